@@ -1,0 +1,133 @@
+import type { GroupResource, Status, StatusCause, StatusDetails } from './types.ts';
+import { groupResourceString } from './types.ts';
+
+/**
+ * The one error type of Plinth. Endpoints turn it into a `Status`; anything else
+ * thrown is a bug and becomes a 500.
+ */
+export class StatusError extends Error {
+  readonly code: number;
+  readonly reason: string;
+  readonly details: StatusDetails | undefined;
+  /** Extra response headers (Retry-After). */
+  readonly headers: Record<string, string>;
+
+  constructor(code: number, reason: string, message: string, details?: StatusDetails, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'StatusError';
+    this.code = code;
+    this.reason = reason;
+    this.details = details;
+    this.headers = headers;
+  }
+
+  toStatus(): Status {
+    const status: Status = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: this.message,
+      reason: this.reason,
+      code: this.code,
+    };
+    if (this.details !== undefined) status.details = this.details;
+    return status;
+  }
+}
+
+export function isStatusError(err: unknown): err is StatusError {
+  return err instanceof StatusError;
+}
+
+function qualified(gr: GroupResource, name: string): string {
+  return `${groupResourceString(gr)} "${name}"`;
+}
+
+function detailsOf(gr: GroupResource, name: string | undefined): StatusDetails {
+  const details: StatusDetails = { kind: gr.resource };
+  if (name !== undefined && name !== '') details.name = name;
+  if (gr.group !== '') details.group = gr.group;
+  return details;
+}
+
+export function notFound(gr: GroupResource, name: string): StatusError {
+  return new StatusError(404, 'NotFound', `${qualified(gr, name)} not found`, detailsOf(gr, name));
+}
+
+export function alreadyExists(gr: GroupResource, name: string): StatusError {
+  return new StatusError(409, 'AlreadyExists', `${qualified(gr, name)} already exists`, detailsOf(gr, name));
+}
+
+/** Optimistic-concurrency failure, with upstream's wording. */
+export function conflict(gr: GroupResource, name: string, why: string): StatusError {
+  return new StatusError(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(gr, name)}: ${why}`, detailsOf(gr, name));
+}
+
+export function staleObject(gr: GroupResource, name: string): StatusError {
+  return conflict(gr, name, 'the object has been modified; please apply your changes to the latest version and try again');
+}
+
+/** 422 with one cause per field error; the message lists them like upstream. */
+export function invalid(kind: string, name: string, causes: StatusCause[], group = ''): StatusError {
+  const list = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message ?? '')).join(', ');
+  const summary = causes.length === 1 ? list : `[${list}]`;
+  const groupKind = group === '' ? kind : `${kind}.${group}`;
+  const details: StatusDetails = { name, kind, causes };
+  if (group !== '') details.group = group;
+  return new StatusError(422, 'Invalid', `${groupKind} "${name}" is invalid: ${summary}`, details);
+}
+
+export function badRequest(message: string, causes?: StatusCause[]): StatusError {
+  return new StatusError(400, 'BadRequest', message, causes ? { causes } : undefined);
+}
+
+export function unauthorized(message = 'Unauthorized'): StatusError {
+  return new StatusError(401, 'Unauthorized', message);
+}
+
+export function forbidden(message: string): StatusError {
+  return new StatusError(403, 'Forbidden', message);
+}
+
+export function methodNotAllowed(message = 'the server does not allow this method on the requested resource'): StatusError {
+  return new StatusError(405, 'MethodNotAllowed', message);
+}
+
+export function notAcceptable(message: string): StatusError {
+  return new StatusError(406, 'NotAcceptable', message);
+}
+
+export function gone(message: string): StatusError {
+  return new StatusError(410, 'Expired', message);
+}
+
+export function requestEntityTooLarge(message = 'the request entity is too large'): StatusError {
+  return new StatusError(413, 'RequestEntityTooLarge', message);
+}
+
+/** 415, worded like upstream's "unknown format" answer. */
+export function unsupportedMediaType(contentType: string, supported: string[]): StatusError {
+  const what = contentType === '' ? 'the body of the request was in an unknown format' : `the body of the request was in an unknown format (${contentType})`;
+  return new StatusError(415, 'UnsupportedMediaType', `${what} - accepted media types include: ${supported.join(', ')}`);
+}
+
+export function tooManyRequests(message: string, retryAfterSeconds?: number): StatusError {
+  const details = retryAfterSeconds !== undefined ? { retryAfterSeconds } : undefined;
+  const headers: Record<string, string> = retryAfterSeconds !== undefined ? { 'Retry-After': String(retryAfterSeconds) } : {};
+  return new StatusError(429, 'TooManyRequests', message, details, headers);
+}
+
+export function internalError(message: string): StatusError {
+  return new StatusError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
+}
+
+export function timeout(message: string, retryAfterSeconds?: number): StatusError {
+  const details = retryAfterSeconds !== undefined ? { retryAfterSeconds } : undefined;
+  const headers: Record<string, string> = retryAfterSeconds !== undefined ? { 'Retry-After': String(retryAfterSeconds) } : {};
+  return new StatusError(504, 'Timeout', message, details, headers);
+}
+
+export function notFoundPath(): StatusError {
+  return new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+}

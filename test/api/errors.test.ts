@@ -1,0 +1,27 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { invalid, notFound, staleObject } from '../../src/api/index.ts';
+
+test('notFound names the group-qualified resource like upstream', () => {
+  const status = notFound({ group: 'apps', resource: 'deployments' }, 'web').toStatus();
+  assert.equal(status.code, 404);
+  assert.equal(status.reason, 'NotFound');
+  assert.equal(status.message, 'deployments.apps "web" not found');
+  assert.deepEqual(status.details, { name: 'web', group: 'apps', kind: 'deployments' });
+});
+
+test('a stale write is a 409 Conflict with upstream wording', () => {
+  const err = staleObject({ group: '', resource: 'configmaps' }, 'c');
+  assert.equal(err.code, 409);
+  assert.match(err.message, /^Operation cannot be fulfilled on configmaps "c": the object has been modified/);
+});
+
+test('invalid lists every cause in the message', () => {
+  const err = invalid('Pod', 'p', [
+    { reason: 'FieldValueRequired', field: 'spec.containers', message: 'Required value' },
+    { reason: 'FieldValueInvalid', field: 'metadata.name', message: 'bad' },
+  ]);
+  assert.equal(err.code, 422);
+  assert.equal(err.message, 'Pod "p" is invalid: [spec.containers: Required value, metadata.name: bad]');
+  assert.equal(err.details?.causes?.length, 2);
+});
