@@ -6,7 +6,7 @@ export interface Strategy {
   prepareForCreate?(obj: KubeObject): void;
   /** Same for update; `old` is the stored object. Bump generation here when the spec changed. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
-  /** Field errors of a new object (names are checked by the Store with `validateName`). */
+  /** Field errors of a new object; metadata (names, labels, annotations) is checked by the Store with validateObjectMeta. */
   validate?(obj: KubeObject): StatusCause[];
   /** Field errors of an update (immutability rules and the like). */
   validateUpdate?(obj: KubeObject, old: KubeObject): StatusCause[];
@@ -15,6 +15,34 @@ export interface Strategy {
    * which every type has (upstream's selectable fields / GetAttrs).
    */
   selectableFields?(obj: KubeObject): Record<string, string>;
+  /**
+   * The field-selector keys this type accepts, all of them (upstream's field label
+   * conversion func). Absent: metadata.name and metadata.namespace, with upstream's
+   * default-conversion error message (see checkFieldSelectorKeys in api/fields.ts).
+   */
+  fieldLabels?: readonly string[];
+  /**
+   * Behaviour of update-like subresources ("status", "finalize"): what a write through
+   * the subresource may change, and how it is validated. A type serving "status"
+   * without an entry here gets the generic rule (only status changes).
+   */
+  subresources?: Record<string, SubresourceStrategy>;
+  /** Reading and writing the scale subresource (autoscaling/v1 Scale). */
+  scale?: ScaleAccess;
+}
+
+/** Strategy of a write through a subresource; `obj` is what the client sent, `old` the stored object. */
+export interface SubresourceStrategy {
+  /** Reset on `obj` whatever the subresource may not change (e.g. spec = old.spec). */
+  prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
+  validateUpdate?(obj: KubeObject, old: KubeObject): StatusCause[];
+}
+
+export interface ScaleAccess {
+  /** spec.replicas, status.replicas and the label selector in string form. */
+  get(obj: KubeObject): { replicas: number; statusReplicas: number; selector: string };
+  /** Set the desired replicas on the object (then prepareForUpdate/validateUpdate run as for a PUT). */
+  set(obj: KubeObject, replicas: number): void;
 }
 
 /**
@@ -22,10 +50,17 @@ export interface Strategy {
  * allocation). Called only for real writes, never on dry run.
  */
 export interface Allocator {
-  /** Reserve what the object asks for or needs; fill in what was allocated. Throws a StatusError (422) when taken. */
-  allocate(obj: KubeObject): void;
-  /** Adjust reservations for an update; throws like allocate. */
-  reallocate(obj: KubeObject, old: KubeObject): void;
+  /**
+   * Reserve what the object asks for or needs; fill in what was allocated. Throws a
+   * StatusError (422) when taken. With `dryRun` it fills in and checks but reserves nothing
+   * (upstream answers a dry-run create with the IPs and ports it would allocate).
+   */
+  allocate(obj: KubeObject, opts?: { dryRun?: boolean }): void;
+  /**
+   * Adjust reservations for an update; throws like allocate. Returns a function that
+   * undoes the adjustment, to call when the storage write then fails.
+   */
+  reallocate(obj: KubeObject, old: KubeObject): void | (() => void);
   /** Release what the object holds (after delete, or when a write failed). */
   release(obj: KubeObject): void;
   /** Rebuild state from stored objects at startup. */
@@ -55,8 +90,18 @@ export interface ResourceType {
   allocator?: Allocator;
   /** PUT of a missing object creates it (upstream: true for most custom resources and some built-ins). */
   allowCreateOnUpdate: boolean;
+  /**
+   * PUT without metadata.resourceVersion overwrites the stored object (upstream's
+   * AllowUnconditionalUpdate: true for most built-ins, false for leases and custom
+   * resources, which then answer 422 "must be specified for an update"). Absent: true.
+   */
+  allowUnconditionalUpdate?: boolean;
   /** DELETE answers the deleted object instead of a Success Status (upstream: pods and a few others). */
   deleteReturnsObject: boolean;
-  /** Name rule: "dns1123-subdomain" (most types), "dns1123-label" (namespaces, services), or "path-segment". */
-  nameRule: 'dns1123-subdomain' | 'dns1123-label' | 'path-segment';
+  /**
+   * Name rule: "dns1123-subdomain" (most types), "dns1123-label" (namespaces),
+   * "dns1035-label" (services: a label starting with a letter), or "path-segment".
+   * Checked with validateObjectMeta (registry/validation/).
+   */
+  nameRule: 'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label' | 'path-segment';
 }

@@ -10,6 +10,7 @@ export interface KeyValue {
   modRevision: number;
 }
 
+/** Events are shared by every watcher that receives them: treat them as read-only. */
 export interface StorageEvent {
   type: 'put' | 'delete';
   /** For a put: the new value. For a delete: the key with its last value and modRevision = the delete's revision. */
@@ -21,7 +22,7 @@ export interface StorageEvent {
 }
 
 export interface ListOptions {
-  /** Read at this revision (must not be compacted); default: current. */
+  /** Read at this revision (must not be compacted, nor in the future); unset or 0: current. */
   revision?: number;
   /** At most this many items (0 or unset: no limit). */
   limit?: number;
@@ -39,26 +40,46 @@ export interface ListResult {
   remaining: number;
 }
 
+/**
+ * A watch's errors come out of its iterator (next() rejects once, then the iterator
+ * is done): `Compacted` when the history it needs is gone, at the start or while it
+ * catches up; `Unavailable` when the consumer left too many events unread (the
+ * queue is bounded) or the backend failed. Either way, watch again from the last
+ * revision received, or re-list when that fails with `Compacted`.
+ */
 export interface Watch extends AsyncIterable<StorageEvent> {
-  /** Stop the watch; the iterator ends. */
+  /** Stop the watch; the iterator ends, a pending next() included. Breaking out of `for await` does the same. */
   close(): void;
 }
 
+/**
+ * A new store is at revision 1 (as in etcd), so its first write gets revision 2.
+ * A write whose promise resolved is durable (for sqlite, on disk) and its events
+ * have already been handed to the live watches. Reads below the compacted revision
+ * fail with `Compacted`, above the current one with `FutureRevision`.
+ */
 export interface Backend {
+  /** The key's version at the revision (default: current), or undefined when it did not exist then. */
   get(key: string, opts?: { revision?: number }): Promise<KeyValue | undefined>;
+  /** Keys under `prefix` (a plain string prefix) in bytewise order. */
   list(prefix: string, opts?: ListOptions): Promise<ListResult>;
   /** Fails with `KeyExists` when the key is present. Returns the new revision. */
   create(key: string, value: Uint8Array): Promise<number>;
   /** Fails with `RevisionMismatch` (or `KeyNotFound`) unless the key's modRevision is expectRevision. */
   update(key: string, value: Uint8Array, expectRevision: number): Promise<number>;
-  /** Deletes the key; with expectRevision, only if its modRevision matches. Returns the new revision. */
+  /** Deletes the key (`KeyNotFound` if absent); with expectRevision, only if its modRevision matches (else `RevisionMismatch`). Returns the new revision. */
   delete(key: string, expectRevision?: number): Promise<number>;
   /** Events for keys under the prefix with revision > fromRevision, in order; `Compacted` if that history is gone. */
   watch(prefix: string, fromRevision: number): Watch;
   /** The latest revision, linearizable. */
   currentRevision(): Promise<number>;
-  /** Forget history older than revision; reads and watches below it fail with `Compacted`. */
+  /**
+   * Forget history older than revision; reads and watches below it fail with `Compacted`
+   * (reads at it, and watches from it, still work). At or below the compacted revision:
+   * nothing to do. Above the current revision: `FutureRevision`. Does not bump the revision.
+   */
   compact(revision: number): Promise<void>;
+  /** Finish the writes already submitted, end every watch, release the storage. Later calls fail with `Unavailable`. */
   close(): Promise<void>;
 }
 

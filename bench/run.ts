@@ -1,0 +1,127 @@
+// `npm run bench`: starts a fresh server (a child process, on SQLite in a temporary
+// data dir) and reports throughput, latency, memory and start-up time.
+// Targets (issue "Foundation"): ready ≤ 300 ms, ≥ 3,000 creates/s, ≥ 10,000 gets/s on 2 cores.
+import { readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import { startServerProcess, tempDir, type ServerProcess } from '../test/helpers/server.ts';
+
+const objects = Number(process.env.BENCH_OBJECTS ?? 10_000);
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
+
+interface Client {
+  request(method: string, path: string, body?: string): Promise<{ status: number; body: string }>;
+  close(): void;
+}
+
+function client(server: ServerProcess): Client {
+  const caPem = readFileSync(`${server.dataDir}/pki/ca.crt`, 'utf8');
+  const token = readFileSync(`${server.dataDir}/tokens.csv`, 'utf8').split(',')[0]!;
+  const agent = new https.Agent({ ca: caPem, keepAlive: true, maxSockets: concurrency });
+  return {
+    request(method, path, body) {
+      return new Promise((resolve, reject) => {
+        const req = https.request(new URL(path, server.url), {
+          method, agent,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
+        }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    },
+    close: () => agent.destroy(),
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Runs `total` operations with `concurrency` in flight; returns ops/s and latency percentiles. */
+async function load(total: number, op: (i: number) => Promise<void>) {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < total) {
+      const i = next++;
+      const t = performance.now();
+      await op(i);
+      latencies.push(performance.now() - t);
+    }
+  }));
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { opsPerSecond: Math.round(total / seconds), p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+function peakRssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kib / 1024);
+}
+
+async function timeToReady(dataDir: string): Promise<number> {
+  const started = performance.now();
+  const server = await startServerProcess([], { dataDir });
+  const caPem = readFileSync(`${dataDir}/pki/ca.crt`, 'utf8');
+  const agent = new https.Agent({ ca: caPem });
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      https.get(new URL('/readyz', server.url), { agent }, (res) => {
+        res.resume();
+        resolve(res.statusCode === 200);
+      }).on('error', () => resolve(false));
+    });
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  const elapsed = performance.now() - started;
+  agent.destroy();
+  await server.stop();
+  return elapsed;
+}
+
+const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
+
+async function main() {
+  const dataDir = tempDir('plinth-bench-');
+  try {
+    const server = await startServerProcess([], { dataDir });
+    const c = client(server);
+    const ns = 'bench';
+    await c.request('POST', '/api/v1/namespaces', JSON.stringify({ metadata: { name: ns } }));
+    const payload = (i: number) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, labels: { app: 'bench' } }, data: { key: `value-${i}`, other: 'x'.repeat(200) } });
+
+    const creates = await load(objects, async (i) => {
+      const res = await c.request('POST', `/api/v1/namespaces/${ns}/configmaps`, payload(i));
+      if (res.status !== 201) throw new Error(`create ${i}: ${res.status} ${res.body}`);
+    });
+    const gets = await load(objects * 2, async (i) => {
+      const res = await c.request('GET', `/api/v1/namespaces/${ns}/configmaps/cm-${i % objects}`);
+      if (res.status !== 200) throw new Error(`get ${i}: ${res.status}`);
+    });
+    const listStarted = performance.now();
+    const list = await c.request('GET', `/api/v1/namespaces/${ns}/configmaps`);
+    const listMs = performance.now() - listStarted;
+    if (JSON.parse(list.body).items.length !== objects) throw new Error('list is incomplete');
+    const rss = peakRssMiB(server.child.pid!);
+    c.close();
+    await server.stop();
+    const ready = await timeToReady(dataDir);
+
+    console.log(`plinth bench: ${objects} ConfigMaps, ${concurrency} concurrent clients, HTTPS keep-alive, sqlite`);
+    console.log(`  create          ${creates.opsPerSecond} /s   p50 ${fmt(creates.p50)}   p99 ${fmt(creates.p99)}   (aim ≥ 3,000/s)`);
+    console.log(`  get             ${gets.opsPerSecond} /s   p50 ${fmt(gets.p50)}   p99 ${fmt(gets.p99)}   (aim ≥ 10,000/s)`);
+    console.log(`  list (all)      ${fmt(listMs)} for ${objects} objects, ${(list.body.length / 1048576).toFixed(1)} MiB`);
+    console.log(`  peak RSS        ${rss} MiB`);
+    console.log(`  start → readyz  ${fmt(ready)} on the existing data dir (aim ≤ 300 ms)`);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,14 @@
+/**
+ * Who made a request, as k8s.io/apiserver's `user.Info` (name, uid, groups) and as
+ * `UserInfo` in authentication.k8s.io reviews.
+ */
+export interface UserInfo {
+  name: string;
+  uid: string;
+  groups: string[];
+}
+
+/** Members are allowed everything, by RBAC's built-in cluster-admin binding. */
+export const systemMasters = 'system:masters';
+/** Added to every authenticated user, like kube-apiserver's authenticated group adder. */
+export const systemAuthenticated = 'system:authenticated';

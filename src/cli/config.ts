@@ -1,0 +1,135 @@
+import { parseArgs } from 'node:util';
+
+export interface Config {
+  dataDir: string;
+  bindAddress: string;
+  /** 0 picks a free port. */
+  securePort: number;
+  storage: 'sqlite' | 'memory' | 'etcd';
+  etcdServers: string[];
+  featureGates: Record<string, boolean>;
+  /** Static token file; defaults to `<dataDir>/tokens.csv`, created with an admin token. */
+  tokenAuthFile: string | undefined;
+  authorizationMode: 'AlwaysAllow' | 'RBAC';
+  serviceClusterIPRange: string;
+  serviceNodePortRange: string;
+  /** History kept before compaction, in milliseconds (upstream's --etcd-compaction-interval). */
+  etcdCompactionIntervalMs: number;
+  /** Where the kubeconfig goes; defaults to `<dataDir>/kubeconfig`. */
+  kubeconfigPath: string | undefined;
+}
+
+export const defaultFeatureGates: Record<string, boolean> = {
+  APIResponseCompression: true,
+  WatchList: true,
+  ListFromCacheSnapshot: true,
+  CBORServingAndStorage: false,
+  AllowUnsafeMalformedObjectDeletion: false,
+};
+
+export function defaultConfig(): Config {
+  return {
+    dataDir: './data',
+    bindAddress: '127.0.0.1',
+    securePort: 6443,
+    storage: 'sqlite',
+    etcdServers: [],
+    featureGates: { ...defaultFeatureGates },
+    tokenAuthFile: undefined,
+    authorizationMode: 'AlwaysAllow',
+    serviceClusterIPRange: '10.96.0.0/12',
+    serviceNodePortRange: '30000-32767',
+    etcdCompactionIntervalMs: 5 * 60_000,
+    kubeconfigPath: undefined,
+  };
+}
+
+export class UsageError extends Error {}
+
+/** Go-style durations as kube-apiserver's flags take them: "5m", "90s", "1h30m", "250ms". */
+export function parseDuration(text: string): number {
+  const units: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, µs: 0.001, ns: 0.000001 };
+  if (text === '0') return 0;
+  const re = /(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)/gy;
+  let total = 0;
+  let consumed = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    total += Number(m[1]) * units[m[2]!]!;
+    consumed = re.lastIndex;
+  }
+  if (consumed !== text.length || text === '') throw new UsageError(`invalid duration "${text}"`);
+  return total;
+}
+
+function parseFeatureGates(text: string, into: Record<string, boolean>): void {
+  for (const pair of text.split(',').filter((p) => p.trim() !== '')) {
+    const [name = '', value = ''] = pair.split('=').map((s) => s.trim());
+    if (!(name in defaultFeatureGates)) throw new UsageError(`unrecognized feature gate: ${name}`);
+    if (value !== 'true' && value !== 'false') throw new UsageError(`invalid value of ${name}: ${value}, err: must be true or false`);
+    into[name] = value === 'true';
+  }
+}
+
+export const serveUsage = `Usage: plinth serve [flags]
+
+Flags (kube-apiserver's names where one exists):
+  --data-dir string                  data directory: database, certificates, tokens, kubeconfig (default "./data")
+  --bind-address string              address to listen on (default "127.0.0.1")
+  --secure-port int                  HTTPS port; 0 picks a free one (default 6443)
+  --storage sqlite|memory|etcd       storage backend (default "sqlite")
+  --etcd-servers strings             etcd endpoints, comma-separated (with --storage etcd)
+  --feature-gates string             e.g. APIResponseCompression=true,WatchList=false
+  --token-auth-file string           static token file (default "<data-dir>/tokens.csv", created with an admin token)
+  --authorization-mode string        AlwaysAllow (default) or RBAC
+  --service-cluster-ip-range string  CIDR for Service ClusterIPs (default "10.96.0.0/12")
+  --service-node-port-range string   NodePort range (default "30000-32767")
+  --etcd-compaction-interval dur     history kept before compaction (default 5m)
+  --kubeconfig string                where to write the kubeconfig (default "<data-dir>/kubeconfig")
+`;
+
+export function parseServeFlags(args: string[]): Config {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      'data-dir': { type: 'string' },
+      'bind-address': { type: 'string' },
+      'secure-port': { type: 'string' },
+      storage: { type: 'string' },
+      'etcd-servers': { type: 'string' },
+      'feature-gates': { type: 'string' },
+      'token-auth-file': { type: 'string' },
+      'authorization-mode': { type: 'string' },
+      'service-cluster-ip-range': { type: 'string' },
+      'service-node-port-range': { type: 'string' },
+      'etcd-compaction-interval': { type: 'string' },
+      kubeconfig: { type: 'string' },
+    },
+  });
+  const config = defaultConfig();
+  if (values['data-dir'] !== undefined) config.dataDir = values['data-dir'];
+  if (values['bind-address'] !== undefined) config.bindAddress = values['bind-address'];
+  if (values['secure-port'] !== undefined) {
+    const port = Number(values['secure-port']);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid --secure-port "${values['secure-port']}"`);
+    config.securePort = port;
+  }
+  if (values.storage !== undefined) {
+    if (values.storage !== 'sqlite' && values.storage !== 'memory' && values.storage !== 'etcd') throw new UsageError(`invalid --storage "${values.storage}": sqlite, memory or etcd`);
+    config.storage = values.storage;
+  }
+  if (values['etcd-servers'] !== undefined) config.etcdServers = values['etcd-servers'].split(',').filter((s) => s !== '');
+  if (values['feature-gates'] !== undefined) parseFeatureGates(values['feature-gates'], config.featureGates);
+  if (values['token-auth-file'] !== undefined) config.tokenAuthFile = values['token-auth-file'];
+  if (values['authorization-mode'] !== undefined) {
+    const mode = values['authorization-mode'];
+    if (mode !== 'AlwaysAllow' && mode !== 'RBAC') throw new UsageError(`invalid --authorization-mode "${mode}": AlwaysAllow or RBAC`);
+    config.authorizationMode = mode;
+  }
+  if (values['service-cluster-ip-range'] !== undefined) config.serviceClusterIPRange = values['service-cluster-ip-range'];
+  if (values['service-node-port-range'] !== undefined) config.serviceNodePortRange = values['service-node-port-range'];
+  if (values['etcd-compaction-interval'] !== undefined) config.etcdCompactionIntervalMs = parseDuration(values['etcd-compaction-interval']);
+  if (values.kubeconfig !== undefined) config.kubeconfigPath = values.kubeconfig;
+  return config;
+}

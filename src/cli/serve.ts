@@ -1,0 +1,139 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { AdmissionChain } from '../admission/chain.ts';
+import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
+import { isStatusError } from '../api/index.ts';
+import { alwaysAllow, bearerAuthenticator, ensureAdminToken, parseTokenFile } from '../auth/index.ts';
+import { ApiHandler } from '../endpoints/api-handler.ts';
+import { Discovery } from '../endpoints/discovery.ts';
+import { OpenApiService } from '../endpoints/openapi-service.ts';
+import { builtinDefinitions } from '../schema/builtin/index.ts';
+import { builtinResourceTypes } from '../registry/builtin/index.ts';
+import { ResourceRegistry } from '../registry/registry.ts';
+import { Store } from '../registry/store.ts';
+import { ApiServer } from '../server/server.ts';
+import { ensureServingMaterial } from '../server/tls-material.ts';
+import { Compactor, openBackend } from '../storage/index.ts';
+import { UsageError, type Config } from './config.ts';
+import { writeKubeconfig } from './kubeconfig.ts';
+
+export const plinthVersion = '0.1.0';
+
+/** Namespaces that exist in every cluster, as kube-apiserver's bootstrap controller makes them. */
+const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  kubeconfigPath: string;
+  /** The admin bearer token. */
+  token: string;
+  caPem: string;
+  registry: ResourceRegistry;
+  /** Graceful stop: stop accepting, finish in-flight requests, end watches, close storage. */
+  close(): Promise<void>;
+}
+
+/** Builds the object graph from a Config and starts serving (the composition root). */
+export async function serve(config: Config, log: (message: string) => void = (m) => console.error(m)): Promise<RunningServer> {
+  if (config.authorizationMode === 'RBAC') throw new UsageError('--authorization-mode RBAC is not implemented yet; use AlwaysAllow');
+  if (config.storage === 'etcd') throw new UsageError('--storage etcd is not implemented yet; use sqlite or memory');
+  const dataDir = path.resolve(config.dataDir);
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+
+  const [material, tokens] = await Promise.all([
+    ensureServingMaterial(dataDir, { hosts: extraHosts(config.bindAddress) }),
+    loadTokens(config, dataDir),
+  ]);
+
+  const backend = await openBackend(config.storage, { dataDir });
+  const compactor = new Compactor(backend, { retainMs: config.etcdCompactionIntervalMs });
+  compactor.start();
+
+  const registry = new ResourceRegistry();
+  const namespaces: { store?: Store } = {};
+  const admission = new AdmissionChain([
+    namespaceLifecycle((name) => namespaces.store!.find('', name)),
+  ]);
+  for (const type of builtinResourceTypes({ serviceClusterIPRange: config.serviceClusterIPRange, serviceNodePortRange: config.serviceNodePortRange })) {
+    const store = new Store(type, backend, admission);
+    registry.add({ type, store });
+    if (type.group === '' && type.resource === 'namespaces') namespaces.store = store;
+  }
+  for (const { type, store } of registry.all()) if (type.allocator) type.allocator.restore(await store.listAll());
+  await ensureNamespaces(namespaces.store!);
+
+  let port = config.securePort;
+  const discovery = new Discovery(registry, () => `${config.bindAddress}:${port}`);
+  const openapi = new OpenApiService(registry, builtinDefinitions);
+  let server: ApiServer | undefined;
+  const handler = new ApiHandler({
+    registry,
+    discovery,
+    openapi,
+    healthChecks: [
+      { name: 'ping', check: () => {} },
+      { name: 'log', check: () => {} },
+      { name: 'etcd', check: async () => void (await backend.currentRevision()) },
+    ],
+    readyChecks: [
+      { name: 'shutdown', check: () => { if (server?.isStopping) throw new Error('shutting down'); } },
+    ],
+    plinthVersion,
+  });
+  server = new ApiServer({
+    bindAddress: config.bindAddress,
+    port: config.securePort,
+    certPem: material.certPem,
+    keyPem: material.keyPem,
+    authenticator: bearerAuthenticator(tokens.users),
+    authorizer: alwaysAllow,
+    handler,
+    log,
+  });
+  port = await server.start();
+
+  const host = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress;
+  const url = `https://${host}:${port}`;
+  const kubeconfigPath = path.resolve(config.kubeconfigPath ?? path.join(dataDir, 'kubeconfig'));
+  await writeKubeconfig(kubeconfigPath, { server: url, caPem: material.caPem, token: tokens.admin });
+
+  let closing: Promise<void> | undefined;
+  return {
+    url, port, kubeconfigPath, token: tokens.admin, caPem: material.caPem, registry,
+    close() {
+      closing ??= (async () => {
+        await server.close();
+        compactor.close();
+        await backend.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+function extraHosts(bindAddress: string): string[] {
+  return bindAddress === '127.0.0.1' || bindAddress === '0.0.0.0' || bindAddress === '::' ? [] : [bindAddress];
+}
+
+async function loadTokens(config: Config, dataDir: string) {
+  if (config.tokenAuthFile === undefined) {
+    const { token, path: file } = await ensureAdminToken(dataDir);
+    return { admin: token, users: parseTokenFile(await readFile(file, 'utf8')) };
+  }
+  const users = parseTokenFile(await readFile(config.tokenAuthFile, 'utf8'));
+  const admin = [...users.entries()].find(([, user]) => user.groups.includes('system:masters'))?.[0] ?? [...users.keys()][0];
+  if (admin === undefined) throw new UsageError(`${config.tokenAuthFile} holds no token`);
+  return { admin, users };
+}
+
+async function ensureNamespaces(store: Store): Promise<void> {
+  for (const name of systemNamespaces) {
+    if (await store.find('', name)) continue;
+    try {
+      await store.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    } catch (err) {
+      if (!(isStatusError(err) && err.reason === 'AlreadyExists')) throw err;
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import YAML from 'yaml';
+import { badRequest, unsupportedMediaType } from '../api/index.ts';
+import { parseMediaType } from './media-type.ts';
+
+export const requestBodyTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+
+/** Decodes an object body by its Content-Type into plain JSON data. */
+export function decodeBody(contentType: string | undefined, body: Uint8Array): unknown {
+  const media = parseMediaType(contentType ?? '');
+  const essence = media === undefined ? '' : `${media.type}/${media.subtype}`;
+  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  if (essence === 'application/json') return parseJson(text);
+  if (essence === 'application/yaml') return parseYaml(text);
+  throw unsupportedMediaType(contentType ?? '', requestBodyTypes);
+}
+
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw badRequest(`the body of the request could not be decoded as JSON: ${(err as Error).message}`);
+  }
+}
+
+export function parseYaml(text: string): unknown {
+  let doc: YAML.Document;
+  try {
+    doc = YAML.parseDocument(text, { version: '1.2', uniqueKeys: false });
+  } catch (err) {
+    throw badRequest(`the body of the request could not be decoded as YAML: ${(err as Error).message}`);
+  }
+  if (doc.errors.length > 0) throw badRequest(`the body of the request could not be decoded as YAML: ${doc.errors[0]!.message}`);
+  return doc.toJS({ maxAliasCount: 100 });
+}
+
+export function encodeYaml(value: unknown): string {
+  return YAML.stringify(value, { aliasDuplicateObjects: false, lineWidth: 0 });
+}

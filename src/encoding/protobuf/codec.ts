@@ -1,0 +1,448 @@
+// Kubernetes' Protobuf encoding of objects (application/vnd.kubernetes.protobuf), to and
+// from the plain JSON-shaped data the rest of Plinth works with.
+//
+// An object is the bytes 6b 38 73 00 ("k8s\0") then a runtime.Unknown {1 typeMeta
+// {1 apiVersion, 2 kind}, 2 raw, 3 contentEncoding, 4 contentType} whose raw is the
+// object's message (k8s.io/apimachinery/pkg/runtime/serializer/protobuf).
+//
+// JSON shape, as kube-apiserver would answer after decoding into its Go types: gogo
+// writes every Go value field, zero or not, so a zero scalar on the wire only means
+// "unset" unless the Go field is a pointer (flag p: kept, `replicas: 0`) or has no
+// `omitempty` (flag z: kept, `containerPort`, `ready: false`); other zero scalars are left
+// out, as Go's JSON encoder leaves them out. Messages are kept even when empty
+// (`status: {}`), except the special types that marshal to null (a zero Time).
+
+import {
+  badRequest, internalError, isStatusError, notAcceptable,
+  type KubeList, type KubeObject, type Status, type WatchEvent, type WatchEventType,
+} from '../../api/index.ts';
+import { messageFor } from './kinds.ts';
+import { messages } from './messages.ts';
+import { parseJsonBytes, specialTypes } from './special-types.ts';
+import { ProtoReader, ProtoWriter, WIRE_BYTES, WIRE_VARINT, WireError } from './wire.ts';
+
+export const protobufMediaType = 'application/vnd.kubernetes.protobuf';
+
+const magic = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
+const rawExtension = 'runtime.RawExtension';
+
+/** Deepest nesting of messages (objects embedded in RawExtensions count too). */
+const maxDepth = 100;
+
+type Json = Record<string, unknown>;
+
+interface Field {
+  number: number;
+  json: string;
+  type: string;
+  repeated: boolean;
+  map: boolean;
+  inline: boolean;
+  /** A zero scalar on the wire stays in the JSON (Go pointer, or no omitempty). */
+  keepZero: boolean;
+}
+
+interface Message {
+  name: string;
+  fields: Field[];
+  byNumber: Map<number, Field>;
+}
+
+const scalarTypes = new Set(['string', 'bytes', 'bool', 'int32', 'int64']);
+
+const compiled: ReadonlyMap<string, Message> = new Map(
+  Object.entries(messages).map(([name, rows]) => {
+    const fields = rows
+      .map(([number, json, type, flags]): Field => ({
+        number,
+        json,
+        type,
+        repeated: flags.includes('r'),
+        map: flags.includes('m'),
+        inline: flags.includes('i'),
+        keepZero: flags.includes('p') || flags.includes('z'),
+      }))
+      .sort((a, b) => a.number - b.number);
+    return [name, { name, fields, byNumber: new Map(fields.map((f) => [f.number, f])) }];
+  }),
+);
+
+function messageNamed(name: string): Message {
+  const message = compiled.get(name);
+  if (message === undefined) throw new Error(`no Protobuf descriptor for message ${name}`);
+  return message;
+}
+
+function isPlainObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Sets a key as an own property, "__proto__" included, as JSON.parse does. */
+function setOwn(target: Json, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  else target[key] = value;
+}
+
+function hasMagic(bytes: Uint8Array): boolean {
+  return bytes.length >= 4 && bytes[0] === magic[0] && bytes[1] === magic[1] && bytes[2] === magic[2] && bytes[3] === magic[3];
+}
+
+// ---------------------------------------------------------------------------------------
+// Decoding
+
+function expectWire(field: Field, actual: number, expected: number): void {
+  if (actual !== expected) throw new WireError(`field ${field.json} has wire type ${actual}, expected ${expected}`);
+}
+
+function decodeScalar(type: string, r: ProtoReader): unknown {
+  switch (type) {
+    case 'string':
+      return r.string();
+    case 'bytes': {
+      const [start, end] = r.delimited();
+      return Buffer.from(r.buf.buffer, r.buf.byteOffset + start, end - start).toString('base64');
+    }
+    case 'bool':
+      return r.bool();
+    case 'int32':
+      return r.int32();
+    default:
+      return r.int64();
+  }
+}
+
+function isZero(value: unknown): boolean {
+  return value === '' || value === 0 || value === false;
+}
+
+/** One value of a field's type; undefined when the value marshals to null. */
+function decodeValue(field: Field, type: string, wireType: number, r: ProtoReader, depth: number): unknown {
+  if (scalarTypes.has(type)) {
+    expectWire(field, wireType, type === 'string' || type === 'bytes' ? WIRE_BYTES : WIRE_VARINT);
+    return decodeScalar(type, r);
+  }
+  expectWire(field, wireType, WIRE_BYTES);
+  const sub = r.message();
+  if (type === rawExtension) return decodeRawExtension(sub, depth + 1);
+  const special = specialTypes.get(type);
+  if (special !== undefined) return special.decode(sub);
+  return decodeMessage(messageNamed(type), sub, {}, depth + 1);
+}
+
+/** A map entry {1 key, 2 value}; a missing key or value is the zero value, as in Go. */
+function decodeMapEntry(field: Field, r: ProtoReader, depth: number): [string, unknown] {
+  let key = '';
+  let value: unknown;
+  let seen = false;
+  while (!r.done()) {
+    const [number, wireType] = r.tag();
+    if (number === 1) {
+      expectWire(field, wireType, WIRE_BYTES);
+      key = r.string();
+    } else if (number === 2) {
+      value = decodeValue(field, field.type, wireType, r, depth);
+      seen = true;
+    } else r.skip(wireType);
+  }
+  if (!seen) value = zeroOf(field.type);
+  return [key, value ?? null];
+}
+
+function zeroOf(type: string): unknown {
+  switch (type) {
+    case 'string':
+    case 'bytes':
+      return '';
+    case 'bool':
+      return false;
+    case 'int32':
+    case 'int64':
+      return 0;
+    default: {
+      const special = specialTypes.get(type);
+      if (special !== undefined) return special.decode(new ProtoReader(new Uint8Array(0)));
+      return type === rawExtension ? null : {};
+    }
+  }
+}
+
+function decodeMessage(message: Message, r: ProtoReader, out: Json, depth: number): Json {
+  if (depth > maxDepth) throw new WireError('messages nested too deeply');
+  while (!r.done()) {
+    const [number, wireType] = r.tag();
+    const field = message.byNumber.get(number);
+    if (field === undefined) {
+      r.skip(wireType);
+      continue;
+    }
+    if (field.map) {
+      expectWire(field, wireType, WIRE_BYTES);
+      const [key, value] = decodeMapEntry(field, r.message(), depth + 1);
+      const existing = out[field.json];
+      const map: Json = isPlainObject(existing) ? existing : {};
+      if (map !== existing) setOwn(out, field.json, map);
+      setOwn(map, key, value);
+    } else if (field.repeated) {
+      const existing = out[field.json];
+      const list: unknown[] = Array.isArray(existing) ? existing : [];
+      if (list !== existing) setOwn(out, field.json, list);
+      if (wireType === WIRE_BYTES && field.type !== 'string' && field.type !== 'bytes' && scalarTypes.has(field.type)) {
+        // Packed numbers: gogo's proto2 output never packs, but a proto3-minded client may.
+        const packed = r.message();
+        while (!packed.done()) list.push(decodeScalar(field.type, packed));
+      } else {
+        list.push(decodeValue(field, field.type, wireType, r, depth) ?? null);
+      }
+    } else if (field.inline) {
+      expectWire(field, wireType, WIRE_BYTES);
+      decodeMessage(messageNamed(field.type), r.message(), out, depth + 1);
+    } else if (compiled.has(field.type)) {
+      // A message seen twice merges, as in Protobuf.
+      expectWire(field, wireType, WIRE_BYTES);
+      const existing = out[field.json];
+      setOwn(out, field.json, decodeMessage(messageNamed(field.type), r.message(), isPlainObject(existing) ? existing : {}, depth + 1));
+    } else {
+      const value = decodeValue(field, field.type, wireType, r, depth);
+      if (value === undefined || (!field.keepZero && isZero(value) && scalarTypes.has(field.type))) delete out[field.json];
+      else setOwn(out, field.json, value);
+    }
+  }
+  return out;
+}
+
+/** RawExtension {1 raw}: an embedded object, itself Protobuf (with the prefix) or JSON. */
+function decodeRawExtension(r: ProtoReader, depth: number): unknown {
+  let raw: Uint8Array | undefined;
+  while (!r.done()) {
+    const [number, wireType] = r.tag();
+    if (number === 1 && wireType === WIRE_BYTES) {
+      const [start, end] = r.delimited();
+      raw = r.buf.subarray(start, end);
+    } else r.skip(wireType);
+  }
+  if (raw === undefined || raw.length === 0) return undefined;
+  return hasMagic(raw) ? decodeEnvelope(raw, depth) : parseJsonBytes(raw, 'RawExtension');
+}
+
+function decodeEnvelope(bytes: Uint8Array, depth: number): Json {
+  if (!hasMagic(bytes)) {
+    throw new WireError('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
+  }
+  const r = new ProtoReader(bytes, magic.length);
+  let apiVersion = '';
+  let kind = '';
+  let contentEncoding = '';
+  let raw: [number, number] | undefined;
+  while (!r.done()) {
+    const [number, wireType] = r.tag();
+    if (number === 1 && wireType === WIRE_BYTES) {
+      const typeMeta = r.message();
+      while (!typeMeta.done()) {
+        const [n, w] = typeMeta.tag();
+        if (n === 1 && w === WIRE_BYTES) apiVersion = typeMeta.string();
+        else if (n === 2 && w === WIRE_BYTES) kind = typeMeta.string();
+        else typeMeta.skip(w);
+      }
+    } else if (number === 2 && wireType === WIRE_BYTES) raw = r.delimited();
+    else if (number === 3 && wireType === WIRE_BYTES) contentEncoding = r.string();
+    else r.skip(wireType);
+  }
+  if (kind === '') throw new WireError("Object 'Kind' is missing");
+  if (contentEncoding !== '') throw new WireError(`unsupported content encoding ${JSON.stringify(contentEncoding)}`);
+  const name = messageFor(apiVersion, kind);
+  if (name === undefined) throw badRequest(`no kind "${kind}" is registered for version "${apiVersion}"`);
+  const message = messageNamed(name);
+  const out: Json = { apiVersion, kind };
+  if (raw !== undefined) decodeMessage(message, new ProtoReader(bytes, raw[0], raw[1]), out, depth + 1);
+  if (out.metadata === undefined && message.fields.some((f) => f.json === 'metadata')) out.metadata = {};
+  return out;
+}
+
+function decodeFailure(err: unknown): never {
+  if (err instanceof WireError) throw badRequest(`the body of the request could not be decoded as Protobuf: ${err.message}`);
+  throw err;
+}
+
+/**
+ * A Protobuf-encoded object (request body) as JSON-shaped data with apiVersion and kind.
+ * Malformed or truncated bytes and kinds without a descriptor are a 400.
+ */
+export function decodeProtobufObject(bytes: Uint8Array): KubeObject {
+  try {
+    return decodeEnvelope(bytes, 0) as KubeObject;
+  } catch (err) {
+    return decodeFailure(err);
+  }
+}
+
+/** A meta/v1 WatchEvent message {1 type, 2 object} (one frame of a Protobuf watch, without its length). */
+export function decodeProtobufWatchEvent(bytes: Uint8Array): WatchEvent {
+  try {
+    const event = decodeMessage(messageNamed('meta.v1.WatchEvent'), new ProtoReader(bytes), {}, 0);
+    if (!isPlainObject(event.object)) throw new WireError('watch event without an object');
+    return { type: (event.type ?? '') as WatchEventType, object: event.object as KubeObject };
+  } catch (err) {
+    return decodeFailure(err);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Encoding
+
+/** A value the descriptors cannot encode; `path` says where. */
+class EncodeError extends Error {
+  readonly path: string[] = [];
+}
+
+function fail(message: string): never {
+  throw new EncodeError(message);
+}
+
+function encodeScalar(type: string, number: number, value: unknown, w: ProtoWriter): void {
+  switch (type) {
+    case 'string':
+      if (typeof value !== 'string') fail('expected a string');
+      w.string(number, value);
+      return;
+    case 'bytes':
+      if (typeof value !== 'string') fail('expected a base64 string');
+      w.bytes(number, Buffer.from(value, 'base64'));
+      return;
+    case 'bool':
+      if (typeof value !== 'boolean') fail('expected a boolean');
+      w.bool(number, value);
+      return;
+    default:
+      if (typeof value !== 'number' || !Number.isInteger(value)) fail('expected an integer');
+      w.int(number, value);
+  }
+}
+
+function encodeValue(type: string, number: number, value: unknown, w: ProtoWriter): void {
+  if (scalarTypes.has(type)) {
+    encodeScalar(type, number, value, w);
+    return;
+  }
+  const at = w.beginMessage(number);
+  if (type === rawExtension) encodeRawExtension(value, w);
+  else {
+    const special = specialTypes.get(type);
+    if (special !== undefined) {
+      try {
+        special.encode(value, w);
+      } catch (err) {
+        fail((err as Error).message);
+      }
+    } else {
+      if (!isPlainObject(value)) fail('expected an object');
+      encodeMessage(messageNamed(type), value, w);
+    }
+  }
+  w.endMessage(at);
+}
+
+/** Fields in field-number order, as gogo-protobuf writes them; absent and null values are left out. */
+function encodeMessage(message: Message, json: Json, w: ProtoWriter): void {
+  for (const field of message.fields) {
+    try {
+      if (field.inline) {
+        const at = w.beginMessage(field.number);
+        encodeMessage(messageNamed(field.type), json, w);
+        w.endMessage(at);
+        continue;
+      }
+      const value = Object.hasOwn(json, field.json) ? json[field.json] : undefined;
+      if (value === undefined || value === null) continue;
+      if (field.map) {
+        if (!isPlainObject(value)) fail('expected an object');
+        for (const [key, entry] of Object.entries(value)) {
+          const at = w.beginMessage(field.number);
+          w.string(1, key);
+          if (entry !== null && entry !== undefined) encodeValue(field.type, 2, entry, w);
+          w.endMessage(at);
+        }
+      } else if (field.repeated) {
+        if (!Array.isArray(value)) fail('expected a list');
+        for (const item of value) {
+          const element = item ?? zeroOf(field.type);
+          if (element !== null && element !== undefined) encodeValue(field.type, field.number, element, w);
+        }
+      } else encodeValue(field.type, field.number, value, w);
+    } catch (err) {
+      if (err instanceof EncodeError) err.path.unshift(field.json);
+      throw err;
+    }
+  }
+}
+
+/** An embedded object goes as Protobuf when it has a descriptor (as upstream's watch events do), else as JSON. */
+function encodeRawExtension(value: unknown, w: ProtoWriter): void {
+  if (isPlainObject(value) && typeof value.apiVersion === 'string' && typeof value.kind === 'string') {
+    const name = messageFor(value.apiVersion, value.kind);
+    if (name !== undefined) {
+      const at = w.beginMessage(1);
+      writeEnvelope(value, value.apiVersion, value.kind, messageNamed(name), w);
+      w.endMessage(at);
+      return;
+    }
+  }
+  w.bytes(1, new TextEncoder().encode(JSON.stringify(value)));
+}
+
+function writeEnvelope(json: Json, apiVersion: string, kind: string, message: Message, w: ProtoWriter): void {
+  w.raw(magic);
+  const typeMeta = w.beginMessage(1);
+  w.string(1, apiVersion);
+  w.string(2, kind);
+  w.endMessage(typeMeta);
+  const raw = w.beginMessage(2);
+  encodeMessage(message, json, w);
+  w.endMessage(raw);
+  // Upstream writes the empty contentEncoding and contentType too.
+  w.string(3, '');
+  w.string(4, '');
+}
+
+function encodeFailure(what: string, err: unknown): never {
+  if (err instanceof EncodeError) {
+    const at = err.path.length > 0 ? ` at ${err.path.join('.')}` : '';
+    throw internalError(`${what} could not be encoded as Protobuf${at}: ${err.message}`);
+  }
+  throw err;
+}
+
+/**
+ * An object, list or Status as Protobuf bytes, prefix and runtime.Unknown envelope
+ * included. A kind without a descriptor (a custom resource) is 406, as upstream answers.
+ */
+export function encodeProtobufObject(obj: KubeObject | KubeList | Status): Uint8Array {
+  const json = obj as unknown as Json;
+  const apiVersion = typeof json.apiVersion === 'string' ? json.apiVersion : '';
+  const kind = typeof json.kind === 'string' ? json.kind : '';
+  const name = messageFor(apiVersion, kind);
+  if (name === undefined) {
+    throw notAcceptable(`object ${apiVersion}, Kind=${kind} cannot be encoded as ${protobufMediaType}`);
+  }
+  const w = new ProtoWriter();
+  try {
+    writeEnvelope(json, apiVersion, kind, messageNamed(name), w);
+  } catch (err) {
+    if (isStatusError(err)) throw err;
+    encodeFailure(`${kind} ${apiVersion}`, err);
+  }
+  return w.finish();
+}
+
+/**
+ * A meta/v1 WatchEvent {1 type, 2 object} whose object is a full Protobuf envelope. A
+ * Protobuf watch stream sends each as a frame: four bytes of big-endian length, then this.
+ */
+export function encodeProtobufWatchEvent(event: WatchEvent): Uint8Array {
+  const w = new ProtoWriter();
+  try {
+    encodeMessage(messageNamed('meta.v1.WatchEvent'), event as unknown as Json, w);
+  } catch (err) {
+    encodeFailure(`watch event ${event.type}`, err);
+  }
+  return w.finish();
+}

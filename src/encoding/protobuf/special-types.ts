@@ -1,0 +1,258 @@
+// Messages whose JSON form is not an object of their fields, converted as
+// k8s.io/apimachinery marshals them: meta/v1 Time, MicroTime, Duration and FieldsV1,
+// resource.Quantity and intstr.IntOrString. (runtime.RawExtension embeds a whole
+// object and lives in codec.ts.)
+//
+// Each decoder reads the fields of one embedded message and returns its JSON value, or
+// undefined when Go would marshal it as null (a zero Time, an empty FieldsV1), so that
+// the field is left out. Each encoder writes the fields of the message for a JSON value.
+
+import { ProtoReader, ProtoWriter, WIRE_BYTES, WIRE_VARINT, WireError } from './wire.ts';
+
+type Decoder = (r: ProtoReader) => unknown;
+type Encoder = (value: unknown, w: ProtoWriter) => void;
+
+interface SpecialType {
+  decode: Decoder;
+  encode: Encoder;
+}
+
+/** Reads the scalar fields of a small message; unknown fields are skipped. */
+function readFields(r: ProtoReader, read: (field: number, wireType: number) => boolean): void {
+  while (!r.done()) {
+    const [field, wireType] = r.tag();
+    if (!read(field, wireType)) r.skip(wireType);
+  }
+}
+
+function expectWire(actual: number, expected: number): void {
+  if (actual !== expected) throw new WireError(`unexpected wire type ${actual}`);
+}
+
+/** Seconds and nanoseconds of a Timestamp-shaped message (Time, MicroTime). */
+function readTimestamp(r: ProtoReader): { seconds: number; nanos: number; empty: boolean } {
+  let seconds = 0;
+  let nanos = 0;
+  let empty = true;
+  readFields(r, (field, wireType) => {
+    if (field !== 1 && field !== 2) return false;
+    expectWire(wireType, WIRE_VARINT);
+    empty = false;
+    if (field === 1) seconds = r.int64();
+    else nanos = r.int32();
+    return true;
+  });
+  return { seconds, nanos, empty };
+}
+
+const maxSeconds = 253402300799; // 9999-12-31T23:59:59Z, the last time Go's JSON marshals
+const minSeconds = -62135596800; // 0001-01-01T00:00:00Z
+
+/** RFC 3339 in UTC, seconds precision: "2024-01-02T03:04:05Z". */
+function formatSeconds(seconds: number): string {
+  if (!Number.isSafeInteger(seconds) || seconds < minSeconds || seconds > maxSeconds) {
+    throw new WireError('time out of range');
+  }
+  const iso = new Date(seconds * 1000).toISOString();
+  return `${iso.slice(0, 19)}Z`;
+}
+
+const rfc3339 = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** Seconds since the epoch and the nanoseconds of an RFC 3339 time string. */
+export function parseTime(value: string): { seconds: number; nanos: number } {
+  const m = rfc3339.exec(value);
+  const ms = m === null ? NaN : Date.parse(`${m[1]}T${m[2]}${m[4]!.toUpperCase()}`);
+  if (m === null || Number.isNaN(ms)) throw new Error(`not an RFC 3339 time: ${JSON.stringify(value)}`);
+  const fraction = (m[3] ?? '.').slice(1, 10).padEnd(9, '0');
+  return { seconds: Math.floor(ms / 1000), nanos: Number(fraction) };
+}
+
+function writeTimestamp(w: ProtoWriter, seconds: number, nanos: number): void {
+  // gogo writes both fields of a Timestamp, zero or not.
+  w.int(1, seconds);
+  w.int(2, nanos);
+}
+
+/** meta/v1 Time: seconds only; Go drops the nanoseconds both ways. A zero Time is an empty message. */
+const time: SpecialType = {
+  decode(r) {
+    const { seconds, empty } = readTimestamp(r);
+    return empty ? undefined : formatSeconds(seconds);
+  },
+  encode(value, w) {
+    if (typeof value !== 'string') throw new Error('a Time must be a string');
+    writeTimestamp(w, parseTime(value).seconds, 0);
+  },
+};
+
+/** meta/v1 MicroTime: RFC 3339 with six fractional digits, "2024-01-02T03:04:05.123456Z". */
+const microTime: SpecialType = {
+  decode(r) {
+    const { seconds, nanos, empty } = readTimestamp(r);
+    if (empty) return undefined;
+    const carry = Math.floor(nanos / 1e9);
+    const rest = nanos - carry * 1e9;
+    const base = formatSeconds(seconds + carry);
+    return `${base.slice(0, 19)}.${String(Math.floor(rest / 1000)).padStart(6, '0')}Z`;
+  },
+  encode(value, w) {
+    if (typeof value !== 'string') throw new Error('a MicroTime must be a string');
+    const { seconds, nanos } = parseTime(value);
+    writeTimestamp(w, seconds, Math.floor(nanos / 1000) * 1000);
+  },
+};
+
+const durationUnits: Record<string, number> = {
+  ns: 1, us: 1e3, 'µs': 1e3, 'μs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9,
+};
+
+function fractionOf(n: number, unit: number, digits: number): string {
+  const whole = Math.floor(n / unit);
+  const frac = String(n - whole * unit).padStart(digits, '0').replace(/0+$/, '');
+  return frac === '' ? String(whole) : `${whole}.${frac}`;
+}
+
+/** Go's time.Duration.String(): "1h0m0s", "1.5s", "300ms", "0s". */
+export function formatDuration(ns: number): string {
+  if (ns === 0) return '0s';
+  const sign = ns < 0 ? '-' : '';
+  let u = Math.abs(ns);
+  if (u < 1e3) return `${sign}${u}ns`;
+  if (u < 1e6) return `${sign}${fractionOf(u, 1e3, 3)}µs`;
+  if (u < 1e9) return `${sign}${fractionOf(u, 1e6, 6)}ms`;
+  const hours = Math.floor(u / 3600e9);
+  u -= hours * 3600e9;
+  const minutes = Math.floor(u / 60e9);
+  u -= minutes * 60e9;
+  const h = hours > 0 ? `${hours}h` : '';
+  const m = hours > 0 || minutes > 0 ? `${minutes}m` : '';
+  return `${sign}${h}${m}${fractionOf(u, 1e9, 9)}s`;
+}
+
+/** Go's time.ParseDuration, as nanoseconds. */
+export function parseDuration(value: string): number {
+  const m = /^([+-]?)((?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+|0)$/.exec(value);
+  if (m === null) throw new Error(`not a duration: ${JSON.stringify(value)}`);
+  let ns = 0;
+  for (const part of m[2]!.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) {
+    ns += Math.round(Number(part[1]) * durationUnits[part[2]!]!);
+  }
+  return m[1] === '-' ? -ns : ns;
+}
+
+/** meta/v1 Duration {1 duration int64 nanoseconds}. */
+const duration: SpecialType = {
+  decode(r) {
+    let ns = 0;
+    readFields(r, (field, wireType) => {
+      if (field !== 1) return false;
+      expectWire(wireType, WIRE_VARINT);
+      ns = r.int64();
+      return true;
+    });
+    return formatDuration(ns);
+  },
+  encode(value, w) {
+    if (typeof value !== 'string') throw new Error('a Duration must be a string');
+    w.int(1, parseDuration(value));
+  },
+};
+
+/** The one length-delimited field 1 of a message, as bytes, or undefined. */
+function readBytesField(r: ProtoReader): Uint8Array | undefined {
+  let bytes: Uint8Array | undefined;
+  readFields(r, (field, wireType) => {
+    if (field !== 1) return false;
+    expectWire(wireType, WIRE_BYTES);
+    bytes = r.bytes();
+    return true;
+  });
+  return bytes;
+}
+
+const utf8 = new TextDecoder();
+const utf8Encoder = new TextEncoder();
+
+/** Parses embedded JSON bytes (FieldsV1, RawExtension). */
+export function parseJsonBytes(bytes: Uint8Array, what: string): unknown {
+  try {
+    return JSON.parse(utf8.decode(bytes));
+  } catch {
+    throw new WireError(`${what} does not hold valid JSON`);
+  }
+}
+
+/** meta/v1 FieldsV1 {1 Raw bytes}: the raw JSON of the field set. */
+const fieldsV1: SpecialType = {
+  decode(r) {
+    const raw = readBytesField(r);
+    return raw === undefined || raw.length === 0 ? undefined : parseJsonBytes(raw, 'FieldsV1');
+  },
+  encode(value, w) {
+    w.bytes(1, utf8Encoder.encode(JSON.stringify(value)));
+  },
+};
+
+/** resource.Quantity {1 string}: the quantity's string form. */
+const quantity: SpecialType = {
+  decode(r) {
+    let text = '';
+    readFields(r, (field, wireType) => {
+      if (field !== 1) return false;
+      expectWire(wireType, WIRE_BYTES);
+      text = r.string();
+      return true;
+    });
+    return text;
+  },
+  encode(value, w) {
+    if (typeof value !== 'string' && typeof value !== 'number') throw new Error('a Quantity must be a string or number');
+    w.string(1, String(value));
+  },
+};
+
+/** intstr.IntOrString {1 type (0 int, 1 string), 2 intVal, 3 strVal}: a number or a string. */
+const intOrString: SpecialType = {
+  decode(r) {
+    let type = 0;
+    let intVal = 0;
+    let strVal = '';
+    readFields(r, (field, wireType) => {
+      if (field === 1) {
+        expectWire(wireType, WIRE_VARINT);
+        type = r.int64();
+      } else if (field === 2) {
+        expectWire(wireType, WIRE_VARINT);
+        intVal = r.int32();
+      } else if (field === 3) {
+        expectWire(wireType, WIRE_BYTES);
+        strVal = r.string();
+      } else return false;
+      return true;
+    });
+    return type === 1 ? strVal : intVal;
+  },
+  encode(value, w) {
+    // gogo writes all three fields.
+    if (typeof value === 'string') {
+      w.int(1, 1);
+      w.int(2, 0);
+      w.string(3, value);
+    } else if (typeof value === 'number' && Number.isInteger(value)) {
+      w.int(1, 0);
+      w.int(2, value);
+      w.string(3, '');
+    } else throw new Error('an IntOrString must be an integer or a string');
+  },
+};
+
+/** By message name as messages.ts spells it. */
+export const specialTypes: ReadonlyMap<string, SpecialType> = new Map([
+  ['meta.v1.Time', time],
+  ['meta.v1.MicroTime', microTime],
+  ['meta.v1.Duration', duration],
+  ['meta.v1.FieldsV1', fieldsV1],
+  ['resource.Quantity', quantity],
+  ['intstr.IntOrString', intOrString],
+]);

@@ -1,0 +1,103 @@
+import { methodNotAllowed, notFoundPath } from '../api/index.ts';
+import { negotiateObject } from '../encoding/negotiate.ts';
+import type { ResourceRegistry } from '../registry/registry.ts';
+import type { NonResourceRequestInfo, RequestInfo, ResourceRequestInfo } from '../server/request-info.ts';
+import { negotiateDiscovery, type Discovery } from './discovery.ts';
+import { createHandler } from './handlers/create.ts';
+import { deleteCollectionHandler, deleteHandler } from './handlers/delete.ts';
+import { getHandler } from './handlers/get.ts';
+import { listHandler } from './handlers/list.ts';
+import { patchHandler } from './handlers/patch.ts';
+import type { RequestScope } from './handlers/scope.ts';
+import { updateHandler } from './handlers/update.ts';
+import { serveHealth, type HealthCheck } from './health.ts';
+import { writeBytes, type HttpRequest, type HttpResponse } from './http.ts';
+import type { OpenApiService } from './openapi-service.ts';
+import { versionInfo } from './version.ts';
+
+export interface ApiHandlerOptions {
+  registry: ResourceRegistry;
+  discovery: Discovery;
+  openapi: OpenApiService;
+  healthChecks: HealthCheck[];
+  /** Readiness adds checks that pass only once the server serves (e.g. not shutting down). */
+  readyChecks: HealthCheck[];
+  plinthVersion: string;
+}
+
+const handlers: Record<ResourceRequestInfo['verb'], ((scope: RequestScope) => Promise<void>) | undefined> = {
+  get: getHandler,
+  list: listHandler,
+  watch: undefined,
+  create: createHandler,
+  update: updateHandler,
+  patch: patchHandler,
+  delete: deleteHandler,
+  deletecollection: deleteCollectionHandler,
+};
+
+/** Routes an authenticated, authorized request to discovery, health, OpenAPI or a verb handler. */
+export class ApiHandler {
+  private readonly opts: ApiHandlerOptions;
+
+  constructor(opts: ApiHandlerOptions) {
+    this.opts = opts;
+  }
+
+  async handle(req: HttpRequest, res: HttpResponse, info: RequestInfo, query: URLSearchParams): Promise<void> {
+    if (info.isResourceRequest) return this.handleResource(req, res, info, query);
+    return this.handleNonResource(req, res, info, query);
+  }
+
+  private async handleNonResource(req: HttpRequest, res: HttpResponse, info: NonResourceRequestInfo, query: URLSearchParams): Promise<void> {
+    const [root, ...rest] = info.parts;
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
+    switch (root) {
+      case 'api':
+      case 'apis': {
+        const form = negotiateDiscovery(req.headers.accept);
+        const doc = this.opts.discovery.serve(info.parts, form);
+        if (doc === undefined) throw notFoundPath();
+        const headers = { ETag: doc.etag, Vary: 'Accept' };
+        if (req.headers['if-none-match'] === doc.etag) {
+          res.writeHead(304, headers);
+          res.end();
+          return;
+        }
+        writeBytes(res, 200, doc.contentType, doc.body, headers);
+        return;
+      }
+      case 'version':
+        if (rest.length > 0) throw notFoundPath();
+        writeBytes(res, 200, 'application/json', JSON.stringify(versionInfo(this.opts.plinthVersion), null, 2));
+        return;
+      case 'healthz':
+      case 'livez':
+        return serveHealth(res, root, this.opts.healthChecks, query, info.path);
+      case 'readyz':
+        return serveHealth(res, root, [...this.opts.healthChecks, ...this.opts.readyChecks], query, info.path);
+      case 'openapi':
+        return this.opts.openapi.serve(req, res, rest, query);
+      default:
+        throw notFoundPath();
+    }
+  }
+
+  private async handleResource(req: HttpRequest, res: HttpResponse, info: ResourceRequestInfo, query: URLSearchParams): Promise<void> {
+    const served = this.opts.registry.lookup(info.group, info.version, info.resource);
+    if (served === undefined) throw notFoundPath();
+    const { type } = served;
+    // Paths that do not exist for the type's scope: a namespaced object needs its namespace
+    // (except for lists and watches across namespaces), a cluster-scoped one has none.
+    if (!type.namespaced && info.namespace !== '' && info.resource !== 'namespaces') throw notFoundPath();
+    if (type.namespaced && info.namespace === '' && info.verb !== 'list' && info.verb !== 'watch') {
+      throw info.name === '' ? methodNotAllowed() : notFoundPath();
+    }
+    // Subresources arrive with their own handlers; until then their paths are unknown.
+    if (info.subresource !== '') throw notFoundPath();
+    const handler = handlers[info.verb];
+    if (handler === undefined || !type.verbs.includes(info.verb)) throw methodNotAllowed();
+    const negotiated = negotiateObject(req.headers.accept);
+    await handler({ req, res, info, query, served, negotiated });
+  }
+}

@@ -1,0 +1,12 @@
+import { readBody, writeObject } from '../http.ts';
+import { decodeObjectBody } from '../object-body.ts';
+import { parseDryRun, parseFieldValidation } from '../query.ts';
+import type { RequestScope } from './scope.ts';
+
+export async function createHandler(scope: RequestScope): Promise<void> {
+  const dryRun = parseDryRun(scope.query, 'CreateOptions');
+  parseFieldValidation(scope.query, 'CreateOptions');
+  const obj = decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req));
+  const created = await scope.served.store.create(scope.info.namespace, obj, { dryRun });
+  writeObject(scope.res, 201, scope.negotiated, created);
+}

@@ -1,0 +1,7 @@
+import { writeObject } from '../http.ts';
+import type { RequestScope } from './scope.ts';
+
+export async function getHandler(scope: RequestScope): Promise<void> {
+  const obj = await scope.served.store.get(scope.info.namespace, scope.info.name);
+  writeObject(scope.res, 200, scope.negotiated, obj);
+}

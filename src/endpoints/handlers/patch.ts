@@ -1,0 +1,40 @@
+import { badRequest, invalid, unsupportedMediaType, type KubeObject } from '../../api/index.ts';
+import { parseJson } from '../../encoding/decode.ts';
+import { parseMediaType } from '../../encoding/media-type.ts';
+import { applyMergePatch } from '../../patch/merge-patch.ts';
+import { readBody, writeObject } from '../http.ts';
+import { parseDryRun, parseFieldValidation } from '../query.ts';
+import type { RequestScope } from './scope.ts';
+
+/** Patch types this server applies; the others answer 415 until they are implemented. */
+const patchTypes = ['application/merge-patch+json'];
+
+export async function patchHandler(scope: RequestScope): Promise<void> {
+  const { query, served, info } = scope;
+  const dryRun = parseDryRun(query, 'PatchOptions');
+  parseFieldValidation(query, 'PatchOptions');
+  const contentType = scope.req.headers['content-type'] ?? '';
+  const media = parseMediaType(contentType);
+  const essence = media === undefined ? '' : `${media.type}/${media.subtype}`;
+  if (!patchTypes.includes(essence)) throw unsupportedMediaType(contentType, patchTypes);
+  if (query.has('force')) {
+    throw invalid('PatchOptions', '', [{ reason: 'FieldValueForbidden', field: 'force', message: 'Forbidden: may not be specified for non-apply patch' }], 'meta.k8s.io');
+  }
+  const body = await readBody(scope.req);
+  const patch = parseJson(body.toString('utf8'));
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
+    throw badRequest('the body of the request could not be decoded: a merge patch must be a JSON object');
+  }
+  // A resourceVersion in the patch is a precondition (409 when stale), as upstream.
+  const meta = (patch as { metadata?: { resourceVersion?: unknown } }).metadata;
+  const expected = typeof meta?.resourceVersion === 'string' ? meta.resourceVersion : undefined;
+  const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, expected, { dryRun }, (current) => {
+    if (current === undefined) throw new Error('unreachable: patch of a missing object');
+    const patched = applyMergePatch(current, patch);
+    if (typeof patched !== 'object' || patched === null || Array.isArray(patched) || typeof (patched as KubeObject).metadata !== 'object') {
+      throw badRequest('the patch leaves no object metadata');
+    }
+    return patched as KubeObject;
+  }, { createIfMissing: false });
+  writeObject(scope.res, 200, scope.negotiated, object);
+}

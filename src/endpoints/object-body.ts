@@ -1,0 +1,44 @@
+import { badRequest, type KubeObject } from '../api/index.ts';
+import { decodeBody } from '../encoding/decode.ts';
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const stringMetaFields = ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'];
+
+function cannotDecode(field: string, want: string): never {
+  throw badRequest(`the body of the request could not be decoded: metadata.${field} must be ${want}`);
+}
+
+/**
+ * A request body as an object with well-typed metadata. Field-level checks of the
+ * rest belong to validation; here only what every later stage relies on.
+ */
+export function decodeObjectBody(contentType: string | undefined, body: Uint8Array): KubeObject {
+  if (body.byteLength === 0) throw badRequest('the body of the request was empty');
+  const value = decodeBody(contentType, body);
+  if (!isPlainObject(value)) throw badRequest('the body of the request could not be decoded: expected an object');
+  const meta = value.metadata ?? {};
+  if (!isPlainObject(meta)) throw badRequest('the body of the request could not be decoded: metadata must be an object');
+  for (const field of stringMetaFields) {
+    if (meta[field] !== undefined && meta[field] !== null && typeof meta[field] !== 'string') cannotDecode(field, 'a string');
+    if (meta[field] === null) delete meta[field];
+  }
+  for (const field of ['labels', 'annotations']) {
+    const map = meta[field];
+    if (map === undefined || map === null) {
+      delete meta[field];
+      continue;
+    }
+    if (!isPlainObject(map) || Object.values(map).some((v) => typeof v !== 'string')) cannotDecode(field, 'a map of strings');
+  }
+  if (meta.finalizers !== undefined && meta.finalizers !== null) {
+    if (!Array.isArray(meta.finalizers) || meta.finalizers.some((f) => typeof f !== 'string')) cannotDecode('finalizers', 'a list of strings');
+  }
+  if (meta.ownerReferences !== undefined && meta.ownerReferences !== null && !Array.isArray(meta.ownerReferences)) cannotDecode('ownerReferences', 'a list');
+  if (value.apiVersion !== undefined && typeof value.apiVersion !== 'string') throw badRequest('the body of the request could not be decoded: apiVersion must be a string');
+  if (value.kind !== undefined && typeof value.kind !== 'string') throw badRequest('the body of the request could not be decoded: kind must be a string');
+  value.metadata = meta;
+  return value as KubeObject;
+}

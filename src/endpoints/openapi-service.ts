@@ -1,0 +1,94 @@
+import { createHash } from 'node:crypto';
+import { notAcceptable, notFoundPath } from '../api/index.ts';
+import { parseAccept } from '../encoding/media-type.ts';
+import type { ResourceRegistry } from '../registry/registry.ts';
+import type { Definitions } from '../schema/types.ts';
+import { writeBytes, type HttpRequest, type HttpResponse } from './http.ts';
+import { buildOpenApiV2, buildOpenApiV3 } from './openapi.ts';
+
+const v2Protobuf = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
+// What upstream answers for both Accept spellings: "@" is not a valid media type
+// character, and clients (mime.ParseMediaType) reject a Content-Type containing it.
+const v2ProtobufContentType = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+
+interface Built {
+  v3Index: string;
+  v3: Map<string, { json: string; hash: string }>;
+  v2Json: string;
+  v2Protobuf: Uint8Array;
+  v2Etag: string;
+}
+
+/**
+ * Serves `/openapi/v2` and `/openapi/v3[/...]`, built lazily from the served types and
+ * rebuilt when they change. Per-group-version v3 documents are immutable under their
+ * hash, so they are served with a long cache lifetime, as upstream.
+ */
+export class OpenApiService {
+  private readonly registry: ResourceRegistry;
+  private readonly definitions: Definitions;
+  private built: Built | undefined;
+
+  constructor(registry: ResourceRegistry, definitions: Definitions) {
+    this.registry = registry;
+    this.definitions = definitions;
+    registry.onChange(() => {
+      this.built = undefined;
+    });
+  }
+
+  private documents(): Built {
+    if (this.built === undefined) {
+      const types = this.registry.all().map((r) => r.type);
+      const v3 = buildOpenApiV3(types, this.definitions);
+      const v2 = buildOpenApiV2(types, this.definitions);
+      this.built = {
+        v3Index: JSON.stringify(v3.index),
+        v3: v3.documents,
+        v2Json: v2.json,
+        v2Protobuf: v2.protobuf,
+        v2Etag: `"${createHash('sha512').update(v2.json).digest('hex').toUpperCase()}"`,
+      };
+    }
+    return this.built;
+  }
+
+  async serve(req: HttpRequest, res: HttpResponse, parts: string[], query: URLSearchParams): Promise<void> {
+    const [version, ...rest] = parts;
+    const built = this.documents();
+    if (version === 'v2' && rest.length === 0) {
+      const headers = { ETag: built.v2Etag, Vary: 'Accept' };
+      if (req.headers['if-none-match'] === built.v2Etag) {
+        res.writeHead(304, headers);
+        res.end();
+        return;
+      }
+      for (const m of parseAccept(req.headers.accept)) {
+        const essence = `${m.type}/${m.subtype}`;
+        if (essence === v2Protobuf || essence === v2ProtobufContentType) return writeBytes(res, 200, v2ProtobufContentType, built.v2Protobuf, headers);
+        if (essence === 'application/json' || essence === '*/*') return writeBytes(res, 200, 'application/json', built.v2Json, headers);
+      }
+      throw notAcceptable(`only the following media types are accepted: application/json, ${v2Protobuf}`);
+    }
+    if (version === 'v3' && rest.length === 0) {
+      writeBytes(res, 200, 'application/json', built.v3Index);
+      return;
+    }
+    if (version === 'v3') {
+      const doc = built.v3.get(rest.join('/'));
+      if (doc === undefined) throw notFoundPath();
+      const etag = `"${doc.hash}"`;
+      const requested = query.get('hash');
+      // A hash that matches the current document may be cached for good; a stale one must not be.
+      const cacheControl = requested === doc.hash ? 'public, immutable' : 'no-cache, private';
+      if (req.headers['if-none-match'] === etag) {
+        res.writeHead(304, { ETag: etag, 'Cache-Control': cacheControl });
+        res.end();
+        return;
+      }
+      writeBytes(res, 200, 'application/json', doc.json, { ETag: etag, 'Cache-Control': cacheControl, Vary: 'Accept' });
+      return;
+    }
+    throw notFoundPath();
+  }
+}

@@ -1,0 +1,32 @@
+import { badRequest, invalid, type StatusCause } from '../api/index.ts';
+
+/** `dryRun`: only "All" exists; anything else is 422 like upstream. */
+export function parseDryRun(query: URLSearchParams, optionsKind: string): boolean {
+  const values = query.getAll('dryRun');
+  const causes: StatusCause[] = values
+    .filter((v) => v !== 'All')
+    .map((v) => ({ reason: 'FieldValueNotSupported', field: 'dryRun', message: `Unsupported value: "${v}": supported values: "All"` }));
+  if (causes.length > 0) throw invalid(optionsKind, '', causes, 'meta.k8s.io');
+  return values.length > 0;
+}
+
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+/** `fieldValidation`: Ignore, Warn (default) or Strict; anything else is 422. */
+export function parseFieldValidation(query: URLSearchParams, optionsKind: string): FieldValidation {
+  const value = query.get('fieldValidation');
+  if (value === null || value === '') return 'Warn';
+  if (value === 'Ignore' || value === 'Warn' || value === 'Strict') return value;
+  throw invalid(optionsKind, '', [{
+    reason: 'FieldValueNotSupported', field: 'fieldValidation',
+    message: `Unsupported value: "${value}": supported values: "Ignore", "Strict", "Warn"`,
+  }], 'meta.k8s.io');
+}
+
+/** A non-negative integer parameter such as `limit`; unparsable is 400. */
+export function parseInteger(query: URLSearchParams, name: string): number | undefined {
+  const value = query.get(name);
+  if (value === null || value === '') return undefined;
+  if (!/^-?\d+$/.test(value)) throw badRequest(`invalid value for ${name}: ${JSON.stringify(value)}`);
+  return Number(value);
+}

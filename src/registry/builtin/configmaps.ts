@@ -1,0 +1,76 @@
+// core/v1 configmaps, after kubernetes pkg/apis/core/validation's ValidateConfigMap(Update).
+
+import type { KubeObject, StatusCause } from '../../api/index.ts';
+import type { ResourceType, Strategy } from '../resource-type.ts';
+import { forbidden, invalid, key, tooLong } from '../validation/field.ts';
+import { isConfigMapKey } from '../validation/names.ts';
+import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
+import { allVerbs, isImmutable } from './common.ts';
+import { mapsEqual, objectAt } from './object.ts';
+
+/** Upstream's MaxSecretSize, which also bounds a ConfigMap's data. */
+export const maxDataSize = 1024 * 1024;
+
+export const immutableMessage = 'field is immutable when `immutable` is set';
+
+/** Decoded length of base64 text (binaryData, Secret data). */
+export function base64Length(text: string): number {
+  const clean = text.replace(/\s/g, '');
+  const padding = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;
+  return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
+}
+
+function validateConfigMap(cm: KubeObject): StatusCause[] {
+  const causes = validateKubeFinalizerNames(cm.metadata.finalizers, 'metadata.finalizers');
+  const data = objectAt(cm, 'data') ?? {};
+  const binaryData = objectAt(cm, 'binaryData') ?? {};
+  let total = 0;
+  for (const [k, v] of Object.entries(data)) {
+    for (const msg of isConfigMapKey(k)) causes.push(invalid(key('data', k), k, msg));
+    if (Object.hasOwn(binaryData, k)) causes.push(invalid(key('data', k), k, 'duplicate of key present in binaryData'));
+    total += Buffer.byteLength(typeof v === 'string' ? v : String(v), 'utf8');
+  }
+  for (const [k, v] of Object.entries(binaryData)) {
+    for (const msg of isConfigMapKey(k)) causes.push(invalid(key('binaryData', k), k, msg));
+    total += base64Length(typeof v === 'string' ? v : '');
+  }
+  // The empty path: the error is about the whole object.
+  if (total > maxDataSize) causes.push(tooLong('', maxDataSize));
+  return causes;
+}
+
+export const configMapStrategy: Strategy = {
+  validate: validateConfigMap,
+
+  validateUpdate(cm, old) {
+    const causes: StatusCause[] = [];
+    if (isImmutable(old)) {
+      if (!isImmutable(cm)) causes.push(forbidden('immutable', immutableMessage));
+      if (!mapsEqual(cm.data, old.data)) causes.push(forbidden('data', immutableMessage));
+      if (!mapsEqual(cm.binaryData, old.binaryData)) causes.push(forbidden('binaryData', immutableMessage));
+    }
+    return causes;
+  },
+};
+
+export function configMapsType(): ResourceType {
+  return {
+    group: '',
+    version: 'v1',
+    resource: 'configmaps',
+    singular: 'configmap',
+    kind: 'ConfigMap',
+    listKind: 'ConfigMapList',
+    namespaced: true,
+    shortNames: ['cm'],
+    categories: [],
+    verbs: allVerbs,
+    subresources: [],
+    schemaName: 'io.k8s.api.core.v1.ConfigMap',
+    strategy: configMapStrategy,
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    deleteReturnsObject: false,
+    nameRule: 'dns1123-subdomain',
+  };
+}

@@ -1,0 +1,97 @@
+// core/v1 events, after kubernetes pkg/registry/core/event/strategy.go and the legacy
+// event validation (core/v1 events get no stricter rules, for old clients' sake).
+
+import type { KubeObject, StatusCause } from '../../api/index.ts';
+import type { ResourceType, Strategy } from '../resource-type.ts';
+import { invalid, required } from '../validation/field.ts';
+import { isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
+import { allVerbs } from './common.ts';
+import { objectAt, stringAt } from './object.ts';
+
+const reportingInstanceLengthLimit = 128;
+const actionLengthLimit = 128;
+const reasonLengthLimit = 128;
+const noteLengthLimit = 1024;
+
+/** legacyValidateEvent for requests through core/v1. */
+function validateEvent(event: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const namespace = event.metadata.namespace ?? '';
+  const involvedNamespace = stringAt(objectAt(event, 'involvedObject'), 'namespace');
+  const eventTime = event.eventTime;
+  if (eventTime === undefined || eventTime === null || eventTime === '') {
+    // Old-style events: the namespaces must agree ("default" stands for cluster-scoped objects).
+    if (involvedNamespace === '') {
+      if (namespace !== '' && namespace !== 'default') causes.push(invalid('involvedObject.namespace', involvedNamespace, 'does not match event.namespace'));
+    } else if (namespace !== involvedNamespace) {
+      causes.push(invalid('involvedObject.namespace', involvedNamespace, 'does not match event.namespace'));
+    }
+  } else {
+    if (involvedNamespace === '' && namespace !== 'default' && namespace !== 'kube-system') {
+      causes.push(invalid('involvedObject.namespace', involvedNamespace, 'does not match event.namespace'));
+    }
+    const reportingController = stringAt(event, 'reportingComponent');
+    if (reportingController === '') causes.push(required('reportingComponent'));
+    for (const msg of isQualifiedName(reportingController)) causes.push(invalid('reportingComponent', reportingController, msg));
+    const limited: [string, number][] = [['reportingInstance', reportingInstanceLengthLimit], ['action', actionLengthLimit], ['reason', reasonLengthLimit]];
+    for (const [field, limit] of limited) {
+      const value = stringAt(event, field);
+      if (value === '') causes.push(required(field));
+      if (value.length > limit) causes.push(invalid(field, '', `can have at most ${limit} characters`));
+    }
+    if (stringAt(event, 'message').length > noteLengthLimit) causes.push(invalid('message', '', `can have at most ${noteLengthLimit} characters`));
+  }
+  for (const msg of isDNS1123Subdomain(namespace)) causes.push(invalid('namespace', namespace, msg));
+  return causes;
+}
+
+export const eventStrategy: Strategy = {
+  validate: validateEvent,
+
+  selectableFields(event) {
+    const involved = objectAt(event, 'involvedObject');
+    const source = stringAt(objectAt(event, 'source'), 'component') || stringAt(event, 'reportingComponent');
+    return {
+      'involvedObject.kind': stringAt(involved, 'kind'),
+      'involvedObject.namespace': stringAt(involved, 'namespace'),
+      'involvedObject.name': stringAt(involved, 'name'),
+      'involvedObject.uid': stringAt(involved, 'uid'),
+      'involvedObject.apiVersion': stringAt(involved, 'apiVersion'),
+      'involvedObject.resourceVersion': stringAt(involved, 'resourceVersion'),
+      'involvedObject.fieldPath': stringAt(involved, 'fieldPath'),
+      reason: stringAt(event, 'reason'),
+      reportingComponent: stringAt(event, 'reportingComponent'),
+      source,
+      type: stringAt(event, 'type'),
+    };
+  },
+
+  fieldLabels: [
+    'involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid', 'involvedObject.apiVersion',
+    'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'reportingComponent', 'source', 'type',
+    'metadata.namespace', 'metadata.name',
+  ],
+};
+
+export function eventsType(): ResourceType {
+  return {
+    group: '',
+    version: 'v1',
+    resource: 'events',
+    singular: 'event',
+    kind: 'Event',
+    listKind: 'EventList',
+    namespaced: true,
+    shortNames: ['ev'],
+    categories: [],
+    verbs: allVerbs,
+    subresources: [],
+    schemaName: 'io.k8s.api.core.v1.Event',
+    strategy: eventStrategy,
+    allowCreateOnUpdate: true,
+    allowUnconditionalUpdate: true,
+    deleteReturnsObject: false,
+    // core/v1 events only get the generic name check.
+    nameRule: 'path-segment',
+  };
+}

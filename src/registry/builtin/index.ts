@@ -1,0 +1,46 @@
+// The built-in resource types Plinth serves.
+
+import type { ResourceType } from '../resource-type.ts';
+import { configMapsType } from './configmaps.ts';
+import { deploymentsType } from './deployments.ts';
+import { endpointsType } from './endpoints.ts';
+import { eventsType } from './events.ts';
+import { leasesType } from './leases.ts';
+import { namespacesType } from './namespaces.ts';
+import { nodesType } from './nodes.ts';
+import { podsType } from './pods.ts';
+import { secretsType } from './secrets.ts';
+import { serviceAccountsType } from './serviceaccounts.ts';
+import { servicesType } from './services.ts';
+
+export interface BuiltinOptions {
+  /** kube-apiserver's --service-cluster-ip-range: one CIDR, or two (dual-stack). Default 10.96.0.0/12. */
+  serviceClusterIPRange?: string;
+  /** kube-apiserver's --service-node-port-range. Default 30000-32767. */
+  serviceNodePortRange?: string;
+  /** Alias of serviceNodePortRange. */
+  nodePortRange?: string;
+}
+
+/** One ResourceType per built-in type; the services type carries its ClusterIP/NodePort allocator. */
+export function builtinResourceTypes(opts: BuiltinOptions = {}): ResourceType[] {
+  return [
+    namespacesType(),
+    configMapsType(),
+    secretsType(),
+    serviceAccountsType(),
+    eventsType(),
+    servicesType({
+      serviceClusterIPRange: opts.serviceClusterIPRange,
+      serviceNodePortRange: opts.serviceNodePortRange ?? opts.nodePortRange,
+    }),
+    podsType(),
+    nodesType(),
+    endpointsType(),
+    leasesType(),
+    deploymentsType(),
+  ];
+}
+
+export { ServiceAllocator, defaultServiceClusterIPRange, defaultServiceNodePortRange } from './service-allocator.ts';
+export { namespaceNameLabel } from './namespaces.ts';

@@ -1,0 +1,115 @@
+// core/v1 namespaces, after kubernetes pkg/registry/core/namespace/strategy.go.
+
+import type { KubeObject, StatusCause } from '../../api/index.ts';
+import type { ResourceType, Strategy, Verb } from '../resource-type.ts';
+import { invalid } from '../validation/field.ts';
+import { isQualifiedName } from '../validation/names.ts';
+import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
+import { keepOldStatus } from './common.ts';
+import { arrayAt, clone, ensureObject, objectAt, stringAt } from './object.ts';
+import type { JsonObject } from './object.ts';
+
+/** The label every namespace carries with its own name (SetDefaults_Namespace). */
+export const namespaceNameLabel = 'kubernetes.io/metadata.name';
+
+function setNameLabel(ns: KubeObject): void {
+  const name = ns.metadata.name;
+  if (name === undefined || name === '') return;
+  ns.metadata.labels = { ...(ns.metadata.labels ?? {}), [namespaceNameLabel]: name };
+}
+
+function validateSpecFinalizers(ns: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  for (const f of arrayAt(objectAt(ns, 'spec'), 'finalizers')) {
+    const name = String(f);
+    for (const msg of isQualifiedName(name)) causes.push(invalid('spec.finalizers', name, msg));
+  }
+  causes.push(...validateKubeFinalizerNames(arrayAt(objectAt(ns, 'spec'), 'finalizers'), 'spec.finalizers'));
+  return causes;
+}
+
+export const namespaceStrategy: Strategy = {
+  prepareForCreate(ns) {
+    setNameLabel(ns);
+    ns.status = { phase: 'Active' };
+    // The "kubernetes" finalizer is required on create; the namespace controller removes it.
+    const spec = ensureObject(ns as JsonObject, 'spec');
+    const finalizers = arrayAt(spec, 'finalizers').map(String);
+    if (!finalizers.includes('kubernetes')) spec.finalizers = [...finalizers, 'kubernetes'];
+  },
+
+  prepareForUpdate(ns, old) {
+    setNameLabel(ns);
+    // spec.finalizers change only through the finalize subresource, status through status.
+    const spec = ensureObject(ns as JsonObject, 'spec');
+    const oldFinalizers = objectAt(old, 'spec')?.finalizers;
+    if (oldFinalizers === undefined) delete spec.finalizers;
+    else spec.finalizers = clone(oldFinalizers);
+    keepOldStatus(ns, old);
+  },
+
+  validate(ns) {
+    const causes = validateKubeFinalizerNames(ns.metadata.finalizers, 'metadata.finalizers');
+    causes.push(...validateSpecFinalizers(ns));
+    return causes;
+  },
+
+  selectableFields(ns) {
+    return { 'status.phase': stringAt(objectAt(ns, 'status'), 'phase'), name: ns.metadata.name ?? '' };
+  },
+
+  fieldLabels: ['status.phase', 'metadata.name'],
+
+  subresources: {
+    status: {
+      prepareForUpdate(ns, old) {
+        setNameLabel(ns);
+        if (old.spec === undefined) delete ns.spec;
+        else ns.spec = clone(old.spec);
+      },
+      validateUpdate(ns) {
+        const phase = stringAt(objectAt(ns, 'status'), 'phase');
+        if (ns.metadata.deletionTimestamp === undefined || ns.metadata.deletionTimestamp === null) {
+          if (phase !== 'Active') return [invalid('status.Phase', phase, "may only be 'Active' if `deletionTimestamp` is empty")];
+        } else if (phase !== 'Terminating') {
+          return [invalid('status.Phase', phase, "may only be 'Terminating' if `deletionTimestamp` is not empty")];
+        }
+        return [];
+      },
+    },
+    finalize: {
+      prepareForUpdate(ns, old) {
+        setNameLabel(ns);
+        keepOldStatus(ns, old);
+      },
+      validateUpdate(ns) {
+        return validateSpecFinalizers(ns);
+      },
+    },
+  },
+};
+
+// Namespaces cannot be deleted as a collection.
+const namespaceVerbs: Verb[] = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
+
+export function namespacesType(): ResourceType {
+  return {
+    group: '',
+    version: 'v1',
+    resource: 'namespaces',
+    singular: 'namespace',
+    kind: 'Namespace',
+    listKind: 'NamespaceList',
+    namespaced: false,
+    shortNames: ['ns'],
+    categories: [],
+    verbs: namespaceVerbs,
+    subresources: ['status', 'finalize'],
+    schemaName: 'io.k8s.api.core.v1.Namespace',
+    strategy: namespaceStrategy,
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    deleteReturnsObject: false,
+    nameRule: 'dns1123-label',
+  };
+}

@@ -1,0 +1,126 @@
+// core/v1 nodes, after kubernetes pkg/registry/core/node/strategy.go.
+
+import type { KubeObject, StatusCause } from '../../api/index.ts';
+import type { ResourceType, Strategy } from '../resource-type.ts';
+import { child, duplicate, forbidden, GoValue, goQuote, index, invalid, notSupported, required } from '../validation/field.ts';
+import { isLabelValue, isQualifiedName } from '../validation/names.ts';
+import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
+import { allVerbs, keepOldSpec, keepOldStatus } from './common.ts';
+import { arrayAt, defaultEmptyObject, ensureObject, objectAt, semanticEqual, stringAt } from './object.ts';
+import type { JsonObject } from './object.ts';
+
+const nodeInfoFields = [
+  'machineID', 'systemUUID', 'bootID', 'kernelVersion', 'osImage', 'containerRuntimeVersion', 'kubeletVersion',
+  'kubeProxyVersion', 'operatingSystem', 'architecture',
+];
+
+/**
+ * SetDefaults_NodeStatus (allocatable defaults to capacity), plus the empty structs Go
+ * always emits for a node (spec, daemonEndpoints, nodeInfo).
+ */
+function defaultNode(node: KubeObject): void {
+  const n = node as JsonObject;
+  defaultEmptyObject(n, 'spec');
+  const status = ensureObject(n, 'status');
+  if (status.allocatable === undefined && objectAt(status, 'capacity') !== undefined) status.allocatable = { ...objectAt(status, 'capacity') };
+  const endpoints = ensureObject(status, 'daemonEndpoints');
+  const kubelet = ensureObject(endpoints, 'kubeletEndpoint');
+  if (kubelet.Port === undefined) kubelet.Port = 0;
+  const nodeInfo = ensureObject(status, 'nodeInfo');
+  for (const field of nodeInfoFields) if (nodeInfo[field] === undefined) nodeInfo[field] = '';
+}
+
+const taintEffects = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
+
+function validateTaints(node: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const seen = new Set<string>();
+  arrayAt(objectAt(node, 'spec'), 'taints').forEach((taint, i) => {
+    const p = index('spec.taints', i);
+    const key = stringAt(taint, 'key');
+    const value = stringAt(taint, 'value');
+    const effect = stringAt(taint, 'effect');
+    for (const msg of isQualifiedName(key)) causes.push(invalid(child(p, 'key'), key, msg));
+    const valueErrs = isLabelValue(value);
+    if (valueErrs.length > 0) causes.push(invalid(child(p, 'value'), value, valueErrs.join(';')));
+    if (effect === '') causes.push(required(child(p, 'effect')));
+    else if (!taintEffects.includes(effect)) causes.push(notSupported(child(p, 'effect'), effect, taintEffects));
+    const k = `${effect}\u0000${key}`;
+    if (seen.has(k)) {
+      const cause = duplicate(p, new GoValue(`core.Taint{Key:${goQuote(key)}, Value:${goQuote(value)}, Effect:${goQuote(effect)}, TimeAdded:<nil>}`));
+      cause.message = `${cause.message}: taints must be unique by key and effect pair`;
+      causes.push(cause);
+    }
+    seen.add(k);
+  });
+  return causes;
+}
+
+export const nodeStrategy: Strategy = {
+  // Nodes may set their status on create.
+  prepareForCreate: defaultNode,
+
+  prepareForUpdate(node, old) {
+    keepOldStatus(node, old);
+    defaultNode(node);
+  },
+
+  validate(node) {
+    const causes = validateKubeFinalizerNames(node.metadata.finalizers, 'metadata.finalizers');
+    causes.push(...validateTaints(node));
+    return causes;
+  },
+
+  validateUpdate(node, old) {
+    const causes: StatusCause[] = [];
+    const spec = objectAt(node, 'spec') ?? {};
+    const oldSpec = objectAt(old, 'spec') ?? {};
+    // podCIDR(s) and providerID may only go from unset to set.
+    const oldCIDRs = arrayAt(oldSpec, 'podCIDRs');
+    if (oldCIDRs.length > 0 && !semanticEqual(oldCIDRs, spec.podCIDRs)) {
+      causes.push(forbidden('spec.podCIDRs', 'node updates may not change podCIDR except from "" to valid'));
+    }
+    const oldProvider = stringAt(oldSpec, 'providerID');
+    if (oldProvider !== '' && oldProvider !== stringAt(spec, 'providerID')) {
+      causes.push(forbidden('spec.providerID', 'node updates may not change providerID except from "" to valid'));
+    }
+    return causes;
+  },
+
+  selectableFields(node) {
+    return { 'spec.unschedulable': String(objectAt(node, 'spec')?.unschedulable === true) };
+  },
+
+  fieldLabels: ['metadata.name', 'spec.unschedulable'],
+
+  subresources: {
+    status: {
+      prepareForUpdate(node, old) {
+        keepOldSpec(node, old);
+        defaultNode(node);
+      },
+    },
+  },
+};
+
+export function nodesType(): ResourceType {
+  return {
+    group: '',
+    version: 'v1',
+    resource: 'nodes',
+    singular: 'node',
+    kind: 'Node',
+    listKind: 'NodeList',
+    namespaced: false,
+    shortNames: ['no'],
+    categories: [],
+    verbs: allVerbs,
+    subresources: ['status'],
+    schemaName: 'io.k8s.api.core.v1.Node',
+    strategy: nodeStrategy,
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    deleteReturnsObject: false,
+    nameRule: 'dns1123-subdomain',
+  };
+}

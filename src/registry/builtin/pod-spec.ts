@@ -1,0 +1,458 @@
+// PodSpec defaults and validation shared by Pods and pod templates (Deployments), after
+// kubernetes pkg/apis/core/v1/defaults.go and pkg/apis/core/validation/validation.go.
+
+import type { StatusCause } from '../../api/index.ts';
+import { child, duplicate, forbidden, index, invalid, key, notFound, notSupported, required } from '../validation/field.ts';
+import type { FieldPath } from '../validation/field.ts';
+import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortName, isValidPortNum, isLabelValue } from '../validation/names.ts';
+import { validateAnnotations, validateLabels } from '../validation/object-meta.ts';
+import { arrayAt, defaultEmptyObject, ensureObject, isObject, numberAt, objectAt, objectsAt, setDefault, stringAt } from './object.ts';
+import type { JsonObject } from './object.ts';
+import { addQuantity, compareQuantity, isNegative, isPositive, parseQuantity } from './quantity.ts';
+import type { Quantity } from './quantity.ts';
+
+// ---------- defaults ----------
+
+/** The tag part of an image reference, as upstream's ParseImageName reports it ("latest" when neither tag nor digest). */
+export function imageTag(image: string): string | undefined {
+  // References that do not parse (empty, upper-case repository, spaces) have no tag.
+  if (image === '' || /\s/.test(image)) return undefined;
+  const at = image.indexOf('@');
+  const name = at < 0 ? image : image.slice(0, at);
+  const lastSlash = name.lastIndexOf('/');
+  const colon = name.indexOf(':', lastSlash + 1);
+  const repository = colon < 0 ? name : name.slice(0, colon);
+  const firstSlash = repository.indexOf('/');
+  const path = firstSlash < 0 ? repository : repository.slice(firstSlash + 1);
+  const domain = firstSlash < 0 ? '' : repository.slice(0, firstSlash);
+  const hasDomain = domain.includes('.') || domain.includes(':') || domain === 'localhost' || /[A-Z]/.test(domain);
+  if (/[A-Z]/.test(hasDomain ? path : repository)) return undefined;
+  if (colon >= 0) return name.slice(colon + 1);
+  return at < 0 ? 'latest' : '';
+}
+
+function defaultProbe(probe: unknown): void {
+  if (!isObject(probe)) return;
+  setDefault(probe, 'timeoutSeconds', 1);
+  setDefault(probe, 'periodSeconds', 10);
+  setDefault(probe, 'successThreshold', 1);
+  setDefault(probe, 'failureThreshold', 3);
+  defaultHTTPGet(probe.httpGet);
+}
+
+function defaultHTTPGet(httpGet: unknown): void {
+  if (!isObject(httpGet)) return;
+  setDefault(httpGet, 'path', '/');
+  setDefault(httpGet, 'scheme', 'HTTP');
+}
+
+function defaultFieldRef(fieldRef: unknown): void {
+  if (isObject(fieldRef)) setDefault(fieldRef, 'apiVersion', 'v1');
+}
+
+/** SetDefaults_Container and the defaults of what a container holds. */
+export function defaultContainer(container: JsonObject): void {
+  if (!container.imagePullPolicy) {
+    container.imagePullPolicy = imageTag(stringAt(container, 'image')) === 'latest' ? 'Always' : 'IfNotPresent';
+  }
+  setDefault(container, 'terminationMessagePath', '/dev/termination-log');
+  setDefault(container, 'terminationMessagePolicy', 'File');
+  defaultEmptyObject(container, 'resources');
+  for (const port of objectsAt(container, 'ports')) setDefault(port, 'protocol', 'TCP');
+  for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) defaultProbe(container[probe]);
+  const lifecycle = objectAt(container, 'lifecycle');
+  if (lifecycle) for (const hook of ['postStart', 'preStop']) defaultHTTPGet(objectAt(lifecycle, hook)?.httpGet);
+  for (const env of objectsAt(container, 'env')) defaultFieldRef(objectAt(env, 'valueFrom')?.fieldRef);
+}
+
+const volumeSources = [
+  'hostPath', 'emptyDir', 'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'secret', 'nfs', 'iscsi', 'glusterfs',
+  'persistentVolumeClaim', 'rbd', 'flexVolume', 'cinder', 'cephfs', 'flocker', 'downwardAPI', 'fc', 'azureFile',
+  'configMap', 'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'projected', 'portworxVolume',
+  'scaleIO', 'storageos', 'csi', 'ephemeral', 'image',
+];
+
+// 0644, upstream's default mode for secret, configMap, downwardAPI and projected volumes.
+const defaultVolumeMode = 420;
+
+function defaultVolume(volume: JsonObject): void {
+  if (!volumeSources.some((s) => volume[s] !== undefined && volume[s] !== null)) volume.emptyDir = {};
+  for (const source of ['secret', 'configMap', 'downwardAPI', 'projected']) {
+    const v = objectAt(volume, source);
+    if (v) setDefault(v, 'defaultMode', defaultVolumeMode);
+  }
+  for (const item of objectsAt(objectAt(volume, 'downwardAPI'), 'items')) defaultFieldRef(item.fieldRef);
+  for (const source of objectsAt(objectAt(volume, 'projected'), 'sources')) {
+    const token = objectAt(source, 'serviceAccountToken');
+    if (token) setDefault(token, 'expirationSeconds', 3600);
+    for (const item of objectsAt(objectAt(source, 'downwardAPI'), 'items')) defaultFieldRef(item.fieldRef);
+  }
+  const hostPath = objectAt(volume, 'hostPath');
+  if (hostPath && hostPath.type === undefined) hostPath.type = '';
+}
+
+/** SetDefaults_PodSpec and what it holds; applies to pods and pod templates alike. */
+export function defaultPodSpec(spec: JsonObject): void {
+  setDefault(spec, 'dnsPolicy', 'ClusterFirst');
+  setDefault(spec, 'restartPolicy', 'Always');
+  defaultEmptyObject(spec, 'securityContext');
+  setDefault(spec, 'terminationGracePeriodSeconds', 30);
+  setDefault(spec, 'schedulerName', 'default-scheduler');
+  for (const list of ['containers', 'initContainers', 'ephemeralContainers']) {
+    for (const container of objectsAt(spec, list)) defaultContainer(container);
+  }
+  for (const volume of objectsAt(spec, 'volumes')) defaultVolume(volume);
+}
+
+/** SetDefaults_Pod: what only Pods (not templates) get. */
+export function defaultPodOnly(spec: JsonObject): void {
+  for (const list of ['containers', 'initContainers']) {
+    for (const container of objectsAt(spec, list)) {
+      // Requests default to limits where only limits are given.
+      const resources = objectAt(container, 'resources');
+      const limits = objectAt(resources, 'limits');
+      if (resources && limits) {
+        const requests = ensureObject(resources, 'requests');
+        for (const [name, value] of Object.entries(limits)) if (!(name in requests)) requests[name] = value;
+      }
+    }
+  }
+  if (spec.enableServiceLinks === undefined || spec.enableServiceLinks === null) spec.enableServiceLinks = true;
+  if (spec.hostNetwork === true) {
+    for (const list of ['containers', 'initContainers']) {
+      for (const container of objectsAt(spec, list)) {
+        for (const port of objectsAt(container, 'ports')) {
+          if (!port.hostPort) port.hostPort = port.containerPort;
+        }
+      }
+    }
+  }
+}
+
+/** A pod template's metadata and spec defaults. */
+export function defaultPodTemplate(template: JsonObject): void {
+  defaultEmptyObject(template, 'metadata');
+  defaultPodSpec(ensureObject(template, 'spec'));
+}
+
+// ---------- QoS ----------
+
+const qosResources = ['cpu', 'memory'];
+
+/** The QoS class upstream computes for a new pod (pkg/apis/core/helper/qos). */
+export function podQOSClass(spec: JsonObject): 'Guaranteed' | 'Burstable' | 'BestEffort' {
+  const requests = new Map<string, Quantity>();
+  const limits = new Map<string, Quantity>();
+  let guaranteed = true;
+  for (const container of [...objectsAt(spec, 'containers'), ...objectsAt(spec, 'initContainers')]) {
+    const resources = objectAt(container, 'resources');
+    for (const [name, raw] of Object.entries(objectAt(resources, 'requests') ?? {})) {
+      const q = parseQuantity(raw);
+      if (!qosResources.includes(name) || q === undefined || !isPositive(q)) continue;
+      const sum = requests.get(name);
+      requests.set(name, sum ? addQuantity(sum, q) : q);
+    }
+    const limitsFound = new Set<string>();
+    for (const [name, raw] of Object.entries(objectAt(resources, 'limits') ?? {})) {
+      const q = parseQuantity(raw);
+      if (!qosResources.includes(name) || q === undefined || !isPositive(q)) continue;
+      limitsFound.add(name);
+      const sum = limits.get(name);
+      limits.set(name, sum ? addQuantity(sum, q) : q);
+    }
+    if (!qosResources.every((r) => limitsFound.has(r))) guaranteed = false;
+  }
+  if (requests.size === 0 && limits.size === 0) return 'BestEffort';
+  if (guaranteed) {
+    for (const [name, req] of requests) {
+      const lim = limits.get(name);
+      if (lim === undefined || compareQuantity(lim, req) !== 0) {
+        guaranteed = false;
+        break;
+      }
+    }
+  }
+  return guaranteed && requests.size === limits.size ? 'Guaranteed' : 'Burstable';
+}
+
+// ---------- validation ----------
+
+const supportedPortProtocols = ['SCTP', 'TCP', 'UDP'];
+
+export function validateProtocol(protocol: unknown, path: FieldPath): StatusCause[] {
+  if (protocol === undefined || protocol === null || protocol === '') return [required(path)];
+  if (!supportedPortProtocols.includes(String(protocol))) return [notSupported(path, protocol, supportedPortProtocols)];
+  return [];
+}
+
+function validateContainerPorts(ports: unknown[], path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const names = new Set<string>();
+  ports.forEach((raw, i) => {
+    const port = isObject(raw) ? raw : {};
+    const p = index(path, i);
+    const name = stringAt(port, 'name');
+    if (name !== '') {
+      const msgs = isValidPortName(name);
+      if (msgs.length > 0) for (const msg of msgs) causes.push(invalid(child(p, 'name'), name, msg));
+      else if (names.has(name)) causes.push(duplicate(child(p, 'name'), name));
+      else names.add(name);
+    }
+    const containerPort = port.containerPort;
+    if (containerPort === undefined || containerPort === null || containerPort === 0) causes.push(required(child(p, 'containerPort')));
+    else for (const msg of isValidPortNum(Number(containerPort))) causes.push(invalid(child(p, 'containerPort'), containerPort, msg));
+    if (port.hostPort !== undefined && port.hostPort !== null && port.hostPort !== 0) {
+      for (const msg of isValidPortNum(Number(port.hostPort))) causes.push(invalid(child(p, 'hostPort'), port.hostPort, msg));
+    }
+    causes.push(...validateProtocol(port.protocol, child(p, 'protocol')));
+  });
+  return causes;
+}
+
+function validateEnv(env: unknown[], path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  env.forEach((raw, i) => {
+    const ev = isObject(raw) ? raw : {};
+    const p = index(path, i);
+    const name = stringAt(ev, 'name');
+    if (name === '') causes.push(required(child(p, 'name')));
+    // RelaxedEnvironmentVariableValidation (on by default since 1.32).
+    if (name === '') causes.push(invalid(child(p, 'name'), name, 'environment variable name must be non-empty'));
+    else if (!/^[\x20-\x3c\x3e-\x7e]*$/.test(name)) {
+      causes.push(invalid(child(p, 'name'), name, "a valid environment variable name must consist only of printable ASCII characters other than '='"));
+    }
+    const valueFrom = objectAt(ev, 'valueFrom');
+    if (valueFrom) {
+      const sources = ['fieldRef', 'resourceFieldRef', 'configMapKeyRef', 'secretKeyRef', 'fileKeyRef'].filter((s) => isObject(valueFrom[s]));
+      const vp = child(p, 'valueFrom');
+      if (stringAt(ev, 'value') !== '') causes.push(invalid(vp, '', 'may not be specified when `value` is not empty'));
+      if (sources.length === 0) {
+        causes.push(invalid(vp, '', 'must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`'));
+      } else if (sources.length > 1) {
+        causes.push(invalid(vp, '', 'may not have more than one field specified at a time'));
+      }
+      for (const ref of ['configMapKeyRef', 'secretKeyRef']) {
+        const r = objectAt(valueFrom, ref);
+        if (r && stringAt(r, 'key') === '') causes.push(required(child(vp, ref, 'key')));
+      }
+      const fieldRef = objectAt(valueFrom, 'fieldRef');
+      if (fieldRef && stringAt(fieldRef, 'fieldPath') === '') causes.push(required(child(vp, 'fieldRef', 'fieldPath')));
+    }
+  });
+  return causes;
+}
+
+function validateVolumeMounts(mounts: unknown[], volumeNames: Set<string>, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const mountPaths = new Set<string>();
+  mounts.forEach((raw, i) => {
+    const mount = isObject(raw) ? raw : {};
+    const p = index(path, i);
+    const name = stringAt(mount, 'name');
+    if (name === '') causes.push(required(child(p, 'name')));
+    if (!volumeNames.has(name)) causes.push(notFound(child(p, 'name'), name));
+    const mountPath = stringAt(mount, 'mountPath');
+    if (mountPath === '') causes.push(required(child(p, 'mountPath')));
+    if (mountPaths.has(mountPath)) causes.push(invalid(child(p, 'mountPath'), mountPath, 'must be unique'));
+    mountPaths.add(mountPath);
+  });
+  return causes;
+}
+
+function validateResources(resources: unknown, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const limits = objectAt(resources, 'limits') ?? {};
+  const requests = objectAt(resources, 'requests') ?? {};
+  for (const [name, raw] of Object.entries(limits)) {
+    const q = parseQuantity(raw);
+    if (q !== undefined && isNegative(q)) causes.push(invalid(key(child(path, 'limits'), name), String(raw), 'must be greater than or equal to 0'));
+  }
+  const requestsPath = child(path, 'requests');
+  for (const [name, raw] of Object.entries(requests)) {
+    const q = parseQuantity(raw);
+    if (q === undefined) continue;
+    if (isNegative(q)) causes.push(invalid(key(requestsPath, name), String(raw), 'must be greater than or equal to 0'));
+    const limitRaw = limits[name];
+    const limit = parseQuantity(limitRaw);
+    if (limit === undefined) continue;
+    // Only native resources other than huge pages may be overcommitted (IsOvercommitAllowed).
+    const overcommitAllowed = (!name.includes('/') || name.includes('kubernetes.io/')) && !name.startsWith('hugepages-');
+    if (!overcommitAllowed && compareQuantity(q, limit) !== 0) {
+      causes.push(invalid(requestsPath, String(raw), `must be equal to ${name} limit of ${String(limitRaw)}`));
+    } else if (compareQuantity(q, limit) > 0) {
+      causes.push(invalid(requestsPath, String(raw), `must be less than or equal to ${name} limit of ${String(limitRaw)}`));
+    }
+  }
+  return causes;
+}
+
+function validatePullPolicy(policy: unknown, path: FieldPath): StatusCause[] {
+  const valid = ['Always', 'IfNotPresent', 'Never'];
+  if (policy === undefined || policy === null || policy === '') return [required(path)];
+  return valid.includes(String(policy)) ? [] : [notSupported(path, policy, valid)];
+}
+
+function validateContainer(container: JsonObject, volumeNames: Set<string>, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const name = stringAt(container, 'name');
+  if (name === '') causes.push(required(child(path, 'name')));
+  else for (const msg of isDNS1123Label(name)) causes.push(invalid(child(path, 'name'), name, msg));
+  if (stringAt(container, 'image') === '') causes.push(required(child(path, 'image')));
+  const policy = container.terminationMessagePolicy;
+  if (policy === undefined || policy === null || policy === '') causes.push(required(child(path, 'terminationMessagePolicy')));
+  else if (policy !== 'File' && policy !== 'FallbackToLogsOnError') {
+    causes.push(notSupported(child(path, 'terminationMessagePolicy'), policy, ['File', 'FallbackToLogsOnError']));
+  }
+  causes.push(...validateContainerPorts(arrayAt(container, 'ports'), child(path, 'ports')));
+  causes.push(...validateEnv(arrayAt(container, 'env'), child(path, 'env')));
+  causes.push(...validateVolumeMounts(arrayAt(container, 'volumeMounts'), volumeNames, child(path, 'volumeMounts')));
+  causes.push(...validatePullPolicy(container.imagePullPolicy, child(path, 'imagePullPolicy')));
+  causes.push(...validateResources(container.resources, child(path, 'resources')));
+  return causes;
+}
+
+function validateVolumes(volumes: unknown[], path: FieldPath): { causes: StatusCause[]; names: Set<string> } {
+  const causes: StatusCause[] = [];
+  const names = new Set<string>();
+  volumes.forEach((raw, i) => {
+    const volume = isObject(raw) ? raw : {};
+    const p = index(path, i);
+    const name = stringAt(volume, 'name');
+    if (name === '') causes.push(required(child(p, 'name')));
+    else {
+      const msgs = isDNS1123Label(name);
+      for (const msg of msgs) causes.push(invalid(child(p, 'name'), name, msg));
+      if (msgs.length === 0) {
+        if (names.has(name)) causes.push(duplicate(child(p, 'name'), name));
+        else names.add(name);
+      }
+    }
+    const present = volumeSources.filter((s) => volume[s] !== undefined && volume[s] !== null);
+    if (present.length === 0) causes.push(required(p, 'must specify a volume type'));
+    for (const extra of present.slice(1)) causes.push(forbidden(child(p, extra), 'may not specify more than 1 volume type'));
+    const secret = objectAt(volume, 'secret');
+    if (secret && present[0] === 'secret' && stringAt(secret, 'secretName') === '') causes.push(required(child(p, 'secret', 'secretName')));
+    const configMap = objectAt(volume, 'configMap');
+    if (configMap && present[0] === 'configMap' && stringAt(configMap, 'name') === '') causes.push(required(child(p, 'configMap', 'name')));
+    const pvc = objectAt(volume, 'persistentVolumeClaim');
+    if (pvc && present[0] === 'persistentVolumeClaim' && stringAt(pvc, 'claimName') === '') {
+      causes.push(required(child(p, 'persistentVolumeClaim', 'claimName')));
+    }
+    const hostPath = objectAt(volume, 'hostPath');
+    if (hostPath && present[0] === 'hostPath' && stringAt(hostPath, 'path') === '') causes.push(required(child(p, 'hostPath', 'path')));
+    for (const source of ['secret', 'configMap', 'downwardAPI', 'projected']) {
+      const mode = numberAt(objectAt(volume, source), 'defaultMode');
+      if (mode !== undefined && (mode < 0 || mode > 0o777)) {
+        causes.push(invalid(child(p, source, 'defaultMode'), mode, 'must be a number between 0 and 0777 (octal), both inclusive'));
+      }
+    }
+  });
+  return { causes, names };
+}
+
+const taintEffects = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
+
+function validateTolerations(tolerations: unknown[], path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  tolerations.forEach((raw, i) => {
+    const t = isObject(raw) ? raw : {};
+    const p = index(path, i);
+    const tkey = stringAt(t, 'key');
+    const operator = stringAt(t, 'operator');
+    const effect = stringAt(t, 'effect');
+    if (tkey !== '') for (const msg of isQualifiedName(tkey)) causes.push(invalid(child(p, 'key'), tkey, msg));
+    if (tkey === '' && operator !== 'Exists') {
+      causes.push(invalid(child(p, 'operator'), operator, 'operator must be Exists when `key` is empty, which means "match all values and all keys"'));
+    }
+    if (t.tolerationSeconds !== undefined && t.tolerationSeconds !== null && effect !== 'NoExecute') {
+      causes.push(invalid(child(p, 'effect'), effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"));
+    }
+    if (operator === '' || operator === 'Equal') {
+      const errs = isLabelValue(stringAt(t, 'value'));
+      if (errs.length > 0) causes.push(invalid(child(p, 'operator'), stringAt(t, 'value'), errs.join(';')));
+    } else if (operator === 'Exists') {
+      if (stringAt(t, 'value') !== '') causes.push(invalid(child(p, 'operator'), t, "value must be empty when `operator` is 'Exists'"));
+    } else {
+      causes.push(notSupported(child(p, 'operator'), operator, ['Equal', 'Exists']));
+    }
+    if (effect !== '' && !taintEffects.includes(effect)) causes.push(notSupported(child(p, 'effect'), effect, taintEffects));
+  });
+  return causes;
+}
+
+export interface PodSpecOptions {
+  /** A Pod (true) rather than a pod template: containers' images may not have surrounding whitespace. */
+  isPod: boolean;
+}
+
+/** Upstream's ValidatePodSpec, for the rules clients observe; `path` is "spec" or "spec.template.spec". */
+export function validatePodSpec(spec: unknown, path: FieldPath, opts: PodSpecOptions): StatusCause[] {
+  const s = isObject(spec) ? spec : {};
+  const { causes, names: volumeNames } = validateVolumes(arrayAt(s, 'volumes'), child(path, 'volumes'));
+
+  const containerNames = new Set<string>();
+  const containers = arrayAt(s, 'containers');
+  const containersPath = child(path, 'containers');
+  if (containers.length === 0) causes.push(required(containersPath));
+  const checkContainers = (list: unknown[], listPath: FieldPath) => {
+    list.forEach((raw, i) => {
+      const container = isObject(raw) ? raw : {};
+      const p = index(listPath, i);
+      causes.push(...validateContainer(container, volumeNames, p));
+      const name = stringAt(container, 'name');
+      if (name !== '') {
+        if (containerNames.has(name)) causes.push(duplicate(child(p, 'name'), name));
+        else containerNames.add(name);
+      }
+      const image = stringAt(container, 'image');
+      if (opts.isPod && image.trim().length !== image.length) {
+        causes.push(invalid(child(p, 'image'), image, 'must not have leading or trailing whitespace'));
+      }
+    });
+  };
+  checkContainers(containers, containersPath);
+  checkContainers(arrayAt(s, 'initContainers'), child(path, 'initContainers'));
+
+  const restartPolicy = s.restartPolicy;
+  const restartPolicies = ['Always', 'OnFailure', 'Never'];
+  if (restartPolicy === undefined || restartPolicy === null || restartPolicy === '') causes.push(required(child(path, 'restartPolicy')));
+  else if (!restartPolicies.includes(String(restartPolicy))) causes.push(notSupported(child(path, 'restartPolicy'), restartPolicy, restartPolicies));
+
+  const dnsPolicy = s.dnsPolicy;
+  const dnsPolicies = ['ClusterFirst', 'ClusterFirstWithHostNet', 'Default', 'None'];
+  if (dnsPolicy === undefined || dnsPolicy === null || dnsPolicy === '') causes.push(required(child(path, 'dnsPolicy')));
+  else if (!dnsPolicies.includes(String(dnsPolicy))) causes.push(notSupported(child(path, 'dnsPolicy'), dnsPolicy, dnsPolicies));
+
+  causes.push(...validateLabels(s.nodeSelector, child(path, 'nodeSelector')));
+
+  const serviceAccountName = stringAt(s, 'serviceAccountName');
+  if (serviceAccountName !== '') {
+    for (const msg of isDNS1123Subdomain(serviceAccountName)) causes.push(invalid(child(path, 'serviceAccountName'), serviceAccountName, msg));
+  }
+  const nodeName = stringAt(s, 'nodeName');
+  if (nodeName !== '') for (const msg of isDNS1123Subdomain(nodeName)) causes.push(invalid(child(path, 'nodeName'), nodeName, msg));
+  const activeDeadlineSeconds = numberAt(s, 'activeDeadlineSeconds');
+  if (activeDeadlineSeconds !== undefined && (activeDeadlineSeconds < 1 || activeDeadlineSeconds > 2147483647)) {
+    causes.push(invalid(child(path, 'activeDeadlineSeconds'), activeDeadlineSeconds, inclusiveRangeError(1, 2147483647)));
+  }
+  for (const field of ['hostname', 'subdomain']) {
+    const value = stringAt(s, field);
+    if (value !== '') for (const msg of isDNS1123Label(value)) causes.push(invalid(child(path, field), value, msg));
+  }
+  causes.push(...validateTolerations(arrayAt(s, 'tolerations'), child(path, 'tolerations')));
+  return causes;
+}
+
+/** Upstream's ValidatePodTemplateSpec; `path` is e.g. "spec.template". */
+export function validatePodTemplateSpec(template: unknown, path: FieldPath): StatusCause[] {
+  const t = isObject(template) ? template : {};
+  const meta = objectAt(t, 'metadata') ?? {};
+  const causes: StatusCause[] = [];
+  causes.push(...validateLabels(meta.labels, child(path, 'labels')));
+  causes.push(...validateAnnotations(meta.annotations, child(path, 'annotations')));
+  causes.push(...validatePodSpec(t.spec, child(path, 'spec'), { isPod: false }));
+  if (arrayAt(t.spec, 'ephemeralContainers').length > 0) {
+    causes.push(forbidden(child(path, 'spec', 'ephemeralContainers'), 'ephemeral containers not allowed in pod template'));
+  }
+  return causes;
+}

@@ -1,0 +1,199 @@
+// core/v1 pods, after kubernetes pkg/registry/core/pod/strategy.go.
+
+import type { KubeObject, StatusCause } from '../../api/index.ts';
+import type { ResourceType, Strategy } from '../resource-type.ts';
+import { child, forbidden, index, invalid, required } from '../validation/field.ts';
+import { inclusiveRangeError } from '../validation/names.ts';
+import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
+import { allVerbs, keepOldStatus, nowTimestamp } from './common.ts';
+import { arrayAt, clone, ensureObject, isObject, numberAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
+import type { JsonObject } from './object.ts';
+import { defaultPodOnly, defaultPodSpec, podQOSClass, validatePodSpec } from './pod-spec.ts';
+
+function specOf(pod: KubeObject): JsonObject {
+  return ensureObject(pod as JsonObject, 'spec');
+}
+
+function defaultPod(pod: KubeObject): void {
+  const spec = specOf(pod);
+  defaultPodSpec(spec);
+  defaultPodOnly(spec);
+}
+
+const updatableFields =
+  '`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
+
+/** A short account of which spec fields differ (upstream prints a cmp.Diff here). */
+function specDiff(oldSpec: JsonObject, newSpec: JsonObject): string {
+  const lines = ['  core.PodSpec{'];
+  for (const k of [...new Set([...Object.keys(oldSpec), ...Object.keys(newSpec)])].sort()) {
+    if (semanticEqual(oldSpec[k], newSpec[k])) continue;
+    if (oldSpec[k] !== undefined) lines.push(`-\t${k}: ${JSON.stringify(oldSpec[k])},`);
+    if (newSpec[k] !== undefined) lines.push(`+\t${k}: ${JSON.stringify(newSpec[k])},`);
+  }
+  lines.push('  }');
+  return lines.join('\n');
+}
+
+/** Containers may not come or go (their images are checked by validate). */
+function validateContainerUpdates(next: unknown[], prev: unknown[], path: string): { causes: StatusCause[]; stop: boolean } {
+  if (next.length !== prev.length) return { causes: [forbidden(path, 'pod updates may not add or remove containers')], stop: true };
+  return { causes: [], stop: false };
+}
+
+function onlyAddedTolerations(next: unknown[], prev: unknown[]): boolean {
+  return prev.every((old) =>
+    next.some((t) => isObject(old) && isObject(t) && semanticEqual({ ...old, tolerationSeconds: t.tolerationSeconds }, t)),
+  );
+}
+
+/** Upstream's ValidatePodUpdate: only images, activeDeadlineSeconds, added tolerations and a few more may change. */
+function validatePodUpdate(pod: KubeObject, old: KubeObject): StatusCause[] {
+  const spec = specOf(pod);
+  const oldSpec = objectAt(old, 'spec') ?? {};
+  const causes: StatusCause[] = [];
+  for (const list of ['containers', 'initContainers']) {
+    const r = validateContainerUpdates(arrayAt(spec, list), arrayAt(oldSpec, list), `spec.${list}`);
+    causes.push(...r.causes);
+    if (r.stop) return causes;
+  }
+  const newDeadline = numberAt(spec, 'activeDeadlineSeconds');
+  const oldDeadline = numberAt(oldSpec, 'activeDeadlineSeconds');
+  if (newDeadline !== undefined) {
+    if (newDeadline < 0 || newDeadline > 2147483647) {
+      causes.push(invalid('spec.activeDeadlineSeconds', newDeadline, inclusiveRangeError(0, 2147483647)));
+      return causes;
+    }
+    if (oldDeadline !== undefined && oldDeadline < newDeadline) {
+      causes.push(invalid('spec.activeDeadlineSeconds', newDeadline, 'must be less than or equal to previous value'));
+      return causes;
+    }
+  } else if (oldDeadline !== undefined) {
+    causes.push(invalid('spec.activeDeadlineSeconds', null, 'must not update from a positive integer to nil value'));
+  }
+  if (!onlyAddedTolerations(arrayAt(spec, 'tolerations'), arrayAt(oldSpec, 'tolerations'))) {
+    causes.push(forbidden('spec.tolerations', 'existing toleration can not be modified except its tolerationSeconds'));
+  }
+
+  // Compare the spec with the updatable fields taken from the old one.
+  const munged = clone(spec);
+  for (const list of ['containers', 'initContainers']) {
+    const oldList = arrayAt(oldSpec, list);
+    arrayAt(munged, list).forEach((c, i) => {
+      if (isObject(c) && isObject(oldList[i])) c.image = (oldList[i] as JsonObject).image;
+    });
+  }
+  munged.activeDeadlineSeconds = oldSpec.activeDeadlineSeconds;
+  munged.tolerations = oldSpec.tolerations;
+  const oldGrace = numberAt(oldSpec, 'terminationGracePeriodSeconds');
+  if (oldGrace !== undefined && oldGrace < 0 && numberAt(spec, 'terminationGracePeriodSeconds') === 1) {
+    munged.terminationGracePeriodSeconds = oldGrace;
+  }
+  // Scheduling gates may only be removed.
+  const oldGates = arrayAt(oldSpec, 'schedulingGates');
+  if (arrayAt(spec, 'schedulingGates').every((g) => oldGates.some((o) => semanticEqual(o, g)))) munged.schedulingGates = oldSpec.schedulingGates;
+  for (const k of Object.keys(munged)) if (munged[k] === undefined) delete munged[k];
+  if (!semanticEqual(munged, oldSpec)) {
+    causes.push(forbidden('spec', `pod updates may not change fields other than ${updatableFields}\n${specDiff(oldSpec, munged)}`));
+  }
+  return causes;
+}
+
+export const podStrategy: Strategy = {
+  prepareForCreate(pod) {
+    defaultPod(pod);
+    pod.metadata.generation = 1;
+    const spec = specOf(pod);
+    const status: JsonObject = { phase: 'Pending', qosClass: podQOSClass(spec) };
+    if (arrayAt(spec, 'schedulingGates').length > 0) {
+      status.conditions = [{
+        type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: nowTimestamp(),
+        reason: 'SchedulingGated', message: 'Scheduling is blocked due to non-empty scheduling gates',
+      }];
+    }
+    pod.status = status;
+  },
+
+  prepareForUpdate(pod, old) {
+    defaultPod(pod);
+    keepOldStatus(pod, old);
+    const generation = old.metadata.generation;
+    const changed = !semanticEqual(pod.spec, old.spec);
+    if (generation !== undefined || changed) pod.metadata.generation = (generation ?? 0) + (changed ? 1 : 0);
+  },
+
+  validate(pod) {
+    const spec = specOf(pod);
+    const causes = validateKubeFinalizerNames(pod.metadata.finalizers, 'metadata.finalizers');
+    causes.push(...validatePodSpec(spec, 'spec', { isPod: true }));
+    if (arrayAt(spec, 'ephemeralContainers').length > 0) causes.push(forbidden('spec.ephemeralContainers', 'cannot be set on create'));
+    if (stringAt(spec, 'nodeName') !== '' && arrayAt(spec, 'schedulingGates').length > 0) {
+      causes.push(forbidden('spec.nodeName', 'cannot be set until all schedulingGates have been cleared'));
+    }
+    return causes;
+  },
+
+  // The Store runs validate on the new object too; these are the update-only rules.
+  validateUpdate: validatePodUpdate,
+
+  selectableFields(pod) {
+    const spec = objectAt(pod, 'spec') ?? {};
+    const status = objectAt(pod, 'status') ?? {};
+    const podIPs = objectsAt(status, 'podIPs');
+    return {
+      'spec.nodeName': stringAt(spec, 'nodeName'),
+      'spec.restartPolicy': stringAt(spec, 'restartPolicy'),
+      'spec.schedulerName': stringAt(spec, 'schedulerName'),
+      'spec.serviceAccountName': stringAt(spec, 'serviceAccountName'),
+      'spec.hostNetwork': String(spec.hostNetwork === true),
+      'status.phase': stringAt(status, 'phase'),
+      'status.podIP': podIPs.length > 0 ? stringAt(podIPs[0], 'ip') : stringAt(status, 'podIP'),
+      'status.nominatedNodeName': stringAt(status, 'nominatedNodeName'),
+    };
+  },
+
+  fieldLabels: [
+    'metadata.name', 'metadata.namespace', 'spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName',
+    'spec.serviceAccountName', 'spec.hostNetwork', 'status.phase', 'status.podIP', 'status.podIPs', 'status.nominatedNodeName',
+  ],
+
+  subresources: {
+    status: {
+      prepareForUpdate(pod, old) {
+        pod.spec = clone(old.spec);
+        if (old.metadata.deletionTimestamp === undefined) delete pod.metadata.deletionTimestamp;
+        else pod.metadata.deletionTimestamp = old.metadata.deletionTimestamp;
+        // The kubelet may not touch owner references through pods/status.
+        if (old.metadata.ownerReferences === undefined) delete pod.metadata.ownerReferences;
+        else pod.metadata.ownerReferences = clone(old.metadata.ownerReferences);
+        const status = ensureObject(pod as JsonObject, 'status');
+        const oldStatus = objectAt(old, 'status') ?? {};
+        // The QoS class is set at creation and kept.
+        if (!status.qosClass && oldStatus.qosClass) status.qosClass = oldStatus.qosClass;
+        if (!status.observedGeneration && oldStatus.observedGeneration) status.observedGeneration = oldStatus.observedGeneration;
+      },
+    },
+  },
+};
+
+export function podsType(): ResourceType {
+  return {
+    group: '',
+    version: 'v1',
+    resource: 'pods',
+    singular: 'pod',
+    kind: 'Pod',
+    listKind: 'PodList',
+    namespaced: true,
+    shortNames: ['po'],
+    categories: ['all'],
+    verbs: allVerbs,
+    subresources: ['status'],
+    schemaName: 'io.k8s.api.core.v1.Pod',
+    strategy: podStrategy,
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    deleteReturnsObject: true,
+    nameRule: 'dns1123-subdomain',
+  };
+}

@@ -1,0 +1,454 @@
+import { randomUUID } from 'node:crypto';
+import {
+  alreadyExists, apiVersionOf, badRequest, conflict, invalid, isStatusError, notFound, staleObject,
+  StatusError, type GroupResource, type KubeList, type KubeObject, type Status, type StatusCause,
+} from '../api/index.ts';
+import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/chain.ts';
+import { isStorageError, type Backend, type KeyValue } from '../storage/backend.ts';
+import { decodeFromStorage, encodeForStorage } from './codec.ts';
+import { decodeContinue, encodeContinue } from './continue-token.ts';
+import { collectionPrefix, objectKey } from './keys.ts';
+import type { ResourceType } from './resource-type.ts';
+import { objectMatches, type ObjectFilter } from './filter.ts';
+import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.ts';
+
+export interface WriteOptions {
+  dryRun?: boolean;
+}
+
+export interface ListOptions {
+  filter?: ObjectFilter;
+  limit?: number;
+  continue?: string;
+}
+
+export interface DeleteOptions extends WriteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  gracePeriodSeconds?: number;
+  propagationPolicy?: string;
+}
+
+export interface DeleteResult {
+  /** The object as it is after the call: gone, or marked for deletion and kept by finalizers. */
+  object: KubeObject;
+  /** False when finalizers (or graceful deletion) keep the object for now: upstream answers 202. */
+  deleted: boolean;
+}
+
+/** How many times a write without a client precondition is retried on a concurrent change. */
+const maxRetries = 10;
+
+/** Upstream's generateName alphabet: no vowels, no look-alikes. */
+const nameAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
+
+function randomSuffix(): string {
+  let s = '';
+  for (let i = 0; i < 5; i++) s += nameAlphabet[Math.floor(Math.random() * nameAlphabet.length)];
+  return s;
+}
+
+/** RFC 3339 with second precision, as metav1.Time serialises. */
+export function nowTimestamp(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function clone<T>(value: T): T {
+  return structuredClone(value);
+}
+
+/**
+ * The object lifecycle for one resource (upstream's registry/generic/registry/store.go):
+ * names, uid, timestamps, resourceVersion, preconditions, finalizers, dry run,
+ * admission and validation, driven by the ResourceType's strategy.
+ */
+export class Store {
+  readonly type: ResourceType;
+  readonly groupResource: GroupResource;
+  private readonly backend: Backend;
+  private readonly admission: AdmissionChain;
+
+  constructor(type: ResourceType, backend: Backend, admission: AdmissionChain) {
+    this.type = type;
+    this.groupResource = { group: type.group, resource: type.resource };
+    this.backend = backend;
+    this.admission = admission;
+  }
+
+  get apiVersion(): string {
+    return apiVersionOf(this.type.group, this.type.version);
+  }
+
+  private key(namespace: string, name: string): string {
+    return objectKey(this.type, namespace, name);
+  }
+
+  async get(namespace: string, name: string): Promise<KubeObject> {
+    const kv = await this.backend.get(this.key(namespace, name));
+    if (kv === undefined) throw notFound(this.groupResource, name);
+    return this.decode(kv);
+  }
+
+  /** The stored object, or undefined. */
+  async find(namespace: string, name: string): Promise<KubeObject | undefined> {
+    const kv = await this.backend.get(this.key(namespace, name));
+    return kv === undefined ? undefined : this.decode(kv);
+  }
+
+  async list(namespace: string, opts: ListOptions = {}): Promise<KubeList> {
+    const prefix = collectionPrefix(this.type, namespace);
+    const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : 0;
+    let revision: number | undefined;
+    let startAfter: string | undefined;
+    if (opts.continue !== undefined && opts.continue !== '') {
+      const token = decodeContinue(opts.continue);
+      revision = token.revision;
+      startAfter = prefix + token.lastKey;
+    }
+    const items: KubeObject[] = [];
+    let lastKey: string | undefined;
+    let more = false;
+    let remaining = 0;
+    // With a selector, keep reading until `limit` objects match or the keys run out (upstream does the same).
+    for (;;) {
+      const page = await this.listBackend(prefix, { revision, limit: limit === 0 ? undefined : limit, startAfter });
+      revision = page.revision;
+      let index = 0;
+      for (; index < page.items.length && (limit === 0 || items.length < limit); index++) {
+        const kv = page.items[index]!;
+        lastKey = kv.key;
+        const obj = this.decode(kv);
+        if (opts.filter === undefined || objectMatches(obj, opts.filter, this.type)) items.push(obj);
+      }
+      const unread = page.items.length - index;
+      more = page.more || unread > 0;
+      remaining = page.remaining + unread;
+      if (limit === 0 || items.length >= limit || !page.more) break;
+      startAfter = lastKey;
+    }
+    const list: KubeList = {
+      kind: this.type.listKind,
+      apiVersion: this.apiVersion,
+      metadata: { resourceVersion: String(revision) },
+      items,
+    };
+    if (limit > 0 && more && lastKey !== undefined) {
+      list.metadata.continue = encodeContinue({ revision: revision!, lastKey: lastKey.slice(prefix.length) });
+      // Upstream omits the count when a selector filtered the items: it would be a guess.
+      if (opts.filter === undefined || isEmptyFilter(opts.filter)) list.metadata.remainingItemCount = remaining;
+    }
+    return list;
+  }
+
+  private async listBackend(prefix: string, opts: { revision?: number; limit?: number; startAfter?: string }) {
+    try {
+      return await this.backend.list(prefix, opts);
+    } catch (err) {
+      if (isStorageError(err, 'Compacted')) {
+        throw new StatusError(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+      }
+      throw err;
+    }
+  }
+
+  async create(namespace: string, input: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
+    const obj = clone(input);
+    this.checkTypeMeta(obj);
+    this.checkNamespace(obj, namespace);
+    const meta = obj.metadata;
+    const generated = (meta.name === undefined || meta.name === '') && meta.generateName !== undefined && meta.generateName !== '';
+    if (generated) meta.name = meta.generateName + randomSuffix();
+    delete meta.resourceVersion;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    delete meta.generation;
+    meta.uid = randomUUID();
+    meta.creationTimestamp = nowTimestamp();
+    this.type.strategy.prepareForCreate?.(obj);
+
+    const attrs = this.attributes('CREATE', namespace, obj, undefined, opts);
+    await this.admission.admit(attrs);
+    this.validateCreate(obj);
+    await this.admission.validate(attrs);
+    if (opts.dryRun) return obj;
+
+    for (let attempt = 0; ; attempt++) {
+      this.type.allocator?.allocate(obj);
+      try {
+        const revision = await this.backend.create(this.key(namespace, meta.name!), encodeForStorage(obj));
+        meta.resourceVersion = String(revision);
+        return obj;
+      } catch (err) {
+        this.type.allocator?.release(obj);
+        if (!isStorageError(err, 'KeyExists')) throw err;
+        // Upstream retries a generated name that happened to be taken.
+        if (generated && attempt < 7) {
+          meta.name = meta.generateName + randomSuffix();
+          continue;
+        }
+        throw alreadyExists(this.groupResource, meta.name!);
+      }
+    }
+  }
+
+  /**
+   * PUT: replaces the object. A resourceVersion in the body is a precondition (409 when
+   * stale); without one the write is unconditional, as upstream allows for built-in types.
+   */
+  async update(namespace: string, name: string, input: KubeObject, opts: WriteOptions = {}): Promise<{ object: KubeObject; created: boolean }> {
+    const obj = clone(input);
+    this.checkTypeMeta(obj);
+    this.checkNamespace(obj, namespace);
+    if (obj.metadata.name !== undefined && obj.metadata.name !== '' && obj.metadata.name !== name) {
+      throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
+    }
+    obj.metadata.name = name;
+    return this.guaranteedUpdate(namespace, name, obj.metadata.resourceVersion, opts, () => obj);
+  }
+
+  /**
+   * Read-modify-write with optimistic concurrency: `mutate` gets the stored object and
+   * returns the desired one. Retried on concurrent change unless the caller pinned a
+   * resourceVersion. A missing object is created when the type allows it.
+   */
+  async guaranteedUpdate(
+    namespace: string,
+    name: string,
+    expectedResourceVersion: string | undefined,
+    opts: WriteOptions,
+    mutate: (current: KubeObject | undefined) => KubeObject,
+    { createIfMissing = this.type.allowCreateOnUpdate }: { createIfMissing?: boolean } = {},
+  ): Promise<{ object: KubeObject; created: boolean }> {
+    const pinned = expectedResourceVersion !== undefined && expectedResourceVersion !== '';
+    for (let attempt = 0; ; attempt++) {
+      const kv = await this.backend.get(this.key(namespace, name));
+      if (kv === undefined) {
+        if (!createIfMissing || pinned) throw notFound(this.groupResource, name);
+        const desired = mutate(undefined);
+        desired.metadata.name = name;
+        try {
+          return { object: await this.create(namespace, desired, opts), created: true };
+        } catch (err) {
+          if (isStatusError(err) && err.reason === 'AlreadyExists' && attempt < maxRetries) continue;
+          throw err;
+        }
+      }
+      const current = this.decode(kv);
+      if (pinned && expectedResourceVersion !== current.metadata.resourceVersion) throw staleObject(this.groupResource, name);
+      const obj = clone(mutate(clone(current)));
+      this.checkTypeMeta(obj);
+      // A uid in the body is a precondition, as upstream's Update.
+      const uid = obj.metadata.uid;
+      if (uid !== undefined && uid !== '' && uid !== current.metadata.uid) {
+        throw conflict(this.groupResource, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid}`);
+      }
+      this.preserveSystemMeta(obj, current);
+      this.type.strategy.prepareForUpdate?.(obj, current);
+
+      const attrs = this.attributes('UPDATE', namespace, obj, current, opts);
+      await this.admission.admit(attrs);
+      this.validateUpdate(obj, current);
+      await this.admission.validate(attrs);
+
+      // A finalizer-held object whose last finalizer is removed is deleted now (upstream's Update).
+      if (obj.metadata.deletionTimestamp !== undefined && (obj.metadata.finalizers ?? []).length === 0) {
+        if (opts.dryRun) return { object: obj, created: false };
+        try {
+          await this.backend.delete(kv.key, kv.modRevision);
+          this.type.allocator?.release(current);
+          return { object: obj, created: false };
+        } catch (err) {
+          if (isStorageError(err, 'RevisionMismatch') && !pinned && attempt < maxRetries) continue;
+          if (isStorageError(err, 'RevisionMismatch') || isStorageError(err, 'KeyNotFound')) throw staleObject(this.groupResource, name);
+          throw err;
+        }
+      }
+
+      const bytes = encodeForStorage(obj);
+      // A write that changes nothing is not written: the resourceVersion stays (upstream).
+      if (Buffer.compare(bytes, kv.value) === 0) return { object: current, created: false };
+      if (opts.dryRun) return { object: obj, created: false };
+      this.type.allocator?.reallocate(obj, current);
+      try {
+        const revision = await this.backend.update(kv.key, bytes, kv.modRevision);
+        obj.metadata.resourceVersion = String(revision);
+        return { object: obj, created: false };
+      } catch (err) {
+        this.type.allocator?.reallocate(current, obj);
+        if (isStorageError(err, 'RevisionMismatch') || isStorageError(err, 'KeyNotFound')) {
+          if (!pinned && attempt < maxRetries) continue;
+          throw staleObject(this.groupResource, name);
+        }
+        throw err;
+      }
+    }
+  }
+
+  async delete(namespace: string, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
+    for (let attempt = 0; ; attempt++) {
+      const kv = await this.backend.get(this.key(namespace, name));
+      if (kv === undefined) throw notFound(this.groupResource, name);
+      const current = this.decode(kv);
+      this.checkPreconditions(current, opts.preconditions);
+      await this.admission.validate(this.attributes('DELETE', namespace, undefined, current, opts));
+
+      const finalizers = current.metadata.finalizers ?? [];
+      if (finalizers.length > 0) {
+        // Two-phase deletion: mark, and let the finalizers' owners finish.
+        if (current.metadata.deletionTimestamp !== undefined) return { object: current, deleted: false };
+        const marked = clone(current);
+        marked.metadata.deletionTimestamp = nowTimestamp();
+        marked.metadata.deletionGracePeriodSeconds = 0;
+        if (opts.dryRun) return { object: marked, deleted: false };
+        try {
+          const revision = await this.backend.update(kv.key, encodeForStorage(marked), kv.modRevision);
+          marked.metadata.resourceVersion = String(revision);
+          return { object: marked, deleted: false };
+        } catch (err) {
+          if (isStorageError(err, 'RevisionMismatch') && attempt < maxRetries) continue;
+          throw err;
+        }
+      }
+      if (opts.dryRun) return { object: current, deleted: true };
+      try {
+        await this.backend.delete(kv.key, kv.modRevision);
+      } catch (err) {
+        if ((isStorageError(err, 'RevisionMismatch') || isStorageError(err, 'KeyNotFound')) && attempt < maxRetries) continue;
+        throw err;
+      }
+      this.type.allocator?.release(current);
+      return { object: current, deleted: true };
+    }
+  }
+
+  /** Deletes every object matching the filter; answers the list of what was deleted, as upstream. */
+  async deleteCollection(namespace: string, filter: ObjectFilter | undefined, opts: DeleteOptions = {}): Promise<KubeList> {
+    const list = await this.list(namespace, { filter });
+    const deleted: KubeObject[] = [];
+    for (const obj of list.items) {
+      try {
+        const result = await this.delete(obj.metadata.namespace ?? '', obj.metadata.name!, { ...opts, preconditions: undefined });
+        deleted.push(result.object);
+      } catch (err) {
+        if (isStatusError(err) && err.reason === 'NotFound') continue;
+        throw err;
+      }
+    }
+    return { ...list, items: deleted };
+  }
+
+  /** The Success Status most types answer a DELETE with. */
+  deletedStatus(obj: KubeObject): Status {
+    const details: Status['details'] = { name: obj.metadata.name ?? '', kind: this.type.resource, uid: obj.metadata.uid ?? '' };
+    if (this.type.group !== '') details.group = this.type.group;
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details, code: 200 } as Status;
+  }
+
+  /** All stored objects of this type (startup restores, controllers). */
+  async listAll(): Promise<KubeObject[]> {
+    return (await this.list('')).items;
+  }
+
+  private decode(kv: KeyValue): KubeObject {
+    const obj = decodeFromStorage(kv);
+    obj.apiVersion ??= this.apiVersion;
+    obj.kind ??= this.type.kind;
+    return obj;
+  }
+
+  private attributes(operation: Operation, namespace: string, object: KubeObject | undefined, oldObject: KubeObject | undefined, opts: WriteOptions): AdmissionAttributes {
+    return {
+      operation,
+      group: this.type.group,
+      version: this.type.version,
+      resource: this.type.resource,
+      subresource: '',
+      kind: this.type.kind,
+      namespace,
+      name: object?.metadata.name ?? oldObject?.metadata.name ?? '',
+      object,
+      oldObject,
+      dryRun: opts.dryRun ?? false,
+      namespaced: this.type.namespaced,
+    };
+  }
+
+  /** kind and apiVersion may be omitted (the URL says them) but must not contradict it: 400 as upstream. */
+  private checkTypeMeta(obj: KubeObject): void {
+    if (obj.apiVersion !== undefined && obj.apiVersion !== this.apiVersion) {
+      throw badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${this.apiVersion})`);
+    }
+    if (obj.kind !== undefined && obj.kind !== this.type.kind) {
+      throw badRequest(`the kind in the data (${obj.kind}) does not match the expected kind (${this.type.kind})`);
+    }
+    obj.apiVersion = this.apiVersion;
+    obj.kind = this.type.kind;
+  }
+
+  private checkNamespace(obj: KubeObject, namespace: string): void {
+    const meta = obj.metadata;
+    if (!this.type.namespaced) {
+      delete meta.namespace;
+      return;
+    }
+    if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    meta.namespace = namespace;
+  }
+
+  /** Fields of metadata only the server sets survive a client's update. */
+  private preserveSystemMeta(obj: KubeObject, current: KubeObject): void {
+    const meta = obj.metadata;
+    const old = current.metadata;
+    meta.name = old.name;
+    if (this.type.namespaced) meta.namespace = old.namespace;
+    else delete meta.namespace;
+    meta.uid = old.uid;
+    meta.creationTimestamp = old.creationTimestamp;
+    if (old.deletionTimestamp !== undefined) meta.deletionTimestamp = old.deletionTimestamp;
+    else delete meta.deletionTimestamp;
+    if (old.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
+    else delete meta.deletionGracePeriodSeconds;
+    if (old.generation !== undefined) meta.generation = old.generation;
+    else delete meta.generation;
+    delete meta.selfLink;
+    delete meta.resourceVersion;
+  }
+
+  private checkPreconditions(current: KubeObject, pre: DeleteOptions['preconditions']): void {
+    if (pre === undefined) return;
+    const name = current.metadata.name ?? '';
+    if (pre.uid !== undefined && pre.uid !== null && pre.uid !== current.metadata.uid) {
+      throw conflict(this.groupResource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`);
+    }
+    if (pre.resourceVersion !== undefined && pre.resourceVersion !== null && pre.resourceVersion !== current.metadata.resourceVersion) {
+      throw conflict(this.groupResource, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`);
+    }
+  }
+
+  private validateCreate(obj: KubeObject): void {
+    const causes: StatusCause[] = [
+      ...validateObjectMeta(obj, this.type.nameRule, this.type.namespaced),
+      ...(this.type.strategy.validate?.(obj) ?? []),
+    ];
+    this.throwIfInvalid(obj, causes);
+  }
+
+  private validateUpdate(obj: KubeObject, old: KubeObject): void {
+    const causes: StatusCause[] = [
+      ...validateObjectMetaUpdate(obj, old),
+      ...(this.type.strategy.validate?.(obj) ?? []),
+      ...(this.type.strategy.validateUpdate?.(obj, old) ?? []),
+    ];
+    this.throwIfInvalid(obj, causes);
+  }
+
+  private throwIfInvalid(obj: KubeObject, causes: StatusCause[]): void {
+    if (causes.length > 0) throw invalid(this.type.kind, obj.metadata.name ?? obj.metadata.generateName ?? '', causes, this.type.group);
+  }
+}
+
+function isEmptyFilter(filter: ObjectFilter): boolean {
+  return filter.labels === undefined && filter.fields === undefined;
+}

@@ -1,0 +1,118 @@
+// Name rules of k8s.io/apimachinery/pkg/util/validation and .../api/validation(/path),
+// with upstream's messages.
+
+import { byteLength, isDNS1123Subdomain, isLabelKey, isLabelValue, maxLenError, regexError } from '../../api/labels.ts';
+
+export { isDNS1123Subdomain, isLabelKey as isQualifiedName, isLabelValue };
+
+export type NameRule = 'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label' | 'path-segment';
+
+const dns1123LabelFmt = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const dns1123LabelRegexp = new RegExp(`^${dns1123LabelFmt}$`);
+const dns1123LabelErrMsg =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+const dns1123SubdomainRegexp = new RegExp(`^${dns1123LabelFmt}(\\.${dns1123LabelFmt})*$`);
+
+export function isDNS1123Label(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > 63) errs.push(maxLenError(63));
+  if (!dns1123LabelRegexp.test(value)) {
+    // A valid subdomain that is not a valid label (length already checked) has dots.
+    if (dns1123SubdomainRegexp.test(value)) errs.push('must not contain dots');
+    else errs.push(regexError(dns1123LabelErrMsg, dns1123LabelFmt, 'my-name', '123-abc'));
+  }
+  return errs;
+}
+
+const dns1035LabelFmt = '[a-z]([-a-z0-9]*[a-z0-9])?';
+const dns1035LabelRegexp = new RegExp(`^${dns1035LabelFmt}$`);
+const dns1035LabelErrMsg =
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
+
+export function isDNS1035Label(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > 63) errs.push(maxLenError(63));
+  if (!dns1035LabelRegexp.test(value)) errs.push(regexError(dns1035LabelErrMsg, dns1035LabelFmt, 'my-name', 'abc-123'));
+  return errs;
+}
+
+/** Upstream's path.IsValidPathSegmentName / IsValidPathSegmentPrefix. */
+export function isValidPathSegmentName(name: string, prefix = false): string[] {
+  if (!prefix) {
+    for (const illegal of ['.', '..']) if (name === illegal) return [`may not be '${illegal}'`];
+  }
+  const errs: string[] = [];
+  for (const illegal of ['/', '%']) if (name.includes(illegal)) errs.push(`may not contain '${illegal}'`);
+  return errs;
+}
+
+/**
+ * A generateName prefix may end in '-'; upstream masks the last character before
+ * checking (its maskTrailingDash replaces the last two characters with "a").
+ */
+function maskTrailingDash(name: string): string {
+  return name.length > 1 && name.endsWith('-') ? `${name.slice(0, -2)}a` : name;
+}
+
+/** Upstream's ValidateNameFunc for each rule; `prefix` is true for generateName. */
+export function validateName(name: string, rule: NameRule, prefix = false): string[] {
+  switch (rule) {
+    case 'dns1123-subdomain':
+      return isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
+    case 'dns1123-label':
+      return isDNS1123Label(prefix ? maskTrailingDash(name) : name);
+    case 'dns1035-label':
+      return isDNS1035Label(prefix ? maskTrailingDash(name) : name);
+    case 'path-segment':
+      return isValidPathSegmentName(name, prefix);
+  }
+}
+
+const configMapKeyFmt = '[-._a-zA-Z0-9]+';
+const configMapKeyRegexp = new RegExp(`^${configMapKeyFmt}$`);
+const configMapKeyErrMsg = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
+
+/** A key of a ConfigMap or Secret. */
+export function isConfigMapKey(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > 253) errs.push(maxLenError(253));
+  if (!configMapKeyRegexp.test(value)) errs.push(regexError(configMapKeyErrMsg, configMapKeyFmt, 'key.name', 'KEY_NAME', 'key-name'));
+  if (value === '.') errs.push("must not be '.'");
+  else if (value === '..') errs.push("must not be '..'");
+  else if (value.startsWith('..')) errs.push("must not start with '..'");
+  return errs;
+}
+
+export function inclusiveRangeError(lo: number, hi: number): string {
+  return `must be between ${lo} and ${hi}, inclusive`;
+}
+
+export function isValidPortNum(port: number): string[] {
+  return Number.isInteger(port) && port >= 1 && port <= 65535 ? [] : [inclusiveRangeError(1, 65535)];
+}
+
+/** An IANA_SVC_NAME: at most 15 characters of [-a-z0-9], at least one letter, no '--', no leading or trailing '-'. */
+export function isValidPortName(port: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(port) > 15) errs.push(maxLenError(15));
+  if (!/^[-a-z0-9]+$/.test(port)) errs.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
+  if (!/[a-z]/.test(port)) errs.push('must contain at least one letter (a-z)');
+  if (port.includes('--')) errs.push('must not contain consecutive hyphens');
+  if (port.length > 0 && (port.startsWith('-') || port.endsWith('-'))) errs.push('must not begin or end with a hyphen');
+  return errs;
+}
+
+const percentFmt = '[0-9]+%';
+
+export function isValidPercent(percent: string): string[] {
+  return /^[0-9]+%$/.test(percent)
+    ? []
+    : [regexError("a valid percent string must be a numeric string followed by an ending '%'", percentFmt, '1%', '93%')];
+}
+
+export function isCIdentifier(value: string): string[] {
+  const fmt = '[A-Za-z_][A-Za-z0-9_]*';
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(value)
+    ? []
+    : [regexError("a valid C identifier must start with alphabetic character or '_', followed by a string of alphanumeric characters or '_'", fmt, 'my_name', 'MY_NAME', 'MyName')];
+}

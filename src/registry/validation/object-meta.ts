@@ -1,0 +1,207 @@
+// ObjectMeta validation as k8s.io/apimachinery/pkg/api/validation/objectmeta.go does it,
+// on create (validateObjectMeta) and on update (validateObjectMetaUpdate).
+
+import type { KubeObject, ObjectMeta, OwnerReference, StatusCause } from '../../api/index.ts';
+import { byteLength, isLabelKey, isLabelValue } from '../../api/labels.ts';
+import { child, fieldImmutable, forbidden, GoValue, goQuote, goSyntax, index, invalid, required, tooLong, validateNonnegative } from './field.ts';
+import type { FieldPath } from './field.ts';
+import { isDNS1123Label, validateName } from './names.ts';
+import type { NameRule } from './names.ts';
+
+/** Upstream's TotalAnnotationSizeLimitB: keys and values together, 256 KiB. */
+export const totalAnnotationSizeLimit = 256 * 1024;
+
+const fieldManagerMaxLength = 128;
+
+export function validateLabels(labels: unknown, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (labels === undefined || labels === null || typeof labels !== 'object') return causes;
+  for (const [k, v] of Object.entries(labels as Record<string, unknown>)) {
+    for (const msg of isLabelKey(k)) causes.push(invalid(path, k, msg));
+    const value = typeof v === 'string' ? v : String(v);
+    for (const msg of isLabelValue(value)) causes.push(invalid(path, value, msg));
+  }
+  return causes;
+}
+
+export function validateAnnotations(annotations: unknown, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (annotations === undefined || annotations === null || typeof annotations !== 'object') return causes;
+  let total = 0;
+  for (const [k, v] of Object.entries(annotations as Record<string, unknown>)) {
+    // The rule is a qualified name except that case does not matter.
+    for (const msg of isLabelKey(k.toLowerCase())) causes.push(invalid(path, k, msg));
+    total += byteLength(k) + byteLength(typeof v === 'string' ? v : String(v));
+  }
+  if (total > totalAnnotationSizeLimit) causes.push(tooLong(path, totalAnnotationSizeLimit));
+  return causes;
+}
+
+function ownerReferenceGoValue(ref: OwnerReference): GoValue {
+  const ptr = (v: boolean | undefined) => (v === undefined ? '(*bool)(nil)' : `&${v}`);
+  return new GoValue(
+    `v1.OwnerReference{APIVersion:${goQuote(ref.apiVersion ?? '')}, Kind:${goQuote(ref.kind ?? '')}, Name:${goQuote(ref.name ?? '')}, UID:${goQuote(ref.uid ?? '')}, Controller:${ptr(ref.controller)}, BlockOwnerDeletion:${ptr(ref.blockOwnerDeletion)}}`,
+  );
+}
+
+export function validateOwnerReferences(refs: unknown, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (!Array.isArray(refs)) return causes;
+  let firstController = '';
+  for (const raw of refs as OwnerReference[]) {
+    const ref = (raw ?? {}) as OwnerReference;
+    const apiVersion = ref.apiVersion ?? '';
+    const slash = apiVersion.lastIndexOf('/');
+    const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+    const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+    if (version === '') causes.push(invalid(child(path, 'apiVersion'), apiVersion, 'version must not be empty'));
+    if (!ref.kind) causes.push(invalid(child(path, 'kind'), ref.kind ?? '', 'must not be empty'));
+    if (!ref.name) causes.push(invalid(child(path, 'name'), ref.name ?? '', 'must not be empty'));
+    if (!ref.uid) causes.push(invalid(child(path, 'uid'), ref.uid ?? '', 'must not be empty'));
+    if (group === '' && version === 'v1' && ref.kind === 'Event') {
+      causes.push(invalid(path, ownerReferenceGoValue(ref), '/v1, Kind=Event is disallowed from being an owner'));
+    }
+    if (ref.controller === true) {
+      const current = `${ref.kind}/${ref.name}`;
+      if (firstController !== '') {
+        const all = new GoValue(`[]v1.OwnerReference{${(refs as OwnerReference[]).map((r) => ownerReferenceGoValue(r ?? {}).text).join(', ')}}`);
+        causes.push(invalid(path, all, `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`));
+      } else {
+        firstController = current;
+      }
+    }
+  }
+  return causes;
+}
+
+export function validateFinalizers(finalizers: unknown, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (!Array.isArray(finalizers)) return causes;
+  let orphan = false;
+  let foreground = false;
+  for (const f of finalizers) {
+    const name = String(f);
+    for (const msg of isLabelKey(name)) causes.push(invalid(path, name, msg));
+    if (name === 'orphan') orphan = true;
+    if (name === 'foregroundDeletion') foreground = true;
+  }
+  if (orphan && foreground) causes.push(invalid(path, finalizers, 'finalizer orphan and foregroundDeletion cannot be both set'));
+  return causes;
+}
+
+const standardFinalizers = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);
+
+/**
+ * Built-in (core, apps) types also refuse finalizer names without a '/' that are not
+ * one of the standard ones (upstream's validateKubeFinalizerName).
+ */
+export function validateKubeFinalizerNames(finalizers: unknown, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (!Array.isArray(finalizers)) return causes;
+  for (const f of finalizers) {
+    const name = String(f);
+    if (!name.includes('/') && !standardFinalizers.has(name)) {
+      causes.push(invalid(path, name, 'name is neither a standard finalizer name nor is it fully qualified'));
+    }
+  }
+  return causes;
+}
+
+export function validateManagedFields(entries: unknown, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (!Array.isArray(entries)) return causes;
+  entries.forEach((raw, i) => {
+    const entry = (raw ?? {}) as Record<string, unknown>;
+    const p = index(path, i);
+    if (entry.operation !== 'Apply' && entry.operation !== 'Update') {
+      causes.push(invalid(child(p, 'operation'), entry.operation ?? '', 'must be `Apply` or `Update`'));
+    }
+    if (typeof entry.fieldsType === 'string' && entry.fieldsType !== '' && entry.fieldsType !== 'FieldsV1') {
+      causes.push(invalid(child(p, 'fieldsType'), entry.fieldsType, 'must be `FieldsV1`'));
+    }
+    if (typeof entry.manager === 'string' && byteLength(entry.manager) > fieldManagerMaxLength) {
+      causes.push(tooLong(child(p, 'manager'), fieldManagerMaxLength));
+    }
+  });
+  return causes;
+}
+
+function metaOf(obj: KubeObject): ObjectMeta {
+  const meta = obj.metadata;
+  return meta !== null && typeof meta === 'object' ? meta : {};
+}
+
+function commonMetaCauses(meta: ObjectMeta, namespaced: boolean): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const namespace = meta.namespace ?? '';
+  if (namespaced) {
+    if (namespace === '') causes.push(required('metadata.namespace'));
+    else for (const msg of isDNS1123Label(namespace)) causes.push(invalid('metadata.namespace', namespace, msg));
+  } else if (namespace !== '') {
+    causes.push(forbidden('metadata.namespace', 'not allowed on this type'));
+  }
+  if (typeof meta.generation === 'number') causes.push(...validateNonnegative(meta.generation, 'metadata.generation'));
+  causes.push(...validateLabels(meta.labels, 'metadata.labels'));
+  causes.push(...validateAnnotations(meta.annotations, 'metadata.annotations'));
+  causes.push(...validateOwnerReferences(meta.ownerReferences, 'metadata.ownerReferences'));
+  causes.push(...validateFinalizers(meta.finalizers, 'metadata.finalizers'));
+  causes.push(...validateManagedFields(meta.managedFields, 'metadata.managedFields'));
+  return causes;
+}
+
+/**
+ * Metadata errors of a new object, as upstream's ValidateObjectMeta: generateName and
+ * name by the type's rule, namespace presence by scope, labels, annotations (256 KiB in
+ * all), owner references, finalizers and managed fields. Call it after generating the
+ * name from generateName.
+ */
+export function validateObjectMeta(obj: KubeObject, nameRule: NameRule, namespaced: boolean): StatusCause[] {
+  const meta = metaOf(obj);
+  const causes: StatusCause[] = [];
+  const generateName = meta.generateName ?? '';
+  if (generateName !== '') {
+    for (const msg of validateName(generateName, nameRule, true)) causes.push(invalid('metadata.generateName', generateName, msg));
+  }
+  const name = meta.name ?? '';
+  if (name === '') causes.push(required('metadata.name', 'name or generateName is required'));
+  else for (const msg of validateName(name, nameRule, false)) causes.push(invalid('metadata.name', name, msg));
+  causes.push(...commonMetaCauses(meta, namespaced));
+  return causes;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return (a ?? '') === (b ?? '');
+}
+
+/**
+ * Metadata errors of an update, as upstream's ValidateObjectMetaAccessorUpdate: no new
+ * finalizers once deleting, generation never decremented, identity and lifecycle fields
+ * immutable, and the create rules for labels, annotations, owner references,
+ * finalizers and managed fields. (The missing-resourceVersion rule is the Store's: it
+ * depends on whether the type allows unconditional updates.)
+ */
+export function validateObjectMetaUpdate(obj: KubeObject, old: KubeObject): StatusCause[] {
+  const meta = metaOf(obj);
+  const oldMeta = metaOf(old);
+  const causes: StatusCause[] = [];
+  if (oldMeta.deletionTimestamp) {
+    const oldFinalizers = new Set(oldMeta.finalizers ?? []);
+    const extra = [...new Set(meta.finalizers ?? [])].filter((f) => !oldFinalizers.has(f)).sort();
+    if (extra.length > 0) {
+      causes.push(forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers ${goSyntax(extra)}`));
+    }
+  }
+  if ((meta.generation ?? 0) < (oldMeta.generation ?? 0)) {
+    causes.push(invalid('metadata.generation', meta.generation ?? 0, 'must not be decremented'));
+  }
+  const immutable: (keyof ObjectMeta)[] = ['name', 'namespace', 'uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds'];
+  for (const field of immutable) {
+    if (!sameValue(meta[field], oldMeta[field])) causes.push(invalid(`metadata.${field}`, meta[field] ?? null, fieldImmutable));
+  }
+  causes.push(...validateLabels(meta.labels, 'metadata.labels'));
+  causes.push(...validateAnnotations(meta.annotations, 'metadata.annotations'));
+  causes.push(...validateOwnerReferences(meta.ownerReferences, 'metadata.ownerReferences'));
+  causes.push(...validateFinalizers(meta.finalizers, 'metadata.finalizers'));
+  causes.push(...validateManagedFields(meta.managedFields, 'metadata.managedFields'));
+  return causes;
+}

@@ -1,0 +1,92 @@
+// Turns a request path and method into what it asks for, like upstream's
+// apiserver/pkg/endpoints/request/requestinfo.go.
+
+export interface ResourceRequestInfo {
+  isResourceRequest: true;
+  verb: 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+  /** "api" for the core group, "apis" otherwise. */
+  prefix: 'api' | 'apis';
+  group: string;
+  version: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+  path: string;
+}
+
+export interface NonResourceRequestInfo {
+  isResourceRequest: false;
+  verb: string;
+  path: string;
+  /** Path segments, e.g. ["apis", "apps", "v1"] for a discovery request. */
+  parts: string[];
+}
+
+export type RequestInfo = ResourceRequestInfo | NonResourceRequestInfo;
+
+/** Subresources of a namespace itself, so `/api/v1/namespaces/x/status` is not a resource "status" in "x". */
+const namespaceSubresources = new Set(['status', 'finalize']);
+
+const methodVerbs: Record<string, string> = {
+  GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete',
+};
+
+function isWatchParam(value: string | null): boolean {
+  return value !== null && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
+}
+
+export function requestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
+  const parts = path.split('/').filter((p) => p !== '');
+  const methodVerb = methodVerbs[method] ?? method.toLowerCase();
+  let decoded: string[];
+  try {
+    decoded = parts.map((p) => decodeURIComponent(p));
+  } catch {
+    return { isResourceRequest: false, verb: methodVerb, path, parts };
+  }
+  const nonResource: NonResourceRequestInfo = { isResourceRequest: false, verb: methodVerb, path, parts: decoded };
+  let rest: string[];
+  let prefix: 'api' | 'apis';
+  let group = '';
+  let version: string;
+  if (decoded[0] === 'api' && decoded.length >= 3) {
+    prefix = 'api';
+    version = decoded[1]!;
+    rest = decoded.slice(2);
+  } else if (decoded[0] === 'apis' && decoded.length >= 4) {
+    prefix = 'apis';
+    group = decoded[1]!;
+    version = decoded[2]!;
+    rest = decoded.slice(3);
+  } else {
+    return nonResource;
+  }
+
+  let verb = methodVerb;
+  // The legacy /watch/ path prefix, still honoured upstream.
+  if (rest[0] === 'watch') {
+    if (method !== 'GET') return nonResource;
+    verb = 'watch';
+    rest = rest.slice(1);
+    if (rest.length === 0) return nonResource;
+  }
+
+  let namespace = '';
+  if (rest[0] === 'namespaces' && rest.length > 1) {
+    namespace = rest[1]!;
+    if (rest.length > 2 && !namespaceSubresources.has(rest[2]!)) rest = rest.slice(2);
+  }
+  const [resource = '', name = '', subresource = '', ...extra] = rest;
+  if (extra.length > 0) return nonResource;
+
+  if (verb === 'get' && name === '') verb = isWatchParam(query.get('watch')) ? 'watch' : 'list';
+  else if (verb === 'get' && isWatchParam(query.get('watch'))) verb = 'watch';
+  if (verb === 'delete' && name === '') verb = 'deletecollection';
+
+  return {
+    isResourceRequest: true,
+    verb: verb as ResourceRequestInfo['verb'],
+    prefix, group, version, namespace, resource, subresource, name, path,
+  };
+}

@@ -1,0 +1,139 @@
+import http2 from 'node:http2';
+import type { AddressInfo, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { notFoundPath, unauthorized } from '../api/index.ts';
+import type { Authenticator, Authorizer, UserInfo } from '../auth/index.ts';
+import { forbiddenError } from '../auth/index.ts';
+import type { ApiHandler } from '../endpoints/api-handler.ts';
+import { writeError, type HttpRequest, type HttpResponse } from '../endpoints/http.ts';
+import { requestInfo } from './request-info.ts';
+
+export interface ApiServerOptions {
+  bindAddress: string;
+  /** 0 picks a free port. */
+  port: number;
+  certPem: string;
+  keyPem: string;
+  authenticator: Authenticator;
+  authorizer: Authorizer;
+  handler: ApiHandler;
+  log: (message: string) => void;
+}
+
+/** Paths anyone may read without credentials, as upstream's system:public-info-viewer role allows. */
+const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version']);
+
+const anonymous: UserInfo = { name: 'system:anonymous', uid: '', groups: ['system:unauthenticated'] };
+
+/**
+ * The HTTPS listener (HTTP/1.1 and HTTP/2 through ALPN) and the filter chain:
+ * panic recovery → authentication → authorization → handler.
+ */
+export class ApiServer {
+  private readonly opts: ApiServerOptions;
+  private readonly server: http2.Http2SecureServer;
+  private readonly sockets = new Set<Socket>();
+  private readonly sessions = new Set<http2.ServerHttp2Session>();
+  /** Long-running requests (watches) to end on shutdown. */
+  private readonly longRunning = new Set<() => void>();
+  private inFlight = 0;
+  private idleWaiters: (() => void)[] = [];
+  private stopping = false;
+
+  constructor(opts: ApiServerOptions) {
+    this.opts = opts;
+    this.server = http2.createSecureServer({
+      cert: opts.certPem,
+      key: opts.keyPem,
+      allowHTTP1: true,
+      settings: { maxConcurrentStreams: 1000 },
+    });
+    this.server.on('request', (req, res) => void this.serve(req as HttpRequest, res as unknown as HttpResponse));
+    this.server.on('secureConnection', (socket: TLSSocket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+    this.server.on('session', (session) => {
+      this.sessions.add(session);
+      session.once('close', () => this.sessions.delete(session));
+    });
+    // A TLS handshake that fails (a client not trusting our CA) is the client's business.
+    this.server.on('tlsClientError', () => {});
+  }
+
+  get isStopping(): boolean {
+    return this.stopping;
+  }
+
+  async start(): Promise<number> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.opts.port, this.opts.bindAddress, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  /** Registers a long-running request's stop function; returns its unregister function. */
+  trackLongRunning(stop: () => void): () => void {
+    this.longRunning.add(stop);
+    return () => this.longRunning.delete(stop);
+  }
+
+  /** Stop accepting, end watches, let in-flight requests finish (up to a grace period), then close connections. */
+  async close(graceMs = 10_000): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const stop of this.longRunning) stop();
+    for (const session of this.sessions) session.close();
+    await Promise.race([this.idle(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+    for (const socket of this.sockets) socket.destroy();
+    await closed;
+  }
+
+  private idle(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private async serve(req: HttpRequest, res: HttpResponse): Promise<void> {
+    this.inFlight++;
+    try {
+      await this.filterChain(req, res);
+    } catch (err) {
+      writeError(res, err, this.opts.log);
+    } finally {
+      this.inFlight--;
+      if (this.inFlight === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+    }
+  }
+
+  private async filterChain(req: HttpRequest, res: HttpResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'https://plinth.invalid');
+    if (this.stopping) res.setHeader('Connection', 'close');
+    const user = this.authenticate(req, url.pathname);
+    const info = requestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+    const attributes = info.isResourceRequest
+      ? { verb: info.verb, group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path: info.path }
+      : { verb: info.verb, group: '', resource: '', subresource: '', namespace: '', name: '', path: info.path };
+    const decision = await this.opts.authorizer.authorize(user, attributes);
+    if (!decision.allowed) throw forbiddenError(user, attributes, decision.reason);
+    if (url.pathname.includes('//')) throw notFoundPath();
+    await this.opts.handler.handle(req, res, info, url.searchParams);
+  }
+
+  /** A valid bearer token, or anonymous on public paths; anything else is 401. */
+  private authenticate(req: HttpRequest, path: string): UserInfo {
+    const header = req.headers.authorization;
+    if (header !== undefined && header !== '') {
+      const user = this.opts.authenticator(header);
+      if (user === undefined) throw unauthorized();
+      return user;
+    }
+    if (publicPaths.has(path) || path.startsWith('/readyz/') || path.startsWith('/livez/') || path.startsWith('/healthz/')) return anonymous;
+    throw unauthorized();
+  }
+}

@@ -1,0 +1,243 @@
+import { X509Certificate, createPrivateKey, randomBytes, webcrypto, type KeyObject } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
+import { dirname, join } from 'node:path';
+import { writeFileAtomic } from './write-file-atomic.ts';
+
+/** PEM texts for `tls.createSecureServer({ cert: certPem, key: keyPem })` and for clients' trust. */
+export interface ServingMaterial {
+  caPem: string;
+  certPem: string;
+  keyPem: string;
+}
+
+export interface ServingMaterialOptions {
+  /** Names and addresses the serving certificate covers besides localhost, 127.0.0.1 and ::1. */
+  hosts?: string[];
+}
+
+const defaultHosts = ['localhost', '127.0.0.1', '::1'];
+const caSubject = 'CN=plinth-ca';
+const servingSubject = 'CN=plinth-apiserver';
+const hourMs = 60 * 60 * 1000;
+const dayMs = 24 * hourMs;
+const caLifetimeMs = 3650 * dayMs;
+const servingLifetimeMs = 365 * dayMs;
+/** A serving certificate this close to expiry is reissued at start rather than left to lapse while serving. */
+const renewBeforeMs = 30 * dayMs;
+/** Like client-go's self-signed certificates: valid from an hour ago, so a client whose clock is a little behind accepts it. */
+const backdateMs = hourMs;
+const ecdsaP256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;
+
+interface Paths {
+  caCert: string;
+  caKey: string;
+  servingCert: string;
+  servingKey: string;
+}
+
+function pathsIn(dataDir: string): Paths {
+  const dir = join(dataDir, 'pki');
+  return {
+    caCert: join(dir, 'ca.crt'),
+    caKey: join(dir, 'ca.key'),
+    servingCert: join(dir, 'apiserver.crt'),
+    servingKey: join(dir, 'apiserver.key'),
+  };
+}
+
+/**
+ * The CA and serving certificate of the data dir, created on first use in `<dataDir>/pki/`.
+ *
+ * Later calls only read and check the files with `node:crypto` (a few milliseconds): the
+ * certificate library is imported only when something must be issued, because start-up
+ * time matters. The serving certificate is reissued by the existing CA when it is
+ * missing, does not match its key or the CA, expires within 30 days, or does not cover
+ * every requested host; the CA is recreated only when it is missing or expired.
+ */
+export async function ensureServingMaterial(dataDir: string, opts: ServingMaterialOptions = {}): Promise<ServingMaterial> {
+  const paths = pathsIn(dataDir);
+  const hosts = servingHosts(opts.hosts ?? []);
+  const now = Date.now();
+
+  const caPem = await readIfPresent(paths.caCert);
+  const ca = caPem === undefined ? undefined : parseCertificate(caPem, paths.caCert);
+  const caUsable = ca !== undefined && Date.parse(ca.validTo) > now;
+  if (caUsable) {
+    const certPem = await readIfPresent(paths.servingCert);
+    const keyPem = await readIfPresent(paths.servingKey);
+    if (certPem !== undefined && keyPem !== undefined && servingIsUsable(certPem, keyPem, ca, hosts, now)) {
+      return { caPem: caPem!, certPem, keyPem };
+    }
+  }
+  return await issue(paths, hosts, caUsable ? caPem : undefined);
+}
+
+/**
+ * The SAN entries: the defaults plus `extra`, deduplicated, IPv6 brackets removed, and
+ * unspecified bind addresses (0.0.0.0, ::) skipped, so a listener's bind address can be
+ * passed as it is.
+ */
+export function servingHosts(extra: string[]): string[] {
+  const hosts: string[] = [];
+  for (const raw of [...defaultHosts, ...extra]) {
+    let host = raw.trim();
+    if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+    if (host === '') continue;
+    if (isIP(host) !== 0) {
+      if (host === '0.0.0.0' || host === '::') continue;
+    } else {
+      host = host.toLowerCase();
+      if (!/^(\*\.)?[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*\.?$/.test(host)) {
+        throw new Error(`serving certificate host ${JSON.stringify(raw)} is neither an IP address nor a DNS name`);
+      }
+    }
+    if (!hosts.includes(host)) hosts.push(host);
+  }
+  return hosts;
+}
+
+async function readIfPresent(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+function parseCertificate(pem: string, path: string): X509Certificate {
+  try {
+    return new X509Certificate(pem);
+  } catch (err) {
+    throw new Error(`${path} is not a PEM certificate (${(err as Error).message}); remove it to have a new one created`);
+  }
+}
+
+function parsePrivateKey(pem: string, path: string): KeyObject {
+  try {
+    return createPrivateKey(pem);
+  } catch (err) {
+    throw new Error(`${path} is not a PEM private key (${(err as Error).message}); remove it to have a new one created`);
+  }
+}
+
+function servingIsUsable(certPem: string, keyPem: string, ca: X509Certificate, hosts: string[], now: number): boolean {
+  let cert: X509Certificate;
+  let key: KeyObject;
+  try {
+    cert = new X509Certificate(certPem);
+    key = createPrivateKey(keyPem);
+  } catch {
+    return false; // unreadable: reissue
+  }
+  if (!cert.checkIssued(ca) || !cert.verify(ca.publicKey)) return false;
+  if (!cert.checkPrivateKey(key)) return false;
+  if (Date.parse(cert.validTo) - now < renewBeforeMs) return false;
+  return hosts.every((host) => (isIP(host) !== 0 ? cert.checkIP(host) !== undefined : sanDnsNames(cert).includes(host)));
+}
+
+/** DNS names exactly as listed (checkHost would let a wildcard entry cover a requested name). */
+function sanDnsNames(cert: X509Certificate): string[] {
+  const names: string[] = [];
+  for (const entry of (cert.subjectAltName ?? '').split(', ')) {
+    if (entry.startsWith('DNS:')) names.push(entry.slice(4).toLowerCase());
+  }
+  return names;
+}
+
+function randomSerialNumber(): string {
+  const bytes = randomBytes(16);
+  bytes[0] = (bytes[0]! & 0x7f) | 0x40; // positive, and no leading zero byte to trim (RFC 5280 4.1.2.2)
+  return bytes.toString('hex');
+}
+
+function toPem(label: string, der: ArrayBuffer): string {
+  const base64 = Buffer.from(der).toString('base64');
+  const lines = base64.match(/.{1,64}/g) ?? [];
+  return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
+}
+
+async function issue(paths: Paths, hosts: string[], existingCaPem: string | undefined): Promise<ServingMaterial> {
+  const x509 = await import('@peculiar/x509');
+  const crypto = webcrypto;
+  const subtle = crypto.subtle;
+  const now = Date.now();
+  await mkdir(dirname(paths.caKey), { recursive: true, mode: 0o700 });
+  const notBefore = new Date(now - backdateMs);
+
+  let caPem: string;
+  let caCert: InstanceType<typeof x509.X509Certificate>;
+  let caSigningKey: webcrypto.CryptoKey;
+  const existingCaKeyPem = existingCaPem === undefined ? undefined : await readIfPresent(paths.caKey);
+  if (existingCaPem !== undefined && existingCaKeyPem !== undefined) {
+    caPem = existingCaPem;
+    caCert = new x509.X509Certificate(existingCaPem);
+    const keyObject = parsePrivateKey(existingCaKeyPem, paths.caKey);
+    if (!new X509Certificate(existingCaPem).checkPrivateKey(keyObject)) {
+      throw new Error(`${paths.caKey} does not belong to ${paths.caCert}; remove both to have a new CA created`);
+    }
+    if (keyObject.asymmetricKeyType !== 'ec' || keyObject.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
+      throw new Error(`${paths.caKey} is not an ECDSA P-256 key, the only kind Plinth signs with; remove the pki folder to have a new CA created`);
+    }
+    const der = keyObject.export({ type: 'pkcs8', format: 'der' });
+    caSigningKey = await subtle.importKey('pkcs8', der, ecdsaP256, false, ['sign']);
+  } else {
+    const caKeys = await subtle.generateKey(ecdsaP256, true, ['sign', 'verify']);
+    caCert = await x509.X509CertificateGenerator.createSelfSigned(
+      {
+        serialNumber: randomSerialNumber(),
+        name: caSubject,
+        notBefore,
+        notAfter: new Date(now + caLifetimeMs),
+        keys: caKeys,
+        extensions: [
+          new x509.BasicConstraintsExtension(true, undefined, true),
+          new x509.KeyUsagesExtension(
+            x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
+            true,
+          ),
+          await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey, false, crypto),
+        ],
+      },
+      crypto,
+    );
+    caPem = caCert.toString('pem') + '\n';
+    caSigningKey = caKeys.privateKey;
+    // The key first: a CA certificate on disk always has its key beside it.
+    await writeFileAtomic(paths.caKey, toPem('PRIVATE KEY', await subtle.exportKey('pkcs8', caKeys.privateKey)), 0o600);
+    await writeFileAtomic(paths.caCert, caPem, 0o644);
+  }
+
+  const servingKeys = await subtle.generateKey(ecdsaP256, true, ['sign', 'verify']);
+  const caKeyId = caCert.getExtension(x509.SubjectKeyIdentifierExtension)?.keyId;
+  const extensions: InstanceType<typeof x509.Extension>[] = [
+    new x509.BasicConstraintsExtension(false, undefined, true),
+    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+    new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth], false),
+    new x509.SubjectAlternativeNameExtension(
+      hosts.map((host) => ({ type: isIP(host) !== 0 ? ('ip' as const) : ('dns' as const), value: host })),
+      false,
+    ),
+    await x509.SubjectKeyIdentifierExtension.create(servingKeys.publicKey, false, crypto),
+  ];
+  if (caKeyId !== undefined) extensions.push(new x509.AuthorityKeyIdentifierExtension(caKeyId, false));
+  const servingCert = await x509.X509CertificateGenerator.create(
+    {
+      serialNumber: randomSerialNumber(),
+      subject: servingSubject,
+      issuer: caCert.subjectName,
+      notBefore,
+      notAfter: new Date(Math.min(now + servingLifetimeMs, caCert.notAfter.getTime())),
+      publicKey: servingKeys.publicKey,
+      signingKey: caSigningKey,
+      extensions,
+    },
+    crypto,
+  );
+  const certPem = servingCert.toString('pem') + '\n';
+  const keyPem = toPem('PRIVATE KEY', await subtle.exportKey('pkcs8', servingKeys.privateKey));
+  await writeFileAtomic(paths.servingKey, keyPem, 0o600);
+  await writeFileAtomic(paths.servingCert, certPem, 0o644);
+  return { caPem, certPem, keyPem };
+}

@@ -1,0 +1,89 @@
+// Discovery, /version and health endpoints as clients read them.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+let server: TestServer;
+before(async () => {
+  server = await startServer();
+});
+after(async () => {
+  await server.stop();
+});
+
+const v2 = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+const v2beta1 = 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList';
+
+test('legacy discovery: /api, /apis, /apis/apps, /api/v1, /apis/apps/v1', async () => {
+  const api = (await server.request('GET', '/api')).json;
+  assert.equal(api.kind, 'APIVersions');
+  assert.deepEqual(api.versions, ['v1']);
+  const apis = (await server.request('GET', '/apis')).json;
+  assert.equal(apis.kind, 'APIGroupList');
+  const names = apis.groups.map((g: any) => g.name);
+  assert.ok(names.includes('apps') && names.includes('coordination.k8s.io'), names.join());
+  const apps = (await server.request('GET', '/apis/apps')).json;
+  assert.equal(apps.kind, 'APIGroup');
+  assert.deepEqual(apps.preferredVersion, { groupVersion: 'apps/v1', version: 'v1' });
+  const core = (await server.request('GET', '/api/v1')).json;
+  assert.equal(core.kind, 'APIResourceList');
+  const cm = core.resources.find((r: any) => r.name === 'configmaps');
+  assert.deepEqual({ ...cm, storageVersionHash: undefined }, {
+    name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap',
+    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['cm'], storageVersionHash: undefined,
+  });
+  const ns = core.resources.find((r: any) => r.name === 'namespaces');
+  assert.equal(ns.namespaced, false);
+  const deploy = (await server.request('GET', '/apis/apps/v1')).json.resources.find((r: any) => r.name === 'deployments');
+  assert.deepEqual(deploy.shortNames, ['deploy']);
+  assert.deepEqual(deploy.categories, ['all']);
+});
+
+for (const [accept, version] of [[`${v2},${v2beta1},application/json`, 'v2'], [`${v2beta1},application/json`, 'v2beta1']] as const) {
+  test(`aggregated discovery ${version} is chosen from Accept and said in Content-Type`, async () => {
+    const res = await server.request('GET', '/apis', { headers: { accept } });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers['content-type'], `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`);
+    assert.equal(res.json.kind, 'APIGroupDiscoveryList');
+    assert.equal(res.json.apiVersion, `apidiscovery.k8s.io/${version}`);
+    const apps = res.json.items.find((i: any) => i.metadata.name === 'apps');
+    const deploy = apps.versions[0].resources.find((r: any) => r.resource === 'deployments');
+    assert.deepEqual(deploy.responseKind, { group: 'apps', version: 'v1', kind: 'Deployment' });
+    assert.equal(deploy.scope, 'Namespaced');
+    const core = (await server.request('GET', '/api', { headers: { accept } })).json;
+    assert.equal(core.items.length, 1);
+    assert.ok(core.items[0].versions[0].resources.some((r: any) => r.resource === 'pods'));
+  });
+}
+
+test('discovery answers 304 to a matching If-None-Match', async () => {
+  const first = await server.request('GET', '/apis', { headers: { accept: v2 } });
+  const etag = first.headers.etag as string;
+  assert.ok(etag);
+  const again = await server.request('GET', '/apis', { headers: { accept: v2, 'if-none-match': etag } });
+  assert.equal(again.status, 304);
+  assert.equal(again.text, '');
+});
+
+test('/version names Plinth and a Kubernetes minor', async () => {
+  const res = await server.request('GET', '/version', { anonymous: true });
+  assert.equal(res.status, 200);
+  assert.equal(res.json.major, '1');
+  assert.match(res.json.minor, /^\d+$/);
+  assert.match(res.json.gitVersion, /^v1\.\d+\.\d+-plinth/);
+});
+
+test('health endpoints: plain, verbose, exclude, single check', async () => {
+  for (const endpoint of ['healthz', 'livez', 'readyz']) {
+    const plain = await server.request('GET', `/${endpoint}`, { anonymous: true });
+    assert.equal(plain.status, 200);
+    assert.equal(plain.text, 'ok');
+    const verbose = await server.request('GET', `/${endpoint}?verbose`);
+    assert.match(verbose.text, /^\[\+\]ping ok$/m);
+    assert.match(verbose.text, new RegExp(`${endpoint} check passed\\n$`));
+    const excluded = await server.request('GET', `/${endpoint}?verbose&exclude=ping`);
+    assert.match(excluded.text, /^\[\+\]ping excluded: ok$/m);
+  }
+  assert.equal((await server.request('GET', '/readyz/ping')).text, 'ok');
+  assert.equal((await server.request('GET', '/readyz/nope')).status, 404);
+});

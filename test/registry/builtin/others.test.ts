@@ -1,0 +1,137 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeObject } from '../../../src/api/index.ts';
+import { objectFieldSet } from '../../../src/registry/selection.ts';
+import { builtinType, create, fields, update, updateSubresource } from './flow.ts';
+
+const events = builtinType('events');
+const endpoints = builtinType('endpoints');
+const nodes = builtinType('nodes');
+const leases = builtinType('leases');
+const serviceaccounts = builtinType('serviceaccounts');
+
+test('a core/v1 Event of the old style needs namespaces that agree', () => {
+  const ok: KubeObject = { metadata: { name: 'web.17a', namespace: 'default' }, involvedObject: { kind: 'Pod', name: 'web', namespace: 'default' }, reason: 'Started' };
+  assert.deepEqual(create(events, ok).causes, []);
+  const bad: KubeObject = { metadata: { name: 'web.17a', namespace: 'default' }, involvedObject: { kind: 'Pod', name: 'web', namespace: 'other' } };
+  assert.deepEqual(fields(create(events, bad).causes), ['involvedObject.namespace: Invalid value: "other": does not match event.namespace']);
+});
+
+test('a core/v1 Event with eventTime needs the reporting fields', () => {
+  const e: KubeObject = { metadata: { name: 'e', namespace: 'default' }, involvedObject: { namespace: 'default' }, eventTime: '2024-01-01T00:00:00.000000Z' };
+  assert.deepEqual(fields(create(events, e).causes), [
+    'reportingComponent: Required value',
+    "reportingComponent: Invalid value: \"\": name part must be non-empty",
+    "reportingComponent: Invalid value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+    'reportingInstance: Required value',
+    'action: Required value',
+    'reason: Required value',
+  ]);
+});
+
+test('Event names only follow the generic path-segment rule', () => {
+  const e: KubeObject = { metadata: { name: 'Web_Pod.17A', namespace: 'default' }, involvedObject: { namespace: 'default' } };
+  assert.deepEqual(create(events, e).causes, []);
+});
+
+test('an Event exposes the fields kubectl describe selects on', () => {
+  const e: KubeObject = {
+    metadata: { name: 'e', namespace: 'default' },
+    involvedObject: { kind: 'Pod', name: 'web', namespace: 'default', uid: 'u1', apiVersion: 'v1', resourceVersion: '5', fieldPath: 'spec.containers{a}' },
+    reason: 'Pulled',
+    reportingComponent: 'kubelet',
+    type: 'Normal',
+  };
+  assert.deepEqual(objectFieldSet(events, e), {
+    'metadata.name': 'e',
+    'metadata.namespace': 'default',
+    'involvedObject.kind': 'Pod',
+    'involvedObject.namespace': 'default',
+    'involvedObject.name': 'web',
+    'involvedObject.uid': 'u1',
+    'involvedObject.apiVersion': 'v1',
+    'involvedObject.resourceVersion': '5',
+    'involvedObject.fieldPath': 'spec.containers{a}',
+    reason: 'Pulled',
+    reportingComponent: 'kubelet',
+    // source falls back to the reporting controller
+    source: 'kubelet',
+    type: 'Normal',
+  });
+});
+
+test('Endpoints default port protocols and check addresses', () => {
+  const ep: KubeObject = {
+    metadata: { name: 'web', namespace: 'default' },
+    subsets: [{ addresses: [{ ip: '10.0.0.1' }, { ip: '127.0.0.1' }, { ip: 'x' }], ports: [{ port: 80 }] }, { ports: [{ name: 'a', port: 1 }] }],
+  };
+  const { obj, causes } = create(endpoints, ep);
+  assert.deepEqual((obj.subsets as { ports: unknown[] }[])[0]!.ports, [{ port: 80, protocol: 'TCP' }]);
+  assert.deepEqual(fields(causes), [
+    'subsets[0].addresses[1].ip: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)',
+    'subsets[0].addresses[2].ip: Invalid value: "x": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+    'subsets[1]: Required value: must specify `addresses` or `notReadyAddresses`',
+  ]);
+});
+
+test('a Node may set its status on create and gets the empty structs upstream shows', () => {
+  const { obj, causes } = create(nodes, { metadata: { name: 'node-1' }, status: { capacity: { cpu: '4' } } });
+  assert.deepEqual(causes, []);
+  assert.deepEqual(obj, {
+    metadata: { name: 'node-1' },
+    spec: {},
+    status: {
+      capacity: { cpu: '4' },
+      allocatable: { cpu: '4' },
+      daemonEndpoints: { kubeletEndpoint: { Port: 0 } },
+      nodeInfo: {
+        machineID: '', systemUUID: '', bootID: '', kernelVersion: '', osImage: '', containerRuntimeVersion: '', kubeletVersion: '',
+        kubeProxyVersion: '', operatingSystem: '', architecture: '',
+      },
+    },
+  });
+});
+
+test('Node taints are checked and unique by key and effect', () => {
+  const n: KubeObject = { metadata: { name: 'n' }, spec: { taints: [{ key: 'a', effect: 'NoSchedule' }, { key: 'a', effect: 'NoSchedule' }, { key: 'b', effect: 'Sometimes' }] } };
+  assert.deepEqual(fields(create(nodes, n).causes), [
+    'spec.taints[1]: Duplicate value: core.Taint{Key:"a", Value:"", Effect:"NoSchedule", TimeAdded:<nil>}: taints must be unique by key and effect pair',
+    'spec.taints[2].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
+  ]);
+});
+
+test('a Node update keeps the status; nodes/status keeps the spec', () => {
+  const old = create(nodes, { metadata: { name: 'n', uid: 'u' }, spec: { podCIDRs: ['10.244.0.0/24'] }, status: { phase: 'Running' } }).obj;
+  const next = structuredClone(old);
+  (next.spec as Record<string, unknown>).unschedulable = true;
+  next.status = {};
+  const viaMain = update(nodes, next, old);
+  assert.deepEqual(viaMain.causes, []);
+  assert.deepEqual(viaMain.obj.status, old.status);
+  assert.deepEqual(objectFieldSet(nodes, viaMain.obj), { 'metadata.name': 'n', 'spec.unschedulable': 'true' });
+
+  const cidr = structuredClone(old);
+  (cidr.spec as Record<string, unknown>).podCIDRs = ['10.244.1.0/24'];
+  assert.deepEqual(fields(update(nodes, cidr, old).causes), ['spec.podCIDRs: Forbidden: node updates may not change podCIDR except from "" to valid']);
+
+  const viaStatus = structuredClone(old);
+  (viaStatus.spec as Record<string, unknown>).unschedulable = true;
+  (viaStatus.status as Record<string, unknown>).phase = 'Pending';
+  const { obj } = updateSubresource(nodes, 'status', viaStatus, old);
+  assert.deepEqual(obj.spec, old.spec);
+  assert.equal((obj.status as Record<string, unknown>).phase, 'Pending');
+});
+
+test('Lease spec fields are sane', () => {
+  const lease = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: 'l', namespace: 'kube-node-lease' }, spec });
+  assert.deepEqual(create(leases, lease({ holderIdentity: 'a', leaseDurationSeconds: 40, leaseTransitions: 0 })).causes, []);
+  assert.deepEqual(fields(create(leases, lease({ leaseDurationSeconds: 0, leaseTransitions: -1, preferredHolder: 'b' })).causes), [
+    'spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0',
+    'spec.leaseTransitions: Invalid value: -1: must be greater than or equal to 0',
+    'spec.preferredHolder: Forbidden: may only be specified if `holderIdentity` is set',
+  ]);
+});
+
+test('ServiceAccounts only have metadata rules', () => {
+  assert.deepEqual(create(serviceaccounts, { metadata: { name: 'builder', namespace: 'default' }, automountServiceAccountToken: false }).causes, []);
+});

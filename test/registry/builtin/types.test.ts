@@ -1,0 +1,50 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { builtinResourceTypes } from '../../../src/registry/builtin/index.ts';
+
+const all = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+const expected = [
+  { resource: 'namespaces', group: '', kind: 'Namespace', singular: 'namespace', namespaced: false, shortNames: ['ns'], categories: [], subresources: ['status', 'finalize'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], schemaName: 'io.k8s.api.core.v1.Namespace', allowCreateOnUpdate: false, deleteReturnsObject: false, nameRule: 'dns1123-label' },
+  { resource: 'configmaps', group: '', kind: 'ConfigMap', singular: 'configmap', namespaced: true, shortNames: ['cm'], categories: [], subresources: [], verbs: all, schemaName: 'io.k8s.api.core.v1.ConfigMap', allowCreateOnUpdate: false, deleteReturnsObject: false, nameRule: 'dns1123-subdomain' },
+  { resource: 'secrets', group: '', kind: 'Secret', singular: 'secret', namespaced: true, shortNames: [], categories: [], subresources: [], verbs: all, schemaName: 'io.k8s.api.core.v1.Secret', allowCreateOnUpdate: false, deleteReturnsObject: false, nameRule: 'dns1123-subdomain' },
+  { resource: 'serviceaccounts', group: '', kind: 'ServiceAccount', singular: 'serviceaccount', namespaced: true, shortNames: ['sa'], categories: [], subresources: [], verbs: all, schemaName: 'io.k8s.api.core.v1.ServiceAccount', allowCreateOnUpdate: false, deleteReturnsObject: false, nameRule: 'dns1123-subdomain' },
+  { resource: 'events', group: '', kind: 'Event', singular: 'event', namespaced: true, shortNames: ['ev'], categories: [], subresources: [], verbs: all, schemaName: 'io.k8s.api.core.v1.Event', allowCreateOnUpdate: true, deleteReturnsObject: false, nameRule: 'path-segment' },
+  { resource: 'services', group: '', kind: 'Service', singular: 'service', namespaced: true, shortNames: ['svc'], categories: ['all'], subresources: ['status'], verbs: all, schemaName: 'io.k8s.api.core.v1.Service', allowCreateOnUpdate: true, deleteReturnsObject: false, nameRule: 'dns1035-label' },
+  { resource: 'pods', group: '', kind: 'Pod', singular: 'pod', namespaced: true, shortNames: ['po'], categories: ['all'], subresources: ['status'], verbs: all, schemaName: 'io.k8s.api.core.v1.Pod', allowCreateOnUpdate: false, deleteReturnsObject: true, nameRule: 'dns1123-subdomain' },
+  { resource: 'nodes', group: '', kind: 'Node', singular: 'node', namespaced: false, shortNames: ['no'], categories: [], subresources: ['status'], verbs: all, schemaName: 'io.k8s.api.core.v1.Node', allowCreateOnUpdate: false, deleteReturnsObject: false, nameRule: 'dns1123-subdomain' },
+  { resource: 'endpoints', group: '', kind: 'Endpoints', singular: 'endpoints', namespaced: true, shortNames: ['ep'], categories: [], subresources: [], verbs: all, schemaName: 'io.k8s.api.core.v1.Endpoints', allowCreateOnUpdate: true, deleteReturnsObject: false, nameRule: 'dns1123-subdomain' },
+  { resource: 'leases', group: 'coordination.k8s.io', kind: 'Lease', singular: 'lease', namespaced: true, shortNames: [], categories: [], subresources: [], verbs: all, schemaName: 'io.k8s.api.coordination.v1.Lease', allowCreateOnUpdate: true, deleteReturnsObject: false, nameRule: 'dns1123-subdomain' },
+  { resource: 'deployments', group: 'apps', kind: 'Deployment', singular: 'deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: ['status', 'scale'], verbs: all, schemaName: 'io.k8s.api.apps.v1.Deployment', allowCreateOnUpdate: false, deleteReturnsObject: false, nameRule: 'dns1123-subdomain' },
+];
+
+const types = builtinResourceTypes({ serviceClusterIPRange: '10.96.0.0/12' });
+
+for (const e of expected) {
+  test(`${e.resource} is described as upstream serves it`, () => {
+    const rt = types.find((t) => t.resource === e.resource);
+    assert.ok(rt, `${e.resource} is served`);
+    const { strategy: _strategy, allocator: _allocator, version, listKind, allowUnconditionalUpdate: _u, ...described } = rt;
+    assert.equal(version, 'v1');
+    assert.equal(listKind, `${e.kind}List`);
+    assert.deepEqual(described, e);
+  });
+}
+
+test('every built-in type is served once', () => {
+  assert.deepEqual(types.map((t) => t.resource).sort(), expected.map((e) => e.resource).sort());
+});
+
+test('only leases refuse an update without resourceVersion', () => {
+  assert.deepEqual(types.filter((t) => t.allowUnconditionalUpdate === false).map((t) => t.resource), ['leases']);
+});
+
+test('only services carry an allocator', () => {
+  assert.deepEqual(types.filter((t) => t.allocator !== undefined).map((t) => t.resource), ['services']);
+});
+
+test('each call builds its own allocator state', () => {
+  const a = builtinResourceTypes().find((t) => t.resource === 'services')!.allocator;
+  const b = builtinResourceTypes().find((t) => t.resource === 'services')!.allocator;
+  assert.notEqual(a, b);
+});

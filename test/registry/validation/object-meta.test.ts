@@ -1,0 +1,173 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeObject, ObjectMeta, StatusCause } from '../../../src/api/index.ts';
+import { invalid as invalidError } from '../../../src/api/index.ts';
+import { totalAnnotationSizeLimit, validateObjectMeta, validateObjectMetaUpdate } from '../../../src/registry/validation/index.ts';
+
+function obj(metadata: ObjectMeta): KubeObject {
+  return { metadata };
+}
+
+const subdomainRule =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+const createCases: { name: string; meta: ObjectMeta; namespaced?: boolean; causes: StatusCause[] }[] = [
+  { name: 'a valid object has no causes', meta: { name: 'web', namespace: 'default', labels: { app: 'web' } }, causes: [] },
+  {
+    name: 'a name breaking the rule is FieldValueInvalid on metadata.name',
+    meta: { name: 'Foo_bar', namespace: 'default' },
+    causes: [{ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: "Foo_bar": ${subdomainRule}` }],
+  },
+  {
+    name: 'a missing name is required',
+    meta: { namespace: 'default' },
+    causes: [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }],
+  },
+  {
+    name: 'generateName may end in a dash',
+    meta: { generateName: 'web-', name: 'web-x7k2p', namespace: 'default' },
+    causes: [],
+  },
+  {
+    name: 'a bad generateName is reported on metadata.generateName',
+    meta: { generateName: 'Web-', name: 'Web-x7k2p', namespace: 'default' },
+    causes: [
+      { reason: 'FieldValueInvalid', field: 'metadata.generateName', message: `Invalid value: "Web-": ${subdomainRule}` },
+      { reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: "Web-x7k2p": ${subdomainRule}` },
+    ],
+  },
+  {
+    name: 'a namespaced object needs a namespace',
+    meta: { name: 'web' },
+    causes: [{ reason: 'FieldValueRequired', field: 'metadata.namespace', message: 'Required value' }],
+  },
+  {
+    name: 'a cluster-scoped object may not have one',
+    meta: { name: 'web', namespace: 'default' },
+    namespaced: false,
+    causes: [{ reason: 'FieldValueForbidden', field: 'metadata.namespace', message: 'Forbidden: not allowed on this type' }],
+  },
+  {
+    name: 'label keys and values are checked on metadata.labels',
+    meta: { name: 'web', namespace: 'default', labels: { 'bad key': 'ok', good: 'bad value' } },
+    causes: [
+      {
+        reason: 'FieldValueInvalid',
+        field: 'metadata.labels',
+        message:
+          "Invalid value: \"bad key\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'metadata.labels',
+        message:
+          "Invalid value: \"bad value\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+      },
+    ],
+  },
+  {
+    name: 'annotation keys are case-insensitive qualified names',
+    meta: { name: 'web', namespace: 'default', annotations: { 'Example.COM/Key': 'x' } },
+    causes: [],
+  },
+  {
+    name: 'annotations over 256 KiB in all are too long',
+    meta: { name: 'web', namespace: 'default', annotations: { a: 'x'.repeat(totalAnnotationSizeLimit) } },
+    causes: [{ reason: 'FieldValueTooLong', field: 'metadata.annotations', message: 'Too long: must have at most 262144 bytes' }],
+  },
+  {
+    name: 'owner references need apiVersion, kind, name and uid',
+    meta: { name: 'web', namespace: 'default', ownerReferences: [{ apiVersion: '', kind: '', name: '', uid: '' }] },
+    causes: [
+      { reason: 'FieldValueInvalid', field: 'metadata.ownerReferences.apiVersion', message: 'Invalid value: "": version must not be empty' },
+      { reason: 'FieldValueInvalid', field: 'metadata.ownerReferences.kind', message: 'Invalid value: "": must not be empty' },
+      { reason: 'FieldValueInvalid', field: 'metadata.ownerReferences.name', message: 'Invalid value: "": must not be empty' },
+      { reason: 'FieldValueInvalid', field: 'metadata.ownerReferences.uid', message: 'Invalid value: "": must not be empty' },
+    ],
+  },
+  {
+    name: 'only one owner may be the controller',
+    meta: {
+      name: 'web',
+      namespace: 'default',
+      ownerReferences: [
+        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'a', uid: '1', controller: true },
+        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'b', uid: '2', controller: true },
+      ],
+    },
+    causes: [{
+      reason: 'FieldValueInvalid',
+      field: 'metadata.ownerReferences',
+      message:
+        'Invalid value: []v1.OwnerReference{v1.OwnerReference{APIVersion:"apps/v1", Kind:"ReplicaSet", Name:"a", UID:"1", Controller:&true, BlockOwnerDeletion:(*bool)(nil)}, v1.OwnerReference{APIVersion:"apps/v1", Kind:"ReplicaSet", Name:"b", UID:"2", Controller:&true, BlockOwnerDeletion:(*bool)(nil)}}: Only one reference can have Controller set to true. Found "true" in references for ReplicaSet/a and ReplicaSet/b',
+    }],
+  },
+  {
+    name: 'orphan and foregroundDeletion finalizers exclude each other',
+    meta: { name: 'web', namespace: 'default', finalizers: ['orphan', 'foregroundDeletion'] },
+    causes: [{
+      reason: 'FieldValueInvalid',
+      field: 'metadata.finalizers',
+      message: 'Invalid value: []string{"orphan", "foregroundDeletion"}: finalizer orphan and foregroundDeletion cannot be both set',
+    }],
+  },
+  {
+    name: 'a managed fields entry needs a known operation',
+    meta: { name: 'web', namespace: 'default', managedFields: [{ manager: 'm', operation: 'Patch' as 'Apply', fieldsType: 'FieldsV2' }] },
+    causes: [
+      { reason: 'FieldValueInvalid', field: 'metadata.managedFields[0].operation', message: 'Invalid value: "Patch": must be `Apply` or `Update`' },
+      { reason: 'FieldValueInvalid', field: 'metadata.managedFields[0].fieldsType', message: 'Invalid value: "FieldsV2": must be `FieldsV1`' },
+    ],
+  },
+  {
+    name: 'a negative generation is invalid',
+    meta: { name: 'web', namespace: 'default', generation: -1 },
+    causes: [{ reason: 'FieldValueInvalid', field: 'metadata.generation', message: 'Invalid value: -1: must be greater than or equal to 0' }],
+  },
+];
+
+for (const c of createCases) {
+  test(`validateObjectMeta: ${c.name}`, () => {
+    assert.deepEqual(validateObjectMeta(obj(c.meta), 'dns1123-subdomain', c.namespaced ?? true), c.causes);
+  });
+}
+
+test('the causes make upstream\'s 422 message', () => {
+  const causes = validateObjectMeta(obj({ name: 'Foo_bar', namespace: 'default' }), 'dns1123-subdomain', true);
+  const err = invalidError('ConfigMap', 'Foo_bar', causes);
+  assert.equal(err.message, `ConfigMap "Foo_bar" is invalid: metadata.name: Invalid value: "Foo_bar": ${subdomainRule}`);
+});
+
+const stored: ObjectMeta = {
+  name: 'web', namespace: 'default', uid: 'u1', creationTimestamp: '2024-01-01T00:00:00Z', generation: 3, resourceVersion: '5',
+};
+
+const updateCases: { name: string; meta: ObjectMeta; old?: ObjectMeta; causes: StatusCause[] }[] = [
+  { name: 'an unchanged identity has no causes', meta: { ...stored, labels: { a: 'b' } }, causes: [] },
+  {
+    name: 'the uid is immutable',
+    meta: { ...stored, uid: 'u2' },
+    causes: [{ reason: 'FieldValueInvalid', field: 'metadata.uid', message: 'Invalid value: "u2": field is immutable' }],
+  },
+  {
+    name: 'the generation may not go down',
+    meta: { ...stored, generation: 2 },
+    causes: [{ reason: 'FieldValueInvalid', field: 'metadata.generation', message: 'Invalid value: 2: must not be decremented' }],
+  },
+  {
+    name: 'no finalizers may be added once deleting',
+    old: { ...stored, deletionTimestamp: '2024-01-02T00:00:00Z', finalizers: ['a.io/x'] },
+    meta: { ...stored, deletionTimestamp: '2024-01-02T00:00:00Z', finalizers: ['a.io/x', 'b.io/y'] },
+    causes: [{
+      reason: 'FieldValueForbidden',
+      field: 'metadata.finalizers',
+      message: 'Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"b.io/y"}',
+    }],
+  },
+];
+
+for (const c of updateCases) {
+  test(`validateObjectMetaUpdate: ${c.name}`, () => {
+    assert.deepEqual(validateObjectMetaUpdate(obj(c.meta), obj(c.old ?? stored)), c.causes);
+  });
+}

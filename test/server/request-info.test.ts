@@ -1,0 +1,41 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { requestInfo } from '../../src/server/request-info.ts';
+
+const cases: { name: string; method: string; path: string; query?: string; want: Record<string, unknown> }[] = [
+  { name: 'namespaced collection GET is list', method: 'GET', path: '/api/v1/namespaces/ns1/configmaps',
+    want: { verb: 'list', group: '', version: 'v1', namespace: 'ns1', resource: 'configmaps', name: '' } },
+  { name: 'named GET is get', method: 'GET', path: '/apis/apps/v1/namespaces/a/deployments/web',
+    want: { verb: 'get', group: 'apps', version: 'v1', namespace: 'a', resource: 'deployments', name: 'web' } },
+  { name: 'subresource', method: 'PUT', path: '/apis/apps/v1/namespaces/a/deployments/web/scale',
+    want: { verb: 'update', resource: 'deployments', name: 'web', subresource: 'scale' } },
+  { name: 'cluster-wide list of a namespaced type', method: 'GET', path: '/api/v1/pods',
+    want: { verb: 'list', namespace: '', resource: 'pods' } },
+  { name: 'a namespace itself', method: 'GET', path: '/api/v1/namespaces/kube-system',
+    want: { verb: 'get', namespace: 'kube-system', resource: 'namespaces', name: 'kube-system' } },
+  { name: 'a namespace status is a subresource, not a resource', method: 'PUT', path: '/api/v1/namespaces/x/status',
+    want: { verb: 'update', namespace: 'x', resource: 'namespaces', name: 'x', subresource: 'status' } },
+  { name: 'watch parameter', method: 'GET', path: '/api/v1/namespaces/a/configmaps', query: 'watch=1',
+    want: { verb: 'watch', resource: 'configmaps' } },
+  { name: 'watch=false is a list', method: 'GET', path: '/api/v1/configmaps', query: 'watch=false',
+    want: { verb: 'list' } },
+  { name: 'legacy watch prefix', method: 'GET', path: '/api/v1/watch/namespaces/a/configmaps',
+    want: { verb: 'watch', namespace: 'a', resource: 'configmaps' } },
+  { name: 'DELETE of a collection is deletecollection', method: 'DELETE', path: '/api/v1/namespaces/a/configmaps',
+    want: { verb: 'deletecollection' } },
+  { name: 'POST is create', method: 'POST', path: '/api/v1/namespaces/a/configmaps', want: { verb: 'create' } },
+];
+
+for (const c of cases) {
+  test(`request info: ${c.name}`, () => {
+    const info = requestInfo(c.method, c.path, new URLSearchParams(c.query ?? ''));
+    assert.equal(info.isResourceRequest, true);
+    for (const [key, value] of Object.entries(c.want)) assert.equal((info as unknown as Record<string, unknown>)[key], value, key);
+  });
+}
+
+test('discovery paths are not resource requests', () => {
+  for (const path of ['/api', '/api/v1', '/apis', '/apis/apps', '/apis/apps/v1', '/version', '/openapi/v3/api/v1']) {
+    assert.equal(requestInfo('GET', path, new URLSearchParams()).isResourceRequest, false, path);
+  }
+});
