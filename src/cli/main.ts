@@ -1,44 +1,9 @@
 #!/usr/bin/env node
-import { parseServeFlags, serveUsage, UsageError } from './config.ts';
-import { serve } from './serve.ts';
+// The `plinth` entry point. It only turns on Node's on-disk compile cache before
+// loading the rest: with it, the type-stripped sources load in tens of milliseconds
+// instead of hundreds, which is most of our start-up time.
+import module from 'node:module';
 
-async function main(argv: string[]): Promise<number> {
-  const [command, ...args] = argv;
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-    process.stdout.write(serveUsage);
-    return command === undefined ? 2 : 0;
-  }
-  if (command !== 'serve') {
-    process.stderr.write(`unknown command "${command}"\n${serveUsage}`);
-    return 2;
-  }
-  if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(serveUsage);
-    return 0;
-  }
-  const started = performance.now();
-  const config = parseServeFlags(args);
-  const running = await serve(config);
-  console.error(`plinth serving on ${running.url} (ready in ${Math.round(performance.now() - started)} ms); kubeconfig: ${running.kubeconfigPath}`);
-
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  console.error('plinth shutting down');
-  await running.close();
-  return 0;
-}
-
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    if (err instanceof UsageError || (err instanceof Error && err.name === 'TypeError' && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))) {
-      process.stderr.write(`plinth: ${err.message}\n`);
-      process.exit(2);
-    }
-    console.error(err);
-    process.exit(1);
-  },
-);
+module.enableCompileCache?.();
+const { run } = await import('./plinth.ts');
+run(process.argv.slice(2));

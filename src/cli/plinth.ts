@@ -1,0 +1,46 @@
+import { parseServeFlags, serveUsage, UsageError } from './config.ts';
+import { serve } from './serve.ts';
+
+/** `plinth <command> [flags]`; resolves with the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(serveUsage);
+    return command === undefined ? 2 : 0;
+  }
+  if (command !== 'serve') {
+    process.stderr.write(`unknown command "${command}"\n${serveUsage}`);
+    return 2;
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(serveUsage);
+    return 0;
+  }
+  const config = parseServeFlags(args);
+  const running = await serve(config);
+  console.error(`plinth serving on ${running.url} (ready ${Math.round(performance.now())} ms after process start); kubeconfig: ${running.kubeconfigPath}`);
+
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  console.error('plinth shutting down');
+  await running.close();
+  return 0;
+}
+
+/** Runs main and exits: usage errors with 2, anything else unexpected with 1. */
+export function run(argv: string[]): void {
+  main(argv).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      if (err instanceof UsageError || (err instanceof Error && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))) {
+        process.stderr.write(`plinth: ${err.message}\n`);
+        process.exit(2);
+      }
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

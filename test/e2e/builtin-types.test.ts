@@ -1,0 +1,123 @@
+// Built-in types over HTTP: defaulting, validation, immutability, Service allocation.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+let server: TestServer;
+before(async () => {
+  server = await startServer({ serviceClusterIPRange: '10.0.0.0/29', serviceNodePortRange: '30000-30002' });
+});
+after(async () => {
+  await server.stop();
+});
+
+const post = (path: string, body: unknown) => server.request('POST', path, { body });
+
+test('a Pod without containers answers 422 naming spec.containers', async () => {
+  const res = await post('/api/v1/namespaces/default/pods', { metadata: { name: 'empty' }, spec: { containers: [] } });
+  assert.equal(res.status, 422);
+  assert.ok(res.json.details.causes.some((c: any) => c.field === 'spec.containers'), res.text);
+});
+
+test('a Pod is created Pending with defaults, its client-set status dropped', async () => {
+  const res = await post('/api/v1/namespaces/default/pods', {
+    metadata: { name: 'p1' }, spec: { containers: [{ name: 'c', image: 'busybox:1.36' }] }, status: { phase: 'Running' },
+  });
+  assert.equal(res.status, 201, res.text);
+  assert.equal(res.json.status.phase, 'Pending');
+  assert.equal(res.json.spec.dnsPolicy, 'ClusterFirst');
+  assert.equal(res.json.spec.terminationGracePeriodSeconds, 30);
+  assert.equal(res.json.spec.containers[0].terminationMessagePath, '/dev/termination-log');
+  assert.equal(res.json.spec.containers[0].imagePullPolicy, 'IfNotPresent');
+});
+
+for (const kind of ['ConfigMap', 'Secret'] as const) {
+  test(`an immutable ${kind} refuses data changes with 422`, async () => {
+    const plural = kind === 'ConfigMap' ? 'configmaps' : 'secrets';
+    const data = kind === 'ConfigMap' ? { a: '1' } : { a: 'MQ==' };
+    const created = await post(`/api/v1/namespaces/default/${plural}`, { metadata: { name: `frozen-${plural}` }, data, immutable: true });
+    assert.equal(created.status, 201, created.text);
+    const changed = { ...created.json, data: kind === 'ConfigMap' ? { a: '2' } : { a: 'Mg==' } };
+    const res = await server.request('PUT', `/api/v1/namespaces/default/${plural}/frozen-${plural}`, { body: changed });
+    assert.equal(res.status, 422, res.text);
+    assert.equal(res.json.reason, 'Invalid');
+    const merge = await server.request('PATCH', `/api/v1/namespaces/default/${plural}/frozen-${plural}`, {
+      raw: JSON.stringify({ immutable: false }), headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    assert.equal(merge.status, 422, merge.text);
+  });
+}
+
+test('Services get distinct ClusterIPs from the range, released on delete; a taken one is refused', async () => {
+  const svc = (name: string, extra: Record<string, unknown> = {}) => ({ metadata: { name }, spec: { ports: [{ port: 80 }], ...extra } });
+  const ips = new Set<string>();
+  // 10.0.0.0/29: network, broadcast and the first address (the kubernetes service's) are not handed out.
+  for (const name of ['s1', 's2', 's3', 's4', 's5']) {
+    const res = await post('/api/v1/namespaces/default/services', svc(name));
+    assert.equal(res.status, 201, res.text);
+    assert.match(res.json.spec.clusterIP, /^10\.0\.0\.[2-6]$/);
+    assert.deepEqual(res.json.spec.clusterIPs, [res.json.spec.clusterIP]);
+    assert.equal(res.json.spec.ports[0].targetPort, 80);
+    assert.equal(res.json.spec.ports[0].protocol, 'TCP');
+    ips.add(res.json.spec.clusterIP);
+  }
+  assert.equal(ips.size, 5);
+  // Upstream answers an exhausted range with a 500 "range is full".
+  const full = await post('/api/v1/namespaces/default/services', svc('s6'));
+  assert.equal(full.status, 500);
+  assert.match(full.json.message, /failed to allocate a serviceIP: range is full/);
+  const taken = [...ips][0]!;
+  await server.request('DELETE', '/api/v1/namespaces/default/services/s1');
+  const freed = (await server.request('GET', '/api/v1/namespaces/default/services')).json.items.map((s: any) => s.spec.clusterIP);
+  const free = [...ips].find((ip) => !freed.includes(ip))!;
+  const again = await post('/api/v1/namespaces/default/services', svc('s7', { clusterIP: free }));
+  assert.equal(again.status, 201, again.text);
+  assert.equal(again.json.spec.clusterIP, free);
+  const clash = await post('/api/v1/namespaces/default/services', svc('s8', { clusterIP: taken === free ? [...ips][1] : taken }));
+  assert.equal(clash.status, 422, clash.text);
+  assert.match(clash.text, /already allocated/);
+  const headless = await post('/api/v1/namespaces/default/services', svc('headless', { clusterIP: 'None' }));
+  assert.equal(headless.status, 201, headless.text);
+  assert.equal(headless.json.spec.clusterIP, 'None');
+  for (const name of ['s2', 's3', 's4', 's5', 's7', 'headless']) await server.request('DELETE', `/api/v1/namespaces/default/services/${name}`);
+});
+
+test('NodePort services get distinct ports in range; a requested port that is taken is refused', async () => {
+  const np = (name: string, nodePort?: number) => ({ metadata: { name }, spec: { type: 'NodePort', ports: [{ port: 80, ...(nodePort ? { nodePort } : {}) }] } });
+  const a = await post('/api/v1/namespaces/default/services', np('np-a'));
+  assert.equal(a.status, 201, a.text);
+  const b = await post('/api/v1/namespaces/default/services', np('np-b', 30002));
+  assert.equal(b.status, 201, b.text);
+  assert.equal(b.json.spec.ports[0].nodePort, 30002);
+  const portA = a.json.spec.ports[0].nodePort;
+  assert.ok(portA >= 30000 && portA <= 30002 && portA !== 30002);
+  const clash = await post('/api/v1/namespaces/default/services', np('np-c', portA));
+  assert.equal(clash.status, 422, clash.text);
+  assert.match(clash.text, /already allocated/);
+  await server.request('DELETE', '/api/v1/namespaces/default/services/np-a');
+  const reuse = await post('/api/v1/namespaces/default/services', np('np-d', portA));
+  assert.equal(reuse.status, 201, reuse.text);
+});
+
+test('a Deployment whose selector does not match its template labels is 422', async () => {
+  const res = await post('/apis/apps/v1/namespaces/default/deployments', {
+    metadata: { name: 'bad' },
+    spec: { selector: { matchLabels: { app: 'a' } }, template: { metadata: { labels: { app: 'b' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
+  });
+  assert.equal(res.status, 422, res.text);
+});
+
+test('a Namespace gets its finalizer, phase and name label', async () => {
+  const res = await post('/api/v1/namespaces', { metadata: { name: 'fresh' } });
+  assert.equal(res.status, 201);
+  assert.deepEqual(res.json.spec.finalizers, ['kubernetes']);
+  assert.equal(res.json.status.phase, 'Active');
+  assert.equal(res.json.metadata.labels['kubernetes.io/metadata.name'], 'fresh');
+});
+
+test('a Lease round-trips its MicroTime fields', async () => {
+  const spec = { holderIdentity: 'me', leaseDurationSeconds: 15, renewTime: '2024-01-02T03:04:05.123456Z' };
+  const res = await post('/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', { metadata: { name: 'node-1' }, spec });
+  assert.equal(res.status, 201, res.text);
+  assert.deepEqual(res.json.spec, spec);
+});
