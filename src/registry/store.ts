@@ -170,7 +170,11 @@ export class Store {
     await this.admission.admit(attrs);
     this.validateCreate(obj);
     await this.admission.validate(attrs);
-    if (opts.dryRun) return obj;
+    if (opts.dryRun) {
+      // Upstream answers a dry run with what would be allocated, without reserving it.
+      this.type.allocator?.allocate(obj, { dryRun: true });
+      return obj;
+    }
 
     for (let attempt = 0; ; attempt++) {
       this.type.allocator?.allocate(obj);
@@ -203,7 +207,12 @@ export class Store {
       throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
     }
     obj.metadata.name = name;
-    return this.guaranteedUpdate(namespace, name, obj.metadata.resourceVersion, opts, () => obj);
+    const expected = obj.metadata.resourceVersion;
+    // Types like leases refuse a PUT without a resourceVersion of an existing object (upstream's AllowUnconditionalUpdate).
+    if ((expected === undefined || expected === '') && this.type.allowUnconditionalUpdate === false && (await this.find(namespace, name)) !== undefined) {
+      throw invalid(this.type.kind, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }], this.type.group);
+    }
+    return this.guaranteedUpdate(namespace, name, expected, opts, () => obj);
   }
 
   /**
@@ -268,13 +277,13 @@ export class Store {
       // A write that changes nothing is not written: the resourceVersion stays (upstream).
       if (Buffer.compare(bytes, kv.value) === 0) return { object: current, created: false };
       if (opts.dryRun) return { object: obj, created: false };
-      this.type.allocator?.reallocate(obj, current);
+      const undoReallocation = this.type.allocator?.reallocate(obj, current);
       try {
         const revision = await this.backend.update(kv.key, bytes, kv.modRevision);
         obj.metadata.resourceVersion = String(revision);
         return { object: obj, created: false };
       } catch (err) {
-        this.type.allocator?.reallocate(current, obj);
+        undoReallocation?.();
         if (isStorageError(err, 'RevisionMismatch') || isStorageError(err, 'KeyNotFound')) {
           if (!pinned && attempt < maxRetries) continue;
           throw staleObject(this.groupResource, name);

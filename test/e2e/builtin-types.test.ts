@@ -121,3 +121,25 @@ test('a Lease round-trips its MicroTime fields', async () => {
   assert.equal(res.status, 201, res.text);
   assert.deepEqual(res.json.spec, spec);
 });
+
+test('PUT of an existing Lease without a resourceVersion is 422, as upstream', async () => {
+  const created = await post('/apis/coordination.k8s.io/v1/namespaces/default/leases', { metadata: { name: 'l' }, spec: { holderIdentity: 'a' } });
+  assert.equal(created.status, 201, created.text);
+  const { resourceVersion: _rv, ...meta } = created.json.metadata;
+  const res = await server.request('PUT', '/apis/coordination.k8s.io/v1/namespaces/default/leases/l', { body: { ...created.json, metadata: meta } });
+  assert.equal(res.status, 422, res.text);
+  assert.equal(res.json.details.causes[0].field, 'metadata.resourceVersion');
+  const ok = await server.request('PUT', '/apis/coordination.k8s.io/v1/namespaces/default/leases/l', { body: created.json });
+  assert.equal(ok.status, 200, ok.text);
+});
+
+test('a dry-run Service create shows a ClusterIP but reserves and stores nothing', async () => {
+  const body = { metadata: { name: 'dry' }, spec: { clusterIP: '10.0.0.6', ports: [{ port: 80 }] } };
+  const dry = await server.request('POST', '/api/v1/namespaces/default/services?dryRun=All', { body });
+  assert.equal(dry.status, 201, dry.text);
+  assert.equal(dry.json.spec.clusterIP, '10.0.0.6');
+  assert.equal((await server.request('GET', '/api/v1/namespaces/default/services/dry')).status, 404);
+  const real = await post('/api/v1/namespaces/default/services', body);
+  assert.equal(real.status, 201, real.text);
+  await server.request('DELETE', '/api/v1/namespaces/default/services/dry');
+});

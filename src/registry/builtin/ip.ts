@@ -123,10 +123,6 @@ export function parseCIDR(s: string): CIDR | undefined {
   return { family: ip.family, base, prefix, size: 1n << hostBits, text: `${formatIP({ family: ip.family, value: base })}/${prefix}` };
 }
 
-export function cidrContains(cidr: CIDR, ip: IP): boolean {
-  return ip.family === cidr.family && ip.value >= cidr.base && ip.value < cidr.base + cidr.size;
-}
-
 export function ipFamilyOf(s: string): IPFamily | undefined {
   return parseIP(s)?.family;
 }

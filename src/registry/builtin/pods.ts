@@ -2,7 +2,7 @@
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
-import { child, forbidden, index, invalid, required } from '../validation/field.ts';
+import { forbidden, invalid } from '../validation/field.ts';
 import { inclusiveRangeError } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { allVerbs, keepOldStatus, nowTimestamp } from './common.ts';

@@ -8,12 +8,12 @@ import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { internalError, invalid } from '../../api/index.ts';
 import type { Allocator } from '../resource-type.ts';
 import { invalid as invalidField } from '../validation/field.ts';
-import { cidrContains, formatIP, parseCIDR, parseIP } from './ip.ts';
+import { formatIP, parseCIDR, parseIP } from './ip.ts';
 import type { CIDR, IPFamily } from './ip.ts';
 import { ensureObject, numberAt, stringAt } from './object.ts';
 import type { JsonObject } from './object.ts';
 import {
-  clusterIPsOf, isHeadless, needsClusterIP, needsHealthCheckNodePort, needsNodePort, nodePortOf, servicePorts, serviceSpec, serviceType,
+  clusterIPsOf, isHeadless, needsClusterIP, needsHealthCheckNodePort, needsNodePort, nodePortOf, servicePorts, serviceSpec, usesNodePorts,
 } from './service-spec.ts';
 
 export const defaultServiceClusterIPRange = '10.96.0.0/12';
@@ -378,8 +378,7 @@ export class ServiceAllocator implements Allocator {
       }
     }
 
-    const type = serviceType(spec);
-    if (type === 'NodePort' || type === 'LoadBalancer') {
+    if (usesNodePorts(spec)) {
       this.assignNodePorts(spec, needsNodePort(spec), name, owner, heldPort, reserved);
     }
 

@@ -26,6 +26,13 @@ export function isHeadless(spec: JsonObject): boolean {
   return (ips.length > 0 && ips[0] === 'None') || stringAt(spec, 'clusterIP') === 'None';
 }
 
+/** Types whose ports may carry node ports. */
+export function usesNodePorts(spec: JsonObject): boolean {
+  const type = serviceType(spec);
+  return type === 'NodePort' || type === 'LoadBalancer';
+}
+
+/** Types that get a node port allocated for each port lacking one. */
 export function needsNodePort(spec: JsonObject): boolean {
   const type = serviceType(spec);
   if (type === 'NodePort') return true;

@@ -8,13 +8,13 @@ import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortName, i
 import { validateKubeFinalizerNames, validateLabels } from '../validation/object-meta.ts';
 import { allVerbs, keepOldSpec, keepOldStatus } from './common.ts';
 import type { IPFamily } from './ip.ts';
-import { parseIP } from './ip.ts';
+import { ipFamilyOf, parseIP } from './ip.ts';
 import { arrayAt, clone, ensureObject, isObject, numberAt, objectAt, semanticEqual, stringAt } from './object.ts';
 import type { JsonObject } from './object.ts';
 import { validateProtocol } from './pod-spec.ts';
 import { ServiceAllocator } from './service-allocator.ts';
 import {
-  clusterIPsOf, externallyAccessible, isHeadless, needsClusterIP, needsHealthCheckNodePort, needsNodePort, servicePorts, serviceType,
+  clusterIPsOf, externallyAccessible, isHeadless, needsClusterIP, needsHealthCheckNodePort, needsNodePort, servicePorts, serviceType, usesNodePorts,
 } from './service-spec.ts';
 
 const defaultClientIPTimeoutSeconds = 10800;
@@ -42,11 +42,17 @@ function defaultService(svc: KubeObject): void {
   if ((spec.internalTrafficPolicy === undefined || spec.internalTrafficPolicy === null) && (type === 'NodePort' || type === 'LoadBalancer' || type === 'ClusterIP')) {
     spec.internalTrafficPolicy = 'Cluster';
   }
-  if (type === 'LoadBalancer') {
-    if (spec.allocateLoadBalancerNodePorts === undefined || spec.allocateLoadBalancerNodePorts === null) spec.allocateLoadBalancerNodePorts = true;
-    for (const ingress of arrayAt(objectAt(svc.status, 'loadBalancer'), 'ingress')) {
-      if (isObject(ingress) && stringAt(ingress, 'ip') !== '' && !ingress.ipMode) ingress.ipMode = 'VIP';
-    }
+  if (type === 'LoadBalancer' && (spec.allocateLoadBalancerNodePorts === undefined || spec.allocateLoadBalancerNodePorts === null)) {
+    spec.allocateLoadBalancerNodePorts = true;
+  }
+  defaultIngressIPMode(svc);
+}
+
+/** Load-balancer ingress points with an IP default to ipMode VIP. */
+function defaultIngressIPMode(svc: KubeObject): void {
+  if (serviceType(specOf(svc)) !== 'LoadBalancer') return;
+  for (const ingress of arrayAt(objectAt(svc.status, 'loadBalancer'), 'ingress')) {
+    if (isObject(ingress) && stringAt(ingress, 'ip') !== '' && !ingress.ipMode) ingress.ipMode = 'VIP';
   }
 }
 
@@ -55,22 +61,26 @@ function setClusterIPs(spec: JsonObject, ips: string[] | undefined): void {
   else spec.clusterIPs = ips;
 }
 
-/** normalizeClusterIPs: keep clusterIP and clusterIPs in step for clients that set only one. */
+/** NormalizeClusterIPs: keep clusterIP and clusterIPs in step for clients that set only one. */
 function normalizeClusterIPs(spec: JsonObject, oldSpec: JsonObject | undefined): void {
   const clusterIP = stringAt(spec, 'clusterIP');
-  const clusterIPs = clusterIPsOf(spec);
   if (oldSpec === undefined) {
-    if (clusterIP !== '' && clusterIPs.length === 0) spec.clusterIPs = [clusterIP];
+    // An old client set the singular field only.
+    if (clusterIP !== '' && clusterIPsOf(spec).length === 0) spec.clusterIPs = [clusterIP];
     return;
   }
   const oldClusterIP = stringAt(oldSpec, 'clusterIP');
-  const sameIPs = semanticEqual(oldSpec.clusterIPs, spec.clusterIPs);
-  if (clusterIP !== '' && clusterIPs.length === 0) {
-    spec.clusterIPs = [clusterIP];
-  } else if (oldClusterIP !== '' && clusterIP === '' && sameIPs) {
-    delete spec.clusterIPs;
-  } else if (oldClusterIP !== '' && clusterIP !== '' && oldClusterIP !== clusterIP && sameIPs && clusterIPs.length > 0) {
-    spec.clusterIPs = [clusterIP, ...clusterIPs.slice(1)];
+  const sameIPs = () => semanticEqual(oldSpec.clusterIPs, spec.clusterIPs);
+  // An old client patching something else left clusterIPs out.
+  if (clusterIPsOf(oldSpec).length > 0 && clusterIPsOf(spec).length === 0 && oldClusterIP === clusterIP) {
+    spec.clusterIPs = clone(oldSpec.clusterIPs);
+  }
+  if (oldClusterIP !== clusterIP) {
+    if (oldClusterIP !== '' && clusterIP === '') {
+      if (sameIPs()) delete spec.clusterIPs;
+    } else if (sameIPs()) {
+      spec.clusterIPs = [clusterIP];
+    }
   }
 }
 
@@ -86,8 +96,10 @@ function dropTypeDependentFields(svc: KubeObject, old: KubeObject): void {
     if (semanticEqual(oldSpec.ipFamilies, spec.ipFamilies)) delete spec.ipFamilies;
     if (semanticEqual(oldSpec.ipFamilyPolicy, spec.ipFamilyPolicy)) delete spec.ipFamilyPolicy;
   }
-  const nodePorts = (s: JsonObject) => servicePorts(s).map((p) => p.nodePort ?? 0);
-  if (needsNodePort(oldSpec) && !needsNodePort(spec) && semanticEqual(nodePorts(oldSpec), nodePorts(spec))) {
+  // Node ports go when the client added none of its own (ports may come, go or change).
+  const nodePorts = (s: JsonObject) => servicePorts(s).map((p) => p.nodePort).filter((n) => typeof n === 'number' && n !== 0);
+  const oldNodePorts = new Set(nodePorts(oldSpec));
+  if (usesNodePorts(oldSpec) && !usesNodePorts(spec) && nodePorts(spec).every((n) => oldNodePorts.has(n))) {
     for (const port of servicePorts(spec)) delete port.nodePort;
   }
   if (needsHealthCheckNodePort(oldSpec) && !needsHealthCheckNodePort(spec) && oldSpec.healthCheckNodePort === spec.healthCheckNodePort) {
@@ -132,10 +144,6 @@ function patchAllocatedValues(svc: KubeObject, old: KubeObject): void {
   }
 }
 
-function familyOf(ip: string): IPFamily | undefined {
-  return parseIP(ip)?.family;
-}
-
 /**
  * initIPFamilyFields, without the errors (validate reports those): ipFamilyPolicy and
  * ipFamilies from what the client asked for and what the cluster serves.
@@ -157,7 +165,7 @@ function defaultIPFamilies(spec: JsonObject, clusterFamilies: IPFamily[]): void 
   }
   if (!spec.ipFamilyPolicy) spec.ipFamilyPolicy = families.length === 2 || clusterIPsOf(spec).length === 2 ? 'RequireDualStack' : 'SingleStack';
   if (families.length === 0) {
-    const fromIPs = clusterIPsOf(spec).map(familyOf).filter((f): f is IPFamily => f !== undefined);
+    const fromIPs = clusterIPsOf(spec).map(ipFamilyOf).filter((f): f is IPFamily => f !== undefined);
     spec.ipFamilies = fromIPs.length > 0 ? fromIPs.slice(0, 2) : [clusterFamilies[0]!];
   }
   const current = spec.ipFamilies as IPFamily[];
@@ -240,14 +248,14 @@ function validateClusterIPFields(spec: JsonObject, clusterFamilies: IPFamily[]):
   });
   if (clusterIPs.length > 2) causes.push(invalid('spec.clusterIPs', clusterIPs, 'may only hold up to 2 values'));
   if (badIPs) return causes;
-  if (clusterIPs.length === 2 && familyOf(clusterIPs[0]!) === familyOf(clusterIPs[1]!)) {
+  if (clusterIPs.length === 2 && ipFamilyOf(clusterIPs[0]!) === ipFamilyOf(clusterIPs[1]!)) {
     causes.push(invalid('spec.clusterIPs', clusterIPs, 'may specify no more than one IP for each IP family'));
   }
   if (!isHeadless(spec)) {
     clusterIPs.forEach((ip, i) => {
       const family = families[i];
-      if (family === 'IPv4' && familyOf(ip) === 'IPv6') causes.push(invalid(`spec.clusterIPs[${i}]`, ip, `expected an IPv4 value as indicated by \`ipFamilies[${i}]\``));
-      if (family === 'IPv6' && familyOf(ip) === 'IPv4') causes.push(invalid(`spec.clusterIPs[${i}]`, ip, `expected an IPv6 value as indicated by \`ipFamilies[${i}]\``));
+      if (family === 'IPv4' && ipFamilyOf(ip) === 'IPv6') causes.push(invalid(`spec.clusterIPs[${i}]`, ip, `expected an IPv4 value as indicated by \`ipFamilies[${i}]\``));
+      if (family === 'IPv6' && ipFamilyOf(ip) === 'IPv4') causes.push(invalid(`spec.clusterIPs[${i}]`, ip, `expected an IPv6 value as indicated by \`ipFamilies[${i}]\``));
     });
   }
   // What the cluster serves (upstream reports these from its REST layer, before validation).
@@ -438,6 +446,7 @@ export function serviceStrategy(clusterFamilies: IPFamily[]): Strategy {
       status: {
         prepareForUpdate(svc, old) {
           keepOldSpec(svc, old);
+          defaultIngressIPMode(svc);
         },
         validateUpdate(svc) {
           const causes: StatusCause[] = [];

@@ -242,11 +242,11 @@ test('status written through the service is ignored; services/status keeps the s
 
   const viaStatus = structuredClone(old);
   (viaStatus.spec as Record<string, unknown>).type = 'ClusterIP';
-  viaStatus.status = { loadBalancer: { ingress: [{ ip: '1.2.3.4', ipMode: 'VIP' }] } };
+  viaStatus.status = { loadBalancer: { ingress: [{ ip: '1.2.3.4' }, { hostname: 'lb.example.com' }] } };
   const { obj, causes } = updateSubresource(services, 'status', viaStatus, old);
   assert.deepEqual(causes, []);
   assert.deepEqual(obj.spec, old.spec);
-  assert.deepEqual(obj.status, { loadBalancer: { ingress: [{ ip: '1.2.3.4', ipMode: 'VIP' }] } });
+  assert.deepEqual(obj.status, { loadBalancer: { ingress: [{ ip: '1.2.3.4', ipMode: 'VIP' }, { hostname: 'lb.example.com' }] } });
   services.allocator!.release(old);
 });
 
