@@ -1,6 +1,7 @@
 import YAML from 'yaml';
 import { badRequest, unsupportedMediaType } from '../api/index.ts';
 import { parseMediaType } from './media-type.ts';
+import { decodeProtobufObject, protobufMediaType } from './protobuf/index.ts';
 
 export const requestBodyTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 
@@ -8,9 +9,9 @@ export const requestBodyTypes = ['application/json', 'application/yaml', 'applic
 export function decodeBody(contentType: string | undefined, body: Uint8Array): unknown {
   const media = parseMediaType(contentType ?? '');
   const essence = media === undefined ? '' : `${media.type}/${media.subtype}`;
-  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
-  if (essence === 'application/json') return parseJson(text);
-  if (essence === 'application/yaml') return parseYaml(text);
+  if (essence === 'application/json') return parseJson(utf8(body));
+  if (essence === 'application/yaml') return parseYaml(utf8(body));
+  if (essence === protobufMediaType) return decodeProtobufObject(body);
   throw unsupportedMediaType(contentType ?? '', requestBodyTypes);
 }
 
@@ -35,4 +36,8 @@ export function parseYaml(text: string): unknown {
 
 export function encodeYaml(value: unknown): string {
   return YAML.stringify(value, { aliasDuplicateObjects: false, lineWidth: 0 });
+}
+
+function utf8(body: Uint8Array): string {
+  return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
 }

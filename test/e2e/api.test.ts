@@ -249,6 +249,7 @@ describe('bad input answers a Status and changes nothing', () => {
     { name: 'a missing token is 401', method: 'GET', path: (ns) => `/api/v1/namespaces/${ns}/configmaps`, opts: { anonymous: true }, status: 401, reason: 'Unauthorized' },
     { name: 'a wrong token is 401', method: 'GET', path: () => '/api/v1/namespaces', opts: { token: 'wrong' }, status: 401, reason: 'Unauthorized' },
     { name: 'dryRun=Foo is 422', method: 'POST', path: (ns) => `/api/v1/namespaces/${ns}/configmaps?dryRun=Foo`, opts: { body: configMap('x') }, status: 422, reason: 'Invalid' },
+    { name: 'a garbage protobuf body is 400', method: 'POST', path: (ns) => `/api/v1/namespaces/${ns}/configmaps`, opts: { raw: Buffer.from([0x6b, 0x38, 0x73, 0x00, 0x0a, 0xff, 0x01]), headers: { 'content-type': 'application/vnd.kubernetes.protobuf' } }, status: 400, reason: 'BadRequest' },
     { name: 'a body that is not an object is 400', method: 'POST', path: (ns) => `/api/v1/namespaces/${ns}/configmaps`, opts: { raw: '[1,2]', headers: { 'content-type': 'application/json' } }, status: 400, reason: 'BadRequest' },
     { name: 'a non-string name is 400', method: 'POST', path: (ns) => `/api/v1/namespaces/${ns}/configmaps`, opts: { body: { metadata: { name: 5 } } }, status: 400, reason: 'BadRequest' },
     { name: 'an unparsable label selector is 400', method: 'GET', path: (ns) => `/api/v1/namespaces/${ns}/configmaps?labelSelector=a%20in%20(`, status: 400, reason: 'BadRequest' },

@@ -312,9 +312,12 @@ function encodeScalar(type: string, number: number, value: unknown, w: ProtoWrit
       if (typeof value !== 'boolean') fail('expected a boolean');
       w.bool(number, value);
       return;
-    default:
+    default: {
       if (typeof value !== 'number' || !Number.isInteger(value)) fail('expected an integer');
+      const limit = type === 'int32' ? 2 ** 31 : 2 ** 63;
+      if (value < -limit || value >= limit) fail(`integer out of ${type} range`);
       w.int(number, value);
+    }
   }
 }
 
