@@ -17,6 +17,9 @@ export interface Config {
   etcdCompactionIntervalMs: number;
   /** Where the kubeconfig goes; defaults to `<dataDir>/kubeconfig`. */
   kubeconfigPath: string | undefined;
+  /** Watch cache timings (not flags; tests shorten them): bookmarks about every minute and list snapshots kept 75 s, as upstream. */
+  watchBookmarkIntervalMs: number;
+  listSnapshotTtlMs: number;
 }
 
 export const defaultFeatureGates: Record<string, boolean> = {
@@ -41,6 +44,8 @@ export function defaultConfig(): Config {
     serviceNodePortRange: '30000-32767',
     etcdCompactionIntervalMs: 5 * 60_000,
     kubeconfigPath: undefined,
+    watchBookmarkIntervalMs: 60_000,
+    listSnapshotTtlMs: 75_000,
   };
 }
 

@@ -2,13 +2,15 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AdmissionChain } from '../admission/chain.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
-import { isStatusError } from '../api/index.ts';
+import { apiVersionOf, isStatusError } from '../api/index.ts';
+import { WatchCache } from '../cache/index.ts';
 import { alwaysAllow, bearerAuthenticator, ensureAdminToken, parseTokenFile } from '../auth/index.ts';
 import { ApiHandler } from '../endpoints/api-handler.ts';
 import { Discovery } from '../endpoints/discovery.ts';
 import { OpenApiService } from '../endpoints/openapi-service.ts';
 import { builtinDefinitions } from '../schema/builtin/index.ts';
 import { builtinResourceTypes } from '../registry/builtin/index.ts';
+import { resourcePrefix } from '../registry/keys.ts';
 import { ResourceRegistry } from '../registry/registry.ts';
 import { Store } from '../registry/store.ts';
 import { ApiServer } from '../server/server.ts';
@@ -30,6 +32,8 @@ export interface RunningServer {
   token: string;
   caPem: string;
   registry: ResourceRegistry;
+  /** Open watchers across all watch caches (to check that watches are released). */
+  watcherCount(): number;
   /** Graceful stop: stop accepting, finish in-flight requests, end watches, close storage. */
   close(): Promise<void>;
 }
@@ -55,11 +59,27 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const admission = new AdmissionChain([
     namespaceLifecycle((name) => namespaces.store!.find('', name)),
   ]);
+  const caches: WatchCache[] = [];
   for (const type of builtinResourceTypes({ serviceClusterIPRange: config.serviceClusterIPRange, serviceNodePortRange: config.serviceNodePortRange })) {
-    const store = new Store(type, backend, admission);
+    // The cache decodes with the Store's decoder; the Store reads through the cache.
+    const decoder: { store?: Store } = {};
+    const cache = new WatchCache({
+      backend,
+      prefix: resourcePrefix(type),
+      decode: (kv) => decoder.store!.decode(kv),
+      bookmark: { kind: type.kind, apiVersion: apiVersionOf(type.group, type.version) },
+      historyWindowMs: config.etcdCompactionIntervalMs,
+      bookmarkIntervalMs: config.watchBookmarkIntervalMs,
+      snapshotTtlMs: config.featureGates.ListFromCacheSnapshot ? config.listSnapshotTtlMs : 0,
+      log,
+    });
+    const store = new Store(type, backend, admission, cache);
+    decoder.store = store;
+    caches.push(cache);
     registry.add({ type, store });
     if (type.group === '' && type.resource === 'namespaces') namespaces.store = store;
   }
+  await Promise.all(caches.map((cache) => cache.start()));
   for (const { type, store } of registry.all()) if (type.allocator) type.allocator.restore(await store.listAll());
   await ensureNamespaces(namespaces.store!);
 
@@ -80,6 +100,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       { name: 'shutdown', check: () => { if (server?.isStopping) throw new Error('shutting down'); } },
     ],
     plinthVersion,
+    featureGates: config.featureGates,
+    log,
   });
   server = new ApiServer({
     bindAddress: config.bindAddress,
@@ -101,9 +123,11 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   let closing: Promise<void> | undefined;
   return {
     url, port, kubeconfigPath, token: tokens.admin, caPem: material.caPem, registry,
+    watcherCount: () => caches.reduce((sum, cache) => sum + cache.watcherCount, 0),
     close() {
       closing ??= (async () => {
         await server.close();
+        for (const cache of caches) cache.close();
         compactor.close();
         await backend.close();
       })();

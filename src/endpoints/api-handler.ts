@@ -10,8 +10,9 @@ import { listHandler } from './handlers/list.ts';
 import { patchHandler } from './handlers/patch.ts';
 import type { RequestScope } from './handlers/scope.ts';
 import { updateHandler } from './handlers/update.ts';
+import { watchHandler } from './handlers/watch.ts';
 import { serveHealth, type HealthCheck } from './health.ts';
-import { writeBytes, type HttpRequest, type HttpResponse } from './http.ts';
+import { acceptsGzip, writeBytes, type HttpRequest, type HttpResponse } from './http.ts';
 import type { OpenApiService } from './openapi-service.ts';
 import { versionInfo } from './version.ts';
 
@@ -23,12 +24,14 @@ export interface ApiHandlerOptions {
   /** Readiness adds checks that pass only once the server serves (e.g. not shutting down). */
   readyChecks: HealthCheck[];
   plinthVersion: string;
+  featureGates: Record<string, boolean>;
+  log: (message: string) => void;
 }
 
 const handlers: Record<ResourceRequestInfo['verb'], ((scope: RequestScope) => Promise<void>) | undefined> = {
   get: getHandler,
   list: listHandler,
-  watch: undefined,
+  watch: watchHandler,
   create: createHandler,
   update: updateHandler,
   patch: patchHandler,
@@ -39,10 +42,22 @@ const handlers: Record<ResourceRequestInfo['verb'], ((scope: RequestScope) => Pr
 /** Routes an authenticated, authorized request to discovery, health, OpenAPI or a verb handler. */
 export class ApiHandler {
   private readonly opts: ApiHandlerOptions;
+  /** Stop functions of running watches, ended on shutdown. */
+  private readonly longRunning = new Set<() => void>();
 
   constructor(opts: ApiHandlerOptions) {
     this.opts = opts;
   }
+
+  /** Ends every long-running request (watches) so that shutdown is not held up by them. */
+  stopLongRunning(): void {
+    for (const stop of this.longRunning) stop();
+  }
+
+  private trackLongRunning = (stop: () => void): (() => void) => {
+    this.longRunning.add(stop);
+    return () => this.longRunning.delete(stop);
+  };
 
   async handle(req: HttpRequest, res: HttpResponse, info: RequestInfo, query: URLSearchParams): Promise<void> {
     if (info.isResourceRequest) return this.handleResource(req, res, info, query);
@@ -98,6 +113,13 @@ export class ApiHandler {
     const handler = handlers[info.verb];
     if (handler === undefined || !type.verbs.includes(info.verb)) throw methodNotAllowed();
     const negotiated = negotiateObject(req.headers.accept);
-    await handler({ req, res, info, query, served, negotiated });
+    const gates = this.opts.featureGates;
+    await handler({
+      req, res, info, query, served, negotiated,
+      gzip: (gates.APIResponseCompression ?? false) && acceptsGzip(req),
+      watchList: gates.WatchList ?? false,
+      trackLongRunning: this.trackLongRunning,
+      log: this.opts.log,
+    });
   }
 }

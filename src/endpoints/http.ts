@@ -1,4 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { promisify } from 'node:util';
+import { gzip as gzipCallback, constants as zlibConstants } from 'node:zlib';
 import { internalError, isStatusError, requestEntityTooLarge, StatusError, type Status } from '../api/index.ts';
 import { encodeYaml } from '../encoding/decode.ts';
 import type { Negotiated } from '../encoding/negotiate.ts';
@@ -21,6 +23,8 @@ export interface HttpResponse {
   writeHead(status: number, headers?: Record<string, string | number | string[]>): unknown;
   write(chunk: string | Uint8Array): boolean;
   end(chunk?: string | Uint8Array): unknown;
+  /** HTTP/1.1 only: send the headers now rather than with the first body chunk. */
+  flushHeaders?(): void;
   once(event: 'close' | 'drain', listener: () => void): unknown;
 }
 
@@ -47,12 +51,42 @@ export function writeBytes(res: HttpResponse, status: number, contentType: strin
   res.end(bytes);
 }
 
+const gzip = promisify(gzipCallback);
+
+/** Upstream compresses only answers of at least 128 KiB (defaultGzipThresholdBytes): smaller ones cost more than they save. */
+export const gzipThresholdBytes = 128 * 1024;
+
+/** Whether the client takes gzip (`Accept-Encoding`), as upstream's compression filter reads it. */
+export function acceptsGzip(req: HttpRequest): boolean {
+  const header = req.headers['accept-encoding'];
+  if (header === undefined) return false;
+  return header.split(',').some((part) => {
+    const [coding = '', ...params] = part.trim().split(';');
+    if (coding.trim().toLowerCase() !== 'gzip') return false;
+    return !params.some((p) => /^\s*q\s*=\s*0(\.0*)?\s*$/.test(p));
+  });
+}
+
+/**
+ * Writes an answer body, gzip-compressed (fast level, as upstream) when the client
+ * takes it and the body is large enough. `gzip` is decided per request by the caller.
+ */
+export async function writeBody(res: HttpResponse, status: number, contentType: string, body: Uint8Array | string, headers: Record<string, string> = {}, opts: { gzip?: boolean } = {}): Promise<void> {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  if (opts.gzip && bytes.byteLength >= gzipThresholdBytes) {
+    const compressed = await gzip(bytes, { level: zlibConstants.Z_BEST_SPEED });
+    writeBytes(res, status, contentType, compressed, { ...headers, 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' });
+    return;
+  }
+  writeBytes(res, status, contentType, bytes, headers);
+}
+
 export function encodeAs(negotiated: Negotiated, value: unknown): string {
   return negotiated.serializer === 'yaml' ? encodeYaml(value) : JSON.stringify(value);
 }
 
-export function writeObject(res: HttpResponse, status: number, negotiated: Negotiated, value: unknown, headers: Record<string, string> = {}): void {
-  writeBytes(res, status, negotiated.contentType, encodeAs(negotiated, value), headers);
+export function writeObject(res: HttpResponse, status: number, negotiated: Negotiated, value: unknown, headers: Record<string, string> = {}, opts: { gzip?: boolean } = {}): Promise<void> {
+  return writeBody(res, status, negotiated.contentType, encodeAs(negotiated, value), headers, opts);
 }
 
 /** Any error as a Status answer; errors that are not StatusErrors are bugs: 500, cause logged. */

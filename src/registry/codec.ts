@@ -7,7 +7,9 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 /** Stored bytes never carry the resourceVersion: it is the key's modRevision, as with etcd. */
 export function encodeForStorage(obj: KubeObject): Uint8Array {
   const { resourceVersion: _rv, selfLink: _selfLink, ...meta } = obj.metadata;
-  return encoder.encode(JSON.stringify({ ...obj, metadata: meta }));
+  // kind, apiVersion and metadata first, as Kubernetes serialises objects.
+  const { kind, apiVersion, metadata: _metadata, ...rest } = obj;
+  return encoder.encode(JSON.stringify({ kind, apiVersion, metadata: meta, ...rest }));
 }
 
 export function decodeFromStorage(kv: KeyValue): KubeObject {

@@ -6,20 +6,15 @@ import {
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/chain.ts';
 import { isStorageError, type Backend, type KeyValue } from '../storage/backend.ts';
 import { decodeFromStorage, encodeForStorage } from './codec.ts';
-import { decodeContinue, encodeContinue } from './continue-token.ts';
-import { collectionPrefix, objectKey } from './keys.ts';
+import { objectKey } from './keys.ts';
 import type { ResourceType } from './resource-type.ts';
-import { objectMatches, type ObjectFilter } from './filter.ts';
+import type { ObjectFilter } from './filter.ts';
+import { ReadPath, type ListPage, type ListRequest, type ReadConsistency, type WatchRequest } from './read-path.ts';
+import type { CacheWatcher, WatchCache } from '../cache/index.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.ts';
 
 export interface WriteOptions {
   dryRun?: boolean;
-}
-
-export interface ListOptions {
-  filter?: ObjectFilter;
-  limit?: number;
-  continue?: string;
 }
 
 export interface DeleteOptions extends WriteOptions {
@@ -67,11 +62,14 @@ export class Store {
   private readonly backend: Backend;
   private readonly admission: AdmissionChain;
 
-  constructor(type: ResourceType, backend: Backend, admission: AdmissionChain) {
+  private readonly reads: ReadPath;
+
+  constructor(type: ResourceType, backend: Backend, admission: AdmissionChain, cache?: WatchCache) {
     this.type = type;
     this.groupResource = { group: type.group, resource: type.resource };
     this.backend = backend;
     this.admission = admission;
+    this.reads = new ReadPath(type, backend, cache, (kv) => this.decode(kv));
   }
 
   get apiVersion(): string {
@@ -82,72 +80,22 @@ export class Store {
     return objectKey(this.type, namespace, name);
   }
 
-  async get(namespace: string, name: string): Promise<KubeObject> {
-    const kv = await this.backend.get(this.key(namespace, name));
-    if (kv === undefined) throw notFound(this.groupResource, name);
-    return this.decode(kv);
+  get(namespace: string, name: string, consistency?: ReadConsistency): Promise<KubeObject> {
+    return this.reads.get(namespace, name, consistency);
   }
 
-  /** The stored object, or undefined. */
+  /** The stored object (a consistent read from storage), or undefined. */
   async find(namespace: string, name: string): Promise<KubeObject | undefined> {
     const kv = await this.backend.get(this.key(namespace, name));
     return kv === undefined ? undefined : this.decode(kv);
   }
 
-  async list(namespace: string, opts: ListOptions = {}): Promise<KubeList> {
-    const prefix = collectionPrefix(this.type, namespace);
-    const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : 0;
-    let revision: number | undefined;
-    let startAfter: string | undefined;
-    if (opts.continue !== undefined && opts.continue !== '') {
-      const token = decodeContinue(opts.continue);
-      revision = token.revision;
-      startAfter = prefix + token.lastKey;
-    }
-    const items: KubeObject[] = [];
-    let lastKey: string | undefined;
-    let more = false;
-    let remaining = 0;
-    // With a selector, keep reading until `limit` objects match or the keys run out (upstream does the same).
-    for (;;) {
-      const page = await this.listBackend(prefix, { revision, limit: limit === 0 ? undefined : limit, startAfter });
-      revision = page.revision;
-      let index = 0;
-      for (; index < page.items.length && (limit === 0 || items.length < limit); index++) {
-        const kv = page.items[index]!;
-        lastKey = kv.key;
-        const obj = this.decode(kv);
-        if (opts.filter === undefined || objectMatches(obj, opts.filter, this.type)) items.push(obj);
-      }
-      const unread = page.items.length - index;
-      more = page.more || unread > 0;
-      remaining = page.remaining + unread;
-      if (limit === 0 || items.length >= limit || !page.more) break;
-      startAfter = lastKey;
-    }
-    const list: KubeList = {
-      kind: this.type.listKind,
-      apiVersion: this.apiVersion,
-      metadata: { resourceVersion: String(revision) },
-      items,
-    };
-    if (limit > 0 && more && lastKey !== undefined) {
-      list.metadata.continue = encodeContinue({ revision: revision!, lastKey: lastKey.slice(prefix.length) });
-      // Upstream omits the count when a selector filtered the items: it would be a guess.
-      if (opts.filter === undefined || isEmptyFilter(opts.filter)) list.metadata.remainingItemCount = remaining;
-    }
-    return list;
+  list(namespace: string, req: ListRequest = {}): Promise<ListPage> {
+    return this.reads.list(namespace, req);
   }
 
-  private async listBackend(prefix: string, opts: { revision?: number; limit?: number; startAfter?: string }) {
-    try {
-      return await this.backend.list(prefix, opts);
-    } catch (err) {
-      if (isStorageError(err, 'Compacted')) {
-        throw new StatusError(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
-      }
-      throw err;
-    }
+  watch(namespace: string, req: WatchRequest): Promise<CacheWatcher> {
+    return this.reads.watch(namespace, req);
   }
 
   async create(namespace: string, input: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
@@ -334,7 +282,7 @@ export class Store {
   async deleteCollection(namespace: string, filter: ObjectFilter | undefined, opts: DeleteOptions = {}): Promise<KubeList> {
     const list = await this.list(namespace, { filter });
     const deleted: KubeObject[] = [];
-    for (const obj of list.items) {
+    for (const { object: obj } of list.items) {
       try {
         const result = await this.delete(obj.metadata.namespace ?? '', obj.metadata.name!, { ...opts, preconditions: undefined });
         deleted.push(result.object);
@@ -343,7 +291,7 @@ export class Store {
         throw err;
       }
     }
-    return { ...list, items: deleted };
+    return { kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata, items: deleted };
   }
 
   /** The Success Status most types answer a DELETE with. */
@@ -355,10 +303,11 @@ export class Store {
 
   /** All stored objects of this type (startup restores, controllers). */
   async listAll(): Promise<KubeObject[]> {
-    return (await this.list('')).items;
+    return (await this.list('')).items.map((item) => item.object);
   }
 
-  private decode(kv: KeyValue): KubeObject {
+  /** A stored value as the API shows it (also the watch cache's decoder). */
+  decode(kv: KeyValue): KubeObject {
     const obj = decodeFromStorage(kv);
     obj.apiVersion ??= this.apiVersion;
     obj.kind ??= this.type.kind;
@@ -456,8 +405,4 @@ export class Store {
   private throwIfInvalid(obj: KubeObject, causes: StatusCause[]): void {
     if (causes.length > 0) throw invalid(this.type.kind, obj.metadata.name ?? obj.metadata.generateName ?? '', causes, this.type.group);
   }
-}
-
-function isEmptyFilter(filter: ObjectFilter): boolean {
-  return filter.labels === undefined && filter.fields === undefined;
 }

@@ -34,8 +34,6 @@ export class ApiServer {
   private readonly server: http2.Http2SecureServer;
   private readonly sockets = new Set<Socket>();
   private readonly sessions = new Set<http2.ServerHttp2Session>();
-  /** Long-running requests (watches) to end on shutdown. */
-  private readonly longRunning = new Set<() => void>();
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
   private stopping = false;
@@ -76,18 +74,12 @@ export class ApiServer {
     return (this.server.address() as AddressInfo).port;
   }
 
-  /** Registers a long-running request's stop function; returns its unregister function. */
-  trackLongRunning(stop: () => void): () => void {
-    this.longRunning.add(stop);
-    return () => this.longRunning.delete(stop);
-  }
-
   /** Stop accepting, end watches, let in-flight requests finish (up to a grace period), then close connections. */
   async close(graceMs = 10_000): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    for (const stop of this.longRunning) stop();
+    this.opts.handler.stopLongRunning();
     for (const session of this.sessions) session.close();
     await Promise.race([this.idle(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
     for (const socket of this.sockets) socket.destroy();

@@ -136,3 +136,81 @@ export async function startServerProcess(args: string[] = [], opts: { viaNpm?: b
     },
   };
 }
+
+export interface WatchStream {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The next event (parsed line), or undefined when the stream ended; rejects after `timeoutMs`. */
+  next(timeoutMs?: number): Promise<any>;
+  /** Every event until the stream ends. */
+  rest(): Promise<any[]>;
+  close(): void;
+}
+
+/** Opens a watch (or any streaming GET) and reads it line by line. */
+export function openStream(server: TestServer, urlPath: string, headers: Record<string, string> = {}): Promise<WatchStream> {
+  return new Promise((resolve, reject) => {
+    const agent = new https.Agent({ ca: server.caPem });
+    const req = https.get(new URL(urlPath, server.url), { agent, headers: { authorization: `Bearer ${server.token}`, ...headers } }, (res) => {
+      const lines: any[] = [];
+      const waiters: ((v: any) => void)[] = [];
+      let ended = false;
+      let buffer = '';
+      const push = (value: any) => {
+        const waiter = waiters.shift();
+        if (waiter) waiter(value);
+        else lines.push(value);
+      };
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          if (line.trim() !== '') push(JSON.parse(line));
+        }
+      });
+      const finish = () => {
+        if (ended) return;
+        ended = true;
+        if (buffer.trim() !== '') {
+          try { push(JSON.parse(buffer)); } catch { push({ raw: buffer }); }
+        }
+        for (const w of waiters.splice(0)) w(undefined);
+      };
+      res.on('end', finish);
+      res.on('close', finish);
+      res.on('error', finish);
+      const next = (timeoutMs = 5000) => {
+        if (lines.length > 0) return Promise.resolve(lines.shift());
+        if (ended) return Promise.resolve(undefined);
+        return new Promise<any>((resolveNext, rejectNext) => {
+          const timer = setTimeout(() => {
+            waiters.splice(waiters.indexOf(done), 1);
+            rejectNext(new Error(`no event within ${timeoutMs} ms`));
+          }, timeoutMs);
+          const done = (v: any) => {
+            clearTimeout(timer);
+            resolveNext(v);
+          };
+          waiters.push(done);
+        });
+      };
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        next,
+        async rest() {
+          const all: any[] = [];
+          for (let e = await next(30_000); e !== undefined; e = await next(30_000)) all.push(e);
+          return all;
+        },
+        close() {
+          req.destroy();
+          agent.destroy();
+        },
+      });
+    });
+    req.on('error', reject);
+  });
+}

@@ -8,5 +8,5 @@ export async function createHandler(scope: RequestScope): Promise<void> {
   parseFieldValidation(scope.query, 'CreateOptions');
   const obj = decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req));
   const created = await scope.served.store.create(scope.info.namespace, obj, { dryRun });
-  writeObject(scope.res, 201, scope.negotiated, created);
+  await writeObject(scope.res, 201, scope.negotiated, created);
 }

@@ -44,14 +44,14 @@ export async function deleteHandler(scope: RequestScope): Promise<void> {
   const opts = await deleteOptions(scope);
   const { object, deleted } = await served.store.delete(info.namespace, info.name, opts);
   // 202 when finalizers keep the object for now; the object, not a Status, is the answer then (upstream).
-  if (!deleted) writeObject(scope.res, 202, scope.negotiated, object);
-  else if (served.type.deleteReturnsObject) writeObject(scope.res, 200, scope.negotiated, object);
-  else writeObject(scope.res, 200, scope.negotiated, served.store.deletedStatus(object));
+  if (!deleted) await writeObject(scope.res, 202, scope.negotiated, object);
+  else if (served.type.deleteReturnsObject) await writeObject(scope.res, 200, scope.negotiated, object);
+  else await writeObject(scope.res, 200, scope.negotiated, served.store.deletedStatus(object));
 }
 
 export async function deleteCollectionHandler(scope: RequestScope): Promise<void> {
   const opts = await deleteOptions(scope);
   const filter = filterFromQuery(scope.query, scope.served.type);
   const list = await scope.served.store.deleteCollection(scope.info.namespace, filter, opts);
-  writeObject(scope.res, 200, scope.negotiated, list);
+  await writeObject(scope.res, 200, scope.negotiated, list);
 }

@@ -36,5 +36,5 @@ export async function patchHandler(scope: RequestScope): Promise<void> {
     }
     return patched as KubeObject;
   }, { createIfMissing: false });
-  writeObject(scope.res, 200, scope.negotiated, object);
+  await writeObject(scope.res, 200, scope.negotiated, object);
 }

@@ -11,4 +11,11 @@ export interface RequestScope {
   query: URLSearchParams;
   served: ServedResource;
   negotiated: Negotiated;
+  /** Large answers may be gzip-compressed: the client takes it and APIResponseCompression is on. */
+  gzip: boolean;
+  /** The WatchList feature gate (sendInitialEvents). */
+  watchList: boolean;
+  /** Registers a long-running request's stop function (ended on shutdown); returns its unregister function. */
+  trackLongRunning(stop: () => void): () => void;
+  log(message: string): void;
 }

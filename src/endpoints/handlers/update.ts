@@ -8,5 +8,5 @@ export async function updateHandler(scope: RequestScope): Promise<void> {
   parseFieldValidation(scope.query, 'UpdateOptions');
   const obj = decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req));
   const { object, created } = await scope.served.store.update(scope.info.namespace, scope.info.name, obj, { dryRun });
-  writeObject(scope.res, created ? 201 : 200, scope.negotiated, object);
+  await writeObject(scope.res, created ? 201 : 200, scope.negotiated, object);
 }

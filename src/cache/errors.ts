@@ -1,0 +1,50 @@
+// The errors the watch cache answers with, worded like kube-apiserver's cacher so
+// that clients recognise them (client-go matches both messages).
+
+import { gone, StatusError } from '../api/index.ts';
+
+/**
+ * 504 for a resourceVersion the cache has not reached within its wait, like
+ * upstream's storage.NewTooLargeResourceVersionError: reason Timeout, the cause
+ * ResourceVersionTooLarge, and Retry-After 1.
+ */
+export function tooLargeResourceVersion(requested: number, current: number): StatusError {
+  return new StatusError(
+    504,
+    'Timeout',
+    `Timeout: Too large resource version: ${requested}, current: ${current}`,
+    { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
+    { 'Retry-After': '1' },
+  );
+}
+
+/** 410 Expired for a watch from before the cache's history, as upstream's watch cache words it. */
+export function tooOldResourceVersion(requested: number, oldest: number): StatusError {
+  return gone(`too old resource version: ${requested} (${oldest})`);
+}
+
+/** 410 for the watchers the cache ends when it re-lists from the backend: their stream has a gap. */
+export function cacheReinitialized(revision: number): StatusError {
+  return gone(`too old resource version: the watch cache was re-initialized from storage at revision ${revision}`);
+}
+
+/** For reads and waits after close(). */
+export function cacheClosed(): StatusError {
+  return new StatusError(503, 'ServiceUnavailable', 'the watch cache is closed');
+}
+
+/**
+ * Ends a watcher that left more than the queue limit of events unread. Upstream
+ * closes such a watch without an ERROR event; the client then watches again from
+ * the last resourceVersion it saw, which the history window usually still serves.
+ * The handler should log it and end the stream.
+ */
+export class SlowWatcherError extends Error {
+  readonly queueLimit: number;
+
+  constructor(prefix: string, queueLimit: number) {
+    super(`watch on ${prefix} left more than ${queueLimit} events unread and was ended to bound memory`);
+    this.name = 'SlowWatcherError';
+    this.queueLimit = queueLimit;
+  }
+}

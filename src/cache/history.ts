@@ -1,0 +1,133 @@
+// The watch cache's window of recent events, oldest first. Watchers that start in
+// the past read it (lazily, as they are pulled), and list snapshots at past
+// revisions are rebuilt from it (snapshots.ts). Each entry keeps the state before
+// and after its event, which is what both of those need.
+
+import type { KubeObject } from '../api/index.ts';
+import type { CacheEvent, CachedObject, ObjectPredicate } from './types.ts';
+import { encodeJson, freezeDeep } from './encode.ts';
+
+export interface HistoryEntry {
+  /** Position in the history; keeps growing across trims and resets, so a stale cursor is detectable. */
+  readonly seq: number;
+  readonly revision: number;
+  /** When the cache applied the event (WatchCacheOptions.now). */
+  readonly time: number;
+  readonly key: string;
+  /** State after the event; undefined for a deletion. */
+  readonly current: CachedObject | undefined;
+  /** State before the event; undefined for a creation. */
+  readonly prev: CachedObject | undefined;
+  /** The event for watchers without a predicate (and for those whose predicate agrees on both states). */
+  readonly event: CacheEvent;
+  /** Made on first need, then shared: for watchers the change makes start or stop matching. */
+  asAdded?: CacheEvent;
+  asDeleted?: CacheEvent;
+}
+
+export class EventHistory {
+  /** Kept entries are #entries[#head..]; shifting an array per trim would be O(n). */
+  #entries: HistoryEntry[] = [];
+  #head = 0;
+  /** seq of #entries[#head]. */
+  #startSeq = 0;
+  /** Every event with a revision above this one is kept. */
+  #startRevision: number;
+
+  constructor(startRevision: number) {
+    this.#startRevision = startRevision;
+  }
+
+  /** Watches from this revision or later can be served; older ones get 410. */
+  get startRevision(): number {
+    return this.#startRevision;
+  }
+
+  get startSeq(): number {
+    return this.#startSeq;
+  }
+
+  /** One past the newest entry's seq. */
+  get endSeq(): number {
+    return this.#startSeq + this.#entries.length - this.#head;
+  }
+
+  get length(): number {
+    return this.#entries.length - this.#head;
+  }
+
+  at(seq: number): HistoryEntry {
+    return this.#entries[this.#head + seq - this.#startSeq] as HistoryEntry;
+  }
+
+  push(entry: Omit<HistoryEntry, 'seq'>): HistoryEntry {
+    const full: HistoryEntry = { seq: this.endSeq, ...entry };
+    this.#entries.push(full);
+    return full;
+  }
+
+  /** seq of the first entry with a revision above `revision` (endSeq when none). */
+  seqAfter(revision: number): number {
+    let lo = this.#head;
+    let hi = this.#entries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.#entries[mid] as HistoryEntry).revision <= revision) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.#startSeq + lo - this.#head;
+  }
+
+  /** Forget entries older than `before` (a time) and all but the newest `maxEntries`. */
+  trim(before: number, maxEntries: number): void {
+    let head = this.#head;
+    const end = this.#entries.length;
+    while (head < end && (end - head > maxEntries || (this.#entries[head] as HistoryEntry).time < before)) head++;
+    if (head === this.#head) return;
+    this.#startRevision = (this.#entries[head - 1] as HistoryEntry).revision;
+    this.#startSeq += head - this.#head;
+    this.#head = head;
+    if (this.#head === this.#entries.length) {
+      this.#entries = [];
+      this.#head = 0;
+    } else if (this.#head >= 1024 && this.#head * 2 >= this.#entries.length) {
+      this.#entries = this.#entries.slice(this.#head);
+      this.#head = 0;
+    }
+  }
+
+  /** Forget everything: a re-list at `revision` starts a new history. */
+  reset(revision: number): void {
+    this.#startSeq = this.endSeq;
+    this.#entries = [];
+    this.#head = 0;
+    this.#startRevision = revision;
+  }
+}
+
+/**
+ * What a watcher with `predicate` sees of an entry, like upstream's
+ * cacheWatcher.convertToWatchEvent: an object that starts matching arrives as
+ * ADDED, one that stops matching as DELETED carrying the object as it was before
+ * the change but with the event's resourceVersion.
+ */
+export function eventFor(entry: HistoryEntry, predicate: ObjectPredicate, freeze: boolean): CacheEvent | undefined {
+  const { current, prev } = entry;
+  const matchesNow = current !== undefined && predicate(current.object);
+  const matchedBefore = prev !== undefined && predicate(prev.object);
+  if (matchesNow) {
+    if (matchedBefore || prev === undefined) return entry.event;
+    return (entry.asAdded ??= { type: 'ADDED', object: current.object, json: current.json, revision: entry.revision });
+  }
+  if (!matchedBefore) return undefined;
+  if (current === undefined) return entry.event;
+  return (entry.asDeleted ??= deletedEvent(prev, entry.revision, freeze));
+}
+
+/** A DELETED event: the last state with resourceVersion set to the deletion's revision, as upstream. */
+export function deletedEvent(last: CachedObject, revision: number, freeze: boolean): CacheEvent {
+  const object: KubeObject = { ...last.object, metadata: { ...last.object.metadata, resourceVersion: String(revision) } };
+  const json = encodeJson(object);
+  if (freeze) freezeDeep(object);
+  return { type: 'DELETED', object, json, revision };
+}

@@ -1,0 +1,67 @@
+// What the watch cache hands out. Everything here is shared between requests and
+// watchers: treat it as immutable (the cache freezes objects unless told not to).
+
+import type { KubeObject } from '../api/index.ts';
+
+export interface CachedObject {
+  /** The storage key. */
+  readonly key: string;
+  /** Decoded, with metadata.resourceVersion set. Frozen (WatchCacheOptions.freeze): copy before changing. */
+  readonly object: KubeObject;
+  /** The JSON encoding of `object`, made once when the event arrived (DESIGN.md "Encode once"). Do not write to it. */
+  readonly json: Uint8Array;
+  /** The object's modRevision. */
+  readonly revision: number;
+}
+
+export type CacheEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+
+export interface CacheEvent {
+  readonly type: CacheEventType;
+  /** For BOOKMARK: {kind, apiVersion, metadata: {resourceVersion, annotations?}} only. */
+  readonly object: KubeObject;
+  /** The JSON encoding of `object`, shared by every watcher that receives the event. */
+  readonly json: Uint8Array;
+  readonly revision: number;
+}
+
+/** Selects objects, for lists and watches (label and field selectors). */
+export type ObjectPredicate = (object: KubeObject) => boolean;
+
+export interface CacheWatcher extends AsyncIterable<CacheEvent> {
+  /** End the watch: a pending next() resolves done, and the watcher's memory is released. */
+  close(): void;
+}
+
+export interface CacheListOptions {
+  /** A namespace's prefix, or the cache's whole prefix. */
+  prefix: string;
+  /** Read the state at exactly this revision (unset or 0: the current state). */
+  revision?: number;
+  /** Only keys strictly after this one (a continue token's last key). */
+  startAfter?: string;
+  /** At most this many matching items (unset or 0: no limit). */
+  limit?: number;
+  predicate?: ObjectPredicate;
+}
+
+export interface CacheListResult {
+  items: CachedObject[];
+  /** The revision the list was read at. */
+  revision: number;
+  /** True when keys (matching or not) follow the last examined key. */
+  more: boolean;
+  /** How many keys (matching or not) follow the last examined key. */
+  remaining: number;
+}
+
+export interface CacheWatchOptions {
+  prefix: string;
+  /** Send the events after this revision (ignored with initialEvents). */
+  fromRevision: number;
+  /** First the current state as ADDED events, then the changes after it. */
+  initialEvents?: boolean;
+  predicate?: ObjectPredicate;
+  /** Periodic BOOKMARKs, and with initialEvents the `k8s.io/initial-events-end` one. */
+  bookmarks?: boolean;
+}

@@ -1,0 +1,583 @@
+// The watch cache of one resource (DESIGN.md "Watch cache"), after kube-apiserver's
+// storage/cacher: it lists the resource's prefix from the backend, then follows the
+// backend's watch, keeping
+//   - the current objects, in a Map for gets and a sorted structure for lists in
+//     O(log n + limit) (sorted-entries.ts);
+//   - a window of recent events (history.ts), from which watches at past revisions
+//     are served and list snapshots at past revisions are rebuilt (snapshots.ts);
+//   - the watchers, fed by one fan-out per event: the event is decoded and encoded
+//     once, and each watcher only runs its predicate and queues a reference.
+// Everything is synchronous between awaits, so the state, the history and the
+// watchers always agree on what happened up to `revision`.
+
+import { type KubeObject, type StatusError } from '../api/index.ts';
+import { isStorageError, StorageError, type Backend, type KeyValue, type StorageEvent, type Watch } from '../storage/index.ts';
+import { encodeJson, freezeDeep } from './encode.ts';
+import { cacheClosed, cacheReinitialized, SlowWatcherError, tooLargeResourceVersion, tooOldResourceVersion } from './errors.ts';
+import { deletedEvent, EventHistory, eventFor, type HistoryEntry } from './history.ts';
+import { searchKeys, SnapshotOverlays, type Overlay } from './snapshots.ts';
+import { SortedEntries } from './sorted-entries.ts';
+import type { CacheEvent, CachedObject, CacheListOptions, CacheListResult, CacheWatchOptions, CacheWatcher } from './types.ts';
+import { Watcher, type WatcherHost } from './watcher.ts';
+
+export type { CacheEvent, CacheEventType, CachedObject, CacheListOptions, CacheListResult, CacheWatchOptions, CacheWatcher, ObjectPredicate } from './types.ts';
+
+export interface WatchCacheOptions {
+  backend: Backend;
+  /** The resource's key prefix, e.g. "/registry/configmaps/". */
+  prefix: string;
+  /** Sets apiVersion, kind and metadata.resourceVersion. May throw: the object is then skipped and logged. */
+  decode(kv: KeyValue): KubeObject;
+  /** What a BOOKMARK object names. */
+  bookmark: { kind: string; apiVersion: string };
+  /** How long events are kept for watches from past revisions (default 5 minutes, like the backend's compaction). */
+  historyWindowMs?: number;
+  /** At most this many events are kept, whatever their age (default 102,400, upstream's largest watch cache capacity). */
+  maxHistoryEvents?: number;
+  /** How long after it stopped being current a revision can still be listed exactly (Exact, continue), default 75 s. */
+  snapshotTtlMs?: number;
+  /** How long a read or watch at a revision the cache has not reached waits (default 3 s, as upstream). */
+  maxWaitMs?: number;
+  /** Period of BOOKMARK events (default 1 minute, as upstream). */
+  bookmarkIntervalMs?: number;
+  /** Events a watcher may leave unread before it is ended (default 1,000). */
+  watcherQueueLimit?: number;
+  /** While something waits for a revision, how often the backend's current revision is checked (default 100 ms, as upstream's progress requests). */
+  progressIntervalMs?: number;
+  /** Deep-freeze the objects handed out (default true), so that a reader that changes one fails loudly instead of corrupting what others see. */
+  freeze?: boolean;
+  now?: () => number;
+  log?: (msg: string) => void;
+}
+
+interface RevisionWaiter {
+  revision: number;
+  resolve(): void;
+  reject(err: unknown): void;
+  timer: NodeJS.Timeout;
+}
+
+/** Items per backend list call when (re)filling the cache. */
+const LIST_PAGE = 10_000;
+/** Retry delays after backend failures: doubling from the first, up to the last. */
+const RETRY_MIN_MS = 50;
+const RETRY_MAX_MS = 5_000;
+/** A backend watch that lived this long was healthy: the retry delay starts over. */
+const HEALTHY_WATCH_MS = 10_000;
+
+const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+
+export class WatchCache {
+  readonly #backend: Backend;
+  readonly #prefix: string;
+  readonly #decode: (kv: KeyValue) => KubeObject;
+  readonly #bookmarkType: { kind: string; apiVersion: string };
+  readonly #historyWindowMs: number;
+  readonly #maxHistoryEvents: number;
+  readonly #snapshotTtlMs: number;
+  readonly #maxWaitMs: number;
+  readonly #bookmarkIntervalMs: number;
+  readonly #progressIntervalMs: number;
+  readonly #freeze: boolean;
+  readonly #now: () => number;
+  readonly #log: (msg: string) => void;
+
+  /** Current objects by key, and the same in key order. */
+  #objects = new Map<string, CachedObject>();
+  #sorted = new SortedEntries<CachedObject>();
+  readonly #history = new EventHistory(0);
+  readonly #overlays = new SnapshotOverlays();
+  #revision = 0;
+
+  /** Every watcher not yet ended. */
+  readonly #watchers = new Set<Watcher>();
+  /** Live watchers by prefix: an event is offered to the groups whose prefix its key has. */
+  readonly #live = new Map<string, Set<Watcher>>();
+  readonly #host: WatcherHost;
+
+  readonly #waiters = new Set<RevisionWaiter>();
+  #progressLoop: Promise<void> | undefined;
+
+  /** Bumped by every (re)list and (re)watch: a consumer of an older backend watch stops. */
+  #epoch = 0;
+  /** The current backend watch, while it is believed healthy. */
+  #backendWatch: Watch | undefined;
+  #backendWatchStarted = 0;
+  #failures = 0;
+  #bookmarkTimer: NodeJS.Timeout | undefined;
+  #started = false;
+  #closed = false;
+
+  constructor(opts: WatchCacheOptions) {
+    this.#backend = opts.backend;
+    this.#prefix = opts.prefix;
+    this.#decode = opts.decode;
+    this.#bookmarkType = { kind: opts.bookmark.kind, apiVersion: opts.bookmark.apiVersion };
+    this.#historyWindowMs = opts.historyWindowMs ?? 5 * 60_000;
+    this.#maxHistoryEvents = opts.maxHistoryEvents ?? 102_400;
+    this.#snapshotTtlMs = opts.snapshotTtlMs ?? 75_000;
+    this.#maxWaitMs = opts.maxWaitMs ?? 3_000;
+    this.#bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60_000;
+    this.#progressIntervalMs = opts.progressIntervalMs ?? 100;
+    this.#freeze = opts.freeze ?? true;
+    this.#now = opts.now ?? Date.now;
+    this.#log = opts.log ?? ((msg) => console.error(msg));
+    const queueLimit = opts.watcherQueueLimit ?? 1_000;
+    this.#host = {
+      history: this.#history,
+      queueLimit,
+      freeze: this.#freeze,
+      goLive: (watcher) => {
+        let group = this.#live.get(watcher.prefix);
+        if (group === undefined) this.#live.set(watcher.prefix, (group = new Set()));
+        group.add(watcher);
+      },
+      forget: (watcher) => {
+        this.#watchers.delete(watcher);
+        const group = this.#live.get(watcher.prefix);
+        if (group !== undefined && group.delete(watcher) && group.size === 0) this.#live.delete(watcher.prefix);
+      },
+      tooOld: (revision) => tooOldResourceVersion(revision, this.#history.startRevision),
+      tooSlow: (watcher) => new SlowWatcherError(watcher.prefix, queueLimit),
+    };
+  }
+
+  /** List the prefix, then follow the backend's watch. Resolves once the cache serves; rejects if the first list fails. */
+  async start(): Promise<void> {
+    if (this.#started || this.#closed) return;
+    this.#started = true;
+    await this.#relist();
+    this.#bookmarkTimer = setInterval(() => this.#sendBookmarks(), this.#bookmarkIntervalMs);
+    this.#bookmarkTimer.unref();
+  }
+
+  /** End every watcher (their iterations finish), stop following the backend, fail pending waits. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#epoch++;
+    clearInterval(this.#bookmarkTimer);
+    this.#backendWatch?.close();
+    this.#backendWatch = undefined;
+    for (const watcher of [...this.#watchers]) watcher.close();
+    for (const waiter of [...this.#waiters]) this.#settleWaiter(waiter, cacheClosed());
+  }
+
+  /** The latest revision the cache has applied, or learnt that its prefix has no events up to. */
+  get revision(): number {
+    return this.#revision;
+  }
+
+  /** Watchers not yet ended (for tests and metrics: a closed watch must not linger). */
+  get watcherCount(): number {
+    return this.#watchers.size;
+  }
+
+  /** Objects currently cached. */
+  get size(): number {
+    return this.#objects.size;
+  }
+
+  /**
+   * Resolve once the cache has seen `revision`. Meanwhile the backend's current
+   * revision is checked every progressIntervalMs, so that writes to other prefixes
+   * count as progress. After maxWaitMs: 504 "Too large resource version", as upstream.
+   */
+  waitForRevision(revision: number): Promise<void> {
+    if (revision <= this.#revision) return Promise.resolve();
+    if (this.#closed) return Promise.reject(cacheClosed());
+    return new Promise((resolve, reject) => {
+      const waiter: RevisionWaiter = {
+        revision,
+        resolve,
+        reject,
+        timer: setTimeout(() => this.#settleWaiter(waiter, tooLargeResourceVersion(revision, this.#revision)), this.#maxWaitMs),
+      };
+      this.#waiters.add(waiter);
+      this.#progressLoop ??= this.#followProgress();
+    });
+  }
+
+  /** A consistent read: wait until the cache has the backend's current revision; resolves with the cache's revision then. */
+  async waitUntilFresh(): Promise<number> {
+    if (this.#closed) throw cacheClosed();
+    const current = await this.#syncProgress();
+    await this.waitForRevision(current);
+    return this.#revision;
+  }
+
+  get(key: string): CachedObject | undefined {
+    return this.#objects.get(key);
+  }
+
+  /**
+   * Keys under `prefix` in order, after `startAfter`, at `revision` (default: now).
+   * A past revision is served while it is in the history and stopped being current
+   * less than snapshotTtlMs ago; otherwise `undefined`, and the caller reads the
+   * backend instead. Costs O(log n + examined keys), plus for a past revision the
+   * keys written since it (snapshots.ts).
+   */
+  list(opts: CacheListOptions): CacheListResult | undefined {
+    if (this.#closed) return undefined;
+    this.#trimHistory();
+    const revision = opts.revision === undefined || opts.revision === 0 ? this.#revision : opts.revision;
+    if (revision > this.#revision || revision < this.#history.startRevision) return undefined;
+    const seq = this.#history.seqAfter(revision);
+    if (seq === this.#history.endSeq) return this.#listCurrent(opts, revision);
+    if (this.#history.at(seq).time < this.#now() - this.#snapshotTtlMs) return undefined;
+    return this.#listSnapshot(opts, this.#overlays.at(revision, this.#history));
+  }
+
+  /**
+   * Events for keys under `prefix` after `fromRevision`, or first the current state
+   * (initialEvents). Throws 410 Expired when `fromRevision` is older than the
+   * history; a future `fromRevision` waits like waitForRevision (its 504 comes out
+   * of the iteration). The iteration ends with a SlowWatcherError when the consumer
+   * leaves more than watcherQueueLimit events unread, and with 410 when the cache
+   * had to re-list from the backend (the client re-lists too).
+   */
+  watch(opts: CacheWatchOptions): CacheWatcher {
+    if (this.#closed) throw cacheClosed();
+    this.#trimHistory();
+    const watcher = new Watcher(this.#host, opts.prefix, opts.predicate, opts.bookmarks === true);
+    if (opts.initialEvents === true) {
+      const revision = this.#revision;
+      const end = opts.bookmarks === true ? this.#bookmark(revision, true) : undefined;
+      this.#watchers.add(watcher);
+      watcher.startWithState(this.#snapshotItems(opts.prefix), revision, this.#history.endSeq, end);
+      return watcher;
+    }
+    const from = opts.fromRevision;
+    if (from < this.#history.startRevision) throw tooOldResourceVersion(from, this.#history.startRevision);
+    this.#watchers.add(watcher);
+    if (from <= this.#revision) {
+      watcher.startFromHistory(from, this.#history.seqAfter(from));
+    } else {
+      this.waitForRevision(from).then(
+        () => {
+          if (from < this.#history.startRevision) watcher.fail(tooOldResourceVersion(from, this.#history.startRevision));
+          else watcher.startFromHistory(from, this.#history.seqAfter(from));
+        },
+        (err: unknown) => watcher.fail(err as StatusError),
+      );
+    }
+    return watcher;
+  }
+
+  // ---- reads ----
+
+  #listCurrent(opts: CacheListOptions, revision: number): CacheListResult {
+    const { after, inclusive, end } = keyRange(opts.prefix, opts.startAfter);
+    const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : Infinity;
+    const { predicate } = opts;
+    const items: CachedObject[] = [];
+    const cursor = this.#sorted.seek(after, inclusive);
+    for (;;) {
+      const item = cursor.next();
+      if (item === undefined || (end !== undefined && item.key >= end)) return { items, revision, more: false, remaining: 0 };
+      if (predicate !== undefined && !predicate(item.object)) continue;
+      items.push(item);
+      if (items.length === limit) {
+        const remaining = this.#sorted.countBetween(item.key, end);
+        return { items, revision, more: remaining > 0, remaining };
+      }
+    }
+  }
+
+  /** Walk the current state and the overlay of keys written since the revision side by side (snapshots.ts). */
+  #listSnapshot(opts: CacheListOptions, overlay: Overlay): CacheListResult {
+    const { after, inclusive, end } = keyRange(opts.prefix, opts.startAfter);
+    const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : Infinity;
+    const { predicate } = opts;
+    const { states, keys } = overlay;
+    const items: CachedObject[] = [];
+    const cursor = this.#sorted.seek(after, inclusive);
+    let next = searchKeys(keys, after, inclusive);
+    for (;;) {
+      let current = cursor.peek();
+      while (current !== undefined && states.has(current.key)) {
+        cursor.next();
+        current = cursor.peek();
+      }
+      if (current !== undefined && end !== undefined && current.key >= end) current = undefined;
+      let changedKey: string | undefined = keys[next];
+      if (changedKey !== undefined && end !== undefined && changedKey >= end) changedKey = undefined;
+      let item: CachedObject | undefined;
+      if (current !== undefined && (changedKey === undefined || current.key < changedKey)) {
+        item = cursor.next();
+      } else if (changedKey !== undefined) {
+        next++;
+        item = states.get(changedKey);
+        if (item === undefined) continue; // absent at that revision
+      } else {
+        return { items, revision: overlay.revision, more: false, remaining: 0 };
+      }
+      const found = item as CachedObject;
+      if (predicate !== undefined && !predicate(found.object)) continue;
+      items.push(found);
+      if (items.length === limit) {
+        const remaining = this.#countAt(overlay, found.key, end);
+        return { items, revision: overlay.revision, more: remaining > 0, remaining };
+      }
+    }
+  }
+
+  /** Keys present at the overlay's revision with `after` < key < `end`. */
+  #countAt(overlay: Overlay, after: string, end: string | undefined): number {
+    let count = this.#sorted.countBetween(after, end);
+    const { keys, states } = overlay;
+    for (let i = searchKeys(keys, after, false); i < keys.length; i++) {
+      const key = keys[i] as string;
+      if (end !== undefined && key >= end) break;
+      if (this.#objects.has(key)) count--;
+      if (states.get(key) !== undefined) count++;
+    }
+    return count;
+  }
+
+  /** The current objects under `prefix`, in key order, for a watch's initial events. */
+  #snapshotItems(prefix: string): CachedObject[] {
+    const { after, inclusive, end } = keyRange(prefix, undefined);
+    const items: CachedObject[] = [];
+    const cursor = this.#sorted.seek(after, inclusive);
+    for (let item = cursor.next(); item !== undefined && (end === undefined || item.key < end); item = cursor.next()) items.push(item);
+    return items;
+  }
+
+  // ---- following the backend ----
+
+  /** Fill the cache from a list of the prefix, then watch from the list's revision. */
+  async #relist(): Promise<void> {
+    const epoch = ++this.#epoch;
+    this.#backendWatch?.close();
+    this.#backendWatch = undefined;
+    const items: CachedObject[] = [];
+    let revision: number | undefined;
+    let startAfter: string | undefined;
+    for (;;) {
+      const page = await this.#backend.list(this.#prefix, { revision, limit: LIST_PAGE, startAfter });
+      if (epoch !== this.#epoch || this.#closed) return;
+      revision ??= page.revision;
+      for (const kv of page.items) {
+        const object = this.#decodeOrLog(kv);
+        if (object !== undefined) items.push(this.#cached(kv.key, object, kv.modRevision));
+      }
+      if (!page.more || page.items.length === 0) break;
+      startAfter = (page.items[page.items.length - 1] as KeyValue).key;
+    }
+    const listed = revision as number;
+    if (this.#revision > 0) this.#log(`watch cache ${this.#prefix}: re-listed at revision ${listed}; ending ${this.#watchers.size} watchers, which re-list`);
+    // Watchers cannot be told what changed between the last event they got and the
+    // list, so they end and their clients re-list, like upstream's cacher does.
+    for (const watcher of [...this.#watchers]) watcher.fail(cacheReinitialized(listed));
+    this.#objects = new Map(items.map((item) => [item.key, item]));
+    this.#sorted = SortedEntries.fromSorted(items);
+    this.#history.reset(listed);
+    this.#overlays.clear();
+    this.#setRevision(listed);
+    this.#watchFrom(listed);
+  }
+
+  #watchFrom(revision: number): void {
+    const epoch = ++this.#epoch;
+    const watch = this.#backend.watch(this.#prefix, revision);
+    this.#backendWatch = watch;
+    this.#backendWatchStarted = this.#now();
+    void this.#consume(watch, epoch);
+  }
+
+  async #consume(watch: Watch, epoch: number): Promise<void> {
+    let failure: unknown;
+    try {
+      for await (const event of watch) {
+        if (epoch !== this.#epoch) return;
+        this.#apply(event);
+      }
+      failure = new StorageError('Unavailable', 'the backend ended the watch');
+    } catch (err) {
+      failure = err;
+    }
+    if (epoch !== this.#epoch || this.#closed) return;
+    this.#backendWatch = undefined;
+    if (this.#now() - this.#backendWatchStarted > HEALTHY_WATCH_MS) this.#failures = 0;
+    await this.#recover(failure);
+  }
+
+  /**
+   * After the backend watch failed: watch again from the last applied revision,
+   * which loses nothing; when that history is compacted (or anything but a
+   * transient failure), re-list. Retries back off while the backend keeps failing.
+   */
+  async #recover(failure: unknown): Promise<void> {
+    for (;;) {
+      const delay = this.#failures === 0 ? 0 : Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** (this.#failures - 1));
+      this.#failures++;
+      const relist = !isStorageError(failure, 'Unavailable');
+      this.#log(`watch cache ${this.#prefix}: backend watch failed at revision ${this.#revision} (${(failure as Error)?.message ?? String(failure)}); ${relist ? 're-listing' : 'watching again'}${delay > 0 ? ` in ${delay} ms` : ''}`);
+      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay).unref());
+      if (this.#closed) return;
+      try {
+        if (relist) await this.#relist();
+        else this.#watchFrom(this.#revision);
+        return;
+      } catch (err) {
+        if (this.#closed) return;
+        failure = err;
+      }
+    }
+  }
+
+  /** One backend event: update the state, record it, fan it out. */
+  #apply(event: StorageEvent): void {
+    const { key } = event.kv;
+    const { revision } = event;
+    const prev = this.#objects.get(key);
+    let current: CachedObject | undefined;
+    let cacheEvent: CacheEvent;
+    if (revision <= this.#revision) this.#log(`watch cache ${this.#prefix}: event at revision ${revision} arrived after revision ${this.#revision}`);
+    const object = event.type === 'put' ? this.#decodeOrLog(event.kv) : undefined;
+    if (object !== undefined) {
+      current = this.#cached(key, object, event.kv.modRevision);
+      this.#objects.set(key, current);
+      this.#sorted.set(current);
+      cacheEvent = { type: prev === undefined ? 'ADDED' : 'MODIFIED', object: current.object, json: current.json, revision };
+    } else if (prev !== undefined) {
+      // A deletion, or a put we cannot decode: either way the object leaves the
+      // cache, and watchers that saw it hear so.
+      this.#objects.delete(key);
+      this.#sorted.delete(key);
+      cacheEvent = deletedEvent(prev, revision, this.#freeze);
+    } else {
+      this.#setRevision(revision);
+      return;
+    }
+    if (this.#freeze) Object.freeze(cacheEvent);
+    const entry = this.#history.push({ revision, time: this.#now(), key, current, prev, event: cacheEvent });
+    this.#trimHistory();
+    this.#fanOut(entry);
+    this.#setRevision(revision);
+  }
+
+  /** Offer an event to the live watchers whose prefix covers its key. Per watcher: a predicate and a queue push. */
+  #fanOut(entry: HistoryEntry): void {
+    for (const [prefix, group] of this.#live) {
+      if (!entry.key.startsWith(prefix)) continue;
+      for (const watcher of group) {
+        if (watcher.predicate === undefined) {
+          watcher.push(entry.event);
+          continue;
+        }
+        const event = eventFor(entry, watcher.predicate, this.#freeze);
+        if (event !== undefined) watcher.push(event);
+      }
+    }
+  }
+
+  #setRevision(revision: number): void {
+    if (revision <= this.#revision) return;
+    this.#revision = revision;
+    for (const waiter of this.#waiters) if (waiter.revision <= revision) this.#settleWaiter(waiter);
+  }
+
+  #settleWaiter(waiter: RevisionWaiter, err?: unknown): void {
+    if (!this.#waiters.delete(waiter)) return;
+    clearTimeout(waiter.timer);
+    if (err === undefined) waiter.resolve();
+    else waiter.reject(err);
+  }
+
+  /** While anyone waits for a revision, check the backend's progress every progressIntervalMs. */
+  async #followProgress(): Promise<void> {
+    try {
+      while (this.#waiters.size > 0 && !this.#closed) {
+        try {
+          await this.#syncProgress();
+        } catch (err) {
+          this.#log(`watch cache ${this.#prefix}: reading the backend's revision failed: ${(err as Error).message}`);
+        }
+        if (this.#waiters.size === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, this.#progressIntervalMs).unref());
+      }
+    } finally {
+      this.#progressLoop = undefined;
+    }
+  }
+
+  /**
+   * Ask the backend for its current revision R and, when the cache's backend watch
+   * was healthy throughout, count R as reached even if no event of this prefix
+   * carried it (writes to other prefixes move the revision too). This stands in for
+   * etcd's progress notifications and rests on the Backend contract: a write's
+   * events reach the live watches in the same synchronous step that makes its
+   * revision current (both backends publish as they commit). So when R is read, the
+   * events up to R are already queued in our watch, and our consumer applies them in
+   * microtasks; one macrotask later (setImmediate) they are all applied.
+   */
+  async #syncProgress(): Promise<number> {
+    const epoch = this.#epoch;
+    const watching = this.#backendWatch !== undefined;
+    const current = await this.#backend.currentRevision();
+    if (current <= this.#revision) return current;
+    await new Promise((resolve) => setImmediate(resolve));
+    if (watching && epoch === this.#epoch && this.#backendWatch !== undefined && !this.#closed) this.#setRevision(current);
+    return current;
+  }
+
+  #sendBookmarks(): void {
+    let bookmark: CacheEvent | undefined;
+    for (const group of this.#live.values()) {
+      for (const watcher of group) {
+        if (!watcher.bookmarks) continue;
+        bookmark ??= this.#bookmark(this.#revision, false);
+        watcher.push(bookmark);
+      }
+    }
+  }
+
+  #bookmark(revision: number, initialEventsEnd: boolean): CacheEvent {
+    const metadata: KubeObject['metadata'] = { resourceVersion: String(revision) };
+    if (initialEventsEnd) metadata.annotations = { [INITIAL_EVENTS_END]: 'true' };
+    const object: KubeObject = { kind: this.#bookmarkType.kind, apiVersion: this.#bookmarkType.apiVersion, metadata };
+    const json = encodeJson(object);
+    if (this.#freeze) freezeDeep(object);
+    return Object.freeze({ type: 'BOOKMARK', object, json, revision });
+  }
+
+  #trimHistory(): void {
+    const before = this.#history.startRevision;
+    this.#history.trim(this.#now() - this.#historyWindowMs, this.#maxHistoryEvents);
+    if (this.#history.startRevision !== before) this.#overlays.dropBefore(this.#history.startRevision);
+  }
+
+  #decodeOrLog(kv: KeyValue): KubeObject | undefined {
+    try {
+      return this.#decode(kv);
+    } catch (err) {
+      this.#log(`watch cache ${this.#prefix}: skipping ${kv.key} at revision ${kv.modRevision}, which cannot be decoded: ${(err as Error).message}`);
+      return undefined;
+    }
+  }
+
+  #cached(key: string, object: KubeObject, revision: number): CachedObject {
+    const json = encodeJson(object);
+    if (this.#freeze) freezeDeep(object);
+    const cached: CachedObject = { key, object, json, revision };
+    return this.#freeze ? Object.freeze(cached) : cached;
+  }
+}
+
+/** Where a list under `prefix` starts (after `startAfter` when that is inside the prefix) and ends (exclusive). */
+function keyRange(prefix: string, startAfter: string | undefined): { after: string; inclusive: boolean; end: string | undefined } {
+  const end = prefixEnd(prefix);
+  if (startAfter !== undefined && startAfter >= prefix) return { after: startAfter, inclusive: false, end };
+  return { after: prefix, inclusive: true, end };
+}
+
+/** The smallest string above every string starting with `prefix` (undefined: none), like etcd's GetPrefixRangeEnd. */
+function prefixEnd(prefix: string): string | undefined {
+  for (let i = prefix.length - 1; i >= 0; i--) {
+    const code = prefix.charCodeAt(i);
+    if (code < 0xffff) return prefix.slice(0, i) + String.fromCharCode(code + 1);
+  }
+  return undefined;
+}

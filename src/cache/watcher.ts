@@ -1,0 +1,248 @@
+// One watch on the cache. It goes through up to four phases, each feeding the next
+// without a gap or a duplicate because the cache is single-threaded:
+//   waiting  — for a future fromRevision, until the cache reaches it (or 504);
+//   initial  — the state captured at creation, as ADDED events, then with bookmarks
+//              the `k8s.io/initial-events-end` BOOKMARK;
+//   history  — the cache's event history after its start revision, read lazily as
+//              the consumer pulls, so catching up costs no memory of its own;
+//   live     — fed by the cache's fan-out into a bounded queue.
+// Only the live phase buffers anything, and past `queueLimit` unread events the
+// watcher ends (SlowWatcherError) and drops its queue.
+
+import { eventFor, type EventHistory } from './history.ts';
+import type { CacheEvent, CachedObject, CacheWatcher, ObjectPredicate } from './types.ts';
+
+/** What a watcher needs from its cache. */
+export interface WatcherHost {
+  readonly history: EventHistory;
+  readonly queueLimit: number;
+  readonly freeze: boolean;
+  /** Start receiving the fan-out. */
+  goLive(watcher: Watcher): void;
+  /** Stop receiving anything: the watcher ended. */
+  forget(watcher: Watcher): void;
+  /** The error for a watcher whose place in the history was trimmed away. */
+  tooOld(revision: number): Error;
+  /** The error for a watcher that fell too far behind. */
+  tooSlow(watcher: Watcher): Error;
+}
+
+type Phase = 'waiting' | 'initial' | 'history' | 'live' | 'ended';
+
+interface Waiter {
+  resolve(result: IteratorResult<CacheEvent, undefined>): void;
+  reject(err: unknown): void;
+}
+
+const DONE: IteratorResult<CacheEvent, undefined> = Object.freeze({ done: true, value: undefined });
+
+export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefined> {
+  readonly prefix: string;
+  readonly predicate: ObjectPredicate | undefined;
+  readonly bookmarks: boolean;
+  readonly #host: WatcherHost;
+  #phase: Phase;
+  /** Initial phase: the captured state, and the next index to send. */
+  #initial: readonly CachedObject[] | undefined;
+  #initialIndex = 0;
+  /** Sent when the initial events are done (with bookmarks). */
+  #initialEnd: CacheEvent | undefined;
+  /** History phase: the next history entry to read. */
+  #nextSeq = 0;
+  /** The revision the history phase started after, for the 410 message. */
+  #fromRevision = 0;
+  /** Live phase: unread events are #queue[#head..]. */
+  #queue: CacheEvent[] = [];
+  #head = 0;
+  /** An error the consumer has not seen yet; it ends the iteration once seen. */
+  #failure: Error | undefined;
+  /** Pending next() calls, oldest first (only while nothing is ready). */
+  #waiters: Waiter[] = [];
+
+  constructor(host: WatcherHost, prefix: string, predicate: ObjectPredicate | undefined, bookmarks: boolean) {
+    this.#host = host;
+    this.prefix = prefix;
+    this.predicate = predicate;
+    this.bookmarks = bookmarks;
+    this.#phase = 'waiting';
+  }
+
+  /** Send `state` first, then (with `end`) that bookmark, then the history from `nextSeq`. */
+  startWithState(state: readonly CachedObject[], revision: number, nextSeq: number, end: CacheEvent | undefined): void {
+    this.#initial = state;
+    this.#initialEnd = end;
+    this.#fromRevision = revision;
+    this.#nextSeq = nextSeq;
+    this.#phase = 'initial';
+    this.#wake();
+  }
+
+  /** Send the history from `nextSeq` (the first entry after `fromRevision`). */
+  startFromHistory(fromRevision: number, nextSeq: number): void {
+    if (this.#phase === 'ended') return;
+    this.#fromRevision = fromRevision;
+    this.#nextSeq = nextSeq;
+    this.#phase = 'history';
+    this.#wake();
+  }
+
+  get live(): boolean {
+    return this.#phase === 'live';
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<CacheEvent, undefined> {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<CacheEvent, undefined>> {
+    if (this.#waiters.length === 0) {
+      const ready = this.#pull();
+      if (ready instanceof Error) return Promise.reject(ready);
+      if (ready !== undefined) return Promise.resolve(ready);
+    }
+    return new Promise((resolve, reject) => this.#waiters.push({ resolve, reject }));
+  }
+
+  /** Called by `for await` on break or throw. */
+  return(): Promise<IteratorResult<CacheEvent, undefined>> {
+    this.close();
+    return Promise.resolve(DONE);
+  }
+
+  close(): void {
+    if (this.#phase === 'ended') return;
+    this.#end();
+    this.#failure = undefined;
+    for (const waiter of this.#waiters.splice(0)) waiter.resolve(DONE);
+  }
+
+  /** End the watch with `failure`, which the consumer's next() rejects with (once). */
+  fail(failure: Error): void {
+    if (this.#phase === 'ended') return;
+    this.#end();
+    const waiter = this.#waiters.shift();
+    if (waiter === undefined) {
+      this.#failure = failure;
+      return;
+    }
+    waiter.reject(failure);
+    for (const other of this.#waiters.splice(0)) other.resolve(DONE);
+  }
+
+  /** An event of the fan-out (live phase only). Kept small: it runs per event per watcher. */
+  push(event: CacheEvent): void {
+    const waiter = this.#waiters.shift();
+    if (waiter !== undefined) {
+      waiter.resolve({ done: false, value: event });
+      return;
+    }
+    this.#queue.push(event);
+    if (this.#queue.length - this.#head > this.#host.queueLimit) this.fail(this.#host.tooSlow(this));
+  }
+
+  /** The answer to next() if there is one now: a result, an error to reject with, or undefined (wait). */
+  #pull(): IteratorResult<CacheEvent, undefined> | Error | undefined {
+    for (;;) {
+      if (this.#head < this.#queue.length) {
+        const event = this.#queue[this.#head++] as CacheEvent;
+        this.#trimQueue();
+        return { done: false, value: event };
+      }
+      switch (this.#phase) {
+        case 'initial': {
+          const event = this.#nextInitial();
+          if (event !== undefined) return { done: false, value: event };
+          continue;
+        }
+        case 'history': {
+          const event = this.#nextFromHistory();
+          if (event !== undefined) return { done: false, value: event };
+          continue;
+        }
+        case 'ended': {
+          const failure = this.#failure;
+          if (failure === undefined) return DONE;
+          this.#failure = undefined;
+          return failure;
+        }
+        default:
+          return undefined;
+      }
+    }
+  }
+
+  #nextInitial(): CacheEvent | undefined {
+    const state = this.#initial as readonly CachedObject[];
+    while (this.#initialIndex < state.length) {
+      const item = state[this.#initialIndex++] as CachedObject;
+      if (this.predicate === undefined || this.predicate(item.object)) {
+        return { type: 'ADDED', object: item.object, json: item.json, revision: item.revision };
+      }
+    }
+    this.#initial = undefined;
+    this.#phase = 'history';
+    const end = this.#initialEnd;
+    this.#initialEnd = undefined;
+    return end;
+  }
+
+  /** The next event from the history; at its end, go live. */
+  #nextFromHistory(): CacheEvent | undefined {
+    const { history } = this.#host;
+    if (this.#nextSeq < history.startSeq) {
+      this.#fail(this.#host.tooOld(this.#fromRevision));
+      return undefined;
+    }
+    const end = history.endSeq;
+    while (this.#nextSeq < end) {
+      const entry = history.at(this.#nextSeq++);
+      if (!entry.key.startsWith(this.prefix)) continue;
+      const event = this.predicate === undefined ? entry.event : eventFor(entry, this.predicate, this.#host.freeze);
+      if (event !== undefined) return event;
+    }
+    this.#phase = 'live';
+    this.#host.goLive(this);
+    return undefined;
+  }
+
+  /** Fail from inside #pull: the failure is returned by the #pull that follows. */
+  #fail(failure: Error): void {
+    this.#end();
+    this.#failure = failure;
+  }
+
+  /** A phase change while next() calls wait: answer them. */
+  #wake(): void {
+    while (this.#waiters.length > 0) {
+      const ready = this.#pull();
+      if (ready === undefined) return;
+      const waiter = this.#waiters.shift() as Waiter;
+      if (ready instanceof Error) {
+        waiter.reject(ready);
+        for (const other of this.#waiters.splice(0)) other.resolve(DONE);
+        return;
+      }
+      waiter.resolve(ready);
+    }
+  }
+
+  /** Stop receiving and release what is held. */
+  #end(): void {
+    this.#phase = 'ended';
+    this.#queue = [];
+    this.#head = 0;
+    this.#initial = undefined;
+    this.#initialEnd = undefined;
+    this.#host.forget(this);
+  }
+
+  #trimQueue(): void {
+    if (this.#head === this.#queue.length) {
+      this.#queue = [];
+      this.#head = 0;
+    } else if (this.#head >= 1024 && this.#head * 2 >= this.#queue.length) {
+      this.#queue = this.#queue.slice(this.#head);
+      this.#head = 0;
+    }
+  }
+}

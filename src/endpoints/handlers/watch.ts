@@ -1,0 +1,92 @@
+import { isStatusError } from '../../api/index.ts';
+import { parseFieldSelector } from '../../api/fields.ts';
+import { SlowWatcherError, type CacheWatcher } from '../../cache/index.ts';
+import type { ObjectFilter } from '../../registry/filter.ts';
+import { toStatusError } from '../http.ts';
+import { watchParams } from '../read-options.ts';
+import { filterFromQuery } from '../selectors.ts';
+import type { RequestScope } from './scope.ts';
+
+const encoder = new TextEncoder();
+const framePrefix: Record<string, Uint8Array> = Object.fromEntries(
+  ['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'].map((type) => [type, encoder.encode(`{"type":"${type}","object":`)]),
+);
+const frameEnd = encoder.encode('}\n');
+
+/** One event as a line of the JSON watch stream; the object's bytes are the cache's, shared by every watcher. */
+function frame(type: string, json: Uint8Array): Buffer {
+  return Buffer.concat([framePrefix[type]!, json, frameEnd]);
+}
+
+/** Upstream ends a watch after a random time between --min-request-timeout (1800 s) and twice that. */
+function defaultTimeoutSeconds(): number {
+  return 1800 * (1 + Math.random());
+}
+
+function watchFilter(scope: RequestScope): ObjectFilter | undefined {
+  const filter = filterFromQuery(scope.query, scope.served.type);
+  if (scope.info.name === '') return filter;
+  // A watch on one object's path is a watch on its name.
+  const byName = parseFieldSelector(`metadata.name=${scope.info.name}`);
+  return { ...filter, fields: { terms: [...(filter?.fields?.terms ?? []), ...byName.terms] } };
+}
+
+/**
+ * `?watch=1`: a chunked stream of JSON events, one per line. It ends on timeoutSeconds,
+ * when the client goes away, when the server shuts down, or when the watcher falls too
+ * far behind (the client then re-lists). A start revision that is too old is an ERROR
+ * event with a 410 Status, as upstream.
+ */
+export async function watchHandler(scope: RequestScope): Promise<void> {
+  const { res, served, info } = scope;
+  const params = watchParams(scope.query, scope.watchList);
+  const filter = watchFilter(scope);
+  let watcher: CacheWatcher | undefined;
+  let startError: unknown;
+  try {
+    watcher = await served.store.watch(info.namespace, {
+      resourceVersion: params.resourceVersion,
+      sendInitialEvents: params.sendInitialEvents,
+      filter,
+      bookmarks: params.allowWatchBookmarks,
+    });
+  } catch (err) {
+    if (!(isStatusError(err) && err.code === 410)) throw err;
+    startError = err;
+  }
+
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+  if (watcher === undefined) {
+    res.end(frame('ERROR', encoder.encode(JSON.stringify(toStatusError(startError).toStatus()))));
+    return;
+  }
+  // A watch may stay quiet for long: the client must see it established now.
+  res.flushHeaders?.();
+  const w = watcher;
+  const stop = () => w.close();
+  const timer = setTimeout(stop, (params.timeoutSeconds ?? defaultTimeoutSeconds()) * 1000);
+  const untrack = scope.trackLongRunning(stop);
+  res.once('close', stop);
+  try {
+    for await (const event of w) {
+      if (res.writableEnded) break;
+      if (!res.write(frame(event.type, event.json))) {
+        // Back-pressure: wait for the client; meanwhile the watcher's bounded queue fills, and past it the cache ends this watch.
+        await new Promise<void>((resolve) => {
+          res.once('drain', resolve);
+          res.once('close', resolve);
+        });
+      }
+    }
+  } catch (err) {
+    // A watcher cut off for being too slow just ends, as upstream: the client resumes from its last revision.
+    if (!(err instanceof SlowWatcherError) && !res.writableEnded) {
+      res.write(frame('ERROR', encoder.encode(JSON.stringify(toStatusError(err, scope.log).toStatus()))));
+    }
+  } finally {
+    clearTimeout(timer);
+    untrack();
+    w.close();
+    if (!res.writableEnded) res.end();
+  }
+}

@@ -1,0 +1,103 @@
+import { badRequest, invalid, type StatusCause } from '../api/index.ts';
+import type { ReadConsistency } from '../registry/read-path.ts';
+import { parseInteger } from './query.ts';
+
+export interface ListParams {
+  consistency: ReadConsistency;
+  limit: number | undefined;
+  continue: string | undefined;
+}
+
+export interface WatchParams {
+  /** Where the watch starts: unset ("" → current state as ADDED first), "0" (the same, from the cache), or a revision. */
+  resourceVersion: string;
+  sendInitialEvents: boolean | undefined;
+  allowWatchBookmarks: boolean;
+  timeoutSeconds: number | undefined;
+}
+
+const forbidden = (field: string, message: string): StatusCause => ({ reason: 'FieldValueForbidden', field, message: `Forbidden: ${message}` });
+const notSupported = (field: string, value: string, supported: string[]): StatusCause => ({
+  reason: 'FieldValueNotSupported', field, message: `Unsupported value: "${value}": supported values: ${supported.map((s) => `"${s}"`).join(', ')}`,
+});
+
+function throwIfInvalid(causes: StatusCause[]): void {
+  if (causes.length > 0) throw invalid('ListOptions', '', causes, 'meta.k8s.io');
+}
+
+/** A resourceVersion parameter that is not a revision is 400, as upstream's "invalid resource version". */
+export function parseRevision(text: string): number {
+  if (!/^\d+$/.test(text)) throw badRequest(`invalid resource version: strconv.ParseUint: parsing "${text}": invalid syntax`);
+  return Number(text);
+}
+
+function boolParam(query: URLSearchParams, name: string): boolean | undefined {
+  const value = query.get(name);
+  if (value === null) return undefined;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0' || value === '') return false;
+  throw badRequest(`invalid value for ${name}: ${JSON.stringify(value)}`);
+}
+
+/** A get's consistency from `resourceVersion`. */
+export function getConsistency(query: URLSearchParams): ReadConsistency {
+  const rv = query.get('resourceVersion') ?? '';
+  if (rv === '') return { kind: 'consistent' };
+  if (rv === '0') return { kind: 'any' };
+  return { kind: 'notOlderThan', revision: parseRevision(rv) };
+}
+
+/** List options, validated like upstream's ValidateListOptions (422) and storage's continue rules (400). */
+export function listParams(query: URLSearchParams): ListParams {
+  const rv = query.get('resourceVersion') ?? '';
+  const match = query.get('resourceVersionMatch') ?? '';
+  const cont = query.get('continue') ?? '';
+  const causes: StatusCause[] = [];
+  if (match !== '') {
+    if (rv === '') causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+    if (cont !== '') causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    if (match !== 'Exact' && match !== 'NotOlderThan') causes.push(notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
+    if (match === 'Exact' && rv === '0') causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+  }
+  if (query.has('sendInitialEvents')) causes.push(forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+  throwIfInvalid(causes);
+
+  const limit = parseInteger(query, 'limit');
+  if (cont !== '') {
+    if (rv !== '' && rv !== '0') throw badRequest('specifying resource version is not allowed when using continue');
+    // The token carries its revision; the Store decodes it.
+    return { consistency: { kind: 'consistent' }, limit, continue: cont };
+  }
+  let consistency: ReadConsistency;
+  if (rv === '') consistency = { kind: 'consistent' };
+  else if (match === 'Exact') consistency = { kind: 'exact', revision: parseRevision(rv) };
+  else if (rv === '0') consistency = { kind: 'any' };
+  else consistency = { kind: 'notOlderThan', revision: parseRevision(rv) };
+  return { consistency, limit, continue: undefined };
+}
+
+/** Watch options, validated like upstream's validateWatchOptions (422). */
+export function watchParams(query: URLSearchParams, watchListEnabled: boolean): WatchParams {
+  const match = query.get('resourceVersionMatch') ?? '';
+  const sendInitialEvents = boolParam(query, 'sendInitialEvents');
+  const causes: StatusCause[] = [];
+  if (sendInitialEvents !== undefined) {
+    if (match !== 'NotOlderThan') causes.push(forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+    if (!watchListEnabled) causes.push(forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'));
+  }
+  if (match !== '') {
+    if (sendInitialEvents === undefined) causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+    if (match !== 'NotOlderThan') causes.push(notSupported('resourceVersionMatch', match, ['NotOlderThan']));
+    if ((query.get('continue') ?? '') !== '') causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+  }
+  throwIfInvalid(causes);
+  const rv = query.get('resourceVersion') ?? '';
+  if (rv !== '' && rv !== '0') parseRevision(rv);
+  const timeoutSeconds = parseInteger(query, 'timeoutSeconds');
+  return {
+    resourceVersion: rv,
+    sendInitialEvents,
+    allowWatchBookmarks: boolParam(query, 'allowWatchBookmarks') ?? false,
+    timeoutSeconds: timeoutSeconds !== undefined && timeoutSeconds > 0 ? timeoutSeconds : undefined,
+  };
+}

@@ -1,0 +1,523 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { isStatusError, type KubeObject, type StatusError } from '../../src/api/index.ts';
+import { SlowWatcherError, type CacheWatcher } from '../../src/cache/index.ts';
+import { MemoryBackend } from '../../src/storage/index.ts';
+import { brief, configMap, FlakyBackend, json, key, nextEvent, nextEvents, nextResult, PREFIX, quiet, startCache } from './fixtures.ts';
+
+const names = (items: { object: KubeObject }[]): string[] => items.map((i) => `${i.object.metadata.namespace}/${i.object.metadata.name}`);
+const labelIs = (value: string) => (o: KubeObject): boolean => o.metadata.labels?.app === value;
+
+function assertStatus(err: unknown, code: number, reason: string, message: RegExp): StatusError {
+  assert.ok(isStatusError(err), `expected a StatusError, got ${String(err)}`);
+  assert.equal(err.code, code);
+  assert.equal(err.reason, reason);
+  assert.match(err.message, message);
+  return err;
+}
+
+describe('list and get', () => {
+  test('list at the current revision answers every key under the prefix in order', async (t) => {
+    const f = await startCache(t);
+    await f.put('b', 'two');
+    await f.put('a', 'one');
+    const last = await f.put('a', 'zero');
+    const list = f.cache.list({ prefix: PREFIX });
+    assert.ok(list);
+    assert.deepEqual(names(list.items), ['a/one', 'a/zero', 'b/two']);
+    assert.equal(list.revision, last);
+    assert.equal(f.cache.revision, last);
+    assert.deepEqual({ more: list.more, remaining: list.remaining }, { more: false, remaining: 0 });
+    for (const item of list.items) {
+      assert.deepEqual(json(item.json), item.object, 'json is the encoding of object');
+      assert.equal(item.object.metadata.resourceVersion, String(item.revision));
+      assert.ok(Object.isFrozen(item.object), 'cached objects are frozen');
+    }
+  });
+
+  test('the objects the cache held before start are loaded by start', async (t) => {
+    const backend = new MemoryBackend();
+    await backend.create(key('ns', 'early'), configMap('ns', 'early'));
+    const f = await startCache(t, {}, backend);
+    assert.equal(f.cache.get(key('ns', 'early'))?.object.metadata.name, 'early');
+    assert.equal(f.cache.revision, await backend.currentRevision());
+  });
+
+  // Keys: a/0..a/4, b/0..b/4 (10 objects), objects with even index labelled app=even.
+  const seekCases: Array<{ name: string; prefix?: string; startAfter?: string; limit?: number; even?: boolean; items: string[]; remaining: number }> = [
+    { name: 'limit answers the first keys and counts the rest', limit: 3, items: ['a/0', 'a/1', 'a/2'], remaining: 7 },
+    { name: 'startAfter continues after a key', startAfter: key('a', '2'), limit: 3, items: ['a/3', 'a/4', 'b/0'], remaining: 4 },
+    { name: 'startAfter of a missing key seeks to the next one', startAfter: key('a', '25'), limit: 1, items: ['a/3'], remaining: 6 },
+    { name: 'a namespace prefix bounds the list', prefix: `${PREFIX}a/`, limit: 4, items: ['a/0', 'a/1', 'a/2', 'a/3'], remaining: 1 },
+    { name: 'the last chunk has nothing remaining', prefix: `${PREFIX}b/`, startAfter: key('b', '2'), limit: 5, items: ['b/3', 'b/4'], remaining: 0 },
+    { name: 'a limit reached on the last key leaves nothing remaining', prefix: `${PREFIX}b/`, limit: 5, items: ['b/0', 'b/1', 'b/2', 'b/3', 'b/4'], remaining: 0 },
+    { name: 'startAfter before the prefix starts at the prefix', prefix: `${PREFIX}b/`, startAfter: key('a', '9'), limit: 1, items: ['b/0'], remaining: 4 },
+    { name: 'startAfter past the prefix answers nothing', prefix: `${PREFIX}a/`, startAfter: key('b', '0'), items: [], remaining: 0 },
+    { name: 'the limit counts matching items; remaining counts every key after the last', even: true, limit: 2, items: ['a/0', 'a/2'], remaining: 7 },
+    { name: 'a predicate without limit answers every match', even: true, items: ['a/0', 'a/2', 'a/4', 'b/0', 'b/2', 'b/4'], remaining: 0 },
+    { name: 'a prefix with no keys answers nothing', prefix: `${PREFIX}c/`, limit: 2, items: [], remaining: 0 },
+  ];
+
+  test('list seeks with startAfter, limit, predicate', async (t) => {
+    const f = await startCache(t);
+    for (const ns of ['b', 'a']) for (let i = 4; i >= 0; i--) await f.put(ns, String(i), {}, { app: i % 2 === 0 ? 'even' : 'odd' });
+    for (const c of seekCases) {
+      const list = f.cache.list({ prefix: c.prefix ?? PREFIX, startAfter: c.startAfter, limit: c.limit, predicate: c.even === true ? labelIs('even') : undefined });
+      assert.ok(list, c.name);
+      assert.deepEqual(names(list.items), c.items, c.name);
+      assert.equal(list.remaining, c.remaining, `${c.name}: remaining`);
+      assert.equal(list.more, c.remaining > 0, `${c.name}: more`);
+    }
+  });
+
+  test('get answers the current state of a key', async (t) => {
+    const f = await startCache(t);
+    await f.put('ns', 'x', { v: '1' });
+    const rev = await f.put('ns', 'x', { v: '2' });
+    await f.put('ns', 'gone');
+    await f.del('ns', 'gone');
+    const cases: Array<[string, string | undefined]> = [
+      [key('ns', 'x'), String(rev)],
+      [key('ns', 'gone'), undefined],
+      [key('ns', 'never'), undefined],
+    ];
+    for (const [k, rv] of cases) assert.equal(f.cache.get(k)?.object.metadata.resourceVersion, rv, k);
+    assert.deepEqual(f.cache.get(key('ns', 'x'))?.object.data, { v: '2' });
+  });
+
+  test('list at every past revision in the history equals the backend at that revision, chunked or not', async (t) => {
+    const f = await startCache(t);
+    const start = f.cache.revision;
+    // A deterministic mix of creates, updates and deletes over 12 keys in 3 namespaces.
+    let seed = 7;
+    const random = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+    for (let i = 0; i < 150; i++) {
+      const ns = `ns${random(3)}`;
+      const name = `o${random(4)}`;
+      const exists = (await f.backend.get(key(ns, name))) !== undefined;
+      if (exists && random(3) === 0) await f.del(ns, name);
+      else await f.put(ns, name, { i: String(i) });
+    }
+    const end = f.cache.revision;
+    for (let revision = start; revision <= end; revision++) {
+      for (const prefix of [PREFIX, `${PREFIX}ns1/`]) {
+        const expected = await f.backend.list(prefix, { revision });
+        const whole = f.cache.list({ prefix, revision });
+        assert.ok(whole, `revision ${revision} is available`);
+        assert.equal(whole.revision, revision);
+        assert.deepEqual(whole.items.map((i) => [i.key, i.revision, i.object.data]), expected.items.map((kv) => [kv.key, kv.modRevision, (json(kv.value) as KubeObject).data]), `${prefix} at ${revision}`);
+        // The same in chunks of 2, checking remaining against the backend's.
+        let startAfter: string | undefined;
+        const chunked: string[] = [];
+        for (;;) {
+          const chunk = f.cache.list({ prefix, revision, startAfter, limit: 2 });
+          assert.ok(chunk);
+          const backendChunk = await f.backend.list(prefix, { revision, startAfter, limit: 2 });
+          assert.deepEqual(chunk.items.map((i) => i.key), backendChunk.items.map((kv) => kv.key));
+          assert.equal(chunk.remaining, backendChunk.remaining, `remaining at ${revision} after ${startAfter}`);
+          assert.equal(chunk.more, backendChunk.more);
+          chunked.push(...chunk.items.map((i) => i.key));
+          if (!chunk.more) break;
+          startAfter = chunk.items[chunk.items.length - 1]?.key;
+        }
+        assert.deepEqual(chunked, expected.items.map((kv) => kv.key));
+        // With a predicate, the limit counts matches and remaining counts every key after the last one.
+        const even = (o: KubeObject): boolean => Number((o.data as Record<string, string>).i) % 2 === 0;
+        const filtered = f.cache.list({ prefix, revision, limit: 2, predicate: even });
+        assert.ok(filtered);
+        const evenKeys = expected.items.filter((kv) => even(json(kv.value) as KubeObject)).map((kv) => kv.key);
+        assert.deepEqual(filtered.items.map((i) => i.key), evenKeys.slice(0, 2));
+        const lastIndex = evenKeys.length >= 2 ? expected.items.findIndex((kv) => kv.key === evenKeys[1]) : expected.items.length - 1;
+        assert.equal(filtered.remaining, expected.items.length - 1 - lastIndex, `remaining with a predicate at ${revision}`);
+      }
+    }
+  });
+
+  test('the chunks of a list at a past revision stay at that revision while writes continue', async (t) => {
+    const f = await startCache(t);
+    for (let i = 0; i < 6; i++) await f.put('ns', `o${i}`, { v: '0' });
+    const revision = f.cache.revision;
+    const chunks: string[][] = [];
+    let startAfter: string | undefined;
+    for (let round = 0; ; round++) {
+      const chunk = f.cache.list({ prefix: PREFIX, revision, startAfter, limit: 2 });
+      assert.ok(chunk);
+      assert.equal(chunk.revision, revision);
+      assert.ok(chunk.items.every((i) => i.object.data && (i.object.data as Record<string, string>).v === '0'), 'objects as they were');
+      chunks.push(chunk.items.map((i) => i.object.metadata.name as string));
+      if (!chunk.more) break;
+      startAfter = chunk.items[chunk.items.length - 1]?.key;
+      // Between chunks: update, delete and create around the cursor.
+      if (round === 0) {
+        await f.put('ns', 'o3', { v: '1' });
+        await f.del('ns', 'o4');
+        await f.put('ns', 'o2a', { v: '1' });
+      } else {
+        await f.put('ns', 'o5', { v: '1' });
+        await f.del('ns', 'o1');
+        await f.put('ns', 'o4', { v: '1' });
+      }
+    }
+    assert.deepEqual(chunks, [['o0', 'o1'], ['o2', 'o3'], ['o4', 'o5']]);
+  });
+
+  test('list answers undefined where the cache holds no snapshot', async (t) => {
+    let now = 1_000_000;
+    const backend = new MemoryBackend();
+    await backend.create(key('ns', 'early'), configMap('ns', 'early'));
+    const f = await startCache(t, { now: () => now, snapshotTtlMs: 75_000, historyWindowMs: 300_000 }, backend);
+    const started = f.cache.revision;
+    const first = await f.put('ns', 'a');
+    now += 10_000;
+    const second = await f.put('ns', 'a', { v: '2' });
+    now += 10_000;
+    const third = await f.put('ns', 'b');
+    const cases: Array<{ name: string; revision: number; advance?: number; available: boolean }> = [
+      { name: 'the current revision', revision: third, available: true },
+      { name: 'a revision superseded just now', revision: second, available: true },
+      { name: 'a revision superseded 10 s ago', revision: first, available: true },
+      { name: 'the revision the cache started at', revision: started, available: true },
+      { name: 'before the cache started', revision: started - 1, available: false },
+      { name: 'a future revision', revision: third + 1, available: false },
+      { name: 'superseded 75 s + 1 ms ago', revision: first, advance: 65_001, available: false },
+      { name: 'superseded 75 s ago', revision: second, advance: 9_999, available: true },
+      { name: 'superseded 75 s + 1 ms ago, later', revision: second, advance: 1, available: false },
+      { name: 'the current revision never expires', revision: third, advance: 1_000_000, available: true },
+    ];
+    for (const c of cases) {
+      now += c.advance ?? 0;
+      const list = f.cache.list({ prefix: PREFIX, revision: c.revision });
+      assert.equal(list !== undefined, c.available, c.name);
+    }
+  });
+
+  test('a revision bumped by a write to another prefix lists as the current state', async (t) => {
+    const f = await startCache(t);
+    await f.put('ns', 'a');
+    const other = await f.backend.create('/registry/secrets/ns/s', configMap('ns', 's'));
+    assert.equal(await f.cache.waitUntilFresh(), other);
+    const list = f.cache.list({ prefix: PREFIX, revision: other });
+    assert.deepEqual(list && names(list.items), ['ns/a']);
+    assert.equal(list?.revision, other);
+  });
+});
+
+describe('revisions', () => {
+  test('waitForRevision resolves when the cache reaches the revision', async (t) => {
+    const f = await startCache(t);
+    const target = f.cache.revision + 2;
+    const waiting = f.cache.waitForRevision(target);
+    await f.put('ns', 'a');
+    await f.put('ns', 'b');
+    await waiting;
+    assert.equal(f.cache.revision, target);
+  });
+
+  test('waitForRevision counts writes to other prefixes as progress', async (t) => {
+    const f = await startCache(t, { maxWaitMs: 2000, progressIntervalMs: 10 });
+    const target = f.cache.revision + 1;
+    const waiting = f.cache.waitForRevision(target);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    await f.backend.create('/registry/secrets/ns/s', configMap('ns', 's'));
+    await waiting;
+    assert.ok(f.cache.revision >= target);
+  });
+
+  test('waitUntilFresh after a write elsewhere resolves at the backend revision', async (t) => {
+    const f = await startCache(t);
+    await f.put('ns', 'a');
+    const rev = await f.backend.create('/registry/secrets/ns/s', configMap('ns', 's'));
+    const started = performance.now();
+    assert.equal(await f.cache.waitUntilFresh(), rev);
+    assert.ok(performance.now() - started < 500);
+  });
+
+  test('a revision never reached fails after maxWaitMs with 504 "Too large resource version"', async (t) => {
+    const f = await startCache(t, { maxWaitMs: 50 });
+    const current = f.cache.revision;
+    const started = performance.now();
+    const err = await f.cache.waitForRevision(current + 10).then(() => undefined, (e: unknown) => e);
+    assert.ok(performance.now() - started >= 45);
+    const status = assertStatus(err, 504, 'Timeout', /Too large resource version: \d+, current: \d+/);
+    assert.equal(status.headers['Retry-After'], '1');
+    assert.equal(status.details?.retryAfterSeconds, 1);
+    assert.deepEqual(status.details?.causes, [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }]);
+  });
+});
+
+describe('watch', () => {
+  test('from a revision: creates, updates and deletes after it, deletes at their own revision', async (t) => {
+    const f = await startCache(t);
+    const before = await f.put('ns', 'old');
+    const created = await f.put('ns', 'a', { v: '1' });
+    const watcher = f.cache.watch({ prefix: PREFIX, fromRevision: before });
+    const updated = await f.put('ns', 'a', { v: '2' });
+    const deleted = await f.del('ns', 'a');
+    const events = await nextEvents(watcher, 3);
+    assert.deepEqual(events.map(brief), [`ADDED a@${created}`, `MODIFIED a@${updated}`, `DELETED a@${deleted}`]);
+    assert.deepEqual(events.map((e) => e.revision), [created, updated, deleted]);
+    assert.deepEqual(events[2]?.object.data, { v: '2' }, 'a DELETED event carries the last state');
+    for (const event of events) assert.deepEqual(json(event.json), event.object);
+    assert.ok(await quiet(watcher));
+  });
+
+  test('a watch sees only keys under its prefix', async (t) => {
+    const f = await startCache(t);
+    const watcher = f.cache.watch({ prefix: `${PREFIX}b/`, fromRevision: f.cache.revision });
+    await f.put('a', 'x');
+    await f.put('b', 'y');
+    await f.put('bb', 'z');
+    assert.equal(brief(await nextEvent(watcher)).split('@')[0], 'ADDED y');
+    assert.ok(await quiet(watcher));
+  });
+
+  test('fromRevision older than the history answers 410 Expired', async (t) => {
+    let now = 0;
+    const f = await startCache(t, { now: () => now, historyWindowMs: 1000 });
+    const first = await f.put('ns', 'a');
+    now += 2000;
+    const second = await f.put('ns', 'a', { v: '2' });
+    const cases: Array<{ from: number; expired: boolean }> = [
+      { from: first - 1, expired: true },
+      { from: first, expired: false },
+      { from: second, expired: false },
+    ];
+    for (const c of cases) {
+      if (!c.expired) {
+        f.cache.watch({ prefix: PREFIX, fromRevision: c.from }).close();
+        continue;
+      }
+      assert.throws(() => f.cache.watch({ prefix: PREFIX, fromRevision: c.from }), (err) => {
+        assertStatus(err, 410, 'Expired', new RegExp(`^too old resource version: ${c.from} \\(${first}\\)$`));
+        return true;
+      });
+    }
+  });
+
+  test('a future fromRevision waits, then streams from it', async (t) => {
+    const f = await startCache(t);
+    const watcher = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision + 1 });
+    const pending = nextEvents(watcher, 1);
+    await f.put('ns', 'a');
+    const second = await f.put('ns', 'b');
+    assert.deepEqual((await pending).map(brief), [`ADDED b@${second}`]);
+  });
+
+  test('a future fromRevision never reached ends the watch with 504', async (t) => {
+    const f = await startCache(t, { maxWaitMs: 50 });
+    const watcher = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision + 5 });
+    const err = await nextResult(watcher).then(() => undefined, (e: unknown) => e);
+    assertStatus(err, 504, 'Timeout', /Too large resource version/);
+    assert.equal((await nextResult(watcher)).done, true);
+    assert.equal(f.cache.watcherCount, 0);
+  });
+
+  test('initial events: the state as ADDED, the initial-events-end bookmark, then changes', async (t) => {
+    const f = await startCache(t);
+    await f.put('ns', 'b');
+    const a = await f.put('ns', 'a');
+    await f.put('other', 'c');
+    const stateRevision = f.cache.revision;
+    const watcher = f.cache.watch({ prefix: `${PREFIX}ns/`, fromRevision: 0, initialEvents: true, bookmarks: true });
+    const later = await f.put('ns', 'd');
+    const events = await nextEvents(watcher, 4);
+    assert.deepEqual(events.map((e) => e.type), ['ADDED', 'ADDED', 'BOOKMARK', 'ADDED']);
+    assert.deepEqual(events.map((e) => e.object.metadata.name), ['a', 'b', undefined, 'd']);
+    assert.equal(events[0]?.revision, a);
+    const bookmark = events[2];
+    assert.deepEqual(bookmark?.object, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: String(stateRevision), annotations: { 'k8s.io/initial-events-end': 'true' } } });
+    assert.deepEqual(json(bookmark?.json as Uint8Array), bookmark?.object);
+    assert.equal(events[3]?.revision, later);
+  });
+
+  test('initial events without bookmarks send no bookmark; with a predicate only matches', async (t) => {
+    const f = await startCache(t);
+    await f.put('ns', 'a', {}, { app: 'x' });
+    await f.put('ns', 'b', {}, { app: 'y' });
+    const watcher = f.cache.watch({ prefix: PREFIX, fromRevision: 0, initialEvents: true, predicate: labelIs('x') });
+    assert.equal(brief(await nextEvent(watcher)).split('@')[0], 'ADDED a');
+    assert.ok(await quiet(watcher));
+  });
+
+  test('periodic bookmarks at the current revision, only to watchers that asked', async (t) => {
+    const f = await startCache(t, { bookmarkIntervalMs: 20 });
+    const withBookmarks = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision, bookmarks: true });
+    const without = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
+    assert.ok(await quiet(without, 0)); // go live
+    const rev = await f.put('ns', 'a');
+    assert.equal((await nextEvent(withBookmarks)).type, 'ADDED');
+    const bookmark = await nextEvent(withBookmarks);
+    assert.equal(bookmark.type, 'BOOKMARK');
+    assert.deepEqual(bookmark.object, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: String(rev) } });
+    assert.equal((await nextEvent(withBookmarks)).type, 'BOOKMARK');
+    assert.equal((await nextEvent(without)).type, 'ADDED');
+    assert.ok(await quiet(without, 60));
+  });
+
+  test('predicates: starting to match is ADDED, stopping is DELETED with the old object at the new revision', async (t) => {
+    const f = await startCache(t);
+    await f.put('ns', 'a', { v: '0' }, { app: 'no' });
+    const watcher = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision, predicate: labelIs('yes') });
+    const steps: Array<{ name: string; write: () => Promise<number>; expect: string | undefined; data?: Record<string, string> }> = [
+      { name: 'starts matching', write: () => f.put('ns', 'a', { v: '1' }, { app: 'yes' }), expect: 'ADDED', data: { v: '1' } },
+      { name: 'still matches', write: () => f.put('ns', 'a', { v: '2' }, { app: 'yes' }), expect: 'MODIFIED', data: { v: '2' } },
+      { name: 'stops matching', write: () => f.put('ns', 'a', { v: '3' }, { app: 'no' }), expect: 'DELETED', data: { v: '2' } },
+      { name: 'still does not match', write: () => f.put('ns', 'a', { v: '4' }, { app: 'no' }), expect: undefined },
+      { name: 'created matching', write: () => f.put('ns', 'b', { v: '5' }, { app: 'yes' }), expect: 'ADDED', data: { v: '5' } },
+      { name: 'deleted while not matching', write: () => f.del('ns', 'a'), expect: undefined },
+      { name: 'deleted while matching', write: () => f.del('ns', 'b'), expect: 'DELETED', data: { v: '5' } },
+    ];
+    for (const step of steps) {
+      const revision = await step.write();
+      if (step.expect === undefined) {
+        assert.ok(await quiet(watcher), step.name);
+        continue;
+      }
+      const event = await nextEvent(watcher);
+      assert.equal(event.type, step.expect, step.name);
+      assert.equal(event.revision, revision, step.name);
+      assert.equal(event.object.metadata.resourceVersion, String(revision), `${step.name}: resourceVersion`);
+      assert.deepEqual(event.object.data, step.data, `${step.name}: object`);
+      assert.deepEqual(json(event.json), event.object, `${step.name}: json`);
+    }
+  });
+
+  test('predicate transitions replayed from history match the live ones', async (t) => {
+    const f = await startCache(t);
+    const from = await f.put('ns', 'a', {}, { app: 'no' });
+    await f.put('ns', 'a', {}, { app: 'yes' });
+    await f.put('ns', 'a', {}, { app: 'no' });
+    const watcher = f.cache.watch({ prefix: PREFIX, fromRevision: from, predicate: labelIs('yes') });
+    assert.deepEqual((await nextEvents(watcher, 2)).map((e) => [e.type, e.object.metadata.labels?.app]), [['ADDED', 'yes'], ['DELETED', 'yes']]);
+  });
+
+  test('a slow watcher is ended and its queue dropped; the others get every event', async (t) => {
+    const f = await startCache(t, { watcherQueueLimit: 5 });
+    const slow = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
+    const fast = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
+    assert.ok(await quiet(slow, 0)); // go live, then stop reading
+    const received: string[] = [];
+    const reading = (async () => {
+      for await (const event of fast) {
+        received.push(event.object.metadata.name as string);
+        if (received.length === 20) break;
+      }
+    })();
+    // The pending next() takes the first event, the queue holds 5 more; the 7th overflows.
+    for (let i = 0; i < 20; i++) await f.put('ns', `o${i}`);
+    await reading;
+    assert.equal(received.length, 20);
+    assert.equal(received[19], 'o19');
+    assert.equal((await nextEvent(slow)).object.metadata.name, 'o0', 'the next() pending when it stopped reading');
+    await assert.rejects(nextResult(slow), (err) => err instanceof SlowWatcherError);
+    assert.equal((await nextResult(slow)).done, true);
+    assert.equal(f.cache.watcherCount, 0);
+  });
+
+  test('close on a watcher ends its iteration and releases it; closing the cache ends them all', async (t) => {
+    const f = await startCache(t);
+    const one = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
+    const two = f.cache.watch({ prefix: PREFIX, fromRevision: 0, initialEvents: true });
+    const three = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision + 100 });
+    assert.equal(f.cache.watcherCount, 3);
+    const pending = nextResult(one);
+    one.close();
+    assert.equal((await pending).done, true);
+    assert.equal(f.cache.watcherCount, 2);
+    f.cache.close();
+    for (const w of [two, three]) assert.equal((await nextResult(w)).done, true);
+    assert.equal(f.cache.watcherCount, 0);
+    assert.throws(() => f.cache.watch({ prefix: PREFIX, fromRevision: 0 }), (err) => isStatusError(err) && err.code === 503);
+  });
+
+  test('breaking out of for await releases the watcher', async (t) => {
+    const f = await startCache(t);
+    const watcher = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
+    await f.put('ns', 'a');
+    for await (const _ of watcher) break;
+    assert.equal(f.cache.watcherCount, 0);
+  });
+
+  test('a watcher catching up through history that gets trimmed ends with 410', async (t) => {
+    const f = await startCache(t, { maxHistoryEvents: 3 });
+    const from = f.cache.revision;
+    const watcher = f.cache.watch({ prefix: PREFIX, fromRevision: from });
+    for (let i = 0; i < 5; i++) await f.put('ns', `o${i}`);
+    await assert.rejects(nextResult(watcher), (err) => isStatusError(err) && err.code === 410);
+  });
+});
+
+describe('following the backend', () => {
+  test('after a transient watch failure the cache watches again and loses nothing; watchers continue', async (t) => {
+    const backend = new FlakyBackend();
+    const f = await startCache(t, {}, backend);
+    const watcher = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
+    await f.put('ns', 'a');
+    backend.failWatches('Unavailable');
+    const b = await f.put('ns', 'b');
+    await f.cache.waitUntilFresh();
+    assert.deepEqual((await nextEvents(watcher, 2)).map((e) => e.object.metadata.name), ['a', 'b']);
+    assert.equal(f.cache.get(key('ns', 'b'))?.revision, b);
+    assert.equal(backend.watchCalls, 2);
+    assert.ok(f.logs.some((l) => l.includes('watching again')));
+  });
+
+  test('after a compacted watch the cache re-lists: watchers end with 410, new reads are correct', async (t) => {
+    const backend = new FlakyBackend();
+    const f = await startCache(t, {}, backend);
+    const a = await f.put('ns', 'a');
+    await f.put('ns', 'b');
+    const watcher = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
+    assert.ok(await quiet(watcher, 0));
+    f.cache.watch({ prefix: PREFIX, fromRevision: a }).close(); // in the history before the re-list
+    backend.failWatches('Compacted');
+    await f.del('ns', 'a');
+    const c = await f.put('ns', 'c');
+    await f.cache.waitUntilFresh();
+    assert.equal(f.cache.revision, c);
+    await assert.rejects(nextResult(watcher), (err) => isStatusError(err) && err.code === 410);
+    assert.deepEqual(names(f.cache.list({ prefix: PREFIX })?.items ?? []), ['ns/b', 'ns/c']);
+    // History starts again at the re-list: older revisions are gone, newer ones stream.
+    assert.throws(() => f.cache.watch({ prefix: PREFIX, fromRevision: a }), (err) => isStatusError(err) && err.code === 410);
+    const after = f.cache.watch({ prefix: PREFIX, fromRevision: c });
+    const d = await f.put('ns', 'd');
+    assert.equal(brief(await nextEvent(after)), `ADDED d@${d}`);
+  });
+
+  test('a real overflow of the backend watch, compacted before the cache resumes, ends in a re-list', async (t) => {
+    const backend = new MemoryBackend({ watchQueueLimit: 3 });
+    const f = await startCache(t, {}, backend);
+    // Writes publish synchronously: ten of them overflow the backend queue before
+    // the cache reads, and compacting right away removes the history it would resume from.
+    const writes = Array.from({ length: 10 }, (_, i) => backend.create(key('ns', `o${i}`), configMap('ns', `o${i}`)));
+    void backend.compact(await backend.currentRevision());
+    await Promise.all(writes);
+    await f.cache.waitUntilFresh();
+    assert.equal(f.cache.list({ prefix: PREFIX })?.items.length, 10);
+    assert.ok(f.logs.some((l) => l.includes('re-listed')), f.logs.join('\n'));
+  });
+
+  test('an object that cannot be decoded is skipped and logged; if it was cached, watchers see it deleted', async (t) => {
+    const f = await startCache(t);
+    await f.put('ns', 'a', { v: '1' });
+    const watcher = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
+    const existing = await f.backend.get(key('ns', 'a'));
+    const broken = await f.backend.update(key('ns', 'a'), new TextEncoder().encode('{not json'), existing?.modRevision as number);
+    await f.backend.create(key('ns', 'bad'), new TextEncoder().encode('nope'));
+    const ok = await f.put('ns', 'ok');
+    assert.deepEqual((await nextEvents(watcher, 2)).map(brief), [`DELETED a@${broken}`, `ADDED ok@${ok}`]);
+    assert.equal(f.cache.get(key('ns', 'a')), undefined);
+    assert.equal(f.logs.filter((l) => l.includes('cannot be decoded')).length, 2);
+  });
+});
+
+describe('sharing', () => {
+  test('one event object is shared by every watcher without a predicate', async (t) => {
+    const f = await startCache(t);
+    const watchers: CacheWatcher[] = Array.from({ length: 3 }, () => f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision }));
+    await f.put('ns', 'a');
+    const events = await Promise.all(watchers.map((w) => nextEvent(w)));
+    assert.ok(events.every((e) => e === events[0]));
+    assert.equal(events[0]?.json, f.cache.get(key('ns', 'a'))?.json, 'the event and the cached object share their bytes');
+  });
+});

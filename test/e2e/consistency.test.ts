@@ -1,0 +1,195 @@
+// get and list over resourceVersion × resourceVersionMatch × limit/continue, as
+// upstream's "Semantics for get and list" table; chunking; gzip.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gunzipSync } from 'node:zlib';
+import https from 'node:https';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+let server: TestServer;
+before(async () => {
+  server = await startServer();
+});
+after(async () => {
+  await server.stop();
+});
+
+let counter = 0;
+async function namespace(): Promise<string> {
+  const name = `rv-${++counter}`;
+  assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name } } })).status, 201);
+  return name;
+}
+
+async function createCm(ns: string, name: string, labels: Record<string, string> = {}): Promise<string> {
+  const res = await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name, labels }, data: { a: '1' } } });
+  assert.equal(res.status, 201, res.text);
+  return res.json.metadata.resourceVersion;
+}
+
+const names = (list: any) => list.items.map((i: any) => i.metadata.name);
+
+describe('list parameters that are invalid', () => {
+  const rows: [string, string, number, RegExp][] = [
+    ['resourceVersionMatch without resourceVersion', 'resourceVersionMatch=NotOlderThan', 422, /resourceVersionMatch is forbidden unless resourceVersion is provided/],
+    ['Exact with resourceVersion 0', 'resourceVersion=0&resourceVersionMatch=Exact', 422, /resourceVersionMatch "exact" is forbidden for resourceVersion "0"/],
+    ['Exact with resourceVersion unset', 'resourceVersionMatch=Exact', 422, /forbidden unless resourceVersion is provided/],
+    ['an unknown resourceVersionMatch', 'resourceVersion=1&resourceVersionMatch=Newest', 422, /Unsupported value: "Newest"/],
+    ['sendInitialEvents on a plain list', 'sendInitialEvents=true', 422, /sendInitialEvents is forbidden for list/],
+    ['continue with a non-zero resourceVersion', 'continue=abc&resourceVersion=5', 400, /specifying resource version is not allowed when using continue/],
+    ['a malformed continue token', 'limit=1&continue=not-a-token', 400, /continue/],
+    ['resourceVersionMatch with continue', 'continue=abc&resourceVersion=1&resourceVersionMatch=NotOlderThan', 422, /forbidden when continue is provided/],
+    ['a resourceVersion that is not a number', 'resourceVersion=abc', 400, /invalid resource version/],
+  ];
+  for (const [name, query, code, message] of rows) {
+    test(`${name} answers ${code}`, async () => {
+      const res = await server.request('GET', `/api/v1/namespaces/default/configmaps?${query}`);
+      assert.equal(res.status, code, res.text);
+      assert.equal(res.json.kind, 'Status');
+      assert.match(res.json.message, message);
+    });
+  }
+});
+
+describe('list semantics', () => {
+  test('resourceVersion unset: most recent, at the current revision', async () => {
+    const ns = await namespace();
+    const rv = await createCm(ns, 'a');
+    const list = (await server.request('GET', `/api/v1/namespaces/${ns}/configmaps`)).json;
+    assert.deepEqual(names(list), ['a']);
+    assert.ok(Number(list.metadata.resourceVersion) >= Number(rv));
+  });
+
+  test('resourceVersion 0: any (served from the cache)', async () => {
+    const ns = await namespace();
+    await createCm(ns, 'a');
+    const res = await server.request('GET', `/api/v1/namespaces/${ns}/configmaps?resourceVersion=0`);
+    assert.equal(res.status, 200);
+    assert.ok(Number(res.json.metadata.resourceVersion) > 0);
+  });
+
+  for (const match of ['', '&resourceVersionMatch=NotOlderThan']) {
+    test(`resourceVersion n${match ? ' NotOlderThan' : ''}: not older than n`, async () => {
+      const ns = await namespace();
+      const rv = await createCm(ns, 'a');
+      const list = (await server.request('GET', `/api/v1/namespaces/${ns}/configmaps?resourceVersion=${rv}${match}`)).json;
+      assert.ok(Number(list.metadata.resourceVersion) >= Number(rv));
+      assert.deepEqual(names(list), ['a']);
+    });
+  }
+
+  test('Exact n: the list exactly as it was at n', async () => {
+    const ns = await namespace();
+    const rv1 = await createCm(ns, 'a');
+    await createCm(ns, 'b');
+    await server.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/a`);
+    const list = (await server.request('GET', `/api/v1/namespaces/${ns}/configmaps?resourceVersion=${rv1}&resourceVersionMatch=Exact`)).json;
+    assert.deepEqual(names(list), ['a']);
+    assert.equal(list.metadata.resourceVersion, rv1);
+  });
+
+  test('Exact n with limit: pages at n', async () => {
+    const ns = await namespace();
+    await createCm(ns, 'a');
+    const rv = await createCm(ns, 'b');
+    await createCm(ns, 'c');
+    const first = (await server.request('GET', `/api/v1/namespaces/${ns}/configmaps?resourceVersion=${rv}&resourceVersionMatch=Exact&limit=1`)).json;
+    assert.deepEqual(names(first), ['a']);
+    assert.equal(first.metadata.resourceVersion, rv);
+    const second = (await server.request('GET', `/api/v1/namespaces/${ns}/configmaps?limit=1&continue=${first.metadata.continue}`)).json;
+    assert.deepEqual(names(second), ['b']);
+    assert.equal(second.metadata.continue, undefined, 'c was created after n');
+  });
+
+  test('a resourceVersion newer than the server has seen: 504 Timeout "Too large resource version" with Retry-After', async () => {
+    const res = await server.request('GET', '/api/v1/namespaces/default/configmaps?resourceVersion=999999999');
+    assert.equal(res.status, 504, res.text);
+    assert.equal(res.json.reason, 'Timeout');
+    assert.match(res.json.message, /Too large resource version/);
+    assert.equal(res.headers['retry-after'], '1');
+  });
+});
+
+describe('get semantics', () => {
+  test('get with resourceVersion unset, 0 and n', async () => {
+    const ns = await namespace();
+    const rv = await createCm(ns, 'a');
+    for (const q of ['', '?resourceVersion=0', `?resourceVersion=${rv}`]) {
+      const res = await server.request('GET', `/api/v1/namespaces/${ns}/configmaps/a${q}`);
+      assert.equal(res.status, 200, q);
+      assert.equal(res.json.metadata.resourceVersion, rv);
+    }
+    const future = await server.request('GET', `/api/v1/namespaces/${ns}/configmaps/a?resourceVersion=999999999`);
+    assert.equal(future.status, 504);
+  });
+
+  test('a read right after a write sees it (consistent reads)', async () => {
+    const ns = await namespace();
+    for (let i = 0; i < 20; i++) {
+      await createCm(ns, `c${i}`);
+      assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/configmaps/c${i}`)).status, 200);
+    }
+  });
+});
+
+describe('chunks', () => {
+  test('every chunk is at the first chunk\'s revision; remainingItemCount on non-last chunks only', async () => {
+    const ns = await namespace();
+    for (const n of ['a', 'b', 'c', 'd', 'e']) await createCm(ns, n, { keep: n === 'c' ? 'no' : 'yes' });
+    const seen: string[] = [];
+    let token = '';
+    let rv: string | undefined;
+    for (let page = 0; page < 10; page++) {
+      const res = (await server.request('GET', `/api/v1/namespaces/${ns}/configmaps?limit=2${token ? `&continue=${token}` : ''}`)).json;
+      rv ??= res.metadata.resourceVersion;
+      assert.equal(res.metadata.resourceVersion, rv);
+      seen.push(...names(res));
+      if (page === 0) await createCm(ns, 'aa');
+      if (!res.metadata.continue) {
+        assert.equal(res.metadata.remainingItemCount, undefined);
+        break;
+      }
+      assert.equal(res.metadata.remainingItemCount, 5 - seen.length);
+      token = res.metadata.continue;
+    }
+    assert.deepEqual(seen, ['a', 'b', 'c', 'd', 'e']);
+  });
+
+  test('with a selector, remainingItemCount is omitted', async () => {
+    const ns = await namespace();
+    for (const n of ['a', 'b', 'c', 'd']) await createCm(ns, n, { keep: 'yes' });
+    const res = (await server.request('GET', `/api/v1/namespaces/${ns}/configmaps?limit=2&labelSelector=keep%3Dyes`)).json;
+    assert.deepEqual(names(res), ['a', 'b']);
+    assert.ok(res.metadata.continue);
+    assert.equal(res.metadata.remainingItemCount, undefined);
+  });
+});
+
+describe('gzip', () => {
+  const getRaw = (path: string, headers: Record<string, string>) => new Promise<{ headers: any; body: Buffer }>((resolve, reject) => {
+    const agent = new https.Agent({ ca: server.caPem });
+    https.get(new URL(path, server.url), { agent, headers: { authorization: `Bearer ${server.token}`, ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        agent.destroy();
+        resolve({ headers: res.headers, body: Buffer.concat(chunks) });
+      });
+    }).on('error', reject);
+  });
+
+  test('a large list is gzip-compressed when the client accepts it; small answers are not', async () => {
+    const ns = await namespace();
+    for (let i = 0; i < 40; i++) {
+      await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: `big-${i}` }, data: { blob: 'x'.repeat(4096) } } });
+    }
+    const big = await getRaw(`/api/v1/namespaces/${ns}/configmaps`, { 'accept-encoding': 'gzip' });
+    assert.equal(big.headers['content-encoding'], 'gzip');
+    assert.equal(JSON.parse(gunzipSync(big.body).toString()).items.length, 40);
+    const plain = await getRaw(`/api/v1/namespaces/${ns}/configmaps`, {});
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.equal(JSON.parse(plain.body.toString()).items.length, 40);
+    const small = await getRaw(`/api/v1/namespaces/${ns}/configmaps/big-0`, { 'accept-encoding': 'gzip' });
+    assert.equal(small.headers['content-encoding'], undefined, 'under the 128 KiB threshold');
+  });
+});

@@ -1,0 +1,235 @@
+// Watch over HTTP: start points, bookmarks, initial events, selectors, endings.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openStream, startServer, type TestServer } from '../helpers/server.ts';
+
+let server: TestServer;
+before(async () => {
+  server = await startServer({ watchBookmarkIntervalMs: 200 });
+});
+after(async () => {
+  await server.stop();
+});
+
+let counter = 0;
+async function namespace(): Promise<string> {
+  const name = `w-${++counter}`;
+  assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name } } })).status, 201);
+  return name;
+}
+
+const cm = (name: string, labels: Record<string, string> = {}, data: Record<string, string> = { a: '1' }) => ({ metadata: { name, labels }, data });
+
+async function create(ns: string, name: string, labels: Record<string, string> = {}) {
+  const res = await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: cm(name, labels) });
+  assert.equal(res.status, 201, res.text);
+  return res.json;
+}
+
+async function patch(ns: string, name: string, body: unknown) {
+  const res = await server.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/${name}`, { raw: JSON.stringify(body), headers: { 'content-type': 'application/merge-patch+json' } });
+  assert.equal(res.status, 200, res.text);
+  return res.json;
+}
+
+/** Events other than bookmarks, as "TYPE name". */
+async function nextChange(stream: Awaited<ReturnType<typeof openStream>>): Promise<string> {
+  for (;;) {
+    const event = await stream.next();
+    assert.ok(event, 'the stream ended');
+    if (event.type !== 'BOOKMARK') return `${event.type} ${event.object.metadata.name}`;
+  }
+}
+
+describe('start points', () => {
+  for (const rv of ['', '0']) {
+    test(`resourceVersion "${rv}": ADDED for the current state, then changes`, async () => {
+      const ns = await namespace();
+      await create(ns, 'a');
+      await create(ns, 'b');
+      const stream = await openStream(server, `/api/v1/namespaces/${ns}/configmaps?watch=1${rv === '' ? '' : `&resourceVersion=${rv}`}`);
+      assert.equal(stream.status, 200);
+      assert.equal(await nextChange(stream), 'ADDED a');
+      assert.equal(await nextChange(stream), 'ADDED b');
+      await patch(ns, 'a', { data: { a: '2' } });
+      assert.equal(await nextChange(stream), 'MODIFIED a');
+      await server.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/b`);
+      assert.equal(await nextChange(stream), 'DELETED b');
+      stream.close();
+    });
+  }
+
+  test('resourceVersion n: only changes after n, in order, with their resourceVersions', async () => {
+    const ns = await namespace();
+    const a = await create(ns, 'a');
+    const b = await create(ns, 'b');
+    const changed = await patch(ns, 'a', { data: { a: '3' } });
+    const stream = await openStream(server, `/api/v1/namespaces/${ns}/configmaps?watch=true&resourceVersion=${a.metadata.resourceVersion}`);
+    const first = await stream.next();
+    assert.equal(first.type, 'ADDED');
+    assert.equal(first.object.metadata.name, 'b');
+    assert.equal(first.object.metadata.resourceVersion, b.metadata.resourceVersion);
+    const second = await stream.next();
+    assert.equal(second.type, 'MODIFIED');
+    assert.equal(second.object.metadata.resourceVersion, changed.metadata.resourceVersion);
+    stream.close();
+  });
+
+  test('DELETED carries the object with the deletion\'s resourceVersion', async () => {
+    const ns = await namespace();
+    const a = await create(ns, 'a');
+    const stream = await openStream(server, `/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${a.metadata.resourceVersion}`);
+    await server.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/a`);
+    const event = await stream.next();
+    assert.equal(event.type, 'DELETED');
+    assert.equal(event.object.data.a, '1');
+    assert.ok(Number(event.object.metadata.resourceVersion) > Number(a.metadata.resourceVersion));
+    stream.close();
+  });
+
+  test('a single object is watched by its path or by metadata.name', async () => {
+    const ns = await namespace();
+    await create(ns, 'a');
+    await create(ns, 'b');
+    const stream = await openStream(server, `/api/v1/namespaces/${ns}/configmaps?watch=1&fieldSelector=metadata.name%3Db&resourceVersion=0`);
+    assert.equal(await nextChange(stream), 'ADDED b');
+    await patch(ns, 'a', { data: { a: '9' } });
+    await patch(ns, 'b', { data: { a: '9' } });
+    assert.equal(await nextChange(stream), 'MODIFIED b');
+    stream.close();
+    const legacy = await openStream(server, `/api/v1/watch/namespaces/${ns}/configmaps/a`);
+    assert.equal(await nextChange(legacy), 'ADDED a');
+    legacy.close();
+  });
+
+  test('a resourceVersion newer than the server has seen: 504 Too large resource version', async () => {
+    const res = await server.request('GET', '/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=999999999');
+    assert.equal(res.status, 504, res.text);
+    assert.match(res.json.message, /Too large resource version/);
+  });
+});
+
+describe('bookmarks and initial events', () => {
+  test('allowWatchBookmarks: BOOKMARK events carry only kind, apiVersion and resourceVersion', async () => {
+    const ns = await namespace();
+    const a = await create(ns, 'a');
+    const stream = await openStream(server, `/api/v1/namespaces/${ns}/configmaps?watch=1&allowWatchBookmarks=true&resourceVersion=${a.metadata.resourceVersion}`);
+    const event = await stream.next(3000);
+    assert.equal(event.type, 'BOOKMARK');
+    assert.equal(event.object.kind, 'ConfigMap');
+    assert.equal(event.object.apiVersion, 'v1');
+    assert.ok(Number(event.object.metadata.resourceVersion) >= Number(a.metadata.resourceVersion));
+    assert.deepEqual(Object.keys(event.object.metadata).filter((k) => k !== 'annotations'), ['resourceVersion']);
+    stream.close();
+  });
+
+  test('no bookmarks unless asked', async () => {
+    const ns = await namespace();
+    const a = await create(ns, 'a');
+    const stream = await openStream(server, `/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${a.metadata.resourceVersion}`);
+    await assert.rejects(stream.next(600), /no event/);
+    stream.close();
+  });
+
+  test('sendInitialEvents: ADDED for the state, then a BOOKMARK annotated initial-events-end', async () => {
+    const ns = await namespace();
+    await create(ns, 'a');
+    const b = await create(ns, 'b');
+    const stream = await openStream(server, `/api/v1/namespaces/${ns}/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
+    assert.equal(await nextChange(stream), 'ADDED a');
+    assert.equal(await nextChange(stream).catch(() => ''), 'ADDED b');
+    let bookmark;
+    do bookmark = await stream.next(); while (bookmark.type === 'BOOKMARK' && bookmark.object.metadata.annotations?.['k8s.io/initial-events-end'] !== 'true');
+    assert.equal(bookmark.type, 'BOOKMARK');
+    assert.ok(Number(bookmark.object.metadata.resourceVersion) >= Number(b.metadata.resourceVersion));
+    await create(ns, 'c');
+    assert.equal(await nextChange(stream), 'ADDED c');
+    stream.close();
+  });
+
+  const invalid: [string, RegExp][] = [
+    ['sendInitialEvents=true', /sendInitialEvents requires setting resourceVersionMatch to NotOlderThan/],
+    ['resourceVersionMatch=NotOlderThan&resourceVersion=1', /resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided/],
+    ['sendInitialEvents=true&resourceVersionMatch=Exact', /Unsupported value: "Exact"/],
+  ];
+  for (const [query, message] of invalid) {
+    test(`watch with ${query} answers 422`, async () => {
+      const res = await server.request('GET', `/api/v1/namespaces/default/configmaps?watch=1&${query}`);
+      assert.equal(res.status, 422, res.text);
+      assert.match(res.json.message, message);
+    });
+  }
+});
+
+describe('selectors', () => {
+  test('an object that stops matching is DELETED (as it was), one that starts matching is ADDED', async () => {
+    const ns = await namespace();
+    await create(ns, 'a', { app: 'web' });
+    const stream = await openStream(server, `/api/v1/namespaces/${ns}/configmaps?watch=1&labelSelector=app%3Dweb`);
+    assert.equal(await nextChange(stream), 'ADDED a');
+    await patch(ns, 'a', { metadata: { labels: { app: 'db' } } });
+    const gone = await stream.next();
+    assert.equal(gone.type, 'DELETED');
+    assert.equal(gone.object.metadata.labels.app, 'web', 'the object as it was before the change');
+    await patch(ns, 'a', { metadata: { labels: { app: 'web' } } });
+    assert.equal(await nextChange(stream), 'ADDED a');
+    await create(ns, 'other', { app: 'db' });
+    await create(ns, 'z', { app: 'web' });
+    assert.equal(await nextChange(stream), 'ADDED z');
+    stream.close();
+  });
+});
+
+describe('endings', () => {
+  test('timeoutSeconds ends the stream cleanly', async () => {
+    const ns = await namespace();
+    const started = Date.now();
+    const stream = await openStream(server, `/api/v1/namespaces/${ns}/configmaps?watch=1&timeoutSeconds=1`);
+    assert.deepEqual(await stream.rest(), []);
+    assert.ok(Date.now() - started >= 900);
+  });
+
+  test('a start revision older than the history is an ERROR event with a 410 Expired Status', async () => {
+    const short = await startServer({ etcdCompactionIntervalMs: 300 });
+    try {
+      const first = await short.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm('old') });
+      for (let i = 0; i < 5; i++) {
+        await short.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm(`n${i}`) });
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const stream = await openStream(short, `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${first.json.metadata.resourceVersion}`);
+      assert.equal(stream.status, 200);
+      const event = await stream.next();
+      assert.equal(event.type, 'ERROR');
+      assert.equal(event.object.kind, 'Status');
+      assert.equal(event.object.code, 410);
+      assert.equal(event.object.reason, 'Expired');
+      assert.equal(await stream.next(), undefined);
+      stream.close();
+    } finally {
+      await short.stop();
+    }
+  });
+
+  test('server shutdown ends open watches and the server still exits', async () => {
+    const temp = await startServer();
+    const stream = await openStream(temp, '/api/v1/namespaces/default/configmaps?watch=1');
+    const ended = stream.rest();
+    await temp.stop();
+    assert.ok(Array.isArray(await ended));
+  });
+});
+
+describe('resources', () => {
+  test('watchers are released when clients disconnect or time out', async () => {
+    const base = server.watcherCount();
+    const streams = await Promise.all(Array.from({ length: 10 }, () => openStream(server, '/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0')));
+    const timed = await openStream(server, '/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1');
+    assert.equal(server.watcherCount(), base + 11);
+    for (const s of streams) s.close();
+    await timed.rest();
+    const deadline = Date.now() + 5000;
+    while (server.watcherCount() !== base && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(server.watcherCount(), base);
+  });
+});
