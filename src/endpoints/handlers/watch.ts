@@ -1,6 +1,6 @@
 import { isStatusError } from '../../api/index.ts';
 import { parseFieldSelector } from '../../api/fields.ts';
-import { SlowWatcherError, type CacheWatcher } from '../../cache/index.ts';
+import { SlowWatcherError, type CacheEvent, type CacheWatcher } from '../../cache/index.ts';
 import type { ObjectFilter } from '../../registry/filter.ts';
 import { toStatusError } from '../http.ts';
 import { watchParams } from '../read-options.ts';
@@ -13,9 +13,21 @@ const framePrefix: Record<string, Uint8Array> = Object.fromEntries(
 );
 const frameEnd = encoder.encode('}\n');
 
-/** One event as a line of the JSON watch stream; the object's bytes are the cache's, shared by every watcher. */
+/** One event as a line of the JSON watch stream. */
 function frame(type: string, json: Uint8Array): Buffer {
   return Buffer.concat([framePrefix[type]!, json, frameEnd]);
+}
+
+/** Events are shared by the watchers they fan out to: each is framed once, not once per watcher. */
+const framed = new WeakMap<CacheEvent, Buffer>();
+
+function eventFrame(event: CacheEvent): Buffer {
+  let bytes = framed.get(event);
+  if (bytes === undefined) {
+    bytes = frame(event.type, event.json);
+    framed.set(event, bytes);
+  }
+  return bytes;
 }
 
 /** Upstream ends a watch after a random time between --min-request-timeout (1800 s) and twice that. */
@@ -70,7 +82,7 @@ export async function watchHandler(scope: RequestScope): Promise<void> {
   try {
     for await (const event of w) {
       if (res.writableEnded) break;
-      if (!res.write(frame(event.type, event.json))) {
+      if (!res.write(eventFrame(event))) {
         // Back-pressure: wait for the client; meanwhile the watcher's bounded queue fills, and past it the cache ends this watch.
         await new Promise<void>((resolve) => {
           res.once('drain', resolve);
