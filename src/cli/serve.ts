@@ -5,6 +5,7 @@ import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { apiVersionOf, isStatusError } from '../api/index.ts';
 import { WatchCache } from '../cache/index.ts';
 import { alwaysAllow, bearerAuthenticator, ensureAdminToken, parseTokenFile } from '../auth/index.ts';
+import { NamespaceController } from '../controllers/namespace.ts';
 import { ApiHandler } from '../endpoints/api-handler.ts';
 import { Discovery } from '../endpoints/discovery.ts';
 import { OpenApiService } from '../endpoints/openapi-service.ts';
@@ -82,6 +83,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   await Promise.all(caches.map((cache) => cache.start()));
   for (const { type, store } of registry.all()) if (type.allocator) type.allocator.restore(await store.listAll());
   await ensureNamespaces(namespaces.store!);
+  const namespaceController = new NamespaceController(registry, namespaces.store!, log);
+  await namespaceController.start();
 
   let port = config.securePort;
   const discovery = new Discovery(registry, () => `${config.bindAddress}:${port}`);
@@ -127,6 +130,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     close() {
       closing ??= (async () => {
         await server.close();
+        namespaceController.close();
         for (const cache of caches) cache.close();
         compactor.close();
         await backend.close();

@@ -29,6 +29,13 @@ export interface Strategy {
   subresources?: Record<string, SubresourceStrategy>;
   /** Reading and writing the scale subresource (autoscaling/v1 Scale). */
   scale?: ScaleAccess;
+  /**
+   * Type-specific finalization that keeps a deleted object beyond metadata.finalizers
+   * (namespaces: spec.finalizers, emptied by the namespace controller through /finalize).
+   */
+  deletionPending?(obj: KubeObject): boolean;
+  /** Marks an object whose deletion has begun (namespaces: status.phase Terminating). */
+  markDeleting?(obj: KubeObject): void;
 }
 
 /** Strategy of a write through a subresource; `obj` is what the client sent, `old` the stored object. */

@@ -174,13 +174,13 @@ export class Store {
     expectedResourceVersion: string | undefined,
     opts: WriteOptions,
     mutate: (current: KubeObject | undefined) => KubeObject,
-    { createIfMissing = this.type.allowCreateOnUpdate }: { createIfMissing?: boolean } = {},
+    { createIfMissing = this.type.allowCreateOnUpdate, subresource = '' }: { createIfMissing?: boolean; subresource?: string } = {},
   ): Promise<{ object: KubeObject; created: boolean }> {
     const pinned = expectedResourceVersion !== undefined && expectedResourceVersion !== '';
     for (let attempt = 0; ; attempt++) {
       const kv = await this.backend.get(this.key(namespace, name));
       if (kv === undefined) {
-        if (!createIfMissing || pinned) throw notFound(this.groupResource, name);
+        if (!createIfMissing || pinned || subresource !== '') throw notFound(this.groupResource, name);
         const desired = mutate(undefined);
         desired.metadata.name = name;
         try {
@@ -200,15 +200,19 @@ export class Store {
         throw conflict(this.groupResource, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid}`);
       }
       this.preserveSystemMeta(obj, current);
-      this.type.strategy.prepareForUpdate?.(obj, current);
+      const subStrategy = subresource === '' ? undefined : this.type.strategy.subresources?.[subresource];
+      if (subresource === '') this.type.strategy.prepareForUpdate?.(obj, current);
+      else if (subStrategy?.prepareForUpdate) subStrategy.prepareForUpdate(obj, current);
+      else keepAllButStatus(obj, current);
 
-      const attrs = this.attributes('UPDATE', namespace, obj, current, opts);
+      const attrs = { ...this.attributes('UPDATE', namespace, obj, current, opts), subresource };
       await this.admission.admit(attrs);
-      this.validateUpdate(obj, current);
+      if (subresource === '') this.validateUpdate(obj, current);
+      else this.throwIfInvalid(obj, [...validateObjectMetaUpdate(obj, current), ...(subStrategy?.validateUpdate?.(obj, current) ?? [])]);
       await this.admission.validate(attrs);
 
       // A finalizer-held object whose last finalizer is removed is deleted now (upstream's Update).
-      if (obj.metadata.deletionTimestamp !== undefined && (obj.metadata.finalizers ?? []).length === 0) {
+      if (obj.metadata.deletionTimestamp !== undefined && (obj.metadata.finalizers ?? []).length === 0 && !(this.type.strategy.deletionPending?.(obj) ?? false)) {
         if (opts.dryRun) return { object: obj, created: false };
         try {
           await this.backend.delete(kv.key, kv.modRevision);
@@ -250,12 +254,13 @@ export class Store {
       await this.admission.validate(this.attributes('DELETE', namespace, undefined, current, opts));
 
       const finalizers = current.metadata.finalizers ?? [];
-      if (finalizers.length > 0) {
+      if (finalizers.length > 0 || (this.type.strategy.deletionPending?.(current) ?? false)) {
         // Two-phase deletion: mark, and let the finalizers' owners finish.
         if (current.metadata.deletionTimestamp !== undefined) return { object: current, deleted: false };
         const marked = clone(current);
         marked.metadata.deletionTimestamp = nowTimestamp();
         marked.metadata.deletionGracePeriodSeconds = 0;
+        this.type.strategy.markDeleting?.(marked);
         if (opts.dryRun) return { object: marked, deleted: false };
         try {
           const revision = await this.backend.update(kv.key, encodeForStorage(marked), kv.modRevision);
@@ -405,4 +410,14 @@ export class Store {
   private throwIfInvalid(obj: KubeObject, causes: StatusCause[]): void {
     if (causes.length > 0) throw invalid(this.type.kind, obj.metadata.name ?? obj.metadata.generateName ?? '', causes, this.type.group);
   }
+}
+
+/** The generic rule of a status subresource write: only status changes. */
+function keepAllButStatus(obj: KubeObject, current: KubeObject): void {
+  const status = obj.status;
+  for (const key of Object.keys(obj)) if (key !== 'metadata' && key !== 'status' && key !== 'apiVersion' && key !== 'kind') delete obj[key];
+  for (const [key, value] of Object.entries(current)) if (key !== 'metadata' && key !== 'status' && key !== 'apiVersion' && key !== 'kind') obj[key] = structuredClone(value);
+  obj.metadata.labels = current.metadata.labels;
+  obj.metadata.annotations = current.metadata.annotations;
+  if (status === undefined) delete obj.status;
 }

@@ -143,3 +143,38 @@ test('a dry-run Service create shows a ClusterIP but reserves and stores nothing
   assert.equal(real.status, 201, real.text);
   await server.request('DELETE', '/api/v1/namespaces/default/services/dry');
 });
+
+test('deleting a namespace: Terminating, its contents deleted, then it is gone; no new content meanwhile', async () => {
+  assert.equal((await post('/api/v1/namespaces', { metadata: { name: 'doomed' } })).status, 201);
+  for (let i = 0; i < 3; i++) assert.equal((await post('/api/v1/namespaces/doomed/configmaps', { metadata: { name: `c${i}` } })).status, 201);
+  const deleted = await server.request('DELETE', '/api/v1/namespaces/doomed');
+  assert.ok(deleted.status === 200 || deleted.status === 202, deleted.text);
+  assert.equal(deleted.json.status.phase, 'Terminating');
+  assert.ok(deleted.json.metadata.deletionTimestamp);
+  const deadline = Date.now() + 10_000;
+  while ((await server.request('GET', '/api/v1/namespaces/doomed')).status !== 404) {
+    assert.ok(Date.now() < deadline, 'the namespace was not removed in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal((await server.request('GET', '/api/v1/namespaces/doomed/configmaps')).json.items.length, 0);
+  // A namespace of the same name starts empty.
+  assert.equal((await post('/api/v1/namespaces', { metadata: { name: 'doomed' } })).status, 201);
+  assert.equal((await server.request('GET', '/api/v1/namespaces/doomed/configmaps')).json.items.length, 0);
+});
+
+test('creating in a terminating namespace is 403 Forbidden', async () => {
+  assert.equal((await post('/api/v1/namespaces', { metadata: { name: 'held' } })).status, 201);
+  // A finalizer nobody removes keeps a configmap, and so the namespace, around.
+  assert.equal((await post('/api/v1/namespaces/held/configmaps', { metadata: { name: 'kept', finalizers: ['example.com/hold'] } })).status, 201);
+  await server.request('DELETE', '/api/v1/namespaces/held');
+  const res = await post('/api/v1/namespaces/held/configmaps', { metadata: { name: 'new' } });
+  assert.equal(res.status, 403, res.text);
+  assert.match(res.json.message, /because it is being terminated/);
+  // Releasing the finalizer lets the controller finish.
+  await server.request('PATCH', '/api/v1/namespaces/held/configmaps/kept', { raw: JSON.stringify({ metadata: { finalizers: null } }), headers: { 'content-type': 'application/merge-patch+json' } });
+  const deadline = Date.now() + 10_000;
+  while ((await server.request('GET', '/api/v1/namespaces/held')).status !== 404) {
+    assert.ok(Date.now() < deadline, 'the namespace was not removed in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+});

@@ -60,6 +60,16 @@ export const namespaceStrategy: Strategy = {
 
   fieldLabels: ['status.phase', 'metadata.name'],
 
+  // Upstream: a namespace with spec.finalizers stays Terminating until the namespace
+  // controller has deleted its contents and emptied them through /finalize.
+  deletionPending(ns) {
+    return arrayAt(objectAt(ns, 'spec'), 'finalizers').length > 0;
+  },
+
+  markDeleting(ns) {
+    ns.status = { ...(objectAt(ns, 'status') ?? {}), phase: 'Terminating' };
+  },
+
   subresources: {
     status: {
       prepareForUpdate(ns, old) {
