@@ -7,115 +7,51 @@
 // `x-` keys become vendor extensions whose `Any` holds the value as YAML text, and
 // proto3 scalars equal to their default are left out (oneof members never are).
 
+import { ProtoWriter } from '../encoding/protobuf/wire.ts';
+
 type Json = Record<string, unknown>;
 
 /**
- * Writes one Protobuf message into a growable buffer. A nested message reserves one
- * byte for its length and moves its content right when the length needs more, so
- * small messages (most of them) cost no copy.
+ * The shared Protobuf writer with gnostic's conventions: proto3 scalars equal to their
+ * default are left out unless `always` (oneof and repeated members).
  */
-class ProtoWriter {
-  private buf = Buffer.allocUnsafe(1 << 16);
-  private pos = 0;
+class GnosticWriter {
+  private readonly w = new ProtoWriter();
 
-  private ensure(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.pos + n) size *= 2;
-    const bigger = Buffer.allocUnsafe(size);
-    this.buf.copy(bigger, 0, 0, this.pos);
-    this.buf = bigger;
-  }
-
-  private byte(b: number): void {
-    this.ensure(1);
-    this.buf[this.pos++] = b;
-  }
-
-  /** Unsigned varint of a non-negative safe integer. */
-  private varint(n: number): void {
-    this.ensure(10);
-    while (n >= 0x80) {
-      this.buf[this.pos++] = (n % 0x80) | 0x80;
-      n = Math.floor(n / 0x80);
-    }
-    this.buf[this.pos++] = n;
-  }
-
-  private tag(field: number, wireType: 0 | 1 | 2): void {
-    this.varint(field * 8 + wireType);
-  }
-
-  /** A string field; skipped when empty unless `always` (oneof and repeated members). */
   string(field: number, value: unknown, always = false): void {
     if (typeof value !== 'string' || (value === '' && !always)) return;
-    this.tag(field, 2);
-    const length = Buffer.byteLength(value, 'utf8');
-    this.varint(length);
-    this.ensure(length);
-    this.pos += this.buf.write(value, this.pos, length, 'utf8');
+    this.w.string(field, value);
   }
 
   strings(field: number, values: unknown): void {
     if (!Array.isArray(values)) return;
-    for (const value of values) this.string(field, String(value), true);
+    for (const value of values) this.w.string(field, String(value));
   }
 
   bool(field: number, value: unknown, always = false): void {
     if (typeof value !== 'boolean' || (!value && !always)) return;
-    this.tag(field, 0);
-    this.byte(value ? 1 : 0);
+    this.w.bool(field, value);
   }
 
   int64(field: number, value: unknown): void {
     if (typeof value !== 'number' || value === 0 || !Number.isInteger(value)) return;
-    this.tag(field, 0);
-    if (value > 0) {
-      this.varint(value);
-      return;
-    }
-    // Two's complement in ten bytes, as protobuf writes negative int64s.
-    let n = BigInt.asUintN(64, BigInt(value));
-    while (n >= 0x80n) {
-      this.byte(Number(n & 0x7fn) | 0x80);
-      n >>= 7n;
-    }
-    this.byte(Number(n));
+    this.w.int(field, value);
   }
 
   double(field: number, value: unknown): void {
     if (typeof value !== 'number' || value === 0) return;
-    this.tag(field, 1);
-    this.ensure(8);
-    this.buf.writeDoubleLE(value, this.pos);
-    this.pos += 8;
+    this.w.double(field, value);
   }
 
   /** A length-delimited message field whose content `write` produces. */
   message(field: number, write: () => void): void {
-    this.tag(field, 2);
-    this.ensure(1);
-    const lengthAt = this.pos++;
+    const lengthAt = this.w.beginMessage(field);
     write();
-    const length = this.pos - lengthAt - 1;
-    let extra = 0;
-    for (let n = length; n >= 0x80; n = Math.floor(n / 0x80)) extra++;
-    if (extra > 0) {
-      this.ensure(extra);
-      this.buf.copy(this.buf, lengthAt + 1 + extra, lengthAt + 1, this.pos);
-      this.pos += extra;
-    }
-    let n = length;
-    let at = lengthAt;
-    while (n >= 0x80) {
-      this.buf[at++] = (n % 0x80) | 0x80;
-      n = Math.floor(n / 0x80);
-    }
-    this.buf[at] = n;
+    this.w.endMessage(lengthAt);
   }
 
   finish(): Uint8Array {
-    return new Uint8Array(this.buf.subarray(0, this.pos));
+    return this.w.finish();
   }
 }
 
@@ -162,12 +98,12 @@ export function toYaml(value: unknown): string {
 
 // Messages. Each function writes the fields of one message into `w`.
 
-function anyMessage(w: ProtoWriter, value: unknown): void {
+function anyMessage(w: GnosticWriter, value: unknown): void {
   w.string(2, toYaml(value), true); // Any.yaml
 }
 
 /** `repeated NamedAny vendor_extension` for the `x-` keys of an object. */
-function extensions(w: ProtoWriter, field: number, obj: Json): void {
+function extensions(w: GnosticWriter, field: number, obj: Json): void {
   for (const [key, value] of Object.entries(obj)) {
     if (!key.startsWith('x-')) continue;
     w.message(field, () => {
@@ -178,7 +114,7 @@ function extensions(w: ProtoWriter, field: number, obj: Json): void {
 }
 
 /** A Named* pair: name = 1, value = 2. */
-function named(w: ProtoWriter, field: number, name: string, value: () => void): void {
+function named(w: GnosticWriter, field: number, name: string, value: () => void): void {
   w.message(field, () => {
     w.string(1, name, true);
     w.message(2, value);
@@ -189,7 +125,7 @@ function isObject(value: unknown): value is Json {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function schemaMessage(w: ProtoWriter, s: Json): void {
+function schemaMessage(w: GnosticWriter, s: Json): void {
   w.string(1, s.$ref);
   w.string(2, s.format);
   w.string(3, s.title);
@@ -244,7 +180,7 @@ const nonBodyFields: Record<string, number> = { header: 1, formData: 2, query: 3
  * A NonBodyParameter. Query and formData share one field layout; path and header
  * another, without allow_empty_value.
  */
-function nonBodyParameter(w: ProtoWriter, p: Json): void {
+function nonBodyParameter(w: GnosticWriter, p: Json): void {
   const field = nonBodyFields[p.in as string];
   if (field === undefined) throw new Error(`unsupported parameter location ${String(p.in)}`);
   const withAllowEmpty = p.in === 'query' || p.in === 'formData';
@@ -276,7 +212,7 @@ function nonBodyParameter(w: ProtoWriter, p: Json): void {
 }
 
 /** A Parameter: oneof body_parameter = 1, non_body_parameter = 2. */
-function parameter(w: ProtoWriter, p: Json): void {
+function parameter(w: GnosticWriter, p: Json): void {
   if (p.in === 'body') {
     w.message(1, () => {
       w.string(1, p.description);
@@ -292,7 +228,7 @@ function parameter(w: ProtoWriter, p: Json): void {
 }
 
 /** A ParametersItem: oneof parameter = 1, json_reference = 2. */
-function parametersItem(w: ProtoWriter, p: Json): void {
+function parametersItem(w: GnosticWriter, p: Json): void {
   if (typeof p.$ref === 'string') {
     w.message(2, () => {
       w.string(1, p.$ref);
@@ -303,7 +239,7 @@ function parametersItem(w: ProtoWriter, p: Json): void {
   }
 }
 
-function responses(w: ProtoWriter, rs: Json): void {
+function responses(w: GnosticWriter, rs: Json): void {
   for (const [code, value] of Object.entries(rs)) {
     if (code.startsWith('x-')) continue;
     const r = value as Json;
@@ -323,7 +259,7 @@ function responses(w: ProtoWriter, rs: Json): void {
   extensions(w, 2, rs);
 }
 
-function operation(w: ProtoWriter, op: Json): void {
+function operation(w: GnosticWriter, op: Json): void {
   w.strings(1, op.tags);
   w.string(2, op.summary);
   w.string(3, op.description);
@@ -340,7 +276,7 @@ function operation(w: ProtoWriter, op: Json): void {
 
 const methodFields: [string, number][] = [['get', 2], ['put', 3], ['post', 4], ['delete', 5], ['options', 6], ['head', 7], ['patch', 8]];
 
-function pathItem(w: ProtoWriter, item: Json): void {
+function pathItem(w: GnosticWriter, item: Json): void {
   w.string(1, item.$ref);
   for (const [method, field] of methodFields) {
     const op = item[method];
@@ -350,11 +286,11 @@ function pathItem(w: ProtoWriter, item: Json): void {
   extensions(w, 10, item);
 }
 
-function securityRequirement(w: ProtoWriter, req: Json): void {
+function securityRequirement(w: GnosticWriter, req: Json): void {
   for (const [name, scopes] of Object.entries(req)) named(w, 1, name, () => w.strings(1, scopes)); // StringArray
 }
 
-function securityDefinitions(w: ProtoWriter, defs: Json): void {
+function securityDefinitions(w: GnosticWriter, defs: Json): void {
   for (const [name, value] of Object.entries(defs)) {
     const d = value as Json;
     named(w, 1, name, () => {
@@ -382,7 +318,7 @@ function securityDefinitions(w: ProtoWriter, defs: Json): void {
 
 /** The gnostic Protobuf encoding of a Swagger 2.0 document given as JSON data. */
 export function encodeSwaggerProtobuf(doc: Json): Uint8Array {
-  const w = new ProtoWriter();
+  const w = new GnosticWriter();
   w.string(1, doc.swagger);
   const info = doc.info;
   if (isObject(info)) {

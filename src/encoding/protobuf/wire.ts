@@ -209,6 +209,14 @@ export class ProtoWriter {
     this.buf[this.pos++] = value ? 1 : 0;
   }
 
+  /** A double as fixed64, little-endian. */
+  double(field: number, value: number): void {
+    this.tag(field, WIRE_FIXED64);
+    this.ensure(8);
+    new DataView(this.buf.buffer, this.buf.byteOffset).setFloat64(this.pos, value, true);
+    this.pos += 8;
+  }
+
   bytes(field: number, value: Uint8Array): void {
     this.tag(field, WIRE_BYTES);
     this.varint(value.length);
