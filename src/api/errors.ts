@@ -28,9 +28,10 @@ export class StatusError extends Error {
       metadata: {},
       status: 'Failure',
       message: this.message,
-      reason: this.reason,
       code: this.code,
     };
+    // Upstream leaves reason out when it has none (kubectl then prints "Error from server: <message>").
+    if (this.reason !== '') status.reason = this.reason;
     if (this.details !== undefined) status.details = this.details;
     return status;
   }

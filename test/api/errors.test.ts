@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { invalid, notFound, staleObject } from '../../src/api/index.ts';
+import { invalid, notFound, staleObject, StatusError } from '../../src/api/index.ts';
 
 test('notFound names the group-qualified resource like upstream', () => {
   const status = notFound({ group: 'apps', resource: 'deployments' }, 'web').toStatus();
@@ -24,4 +24,10 @@ test('invalid lists every cause in the message', () => {
   assert.equal(err.code, 422);
   assert.equal(err.message, 'Pod "p" is invalid: [spec.containers: Required value, metadata.name: bad]');
   assert.equal(err.details?.causes?.length, 2);
+});
+
+test('a Status without a reason leaves the field out, as upstream', () => {
+  const status = new StatusError(500, '', 'boom').toStatus();
+  assert.equal('reason' in status, false);
+  assert.equal(status.code, 500);
 });
