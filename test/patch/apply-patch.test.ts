@@ -1,0 +1,152 @@
+// applyPatch, the entry point of the PATCH handler: parsing the body, dispatching on the
+// patch type, and the Status each failure becomes (as kube-apiserver answers it).
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { StatusError } from '../../src/api/errors.ts';
+import { applyPatch, type PatchContext, type PatchKind } from '../../src/patch/index.ts';
+import { builtinDefinitions } from '../../src/schema/builtin/index.ts';
+
+const defs = builtinDefinitions;
+const configMapSchema = defs['io.k8s.api.core.v1.ConfigMap']!;
+const builtin: PatchContext = { defs, schema: configMapSchema };
+const custom: PatchContext = { defs, schema: undefined };
+
+const current = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'default' }, data: { a: '1', b: '2' } };
+
+function bytes(text: string): Uint8Array {
+  return new TextEncoder().encode(text);
+}
+
+function status(kind: PatchKind, body: string, ctx = builtin) {
+  try {
+    applyPatch(kind, current, bytes(body), ctx);
+  } catch (err) {
+    assert.ok(err instanceof StatusError, `a StatusError, not ${String(err)}`);
+    return err.toStatus();
+  }
+  assert.fail('the patch should fail');
+}
+
+describe('applyPatch', () => {
+  test('applies each patch type', () => {
+    assert.deepStrictEqual(applyPatch('json', current, bytes('[{"op":"replace","path":"/data/a","value":"x"}]'), builtin), { ...current, data: { a: 'x', b: '2' } });
+    assert.deepStrictEqual(applyPatch('merge', current, bytes('{"data":{"a":null,"c":"3"}}'), builtin), { ...current, data: { b: '2', c: '3' } });
+    assert.deepStrictEqual(applyPatch('strategic', current, bytes('{"data":{"a":null,"c":"3"}}'), builtin), { ...current, data: { b: '2', c: '3' } });
+  });
+
+  test('custom resources take JSON and merge patches', () => {
+    assert.deepStrictEqual(applyPatch('merge', current, bytes('{"data":{"a":"x"}}'), custom), { ...current, data: { a: 'x', b: '2' } });
+    assert.deepStrictEqual(applyPatch('json', current, bytes('[{"op":"remove","path":"/data"}]'), custom), { apiVersion: 'v1', kind: 'ConfigMap', metadata: current.metadata });
+  });
+
+  test('the current object is not modified, and the result shares nothing with it', () => {
+    const before = JSON.stringify(current);
+    for (const kind of ['json', 'merge', 'strategic'] as const) {
+      const body = kind === 'json' ? '[{"op":"add","path":"/data/z","value":"1"}]' : '{"data":{"z":"1"}}';
+      const result = applyPatch(kind, current, bytes(body), builtin) as typeof current;
+      result.metadata.name = 'changed';
+      assert.equal(JSON.stringify(current), before, kind);
+    }
+  });
+
+  test('strategic merge patch of a custom resource answers 415 listing the accepted types', () => {
+    assert.deepStrictEqual(status('strategic', '{}', custom), {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+      reason: 'UnsupportedMediaType',
+      code: 415,
+    });
+  });
+
+  test('a body that is not JSON answers 400', () => {
+    for (const kind of ['json', 'merge', 'strategic'] as const) {
+      const s = status(kind, '{"data":');
+      assert.equal(s.code, 400, kind);
+      assert.equal(s.reason, 'BadRequest');
+    }
+  });
+
+  test('a body nested deeper than 10,000 levels answers 400', () => {
+    const deep = `${'['.repeat(10_001)}${']'.repeat(10_001)}`;
+    const s = status('json', deep);
+    assert.equal(s.code, 400);
+    assert.equal(s.message, 'error decoding patch: exceeded max depth');
+  });
+
+  test('a JSON patch that is not an array answers 400 with the decoder message', () => {
+    const s = status('json', '{"op":"add"}');
+    assert.equal(s.code, 400);
+    assert.equal(s.message, 'json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+  });
+
+  test('a JSON patch of more than 10,000 operations answers 413', () => {
+    const ops = JSON.stringify(Array.from({ length: 10_001 }, () => ({ op: 'test', path: '/kind', value: 'ConfigMap' })));
+    const s = status('json', ops);
+    assert.equal(s.code, 413);
+    assert.equal(s.reason, 'RequestEntityTooLarge');
+    assert.equal(s.message, 'Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001');
+  });
+
+  test('a failing test operation answers 422 with upstream\'s generic Status', () => {
+    assert.deepStrictEqual(status('json', '[{"op":"test","path":"/data/a","value":"2"}]'), {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'the server rejected our request due to an error in our request',
+      reason: 'Invalid',
+      details: {},
+      code: 422,
+    });
+  });
+
+  test('a path that is not there, or a malformed operation, answers 422', () => {
+    for (const body of ['[{"op":"remove","path":"/data/zz"}]', '[{"op":"replace","path":"/spec/x","value":1}]', '[{"op":"frobnicate","path":"/data"}]', '[{"op":"add","value":1}]', '[null]']) {
+      assert.equal(status('json', body).code, 422, body);
+    }
+  });
+
+  test('a merge patch that is null or a scalar answers 400 Invalid JSON Patch', () => {
+    for (const body of ['null', '"x"', '42']) {
+      const s = status('merge', body);
+      assert.equal(s.code, 400, body);
+      assert.equal(s.message, 'Invalid JSON Patch');
+    }
+  });
+
+  test('a patch whose result is not an object answers 422 on the field "patch"', () => {
+    for (const [kind, body] of [['merge', '[1]'], ['json', '[{"op":"replace","path":"","value":"x"}]']] as const) {
+      const s = status(kind, body);
+      assert.equal(s.code, 422, kind);
+      assert.equal(s.reason, 'Invalid');
+      assert.equal(s.details?.causes?.[0]?.field, 'patch');
+      assert.match(s.message ?? '', /^ "" is invalid: patch: Invalid value: .*json: cannot unmarshal .* into Go value of type v1\.ConfigMap$/);
+    }
+  });
+
+  test('a strategic merge patch that is not an object answers 400', () => {
+    const s = status('strategic', '[]');
+    assert.equal(s.code, 400);
+    assert.equal(s.message, 'json: cannot unmarshal array into Go value of type map[string]interface {}');
+  });
+
+  test('a malformed strategic-merge directive answers 400 with upstream\'s message', () => {
+    const s = status('strategic', '{"metadata":{"$retainKeys":"name"}}');
+    assert.equal(s.code, 400);
+    assert.equal(s.message, 'invalid patch format of retainKeys');
+  });
+
+  test('an unclassified strategic merge error answers 500 without a reason, as upstream', () => {
+    const owned = { ...current, metadata: { ...current.metadata, ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'p', uid: 'u1' }] } };
+    assert.throws(() => applyPatch('strategic', owned, bytes('{"metadata":{"ownerReferences":[{"name":"x"}]}}'), builtin), (err: unknown) => {
+      assert.ok(err instanceof StatusError);
+      assert.equal(err.code, 500);
+      assert.equal(err.reason, '');
+      assert.equal(err.message, 'map: map[name:x] does not contain declared merge key: uid');
+      return true;
+    });
+  });
+});
