@@ -10,6 +10,8 @@ export interface AdmissionAttributes {
   resource: string;
   subresource: string;
   kind: string;
+  /** Group and version of `kind` when they are not the resource's (a subresource's own kind: autoscaling/v1 Scale, policy/v1 Eviction). */
+  kindGroupVersion?: { group: string; version: string };
   namespace: string;
   name: string;
   /** The object as it would be stored (create, update); plugins in the mutating phase may change it. */
@@ -17,6 +19,12 @@ export interface AdmissionAttributes {
   oldObject: KubeObject | undefined;
   dryRun: boolean;
   namespaced: boolean;
+  /**
+   * Set by a mutating plugin that changed `object` in ways defaulting may need to fill in
+   * (a webhook's patch): the Store then prepares the object again, as upstream runs the
+   * strategy after mutating admission.
+   */
+  mutated?: boolean;
 }
 
 /** A built-in plugin or a webhook. Errors are thrown as StatusError. */

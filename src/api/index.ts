@@ -1,2 +1,3 @@
 export * from './types.ts';
 export * from './errors.ts';
+export * from './table.ts';

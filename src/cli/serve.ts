@@ -1,22 +1,28 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AdmissionChain } from '../admission/chain.ts';
-import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { apiVersionOf, isStatusError } from '../api/index.ts';
 import { WatchCache } from '../cache/index.ts';
 import { alwaysAllow, bearerAuthenticator, ensureAdminToken, parseTokenFile } from '../auth/index.ts';
+import { CrdController } from '../controllers/crd.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
+import { ServiceAccountController } from '../controllers/service-account.ts';
 import { ApiHandler } from '../endpoints/api-handler.ts';
 import { Discovery } from '../endpoints/discovery.ts';
 import { OpenApiService } from '../endpoints/openapi-service.ts';
 import { builtinDefinitions } from '../schema/builtin/index.ts';
 import { builtinResourceTypes } from '../registry/builtin/index.ts';
 import { resourcePrefix } from '../registry/keys.ts';
+import { customResourceDefinitionsType } from '../registry/crd/customresourcedefinitions.ts';
+import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
+import type { CustomResourceVersion } from '../registry/crd/custom-resource.ts';
 import { ResourceRegistry } from '../registry/registry.ts';
+import type { Definitions } from '../schema/types.ts';
 import { Store } from '../registry/store.ts';
 import { ApiServer } from '../server/server.ts';
 import { ensureServingMaterial } from '../server/tls-material.ts';
 import { Compactor, openBackend } from '../storage/index.ts';
+import { admissionPlugins } from './admission-plugins.ts';
 import { UsageError, type Config } from './config.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 
@@ -57,11 +63,11 @@ export async function serve(config: Config, log: (message: string) => void = (m)
 
   const registry = new ResourceRegistry();
   const namespaces: { store?: Store } = {};
-  const admission = new AdmissionChain([
-    namespaceLifecycle((name) => namespaces.store!.find('', name)),
-  ]);
+  const admissionSetup = admissionPlugins(registry, log);
+  const admission = new AdmissionChain(admissionSetup.plugins);
   const caches: WatchCache[] = [];
-  for (const type of builtinResourceTypes({ serviceClusterIPRange: config.serviceClusterIPRange, serviceNodePortRange: config.serviceNodePortRange })) {
+  const builtinTypes = builtinResourceTypes({ serviceClusterIPRange: config.serviceClusterIPRange, serviceNodePortRange: config.serviceNodePortRange });
+  for (const type of [...builtinTypes, customResourceDefinitionsType()]) {
     // The cache decodes with the Store's decoder; the Store reads through the cache.
     const decoder: { store?: Store } = {};
     const cache = new WatchCache({
@@ -81,14 +87,55 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     if (type.group === '' && type.resource === 'namespaces') namespaces.store = store;
   }
   await Promise.all(caches.map((cache) => cache.start()));
+  await admissionSetup.start();
   for (const { type, store } of registry.all()) if (type.allocator) type.allocator.restore(await store.listAll());
   await ensureNamespaces(namespaces.store!);
   const namespaceController = new NamespaceController(registry, namespaces.store!, log);
   await namespaceController.start();
+  const serviceAccountController = new ServiceAccountController(namespaces.store!, registry.lookup('', 'v1', 'serviceaccounts')!.store, log);
+  await serviceAccountController.start();
+  // Served CRDs add their schemas here, for OpenAPI and for their Stores.
+  const definitions: Definitions = { ...builtinDefinitions };
+  const crdController = new CrdController({
+    registry,
+    crds: registry.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!.store,
+    definitions,
+    resources: {
+      // A custom resource version gets its watch cache and Store like a built-in type.
+      async start({ type, deprecationWarning }: CustomResourceVersion) {
+        const decoder: { store?: Store } = {};
+        const cache = new WatchCache({
+          backend,
+          prefix: resourcePrefix(type),
+          decode: (kv) => decoder.store!.decode(kv),
+          bookmark: { kind: type.kind, apiVersion: apiVersionOf(type.group, type.version) },
+          historyWindowMs: config.etcdCompactionIntervalMs,
+          bookmarkIntervalMs: config.watchBookmarkIntervalMs,
+          snapshotTtlMs: config.featureGates.ListFromCacheSnapshot ? config.listSnapshotTtlMs : 0,
+          log,
+        });
+        const store = new CustomResourceStore(type, backend, admission, cache, { definitions, deprecationWarning });
+        decoder.store = store;
+        caches.push(cache);
+        await cache.start();
+        return {
+          store,
+          close() {
+            cache.close();
+            const at = caches.indexOf(cache);
+            if (at >= 0) caches.splice(at, 1);
+          },
+        };
+      },
+    },
+    log,
+  });
+  // Stored CRDs are served again before the server answers.
+  await crdController.start();
 
   let port = config.securePort;
   const discovery = new Discovery(registry, () => `${config.bindAddress}:${port}`);
-  const openapi = new OpenApiService(registry, builtinDefinitions);
+  const openapi = new OpenApiService(registry, definitions);
   let server: ApiServer | undefined;
   const handler = new ApiHandler({
     registry,
@@ -131,6 +178,9 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       closing ??= (async () => {
         await server.close();
         namespaceController.close();
+        crdController.close();
+        serviceAccountController.close();
+        admissionSetup.close();
         for (const cache of caches) cache.close();
         compactor.close();
         await backend.close();

@@ -1,17 +1,40 @@
 import YAML from 'yaml';
 import { badRequest, unsupportedMediaType } from '../api/index.ts';
+import { duplicateJsonFields, duplicateYamlFields } from './duplicate-fields.ts';
 import { parseMediaType } from './media-type.ts';
 import { decodeProtobufObject, protobufMediaType } from './protobuf/index.ts';
 
 export const requestBodyTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 
-/** Decodes an object body by its Content-Type into plain JSON data. */
-export function decodeBody(contentType: string | undefined, body: Uint8Array): unknown {
-  const media = parseMediaType(contentType ?? '');
+export interface DecodedBody {
+  value: unknown;
+  /**
+   * Paths of fields given twice in one object, when asked for (JSON and YAML; a
+   * Protobuf body cannot repeat a field that way).
+   */
+  duplicateFields: string[];
+}
+
+/**
+ * Decodes an object body by its Content-Type into plain JSON data. `findDuplicates`
+ * costs a scan of the text; field validation Ignore does without.
+ */
+export function decodeBody(contentType: string | undefined, body: Uint8Array, opts: { findDuplicates?: boolean } = {}): DecodedBody {
+  // No Content-Type means the first supported type, JSON, as upstream's NegotiateInputSerializer
+  // (client-go's scale client sends its PUT without one).
+  const media = parseMediaType(contentType === undefined || contentType === '' ? 'application/json' : contentType);
   const essence = media === undefined ? '' : `${media.type}/${media.subtype}`;
-  if (essence === 'application/json') return parseJson(utf8(body));
-  if (essence === 'application/yaml') return parseYaml(utf8(body));
-  if (essence === protobufMediaType) return decodeProtobufObject(body);
+  const findDuplicates = opts.findDuplicates ?? false;
+  if (essence === 'application/json') {
+    const text = utf8(body);
+    const value = parseJson(text);
+    return { value, duplicateFields: findDuplicates ? duplicateJsonFields(text) : [] };
+  }
+  if (essence === 'application/yaml') {
+    const doc = parseYamlDocument(utf8(body));
+    return { value: doc.toJS({ maxAliasCount: 100 }), duplicateFields: findDuplicates ? duplicateYamlFields(doc) : [] };
+  }
+  if (essence === protobufMediaType) return { value: decodeProtobufObject(body), duplicateFields: [] };
   throw unsupportedMediaType(contentType ?? '', requestBodyTypes);
 }
 
@@ -23,7 +46,8 @@ export function parseJson(text: string): unknown {
   }
 }
 
-export function parseYaml(text: string): unknown {
+/** A YAML document with duplicate keys allowed (field validation reports them). */
+function parseYamlDocument(text: string): YAML.Document {
   let doc: YAML.Document;
   try {
     doc = YAML.parseDocument(text, { version: '1.2', uniqueKeys: false });
@@ -31,7 +55,11 @@ export function parseYaml(text: string): unknown {
     throw badRequest(`the body of the request could not be decoded as YAML: ${(err as Error).message}`);
   }
   if (doc.errors.length > 0) throw badRequest(`the body of the request could not be decoded as YAML: ${doc.errors[0]!.message}`);
-  return doc.toJS({ maxAliasCount: 100 });
+  return doc;
+}
+
+export function parseYaml(text: string): unknown {
+  return parseYamlDocument(text).toJS({ maxAliasCount: 100 });
 }
 
 export function encodeYaml(value: unknown): string {

@@ -8,6 +8,7 @@ import { deleteCollectionHandler, deleteHandler } from './handlers/delete.ts';
 import { getHandler } from './handlers/get.ts';
 import { listHandler } from './handlers/list.ts';
 import { patchHandler } from './handlers/patch.ts';
+import { subresourceHandler } from './handlers/subresource.ts';
 import type { RequestScope } from './handlers/scope.ts';
 import { updateHandler } from './handlers/update.ts';
 import { watchHandler } from './handlers/watch.ts';
@@ -108,11 +109,20 @@ export class ApiHandler {
     if (type.namespaced && info.namespace === '' && info.verb !== 'list' && info.verb !== 'watch') {
       throw info.name === '' ? methodNotAllowed() : notFoundPath();
     }
-    // Subresources arrive with their own handlers; until then their paths are unknown.
-    if (info.subresource !== '') throw notFoundPath();
+    if (info.subresource !== '') {
+      await subresourceHandler({
+        req, res, info, query, served, negotiated: negotiateObject(req.headers.accept, { tables: info.verb === 'get' }),
+        gzip: false, watchList: false, trackLongRunning: this.trackLongRunning, log: this.opts.log,
+      }, this.opts.registry);
+      return;
+    }
     const handler = handlers[info.verb];
     if (handler === undefined || !type.verbs.includes(info.verb)) throw methodNotAllowed();
-    const negotiated = negotiateObject(req.headers.accept);
+    // get, list and watch answer Tables when asked (`kubectl get`); a watch streams, which YAML cannot.
+    const negotiated = negotiateObject(req.headers.accept, {
+      tables: info.verb === 'get' || info.verb === 'list' || info.verb === 'watch',
+      stream: info.verb === 'watch',
+    });
     const gates = this.opts.featureGates;
     await handler({
       req, res, info, query, served, negotiated,

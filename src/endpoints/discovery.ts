@@ -10,6 +10,7 @@ const subresourceInfo: Record<string, { group?: string; version?: string; kind?:
   status: { verbs: ['get', 'patch', 'update'] },
   scale: { group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] },
   eviction: { group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
+  finalize: { verbs: ['update'] },
 };
 
 interface GroupVersions {

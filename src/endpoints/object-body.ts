@@ -11,13 +11,19 @@ function cannotDecode(field: string, want: string): never {
   throw badRequest(`the body of the request could not be decoded: metadata.${field} must be ${want}`);
 }
 
+export interface ObjectBody {
+  object: KubeObject;
+  /** Fields given twice in one object of the body (found when asked for). */
+  duplicateFields: string[];
+}
+
 /**
  * A request body as an object with well-typed metadata. Field-level checks of the
  * rest belong to validation; here only what every later stage relies on.
  */
-export function decodeObjectBody(contentType: string | undefined, body: Uint8Array): KubeObject {
+export function decodeObjectBody(contentType: string | undefined, body: Uint8Array, opts: { findDuplicates?: boolean } = {}): ObjectBody {
   if (body.byteLength === 0) throw badRequest('the body of the request was empty');
-  const value = decodeBody(contentType, body);
+  const { value, duplicateFields } = decodeBody(contentType, body, opts);
   if (!isPlainObject(value)) throw badRequest('the body of the request could not be decoded: expected an object');
   const meta = value.metadata ?? {};
   if (!isPlainObject(meta)) throw badRequest('the body of the request could not be decoded: metadata must be an object');
@@ -40,5 +46,5 @@ export function decodeObjectBody(contentType: string | undefined, body: Uint8Arr
   if (value.apiVersion !== undefined && typeof value.apiVersion !== 'string') throw badRequest('the body of the request could not be decoded: apiVersion must be a string');
   if (value.kind !== undefined && typeof value.kind !== 'string') throw badRequest('the body of the request could not be decoded: kind must be a string');
   value.metadata = meta;
-  return value as KubeObject;
+  return { object: value as KubeObject, duplicateFields };
 }

@@ -1,4 +1,5 @@
 import { badRequest, invalid, type StatusCause } from '../api/index.ts';
+import type { FieldValidationDirective } from '../registry/field-validation.ts';
 
 /** `dryRun`: only "All" exists; anything else is 422 like upstream. */
 export function parseDryRun(query: URLSearchParams, optionsKind: string): boolean {
@@ -10,10 +11,8 @@ export function parseDryRun(query: URLSearchParams, optionsKind: string): boolea
   return values.length > 0;
 }
 
-export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
-
 /** `fieldValidation`: Ignore, Warn (default) or Strict; anything else is 422. */
-export function parseFieldValidation(query: URLSearchParams, optionsKind: string): FieldValidation {
+export function parseFieldValidation(query: URLSearchParams, optionsKind: string): FieldValidationDirective {
   const value = query.get('fieldValidation');
   if (value === null || value === '') return 'Warn';
   if (value === 'Ignore' || value === 'Warn' || value === 'Strict') return value;

@@ -1,4 +1,5 @@
-import type { KubeObject, StatusCause } from '../api/index.ts';
+import type { ValidateOptions } from '../schema/index.ts';
+import type { KubeObject, StatusCause, TableColumn, TableRowCondition } from '../api/index.ts';
 
 /** The per-type behaviour the generic Store calls (upstream's "strategy"). */
 export interface Strategy {
@@ -111,4 +112,24 @@ export interface ResourceType {
    * Checked with validateObjectMeta (registry/validation/).
    */
   nameRule: 'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label' | 'path-segment';
+  /**
+   * What the schema enforces on this type's objects (schema/validate.ts). Absent: a
+   * built-in type's rules: types and required fields, with type errors refused before
+   * the strategy runs, as decoding into Go types refuses them upstream. Custom resources
+   * set `customResourceValidation` (enums, formats, list types as well).
+   */
+  schemaValidation?: ValidateOptions;
+  /**
+   * Columns of the type's server-side Tables (`kubectl get`), in order; priority > 0
+   * columns show with `-o wide`. Absent: upstream's default Name and Created At
+   * (registry/table-columns.ts). A CRD's additionalPrinterColumns become these.
+   */
+  tableColumns?: TableColumn[];
+  /**
+   * Served from a CustomResourceDefinition (controllers/crd.ts): objects are plain data
+   * checked by the CRD's schema, and strategic merge patch is not offered (415, as upstream).
+   */
+  customResource?: boolean;
+  /** Conditions of an object's Table row (upstream marks finished pods Completed). */
+  tableRowConditions?(obj: KubeObject): TableRowCondition[] | undefined;
 }

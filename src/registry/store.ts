@@ -12,9 +12,24 @@ import type { ObjectFilter } from './filter.ts';
 import { ReadPath, type ListPage, type ListRequest, type ReadConsistency, type WatchRequest } from './read-path.ts';
 import type { CacheWatcher, WatchCache } from '../cache/index.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.ts';
+import { addWarning } from '../api/request-context.ts';
+import {
+  applyDefaults, builtinDefinitions, builtinValidation, prune, schemaRef, validate, type Definitions, type Schema, type ValidateOptions,
+} from '../schema/index.ts';
+import { strictDecodingErrors, strictDecodingMessage, type FieldValidation } from './field-validation.ts';
 
 export interface WriteOptions {
   dryRun?: boolean;
+  /**
+   * Fields the schema does not know and fields the body gave twice: what the request's
+   * `fieldValidation` asks for. Absent: unknown fields are dropped silently.
+   */
+  fieldValidation?: FieldValidation;
+}
+
+export interface StoreOptions {
+  /** Where the type's schema (`schemaName`) and what it refers to are defined. Default: the built-in definitions. */
+  definitions?: Definitions;
 }
 
 export interface DeleteOptions extends WriteOptions {
@@ -60,16 +75,24 @@ export class Store {
   readonly type: ResourceType;
   readonly groupResource: GroupResource;
   private readonly backend: Backend;
-  private readonly admission: AdmissionChain;
+  /** Also run by subresources that write through other paths (pods/eviction). */
+  readonly admission: AdmissionChain;
 
   private readonly reads: ReadPath;
+  private readonly definitions: Definitions;
+  private readonly schema: Schema;
+  private readonly validation: ValidateOptions;
 
-  constructor(type: ResourceType, backend: Backend, admission: AdmissionChain, cache?: WatchCache) {
+  constructor(type: ResourceType, backend: Backend, admission: AdmissionChain, cache?: WatchCache, opts: StoreOptions = {}) {
     this.type = type;
     this.groupResource = { group: type.group, resource: type.resource };
     this.backend = backend;
     this.admission = admission;
     this.reads = new ReadPath(type, backend, cache, (kv) => this.decode(kv));
+    this.definitions = opts.definitions ?? builtinDefinitions;
+    if (this.definitions[type.schemaName] === undefined) throw new Error(`no schema ${type.schemaName} for ${type.resource}`);
+    this.schema = { $ref: schemaRef(type.schemaName) };
+    this.validation = type.schemaValidation ?? builtinValidation;
   }
 
   get apiVersion(): string {
@@ -102,23 +125,26 @@ export class Store {
     const obj = clone(input);
     this.checkTypeMeta(obj);
     this.checkNamespace(obj, namespace);
+    this.decodeFields(obj, opts, (probe) => {
+      this.prepareCreate(probe);
+      return this.createCauses(probe);
+    });
     const meta = obj.metadata;
-    const generated = (meta.name === undefined || meta.name === '') && meta.generateName !== undefined && meta.generateName !== '';
-    if (generated) meta.name = meta.generateName + randomSuffix();
-    delete meta.resourceVersion;
-    delete meta.deletionTimestamp;
-    delete meta.deletionGracePeriodSeconds;
-    delete meta.selfLink;
-    delete meta.generation;
-    meta.uid = randomUUID();
-    meta.creationTimestamp = nowTimestamp();
-    this.type.strategy.prepareForCreate?.(obj);
+    const generated = this.prepareCreate(obj);
 
     const attrs = this.attributes('CREATE', namespace, obj, undefined, opts);
     await this.admission.admit(attrs);
+    // Upstream decodes and prepares a new object after mutating admission: unknown fields a
+    // webhook added are dropped, defaults fill in the rest.
+    if (attrs.mutated) {
+      this.decodeFields(obj, {}, (probe) => this.createCauses(probe));
+      this.type.strategy.prepareForCreate?.(obj);
+    }
     this.validateCreate(obj);
     await this.admission.validate(attrs);
     if (opts.dryRun) {
+      // A dry run fails as the real create would on a taken name (upstream's DryRunnableStorage.Create).
+      if ((await this.backend.get(this.key(namespace, meta.name!))) !== undefined) throw alreadyExists(this.groupResource, meta.name!);
       // Upstream answers a dry run with what would be allocated, without reserving it.
       this.type.allocator?.allocate(obj, { dryRun: true });
       return obj;
@@ -141,6 +167,22 @@ export class Store {
         throw alreadyExists(this.groupResource, meta.name!);
       }
     }
+  }
+
+  /** Server-set metadata of a new object, then the strategy's preparation; answers whether the name was generated. */
+  private prepareCreate(obj: KubeObject): boolean {
+    const meta = obj.metadata;
+    const generated = (meta.name === undefined || meta.name === '') && meta.generateName !== undefined && meta.generateName !== '';
+    if (generated) meta.name = meta.generateName + randomSuffix();
+    delete meta.resourceVersion;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    delete meta.generation;
+    meta.uid = randomUUID();
+    meta.creationTimestamp = nowTimestamp();
+    this.type.strategy.prepareForCreate?.(obj);
+    return generated;
   }
 
   /**
@@ -174,7 +216,7 @@ export class Store {
     expectedResourceVersion: string | undefined,
     opts: WriteOptions,
     mutate: (current: KubeObject | undefined) => KubeObject,
-    { createIfMissing = this.type.allowCreateOnUpdate, subresource = '' }: { createIfMissing?: boolean; subresource?: string } = {},
+    { createIfMissing = this.type.allowCreateOnUpdate, subresource = '', admissionView }: { createIfMissing?: boolean; subresource?: string; admissionView?: AdmissionView } = {},
   ): Promise<{ object: KubeObject; created: boolean }> {
     const pinned = expectedResourceVersion !== undefined && expectedResourceVersion !== '';
     for (let attempt = 0; ; attempt++) {
@@ -194,21 +236,41 @@ export class Store {
       if (pinned && expectedResourceVersion !== current.metadata.resourceVersion) throw staleObject(this.groupResource, name);
       const obj = clone(mutate(clone(current)));
       this.checkTypeMeta(obj);
+      this.decodeFields(obj, opts, (probe) => {
+        this.preserveSystemMeta(probe, current);
+        this.type.strategy.prepareForUpdate?.(probe, current);
+        return this.updateCauses(probe, current);
+      });
       // A uid in the body is a precondition, as upstream's Update.
       const uid = obj.metadata.uid;
       if (uid !== undefined && uid !== '' && uid !== current.metadata.uid) {
         throw conflict(this.groupResource, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid}`);
       }
       this.preserveSystemMeta(obj, current);
-      const subStrategy = subresource === '' ? undefined : this.type.strategy.subresources?.[subresource];
-      if (subresource === '') this.type.strategy.prepareForUpdate?.(obj, current);
-      else if (subStrategy?.prepareForUpdate) subStrategy.prepareForUpdate(obj, current);
-      else keepAllButStatus(obj, current);
+      // A write through the scale subresource changes the object by the main resource's rules (upstream's ScaleREST).
+      const mainRules = subresource === '' || subresource === 'scale';
+      const subStrategy = mainRules ? undefined : this.type.strategy.subresources?.[subresource];
+      const prepare = () => {
+        if (mainRules) this.type.strategy.prepareForUpdate?.(obj, current);
+        else if (subStrategy?.prepareForUpdate) subStrategy.prepareForUpdate(obj, current);
+        else keepAllButStatus(obj, current);
+      };
+      prepare();
 
-      const attrs = { ...this.attributes('UPDATE', namespace, obj, current, opts), subresource };
+      const attrs: AdmissionAttributes = { ...this.attributes('UPDATE', namespace, obj, current, opts), subresource };
+      if (admissionView !== undefined) {
+        Object.assign(attrs, { kind: admissionView.kind, kindGroupVersion: admissionView.groupVersion, object: admissionView.toView(obj), oldObject: admissionView.toView(current) });
+      }
       await this.admission.admit(attrs);
-      if (subresource === '') this.validateUpdate(obj, current);
+      if (admissionView !== undefined) admissionView.fromView(attrs.object!, obj);
+      // As on create: what a webhook changed is decoded and prepared (defaulted, kept to the subresource's fields) again.
+      if (attrs.mutated) {
+        this.decodeFields(obj, {}, (probe) => this.updateCauses(probe, current));
+        prepare();
+      }
+      if (mainRules) this.validateUpdate(obj, current);
       else this.throwIfInvalid(obj, [...validateObjectMetaUpdate(obj, current), ...(subStrategy?.validateUpdate?.(obj, current) ?? [])]);
+      if (admissionView !== undefined) attrs.object = admissionView.toView(obj);
       await this.admission.validate(attrs);
 
       // A finalizer-held object whose last finalizer is removed is deleted now (upstream's Update).
@@ -228,7 +290,11 @@ export class Store {
       const bytes = encodeForStorage(obj);
       // A write that changes nothing is not written: the resourceVersion stays (upstream).
       if (Buffer.compare(bytes, kv.value) === 0) return { object: current, created: false };
-      if (opts.dryRun) return { object: obj, created: false };
+      if (opts.dryRun) {
+        // What upstream's dry run answers: the updated object at the stored version.
+        obj.metadata.resourceVersion = current.metadata.resourceVersion;
+        return { object: obj, created: false };
+      }
       const undoReallocation = this.type.allocator?.reallocate(obj, current);
       try {
         const revision = await this.backend.update(kv.key, bytes, kv.modRevision);
@@ -251,7 +317,10 @@ export class Store {
       if (kv === undefined) throw notFound(this.groupResource, name);
       const current = this.decode(kv);
       this.checkPreconditions(current, opts.preconditions);
-      await this.admission.validate(this.attributes('DELETE', namespace, undefined, current, opts));
+      // Upstream runs both admission phases on DELETE; mutating plugins see no object to change.
+      const attrs = this.attributes('DELETE', namespace, undefined, current, opts);
+      await this.admission.admit(attrs);
+      await this.admission.validate(attrs);
 
       const finalizers = current.metadata.finalizers ?? [];
       if (finalizers.length > 0 || (this.type.strategy.deletionPending?.(current) ?? false)) {
@@ -390,26 +459,105 @@ export class Store {
     }
   }
 
-  private validateCreate(obj: KubeObject): void {
-    const causes: StatusCause[] = [
+  /**
+   * What decoding a body does upstream, before any strategy or admission plugin sees it:
+   * fields the schema does not know are dropped, and reported as `fieldValidation` asks;
+   * the schema's defaults are filled in; and for built-in types, values of the wrong type
+   * fail the write (422, with what the strategy finds besides when it can tell:
+   * `ownCauses` runs it on a copy).
+   */
+  private decodeFields(obj: KubeObject, opts: WriteOptions, ownCauses: (probe: KubeObject) => StatusCause[]): void {
+    const fieldValidation = opts.fieldValidation;
+    // Strict refuses the object as it came (a patch's error shows it): nothing to remove then.
+    const keepUnknown = fieldValidation?.directive === 'Strict';
+    const unknownFields = prune(this.definitions, this.schema, obj, { isResourceRoot: true, keepUnknown });
+    const duplicateFields = fieldValidation?.duplicateFields ?? [];
+    if (fieldValidation !== undefined && fieldValidation.directive !== 'Ignore' && (unknownFields.length > 0 || duplicateFields.length > 0)) {
+      const errors = strictDecodingErrors(duplicateFields, unknownFields);
+      if (fieldValidation.directive === 'Strict') {
+        const message = strictDecodingMessage(errors);
+        // Upstream's create and update answer 400 with the decoder's wording (handlers' transformDecodeError).
+        throw fieldValidation.strictError?.(message, obj)
+          ?? badRequest(`${this.type.kind} in version ${JSON.stringify(this.type.version)} cannot be handled as a ${this.type.kind}: ${message}`);
+      }
+      for (const error of errors) addWarning(error);
+    }
+    applyDefaults(this.definitions, this.schema, obj);
+    // Custom resources decode into plain data: their schema is checked with the rest of validation only.
+    if (this.type.schemaValidation !== undefined) return;
+    const typeCauses = validate(this.definitions, this.schema, obj, this.validation).filter((c) => c.reason === 'FieldValueTypeInvalid');
+    if (typeCauses.length === 0) return;
+    let own: StatusCause[] = [];
+    try {
+      own = ownCauses(clone(obj));
+    } catch {
+      // Hand-written validation may not cope with ill-typed data; the type errors say enough.
+    }
+    this.throwIfInvalid(obj, mergeCauses(own, typeCauses));
+  }
+
+  private createCauses(obj: KubeObject): StatusCause[] {
+    return [
       ...validateObjectMeta(obj, this.type.nameRule, this.type.namespaced),
       ...(this.type.strategy.validate?.(obj) ?? []),
     ];
-    this.throwIfInvalid(obj, causes);
   }
 
-  private validateUpdate(obj: KubeObject, old: KubeObject): void {
-    const causes: StatusCause[] = [
+  private updateCauses(obj: KubeObject, old: KubeObject): StatusCause[] {
+    return [
       ...validateObjectMetaUpdate(obj, old),
       ...(this.type.strategy.validate?.(obj) ?? []),
       ...(this.type.strategy.validateUpdate?.(obj, old) ?? []),
     ];
-    this.throwIfInvalid(obj, causes);
+  }
+
+  private schemaCauses(obj: KubeObject): StatusCause[] {
+    return validate(this.definitions, this.schema, obj, this.validation);
+  }
+
+  private validateCreate(obj: KubeObject): void {
+    this.throwIfInvalid(obj, mergeCauses(this.createCauses(obj), this.schemaCauses(obj)));
+  }
+
+  private validateUpdate(obj: KubeObject, old: KubeObject): void {
+    this.throwIfInvalid(obj, mergeCauses(this.updateCauses(obj, old), this.schemaCauses(obj)));
   }
 
   private throwIfInvalid(obj: KubeObject, causes: StatusCause[]): void {
     if (causes.length > 0) throw invalid(this.type.kind, obj.metadata.name ?? obj.metadata.generateName ?? '', causes, this.type.group);
   }
+}
+
+function isAtOrUnder(field: string | undefined, parent: string | undefined): boolean {
+  if (field === undefined || parent === undefined) return false;
+  return field === parent || field.startsWith(`${parent}.`) || field.startsWith(`${parent}[`);
+}
+
+/**
+ * The causes of a 422: the schema's type errors first (what upstream's decoding reports),
+ * then the type's own causes except where a type error already explains the field, then
+ * the schema's other causes (required fields, ...) for fields the type's own causes do
+ * not mention (`spec.containers: Required value` once, not twice).
+ */
+function mergeCauses(own: StatusCause[], schema: StatusCause[]): StatusCause[] {
+  if (schema.length === 0) return own;
+  const typeErrors = schema.filter((c) => c.reason === 'FieldValueTypeInvalid');
+  const kept = own.filter((c) => !typeErrors.some((t) => isAtOrUnder(c.field, t.field)));
+  const mentioned = new Set(own.map((c) => c.field));
+  const others = schema.filter((c) => c.reason !== 'FieldValueTypeInvalid' && !mentioned.has(c.field));
+  return [...typeErrors, ...kept, ...others];
+}
+
+/**
+ * What admission sees of a write through a subresource whose body is another kind
+ * (autoscaling/v1 Scale for deployments/scale): the object and old object as that kind,
+ * and how a mutating plugin's changes of it carry back to the stored object.
+ */
+export interface AdmissionView {
+  kind: string;
+  groupVersion: { group: string; version: string };
+  toView(obj: KubeObject): KubeObject;
+  fromView(view: KubeObject, obj: KubeObject): void;
 }
 
 /** The generic rule of a status subresource write: only status changes. */

@@ -15,9 +15,13 @@ export function refName(ref: string): string {
 /** The single reference a schema stands for: `$ref`, or OpenAPI v3's `allOf: [{$ref}]` wrapper. */
 function referenceOf(schema: Schema): string | undefined {
   if (schema.$ref !== undefined) return schema.$ref;
-  if (schema.allOf?.length === 1 && schema.allOf[0]!.$ref !== undefined) return schema.allOf[0]!.$ref;
+  const allOf = schema.allOf;
+  if (allOf !== undefined && allOf.length === 1 && allOf[0]!.$ref !== undefined) return allOf[0]!.$ref;
   return undefined;
 }
+
+/** Longer chains of references than this are cycles. */
+const maxReferenceChain = 64;
 
 /**
  * The schema a reference stands for, following chains of references; a schema without
@@ -25,12 +29,13 @@ function referenceOf(schema: Schema): string | undefined {
  * stay on the referring schema: read them there before resolving.
  */
 export function resolve(defs: Definitions, schema: Schema): Schema {
+  // Hot path of validation, pruning and defaulting: no allocation when there is nothing to follow.
+  let ref = referenceOf(schema);
+  if (ref === undefined) return schema;
   let current = schema;
-  const seen = new Set<string>();
-  for (let ref = referenceOf(current); ref !== undefined; ref = referenceOf(current)) {
-    const name = refName(ref);
-    if (seen.has(name)) throw new Error(`schema reference cycle through ${name}`);
-    seen.add(name);
+  for (let hops = 0; ref !== undefined; ref = referenceOf(current), hops++) {
+    const name = ref.startsWith(prefixes[0]!) ? ref.slice(prefixes[0]!.length) : refName(ref);
+    if (hops === maxReferenceChain) throw new Error(`schema reference cycle through ${name}`);
     const target = defs[name];
     if (target === undefined) throw new Error(`schema reference to unknown definition ${name}`);
     current = target;

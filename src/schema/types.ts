@@ -24,6 +24,7 @@ export interface Schema {
   minProperties?: number;
   maxProperties?: number;
   uniqueItems?: boolean;
+  multipleOf?: number;
   oneOf?: Schema[];
   anyOf?: Schema[];
   allOf?: Schema[];

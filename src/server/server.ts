@@ -6,6 +6,8 @@ import type { Authenticator, Authorizer, UserInfo } from '../auth/index.ts';
 import { forbiddenError } from '../auth/index.ts';
 import type { ApiHandler } from '../endpoints/api-handler.ts';
 import { writeError, type HttpRequest, type HttpResponse } from '../endpoints/http.ts';
+import { warningRecorder } from '../endpoints/warnings.ts';
+import { runInRequestContext } from '../api/request-context.ts';
 import { requestInfo } from './request-info.ts';
 
 export interface ApiServerOptions {
@@ -114,7 +116,9 @@ export class ApiServer {
     const decision = await this.opts.authorizer.authorize(user, attributes);
     if (!decision.allowed) throw forbiddenError(user, attributes, decision.reason);
     if (url.pathname.includes('//')) throw notFoundPath();
-    await this.opts.handler.handle(req, res, info, url.searchParams);
+    // Admission and the Store learn the user, and add warnings, through the request context.
+    const context = { user, addWarning: warningRecorder(res) };
+    await runInRequestContext(context, () => this.opts.handler.handle(req, res, info, url.searchParams));
   }
 
   /** A valid bearer token, or anonymous on public paths; anything else is 401. */

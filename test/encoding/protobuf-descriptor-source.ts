@@ -35,7 +35,9 @@ export const rootMessages = [
   'core.v1.Endpoints', 'core.v1.EndpointsList',
   'apps.v1.Deployment', 'apps.v1.DeploymentList',
   'coordination.v1.Lease', 'coordination.v1.LeaseList',
-  'policy.v1.Eviction',
+  'policy.v1.Eviction', 'policy.v1.PodDisruptionBudget', 'policy.v1.PodDisruptionBudgetList',
+  'admissionregistration.v1.MutatingWebhookConfiguration', 'admissionregistration.v1.MutatingWebhookConfigurationList',
+  'admissionregistration.v1.ValidatingWebhookConfiguration', 'admissionregistration.v1.ValidatingWebhookConfigurationList',
   'autoscaling.v1.Scale',
   'meta.v1.ObjectMeta', 'meta.v1.ListMeta', 'meta.v1.Status', 'meta.v1.List', 'meta.v1.DeleteOptions',
   'meta.v1.WatchEvent', 'meta.v1.Condition', 'meta.v1.LabelSelector',
@@ -160,7 +162,8 @@ export function goTags(binary: Uint8Array): Map<string, Set<string>> {
   const data = Buffer.from(binary.buffer, binary.byteOffset, binary.byteLength);
   const text = data.toString('latin1');
   const tags = new Map<string, Set<string>>();
-  const re = /json:"([^"]*)" protobuf:"([^"]*)"/g;
+  // Other tags (patchStrategy, patchMergeKey) may stand between json and protobuf.
+  const re = /json:"([^"]*)"(?: [A-Za-z]+:"[^"]*")* protobuf:"([^"]*)"/g;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     const tagStart = m.index;
     for (const lengthBytes of [1, 2]) {

@@ -36,6 +36,14 @@ const byVersion: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   },
   'policy/v1': {
     Eviction: 'policy.v1.Eviction',
+    PodDisruptionBudget: 'policy.v1.PodDisruptionBudget',
+    PodDisruptionBudgetList: 'policy.v1.PodDisruptionBudgetList',
+  },
+  'admissionregistration.k8s.io/v1': {
+    MutatingWebhookConfiguration: 'admissionregistration.v1.MutatingWebhookConfiguration',
+    MutatingWebhookConfigurationList: 'admissionregistration.v1.MutatingWebhookConfigurationList',
+    ValidatingWebhookConfiguration: 'admissionregistration.v1.ValidatingWebhookConfiguration',
+    ValidatingWebhookConfigurationList: 'admissionregistration.v1.ValidatingWebhookConfigurationList',
   },
   'autoscaling/v1': {
     Scale: 'autoscaling.v1.Scale',

@@ -15,6 +15,74 @@
 export type FieldRow = readonly [number: number, jsonName: string, type: string, flags: string];
 
 export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
+  'admissionregistration.v1.MatchCondition': [
+    [1, 'name', 'string', 'z'],
+    [2, 'expression', 'string', 'z'],
+  ],
+  'admissionregistration.v1.MutatingWebhook': [
+    [1, 'name', 'string', 'z'],
+    [2, 'clientConfig', 'admissionregistration.v1.WebhookClientConfig', ''],
+    [3, 'rules', 'admissionregistration.v1.RuleWithOperations', 'r'],
+    [4, 'failurePolicy', 'string', 'p'],
+    [5, 'namespaceSelector', 'meta.v1.LabelSelector', ''],
+    [6, 'sideEffects', 'string', 'p'],
+    [7, 'timeoutSeconds', 'int32', 'p'],
+    [8, 'admissionReviewVersions', 'string', 'r'],
+    [9, 'matchPolicy', 'string', 'p'],
+    [10, 'reinvocationPolicy', 'string', 'p'],
+    [11, 'objectSelector', 'meta.v1.LabelSelector', ''],
+    [12, 'matchConditions', 'admissionregistration.v1.MatchCondition', 'r'],
+  ],
+  'admissionregistration.v1.MutatingWebhookConfiguration': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', ''],
+    [2, 'webhooks', 'admissionregistration.v1.MutatingWebhook', 'r'],
+  ],
+  'admissionregistration.v1.MutatingWebhookConfigurationList': [
+    [1, 'metadata', 'meta.v1.ListMeta', ''],
+    [2, 'items', 'admissionregistration.v1.MutatingWebhookConfiguration', 'r'],
+  ],
+  'admissionregistration.v1.Rule': [
+    [1, 'apiGroups', 'string', 'r'],
+    [2, 'apiVersions', 'string', 'r'],
+    [3, 'resources', 'string', 'r'],
+    [4, 'scope', 'string', 'p'],
+  ],
+  'admissionregistration.v1.RuleWithOperations': [
+    [1, 'operations', 'string', 'r'],
+    [2, 'rule', 'admissionregistration.v1.Rule', 'i'],
+  ],
+  'admissionregistration.v1.ServiceReference': [
+    [1, 'namespace', 'string', 'z'],
+    [2, 'name', 'string', 'z'],
+    [3, 'path', 'string', 'p'],
+    [4, 'port', 'int32', 'p'],
+  ],
+  'admissionregistration.v1.ValidatingWebhook': [
+    [1, 'name', 'string', 'z'],
+    [2, 'clientConfig', 'admissionregistration.v1.WebhookClientConfig', ''],
+    [3, 'rules', 'admissionregistration.v1.RuleWithOperations', 'r'],
+    [4, 'failurePolicy', 'string', 'p'],
+    [5, 'namespaceSelector', 'meta.v1.LabelSelector', ''],
+    [6, 'sideEffects', 'string', 'p'],
+    [7, 'timeoutSeconds', 'int32', 'p'],
+    [8, 'admissionReviewVersions', 'string', 'r'],
+    [9, 'matchPolicy', 'string', 'p'],
+    [10, 'objectSelector', 'meta.v1.LabelSelector', ''],
+    [11, 'matchConditions', 'admissionregistration.v1.MatchCondition', 'r'],
+  ],
+  'admissionregistration.v1.ValidatingWebhookConfiguration': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', ''],
+    [2, 'webhooks', 'admissionregistration.v1.ValidatingWebhook', 'r'],
+  ],
+  'admissionregistration.v1.ValidatingWebhookConfigurationList': [
+    [1, 'metadata', 'meta.v1.ListMeta', ''],
+    [2, 'items', 'admissionregistration.v1.ValidatingWebhookConfiguration', 'r'],
+  ],
+  'admissionregistration.v1.WebhookClientConfig': [
+    [1, 'service', 'admissionregistration.v1.ServiceReference', ''],
+    [2, 'caBundle', 'bytes', ''],
+    [3, 'url', 'string', 'p'],
+  ],
   'apps.v1.Deployment': [
     [1, 'metadata', 'meta.v1.ObjectMeta', ''],
     [2, 'spec', 'apps.v1.DeploymentSpec', ''],
@@ -1268,5 +1336,29 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   'policy.v1.Eviction': [
     [1, 'metadata', 'meta.v1.ObjectMeta', ''],
     [2, 'deleteOptions', 'meta.v1.DeleteOptions', ''],
+  ],
+  'policy.v1.PodDisruptionBudget': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', ''],
+    [2, 'spec', 'policy.v1.PodDisruptionBudgetSpec', ''],
+    [3, 'status', 'policy.v1.PodDisruptionBudgetStatus', ''],
+  ],
+  'policy.v1.PodDisruptionBudgetList': [
+    [1, 'metadata', 'meta.v1.ListMeta', ''],
+    [2, 'items', 'policy.v1.PodDisruptionBudget', 'r'],
+  ],
+  'policy.v1.PodDisruptionBudgetSpec': [
+    [1, 'minAvailable', 'intstr.IntOrString', ''],
+    [2, 'selector', 'meta.v1.LabelSelector', ''],
+    [3, 'maxUnavailable', 'intstr.IntOrString', ''],
+    [4, 'unhealthyPodEvictionPolicy', 'string', 'p'],
+  ],
+  'policy.v1.PodDisruptionBudgetStatus': [
+    [1, 'observedGeneration', 'int64', ''],
+    [2, 'disruptedPods', 'meta.v1.Time', 'm'],
+    [3, 'disruptionsAllowed', 'int32', 'z'],
+    [4, 'currentHealthy', 'int32', 'z'],
+    [5, 'desiredHealthy', 'int32', 'z'],
+    [6, 'expectedPods', 'int32', 'z'],
+    [7, 'conditions', 'meta.v1.Condition', 'r'],
   ],
 };

@@ -5,8 +5,8 @@ import type { RequestScope } from './scope.ts';
 
 export async function createHandler(scope: RequestScope): Promise<void> {
   const dryRun = parseDryRun(scope.query, 'CreateOptions');
-  parseFieldValidation(scope.query, 'CreateOptions');
-  const obj = decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req));
-  const created = await scope.served.store.create(scope.info.namespace, obj, { dryRun });
+  const directive = parseFieldValidation(scope.query, 'CreateOptions');
+  const { object, duplicateFields } = decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { findDuplicates: directive !== 'Ignore' });
+  const created = await scope.served.store.create(scope.info.namespace, object, { dryRun, fieldValidation: { directive, duplicateFields } });
   await writeObject(scope.res, 201, scope.negotiated, created);
 }

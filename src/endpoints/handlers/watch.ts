@@ -1,7 +1,9 @@
-import { isStatusError } from '../../api/index.ts';
+import { isStatusError, type IncludeObject } from '../../api/index.ts';
 import { parseFieldSelector } from '../../api/fields.ts';
 import { SlowWatcherError, type CacheEvent, type CacheWatcher } from '../../cache/index.ts';
+import { buildTable, tableOptionsFromQuery, type TableSource } from '../../encoding/table.ts';
 import type { ObjectFilter } from '../../registry/filter.ts';
+import { tableSourceOf } from '../../registry/table-columns.ts';
 import { toStatusError } from '../http.ts';
 import { watchParams } from '../read-options.ts';
 import { filterFromQuery } from '../selectors.ts';
@@ -30,6 +32,39 @@ function eventFrame(event: CacheEvent): Buffer {
   return bytes;
 }
 
+/** A watch answered in Tables (`kubectl get -w`): each event's object is a Table of one row. */
+interface TableWatch {
+  apiVersion: string;
+  includeObject: IncludeObject;
+  source: TableSource;
+  /** Upstream sends the column definitions with the first event only. */
+  headersSent: boolean;
+}
+
+/** Table frames are shared like plain ones, by watchers asking for the same Table shape. */
+const tableFramed = new WeakMap<CacheEvent, Map<string, Buffer>>();
+
+function tableFrame(event: CacheEvent, watch: TableWatch): Buffer {
+  const noHeaders = watch.headersSent;
+  watch.headersSent = true;
+  const shape = `${watch.apiVersion} ${watch.includeObject} ${noHeaders}`;
+  let byShape = tableFramed.get(event);
+  let bytes = byShape?.get(shape);
+  if (bytes === undefined) {
+    const table = buildTable(watch.source, [event.object], {
+      apiVersion: watch.apiVersion,
+      includeObject: watch.includeObject,
+      metadata: { resourceVersion: event.object.metadata.resourceVersion },
+      noHeaders,
+      now: Date.now(),
+    });
+    bytes = frame(event.type, encoder.encode(JSON.stringify(table)));
+    if (byShape === undefined) tableFramed.set(event, (byShape = new Map()));
+    byShape.set(shape, bytes);
+  }
+  return bytes;
+}
+
 /** Upstream ends a watch after a random time between --min-request-timeout (1800 s) and twice that. */
 function defaultTimeoutSeconds(): number {
   return 1800 * (1 + Math.random());
@@ -53,6 +88,13 @@ export async function watchHandler(scope: RequestScope): Promise<void> {
   const { res, served, info } = scope;
   const params = watchParams(scope.query, scope.watchList);
   const filter = watchFilter(scope);
+  const table = scope.negotiated.table;
+  const tableWatch: TableWatch | undefined = table === undefined ? undefined : {
+    apiVersion: table.apiVersion,
+    includeObject: tableOptionsFromQuery(scope.query).includeObject,
+    source: tableSourceOf(served.type),
+    headersSent: false,
+  };
   let watcher: CacheWatcher | undefined;
   let startError: unknown;
   try {
@@ -82,7 +124,9 @@ export async function watchHandler(scope: RequestScope): Promise<void> {
   try {
     for await (const event of w) {
       if (res.writableEnded) break;
-      if (!res.write(eventFrame(event))) {
+      // Bookmarks carry only a resourceVersion: they stay plain objects in a Table watch.
+      const bytes = tableWatch !== undefined && event.type !== 'BOOKMARK' ? tableFrame(event, tableWatch) : eventFrame(event);
+      if (!res.write(bytes)) {
         // Back-pressure: wait for the client; meanwhile the watcher's bounded queue fills, and past it the cache ends this watch.
         await new Promise<void>((resolve) => {
           res.once('drain', resolve);

@@ -7,6 +7,7 @@ import { isConfigMapKey } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { allVerbs, isImmutable } from './common.ts';
 import { mapsEqual, objectAt } from './object.ts';
+import { configMapColumns } from './table-columns.ts';
 
 /** Upstream's MaxSecretSize, which also bounds a ConfigMap's data. */
 export const maxDataSize = 1024 * 1024;
@@ -72,5 +73,6 @@ export function configMapsType(): ResourceType {
     allowUnconditionalUpdate: true,
     deleteReturnsObject: false,
     nameRule: 'dns1123-subdomain',
+    tableColumns: configMapColumns,
   };
 }

@@ -10,6 +10,7 @@ import { allVerbs } from './common.ts';
 import { parseIP } from './ip.ts';
 import { arrayAt, isObject, objectsAt, stringAt } from './object.ts';
 import { validateProtocol } from './pod-spec.ts';
+import { endpointsColumns } from './table-columns.ts';
 
 function defaultEndpoints(ep: KubeObject): void {
   for (const subset of objectsAt(ep, 'subsets')) {
@@ -102,5 +103,6 @@ export function endpointsType(): ResourceType {
     allowUnconditionalUpdate: true,
     deleteReturnsObject: false,
     nameRule: 'dns1123-subdomain',
+    tableColumns: endpointsColumns,
   };
 }

@@ -7,6 +7,7 @@ import { invalid, required } from '../validation/field.ts';
 import { isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
 import { allVerbs } from './common.ts';
 import { objectAt, stringAt } from './object.ts';
+import { eventColumns } from './table-columns.ts';
 
 const reportingInstanceLengthLimit = 128;
 const actionLengthLimit = 128;
@@ -93,5 +94,6 @@ export function eventsType(): ResourceType {
     deleteReturnsObject: false,
     // core/v1 events only get the generic name check.
     nameRule: 'path-segment',
+    tableColumns: eventColumns,
   };
 }

@@ -8,10 +8,12 @@ import { eventsType } from './events.ts';
 import { leasesType } from './leases.ts';
 import { namespacesType } from './namespaces.ts';
 import { nodesType } from './nodes.ts';
+import { podDisruptionBudgetsType } from './poddisruptionbudgets.ts';
 import { podsType } from './pods.ts';
 import { secretsType } from './secrets.ts';
 import { serviceAccountsType } from './serviceaccounts.ts';
 import { servicesType } from './services.ts';
+import { mutatingWebhookConfigurationsType, validatingWebhookConfigurationsType } from './webhook-configurations.ts';
 
 export interface BuiltinOptions {
   /** kube-apiserver's --service-cluster-ip-range: one CIDR, or two (dual-stack). Default 10.96.0.0/12. */
@@ -39,6 +41,9 @@ export function builtinResourceTypes(opts: BuiltinOptions = {}): ResourceType[] 
     endpointsType(),
     leasesType(),
     deploymentsType(),
+    podDisruptionBudgetsType(),
+    mutatingWebhookConfigurationsType(),
+    validatingWebhookConfigurationsType(),
   ];
 }
 

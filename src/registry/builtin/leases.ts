@@ -6,6 +6,7 @@ import type { ResourceType, Strategy } from '../resource-type.ts';
 import { forbidden, invalid } from '../validation/field.ts';
 import { allVerbs } from './common.ts';
 import { numberAt, objectAt, stringAt } from './object.ts';
+import { leaseColumns } from './table-columns.ts';
 
 function validateLeaseSpec(lease: KubeObject): StatusCause[] {
   const spec = objectAt(lease, 'spec') ?? {};
@@ -44,5 +45,6 @@ export function leasesType(): ResourceType {
     allowUnconditionalUpdate: false,
     deleteReturnsObject: false,
     nameRule: 'dns1123-subdomain',
+    tableColumns: leaseColumns,
   };
 }

@@ -8,6 +8,7 @@ import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { keepOldStatus } from './common.ts';
 import { arrayAt, clone, ensureObject, objectAt, stringAt } from './object.ts';
 import type { JsonObject } from './object.ts';
+import { namespaceColumns } from './table-columns.ts';
 
 /** The label every namespace carries with its own name (SetDefaults_Namespace). */
 export const namespaceNameLabel = 'kubernetes.io/metadata.name';
@@ -121,5 +122,6 @@ export function namespacesType(): ResourceType {
     allowUnconditionalUpdate: true,
     deleteReturnsObject: false,
     nameRule: 'dns1123-label',
+    tableColumns: namespaceColumns,
   };
 }

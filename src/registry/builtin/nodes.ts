@@ -8,6 +8,7 @@ import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { allVerbs, keepOldSpec, keepOldStatus } from './common.ts';
 import { arrayAt, defaultEmptyObject, ensureObject, objectAt, semanticEqual, stringAt } from './object.ts';
 import type { JsonObject } from './object.ts';
+import { nodeColumns } from './table-columns.ts';
 
 const nodeInfoFields = [
   'machineID', 'systemUUID', 'bootID', 'kernelVersion', 'osImage', 'containerRuntimeVersion', 'kubeletVersion',
@@ -122,5 +123,6 @@ export function nodesType(): ResourceType {
     allowUnconditionalUpdate: true,
     deleteReturnsObject: false,
     nameRule: 'dns1123-subdomain',
+    tableColumns: nodeColumns,
   };
 }

@@ -102,6 +102,19 @@ export function defaultPodSpec(spec: JsonObject): void {
     for (const container of objectsAt(spec, list)) defaultContainer(container);
   }
   for (const volume of objectsAt(spec, 'volumes')) defaultVolume(volume);
+  mirrorDeprecatedServiceAccount(spec);
+}
+
+/**
+ * v1's deprecated serviceAccount is another name for serviceAccountName: the one given
+ * fills the other, and it always shows the same value (upstream's PodSpec conversion).
+ */
+export function mirrorDeprecatedServiceAccount(spec: JsonObject): void {
+  if ((spec.serviceAccountName === undefined || spec.serviceAccountName === null || spec.serviceAccountName === '') && typeof spec.serviceAccount === 'string') {
+    spec.serviceAccountName = spec.serviceAccount;
+  }
+  if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName !== '') spec.serviceAccount = spec.serviceAccountName;
+  else delete spec.serviceAccount;
 }
 
 /** SetDefaults_Pod: what only Pods (not templates) get. */

@@ -9,6 +9,7 @@ import { allVerbs, keepOldStatus, nowTimestamp } from './common.ts';
 import { arrayAt, clone, ensureObject, isObject, numberAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
 import type { JsonObject } from './object.ts';
 import { defaultPodOnly, defaultPodSpec, podQOSClass, validatePodSpec } from './pod-spec.ts';
+import { podColumns, podRowConditions } from './table-columns.ts';
 
 function specOf(pod: KubeObject): JsonObject {
   return ensureObject(pod as JsonObject, 'spec');
@@ -188,12 +189,15 @@ export function podsType(): ResourceType {
     shortNames: ['po'],
     categories: ['all'],
     verbs: allVerbs,
-    subresources: ['status'],
+    // pods/eviction is served by registry/eviction.ts; the others (log, exec, binding…) need a kubelet or scheduler.
+    subresources: ['eviction', 'status'],
     schemaName: 'io.k8s.api.core.v1.Pod',
     strategy: podStrategy,
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
     deleteReturnsObject: true,
     nameRule: 'dns1123-subdomain',
+    tableColumns: podColumns,
+    tableRowConditions: podRowConditions,
   };
 }

@@ -10,6 +10,7 @@ import { allVerbs, isImmutable } from './common.ts';
 import { base64Length, immutableMessage, maxDataSize } from './configmaps.ts';
 import { ensureObject, isObject, mapsEqual, objectAt, stringAt } from './object.ts';
 import type { JsonObject } from './object.ts';
+import { secretColumns } from './table-columns.ts';
 
 /**
  * SetDefaults_Secret (type Opaque) and the v1 → internal conversion: stringData is
@@ -131,5 +132,6 @@ export function secretsType(): ResourceType {
     allowUnconditionalUpdate: true,
     deleteReturnsObject: false,
     nameRule: 'dns1123-subdomain',
+    tableColumns: secretColumns,
   };
 }

@@ -3,6 +3,7 @@
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { allVerbs } from './common.ts';
+import { serviceAccountColumns } from './table-columns.ts';
 
 export const serviceAccountStrategy: Strategy = {
   validate(sa) {
@@ -29,5 +30,6 @@ export function serviceAccountsType(): ResourceType {
     allowUnconditionalUpdate: true,
     deleteReturnsObject: false,
     nameRule: 'dns1123-subdomain',
+    tableColumns: serviceAccountColumns,
   };
 }

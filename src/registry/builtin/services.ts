@@ -16,6 +16,7 @@ import { ServiceAllocator } from './service-allocator.ts';
 import {
   clusterIPsOf, externallyAccessible, isHeadless, needsClusterIP, needsHealthCheckNodePort, needsNodePort, servicePorts, serviceType, usesNodePorts,
 } from './service-spec.ts';
+import { serviceColumns } from './table-columns.ts';
 
 const defaultClientIPTimeoutSeconds = 10800;
 
@@ -487,5 +488,6 @@ export function servicesType(ranges: { serviceClusterIPRange?: string; serviceNo
     allowUnconditionalUpdate: true,
     deleteReturnsObject: false,
     nameRule: 'dns1035-label',
+    tableColumns: serviceColumns,
   };
 }

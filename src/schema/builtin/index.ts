@@ -1,6 +1,8 @@
 // The schemas of every built-in kind Plinth serves, named like upstream's definitions.
 
 import type { Definitions } from '../types.ts';
+import { admissionregistrationDefinitions } from './admissionregistration.ts';
+import { apiextensionsDefinitions } from './apiextensions.ts';
 import { appsDefinitions } from './apps.ts';
 import { autoscalingDefinitions } from './autoscaling.ts';
 import { containerDefinitions } from './container.ts';
@@ -36,4 +38,6 @@ export const builtinDefinitions: Definitions = merged(
   autoscalingDefinitions,
   coordinationDefinitions,
   policyDefinitions,
+  admissionregistrationDefinitions,
+  apiextensionsDefinitions,
 );

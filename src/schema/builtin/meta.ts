@@ -14,6 +14,7 @@ import type { GroupVersion } from './build.ts';
  */
 const sharedIn: GroupVersion[] = [
   { group: '', version: 'v1' },
+  { group: 'apiextensions.k8s.io', version: 'v1' },
   { group: 'apps', version: 'v1' },
   { group: 'autoscaling', version: 'v1' },
   { group: 'coordination.k8s.io', version: 'v1' },

@@ -11,11 +11,14 @@ const expected = [
   { resource: 'serviceaccounts', group: '', kind: 'ServiceAccount', singular: 'serviceaccount', namespaced: true, shortNames: ['sa'], categories: [], subresources: [], verbs: all, schemaName: 'io.k8s.api.core.v1.ServiceAccount', allowCreateOnUpdate: false, deleteReturnsObject: false, nameRule: 'dns1123-subdomain' },
   { resource: 'events', group: '', kind: 'Event', singular: 'event', namespaced: true, shortNames: ['ev'], categories: [], subresources: [], verbs: all, schemaName: 'io.k8s.api.core.v1.Event', allowCreateOnUpdate: true, deleteReturnsObject: false, nameRule: 'path-segment' },
   { resource: 'services', group: '', kind: 'Service', singular: 'service', namespaced: true, shortNames: ['svc'], categories: ['all'], subresources: ['status'], verbs: all, schemaName: 'io.k8s.api.core.v1.Service', allowCreateOnUpdate: true, deleteReturnsObject: false, nameRule: 'dns1035-label' },
-  { resource: 'pods', group: '', kind: 'Pod', singular: 'pod', namespaced: true, shortNames: ['po'], categories: ['all'], subresources: ['status'], verbs: all, schemaName: 'io.k8s.api.core.v1.Pod', allowCreateOnUpdate: false, deleteReturnsObject: true, nameRule: 'dns1123-subdomain' },
+  { resource: 'pods', group: '', kind: 'Pod', singular: 'pod', namespaced: true, shortNames: ['po'], categories: ['all'], subresources: ['eviction', 'status'], verbs: all, schemaName: 'io.k8s.api.core.v1.Pod', allowCreateOnUpdate: false, deleteReturnsObject: true, nameRule: 'dns1123-subdomain' },
   { resource: 'nodes', group: '', kind: 'Node', singular: 'node', namespaced: false, shortNames: ['no'], categories: [], subresources: ['status'], verbs: all, schemaName: 'io.k8s.api.core.v1.Node', allowCreateOnUpdate: false, deleteReturnsObject: false, nameRule: 'dns1123-subdomain' },
   { resource: 'endpoints', group: '', kind: 'Endpoints', singular: 'endpoints', namespaced: true, shortNames: ['ep'], categories: [], subresources: [], verbs: all, schemaName: 'io.k8s.api.core.v1.Endpoints', allowCreateOnUpdate: true, deleteReturnsObject: false, nameRule: 'dns1123-subdomain' },
   { resource: 'leases', group: 'coordination.k8s.io', kind: 'Lease', singular: 'lease', namespaced: true, shortNames: [], categories: [], subresources: [], verbs: all, schemaName: 'io.k8s.api.coordination.v1.Lease', allowCreateOnUpdate: true, deleteReturnsObject: false, nameRule: 'dns1123-subdomain' },
   { resource: 'deployments', group: 'apps', kind: 'Deployment', singular: 'deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: ['status', 'scale'], verbs: all, schemaName: 'io.k8s.api.apps.v1.Deployment', allowCreateOnUpdate: false, deleteReturnsObject: false, nameRule: 'dns1123-subdomain' },
+  { resource: 'poddisruptionbudgets', group: 'policy', kind: 'PodDisruptionBudget', singular: 'poddisruptionbudget', namespaced: true, shortNames: ['pdb'], categories: [], subresources: ['status'], verbs: all, schemaName: 'io.k8s.api.policy.v1.PodDisruptionBudget', allowCreateOnUpdate: false, deleteReturnsObject: false, nameRule: 'dns1123-subdomain' },
+  { resource: 'mutatingwebhookconfigurations', group: 'admissionregistration.k8s.io', kind: 'MutatingWebhookConfiguration', singular: 'mutatingwebhookconfiguration', namespaced: false, shortNames: [], categories: ['api-extensions'], subresources: [], verbs: all, schemaName: 'io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration', allowCreateOnUpdate: false, deleteReturnsObject: false, nameRule: 'dns1123-subdomain' },
+  { resource: 'validatingwebhookconfigurations', group: 'admissionregistration.k8s.io', kind: 'ValidatingWebhookConfiguration', singular: 'validatingwebhookconfiguration', namespaced: false, shortNames: [], categories: ['api-extensions'], subresources: [], verbs: all, schemaName: 'io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration', allowCreateOnUpdate: false, deleteReturnsObject: false, nameRule: 'dns1123-subdomain' },
 ];
 
 const types = builtinResourceTypes({ serviceClusterIPRange: '10.96.0.0/12' });
@@ -24,7 +27,7 @@ for (const e of expected) {
   test(`${e.resource} is described as upstream serves it`, () => {
     const rt = types.find((t) => t.resource === e.resource);
     assert.ok(rt, `${e.resource} is served`);
-    const { strategy: _strategy, allocator: _allocator, version, listKind, allowUnconditionalUpdate: _u, ...described } = rt;
+    const { strategy: _strategy, allocator: _allocator, version, listKind, allowUnconditionalUpdate: _u, tableColumns: _c, tableRowConditions: _r, ...described } = rt;
     assert.equal(version, 'v1');
     assert.equal(listKind, `${e.kind}List`);
     assert.deepEqual(described, e);

@@ -1,0 +1,196 @@
+// The MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins: call the webhooks
+// of admissionregistration.k8s.io/v1 configurations with AdmissionReviews, after
+// apiserver/pkg/admission/plugin/webhook/{mutating,validating}/dispatcher.go.
+
+import { randomUUID } from 'node:crypto';
+import { badRequest, internalError, type KubeObject } from '../api/index.ts';
+import { addWarning, currentRequest, type RequestUser } from '../api/request-context.ts';
+import { applyJsonPatch } from '../patch/index.ts';
+import { jsonEqual } from '../patch/json-value.ts';
+import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
+import { AgentPool, callURL, postJSON, WebhookCallError } from './webhook-client.ts';
+import { admissionReview, InvalidResponseError, refusal, reviewVersionFor, verifyResponse } from './webhook-review.ts';
+import { isExemptFromWebhooks, orderedWebhooks, shouldCall, type MatchContext, type Webhook, type WebhookKind } from './webhook-rules.ts';
+
+/** Where the stored configurations of one kind come from (their Store, through its watch cache). */
+export interface WebhookConfigurationSource {
+  list(): Promise<KubeObject[]>;
+}
+
+export interface WebhookAdmissionOptions {
+  mutating: WebhookConfigurationSource;
+  validating: WebhookConfigurationSource;
+  /** A namespace's labels, or undefined when it does not exist (namespaceSelector). */
+  namespaceLabels(name: string): Promise<Record<string, string> | undefined>;
+  log(message: string): void;
+}
+
+/** Who in-process callers (controllers) are, as upstream's loopback client is. */
+const apiserverUser: RequestUser = { name: 'system:apiserver', uid: '', groups: ['system:authenticated', 'system:masters'] };
+
+const noSideEffects = ['None', 'NoneOnDryRun'];
+
+/** A failure to get a usable answer from a webhook (ErrCallingWebhook): failurePolicy decides what it does. */
+class CallingWebhookError extends Error {
+  constructor(webhookName: string, reason: string) {
+    super(`failed calling webhook "${webhookName}": ${reason}`);
+  }
+}
+
+/**
+ * Both webhook plugins over one set of configuration sources and connections. Put
+ * `mutating` where upstream's MutatingAdmissionWebhook runs (after the built-in mutating
+ * plugins) and `validating` last; call close() when the server stops.
+ */
+export class WebhookAdmission {
+  readonly mutating: AdmissionPlugin;
+  readonly validating: AdmissionPlugin;
+  private readonly opts: WebhookAdmissionOptions;
+  private readonly agents = new AgentPool();
+  private readonly compiled = new Map<WebhookKind, { key: string; hooks: Webhook[] }>();
+
+  constructor(opts: WebhookAdmissionOptions) {
+    this.opts = opts;
+    const match: MatchContext = { namespaceLabels: (name) => opts.namespaceLabels(name) };
+    this.mutating = {
+      name: 'MutatingAdmissionWebhook',
+      admit: (attrs) => this.admit(attrs, match),
+    };
+    this.validating = {
+      name: 'ValidatingAdmissionWebhook',
+      validate: (attrs) => this.validate(attrs, match),
+    };
+  }
+
+  close(): void {
+    this.agents.close();
+  }
+
+  /** The webhooks of one kind in calling order; recompiled only when a configuration changed. */
+  private async hooks(kind: WebhookKind): Promise<Webhook[]> {
+    const configs = await (kind === 'mutating' ? this.opts.mutating : this.opts.validating).list();
+    const key = configs.map((c) => `${c.metadata.uid}@${c.metadata.resourceVersion}`).sort().join(',');
+    const cached = this.compiled.get(kind);
+    if (cached !== undefined && cached.key === key) return cached.hooks;
+    const hooks = orderedWebhooks(configs, kind);
+    this.compiled.set(kind, { key, hooks });
+    return hooks;
+  }
+
+  private async admit(attrs: AdmissionAttributes, match: MatchContext): Promise<void> {
+    if (isExemptFromWebhooks(attrs)) return;
+    const hooks = await this.hooks('mutating');
+    if (hooks.length === 0) return;
+    // Webhooks asking to be called again (reinvocationPolicy IfNeeded) are, once, when a later one changed the object.
+    const invoked: Webhook[] = [];
+    let reinvoke: Webhook[] = [];
+    for (const hook of hooks) {
+      if (!(await shouldCall(hook, attrs, match))) continue;
+      const changed = await this.callFailingPerPolicy(hook, attrs, true);
+      if (changed) reinvoke = invoked.filter((h) => h.reinvocationPolicy === 'IfNeeded');
+      invoked.push(hook);
+    }
+    for (const hook of reinvoke) await this.callFailingPerPolicy(hook, attrs, true);
+  }
+
+  private async validate(attrs: AdmissionAttributes, match: MatchContext): Promise<void> {
+    if (isExemptFromWebhooks(attrs)) return;
+    const hooks = await this.hooks('validating');
+    if (hooks.length === 0) return;
+    const relevant: Webhook[] = [];
+    for (const hook of hooks) if (await shouldCall(hook, attrs, match)) relevant.push(hook);
+    // Validating webhooks run in parallel; the first error (in calling order) is the answer.
+    const results = await Promise.allSettled(relevant.map((hook) => this.callFailingPerPolicy(hook, attrs, false)));
+    for (const r of results) if (r.status === 'rejected') throw r.reason;
+  }
+
+  /**
+   * Calls one webhook. A refusal, or a dry run the webhook cannot take, fails the request;
+   * a failed call fails it with 500 under failurePolicy Fail and is logged and skipped
+   * under Ignore. Answers whether a mutating webhook changed the object.
+   */
+  private async callFailingPerPolicy(hook: Webhook, attrs: AdmissionAttributes, mutating: boolean): Promise<boolean> {
+    if (attrs.dryRun && !noSideEffects.includes(hook.sideEffects)) {
+      throw badRequest(`admission webhook "${hook.name}" does not support dry run`);
+    }
+    try {
+      return await this.call(hook, attrs, mutating);
+    } catch (err) {
+      if (!(err instanceof CallingWebhookError)) throw err;
+      if (hook.failurePolicy === 'Ignore') {
+        this.opts.log(`Failed calling webhook, failing open ${hook.name}: ${err.message}`);
+        return false;
+      }
+      this.opts.log(`Failed calling webhook, failing closed ${hook.name}: ${err.message}`);
+      throw internalError(err.message);
+    }
+  }
+
+  private async call(hook: Webhook, attrs: AdmissionAttributes, mutating: boolean): Promise<boolean> {
+    const version = reviewVersionFor(hook.admissionReviewVersions);
+    if (version === undefined) throw new CallingWebhookError(hook.name, 'webhook does not accept known AdmissionReview versions (v1, v1beta1)');
+    const uid = randomUUID();
+    const review = admissionReview(version, uid, attrs, currentRequest()?.user ?? apiserverUser);
+    const url = webhookURL(hook);
+    let body: unknown;
+    try {
+      body = await postJSON(url, review, { caPem: hook.clientConfig.caPem, timeoutMs: hook.timeoutSeconds * 1000 }, this.agents);
+    } catch (err) {
+      if (err instanceof WebhookCallError) throw new CallingWebhookError(hook.name, `failed to call webhook: ${err.message}`);
+      throw err;
+    }
+    let result;
+    try {
+      result = verifyResponse(version, uid, mutating, body);
+    } catch (err) {
+      if (err instanceof InvalidResponseError) throw new CallingWebhookError(hook.name, err.message);
+      throw err;
+    }
+    for (const warning of result.warnings) addWarning(warning);
+    if (!result.allowed) throw refusal(hook.name, result.result);
+    if (!mutating || result.patch === undefined || (Array.isArray(result.patch) && result.patch.length === 0)) return false;
+    return applyPatch(hook, attrs, result.patch);
+  }
+}
+
+/**
+ * Where a webhook is called. A service reference names a Service in the cluster, which
+ * Plinth (with no cluster network) cannot reach: the call fails, and failurePolicy
+ * decides, as for a service upstream cannot resolve.
+ */
+function webhookURL(hook: Webhook): string {
+  const cc = hook.clientConfig;
+  if (cc.url !== undefined) return callURL(cc.url, hook.timeoutSeconds);
+  const svc = cc.service!;
+  const url = callURL(`https://${svc.name}.${svc.namespace}.svc:${svc.port}${svc.path ?? ''}`, hook.timeoutSeconds);
+  throw new CallingWebhookError(hook.name, `failed to call webhook: Post "${url}": service "${svc.namespace}/${svc.name}" cannot be reached: Plinth has no cluster network; use clientConfig.url`);
+}
+
+/**
+ * Applies a mutating webhook's JSON Patch to the object in place (the Store keeps using
+ * the same object). Answers whether it changed.
+ */
+function applyPatch(hook: Webhook, attrs: AdmissionAttributes, patch: unknown): boolean {
+  const obj = attrs.object;
+  if (obj === undefined) {
+    throw internalError(`admission webhook "${hook.name}" attempted to modify the object, which is not supported for this operation`);
+  }
+  let patched: unknown;
+  try {
+    patched = applyJsonPatch(obj, patch);
+  } catch (err) {
+    throw internalError((err as Error).message);
+  }
+  if (typeof patched !== 'object' || patched === null || Array.isArray(patched) || typeof (patched as KubeObject).metadata !== 'object' || (patched as KubeObject).metadata === null) {
+    throw internalError(`admission webhook "${hook.name}" returned a patch that leaves no object`);
+  }
+  const next = patched as KubeObject;
+  if (next.apiVersion !== obj.apiVersion || next.kind !== obj.kind) {
+    throw internalError(`admission webhook "${hook.name}" attempted to change the object's apiVersion or kind`);
+  }
+  if (jsonEqual(obj, next)) return false;
+  for (const key of Object.keys(obj)) delete (obj as Record<string, unknown>)[key];
+  Object.assign(obj, next);
+  attrs.mutated = true;
+  return true;
+}

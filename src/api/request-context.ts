@@ -1,0 +1,36 @@
+// What deep layers (admission, the Store) may know about the request they serve, the
+// way upstream passes a context.Context: who is asking, and where warnings go
+// (apiserver/pkg/warning.AddWarning). The server sets it around each request; code
+// running outside a request (in-process controllers, tests) sees none.
+
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** The requesting user, as authentication.k8s.io's UserInfo names it. */
+export interface RequestUser {
+  name: string;
+  uid: string;
+  groups: string[];
+}
+
+export interface RequestContext {
+  user: RequestUser;
+  /** Adds a `Warning: 299 - "text"` header to the answer (deduplicated). */
+  addWarning(text: string): void;
+}
+
+// Per-request state lives in the async context, not in a global: each request sees its own.
+const storage = new AsyncLocalStorage<RequestContext>();
+
+export function runInRequestContext<T>(context: RequestContext, fn: () => T): T {
+  return storage.run(context, fn);
+}
+
+/** The context of the request being served, or undefined outside a request. */
+export function currentRequest(): RequestContext | undefined {
+  return storage.getStore();
+}
+
+/** Upstream's warning.AddWarning: a no-op outside a request. */
+export function addWarning(text: string): void {
+  storage.getStore()?.addWarning(text);
+}

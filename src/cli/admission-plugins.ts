@@ -1,0 +1,119 @@
+// The admission chain kube-apiserver runs by default, as far as Plinth has its plugins:
+// NamespaceLifecycle, ServiceAccount, MutatingAdmissionWebhook, ValidatingAdmissionWebhook.
+
+import type { AdmissionPlugin } from '../admission/chain.ts';
+import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
+import { serviceAccountAdmission } from '../admission/service-account.ts';
+import { WebhookAdmission, type WebhookConfigurationSource } from '../admission/webhook.ts';
+import { isStatusError, type KubeObject } from '../api/index.ts';
+import type { CacheWatcher } from '../cache/index.ts';
+import type { ResourceRegistry } from '../registry/registry.ts';
+import type { Store } from '../registry/store.ts';
+
+export interface AdmissionPlugins {
+  plugins: AdmissionPlugin[];
+  /** Starts following the webhook configurations; call once the stores' caches run. */
+  start(): Promise<void>;
+  close(): void;
+}
+
+function storeOf(registry: ResourceRegistry, group: string, resource: string): Store {
+  const served = registry.lookup(group, 'v1', resource);
+  if (served === undefined) throw new Error(`${resource}.${group} is not served`);
+  return served.store;
+}
+
+/**
+ * The webhook configurations of one kind, kept current by a watch, as upstream's plugins
+ * read them from an informer: a request costs no list. Until started, and whenever the
+ * watch has to be reopened, they are read from the watch cache instead.
+ */
+class WatchedConfigurations implements WebhookConfigurationSource {
+  private readonly store: () => Store;
+  private readonly log: (message: string) => void;
+  private readonly byName = new Map<string, KubeObject>();
+  private snapshot: KubeObject[] | undefined;
+  private watcher: CacheWatcher | undefined;
+  private synced = false;
+  private closed = false;
+
+  constructor(store: () => Store, log: (message: string) => void) {
+    this.store = store;
+    this.log = log;
+  }
+
+  async list(): Promise<KubeObject[]> {
+    if (!this.synced) return (await this.store().list('', { consistency: { kind: 'any' } })).items.map((item) => item.object);
+    this.snapshot ??= [...this.byName.values()];
+    return this.snapshot;
+  }
+
+  async start(): Promise<void> {
+    if (this.closed) return;
+    const watcher = await this.store().watch('', { resourceVersion: '', sendInitialEvents: true, bookmarks: true });
+    this.watcher = watcher;
+    this.byName.clear();
+    this.snapshot = undefined;
+    void (async () => {
+      try {
+        for await (const event of watcher) {
+          if (event.type === 'BOOKMARK') {
+            // The initial state is complete once the bookmark announcing its end arrives (WatchList).
+            if (event.object.metadata.annotations?.['k8s.io/initial-events-end'] === 'true') this.synced = true;
+            continue;
+          }
+          const name = event.object.metadata.name ?? '';
+          if (event.type === 'DELETED') this.byName.delete(name);
+          else this.byName.set(name, event.object);
+          this.snapshot = undefined;
+        }
+      } catch (err) {
+        if (!this.closed) this.log(`admission: watch of ${this.store().type.resource} ended: ${(err as Error).message}`);
+      }
+      // A watch that ends (cut off as too slow, say) is reopened; meanwhile reads go to the cache.
+      this.synced = false;
+      if (!this.closed) this.start().catch((err: unknown) => this.log(`admission: rewatching ${this.store().type.resource}: ${(err as Error).message}`));
+    })();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.watcher?.close();
+  }
+}
+
+/** The plugins in upstream's order. Stores are looked up when first needed: the chain is built before them. */
+export function admissionPlugins(registry: ResourceRegistry, log: (message: string) => void): AdmissionPlugins {
+  const namespaces = () => storeOf(registry, '', 'namespaces');
+  const mutating = new WatchedConfigurations(() => storeOf(registry, 'admissionregistration.k8s.io', 'mutatingwebhookconfigurations'), log);
+  const validating = new WatchedConfigurations(() => storeOf(registry, 'admissionregistration.k8s.io', 'validatingwebhookconfigurations'), log);
+  const webhooks = new WebhookAdmission({
+    mutating,
+    validating,
+    async namespaceLabels(name) {
+      try {
+        return (await namespaces().get('', name, { kind: 'any' })).metadata.labels ?? {};
+      } catch (err) {
+        if (isStatusError(err) && err.code === 404) return undefined;
+        throw err;
+      }
+    },
+    log,
+  });
+  return {
+    plugins: [
+      namespaceLifecycle((name) => namespaces().find('', name)),
+      serviceAccountAdmission({ get: (namespace, name) => storeOf(registry, '', 'serviceaccounts').find(namespace, name) }),
+      webhooks.mutating,
+      webhooks.validating,
+    ],
+    async start() {
+      await Promise.all([mutating.start(), validating.start()]);
+    },
+    close() {
+      mutating.close();
+      validating.close();
+      webhooks.close();
+    },
+  };
+}

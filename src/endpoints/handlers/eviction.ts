@@ -1,0 +1,44 @@
+import { checkEviction, evictPod } from '../../registry/eviction.ts';
+import type { ResourceRegistry } from '../../registry/registry.ts';
+import { readBody, writeObject } from '../http.ts';
+import { decodeObjectBody } from '../object-body.ts';
+import { parseDryRun } from '../query.ts';
+import type { RequestScope } from './scope.ts';
+
+/**
+ * POST pods/{name}/eviction with a policy/v1 Eviction: 201 and a Success Status when the
+ * pod is deleted; 404 for a missing pod, 429 when a disruption budget forbids it. The
+ * Eviction goes through admission as a CREATE of pods/eviction, as upstream.
+ */
+export async function evictionHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
+  const { info, served } = scope;
+  const eviction = decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req)).object;
+  checkEviction(eviction, info.name);
+  // The request's dryRun and the Eviction's deleteOptions.dryRun both make it a dry run (upstream's propagateDryRun).
+  const bodyDryRun = (eviction as { deleteOptions?: { dryRun?: unknown } }).deleteOptions?.dryRun;
+  const dryRun = parseDryRun(scope.query, 'CreateOptions') || (Array.isArray(bodyDryRun) && bodyDryRun.includes('All'));
+  eviction.apiVersion ??= 'policy/v1';
+  eviction.kind ??= 'Eviction';
+  eviction.metadata.namespace = info.namespace;
+
+  const attrs = {
+    operation: 'CREATE' as const,
+    group: served.type.group,
+    version: served.type.version,
+    resource: served.type.resource,
+    subresource: 'eviction',
+    kind: 'Eviction',
+    kindGroupVersion: { group: 'policy', version: 'v1' },
+    namespace: info.namespace,
+    name: info.name,
+    object: eviction,
+    oldObject: undefined,
+    dryRun,
+    namespaced: true,
+  };
+  await served.store.admission.admit(attrs);
+  await served.store.admission.validate(attrs);
+
+  const status = await evictPod(registry, served.store, info.namespace, info.name, eviction, { dryRun });
+  await writeObject(scope.res, 201, scope.negotiated, status);
+}

@@ -1,0 +1,133 @@
+import { badRequest, methodNotAllowed, notFoundPath, type KubeObject, type TableColumn } from '../../api/index.ts';
+import { buildTable, tableOptionsFromQuery } from '../../encoding/table.ts';
+import type { ResourceRegistry } from '../../registry/registry.ts';
+import { getScale, updateScale } from '../../registry/scale.ts';
+import { column, nameColumn } from '../../registry/table-columns.ts';
+import { readBody, writeObject } from '../http.ts';
+import { tableAnswer } from '../table-answer.ts';
+import { decodeObjectBody } from '../object-body.ts';
+import { parseDryRun, parseFieldValidation } from '../query.ts';
+import { evictionHandler } from './eviction.ts';
+import { strictPatchError } from './patch.ts';
+import type { RequestScope } from './scope.ts';
+import { decodeSubresourcePatch } from './subresource-patch.ts';
+
+const scaleSchema = 'io.k8s.api.autoscaling.v1.Scale';
+
+/**
+ * Requests to `.../{name}/{subresource}`: status and finalize (the object itself, with
+ * the subresource's write rules), scale (an autoscaling/v1 Scale) and eviction (POST of
+ * a policy/v1 Eviction). A subresource the type does not serve is 404, a verb it does
+ * not take 405, as upstream.
+ */
+export async function subresourceHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
+  const { type } = scope.served;
+  const sub = scope.info.subresource;
+  if (!type.subresources.includes(sub)) throw notFoundPath();
+  const verb = scope.info.verb;
+  switch (sub) {
+    case 'status':
+      if (verb === 'get') return getObject(scope);
+      if (verb === 'update') return updateObject(scope);
+      if (verb === 'patch') return patchObject(scope);
+      break;
+    case 'finalize':
+      if (verb === 'update') return updateObject(scope);
+      break;
+    case 'scale':
+      if (verb === 'get') return getScaleObject(scope);
+      if (verb === 'update') return updateScaleObject(scope);
+      if (verb === 'patch') return patchScale(scope);
+      break;
+    case 'eviction':
+      if (verb === 'create') return evictionHandler(scope, registry);
+      break;
+    default:
+      throw notFoundPath();
+  }
+  throw methodNotAllowed();
+}
+
+/** GET of a status subresource answers the whole object (or its Table row), as upstream. */
+async function getObject(scope: RequestScope): Promise<void> {
+  const obj = await scope.served.store.get(scope.info.namespace, scope.info.name);
+  const { table } = scope.negotiated;
+  const answer = table === undefined ? obj : tableAnswer(scope, table, [obj], { resourceVersion: obj.metadata.resourceVersion });
+  await writeObject(scope.res, 200, scope.negotiated, answer);
+}
+
+/** A Scale's Table columns (upstream's printScale). */
+const scaleColumns: TableColumn[] = [
+  nameColumn,
+  column('Desired', (scale) => (scale.spec as { replicas?: number } | undefined)?.replicas ?? 0, { type: 'integer', description: 'replicas is the desired number of instances for the scaled object.' }),
+  column('Available', (scale) => (scale.status as { replicas?: number } | undefined)?.replicas ?? 0, { type: 'integer', description: 'replicas is the actual number of observed instances of the scaled object.' }),
+];
+
+async function getScaleObject(scope: RequestScope): Promise<void> {
+  const scale = await getScale(scope.served.store, scope.info.namespace, scope.info.name);
+  const { table } = scope.negotiated;
+  const answer = table === undefined ? scale : buildTable({ columns: scaleColumns }, [scale], {
+    apiVersion: table.apiVersion, includeObject: tableOptionsFromQuery(scope.query).includeObject,
+    metadata: { resourceVersion: scale.metadata.resourceVersion }, now: Date.now(),
+  });
+  await writeObject(scope.res, 200, scope.negotiated, answer);
+}
+
+/** The body's name and namespace may be omitted but must match the URL (400 otherwise, as upstream's update handler). */
+function checkIdentity(scope: RequestScope, obj: KubeObject): void {
+  const { name, namespace } = obj.metadata ?? {};
+  if (name !== undefined && name !== '' && name !== scope.info.name) {
+    throw badRequest(`the name of the object (${name}) does not match the name on the URL (${scope.info.name})`);
+  }
+  if (scope.served.type.namespaced && namespace !== undefined && namespace !== '' && namespace !== scope.info.namespace) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+}
+
+async function updateObject(scope: RequestScope): Promise<void> {
+  const { info, served } = scope;
+  const dryRun = parseDryRun(scope.query, 'UpdateOptions');
+  const directive = parseFieldValidation(scope.query, 'UpdateOptions');
+  const { object: obj, duplicateFields } = decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { findDuplicates: directive !== 'Ignore' });
+  checkIdentity(scope, obj);
+  const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, obj.metadata.resourceVersion, {
+    dryRun, fieldValidation: { directive, duplicateFields },
+  }, () => obj, { createIfMissing: false, subresource: info.subresource });
+  await writeObject(scope.res, 200, scope.negotiated, object);
+}
+
+async function patchObject(scope: RequestScope): Promise<void> {
+  const { info, served } = scope;
+  const dryRun = parseDryRun(scope.query, 'PatchOptions');
+  const directive = parseFieldValidation(scope.query, 'PatchOptions');
+  const patch = decodeSubresourcePatch(scope.req.headers['content-type'], scope.query, await readBody(scope.req), {
+    schemaName: served.type.schemaName, groupResource: served.store.groupResource,
+  });
+  const fieldValidation = { directive, duplicateFields: directive === 'Ignore' ? [] : patch.duplicateFields, strictError: strictPatchError };
+  const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, patch.resourceVersion, { dryRun, fieldValidation },
+    (current) => patch.apply(current!) as KubeObject,
+    { createIfMissing: false, subresource: info.subresource });
+  await writeObject(scope.res, 200, scope.negotiated, object);
+}
+
+async function updateScaleObject(scope: RequestScope): Promise<void> {
+  const { info, served } = scope;
+  const dryRun = parseDryRun(scope.query, 'UpdateOptions');
+  parseFieldValidation(scope.query, 'UpdateOptions');
+  const body = decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req)).object;
+  checkIdentity(scope, body);
+  const scale = await updateScale(served.store, info.namespace, info.name, body.metadata.resourceVersion, { dryRun }, () => body);
+  await writeObject(scope.res, 200, scope.negotiated, scale);
+}
+
+async function patchScale(scope: RequestScope): Promise<void> {
+  const { info, served } = scope;
+  const dryRun = parseDryRun(scope.query, 'PatchOptions');
+  parseFieldValidation(scope.query, 'PatchOptions');
+  const patch = decodeSubresourcePatch(scope.req.headers['content-type'], scope.query, await readBody(scope.req), {
+    schemaName: scaleSchema, groupResource: served.store.groupResource,
+  });
+  const scale = await updateScale(served.store, info.namespace, info.name, patch.resourceVersion, { dryRun },
+    (current) => patch.apply(current) as KubeObject);
+  await writeObject(scope.res, 200, scope.negotiated, scale);
+}

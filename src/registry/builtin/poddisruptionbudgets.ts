@@ -1,0 +1,124 @@
+// policy/v1 poddisruptionbudgets, after kubernetes pkg/registry/policy/poddisruptionbudget/strategy.go
+// and pkg/apis/policy/validation.
+
+import type { KubeObject, StatusCause } from '../../api/index.ts';
+import type { ResourceType, Strategy } from '../resource-type.ts';
+import { ageColumn, column, nameColumn } from '../table-columns.ts';
+import { GoValue, goSyntax, invalid, notSupported, validateNonnegative } from '../validation/field.ts';
+import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
+import { allVerbs, keepOldSpec, keepOldStatus } from './common.ts';
+import { isObject, numberAt, objectAt, objectsAt, semanticEqual } from './object.ts';
+import { intOrPercentValue, validateLabelSelector, validatePositiveIntOrPercent } from './selector-validation.ts';
+
+const unhealthyPodEvictionPolicies = ['AlwaysAllow', 'IfHealthyBudget'];
+
+/** An IntOrString as Go's %#v prints a *intstr.IntOrString field of the spec. */
+function goIntOrString(v: unknown): string {
+  if (v === undefined || v === null) return '(*intstr.IntOrString)(nil)';
+  return typeof v === 'number' ? `{Type:0, IntVal:${v}, StrVal:""}` : `{Type:1, IntVal:0, StrVal:${goSyntax(String(v))}}`;
+}
+
+function validateIntOrPercentField(v: unknown, path: string): StatusCause[] {
+  const causes = validatePositiveIntOrPercent(v, path);
+  const parsed = intOrPercentValue(v);
+  // IsNotMoreThan100Percent reports the value's String(): quoted, unlike the IntOrString itself.
+  if (parsed?.percent && parsed.value > 100) causes.push(invalid(path, String(v), 'must not be greater than 100%'));
+  return causes;
+}
+
+/** ValidatePodDisruptionBudgetSpec. */
+function validateSpec(pdb: KubeObject): StatusCause[] {
+  const spec = objectAt(pdb, 'spec') ?? {};
+  const causes = validateKubeFinalizerNames(pdb.metadata.finalizers, 'metadata.finalizers');
+  const has = (k: string) => spec[k] !== undefined && spec[k] !== null;
+  if (has('minAvailable') && has('maxUnavailable')) {
+    const value = new GoValue(`policy.PodDisruptionBudgetSpec{MinAvailable:${goIntOrString(spec.minAvailable)}, Selector:(*v1.LabelSelector)(nil), MaxUnavailable:${goIntOrString(spec.maxUnavailable)}}`);
+    causes.push(invalid('spec', value, 'minAvailable and maxUnavailable cannot be both set'));
+  }
+  if (has('minAvailable')) causes.push(...validateIntOrPercentField(spec.minAvailable, 'spec.minAvailable'));
+  if (has('maxUnavailable')) causes.push(...validateIntOrPercentField(spec.maxUnavailable, 'spec.maxUnavailable'));
+  const selector = objectAt(spec, 'selector');
+  if (selector !== undefined) causes.push(...validateLabelSelector(selector, 'spec.selector'));
+  const policy = spec.unhealthyPodEvictionPolicy;
+  if (policy !== undefined && policy !== null && !unhealthyPodEvictionPolicies.includes(String(policy))) {
+    causes.push(notSupported('spec.unhealthyPodEvictionPolicy', policy, unhealthyPodEvictionPolicies));
+  }
+  return causes;
+}
+
+/** ValidatePodDisruptionBudgetStatusUpdate for policy/v1. */
+function validateStatus(pdb: KubeObject): StatusCause[] {
+  const status = objectAt(pdb, 'status') ?? {};
+  const causes: StatusCause[] = [];
+  objectsAt(status, 'conditions').forEach((c, i) => {
+    if (!['True', 'False', 'Unknown'].includes(String(c.status))) {
+      causes.push(notSupported(`status.conditions[${i}].status`, c.status ?? '', ['False', 'True', 'Unknown']));
+    }
+  });
+  for (const k of ['disruptionsAllowed', 'currentHealthy', 'desiredHealthy', 'expectedPods']) {
+    causes.push(...validateNonnegative(numberAt(status, k) ?? 0, `status.${k}`));
+  }
+  return causes;
+}
+
+/** The status a new budget starts with: its required counters at zero. */
+function emptyStatus(): Record<string, unknown> {
+  return { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
+}
+
+export const podDisruptionBudgetStrategy: Strategy = {
+  prepareForCreate(pdb) {
+    pdb.status = emptyStatus();
+    pdb.metadata.generation = 1;
+  },
+
+  prepareForUpdate(pdb, old) {
+    keepOldStatus(pdb, old);
+    const generation = old.metadata.generation ?? 0;
+    pdb.metadata.generation = semanticEqual(pdb.spec, old.spec) ? generation : generation + 1;
+  },
+
+  validate: validateSpec,
+
+  subresources: {
+    status: {
+      prepareForUpdate(pdb, old) {
+        keepOldSpec(pdb, old);
+        if (!isObject(pdb.status)) pdb.status = emptyStatus();
+      },
+      validateUpdate: validateStatus,
+    },
+  },
+};
+
+const intOrStringCell = (v: unknown): string => (v === undefined || v === null ? 'N/A' : String(v));
+
+export function podDisruptionBudgetsType(): ResourceType {
+  return {
+    group: 'policy',
+    version: 'v1',
+    resource: 'poddisruptionbudgets',
+    singular: 'poddisruptionbudget',
+    kind: 'PodDisruptionBudget',
+    listKind: 'PodDisruptionBudgetList',
+    namespaced: true,
+    shortNames: ['pdb'],
+    categories: [],
+    verbs: allVerbs,
+    subresources: ['status'],
+    schemaName: 'io.k8s.api.policy.v1.PodDisruptionBudget',
+    strategy: podDisruptionBudgetStrategy,
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    deleteReturnsObject: false,
+    nameRule: 'dns1123-subdomain',
+    // pkg/printers/internalversion: printPodDisruptionBudget.
+    tableColumns: [
+      nameColumn,
+      column('Min Available', (pdb) => intOrStringCell(objectAt(pdb, 'spec')?.minAvailable), { description: 'The minimum number of pods that must be available.' }),
+      column('Max Unavailable', (pdb) => intOrStringCell(objectAt(pdb, 'spec')?.maxUnavailable), { description: 'The maximum number of pods that may be unavailable.' }),
+      column('Allowed Disruptions', (pdb) => numberAt(objectAt(pdb, 'status'), 'disruptionsAllowed') ?? 0, { type: 'integer', description: 'Calculated number of pods that may be disrupted at this time.' }),
+      ageColumn,
+    ],
+  };
+}

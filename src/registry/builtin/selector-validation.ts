@@ -1,0 +1,66 @@
+// Validation of label selectors and int-or-percent values, shared by the types that
+// have them (deployments, pod disruption budgets, webhook configurations).
+
+import type { StatusCause } from '../../api/index.ts';
+import { forbidden, GoValue, goQuote, goSyntax, invalid, required, validateNonnegative } from '../validation/field.ts';
+import { isLabelValue, isQualifiedName, isValidPercent } from '../validation/names.ts';
+import { validateLabels } from '../validation/object-meta.ts';
+import { isObject } from './object.ts';
+import type { JsonObject } from './object.ts';
+
+/** A metav1.LabelSelector as Go's %#v prints it (the value in "field is immutable" messages). */
+export function goLabelSelector(sel: unknown): GoValue {
+  if (!isObject(sel)) return new GoValue('(*v1.LabelSelector)(nil)');
+  const matchLabels = isObject(sel.matchLabels) ? goSyntax(sel.matchLabels) : 'map[string]string(nil)';
+  const exprs = Array.isArray(sel.matchExpressions)
+    ? `[]v1.LabelSelectorRequirement{${sel.matchExpressions
+        .map((e) => {
+          const x = isObject(e) ? e : {};
+          const values = Array.isArray(x.values) ? goSyntax(x.values) : '[]string(nil)';
+          return `v1.LabelSelectorRequirement{Key:${goQuote(String(x.key ?? ''))}, Operator:${goQuote(String(x.operator ?? ''))}, Values:${values}}`;
+        })
+        .join(', ')}}`
+    : '[]v1.LabelSelectorRequirement(nil)';
+  return new GoValue(`v1.LabelSelector{MatchLabels:${matchLabels}, MatchExpressions:${exprs}}`);
+}
+
+/** metav1 ValidateLabelSelector, strict about values. */
+export function validateLabelSelector(sel: JsonObject, path: string): StatusCause[] {
+  const causes = validateLabels(sel.matchLabels, `${path}.matchLabels`);
+  const exprs = Array.isArray(sel.matchExpressions) ? sel.matchExpressions : [];
+  exprs.forEach((raw, i) => {
+    const expr = isObject(raw) ? raw : {};
+    const p = `${path}.matchExpressions[${i}]`;
+    const values = Array.isArray(expr.values) ? expr.values : [];
+    switch (expr.operator) {
+      case 'In':
+      case 'NotIn':
+        if (values.length === 0) causes.push(required(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
+        break;
+      case 'Exists':
+      case 'DoesNotExist':
+        if (values.length > 0) causes.push(forbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+        break;
+      default:
+        causes.push(invalid(`${p}.operator`, expr.operator ?? '', 'not a valid selector operator'));
+    }
+    const key = String(expr.key ?? '');
+    for (const msg of isQualifiedName(key)) causes.push(invalid(`${p}.key`, key, msg));
+    values.forEach((v, j) => {
+      for (const msg of isLabelValue(String(v))) causes.push(invalid(`${p}.values[${j}]`, String(v), msg));
+    });
+  });
+  return causes;
+}
+
+export function intOrPercentValue(v: unknown): { value: number; percent: boolean } | undefined {
+  if (typeof v === 'number') return { value: v, percent: false };
+  if (typeof v === 'string' && /^[0-9]+%$/.test(v)) return { value: Number(v.slice(0, -1)), percent: true };
+  return undefined;
+}
+
+export function validatePositiveIntOrPercent(v: unknown, path: string): StatusCause[] {
+  if (typeof v === 'string') return isValidPercent(v).map((msg) => invalid(path, new GoValue(v), msg));
+  if (typeof v === 'number') return validateNonnegative(v, path);
+  return [invalid(path, v ?? null, "must be an integer or percentage (e.g '5%')")];
+}

@@ -1,0 +1,311 @@
+// admissionregistration.k8s.io/v1 mutatingwebhookconfigurations and
+// validatingwebhookconfigurations, after kubernetes pkg/apis/admissionregistration/v1/defaults.go,
+// pkg/apis/admissionregistration/validation and pkg/registry/admissionregistration.
+
+import type { KubeObject, StatusCause } from '../../api/index.ts';
+import type { ResourceType, Strategy } from '../resource-type.ts';
+import { ageColumn, column, nameColumn } from '../table-columns.ts';
+import { duplicate, GoValue, goSyntax, invalid, notSupported, required } from '../validation/field.ts';
+import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum } from '../validation/names.ts';
+import { allVerbs } from './common.ts';
+import { arrayAt, isObject, objectAt, objectsAt, semanticEqual, setDefault, stringAt } from './object.ts';
+import type { JsonObject } from './object.ts';
+import { validateLabelSelector } from './selector-validation.ts';
+
+export type WebhookKind = 'mutating' | 'validating';
+
+const acceptedReviewVersions = ['v1', 'v1beta1'];
+const failurePolicies = ['Fail', 'Ignore'];
+const matchPolicies = ['Equivalent', 'Exact'];
+const sideEffectClasses = ['None', 'NoneOnDryRun', 'Some', 'Unknown'];
+const noSideEffectClasses = ['None', 'NoneOnDryRun'];
+const operations = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
+const reinvocationPolicies = ['IfNeeded', 'Never'];
+const scopes = ['*', 'Cluster', 'Namespaced'];
+
+/** SetDefaults_MutatingWebhook / SetDefaults_ValidatingWebhook, SetDefaults_Rule, SetDefaults_ServiceReference. */
+function defaultWebhook(hook: JsonObject, kind: WebhookKind): void {
+  setDefault(hook, 'failurePolicy', 'Fail');
+  setDefault(hook, 'matchPolicy', 'Equivalent');
+  if (!isObject(hook.namespaceSelector)) hook.namespaceSelector = {};
+  if (!isObject(hook.objectSelector)) hook.objectSelector = {};
+  setDefault(hook, 'timeoutSeconds', 10);
+  if (kind === 'mutating') setDefault(hook, 'reinvocationPolicy', 'Never');
+  for (const rule of objectsAt(hook, 'rules')) setDefault(rule, 'scope', '*');
+  const service = objectAt(objectAt(hook, 'clientConfig'), 'service');
+  if (service !== undefined) setDefault(service, 'port', 443);
+}
+
+function defaultConfiguration(obj: KubeObject, kind: WebhookKind): void {
+  for (const hook of objectsAt(obj, 'webhooks')) defaultWebhook(hook, kind);
+}
+
+/** IsFullyQualifiedName: a DNS subdomain of at least three segments. */
+function validateFullyQualifiedName(name: string, path: string): StatusCause[] {
+  if (name === '') return [required(path)];
+  const errs = isDNS1123Subdomain(name);
+  if (errs.length > 0) return [invalid(path, name, errs.join(','))];
+  if (name.split('.').length < 3) return [invalid(path, name, 'should be a domain with at least three segments separated by dots')];
+  return [];
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.map((x) => String(x)) : [];
+}
+
+function goStrings(values: string[]): GoValue {
+  return new GoValue(goSyntax(values));
+}
+
+/** validateResources: resources with subresources and their wildcards. */
+function validateResources(resources: string[], path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (resources.length === 0) causes.push(required(path));
+  const withWildcardSub = new Set<string>();
+  const subWithWildcardRes = new Set<string>();
+  let doubleWildcard = false;
+  let singleWildcard = false;
+  let withoutSub = false;
+  resources.forEach((resSub, i) => {
+    if (resSub === '') {
+      causes.push(required(`${path}[${i}]`));
+      return;
+    }
+    if (resSub === '*/*') doubleWildcard = true;
+    if (resSub === '*') singleWildcard = true;
+    const slash = resSub.indexOf('/');
+    if (slash < 0) {
+      withoutSub = resSub !== '*';
+      return;
+    }
+    const res = resSub.slice(0, slash);
+    const sub = resSub.slice(slash + 1);
+    if (withWildcardSub.has(res)) causes.push(invalid(`${path}[${i}]`, resSub, `if '${res}/*' is present, must not specify ${resSub}`));
+    if (subWithWildcardRes.has(sub)) causes.push(invalid(`${path}[${i}]`, resSub, `if '*/${sub}' is present, must not specify ${resSub}`));
+    if (sub === '*') withWildcardSub.add(res);
+    if (res === '*') subWithWildcardRes.add(sub);
+  });
+  if (resources.length > 1 && doubleWildcard) causes.push(invalid(path, goStrings(resources), "if '*/*' is present, must not specify other resources"));
+  if (singleWildcard && withoutSub) causes.push(invalid(path, goStrings(resources), "if '*' is present, must not specify other resources without subresources"));
+  return causes;
+}
+
+/** validateRuleWithOperations. */
+function validateRule(rule: JsonObject, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const ops = strings(rule.operations);
+  if (ops.length === 0) causes.push(required(`${path}.operations`));
+  if (ops.length > 1 && ops.includes('*')) causes.push(invalid(`${path}.operations`, goStrings(ops), "if '*' is present, must not specify other operations"));
+  ops.forEach((op, i) => {
+    if (!operations.includes(op)) causes.push(notSupported(`${path}.operations[${i}]`, op, operations));
+  });
+  const groups = strings(rule.apiGroups);
+  if (groups.length === 0) causes.push(required(`${path}.apiGroups`));
+  if (groups.length > 1 && groups.includes('*')) causes.push(invalid(`${path}.apiGroups`, goStrings(groups), "if '*' is present, must not specify other API groups"));
+  const versions = strings(rule.apiVersions);
+  if (versions.length === 0) causes.push(required(`${path}.apiVersions`));
+  if (versions.length > 1 && versions.includes('*')) causes.push(invalid(`${path}.apiVersions`, goStrings(versions), "if '*' is present, must not specify other API versions"));
+  versions.forEach((v, i) => {
+    if (v === '') causes.push(required(`${path}.apiVersions[${i}]`));
+  });
+  causes.push(...validateResources(strings(rule.resources), `${path}.resources`));
+  if (rule.scope !== undefined && rule.scope !== null && !scopes.includes(String(rule.scope))) causes.push(notSupported(`${path}.scope`, rule.scope, scopes));
+  return causes;
+}
+
+/** webhook.ValidateWebhookURL with https required. */
+function validateURL(raw: string, path: string): StatusCause[] {
+  const form = '; desired format: https://host[/path]';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return [required(path, `url must be a valid URL: parse ${goSyntax(raw)}: invalid URI for request${form}`)];
+  }
+  const causes: StatusCause[] = [];
+  const scheme = url.protocol.replace(/:$/, '');
+  if (scheme !== 'https') causes.push(invalid(path, scheme, `'https' is the only allowed URL scheme${form}`));
+  if (url.host === '') causes.push(invalid(path, url.host, `host must be specified${form}`));
+  if (url.username !== '' || url.password !== '') {
+    causes.push(invalid(path, url.password === '' ? url.username : `${url.username}:${url.password}`, 'user information is not permitted in the URL'));
+  }
+  if (url.hash !== '') causes.push(invalid(path, url.hash.slice(1), 'fragments are not permitted in the URL'));
+  if (url.search !== '') causes.push(invalid(path, url.search.slice(1), 'query parameters are not permitted in the URL'));
+  return causes;
+}
+
+/** webhook.ValidateWebhookService. */
+function validateService(service: JsonObject, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (stringAt(service, 'name') === '') causes.push(required(`${path}.name`, 'service name is required'));
+  if (stringAt(service, 'namespace') === '') causes.push(required(`${path}.namespace`, 'service namespace is required'));
+  const port = typeof service.port === 'number' ? service.port : 443;
+  const portErrs = isValidPortNum(port);
+  if (portErrs.length > 0) causes.push(invalid(`${path}.port`, port, `port is not valid: ${portErrs.join(', ')}`));
+  if (typeof service.path !== 'string') return causes;
+  const urlPath = service.path;
+  if (urlPath === '/' || urlPath === '') return causes;
+  if (urlPath === '//') return [...causes, invalid(`${path}.path`, urlPath, 'segment[0] may not be empty')];
+  if (!urlPath.startsWith('/')) causes.push(invalid(`${path}.path`, urlPath, "must start with a '/'"));
+  let toCheck = urlPath.slice(1);
+  if (toCheck.endsWith('/')) toCheck = toCheck.slice(0, -1);
+  toCheck.split('/').forEach((step, i) => {
+    if (step === '') {
+      causes.push(invalid(`${path}.path`, urlPath, `segment[${i}] may not be empty`));
+      return;
+    }
+    for (const failure of isDNS1123Subdomain(step)) causes.push(invalid(`${path}.path`, urlPath, `segment[${i}]: ${failure}`));
+  });
+  return causes;
+}
+
+/** validateAdmissionReviewVersions. */
+function validateReviewVersions(versions: unknown, path: string, requireRecognized: boolean): StatusCause[] {
+  const list = strings(versions);
+  if (list.length === 0) return [required(path, `must specify one of ${acceptedReviewVersions.join(', ')}`)];
+  const causes: StatusCause[] = [];
+  const seen = new Set<string>();
+  let recognized = false;
+  list.forEach((v, i) => {
+    if (seen.has(v)) {
+      causes.push(invalid(`${path}[${i}]`, v, 'duplicate version'));
+      return;
+    }
+    seen.add(v);
+    for (const msg of isDNS1035Label(v)) causes.push(invalid(`${path}[${i}]`, v, msg));
+    if (acceptedReviewVersions.includes(v)) recognized = true;
+  });
+  if (requireRecognized && !recognized) causes.push(invalid(path, goStrings(list), `must include at least one of ${acceptedReviewVersions.join(', ')}`));
+  return causes;
+}
+
+/** validateMatchConditions, without compiling the CEL (Plinth has no CEL evaluator). */
+function validateMatchConditions(conditions: JsonObject[], path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (conditions.length > 64) causes.push({ reason: 'FieldValueTooMany', field: path, message: `Too many: ${conditions.length}: must have at most 64 items` });
+  const names = new Set<string>();
+  conditions.forEach((c, i) => {
+    const name = stringAt(c, 'name');
+    if (name === '') causes.push(required(`${path}[${i}].name`));
+    else {
+      for (const msg of isQualifiedName(name)) causes.push(invalid(`${path}[${i}].name`, name, msg));
+      if (names.has(name)) causes.push(duplicate(`${path}[${i}].name`, name));
+      names.add(name);
+    }
+    if (stringAt(c, 'expression') === '') causes.push(required(`${path}[${i}].expression`));
+  });
+  return causes;
+}
+
+interface ValidationOptions {
+  requireNoSideEffects: boolean;
+  requireRecognizedReviewVersion: boolean;
+  requireUniqueNames: boolean;
+}
+
+function validateWebhook(hook: JsonObject, kind: WebhookKind, opts: ValidationOptions, path: string): StatusCause[] {
+  const causes = validateFullyQualifiedName(stringAt(hook, 'name'), `${path}.name`);
+  objectsAt(hook, 'rules').forEach((rule, i) => causes.push(...validateRule(rule, `${path}.rules[${i}]`)));
+  if (hook.failurePolicy !== undefined && !failurePolicies.includes(String(hook.failurePolicy))) causes.push(notSupported(`${path}.failurePolicy`, hook.failurePolicy, failurePolicies));
+  if (hook.matchPolicy !== undefined && !matchPolicies.includes(String(hook.matchPolicy))) causes.push(notSupported(`${path}.matchPolicy`, hook.matchPolicy, matchPolicies));
+  const allowedSideEffects = opts.requireNoSideEffects ? noSideEffectClasses : sideEffectClasses;
+  if (hook.sideEffects === undefined || hook.sideEffects === null) causes.push(required(`${path}.sideEffects`, `must specify one of ${allowedSideEffects.join(', ')}`));
+  else if (!allowedSideEffects.includes(String(hook.sideEffects))) causes.push(notSupported(`${path}.sideEffects`, hook.sideEffects, allowedSideEffects));
+  const timeout = hook.timeoutSeconds;
+  if (typeof timeout === 'number' && (timeout > 30 || timeout < 1)) causes.push(invalid(`${path}.timeoutSeconds`, timeout, 'the timeout value must be between 1 and 30 seconds'));
+  for (const selector of ['namespaceSelector', 'objectSelector']) {
+    const sel = objectAt(hook, selector);
+    if (sel !== undefined) causes.push(...validateLabelSelector(sel, `${path}.${selector}`));
+  }
+  if (kind === 'mutating' && hook.reinvocationPolicy !== undefined && !reinvocationPolicies.includes(String(hook.reinvocationPolicy))) {
+    causes.push(notSupported(`${path}.reinvocationPolicy`, hook.reinvocationPolicy, reinvocationPolicies));
+  }
+  const cc = objectAt(hook, 'clientConfig') ?? {};
+  const hasURL = typeof cc.url === 'string';
+  const service = objectAt(cc, 'service');
+  if (hasURL === (service !== undefined)) causes.push(required(`${path}.clientConfig`, 'exactly one of url or service is required'));
+  else if (hasURL) causes.push(...validateURL(cc.url as string, `${path}.clientConfig.url`));
+  else causes.push(...validateService(service!, `${path}.clientConfig.service`));
+  causes.push(...validateMatchConditions(objectsAt(hook, 'matchConditions'), `${path}.matchConditions`));
+  return causes;
+}
+
+function validateConfiguration(obj: KubeObject, kind: WebhookKind, opts: ValidationOptions): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const names = new Set<string>();
+  objectsAt(obj, 'webhooks').forEach((hook, i) => {
+    const path = `webhooks[${i}]`;
+    causes.push(...validateWebhook(hook, kind, opts, path));
+    causes.push(...validateReviewVersions(hook.admissionReviewVersions, `${path}.admissionReviewVersions`, opts.requireRecognizedReviewVersion));
+    const name = stringAt(hook, 'name');
+    if (opts.requireUniqueNames && name !== '') {
+      if (names.has(name)) causes.push(duplicate(`${path}.name`, name));
+      names.add(name);
+    }
+  });
+  return causes;
+}
+
+/**
+ * Upstream relaxes on update the rules a stored configuration already breaks (written by
+ * an older server); every configuration Plinth stores passed them, so they always apply.
+ */
+const strict: ValidationOptions = { requireNoSideEffects: true, requireRecognizedReviewVersion: true, requireUniqueNames: true };
+
+function strategy(kind: WebhookKind): Strategy {
+  return {
+    prepareForCreate(obj) {
+      defaultConfiguration(obj, kind);
+      obj.metadata.generation = 1;
+    },
+    prepareForUpdate(obj, old) {
+      defaultConfiguration(obj, kind);
+      const generation = old.metadata.generation ?? 0;
+      obj.metadata.generation = semanticEqual(obj.webhooks, old.webhooks) ? generation : generation + 1;
+    },
+    validate(obj) {
+      return validateConfiguration(obj, kind, strict);
+    },
+  };
+}
+
+function webhookCount(obj: KubeObject): number {
+  return arrayAt(obj, 'webhooks').length;
+}
+
+function configurationType(kind: WebhookKind): ResourceType {
+  const Kind = kind === 'mutating' ? 'MutatingWebhookConfiguration' : 'ValidatingWebhookConfiguration';
+  return {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    resource: `${kind}webhookconfigurations`,
+    singular: `${kind}webhookconfiguration`,
+    kind: Kind,
+    listKind: `${Kind}List`,
+    namespaced: false,
+    shortNames: [],
+    categories: ['api-extensions'],
+    verbs: allVerbs,
+    subresources: [],
+    schemaName: `io.k8s.api.admissionregistration.v1.${Kind}`,
+    strategy: strategy(kind),
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    deleteReturnsObject: false,
+    nameRule: 'dns1123-subdomain',
+    // pkg/printers/internalversion: printMutatingWebhook / printValidatingWebhook.
+    tableColumns: [
+      nameColumn,
+      column('Webhooks', webhookCount, { type: 'integer', description: 'Webhooks indicates the number of webhooks registered in this configuration.' }),
+      ageColumn,
+    ],
+  };
+}
+
+export function mutatingWebhookConfigurationsType(): ResourceType {
+  return configurationType('mutating');
+}
+
+export function validatingWebhookConfigurationsType(): ResourceType {
+  return configurationType('validating');
+}

@@ -1,0 +1,86 @@
+// The Store of a custom resource version: the generic Store, reading objects as this
+// version shows them. Every version of a CRD shares one storage prefix; with conversion
+// strategy None an object read through another version differs only in apiVersion.
+// Defaults and pruning also apply on read, as upstream's storage codec applies them, so
+// a schema that gained a default shows it on objects stored before.
+
+import type { KubeObject, KubeList } from '../../api/index.ts';
+import { addWarning } from '../../api/request-context.ts';
+import { schemaRef } from '../../schema/builtin/build.ts';
+import { applyDefaults } from '../../schema/defaults.ts';
+import { prune } from '../../schema/prune.ts';
+import type { Definitions, Schema } from '../../schema/types.ts';
+import type { AdmissionChain } from '../../admission/chain.ts';
+import type { Backend, KeyValue } from '../../storage/backend.ts';
+import type { WatchCache } from '../../cache/index.ts';
+import type { ResourceType } from '../resource-type.ts';
+import { Store } from '../store.ts';
+
+export interface CustomResourceStoreOptions {
+  /** Where the version's schema is, under its schemaName. */
+  definitions: Definitions;
+  /** Sent as a warning with every request to the version (a deprecated version). */
+  deprecationWarning?: string;
+}
+
+export class CustomResourceStore extends Store {
+  readonly #definitions: Definitions;
+  readonly #schema: Schema;
+  readonly #warning: string | undefined;
+
+  constructor(type: ResourceType, backend: Backend, admission: AdmissionChain, cache: WatchCache | undefined, opts: CustomResourceStoreOptions) {
+    super(type, backend, admission, cache, { definitions: opts.definitions });
+    this.#definitions = opts.definitions;
+    this.#schema = { $ref: schemaRef(type.schemaName) };
+    this.#warning = opts.deprecationWarning;
+  }
+
+  // A deprecated version warns on every request, as upstream's crdHandler does.
+  override get(...args: Parameters<Store['get']>): Promise<KubeObject> {
+    this.#warn();
+    return super.get(...args);
+  }
+
+  override list(...args: Parameters<Store['list']>): ReturnType<Store['list']> {
+    this.#warn();
+    return super.list(...args);
+  }
+
+  override watch(...args: Parameters<Store['watch']>): ReturnType<Store['watch']> {
+    this.#warn();
+    return super.watch(...args);
+  }
+
+  override create(...args: Parameters<Store['create']>): Promise<KubeObject> {
+    this.#warn();
+    return super.create(...args);
+  }
+
+  override guaranteedUpdate(...args: Parameters<Store['guaranteedUpdate']>): ReturnType<Store['guaranteedUpdate']> {
+    this.#warn();
+    return super.guaranteedUpdate(...args);
+  }
+
+  override delete(...args: Parameters<Store['delete']>): ReturnType<Store['delete']> {
+    this.#warn();
+    return super.delete(...args);
+  }
+
+  override deleteCollection(...args: Parameters<Store['deleteCollection']>): Promise<KubeList> {
+    this.#warn();
+    return super.deleteCollection(...args);
+  }
+
+  #warn(): void {
+    if (this.#warning !== undefined) addWarning(this.#warning);
+  }
+
+  override decode(kv: KeyValue): KubeObject {
+    const obj = super.decode(kv);
+    obj.apiVersion = this.apiVersion;
+    obj.kind = this.type.kind;
+    prune(this.#definitions, this.#schema, obj, { isResourceRoot: true });
+    applyDefaults(this.#definitions, this.#schema, obj);
+    return obj;
+  }
+}

@@ -1,0 +1,311 @@
+// The resources a CRD defines, as ResourceTypes built at run time: one per served
+// version, after apiextensions-apiserver's crdHandler and pkg/registry/customresource
+// (strategy.go, status_strategy.go, validator.go). Validation, pruning and defaulting
+// with the version's schema are the generic Store's (schemaValidation), given the schema
+// among its definitions under the type's schemaName.
+
+import { methodNotAllowed, type KubeObject, type StatusCause } from '../../api/index.ts';
+import { invalid } from '../../api/field-errors.ts';
+import { schemaRef } from '../../schema/builtin/build.ts';
+import { customResourceValidation, validate } from '../../schema/validate.ts';
+import type { Definitions, Schema } from '../../schema/types.ts';
+import { allVerbs } from '../builtin/common.ts';
+import { isObject } from '../builtin/object.ts';
+import type { ResourceType, ScaleAccess, Strategy } from '../resource-type.ts';
+import { normalizeSchema } from './defaults.ts';
+import { setAtSimplePath, valueAtSimplePath } from './jsonpath.ts';
+import { printerColumnsOf } from './printer-columns.ts';
+import type {
+  CustomResourceDefinition, CustomResourceDefinitionNames, CustomResourceDefinitionVersion, CustomResourceSubresourceScale,
+} from './types.ts';
+
+const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
+
+/** One served version of a CRD: its ResourceType and the schema published under its schemaName. */
+export interface CustomResourceVersion {
+  type: ResourceType;
+  definition: Schema;
+  /** The warning every request to a deprecated version gets (upstream's deprecationWarning or its default). */
+  deprecationWarning?: string;
+}
+
+export interface CustomResourceOptions {
+  /** The definitions the Store and OpenAPI read; the version's schema is looked up there (status writes). */
+  definitions: Definitions;
+  /** Whether the CRD is being deleted: creates are refused then (405), as upstream's crdHandler. */
+  terminating(): boolean;
+}
+
+/** "stable.example.com" → "com.example.stable", as upstream names CRD schemas. */
+function reversedGroup(group: string): string {
+  return group.split('.').reverse().join('.');
+}
+
+/** The definition name of a version's kind: `com.example.stable.v1.CronTab`. */
+export function customResourceSchemaName(group: string, version: string, kind: string): string {
+  return `${reversedGroup(group)}.${version}.${kind}`;
+}
+
+interface KubeVersion {
+  major: number;
+  /** 2: GA, 1: beta, 0: alpha. */
+  stability: number;
+  minor: number;
+}
+
+function kubeVersion(v: string): KubeVersion | undefined {
+  const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+  if (m === null) return undefined;
+  return { major: Number(m[1]), stability: m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0, minor: m[3] === undefined ? 0 : Number(m[3]) };
+}
+
+/**
+ * Upstream's version priority (CompareKubeAwareVersionStrings), highest first: GA before
+ * beta before alpha, then by major and minor version; other names after, alphabetically.
+ */
+export function compareVersionPriority(a: string, b: string): number {
+  const x = kubeVersion(a);
+  const y = kubeVersion(b);
+  if (x === undefined && y === undefined) return a < b ? -1 : a > b ? 1 : 0;
+  if (x === undefined) return 1;
+  if (y === undefined) return -1;
+  if (x.stability !== y.stability) return y.stability - x.stability;
+  if (x.major !== y.major) return y.major - x.major;
+  return y.minor - x.minor;
+}
+
+function stringOf(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+/** The names the CRD is served under: the accepted ones (spec.names until the controller accepted them). */
+export function servedNames(crd: CustomResourceDefinition): Required<CustomResourceDefinitionNames> {
+  const accepted = crd.status?.acceptedNames;
+  const names = isObject(accepted) && stringOf(accepted.plural) !== '' ? accepted : (crd.spec?.names ?? {});
+  return {
+    plural: stringOf(names.plural),
+    singular: stringOf(names.singular),
+    kind: stringOf(names.kind),
+    listKind: stringOf(names.listKind),
+    shortNames: Array.isArray(names.shortNames) ? names.shortNames.map(String) : [],
+    categories: Array.isArray(names.categories) ? names.categories.map(String) : [],
+  };
+}
+
+/** Deep equality of JSON data, object keys in any order (unstructured content compared as Go maps). */
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
+  }
+  if (!isObject(a) || !isObject(b)) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && jsonEqual(a[k], b[k]));
+}
+
+/** Everything but metadata: a change there bumps the generation (upstream's copyNonMetadata). */
+function nonMetadataEqual(a: KubeObject, b: KubeObject): boolean {
+  const { metadata: _a, ...restA } = a;
+  const { metadata: _b, ...restB } = b;
+  return jsonEqual(restA, restB);
+}
+
+/** unstructured.NestedInt64's error for a value of another type, as upstream words it. */
+function accessorError(path: string, value: unknown): string {
+  const goType = typeof value === 'string' ? 'string' : typeof value === 'boolean' ? 'bool'
+    : typeof value === 'number' ? 'float64' : Array.isArray(value) ? '[]interface {}' : 'map[string]interface {}';
+  const shown = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return `${path} accessor error: ${shown} is of the type ${goType}, expected int64`;
+}
+
+function isInt64(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value);
+}
+
+const maxInt32 = 2147483647;
+
+/** Upstream's ValidateScaleSpec / ValidateScaleStatus: a replicas path holds a non-negative int32 when set. */
+function validateReplicasAt(obj: KubeObject, path: string): StatusCause[] {
+  const value = valueAtSimplePath(obj, path);
+  if (value === undefined || value === null) return [];
+  if (!isInt64(value)) return [invalid(path, 0, accessorError(path, value))];
+  if (value < 0) return [invalid(path, value, 'should be a non-negative integer')];
+  if (value > maxInt32) return [invalid(path, value, `should be less than or equal to ${maxInt32}`)];
+  return [];
+}
+
+function validateScaleStatus(obj: KubeObject, scale: CustomResourceSubresourceScale): StatusCause[] {
+  const causes = validateReplicasAt(obj, stringOf(scale.statusReplicasPath));
+  const selectorPath = stringOf(scale.labelSelectorPath);
+  if (selectorPath !== '') {
+    const selector = valueAtSimplePath(obj, selectorPath);
+    if (selector !== undefined && selector !== null && typeof selector !== 'string') {
+      causes.push(invalid(selectorPath, '', `${selectorPath} accessor error: ${JSON.stringify(selector)} is of the type ${typeof selector === 'number' ? 'float64' : typeof selector}, expected string`));
+    }
+  }
+  return causes;
+}
+
+function scaleAccess(scale: CustomResourceSubresourceScale): ScaleAccess {
+  const specPath = stringOf(scale.specReplicasPath);
+  const statusPath = stringOf(scale.statusReplicasPath);
+  const selectorPath = stringOf(scale.labelSelectorPath);
+  const int = (v: unknown) => (isInt64(v) ? v : 0);
+  return {
+    get(obj) {
+      const selector = selectorPath === '' ? undefined : valueAtSimplePath(obj, selectorPath);
+      return {
+        replicas: int(valueAtSimplePath(obj, specPath)),
+        statusReplicas: int(valueAtSimplePath(obj, statusPath)),
+        selector: typeof selector === 'string' ? selector : '',
+      };
+    },
+    set(obj, replicas) {
+      setAtSimplePath(obj, specPath, replicas);
+    },
+  };
+}
+
+/** Field-selector values of a version's selectableFields: strings as they are, numbers and booleans printed. */
+function selectableValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return '';
+}
+
+interface StrategyParams {
+  statusEnabled: boolean;
+  scale: CustomResourceSubresourceScale | undefined;
+  selectableFields: string[];
+  schemaName: string;
+  opts: CustomResourceOptions;
+}
+
+function customResourceStrategy({ statusEnabled, scale, selectableFields, schemaName, opts }: StrategyParams): Strategy {
+  const strategy: Strategy = {
+    prepareForCreate(obj) {
+      if (opts.terminating()) throw methodNotAllowed('create not allowed while custom resource definition is terminating');
+      // With the status subresource, status is written only through it.
+      if (statusEnabled) delete obj.status;
+      obj.metadata.generation = 1;
+    },
+
+    prepareForUpdate(obj, old) {
+      if (statusEnabled) {
+        if (old.status !== undefined) obj.status = structuredClone(old.status);
+        else delete obj.status;
+      }
+      const generation = old.metadata.generation ?? 0;
+      obj.metadata.generation = nonMetadataEqual(obj, old) ? generation : generation + 1;
+    },
+
+    // Upstream's customResourceValidator checks both replica paths on every write.
+    validate(obj) {
+      return scale === undefined ? [] : [...validateReplicasAt(obj, stringOf(scale.specReplicasPath)), ...validateScaleStatus(obj, scale)];
+    },
+
+    fieldLabels: ['metadata.name', 'metadata.namespace', ...selectableFields.map((p) => p.slice(1))],
+  };
+  if (selectableFields.length > 0) {
+    strategy.selectableFields = (obj) => {
+      const fields: Record<string, string> = {};
+      for (const path of selectableFields) fields[path.slice(1)] = selectableValue(valueAtSimplePath(obj, path));
+      return fields;
+    };
+  }
+  if (statusEnabled) {
+    strategy.subresources = {
+      status: {
+        // Only status (and managed fields) change through /status: the rest is the stored object.
+        prepareForUpdate(obj, old) {
+          const status = obj.status;
+          const managedFields = obj.metadata.managedFields;
+          for (const field of Object.keys(obj)) delete obj[field];
+          Object.assign(obj, structuredClone(old));
+          if (managedFields !== undefined) obj.metadata.managedFields = managedFields;
+          else delete obj.metadata.managedFields;
+          delete obj.metadata.resourceVersion;
+          if (status !== undefined) obj.status = status;
+          else delete obj.status;
+        },
+        validateUpdate(obj) {
+          const schema = opts.definitions[schemaName];
+          const causes = schema === undefined ? [] : validate(opts.definitions, { $ref: schemaRef(schemaName) }, obj, customResourceValidation);
+          if (scale !== undefined) causes.push(...validateScaleStatus(obj, scale));
+          return causes;
+        },
+      },
+    };
+  }
+  if (scale !== undefined) strategy.scale = scaleAccess(scale);
+  return strategy;
+}
+
+/**
+ * The schema published for a version (upstream's OpenAPI builder): the CRD's schema with
+ * apiVersion, kind and metadata (ObjectMeta) added, tagged with its group, version and kind.
+ */
+function publishedDefinition(schema: Record<string, unknown>, group: string, version: string, kind: string): Schema {
+  const definition = structuredClone(schema) as Schema;
+  normalizeSchema(definition as Record<string, unknown>);
+  definition.type ??= 'object';
+  definition.properties = {
+    apiVersion: { type: 'string', description: 'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources' },
+    kind: { type: 'string', description: 'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds' },
+    metadata: { $ref: schemaRef(`${META}ObjectMeta`), description: 'Standard object\'s metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata' },
+    ...Object.fromEntries(Object.entries(definition.properties ?? {}).filter(([name]) => name !== 'apiVersion' && name !== 'kind' && name !== 'metadata')),
+  };
+  definition['x-kubernetes-group-version-kind'] = [{ group, kind, version }];
+  return definition;
+}
+
+/** The served versions of a CRD as ResourceTypes, highest priority first (discovery's preferred version). */
+export function customResourceVersions(crd: CustomResourceDefinition, opts: CustomResourceOptions): CustomResourceVersion[] {
+  const group = stringOf(crd.spec?.group);
+  const names = servedNames(crd);
+  const namespaced = crd.spec?.scope === 'Namespaced';
+  const versions = (Array.isArray(crd.spec?.versions) ? crd.spec.versions : [])
+    .filter((v): v is CustomResourceDefinitionVersion => isObject(v) && v.served === true && stringOf(v.name) !== '')
+    .sort((a, b) => compareVersionPriority(a.name!, b.name!));
+  return versions.map((version) => {
+    const name = version.name!;
+    const schemaName = customResourceSchemaName(group, name, names.kind);
+    const subresources = isObject(version.subresources) ? version.subresources : {};
+    const statusEnabled = isObject(subresources.status);
+    const scale = isObject(subresources.scale) ? subresources.scale : undefined;
+    const schema = isObject(version.schema?.openAPIV3Schema) ? version.schema.openAPIV3Schema : { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+    const selectableFields = (Array.isArray(version.selectableFields) ? version.selectableFields : [])
+      .map((f) => stringOf(f?.jsonPath)).filter((p) => p.startsWith('.'));
+    const subresourceNames: string[] = [];
+    if (statusEnabled) subresourceNames.push('status');
+    if (scale !== undefined) subresourceNames.push('scale');
+    const type: ResourceType = {
+      group,
+      version: name,
+      resource: names.plural,
+      singular: names.singular,
+      kind: names.kind,
+      listKind: names.listKind,
+      namespaced,
+      shortNames: names.shortNames,
+      categories: names.categories,
+      verbs: allVerbs,
+      subresources: subresourceNames,
+      schemaName,
+      strategy: customResourceStrategy({ statusEnabled, scale, selectableFields, schemaName, opts }),
+      // Upstream's customResourceStrategy: no create on update, no update without resourceVersion.
+      allowCreateOnUpdate: false,
+      allowUnconditionalUpdate: false,
+      deleteReturnsObject: false,
+      nameRule: 'dns1123-subdomain',
+      schemaValidation: customResourceValidation,
+      tableColumns: printerColumnsOf(version.additionalPrinterColumns),
+      customResource: true,
+    };
+    const served: CustomResourceVersion = { type, definition: publishedDefinition(schema, group, name, names.kind) };
+    if (version.deprecated === true) {
+      served.deprecationWarning = typeof version.deprecationWarning === 'string' ? version.deprecationWarning : `${group}/${name} ${names.kind} is deprecated`;
+    }
+    return served;
+  });
+}

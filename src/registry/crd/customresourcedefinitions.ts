@@ -1,0 +1,144 @@
+// apiextensions.k8s.io/v1 customresourcedefinitions, after apiextensions-apiserver's
+// pkg/registry/customresourcedefinition (strategy.go, etcd.go). Serving the resources
+// they define is the CRD controller's job (controllers/crd.ts).
+
+import type { KubeObject } from '../../api/index.ts';
+import { addWarning } from '../../api/request-context.ts';
+import { APIEXTENSIONS } from '../../schema/builtin/apiextensions.ts';
+import { builtinDefinitions } from '../../schema/builtin/index.ts';
+import { schemaRef } from '../../schema/builtin/build.ts';
+import { builtinValidation, validate } from '../../schema/validate.ts';
+import { allVerbs, keepOldStatus, nowTimestamp } from '../builtin/common.ts';
+import { clone, semanticEqual } from '../builtin/object.ts';
+import type { ResourceType, Strategy } from '../resource-type.ts';
+import { recordStorageVersion, setCustomResourceDefinitionDefaults } from './defaults.ts';
+import { setCondition } from './conditions.ts';
+import {
+  cleanupFinalizer, crdGroup, crdKind, crdVersion, type CustomResourceDefinition,
+} from './types.ts';
+import {
+  validateCustomResourceDefinition, validateCustomResourceDefinitionStatus, validateCustomResourceDefinitionUpdate,
+} from './validation.ts';
+
+export const crdSchemaName = `${APIEXTENSIONS}CustomResourceDefinition`;
+
+/** Whether a schema holds CEL rules anywhere. */
+function hasValidationRules(schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null) return false;
+  if (Array.isArray(schema)) return schema.some(hasValidationRules);
+  const s = schema as Record<string, unknown>;
+  if (Array.isArray(s['x-kubernetes-validations']) && s['x-kubernetes-validations'].length > 0) return true;
+  return Object.entries(s).some(([key, value]) => key !== 'default' && key !== 'enum' && key !== 'example' && hasValidationRules(value));
+}
+
+/** CEL rules are accepted and stored, but nothing evaluates them: say so rather than pretend. */
+function warnAboutValidationRules(crd: CustomResourceDefinition): void {
+  const versions = Array.isArray(crd.spec?.versions) ? crd.spec.versions : [];
+  if (versions.some((v) => hasValidationRules(v?.schema?.openAPIV3Schema))) {
+    addWarning('x-kubernetes-validations rules are stored but not enforced: this server does not evaluate CEL');
+  }
+}
+
+const crdSchemaRef = { $ref: schemaRef(`${APIEXTENSIONS}CustomResourceDefinition`) };
+
+/**
+ * Fields of the wrong JSON type: the Store refuses those first, checking the body against
+ * the CRD's schema (upstream refuses them when decoding); the CRD's own rules then have
+ * nothing to add about fields they cannot read.
+ */
+function hasTypeErrors(obj: KubeObject): boolean {
+  return validate(builtinDefinitions, crdSchemaRef, obj, builtinValidation).some((c) => c.reason === 'FieldValueTypeInvalid');
+}
+
+function customResourceDefinitionStrategy(): Strategy {
+  return {
+    prepareForCreate(obj) {
+      const crd = obj as CustomResourceDefinition;
+      setCustomResourceDefinitionDefaults(crd);
+      // Status is the server's: acceptedNames and conditions come from the CRD controller.
+      crd.status = { acceptedNames: { plural: '', kind: '' } };
+      crd.metadata.generation = 1;
+      recordStorageVersion(crd);
+    },
+
+    prepareForUpdate(obj, old) {
+      const crd = obj as CustomResourceDefinition;
+      setCustomResourceDefinitionDefaults(crd);
+      keepOldStatus(crd, old);
+      const generation = old.metadata.generation ?? 0;
+      crd.metadata.generation = semanticEqual(crd.spec, old.spec) ? generation : generation + 1;
+      recordStorageVersion(crd);
+    },
+
+    validate(obj) {
+      if (hasTypeErrors(obj)) return [];
+      warnAboutValidationRules(obj as CustomResourceDefinition);
+      return validateCustomResourceDefinition(obj as CustomResourceDefinition);
+    },
+
+    validateUpdate(obj, old) {
+      if (hasTypeErrors(obj)) return [];
+      return validateCustomResourceDefinitionUpdate(obj as CustomResourceDefinition, old as CustomResourceDefinition);
+    },
+
+    // Deleting a CRD first deletes its objects: the CRD finalizer (controllers/crd.ts)
+    // removes this finalizer once they are gone (upstream adds it in the REST Delete).
+    deletionPending(obj) {
+      return obj.metadata.deletionTimestamp === undefined || (obj.metadata.finalizers ?? []).includes(cleanupFinalizer);
+    },
+
+    markDeleting(obj) {
+      const crd = obj as CustomResourceDefinition;
+      const finalizers = crd.metadata.finalizers ?? [];
+      if (!finalizers.includes(cleanupFinalizer)) crd.metadata.finalizers = [...finalizers, cleanupFinalizer];
+      setCondition(crd, {
+        type: 'Terminating',
+        status: 'True',
+        reason: 'InstanceDeletionPending',
+        message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+      }, nowTimestamp());
+    },
+
+    subresources: {
+      status: {
+        // Upstream's statusStrategy: spec, labels, annotations and owners stay; finalizers may change.
+        prepareForUpdate(obj, old) {
+          if (old.spec === undefined) delete obj.spec;
+          else obj.spec = clone(old.spec);
+          obj.metadata.labels = clone(old.metadata.labels);
+          obj.metadata.annotations = clone(old.metadata.annotations);
+          obj.metadata.ownerReferences = clone(old.metadata.ownerReferences);
+          for (const field of ['labels', 'annotations', 'ownerReferences'] as const) {
+            if (obj.metadata[field] === undefined) delete obj.metadata[field];
+          }
+        },
+        validateUpdate(obj) {
+          return validateCustomResourceDefinitionStatus(obj as CustomResourceDefinition);
+        },
+      },
+    },
+  };
+}
+
+/** The customresourcedefinitions resource. */
+export function customResourceDefinitionsType(): ResourceType {
+  return {
+    group: crdGroup,
+    version: crdVersion,
+    resource: 'customresourcedefinitions',
+    singular: 'customresourcedefinition',
+    kind: crdKind,
+    listKind: `${crdKind}List`,
+    namespaced: false,
+    shortNames: ['crd', 'crds'],
+    categories: ['api-extensions'],
+    verbs: allVerbs,
+    subresources: ['status'],
+    schemaName: crdSchemaName,
+    strategy: customResourceDefinitionStrategy(),
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: false,
+    deleteReturnsObject: false,
+    nameRule: 'dns1123-subdomain',
+  };
+}

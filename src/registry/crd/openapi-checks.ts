@@ -1,0 +1,205 @@
+// The OpenAPI-level checks of a CRD's schema, after apiextensions-apiserver's
+// pkg/apis/apiextensions/validation (specStandardValidatorV3,
+// ValidateCustomResourceDefinitionOpenAPISchema): which JSON-Schema keywords exist in
+// Kubernetes, list and map types, and defaults. Structural checks come after these
+// (schema/structural.ts), and only when these found nothing.
+
+import { child, forbidden, GoValue, index, invalid, key, notSupported, required } from '../../api/field-errors.ts';
+import type { StatusCause } from '../../api/index.ts';
+
+type Raw = Record<string, unknown>;
+
+function isRaw(v: unknown): v is Raw {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function stringOf(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+function present(v: unknown): boolean {
+  return v !== undefined && v !== null;
+}
+
+const openapiV3Types = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
+
+/** The fields of a resource's root (and of an embedded resource) that apply to its metadata. */
+const metaFields = new Set(['metadata', 'kind', 'apiVersion']);
+
+interface SchemaContext {
+  /** Inside the schema of metadata, kind or apiVersion of a resource. */
+  insideResourceMeta: boolean;
+  /** Why defaults are refused here ("in top-level metadata"), or "". */
+  disallowDefaultsReason: string;
+}
+
+/** Upstream's specStandardValidatorV3.validate: keywords Kubernetes does not support. */
+function standardChecks(s: Raw, path: string, ctx: SchemaContext, out: StatusCause[]): void {
+  const type = stringOf(s.type);
+  if (type !== '' && !openapiV3Types.includes(type)) out.push(notSupported(child(path, 'type'), type, openapiV3Types));
+  if (stringOf(s.id) !== '') out.push(forbidden(child(path, 'id'), 'id is not supported'));
+  if (present(s.additionalItems)) out.push(forbidden(child(path, 'additionalItems'), 'additionalItems is not supported'));
+  if (isRaw(s.patternProperties) && Object.keys(s.patternProperties).length > 0) {
+    out.push(forbidden(child(path, 'patternProperties'), 'patternProperties is not supported'));
+  }
+  if (isRaw(s.definitions) && Object.keys(s.definitions).length > 0) out.push(forbidden(child(path, 'definitions'), 'definitions is not supported'));
+  if (present(s.dependencies)) out.push(forbidden(child(path, 'dependencies'), 'dependencies is not supported'));
+  if (present(s.$ref)) out.push(forbidden(child(path, '$ref'), '$ref is not supported'));
+  if (type === 'null') out.push(forbidden(child(path, 'type'), 'type cannot be set to null, use nullable as an alternative'));
+  if (Array.isArray(s.items) && s.items.length > 0) out.push(forbidden(child(path, 'items'), 'items must be a schema object and not an array'));
+  if (ctx.insideResourceMeta && s['x-kubernetes-embedded-resource'] === true) {
+    out.push(forbidden(child(path, 'x-kubernetes-embedded-resource'), 'must not be used inside of resource meta'));
+  }
+  if (ctx.disallowDefaultsReason !== '' && present(s.default)) out.push(forbidden(child(path, 'default'), ctx.disallowDefaultsReason));
+}
+
+/**
+ * Upstream's ValidateCustomResourceDefinitionOpenAPISchema for one schema and what it
+ * contains. `isRoot` is true for the openAPIV3Schema itself.
+ */
+export function openApiSchemaChecks(schema: unknown, path: string, isRoot: boolean, ctx: SchemaContext = { insideResourceMeta: false, disallowDefaultsReason: '' }): StatusCause[] {
+  const out: StatusCause[] = [];
+  if (isRaw(schema)) check(schema, path, isRoot, ctx, out);
+  return out;
+}
+
+function check(s: Raw, path: string, isRoot: boolean, ctx: SchemaContext, out: StatusCause[]): void {
+  standardChecks(s, path, ctx, out);
+  if (s.uniqueItems === true) {
+    out.push(forbidden(child(path, 'uniqueItems'), 'uniqueItems cannot be set to true since the runtime complexity becomes quadratic'));
+  }
+  const properties = isRaw(s.properties) ? s.properties : {};
+  const hasProperties = Object.keys(properties).length > 0;
+  if (present(s.additionalProperties)) {
+    // properties are for structs, additionalProperties for maps: both would leave unknown fields undecided.
+    if (hasProperties && (s.additionalProperties === false || isRaw(s.additionalProperties))) {
+      out.push(forbidden(child(path, 'additionalProperties'), 'additionalProperties and properties are mutual exclusive'));
+    }
+    if (isRaw(s.additionalProperties)) {
+      const sub = ctx.insideResourceMeta ? { ...ctx, disallowDefaultsReason: 'inside additionalProperties applying to object metadata' } : ctx;
+      check(s.additionalProperties, child(path, 'additionalProperties'), false, sub, out);
+    }
+  }
+  for (const [name, property] of Object.entries(properties)) {
+    let sub = ctx;
+    if ((isRoot || s['x-kubernetes-embedded-resource'] === true) && metaFields.has(name)) {
+      sub = { insideResourceMeta: true, disallowDefaultsReason: isRoot ? `in top-level ${name}` : ctx.disallowDefaultsReason };
+    }
+    if (isRaw(property)) check(property, key(child(path, 'properties'), name), false, sub, out);
+  }
+  if (isRaw(s.not)) check(s.not, child(path, 'not'), false, ctx, out);
+  for (const junctor of ['allOf', 'oneOf', 'anyOf']) {
+    const list = s[junctor];
+    if (!Array.isArray(list)) continue;
+    list.forEach((branch, i) => {
+      if (isRaw(branch)) check(branch, index(child(path, junctor), i), false, ctx, out);
+    });
+  }
+  if (isRaw(s.items)) check(s.items, child(path, 'items'), false, ctx, out);
+
+  if (s['x-kubernetes-preserve-unknown-fields'] === false) {
+    out.push(invalid(child(path, 'x-kubernetes-preserve-unknown-fields'), false, 'must be true or undefined'));
+  }
+  listAndMapTypeChecks(s, path, out);
+}
+
+/** x-kubernetes-map-type, x-kubernetes-list-type and x-kubernetes-list-map-keys. */
+function listAndMapTypeChecks(s: Raw, path: string, out: StatusCause[]): void {
+  const type = stringOf(s.type);
+  const mapType = s['x-kubernetes-map-type'];
+  if (present(mapType) && type !== 'object') {
+    if (type === '') out.push(required(child(path, 'type'), 'must be object if x-kubernetes-map-type is specified'));
+    else out.push(invalid(child(path, 'type'), type, 'must be object if x-kubernetes-map-type is specified'));
+  }
+  if (present(mapType) && mapType !== 'atomic' && mapType !== 'granular') {
+    out.push(notSupported(child(path, 'x-kubernetes-map-type'), mapType, ['atomic', 'granular']));
+  }
+
+  const listType = s['x-kubernetes-list-type'];
+  if (present(listType) && listType !== 'atomic' && listType !== 'set' && listType !== 'map') {
+    out.push(notSupported(child(path, 'x-kubernetes-list-type'), listType, ['atomic', 'set', 'map']));
+  }
+  const items = isRaw(s.items) ? s.items : undefined;
+  if (present(listType) && type !== 'array') {
+    if (type === '') out.push(required(child(path, 'type'), 'must be array if x-kubernetes-list-type is specified'));
+    else out.push(invalid(child(path, 'type'), type, 'must be array if x-kubernetes-list-type is specified'));
+  } else if (listType === 'set' && items !== undefined) {
+    // Items of a set are compared as wholes: nested lists and maps must be atomic.
+    const itemType = stringOf(items.type);
+    if (itemType === 'array' && present(items['x-kubernetes-list-type']) && items['x-kubernetes-list-type'] !== 'atomic') {
+      out.push(invalid(child(path, 'items', 'x-kubernetes-list-type'), items['x-kubernetes-list-type'], 'must be atomic as item of a list with x-kubernetes-list-type=set'));
+    } else if (itemType === 'object' && items['x-kubernetes-map-type'] !== 'atomic') {
+      // Upstream reports the item's list type here (unset: "null"), whatever its map type.
+      const value = present(items['x-kubernetes-list-type']) ? items['x-kubernetes-list-type'] : 'null';
+      out.push(invalid(child(path, 'items', 'x-kubernetes-map-type'), value, 'must be atomic as item of a list with x-kubernetes-list-type=set'));
+    }
+  }
+
+  const mapKeys = Array.isArray(s['x-kubernetes-list-map-keys']) ? (s['x-kubernetes-list-map-keys'] as unknown[]) : [];
+  if (mapKeys.length > 0 && listType !== 'map') {
+    out.push(forbidden(child(path, 'x-kubernetes-list-map-keys'), 'must only be used if x-kubernetes-list-type is map'));
+  }
+  if (listType === 'map') {
+    if (mapKeys.length === 0) out.push(required(child(path, 'x-kubernetes-list-map-keys'), 'must not be empty if x-kubernetes-list-type is map'));
+    if (items === undefined) {
+      out.push(required(child(path, 'items'), 'must have a schema if x-kubernetes-list-type is map'));
+    } else if (stringOf(items.type) !== 'object') {
+      out.push(invalid(child(path, 'items', 'type'), stringOf(items.type), "must be object if parent array's x-kubernetes-list-type is map"));
+    } else {
+      const itemProperties = isRaw(items.properties) ? items.properties : {};
+      const seen = new Set<string>();
+      for (const k of mapKeys) {
+        const name = String(k);
+        const property = itemProperties[name];
+        if (isRaw(property)) {
+          const propertyType = stringOf(property.type);
+          if (propertyType === 'array' || propertyType === 'object') {
+            out.push(invalid(child(key(child(path, 'items', 'properties'), name), 'type'), propertyType, "must be a scalar type if parent array's x-kubernetes-list-type is map"));
+          }
+        } else {
+          out.push(invalid(child(path, 'x-kubernetes-list-map-keys'), mapKeys, 'entries must all be names of item properties'));
+        }
+        if (seen.has(name)) out.push(invalid(child(path, 'x-kubernetes-list-map-keys'), mapKeys, 'must not contain duplicate entries'));
+        seen.add(name);
+      }
+    }
+  }
+}
+
+/**
+ * Fields allowed at the root of a schema when the status subresource is enabled (status
+ * validation is taken from properties.status, so nothing may apply to the whole object
+ * beyond these), in the order of upstream's JSONSchemaProps struct.
+ */
+const rootFieldOrder: [json: string, allowed: boolean][] = [
+  ['id', false], ['$schema', false], ['$ref', false], ['description', true], ['type', true], ['format', true], ['title', true],
+  ['default', false], ['maximum', true], ['exclusiveMaximum', true], ['minimum', true], ['exclusiveMinimum', true],
+  ['maxLength', true], ['minLength', true], ['pattern', true], ['maxItems', true], ['minItems', true], ['uniqueItems', true],
+  ['multipleOf', true], ['enum', false], ['maxProperties', false], ['minProperties', false], ['required', true], ['items', true],
+  ['allOf', false], ['oneOf', false], ['anyOf', false], ['not', false], ['properties', true], ['additionalProperties', false],
+  ['patternProperties', false], ['dependencies', false], ['additionalItems', false], ['definitions', false],
+  ['externalDocs', true], ['example', true], ['nullable', false], ['x-kubernetes-preserve-unknown-fields', true],
+  ['x-kubernetes-embedded-resource', false], ['x-kubernetes-int-or-string', false], ['x-kubernetes-list-map-keys', false],
+  ['x-kubernetes-list-type', false], ['x-kubernetes-map-type', false], ['x-kubernetes-validations', true],
+];
+
+const allowedAtRootNames = '[Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations]';
+
+/** With the status subresource, only some fields may sit at the schema's root (upstream's allowedAtRootSchema). */
+export function statusRootChecks(schema: unknown, path: string): StatusCause[] {
+  if (!isRaw(schema)) return [];
+  for (const [field, allowed] of rootFieldOrder) {
+    const value = schema[field];
+    if (value === undefined || value === null || value === '' || value === false) continue;
+    if (field === 'type') {
+      if (value !== 'object') {
+        return [invalid(`${path}.openAPIV3Schema.type`, value, 'only "object" is allowed as the type at the root of the schema if the status subresource is enabled')];
+      }
+      continue;
+    }
+    if (!allowed) {
+      return [invalid(`${path}.openAPIV3Schema`, new GoValue('apiextensions.JSONSchemaProps{...}'), `only ${allowedAtRootNames} fields are allowed at the root of the schema if the status subresource is enabled`)];
+    }
+  }
+  return [];
+}

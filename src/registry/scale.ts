@@ -1,0 +1,107 @@
+// The scale subresource: an autoscaling/v1 Scale view of a scalable object, read and
+// written through the object itself (upstream's ScaleREST, e.g.
+// pkg/registry/apps/deployment/storage/storage.go).
+
+import { badRequest, conflict, invalid, notFound, type KubeObject, type StatusCause } from '../api/index.ts';
+import type { ScaleAccess } from './resource-type.ts';
+import type { AdmissionView, Store, WriteOptions } from './store.ts';
+
+const scaleApiVersion = 'autoscaling/v1';
+const scaleGroupVersion = { group: 'autoscaling', version: 'v1' };
+
+function scaleAccess(store: Store): ScaleAccess {
+  const access = store.type.strategy.scale;
+  if (access === undefined) throw notFound(store.groupResource, '');
+  return access;
+}
+
+/** The Scale of an object: its identity, spec.replicas, status.replicas and selector. */
+export function scaleOf(access: ScaleAccess, obj: KubeObject): KubeObject {
+  const { replicas, statusReplicas, selector } = access.get(obj);
+  const meta = obj.metadata;
+  const metadata: KubeObject['metadata'] = { name: meta.name };
+  if (meta.namespace !== undefined) metadata.namespace = meta.namespace;
+  metadata.uid = meta.uid;
+  metadata.resourceVersion = meta.resourceVersion;
+  metadata.creationTimestamp = meta.creationTimestamp;
+  // autoscaling/v1 ScaleSpec.replicas and ScaleStatus.selector are omitempty; status.replicas is not.
+  const status: Record<string, unknown> = { replicas: statusReplicas };
+  if (selector !== '') status.selector = selector;
+  return { kind: 'Scale', apiVersion: scaleApiVersion, metadata, spec: replicas === 0 ? {} : { replicas }, status };
+}
+
+export async function getScale(store: Store, namespace: string, name: string): Promise<KubeObject> {
+  const access = scaleAccess(store);
+  return scaleOf(access, await store.get(namespace, name));
+}
+
+function replicasOf(scale: KubeObject): unknown {
+  const spec = scale.spec;
+  if (spec === undefined || spec === null) return 0;
+  if (typeof spec !== 'object' || Array.isArray(spec)) throw badRequest('the body of the request could not be decoded: spec must be an object');
+  return (spec as { replicas?: unknown }).replicas ?? 0;
+}
+
+/** Upstream's ValidateScale: spec.replicas is a non-negative integer. */
+function validateScale(scale: KubeObject): StatusCause[] {
+  const replicas = replicasOf(scale);
+  if (typeof replicas !== 'number' || !Number.isInteger(replicas)) {
+    return [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: `Invalid value: ${JSON.stringify(replicas)}: must be an integer` }];
+  }
+  if (replicas < 0) return [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: `Invalid value: ${replicas}: must be greater than or equal to 0` }];
+  return [];
+}
+
+/** A Scale may omit apiVersion and kind but not contradict them: 400 as upstream's decoder. */
+function checkScaleTypeMeta(scale: KubeObject): void {
+  if (scale.apiVersion !== undefined && scale.apiVersion !== scaleApiVersion) {
+    throw badRequest(`the API version in the data (${scale.apiVersion}) does not match the expected API version (${scaleApiVersion})`);
+  }
+  if (scale.kind !== undefined && scale.kind !== 'Scale') {
+    throw badRequest(`the kind in the data (${scale.kind}) does not match the expected kind (Scale)`);
+  }
+}
+
+/** What admission sees of a scale write: Scales, and a mutated Scale's replicas carried back. */
+function scaleView(access: ScaleAccess): AdmissionView {
+  return {
+    kind: 'Scale',
+    groupVersion: scaleGroupVersion,
+    toView: (obj) => scaleOf(access, obj),
+    fromView(view, obj) {
+      const replicas = replicasOf(view);
+      if (typeof replicas === 'number') access.set(obj, replicas);
+    },
+  };
+}
+
+/**
+ * Writes spec.replicas from a Scale: `desired` gets the current Scale and returns the one
+ * to apply (a PUT's body, or the current one patched). A resourceVersion in the request
+ * is a precondition (409 when stale); a uid must match. Answers the resulting Scale.
+ */
+export async function updateScale(
+  store: Store,
+  namespace: string,
+  name: string,
+  expectedResourceVersion: string | undefined,
+  opts: WriteOptions,
+  desired: (current: KubeObject) => KubeObject,
+): Promise<KubeObject> {
+  const access = scaleAccess(store);
+  const { object } = await store.guaranteedUpdate(namespace, name, expectedResourceVersion, opts, (current) => {
+    const scale = desired(scaleOf(access, current!));
+    checkScaleTypeMeta(scale);
+    const causes = validateScale(scale);
+    if (causes.length > 0) throw invalid('Scale', name, causes, 'autoscaling');
+    const uid = scale.metadata?.uid;
+    if (uid !== undefined && uid !== '' && uid !== current!.metadata.uid) {
+      throw conflict({ group: store.type.group, resource: `${store.type.resource}/scale` }, name,
+        `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current!.metadata.uid}`);
+    }
+    const obj = structuredClone(current!);
+    access.set(obj, replicasOf(scale) as number);
+    return obj;
+  }, { createIfMissing: false, subresource: 'scale', admissionView: scaleView(access) });
+  return scaleOf(access, object);
+}

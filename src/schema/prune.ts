@@ -1,0 +1,121 @@
+// Pruning: dropping the fields a structural schema does not specify, as
+// apiextensions-apiserver prunes custom resources (pkg/apiserver/schema/pruning) and as
+// decoding into Go types drops what a built-in type does not have. The paths of what was
+// dropped are the "unknown fields" of field validation.
+
+import { metaDefinitions } from './builtin/meta.ts';
+import { META } from './builtin/build.ts';
+import { compileSchema, type SchemaNode } from './compiled.ts';
+import type { Definitions, Schema } from './types.ts';
+
+export interface PruneOptions {
+  /**
+   * The value is a whole object (a resource): apiVersion and kind are kept as they are and
+   * metadata loses only keys ObjectMeta does not have, as for embedded resources.
+   */
+  isResourceRoot?: boolean;
+  /**
+   * Report unknown fields without removing them (Strict field validation refuses the
+   * object as it came, so it need not be pruned). Nulls are dropped all the same.
+   */
+  keepUnknown?: boolean;
+}
+
+/** The fields of ObjectMeta; everything else under a resource's metadata is unknown. */
+const objectMetaFields: ReadonlySet<string> = new Set(Object.keys(metaDefinitions[META + 'ObjectMeta']!.properties!));
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Removes from `value` (in place) every object field `schema` does not specify, unless an
+ * enclosing schema has `x-kubernetes-preserve-unknown-fields`, and answers their paths in
+ * document order (`spec.template.spec.containers[0].foo`, `metadata.bogus`). A null where
+ * the schema allows no null and gives no default is dropped too, unreported, as upstream
+ * drops it before validation (kubectl sends `creationTimestamp: null`).
+ */
+export function prune(defs: Definitions, schema: Schema, value: unknown, opts: PruneOptions = {}): string[] {
+  const ctx: Context = { remove: !(opts.keepUnknown ?? false), pruned: [], segments: [] };
+  pruneValue(ctx, compileSchema(defs, schema), value, opts.isResourceRoot ?? false);
+  return ctx.pruned;
+}
+
+interface Context {
+  remove: boolean;
+  pruned: string[];
+  /** Where the walk is: property names and item indices, made a path only for what is dropped. */
+  segments: (string | number)[];
+}
+
+function drop(ctx: Context, obj: Record<string, unknown>, key: string): void {
+  let path = '';
+  for (const segment of ctx.segments) {
+    if (typeof segment === 'number') path += `[${segment}]`;
+    else path += path === '' ? segment : `.${segment}`;
+  }
+  ctx.pruned.push(path === '' ? key : `${path}.${key}`);
+  if (ctx.remove) delete obj[key];
+}
+
+function pruneValue(ctx: Context, node: SchemaNode | undefined, value: unknown, resourceRoot: boolean): void {
+  const segments = ctx.segments;
+  if (Array.isArray(value)) {
+    // Inside preserved fields, items without a schema stay as they are.
+    if (node?.preserveUnknownFields === true && node.items === undefined) return;
+    const items = node?.items;
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i];
+      if (typeof item !== 'object' || item === null) continue;
+      segments.push(i);
+      pruneValue(ctx, items, item, false);
+      segments.pop();
+    }
+    return;
+  }
+  const obj = value as Record<string, unknown>;
+  if (node === undefined) {
+    for (const key of Object.keys(obj)) drop(ctx, obj, key);
+    return;
+  }
+  const keepOthers = node.preserveUnknownFields || node.anyAdditional;
+  const embedded = resourceRoot || node.embeddedResource;
+  const hasProperties = node.schema.properties !== undefined;
+  const additional = node.additional;
+  for (const key in obj) {
+    if (embedded) {
+      if (key === 'apiVersion' || key === 'kind') continue;
+      if (key === 'metadata') {
+        segments.push(key);
+        pruneObjectMeta(ctx, obj[key]);
+        segments.pop();
+        continue;
+      }
+    }
+    const property = hasProperties ? node.property(key) : undefined;
+    const item = obj[key];
+    if (property !== undefined) {
+      if (item === null) {
+        if (!property.nullable && property.defaultValue === undefined) delete obj[key];
+      } else if (typeof item === 'object') {
+        segments.push(key);
+        pruneValue(ctx, property, item, false);
+        segments.pop();
+      }
+    } else if (additional !== undefined) {
+      if (typeof item === 'object' && item !== null) {
+        segments.push(key);
+        pruneValue(ctx, additional, item, false);
+        segments.pop();
+      }
+    } else if (!keepOthers) {
+      drop(ctx, obj, key);
+    }
+  }
+}
+
+/** Metadata keeps the keys ObjectMeta has; what they hold is ObjectMeta validation's business. */
+function pruneObjectMeta(ctx: Context, meta: unknown): void {
+  if (!isObject(meta)) return;
+  for (const key of Object.keys(meta)) if (!objectMetaFields.has(key)) drop(ctx, meta, key);
+}

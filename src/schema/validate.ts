@@ -1,0 +1,393 @@
+// Validating a value against a structural schema, with the causes apiextensions-apiserver
+// reports: kube-openapi's validators (pkg/validation/validate: type, allOf/oneOf/anyOf/not,
+// string, format, number, slice, enum, object, in that order per node) turned into field
+// errors the way apiextensions' kubeOpenAPIResultToFieldErrors does, then the list-type
+// uniqueness rules (pkg/apiserver/schema/listtype). Paths read like upstream's:
+// `spec.containers[0].name`, map entries `spec.selector.app`.
+
+import {
+  duplicate, goQuote, goUnstructured, invalid, notSupported, required, tooLong, tooMany, typeInvalid,
+} from '../api/field-errors.ts';
+import type { StatusCause } from '../api/types.ts';
+import { compileSchema, type SchemaNode } from './compiled.ts';
+import { checkStringFormat } from './formats.ts';
+import type { Definitions, Schema } from './types.ts';
+
+export interface ValidateOptions {
+  /**
+   * Enforce `enum`. Off for built-in types: their schemas list upstream's `+enum` values
+   * as documentation, and their hand-written validation decides (with its own messages).
+   */
+  enums?: boolean;
+  /** Check string formats (date-time, byte, uuid, ...) and integer/number formats in type errors, as CRDs are checked. */
+  formats?: boolean;
+  /** Report duplicate items of `x-kubernetes-list-type` set and map lists (built-ins report those by hand). */
+  listTypes?: boolean;
+  /**
+   * The value is a whole object: its `metadata` is left to ObjectMeta validation
+   * (registry/validation), as upstream validates it apart from the schema.
+   */
+  isResourceRoot?: boolean;
+}
+
+/** What a custom resource's schema enforces: everything. */
+export const customResourceValidation: ValidateOptions = { enums: true, formats: true, listTypes: true, isResourceRoot: true };
+
+/** What a built-in type's schema enforces: types and required fields only. */
+export const builtinValidation: ValidateOptions = { isResourceRoot: true };
+
+type JsonType = 'string' | 'boolean' | 'integer' | 'number' | 'array' | 'object' | 'null';
+
+/**
+ * The causes why `value` does not satisfy `schema` (empty when it does). `defs` resolves
+ * `$ref`s. A null where the schema does not allow null counts as absent, as upstream
+ * drops such nulls before validating.
+ */
+export function validate(defs: Definitions, schema: Schema, value: unknown, opts: ValidateOptions = {}): StatusCause[] {
+  const ctx: Context = { opts, skipRootMetadata: opts.isResourceRoot ?? false, segments: [], out: [] };
+  validateValue(ctx, compileSchema(defs, schema), value);
+  return ctx.out;
+}
+
+interface Context {
+  opts: ValidateOptions;
+  /** The root is a resource: its metadata is validated elsewhere. */
+  skipRootMetadata: boolean;
+  /** Where the walk is: property names and item indices, made a path only for an error. */
+  segments: (string | number)[];
+  /** Where causes go (composition collects each branch's apart). */
+  out: StatusCause[];
+}
+
+/** The current path as upstream writes it: `spec.containers[0].name`. */
+function pathOf(segments: readonly (string | number)[], extra?: string): string {
+  let path = '';
+  for (const segment of segments) {
+    if (typeof segment === 'number') path += `[${segment}]`;
+    else path += path === '' ? segment : `.${segment}`;
+  }
+  if (extra !== undefined) path += path === '' ? extra : `.${extra}`;
+  return path;
+}
+
+function jsonType(value: unknown): JsonType {
+  switch (typeof value) {
+    case 'string':
+      return 'string';
+    case 'boolean':
+      return 'boolean';
+    case 'number':
+      return Number.isInteger(value) ? 'integer' : 'number';
+    default:
+      if (value === null) return 'null';
+      return Array.isArray(value) ? 'array' : 'object';
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function admits(types: readonly string[], actual: JsonType): boolean {
+  return types.includes(actual) || (actual === 'integer' && types.includes('number'));
+}
+
+/** Go's data format of a decoded JSON number (kube-openapi names it in some type errors). */
+function dataFormat(actual: JsonType): string {
+  return actual === 'integer' ? 'int64' : actual === 'number' ? 'float64' : '';
+}
+
+function typeError(path: string, expected: string, actual: string): StatusCause {
+  return typeInvalid(path, actual, `${path} in body must be of type ${expected}: ${goQuote(actual)}`);
+}
+
+/** Errors of oneOf/anyOf/allOf/not carry no field: upstream reports them at a nil path. */
+function compositeError(message: string): StatusCause {
+  return { reason: 'FieldValueInvalid', field: '<nil>', message: `Invalid value: "": ${message}` };
+}
+
+function validateValue(ctx: Context, node: SchemaNode, value: unknown): void {
+  const types = node.types;
+  if (value === null) {
+    if (types !== undefined && !node.nullable) ctx.out.push(typeError(pathOf(ctx.segments), node.typeLabel, 'null'));
+    return;
+  }
+  const actual = jsonType(value);
+  if (types !== undefined && !admits(types, actual)) {
+    const path = pathOf(ctx.segments);
+    // kube-openapi names an integer or number format instead when a non-string value misses it.
+    const s = node.schema;
+    const format = s.format;
+    if (ctx.opts.formats && format !== undefined && actual !== 'string' && actual !== 'array'
+      && ((s.type === 'integer' && (format === 'int32' || format === 'int64')) || (s.type === 'number' && (format === 'float' || format === 'double')))
+      && dataFormat(actual) !== format) {
+      ctx.out.push(typeInvalid(path, dataFormat(actual), `${path} in body must be of type ${format}: ${goQuote(dataFormat(actual))}`));
+    } else {
+      ctx.out.push(typeError(path, node.typeLabel, actual));
+    }
+    return;
+  }
+
+  if (node.hasComposition) validateComposition(ctx, node, value);
+  switch (actual) {
+    case 'string':
+      if (node.hasStringChecks) validateString(ctx, node, value as string);
+      break;
+    case 'integer':
+    case 'number':
+      if (node.hasNumberChecks) validateNumber(ctx, node.schema, value as number);
+      break;
+    case 'array':
+      validateArray(ctx, node, value as unknown[]);
+      break;
+    default:
+      break;
+  }
+  if (ctx.opts.enums && node.schema.enum !== undefined) validateEnum(ctx, node.schema.enum, value);
+  if (actual === 'object') validateObject(ctx, node, value as Record<string, unknown>);
+}
+
+function validateComposition(ctx: Context, node: SchemaNode, value: unknown): void {
+  const s = node.schema;
+  const defs = node.defs;
+  const outer = ctx.out;
+  const run = (branch: Schema): StatusCause[] => {
+    ctx.out = [];
+    validateValue(ctx, compileSchema(defs, branch), value);
+    const causes = ctx.out;
+    ctx.out = outer;
+    return causes;
+  };
+  const fewest = (results: StatusCause[][]): StatusCause[] =>
+    results.reduce((best, r) => (r.length < best.length ? r : best), results[0] ?? []);
+  const path = (): string => goQuote(pathOf(ctx.segments));
+
+  // A oneOf/anyOf of bare types is the type union already checked (Quantity, int-or-string).
+  if (s.anyOf !== undefined && s.anyOf.length > 0 && node.unionOf !== 'anyOf') {
+    const failures: StatusCause[][] = [];
+    let matched = false;
+    for (const branch of s.anyOf) {
+      const causes = run(branch);
+      if (causes.length === 0) {
+        matched = true;
+        break;
+      }
+      failures.push(causes);
+    }
+    if (!matched) {
+      outer.push(compositeError(`${path()} must validate at least one schema (anyOf)`));
+      outer.push(...fewest(failures));
+    }
+  }
+  if (s.oneOf !== undefined && s.oneOf.length > 0 && node.unionOf !== 'oneOf') {
+    const failures: StatusCause[][] = [];
+    let valid = 0;
+    for (const branch of s.oneOf) {
+      const causes = run(branch);
+      if (causes.length === 0) valid++;
+      else failures.push(causes);
+    }
+    if (valid !== 1) {
+      const detail = valid === 0 ? 'Found none valid' : `Found ${valid} valid alternatives`;
+      outer.push(compositeError(`${path()} must validate one and only one schema (oneOf). ${detail}`));
+      if (valid === 0) outer.push(...fewest(failures));
+    }
+  }
+  if (s.allOf !== undefined && s.allOf.length > 0) {
+    let valid = 0;
+    for (const branch of s.allOf) {
+      const causes = run(branch);
+      if (causes.length === 0) valid++;
+      outer.push(...causes);
+    }
+    if (valid !== s.allOf.length) {
+      outer.push(compositeError(`${path()} must validate all the schemas (allOf)${valid === 0 ? '. None validated' : ''}`));
+    }
+  }
+  if (s.not !== undefined && run(s.not).length === 0) {
+    outer.push(compositeError(`${path()} must not validate the schema (not)`));
+  }
+}
+
+function validateString(ctx: Context, node: SchemaNode, value: string): void {
+  const s = node.schema;
+  if (s.maxLength !== undefined || s.minLength !== undefined) {
+    // Lengths count characters (Go's utf8.RuneCountInString), not UTF-16 units.
+    let length = 0;
+    for (const _ of value) length++;
+    const path = pathOf(ctx.segments);
+    if (s.maxLength !== undefined && length > s.maxLength) ctx.out.push(tooLong(path, s.maxLength));
+    if (s.minLength !== undefined && length < s.minLength) {
+      ctx.out.push(invalid(path, value, `${path} in body should be at least ${s.minLength} chars long`));
+    }
+  }
+  if (node.pattern !== null) {
+    if (!node.pattern.test(value)) {
+      const path = pathOf(ctx.segments);
+      ctx.out.push(invalid(path, value, `${path} in body should match '${s.pattern}'`));
+    }
+  }
+  if (ctx.opts.formats && s.format !== undefined && checkStringFormat(s.format, value) === false) {
+    const path = pathOf(ctx.segments);
+    ctx.out.push(typeInvalid(path, value, `${path} in body must be of type ${s.format}: ${goQuote(value)}`));
+  }
+}
+
+function validateNumber(ctx: Context, s: Schema, value: number): void {
+  const out = ctx.out;
+  if (s.multipleOf !== undefined && s.multipleOf > 0) {
+    const quotient = value / s.multipleOf;
+    if (Math.abs(quotient - Math.round(quotient)) > 1e-9) {
+      const path = pathOf(ctx.segments);
+      out.push(invalid(path, value, `${path} in body should be a multiple of ${s.multipleOf}`));
+    }
+  }
+  if (s.maximum !== undefined && (s.exclusiveMaximum === true ? value >= s.maximum : value > s.maximum)) {
+    const path = pathOf(ctx.segments);
+    out.push(invalid(path, value, `${path} in body should be less than ${s.exclusiveMaximum === true ? '' : 'or equal to '}${s.maximum}`));
+  }
+  if (s.minimum !== undefined && (s.exclusiveMinimum === true ? value <= s.minimum : value < s.minimum)) {
+    const path = pathOf(ctx.segments);
+    out.push(invalid(path, value, `${path} in body should be greater than ${s.exclusiveMinimum === true ? '' : 'or equal to '}${s.minimum}`));
+  }
+}
+
+function validateArray(ctx: Context, node: SchemaNode, value: unknown[]): void {
+  const items = node.items;
+  if (items !== undefined) {
+    const segments = ctx.segments;
+    for (let i = 0; i < value.length; i++) {
+      segments.push(i);
+      validateValue(ctx, items, value[i]);
+      segments.pop();
+    }
+  }
+  if (!node.hasArrayChecks) return;
+  const s = node.schema;
+  const out = ctx.out;
+  const path = pathOf(ctx.segments);
+  if (s.minItems !== undefined && value.length < s.minItems) {
+    out.push(invalid(path, value.length, `${path} in body should have at least ${s.minItems} items`));
+  }
+  if (s.maxItems !== undefined && value.length > s.maxItems) out.push(tooMany(path, value.length, s.maxItems));
+  if (s.uniqueItems === true && firstRepeats(value).length > 0) {
+    out.push(invalid(path, '', `${path} in body shouldn't contain duplicates`));
+  }
+  if (ctx.opts.listTypes) {
+    const listType = s['x-kubernetes-list-type'];
+    if (listType === 'set') {
+      for (const i of firstRepeats(value)) out.push(duplicate(`${path}[${i}]`, goUnstructured(value[i])));
+    } else if (listType === 'map') {
+      validateListMap(s['x-kubernetes-list-map-keys'] ?? [], value, path, out);
+    }
+  }
+}
+
+/** A comparable form of a JSON value: scalars by type and value, compounds by their JSON. */
+function identity(value: unknown): string {
+  if (typeof value === 'object' && value !== null) return `j${JSON.stringify(value)}`;
+  return `${typeof value}:${String(value)}`;
+}
+
+/** Indices of the second occurrence of each repeated item, as upstream's validateListSet reports them. */
+function firstRepeats(items: readonly unknown[]): number[] {
+  if (items.length <= 1) return [];
+  const seen = new Map<string, number>();
+  const repeats: number[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const id = identity(items[i]);
+    const times = seen.get(id) ?? 0;
+    if (times === 1) repeats.push(i);
+    seen.set(id, times + 1);
+  }
+  return repeats;
+}
+
+/** Upstream's validateListMap: items must be objects, unique by their key fields. */
+function validateListMap(keys: readonly string[], items: unknown[], path: string, out: StatusCause[]): void {
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (item !== null && !isObject(item)) {
+      out.push(invalid(`${path}[${i}]`, goUnstructured(item), 'must be an object for an array of list-type map'));
+      return;
+    }
+  }
+  if (items.length <= 1) return;
+  const keyValues = items.map((item) => {
+    const key: Record<string, unknown> = {};
+    if (isObject(item)) for (const k of keys) if (k in item) key[k] = item[k];
+    return key;
+  });
+  for (const i of firstRepeats(keyValues)) out.push(duplicate(`${path}[${i}]`, goUnstructured(keyValues[i])));
+}
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function validateEnum(ctx: Context, allowed: readonly unknown[], value: unknown): void {
+  if (allowed.some((candidate) => deepEqual(candidate, value))) return;
+  // apiextensions lists string values as they are and others as JSON.
+  const supported = allowed.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
+  ctx.out.push(notSupported(pathOf(ctx.segments), typeof value === 'object' ? goUnstructured(value) : value, supported));
+}
+
+function validateObject(ctx: Context, node: SchemaNode, value: Record<string, unknown>): void {
+  const s = node.schema;
+  if (node.hasObjectCounts) {
+    const count = Object.keys(value).length;
+    const path = pathOf(ctx.segments);
+    if (s.minProperties !== undefined && count < s.minProperties) {
+      ctx.out.push(invalid(path, count, `${path} in body should have at least ${s.minProperties} properties`));
+      return;
+    }
+    if (s.maxProperties !== undefined && count > s.maxProperties) {
+      ctx.out.push(tooMany(path, count, s.maxProperties));
+      return;
+    }
+  }
+  const segments = ctx.segments;
+  const atRoot = ctx.skipRootMetadata && segments.length === 0;
+  const hasProperties = s.properties !== undefined;
+  const additional = node.additional;
+  if (hasProperties || additional !== undefined) {
+    for (const key in value) {
+      if (atRoot && key === 'metadata') continue;
+      const item = value[key];
+      const property = hasProperties ? node.property(key) : undefined;
+      if (property !== undefined) {
+        // A null in a field that does not allow null counts as absent (upstream prunes it).
+        if (item === null && !property.nullable) continue;
+        segments.push(key);
+        validateValue(ctx, property, item);
+        segments.pop();
+      } else if (additional !== undefined) {
+        segments.push(key);
+        validateValue(ctx, additional, item);
+        segments.pop();
+      }
+    }
+  }
+  if (s.required !== undefined) {
+    for (const key of s.required) {
+      const item = value[key];
+      if (item === undefined || (item === null && node.property(key)?.nullable !== true)) {
+        ctx.out.push(required(pathOf(segments, key)));
+      }
+    }
+  }
+  if (node.embeddedResource && segments.length > 0) validateEmbeddedTypeMeta(ctx, value);
+}
+
+/** An embedded resource names its apiVersion and kind (apiextensions' schemaobjectmeta validation). */
+function validateEmbeddedTypeMeta(ctx: Context, value: Record<string, unknown>): void {
+  for (const field of ['apiVersion', 'kind']) {
+    const v = value[field];
+    const fieldPath = pathOf(ctx.segments, field);
+    if (v === undefined || v === null) ctx.out.push(required(fieldPath, 'must not be empty'));
+    else if (typeof v !== 'string') ctx.out.push(invalid(fieldPath, goUnstructured(v), 'must be a string'));
+    else if (v === '') ctx.out.push(invalid(fieldPath, v, 'must not be empty'));
+  }
+}

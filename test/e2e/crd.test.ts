@@ -1,0 +1,521 @@
+// CustomResourceDefinitions end to end: a CRD created over HTTP is served within a
+// second (discovery, OpenAPI, every verb, watch), its schema prunes, defaults and
+// validates, status and scale subresources behave as upstream's, deleting it deletes its
+// objects, a restart serves it again, and kubectl 1.33 applies and prints it.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { openStream, startServer, tempDir, type TestServer } from '../helpers/server.ts';
+
+const run = promisify(execFile);
+const crdsPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+const aggregated = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json';
+
+type Json = Record<string, any>;
+
+let counter = 0;
+
+/** A CRD in a group of its own (each test its own), with status and scale subresources and printer columns. */
+function crontabCrd(edit: (c: Json) => void = () => {}): Json {
+  const group = `g${++counter}.example.com`;
+  const c: Json = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `crontabs.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { plural: 'crontabs', singular: 'crontab', kind: 'CronTab', shortNames: [`ct${counter}`], categories: ['all'] },
+      versions: [{
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
+        additionalPrinterColumns: [
+          { name: 'Spec', type: 'string', jsonPath: '.spec.cronSpec' },
+          { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
+          { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+        ],
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                properties: {
+                  cronSpec: { type: 'string', pattern: '^(\\S+ ){4}\\S+$' },
+                  image: { type: 'string', default: 'busybox' },
+                  replicas: { type: 'integer', minimum: 0, default: 1 },
+                },
+              },
+              status: { type: 'object', properties: { replicas: { type: 'integer' }, selector: { type: 'string' } } },
+            },
+          },
+        },
+      }],
+    },
+  };
+  edit(c);
+  return c;
+}
+
+function groupOf(crd: Json): string {
+  return crd.spec.group;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 1000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+let server: TestServer;
+before(async () => {
+  server = await startServer();
+});
+after(async () => {
+  await server?.stop();
+});
+
+async function namespace(): Promise<string> {
+  const name = `crd-${++counter}`;
+  assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name } } })).status, 201);
+  return name;
+}
+
+/** Creates the CRD and waits (at most a second) until it is Established. */
+async function establish(crd: Json, on: TestServer = server): Promise<Json> {
+  const res = await on.request('POST', crdsPath, { body: crd });
+  assert.equal(res.status, 201, res.text);
+  return until('Established', async () => {
+    const got = await on.request('GET', `${crdsPath}/${crd.metadata.name}`);
+    return got.json.status?.conditions?.some((c: Json) => c.type === 'Established' && c.status === 'True') ? got.json : undefined;
+  });
+}
+
+describe('creating a CRD', () => {
+  test('serves its resource within a second: discovery, create, list, get, watch', async () => {
+    const crd = crontabCrd();
+    const group = groupOf(crd);
+    const started = Date.now();
+    assert.equal((await server.request('POST', crdsPath, { body: crd })).status, 201);
+    const resources = await until('listed in discovery', async () => {
+      const res = await server.request('GET', `/apis/${group}/v1`);
+      return res.status === 200 ? res.json.resources : undefined;
+    });
+    assert.ok(Date.now() - started < 1000);
+    assert.deepEqual(resources[0], {
+      name: 'crontabs', singularName: 'crontab', namespaced: true, kind: 'CronTab',
+      verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+      shortNames: crd.spec.names.shortNames, categories: ['all'], storageVersionHash: resources[0].storageVersionHash,
+    });
+    assert.deepEqual(resources.slice(1).map((r: Json) => r.name), ['crontabs/status', 'crontabs/scale']);
+
+    const agg = await server.request('GET', '/apis', { headers: { accept: aggregated } });
+    const entry = agg.json.items.find((g: Json) => g.metadata.name === group);
+    assert.deepEqual(entry.versions[0].resources[0].responseKind, { group, version: 'v1', kind: 'CronTab' });
+
+    const stored = await server.request('GET', `${crdsPath}/${crd.metadata.name}`);
+    const conditions = Object.fromEntries(stored.json.status.conditions.map((c: Json) => [c.type, [c.status, c.reason]]));
+    assert.deepEqual(conditions, { NamesAccepted: ['True', 'NoConflicts'], Established: ['True', 'InitialNamesAccepted'] });
+    assert.deepEqual(stored.json.status.acceptedNames, { plural: 'crontabs', singular: 'crontab', shortNames: crd.spec.names.shortNames, kind: 'CronTab', listKind: 'CronTabList', categories: ['all'] });
+    assert.deepEqual(stored.json.status.storedVersions, ['v1']);
+
+    const ns = await namespace();
+    const base = `/apis/${group}/v1/namespaces/${ns}/crontabs`;
+    const stream = await openStream(server, `${base}?watch=1`);
+    try {
+      const created = await server.request('POST', base, { body: { apiVersion: `${group}/v1`, kind: 'CronTab', metadata: { name: 'nightly' }, spec: { cronSpec: '0 0 * * *' } } });
+      assert.equal(created.status, 201, created.text);
+      const event = await stream.next();
+      assert.equal(event.type, 'ADDED');
+      assert.equal(event.object.metadata.name, 'nightly');
+      const list = await server.request('GET', base);
+      assert.equal(list.json.kind, 'CronTabList');
+      assert.deepEqual(list.json.items.map((i: Json) => i.metadata.name), ['nightly']);
+      const all = await server.request('GET', `/apis/${group}/v1/crontabs`);
+      assert.equal(all.json.items.length, 1);
+      const got = await server.request('GET', `${base}/nightly`);
+      assert.equal(got.json.spec.cronSpec, '0 0 * * *');
+    } finally {
+      stream.close();
+    }
+  });
+
+  test('publishes the schema in OpenAPI v3', async () => {
+    const crd = crontabCrd();
+    await establish(crd);
+    const group = groupOf(crd);
+    const index = await server.request('GET', '/openapi/v3');
+    const url = index.json.paths[`apis/${group}/v1`]?.serverRelativeURL;
+    assert.ok(url, 'the group-version has a document');
+    const doc = (await server.request('GET', url)).json;
+    const name = `${group.split('.').reverse().join('.')}.v1.CronTab`;
+    const schema = doc.components.schemas[name];
+    assert.deepEqual(schema['x-kubernetes-group-version-kind'], [{ group, version: 'v1', kind: 'CronTab' }]);
+    assert.deepEqual(schema.properties.spec.properties.image, { type: 'string', default: 'busybox' });
+    assert.ok(schema.properties.metadata.allOf ?? schema.properties.metadata.$ref);
+    const patch = doc.paths[`/apis/${group}/v1/namespaces/{namespace}/crontabs/{name}`].patch;
+    assert.ok(patch.parameters.some((p: Json) => p.name === 'fieldValidation'));
+    assert.equal(patch.requestBody.content['application/strategic-merge-patch+json'], undefined);
+  });
+
+  test('refuses a non-structural schema with 422 and the reasons', async () => {
+    const crd = crontabCrd((c) => {
+      c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.extra = { properties: { a: { type: 'string' } } };
+      c.spec.versions[0].schema.openAPIV3Schema.properties.spec.anyOf = [{ type: 'object' }];
+    });
+    const res = await server.request('POST', crdsPath, { body: crd });
+    assert.equal(res.status, 422, res.text);
+    assert.equal(res.json.reason, 'Invalid');
+    assert.deepEqual(res.json.details.causes.map((c: Json) => `${c.field}: ${c.message}`), [
+      'spec.validation.openAPIV3Schema.properties[spec].anyOf[0].type: Forbidden: must be empty to be structural',
+      'spec.validation.openAPIV3Schema.properties[spec].properties[extra].type: Required value: must not be empty for specified object fields',
+    ]);
+    assert.match(res.json.message, /^CustomResourceDefinition\.apiextensions\.k8s\.io "crontabs\.g\d+\.example\.com" is invalid: \[/);
+  });
+
+  test('a name another CRD of the group took is not accepted', async () => {
+    const first = crontabCrd();
+    await establish(first);
+    const second = crontabCrd((c) => {
+      c.spec.group = first.spec.group;
+      c.metadata.name = `crons.${first.spec.group}`;
+      c.spec.names = { plural: 'crons', singular: 'crontab', kind: 'Cron' };
+    });
+    assert.equal((await server.request('POST', crdsPath, { body: second })).status, 201);
+    const status = await until('NamesAccepted written', async () => {
+      const got = await server.request('GET', `${crdsPath}/${second.metadata.name}`);
+      return got.json.status?.conditions?.length > 0 ? got.json.status : undefined;
+    });
+    const named = status.conditions.find((c: Json) => c.type === 'NamesAccepted');
+    assert.deepEqual([named.status, named.reason, named.message], ['False', 'SingularConflict', '"crontab" is already in use']);
+    const established = status.conditions.find((c: Json) => c.type === 'Established');
+    assert.deepEqual([established.status, established.reason], ['False', 'NotAccepted']);
+    assert.equal((await server.request('GET', `/apis/${first.spec.group}/v1/namespaces/default/crons`)).status, 404);
+    // Once the first CRD is gone, the name is free: the second one is accepted and served.
+    await server.request('DELETE', `${crdsPath}/${first.metadata.name}`);
+    await until('the second CRD established', async () => {
+      const got = await server.request('GET', `${crdsPath}/${second.metadata.name}`);
+      return got.json.status.conditions.some((c: Json) => c.type === 'Established' && c.status === 'True') ? true : undefined;
+    }, 3000);
+    assert.equal((await server.request('GET', `/apis/${first.spec.group}/v1/namespaces/default/crons`)).status, 200);
+  });
+
+  test('a deprecated version warns on every request; CEL rules are accepted with a warning', async () => {
+    const crd = crontabCrd((c) => {
+      const v1 = c.spec.versions[0];
+      v1.schema.openAPIV3Schema.properties.spec['x-kubernetes-validations'] = [{ rule: 'self.replicas >= 0' }];
+      c.spec.versions.push({ ...structuredClone(v1), name: 'v1beta1', storage: false, deprecated: true });
+    });
+    const created = await server.request('POST', crdsPath, { body: crd });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.headers.warning, '299 - "x-kubernetes-validations rules are stored but not enforced: this server does not evaluate CEL"');
+    const list = await until('v1beta1 served', async () => {
+      const res = await server.request('GET', `/apis/${groupOf(crd)}/v1beta1/crontabs`);
+      return res.status === 200 ? res : undefined;
+    });
+    assert.equal(list.headers.warning, `299 - "${groupOf(crd)}/v1beta1 CronTab is deprecated"`);
+    assert.equal((await server.request('GET', `/apis/${groupOf(crd)}/v1/crontabs`)).headers.warning, undefined);
+  });
+});
+
+describe('custom resources', () => {
+  let crd: Json;
+  let base: string;
+  let ns: string;
+  before(async () => {
+    crd = crontabCrd();
+    await establish(crd);
+    ns = await namespace();
+    base = `/apis/${groupOf(crd)}/v1/namespaces/${ns}/crontabs`;
+  });
+  const body = (name: string, spec: Json, extra: Json = {}) => ({ apiVersion: `${groupOf(crd)}/v1`, kind: 'CronTab', metadata: { name }, spec, ...extra });
+
+  test('unknown fields are pruned with a warning, defaults applied, status on create dropped', async () => {
+    const res = await server.request('POST', base, { body: body('pruned', { cronSpec: '* * * * *', bogus: 1 }, { status: { replicas: 3 } }) });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.headers.warning, '299 - "unknown field \\"spec.bogus\\""');
+    assert.deepEqual(res.json.spec, { cronSpec: '* * * * *', image: 'busybox', replicas: 1 });
+    assert.equal(res.json.status, undefined);
+    assert.equal(res.json.metadata.generation, 1);
+  });
+
+  test('fieldValidation=Strict refuses unknown fields', async () => {
+    const res = await server.request('POST', `${base}?fieldValidation=Strict`, { body: body('strict', { cronSpec: '* * * * *', bogus: 1 }) });
+    assert.equal(res.status, 400, res.text);
+    assert.match(res.json.message, /unknown field "spec.bogus"/);
+  });
+
+  test('the schema is enforced: 422 with the causes', async () => {
+    const res = await server.request('POST', base, { body: body('bad', { cronSpec: 'nope', replicas: 'two' }) });
+    assert.equal(res.status, 422, res.text);
+    // The scale subresource's check of its path (upstream's ValidateScaleSpec) adds its own cause.
+    assert.deepEqual(res.json.details.causes.map((c: Json) => c.field).sort(), ['.spec.replicas', 'spec.cronSpec', 'spec.replicas']);
+  });
+
+  test('the main resource ignores status, /status ignores everything else; generation follows spec', async () => {
+    const created = (await server.request('POST', base, { body: body('st', { cronSpec: '* * * * *' }) })).json;
+    const put = await server.request('PUT', `${base}/st`, { body: { ...created, status: { replicas: 2 } } });
+    assert.equal(put.status, 200, put.text);
+    assert.equal(put.json.status, undefined);
+    const viaStatus = await server.request('PUT', `${base}/st/status`, {
+      body: { ...put.json, spec: { ...put.json.spec, replicas: 9 }, metadata: { ...put.json.metadata, labels: { a: 'b' } }, status: { replicas: 3 } },
+    });
+    assert.equal(viaStatus.status, 200, viaStatus.text);
+    assert.equal(viaStatus.json.spec.replicas, 1);
+    assert.equal(viaStatus.json.metadata.labels, undefined);
+    assert.deepEqual(viaStatus.json.status, { replicas: 3 });
+    assert.equal(viaStatus.json.metadata.generation, 1);
+    const viaMain = await server.request('PATCH', `${base}/st`, {
+      raw: JSON.stringify({ spec: { replicas: 4 }, status: { replicas: 7 } }), headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    assert.equal(viaMain.status, 200, viaMain.text);
+    assert.equal(viaMain.json.spec.replicas, 4);
+    assert.deepEqual(viaMain.json.status, { replicas: 3 });
+    assert.equal(viaMain.json.metadata.generation, 2);
+  });
+
+  test('PUT needs a resourceVersion and does not create', async () => {
+    const missing = await server.request('PUT', `${base}/nothere`, { body: body('nothere', {}) });
+    assert.equal(missing.status, 404, missing.text);
+    await server.request('POST', base, { body: body('unconditional', {}) });
+    const res = await server.request('PUT', `${base}/unconditional`, { body: body('unconditional', { replicas: 2 }) });
+    assert.equal(res.status, 422, res.text);
+  });
+
+  test('strategic merge patch is not offered: 415', async () => {
+    await server.request('POST', base, { body: body('smp', {}) });
+    const res = await server.request('PATCH', `${base}/smp`, { raw: '{"spec":{"replicas":2}}', headers: { 'content-type': 'application/strategic-merge-patch+json' } });
+    assert.equal(res.status, 415, res.text);
+  });
+
+  test('the scale subresource reads and writes the replica paths', async () => {
+    await server.request('POST', base, { body: body('scaled', { replicas: 2 }) });
+    const scale = await server.request('GET', `${base}/scaled/scale`);
+    assert.equal(scale.status, 200, scale.text);
+    assert.deepEqual([scale.json.kind, scale.json.apiVersion, scale.json.spec, scale.json.status], ['Scale', 'autoscaling/v1', { replicas: 2 }, { replicas: 0 }]);
+    const res = await server.request('PUT', `${base}/scaled/scale`, { body: { ...scale.json, spec: { replicas: 5 } } });
+    assert.equal(res.status, 200, res.text);
+    const obj = await server.request('GET', `${base}/scaled`);
+    assert.equal(obj.json.spec.replicas, 5);
+  });
+});
+
+test('a version added by an update is served at once; every version reads the same objects', async () => {
+  const crd = crontabCrd();
+  const stored = await establish(crd);
+  const group = groupOf(crd);
+  const ns = await namespace();
+  assert.equal((await server.request('POST', `/apis/${group}/v1/namespaces/${ns}/crontabs`, { body: { metadata: { name: 'shared' }, spec: { replicas: 2 } } })).status, 201);
+  const updated = structuredClone(stored);
+  updated.spec.versions.push({ ...structuredClone(updated.spec.versions[0]), name: 'v1beta1', storage: false });
+  const put = await server.request('PUT', `${crdsPath}/${crd.metadata.name}`, { body: updated });
+  assert.equal(put.status, 200, put.text);
+  assert.equal(put.json.metadata.generation, 2);
+  const beta = await until('v1beta1 served', async () => {
+    const res = await server.request('GET', `/apis/${group}/v1beta1/namespaces/${ns}/crontabs/shared`);
+    return res.status === 200 ? res.json : undefined;
+  });
+  assert.equal(beta.apiVersion, `${group}/v1beta1`);
+  assert.equal(beta.spec.replicas, 2);
+  const groupDoc = await server.request('GET', `/apis/${group}`);
+  assert.deepEqual(groupDoc.json.versions.map((v: Json) => v.version), ['v1', 'v1beta1']);
+  assert.equal(groupDoc.json.preferredVersion.version, 'v1');
+  assert.equal((await server.request('GET', `/apis/${group}/v1/namespaces/${ns}/crontabs/shared`)).json.apiVersion, `${group}/v1`);
+});
+
+describe('deleting a CRD', () => {
+  test('deletes its objects, then goes, and its resource is no longer served', async () => {
+    const crd = crontabCrd();
+    await establish(crd);
+    const ns = await namespace();
+    const base = `/apis/${groupOf(crd)}/v1/namespaces/${ns}/crontabs`;
+    for (const name of ['a', 'b']) {
+      assert.equal((await server.request('POST', base, { body: { metadata: { name }, spec: {} } })).status, 201);
+    }
+    const del = await server.request('DELETE', `${crdsPath}/${crd.metadata.name}`);
+    assert.ok(del.status === 200 || del.status === 202, del.text);
+    assert.deepEqual(del.json.metadata.finalizers, ['customresourcecleanup.apiextensions.k8s.io']);
+    await until('the CRD is gone', async () => ((await server.request('GET', `${crdsPath}/${crd.metadata.name}`)).status === 404 ? true : undefined), 5000);
+    assert.equal((await server.request('GET', base)).status, 404);
+    assert.equal((await server.request('GET', `/apis/${groupOf(crd)}/v1`)).status, 404);
+    const index = await server.request('GET', '/openapi/v3');
+    assert.equal(index.status, 200);
+    assert.equal(index.json.paths[`apis/${groupOf(crd)}/v1`], undefined);
+    // Created again, it starts empty: the objects were deleted, not hidden.
+    await establish(crd);
+    assert.deepEqual((await server.request('GET', base)).json.items, []);
+  });
+
+  test('while its objects are kept by finalizers, it stays and creates are refused', async () => {
+    const crd = crontabCrd();
+    await establish(crd);
+    const ns = await namespace();
+    const base = `/apis/${groupOf(crd)}/v1/namespaces/${ns}/crontabs`;
+    await server.request('POST', base, { body: { metadata: { name: 'held', finalizers: ['example.com/hold'] }, spec: {} } });
+    await server.request('DELETE', `${crdsPath}/${crd.metadata.name}`);
+    const terminating = await until('Terminating in progress', async () => {
+      const got = await server.request('GET', `${crdsPath}/${crd.metadata.name}`);
+      const c = got.json.status?.conditions?.find((x: Json) => x.type === 'Terminating');
+      return c?.reason === 'InstanceDeletionInProgress' ? c : undefined;
+    }, 3000);
+    assert.equal(terminating.status, 'True');
+    const refused = await server.request('POST', base, { body: { metadata: { name: 'late' }, spec: {} } });
+    assert.equal(refused.status, 405, refused.text);
+    assert.equal(refused.json.message, 'create not allowed while custom resource definition is terminating');
+    const held = await server.request('GET', `${base}/held`);
+    assert.ok(held.json.metadata.deletionTimestamp);
+    await server.request('PATCH', `${base}/held`, { raw: '{"metadata":{"finalizers":null}}', headers: { 'content-type': 'application/merge-patch+json' } });
+    await until('the CRD is gone', async () => ((await server.request('GET', `${crdsPath}/${crd.metadata.name}`)).status === 404 ? true : undefined), 5000);
+  });
+});
+
+test('after a restart, stored CRDs are served before the server answers', async () => {
+  const dataDir = tempDir();
+  try {
+    const first = await startServer({ storage: 'sqlite', dataDir });
+    const crd = crontabCrd();
+    try {
+      await establish(crd, first);
+      const res = await first.request('POST', `/apis/${groupOf(crd)}/v1/namespaces/default/crontabs`, { body: { metadata: { name: 'kept' }, spec: { cronSpec: '* * * * *' } } });
+      assert.equal(res.status, 201, res.text);
+    } finally {
+      await first.stop();
+    }
+    const second = await startServer({ storage: 'sqlite', dataDir });
+    try {
+      const got = await second.request('GET', `/apis/${groupOf(crd)}/v1/namespaces/default/crontabs/kept`);
+      assert.equal(got.status, 200, got.text);
+      assert.equal(got.json.spec.image, 'busybox');
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+const kubectlBin = '/usr/lib/google-cloud-sdk/bin/kubectl.1.33';
+
+describe('kubectl 1.33', { skip: existsSync(kubectlBin) ? false : `kubectl 1.33 is not installed at ${kubectlBin}` }, () => {
+  const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'kubectl-cache-'));
+  const manifests = mkdtempSync(path.join(os.tmpdir(), 'crd-manifests-'));
+  after(() => {
+    rmSync(cacheDir, { recursive: true, force: true });
+    rmSync(manifests, { recursive: true, force: true });
+  });
+  const kubectl = async (...args: string[]) => {
+    try {
+      const { stdout } = await run(kubectlBin, ['--kubeconfig', server.kubeconfigPath, '--cache-dir', cacheDir, ...args], { timeout: 30_000 });
+      return stdout;
+    } catch (err) {
+      const e = err as { stderr?: string; message: string };
+      throw new Error(`kubectl ${args.join(' ')} failed: ${e.stderr ?? e.message}`);
+    }
+  };
+
+  test('apply -f a CRD, wait for it, apply a custom resource, get it with printer columns, scale it', async () => {
+    const group = `kubectl${++counter}.example.com`;
+    const ns = await namespace();
+    const crdFile = path.join(manifests, 'crd.yaml');
+    writeFileSync(crdFile, `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: crontabs.${group}
+spec:
+  group: ${group}
+  scope: Namespaced
+  names:
+    plural: crontabs
+    singular: crontab
+    kind: CronTab
+    shortNames: [kct${counter}]
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+      scale:
+        specReplicasPath: .spec.replicas
+        statusReplicasPath: .status.replicas
+    additionalPrinterColumns:
+    - name: Spec
+      type: string
+      jsonPath: .spec.cronSpec
+    - name: Replicas
+      type: integer
+      jsonPath: .spec.replicas
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              cronSpec: {type: string}
+              image: {type: string, default: busybox}
+              replicas: {type: integer}
+          status:
+            type: object
+            properties:
+              replicas: {type: integer}
+`);
+    assert.match(await kubectl('apply', '-f', crdFile), /customresourcedefinition\.apiextensions\.k8s\.io\/crontabs\.\S+ created/);
+    await kubectl('wait', '--for', 'condition=established', '--timeout=10s', `crd/crontabs.${group}`);
+    const crFile = path.join(manifests, 'cr.yaml');
+    writeFileSync(crFile, `apiVersion: ${group}/v1
+kind: CronTab
+metadata:
+  name: nightly
+  namespace: ${ns}
+spec:
+  cronSpec: "0 0 * * *"
+  replicas: 2
+`);
+    assert.match(await kubectl('apply', '-f', crFile), /crontab\.\S+\/nightly created/);
+    const table = await kubectl('-n', ns, 'get', `crontabs.${group}`);
+    const [header, row] = table.trim().split('\n');
+    assert.match(header!, /^NAME\s+SPEC\s+REPLICAS$/);
+    assert.match(row!, /^nightly\s+0 0 \* \* \*\s+2$/);
+
+    // Client-side apply again with a change: a JSON merge patch, as kubectl sends for custom resources.
+    writeFileSync(crFile, `apiVersion: ${group}/v1
+kind: CronTab
+metadata:
+  name: nightly
+  namespace: ${ns}
+spec:
+  cronSpec: "0 1 * * *"
+  replicas: 2
+`);
+    assert.match(await kubectl('apply', '-f', crFile), /configured/);
+    assert.match(await kubectl('-n', ns, 'scale', `crontabs.${group}/nightly`, '--replicas=4'), /scaled/);
+    const json = JSON.parse(await kubectl('-n', ns, 'get', `kct${counter}`, 'nightly', '-o', 'json'));
+    assert.deepEqual(json.spec, { cronSpec: '0 1 * * *', replicas: 4, image: 'busybox' });
+    assert.match(await kubectl('api-resources', '--api-group', group), new RegExp(`^crontabs\\s+kct${counter}\\s+${group.replace(/\./g, '\\.')}/v1\\s+true\\s+CronTab$`, 'm'));
+
+    assert.match(await kubectl('delete', '-f', crdFile), /deleted/);
+    assert.equal((await server.request('GET', `/apis/${group}/v1/namespaces/${ns}/crontabs`)).status, 404);
+  });
+
+  test('get of a CRD without printer columns shows Name and Age', async () => {
+    const crd = crontabCrd((c) => { delete c.spec.versions[0].additionalPrinterColumns; });
+    await establish(crd);
+    const ns = await namespace();
+    await server.request('POST', `/apis/${groupOf(crd)}/v1/namespaces/${ns}/crontabs`, { body: { metadata: { name: 'plain' }, spec: {} } });
+    const out = await kubectl('-n', ns, 'get', `crontabs.${groupOf(crd)}`);
+    const [header, row] = out.trim().split('\n');
+    assert.match(header!, /^NAME\s+AGE$/);
+    assert.match(row!, /^plain\s+\d+s$/);
+  });
+});

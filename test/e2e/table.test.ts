@@ -1,0 +1,292 @@
+// Server-side Tables (`Accept: application/json;as=Table;g=meta.k8s.io;v=v1`) for get,
+// list and watch, and kubectl printing them.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { openStream, startServer, type TestServer } from '../helpers/server.ts';
+
+const tableV1 = 'application/json;as=Table;v=v1;g=meta.k8s.io';
+const kubectlAccept = `${tableV1},application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json`;
+
+let server: TestServer;
+before(async () => {
+  server = await startServer({ watchBookmarkIntervalMs: 200 });
+});
+after(async () => {
+  await server.stop();
+});
+
+let counter = 0;
+async function namespace(): Promise<string> {
+  const name = `table-${++counter}`;
+  assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name } } })).status, 201);
+  return name;
+}
+
+async function createConfigMap(ns: string, name: string, data: Record<string, string> = { a: '1' }) {
+  const res = await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name }, data } });
+  assert.equal(res.status, 201, res.text);
+  return res.json;
+}
+
+const get = (path: string, accept = kubectlAccept) => server.request('GET', path, { headers: { accept } });
+
+const columnNames = (table: any) => table.columnDefinitions.map((c: any) => c.name);
+
+describe('get', () => {
+  test('a ConfigMap as a v1 Table: columns, one row, PartialObjectMetadata', async () => {
+    const ns = await namespace();
+    const cm = await createConfigMap(ns, 'settings', { a: '1', b: '2' });
+    const res = await get(`/api/v1/namespaces/${ns}/configmaps/settings`);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.headers['content-type'], 'application/json');
+    const table = res.json;
+    assert.equal(table.kind, 'Table');
+    assert.equal(table.apiVersion, 'meta.k8s.io/v1');
+    assert.deepEqual(table.metadata, { resourceVersion: cm.metadata.resourceVersion });
+    assert.deepEqual(table.columnDefinitions[0], {
+      name: 'Name', type: 'string', format: 'name', priority: 0, description: table.columnDefinitions[0].description,
+    });
+    assert.deepEqual(columnNames(table), ['Name', 'Data', 'Age']);
+    assert.equal(table.rows.length, 1);
+    assert.deepEqual(table.rows[0].cells.slice(0, 2), ['settings', 2]);
+    assert.match(table.rows[0].cells[2], /^\d+s$/);
+    assert.deepEqual(table.rows[0].object, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: cm.metadata });
+  });
+
+  test('v1beta1 when asked for it, rows in the same version', async () => {
+    const ns = await namespace();
+    await createConfigMap(ns, 'c');
+    const res = await get(`/api/v1/namespaces/${ns}/configmaps/c`, 'application/json;as=Table;v=v1beta1;g=meta.k8s.io');
+    assert.equal(res.json.apiVersion, 'meta.k8s.io/v1beta1');
+    assert.equal(res.json.rows[0].object.apiVersion, 'meta.k8s.io/v1beta1');
+  });
+
+  test('includeObject=None, Object and Metadata', async () => {
+    const ns = await namespace();
+    const cm = await createConfigMap(ns, 'c');
+    const path = `/api/v1/namespaces/${ns}/configmaps/c`;
+    assert.equal((await get(`${path}?includeObject=None`)).json.rows[0].object, null);
+    assert.deepEqual((await get(`${path}?includeObject=Object`)).json.rows[0].object, cm);
+    assert.equal((await get(`${path}?includeObject=Metadata`)).json.rows[0].object.kind, 'PartialObjectMetadata');
+  });
+
+  test('an unknown includeObject is 400', async () => {
+    const ns = await namespace();
+    await createConfigMap(ns, 'c');
+    const res = await get(`/api/v1/namespaces/${ns}/configmaps/c?includeObject=Everything`);
+    assert.equal(res.status, 400);
+    assert.equal(res.json.reason, 'BadRequest');
+    assert.match(res.json.message, /^Unable to convert to Table as requested: includeObject: Unsupported value: "Everything"/);
+  });
+
+  test('a missing object is still 404', async () => {
+    const ns = await namespace();
+    assert.equal((await get(`/api/v1/namespaces/${ns}/configmaps/nope`)).status, 404);
+  });
+
+  test('a pod row: Ready, Status, Restarts, Age and the wide columns', async () => {
+    const ns = await namespace();
+    const pod = { metadata: { name: 'web' }, spec: { containers: [{ name: 'c', image: 'nginx' }], nodeName: 'node-1' } };
+    assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod })).status, 201);
+    const table = (await get(`/api/v1/namespaces/${ns}/pods/web`)).json;
+    assert.deepEqual(columnNames(table), ['Name', 'Ready', 'Status', 'Restarts', 'Age', 'IP', 'Node', 'Nominated Node', 'Readiness Gates']);
+    assert.deepEqual(table.columnDefinitions.map((c: any) => c.priority), [0, 0, 0, 0, 0, 1, 1, 1, 1]);
+    const cells = table.rows[0].cells;
+    assert.deepEqual([...cells.slice(0, 4), ...cells.slice(5)], ['web', '0/1', 'Pending', '0', '<none>', 'node-1', '<none>', '<none>']);
+  });
+});
+
+describe('list', () => {
+  test('one row per object, the list resourceVersion', async () => {
+    const ns = await namespace();
+    for (const name of ['a', 'b', 'c']) await createConfigMap(ns, name);
+    const plain = (await server.request('GET', `/api/v1/namespaces/${ns}/configmaps`)).json;
+    const table = (await get(`/api/v1/namespaces/${ns}/configmaps`)).json;
+    assert.equal(table.kind, 'Table');
+    assert.deepEqual(table.rows.map((r: any) => r.cells[0]), ['a', 'b', 'c']);
+    assert.ok(Number(table.metadata.resourceVersion) >= Number(plain.metadata.resourceVersion));
+    assert.equal(table.metadata.continue, undefined);
+  });
+
+  test('limit and continue page through Tables', async () => {
+    const ns = await namespace();
+    for (const name of ['a', 'b', 'c']) await createConfigMap(ns, name);
+    const first = (await get(`/api/v1/namespaces/${ns}/configmaps?limit=2`)).json;
+    assert.deepEqual(first.rows.map((r: any) => r.cells[0]), ['a', 'b']);
+    assert.equal(first.metadata.remainingItemCount, 1);
+    assert.equal(typeof first.metadata.continue, 'string');
+    assert.ok(first.columnDefinitions.length > 0);
+    const second = (await get(`/api/v1/namespaces/${ns}/configmaps?limit=2&continue=${encodeURIComponent(first.metadata.continue)}`)).json;
+    assert.deepEqual(second.rows.map((r: any) => r.cells[0]), ['c']);
+    assert.equal(second.metadata.continue, undefined);
+    assert.equal(second.metadata.resourceVersion, first.metadata.resourceVersion);
+  });
+
+  test('an empty list is a Table without rows', async () => {
+    const ns = await namespace();
+    const table = (await get(`/api/v1/namespaces/${ns}/secrets`)).json;
+    assert.deepEqual(table.rows, []);
+    assert.deepEqual(columnNames(table), ['Name', 'Type', 'Data', 'Age']);
+  });
+
+  test('cluster-scoped: namespaces with their Status', async () => {
+    const ns = await namespace();
+    const table = (await get('/api/v1/namespaces')).json;
+    const row = table.rows.find((r: any) => r.cells[0] === ns);
+    assert.equal(row.cells[1], 'Active');
+  });
+
+  test('a YAML Table', async () => {
+    const ns = await namespace();
+    await createConfigMap(ns, 'a');
+    const res = await get(`/api/v1/namespaces/${ns}/configmaps`, 'application/yaml;as=Table;g=meta.k8s.io;v=v1');
+    assert.equal(res.status, 200);
+    assert.equal(res.headers['content-type'], 'application/yaml');
+    assert.match(res.text, /^kind: Table\napiVersion: meta\.k8s\.io\/v1\n/);
+  });
+
+  test('a Table of another version falls through to the next entry, or 406 without one', async () => {
+    const ns = await namespace();
+    await createConfigMap(ns, 'a');
+    const fallback = await get(`/api/v1/namespaces/${ns}/configmaps`, 'application/json;as=Table;g=meta.k8s.io;v=v2,application/json');
+    assert.equal(fallback.json.kind, 'ConfigMapList');
+    const refused = await get(`/api/v1/namespaces/${ns}/configmaps`, 'application/json;as=Table;g=meta.k8s.io;v=v2');
+    assert.equal(refused.status, 406);
+    assert.equal(refused.json.reason, 'NotAcceptable');
+  });
+
+  test('writes do not answer Tables: the Table entry is passed over', async () => {
+    const ns = await namespace();
+    const res = await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'w' } }, headers: { accept: kubectlAccept } });
+    assert.equal(res.status, 201);
+    assert.equal(res.json.kind, 'ConfigMap');
+  });
+});
+
+/** The next event that is not a bookmark. */
+async function nextChange(stream: Awaited<ReturnType<typeof openStream>>): Promise<any> {
+  for (;;) {
+    const event = await stream.next();
+    assert.ok(event, 'the stream ended');
+    if (event.type !== 'BOOKMARK') return event;
+  }
+}
+
+describe('watch', () => {
+  test('events are Tables of one row; column definitions only in the first', async () => {
+    const ns = await namespace();
+    await createConfigMap(ns, 'a');
+    const stream = await openStream(server, `/api/v1/namespaces/${ns}/configmaps?watch=1`, { accept: kubectlAccept });
+    assert.equal(stream.status, 200);
+    assert.equal(stream.headers['content-type'], 'application/json');
+    const added = await nextChange(stream);
+    assert.equal(added.type, 'ADDED');
+    assert.equal(added.object.kind, 'Table');
+    assert.equal(added.object.apiVersion, 'meta.k8s.io/v1');
+    assert.deepEqual(columnNames(added.object), ['Name', 'Data', 'Age']);
+    assert.equal(added.object.rows.length, 1);
+    assert.deepEqual(added.object.rows[0].cells.slice(0, 2), ['a', 1]);
+    assert.equal(added.object.rows[0].object.kind, 'PartialObjectMetadata');
+    assert.equal(added.object.metadata.resourceVersion, added.object.rows[0].object.metadata.resourceVersion);
+
+    const created = await createConfigMap(ns, 'b', { x: '1', y: '2' });
+    const second = await nextChange(stream);
+    assert.equal(second.type, 'ADDED');
+    assert.equal(second.object.columnDefinitions, null);
+    assert.deepEqual(second.object.rows[0].cells.slice(0, 2), ['b', 2]);
+    assert.equal(second.object.metadata.resourceVersion, created.metadata.resourceVersion);
+
+    await server.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/b`);
+    const deleted = await nextChange(stream);
+    assert.equal(deleted.type, 'DELETED');
+    assert.equal(deleted.object.rows[0].cells[0], 'b');
+    stream.close();
+  });
+
+  test('from a resourceVersion, with includeObject=Object, as `kubectl get -w` continues a list', async () => {
+    const ns = await namespace();
+    await createConfigMap(ns, 'a');
+    const list = (await get(`/api/v1/namespaces/${ns}/configmaps`)).json;
+    const stream = await openStream(server, `/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${list.metadata.resourceVersion}&includeObject=Object`, { accept: kubectlAccept });
+    const cm = await createConfigMap(ns, 'b');
+    const event = await nextChange(stream);
+    assert.equal(event.type, 'ADDED');
+    assert.ok(event.object.columnDefinitions.length > 0, 'the first event sent carries the headers');
+    assert.deepEqual(event.object.rows[0].object, cm);
+    stream.close();
+  });
+
+  test('bookmarks stay plain objects', async () => {
+    const ns = await namespace();
+    const stream = await openStream(server, `/api/v1/namespaces/${ns}/configmaps?watch=1&allowWatchBookmarks=true`, { accept: kubectlAccept });
+    const bookmark = await stream.next();
+    assert.equal(bookmark.type, 'BOOKMARK');
+    assert.equal(bookmark.object.kind, 'ConfigMap');
+    assert.equal(typeof bookmark.object.metadata.resourceVersion, 'string');
+    stream.close();
+  });
+
+  test('an unknown includeObject is 400 before the stream starts', async () => {
+    const ns = await namespace();
+    const res = await get(`/api/v1/namespaces/${ns}/configmaps?watch=1&includeObject=bogus`);
+    assert.equal(res.status, 400);
+  });
+
+  test('a YAML Table is passed over (YAML cannot stream): 406 without another entry', async () => {
+    const ns = await namespace();
+    const res = await get(`/api/v1/namespaces/${ns}/configmaps?watch=1`, 'application/yaml;as=Table;g=meta.k8s.io;v=v1');
+    assert.equal(res.status, 406);
+  });
+});
+
+const kubectlBin = '/usr/lib/google-cloud-sdk/bin/kubectl.1.33';
+const run = promisify(execFile);
+
+describe('kubectl 1.33 prints the Tables', { skip: existsSync(kubectlBin) ? false : `kubectl 1.33 is not installed at ${kubectlBin}` }, () => {
+  const kubectl = async (...args: string[]) => {
+    try {
+      const { stdout } = await run(kubectlBin, ['--kubeconfig', server.kubeconfigPath, ...args], { timeout: 30_000 });
+      return stdout;
+    } catch (err) {
+      const e = err as { stderr?: string; message: string };
+      throw new Error(`kubectl ${args.join(' ')} failed: ${e.stderr ?? e.message}`);
+    }
+  };
+  const header = (out: string) => out.split('\n')[0]!.trim().split(/\s{2,}/);
+
+  test('get pods, and -o wide', async () => {
+    const ns = await namespace();
+    const pod = { metadata: { name: 'web' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
+    assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod })).status, 201);
+    const out = await kubectl('-n', ns, 'get', 'pods');
+    assert.deepEqual(header(out), ['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE']);
+    assert.match(out, /^web\s+0\/1\s+Pending\s+0\s+\d+s$/m);
+    const wide = await kubectl('-n', ns, 'get', 'pods', '-o', 'wide');
+    assert.deepEqual(header(wide), ['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE', 'IP', 'NODE', 'NOMINATED NODE', 'READINESS GATES']);
+  });
+
+  test('get deploy', async () => {
+    const ns = await namespace();
+    const deployment = {
+      metadata: { name: 'api' },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'api' } }, template: { metadata: { labels: { app: 'api' } }, spec: { containers: [{ name: 'api', image: 'api:1' }] } } },
+    };
+    assert.equal((await server.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, { body: deployment })).status, 201);
+    const out = await kubectl('-n', ns, 'get', 'deploy');
+    assert.deepEqual(header(out), ['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE']);
+    assert.match(out, /^api\s+0\/2\s+0\s+0\s+\d+s$/m);
+    const wide = await kubectl('-n', ns, 'get', 'deploy', '-o', 'wide');
+    assert.match(wide, /^api\s+0\/2\s+0\s+0\s+\d+s\s+api\s+api:1\s+app=api$/m);
+  });
+
+  test('get cm', async () => {
+    const ns = await namespace();
+    await createConfigMap(ns, 'settings', { a: '1', b: '2' });
+    const out = await kubectl('-n', ns, 'get', 'cm');
+    assert.deepEqual(header(out), ['NAME', 'DATA', 'AGE']);
+    assert.match(out, /^settings\s+2\s+\d+s$/m);
+  });
+});

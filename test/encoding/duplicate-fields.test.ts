@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import YAML from 'yaml';
+import { decodeBody } from '../../src/encoding/decode.ts';
+import { duplicateJsonFields, duplicateYamlFields } from '../../src/encoding/duplicate-fields.ts';
+
+describe('duplicate fields in JSON', () => {
+  const cases: [name: string, text: string, want: string[]][] = [
+    ['none', '{"a":1,"b":{"a":2},"c":[{"a":1},{"a":2}]}', []],
+    ['at the root', '{"a":1,"b":2,"a":3}', ['a']],
+    ['nested', '{"metadata":{"name":"x","labels":{},"name":"y"}}', ['metadata.name']],
+    ['in list items, with the index', '{"spec":{"containers":[{"name":"a"},{"name":"b","image":"i","name":"c"}]}}', ['spec.containers[1].name']],
+    ['every repeat is reported', '{"a":1,"a":2,"a":3}', ['a', 'a']],
+    ['in a list of lists', '{"l":[[{"k":1,"k":2}]]}', ['l[0][0].k']],
+    ['keys compare by value, escapes decoded', '{"a":1,"\\u0061":2}', ['a']],
+    ['quotes and braces inside strings are text', '{"s":"a\\"}{,\\"b\\":","b":1,"t":"\\\\","b":2}', ['b']],
+    ['values that look like keys are not keys', '{"a":"b","b":"a"}', []],
+    ['an empty object and a top-level list', '[{},{"x":1,"x":2}]', ['[1].x']],
+    ['whitespace everywhere', ' { "a" : 1 ,\n "a" : [ 1 , 2 ] } ', ['a']],
+    ['many keys (a Set takes over)', `{${Array.from({ length: 30 }, (_, i) => `"k${i}":${i}`).join(',')},"k7":0}`, ['k7']],
+    ['same key in sibling objects is fine', '{"a":{"x":1},"b":{"x":1}}', []],
+  ];
+  for (const [name, text, want] of cases) {
+    test(name, () => {
+      JSON.parse(text);
+      assert.deepEqual(duplicateJsonFields(text), want);
+    });
+  }
+});
+
+describe('duplicate fields in YAML', () => {
+  const cases: [name: string, text: string, want: string[]][] = [
+    ['none', 'a: 1\nb:\n  a: 2\n', []],
+    ['at the root', 'a: 1\nb: 2\na: 3\n', ['a']],
+    ['nested in a list', 'spec:\n  containers:\n  - name: a\n    image: i\n    name: b\n', ['spec.containers[0].name']],
+    ['flow style', 'x: {k: 1, k: 2}\n', ['x.k']],
+    ['numbers as keys compare as toJS makes them', '1: a\n"1": b\n', ['1']],
+  ];
+  for (const [name, text, want] of cases) {
+    test(name, () => assert.deepEqual(duplicateYamlFields(YAML.parseDocument(text, { uniqueKeys: false })), want));
+  }
+});
+
+describe('decodeBody', () => {
+  const json = (s: string) => Buffer.from(s);
+  test('finds duplicates only when asked, and the value keeps the last', () => {
+    const body = json('{"a":1,"a":2}');
+    assert.deepEqual(decodeBody('application/json', body), { value: { a: 2 }, duplicateFields: [] });
+    assert.deepEqual(decodeBody('application/json', body, { findDuplicates: true }), { value: { a: 2 }, duplicateFields: ['a'] });
+  });
+
+  test('YAML bodies too', () => {
+    const decoded = decodeBody('application/yaml', json('a: 1\na: 2\n'), { findDuplicates: true });
+    assert.deepEqual(decoded, { value: { a: 2 }, duplicateFields: ['a'] });
+  });
+});
