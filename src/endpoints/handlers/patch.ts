@@ -1,10 +1,7 @@
-import { badRequest, invalid, unsupportedMediaType, type KubeObject, type StatusError } from '../../api/index.ts';
+import { invalid, type KubeObject, type StatusError } from '../../api/index.ts';
 import { goQuote } from '../../api/field-errors.ts';
-import { parseJson } from '../../encoding/decode.ts';
-import { duplicateJsonFields } from '../../encoding/duplicate-fields.ts';
-import { parseMediaType } from '../../encoding/media-type.ts';
-import { applyMergePatch } from '../../patch/merge-patch.ts';
 import { readBody, writeObject } from '../http.ts';
+import { decodePatch } from '../patch-body.ts';
 import { parseDryRun, parseFieldValidation } from '../query.ts';
 import type { RequestScope } from './scope.ts';
 
@@ -17,38 +14,21 @@ export function strictPatchError(message: string, patched: KubeObject): StatusEr
   return invalid('', '', [{ reason: 'FieldValueInvalid', field: 'patch', message: `Invalid value: ${goQuote(JSON.stringify(patched))}: ${message}` }]);
 }
 
-/** Patch types this server applies; the others answer 415 until they are implemented. */
-const patchTypes = ['application/merge-patch+json'];
-
 export async function patchHandler(scope: RequestScope): Promise<void> {
-  const { query, served, info } = scope;
-  const dryRun = parseDryRun(query, 'PatchOptions');
-  const directive = parseFieldValidation(query, 'PatchOptions');
-  const contentType = scope.req.headers['content-type'] ?? '';
-  const media = parseMediaType(contentType);
-  const essence = media === undefined ? '' : `${media.type}/${media.subtype}`;
-  if (!patchTypes.includes(essence)) throw unsupportedMediaType(contentType, patchTypes);
-  if (query.has('force')) {
-    throw invalid('PatchOptions', '', [{ reason: 'FieldValueForbidden', field: 'force', message: 'Forbidden: may not be specified for non-apply patch' }], 'meta.k8s.io');
-  }
-  const text = (await readBody(scope.req)).toString('utf8');
-  const patch = parseJson(text);
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
-    throw badRequest('the body of the request could not be decoded: a merge patch must be a JSON object');
-  }
-  // A resourceVersion in the patch is a precondition (409 when stale), as upstream.
-  const meta = (patch as { metadata?: { resourceVersion?: unknown } }).metadata;
-  const expected = typeof meta?.resourceVersion === 'string' ? meta.resourceVersion : undefined;
-  // The patch's own duplicate fields count, as upstream's merge patcher decodes it strictly.
-  const duplicateFields = directive === 'Ignore' ? [] : duplicateJsonFields(text);
-  const fieldValidation = { directive, duplicateFields, strictError: strictPatchError };
-  const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, expected, { dryRun, fieldValidation }, (current) => {
-    if (current === undefined) throw new Error('unreachable: patch of a missing object');
-    const patched = applyMergePatch(current, patch);
-    if (typeof patched !== 'object' || patched === null || Array.isArray(patched) || typeof (patched as KubeObject).metadata !== 'object') {
-      throw badRequest('the patch leaves no object metadata');
-    }
-    return patched as KubeObject;
-  }, { createIfMissing: false });
+  await patchObject(scope, '');
+}
+
+/** PATCH of an object or of an update-like subresource (status, finalize): JSON, merge or strategic merge patch. */
+export async function patchObject(scope: RequestScope, subresource = scope.info.subresource): Promise<void> {
+  const { info, served } = scope;
+  const dryRun = parseDryRun(scope.query, 'PatchOptions');
+  const directive = parseFieldValidation(scope.query, 'PatchOptions');
+  const patch = decodePatch(scope.req.headers['content-type'], scope.query, await readBody(scope.req), {
+    schemaName: served.type.schemaName, groupResource: served.store.groupResource,
+  });
+  const fieldValidation = { directive, duplicateFields: directive === 'Ignore' ? [] : patch.duplicateFields, strictError: strictPatchError };
+  const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, patch.resourceVersion, { dryRun, fieldValidation },
+    (current) => patch.apply(current!) as KubeObject,
+    { createIfMissing: false, subresource });
   await writeObject(scope.res, 200, scope.negotiated, object);
 }

@@ -10,7 +10,8 @@ import { parseDryRun, parseFieldValidation } from '../query.ts';
 import { evictionHandler } from './eviction.ts';
 import { strictPatchError } from './patch.ts';
 import type { RequestScope } from './scope.ts';
-import { decodeSubresourcePatch } from './subresource-patch.ts';
+import { decodePatch } from '../patch-body.ts';
+import { patchObject } from './patch.ts';
 
 const scaleSchema = 'io.k8s.api.autoscaling.v1.Scale';
 
@@ -96,20 +97,6 @@ async function updateObject(scope: RequestScope): Promise<void> {
   await writeObject(scope.res, 200, scope.negotiated, object);
 }
 
-async function patchObject(scope: RequestScope): Promise<void> {
-  const { info, served } = scope;
-  const dryRun = parseDryRun(scope.query, 'PatchOptions');
-  const directive = parseFieldValidation(scope.query, 'PatchOptions');
-  const patch = decodeSubresourcePatch(scope.req.headers['content-type'], scope.query, await readBody(scope.req), {
-    schemaName: served.type.schemaName, groupResource: served.store.groupResource,
-  });
-  const fieldValidation = { directive, duplicateFields: directive === 'Ignore' ? [] : patch.duplicateFields, strictError: strictPatchError };
-  const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, patch.resourceVersion, { dryRun, fieldValidation },
-    (current) => patch.apply(current!) as KubeObject,
-    { createIfMissing: false, subresource: info.subresource });
-  await writeObject(scope.res, 200, scope.negotiated, object);
-}
-
 async function updateScaleObject(scope: RequestScope): Promise<void> {
   const { info, served } = scope;
   const dryRun = parseDryRun(scope.query, 'UpdateOptions');
@@ -124,7 +111,7 @@ async function patchScale(scope: RequestScope): Promise<void> {
   const { info, served } = scope;
   const dryRun = parseDryRun(scope.query, 'PatchOptions');
   parseFieldValidation(scope.query, 'PatchOptions');
-  const patch = decodeSubresourcePatch(scope.req.headers['content-type'], scope.query, await readBody(scope.req), {
+  const patch = decodePatch(scope.req.headers['content-type'], scope.query, await readBody(scope.req), {
     schemaName: scaleSchema, groupResource: served.store.groupResource,
   });
   const scale = await updateScale(served.store, info.namespace, info.name, patch.resourceVersion, { dryRun },

@@ -1,11 +1,11 @@
-import { badRequest, invalid, staleObject, unsupportedMediaType, type GroupResource } from '../../api/index.ts';
-import { duplicateJsonFields } from '../../encoding/duplicate-fields.ts';
-import { parseMediaType } from '../../encoding/media-type.ts';
-import { applyPatch, patchMediaTypes, type PatchKind } from '../../patch/index.ts';
-import { builtinDefinitions, schemaRef } from '../../schema/index.ts';
+import { badRequest, invalid, staleObject, unsupportedMediaType, type GroupResource } from '../api/index.ts';
+import { duplicateJsonFields } from '../encoding/duplicate-fields.ts';
+import { parseMediaType } from '../encoding/media-type.ts';
+import { applyPatch, patchMediaTypes, type PatchKind } from '../patch/index.ts';
+import { builtinDefinitions, schemaRef } from '../schema/index.ts';
 
 /** A decoded PATCH body and how to apply it to the object (in JSON form) it patches. */
-export interface SubresourcePatch {
+export interface DecodedPatch {
   /** Applies the patch; `current` is not modified. Throws StatusErrors as upstream answers. */
   apply(current: Record<string, unknown>): Record<string, unknown>;
   /** metadata.resourceVersion in a merge or strategic patch: a precondition (409 when stale), as upstream. */
@@ -31,7 +31,7 @@ function metadataOf(obj: Record<string, unknown>): { name?: unknown; resourceVer
  * the shared patch functions (patch/): JSON merge patch, JSON Patch, and strategic merge
  * patch for types with a built-in schema (custom resources answer 415, as upstream).
  */
-export function decodeSubresourcePatch(contentType: string | undefined, query: URLSearchParams, body: Uint8Array, target: PatchTarget): SubresourcePatch {
+export function decodePatch(contentType: string | undefined, query: URLSearchParams, body: Uint8Array, target: PatchTarget): DecodedPatch {
   const media = parseMediaType(contentType ?? '');
   const essence = media === undefined ? '' : `${media.type}/${media.subtype}`;
   const kind = kindsByMediaType.get(essence);

@@ -1,0 +1,115 @@
+// PATCH by Content-Type: JSON Patch, merge patch, strategic merge patch; kubectl's client-side apply.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+let server: TestServer;
+before(async () => {
+  server = await startServer();
+});
+after(async () => {
+  await server.stop();
+});
+
+const patch = (p: string, contentType: string, body: unknown) =>
+  server.request('PATCH', p, { raw: JSON.stringify(body), headers: { 'content-type': contentType } });
+
+const deployment = (name: string) => ({
+  metadata: { name, labels: { app: name } },
+  spec: {
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image: 'nginx:1', ports: [{ containerPort: 80 }] }, { name: 'side', image: 'busybox' }] } },
+  },
+});
+
+test('JSON Patch applies its operations; a failing test op is 422 and nothing changes', async () => {
+  const created = await server.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'jp' }, data: { a: '1' } } });
+  assert.equal(created.status, 201);
+  const ok = await patch('/api/v1/namespaces/default/configmaps/jp', 'application/json-patch+json', [
+    { op: 'test', path: '/data/a', value: '1' },
+    { op: 'add', path: '/data/b', value: '2' },
+    { op: 'remove', path: '/data/a' },
+  ]);
+  assert.equal(ok.status, 200, ok.text);
+  assert.deepEqual(ok.json.data, { b: '2' });
+  const failed = await patch('/api/v1/namespaces/default/configmaps/jp', 'application/json-patch+json', [
+    { op: 'test', path: '/data/b', value: 'nope' },
+    { op: 'add', path: '/data/c', value: '3' },
+  ]);
+  assert.equal(failed.status, 422, failed.text);
+  const bad = await patch('/api/v1/namespaces/default/configmaps/jp', 'application/json-patch+json', { op: 'add' });
+  assert.equal(bad.status, 400, bad.text);
+  assert.deepEqual((await server.request('GET', '/api/v1/namespaces/default/configmaps/jp')).json.data, { b: '2' });
+});
+
+test('strategic merge patch merges containers by name and honours $patch: delete', async () => {
+  assert.equal((await server.request('POST', '/apis/apps/v1/namespaces/default/deployments', { body: deployment('smp') })).status, 201);
+  const res = await patch('/apis/apps/v1/namespaces/default/deployments/smp', 'application/strategic-merge-patch+json', {
+    spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:2' }, { name: 'side', $patch: 'delete' }] } } },
+  });
+  assert.equal(res.status, 200, res.text);
+  const containers = res.json.spec.template.spec.containers;
+  assert.deepEqual(containers.map((c: any) => `${c.name}=${c.image}`), ['web=nginx:2']);
+  assert.equal(containers[0].ports[0].containerPort, 80, 'fields not in the patch are kept');
+  assert.equal(res.json.metadata.generation, 2);
+});
+
+test('a stale resourceVersion in a strategic merge patch is 409', async () => {
+  assert.equal((await server.request('POST', '/apis/apps/v1/namespaces/default/deployments', { body: deployment('stale') })).status, 201);
+  const res = await patch('/apis/apps/v1/namespaces/default/deployments/stale', 'application/strategic-merge-patch+json', { metadata: { resourceVersion: '1' }, spec: { replicas: 3 } });
+  assert.equal(res.status, 409, res.text);
+});
+
+test('force on a non-apply patch is 422', async () => {
+  const res = await server.request('PATCH', '/api/v1/namespaces/default/configmaps/jp?force=true', { raw: '{}', headers: { 'content-type': 'application/merge-patch+json' } });
+  assert.equal(res.status, 422, res.text);
+});
+
+const kubectl = '/usr/lib/google-cloud-sdk/bin/kubectl.1.33';
+test('kubectl apply of a Deployment edited three times gives the upstream result', { skip: existsSync(kubectl) ? false : `${kubectl} is not installed` }, async () => {
+  const run = promisify(execFile);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'apply-'));
+  const file = path.join(dir, 'd.yaml');
+  const manifest = (image: string, extra: string, ports: string, labels: string, strategy: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: edited
+  namespace: default
+  labels: {app: edited${labels}}
+spec:
+  selector: {matchLabels: {app: edited}}
+${strategy}  template:
+    metadata: {labels: {app: edited}}
+    spec:
+      containers:
+      - name: web
+        image: ${image}
+${ports}${extra}`;
+  const apply = async (text: string) => {
+    writeFileSync(file, text);
+    await run(kubectl, ['--kubeconfig', server.kubeconfigPath, 'apply', '-f', file]);
+    return (await server.request('GET', '/apis/apps/v1/namespaces/default/deployments/edited')).json;
+  };
+  try {
+    const ports = '        ports:\n        - containerPort: 80\n        - containerPort: 443\n';
+    await apply(manifest('nginx:1', '', ports, ', tier: web', ''));
+    const first = await apply(manifest('nginx:2', '', ports, ', tier: web', ''));
+    assert.equal(first.spec.template.spec.containers[0].image, 'nginx:2');
+    const sidecar = '        env:\n        - {name: MODE, value: fast}\n      - name: side\n        image: busybox\n';
+    const second = await apply(manifest('nginx:2', sidecar, ports, ', tier: web', ''));
+    assert.deepEqual(second.spec.template.spec.containers.map((c: any) => c.name), ['web', 'side']);
+    assert.deepEqual(second.spec.template.spec.containers[0].env, [{ name: 'MODE', value: 'fast' }]);
+    const third = await apply(manifest('nginx:2', sidecar, '        ports:\n        - containerPort: 80\n', '', '  strategy: {type: Recreate}\n'));
+    assert.deepEqual(third.spec.template.spec.containers[0].ports, [{ containerPort: 80, protocol: 'TCP' }]);
+    assert.equal(third.metadata.labels.tier, undefined);
+    assert.deepEqual(third.spec.strategy, { type: 'Recreate' }, 'retainKeys drops rollingUpdate');
+    assert.equal(third.spec.template.spec.containers[1].imagePullPolicy, 'Always');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
