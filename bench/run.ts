@@ -6,6 +6,8 @@ import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import https from 'node:https';
 import { startServerProcess, tempDir, type ServerProcess } from '../test/helpers/server.ts';
+import { applyBench } from './apply.ts';
+import { customResourceBench } from './custom-resources.ts';
 import { watchHttpBench } from './watch-http.ts';
 
 const objects = Number(process.env.BENCH_OBJECTS ?? 10_000);
@@ -135,6 +137,10 @@ async function main() {
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
+  console.log('');
+  for (const line of await customResourceBench()) console.log(line);
+  console.log('');
+  for (const line of await applyBench()) console.log(line);
   console.log('');
   for (const line of await watchHttpBench()) console.log(line);
   console.log('');

@@ -31,7 +31,18 @@ export function decodeBody(contentType: string | undefined, body: Uint8Array, op
     return { value, duplicateFields: findDuplicates ? duplicateJsonFields(text) : [] };
   }
   if (essence === 'application/yaml') {
-    const doc = parseYamlDocument(utf8(body));
+    const text = utf8(body);
+    // Most YAML bodies are JSON (kubectl sends apply configurations as JSON): JSON.parse
+    // reads them many times faster, with the same result, since JSON is YAML.
+    if (text.trimStart().startsWith('{')) {
+      try {
+        const value: unknown = JSON.parse(text);
+        return { value, duplicateFields: findDuplicates ? duplicateJsonFields(text) : [] };
+      } catch {
+        // Not JSON after all (YAML flow style, comments...): the YAML parser decides.
+      }
+    }
+    const doc = parseYamlDocument(text);
     return { value: doc.toJS({ maxAliasCount: 100 }), duplicateFields: findDuplicates ? duplicateYamlFields(doc) : [] };
   }
   if (essence === protobufMediaType) return { value: decodeProtobufObject(body), duplicateFields: [] };

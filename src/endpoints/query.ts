@@ -1,4 +1,5 @@
 import { badRequest, invalid, type StatusCause } from '../api/index.ts';
+import { managerOrUserAgent } from '../registry/field-manager.ts';
 import type { FieldValidationDirective } from '../registry/field-validation.ts';
 
 /** `dryRun`: only "All" exists; anything else is 422 like upstream. */
@@ -28,4 +29,19 @@ export function parseInteger(query: URLSearchParams, name: string): number | und
   if (value === null || value === '') return undefined;
   if (!/^-?\d+$/.test(value)) throw badRequest(`invalid value for ${name}: ${JSON.stringify(value)}`);
   return Number(value);
+}
+
+/**
+ * The manager of a write for metadata.managedFields: `fieldManager`, else derived from the
+ * User-Agent as upstream does. A given name must be at most 128 printable characters (422).
+ */
+export function fieldManagerOf(query: URLSearchParams, userAgent: string | undefined, optionsKind: string): string {
+  const given = query.get('fieldManager') ?? '';
+  if (given.length > 128) {
+    throw invalid(optionsKind, '', [{ reason: 'FieldValueTooLong', field: 'fieldManager', message: `Too long: may not be more than 128 bytes` }], 'meta.k8s.io');
+  }
+  if (/[^\x20-\x7e]/.test(given)) {
+    throw invalid(optionsKind, '', [{ reason: 'FieldValueInvalid', field: 'fieldManager', message: `Invalid value: ${JSON.stringify(given)}: must only contain printable characters` }], 'meta.k8s.io');
+  }
+  return managerOrUserAgent(given, userAgent);
 }

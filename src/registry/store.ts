@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import {
   alreadyExists, apiVersionOf, badRequest, conflict, invalid, isStatusError, notFound, staleObject,
   StatusError, type GroupResource, type KubeList, type KubeObject, type Status, type StatusCause,
@@ -16,6 +17,7 @@ import { addWarning } from '../api/request-context.ts';
 import {
   applyDefaults, builtinDefinitions, builtinValidation, prune, schemaRef, validate, type Definitions, type Schema, type ValidateOptions,
 } from '../schema/index.ts';
+import { FieldManager } from './field-manager.ts';
 import { strictDecodingErrors, strictDecodingMessage, type FieldValidation } from './field-validation.ts';
 
 export interface WriteOptions {
@@ -25,6 +27,13 @@ export interface WriteOptions {
    * `fieldValidation` asks for. Absent: unknown fields are dropped silently.
    */
   fieldValidation?: FieldValidation;
+  /**
+   * Who writes, for metadata.managedFields (the request's fieldManager, else from its
+   * User-Agent). Absent (the server's own writes): managed fields are left as they are.
+   */
+  fieldManager?: string;
+  /** The write's managed fields are already set (server-side apply did it). */
+  managedFieldsSet?: boolean;
 }
 
 export interface StoreOptions {
@@ -82,6 +91,7 @@ export class Store {
   private readonly definitions: Definitions;
   private readonly schema: Schema;
   private readonly validation: ValidateOptions;
+  private readonly fieldManager: FieldManager;
 
   constructor(type: ResourceType, backend: Backend, admission: AdmissionChain, cache?: WatchCache, opts: StoreOptions = {}) {
     this.type = type;
@@ -93,6 +103,7 @@ export class Store {
     if (this.definitions[type.schemaName] === undefined) throw new Error(`no schema ${type.schemaName} for ${type.resource}`);
     this.schema = { $ref: schemaRef(type.schemaName) };
     this.validation = type.schemaValidation ?? builtinValidation;
+    this.fieldManager = new FieldManager(type, this.definitions);
   }
 
   get apiVersion(): string {
@@ -140,6 +151,7 @@ export class Store {
       this.decodeFields(obj, {}, (probe) => this.createCauses(probe));
       this.type.strategy.prepareForCreate?.(obj);
     }
+    if (opts.fieldManager !== undefined && !opts.managedFieldsSet) this.fieldManager.recordUpdate(undefined, obj, opts.fieldManager);
     this.validateCreate(obj);
     await this.admission.validate(attrs);
     if (opts.dryRun) {
@@ -268,6 +280,7 @@ export class Store {
         this.decodeFields(obj, {}, (probe) => this.updateCauses(probe, current));
         prepare();
       }
+      if (opts.fieldManager !== undefined && !opts.managedFieldsSet) this.fieldManager.recordUpdate(current, obj, opts.fieldManager, subresource);
       if (mainRules) this.validateUpdate(obj, current);
       else this.throwIfInvalid(obj, [...validateObjectMetaUpdate(obj, current), ...(subStrategy?.validateUpdate?.(obj, current) ?? [])]);
       if (admissionView !== undefined) attrs.object = admissionView.toView(obj);
@@ -287,9 +300,10 @@ export class Store {
         }
       }
 
-      const bytes = encodeForStorage(obj);
       // A write that changes nothing is not written: the resourceVersion stays (upstream).
-      if (Buffer.compare(bytes, kv.value) === 0) return { object: current, created: false };
+      // Compared as values: the same content may arrive with its keys in another order.
+      if (sameContent(obj, current)) return { object: current, created: false };
+      const bytes = encodeForStorage(obj);
       if (opts.dryRun) {
         // What upstream's dry run answers: the updated object at the stored version.
         obj.metadata.resourceVersion = current.metadata.resourceVersion;
@@ -309,6 +323,17 @@ export class Store {
         throw err;
       }
     }
+  }
+
+  /**
+   * Server-side apply: merges the configuration into the live object with field
+   * ownership (conflicts are 409 unless forced) and creates the object when it is absent,
+   * whatever the type's create-on-update rule, as upstream.
+   */
+  apply(namespace: string, name: string, applied: unknown, opts: WriteOptions & { fieldManager: string; force: boolean }, subresource = ''): Promise<{ object: KubeObject; created: boolean }> {
+    return this.guaranteedUpdate(namespace, name, undefined, { ...opts, managedFieldsSet: true },
+      (current) => this.fieldManager.apply(current, applied, opts.fieldManager, opts.force, subresource),
+      { createIfMissing: subresource === '', subresource });
   }
 
   async delete(namespace: string, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
@@ -568,4 +593,11 @@ function keepAllButStatus(obj: KubeObject, current: KubeObject): void {
   obj.metadata.labels = current.metadata.labels;
   obj.metadata.annotations = current.metadata.annotations;
   if (status === undefined) delete obj.status;
+}
+
+/** Whether two versions of an object hold the same content, resourceVersion aside. */
+function sameContent(a: KubeObject, b: KubeObject): boolean {
+  const { resourceVersion: _a, ...metaA } = a.metadata;
+  const { resourceVersion: _b, ...metaB } = b.metadata;
+  return isDeepStrictEqual({ ...a, metadata: metaA }, { ...b, metadata: metaB });
 }

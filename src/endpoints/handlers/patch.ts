@@ -1,8 +1,11 @@
-import { invalid, type KubeObject, type StatusError } from '../../api/index.ts';
+import { badRequest, invalid, type KubeObject, type StatusError } from '../../api/index.ts';
+import { decodeBody } from '../../encoding/decode.ts';
+import { parseMediaType } from '../../encoding/media-type.ts';
+import type { FieldValidationDirective } from '../../registry/field-validation.ts';
 import { goQuote } from '../../api/field-errors.ts';
 import { readBody, writeObject } from '../http.ts';
 import { decodePatch } from '../patch-body.ts';
-import { parseDryRun, parseFieldValidation } from '../query.ts';
+import { fieldManagerOf, parseDryRun, parseFieldValidation } from '../query.ts';
 import type { RequestScope } from './scope.ts';
 
 /**
@@ -18,17 +21,47 @@ export async function patchHandler(scope: RequestScope): Promise<void> {
   await patchObject(scope, '');
 }
 
-/** PATCH of an object or of an update-like subresource (status, finalize): JSON, merge or strategic merge patch. */
+const applyPatchType = 'application/apply-patch+yaml';
+
+/** PATCH of an object or of an update-like subresource (status, finalize): JSON, merge or strategic merge patch, or server-side apply. */
 export async function patchObject(scope: RequestScope, subresource = scope.info.subresource): Promise<void> {
   const { info, served } = scope;
   const dryRun = parseDryRun(scope.query, 'PatchOptions');
   const directive = parseFieldValidation(scope.query, 'PatchOptions');
+  if (parseMediaType(scope.req.headers['content-type'] ?? '')?.subtype === 'apply-patch+yaml') {
+    await serverSideApply(scope, subresource, dryRun, directive);
+    return;
+  }
+  const fieldManager = fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'PatchOptions');
   const patch = decodePatch(scope.req.headers['content-type'], scope.query, await readBody(scope.req), {
     schemaName: served.type.schemaName, groupResource: served.store.groupResource,
   });
   const fieldValidation = { directive, duplicateFields: directive === 'Ignore' ? [] : patch.duplicateFields, strictError: strictPatchError };
-  const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, patch.resourceVersion, { dryRun, fieldValidation },
+  const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, patch.resourceVersion, { dryRun, fieldValidation, fieldManager },
     (current) => patch.apply(current!) as KubeObject,
     { createIfMissing: false, subresource });
   await writeObject(scope.res, 200, scope.negotiated, object);
+}
+
+/**
+ * `application/apply-patch+yaml`: fieldManager is required (422), `force` is true or
+ * false, managedFields in the body are refused (400), malformed YAML is 400; creates
+ * when absent (201), patches when present (200).
+ */
+async function serverSideApply(scope: RequestScope, subresource: string, dryRun: boolean, directive: FieldValidationDirective): Promise<void> {
+  const { info, served, query } = scope;
+  const fieldManager = query.get('fieldManager') ?? '';
+  if (fieldManager === '') {
+    throw invalid('PatchOptions', '', [{ reason: 'FieldValueRequired', field: 'fieldManager', message: 'Required value: is required for apply patch' }], 'meta.k8s.io');
+  }
+  fieldManagerOf(query, undefined, 'PatchOptions');
+  const forceText = query.get('force');
+  if (forceText !== null && forceText !== 'true' && forceText !== 'false' && forceText !== '') throw badRequest(`invalid value for force: ${JSON.stringify(forceText)}`);
+  // JSON is YAML: kubectl sends its apply configurations as JSON.
+  const { value: applied, duplicateFields } = decodeBody('application/yaml', await readBody(scope.req), { findDuplicates: directive !== 'Ignore' });
+  const { object, created } = await served.store.apply(info.namespace, info.name, applied, {
+    dryRun, fieldManager, force: forceText === 'true',
+    fieldValidation: { directive, duplicateFields, strictError: strictPatchError },
+  }, subresource);
+  await writeObject(scope.res, created ? 201 : 200, scope.negotiated, object);
 }

@@ -6,7 +6,7 @@ import { column, nameColumn } from '../../registry/table-columns.ts';
 import { readBody, writeObject } from '../http.ts';
 import { tableAnswer } from '../table-answer.ts';
 import { decodeObjectBody } from '../object-body.ts';
-import { parseDryRun, parseFieldValidation } from '../query.ts';
+import { fieldManagerOf, parseDryRun, parseFieldValidation } from '../query.ts';
 import { evictionHandler } from './eviction.ts';
 import { strictPatchError } from './patch.ts';
 import type { RequestScope } from './scope.ts';
@@ -92,7 +92,7 @@ async function updateObject(scope: RequestScope): Promise<void> {
   const { object: obj, duplicateFields } = decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { findDuplicates: directive !== 'Ignore' });
   checkIdentity(scope, obj);
   const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, obj.metadata.resourceVersion, {
-    dryRun, fieldValidation: { directive, duplicateFields },
+    dryRun, fieldValidation: { directive, duplicateFields }, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'UpdateOptions'),
   }, () => obj, { createIfMissing: false, subresource: info.subresource });
   await writeObject(scope.res, 200, scope.negotiated, object);
 }
@@ -103,7 +103,7 @@ async function updateScaleObject(scope: RequestScope): Promise<void> {
   parseFieldValidation(scope.query, 'UpdateOptions');
   const body = decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req)).object;
   checkIdentity(scope, body);
-  const scale = await updateScale(served.store, info.namespace, info.name, body.metadata.resourceVersion, { dryRun }, () => body);
+  const scale = await updateScale(served.store, info.namespace, info.name, body.metadata.resourceVersion, { dryRun, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'UpdateOptions') }, () => body);
   await writeObject(scope.res, 200, scope.negotiated, scale);
 }
 
@@ -114,7 +114,7 @@ async function patchScale(scope: RequestScope): Promise<void> {
   const patch = decodePatch(scope.req.headers['content-type'], scope.query, await readBody(scope.req), {
     schemaName: scaleSchema, groupResource: served.store.groupResource,
   });
-  const scale = await updateScale(served.store, info.namespace, info.name, patch.resourceVersion, { dryRun },
+  const scale = await updateScale(served.store, info.namespace, info.name, patch.resourceVersion, { dryRun, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'PatchOptions') },
     (current) => patch.apply(current) as KubeObject);
   await writeObject(scope.res, 200, scope.negotiated, scale);
 }

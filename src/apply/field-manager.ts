@@ -1,0 +1,284 @@
+// Managed fields on every write, as upstream's FieldManager with its default layers
+// (k8s.io/apimachinery/pkg/util/managedfields/internal/fieldmanager.go): version check,
+// last-applied upgrade for kubectl, "before-first-apply" for objects nobody tracked,
+// capping Update entries, manager identifiers, entry times, and stripping the metadata
+// nobody owns.
+
+import { StatusError, badRequest } from '../api/errors.ts';
+import type { KubeObject, ManagedFieldsEntry } from '../api/types.ts';
+import { parseApiVersion } from '../api/types.ts';
+import type { Conflict } from './conflicts.ts';
+import { describeConflicts } from './conflicts.ts';
+import { FieldSet, FieldsV1Error } from './field-set.ts';
+import { fieldsFromLastApplied, lastAppliedOf, lastAppliedValue, upgradingManager, withLastApplied } from './last-applied.ts';
+import type { Managed } from './managed-fields.ts';
+import { capUpdateManagers, decodeManagedFields, emptyManaged, encodeManagedFields, isResetManagedFields, managerIdentifier } from './managed-fields.ts';
+import { fieldElement } from './field-path.ts';
+import type { Topology } from './topology.ts';
+import type { JSONObject } from './typed.ts';
+import { TypedError, deepEqual, isObject } from './typed.ts';
+import type { OwnershipConflict } from './updater.ts';
+import { applyOwnership, updateOwnership } from './updater.ts';
+
+/** What the Store knows about the endpoint being written. */
+export interface ManagedFieldsScope {
+  /** The type's topology: compileTopology(schema, definitions), once per type. */
+  topology: Topology;
+  /** The group/version written: "apps/v1", "v1". */
+  apiVersion: string;
+  kind: string;
+  /** The subresource written through ("status", "scale"); absent for the main resource. */
+  subresource?: string;
+  /**
+   * Fields this endpoint resets (upstream's ResetFieldsStrategy: `status` for a main
+   * resource with a status subresource, `spec` for the status subresource). Changes to them
+   * are not recorded and applying them owns nothing.
+   */
+  resetFields?: FieldSet;
+  /** The clock for entry times; now by default. */
+  now?: () => Date;
+}
+
+/** Fields nobody owns (upstream stripMetaManager); removed as members only, not with what is below. */
+const stripped = FieldSet.of(
+  [fieldElement('apiVersion')],
+  [fieldElement('kind')],
+  [fieldElement('metadata')],
+  ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion']
+    .map((f) => [fieldElement('metadata'), fieldElement(f)]),
+);
+
+const currentOperation = 'current-operation';
+const beforeFirstApply = 'before-first-apply';
+
+function timestamp(scope: ManagedFieldsScope): string {
+  const now = scope.now?.() ?? new Date();
+  return new Date(Math.floor(now.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** The object without metadata.managedFields, sharing everything else. */
+function withoutManagedFields(obj: unknown): JSONObject {
+  if (!isObject(obj)) return {};
+  const metadata = obj.metadata;
+  if (!isObject(metadata) || !('managedFields' in metadata)) return obj;
+  const { managedFields: _, ...rest } = metadata;
+  return { ...obj, metadata: rest };
+}
+
+function uidOf(obj: KubeObject | undefined): string {
+  const uid = obj?.metadata?.uid;
+  return typeof uid === 'string' ? uid : '';
+}
+
+function decodeOrEmpty(entries: unknown): Managed {
+  try {
+    return decodeManagedFields(entries);
+  } catch {
+    return emptyManaged();
+  }
+}
+
+/** Upstream decodeLiveOrNew: which managed fields a non-apply write starts from. */
+function startingManaged(scope: ManagedFieldsScope, live: KubeObject | undefined, obj: KubeObject): Managed {
+  const liveEntries = live?.metadata?.managedFields;
+  // A write through a subresource cannot set managedFields.
+  if (scope.subresource) return decodeOrEmpty(liveEntries);
+  const sent = obj.metadata?.managedFields;
+  if (isResetManagedFields(sent)) return emptyManaged();
+  // Fields the client sent replace the stored ones (kubectl's client-side to server-side
+  // upgrade writes them); none sent, or unreadable ones, keep the stored ones so that
+  // clients unaware of managedFields never drop them. Sending back what it read (a PUT of
+  // a GET) is the stored ones, which need no checking.
+  if (!Array.isArray(sent) || sent.length === 0 || deepEqual(sent, liveEntries)) return decodeOrEmpty(liveEntries);
+  try {
+    const managed = decodeManagedFields(sent, { validate: true });
+    if (managed.fields.size > 0) return managed;
+  } catch {
+    // fall through to the stored fields, as upstream does
+  }
+  return decodeOrEmpty(liveEntries);
+}
+
+/** Records a non-apply write by `manager` (upstream's Update chain below the version check). */
+function recordUpdate(scope: ManagedFieldsScope, live: unknown, obj: unknown, managed: Managed, manager: string): Managed {
+  const id = managerIdentifier({ manager: manager || 'unknown', operation: 'Update', apiVersion: scope.apiVersion, subresource: scope.subresource });
+  const opts = scope.resetFields !== undefined ? { ignored: scope.resetFields } : {};
+  const fields = updateOwnership(live, obj, scope.topology, managed.fields, currentOperation, scope.apiVersion, opts);
+  const taken = fields.get(currentOperation);
+  fields.delete(currentOperation);
+  const times = new Map(managed.times);
+  const kept = taken === undefined ? undefined : taken.set.difference(stripped);
+  if (kept !== undefined && !kept.isEmpty()) {
+    const previous = fields.get(id);
+    const set = previous === undefined ? kept : kept.union(previous.set);
+    fields.set(id, { set, apiVersion: scope.apiVersion, applied: false });
+    times.set(id, timestamp(scope));
+  }
+  const out: Managed = { fields, times, original: managed.original };
+  capUpdateManagers(out);
+  return out;
+}
+
+/**
+ * The managedFields to store after a create, update or non-apply patch, computed from the
+ * object before (`live`, undefined on create) and after the write (`obj`, defaulted, as it
+ * will be validated and stored). Undefined means none.
+ *
+ * - The writer (`manager`: fieldManager, else managerOrUserAgent) takes every field it
+ *   changed or added, from whoever owned it, without conflicts; its entry has operation
+ *   Update, the written apiVersion, the subresource, and the write's time. A write that
+ *   changes nothing changes no entry.
+ * - `obj.metadata.managedFields`, when set and readable, replaces the stored entries; when
+ *   absent, empty or unreadable the stored ones carry on. `[{}]` resets them: the write then
+ *   stores none, and later non-apply writes record nothing until the next apply (as upstream,
+ *   which skips tracking for objects that have none). Writes through a subresource keep the
+ *   stored entries whatever they send.
+ * - When the fields cannot be worked out (a list-map item missing its key, stored entries
+ *   that do not decode) the stored entries are kept unchanged, as upstream's UpdateNoErrors does.
+ */
+export function updateManagedFields(scope: ManagedFieldsScope, live: KubeObject | undefined, obj: KubeObject, manager: string): ManagedFieldsEntry[] | undefined {
+  const managed = startingManaged(scope, live, obj);
+  // Upstream's skipNonAppliedManager: an existing object without managed fields stays so.
+  if (managed.fields.size === 0 && uidOf(live) !== '') return undefined;
+  try {
+    const after = recordUpdate(scope, withoutManagedFields(live ?? {}), withoutManagedFields(obj), managed, manager);
+    return encodeManagedFields(after);
+  } catch {
+    // Upstream's UpdateNoErrors: a write never fails for its managed fields.
+    return live?.metadata?.managedFields;
+  }
+}
+
+export interface ApplyOptions {
+  /** Take fields other managers own instead of failing with conflicts. */
+  force?: boolean;
+}
+
+export type ApplyResult =
+  | {
+      ok: true;
+      /**
+       * The merged object with its managedFields, to default, validate and store. It shares
+       * no object with `live` except managedFields entries left unchanged (and unchanged
+       * parts of fieldsV1), which the Store must treat as immutable, as it does stored objects.
+       */
+      object: KubeObject;
+      /** Whether anything besides managedFields differs from `live`. */
+      changed: boolean;
+    }
+  | { ok: false; conflicts: Conflict[] };
+
+function gvkString(apiVersion: unknown, kind: unknown): string {
+  const { group, version } = parseApiVersion(typeof apiVersion === 'string' ? apiVersion : '');
+  return `${group}/${version}, Kind=${typeof kind === 'string' ? kind : ''}`;
+}
+
+function objectName(obj: JSONObject): string {
+  const meta = isObject(obj.metadata) ? obj.metadata : {};
+  const namespace = typeof meta.namespace === 'string' ? meta.namespace : '';
+  const name = typeof meta.name === 'string' ? meta.name : '';
+  return `${namespace}/${name}`;
+}
+
+/** A 500 worded like upstream's for values structured-merge-diff refuses (it is not a Status there). */
+function typedObjectError(what: string, obj: JSONObject, scope: ManagedFieldsScope, err: TypedError): StatusError {
+  return new StatusError(500, '', `failed to create typed ${what} object (${objectName(obj)}; ${gvkString(scope.apiVersion, scope.kind)}): ${err.message}`);
+}
+
+/**
+ * Server-side apply of the configuration `applied` by `manager` to `live` (undefined when
+ * the object does not exist yet). On success the object carries its new managedFields; the
+ * Store then defaults, validates and stores it as for any update (or create). Conflicts
+ * come back as a list (applyConflictError makes the 409). Throws a StatusError: 400 when
+ * the configuration has managedFields or names another kind or version, 500 (as upstream)
+ * when a list item has no identity or repeats one.
+ *
+ * - The applier owns exactly the fields it applies (entry operation Apply, keyed by manager
+ *   and subresource, so it keeps its entry when it applies another apiVersion).
+ * - A field another manager owns with a different value is a conflict; `force` takes it
+ *   from them. Applying the value it already has makes the field shared.
+ * - Fields the applier applied before and omits now are removed unless another manager
+ *   owns them. Managers left owning nothing disappear.
+ * - An object that has no managed fields first gets an Update entry "before-first-apply"
+ *   owning all its fields, as upstream.
+ * - For manager "kubectl", conflicts on fields the last-applied annotation of client-side
+ *   apply still describes are not conflicts, and that annotation, when present, is set to
+ *   the applied configuration.
+ */
+export function apply(
+  scope: ManagedFieldsScope,
+  live: KubeObject | undefined,
+  applied: unknown,
+  manager: string,
+  opts: ApplyOptions = {},
+): ApplyResult {
+  if (!isObject(applied)) throw badRequest('error decoding YAML: the apply configuration must be an object');
+  if (applied.apiVersion !== scope.apiVersion || applied.kind !== scope.kind) {
+    throw badRequest(`invalid object type: ${gvkString(applied.apiVersion, applied.kind)}`);
+  }
+  const appliedMeta = applied.metadata;
+  if (isObject(appliedMeta) && appliedMeta.managedFields !== undefined && appliedMeta.managedFields !== null) {
+    throw badRequest('metadata.managedFields must be nil');
+  }
+
+  let managed: Managed;
+  try {
+    managed = decodeManagedFields(live?.metadata?.managedFields);
+  } catch (err) {
+    throw new StatusError(500, 'InternalError', `failed to decode managed fields: ${(err as Error).message}`);
+  }
+  const liveObj = withoutManagedFields(live ?? {});
+  const force = opts.force ?? false;
+  let result: AppliedOnce;
+  try {
+    if (managed.fields.size === 0) managed = recordUpdate(scope, {}, liveObj, managed, beforeFirstApply);
+    result = applyOnce(scope, liveObj, applied, managed, manager, force);
+    if (result.conflicts !== undefined && manager === upgradingManager) {
+      const allowed = fieldsFromLastApplied(liveObj, scope.topology, scope.apiVersion);
+      if (allowed !== undefined) {
+        const remaining = result.conflicts.filter((c) => !allowed.has(c.path));
+        result = remaining.length === 0 ? applyOnce(scope, liveObj, applied, managed, manager, true) : { conflicts: remaining };
+      }
+    }
+  } catch (err) {
+    if (err instanceof TypedError) throw typedObjectError(err.live ? 'live' : 'patch', err.live ? liveObj : applied, scope, err);
+    // A stored entry whose fieldsV1 does not decode (sets decode lazily).
+    if (err instanceof FieldsV1Error) throw new StatusError(500, 'InternalError', `failed to decode managed fields: ${err.message}`);
+    throw err;
+  }
+  if (result.conflicts !== undefined) return { ok: false, conflicts: describeConflicts(result.conflicts) };
+
+  let object = result.object;
+  let changed = result.changed;
+  if (manager === upgradingManager && lastAppliedOf(object) !== undefined) {
+    const value = lastAppliedValue(applied);
+    if (value !== lastAppliedOf(object)) {
+      object = withLastApplied(object, value);
+      changed = true;
+    }
+  }
+  const managedFields = encodeManagedFields(result.managed);
+  const metadata: JSONObject = { ...(isObject(object.metadata) ? object.metadata : {}) };
+  if (managedFields !== undefined) metadata.managedFields = managedFields;
+  else delete metadata.managedFields;
+  return { ok: true, object: { ...object, metadata } as KubeObject, changed };
+}
+
+type AppliedOnce =
+  | { conflicts: OwnershipConflict[]; object?: undefined }
+  | { conflicts?: undefined; object: JSONObject; managed: Managed; changed: boolean };
+
+/** One apply through upstream's layers below the last-applied ones. */
+function applyOnce(scope: ManagedFieldsScope, live: JSONObject, applied: JSONObject, managed: Managed, manager: string, force: boolean): AppliedOnce {
+  const id = managerIdentifier({ manager: manager || 'unknown', operation: 'Apply', subresource: scope.subresource });
+  const opts = scope.resetFields !== undefined ? { ignored: scope.resetFields, stripped } : { stripped };
+  const outcome = applyOwnership(live, applied, scope.topology, managed.fields, id, scope.apiVersion, force, opts);
+  if (!outcome.ok) return { conflicts: outcome.conflicts };
+  const fields = outcome.managers;
+  const times = new Map(managed.times);
+  // Upstream stamps the applier's entry only when the object changed; a new entry gets a time anyway.
+  if (fields.has(id) && (outcome.changed || !managed.fields.has(id))) times.set(id, timestamp(scope));
+  // Unchanged, the merge is a copy of the live object (upstream returns the live object).
+  const object = outcome.object as JSONObject;
+  return { object, managed: { fields, times, original: managed.original }, changed: outcome.changed };
+}

@@ -1,0 +1,57 @@
+import { apiVersionOf, type KubeObject } from '../api/index.ts';
+import { apply, applyConflictError, compileTopology, fieldSetOf, updateManagedFields, type FieldSet, type ManagedFieldsScope, type Topology } from '../apply/index.ts';
+
+/** Endpoints name a write's manager with this (fieldManager, else the User-Agent). */
+export { managerOrUserAgent } from '../apply/index.ts';
+import type { Definitions } from '../schema/index.ts';
+import { schemaRef } from '../schema/index.ts';
+import type { ResourceType } from './resource-type.ts';
+
+const statusFields = fieldSetOf(['status']);
+const specFields = fieldSetOf(['spec']);
+
+/**
+ * metadata.managedFields for one resource (upstream's fieldmanager): records who owns
+ * which fields on every write, and merges server-side apply configurations with
+ * structured-merge-diff's ownership rules. The topology is compiled on first use.
+ */
+export class FieldManager {
+  private readonly type: ResourceType;
+  private readonly definitions: Definitions;
+  private topology: Topology | undefined;
+
+  constructor(type: ResourceType, definitions: Definitions) {
+    this.type = type;
+    this.definitions = definitions;
+  }
+
+  private scope(subresource: string): ManagedFieldsScope {
+    this.topology ??= compileTopology({ $ref: schemaRef(this.type.schemaName) }, this.definitions);
+    const scope: ManagedFieldsScope = { topology: this.topology, apiVersion: apiVersionOf(this.type.group, this.type.version), kind: this.type.kind };
+    if (subresource !== '') scope.subresource = subresource;
+    const reset = this.resetFields(subresource);
+    if (reset !== undefined) scope.resetFields = reset;
+    return scope;
+  }
+
+  /** Upstream's ResetFieldsStrategy: the main resource does not own status when /status exists, and /status does not own spec. */
+  private resetFields(subresource: string): FieldSet | undefined {
+    if (subresource === 'status') return specFields;
+    if (subresource === '' && this.type.subresources.includes('status')) return statusFields;
+    return undefined;
+  }
+
+  /** A non-apply write (create, update, patch): the writer takes the fields whose values it changed. */
+  recordUpdate(live: KubeObject | undefined, obj: KubeObject, manager: string, subresource = ''): void {
+    const managedFields = updateManagedFields(this.scope(subresource), live, obj, manager);
+    if (managedFields === undefined) delete obj.metadata.managedFields;
+    else obj.metadata.managedFields = managedFields;
+  }
+
+  /** Server-side apply of a configuration onto the live object (undefined: create); conflicts are a 409. */
+  apply(live: KubeObject | undefined, applied: unknown, manager: string, force: boolean, subresource = ''): KubeObject {
+    const result = apply(this.scope(subresource), live, applied, manager, { force });
+    if (!result.ok) throw applyConflictError(result.conflicts);
+    return result.object;
+  }
+}
