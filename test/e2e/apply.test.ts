@@ -142,3 +142,14 @@ spec:
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a JSON patch replacing /metadata/managedFields with [{}] resets them, the rest of the patch applies too', async () => {
+  await applyCm('ssa7', { a: '1' }, 'fieldManager=alice');
+  const res = await server.request('PATCH', cmPath('ssa7'), {
+    raw: JSON.stringify([{ op: 'replace', path: '/metadata/managedFields', value: [{}] }, { op: 'replace', path: '/data/a', value: '2' }]),
+    headers: { 'content-type': 'application/json-patch+json' },
+  });
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.json.data.a, '2');
+  assert.equal(res.json.metadata.managedFields, undefined);
+});
