@@ -28,6 +28,11 @@ export interface WatchCacheOptions {
   prefix: string;
   /** Sets apiVersion, kind and metadata.resourceVersion. May throw: the object is then skipped and logged. */
   decode(kv: KeyValue): KubeObject;
+  /**
+   * The JSON of a decoded object straight from its stored bytes, when the stored form
+   * allows it (cheaper than encoding the object again); undefined falls back to encoding.
+   */
+  encode?(kv: KeyValue): Uint8Array | undefined;
   /** What a BOOKMARK object names. */
   bookmark: { kind: string; apiVersion: string };
   /** How long events are kept for watches from past revisions (default 5 minutes, like the backend's compaction). */
@@ -71,6 +76,7 @@ export class WatchCache {
   readonly #backend: Backend;
   readonly #prefix: string;
   readonly #decode: (kv: KeyValue) => KubeObject;
+  readonly #encode: ((kv: KeyValue) => Uint8Array | undefined) | undefined;
   readonly #bookmarkType: { kind: string; apiVersion: string };
   readonly #historyWindowMs: number;
   readonly #maxHistoryEvents: number;
@@ -112,6 +118,7 @@ export class WatchCache {
     this.#backend = opts.backend;
     this.#prefix = opts.prefix;
     this.#decode = opts.decode;
+    this.#encode = opts.encode;
     this.#bookmarkType = { kind: opts.bookmark.kind, apiVersion: opts.bookmark.apiVersion };
     this.#historyWindowMs = opts.historyWindowMs ?? 5 * 60_000;
     this.#maxHistoryEvents = opts.maxHistoryEvents ?? 102_400;
@@ -360,7 +367,7 @@ export class WatchCache {
       revision ??= page.revision;
       for (const kv of page.items) {
         const object = this.#decodeOrLog(kv);
-        if (object !== undefined) items.push(this.#cached(kv.key, object, kv.modRevision));
+        if (object !== undefined) items.push(this.#cached(kv.key, object, kv.modRevision, kv));
       }
       if (!page.more || page.items.length === 0) break;
       startAfter = (page.items[page.items.length - 1] as KeyValue).key;
@@ -437,7 +444,7 @@ export class WatchCache {
     if (revision <= this.#revision) this.#log(`watch cache ${this.#prefix}: event at revision ${revision} arrived after revision ${this.#revision}`);
     const object = event.type === 'put' ? this.#decodeOrLog(event.kv) : undefined;
     if (object !== undefined) {
-      current = this.#cached(key, object, event.kv.modRevision);
+      current = this.#cached(key, object, event.kv.modRevision, event.kv);
       this.#objects.set(key, current);
       this.#sorted.set(current);
       cacheEvent = { type: prev === undefined ? 'ADDED' : 'MODIFIED', object: current.object, json: current.json, revision };
@@ -558,8 +565,8 @@ export class WatchCache {
     }
   }
 
-  #cached(key: string, object: KubeObject, revision: number): CachedObject {
-    const json = encodeJson(object);
+  #cached(key: string, object: KubeObject, revision: number, kv: KeyValue): CachedObject {
+    const json = this.#encode?.(kv) ?? encodeJson(object);
     if (this.#freeze) freezeDeep(object);
     const cached: CachedObject = { key, object, json, revision };
     return this.#freeze ? Object.freeze(cached) : cached;

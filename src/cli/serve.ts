@@ -1,7 +1,10 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AdmissionChain } from '../admission/chain.ts';
-import { apiVersionOf, isStatusError } from '../api/index.ts';
+import { apiVersionOf, isStatusError, type KubeObject } from '../api/index.ts';
+import { storedJsonWithResourceVersion } from '../registry/codec.ts';
+import type { ResourceType } from '../registry/resource-type.ts';
+import type { KeyValue } from '../storage/backend.ts';
 import { WatchCache } from '../cache/index.ts';
 import { alwaysAllow, bearerAuthenticator, ensureAdminToken, parseTokenFile } from '../auth/index.ts';
 import { CrdController } from '../controllers/crd.ts';
@@ -66,20 +69,23 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const admissionSetup = admissionPlugins(registry, log);
   const admission = new AdmissionChain(admissionSetup.plugins);
   const caches: WatchCache[] = [];
+  const newCache = (type: ResourceType, decode: (kv: KeyValue) => KubeObject, encode?: (kv: KeyValue) => Uint8Array | undefined) => new WatchCache({
+    backend,
+    prefix: resourcePrefix(type),
+    decode,
+    ...(encode ? { encode } : {}),
+    bookmark: { kind: type.kind, apiVersion: apiVersionOf(type.group, type.version) },
+    historyWindowMs: config.etcdCompactionIntervalMs,
+    bookmarkIntervalMs: config.watchBookmarkIntervalMs,
+    snapshotTtlMs: config.featureGates.ListFromCacheSnapshot ? config.listSnapshotTtlMs : 0,
+    log,
+  });
   const builtinTypes = builtinResourceTypes({ serviceClusterIPRange: config.serviceClusterIPRange, serviceNodePortRange: config.serviceNodePortRange });
   for (const type of [...builtinTypes, customResourceDefinitionsType()]) {
     // The cache decodes with the Store's decoder; the Store reads through the cache.
     const decoder: { store?: Store } = {};
-    const cache = new WatchCache({
-      backend,
-      prefix: resourcePrefix(type),
-      decode: (kv) => decoder.store!.decode(kv),
-      bookmark: { kind: type.kind, apiVersion: apiVersionOf(type.group, type.version) },
-      historyWindowMs: config.etcdCompactionIntervalMs,
-      bookmarkIntervalMs: config.watchBookmarkIntervalMs,
-      snapshotTtlMs: config.featureGates.ListFromCacheSnapshot ? config.listSnapshotTtlMs : 0,
-      log,
-    });
+    // Built-in objects are shown as stored: their JSON comes from the stored bytes.
+    const cache = newCache(type, (kv) => decoder.store!.decode(kv), storedJsonWithResourceVersion);
     const store = new Store(type, backend, admission, cache);
     decoder.store = store;
     caches.push(cache);
@@ -104,16 +110,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       // A custom resource version gets its watch cache and Store like a built-in type.
       async start({ type, deprecationWarning }: CustomResourceVersion) {
         const decoder: { store?: Store } = {};
-        const cache = new WatchCache({
-          backend,
-          prefix: resourcePrefix(type),
-          decode: (kv) => decoder.store!.decode(kv),
-          bookmark: { kind: type.kind, apiVersion: apiVersionOf(type.group, type.version) },
-          historyWindowMs: config.etcdCompactionIntervalMs,
-          bookmarkIntervalMs: config.watchBookmarkIntervalMs,
-          snapshotTtlMs: config.featureGates.ListFromCacheSnapshot ? config.listSnapshotTtlMs : 0,
-          log,
-        });
+        const cache = newCache(type, (kv) => decoder.store!.decode(kv));
         const store = new CustomResourceStore(type, backend, admission, cache, { definitions, deprecationWarning });
         decoder.store = store;
         caches.push(cache);
