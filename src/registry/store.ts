@@ -71,8 +71,9 @@ export function nowTimestamp(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/** A deep copy of JSON data; JSON's own round trip is several times faster than structuredClone for it. */
 function clone<T>(value: T): T {
-  return structuredClone(value);
+  return JSON.parse(JSON.stringify(value)) as T;
 }
 
 /**
@@ -246,7 +247,8 @@ export class Store {
       }
       const current = this.decode(kv);
       if (pinned && expectedResourceVersion !== current.metadata.resourceVersion) throw staleObject(this.groupResource, name);
-      const obj = clone(mutate(clone(current)));
+      // mutate gets its own copy (decoded again: cheaper than cloning) and may return it or a new object.
+      const obj = clone(mutate(this.decode(kv)));
       this.checkTypeMeta(obj);
       this.decodeFields(obj, opts, (probe) => {
         this.preserveSystemMeta(probe, current);
