@@ -69,17 +69,26 @@ export class ReadPath {
   }
 
   async get(namespace: string, name: string, consistency: ReadConsistency = { kind: 'consistent' }): Promise<KubeObject> {
+    const item = await this.getItem(namespace, name, consistency);
+    return item.json === undefined ? item.object : (JSON.parse(Buffer.from(item.json).toString('utf8')) as KubeObject);
+  }
+
+  /**
+   * The object as the cache holds it: shared and frozen, with its JSON (answers are
+   * written from those bytes); callers must not change it. Without a cache, a fresh copy.
+   */
+  async getItem(namespace: string, name: string, consistency: ReadConsistency = { kind: 'consistent' }): Promise<ListItem> {
     const key = objectKey(this.type, namespace, name);
     const groupResource = { group: this.type.group, resource: this.type.resource };
     if (this.cache !== undefined) {
       await this.catchUp(this.cache, consistency);
       const cached = this.cache.get(key);
       if (cached === undefined) throw notFound(groupResource, name);
-      return structuredClone(cached.object);
+      return { object: cached.object, json: cached.json };
     }
     const kv = await this.backend.get(key);
     if (kv === undefined) throw notFound(groupResource, name);
-    return this.decode(kv);
+    return { object: this.decode(kv) };
   }
 
   /** Waits until the cache is fresh enough for the read; answers the revision to read at, if exact. */

@@ -10,7 +10,7 @@ import { decodeFromStorage, encodeForStorage } from './codec.ts';
 import { objectKey } from './keys.ts';
 import type { ResourceType } from './resource-type.ts';
 import type { ObjectFilter } from './filter.ts';
-import { ReadPath, type ListPage, type ListRequest, type ReadConsistency, type WatchRequest } from './read-path.ts';
+import { ReadPath, type ListItem, type ListPage, type ListRequest, type ReadConsistency, type WatchRequest } from './read-path.ts';
 import type { CacheWatcher, WatchCache } from '../cache/index.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.ts';
 import { addWarning } from '../api/request-context.ts';
@@ -117,6 +117,11 @@ export class Store {
 
   get(namespace: string, name: string, consistency?: ReadConsistency): Promise<KubeObject> {
     return this.reads.get(namespace, name, consistency);
+  }
+
+  /** For answering a GET: the cached object (read-only, shared) and its JSON bytes. */
+  getForAnswer(namespace: string, name: string, consistency?: ReadConsistency): Promise<ListItem> {
+    return this.reads.getItem(namespace, name, consistency);
   }
 
   /** The stored object (a consistent read from storage), or undefined. */

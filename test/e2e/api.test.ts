@@ -39,6 +39,19 @@ describe('verbs', () => {
     assert.deepEqual(got.json, obj);
   });
 
+  test('GET answers JSON from the cache and YAML when asked, the same object either way', async () => {
+    const ns = await newNamespace();
+    const created = (await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: configMap('y', { k: 'v' }) })).json;
+    const json = await server.request('GET', `/api/v1/namespaces/${ns}/configmaps/y`);
+    assert.equal(json.headers['content-type'], 'application/json');
+    assert.deepEqual(json.json, created);
+    const yaml = await server.request('GET', `/api/v1/namespaces/${ns}/configmaps/y`, { headers: { accept: 'application/yaml' } });
+    assert.equal(yaml.status, 200);
+    assert.equal(yaml.headers['content-type'], 'application/yaml');
+    assert.match(yaml.text, /^kind: ConfigMap$/m);
+    assert.match(yaml.text, new RegExp(`resourceVersion: "${created.metadata.resourceVersion}"`));
+  });
+
   test('PUT with the current resourceVersion updates; a stale one answers 409', async () => {
     const ns = await newNamespace();
     const created = (await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: configMap('c') })).json;

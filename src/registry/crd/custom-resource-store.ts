@@ -41,6 +41,11 @@ export class CustomResourceStore extends Store {
     return super.get(...args);
   }
 
+  override getForAnswer(...args: Parameters<Store['getForAnswer']>): ReturnType<Store['getForAnswer']> {
+    this.#warn();
+    return super.getForAnswer(...args);
+  }
+
   override list(...args: Parameters<Store['list']>): ReturnType<Store['list']> {
     this.#warn();
     return super.list(...args);
