@@ -107,3 +107,25 @@ export function nestingDepthUpTo(value: unknown, limit: number): number {
   }
   return deepest;
 }
+
+/**
+ * Deletes the null members of every map inside `value`, in place (arrays keep their null
+ * items), as upstream's merge and strategic patchers do with values taken from a patch.
+ * Iterative, so deep input cannot exhaust the stack. Answers `value`.
+ */
+export function pruneNulls(value: unknown): unknown {
+  const pending = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (Array.isArray(item)) {
+      for (const element of item) if (typeof element === 'object' && element !== null) pending.push(element);
+    } else if (isJsonObject(item)) {
+      for (const key of Object.keys(item)) {
+        const member = item[key];
+        if (member === null) delete item[key];
+        else if (typeof member === 'object') pending.push(member);
+      }
+    }
+  }
+  return value;
+}

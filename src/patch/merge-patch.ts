@@ -4,7 +4,7 @@
 // existing object comes in without its null members, also inside arrays; an array patch
 // replaces the whole document. Iterative, and neither argument is modified.
 
-import { cloneJson, isJsonObject, setMember, type JsonObject } from './json-value.ts';
+import { cloneJson, isJsonObject, pruneNulls, setMember, type JsonObject } from './json-value.ts';
 
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
   if (Array.isArray(patch)) return pruneNulls(cloneJson(patch));
@@ -26,22 +26,4 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
     }
   }
   return result;
-}
-
-/** Deletes null members of every object inside `value` (arrays keep null items). */
-function pruneNulls(value: unknown): unknown {
-  const pending = [value];
-  while (pending.length > 0) {
-    const item = pending.pop();
-    if (Array.isArray(item)) {
-      for (const element of item) if (typeof element === 'object' && element !== null) pending.push(element);
-    } else if (isJsonObject(item)) {
-      for (const key of Object.keys(item)) {
-        const member = item[key];
-        if (member === null) delete item[key];
-        else if (typeof member === 'object') pending.push(member);
-      }
-    }
-  }
-  return value;
 }

@@ -28,7 +28,7 @@
 import type { Definitions, Schema } from '../schema/types.ts';
 import { goString, goTypeName, goValue } from './go-format.ts';
 import { goSliceStable } from './go-stable-sort.ts';
-import { cloneJson, hasMember, isJsonObject, setMember, type JsonObject } from './json-value.ts';
+import { cloneJson, hasMember, isJsonObject, pruneNulls, setMember, type JsonObject } from './json-value.ts';
 import { PatchError } from './patch-error.ts';
 import { fieldPatchMeta, listItemSchema, splitRetainKeys, type PatchMeta } from './patch-meta.ts';
 
@@ -200,30 +200,13 @@ function mergeMap(ctx: MergeContext, original: JsonObject, patch: JsonObject, sc
  * with `$patch`.
  */
 function takePatchValue(original: JsonObject, key: string, value: unknown, discardNulls: boolean): void {
-  if (discardNulls) discardNullValues(value);
+  if (discardNulls) pruneNulls(value);
   if (isJsonObject(value) && hasMember(value, directiveMarker)) {
     delete original[key];
     return;
   }
   removeDirectives(value);
   setMember(original, key, value);
-}
-
-/** Deletes the null members of every map inside `value` (arrays keep their null items). */
-function discardNullValues(value: unknown): void {
-  const pending = [value];
-  while (pending.length > 0) {
-    const item = pending.pop();
-    if (Array.isArray(item)) {
-      for (const element of item) if (typeof element === 'object' && element !== null) pending.push(element);
-    } else if (isJsonObject(item)) {
-      for (const key of Object.keys(item)) {
-        const member = item[key];
-        if (member === null) delete item[key];
-        else if (typeof member === 'object') pending.push(member);
-      }
-    }
-  }
 }
 
 /**
