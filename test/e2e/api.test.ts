@@ -11,13 +11,7 @@ after(async () => {
   await server.stop();
 });
 
-let nsCounter = 0;
-async function newNamespace(): Promise<string> {
-  const name = `e2e-${process.pid}-${++nsCounter}`;
-  const res = await server.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
-  assert.equal(res.status, 201, res.text);
-  return name;
-}
+const newNamespace = () => server.newNamespace('e2e');
 
 function configMap(name: string, data: Record<string, string> = { a: '1' }) {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data };

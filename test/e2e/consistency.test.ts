@@ -14,12 +14,7 @@ after(async () => {
   await server.stop();
 });
 
-let counter = 0;
-async function namespace(): Promise<string> {
-  const name = `rv-${++counter}`;
-  assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name } } })).status, 201);
-  return name;
-}
+const namespace = () => server.newNamespace('rv');
 
 async function createCm(ns: string, name: string, labels: Record<string, string> = {}): Promise<string> {
   const res = await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name, labels }, data: { a: '1' } } });

@@ -85,11 +85,7 @@ after(async () => {
   await server?.stop();
 });
 
-async function namespace(): Promise<string> {
-  const name = `crd-${++counter}`;
-  assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name } } })).status, 201);
-  return name;
-}
+const namespace = () => server.newNamespace('crd');
 
 /** Creates the CRD and waits (at most a second) until it is Established. */
 async function establish(crd: Json, on: TestServer = server): Promise<Json> {

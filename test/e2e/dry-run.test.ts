@@ -18,13 +18,7 @@ after(async () => {
   await server.stop();
 });
 
-let nsCounter = 0;
-async function newNamespace(): Promise<string> {
-  const name = `dry-${process.pid}-${++nsCounter}`;
-  const res = await server.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
-  assert.equal(res.status, 201, res.text);
-  return name;
-}
+const newNamespace = () => server.newNamespace('dry');
 
 function deployment(name: string) {
   return {

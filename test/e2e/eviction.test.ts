@@ -11,13 +11,7 @@ after(async () => {
   await server?.stop();
 });
 
-let seq = 0;
-async function namespace(): Promise<string> {
-  seq += 1;
-  const name = `evict-${seq}`;
-  assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name } } })).status, 201);
-  return name;
-}
+const namespace = () => server.newNamespace('evict');
 
 /** A pod as a kubelet would have made it: Running and, unless told otherwise, Ready. */
 async function runningPod(ns: string, name: string, labels: Record<string, string>, ready = true): Promise<void> {

@@ -18,13 +18,7 @@ after(async () => {
   await server.stop();
 });
 
-let nsCounter = 0;
-async function newNamespace(): Promise<string> {
-  const name = `fv-${process.pid}-${++nsCounter}`;
-  const res = await server.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
-  assert.equal(res.status, 201, res.text);
-  return name;
-}
+const newNamespace = () => server.newNamespace('fv');
 
 /** The texts of the Warning headers (`299 - "text"`, one header value each). */
 function warnings(res: Response): string[] {

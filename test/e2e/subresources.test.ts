@@ -17,13 +17,7 @@ after(async () => {
   await server?.stop();
 });
 
-let seq = 0;
-async function namespace(): Promise<string> {
-  seq += 1;
-  const name = `sub-${seq}`;
-  assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name } } })).status, 201);
-  return name;
-}
+const namespace = () => server.newNamespace('sub');
 
 const merge = { 'content-type': 'application/merge-patch+json' };
 

@@ -18,12 +18,7 @@ after(async () => {
   await server.stop();
 });
 
-let counter = 0;
-async function namespace(): Promise<string> {
-  const name = `table-${++counter}`;
-  assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name } } })).status, 201);
-  return name;
-}
+const namespace = () => server.newNamespace('table');
 
 async function createConfigMap(ns: string, name: string, data: Record<string, string> = { a: '1' }) {
   const res = await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name }, data } });

@@ -11,12 +11,7 @@ after(async () => {
   await server.stop();
 });
 
-let counter = 0;
-async function namespace(): Promise<string> {
-  const name = `w-${++counter}`;
-  assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name } } })).status, 201);
-  return name;
-}
+const namespace = () => server.newNamespace('w');
 
 const cm = (name: string, labels: Record<string, string> = {}, data: Record<string, string> = { a: '1' }) => ({ metadata: { name, labels }, data });
 

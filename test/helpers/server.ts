@@ -17,6 +17,8 @@ export function tempDir(prefix = 'plinth-test-'): string {
 export interface TestServer extends RunningServer {
   dataDir: string;
   request(method: string, urlPath: string, opts?: RequestOptions): Promise<Response>;
+  /** Creates a namespace of its own for one test (`<prefix>-<n>`) and answers its name. */
+  newNamespace(prefix: string): Promise<string>;
   /** Stops the server and removes its data dir. */
   stop(): Promise<void>;
 }
@@ -44,10 +46,18 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Test
   const dataDir = overrides.dataDir ?? tempDir();
   const running = await serve({ ...defaultConfig(), storage: 'memory', securePort: 0, ...overrides, dataDir }, () => {});
   const agent = new https.Agent({ ca: running.caPem, keepAlive: true });
+  const request = (method: string, urlPath: string, opts: RequestOptions = {}) => httpsRequest(agent, running.url, running.token, method, urlPath, opts);
+  let namespaces = 0;
   return {
     ...running,
     dataDir,
-    request: (method, urlPath, opts = {}) => httpsRequest(agent, running.url, running.token, method, urlPath, opts),
+    request,
+    async newNamespace(prefix) {
+      const name = `${prefix}-${++namespaces}`;
+      const res = await request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
+      if (res.status !== 201) throw new Error(`creating namespace ${name}: ${res.status} ${res.text}`);
+      return name;
+    },
     async stop() {
       agent.destroy();
       await running.close();
