@@ -76,6 +76,20 @@ test('apply rules: fieldManager required (422), managedFields in the body (400),
   assert.equal((await server.request('GET', cmPath('ssa5'))).status, 404);
 });
 
+test('an apply configuration naming another object or namespace than the URL is 400, and nothing is created', async () => {
+  const other = await server.request('PATCH', `${cmPath('url-name')}?fieldManager=x`, {
+    raw: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'body-name' } }), headers: { 'content-type': 'application/apply-patch+yaml' },
+  });
+  assert.equal(other.status, 400, other.text);
+  assert.match(other.json.message, /does not match the name on the URL/);
+  const ns = await server.request('PATCH', `${cmPath('url-name')}?fieldManager=x`, {
+    raw: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'url-name', namespace: 'kube-system' } }), headers: { 'content-type': 'application/apply-patch+yaml' },
+  });
+  assert.equal(ns.status, 400, ns.text);
+  assert.equal((await server.request('GET', cmPath('url-name'))).status, 404);
+  assert.equal((await server.request('GET', cmPath('body-name'))).status, 404);
+});
+
 test('managedFields: [{}] in a merge patch resets them; an empty list does not', async () => {
   await applyCm('ssa6', { a: '1' }, 'fieldManager=alice');
   const empty = await server.request('PATCH', cmPath('ssa6'), { raw: JSON.stringify({ metadata: { managedFields: [] } }), headers: { 'content-type': 'application/merge-patch+json' } });

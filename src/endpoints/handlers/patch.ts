@@ -59,6 +59,14 @@ async function serverSideApply(scope: RequestScope, subresource: string, dryRun:
   if (forceText !== null && forceText !== 'true' && forceText !== 'false' && forceText !== '') throw badRequest(`invalid value for force: ${JSON.stringify(forceText)}`);
   // JSON is YAML: kubectl sends its apply configurations as JSON.
   const { value: applied, duplicateFields } = decodeBody('application/yaml', await readBody(scope.req), { findDuplicates: directive !== 'Ignore' });
+  // The configuration names the object the URL names, as upstream's apply patcher checks.
+  const meta = (applied as { metadata?: { name?: unknown; namespace?: unknown } } | null)?.metadata;
+  if (typeof meta?.name === 'string' && meta.name !== '' && meta.name !== info.name) {
+    throw badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${info.name})`);
+  }
+  if (served.type.namespaced && typeof meta?.namespace === 'string' && meta.namespace !== '' && meta.namespace !== info.namespace) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
   const { object, created } = await served.store.apply(info.namespace, info.name, applied, {
     dryRun, fieldManager, force: forceText === 'true',
     fieldValidation: { directive, duplicateFields, strictError: strictPatchError },
