@@ -142,6 +142,15 @@ export class Discovery {
   }
 }
 
+/**
+ * Upstream's storageVersionHash: the first 8 bytes of the SHA-256 of "group/version/kind",
+ * in padded standard base64. Clients (the storage version migrator) compare it across
+ * answers, so it must be the same string kube-apiserver gives.
+ */
+export function storageVersionHash(group: string, version: string, kind: string): string {
+  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
+}
+
 function apiGroup(g: GroupVersions) {
   const versions = [...g.versions.keys()].map((v) => ({ groupVersion: apiVersionOf(g.group, v), version: v }));
   return { name: g.group, versions, preferredVersion: versions[0] };
@@ -157,7 +166,8 @@ function apiResources(t: ResourceType) {
   };
   if (t.shortNames.length > 0) main.shortNames = t.shortNames;
   if (t.categories.length > 0) main.categories = t.categories;
-  main.storageVersionHash = createHash('sha256').update(`${t.group}/${t.version}/${t.kind}`).digest('base64').slice(0, 11);
+  const stored = t.storageVersion === undefined ? t : t.storageVersion;
+  if (stored !== null) main.storageVersionHash = storageVersionHash(stored.group, stored.version, stored.kind);
   const subs = t.subresources.map((sub) => {
     const info = subresourceInfo[sub] ?? { verbs: ['get'] };
     const entry: Record<string, unknown> = { name: `${t.resource}/${sub}`, singularName: '', namespaced: t.namespaced };

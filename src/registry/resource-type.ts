@@ -130,6 +130,12 @@ export interface ResourceType {
    * checked by the CRD's schema, and strategic merge patch is not offered (415, as upstream).
    */
   customResource?: boolean;
+  /**
+   * The group, version and kind objects are stored as, which discovery's storageVersionHash
+   * names: a CRD's storage version, whichever version is served. Absent: this type's own;
+   * null: none (a CRD whose storage version is not served gets no hash upstream).
+   */
+  storageVersion?: { group: string; version: string; kind: string } | null;
   /** Conditions of an object's Table row (upstream marks finished pods Completed). */
   tableRowConditions?(obj: KubeObject): TableRowCondition[] | undefined;
 }

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { openStream, startServer, tempDir, type TestServer } from '../helpers/server.ts';
+import { storageVersionHash } from '../../src/endpoints/discovery.ts';
 
 const run = promisify(execFile);
 const crdsPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
@@ -111,7 +112,7 @@ describe('creating a CRD', () => {
     assert.deepEqual(resources[0], {
       name: 'crontabs', singularName: 'crontab', namespaced: true, kind: 'CronTab',
       verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
-      shortNames: crd.spec.names.shortNames, categories: ['all'], storageVersionHash: resources[0].storageVersionHash,
+      shortNames: crd.spec.names.shortNames, categories: ['all'], storageVersionHash: storageVersionHash(group, 'v1', 'CronTab'),
     });
     assert.deepEqual(resources.slice(1).map((r: Json) => r.name), ['crontabs/status', 'crontabs/scale']);
 
@@ -326,6 +327,9 @@ test('a version added by an update is served at once; every version reads the sa
   const groupDoc = await server.request('GET', `/apis/${group}`);
   assert.deepEqual(groupDoc.json.versions.map((v: Json) => v.version), ['v1', 'v1beta1']);
   assert.equal(groupDoc.json.preferredVersion.version, 'v1');
+  // Every served version names the storage version (v1) in discovery, as upstream.
+  const betaResources = (await server.request('GET', `/apis/${group}/v1beta1`)).json.resources;
+  assert.equal(betaResources[0].storageVersionHash, storageVersionHash(group, 'v1', 'CronTab'));
   assert.equal((await server.request('GET', `/apis/${group}/v1/namespaces/${ns}/crontabs/shared`)).json.apiVersion, `${group}/v1`);
 });
 

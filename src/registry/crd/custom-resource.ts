@@ -267,6 +267,9 @@ export function customResourceVersions(crd: CustomResourceDefinition, opts: Cust
   const versions = (Array.isArray(crd.spec?.versions) ? crd.spec.versions : [])
     .filter((v): v is CustomResourceDefinitionVersion => isObject(v) && v.served === true && stringOf(v.name) !== '')
     .sort((a, b) => compareVersionPriority(a.name!, b.name!));
+  // Discovery names the storage version only when it is also served, as upstream does.
+  const storage = versions.find((v) => v.storage === true);
+  const storageVersion = storage === undefined ? null : { group, version: storage.name!, kind: names.kind };
   return versions.map((version) => {
     const name = version.name!;
     const schemaName = customResourceSchemaName(group, name, names.kind);
@@ -301,6 +304,7 @@ export function customResourceVersions(crd: CustomResourceDefinition, opts: Cust
       schemaValidation: customResourceValidation,
       tableColumns: printerColumnsOf(version.additionalPrinterColumns),
       customResource: true,
+      storageVersion,
     };
     const served: CustomResourceVersion = { type, definition: publishedDefinition(schema, group, name, names.kind) };
     if (version.deprecated === true) {
