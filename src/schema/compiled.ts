@@ -5,6 +5,7 @@
 // Nodes are cached per definitions object and per schema object (weakly): treat both as
 // immutable once used, as the built-in definitions are.
 
+import { compileGoRegexp, type GoRegexp } from './regexp.ts';
 import { resolve } from './resolve.ts';
 import type { Definitions, Schema } from './types.ts';
 
@@ -31,8 +32,8 @@ export interface SchemaNode {
   readonly hasNumberChecks: boolean;
   readonly hasArrayChecks: boolean;
   readonly hasObjectCounts: boolean;
-  /** `pattern` compiled; null when there is none or it does not compile (then it is not enforced). */
-  readonly pattern: RegExp | null;
+  /** `pattern` compiled (RE2, as Go's regexp); null when there is none or it does not compile (then it is not enforced). */
+  readonly pattern: GoRegexp | null;
   /** Properties with a default, with their nodes. */
   readonly defaulted: readonly (readonly [string, SchemaNode])[];
   property(key: string): SchemaNode | undefined;
@@ -71,13 +72,9 @@ function isBareUnion(branches: readonly Schema[] | undefined): boolean {
   return true;
 }
 
-function compilePattern(pattern: string | undefined): RegExp | null {
+function compilePattern(pattern: string | undefined): GoRegexp | null {
   if (pattern === undefined) return null;
-  try {
-    return new RegExp(pattern, 'u');
-  } catch {
-    return null;
-  }
+  return compileGoRegexp(pattern).regexp ?? null;
 }
 
 function build(defs: Definitions, referring: Schema): SchemaNode {

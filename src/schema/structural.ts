@@ -8,6 +8,7 @@
 
 import { child, forbidden, index, invalid, key, required } from '../api/field-errors.ts';
 import type { StatusCause } from '../api/types.ts';
+import { compileGoRegexp } from './regexp.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -188,23 +189,10 @@ function valueValidation(v: Raw, skipAnyOf: boolean, skipFirstAllOfAnyOf: boolea
   if (isRaw(v.not)) nested(v.not, false, false, lvl, child(path, 'not'), out);
   const pattern = stringOf(v.pattern);
   if (pattern !== '') {
-    const problem = regexpProblem(pattern);
-    if (problem !== undefined) {
-      out.push(invalid(child(path, 'pattern'), pattern, `must be a valid regular expression, but isn't: error parsing regexp: ${problem}`));
+    const { error } = compileGoRegexp(pattern);
+    if (error !== undefined) {
+      out.push(invalid(child(path, 'pattern'), pattern, `must be a valid regular expression, but isn't: ${error}`));
     }
-  }
-}
-
-/** Why a pattern does not compile (upstream compiles with Go's regexp; JavaScript's is close for what schemas use). */
-function regexpProblem(pattern: string): string | undefined {
-  try {
-    new RegExp(pattern, 'u');
-    return undefined;
-  } catch (err) {
-    // "Invalid regular expression: /(/u: Unterminated group" → "Unterminated group".
-    const message = (err as Error).message;
-    const slash = message.lastIndexOf('/u: ');
-    return slash >= 0 ? message.slice(slash + 4) : message.replace(/^Invalid regular expression: /, '');
   }
 }
 

@@ -180,6 +180,29 @@ describe('creating a CRD', () => {
     assert.match(res.json.message, /^CustomResourceDefinition\.apiextensions\.k8s\.io "crontabs\.g\d+\.example\.com" is invalid: \[/);
   });
 
+  test('patterns are RE2, as Go\'s regexp: (?i) is accepted and enforced, lookahead refused', async () => {
+    // prometheus-operator's prometheusrules CRD declares partial_response_strategy so.
+    const crd = crontabCrd((c) => {
+      c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.strategy = { type: 'string', pattern: '^(?i)(abort|warn)?$' };
+    });
+    await establish(crd);
+    const ns = await namespace();
+    const base = `/apis/${groupOf(crd)}/v1/namespaces/${ns}/crontabs`;
+    assert.equal((await server.request('POST', base, { body: { metadata: { name: 'upper' }, spec: { strategy: 'WARN' } } })).status, 201);
+    const bad = await server.request('POST', base, { body: { metadata: { name: 'other' }, spec: { strategy: 'stop' } } });
+    assert.equal(bad.status, 422, bad.text);
+    assert.deepEqual(bad.json.details.causes.map((c: Json) => c.message), [`Invalid value: "stop": spec.strategy in body should match '^(?i)(abort|warn)?$'`]);
+
+    const lookahead = crontabCrd((c) => {
+      c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.strategy = { type: 'string', pattern: '^(?=a)' };
+    });
+    const refused = await server.request('POST', crdsPath, { body: lookahead });
+    assert.equal(refused.status, 422, refused.text);
+    assert.deepEqual(refused.json.details.causes.map((c: Json) => `${c.field}: ${c.message}`), [
+      'spec.validation.openAPIV3Schema.properties[spec].properties[strategy].pattern: Invalid value: "^(?=a)": must be a valid regular expression, but isn\'t: error parsing regexp: invalid or unsupported Perl syntax: `(?=`',
+    ]);
+  });
+
   test('a name another CRD of the group took is not accepted', async () => {
     const first = crontabCrd();
     await establish(first);

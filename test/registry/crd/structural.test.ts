@@ -128,11 +128,38 @@ const cases: { name: string; schema: unknown; expected: string[] }[] = [
     expected: [`${root}.properties[b]: Required value: because it is defined in ${root}.oneOf[1].properties[b]`],
   },
   {
-    name: 'an invalid pattern is reported',
+    name: 'an invalid pattern is reported with Go\'s regexp error',
     schema: { type: 'object', properties: { a: { type: 'string', pattern: '(' } } },
-    expected: [`${root}.properties[a].pattern: Invalid value: "(": must be a valid regular expression, but isn't: error parsing regexp: Unterminated group`],
+    expected: [`${root}.properties[a].pattern: Invalid value: "(": must be a valid regular expression, but isn't: error parsing regexp: missing closing ): \`(\``],
   },
 ];
+
+// Patterns are RE2 syntax, as Go's regexp compiles them upstream: what RE2 accepts is a
+// valid schema even where JavaScript's RegExp refuses it, and the reverse.
+const patterns: [name: string, pattern: string, error: string | undefined][] = [
+  ['prometheus-operator\'s case-insensitive flag (prometheusrules)', '^(?i)(abort|warn)?$', undefined],
+  ['a flag group', '(?i:ab)c', undefined],
+  ['dot matches newline', '(?s)^a.b$', undefined],
+  ['end of text', '^[a-z]+\\z', undefined],
+  ['a POSIX class', '^[[:alpha:]][[:alnum:]_]*$', undefined],
+  ['a Unicode class', '^\\pL+$', undefined],
+  ['a Python-style named group', '^(?P<key>[a-z]+)=', undefined],
+  ['quoted text', '^\\Q1.2\\E$', undefined],
+  ['lookahead', '^(?=a)b', 'invalid or unsupported Perl syntax: `(?=`'],
+  ['negative lookahead', '^(?!a)b', 'invalid or unsupported Perl syntax: `(?!`'],
+  ['a backreference', '(a)\\1', 'invalid escape sequence: `\\1`'],
+  ['a possessive quantifier', 'a++', 'invalid nested repetition operator: `++`'],
+  ['\\Z, which Go does not know', 'a\\Z', 'invalid escape sequence: `\\Z`'],
+  ['a trailing backslash', 'a\\', 'trailing backslash at end of expression: ``'],
+  ['a repeat over 1000', 'a{1001}', 'invalid repeat count: `{1001}`'],
+];
+
+for (const [name, pattern, error] of patterns) {
+  test(`pattern: ${name} ${error === undefined ? 'is valid' : 'is refused'}`, () => {
+    const expected = error === undefined ? [] : [`${root}.properties[a].pattern: Invalid value: ${JSON.stringify(pattern)}: must be a valid regular expression, but isn't: error parsing regexp: ${error}`];
+    assert.deepEqual(reasons({ type: 'object', properties: { a: { type: 'string', pattern } } }), expected);
+  });
+}
 
 for (const c of cases) {
   test(c.name, () => {
