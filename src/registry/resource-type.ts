@@ -7,6 +7,13 @@ export interface Strategy {
   prepareForCreate?(obj: KubeObject): void;
   /** Same for update; `old` is the stored object. Bump generation here when the spec changed. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
+  /**
+   * What decoding the body into upstream's Go type refuses beyond field types: fields held
+   * as bytes ([]byte, base64 in JSON) must decode. Rewrites them in the form upstream then
+   * serves (canonical base64) and returns the decoder's error text, which the Store
+   * answers as upstream's handlers do: 400 on create and update, 422 on patch.
+   */
+  decodeBytes?(obj: KubeObject): string | undefined;
   /** Field errors of a new object; metadata (names, labels, annotations) is checked by the Store with validateObjectMeta. */
   validate?(obj: KubeObject): StatusCause[];
   /** Field errors of an update (immutability rules and the like). */

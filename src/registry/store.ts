@@ -500,6 +500,12 @@ export class Store {
    */
   private decodeFields(obj: KubeObject, opts: WriteOptions, ownCauses: (probe: KubeObject) => StatusCause[]): void {
     const fieldValidation = opts.fieldValidation;
+    // A value the Go type cannot hold fails decoding before strict field validation looks.
+    const decodeError = this.type.strategy.decodeBytes?.(obj);
+    if (decodeError !== undefined) {
+      throw fieldValidation?.strictError?.(decodeError, obj)
+        ?? badRequest(`${this.type.kind} in version ${JSON.stringify(this.type.version)} cannot be handled as a ${this.type.kind}: ${decodeError}`);
+    }
     // Strict refuses the object as it came (a patch's error shows it): nothing to remove then.
     const keepUnknown = fieldValidation?.directive === 'Strict';
     const unknownFields = prune(this.definitions, this.schema, obj, { isResourceRoot: true, keepUnknown });

@@ -178,3 +178,47 @@ test('creating in a terminating namespace is 403 Forbidden', async () => {
     await new Promise((r) => setTimeout(r, 50));
   }
 });
+
+test('Secret data that is not base64 is refused as the Go decoder refuses it, on every write', async () => {
+  const ns = await server.newNamespace('b64');
+  const base = `/api/v1/namespaces/${ns}/secrets`;
+  const created = await post(base, { metadata: { name: 'plain' }, data: { k: 'not base64!' } });
+  assert.equal(created.status, 400, created.text);
+  assert.deepEqual(created.json, {
+    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+    message: 'Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 3', reason: 'BadRequest', code: 400,
+  });
+  // Bad padding, as Go counts it.
+  const padding = await post(base, { metadata: { name: 'padding' }, data: { k: 'YQ=' } });
+  assert.equal(padding.json.message, 'Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 3');
+
+  // Line breaks are skipped and the value is kept in canonical form, as upstream stores bytes.
+  const ok = await post(base, { metadata: { name: 'ok' }, data: { k: 'YW\nJj', t: 'YR==' } });
+  assert.equal(ok.status, 201, ok.text);
+  assert.deepEqual(ok.json.data, { k: 'YWJj', t: 'YQ==' });
+
+  const put = await server.request('PUT', `${base}/ok`, { body: { ...ok.json, data: { k: 'a-b_' } } });
+  assert.equal(put.status, 400, put.text);
+  assert.equal(put.json.message, 'Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 1');
+
+  // A patch's result is decoded: 422 naming the patched object, as upstream's patcher.
+  const merge = await server.request('PATCH', `${base}/ok`, { raw: JSON.stringify({ data: { k: 'no!' } }), headers: { 'content-type': 'application/merge-patch+json' } });
+  assert.equal(merge.status, 422, merge.text);
+  assert.equal(merge.json.reason, 'Invalid');
+  assert.equal(merge.json.details.causes[0].field, 'patch');
+  assert.match(merge.json.details.causes[0].message, /: illegal base64 data at input byte 2$/);
+
+  const apply = await server.request('PATCH', `${base}/applied?fieldManager=test`, {
+    raw: JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'applied' }, data: { k: 'YQ==YQ==' } }),
+    headers: { 'content-type': 'application/apply-patch+yaml' },
+  });
+  assert.equal(apply.status, 422, apply.text);
+  assert.match(apply.json.details.causes[0].message, /: illegal base64 data at input byte 4$/);
+  assert.equal((await server.request('GET', `${base}/ok`)).json.data.k, 'YWJj');
+});
+
+test('ConfigMap binaryData that is not base64 answers 400 as upstream', async () => {
+  const res = await post('/api/v1/namespaces/default/configmaps', { metadata: { name: 'binary' }, binaryData: { b: 'AA==', c: '!!' } });
+  assert.equal(res.status, 400, res.text);
+  assert.equal(res.json.message, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: illegal base64 data at input byte 0');
+});

@@ -6,6 +6,7 @@ import { forbidden, invalid, key, tooLong } from '../validation/field.ts';
 import { isConfigMapKey } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { allVerbs, isImmutable } from './common.ts';
+import { decodeBytesMap } from './go-base64.ts';
 import { mapsEqual, objectAt } from './object.ts';
 import { configMapColumns } from './table-columns.ts';
 
@@ -41,6 +42,8 @@ function validateConfigMap(cm: KubeObject): StatusCause[] {
 }
 
 export const configMapStrategy: Strategy = {
+  decodeBytes: (cm) => decodeBytesMap(cm, 'binaryData'),
+
   validate: validateConfigMap,
 
   validateUpdate(cm, old) {

@@ -8,6 +8,7 @@ import { isConfigMapKey } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { allVerbs, isImmutable } from './common.ts';
 import { base64Length, immutableMessage, maxDataSize } from './configmaps.ts';
+import { decodeBytesMap } from './go-base64.ts';
 import { ensureObject, isObject, mapsEqual, objectAt, stringAt } from './object.ts';
 import type { JsonObject } from './object.ts';
 import { secretColumns } from './table-columns.ts';
@@ -87,6 +88,8 @@ function validateSecret(secret: KubeObject): StatusCause[] {
 }
 
 export const secretStrategy: Strategy = {
+  decodeBytes: (secret) => decodeBytesMap(secret, 'data'),
+
   prepareForCreate: prepareSecret,
 
   prepareForUpdate(secret) {
