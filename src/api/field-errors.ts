@@ -109,8 +109,9 @@ export function notSupported(field: FieldPath, value: unknown, validValues: read
   return cause('FieldValueNotSupported', field, `Unsupported value: ${formatBadValue(value)}`, detail);
 }
 
+/** field.TooLong as current apimachinery words it: "may not be more than N bytes". */
 export function tooLong(field: FieldPath, maxLength: number): StatusCause {
-  return cause('FieldValueTooLong', field, 'Too long', `must have at most ${maxLength} bytes`);
+  return cause('FieldValueTooLong', field, 'Too long', `may not be more than ${maxLength} ${maxLength === 1 ? 'byte' : 'bytes'}`);
 }
 
 export function tooMany(field: FieldPath, actual: number, max: number): StatusCause {

@@ -222,3 +222,10 @@ test('ConfigMap binaryData that is not base64 answers 400 as upstream', async ()
   assert.equal(res.status, 400, res.text);
   assert.equal(res.json.message, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: illegal base64 data at input byte 0');
 });
+
+test('annotations over 256 KiB in all answer 422 in upstream\'s current wording', async () => {
+  const res = await post('/api/v1/namespaces/default/configmaps', { metadata: { name: 'annotated', annotations: { a: 'x'.repeat(262144) } } });
+  assert.equal(res.status, 422, res.text);
+  assert.equal(res.json.message, 'ConfigMap "annotated" is invalid: metadata.annotations: Too long: may not be more than 262144 bytes');
+  assert.deepEqual(res.json.details.causes, [{ reason: 'FieldValueTooLong', message: 'Too long: may not be more than 262144 bytes', field: 'metadata.annotations' }]);
+});

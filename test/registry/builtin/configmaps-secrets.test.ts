@@ -41,7 +41,7 @@ test('a ConfigMap key may not be in both data and binaryData', () => {
 });
 
 test('a ConfigMap over 1 MiB is too long', () => {
-  assert.deepEqual(fields(create(configmaps, configMap({ data: { a: 'x'.repeat(1024 * 1024 + 1) } })).causes), [': Too long: must have at most 1048576 bytes']);
+  assert.deepEqual(fields(create(configmaps, configMap({ data: { a: 'x'.repeat(1024 * 1024 + 1) } })).causes), [': Too long: may not be more than 1048576 bytes']);
 });
 
 const immutableCases: { name: string; change: (cm: KubeObject) => void; causes: string[] }[] = [

@@ -73,7 +73,7 @@ const createCases: { name: string; meta: ObjectMeta; namespaced?: boolean; cause
   {
     name: 'annotations over 256 KiB in all are too long',
     meta: { name: 'web', namespace: 'default', annotations: { a: 'x'.repeat(totalAnnotationSizeLimit) } },
-    causes: [{ reason: 'FieldValueTooLong', field: 'metadata.annotations', message: 'Too long: must have at most 262144 bytes' }],
+    causes: [{ reason: 'FieldValueTooLong', field: 'metadata.annotations', message: 'Too long: may not be more than 262144 bytes' }],
   },
   {
     name: 'owner references need apiVersion, kind, name and uid',
