@@ -6,6 +6,8 @@
 
 import { RE2JS, RE2JSSyntaxException } from 're2js';
 
+const wholePatternErrors = new Set(['expression too large', 'expression nests too deeply']);
+
 /** A compiled pattern; `test` finds a match anywhere in the value, as Go's MatchString. */
 export interface GoRegexp {
   test(value: string): boolean;
@@ -16,9 +18,13 @@ export function compileGoRegexp(pattern: string): { regexp: GoRegexp; error?: un
   try {
     return { regexp: RE2JS.compile(pattern) };
   } catch (err) {
-    // Go's syntax.Error always ends with the offending text in backquotes, even when it
-    // is empty (a trailing backslash); RE2JS leaves the empty one out.
-    if (err instanceof RE2JSSyntaxException) return { error: `error parsing regexp: ${err.error}: \`${err.input ?? ''}\`` };
+    // Go's syntax.Error always ends with the offending text in backquotes: empty for a
+    // trailing backslash, the whole pattern when it is too large or nests too deeply.
+    // RE2JS leaves the text out in those cases.
+    if (err instanceof RE2JSSyntaxException) {
+      const text = err.input ?? (wholePatternErrors.has(err.error) ? pattern : '');
+      return { error: `error parsing regexp: ${err.error}: \`${text}\`` };
+    }
     return { error: (err as Error).message };
   }
 }

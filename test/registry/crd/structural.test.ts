@@ -152,6 +152,7 @@ const patterns: [name: string, pattern: string, error: string | undefined][] = [
   ['\\Z, which Go does not know', 'a\\Z', 'invalid escape sequence: `\\Z`'],
   ['a trailing backslash', 'a\\', 'trailing backslash at end of expression: ``'],
   ['a repeat over 1000', 'a{1001}', 'invalid repeat count: `{1001}`'],
+  ['nesting over 1000 deep', `${'('.repeat(1001)}${')'.repeat(1001)}`, `expression nests too deeply: \`${'('.repeat(1001)}${')'.repeat(1001)}\``],
 ];
 
 for (const [name, pattern, error] of patterns) {
