@@ -1,0 +1,491 @@
+// The generic Store's object lifecycle over the memory backend with a minimal test type: create (names, generateName, server-set metadata), update (optimistic concurrency, create-on-update, no-ops), delete (preconditions, finalizers), dry run and managed fields.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { isDeepStrictEqual } from 'node:util';
+import { isStatusError, type KubeObject, type StatusCause } from '../../src/api/index.ts';
+import type { AdmissionAttributes } from '../../src/admission/chain.ts';
+import type { ResourceType } from '../../src/registry/resource-type.ts';
+import { builtinDefinitions, schemaRef, type Definitions } from '../../src/schema/index.ts';
+import { memoryStore, putStored, type StoreFixture } from '../helpers/store.ts';
+
+const schemaName = 'com.example.test.v1.Widget';
+
+const definitions: Definitions = {
+  ...builtinDefinitions,
+  [schemaName]: {
+    type: 'object',
+    properties: {
+      apiVersion: { type: 'string' },
+      kind: { type: 'string' },
+      metadata: { $ref: schemaRef('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta') },
+      spec: { type: 'object', properties: { size: { type: 'integer' }, color: { type: 'string' } } },
+      status: { type: 'object', properties: { ready: { type: 'boolean' } } },
+    },
+  },
+};
+
+interface WidgetSpec { size?: number; color?: string }
+
+/** A minimal strategy, like upstream's store tests use: generation, status reset, one validation rule. */
+function widgets(overrides: Partial<ResourceType> = {}): ResourceType {
+  return {
+    group: 'example.com',
+    version: 'v1',
+    resource: 'widgets',
+    singular: 'widget',
+    kind: 'Widget',
+    listKind: 'WidgetList',
+    namespaced: true,
+    shortNames: [],
+    categories: [],
+    verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'],
+    subresources: ['status'],
+    schemaName,
+    allowCreateOnUpdate: false,
+    deleteReturnsObject: false,
+    nameRule: 'dns1123-subdomain',
+    strategy: {
+      prepareForCreate(obj) {
+        obj.metadata.generation = 1;
+        delete obj.status;
+      },
+      prepareForUpdate(obj, old) {
+        if (old.status === undefined) delete obj.status;
+        else obj.status = old.status;
+        if (!isDeepStrictEqual(obj.spec, old.spec)) obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
+      },
+      validate(obj) {
+        const size = (obj.spec as WidgetSpec | undefined)?.size;
+        return size !== undefined && size < 0 ? [{ reason: 'FieldValueInvalid', field: 'spec.size', message: `Invalid value: ${size}: must be greater than or equal to 0` }] : [];
+      },
+    },
+    ...overrides,
+  };
+}
+
+function setup(overrides: Partial<ResourceType> = {}, admission: { admitted?: AdmissionAttributes[] } = {}): StoreFixture {
+  const plugins = admission.admitted === undefined ? [] : [{ name: 'Record', admit: (attrs: AdmissionAttributes) => void admission.admitted!.push(attrs) }];
+  return memoryStore(widgets(overrides), { definitions, admission: plugins });
+}
+
+function widget(name: string, spec: WidgetSpec = { size: 1 }, metadata: KubeObject['metadata'] = {}): KubeObject {
+  return { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, namespace: 'ns', ...metadata }, spec };
+}
+
+interface Failure { code: number; reason: string; message: string; causes: StatusCause[] }
+
+async function failure(p: Promise<unknown>): Promise<Failure> {
+  try {
+    await p;
+  } catch (err) {
+    if (!isStatusError(err)) throw err;
+    return { code: err.code, reason: err.reason, message: err.message, causes: err.details?.causes ?? [] };
+  }
+  assert.fail('expected the call to fail');
+}
+
+const modified = 'Operation cannot be fulfilled on widgets.example.com "w": the object has been modified; please apply your changes to the latest version and try again';
+
+/** Math.random answering `values` in turn (then the last one): names generated from it are known in advance. */
+function fixRandom(t: TestContext, values: number[]): void {
+  let i = 0;
+  t.mock.method(Math, 'random', () => values[Math.min(i++, values.length - 1)]!);
+}
+
+// ---- create ----
+
+const nameCases: { name: string; metadata: KubeObject['metadata']; stored?: RegExp; error?: Partial<Failure> }[] = [
+  { name: 'a given name is kept', metadata: { name: 'w1' }, stored: /^w1$/ },
+  { name: 'generateName gets five characters of upstream\'s alphabet', metadata: { generateName: 'w-' }, stored: /^w-[bcdfghjklmnpqrstvwxz2456789]{5}$/ },
+  { name: 'a name wins over generateName', metadata: { name: 'w1', generateName: 'w-' }, stored: /^w1$/ },
+  {
+    name: 'neither name nor generateName is 422',
+    metadata: {},
+    error: { code: 422, reason: 'Invalid', message: 'Widget.example.com "" is invalid: metadata.name: Required value: name or generateName is required' },
+  },
+  {
+    name: 'an invalid name is 422',
+    metadata: { name: 'Bad_Name' },
+    error: { code: 422, reason: 'Invalid' },
+  },
+];
+
+for (const c of nameCases) {
+  test(`create: ${c.name}`, async () => {
+    const { store } = setup();
+    const input: KubeObject = { metadata: { namespace: 'ns', ...c.metadata }, spec: { size: 1 } };
+    if (c.error !== undefined) {
+      const got = await failure(store.create('ns', input));
+      for (const [key, value] of Object.entries(c.error)) assert.equal(got[key as keyof Failure], value, key);
+      return;
+    }
+    const created = await store.create('ns', input);
+    assert.match(created.metadata.name!, c.stored!);
+    assert.deepEqual(await store.find('ns', created.metadata.name!), created);
+  });
+}
+
+test('create: the server sets uid, creationTimestamp, resourceVersion and (by strategy) generation, whatever the body says', async () => {
+  const { store, backend } = setup();
+  const created = await store.create('ns', widget('w', { size: 1 }, {
+    uid: 'client-uid', creationTimestamp: '2001-01-01T00:00:00Z', generation: 7, deletionTimestamp: '2001-01-01T00:00:00Z', deletionGracePeriodSeconds: 5, selfLink: '/x',
+  }));
+  const meta = created.metadata;
+  assert.match(meta.uid!, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.match(meta.creationTimestamp!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  assert.notEqual(meta.creationTimestamp, '2001-01-01T00:00:00Z');
+  assert.equal(meta.resourceVersion, String(await backend.currentRevision()));
+  assert.equal(meta.generation, 1);
+  assert.equal(meta.deletionTimestamp, undefined);
+  assert.equal(meta.deletionGracePeriodSeconds, undefined);
+  assert.equal(meta.selfLink, undefined);
+  assert.equal(meta.namespace, 'ns');
+  assert.equal(created.apiVersion, 'example.com/v1');
+  assert.equal(created.kind, 'Widget');
+  assert.equal(created.status, undefined, 'the strategy drops status on create');
+});
+
+test('create: the namespace comes from the request; another in the body is 400', async () => {
+  const { store } = setup();
+  assert.equal((await store.create('ns', { metadata: { name: 'w' }, spec: {} })).metadata.namespace, 'ns');
+  const got = await failure(store.create('other', widget('x')));
+  assert.deepEqual([got.code, got.message], [400, 'the namespace of the provided object does not match the namespace sent on the request']);
+});
+
+test('create: a kind or apiVersion other than the URL\'s is 400', async () => {
+  const { store } = setup();
+  assert.equal((await failure(store.create('ns', { ...widget('w'), kind: 'Gadget' }))).message, 'the kind in the data (Gadget) does not match the expected kind (Widget)');
+  assert.equal((await failure(store.create('ns', { ...widget('w'), apiVersion: 'example.com/v2' }))).message, 'the API version in the data (example.com/v2) does not match the expected API version (example.com/v1)');
+});
+
+test('create: the strategy\'s validation answers 422 with its causes', async () => {
+  const { store, backend } = setup();
+  const before = await backend.currentRevision();
+  const got = await failure(store.create('ns', widget('w', { size: -1 })));
+  assert.equal(got.code, 422);
+  assert.equal(got.message, 'Widget.example.com "w" is invalid: spec.size: Invalid value: -1: must be greater than or equal to 0');
+  assert.equal(await backend.currentRevision(), before);
+});
+
+test('create: a taken name is 409 AlreadyExists', async () => {
+  const { store } = setup();
+  await store.create('ns', widget('w'));
+  const got = await failure(store.create('ns', widget('w')));
+  assert.deepEqual([got.code, got.reason, got.message], [409, 'AlreadyExists', 'widgets.example.com "w" already exists']);
+});
+
+test('create: a generated name that is taken is generated again', async (t) => {
+  const { store } = setup();
+  fixRandom(t, [0]);
+  const taken = await store.create('ns', { metadata: { generateName: 'w-' }, spec: {} });
+  assert.equal(taken.metadata.name, 'w-bbbbb');
+  // The next five draws collide again; the five after them give "w-ccccc".
+  fixRandom(t, [0, 0, 0, 0, 0, 1 / 27, 1 / 27, 1 / 27, 1 / 27, 1 / 27]);
+  const created = await store.create('ns', { metadata: { generateName: 'w-' }, spec: {} });
+  assert.equal(created.metadata.name, 'w-ccccc');
+});
+
+test('create: a dry run answers the object and stores nothing', async () => {
+  const admitted: AdmissionAttributes[] = [];
+  const { store, backend } = setup({}, { admitted });
+  const before = await backend.currentRevision();
+  const created = await store.create('ns', widget('w'), { dryRun: true });
+  assert.equal(created.metadata.name, 'w');
+  assert.equal(created.metadata.generation, 1);
+  assert.equal(created.metadata.resourceVersion, undefined);
+  assert.equal(admitted[0]!.dryRun, true);
+  assert.equal(await backend.currentRevision(), before, 'no write, so no watch event');
+  assert.equal(await store.find('ns', 'w'), undefined);
+});
+
+test('create: a dry run of a taken name is 409 as the real create', async () => {
+  const { store } = setup();
+  await store.create('ns', widget('w'));
+  assert.equal((await failure(store.create('ns', widget('w'), { dryRun: true }))).reason, 'AlreadyExists');
+});
+
+// ---- update ----
+
+test('update: with the stored resourceVersion it writes, bumps the generation on a spec change and keeps status', async (t) => {
+  const fx = setup();
+  const created = await fx.store.create('ns', widget('w'));
+  await putStored(fx, { ...created, status: { ready: true } });
+  const stored = (await fx.store.find('ns', 'w'))!;
+  const next = structuredClone(stored);
+  next.spec = { size: 2 };
+  next.status = { ready: false };
+  const { object, created: wasCreated } = await fx.store.update('ns', 'w', next);
+  assert.equal(wasCreated, false);
+  assert.equal(object.metadata.resourceVersion, String(await fx.backend.currentRevision()));
+  assert.ok(Number(object.metadata.resourceVersion) > Number(stored.metadata.resourceVersion));
+  assert.equal(object.metadata.generation, 2);
+  assert.deepEqual(object.status, { ready: true });
+  assert.equal(object.metadata.uid, created.metadata.uid);
+  assert.equal(object.metadata.creationTimestamp, created.metadata.creationTimestamp);
+  assert.deepEqual(await fx.store.find('ns', 'w'), object);
+  t.diagnostic(`stored at ${object.metadata.resourceVersion}`);
+});
+
+const conditionCases: { name: string; resourceVersion: (stored: string) => string | undefined; error?: string }[] = [
+  { name: 'the stored resourceVersion writes', resourceVersion: (rv) => rv },
+  { name: 'no resourceVersion writes unconditionally', resourceVersion: () => undefined },
+  { name: 'an empty resourceVersion writes unconditionally', resourceVersion: () => '' },
+  { name: 'a stale resourceVersion is 409 Conflict', resourceVersion: (rv) => String(Number(rv) - 1), error: modified },
+  { name: 'a future resourceVersion is 409 Conflict', resourceVersion: (rv) => String(Number(rv) + 100), error: modified },
+];
+
+for (const c of conditionCases) {
+  test(`update: ${c.name}`, async () => {
+    const { store, backend } = setup();
+    await store.create('ns', widget('w'));
+    const stored = await store.update('ns', 'w', widget('w', { size: 2 }));
+    const next = widget('w', { size: 3 }, { resourceVersion: c.resourceVersion(stored.object.metadata.resourceVersion!) });
+    const before = await backend.currentRevision();
+    if (c.error !== undefined) {
+      const got = await failure(store.update('ns', 'w', next));
+      assert.deepEqual([got.code, got.reason, got.message], [409, 'Conflict', c.error]);
+      assert.equal(await backend.currentRevision(), before);
+      return;
+    }
+    const { object } = await store.update('ns', 'w', next);
+    assert.deepEqual(object.spec, { size: 3 });
+    assert.equal(object.metadata.resourceVersion, String(before + 1));
+  });
+}
+
+test('update: a type without unconditional update refuses a PUT without resourceVersion (422)', async () => {
+  const { store } = setup({ allowUnconditionalUpdate: false });
+  await store.create('ns', widget('w'));
+  const got = await failure(store.update('ns', 'w', widget('w', { size: 2 })));
+  assert.deepEqual([got.code, got.message], [422, 'Widget.example.com "w" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update']);
+});
+
+const missingCases: { name: string; allowCreateOnUpdate: boolean; resourceVersion?: string; created: boolean }[] = [
+  { name: 'a missing object is 404 when the type does not create on update', allowCreateOnUpdate: false, created: false },
+  { name: 'a missing object is created when the type allows it', allowCreateOnUpdate: true, created: true },
+  { name: 'a missing object with a resourceVersion is 404 even when the type creates on update', allowCreateOnUpdate: true, resourceVersion: '5', created: false },
+];
+
+for (const c of missingCases) {
+  test(`update: ${c.name}`, async () => {
+    const { store } = setup({ allowCreateOnUpdate: c.allowCreateOnUpdate });
+    const input = widget('', { size: 1 }, c.resourceVersion === undefined ? {} : { resourceVersion: c.resourceVersion });
+    if (!c.created) {
+      const got = await failure(store.update('ns', 'w', input));
+      assert.deepEqual([got.code, got.reason, got.message], [404, 'NotFound', 'widgets.example.com "w" not found']);
+      return;
+    }
+    const { object, created } = await store.update('ns', 'w', input);
+    assert.equal(created, true);
+    assert.equal(object.metadata.name, 'w');
+    assert.equal(object.metadata.generation, 1, 'created by the create rules');
+    assert.deepEqual(await store.find('ns', 'w'), object);
+  });
+}
+
+test('update: a name other than the URL\'s is 400', async () => {
+  const { store } = setup();
+  await store.create('ns', widget('w'));
+  assert.equal((await failure(store.update('ns', 'w', widget('v')))).message, 'the name of the object (v) does not match the name on the URL (w)');
+});
+
+test('update: a uid other than the stored one is 409 (a precondition)', async () => {
+  const { store } = setup();
+  const created = await store.create('ns', widget('w'));
+  const got = await failure(store.update('ns', 'w', widget('w', { size: 2 }, { uid: 'other' })));
+  assert.deepEqual([got.code, got.reason, got.message], [409, 'Conflict', `Operation cannot be fulfilled on widgets.example.com "w": Precondition failed: UID in precondition: other, UID in object meta: ${created.metadata.uid}`]);
+});
+
+test('update: server-set metadata in the body is ignored', async () => {
+  const { store } = setup();
+  const created = await store.create('ns', widget('w'));
+  const { object } = await store.update('ns', 'w', widget('w', { size: 2 }, { creationTimestamp: '2001-01-01T00:00:00Z', generation: 40, selfLink: '/x', deletionTimestamp: '2001-01-01T00:00:00Z' }));
+  assert.equal(object.metadata.creationTimestamp, created.metadata.creationTimestamp);
+  assert.equal(object.metadata.generation, 2);
+  assert.equal(object.metadata.selfLink, undefined);
+  assert.equal(object.metadata.deletionTimestamp, undefined);
+});
+
+test('update: the strategy\'s validation answers 422 and nothing is written', async () => {
+  const { store, backend } = setup();
+  await store.create('ns', widget('w'));
+  const before = await backend.currentRevision();
+  assert.equal((await failure(store.update('ns', 'w', widget('w', { size: -1 })))).code, 422);
+  assert.equal(await backend.currentRevision(), before);
+});
+
+test('update: a write that changes nothing keeps the resourceVersion and writes nothing', async () => {
+  const { store, backend } = setup();
+  const created = await store.create('ns', widget('w', { size: 1, color: 'red' }));
+  const before = await backend.currentRevision();
+  // The same content with its keys in another order, without resourceVersion.
+  const { object } = await store.update('ns', 'w', { kind: 'Widget', spec: { color: 'red', size: 1 }, metadata: { namespace: 'ns', name: 'w' } });
+  assert.equal(object.metadata.resourceVersion, created.metadata.resourceVersion);
+  assert.equal(await backend.currentRevision(), before);
+});
+
+test('update: a dry run answers the updated object at the stored resourceVersion and stores nothing', async () => {
+  const { store, backend } = setup();
+  const created = await store.create('ns', widget('w'));
+  const before = await backend.currentRevision();
+  const { object } = await store.update('ns', 'w', widget('w', { size: 5 }), { dryRun: true });
+  assert.deepEqual(object.spec, { size: 5 });
+  assert.equal(object.metadata.generation, 2);
+  assert.equal(object.metadata.resourceVersion, created.metadata.resourceVersion);
+  assert.equal(await backend.currentRevision(), before, 'no write, so no watch event');
+  assert.deepEqual(await store.find('ns', 'w'), created);
+});
+
+test('update: the status subresource changes status only', async () => {
+  const { store } = setup();
+  const created = await store.create('ns', widget('w', { size: 1 }, { labels: { a: 'b' } }));
+  const next = { ...structuredClone(created), spec: { size: 9 }, status: { ready: true } };
+  next.metadata.labels = { a: 'changed' };
+  const { object } = await store.guaranteedUpdate('ns', 'w', undefined, {}, () => next, { subresource: 'status' });
+  assert.deepEqual(object.spec, { size: 1 });
+  assert.deepEqual(object.metadata.labels, { a: 'b' });
+  assert.deepEqual(object.status, { ready: true });
+});
+
+test('guaranteedUpdate: a concurrent write is retried on the new object without a pinned resourceVersion', async () => {
+  const fx = setup();
+  await fx.store.create('ns', widget('w', { size: 1 }));
+  const seen: number[] = [];
+  const { object } = await fx.store.guaranteedUpdate('ns', 'w', undefined, {}, (current) => {
+    seen.push((current!.spec as WidgetSpec).size!);
+    // The first time, another writer changes the object between our read and our write.
+    if (seen.length === 1) void putStored(fx, { ...current!, spec: { size: 10 } });
+    return { ...current!, metadata: { ...current!.metadata, labels: { touched: 'yes' } } };
+  });
+  assert.deepEqual(seen, [1, 10]);
+  assert.deepEqual(object.spec, { size: 10 });
+  assert.deepEqual(object.metadata.labels, { touched: 'yes' });
+});
+
+test('guaranteedUpdate: a concurrent write is 409 when the resourceVersion is pinned', async () => {
+  const fx = setup();
+  const created = await fx.store.create('ns', widget('w', { size: 1 }));
+  let calls = 0;
+  const got = await failure(fx.store.guaranteedUpdate('ns', 'w', created.metadata.resourceVersion, {}, (current) => {
+    calls++;
+    void putStored(fx, { ...current!, spec: { size: 10 } });
+    return { ...current!, spec: { size: 2 } };
+  }));
+  assert.deepEqual([got.code, got.message, calls], [409, modified, 1]);
+});
+
+// ---- managed fields ----
+
+test('managed fields: create and update record the writer\'s fields and time', async () => {
+  const { store } = setup();
+  const created = await store.create('ns', widget('w', { size: 1 }), { fieldManager: 'alice' });
+  const [entry] = created.metadata.managedFields!;
+  assert.equal(created.metadata.managedFields!.length, 1);
+  assert.deepEqual({ ...entry, time: undefined }, {
+    manager: 'alice', operation: 'Update', apiVersion: 'example.com/v1', time: undefined, fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { '.': {}, 'f:size': {} } },
+  });
+  const { object } = await store.update('ns', 'w', { ...widget('w', { size: 1, color: 'red' }) }, { fieldManager: 'bob' });
+  assert.deepEqual(object.metadata.managedFields!.map((e) => [e.manager, e.fieldsV1]), [
+    ['alice', { 'f:spec': { '.': {}, 'f:size': {} } }],
+    ['bob', { 'f:spec': { 'f:color': {} } }],
+  ]);
+  assert.deepEqual(await store.find('ns', 'w'), object);
+});
+
+test('managed fields: a write without a field manager (the server\'s own) leaves them as they are', async () => {
+  const { store } = setup();
+  const created = await store.create('ns', widget('w'), { fieldManager: 'alice' });
+  const { object } = await store.update('ns', 'w', { ...structuredClone(created), spec: { size: 2 } });
+  assert.deepEqual(object.metadata.managedFields, created.metadata.managedFields);
+});
+
+// ---- delete ----
+
+const preconditionCases: { name: string; preconditions: (stored: KubeObject) => { uid?: string; resourceVersion?: string }; error?: (stored: KubeObject) => string }[] = [
+  { name: 'no preconditions delete', preconditions: () => ({}) },
+  { name: 'the stored uid and resourceVersion delete', preconditions: (s) => ({ uid: s.metadata.uid, resourceVersion: s.metadata.resourceVersion }) },
+  {
+    name: 'another uid is 409',
+    preconditions: () => ({ uid: 'other' }),
+    error: (s) => `Operation cannot be fulfilled on widgets.example.com "w": Precondition failed: UID in precondition: other, UID in object meta: ${s.metadata.uid}`,
+  },
+  {
+    name: 'another resourceVersion is 409',
+    preconditions: () => ({ resourceVersion: '1' }),
+    error: (s) => `Operation cannot be fulfilled on widgets.example.com "w": Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: ${s.metadata.resourceVersion}`,
+  },
+];
+
+for (const c of preconditionCases) {
+  test(`delete: ${c.name}`, async () => {
+    const { store } = setup();
+    await store.create('ns', widget('x'));
+    const stored = await store.create('ns', widget('w'));
+    if (c.error !== undefined) {
+      const got = await failure(store.delete('ns', 'w', { preconditions: c.preconditions(stored) }));
+      assert.deepEqual([got.code, got.reason, got.message], [409, 'Conflict', c.error(stored)]);
+      assert.ok((await store.find('ns', 'w')) !== undefined);
+      return;
+    }
+    const result = await store.delete('ns', 'w', { preconditions: c.preconditions(stored) });
+    assert.equal(result.deleted, true);
+    assert.deepEqual(result.object, stored);
+    assert.equal(await store.find('ns', 'w'), undefined);
+  });
+}
+
+test('delete: a missing object is 404', async () => {
+  const { store } = setup();
+  const got = await failure(store.delete('ns', 'w'));
+  assert.deepEqual([got.code, got.reason, got.message], [404, 'NotFound', 'widgets.example.com "w" not found']);
+});
+
+test('delete: finalizers keep the object, marked with deletionTimestamp; deleting it again writes nothing', async () => {
+  const { store, backend } = setup();
+  await store.create('ns', widget('w', { size: 1 }, { finalizers: ['example.com/hold'] }));
+  const first = await store.delete('ns', 'w');
+  assert.equal(first.deleted, false);
+  assert.match(first.object.metadata.deletionTimestamp!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  assert.equal(first.object.metadata.deletionGracePeriodSeconds, 0);
+  assert.deepEqual(await store.find('ns', 'w'), first.object);
+  const before = await backend.currentRevision();
+  const second = await store.delete('ns', 'w');
+  assert.deepEqual(second, { object: first.object, deleted: false });
+  assert.equal(await backend.currentRevision(), before);
+});
+
+test('delete: removing the last finalizer of a deleting object deletes it', async () => {
+  const { store } = setup();
+  await store.create('ns', widget('w', { size: 1 }, { finalizers: ['example.com/a', 'example.com/b'] }));
+  const marked = (await store.delete('ns', 'w')).object;
+  const one = await store.update('ns', 'w', { ...structuredClone(marked), metadata: { ...marked.metadata, finalizers: ['example.com/b'] } });
+  assert.deepEqual((await store.find('ns', 'w'))?.metadata.finalizers, ['example.com/b']);
+  assert.equal(one.object.metadata.deletionTimestamp, marked.metadata.deletionTimestamp, 'the deletion mark stays');
+  const last = await store.update('ns', 'w', { ...structuredClone(one.object), metadata: { ...one.object.metadata, finalizers: [] } });
+  assert.equal(last.created, false);
+  assert.equal(await store.find('ns', 'w'), undefined);
+});
+
+test('delete: a dry run deletes nothing, with or without finalizers', async () => {
+  const { store, backend } = setup();
+  const plain = await store.create('ns', widget('w'));
+  const held = await store.create('ns', widget('h', { size: 1 }, { finalizers: ['example.com/hold'] }));
+  const before = await backend.currentRevision();
+  assert.deepEqual(await store.delete('ns', 'w', { dryRun: true }), { object: plain, deleted: true });
+  const marked = await store.delete('ns', 'h', { dryRun: true });
+  assert.equal(marked.deleted, false);
+  assert.ok(marked.object.metadata.deletionTimestamp !== undefined);
+  assert.equal(await backend.currentRevision(), before, 'no write, so no watch event');
+  assert.deepEqual(await store.find('ns', 'w'), plain);
+  assert.deepEqual(await store.find('ns', 'h'), held);
+});
+
+test('deleteCollection: deletes what matches and answers it', async () => {
+  const { store } = setup();
+  await store.create('ns', widget('a'));
+  await store.create('ns', widget('b'));
+  await store.create('other', widget('c', { size: 1 }, { namespace: 'other' }));
+  const list = await store.deleteCollection('ns', undefined);
+  assert.deepEqual(list.items.map((o) => o.metadata.name), ['a', 'b']);
+  assert.deepEqual((await store.listAll()).map((o) => o.metadata.name), ['c']);
+});
