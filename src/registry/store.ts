@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import {
-  alreadyExists, apiVersionOf, badRequest, conflict, invalid, isStatusError, notFound, staleObject,
+  alreadyExists, apiVersionOf, badRequest, conflict, generateNameConflict, invalid, isStatusError, notFound, staleObject,
   StatusError, type GroupResource, type KubeList, type KubeObject, type Status, type StatusCause,
 } from '../api/index.ts';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/chain.ts';
@@ -182,7 +182,7 @@ export class Store {
           meta.name = meta.generateName + randomSuffix();
           continue;
         }
-        throw alreadyExists(this.groupResource, meta.name!);
+        throw generated ? generateNameConflict(this.groupResource, meta.name!, 1) : alreadyExists(this.groupResource, meta.name!);
       }
     }
   }

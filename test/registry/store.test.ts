@@ -185,6 +185,28 @@ test('create: a generated name that is taken is generated again', async (t) => {
   assert.equal(created.metadata.name, 'w-ccccc');
 });
 
+test('create: after eight generated names taken, 409 AlreadyExists with upstream\'s message and a retry delay', async (t) => {
+  const { store } = setup();
+  fixRandom(t, [0]);
+  await store.create('ns', { metadata: { generateName: 'w-' }, spec: {} });
+  let draws = 0;
+  t.mock.method(Math, 'random', () => (draws++, 0));
+  const err = await store.create('ns', { metadata: { generateName: 'w-' }, spec: {} }).catch((e: unknown) => e);
+  assert.ok(isStatusError(err));
+  assert.equal(draws, 8 * 5, 'eight attempts of five characters');
+  assert.deepEqual(err.toStatus(), {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: 'widgets.example.com "w-bbbbb" already exists, the server was not able to generate a unique name for the object',
+    reason: 'AlreadyExists',
+    details: { name: 'w-bbbbb', group: 'example.com', kind: 'widgets', retryAfterSeconds: 1 },
+    code: 409,
+  });
+  assert.equal(err.headers['Retry-After'], '1');
+});
+
 test('create: a dry run answers the object and stores nothing', async () => {
   const admitted: AdmissionAttributes[] = [];
   const { store, backend } = setup({}, { admitted });
