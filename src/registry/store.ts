@@ -310,15 +310,15 @@ export class Store {
       // A write that changes nothing is not written: the resourceVersion stays (upstream).
       // Compared as values: the same content may arrive with its keys in another order.
       if (sameContent(obj, current)) return { object: current, created: false };
-      const bytes = encodeForStorage(obj);
       if (opts.dryRun) {
         // What upstream's dry run answers: the updated object at the stored version.
         obj.metadata.resourceVersion = current.metadata.resourceVersion;
         return { object: obj, created: false };
       }
+      // Encoded after reallocation: what it assigns (a new node port) is part of the stored object.
       const undoReallocation = this.type.allocator?.reallocate(obj, current);
       try {
-        const revision = await this.backend.update(kv.key, bytes, kv.modRevision);
+        const revision = await this.backend.update(kv.key, encodeForStorage(obj), kv.modRevision);
         obj.metadata.resourceVersion = String(revision);
         return { object: obj, created: false };
       } catch (err) {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/api/index.ts';
 import { objectFieldSet } from '../../../src/registry/selection.ts';
 import { builtinType, create, fields, update, updateSubresource } from './flow.ts';
+import { memoryStore } from '../../helpers/store.ts';
 
 const services = builtinType('services');
 
@@ -256,4 +257,13 @@ test('a Service exposes spec.clusterIP and spec.type to field selectors', () => 
   assert.equal(fieldSet['spec.type'], 'ClusterIP');
   assert.equal(fieldSet['spec.clusterIP'], (obj.spec as Record<string, unknown>).clusterIP);
   services.allocator!.release(obj);
+});
+
+test('changing ClusterIP to NodePort stores the node ports it allocates', async () => {
+  const { store } = memoryStore(builtinType('services'));
+  const created = await store.create('default', service({ ports: [{ port: 80 }] }));
+  const { object } = await store.update('default', 'web', { ...created, spec: { ...(created.spec as object), type: 'NodePort' } });
+  const nodePort = (object.spec as { ports: { nodePort?: number }[] }).ports[0]!.nodePort;
+  assert.ok(nodePort !== undefined && nodePort >= 30000 && nodePort <= 32767);
+  assert.deepEqual(await store.find('default', 'web'), object);
 });
