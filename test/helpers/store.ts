@@ -63,6 +63,21 @@ export function tryUpdate(store: Store, input: KubeObject, subresource = ''): Pr
   return outcome(write.then((r) => r.object), input);
 }
 
+/** POST of `input` to a Store of its own for `type`. */
+export function storeCreate(type: ResourceType, input: KubeObject): Promise<Outcome> {
+  return tryCreate(memoryStore(type).store, input);
+}
+
+/**
+ * A client that read `old` writes `input` (a PUT, or through `subresource`): `old` is
+ * stored as it is in a Store of its own, and `input` sent at its resourceVersion.
+ */
+export async function storeUpdate(type: ResourceType, input: KubeObject, old: KubeObject, subresource = ''): Promise<Outcome> {
+  const fx = memoryStore(type);
+  const stored = await putStored(fx, old);
+  return tryUpdate(fx.store, { ...input, metadata: { ...input.metadata, resourceVersion: stored.metadata.resourceVersion } }, subresource);
+}
+
 /**
  * Replaces the stored object with `obj` as it is, past strategy and validation: how a test
  * sets up state only other actors write (a status a kubelet or controller reported).
