@@ -1,10 +1,12 @@
-// The generic Store's object lifecycle over the memory backend with a minimal test type: create (names, generateName, server-set metadata), update (optimistic concurrency, create-on-update, no-ops), delete (preconditions, finalizers), dry run and managed fields.
+// The generic Store over the memory backend with a minimal test type: create (names, generateName, server-set metadata), update (optimistic concurrency, create-on-update, retries, no-ops), delete (preconditions, finalizers), dry run, field validation, admission, allocator hooks, managed fields and apply.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
-import { isStatusError, type KubeObject, type StatusCause } from '../../src/api/index.ts';
+import { forbidden, isStatusError, type KubeObject, type StatusCause } from '../../src/api/index.ts';
+import { runInRequestContext } from '../../src/api/request-context.ts';
 import type { AdmissionAttributes } from '../../src/admission/chain.ts';
-import type { ResourceType } from '../../src/registry/resource-type.ts';
+import { objectKey } from '../../src/registry/keys.ts';
+import type { Allocator, ResourceType } from '../../src/registry/resource-type.ts';
 import { builtinDefinitions, schemaRef, type Definitions } from '../../src/schema/index.ts';
 import { memoryStore, putStored, type StoreFixture } from '../helpers/store.ts';
 
@@ -510,4 +512,227 @@ test('deleteCollection: deletes what matches and answers it', async () => {
   const list = await store.deleteCollection('ns', undefined);
   assert.deepEqual(list.items.map((o) => o.metadata.name), ['a', 'b']);
   assert.deepEqual((await store.listAll()).map((o) => o.metadata.name), ['c']);
+});
+
+// ---- decoding: unknown fields, field validation, types ----
+
+const fieldValidationCases: { directive?: 'Ignore' | 'Warn' | 'Strict'; warnings: string[]; error?: string }[] = [
+  { warnings: [] },
+  { directive: 'Ignore', warnings: [] },
+  { directive: 'Warn', warnings: ['unknown field "spec.shape"'] },
+  { directive: 'Strict', warnings: [], error: 'Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.shape"' },
+];
+
+for (const c of fieldValidationCases) {
+  for (const verb of ['create', 'update'] as const) {
+    test(`${verb}: an unknown field with fieldValidation ${c.directive ?? 'absent'} is ${c.error === undefined ? 'dropped' : 'refused (400)'}${c.warnings.length > 0 ? ' with a warning' : ''}`, async () => {
+      const { store, backend } = setup();
+      if (verb === 'update') await store.create('ns', widget('w'));
+      const warnings: string[] = [];
+      const context = { user: { name: 'tester', uid: '', groups: [] }, addWarning: (text: string) => void warnings.push(text) };
+      const input = widget('w', { size: 2, shape: 'round' } as WidgetSpec);
+      const opts = c.directive === undefined ? {} : { fieldValidation: { directive: c.directive } };
+      const before = await backend.currentRevision();
+      const write = runInRequestContext(context, () => (verb === 'create' ? store.create('ns', input, opts) : store.update('ns', 'w', input, opts).then((r) => r.object)));
+      if (c.error !== undefined) {
+        const got = await failure(write);
+        assert.deepEqual([got.code, got.reason, got.message], [400, 'BadRequest', c.error]);
+        assert.equal(await backend.currentRevision(), before);
+        return;
+      }
+      const written = await write;
+      assert.deepEqual(written.spec, { size: 2 });
+      assert.deepEqual((await store.find('ns', 'w'))!.spec, { size: 2 });
+      assert.deepEqual(warnings, c.warnings);
+    });
+  }
+}
+
+test('create: a value of the wrong type is 422 FieldValueTypeInvalid, before the strategy validates', async () => {
+  const { store } = setup();
+  const got = await failure(store.create('ns', widget('w', { size: 'big' } as unknown as WidgetSpec)));
+  assert.equal(got.code, 422);
+  assert.deepEqual(got.causes.map((c) => [c.reason, c.field]), [['FieldValueTypeInvalid', 'spec.size']]);
+});
+
+// ---- admission ----
+
+test('admission: a validating plugin\'s refusal stores nothing, on create and on update', async () => {
+  const refuse = { name: 'Refuse', validate: (attrs: AdmissionAttributes) => { if ((attrs.object?.spec as WidgetSpec).size === 13) throw forbidden('unlucky'); } };
+  const fx = memoryStore(widgets(), { definitions, admission: [refuse] });
+  assert.equal((await failure(fx.store.create('ns', widget('w', { size: 13 })))).message, 'unlucky');
+  assert.equal(await fx.store.find('ns', 'w'), undefined);
+  const created = await fx.store.create('ns', widget('w', { size: 1 }));
+  const before = await fx.backend.currentRevision();
+  assert.equal((await failure(fx.store.update('ns', 'w', widget('w', { size: 13 })))).message, 'unlucky');
+  assert.equal(await fx.backend.currentRevision(), before);
+  assert.deepEqual(await fx.store.find('ns', 'w'), created);
+});
+
+test('admission: a mutating plugin\'s change is decoded and prepared again (unknown fields dropped, the strategy re-run)', async () => {
+  const mutate = {
+    name: 'Mutate',
+    admit(attrs: AdmissionAttributes) {
+      attrs.object!.spec = { size: 5, extra: true };
+      attrs.object!.status = { ready: true };
+      attrs.mutated = true;
+    },
+  };
+  const { store } = memoryStore(widgets(), { definitions, admission: [mutate] });
+  const created = await store.create('ns', widget('w', { size: 1 }));
+  assert.deepEqual(created.spec, { size: 5 });
+  assert.equal(created.status, undefined, 'prepareForCreate ran again');
+  const { object } = await store.update('ns', 'w', widget('w', { size: 1 }));
+  assert.deepEqual(object.spec, { size: 5 });
+  assert.equal(object.status, undefined, 'prepareForUpdate ran again');
+});
+
+test('admission: an update shows the plugins the operation, the object, the stored object and the subresource', async () => {
+  const admitted: AdmissionAttributes[] = [];
+  const { store } = setup({}, { admitted });
+  const created = await store.create('ns', widget('w'));
+  await store.guaranteedUpdate('ns', 'w', undefined, {}, (current) => ({ ...current!, status: { ready: true } }), { subresource: 'status' });
+  const attrs = admitted[1]!;
+  assert.deepEqual(
+    [attrs.operation, attrs.namespace, attrs.name, attrs.subresource, attrs.dryRun, attrs.resource, attrs.kind],
+    ['UPDATE', 'ns', 'w', 'status', false, 'widgets', 'Widget'],
+  );
+  assert.deepEqual(attrs.oldObject, created);
+  assert.deepEqual(attrs.object!.status, { ready: true });
+});
+
+// ---- allocator hooks ----
+
+function recordingAllocator(): { allocator: Allocator; calls: string[] } {
+  const calls: string[] = [];
+  const name = (obj: KubeObject) => obj.metadata.name ?? '';
+  const allocator: Allocator = {
+    allocate: (obj, opts) => void calls.push(`allocate ${name(obj)}${opts?.dryRun ? ' (dry run)' : ''}`),
+    reallocate(obj) {
+      calls.push(`reallocate ${name(obj)}`);
+      return () => void calls.push(`undo ${name(obj)}`);
+    },
+    release: (obj) => void calls.push(`release ${name(obj)}`),
+    restore: () => {},
+  };
+  return { allocator, calls };
+}
+
+test('allocator: allocated on create (filled in only on dry run), released when the create fails or after delete', async () => {
+  const { allocator, calls } = recordingAllocator();
+  const { store } = setup({ allocator });
+  await store.create('ns', widget('w'));
+  await store.create('ns', widget('d'), { dryRun: true });
+  await failure(store.create('ns', widget('w')));
+  await store.delete('ns', 'w');
+  assert.deepEqual(calls, ['allocate w', 'allocate d (dry run)', 'allocate w', 'release w', 'release w']);
+});
+
+test('allocator: an update reallocates; a write that loses to a concurrent one undoes it before retrying', async () => {
+  const { allocator, calls } = recordingAllocator();
+  const fx = setup({ allocator });
+  await fx.store.create('ns', widget('w'));
+  let first = true;
+  await fx.store.guaranteedUpdate('ns', 'w', undefined, {}, (current) => {
+    if (first) void putStored(fx, { ...current!, metadata: { ...current!.metadata, labels: { other: 'writer' } } });
+    first = false;
+    return { ...current!, spec: { size: 2 } };
+  });
+  assert.deepEqual(calls, ['allocate w', 'reallocate w', 'undo w', 'reallocate w']);
+});
+
+// ---- more of the update loop ----
+
+test('update: create-on-update that loses the race to a concurrent create updates the new object instead', async () => {
+  const fx = setup({ allowCreateOnUpdate: true });
+  const seen: (string | undefined)[] = [];
+  const { object, created } = await fx.store.guaranteedUpdate('ns', 'w', undefined, {}, (current) => {
+    seen.push(current?.metadata.name);
+    // Someone else creates it between our read and our create.
+    if (current === undefined) void fx.store.create('ns', widget('w', { size: 7 }));
+    return { ...(current ?? widget('w')), metadata: { ...(current ?? widget('w')).metadata, labels: { mine: 'yes' } } };
+  });
+  assert.deepEqual(seen, [undefined, 'w']);
+  assert.equal(created, false);
+  assert.deepEqual(object.spec, { size: 7 });
+  assert.deepEqual(object.metadata.labels, { mine: 'yes' });
+});
+
+test('update: an object deleted between read and write is 404 on the retry', async () => {
+  const fx = setup();
+  await fx.store.create('ns', widget('w'));
+  const got = await failure(fx.store.guaranteedUpdate('ns', 'w', undefined, {}, (current) => {
+    void fx.backend.delete(objectKey(fx.store.type, 'ns', 'w'));
+    return { ...current!, spec: { size: 2 } };
+  }));
+  assert.deepEqual([got.code, got.reason], [404, 'NotFound']);
+});
+
+test('update: a write through a subresource never creates a missing object', async () => {
+  const { store } = setup({ allowCreateOnUpdate: true });
+  const got = await failure(store.guaranteedUpdate('ns', 'w', undefined, {}, () => widget('w'), { subresource: 'status' }));
+  assert.deepEqual([got.code, got.reason], [404, 'NotFound']);
+});
+
+test('update: a dry run that removes the last finalizer deletes nothing', async () => {
+  const { store, backend } = setup();
+  await store.create('ns', widget('w', { size: 1 }, { finalizers: ['example.com/hold'] }));
+  const marked = (await store.delete('ns', 'w')).object;
+  const before = await backend.currentRevision();
+  const { object } = await store.update('ns', 'w', { ...structuredClone(marked), metadata: { ...marked.metadata, finalizers: [] } }, { dryRun: true });
+  assert.deepEqual(object.metadata.finalizers, []);
+  assert.equal(await backend.currentRevision(), before);
+  assert.deepEqual(await store.find('ns', 'w'), marked);
+});
+
+// ---- deletion held by the strategy ----
+
+test('delete: a strategy\'s pending finalization holds the object like a finalizer, and marks it', async () => {
+  const { store } = setup({
+    strategy: {
+      ...widgets().strategy,
+      deletionPending: (obj) => (obj.spec as WidgetSpec).color === 'held',
+      markDeleting: (obj) => { obj.status = { ready: false }; },
+    },
+  });
+  await store.create('ns', widget('w', { color: 'held' }));
+  const result = await store.delete('ns', 'w');
+  assert.equal(result.deleted, false);
+  assert.deepEqual(result.object.status, { ready: false });
+  assert.ok((await store.find('ns', 'w'))?.metadata.deletionTimestamp !== undefined);
+  // Releasing the hold through an update deletes it.
+  await store.update('ns', 'w', { ...structuredClone(result.object), spec: { color: 'free' } });
+  assert.equal(await store.find('ns', 'w'), undefined);
+});
+
+test('delete: a concurrent change between read and delete is retried with the preconditions checked again', async () => {
+  let race: (() => void) | undefined;
+  let validations = 0;
+  // Another writer changes the object after the Store read it, once, when `race` is set.
+  const plugin = { name: 'Race', validate: () => { validations++; const r = race; race = undefined; r?.(); } };
+  const fx = memoryStore(widgets(), { definitions, admission: [plugin] });
+  const created = await fx.store.create('ns', widget('w'));
+  race = () => void putStored(fx, { ...created, spec: { size: 9 } });
+  validations = 0;
+  const result = await fx.store.delete('ns', 'w', { preconditions: { uid: created.metadata.uid } });
+  assert.equal(result.deleted, true);
+  assert.deepEqual(result.object.spec, { size: 9 }, 'the answer is the object as deleted');
+  assert.equal(validations, 2);
+  assert.equal(await fx.store.find('ns', 'w'), undefined);
+});
+
+// ---- server-side apply ----
+
+test('apply: creates a missing object owned by the applier; another applier\'s change of its field is a 409 unless forced', async () => {
+  const { store } = setup();
+  const config = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns' }, spec: { size: 1 } };
+  const { object, created } = await store.apply('ns', 'w', config, { fieldManager: 'alice', force: false });
+  assert.equal(created, true);
+  assert.deepEqual(object.metadata.managedFields!.map((e) => [e.manager, e.operation]), [['alice', 'Apply']]);
+  const other = { ...config, spec: { size: 2 } };
+  const got = await failure(store.apply('ns', 'w', other, { fieldManager: 'bob', force: false }));
+  assert.deepEqual([got.code, got.reason, got.message], [409, 'Conflict', 'Apply failed with 1 conflict: conflict with "alice": .spec.size']);
+  const forced = await store.apply('ns', 'w', other, { fieldManager: 'bob', force: true });
+  assert.deepEqual(forced.object.spec, { size: 2 });
+  assert.deepEqual(forced.object.metadata.managedFields!.map((e) => e.manager), ['bob']);
 });
