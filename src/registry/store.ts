@@ -372,6 +372,7 @@ export class Store {
     return obj.metadata.deletionTimestamp !== undefined && (obj.metadata.finalizers ?? []).length === 0 && !(this.type.strategy.deletionPending?.(obj) ?? false);
   }
 
+  /** Deletes the finalized object at the revision read (nothing on dry run); `retry` when another write came first. */
   private async deleteFinalized(kv: KeyValue, current: KubeObject, obj: KubeObject, opts: WriteOptions, mayRetry: boolean): Promise<UpdateResult | typeof retry> {
     if (opts.dryRun) return { object: obj, created: false };
     try {
