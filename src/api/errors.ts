@@ -60,6 +60,12 @@ export function alreadyExists(gr: GroupResource, name: string): StatusError {
   return new StatusError(409, 'AlreadyExists', `${qualified(gr, name)} already exists`, detailsOf(gr, name));
 }
 
+/** A generated name that was taken on every attempt: AlreadyExists with a retry delay, as upstream. */
+export function generateNameConflict(gr: GroupResource, name: string, retryAfterSeconds: number): StatusError {
+  const message = `${qualified(gr, name)} already exists, the server was not able to generate a unique name for the object`;
+  return new StatusError(409, 'AlreadyExists', message, { ...detailsOf(gr, name), retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
+}
+
 /** Optimistic-concurrency failure, with upstream's wording. */
 export function conflict(gr: GroupResource, name: string, why: string): StatusError {
   return new StatusError(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(gr, name)}: ${why}`, detailsOf(gr, name));

@@ -1,7 +1,8 @@
+// The generic Store: one resource's object lifecycle (create, update, delete, dry run, managed fields) over a storage Backend.
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import {
-  alreadyExists, apiVersionOf, badRequest, conflict, invalid, isStatusError, notFound, staleObject,
+  alreadyExists, apiVersionOf, badRequest, conflict, generateNameConflict, invalid, isStatusError, notFound, staleObject,
   StatusError, type GroupResource, type KubeList, type KubeObject, type Status, type StatusCause,
 } from '../api/index.ts';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/chain.ts';
@@ -54,8 +55,23 @@ export interface DeleteResult {
   deleted: boolean;
 }
 
+export interface UpdateResult {
+  object: KubeObject;
+  /** The object was missing and the update created it (upstream answers 201). */
+  created: boolean;
+}
+
 /** How many times a write without a client precondition is retried on a concurrent change. */
 const maxRetries = 10;
+
+/** What an update attempt answers when a concurrent write came first: read again and retry. */
+const retry = Symbol('retry');
+
+/** How an update through the main resource or one subresource prepares and validates the object. */
+interface UpdateRules {
+  prepare(obj: KubeObject, current: KubeObject): void;
+  validate(obj: KubeObject, current: KubeObject): void;
+}
 
 /** Upstream's generateName alphabet: no vowels, no look-alikes. */
 const nameAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
@@ -182,7 +198,7 @@ export class Store {
           meta.name = meta.generateName + randomSuffix();
           continue;
         }
-        throw alreadyExists(this.groupResource, meta.name!);
+        throw generated ? generateNameConflict(this.groupResource, meta.name!, 1) : alreadyExists(this.groupResource, meta.name!);
       }
     }
   }
@@ -207,7 +223,7 @@ export class Store {
    * PUT: replaces the object. A resourceVersion in the body is a precondition (409 when
    * stale); without one the write is unconditional, as upstream allows for built-in types.
    */
-  async update(namespace: string, name: string, input: KubeObject, opts: WriteOptions = {}): Promise<{ object: KubeObject; created: boolean }> {
+  async update(namespace: string, name: string, input: KubeObject, opts: WriteOptions = {}): Promise<UpdateResult> {
     const obj = clone(input);
     this.checkTypeMeta(obj);
     this.checkNamespace(obj, namespace);
@@ -227,6 +243,12 @@ export class Store {
    * Read-modify-write with optimistic concurrency: `mutate` gets the stored object and
    * returns the desired one. Retried on concurrent change unless the caller pinned a
    * resourceVersion. A missing object is created when the type allows it.
+   *
+   * Each attempt: read the stored object → check the pinned resourceVersion → build the
+   * desired object (mutate, decode, uid precondition, server-set metadata) → the
+   * strategy's preparation → mutating admission → managed fields → validation and
+   * validating admission → then delete it (last finalizer gone), skip the write (no-op),
+   * or write it at the revision read; a concurrent write in between starts a new attempt.
    */
   async guaranteedUpdate(
     namespace: string,
@@ -235,100 +257,155 @@ export class Store {
     opts: WriteOptions,
     mutate: (current: KubeObject | undefined) => KubeObject,
     { createIfMissing = this.type.allowCreateOnUpdate, subresource = '', admissionView }: { createIfMissing?: boolean; subresource?: string; admissionView?: AdmissionView } = {},
-  ): Promise<{ object: KubeObject; created: boolean }> {
+  ): Promise<UpdateResult> {
     const pinned = expectedResourceVersion !== undefined && expectedResourceVersion !== '';
+    const rules = this.updateRules(subresource);
     for (let attempt = 0; ; attempt++) {
+      // A pinned resourceVersion makes a concurrent change the client's conflict (409), not a retry.
+      const mayRetry = !pinned && attempt < maxRetries;
       const kv = await this.backend.get(this.key(namespace, name));
       if (kv === undefined) {
         if (!createIfMissing || pinned || subresource !== '') throw notFound(this.groupResource, name);
-        const desired = mutate(undefined);
-        desired.metadata.name = name;
-        try {
-          return { object: await this.create(namespace, desired, opts), created: true };
-        } catch (err) {
-          if (isStatusError(err) && err.reason === 'AlreadyExists' && attempt < maxRetries) continue;
-          throw err;
-        }
+        const result = await this.createMissing(namespace, name, opts, mutate, mayRetry);
+        if (result === retry) continue;
+        return result;
       }
       const current = this.decode(kv);
       if (pinned && expectedResourceVersion !== current.metadata.resourceVersion) throw staleObject(this.groupResource, name);
-      // mutate gets its own copy (decoded again: cheaper than cloning) and may return it or a new object.
-      const obj = clone(mutate(this.decode(kv)));
-      this.checkTypeMeta(obj);
-      this.decodeFields(obj, opts, (probe) => {
-        this.preserveSystemMeta(probe, current);
-        this.type.strategy.prepareForUpdate?.(probe, current);
-        return this.updateCauses(probe, current);
-      });
-      // A uid in the body is a precondition, as upstream's Update.
-      const uid = obj.metadata.uid;
-      if (uid !== undefined && uid !== '' && uid !== current.metadata.uid) {
-        throw conflict(this.groupResource, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid}`);
-      }
-      this.preserveSystemMeta(obj, current);
-      // A write through the scale subresource changes the object by the main resource's rules (upstream's ScaleREST).
-      const mainRules = subresource === '' || subresource === 'scale';
-      const subStrategy = mainRules ? undefined : this.type.strategy.subresources?.[subresource];
-      const prepare = () => {
-        if (mainRules) this.type.strategy.prepareForUpdate?.(obj, current);
-        else if (subStrategy?.prepareForUpdate) subStrategy.prepareForUpdate(obj, current);
-        else keepAllButStatus(obj, current);
-      };
-      prepare();
-
-      const attrs: AdmissionAttributes = { ...this.attributes('UPDATE', namespace, obj, current, opts), subresource };
-      if (admissionView !== undefined) {
-        Object.assign(attrs, { kind: admissionView.kind, kindGroupVersion: admissionView.groupVersion, object: admissionView.toView(obj), oldObject: admissionView.toView(current) });
-      }
-      await this.admission.admit(attrs);
-      if (admissionView !== undefined) admissionView.fromView(attrs.object!, obj);
-      // As on create: what a webhook changed is decoded and prepared (defaulted, kept to the subresource's fields) again.
-      if (attrs.mutated) {
-        this.decodeFields(obj, {}, (probe) => this.updateCauses(probe, current));
-        prepare();
-      }
+      const obj = this.desiredUpdate(kv, current, mutate, opts);
+      rules.prepare(obj, current);
+      const attrs = this.updateAttributes(namespace, obj, current, opts, subresource, admissionView);
+      await this.admitUpdate(attrs, obj, current, rules, admissionView);
       if (opts.fieldManager !== undefined && !opts.managedFieldsSet) this.fieldManager.recordUpdate(current, obj, opts.fieldManager, subresource);
-      if (mainRules) this.validateUpdate(obj, current);
-      else this.throwIfInvalid(obj, [...validateObjectMetaUpdate(obj, current), ...(subStrategy?.validateUpdate?.(obj, current) ?? [])]);
+      rules.validate(obj, current);
       if (admissionView !== undefined) attrs.object = admissionView.toView(obj);
       await this.admission.validate(attrs);
 
-      // A finalizer-held object whose last finalizer is removed is deleted now (upstream's Update).
-      if (obj.metadata.deletionTimestamp !== undefined && (obj.metadata.finalizers ?? []).length === 0 && !(this.type.strategy.deletionPending?.(obj) ?? false)) {
-        if (opts.dryRun) return { object: obj, created: false };
-        try {
-          await this.backend.delete(kv.key, kv.modRevision);
-          this.type.allocator?.release(current);
-          return { object: obj, created: false };
-        } catch (err) {
-          if (isStorageError(err, 'RevisionMismatch') && !pinned && attempt < maxRetries) continue;
-          if (isStorageError(err, 'RevisionMismatch') || isStorageError(err, 'KeyNotFound')) throw staleObject(this.groupResource, name);
-          throw err;
-        }
+      if (this.finalizersDone(obj)) {
+        const deleted = await this.deleteFinalized(kv, current, obj, opts, mayRetry);
+        if (deleted === retry) continue;
+        return deleted;
       }
-
       // A write that changes nothing is not written: the resourceVersion stays (upstream).
       // Compared as values: the same content may arrive with its keys in another order.
       if (sameContent(obj, current)) return { object: current, created: false };
-      const bytes = encodeForStorage(obj);
-      if (opts.dryRun) {
-        // What upstream's dry run answers: the updated object at the stored version.
-        obj.metadata.resourceVersion = current.metadata.resourceVersion;
-        return { object: obj, created: false };
+      const written = await this.writeUpdate(kv, current, obj, opts, mayRetry);
+      if (written !== retry) return written;
+    }
+  }
+
+  /** Create-on-update of a missing object, by the create rules; `retry` when someone else created it meanwhile. */
+  private async createMissing(
+    namespace: string, name: string, opts: WriteOptions, mutate: (current: KubeObject | undefined) => KubeObject, mayRetry: boolean,
+  ): Promise<UpdateResult | typeof retry> {
+    const desired = mutate(undefined);
+    desired.metadata.name = name;
+    try {
+      return { object: await this.create(namespace, desired, opts), created: true };
+    } catch (err) {
+      if (isStatusError(err) && err.reason === 'AlreadyExists' && mayRetry) return retry;
+      throw err;
+    }
+  }
+
+  /**
+   * What `mutate` makes of the stored object, decoded as a request body is, with the uid
+   * checked as a precondition and the metadata only the server sets taken from `current`.
+   */
+  private desiredUpdate(kv: KeyValue, current: KubeObject, mutate: (current: KubeObject | undefined) => KubeObject, opts: WriteOptions): KubeObject {
+    // mutate gets its own copy (decoded again: cheaper than cloning) and may return it or a new object.
+    const obj = clone(mutate(this.decode(kv)));
+    this.checkTypeMeta(obj);
+    this.decodeFields(obj, opts, (probe) => {
+      this.preserveSystemMeta(probe, current);
+      this.type.strategy.prepareForUpdate?.(probe, current);
+      return this.updateCauses(probe, current);
+    });
+    // A uid in the body is a precondition, as upstream's Update.
+    const uid = obj.metadata.uid;
+    if (uid !== undefined && uid !== '' && uid !== current.metadata.uid) {
+      throw conflict(this.groupResource, current.metadata.name ?? '', `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid}`);
+    }
+    this.preserveSystemMeta(obj, current);
+    return obj;
+  }
+
+  /** How a write through `subresource` ('' for the main resource) is prepared and validated. */
+  private updateRules(subresource: string): UpdateRules {
+    // A write through the scale subresource changes the object by the main resource's rules (upstream's ScaleREST).
+    if (subresource === '' || subresource === 'scale') {
+      return {
+        prepare: (obj, current) => this.type.strategy.prepareForUpdate?.(obj, current),
+        validate: (obj, current) => this.validateUpdate(obj, current),
+      };
+    }
+    const strategy = this.type.strategy.subresources?.[subresource];
+    return {
+      prepare: strategy?.prepareForUpdate !== undefined ? (obj, current) => strategy.prepareForUpdate!(obj, current) : keepAllButStatus,
+      validate: (obj, current) => this.throwIfInvalid(obj, [...validateObjectMetaUpdate(obj, current), ...(strategy?.validateUpdate?.(obj, current) ?? [])]),
+    };
+  }
+
+  /** Admission's view of an update; through `admissionView` when the subresource's body is another kind. */
+  private updateAttributes(
+    namespace: string, obj: KubeObject, current: KubeObject, opts: WriteOptions, subresource: string, admissionView: AdmissionView | undefined,
+  ): AdmissionAttributes {
+    const attrs: AdmissionAttributes = { ...this.attributes('UPDATE', namespace, obj, current, opts), subresource };
+    if (admissionView !== undefined) {
+      Object.assign(attrs, { kind: admissionView.kind, kindGroupVersion: admissionView.groupVersion, object: admissionView.toView(obj), oldObject: admissionView.toView(current) });
+    }
+    return attrs;
+  }
+
+  /** Mutating admission; what a webhook changed is decoded and prepared (defaulted, kept to the subresource's fields) again, as on create. */
+  private async admitUpdate(attrs: AdmissionAttributes, obj: KubeObject, current: KubeObject, rules: UpdateRules, admissionView: AdmissionView | undefined): Promise<void> {
+    await this.admission.admit(attrs);
+    if (admissionView !== undefined) admissionView.fromView(attrs.object!, obj);
+    if (attrs.mutated) {
+      this.decodeFields(obj, {}, (probe) => this.updateCauses(probe, current));
+      rules.prepare(obj, current);
+    }
+  }
+
+  /** A deleting object that nothing holds any more: the update deletes it (upstream's Update). */
+  private finalizersDone(obj: KubeObject): boolean {
+    return obj.metadata.deletionTimestamp !== undefined && (obj.metadata.finalizers ?? []).length === 0 && !(this.type.strategy.deletionPending?.(obj) ?? false);
+  }
+
+  /** Deletes the finalized object at the revision read (nothing on dry run); `retry` when another write came first. */
+  private async deleteFinalized(kv: KeyValue, current: KubeObject, obj: KubeObject, opts: WriteOptions, mayRetry: boolean): Promise<UpdateResult | typeof retry> {
+    if (opts.dryRun) return { object: obj, created: false };
+    try {
+      await this.backend.delete(kv.key, kv.modRevision);
+      this.type.allocator?.release(current);
+      return { object: obj, created: false };
+    } catch (err) {
+      if (isStorageError(err, 'RevisionMismatch') && mayRetry) return retry;
+      if (isStorageError(err, 'RevisionMismatch') || isStorageError(err, 'KeyNotFound')) throw staleObject(this.groupResource, current.metadata.name ?? '');
+      throw err;
+    }
+  }
+
+  /** Stores the update at the revision it was read at (nothing on dry run); `retry` when another write came first. */
+  private async writeUpdate(kv: KeyValue, current: KubeObject, obj: KubeObject, opts: WriteOptions, mayRetry: boolean): Promise<UpdateResult | typeof retry> {
+    if (opts.dryRun) {
+      // What upstream's dry run answers: the updated object at the stored version.
+      obj.metadata.resourceVersion = current.metadata.resourceVersion;
+      return { object: obj, created: false };
+    }
+    // Encoded after reallocation: what it assigns (a new node port) is part of the stored object.
+    const undoReallocation = this.type.allocator?.reallocate(obj, current);
+    try {
+      const revision = await this.backend.update(kv.key, encodeForStorage(obj), kv.modRevision);
+      obj.metadata.resourceVersion = String(revision);
+      return { object: obj, created: false };
+    } catch (err) {
+      undoReallocation?.();
+      if (isStorageError(err, 'RevisionMismatch') || isStorageError(err, 'KeyNotFound')) {
+        if (mayRetry) return retry;
+        throw staleObject(this.groupResource, current.metadata.name ?? '');
       }
-      const undoReallocation = this.type.allocator?.reallocate(obj, current);
-      try {
-        const revision = await this.backend.update(kv.key, bytes, kv.modRevision);
-        obj.metadata.resourceVersion = String(revision);
-        return { object: obj, created: false };
-      } catch (err) {
-        undoReallocation?.();
-        if (isStorageError(err, 'RevisionMismatch') || isStorageError(err, 'KeyNotFound')) {
-          if (!pinned && attempt < maxRetries) continue;
-          throw staleObject(this.groupResource, name);
-        }
-        throw err;
-      }
+      throw err;
     }
   }
 
@@ -337,7 +414,7 @@ export class Store {
    * ownership (conflicts are 409 unless forced) and creates the object when it is absent,
    * whatever the type's create-on-update rule, as upstream.
    */
-  apply(namespace: string, name: string, applied: unknown, opts: WriteOptions & { fieldManager: string; force: boolean }, subresource = ''): Promise<{ object: KubeObject; created: boolean }> {
+  apply(namespace: string, name: string, applied: unknown, opts: WriteOptions & { fieldManager: string; force: boolean }, subresource = ''): Promise<UpdateResult> {
     return this.guaranteedUpdate(namespace, name, undefined, { ...opts, managedFieldsSet: true },
       (current) => this.fieldManager.apply(current, applied, opts.fieldManager, opts.force, subresource),
       { createIfMissing: subresource === '', subresource });

@@ -3,7 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/api/index.ts';
-import { builtinType, create, fields, update, updateSubresource } from './flow.ts';
+import { builtinType, fields, storeCreate, storeUpdate } from '../../helpers/store.ts';
 
 const pdbs = builtinType('poddisruptionbudgets');
 const mutating = builtinType('mutatingwebhookconfigurations');
@@ -14,8 +14,8 @@ function pdb(spec: Record<string, unknown>): KubeObject {
 }
 
 describe('poddisruptionbudgets', () => {
-  test('a new budget gets generation 1 and a zero status', () => {
-    const { obj, causes } = create(pdbs, { ...pdb({ minAvailable: 1 }), status: { disruptionsAllowed: 9 } } as KubeObject);
+  test('a new budget gets generation 1 and a zero status', async () => {
+    const { obj, causes } = await storeCreate(pdbs, { ...pdb({ minAvailable: 1 }), status: { disruptionsAllowed: 9 } } as KubeObject);
     assert.deepEqual(causes, []);
     assert.equal(obj.metadata.generation, 1);
     assert.deepEqual(obj.status, { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 });
@@ -31,25 +31,28 @@ describe('poddisruptionbudgets', () => {
     ['an unknown unhealthyPodEvictionPolicy', { minAvailable: 1, unhealthyPodEvictionPolicy: 'Sometimes' }, ['spec.unhealthyPodEvictionPolicy: Unsupported value: "Sometimes": supported values: "AlwaysAllow", "IfHealthyBudget"']],
   ];
   for (const [name, spec, expected] of cases) {
-    test(name, () => assert.deepEqual(fields(create(pdbs, pdb(spec)).causes), expected));
+    test(name, async () => assert.deepEqual(fields((await storeCreate(pdbs, pdb(spec))).causes), expected));
   }
 
-  test('both minAvailable and maxUnavailable', () => {
-    const [cause] = create(pdbs, pdb({ minAvailable: 1, maxUnavailable: '10%' })).causes;
+  test('both minAvailable and maxUnavailable', async () => {
+    const [cause] = (await storeCreate(pdbs, pdb({ minAvailable: 1, maxUnavailable: '10%' }))).causes;
     assert.equal(cause!.field, 'spec');
     assert.match(cause!.message!, /^Invalid value: policy.PodDisruptionBudgetSpec\{.*\}: minAvailable and maxUnavailable cannot be both set$/);
   });
 
-  test('spec changes bump the generation and keep the status; status writes keep the spec', () => {
-    const old = { ...create(pdbs, pdb({ minAvailable: 1 })).obj, status: { disruptionsAllowed: 1, currentHealthy: 2, desiredHealthy: 1, expectedPods: 2 } } as KubeObject;
-    const spec = update(pdbs, { ...old, spec: { minAvailable: 2 }, status: {} } as KubeObject, old);
+  test('spec changes bump the generation and keep the status; status writes keep the spec', async () => {
+    const old = { ...(await storeCreate(pdbs, pdb({ minAvailable: 1 }))).obj, status: { disruptionsAllowed: 1, currentHealthy: 2, desiredHealthy: 1, expectedPods: 2 } } as KubeObject;
+    const spec = await storeUpdate(pdbs, { ...old, spec: { minAvailable: 2 }, status: {} } as KubeObject, old);
     assert.equal(spec.obj.metadata.generation, 2);
     assert.deepEqual(spec.obj.status, old.status);
-    const same = update(pdbs, { ...old } as KubeObject, old);
+    const same = await storeUpdate(pdbs, { ...old } as KubeObject, old);
     assert.equal(same.obj.metadata.generation, 1);
-    const status = updateSubresource(pdbs, 'status', { ...old, spec: { minAvailable: 9 }, status: { ...old.status as object, disruptionsAllowed: -1 } } as KubeObject, old);
+    const status = await storeUpdate(pdbs, { ...old, spec: { minAvailable: 9 }, status: { ...old.status as object, disruptionsAllowed: 2 } } as KubeObject, old, 'status');
+    assert.deepEqual(status.causes, []);
     assert.deepEqual(status.obj.spec, { minAvailable: 1 });
-    assert.deepEqual(fields(status.causes), ['status.disruptionsAllowed: Invalid value: -1: must be greater than or equal to 0']);
+    assert.equal((status.obj.status as { disruptionsAllowed: number }).disruptionsAllowed, 2);
+    const invalid = await storeUpdate(pdbs, { ...old, status: { ...old.status as object, disruptionsAllowed: -1 } } as KubeObject, old, 'status');
+    assert.deepEqual(fields(invalid.causes), ['status.disruptionsAllowed: Invalid value: -1: must be greater than or equal to 0']);
   });
 });
 
@@ -69,8 +72,8 @@ function configuration(kind: 'Mutating' | 'Validating', webhooks: Record<string,
 }
 
 describe('webhook configurations', () => {
-  test('defaults: failurePolicy, matchPolicy, selectors, timeout, reinvocation, rule scope, service port', () => {
-    const { obj, causes } = create(mutating, configuration('Mutating', [webhook({ clientConfig: { service: { namespace: 'ns', name: 'svc' } } })]));
+  test('defaults: failurePolicy, matchPolicy, selectors, timeout, reinvocation, rule scope, service port', async () => {
+    const { obj, causes } = await storeCreate(mutating, configuration('Mutating', [webhook({ clientConfig: { service: { namespace: 'ns', name: 'svc' } } })]));
     assert.deepEqual(causes, []);
     assert.deepEqual((obj as any).webhooks[0], {
       ...webhook(),
@@ -84,7 +87,7 @@ describe('webhook configurations', () => {
       reinvocationPolicy: 'Never',
     });
     assert.equal(obj.metadata.generation, 1);
-    const validatingHook = (create(validating, configuration('Validating', [webhook()])).obj as any).webhooks[0];
+    const validatingHook = ((await storeCreate(validating, configuration('Validating', [webhook()]))).obj as any).webhooks[0];
     assert.equal(validatingHook.reinvocationPolicy, undefined, 'only mutating webhooks have a reinvocationPolicy');
   });
 
@@ -117,17 +120,17 @@ describe('webhook configurations', () => {
     ['matchConditions without an expression', [webhook({ matchConditions: [{ name: 'c' }] })], ['webhooks[0].matchConditions[0].expression: Required value']],
   ];
   for (const [name, hooks, expected] of cases) {
-    test(name, () => assert.deepEqual(fields(create(validating, configuration('Validating', hooks)).causes), expected));
+    test(name, async () => assert.deepEqual(fields((await storeCreate(validating, configuration('Validating', hooks))).causes), expected));
   }
 
-  test('an unknown reinvocationPolicy (mutating only)', () => {
-    assert.deepEqual(fields(create(mutating, configuration('Mutating', [webhook({ reinvocationPolicy: 'Always' })])).causes),
+  test('an unknown reinvocationPolicy (mutating only)', async () => {
+    assert.deepEqual(fields((await storeCreate(mutating, configuration('Mutating', [webhook({ reinvocationPolicy: 'Always' })]))).causes),
       ['webhooks[0].reinvocationPolicy: Unsupported value: "Always": supported values: "IfNeeded", "Never"']);
   });
 
-  test('the generation moves with the webhooks only', () => {
-    const old = create(validating, configuration('Validating', [webhook()])).obj;
-    assert.equal(update(validating, { ...old, metadata: { ...old.metadata, labels: { a: 'b' } } } as KubeObject, old).obj.metadata.generation, 1);
-    assert.equal(update(validating, { ...old, webhooks: [webhook({ timeoutSeconds: 5 })] } as KubeObject, old).obj.metadata.generation, 2);
+  test('the generation moves with the webhooks only', async () => {
+    const old = (await storeCreate(validating, configuration('Validating', [webhook()]))).obj;
+    assert.equal((await storeUpdate(validating, { ...old, metadata: { ...old.metadata, labels: { a: 'b' } } } as KubeObject, old)).obj.metadata.generation, 1);
+    assert.equal((await storeUpdate(validating, { ...old, webhooks: [webhook({ timeoutSeconds: 5 })] } as KubeObject, old)).obj.metadata.generation, 2);
   });
 });

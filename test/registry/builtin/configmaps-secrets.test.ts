@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/api/index.ts';
 import { objectFieldSet } from '../../../src/registry/selection.ts';
-import { builtinType, create, fields, update } from './flow.ts';
+import { builtinType, fields, storeCreate, storeUpdate, withoutServerMeta } from '../../helpers/store.ts';
 
 const configmaps = builtinType('configmaps');
 const secrets = builtinType('secrets');
@@ -10,11 +10,11 @@ const secrets = builtinType('secrets');
 const keyRule = "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
 
 function configMap(body: Record<string, unknown>): KubeObject {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'default', uid: 'u1' }, ...body };
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'default' }, ...body };
 }
 
 function secret(body: Record<string, unknown>): KubeObject {
-  return { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'default', uid: 'u1' }, ...body };
+  return { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'default' }, ...body };
 }
 
 const keyCases: { name: string; data: Record<string, string>; causes: string[] }[] = [
@@ -25,23 +25,23 @@ const keyCases: { name: string; data: Record<string, string>; causes: string[] }
 ];
 
 for (const c of keyCases) {
-  test(`ConfigMap keys: ${c.name}`, () => {
-    assert.deepEqual(fields(create(configmaps, configMap({ data: c.data })).causes), c.causes);
+  test(`ConfigMap keys: ${c.name}`, async () => {
+    assert.deepEqual(fields((await storeCreate(configmaps, configMap({ data: c.data }))).causes), c.causes);
   });
-  test(`Secret keys: ${c.name}`, () => {
+  test(`Secret keys: ${c.name}`, async () => {
     const data = Object.fromEntries(Object.entries(c.data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
-    assert.deepEqual(fields(create(secrets, secret({ data })).causes), c.causes);
+    assert.deepEqual(fields((await storeCreate(secrets, secret({ data }))).causes), c.causes);
   });
 }
 
-test('a ConfigMap key may not be in both data and binaryData', () => {
-  assert.deepEqual(fields(create(configmaps, configMap({ data: { a: 'x' }, binaryData: { a: 'eA==' } })).causes), [
+test('a ConfigMap key may not be in both data and binaryData', async () => {
+  assert.deepEqual(fields((await storeCreate(configmaps, configMap({ data: { a: 'x' }, binaryData: { a: 'eA==' } }))).causes), [
     'data[a]: Invalid value: "a": duplicate of key present in binaryData',
   ]);
 });
 
-test('a ConfigMap over 1 MiB is too long', () => {
-  assert.deepEqual(fields(create(configmaps, configMap({ data: { a: 'x'.repeat(1024 * 1024 + 1) } })).causes), [': Too long: may not be more than 1048576 bytes']);
+test('a ConfigMap over 1 MiB is too long', async () => {
+  assert.deepEqual(fields((await storeCreate(configmaps, configMap({ data: { a: 'x'.repeat(1024 * 1024 + 1) } }))).causes), [': Too long: may not be more than 1048576 bytes']);
 });
 
 const immutableCases: { name: string; change: (cm: KubeObject) => void; causes: string[] }[] = [
@@ -52,29 +52,29 @@ const immutableCases: { name: string; change: (cm: KubeObject) => void; causes: 
 ];
 
 for (const c of immutableCases) {
-  test(`an immutable ConfigMap: ${c.name}`, () => {
-    const old = create(configmaps, configMap({ data: { k: 'v' }, immutable: true })).obj;
+  test(`an immutable ConfigMap: ${c.name}`, async () => {
+    const old = (await storeCreate(configmaps, configMap({ data: { k: 'v' }, immutable: true }))).obj;
     const next = structuredClone(old);
     c.change(next);
-    assert.deepEqual(fields(update(configmaps, next, old).causes), c.causes);
+    assert.deepEqual(fields((await storeUpdate(configmaps, next, old)).causes), c.causes);
   });
 }
 
-test('a mutable ConfigMap may be made immutable and its data changed at once', () => {
-  const old = create(configmaps, configMap({ data: { k: 'v' } })).obj;
+test('a mutable ConfigMap may be made immutable and its data changed at once', async () => {
+  const old = (await storeCreate(configmaps, configMap({ data: { k: 'v' } }))).obj;
   const next = structuredClone(old);
   next.data = { k: 'v2' };
   next.immutable = true;
-  assert.deepEqual(update(configmaps, next, old).causes, []);
+  assert.deepEqual((await storeUpdate(configmaps, next, old)).causes, []);
 });
 
-test('a Secret defaults to type Opaque and turns stringData into data', () => {
-  const { obj, causes } = create(secrets, secret({ stringData: { password: 'hunter2' }, data: { user: 'YWRtaW4=' } }));
+test('a Secret defaults to type Opaque and turns stringData into data', async () => {
+  const { obj, causes } = await storeCreate(secrets, secret({ stringData: { password: 'hunter2' }, data: { user: 'YWRtaW4=' } }));
   assert.deepEqual(causes, []);
-  assert.deepEqual(obj, {
+  assert.deepEqual(withoutServerMeta(obj), {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name: 's', namespace: 'default', uid: 'u1' },
+    metadata: { name: 's', namespace: 'default' },
     type: 'Opaque',
     data: { user: 'YWRtaW4=', password: 'aHVudGVyMg==' },
   });
@@ -94,35 +94,35 @@ const typeCases: { type: string; data: Record<string, string>; annotations?: Rec
 ];
 
 for (const c of typeCases) {
-  test(`a Secret of type ${c.type} with ${JSON.stringify(Object.keys(c.data))} ${c.causes.length === 0 ? 'is valid' : 'is invalid'}`, () => {
+  test(`a Secret of type ${c.type} with ${JSON.stringify(Object.keys(c.data))} ${c.causes.length === 0 ? 'is valid' : 'is invalid'}`, async () => {
     const s = secret({ type: c.type, data: c.data });
     if (c.annotations) s.metadata.annotations = c.annotations;
-    assert.deepEqual(fields(create(secrets, s).causes), c.causes);
+    assert.deepEqual(fields((await storeCreate(secrets, s)).causes), c.causes);
   });
 }
 
-test('a Secret\'s type is immutable', () => {
-  const old = create(secrets, secret({ data: { a: 'eA==' } })).obj;
+test('a Secret\'s type is immutable', async () => {
+  const old = (await storeCreate(secrets, secret({ data: { a: 'eA==' } }))).obj;
   const next = structuredClone(old);
   next.type = 'example.com/other';
-  assert.deepEqual(fields(update(secrets, next, old).causes), ['type: Invalid value: "example.com/other": field is immutable']);
+  assert.deepEqual(fields((await storeUpdate(secrets, next, old)).causes), ['type: Invalid value: "example.com/other": field is immutable']);
 });
 
-test('an immutable Secret refuses data changes, including through stringData', () => {
-  const old = create(secrets, secret({ data: { a: 'eA==' }, immutable: true })).obj;
+test('an immutable Secret refuses data changes, including through stringData', async () => {
+  const old = (await storeCreate(secrets, secret({ data: { a: 'eA==' }, immutable: true }))).obj;
   const next = structuredClone(old);
   next.stringData = { a: 'y' };
-  assert.deepEqual(fields(update(secrets, next, old).causes), ['data: Forbidden: field is immutable when `immutable` is set']);
+  assert.deepEqual(fields((await storeUpdate(secrets, next, old)).causes), ['data: Forbidden: field is immutable when `immutable` is set']);
 });
 
-test('a Secret exposes type to field selectors', () => {
-  const { obj } = create(secrets, secret({}));
+test('a Secret exposes type to field selectors', async () => {
+  const { obj } = await storeCreate(secrets, secret({}));
   assert.deepEqual(objectFieldSet(secrets, obj), { 'metadata.name': 's', 'metadata.namespace': 'default', type: 'Opaque' });
 });
 
-test('an immutable ConfigMap refuses a new key even with an empty value', () => {
-  const old = create(configmaps, configMap({ data: { k: 'v' }, immutable: true })).obj;
+test('an immutable ConfigMap refuses a new key even with an empty value', async () => {
+  const old = (await storeCreate(configmaps, configMap({ data: { k: 'v' }, immutable: true }))).obj;
   const next = structuredClone(old);
   next.data = { k: 'v', extra: '' };
-  assert.deepEqual(fields(update(configmaps, next, old).causes), ['data: Forbidden: field is immutable when `immutable` is set']);
+  assert.deepEqual(fields((await storeUpdate(configmaps, next, old)).causes), ['data: Forbidden: field is immutable when `immutable` is set']);
 });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/api/index.ts';
-import { builtinType, create, fields, update, updateSubresource } from './flow.ts';
+import { builtinType, fields, storeCreate, storeUpdate, withoutServerMeta } from '../../helpers/store.ts';
 
 const deployments = builtinType('deployments');
 
@@ -14,12 +14,12 @@ const minimal = {
   template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'nginx', image: 'nginx' }] } },
 };
 
-test('a created Deployment gets upstream defaults, generation 1 and an empty status', () => {
+test('a created Deployment gets upstream defaults, generation 1 and an empty status', async () => {
   const input = deployment(structuredClone(minimal));
   input.status = { replicas: 5 };
-  const { obj, causes } = create(deployments, input);
+  const { obj, causes } = await storeCreate(deployments, input);
   assert.deepEqual(causes, []);
-  assert.deepEqual(obj, {
+  assert.deepEqual(withoutServerMeta(obj), {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'web', namespace: 'default', generation: 1 },
@@ -52,14 +52,14 @@ test('a created Deployment gets upstream defaults, generation 1 and an empty sta
   });
 });
 
-test('a Recreate strategy gets no rolling update defaults', () => {
-  const { obj, causes } = create(deployments, deployment({ ...structuredClone(minimal), strategy: { type: 'Recreate' } }));
+test('a Recreate strategy gets no rolling update defaults', async () => {
+  const { obj, causes } = await storeCreate(deployments, deployment({ ...structuredClone(minimal), strategy: { type: 'Recreate' } }));
   assert.deepEqual(causes, []);
   assert.deepEqual((obj.spec as Record<string, unknown>).strategy, { type: 'Recreate' });
 });
 
-test('pod templates do not get the Pod-only defaults', () => {
-  const { obj } = create(deployments, deployment(structuredClone(minimal)));
+test('pod templates do not get the Pod-only defaults', async () => {
+  const { obj } = await storeCreate(deployments, deployment(structuredClone(minimal)));
   const podSpec = ((obj.spec as Record<string, { spec: Record<string, unknown> }>).template!).spec;
   assert.equal(podSpec.enableServiceLinks, undefined);
 });
@@ -124,86 +124,84 @@ const invalidCases: { name: string; spec: Record<string, unknown>; causes: strin
 ];
 
 for (const c of invalidCases) {
-  test(`Deployment validation: ${c.name}`, () => {
-    assert.deepEqual(fields(create(deployments, deployment(structuredClone(c.spec))).causes), c.causes);
+  test(`Deployment validation: ${c.name}`, async () => {
+    assert.deepEqual(fields((await storeCreate(deployments, deployment(structuredClone(c.spec)))).causes), c.causes);
   });
 }
 
-function stored(): KubeObject {
-  const { obj } = create(deployments, deployment(structuredClone(minimal)));
-  obj.metadata.uid = 'u1';
-  obj.metadata.resourceVersion = '3';
+async function stored(): Promise<KubeObject> {
+  const { obj } = await storeCreate(deployments, deployment(structuredClone(minimal)));
   obj.status = { replicas: 1, observedGeneration: 1 };
   return obj;
 }
 
-test('a spec change bumps the generation and keeps the stored status', () => {
-  const old = stored();
+test('a spec change bumps the generation and keeps the stored status', async () => {
+  const old = await stored();
   const next = structuredClone(old);
   (next.spec as Record<string, unknown>).replicas = 3;
   next.status = {};
-  const { obj, causes } = update(deployments, next, old);
+  const { obj, causes } = await storeUpdate(deployments, next, old);
   assert.deepEqual(causes, []);
   assert.equal(obj.metadata.generation, 2);
   assert.deepEqual(obj.status, { replicas: 1, observedGeneration: 1 });
 });
 
-test('an annotation change bumps the generation, a label change does not', () => {
-  const old = stored();
+test('an annotation change bumps the generation, a label change does not', async () => {
+  const old = await stored();
   const annotated = structuredClone(old);
   annotated.metadata.annotations = { note: 'x' };
-  assert.equal(update(deployments, annotated, old).obj.metadata.generation, 2);
+  assert.equal((await storeUpdate(deployments, annotated, old)).obj.metadata.generation, 2);
   const labelled = structuredClone(old);
   labelled.metadata.labels = { team: 'a' };
-  assert.equal(update(deployments, labelled, old).obj.metadata.generation, 1);
+  assert.equal((await storeUpdate(deployments, labelled, old)).obj.metadata.generation, 1);
 });
 
-test('a PUT omitting defaulted fields is defaulted again and changes nothing', () => {
-  const old = stored();
+test('a PUT omitting defaulted fields is defaulted again and changes nothing', async () => {
+  const old = await stored();
   const next = deployment(structuredClone(minimal));
-  Object.assign(next.metadata, { uid: 'u1', resourceVersion: '3' });
-  const { obj } = update(deployments, next, old);
+  Object.assign(next.metadata, { uid: old.metadata.uid, resourceVersion: old.metadata.resourceVersion });
+  const { obj } = await storeUpdate(deployments, next, old);
   assert.equal(obj.metadata.generation, 1);
   assert.deepEqual(obj.spec, old.spec);
 });
 
-test('the selector is immutable', () => {
-  const old = stored();
+test('the selector is immutable', async () => {
+  const old = await stored();
   const next = structuredClone(old);
   const spec = next.spec as Record<string, Record<string, unknown>>;
   spec.selector = { matchLabels: { app: 'web', tier: 'fe' } };
   (spec.template!.metadata as Record<string, unknown>).labels = { app: 'web', tier: 'fe' };
-  assert.deepEqual(fields(update(deployments, next, old).causes), [
+  assert.deepEqual(fields((await storeUpdate(deployments, next, old)).causes), [
     'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"web", "tier":"fe"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable',
   ]);
 });
 
-test('deployments/status changes status only, keeping spec and labels', () => {
-  const old = stored();
+test('deployments/status changes status only, keeping spec and labels', async () => {
+  const old = await stored();
   old.metadata.labels = { app: 'web' };
   const next = structuredClone(old);
   (next.spec as Record<string, unknown>).replicas = 9;
   next.metadata.labels = { hacked: 'yes' };
   next.status = { replicas: 1, readyReplicas: 1, availableReplicas: 1, updatedReplicas: 1, observedGeneration: 1 };
-  const { obj, causes } = updateSubresource(deployments, 'status', next, old);
+  const { obj, causes } = await storeUpdate(deployments, next, old, 'status');
   assert.deepEqual(causes, []);
   assert.deepEqual(obj.spec, old.spec);
   assert.deepEqual(obj.metadata.labels, { app: 'web' });
   assert.deepEqual(obj.status, next.status);
 });
 
-test('deployments/status refuses impossible counts', () => {
-  const old = stored();
+test('deployments/status refuses impossible counts', async () => {
+  const old = await stored();
   const next = structuredClone(old);
   next.status = { replicas: 1, readyReplicas: 2, availableReplicas: -1 };
-  assert.deepEqual(fields(updateSubresource(deployments, 'status', next, old).causes), [
+  assert.deepEqual(fields((await storeUpdate(deployments, next, old, 'status')).causes), [
     'status.availableReplicas: Invalid value: -1: must be greater than or equal to 0',
     'status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas',
   ]);
 });
 
-test('the scale subresource reads replicas and the selector, and writes replicas', () => {
-  const d = stored();
+test('the scale subresource reads replicas and the selector, and writes replicas', async () => {
+  const d = await stored();
   (d.spec as Record<string, unknown>).selector = { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['db'] }] };
   assert.deepEqual(deployments.strategy.scale!.get(d), { replicas: 1, statusReplicas: 1, selector: 'app=web,tier notin (db)' });
   deployments.strategy.scale!.set(d, 4);

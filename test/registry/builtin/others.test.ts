@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/api/index.ts';
 import { objectFieldSet } from '../../../src/registry/selection.ts';
-import { builtinType, create, fields, update, updateSubresource } from './flow.ts';
+import { builtinType, fields, storeCreate, storeUpdate, withoutServerMeta } from '../../helpers/store.ts';
 
 const events = builtinType('events');
 const endpoints = builtinType('endpoints');
@@ -10,16 +10,16 @@ const nodes = builtinType('nodes');
 const leases = builtinType('leases');
 const serviceaccounts = builtinType('serviceaccounts');
 
-test('a core/v1 Event of the old style needs namespaces that agree', () => {
+test('a core/v1 Event of the old style needs namespaces that agree', async () => {
   const ok: KubeObject = { metadata: { name: 'web.17a', namespace: 'default' }, involvedObject: { kind: 'Pod', name: 'web', namespace: 'default' }, reason: 'Started' };
-  assert.deepEqual(create(events, ok).causes, []);
+  assert.deepEqual((await storeCreate(events, ok)).causes, []);
   const bad: KubeObject = { metadata: { name: 'web.17a', namespace: 'default' }, involvedObject: { kind: 'Pod', name: 'web', namespace: 'other' } };
-  assert.deepEqual(fields(create(events, bad).causes), ['involvedObject.namespace: Invalid value: "other": does not match event.namespace']);
+  assert.deepEqual(fields((await storeCreate(events, bad)).causes), ['involvedObject.namespace: Invalid value: "other": does not match event.namespace']);
 });
 
-test('a core/v1 Event with eventTime needs the reporting fields', () => {
+test('a core/v1 Event with eventTime needs the reporting fields', async () => {
   const e: KubeObject = { metadata: { name: 'e', namespace: 'default' }, involvedObject: { namespace: 'default' }, eventTime: '2024-01-01T00:00:00.000000Z' };
-  assert.deepEqual(fields(create(events, e).causes), [
+  assert.deepEqual(fields((await storeCreate(events, e)).causes), [
     'reportingComponent: Required value',
     "reportingComponent: Invalid value: \"\": name part must be non-empty",
     "reportingComponent: Invalid value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
@@ -29,9 +29,9 @@ test('a core/v1 Event with eventTime needs the reporting fields', () => {
   ]);
 });
 
-test('Event names only follow the generic path-segment rule', () => {
+test('Event names only follow the generic path-segment rule', async () => {
   const e: KubeObject = { metadata: { name: 'Web_Pod.17A', namespace: 'default' }, involvedObject: { namespace: 'default' } };
-  assert.deepEqual(create(events, e).causes, []);
+  assert.deepEqual((await storeCreate(events, e)).causes, []);
 });
 
 test('an Event exposes the fields kubectl describe selects on', () => {
@@ -60,24 +60,27 @@ test('an Event exposes the fields kubectl describe selects on', () => {
   });
 });
 
-test('Endpoints default port protocols and check addresses', () => {
+test('Endpoints default port protocols and check addresses', async () => {
   const ep: KubeObject = {
     metadata: { name: 'web', namespace: 'default' },
     subsets: [{ addresses: [{ ip: '10.0.0.1' }, { ip: '127.0.0.1' }, { ip: 'x' }], ports: [{ port: 80 }] }, { ports: [{ name: 'a', port: 1 }] }],
   };
-  const { obj, causes } = create(endpoints, ep);
-  assert.deepEqual((obj.subsets as { ports: unknown[] }[])[0]!.ports, [{ port: 80, protocol: 'TCP' }]);
-  assert.deepEqual(fields(causes), [
+  const valid = await storeCreate(endpoints, { ...ep, subsets: [{ addresses: [{ ip: '10.0.0.1' }], ports: [{ port: 80 }] }] });
+  assert.deepEqual(valid.causes, []);
+  assert.deepEqual((valid.obj.subsets as { ports: unknown[] }[])[0]!.ports, [{ port: 80, protocol: 'TCP' }]);
+  assert.deepEqual(fields((await storeCreate(endpoints, ep)).causes), [
     'subsets[0].addresses[1].ip: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)',
     'subsets[0].addresses[2].ip: Invalid value: "x": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
     'subsets[1]: Required value: must specify `addresses` or `notReadyAddresses`',
   ]);
 });
 
-test('a Node may set its status on create and gets the empty structs upstream shows', () => {
-  const { obj, causes } = create(nodes, { metadata: { name: 'node-1' }, status: { capacity: { cpu: '4' } } });
+test('a Node may set its status on create and gets the empty structs upstream shows', async () => {
+  const { obj, causes } = await storeCreate(nodes, { metadata: { name: 'node-1' }, status: { capacity: { cpu: '4' } } });
   assert.deepEqual(causes, []);
-  assert.deepEqual(obj, {
+  assert.deepEqual(withoutServerMeta(obj), {
+    apiVersion: 'v1',
+    kind: 'Node',
     metadata: { name: 'node-1' },
     spec: {},
     status: {
@@ -92,46 +95,46 @@ test('a Node may set its status on create and gets the empty structs upstream sh
   });
 });
 
-test('Node taints are checked and unique by key and effect', () => {
+test('Node taints are checked and unique by key and effect', async () => {
   const n: KubeObject = { metadata: { name: 'n' }, spec: { taints: [{ key: 'a', effect: 'NoSchedule' }, { key: 'a', effect: 'NoSchedule' }, { key: 'b', effect: 'Sometimes' }] } };
-  assert.deepEqual(fields(create(nodes, n).causes), [
+  assert.deepEqual(fields((await storeCreate(nodes, n)).causes), [
     'spec.taints[1]: Duplicate value: core.Taint{Key:"a", Value:"", Effect:"NoSchedule", TimeAdded:<nil>}: taints must be unique by key and effect pair',
     'spec.taints[2].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
   ]);
 });
 
-test('a Node update keeps the status; nodes/status keeps the spec', () => {
-  const old = create(nodes, { metadata: { name: 'n', uid: 'u' }, spec: { podCIDRs: ['10.244.0.0/24'] }, status: { phase: 'Running' } }).obj;
+test('a Node update keeps the status; nodes/status keeps the spec', async () => {
+  const old = (await storeCreate(nodes, { metadata: { name: 'n', uid: 'u' }, spec: { podCIDRs: ['10.244.0.0/24'] }, status: { phase: 'Running' } })).obj;
   const next = structuredClone(old);
   (next.spec as Record<string, unknown>).unschedulable = true;
   next.status = {};
-  const viaMain = update(nodes, next, old);
+  const viaMain = await storeUpdate(nodes, next, old);
   assert.deepEqual(viaMain.causes, []);
   assert.deepEqual(viaMain.obj.status, old.status);
   assert.deepEqual(objectFieldSet(nodes, viaMain.obj), { 'metadata.name': 'n', 'spec.unschedulable': 'true' });
 
   const cidr = structuredClone(old);
   (cidr.spec as Record<string, unknown>).podCIDRs = ['10.244.1.0/24'];
-  assert.deepEqual(fields(update(nodes, cidr, old).causes), ['spec.podCIDRs: Forbidden: node updates may not change podCIDR except from "" to valid']);
+  assert.deepEqual(fields((await storeUpdate(nodes, cidr, old)).causes), ['spec.podCIDRs: Forbidden: node updates may not change podCIDR except from "" to valid']);
 
   const viaStatus = structuredClone(old);
   (viaStatus.spec as Record<string, unknown>).unschedulable = true;
   (viaStatus.status as Record<string, unknown>).phase = 'Pending';
-  const { obj } = updateSubresource(nodes, 'status', viaStatus, old);
+  const { obj } = await storeUpdate(nodes, viaStatus, old, 'status');
   assert.deepEqual(obj.spec, old.spec);
   assert.equal((obj.status as Record<string, unknown>).phase, 'Pending');
 });
 
-test('Lease spec fields are sane', () => {
+test('Lease spec fields are sane', async () => {
   const lease = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: 'l', namespace: 'kube-node-lease' }, spec });
-  assert.deepEqual(create(leases, lease({ holderIdentity: 'a', leaseDurationSeconds: 40, leaseTransitions: 0 })).causes, []);
-  assert.deepEqual(fields(create(leases, lease({ leaseDurationSeconds: 0, leaseTransitions: -1, preferredHolder: 'b' })).causes), [
+  assert.deepEqual((await storeCreate(leases, lease({ holderIdentity: 'a', leaseDurationSeconds: 40, leaseTransitions: 0 }))).causes, []);
+  assert.deepEqual(fields((await storeCreate(leases, lease({ leaseDurationSeconds: 0, leaseTransitions: -1, preferredHolder: 'b' }))).causes), [
     'spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0',
     'spec.leaseTransitions: Invalid value: -1: must be greater than or equal to 0',
     'spec.preferredHolder: Forbidden: may only be specified if `holderIdentity` is set',
   ]);
 });
 
-test('ServiceAccounts only have metadata rules', () => {
-  assert.deepEqual(create(serviceaccounts, { metadata: { name: 'builder', namespace: 'default' }, automountServiceAccountToken: false }).causes, []);
+test('ServiceAccounts only have metadata rules', async () => {
+  assert.deepEqual((await storeCreate(serviceaccounts, { metadata: { name: 'builder', namespace: 'default' }, automountServiceAccountToken: false })).causes, []);
 });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/api/index.ts';
 import { imageTag, podQOSClass } from '../../../src/registry/builtin/pod-spec.ts';
 import { objectFieldSet } from '../../../src/registry/selection.ts';
-import { builtinType, create, fields, update, updateSubresource } from './flow.ts';
+import { builtinType, fields, storeCreate, storeUpdate, withoutServerMeta } from '../../helpers/store.ts';
 
 const pods = builtinType('pods');
 
@@ -11,8 +11,8 @@ function pod(spec: Record<string, unknown>, metadata: Record<string, unknown> = 
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default', ...metadata }, spec };
 }
 
-test('a created Pod gets upstream defaults and a Pending status', () => {
-  const { obj, causes } = create(pods, pod({
+test('a created Pod gets upstream defaults and a Pending status', async () => {
+  const { obj, causes } = await storeCreate(pods, pod({
     containers: [{
       name: 'app',
       image: 'nginx:1.27',
@@ -25,7 +25,7 @@ test('a created Pod gets upstream defaults and a Pending status', () => {
     volumes: [{ name: 'cache' }, { name: 'config', configMap: { name: 'app' } }],
   }));
   assert.deepEqual(causes, []);
-  assert.deepEqual(obj, {
+  assert.deepEqual(withoutServerMeta(obj), {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: 'web', namespace: 'default', generation: 1 },
@@ -61,14 +61,14 @@ test('a created Pod gets upstream defaults and a Pending status', () => {
   });
 });
 
-test('status sent on create is replaced', () => {
+test('status sent on create is replaced', async () => {
   const input = pod({ containers: [{ name: 'a', image: 'busybox' }] });
   input.status = { phase: 'Running', podIP: '10.0.0.1' };
-  assert.deepEqual(create(pods, input).obj.status, { phase: 'Pending', qosClass: 'BestEffort' });
+  assert.deepEqual((await storeCreate(pods, input)).obj.status, { phase: 'Pending', qosClass: 'BestEffort' });
 });
 
-test('scheduling gates add a PodScheduled=False condition', () => {
-  const { obj } = create(pods, pod({ containers: [{ name: 'a', image: 'busybox' }], schedulingGates: [{ name: 'example.com/wait' }] }));
+test('scheduling gates add a PodScheduled=False condition', async () => {
+  const { obj } = await storeCreate(pods, pod({ containers: [{ name: 'a', image: 'busybox' }], schedulingGates: [{ name: 'example.com/wait' }] }));
   const conditions = (obj.status as { conditions: Record<string, unknown>[] }).conditions;
   assert.equal(conditions.length, 1);
   assert.equal(conditions[0]!.type, 'PodScheduled');
@@ -172,95 +172,93 @@ const invalidCases: { name: string; spec: Record<string, unknown>; causes: strin
 ];
 
 for (const c of invalidCases) {
-  test(`Pod validation: ${c.name}`, () => {
-    const { causes } = create(pods, pod(c.spec));
+  test(`Pod validation: ${c.name}`, async () => {
+    const { causes } = await storeCreate(pods, pod(c.spec));
     assert.deepEqual(fields(causes), c.causes);
   });
 }
 
-test('a Pod without containers answers FieldValueRequired on spec.containers', () => {
-  const { causes } = create(pods, pod({}));
+test('a Pod without containers answers FieldValueRequired on spec.containers', async () => {
+  const { causes } = await storeCreate(pods, pod({}));
   assert.deepEqual(causes, [{ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.containers' }]);
 });
 
-test('a non-standard finalizer name without a slash is refused on built-in types', () => {
-  const { causes } = create(pods, pod({ containers: [{ name: 'a', image: 'x' }] }, { finalizers: ['custom'] }));
+test('a non-standard finalizer name without a slash is refused on built-in types', async () => {
+  const { causes } = await storeCreate(pods, pod({ containers: [{ name: 'a', image: 'x' }] }, { finalizers: ['custom'] }));
   assert.deepEqual(fields(causes), ['metadata.finalizers: Invalid value: "custom": name is neither a standard finalizer name nor is it fully qualified']);
 });
 
-function storedPod(): KubeObject {
-  const { obj } = create(pods, pod({ containers: [{ name: 'a', image: 'nginx:1' }], tolerations: [{ key: 'k', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 10 }] }));
-  obj.metadata.uid = 'u1';
-  obj.metadata.resourceVersion = '7';
+async function storedPod(): Promise<KubeObject> {
+  const { obj } = await storeCreate(pods, pod({ containers: [{ name: 'a', image: 'nginx:1' }], tolerations: [{ key: 'k', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 10 }] }));
   (obj.status as Record<string, unknown>).phase = 'Running';
   return obj;
 }
 
-test('a Pod update may change images and keeps the stored status and bumps generation', () => {
-  const old = storedPod();
+test('a Pod update may change images and keeps the stored status and bumps generation', async () => {
+  const old = await storedPod();
   const next = structuredClone(old);
   (next.spec as { containers: { image: string }[] }).containers[0]!.image = 'nginx:2';
   next.status = { phase: 'Failed' };
-  const { obj, causes } = update(pods, next, old);
+  const { obj, causes } = await storeUpdate(pods, next, old);
   assert.deepEqual(causes, []);
   assert.deepEqual(obj.status, old.status);
   assert.equal(obj.metadata.generation, 2);
 });
 
-test('a Pod update without spec changes keeps the generation', () => {
-  const old = storedPod();
+test('a Pod update without spec changes keeps the generation', async () => {
+  const old = await storedPod();
   const next = structuredClone(old);
   next.metadata.labels = { a: 'b' };
-  assert.equal(update(pods, next, old).obj.metadata.generation, 1);
+  assert.equal((await storeUpdate(pods, next, old)).obj.metadata.generation, 1);
 });
 
-test('a Pod update may not change other spec fields', () => {
-  const old = storedPod();
+test('a Pod update may not change other spec fields', async () => {
+  const old = await storedPod();
   const next = structuredClone(old);
   (next.spec as Record<string, unknown>).restartPolicy = 'Never';
-  const { causes } = update(pods, next, old);
+  const { causes } = await storeUpdate(pods, next, old);
   assert.equal(causes.length, 1);
   assert.equal(causes[0]!.field, 'spec');
   assert.equal(causes[0]!.reason, 'FieldValueForbidden');
   assert.match(causes[0]!.message!, /^Forbidden: pod updates may not change fields other than `spec.containers\[\*\].image`,/);
 });
 
-test('a Pod update may not add containers', () => {
-  const old = storedPod();
+test('a Pod update may not add containers', async () => {
+  const old = await storedPod();
   const next = structuredClone(old);
   (next.spec as { containers: unknown[] }).containers.push({ name: 'b', image: 'x' });
-  assert.deepEqual(fields(update(pods, next, old).causes), ['spec.containers: Forbidden: pod updates may not add or remove containers']);
+  assert.deepEqual(fields((await storeUpdate(pods, next, old)).causes), ['spec.containers: Forbidden: pod updates may not add or remove containers']);
 });
 
-test('a Pod update may add tolerations and change tolerationSeconds but not remove them', () => {
-  const old = storedPod();
+test('a Pod update may add tolerations and change tolerationSeconds but not remove them', async () => {
+  const old = await storedPod();
   const added = structuredClone(old);
   (added.spec as { tolerations: unknown[] }).tolerations = [
     { key: 'k', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 20 },
     { key: 'other', operator: 'Exists' },
   ];
-  assert.deepEqual(update(pods, added, old).causes, []);
+  assert.deepEqual((await storeUpdate(pods, added, old)).causes, []);
   const removed = structuredClone(old);
   (removed.spec as { tolerations: unknown[] }).tolerations = [];
-  assert.deepEqual(fields(update(pods, removed, old).causes), ['spec.tolerations: Forbidden: existing toleration can not be modified except its tolerationSeconds']);
+  assert.deepEqual(fields((await storeUpdate(pods, removed, old)).causes), ['spec.tolerations: Forbidden: existing toleration can not be modified except its tolerationSeconds']);
 });
 
-test('pods/status changes status only, keeping spec, owner references and the QoS class', () => {
-  const old = storedPod();
+test('pods/status changes status only, keeping spec, owner references and the QoS class', async () => {
+  const old = await storedPod();
   old.metadata.ownerReferences = [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'r1' }];
   const next = structuredClone(old);
   (next.spec as Record<string, unknown>).nodeName = 'node-1';
   delete next.metadata.ownerReferences;
   next.status = { phase: 'Running', podIP: '10.244.0.5', podIPs: [{ ip: '10.244.0.5' }] };
-  const { obj, causes } = updateSubresource(pods, 'status', next, old);
+  const { obj, causes } = await storeUpdate(pods, next, old, 'status');
   assert.deepEqual(causes, []);
   assert.deepEqual(obj.spec, old.spec);
   assert.deepEqual(obj.metadata.ownerReferences, old.metadata.ownerReferences);
   assert.deepEqual(obj.status, { phase: 'Running', podIP: '10.244.0.5', podIPs: [{ ip: '10.244.0.5' }], qosClass: 'BestEffort' });
 });
 
-test('a Pod exposes upstream\'s selectable fields', () => {
-  const { obj } = create(pods, pod({ containers: [{ name: 'a', image: 'x' }], nodeName: 'node-1', serviceAccountName: 'sa' }));
+test('a Pod exposes upstream\'s selectable fields', async () => {
+  const { obj } = await storeCreate(pods, pod({ containers: [{ name: 'a', image: 'x' }], nodeName: 'node-1', serviceAccountName: 'sa' }));
   (obj.status as Record<string, unknown>).podIPs = [{ ip: '10.0.0.9' }];
   assert.deepEqual(objectFieldSet(pods, obj), {
     'metadata.name': 'web',

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/api/index.ts';
 import { objectFieldSet } from '../../../src/registry/selection.ts';
-import { builtinType, create, fields, update, updateSubresource } from './flow.ts';
+import { builtinType, fields, memoryStore, storeCreate, storeUpdate } from '../../helpers/store.ts';
 
 const services = builtinType('services');
 
@@ -85,17 +85,20 @@ const defaultCases: { name: string; spec: Record<string, unknown>; expected: Rec
   },
 ];
 
+/** Services without an allocator: the strategy's defaults alone, without the addresses and ports allocation adds. */
+const { allocator: _allocator, ...unallocated } = builtinType('services');
+
 for (const c of defaultCases) {
-  test(`Service defaults: ${c.name}`, () => {
-    const { obj, causes } = create(services, service(structuredClone(c.spec)));
+  test(`Service defaults: ${c.name}`, async () => {
+    const { obj, causes } = await storeCreate(unallocated, service(structuredClone(c.spec)));
     assert.deepEqual(causes, []);
     assert.deepEqual(obj.spec, c.expected);
     assert.deepEqual(obj.status, { loadBalancer: {} });
   });
 }
 
-test('a requested clusterIP fills clusterIPs', () => {
-  const { obj } = create(services, service({ clusterIP: '10.96.0.10', ports: [{ port: 53, protocol: 'UDP' }] }));
+test('a requested clusterIP fills clusterIPs', async () => {
+  const { obj } = await storeCreate(services, service({ clusterIP: '10.96.0.10', ports: [{ port: 53, protocol: 'UDP' }] }));
   assert.deepEqual((obj.spec as Record<string, unknown>).clusterIPs, ['10.96.0.10']);
 });
 
@@ -164,30 +167,27 @@ const invalidCases: { name: string; spec: Record<string, unknown>; causes: strin
 ];
 
 for (const c of invalidCases) {
-  test(`Service validation: ${c.name}`, () => {
-    assert.deepEqual(fields(create(services, service(structuredClone(c.spec))).causes), c.causes);
+  test(`Service validation: ${c.name}`, async () => {
+    assert.deepEqual(fields((await storeCreate(services, service(structuredClone(c.spec)))).causes), c.causes);
   });
 }
 
-test('service names are DNS-1035 labels: they start with a letter', () => {
-  const { causes } = create(services, service({ ports: [{ port: 80 }] }, '1web'));
+test('service names are DNS-1035 labels: they start with a letter', async () => {
+  const { causes } = await storeCreate(services, service({ ports: [{ port: 80 }] }, '1web'));
   assert.deepEqual(fields(causes), [
     "metadata.name: Invalid value: \"1web\": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
   ]);
 });
 
-function stored(spec: Record<string, unknown>): KubeObject {
-  const { obj } = create(services, service(spec));
-  services.allocator!.allocate(obj);
-  obj.metadata.uid = 'u1';
-  obj.metadata.resourceVersion = '4';
+async function stored(spec: Record<string, unknown>): Promise<KubeObject> {
+  const { obj } = await storeCreate(services, service(spec));
   return obj;
 }
 
-test('a PUT without the allocated cluster IP and node ports keeps them', () => {
-  const old = stored({ type: 'NodePort', ports: [{ name: 'http', port: 80 }] });
+test('a PUT without the allocated cluster IP and node ports keeps them', async () => {
+  const old = await stored({ type: 'NodePort', ports: [{ name: 'http', port: 80 }] });
   const oldSpec = old.spec as Record<string, any>;
-  const { obj, causes } = update(services, service({ type: 'NodePort', ports: [{ name: 'http', port: 80 }] }), old);
+  const { obj, causes } = await storeUpdate(services, service({ type: 'NodePort', ports: [{ name: 'http', port: 80 }] }), old);
   assert.deepEqual(causes, []);
   const spec = obj.spec as Record<string, any>;
   assert.equal(spec.clusterIP, oldSpec.clusterIP);
@@ -196,21 +196,21 @@ test('a PUT without the allocated cluster IP and node ports keeps them', () => {
   services.allocator!.release(old);
 });
 
-test('the cluster IP may not change', () => {
-  const old = stored({ ports: [{ port: 80 }] });
+test('the cluster IP may not change', async () => {
+  const old = await stored({ ports: [{ port: 80 }] });
   const next = structuredClone(old);
   const spec = next.spec as Record<string, any>;
   spec.clusterIP = '10.96.0.99';
   spec.clusterIPs = ['10.96.0.99'];
-  assert.deepEqual(fields(update(services, next, old).causes), ['spec.clusterIPs[0]: Invalid value: []string{"10.96.0.99"}: may not change once set']);
+  assert.deepEqual(fields((await storeUpdate(services, next, old)).causes), ['spec.clusterIPs[0]: Invalid value: []string{"10.96.0.99"}: may not change once set']);
   services.allocator!.release(old);
 });
 
-test('changing NodePort to ClusterIP drops the node ports and externalTrafficPolicy it did not ask to keep', () => {
-  const old = stored({ type: 'NodePort', ports: [{ port: 80 }] });
+test('changing NodePort to ClusterIP drops the node ports and externalTrafficPolicy it did not ask to keep', async () => {
+  const old = await stored({ type: 'NodePort', ports: [{ port: 80 }] });
   const next = structuredClone(old);
   (next.spec as Record<string, unknown>).type = 'ClusterIP';
-  const { obj, causes } = update(services, next, old);
+  const { obj, causes } = await storeUpdate(services, next, old);
   assert.deepEqual(causes, []);
   const spec = obj.spec as Record<string, any>;
   assert.equal(spec.ports[0].nodePort, undefined);
@@ -219,11 +219,11 @@ test('changing NodePort to ClusterIP drops the node ports and externalTrafficPol
   services.allocator!.release(old);
 });
 
-test('changing ClusterIP to ExternalName drops the cluster IP fields', () => {
-  const old = stored({ ports: [{ port: 80 }] });
+test('changing ClusterIP to ExternalName drops the cluster IP fields', async () => {
+  const old = await stored({ ports: [{ port: 80 }] });
   const next = structuredClone(old);
   Object.assign(next.spec as Record<string, unknown>, { type: 'ExternalName', externalName: 'example.com' });
-  const { obj, causes } = update(services, next, old);
+  const { obj, causes } = await storeUpdate(services, next, old);
   assert.deepEqual(causes, []);
   const spec = obj.spec as Record<string, any>;
   assert.equal(spec.clusterIP, undefined);
@@ -234,26 +234,35 @@ test('changing ClusterIP to ExternalName drops the cluster IP fields', () => {
   services.allocator!.release(old);
 });
 
-test('status written through the service is ignored; services/status keeps the spec', () => {
-  const old = stored({ type: 'LoadBalancer', ports: [{ port: 80 }] });
+test('status written through the service is ignored; services/status keeps the spec', async () => {
+  const old = await stored({ type: 'LoadBalancer', ports: [{ port: 80 }] });
   const viaMain = structuredClone(old);
   viaMain.status = { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } };
-  assert.deepEqual(update(services, viaMain, old).obj.status, { loadBalancer: {} });
+  assert.deepEqual((await storeUpdate(services, viaMain, old)).obj.status, { loadBalancer: {} });
 
   const viaStatus = structuredClone(old);
   (viaStatus.spec as Record<string, unknown>).type = 'ClusterIP';
   viaStatus.status = { loadBalancer: { ingress: [{ ip: '1.2.3.4' }, { hostname: 'lb.example.com' }] } };
-  const { obj, causes } = updateSubresource(services, 'status', viaStatus, old);
+  const { obj, causes } = await storeUpdate(services, viaStatus, old, 'status');
   assert.deepEqual(causes, []);
   assert.deepEqual(obj.spec, old.spec);
   assert.deepEqual(obj.status, { loadBalancer: { ingress: [{ ip: '1.2.3.4', ipMode: 'VIP' }, { hostname: 'lb.example.com' }] } });
   services.allocator!.release(old);
 });
 
-test('a Service exposes spec.clusterIP and spec.type to field selectors', () => {
-  const obj = stored({ ports: [{ port: 80 }] });
+test('a Service exposes spec.clusterIP and spec.type to field selectors', async () => {
+  const obj = await stored({ ports: [{ port: 80 }] });
   const fieldSet = objectFieldSet(services, obj);
   assert.equal(fieldSet['spec.type'], 'ClusterIP');
   assert.equal(fieldSet['spec.clusterIP'], (obj.spec as Record<string, unknown>).clusterIP);
   services.allocator!.release(obj);
+});
+
+test('changing ClusterIP to NodePort stores the node ports it allocates', async () => {
+  const { store } = memoryStore(builtinType('services'));
+  const created = await store.create('default', service({ ports: [{ port: 80 }] }));
+  const { object } = await store.update('default', 'web', { ...created, spec: { ...(created.spec as object), type: 'NodePort' } });
+  const nodePort = (object.spec as { ports: { nodePort?: number }[] }).ports[0]!.nodePort;
+  assert.ok(nodePort !== undefined && nodePort >= 30000 && nodePort <= 32767);
+  assert.deepEqual(await store.find('default', 'web'), object);
 });
