@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import {
   alreadyExists, apiVersionOf, badRequest, conflict, invalid, isStatusError, notFound, staleObject,
-  StatusError, type GroupResource, type KubeList, type KubeObject, type Status, type StatusCause,
+  StatusError, unclassifiedError, type GroupResource, type KubeList, type KubeObject, type Status, type StatusCause,
 } from '../api/index.ts';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/chain.ts';
 import { isStorageError, type Backend, type KeyValue } from '../storage/backend.ts';
@@ -161,12 +161,16 @@ export class Store {
     this.validateCreate(obj);
     await this.admission.validate(attrs);
     if (opts.dryRun) {
-      // A dry run fails as the real create would on a taken name (upstream's DryRunnableStorage.Create).
+      // A dry run fails as the real create would on a taken name (upstream's DryRunnableStorage.Create);
+      // a resourceVersion set in the body is no error there, as upstream.
       if ((await this.backend.get(this.key(namespace, meta.name!))) !== undefined) throw alreadyExists(this.groupResource, meta.name!);
       // Upstream answers a dry run with what would be allocated, without reserving it.
       this.type.allocator?.allocate(obj, { dryRun: true });
       return obj;
     }
+
+    // Upstream's storage refuses it after validation and admission, so those errors come first.
+    if (isResourceVersionSet(input.metadata?.resourceVersion)) throw unclassifiedError('resourceVersion should not be set on objects to be created');
 
     for (let attempt = 0; ; attempt++) {
       this.type.allocator?.allocate(obj);
@@ -600,6 +604,16 @@ function keepAllButStatus(obj: KubeObject, current: KubeObject): void {
   obj.metadata.labels = current.metadata.labels;
   obj.metadata.annotations = current.metadata.annotations;
   if (status === undefined) delete obj.status;
+}
+
+/**
+ * Whether a create carries a resourceVersion the storage refuses: upstream parses it as an
+ * unsigned 64-bit decimal and refuses only a non-zero value; one it cannot parse is ignored.
+ */
+function isResourceVersionSet(resourceVersion: unknown): boolean {
+  if (typeof resourceVersion !== 'string' || !/^[0-9]+$/.test(resourceVersion)) return false;
+  const value = BigInt(resourceVersion);
+  return value !== 0n && value <= 0xffffffffffffffffn;
 }
 
 /** Whether two versions of an object hold the same content, resourceVersion aside. */
