@@ -50,7 +50,7 @@ export interface DeleteOptions extends WriteOptions {
 export interface DeleteResult {
   /** The object as it is after the call: gone, or marked for deletion and kept by finalizers. */
   object: KubeObject;
-  /** False when finalizers (or graceful deletion) keep the object for now: upstream answers 202. */
+  /** False when finalizers (or graceful deletion) keep the object for now. */
   deleted: boolean;
 }
 
@@ -391,24 +391,26 @@ export class Store {
   /** Deletes every object matching the filter; answers the list of what was deleted, as upstream. */
   async deleteCollection(namespace: string, filter: ObjectFilter | undefined, opts: DeleteOptions = {}): Promise<KubeList> {
     const list = await this.list(namespace, { filter });
-    const deleted: KubeObject[] = [];
+    const items: KubeObject[] = [];
     for (const { object: obj } of list.items) {
+      items.push(obj);
       try {
-        const result = await this.delete(obj.metadata.namespace ?? '', obj.metadata.name!, { ...opts, preconditions: undefined });
-        deleted.push(result.object);
+        await this.delete(obj.metadata.namespace ?? '', obj.metadata.name!, { ...opts, preconditions: undefined });
       } catch (err) {
         if (isStatusError(err) && err.reason === 'NotFound') continue;
         throw err;
       }
     }
-    return { kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata, items: deleted };
+    // Upstream answers the list it deleted from, items as listed (before their deletion).
+    return { kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata, items };
   }
 
   /** The Success Status most types answer a DELETE with. */
   deletedStatus(obj: KubeObject): Status {
     const details: Status['details'] = { name: obj.metadata.name ?? '', kind: this.type.resource, uid: obj.metadata.uid ?? '' };
     if (this.type.group !== '') details.group = this.type.group;
-    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details, code: 200 } as Status;
+    // No code: upstream's registry leaves it unset on this Status.
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details } as Status;
   }
 
   /** All stored objects of this type (startup restores, controllers). */
