@@ -129,6 +129,14 @@ export function internalError(message: string): StatusError {
   return new StatusError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
 }
 
+/**
+ * An error upstream's storage layer returns as a plain error, not a Status: the endpoint
+ * answers 500 with the bare message and no reason (upstream's ErrorToAPIStatus).
+ */
+export function unclassifiedError(message: string): StatusError {
+  return new StatusError(500, '', message);
+}
+
 export function timeout(message: string, retryAfterSeconds?: number): StatusError {
   const details = retryAfterSeconds !== undefined ? { retryAfterSeconds } : undefined;
   const headers: Record<string, string> = retryAfterSeconds !== undefined ? { 'Retry-After': String(retryAfterSeconds) } : {};

@@ -1,5 +1,6 @@
 import { methodNotAllowed, notFoundPath } from '../api/index.ts';
 import { negotiateObject } from '../encoding/negotiate.ts';
+import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { NonResourceRequestInfo, RequestInfo, ResourceRequestInfo } from '../server/request-info.ts';
 import { negotiateDiscovery, type Discovery } from './discovery.ts';
@@ -104,10 +105,13 @@ export class ApiHandler {
     if (served === undefined) throw notFoundPath();
     const { type } = served;
     // Paths that do not exist for the type's scope: a namespaced object needs its namespace
-    // (except for lists and watches across namespaces), a cluster-scoped one has none.
-    if (!type.namespaced && info.namespace !== '' && info.resource !== 'namespaces') throw notFoundPath();
+    // (except for lists and watches across namespaces), a cluster-scoped one has none: upstream
+    // serves no such route, whatever the verb (only a namespace's own path names one).
+    if (!type.namespaced && info.namespace !== '' && !isNamespaceOwnPath(info)) throw notFoundPath();
     if (type.namespaced && info.namespace === '' && info.verb !== 'list' && info.verb !== 'watch') {
-      throw info.name === '' ? methodNotAllowed() : notFoundPath();
+      // A built-in's collection path exists (for list), so another verb there is 405; upstream's
+      // custom resource handler passes any path it does not serve on, to a 404.
+      throw info.name === '' && !(served.store instanceof CustomResourceStore) ? methodNotAllowed() : notFoundPath();
     }
     if (info.subresource !== '') {
       await subresourceHandler({
@@ -132,4 +136,16 @@ export class ApiHandler {
       log: this.opts.log,
     });
   }
+}
+
+/**
+ * Whether a path with a namespace names a namespace itself (`/api/v1/namespaces/x`,
+ * `/api/v1/namespaces/x/status`) rather than a resource inside namespace x
+ * (`/api/v1/namespaces/x/namespaces/y`): both parse to resource "namespaces".
+ */
+function isNamespaceOwnPath(info: ResourceRequestInfo): boolean {
+  if (info.resource !== 'namespaces') return false;
+  let rest = info.path.split('/').filter((p) => p !== '').slice(info.prefix === 'api' ? 2 : 3);
+  if (rest[0] === 'watch') rest = rest.slice(1);
+  return rest.length === (info.subresource === '' ? 2 : 3);
 }

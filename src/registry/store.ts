@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import {
   alreadyExists, apiVersionOf, badRequest, conflict, generateNameConflict, invalid, isStatusError, notFound, staleObject,
-  StatusError, type GroupResource, type KubeList, type KubeObject, type Status, type StatusCause,
+  StatusError, unclassifiedError, type GroupResource, type KubeList, type KubeObject, type Status, type StatusCause,
 } from '../api/index.ts';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/chain.ts';
 import { isStorageError, type Backend, type KeyValue } from '../storage/backend.ts';
@@ -51,7 +51,7 @@ export interface DeleteOptions extends WriteOptions {
 export interface DeleteResult {
   /** The object as it is after the call: gone, or marked for deletion and kept by finalizers. */
   object: KubeObject;
-  /** False when finalizers (or graceful deletion) keep the object for now: upstream answers 202. */
+  /** False when finalizers (or graceful deletion) keep the object for now. */
   deleted: boolean;
 }
 
@@ -177,12 +177,16 @@ export class Store {
     this.validateCreate(obj);
     await this.admission.validate(attrs);
     if (opts.dryRun) {
-      // A dry run fails as the real create would on a taken name (upstream's DryRunnableStorage.Create).
+      // A dry run fails as the real create would on a taken name (upstream's DryRunnableStorage.Create);
+      // a resourceVersion set in the body is no error there, as upstream.
       if ((await this.backend.get(this.key(namespace, meta.name!))) !== undefined) throw alreadyExists(this.groupResource, meta.name!);
       // Upstream answers a dry run with what would be allocated, without reserving it.
       this.type.allocator?.allocate(obj, { dryRun: true });
       return obj;
     }
+
+    // Upstream's storage refuses it after validation and admission, so those errors come first.
+    if (isResourceVersionSet(input.metadata?.resourceVersion)) throw unclassifiedError('resourceVersion should not be set on objects to be created');
 
     for (let attempt = 0; ; attempt++) {
       this.type.allocator?.allocate(obj);
@@ -464,24 +468,26 @@ export class Store {
   /** Deletes every object matching the filter; answers the list of what was deleted, as upstream. */
   async deleteCollection(namespace: string, filter: ObjectFilter | undefined, opts: DeleteOptions = {}): Promise<KubeList> {
     const list = await this.list(namespace, { filter });
-    const deleted: KubeObject[] = [];
+    const items: KubeObject[] = [];
     for (const { object: obj } of list.items) {
+      items.push(obj);
       try {
-        const result = await this.delete(obj.metadata.namespace ?? '', obj.metadata.name!, { ...opts, preconditions: undefined });
-        deleted.push(result.object);
+        await this.delete(obj.metadata.namespace ?? '', obj.metadata.name!, { ...opts, preconditions: undefined });
       } catch (err) {
         if (isStatusError(err) && err.reason === 'NotFound') continue;
         throw err;
       }
     }
-    return { kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata, items: deleted };
+    // Upstream answers the list it deleted from, items as listed (before their deletion).
+    return { kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata, items };
   }
 
   /** The Success Status most types answer a DELETE with. */
   deletedStatus(obj: KubeObject): Status {
     const details: Status['details'] = { name: obj.metadata.name ?? '', kind: this.type.resource, uid: obj.metadata.uid ?? '' };
     if (this.type.group !== '') details.group = this.type.group;
-    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details, code: 200 } as Status;
+    // No code: upstream's registry leaves it unset on this Status.
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details } as Status;
   }
 
   /** All stored objects of this type (startup restores, controllers). */
@@ -683,6 +689,16 @@ function keepAllButStatus(obj: KubeObject, current: KubeObject): void {
   obj.metadata.labels = current.metadata.labels;
   obj.metadata.annotations = current.metadata.annotations;
   if (status === undefined) delete obj.status;
+}
+
+/**
+ * Whether a create carries a resourceVersion the storage refuses: upstream parses it as an
+ * unsigned 64-bit decimal and refuses only a non-zero value; one it cannot parse is ignored.
+ */
+function isResourceVersionSet(resourceVersion: unknown): boolean {
+  if (typeof resourceVersion !== 'string' || !/^[0-9]+$/.test(resourceVersion)) return false;
+  const value = BigInt(resourceVersion);
+  return value !== 0n && value <= 0xffffffffffffffffn;
 }
 
 /** Whether two versions of an object hold the same content, resourceVersion aside. */

@@ -28,7 +28,7 @@ export function serviceAccountsType(): ResourceType {
     strategy: serviceAccountStrategy,
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
-    deleteReturnsObject: false,
+    deleteReturnsObject: true, // upstream's registry sets ReturnDeletedObject
     nameRule: 'dns1123-subdomain',
     tableColumns: serviceAccountColumns,
   };

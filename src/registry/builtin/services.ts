@@ -486,7 +486,7 @@ export function servicesType(ranges: { serviceClusterIPRange?: string; serviceNo
     allocator,
     allowCreateOnUpdate: true,
     allowUnconditionalUpdate: true,
-    deleteReturnsObject: false,
+    deleteReturnsObject: true, // upstream's registry sets ReturnDeletedObject
     nameRule: 'dns1035-label',
     tableColumns: serviceColumns,
   };

@@ -1,0 +1,170 @@
+// DELETE answers as upstream's delete handler: 200 with the object while it stays
+// (finalizers, a terminating namespace, a CRD awaiting cleanup), 202 only when the client
+// also set orphanDependents=false; 200 with the object (types whose registry returns it)
+// or a Success Status when it is gone; deletecollection 200 with the list it deleted from.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+type Json = Record<string, any>;
+
+let server: TestServer;
+const group = 'delete-codes.example.com';
+before(async () => {
+  server = await startServer();
+  const crd = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `widgets.${group}` },
+    spec: {
+      group, scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    },
+  };
+  assert.equal((await server.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd })).status, 201);
+  for (let i = 0; (await server.request('GET', `/apis/${group}/v1/widgets`)).status !== 200; i++) {
+    assert.ok(i < 100, 'widgets not served');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+});
+after(async () => {
+  await server.stop();
+});
+
+const finalizer = 'example.com/hold';
+
+/** DELETE with an optional DeleteOptions body; Node sends a DELETE body only with its length given. */
+function del(url: string, body?: Json) {
+  if (body === undefined) return server.request('DELETE', url);
+  return server.request('DELETE', url, { body, headers: { 'content-length': String(Buffer.byteLength(JSON.stringify(body))) } });
+}
+
+/** Creates an object at `collection` and answers its path. */
+async function create(collection: string, body: Json): Promise<{ path: string; object: Json }> {
+  const res = await server.request('POST', collection, { body });
+  assert.equal(res.status, 201, res.text);
+  return { path: `${collection}/${res.json.metadata.name}`, object: res.json };
+}
+
+const configMap = (ns: string, finalizers?: string[]) =>
+  create(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'c', finalizers }, data: { a: '1' } });
+
+interface Row {
+  name: string;
+  /** Creates what the DELETE is sent to, in a namespace of its own. */
+  setup(ns: string): Promise<{ path: string; object: Json }>;
+  query?: string;
+  body?: Json;
+  /** Send the DELETE this many times; the last answer is checked. */
+  times?: number;
+  status: number;
+  /** "Status" for a Success Status (checked whole), else the kind of the object answered. */
+  answer: string;
+  /** Whether the object is still there afterwards. */
+  stays: boolean;
+}
+
+const rows: Row[] = [
+  { name: 'configmap: gone, Success Status', setup: (ns) => configMap(ns), status: 200, answer: 'Status', stays: false },
+  { name: 'configmap with kubectl\'s DeleteOptions: gone, Success Status', setup: (ns) => configMap(ns), body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' }, status: 200, answer: 'Status', stays: false },
+  { name: 'configmap with orphanDependents=false: gone at once, so 200 and a Status', setup: (ns) => configMap(ns), body: { orphanDependents: false }, status: 200, answer: 'Status', stays: false },
+  { name: 'configmap dry run: a Status, and it stays', setup: (ns) => configMap(ns), query: 'dryRun=All', status: 200, answer: 'Status', stays: true },
+  { name: 'configmap kept by a finalizer: 200 with the object', setup: (ns) => configMap(ns, [finalizer]), status: 200, answer: 'ConfigMap', stays: true },
+  { name: 'configmap kept by a finalizer, deleted again: 200 with the object', setup: (ns) => configMap(ns, [finalizer]), times: 2, status: 200, answer: 'ConfigMap', stays: true },
+  { name: 'configmap kept by a finalizer, Foreground: 200 with the object', setup: (ns) => configMap(ns, [finalizer]), body: { propagationPolicy: 'Foreground' }, status: 200, answer: 'ConfigMap', stays: true },
+  { name: 'configmap kept by a finalizer, orphanDependents=true: 200 with the object', setup: (ns) => configMap(ns, [finalizer]), body: { orphanDependents: true }, status: 200, answer: 'ConfigMap', stays: true },
+  { name: 'configmap kept by a finalizer, orphanDependents=false in the body: 202 with the object', setup: (ns) => configMap(ns, [finalizer]), body: { orphanDependents: false }, status: 202, answer: 'ConfigMap', stays: true },
+  { name: 'configmap kept by a finalizer, orphanDependents=false in the query: 202 with the object', setup: (ns) => configMap(ns, [finalizer]), query: 'orphanDependents=false', status: 202, answer: 'ConfigMap', stays: true },
+  { name: 'secret: gone, Success Status', setup: (ns) => create(`/api/v1/namespaces/${ns}/secrets`, { metadata: { name: 's' } }), status: 200, answer: 'Status', stays: false },
+  { name: 'pod: gone, 200 with the pod (ReturnDeletedObject)', setup: (ns) => create(`/api/v1/namespaces/${ns}/pods`, { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } }), status: 200, answer: 'Pod', stays: false },
+  { name: 'service: gone, 200 with the service (ReturnDeletedObject)', setup: (ns) => create(`/api/v1/namespaces/${ns}/services`, { metadata: { name: 'svc' }, spec: { ports: [{ port: 80 }] } }), status: 200, answer: 'Service', stays: false },
+  { name: 'serviceaccount: gone, 200 with the serviceaccount (ReturnDeletedObject)', setup: (ns) => create(`/api/v1/namespaces/${ns}/serviceaccounts`, { metadata: { name: 'sa' } }), status: 200, answer: 'ServiceAccount', stays: false },
+  { name: 'node (cluster-scoped): gone, Success Status', setup: (ns) => create('/api/v1/nodes', { metadata: { name: `${ns}-node` } }), status: 200, answer: 'Status', stays: false },
+  { name: 'namespace: Terminating, 200 with the namespace', setup: (ns) => create('/api/v1/namespaces', { metadata: { name: `${ns}-x` } }), status: 200, answer: 'Namespace', stays: true },
+  { name: 'namespace deleted again while Terminating: 200 with the namespace', setup: (ns) => create('/api/v1/namespaces', { metadata: { name: `${ns}-x`, finalizers: [finalizer] } }), times: 2, status: 200, answer: 'Namespace', stays: true },
+  { name: 'namespace with orphanDependents=false: 202 with the namespace', setup: (ns) => create('/api/v1/namespaces', { metadata: { name: `${ns}-x`, finalizers: [finalizer] } }), body: { orphanDependents: false }, status: 202, answer: 'Namespace', stays: true },
+  { name: 'custom resource: gone, Success Status', setup: (ns) => create(`/apis/${group}/v1/namespaces/${ns}/widgets`, { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w' } }), status: 200, answer: 'Status', stays: false },
+  { name: 'custom resource kept by a finalizer: 200 with the object', setup: (ns) => create(`/apis/${group}/v1/namespaces/${ns}/widgets`, { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w', finalizers: [finalizer] } }), status: 200, answer: 'Widget', stays: true },
+  {
+    name: 'CRD: kept for its cleanup, 200 with the CRD',
+    setup: (ns) => create('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      metadata: { name: `things.${ns}.example.com`, finalizers: [finalizer] },
+      spec: {
+        group: `${ns}.example.com`, scope: 'Namespaced', names: { plural: 'things', singular: 'thing', kind: 'Thing' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
+      },
+    }),
+    status: 200, answer: 'CustomResourceDefinition', stays: true,
+  },
+];
+
+describe('DELETE of one object', () => {
+  for (const row of rows) {
+    test(`${row.name}: ${row.status}`, async () => {
+      const ns = await server.newNamespace('delete');
+      const { path, object } = await row.setup(ns);
+      const url = row.query === undefined ? path : `${path}?${row.query}`;
+      let res = await del(url, row.body);
+      for (let i = 1; i < (row.times ?? 1); i++) res = await del(url, row.body);
+      assert.equal(res.status, row.status, res.text);
+      if (row.answer === 'Status') {
+        const [, apis, g] = /^\/(apis?)\/([^/]+)/.exec(path)!;
+        const details: Json = { name: object.metadata.name, kind: path.split('/').at(-2), uid: object.metadata.uid };
+        if (apis === 'apis') details.group = g;
+        assert.deepEqual(res.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
+      } else {
+        assert.equal(res.json.kind, row.answer);
+        assert.equal(res.json.metadata.uid, object.metadata.uid);
+        assert.equal(res.json.metadata.deletionTimestamp !== undefined, row.stays, 'deletionTimestamp set exactly when the object stays');
+      }
+      const after = await server.request('GET', path);
+      assert.equal(after.status, row.stays ? 200 : 404, after.text);
+    });
+  }
+
+  test('orphanDependents with propagationPolicy is 422, as upstream\'s DeleteOptions validation', async () => {
+    const ns = await server.newNamespace('delete');
+    const { path } = await configMap(ns);
+    const res = await del(path, { orphanDependents: false, propagationPolicy: 'Foreground' });
+    assert.equal(res.status, 422, res.text);
+    assert.equal(res.json.message, 'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Invalid value: "Foreground": orphanDependents and deletionPropagation cannot be both set');
+    assert.equal((await server.request('GET', path)).status, 200);
+  });
+
+  test('DELETE of a subresource is 405 (no subresource serves it)', async () => {
+    const ns = await server.newNamespace('delete');
+    const { path } = await create(`/api/v1/namespaces/${ns}/pods`, { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+    const res = await server.request('DELETE', `${path}/status`);
+    assert.equal(res.status, 405, res.text);
+    assert.equal((await server.request('GET', path)).status, 200);
+  });
+});
+
+describe('deletecollection', () => {
+  test('built-in: 200 with the list it deleted from, items as listed', async () => {
+    const ns = await server.newNamespace('delete');
+    await create(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'held', labels: { del: 'yes' }, finalizers: [finalizer] } });
+    await create(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'gone', labels: { del: 'yes' } } });
+    await create(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'other' } });
+    const listed = (await server.request('GET', `/api/v1/namespaces/${ns}/configmaps?labelSelector=del%3Dyes`)).json;
+    const res = await server.request('DELETE', `/api/v1/namespaces/${ns}/configmaps?labelSelector=del%3Dyes`);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.kind, 'ConfigMapList');
+    assert.deepEqual(res.json.items.map((i: Json) => i.metadata.name), ['gone', 'held']);
+    // As listed: the held one without the deletionTimestamp the delete then set.
+    assert.deepEqual(res.json.items, listed.items);
+    assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/configmaps/gone`)).status, 404);
+    assert.notEqual((await server.request('GET', `/api/v1/namespaces/${ns}/configmaps/held`)).json.metadata.deletionTimestamp, undefined);
+    assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/configmaps/other`)).status, 200);
+  });
+
+  test('custom resources: 200 with the list', async () => {
+    const ns = await server.newNamespace('delete');
+    await create(`/apis/${group}/v1/namespaces/${ns}/widgets`, { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'a' } });
+    const res = await server.request('DELETE', `/apis/${group}/v1/namespaces/${ns}/widgets`);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.kind, 'WidgetList');
+    assert.deepEqual(res.json.items.map((i: Json) => i.metadata.name), ['a']);
+    assert.deepEqual((await server.request('GET', `/apis/${group}/v1/namespaces/${ns}/widgets`)).json.items, []);
+  });
+});
