@@ -163,6 +163,7 @@ export class Informer {
 
   /** Lists, then makes the store equal to the list, telling the handlers what differs. */
   async #list(): Promise<void> {
+    // A consistent read (like resourceVersion=""): everything written before start() is in it.
     const page = await this.#source.list('', { filter: this.#filter });
     if (this.#stopped) return;
     const listed = new Set<string>();
