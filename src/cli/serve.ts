@@ -174,9 +174,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     close() {
       closing ??= (async () => {
         await server.close();
-        namespaceController.close();
-        crdController.close();
-        serviceAccountController.close();
+        // Controllers finish their work in flight while the caches and storage are still there.
+        await Promise.all([namespaceController.close(), crdController.close(), serviceAccountController.close()]);
         admissionSetup.close();
         for (const cache of caches) cache.close();
         compactor.close();

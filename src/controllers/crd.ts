@@ -1,10 +1,10 @@
 // The CRD controllers of apiextensions-apiserver, in-process: naming (acceptedNames and
 // NamesAccepted), establishing (Established), serving (a ResourceType, watch cache and
 // Store per served version, registered so discovery and OpenAPI list them) and the
-// finalizer (deleting a CRD deletes its objects first). They watch CRDs through the same
-// Store API clients use and write CRD status through /status.
+// finalizer (deleting a CRD deletes its objects first). They follow CRDs with an informer
+// on the same Store API clients use and write CRD status through /status.
 
-import { isStatusError } from '../api/index.ts';
+import { isStatusError, type KubeObject } from '../api/index.ts';
 import { nowTimestamp } from '../registry/builtin/common.ts';
 import { setCondition } from '../registry/crd/conditions.ts';
 import { customResourceVersions, servedNames, type CustomResourceVersion } from '../registry/crd/custom-resource.ts';
@@ -15,11 +15,12 @@ import type { ResourceRegistry } from '../registry/registry.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import type { Store } from '../registry/store.ts';
 import type { Definitions } from '../schema/types.ts';
+import { Controller, Informer, type ReconcileResult } from './runtime/index.ts';
 
 /** How often a CRD whose objects are still being deleted is looked at again. */
 const cleanupPollMs = 1000;
-/** Delay before retrying after an error (a conflict on the status write, a backend hiccup). */
-const retryMs = 1000;
+/** The informer's index of CRDs by spec.group: the names of a group are decided together. */
+const byGroup = 'group';
 
 /** What serving a custom resource type takes: a started watch cache and a Store on it. */
 export interface CustomResourceServer {
@@ -50,6 +51,15 @@ interface Serving {
   state: { terminating: boolean };
 }
 
+/** Resource versions are etcd revisions: numbers, so that the newer of two copies can be told. */
+function revisionOf(object: KubeObject): number {
+  return Number(object.metadata.resourceVersion ?? 0);
+}
+
+function groupOf(crd: KubeObject): string {
+  return stringOf((crd as CustomResourceDefinition).spec?.group);
+}
+
 function stringOf(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
@@ -74,13 +84,15 @@ export class CrdController {
   readonly #definitions: Definitions;
   readonly #resources: CustomResourceServer;
   readonly #log: (message: string) => void;
-  /** The latest CRDs seen (the informer's cache), by name. */
-  readonly #known = new Map<string, CustomResourceDefinition>();
+  readonly #informer: Informer;
+  readonly #controller: Controller;
+  /**
+   * CRDs read or written by the controller and newer than the informer's copy, like
+   * upstream's mutation cache: the next CRD of the group sees names accepted a moment
+   * ago, before the watch brings them. Dropped once the informer catches up.
+   */
+  readonly #fresher = new Map<string, CustomResourceDefinition>();
   readonly #serving = new Map<string, Serving>();
-  readonly #queue = new Set<string>();
-  readonly #timers = new Set<ReturnType<typeof setTimeout>>();
-  #draining: Promise<void> | undefined;
-  #stopWatch: (() => void) | undefined;
   #closed = false;
 
   constructor(opts: CrdControllerOptions) {
@@ -89,6 +101,32 @@ export class CrdController {
     this.#definitions = opts.definitions;
     this.#resources = opts.resources;
     this.#log = opts.log;
+    this.#informer = new Informer({
+      source: opts.crds,
+      resource: 'customresourcedefinitions',
+      indexers: { [byGroup]: (crd) => [groupOf(crd)] },
+      log: opts.log,
+    });
+    this.#controller = new Controller({
+      name: 'crd',
+      informers: [this.#informer],
+      reconcile: (name) => this.#reconcileOrRetry(name),
+      // A CRD deleted meanwhile: the retry finds it gone, nothing worth a line.
+      shouldLog: (err) => !(isStatusError(err) && err.reason === 'NotFound'),
+      log: opts.log,
+    });
+    const changed = (object: KubeObject) => this.#enqueueGroup(groupOf(object), object.metadata.name!);
+    this.#informer.addHandlers({
+      add: changed,
+      update: (_, crd) => {
+        this.#dropIfCaughtUp(crd);
+        changed(crd);
+      },
+      delete: (crd) => {
+        this.#fresher.delete(crd.metadata.name!);
+        changed(crd);
+      },
+    });
   }
 
   /**
@@ -96,125 +134,70 @@ export class CrdController {
    * restart serves them again at once), then follows changes.
    */
   async start(): Promise<void> {
-    const revision = await this.#resync();
-    for (const name of this.#known.keys()) this.#enqueue(name);
+    await this.#controller.start();
     await this.idle();
-    void this.#watch(revision);
   }
 
-  close(): void {
+  /** Stops following CRDs, waits for the work in flight, then stops serving their resources. */
+  async close(): Promise<void> {
     this.#closed = true;
-    this.#stopWatch?.();
-    for (const timer of this.#timers) clearTimeout(timer);
-    this.#timers.clear();
-    this.#queue.clear();
+    await this.#controller.stop();
     for (const serving of this.#serving.values()) for (const v of serving.versions) v.close();
     this.#serving.clear();
   }
 
   /** Waits until every queued CRD was looked at (tests). */
-  async idle(): Promise<void> {
-    while (this.#draining !== undefined) await this.#draining;
+  idle(): Promise<void> {
+    return this.#controller.idle();
   }
 
-  async #resync(): Promise<string> {
-    const page = await this.#crds.list('');
-    this.#known.clear();
-    for (const { object } of page.items) this.#known.set(object.metadata.name!, structuredClone(object) as CustomResourceDefinition);
-    return page.metadata.resourceVersion ?? '';
-  }
-
-  async #watch(revision: string): Promise<void> {
-    let from = revision;
-    while (!this.#closed) {
-      try {
-        const watcher = await this.#crds.watch('', { resourceVersion: from, bookmarks: false });
-        this.#stopWatch = () => watcher.close();
-        for await (const event of watcher) {
-          if (event.type === 'BOOKMARK') continue;
-          const crd = event.object as CustomResourceDefinition;
-          const name = crd.metadata.name!;
-          if (event.type === 'DELETED') this.#known.delete(name);
-          else this.#known.set(name, structuredClone(crd) as CustomResourceDefinition);
-          from = crd.metadata.resourceVersion ?? from;
-          this.#enqueueGroup(stringOf(crd.spec?.group), name);
-        }
-      } catch (err) {
-        if (this.#closed) return;
-        this.#log(`crd controller: watch ended: ${(err as Error).message}`);
-      }
-      if (this.#closed) return;
-      // Start over from a fresh list: events may have been missed.
-      await new Promise((resolve) => this.#after(retryMs, () => resolve(undefined)));
-      if (this.#closed) return;
-      try {
-        from = await this.#resync();
-        for (const name of this.#known.keys()) this.#enqueue(name);
-        for (const name of this.#serving.keys()) if (!this.#known.has(name)) this.#enqueue(name);
-      } catch (err) {
-        this.#log(`crd controller: relisting CRDs: ${(err as Error).message}`);
-      }
+  /** The latest state of the CRDs of `group` that the controller knows, by name. */
+  #crdsOfGroup(group: string): Map<string, CustomResourceDefinition> {
+    const crds = new Map<string, CustomResourceDefinition>();
+    for (const crd of this.#informer.store.byIndex(byGroup, group)) crds.set(crd.metadata.name!, crd as CustomResourceDefinition);
+    for (const [name, crd] of this.#fresher) {
+      if (stringOf(crd.spec?.group) !== group) continue;
+      const seen = crds.get(name);
+      if (seen === undefined || revisionOf(crd) > revisionOf(seen)) crds.set(name, crd);
     }
+    return crds;
   }
 
-  #after(ms: number, fn: () => void): void {
-    if (this.#closed) return;
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer);
-      fn();
-    }, ms);
-    this.#timers.add(timer);
+  #remember(crd: CustomResourceDefinition): void {
+    const seen = this.#informer.store.get(crd.metadata.name!);
+    if (seen === undefined || revisionOf(crd) > revisionOf(seen)) this.#fresher.set(crd.metadata.name!, crd);
+  }
+
+  #dropIfCaughtUp(seen: KubeObject): void {
+    const fresher = this.#fresher.get(seen.metadata.name!);
+    if (fresher !== undefined && revisionOf(seen) >= revisionOf(fresher)) this.#fresher.delete(seen.metadata.name!);
   }
 
   /** A change to one CRD can free or take names of the others in its group: look at them all. */
   #enqueueGroup(group: string, name: string): void {
-    this.#enqueue(name);
-    for (const [other, crd] of this.#known) if (other !== name && stringOf(crd.spec?.group) === group) this.#enqueue(other);
+    this.#controller.queue.add(name);
+    for (const other of this.#crdsOfGroup(group).keys()) this.#controller.queue.add(other);
   }
 
-  #enqueue(name: string): void {
-    if (this.#closed) return;
-    this.#queue.add(name);
-    this.#draining ??= this.#drain().finally(() => {
-      this.#draining = undefined;
-    });
-  }
-
-  async #drain(): Promise<void> {
-    while (!this.#closed && this.#queue.size > 0) {
-      const name = this.#queue.values().next().value!;
-      this.#queue.delete(name);
-      await this.#reconcileSafely(name);
-    }
-  }
-
-  async #reconcileSafely(name: string): Promise<void> {
+  async #reconcileOrRetry(name: string): Promise<ReconcileResult> {
     try {
-      await this.#reconcile(name);
+      return await this.#reconcile(name);
     } catch (err) {
-      if (this.#closed) return;
       // A concurrent write of the CRD: look again at once, at the new version.
-      if (isStatusError(err) && err.reason === 'Conflict') {
-        this.#enqueue(name);
-        return;
-      }
-      if (!(isStatusError(err) && err.reason === 'NotFound')) this.#log(`crd controller: ${name}: ${(err as Error).message}`);
-      this.#after(retryMs, () => this.#enqueue(name));
+      if (isStatusError(err) && err.reason === 'Conflict') return { requeueAfterMs: 0 };
+      throw err;
     }
   }
 
-  async #reconcile(name: string): Promise<void> {
+  async #reconcile(name: string): Promise<ReconcileResult> {
     const crd = (await this.#crds.find('', name)) as CustomResourceDefinition | undefined;
     if (crd === undefined) {
-      this.#known.delete(name);
+      this.#fresher.delete(name);
       this.#unserve(name);
       return;
     }
-    this.#known.set(name, crd);
-    if (crd.metadata.deletionTimestamp !== undefined) {
-      await this.#finalize(crd);
-      return;
-    }
+    this.#remember(crd);
+    if (crd.metadata.deletionTimestamp !== undefined) return this.#finalize(crd);
     const { names, namesAccepted } = this.#acceptNames(crd);
     const next = structuredClone(crd);
     next.status = { ...(next.status ?? {}), acceptedNames: names };
@@ -240,8 +223,7 @@ export class CrdController {
     const group = stringOf(crd.spec?.group);
     const resources = new Set<string>();
     const kinds = new Set<string>();
-    for (const [otherName, other] of this.#known) {
-      if (stringOf(other.spec?.group) !== group) continue;
+    for (const [otherName, other] of this.#crdsOfGroup(group)) {
       const accepted = namesOf(otherName === crd.metadata.name ? crd.status?.acceptedNames : other.status?.acceptedNames);
       for (const n of [stringOf(accepted.plural), stringOf(accepted.singular), ...listOfStrings(accepted.shortNames)]) if (n !== '') resources.add(n);
       for (const n of [stringOf(accepted.kind), stringOf(accepted.listKind)]) if (n !== '') kinds.add(n);
@@ -290,7 +272,7 @@ export class CrdController {
     const { object } = await this.#crds.guaranteedUpdate('', current.metadata.name!, current.metadata.resourceVersion, {}, () => next, { subresource: 'status' });
     // Like upstream's mutation cache: the next CRD of the group sees these names at once.
     if (object.metadata.deletionTimestamp === undefined || (object.metadata.finalizers ?? []).length > 0) {
-      this.#known.set(current.metadata.name!, object as CustomResourceDefinition);
+      this.#remember(object as CustomResourceDefinition);
     }
   }
 
@@ -360,7 +342,7 @@ export class CrdController {
    * Upstream's CRD finalizer: while the cleanup finalizer is set, delete every object of the
    * CRD, wait until they are gone, then remove the finalizer (the Store then deletes the CRD).
    */
-  async #finalize(crd: CustomResourceDefinition): Promise<void> {
+  async #finalize(crd: CustomResourceDefinition): Promise<ReconcileResult> {
     const name = crd.metadata.name!;
     const wasServed = this.#serving.has(name);
     if (isConditionTrue(crd, 'Established') || isConditionTrue(crd, 'NamesAccepted') || wasServed) await this.#serve(crd, true);
@@ -377,10 +359,7 @@ export class CrdController {
         return; // The status write brings the CRD back through the queue.
       }
       const remaining = await this.#deleteInstances(store);
-      if (remaining > 0) {
-        this.#after(cleanupPollMs, () => this.#enqueue(name));
-        return;
-      }
+      if (remaining > 0) return { requeueAfterMs: cleanupPollMs };
       setCondition(next, { type: 'Terminating', status: 'False', reason: 'InstanceDeletionCompleted', message: 'removed all instances' }, nowTimestamp());
     }
     next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f) => f !== cleanupFinalizer);

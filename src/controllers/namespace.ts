@@ -1,83 +1,60 @@
 import { isStatusError, type KubeObject } from '../api/index.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { Store } from '../registry/store.ts';
+import { Controller, Informer, type ReconcileResult } from './runtime/index.ts';
 
 /** How long to wait before looking again at a namespace whose contents are not gone yet (finalizers). */
-const retryMs = 1000;
+const pollMs = 1000;
+/** Namespaces emptied at the same time, as kube-controller-manager's --concurrent-namespace-syncs. */
+const workers = 10;
 
 /**
  * Upstream's namespace controller, in-process: when a namespace is being deleted it
  * deletes everything in it, and once nothing is left it empties the namespace's
  * spec.finalizers through /finalize, which lets the Store remove the namespace.
- * It uses the same Store API clients use (watch, deletecollection, update).
+ * It uses the same Store API clients use (deletecollection, update).
  */
 export class NamespaceController {
   private readonly registry: ResourceRegistry;
   private readonly namespaces: Store;
-  private readonly log: (message: string) => void;
-  private readonly pending = new Map<string, ReturnType<typeof setTimeout> | undefined>();
-  private stopWatch: (() => void) | undefined;
-  private closed = false;
+  private readonly controller: Controller;
 
   constructor(registry: ResourceRegistry, namespaces: Store, log: (message: string) => void) {
     this.registry = registry;
     this.namespaces = namespaces;
-    this.log = log;
+    const informer = new Informer({ source: namespaces, resource: 'namespaces', log });
+    this.controller = new Controller({ name: 'namespace', informers: [informer], workers, reconcile: (name) => this.reconcile(name), log });
+    const enqueueIfDeleting = (ns: KubeObject) => {
+      if (ns.metadata.deletionTimestamp !== undefined) this.controller.queue.add(ns.metadata.name!);
+    };
+    informer.addHandlers({ add: enqueueIfDeleting, update: (_, ns) => enqueueIfDeleting(ns) });
   }
 
   async start(): Promise<void> {
-    const watcher = await this.namespaces.watch('', { resourceVersion: '', bookmarks: false });
-    this.stopWatch = () => watcher.close();
-    void (async () => {
-      try {
-        for await (const event of watcher) {
-          if (event.type !== 'BOOKMARK' && event.object.metadata.deletionTimestamp !== undefined) this.schedule(event.object.metadata.name!, 0);
-        }
-      } catch (err) {
-        if (!this.closed) this.log(`namespace controller: watch ended: ${(err as Error).message}`);
-      }
-    })();
+    await this.controller.start();
   }
 
-  close(): void {
-    this.closed = true;
-    this.stopWatch?.();
-    for (const timer of this.pending.values()) clearTimeout(timer);
-    this.pending.clear();
+  close(): Promise<void> {
+    return this.controller.stop();
   }
 
-  private schedule(name: string, delayMs: number): void {
-    if (this.closed || this.pending.has(name)) return;
-    this.pending.set(name, setTimeout(() => {
-      this.pending.delete(name);
-      this.finalize(name).then(
-        (done) => { if (!done) this.schedule(name, retryMs); },
-        (err: unknown) => {
-          this.log(`namespace controller: finalizing ${name}: ${(err as Error).message}`);
-          this.schedule(name, retryMs);
-        },
-      );
-    }, delayMs));
-  }
-
-  /** Deletes the namespace's contents; answers true once the namespace could be released. */
-  private async finalize(name: string): Promise<boolean> {
+  /** Deletes the namespace's contents; looks again later while some are left. */
+  private async reconcile(name: string): Promise<ReconcileResult> {
     const namespace = await this.namespaces.find('', name);
-    if (namespace === undefined || namespace.metadata.deletionTimestamp === undefined) return true;
+    if (namespace === undefined || namespace.metadata.deletionTimestamp === undefined) return;
     let remaining = 0;
     for (const { type, store } of this.registry.all()) {
       if (!type.namespaced || !type.verbs.includes('deletecollection')) continue;
       await store.deleteCollection(name, undefined, {});
       remaining += (await store.list(name)).items.length;
     }
-    if (remaining > 0) return false;
+    if (remaining > 0) return { requeueAfterMs: pollMs };
     try {
       await this.namespaces.guaranteedUpdate('', name, undefined, {}, (current) => withoutKubernetesFinalizer(current!), { subresource: 'finalize' });
     } catch (err) {
-      if (isStatusError(err) && err.code === 404) return true;
+      if (isStatusError(err) && err.code === 404) return;
       throw err;
     }
-    return true;
   }
 }
 
