@@ -3,6 +3,7 @@
 // revisions are rebuilt from it (snapshots.ts). Each entry keeps the state before
 // and after its event, which is what both of those need.
 
+import { searchIndex } from '../api/binary-search.ts';
 import { BoundedQueue } from '../api/bounded-queue.ts';
 import type { KubeObject } from '../api/index.ts';
 import type { CacheEvent, CachedObject, ObjectPredicate } from './types.ts';
@@ -68,14 +69,8 @@ export class EventHistory {
 
   /** seq of the first entry with a revision above `revision` (endSeq when none). */
   seqAfter(revision: number): number {
-    let lo = 0;
-    let hi = this.#entries.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.#entries.at(mid) as HistoryEntry).revision <= revision) lo = mid + 1;
-      else hi = mid;
-    }
-    return this.#startSeq + lo;
+    const entries = this.#entries;
+    return this.#startSeq + searchIndex(0, entries.length, (i) => (entries.at(i) as HistoryEntry).revision > revision);
   }
 
   /** Forget entries older than `before` (a time) and all but the newest `maxEntries`. */
