@@ -18,8 +18,12 @@ export function searchIndex(from: number, to: number, reached: (index: number) =
   return lo;
 }
 
+// lowerBound and upperBound take string keys only: a comparison that has seen
+// only strings stays on V8's fast path, and every sorted structure here is keyed
+// by storage key. Searches by number (revisions) use searchIndex.
+
 /** The first index of `items` (sorted by `keyOf`) whose key is >= `key`; items.length when none. */
-export function lowerBound<T, K extends string | number>(items: readonly T[], key: K, keyOf: (item: T) => K): number {
+export function lowerBound<T>(items: readonly T[], key: string, keyOf: (item: T) => string): number {
   let lo = 0;
   let hi = items.length;
   while (lo < hi) {
@@ -31,7 +35,7 @@ export function lowerBound<T, K extends string | number>(items: readonly T[], ke
 }
 
 /** The first index of `items` (sorted by `keyOf`) whose key is > `key`; items.length when none. */
-export function upperBound<T, K extends string | number>(items: readonly T[], key: K, keyOf: (item: T) => K): number {
+export function upperBound<T>(items: readonly T[], key: string, keyOf: (item: T) => string): number {
   let lo = 0;
   let hi = items.length;
   while (lo < hi) {
@@ -43,6 +47,6 @@ export function upperBound<T, K extends string | number>(items: readonly T[], ke
 }
 
 /** keyOf for arrays of the keys themselves. */
-export function itself<K extends string | number>(key: K): K {
+export function itself(key: string): string {
   return key;
 }

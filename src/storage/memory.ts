@@ -2,7 +2,7 @@
 // kept until compaction, one global revision), for tests and ephemeral servers.
 // Writes apply synchronously, so each one is its own "commit".
 
-import { upperBound } from '../api/binary-search.ts';
+import { searchIndex } from '../api/binary-search.ts';
 import type { Backend, KeyValue, ListOptions, ListResult, StorageEvent, Watch } from './backend.ts';
 import { futureRevision, unavailable } from './errors.ts';
 import { listRange } from './keys.ts';
@@ -185,11 +185,7 @@ export class MemoryBackend implements Backend {
 
 /** Index of the last version at or before `revision`, or -1. */
 function latestAtOrBefore(versions: readonly Version[], revision: number): number {
-  return upperBound(versions, revision, revisionOf) - 1;
-}
-
-function revisionOf(version: Version): number {
-  return version.revision;
+  return searchIndex(0, versions.length, (i) => (versions[i] as Version).revision > revision) - 1;
 }
 
 /** Callers get their own bytes, so nothing they do can change what is stored. */
