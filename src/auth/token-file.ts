@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { readIfPresent } from '../api/read-if-present.ts';
 import { systemMasters, type UserInfo } from './user.ts';
 
 /**
@@ -63,15 +64,6 @@ export async function ensureAdminToken(dataDir: string): Promise<{ token: string
     if (user.name === 'admin') return { token, path };
   }
   throw new Error(`${path} has no token for user "admin"; add a line such as <token>,admin,admin,"${systemMasters}"`);
-}
-
-async function readIfPresent(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
 }
 
 /**

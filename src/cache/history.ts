@@ -3,6 +3,8 @@
 // revisions are rebuilt from it (snapshots.ts). Each entry keeps the state before
 // and after its event, which is what both of those need.
 
+import { searchIndex } from '../api/binary-search.ts';
+import { BoundedQueue } from '../api/bounded-queue.ts';
 import type { KubeObject } from '../api/index.ts';
 import type { CacheEvent, CachedObject, ObjectPredicate } from './types.ts';
 import { encodeJson, freezeDeep } from './encode.ts';
@@ -26,10 +28,9 @@ export interface HistoryEntry {
 }
 
 export class EventHistory {
-  /** Kept entries are #entries[#head..]; shifting an array per trim would be O(n). */
-  #entries: HistoryEntry[] = [];
-  #head = 0;
-  /** seq of #entries[#head]. */
+  /** The kept entries, oldest first; bounded by trim(), not by a limit of the queue. */
+  readonly #entries = new BoundedQueue<HistoryEntry>();
+  /** seq of the oldest kept entry. */
   #startSeq = 0;
   /** Every event with a revision above this one is kept. */
   #startRevision: number;
@@ -49,15 +50,15 @@ export class EventHistory {
 
   /** One past the newest entry's seq. */
   get endSeq(): number {
-    return this.#startSeq + this.#entries.length - this.#head;
+    return this.#startSeq + this.#entries.length;
   }
 
   get length(): number {
-    return this.#entries.length - this.#head;
+    return this.#entries.length;
   }
 
   at(seq: number): HistoryEntry {
-    return this.#entries[this.#head + seq - this.#startSeq] as HistoryEntry;
+    return this.#entries.at(seq - this.#startSeq) as HistoryEntry;
   }
 
   push(entry: Omit<HistoryEntry, 'seq'>): HistoryEntry {
@@ -68,39 +69,26 @@ export class EventHistory {
 
   /** seq of the first entry with a revision above `revision` (endSeq when none). */
   seqAfter(revision: number): number {
-    let lo = this.#head;
-    let hi = this.#entries.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.#entries[mid] as HistoryEntry).revision <= revision) lo = mid + 1;
-      else hi = mid;
-    }
-    return this.#startSeq + lo - this.#head;
+    const entries = this.#entries;
+    return this.#startSeq + searchIndex(0, entries.length, (i) => (entries.at(i) as HistoryEntry).revision > revision);
   }
 
   /** Forget entries older than `before` (a time) and all but the newest `maxEntries`. */
   trim(before: number, maxEntries: number): void {
-    let head = this.#head;
-    const end = this.#entries.length;
-    while (head < end && (end - head > maxEntries || (this.#entries[head] as HistoryEntry).time < before)) head++;
-    if (head === this.#head) return;
-    this.#startRevision = (this.#entries[head - 1] as HistoryEntry).revision;
-    this.#startSeq += head - this.#head;
-    this.#head = head;
-    if (this.#head === this.#entries.length) {
-      this.#entries = [];
-      this.#head = 0;
-    } else if (this.#head >= 1024 && this.#head * 2 >= this.#entries.length) {
-      this.#entries = this.#entries.slice(this.#head);
-      this.#head = 0;
+    const entries = this.#entries;
+    for (;;) {
+      const oldest = entries.at(0);
+      if (oldest === undefined || (entries.length <= maxEntries && oldest.time >= before)) return;
+      entries.shift();
+      this.#startRevision = oldest.revision;
+      this.#startSeq++;
     }
   }
 
   /** Forget everything: a re-list at `revision` starts a new history. */
   reset(revision: number): void {
     this.#startSeq = this.endSeq;
-    this.#entries = [];
-    this.#head = 0;
+    this.#entries.clear();
     this.#startRevision = revision;
   }
 }

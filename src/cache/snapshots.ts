@@ -11,6 +11,7 @@
 // incrementally, so the chunks of one paginated list do not each re-read the
 // events since R.
 
+import { itself, lowerBound, upperBound } from '../api/binary-search.ts';
 import type { CachedObject } from './types.ts';
 import type { EventHistory } from './history.ts';
 
@@ -81,13 +82,5 @@ function mergeSorted(a: string[], b: string[]): string[] {
 
 /** First index of a sorted string array whose value is >= key (or > key when not inclusive). */
 export function searchKeys(keys: readonly string[], key: string, inclusive: boolean): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const at = keys[mid] as string;
-    if (at < key || (!inclusive && at === key)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return inclusive ? lowerBound(keys, key, itself) : upperBound(keys, key, itself);
 }

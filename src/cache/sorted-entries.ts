@@ -6,6 +6,8 @@
 // under a microsecond at 100,000 keys — cheaper in practice than keeping counts in
 // a deeper tree. bench/watch-cache.ts measures inserts at 100,000 keys.
 
+import { lowerBound, upperBound } from '../api/binary-search.ts';
+
 export interface Keyed {
   readonly key: string;
 }
@@ -48,7 +50,7 @@ export class SortedEntries<T extends Keyed> {
     }
     const b = Math.min(this.#blockFor(entry.key), this.#blocks.length - 1);
     const block = this.#blocks[b] as T[];
-    const i = lowerBound(block, entry.key);
+    const i = lowerBound(block, entry.key, keyOf);
     if (i < block.length && (block[i] as T).key === entry.key) {
       block[i] = entry;
       return;
@@ -63,7 +65,7 @@ export class SortedEntries<T extends Keyed> {
     const b = this.#blockFor(key);
     const block = this.#blocks[b];
     if (block === undefined) return false;
-    const i = lowerBound(block, key);
+    const i = lowerBound(block, key, keyOf);
     if (i === block.length || (block[i] as T).key !== key) return false;
     block.splice(i, 1);
     this.#size--;
@@ -76,7 +78,7 @@ export class SortedEntries<T extends Keyed> {
   seek(key: string, inclusive: boolean): Cursor<T> {
     const b = inclusive ? this.#blockFor(key) : this.#blockAfter(key);
     const block = this.#blocks[b];
-    const i = block === undefined ? 0 : inclusive ? lowerBound(block, key) : upperBound(block, key);
+    const i = block === undefined ? 0 : inclusive ? lowerBound(block, key, keyOf) : upperBound(block, key, keyOf);
     return new Cursor(this.#blocks, b, i);
   }
 
@@ -86,7 +88,7 @@ export class SortedEntries<T extends Keyed> {
     let rank = 0;
     for (let j = 0; j < b; j++) rank += (this.#blocks[j] as T[]).length;
     const block = this.#blocks[b];
-    if (block !== undefined) rank += inclusive ? upperBound(block, key) : lowerBound(block, key);
+    if (block !== undefined) rank += inclusive ? upperBound(block, key, keyOf) : lowerBound(block, key, keyOf);
     return rank;
   }
 
@@ -98,28 +100,12 @@ export class SortedEntries<T extends Keyed> {
 
   /** Index of the first block whose last key is >= key (blocks.length when none). */
   #blockFor(key: string): number {
-    let lo = 0;
-    let hi = this.#blocks.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const block = this.#blocks[mid] as T[];
-      if ((block[block.length - 1] as T).key < key) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return lowerBound(this.#blocks, key, lastKey);
   }
 
   /** Index of the first block whose last key is > key. */
   #blockAfter(key: string): number {
-    let lo = 0;
-    let hi = this.#blocks.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const block = this.#blocks[mid] as T[];
-      if ((block[block.length - 1] as T).key <= key) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return upperBound(this.#blocks, key, lastKey);
   }
 
   /** Many deletions leave small blocks; merging keeps the block list short. */
@@ -170,26 +156,7 @@ export class Cursor<T extends Keyed> {
   }
 }
 
-/** First index whose key is >= key. */
-export function lowerBound(entries: readonly Keyed[], key: string): number {
-  let lo = 0;
-  let hi = entries.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((entries[mid] as Keyed).key < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+const keyOf = (entry: Keyed): string => entry.key;
 
-/** First index whose key is > key. */
-export function upperBound(entries: readonly Keyed[], key: string): number {
-  let lo = 0;
-  let hi = entries.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((entries[mid] as Keyed).key <= key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+/** A block's last (greatest) key; blocks are never empty. */
+const lastKey = (block: readonly Keyed[]): string => (block[block.length - 1] as Keyed).key;

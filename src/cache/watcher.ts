@@ -9,6 +9,7 @@
 // Only the live phase buffers anything, and past `queueLimit` unread events the
 // watcher ends (SlowWatcherError) and drops its queue.
 
+import { BoundedQueue } from '../api/bounded-queue.ts';
 import { eventFor, type EventHistory } from './history.ts';
 import type { CacheEvent, CachedObject, CacheWatcher, ObjectPredicate } from './types.ts';
 
@@ -51,9 +52,8 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
   #nextSeq = 0;
   /** The revision the history phase started after, for the 410 message. */
   #fromRevision = 0;
-  /** Live phase: unread events are #queue[#head..]. */
-  #queue: CacheEvent[] = [];
-  #head = 0;
+  /** Live phase: the unread events. */
+  readonly #queue: BoundedQueue<CacheEvent>;
   /** An error the consumer has not seen yet; it ends the iteration once seen. */
   #failure: Error | undefined;
   /** Pending next() calls, oldest first (only while nothing is ready). */
@@ -64,6 +64,7 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
     this.prefix = prefix;
     this.predicate = predicate;
     this.bookmarks = bookmarks;
+    this.#queue = new BoundedQueue(host.queueLimit);
     this.#phase = 'waiting';
   }
 
@@ -136,18 +137,14 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
       waiter.resolve({ done: false, value: event });
       return;
     }
-    this.#queue.push(event);
-    if (this.#queue.length - this.#head > this.#host.queueLimit) this.fail(this.#host.tooSlow(this));
+    if (!this.#queue.push(event)) this.fail(this.#host.tooSlow(this));
   }
 
   /** The answer to next() if there is one now: a result, an error to reject with, or undefined (wait). */
   #pull(): IteratorResult<CacheEvent, undefined> | Error | undefined {
     for (;;) {
-      if (this.#head < this.#queue.length) {
-        const event = this.#queue[this.#head++] as CacheEvent;
-        this.#trimQueue();
-        return { done: false, value: event };
-      }
+      const queued = this.#queue.shift();
+      if (queued !== undefined) return { done: false, value: queued };
       switch (this.#phase) {
         case 'initial': {
           const event = this.#nextInitial();
@@ -229,20 +226,9 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
   /** Stop receiving and release what is held. */
   #end(): void {
     this.#phase = 'ended';
-    this.#queue = [];
-    this.#head = 0;
+    this.#queue.clear();
     this.#initial = undefined;
     this.#initialEnd = undefined;
     this.#host.forget(this);
-  }
-
-  #trimQueue(): void {
-    if (this.#head === this.#queue.length) {
-      this.#queue = [];
-      this.#head = 0;
-    } else if (this.#head >= 1024 && this.#head * 2 >= this.#queue.length) {
-      this.#queue = this.#queue.slice(this.#head);
-      this.#head = 0;
-    }
   }
 }

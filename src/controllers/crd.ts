@@ -7,14 +7,15 @@
 import { isStatusError, type KubeObject } from '../api/index.ts';
 import { nowTimestamp } from '../registry/builtin/common.ts';
 import { setCondition } from '../registry/crd/conditions.ts';
-import { customResourceVersions, servedNames, type CustomResourceVersion } from '../registry/crd/custom-resource.ts';
+import {
+  customResourceVersions, servedNames, type CustomResourceVersion, type Definitions,
+} from '../registry/crd/custom-resource.ts';
 import {
   cleanupFinalizer, conditionOf, isConditionTrue, type CustomResourceDefinition, type CustomResourceDefinitionNames,
 } from '../registry/crd/types.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import type { Store } from '../registry/store.ts';
-import type { Definitions } from '../schema/types.ts';
 import { Controller, Informer, type ReconcileResult } from './runtime/index.ts';
 
 /** How often a CRD whose objects are still being deleted is looked at again. */

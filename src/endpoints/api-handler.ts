@@ -2,7 +2,7 @@ import { methodNotAllowed, notFoundPath } from '../api/index.ts';
 import { negotiateObject } from '../encoding/negotiate.ts';
 import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
-import type { NonResourceRequestInfo, RequestInfo, ResourceRequestInfo } from '../server/request-info.ts';
+import type { NonResourceRequestInfo, RequestInfo, ResourceRequestInfo } from './request-info.ts';
 import { negotiateDiscovery, type Discovery } from './discovery.ts';
 import { createHandler } from './handlers/create.ts';
 import { deleteCollectionHandler, deleteHandler } from './handlers/delete.ts';

@@ -4,6 +4,8 @@
 // stable sort agrees on proper orders, but only Go's own steps give upstream's result
 // for those.
 
+import { searchIndex } from '../api/binary-search.ts';
+
 export function goSliceStable<T>(items: T[], less: (a: T, b: T) => boolean): void {
   const n = items.length;
   const lessAt = (i: number, j: number) => less(items[i]!, items[j]!);
@@ -40,44 +42,19 @@ export function goSliceStable<T>(items: T[], less: (a: T, b: T) => boolean): voi
 
   const symMerge = (a: number, m: number, b: number): void => {
     if (m - a === 1) {
-      let i = m;
-      let j = b;
-      while (i < j) {
-        const h = (i + j) >>> 1;
-        if (lessAt(h, a)) i = h + 1;
-        else j = h;
-      }
+      const i = searchIndex(m, b, (h) => !lessAt(h, a));
       for (let k = a; k < i - 1; k++) swap(k, k + 1);
       return;
     }
     if (b - m === 1) {
-      let i = a;
-      let j = m;
-      while (i < j) {
-        const h = (i + j) >>> 1;
-        if (!lessAt(m, h)) i = h + 1;
-        else j = h;
-      }
+      const i = searchIndex(a, m, (h) => lessAt(m, h));
       for (let k = m; k > i; k--) swap(k, k - 1);
       return;
     }
     const mid = (a + b) >>> 1;
     const span = mid + m;
-    let start: number;
-    let r: number;
-    if (m > mid) {
-      start = span - b;
-      r = mid;
-    } else {
-      start = a;
-      r = m;
-    }
     const p = span - 1;
-    while (start < r) {
-      const c = (start + r) >>> 1;
-      if (!lessAt(p - c, c)) start = c + 1;
-      else r = c;
-    }
+    const start = searchIndex(m > mid ? span - b : a, m > mid ? mid : m, (c) => lessAt(p - c, c));
     const end = span - start;
     if (start < m && m < end) rotate(start, m, end);
     if (a < start && start < mid) symMerge(a, start, mid);

@@ -8,7 +8,7 @@ import type { ApiHandler } from '../endpoints/api-handler.ts';
 import { writeError, type HttpRequest, type HttpResponse } from '../endpoints/http.ts';
 import { warningRecorder } from '../endpoints/warnings.ts';
 import { runInRequestContext } from '../api/request-context.ts';
-import { requestInfo } from './request-info.ts';
+import { requestInfo } from '../endpoints/request-info.ts';
 
 export interface ApiServerOptions {
   bindAddress: string;

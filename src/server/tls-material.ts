@@ -1,7 +1,8 @@
 import { X509Certificate, createPrivateKey, randomBytes, webcrypto, type KeyObject } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { dirname, join } from 'node:path';
+import { readIfPresent } from '../api/read-if-present.ts';
 import { writeFileAtomic } from './write-file-atomic.ts';
 
 /** PEM texts for `tls.createSecureServer({ cert: certPem, key: keyPem })` and for clients' trust. */
@@ -95,15 +96,6 @@ export function servingHosts(extra: string[]): string[] {
     if (!hosts.includes(host)) hosts.push(host);
   }
   return hosts;
-}
-
-async function readIfPresent(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
 }
 
 function parseCertificate(pem: string, path: string): X509Certificate {

@@ -2,6 +2,7 @@
 // kept until compaction, one global revision), for tests and ephemeral servers.
 // Writes apply synchronously, so each one is its own "commit".
 
+import { searchIndex } from '../api/binary-search.ts';
 import type { Backend, KeyValue, ListOptions, ListResult, StorageEvent, Watch } from './backend.ts';
 import { futureRevision, unavailable } from './errors.ts';
 import { listRange } from './keys.ts';
@@ -184,14 +185,7 @@ export class MemoryBackend implements Backend {
 
 /** Index of the last version at or before `revision`, or -1. */
 function latestAtOrBefore(versions: readonly Version[], revision: number): number {
-  let lo = 0;
-  let hi = versions.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((versions[mid] as Version).revision <= revision) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo - 1;
+  return searchIndex(0, versions.length, (i) => (versions[i] as Version).revision > revision) - 1;
 }
 
 /** Callers get their own bytes, so nothing they do can change what is stored. */

@@ -2,6 +2,7 @@
 // lists. Inserts and removals move the tail of the array (a memmove, fast for the
 // sizes an ephemeral or test server holds); lookups are O(log n).
 
+import { itself, lowerBound, upperBound } from '../api/binary-search.ts';
 import type { KeyRange } from './keys.ts';
 
 export class SortedKeys {
@@ -12,47 +13,23 @@ export class SortedKeys {
   }
 
   insert(key: string): void {
-    const i = this.#lowerBound(key);
+    const i = lowerBound(this.#keys, key, itself);
     if (this.#keys[i] !== key) this.#keys.splice(i, 0, key);
   }
 
   remove(key: string): void {
-    const i = this.#lowerBound(key);
+    const i = lowerBound(this.#keys, key, itself);
     if (this.#keys[i] === key) this.#keys.splice(i, 1);
   }
 
   /** [start, end) indexes of the keys in `range`. */
   bounds(range: KeyRange): { start: number; end: number } {
-    const start = range.after === undefined ? this.#lowerBound(range.from) : this.#upperBound(range.after);
-    const end = range.end === undefined ? this.#keys.length : this.#lowerBound(range.end);
+    const start = range.after === undefined ? lowerBound(this.#keys, range.from, itself) : upperBound(this.#keys, range.after, itself);
+    const end = range.end === undefined ? this.#keys.length : lowerBound(this.#keys, range.end, itself);
     return { start, end: Math.max(start, end) };
   }
 
   at(index: number): string {
     return this.#keys[index] as string;
-  }
-
-  /** First index whose key is >= key. */
-  #lowerBound(key: string): number {
-    let lo = 0;
-    let hi = this.#keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.#keys[mid] as string) < key) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  /** First index whose key is > key. */
-  #upperBound(key: string): number {
-    let lo = 0;
-    let hi = this.#keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.#keys[mid] as string) <= key) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
   }
 }

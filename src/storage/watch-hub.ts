@@ -10,6 +10,7 @@
 // cap be exceeded sees the watch end with an 'Unavailable' error; it can watch
 // again from the last revision it received (the watch cache re-lists if that was compacted).
 
+import { BoundedQueue } from '../api/bounded-queue.ts';
 import type { StorageError, StorageEvent, Watch } from './backend.ts';
 import { isStorageError } from './backend.ts';
 import { compacted, unavailable } from './errors.ts';
@@ -100,9 +101,8 @@ class Watcher implements Watch, AsyncIterator<StorageEvent, undefined> {
   readonly #prefix: string;
   /** Every event up to this revision has been queued or delivered. */
   #cursor: number;
-  /** Unread events are #queue[#head..]; shifting an array would be O(n) per event. */
-  #queue: StorageEvent[] = [];
-  #head = 0;
+  /** The unread events. */
+  readonly #queue: BoundedQueue<StorageEvent>;
   #live = false;
   #ended = false;
   /** An error the consumer has not seen yet; it ends the watch once seen. */
@@ -114,6 +114,8 @@ class Watcher implements Watch, AsyncIterator<StorageEvent, undefined> {
     this.#host = host;
     this.#prefix = prefix;
     this.#cursor = fromRevision;
+    // At least one, so that a catch-up page (below) is never empty.
+    this.#queue = new BoundedQueue(Math.max(1, host.queueLimit));
     const compactedRevision = host.history.compactedRevision();
     // Reported through the iterator rather than thrown here, as the etcd adapter
     // only learns it from the server's first watch response.
@@ -155,8 +157,7 @@ class Watcher implements Watch, AsyncIterator<StorageEvent, undefined> {
         waiter.resolve({ done: false, value: event });
         continue;
       }
-      this.#queue.push(event);
-      if (this.#queue.length - this.#head > this.#host.queueLimit) {
+      if (!this.#queue.push(event)) {
         this.#fail(unavailable(`watch on ${this.#prefix} fell more than ${this.#host.queueLimit} events behind and was ended to bound memory; watch again from the last revision received`));
         return;
       }
@@ -165,12 +166,9 @@ class Watcher implements Watch, AsyncIterator<StorageEvent, undefined> {
 
   /** The answer to next() if there is one now, else undefined (wait). */
   #take(): Promise<IteratorResult<StorageEvent, undefined>> | undefined {
-    if (this.#head === this.#queue.length && !this.#live && !this.#ended && this.#failure === undefined) this.#catchUp();
-    if (this.#head < this.#queue.length) {
-      const event = this.#queue[this.#head++] as StorageEvent;
-      this.#trimQueue();
-      return Promise.resolve({ done: false, value: event });
-    }
+    if (this.#queue.length === 0 && !this.#live && !this.#ended && this.#failure === undefined) this.#catchUp();
+    const event = this.#queue.shift();
+    if (event !== undefined) return Promise.resolve({ done: false, value: event });
     if (this.#failure !== undefined) {
       const failure = this.#failure;
       this.#failure = undefined;
@@ -185,13 +183,15 @@ class Watcher implements Watch, AsyncIterator<StorageEvent, undefined> {
   #catchUp(): void {
     const { history } = this.#host;
     try {
-      while (!this.#live && this.#head === this.#queue.length) {
+      while (!this.#live && this.#queue.length === 0) {
         const compactedRevision = history.compactedRevision();
         if (this.#cursor < compactedRevision) throw compacted(this.#cursor, compactedRevision);
         const through = history.currentRevision();
-        const events = history.eventsAfter(this.#prefix, this.#cursor, through, CATCH_UP_PAGE);
-        this.#queue.push(...events);
-        if (events.length < CATCH_UP_PAGE) {
+        // A page never exceeds the queue's limit, so the (empty) queue takes all of it.
+        const page = Math.min(CATCH_UP_PAGE, this.#queue.limit);
+        const events = history.eventsAfter(this.#prefix, this.#cursor, through, page);
+        for (const event of events) this.#queue.push(event);
+        if (events.length < page) {
           this.#cursor = Math.max(this.#cursor, through);
           this.#live = true;
           this.#host.goLive(this);
@@ -219,18 +219,7 @@ class Watcher implements Watch, AsyncIterator<StorageEvent, undefined> {
   #end(): void {
     this.#ended = true;
     this.#live = false;
-    this.#queue = [];
-    this.#head = 0;
+    this.#queue.clear();
     this.#host.forget(this);
-  }
-
-  #trimQueue(): void {
-    if (this.#head === this.#queue.length) {
-      this.#queue = [];
-      this.#head = 0;
-    } else if (this.#head >= 1024 && this.#head * 2 >= this.#queue.length) {
-      this.#queue = this.#queue.slice(this.#head);
-      this.#head = 0;
-    }
   }
 }

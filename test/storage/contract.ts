@@ -512,6 +512,16 @@ export function storageContract(name: string, open: OpenBackend): void {
         for (let i = 1; i <= 10; i++) await backend.create(`/registry/x/${i}`, bytes(String(i)));
         assert.deepEqual((await nextEvents(watch, 10)).map((e) => text(e.kv.value)), ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10']);
       });
+
+      test('a watch catching up on more history than the queue limit gets every event', async (t) => {
+        const backend = await fresh(t, open, { watchQueueLimit: 10 });
+        const start = await backend.currentRevision();
+        for (let i = 1; i <= 25; i++) await backend.create(`/registry/x/${i}`, bytes(String(i)));
+        const watch = backend.watch('/registry/x/', start);
+        t.after(() => watch.close());
+        const expected = Array.from({ length: 25 }, (_, i) => String(i + 1));
+        assert.deepEqual((await nextEvents(watch, 25)).map((e) => text(e.kv.value)), expected);
+      });
     });
 
     describe('close', () => {

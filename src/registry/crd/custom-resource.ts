@@ -21,6 +21,9 @@ import type {
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
 
+/** The shared definitions map is part of this module's contract, so its callers (controllers/) need not import schema/. */
+export type { Definitions };
+
 /** One served version of a CRD: its ResourceType and the schema published under its schemaName. */
 export interface CustomResourceVersion {
   type: ResourceType;

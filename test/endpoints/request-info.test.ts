@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { requestInfo } from '../../src/server/request-info.ts';
+import { requestInfo } from '../../src/endpoints/request-info.ts';
 
 const cases: { name: string; method: string; path: string; query?: string; want: Record<string, unknown> }[] = [
   { name: 'namespaced collection GET is list', method: 'GET', path: '/api/v1/namespaces/ns1/configmaps',
