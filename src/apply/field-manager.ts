@@ -19,6 +19,7 @@ import type { JSONObject } from './typed.ts';
 import { TypedError, deepEqual, isObject } from './typed.ts';
 import type { OwnershipConflict } from './updater.ts';
 import { applyOwnership, updateOwnership } from './updater.ts';
+import { configurationErrors } from './validate.ts';
 
 /** What the Store knows about the endpoint being written. */
 export interface ManagedFieldsScope {
@@ -227,6 +228,9 @@ export function apply(
   } catch (err) {
     throw new StatusError(500, 'InternalError', `failed to decode managed fields: ${(err as Error).message}`);
   }
+  // Upstream makes the configuration a typed value first: what its schema refuses fails the apply.
+  const faults = configurationErrors(applied, scope.topology);
+  if (faults.length > 0) throw typedObjectError('patch', applied, scope, new TypedError(faults));
   const liveObj = withoutManagedFields(live ?? {});
   const force = opts.force ?? false;
   let result: AppliedOnce;

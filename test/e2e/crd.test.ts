@@ -306,6 +306,54 @@ describe('custom resources', () => {
   });
 });
 
+describe('server-side apply of custom resources', () => {
+  let base: string;
+  let ns: string;
+  let apiVersion: string;
+  before(async () => {
+    const crd = crontabCrd((c) => {
+      const v = c.spec.versions[0];
+      delete v.subresources;
+      v.additionalPrinterColumns = [];
+      v.schema.openAPIV3Schema.properties.spec = {
+        type: 'object',
+        properties: {
+          foo: { type: 'string' },
+          maybe: { type: 'string', nullable: true },
+          size: { type: 'integer', default: 3 },
+          template: { type: 'object', properties: { x: { type: 'string' } } },
+          labels: { type: 'object', additionalProperties: { type: 'string' } },
+          tags: { type: 'object', nullable: true, additionalProperties: { type: 'string' } },
+          free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+        },
+      };
+    });
+    await establish(crd);
+    ns = await namespace();
+    apiVersion = `${groupOf(crd)}/v1`;
+    base = `/apis/${groupOf(crd)}/v1/namespaces/${ns}/crontabs`;
+  });
+  const applyCr = (name: string, spec: Json, manager: string) => server.request('PATCH', `${base}/${name}?fieldManager=${manager}`, {
+    raw: JSON.stringify({ apiVersion, kind: 'CronTab', metadata: { name, namespace: ns }, spec }), headers: { 'content-type': 'application/apply-patch+yaml' },
+  });
+
+  test('a field the schema does not declare fails the apply as upstream (500), whatever fieldValidation says', async () => {
+    for (const query of ['', '&fieldValidation=Ignore', '&fieldValidation=Strict']) {
+      const res = await server.request('PATCH', `${base}/undeclared?fieldManager=alice${query}`, {
+        raw: JSON.stringify({ apiVersion, kind: 'CronTab', metadata: { name: 'undeclared', namespace: ns }, spec: { foo: 'a', bogus: 1 } }),
+        headers: { 'content-type': 'application/apply-patch+yaml' },
+      });
+      assert.equal(res.status, 500, res.text);
+      assert.equal(res.json.message, `failed to create typed patch object (${ns}/undeclared; ${apiVersion}, Kind=CronTab): .spec.bogus: field not declared in schema`);
+      assert.equal(res.json.reason, undefined);
+    }
+    assert.equal((await server.request('GET', `${base}/undeclared`)).status, 404);
+    const free = await applyCr('undeclared', { free: { anything: { deep: 1 } } }, 'alice');
+    assert.equal(free.status, 201, free.text);
+    assert.deepEqual(free.json.spec.free, { anything: { deep: 1 } });
+  });
+});
+
 test('a version added by an update is served at once; every version reads the same objects', async () => {
   const crd = crontabCrd();
   const stored = await establish(crd);
