@@ -114,8 +114,14 @@ function pruneValue(ctx: Context, node: SchemaNode | undefined, value: unknown, 
   }
 }
 
-/** Metadata keeps the keys ObjectMeta has; what they hold is ObjectMeta validation's business. */
+/**
+ * Metadata keeps the keys ObjectMeta has, but for nulls (none survives a Go value); what
+ * they hold is ObjectMeta validation's business.
+ */
 function pruneObjectMeta(ctx: Context, meta: unknown): void {
   if (!isObject(meta)) return;
-  for (const key of Object.keys(meta)) if (!objectMetaFields.has(key)) drop(ctx, meta, key);
+  for (const key of Object.keys(meta)) {
+    if (!objectMetaFields.has(key)) drop(ctx, meta, key);
+    else if (meta[key] === null) delete meta[key];
+  }
 }

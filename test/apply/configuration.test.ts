@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { StatusError } from '../../src/api/errors.ts';
 import { apply } from '../../src/apply/index.ts';
 import type { Schema } from '../../src/schema/types.ts';
-import { thing, thingScope } from './helpers.ts';
+import { body, ownership, run, thing, thingScope } from './helpers.ts';
 
 const str: Schema = { type: 'string' };
 const properties: Record<string, Schema> = {
@@ -28,6 +28,91 @@ const properties: Record<string, Schema> = {
   },
 };
 const typed = thingScope(properties);
+
+describe('an empty map or struct in a configuration', () => {
+  test('is owned by the applier itself, as a field with no children', () => {
+    const obj = run(typed, [{ apply: 'a', object: thing({ spec: { a: '1', template: {} } }) }]);
+    assert.deepEqual(body(obj), { spec: { a: '1', template: {} } });
+    assert.deepEqual(ownership(obj), { a: ['.spec.a', '.spec.template'] });
+    assert.deepEqual(obj.metadata.managedFields![0]!.fieldsV1, { 'f:spec': { 'f:a': {}, 'f:template': {} } });
+  });
+
+  test('applied over a struct with content, owns the struct and leaves the content', () => {
+    const obj = run(typed, [
+      { apply: 'a', object: thing({ spec: { template: { x: '1' } } }) },
+      { apply: 'b', object: thing({ spec: { template: {} } }) },
+    ]);
+    assert.deepEqual(body(obj), { spec: { template: { x: '1' } } });
+    assert.deepEqual(ownership(obj), { a: ['.spec.template.x'], b: ['.spec.template'] });
+  });
+
+  test('omitted later, it is removed when nobody else owns it or anything in it', () => {
+    const obj = run(typed, [
+      { apply: 'a', object: thing({ spec: { a: '1', template: {} } }) },
+      { apply: 'a', object: thing({ spec: { a: '1' } }) },
+    ]);
+    assert.deepEqual(body(obj), { spec: { a: '1' } });
+    assert.deepEqual(ownership(obj), { a: ['.spec.a'] });
+  });
+
+  test('omitted later, it stays while another manager owns a field in it', () => {
+    const obj = run(typed, [
+      { apply: 'a', object: thing({ spec: { a: '1', template: {} } }) },
+      { update: 'editor', object: thing({ spec: { a: '1', template: { y: '2' } } }) },
+      { apply: 'a', object: thing({ spec: { a: '1' } }) },
+    ]);
+    assert.deepEqual(body(obj), { spec: { a: '1', template: { y: '2' } } });
+  });
+
+  test('an empty granular list owns nothing', () => {
+    const obj = run(typed, [{ apply: 'a', object: thing({ spec: { a: '1', tags: [], items: [] } }) }]);
+    assert.deepEqual(ownership(obj), { a: ['.spec.a'] });
+  });
+});
+
+describe('a map emptied by removal', () => {
+  // structured-merge-diff's RemoveItems leaves null where it removed the last key; a custom
+  // resource keeps it, a built-in type's Go value drops it (the Store's business).
+  test('is null, and the manager owning the map as a whole still owns it', () => {
+    const obj = run(typed, [
+      { apply: 'b', object: thing({ spec: { labels: {} } }) },
+      { apply: 'a', object: thing({ spec: { a: '1', labels: { k: 'v' } } }) },
+      { apply: 'a', object: thing({ spec: { a: '1' } }) },
+    ]);
+    assert.deepEqual(body(obj), { spec: { a: '1', labels: null } });
+    assert.deepEqual(ownership(obj), { a: ['.spec.a'], b: ['.spec.labels'] });
+  });
+
+  test('is null, also when nobody else owns anything in it', () => {
+    const obj = run(typed, [
+      { apply: 'a', object: thing({ spec: { a: '1', items: [{ name: 'i' }], template: { x: '1' } } }) },
+      { apply: 'b', object: thing({ spec: { template: { y: '2' } } }) },
+      { apply: 'a', object: thing({ spec: { a: '1', template: { y: '2' } } }) },
+    ]);
+    assert.deepEqual(body(obj), { spec: { a: '1', items: null, template: { y: '2' } } });
+  });
+});
+
+describe('an explicit null', () => {
+  test('replaces a leaf, owned by the applier, and a conflict with its owner as any other value', () => {
+    const obj = run(typed, [
+      { apply: 'a', object: thing({ spec: { a: '1', template: { x: '1' } } }) },
+      { apply: 'b', object: thing({ spec: { a: null } }), conflicts: ['a .spec.a'] },
+      { apply: 'a', object: thing({ spec: { a: null, template: { x: null } } }) },
+    ]);
+    assert.deepEqual(body(obj), { spec: { a: null, template: { x: null } } });
+    assert.deepEqual(ownership(obj), { a: ['.spec.a', '.spec.template.x'] });
+  });
+
+  test('for a map owns the map and leaves its keys', () => {
+    const obj = run(typed, [
+      { apply: 'a', object: thing({ spec: { labels: { k: 'v' } } }) },
+      { apply: 'b', object: thing({ spec: { labels: null, template: null } }) },
+    ]);
+    assert.deepEqual(body(obj), { spec: { labels: { k: 'v' }, template: null } });
+    assert.deepEqual(ownership(obj), { a: ['.spec.labels.k'], b: ['.spec.labels', '.spec.template'] });
+  });
+});
 
 describe('fields the schema does not declare', () => {
   const refused = (scope: typeof typed, object: Record<string, unknown>, meta?: Record<string, unknown>): string => {

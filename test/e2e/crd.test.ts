@@ -336,6 +336,17 @@ describe('server-side apply of custom resources', () => {
   const applyCr = (name: string, spec: Json, manager: string) => server.request('PATCH', `${base}/${name}?fieldManager=${manager}`, {
     raw: JSON.stringify({ apiVersion, kind: 'CronTab', metadata: { name, namespace: ns }, spec }), headers: { 'content-type': 'application/apply-patch+yaml' },
   });
+  const fieldsOf = (obj: Json, manager: string) => obj.metadata.managedFields.find((e: Json) => e.manager === manager)?.fieldsV1;
+
+  test('an empty struct applied is owned as a field; omitted later, it is removed', async () => {
+    const first = await applyCr('empty', { foo: 'a', template: {} }, 'alice');
+    assert.equal(first.status, 201, first.text);
+    assert.deepEqual(first.json.spec, { foo: 'a', size: 3, template: {} });
+    assert.deepEqual(fieldsOf(first.json, 'alice'), { 'f:spec': { 'f:foo': {}, 'f:template': {} } });
+    const second = await applyCr('empty', { foo: 'a' }, 'alice');
+    assert.equal(second.status, 200, second.text);
+    assert.deepEqual(second.json.spec, { foo: 'a', size: 3 });
+  });
 
   test('a field the schema does not declare fails the apply as upstream (500), whatever fieldValidation says', async () => {
     for (const query of ['', '&fieldValidation=Ignore', '&fieldValidation=Strict']) {

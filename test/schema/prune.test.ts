@@ -77,7 +77,7 @@ describe('prune: built-in schemas', () => {
     assert.deepEqual(prune(defs, deployment, value, { isResourceRoot: true }), [
       'metadata.bogus', 'spec.foo', 'spec.template.metadata.nope', 'spec.template.spec.containers[0].foo',
     ]);
-    assert.deepEqual(value.metadata, { name: 'd', creationTimestamp: null });
+    assert.deepEqual(value.metadata, { name: 'd' });
     assert.deepEqual(value.spec.template.spec.containers[0], { name: 'c', image: 'i', resources: { limits: { cpu: '1' } } });
   });
 
