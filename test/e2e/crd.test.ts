@@ -348,6 +348,45 @@ describe('server-side apply of custom resources', () => {
     assert.deepEqual(second.json.spec, { foo: 'a', size: 3 });
   });
 
+  test('a map emptied by removal is null where the schema allows it, refused where it does not', async () => {
+    assert.equal((await applyCr('emptied', { tags: {}, labels: {} }, 'bob')).status, 201);
+    assert.equal((await applyCr('emptied', { foo: 'a', tags: { k: 'v' }, labels: { k: 'v' } }, 'alice')).status, 200);
+    const refused = await applyCr('emptied', { foo: 'a', tags: {} }, 'alice');
+    assert.equal(refused.status, 422, refused.text);
+    assert.deepEqual(refused.json.details.causes.map((c: Json) => `${c.field}: ${c.message}`), [
+      'spec.labels: Invalid value: "null": spec.labels in body must be of type object: "null"',
+    ]);
+    const kept = await applyCr('emptied', { foo: 'a', labels: { k: 'v' } }, 'alice');
+    assert.equal(kept.status, 200, kept.text);
+    assert.deepEqual(kept.json.spec, { foo: 'a', size: 3, tags: null, labels: { k: 'v' } });
+    assert.deepEqual(fieldsOf(kept.json, 'bob'), { 'f:spec': { 'f:labels': {}, 'f:tags': {} } });
+    assert.deepEqual((await server.request('GET', `${base}/emptied`)).json.spec.tags, null);
+  });
+
+  test('an explicit null is validated: refused where the schema allows no null, kept where it does, defaulted where there is a default', async () => {
+    const refused = await applyCr('nulls', { foo: null }, 'alice');
+    assert.equal(refused.status, 422, refused.text);
+    assert.equal(refused.json.reason, 'Invalid');
+    assert.deepEqual(refused.json.details.causes, [{
+      reason: 'FieldValueTypeInvalid', field: 'spec.foo', message: 'Invalid value: "null": spec.foo in body must be of type string: "null"',
+    }]);
+    assert.equal((await server.request('GET', `${base}/nulls`)).status, 404);
+    const kept = await applyCr('nulls', { maybe: null, size: null, free: { p: null } }, 'alice');
+    assert.equal(kept.status, 201, kept.text);
+    assert.deepEqual(kept.json.spec, { maybe: null, size: 3, free: { p: null } });
+  });
+
+  test('create and update bodies drop the nulls the schema allows no null for, in maps too', async () => {
+    const created = await server.request('POST', base, { body: { apiVersion, kind: 'CronTab', metadata: { name: 'put-nulls' }, spec: { foo: null, labels: { a: null, b: 'x' } } } });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(created.json.spec, { size: 3, labels: { b: 'x' } });
+    const put = await server.request('PUT', `${base}/put-nulls`, {
+      body: { ...created.json, spec: { foo: null, maybe: null, size: null, labels: { a: null }, tags: { t: null } } },
+    });
+    assert.equal(put.status, 200, put.text);
+    assert.deepEqual(put.json.spec, { maybe: null, size: 3, labels: {}, tags: {} });
+  });
+
   test('a field the schema does not declare fails the apply as upstream (500), whatever fieldValidation says', async () => {
     for (const query of ['', '&fieldValidation=Ignore', '&fieldValidation=Strict']) {
       const res = await server.request('PATCH', `${base}/undeclared?fieldManager=alice${query}`, {
