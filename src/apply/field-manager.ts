@@ -36,6 +36,12 @@ export interface ManagedFieldsScope {
    * are not recorded and applying them owns nothing.
    */
   resetFields?: FieldSet;
+  /**
+   * The type's objects are plain data that keep nulls (custom resources). A built-in
+   * type's objects are Go values, which have no null where nothing is set: a null an apply
+   * leaves where the live object has nothing changes nothing (the Store drops it).
+   */
+  keepsNulls?: boolean;
   /** The clock for entry times; now by default. */
   now?: () => Date;
 }
@@ -280,9 +286,11 @@ function applyOnce(scope: ManagedFieldsScope, live: JSONObject, applied: JSONObj
   if (!outcome.ok) return { conflicts: outcome.conflicts };
   const fields = outcome.managers;
   const times = new Map(managed.times);
-  // Upstream stamps the applier's entry only when the object changed; a new entry gets a time anyway.
-  if (fields.has(id) && (outcome.changed || !managed.fields.has(id))) times.set(id, timestamp(scope));
   // Unchanged, the merge is a copy of the live object (upstream returns the live object).
   const object = outcome.object as JSONObject;
-  return { object, managed: { fields, times, original: managed.original }, changed: outcome.changed };
+  // kubectl sends `creationTimestamp: null` in pod templates, which a Go value holds as null.
+  const changed = outcome.changed && (scope.keepsNulls === true || !deepEqual(live, object, true));
+  // Upstream stamps the applier's entry only when the object changed; a new entry gets a time anyway.
+  if (fields.has(id) && (changed || !managed.fields.has(id))) times.set(id, timestamp(scope));
+  return { object, managed: { fields, times, original: managed.original }, changed };
 }
