@@ -1,66 +1,79 @@
 // What structured-merge-diff refuses in an apply configuration before merging it
-// (typed/validate.go, run when kube-apiserver makes the configuration a typed value):
-// a key a struct does not declare, and list items without an identity or repeating one.
-// Scalar types are left to the type's validation, which answers them with a 422.
+// (typed/validate.go, run when kube-apiserver makes the configuration a typed value): a
+// key a struct does not declare. List items without an identity or repeating one are
+// reported by the merge (merge.ts), scalar types by the type's validation (a 422).
 
 import type { PathElement } from './field-path.ts';
 import { fieldElement, indexElement } from './field-path.ts';
 import type { Topology } from './topology.ts';
-import { describeError, duplicateError, isObject, itemElement } from './typed.ts';
+import { describeError, isObject, itemElement } from './typed.ts';
 
 /**
- * The faults of the configuration `value`, worded as structured-merge-diff's validation
- * errors, in the order of a walk: within one struct only the first undeclared key is
- * reported (upstream stops looking at that struct there), within one list only the first
- * item without an identity.
+ * The undeclared keys of the configuration `value`, worded as structured-merge-diff's
+ * validation errors, in the order of a walk; within one struct only the first one
+ * (upstream stops looking at that struct there).
  */
 export function configurationErrors(value: unknown, topology: Topology): string[] {
-  const errors: string[] = [];
-  check(value, topology, [], errors);
-  return errors;
+  const walk: Walk = { names: [], containers: [], types: [], errors: [] };
+  check(walk, value, topology);
+  return walk.errors;
 }
 
-function check(v: unknown, t: Topology, path: PathElement[], errors: string[]): void {
+/** Where the walk is: map keys and list indices, with the lists and their types; paths are made only for an error. */
+interface Walk {
+  names: (string | number)[];
+  containers: unknown[][];
+  types: Topology[];
+  errors: string[];
+}
+
+function check(walk: Walk, v: unknown, t: Topology): void {
   // Untyped data and scalars refuse nothing here.
   if (t.kind === 'any' || t.kind === 'scalar') return;
   if (Array.isArray(v)) {
-    if (t.kind === 'list') checkItems(v, t, path, errors);
+    if (t.kind !== 'list') return;
+    const { names, containers, types } = walk;
+    for (let i = 0; i < v.length; i++) {
+      names.push(i);
+      containers.push(v);
+      types.push(t);
+      check(walk, v[i], t.item);
+      names.pop();
+      containers.pop();
+      types.pop();
+    }
     return;
   }
   if (!isObject(v) || t.kind !== 'map') return;
+  const fields = t.fields;
   for (const k in v) {
     const child = v[k];
     if (child === undefined) continue;
-    const declared = t.fields?.get(k);
-    path.push(fieldElement(k));
+    const declared = fields?.get(k);
+    walk.names.push(k);
     if (declared === undefined && t.declaredOnly) {
-      errors.push(describeError(path, 'field not declared in schema'));
-      path.pop();
+      walk.errors.push(describeError(pathOf(walk), 'field not declared in schema'));
+      walk.names.pop();
       return;
     }
-    check(child, declared ?? t.elem, path, errors);
-    path.pop();
+    check(walk, child, declared ?? t.elem);
+    walk.names.pop();
   }
 }
 
-function checkItems(list: unknown[], t: Topology, path: PathElement[], errors: string[]): void {
-  const seen = new Set<PathElement>();
-  for (let i = 0; i < list.length; i++) {
-    let pe: PathElement;
-    if (t.listType === 'atomic') {
-      pe = indexElement(i);
-    } else {
-      const identity = itemElement(t, list[i], i);
-      if (typeof identity !== 'string') {
-        errors.push(describeError(path, identity.error));
-        return;
-      }
-      pe = identity;
-      if (seen.has(pe)) errors.push(describeError(path, duplicateError(pe)));
-      seen.add(pe);
+function pathOf(walk: Walk): PathElement[] {
+  const path: PathElement[] = [];
+  let list = 0;
+  for (const name of walk.names) {
+    if (typeof name === 'string') {
+      path.push(fieldElement(name));
+      continue;
     }
-    path.push(pe);
-    check(list[i], t.item, path, errors);
-    path.pop();
+    const t = walk.types[list]!;
+    const item = walk.containers[list]![name];
+    list++;
+    const identity = t.listType === 'atomic' ? undefined : itemElement(t, item, name);
+    path.push(typeof identity === 'string' ? identity : indexElement(name));
   }
+  return path;
 }
