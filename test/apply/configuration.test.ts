@@ -22,6 +22,7 @@ const properties: Record<string, Schema> = {
         type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'],
         items: { type: 'object', properties: { name: str, v: str } },
       },
+      args: { type: 'array', items: str },
       free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { inner: { type: 'object', properties: { x: str } } } },
       open: { type: 'object' },
     },
@@ -64,9 +65,9 @@ describe('an empty map or struct in a configuration', () => {
     assert.deepEqual(body(obj), { spec: { a: '1', template: { y: '2' } } });
   });
 
-  test('an empty granular list owns nothing', () => {
-    const obj = run(typed, [{ apply: 'a', object: thing({ spec: { a: '1', tags: [], items: [] } }) }]);
-    assert.deepEqual(ownership(obj), { a: ['.spec.a'] });
+  test('an empty granular list owns nothing; an empty atomic list is a leaf like any other', () => {
+    const obj = run(typed, [{ apply: 'a', object: thing({ spec: { a: '1', tags: [], items: [], args: [] } }) }]);
+    assert.deepEqual(ownership(obj), { a: ['.spec.a', '.spec.args'] });
   });
 });
 
