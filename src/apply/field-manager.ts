@@ -19,6 +19,7 @@ import type { JSONObject } from './typed.ts';
 import { TypedError, deepEqual, isObject } from './typed.ts';
 import type { OwnershipConflict } from './updater.ts';
 import { applyOwnership, updateOwnership } from './updater.ts';
+import { configurationErrors } from './validate.ts';
 
 /** What the Store knows about the endpoint being written. */
 export interface ManagedFieldsScope {
@@ -35,6 +36,12 @@ export interface ManagedFieldsScope {
    * are not recorded and applying them owns nothing.
    */
   resetFields?: FieldSet;
+  /**
+   * The type's objects are plain data that keep nulls (custom resources). A built-in
+   * type's objects are Go values, which have no null where nothing is set: a null an apply
+   * leaves where the live object has nothing changes nothing (the Store drops it).
+   */
+  keepsNulls?: boolean;
   /** The clock for entry times; now by default. */
   now?: () => Date;
 }
@@ -227,6 +234,9 @@ export function apply(
   } catch (err) {
     throw new StatusError(500, 'InternalError', `failed to decode managed fields: ${(err as Error).message}`);
   }
+  // Upstream makes the configuration a typed value first: what its schema refuses fails the apply.
+  const faults = configurationErrors(applied, scope.topology);
+  if (faults.length > 0) throw typedObjectError('patch', applied, scope, new TypedError(faults));
   const liveObj = withoutManagedFields(live ?? {});
   const force = opts.force ?? false;
   let result: AppliedOnce;
@@ -276,9 +286,11 @@ function applyOnce(scope: ManagedFieldsScope, live: JSONObject, applied: JSONObj
   if (!outcome.ok) return { conflicts: outcome.conflicts };
   const fields = outcome.managers;
   const times = new Map(managed.times);
-  // Upstream stamps the applier's entry only when the object changed; a new entry gets a time anyway.
-  if (fields.has(id) && (outcome.changed || !managed.fields.has(id))) times.set(id, timestamp(scope));
   // Unchanged, the merge is a copy of the live object (upstream returns the live object).
   const object = outcome.object as JSONObject;
-  return { object, managed: { fields, times, original: managed.original }, changed: outcome.changed };
+  // kubectl sends `creationTimestamp: null` in pod templates, which a Go value holds as null.
+  const changed = outcome.changed && (scope.keepsNulls === true || !deepEqual(live, object, true));
+  // Upstream stamps the applier's entry only when the object changed; a new entry gets a time anyway.
+  if (fields.has(id) && (changed || !managed.fields.has(id))) times.set(id, timestamp(scope));
+  return { object, managed: { fields, times, original: managed.original }, changed };
 }

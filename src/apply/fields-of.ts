@@ -8,7 +8,8 @@ import type { PathElement } from './field-path.ts';
 import { fieldElement } from './field-path.ts';
 import type { Topology } from './topology.ts';
 import type { JSONObject } from './typed.ts';
-import { LEAF, LIST, MAP, TypedError, describeError, duplicateError, fieldType, isDeclared, itemElement, shapeOf } from './typed.ts';
+import type { Shape } from './typed.ts';
+import { LEAF, LIST, MAP, TypedError, describeError, duplicateError, fieldType, isDeclared, isEmptyContainer, itemElement, shapeOf } from './typed.ts';
 
 /**
  * The field set of `value` (an object, or an applied configuration). Throws a TypedError
@@ -56,7 +57,8 @@ export function fill(node: FieldSet, v: unknown, t: Topology, path: PathElement[
 }
 
 function visit(parent: FieldSet, pe: PathElement, v: unknown, t: Topology, memberItself: boolean, path: PathElement[], errors: string[]): void {
-  if (shapeOf(v, t) === LEAF) {
+  const shape = shapeOf(v, t);
+  if (shape === LEAF) {
     parent.addMember(pe);
     return;
   }
@@ -65,5 +67,13 @@ function visit(parent: FieldSet, pe: PathElement, v: unknown, t: Topology, membe
   fill(child, v, t, path, errors);
   path.pop();
   parent.attach(pe, child);
-  if (memberItself) parent.addMember(pe);
+  if (memberItself || ownsItself(shape, v)) parent.addMember(pe);
+}
+
+/**
+ * An empty (or null) map or struct is a field of its own, so that whoever sets it owns it
+ * and it is not lost as nobody's; an empty list is not (structured-merge-diff).
+ */
+export function ownsItself(shape: Shape, v: unknown): boolean {
+  return shape === MAP && isEmptyContainer(v);
 }

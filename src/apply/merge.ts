@@ -10,7 +10,7 @@
 import type { Comparison } from './compare.ts';
 import { DiffRecorder } from './compare.ts';
 import { FieldSet } from './field-set.ts';
-import { fill } from './fields-of.ts';
+import { fill, ownsItself } from './fields-of.ts';
 import type { PathElement } from './field-path.ts';
 import { fieldElement } from './field-path.ts';
 import type { Topology } from './topology.ts';
@@ -23,8 +23,9 @@ import {
 /**
  * The result of merging `rhs` (the applied configuration) into `lhs` (the live object).
  * The result shares no objects with `lhs`; it may share objects with `rhs`. An explicit
- * null in `rhs` for a leaf removes the field (upstream's conversion to the Go type does
- * the same), while the applier still owns it.
+ * null in `rhs` is a value like any other: it replaces a leaf (the applier owns it), and
+ * leaves what a granular map or list holds as it is. Whether it then stays is the type's
+ * business: a built-in type's Go value drops it, a custom resource keeps it for validation.
  */
 export function merge(lhs: unknown, rhs: unknown, topology: Topology): unknown {
   const w = new MergeWalker(false);
@@ -55,11 +56,6 @@ export function mergeApplied(lhs: unknown, rhs: unknown, topology: Topology): Ap
 
 const NOTHING: JSONObject = Object.freeze({}) as JSONObject;
 
-/** Whether an explicit null given for a field removes it: true for leaves (scalars, atomic types). */
-function nullRemoves(t: Topology): boolean {
-  return shapeOf(null, t) === LEAF;
-}
-
 class MergeWalker extends DiffRecorder {
   readonly record: boolean;
   readonly applied = new FieldSet();
@@ -89,14 +85,15 @@ class MergeWalker extends DiffRecorder {
 
   /** The applied fields of `r`, at element `pe` of `parent` (the path already ends with `pe`). */
   private collect(parent: FieldSet, pe: PathElement, r: unknown, t: Topology, memberItself: boolean): void {
-    if (shapeOf(r, t) === LEAF) {
+    const shape = shapeOf(r, t);
+    if (shape === LEAF) {
       parent.addMember(pe);
       return;
     }
     const child = new FieldSet();
     fill(child, r, t, this.path, this.errors);
     parent.attach(pe, child);
-    if (memberItself) parent.addMember(pe);
+    if (memberItself || ownsItself(shape, r)) parent.addMember(pe);
   }
 
   /** Merges `r` (defined) into `l` at `path` (ending with `pe`, a child of `applied`'s level). */
@@ -126,7 +123,7 @@ class MergeWalker extends DiffRecorder {
     }
     if (isEmptyContainer(l) && isEmptyContainer(r)) {
       if (record) {
-        if (memberItself) applied.addMember(pe);
+        if (memberItself || ownsItself(sr, r)) applied.addMember(pe);
         if (!deepEqual(l, r)) this.modified.insert(this.path);
       }
       return r;
@@ -135,7 +132,7 @@ class MergeWalker extends DiffRecorder {
     const out = sr === MAP ? this.maps(l, r, t, below) : this.lists(l, r, t, below);
     if (record) {
       applied.attach(pe, below);
-      if (memberItself) applied.addMember(pe);
+      if (memberItself || ownsItself(sr, r)) applied.addMember(pe);
     }
     return out;
   }
@@ -157,24 +154,13 @@ class MergeWalker extends DiffRecorder {
       const ct = fieldType(t, k);
       const pe = fieldElement(k);
       path.push(pe);
-      if (rv === null && nullRemoves(ct)) {
-        if (record) {
-          applied.addMember(pe);
-          this.markRemoved(lv, ct);
-        }
-      } else {
-        out[k] = this.value(lv, rv, ct, applied, pe, !isDeclared(t, k));
-      }
+      out[k] = this.value(lv, rv, ct, applied, pe, !isDeclared(t, k));
       path.pop();
     }
     for (const k in ro) {
       const rv = ro[k];
       if (rv === undefined || lo[k] !== undefined) continue;
       const ct = fieldType(t, k);
-      if (rv === null && nullRemoves(ct)) {
-        if (record) applied.addMember(fieldElement(k));
-        continue;
-      }
       if (record) {
         const pe = fieldElement(k);
         path.push(pe);

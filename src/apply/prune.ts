@@ -1,38 +1,34 @@
 // Removing what an applier stopped applying, as structured-merge-diff's Updater.prune
-// with addBackOwnedItems and addBackDanglingItems (merge/update.go): a field, map entry
-// or list item goes when the applier owned it last time and no manager (the applier's
-// new configuration included) owns it now. Declared struct fields count as owned by whoever
-// owns something below them ("EnsureNamedFieldsAreMembers"), so `.spec` stays while anyone
-// owns a field of it; a list item or map entry must be owned itself, so an item the applier
-// dropped goes with everything in it even when another manager owns one of its fields.
+// with addBackOwnedItems and addBackDanglingItems (merge/update.go), whose net effect is:
+// a member of the applier's previous set that the object still has as a member (a leaf,
+// an empty or null map or struct, a map entry, a list item) goes with everything in it
+// when no applier (the applier's new configuration included) owns it now. Fields only
+// Update managers own do not keep it; a struct is never removed for what is below it, only
+// what the applier owned in it goes. A map or list that removals leave empty becomes null,
+// as RemoveItems leaves it: a custom resource keeps that null (its validation judges it), a
+// built-in type's Go value drops it.
 
 import type { FieldSet } from './field-set.ts';
 import type { PathElement } from './field-path.ts';
 import { fieldElement } from './field-path.ts';
+import { ownsItself } from './fields-of.ts';
 import type { Topology } from './topology.ts';
 import type { JSONObject } from './typed.ts';
 import { LEAF, MAP, fieldType, isDeclared, isObject, itemElement, shapeOf } from './typed.ts';
 
 /**
- * `merged` without the fields of `lastApplied` (the applier's previous set) that none of the
- * `owned` sets (every manager's set after this apply) holds. Returns `merged` itself when
- * nothing goes; never modifies it. A map or list left empty by removals goes too.
+ * `merged` without the members of `lastApplied` (the applier's previous set) that none of
+ * the `owned` sets (the appliers' sets after this apply) holds. Returns `merged` itself
+ * when nothing goes; never modifies it.
  */
 export function prune(merged: unknown, topology: Topology, lastApplied: FieldSet, owned: readonly FieldSet[]): unknown {
   if (lastApplied.isEmpty()) return merged;
   const pruned = pruneValue(merged, topology, lastApplied, owned);
-  return pruned === REMOVED ? {} : pruned;
+  return pruned === REMOVED || pruned === null ? {} : pruned;
 }
 
-function ownsNamed(set: FieldSet, pe: PathElement, named: boolean): boolean {
-  if (set.hasMember(pe)) return true;
-  if (!named) return false;
-  const below = set.child(pe);
-  return below !== undefined && !below.isEmpty();
-}
-
-function anyOwns(sets: readonly FieldSet[], pe: PathElement, named: boolean): boolean {
-  for (const set of sets) if (ownsNamed(set, pe, named)) return true;
+function anyOwns(sets: readonly FieldSet[], pe: PathElement): boolean {
+  for (const set of sets) if (set.hasMember(pe)) return true;
   return false;
 }
 
@@ -74,7 +70,7 @@ function pruneValue(v: unknown, t: Topology, last: FieldSet, owned: readonly Fie
       else out[k] = result;
     }
     if (out === undefined) return v;
-    return removedAny && Object.keys(out).length === 0 ? REMOVED : out;
+    return removedAny && Object.keys(out).length === 0 ? null : out;
   }
   if (!Array.isArray(v)) return v;
   let out: unknown[] | undefined;
@@ -92,11 +88,18 @@ function pruneValue(v: unknown, t: Topology, last: FieldSet, owned: readonly Fie
     else out.push(result);
   }
   if (out === undefined) return v;
-  return removedAny && out.length === 0 ? REMOVED : out;
+  return removedAny && out.length === 0 ? null : out;
 }
 
-function pruneChild(child: unknown, pe: PathElement, named: boolean, t: Topology, last: FieldSet, owned: readonly FieldSet[]): unknown {
-  if (ownsNamed(last, pe, named) && !anyOwns(owned, pe, named)) return REMOVED;
+/**
+ * `child` at `pe`: gone when the applier owned it last time, it is a member of the object
+ * (a declared struct field is one only as a leaf or when empty) and no applier owns it now.
+ */
+function pruneChild(child: unknown, pe: PathElement, declared: boolean, t: Topology, last: FieldSet, owned: readonly FieldSet[]): unknown {
+  if (last.hasMember(pe) && !anyOwns(owned, pe)) {
+    const shape = shapeOf(child, t);
+    if (!declared || shape === LEAF || ownsItself(shape, child)) return REMOVED;
+  }
   const lastBelow = last.child(pe);
   if (lastBelow === undefined || lastBelow.isEmpty()) return child;
   return pruneValue(child, t, lastBelow, below(owned, pe));

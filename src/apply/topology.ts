@@ -6,8 +6,14 @@
 //   makes a list map keyed by `x-kubernetes-patch-merge-key`, or a set without a merge key;
 //   anything else is atomic;
 // - maps and structs: `x-kubernetes-map-type` atomic, otherwise granular;
-// - untyped data (no schema, `x-kubernetes-preserve-unknown-fields`, fields a schema does
-//   not declare): maps granular, lists atomic, as structured-merge-diff's "deduced" type.
+// - untyped data (no schema, `x-kubernetes-preserve-unknown-fields`, an object with neither
+//   properties nor additionalProperties): maps granular, lists atomic, as
+//   structured-merge-diff's "deduced" type;
+// - a struct with properties and no additionalProperties declares all its keys: others are
+//   refused in an apply configuration ("field not declared in schema"), unless
+//   `x-kubernetes-preserve-unknown-fields` is set on it or on a schema it is written inside
+//   (not through a `$ref`: a referenced definition starts afresh, as schemaconv converts it
+//   as a named type of its own).
 //
 // Markers written beside a `$ref` (a field's own `x-kubernetes-map-type`) win over the
 // referenced definition's.
@@ -27,6 +33,12 @@ export interface Topology {
   readonly fields: ReadonlyMap<string, Topology> | undefined;
   /** Maps: the type of undeclared keys (additionalProperties, or untyped). */
   readonly elem: Topology;
+  /**
+   * Structs: keys other than `fields` are not declared (upstream's empty element type):
+   * an apply configuration holding one is refused. `elem` is then untyped, for values
+   * written without apply.
+   */
+  readonly declaredOnly: boolean;
   /** Lists: how items are identified. */
   readonly listType: ListType;
   /** List maps: the key fields, sorted. */
@@ -44,6 +56,7 @@ interface MutableTopology {
   atomic: boolean;
   fields: Map<string, Topology> | undefined;
   elem: Topology;
+  declaredOnly: boolean;
   listType: ListType;
   keys: string[];
   quotedKeys: string[];
@@ -53,7 +66,7 @@ interface MutableTopology {
 
 function makeAny(): Topology {
   const any: MutableTopology = {
-    kind: 'any', atomic: false, fields: undefined, elem: undefined as unknown as Topology,
+    kind: 'any', atomic: false, fields: undefined, elem: undefined as unknown as Topology, declaredOnly: false,
     listType: 'atomic', keys: [], quotedKeys: [], keyDefaults: [], item: undefined as unknown as Topology,
   };
   any.elem = any;
@@ -66,7 +79,7 @@ export const untyped: Topology = makeAny();
 
 /** A scalar leaf. */
 export const scalar: Topology = Object.freeze({
-  kind: 'scalar', atomic: true, fields: undefined, elem: untyped, listType: 'atomic', keys: [], quotedKeys: [], keyDefaults: [], item: untyped,
+  kind: 'scalar', atomic: true, fields: undefined, elem: untyped, declaredOnly: false, listType: 'atomic', keys: [], quotedKeys: [], keyDefaults: [], item: untyped,
 });
 
 const markerNames = [
@@ -88,9 +101,11 @@ const primitiveTypes = new Set(['string', 'integer', 'number', 'boolean']);
  * once per type (a ResourceType's schema never changes) and pass it to every operation.
  */
 export function compileTopology(schema: Schema | undefined, defs: Definitions = {}): Topology {
-  const byTarget = new Map<Schema, Topology>();
+  // One cache for schemas compiled as they are, one for those inside preserved unknown fields.
+  const byTarget = [new Map<Schema, Topology>(), new Map<Schema, Topology>()] as const;
 
-  function compile(at: Schema): Topology {
+  /** `preserving`: written inside a schema with x-kubernetes-preserve-unknown-fields. */
+  function compile(at: Schema, preserving: boolean): Topology {
     let target = at;
     const seen = new Set<string>();
     for (let ref = referenceOf(target); ref !== undefined; ref = referenceOf(target)) {
@@ -101,37 +116,39 @@ export function compileTopology(schema: Schema | undefined, defs: Definitions = 
       if (next === undefined) throw new Error(`schema reference to unknown definition ${name}`);
       target = next;
     }
-    if (target === at) return compileResolved(at);
+    if (target === at) return compileResolved(at, preserving);
     const overrides = markerNames.some((m) => at[m] !== undefined);
-    if (!overrides) return compileResolved(target);
+    if (!overrides) return compileResolved(target, false);
     // Markers beside the $ref: a schema that is the target with the referring markers on top.
     const merged: Schema = { ...target };
     for (const m of markerNames) if (at[m] !== undefined) (merged as Record<string, unknown>)[m] = at[m];
-    return compileResolved(merged);
+    return compileResolved(merged, false);
   }
 
-  function compileResolved(s: Schema): Topology {
-    const cached = byTarget.get(s);
+  function compileResolved(s: Schema, inherited: boolean): Topology {
+    const preserving = inherited || s['x-kubernetes-preserve-unknown-fields'] === true;
+    const cache = byTarget[preserving ? 1 : 0];
+    const cached = cache.get(s);
     if (cached !== undefined) return cached;
-    if (s['x-kubernetes-int-or-string'] === true) return remember(s, scalar);
+    if (s['x-kubernetes-int-or-string'] === true) return remember(cache, s, scalar);
     const type = s.type ?? inferredType(s);
-    if (type === undefined) return remember(s, untyped);
-    if (primitiveTypes.has(type)) return remember(s, scalar);
-    if (type === 'array') return compileList(s);
-    return compileObject(s);
+    if (type === undefined) return remember(cache, s, untyped);
+    if (primitiveTypes.has(type)) return remember(cache, s, scalar);
+    if (type === 'array') return compileList(cache, s, preserving);
+    return compileObject(cache, s, preserving);
   }
 
-  function remember(s: Schema, t: Topology): Topology {
-    byTarget.set(s, t);
+  function remember(cache: Map<Schema, Topology>, s: Schema, t: Topology): Topology {
+    cache.set(s, t);
     return t;
   }
 
-  function compileObject(s: Schema): Topology {
+  function compileObject(cache: Map<Schema, Topology>, s: Schema, preserving: boolean): Topology {
     const node: MutableTopology = {
-      kind: 'map', atomic: s['x-kubernetes-map-type'] === 'atomic', fields: undefined, elem: untyped,
+      kind: 'map', atomic: s['x-kubernetes-map-type'] === 'atomic', fields: undefined, elem: untyped, declaredOnly: false,
       listType: 'atomic', keys: [], quotedKeys: [], keyDefaults: [], item: untyped,
     };
-    byTarget.set(s, node);
+    cache.set(s, node);
     let properties = s.properties;
     if (s['x-kubernetes-embedded-resource'] === true) {
       // An embedded object carries apiVersion, kind and metadata even when the schema omits them.
@@ -140,20 +157,24 @@ export function compileTopology(schema: Schema | undefined, defs: Definitions = 
     }
     if (properties !== undefined) {
       node.fields = new Map();
-      for (const name of Object.keys(properties)) node.fields.set(name, compile(properties[name]!));
+      for (const name of Object.keys(properties)) node.fields.set(name, compile(properties[name]!, preserving));
     }
-    // Keys the schema does not declare: additionalProperties' type, else untyped (what
-    // preserve-unknown-fields keeps; anything else was pruned before we see it).
+    // Keys the schema does not declare: additionalProperties' type; untyped for an object
+    // that preserves unknown fields or declares no properties (free-form, as OpenAPI has
+    // it); refused otherwise, and when additionalProperties is false.
     const additional = s.additionalProperties;
-    if (typeof additional === 'object') node.elem = compile(additional);
+    if (typeof additional === 'object') node.elem = compile(additional, preserving);
+    else if (additional === false) node.declaredOnly = true;
+    else if (additional === undefined) node.declaredOnly = !preserving && s.properties !== undefined && Object.keys(s.properties).length > 0;
     return Object.freeze(node);
   }
 
-  function compileList(s: Schema): Topology {
+  function compileList(cache: Map<Schema, Topology>, s: Schema, preserving: boolean): Topology {
     const node: MutableTopology = {
-      kind: 'list', atomic: false, fields: undefined, elem: untyped, listType: 'atomic', keys: [], quotedKeys: [], keyDefaults: [], item: untyped,
+      kind: 'list', atomic: false, fields: undefined, elem: untyped, declaredOnly: false,
+      listType: 'atomic', keys: [], quotedKeys: [], keyDefaults: [], item: untyped,
     };
-    byTarget.set(s, node);
+    cache.set(s, node);
     const listType = s['x-kubernetes-list-type'];
     let keys: string[] = [];
     if (listType === 'map') {
@@ -175,7 +196,7 @@ export function compileTopology(schema: Schema | undefined, defs: Definitions = 
     }
     // A list map declared without keys would make every item the same key; keep it atomic.
     if (node.listType === 'map' && keys.length === 0) node.listType = 'atomic';
-    node.item = s.items !== undefined ? compile(s.items) : untyped;
+    node.item = s.items !== undefined ? compile(s.items, preserving) : untyped;
     if (node.listType === 'map') {
       keys.sort(compareStrings);
       node.keys = keys;
@@ -194,7 +215,7 @@ export function compileTopology(schema: Schema | undefined, defs: Definitions = 
     return target;
   }
 
-  return compile(schema ?? {});
+  return compile(schema ?? {}, false);
 }
 
 /** A schema without `type`: objects and arrays by their keywords, scalars by oneOf/anyOf of primitives (Quantity). */

@@ -119,13 +119,16 @@ export function duplicateError(pe: PathElement): string {
   return `duplicate entries for key ${displayElement(pe)}`;
 }
 
-/** Deep equality of JSON values (numbers by value, object keys in any order). */
-export function deepEqual(a: unknown, b: unknown): boolean {
+/**
+ * Deep equality of JSON values (numbers by value, object keys in any order). With
+ * `nullIsAbsent` an object key holding null equals a missing one.
+ */
+export function deepEqual(a: unknown, b: unknown, nullIsAbsent = false): boolean {
   if (a === b) return true;
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i], nullIsAbsent)) return false;
     return true;
   }
   if (Array.isArray(b)) return false;
@@ -134,11 +137,14 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   let n = 0;
   for (const k in x) {
     const xv = x[k];
-    if (xv === undefined) continue;
+    if (xv === undefined || (nullIsAbsent && xv === null)) continue;
     n++;
-    if (!deepEqual(xv, y[k])) return false;
+    if (!deepEqual(xv, y[k], nullIsAbsent)) return false;
   }
-  for (const k in y) if (y[k] !== undefined) n--;
+  for (const k in y) {
+    const yv = y[k];
+    if (yv !== undefined && !(nullIsAbsent && yv === null)) n--;
+  }
   return n === 0;
 }
 

@@ -28,6 +28,7 @@ export class FieldManager {
   private scope(subresource: string): ManagedFieldsScope {
     this.topology ??= compileTopology({ $ref: schemaRef(this.type.schemaName) }, this.definitions);
     const scope: ManagedFieldsScope = { topology: this.topology, apiVersion: apiVersionOf(this.type.group, this.type.version), kind: this.type.kind };
+    if (this.type.customResource === true) scope.keepsNulls = true;
     if (subresource !== '') scope.subresource = subresource;
     const reset = this.resetFields(subresource);
     if (reset !== undefined) scope.resetFields = reset;

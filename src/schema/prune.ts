@@ -19,6 +19,12 @@ export interface PruneOptions {
    * object as it came, so it need not be pruned). Nulls are dropped all the same.
    */
   keepUnknown?: boolean;
+  /**
+   * Leave the nulls the schema allows no null for (server-side apply of a custom resource:
+   * its merged object is validated as it is, so such a null is refused). Nulls in metadata
+   * go all the same: ObjectMeta is a Go value upstream, for custom resources too.
+   */
+  keepNulls?: boolean;
 }
 
 /** The fields of ObjectMeta; everything else under a resource's metadata is unknown. */
@@ -32,17 +38,20 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * Removes from `value` (in place) every object field `schema` does not specify, unless an
  * enclosing schema has `x-kubernetes-preserve-unknown-fields`, and answers their paths in
  * document order (`spec.template.spec.containers[0].foo`, `metadata.bogus`). A null where
- * the schema allows no null and gives no default is dropped too, unreported, as upstream
- * drops it before validation (kubectl sends `creationTimestamp: null`).
+ * the schema allows no null and gives no default, for a property or a map entry, is dropped
+ * too, unreported, as upstream drops it before validation (apiextensions'
+ * PruneNonNullableNullsWithoutDefaults when decoding a custom resource; a Go value has no
+ * such null; kubectl sends `creationTimestamp: null`).
  */
 export function prune(defs: Definitions, schema: Schema, value: unknown, opts: PruneOptions = {}): string[] {
-  const ctx: Context = { remove: !(opts.keepUnknown ?? false), pruned: [], segments: [] };
+  const ctx: Context = { remove: !(opts.keepUnknown ?? false), dropNulls: !(opts.keepNulls ?? false), pruned: [], segments: [] };
   pruneValue(ctx, compileSchema(defs, schema), value, opts.isResourceRoot ?? false);
   return ctx.pruned;
 }
 
 interface Context {
   remove: boolean;
+  dropNulls: boolean;
   pruned: string[];
   /** Where the walk is: property names and item indices, made a path only for what is dropped. */
   segments: (string | number)[];
@@ -96,14 +105,16 @@ function pruneValue(ctx: Context, node: SchemaNode | undefined, value: unknown, 
     const item = obj[key];
     if (property !== undefined) {
       if (item === null) {
-        if (!property.nullable && property.defaultValue === undefined) delete obj[key];
+        if (ctx.dropNulls && !property.nullable && property.defaultValue === undefined) delete obj[key];
       } else if (typeof item === 'object') {
         segments.push(key);
         pruneValue(ctx, property, item, false);
         segments.pop();
       }
     } else if (additional !== undefined) {
-      if (typeof item === 'object' && item !== null) {
+      if (item === null) {
+        if (ctx.dropNulls && !additional.nullable && additional.defaultValue === undefined) delete obj[key];
+      } else if (typeof item === 'object') {
         segments.push(key);
         pruneValue(ctx, additional, item, false);
         segments.pop();
@@ -114,8 +125,14 @@ function pruneValue(ctx: Context, node: SchemaNode | undefined, value: unknown, 
   }
 }
 
-/** Metadata keeps the keys ObjectMeta has; what they hold is ObjectMeta validation's business. */
+/**
+ * Metadata keeps the keys ObjectMeta has, but for nulls (none survives a Go value); what
+ * they hold is ObjectMeta validation's business.
+ */
 function pruneObjectMeta(ctx: Context, meta: unknown): void {
   if (!isObject(meta)) return;
-  for (const key of Object.keys(meta)) if (!objectMetaFields.has(key)) drop(ctx, meta, key);
+  for (const key of Object.keys(meta)) {
+    if (!objectMetaFields.has(key)) drop(ctx, meta, key);
+    else if (meta[key] === null) delete meta[key];
+  }
 }

@@ -40,8 +40,9 @@ type JsonType = 'string' | 'boolean' | 'integer' | 'number' | 'array' | 'object'
 
 /**
  * The causes why `value` does not satisfy `schema` (empty when it does). `defs` resolves
- * `$ref`s. A null where the schema does not allow null counts as absent, as upstream
- * drops such nulls before validating.
+ * `$ref`s. A null where the schema allows none is a type error (decoding drops such nulls
+ * before validation but in server-side apply of a custom resource, see prune), and for
+ * `required` it is there.
  */
 export function validate(defs: Definitions, schema: Schema, value: unknown, opts: ValidateOptions = {}): StatusCause[] {
   const ctx: Context = { opts, skipRootMetadata: opts.isResourceRoot ?? false, segments: [], out: [] };
@@ -358,8 +359,8 @@ function validateObject(ctx: Context, node: SchemaNode, value: Record<string, un
       const item = value[key];
       const property = hasProperties ? node.property(key) : undefined;
       if (property !== undefined) {
-        // A null in a field that does not allow null counts as absent (upstream prunes it).
-        if (item === null && !property.nullable) continue;
+        // Decoding dropped the nulls nothing allows; one left (server-side apply of a custom
+        // resource keeps them) is refused with its type.
         segments.push(key);
         validateValue(ctx, property, item);
         segments.pop();
@@ -373,7 +374,8 @@ function validateObject(ctx: Context, node: SchemaNode, value: Record<string, un
   if (s.required !== undefined) {
     for (const key of s.required) {
       const item = value[key];
-      if (item === undefined || (item === null && node.property(key)?.nullable !== true)) {
+      // A key that is there, null or not, is there (kube-openapi's required check).
+      if (item === undefined) {
         ctx.out.push(required(pathOf(segments, key)));
       }
     }

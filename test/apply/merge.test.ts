@@ -33,7 +33,7 @@ const t = scope.topology;
 describe('merge', () => {
   const rows: { name: string; live: unknown; applied: unknown; merged: unknown }[] = [
     { name: 'the configuration\'s leaves win, other fields stay', live: { spec: { a: '1', n: 1 } }, applied: { spec: { a: '2' } }, merged: { spec: { a: '2', n: 1 } } },
-    { name: 'an explicit null removes a leaf', live: { spec: { a: '1', n: 1 } }, applied: { spec: { a: null } }, merged: { spec: { n: 1 } } },
+    { name: 'an explicit null replaces a leaf (a built-in type\'s Go value drops it later)', live: { spec: { a: '1', n: 1 } }, applied: { spec: { a: null } }, merged: { spec: { a: null, n: 1 } } },
     { name: 'an explicit null for a granular map changes nothing in it', live: { spec: { labels: { x: '1' } } }, applied: { spec: { labels: null } }, merged: { spec: { labels: { x: '1' } } } },
     { name: 'an atomic list is replaced', live: { spec: { whole: ['a', 'b'] } }, applied: { spec: { whole: ['c'] } }, merged: { spec: { whole: ['c'] } } },
     { name: 'an atomic struct is replaced', live: { spec: { frozen: { x: '1' } } }, applied: { spec: { frozen: { y: '2' } } }, merged: { spec: { frozen: { y: '2' } } } },
@@ -101,21 +101,21 @@ describe('removing what an applier stopped applying', () => {
     assert.deepEqual(body(obj), { listOfLists: [{ name: 'a', value: ['b'] }] });
   });
 
-  test('a struct field stays while anyone owns a field in it; its unowned fields go with it otherwise', () => {
+  test('a struct stays with what others set in it; only what the applier owned in it goes', () => {
     const obj = run(scope, [
       { apply: 'a', object: thing({ spec: { a: '1', labels: { k: 'v' } } }) },
       { update: 'defaulter', object: thing({ spec: { a: '1', n: 5, labels: { k: 'v' } } }) },
       { apply: 'a', object: thing({}) },
     ]);
-    assert.deepEqual(body(obj), { spec: { n: 5 } });
+    assert.deepEqual(body(obj), { spec: { n: 5, labels: null } });
   });
 
-  test('a map emptied by removals goes', () => {
+  test('a map emptied by removals is null, as RemoveItems leaves it', () => {
     const obj = run(scope, [
       { apply: 'a', object: thing({ spec: { a: '1', labels: { k: 'v' } } }) },
       { apply: 'a', object: thing({ spec: { a: '1' } }) },
     ]);
-    assert.deepEqual(body(obj), { spec: { a: '1' } });
+    assert.deepEqual(body(obj), { spec: { a: '1', labels: null } });
   });
 });
 

@@ -148,7 +148,7 @@ describe('apply', () => {
 function widgetScope(properties: Record<string, Schema>, apiVersion: string): ManagedFieldsScope {
   const schema: Schema = {
     type: 'object',
-    properties: { ...properties, metadata: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' } },
+    properties: { ...properties, apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' } },
   };
   return { topology: compileTopology(schema, builtinDefinitions), apiVersion, kind: 'Widget', now: () => fixedNow };
 }

@@ -66,6 +66,36 @@ test('a field the applier alone owned and now omits is removed', async () => {
   assert.deepEqual(res.json.data, { a: '1' });
 });
 
+test('a field the schema does not declare fails the apply as upstream (500), whatever fieldValidation says; nothing is created', async () => {
+  for (const query of ['fieldManager=x', 'fieldManager=x&fieldValidation=Ignore', 'fieldManager=x&fieldValidation=Strict']) {
+    const res = await server.request('PATCH', `${cmPath('ssa-bogus')}?${query}`, {
+      raw: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa-bogus' }, data: { a: '1' }, spec: { bogus: 1 } }),
+      headers: { 'content-type': 'application/apply-patch+yaml' },
+    });
+    assert.equal(res.status, 500, res.text);
+    // The configuration names no namespace: upstream names the object as the configuration does.
+    assert.equal(res.json.message, 'failed to create typed patch object (/ssa-bogus; /v1, Kind=ConfigMap): .spec: field not declared in schema');
+  }
+  const meta = await applyCm('ssa-bogus', { a: '1' }, 'fieldManager=x', { namespace: 'default', bogus: 'x' });
+  assert.equal(meta.status, 500, meta.text);
+  assert.equal(meta.json.message, 'failed to create typed patch object (default/ssa-bogus; /v1, Kind=ConfigMap): .metadata.bogus: field not declared in schema');
+  assert.equal((await server.request('GET', cmPath('ssa-bogus'))).status, 404);
+});
+
+test('an empty map applied is owned as a field; labels another manager owns go from the object when their last key is removed', async () => {
+  const bob = await applyCm('ssa-empty', {}, 'fieldManager=bob', { labels: {} });
+  assert.equal(bob.status, 201, bob.text);
+  assert.deepEqual(bob.json.metadata.managedFields[0].fieldsV1, { 'f:data': {}, 'f:metadata': { 'f:labels': {} } });
+  await applyCm('ssa-empty', { a: '1' }, 'fieldManager=alice', { labels: { k: 'v' } });
+  const res = await applyCm('ssa-empty', { a: '1' }, 'fieldManager=alice');
+  assert.equal(res.status, 200, res.text);
+  // structured-merge-diff leaves null; ObjectMeta is a Go value, which has no null map.
+  assert.equal(res.json.metadata.labels, undefined);
+  const byManager = Object.fromEntries(res.json.metadata.managedFields.map((e: any) => [e.manager, e.fieldsV1]));
+  assert.deepEqual(byManager.bob, { 'f:data': {}, 'f:metadata': { 'f:labels': {} } });
+  assert.deepEqual(byManager.alice, { 'f:data': { 'f:a': {} } });
+});
+
 test('apply rules: fieldManager required (422), managedFields in the body (400), malformed YAML (400), dry run stores nothing', async () => {
   assert.equal((await applyCm('ssa5', { a: '1' }, '')).status, 422);
   assert.equal((await applyCm('ssa5', { a: '1' }, 'fieldManager=x', { managedFields: [{ manager: 'x' }] })).status, 400);

@@ -330,6 +330,104 @@ describe('custom resources', () => {
   });
 });
 
+describe('server-side apply of custom resources', () => {
+  let base: string;
+  let ns: string;
+  let apiVersion: string;
+  before(async () => {
+    const crd = crontabCrd((c) => {
+      const v = c.spec.versions[0];
+      delete v.subresources;
+      v.additionalPrinterColumns = [];
+      v.schema.openAPIV3Schema.properties.spec = {
+        type: 'object',
+        properties: {
+          foo: { type: 'string' },
+          maybe: { type: 'string', nullable: true },
+          size: { type: 'integer', default: 3 },
+          template: { type: 'object', properties: { x: { type: 'string' } } },
+          labels: { type: 'object', additionalProperties: { type: 'string' } },
+          tags: { type: 'object', nullable: true, additionalProperties: { type: 'string' } },
+          free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+        },
+      };
+    });
+    await establish(crd);
+    ns = await namespace();
+    apiVersion = `${groupOf(crd)}/v1`;
+    base = `/apis/${groupOf(crd)}/v1/namespaces/${ns}/crontabs`;
+  });
+  const applyCr = (name: string, spec: Json, manager: string) => server.request('PATCH', `${base}/${name}?fieldManager=${manager}`, {
+    raw: JSON.stringify({ apiVersion, kind: 'CronTab', metadata: { name, namespace: ns }, spec }), headers: { 'content-type': 'application/apply-patch+yaml' },
+  });
+  const fieldsOf = (obj: Json, manager: string) => obj.metadata.managedFields.find((e: Json) => e.manager === manager)?.fieldsV1;
+
+  test('an empty struct applied is owned as a field; omitted later, it is removed', async () => {
+    const first = await applyCr('empty', { foo: 'a', template: {} }, 'alice');
+    assert.equal(first.status, 201, first.text);
+    assert.deepEqual(first.json.spec, { foo: 'a', size: 3, template: {} });
+    assert.deepEqual(fieldsOf(first.json, 'alice'), { 'f:spec': { 'f:foo': {}, 'f:template': {} } });
+    const second = await applyCr('empty', { foo: 'a' }, 'alice');
+    assert.equal(second.status, 200, second.text);
+    assert.deepEqual(second.json.spec, { foo: 'a', size: 3 });
+  });
+
+  test('a map emptied by removal is null where the schema allows it, refused where it does not', async () => {
+    assert.equal((await applyCr('emptied', { tags: {}, labels: {} }, 'bob')).status, 201);
+    assert.equal((await applyCr('emptied', { foo: 'a', tags: { k: 'v' }, labels: { k: 'v' } }, 'alice')).status, 200);
+    const refused = await applyCr('emptied', { foo: 'a', tags: {} }, 'alice');
+    assert.equal(refused.status, 422, refused.text);
+    assert.deepEqual(refused.json.details.causes.map((c: Json) => `${c.field}: ${c.message}`), [
+      'spec.labels: Invalid value: "null": spec.labels in body must be of type object: "null"',
+    ]);
+    const kept = await applyCr('emptied', { foo: 'a', labels: { k: 'v' } }, 'alice');
+    assert.equal(kept.status, 200, kept.text);
+    assert.deepEqual(kept.json.spec, { foo: 'a', size: 3, tags: null, labels: { k: 'v' } });
+    assert.deepEqual(fieldsOf(kept.json, 'bob'), { 'f:spec': { 'f:labels': {}, 'f:tags': {} } });
+    assert.deepEqual((await server.request('GET', `${base}/emptied`)).json.spec.tags, null);
+  });
+
+  test('an explicit null is validated: refused where the schema allows no null, kept where it does, defaulted where there is a default', async () => {
+    const refused = await applyCr('nulls', { foo: null }, 'alice');
+    assert.equal(refused.status, 422, refused.text);
+    assert.equal(refused.json.reason, 'Invalid');
+    assert.deepEqual(refused.json.details.causes, [{
+      reason: 'FieldValueTypeInvalid', field: 'spec.foo', message: 'Invalid value: "null": spec.foo in body must be of type string: "null"',
+    }]);
+    assert.equal((await server.request('GET', `${base}/nulls`)).status, 404);
+    const kept = await applyCr('nulls', { maybe: null, size: null, free: { p: null } }, 'alice');
+    assert.equal(kept.status, 201, kept.text);
+    assert.deepEqual(kept.json.spec, { maybe: null, size: 3, free: { p: null } });
+  });
+
+  test('create and update bodies drop the nulls the schema allows no null for, in maps too', async () => {
+    const created = await server.request('POST', base, { body: { apiVersion, kind: 'CronTab', metadata: { name: 'put-nulls' }, spec: { foo: null, labels: { a: null, b: 'x' } } } });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(created.json.spec, { size: 3, labels: { b: 'x' } });
+    const put = await server.request('PUT', `${base}/put-nulls`, {
+      body: { ...created.json, spec: { foo: null, maybe: null, size: null, labels: { a: null }, tags: { t: null } } },
+    });
+    assert.equal(put.status, 200, put.text);
+    assert.deepEqual(put.json.spec, { maybe: null, size: 3, labels: {}, tags: {} });
+  });
+
+  test('a field the schema does not declare fails the apply as upstream (500), whatever fieldValidation says', async () => {
+    for (const query of ['', '&fieldValidation=Ignore', '&fieldValidation=Strict']) {
+      const res = await server.request('PATCH', `${base}/undeclared?fieldManager=alice${query}`, {
+        raw: JSON.stringify({ apiVersion, kind: 'CronTab', metadata: { name: 'undeclared', namespace: ns }, spec: { foo: 'a', bogus: 1 } }),
+        headers: { 'content-type': 'application/apply-patch+yaml' },
+      });
+      assert.equal(res.status, 500, res.text);
+      assert.equal(res.json.message, `failed to create typed patch object (${ns}/undeclared; ${apiVersion}, Kind=CronTab): .spec.bogus: field not declared in schema`);
+      assert.equal(res.json.reason, undefined);
+    }
+    assert.equal((await server.request('GET', `${base}/undeclared`)).status, 404);
+    const free = await applyCr('undeclared', { free: { anything: { deep: 1 } } }, 'alice');
+    assert.equal(free.status, 201, free.text);
+    assert.deepEqual(free.json.spec.free, { anything: { deep: 1 } });
+  });
+});
+
 test('a version added by an update is served at once; every version reads the same objects', async () => {
   const crd = crontabCrd();
   const stored = await establish(crd);

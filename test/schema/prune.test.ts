@@ -36,6 +36,12 @@ describe('prune', () => {
     { name: 'scalars are left for validation', schema: obj({ n: { type: 'integer' } }), value: { n: 'x' }, want: { n: 'x' }, unknown: [] },
     { name: 'a null where null is not allowed is dropped unreported', schema: obj({ s: { type: 'string' }, t: { type: 'string', nullable: true } }),
       value: { s: null, t: null }, want: { t: null }, unknown: [] },
+    { name: 'a null map value where null is not allowed is dropped unreported, as for properties',
+      schema: obj({ m: { type: 'object', additionalProperties: { type: 'string' } }, n: { type: 'object', additionalProperties: { type: 'string', nullable: true } } }),
+      value: { m: { a: null, b: 'x' }, n: { a: null } }, want: { m: { b: 'x' }, n: { a: null } }, unknown: [] },
+    { name: 'keepNulls leaves them, but not in metadata', schema: obj({ s: { type: 'string' }, m: { type: 'object', additionalProperties: { type: 'string' } } }),
+      opts: { isResourceRoot: true, keepNulls: true },
+      value: { metadata: { name: 'a', labels: null }, s: null, m: { a: null } }, want: { metadata: { name: 'a' }, s: null, m: { a: null } }, unknown: [] },
     { name: 'a null with a default stays for defaulting', schema: obj({ s: { type: 'string', default: 'd' } }), value: { s: null }, want: { s: null }, unknown: [] },
     { name: 'an embedded resource keeps apiVersion and kind, and metadata loses only what ObjectMeta lacks',
       schema: obj({ template: { type: 'object', 'x-kubernetes-embedded-resource': true, properties: { spec: obj({}) } } }),
@@ -77,7 +83,7 @@ describe('prune: built-in schemas', () => {
     assert.deepEqual(prune(defs, deployment, value, { isResourceRoot: true }), [
       'metadata.bogus', 'spec.foo', 'spec.template.metadata.nope', 'spec.template.spec.containers[0].foo',
     ]);
-    assert.deepEqual(value.metadata, { name: 'd', creationTimestamp: null });
+    assert.deepEqual(value.metadata, { name: 'd' });
     assert.deepEqual(value.spec.template.spec.containers[0], { name: 'c', image: 'i', resources: { limits: { cpu: '1' } } });
   });
 
