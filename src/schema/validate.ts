@@ -28,10 +28,16 @@ export interface ValidateOptions {
    * (registry/validation), as upstream validates it apart from the schema.
    */
   isResourceRoot?: boolean;
+  /**
+   * A null where the schema allows none is a type error, as for custom resources (their
+   * decoding drops such nulls, but server-side apply keeps them). Off for built-in types:
+   * a null is the zero value of their Go field (`lastProbeTime: null`), so it counts as absent.
+   */
+  nullsAreValues?: boolean;
 }
 
 /** What a custom resource's schema enforces: everything. */
-export const customResourceValidation: ValidateOptions = { enums: true, formats: true, listTypes: true, isResourceRoot: true };
+export const customResourceValidation: ValidateOptions = { enums: true, formats: true, listTypes: true, isResourceRoot: true, nullsAreValues: true };
 
 /** What a built-in type's schema enforces: types and required fields only. */
 export const builtinValidation: ValidateOptions = { isResourceRoot: true };
@@ -40,9 +46,8 @@ type JsonType = 'string' | 'boolean' | 'integer' | 'number' | 'array' | 'object'
 
 /**
  * The causes why `value` does not satisfy `schema` (empty when it does). `defs` resolves
- * `$ref`s. A null where the schema allows none is a type error (decoding drops such nulls
- * before validation but in server-side apply of a custom resource, see prune), and for
- * `required` it is there.
+ * `$ref`s. A null where the schema allows none is a type error with `nullsAreValues`
+ * (custom resources), else it counts as absent.
  */
 export function validate(defs: Definitions, schema: Schema, value: unknown, opts: ValidateOptions = {}): StatusCause[] {
   const ctx: Context = { opts, skipRootMetadata: opts.isResourceRoot ?? false, segments: [], out: [] };
@@ -360,7 +365,8 @@ function validateObject(ctx: Context, node: SchemaNode, value: Record<string, un
       const property = hasProperties ? node.property(key) : undefined;
       if (property !== undefined) {
         // Decoding dropped the nulls nothing allows; one left (server-side apply of a custom
-        // resource keeps them) is refused with its type.
+        // resource keeps them) is refused with its type. A built-in type's null is its zero value.
+        if (item === null && !property.nullable && ctx.opts.nullsAreValues !== true) continue;
         segments.push(key);
         validateValue(ctx, property, item);
         segments.pop();
@@ -374,8 +380,9 @@ function validateObject(ctx: Context, node: SchemaNode, value: Record<string, un
   if (s.required !== undefined) {
     for (const key of s.required) {
       const item = value[key];
-      // A key that is there, null or not, is there (kube-openapi's required check).
-      if (item === undefined) {
+      // A key that is there, null or not, is there (kube-openapi's required check); for a
+      // built-in type a null is its zero value, so not there.
+      if (item === undefined || (item === null && ctx.opts.nullsAreValues !== true && node.property(key)?.nullable !== true)) {
         ctx.out.push(required(pathOf(segments, key)));
       }
     }

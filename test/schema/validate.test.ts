@@ -42,8 +42,9 @@ describe('validate: types', () => {
     { name: 'map values are checked under their key', schema: obj({ m: { type: 'object', additionalProperties: { type: 'string' } } }), value: { m: { a: 'x', b: 2 } },
       want: ['m.b: Invalid value: "integer": m.b in body must be of type string: "integer"'] },
     // Decoding drops such a null first; it reaches validation only in apply of a custom resource.
-    { name: 'a null in a field that allows none is a type error', schema: obj({ t: { type: 'string' } }), value: { t: null },
+    { name: 'a null in a field that allows none is a type error', schema: obj({ t: { type: 'string' } }), value: { t: null }, opts: { nullsAreValues: true },
       want: ['t: Invalid value: "null": t in body must be of type string: "null"'] },
+    { name: "a built-in type's null is its zero value: absent", schema: obj({ t: { type: 'string' } }), value: { t: null }, want: [] },
     { name: 'a null list item is a type error', schema: obj({ l: { type: 'array', items: { type: 'string' } } }), value: { l: [null] },
       want: ['l[0]: Invalid value: "null": l[0] in body must be of type string: "null"'] },
     { name: 'nullable admits null', schema: obj({ l: { type: 'array', items: { type: 'string', nullable: true } } }), value: { l: [null] }, want: [] },
@@ -76,8 +77,10 @@ describe('validate: required', () => {
   const cases: Case[] = [
     { name: 'a missing required field', schema: obj({ spec: obj({ a: { type: 'string' }, b: { type: 'string' } }, { required: ['a', 'b'] }) }), value: { spec: { a: 'x' } },
       want: ['spec.b: Required value'] },
-    { name: 'a null required field is there, with the wrong type', schema: obj({ a: { type: 'string' } }, { required: ['a'] }), value: { a: null },
+    { name: 'a null required field is there, with the wrong type', schema: obj({ a: { type: 'string' } }, { required: ['a'] }), value: { a: null }, opts: { nullsAreValues: true },
       want: ['a: Invalid value: "null": a in body must be of type string: "null"'] },
+    { name: "a built-in type's null required field is missing", schema: obj({ a: { type: 'string' } }, { required: ['a'] }), value: { a: null },
+      want: ['a: Required value'] },
     { name: 'a null required nullable field is there', schema: obj({ a: { type: 'string', nullable: true } }, { required: ['a'] }), value: { a: null }, want: [] },
     { name: 'required at the root', schema: obj({ spec: obj({}) }, { required: ['spec'] }), value: {}, want: ['spec: Required value'] },
     { name: 'required inside list items', schema: obj({ l: { type: 'array', items: obj({ k: { type: 'string' } }, { required: ['k'] }) } }), value: { l: [{ k: 'a' }, {}] },
@@ -283,7 +286,7 @@ describe('validate: built-in schemas', () => {
   });
 
   test('custom resource validation turns everything on', () => {
-    assert.deepEqual(customResourceValidation, { enums: true, formats: true, listTypes: true, isResourceRoot: true });
+    assert.deepEqual(customResourceValidation, { enums: true, formats: true, listTypes: true, isResourceRoot: true, nullsAreValues: true });
     assert.deepEqual(builtinValidation, { isResourceRoot: true });
   });
 });
