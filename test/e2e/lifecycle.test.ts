@@ -1,11 +1,11 @@
 // The server process: durability across kill -9, graceful shutdown on SIGTERM/SIGINT.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import { eventually } from '../helpers/eventually.ts';
 import { httpsRequest, startServerProcess, tempDir, type ServerProcess } from '../helpers/server.ts';
-import { allow, startWebhookServer } from '../helpers/webhook-server.ts';
+import { allow, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.ts';
 
 function clientFor(server: ServerProcess) {
   const caPem = readFileSync(`${server.dataDir}/pki/ca.crt`, 'utf8');
@@ -71,16 +71,23 @@ function logged(server: ServerProcess, pattern: RegExp): Promise<void> {
   });
 }
 
+// One webhook server for the signal tests, made while the first one's server starts.
+let hooksStarted: Promise<WebhookServer> | undefined;
+after(async () => {
+  await (await hooksStarted)?.close();
+});
+
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`${signal}: every request in flight is answered, then the process exits 0`, async () => {
-    const hooks = await startWebhookServer();
-    const server = await startServerProcess();
+    hooksStarted ??= startWebhookServer();
+    const [hooks, server] = await Promise.all([hooksStarted, startServerProcess()]);
     const c = clientFor(server);
+    const hold = `/hold-${signal}`;
     // A webhook that holds each review until released: a request waiting there is in
     // flight in the server, so the test knows every one arrived before the signal.
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    hooks.handle('/hold', async () => {
+    hooks.handle(hold, async () => {
       await held;
       return allow();
     });
@@ -88,7 +95,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       const config = {
         apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'hold' },
         webhooks: [{
-          name: 'hold.example.com', clientConfig: { url: `${hooks.url}/hold`, caBundle: hooks.caBundle },
+          name: 'hold.example.com', clientConfig: { url: `${hooks.url}${hold}`, caBundle: hooks.caBundle },
           rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
           objectSelector: { matchLabels: { held: 'true' } }, sideEffects: 'None', admissionReviewVersions: ['v1'], timeoutSeconds: 30,
         }],
@@ -102,7 +109,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       const inFlight = Array.from({ length: count }, (_, n) =>
         c.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: `s-${n}`, labels: { held: 'true' } }, data: { n: String(n) } })
           .then((r) => [r.status, r.json?.metadata?.name, r.json?.data?.n], (err: Error) => [err.message]));
-      await eventually(() => assert.equal(hooks.received('/hold').length, count));
+      await eventually(() => assert.equal(hooks.received(hold).length, count));
       const shuttingDown = logged(server, /shutting down/);
       const stopped = server.stop(signal);
       await shuttingDown;
@@ -113,7 +120,6 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       release();
       c.close();
       await server.stop();
-      await hooks.close();
     }
   });
 }
