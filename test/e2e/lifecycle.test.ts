@@ -112,7 +112,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       await eventually(() => assert.equal(hooks.received(hold).length, count));
       const shuttingDown = logged(server, /shutting down/);
       const stopped = server.stop(signal);
-      await shuttingDown;
+      await Promise.race([shuttingDown, server.exited]);
       release();
       assert.equal(await stopped, 0);
       assert.deepEqual(await Promise.all(inFlight), Array.from({ length: count }, (_, n) => [201, `s-${n}`, String(n)]));
