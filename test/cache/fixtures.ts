@@ -1,6 +1,7 @@
 // Shared set-up for the watch cache tests: a MemoryBackend holding ConfigMaps, a
 // cache over it, and helpers to write objects and read watch events without hanging.
 
+import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { WatchCache, type CacheEvent, type CacheWatcher, type WatchCacheOptions } from '../../src/cache/index.ts';
 import type { KubeObject } from '../../src/api/index.ts';
@@ -77,8 +78,8 @@ export async function nextEvent(watcher: CacheWatcher, ms = 2000): Promise<Cache
 }
 
 /**
- * A next() that was started but whose answer nobody took yet (quiet() or a timed
- * out nextResult() leave one): the following read takes it, so no event is lost.
+ * A next() that was started but whose answer nobody took yet (startReading() or a
+ * timed out nextResult() leave one): the following read takes it, so no event is lost.
  */
 const pending = new WeakMap<CacheWatcher, Promise<IteratorResult<CacheEvent, undefined>>>();
 
@@ -116,11 +117,23 @@ export async function nextEvents(watcher: CacheWatcher, count: number): Promise<
   return events;
 }
 
-/** True when no event arrives within `ms`; an event that does arrive is kept for the next read. */
-export async function quiet(watcher: CacheWatcher, ms = 50): Promise<boolean> {
-  const next = pull(watcher);
-  const outcome = await Promise.race([next.then(() => 'event', () => 'error'), new Promise((resolve) => setTimeout(() => resolve('quiet'), ms))]);
-  return outcome === 'quiet';
+/**
+ * Starts a read that nobody awaits yet: a watcher goes live (receives the fan-out)
+ * once it was read past its history. The event it gets is kept for the next read.
+ */
+export function startReading(watcher: CacheWatcher): void {
+  void pull(watcher);
+}
+
+/**
+ * Asserts that `watcher` delivers nothing before the event of `barrier`, a write it
+ * is meant to see: a watcher gets its events in revision order, so any event owed
+ * for an earlier write (or a bookmark sent before) would come first.
+ */
+export async function assertNothingBefore(watcher: CacheWatcher, barrier: () => Promise<number>): Promise<void> {
+  const revision = await barrier();
+  const event = await nextEvent(watcher);
+  assert.ok(event.type !== 'BOOKMARK' && event.revision === revision, `expected the barrier's event at ${revision} first, got ${brief(event)}`);
 }
 
 /** A short summary of an event: type, name, resourceVersion. */

@@ -1,6 +1,7 @@
 // Built-in types over HTTP: defaulting, validation, immutability, Service allocation.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { eventually } from '../helpers/eventually.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
@@ -151,11 +152,7 @@ test('deleting a namespace: Terminating, its contents deleted, then it is gone; 
   assert.ok(deleted.status === 200 || deleted.status === 202, deleted.text);
   assert.equal(deleted.json.status.phase, 'Terminating');
   assert.ok(deleted.json.metadata.deletionTimestamp);
-  const deadline = Date.now() + 10_000;
-  while ((await server.request('GET', '/api/v1/namespaces/doomed')).status !== 404) {
-    assert.ok(Date.now() < deadline, 'the namespace was not removed in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await eventually(async () => assert.equal((await server.request('GET', '/api/v1/namespaces/doomed')).status, 404, 'the namespace is removed'));
   assert.equal((await server.request('GET', '/api/v1/namespaces/doomed/configmaps')).json.items.length, 0);
   // A namespace of the same name starts empty.
   assert.equal((await post('/api/v1/namespaces', { metadata: { name: 'doomed' } })).status, 201);
@@ -172,11 +169,7 @@ test('creating in a terminating namespace is 403 Forbidden', async () => {
   assert.match(res.json.message, /because it is being terminated/);
   // Releasing the finalizer lets the controller finish.
   await server.request('PATCH', '/api/v1/namespaces/held/configmaps/kept', { raw: JSON.stringify({ metadata: { finalizers: null } }), headers: { 'content-type': 'application/merge-patch+json' } });
-  const deadline = Date.now() + 10_000;
-  while ((await server.request('GET', '/api/v1/namespaces/held')).status !== 404) {
-    assert.ok(Date.now() < deadline, 'the namespace was not removed in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await eventually(async () => assert.equal((await server.request('GET', '/api/v1/namespaces/held')).status, 404, 'the namespace is removed'));
 });
 
 test('Secret data that is not base64 is refused as the Go decoder refuses it, on every write', async () => {

@@ -38,6 +38,8 @@ function comparable(obj: any): any {
   delete copy.metadata.uid;
   delete copy.metadata.resourceVersion;
   delete copy.metadata.creationTimestamp;
+  // Seconds: the dry run and the real request may fall on either side of one.
+  for (const entry of copy.metadata.managedFields ?? []) delete entry.time;
   return copy;
 }
 

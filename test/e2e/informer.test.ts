@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
+import { eventually } from '../helpers/eventually.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
@@ -17,17 +18,8 @@ after(async () => {
   await server.stop();
 });
 
-function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const tick = () => {
-      if (check()) return resolve();
-      if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${what}`));
-      setTimeout(tick, 20);
-    };
-    tick();
-  });
-}
+/** Waits until the informer has recorded every one of `expected`. */
+const seen = (events: string[], ...expected: string[]) => eventually(() => assert.deepEqual(expected.filter((e) => !events.includes(e)), [], `events so far: ${events.join(', ')}`));
 
 test('a client-node informer sees add, update and delete, and loses nothing across a reconnect', async () => {
   const core = kc.makeApiClient(CoreV1Api);
@@ -43,16 +35,16 @@ test('a client-node informer sees add, update and delete, and loses nothing acro
   informer.on('delete', (o) => events.push(`delete ${o.metadata?.name}`));
   await informer.start();
   try {
-    await waitFor(() => events.includes('add before 0'), 'the initial list');
+    await seen(events, 'add before 0');
     await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'x' }, data: { v: '1' } } });
-    await waitFor(() => events.includes('add x 1'), 'add');
+    await seen(events, 'add x 1');
     await core.patchNamespacedConfigMap({ namespace, name: 'x', body: { data: { v: '2' } } },
       { headers: { 'Content-Type': 'application/merge-patch+json' } } as never).catch(async () => {
       const cur = await core.readNamespacedConfigMap({ namespace, name: 'x' });
       cur.data = { v: '2' };
       await core.replaceNamespacedConfigMap({ namespace, name: 'x', body: cur });
     });
-    await waitFor(() => events.includes('update x 2'), 'update');
+    await seen(events, 'update x 2');
 
     // Drop the watch: the informer reconnects from the last resourceVersion it saw.
     // Writes made while it is disconnected must all arrive.
@@ -60,7 +52,7 @@ test('a client-node informer sees add, update and delete, and loses nothing acro
     await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'while-away' }, data: { v: '3' } } });
     await core.deleteNamespacedConfigMap({ namespace, name: 'x' });
     await informer.start();
-    await waitFor(() => events.includes('add while-away 3') && events.includes('delete x'), 'events made while disconnected');
+    await seen(events, 'add while-away 3', 'delete x');
     const cached = informer.list().map((o) => o.metadata?.name).sort();
     assert.deepEqual(cached, ['before', 'while-away']);
   } finally {
@@ -77,11 +69,11 @@ test('kubectl get -w prints changes as they happen', { skip: existsSync(kubectl1
   child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
   child.stderr.on('data', (c: Buffer) => { out += c.toString(); });
   try {
-    await waitFor(() => /first/.test(out), 'the initial listing');
+    await eventually(() => assert.match(out, /first/));
     await server.request('POST', '/api/v1/namespaces/getw/configmaps', { body: { metadata: { name: 'second' }, data: { a: '1' } } });
-    await waitFor(() => /ADDED\s+second/.test(out), `the watch event, got:\n${out}`);
+    await eventually(() => assert.match(out, /ADDED\s+second/));
     await server.request('DELETE', '/api/v1/namespaces/getw/configmaps/second');
-    await waitFor(() => /DELETED\s+second/.test(out), `the delete event, got:\n${out}`);
+    await eventually(() => assert.match(out, /DELETED\s+second/));
   } finally {
     child.kill();
   }

@@ -2,6 +2,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
+import { eventually } from '../helpers/eventually.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
@@ -11,15 +12,6 @@ before(async () => {
 after(async () => {
   await server?.stop();
 });
-
-async function eventually<T>(fn: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const value = await fn();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 async function defaultAccount(ns: string): Promise<any> {
   const res = await server.request('GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`);
@@ -37,12 +29,18 @@ describe('default service accounts', () => {
 
   test('a new namespace gets one, and it comes back when deleted', async () => {
     assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'sa-new' } } })).status, 201);
-    const first = await eventually(() => defaultAccount('sa-new'), 'the default account');
+    const first = await eventually(async () => {
+      const sa = await defaultAccount('sa-new');
+      assert.ok(sa, 'the default account');
+      return sa;
+    });
     assert.equal((await server.request('DELETE', '/api/v1/namespaces/sa-new/serviceaccounts/default')).status, 200);
     const again = await eventually(async () => {
       const sa = await defaultAccount('sa-new');
-      return sa !== undefined && sa.metadata.uid !== first.metadata.uid ? sa : undefined;
-    }, 'the default account to be made again');
+      assert.ok(sa, 'the default account made again');
+      assert.notEqual(sa.metadata.uid, first.metadata.uid, 'a new default account');
+      return sa;
+    });
     assert.equal(again.metadata.name, 'default');
   });
 
@@ -51,7 +49,7 @@ describe('default service accounts', () => {
     const first = await startServer({ storage: 'sqlite', dataDir });
     try {
       await first.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'kept' } } });
-      await eventually(async () => ((await first.request('GET', '/api/v1/namespaces/kept/serviceaccounts/default')).status === 200 ? true : undefined), 'the account');
+      await eventually(async () => assert.equal((await first.request('GET', '/api/v1/namespaces/kept/serviceaccounts/default')).status, 200));
       await first.request('DELETE', '/api/v1/namespaces/kept/serviceaccounts/default');
     } finally {
       await first.stop();

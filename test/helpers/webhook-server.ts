@@ -15,8 +15,8 @@ export interface ReviewRequest {
 
 /** What a handler answers: a `response` (uid and apiVersion are filled in), or a whole raw body and status. */
 export type WebhookAnswer =
-  | { response: Record<string, unknown>; delayMs?: number }
-  | { raw: string; status?: number; delayMs?: number };
+  | { response: Record<string, unknown> }
+  | { raw: string; status?: number };
 
 export type WebhookHandler = (review: any) => WebhookAnswer | Promise<WebhookAnswer>;
 
@@ -67,7 +67,6 @@ export async function startWebhookServer(): Promise<WebhookServer> {
       requests.push({ path: url.pathname, query: url.search.slice(1), review });
       const handler = handlers.get(url.pathname) ?? (() => allow());
       const answer = await handler(review);
-      if (answer.delayMs !== undefined) await new Promise((r) => setTimeout(r, answer.delayMs));
       if (res.destroyed) return;
       if ('raw' in answer) {
         res.writeHead(answer.status ?? 200, { 'Content-Type': 'application/json' }).end(answer.raw);

@@ -47,20 +47,29 @@ test('before retainMs has passed the compactor keeps everything', async () => {
   await backend.close();
 });
 
-test('start() compacts on its interval and close() stops it', async () => {
+test('start() compacts on its interval and close() stops it', async (t) => {
+  // Mocked intervals and clock: "the interval passed" is a tick, not a wait.
+  t.mock.timers.enable({ apis: ['setInterval', 'Date'] });
   const backend = new MemoryBackend();
   const errors: unknown[] = [];
   const compactor = new Compactor(backend, { retainMs: 20, intervalMs: 5, onError: (err) => errors.push(err) });
   const first = await backend.create('/registry/x/a', bytes('v'));
   await backend.create('/registry/x/b', bytes('v'));
   compactor.start();
-  const deadline = Date.now() + 5000;
-  while (!(await isCompacted(backend, first)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-  assert.equal(await isCompacted(backend, first), true);
+  // Each round runs the due ticks, then lets their compaction (in memory: promise
+  // callbacks only) finish before looking.
+  const advance = async (ms: number) => {
+    t.mock.timers.tick(ms);
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  await advance(0);
+  assert.equal(await isCompacted(backend, first), false, 'nothing is retainMs old yet');
+  for (let elapsed = 0; elapsed < 20; elapsed += 5) await advance(5);
+  assert.equal(await isCompacted(backend, first), true, 'compacted once the first sample was retainMs old');
   compactor.close();
   const afterClose = await backend.create('/registry/x/c', bytes('v'));
   await backend.create('/registry/x/d', bytes('v'));
-  await new Promise((r) => setTimeout(r, 60));
+  for (let elapsed = 0; elapsed < 100; elapsed += 5) await advance(5);
   assert.equal(await isCompacted(backend, afterClose), false);
   assert.deepEqual(errors, []);
   await backend.close();
