@@ -4,6 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 let server: TestServer;
 before(async () => {
@@ -87,11 +88,11 @@ describe('POST with metadata.resourceVersion', () => {
     const ns = await server.newNamespace('create-rv');
     const path = `/apis/create-rv.example.com/v1/namespaces/${ns}/widgets`;
     const body = { apiVersion: 'create-rv.example.com/v1', kind: 'Widget', metadata: { name: 'w', resourceVersion: '3' } };
-    let res = await server.request('POST', path, { body });
-    for (let i = 0; res.status === 404 && i < 100; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      res = await server.request('POST', path, { body });
-    }
+    const res = await eventually(async () => {
+      const answer = await server.request('POST', path, { body });
+      assert.notEqual(answer.status, 404, 'widgets not served yet');
+      return answer;
+    });
     assert.equal(res.status, 500, res.text);
     assert.deepEqual(res.json, refused);
   });

@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 type Json = Record<string, any>;
 
@@ -22,10 +23,7 @@ before(async () => {
     },
   };
   assert.equal((await server.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd })).status, 201);
-  for (let i = 0; (await server.request('GET', `/apis/${group}/v1/widgets`)).status !== 200; i++) {
-    assert.ok(i < 100, 'widgets not served');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await eventually(async () => assert.equal((await server.request('GET', `/apis/${group}/v1/widgets`)).status, 200), { what: 'widgets to be served' });
 });
 after(async () => {
   await server.stop();

@@ -4,6 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 let server: TestServer;
 let ns: string;
@@ -25,10 +26,7 @@ before(async () => {
   }
   // Served within moments of creation; wait until both answer.
   for (const path of [`/apis/${group}/v1/globals`, `/apis/${group}/v1/locals`]) {
-    for (let i = 0; (await server.request('GET', path)).status !== 200; i++) {
-      assert.ok(i < 100, `${path} not served`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await eventually(async () => assert.equal((await server.request('GET', path)).status, 200), { what: `${path} to be served` });
   }
   assert.equal((await server.request('POST', `/apis/${group}/v1/globals`, { body: { apiVersion: `${group}/v1`, kind: 'Global', metadata: { name: 'g' } } })).status, 201);
   assert.equal((await server.request('POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'scope-node' } } })).status, 201);
