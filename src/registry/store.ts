@@ -384,8 +384,10 @@ export class Store {
       this.type.allocator?.release(current);
       return { object: obj, created: false };
     } catch (err) {
+      // Gone meanwhile: the next read answers for it (404, as upstream's retried update).
+      if (isStorageError(err, 'KeyNotFound')) return retry;
       if (isStorageError(err, 'RevisionMismatch') && mayRetry) return retry;
-      if (isStorageError(err, 'RevisionMismatch') || isStorageError(err, 'KeyNotFound')) throw staleObject(this.groupResource, current.metadata.name ?? '');
+      if (isStorageError(err, 'RevisionMismatch')) throw staleObject(this.groupResource, current.metadata.name ?? '');
       throw err;
     }
   }
@@ -405,7 +407,10 @@ export class Store {
       return { object: obj, created: false };
     } catch (err) {
       undoReallocation?.();
-      if (isStorageError(err, 'RevisionMismatch') || isStorageError(err, 'KeyNotFound')) {
+      // Gone meanwhile: the next read answers for it (404, or a create where the type allows
+      // one), as upstream's retried update; a pinned resourceVersion makes it no create.
+      if (isStorageError(err, 'KeyNotFound')) return retry;
+      if (isStorageError(err, 'RevisionMismatch')) {
         if (mayRetry) return retry;
         throw staleObject(this.groupResource, current.metadata.name ?? '');
       }

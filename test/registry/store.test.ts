@@ -668,6 +668,16 @@ test('update: an object deleted between read and write is 404 on the retry', asy
   assert.deepEqual([got.code, got.reason], [404, 'NotFound']);
 });
 
+test('update: an object deleted between read and write is 404 too when the resourceVersion was pinned', async () => {
+  const fx = setup();
+  const stored = await fx.store.create('ns', widget('w'));
+  const got = await failure(fx.store.guaranteedUpdate('ns', 'w', stored.metadata.resourceVersion, {}, (current) => {
+    void fx.backend.delete(objectKey(fx.store.type, 'ns', 'w'));
+    return { ...current!, spec: { size: 2 } };
+  }));
+  assert.deepEqual([got.code, got.reason], [404, 'NotFound']);
+});
+
 test('update: a write through a subresource never creates a missing object', async () => {
   const { store } = setup({ allowCreateOnUpdate: true });
   const got = await failure(store.guaranteedUpdate('ns', 'w', undefined, {}, () => widget('w'), { subresource: 'status' }));
