@@ -128,12 +128,7 @@ function compareDecorated(a: Decorated, b: Decorated): number {
   }
 }
 
-/** The order of structured-merge-diff's PathElement.Compare: fields, keys, values, indices. */
-function comparePathElements(a: PathElement, b: PathElement): number {
-  return a === b ? 0 : compareDecorated(decorate(a), decorate(b));
-}
-
-/** Elements sorted by comparePathElements, parsing each key or value once. */
+/** Elements in the order of structured-merge-diff's PathElement.Compare (fields, keys, values, indices), parsing each key or value once. */
 export function sortPathElements(pes: PathElement[]): PathElement[] {
   let simple = true;
   for (const pe of pes) {
