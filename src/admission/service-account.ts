@@ -2,7 +2,7 @@ import { forbidden, type KubeObject } from '../api/index.ts';
 import type { AdmissionPlugin } from './chain.ts';
 
 /** The account a pod runs as when it names none. */
-export const defaultServiceAccountName = 'default';
+const defaultServiceAccountName = 'default';
 
 /** How often, and how long apart, a missing "default" account is looked up again: the controller may be about to make it. */
 const defaultAccountAttempts = 10;

@@ -16,7 +16,7 @@ export interface WebhookRule {
   scope: string;
 }
 
-export interface ClientConfig {
+interface ClientConfig {
   url?: string;
   service?: { namespace: string; name: string; path?: string; port: number };
   /** PEM text of the CA bundle (decoded from base64), when given. */
@@ -127,7 +127,7 @@ function isNamespaceResource(attrs: AdmissionAttributes): boolean {
 }
 
 /** The namespace a request is in; for a namespace itself, its own name (upstream sets it so). */
-export function requestNamespace(attrs: AdmissionAttributes): string {
+function requestNamespace(attrs: AdmissionAttributes): string {
   return isNamespaceResource(attrs) ? attrs.name : attrs.namespace;
 }
 

@@ -119,12 +119,6 @@ export function unsupportedMediaType(contentType: string, supported: string[]): 
   return new StatusError(415, 'UnsupportedMediaType', `${what} - accepted media types include: ${supported.join(', ')}`);
 }
 
-export function tooManyRequests(message: string, retryAfterSeconds?: number): StatusError {
-  const details = retryAfterSeconds !== undefined ? { retryAfterSeconds } : undefined;
-  const headers: Record<string, string> = retryAfterSeconds !== undefined ? { 'Retry-After': String(retryAfterSeconds) } : {};
-  return new StatusError(429, 'TooManyRequests', message, details, headers);
-}
-
 export function internalError(message: string): StatusError {
   return new StatusError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
 }

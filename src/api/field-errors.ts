@@ -57,7 +57,7 @@ export class GoValue {
   }
 }
 
-export function formatBadValue(value: unknown): string {
+function formatBadValue(value: unknown): string {
   if (value instanceof GoValue) return value.text;
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'string') return goQuote(value);
@@ -118,15 +118,11 @@ export function tooMany(field: FieldPath, actual: number, max: number): StatusCa
   return cause('FieldValueTooMany', field, `Too many: ${actual}`, `must have at most ${max} items`);
 }
 
-export function internalError(field: FieldPath, detail: string): StatusCause {
-  return cause('InternalError', field, 'Internal error', detail);
-}
-
 /** Upstream's FieldImmutableErrorMsg. */
 export const fieldImmutable = 'field is immutable';
 
 /** Upstream's IsNegativeErrorMsg. */
-export const isNegative = 'must be greater than or equal to 0';
+const isNegative = 'must be greater than or equal to 0';
 
 export function validateNonnegative(value: number, field: FieldPath): StatusCause[] {
   return value < 0 ? [invalid(field, value, isNegative)] : [];

@@ -3,7 +3,7 @@
 
 import { badRequest } from './errors.ts';
 
-export interface FieldTerm {
+interface FieldTerm {
   field: string;
   operator: '=' | '!=';
   value: string;
@@ -15,7 +15,7 @@ export interface FieldSelector {
 }
 
 /** The field labels every type supports when it declares none of its own (upstream's DefaultMetaV1FieldSelectorConversion). */
-export const defaultFieldLabels: readonly string[] = Object.freeze(['metadata.name', 'metadata.namespace']);
+const defaultFieldLabels: readonly string[] = Object.freeze(['metadata.name', 'metadata.namespace']);
 
 function splitTerms(selector: string): string[] {
   if (selector.length === 0) return [];
@@ -100,10 +100,6 @@ export function parseFieldSelector(selector: string): FieldSelector {
 /** A selector requiring each field to equal the given value (upstream's fields.SelectorFromSet). */
 export function fieldSelectorFromSet(set: Record<string, string>): FieldSelector {
   return { terms: Object.keys(set).sort().map((field) => ({ field, operator: '=' as const, value: set[field]! })) };
-}
-
-export function isEverythingFields(selector: FieldSelector): boolean {
-  return selector.terms.length === 0;
 }
 
 /** True when every term holds; a field the object lacks has the value "". */

@@ -3,9 +3,9 @@
 
 import { badRequest } from './errors.ts';
 
-export type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
+type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
 
-export interface LabelRequirement {
+interface LabelRequirement {
   key: string;
   operator: LabelOperator;
   /** Sorted and without duplicates, like upstream's sets.String. */
@@ -27,8 +27,8 @@ export interface LabelSelectorObject {
   matchExpressions?: { key: string; operator: string; values?: string[] }[];
 }
 
-export const everything: LabelSelector = Object.freeze({ requirements: [] }) as LabelSelector;
-export const nothing: LabelSelector = Object.freeze({ requirements: [], matchesNothing: true }) as LabelSelector;
+const everything: LabelSelector = Object.freeze({ requirements: [] }) as LabelSelector;
+const nothing: LabelSelector = Object.freeze({ requirements: [], matchesNothing: true }) as LabelSelector;
 
 // ---- name rules shared with the registry (apimachinery/pkg/util/validation) ----
 
@@ -445,7 +445,7 @@ function parseInteger(s: string): bigint | undefined {
   return /^[+-]?\d+$/.test(s) ? BigInt(s) : undefined;
 }
 
-export function requirementMatches(req: LabelRequirement, labels: Record<string, string>): boolean {
+function requirementMatches(req: LabelRequirement, labels: Record<string, string>): boolean {
   const exists = Object.hasOwn(labels, req.key);
   switch (req.operator) {
     case 'in':

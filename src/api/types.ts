@@ -1,6 +1,6 @@
 // Wire types shared by every layer. Field names are Kubernetes' own.
 
-export interface TypeMeta {
+interface TypeMeta {
   apiVersion?: string;
   kind?: string;
 }
@@ -98,12 +98,6 @@ export interface GroupVersionKind {
   group: string;
   version: string;
   kind: string;
-}
-
-export interface GroupVersionResource {
-  group: string;
-  version: string;
-  resource: string;
 }
 
 /** Group and resource, as error messages name them ("configmaps", "deployments.apps"). */

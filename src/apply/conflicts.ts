@@ -45,7 +45,7 @@ function printManager(c: Conflict): string {
   return out;
 }
 
-export function conflictMessage(conflicts: readonly Conflict[]): string {
+function conflictMessage(conflicts: readonly Conflict[]): string {
   if (conflicts.length === 1) {
     const c = conflicts[0]!;
     return `Apply failed with 1 conflict: conflict with ${printManager(c)}: ${c.field}`;

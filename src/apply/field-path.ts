@@ -55,7 +55,7 @@ export function goString(s: string): string {
 }
 
 /** JSON as Go's encoding/json writes it: map keys sorted, HTML-sensitive characters escaped. */
-export function goJSON(value: unknown): string {
+function goJSON(value: unknown): string {
   if (typeof value === 'string') return goString(value);
   if (value === null || typeof value !== 'object') return value === undefined ? 'null' : JSON.stringify(value);
   if (Array.isArray(value)) return '[' + value.map(goJSON).join(',') + ']';
@@ -128,12 +128,7 @@ function compareDecorated(a: Decorated, b: Decorated): number {
   }
 }
 
-/** The order of structured-merge-diff's PathElement.Compare: fields, keys, values, indices. */
-export function comparePathElements(a: PathElement, b: PathElement): number {
-  return a === b ? 0 : compareDecorated(decorate(a), decorate(b));
-}
-
-/** Elements sorted by comparePathElements, parsing each key or value once. */
+/** Elements in the order of structured-merge-diff's PathElement.Compare (fields, keys, values, indices), parsing each key or value once. */
 export function sortPathElements(pes: PathElement[]): PathElement[] {
   let simple = true;
   for (const pe of pes) {
@@ -172,7 +167,7 @@ function rank(v: unknown): number {
   return 5;
 }
 
-export function compareValues(a: unknown, b: unknown): number {
+function compareValues(a: unknown, b: unknown): number {
   const ra = rank(a);
   const rb = rank(b);
   if (ra !== rb) return ra - rb;

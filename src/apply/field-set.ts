@@ -463,8 +463,3 @@ const noElements: ReadonlySet<PathElement> = new Set();
 const noChildren: ReadonlyMap<PathElement, FieldSet> = new Map();
 
 const EMPTY = new FieldSet();
-
-/** The shared empty set. Never build on it. */
-export function emptyFieldSet(): FieldSet {
-  return EMPTY;
-}

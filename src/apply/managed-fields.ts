@@ -9,7 +9,7 @@ import { decodeFieldsV1, encodeFieldsV1 } from './fields-v1.ts';
 import { compareStrings, goString } from './field-path.ts';
 import type { VersionedSet } from './updater.ts';
 
-export type Operation = 'Apply' | 'Update';
+type Operation = 'Apply' | 'Update';
 
 /** Managers with their sets and the time of their last change, as read from an object. */
 export interface Managed {
@@ -155,7 +155,7 @@ function compareEntries(p: ManagedFieldsEntry, q: ManagedFieldsEntry): number {
 }
 
 /** How many Update entries upstream keeps before merging the oldest into "ancient-changes". */
-export const maxUpdateManagers = 10;
+const maxUpdateManagers = 10;
 
 /**
  * Merges the oldest Update entries into one "ancient-changes" entry per API version until

@@ -22,7 +22,7 @@ import type { Definitions, Schema } from '../schema/types.ts';
 import { refName } from '../schema/resolve.ts';
 import { compareStrings, goString } from './field-path.ts';
 
-export type ListType = 'atomic' | 'set' | 'map';
+type ListType = 'atomic' | 'set' | 'map';
 
 export interface Topology {
   /** What values of this type are: a scalar leaf, a map or struct, a list, or anything ("deduced"). */
@@ -75,10 +75,10 @@ function makeAny(): Topology {
 }
 
 /** Untyped data: maps granular (with untyped values), lists atomic, scalars leaves. */
-export const untyped: Topology = makeAny();
+const untyped: Topology = makeAny();
 
 /** A scalar leaf. */
-export const scalar: Topology = Object.freeze({
+const scalar: Topology = Object.freeze({
   kind: 'scalar', atomic: true, fields: undefined, elem: untyped, declaredOnly: false, listType: 'atomic', keys: [], quotedKeys: [], keyDefaults: [], item: untyped,
 });
 

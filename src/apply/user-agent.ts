@@ -2,7 +2,7 @@
 // prefixFromUserAgent (k8s.io/apiserver/pkg/endpoints/handlers/create.go).
 
 /** Upstream's FieldManagerMaxLength, in bytes. */
-export const fieldManagerMaxLength = 128;
+const fieldManagerMaxLength = 128;
 
 const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
 

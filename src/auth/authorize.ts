@@ -17,7 +17,7 @@ export interface AuthorizationAttributes {
   path: string;
 }
 
-export interface AuthorizationDecision {
+interface AuthorizationDecision {
   allowed: boolean;
   /** Why not (or why), appended to the Forbidden message. */
   reason?: string;

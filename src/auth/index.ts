@@ -1,7 +1,6 @@
 export type { UserInfo } from './user.ts';
-export { systemAuthenticated, systemMasters } from './user.ts';
-export { ensureAdminToken, formatTokenFile, parseTokenFile } from './token-file.ts';
+export { ensureAdminToken, parseTokenFile } from './token-file.ts';
 export type { Authenticator } from './authenticate.ts';
 export { bearerAuthenticator, bearerToken } from './authenticate.ts';
-export type { AuthorizationAttributes, AuthorizationDecision, Authorizer } from './authorize.ts';
+export type { AuthorizationAttributes, Authorizer } from './authorize.ts';
 export { alwaysAllow, forbiddenError } from './authorize.ts';

@@ -14,7 +14,7 @@ export interface CachedObject {
   readonly revision: number;
 }
 
-export type CacheEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+type CacheEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
 
 export interface CacheEvent {
   readonly type: CacheEventType;

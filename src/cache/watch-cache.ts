@@ -20,7 +20,7 @@ import { SortedEntries } from './sorted-entries.ts';
 import type { CacheEvent, CachedObject, CacheListOptions, CacheListResult, CacheWatchOptions, CacheWatcher } from './types.ts';
 import { Watcher, type WatcherHost } from './watcher.ts';
 
-export type { CacheEvent, CacheEventType, CachedObject, CacheListOptions, CacheListResult, CacheWatchOptions, CacheWatcher, ObjectPredicate } from './types.ts';
+export type { CacheEvent, CacheWatcher } from './types.ts';
 
 export interface WatchCacheOptions {
   backend: Backend;

@@ -22,7 +22,7 @@ export interface Config {
   listSnapshotTtlMs: number;
 }
 
-export const defaultFeatureGates: Record<string, boolean> = {
+const defaultFeatureGates: Record<string, boolean> = {
   APIResponseCompression: true,
   WatchList: true,
   ListFromCacheSnapshot: true,
@@ -52,7 +52,7 @@ export function defaultConfig(): Config {
 export class UsageError extends Error {}
 
 /** Go-style durations as kube-apiserver's flags take them: "5m", "90s", "1h30m", "250ms". */
-export function parseDuration(text: string): number {
+function parseDuration(text: string): number {
   const units: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, µs: 0.001, ns: 0.000001 };
   if (text === '0') return 0;
   const re = /(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)/gy;

@@ -13,7 +13,7 @@ export interface KubeconfigOptions {
 }
 
 /** The kubeconfig document (client-go's clientcmd v1 Config) for one cluster, user and context. */
-export function kubeconfigYaml(opts: KubeconfigOptions): string {
+function kubeconfigYaml(opts: KubeconfigOptions): string {
   const name = opts.name ?? 'plinth';
   const config = {
     apiVersion: 'v1',

@@ -2,7 +2,7 @@ import { parseServeFlags, serveUsage, UsageError } from './config.ts';
 import { serve } from './serve.ts';
 
 /** `plinth <command> [flags]`; resolves with the exit code. */
-export async function main(argv: string[]): Promise<number> {
+async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(serveUsage);

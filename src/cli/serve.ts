@@ -29,7 +29,7 @@ import { admissionPlugins } from './admission-plugins.ts';
 import { UsageError, type Config } from './config.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 
-export const plinthVersion = '0.1.0';
+const plinthVersion = '0.1.0';
 
 /** Namespaces that exist in every cluster, as kube-apiserver's bootstrap controller makes them. */
 const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];

@@ -4,7 +4,7 @@ import { duplicateJsonFields, duplicateYamlFields } from './duplicate-fields.ts'
 import { parseMediaType } from './media-type.ts';
 import { decodeProtobufObject, protobufMediaType } from './protobuf/index.ts';
 
-export const requestBodyTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+const requestBodyTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 
 export interface DecodedBody {
   value: unknown;
@@ -67,10 +67,6 @@ function parseYamlDocument(text: string): YAML.Document {
   }
   if (doc.errors.length > 0) throw badRequest(`the body of the request could not be decoded as YAML: ${doc.errors[0]!.message}`);
   return doc;
-}
-
-export function parseYaml(text: string): unknown {
-  return parseYamlDocument(text).toJS({ maxAliasCount: 100 });
 }
 
 export function encodeYaml(value: unknown): string {

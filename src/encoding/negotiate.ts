@@ -3,7 +3,7 @@ import { essenceOf, parseAccept, type MediaType } from './media-type.ts';
 import { tableTargetOf, type TableTarget } from './table.ts';
 
 /** How an answer is serialised. Protobuf answers come with a later encoding. */
-export type Serializer = 'json' | 'yaml';
+type Serializer = 'json' | 'yaml';
 
 export interface Negotiated {
   serializer: Serializer;

@@ -71,7 +71,7 @@ export function columnDefinitions(columns: readonly TableColumn[]): TableColumnD
 }
 
 /** Upstream's meta.AsPartialObjectMetadata: the object's metadata under kind PartialObjectMetadata. */
-export function partialObjectMetadata(obj: KubeObject, apiVersion: string): PartialObjectMetadata {
+function partialObjectMetadata(obj: KubeObject, apiVersion: string): PartialObjectMetadata {
   return { kind: 'PartialObjectMetadata', apiVersion, metadata: obj.metadata };
 }
 
@@ -87,7 +87,7 @@ function rowObject(obj: KubeObject, opts: BuildTableOptions): unknown {
   }
 }
 
-export function tableRow(source: TableSource, obj: KubeObject, opts: BuildTableOptions): TableRow {
+function tableRow(source: TableSource, obj: KubeObject, opts: BuildTableOptions): TableRow {
   const row: TableRow = { cells: source.columns.map((c) => c.cell(obj, opts.now)) };
   const conditions = source.rowConditions?.(obj);
   if (conditions !== undefined && conditions.length > 0) row.conditions = conditions;

@@ -29,7 +29,7 @@ export interface HttpResponse {
 }
 
 /** Largest request body accepted, as upstream's 3 MiB limit for object bodies. */
-export const maxBodyBytes = 3 * 1024 * 1024;
+const maxBodyBytes = 3 * 1024 * 1024;
 
 export async function readBody(req: HttpRequest, limit = maxBodyBytes): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
@@ -54,7 +54,7 @@ export function writeBytes(res: HttpResponse, status: number, contentType: strin
 const gzip = promisify(gzipCallback);
 
 /** Upstream compresses only answers of at least 128 KiB (defaultGzipThresholdBytes): smaller ones cost more than they save. */
-export const gzipThresholdBytes = 128 * 1024;
+const gzipThresholdBytes = 128 * 1024;
 
 /** Whether the client takes gzip (`Accept-Encoding`), as upstream's compression filter reads it. */
 export function acceptsGzip(req: HttpRequest): boolean {
@@ -81,7 +81,7 @@ export async function writeBody(res: HttpResponse, status: number, contentType: 
   writeBytes(res, status, contentType, bytes, headers);
 }
 
-export function encodeAs(negotiated: Negotiated, value: unknown): string {
+function encodeAs(negotiated: Negotiated, value: unknown): string {
   return negotiated.serializer === 'yaml' ? encodeYaml(value) : JSON.stringify(value);
 }
 

@@ -8,12 +8,12 @@ import type { ResourceType } from '../registry/resource-type.ts';
 import type { Definitions, Schema } from '../schema/types.ts';
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
-export const statusSchema = META + 'Status';
-export const deleteOptionsSchema = META + 'DeleteOptions';
-export const patchSchema = META + 'Patch';
-export const watchEventSchema = META + 'WatchEvent';
+const statusSchema = META + 'Status';
+const deleteOptionsSchema = META + 'DeleteOptions';
+const patchSchema = META + 'Patch';
+const watchEventSchema = META + 'WatchEvent';
 
-export type ParamType = 'string' | 'integer' | 'boolean';
+type ParamType = 'string' | 'integer' | 'boolean';
 
 export interface Param {
   name: string;
@@ -26,13 +26,13 @@ export interface Param {
 /** What a response body is; it decides the media types listed for it. */
 export type ResponseForm = 'object' | 'list' | 'watch';
 
-export interface Response {
+interface Response {
   code: string;
   description: string;
   schema?: string;
 }
 
-export type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
+type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
 
 export interface Operation {
   method: Method;
@@ -73,7 +73,7 @@ export interface OperationOptions {
 
 const builtinPrefixes = ['io.k8s.api.', 'io.k8s.apimachinery.', 'io.k8s.apiextensions-apiserver.', 'io.k8s.kube-aggregator.'];
 
-export function isBuiltinSchemaName(name: string): boolean {
+function isBuiltinSchemaName(name: string): boolean {
   return builtinPrefixes.some((prefix) => name.startsWith(prefix));
 }
 
@@ -133,30 +133,30 @@ function pascal(word: string): string {
 }
 
 /** "" → "Core", "coordination.k8s.io" → "Coordination", "stable.example.com" → "StableExampleCom". */
-export function groupIdentifier(group: string): string {
+function groupIdentifier(group: string): string {
   if (group === '') return 'Core';
   const trimmed = group.endsWith('.k8s.io') ? group.slice(0, -'.k8s.io'.length) : group;
   return trimmed.split(/[.-]/).filter((part) => part !== '').map(pascal).join('');
 }
 
 /** "core_v1", "apps_v1", "rbacAuthorization_v1". */
-export function groupVersionTag(group: string, version: string): string {
+function groupVersionTag(group: string, version: string): string {
   const id = groupIdentifier(group);
   return `${id[0]!.toLowerCase()}${id.slice(1)}_${version}`;
 }
 
 /** "api/v1" or "apis/apps/v1": the document key and the path prefix without its slash. */
-export function groupVersionKey(group: string, version: string): string {
+function groupVersionKey(group: string, version: string): string {
   return group === '' ? `api/${version}` : `apis/${group}/${version}`;
 }
 
 /** The list kind's definition name: the item's name with the list kind as last segment. */
-export function listSchemaName(type: ResourceType): string {
+function listSchemaName(type: ResourceType): string {
   return type.schemaName.slice(0, type.schemaName.lastIndexOf('.') + 1) + type.listKind;
 }
 
 /** A `<Kind>List` definition for types whose definitions lack one (custom resources). */
-export function syntheticListSchema(type: ResourceType): Schema {
+function syntheticListSchema(type: ResourceType): Schema {
   return {
     description: `${type.listKind} is a list of ${type.kind}.`,
     type: 'object',

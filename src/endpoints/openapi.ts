@@ -17,7 +17,7 @@ export interface OpenApiOptions extends OperationOptions {
   version?: string;
 }
 
-export interface OpenApiV3Document {
+interface OpenApiV3Document {
   json: string;
   /** Upper-case hex SHA-512 of `json`, as in the index's `?hash=`. */
   hash: string;
@@ -82,7 +82,7 @@ function definitionsUsedBy(paths: PathItem[], defs: Definitions): string[] {
  * patch strategy) becomes `allOf: [{$ref}]` beside them, as upstream does, so that
  * `kubectl explain` shows the field's own description.
  */
-export function toV3Schema(schema: Schema): Json {
+function toV3Schema(schema: Schema): Json {
   const out: Json = {};
   if (schema.$ref !== undefined) {
     if (Object.keys(schema).length === 1) return { $ref: schema.$ref };
@@ -219,7 +219,7 @@ const primitiveTypes = new Set(['string', 'integer', 'number', 'boolean']);
  * constructs Swagger lacks (oneOf, anyOf, not, nullable) are left out, a oneOf of
  * primitive types becoming a string as upstream publishes Quantity and IntOrString.
  */
-export function toV2Schema(schema: Schema): Json {
+function toV2Schema(schema: Schema): Json {
   if (schema.$ref !== undefined) {
     const out: Json = { $ref: `#/definitions/${refName(schema.$ref)}` };
     for (const [key, value] of Object.entries(schema)) {
@@ -277,7 +277,7 @@ function v2Operation(op: Operation): Json {
 }
 
 /** The Swagger 2.0 document as plain JSON data. */
-export function buildSwaggerDocument(types: readonly ResourceType[], defs: Definitions, opts: OpenApiOptions = {}): Json {
+function buildSwaggerDocument(types: readonly ResourceType[], defs: Definitions, opts: OpenApiOptions = {}): Json {
   const model = operationModel(types, defs, opts);
   const items = model.documents.flatMap((doc) => doc.paths).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const paths: Json = {};

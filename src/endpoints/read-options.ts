@@ -26,7 +26,7 @@ function throwIfInvalid(causes: StatusCause[]): void {
 }
 
 /** A resourceVersion parameter that is not a revision is 400, as upstream's "invalid resource version". */
-export function parseRevision(text: string): number {
+function parseRevision(text: string): number {
   if (!/^\d+$/.test(text)) throw badRequest(`invalid resource version: strconv.ParseUint: parsing "${text}": invalid syntax`);
   return Number(text);
 }

@@ -1,5 +1,5 @@
 /** `/version`: a Kubernetes version clients can compare against, naming Plinth in gitVersion. */
-export const kubernetesMinor = 34;
+const kubernetesMinor = 34;
 
 export function versionInfo(plinthVersion: string): Record<string, string> {
   return {

@@ -30,7 +30,7 @@ export interface PatchContext {
 }
 
 /** Go's encoding/json refuses documents nested deeper than this; so do we, with 400. */
-export const maxPatchNestingDepth = 10_000;
+const maxPatchNestingDepth = 10_000;
 
 /**
  * Applies a patch body of the given type to `current` and answers the patched object.

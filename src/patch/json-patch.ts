@@ -23,7 +23,7 @@ export const maxJSONPatchOperations = 10_000;
  * kube-apiserver's default JSONPatchMaxCopyBytes (3 MiB): how much `copy` operations
  * may grow a document, so that a few copies of the root cannot blow it up exponentially.
  */
-export const defaultMaxCopyBytes = 3 * 1024 * 1024;
+const defaultMaxCopyBytes = 3 * 1024 * 1024;
 
 export interface JsonPatchOptions {
   maxOperations?: number;
@@ -136,7 +136,7 @@ function valueMember(op: JsonObject, kind: string): unknown {
 }
 
 /** RFC 6901: "" is the whole document; otherwise "/"-separated tokens with ~1 for "/" and ~0 for "~". */
-export function parsePointer(text: string): Pointer {
+function parsePointer(text: string): Pointer {
   if (text === '') return { text, tokens: [] };
   if (!text.startsWith('/')) fail(`JSON pointer ${JSON.stringify(text)} does not start with "/"`);
   const tokens = text.slice(1).split('/').map((raw) => {

@@ -44,7 +44,7 @@ const setElementOrderPrefix = '$setElementOrder';
  * How deeply maps and lists may nest where both the object and the patch have them.
  * Built-in kinds nest a few dozen levels; the bound keeps recursion far from the stack's end.
  */
-export const maxStrategicMergeDepth = 1000;
+const maxStrategicMergeDepth = 1000;
 
 /**
  * Applies a strategic merge patch (a decoded JSON object; null changes nothing) to

@@ -47,7 +47,7 @@ export interface Strategy {
 }
 
 /** Strategy of a write through a subresource; `obj` is what the client sent, `old` the stored object. */
-export interface SubresourceStrategy {
+interface SubresourceStrategy {
   /** Reset on `obj` whatever the subresource may not change (e.g. spec = old.spec). */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   validateUpdate?(obj: KubeObject, old: KubeObject): StatusCause[];

@@ -16,7 +16,7 @@ function scaleAccess(store: Store): ScaleAccess {
 }
 
 /** The Scale of an object: its identity, spec.replicas, status.replicas and selector. */
-export function scaleOf(access: ScaleAccess, obj: KubeObject): KubeObject {
+function scaleOf(access: ScaleAccess, obj: KubeObject): KubeObject {
   const { replicas, statusReplicas, selector } = access.get(obj);
   const meta = obj.metadata;
   const metadata: KubeObject['metadata'] = { name: meta.name };

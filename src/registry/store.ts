@@ -83,7 +83,7 @@ function randomSuffix(): string {
 }
 
 /** RFC 3339 with second precision, as metav1.Time serialises. */
-export function nowTimestamp(): string {
+function nowTimestamp(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 

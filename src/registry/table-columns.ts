@@ -6,7 +6,7 @@ import type { KubeObject, TableColumn, TableRowCondition } from '../api/index.ts
 import type { ResourceType } from './resource-type.ts';
 
 /** metav1.ObjectMeta's documentation of `name`, which upstream uses for every Name column. */
-export const nameDescription =
+const nameDescription =
   'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
 
 /** metav1.ObjectMeta's documentation of `creationTimestamp` (Age and Created At columns). */

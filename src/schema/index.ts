@@ -1,9 +1,7 @@
 export type { Definitions, Schema } from './types.ts';
-export { reachableDefinitions, refName, resolve, walkSchema } from './resolve.ts';
 export { builtinDefinitions } from './builtin/index.ts';
 export { schemaRef } from './builtin/build.ts';
-export { validate, builtinValidation, customResourceValidation } from './validate.ts';
+export { validate, builtinValidation } from './validate.ts';
 export type { ValidateOptions } from './validate.ts';
 export { prune } from './prune.ts';
-export type { PruneOptions } from './prune.ts';
 export { applyDefaults } from './defaults.ts';

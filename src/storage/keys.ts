@@ -6,7 +6,7 @@
  * undefined when there is none (empty prefix: the whole key space). Like etcd's
  * GetPrefixRangeEnd: bump the last code unit that can be bumped, drop what follows.
  */
-export function prefixEnd(prefix: string): string | undefined {
+function prefixEnd(prefix: string): string | undefined {
   for (let i = prefix.length - 1; i >= 0; i--) {
     const code = prefix.charCodeAt(i);
     if (code < 0xffff) return prefix.slice(0, i) + String.fromCharCode(code + 1);

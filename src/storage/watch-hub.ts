@@ -28,7 +28,7 @@ export interface WatchHubOptions {
   queueLimit?: number | undefined;
 }
 
-export const DEFAULT_WATCH_QUEUE_LIMIT = 10_000;
+const DEFAULT_WATCH_QUEUE_LIMIT = 10_000;
 
 /** Events read from history per step of a catch-up. */
 const CATCH_UP_PAGE = 1000;

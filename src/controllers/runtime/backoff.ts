@@ -12,7 +12,7 @@ export interface BackoffOptions {
   maxMs?: number;
 }
 
-export const defaultBackoff: Required<BackoffOptions> = { baseMs: 5, maxMs: 1_000 };
+const defaultBackoff: Required<BackoffOptions> = { baseMs: 5, maxMs: 1_000 };
 
 export class Backoff {
   readonly #baseMs: number;

@@ -60,7 +60,7 @@ function formatSeconds(seconds: number): string {
 const rfc3339 = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /** Seconds since the epoch and the nanoseconds of an RFC 3339 time string. */
-export function parseTime(value: string): { seconds: number; nanos: number } {
+function parseTime(value: string): { seconds: number; nanos: number } {
   const m = rfc3339.exec(value);
   const ms = m === null ? NaN : Date.parse(`${m[1]}T${m[2]}${m[4]!.toUpperCase()}`);
   if (m === null || Number.isNaN(ms)) throw new Error(`not an RFC 3339 time: ${JSON.stringify(value)}`);

@@ -5,9 +5,9 @@
 // fixed32 and fixed64.
 
 export const WIRE_VARINT = 0;
-export const WIRE_FIXED64 = 1;
+const WIRE_FIXED64 = 1;
 export const WIRE_BYTES = 2;
-export const WIRE_FIXED32 = 5;
+const WIRE_FIXED32 = 5;
 
 /** Malformed input: the caller turns it into a 400. */
 export class WireError extends Error {

@@ -41,7 +41,7 @@ function validateConfigMap(cm: KubeObject): StatusCause[] {
   return causes;
 }
 
-export const configMapStrategy: Strategy = {
+const configMapStrategy: Strategy = {
   decodeBytes: (cm) => decodeBytesMap(cm, 'binaryData'),
 
   validate: validateConfigMap,

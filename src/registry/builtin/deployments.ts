@@ -147,7 +147,7 @@ function validateDeploymentStatus(d: KubeObject): StatusCause[] {
   return causes;
 }
 
-export const deploymentStrategy: Strategy = {
+const deploymentStrategy: Strategy = {
   prepareForCreate(d) {
     defaultDeployment(d);
     d.status = {};

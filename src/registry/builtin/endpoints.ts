@@ -76,7 +76,7 @@ function validateEndpoints(ep: KubeObject): StatusCause[] {
   return causes;
 }
 
-export const endpointsStrategy: Strategy = {
+const endpointsStrategy: Strategy = {
   prepareForCreate: defaultEndpoints,
   prepareForUpdate(ep) {
     defaultEndpoints(ep);

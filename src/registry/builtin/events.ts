@@ -46,7 +46,7 @@ function validateEvent(event: KubeObject): StatusCause[] {
   return causes;
 }
 
-export const eventStrategy: Strategy = {
+const eventStrategy: Strategy = {
   validate: validateEvent,
 
   selectableFields(event) {

@@ -16,7 +16,7 @@ const decodeMap = new Int8Array(256).fill(-1);
 for (let i = 0; i < alphabet.length; i++) decodeMap[alphabet.charCodeAt(i)] = i;
 
 /** Go's base64.CorruptInputError text. */
-export function illegalBase64(offset: number): string {
+function illegalBase64(offset: number): string {
   return `illegal base64 data at input byte ${offset}`;
 }
 

@@ -46,6 +46,3 @@ export function builtinResourceTypes(opts: BuiltinOptions = {}): ResourceType[] 
     validatingWebhookConfigurationsType(),
   ];
 }
-
-export { ServiceAllocator, defaultServiceClusterIPRange, defaultServiceNodePortRange } from './service-allocator.ts';
-export { namespaceNameLabel } from './namespaces.ts';

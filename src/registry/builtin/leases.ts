@@ -21,7 +21,7 @@ function validateLeaseSpec(lease: KubeObject): StatusCause[] {
   return causes;
 }
 
-export const leaseStrategy: Strategy = {
+const leaseStrategy: Strategy = {
   validate: validateLeaseSpec,
 };
 

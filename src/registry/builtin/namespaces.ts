@@ -11,7 +11,7 @@ import type { JsonObject } from './object.ts';
 import { namespaceColumns } from './table-columns.ts';
 
 /** The label every namespace carries with its own name (SetDefaults_Namespace). */
-export const namespaceNameLabel = 'kubernetes.io/metadata.name';
+const namespaceNameLabel = 'kubernetes.io/metadata.name';
 
 function setNameLabel(ns: KubeObject): void {
   const name = ns.metadata.name;
@@ -29,7 +29,7 @@ function validateSpecFinalizers(ns: KubeObject): StatusCause[] {
   return causes;
 }
 
-export const namespaceStrategy: Strategy = {
+const namespaceStrategy: Strategy = {
   prepareForCreate(ns) {
     setNameLabel(ns);
     ns.status = { phase: 'Active' };

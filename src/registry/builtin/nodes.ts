@@ -57,7 +57,7 @@ function validateTaints(node: KubeObject): StatusCause[] {
   return causes;
 }
 
-export const nodeStrategy: Strategy = {
+const nodeStrategy: Strategy = {
   // Nodes may set their status on create.
   prepareForCreate: defaultNode,
 

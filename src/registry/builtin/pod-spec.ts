@@ -51,7 +51,7 @@ function defaultFieldRef(fieldRef: unknown): void {
 }
 
 /** SetDefaults_Container and the defaults of what a container holds. */
-export function defaultContainer(container: JsonObject): void {
+function defaultContainer(container: JsonObject): void {
   if (!container.imagePullPolicy) {
     container.imagePullPolicy = imageTag(stringAt(container, 'image')) === 'latest' ? 'Always' : 'IfNotPresent';
   }
@@ -109,7 +109,7 @@ export function defaultPodSpec(spec: JsonObject): void {
  * v1's deprecated serviceAccount is another name for serviceAccountName: the one given
  * fills the other, and it always shows the same value (upstream's PodSpec conversion).
  */
-export function mirrorDeprecatedServiceAccount(spec: JsonObject): void {
+function mirrorDeprecatedServiceAccount(spec: JsonObject): void {
   if ((spec.serviceAccountName === undefined || spec.serviceAccountName === null || spec.serviceAccountName === '') && typeof spec.serviceAccount === 'string') {
     spec.serviceAccountName = spec.serviceAccount;
   }

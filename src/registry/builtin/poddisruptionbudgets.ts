@@ -66,7 +66,7 @@ function emptyStatus(): Record<string, unknown> {
   return { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
 }
 
-export const podDisruptionBudgetStrategy: Strategy = {
+const podDisruptionBudgetStrategy: Strategy = {
   prepareForCreate(pdb) {
     pdb.status = emptyStatus();
     pdb.metadata.generation = 1;

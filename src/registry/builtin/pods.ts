@@ -100,7 +100,7 @@ function validatePodUpdate(pod: KubeObject, old: KubeObject): StatusCause[] {
   return causes;
 }
 
-export const podStrategy: Strategy = {
+const podStrategy: Strategy = {
   prepareForCreate(pod) {
     defaultPod(pod);
     pod.metadata.generation = 1;

@@ -52,8 +52,6 @@ export function addQuantity(a: Quantity, b: Quantity): Quantity {
   return { num: a.num * b.den + b.num * a.den, den: a.den * b.den };
 }
 
-export const zeroQuantity: Quantity = { num: 0n, den: 1n };
-
 export function isPositive(q: Quantity): boolean {
   return q.num > 0n;
 }

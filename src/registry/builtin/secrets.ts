@@ -87,7 +87,7 @@ function validateSecret(secret: KubeObject): StatusCause[] {
   return causes;
 }
 
-export const secretStrategy: Strategy = {
+const secretStrategy: Strategy = {
   decodeBytes: (secret) => decodeBytesMap(secret, 'data'),
 
   prepareForCreate: prepareSecret,

@@ -16,8 +16,8 @@ import {
   clusterIPsOf, isHeadless, needsClusterIP, needsHealthCheckNodePort, needsNodePort, nodePortOf, servicePorts, serviceSpec, usesNodePorts,
 } from './service-spec.ts';
 
-export const defaultServiceClusterIPRange = '10.96.0.0/12';
-export const defaultServiceNodePortRange = '30000-32767';
+const defaultServiceClusterIPRange = '10.96.0.0/12';
+const defaultServiceNodePortRange = '30000-32767';
 
 export interface ServiceRanges {
   /** One CIDR, or two of different families separated by a comma (dual-stack); the first is primary. */
@@ -27,7 +27,7 @@ export interface ServiceRanges {
 }
 
 /** The configured ClusterIP CIDRs, primary first. Throws on a malformed range (a configuration error). */
-export function parseServiceCIDRs(range: string): CIDR[] {
+function parseServiceCIDRs(range: string): CIDR[] {
   const cidrs = range.split(',').map((s) => s.trim()).filter((s) => s !== '').map((s) => {
     const cidr = parseCIDR(s);
     if (cidr === undefined) throw new Error(`invalid service cluster IP range ${JSON.stringify(s)}`);
@@ -39,13 +39,13 @@ export function parseServiceCIDRs(range: string): CIDR[] {
   return cidrs;
 }
 
-export interface PortRange {
+interface PortRange {
   base: number;
   size: number;
   text: string;
 }
 
-export function parsePortRange(range: string): PortRange {
+function parsePortRange(range: string): PortRange {
   const dash = /^(\d+)-(\d+)$/.exec(range.trim());
   const plus = /^(\d+)\+(\d+)$/.exec(range.trim());
   let base: number;

@@ -5,7 +5,7 @@ import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { allVerbs } from './common.ts';
 import { serviceAccountColumns } from './table-columns.ts';
 
-export const serviceAccountStrategy: Strategy = {
+const serviceAccountStrategy: Strategy = {
   validate(sa) {
     return validateKubeFinalizerNames(sa.metadata.finalizers, 'metadata.finalizers');
   },

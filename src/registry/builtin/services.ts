@@ -276,7 +276,7 @@ function validateClusterIPFields(spec: JsonObject, clusterFamilies: IPFamily[]):
 }
 
 /** ValidateService, for the rules clients observe. */
-export function validateService(svc: KubeObject, clusterFamilies: IPFamily[]): StatusCause[] {
+function validateService(svc: KubeObject, clusterFamilies: IPFamily[]): StatusCause[] {
   const spec = objectAt(svc, 'spec') ?? {};
   const causes = validateKubeFinalizerNames(svc.metadata.finalizers, 'metadata.finalizers');
   const type = serviceType(spec);
@@ -406,7 +406,7 @@ function validateServiceUpdate(svc: KubeObject, old: KubeObject): StatusCause[] 
   return causes;
 }
 
-export function serviceStrategy(clusterFamilies: IPFamily[]): Strategy {
+function serviceStrategy(clusterFamilies: IPFamily[]): Strategy {
   return {
     prepareForCreate(svc) {
       defaultService(svc);

@@ -20,14 +20,14 @@ const imagesColumn = (containersOf: (obj: KubeObject) => JsonObject[]) =>
 const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
 /** labels.FormatLabels: sorted `k=v` pairs, "<none>" when empty. */
-export function formatLabels(set: unknown): string {
+function formatLabels(set: unknown): string {
   if (!isObject(set)) return '<none>';
   const text = Object.keys(set).sort().map((k) => `${k}=${String(set[k])}`).join(',');
   return text === '' ? '<none>' : text;
 }
 
 /** metav1.LabelSelectorAsSelector(selector).String(), "<invalid>" when it does not parse. */
-export function formatLabelSelector(selector: unknown): string {
+function formatLabelSelector(selector: unknown): string {
   try {
     return labelSelectorString(labelSelectorFromObject(isObject(selector) ? (selector as LabelSelectorObject) : undefined));
   } catch {
@@ -237,7 +237,7 @@ function loadBalancerIngress(svc: KubeObject): string[] {
 }
 
 /** Upstream's getServiceExternalIP. */
-export function serviceExternalIP(svc: KubeObject): string {
+function serviceExternalIP(svc: KubeObject): string {
   const spec = objectAt(svc, 'spec');
   const externalIPs = arrayAt(spec, 'externalIPs').filter((ip): ip is string => typeof ip === 'string');
   switch (stringAt(spec, 'type')) {
@@ -257,7 +257,7 @@ export function serviceExternalIP(svc: KubeObject): string {
 }
 
 /** Upstream's makePortString: `port/protocol` or `port:nodePort/protocol`, "<none>" without ports. */
-export function formatServicePorts(svc: KubeObject): string {
+function formatServicePorts(svc: KubeObject): string {
   const text = objectsAt(objectAt(svc, 'spec'), 'ports').map((p) => {
     const nodePort = count(p.nodePort);
     const protocol = stringAt(p, 'protocol');
@@ -333,7 +333,7 @@ export const leaseColumns: TableColumn[] = [
 // ---- nodes ----
 
 /** Upstream's node Status cell: Ready / NotReady / Unknown, then SchedulingDisabled. */
-export function nodeStatus(node: KubeObject): string {
+function nodeStatus(node: KubeObject): string {
   const ready = objectsAt(objectAt(node, 'status'), 'conditions').filter((c) => c.type === 'Ready').at(-1);
   const status = [ready === undefined ? 'Unknown' : ready.status === 'True' ? 'Ready' : 'NotReady'];
   if (objectAt(node, 'spec')?.unschedulable === true) status.push('SchedulingDisabled');
@@ -341,7 +341,7 @@ export function nodeStatus(node: KubeObject): string {
 }
 
 /** Roles from `node-role.kubernetes.io/<role>` labels and the `kubernetes.io/role` label, sorted. */
-export function nodeRoles(node: KubeObject): string {
+function nodeRoles(node: KubeObject): string {
   const roles = new Set<string>();
   for (const [k, v] of Object.entries(node.metadata.labels ?? {})) {
     if (k.startsWith('node-role.kubernetes.io/')) {
@@ -386,7 +386,7 @@ interface EventTimes {
 }
 
 /** Upstream's printEvent times: first/last seen fall back to eventTime, a series overrides both last seen and count. */
-export function eventTimes(event: KubeObject, now: number): EventTimes {
+function eventTimes(event: KubeObject, now: number): EventTimes {
   const firstSeen = timestampMs(event.firstTimestamp) !== undefined
     ? translateTimestampSince(event.firstTimestamp, now)
     : translateTimestampSince(event.eventTime, now);
@@ -444,7 +444,7 @@ function hostPort(ip: string, port: number): string {
 }
 
 /** Upstream's formatEndpoints: at most three `ip:port` entries, then "+ N more...". */
-export function formatEndpoints(endpoints: KubeObject): string {
+function formatEndpoints(endpoints: KubeObject): string {
   const subsets = objectsAt(endpoints, 'subsets');
   if (subsets.length === 0) return '<none>';
   const max = 3;

@@ -12,7 +12,7 @@ import { arrayAt, isObject, objectAt, objectsAt, semanticEqual, setDefault, stri
 import type { JsonObject } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 
-export type WebhookKind = 'mutating' | 'validating';
+type WebhookKind = 'mutating' | 'validating';
 
 const acceptedReviewVersions = ['v1', 'v1beta1'];
 const failurePolicies = ['Fail', 'Ignore'];

@@ -23,8 +23,3 @@ export function setCondition(crd: CustomResourceDefinition, condition: Omit<Cust
   existing.reason = condition.reason;
   existing.message = condition.message;
 }
-
-export function removeCondition(crd: CustomResourceDefinition, type: string): void {
-  if (!isObject(crd.status) || !Array.isArray(crd.status.conditions)) return;
-  crd.status.conditions = crd.status.conditions.filter((c) => c.type !== type);
-}

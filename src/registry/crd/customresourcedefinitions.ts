@@ -20,7 +20,7 @@ import {
   validateCustomResourceDefinition, validateCustomResourceDefinitionStatus, validateCustomResourceDefinitionUpdate,
 } from './validation.ts';
 
-export const crdSchemaName = `${APIEXTENSIONS}CustomResourceDefinition`;
+const crdSchemaName = `${APIEXTENSIONS}CustomResourceDefinition`;
 
 /** Whether a schema holds CEL rules anywhere. */
 function hasValidationRules(schema: unknown): boolean {

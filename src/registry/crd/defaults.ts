@@ -73,7 +73,7 @@ export function normalizeSchema(schema: Raw): void {
 }
 
 /** The storage version's name, or undefined when none is marked. */
-export function storageVersionOf(crd: CustomResourceDefinition): string | undefined {
+function storageVersionOf(crd: CustomResourceDefinition): string | undefined {
   const versions = Array.isArray(crd.spec?.versions) ? crd.spec.versions : [];
   const storage = versions.find((v) => isObject(v) && v.storage === true);
   return typeof storage?.name === 'string' ? storage.name : undefined;

@@ -12,14 +12,14 @@ type Step =
   | { kind: 'recursive'; name: string | undefined }
   | { kind: 'filter'; path: Step[]; op?: string; literal?: unknown };
 
-export class JsonPathError extends Error {}
+class JsonPathError extends Error {}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Parses a path such as `.status.conditions[?(@.type=="Ready")].status` (braces optional). */
-export function parseJsonPath(text: string): Step[] {
+function parseJsonPath(text: string): Step[] {
   let source = text.trim();
   if (source.startsWith('{') && source.endsWith('}')) source = source.slice(1, -1).trim();
   if (source.startsWith('$')) source = source.slice(1);

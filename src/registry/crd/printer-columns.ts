@@ -9,7 +9,7 @@ import { compileJsonPath } from './jsonpath.ts';
 import type { CustomResourceColumnDefinition } from './types.ts';
 
 /** The column a version without printer columns shows. */
-export const defaultPrinterColumns: CustomResourceColumnDefinition[] = [
+const defaultPrinterColumns: CustomResourceColumnDefinition[] = [
   { name: 'Age', type: 'date', description: creationTimestampDescription, jsonPath: '.metadata.creationTimestamp' },
 ];
 

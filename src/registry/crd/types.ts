@@ -12,7 +12,7 @@ export const crdKind = 'CustomResourceDefinition';
 export const cleanupFinalizer = 'customresourcecleanup.apiextensions.k8s.io';
 
 /** A JSONSchemaProps as the client sent it: plain JSON, checked by validation. */
-export type JSONSchemaProps = Record<string, unknown>;
+type JSONSchemaProps = Record<string, unknown>;
 
 export interface CustomResourceDefinitionNames {
   plural?: string;
@@ -43,7 +43,7 @@ export interface CustomResourceSubresources {
   scale?: CustomResourceSubresourceScale;
 }
 
-export interface SelectableField {
+interface SelectableField {
   jsonPath?: string;
 }
 
@@ -59,12 +59,12 @@ export interface CustomResourceDefinitionVersion {
   selectableFields?: SelectableField[];
 }
 
-export interface CustomResourceConversion {
+interface CustomResourceConversion {
   strategy?: string;
   webhook?: { clientConfig?: unknown; conversionReviewVersions?: string[] };
 }
 
-export interface CustomResourceDefinitionSpec {
+interface CustomResourceDefinitionSpec {
   group?: string;
   names?: CustomResourceDefinitionNames;
   scope?: string;
@@ -81,7 +81,7 @@ export interface CustomResourceDefinitionCondition {
   message?: string;
 }
 
-export interface CustomResourceDefinitionStatus {
+interface CustomResourceDefinitionStatus {
   conditions?: CustomResourceDefinitionCondition[];
   acceptedNames?: CustomResourceDefinitionNames;
   storedVersions?: string[];

@@ -30,7 +30,7 @@ const printerColumnTypes = ['boolean', 'date', 'integer', 'number', 'string'];
 const printerColumnFormats = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
 
 /** Annotation that protected groups (`*.k8s.io`, `*.kubernetes.io`) need, see kubernetes/enhancements#1111. */
-export const apiApprovalAnnotation = 'api-approved.kubernetes.io';
+const apiApprovalAnnotation = 'api-approved.kubernetes.io';
 
 /** Upper bound of selectableFields per version, as upstream. */
 const maxSelectableFields = 8;
@@ -364,7 +364,7 @@ function validateSubresources(subresources: unknown, path: string): StatusCause[
 }
 
 /** The schema a simple dot path leads to, or undefined when the schema does not specify it. */
-export function schemaAtPath(root: unknown, jsonPath: string): Raw | undefined {
+function schemaAtPath(root: unknown, jsonPath: string): Raw | undefined {
   let current: unknown = root;
   for (const segment of jsonPath.slice(1).split('.')) {
     if (!isObject(current)) return undefined;

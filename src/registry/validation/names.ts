@@ -37,7 +37,7 @@ export function isDNS1035Label(value: string): string[] {
 }
 
 /** Upstream's path.IsValidPathSegmentName / IsValidPathSegmentPrefix. */
-export function isValidPathSegmentName(name: string, prefix = false): string[] {
+function isValidPathSegmentName(name: string, prefix = false): string[] {
   if (!prefix) {
     for (const illegal of ['.', '..']) if (name === illegal) return [`may not be '${illegal}'`];
   }
@@ -108,11 +108,4 @@ export function isValidPercent(percent: string): string[] {
   return /^[0-9]+%$/.test(percent)
     ? []
     : [regexError("a valid percent string must be a numeric string followed by an ending '%'", percentFmt, '1%', '93%')];
-}
-
-export function isCIdentifier(value: string): string[] {
-  const fmt = '[A-Za-z_][A-Za-z0-9_]*';
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(value)
-    ? []
-    : [regexError("a valid C identifier must start with alphabetic character or '_', followed by a string of alphanumeric characters or '_'", fmt, 'my_name', 'MY_NAME', 'MyName')];
 }

@@ -44,7 +44,7 @@ function ownerReferenceGoValue(ref: OwnerReference): GoValue {
   );
 }
 
-export function validateOwnerReferences(refs: unknown, path: FieldPath): StatusCause[] {
+function validateOwnerReferences(refs: unknown, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
   if (!Array.isArray(refs)) return causes;
   let firstController = '';
@@ -74,7 +74,7 @@ export function validateOwnerReferences(refs: unknown, path: FieldPath): StatusC
   return causes;
 }
 
-export function validateFinalizers(finalizers: unknown, path: FieldPath): StatusCause[] {
+function validateFinalizers(finalizers: unknown, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
   if (!Array.isArray(finalizers)) return causes;
   let orphan = false;
@@ -107,7 +107,7 @@ export function validateKubeFinalizerNames(finalizers: unknown, path: FieldPath)
   return causes;
 }
 
-export function validateManagedFields(entries: unknown, path: FieldPath): StatusCause[] {
+function validateManagedFields(entries: unknown, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
   if (!Array.isArray(entries)) return causes;
   entries.forEach((raw, i) => {

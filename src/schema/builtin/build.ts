@@ -91,7 +91,7 @@ export function resourceList(description?: string): Schema {
 }
 
 /** A list without topology markers (unstructured merge semantics). */
-export function array(items: Schema, description?: string): Schema {
+function array(items: Schema, description?: string): Schema {
   return described({ type: 'array', items }, description);
 }
 
