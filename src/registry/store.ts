@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import {
   alreadyExists, apiVersionOf, badRequest, conflict, generateNameConflict, invalid, isStatusError, notFound, staleObject,
-  StatusError, unclassifiedError, type GroupResource, type KubeList, type KubeObject, type Status, type StatusCause,
+  unclassifiedError, type GroupResource, type KubeList, type KubeObject, type Status, type StatusCause,
 } from '../api/index.ts';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/chain.ts';
 import { isStorageError, type Backend, type KeyValue } from '../storage/backend.ts';

@@ -829,7 +829,7 @@ describe('malformed input answers 400 and never hangs', () => {
     // Flipping each byte of a valid object.
     for (let i = 4; i < deployment.length; i++) {
       const body = Uint8Array.from(deployment);
-      body[i] ^= 0xff;
+      body[i] = body[i]! ^ 0xff;
       try {
         decodeProtobufObject(body);
       } catch (err) {

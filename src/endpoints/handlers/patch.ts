@@ -21,8 +21,6 @@ export async function patchHandler(scope: RequestScope): Promise<void> {
   await patchObject(scope, '');
 }
 
-const applyPatchType = 'application/apply-patch+yaml';
-
 /** PATCH of an object or of an update-like subresource (status, finalize): JSON, merge or strategic merge patch, or server-side apply. */
 export async function patchObject(scope: RequestScope, subresource = scope.info.subresource): Promise<void> {
   const { info, served } = scope;

@@ -8,7 +8,6 @@ import { tableAnswer } from '../table-answer.ts';
 import { decodeObjectBody } from '../object-body.ts';
 import { fieldManagerOf, parseDryRun, parseFieldValidation } from '../query.ts';
 import { evictionHandler } from './eviction.ts';
-import { strictPatchError } from './patch.ts';
 import type { RequestScope } from './scope.ts';
 import { decodePatch } from '../patch-body.ts';
 import { patchObject } from './patch.ts';
