@@ -1,3 +1,4 @@
+// The admission chain: mutating then validating plugins, called by the Store on every write.
 import type { KubeObject } from '../api/index.ts';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE';

@@ -1,3 +1,4 @@
+// NamespaceLifecycle admission: no new objects in a missing or terminating namespace.
 import { forbidden, notFound, type KubeObject } from '../api/index.ts';
 import type { AdmissionPlugin } from './chain.ts';
 

@@ -1,3 +1,4 @@
+// ServiceAccount admission: pods run as an account that exists, `default` when they name none.
 import { forbidden, type KubeObject } from '../api/index.ts';
 import type { AdmissionPlugin } from './chain.ts';
 

@@ -1,3 +1,4 @@
+// StatusError and its named constructors: every error a client sees, as a Kubernetes Status.
 import type { GroupResource, Status, StatusCause, StatusDetails } from './types.ts';
 import { groupResourceString } from './types.ts';
 

@@ -1,3 +1,4 @@
+// What other folders import from api/: the wire types, errors and tables.
 export * from './types.ts';
 export * from './errors.ts';
 export * from './table.ts';

@@ -1,3 +1,4 @@
+// What other folders import from apply/: field sets, managed fields and server-side apply.
 export { displayPath, fieldElement, keyElement, valueElement } from './field-path.ts';
 export { FieldSet, fieldSetOf } from './field-set.ts';
 export { decodeFieldsV1, encodeFieldsV1 } from './fields-v1.ts';

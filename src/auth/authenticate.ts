@@ -1,3 +1,4 @@
+// Bearer-token authentication: who a request's Authorization header names.
 import { createHash } from 'node:crypto';
 import { systemAuthenticated, type UserInfo } from './user.ts';
 

@@ -1,3 +1,4 @@
+// Authorization: what a request wants to do, the Authorizer hook (AlwaysAllow today), and the 403 for a denial.
 import { StatusError, type StatusDetails } from '../api/index.ts';
 import type { UserInfo } from './user.ts';
 

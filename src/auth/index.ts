@@ -1,3 +1,4 @@
+// What other folders import from auth/.
 export type { UserInfo } from './user.ts';
 export { ensureAdminToken, parseTokenFile } from './token-file.ts';
 export type { Authenticator } from './authenticate.ts';

@@ -1,3 +1,4 @@
+// kube-apiserver's static token file: parse it, and create the admin token once.
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';

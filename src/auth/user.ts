@@ -1,3 +1,4 @@
+// Who made a request: user name, uid and groups.
 /**
  * Who made a request, as k8s.io/apiserver's `user.Info` (name, uid, groups) and as
  * `UserInfo` in authentication.k8s.io reviews.

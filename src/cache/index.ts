@@ -1,3 +1,4 @@
+// What other folders import from cache/: the watch cache and its watchers.
 export {
   WatchCache,
   type WatchCacheOptions,

@@ -1,3 +1,4 @@
+// `plinth serve` flags, parsed into the Config the composition root builds from.
 import { parseArgs } from 'node:util';
 
 export interface Config {

@@ -1,3 +1,4 @@
+// The kubeconfig written to the data dir, pointing clients at this server.
 import { stringify } from 'yaml';
 import { writeFileAtomic } from '../server/write-file-atomic.ts';
 

@@ -1,3 +1,4 @@
+// The `plinth` command: picks the subcommand and answers with an exit code.
 import { parseServeFlags, serveUsage, UsageError } from './config.ts';
 import { serve } from './serve.ts';
 

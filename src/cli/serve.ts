@@ -1,3 +1,4 @@
+// The composition root: builds storage, caches, registry, controllers and the server from a Config.
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AdmissionChain } from '../admission/chain.ts';

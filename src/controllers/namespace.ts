@@ -1,3 +1,4 @@
+// The namespace controller: empties a terminating namespace, then removes it.
 import { isStatusError, type KubeObject } from '../api/index.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { Store } from '../registry/store.ts';

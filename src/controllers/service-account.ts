@@ -1,3 +1,4 @@
+// The ServiceAccount controller: every namespace has a `default` ServiceAccount.
 import { isStatusError, type KubeObject } from '../api/index.ts';
 import { parseFieldSelector } from '../api/fields.ts';
 import type { Store } from '../registry/store.ts';

@@ -1,3 +1,4 @@
+// Request bodies: JSON and YAML decoded by Content-Type, with duplicate fields found.
 import YAML from 'yaml';
 import { badRequest, unsupportedMediaType } from '../api/index.ts';
 import { duplicateJsonFields, duplicateYamlFields } from './duplicate-fields.ts';

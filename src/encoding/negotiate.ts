@@ -1,3 +1,4 @@
+// Content negotiation: which media type an answer is written in, from Accept.
 import { notAcceptable } from '../api/index.ts';
 import { essenceOf, parseAccept, type MediaType } from './media-type.ts';
 import { tableTargetOf, type TableTarget } from './table.ts';

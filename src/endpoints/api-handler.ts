@@ -1,3 +1,4 @@
+// Routes a resource request to its verb handler, after request info has named it.
 import { methodNotAllowed, notFoundPath } from '../api/index.ts';
 import { negotiateObject } from '../encoding/negotiate.ts';
 import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';

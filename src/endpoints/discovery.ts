@@ -1,3 +1,4 @@
+// Discovery: /api, /apis, per group and version, and aggregated discovery.
 import { createHash } from 'node:crypto';
 import { apiVersionOf } from '../api/index.ts';
 import { parseAccept } from '../encoding/media-type.ts';

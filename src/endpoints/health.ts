@@ -1,3 +1,4 @@
+// /healthz, /livez and /readyz with their named checks.
 import { writeBytes, type HttpResponse } from './http.ts';
 
 /** A named health check; it throws (or rejects) when unhealthy. */

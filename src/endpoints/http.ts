@@ -1,3 +1,4 @@
+// The HTTP edge the handlers share: bodies, answers, gzip, Status errors.
 import type { IncomingHttpHeaders } from 'node:http';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback, constants as zlibConstants } from 'node:zlib';

@@ -1,3 +1,4 @@
+// Serves /openapi/v2 and /openapi/v3 documents, with ETags.
 import { createHash } from 'node:crypto';
 import { notAcceptable, notFoundPath } from '../api/index.ts';
 import { parseAccept } from '../encoding/media-type.ts';

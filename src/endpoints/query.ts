@@ -1,3 +1,4 @@
+// Query parameters every write shares: dryRun, fieldManager, fieldValidation.
 import { badRequest, invalid, type StatusCause } from '../api/index.ts';
 import { managerOrUserAgent } from '../registry/field-manager.ts';
 import type { FieldValidationDirective } from '../registry/field-validation.ts';

@@ -1,3 +1,4 @@
+// Query parameters of reads: resourceVersion, resourceVersionMatch, limit, continue.
 import { badRequest, invalid, type StatusCause } from '../api/index.ts';
 import type { ReadConsistency } from '../registry/read-path.ts';
 import { parseInteger } from './query.ts';

@@ -1,3 +1,4 @@
+// Label and field selectors from the query, as a filter over a resource.
 import { parseFieldSelector } from '../api/fields.ts';
 import { parseLabelSelector } from '../api/labels.ts';
 import type { ObjectFilter } from '../registry/filter.ts';

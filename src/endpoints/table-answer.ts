@@ -1,3 +1,4 @@
+// Answers a get or list as a meta.k8s.io Table when the client asked for one.
 import type { KubeObject, ListMeta, Table } from '../api/index.ts';
 import { buildTable, tableOptionsFromQuery, type TableTarget } from '../encoding/table.ts';
 import { tableSourceOf } from '../registry/table-columns.ts';

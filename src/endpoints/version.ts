@@ -1,3 +1,4 @@
+// /version.
 /** `/version`: a Kubernetes version clients can compare against, naming Plinth in gitVersion. */
 const kubernetesMinor = 34;
 

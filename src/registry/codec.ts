@@ -1,3 +1,4 @@
+// Stored bytes to objects and back; the resourceVersion is the key's revision, never stored.
 import { internalError, type KubeObject } from '../api/index.ts';
 import type { KeyValue } from '../storage/backend.ts';
 

@@ -1,3 +1,4 @@
+// The continue token of chunked lists, in upstream's shape.
 import { badRequest } from '../api/index.ts';
 
 /**

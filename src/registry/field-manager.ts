@@ -1,3 +1,4 @@
+// The Store's side of managed fields: a type's topology, and apply and update recorded.
 import { apiVersionOf, type KubeObject } from '../api/index.ts';
 import { apply, applyConflictError, compileTopology, fieldSetOf, updateManagedFields, type FieldSet, type ManagedFieldsScope, type Topology } from '../apply/index.ts';
 

@@ -1,3 +1,4 @@
+// Label and field selectors applied to objects.
 import { matchFields, type FieldSelector } from '../api/fields.ts';
 import { matchLabels, type LabelSelector } from '../api/labels.ts';
 import type { KubeObject } from '../api/index.ts';

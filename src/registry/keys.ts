@@ -1,3 +1,4 @@
+// Storage keys of objects, by DESIGN.md's storage contract.
 import type { ResourceType } from './resource-type.ts';
 
 /** `/registry/{group}/{resource}/` (core group: `/registry/{resource}/`), as DESIGN.md's storage contract. */

@@ -1,3 +1,4 @@
+// Reads: get, list and watch through the watch cache, with upstream's resourceVersion rules.
 import { apiVersionOf, gone, notFound, timeout, type KubeObject, type ListMeta } from '../api/index.ts';
 import type { CacheWatcher, WatchCache } from '../cache/index.ts';
 import { isStorageError, type Backend, type KeyValue } from '../storage/backend.ts';

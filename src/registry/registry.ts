@@ -1,3 +1,4 @@
+// The served resources by group, version and resource: what discovery and routing look up.
 import type { ResourceType } from './resource-type.ts';
 import type { Store } from './store.ts';
 

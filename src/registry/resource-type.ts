@@ -1,3 +1,4 @@
+// ResourceType: what the generic Store needs to serve one resource (schema, scope, strategy, columns).
 import type { ValidateOptions } from '../schema/index.ts';
 import type { KubeObject, StatusCause, TableColumn, TableRowCondition } from '../api/index.ts';
 

@@ -1,3 +1,4 @@
+// What other folders import from schema/.
 export type { Definitions, Schema } from './types.ts';
 export { builtinDefinitions } from './builtin/index.ts';
 export { schemaRef } from './builtin/build.ts';

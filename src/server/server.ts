@@ -1,3 +1,4 @@
+// The listener: HTTPS with HTTP/1.1 and HTTP/2, and the filter chain before endpoints.
 import http2 from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';

@@ -1,3 +1,4 @@
+// The CA and serving certificate, created once in the data dir.
 import { X509Certificate, createPrivateKey, randomBytes, webcrypto, type KeyObject } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { isIP } from 'node:net';

@@ -1,3 +1,4 @@
+// Writes a file whole or not at all: a temporary file beside it, flushed, then renamed.
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';

@@ -1,3 +1,4 @@
+// What other folders import from storage/: the Backend contract and its implementations.
 export * from './backend.ts';
 export { MemoryBackend } from './memory.ts';
 export { SqliteBackend } from './sqlite.ts';

@@ -1,3 +1,4 @@
+// What other folders import from encoding/protobuf/.
 export {
   decodeProtobufObject, decodeProtobufWatchEvent, encodeProtobufObject, encodeProtobufWatchEvent, protobufMediaType,
 } from './codec.ts';

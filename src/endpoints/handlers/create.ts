@@ -1,3 +1,4 @@
+// POST of an object to a collection.
 import { readBody, writeObject } from '../http.ts';
 import { decodeObjectBody } from '../object-body.ts';
 import { fieldManagerOf, parseDryRun, parseFieldValidation } from '../query.ts';

@@ -1,3 +1,4 @@
+// DELETE of an object and of a collection, answered as upstream's delete handler.
 import { badRequest, invalid } from '../../api/index.ts';
 import { parseJson } from '../../encoding/decode.ts';
 import type { DeleteOptions } from '../../registry/store.ts';

@@ -1,3 +1,4 @@
+// POST of an Eviction to pods/eviction.
 import { checkEviction, evictPod } from '../../registry/eviction.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
 import { readBody, writeObject } from '../http.ts';

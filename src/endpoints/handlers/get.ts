@@ -1,3 +1,4 @@
+// GET of one object.
 import { writeBody, writeObject } from '../http.ts';
 import { getConsistency } from '../read-options.ts';
 import { tableAnswer } from '../table-answer.ts';

@@ -1,3 +1,4 @@
+// GET of a collection: lists, chunked and at a resourceVersion.
 import { encodeListJson } from '../../registry/read-path.ts';
 import { writeBody, writeObject } from '../http.ts';
 import { listParams } from '../read-options.ts';

@@ -1,3 +1,4 @@
+// PATCH: JSON, merge, strategic merge and apply patches.
 import { badRequest, invalid, type KubeObject, type StatusError } from '../../api/index.ts';
 import { decodeBody } from '../../encoding/decode.ts';
 import { parseMediaType } from '../../encoding/media-type.ts';

@@ -1,3 +1,4 @@
+// What every verb handler is given: the request, its info, the served resource, negotiation.
 import type { Negotiated } from '../../encoding/negotiate.ts';
 import type { ServedResource } from '../../registry/registry.ts';
 import type { ResourceRequestInfo } from '../request-info.ts';

@@ -1,3 +1,4 @@
+// Requests to subresources: status, finalize, scale and eviction.
 import { badRequest, methodNotAllowed, notFoundPath, type KubeObject, type TableColumn } from '../../api/index.ts';
 import { buildTable, tableOptionsFromQuery } from '../../encoding/table.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';

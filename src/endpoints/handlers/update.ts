@@ -1,3 +1,4 @@
+// PUT of an object.
 import { readBody, writeObject } from '../http.ts';
 import { decodeObjectBody } from '../object-body.ts';
 import { fieldManagerOf, parseDryRun, parseFieldValidation } from '../query.ts';

@@ -1,3 +1,4 @@
+// Watch streams: cache events framed as WatchEvents, bookmarks and timeouts.
 import { isStatusError, type IncludeObject } from '../../api/index.ts';
 import { parseFieldSelector } from '../../api/fields.ts';
 import { SlowWatcherError, type CacheEvent, type CacheWatcher } from '../../cache/index.ts';

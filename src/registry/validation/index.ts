@@ -1,3 +1,4 @@
+// What other files import from registry/validation/: ObjectMeta and name validation.
 export { validateObjectMeta, validateObjectMetaUpdate, totalAnnotationSizeLimit } from './object-meta.ts';
 export { validateName } from './names.ts';
 export type { NameRule } from './names.ts';
