@@ -28,6 +28,11 @@ export function cacheReinitialized(revision: number): StatusError {
   return gone(`too old resource version: the watch cache was re-initialized from storage at revision ${revision}`);
 }
 
+/** 429 while the cache has not loaded yet, worded as upstream's cacher (KEP-4568); clients retry after a second. */
+export function cacheInitializing(): StatusError {
+  return new StatusError(429, 'TooManyRequests', 'storage is (re)initializing', { retryAfterSeconds: 1 }, { 'Retry-After': '1' });
+}
+
 /** For reads and waits after close(). */
 export function cacheClosed(): StatusError {
   return new StatusError(503, 'ServiceUnavailable', 'the watch cache is closed');

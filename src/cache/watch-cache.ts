@@ -13,7 +13,7 @@
 import { type KubeObject, type StatusError } from '../api/index.ts';
 import { isStorageError, StorageError, type Backend, type KeyValue, type StorageEvent, type Watch } from '../storage/index.ts';
 import { encodeJson, freezeDeep } from './encode.ts';
-import { cacheClosed, cacheReinitialized, SlowWatcherError, tooLargeResourceVersion, tooOldResourceVersion } from './errors.ts';
+import { cacheClosed, cacheInitializing, cacheReinitialized, SlowWatcherError, tooLargeResourceVersion, tooOldResourceVersion } from './errors.ts';
 import { deletedEvent, EventHistory, eventFor, type HistoryEntry } from './history.ts';
 import { searchKeys, SnapshotOverlays, type Overlay } from './snapshots.ts';
 import { SortedEntries } from './sorted-entries.ts';
@@ -43,6 +43,8 @@ export interface WatchCacheOptions {
   snapshotTtlMs?: number;
   /** How long a read or watch at a revision the cache has not reached waits (default 3 s, as upstream). */
   maxWaitMs?: number;
+  /** How long whenReady() waits for the first load before answering 429 (default 60 s). */
+  loadWaitMs?: number;
   /** Period of BOOKMARK events (default 1 minute, as upstream). */
   bookmarkIntervalMs?: number;
   /** Events a watcher may leave unread before it is ended (default 1,000). */
@@ -62,8 +64,12 @@ interface RevisionWaiter {
   timer: NodeJS.Timeout;
 }
 
-/** Items per backend list call when (re)filling the cache. */
-const LIST_PAGE = 10_000;
+/**
+ * Items per backend list call when (re)filling the cache. Between pages the event
+ * loop runs (requests are answered while large caches load), so a page is a few
+ * milliseconds of decoding.
+ */
+const LIST_PAGE = 500;
 /** Retry delays after backend failures: doubling from the first, up to the last. */
 const RETRY_MIN_MS = 50;
 const RETRY_MAX_MS = 5_000;
@@ -82,6 +88,7 @@ export class WatchCache {
   readonly #maxHistoryEvents: number;
   readonly #snapshotTtlMs: number;
   readonly #maxWaitMs: number;
+  readonly #loadWaitMs: number;
   readonly #bookmarkIntervalMs: number;
   readonly #progressIntervalMs: number;
   readonly #freeze: boolean;
@@ -113,6 +120,9 @@ export class WatchCache {
   #bookmarkTimer: NodeJS.Timeout | undefined;
   #started = false;
   #closed = false;
+  /** Settled by the first load (or by close() before it). */
+  readonly #loaded = deferred();
+  #ready = false;
 
   constructor(opts: WatchCacheOptions) {
     this.#backend = opts.backend;
@@ -124,6 +134,7 @@ export class WatchCache {
     this.#maxHistoryEvents = opts.maxHistoryEvents ?? 102_400;
     this.#snapshotTtlMs = opts.snapshotTtlMs ?? 75_000;
     this.#maxWaitMs = opts.maxWaitMs ?? 3_000;
+    this.#loadWaitMs = opts.loadWaitMs ?? 60_000;
     this.#bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60_000;
     this.#progressIntervalMs = opts.progressIntervalMs ?? 100;
     this.#freeze = opts.freeze ?? true;
@@ -149,13 +160,41 @@ export class WatchCache {
     };
   }
 
-  /** List the prefix, then follow the backend's watch. Resolves once the cache serves; rejects if the first list fails. */
-  async start(): Promise<void> {
-    if (this.#started || this.#closed) return;
-    this.#started = true;
-    await this.#relist();
-    this.#bookmarkTimer = setInterval(() => this.#sendBookmarks(), this.#bookmarkIntervalMs);
-    this.#bookmarkTimer.unref();
+  /**
+   * Start loading: list the prefix (in pages, letting the event loop run between them),
+   * then follow the backend's watch. Resolves once the cache serves; a failed load is
+   * retried (backing off) until it succeeds, so this rejects only when the cache is
+   * closed first. Calling it again answers the same promise: whoever needs the cache
+   * first starts it, which is how caches load lazily.
+   */
+  start(): Promise<void> {
+    if (!this.#started && !this.#closed) {
+      this.#started = true;
+      void this.#relist().catch((err: unknown) => this.#recover(err));
+      this.#bookmarkTimer = setInterval(() => this.#sendBookmarks(), this.#bookmarkIntervalMs);
+      this.#bookmarkTimer.unref();
+    }
+    return this.#loaded.promise;
+  }
+
+  /** Whether the first load is done: until then get, list and watch cannot be served from the cache. */
+  get ready(): boolean {
+    return this.#ready;
+  }
+
+  /**
+   * Resolve once the cache has loaded, starting the load if nobody has. After
+   * loadWaitMs: 429 "storage is (re)initializing" with Retry-After 1, as upstream
+   * answers while its cache initializes.
+   */
+  whenReady(): Promise<void> {
+    if (this.#ready) return Promise.resolve();
+    const loaded = this.start();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(cacheInitializing()), this.#loadWaitMs);
+      timer.unref();
+      loaded.then(resolve, reject).finally(() => clearTimeout(timer));
+    });
   }
 
   /** End every watcher (their iterations finish), stop following the backend, fail pending waits. */
@@ -168,6 +207,7 @@ export class WatchCache {
     this.#backendWatch = undefined;
     for (const watcher of [...this.#watchers]) watcher.close();
     for (const waiter of [...this.#waiters]) this.#settleWaiter(waiter, cacheClosed());
+    if (!this.#ready) this.#loaded.reject(cacheClosed());
   }
 
   /** The latest revision the cache has applied, or learnt that its prefix has no events up to. */
@@ -371,6 +411,8 @@ export class WatchCache {
       }
       if (!page.more || page.items.length === 0) break;
       startAfter = (page.items[page.items.length - 1] as KeyValue).key;
+      await new Promise((resolve) => setImmediate(resolve));
+      if (epoch !== this.#epoch || this.#closed) return;
     }
     const listed = revision as number;
     if (this.#revision > 0) this.#log(`watch cache ${this.#prefix}: re-listed at revision ${listed}; ending ${this.#watchers.size} watchers, which re-list`);
@@ -383,6 +425,10 @@ export class WatchCache {
     this.#overlays.clear();
     this.#setRevision(listed);
     this.#watchFrom(listed);
+    if (!this.#ready) {
+      this.#ready = true;
+      this.#loaded.resolve();
+    }
   }
 
   #watchFrom(revision: number): void {
@@ -417,10 +463,13 @@ export class WatchCache {
    */
   async #recover(failure: unknown): Promise<void> {
     for (;;) {
+      if (this.#closed) return;
       const delay = this.#failures === 0 ? 0 : Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** (this.#failures - 1));
       this.#failures++;
-      const relist = !isStorageError(failure, 'Unavailable');
-      this.#log(`watch cache ${this.#prefix}: backend watch failed at revision ${this.#revision} (${(failure as Error)?.message ?? String(failure)}); ${relist ? 're-listing' : 'watching again'}${delay > 0 ? ` in ${delay} ms` : ''}`);
+      // Until the first load succeeds there is nothing to watch on from: list again.
+      const relist = !this.#ready || !isStorageError(failure, 'Unavailable');
+      const what = this.#ready ? `backend watch failed at revision ${this.#revision}` : 'loading failed';
+      this.#log(`watch cache ${this.#prefix}: ${what} (${(failure as Error)?.message ?? String(failure)}); ${relist ? 're-listing' : 'watching again'}${delay > 0 ? ` in ${delay} ms` : ''}`);
       if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay).unref());
       if (this.#closed) return;
       try {
@@ -571,6 +620,18 @@ export class WatchCache {
     const cached: CachedObject = { key, object, json, revision };
     return this.#freeze ? Object.freeze(cached) : cached;
   }
+}
+
+function deferred(): { promise: Promise<void>; resolve(): void; reject(err: unknown): void } {
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Settled whether or not anyone waits: a close() before the load is no unhandled rejection.
+  promise.catch(() => {});
+  return { promise, resolve, reject };
 }
 
 /** Where a list under `prefix` starts (after `startAfter` when that is inside the prefix) and ends (exclusive). */
