@@ -5,7 +5,7 @@ import { AdmissionChain } from '../admission/chain.ts';
 import { apiVersionOf, isStatusError, type KubeObject } from '../api/index.ts';
 import { storedJsonWithResourceVersion } from '../registry/codec.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
-import type { KeyValue } from '../storage/backend.ts';
+import type { Backend, KeyValue } from '../storage/backend.ts';
 import { WatchCache } from '../cache/index.ts';
 import { alwaysAllow, bearerAuthenticator, ensureAdminToken, parseTokenFile } from '../auth/index.ts';
 import { CrdController } from '../controllers/crd.ts';
@@ -49,8 +49,14 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** What tests may hand in instead of what the Config names. */
+export interface ServeDependencies {
+  /** Storage to serve from (the server closes it); by default the one --storage names. */
+  backend?: Backend;
+}
+
 /** Builds the object graph from a Config and starts serving (the composition root). */
-export async function serve(config: Config, log: (message: string) => void = (m) => console.error(m)): Promise<RunningServer> {
+export async function serve(config: Config, log: (message: string) => void = (m) => console.error(m), deps: ServeDependencies = {}): Promise<RunningServer> {
   if (config.authorizationMode === 'RBAC') throw new UsageError('--authorization-mode RBAC is not implemented yet; use AlwaysAllow');
   if (config.storage === 'etcd') throw new UsageError('--storage etcd is not implemented yet; use sqlite or memory');
   const dataDir = path.resolve(config.dataDir);
@@ -61,7 +67,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     loadTokens(config, dataDir),
   ]);
 
-  const backend = await openBackend(config.storage, { dataDir });
+  const backend = deps.backend ?? await openBackend(config.storage, { dataDir });
   const compactor = new Compactor(backend, { retainMs: config.etcdCompactionIntervalMs });
   compactor.start();
 
@@ -70,6 +76,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const admissionSetup = admissionPlugins(registry, log);
   const admission = new AdmissionChain(admissionSetup.plugins);
   const caches: WatchCache[] = [];
+  let serving = false;
+  let closing: Promise<void> | undefined;
   const newCache = (type: ResourceType, decode: (kv: KeyValue) => KubeObject, encode?: (kv: KeyValue) => Uint8Array | undefined) => new WatchCache({
     backend,
     prefix: resourcePrefix(type),
@@ -93,7 +101,10 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     registry.add({ type, store });
     if (type.group === '' && type.resource === 'namespaces') namespaces.store = store;
   }
-  await Promise.all(caches.map((cache) => cache.start()));
+  // Caches load lazily: what start-up needs below (webhook configurations, Services
+  // for the allocator, namespaces and ServiceAccounts for the controllers, CRDs) loads
+  // now, on first use; every other cache loads in the background once the server
+  // serves, or earlier when a request needs it (registry/read-path.ts).
   await admissionSetup.start();
   for (const { type, store } of registry.all()) if (type.allocator) type.allocator.restore(await store.listAll());
   await ensureNamespaces(namespaces.store!);
@@ -115,7 +126,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
         const store = new CustomResourceStore(type, backend, admission, cache, { definitions, deprecationWarning });
         decoder.store = store;
         caches.push(cache);
-        await cache.start();
+        // Served CRDs registered at start-up load with the other caches in the background.
+        if (serving) void cache.start();
         return {
           store,
           close() {
@@ -162,13 +174,14 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     log,
   });
   port = await server.start();
+  serving = true;
 
   const host = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress;
   const url = `https://${host}:${port}`;
   const kubeconfigPath = path.resolve(config.kubeconfigPath ?? path.join(dataDir, 'kubeconfig'));
   await writeKubeconfig(kubeconfigPath, { server: url, caPem: material.caPem, token: tokens.admin });
+  setImmediate(() => void loadInBackground([...caches], () => closing !== undefined));
 
-  let closing: Promise<void> | undefined;
   return {
     url, port, kubeconfigPath, token: tokens.admin, caPem: material.caPem, registry,
     watcherCount: () => caches.reduce((sum, cache) => sum + cache.watcherCount, 0),
@@ -185,6 +198,19 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       return closing;
     },
   };
+}
+
+/**
+ * Loads the caches not loaded yet, one at a time: a request waits for one cache, and
+ * loading them all at once would make it wait for all. start() of a loaded (or
+ * loading) cache answers at once.
+ */
+async function loadInBackground(caches: WatchCache[], stopped: () => boolean): Promise<void> {
+  for (const cache of caches) {
+    if (stopped()) return;
+    // It rejects only when that cache was closed (its CRD deleted, or the server closing).
+    await cache.start().catch(() => {});
+  }
 }
 
 function extraHosts(bindAddress: string): string[] {

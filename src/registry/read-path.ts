@@ -81,15 +81,28 @@ export class ReadPath {
   async getItem(namespace: string, name: string, consistency: ReadConsistency = { kind: 'consistent' }): Promise<ListItem> {
     const key = objectKey(this.type, namespace, name);
     const groupResource = { group: this.type.group, resource: this.type.resource };
-    if (this.cache !== undefined) {
+    if (this.cache !== undefined && this.cache.ready) {
       await this.catchUp(this.cache, consistency);
       const cached = this.cache.get(key);
       if (cached === undefined) throw notFound(groupResource, name);
       return { object: cached.object, json: cached.json };
     }
+    // A cache still loading: a get costs one key, so it reads through to the backend,
+    // as upstream's cacher does (KEP-4568); the read is current, hence fresh enough.
+    if (this.cache !== undefined) {
+      this.cache.start();
+      await this.checkReached(consistency);
+    }
     const kv = await this.backend.get(key);
     if (kv === undefined) throw notFound(groupResource, name);
     return { object: this.decode(kv) };
+  }
+
+  /** A read at or above a revision the backend has not reached: 504, as a cache that waited for it in vain. */
+  private async checkReached(consistency: ReadConsistency): Promise<void> {
+    if (consistency.kind !== 'notOlderThan' && consistency.kind !== 'exact') return;
+    const current = await this.backend.currentRevision();
+    if (consistency.revision > current) throw tooLarge(consistency.revision, current);
   }
 
   /** Waits until the cache is fresh enough for the read; answers the revision to read at, if exact. */
@@ -113,7 +126,16 @@ export class ReadPath {
     const predicate = req.filter === undefined ? undefined : (o: KubeObject) => objectMatches(o, req.filter!, this.type);
 
     let result: { items: ListItem[]; revision: number; more: boolean; remaining: number; lastKey: string | undefined } | undefined;
-    if (this.cache !== undefined) {
+    // A cache still loading: lists whose cost is bounded (a limit, no selector; or an
+    // exact revision, which the cache could only serve from its history anyway) read
+    // through to the backend, as upstream's cacher does (KEP-4568); any other list
+    // waits for the load, which is itself a full list of the backend.
+    if (this.cache !== undefined && !this.cache.ready) {
+      const bounded = consistency.kind === 'exact' || (limit > 0 && predicate === undefined);
+      if (bounded) this.cache.start();
+      else await this.cache.whenReady();
+    }
+    if (this.cache !== undefined && this.cache.ready) {
       await this.catchUp(this.cache, consistency);
       const page = this.cache.list({
         prefix,
@@ -194,6 +216,8 @@ export class ReadPath {
     // Upstream: unset → the current state (consistent) as ADDED, then changes; "0" → the
     // same from the cache; n → changes after n. sendInitialEvents overrides the first two.
     const initialEvents = req.sendInitialEvents ?? (rv === '' || rv === '0');
+    // A watch starts once its cache has loaded: the cache is what feeds it.
+    await cache.whenReady();
     if (rv === '') await cache.waitUntilFresh();
     else if (rv !== '0') await cache.waitForRevision(Number(rv));
     const fromRevision = rv === '' || rv === '0' ? cache.revision : Number(rv);

@@ -6,7 +6,7 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { defaultConfig, type Config } from '../../src/cli/config.ts';
-import { serve, type RunningServer } from '../../src/cli/serve.ts';
+import { serve, type RunningServer, type ServeDependencies } from '../../src/cli/serve.ts';
 
 export const repoRoot = path.resolve(import.meta.dirname, '../..');
 
@@ -42,9 +42,9 @@ export interface Response {
 }
 
 /** An in-process server on memory storage (or as configured). */
-export async function startServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+export async function startServer(overrides: Partial<Config> = {}, deps: ServeDependencies = {}): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? tempDir();
-  const running = await serve({ ...defaultConfig(), storage: 'memory', securePort: 0, ...overrides, dataDir }, () => {});
+  const running = await serve({ ...defaultConfig(), storage: 'memory', securePort: 0, ...overrides, dataDir }, () => {}, deps);
   const agent = new https.Agent({ ca: running.caPem, keepAlive: true });
   const request = (method: string, urlPath: string, opts: RequestOptions = {}) => httpsRequest(agent, running.url, running.token, method, urlPath, opts);
   let namespaces = 0;
