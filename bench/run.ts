@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import https from 'node:https';
 import { startServerProcess, tempDir, type ServerProcess } from '../test/helpers/server.ts';
 import { applyBench } from './apply.ts';
+import { startupBench, timeToReady } from './startup.ts';
 import { customResourceBench } from './custom-resources.ts';
 import { watchHttpBench } from './watch-http.ts';
 
@@ -69,27 +70,6 @@ function peakRssMiB(pid: number): number {
   return Math.round(kib / 1024);
 }
 
-async function timeToReady(dataDir: string): Promise<number> {
-  const started = performance.now();
-  const server = await startServerProcess([], { dataDir });
-  const caPem = readFileSync(`${dataDir}/pki/ca.crt`, 'utf8');
-  const agent = new https.Agent({ ca: caPem });
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      https.get(new URL('/readyz', server.url), { agent }, (res) => {
-        res.resume();
-        resolve(res.statusCode === 200);
-      }).on('error', () => resolve(false));
-    });
-    if (ok) break;
-    await new Promise((r) => setTimeout(r, 2));
-  }
-  const elapsed = performance.now() - started;
-  agent.destroy();
-  await server.stop();
-  return elapsed;
-}
-
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 
 async function main() {
@@ -143,6 +123,8 @@ async function main() {
   for (const line of await applyBench()) console.log(line);
   console.log('');
   for (const line of await watchHttpBench()) console.log(line);
+  console.log('');
+  for (const line of await startupBench()) console.log(line);
   console.log('');
   // The watch cache alone, in-process (it needs --expose-gc for its memory figure).
   spawnSync(process.execPath, ['--expose-gc', fileURLToPath(new URL('./watch-cache.ts', import.meta.url))], { stdio: 'inherit' });
