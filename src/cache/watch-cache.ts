@@ -69,7 +69,7 @@ interface RevisionWaiter {
  * loop runs (requests are answered while large caches load), so a page is a few
  * milliseconds of decoding.
  */
-const LIST_PAGE = 500;
+const LIST_PAGE = 1_000;
 /** Retry delays after backend failures: doubling from the first, up to the last. */
 const RETRY_MIN_MS = 50;
 const RETRY_MAX_MS = 5_000;
@@ -402,7 +402,7 @@ export class WatchCache {
     let revision: number | undefined;
     let startAfter: string | undefined;
     for (;;) {
-      const page = await this.#backend.list(this.#prefix, { revision, limit: LIST_PAGE, startAfter });
+      const page = await this.#backend.list(this.#prefix, { revision, limit: LIST_PAGE, startAfter, countRemaining: false });
       if (epoch !== this.#epoch || this.#closed) return;
       revision ??= page.revision;
       for (const kv of page.items) {

@@ -28,6 +28,12 @@ export interface ListOptions {
   limit?: number;
   /** Only keys strictly greater than this one (for continuing a chunked list). */
   startAfter?: string;
+  /**
+   * False: `remaining` may be answered as 0, for a reader that pages through a whole
+   * prefix and does not need it (counting the rest costs a pass over it per page).
+   * `more` is exact either way.
+   */
+  countRemaining?: boolean;
 }
 
 export interface ListResult {

@@ -117,7 +117,7 @@ export class SqliteBackend implements Backend {
     const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : Infinity;
     const { items, more } = revision === this.#revision ? this.#listCurrent(range, limit) : this.#listAt(range, revision, limit);
     let remaining = 0;
-    if (more) {
+    if (more && opts.countRemaining !== false) {
       const rest = { ...range, after: (items[items.length - 1] as KeyValue).key };
       remaining = revision === this.#revision ? this.#countCurrent(rest) : this.#countAt(rest, revision);
     }

@@ -252,6 +252,15 @@ export function storageContract(name: string, open: OpenBackend): void {
         });
       }
 
+      test('countRemaining: false pages through the same keys, and more is exact', async (t) => {
+        const backend = await fresh(t, open);
+        for (const key of keys) await backend.create(key, bytes(key));
+        const first = await backend.list('/registry/pods/', { limit: 3, countRemaining: false });
+        assert.deepEqual({ keys: keysOf(first.items), more: first.more }, { keys: keys.slice(0, 3), more: true });
+        const last = await backend.list('/registry/pods/', { limit: 3, startAfter: keys[2], countRemaining: false });
+        assert.deepEqual({ keys: keysOf(last.items), more: last.more, remaining: last.remaining }, { keys: keys.slice(3, 5), more: false, remaining: 0 });
+      });
+
       test('list leaves out deleted keys and shows each key\'s latest value and revisions', async (t) => {
         const backend = await fresh(t, open);
         const a = await backend.create('/registry/x/a', bytes('a1'));
