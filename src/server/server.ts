@@ -10,6 +10,7 @@ import { writeError, type HttpRequest, type HttpResponse } from '../endpoints/ht
 import { warningRecorder } from '../endpoints/warnings.ts';
 import { runInRequestContext } from '../api/request-context.ts';
 import { requestInfo } from '../endpoints/request-info.ts';
+import { releaseUnreadBody } from './unread-body.ts';
 
 export interface ApiServerOptions {
   bindAddress: string;
@@ -49,7 +50,10 @@ export class ApiServer {
       allowHTTP1: true,
       settings: { maxConcurrentStreams: 1000 },
     });
-    this.server.on('request', (req, res) => void this.serve(req as HttpRequest, res as unknown as HttpResponse));
+    this.server.on('request', (req, res) => {
+      releaseUnreadBody(req, res);
+      void this.serve(req as HttpRequest, res as unknown as HttpResponse);
+    });
     this.server.on('secureConnection', (socket: TLSSocket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
