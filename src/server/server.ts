@@ -25,8 +25,11 @@ export interface ApiServerOptions {
   log: (message: string) => void;
 }
 
-/** Paths anyone may read without credentials, as upstream's system:public-info-viewer role allows. */
-const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version']);
+/**
+ * Paths anyone may read without credentials: exactly those of upstream's
+ * system:public-info-viewer role. Named checks (`/readyz/etcd`) are not among them.
+ */
+const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
 
 const anonymous: UserInfo = { name: 'system:anonymous', uid: '', groups: ['system:unauthenticated'] };
 
@@ -136,7 +139,7 @@ export class ApiServer {
       if (user === undefined) throw unauthorized();
       return user;
     }
-    if (publicPaths.has(path) || path.startsWith('/readyz/') || path.startsWith('/livez/') || path.startsWith('/healthz/')) return anonymous;
+    if (publicPaths.has(path)) return anonymous;
     throw unauthorized();
   }
 }
