@@ -1,4 +1,5 @@
 // The listener: HTTPS with HTTP/1.1 and HTTP/2, and the filter chain before endpoints.
+import type http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -23,6 +24,27 @@ export interface ApiServerOptions {
   authorizer: Authorizer;
   handler: ApiHandler;
   log: (message: string) => void;
+  /** Detail worth logging only when asked (`-v 4` and up): clients going away mid-request. */
+  debug?: (message: string) => void;
+}
+
+type Request = http2.Http2ServerRequest | http.IncomingMessage;
+type Response = http2.Http2ServerResponse | http.ServerResponse;
+
+/** Error codes of a connection or stream the client closed, reset or cancelled. */
+const disconnectCodes = new Set([
+  'ECONNRESET', 'EPIPE', 'ECANCELED', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED',
+  'ERR_HTTP2_STREAM_ERROR', 'ERR_HTTP2_STREAM_CANCEL', 'ERR_HTTP2_INVALID_STREAM',
+]);
+
+function isDisconnectError(err: unknown): boolean {
+  return err instanceof Error && 'code' in err && disconnectCodes.has(String(err.code));
+}
+
+/** Whether the request's connection (HTTP/1.1) or stream (HTTP/2) is closed. */
+function connectionGone(req: Request): boolean {
+  if ('stream' in req) return req.stream.destroyed || req.stream.closed;
+  return req.destroyed || req.socket.destroyed;
 }
 
 /**
@@ -56,7 +78,8 @@ export class ApiServer {
     });
     this.server.on('request', (req, res) => {
       releaseUnreadBody(req, res);
-      void this.serve(req as HttpRequest, res as unknown as HttpResponse);
+      this.noteDisconnect(req, res);
+      void this.serve(req, res);
     });
     this.server.on('secureConnection', (socket: TLSSocket) => {
       this.sockets.add(socket);
@@ -102,16 +125,30 @@ export class ApiServer {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  private async serve(req: HttpRequest, res: HttpResponse): Promise<void> {
+  private async serve(req: Request, res: Response): Promise<void> {
     this.inFlight++;
     try {
-      await this.filterChain(req, res);
+      await this.filterChain(req as HttpRequest, res as unknown as HttpResponse);
     } catch (err) {
-      writeError(res, err, this.opts.log);
+      // A client that went away mid-request is no server error, and there is no one to answer (noteDisconnect logs it).
+      if (isDisconnectError(err) && connectionGone(req)) return;
+      writeError(res as unknown as HttpResponse, err, this.opts.log);
     } finally {
       this.inFlight--;
       if (this.inFlight === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
     }
+  }
+
+  /** Logs, at debug level, a request whose client left before the whole answer was written. */
+  private noteDisconnect(req: Request, res: Response): void {
+    const debug = this.opts.debug;
+    if (debug === undefined) return;
+    const closed = (finished: boolean) => {
+      if (!finished) debug(`client went away before the answer was complete: ${req.method} ${req.url}`);
+    };
+    // HTTP/2: a stream reset with an error code (CANCEL from a client giving up) or closed before the answer ended.
+    if ('stream' in req) req.stream.once('close', () => closed(req.stream.rstCode === http2.constants.NGHTTP2_NO_ERROR && res.writableEnded));
+    else (res as http.ServerResponse).once('close', () => closed((res as http.ServerResponse).writableFinished));
   }
 
   private async filterChain(req: HttpRequest, res: HttpResponse): Promise<void> {
