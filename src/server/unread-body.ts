@@ -17,14 +17,17 @@ const http1DrainBytes = 256 * 1024;
  */
 const http2DrainBytes = 16 * 1024 * 1024;
 
+/** HTTP/2: how long after the answer the rest of an unread body may take before the stream is reset. */
+const http2DrainMs = 5000;
+
 /**
  * Makes sure a request body the handler did not read (an error answered first, a body
  * on a GET) never holds the connection.
  *
  * HTTP/2: once the answer is sent, the rest of the body is read and dropped, which
- * returns its flow-control credit; past `http2DrainBytes` the stream is reset with
- * NO_ERROR, as Go's server does at once and RFC 9113 §8.1 allows after a complete
- * answer. Unread data would otherwise sit in the stream's window and the session's
+ * returns its flow-control credit; past `http2DrainBytes`, or when the rest is slower
+ * than `http2DrainMs`, the stream is reset with NO_ERROR, as Go's server does at once
+ * and RFC 9113 §8.1 allows after a complete answer. Unread data would otherwise sit in the stream's window and the session's
  * memory.
  *
  * HTTP/1.1: Node reads an unread body to its end after the answer. Like Go's server,
@@ -52,10 +55,15 @@ export function releaseUnreadBody(req: http2.Http2ServerRequest | IncomingMessag
  */
 function drainStream(req: http2.Http2ServerRequest, stream: http2.ServerHttp2Stream): void {
   if (stream.closed || stream.destroyed || req.readableEnded) return;
+  const cutOff = () => {
+    if (!stream.closed && !stream.destroyed) stream.close(http2.constants.NGHTTP2_NO_ERROR);
+  };
+  const timer = setTimeout(cutOff, http2DrainMs).unref();
+  stream.once('close', () => clearTimeout(timer));
   let drained = 0;
   req.on('data', (chunk: Buffer | string) => {
     drained += chunk.length;
-    if (drained > http2DrainBytes && !stream.closed && !stream.destroyed) stream.close(http2.constants.NGHTTP2_NO_ERROR);
+    if (drained > http2DrainBytes) cutOff();
   });
   req.resume();
 }

@@ -174,6 +174,31 @@ describe('unread request bodies', () => {
     }
   });
 
+  test('HTTP/2: a client that stops sending the rest of a rejected body has its stream reset', async () => {
+    const session = http2.connect(server.url, { ca: server.caPem });
+    session.on('error', () => {});
+    try {
+      const answer = await within(new Promise<Answer>((resolve) => {
+        const stream = session.request({
+          ':method': 'POST', ':path': '/api/v1/namespaces/default/widgets', authorization: `Bearer ${server.token}`, 'content-length': big.length,
+        }, { endStream: false });
+        let status = 0;
+        stream.on('response', (h) => (status = Number(h[':status'])));
+        stream.resume();
+        stream.on('error', () => {});
+        stream.on('close', () => resolve({ status, text: '', rstCode: stream.rstCode }));
+        // A first part of the body, then nothing more.
+        stream.write(big.subarray(0, 1000));
+      }), 'stalled body');
+      assert.equal(answer.status, 404);
+      assert.equal(answer.rstCode, http2.constants.NGHTTP2_NO_ERROR);
+      const version = await within(h2Request(session, { method: 'GET', path: '/version' }), 'GET /version');
+      assert.equal(version.status, 200);
+    } finally {
+      session.destroy();
+    }
+  });
+
   test('HTTP/1.1 keep-alive: 200 rejected bodies, then GET /version still answers', async () => {
     const agent = new https.Agent({ ca: server.caPem, keepAlive: true, maxSockets: 1 });
     try {
