@@ -18,6 +18,8 @@ export interface Config {
   etcdCompactionIntervalMs: number;
   /** Where the kubeconfig goes; defaults to `<dataDir>/kubeconfig`. */
   kubeconfigPath: string | undefined;
+  /** Log verbosity as klog's `-v`: 4 and up adds debug lines (clients going away mid-request). */
+  verbosity: number;
   /** Watch cache timings (not flags; tests shorten them): bookmarks about every minute and list snapshots kept 75 s, as upstream. */
   watchBookmarkIntervalMs: number;
   listSnapshotTtlMs: number;
@@ -45,6 +47,7 @@ export function defaultConfig(): Config {
     serviceNodePortRange: '30000-32767',
     etcdCompactionIntervalMs: 5 * 60_000,
     kubeconfigPath: undefined,
+    verbosity: 0,
     watchBookmarkIntervalMs: 60_000,
     listSnapshotTtlMs: 75_000,
   };
@@ -91,6 +94,7 @@ Flags (kube-apiserver's names where one exists):
   --service-node-port-range string   NodePort range (default "30000-32767")
   --etcd-compaction-interval dur     history kept before compaction (default 5m)
   --kubeconfig string                where to write the kubeconfig (default "<data-dir>/kubeconfig")
+  -v, --v int                        log verbosity; 4 and up logs clients going away mid-request (default 0)
 `;
 
 export function parseServeFlags(args: string[]): Config {
@@ -111,6 +115,7 @@ export function parseServeFlags(args: string[]): Config {
       'service-node-port-range': { type: 'string' },
       'etcd-compaction-interval': { type: 'string' },
       kubeconfig: { type: 'string' },
+      v: { type: 'string', short: 'v' },
     },
   });
   const config = defaultConfig();
@@ -137,5 +142,11 @@ export function parseServeFlags(args: string[]): Config {
   if (values['service-node-port-range'] !== undefined) config.serviceNodePortRange = values['service-node-port-range'];
   if (values['etcd-compaction-interval'] !== undefined) config.etcdCompactionIntervalMs = parseDuration(values['etcd-compaction-interval']);
   if (values.kubeconfig !== undefined) config.kubeconfigPath = values.kubeconfig;
+  if (values.v !== undefined) {
+    // `-v=4` reaches here as "=4" (a short flag takes the rest of its word); pflag reads it as 4.
+    const level = values.v.replace(/^=/, '');
+    if (!/^\d+$/.test(level)) throw new UsageError(`invalid argument "${values.v}" for "-v, --v" flag`);
+    config.verbosity = Number(level);
+  }
   return config;
 }

@@ -172,6 +172,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     authorizer: alwaysAllow,
     handler,
     log,
+    ...(config.verbosity >= 4 ? { debug: log } : {}),
   });
   port = await server.start();
   serving = true;

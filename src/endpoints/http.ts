@@ -12,6 +12,8 @@ export interface HttpRequest extends AsyncIterable<Buffer | string> {
   readonly url?: string | undefined;
   readonly headers: IncomingHttpHeaders;
   once(event: 'close', listener: () => void): unknown;
+  /** Node's readable streams: an iterator that can stop early without destroying the request. */
+  iterator?(options: { destroyOnReturn: boolean }): AsyncIterable<Buffer | string>;
 }
 
 /** What handlers need of a response. */
@@ -37,7 +39,9 @@ export async function readBody(req: HttpRequest, limit = maxBodyBytes): Promise<
   if (Number.isFinite(declared) && declared > limit) throw requestEntityTooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
+  // Stopping at the limit must leave the request alive: the 413 still has to be answered on it,
+  // and the server then drains or cuts off the rest (server/unread-body.ts).
+  for await (const chunk of req.iterator?.({ destroyOnReturn: false }) ?? req) {
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     size += buf.length;
     if (size > limit) throw requestEntityTooLarge();

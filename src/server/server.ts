@@ -1,4 +1,5 @@
 // The listener: HTTPS with HTTP/1.1 and HTTP/2, and the filter chain before endpoints.
+import type http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -10,6 +11,8 @@ import { writeError, type HttpRequest, type HttpResponse } from '../endpoints/ht
 import { warningRecorder } from '../endpoints/warnings.ts';
 import { runInRequestContext } from '../api/request-context.ts';
 import { requestInfo } from '../endpoints/request-info.ts';
+import { parseRequestTarget } from './request-target.ts';
+import { releaseUnreadBody } from './unread-body.ts';
 
 export interface ApiServerOptions {
   bindAddress: string;
@@ -21,10 +24,34 @@ export interface ApiServerOptions {
   authorizer: Authorizer;
   handler: ApiHandler;
   log: (message: string) => void;
+  /** Detail worth logging only when asked (`-v 4` and up): clients going away mid-request. */
+  debug?: (message: string) => void;
 }
 
-/** Paths anyone may read without credentials, as upstream's system:public-info-viewer role allows. */
-const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version']);
+type Request = http2.Http2ServerRequest | http.IncomingMessage;
+type Response = http2.Http2ServerResponse | http.ServerResponse;
+
+/** Error codes of a connection or stream the client closed, reset or cancelled. */
+const disconnectCodes = new Set([
+  'ECONNRESET', 'EPIPE', 'ECANCELED', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED',
+  'ERR_HTTP2_STREAM_ERROR', 'ERR_HTTP2_STREAM_CANCEL', 'ERR_HTTP2_INVALID_STREAM',
+]);
+
+function isDisconnectError(err: unknown): boolean {
+  return err instanceof Error && 'code' in err && disconnectCodes.has(String(err.code));
+}
+
+/** Whether the request's connection (HTTP/1.1) or stream (HTTP/2) is closed. */
+function connectionGone(req: Request): boolean {
+  if ('stream' in req) return req.stream.destroyed || req.stream.closed;
+  return req.destroyed || req.socket.destroyed;
+}
+
+/**
+ * Paths anyone may read without credentials: exactly those of upstream's
+ * system:public-info-viewer role. Named checks (`/readyz/etcd`) are not among them.
+ */
+const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
 
 const anonymous: UserInfo = { name: 'system:anonymous', uid: '', groups: ['system:unauthenticated'] };
 
@@ -49,7 +76,11 @@ export class ApiServer {
       allowHTTP1: true,
       settings: { maxConcurrentStreams: 1000 },
     });
-    this.server.on('request', (req, res) => void this.serve(req as HttpRequest, res as unknown as HttpResponse));
+    this.server.on('request', (req, res) => {
+      releaseUnreadBody(req, res);
+      this.noteDisconnect(req, res);
+      void this.serve(req, res);
+    });
     this.server.on('secureConnection', (socket: TLSSocket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
@@ -94,32 +125,47 @@ export class ApiServer {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  private async serve(req: HttpRequest, res: HttpResponse): Promise<void> {
+  private async serve(req: Request, res: Response): Promise<void> {
     this.inFlight++;
     try {
-      await this.filterChain(req, res);
+      await this.filterChain(req as HttpRequest, res as unknown as HttpResponse);
     } catch (err) {
-      writeError(res, err, this.opts.log);
+      // A client that went away mid-request is no server error, and there is no one to answer (noteDisconnect logs it).
+      if (isDisconnectError(err) && connectionGone(req)) return;
+      writeError(res as unknown as HttpResponse, err, this.opts.log);
     } finally {
       this.inFlight--;
       if (this.inFlight === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
     }
   }
 
+  /** Logs, at debug level, a request whose client left before the whole answer was written. */
+  private noteDisconnect(req: Request, res: Response): void {
+    const debug = this.opts.debug;
+    if (debug === undefined) return;
+    const closed = (finished: boolean) => {
+      if (!finished) debug(`client went away before the answer was complete: ${req.method} ${req.url}`);
+    };
+    // HTTP/2: a stream reset with an error code (CANCEL from a client giving up) or closed before the answer ended.
+    if ('stream' in req) req.stream.once('close', () => closed(req.stream.rstCode === http2.constants.NGHTTP2_NO_ERROR && res.writableEnded));
+    else (res as http.ServerResponse).once('close', () => closed((res as http.ServerResponse).writableFinished));
+  }
+
   private async filterChain(req: HttpRequest, res: HttpResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'https://plinth.invalid');
     if (this.stopping) res.setHeader('Connection', 'close');
-    const user = this.authenticate(req, url.pathname);
-    const info = requestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+    const { path, query } = parseRequestTarget(req.url ?? '/');
+    const user = this.authenticate(req, path);
+    const info = requestInfo(req.method ?? 'GET', path, query);
     const attributes = info.isResourceRequest
       ? { verb: info.verb, group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path: info.path }
       : { verb: info.verb, group: '', resource: '', subresource: '', namespace: '', name: '', path: info.path };
     const decision = await this.opts.authorizer.authorize(user, attributes);
     if (!decision.allowed) throw forbiddenError(user, attributes, decision.reason);
-    if (url.pathname.includes('//')) throw notFoundPath();
+    // An empty path segment (`//x/api/...`, `/api/v1//pods`) matches no route upstream: 404, never served as the path without it.
+    if (path.includes('//')) throw notFoundPath();
     // Admission and the Store learn the user, and add warnings, through the request context.
     const context = { user, addWarning: warningRecorder(res) };
-    await runInRequestContext(context, () => this.opts.handler.handle(req, res, info, url.searchParams));
+    await runInRequestContext(context, () => this.opts.handler.handle(req, res, info, query));
   }
 
   /** A valid bearer token, or anonymous on public paths; anything else is 401. */
@@ -130,7 +176,7 @@ export class ApiServer {
       if (user === undefined) throw unauthorized();
       return user;
     }
-    if (publicPaths.has(path) || path.startsWith('/readyz/') || path.startsWith('/livez/') || path.startsWith('/healthz/')) return anonymous;
+    if (publicPaths.has(path)) return anonymous;
     throw unauthorized();
   }
 }

@@ -66,6 +66,22 @@ function tableFrame(event: CacheEvent, watch: TableWatch): Buffer {
   return bytes;
 }
 
+/** Node's timers hold at most 2^31-1 ms (about 24.8 days); a longer delay would fire at once. */
+const maxTimerMs = 2 ** 31 - 1;
+
+/**
+ * Calls `fire` after `ms`, however long: upstream takes `timeoutSeconds` as a duration
+ * of any size, so a delay past Node's timer range is waited out in steps.
+ */
+function setLongTimeout(fire: () => void, ms: number): () => void {
+  let timer: NodeJS.Timeout;
+  const arm = (left: number) => {
+    timer = left > maxTimerMs ? setTimeout(() => arm(left - maxTimerMs), maxTimerMs) : setTimeout(fire, left);
+  };
+  arm(ms);
+  return () => clearTimeout(timer);
+}
+
 /** Upstream ends a watch after a random time between --min-request-timeout (1800 s) and twice that. */
 function defaultTimeoutSeconds(): number {
   return 1800 * (1 + Math.random());
@@ -119,7 +135,7 @@ export async function watchHandler(scope: RequestScope): Promise<void> {
   res.flushHeaders?.();
   const w = watcher;
   const stop = () => w.close();
-  const timer = setTimeout(stop, (params.timeoutSeconds ?? defaultTimeoutSeconds()) * 1000);
+  const clearTimer = setLongTimeout(stop, (params.timeoutSeconds ?? defaultTimeoutSeconds()) * 1000);
   const untrack = scope.trackLongRunning(stop);
   res.once('close', stop);
   try {
@@ -141,7 +157,7 @@ export async function watchHandler(scope: RequestScope): Promise<void> {
       res.write(frame('ERROR', encoder.encode(JSON.stringify(toStatusError(err, scope.log).toStatus()))));
     }
   } finally {
-    clearTimeout(timer);
+    clearTimer();
     untrack();
     w.close();
     if (!res.writableEnded) res.end();

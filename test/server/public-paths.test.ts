@@ -1,0 +1,32 @@
+// Anonymous clients reach exactly the paths of upstream's system:public-info-viewer role.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+let server: TestServer;
+before(async () => {
+  server = await startServer();
+});
+after(async () => {
+  await server.stop();
+});
+
+test('/healthz, /livez, /readyz, /version and /version/ answer anonymous clients, with or without ?verbose', async () => {
+  for (const path of ['/healthz', '/livez', '/readyz', '/readyz?verbose', '/healthz?verbose', '/version', '/version/']) {
+    const res = await server.request('GET', path, { anonymous: true });
+    assert.equal(res.status, 200, `${path}: ${res.text}`);
+  }
+});
+
+test('named health checks and other paths need credentials: 401 anonymous, 200 with the admin token', async () => {
+  for (const path of ['/readyz/etcd', '/livez/ping', '/healthz/ping', '/readyz/shutdown', '/readyz/ping?verbose']) {
+    const anonymous = await server.request('GET', path, { anonymous: true });
+    assert.equal(anonymous.status, 401, `${path} anonymous: ${anonymous.text}`);
+    assert.equal(anonymous.json?.reason, 'Unauthorized');
+    const admin = await server.request('GET', path);
+    assert.equal(admin.status, 200, `${path} as admin: ${admin.text}`);
+  }
+  for (const path of ['/healthz/', '/readyz/', '/api', '/openapi/v3']) {
+    assert.equal((await server.request('GET', path, { anonymous: true })).status, 401, path);
+  }
+});

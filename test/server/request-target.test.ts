@@ -1,0 +1,104 @@
+// Request targets are parsed strictly: odd paths are refused or not found, never served as another path.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http2 from 'node:http2';
+import https from 'node:https';
+import { parseRequestTarget } from '../../src/server/request-target.ts';
+import { isStatusError } from '../../src/api/index.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+describe('parseRequestTarget', () => {
+  const cases: { name: string; target: string; path: string; query?: Record<string, string> }[] = [
+    { name: 'origin form', target: '/api/v1/namespaces?limit=5', path: '/api/v1/namespaces', query: { limit: '5' } },
+    { name: 'a leading double slash stays in the path', target: '//x/api/v1/namespaces', path: '//x/api/v1/namespaces' },
+    { name: 'just two slashes', target: '//', path: '//' },
+    { name: 'dot segments are not resolved', target: '/api/v1/../v1/namespaces', path: '/api/v1/../v1/namespaces' },
+    { name: 'backslashes are not slashes', target: '/api\\v1', path: '/api\\v1' },
+    { name: 'percent escapes stay encoded', target: '/api/v1/namespaces/a%2Fb', path: '/api/v1/namespaces/a%2Fb' },
+    { name: 'absolute form', target: 'https://example.com:6443/version?x=1', path: '/version', query: { x: '1' } },
+    { name: 'absolute form without a path', target: 'https://example.com', path: '/' },
+    { name: 'asterisk form', target: '*', path: '*' },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      const parsed = parseRequestTarget(c.target);
+      assert.equal(parsed.path, c.path);
+      assert.deepEqual(Object.fromEntries(parsed.query), c.query ?? {});
+    });
+  }
+
+  for (const target of ['', 'api/v1', 'x', '/api/%zz', '/api/v1/namespaces/%', 'ftp://example.com/x']) {
+    test(`${JSON.stringify(target)} is a 400`, () => {
+      assert.throws(() => parseRequestTarget(target), (err) => isStatusError(err) && err.code === 400);
+    });
+  }
+});
+
+describe('odd request paths over HTTPS', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(async () => {
+    await server.stop();
+  });
+
+  /** A request with the path sent exactly as given (URL parsing would read `//x` as a host). */
+  function rawRequest(path: string, opts: { token?: string } = {}): Promise<{ status: number; json: any }> {
+    const url = new URL(server.url);
+    const headers: Record<string, string> = {};
+    if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
+    return new Promise((resolve, reject) => {
+      const req = https.request({ host: url.hostname, port: url.port, path, method: 'GET', ca: server.caPem, headers, agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, json });
+        });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  test('paths with an empty segment answer 401 without credentials and 404 with them', async () => {
+    for (const path of ['//', '//x/api/v1/namespaces', '//api/v1/namespaces', '/api/v1//namespaces', '//version']) {
+      const anonymous = await rawRequest(path);
+      assert.equal(anonymous.status, 401, `${path} anonymous`);
+      assert.equal(anonymous.json?.reason, 'Unauthorized', path);
+      const admin = await rawRequest(path, { token: server.token });
+      assert.equal(admin.status, 404, `${path} as admin`);
+      assert.equal(admin.json?.reason, 'NotFound', path);
+    }
+  });
+
+  test('a malformed escape answers 400', async () => {
+    const answer = await rawRequest('/api/v1/namespaces/%zz', { token: server.token });
+    assert.equal(answer.status, 400);
+    assert.equal(answer.json?.reason, 'BadRequest');
+  });
+
+  test('over HTTP/2, //x/api/v1/namespaces is not served as /api/v1/namespaces', async () => {
+    const session = http2.connect(server.url, { ca: server.caPem });
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const stream = session.request({ ':path': '//x/api/v1/namespaces', authorization: `Bearer ${server.token}` });
+        let code = 0;
+        stream.on('response', (h) => (code = Number(h[':status'])));
+        stream.resume();
+        stream.on('end', () => resolve(code));
+        stream.on('error', reject);
+      });
+      assert.equal(status, 404);
+    } finally {
+      session.close();
+    }
+  });
+});
