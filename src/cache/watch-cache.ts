@@ -461,9 +461,10 @@ export class WatchCache {
 
   /** One backend event: update the state, record it, fan it out. */
   #apply(event: StorageEvent): void {
-    const { key } = event.kv;
+    const prev = this.#objects.get(event.kv.key);
+    // The key string the cache already holds, rather than one more copy per event in the history.
+    const key = prev?.key ?? event.kv.key;
     const { revision } = event;
-    const prev = this.#objects.get(key);
     let current: CachedState | undefined;
     let cacheEvent: CacheEvent;
     if (revision <= this.#revision) this.#log(`watch cache ${this.#prefix}: event at revision ${revision} arrived after revision ${this.#revision}`);
