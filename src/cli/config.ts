@@ -16,11 +16,16 @@ export interface Config {
   serviceNodePortRange: string;
   /** History kept before compaction, in milliseconds (upstream's --etcd-compaction-interval). */
   etcdCompactionIntervalMs: number;
+  /** Bytes of events each resource's watch cache keeps at most, whatever their age (`--watch-cache-window-bytes`). */
+  watchCacheWindowBytes: number;
   /** Where the kubeconfig goes; defaults to `<dataDir>/kubeconfig`. */
   kubeconfigPath: string | undefined;
   /** Watch cache timings (not flags; tests shorten them): bookmarks about every minute and list snapshots kept 75 s, as upstream. */
   watchBookmarkIntervalMs: number;
   listSnapshotTtlMs: number;
+  /** Not flags (tests lower them): bytes of events a watch may leave unread in the watch cache before it is ended, and how long its client may leave written data untaken before the stream or connection is reset. */
+  watchMaxQueuedBytes: number;
+  watchWriteGraceMs: number;
 }
 
 const defaultFeatureGates: Record<string, boolean> = {
@@ -44,9 +49,12 @@ export function defaultConfig(): Config {
     serviceClusterIPRange: '10.96.0.0/12',
     serviceNodePortRange: '30000-32767',
     etcdCompactionIntervalMs: 5 * 60_000,
+    watchCacheWindowBytes: 256 * 1024 * 1024,
     kubeconfigPath: undefined,
     watchBookmarkIntervalMs: 60_000,
     listSnapshotTtlMs: 75_000,
+    watchMaxQueuedBytes: 16 * 1024 * 1024,
+    watchWriteGraceMs: 30_000,
   };
 }
 
@@ -65,6 +73,14 @@ function parseDuration(text: string): number {
   }
   if (consumed !== text.length || text === '') throw new UsageError(`invalid duration "${text}"`);
   return total;
+}
+
+/** A byte count: an integer, with an optional binary suffix as Kubernetes quantities write them ("256Mi", "1Gi"). */
+function parseBytes(flag: string, text: string): number {
+  const match = /^(\d+)(Ki|Mi|Gi)?$/.exec(text);
+  if (match === null) throw new UsageError(`invalid ${flag} "${text}": a byte count such as 268435456 or 256Mi`);
+  const scale = { Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 }[match[2] ?? ''] ?? 1;
+  return Number(match[1]) * scale;
 }
 
 function parseFeatureGates(text: string, into: Record<string, boolean>): void {
@@ -90,6 +106,7 @@ Flags (kube-apiserver's names where one exists):
   --service-cluster-ip-range string  CIDR for Service ClusterIPs (default "10.96.0.0/12")
   --service-node-port-range string   NodePort range (default "30000-32767")
   --etcd-compaction-interval dur     history kept before compaction (default 5m)
+  --watch-cache-window-bytes bytes   events each resource's watch cache keeps at most, e.g. 64Mi (default 256Mi)
   --kubeconfig string                where to write the kubeconfig (default "<data-dir>/kubeconfig")
 `;
 
@@ -110,6 +127,7 @@ export function parseServeFlags(args: string[]): Config {
       'service-cluster-ip-range': { type: 'string' },
       'service-node-port-range': { type: 'string' },
       'etcd-compaction-interval': { type: 'string' },
+      'watch-cache-window-bytes': { type: 'string' },
       kubeconfig: { type: 'string' },
     },
   });
@@ -136,6 +154,7 @@ export function parseServeFlags(args: string[]): Config {
   if (values['service-cluster-ip-range'] !== undefined) config.serviceClusterIPRange = values['service-cluster-ip-range'];
   if (values['service-node-port-range'] !== undefined) config.serviceNodePortRange = values['service-node-port-range'];
   if (values['etcd-compaction-interval'] !== undefined) config.etcdCompactionIntervalMs = parseDuration(values['etcd-compaction-interval']);
+  if (values['watch-cache-window-bytes'] !== undefined) config.watchCacheWindowBytes = parseBytes('--watch-cache-window-bytes', values['watch-cache-window-bytes']);
   if (values.kubeconfig !== undefined) config.kubeconfigPath = values.kubeconfig;
   return config;
 }

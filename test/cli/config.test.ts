@@ -1,0 +1,17 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { defaultConfig, parseServeFlags, serveUsage, UsageError } from '../../src/cli/config.ts';
+
+test('--watch-cache-window-bytes takes a byte count, plain or with a binary suffix', () => {
+  const cases: [string, number][] = [['268435456', 268_435_456], ['64Mi', 64 * 1024 ** 2], ['512Ki', 512 * 1024], ['1Gi', 1024 ** 3]];
+  for (const [flag, bytes] of cases) assert.equal(parseServeFlags(['--watch-cache-window-bytes', flag]).watchCacheWindowBytes, bytes, flag);
+  assert.equal(parseServeFlags([]).watchCacheWindowBytes, defaultConfig().watchCacheWindowBytes);
+  assert.equal(defaultConfig().watchCacheWindowBytes, 256 * 1024 ** 2);
+  assert.match(serveUsage, /--watch-cache-window-bytes/);
+});
+
+test('--watch-cache-window-bytes refuses what is not a byte count', () => {
+  for (const flag of ['', '64MB', '-1', '1.5Mi', 'lots']) {
+    assert.throws(() => parseServeFlags([`--watch-cache-window-bytes=${flag}`]), (err) => err instanceof UsageError && /--watch-cache-window-bytes/.test(err.message), flag);
+  }
+});
