@@ -9,6 +9,7 @@ import { startServerProcess, tempDir, type ServerProcess } from '../test/helpers
 import { applyBench } from './apply.ts';
 import { customResourceBench } from './custom-resources.ts';
 import { watchHttpBench } from './watch-http.ts';
+import { watchMemoryBench } from './watch-memory.ts';
 
 const objects = Number(process.env.BENCH_OBJECTS ?? 10_000);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -143,6 +144,8 @@ async function main() {
   for (const line of await applyBench()) console.log(line);
   console.log('');
   for (const line of await watchHttpBench()) console.log(line);
+  console.log('');
+  for (const line of watchMemoryBench()) console.log(line);
   console.log('');
   // The watch cache alone, in-process (it needs --expose-gc for its memory figure).
   spawnSync(process.execPath, ['--expose-gc', fileURLToPath(new URL('./watch-cache.ts', import.meta.url))], { stdio: 'inherit' });
