@@ -25,6 +25,9 @@ export interface OpenStream {
   readonly res: StreamingResponse;
   readonly watcher: CacheWatcher;
   closed: boolean;
+  ended: boolean;
+  /** Set while a wait for 'drain' is pending: told when the watch ends. */
+  onEnded: (() => void) | undefined;
 }
 
 export interface WatchStreamStats {
@@ -57,8 +60,13 @@ export class WatchStreams {
 
   /** Track a watch response until it closes. */
   open(res: HttpResponse, watcher: CacheWatcher): OpenStream {
-    const stream: OpenStream = { res: res as StreamingResponse, watcher, closed: false };
+    const stream: OpenStream = { res: res as StreamingResponse, watcher, closed: false, ended: false, onEnded: undefined };
     this.#open.add(stream);
+    // One listener for the stream's life, not one per wait.
+    void watcher.ended.then(() => {
+      stream.ended = true;
+      stream.onEnded?.();
+    });
     stream.res.once('close', () => {
       stream.closed = true;
       this.#open.delete(stream);
@@ -73,6 +81,7 @@ export class WatchStreams {
    */
   waitForDrain(stream: OpenStream): Promise<DrainResult> {
     if (stream.closed) return Promise.resolve('closed');
+    if (stream.ended) return Promise.resolve('ended');
     const { res } = stream;
     return new Promise<DrainResult>((resolve) => {
       let settled = false;
@@ -82,6 +91,7 @@ export class WatchStreams {
         clearTimeout(timer);
         res.removeListener('drain', onDrain);
         res.removeListener('close', onClose);
+        stream.onEnded = undefined;
         resolve(result);
       };
       const onDrain = () => settle('drained');
@@ -89,7 +99,7 @@ export class WatchStreams {
       const timer = setTimeout(() => settle('stalled'), this.writeGraceMs);
       res.once('drain', onDrain);
       res.once('close', onClose);
-      void stream.watcher.ended.then(() => settle('ended'));
+      stream.onEnded = () => settle('ended');
     });
   }
 
