@@ -10,6 +10,7 @@ import { applyBench } from './apply.ts';
 import { startupBench, timeToReady } from './startup.ts';
 import { customResourceBench } from './custom-resources.ts';
 import { watchHttpBench } from './watch-http.ts';
+import { watchMemoryBench } from './watch-memory.ts';
 
 const objects = Number(process.env.BENCH_OBJECTS ?? 10_000);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -125,6 +126,8 @@ async function main() {
   for (const line of await watchHttpBench()) console.log(line);
   console.log('');
   for (const line of await startupBench()) console.log(line);
+  console.log('');
+  for (const line of watchMemoryBench()) console.log(line);
   console.log('');
   // The watch cache alone, in-process (it needs --expose-gc for its memory figure).
   spawnSync(process.execPath, ['--expose-gc', fileURLToPath(new URL('./watch-cache.ts', import.meta.url))], { stdio: 'inherit' });

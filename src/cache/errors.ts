@@ -46,10 +46,12 @@ export function cacheClosed(): StatusError {
  */
 export class SlowWatcherError extends Error {
   readonly queueLimit: number;
+  readonly queueBytes: number;
 
-  constructor(prefix: string, queueLimit: number) {
-    super(`watch on ${prefix} left more than ${queueLimit} events unread and was ended to bound memory`);
+  constructor(prefix: string, queueLimit: number, queueBytes: number) {
+    super(`watch on ${prefix} left more than ${queueLimit} events or ${queueBytes} bytes unread and was ended to bound memory`);
     this.name = 'SlowWatcherError';
     this.queueLimit = queueLimit;
+    this.queueBytes = queueBytes;
   }
 }

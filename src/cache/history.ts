@@ -1,13 +1,21 @@
 // The watch cache's window of recent events, oldest first. Watchers that start in
 // the past read it (lazily, as they are pulled), and list snapshots at past
 // revisions are rebuilt from it (snapshots.ts). Each entry keeps the state before
-// and after its event, which is what both of those need.
+// and after its event, which is what both of those need. The window is bounded by
+// time, by count and by bytes (the events' encodings, which is most of what an
+// entry holds: states keep their decoded form only while current, states.ts).
 
 import { searchIndex } from '../api/binary-search.ts';
 import { BoundedQueue } from '../api/bounded-queue.ts';
-import type { KubeObject } from '../api/index.ts';
 import type { CacheEvent, CachedObject, ObjectPredicate } from './types.ts';
-import { encodeJson, freezeDeep } from './encode.ts';
+import { deletedEvent, eventAs } from './states.ts';
+
+/** What an entry costs besides its event's bytes (the entry, its event and state, their views), roughly. */
+const ENTRY_OVERHEAD_BYTES = 400;
+
+function entryBytes(entry: HistoryEntry): number {
+  return (entry.event.frame ?? entry.event.json).byteLength + ENTRY_OVERHEAD_BYTES;
+}
 
 export interface HistoryEntry {
   /** Position in the history; keeps growing across trims and resets, so a stale cursor is detectable. */
@@ -34,6 +42,8 @@ export class EventHistory {
   #startSeq = 0;
   /** Every event with a revision above this one is kept. */
   #startRevision: number;
+  /** What the kept entries cost, as entryBytes counts it. */
+  #bytes = 0;
 
   constructor(startRevision: number) {
     this.#startRevision = startRevision;
@@ -57,6 +67,11 @@ export class EventHistory {
     return this.#entries.length;
   }
 
+  /** Bytes held by the kept entries: their events' encodings plus a fixed overhead each. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
   at(seq: number): HistoryEntry {
     return this.#entries.at(seq - this.#startSeq) as HistoryEntry;
   }
@@ -64,6 +79,7 @@ export class EventHistory {
   push(entry: Omit<HistoryEntry, 'seq'>): HistoryEntry {
     const full: HistoryEntry = { seq: this.endSeq, ...entry };
     this.#entries.push(full);
+    this.#bytes += entryBytes(full);
     return full;
   }
 
@@ -73,13 +89,14 @@ export class EventHistory {
     return this.#startSeq + searchIndex(0, entries.length, (i) => (entries.at(i) as HistoryEntry).revision > revision);
   }
 
-  /** Forget entries older than `before` (a time) and all but the newest `maxEntries`. */
-  trim(before: number, maxEntries: number): void {
+  /** Forget entries older than `before` (a time), and the oldest while more than `maxEntries` or `maxBytes` are kept. */
+  trim(before: number, maxEntries: number, maxBytes: number): void {
     const entries = this.#entries;
     for (;;) {
       const oldest = entries.at(0);
-      if (oldest === undefined || (entries.length <= maxEntries && oldest.time >= before)) return;
+      if (oldest === undefined || (entries.length <= maxEntries && this.#bytes <= maxBytes && oldest.time >= before)) return;
       entries.shift();
+      this.#bytes -= entryBytes(oldest);
       this.#startRevision = oldest.revision;
       this.#startSeq++;
     }
@@ -89,6 +106,7 @@ export class EventHistory {
   reset(revision: number): void {
     this.#startSeq = this.endSeq;
     this.#entries.clear();
+    this.#bytes = 0;
     this.#startRevision = revision;
   }
 }
@@ -105,17 +123,9 @@ export function eventFor(entry: HistoryEntry, predicate: ObjectPredicate, freeze
   const matchedBefore = prev !== undefined && predicate(prev.object);
   if (matchesNow) {
     if (matchedBefore || prev === undefined) return entry.event;
-    return (entry.asAdded ??= { type: 'ADDED', object: current.object, json: current.json, revision: entry.revision });
+    return (entry.asAdded ??= eventAs('ADDED', current, entry.revision));
   }
   if (!matchedBefore) return undefined;
   if (current === undefined) return entry.event;
   return (entry.asDeleted ??= deletedEvent(prev, entry.revision, freeze));
-}
-
-/** A DELETED event: the last state with resourceVersion set to the deletion's revision, as upstream. */
-export function deletedEvent(last: CachedObject, revision: number, freeze: boolean): CacheEvent {
-  const object: KubeObject = { ...last.object, metadata: { ...last.object.metadata, resourceVersion: String(revision) } };
-  const json = encodeJson(object);
-  if (freeze) freezeDeep(object);
-  return { type: 'DELETED', object, json, revision };
 }

@@ -6,3 +6,4 @@ export {
   type CacheWatcher,
 } from './watch-cache.ts';
 export { SlowWatcherError } from './errors.ts';
+export { watchFrame } from './states.ts';

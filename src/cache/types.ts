@@ -23,6 +23,8 @@ export interface CacheEvent {
   /** The JSON encoding of `object`, shared by every watcher that receives the event. */
   readonly json: Uint8Array;
   readonly revision: number;
+  /** The event as a line of the JSON watch stream (`json` is a view into it), when the cache made one. */
+  readonly frame?: Uint8Array;
 }
 
 /** Selects objects, for lists and watches (label and field selectors). */
@@ -31,6 +33,10 @@ export type ObjectPredicate = (object: KubeObject) => boolean;
 export interface CacheWatcher extends AsyncIterable<CacheEvent> {
   /** End the watch: a pending next() resolves done, and the watcher's memory is released. */
   close(): void;
+  /** JSON bytes of the events queued for the consumer and not yet taken. */
+  readonly queuedBytes: number;
+  /** Settles when the watch ends, however it ends, whether or not the consumer is waiting in next(). */
+  readonly ended: Promise<void>;
 }
 
 export interface CacheListOptions {

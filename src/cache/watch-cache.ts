@@ -6,17 +6,19 @@
 //   - a window of recent events (history.ts), from which watches at past revisions
 //     are served and list snapshots at past revisions are rebuilt (snapshots.ts);
 //   - the watchers, fed by one fan-out per event: the event is decoded and encoded
-//     once, and each watcher only runs its predicate and queues a reference.
+//     once (as the watch stream's line, states.ts), and each watcher only runs its
+//     predicate and queues a reference.
 // Everything is synchronous between awaits, so the state, the history and the
 // watchers always agree on what happened up to `revision`.
 
 import { type KubeObject, type StatusError } from '../api/index.ts';
 import { isStorageError, StorageError, type Backend, type KeyValue, type StorageEvent, type Watch } from '../storage/index.ts';
-import { encodeJson, freezeDeep } from './encode.ts';
+import { encodeJson } from './encode.ts';
 import { cacheClosed, cacheInitializing, cacheReinitialized, SlowWatcherError, tooLargeResourceVersion, tooOldResourceVersion } from './errors.ts';
-import { deletedEvent, EventHistory, eventFor, type HistoryEntry } from './history.ts';
+import { EventHistory, eventFor, type HistoryEntry } from './history.ts';
 import { searchKeys, SnapshotOverlays, type Overlay } from './snapshots.ts';
 import { SortedEntries } from './sorted-entries.ts';
+import { CachedState, deletedEvent, plainEvent, stateWithEvent } from './states.ts';
 import type { CacheEvent, CachedObject, CacheListOptions, CacheListResult, CacheWatchOptions, CacheWatcher } from './types.ts';
 import { Watcher, type WatcherHost } from './watcher.ts';
 
@@ -39,6 +41,8 @@ export interface WatchCacheOptions {
   historyWindowMs?: number;
   /** At most this many events are kept, whatever their age (default 102,400, upstream's largest watch cache capacity). */
   maxHistoryEvents?: number;
+  /** At most about this many bytes of events are kept, whatever their age (default 256 MiB; see `--watch-cache-window-bytes`). */
+  maxHistoryBytes?: number;
   /** How long after it stopped being current a revision can still be listed exactly (Exact, continue), default 75 s. */
   snapshotTtlMs?: number;
   /** How long a read or watch at a revision the cache has not reached waits (default 3 s, as upstream). */
@@ -49,6 +53,8 @@ export interface WatchCacheOptions {
   bookmarkIntervalMs?: number;
   /** Events a watcher may leave unread before it is ended (default 1,000). */
   watcherQueueLimit?: number;
+  /** Bytes of events a watcher may leave unread before it is ended (default 16 MiB; a single event is always taken). */
+  watcherQueueBytes?: number;
   /** While something waits for a revision, how often the backend's current revision is checked (default 100 ms, as upstream's progress requests). */
   progressIntervalMs?: number;
   /** Deep-freeze the objects handed out (default true), so that a reader that changes one fails loudly instead of corrupting what others see. */
@@ -78,6 +84,16 @@ const HEALTHY_WATCH_MS = 10_000;
 
 const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
+/**
+ * The history's default byte bound, per resource. It keeps the whole 5-minute window
+ * for 10 KiB objects written up to ~85 times a second, and never bites before the
+ * 102,400-event bound for objects under ~2.5 KiB; past that one hot resource of large
+ * objects cannot take more than this, and watches from before its window get 410.
+ */
+const DEFAULT_HISTORY_BYTES = 256 * 1024 * 1024;
+/** A watcher's default unread backlog in bytes: 1,000 events (the count bound) of 16 KiB. */
+const DEFAULT_WATCHER_QUEUE_BYTES = 16 * 1024 * 1024;
+
 export class WatchCache {
   readonly #backend: Backend;
   readonly #prefix: string;
@@ -86,6 +102,7 @@ export class WatchCache {
   readonly #bookmarkType: { kind: string; apiVersion: string };
   readonly #historyWindowMs: number;
   readonly #maxHistoryEvents: number;
+  readonly #maxHistoryBytes: number;
   readonly #snapshotTtlMs: number;
   readonly #maxWaitMs: number;
   readonly #loadWaitMs: number;
@@ -132,6 +149,7 @@ export class WatchCache {
     this.#bookmarkType = { kind: opts.bookmark.kind, apiVersion: opts.bookmark.apiVersion };
     this.#historyWindowMs = opts.historyWindowMs ?? 5 * 60_000;
     this.#maxHistoryEvents = opts.maxHistoryEvents ?? 102_400;
+    this.#maxHistoryBytes = opts.maxHistoryBytes ?? DEFAULT_HISTORY_BYTES;
     this.#snapshotTtlMs = opts.snapshotTtlMs ?? 75_000;
     this.#maxWaitMs = opts.maxWaitMs ?? 3_000;
     this.#loadWaitMs = opts.loadWaitMs ?? 60_000;
@@ -141,9 +159,11 @@ export class WatchCache {
     this.#now = opts.now ?? Date.now;
     this.#log = opts.log ?? ((msg) => console.error(msg));
     const queueLimit = opts.watcherQueueLimit ?? 1_000;
+    const queueBytes = opts.watcherQueueBytes ?? DEFAULT_WATCHER_QUEUE_BYTES;
     this.#host = {
       history: this.#history,
       queueLimit,
+      queueBytes,
       freeze: this.#freeze,
       goLive: (watcher) => {
         let group = this.#live.get(watcher.prefix);
@@ -156,7 +176,7 @@ export class WatchCache {
         if (group !== undefined && group.delete(watcher) && group.size === 0) this.#live.delete(watcher.prefix);
       },
       tooOld: (revision) => tooOldResourceVersion(revision, this.#history.startRevision),
-      tooSlow: (watcher) => new SlowWatcherError(watcher.prefix, queueLimit),
+      tooSlow: (watcher) => new SlowWatcherError(watcher.prefix, queueLimit, queueBytes),
     };
   }
 
@@ -223,6 +243,11 @@ export class WatchCache {
   /** Objects currently cached. */
   get size(): number {
     return this.#objects.size;
+  }
+
+  /** Events in the history window, and about how many bytes they hold (for tests and metrics). */
+  get historyStats(): { events: number; bytes: number } {
+    return { events: this.#history.length, bytes: this.#history.bytes };
   }
 
   /**
@@ -485,18 +510,21 @@ export class WatchCache {
 
   /** One backend event: update the state, record it, fan it out. */
   #apply(event: StorageEvent): void {
-    const { key } = event.kv;
+    const prev = this.#objects.get(event.kv.key);
+    // The key string the cache already holds, rather than one more copy per event in the history.
+    const key = prev?.key ?? event.kv.key;
     const { revision } = event;
-    const prev = this.#objects.get(key);
-    let current: CachedObject | undefined;
+    let current: CachedState | undefined;
     let cacheEvent: CacheEvent;
     if (revision <= this.#revision) this.#log(`watch cache ${this.#prefix}: event at revision ${revision} arrived after revision ${this.#revision}`);
     const object = event.type === 'put' ? this.#decodeOrLog(event.kv) : undefined;
     if (object !== undefined) {
-      current = this.#cached(key, object, event.kv.modRevision, event.kv);
+      // One array holds the event's line for watchers and the new state's JSON.
+      const made = stateWithEvent(prev === undefined ? 'ADDED' : 'MODIFIED', key, object, this.#encode?.(event.kv), event.kv.modRevision, revision, this.#freeze);
+      current = made.state;
+      cacheEvent = made.event;
       this.#objects.set(key, current);
       this.#sorted.set(current);
-      cacheEvent = { type: prev === undefined ? 'ADDED' : 'MODIFIED', object: current.object, json: current.json, revision };
     } else if (prev !== undefined) {
       // A deletion, or a put we cannot decode: either way the object leaves the
       // cache, and watchers that saw it hear so.
@@ -507,7 +535,13 @@ export class WatchCache {
       this.#setRevision(revision);
       return;
     }
-    if (this.#freeze) Object.freeze(cacheEvent);
+    if (this.#freeze) {
+      Object.freeze(cacheEvent);
+      if (current !== undefined) Object.freeze(current);
+    }
+    // The superseded state stays in the history by its bytes; its decoded form goes
+    // once the fan-out below and whoever else holds it are done with it.
+    if (prev instanceof CachedState) prev.release();
     const entry = this.#history.push({ revision, time: this.#now(), key, current, prev, event: cacheEvent });
     this.#trimHistory();
     this.#fanOut(entry);
@@ -594,14 +628,12 @@ export class WatchCache {
     const metadata: KubeObject['metadata'] = { resourceVersion: String(revision) };
     if (initialEventsEnd) metadata.annotations = { [INITIAL_EVENTS_END]: 'true' };
     const object: KubeObject = { kind: this.#bookmarkType.kind, apiVersion: this.#bookmarkType.apiVersion, metadata };
-    const json = encodeJson(object);
-    if (this.#freeze) freezeDeep(object);
-    return Object.freeze({ type: 'BOOKMARK', object, json, revision });
+    return plainEvent('BOOKMARK', object, revision, this.#freeze);
   }
 
   #trimHistory(): void {
     const before = this.#history.startRevision;
-    this.#history.trim(this.#now() - this.#historyWindowMs, this.#maxHistoryEvents);
+    this.#history.trim(this.#now() - this.#historyWindowMs, this.#maxHistoryEvents, this.#maxHistoryBytes);
     if (this.#history.startRevision !== before) this.#overlays.dropBefore(this.#history.startRevision);
   }
 
@@ -614,11 +646,10 @@ export class WatchCache {
     }
   }
 
-  #cached(key: string, object: KubeObject, revision: number, kv: KeyValue): CachedObject {
-    const json = this.#encode?.(kv) ?? encodeJson(object);
-    if (this.#freeze) freezeDeep(object);
-    const cached: CachedObject = { key, object, json, revision };
-    return this.#freeze ? Object.freeze(cached) : cached;
+  #cached(key: string, object: KubeObject, revision: number, kv: KeyValue): CachedState {
+    const cached = new CachedState(key, this.#encode?.(kv) ?? encodeJson(object), revision, object, this.#freeze);
+    if (this.#freeze) Object.freeze(cached);
+    return cached;
   }
 }
 

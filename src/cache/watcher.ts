@@ -6,8 +6,8 @@
 //   history  — the cache's event history after its start revision, read lazily as
 //              the consumer pulls, so catching up costs no memory of its own;
 //   live     — fed by the cache's fan-out into a bounded queue.
-// Only the live phase buffers anything, and past `queueLimit` unread events the
-// watcher ends (SlowWatcherError) and drops its queue.
+// Only the live phase buffers anything, and past `queueLimit` unread events or
+// `queueBytes` of them the watcher ends (SlowWatcherError) and drops its queue.
 
 import { BoundedQueue } from '../api/bounded-queue.ts';
 import { eventFor, type EventHistory } from './history.ts';
@@ -17,6 +17,7 @@ import type { CacheEvent, CachedObject, CacheWatcher, ObjectPredicate } from './
 export interface WatcherHost {
   readonly history: EventHistory;
   readonly queueLimit: number;
+  readonly queueBytes: number;
   readonly freeze: boolean;
   /** Start receiving the fan-out. */
   goLive(watcher: Watcher): void;
@@ -52,8 +53,11 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
   #nextSeq = 0;
   /** The revision the history phase started after, for the 410 message. */
   #fromRevision = 0;
-  /** Live phase: the unread events. */
+  /** Live phase: the unread events, and their JSON bytes. */
   readonly #queue: BoundedQueue<CacheEvent>;
+  #queuedBytes = 0;
+  /** Made when first asked for; settled by #end. */
+  #ended: { promise: Promise<void>; resolve(): void } | undefined;
   /** An error the consumer has not seen yet; it ends the iteration once seen. */
   #failure: Error | undefined;
   /** Pending next() calls, oldest first (only while nothing is ready). */
@@ -89,6 +93,19 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
 
   get live(): boolean {
     return this.#phase === 'live';
+  }
+
+  get queuedBytes(): number {
+    return this.#queuedBytes;
+  }
+
+  get ended(): Promise<void> {
+    if (this.#ended === undefined) {
+      const { promise, resolve } = Promise.withResolvers<void>();
+      this.#ended = { promise, resolve };
+      if (this.#phase === 'ended') resolve();
+    }
+    return this.#ended.promise;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<CacheEvent, undefined> {
@@ -137,14 +154,22 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
       waiter.resolve({ done: false, value: event });
       return;
     }
-    if (!this.#queue.push(event)) this.fail(this.#host.tooSlow(this));
+    if (!this.#queue.push(event)) {
+      this.fail(this.#host.tooSlow(this));
+      return;
+    }
+    this.#queuedBytes += event.json.byteLength;
+    if (this.#queuedBytes > this.#host.queueBytes && this.#queue.length > 1) this.fail(this.#host.tooSlow(this));
   }
 
   /** The answer to next() if there is one now: a result, an error to reject with, or undefined (wait). */
   #pull(): IteratorResult<CacheEvent, undefined> | Error | undefined {
     for (;;) {
       const queued = this.#queue.shift();
-      if (queued !== undefined) return { done: false, value: queued };
+      if (queued !== undefined) {
+        this.#queuedBytes -= queued.json.byteLength;
+        return { done: false, value: queued };
+      }
       switch (this.#phase) {
         case 'initial': {
           const event = this.#nextInitial();
@@ -227,6 +252,8 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
   #end(): void {
     this.#phase = 'ended';
     this.#queue.clear();
+    this.#queuedBytes = 0;
+    this.#ended?.resolve();
     this.#initial = undefined;
     this.#initialEnd = undefined;
     this.#host.forget(this);

@@ -16,6 +16,8 @@ export interface Config {
   serviceNodePortRange: string;
   /** History kept before compaction, in milliseconds (upstream's --etcd-compaction-interval). */
   etcdCompactionIntervalMs: number;
+  /** Bytes of events each resource's watch cache keeps at most, whatever their age (`--watch-cache-window-bytes`). */
+  watchCacheWindowBytes: number;
   /** Where the kubeconfig goes; defaults to `<dataDir>/kubeconfig`. */
   kubeconfigPath: string | undefined;
   /** Log verbosity as klog's `-v`: 4 and up adds debug lines (clients going away mid-request). */
@@ -23,6 +25,9 @@ export interface Config {
   /** Watch cache timings (not flags; tests shorten them): bookmarks about every minute and list snapshots kept 75 s, as upstream. */
   watchBookmarkIntervalMs: number;
   listSnapshotTtlMs: number;
+  /** Not flags (tests lower them): bytes of events a watch may leave unread in the watch cache before it is ended, and how long its client may leave written data untaken before the stream or connection is reset. */
+  watchMaxQueuedBytes: number;
+  watchWriteGraceMs: number;
 }
 
 const defaultFeatureGates: Record<string, boolean> = {
@@ -46,10 +51,13 @@ export function defaultConfig(): Config {
     serviceClusterIPRange: '10.96.0.0/12',
     serviceNodePortRange: '30000-32767',
     etcdCompactionIntervalMs: 5 * 60_000,
+    watchCacheWindowBytes: 256 * 1024 * 1024,
     kubeconfigPath: undefined,
     verbosity: 0,
     watchBookmarkIntervalMs: 60_000,
     listSnapshotTtlMs: 75_000,
+    watchMaxQueuedBytes: 16 * 1024 * 1024,
+    watchWriteGraceMs: 30_000,
   };
 }
 
@@ -68,6 +76,14 @@ function parseDuration(text: string): number {
   }
   if (consumed !== text.length || text === '') throw new UsageError(`invalid duration "${text}"`);
   return total;
+}
+
+/** A byte count: an integer, with an optional binary suffix as Kubernetes quantities write them ("256Mi", "1Gi"). */
+function parseBytes(flag: string, text: string): number {
+  const match = /^(\d+)(Ki|Mi|Gi)?$/.exec(text);
+  if (match === null) throw new UsageError(`invalid ${flag} "${text}": a byte count such as 268435456 or 256Mi`);
+  const scale = { Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 }[match[2] ?? ''] ?? 1;
+  return Number(match[1]) * scale;
 }
 
 function parseFeatureGates(text: string, into: Record<string, boolean>): void {
@@ -93,6 +109,7 @@ Flags (kube-apiserver's names where one exists):
   --service-cluster-ip-range string  CIDR for Service ClusterIPs (default "10.96.0.0/12")
   --service-node-port-range string   NodePort range (default "30000-32767")
   --etcd-compaction-interval dur     history kept before compaction (default 5m)
+  --watch-cache-window-bytes bytes   events each resource's watch cache keeps at most, e.g. 64Mi (default 256Mi)
   --kubeconfig string                where to write the kubeconfig (default "<data-dir>/kubeconfig")
   -v, --v int                        log verbosity; 4 and up logs clients going away mid-request (default 0)
 `;
@@ -114,6 +131,7 @@ export function parseServeFlags(args: string[]): Config {
       'service-cluster-ip-range': { type: 'string' },
       'service-node-port-range': { type: 'string' },
       'etcd-compaction-interval': { type: 'string' },
+      'watch-cache-window-bytes': { type: 'string' },
       kubeconfig: { type: 'string' },
       v: { type: 'string', short: 'v' },
     },
@@ -141,6 +159,7 @@ export function parseServeFlags(args: string[]): Config {
   if (values['service-cluster-ip-range'] !== undefined) config.serviceClusterIPRange = values['service-cluster-ip-range'];
   if (values['service-node-port-range'] !== undefined) config.serviceNodePortRange = values['service-node-port-range'];
   if (values['etcd-compaction-interval'] !== undefined) config.etcdCompactionIntervalMs = parseDuration(values['etcd-compaction-interval']);
+  if (values['watch-cache-window-bytes'] !== undefined) config.watchCacheWindowBytes = parseBytes('--watch-cache-window-bytes', values['watch-cache-window-bytes']);
   if (values.kubeconfig !== undefined) config.kubeconfigPath = values.kubeconfig;
   if (values.v !== undefined) {
     // `-v=4` reaches here as "=4" (a short flag takes the rest of its word); pflag reads it as 4.

@@ -12,6 +12,7 @@ import { CrdController } from '../controllers/crd.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
 import { ServiceAccountController } from '../controllers/service-account.ts';
 import { ApiHandler } from '../endpoints/api-handler.ts';
+import { WatchStreams, type WatchStreamStats } from '../endpoints/watch-streams.ts';
 import { Discovery } from '../endpoints/discovery.ts';
 import { OpenApiService } from '../endpoints/openapi-service.ts';
 import { builtinDefinitions } from '../schema/builtin/index.ts';
@@ -45,6 +46,8 @@ export interface RunningServer {
   registry: ResourceRegistry;
   /** Open watchers across all watch caches (to check that watches are released). */
   watcherCount(): number;
+  /** Open watch streams and what each holds for its client (to check that slow clients are bounded). */
+  watchStreamStats(): WatchStreamStats;
   /** Graceful stop: stop accepting, finish in-flight requests, end watches, close storage. */
   close(): Promise<void>;
 }
@@ -85,6 +88,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     ...(encode ? { encode } : {}),
     bookmark: { kind: type.kind, apiVersion: apiVersionOf(type.group, type.version) },
     historyWindowMs: config.etcdCompactionIntervalMs,
+    maxHistoryBytes: config.watchCacheWindowBytes,
+    watcherQueueBytes: config.watchMaxQueuedBytes,
     bookmarkIntervalMs: config.watchBookmarkIntervalMs,
     snapshotTtlMs: config.featureGates.ListFromCacheSnapshot ? config.listSnapshotTtlMs : 0,
     log,
@@ -147,6 +152,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const discovery = new Discovery(registry, () => `${config.bindAddress}:${port}`);
   const openapi = new OpenApiService(registry, definitions);
   let server: ApiServer | undefined;
+  const watchStreams = new WatchStreams({ writeGraceMs: config.watchWriteGraceMs });
   const handler = new ApiHandler({
     registry,
     discovery,
@@ -161,6 +167,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     ],
     plinthVersion,
     featureGates: config.featureGates,
+    watchStreams,
     log,
   });
   server = new ApiServer({
@@ -186,6 +193,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   return {
     url, port, kubeconfigPath, token: tokens.admin, caPem: material.caPem, registry,
     watcherCount: () => caches.reduce((sum, cache) => sum + cache.watcherCount, 0),
+    watchStreamStats: () => watchStreams.stats(),
     close() {
       closing ??= (async () => {
         await server.close();

@@ -18,6 +18,7 @@ import { serveHealth, type HealthCheck } from './health.ts';
 import { acceptsGzip, writeBytes, type HttpRequest, type HttpResponse } from './http.ts';
 import type { OpenApiService } from './openapi-service.ts';
 import { versionInfo } from './version.ts';
+import { WatchStreams } from './watch-streams.ts';
 
 export interface ApiHandlerOptions {
   registry: ResourceRegistry;
@@ -28,6 +29,8 @@ export interface ApiHandlerOptions {
   readyChecks: HealthCheck[];
   plinthVersion: string;
   featureGates: Record<string, boolean>;
+  /** Watch streams and their write grace period (default: 30 s). */
+  watchStreams?: WatchStreams;
   log: (message: string) => void;
 }
 
@@ -47,9 +50,11 @@ export class ApiHandler {
   private readonly opts: ApiHandlerOptions;
   /** Stop functions of running watches, ended on shutdown. */
   private readonly longRunning = new Set<() => void>();
+  private readonly watchStreams: WatchStreams;
 
   constructor(opts: ApiHandlerOptions) {
     this.opts = opts;
+    this.watchStreams = opts.watchStreams ?? new WatchStreams({ writeGraceMs: 30_000 });
   }
 
   /** Ends every long-running request (watches) so that shutdown is not held up by them. */
@@ -117,7 +122,7 @@ export class ApiHandler {
     if (info.subresource !== '') {
       await subresourceHandler({
         req, res, info, query, served, negotiated: negotiateObject(req.headers.accept, { tables: info.verb === 'get' }),
-        gzip: false, watchList: false, trackLongRunning: this.trackLongRunning, log: this.opts.log,
+        gzip: false, watchList: false, trackLongRunning: this.trackLongRunning, watchStreams: this.watchStreams, log: this.opts.log,
       }, this.opts.registry);
       return;
     }
@@ -134,6 +139,7 @@ export class ApiHandler {
       gzip: (gates.APIResponseCompression ?? false) && acceptsGzip(req),
       watchList: gates.WatchList ?? false,
       trackLongRunning: this.trackLongRunning,
+      watchStreams: this.watchStreams,
       log: this.opts.log,
     });
   }

@@ -1,5 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { isStatusError, type KubeObject, type StatusError } from '../../src/api/index.ts';
 import { SlowWatcherError, type CacheWatcher } from '../../src/cache/index.ts';
 import { MemoryBackend } from '../../src/storage/index.ts';
@@ -537,5 +539,87 @@ describe('sharing', () => {
     const events = await Promise.all(watchers.map((w) => nextEvent(w)));
     assert.ok(events.every((e) => e === events[0]));
     assert.equal(events[0]?.json, f.cache.get(key('ns', 'a'))?.json, 'the event and the cached object share their bytes');
+  });
+});
+
+describe('memory of the event history', () => {
+  const decoder = new TextDecoder();
+  /** The engine's gc(), for asserting that the history no longer holds something. */
+  const collectGarbage = (() => {
+    v8.setFlagsFromString('--expose-gc');
+    return vm.runInNewContext('gc') as () => void;
+  })();
+
+  test('an event is one array: its watch-stream line, holding the JSON of the state it makes current', async (t) => {
+    const f = await startCache(t);
+    const watcher = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
+    await f.put('ns', 'a', { x: '1' });
+    await f.put('ns', 'a', { x: '2' });
+    const [added, modified] = await nextEvents(watcher, 2);
+    const cached = f.cache.get(key('ns', 'a'));
+    assert.ok(added?.frame !== undefined && modified?.frame !== undefined && cached !== undefined);
+    assert.equal(modified.json, cached.json, 'the current state and its latest event share one JSON array');
+    assert.equal(modified.json.buffer, modified.frame.buffer, 'and the frame written to watchers is that same array');
+    assert.equal(decoder.decode(modified.frame), `{"type":"MODIFIED","object":${decoder.decode(cached.json)}}\n`);
+    assert.equal(decoder.decode(added.frame), `{"type":"ADDED","object":${decoder.decode(added.json)}}\n`);
+    assert.deepEqual(json(added.json), added.object);
+  });
+
+  test('a superseded state is kept by its bytes: its decoded object is let go and decoded again when read', async (t) => {
+    const f = await startCache(t);
+    const before = f.cache.revision;
+    const first = await f.put('ns', 'a', { v: '1' }, { app: 'one' });
+    // Held only weakly here; the cache held it strongly while it was current.
+    const decoded = new WeakRef(f.cache.get(key('ns', 'a'))!.object);
+    await f.put('ns', 'a', { v: '2' }, { app: 'two' });
+    await f.cache.waitUntilFresh();
+    await new Promise((resolve) => setImmediate(resolve));
+    collectGarbage();
+    assert.equal(decoded.deref(), undefined, 'the history does not hold the decoded form of a superseded state');
+
+    // Watches from before it, with and without a predicate, and a list at its revision, still see it.
+    const all = f.cache.watch({ prefix: PREFIX, fromRevision: before });
+    const [added] = await nextEvents(all, 1);
+    assert.equal(added?.type, 'ADDED');
+    assert.deepEqual(added?.object.data, { v: '1' });
+    assert.equal(added?.object.metadata.resourceVersion, String(first));
+    assert.ok(Object.isFrozen(added?.object.metadata), 'decoded again, it is frozen like the rest');
+    const filtered = f.cache.watch({ prefix: PREFIX, fromRevision: before, predicate: labelIs('one') });
+    assert.deepEqual((await nextEvents(filtered, 2)).map((e) => [e.type, (e.object.data as Record<string, string>).v]), [['ADDED', '1'], ['DELETED', '1']]);
+    assert.deepEqual(f.cache.list({ prefix: PREFIX, revision: first })?.items.map((i) => (i.object.data as Record<string, string>).v), ['1']);
+  });
+
+  test('the history is bounded by bytes: the oldest events go, and a watch from before them gets 410', async (t) => {
+    const f = await startCache(t, { maxHistoryBytes: 30_000 });
+    const start = f.cache.revision;
+    let last = 0;
+    for (let i = 0; i < 40; i++) last = await f.put('ns', `o${i % 4}`, { payload: String(i).padEnd(2000, 'x') });
+    await f.cache.waitUntilFresh();
+    const { events, bytes } = f.cache.historyStats;
+    assert.ok(bytes <= 30_000, `history holds ${bytes} bytes`);
+    assert.ok(events > 5 && events < 40, `history holds ${events} events`);
+    assert.throws(() => f.cache.watch({ prefix: PREFIX, fromRevision: start }), (err) => isStatusError(err) && err.code === 410);
+    const recent = f.cache.watch({ prefix: PREFIX, fromRevision: last - 2 });
+    assert.deepEqual((await nextEvents(recent, 2)).map((e) => e.revision), [last - 1, last]);
+  });
+
+  test('a watcher leaving more than watcherQueueBytes unread is ended before its count bound', async (t) => {
+    const f = await startCache(t, { watcherQueueLimit: 1000, watcherQueueBytes: 10_000 });
+    const slow = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
+    startReading(slow); // go live, then stop reading
+    let ended = false;
+    void slow.ended.then(() => (ended = true));
+    // The pending next() takes the first event; three more (about 9 KB) wait in the queue.
+    for (let i = 0; i < 4; i++) await f.put('ns', `o${i}`, { payload: 'x'.repeat(3000) });
+    await f.cache.waitUntilFresh();
+    assert.equal(f.cache.watcherCount, 1);
+    assert.ok(slow.queuedBytes > 9000 && slow.queuedBytes <= 10_000, `${slow.queuedBytes} bytes queued`);
+    await f.put('ns', 'o4', { payload: 'x'.repeat(3000) });
+    await slow.ended;
+    assert.ok(ended);
+    assert.equal(slow.queuedBytes, 0, 'its queue is dropped');
+    assert.equal(f.cache.watcherCount, 0);
+    assert.equal((await nextEvent(slow)).object.metadata.name, 'o0', 'the next() pending when it stopped reading');
+    await assert.rejects(nextResult(slow), (err) => err instanceof SlowWatcherError);
   });
 });

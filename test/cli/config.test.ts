@@ -1,7 +1,7 @@
 // `plinth serve` flags that the tests elsewhere do not reach.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseServeFlags, UsageError } from '../../src/cli/config.ts';
+import { defaultConfig, parseServeFlags, serveUsage, UsageError } from '../../src/cli/config.ts';
 
 test('verbosity is 0 unless -v/--v says otherwise, in each of pflag\'s spellings', () => {
   assert.equal(parseServeFlags([]).verbosity, 0);
@@ -13,5 +13,19 @@ test('verbosity is 0 unless -v/--v says otherwise, in each of pflag\'s spellings
 test('a verbosity that is not a number is a usage error', () => {
   for (const args of [['--v=x'], ['--v=-1'], ['--v=']]) {
     assert.throws(() => parseServeFlags(args), UsageError, args.join(' '));
+  }
+});
+
+test('--watch-cache-window-bytes takes a byte count, plain or with a binary suffix', () => {
+  const cases: [string, number][] = [['268435456', 268_435_456], ['64Mi', 64 * 1024 ** 2], ['512Ki', 512 * 1024], ['1Gi', 1024 ** 3]];
+  for (const [flag, bytes] of cases) assert.equal(parseServeFlags(['--watch-cache-window-bytes', flag]).watchCacheWindowBytes, bytes, flag);
+  assert.equal(parseServeFlags([]).watchCacheWindowBytes, defaultConfig().watchCacheWindowBytes);
+  assert.equal(defaultConfig().watchCacheWindowBytes, 256 * 1024 ** 2);
+  assert.match(serveUsage, /--watch-cache-window-bytes/);
+});
+
+test('--watch-cache-window-bytes refuses what is not a byte count', () => {
+  for (const flag of ['', '64MB', '-1', '1.5Mi', 'lots']) {
+    assert.throws(() => parseServeFlags([`--watch-cache-window-bytes=${flag}`]), (err) => err instanceof UsageError && /--watch-cache-window-bytes/.test(err.message), flag);
   }
 });

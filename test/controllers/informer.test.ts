@@ -187,6 +187,8 @@ describe('Informer on a Store and its watch cache', () => {
 /** A watch the test feeds by hand. */
 class ScriptedWatcher implements CacheWatcher {
   closed = false;
+  readonly queuedBytes = 0;
+  readonly ended = new Promise<void>(() => {});
   #queue: (CacheEvent | Error)[] = [];
   #wake: (() => void) | undefined;
 

@@ -3,6 +3,7 @@ import type { Negotiated } from '../../encoding/negotiate.ts';
 import type { ServedResource } from '../../registry/registry.ts';
 import type { ResourceRequestInfo } from '../request-info.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
+import type { WatchStreams } from '../watch-streams.ts';
 
 /** Everything a verb handler needs about one request. */
 export interface RequestScope {
@@ -18,5 +19,7 @@ export interface RequestScope {
   watchList: boolean;
   /** Registers a long-running request's stop function (ended on shutdown); returns its unregister function. */
   trackLongRunning(stop: () => void): () => void;
+  /** The open watch streams, and how one whose client stops reading is ended. */
+  watchStreams: WatchStreams;
   log(message: string): void;
 }

@@ -1,7 +1,7 @@
 // Watch streams: cache events framed as WatchEvents, bookmarks and timeouts.
 import { isStatusError, type IncludeObject } from '../../api/index.ts';
 import { parseFieldSelector } from '../../api/fields.ts';
-import { SlowWatcherError, type CacheEvent, type CacheWatcher } from '../../cache/index.ts';
+import { SlowWatcherError, watchFrame, type CacheEvent, type CacheWatcher } from '../../cache/index.ts';
 import { buildTable, tableOptionsFromQuery, type TableSource } from '../../encoding/table.ts';
 import type { ObjectFilter } from '../../registry/filter.ts';
 import { tableSourceOf } from '../../registry/table-columns.ts';
@@ -11,20 +11,20 @@ import { filterFromQuery } from '../selectors.ts';
 import type { RequestScope } from './scope.ts';
 
 const encoder = new TextEncoder();
-const framePrefix: Record<string, Uint8Array> = Object.fromEntries(
-  ['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'].map((type) => [type, encoder.encode(`{"type":"${type}","object":`)]),
-);
-const frameEnd = encoder.encode('}\n');
 
 /** One event as a line of the JSON watch stream. */
-function frame(type: string, json: Uint8Array): Buffer {
-  return Buffer.concat([framePrefix[type]!, json, frameEnd]);
+function frame(type: CacheEvent['type'] | 'ERROR', json: Uint8Array): Uint8Array {
+  return watchFrame(type, json).frame;
 }
 
-/** Events are shared by the watchers they fan out to: each is framed once, not once per watcher. */
-const framed = new WeakMap<CacheEvent, Buffer>();
+/**
+ * The cache frames the events it fans out once, for every watcher (CacheEvent.frame).
+ * Others (a watch's initial ADDED events) are framed here, once per event object.
+ */
+const framed = new WeakMap<CacheEvent, Uint8Array>();
 
-function eventFrame(event: CacheEvent): Buffer {
+function eventFrame(event: CacheEvent): Uint8Array {
+  if (event.frame !== undefined) return event.frame;
   let bytes = framed.get(event);
   if (bytes === undefined) {
     bytes = frame(event.type, event.json);
@@ -43,9 +43,9 @@ interface TableWatch {
 }
 
 /** Table frames are shared like plain ones, by watchers asking for the same Table shape. */
-const tableFramed = new WeakMap<CacheEvent, Map<string, Buffer>>();
+const tableFramed = new WeakMap<CacheEvent, Map<string, Uint8Array>>();
 
-function tableFrame(event: CacheEvent, watch: TableWatch): Buffer {
+function tableFrame(event: CacheEvent, watch: TableWatch): Uint8Array {
   const noHeaders = watch.headersSent;
   watch.headersSent = true;
   const shape = `${watch.apiVersion} ${watch.includeObject} ${noHeaders}`;
@@ -99,7 +99,8 @@ function watchFilter(scope: RequestScope): ObjectFilter | undefined {
  * `?watch=1`: a chunked stream of JSON events, one per line. It ends on timeoutSeconds,
  * when the client goes away, when the server shuts down, or when the watcher falls too
  * far behind (the client then re-lists). A start revision that is too old is an ERROR
- * event with a 410 Status, as upstream.
+ * event with a 410 Status, as upstream. A client that stops reading has its stream
+ * reset after the grace period (watch-streams.ts).
  */
 export async function watchHandler(scope: RequestScope): Promise<void> {
   const { res, served, info } = scope;
@@ -138,17 +139,21 @@ export async function watchHandler(scope: RequestScope): Promise<void> {
   const clearTimer = setLongTimeout(stop, (params.timeoutSeconds ?? defaultTimeoutSeconds()) * 1000);
   const untrack = scope.trackLongRunning(stop);
   res.once('close', stop);
+  const stream = scope.watchStreams.open(res, w);
+  let stalled = false;
   try {
     for await (const event of w) {
       if (res.writableEnded) break;
       // Bookmarks carry only a resourceVersion: they stay plain objects in a Table watch.
       const bytes = tableWatch !== undefined && event.type !== 'BOOKMARK' ? tableFrame(event, tableWatch) : eventFrame(event);
       if (!res.write(bytes)) {
-        // Back-pressure: wait for the client; meanwhile the watcher's bounded queue fills, and past it the cache ends this watch.
-        await new Promise<void>((resolve) => {
-          res.once('drain', resolve);
-          res.once('close', resolve);
-        });
+        // Back-pressure: wait for the client. Meanwhile the watcher's queue fills, and
+        // past its bounds the cache ends this watch; a client that takes nothing for
+        // the grace period is cut off.
+        if ((await scope.watchStreams.waitForDrain(stream)) === 'stalled') {
+          stalled = true;
+          break;
+        }
       }
     }
   } catch (err) {
@@ -160,6 +165,8 @@ export async function watchHandler(scope: RequestScope): Promise<void> {
     clearTimer();
     untrack();
     w.close();
-    if (!res.writableEnded) res.end();
+    // A stalled client has had its grace period already.
+    if (stalled) scope.watchStreams.reset(stream);
+    else scope.watchStreams.finish(stream);
   }
 }

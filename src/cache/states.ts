@@ -1,0 +1,137 @@
+// Object states and events as the watch cache keeps them: each event's bytes once,
+// as the line of the JSON watch stream that watchers are sent, with the object's
+// JSON a view into that line; and the decoded form only while something uses it.
+// The current objects hold theirs; a superseded state (kept in the event history
+// for watches and list snapshots at past revisions) lets it go and decodes its
+// JSON again on demand. The history then costs about its bytes, not a decoded copy
+// of every object version in the window.
+
+import type { KubeObject } from '../api/index.ts';
+import { freezeDeep } from './encode.ts';
+import type { CacheEvent, CachedObject } from './types.ts';
+
+type EventType = CacheEvent['type'];
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const framePrefixes: Record<EventType | 'ERROR', Uint8Array> = {
+  ADDED: encoder.encode('{"type":"ADDED","object":'),
+  MODIFIED: encoder.encode('{"type":"MODIFIED","object":'),
+  DELETED: encoder.encode('{"type":"DELETED","object":'),
+  BOOKMARK: encoder.encode('{"type":"BOOKMARK","object":'),
+  ERROR: encoder.encode('{"type":"ERROR","object":'),
+};
+const frameEnd = encoder.encode('}\n');
+
+/** A watch event as a line of the JSON watch stream, and the object's JSON as a view into it. */
+export function watchFrame(type: EventType | 'ERROR', json: Uint8Array): { frame: Uint8Array; json: Uint8Array } {
+  const prefix = framePrefixes[type];
+  const frame = new Uint8Array(prefix.length + json.length + frameEnd.length);
+  frame.set(prefix, 0);
+  frame.set(json, prefix.length);
+  frame.set(frameEnd, prefix.length + json.length);
+  return { frame, json: frame.subarray(prefix.length, prefix.length + json.length) };
+}
+
+/** Like watchFrame, for an object not yet encoded: its JSON is written straight into the line. */
+function watchFrameOf(type: EventType, object: KubeObject): { frame: Uint8Array; json: Uint8Array } {
+  const text = JSON.stringify(object);
+  const prefix = framePrefixes[type];
+  const length = Buffer.byteLength(text);
+  const frame = new Uint8Array(prefix.length + length + frameEnd.length);
+  frame.set(prefix, 0);
+  encoder.encodeInto(text, frame.subarray(prefix.length, prefix.length + length));
+  frame.set(frameEnd, prefix.length + length);
+  return { frame, json: frame.subarray(prefix.length, prefix.length + length) };
+}
+
+/** A cached object whose decoded form is held while it is current, and weakly (re-decoded on need) once released. */
+export class CachedState implements CachedObject {
+  readonly key: string;
+  readonly json: Uint8Array;
+  readonly revision: number;
+  readonly #freeze: boolean;
+  #held: KubeObject | undefined;
+  #weak: WeakRef<KubeObject> | undefined;
+
+  constructor(key: string, json: Uint8Array, revision: number, object: KubeObject | undefined, freeze: boolean) {
+    this.key = key;
+    this.json = json;
+    this.revision = revision;
+    this.#freeze = freeze;
+    if (object !== undefined && freeze) freezeDeep(object);
+    this.#held = object;
+  }
+
+  /** Decoded, with metadata.resourceVersion set; frozen unless the cache was told not to freeze. */
+  get object(): KubeObject {
+    const known = this.#held ?? this.#weak?.deref();
+    if (known !== undefined) return known;
+    // The JSON is what clients are sent for this state: decoding it gives the object they see.
+    const object = JSON.parse(decoder.decode(this.json)) as KubeObject;
+    if (this.#freeze) freezeDeep(object);
+    this.#weak = new WeakRef(object);
+    return object;
+  }
+
+  /** The state stopped being current: keep its decoded form only while others still use it. */
+  release(): void {
+    const held = this.#held;
+    if (held === undefined) return;
+    this.#weak = new WeakRef(held);
+    this.#held = undefined;
+  }
+}
+
+/** An event of the cache: its frame is what a watch stream writes, its object that of a state. */
+export class StateEvent implements CacheEvent {
+  readonly type: EventType;
+  readonly revision: number;
+  readonly json: Uint8Array;
+  readonly frame: Uint8Array;
+  readonly #state: CachedObject;
+
+  constructor(type: EventType, state: CachedObject, revision: number, frame: Uint8Array, json: Uint8Array) {
+    this.type = type;
+    this.#state = state;
+    this.revision = revision;
+    this.frame = frame;
+    this.json = json;
+  }
+
+  get object(): KubeObject {
+    return this.#state.object;
+  }
+}
+
+/** A new current state and the event announcing it: one allocation holds the frame and the object's JSON. */
+export function stateWithEvent(
+  type: 'ADDED' | 'MODIFIED', key: string, object: KubeObject, json: Uint8Array | undefined, revision: number, eventRevision: number, freeze: boolean,
+): { state: CachedState; event: StateEvent } {
+  const framed = json === undefined ? watchFrameOf(type, object) : watchFrame(type, json);
+  const state = new CachedState(key, framed.json, revision, object, freeze);
+  return { state, event: new StateEvent(type, state, eventRevision, framed.frame, framed.json) };
+}
+
+/** An event for an existing state under another type (a watcher's predicate made it ADDED): a frame of its own. */
+export function eventAs(type: EventType, state: CachedObject, revision: number): StateEvent {
+  const framed = watchFrame(type, state.json);
+  return new StateEvent(type, state, revision, framed.frame, framed.json);
+}
+
+/** A DELETED event: the last state with resourceVersion set to the deletion's revision, as upstream. */
+export function deletedEvent(last: CachedObject, revision: number, freeze: boolean): StateEvent {
+  const lastObject = last.object;
+  const object: KubeObject = { ...lastObject, metadata: { ...lastObject.metadata, resourceVersion: String(revision) } };
+  const framed = watchFrameOf('DELETED', object);
+  const state = new CachedState(last.key, framed.json, revision, object, freeze);
+  state.release();
+  return new StateEvent('DELETED', state, revision, framed.frame, framed.json);
+}
+
+/** A BOOKMARK (or any event not about a cached state), framed once for every watcher it goes to. */
+export function plainEvent(type: EventType, object: KubeObject, revision: number, freeze: boolean): CacheEvent {
+  const framed = watchFrameOf(type, object);
+  if (freeze) freezeDeep(object);
+  return Object.freeze({ type, object, json: framed.json, frame: framed.frame, revision });
+}
