@@ -401,13 +401,17 @@ export function parseLabelSelector(selector: string): LabelSelector {
  */
 export function labelSelectorFromObject(ls: LabelSelectorObject | null | undefined): LabelSelector {
   if (ls === undefined || ls === null) return nothing;
-  const matchLabels = ls.matchLabels ?? {};
-  const matchExpressions = ls.matchExpressions ?? [];
+  // The object comes from user data, so any field may have the wrong JSON type. Read it the
+  // way upstream's typed struct would hold it (a missing key is "", a missing list is empty)
+  // so that a malformed selector fails its requirement checks instead of throwing a TypeError.
+  const matchLabels = isPlainObject(ls.matchLabels) ? ls.matchLabels : {};
+  const matchExpressions: unknown[] = Array.isArray(ls.matchExpressions) ? ls.matchExpressions : [];
   if (Object.keys(matchLabels).length + matchExpressions.length === 0) return everything;
   const requirements: LabelRequirement[] = [];
   try {
     for (const [key, value] of Object.entries(matchLabels)) requirements.push(newRequirement(key, '=', [String(value)]));
-    for (const expr of matchExpressions) {
+    for (const raw of matchExpressions) {
+      const expr = isPlainObject(raw) ? raw : {};
       let op: LabelOperator;
       switch (expr.operator) {
         case 'In': op = 'in'; break;
@@ -415,15 +419,21 @@ export function labelSelectorFromObject(ls: LabelSelectorObject | null | undefin
         case 'Exists': op = 'exists'; break;
         case 'DoesNotExist': op = '!'; break;
         default:
-          throw new SelectorParseError(`${quote(String(expr.operator))} is not a valid label selector operator`);
+          throw new SelectorParseError(`${quote(typeof expr.operator === 'string' ? expr.operator : '')} is not a valid label selector operator`);
       }
-      requirements.push(newRequirement(expr.key, op, expr.values ?? []));
+      const key = typeof expr.key === 'string' ? expr.key : '';
+      const values = Array.isArray(expr.values) ? expr.values.map((v) => String(v)) : [];
+      requirements.push(newRequirement(key, op, values));
     }
   } catch (err) {
     if (err instanceof SelectorParseError) throw badRequest(err.message);
     throw err;
   }
   return { requirements: sortRequirements(requirements) };
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** A selector matching exactly the given labels (upstream's SelectorFromSet). */

@@ -117,6 +117,31 @@ test('a metav1.LabelSelector with a bad operator or values is a 400', () => {
   });
 });
 
+test('a metav1.LabelSelector with a missing key or wrongly typed fields is a 400, not a TypeError', () => {
+  const keyRule = 'key: Invalid value: "": name part must be non-empty; ' + labelKeyNameRule;
+  const rows: { name: string; selector: unknown; message: string }[] = [
+    { name: 'no key', selector: { matchExpressions: [{ operator: 'In', values: ['a'] }] }, message: keyRule },
+    { name: 'key a number', selector: { matchExpressions: [{ key: 1, operator: 'Exists' }] }, message: keyRule },
+    { name: 'no operator', selector: { matchExpressions: [{ key: 'a', values: ['a'] }] }, message: '"" is not a valid label selector operator' },
+    { name: 'operator a number', selector: { matchExpressions: [{ key: 'a', operator: 1 }] }, message: '"" is not a valid label selector operator' },
+    { name: 'values a string', selector: { matchExpressions: [{ key: 'a', operator: 'In', values: 'a' }] }, message: "values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty" },
+    { name: 'an expression that is not an object', selector: { matchExpressions: [1] }, message: '"" is not a valid label selector operator' },
+  ];
+  for (const row of rows) {
+    assert.throws(() => labelSelectorFromObject(row.selector as never), (err: unknown) => {
+      assert.ok(isStatusError(err), row.name);
+      assert.equal(err.code, 400, row.name);
+      assert.equal(err.message, row.message, row.name);
+      return true;
+    });
+  }
+});
+
+test('a metav1.LabelSelector whose lists or maps have the wrong JSON type reads them as empty', () => {
+  assert.ok(matchLabels(labelSelectorFromObject({ matchLabels: [1], matchExpressions: 'x' } as never), { a: 'b' }));
+  assert.ok(!matchLabels(labelSelectorFromObject({ matchLabels: { a: 'b' }, matchExpressions: {} } as never), { a: 'c' }));
+});
+
 test('a selector from a set requires each label', () => {
   const sel = labelSelectorFromSet({ b: '2', a: '1' });
   assert.equal(labelSelectorString(sel), 'a=1,b=2');
