@@ -1,5 +1,5 @@
 // DELETE of an object and of a collection, answered as upstream's delete handler.
-import { badRequest, invalid } from '../../api/index.ts';
+import { badRequest, invalid, isStatusError, type StatusCause } from '../../api/index.ts';
 import { parseJson } from '../../encoding/decode.ts';
 import type { DeleteOptions } from '../../registry/store.ts';
 import { readBody, writeObject } from '../http.ts';
@@ -25,10 +25,7 @@ const queryBooleans: Record<string, boolean> = {
 
 /** The deprecated orphanDependents, from the body or the query; undefined when not given. */
 function orphanDependentsOf(scope: RequestScope, fromBody: DeleteOptionsBody): boolean | undefined {
-  if (fromBody.orphanDependents !== undefined && fromBody.orphanDependents !== null) {
-    if (typeof fromBody.orphanDependents !== 'boolean') throw badRequest('orphanDependents must be a boolean');
-    return fromBody.orphanDependents;
-  }
+  if (fromBody.orphanDependents !== undefined) return fromBody.orphanDependents;
   const raw = scope.query.get('orphanDependents');
   if (raw === null) return undefined;
   const value = queryBooleans[raw];
@@ -36,29 +33,112 @@ function orphanDependentsOf(scope: RequestScope, fromBody: DeleteOptionsBody): b
   return value;
 }
 
+/** How Go's encoding/json names a JSON value's kind in an UnmarshalTypeError. */
+function jsonKind(value: unknown): string {
+  if (typeof value === 'boolean') return 'bool';
+  if (typeof value === 'number') return 'number';
+  if (typeof value === 'string') return 'string';
+  return Array.isArray(value) ? 'array' : 'object';
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Checks the JSON types of a DeleteOptions body the way decoding it into metav1.DeleteOptions
+ * does upstream: the first value of the wrong type, in document order, is a 400 with Go's
+ * json message; null leaves a field unset. Answers the body with its nulls dropped.
+ */
+function decodeDeleteOptions(parsed: unknown): DeleteOptionsBody {
+  if (parsed === null) return {};
+  if (!isJsonObject(parsed)) {
+    throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(parsed)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
+  }
+  // The group, version and kind are read before the rest.
+  for (const field of ['apiVersion', 'kind']) {
+    const value = parsed[field];
+    if (value !== undefined && value !== null && typeof value !== 'string') {
+      throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(value)} into Go struct field .${field} of type string`);
+    }
+  }
+  const typeError = (value: unknown, struct: string, field: string, goType: string) =>
+    badRequest(`json: cannot unmarshal ${jsonKind(value)} into Go struct field ${struct}.${field} of type ${goType}`);
+  const out: DeleteOptionsBody = {};
+  for (const [field, value] of Object.entries(parsed)) {
+    if (value === null) continue;
+    switch (field) {
+      case 'gracePeriodSeconds':
+        if (typeof value !== 'number') throw typeError(value, 'DeleteOptions', field, 'int64');
+        // A number that is not an int64 is named with its text.
+        if (!Number.isInteger(value) || Math.abs(value) > 2 ** 63) {
+          throw badRequest(`json: cannot unmarshal number ${String(value)} into Go struct field DeleteOptions.gracePeriodSeconds of type int64`);
+        }
+        out.gracePeriodSeconds = value;
+        break;
+      case 'orphanDependents':
+        if (typeof value !== 'boolean') throw typeError(value, 'DeleteOptions', field, 'bool');
+        out.orphanDependents = value;
+        break;
+      case 'propagationPolicy':
+        if (typeof value !== 'string') throw typeError(value, 'DeleteOptions', field, 'v1.DeletionPropagation');
+        out.propagationPolicy = value;
+        break;
+      case 'dryRun':
+        if (!Array.isArray(value)) throw typeError(value, 'DeleteOptions', field, '[]string');
+        out.dryRun = value.map((v) => {
+          if (v === null) return '';
+          if (typeof v !== 'string') throw typeError(v, 'DeleteOptions', field, 'string');
+          return v;
+        });
+        break;
+      case 'preconditions': {
+        if (!isJsonObject(value)) throw typeError(value, 'DeleteOptions', field, 'v1.Preconditions');
+        const preconditions: { uid?: string; resourceVersion?: string } = {};
+        for (const [key, v] of Object.entries(value)) {
+          if (v === null || (key !== 'uid' && key !== 'resourceVersion')) continue;
+          if (typeof v !== 'string') throw typeError(v, 'Preconditions', `preconditions.${key}`, key === 'uid' ? 'types.UID' : 'string');
+          preconditions[key] = v;
+        }
+        out.preconditions = preconditions;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 /** DeleteOptions from the body (kubectl sends one) and the query, and the deprecated orphanDependents. */
 async function deleteOptions(scope: RequestScope): Promise<DeleteOptions & { orphanDependents?: boolean }> {
   const body = await readBody(scope.req);
   let fromBody: DeleteOptionsBody = {};
-  if (body.byteLength > 0) {
-    const parsed = parseJson(body.toString('utf8'));
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw badRequest('DeleteOptions must be an object');
-    fromBody = parsed as DeleteOptionsBody;
-  }
+  if (body.byteLength > 0) fromBody = decodeDeleteOptions(parseJson(body.toString('utf8')));
   const query = new URLSearchParams(scope.query);
   for (const value of fromBody.dryRun ?? []) query.append('dryRun', value);
-  const dryRun = parseDryRun(query, 'DeleteOptions');
   const propagationPolicy = scope.query.get('propagationPolicy') ?? fromBody.propagationPolicy;
-  if (propagationPolicy !== undefined && !propagationPolicies.includes(propagationPolicy)) {
-    throw badRequest(`propagationPolicy: Unsupported value: "${propagationPolicy}": supported values: "Foreground", "Background", "Orphan"`);
-  }
   const orphanDependents = orphanDependentsOf(scope, fromBody);
+  // Upstream's ValidateDeleteOptions, its causes in its order.
+  const causes: StatusCause[] = [];
   if (orphanDependents !== undefined && propagationPolicy !== undefined) {
-    throw invalid('DeleteOptions', '', [{
+    causes.push({
       reason: 'FieldValueInvalid', field: 'propagationPolicy',
       message: `Invalid value: "${propagationPolicy}": orphanDependents and deletionPropagation cannot be both set`,
-    }], 'meta.k8s.io');
+    });
   }
+  if (propagationPolicy !== undefined && !propagationPolicies.includes(propagationPolicy)) {
+    causes.push({
+      reason: 'FieldValueNotSupported', field: 'propagationPolicy',
+      message: `Unsupported value: ${JSON.stringify(propagationPolicy)}: supported values: "Foreground", "Background", "Orphan", "nil"`,
+    });
+  }
+  let dryRun = false;
+  try {
+    dryRun = parseDryRun(query, 'DeleteOptions');
+  } catch (err) {
+    if (!isStatusError(err) || causes.length === 0) throw err;
+    causes.push(...(err.details?.causes ?? []));
+  }
+  if (causes.length > 0) throw invalid('DeleteOptions', '', causes, 'meta.k8s.io');
   return {
     orphanDependents,
     dryRun,

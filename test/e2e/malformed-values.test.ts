@@ -1,0 +1,163 @@
+// Malformed values in selectors, DeleteOptions, patches and apply configurations answer
+// the 4xx upstream answers (code and, where it is stable, message), never a 500.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+type Json = Record<string, any>;
+
+let server: TestServer;
+before(async () => {
+  server = await startServer();
+});
+after(async () => {
+  await server.stop();
+});
+
+interface Row {
+  name: string;
+  status: number;
+  /** The whole message, or a part of it when the rest is long or not stable. */
+  message?: string;
+  includes?: string[];
+}
+
+function check(row: Row, res: { status: number; json: any; text: string }) {
+  assert.equal(res.status, row.status, res.text);
+  assert.equal(res.json?.kind, 'Status', res.text);
+  if (row.message !== undefined) assert.equal(res.json.message, row.message);
+  for (const part of row.includes ?? []) assert.ok(res.json.message.includes(part), `${JSON.stringify(part)} not in ${res.json.message}`);
+}
+
+const nameRule =
+  "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+
+describe('label selectors from user data', () => {
+  const noKey = [{ operator: 'In', values: ['a'] }];
+  const podSpec = { containers: [{ name: 'c', image: 'busybox' }] };
+  interface SelectorRow extends Row {
+    collection: (ns: string) => string;
+    body: Json;
+  }
+  const deployment = (selector: unknown): Json => ({
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' },
+    spec: { selector, template: { metadata: { labels: { a: 'b' } }, spec: podSpec } },
+  });
+  const deployments = (ns: string) => `/apis/apps/v1/namespaces/${ns}/deployments`;
+  const pdbs = (ns: string) => `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`;
+  const webhooks = () => '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
+  const webhookConfiguration = (name: string, field: string, selector: unknown): Json => ({
+    metadata: { name },
+    webhooks: [{ name: 'a.example.com', clientConfig: { url: 'https://hook.example.com' }, sideEffects: 'None', admissionReviewVersions: ['v1'], [field]: selector }],
+  });
+  const rows: SelectorRow[] = [
+    {
+      name: 'deployment: an expression without key is 422 as ValidateLabelSelector answers',
+      collection: deployments, body: deployment({ matchLabels: { a: 'b' }, matchExpressions: noKey }), status: 422,
+      includes: [
+        'spec.selector.matchExpressions[0].key: Invalid value: "": name part must be non-empty',
+        `spec.selector.matchExpressions[0].key: Invalid value: "": ${nameRule}`,
+        'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"a":"b"}, MatchExpressions:[]v1.LabelSelectorRequirement{v1.LabelSelectorRequirement{Key:"", Operator:"In", Values:[]string{"a"}}}}: invalid label selector',
+      ],
+    },
+    {
+      name: 'deployment: an expression without key or operator is 422',
+      collection: deployments, body: deployment({ matchLabels: { a: 'b' }, matchExpressions: [{}] }), status: 422,
+      includes: ['spec.selector.matchExpressions[0].operator: Invalid value: "": not a valid selector operator', 'invalid label selector'],
+    },
+    {
+      name: 'deployment: an unknown operator is 422',
+      collection: deployments, body: deployment({ matchLabels: { a: 'b' }, matchExpressions: [{ key: 'a', operator: 'Foo', values: ['a'] }] }), status: 422,
+      includes: ['spec.selector.matchExpressions[0].operator: Invalid value: "Foo": not a valid selector operator'],
+    },
+    {
+      name: 'deployment: values as a string is a 422 schema type error',
+      collection: deployments, body: deployment({ matchLabels: { a: 'b' }, matchExpressions: [{ key: 'a', operator: 'In', values: 'a' }] }), status: 422,
+      includes: ['spec.selector.matchExpressions[0].values in body must be of type array: "string"'],
+    },
+    {
+      name: 'deployment: matchLabels as a list is a 422 schema type error',
+      collection: deployments, body: deployment({ matchLabels: [1] }), status: 422,
+      includes: ['spec.selector.matchLabels in body must be of type object: "array"'],
+    },
+    {
+      name: 'deployment: an expression that is not an object is a 422 schema type error',
+      collection: deployments, body: deployment({ matchLabels: { a: 'b' }, matchExpressions: [1] }), status: 422,
+      includes: ['spec.selector.matchExpressions[0] in body must be of type object: "integer"'],
+    },
+    {
+      name: 'poddisruptionbudget: an expression without key is 422',
+      collection: pdbs, body: { metadata: { name: 'p' }, spec: { minAvailable: 1, selector: { matchExpressions: noKey } } }, status: 422,
+      includes: ['spec.selector.matchExpressions[0].key: Invalid value: "": name part must be non-empty'],
+    },
+    {
+      name: 'pod affinity: a label selector expression without key is 422',
+      collection: (ns) => `/api/v1/namespaces/${ns}/pods`,
+      body: { metadata: { name: 'p' }, spec: { ...podSpec, affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'k', labelSelector: { matchExpressions: noKey } }] } } } },
+      status: 422,
+      includes: ['spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].key'],
+    },
+    {
+      name: 'webhook namespaceSelector: an expression without key is 422',
+      collection: webhooks, body: webhookConfiguration('nssel-nokey', 'namespaceSelector', { matchExpressions: noKey }), status: 422,
+      includes: ['webhooks[0].namespaceSelector.matchExpressions[0].key: Invalid value: "": name part must be non-empty'],
+    },
+    {
+      name: 'webhook objectSelector: an expression without key is 422',
+      collection: webhooks, body: webhookConfiguration('objsel-nokey', 'objectSelector', { matchExpressions: noKey }), status: 422,
+      includes: ['webhooks[0].objectSelector.matchExpressions[0].key: Invalid value: "": name part must be non-empty'],
+    },
+    {
+      name: 'webhook objectSelector: values as a string is a 422 schema type error',
+      collection: webhooks, body: webhookConfiguration('objsel-values', 'objectSelector', { matchExpressions: [{ key: 'a', operator: 'In', values: 'a' }] }), status: 422,
+      includes: ['webhooks[0].objectSelector.matchExpressions[0].values in body must be of type array: "string"'],
+    },
+  ];
+  for (const row of rows) {
+    test(row.name, async () => {
+      const ns = await server.newNamespace('selector');
+      check(row, await server.request('POST', row.collection(ns), { body: row.body }));
+    });
+  }
+});
+
+describe('DeleteOptions with values of the wrong type', () => {
+  /** Node sends a DELETE body only with its length given. */
+  const del = (url: string, body: unknown) =>
+    server.request('DELETE', url, { raw: JSON.stringify(body), headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(JSON.stringify(body))) } });
+  interface DeleteRow extends Row {
+    body?: unknown;
+    query?: string;
+  }
+  const typeError = (what: string, field: string, type: string) => `json: cannot unmarshal ${what} into Go struct field ${field} of type ${type}`;
+  const rows: DeleteRow[] = [
+    { name: 'dryRun a number', body: { dryRun: 1 }, status: 400, message: typeError('number', 'DeleteOptions.dryRun', '[]string') },
+    { name: 'dryRun a string', body: { dryRun: 'All' }, status: 400, message: typeError('string', 'DeleteOptions.dryRun', '[]string') },
+    { name: 'dryRun with a number in it', body: { dryRun: [1] }, status: 400, message: typeError('number', 'DeleteOptions.dryRun', 'string') },
+    { name: 'propagationPolicy a number', body: { propagationPolicy: 1 }, status: 400, message: typeError('number', 'DeleteOptions.propagationPolicy', 'v1.DeletionPropagation') },
+    { name: 'preconditions a string', body: { preconditions: 'x' }, status: 400, message: typeError('string', 'DeleteOptions.preconditions', 'v1.Preconditions') },
+    { name: 'preconditions.uid a number', body: { preconditions: { uid: 1 } }, status: 400, message: typeError('number', 'Preconditions.preconditions.uid', 'types.UID') },
+    { name: 'gracePeriodSeconds a string', body: { gracePeriodSeconds: 'a' }, status: 400, message: typeError('string', 'DeleteOptions.gracePeriodSeconds', 'int64') },
+    { name: 'gracePeriodSeconds a fraction', body: { gracePeriodSeconds: 1.5 }, status: 400, message: typeError('number 1.5', 'DeleteOptions.gracePeriodSeconds', 'int64') },
+    { name: 'orphanDependents a string', body: { orphanDependents: 'yes' }, status: 400, message: typeError('string', 'DeleteOptions.orphanDependents', 'bool') },
+    { name: 'the first wrong value in the body is the one named', body: { orphanDependents: 'yes', dryRun: 1 }, status: 400, message: typeError('string', 'DeleteOptions.orphanDependents', 'bool') },
+    { name: 'kind a number', body: { kind: 1 }, status: 400, message: "couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string" },
+    { name: 'a body that is a list', body: [1], status: 400, includes: ["couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct"] },
+    { name: 'an unknown propagationPolicy', body: { propagationPolicy: 'x' }, status: 422, message: 'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "x": supported values: "Foreground", "Background", "Orphan", "nil"' },
+    { name: 'an unknown propagationPolicy in the query', query: 'propagationPolicy=x', status: 422, message: 'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "x": supported values: "Foreground", "Background", "Orphan", "nil"' },
+    { name: 'an unknown dryRun in the query', query: 'dryRun=x', status: 422, message: 'DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: "x": supported values: "All"' },
+    { name: 'a gracePeriodSeconds in the query that is not a number', query: 'gracePeriodSeconds=abc', status: 400 },
+  ];
+  for (const target of ['object', 'collection'] as const) {
+    for (const row of rows) {
+      test(`${target}: ${row.name} is ${row.status}, and nothing is deleted`, async () => {
+        const ns = await server.newNamespace('delopts');
+        const collection = `/api/v1/namespaces/${ns}/configmaps`;
+        assert.equal((await server.request('POST', collection, { body: { metadata: { name: 'c' } } })).status, 201);
+        const url = `${target === 'object' ? `${collection}/c` : collection}${row.query === undefined ? '' : `?${row.query}`}`;
+        check(row, row.body === undefined ? await server.request('DELETE', url) : await del(url, row.body));
+        assert.equal((await server.request('GET', `${collection}/c`)).status, 200);
+      });
+    }
+  }
+});
