@@ -39,13 +39,16 @@ export class DiffRecorder {
     return { added: this.added, removed: this.removed, modified: this.modified };
   }
 
-  /** Items by identity; a repeated identity keeps its first item, as upstream compares. */
-  protected index(v: unknown, t: Topology): Map<PathElement, unknown> {
+  /**
+   * Items by identity; a repeated identity keeps its first item, as upstream compares.
+   * `live` says which side `v` is on, for the error naming the object at fault.
+   */
+  protected index(v: unknown, t: Topology, live: boolean): Map<PathElement, unknown> {
     const out = new Map<PathElement, unknown>();
     if (!Array.isArray(v)) return out;
     for (let i = 0; i < v.length; i++) {
       const pe = itemElement(t, v[i], i);
-      if (typeof pe !== 'string') throw new TypedError([describeError(this.path, pe.error)], true);
+      if (typeof pe !== 'string') throw new TypedError([describeError(this.path, pe.error)], live);
       if (!out.has(pe)) out.set(pe, v[i]);
     }
     return out;
@@ -77,7 +80,7 @@ export class DiffRecorder {
         path.pop();
       }
     } else if (shape === LIST) {
-      for (const [pe, item] of this.index(v, t)) {
+      for (const [pe, item] of this.index(v, t, !added)) {
         path.push(pe);
         if (added) this.markAdded(item, t.item);
         else this.markRemoved(item, t.item);
@@ -130,8 +133,8 @@ class CompareWalker extends DiffRecorder {
   }
 
   private compareLists(l: unknown, r: unknown, t: Topology): void {
-    const left = this.index(l, t);
-    const right = this.index(r, t);
+    const left = this.index(l, t, true);
+    const right = this.index(r, t, false);
     const path = this.path;
     for (const [pe, lv] of left) {
       const rv = right.get(pe);

@@ -182,6 +182,10 @@ describe('fields the schema does not declare', () => {
     assert.equal(r.ok, true);
   });
 
+  test('a list item without identity in a list the live object lacks is the configuration\'s fault', () => {
+    assert.equal(refused(typed, { spec: { items: ['a'] } }), `${prefix}.spec.items: element 0: associative list with keys may not have non-map elements`);
+  });
+
   test('a cluster-scoped object names no namespace', () => {
     assert.equal(
       refused(typed, { spec: { bogus: 1 } }, { namespace: undefined }),
