@@ -1,3 +1,4 @@
+// PATCH bodies other than apply: media type and options checked, the body decoded and applied.
 import { badRequest, invalid, staleObject, unsupportedMediaType, type GroupResource } from '../api/index.ts';
 import { duplicateJsonFields } from '../encoding/duplicate-fields.ts';
 import { parseMediaType } from '../encoding/media-type.ts';
@@ -54,7 +55,11 @@ export function decodePatch(contentType: string | undefined, query: URLSearchPar
     duplicateFields: kind === 'json' || parsed === undefined ? [] : duplicateJsonFields(text),
     apply(current) {
       const patched = applyPatch(kind, current, body, context) as Record<string, unknown>;
-      if (typeof patched.metadata !== 'object' || patched.metadata === null) throw badRequest('the patch leaves no object metadata');
+      // Upstream's patcher checks the result names the object of the URL (rest.go's checkName).
+      const name = metadataOf(patched).name;
+      if (typeof name !== 'string' || name === '') {
+        throw badRequest(`the name of the object (${String(metadataOf(current).name ?? '')} based on URL) was undeterminable: name must be provided`);
+      }
       // A JSON Patch that sets another resourceVersion asks for that version (upstream's patcher).
       const rv = metadataOf(patched).resourceVersion;
       if (kind === 'json' && typeof rv === 'string' && rv !== '' && rv !== metadataOf(current).resourceVersion) {

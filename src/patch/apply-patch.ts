@@ -3,7 +3,9 @@
 // kube-apiserver sends (apiserver/pkg/endpoints/handlers/patch.go).
 
 import { StatusError, unsupportedMediaType } from '../api/errors.ts';
+import { resolve } from '../schema/resolve.ts';
 import type { Definitions, Schema } from '../schema/types.ts';
+import { goTypeName, goValue } from './go-format.ts';
 import { applyJsonPatch } from './json-patch.ts';
 import { cloneJson, isJsonObject, nestingDepthUpTo } from './json-value.ts';
 import { applyMergePatch } from './merge-patch.ts';
@@ -44,7 +46,8 @@ const maxPatchNestingDepth = 10_000;
  * - 413 for more than 10,000 JSON Patch operations;
  * - 422 for a JSON patch that does not apply (a failing `test`, a missing path; the
  *   Status carries upstream's generic message), for strategic merge lists of lists, and
- *   when the result is not a JSON object;
+ *   when the result is not a JSON object or (built-in kinds) its metadata holds a value
+ *   of the wrong JSON type;
  * - 500 for the strategic merge errors upstream leaves unclassified (a list item without
  *   its merge key, an unknown `$patch`), with upstream's message and no reason.
  * Preconditions (`metadata.resourceVersion` in the patch), managed fields, validation and
@@ -76,7 +79,98 @@ export function applyPatch(kind: PatchKind, current: object, patchBytes: Uint8Ar
     throw err;
   }
   if (!isJsonObject(result)) throw notAnObject(result, ctx.schema);
+  if (ctx.schema !== undefined) {
+    const fault = metadataTypeFault(result, goKindOf(resolve(ctx.defs, ctx.schema)));
+    if (fault !== undefined) throw undecodable(kind, result, patch, fault);
+  }
   return result;
+}
+
+function goKindOf(schema: Schema): string {
+  return schema['x-kubernetes-group-version-kind']?.[0]?.kind ?? 'Object';
+}
+
+/** A value of the wrong type in the patched object, worded as each of upstream's decoders words it. */
+interface TypeFault {
+  /** encoding/json, which decodes the result of a JSON or merge patch. */
+  json: string;
+  /** runtime.DefaultUnstructuredConverter, which converts the result of a strategic merge patch. */
+  converter: string;
+}
+
+/** How encoding/json names a JSON value's kind. */
+function jsonKindOf(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'boolean') return 'bool';
+  return typeof value === 'object' ? 'object' : typeof value;
+}
+
+/** reflect.Kind of a value decoded into interface{}. */
+function reflectKindOf(value: unknown): string {
+  if (Array.isArray(value)) return 'slice';
+  if (isJsonObject(value)) return 'map';
+  return goTypeName(value);
+}
+
+const metaStringTypes: Record<string, string> = {
+  name: 'string', generateName: 'string', namespace: 'string', selfLink: 'string', uid: 'types.UID', resourceVersion: 'string',
+};
+
+/**
+ * The first ObjectMeta field of the patched object whose JSON type its Go type cannot hold
+ * (the fields every later stage reads). Decoding the result into the kind's Go type fails
+ * there upstream; other fields are left to the schema's type checks.
+ */
+function metadataTypeFault(result: Record<string, unknown>, kind: string): TypeFault | undefined {
+  const meta = result.metadata;
+  if (meta === undefined || meta === null) return undefined;
+  const fault = (value: unknown, struct: string, field: string, goType: string, converter: string): TypeFault => ({
+    json: `json: cannot unmarshal ${jsonKindOf(value)} into Go struct field ${struct}.${field} of type ${goType}`,
+    converter,
+  });
+  const convert = (value: unknown, goType: string) => `cannot convert ${goTypeName(value)} to ${goType}`;
+  if (!isJsonObject(meta)) return fault(meta, kind, 'metadata', 'v1.ObjectMeta', `cannot restore struct from: ${reflectKindOf(meta)}`);
+  for (const [field, value] of Object.entries(meta)) {
+    if (value === null) continue;
+    const stringType = metaStringTypes[field];
+    if (stringType !== undefined) {
+      if (typeof value !== 'string') return fault(value, 'ObjectMeta', `metadata.${field}`, stringType, convert(value, stringType));
+    } else if (field === 'labels' || field === 'annotations') {
+      if (!isJsonObject(value)) return fault(value, 'ObjectMeta', `metadata.${field}`, 'map[string]string', `cannot restore map from ${reflectKindOf(value)}`);
+      for (const v of Object.values(value)) {
+        if (v !== null && typeof v !== 'string') return fault(v, 'ObjectMeta', `metadata.${field}`, 'string', convert(v, 'string'));
+      }
+    } else if (field === 'finalizers') {
+      if (!Array.isArray(value)) return fault(value, 'ObjectMeta', 'metadata.finalizers', '[]string', `cannot restore slice from ${reflectKindOf(value)}`);
+      for (const v of value) {
+        if (v !== null && typeof v !== 'string') return fault(v, 'ObjectMeta', 'metadata.finalizers', 'string', convert(v, 'string'));
+      }
+    } else if (field === 'managedFields') {
+      if (!Array.isArray(value)) return fault(value, 'ObjectMeta', 'metadata.managedFields', '[]v1.ManagedFieldsEntry', `cannot restore slice from ${reflectKindOf(value)}`);
+      for (const v of value) {
+        if (v !== null && !isJsonObject(v)) return fault(v, 'ObjectMeta', 'metadata.managedFields', 'v1.ManagedFieldsEntry', `cannot restore struct from: ${reflectKindOf(v)}`);
+      }
+    } else if (field === 'ownerReferences') {
+      if (!Array.isArray(value)) return fault(value, 'ObjectMeta', 'metadata.ownerReferences', '[]v1.OwnerReference', `cannot restore slice from ${reflectKindOf(value)}`);
+      for (const v of value) {
+        if (v !== null && !isJsonObject(v)) return fault(v, 'ObjectMeta', 'metadata.ownerReferences', 'v1.OwnerReference', `cannot restore struct from: ${reflectKindOf(v)}`);
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Upstream's patcher answers a result its decoder refuses with 422 on the field "patch":
+ * the patched JSON for JSON and merge patches, the patch itself (`%+v`) for strategic merge.
+ */
+function undecodable(kind: PatchKind, result: unknown, patch: unknown, fault: TypeFault): StatusError {
+  const message = kind === 'strategic'
+    ? `Invalid value: ${JSON.stringify(goValue(patch))}: ${fault.converter}`
+    : `Invalid value: ${JSON.stringify(JSON.stringify(result))}: ${fault.json}`;
+  return new StatusError(422, 'Invalid', ` "" is invalid: patch: ${message}`, {
+    causes: [{ reason: 'FieldValueInvalid', message, field: 'patch' }],
+  });
 }
 
 function parsePatch(bytes: Uint8Array): unknown {

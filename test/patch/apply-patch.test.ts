@@ -127,6 +127,42 @@ describe('applyPatch', () => {
     }
   });
 
+  describe('a result whose metadata has a value of the wrong type answers 422 on the field "patch", worded as the decoder words it', () => {
+    const rows: { name: string; kind: PatchKind; body: string; error: string }[] = [
+      { name: 'merge: metadata a string', kind: 'merge', body: '{"metadata":"x"}', error: 'json: cannot unmarshal string into Go struct field ConfigMap.metadata of type v1.ObjectMeta' },
+      { name: 'json: metadata a list', kind: 'json', body: '[{"op":"replace","path":"/metadata","value":[]}]', error: 'json: cannot unmarshal array into Go struct field ConfigMap.metadata of type v1.ObjectMeta' },
+      { name: 'merge: labels a list', kind: 'merge', body: '{"metadata":{"labels":[]}}', error: 'json: cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of type map[string]string' },
+      { name: 'merge: a label value a number', kind: 'merge', body: '{"metadata":{"labels":{"a":1}}}', error: 'json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string' },
+      { name: 'merge: finalizers a string', kind: 'merge', body: '{"metadata":{"finalizers":"x"}}', error: 'json: cannot unmarshal string into Go struct field ObjectMeta.metadata.finalizers of type []string' },
+      { name: 'merge: uid a number', kind: 'merge', body: '{"metadata":{"uid":1}}', error: 'json: cannot unmarshal number into Go struct field ObjectMeta.metadata.uid of type types.UID' },
+      { name: 'merge: an owner reference a string', kind: 'merge', body: '{"metadata":{"ownerReferences":["a"]}}', error: 'json: cannot unmarshal string into Go struct field ObjectMeta.metadata.ownerReferences of type v1.OwnerReference' },
+      { name: 'merge: managedFields a string', kind: 'merge', body: '{"metadata":{"managedFields":"x"}}', error: 'json: cannot unmarshal string into Go struct field ObjectMeta.metadata.managedFields of type []v1.ManagedFieldsEntry' },
+      { name: 'strategic: metadata a string', kind: 'strategic', body: '{"metadata":"x"}', error: 'cannot restore struct from: string' },
+      { name: 'strategic: labels a list', kind: 'strategic', body: '{"metadata":{"labels":[]}}', error: 'cannot restore map from slice' },
+      { name: 'strategic: finalizers a string', kind: 'strategic', body: '{"metadata":{"finalizers":"x"}}', error: 'cannot restore slice from string' },
+      { name: 'strategic: a label value a number', kind: 'strategic', body: '{"metadata":{"labels":{"a":1}}}', error: 'cannot convert int64 to string' },
+    ];
+    for (const row of rows) {
+      test(row.name, () => {
+        const s = status(row.kind, row.body);
+        assert.equal(s.code, 422);
+        assert.equal(s.reason, 'Invalid');
+        assert.equal(s.details?.causes?.[0]?.field, 'patch');
+        assert.ok(s.message?.startsWith(' "" is invalid: patch: Invalid value: "'), s.message);
+        assert.ok(s.message?.endsWith(`": ${row.error}`), s.message);
+      });
+    }
+
+    test('strategic merge names the patch, as Go prints it', () => {
+      assert.equal(status('strategic', '{"metadata":{"labels":[]}}').message, ' "" is invalid: patch: Invalid value: "map[metadata:map[labels:[]]]": cannot restore map from slice');
+    });
+
+    test('custom resources are not decoded into a Go type, and null leaves a field unset', () => {
+      assert.deepStrictEqual(applyPatch('merge', current, bytes('{"metadata":{"labels":[]}}'), custom), { ...current, metadata: { ...current.metadata, labels: [] } });
+      assert.deepStrictEqual(applyPatch('merge', current, bytes('{"metadata":{"labels":null}}'), builtin), current);
+    });
+  });
+
   test('a strategic merge patch that is not an object answers 400', () => {
     const s = status('strategic', '[]');
     assert.equal(s.code, 400);
