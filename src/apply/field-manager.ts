@@ -219,7 +219,13 @@ export function apply(
   manager: string,
   opts: ApplyOptions = {},
 ): ApplyResult {
-  if (!isObject(applied)) throw badRequest('error decoding YAML: the apply configuration must be an object');
+  // Upstream decodes the configuration into a map: null leaves it empty (and then names no
+  // type), anything else that is not a mapping fails to decode.
+  if (applied === null) applied = {};
+  if (!isObject(applied)) {
+    const jsonKind = Array.isArray(applied) ? 'array' : typeof applied === 'boolean' ? 'bool' : typeof applied;
+    throw badRequest(`error decoding YAML: json: cannot unmarshal ${jsonKind} into Go value of type map[string]interface {}`);
+  }
   if (applied.apiVersion !== scope.apiVersion || applied.kind !== scope.kind) {
     throw badRequest(`invalid object type: ${gvkString(applied.apiVersion, applied.kind)}`);
   }

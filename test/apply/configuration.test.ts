@@ -193,3 +193,21 @@ describe('fields the schema does not declare', () => {
     );
   });
 });
+
+describe('a configuration that is not a mapping', () => {
+  const rows: { name: string; applied: unknown; message: string }[] = [
+    { name: 'a list does not decode into a map', applied: [1], message: 'error decoding YAML: json: cannot unmarshal array into Go value of type map[string]interface {}' },
+    { name: 'a string does not decode into a map', applied: 'x', message: 'error decoding YAML: json: cannot unmarshal string into Go value of type map[string]interface {}' },
+    { name: 'null decodes into an empty map, which names no type', applied: null, message: 'invalid object type: /, Kind=' },
+  ];
+  for (const row of rows) {
+    test(`${row.name}: 400`, () => {
+      assert.throws(() => apply(typed, undefined, row.applied, 'a'), (err: unknown) => {
+        assert.ok(err instanceof StatusError, String(err));
+        assert.equal(err.code, 400);
+        assert.equal(err.message, row.message);
+        return true;
+      });
+    });
+  }
+});
