@@ -161,3 +161,83 @@ describe('DeleteOptions with values of the wrong type', () => {
     }
   }
 });
+
+describe('patches and apply configurations with malformed values', () => {
+  const strategic = 'application/strategic-merge-patch+json';
+  const merge = 'application/merge-patch+json';
+  const jsonPatch = 'application/json-patch+json';
+  const applyPatch = 'application/apply-patch+yaml';
+  interface PatchRow extends Row {
+    /** What is patched: a Deployment "d" with a volume, or a Pod "p" without one. */
+    target: 'deployment' | 'pod';
+    /** The object name in the URL, when not the target's (apply creates it). */
+    objectName?: string;
+    contentType: string;
+    body: unknown;
+  }
+  const undeterminable = 'the name of the object (d based on URL) was undeterminable: name must be provided';
+  const generic422 = 'the server rejected our request due to an error in our request';
+  const applied = (kind: 'Deployment' | 'Pod', rest: Json): Json =>
+    ({ apiVersion: kind === 'Pod' ? 'v1' : 'apps/v1', kind, metadata: { name: kind === 'Pod' ? 'p' : 'd' }, ...rest });
+  const rows: PatchRow[] = [
+    // Strategic merge: upstream's patch handler makes 400 or 422 of the errors it
+    // classifies and answers the others as unknown errors (500 with the message).
+    { name: 'strategic: $patch a number', target: 'deployment', contentType: strategic, body: { $patch: 1 }, status: 500, message: 'unknown patch type: %!s(int64=1) in map: map[$patch:1]' },
+    { name: 'strategic: $patch unknown', target: 'deployment', contentType: strategic, body: { spec: { $patch: 'bogus' } }, status: 500, message: 'unknown patch type: bogus in map: map[$patch:bogus]' },
+    { name: 'strategic: $patch delete of the whole object', target: 'deployment', contentType: strategic, body: { $patch: 'delete' }, status: 400, message: undeterminable },
+    { name: 'strategic: $retainKeys not a list', target: 'deployment', contentType: strategic, body: { spec: { strategy: { $retainKeys: 'x' } } }, status: 400, message: 'invalid patch format of retainKeys' },
+    { name: 'strategic: a list item that is not a map', target: 'deployment', contentType: strategic, body: { spec: { template: { spec: { volumes: ['a'] } } } }, status: 500, includes: ['list element types are not identical: '] },
+    { name: 'strategic: a list item without its merge key', target: 'deployment', contentType: strategic, body: { spec: { template: { spec: { containers: [{ image: 'x' }] } } } }, status: 500, message: 'map: map[image:x] does not contain declared merge key: name' },
+    { name: 'strategic: a list where a map is expected', target: 'deployment', contentType: strategic, body: { spec: [1] }, status: 422, includes: ['spec'] },
+    { name: 'strategic: a map where a list is expected', target: 'deployment', contentType: strategic, body: { spec: { template: { spec: { containers: { a: 1 } } } } }, status: 422, includes: ['spec.template.spec.containers'] },
+    { name: 'strategic: metadata a string', target: 'deployment', contentType: strategic, body: { metadata: 'x' }, status: 422, message: ' "" is invalid: patch: Invalid value: "map[metadata:x]": cannot restore struct from: string' },
+    { name: 'strategic: metadata null', target: 'deployment', contentType: strategic, body: { metadata: null }, status: 400, message: undeterminable },
+    { name: 'strategic: labels a list', target: 'deployment', contentType: strategic, body: { metadata: { labels: [] } }, status: 422, message: ' "" is invalid: patch: Invalid value: "map[metadata:map[labels:[]]]": cannot restore map from slice' },
+    // Merge patch: the result is decoded into the kind's Go type.
+    { name: 'merge: metadata a string', target: 'deployment', contentType: merge, body: { metadata: 'x' }, status: 422, includes: [' "" is invalid: patch: Invalid value: "', '": json: cannot unmarshal string into Go struct field Deployment.metadata of type v1.ObjectMeta'] },
+    { name: 'merge: metadata null', target: 'deployment', contentType: merge, body: { metadata: null }, status: 400, message: undeterminable },
+    { name: 'merge: finalizers a string', target: 'deployment', contentType: merge, body: { metadata: { finalizers: 'x' } }, status: 422, includes: ['json: cannot unmarshal string into Go struct field ObjectMeta.metadata.finalizers of type []string'] },
+    { name: 'merge: spec a list', target: 'deployment', contentType: merge, body: { spec: [] }, status: 422, includes: ['spec'] },
+    // JSON Patch: operations that do not apply are 422 with upstream's generic message.
+    { name: 'json: path a number', target: 'deployment', contentType: jsonPatch, body: [{ op: 'add', path: 1, value: 1 }], status: 422, message: generic422 },
+    { name: 'json: op a number', target: 'deployment', contentType: jsonPatch, body: [{ op: 1, path: '/spec/replicas', value: 1 }], status: 422, message: generic422 },
+    { name: 'json: add without value', target: 'deployment', contentType: jsonPatch, body: [{ op: 'add', path: '/spec/replicas' }], status: 422, message: generic422 },
+    { name: 'json: an operation that is not an object', target: 'deployment', contentType: jsonPatch, body: [1], status: 400, message: 'json: cannot unmarshal number into Go value of type jsonpatch.Operation' },
+    { name: 'json: metadata replaced by a string', target: 'deployment', contentType: jsonPatch, body: [{ op: 'replace', path: '/metadata', value: 'x' }], status: 422, includes: ['json: cannot unmarshal string into Go struct field Deployment.metadata of type v1.ObjectMeta'] },
+    { name: 'json: metadata removed', target: 'deployment', contentType: jsonPatch, body: [{ op: 'remove', path: '/metadata' }], status: 400, message: undeterminable },
+    // Server-side apply: structured-merge-diff refuses the configuration as a typed value (500 upstream).
+    {
+      name: 'apply: pod volumes not maps', target: 'pod', contentType: applyPatch, body: applied('Pod', { spec: { volumes: ['a'] } }), status: 500,
+      message: 'failed to create typed patch object (/p; /v1, Kind=Pod): .spec.volumes: element 0: associative list with keys may not have non-map elements',
+    },
+    {
+      name: 'apply: a new pod with volumes not maps', target: 'pod', objectName: 'p2', contentType: applyPatch,
+      body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p2' }, spec: { containers: [{ name: 'c', image: 'busybox' }], volumes: ['a'] } }, status: 500,
+      message: 'failed to create typed patch object (/p2; /v1, Kind=Pod): .spec.volumes: element 0: associative list with keys may not have non-map elements',
+    },
+    {
+      name: 'apply: deployment template volumes not maps', target: 'deployment', contentType: applyPatch, body: applied('Deployment', { spec: { template: { spec: { volumes: ['a'] } } } }), status: 500,
+      message: 'failed to create typed patch object (/d; apps/v1, Kind=Deployment): .spec.template.spec.volumes: element 0: associative list with keys may not have non-map elements',
+    },
+    { name: 'apply: apiVersion a number', target: 'deployment', contentType: applyPatch, body: { apiVersion: 1, kind: 'Deployment', metadata: { name: 'd' } }, status: 400, message: 'invalid object type: /, Kind=Deployment' },
+    { name: 'apply: a configuration that is a list', target: 'deployment', contentType: applyPatch, body: [1], status: 400, message: 'error decoding YAML: json: cannot unmarshal array into Go value of type map[string]interface {}' },
+    { name: 'apply: a configuration that is null', target: 'deployment', contentType: applyPatch, body: null, status: 400, message: 'invalid object type: /, Kind=' },
+  ];
+  for (const row of rows) {
+    test(`${row.name} is ${row.status}, and the object is unchanged`, async () => {
+      const ns = await server.newNamespace('patch');
+      const collection = row.target === 'pod' ? `/api/v1/namespaces/${ns}/pods` : `/apis/apps/v1/namespaces/${ns}/deployments`;
+      const seeded = row.target === 'pod'
+        ? { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } }
+        : { metadata: { name: 'd' }, spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'v', emptyDir: {} }] } } } };
+      const created = await server.request('POST', collection, { body: seeded });
+      assert.equal(created.status, 201, created.text);
+      const name = row.objectName ?? seeded.metadata.name;
+      const query = row.contentType === applyPatch ? '?fieldManager=test' : '';
+      check(row, await server.request('PATCH', `${collection}/${name}${query}`, { raw: JSON.stringify(row.body), headers: { 'content-type': row.contentType } }));
+      const after = await server.request('GET', `${collection}/${seeded.metadata.name}`);
+      assert.equal(after.json.metadata.resourceVersion, created.json.metadata.resourceVersion);
+      if (name !== seeded.metadata.name) assert.equal((await server.request('GET', `${collection}/${name}`)).status, 404);
+    });
+  }
+});
