@@ -192,6 +192,43 @@ function typedObjectError(what: string, obj: JSONObject, scope: ManagedFieldsSco
   return new StatusError(500, '', `failed to create typed ${what} object (${objectName(obj)}; ${gvkString(scope.apiVersion, scope.kind)}): ${err.message}`);
 }
 
+/** Go's `%v` of a structured-merge-diff value holding decoded JSON: `&{...}` around fmt's form. */
+function goValueOf(v: unknown): string {
+  const plain = (x: unknown): string => {
+    if (x === null || x === undefined) return '<nil>';
+    if (Array.isArray(x)) return `[${x.map(plain).join(' ')}]`;
+    if (isObject(x)) return `map[${Object.keys(x).sort().map((k) => `${k}:${plain(x[k])}`).join(' ')}]`;
+    return String(x);
+  };
+  return `&{${plain(v)}}`;
+}
+
+/**
+ * ObjectMeta's maps and lists holding another kind of value: structured-merge-diff's
+ * typed conversion refuses them ("expected map", "expected list"), and every later stage
+ * relies on their shape, so they are checked whatever the topology says.
+ */
+function metadataShapeErrors(meta: unknown): string[] {
+  if (meta === undefined || meta === null) return [];
+  if (!isObject(meta)) return [`.metadata: expected map, got ${goValueOf(meta)}`];
+  const errors: string[] = [];
+  for (const [field, want] of [['labels', 'map'], ['annotations', 'map'], ['finalizers', 'list'], ['ownerReferences', 'list']] as const) {
+    const v = meta[field];
+    if (v === undefined || v === null) continue;
+    if (want === 'map' ? !isObject(v) : !Array.isArray(v)) {
+      errors.push(`.metadata.${field}: expected ${want}, got ${goValueOf(v)}`);
+    } else if (want === 'map') {
+      // Label and annotation values are strings; Go's %#v names the value's holder.
+      for (const [key, value] of Object.entries(v as JSONObject)) {
+        if (value === null || typeof value === 'string') continue;
+        const shown = typeof value === 'object' ? JSON.stringify(value) : String(value);
+        errors.push(`.metadata.${field}.${key}: expected string, got &value.valueUnstructured{Value:${shown}}`);
+      }
+    }
+  }
+  return errors;
+}
+
 /**
  * Server-side apply of the configuration `applied` by `manager` to `live` (undefined when
  * the object does not exist yet). On success the object carries its new managedFields; the
@@ -241,7 +278,7 @@ export function apply(
     throw new StatusError(500, 'InternalError', `failed to decode managed fields: ${(err as Error).message}`);
   }
   // Upstream makes the configuration a typed value first: what its schema refuses fails the apply.
-  const faults = configurationErrors(applied, scope.topology);
+  const faults = [...metadataShapeErrors(applied.metadata), ...configurationErrors(applied, scope.topology)];
   if (faults.length > 0) throw typedObjectError('patch', applied, scope, new TypedError(faults));
   const liveObj = withoutManagedFields(live ?? {});
   const force = opts.force ?? false;

@@ -219,6 +219,14 @@ describe('patches and apply configurations with malformed values', () => {
       name: 'apply: deployment template volumes not maps', target: 'deployment', contentType: applyPatch, body: applied('Deployment', { spec: { template: { spec: { volumes: ['a'] } } } }), status: 500,
       message: 'failed to create typed patch object (/d; apps/v1, Kind=Deployment): .spec.template.spec.volumes: element 0: associative list with keys may not have non-map elements',
     },
+    {
+      name: 'apply: labels a list', target: 'deployment', contentType: applyPatch, body: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', labels: [] } }, status: 500,
+      message: 'failed to create typed patch object (/d; apps/v1, Kind=Deployment): .metadata.labels: expected map, got &{[]}',
+    },
+    {
+      name: 'apply: ownerReferences a string', target: 'deployment', contentType: applyPatch, body: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', ownerReferences: 'x' } }, status: 500,
+      message: 'failed to create typed patch object (/d; apps/v1, Kind=Deployment): .metadata.ownerReferences: expected list, got &{x}',
+    },
     { name: 'apply: apiVersion a number', target: 'deployment', contentType: applyPatch, body: { apiVersion: 1, kind: 'Deployment', metadata: { name: 'd' } }, status: 400, message: 'invalid object type: /, Kind=Deployment' },
     { name: 'apply: a configuration that is a list', target: 'deployment', contentType: applyPatch, body: [1], status: 400, message: 'error decoding YAML: json: cannot unmarshal array into Go value of type map[string]interface {}' },
     { name: 'apply: a configuration that is null', target: 'deployment', contentType: applyPatch, body: null, status: 400, message: 'invalid object type: /, Kind=' },
