@@ -5,7 +5,8 @@
 import { StatusError, unsupportedMediaType } from '../api/errors.ts';
 import type { Definitions, Schema } from '../schema/types.ts';
 import { applyJsonPatch } from './json-patch.ts';
-import { cloneJson, isJsonObject, nestingDepthUpTo } from './json-value.ts';
+import { clone, isObject } from '../api/json.ts';
+import { nestingDepthUpTo } from './json-value.ts';
 import { applyMergePatch } from './merge-patch.ts';
 import { isPatchError, toStatusError } from './patch-error.ts';
 import { applyStrategicMergePatch } from './strategic-merge.ts';
@@ -65,7 +66,7 @@ export function applyPatch(kind: PatchKind, current: object, patchBytes: Uint8Ar
         // Upstream's MergePatch answers ErrBadJSONPatch for null and scalars; an array
         // replaces the whole document (and then fails below, as it fails to decode).
         if (typeof patch !== 'object' || patch === null) throw new StatusError(400, 'BadRequest', 'Invalid JSON Patch');
-        result = applyMergePatch(cloneJson(current), cloneJson(patch));
+        result = applyMergePatch(clone(current), clone(patch));
         break;
       case 'strategic':
         result = applyStrategicMergePatch(ctx.defs, ctx.schema!, current, patch);
@@ -75,7 +76,7 @@ export function applyPatch(kind: PatchKind, current: object, patchBytes: Uint8Ar
     if (isPatchError(err)) throw toStatusError(err);
     throw err;
   }
-  if (!isJsonObject(result)) throw notAnObject(result, ctx.schema);
+  if (!isObject(result)) throw notAnObject(result, ctx.schema);
   return result;
 }
 

@@ -1,4 +1,5 @@
 import { badRequest, invalid } from '../../api/index.ts';
+import { isObject } from '../../api/json.ts';
 import { parseJson } from '../../encoding/decode.ts';
 import type { DeleteOptions } from '../../registry/store.ts';
 import { readBody, writeObject } from '../http.ts';
@@ -41,7 +42,7 @@ async function deleteOptions(scope: RequestScope): Promise<DeleteOptions & { orp
   let fromBody: DeleteOptionsBody = {};
   if (body.byteLength > 0) {
     const parsed = parseJson(body.toString('utf8'));
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw badRequest('DeleteOptions must be an object');
+    if (!isObject(parsed)) throw badRequest('DeleteOptions must be an object');
     fromBody = parsed as DeleteOptionsBody;
   }
   const query = new URLSearchParams(scope.query);

@@ -10,8 +10,8 @@ import { fieldImmutable, forbidden, GoValue, goQuote, goSyntax, invalid, notSupp
 import { isLabelValue, isQualifiedName, isValidPercent } from '../validation/names.ts';
 import { validateKubeFinalizerNames, validateLabels } from '../validation/object-meta.ts';
 import { allVerbs, keepOldSpec, keepOldStatus, labelsOf } from './common.ts';
-import { clone, ensureObject, isObject, numberAt, objectAt, semanticEqual } from './object.ts';
-import type { JsonObject } from './object.ts';
+import { clone, isObject, type JsonObject } from '../../api/json.ts';
+import { ensureObject, numberAt, objectAt, semanticEqual } from './object.ts';
 import { defaultPodTemplate, validatePodTemplateSpec } from './pod-spec.ts';
 import { goLabelSelector, intOrPercentValue, validateLabelSelector, validatePositiveIntOrPercent } from './selector-validation.ts';
 import { deploymentColumns } from './table-columns.ts';
