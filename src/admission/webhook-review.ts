@@ -2,6 +2,7 @@
 // apiserver/pkg/admission/plugin/webhook/request/admissionreview.go and errors/statuserror.go.
 
 import { StatusError, type StatusDetails } from '../api/index.ts';
+import { isObject } from '../api/json.ts';
 import type { RequestUser } from '../api/request-context.ts';
 import type { AdmissionAttributes } from './chain.ts';
 
@@ -59,10 +60,6 @@ export class InvalidResponseError extends Error {}
 /** The reason upstream gives for a response VerifyAdmissionResponse refuses. */
 function invalidResponse(why: string): InvalidResponseError {
   return new InvalidResponseError(`received invalid webhook response: ${why}`);
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** GroupVersionKind.String(): "group/version, Kind=kind" (the group part absent for the core group). */

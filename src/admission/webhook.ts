@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { badRequest, internalError, type KubeObject } from '../api/index.ts';
 import { addWarning, currentRequest, type RequestUser } from '../api/request-context.ts';
+import { deepEqual, isObject } from '../api/json.ts';
 import { applyJsonPatch } from '../patch/index.ts';
-import { jsonEqual } from '../patch/json-value.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
 import { AgentPool, callURL, postJSON, WebhookCallError } from './webhook-client.ts';
 import { admissionReview, InvalidResponseError, refusal, reviewVersionFor, verifyResponse } from './webhook-review.ts';
@@ -181,14 +181,14 @@ function applyPatch(hook: Webhook, attrs: AdmissionAttributes, patch: unknown): 
   } catch (err) {
     throw internalError((err as Error).message);
   }
-  if (typeof patched !== 'object' || patched === null || Array.isArray(patched) || typeof (patched as KubeObject).metadata !== 'object' || (patched as KubeObject).metadata === null) {
+  if (!isObject(patched) || typeof patched.metadata !== 'object' || patched.metadata === null) {
     throw internalError(`admission webhook "${hook.name}" returned a patch that leaves no object`);
   }
   const next = patched as KubeObject;
   if (next.apiVersion !== obj.apiVersion || next.kind !== obj.kind) {
     throw internalError(`admission webhook "${hook.name}" attempted to change the object's apiVersion or kind`);
   }
-  if (jsonEqual(obj, next)) return false;
+  if (deepEqual(obj, next)) return false;
   for (const key of Object.keys(obj)) delete (obj as Record<string, unknown>)[key];
   Object.assign(obj, next);
   attrs.mutated = true;

@@ -2,6 +2,7 @@
 // pkg/util/validation define them. The watch cache and the registry both match with them.
 
 import { badRequest } from './errors.ts';
+import { isObject } from './json.ts';
 
 type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
 
@@ -404,14 +405,14 @@ export function labelSelectorFromObject(ls: LabelSelectorObject | null | undefin
   // The object comes from user data, so any field may have the wrong JSON type. Read it the
   // way upstream's typed struct would hold it (a missing key is "", a missing list is empty)
   // so that a malformed selector fails its requirement checks instead of throwing a TypeError.
-  const matchLabels = isPlainObject(ls.matchLabels) ? ls.matchLabels : {};
+  const matchLabels = isObject(ls.matchLabels) ? ls.matchLabels : {};
   const matchExpressions: unknown[] = Array.isArray(ls.matchExpressions) ? ls.matchExpressions : [];
   if (Object.keys(matchLabels).length + matchExpressions.length === 0) return everything;
   const requirements: LabelRequirement[] = [];
   try {
     for (const [key, value] of Object.entries(matchLabels)) requirements.push(newRequirement(key, '=', [String(value)]));
     for (const raw of matchExpressions) {
-      const expr = isPlainObject(raw) ? raw : {};
+      const expr = isObject(raw) ? raw : {};
       let op: LabelOperator;
       switch (expr.operator) {
         case 'In': op = 'in'; break;
@@ -430,10 +431,6 @@ export function labelSelectorFromObject(ls: LabelSelectorObject | null | undefin
     throw err;
   }
   return { requirements: sortRequirements(requirements) };
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** A selector matching exactly the given labels (upstream's SelectorFromSet). */

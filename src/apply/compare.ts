@@ -7,8 +7,8 @@ import { FieldSet } from './field-set.ts';
 import type { PathElement } from './field-path.ts';
 import { fieldElement } from './field-path.ts';
 import type { Topology } from './topology.ts';
-import type { JSONObject } from './typed.ts';
-import { LEAF, LIST, MAP, TypedError, deepEqual, describeError, fieldType, isEmptyContainer, isObject, itemElement, shapeOf } from './typed.ts';
+import { deepEqual, isObject, type JsonObject } from '../api/json.ts';
+import { LEAF, LIST, MAP, TypedError, describeError, fieldType, isEmptyContainer, itemElement, shapeOf } from './typed.ts';
 
 export interface Comparison {
   added: FieldSet;
@@ -26,7 +26,7 @@ export function compare(lhs: unknown, rhs: unknown, topology: Topology): Compari
   return w.result();
 }
 
-const NOTHING: JSONObject = Object.freeze({}) as JSONObject;
+const NOTHING: JsonObject = Object.freeze({}) as JsonObject;
 
 /** Records changes at the current `path` into the added, removed and modified sets. */
 export class DiffRecorder {

@@ -15,8 +15,8 @@ import type { Managed } from './managed-fields.ts';
 import { capUpdateManagers, decodeManagedFields, emptyManaged, encodeManagedFields, isResetManagedFields, managerIdentifier } from './managed-fields.ts';
 import { fieldElement } from './field-path.ts';
 import type { Topology } from './topology.ts';
-import type { JSONObject } from './typed.ts';
-import { TypedError, deepEqual, isObject } from './typed.ts';
+import { deepEqual, deepEqualNullAsAbsent, isObject, type JsonObject } from '../api/json.ts';
+import { TypedError } from './typed.ts';
 import type { OwnershipConflict } from './updater.ts';
 import { applyOwnership, updateOwnership } from './updater.ts';
 import { configurationErrors } from './validate.ts';
@@ -64,7 +64,7 @@ function timestamp(scope: ManagedFieldsScope): string {
 }
 
 /** The object without metadata.managedFields, sharing everything else. */
-function withoutManagedFields(obj: unknown): JSONObject {
+function withoutManagedFields(obj: unknown): JsonObject {
   if (!isObject(obj)) return {};
   const metadata = obj.metadata;
   if (!isObject(metadata) || !('managedFields' in metadata)) return obj;
@@ -180,7 +180,7 @@ function gvkString(apiVersion: unknown, kind: unknown): string {
   return `${group}/${version}, Kind=${typeof kind === 'string' ? kind : ''}`;
 }
 
-function objectName(obj: JSONObject): string {
+function objectName(obj: JsonObject): string {
   const meta = isObject(obj.metadata) ? obj.metadata : {};
   const namespace = typeof meta.namespace === 'string' ? meta.namespace : '';
   const name = typeof meta.name === 'string' ? meta.name : '';
@@ -188,7 +188,7 @@ function objectName(obj: JSONObject): string {
 }
 
 /** A 500 worded like upstream's for values structured-merge-diff refuses (it is not a Status there). */
-function typedObjectError(what: string, obj: JSONObject, scope: ManagedFieldsScope, err: TypedError): StatusError {
+function typedObjectError(what: string, obj: JsonObject, scope: ManagedFieldsScope, err: TypedError): StatusError {
   return new StatusError(500, '', `failed to create typed ${what} object (${objectName(obj)}; ${gvkString(scope.apiVersion, scope.kind)}): ${err.message}`);
 }
 
@@ -219,7 +219,7 @@ function metadataShapeErrors(meta: unknown): string[] {
       errors.push(`.metadata.${field}: expected ${want}, got ${goValueOf(v)}`);
     } else if (want === 'map') {
       // Label and annotation values are strings; Go's %#v names the value's holder.
-      for (const [key, value] of Object.entries(v as JSONObject)) {
+      for (const [key, value] of Object.entries(v as JsonObject)) {
         if (value === null || typeof value === 'string') continue;
         const shown = typeof value === 'object' ? JSON.stringify(value) : String(value);
         errors.push(`.metadata.${field}.${key}: expected string, got &value.valueUnstructured{Value:${shown}}`);
@@ -311,7 +311,7 @@ export function apply(
     }
   }
   const managedFields = encodeManagedFields(result.managed);
-  const metadata: JSONObject = { ...(isObject(object.metadata) ? object.metadata : {}) };
+  const metadata: JsonObject = { ...(isObject(object.metadata) ? object.metadata : {}) };
   if (managedFields !== undefined) metadata.managedFields = managedFields;
   else delete metadata.managedFields;
   return { ok: true, object: { ...object, metadata } as KubeObject, changed };
@@ -319,10 +319,10 @@ export function apply(
 
 type AppliedOnce =
   | { conflicts: OwnershipConflict[]; object?: undefined }
-  | { conflicts?: undefined; object: JSONObject; managed: Managed; changed: boolean };
+  | { conflicts?: undefined; object: JsonObject; managed: Managed; changed: boolean };
 
 /** One apply through upstream's layers below the last-applied ones. */
-function applyOnce(scope: ManagedFieldsScope, live: JSONObject, applied: JSONObject, managed: Managed, manager: string, force: boolean): AppliedOnce {
+function applyOnce(scope: ManagedFieldsScope, live: JsonObject, applied: JsonObject, managed: Managed, manager: string, force: boolean): AppliedOnce {
   const id = managerIdentifier({ manager: manager || 'unknown', operation: 'Apply', subresource: scope.subresource });
   const opts = scope.resetFields !== undefined ? { ignored: scope.resetFields, stripped } : { stripped };
   const outcome = applyOwnership(live, applied, scope.topology, managed.fields, id, scope.apiVersion, force, opts);
@@ -330,9 +330,9 @@ function applyOnce(scope: ManagedFieldsScope, live: JSONObject, applied: JSONObj
   const fields = outcome.managers;
   const times = new Map(managed.times);
   // Unchanged, the merge is a copy of the live object (upstream returns the live object).
-  const object = outcome.object as JSONObject;
+  const object = outcome.object as JsonObject;
   // kubectl sends `creationTimestamp: null` in pod templates, which a Go value holds as null.
-  const changed = outcome.changed && (scope.keepsNulls === true || !deepEqual(live, object, true));
+  const changed = outcome.changed && (scope.keepsNulls === true || !deepEqualNullAsAbsent(live, object));
   // Upstream stamps the applier's entry only when the object changed; a new entry gets a time anyway.
   if (fields.has(id) && (changed || !managed.fields.has(id))) times.set(id, timestamp(scope));
   return { object, managed: { fields, times, original: managed.original }, changed };

@@ -5,6 +5,8 @@
 // keys, which Kubernetes schemas never declare, so it only appears in foreign data).
 // Ordering and display follow sigs.k8s.io/structured-merge-diff fieldpath/element.go.
 
+import { isObject } from '../api/json.ts';
+
 export type PathElement = string;
 
 /** A path from the object's root, one serialized element per step. */
@@ -211,8 +213,8 @@ export function canonicalElement(pe: string): PathElement | undefined {
     case 107: { // k
       if (isCanonicalKey(pe)) return pe;
       const obj: unknown = JSON.parse(pe.slice(2));
-      if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw new Error(`invalid key ${JSON.stringify(pe)}`);
-      const fields = obj as Record<string, unknown>;
+      if (!isObject(obj)) throw new Error(`invalid key ${JSON.stringify(pe)}`);
+      const fields = obj;
       const names = Object.keys(fields).sort(compareStrings);
       return keyElement(names, names.map((n) => fields[n]));
     }

@@ -11,6 +11,7 @@
 // immutable once built. Only the builder methods (`insert`, `addMember`, `descend`,
 // `attach`) mutate, for building a new set.
 
+import { isObject } from '../api/json.ts';
 import type { Path, PathElement } from './field-path.ts';
 import { canonicalElement, sortPathElements } from './field-path.ts';
 
@@ -79,7 +80,7 @@ export class FieldSet {
       }
       if (pe !== key) this.#source = undefined;
       const value = raw[key];
-      if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      if (!isObject(value)) {
         throw new FieldsV1Error(`fieldsV1 entry ${JSON.stringify(key)} must be an object`);
       }
       const obj = value as Raw;

@@ -7,7 +7,7 @@ import { FieldSet } from './field-set.ts';
 import type { PathElement } from './field-path.ts';
 import { fieldElement } from './field-path.ts';
 import type { Topology } from './topology.ts';
-import type { JSONObject } from './typed.ts';
+import type { JsonObject } from '../api/json.ts';
 import type { Shape } from './typed.ts';
 import { LEAF, LIST, MAP, TypedError, describeError, duplicateError, fieldType, isDeclared, isEmptyContainer, itemElement, shapeOf } from './typed.ts';
 
@@ -29,7 +29,7 @@ export function fill(node: FieldSet, v: unknown, t: Topology, path: PathElement[
   const shape = shapeOf(v, t);
   if (shape === MAP) {
     if (v === null) return;
-    const obj = v as JSONObject;
+    const obj = v as JsonObject;
     for (const k in obj) {
       const child = obj[k];
       if (child === undefined) continue;

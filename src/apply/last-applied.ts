@@ -10,8 +10,7 @@ import { compare } from './compare.ts';
 import { fieldsOf } from './fields-of.ts';
 import { goString, compareStrings } from './field-path.ts';
 import type { Topology } from './topology.ts';
-import type { JSONObject } from './typed.ts';
-import { isObject } from './typed.ts';
+import { isObject, type JsonObject } from '../api/json.ts';
 
 export const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
 
@@ -21,7 +20,7 @@ const totalAnnotationSizeLimit = 256 * 1024;
 /** The manager whose applies upgrade from client-side apply. */
 export const upgradingManager = 'kubectl';
 
-function annotationsOf(obj: unknown): JSONObject | undefined {
+function annotationsOf(obj: unknown): JsonObject | undefined {
   if (!isObject(obj) || !isObject(obj.metadata)) return undefined;
   const annotations = obj.metadata.annotations;
   return isObject(annotations) ? annotations : undefined;
@@ -57,12 +56,12 @@ export function fieldsFromLastApplied(live: unknown, topology: Topology, apiVers
 }
 
 /** The annotation's value for an applied configuration: its JSON without the annotation itself, as Go encodes it. */
-export function lastAppliedValue(applied: JSONObject): string {
+export function lastAppliedValue(applied: JsonObject): string {
   let config = applied;
   const annotations = annotationsOf(applied);
   if (annotations !== undefined && lastAppliedAnnotation in annotations) {
     const { [lastAppliedAnnotation]: _, ...rest } = annotations;
-    config = { ...applied, metadata: { ...(applied.metadata as JSONObject), annotations: rest } };
+    config = { ...applied, metadata: { ...(applied.metadata as JsonObject), annotations: rest } };
   }
   return encodeSorted(config) + '\n';
 }
@@ -70,7 +69,7 @@ export function lastAppliedValue(applied: JSONObject): string {
 function encodeSorted(v: unknown): string {
   if (v === null || typeof v !== 'object') return typeof v === 'string' ? goString(v) : v === undefined ? 'null' : JSON.stringify(v);
   if (Array.isArray(v)) return '[' + v.map(encodeSorted).join(',') + ']';
-  const obj = v as JSONObject;
+  const obj = v as JsonObject;
   const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort(compareStrings);
   return '{' + keys.map((k) => goString(k) + ':' + encodeSorted(obj[k])).join(',') + '}';
 }
@@ -79,7 +78,7 @@ function encodeSorted(v: unknown): string {
  * Sets the annotation on `obj` (whose metadata it may replace, never mutate), dropping
  * it instead when the annotations would pass upstream's 256 KiB total.
  */
-export function withLastApplied(obj: JSONObject, value: string): JSONObject {
+export function withLastApplied(obj: JsonObject, value: string): JsonObject {
   const metadata = isObject(obj.metadata) ? obj.metadata : {};
   const annotations: Record<string, unknown> = { ...(isObject(metadata.annotations) ? metadata.annotations : {}), [lastAppliedAnnotation]: value };
   let size = 0;

@@ -3,6 +3,7 @@
 // fieldmanager.go): entries keyed by manager identifier, sorted for output, capped at ten
 // Update entries.
 
+import { isObject } from '../api/json.ts';
 import type { ManagedFieldsEntry } from '../api/types.ts';
 import type { FieldSet } from './field-set.ts';
 import { decodeFieldsV1, encodeFieldsV1 } from './fields-v1.ts';
@@ -70,7 +71,7 @@ export function emptyManaged(): Managed {
 export function isResetManagedFields(managedFields: unknown): boolean {
   if (!Array.isArray(managedFields) || managedFields.length !== 1) return false;
   const entry: unknown = managedFields[0];
-  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return false;
+  if (!isObject(entry)) return false;
   for (const value of Object.values(entry as Record<string, unknown>)) {
     if (value !== undefined && value !== null && value !== '') return false;
   }
@@ -87,7 +88,7 @@ export function decodeManagedFields(entries: unknown, opts: { validate?: boolean
   if (entries === undefined || entries === null) return managed;
   if (!Array.isArray(entries)) throw new Error('managedFields must be a list');
   entries.forEach((raw: unknown, i) => {
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`managed fields entry ${i} must be an object`);
+    if (!isObject(raw)) throw new Error(`managed fields entry ${i} must be an object`);
     const entry = raw as ManagedFieldsEntry;
     if (entry.operation !== 'Apply' && entry.operation !== 'Update') throw new Error('operation must be `Apply` or `Update`');
     if (typeof entry.apiVersion !== 'string' || entry.apiVersion === '') throw new Error('apiVersion must not be empty');

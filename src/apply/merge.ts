@@ -14,10 +14,9 @@ import { fill, ownsItself } from './fields-of.ts';
 import type { PathElement } from './field-path.ts';
 import { fieldElement } from './field-path.ts';
 import type { Topology } from './topology.ts';
-import type { JSONObject } from './typed.ts';
+import { clone, deepEqual, isObject, type JsonObject } from '../api/json.ts';
 import {
-  LEAF, MAP, TypedError, clone, deepEqual, describeError, duplicateError, fieldType, isDeclared, isEmptyContainer, isObject,
-  itemElement, shapeOf,
+  LEAF, MAP, TypedError, describeError, duplicateError, fieldType, isDeclared, isEmptyContainer, itemElement, shapeOf,
 } from './typed.ts';
 
 /**
@@ -54,7 +53,7 @@ export function mergeApplied(lhs: unknown, rhs: unknown, topology: Topology): Ap
   return { merged, applied: w.applied, diff: w.result(), exact: w.exact, reordered: w.reordered };
 }
 
-const NOTHING: JSONObject = Object.freeze({}) as JSONObject;
+const NOTHING: JsonObject = Object.freeze({}) as JsonObject;
 
 class MergeWalker extends DiffRecorder {
   readonly record: boolean;
@@ -137,12 +136,12 @@ class MergeWalker extends DiffRecorder {
     return out;
   }
 
-  private maps(l: unknown, r: unknown, t: Topology, applied: FieldSet): JSONObject {
+  private maps(l: unknown, r: unknown, t: Topology, applied: FieldSet): JsonObject {
     const lo = isObject(l) ? l : NOTHING;
     const ro = isObject(r) ? r : NOTHING;
     const record = this.record;
     const path = this.path;
-    const out: JSONObject = {};
+    const out: JsonObject = {};
     for (const k in lo) {
       const lv = lo[k];
       if (lv === undefined) continue;

@@ -13,8 +13,8 @@ import type { PathElement } from './field-path.ts';
 import { fieldElement } from './field-path.ts';
 import { ownsItself } from './fields-of.ts';
 import type { Topology } from './topology.ts';
-import type { JSONObject } from './typed.ts';
-import { LEAF, MAP, fieldType, isDeclared, isObject, itemElement, shapeOf } from './typed.ts';
+import { isObject, type JsonObject } from '../api/json.ts';
+import { LEAF, MAP, fieldType, isDeclared, itemElement, shapeOf } from './typed.ts';
 
 /**
  * `merged` without the members of `lastApplied` (the applier's previous set) that none of
@@ -48,7 +48,7 @@ function pruneValue(v: unknown, t: Topology, last: FieldSet, owned: readonly Fie
   if (shape === LEAF) return v;
   if (shape === MAP) {
     if (!isObject(v)) return v;
-    let out: JSONObject | undefined;
+    let out: JsonObject | undefined;
     let removedAny = false;
     for (const k in v) {
       const child = v[k];

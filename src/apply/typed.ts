@@ -5,12 +5,7 @@
 import type { Path, PathElement } from './field-path.ts';
 import { displayPath, displayElement, keyElement, valueElement } from './field-path.ts';
 import type { Topology } from './topology.ts';
-
-export type JSONObject = Record<string, unknown>;
-
-export function isObject(v: unknown): v is JSONObject {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+import { isObject, type JsonObject } from '../api/json.ts';
 
 /**
  * How a value is walked: LEAF (scalars, atomic maps and lists, values whose kind the
@@ -63,7 +58,7 @@ export function isEmptyContainer(v: unknown): boolean {
   if (v === null || v === undefined) return true;
   if (Array.isArray(v)) return v.length === 0;
   if (typeof v === 'object') {
-    for (const _ in v as JSONObject) return false;
+    for (const _ in v as JsonObject) return false;
     return true;
   }
   return false;
@@ -117,49 +112,4 @@ export function itemElement(t: Topology, item: unknown, index: number): PathElem
 
 export function duplicateError(pe: PathElement): string {
   return `duplicate entries for key ${displayElement(pe)}`;
-}
-
-/**
- * Deep equality of JSON values (numbers by value, object keys in any order). With
- * `nullIsAbsent` an object key holding null equals a missing one.
- */
-export function deepEqual(a: unknown, b: unknown, nullIsAbsent = false): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i], nullIsAbsent)) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const x = a as JSONObject;
-  const y = b as JSONObject;
-  let n = 0;
-  for (const k in x) {
-    const xv = x[k];
-    if (xv === undefined || (nullIsAbsent && xv === null)) continue;
-    n++;
-    if (!deepEqual(xv, y[k], nullIsAbsent)) return false;
-  }
-  for (const k in y) {
-    const yv = y[k];
-    if (yv !== undefined && !(nullIsAbsent && yv === null)) n--;
-  }
-  return n === 0;
-}
-
-/** A deep copy of a JSON value. */
-export function clone<T>(v: T): T {
-  if (v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) {
-    const out = new Array(v.length);
-    for (let i = 0; i < v.length; i++) out[i] = clone(v[i]);
-    return out as T;
-  }
-  const out: JSONObject = {};
-  for (const k in v as JSONObject) {
-    const x = (v as JSONObject)[k];
-    if (x !== undefined) out[k] = clone(x);
-  }
-  return out as T;
 }

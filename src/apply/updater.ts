@@ -9,7 +9,7 @@ import { mergeApplied } from './merge.ts';
 import type { Path } from './field-path.ts';
 import { prune } from './prune.ts';
 import type { Topology } from './topology.ts';
-import { deepEqual } from './typed.ts';
+import { deepEqual } from '../api/json.ts';
 
 export interface VersionedSet {
   readonly set: FieldSet;

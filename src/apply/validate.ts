@@ -6,7 +6,8 @@
 import type { PathElement } from './field-path.ts';
 import { fieldElement, indexElement } from './field-path.ts';
 import type { Topology } from './topology.ts';
-import { describeError, isObject, itemElement } from './typed.ts';
+import { isObject } from '../api/json.ts';
+import { describeError, itemElement } from './typed.ts';
 
 /**
  * The undeclared keys of the configuration `value`, worded as structured-merge-diff's

@@ -5,6 +5,7 @@
 // on the same Store API clients use and write CRD status through /status.
 
 import { isStatusError, type KubeObject } from '../api/index.ts';
+import { clone, isObject } from '../api/json.ts';
 import { nowTimestamp } from '../registry/builtin/common.ts';
 import { setCondition } from '../registry/crd/conditions.ts';
 import {
@@ -66,7 +67,7 @@ function stringOf(v: unknown): string {
 }
 
 function namesOf(v: unknown): CustomResourceDefinitionNames {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as CustomResourceDefinitionNames) : {};
+  return isObject(v) ? (v as CustomResourceDefinitionNames) : {};
 }
 
 function listOfStrings(v: unknown): string[] {
@@ -200,7 +201,7 @@ export class CrdController {
     this.#remember(crd);
     if (crd.metadata.deletionTimestamp !== undefined) return this.#finalize(crd);
     const { names, namesAccepted } = this.#acceptNames(crd);
-    const next = structuredClone(crd);
+    const next = clone(crd);
     next.status = { ...(next.status ?? {}), acceptedNames: names };
     setCondition(next, namesAccepted, nowTimestamp());
     const established = conditionOf(crd, 'Established');
@@ -348,7 +349,7 @@ export class CrdController {
     const wasServed = this.#serving.has(name);
     if (isConditionTrue(crd, 'Established') || isConditionTrue(crd, 'NamesAccepted') || wasServed) await this.#serve(crd, true);
     if (!(crd.metadata.finalizers ?? []).includes(cleanupFinalizer)) return;
-    const next = structuredClone(crd);
+    const next = clone(crd);
     const serving = this.#serving.get(name);
     const store = serving?.versions[0]?.store;
     if (store === undefined || !isConditionTrue(crd, 'Established')) {

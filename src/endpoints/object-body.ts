@@ -1,9 +1,7 @@
+// Decodes a request body that must be one object (create, update, eviction).
 import { badRequest, type KubeObject } from '../api/index.ts';
+import { isObject } from '../api/json.ts';
 import { decodeBody } from '../encoding/decode.ts';
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const stringMetaFields = ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'];
 
@@ -24,9 +22,9 @@ export interface ObjectBody {
 export function decodeObjectBody(contentType: string | undefined, body: Uint8Array, opts: { findDuplicates?: boolean } = {}): ObjectBody {
   if (body.byteLength === 0) throw badRequest('the body of the request was empty');
   const { value, duplicateFields } = decodeBody(contentType, body, opts);
-  if (!isPlainObject(value)) throw badRequest('the body of the request could not be decoded: expected an object');
+  if (!isObject(value)) throw badRequest('the body of the request could not be decoded: expected an object');
   const meta = value.metadata ?? {};
-  if (!isPlainObject(meta)) throw badRequest('the body of the request could not be decoded: metadata must be an object');
+  if (!isObject(meta)) throw badRequest('the body of the request could not be decoded: metadata must be an object');
   for (const field of stringMetaFields) {
     if (meta[field] !== undefined && meta[field] !== null && typeof meta[field] !== 'string') cannotDecode(field, 'a string');
     if (meta[field] === null) delete meta[field];
@@ -37,7 +35,7 @@ export function decodeObjectBody(contentType: string | undefined, body: Uint8Arr
       delete meta[field];
       continue;
     }
-    if (!isPlainObject(map) || Object.values(map).some((v) => typeof v !== 'string')) cannotDecode(field, 'a map of strings');
+    if (!isObject(map) || Object.values(map).some((v) => typeof v !== 'string')) cannotDecode(field, 'a map of strings');
   }
   if (meta.finalizers !== undefined && meta.finalizers !== null) {
     if (!Array.isArray(meta.finalizers) || meta.finalizers.some((f) => typeof f !== 'string')) cannotDecode('finalizers', 'a list of strings');

@@ -7,6 +7,7 @@
 // `x-` keys become vendor extensions whose `Any` holds the value as YAML text, and
 // proto3 scalars equal to their default are left out (oneof members never are).
 
+import { isObject } from '../api/json.ts';
 import { ProtoWriter } from '../encoding/protobuf/wire.ts';
 
 type Json = Record<string, unknown>;
@@ -74,7 +75,7 @@ function isScalar(value: unknown): boolean {
 }
 
 function isFlatObject(value: unknown): value is Json {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every(isScalar);
+  return isObject(value) && Object.values(value).every(isScalar);
 }
 
 /** Block YAML for the simple shapes extensions take; JSON (flow YAML) for anything deeper. */
@@ -119,10 +120,6 @@ function named(w: GnosticWriter, field: number, name: string, value: () => void)
     w.string(1, name, true);
     w.message(2, value);
   });
-}
-
-function isObject(value: unknown): value is Json {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function schemaMessage(w: GnosticWriter, s: Json): void {

@@ -1,5 +1,6 @@
 // PATCH bodies other than apply: media type and options checked, the body decoded and applied.
 import { badRequest, invalid, staleObject, unsupportedMediaType, type GroupResource } from '../api/index.ts';
+import { isObject } from '../api/json.ts';
 import { duplicateJsonFields } from '../encoding/duplicate-fields.ts';
 import { parseMediaType } from '../encoding/media-type.ts';
 import { applyPatch, patchMediaTypes, type PatchKind } from '../patch/index.ts';
@@ -49,7 +50,7 @@ export function decodePatch(contentType: string | undefined, query: URLSearchPar
   } catch {
     parsed = undefined; // applyPatch answers the 400.
   }
-  const meta = kind !== 'json' && typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? metadataOf(parsed as Record<string, unknown>) : {};
+  const meta = kind !== 'json' && isObject(parsed) ? metadataOf(parsed) : {};
   return {
     resourceVersion: typeof meta.resourceVersion === 'string' ? meta.resourceVersion : undefined,
     duplicateFields: kind === 'json' || parsed === undefined ? [] : duplicateJsonFields(text),

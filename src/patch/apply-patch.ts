@@ -7,7 +7,8 @@ import { resolve } from '../schema/resolve.ts';
 import type { Definitions, Schema } from '../schema/types.ts';
 import { goTypeName, goValue } from './go-format.ts';
 import { applyJsonPatch } from './json-patch.ts';
-import { cloneJson, isJsonObject, nestingDepthUpTo } from './json-value.ts';
+import { clone, isObject } from '../api/json.ts';
+import { nestingDepthUpTo } from './json-value.ts';
 import { applyMergePatch } from './merge-patch.ts';
 import { isPatchError, toStatusError } from './patch-error.ts';
 import { applyStrategicMergePatch } from './strategic-merge.ts';
@@ -68,7 +69,7 @@ export function applyPatch(kind: PatchKind, current: object, patchBytes: Uint8Ar
         // Upstream's MergePatch answers ErrBadJSONPatch for null and scalars; an array
         // replaces the whole document (and then fails below, as it fails to decode).
         if (typeof patch !== 'object' || patch === null) throw new StatusError(400, 'BadRequest', 'Invalid JSON Patch');
-        result = applyMergePatch(cloneJson(current), cloneJson(patch));
+        result = applyMergePatch(clone(current), clone(patch));
         break;
       case 'strategic':
         result = applyStrategicMergePatch(ctx.defs, ctx.schema!, current, patch);
@@ -78,7 +79,7 @@ export function applyPatch(kind: PatchKind, current: object, patchBytes: Uint8Ar
     if (isPatchError(err)) throw toStatusError(err);
     throw err;
   }
-  if (!isJsonObject(result)) throw notAnObject(result, ctx.schema);
+  if (!isObject(result)) throw notAnObject(result, ctx.schema);
   if (ctx.schema !== undefined) {
     const fault = metadataTypeFault(result, goKindOf(resolve(ctx.defs, ctx.schema)));
     if (fault !== undefined) throw undecodable(kind, result, patch, fault);
@@ -108,7 +109,7 @@ function jsonKindOf(value: unknown): string {
 /** reflect.Kind of a value decoded into interface{}. */
 function reflectKindOf(value: unknown): string {
   if (Array.isArray(value)) return 'slice';
-  if (isJsonObject(value)) return 'map';
+  if (isObject(value)) return 'map';
   return goTypeName(value);
 }
 
@@ -129,14 +130,14 @@ function metadataTypeFault(result: Record<string, unknown>, kind: string): TypeF
     converter,
   });
   const convert = (value: unknown, goType: string) => `cannot convert ${goTypeName(value)} to ${goType}`;
-  if (!isJsonObject(meta)) return fault(meta, kind, 'metadata', 'v1.ObjectMeta', `cannot restore struct from: ${reflectKindOf(meta)}`);
+  if (!isObject(meta)) return fault(meta, kind, 'metadata', 'v1.ObjectMeta', `cannot restore struct from: ${reflectKindOf(meta)}`);
   for (const [field, value] of Object.entries(meta)) {
     if (value === null) continue;
     const stringType = metaStringTypes[field];
     if (stringType !== undefined) {
       if (typeof value !== 'string') return fault(value, 'ObjectMeta', `metadata.${field}`, stringType, convert(value, stringType));
     } else if (field === 'labels' || field === 'annotations') {
-      if (!isJsonObject(value)) return fault(value, 'ObjectMeta', `metadata.${field}`, 'map[string]string', `cannot restore map from ${reflectKindOf(value)}`);
+      if (!isObject(value)) return fault(value, 'ObjectMeta', `metadata.${field}`, 'map[string]string', `cannot restore map from ${reflectKindOf(value)}`);
       for (const v of Object.values(value)) {
         if (v !== null && typeof v !== 'string') return fault(v, 'ObjectMeta', `metadata.${field}`, 'string', convert(v, 'string'));
       }
@@ -148,12 +149,12 @@ function metadataTypeFault(result: Record<string, unknown>, kind: string): TypeF
     } else if (field === 'managedFields') {
       if (!Array.isArray(value)) return fault(value, 'ObjectMeta', 'metadata.managedFields', '[]v1.ManagedFieldsEntry', `cannot restore slice from ${reflectKindOf(value)}`);
       for (const v of value) {
-        if (v !== null && !isJsonObject(v)) return fault(v, 'ObjectMeta', 'metadata.managedFields', 'v1.ManagedFieldsEntry', `cannot restore struct from: ${reflectKindOf(v)}`);
+        if (v !== null && !isObject(v)) return fault(v, 'ObjectMeta', 'metadata.managedFields', 'v1.ManagedFieldsEntry', `cannot restore struct from: ${reflectKindOf(v)}`);
       }
     } else if (field === 'ownerReferences') {
       if (!Array.isArray(value)) return fault(value, 'ObjectMeta', 'metadata.ownerReferences', '[]v1.OwnerReference', `cannot restore slice from ${reflectKindOf(value)}`);
       for (const v of value) {
-        if (v !== null && !isJsonObject(v)) return fault(v, 'ObjectMeta', 'metadata.ownerReferences', 'v1.OwnerReference', `cannot restore struct from: ${reflectKindOf(v)}`);
+        if (v !== null && !isObject(v)) return fault(v, 'ObjectMeta', 'metadata.ownerReferences', 'v1.OwnerReference', `cannot restore struct from: ${reflectKindOf(v)}`);
       }
     }
   }

@@ -1,7 +1,7 @@
 // How Go's fmt prints decoded JSON values, for error messages worded like those of
 // k8s.io/apimachinery's strategicpatch (which kube-apiserver returns verbatim).
 
-import { isJsonObject } from './json-value.ts';
+import { isObject } from '../api/json.ts';
 
 /**
  * `%v` of a value decoded into interface{}: map[k:v ...] with sorted keys, [a b], <nil>.
@@ -31,7 +31,7 @@ export function goString(value: unknown): string {
 export function goTypeName(value: unknown): string {
   if (value === null || value === undefined) return '%!s(<nil>)';
   if (Array.isArray(value)) return '[]interface {}';
-  if (isJsonObject(value)) return 'map[string]interface {}';
+  if (isObject(value)) return 'map[string]interface {}';
   if (typeof value === 'number') return Number.isInteger(value) ? 'int64' : 'float64';
   if (typeof value === 'boolean') return 'bool';
   return 'string';

@@ -14,7 +14,8 @@
 // `null` decodes as an empty patch, as Go's json.Unmarshal makes it one.
 
 import { PatchError } from './patch-error.ts';
-import { cloneJson, encodedSizeUpTo, hasMember, isJsonObject, jsonEqual, setMember, type JsonObject } from './json-value.ts';
+import { clone, deepEqual, isObject, setMember, type JsonObject } from '../api/json.ts';
+import { encodedSizeUpTo, hasMember } from './json-value.ts';
 
 /** kube-apiserver's maxJSONPatchOperations (apiserver/pkg/endpoints/handlers/patch.go). */
 export const maxJSONPatchOperations = 10_000;
@@ -38,7 +39,7 @@ export function decodeJsonPatch(patch: unknown): JsonPatchOperation[] {
   if (patch === null) return [];
   if (!Array.isArray(patch)) throw new PatchError(400, `json: cannot unmarshal ${goJsonKind(patch)} into Go value of type jsonpatch.Patch`);
   for (const op of patch) {
-    if (op !== null && !isJsonObject(op)) throw new PatchError(400, `json: cannot unmarshal ${goJsonKind(op)} into Go value of type jsonpatch.Operation`);
+    if (op !== null && !isObject(op)) throw new PatchError(400, `json: cannot unmarshal ${goJsonKind(op)} into Go value of type jsonpatch.Operation`);
   }
   return patch as JsonPatchOperation[];
 }
@@ -54,7 +55,7 @@ export function applyJsonPatch(document: unknown, patch: unknown, opts: JsonPatc
     throw new PatchError(413, `The allowed maximum operations in a JSON patch is ${maxOperations}, got ${ops.length}`);
   }
   const state: ApplyState = { copiedBytes: 0, maxCopyBytes: opts.maxCopyBytes ?? defaultMaxCopyBytes };
-  let doc = cloneJson(document);
+  let doc = clone(document);
   for (const op of ops) doc = applyOperation(doc, op, state);
   return doc;
 }
@@ -74,7 +75,7 @@ function applyOperation(doc: unknown, op: JsonPatchOperation, state: ApplyState)
   switch (kind) {
     case 'add': {
       const path = pointerMember(op, 'path', kind);
-      return add(doc, path, cloneJson(valueMember(op, kind)));
+      return add(doc, path, clone(valueMember(op, kind)));
     }
     case 'remove': {
       const path = pointerMember(op, 'path', kind);
@@ -82,7 +83,7 @@ function applyOperation(doc: unknown, op: JsonPatchOperation, state: ApplyState)
     }
     case 'replace': {
       const path = pointerMember(op, 'path', kind);
-      return replace(doc, path, cloneJson(valueMember(op, kind)));
+      return replace(doc, path, clone(valueMember(op, kind)));
     }
     case 'move': {
       const from = pointerMember(op, 'from', kind);
@@ -105,12 +106,12 @@ function applyOperation(doc: unknown, op: JsonPatchOperation, state: ApplyState)
       if (state.maxCopyBytes > 0 && size > budget) {
         fail(`Unable to complete the copy, the accumulated size increase of copy is ${state.copiedBytes}, exceeding the limit ${state.maxCopyBytes}`);
       }
-      return add(doc, path, cloneJson(value));
+      return add(doc, path, clone(value));
     }
     case 'test': {
       const path = pointerMember(op, 'path', kind);
       const expected = valueMember(op, kind);
-      if (!jsonEqual(get(doc, path), expected)) fail(`testing value ${path.text} failed: test failed`);
+      if (!deepEqual(get(doc, path), expected)) fail(`testing value ${path.text} failed: test failed`);
       return doc;
     }
     default:
@@ -166,7 +167,7 @@ function child(node: unknown, token: string): unknown {
     const index = arrayIndex(token);
     return index >= 0 && index < node.length ? node[index] : missing;
   }
-  if (isJsonObject(node)) return hasMember(node, token) ? node[token] : missing;
+  if (isObject(node)) return hasMember(node, token) ? node[token] : missing;
   return missing;
 }
 
@@ -201,7 +202,7 @@ function add(doc: unknown, pointer: Pointer, value: unknown): unknown {
     parent.splice(index, 0, value);
     return doc;
   }
-  if (isJsonObject(parent)) {
+  if (isObject(parent)) {
     setMember(parent, key, value);
     return doc;
   }
@@ -218,7 +219,7 @@ function remove(doc: unknown, pointer: Pointer): { doc: unknown; value: unknown 
     const [value] = parent.splice(index, 1);
     return { doc, value };
   }
-  if (isJsonObject(parent) && hasMember(parent, key)) {
+  if (isObject(parent) && hasMember(parent, key)) {
     const value = parent[key];
     delete parent[key];
     return { doc, value };
@@ -236,7 +237,7 @@ function replace(doc: unknown, pointer: Pointer, value: unknown): unknown {
     parent[index] = value;
     return doc;
   }
-  if (isJsonObject(parent) && hasMember(parent, key)) {
+  if (isObject(parent) && hasMember(parent, key)) {
     setMember(parent, key, value);
     return doc;
   }

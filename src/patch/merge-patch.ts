@@ -4,13 +4,14 @@
 // existing object comes in without its null members, also inside arrays; an array patch
 // replaces the whole document. Iterative, and neither argument is modified.
 
-import { cloneJson, isJsonObject, pruneNulls, setMember, type JsonObject } from './json-value.ts';
+import { clone, isObject, setMember, type JsonObject } from '../api/json.ts';
+import { pruneNulls } from './json-value.ts';
 
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
-  if (Array.isArray(patch)) return pruneNulls(cloneJson(patch));
-  if (!isJsonObject(patch)) return patch;
-  const result = isJsonObject(target) ? (cloneJson(target) as JsonObject) : {};
-  const pending: [JsonObject, JsonObject][] = [[result, cloneJson(patch) as JsonObject]];
+  if (Array.isArray(patch)) return pruneNulls(clone(patch));
+  if (!isObject(patch)) return patch;
+  const result = isObject(target) ? (clone(target) as JsonObject) : {};
+  const pending: [JsonObject, JsonObject][] = [[result, clone(patch) as JsonObject]];
   while (pending.length > 0) {
     const [doc, changes] = pending.pop()!;
     for (const key of Object.keys(changes)) {
@@ -20,8 +21,8 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
         continue;
       }
       const current = doc[key];
-      if (Object.hasOwn(doc, key) && isJsonObject(current) && isJsonObject(value)) pending.push([current, value]);
-      else if (Object.hasOwn(doc, key) && isJsonObject(current)) setMember(doc, key, value);
+      if (Object.hasOwn(doc, key) && isObject(current) && isObject(value)) pending.push([current, value]);
+      else if (Object.hasOwn(doc, key) && isObject(current)) setMember(doc, key, value);
       else setMember(doc, key, pruneNulls(value));
     }
   }

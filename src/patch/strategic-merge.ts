@@ -28,7 +28,8 @@
 import type { Definitions, Schema } from '../schema/types.ts';
 import { goString, goTypeName, goValue } from './go-format.ts';
 import { goSliceStable } from './go-stable-sort.ts';
-import { cloneJson, hasMember, isJsonObject, pruneNulls, setMember, type JsonObject } from './json-value.ts';
+import { clone, isObject, setMember, type JsonObject } from '../api/json.ts';
+import { hasMember, pruneNulls } from './json-value.ts';
 import { PatchError } from './patch-error.ts';
 import { fieldPatchMeta, listItemSchema, splitRetainKeys, type PatchMeta } from './patch-meta.ts';
 
@@ -52,12 +53,12 @@ const maxStrategicMergeDepth = 1000;
  * the result shares nothing mutable with them. Throws PatchError.
  */
 export function applyStrategicMergePatch(defs: Definitions, schema: Schema, original: unknown, patch: unknown): JsonObject {
-  if (!isJsonObject(original)) throw badRequest('invalid JSON document');
-  if (patch === null) return cloneJson(original) as JsonObject;
-  if (!isJsonObject(patch)) {
+  if (!isObject(original)) throw badRequest('invalid JSON document');
+  if (patch === null) return clone(original) as JsonObject;
+  if (!isObject(patch)) {
     throw badRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch === 'boolean' ? 'bool' : typeof patch} into Go value of type map[string]interface {}`);
   }
-  return mergeMap({ defs }, cloneJson(original) as JsonObject, cloneJson(patch) as JsonObject, schema, 0);
+  return mergeMap({ defs }, clone(original) as JsonObject, clone(patch) as JsonObject, schema, 0);
 }
 
 interface MergeContext {
@@ -201,7 +202,7 @@ function mergeMap(ctx: MergeContext, original: JsonObject, patch: JsonObject, sc
  */
 function takePatchValue(original: JsonObject, key: string, value: unknown, discardNulls: boolean): void {
   if (discardNulls) pruneNulls(value);
-  if (isJsonObject(value) && hasMember(value, directiveMarker)) {
+  if (isObject(value) && hasMember(value, directiveMarker)) {
     delete original[key];
     return;
   }
@@ -215,7 +216,7 @@ function takePatchValue(original: JsonObject, key: string, value: unknown, disca
  * `$patch` counts: `$setElementOrder/...` and the other directive keys stay.
  */
 function removeDirectives(value: unknown): void {
-  const hasDirective = (item: unknown) => isJsonObject(item) && hasMember(item, directiveMarker);
+  const hasDirective = (item: unknown) => isObject(item) && hasMember(item, directiveMarker);
   const pending = [value];
   while (pending.length > 0) {
     const item = pending.pop();
@@ -227,7 +228,7 @@ function removeDirectives(value: unknown): void {
         if (typeof element === 'object' && element !== null) pending.push(element);
       }
       item.length = kept;
-    } else if (isJsonObject(item)) {
+    } else if (isObject(item)) {
       for (const key of Object.keys(item)) {
         const member = item[key];
         if (hasDirective(member)) delete item[key];
@@ -335,7 +336,7 @@ function validatePatchWithSetOrderList(patchList: unknown[], order: unknown[], m
   let orderIndex = 0;
   while (patchIndex < kept.length && orderIndex < order.length) {
     const item = kept[patchIndex];
-    if (isJsonObject(item) && hasMember(item, directiveMarker)) {
+    if (isObject(item) && hasMember(item, directiveMarker)) {
       patchIndex++;
       continue;
     }
@@ -349,8 +350,8 @@ function validatePatchWithSetOrderList(patchList: unknown[], order: unknown[], m
 
 function mergeKeyValueEqual(left: unknown, right: unknown, mergeKey: string): boolean {
   if (mergeKey === '') return left === right;
-  if (!isJsonObject(left)) throw errBadArgType('map[string]interface {}', left);
-  if (!isJsonObject(right)) throw errBadArgType('map[string]interface {}', right);
+  if (!isObject(left)) throw errBadArgType('map[string]interface {}', left);
+  if (!isObject(right)) throw errBadArgType('map[string]interface {}', right);
   if (!hasMember(left, mergeKey)) throw errNoMergeKey(left, mergeKey);
   if (!hasMember(right, mergeKey)) throw errNoMergeKey(right, mergeKey);
   return left[mergeKey] === right[mergeKey];
@@ -481,7 +482,7 @@ function partitionMapsByPresence(items: unknown[], by: unknown[], mergeKey: stri
   const inside: unknown[] = [];
   const outside: unknown[] = [];
   for (const item of items) {
-    if (!isJsonObject(item)) throw errBadArgType('map[string]interface {}', item);
+    if (!isObject(item)) throw errBadArgType('map[string]interface {}', item);
     if (!hasMember(item, mergeKey)) throw errNoMergeKey(item, mergeKey);
     (lookup(item[mergeKey]) ? inside : outside).push(item);
   }
@@ -496,7 +497,7 @@ function mapLookup(list: unknown[], mergeKey: string): (value: unknown) => boole
   const first = new Map<unknown, number>();
   let firstNonMap = -1;
   list.forEach((entry, i) => {
-    if (!isJsonObject(entry)) {
+    if (!isObject(entry)) {
       if (firstNonMap < 0) firstNonMap = i;
     } else if (hasMember(entry, mergeKey) && !first.has(entry[mergeKey])) {
       first.set(entry[mergeKey], i);
@@ -517,7 +518,7 @@ function mapLookup(list: unknown[], mergeKey: string): (value: unknown) => boole
  */
 function indexer(list: unknown[], mergeKey: string, kind: Kind): (item: unknown) => number {
   const valueOf = kind === 'map'
-    ? (item: unknown) => (isJsonObject(item) && hasMember(item, mergeKey) ? item[mergeKey] : null)
+    ? (item: unknown) => (isObject(item) && hasMember(item, mergeKey) ? item[mergeKey] : null)
     : (item: unknown) => item;
   const first = new Map<unknown, number>();
   list.forEach((item, i) => {
@@ -568,7 +569,7 @@ function normalizeSliceOrder(items: unknown[], order: unknown[], mergeKey: strin
 function validateMergeKeyInLists(mergeKey: string, ...lists: unknown[][]): void {
   for (const list of lists) {
     for (const item of list) {
-      if (!isJsonObject(item)) throw errBadArgType('map[string]interface {}', item);
+      if (!isObject(item)) throw errBadArgType('map[string]interface {}', item);
       if (!hasMember(item, mergeKey)) throw errNoMergeKey(item, mergeKey);
     }
   }
@@ -579,7 +580,7 @@ function splitDeletions(items: unknown[]): [unknown[], unknown[]] {
   const kept: unknown[] = [];
   const deletions: unknown[] = [];
   for (const item of items) {
-    if (!isJsonObject(item)) throw errBadArgType('map[string]interface {}', item);
+    if (!isObject(item)) throw errBadArgType('map[string]interface {}', item);
     (item[directiveMarker] === deleteDirective ? deletions : kept).push(item);
   }
   return [kept, deletions];

@@ -3,16 +3,13 @@
 // runs no such controller: the eviction path computes the status when it needs it.
 
 import type { KubeObject } from '../api/index.ts';
+import { isObject } from '../api/json.ts';
 import { labelSelectorFromObject, matchLabels, type LabelSelector, type LabelSelectorObject } from '../api/labels.ts';
 
 /** How long an eviction's pod stays out of the healthy count while its deletion is not seen (DeletionTimeout). */
 export const deletionTimeoutMs = 2 * 60 * 1000;
 
 type Json = Record<string, unknown>;
-
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function conditionsOf(obj: unknown): Json[] {
   const conditions = isObject(obj) ? obj.conditions : undefined;

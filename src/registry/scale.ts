@@ -3,6 +3,7 @@
 // pkg/registry/apps/deployment/storage/storage.go).
 
 import { badRequest, conflict, invalid, notFound, type KubeObject, type StatusCause } from '../api/index.ts';
+import { clone } from '../api/json.ts';
 import type { ScaleAccess } from './resource-type.ts';
 import type { AdmissionView, Store, WriteOptions } from './store.ts';
 
@@ -99,7 +100,7 @@ export async function updateScale(
       throw conflict({ group: store.type.group, resource: `${store.type.resource}/scale` }, name,
         `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current!.metadata.uid}`);
     }
-    const obj = structuredClone(current!);
+    const obj = clone(current!);
     access.set(obj, replicasOf(scale) as number);
     return obj;
   }, { createIfMissing: false, subresource: 'scale', admissionView: scaleView(access) });

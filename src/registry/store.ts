@@ -1,6 +1,5 @@
 // The generic Store: one resource's object lifecycle (create, update, delete, dry run, managed fields) over a storage Backend.
 import { randomUUID } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
 import {
   alreadyExists, apiVersionOf, badRequest, conflict, generateNameConflict, invalid, isStatusError, notFound, staleObject,
   unclassifiedError, type GroupResource, type KubeList, type KubeObject, type Status, type StatusCause,
@@ -15,6 +14,7 @@ import { ReadPath, type ListItem, type ListPage, type ListRequest, type ReadCons
 import type { CacheWatcher, WatchCache } from '../cache/index.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.ts';
 import { addWarning } from '../api/request-context.ts';
+import { clone, deepEqual } from '../api/json.ts';
 import {
   applyDefaults, builtinDefinitions, builtinValidation, prune, schemaRef, validate, type Definitions, type Schema, type ValidateOptions,
 } from '../schema/index.ts';
@@ -85,11 +85,6 @@ function randomSuffix(): string {
 /** RFC 3339 with second precision, as metav1.Time serialises. */
 function nowTimestamp(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-/** A deep copy of JSON data; JSON's own round trip is several times faster than structuredClone for it. */
-function clone<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
 }
 
 /**
@@ -693,7 +688,7 @@ export interface AdmissionView {
 function keepAllButStatus(obj: KubeObject, current: KubeObject): void {
   const status = obj.status;
   for (const key of Object.keys(obj)) if (key !== 'metadata' && key !== 'status' && key !== 'apiVersion' && key !== 'kind') delete obj[key];
-  for (const [key, value] of Object.entries(current)) if (key !== 'metadata' && key !== 'status' && key !== 'apiVersion' && key !== 'kind') obj[key] = structuredClone(value);
+  for (const [key, value] of Object.entries(current)) if (key !== 'metadata' && key !== 'status' && key !== 'apiVersion' && key !== 'kind') obj[key] = clone(value);
   obj.metadata.labels = current.metadata.labels;
   obj.metadata.annotations = current.metadata.annotations;
   if (status === undefined) delete obj.status;
@@ -713,5 +708,5 @@ function isResourceVersionSet(resourceVersion: unknown): boolean {
 function sameContent(a: KubeObject, b: KubeObject): boolean {
   const { resourceVersion: _a, ...metaA } = a.metadata;
   const { resourceVersion: _b, ...metaB } = b.metadata;
-  return isDeepStrictEqual({ ...a, metadata: metaA }, { ...b, metadata: metaB });
+  return deepEqual({ ...a, metadata: metaA }, { ...b, metadata: metaB });
 }

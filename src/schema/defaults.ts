@@ -3,12 +3,9 @@
 // null one that allows no null, gets a copy of its default; defaults are themselves
 // defaulted further down.
 
+import { clone } from '../api/json.ts';
 import { compileSchema, type SchemaNode } from './compiled.ts';
 import type { Definitions, Schema } from './types.ts';
-
-function copyOf(value: unknown): unknown {
-  return typeof value === 'object' && value !== null ? structuredClone(value) : value;
-}
 
 /** Fills in `value` (in place) the defaults `schema` specifies. */
 export function applyDefaults(defs: Definitions, schema: Schema, value: unknown): void {
@@ -21,7 +18,7 @@ function defaultValue(node: SchemaNode, value: unknown): void {
     const items = node.items;
     if (items === undefined) return;
     for (let i = 0; i < value.length; i++) {
-      if (value[i] === null && !items.nullable && items.defaultValue !== undefined) value[i] = copyOf(items.defaultValue);
+      if (value[i] === null && !items.nullable && items.defaultValue !== undefined) value[i] = clone(items.defaultValue);
       defaultValue(items, value[i]);
     }
     return;
@@ -31,7 +28,7 @@ function defaultValue(node: SchemaNode, value: unknown): void {
   if (hasProperties) {
     for (const [key, property] of node.defaulted) {
       const current = obj[key];
-      if (current === undefined || (current === null && !property.nullable)) obj[key] = copyOf(property.defaultValue);
+      if (current === undefined || (current === null && !property.nullable)) obj[key] = clone(property.defaultValue);
     }
   }
   const additional = node.additional;
@@ -42,7 +39,7 @@ function defaultValue(node: SchemaNode, value: unknown): void {
     if (property !== undefined) {
       if (typeof item === 'object' && item !== null) defaultValue(property, item);
     } else if (additional !== undefined) {
-      if (item === null && !additional.nullable && additional.defaultValue !== undefined) obj[key] = copyOf(additional.defaultValue);
+      if (item === null && !additional.nullable && additional.defaultValue !== undefined) obj[key] = clone(additional.defaultValue);
       else if (typeof item === 'object') defaultValue(additional, item);
     }
   }

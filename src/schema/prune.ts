@@ -3,6 +3,7 @@
 // decoding into Go types drops what a built-in type does not have. The paths of what was
 // dropped are the "unknown fields" of field validation.
 
+import { isObject } from '../api/json.ts';
 import { metaDefinitions } from './builtin/meta.ts';
 import { META } from './builtin/build.ts';
 import { compileSchema, type SchemaNode } from './compiled.ts';
@@ -29,10 +30,6 @@ export interface PruneOptions {
 
 /** The fields of ObjectMeta; everything else under a resource's metadata is unknown. */
 const objectMetaFields: ReadonlySet<string> = new Set(Object.keys(metaDefinitions[META + 'ObjectMeta']!.properties!));
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Removes from `value` (in place) every object field `schema` does not specify, unless an

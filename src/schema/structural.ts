@@ -7,6 +7,7 @@
 // field's type; OpenAPI-level checks (allowed types, list types) are CRD validation's.
 
 import { child, forbidden, index, invalid, key, required } from '../api/field-errors.ts';
+import { isObject } from '../api/json.ts';
 import type { StatusCause } from '../api/types.ts';
 import { compileGoRegexp } from './regexp.ts';
 
@@ -14,20 +15,16 @@ type Raw = Record<string, unknown>;
 
 type Level = 'root' | 'item' | 'field';
 
-function isRaw(v: unknown): v is Raw {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function stringOf(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
 function rawList(v: unknown): Raw[] {
-  return Array.isArray(v) ? v.map((x) => (isRaw(x) ? x : {})) : [];
+  return Array.isArray(v) ? v.map((x) => (isObject(x) ? x : {})) : [];
 }
 
 function rawProperties(v: unknown): [string, Raw][] {
-  return isRaw(v) ? Object.entries(v).map(([k, x]) => [k, isRaw(x) ? x : {}]) : [];
+  return isObject(v) ? Object.entries(v).map(([k, x]) => [k, isObject(x) ? x : {}]) : [];
 }
 
 /** Present as Go sees a decoded pointer or slice: JSON null is absent. */
@@ -45,15 +42,15 @@ function isTrue(v: unknown): boolean {
  * forbids most of these first; `$schema` is only caught here.
  */
 export function unsupportedStructuralField(schema: unknown): string | undefined {
-  if (!isRaw(schema)) return undefined;
+  if (!isObject(schema)) return undefined;
   const unsupported: [string, string, (v: unknown) => boolean][] = [
     ['id', 'id', (v) => stringOf(v) !== ''],
     ['$schema', 'schema', (v) => stringOf(v) !== ''],
     ['$ref', '$ref', (v) => stringOf(v) !== ''],
-    ['patternProperties', 'patternProperties', (v) => isRaw(v) && Object.keys(v).length > 0],
-    ['dependencies', 'dependencies', (v) => isRaw(v) && Object.keys(v).length > 0],
+    ['patternProperties', 'patternProperties', (v) => isObject(v) && Object.keys(v).length > 0],
+    ['dependencies', 'dependencies', (v) => isObject(v) && Object.keys(v).length > 0],
     ['additionalItems', 'additionalItems', present],
-    ['definitions', 'definitions', (v) => isRaw(v) && Object.keys(v).length > 0],
+    ['definitions', 'definitions', (v) => isObject(v) && Object.keys(v).length > 0],
   ];
   for (const [field, name, isSet] of unsupported) {
     if (isSet(schema[field])) return `OpenAPIV3Schema '${name}' is not supported`;
@@ -64,8 +61,8 @@ export function unsupportedStructuralField(schema: unknown): string | undefined 
   }
   const nested: unknown[] = [schema.items, schema.not, ...(Array.isArray(schema.allOf) ? schema.allOf : []),
     ...(Array.isArray(schema.anyOf) ? schema.anyOf : []), ...(Array.isArray(schema.oneOf) ? schema.oneOf : [])];
-  if (isRaw(schema.properties)) nested.push(...Object.values(schema.properties));
-  if (isRaw(schema.additionalProperties)) nested.push(schema.additionalProperties);
+  if (isObject(schema.properties)) nested.push(...Object.values(schema.properties));
+  if (isObject(schema.additionalProperties)) nested.push(schema.additionalProperties);
   for (const sub of nested) {
     const found = unsupportedStructuralField(sub);
     if (found !== undefined) return found;
@@ -80,7 +77,7 @@ export function unsupportedStructuralField(schema: unknown): string | undefined 
  */
 export function validateStructural(schema: unknown, path: string): StatusCause[] {
   const out: StatusCause[] = [];
-  const s = isRaw(schema) ? schema : {};
+  const s = isObject(schema) ? schema : {};
   invariants(s, 'root', path, out);
   completeness(s, s, path, path, out);
   return out.sort((a, b) => {
@@ -93,13 +90,13 @@ export function validateStructural(schema: unknown, path: string): StatusCause[]
 function invariants(s: Raw, lvl: Level, path: string, out: StatusCause[]): void {
   const type = stringOf(s.type);
   if (type === 'array' && !present(s.items)) out.push(required(child(path, 'items'), 'must be specified'));
-  if (isRaw(s.items)) invariants(s.items, 'item', child(path, 'items'), out);
+  if (isObject(s.items)) invariants(s.items, 'item', child(path, 'items'), out);
   for (const [name, property] of rawProperties(s.properties)) {
     invariants(property, 'field', key(child(path, 'properties'), name), out);
   }
   if (present(s.additionalProperties)) {
     if (lvl === 'root') out.push(forbidden(child(path, 'additionalProperties'), 'must not be used at the root'));
-    if (isRaw(s.additionalProperties)) invariants(s.additionalProperties, 'field', child(path, 'additionalProperties'), out);
+    if (isObject(s.additionalProperties)) invariants(s.additionalProperties, 'field', child(path, 'additionalProperties'), out);
   }
 
   const intOrString = isTrue(s['x-kubernetes-int-or-string']);
@@ -129,7 +126,7 @@ function invariants(s: Raw, lvl: Level, path: string, out: StatusCause[]): void 
   }
   if (lvl === 'root' && type !== '' && type !== 'object') out.push(invalid(child(path, 'type'), type, 'must be object at the root'));
 
-  const properties = isRaw(s.properties) ? s.properties : {};
+  const properties = isObject(s.properties) ? s.properties : {};
   if (checkMetadata) {
     for (const field of ['kind', 'apiVersion']) {
       if (!Object.hasOwn(properties, field)) continue;
@@ -138,7 +135,7 @@ function invariants(s: Raw, lvl: Level, path: string, out: StatusCause[]): void 
     }
   }
   if (Object.hasOwn(properties, 'metadata')) {
-    const metadata = isRaw(properties.metadata) ? properties.metadata : {};
+    const metadata = isObject(properties.metadata) ? properties.metadata : {};
     metadataInvariants(metadata, checkMetadata, lvl, key(child(path, 'properties'), 'metadata'), out);
   }
 
@@ -173,20 +170,20 @@ function metadataInvariants(s: Raw, checkMetadata: boolean, lvl: Level, path: st
 /** `anyOf: [{type: integer}, {type: string}]` exactly: the x-kubernetes-int-or-string form. */
 function isIntOrStringAnyOf(anyOf: unknown): boolean {
   if (!Array.isArray(anyOf) || anyOf.length !== 2) return false;
-  return anyOf.every((branch, i) => isRaw(branch)
+  return anyOf.every((branch, i) => isObject(branch)
     && branch.type === (i === 0 ? 'integer' : 'string')
     && Object.entries(branch).every(([field, value]) => field === 'type' || isZero(value)));
 }
 
 function isIntOrStringAllOf(allOf: unknown): boolean {
-  return Array.isArray(allOf) && allOf.length >= 1 && isRaw(allOf[0]) && isIntOrStringAnyOf(allOf[0].anyOf);
+  return Array.isArray(allOf) && allOf.length >= 1 && isObject(allOf[0]) && isIntOrStringAnyOf(allOf[0].anyOf);
 }
 
 function valueValidation(v: Raw, skipAnyOf: boolean, skipFirstAllOfAnyOf: boolean, lvl: Level, path: string, out: StatusCause[]): void {
   if (!skipAnyOf) rawList(v.anyOf).forEach((branch, i) => nested(branch, false, false, lvl, index(child(path, 'anyOf'), i), out));
   rawList(v.allOf).forEach((branch, i) => nested(branch, skipFirstAllOfAnyOf && i === 0, false, lvl, index(child(path, 'allOf'), i), out));
   rawList(v.oneOf).forEach((branch, i) => nested(branch, false, false, lvl, index(child(path, 'oneOf'), i), out));
-  if (isRaw(v.not)) nested(v.not, false, false, lvl, child(path, 'not'), out);
+  if (isObject(v.not)) nested(v.not, false, false, lvl, child(path, 'not'), out);
   const pattern = stringOf(v.pattern);
   if (pattern !== '') {
     const { error } = compileGoRegexp(pattern);
@@ -199,7 +196,7 @@ function valueValidation(v: Raw, skipAnyOf: boolean, skipFirstAllOfAnyOf: boolea
 /** A schema under allOf/anyOf/oneOf/not: value validations only. */
 function nested(v: Raw, skipAnyOf: boolean, skipAllOfAnyOf: boolean, lvl: Level, path: string, out: StatusCause[]): void {
   valueValidation(v, skipAnyOf, skipAllOfAnyOf, lvl, path, out);
-  if (isRaw(v.items)) nested(v.items, false, false, lvl, child(path, 'items'), out);
+  if (isObject(v.items)) nested(v.items, false, false, lvl, child(path, 'items'), out);
   for (const [name, property] of rawProperties(v.properties)) {
     nested(property, false, false, 'field', key(child(path, 'properties'), name), out);
   }
@@ -221,7 +218,7 @@ function nested(v: Raw, skipAnyOf: boolean, skipAllOfAnyOf: boolean, lvl: Level,
   if (Array.isArray(v['x-kubernetes-validations']) && v['x-kubernetes-validations'].length > 0) {
     forbid('x-kubernetes-validations', 'must be empty to be structural');
   }
-  if (isRaw(v.properties) && Object.hasOwn(v.properties, 'metadata')) {
+  if (isObject(v.properties) && Object.hasOwn(v.properties, 'metadata')) {
     out.push(forbidden(key(child(path, 'properties'), 'metadata'), 'must not be specified in a nested context'));
   }
 }
@@ -235,7 +232,7 @@ function completeness(v: Raw, s: Raw | undefined, sPath: string, vPath: string, 
     out.push(required(sPath, `because it is defined in ${vPath}`));
     return;
   }
-  if (isRaw(v.not)) nestedCompleteness(v.not, s, sPath, child(vPath, 'not'), out);
+  if (isObject(v.not)) nestedCompleteness(v.not, s, sPath, child(vPath, 'not'), out);
   for (const junctor of ['allOf', 'anyOf', 'oneOf']) {
     rawList(v[junctor]).forEach((branch, i) => nestedCompleteness(branch, s, sPath, index(child(vPath, junctor), i), out));
   }
@@ -247,12 +244,12 @@ function nestedCompleteness(v: Raw, s: Raw | undefined, sPath: string, vPath: st
     return;
   }
   completeness(v, s, sPath, vPath, out);
-  if (isRaw(v.items)) nestedCompleteness(v.items, isRaw(s.items) ? s.items : undefined, child(sPath, 'items'), child(vPath, 'items'), out);
-  const specified = isRaw(s.properties) ? s.properties : {};
+  if (isObject(v.items)) nestedCompleteness(v.items, isObject(s.items) ? s.items : undefined, child(sPath, 'items'), child(vPath, 'items'), out);
+  const specified = isObject(s.properties) ? s.properties : {};
   for (const [name, property] of rawProperties(v.properties)) {
     const sField = key(child(sPath, 'properties'), name);
     const vField = key(child(vPath, 'properties'), name);
     if (!Object.hasOwn(specified, name)) out.push(required(sField, `because it is defined in ${vField}`));
-    else nestedCompleteness(property, isRaw(specified[name]) ? specified[name] as Raw : {}, sField, vField, out);
+    else nestedCompleteness(property, isObject(specified[name]) ? specified[name] as Raw : {}, sField, vField, out);
   }
 }

@@ -8,6 +8,7 @@
 import {
   duplicate, goQuote, goUnstructured, invalid, notSupported, required, tooLong, tooMany, typeInvalid,
 } from '../api/field-errors.ts';
+import { deepEqual, isObject } from '../api/json.ts';
 import type { StatusCause } from '../api/types.ts';
 import { compileSchema, type SchemaNode } from './compiled.ts';
 import { checkStringFormat } from './formats.ts';
@@ -88,10 +89,6 @@ function jsonType(value: unknown): JsonType {
       if (value === null) return 'null';
       return Array.isArray(value) ? 'array' : 'object';
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function admits(types: readonly string[], actual: JsonType): boolean {
@@ -325,12 +322,6 @@ function validateListMap(keys: readonly string[], items: unknown[], path: string
     return key;
   });
   for (const i of firstRepeats(keyValues)) out.push(duplicate(`${path}[${i}]`, goUnstructured(keyValues[i])));
-}
-
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 function validateEnum(ctx: Context, allowed: readonly unknown[], value: unknown): void {

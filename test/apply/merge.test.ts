@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { compare, displayPath, fieldsOf, merge } from '../../src/apply/index.ts';
 import type { FieldSet } from '../../src/apply/index.ts';
 import { mergeApplied } from '../../src/apply/merge.ts';
-import { deepEqual } from '../../src/apply/typed.ts';
+import { deepEqual } from '../../src/api/json.ts';
 import type { Schema } from '../../src/schema/types.ts';
 import { body, ownership, run, thing, thingScope } from './helpers.ts';
 

@@ -102,6 +102,8 @@ describe('validate: value checks', () => {
     { name: 'enum is documentation for built-in types', schema: obj({ e: { type: 'string', enum: ['A', 'B'] } }), value: { e: 'C' }, want: [] },
     { name: 'non-string enum values are listed as JSON', schema: obj({ e: { type: 'integer', enum: [1, 2] } }), value: { e: 3 }, opts: crd,
       want: ['e: Unsupported value: 3: supported values: "1", "2"'] },
+    { name: 'an object enum value matches with its members in another order (maps compare as Go maps)',
+      schema: obj({ e: { type: 'object', enum: [{ a: 1, b: 2 }] } }), value: { e: { b: 2, a: 1 } }, opts: crd, want: [] },
     { name: 'pattern', schema: obj({ s: { type: 'string', pattern: '^[a-z]+$' } }), value: { s: 'A1' },
       want: ['s: Invalid value: "A1": s in body should match \'^[a-z]+$\''] },
     { name: 'pattern with (?i) matches either case, as Go\'s regexp', schema: obj({ s: { type: 'string', pattern: '^(?i)(abort|warn)?$' } }), value: { s: 'WARN' }, want: [] },

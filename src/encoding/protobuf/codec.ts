@@ -16,6 +16,7 @@ import {
   badRequest, internalError, isStatusError, notAcceptable,
   type KubeList, type KubeObject, type Status, type WatchEvent, type WatchEventType,
 } from '../../api/index.ts';
+import { isObject, setMember } from '../../api/json.ts';
 import { messageFor } from './kinds.ts';
 import { messages } from './messages.ts';
 import { parseJsonBytes, specialTypes } from './special-types.ts';
@@ -71,16 +72,6 @@ function messageNamed(name: string): Message {
   const message = compiled.get(name);
   if (message === undefined) throw new Error(`no Protobuf descriptor for message ${name}`);
   return message;
-}
-
-function isPlainObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Sets a key as an own property, "__proto__" included, as JSON.parse does. */
-function setOwn(target: Json, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-  else target[key] = value;
 }
 
 function hasMagic(bytes: Uint8Array): boolean {
@@ -179,13 +170,13 @@ function decodeMessage(message: Message, r: ProtoReader, out: Json, depth: numbe
       expectWire(field, wireType, WIRE_BYTES);
       const [key, value] = decodeMapEntry(field, r.message(), depth + 1);
       const existing = out[field.json];
-      const map: Json = isPlainObject(existing) ? existing : {};
-      if (map !== existing) setOwn(out, field.json, map);
-      setOwn(map, key, value);
+      const map: Json = isObject(existing) ? existing : {};
+      if (map !== existing) setMember(out, field.json, map);
+      setMember(map, key, value);
     } else if (field.repeated) {
       const existing = out[field.json];
       const list: unknown[] = Array.isArray(existing) ? existing : [];
-      if (list !== existing) setOwn(out, field.json, list);
+      if (list !== existing) setMember(out, field.json, list);
       if (wireType === WIRE_BYTES && field.type !== 'string' && field.type !== 'bytes' && scalarTypes.has(field.type)) {
         // Packed numbers: gogo's proto2 output never packs, but a proto3-minded client may.
         const packed = r.message();
@@ -200,11 +191,11 @@ function decodeMessage(message: Message, r: ProtoReader, out: Json, depth: numbe
       // A message seen twice merges, as in Protobuf.
       expectWire(field, wireType, WIRE_BYTES);
       const existing = out[field.json];
-      setOwn(out, field.json, decodeMessage(messageNamed(field.type), r.message(), isPlainObject(existing) ? existing : {}, depth + 1));
+      setMember(out, field.json, decodeMessage(messageNamed(field.type), r.message(), isObject(existing) ? existing : {}, depth + 1));
     } else {
       const value = decodeValue(field, field.type, wireType, r, depth);
       if (value === undefined || (!field.keepZero && isZero(value) && scalarTypes.has(field.type))) delete out[field.json];
-      else setOwn(out, field.json, value);
+      else setMember(out, field.json, value);
     }
   }
   return out;
@@ -279,7 +270,7 @@ export function decodeProtobufObject(bytes: Uint8Array): KubeObject {
 export function decodeProtobufWatchEvent(bytes: Uint8Array): WatchEvent {
   try {
     const event = decodeMessage(messageNamed('meta.v1.WatchEvent'), new ProtoReader(bytes), {}, 0);
-    if (!isPlainObject(event.object)) throw new WireError('watch event without an object');
+    if (!isObject(event.object)) throw new WireError('watch event without an object');
     return { type: (event.type ?? '') as WatchEventType, object: event.object as KubeObject };
   } catch (err) {
     return decodeFailure(err);
@@ -337,7 +328,7 @@ function encodeValue(type: string, number: number, value: unknown, w: ProtoWrite
         fail((err as Error).message);
       }
     } else {
-      if (!isPlainObject(value)) fail('expected an object');
+      if (!isObject(value)) fail('expected an object');
       encodeMessage(messageNamed(type), value, w);
     }
   }
@@ -357,7 +348,7 @@ function encodeMessage(message: Message, json: Json, w: ProtoWriter): void {
       const value = Object.hasOwn(json, field.json) ? json[field.json] : undefined;
       if (value === undefined || value === null) continue;
       if (field.map) {
-        if (!isPlainObject(value)) fail('expected an object');
+        if (!isObject(value)) fail('expected an object');
         for (const [key, entry] of Object.entries(value)) {
           const at = w.beginMessage(field.number);
           w.string(1, key);
@@ -380,7 +371,7 @@ function encodeMessage(message: Message, json: Json, w: ProtoWriter): void {
 
 /** An embedded object goes as Protobuf when it has a descriptor (as upstream's watch events do), else as JSON. */
 function encodeRawExtension(value: unknown, w: ProtoWriter): void {
-  if (isPlainObject(value) && typeof value.apiVersion === 'string' && typeof value.kind === 'string') {
+  if (isObject(value) && typeof value.apiVersion === 'string' && typeof value.kind === 'string') {
     const name = messageFor(value.apiVersion, value.kind);
     if (name !== undefined) {
       const at = w.beginMessage(1);

@@ -1,5 +1,6 @@
 // DELETE of an object and of a collection, answered as upstream's delete handler.
 import { badRequest, invalid, isStatusError, type StatusCause } from '../../api/index.ts';
+import { isObject } from '../../api/json.ts';
 import { parseJson } from '../../encoding/decode.ts';
 import type { DeleteOptions } from '../../registry/store.ts';
 import { readBody, writeObject } from '../http.ts';
@@ -41,10 +42,6 @@ function jsonKind(value: unknown): string {
   return Array.isArray(value) ? 'array' : 'object';
 }
 
-function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * Checks the JSON types of a DeleteOptions body the way decoding it into metav1.DeleteOptions
  * does upstream: the first value of the wrong type, in document order, is a 400 with Go's
@@ -52,7 +49,7 @@ function isJsonObject(value: unknown): value is Record<string, unknown> {
  */
 function decodeDeleteOptions(parsed: unknown): DeleteOptionsBody {
   if (parsed === null) return {};
-  if (!isJsonObject(parsed)) {
+  if (!isObject(parsed)) {
     throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(parsed)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
   }
   // The group, version and kind are read before the rest.
@@ -93,7 +90,7 @@ function decodeDeleteOptions(parsed: unknown): DeleteOptionsBody {
         });
         break;
       case 'preconditions': {
-        if (!isJsonObject(value)) throw typeError(value, 'DeleteOptions', field, 'v1.Preconditions');
+        if (!isObject(value)) throw typeError(value, 'DeleteOptions', field, 'v1.Preconditions');
         const preconditions: { uid?: string; resourceVersion?: string } = {};
         for (const [key, v] of Object.entries(value)) {
           if (v === null || (key !== 'uid' && key !== 'resourceVersion')) continue;

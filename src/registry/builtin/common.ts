@@ -2,7 +2,7 @@
 
 import type { KubeObject } from '../../api/index.ts';
 import type { Verb } from '../resource-type.ts';
-import { clone, isObject } from './object.ts';
+import { clone, isObject } from '../../api/json.ts';
 
 /** The verbs of a full read-write resource, in discovery's order. */
 export const allVerbs: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];

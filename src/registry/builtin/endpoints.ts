@@ -8,7 +8,8 @@ import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum } f
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { allVerbs } from './common.ts';
 import { parseIP } from './ip.ts';
-import { arrayAt, isObject, objectsAt, stringAt } from './object.ts';
+import { isObject } from '../../api/json.ts';
+import { arrayAt, objectsAt, stringAt } from './object.ts';
 import { validateProtocol } from './pod-spec.ts';
 import { endpointsColumns } from './table-columns.ts';
 

@@ -5,7 +5,8 @@
 // that text in the 400 answer, so the offset is found the same way.
 
 import type { KubeObject } from '../../api/index.ts';
-import { objectAt, type JsonObject } from './object.ts';
+import type { JsonObject } from '../../api/json.ts';
+import { objectAt } from './object.ts';
 
 const pad = 0x3d; // '='
 const cr = 0x0d;

@@ -6,8 +6,8 @@ import { invalid } from '../validation/field.ts';
 import { isQualifiedName } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { keepOldStatus } from './common.ts';
-import { arrayAt, clone, ensureObject, objectAt, stringAt } from './object.ts';
-import type { JsonObject } from './object.ts';
+import { clone, type JsonObject } from '../../api/json.ts';
+import { arrayAt, ensureObject, objectAt, stringAt } from './object.ts';
 import { namespaceColumns } from './table-columns.ts';
 
 /** The label every namespace carries with its own name (SetDefaults_Namespace). */

@@ -6,8 +6,8 @@ import { child, duplicate, forbidden, GoValue, goQuote, index, invalid, notSuppo
 import { isLabelValue, isQualifiedName } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { allVerbs, keepOldSpec, keepOldStatus } from './common.ts';
+import type { JsonObject } from '../../api/json.ts';
 import { arrayAt, defaultEmptyObject, ensureObject, objectAt, semanticEqual, stringAt } from './object.ts';
-import type { JsonObject } from './object.ts';
 import { nodeColumns } from './table-columns.ts';
 
 const nodeInfoFields = [

@@ -1,11 +1,7 @@
 // Small helpers for reading and defaulting plain JSON objects whose shape the client
 // controls: nothing here trusts a field to have the expected type.
 
-export type JsonObject = Record<string, unknown>;
-
-export function isObject(v: unknown): v is JsonObject {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+import { isObject, type JsonObject } from '../../api/json.ts';
 
 /** The object at `parent[key]`, created (or replaced, if not an object) when missing. */
 export function ensureObject(parent: JsonObject, key: string): JsonObject {
@@ -93,8 +89,4 @@ export function mapsEqual(a: unknown, b: unknown): boolean {
   const right = isObject(b) ? b : {};
   const keys = Object.keys(left);
   return keys.length === Object.keys(right).length && keys.every((k) => Object.hasOwn(right, k) && left[k] === right[k]);
-}
-
-export function clone<T>(v: T): T {
-  return v === undefined ? v : structuredClone(v);
 }

@@ -6,8 +6,8 @@ import { child, duplicate, forbidden, index, invalid, key, notFound, notSupporte
 import type { FieldPath } from '../validation/field.ts';
 import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortName, isValidPortNum, isLabelValue } from '../validation/names.ts';
 import { validateAnnotations, validateLabels } from '../validation/object-meta.ts';
-import { arrayAt, defaultEmptyObject, ensureObject, isObject, numberAt, objectAt, objectsAt, setDefault, stringAt } from './object.ts';
-import type { JsonObject } from './object.ts';
+import { isObject, type JsonObject } from '../../api/json.ts';
+import { arrayAt, defaultEmptyObject, ensureObject, numberAt, objectAt, objectsAt, setDefault, stringAt } from './object.ts';
 import { addQuantity, compareQuantity, isNegative, isPositive, parseQuantity } from './quantity.ts';
 import type { Quantity } from './quantity.ts';
 

@@ -7,7 +7,8 @@ import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { GoValue, goSyntax, invalid, notSupported, validateNonnegative } from '../validation/field.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { allVerbs, keepOldSpec, keepOldStatus } from './common.ts';
-import { isObject, numberAt, objectAt, objectsAt, semanticEqual } from './object.ts';
+import { isObject } from '../../api/json.ts';
+import { numberAt, objectAt, objectsAt, semanticEqual } from './object.ts';
 import { intOrPercentValue, validateLabelSelector, validatePositiveIntOrPercent } from './selector-validation.ts';
 
 const unhealthyPodEvictionPolicies = ['AlwaysAllow', 'IfHealthyBudget'];

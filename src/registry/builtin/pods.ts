@@ -6,8 +6,8 @@ import { forbidden, invalid } from '../validation/field.ts';
 import { inclusiveRangeError } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { allVerbs, keepOldStatus, nowTimestamp } from './common.ts';
-import { arrayAt, clone, ensureObject, isObject, numberAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
-import type { JsonObject } from './object.ts';
+import { clone, isObject, type JsonObject } from '../../api/json.ts';
+import { arrayAt, ensureObject, numberAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
 import { defaultPodOnly, defaultPodSpec, podQOSClass, validatePodSpec } from './pod-spec.ts';
 import { podColumns, podRowConditions } from './table-columns.ts';
 

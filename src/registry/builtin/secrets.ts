@@ -9,8 +9,8 @@ import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { allVerbs, isImmutable } from './common.ts';
 import { base64Length, immutableMessage, maxDataSize } from './configmaps.ts';
 import { decodeBytesMap } from './go-base64.ts';
-import { ensureObject, isObject, mapsEqual, objectAt, stringAt } from './object.ts';
-import type { JsonObject } from './object.ts';
+import { isObject, type JsonObject } from '../../api/json.ts';
+import { ensureObject, mapsEqual, objectAt, stringAt } from './object.ts';
 import { secretColumns } from './table-columns.ts';
 
 /**

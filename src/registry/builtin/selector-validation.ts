@@ -5,8 +5,7 @@ import type { StatusCause } from '../../api/index.ts';
 import { forbidden, GoValue, goQuote, goSyntax, invalid, required, validateNonnegative } from '../validation/field.ts';
 import { isLabelValue, isQualifiedName, isValidPercent } from '../validation/names.ts';
 import { validateLabels } from '../validation/object-meta.ts';
-import { isObject } from './object.ts';
-import type { JsonObject } from './object.ts';
+import { isObject, type JsonObject } from '../../api/json.ts';
 
 /** A metav1.LabelSelector as Go's %#v prints it (the value in "field is immutable" messages). */
 export function goLabelSelector(sel: unknown): GoValue {

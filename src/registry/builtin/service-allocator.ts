@@ -10,8 +10,8 @@ import type { Allocator } from '../resource-type.ts';
 import { invalid as invalidField } from '../validation/field.ts';
 import { formatIP, parseCIDR, parseIP } from './ip.ts';
 import type { CIDR, IPFamily } from './ip.ts';
+import type { JsonObject } from '../../api/json.ts';
 import { ensureObject, numberAt, stringAt } from './object.ts';
-import type { JsonObject } from './object.ts';
 import {
   clusterIPsOf, isHeadless, needsClusterIP, needsHealthCheckNodePort, needsNodePort, nodePortOf, servicePorts, serviceSpec, usesNodePorts,
 } from './service-spec.ts';

@@ -1,8 +1,8 @@
 // Predicates over a Service spec that strategy and allocator share
 // (kubernetes pkg/registry/core/service/storage and pkg/api/service).
 
-import { arrayAt, isObject, objectAt, objectsAt, stringAt } from './object.ts';
-import type { JsonObject } from './object.ts';
+import { isObject, type JsonObject } from '../../api/json.ts';
+import { arrayAt, objectAt, objectsAt, stringAt } from './object.ts';
 
 export function serviceSpec(svc: unknown): JsonObject {
   return objectAt(svc, 'spec') ?? {};

@@ -9,8 +9,8 @@ import { validateKubeFinalizerNames, validateLabels } from '../validation/object
 import { allVerbs, keepOldSpec, keepOldStatus } from './common.ts';
 import type { IPFamily } from './ip.ts';
 import { ipFamilyOf, parseIP } from './ip.ts';
-import { arrayAt, clone, ensureObject, isObject, numberAt, objectAt, semanticEqual, stringAt } from './object.ts';
-import type { JsonObject } from './object.ts';
+import { clone, isObject, type JsonObject } from '../../api/json.ts';
+import { arrayAt, ensureObject, numberAt, objectAt, semanticEqual, stringAt } from './object.ts';
 import { validateProtocol } from './pod-spec.ts';
 import { ServiceAllocator } from './service-allocator.ts';
 import {

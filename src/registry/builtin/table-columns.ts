@@ -5,7 +5,8 @@
 import type { KubeObject, TableColumn, TableRowCondition } from '../../api/index.ts';
 import { labelSelectorFromObject, labelSelectorString, type LabelSelectorObject } from '../../api/labels.ts';
 import { ageColumn, column, humanDuration, nameColumn, timestampMs, translateTimestampSince } from '../table-columns.ts';
-import { arrayAt, isObject, numberAt, objectAt, objectsAt, stringAt, type JsonObject } from './object.ts';
+import { isObject, type JsonObject } from '../../api/json.ts';
+import { arrayAt, numberAt, objectAt, objectsAt, stringAt } from './object.ts';
 
 const containersColumn = (containersOf: (obj: KubeObject) => JsonObject[]) =>
   column('Containers', (obj) => containersOf(obj).map((c) => stringAt(c, 'name')).join(','), {

@@ -8,8 +8,8 @@ import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { duplicate, GoValue, goSyntax, invalid, notSupported, required } from '../validation/field.ts';
 import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum } from '../validation/names.ts';
 import { allVerbs } from './common.ts';
-import { arrayAt, isObject, objectAt, objectsAt, semanticEqual, setDefault, stringAt } from './object.ts';
-import type { JsonObject } from './object.ts';
+import { isObject, type JsonObject } from '../../api/json.ts';
+import { arrayAt, objectAt, objectsAt, semanticEqual, setDefault, stringAt } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 
 type WebhookKind = 'mutating' | 'validating';

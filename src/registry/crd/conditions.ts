@@ -1,7 +1,7 @@
 // CRD status conditions, as apiextensions' helpers set them (SetCRDCondition): the
 // transition time moves only when the status does.
 
-import { isObject } from '../builtin/object.ts';
+import { isObject } from '../../api/json.ts';
 import type { CustomResourceDefinition, CustomResourceDefinitionCondition } from './types.ts';
 
 export function setCondition(crd: CustomResourceDefinition, condition: Omit<CustomResourceDefinitionCondition, 'lastTransitionTime'>, now: string): void {

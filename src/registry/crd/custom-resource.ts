@@ -10,7 +10,7 @@ import { schemaRef } from '../../schema/builtin/build.ts';
 import { customResourceValidation, validate } from '../../schema/validate.ts';
 import type { Definitions, Schema } from '../../schema/types.ts';
 import { allVerbs } from '../builtin/common.ts';
-import { isObject } from '../builtin/object.ts';
+import { clone, deepEqual, isObject } from '../../api/json.ts';
 import type { ResourceType, ScaleAccess, Strategy } from '../resource-type.ts';
 import { normalizeSchema } from './defaults.ts';
 import { setAtSimplePath, valueAtSimplePath } from './jsonpath.ts';
@@ -95,22 +95,11 @@ export function servedNames(crd: CustomResourceDefinition): Required<CustomResou
   };
 }
 
-/** Deep equality of JSON data, object keys in any order (unstructured content compared as Go maps). */
-function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
-  }
-  if (!isObject(a) || !isObject(b)) return false;
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && jsonEqual(a[k], b[k]));
-}
-
 /** Everything but metadata: a change there bumps the generation (upstream's copyNonMetadata). */
 function nonMetadataEqual(a: KubeObject, b: KubeObject): boolean {
   const { metadata: _a, ...restA } = a;
   const { metadata: _b, ...restB } = b;
-  return jsonEqual(restA, restB);
+  return deepEqual(restA, restB);
 }
 
 /** unstructured.NestedInt64's error for a value of another type, as upstream words it. */
@@ -195,7 +184,7 @@ function customResourceStrategy({ statusEnabled, scale, selectableFields, schema
 
     prepareForUpdate(obj, old) {
       if (statusEnabled) {
-        if (old.status !== undefined) obj.status = structuredClone(old.status);
+        if (old.status !== undefined) obj.status = clone(old.status);
         else delete obj.status;
       }
       const generation = old.metadata.generation ?? 0;
@@ -224,7 +213,7 @@ function customResourceStrategy({ statusEnabled, scale, selectableFields, schema
           const status = obj.status;
           const managedFields = obj.metadata.managedFields;
           for (const field of Object.keys(obj)) delete obj[field];
-          Object.assign(obj, structuredClone(old));
+          Object.assign(obj, clone(old));
           if (managedFields !== undefined) obj.metadata.managedFields = managedFields;
           else delete obj.metadata.managedFields;
           delete obj.metadata.resourceVersion;
@@ -249,7 +238,7 @@ function customResourceStrategy({ statusEnabled, scale, selectableFields, schema
  * apiVersion, kind and metadata (ObjectMeta) added, tagged with its group, version and kind.
  */
 function publishedDefinition(schema: Record<string, unknown>, group: string, version: string, kind: string): Schema {
-  const definition = structuredClone(schema) as Schema;
+  const definition = clone(schema) as Schema;
   normalizeSchema(definition as Record<string, unknown>);
   definition.type ??= 'object';
   definition.properties = {

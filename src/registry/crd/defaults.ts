@@ -3,7 +3,7 @@
 // through upstream's Go types: zero values of `omitempty` fields disappear, those of
 // plain fields appear.
 
-import { isObject } from '../builtin/object.ts';
+import { isObject } from '../../api/json.ts';
 import type { CustomResourceDefinition, CustomResourceDefinitionNames } from './types.ts';
 
 type Raw = Record<string, unknown>;

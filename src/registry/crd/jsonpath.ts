@@ -4,6 +4,8 @@
 // existence test. Missing keys give no result rather than an error, as the CRD table
 // convertor asks (AllowMissingKeys).
 
+import { isObject } from '../../api/json.ts';
+
 type Step =
   | { kind: 'field'; names: string[] }
   | { kind: 'index'; index: number }
@@ -13,10 +15,6 @@ type Step =
   | { kind: 'filter'; path: Step[]; op?: string; literal?: unknown };
 
 class JsonPathError extends Error {}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Parses a path such as `.status.conditions[?(@.type=="Ready")].status` (braces optional). */
 function parseJsonPath(text: string): Step[] {

@@ -6,12 +6,9 @@
 
 import { child, forbidden, GoValue, index, invalid, key, notSupported, required } from '../../api/field-errors.ts';
 import type { StatusCause } from '../../api/index.ts';
+import { isObject } from '../../api/json.ts';
 
 type Raw = Record<string, unknown>;
-
-function isRaw(v: unknown): v is Raw {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function stringOf(v: unknown): string {
   return typeof v === 'string' ? v : '';
@@ -39,10 +36,10 @@ function standardChecks(s: Raw, path: string, ctx: SchemaContext, out: StatusCau
   if (type !== '' && !openapiV3Types.includes(type)) out.push(notSupported(child(path, 'type'), type, openapiV3Types));
   if (stringOf(s.id) !== '') out.push(forbidden(child(path, 'id'), 'id is not supported'));
   if (present(s.additionalItems)) out.push(forbidden(child(path, 'additionalItems'), 'additionalItems is not supported'));
-  if (isRaw(s.patternProperties) && Object.keys(s.patternProperties).length > 0) {
+  if (isObject(s.patternProperties) && Object.keys(s.patternProperties).length > 0) {
     out.push(forbidden(child(path, 'patternProperties'), 'patternProperties is not supported'));
   }
-  if (isRaw(s.definitions) && Object.keys(s.definitions).length > 0) out.push(forbidden(child(path, 'definitions'), 'definitions is not supported'));
+  if (isObject(s.definitions) && Object.keys(s.definitions).length > 0) out.push(forbidden(child(path, 'definitions'), 'definitions is not supported'));
   if (present(s.dependencies)) out.push(forbidden(child(path, 'dependencies'), 'dependencies is not supported'));
   if (present(s.$ref)) out.push(forbidden(child(path, '$ref'), '$ref is not supported'));
   if (type === 'null') out.push(forbidden(child(path, 'type'), 'type cannot be set to null, use nullable as an alternative'));
@@ -59,7 +56,7 @@ function standardChecks(s: Raw, path: string, ctx: SchemaContext, out: StatusCau
  */
 export function openApiSchemaChecks(schema: unknown, path: string, isRoot: boolean, ctx: SchemaContext = { insideResourceMeta: false, disallowDefaultsReason: '' }): StatusCause[] {
   const out: StatusCause[] = [];
-  if (isRaw(schema)) check(schema, path, isRoot, ctx, out);
+  if (isObject(schema)) check(schema, path, isRoot, ctx, out);
   return out;
 }
 
@@ -68,14 +65,14 @@ function check(s: Raw, path: string, isRoot: boolean, ctx: SchemaContext, out: S
   if (s.uniqueItems === true) {
     out.push(forbidden(child(path, 'uniqueItems'), 'uniqueItems cannot be set to true since the runtime complexity becomes quadratic'));
   }
-  const properties = isRaw(s.properties) ? s.properties : {};
+  const properties = isObject(s.properties) ? s.properties : {};
   const hasProperties = Object.keys(properties).length > 0;
   if (present(s.additionalProperties)) {
     // properties are for structs, additionalProperties for maps: both would leave unknown fields undecided.
-    if (hasProperties && (s.additionalProperties === false || isRaw(s.additionalProperties))) {
+    if (hasProperties && (s.additionalProperties === false || isObject(s.additionalProperties))) {
       out.push(forbidden(child(path, 'additionalProperties'), 'additionalProperties and properties are mutual exclusive'));
     }
-    if (isRaw(s.additionalProperties)) {
+    if (isObject(s.additionalProperties)) {
       const sub = ctx.insideResourceMeta ? { ...ctx, disallowDefaultsReason: 'inside additionalProperties applying to object metadata' } : ctx;
       check(s.additionalProperties, child(path, 'additionalProperties'), false, sub, out);
     }
@@ -85,17 +82,17 @@ function check(s: Raw, path: string, isRoot: boolean, ctx: SchemaContext, out: S
     if ((isRoot || s['x-kubernetes-embedded-resource'] === true) && metaFields.has(name)) {
       sub = { insideResourceMeta: true, disallowDefaultsReason: isRoot ? `in top-level ${name}` : ctx.disallowDefaultsReason };
     }
-    if (isRaw(property)) check(property, key(child(path, 'properties'), name), false, sub, out);
+    if (isObject(property)) check(property, key(child(path, 'properties'), name), false, sub, out);
   }
-  if (isRaw(s.not)) check(s.not, child(path, 'not'), false, ctx, out);
+  if (isObject(s.not)) check(s.not, child(path, 'not'), false, ctx, out);
   for (const junctor of ['allOf', 'oneOf', 'anyOf']) {
     const list = s[junctor];
     if (!Array.isArray(list)) continue;
     list.forEach((branch, i) => {
-      if (isRaw(branch)) check(branch, index(child(path, junctor), i), false, ctx, out);
+      if (isObject(branch)) check(branch, index(child(path, junctor), i), false, ctx, out);
     });
   }
-  if (isRaw(s.items)) check(s.items, child(path, 'items'), false, ctx, out);
+  if (isObject(s.items)) check(s.items, child(path, 'items'), false, ctx, out);
 
   if (s['x-kubernetes-preserve-unknown-fields'] === false) {
     out.push(invalid(child(path, 'x-kubernetes-preserve-unknown-fields'), false, 'must be true or undefined'));
@@ -119,7 +116,7 @@ function listAndMapTypeChecks(s: Raw, path: string, out: StatusCause[]): void {
   if (present(listType) && listType !== 'atomic' && listType !== 'set' && listType !== 'map') {
     out.push(notSupported(child(path, 'x-kubernetes-list-type'), listType, ['atomic', 'set', 'map']));
   }
-  const items = isRaw(s.items) ? s.items : undefined;
+  const items = isObject(s.items) ? s.items : undefined;
   if (present(listType) && type !== 'array') {
     if (type === '') out.push(required(child(path, 'type'), 'must be array if x-kubernetes-list-type is specified'));
     else out.push(invalid(child(path, 'type'), type, 'must be array if x-kubernetes-list-type is specified'));
@@ -146,12 +143,12 @@ function listAndMapTypeChecks(s: Raw, path: string, out: StatusCause[]): void {
     } else if (stringOf(items.type) !== 'object') {
       out.push(invalid(child(path, 'items', 'type'), stringOf(items.type), "must be object if parent array's x-kubernetes-list-type is map"));
     } else {
-      const itemProperties = isRaw(items.properties) ? items.properties : {};
+      const itemProperties = isObject(items.properties) ? items.properties : {};
       const seen = new Set<string>();
       for (const k of mapKeys) {
         const name = String(k);
         const property = itemProperties[name];
-        if (isRaw(property)) {
+        if (isObject(property)) {
           const propertyType = stringOf(property.type);
           if (propertyType === 'array' || propertyType === 'object') {
             out.push(invalid(child(key(child(path, 'items', 'properties'), name), 'type'), propertyType, "must be a scalar type if parent array's x-kubernetes-list-type is map"));
@@ -187,7 +184,7 @@ const allowedAtRootNames = '[Description Type Format Title Maximum ExclusiveMaxi
 
 /** With the status subresource, only some fields may sit at the schema's root (upstream's allowedAtRootSchema). */
 export function statusRootChecks(schema: unknown, path: string): StatusCause[] {
-  if (!isRaw(schema)) return [];
+  if (!isObject(schema)) return [];
   for (const [field, allowed] of rootFieldOrder) {
     const value = schema[field];
     if (value === undefined || value === null || value === '' || value === false) continue;

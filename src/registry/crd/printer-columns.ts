@@ -4,6 +4,7 @@
 // serveDefaultColumnsIfEmpty, applied when serving, not stored in the CRD).
 
 import type { TableCell, TableColumn } from '../../api/index.ts';
+import { isObject } from '../../api/json.ts';
 import { creationTimestampDescription, humanDuration, nameColumn } from '../table-columns.ts';
 import { compileJsonPath } from './jsonpath.ts';
 import type { CustomResourceColumnDefinition } from './types.ts';
@@ -12,10 +13,6 @@ import type { CustomResourceColumnDefinition } from './types.ts';
 const defaultPrinterColumns: CustomResourceColumnDefinition[] = [
   { name: 'Age', type: 'date', description: creationTimestampDescription, jsonPath: '.metadata.creationTimestamp' },
 ];
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Go's %v of a float64 (strconv 'g', shortest, %e beyond 21 digits or below 1e-4). */
 function goFloat(n: number): string {

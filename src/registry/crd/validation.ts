@@ -16,7 +16,8 @@ import { prune } from '../../schema/prune.ts';
 import { unsupportedStructuralField, validateStructural } from '../../schema/structural.ts';
 import type { Schema } from '../../schema/types.ts';
 import { validate } from '../../schema/validate.ts';
-import { isObject, semanticEqual } from '../builtin/object.ts';
+import { clone, isObject } from '../../api/json.ts';
+import { semanticEqual } from '../builtin/object.ts';
 import { isDNS1035Label } from '../validation/names.ts';
 import { openApiSchemaChecks, statusRootChecks } from './openapi-checks.ts';
 import {
@@ -438,7 +439,7 @@ function validateDefaults(s: Raw, path: string, isRoot: boolean): StatusCause[] 
   const embedded = isRoot || s['x-kubernetes-embedded-resource'] === true;
   if (s.default !== undefined && s.default !== null && !isRoot) {
     const schema = s as Schema;
-    const copy = structuredClone(s.default);
+    const copy = clone(s.default);
     const dropped = typeof copy === 'object' && copy !== null ? prune({}, schema, copy, { isResourceRoot: embedded && !isRoot }) : [];
     const defaultPath = child(path, 'default');
     if (dropped.length > 0) causes.push(invalid(defaultPath, goUnstructured(s.default), 'must not have unknown fields'));
