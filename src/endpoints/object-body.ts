@@ -11,6 +11,17 @@ function cannotDecode(field: string, want: string): never {
   throw badRequest(`the body of the request could not be decoded: metadata.${field} must be ${want}`);
 }
 
+/**
+ * 400 for a body that decodes to something other than an object (a scalar, a list, an
+ * empty YAML document), in the words of apimachinery's kind sniffing, which meets it first.
+ */
+function notAnObject(value: unknown): never {
+  // Go decodes null into a struct without error; the kind is then what is missing.
+  if (value === null) throw badRequest("Object 'Kind' is missing in 'null'");
+  const jsonKind = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
+  throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
+}
+
 export interface ObjectBody {
   object: KubeObject;
   /** Fields given twice in one object of the body (found when asked for). */
@@ -24,7 +35,7 @@ export interface ObjectBody {
 export function decodeObjectBody(contentType: string | undefined, body: Uint8Array, opts: { findDuplicates?: boolean } = {}): ObjectBody {
   if (body.byteLength === 0) throw badRequest('the body of the request was empty');
   const { value, duplicateFields } = decodeBody(contentType, body, opts);
-  if (!isPlainObject(value)) throw badRequest('the body of the request could not be decoded: expected an object');
+  if (!isPlainObject(value)) throw notAnObject(value);
   const meta = value.metadata ?? {};
   if (!isPlainObject(meta)) throw badRequest('the body of the request could not be decoded: metadata must be an object');
   for (const field of stringMetaFields) {
