@@ -53,7 +53,13 @@ export function decodeBody(contentType: string | undefined, body: Uint8Array, op
     const value = yamlToJs(doc);
     return { value, duplicateFields: findDuplicates ? duplicateYamlFields(doc) : [] };
   }
-  if (essence === protobufMediaType) return { value: decodeProtobufObject(body), duplicateFields: [] };
+  if (essence === protobufMediaType) {
+    // Messages nest at most 100 deep (the codec's own bound), but the JSON a RawExtension
+    // carries (a custom resource in a list, an admission review) is bounded only here.
+    const value = decodeProtobufObject(body);
+    refuseDeepNesting(value);
+    return { value, duplicateFields: [] };
+  }
   throw unsupportedMediaType(contentType ?? '', requestBodyTypes);
 }
 

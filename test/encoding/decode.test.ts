@@ -23,14 +23,14 @@ test('block YAML decodes, and malformed YAML is a 400', () => {
 const json = 'application/json';
 const yamlType = 'application/yaml';
 
-function refusal(contentType: string, text: string): { code: number; message: string } {
+function refusal(contentType: string, text: string | Uint8Array): { code: number; message: string } {
   try {
-    decodeBody(contentType, Buffer.from(text));
+    decodeBody(contentType, typeof text === 'string' ? Buffer.from(text) : text);
   } catch (err) {
     const e = err as { code?: number; message: string };
     return { code: e.code ?? 0, message: e.message };
   }
-  assert.fail(`decoded: ${text.slice(0, 80)}`);
+  assert.fail(`decoded: ${String(text).slice(0, 80)}`);
 }
 
 function nestedJson(levels: number): string {
@@ -85,4 +85,22 @@ test('YAML values JSON has no form for are 400', () => {
     const r = refusal(yamlType, text);
     assert.equal(r.code, 400, text);
   }
+});
+
+test('a Protobuf body whose RawExtension carries JSON nested too deep is 400', () => {
+  // A v1 List (field 2: items, RawExtension field 1: raw) whose one item is deep JSON.
+  const varint = (n: number): number[] => {
+    const out: number[] = [];
+    for (; n >= 0x80; n >>>= 7) out.push((n & 0x7f) | 0x80);
+    out.push(n);
+    return out;
+  };
+  const bytesField = (field: number, b: number[]): number[] => [...varint(field * 8 + 2), ...varint(b.length), ...b];
+  const str = (field: number, s: string): number[] => bytesField(field, [...Buffer.from(s, 'utf8')]);
+  const envelope = (item: string): Uint8Array => Uint8Array.from([0x6b, 0x38, 0x73, 0x00,
+    ...bytesField(1, [...str(1, 'v1'), ...str(2, 'List')]),
+    ...bytesField(2, bytesField(2, str(1, item)))]);
+  const protobuf = 'application/vnd.kubernetes.protobuf';
+  assert.equal(typeof decodeBody(protobuf, envelope(nestedJson(maxNestingDepth - 2))).value, 'object');
+  assert.match(refusal(protobuf, envelope(nestedJson(maxNestingDepth))).message, /exceeded max depth/);
 });
