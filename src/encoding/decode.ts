@@ -1,5 +1,5 @@
 // Request bodies: JSON and YAML decoded by Content-Type, with duplicate fields found.
-import YAML from 'yaml';
+import YAML, { isCollection, isMap, isSeq } from 'yaml';
 import { badRequest, firstTooDeep, tooDeepMessage, unsupportedMediaType } from '../api/index.ts';
 import { duplicateJsonFields, duplicateYamlFields } from './duplicate-fields.ts';
 import { parseMediaType } from './media-type.ts';
@@ -93,6 +93,11 @@ export function refuseDeepNesting(value: unknown): void {
  * bytes, dates, sets), which upstream cannot convert from YAML to JSON either.
  */
 function yamlToJs(doc: YAML.Document): unknown {
+  const complexKey = firstCollectionKey(doc);
+  if (complexKey !== undefined) {
+    // sigs.k8s.io/yaml's conversion to JSON refuses such keys ("unsupported map key").
+    throw badRequest(`the body of the request could not be decoded as YAML: unsupported map key: ${complexKey}`);
+  }
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: maxYamlAliasCount });
@@ -104,6 +109,23 @@ function yamlToJs(doc: YAML.Document): unknown {
   const foreign = firstNonJson(value);
   if (foreign !== undefined) throw badRequest(`the body of the request could not be decoded as YAML: ${foreign} has no JSON form`);
   return value;
+}
+
+/** The first mapping key of `doc` that is a mapping or a sequence, as YAML text. Iterative; aliases are not followed. */
+function firstCollectionKey(doc: YAML.Document): string | undefined {
+  const pending: unknown[] = [doc.contents];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        if (isCollection(pair.key)) return String(pair.key);
+        pending.push(pair.value);
+      }
+    } else if (isSeq(node)) {
+      for (const item of node.items) pending.push(item);
+    }
+  }
+  return undefined;
 }
 
 /** A description of the first value in `value` that is not plain JSON data (after refuseDeepNesting, so acyclic). */

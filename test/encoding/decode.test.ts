@@ -104,3 +104,10 @@ test('a Protobuf body whose RawExtension carries JSON nested too deep is 400', (
   assert.equal(typeof decodeBody(protobuf, envelope(nestedJson(maxNestingDepth - 2))).value, 'object');
   assert.match(refusal(protobuf, envelope(nestedJson(maxNestingDepth))).message, /exceeded max depth/);
 });
+
+test('a YAML mapping key that is itself a mapping or a sequence is 400', () => {
+  for (const text of ['? [complex, key]\n: value\n', 'a:\n  ? {b: 1}\n  : c\n']) {
+    assert.match(refusal(yamlType, text).message, /unsupported map key/, text);
+  }
+  assert.deepEqual(decodeBody(yamlType, Buffer.from('1: a\ntrue: b\n')).value, { 1: 'a', true: 'b' });
+});
