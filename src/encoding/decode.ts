@@ -160,8 +160,19 @@ function parseYamlDocument(text: string): YAML.Document {
   return doc;
 }
 
+/**
+ * A YAML answer. The yaml package's encoder recurses with large frames and runs out of
+ * Node's default stack at a few hundred levels of nesting, well before the nesting
+ * decoding admits and JSON.stringify handles; such a value is answered as JSON text,
+ * which is YAML too (1.2 is a superset of JSON), rather than as a 500.
+ */
 export function encodeYaml(value: unknown): string {
-  return YAML.stringify(value, { aliasDuplicateObjects: false, lineWidth: 0 });
+  try {
+    return YAML.stringify(value, { aliasDuplicateObjects: false, lineWidth: 0 });
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    return `${JSON.stringify(value)}\n`;
+  }
 }
 
 function utf8(body: Uint8Array): string {

@@ -67,8 +67,17 @@ const kinds: Kind[] = [
 
 let counter = 0;
 
+/** Block YAML, or JSON (which is YAML) where the yaml package's encoder runs out of stack. */
+function yamlText(value: unknown): string {
+  try {
+    return YAML.stringify(value);
+  } catch {
+    return JSON.stringify(value);
+  }
+}
+
 async function send(method: string, path: string, body: unknown, contentType = 'application/json', query = ''): Promise<{ status: number; text: string; json: any }> {
-  const raw = contentType === 'application/yaml' ? YAML.stringify(body) : JSON.stringify(body);
+  const raw = contentType === 'application/yaml' ? yamlText(body) : JSON.stringify(body);
   // Content-Length given: Node's client sends a DELETE body without one otherwise.
   return server.request(method, `${path}${query}`, { raw, headers: { 'content-type': contentType, 'content-length': String(Buffer.byteLength(raw)) } });
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeBody } from '../../src/encoding/decode.ts';
+import { decodeBody, encodeYaml } from '../../src/encoding/decode.ts';
 import { maxNestingDepth } from '../../src/api/nesting.ts';
 
 const yaml = (text: string) => decodeBody('application/yaml', Buffer.from(text), { findDuplicates: true });
@@ -110,4 +110,12 @@ test('a YAML mapping key that is itself a mapping or a sequence is 400', () => {
     assert.match(refusal(yamlType, text).message, /unsupported map key/, text);
   }
   assert.deepEqual(decodeBody(yamlType, Buffer.from('1: a\ntrue: b\n')).value, { 1: 'a', true: 'b' });
+});
+
+test('a YAML answer too deep for the YAML encoder is JSON text, which is YAML', () => {
+  let value: unknown = { leaf: 'x' };
+  for (let i = 0; i < maxNestingDepth * 4; i++) value = { a: value };
+  const text = encodeYaml(value);
+  assert.equal(JSON.stringify(JSON.parse(text)), JSON.stringify(value));
+  assert.equal(encodeYaml({ a: [1, 'b'] }), 'a:\n  - 1\n  - b\n');
 });
