@@ -1,8 +1,10 @@
-import { badRequest, invalid, staleObject, unsupportedMediaType, type GroupResource } from '../api/index.ts';
+// PATCH bodies other than apply: media type and options checked, the patch decoded and applied to the current object.
+import { badRequest, invalid, staleObject, StatusError, unsupportedMediaType, type GroupResource } from '../api/index.ts';
 import { duplicateJsonFields } from '../encoding/duplicate-fields.ts';
 import { parseMediaType } from '../encoding/media-type.ts';
 import { applyPatch, patchMediaTypes, type PatchKind } from '../patch/index.ts';
 import { builtinDefinitions, schemaRef } from '../schema/index.ts';
+import { metadataTypeError } from './object-body.ts';
 
 /** A decoded PATCH body and how to apply it to the object (in JSON form) it patches. */
 export interface DecodedPatch {
@@ -24,6 +26,18 @@ const kindsByMediaType = new Map<string, PatchKind>(Object.entries(patchMediaTyp
 
 function metadataOf(obj: Record<string, unknown>): { name?: unknown; resourceVersion?: unknown } {
   return (typeof obj.metadata === 'object' && obj.metadata !== null ? obj.metadata : {}) as { name?: unknown; resourceVersion?: unknown };
+}
+
+/**
+ * A patched object whose metadata does not decode into ObjectMeta (`{"metadata":
+ * {"finalizers": 5}}` as a merge patch): 422 with one cause on the field "patch", as
+ * upstream's patcher answers when it decodes the result into the kind's type.
+ */
+function patchedObjectUndecodable(patched: Record<string, unknown>, error: { field: string; jsonKind: string; goType: string }, schemaName: string): StatusError {
+  const kind = typeof patched.kind === 'string' && builtinDefinitions[schemaName] !== undefined ? patched.kind : 'ObjectMeta';
+  const struct = error.field.startsWith('metadata.') ? 'ObjectMeta' : kind;
+  const message = `Invalid value: ${JSON.stringify(JSON.stringify(patched))}: json: cannot unmarshal ${error.jsonKind} into Go struct field ${struct}.${error.field} of type ${error.goType}`;
+  return new StatusError(422, 'Invalid', ` "" is invalid: patch: ${message}`, { causes: [{ reason: 'FieldValueInvalid', message, field: 'patch' }] });
 }
 
 /**
@@ -55,6 +69,8 @@ export function decodePatch(contentType: string | undefined, query: URLSearchPar
     apply(current) {
       const patched = applyPatch(kind, current, body, context) as Record<string, unknown>;
       if (typeof patched.metadata !== 'object' || patched.metadata === null) throw badRequest('the patch leaves no object metadata');
+      const typeError = metadataTypeError(patched);
+      if (typeError !== undefined) throw patchedObjectUndecodable(patched, typeError, target.schemaName);
       // A JSON Patch that sets another resourceVersion asks for that version (upstream's patcher).
       const rv = metadataOf(patched).resourceVersion;
       if (kind === 'json' && typeof rv === 'string' && rv !== '' && rv !== metadataOf(current).resourceVersion) {

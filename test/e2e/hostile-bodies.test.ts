@@ -407,3 +407,33 @@ test('hostile bodies at every verb answer below 500 (or upstream\'s own 500) and
     assert.equal(snap.text, before[i]!.text, `${snap.path}: content unchanged`);
   }
 });
+
+// Found by the property test: a patch could store metadata of the wrong type (a merge
+// patch `{"metadata":{"finalizers":5}}` answered 200 and later requests on the object 500).
+test('a patch that gives metadata a wrong type answers 422 on the field "patch" and stores nothing', async () => {
+  const wrong: [string, unknown][] = [
+    ['finalizers', 5], ['finalizers', [5]], ['labels', 'x'], ['labels', { a: 1 }], ['annotations', [1]],
+    ['ownerReferences', 'x'], ['ownerReferences', [1]], ['name', { a: 1 }], ['generateName', 7],
+  ];
+  for (const kind of kinds) {
+    const name = `typed-${kind.name.toLowerCase()}`;
+    const created = await server.request('POST', kind.collection(), { body: kind.valid(name) });
+    assert.equal(created.status, 201, created.text);
+    for (const [field, value] of wrong) {
+      const patches: [string, unknown][] = [
+        ['application/merge-patch+json', { metadata: { [field]: value } }],
+        ['application/json-patch+json', [{ op: 'add', path: `/metadata/${field}`, value }]],
+      ];
+      if (kind.strategic) patches.push(['application/strategic-merge-patch+json', { metadata: { [field]: value } }]);
+      for (const [contentType, patch] of patches) {
+        const res = await server.request('PATCH', `${kind.collection()}/${name}`, { body: patch, headers: { 'content-type': contentType } });
+        const what = `${kind.name} ${contentType} metadata.${field}: ${JSON.stringify(value)}`;
+        assert.equal(res.status, 422, `${what}: ${res.text.slice(0, 300)}`);
+        assert.equal(res.json.details.causes[0].field, 'patch', what);
+        assert.match(res.json.message, new RegExp(`json: cannot unmarshal \\w+ into Go struct field ObjectMeta\\.metadata\\.${field} of type`), what);
+      }
+    }
+    const after = await server.request('GET', `${kind.collection()}/${name}`);
+    assert.equal(after.json.metadata.resourceVersion, created.json.metadata.resourceVersion, `${kind.name} unchanged`);
+  }
+});
