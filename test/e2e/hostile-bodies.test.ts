@@ -245,6 +245,8 @@ interface Case {
   deleteOptions: Json;
   fieldManager: string | undefined;
   force: boolean;
+  /** PUT and PATCH also go to the status subresource (a ConfigMap has none: 404). */
+  status: boolean;
 }
 
 const requestCase: fc.Arbitrary<Case> = fc.record({
@@ -258,6 +260,7 @@ const requestCase: fc.Arbitrary<Case> = fc.record({
   deleteOptions,
   fieldManager: fc.constantFrom('m1', 'm2', undefined),
   force: fc.boolean(),
+  status: fc.boolean(),
 });
 
 interface Request { method: string; path: string; contentType: string; body: Buffer; describe: string }
@@ -269,7 +272,7 @@ function requestOf(c: Case): Request {
   if (c.target === 'seed') query.set('dryRun', 'All');
   const object = c.mutation(kind.valid(name), kind);
   let method = 'PATCH';
-  let path = `${kind.collection()}/${name}`;
+  let path = `${kind.collection()}/${name}${c.status && c.verb !== 'create' && c.verb !== 'delete' ? '/status' : ''}`;
   let contentType: string;
   let text: string;
   switch (c.verb) {
@@ -342,6 +345,10 @@ const pendingElsewhere: { what: string; matches(req: Request, message: string): 
   {
     what: 'DELETE with DeleteOptions whose preconditions are null',
     matches: (req, message) => req.method === 'DELETE' && /Cannot read properties of null \(reading 'uid'\)/.test(message),
+  },
+  {
+    what: 'DELETE with DeleteOptions whose propagationPolicy is an object with a "toString" key',
+    matches: (req, message) => req.method === 'DELETE' && /Cannot convert object to primitive value/.test(message),
   },
   {
     what: 'apply of a configuration whose metadata.generateName is not a string',
