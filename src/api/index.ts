@@ -2,3 +2,4 @@
 export * from './types.ts';
 export * from './errors.ts';
 export * from './table.ts';
+export * from './nesting.ts';

@@ -1,11 +1,15 @@
 // Request bodies: JSON and YAML decoded by Content-Type, with duplicate fields found.
-import YAML from 'yaml';
-import { badRequest, unsupportedMediaType } from '../api/index.ts';
+import YAML, { isCollection, isMap, isSeq } from 'yaml';
+import { badRequest, firstTooDeep, tooDeepMessage, unsupportedMediaType } from '../api/index.ts';
 import { duplicateJsonFields, duplicateYamlFields } from './duplicate-fields.ts';
 import { parseMediaType } from './media-type.ts';
 import { decodeProtobufObject, protobufMediaType } from './protobuf/index.ts';
 
 const requestBodyTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+
+
+/** Aliases a YAML body may expand, as the yaml package counts them (billion-laughs documents exceed it). */
+const maxYamlAliasCount = 100;
 
 export interface DecodedBody {
   value: unknown;
@@ -29,6 +33,7 @@ export function decodeBody(contentType: string | undefined, body: Uint8Array, op
   if (essence === 'application/json') {
     const text = utf8(body);
     const value = parseJson(text);
+    refuseDeepNesting(value);
     return { value, duplicateFields: findDuplicates ? duplicateJsonFields(text) : [] };
   }
   if (essence === 'application/yaml') {
@@ -38,24 +43,109 @@ export function decodeBody(contentType: string | undefined, body: Uint8Array, op
     if (text.trimStart().startsWith('{')) {
       try {
         const value: unknown = JSON.parse(text);
+        refuseDeepNesting(value);
         return { value, duplicateFields: findDuplicates ? duplicateJsonFields(text) : [] };
       } catch {
         // Not JSON after all (YAML flow style, comments...): the YAML parser decides.
       }
     }
     const doc = parseYamlDocument(text);
-    return { value: doc.toJS({ maxAliasCount: 100 }), duplicateFields: findDuplicates ? duplicateYamlFields(doc) : [] };
+    const value = yamlToJs(doc);
+    return { value, duplicateFields: findDuplicates ? duplicateYamlFields(doc) : [] };
   }
-  if (essence === protobufMediaType) return { value: decodeProtobufObject(body), duplicateFields: [] };
+  if (essence === protobufMediaType) {
+    // Messages nest at most 100 deep (the codec's own bound), but the JSON a RawExtension
+    // carries (a custom resource in a list, an admission review) is bounded only here.
+    const value = decodeProtobufObject(body);
+    refuseDeepNesting(value);
+    return { value, duplicateFields: [] };
+  }
   throw unsupportedMediaType(contentType ?? '', requestBodyTypes);
 }
 
+/** JSON text (DeleteOptions and other non-object bodies), refused as the object bodies are when malformed or too deep. */
 export function parseJson(text: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
     throw badRequest(`the body of the request could not be decoded as JSON: ${(err as Error).message}`);
   }
+  refuseDeepNesting(value);
+  return value;
+}
+
+/**
+ * 400 for a value nested deeper than `maxNestingDepth` (api/nesting.ts), with the
+ * error Go's JSON scanner gives under the prefix of apimachinery's kind sniffing, which
+ * is where kube-apiserver meets it first. A cyclic value (a YAML alias inside its own
+ * anchor) is infinitely deep and refused the same way.
+ */
+export function refuseDeepNesting(value: unknown): void {
+  const opener = firstTooDeep(value);
+  if (opener !== undefined) throw badRequest(`couldn't get version/kind; json parse error: ${tooDeepMessage(opener)}`);
+}
+
+/**
+ * A YAML document as plain data: an unresolved alias, more aliases than
+ * `maxYamlAliasCount` expand, or nesting too deep (a circular alias included) answer
+ * 400 as a body that does not decode; so do values JSON has no form for (`!!binary`
+ * bytes, dates, sets), which upstream cannot convert from YAML to JSON either.
+ */
+function yamlToJs(doc: YAML.Document): unknown {
+  const complexKey = firstCollectionKey(doc);
+  if (complexKey !== undefined) {
+    // sigs.k8s.io/yaml's conversion to JSON refuses such keys ("unsupported map key").
+    throw badRequest(`the body of the request could not be decoded as YAML: unsupported map key: ${complexKey}`);
+  }
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: maxYamlAliasCount });
+  } catch (err) {
+    // ReferenceError for an unresolved or excessive alias; RangeError when the converter itself runs out of stack.
+    throw badRequest(`the body of the request could not be decoded as YAML: ${(err as Error).message}`);
+  }
+  refuseDeepNesting(value);
+  const foreign = firstNonJson(value);
+  if (foreign !== undefined) throw badRequest(`the body of the request could not be decoded as YAML: ${foreign} has no JSON form`);
+  return value;
+}
+
+/** The first mapping key of `doc` that is a mapping or a sequence, as YAML text. Iterative; aliases are not followed. */
+function firstCollectionKey(doc: YAML.Document): string | undefined {
+  const pending: unknown[] = [doc.contents];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        if (isCollection(pair.key)) return String(pair.key);
+        pending.push(pair.value);
+      }
+    } else if (isSeq(node)) {
+      for (const item of node.items) pending.push(item);
+    }
+  }
+  return undefined;
+}
+
+/** A description of the first value in `value` that is not plain JSON data (after refuseDeepNesting, so acyclic). */
+function firstNonJson(value: unknown): string | undefined {
+  const pending = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (item === null || typeof item === 'string' || typeof item === 'boolean') continue;
+    if (typeof item === 'number') {
+      if (!Number.isFinite(item)) return String(item);
+      continue;
+    }
+    if (Array.isArray(item) || (typeof item === 'object' && Object.getPrototypeOf(item) === Object.prototype)) {
+      for (const child of Object.values(item as object)) pending.push(child);
+      continue;
+    }
+    if (typeof item === 'object') return `a value of type ${(item as object).constructor?.name ?? 'object'}`;
+    return `a value of type ${typeof item}`;
+  }
+  return undefined;
 }
 
 /** A YAML document with duplicate keys allowed (field validation reports them). */
@@ -70,8 +160,19 @@ function parseYamlDocument(text: string): YAML.Document {
   return doc;
 }
 
+/**
+ * A YAML answer. The yaml package's encoder recurses with large frames and runs out of
+ * Node's default stack at a few hundred levels of nesting, well before the nesting
+ * decoding admits and JSON.stringify handles; such a value is answered as JSON text,
+ * which is YAML too (1.2 is a superset of JSON), rather than as a 500.
+ */
 export function encodeYaml(value: unknown): string {
-  return YAML.stringify(value, { aliasDuplicateObjects: false, lineWidth: 0 });
+  try {
+    return YAML.stringify(value, { aliasDuplicateObjects: false, lineWidth: 0 });
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    return `${JSON.stringify(value)}\n`;
+  }
 }
 
 function utf8(body: Uint8Array): string {

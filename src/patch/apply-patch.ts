@@ -4,11 +4,11 @@
 
 import { StatusError, unsupportedMediaType } from '../api/errors.ts';
 import { resolve } from '../schema/resolve.ts';
+import { firstTooDeep, tooDeepMessage } from '../api/nesting.ts';
 import type { Definitions, Schema } from '../schema/types.ts';
 import { goTypeName, goValue } from './go-format.ts';
 import { applyJsonPatch } from './json-patch.ts';
 import { clone, isObject } from '../api/json.ts';
-import { nestingDepthUpTo } from './json-value.ts';
 import { applyMergePatch } from './merge-patch.ts';
 import { isPatchError, toStatusError } from './patch-error.ts';
 import { applyStrategicMergePatch } from './strategic-merge.ts';
@@ -31,9 +31,6 @@ export interface PatchContext {
    */
   schema: Schema | undefined;
 }
-
-/** Go's encoding/json refuses documents nested deeper than this; so do we, with 400. */
-const maxPatchNestingDepth = 10_000;
 
 /**
  * Applies a patch body of the given type to `current` and answers the patched object.
@@ -181,9 +178,9 @@ function parsePatch(bytes: Uint8Array): unknown {
   } catch (err) {
     throw new StatusError(400, 'BadRequest', `error decoding patch: ${(err as Error).message}`);
   }
-  if (nestingDepthUpTo(patch, maxPatchNestingDepth) > maxPatchNestingDepth) {
-    throw new StatusError(400, 'BadRequest', 'error decoding patch: exceeded max depth');
-  }
+  // Nested deeper than decoding admits (api/nesting.ts): 400 as upstream's JSON decoder.
+  const opener = firstTooDeep(patch);
+  if (opener !== undefined) throw new StatusError(400, 'BadRequest', `error decoding patch: ${tooDeepMessage(opener)}`);
   return patch;
 }
 

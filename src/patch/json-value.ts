@@ -34,22 +34,6 @@ export function encodedSizeUpTo(value: unknown, limit: number): number {
   return size;
 }
 
-/** How deeply arrays and objects nest in `value` (a scalar is 0), counted up to `limit` + 1. */
-export function nestingDepthUpTo(value: unknown, limit: number): number {
-  let deepest = 0;
-  const pending: [unknown, number][] = [[value, 0]];
-  while (pending.length > 0) {
-    const [item, depth] = pending.pop()!;
-    if (typeof item !== 'object' || item === null) continue;
-    const level = depth + 1;
-    if (level > deepest) deepest = level;
-    if (deepest > limit) return deepest;
-    const children = Array.isArray(item) ? item : Object.values(item);
-    for (const child of children) if (typeof child === 'object' && child !== null) pending.push([child, level]);
-  }
-  return deepest;
-}
-
 /**
  * Deletes the null members of every map inside `value`, in place (arrays keep their null
  * items), as upstream's merge and strategic patchers do with values taken from a patch.

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeBody } from '../../src/encoding/decode.ts';
+import { decodeBody, encodeYaml } from '../../src/encoding/decode.ts';
+import { maxNestingDepth } from '../../src/api/nesting.ts';
 
 const yaml = (text: string) => decodeBody('application/yaml', Buffer.from(text), { findDuplicates: true });
 
@@ -17,4 +18,104 @@ test('YAML flow style that is not JSON still decodes as YAML', () => {
 test('block YAML decodes, and malformed YAML is a 400', () => {
   assert.deepEqual(yaml('a: 1\nb:\n  - x\n').value, { a: 1, b: ['x'] });
   assert.throws(() => yaml('a: [1, 2'), (err: any) => err.code === 400);
+});
+
+const json = 'application/json';
+const yamlType = 'application/yaml';
+
+function refusal(contentType: string, text: string | Uint8Array): { code: number; message: string } {
+  try {
+    decodeBody(contentType, typeof text === 'string' ? Buffer.from(text) : text);
+  } catch (err) {
+    const e = err as { code?: number; message: string };
+    return { code: e.code ?? 0, message: e.message };
+  }
+  assert.fail(`decoded: ${String(text).slice(0, 80)}`);
+}
+
+function nestedJson(levels: number): string {
+  return `${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`;
+}
+
+test('a body nested exactly maxNestingDepth levels decodes, as JSON and as YAML', () => {
+  for (const contentType of [json, yamlType]) {
+    const { value } = decodeBody(contentType, Buffer.from(nestedJson(maxNestingDepth)));
+    assert.equal(typeof value, 'object', contentType);
+  }
+  const blockYaml = Array.from({ length: maxNestingDepth - 1 }, (_, i) => `${' '.repeat(i)}a:`).join('\n') + ' 1\n';
+  assert.equal(typeof decodeBody(yamlType, Buffer.from(blockYaml)).value, 'object');
+});
+
+test('a body nested one level deeper is 400 with the Go decoder message', () => {
+  for (const contentType of [json, yamlType]) {
+    const r = refusal(contentType, nestedJson(maxNestingDepth + 1));
+    assert.deepEqual(r, { code: 400, message: "couldn't get version/kind; json parse error: invalid character '{' exceeded max depth" }, contentType);
+  }
+  const deepArray = `{"a":${'['.repeat(maxNestingDepth)}${']'.repeat(maxNestingDepth)}}`;
+  assert.match(refusal(json, deepArray).message, /invalid character '\[' exceeded max depth$/);
+  // Far deeper than any recursive parser survives: refused, not a stack overflow.
+  assert.equal(refusal(json, nestedJson(200_000)).code, 400);
+  const blockYaml = Array.from({ length: 3_000 }, (_, i) => `${' '.repeat(i)}a:`).join('\n') + ' 1\n';
+  assert.equal(refusal(yamlType, blockYaml).code, 400);
+  assert.equal(refusal(yamlType, `${'['.repeat(50_000)}${']'.repeat(50_000)}`).code, 400);
+});
+
+test('YAML aliases that do not resolve, refer to their own anchor, or expand too much are 400', () => {
+  const cases: [string, string][] = [
+    ['an unresolved alias', 'metadata: *x\n'],
+    ['a circular alias', 'a: &a\n  b: *a\n'],
+    ['a circular alias in a sequence', 'a: &a\n  - *a\n'],
+    ['billion laughs', [
+      'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+      'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]',
+      'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]',
+      'd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]',
+      'e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]',
+      'f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]',
+      'g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]',
+    ].join('\n')],
+  ];
+  for (const [name, text] of cases) assert.equal(refusal(yamlType, text).code, 400, name);
+  // A few aliases are fine.
+  assert.deepEqual(decodeBody(yamlType, Buffer.from('a: &x {b: 1}\nc: *x\n')).value, { a: { b: 1 }, c: { b: 1 } });
+});
+
+test('YAML values JSON has no form for are 400', () => {
+  for (const text of ['!!binary aGVsbG8=', 'data: !!binary aGVsbG8=', 'a: .inf', 'a: !!set {x, y}', 'a: !!timestamp 2001-12-14']) {
+    const r = refusal(yamlType, text);
+    assert.equal(r.code, 400, text);
+  }
+});
+
+test('a Protobuf body whose RawExtension carries JSON nested too deep is 400', () => {
+  // A v1 List (field 2: items, RawExtension field 1: raw) whose one item is deep JSON.
+  const varint = (n: number): number[] => {
+    const out: number[] = [];
+    for (; n >= 0x80; n >>>= 7) out.push((n & 0x7f) | 0x80);
+    out.push(n);
+    return out;
+  };
+  const bytesField = (field: number, b: number[]): number[] => [...varint(field * 8 + 2), ...varint(b.length), ...b];
+  const str = (field: number, s: string): number[] => bytesField(field, [...Buffer.from(s, 'utf8')]);
+  const envelope = (item: string): Uint8Array => Uint8Array.from([0x6b, 0x38, 0x73, 0x00,
+    ...bytesField(1, [...str(1, 'v1'), ...str(2, 'List')]),
+    ...bytesField(2, bytesField(2, str(1, item)))]);
+  const protobuf = 'application/vnd.kubernetes.protobuf';
+  assert.equal(typeof decodeBody(protobuf, envelope(nestedJson(maxNestingDepth - 2))).value, 'object');
+  assert.match(refusal(protobuf, envelope(nestedJson(maxNestingDepth))).message, /exceeded max depth/);
+});
+
+test('a YAML mapping key that is itself a mapping or a sequence is 400', () => {
+  for (const text of ['? [complex, key]\n: value\n', 'a:\n  ? {b: 1}\n  : c\n']) {
+    assert.match(refusal(yamlType, text).message, /unsupported map key/, text);
+  }
+  assert.deepEqual(decodeBody(yamlType, Buffer.from('1: a\ntrue: b\n')).value, { 1: 'a', true: 'b' });
+});
+
+test('a YAML answer too deep for the YAML encoder is JSON text, which is YAML', () => {
+  let value: unknown = { leaf: 'x' };
+  for (let i = 0; i < maxNestingDepth * 4; i++) value = { a: value };
+  const text = encodeYaml(value);
+  assert.equal(JSON.stringify(JSON.parse(text)), JSON.stringify(value));
+  assert.equal(encodeYaml({ a: [1, 'b'] }), 'a:\n  - 1\n  - b\n');
 });

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { StatusError } from '../../src/api/errors.ts';
+import { maxNestingDepth } from '../../src/api/nesting.ts';
 import { applyPatch, type PatchContext, type PatchKind } from '../../src/patch/index.ts';
 import { builtinDefinitions } from '../../src/schema/builtin/index.ts';
 
@@ -69,11 +70,19 @@ describe('applyPatch', () => {
     }
   });
 
-  test('a body nested deeper than 10,000 levels answers 400', () => {
-    const deep = `${'['.repeat(10_001)}${']'.repeat(10_001)}`;
+  test('a body nested deeper than maxNestingDepth answers 400 with the Go decoder message', () => {
+    const deep = `${'['.repeat(maxNestingDepth + 1)}${']'.repeat(maxNestingDepth + 1)}`;
     const s = status('json', deep);
     assert.equal(s.code, 400);
-    assert.equal(s.message, 'error decoding patch: exceeded max depth');
+    assert.equal(s.message, "error decoding patch: invalid character '[' exceeded max depth");
+    const deepObject = `${'{"a":'.repeat(maxNestingDepth + 1)}1${'}'.repeat(maxNestingDepth + 1)}`;
+    assert.equal(status('merge', deepObject).message, "error decoding patch: invalid character '{' exceeded max depth");
+  });
+
+  test('a body nested exactly maxNestingDepth levels is decoded', () => {
+    const atLimit = `${'{"a":'.repeat(maxNestingDepth)}1${'}'.repeat(maxNestingDepth)}`;
+    const patched = applyPatch('merge', { metadata: {} }, Buffer.from(atLimit), { defs: {}, schema: undefined }) as Record<string, unknown>;
+    assert.equal(typeof patched.a, 'object');
   });
 
   test('a JSON patch that is not an array answers 400 with the decoder message', () => {
