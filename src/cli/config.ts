@@ -25,9 +25,13 @@ export interface Config {
   /** Watch cache timings (not flags; tests shorten them): bookmarks about every minute and list snapshots kept 75 s, as upstream. */
   watchBookmarkIntervalMs: number;
   listSnapshotTtlMs: number;
+  /** How long a read at a resourceVersion the cache has not seen waits before 504 "Too large resource version" (3 s, as upstream). */
+  watchCacheWaitMs: number;
   /** Not flags (tests lower them): bytes of events a watch may leave unread in the watch cache before it is ended, and how long its client may leave written data untaken before the stream or connection is reset. */
   watchMaxQueuedBytes: number;
   watchWriteGraceMs: number;
+  /** Not a flag (tests lower it): how long the rest of a request body an answer left unread may take to arrive over HTTP/2 before the stream is reset. */
+  unreadBodyGraceMs: number;
 }
 
 const defaultFeatureGates: Record<string, boolean> = {
@@ -56,8 +60,10 @@ export function defaultConfig(): Config {
     verbosity: 0,
     watchBookmarkIntervalMs: 60_000,
     listSnapshotTtlMs: 75_000,
+    watchCacheWaitMs: 3_000,
     watchMaxQueuedBytes: 16 * 1024 * 1024,
     watchWriteGraceMs: 30_000,
+    unreadBodyGraceMs: 5_000,
   };
 }
 

@@ -91,6 +91,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     maxHistoryBytes: config.watchCacheWindowBytes,
     watcherQueueBytes: config.watchMaxQueuedBytes,
     bookmarkIntervalMs: config.watchBookmarkIntervalMs,
+    maxWaitMs: config.watchCacheWaitMs,
     snapshotTtlMs: config.featureGates.ListFromCacheSnapshot ? config.listSnapshotTtlMs : 0,
     log,
   });
@@ -180,6 +181,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     handler,
     log,
     ...(config.verbosity >= 4 ? { debug: log } : {}),
+    unreadBodyGraceMs: config.unreadBodyGraceMs,
   });
   port = await server.start();
   serving = true;

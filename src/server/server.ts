@@ -26,6 +26,8 @@ export interface ApiServerOptions {
   log: (message: string) => void;
   /** Detail worth logging only when asked (`-v 4` and up): clients going away mid-request. */
   debug?: (message: string) => void;
+  /** HTTP/2: how long the rest of a body the answer left unread may take to arrive before the stream is reset (5 s). */
+  unreadBodyGraceMs?: number;
 }
 
 type Request = http2.Http2ServerRequest | http.IncomingMessage;
@@ -77,7 +79,7 @@ export class ApiServer {
       settings: { maxConcurrentStreams: 1000 },
     });
     this.server.on('request', (req, res) => {
-      releaseUnreadBody(req, res);
+      releaseUnreadBody(req, res, opts.unreadBodyGraceMs);
       this.noteDisconnect(req, res);
       void this.serve(req, res);
     });

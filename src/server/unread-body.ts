@@ -17,8 +17,8 @@ const http1DrainBytes = 256 * 1024;
  */
 const http2DrainBytes = 16 * 1024 * 1024;
 
-/** HTTP/2: how long after the answer the rest of an unread body may take before the stream is reset. */
-const http2DrainMs = 5000;
+/** HTTP/2: how long after the answer the rest of an unread body may take before the stream is reset (the default). */
+export const defaultUnreadBodyGraceMs = 5000;
 
 /**
  * Makes sure a request body the handler did not read (an error answered first, a body
@@ -26,7 +26,7 @@ const http2DrainMs = 5000;
  *
  * HTTP/2: once the answer is sent, the rest of the body is read and dropped, which
  * returns its flow-control credit; past `http2DrainBytes`, or when the rest is slower
- * than `http2DrainMs`, the stream is reset with NO_ERROR, as Go's server does at once
+ * than `graceMs`, the stream is reset with NO_ERROR, as Go's server does at once
  * and RFC 9113 §8.1 allows after a complete answer. Unread data would otherwise sit in the stream's window and the session's
  * memory.
  *
@@ -34,10 +34,10 @@ const http2DrainMs = 5000;
  * only a small rest is worth that; when more than 256 KiB (or an unknown amount) is
  * left, the answer says `Connection: close` and the connection ends after it.
  */
-export function releaseUnreadBody(req: http2.Http2ServerRequest | IncomingMessage, res: http2.Http2ServerResponse | ServerResponse): void {
+export function releaseUnreadBody(req: http2.Http2ServerRequest | IncomingMessage, res: http2.Http2ServerResponse | ServerResponse, graceMs = defaultUnreadBodyGraceMs): void {
   if ('stream' in req) {
     const stream = req.stream;
-    stream.once('finish', () => drainStream(req, stream));
+    stream.once('finish', () => drainStream(req, stream, graceMs));
     return;
   }
   const response = res as ServerResponse;
@@ -53,12 +53,12 @@ export function releaseUnreadBody(req: http2.Http2ServerRequest | IncomingMessag
  * Runs when the answer's last frame is written. Resuming before Node's own check (which
  * resets a stream nobody read) keeps the stream open to drain it.
  */
-function drainStream(req: http2.Http2ServerRequest, stream: http2.ServerHttp2Stream): void {
+function drainStream(req: http2.Http2ServerRequest, stream: http2.ServerHttp2Stream, graceMs: number): void {
   if (stream.closed || stream.destroyed || req.readableEnded) return;
   const cutOff = () => {
     if (!stream.closed && !stream.destroyed) stream.close(http2.constants.NGHTTP2_NO_ERROR);
   };
-  const timer = setTimeout(cutOff, http2DrainMs).unref();
+  const timer = setTimeout(cutOff, graceMs).unref();
   stream.once('close', () => clearTimeout(timer));
   let drained = 0;
   req.on('data', (chunk: Buffer | string) => {

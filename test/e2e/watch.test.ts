@@ -6,7 +6,7 @@ import { openStream, startServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
 before(async () => {
-  server = await startServer({ watchBookmarkIntervalMs: 200 });
+  server = await startServer({ watchBookmarkIntervalMs: 200, watchCacheWaitMs: 500 });
 });
 after(async () => {
   await server.stop();

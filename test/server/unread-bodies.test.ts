@@ -7,7 +7,8 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
 before(async () => {
-  server = await startServer();
+  // A short grace for the rest of an unread body, so the stalled-body case ends soon.
+  server = await startServer({ unreadBodyGraceMs: 500 });
 });
 after(async () => {
   await server.stop();
