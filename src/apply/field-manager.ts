@@ -204,14 +204,20 @@ function goValueOf(v: unknown): string {
 }
 
 /**
- * ObjectMeta's maps and lists holding another kind of value: structured-merge-diff's
- * typed conversion refuses them ("expected map", "expected list"), and every later stage
- * relies on their shape, so they are checked whatever the topology says.
+ * ObjectMeta's strings, maps and lists holding another kind of value: structured-merge-diff's
+ * typed conversion refuses them ("expected string", "expected map", "expected list"), and
+ * every later stage relies on their shape, so they are checked whatever the topology says.
  */
 function metadataShapeErrors(meta: unknown): string[] {
   if (meta === undefined || meta === null) return [];
   if (!isObject(meta)) return [`.metadata: expected map, got ${goValueOf(meta)}`];
   const errors: string[] = [];
+  for (const field of ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp']) {
+    const v = meta[field];
+    if (v === undefined || v === null || typeof v === 'string') continue;
+    const shown = typeof v === 'object' ? JSON.stringify(v) : String(v);
+    errors.push(`.metadata.${field}: expected string, got &value.valueUnstructured{Value:${shown}}`);
+  }
   for (const [field, want] of [['labels', 'map'], ['annotations', 'map'], ['finalizers', 'list'], ['ownerReferences', 'list']] as const) {
     const v = meta[field];
     if (v === undefined || v === null) continue;

@@ -212,7 +212,7 @@ describe('a configuration that is not a mapping', () => {
   }
 });
 
-describe('metadata maps and lists holding another kind of value', () => {
+describe('metadata strings, maps and lists holding another kind of value', () => {
   const prefix = 'failed to create typed patch object (ns/x; /v1, Kind=Thing): ';
   const rows: { name: string; applied: Record<string, unknown>; error: string }[] = [
     { name: 'metadata a string', applied: { apiVersion: 'v1', kind: 'Thing', metadata: 'x' }, error: 'failed to create typed patch object (/; /v1, Kind=Thing): .metadata: expected map, got &{x}' },
@@ -220,6 +220,8 @@ describe('metadata maps and lists holding another kind of value', () => {
     { name: 'a label value a number', applied: thing({}, { labels: { a: 1 } }), error: `${prefix}.metadata.labels.a: expected string, got &value.valueUnstructured{Value:1}` },
     { name: 'finalizers a string', applied: thing({}, { finalizers: 'x' }), error: `${prefix}.metadata.finalizers: expected list, got &{x}` },
     { name: 'ownerReferences a map', applied: thing({}, { ownerReferences: { a: 1 } }), error: `${prefix}.metadata.ownerReferences: expected list, got &{map[a:1]}` },
+    { name: 'generateName a map', applied: thing({}, { generateName: { a: 1 } }), error: `${prefix}.metadata.generateName: expected string, got &value.valueUnstructured{Value:{"a":1}}` },
+    { name: 'uid a number', applied: thing({}, { uid: 7 }), error: `${prefix}.metadata.uid: expected string, got &value.valueUnstructured{Value:7}` },
   ];
   for (const row of rows) {
     test(`${row.name}: 500, as upstream's typed conversion fails`, () => {
