@@ -20,46 +20,6 @@ function notAnObject(value: unknown): never {
   throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
 }
 
-function jsonKindOf(value: unknown): string {
-  return Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value === 'boolean' ? 'bool' : typeof value === 'object' ? 'object' : typeof value;
-}
-
-/**
- * The first metadata field of `obj` (an object) whose JSON type does not fit ObjectMeta,
- * with the Go type it decodes into, or undefined. Null counts as absent, as in Go.
- */
-export function metadataTypeError(obj: Record<string, unknown>): { field: string; jsonKind: string; goType: string } | undefined {
-  if (obj.apiVersion !== undefined && obj.apiVersion !== null && typeof obj.apiVersion !== 'string') return { field: 'apiVersion', jsonKind: jsonKindOf(obj.apiVersion), goType: 'string' };
-  if (obj.kind !== undefined && obj.kind !== null && typeof obj.kind !== 'string') return { field: 'kind', jsonKind: jsonKindOf(obj.kind), goType: 'string' };
-  const meta = obj.metadata;
-  if (meta === undefined || meta === null) return undefined;
-  if (!isObject(meta)) return { field: 'metadata', jsonKind: jsonKindOf(meta), goType: 'v1.ObjectMeta' };
-  for (const field of stringMetaFields) {
-    const value = meta[field];
-    if (value !== undefined && value !== null && typeof value !== 'string') return { field: `metadata.${field}`, jsonKind: jsonKindOf(value), goType: 'string' };
-  }
-  for (const field of ['labels', 'annotations']) {
-    const map = meta[field];
-    if (map === undefined || map === null) continue;
-    if (!isObject(map)) return { field: `metadata.${field}`, jsonKind: jsonKindOf(map), goType: 'map[string]string' };
-    const bad = Object.values(map).find((v) => typeof v !== 'string' && v !== null);
-    if (bad !== undefined) return { field: `metadata.${field}`, jsonKind: jsonKindOf(bad), goType: 'string' };
-  }
-  const finalizers = meta.finalizers;
-  if (finalizers !== undefined && finalizers !== null) {
-    if (!Array.isArray(finalizers)) return { field: 'metadata.finalizers', jsonKind: jsonKindOf(finalizers), goType: '[]string' };
-    const bad = finalizers.find((f) => typeof f !== 'string' && f !== null);
-    if (bad !== undefined) return { field: 'metadata.finalizers', jsonKind: jsonKindOf(bad), goType: 'string' };
-  }
-  const owners = meta.ownerReferences;
-  if (owners !== undefined && owners !== null) {
-    if (!Array.isArray(owners)) return { field: 'metadata.ownerReferences', jsonKind: jsonKindOf(owners), goType: '[]v1.OwnerReference' };
-    const bad = owners.find((o) => !isObject(o) && o !== null);
-    if (bad !== undefined) return { field: 'metadata.ownerReferences', jsonKind: jsonKindOf(bad), goType: 'v1.OwnerReference' };
-  }
-  return undefined;
-}
-
 export interface ObjectBody {
   object: KubeObject;
   /** Fields given twice in one object of the body (found when asked for). */

@@ -1,9 +1,8 @@
 // PATCH bodies other than apply: media type and options checked, the body decoded and applied.
-import { badRequest, invalid, staleObject, StatusError, unsupportedMediaType, type GroupResource } from '../api/index.ts';
+import { badRequest, invalid, staleObject, unsupportedMediaType, type GroupResource } from '../api/index.ts';
 import { isObject } from '../api/json.ts';
 import { duplicateJsonFields } from '../encoding/duplicate-fields.ts';
 import { parseMediaType } from '../encoding/media-type.ts';
-import { metadataTypeError } from './object-body.ts';
 import { applyPatch, patchMediaTypes, type PatchKind } from '../patch/index.ts';
 import { builtinDefinitions, schemaRef } from '../schema/index.ts';
 
@@ -27,16 +26,6 @@ const kindsByMediaType = new Map<string, PatchKind>(Object.entries(patchMediaTyp
 
 function metadataOf(obj: Record<string, unknown>): { name?: unknown; resourceVersion?: unknown } {
   return (typeof obj.metadata === 'object' && obj.metadata !== null ? obj.metadata : {}) as { name?: unknown; resourceVersion?: unknown };
-}
-
-/**
- * A patched custom resource whose metadata does not decode into ObjectMeta (`{"metadata":
- * {"finalizers": 5}}` as a merge patch): 422 with one cause on the field "patch". Built-in
- * types are checked by the patch functions themselves, in the words of their Go decoders.
- */
-function patchedObjectUndecodable(patched: Record<string, unknown>, error: { field: string; jsonKind: string; goType: string }): StatusError {
-  const message = `Invalid value: ${JSON.stringify(JSON.stringify(patched))}: json: cannot unmarshal ${error.jsonKind} into Go struct field ObjectMeta.${error.field} of type ${error.goType}`;
-  return new StatusError(422, 'Invalid', ` "" is invalid: patch: ${message}`, { causes: [{ reason: 'FieldValueInvalid', message, field: 'patch' }] });
 }
 
 /**
@@ -67,11 +56,6 @@ export function decodePatch(contentType: string | undefined, query: URLSearchPar
     duplicateFields: kind === 'json' || parsed === undefined ? [] : duplicateJsonFields(text),
     apply(current) {
       const patched = applyPatch(kind, current, body, context) as Record<string, unknown>;
-      // Decoding the result comes before the name check, as in upstream's patcher.
-      if (schema === undefined) {
-        const typeError = metadataTypeError(patched);
-        if (typeError !== undefined) throw patchedObjectUndecodable(patched, typeError);
-      }
       // Upstream's patcher checks the result names the object of the URL (rest.go's checkName).
       const name = metadataOf(patched).name;
       if (typeof name !== 'string' || name === '') {

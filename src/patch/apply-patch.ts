@@ -77,10 +77,12 @@ export function applyPatch(kind: PatchKind, current: object, patchBytes: Uint8Ar
     throw err;
   }
   if (!isObject(result)) throw notAnObject(result, ctx.schema);
-  if (ctx.schema !== undefined) {
-    const fault = metadataTypeFault(result, goKindOf(resolve(ctx.defs, ctx.schema)));
-    if (fault !== undefined) throw undecodable(kind, result, patch, fault);
-  }
+  // A custom resource (no schema here) is decoded too, its metadata alone into ObjectMeta
+  // (apiextensions' GetObjectMeta), so Go names its fields without the `metadata.` prefix.
+  const fault = ctx.schema === undefined
+    ? metadataTypeFault(result, 'Object', '')
+    : metadataTypeFault(result, goKindOf(resolve(ctx.defs, ctx.schema)), 'metadata.');
+  if (fault !== undefined) throw undecodable(kind, result, patch, fault);
   return result;
 }
 
@@ -119,7 +121,7 @@ const metaStringTypes: Record<string, string> = {
  * (the fields every later stage reads). Decoding the result into the kind's Go type fails
  * there upstream; other fields are left to the schema's type checks.
  */
-function metadataTypeFault(result: Record<string, unknown>, kind: string): TypeFault | undefined {
+function metadataTypeFault(result: Record<string, unknown>, kind: string, prefix: string): TypeFault | undefined {
   const meta = result.metadata;
   if (meta === undefined || meta === null) return undefined;
   const fault = (value: unknown, struct: string, field: string, goType: string, converter: string): TypeFault => ({
@@ -132,26 +134,26 @@ function metadataTypeFault(result: Record<string, unknown>, kind: string): TypeF
     if (value === null) continue;
     const stringType = metaStringTypes[field];
     if (stringType !== undefined) {
-      if (typeof value !== 'string') return fault(value, 'ObjectMeta', `metadata.${field}`, stringType, convert(value, stringType));
+      if (typeof value !== 'string') return fault(value, 'ObjectMeta', `${prefix}${field}`, stringType, convert(value, stringType));
     } else if (field === 'labels' || field === 'annotations') {
-      if (!isObject(value)) return fault(value, 'ObjectMeta', `metadata.${field}`, 'map[string]string', `cannot restore map from ${reflectKindOf(value)}`);
+      if (!isObject(value)) return fault(value, 'ObjectMeta', `${prefix}${field}`, 'map[string]string', `cannot restore map from ${reflectKindOf(value)}`);
       for (const v of Object.values(value)) {
-        if (v !== null && typeof v !== 'string') return fault(v, 'ObjectMeta', `metadata.${field}`, 'string', convert(v, 'string'));
+        if (v !== null && typeof v !== 'string') return fault(v, 'ObjectMeta', `${prefix}${field}`, 'string', convert(v, 'string'));
       }
     } else if (field === 'finalizers') {
-      if (!Array.isArray(value)) return fault(value, 'ObjectMeta', 'metadata.finalizers', '[]string', `cannot restore slice from ${reflectKindOf(value)}`);
+      if (!Array.isArray(value)) return fault(value, 'ObjectMeta', `${prefix}finalizers`, '[]string', `cannot restore slice from ${reflectKindOf(value)}`);
       for (const v of value) {
-        if (v !== null && typeof v !== 'string') return fault(v, 'ObjectMeta', 'metadata.finalizers', 'string', convert(v, 'string'));
+        if (v !== null && typeof v !== 'string') return fault(v, 'ObjectMeta', `${prefix}finalizers`, 'string', convert(v, 'string'));
       }
     } else if (field === 'managedFields') {
-      if (!Array.isArray(value)) return fault(value, 'ObjectMeta', 'metadata.managedFields', '[]v1.ManagedFieldsEntry', `cannot restore slice from ${reflectKindOf(value)}`);
+      if (!Array.isArray(value)) return fault(value, 'ObjectMeta', `${prefix}managedFields`, '[]v1.ManagedFieldsEntry', `cannot restore slice from ${reflectKindOf(value)}`);
       for (const v of value) {
-        if (v !== null && !isObject(v)) return fault(v, 'ObjectMeta', 'metadata.managedFields', 'v1.ManagedFieldsEntry', `cannot restore struct from: ${reflectKindOf(v)}`);
+        if (v !== null && !isObject(v)) return fault(v, 'ObjectMeta', `${prefix}managedFields`, 'v1.ManagedFieldsEntry', `cannot restore struct from: ${reflectKindOf(v)}`);
       }
     } else if (field === 'ownerReferences') {
-      if (!Array.isArray(value)) return fault(value, 'ObjectMeta', 'metadata.ownerReferences', '[]v1.OwnerReference', `cannot restore slice from ${reflectKindOf(value)}`);
+      if (!Array.isArray(value)) return fault(value, 'ObjectMeta', `${prefix}ownerReferences`, '[]v1.OwnerReference', `cannot restore slice from ${reflectKindOf(value)}`);
       for (const v of value) {
-        if (v !== null && !isObject(v)) return fault(v, 'ObjectMeta', 'metadata.ownerReferences', 'v1.OwnerReference', `cannot restore struct from: ${reflectKindOf(v)}`);
+        if (v !== null && !isObject(v)) return fault(v, 'ObjectMeta', `${prefix}ownerReferences`, 'v1.OwnerReference', `cannot restore struct from: ${reflectKindOf(v)}`);
       }
     }
   }

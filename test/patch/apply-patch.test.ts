@@ -166,8 +166,13 @@ describe('applyPatch', () => {
       assert.equal(status('strategic', '{"metadata":{"labels":[]}}').message, ' "" is invalid: patch: Invalid value: "map[metadata:map[labels:[]]]": cannot restore map from slice');
     });
 
-    test('custom resources are not decoded into a Go type, and null leaves a field unset', () => {
-      assert.deepStrictEqual(applyPatch('merge', current, bytes('{"metadata":{"labels":[]}}'), custom), { ...current, metadata: { ...current.metadata, labels: [] } });
+    test('a custom resource\'s metadata decodes into ObjectMeta alone (fields named without "metadata."), and null leaves a field unset', () => {
+      assert.throws(() => applyPatch('merge', current, bytes('{"metadata":{"labels":[]}}'), custom), (err: unknown) => {
+        assert.ok(err instanceof StatusError);
+        assert.equal(err.code, 422);
+        assert.match(err.message, /json: cannot unmarshal array into Go struct field ObjectMeta\.labels of type map\[string\]string$/);
+        return true;
+      });
       assert.deepStrictEqual(applyPatch('merge', current, bytes('{"metadata":{"labels":null}}'), builtin), current);
     });
   });
