@@ -9,6 +9,14 @@
 
 export type JsonObject = Record<string, unknown>;
 
+/** A JSON value's kind as Go's encoding/json names it in its errors ("cannot unmarshal array into ..."). */
+export function goJsonKind(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'boolean') return 'bool';
+  return typeof value === 'object' ? 'object' : typeof value;
+}
+
 /** True for a JSON object: not null, not an array. */
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

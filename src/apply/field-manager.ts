@@ -15,7 +15,7 @@ import type { Managed } from './managed-fields.ts';
 import { capUpdateManagers, decodeManagedFields, emptyManaged, encodeManagedFields, isResetManagedFields, managerIdentifier } from './managed-fields.ts';
 import { fieldElement } from './field-path.ts';
 import type { Topology } from './topology.ts';
-import { deepEqual, deepEqualNullAsAbsent, isObject, type JsonObject } from '../api/json.ts';
+import { deepEqual, deepEqualNullAsAbsent, goJsonKind, isObject, type JsonObject } from '../api/json.ts';
 import { TypedError } from './typed.ts';
 import type { OwnershipConflict } from './updater.ts';
 import { applyOwnership, updateOwnership } from './updater.ts';
@@ -266,8 +266,7 @@ export function apply(
   // type), anything else that is not a mapping fails to decode.
   if (applied === null) applied = {};
   if (!isObject(applied)) {
-    const jsonKind = Array.isArray(applied) ? 'array' : typeof applied === 'boolean' ? 'bool' : typeof applied;
-    throw badRequest(`error decoding YAML: json: cannot unmarshal ${jsonKind} into Go value of type map[string]interface {}`);
+    throw badRequest(`error decoding YAML: json: cannot unmarshal ${goJsonKind(applied)} into Go value of type map[string]interface {}`);
   }
   if (applied.apiVersion !== scope.apiVersion || applied.kind !== scope.kind) {
     throw badRequest(`invalid object type: ${gvkString(applied.apiVersion, applied.kind)}`);

@@ -1,6 +1,7 @@
 // Request bodies: JSON and YAML decoded by Content-Type, with duplicate fields found.
 import YAML, { isCollection, isMap, isSeq } from 'yaml';
-import { badRequest, firstTooDeep, tooDeepMessage, unsupportedMediaType } from '../api/index.ts';
+import { badRequest, firstTooDeep, tooDeepMessage, unsupportedMediaType, type StatusError } from '../api/index.ts';
+import { goJsonKind } from '../api/json.ts';
 import { duplicateJsonFields, duplicateYamlFields } from './duplicate-fields.ts';
 import { parseMediaType } from './media-type.ts';
 import { decodeProtobufObject, protobufMediaType } from './protobuf/index.ts';
@@ -61,6 +62,14 @@ export function decodeBody(contentType: string | undefined, body: Uint8Array, op
     return { value, duplicateFields: [] };
   }
   throw unsupportedMediaType(contentType ?? '', requestBodyTypes);
+}
+
+/**
+ * 400 for a body that is not an object (a scalar, a list), in the words of apimachinery's
+ * kind sniffing, which meets it first: it decodes the body into a struct of apiVersion and kind.
+ */
+export function notAnObjectBody(value: unknown): StatusError {
+  return badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonKind(value)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
 }
 
 /** JSON text (DeleteOptions and other non-object bodies), refused as the object bodies are when malformed or too deep. */

@@ -1,7 +1,7 @@
 // Object request bodies (POST, PUT, subresources): decoded, with the metadata every later stage relies on well typed.
 import { badRequest, type KubeObject } from '../api/index.ts';
 import { isObject } from '../api/json.ts';
-import { decodeBody } from '../encoding/decode.ts';
+import { decodeBody, notAnObjectBody } from '../encoding/decode.ts';
 
 const stringMetaFields = ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'];
 
@@ -16,8 +16,7 @@ function cannotDecode(field: string, want: string): never {
 function notAnObject(value: unknown): never {
   // Go decodes null into a struct without error; the kind is then what is missing.
   if (value === null) throw badRequest("Object 'Kind' is missing in 'null'");
-  const jsonKind = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
-  throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
+  throw notAnObjectBody(value);
 }
 
 export interface ObjectBody {

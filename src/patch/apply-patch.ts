@@ -8,7 +8,7 @@ import { firstTooDeep, tooDeepMessage } from '../api/nesting.ts';
 import type { Definitions, Schema } from '../schema/types.ts';
 import { goTypeName, goValue } from './go-format.ts';
 import { applyJsonPatch } from './json-patch.ts';
-import { clone, isObject } from '../api/json.ts';
+import { clone, goJsonKind, isObject } from '../api/json.ts';
 import { applyMergePatch } from './merge-patch.ts';
 import { isPatchError, toStatusError } from './patch-error.ts';
 import { applyStrategicMergePatch } from './strategic-merge.ts';
@@ -98,13 +98,6 @@ interface TypeFault {
   converter: string;
 }
 
-/** How encoding/json names a JSON value's kind. */
-function jsonKindOf(value: unknown): string {
-  if (Array.isArray(value)) return 'array';
-  if (typeof value === 'boolean') return 'bool';
-  return typeof value === 'object' ? 'object' : typeof value;
-}
-
 /** reflect.Kind of a value decoded into interface{}. */
 function reflectKindOf(value: unknown): string {
   if (Array.isArray(value)) return 'slice';
@@ -125,7 +118,7 @@ function metadataTypeFault(result: Record<string, unknown>, kind: string, prefix
   const meta = result.metadata;
   if (meta === undefined || meta === null) return undefined;
   const fault = (value: unknown, struct: string, field: string, goType: string, converter: string): TypeFault => ({
-    json: `json: cannot unmarshal ${jsonKindOf(value)} into Go struct field ${struct}.${field} of type ${goType}`,
+    json: `json: cannot unmarshal ${goJsonKind(value)} into Go struct field ${struct}.${field} of type ${goType}`,
     converter,
   });
   const convert = (value: unknown, goType: string) => `cannot convert ${goTypeName(value)} to ${goType}`;
@@ -192,10 +185,9 @@ function parsePatch(bytes: Uint8Array): unknown {
  */
 function notAnObject(result: unknown, schema: Schema | undefined): StatusError {
   const json = JSON.stringify(result) ?? 'null';
-  const jsonKind = Array.isArray(result) ? 'array' : result === null ? 'null' : typeof result === 'boolean' ? 'bool' : typeof result;
   const gvk = schema?.['x-kubernetes-group-version-kind']?.[0];
   const goType = gvk === undefined ? 'map[string]interface {}' : `${gvk.version}.${gvk.kind}`;
-  const message = `Invalid value: ${JSON.stringify(json)}: json: cannot unmarshal ${jsonKind} into Go value of type ${goType}`;
+  const message = `Invalid value: ${JSON.stringify(json)}: json: cannot unmarshal ${goJsonKind(result)} into Go value of type ${goType}`;
   return new StatusError(422, 'Invalid', ` "" is invalid: patch: ${message}`, {
     causes: [{ reason: 'FieldValueInvalid', message, field: 'patch' }],
   });

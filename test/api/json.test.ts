@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clone, deepEqual, deepEqualNullAsAbsent, isObject, setMember } from '../../src/api/json.ts';
+import { clone, deepEqual, deepEqualNullAsAbsent, goJsonKind, isObject, setMember } from '../../src/api/json.ts';
 
 /** `levels` objects nested in one another under `key`, with `leaf` innermost. */
 function nested(levels: number, leaf: unknown): unknown {
@@ -155,4 +155,9 @@ test('setMember: a member named __proto__ becomes an own member, not the prototy
   setMember(object, 'a', 1);
   assert.equal(Object.getPrototypeOf(object), Object.prototype);
   assert.deepStrictEqual(Object.keys(object), ['__proto__', 'a']);
+});
+
+test('goJsonKind names a value as Go\'s encoding/json does in its errors', () => {
+  const cases: [unknown, string][] = [[[1], 'array'], [{}, 'object'], ['x', 'string'], [1.5, 'number'], [true, 'bool'], [null, 'null']];
+  for (const [value, kind] of cases) assert.equal(goJsonKind(value), kind, JSON.stringify(value));
 });

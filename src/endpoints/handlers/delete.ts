@@ -1,7 +1,7 @@
 // DELETE of an object and of a collection, answered as upstream's delete handler.
 import { badRequest, invalid, isStatusError, type StatusCause } from '../../api/index.ts';
-import { isObject } from '../../api/json.ts';
-import { parseJson } from '../../encoding/decode.ts';
+import { goJsonKind, isObject } from '../../api/json.ts';
+import { notAnObjectBody, parseJson } from '../../encoding/decode.ts';
 import type { DeleteOptions } from '../../registry/store.ts';
 import { readBody, writeObject } from '../http.ts';
 import { parseDryRun, parseInteger } from '../query.ts';
@@ -34,14 +34,6 @@ function orphanDependentsOf(scope: RequestScope, fromBody: DeleteOptionsBody): b
   return value;
 }
 
-/** How Go's encoding/json names a JSON value's kind in an UnmarshalTypeError. */
-function jsonKind(value: unknown): string {
-  if (typeof value === 'boolean') return 'bool';
-  if (typeof value === 'number') return 'number';
-  if (typeof value === 'string') return 'string';
-  return Array.isArray(value) ? 'array' : 'object';
-}
-
 /**
  * Checks the JSON types of a DeleteOptions body the way decoding it into metav1.DeleteOptions
  * does upstream: the first value of the wrong type, in document order, is a 400 with Go's
@@ -49,18 +41,16 @@ function jsonKind(value: unknown): string {
  */
 function decodeDeleteOptions(parsed: unknown): DeleteOptionsBody {
   if (parsed === null) return {};
-  if (!isObject(parsed)) {
-    throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(parsed)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
-  }
+  if (!isObject(parsed)) throw notAnObjectBody(parsed);
   // The group, version and kind are read before the rest.
   for (const field of ['apiVersion', 'kind']) {
     const value = parsed[field];
     if (value !== undefined && value !== null && typeof value !== 'string') {
-      throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(value)} into Go struct field .${field} of type string`);
+      throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonKind(value)} into Go struct field .${field} of type string`);
     }
   }
   const typeError = (value: unknown, struct: string, field: string, goType: string) =>
-    badRequest(`json: cannot unmarshal ${jsonKind(value)} into Go struct field ${struct}.${field} of type ${goType}`);
+    badRequest(`json: cannot unmarshal ${goJsonKind(value)} into Go struct field ${struct}.${field} of type ${goType}`);
   const out: DeleteOptionsBody = {};
   for (const [field, value] of Object.entries(parsed)) {
     if (value === null) continue;
