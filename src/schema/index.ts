@@ -1,7 +1,7 @@
 // What other folders import from schema/.
 export type { Definitions, Schema } from './types.ts';
 export { builtinDefinitions } from './builtin/index.ts';
-export { schemaRef } from './builtin/build.ts';
+export { schemaRef } from './builtin/index.ts';
 export { validate, builtinValidation } from './validate.ts';
 export type { ValidateOptions } from './validate.ts';
 export { prune } from './prune.ts';

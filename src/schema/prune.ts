@@ -4,8 +4,7 @@
 // dropped are the "unknown fields" of field validation.
 
 import { isObject } from '../api/json.ts';
-import { metaDefinitions } from './builtin/meta.ts';
-import { META } from './builtin/build.ts';
+import { builtinDefinitions } from './builtin/index.ts';
 import { compileSchema, type SchemaNode } from './compiled.ts';
 import type { Definitions, Schema } from './types.ts';
 
@@ -29,7 +28,7 @@ export interface PruneOptions {
 }
 
 /** The fields of ObjectMeta; everything else under a resource's metadata is unknown. */
-const objectMetaFields: ReadonlySet<string> = new Set(Object.keys(metaDefinitions[META + 'ObjectMeta']!.properties!));
+const objectMetaFields: ReadonlySet<string> = new Set(Object.keys(builtinDefinitions['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta']!.properties!));
 
 /**
  * Removes from `value` (in place) every object field `schema` does not specify, unless an

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { builtinDefinitions } from '../../src/schema/builtin/index.ts';
-import { schemaRef } from '../../src/schema/builtin/build.ts';
+import { schemaRef } from '../../src/schema/builtin/index.ts';
 import { applyDefaults } from '../../src/schema/defaults.ts';
 import type { Definitions, Schema } from '../../src/schema/types.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { builtinDefinitions } from '../../src/schema/builtin/index.ts';
-import { schemaRef } from '../../src/schema/builtin/build.ts';
+import { schemaRef } from '../../src/schema/builtin/index.ts';
 import { prune, type PruneOptions } from '../../src/schema/prune.ts';
 import type { Schema } from '../../src/schema/types.ts';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { StatusCause } from '../../src/api/index.ts';
 import { builtinDefinitions } from '../../src/schema/builtin/index.ts';
-import { schemaRef } from '../../src/schema/builtin/build.ts';
+import { schemaRef } from '../../src/schema/builtin/index.ts';
 import type { Definitions, Schema } from '../../src/schema/types.ts';
 import { builtinValidation, customResourceValidation, validate, type ValidateOptions } from '../../src/schema/validate.ts';
 

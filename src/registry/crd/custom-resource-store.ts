@@ -6,7 +6,7 @@
 
 import type { KubeObject, KubeList } from '../../api/index.ts';
 import { addWarning } from '../../api/request-context.ts';
-import { schemaRef } from '../../schema/builtin/build.ts';
+import { schemaRef } from '../../schema/builtin/index.ts';
 import { applyDefaults } from '../../schema/defaults.ts';
 import { prune } from '../../schema/prune.ts';
 import type { Definitions, Schema } from '../../schema/types.ts';

@@ -6,7 +6,7 @@
 
 import { methodNotAllowed, type KubeObject, type StatusCause } from '../../api/index.ts';
 import { invalid } from '../../api/field-errors.ts';
-import { schemaRef } from '../../schema/builtin/build.ts';
+import { schemaRef } from '../../schema/builtin/index.ts';
 import { customResourceValidation, validate } from '../../schema/validate.ts';
 import type { Definitions, Schema } from '../../schema/types.ts';
 import { allVerbs } from '../builtin/common.ts';

@@ -4,9 +4,9 @@
 
 import type { KubeObject } from '../../api/index.ts';
 import { addWarning } from '../../api/request-context.ts';
-import { APIEXTENSIONS } from '../../schema/builtin/apiextensions.ts';
+const APIEXTENSIONS = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.';
 import { builtinDefinitions } from '../../schema/builtin/index.ts';
-import { schemaRef } from '../../schema/builtin/build.ts';
+import { schemaRef } from '../../schema/builtin/index.ts';
 import { builtinValidation, validate } from '../../schema/validate.ts';
 import { allVerbs, keepOldStatus, nowTimestamp } from '../builtin/common.ts';
 import { clone } from '../../api/json.ts';

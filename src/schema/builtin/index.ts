@@ -1,43 +1,17 @@
-// The schemas of every built-in kind Plinth serves, named like upstream's definitions.
+// The schemas of the built-in kinds, generated from upstream's published OpenAPI v3
+// (tools/generate-api.ts writes generated/definitions.json; our descriptions come from
+// tools/api-descriptions.json).
 
+import { readFileSync } from 'node:fs';
 import type { Definitions } from '../types.ts';
-import { admissionregistrationDefinitions } from './admissionregistration.ts';
-import { apiextensionsDefinitions } from './apiextensions.ts';
-import { appsDefinitions } from './apps.ts';
-import { autoscalingDefinitions } from './autoscaling.ts';
-import { containerDefinitions } from './container.ts';
-import { coordinationDefinitions } from './coordination.ts';
-import { coreDefinitions } from './core.ts';
-import { metaDefinitions } from './meta.ts';
-import { podDefinitions } from './pod.ts';
-import { policyDefinitions } from './policy.ts';
-import { volumeDefinitions } from './volume.ts';
 
-function merged(...parts: Definitions[]): Definitions {
-  const all: Definitions = {};
-  for (const part of parts) {
-    for (const [name, schema] of Object.entries(part)) {
-      if (name in all) throw new Error(`definition ${name} is declared twice`);
-      all[name] = schema;
-    }
-  }
-  return all;
+/** `#/components/schemas/<name>`, the form `$ref`s take inside Definitions. */
+export function schemaRef(name: string): string {
+  return `#/components/schemas/${name}`;
 }
 
 /**
  * Built-in definitions, keyed by upstream's names ("io.k8s.api.core.v1.Pod"), with
  * `$ref: '#/components/schemas/<name>'` between them. Shared: treat as read-only.
  */
-export const builtinDefinitions: Definitions = merged(
-  metaDefinitions,
-  coreDefinitions,
-  podDefinitions,
-  containerDefinitions,
-  volumeDefinitions,
-  appsDefinitions,
-  autoscalingDefinitions,
-  coordinationDefinitions,
-  policyDefinitions,
-  admissionregistrationDefinitions,
-  apiextensionsDefinitions,
-);
+export const builtinDefinitions: Definitions = JSON.parse(readFileSync(new URL('./generated/definitions.json', import.meta.url), 'utf8')) as Definitions;

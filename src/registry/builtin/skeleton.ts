@@ -1,0 +1,63 @@
+// The part of a built-in ResourceType that upstream's data gives (generated/resources.ts),
+// and the one way to turn it into a ResourceType with the hand-written rest.
+
+import type { ResourceType, Strategy, Verb } from '../resource-type.ts';
+import { upstreamResources } from './generated/resources.ts';
+
+/** One served resource as upstream's discovery describes it, with the schema it is served with. */
+export interface ResourceSkeleton {
+  group: string;
+  version: string;
+  resource: string;
+  singular: string;
+  kind: string;
+  namespaced: boolean;
+  shortNames: string[];
+  categories: string[];
+  verbs: string[];
+  subresources: { name: string; kind: string; verbs: string[] }[];
+  schemaName?: string;
+}
+
+/** Upstream's skeleton of group/version/resource; throws when upstream serves no such resource. */
+export function skeletonOf(group: string, version: string, resource: string): ResourceSkeleton {
+  const found = upstreamResources.find((s) => s.group === group && s.version === version && s.resource === resource);
+  if (found === undefined) throw new Error(`upstream serves no ${group}/${version}/${resource}`);
+  return found;
+}
+
+/** What a built-in type adds to its skeleton: everything no data holds. */
+export type BuiltinParts = Partial<Omit<ResourceType, 'group' | 'version' | 'resource' | 'singular' | 'kind' | 'listKind' | 'namespaced' | 'shortNames' | 'categories'>> & {
+  strategy?: Strategy;
+};
+
+/**
+ * A built-in ResourceType: names, scope, verbs, short names, categories, subresources and
+ * schema from upstream's data; the rest from `parts`, with upstream's common defaults
+ * (no create on update, unconditional updates allowed, a Success Status on delete,
+ * DNS-1123 subdomain names).
+ */
+export function builtinType(group: string, version: string, resource: string, parts: BuiltinParts = {}): ResourceType {
+  const s = skeletonOf(group, version, resource);
+  if (s.schemaName === undefined && parts.schemaName === undefined) throw new Error(`no schema for ${group}/${version}/${resource}`);
+  return {
+    group: s.group,
+    version: s.version,
+    resource: s.resource,
+    singular: s.singular,
+    kind: s.kind,
+    listKind: `${s.kind}List`,
+    namespaced: s.namespaced,
+    shortNames: [...s.shortNames],
+    categories: [...s.categories],
+    verbs: s.verbs as Verb[],
+    subresources: s.subresources.map((sub) => sub.name),
+    schemaName: s.schemaName!,
+    strategy: {},
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    deleteReturnsObject: false,
+    nameRule: 'dns1123-subdomain',
+    ...parts,
+  };
+}
