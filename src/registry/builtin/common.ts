@@ -1,7 +1,8 @@
 // What the built-in types share.
 
 import type { KubeObject } from '../../api/index.ts';
-import type { Verb } from '../resource-type.ts';
+import type { Strategy, Verb } from '../resource-type.ts';
+import { semanticEqual } from './object.ts';
 import { clone, isObject } from '../../api/json.ts';
 
 /** The verbs of a full read-write resource, in discovery's order. */
@@ -34,4 +35,58 @@ export function labelsOf(obj: unknown): Record<string, string> {
   const meta = obj.metadata;
   if (!isObject(meta) || !isObject(meta.labels)) return {};
   return meta.labels as Record<string, string>;
+}
+
+/**
+ * The strategy most built-in types with a status subresource share (upstream's
+ * PrepareForCreate/PrepareForUpdate of ReplicaSets, Jobs, Ingresses...): a create starts
+ * with an empty status and generation 1; a write through the main resource keeps the
+ * stored status and bumps the generation when the spec changed; a write through status
+ * keeps the stored spec. `also` adds the type's own defaulting and validation.
+ */
+export function specStatusStrategy(also: Strategy = {}): Strategy {
+  return {
+    ...also,
+    prepareForCreate(obj) {
+      obj.status = {};
+      obj.metadata.generation = 1;
+      also.prepareForCreate?.(obj);
+    },
+    prepareForUpdate(obj, old) {
+      keepOldStatus(obj, old);
+      const generation = old.metadata.generation ?? 0;
+      obj.metadata.generation = semanticEqual(obj.spec, old.spec) ? generation : generation + 1;
+      also.prepareForUpdate?.(obj, old);
+    },
+    subresources: {
+      status: {
+        prepareForUpdate(obj, old) {
+          keepOldSpec(obj, old);
+        },
+      },
+      ...also.subresources,
+    },
+  };
+}
+
+/**
+ * A type without status whose spec still counts generations (upstream's strategies for
+ * PriorityLevel-like configuration objects): generation 1 on create, bumped when anything
+ * but metadata changed.
+ */
+export function generationStrategy(also: Strategy = {}): Strategy {
+  return {
+    ...also,
+    prepareForCreate(obj) {
+      obj.metadata.generation = 1;
+      also.prepareForCreate?.(obj);
+    },
+    prepareForUpdate(obj, old) {
+      const { metadata: _m, ...rest } = obj;
+      const { metadata: _o, ...oldRest } = old;
+      const generation = old.metadata.generation ?? 0;
+      obj.metadata.generation = semanticEqual(rest, oldRest) ? generation : generation + 1;
+      also.prepareForUpdate?.(obj, old);
+    },
+  };
 }

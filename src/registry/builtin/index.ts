@@ -13,6 +13,22 @@ import { podsType } from './pods.ts';
 import { secretsType } from './secrets.ts';
 import { serviceAccountsType } from './serviceaccounts.ts';
 import { servicesType } from './services.ts';
+import { horizontalPodAutoscalersType } from './autoscaling.ts';
+import { cronJobsType, jobsType } from './batch.ts';
+import {
+  admissionPolicyTypes, apiServicesType, certificateSigningRequestsType, endpointSlicesType, flowSchemasType,
+  priorityClassesType, priorityLevelConfigurationsType, resourceAllocationTypes, runtimeClassesType,
+} from './cluster-config.ts';
+import { limitRangesType, resourceQuotasType } from './core-policy.ts';
+import { persistentVolumeClaimsType, persistentVolumesType } from './core-storage.ts';
+import { ingressClassesType, ingressesType, ipAddressesType, networkPoliciesType, serviceCIDRsType } from './networking.ts';
+import { rbacTypes } from './rbac.ts';
+import {
+  csiDriversType, csiNodesType, csiStorageCapacitiesType, storageClassesType, volumeAttachmentsType, volumeAttributesClassesType,
+} from './storage.ts';
+import {
+  controllerRevisionsType, daemonSetsType, podTemplatesType, replicaSetsType, replicationControllersType, statefulSetsType,
+} from './workloads.ts';
 import { mutatingWebhookConfigurationsType, validatingWebhookConfigurationsType } from './webhook-configurations.ts';
 
 export interface BuiltinOptions {
@@ -44,5 +60,39 @@ export function builtinResourceTypes(opts: BuiltinOptions = {}): ResourceType[] 
     podDisruptionBudgetsType(),
     mutatingWebhookConfigurationsType(),
     validatingWebhookConfigurationsType(),
+    persistentVolumesType(),
+    persistentVolumeClaimsType(),
+    limitRangesType(),
+    resourceQuotasType(),
+    podTemplatesType(),
+    replicationControllersType(),
+    replicaSetsType(),
+    statefulSetsType(),
+    daemonSetsType(),
+    controllerRevisionsType(),
+    jobsType(),
+    cronJobsType(),
+    horizontalPodAutoscalersType(),
+    ingressesType(),
+    ingressClassesType(),
+    networkPoliciesType(),
+    ipAddressesType(),
+    serviceCIDRsType(),
+    storageClassesType(),
+    csiDriversType(),
+    csiNodesType(),
+    csiStorageCapacitiesType(),
+    volumeAttachmentsType(),
+    volumeAttributesClassesType(),
+    priorityClassesType(),
+    runtimeClassesType(),
+    endpointSlicesType(),
+    certificateSigningRequestsType(),
+    flowSchemasType(),
+    priorityLevelConfigurationsType(),
+    ...admissionPolicyTypes(),
+    apiServicesType(),
+    ...resourceAllocationTypes(),
+    ...rbacTypes(),
   ];
 }

@@ -26,6 +26,12 @@ export function skeletonOf(group: string, version: string, resource: string): Re
   return found;
 }
 
+/**
+ * The subresources the generic handlers serve for any type that lists them; a type
+ * serving another (pods/binding, certificatesigningrequests/approval) names it in `parts`.
+ */
+const genericSubresources = new Set(['status', 'scale']);
+
 /** What a built-in type adds to its skeleton: everything no data holds. */
 export type BuiltinParts = Partial<Omit<ResourceType, 'group' | 'version' | 'resource' | 'singular' | 'kind' | 'listKind' | 'namespaced' | 'shortNames' | 'categories'>> & {
   strategy?: Strategy;
@@ -51,7 +57,7 @@ export function builtinType(group: string, version: string, resource: string, pa
     shortNames: [...s.shortNames],
     categories: [...s.categories],
     verbs: s.verbs as Verb[],
-    subresources: s.subresources.map((sub) => sub.name),
+    subresources: s.subresources.map((sub) => sub.name).filter((name) => genericSubresources.has(name)),
     schemaName: s.schemaName!,
     strategy: {},
     allowCreateOnUpdate: false,

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { builtinResourceTypes } from '../../../src/registry/builtin/index.ts';
+import { skeletonOf } from '../../../src/registry/builtin/skeleton.ts';
 
 const all = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -35,7 +36,17 @@ for (const e of expected) {
 }
 
 test('every built-in type is served once', () => {
-  assert.deepEqual(types.map((t) => t.resource).sort(), expected.map((e) => e.resource).sort());
+  const keys = types.map((t) => `${t.group}/${t.version}/${t.resource}`);
+  assert.equal(new Set(keys).size, keys.length);
+});
+
+test('every built-in type has the names, scope, verbs and schema upstream serves it with', () => {
+  for (const t of types) {
+    const s = skeletonOf(t.group, t.version, t.resource);
+    const described = { kind: t.kind, singular: t.singular, namespaced: t.namespaced, shortNames: t.shortNames, categories: t.categories, verbs: [...t.verbs].sort(), schemaName: t.schemaName };
+    assert.deepEqual(described, { kind: s.kind, singular: s.singular, namespaced: s.namespaced, shortNames: s.shortNames, categories: s.categories, verbs: [...s.verbs].sort(), schemaName: s.schemaName }, t.resource);
+    for (const sub of t.subresources) assert.ok(s.subresources.some((u) => u.name === sub), `${t.resource}/${sub} is served upstream`);
+  }
 });
 
 test('only leases refuse an update without resourceVersion', () => {
