@@ -218,6 +218,15 @@ export function generateDefinitions(upstreamDir: string, skeletons: ResourceSkel
       if (JSON.stringify(sortKeys(seen)) !== JSON.stringify(sortKeys(schema))) throw new Error(`definition ${name} differs between group-versions (${gv})`);
     }
   }
+  // A kind's status is written by controllers, and upstream checks no presence there: its
+  // `required` names the Go fields without omitempty (always written, as 0 when unset).
+  for (const def of Object.values(defs)) {
+    const gvks = def['x-kubernetes-group-version-kind'];
+    const status = isObject(def.properties) ? def.properties.status : undefined;
+    if (!Array.isArray(gvks) || gvks.length !== 1 || !isObject(status) || typeof status.$ref !== 'string') continue;
+    const statusDef = defs[status.$ref.slice('#/components/schemas/'.length)];
+    if (statusDef !== undefined) delete statusDef.required;
+  }
   for (const def of Object.values(defs)) {
     const gvks = def['x-kubernetes-group-version-kind'];
     if (Array.isArray(gvks)) def['x-kubernetes-group-version-kind'] = [...gvks].sort((a, b) => gvkKey(a).localeCompare(gvkKey(b)));
