@@ -157,6 +157,16 @@ const overrides: Record<string, JsonObject> = {
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray': { 'x-kubernetes-preserve-unknown-fields': true },
 };
 
+/**
+ * Fields named `description` that the published data lost when descriptions were removed
+ * from it (the Go types have them: PriorityClass, CRD schemas and printer columns).
+ */
+const descriptionFields = [
+  'io.k8s.api.scheduling.v1.PriorityClass',
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps',
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceColumnDefinition',
+];
+
 /** Objects sorted by key at every level, so that the output does not depend on input order. */
 function sortKeys(value: Json): Json {
   if (Array.isArray(value)) return value.map(sortKeys);
@@ -201,6 +211,7 @@ export function generateDefinitions(upstreamDir: string, skeletons: ResourceSkel
     for (const [name, raw] of Object.entries(schemas)) {
       const schema = normalize(raw, name) as JsonObject;
       Object.assign(schema, overrides[name] ?? {});
+      if (descriptionFields.includes(name) && isObject(schema.properties)) schema.properties.description = { type: 'string' };
       const seen = defs[name];
       if (seen === undefined) {
         defs[name] = schema;
