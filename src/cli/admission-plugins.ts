@@ -1,8 +1,9 @@
 // The admission chain kube-apiserver runs by default, as far as Plinth has its plugins:
-// NamespaceLifecycle, ServiceAccount, MutatingAdmissionWebhook, ValidatingAdmissionWebhook.
+// NamespaceLifecycle, ServiceAccount, Priority, MutatingAdmissionWebhook, ValidatingAdmissionWebhook.
 
 import type { AdmissionPlugin } from '../admission/chain.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
+import { priorityAdmission } from '../admission/priority.ts';
 import { serviceAccountAdmission } from '../admission/service-account.ts';
 import { WebhookAdmission, type WebhookConfigurationSource } from '../admission/webhook.ts';
 import { isStatusError, type KubeObject } from '../api/index.ts';
@@ -104,6 +105,10 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
     plugins: [
       namespaceLifecycle((name) => namespaces().find('', name)),
       serviceAccountAdmission({ get: (namespace, name) => storeOf(registry, '', 'serviceaccounts').find(namespace, name) }),
+      priorityAdmission({
+        get: (name) => storeOf(registry, 'scheduling.k8s.io', 'priorityclasses').find('', name),
+        list: async () => (await storeOf(registry, 'scheduling.k8s.io', 'priorityclasses').list('', { consistency: { kind: 'any' } })).items.map((item) => item.object),
+      }),
       webhooks.mutating,
       webhooks.validating,
     ],

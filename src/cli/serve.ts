@@ -27,6 +27,7 @@ import { Store } from '../registry/store.ts';
 import { ApiServer } from '../server/server.ts';
 import { ensureServingMaterial } from '../server/tls-material.ts';
 import { Compactor, openBackend } from '../storage/index.ts';
+import { ensureSystemPriorityClasses } from '../registry/builtin/priorityclasses.ts';
 import { admissionPlugins } from './admission-plugins.ts';
 import { UsageError, type Config } from './config.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
@@ -114,6 +115,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   await admissionSetup.start();
   for (const { type, store } of registry.all()) if (type.allocator) type.allocator.restore(await store.listAll());
   await ensureNamespaces(namespaces.store!);
+  await ensureSystemPriorityClasses(registry.lookup('scheduling.k8s.io', 'v1', 'priorityclasses')!.store);
   const namespaceController = new NamespaceController(registry, namespaces.store!, log);
   await namespaceController.start();
   const serviceAccountController = new ServiceAccountController(namespaces.store!, registry.lookup('', 'v1', 'serviceaccounts')!.store, log);

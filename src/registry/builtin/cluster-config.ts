@@ -8,9 +8,7 @@ import type { ResourceType } from '../resource-type.ts';
 import { generationStrategy, specStatusStrategy } from './common.ts';
 import { builtinType } from './skeleton.ts';
 
-export function priorityClassesType(): ResourceType {
-  return builtinType('scheduling.k8s.io', 'v1', 'priorityclasses');
-}
+export { priorityClassesType } from './priorityclasses.ts';
 
 export function runtimeClassesType(): ResourceType {
   return builtinType('node.k8s.io', 'v1', 'runtimeclasses');

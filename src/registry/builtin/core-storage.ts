@@ -1,13 +1,393 @@
-// core/v1 persistentvolumes and persistentvolumeclaims.
+// core/v1 persistentvolumes and persistentvolumeclaims, after kubernetes
+// pkg/apis/core/v1/defaults.go, pkg/apis/core/validation (PersistentVolume*),
+// pkg/registry/core/persistentvolume(claim)/strategy.go and printers.go.
 
-import type { ResourceType } from '../resource-type.ts';
-import { specStatusStrategy } from './common.ts';
+import type { KubeObject, StatusCause } from '../../api/index.ts';
+import { isObject, type JsonObject } from '../../api/json.ts';
+import type { ResourceType, Strategy } from '../resource-type.ts';
+import { ageColumn, column, nameColumn } from '../table-columns.ts';
+import { fieldImmutable, forbidden, GoValue, invalid, notSupported, required } from '../validation/field.ts';
+import { isDNS1123Subdomain } from '../validation/names.ts';
+import { keepOldSpec, keepOldStatus, nowTimestamp } from './common.ts';
+import { ensureObject, objectAt, semanticEqual, stringAt } from './object.ts';
+import { compareQuantity, isPositive, parseQuantity, type Quantity } from './quantity.ts';
+import { validateLabelSelector } from './selector-validation.ts';
 import { builtinType } from './skeleton.ts';
 
+const accessModes = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
+const volumeModes = ['Block', 'Filesystem'];
+const reclaimPolicies = ['Delete', 'Recycle', 'Retain'];
+/** The annotation that named a volume's or claim's class before spec.storageClassName. */
+const betaStorageClassAnnotation = 'volume.beta.kubernetes.io/storage-class';
+
+/** The volume sources of a PersistentVolumeSpec, in the order upstream checks them, with the path it reports. */
+const volumeSources: [key: string, path: string][] = [
+  ['hostPath', 'hostPath'], ['gcePersistentDisk', 'gcePersistentDisk'], ['awsElasticBlockStore', 'awsElasticBlockStore'],
+  ['glusterfs', 'glusterfs'], ['flocker', 'flocker'], ['nfs', 'nfs'], ['rbd', 'rbd'], ['quobyte', 'quobyte'],
+  ['cephfs', 'cephFS'], ['iscsi', 'iscsi'], ['cinder', 'cinder'], ['fc', 'fc'], ['flexVolume', 'flexVolume'],
+  ['azureFile', 'azureFile'], ['vsphereVolume', 'vsphereVolume'], ['photonPersistentDisk', 'photonPersistentDisk'],
+  ['portworxVolume', 'portworxVolume'], ['azureDisk', 'azureDisk'], ['scaleIO', 'scaleIO'], ['local', 'local'],
+  ['storageos', 'storageos'], ['csi', 'csi'],
+];
+
+const present = (v: unknown): boolean => v !== undefined && v !== null;
+
+/** Access modes: each one known, ReadWriteOncePod alone. */
+function validateAccessModes(modes: unknown[], path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  let once = false;
+  let other = false;
+  for (const mode of modes) {
+    if (!accessModes.includes(String(mode))) causes.push(notSupported(path, mode, accessModes));
+    if (mode === 'ReadWriteOncePod') once = true;
+    else if (accessModes.includes(String(mode))) other = true;
+  }
+  if (once && other) causes.push(forbidden(path, 'may not use ReadWriteOncePod with other access modes'));
+  return causes;
+}
+
+function validateClassName(value: unknown, path: string): StatusCause[] {
+  if (typeof value !== 'string' || value === '') return [];
+  return isDNS1123Subdomain(value).map((msg) => invalid(path, value, msg));
+}
+
+/** ValidatePositiveQuantityValue. */
+function validatePositiveQuantity(value: unknown, path: string): StatusCause[] {
+  const q = parseQuantity(value);
+  return q !== undefined && !isPositive(q) ? [invalid(path, String(value), 'must be greater than zero')] : [];
+}
+
+/** The checks upstream makes inside the volume sources Plinth sees most (no plugin acts on any). */
+function validateVolumeSource(key: string, source: JsonObject, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const requireString = (field: string) => {
+    if (stringAt(source, field) === '') causes.push(required(`${path}.${field}`));
+  };
+  switch (key) {
+    case 'hostPath':
+      requireString('path');
+      break;
+    case 'nfs':
+      requireString('server');
+      requireString('path');
+      if (stringAt(source, 'path') !== '' && !stringAt(source, 'path').startsWith('/')) causes.push(invalid(`${path}.path`, stringAt(source, 'path'), 'must be an absolute path'));
+      break;
+    case 'local':
+      requireString('path');
+      break;
+    case 'csi':
+      requireString('driver');
+      requireString('volumeHandle');
+      break;
+  }
+  return causes;
+}
+
+/** A ResourceList as Go's %#v prints it in the capacity error (quantities shown by their text). */
+function goResourceList(v: unknown): GoValue {
+  if (!isObject(v)) return new GoValue('core.ResourceList(nil)');
+  const entries = Object.keys(v).sort().map((k) => `"${k}":resource.MustParse("${String(v[k])}")`);
+  return new GoValue(`core.ResourceList{${entries.join(', ')}}`);
+}
+
+/** ValidatePersistentVolumeSpec (not inline). */
+export function validatePersistentVolume(pv: KubeObject): StatusCause[] {
+  const spec = objectAt(pv, 'spec') ?? {};
+  const causes: StatusCause[] = [];
+  const modes = Array.isArray(spec.accessModes) ? spec.accessModes : [];
+  if (modes.length === 0) causes.push(required('spec.accessModes'));
+  causes.push(...validateAccessModes(modes, 'spec.accessModes'));
+  const capacity = objectAt(spec, 'capacity');
+  const capacityKeys = capacity === undefined ? [] : Object.keys(capacity);
+  if (capacityKeys.length === 0) causes.push(required('spec.capacity'));
+  if (!capacityKeys.includes('storage') || capacityKeys.length > 1) causes.push(notSupported('spec.capacity', goResourceList(capacity), ['storage']));
+  for (const k of capacityKeys) causes.push(...validatePositiveQuantity(capacity![k], `spec.capacity[${k}]`));
+  const policy = stringAt(spec, 'persistentVolumeReclaimPolicy');
+  if (policy !== '' && !reclaimPolicies.includes(policy)) causes.push(notSupported('spec.persistentVolumeReclaimPolicy', policy, reclaimPolicies));
+  let count = 0;
+  for (const [key, path] of volumeSources) {
+    const source = spec[key];
+    if (!present(source)) continue;
+    if (count > 0 && key !== 'flexVolume') {
+      causes.push(forbidden(`spec.${path}`, 'may not specify more than 1 volume type'));
+      continue;
+    }
+    count++;
+    causes.push(...validateVolumeSource(key, isObject(source) ? source : {}, `spec.${key}`));
+    if (key === 'local' && !present(spec.nodeAffinity)) causes.push(required('spec.nodeAffinity', 'Local volume requires node affinity'));
+  }
+  if (count === 0) causes.push(required('spec', 'must specify a volume type'));
+  const hostPath = stringAt(objectAt(spec, 'hostPath'), 'path');
+  if (present(spec.hostPath) && hostPath.replace(/\/+$/, '') === '' && hostPath.startsWith('/') && policy === 'Recycle') {
+    causes.push(forbidden('spec.persistentVolumeReclaimPolicy', "may not be 'recycle' for a hostPath mount of '/'"));
+  }
+  causes.push(...validateClassName(spec.storageClassName, 'spec.storageClassName'));
+  if (present(spec.volumeMode) && !volumeModes.includes(String(spec.volumeMode))) causes.push(notSupported('spec.volumeMode', spec.volumeMode, volumeModes));
+  if (present(spec.volumeAttributesClassName)) {
+    if (spec.volumeAttributesClassName === '') causes.push(required('spec.volumeAttributesClassName', 'an empty string is disallowed'));
+    else causes.push(...validateClassName(spec.volumeAttributesClassName, 'spec.volumeAttributesClassName'));
+    if (!present(spec.csi)) causes.push(required('spec.csi', 'has to be specified when using volumeAttributesClassName'));
+  }
+  return causes;
+}
+
+/** The volume source part of a spec (upstream's embedded PersistentVolumeSource). */
+function volumeSourceOf(spec: JsonObject | undefined): JsonObject {
+  const out: JsonObject = {};
+  for (const [key] of volumeSources) if (present(spec?.[key])) out[key] = spec![key]!;
+  return out;
+}
+
+/** ValidatePersistentVolumeUpdate beyond the create rules. */
+export function validatePersistentVolumeUpdate(pv: KubeObject, old: KubeObject): StatusCause[] {
+  const spec = objectAt(pv, 'spec');
+  const oldSpec = objectAt(old, 'spec');
+  const causes = validatePersistentVolume(pv);
+  const source = volumeSourceOf(spec);
+  const oldSource = volumeSourceOf(oldSpec);
+  // A CSI volume may gain a controllerExpandSecretRef it did not have.
+  const oldCsi = objectAt(oldSource, 'csi');
+  const csi = objectAt(source, 'csi');
+  if (oldCsi !== undefined && csi !== undefined && !present(oldCsi.controllerExpandSecretRef)) {
+    const { controllerExpandSecretRef: _, ...rest } = csi;
+    source.csi = rest;
+  }
+  if (!semanticEqual(source, oldSource)) causes.push(forbidden('spec.persistentvolumesource', 'spec.persistentvolumesource is immutable after creation'));
+  if (!semanticEqual(spec?.volumeMode, oldSpec?.volumeMode)) causes.push(invalid('volumeMode', spec?.volumeMode ?? null, fieldImmutable));
+  if (present(oldSpec?.nodeAffinity) && !semanticEqual(spec?.nodeAffinity, oldSpec?.nodeAffinity)) causes.push(invalid('nodeAffinity', new GoValue('core.VolumeNodeAffinity{...}'), fieldImmutable));
+  if (present(oldSpec?.volumeAttributesClassName) && !present(spec?.volumeAttributesClassName)) {
+    causes.push(forbidden('spec.volumeAttributesClassName', 'update from non-nil value to nil is forbidden'));
+  }
+  return causes;
+}
+
+/** ValidatePersistentVolumeClaimSpec. */
+export function validatePersistentVolumeClaim(pvc: KubeObject): StatusCause[] {
+  const spec = objectAt(pvc, 'spec') ?? {};
+  const causes: StatusCause[] = [];
+  const modes = Array.isArray(spec.accessModes) ? spec.accessModes : [];
+  if (modes.length === 0) causes.push(required('spec.accessModes', 'at least 1 access mode is required'));
+  const selector = objectAt(spec, 'selector');
+  if (selector !== undefined) causes.push(...validateLabelSelector(selector, 'spec.selector'));
+  causes.push(...validateAccessModes(modes, 'spec.accessModes'));
+  const requests = objectAt(objectAt(spec, 'resources'), 'requests');
+  if (requests === undefined || !present(requests.storage)) causes.push(required('spec.resources[storage]'));
+  else causes.push(...validatePositiveQuantity(requests.storage, 'spec.resources[storage]'));
+  causes.push(...validateClassName(spec.storageClassName, 'spec.storageClassName'));
+  if (present(spec.volumeMode) && !volumeModes.includes(String(spec.volumeMode))) causes.push(notSupported('spec.volumeMode', spec.volumeMode, volumeModes));
+  for (const key of ['dataSource', 'dataSourceRef']) {
+    const ref = objectAt(spec, key);
+    if (ref === undefined) continue;
+    if (stringAt(ref, 'name') === '') causes.push(required(`spec.${key}.name`));
+    if (stringAt(ref, 'kind') === '') causes.push(required(`spec.${key}.kind`));
+    if (stringAt(ref, 'apiGroup') === '' && ref.kind !== 'PersistentVolumeClaim') {
+      causes.push(invalid(`spec.${key}`, stringAt(ref, 'kind'), "must be 'PersistentVolumeClaim' when referencing the default apiGroup"));
+    }
+  }
+  causes.push(...validateClassName(spec.volumeAttributesClassName, 'spec.volumeAttributesClassName'));
+  return causes;
+}
+
+const storageRequest = (spec: JsonObject | undefined): Quantity => parseQuantity(objectAt(objectAt(spec, 'resources'), 'requests')?.storage) ?? { num: 0n, den: 1n };
+
+/**
+ * ValidatePersistentVolumeClaimUpdate beyond the create rules: the spec stays as created,
+ * but for volumeName (set once), a storage class set where none was, and, on bound claims,
+ * the storage request and volumeAttributesClassName; the request may shrink only down to
+ * what status.capacity records (RecoverVolumeExpansionFailure, on by default).
+ */
+export function validatePersistentVolumeClaimUpdate(pvc: KubeObject, old: KubeObject): StatusCause[] {
+  const causes = validatePersistentVolumeClaim(pvc);
+  const spec = structuredClone(objectAt(pvc, 'spec') ?? {});
+  const oldSpec = structuredClone(objectAt(old, 'spec') ?? {});
+  if (stringAt(oldSpec, 'volumeName') === '') {
+    if (present(spec.volumeName)) oldSpec.volumeName = spec.volumeName!;
+    else delete oldSpec.volumeName;
+  }
+  const oldAnnotation = old.metadata.annotations?.[betaStorageClassAnnotation];
+  if (!present(oldSpec.storageClassName) && present(spec.storageClassName) && (oldAnnotation === undefined || oldAnnotation === spec.storageClassName)) {
+    oldSpec.storageClassName = spec.storageClassName!;
+  }
+  const bound = stringAt(objectAt(pvc, 'status'), 'phase') === 'Bound';
+  if (bound) {
+    const requests = objectAt(objectAt(spec, 'resources'), 'requests');
+    const oldStorage = objectAt(objectAt(oldSpec, 'resources'), 'requests')?.storage;
+    if (requests !== undefined) {
+      if (oldStorage === undefined) delete requests.storage;
+      else requests.storage = oldStorage;
+    }
+    if (present(spec.volumeAttributesClassName)) {
+      if (present(oldSpec.volumeAttributesClassName)) spec.volumeAttributesClassName = oldSpec.volumeAttributesClassName!;
+      else delete spec.volumeAttributesClassName;
+    }
+  }
+  if (!specsEqual(spec, oldSpec)) {
+    causes.push(forbidden('spec', 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims'));
+  }
+  const newSize = storageRequest(objectAt(pvc, 'spec'));
+  const oldSize = storageRequest(objectAt(old, 'spec'));
+  const statusSize = parseQuantity(objectAt(objectAt(old, 'status'), 'capacity')?.storage) ?? { num: 0n, den: 1n };
+  if (compareQuantity(newSize, oldSize) < 0 && compareQuantity(newSize, statusSize) <= 0) {
+    causes.push(forbidden('spec.resources.requests.storage', 'field can not be less than status.capacity'));
+  }
+  const newSpec = objectAt(pvc, 'spec');
+  const prevSpec = objectAt(old, 'spec');
+  if (!semanticEqual(newSpec?.volumeMode, prevSpec?.volumeMode)) causes.push(invalid('volumeMode', newSpec?.volumeMode ?? null, fieldImmutable));
+  if (present(prevSpec?.volumeAttributesClassName) && !semanticEqual(newSpec?.volumeAttributesClassName, prevSpec?.volumeAttributesClassName)) {
+    if (!present(newSpec?.volumeAttributesClassName)) causes.push(forbidden('spec.volumeAttributesClassName', 'update from non-nil value to nil is forbidden'));
+    else if (newSpec?.volumeAttributesClassName === '') causes.push(forbidden('spec.volumeAttributesClassName', 'update from non-nil value to an empty string is forbidden'));
+  }
+  return causes;
+}
+
+/** Semantic equality of two claim specs: quantities compare by value ("1Gi" equals "1024Mi"). */
+function specsEqual(a: JsonObject, b: JsonObject): boolean {
+  const normalise = (spec: JsonObject): JsonObject => {
+    const copy = structuredClone(spec);
+    const resources = objectAt(copy, 'resources');
+    for (const list of ['requests', 'limits']) {
+      const values = objectAt(resources, list);
+      if (values === undefined) continue;
+      for (const k of Object.keys(values)) {
+        const q = parseQuantity(values[k]);
+        if (q !== undefined) values[k] = quantityKey(q);
+      }
+    }
+    return copy;
+  };
+  return semanticEqual(normalise(a), normalise(b));
+}
+
+/** A quantity's value in lowest terms, as text. */
+function quantityKey(q: Quantity): string {
+  const gcd = (x: bigint, y: bigint): bigint => (y === 0n ? (x < 0n ? -x : x) : gcd(y, x % y));
+  const g = gcd(q.num, q.den) || 1n;
+  return `${q.num / g}/${q.den / g}`;
+}
+
+/** SetDefaults_PersistentVolume's spec part. */
+function defaultPersistentVolume(pv: KubeObject): void {
+  const spec = ensureObject(pv as unknown as JsonObject, 'spec');
+  if (stringAt(spec, 'persistentVolumeReclaimPolicy') === '') spec.persistentVolumeReclaimPolicy = 'Retain';
+  if (!present(spec.volumeMode)) spec.volumeMode = 'Filesystem';
+}
+
+/** SetDefaults_PersistentVolumeClaimSpec. */
+function defaultPersistentVolumeClaim(pvc: KubeObject): void {
+  const spec = ensureObject(pvc as unknown as JsonObject, 'spec');
+  if (!present(spec.volumeMode)) spec.volumeMode = 'Filesystem';
+}
+
+const persistentVolumeStrategy: Strategy = {
+  prepareForCreate(pv) {
+    defaultPersistentVolume(pv);
+    pv.status = { phase: 'Pending', lastPhaseTransitionTime: nowTimestamp() };
+  },
+  prepareForUpdate(pv, old) {
+    defaultPersistentVolume(pv);
+    keepOldStatus(pv, old);
+  },
+  validate: validatePersistentVolume,
+  validateUpdate: validatePersistentVolumeUpdate,
+  subresources: {
+    status: {
+      prepareForUpdate(pv, old) {
+        keepOldSpec(pv, old);
+        const status = ensureObject(pv as unknown as JsonObject, 'status');
+        const oldStatus = objectAt(old, 'status');
+        if (stringAt(status, 'phase') === '') status.phase = 'Pending';
+        const samePhase = stringAt(status, 'phase') === stringAt(oldStatus, 'phase');
+        if (samePhase && !present(status.lastPhaseTransitionTime)) {
+          if (present(oldStatus?.lastPhaseTransitionTime)) status.lastPhaseTransitionTime = oldStatus!.lastPhaseTransitionTime!;
+        } else if (!samePhase && (!present(status.lastPhaseTransitionTime) || status.lastPhaseTransitionTime === oldStatus?.lastPhaseTransitionTime)) {
+          status.lastPhaseTransitionTime = nowTimestamp();
+        }
+      },
+    },
+  },
+};
+
+const persistentVolumeClaimStrategy: Strategy = {
+  prepareForCreate(pvc) {
+    defaultPersistentVolumeClaim(pvc);
+    pvc.status = { phase: 'Pending' };
+  },
+  prepareForUpdate(pvc, old) {
+    defaultPersistentVolumeClaim(pvc);
+    keepOldStatus(pvc, old);
+  },
+  validate: validatePersistentVolumeClaim,
+  validateUpdate: validatePersistentVolumeClaimUpdate,
+  subresources: {
+    status: {
+      prepareForUpdate(pvc, old) {
+        keepOldSpec(pvc, old);
+        const status = ensureObject(pvc as unknown as JsonObject, 'status');
+        if (stringAt(status, 'phase') === '') status.phase = 'Pending';
+      },
+    },
+  },
+};
+
+/** helper.GetAccessModesAsString: each mode once, in a fixed order, abbreviated. */
+export function accessModesString(modes: unknown): string {
+  const list = Array.isArray(modes) ? modes : [];
+  const short: [string, string][] = [['ReadWriteOnce', 'RWO'], ['ReadOnlyMany', 'ROX'], ['ReadWriteMany', 'RWX'], ['ReadWriteOncePod', 'RWOP']];
+  return short.filter(([mode]) => list.includes(mode)).map(([, abbr]) => abbr).join(',');
+}
+
+/** The class of a volume or claim: the beta annotation wins over spec.storageClassName. */
+function storageClassOf(obj: KubeObject): string {
+  return obj.metadata.annotations?.[betaStorageClassAnnotation] ?? stringAt(objectAt(obj, 'spec'), 'storageClassName');
+}
+
+function phaseCell(obj: KubeObject): string {
+  return obj.metadata.deletionTimestamp ? 'Terminating' : stringAt(objectAt(obj, 'status'), 'phase');
+}
+
+function unsetOr(v: unknown): string {
+  return typeof v === 'string' && v !== '' ? v : '<unset>';
+}
+
+const volumeModeDescription = 'volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.';
+
 export function persistentVolumesType(): ResourceType {
-  return builtinType('', 'v1', 'persistentvolumes', { strategy: specStatusStrategy() });
+  return builtinType('', 'v1', 'persistentvolumes', {
+    strategy: persistentVolumeStrategy,
+    // pkg/printers/internalversion: printPersistentVolume.
+    tableColumns: [
+      nameColumn,
+      column('Capacity', (pv) => String(objectAt(objectAt(pv, 'spec'), 'capacity')?.storage ?? '0'), { description: "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity" }),
+      column('Access Modes', (pv) => accessModesString(objectAt(pv, 'spec')?.accessModes), { description: 'accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes' }),
+      column('Reclaim Policy', (pv) => stringAt(objectAt(pv, 'spec'), 'persistentVolumeReclaimPolicy'), { description: 'persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming' }),
+      column('Status', phaseCell, { description: 'phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase' }),
+      column('Claim', (pv) => {
+        const ref = objectAt(objectAt(pv, 'spec'), 'claimRef');
+        return ref === undefined ? '' : `${stringAt(ref, 'namespace')}/${stringAt(ref, 'name')}`;
+      }, { description: 'claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding' }),
+      column('StorageClass', storageClassOf, { description: 'StorageClass of the pv' }),
+      column('VolumeAttributesClass', (pv) => unsetOr(objectAt(pv, 'spec')?.volumeAttributesClassName), { description: 'VolumeAttributesClass of the pv' }),
+      column('Reason', (pv) => stringAt(objectAt(pv, 'status'), 'reason'), { description: 'reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.' }),
+      ageColumn,
+      column('VolumeMode', (pv) => unsetOr(objectAt(pv, 'spec')?.volumeMode), { priority: 1, description: 'volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.' }),
+    ],
+  });
 }
 
 export function persistentVolumeClaimsType(): ResourceType {
-  return builtinType('', 'v1', 'persistentvolumeclaims', { strategy: specStatusStrategy() });
+  return builtinType('', 'v1', 'persistentvolumeclaims', {
+    strategy: persistentVolumeClaimStrategy,
+    // pkg/printers/internalversion: printPersistentVolumeClaim. Capacity and access modes come from status once a volume is named.
+    tableColumns: [
+      nameColumn,
+      column('Status', phaseCell, { description: 'phase represents the current phase of PersistentVolumeClaim.' }),
+      column('Volume', (pvc) => stringAt(objectAt(pvc, 'spec'), 'volumeName'), { description: 'volumeName is the binding reference to the PersistentVolume backing this claim.' }),
+      column('Capacity', (pvc) => (stringAt(objectAt(pvc, 'spec'), 'volumeName') === '' ? '' : String(objectAt(objectAt(pvc, 'status'), 'capacity')?.storage ?? '0')), { description: 'capacity represents the actual resources of the underlying volume.' }),
+      column('Access Modes', (pvc) => (stringAt(objectAt(pvc, 'spec'), 'volumeName') === '' ? '' : accessModesString(objectAt(pvc, 'status')?.accessModes)), { description: 'accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1' }),
+      column('StorageClass', storageClassOf, { description: 'StorageClass of the pvc' }),
+      column('VolumeAttributesClass', (pvc) => unsetOr(objectAt(pvc, 'spec')?.volumeAttributesClassName), { description: 'VolumeAttributesClass of the pvc' }),
+      ageColumn,
+      column('VolumeMode', (pvc) => unsetOr(objectAt(pvc, 'spec')?.volumeMode), { priority: 1, description: volumeModeDescription }),
+    ],
+  });
 }

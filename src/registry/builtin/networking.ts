@@ -1,19 +1,376 @@
 // networking.k8s.io/v1 ingresses, ingressclasses, networkpolicies, ipaddresses and servicecidrs.
+// Ingresses, IngressClasses and NetworkPolicies after kubernetes
+// pkg/apis/networking/v1/defaults.go, pkg/apis/networking/validation and printers.go.
 
-import type { ResourceType } from '../resource-type.ts';
+import type { KubeObject, StatusCause } from '../../api/index.ts';
+import { isObject, type JsonObject } from '../../api/json.ts';
+import { labelSelectorFromObject, labelSelectorString, regexError, type LabelSelectorObject } from '../../api/labels.ts';
+import type { ResourceType, Strategy } from '../resource-type.ts';
+import { ageColumn, column, nameColumn } from '../table-columns.ts';
+import { fieldImmutable, forbidden, GoValue, invalid, notSupported, required, tooLong } from '../validation/field.ts';
+import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isValidPortName, isValidPortNum, validateName } from '../validation/names.ts';
 import { generationStrategy, specStatusStrategy } from './common.ts';
+import { parseCIDR, parseIP } from './ip.ts';
+import { ensureObject, objectAt, objectsAt, stringAt } from './object.ts';
+import { validateLabelSelector } from './selector-validation.ts';
 import { builtinType } from './skeleton.ts';
 
+const present = (v: unknown): boolean => v !== undefined && v !== null;
+
+/** Defaults apply before the strategy, as upstream defaults on decoding: a PUT that leaves them out changes nothing. */
+function defaultedFirst(setDefaults: (obj: KubeObject) => void, strategy: Strategy): Strategy {
+  return {
+    ...strategy,
+    prepareForCreate(obj) {
+      setDefaults(obj);
+      strategy.prepareForCreate?.(obj);
+    },
+    prepareForUpdate(obj, old) {
+      setDefaults(obj);
+      strategy.prepareForUpdate?.(obj, old);
+    },
+  };
+}
+
+// ---- ingresses ----
+
+const pathTypes = ['Exact', 'ImplementationSpecific', 'Prefix'];
+const invalidPathSequences = ['//', '/./', '/../', '%2f', '%2F'];
+const invalidPathSuffixes = ['/..', '/.'];
+
+const wildcardFmt = '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*';
+const wildcardRegexp = new RegExp(`^${wildcardFmt}$`);
+
+/** validation.IsWildcardDNS1123Subdomain. */
+function isWildcardDNS1123Subdomain(value: string): string[] {
+  const errs: string[] = [];
+  if (Buffer.byteLength(value) > 253) errs.push('must be no more than 253 characters');
+  if (!wildcardRegexp.test(value)) {
+    errs.push(regexError("a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character", wildcardFmt, '*.example.com'));
+  }
+  return errs;
+}
+
+/** A host of a rule or a TLS entry: a DNS subdomain, or a wildcard one. */
+function hostErrors(host: string): string[] {
+  return host.includes('*') ? isWildcardDNS1123Subdomain(host) : isDNS1123Subdomain(host);
+}
+
+/** validateIngressTypedLocalObjectReference (resource backends and class parameters). */
+function validateTypedReference(ref: JsonObject, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (present(ref.apiGroup)) for (const msg of isDNS1123Subdomain(String(ref.apiGroup))) causes.push(invalid(`${path}.apiGroup`, ref.apiGroup, msg));
+  for (const key of ['kind', 'name']) {
+    const value = stringAt(ref, key);
+    if (value === '') causes.push(required(`${path}.${key}`, `${key} is required`));
+    else for (const msg of validateName(value, 'path-segment')) causes.push(invalid(`${path}.${key}`, value, msg));
+  }
+  return causes;
+}
+
+function validateBackend(backend: JsonObject, path: string): StatusCause[] {
+  const resource = objectAt(backend, 'resource');
+  const service = objectAt(backend, 'service');
+  if (resource !== undefined && service !== undefined) return [invalid(path, '', 'cannot set both resource and service backends')];
+  if (resource !== undefined) return validateTypedReference(resource, `${path}.resource`);
+  if (service === undefined) return [invalid(path, '', 'resource or service backend is required')];
+  const causes: StatusCause[] = [];
+  const name = stringAt(service, 'name');
+  if (name === '') causes.push(required(`${path}.service.name`));
+  else for (const msg of isDNS1035Label(name)) causes.push(invalid(`${path}.service.name`, name, msg));
+  const port = objectAt(service, 'port') ?? {};
+  const portName = stringAt(port, 'name');
+  const portNumber = typeof port.number === 'number' ? port.number : 0;
+  if (portName !== '' && portNumber !== 0) causes.push(invalid(path, '', 'cannot set both port name & port number'));
+  else if (portName !== '') for (const msg of isValidPortName(portName)) causes.push(invalid(`${path}.service.port.name`, portName, msg));
+  else if (portNumber !== 0) for (const msg of isValidPortNum(portNumber)) causes.push(invalid(`${path}.service.port.number`, portNumber, msg));
+  else causes.push(required(path, 'port name or number is required'));
+  return causes;
+}
+
+function validateHTTPPath(p: JsonObject, path: string): StatusCause[] {
+  if (!present(p.pathType)) return [required(`${path}.pathType`, 'pathType must be specified')];
+  const causes: StatusCause[] = [];
+  const value = stringAt(p, 'path');
+  switch (p.pathType) {
+    case 'Exact':
+    case 'Prefix':
+      if (!value.startsWith('/')) causes.push(invalid(`${path}.path`, value, 'must be an absolute path'));
+      if (value !== '') {
+        for (const seq of invalidPathSequences) if (value.includes(seq)) causes.push(invalid(`${path}.path`, value, `must not contain '${seq}'`));
+        for (const suffix of invalidPathSuffixes) if (value.endsWith(suffix)) causes.push(invalid(`${path}.path`, value, `cannot end with '${suffix}'`));
+      }
+      break;
+    case 'ImplementationSpecific':
+      if (value !== '' && !value.startsWith('/')) causes.push(invalid(`${path}.path`, value, 'must be an absolute path'));
+      break;
+    default:
+      causes.push(notSupported(`${path}.pathType`, p.pathType, pathTypes));
+  }
+  causes.push(...validateBackend(objectAt(p, 'backend') ?? {}, `${path}.backend`));
+  return causes;
+}
+
+/** ValidateIngressSpec. */
+export function validateIngress(ingress: KubeObject): StatusCause[] {
+  const spec = objectAt(ingress, 'spec') ?? {};
+  const causes: StatusCause[] = [];
+  const rules = objectsAt(spec, 'rules');
+  const defaultBackend = objectAt(spec, 'defaultBackend');
+  if (rules.length === 0 && defaultBackend === undefined) {
+    causes.push(invalid('spec', new GoValue(Array.isArray(spec.rules) ? '[]networking.IngressRule{}' : '[]networking.IngressRule(nil)'), 'either `defaultBackend` or `rules` must be specified'));
+  }
+  if (defaultBackend !== undefined) causes.push(...validateBackend(defaultBackend, 'spec.defaultBackend'));
+  rules.forEach((rule, i) => {
+    const path = `spec.rules[${i}]`;
+    const host = stringAt(rule, 'host');
+    if (host !== '') {
+      if (parseIP(host) !== undefined) causes.push(invalid(`${path}.host`, host, 'must be a DNS name, not an IP address'));
+      for (const msg of hostErrors(host)) causes.push(invalid(`${path}.host`, host, msg));
+    }
+    const http = objectAt(rule, 'http');
+    if (http !== undefined) {
+      const paths = objectsAt(http, 'paths');
+      if (paths.length === 0) causes.push(required(`${path}.http.paths`));
+      paths.forEach((p, j) => causes.push(...validateHTTPPath(p, `${path}.http.paths[${j}]`)));
+    }
+  });
+  objectsAt(spec, 'tls').forEach((tls, i) => {
+    const hosts = Array.isArray(tls.hosts) ? tls.hosts : [];
+    hosts.forEach((host, j) => {
+      for (const msg of hostErrors(String(host))) causes.push(invalid(`spec.tls[${i}].hosts[${j}]`, host, msg));
+    });
+    const secret = stringAt(tls, 'secretName');
+    if (secret !== '') for (const msg of isDNS1123Subdomain(secret)) causes.push(invalid(`spec.tls[${i}].secretName`, secret, msg));
+  });
+  if (present(spec.ingressClassName)) {
+    for (const msg of isDNS1123Subdomain(String(spec.ingressClassName))) causes.push(invalid('spec.ingressClassName', spec.ingressClassName, msg));
+  }
+  return causes;
+}
+
+/** printIngress's Hosts: up to three, "*" for none. */
+function hostsCell(ingress: KubeObject): string {
+  const hosts = objectsAt(objectAt(ingress, 'spec'), 'rules').map((r) => stringAt(r, 'host')).filter((h) => h !== '');
+  if (hosts.length === 0) return '*';
+  const shown = hosts.slice(0, 3).join(',');
+  return hosts.length > 3 ? `${shown} + ${hosts.length - 3} more...` : shown;
+}
+
+function addressCell(ingress: KubeObject): string {
+  return objectsAt(objectAt(objectAt(ingress, 'status'), 'loadBalancer'), 'ingress')
+    .map((i) => stringAt(i, 'ip') || stringAt(i, 'hostname'))
+    .filter((a) => a !== '')
+    .join(',');
+}
+
 export function ingressesType(): ResourceType {
-  return builtinType('networking.k8s.io', 'v1', 'ingresses', { strategy: specStatusStrategy() });
+  return builtinType('networking.k8s.io', 'v1', 'ingresses', {
+    strategy: specStatusStrategy({ validate: validateIngress, validateUpdate: validateIngress }),
+    // pkg/printers/internalversion: printIngress.
+    tableColumns: [
+      nameColumn,
+      column('Class', (ing) => stringAt(objectAt(ing, 'spec'), 'ingressClassName') || ing.metadata.annotations?.['kubernetes.io/ingress.class'] || '<none>', { description: 'The name of the IngressClass resource that should be used for additional configuration' }),
+      column('Hosts', hostsCell, { description: 'Hosts that incoming requests are matched against before the ingress rule' }),
+      column('Address', addressCell, { description: 'Address is a list containing ingress points for the load-balancer' }),
+      column('Ports', (ing) => (objectsAt(objectAt(ing, 'spec'), 'tls').length > 0 ? '80, 443' : '80'), { description: 'Ports of TLS configurations that open' }),
+      ageColumn,
+    ],
+  });
+}
+
+// ---- ingressclasses ----
+
+const parameterScopes = ['Cluster', 'Namespace'];
+const httpPathFmt = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+";
+const httpPathRegexp = new RegExp(`^${httpPathFmt}$`);
+const maxControllerLength = 250;
+
+/** validation.IsDomainPrefixedPath. */
+function validateDomainPrefixedPath(value: string, path: string): StatusCause[] {
+  if (value === '') return [required(path)];
+  const slash = value.indexOf('/');
+  const host = slash < 0 ? value : value.slice(0, slash);
+  const rest = slash < 0 ? '' : value.slice(slash + 1);
+  if (slash < 0 || host === '' || rest === '') return [invalid(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')];
+  const causes = isDNS1123Subdomain(host).map((msg) => invalid(path, host, msg));
+  if (!httpPathRegexp.test(rest)) causes.push(invalid(path, rest, regexError('must be a valid path', httpPathFmt)));
+  return causes;
+}
+
+/** validateIngressClassSpec. */
+export function validateIngressClass(ic: KubeObject): StatusCause[] {
+  const spec = objectAt(ic, 'spec') ?? {};
+  const controller = stringAt(spec, 'controller');
+  const causes: StatusCause[] = [];
+  if (Buffer.byteLength(controller) > maxControllerLength) causes.push(tooLong('spec.controller', maxControllerLength));
+  causes.push(...validateDomainPrefixedPath(controller, 'spec.controller'));
+  const params = objectAt(spec, 'parameters');
+  if (params !== undefined) {
+    const path = 'spec.parameters';
+    causes.push(...validateTypedReference(params, path));
+    if (!present(params.scope)) {
+      causes.push(required(`${path}.scope`));
+    } else if (!parameterScopes.includes(String(params.scope))) {
+      causes.push(notSupported(`${path}.scope`, params.scope, parameterScopes));
+    } else if (params.scope === 'Namespace') {
+      if (!present(params.namespace)) causes.push(required(`${path}.namespace`, "`parameters.scope` is set to 'Namespace'"));
+      else for (const msg of isDNS1123Label(String(params.namespace))) causes.push(invalid(`${path}.namespace`, params.namespace, msg));
+    } else if (present(params.namespace)) {
+      causes.push(forbidden(`${path}.namespace`, "`parameters.scope` is set to 'Cluster'"));
+    }
+  }
+  return causes;
+}
+
+/** SetDefaults_IngressClass: parameters are cluster-scoped unless told. */
+function defaultIngressClass(ic: KubeObject): void {
+  const params = objectAt(objectAt(ic, 'spec'), 'parameters');
+  if (params !== undefined && !present(params.scope)) params.scope = 'Cluster';
 }
 
 export function ingressClassesType(): ResourceType {
-  return builtinType('networking.k8s.io', 'v1', 'ingressclasses', { strategy: generationStrategy() });
+  return builtinType('networking.k8s.io', 'v1', 'ingressclasses', {
+    strategy: defaultedFirst(defaultIngressClass, generationStrategy({
+      validate: validateIngressClass,
+      validateUpdate(ic, old) {
+        const causes: StatusCause[] = [];
+        const controller = stringAt(objectAt(ic, 'spec'), 'controller');
+        if (controller !== stringAt(objectAt(old, 'spec'), 'controller')) causes.push(invalid('spec.controller', controller, fieldImmutable));
+        return [...causes, ...validateIngressClass(ic)];
+      },
+    })),
+    // pkg/printers/internalversion: printIngressClass.
+    tableColumns: [
+      nameColumn,
+      column('Controller', (ic) => stringAt(objectAt(ic, 'spec'), 'controller'), { description: 'Controller that is responsible for handling this class' }),
+      column('Parameters', (ic) => {
+        const params = objectAt(objectAt(ic, 'spec'), 'parameters');
+        if (params === undefined) return '<none>';
+        const group = present(params.apiGroup) ? `.${String(params.apiGroup)}` : '';
+        return `${stringAt(params, 'kind')}${group}/${stringAt(params, 'name')}`;
+      }, { description: 'A reference to a resource with additional parameters' }),
+      ageColumn,
+    ],
+  });
+}
+
+// ---- networkpolicies ----
+
+const policyTypes = ['Ingress', 'Egress'];
+const protocols = ['TCP', 'UDP', 'SCTP'];
+const cidrMessage = 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)';
+
+function validatePort(port: JsonObject, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (present(port.protocol) && !protocols.includes(String(port.protocol))) causes.push(notSupported(`${path}.protocol`, port.protocol, protocols));
+  const endPort = port.endPort;
+  if (typeof port.port === 'number') {
+    for (const msg of isValidPortNum(port.port)) causes.push(invalid(`${path}.port`, port.port, msg));
+    if (typeof endPort === 'number') {
+      if (endPort < port.port) causes.push(invalid(`${path}.endPort`, port.port, 'must be greater than or equal to `port`'));
+      for (const msg of isValidPortNum(endPort)) causes.push(invalid(`${path}.endPort`, endPort, msg));
+    }
+  } else if (present(port.port)) {
+    if (present(endPort)) causes.push(invalid(`${path}.endPort`, endPort, 'may not be specified when `port` is non-numeric'));
+    for (const msg of isValidPortName(String(port.port))) causes.push(invalid(`${path}.port`, port.port, msg));
+  } else if (present(endPort)) {
+    causes.push(invalid(`${path}.endPort`, endPort, 'may not be specified when `port` is not specified'));
+  }
+  return causes;
+}
+
+function validateIPBlock(block: JsonObject, path: string): StatusCause[] {
+  const cidrText = stringAt(block, 'cidr');
+  if (cidrText === '') return [required(`${path}.cidr`)];
+  const cidr = parseCIDR(cidrText);
+  if (cidr === undefined) return [invalid(`${path}.cidr`, cidrText, cidrMessage)];
+  const causes: StatusCause[] = [];
+  (Array.isArray(block.except) ? block.except : []).forEach((raw, i) => {
+    const text = String(raw);
+    const except = parseCIDR(text);
+    if (except === undefined) {
+      causes.push(invalid(`${path}.except[${i}]`, text, cidrMessage));
+      return;
+    }
+    const inside = except.family === cidr.family && except.base >= cidr.base && except.base < cidr.base + cidr.size;
+    if (!inside || cidr.prefix >= except.prefix) causes.push(invalid(`${path}.except[${i}]`, text, 'must be a strict subset of `cidr`'));
+  });
+  return causes;
+}
+
+function validatePeer(peer: JsonObject, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  let count = 0;
+  for (const key of ['podSelector', 'namespaceSelector']) {
+    const selector = objectAt(peer, key);
+    if (selector === undefined) continue;
+    count++;
+    causes.push(...validateLabelSelector(selector, `${path}.${key}`));
+  }
+  const block = objectAt(peer, 'ipBlock');
+  if (block !== undefined) {
+    count++;
+    causes.push(...validateIPBlock(block, `${path}.ipBlock`));
+  }
+  if (count === 0) causes.push(required(path, 'must specify a peer'));
+  else if (count > 1 && block !== undefined) causes.push(forbidden(path, 'may not specify both ipBlock and another peer'));
+  return causes;
+}
+
+/** ValidateNetworkPolicySpec. */
+export function validateNetworkPolicy(np: KubeObject): StatusCause[] {
+  const spec = objectAt(np, 'spec') ?? {};
+  const causes = validateLabelSelector(objectAt(spec, 'podSelector') ?? {}, 'spec.podSelector');
+  for (const [direction, peers] of [['ingress', 'from'], ['egress', 'to']] as const) {
+    objectsAt(spec, direction).forEach((rule, i) => {
+      const path = `spec.${direction}[${i}]`;
+      objectsAt(rule, 'ports').forEach((port, j) => causes.push(...validatePort(port, `${path}.ports[${j}]`)));
+      objectsAt(rule, peers).forEach((peer, j) => causes.push(...validatePeer(peer, `${path}.${peers}[${j}]`)));
+    });
+  }
+  const types = Array.isArray(spec.policyTypes) ? spec.policyTypes : [];
+  if (types.length > policyTypes.length) {
+    causes.push(invalid('spec.policyTypes', new GoValue(`&[]networking.PolicyType{${types.map((t) => JSON.stringify(String(t))).join(', ')}}`), 'may not specify more than two policyTypes'));
+    return causes;
+  }
+  types.forEach((t, i) => {
+    if (!policyTypes.includes(String(t))) causes.push(notSupported(`spec.policyTypes[${i}]`, t, policyTypes));
+  });
+  return causes;
+}
+
+/** SetDefaults_NetworkPolicy and SetDefaults_NetworkPolicyPort. */
+function defaultNetworkPolicy(np: KubeObject): void {
+  const spec = ensureObject(np as unknown as JsonObject, 'spec');
+  for (const direction of ['ingress', 'egress']) {
+    for (const rule of objectsAt(spec, direction)) for (const port of objectsAt(rule, 'ports')) if (!present(port.protocol)) port.protocol = 'TCP';
+  }
+  if (!Array.isArray(spec.policyTypes) || spec.policyTypes.length === 0) {
+    spec.policyTypes = objectsAt(spec, 'egress').length > 0 ? ['Ingress', 'Egress'] : ['Ingress'];
+  }
+}
+
+/** metav1.FormatLabelSelector. */
+function formatSelector(selector: unknown): string {
+  try {
+    const text = labelSelectorString(labelSelectorFromObject(isObject(selector) ? (selector as LabelSelectorObject) : undefined));
+    return text === '' ? '<none>' : text;
+  } catch {
+    return '<error>';
+  }
 }
 
 export function networkPoliciesType(): ResourceType {
-  return builtinType('networking.k8s.io', 'v1', 'networkpolicies', { strategy: generationStrategy() });
+  return builtinType('networking.k8s.io', 'v1', 'networkpolicies', {
+    strategy: defaultedFirst(defaultNetworkPolicy, generationStrategy({ validate: validateNetworkPolicy, validateUpdate: validateNetworkPolicy })),
+    // pkg/printers/internalversion: printNetworkPolicy.
+    tableColumns: [
+      nameColumn,
+      column('Pod-Selector', (np) => formatSelector(objectAt(np, 'spec')?.podSelector), { description: "podSelector selects the pods to which this NetworkPolicy object applies. The array of rules is applied to any pods selected by this field. An empty selector matches all pods in this namespace. Multiple network policies can select the same set of pods. In this case, the ingress rules for each are combined additively. This field is NOT optional and follows standard label selector semantics. An empty podSelector matches all pods in this namespace." }),
+      ageColumn,
+    ],
+  });
 }
 
 export function ipAddressesType(): ResourceType {

@@ -1,0 +1,237 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeObject } from '../../../src/api/index.ts';
+import { priorityAdmission } from '../../../src/admission/priority.ts';
+import { isStatusError } from '../../../src/api/index.ts';
+import { builtinType, fields, storeCreate, storeUpdate } from '../../helpers/store.ts';
+
+const ingresses = builtinType('ingresses');
+const ingressClasses = builtinType('ingressclasses');
+const networkPolicies = builtinType('networkpolicies');
+const pvs = builtinType('persistentvolumes');
+const pvcs = builtinType('persistentvolumeclaims');
+const storageClasses = builtinType('storageclasses');
+const csiDrivers = builtinType('csidrivers');
+const priorityClasses = builtinType('priorityclasses');
+
+const meta = (name: string, namespace?: string) => ({ name, ...(namespace ? { namespace } : {}) });
+const svcBackend = { service: { name: 'web', port: { number: 80 } } };
+const ingress = (spec: object): KubeObject => ({ metadata: meta('i', 'default'), spec } as KubeObject);
+const httpPath = (p: object) => ingress({ rules: [{ host: 'a.example.com', http: { paths: [p] } }] });
+
+test('Ingress validation, case by case', async () => {
+  const cases: [string, KubeObject, string[]][] = [
+    ['a rule with a Prefix path', httpPath({ path: '/', pathType: 'Prefix', backend: svcBackend }), []],
+    ['a default backend only', ingress({ defaultBackend: svcBackend }), []],
+    ['nothing to route', ingress({}), ['spec: Invalid value: []networking.IngressRule(nil): either `defaultBackend` or `rules` must be specified']],
+    ['no pathType', httpPath({ path: '/', backend: svcBackend }), ['spec.rules[0].http.paths[0].pathType: Required value: pathType must be specified']],
+    ['unknown pathType', httpPath({ path: '/', pathType: 'Regex', backend: svcBackend }), ['spec.rules[0].http.paths[0].pathType: Unsupported value: "Regex": supported values: "Exact", "ImplementationSpecific", "Prefix"']],
+    ['relative Exact path', httpPath({ path: 'a', pathType: 'Exact', backend: svcBackend }), ['spec.rules[0].http.paths[0].path: Invalid value: "a": must be an absolute path']],
+    ['Prefix path with //', httpPath({ path: '/a//b', pathType: 'Prefix', backend: svcBackend }), ["spec.rules[0].http.paths[0].path: Invalid value: \"/a//b\": must not contain '//'"]],
+    ['ImplementationSpecific empty path', httpPath({ pathType: 'ImplementationSpecific', backend: svcBackend }), []],
+    ['port name and number', httpPath({ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80, name: 'http' } } } }), ['spec.rules[0].http.paths[0].backend: Invalid value: "": cannot set both port name & port number']],
+    ['no port', httpPath({ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: {} } } }), ['spec.rules[0].http.paths[0].backend: Required value: port name or number is required']],
+    ['no backend', httpPath({ path: '/', pathType: 'Prefix', backend: {} }), ['spec.rules[0].http.paths[0].backend: Invalid value: "": resource or service backend is required']],
+    ['resource backend', httpPath({ path: '/', pathType: 'Prefix', backend: { resource: { apiGroup: 'k8s.example.com', kind: 'Bucket', name: 'b' } } }), []],
+    ['wildcard host', ingress({ rules: [{ host: '*.example.com' }] }), []],
+    ['bad wildcard host', ingress({ rules: [{ host: 'a.*.com' }] }), ["spec.rules[0].host: Invalid value: \"a.*.com\": a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"]],
+    ['IP host', ingress({ rules: [{ host: '10.0.0.1' }] }), ['spec.rules[0].host: Invalid value: "10.0.0.1": must be a DNS name, not an IP address']],
+  ];
+  for (const [name, obj, want] of cases) assert.deepEqual(fields((await storeCreate(ingresses, obj)).causes), want, name);
+});
+
+test('IngressClass: controller required and immutable, parameters scoped', async () => {
+  const ic = (spec: object): KubeObject => ({ metadata: meta('nginx'), spec } as KubeObject);
+  assert.deepEqual(fields((await storeCreate(ingressClasses, ic({}))).causes), ['spec.controller: Required value']);
+  assert.deepEqual(fields((await storeCreate(ingressClasses, ic({ controller: 'nginx' }))).causes), ['spec.controller: Invalid value: "nginx": must be a domain-prefixed path (such as "acme.io/foo")']);
+  const created = await storeCreate(ingressClasses, ic({ controller: 'k8s.io/ingress-nginx', parameters: { kind: 'Params', name: 'p' } }));
+  assert.deepEqual(created.causes, []);
+  assert.equal((created.obj.spec as { parameters: { scope: string } }).parameters.scope, 'Cluster');
+  assert.deepEqual(fields((await storeCreate(ingressClasses, ic({ controller: 'a.io/b', parameters: { kind: 'P', name: 'p', scope: 'Namespace' } }))).causes), ["spec.parameters.namespace: Required value: `parameters.scope` is set to 'Namespace'"]);
+  const update = await storeUpdate(ingressClasses, ic({ controller: 'a.io/other' }), ic({ controller: 'a.io/b' }));
+  assert.deepEqual(fields(update.causes), ['spec.controller: Invalid value: "a.io/other": field is immutable']);
+});
+
+test('NetworkPolicy defaults policyTypes and port protocols, and checks peers', async () => {
+  const np = (spec: object): KubeObject => ({ metadata: meta('np', 'default'), spec } as KubeObject);
+  const cases: [object, string[]][] = [
+    [{ podSelector: {} }, ['Ingress']],
+    [{ podSelector: {}, egress: [{}] }, ['Ingress', 'Egress']],
+    [{ podSelector: {}, egress: [{}], policyTypes: ['Egress'] }, ['Egress']],
+  ];
+  for (const [spec, want] of cases) {
+    const { obj, causes } = await storeCreate(networkPolicies, np(spec));
+    assert.deepEqual(causes, []);
+    assert.deepEqual((obj.spec as { policyTypes: string[] }).policyTypes, want);
+  }
+  const withPort = await storeCreate(networkPolicies, np({ podSelector: {}, ingress: [{ ports: [{ port: 80 }] }] }));
+  assert.deepEqual((withPort.obj.spec as { ingress: [{ ports: [{ protocol: string }] }] }).ingress[0].ports[0].protocol, 'TCP');
+  const invalid: [object, string[]][] = [
+    [{ podSelector: {}, ingress: [{ from: [{}] }] }, ['spec.ingress[0].from[0]: Required value: must specify a peer']],
+    [{ podSelector: {}, ingress: [{ from: [{ ipBlock: { cidr: '10.0.0.0/8' }, podSelector: {} }] }] }, ['spec.ingress[0].from[0]: Forbidden: may not specify both ipBlock and another peer']],
+    [{ podSelector: {}, egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/33' } }] }] }, ['spec.egress[0].to[0].ipBlock.cidr: Invalid value: "10.0.0.0/33": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)']],
+    [{ podSelector: {}, egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/8', except: ['11.0.0.0/16'] } }] }] }, ['spec.egress[0].to[0].ipBlock.except[0]: Invalid value: "11.0.0.0/16": must be a strict subset of `cidr`']],
+    [{ podSelector: {}, ingress: [{ ports: [{ port: 80, endPort: 70 }] }] }, ['spec.ingress[0].ports[0].endPort: Invalid value: 80: must be greater than or equal to `port`']],
+    [{ podSelector: {}, policyTypes: ['Sideways'] }, ['spec.policyTypes[0]: Unsupported value: "Sideways": supported values: "Ingress", "Egress"']],
+  ];
+  for (const [spec, want] of invalid) assert.deepEqual(fields((await storeCreate(networkPolicies, np(spec))).causes), want, JSON.stringify(spec));
+});
+
+const pv = (spec: object): KubeObject => ({ metadata: meta('pv1'), spec } as KubeObject);
+const goodPV = { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/data' } };
+
+test('PersistentVolume defaults and validation', async () => {
+  const { obj, causes } = await storeCreate(pvs, pv(goodPV));
+  assert.deepEqual(causes, []);
+  const spec = obj.spec as Record<string, unknown>;
+  assert.equal(spec.persistentVolumeReclaimPolicy, 'Retain');
+  assert.equal(spec.volumeMode, 'Filesystem');
+  assert.equal((obj.status as { phase: string }).phase, 'Pending');
+  const cases: [object, string[]][] = [
+    [{ ...goodPV, accessModes: [] }, ['spec.accessModes: Required value']],
+    [{ ...goodPV, accessModes: ['ReadWriteOncePod', 'ReadOnlyMany'] }, ['spec.accessModes: Forbidden: may not use ReadWriteOncePod with other access modes']],
+    [{ ...goodPV, accessModes: ['Sometimes'] }, ['spec.accessModes: Unsupported value: "Sometimes": supported values: "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"']],
+    [{ ...goodPV, capacity: { storage: '0' } }, ['spec.capacity[storage]: Invalid value: "0": must be greater than zero']],
+    [{ capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'] }, ['spec: Required value: must specify a volume type']],
+    [{ ...goodPV, nfs: { server: 'nfs', path: '/x' } }, ['spec.nfs: Forbidden: may not specify more than 1 volume type']],
+    [{ ...goodPV, persistentVolumeReclaimPolicy: 'Keep' }, ['spec.persistentVolumeReclaimPolicy: Unsupported value: "Keep": supported values: "Delete", "Recycle", "Retain"']],
+  ];
+  for (const [spec, want] of cases) assert.deepEqual(fields((await storeCreate(pvs, pv(spec))).causes), want, JSON.stringify(spec));
+});
+
+test('a PersistentVolume keeps its volume source', async () => {
+  const old = (await storeCreate(pvs, pv(goodPV))).obj;
+  const update = await storeUpdate(pvs, pv({ ...goodPV, hostPath: { path: '/other' } }), old);
+  assert.deepEqual(fields(update.causes), ['spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation']);
+  assert.deepEqual((await storeUpdate(pvs, pv({ ...goodPV, capacity: { storage: '2Gi' } }), old)).causes, []);
+});
+
+const pvc = (spec: object, status?: object): KubeObject => ({ metadata: meta('data', 'default'), spec, ...(status ? { status } : {}) } as KubeObject);
+const goodPVC = { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, volumeMode: 'Filesystem' };
+
+test('PersistentVolumeClaim defaults and validation', async () => {
+  const { obj, causes } = await storeCreate(pvcs, pvc(goodPVC));
+  assert.deepEqual(causes, []);
+  assert.equal((obj.spec as { volumeMode: string }).volumeMode, 'Filesystem');
+  assert.equal((obj.status as { phase: string }).phase, 'Pending');
+  const cases: [object, string[]][] = [
+    [{ resources: { requests: { storage: '1Gi' } } }, ['spec.accessModes: Required value: at least 1 access mode is required']],
+    [{ accessModes: ['ReadWriteOnce'] }, ['spec.resources[storage]: Required value']],
+    [{ ...goodPVC, resources: { requests: { storage: '0' } } }, ['spec.resources[storage]: Invalid value: "0": must be greater than zero']],
+    [{ ...goodPVC, volumeMode: 'Raw' }, ['spec.volumeMode: Unsupported value: "Raw": supported values: "Block", "Filesystem"']],
+  ];
+  for (const [spec, want] of cases) assert.deepEqual(fields((await storeCreate(pvcs, pvc(spec))).causes), want, JSON.stringify(spec));
+});
+
+test('PersistentVolumeClaim updates: the spec is fixed but for what a bound claim may change', async () => {
+  const immutable = 'spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims';
+  const bigger = { ...goodPVC, resources: { requests: { storage: '2Gi' } } };
+  const smaller = { ...goodPVC, resources: { requests: { storage: '512Mi' } } };
+  const bound = { phase: 'Bound', capacity: { storage: '1Gi' } };
+  const cases: [string, KubeObject, KubeObject, string[]][] = [
+    ['access modes change', pvc({ ...goodPVC, accessModes: ['ReadOnlyMany'] }), pvc(goodPVC), [immutable]],
+    ['a pending claim grows', pvc(bigger), pvc(goodPVC), [immutable]],
+    ['a bound claim grows', pvc(bigger, bound), pvc(goodPVC, bound), []],
+    ['a bound claim shrinks below its capacity', pvc(smaller, bound), pvc(goodPVC, bound), ['spec.resources.requests.storage: Forbidden: field can not be less than status.capacity']],
+    ['volumeName set once', pvc({ ...goodPVC, volumeName: 'pv1' }), pvc(goodPVC), []],
+    ['volumeName changed', pvc({ ...goodPVC, volumeName: 'pv2' }), pvc({ ...goodPVC, volumeName: 'pv1' }), [immutable]],
+    ['the same size in other units', pvc({ ...goodPVC, resources: { requests: { storage: '1024Mi' } } }), pvc(goodPVC), []],
+  ];
+  for (const [name, input, old, want] of cases) {
+    // The status comes from the stored object: a PUT keeps it.
+    assert.deepEqual(fields((await storeUpdate(pvcs, input, old)).causes), want, name);
+  }
+});
+
+test('StorageClass defaults, validation and immutable fields', async () => {
+  const sc = (extra: object): KubeObject => ({ metadata: meta('fast'), ...extra } as KubeObject);
+  const { obj, causes } = await storeCreate(storageClasses, sc({ provisioner: 'csi.example.com' }));
+  assert.deepEqual(causes, []);
+  assert.equal((obj as unknown as { reclaimPolicy: string }).reclaimPolicy, 'Delete');
+  assert.equal((obj as unknown as { volumeBindingMode: string }).volumeBindingMode, 'Immediate');
+  const cases: [object, string[]][] = [
+    [{}, ['provisioner: Required value']],
+    [{ provisioner: 'a', reclaimPolicy: 'Recycle' }, ['reclaimPolicy: Unsupported value: "Recycle": supported values: "Delete", "Retain"']],
+    [{ provisioner: 'a', volumeBindingMode: 'Later' }, ['volumeBindingMode: Unsupported value: "Later": supported values: "Immediate", "WaitForFirstConsumer"']],
+  ];
+  for (const [extra, want] of cases) assert.deepEqual(fields((await storeCreate(storageClasses, sc(extra))).causes), want, JSON.stringify(extra));
+  const update = await storeUpdate(storageClasses, sc({ provisioner: 'b', parameters: { type: 'ssd' }, reclaimPolicy: 'Retain', volumeBindingMode: 'WaitForFirstConsumer' }), obj);
+  assert.deepEqual(fields(update.causes), [
+    'parameters: Forbidden: updates to parameters are forbidden.',
+    'provisioner: Forbidden: updates to provisioner are forbidden.',
+    'reclaimPolicy: Forbidden: updates to reclaimPolicy are forbidden.',
+    'volumeBindingMode: Invalid value: "WaitForFirstConsumer": field is immutable',
+  ]);
+});
+
+test('CSIDriver defaults', async () => {
+  const { obj } = await storeCreate(csiDrivers, { metadata: meta('csi.example.com'), spec: {} } as KubeObject);
+  assert.deepEqual(obj.spec, {
+    attachRequired: true, podInfoOnMount: false, storageCapacity: false, fsGroupPolicy: 'ReadWriteOnceWithFSType',
+    requiresRepublish: false, seLinuxMount: false, volumeLifecycleModes: ['Persistent'],
+  });
+});
+
+test('PriorityClass validation and update rules', async () => {
+  const pc = (name: string, extra: object): KubeObject => ({ metadata: meta(name), ...extra } as KubeObject);
+  const { obj, causes } = await storeCreate(priorityClasses, pc('high', { value: 1000 }));
+  assert.deepEqual(causes, []);
+  assert.equal((obj as unknown as { preemptionPolicy: string }).preemptionPolicy, 'PreemptLowerPriority');
+  const cases: [KubeObject, string[]][] = [
+    [pc('huge', { value: 1000000001 }), ['value: Forbidden: maximum allowed value of a user defined priority is 1000000000']],
+    [pc('system-mine', { value: 1 }), ["metadata.name: Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: system-mine is not a known system priority class"]],
+    [pc('system-node-critical', { value: 1 }), ["metadata.name: Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: value of system-node-critical PriorityClass must be 2000001000"]],
+    [pc('system-node-critical', { value: 2000001000 }), []],
+    [pc('p', { value: 1, preemptionPolicy: 'Sometimes' }), ['preemptionPolicy: Unsupported value: "Sometimes": supported values: "PreemptLowerPriority", "Never"']],
+  ];
+  for (const [input, want] of cases) assert.deepEqual(fields((await storeCreate(priorityClasses, input)).causes), want, input.metadata.name);
+  const update = await storeUpdate(priorityClasses, pc('high', { value: 2000, preemptionPolicy: 'Never' }), obj);
+  assert.deepEqual(fields(update.causes), ['value: Forbidden: may not be changed in an update.', 'preemptionPolicy: Invalid value: "Never": field is immutable']);
+});
+
+test('the Priority plugin resolves a pod\'s priority from its class', async () => {
+  const classes: KubeObject[] = [
+    { metadata: { name: 'high' }, value: 1000, preemptionPolicy: 'Never' } as KubeObject,
+    { metadata: { name: 'low' }, value: 10, globalDefault: true, preemptionPolicy: 'PreemptLowerPriority' } as KubeObject,
+  ];
+  const plugin = priorityAdmission({ get: async (name) => classes.find((c) => c.metadata.name === name), list: async () => classes });
+  const admit = async (spec: object, known = classes) => {
+    const p = priorityAdmission({ get: async (name) => known.find((c) => c.metadata.name === name), list: async () => known });
+    const object = { metadata: { name: 'web', namespace: 'default' }, spec } as KubeObject;
+    try {
+      await p.admit!({ operation: 'CREATE', group: '', version: 'v1', resource: 'pods', subresource: '', kind: 'Pod', namespace: 'default', name: 'web', object, oldObject: undefined, dryRun: false, namespaced: true });
+      return object.spec;
+    } catch (err) {
+      if (isStatusError(err)) return `${err.code} ${err.message}`;
+      throw err;
+    }
+  };
+  const cases: [object, KubeObject[], unknown][] = [
+    [{ priorityClassName: 'high' }, classes, { priorityClassName: 'high', priority: 1000, preemptionPolicy: 'Never' }],
+    [{}, classes, { priorityClassName: 'low', priority: 10, preemptionPolicy: 'PreemptLowerPriority' }],
+    [{}, [], { priority: 0 }],
+    [{ priorityClassName: 'foo' }, classes, '403 pods "web" is forbidden: no PriorityClass with name foo was found'],
+    [{ priorityClassName: 'high', priority: 5 }, classes, '403 pods "web" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 1000 from the given PriorityClass name'],
+    [{ priorityClassName: 'high', priority: 1000 }, classes, { priorityClassName: 'high', priority: 1000, preemptionPolicy: 'Never' }],
+  ];
+  for (const [spec, known, want] of cases) assert.deepEqual(await admit(spec, known), want, JSON.stringify(spec));
+  const second = { metadata: { name: 'other' }, value: 1, globalDefault: true } as KubeObject;
+  await assert.rejects(
+    Promise.resolve(plugin.validate!({ operation: 'CREATE', group: 'scheduling.k8s.io', version: 'v1', resource: 'priorityclasses', subresource: '', kind: 'PriorityClass', namespace: '', name: 'other', object: second, oldObject: undefined, dryRun: false, namespaced: false })),
+    { code: 403, message: 'priorityclasses.scheduling.k8s.io "other" is forbidden: PriorityClass low is already marked as default. Only one default can exist' },
+  );
+});
+
+test('table cells of the network and storage types', () => {
+  const cells = (type: typeof pvs, obj: object) => (type.tableColumns ?? []).map((c) => c.cell(obj as KubeObject, Date.now()));
+  const now = new Date().toISOString();
+  assert.deepEqual(cells(ingresses, { metadata: { name: 'i', creationTimestamp: now }, spec: { ingressClassName: 'nginx', rules: [{ host: 'a.com' }, { host: 'b.com' }], tls: [{}] }, status: { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } } }), ['i', 'nginx', 'a.com,b.com', '1.2.3.4', '80, 443', '0s']);
+  assert.deepEqual(cells(ingressClasses, { metadata: { name: 'c', creationTimestamp: now }, spec: { controller: 'a.io/b', parameters: { apiGroup: 'x.io', kind: 'P', name: 'p' } } }), ['c', 'a.io/b', 'P.x.io/p', '0s']);
+  assert.deepEqual(cells(networkPolicies, { metadata: { name: 'n', creationTimestamp: now }, spec: { podSelector: { matchLabels: { app: 'web' } } } }), ['n', 'app=web', '0s']);
+  assert.deepEqual(cells(networkPolicies, { metadata: { name: 'n', creationTimestamp: now }, spec: { podSelector: {} } }), ['n', '<none>', '0s']);
+  assert.deepEqual(cells(pvs, { metadata: { name: 'pv', creationTimestamp: now }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteMany', 'ReadWriteOnce'], persistentVolumeReclaimPolicy: 'Retain', claimRef: { namespace: 'ns', name: 'c' }, storageClassName: 'fast', volumeMode: 'Filesystem' }, status: { phase: 'Bound' } }), ['pv', '1Gi', 'RWO,RWX', 'Retain', 'Bound', 'ns/c', 'fast', '<unset>', '', '0s', 'Filesystem']);
+  assert.deepEqual(cells(pvcs, { metadata: { name: 'c', creationTimestamp: now }, spec: { volumeName: 'pv', storageClassName: 'fast', volumeMode: 'Filesystem' }, status: { phase: 'Bound', capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'] } }), ['c', 'Bound', 'pv', '1Gi', 'RWO', 'fast', '<unset>', '0s', 'Filesystem']);
+  assert.deepEqual(cells(pvcs, { metadata: { name: 'c', creationTimestamp: now }, spec: {}, status: { phase: 'Pending' } }), ['c', 'Pending', '', '', '', '', '<unset>', '0s', '<unset>']);
+  assert.deepEqual(cells(storageClasses, { metadata: { name: 's', creationTimestamp: now, annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }, provisioner: 'p', reclaimPolicy: 'Retain', volumeBindingMode: 'Immediate', allowVolumeExpansion: true }), ['s (default)', 'p', 'Retain', 'Immediate', true, '0s']);
+  assert.deepEqual(cells(priorityClasses, { metadata: { name: 'p', creationTimestamp: now }, value: 5, globalDefault: false, preemptionPolicy: 'Never' }), ['p', 5, false, '0s', 'Never']);
+});
