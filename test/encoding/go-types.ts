@@ -1,8 +1,8 @@
 // Reads the Go type descriptors (what reflect sees) of a stripped Linux amd64 Go binary:
-// every named struct type with its package path and fields (name, tag, type). Since
-// Kubernetes 1.35 the API types no longer register gogo FileDescriptorProtos, so a
-// binary's struct types and their `protobuf:` tags are what is left to read the messages
-// from (protobuf-descriptor-source.ts).
+// every named struct and slice type with its package path and fields (name, tag, type).
+// Kubernetes v1.36 binaries no longer embed the gogo FileDescriptorProtos kubectl 1.33
+// still carried, so their struct types and `protobuf:` tags are what is left to read the
+// messages from (protobuf-descriptor-source.ts).
 //
 // Layout (internal/abi, Go 1.21 and later, 64-bit): a Type is 48 bytes (size, ptrBytes,
 // hash u32, tflag u8, align u8, fieldAlign u8, kind u8, equal, gcdata, str NameOff i32,

@@ -6,9 +6,9 @@
 // (go-types.ts reads them). The `protobuf:"bytes,3,rep,name=items"` tag gives the field
 // number and wire type, the Go type gives the message or scalar, repeated/map and whether
 // a scalar is a Go pointer, and the `json:` tag the JSON name, inlining, and whether a
-// value field keeps its zero value in JSON (no omitempty or omitzero). Kubernetes 1.35
-// dropped the gzipped FileDescriptorProtos earlier versions embedded, so the struct types
-// are the source for every version.
+// value field keeps its zero value in JSON (no omitempty or omitzero). v1.36 binaries no
+// longer embed the gzipped FileDescriptorProtos kubectl 1.33 has, so the struct types are
+// the source; kubectl 1.33 read this way gives the same table for the types both have.
 //
 // Run directly to print the module:
 //   node test/encoding/protobuf-descriptor-source.ts [path/to/binary] > src/encoding/protobuf/messages.ts
