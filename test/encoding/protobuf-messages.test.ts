@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { describe, test } from 'node:test';
 import { messages } from '../../src/encoding/protobuf/messages.ts';
 import { specialTypes } from '../../src/encoding/protobuf/special-types.ts';
-import { defaultKubectl, generateMessages, renderMessagesModule, specialMessages } from './protobuf-descriptor-source.ts';
+import { servedKinds } from '../../src/encoding/protobuf/roots.ts';
+import { defaultBinary, generateMessages, leftOut, renderMessagesModule, sourceName, specialMessages } from './protobuf-descriptor-source.ts';
 
 const scalars = new Set(['string', 'bytes', 'bool', 'int32', 'int64']);
 
@@ -23,6 +26,7 @@ describe('protobuf message descriptors', () => {
       assert.equal(new Set(fields.map((f) => f[1])).size, fields.length, `${name}: duplicate JSON name`);
       for (const [, json, type, flags] of fields) {
         assert.match(flags, /^(r|m|p|z|i)?$/, `${name}.${json}: flags ${flags}`);
+        if (json === '') assert.ok(fields.length === 1 && flags === 'r', `${name}: only a list message has a field without a JSON name`);
         if (flags === 'p' || flags === 'z') assert.ok(scalars.has(type), `${name}.${json}: ${flags} on a message`);
         if (flags === 'i') assert.ok(Object.hasOwn(messages, type), `${name}.${json}: inline of ${type}`);
       }
@@ -33,11 +37,24 @@ describe('protobuf message descriptors', () => {
     assert.deepEqual([...specialTypes.keys(), 'runtime.RawExtension'].sort(), [...specialMessages].sort());
   });
 
-  const kubectl = process.env.KUBECTL_WITH_DESCRIPTORS ?? defaultKubectl;
-  test('messages.ts is what the descriptors embedded in kubectl 1.33 generate', { skip: existsSync(kubectl) ? false : `needs ${kubectl}` }, () => {
-    const generated = generateMessages(readFileSync(kubectl));
+  test('every served kind has its message, but those left out on purpose', () => {
+    for (const [apiVersion, kinds] of Object.entries(servedKinds)) {
+      for (const [kind, message] of Object.entries(kinds)) {
+        assert.ok(Object.hasOwn(messages, message) || leftOut(message), `${apiVersion} ${kind}: no message ${message}`);
+      }
+    }
+  });
+
+  // Upstream's kube-controller-manager v1.36.2, unpacked from the shared tools folder.
+  const packed = process.env.PLINTH_UPSTREAM_BIN ?? '/work/shared/bin';
+  const canUnpack = existsSync(`${packed}/unpack.sh`);
+  const missing = canUnpack || existsSync(defaultBinary) ? false
+    : `needs upstream's kube-controller-manager v1.36.2: neither ${defaultBinary} nor ${packed}/unpack.sh is there`;
+  test('messages.ts is what the Go types of kube-controller-manager v1.36.2 generate', { skip: missing }, () => {
+    if (canUnpack) execFileSync(`${packed}/unpack.sh`, [dirname(defaultBinary)], { stdio: 'ignore' });
+    const generated = generateMessages(readFileSync(defaultBinary));
     assert.deepEqual(Object.fromEntries(generated.messages), messages);
     const module = readFileSync(new URL('../../src/encoding/protobuf/messages.ts', import.meta.url), 'utf8');
-    assert.equal(module, renderMessagesModule(generated, kubectl.split('/').pop()!));
+    assert.equal(module, renderMessagesModule(generated, sourceName(defaultBinary)), 'messages.ts is stale: regenerate it');
   });
 });

@@ -707,6 +707,74 @@ describe('JSON → Protobuf → JSON', () => {
         admissionReviewVersions: ['v1'],
       }],
     }],
+    ['a Job with its pod template and completion mode', {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: meta('migrate'),
+      spec: {
+        parallelism: 1, completions: 1, backoffLimit: 6, completionMode: 'NonIndexed', suspend: false, manualSelector: false,
+        podReplacementPolicy: 'TerminatingOrFailed',
+        selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': 'abc' } },
+        template: { metadata: { labels: { 'job-name': 'migrate' } }, spec: { containers: [{ name: 'migrate', image: 'busybox', command: ['true'] }], restartPolicy: 'Never' } },
+      },
+      status: { active: 1, ready: 0, startTime: '2024-01-02T03:04:05Z', uncountedTerminatedPods: {} },
+    }],
+    ['a CronJob with a schedule and a job template', {
+      apiVersion: 'batch/v1',
+      kind: 'CronJob',
+      metadata: meta('nightly'),
+      spec: {
+        schedule: '*/1 * * * *', timeZone: 'Etc/UTC', concurrencyPolicy: 'Forbid', suspend: false, successfulJobsHistoryLimit: 3,
+        jobTemplate: { metadata: {}, spec: { template: { metadata: {}, spec: { containers: [{ name: 'c', image: 'busybox' }], restartPolicy: 'OnFailure' } } } },
+      },
+      status: {},
+    }],
+    ['a ClusterRole with rules and an aggregation rule', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'reader' },
+      rules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] }, { verbs: ['get'], nonResourceURLs: ['/healthz'] }],
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { aggregate: 'true' } }] },
+    }],
+    ['a RoleBinding with subjects', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: meta('read'),
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' }, { kind: 'ServiceAccount', name: 'default', namespace: 'default' }],
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'reader' },
+    }],
+    ['an Ingress with rules and TLS', {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'Ingress',
+      metadata: meta('web'),
+      spec: {
+        ingressClassName: 'nginx',
+        rules: [{ host: 'example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }],
+        tls: [{ hosts: ['example.com'], secretName: 'tls' }],
+      },
+      status: { loadBalancer: {} },
+    }],
+    ['a PriorityClass whose value is zero (value has no omitempty)', {
+      apiVersion: 'scheduling.k8s.io/v1',
+      kind: 'PriorityClass',
+      metadata: { name: 'low' },
+      value: 0,
+      preemptionPolicy: 'Never',
+    }],
+    ['a ResourceQuota with hard limits', {
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: meta('quota'),
+      spec: { hard: { pods: '10', 'requests.cpu': '2' }, scopes: ['BestEffort'] },
+      status: { hard: { pods: '10' }, used: { pods: '0' } },
+    }],
+    ['a TokenReview whose user has extra values (a message that is a list in JSON)', {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenReview',
+      metadata: {},
+      spec: { token: 'abc', audiences: ['api'] },
+      status: { authenticated: true, user: { username: 'alice', groups: ['devs'], extra: { scopes: ['a', 'b'], empty: [] } }, audiences: ['api'] },
+    }],
     ['a v1 List whose items are objects', {
       apiVersion: 'v1',
       kind: 'List',
@@ -897,7 +965,11 @@ describe('kinds', () => {
     ['policy/v1', 'Eviction', true], ['policy/v1', 'PodDisruptionBudgetList', true], ['admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', true],
     ['admissionregistration.k8s.io/v1', 'MutatingWebhookConfigurationList', true], ['autoscaling/v1', 'Scale', true], ['v1', 'Status', true], ['apps/v1', 'DeleteOptions', true],
     ['v1', 'List', true],
-    ['apps/v1', 'Pod', false], ['events.k8s.io/v1', 'Event', false], ['example.com/v1', 'Widget', false], ['v1', 'toString', false],
+    ['batch/v1', 'Job', true], ['batch/v1', 'CronJobList', true], ['rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', true],
+    ['networking.k8s.io/v1', 'Ingress', true], ['scheduling.k8s.io/v1', 'PriorityClass', true], ['v1', 'ResourceQuota', true],
+    ['events.k8s.io/v1', 'Event', true], ['authentication.k8s.io/v1', 'TokenRequest', true], ['batch/v1', 'DeleteOptions', true],
+    ['apiextensions.k8s.io/v1', 'CustomResourceDefinition', false],
+    ['apps/v1', 'Pod', false], ['example.com/v1', 'Widget', false], ['v1', 'toString', false], ['batch/v1', 'List', false],
   ];
   for (const [apiVersion, kind, has] of kinds) {
     test(`${apiVersion} ${kind} ${has ? 'has' : 'has no'} descriptor`, () => {

@@ -47,6 +47,8 @@ interface Message {
   name: string;
   fields: Field[];
   byNumber: Map<number, Field>;
+  /** A named Go slice (ExtraValue): one repeated field without a JSON name; its JSON is that list. */
+  bareList: boolean;
 }
 
 const scalarTypes = new Set(['string', 'bytes', 'bool', 'int32', 'int64']);
@@ -64,7 +66,8 @@ const compiled: ReadonlyMap<string, Message> = new Map(
         keepZero: flags.includes('p') || flags.includes('z'),
       }))
       .sort((a, b) => a.number - b.number);
-    return [name, { name, fields, byNumber: new Map(fields.map((f) => [f.number, f])) }];
+    const bareList = fields.length === 1 && fields[0]!.json === '';
+    return [name, { name, fields, byNumber: new Map(fields.map((f) => [f.number, f])), bareList }];
   }),
 );
 
@@ -117,7 +120,9 @@ function decodeValue(field: Field, type: string, wireType: number, r: ProtoReade
   if (type === rawExtension) return decodeRawExtension(sub, depth + 1);
   const special = specialTypes.get(type);
   if (special !== undefined) return special.decode(sub);
-  return decodeMessage(messageNamed(type), sub, {}, depth + 1);
+  const message = messageNamed(type);
+  const out = decodeMessage(message, sub, {}, depth + 1);
+  return message.bareList ? out[''] ?? [] : out;
 }
 
 /** A map entry {1 key, 2 value}; a missing key or value is the zero value, as in Go. */
@@ -152,7 +157,7 @@ function zeroOf(type: string): unknown {
     default: {
       const special = specialTypes.get(type);
       if (special !== undefined) return special.decode(new ProtoReader(new Uint8Array(0)));
-      return type === rawExtension ? null : {};
+      return type === rawExtension ? null : compiled.get(type)?.bareList === true ? [] : {};
     }
   }
 }
@@ -187,7 +192,7 @@ function decodeMessage(message: Message, r: ProtoReader, out: Json, depth: numbe
     } else if (field.inline) {
       expectWire(field, wireType, WIRE_BYTES);
       decodeMessage(messageNamed(field.type), r.message(), out, depth + 1);
-    } else if (compiled.has(field.type)) {
+    } else if (compiled.has(field.type) && !messageNamed(field.type).bareList) {
       // A message seen twice merges, as in Protobuf.
       expectWire(field, wireType, WIRE_BYTES);
       const existing = out[field.json];
@@ -328,8 +333,14 @@ function encodeValue(type: string, number: number, value: unknown, w: ProtoWrite
         fail((err as Error).message);
       }
     } else {
-      if (!isObject(value)) fail('expected an object');
-      encodeMessage(messageNamed(type), value, w);
+      const message = messageNamed(type);
+      if (message.bareList) {
+        if (!Array.isArray(value)) fail('expected a list');
+        encodeMessage(message, { '': value }, w);
+      } else {
+        if (!isObject(value)) fail('expected an object');
+        encodeMessage(message, value, w);
+      }
     }
   }
   w.endMessage(at);

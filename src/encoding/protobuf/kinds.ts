@@ -1,53 +1,13 @@
-// Which message of messages.ts a (apiVersion, kind) is encoded as.
+// Which message of messages.ts a (apiVersion, kind) is encoded as: the served kinds, their
+// lists and their subresources' kinds as roots.ts (generated from upstream's discovery)
+// lists them, plus the kinds of meta.k8s.io every version carries.
 
-const byVersion: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  v1: {
-    Namespace: 'core.v1.Namespace',
-    NamespaceList: 'core.v1.NamespaceList',
-    ConfigMap: 'core.v1.ConfigMap',
-    ConfigMapList: 'core.v1.ConfigMapList',
-    Secret: 'core.v1.Secret',
-    SecretList: 'core.v1.SecretList',
-    ServiceAccount: 'core.v1.ServiceAccount',
-    ServiceAccountList: 'core.v1.ServiceAccountList',
-    Event: 'core.v1.Event',
-    EventList: 'core.v1.EventList',
-    Service: 'core.v1.Service',
-    ServiceList: 'core.v1.ServiceList',
-    Pod: 'core.v1.Pod',
-    PodList: 'core.v1.PodList',
-    Binding: 'core.v1.Binding',
-    PodTemplate: 'core.v1.PodTemplate',
-    PodTemplateList: 'core.v1.PodTemplateList',
-    Node: 'core.v1.Node',
-    NodeList: 'core.v1.NodeList',
-    Endpoints: 'core.v1.Endpoints',
-    EndpointsList: 'core.v1.EndpointsList',
-    // meta.k8s.io's List, used for lists of mixed kinds.
-    List: 'meta.v1.List',
-  },
-  'apps/v1': {
-    Deployment: 'apps.v1.Deployment',
-    DeploymentList: 'apps.v1.DeploymentList',
-  },
-  'coordination.k8s.io/v1': {
-    Lease: 'coordination.v1.Lease',
-    LeaseList: 'coordination.v1.LeaseList',
-  },
-  'policy/v1': {
-    Eviction: 'policy.v1.Eviction',
-    PodDisruptionBudget: 'policy.v1.PodDisruptionBudget',
-    PodDisruptionBudgetList: 'policy.v1.PodDisruptionBudgetList',
-  },
-  'admissionregistration.k8s.io/v1': {
-    MutatingWebhookConfiguration: 'admissionregistration.v1.MutatingWebhookConfiguration',
-    MutatingWebhookConfigurationList: 'admissionregistration.v1.MutatingWebhookConfigurationList',
-    ValidatingWebhookConfiguration: 'admissionregistration.v1.ValidatingWebhookConfiguration',
-    ValidatingWebhookConfigurationList: 'admissionregistration.v1.ValidatingWebhookConfigurationList',
-  },
-  'autoscaling/v1': {
-    Scale: 'autoscaling.v1.Scale',
-  },
+import { messages } from './messages.ts';
+import { servedKinds } from './roots.ts';
+
+/** meta.k8s.io's List, for lists of mixed kinds, is served as "v1". */
+const metaList: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  v1: { List: 'meta.v1.List' },
 };
 
 /**
@@ -60,11 +20,18 @@ const inEveryVersion: Readonly<Record<string, string>> = {
   DeleteOptions: 'meta.v1.DeleteOptions',
 };
 
-/** The message name for an apiVersion and kind, or undefined when there is none. */
+function lookup(table: Readonly<Record<string, Readonly<Record<string, string>>>>, apiVersion: string, kind: string): string | undefined {
+  return Object.hasOwn(table, apiVersion) && Object.hasOwn(table[apiVersion]!, kind) ? table[apiVersion]![kind] : undefined;
+}
+
+/**
+ * The message name for an apiVersion and kind, or undefined when there is none (custom
+ * resources; served kinds messages.ts leaves out, CustomResourceDefinition).
+ */
 export function messageFor(apiVersion: string, kind: string): string | undefined {
-  return Object.hasOwn(inEveryVersion, kind) ? inEveryVersion[kind]
-    : Object.hasOwn(byVersion, apiVersion) && Object.hasOwn(byVersion[apiVersion]!, kind) ? byVersion[apiVersion]![kind]
-    : undefined;
+  const name = Object.hasOwn(inEveryVersion, kind) ? inEveryVersion[kind]
+    : lookup(servedKinds, apiVersion, kind) ?? lookup(metaList, apiVersion, kind);
+  return name !== undefined && Object.hasOwn(messages, name) ? name : undefined;
 }
 
 /** Whether objects of this apiVersion and kind can be encoded to and decoded from Protobuf. */
