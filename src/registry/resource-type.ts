@@ -15,8 +15,12 @@ export interface Strategy {
    * answers as upstream's handlers do: 400 on create and update, 422 on patch.
    */
   decodeBytes?(obj: KubeObject): string | undefined;
-  /** Field errors of a new object; metadata (names, labels, annotations) is checked by the Store with validateObjectMeta. */
-  validate?(obj: KubeObject): StatusCause[];
+  /**
+   * Field errors of an object, new or updated; metadata (names, labels, annotations) is
+   * checked by the Store with validateObjectMeta. On update `old` is the stored object, for
+   * rules upstream words differently there (a CronJob's name length only on create).
+   */
+  validate?(obj: KubeObject, old?: KubeObject): StatusCause[];
   /** Field errors of an update (immutability rules and the like). */
   validateUpdate?(obj: KubeObject, old: KubeObject): StatusCause[];
   /**

@@ -630,7 +630,7 @@ export class Store {
   private updateCauses(obj: KubeObject, old: KubeObject): StatusCause[] {
     return [
       ...validateObjectMetaUpdate(obj, old),
-      ...(this.type.strategy.validate?.(obj) ?? []),
+      ...(this.type.strategy.validate?.(obj, old) ?? []),
       ...(this.type.strategy.validateUpdate?.(obj, old) ?? []),
     ];
   }
