@@ -78,8 +78,9 @@ export function staleObject(gr: GroupResource, name: string): StatusError {
 
 /** 422 with one cause per field error; the message lists them like upstream. */
 export function invalid(kind: string, name: string, causes: StatusCause[], group = ''): StatusError {
-  const list = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message ?? '')).join(', ');
-  const summary = causes.length === 1 ? list : `[${list}]`;
+  // The message lists each distinct error once (field.ErrorList.ToAggregate); the causes keep them all.
+  const messages = [...new Set(causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message ?? '')))];
+  const summary = messages.length === 1 ? messages[0] : `[${messages.join(', ')}]`;
   const groupKind = group === '' ? kind : `${kind}.${group}`;
   const details: StatusDetails = { name, kind, causes };
   if (group !== '') details.group = group;

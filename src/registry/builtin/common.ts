@@ -54,9 +54,10 @@ export function specStatusStrategy(also: Strategy = {}): Strategy {
     },
     prepareForUpdate(obj, old) {
       keepOldStatus(obj, old);
+      // The type's own preparation (defaults) comes first: only a real spec change counts.
+      also.prepareForUpdate?.(obj, old);
       const generation = old.metadata.generation ?? 0;
       obj.metadata.generation = semanticEqual(obj.spec, old.spec) ? generation : generation + 1;
-      also.prepareForUpdate?.(obj, old);
     },
     subresources: {
       status: {

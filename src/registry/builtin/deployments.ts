@@ -2,17 +2,16 @@
 // pkg/registry/apps/deployment/strategy.go and pkg/apis/apps/validation.
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
-import { isStatusError } from '../../api/index.ts';
-import { labelSelectorFromObject, labelSelectorString, matchLabels } from '../../api/labels.ts';
-import type { LabelSelector, LabelSelectorObject } from '../../api/labels.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
-import { fieldImmutable, forbidden, GoValue, goQuote, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
+import { forbidden, GoValue, goQuote, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
-import { allVerbs, keepOldSpec, keepOldStatus, labelsOf } from './common.ts';
+import { allVerbs, keepOldSpec, keepOldStatus } from './common.ts';
 import { clone, isObject, type JsonObject } from '../../api/json.ts';
 import { ensureObject, numberAt, objectAt, semanticEqual } from './object.ts';
-import { defaultPodTemplate, validatePodTemplateSpec } from './pod-spec.ts';
-import { goLabelSelector, intOrPercentValue, validateLabelSelector, validatePositiveIntOrPercent } from './selector-validation.ts';
+import { defaultPodTemplate } from './pod-spec.ts';
+import { defaultReplicas, validateImmutableSelector, validateReplicaCounts, validateReplicatedTemplate, validateSelectorAndTemplate } from './pod-controllers.ts';
+import { replicasScale } from './scale-access.ts';
+import { intOrPercentValue, validatePositiveIntOrPercent } from './selector-validation.ts';
 import { deploymentColumns } from './table-columns.ts';
 
 function specOf(d: KubeObject): JsonObject {
@@ -22,7 +21,7 @@ function specOf(d: KubeObject): JsonObject {
 /** SetDefaults_Deployment and the pod template's defaults. */
 function defaultDeployment(d: KubeObject): void {
   const spec = specOf(d);
-  if (spec.replicas === undefined || spec.replicas === null) spec.replicas = 1;
+  defaultReplicas(spec);
   const strategy = ensureObject(spec, 'strategy');
   if (!strategy.type) strategy.type = 'RollingUpdate';
   if (strategy.type === 'RollingUpdate') {
@@ -68,51 +67,17 @@ function validateStrategy(strategy: unknown, path: string): StatusCause[] {
   return causes;
 }
 
-function selectorOf(spec: JsonObject): LabelSelector | undefined {
-  try {
-    return labelSelectorFromObject(objectAt(spec, 'selector') as LabelSelectorObject | undefined);
-  } catch (err) {
-    if (isStatusError(err)) return undefined;
-    throw err;
-  }
-}
-
 /** ValidateDeploymentSpec. */
 function validateDeploymentSpec(d: KubeObject): StatusCause[] {
   const spec = objectAt(d, 'spec') ?? {};
   const causes = validateKubeFinalizerNames(d.metadata.finalizers, 'metadata.finalizers');
   const replicas = numberAt(spec, 'replicas') ?? 0;
   causes.push(...validateNonnegative(replicas, 'spec.replicas'));
-  const selectorObj = objectAt(spec, 'selector');
-  if (selectorObj === undefined) {
-    causes.push(required('spec.selector'));
-  } else {
-    causes.push(...validateLabelSelector(selectorObj, 'spec.selector'));
-    const count = Object.keys(objectAt(selectorObj, 'matchLabels') ?? {}).length + (Array.isArray(selectorObj.matchExpressions) ? selectorObj.matchExpressions.length : 0);
-    if (count === 0) causes.push(invalid('spec.selector', goLabelSelector(selectorObj), 'empty selector is invalid for deployment'));
-  }
-  const selector = selectorOf(spec);
-  if (selector === undefined) {
-    causes.push(invalid('spec.selector', goLabelSelector(selectorObj), 'invalid label selector'));
-  } else {
-    const template = objectAt(spec, 'template');
-    if (template === undefined) {
-      causes.push(required('spec.template'));
-    } else {
-      const empty = !selector.matchesNothing && selector.requirements.length === 0;
-      if (!empty && !matchLabels(selector, labelsOf(template))) {
-        const templateLabels = objectAt(objectAt(template, 'metadata'), 'labels');
-        causes.push(invalid('spec.template.metadata.labels', templateLabels ?? new GoValue('map[string]string(nil)'), '`selector` does not match template `labels`'));
-      }
-      causes.push(...validatePodTemplateSpec(template, 'spec.template'));
-      const templateSpec = objectAt(template, 'spec') ?? {};
-      const restartPolicy = templateSpec.restartPolicy;
-      if (restartPolicy !== 'Always') causes.push(notSupported('spec.template.spec.restartPolicy', restartPolicy ?? '', ['Always']));
-      if (templateSpec.activeDeadlineSeconds !== undefined && templateSpec.activeDeadlineSeconds !== null) {
-        causes.push(forbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in ReplicaSet is not Supported'));
-      }
-    }
-  }
+  causes.push(...validateSelectorAndTemplate(spec, {
+    workload: 'deployment',
+    invalidDetail: 'invalid label selector',
+    validateTemplate: (selector, template) => validateReplicatedTemplate(selector, template, 'spec.template'),
+  }));
   causes.push(...validateStrategy(spec.strategy, 'spec.strategy'));
   const minReadySeconds = numberAt(spec, 'minReadySeconds') ?? 0;
   causes.push(...validateNonnegative(minReadySeconds, 'spec.minReadySeconds'));
@@ -130,20 +95,11 @@ function validateDeploymentSpec(d: KubeObject): StatusCause[] {
 
 /** ValidateDeploymentStatus. */
 function validateDeploymentStatus(d: KubeObject): StatusCause[] {
-  const status = objectAt(d, 'status') ?? {};
-  const n = (k: string) => numberAt(status, k) ?? 0;
-  const causes: StatusCause[] = [];
-  for (const k of ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas']) {
-    causes.push(...validateNonnegative(n(k), `status.${k}`));
-  }
-  const collisionCount = numberAt(status, 'collisionCount');
-  if (collisionCount !== undefined) causes.push(...validateNonnegative(collisionCount, 'status.collisionCount'));
-  const msg = 'cannot be greater than status.replicas';
-  for (const k of ['updatedReplicas', 'readyReplicas', 'availableReplicas']) {
-    if (n(k) > n('replicas')) causes.push(invalid(`status.${k}`, n(k), msg));
-  }
-  if (n('availableReplicas') > n('readyReplicas')) causes.push(invalid('status.availableReplicas', n('availableReplicas'), 'cannot be greater than readyReplicas'));
-  return causes;
+  return validateReplicaCounts(d, {
+    counters: ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas', 'collisionCount'],
+    atMostReplicas: ['updatedReplicas', 'readyReplicas', 'availableReplicas'],
+    availableOverReady: 'cannot be greater than readyReplicas',
+  });
 }
 
 const deploymentStrategy: Strategy = {
@@ -166,11 +122,7 @@ const deploymentStrategy: Strategy = {
     return validateDeploymentSpec(d);
   },
 
-  validateUpdate(d, old) {
-    const selector = objectAt(d, 'spec')?.selector;
-    const oldSelector = objectAt(old, 'spec')?.selector;
-    return semanticEqual(selector, oldSelector) ? [] : [invalid('spec.selector', goLabelSelector(selector), fieldImmutable)];
-  },
+  validateUpdate: validateImmutableSelector,
 
   subresources: {
     status: {
@@ -185,20 +137,7 @@ const deploymentStrategy: Strategy = {
     },
   },
 
-  scale: {
-    get(d) {
-      const spec = objectAt(d, 'spec') ?? {};
-      const selector = selectorOf(spec);
-      return {
-        replicas: numberAt(spec, 'replicas') ?? 0,
-        statusReplicas: numberAt(objectAt(d, 'status'), 'replicas') ?? 0,
-        selector: selector === undefined ? '' : labelSelectorString(selector),
-      };
-    },
-    set(d, replicas) {
-      specOf(d).replicas = replicas;
-    },
-  },
+  scale: replicasScale(),
 };
 
 export function deploymentsType(): ResourceType {

@@ -27,8 +27,11 @@ import {
   csiDriversType, csiNodesType, csiStorageCapacitiesType, storageClassesType, volumeAttachmentsType, volumeAttributesClassesType,
 } from './storage.ts';
 import {
-  controllerRevisionsType, daemonSetsType, podTemplatesType, replicaSetsType, replicationControllersType, statefulSetsType,
+  controllerRevisionsType, podTemplatesType,
 } from './workloads.ts';
+import { replicaSetsType, replicationControllersType } from './replicasets.ts';
+import { statefulSetsType } from './statefulsets.ts';
+import { daemonSetsType } from './daemonsets.ts';
 import { mutatingWebhookConfigurationsType, validatingWebhookConfigurationsType } from './webhook-configurations.ts';
 
 export interface BuiltinOptions {

@@ -8,27 +8,27 @@ import { ageColumn, column, humanDuration, nameColumn, timestampMs, translateTim
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { arrayAt, numberAt, objectAt, objectsAt, stringAt } from './object.ts';
 
-const containersColumn = (containersOf: (obj: KubeObject) => JsonObject[]) =>
+export const containersColumn = (containersOf: (obj: KubeObject) => JsonObject[]) =>
   column('Containers', (obj) => containersOf(obj).map((c) => stringAt(c, 'name')).join(','), {
     priority: 1, description: 'Names of each container in the template.',
   });
 
-const imagesColumn = (containersOf: (obj: KubeObject) => JsonObject[]) =>
+export const imagesColumn = (containersOf: (obj: KubeObject) => JsonObject[]) =>
   column('Images', (obj) => containersOf(obj).map((c) => stringAt(c, 'image')).join(','), {
     priority: 1, description: 'Images referenced by each container in the template.',
   });
 
-const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+export const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
 /** labels.FormatLabels: sorted `k=v` pairs, "<none>" when empty. */
-function formatLabels(set: unknown): string {
+export function formatLabels(set: unknown): string {
   if (!isObject(set)) return '<none>';
   const text = Object.keys(set).sort().map((k) => `${k}=${String(set[k])}`).join(',');
   return text === '' ? '<none>' : text;
 }
 
 /** metav1.LabelSelectorAsSelector(selector).String(), "<invalid>" when it does not parse. */
-function formatLabelSelector(selector: unknown): string {
+export function formatLabelSelector(selector: unknown): string {
   try {
     return labelSelectorString(labelSelectorFromObject(isObject(selector) ? (selector as LabelSelectorObject) : undefined));
   } catch {
@@ -203,7 +203,7 @@ export function podRowConditions(pod: KubeObject): TableRowCondition[] | undefin
 
 // ---- deployments ----
 
-const templateContainers = (obj: KubeObject) => objectsAt(objectAt(objectAt(objectAt(obj, 'spec'), 'template'), 'spec'), 'containers');
+export const templateContainers = (obj: KubeObject) => objectsAt(objectAt(objectAt(objectAt(obj, 'spec'), 'template'), 'spec'), 'containers');
 
 export const deploymentColumns: TableColumn[] = [
   nameColumn,

@@ -1,0 +1,173 @@
+// apps/v1 DaemonSets, after kubernetes pkg/apis/apps/v1/defaults.go and conversion.go,
+// pkg/apis/apps/validation, pkg/registry/apps/daemonset/strategy.go and printers.go.
+
+import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
+import type { ResourceType } from '../resource-type.ts';
+import { ageColumn, column, nameColumn } from '../table-columns.ts';
+import { GoValue, goQuote, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
+import { type JsonObject } from '../../api/json.ts';
+import { keepOldSpec, specStatusStrategy } from './common.ts';
+import { ensureObject, numberAt, objectAt, semanticEqual, setDefault } from './object.ts';
+import {
+  podSelectorOf, selectorCount, validateAlwaysRestarts, validateCollisionCount, validateCounters, validateImmutableSelector, validateTemplateMatches, withZeroCounters,
+} from './pod-controllers.ts';
+import { defaultPodTemplate, validatePodTemplateSpec } from './pod-spec.ts';
+import { goLabelSelector, intOrPercentValue, validateLabelSelector, validatePositiveIntOrPercent } from './selector-validation.ts';
+import { builtinType } from './skeleton.ts';
+import { containersColumn, count, formatLabels, formatLabelSelector, imagesColumn, templateContainers } from './table-columns.ts';
+
+/** DaemonSetStatus serialises these even when 0. */
+const alwaysSerialised = ['currentNumberScheduled', 'numberMisscheduled', 'desiredNumberScheduled', 'numberReady'];
+
+/**
+ * apps/v1 has no spec.templateGeneration: the v1 conversion keeps the internal counter in
+ * this annotation, which the server alone sets.
+ */
+const templateGenerationAnnotation = 'deprecated.daemonset.template.generation';
+
+/** SetDefaults_DaemonSet and the pod template's defaults. */
+function defaultDaemonSet(ds: KubeObject): void {
+  const spec = ensureObject(ds as JsonObject, 'spec');
+  const strategy = ensureObject(spec, 'updateStrategy');
+  if (!strategy.type) strategy.type = 'RollingUpdate';
+  if (strategy.type === 'RollingUpdate') {
+    const rollingUpdate = ensureObject(strategy, 'rollingUpdate');
+    if (rollingUpdate.maxUnavailable === undefined || rollingUpdate.maxUnavailable === null) rollingUpdate.maxUnavailable = 1;
+    if (rollingUpdate.maxSurge === undefined || rollingUpdate.maxSurge === null) rollingUpdate.maxSurge = 0;
+  }
+  setDefault(spec, 'revisionHistoryLimit', 10);
+  defaultPodTemplate(ensureObject(spec, 'template'));
+}
+
+function templateGenerationOf(ds: KubeObject): number {
+  const value = Number(ds.metadata.annotations?.[templateGenerationAnnotation]);
+  return Number.isInteger(value) ? value : 0;
+}
+
+function setTemplateGeneration(ds: KubeObject, generation: number): void {
+  ds.metadata.annotations = { ...ds.metadata.annotations, [templateGenerationAnnotation]: String(generation) };
+}
+
+/** ValidateRollingUpdateDaemonSet: exactly one of maxUnavailable and maxSurge is non-zero. */
+function validateRollingUpdate(rollingUpdate: JsonObject, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  for (const k of ['maxUnavailable', 'maxSurge']) causes.push(...validatePositiveIntOrPercent(rollingUpdate[k], `${path}.${k}`));
+  for (const k of ['maxUnavailable', 'maxSurge']) {
+    const v = intOrPercentValue(rollingUpdate[k]);
+    if (v?.percent && v.value > 100) causes.push(invalid(`${path}.${k}`, new GoValue(String(rollingUpdate[k])), 'must not be greater than 100%'));
+  }
+  const hasUnavailable = (intOrPercentValue(rollingUpdate.maxUnavailable)?.value ?? 0) !== 0;
+  const hasSurge = (intOrPercentValue(rollingUpdate.maxSurge)?.value ?? 0) !== 0;
+  if (hasUnavailable && hasSurge) causes.push(invalid(`${path}.maxSurge`, new GoValue(String(rollingUpdate.maxSurge)), 'may not be set when maxUnavailable is non-zero'));
+  if (!hasUnavailable && !hasSurge) causes.push(required(`${path}.maxUnavailable`, 'cannot be 0 when maxSurge is 0'));
+  return causes;
+}
+
+/** ValidateDaemonSetUpdateStrategy. */
+function validateUpdateStrategy(strategy: JsonObject | undefined): StatusCause[] {
+  const type = strategy?.type ?? '';
+  const rollingUpdate = objectAt(strategy, 'rollingUpdate');
+  switch (type) {
+    case 'OnDelete':
+      return [];
+    case 'RollingUpdate':
+      if (rollingUpdate === undefined) return [required('spec.updateStrategy.rollingUpdate')];
+      return validateRollingUpdate(rollingUpdate, 'spec.updateStrategy.rollingUpdate');
+    default: {
+      const pointer = rollingUpdate === undefined ? '(*apps.RollingUpdateDaemonSet)(nil)' : '(*apps.RollingUpdateDaemonSet)(0xc000000000)';
+      return [notSupported('spec.updateStrategy', new GoValue(`apps.DaemonSetUpdateStrategy{Type:${goQuote(String(type))}, RollingUpdate:${pointer}}`), ['RollingUpdate', 'OnDelete'])];
+    }
+  }
+}
+
+/** ValidateDaemonSetSpec. */
+function validateDaemonSet(ds: KubeObject): StatusCause[] {
+  const spec = objectAt(ds, 'spec') ?? {};
+  const selectorObj = objectAt(spec, 'selector');
+  const template = objectAt(spec, 'template') ?? {};
+  const causes = selectorObj === undefined ? [] : validateLabelSelector(selectorObj, 'spec.selector');
+  // A missing selector matches nothing; one that does not parse is left to the checks above.
+  const selector = podSelectorOf(spec);
+  if (selector !== undefined) causes.push(...validateTemplateMatches(selector, template, 'spec.template'));
+  if (selectorObj !== undefined && selectorCount(selectorObj) === 0) causes.push(invalid('spec.selector', goLabelSelector(selectorObj), 'empty selector is invalid for daemonset'));
+  causes.push(...validatePodTemplateSpec(template, 'spec.template'));
+  causes.push(...validateAlwaysRestarts(template, 'spec.template', 'DaemonSet'));
+  causes.push(...validateNonnegative(numberAt(spec, 'minReadySeconds') ?? 0, 'spec.minReadySeconds'));
+  causes.push(...validateUpdateStrategy(objectAt(spec, 'updateStrategy')));
+  const revisionHistoryLimit = numberAt(spec, 'revisionHistoryLimit');
+  if (revisionHistoryLimit !== undefined) causes.push(...validateNonnegative(revisionHistoryLimit, 'spec.revisionHistoryLimit'));
+  return causes;
+}
+
+/** validateDaemonSetStatus and the collision count rule of its status update. */
+function validateDaemonSetStatus(ds: KubeObject, old: KubeObject): StatusCause[] {
+  const counters = [
+    'currentNumberScheduled', 'numberMisscheduled', 'desiredNumberScheduled', 'numberReady', 'observedGeneration',
+    'updatedNumberScheduled', 'numberAvailable', 'numberUnavailable', 'collisionCount',
+  ];
+  return [...validateCounters(objectAt(ds, 'status'), counters, 'status'), ...validateCollisionCount(ds, old)];
+}
+
+const status = (field: string) => (ds: KubeObject) => count(objectAt(ds, 'status')?.[field]);
+
+export const daemonSetColumns: TableColumn[] = [
+  nameColumn,
+  column('Desired', status('desiredNumberScheduled'), {
+    type: 'integer',
+    description: 'The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod). More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/',
+  }),
+  column('Current', status('currentNumberScheduled'), {
+    type: 'integer',
+    description: 'The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/',
+  }),
+  column('Ready', status('numberReady'), {
+    type: 'integer', description: 'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and ready.',
+  }),
+  column('Up-to-date', status('updatedNumberScheduled'), { type: 'integer', description: 'The total number of nodes that are running updated daemon pod' }),
+  column('Available', status('numberAvailable'), {
+    type: 'integer',
+    description: 'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)',
+  }),
+  column('Node Selector', (ds) => formatLabels(objectAt(objectAt(objectAt(ds, 'spec'), 'template'), 'spec')?.nodeSelector), {
+    description: "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/",
+  }),
+  ageColumn,
+  containersColumn(templateContainers),
+  imagesColumn(templateContainers),
+  column('Selector', (ds) => formatLabelSelector(objectAt(ds, 'spec')?.selector), {
+    priority: 1,
+    description: 'A label query over pods that are managed by the daemon set. Must match in order to be controlled. If empty, defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors',
+  }),
+];
+
+export function daemonSetsType(): ResourceType {
+  return builtinType('apps', 'v1', 'daemonsets', {
+    strategy: specStatusStrategy({
+      prepareForCreate(ds) {
+        defaultDaemonSet(ds);
+        setTemplateGeneration(ds, Math.max(templateGenerationOf(ds), 1));
+        withZeroCounters(ds, alwaysSerialised);
+      },
+      prepareForUpdate(ds, old) {
+        defaultDaemonSet(ds);
+        // A template change counts a template generation; clients cannot set it.
+        const generation = templateGenerationOf(old);
+        const templateChanged = !semanticEqual(objectAt(ds, 'spec')?.template, objectAt(old, 'spec')?.template);
+        setTemplateGeneration(ds, templateChanged ? generation + 1 : generation);
+      },
+      validate: validateDaemonSet,
+      // Upstream validates the spec a second time on update (its causes repeat), then the selector.
+      validateUpdate: (ds, old) => [...validateDaemonSet(ds), ...validateImmutableSelector(ds, old)],
+      subresources: {
+        status: {
+          prepareForUpdate(ds, old) {
+            keepOldSpec(ds, old);
+            withZeroCounters(ds, alwaysSerialised);
+          },
+          validateUpdate: validateDaemonSetStatus,
+        },
+      },
+    }),
+    tableColumns: daemonSetColumns,
+  });
+}

@@ -1,0 +1,178 @@
+// apps/v1 ReplicaSets and their core/v1 predecessor ReplicationControllers (a plain label
+// map as selector), after kubernetes pkg/apis/apps/v1 and core/v1 defaults.go, the apps and
+// core validation packages, pkg/registry/apps/replicaset and core/replicationcontroller's
+// strategies, and printers.go's columns.
+
+import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
+import { labelSelectorFromSet } from '../../api/labels.ts';
+import type { ResourceType, ScaleAccess } from '../resource-type.ts';
+import { ageColumn, column, nameColumn } from '../table-columns.ts';
+import { required, validateNonnegative } from '../validation/field.ts';
+import { clone, type JsonObject } from '../../api/json.ts';
+import { keepOldSpec, specStatusStrategy } from './common.ts';
+import { ensureObject, numberAt, objectAt } from './object.ts';
+import {
+  defaultReplicas, validateImmutableSelector, validateReplicaSetStatus, validateReplicatedTemplate, validateSelectorAndTemplate, withZeroCounters,
+} from './pod-controllers.ts';
+import { defaultPodTemplate } from './pod-spec.ts';
+import { replicasScale } from './scale-access.ts';
+import { builtinType } from './skeleton.ts';
+import { containersColumn, count, formatLabels, formatLabelSelector, imagesColumn, templateContainers } from './table-columns.ts';
+
+/** ReplicaSetStatus and ReplicationControllerStatus serialise `replicas` even when 0. */
+const alwaysSerialised = ['replicas'];
+
+/**
+ * What both share: defaults on every write (before the generation compares specs), a new
+ * object's status `{replicas: 0}`, status written only through /status, and upstream's
+ * update validation, which checks the spec a second time (its causes repeat).
+ */
+function replicatedStrategy(opts: {
+  defaults(obj: KubeObject): void;
+  validate(obj: KubeObject): StatusCause[];
+  validateUpdate(obj: KubeObject, old: KubeObject): StatusCause[];
+  scale: ScaleAccess;
+}) {
+  return specStatusStrategy({
+    prepareForCreate(obj) {
+      opts.defaults(obj);
+      withZeroCounters(obj, alwaysSerialised);
+    },
+    prepareForUpdate(obj) {
+      opts.defaults(obj);
+    },
+    validate: opts.validate,
+    validateUpdate: opts.validateUpdate,
+    subresources: {
+      status: {
+        prepareForUpdate(obj, old) {
+          keepOldSpec(obj, old);
+          withZeroCounters(obj, alwaysSerialised);
+        },
+        validateUpdate: validateReplicaSetStatus,
+      },
+    },
+    scale: opts.scale,
+  });
+}
+
+function specOf(obj: KubeObject): JsonObject {
+  return ensureObject(obj as JsonObject, 'spec');
+}
+
+// ---- ReplicaSets ----
+
+/** SetDefaults_ReplicaSet and the pod template's defaults. */
+function defaultReplicaSet(rs: KubeObject): void {
+  const spec = specOf(rs);
+  defaultReplicas(spec);
+  defaultPodTemplate(ensureObject(spec, 'template'));
+}
+
+/** ValidateReplicaSetSpec. */
+function validateReplicaSet(rs: KubeObject): StatusCause[] {
+  const spec = objectAt(rs, 'spec') ?? {};
+  return [
+    ...validateNonnegative(numberAt(spec, 'replicas') ?? 0, 'spec.replicas'),
+    ...validateNonnegative(numberAt(spec, 'minReadySeconds') ?? 0, 'spec.minReadySeconds'),
+    // Upstream's message names deployments here too.
+    ...validateSelectorAndTemplate(spec, {
+      workload: 'deployment',
+      invalidDetail: 'invalid label selector',
+      validateTemplate: (selector, template) => validateReplicatedTemplate(selector, template, 'spec.template'),
+    }),
+  ];
+}
+
+const specReplicas = (obj: KubeObject) => count(objectAt(obj, 'spec')?.replicas);
+const status = (field: string) => (obj: KubeObject) => count(objectAt(obj, 'status')?.[field]);
+
+export const replicaSetColumns: TableColumn[] = [
+  nameColumn,
+  column('Desired', specReplicas, {
+    type: 'integer',
+    description: 'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller',
+  }),
+  column('Current', status('replicas'), {
+    type: 'integer',
+    description: 'Replicas is the most recently oberved number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller',
+  }),
+  column('Ready', status('readyReplicas'), { type: 'integer', description: 'The number of ready replicas for this replica set.' }),
+  ageColumn,
+  containersColumn(templateContainers),
+  imagesColumn(templateContainers),
+  column('Selector', (rs) => formatLabelSelector(objectAt(rs, 'spec')?.selector), {
+    priority: 1,
+    description: 'Selector is a label query over pods that should match the replica count. If the selector is empty, it is defaulted to the labels present on the pod template. Label keys and values that must match in order to be controlled by this replica set. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors',
+  }),
+];
+
+export function replicaSetsType(): ResourceType {
+  return builtinType('apps', 'v1', 'replicasets', {
+    strategy: replicatedStrategy({
+      defaults: defaultReplicaSet,
+      validate: validateReplicaSet,
+      validateUpdate: (rs, old) => [...validateReplicaSet(rs), ...validateImmutableSelector(rs, old)],
+      scale: replicasScale(),
+    }),
+    tableColumns: replicaSetColumns,
+  });
+}
+
+// ---- ReplicationControllers ----
+
+/** SetDefaults_ReplicationController: the selector and the object's labels come from the template's labels when empty. */
+function defaultReplicationController(rc: KubeObject): void {
+  const spec = specOf(rc);
+  const template = objectAt(spec, 'template');
+  const labels = objectAt(objectAt(template, 'metadata'), 'labels');
+  if (labels !== undefined) {
+    if (Object.keys(objectAt(spec, 'selector') ?? {}).length === 0) spec.selector = clone(labels);
+    if (Object.keys(rc.metadata.labels ?? {}).length === 0) rc.metadata.labels = clone(labels) as Record<string, string>;
+  }
+  defaultReplicas(spec);
+  if (template !== undefined) defaultPodTemplate(template);
+}
+
+/** ValidateReplicationControllerSpec. */
+function validateReplicationController(rc: KubeObject): StatusCause[] {
+  const spec = objectAt(rc, 'spec') ?? {};
+  const selector = (objectAt(spec, 'selector') ?? {}) as Record<string, string>;
+  const causes = validateNonnegative(numberAt(spec, 'minReadySeconds') ?? 0, 'spec.minReadySeconds');
+  if (Object.keys(selector).length === 0) causes.push(required('spec.selector'));
+  causes.push(...validateNonnegative(numberAt(spec, 'replicas') ?? 0, 'spec.replicas'));
+  causes.push(...validateReplicatedTemplate(labelSelectorFromSet(selector), objectAt(spec, 'template'), 'spec.template', 'ReplicationController'));
+  return causes;
+}
+
+export const replicationControllerColumns: TableColumn[] = [
+  nameColumn,
+  column('Desired', specReplicas, {
+    type: 'integer',
+    description: 'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller',
+  }),
+  column('Current', status('replicas'), {
+    type: 'integer',
+    description: 'Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller',
+  }),
+  column('Ready', status('readyReplicas'), { type: 'integer', description: 'The number of ready replicas for this replication controller.' }),
+  ageColumn,
+  containersColumn(templateContainers),
+  imagesColumn(templateContainers),
+  column('Selector', (rc) => formatLabels(objectAt(rc, 'spec')?.selector), {
+    priority: 1,
+    description: 'Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors',
+  }),
+];
+
+export function replicationControllersType(): ResourceType {
+  return builtinType('', 'v1', 'replicationcontrollers', {
+    strategy: replicatedStrategy({
+      defaults: defaultReplicationController,
+      validate: validateReplicationController,
+      validateUpdate: validateReplicationController,
+      scale: replicasScale({ mapSelector: true }),
+    }),
+    tableColumns: replicationControllerColumns,
+  });
+}

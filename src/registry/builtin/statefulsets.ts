@@ -1,0 +1,194 @@
+// apps/v1 StatefulSets, after kubernetes pkg/apis/apps/v1/defaults.go and conversion.go,
+// pkg/apis/apps/validation, pkg/registry/apps/statefulset/strategy.go and printers.go.
+
+import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
+import type { ResourceType } from '../resource-type.ts';
+import { ageColumn, column, nameColumn } from '../table-columns.ts';
+import { forbidden, GoValue, goQuote, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
+import { validateAnnotations, validateLabels } from '../validation/object-meta.ts';
+import { type JsonObject } from '../../api/json.ts';
+import { keepOldSpec, specStatusStrategy } from './common.ts';
+import { ensureObject, numberAt, objectAt, objectsAt, semanticEqual, setDefault } from './object.ts';
+import {
+  defaultReplicas, validateAlwaysRestarts, validateCollisionCount, validateReplicaCounts, validateSelectorAndTemplate, validateTemplateMatches, withZeroCounters,
+} from './pod-controllers.ts';
+import { defaultPodTemplate } from './pod-spec.ts';
+import { replicasScale } from './scale-access.ts';
+import { builtinType } from './skeleton.ts';
+import { containersColumn, count, imagesColumn, templateContainers } from './table-columns.ts';
+
+/** StatefulSetStatus serialises these even when 0. */
+const alwaysSerialised = ['replicas', 'availableReplicas'];
+
+const retentionPolicies = ['Retain', 'Delete'];
+
+/** SetDefaults_StatefulSet, the pod template's defaults, and the volume claim templates' PVC defaults. */
+function defaultStatefulSet(sts: KubeObject): void {
+  const spec = ensureObject(sts as JsonObject, 'spec');
+  setDefault(spec, 'podManagementPolicy', 'OrderedReady');
+  const strategy = ensureObject(spec, 'updateStrategy');
+  if (!strategy.type) {
+    strategy.type = 'RollingUpdate';
+    ensureObject(strategy, 'rollingUpdate');
+  }
+  const rollingUpdate = objectAt(strategy, 'rollingUpdate');
+  if (strategy.type === 'RollingUpdate' && rollingUpdate !== undefined) setDefault(rollingUpdate, 'partition', 0);
+  const retention = ensureObject(spec, 'persistentVolumeClaimRetentionPolicy');
+  setDefault(retention, 'whenDeleted', 'Retain');
+  setDefault(retention, 'whenScaled', 'Retain');
+  defaultReplicas(spec);
+  if (spec.revisionHistoryLimit === undefined || spec.revisionHistoryLimit === null) spec.revisionHistoryLimit = 10;
+  defaultPodTemplate(ensureObject(spec, 'template'));
+  for (const claim of objectsAt(spec, 'volumeClaimTemplates')) {
+    // The v1 conversion names the kind of each claim; SetDefaults_PersistentVolumeClaim fills the rest.
+    claim.apiVersion = 'v1';
+    claim.kind = 'PersistentVolumeClaim';
+    setDefault(ensureObject(claim, 'spec'), 'volumeMode', 'Filesystem');
+    setDefault(ensureObject(claim, 'status'), 'phase', 'Pending');
+  }
+}
+
+/**
+ * maxUnavailable needs the MaxUnavailableStatefulSet feature gate, off in v1.36: dropped
+ * unless the stored object already has it (upstream's dropStatefulSetDisabledFields).
+ */
+function dropMaxUnavailable(sts: KubeObject, old: KubeObject | undefined): void {
+  const oldRollingUpdate = objectAt(objectAt(objectAt(old, 'spec'), 'updateStrategy'), 'rollingUpdate');
+  if (oldRollingUpdate?.maxUnavailable !== undefined && oldRollingUpdate.maxUnavailable !== null) return;
+  const rollingUpdate = objectAt(objectAt(objectAt(sts, 'spec'), 'updateStrategy'), 'rollingUpdate');
+  if (rollingUpdate !== undefined) delete rollingUpdate.maxUnavailable;
+}
+
+/** An internal apps.RollingUpdateStatefulSetStrategy pointer as Go's %#v prints it inside a struct. */
+function goRollingUpdatePointer(rollingUpdate: unknown): string {
+  return rollingUpdate === undefined || rollingUpdate === null ? '(*apps.RollingUpdateStatefulSetStrategy)(nil)' : '(*apps.RollingUpdateStatefulSetStrategy)(0xc000000000)';
+}
+
+function validateUpdateStrategy(spec: JsonObject): StatusCause[] {
+  const strategy = objectAt(spec, 'updateStrategy') ?? {};
+  const type = strategy.type ?? '';
+  const rollingUpdate = objectAt(strategy, 'rollingUpdate');
+  switch (type) {
+    case '':
+      return [required('spec.updateStrategy')];
+    case 'OnDelete':
+      if (rollingUpdate === undefined) return [];
+      return [invalid('spec.updateStrategy.rollingUpdate', goRollingUpdate(rollingUpdate), "only allowed for updateStrategy 'RollingUpdate'")];
+    case 'RollingUpdate':
+      return rollingUpdate === undefined ? [] : validateNonnegative(numberAt(rollingUpdate, 'partition') ?? 0, 'spec.updateStrategy.rollingUpdate.partition');
+    default:
+      return [invalid(
+        'spec.updateStrategy',
+        new GoValue(`apps.StatefulSetUpdateStrategy{Type:${goQuote(String(type))}, RollingUpdate:${goRollingUpdatePointer(rollingUpdate)}}`),
+        "must be 'RollingUpdate' or 'OnDelete'",
+      )];
+  }
+}
+
+function goRollingUpdate(rollingUpdate: JsonObject): GoValue {
+  return new GoValue(`apps.RollingUpdateStatefulSetStrategy{Partition:${numberAt(rollingUpdate, 'partition') ?? 0}, MaxUnavailable:(*intstr.IntOrString)(nil)}`);
+}
+
+/** ValidateStatefulSetSpec. */
+function validateStatefulSet(sts: KubeObject): StatusCause[] {
+  const spec = objectAt(sts, 'spec') ?? {};
+  const causes: StatusCause[] = [];
+  const policy = spec.podManagementPolicy ?? '';
+  if (policy === '') causes.push(required('spec.podManagementPolicy'));
+  else if (policy !== 'OrderedReady' && policy !== 'Parallel') causes.push(invalid('spec.podManagementPolicy', policy, "must be 'OrderedReady' or 'Parallel'"));
+  causes.push(...validateUpdateStrategy(spec));
+  const retention = objectAt(spec, 'persistentVolumeClaimRetentionPolicy');
+  if (retention !== undefined) {
+    for (const k of ['whenDeleted', 'whenScaled']) {
+      if (!retentionPolicies.includes(String(retention[k] ?? ''))) {
+        causes.push(notSupported(`spec.persistentVolumeClaimRetentionPolicy.${k}`, retention[k] ?? '', retentionPolicies));
+      }
+    }
+  }
+  causes.push(...validateNonnegative(numberAt(spec, 'replicas') ?? 0, 'spec.replicas'));
+  causes.push(...validateNonnegative(numberAt(spec, 'minReadySeconds') ?? 0, 'spec.minReadySeconds'));
+  const ordinals = objectAt(spec, 'ordinals');
+  if (ordinals !== undefined) causes.push(...validateNonnegative(numberAt(ordinals, 'start') ?? 0, 'spec.ordinals.start'));
+  causes.push(...validateSelectorAndTemplate(spec, {
+    workload: 'statefulset',
+    invalidDetail: '',
+    // Upstream checks only the template's labels and annotations here, not its pod spec.
+    validateTemplate: (selector, template) => {
+      if (template === undefined) return [required('spec.template')];
+      const meta = objectAt(template, 'metadata');
+      return [
+        ...validateTemplateMatches(selector, template, 'spec.template'),
+        ...validateLabels(meta?.labels, 'spec.template.labels'),
+        ...validateAnnotations(meta?.annotations, 'spec.template.annotations'),
+      ];
+    },
+  }));
+  causes.push(...validateAlwaysRestarts(objectAt(spec, 'template'), 'spec.template', 'StatefulSet'));
+  return causes;
+}
+
+/** The spec fields an update may change (ValidateStatefulSetUpdate); any other change is forbidden. */
+const updatableFields = ['replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy', 'minReadySeconds'];
+const updatableMessage = `updates to statefulset spec for fields other than ${updatableFields.slice(0, -1).map((f) => `'${f}'`).join(', ')} and '${updatableFields.at(-1)}' are forbidden`;
+
+function validateStatefulSetUpdate(sts: KubeObject, old: KubeObject): StatusCause[] {
+  const rest = (obj: KubeObject) => {
+    const spec = { ...(objectAt(obj, 'spec') ?? {}) };
+    for (const f of updatableFields) delete spec[f];
+    return spec;
+  };
+  return semanticEqual(rest(sts), rest(old)) ? [] : [forbidden('spec', updatableMessage)];
+}
+
+/** ValidateStatefulSetStatus and the collision count rule of its status update. */
+function validateStatefulSetStatus(sts: KubeObject, old: KubeObject): StatusCause[] {
+  return [
+    ...validateReplicaCounts(sts, {
+      counters: ['replicas', 'readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas', 'observedGeneration', 'collisionCount'],
+      atMostReplicas: ['readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas'],
+      availableOverReady: 'cannot be greater than status.readyReplicas',
+    }),
+    ...validateCollisionCount(sts, old),
+  ];
+}
+
+export const statefulSetColumns: TableColumn[] = [
+  nameColumn,
+  column('Ready', (sts) => `${count(objectAt(sts, 'status')?.readyReplicas)}/${count(objectAt(sts, 'spec')?.replicas)}`, {
+    description: 'Number of the pod with ready state',
+  }),
+  ageColumn,
+  containersColumn(templateContainers),
+  imagesColumn(templateContainers),
+];
+
+export function statefulSetsType(): ResourceType {
+  return builtinType('apps', 'v1', 'statefulsets', {
+    // Pods are named after the set, so its name must be a DNS label (ValidateStatefulSetName).
+    nameRule: 'dns1123-label',
+    strategy: specStatusStrategy({
+      prepareForCreate(sts) {
+        defaultStatefulSet(sts);
+        dropMaxUnavailable(sts, undefined);
+        withZeroCounters(sts, alwaysSerialised);
+      },
+      prepareForUpdate(sts, old) {
+        defaultStatefulSet(sts);
+        dropMaxUnavailable(sts, old);
+      },
+      validate: validateStatefulSet,
+      validateUpdate: validateStatefulSetUpdate,
+      subresources: {
+        status: {
+          prepareForUpdate(sts, old) {
+            keepOldSpec(sts, old);
+            withZeroCounters(sts, alwaysSerialised);
+          },
+          validateUpdate: validateStatefulSetStatus,
+        },
+      },
+      scale: replicasScale(),
+    }),
+    tableColumns: statefulSetColumns,
+  });
+}
