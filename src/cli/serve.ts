@@ -100,8 +100,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   for (const type of [...builtinTypes, customResourceDefinitionsType()]) {
     // The cache decodes with the Store's decoder; the Store reads through the cache.
     const decoder: { store?: Store } = {};
-    // Built-in objects are shown as stored: their JSON comes from the stored bytes.
-    const cache = newCache(type, (kv) => decoder.store!.decode(kv), storedJsonWithResourceVersion);
+    // Built-in objects stored as served are shown as stored: their JSON comes from the stored bytes.
+    const cache = newCache(type, (kv) => decoder.store!.decode(kv), type.storage === undefined ? storedJsonWithResourceVersion : undefined);
     const store = new Store(type, backend, admission, cache);
     decoder.store = store;
     caches.push(cache);

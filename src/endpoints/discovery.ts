@@ -167,7 +167,7 @@ function apiResources(t: ResourceType) {
   };
   if (t.shortNames.length > 0) main.shortNames = t.shortNames;
   if (t.categories.length > 0) main.categories = t.categories;
-  const stored = t.storageVersion === undefined ? t : t.storageVersion;
+  const stored = t.storageVersion === undefined ? (t.storage ?? t) : t.storageVersion;
   if (stored !== null) main.storageVersionHash = storageVersionHash(stored.group, stored.version, stored.kind);
   const subs = t.subresources.map((sub) => {
     const info = subresourceInfo[sub] ?? { verbs: ['get'] };

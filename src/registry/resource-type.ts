@@ -21,6 +21,8 @@ export interface Strategy {
    * rules upstream words differently there (a CronJob's name length only on create).
    */
   validate?(obj: KubeObject, old?: KubeObject): StatusCause[];
+  /** Field errors only a create checks, beyond `validate` (events.k8s.io's stricter rules for new events). */
+  validateCreate?(obj: KubeObject): StatusCause[];
   /** Field errors of an update (immutability rules and the like). */
   validateUpdate?(obj: KubeObject, old: KubeObject): StatusCause[];
   /**
@@ -87,6 +89,25 @@ export interface Allocator {
   restore(objects: KubeObject[]): void;
 }
 
+/**
+ * How a type served in one version is kept in another (autoscaling/v1 HorizontalPodAutoscalers
+ * stored as autoscaling/v2, events.k8s.io/v1 Events stored as core/v1): the stored kind's
+ * group, resource, version and kind name the storage keys and discovery's storageVersionHash,
+ * and the two functions convert whole objects (metadata included) between the forms. Every
+ * served version of the stored kind then reads and writes the same keys, so writes through
+ * one show in the other's reads and watches, with one resourceVersion sequence.
+ */
+export interface StorageConversion {
+  group: string;
+  resource: string;
+  version: string;
+  kind: string;
+  /** The served object in the stored version (a new object; `obj` is left as it is). */
+  toStorage(obj: KubeObject): KubeObject;
+  /** A stored object in the served version (a new object). */
+  fromStorage(obj: KubeObject): KubeObject;
+}
+
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
 /** One served resource. A CRD becomes one at run time. */
@@ -148,6 +169,8 @@ export interface ResourceType {
    * null: none (a CRD whose storage version is not served gets no hash upstream).
    */
   storageVersion?: { group: string; version: string; kind: string } | null;
+  /** Objects are stored in another version, converted on the way in and out. Absent: stored as served. */
+  storage?: StorageConversion;
   /** Conditions of an object's Table row (upstream marks finished pods Completed). */
   tableRowConditions?(obj: KubeObject): TableRowCondition[] | undefined;
 }

@@ -186,7 +186,7 @@ export class Store {
     for (let attempt = 0; ; attempt++) {
       this.type.allocator?.allocate(obj);
       try {
-        const revision = await this.backend.create(this.key(namespace, meta.name!), encodeForStorage(obj));
+        const revision = await this.backend.create(this.key(namespace, meta.name!), this.encode(obj));
         meta.resourceVersion = String(revision);
         return obj;
       } catch (err) {
@@ -397,7 +397,7 @@ export class Store {
     // Encoded after reallocation: what it assigns (a new node port) is part of the stored object.
     const undoReallocation = this.type.allocator?.reallocate(obj, current);
     try {
-      const revision = await this.backend.update(kv.key, encodeForStorage(obj), kv.modRevision);
+      const revision = await this.backend.update(kv.key, this.encode(obj), kv.modRevision);
       obj.metadata.resourceVersion = String(revision);
       return { object: obj, created: false };
     } catch (err) {
@@ -445,7 +445,7 @@ export class Store {
         this.type.strategy.markDeleting?.(marked);
         if (opts.dryRun) return { object: marked, deleted: false };
         try {
-          const revision = await this.backend.update(kv.key, encodeForStorage(marked), kv.modRevision);
+          const revision = await this.backend.update(kv.key, this.encode(marked), kv.modRevision);
           marked.metadata.resourceVersion = String(revision);
           return { object: marked, deleted: false };
         } catch (err) {
@@ -497,10 +497,23 @@ export class Store {
 
   /** A stored value as the API shows it (also the watch cache's decoder). */
   decode(kv: KeyValue): KubeObject {
-    const obj = decodeFromStorage(kv);
-    obj.apiVersion ??= this.apiVersion;
-    obj.kind ??= this.type.kind;
-    return obj;
+    const stored = decodeFromStorage(kv);
+    const conversion = this.type.storage;
+    if (conversion === undefined) {
+      stored.apiVersion ??= this.apiVersion;
+      stored.kind ??= this.type.kind;
+      return stored;
+    }
+    const { apiVersion: _a, kind: _k, metadata, ...rest } = conversion.fromStorage(stored);
+    return { kind: this.type.kind, apiVersion: this.apiVersion, metadata: { ...metadata, resourceVersion: stored.metadata.resourceVersion }, ...rest };
+  }
+
+  /** The bytes an object is stored as: converted first when the type is stored in another version. */
+  private encode(obj: KubeObject): Uint8Array {
+    const conversion = this.type.storage;
+    if (conversion === undefined) return encodeForStorage(obj);
+    const stored = conversion.toStorage(obj);
+    return encodeForStorage({ ...stored, apiVersion: apiVersionOf(conversion.group, conversion.version), kind: conversion.kind });
   }
 
   private attributes(operation: Operation, namespace: string, object: KubeObject | undefined, oldObject: KubeObject | undefined, opts: WriteOptions): AdmissionAttributes {
@@ -624,6 +637,7 @@ export class Store {
     return [
       ...validateObjectMeta(obj, this.type.nameRule, this.type.namespaced),
       ...(this.type.strategy.validate?.(obj) ?? []),
+      ...(this.type.strategy.validateCreate?.(obj) ?? []),
     ];
   }
 

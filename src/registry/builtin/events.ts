@@ -14,8 +14,11 @@ const actionLengthLimit = 128;
 const reasonLengthLimit = 128;
 const noteLengthLimit = 1024;
 
-/** legacyValidateEvent for requests through core/v1. */
-function validateEvent(event: KubeObject): StatusCause[] {
+/**
+ * legacyValidateEvent, on the core/v1 form; `reportingField` names reportingComponent in
+ * causes (events.k8s.io requests name it reportingController, upstream's internal field).
+ */
+export function validateEvent(event: KubeObject, reportingField = 'reportingComponent'): StatusCause[] {
   const causes: StatusCause[] = [];
   const namespace = event.metadata.namespace ?? '';
   const involvedNamespace = stringAt(objectAt(event, 'involvedObject'), 'namespace');
@@ -32,8 +35,8 @@ function validateEvent(event: KubeObject): StatusCause[] {
       causes.push(invalid('involvedObject.namespace', involvedNamespace, 'does not match event.namespace'));
     }
     const reportingController = stringAt(event, 'reportingComponent');
-    if (reportingController === '') causes.push(required('reportingComponent'));
-    for (const msg of isQualifiedName(reportingController)) causes.push(invalid('reportingComponent', reportingController, msg));
+    if (reportingController === '') causes.push(required(reportingField));
+    for (const msg of isQualifiedName(reportingController)) causes.push(invalid(reportingField, reportingController, msg));
     const limited: [string, number][] = [['reportingInstance', reportingInstanceLengthLimit], ['action', actionLengthLimit], ['reason', reasonLengthLimit]];
     for (const [field, limit] of limited) {
       const value = stringAt(event, field);
@@ -47,7 +50,7 @@ function validateEvent(event: KubeObject): StatusCause[] {
 }
 
 const eventStrategy: Strategy = {
-  validate: validateEvent,
+  validate: (event) => validateEvent(event),
 
   selectableFields(event) {
     const involved = objectAt(event, 'involvedObject');

@@ -13,7 +13,8 @@ import { podsType } from './pods.ts';
 import { secretsType } from './secrets.ts';
 import { serviceAccountsType } from './serviceaccounts.ts';
 import { servicesType } from './services.ts';
-import { horizontalPodAutoscalersType } from './autoscaling.ts';
+import { horizontalPodAutoscalersType, horizontalPodAutoscalersV1Type } from './autoscaling.ts';
+import { eventsV1Type } from './events-v1.ts';
 import { cronJobsType, jobsType } from './batch.ts';
 import {
   admissionPolicyTypes, apiServicesType, certificateSigningRequestsType, endpointSlicesType, flowSchemasType,
@@ -76,6 +77,8 @@ export function builtinResourceTypes(opts: BuiltinOptions = {}): ResourceType[] 
     jobsType(),
     cronJobsType(),
     horizontalPodAutoscalersType(),
+    horizontalPodAutoscalersV1Type(),
+    eventsV1Type(),
     ingressesType(),
     ingressClassesType(),
     networkPoliciesType(),
