@@ -19,7 +19,7 @@ const objectCount = readFileSync(manifest, 'utf8').split('\n---\n').length;
 
 /** Every kind in the manifest, as `kubectl describe` names it, with one object's name. */
 const kinds: [resource: string, name: string, namespaced: boolean][] = [
-  ['namespace', 'shop', false], ['storageclass', 'shop-fast', false],
+  ['namespace', 'shop', false], ['priorityclass', 'shop-critical', false], ['storageclass', 'shop-fast', false],
   ['customresourcedefinition', 'carts.shop.example.com', false], ['serviceaccount', 'storefront', true],
   ['role', 'storefront', true], ['rolebinding', 'storefront', true], ['clusterrole', 'shop-cart-reader', false],
   ['clusterrolebinding', 'shop-cart-reader', false], ['configmap', 'storefront-config', true], ['secret', 'storefront-db', true],
@@ -76,10 +76,11 @@ test('client-side apply creates every object, a second apply changes nothing, ge
   for (const line of created.trim().split('\n')) assert.match(line, / created$/);
   // A second apply sends no patch, but where kubectl's three-way merge always finds one,
   // with kube-apiserver too: a Secret's stringData (stored as data), a selector with patch
-  // strategy "replace" (PodDisruptionBudget), and webhooks' rules, atomic lists the server
-  // defaults (scope "*").
+  // strategy "replace" (PodDisruptionBudget), and lists without a merge key the server
+  // defaults: webhooks' rules (scope "*"), a StatefulSet's volumeClaimTemplates (apiVersion,
+  // kind, volumeMode, status.phase).
   const again = await kubectl('apply', '-f', manifest);
-  const reapplied = new Set(['secret/storefront-db', 'poddisruptionbudget.policy/storefront',
+  const reapplied = new Set(['secret/storefront-db', 'poddisruptionbudget.policy/storefront', 'statefulset.apps/db',
     'validatingwebhookconfiguration.admissionregistration.k8s.io/carts.shop.example.com',
     'mutatingwebhookconfiguration.admissionregistration.k8s.io/carts.shop.example.com']);
   for (const line of again.trim().split('\n')) {
