@@ -1,11 +1,16 @@
 // The admission chain kube-apiserver runs by default, as far as Plinth has its plugins:
-// NamespaceLifecycle, ServiceAccount, MutatingAdmissionWebhook, ValidatingAdmissionWebhook.
+// NamespaceLifecycle, LimitRanger, ServiceAccount, MutatingAdmissionWebhook,
+// ValidatingAdmissionWebhook, ResourceQuota.
 
 import type { AdmissionPlugin } from '../admission/chain.ts';
+import { limitRanger } from '../admission/limit-ranger.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
+import type { GroupResource } from '../admission/quota-usage.ts';
+import { resourceQuotaAdmission } from '../admission/resource-quota.ts';
 import { serviceAccountAdmission } from '../admission/service-account.ts';
 import { WebhookAdmission, type WebhookConfigurationSource } from '../admission/webhook.ts';
 import { isStatusError, type KubeObject } from '../api/index.ts';
+import { clone } from '../api/json.ts';
 import type { CacheWatcher } from '../cache/index.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { Store } from '../registry/store.ts';
@@ -21,6 +26,16 @@ function storeOf(registry: ResourceRegistry, group: string, resource: string): S
   const served = registry.lookup(group, 'v1', resource);
   if (served === undefined) throw new Error(`${resource}.${group} is not served`);
   return served.store;
+}
+
+/**
+ * A namespace's objects of a resource in whichever version is served (object counts
+ * name a group and resource only); none when it is not served.
+ */
+export async function namespaceObjects(registry: ResourceRegistry, gr: GroupResource, namespace: string): Promise<KubeObject[]> {
+  const served = registry.all().find(({ type }) => type.group === gr.group && type.resource === gr.resource && type.namespaced);
+  if (served === undefined) return [];
+  return (await served.store.list(namespace)).items.map((item) => item.object);
 }
 
 /**
@@ -85,6 +100,7 @@ class WatchedConfigurations implements WebhookConfigurationSource {
 /** The plugins in upstream's order. Stores are looked up when first needed: the chain is built before them. */
 export function admissionPlugins(registry: ResourceRegistry, log: (message: string) => void): AdmissionPlugins {
   const namespaces = () => storeOf(registry, '', 'namespaces');
+  const quotas = () => storeOf(registry, '', 'resourcequotas');
   const mutating = new WatchedConfigurations(() => storeOf(registry, 'admissionregistration.k8s.io', 'mutatingwebhookconfigurations'), log);
   const validating = new WatchedConfigurations(() => storeOf(registry, 'admissionregistration.k8s.io', 'validatingwebhookconfigurations'), log);
   const webhooks = new WebhookAdmission({
@@ -103,9 +119,18 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
   return {
     plugins: [
       namespaceLifecycle((name) => namespaces().find('', name)),
+      limitRanger({ list: async (namespace) => (await storeOf(registry, '', 'limitranges').list(namespace)).items.map((item) => item.object) }),
       serviceAccountAdmission({ get: (namespace, name) => storeOf(registry, '', 'serviceaccounts').find(namespace, name) }),
       webhooks.mutating,
       webhooks.validating,
+      resourceQuotaAdmission({
+        list: async (namespace) => (await quotas().list(namespace)).items.map((item) => clone(item.object)),
+        async updateStatus(quota) {
+          const { metadata } = quota;
+          await quotas().guaranteedUpdate(metadata.namespace!, metadata.name!, metadata.resourceVersion, {}, () => quota, { subresource: 'status' });
+        },
+        objects: (gr, namespace) => namespaceObjects(registry, gr, namespace),
+      }),
     ],
     async start() {
       await Promise.all([mutating.start(), validating.start()]);
