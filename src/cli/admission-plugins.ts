@@ -1,12 +1,17 @@
 // The admission chain kube-apiserver runs by default, as far as Plinth has its plugins:
-// NamespaceLifecycle, ServiceAccount, Priority, MutatingAdmissionWebhook, ValidatingAdmissionWebhook.
+// NamespaceLifecycle, LimitRanger, ServiceAccount, Priority, MutatingAdmissionWebhook,
+// ValidatingAdmissionWebhook, ResourceQuota.
 
 import type { AdmissionPlugin } from '../admission/chain.ts';
+import { limitRanger } from '../admission/limit-ranger.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { priorityAdmission } from '../admission/priority.ts';
+import type { GroupResource } from '../admission/quota-usage.ts';
+import { resourceQuotaAdmission } from '../admission/resource-quota.ts';
 import { serviceAccountAdmission } from '../admission/service-account.ts';
 import { WebhookAdmission, type WebhookConfigurationSource } from '../admission/webhook.ts';
 import { isStatusError, type KubeObject } from '../api/index.ts';
+import { clone } from '../api/json.ts';
 import type { CacheWatcher } from '../cache/index.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { Store } from '../registry/store.ts';
@@ -22,6 +27,16 @@ function storeOf(registry: ResourceRegistry, group: string, resource: string): S
   const served = registry.lookup(group, 'v1', resource);
   if (served === undefined) throw new Error(`${resource}.${group} is not served`);
   return served.store;
+}
+
+/**
+ * A namespace's objects of a resource in whichever version is served (object counts
+ * name a group and resource only); none when it is not served.
+ */
+export async function namespaceObjects(registry: ResourceRegistry, gr: GroupResource, namespace: string): Promise<KubeObject[]> {
+  const served = registry.all().find(({ type }) => type.group === gr.group && type.resource === gr.resource && type.namespaced);
+  if (served === undefined) return [];
+  return (await served.store.list(namespace)).items.map((item) => item.object);
 }
 
 /**
@@ -86,6 +101,7 @@ class WatchedConfigurations implements WebhookConfigurationSource {
 /** The plugins in upstream's order. Stores are looked up when first needed: the chain is built before them. */
 export function admissionPlugins(registry: ResourceRegistry, log: (message: string) => void): AdmissionPlugins {
   const namespaces = () => storeOf(registry, '', 'namespaces');
+  const quotas = () => storeOf(registry, '', 'resourcequotas');
   const mutating = new WatchedConfigurations(() => storeOf(registry, 'admissionregistration.k8s.io', 'mutatingwebhookconfigurations'), log);
   const validating = new WatchedConfigurations(() => storeOf(registry, 'admissionregistration.k8s.io', 'validatingwebhookconfigurations'), log);
   const webhooks = new WebhookAdmission({
@@ -104,6 +120,7 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
   return {
     plugins: [
       namespaceLifecycle((name) => namespaces().find('', name)),
+      limitRanger({ list: async (namespace) => (await storeOf(registry, '', 'limitranges').list(namespace)).items.map((item) => item.object) }),
       serviceAccountAdmission({ get: (namespace, name) => storeOf(registry, '', 'serviceaccounts').find(namespace, name) }),
       priorityAdmission({
         get: (name) => storeOf(registry, 'scheduling.k8s.io', 'priorityclasses').find('', name),
@@ -111,6 +128,14 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
       }),
       webhooks.mutating,
       webhooks.validating,
+      resourceQuotaAdmission({
+        list: async (namespace) => (await quotas().list(namespace)).items.map((item) => clone(item.object)),
+        async updateStatus(quota) {
+          const { metadata } = quota;
+          await quotas().guaranteedUpdate(metadata.namespace!, metadata.name!, metadata.resourceVersion, {}, () => quota, { subresource: 'status' });
+        },
+        objects: (gr, namespace) => namespaceObjects(registry, gr, namespace),
+      }),
     ],
     async start() {
       await Promise.all([mutating.start(), validating.start()]);

@@ -11,6 +11,8 @@ import { alwaysAllow, bearerAuthenticator, ensureAdminToken, parseTokenFile } fr
 import { CrdController } from '../controllers/crd.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
 import { ServiceAccountController } from '../controllers/service-account.ts';
+import { ResourceQuotaController } from '../controllers/resource-quota.ts';
+import { computeQuotaStatus, countedResources } from '../admission/quota-usage.ts';
 import { ApiHandler } from '../endpoints/api-handler.ts';
 import { WatchStreams, type WatchStreamStats } from '../endpoints/watch-streams.ts';
 import { Discovery } from '../endpoints/discovery.ts';
@@ -28,7 +30,7 @@ import { ApiServer } from '../server/server.ts';
 import { ensureServingMaterial } from '../server/tls-material.ts';
 import { Compactor, openBackend } from '../storage/index.ts';
 import { ensureSystemPriorityClasses } from '../registry/builtin/priorityclasses.ts';
-import { admissionPlugins } from './admission-plugins.ts';
+import { admissionPlugins, namespaceObjects } from './admission-plugins.ts';
 import { UsageError, type Config } from './config.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 
@@ -120,6 +122,16 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   await namespaceController.start();
   const serviceAccountController = new ServiceAccountController(namespaces.store!, registry.lookup('', 'v1', 'serviceaccounts')!.store, log);
   await serviceAccountController.start();
+  // Quota status follows counted objects through informers; it starts once the server
+  // serves, so that their caches do not hold up start-up (quota admission counts a
+  // quota itself when its status lags).
+  const quotaController = new ResourceQuotaController({
+    quotas: registry.lookup('', 'v1', 'resourcequotas')!.store,
+    counted: countedResources.map(({ group, resource }) => registry.lookup(group, 'v1', resource)!.store),
+    objects: (gr, namespace) => namespaceObjects(registry, gr, namespace),
+    computeStatus: computeQuotaStatus,
+    log,
+  });
   // Served CRDs add their schemas here, for OpenAPI and for their Stores.
   const definitions: Definitions = { ...builtinDefinitions };
   const crdController = new CrdController({
@@ -193,6 +205,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const kubeconfigPath = path.resolve(config.kubeconfigPath ?? path.join(dataDir, 'kubeconfig'));
   await writeKubeconfig(kubeconfigPath, { server: url, caPem: material.caPem, token: tokens.admin });
   setImmediate(() => void loadInBackground([...caches], () => closing !== undefined));
+  quotaController.start().catch((err: unknown) => log(`resourcequota controller: ${(err as Error).message}`));
 
   return {
     url, port, kubeconfigPath, token: tokens.admin, caPem: material.caPem, registry,
@@ -202,7 +215,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       closing ??= (async () => {
         await server.close();
         // Controllers finish their work in flight while the caches and storage are still there.
-        await Promise.all([namespaceController.close(), crdController.close(), serviceAccountController.close()]);
+        await Promise.all([namespaceController.close(), crdController.close(), serviceAccountController.close(), quotaController.close()]);
         admissionSetup.close();
         for (const cache of caches) cache.close();
         compactor.close();

@@ -1,0 +1,134 @@
+// ResourceQuota admission: a new object must fit every quota of its namespace that
+// counts it; the quotas' status.used is charged before the object is stored.
+
+import { forbidden, isStatusError, type KubeObject } from '../api/index.ts';
+import { clone } from '../api/json.ts';
+import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
+import { resourceList, type ResourceList } from './pod-resources.ts';
+import {
+  addLists, computeQuotaStatus, evaluatorFor, exceeding, maskList, negativeNames, prettyPrint, quotaMatches, scopesOf, specOf, statusOf,
+  toWire, withoutZeros, type Evaluator, type GroupResource,
+} from './quota-usage.ts';
+
+export interface QuotaAccess {
+  /** The ResourceQuotas of a namespace, as stored now. */
+  list(namespace: string): Promise<KubeObject[]>;
+  /** Writes a quota's status; throws a 409 StatusError when the quota changed since it was read. */
+  updateStatus(quota: KubeObject): Promise<void>;
+  /** A namespace's objects of a resource, for counting a quota's usage afresh. */
+  objects(gr: GroupResource, namespace: string): Promise<KubeObject[]>;
+}
+
+/** Resources quota admission never looks at (upstream's default ignored resources). */
+const ignored = new Set(['/events', 'events.k8s.io/events']);
+
+/** How many times the quota check reads the quotas again after a concurrent status change. */
+const maxAttempts = 10;
+
+/** The quota's hard limits and usage as admission sees them; false `current` when status lags the spec. */
+function quotaState(quota: KubeObject): { hard: ResourceList; used: ResourceList; current: boolean } {
+  const hard = resourceList(specOf(quota).hard);
+  const status = statusOf(quota);
+  const statusHard = resourceList(status.hard);
+  const used = resourceList(status.used);
+  const current = hard.size === statusHard.size && [...hard.keys()].every((n) => statusHard.has(n) && used.has(n));
+  return { hard, used, current };
+}
+
+/**
+ * Upstream's CheckRequest for one create: the quotas that match the object are charged
+ * its usage; answers their new usage by quota name, or throws the 403 upstream answers.
+ */
+export function checkCreate(
+  attrs: { resource: string; name: string },
+  evaluator: Evaluator,
+  quotas: { name: string; hard: ResourceList; used: ResourceList; quota: KubeObject }[],
+  obj: KubeObject,
+  now: number,
+): Map<string, ResourceList> {
+  const deny = (message: string) => forbidden(`${attrs.resource} "${attrs.name}" is forbidden: ${message}`);
+  const interesting: typeof quotas = [];
+  for (const q of quotas) {
+    const hardNames = [...q.hard.keys()];
+    if (!quotaMatches(evaluator, hardNames, scopesOf(q.quota), obj)) continue;
+    const restricted = evaluator.matchingResources(hardNames);
+    const problem = evaluator.constraints?.(restricted, obj);
+    if (problem !== undefined) throw deny(`failed quota: ${q.name}: ${problem}`);
+    interesting.push(q);
+  }
+  const result = new Map<string, ResourceList>();
+  if (interesting.length === 0) return result;
+  const usage = evaluator.usage(obj, now);
+  const negative = negativeNames(usage);
+  if (negative.length > 0) throw deny(`quota usage is negative for resource(s): ${negative.join(',')}`);
+  const delta = withoutZeros(usage);
+  if (delta.size === 0) return result;
+  for (const q of interesting) {
+    const requested = maskList(delta, q.hard.keys());
+    const newUsage = addLists(q.used, requested);
+    const over = exceeding(maskList(newUsage, requested.keys()), q.hard);
+    if (over.length > 0) {
+      throw deny(`exceeded quota: ${q.name}, requested: ${prettyPrint(maskList(requested, over))}, used: ${prettyPrint(maskList(q.used, over))}, limited: ${prettyPrint(maskList(q.hard, over))}`);
+    }
+    result.set(q.name, newUsage);
+  }
+  return result;
+}
+
+function handled(attrs: AdmissionAttributes): boolean {
+  if (attrs.operation !== 'CREATE' || attrs.subresource !== '' || !attrs.namespaced || attrs.namespace === '') return false;
+  return attrs.object !== undefined && !ignored.has(`${attrs.group}/${attrs.resource}`);
+}
+
+/**
+ * Upstream's ResourceQuota plugin (apiserver's admission/plugin/resourcequota), for
+ * creates: each quota that counts the new object must have room for it, and its
+ * status.used is charged before the object is stored (a concurrent charge makes the
+ * status write conflict, and the check runs again). A quota whose status does not yet
+ * cover its spec (just made, the controller has not counted yet) is counted here first,
+ * where upstream would refuse with "status unknown". Dry runs check but charge nothing.
+ */
+export function resourceQuotaAdmission(access: QuotaAccess, now: () => number = Date.now): AdmissionPlugin {
+  return {
+    name: 'ResourceQuota',
+    async validate(attrs) {
+      if (!handled(attrs)) return;
+      const evaluator = evaluatorFor({ group: attrs.group, resource: attrs.resource });
+      const obj = attrs.object!;
+      // Quotas already charged are not checked again when a later one's write conflicted (upstream retries only those).
+      const written = new Set<string>();
+      for (let attempt = 1; ; attempt++) {
+        const stored = (await access.list(attrs.namespace))
+          .filter((q) => !written.has(q.metadata.name!))
+          .sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
+        if (stored.length === 0) return;
+        const quotas = [];
+        for (const quota of stored) {
+          let state = quotaState(quota);
+          let fresh = quota;
+          if (!state.current) {
+            fresh = clone(quota);
+            fresh.status = await computeQuotaStatus(quota, (gr) => access.objects(gr, attrs.namespace), now());
+            state = quotaState(fresh);
+          }
+          quotas.push({ name: quota.metadata.name!, hard: state.hard, used: state.used, quota: fresh, recounted: fresh !== quota });
+        }
+        const charged = checkCreate(attrs, evaluator, quotas, obj, now());
+        if (attrs.dryRun) return;
+        try {
+          for (const q of quotas) {
+            const used = charged.get(q.name);
+            if (used === undefined && !q.recounted) continue;
+            const next = clone(q.quota);
+            next.status = { ...statusOf(q.quota), used: toWire(used ?? q.used) };
+            await access.updateStatus(next);
+            written.add(q.name);
+          }
+          return;
+        } catch (err) {
+          if (!(isStatusError(err) && err.code === 409) || attempt >= maxAttempts) throw err;
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,111 @@
+// The resource quota controller: keeps every ResourceQuota's status (hard = spec.hard,
+// used = what the namespace's objects use) current as quotas and counted objects change.
+
+import { isStatusError, type KubeObject } from '../api/index.ts';
+import { deepEqual } from '../api/json.ts';
+import type { Store } from '../registry/store.ts';
+import { Controller, Informer } from './runtime/index.ts';
+
+export interface GroupResource {
+  group: string;
+  resource: string;
+}
+
+export interface QuotaStatus {
+  hard: Record<string, string>;
+  used: Record<string, string>;
+}
+
+export interface ResourceQuotaControllerOptions {
+  quotas: Store;
+  /** Stores of the resources quotas count out of the box: their changes make a namespace be counted again. */
+  counted: Store[];
+  /** A namespace's objects of a resource, for counting (any served resource: count/<resource>.<group>). */
+  objects(gr: GroupResource, namespace: string): Promise<KubeObject[]>;
+  /** A quota's status computed from the objects (admission/quota-usage.ts, injected by the composition root). */
+  computeStatus(quota: KubeObject, objects: (gr: GroupResource) => Promise<KubeObject[]>, now: number): Promise<QuotaStatus>;
+  /** How often a namespace with quotas is counted again regardless of events (upstream: 5 minutes). */
+  resyncMs?: number;
+  log: (message: string) => void;
+}
+
+const defaultResyncMs = 5 * 60 * 1000;
+
+function specChanged(old: KubeObject, current: KubeObject): boolean {
+  return !deepEqual(old.spec, current.spec);
+}
+
+/** Pods stop using compute resources when they finish or start terminating. */
+function podUsageMayHaveChanged(old: KubeObject, current: KubeObject): boolean {
+  const phase = (o: KubeObject) => (o.status as { phase?: string } | undefined)?.phase;
+  return phase(old) !== phase(current) || old.metadata.deletionTimestamp !== current.metadata.deletionTimestamp;
+}
+
+/**
+ * Upstream's resource quota controller, in-process, keyed by namespace: a namespace is
+ * counted again when a quota appears or its spec changes, and when a counted object
+ * is deleted or changes what it uses (creates are charged by quota admission, which
+ * writes status.used itself), and every `resyncMs` while it has quotas.
+ */
+export class ResourceQuotaController {
+  private readonly opts: ResourceQuotaControllerOptions;
+  private readonly quotaInformer: Informer;
+  private readonly controller: Controller;
+
+  constructor(opts: ResourceQuotaControllerOptions) {
+    this.opts = opts;
+    this.quotaInformer = new Informer({ source: opts.quotas, resource: 'resourcequotas', log: opts.log });
+    const objectInformers = opts.counted.map((store) => new Informer({ source: store, resource: store.type.resource, log: opts.log }));
+    this.controller = new Controller({
+      name: 'resourcequota',
+      informers: [this.quotaInformer, ...objectInformers],
+      reconcile: (namespace) => this.sync(namespace),
+      // A conflict with quota admission's own write is retried quietly.
+      shouldLog: (err) => !(isStatusError(err) && err.code === 409),
+      log: opts.log,
+    });
+    const enqueue = (obj: KubeObject) => this.controller.queue.add(obj.metadata.namespace ?? '');
+    this.quotaInformer.addHandlers({
+      add: enqueue,
+      update: (old, current) => {
+        if (specChanged(old, current)) enqueue(current);
+      },
+    });
+    objectInformers.forEach((informer, i) => {
+      const isPods = opts.counted[i]!.type.resource === 'pods';
+      informer.addHandlers({
+        delete: enqueue,
+        update: (old, current) => {
+          if (old.metadata.resourceVersion === current.metadata.resourceVersion) return;
+          if (isPods ? podUsageMayHaveChanged(old, current) : specChanged(old, current)) enqueue(current);
+        },
+      });
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.controller.start();
+  }
+
+  /** Resolves once nothing is queued or being counted. */
+  idle(): Promise<void> {
+    return this.controller.idle();
+  }
+
+  close(): Promise<void> {
+    return this.controller.stop();
+  }
+
+  private async sync(namespace: string): Promise<{ requeueAfterMs: number } | void> {
+    const names = this.quotaInformer.store.list().filter((q) => q.metadata.namespace === namespace).map((q) => q.metadata.name!);
+    for (const name of names) {
+      // Read as stored now: admission may have charged it since the informer saw it.
+      const quota = await this.opts.quotas.find(namespace, name);
+      if (quota === undefined) continue;
+      const status = await this.opts.computeStatus(quota, (gr) => this.opts.objects(gr, namespace), Date.now());
+      if (deepEqual(quota.status, status)) continue;
+      await this.opts.quotas.guaranteedUpdate(namespace, name, quota.metadata.resourceVersion, {}, (current) => ({ ...current!, status }), { subresource: 'status' });
+    }
+    if (names.length > 0) return { requeueAfterMs: this.opts.resyncMs ?? defaultResyncMs };
+  }
+}

@@ -1,0 +1,173 @@
+// core/v1 ResourceQuota: upstream's validation (pkg/apis/core/validation
+// ValidateResourceQuota and its update rules) and kubectl's table (printResourceQuota).
+
+import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
+import { goQuote, GoValue } from '../../api/field-errors.ts';
+import { isObject } from '../../api/json.ts';
+import { canonicalQuantity, isNegative, milliValue, parseQuantity } from '../../api/quantity.ts';
+import { ageColumn, column, nameColumn } from '../table-columns.ts';
+import type { Strategy } from '../resource-type.ts';
+import { child, fieldImmutable, invalid, key, required, type FieldPath } from '../validation/field.ts';
+import { semanticEqual } from './object.ts';
+import { arrayAt, objectAt, objectsAt, stringAt } from './object.ts';
+import { goQuantity, isIntegerResourceName, isStandardQuotaResourceName, quantityMapsDecodeError, validateQuotaResourceName } from './resource-names.ts';
+import { keepOldSpec, specStatusStrategy } from './common.ts';
+
+const standardScopes = ['Terminating', 'NotTerminating', 'BestEffort', 'NotBestEffort', 'PriorityClass', 'CrossNamespacePodAffinity', 'VolumeAttributesClass'];
+/** Scopes that only say whether a pod has a property: their selector operator must be Exists. */
+const existsOnlyScopes = ['BestEffort', 'NotBestEffort', 'Terminating', 'NotTerminating', 'CrossNamespacePodAffinity'];
+const conflictingScopes = [['BestEffort', 'NotBestEffort'], ['Terminating', 'NotTerminating']];
+const podComputeResources = ['cpu', 'limits.cpu', 'limits.memory', 'memory', 'requests.cpu', 'requests.memory'];
+const pvcResources = ['persistentvolumeclaims', 'requests.storage'];
+
+/** IsResourceQuotaScopeValidForResource. */
+function scopeValidForResource(scope: string, resource: string): boolean {
+  switch (scope) {
+    case 'Terminating': case 'NotTerminating': case 'NotBestEffort': case 'PriorityClass': case 'CrossNamespacePodAffinity':
+      return resource === 'pods' || podComputeResources.includes(resource);
+    case 'BestEffort':
+      return resource === 'pods';
+    case 'VolumeAttributesClass':
+      return pvcResources.includes(resource);
+    default:
+      return true;
+  }
+}
+
+/** %#v of the scopes list, as upstream prints it in these errors. */
+function goScopes(scopes: unknown[]): GoValue {
+  return new GoValue(`[]core.ResourceQuotaScope{${scopes.map((s) => goQuote(String(s))).join(', ')}}`);
+}
+
+/** %#v of a scope selector, close to upstream's pointer rendering. */
+function goScopeSelector(selector: unknown): GoValue {
+  const exprs = objectsAt(selector, 'matchExpressions').map((e) =>
+    `core.ScopedResourceSelectorRequirement{ScopeName:${goQuote(stringAt(e, 'scopeName'))}, Operator:${goQuote(stringAt(e, 'operator'))}, Values:${
+      arrayAt(e, 'values').length === 0 ? '[]string(nil)' : `[]string{${arrayAt(e, 'values').map((v) => goQuote(String(v))).join(', ')}}`}}`);
+  return new GoValue(`&core.ScopeSelector{MatchExpressions:[]core.ScopedResourceSelectorRequirement{${exprs.join(', ')}}}`);
+}
+
+function validateQuantities(map: unknown, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (!isObject(map)) return causes;
+  for (const [name, raw] of Object.entries(map)) {
+    const p = key(path, name);
+    causes.push(...validateQuotaResourceName(name, p));
+    const q = parseQuantity(raw);
+    if (q === undefined) continue;
+    if (isNegative(q)) causes.push(invalid(p, canonicalQuantity(raw), 'must be greater than or equal to 0'));
+    if (isIntegerResourceName(name) && milliValue(q) % 1000n !== 0n) causes.push(invalid(p, goQuantity(raw), 'must be an integer'));
+  }
+  return causes;
+}
+
+function validateScopes(spec: Record<string, unknown>, path: FieldPath): StatusCause[] {
+  const scopes = arrayAt(spec, 'scopes');
+  if (scopes.length === 0) return [];
+  const causes: StatusCause[] = [];
+  const p = child(path, 'scopes');
+  const hard = Object.keys(objectAt(spec, 'hard') ?? {}).sort();
+  for (const scope of scopes) {
+    if (!standardScopes.includes(String(scope))) causes.push(invalid(p, goScopes(scopes), 'unsupported scope'));
+    for (const resource of hard) {
+      if (isStandardQuotaResourceName(resource) && !scopeValidForResource(String(scope), resource)) {
+        causes.push(invalid(p, goScopes(scopes), 'unsupported scope applied to resource'));
+      }
+    }
+  }
+  for (const pair of conflictingScopes) if (pair.every((s) => scopes.includes(s))) causes.push(invalid(p, goScopes(scopes), 'conflicting scopes'));
+  return causes;
+}
+
+function validateScopeSelector(spec: Record<string, unknown>, path: FieldPath): StatusCause[] {
+  const selector = objectAt(spec, 'scopeSelector');
+  if (selector === undefined) return [];
+  const causes: StatusCause[] = [];
+  const p = child(path, 'scopeSelector', 'matchExpressions');
+  const hard = Object.keys(objectAt(spec, 'hard') ?? {}).sort();
+  const names = new Set<string>();
+  for (const req of objectsAt(selector, 'matchExpressions')) {
+    const scope = stringAt(req, 'scopeName');
+    const operator = stringAt(req, 'operator');
+    const values = arrayAt(req, 'values');
+    if (!standardScopes.includes(scope)) causes.push(invalid(child(p, 'scopeName'), scope, 'unsupported scope'));
+    for (const resource of hard) {
+      if (isStandardQuotaResourceName(resource) && !scopeValidForResource(scope, resource)) {
+        causes.push(invalid(p, goScopeSelector(selector), 'unsupported scope applied to resource'));
+      }
+    }
+    if (existsOnlyScopes.includes(scope) && operator !== 'Exists') {
+      causes.push(invalid(child(p, 'operator'), operator,
+        "must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity"));
+    }
+    if (operator === 'In' || operator === 'NotIn') {
+      if (values.length === 0) causes.push(required(child(p, 'values'), "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"));
+    } else if (operator === 'Exists' || operator === 'DoesNotExist') {
+      if (values.length > 0) {
+        causes.push(invalid(child(p, 'values'), new GoValue(`[]string{${values.map((v) => goQuote(String(v))).join(', ')}}`),
+          "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector"));
+      }
+    } else {
+      causes.push(invalid(child(p, 'operator'), operator, 'not a valid selector operator'));
+    }
+    names.add(scope);
+  }
+  for (const pair of conflictingScopes) if (pair.every((s) => names.has(s))) causes.push(invalid(p, goScopeSelector(selector), 'conflicting scopes'));
+  return causes;
+}
+
+function validateStatus(status: unknown): StatusCause[] {
+  return [...validateQuantities(objectAt(status, 'hard'), 'status.hard'), ...validateQuantities(objectAt(status, 'used'), 'status.used')];
+}
+
+export function validateResourceQuota(rq: KubeObject): StatusCause[] {
+  const spec = objectAt(rq, 'spec') ?? {};
+  return [
+    ...validateQuantities(objectAt(spec, 'hard'), 'spec.hard'),
+    ...validateScopes(spec, 'spec'),
+    ...validateScopeSelector(spec, 'spec'),
+    ...validateStatus(rq.status),
+  ];
+}
+
+function quantityMapsOf(rq: KubeObject): unknown[] {
+  return [objectAt(objectAt(rq, 'spec'), 'hard'), objectAt(objectAt(rq, 'status'), 'hard'), objectAt(objectAt(rq, 'status'), 'used')];
+}
+
+export const resourceQuotaStrategy: Strategy = specStatusStrategy({
+  decodeBytes: (rq) => quantityMapsDecodeError(quantityMapsOf(rq)),
+  validate: validateResourceQuota,
+  validateUpdate(rq, old) {
+    const causes: StatusCause[] = [];
+    const scopes = arrayAt(objectAt(rq, 'spec'), 'scopes');
+    if (!semanticEqual(scopes, arrayAt(objectAt(old, 'spec'), 'scopes'))) causes.push(invalid('spec.scopes', goScopes(scopes), fieldImmutable));
+    return causes;
+  },
+  subresources: {
+    status: {
+      prepareForUpdate: keepOldSpec,
+      validateUpdate: (rq) => validateStatus(rq.status),
+    },
+  },
+});
+
+/** kubectl's "resource: used/hard" list of one column, sorted by resource name. */
+function usageCell(rq: KubeObject, limits: boolean): string {
+  const hard = objectAt(objectAt(rq, 'status'), 'hard') ?? {};
+  const used = objectAt(objectAt(rq, 'status'), 'used') ?? {};
+  return Object.keys(hard).sort()
+    .filter((name) => (name.split('.').length > 1 && name.split('.')[0] === 'limits') === limits)
+    .map((name) => `${name}: ${used[name] === undefined ? '0' : canonicalQuantity(used[name])}/${canonicalQuantity(hard[name])}`)
+    .join(', ');
+}
+
+/** Upstream's printResourceQuota columns. */
+export const resourceQuotaColumns: TableColumn[] = [
+  nameColumn,
+  ageColumn,
+  column('Request', (rq) => usageCell(rq, false), { description: 'Request represents a minimum amount of cpu/memory that a container may consume.' }),
+  column('Limit', (rq) => usageCell(rq, true), {
+    description: 'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.',
+  }),
+];
+

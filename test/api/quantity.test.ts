@@ -1,0 +1,50 @@
+// Quantities: parsing, arithmetic, and upstream's canonical String() form.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { addQuantity, compareQuantity, formatQuantity, milliValue, parseQuantity } from '../../src/api/quantity.ts';
+
+const canonical: [input: string, expected: string][] = [
+  ['0', '0'],
+  ['2', '2'],
+  ['2000m', '2'],
+  ['1500m', '1500m'],
+  ['1.5', '1500m'],
+  ['0.5', '500m'],
+  ['1000', '1k'],
+  ['1000000', '1M'],
+  ['1e3', '1e3'],
+  ['1000e-3', '1'],
+  ['1Gi', '1Gi'],
+  ['1024Mi', '1Gi'],
+  ['1536Mi', '1536Mi'],
+  ['0.5Gi', '512Mi'],
+  ['512', '512'],
+  ['1000Ki', '1000Ki'],
+  ['100n', '100n'],
+  ['0.1n', '1n'],
+  ['-100m', '-100m'],
+];
+
+for (const [input, expected] of canonical) {
+  test(`${input} is written ${expected}`, () => {
+    assert.equal(formatQuantity(parseQuantity(input)!), expected);
+  });
+}
+
+test('a sum keeps the first non-zero operand\'s format', () => {
+  assert.equal(formatQuantity(addQuantity(parseQuantity('0')!, parseQuantity('512Mi')!)), '512Mi');
+  assert.equal(formatQuantity(addQuantity(parseQuantity('512Mi')!, parseQuantity('512Mi')!)), '1Gi');
+  assert.equal(formatQuantity(addQuantity(parseQuantity('1')!, parseQuantity('1Gi')!)), '1073741825');
+  assert.equal(formatQuantity(addQuantity(parseQuantity('250m')!, parseQuantity('250m')!)), '500m');
+});
+
+test('comparison and milli values', () => {
+  assert.equal(compareQuantity(parseQuantity('1')!, parseQuantity('1000m')!), 0);
+  assert.equal(compareQuantity(parseQuantity('1Ki')!, parseQuantity('1k')!), 1);
+  assert.equal(milliValue(parseQuantity('0.5m')!), 1n);
+  assert.equal(milliValue(parseQuantity('2')!), 2000n);
+});
+
+test('malformed quantities do not parse', () => {
+  for (const bad of ['', 'abc', '1.2.3', '1Qi', '--1']) assert.equal(parseQuantity(bad), undefined, bad);
+});
