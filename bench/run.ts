@@ -9,6 +9,7 @@ import { startServerProcess, tempDir, type ServerProcess } from '../test/helpers
 import { applyBench } from './apply.ts';
 import { startupBench, timeToReady } from './startup.ts';
 import { customResourceBench } from './custom-resources.ts';
+import { idleBench } from './idle.ts';
 import { watchHttpBench } from './watch-http.ts';
 import { watchMemoryBench } from './watch-memory.ts';
 
@@ -118,6 +119,10 @@ async function main() {
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
+  // BENCH_ONLY=crud stops here: create, get and list alone, to compare two versions quickly.
+  if (process.env.BENCH_ONLY === 'crud') return;
+  console.log('');
+  for (const line of await idleBench()) console.log(line);
   console.log('');
   for (const line of await customResourceBench()) console.log(line);
   console.log('');
