@@ -4,7 +4,10 @@
 // upstream does not serve, and nothing the README lists as not served is served.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import { repoRoot, startServer, type TestServer } from '../helpers/server.ts';
 
@@ -86,4 +89,37 @@ test('every upstream resource is served or listed in the README as not served', 
   assert.deepEqual(listedButUnknown, [], 'listed in the README, but upstream does not serve them');
   const invented = [...served].filter((e) => !upstream.has(e));
   assert.deepEqual(invented, [], 'served by Plinth but not by upstream');
+});
+
+/** `kubectl api-resources -o wide` rows as `apiVersion/name` → the row's columns joined by one space. */
+function apiResourceRows(text: string): Map<string, string> {
+  const [header, ...lines] = text.trimEnd().split('\n');
+  const starts = [...header!.matchAll(/\S+/g)].map((m) => m.index);
+  const rows = new Map<string, string>();
+  for (const line of lines) {
+    const cells = starts.map((start, i) => line.slice(start, starts[i + 1]).trim());
+    const [name, , apiVersion] = cells;
+    rows.set(`${apiVersion}/${name}`, cells.join(' '));
+  }
+  return rows;
+}
+
+const kubectl = '/usr/bin/kubectl';
+test('kubectl api-resources shows upstream\'s rows, but for the resources the README lists as not served', { skip: missingData || (existsSync(kubectl) ? false : `kubectl is not installed at ${kubectl}`) }, async () => {
+  const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'kubectl-cache-'));
+  try {
+    const { stdout } = await promisify(execFile)(kubectl, ['--kubeconfig', server.kubeconfigPath, '--cache-dir', cacheDir, 'api-resources', '-o', 'wide'], { timeout: 30_000 });
+    const ours = apiResourceRows(stdout);
+    const upstream = apiResourceRows(readFileSync(path.join(upstreamDir, 'api-resources.txt'), 'utf8'));
+    const listed = notServedInReadme(readFileSync(path.join(repoRoot, 'README.md'), 'utf8'));
+    // README entries are group/version/resource with an empty group for core; rows name the apiVersion.
+    const notServed = new Set([...listed].map((e) => e.replace(/^\//, '')));
+    for (const [key, row] of upstream) {
+      if (notServed.has(key)) assert.equal(ours.get(key), undefined, `${key} is listed as not served`);
+      else assert.equal(ours.get(key), row, key);
+    }
+    assert.deepEqual([...ours.keys()].filter((key) => !upstream.has(key)), [], 'rows upstream does not show');
+  } finally {
+    rmSync(cacheDir, { recursive: true, force: true });
+  }
 });
