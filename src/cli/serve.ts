@@ -100,10 +100,11 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     // The cache decodes with the Store's decoder; the Store reads through the cache.
     const decoder: { store?: Store } = {};
     // Built-in objects are shown as stored: their JSON comes from the stored bytes.
-    const cache = newCache(type, (kv) => decoder.store!.decode(kv), storedJsonWithResourceVersion);
+    // A type that stores nothing (bindings, componentstatuses) has no cache.
+    const cache = type.virtual ? undefined : newCache(type, (kv) => decoder.store!.decode(kv), storedJsonWithResourceVersion);
     const store = new Store(type, backend, admission, cache);
     decoder.store = store;
-    caches.push(cache);
+    if (cache !== undefined) caches.push(cache);
     registry.add({ type, store });
     if (type.group === '' && type.resource === 'namespaces') namespaces.store = store;
   }

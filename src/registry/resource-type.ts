@@ -144,6 +144,11 @@ export interface ResourceType {
    * null: none (a CRD whose storage version is not served gets no hash upstream).
    */
   storageVersion?: { group: string; version: string; kind: string } | null;
+  /**
+   * Nothing of this type is stored: endpoints/handlers/virtual.ts answers its requests
+   * (bindings bind a pod; componentstatuses are synthesised), and it has no watch cache.
+   */
+  virtual?: boolean;
   /** Conditions of an object's Table row (upstream marks finished pods Completed). */
   tableRowConditions?(obj: KubeObject): TableRowCondition[] | undefined;
 }

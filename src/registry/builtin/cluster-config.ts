@@ -20,10 +20,6 @@ export function endpointSlicesType(): ResourceType {
   return builtinType('discovery.k8s.io', 'v1', 'endpointslices', { allowCreateOnUpdate: true });
 }
 
-export function certificateSigningRequestsType(): ResourceType {
-  return builtinType('certificates.k8s.io', 'v1', 'certificatesigningrequests', { strategy: specStatusStrategy() });
-}
-
 export function flowSchemasType(): ResourceType {
   return builtinType('flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas', { strategy: specStatusStrategy() });
 }

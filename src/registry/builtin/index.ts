@@ -1,6 +1,9 @@
 // The built-in resource types Plinth serves.
 
 import type { ResourceType } from '../resource-type.ts';
+import { bindingsType } from './bindings.ts';
+import { certificateSigningRequestsType } from './certificatesigningrequests.ts';
+import { componentStatusesType } from './componentstatuses.ts';
 import { configMapsType } from './configmaps.ts';
 import { deploymentsType } from './deployments.ts';
 import { endpointsType } from './endpoints.ts';
@@ -16,7 +19,7 @@ import { servicesType } from './services.ts';
 import { horizontalPodAutoscalersType } from './autoscaling.ts';
 import { cronJobsType, jobsType } from './batch.ts';
 import {
-  admissionPolicyTypes, apiServicesType, certificateSigningRequestsType, endpointSlicesType, flowSchemasType,
+  admissionPolicyTypes, apiServicesType, endpointSlicesType, flowSchemasType,
   priorityClassesType, priorityLevelConfigurationsType, resourceAllocationTypes, runtimeClassesType,
 } from './cluster-config.ts';
 import { limitRangesType, resourceQuotasType } from './core-policy.ts';
@@ -53,6 +56,8 @@ export function builtinResourceTypes(opts: BuiltinOptions = {}): ResourceType[] 
       serviceNodePortRange: opts.serviceNodePortRange ?? opts.nodePortRange,
     }),
     podsType(),
+    bindingsType(),
+    componentStatusesType(),
     nodesType(),
     endpointsType(),
     leasesType(),
