@@ -18,6 +18,7 @@ import { OpenApiService } from '../endpoints/openapi-service.ts';
 import { builtinDefinitions } from '../schema/builtin/index.ts';
 import { builtinResourceTypes } from '../registry/builtin/index.ts';
 import { resourcePrefix } from '../registry/keys.ts';
+import { bootstrapObjects } from '../registry/bootstrap.ts';
 import { customResourceDefinitionsType } from '../registry/crd/customresourcedefinitions.ts';
 import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
 import type { CustomResourceVersion } from '../registry/crd/custom-resource.ts';
@@ -186,6 +187,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   });
   port = await server.start();
   serving = true;
+  // The kubernetes Service's targetPort is the port just bound.
+  await bootstrapObjects(registry, { serviceClusterIPRange: config.serviceClusterIPRange, bindAddress: config.bindAddress, port }, log);
 
   const host = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress;
   const url = `https://${host}:${port}`;

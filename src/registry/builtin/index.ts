@@ -5,6 +5,7 @@ import { bindingsType } from './bindings.ts';
 import { certificateSigningRequestsType } from './certificatesigningrequests.ts';
 import { componentStatusesType } from './componentstatuses.ts';
 import { configMapsType } from './configmaps.ts';
+import { endpointSlicesType } from './endpointslices.ts';
 import { deploymentsType } from './deployments.ts';
 import { endpointsType } from './endpoints.ts';
 import { eventsType } from './events.ts';
@@ -19,7 +20,7 @@ import { servicesType } from './services.ts';
 import { horizontalPodAutoscalersType } from './autoscaling.ts';
 import { cronJobsType, jobsType } from './batch.ts';
 import {
-  admissionPolicyTypes, apiServicesType, endpointSlicesType, flowSchemasType,
+  admissionPolicyTypes, apiServicesType, flowSchemasType,
   priorityClassesType, priorityLevelConfigurationsType, resourceAllocationTypes, runtimeClassesType,
 } from './cluster-config.ts';
 import { limitRangesType, resourceQuotasType } from './core-policy.ts';
