@@ -136,7 +136,8 @@ function validateEphemeralContainers(spec: JsonObject): StatusCause[] {
     else if (image.trim() !== image) causes.push(invalid(`${p}.image`, image, 'must not have leading or trailing whitespace'));
     for (const field of ephemeralForbiddenFields) {
       const value = c[field];
-      if (value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0)) {
+      const empty = value === undefined || value === null || (Array.isArray(value) && value.length === 0) || (isObject(value) && Object.keys(value).length === 0);
+      if (!empty) {
         causes.push(forbidden(`${p}.${field}`, 'cannot be set for an Ephemeral Container'));
       }
     }
