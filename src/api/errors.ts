@@ -133,6 +133,11 @@ export function unclassifiedError(message: string): StatusError {
   return new StatusError(500, '', message);
 }
 
+/** 503: what the server would reach (a kubelet, a service's endpoints) is not available. */
+export function serviceUnavailable(message: string): StatusError {
+  return new StatusError(503, 'ServiceUnavailable', message);
+}
+
 export function timeout(message: string, retryAfterSeconds?: number): StatusError {
   const details = retryAfterSeconds !== undefined ? { retryAfterSeconds } : undefined;
   const headers: Record<string, string> = retryAfterSeconds !== undefined ? { 'Retry-After': String(retryAfterSeconds) } : {};

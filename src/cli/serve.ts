@@ -20,6 +20,7 @@ import { OpenApiService } from '../endpoints/openapi-service.ts';
 import { builtinDefinitions } from '../schema/builtin/index.ts';
 import { builtinResourceTypes } from '../registry/builtin/index.ts';
 import { resourcePrefix } from '../registry/keys.ts';
+import { bootstrapObjects } from '../registry/bootstrap.ts';
 import { customResourceDefinitionsType } from '../registry/crd/customresourcedefinitions.ts';
 import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
 import type { CustomResourceVersion } from '../registry/crd/custom-resource.ts';
@@ -103,10 +104,11 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     // The cache decodes with the Store's decoder; the Store reads through the cache.
     const decoder: { store?: Store } = {};
     // Built-in objects stored as served are shown as stored: their JSON comes from the stored bytes.
-    const cache = newCache(type, (kv) => decoder.store!.decode(kv), type.storage === undefined ? storedJsonWithResourceVersion : undefined);
+    // A type that stores nothing (bindings, componentstatuses) has no cache.
+    const cache = type.virtual ? undefined : newCache(type, (kv) => decoder.store!.decode(kv), type.storage === undefined ? storedJsonWithResourceVersion : undefined);
     const store = new Store(type, backend, admission, cache);
     decoder.store = store;
-    caches.push(cache);
+    if (cache !== undefined) caches.push(cache);
     registry.add({ type, store });
     if (type.group === '' && type.resource === 'namespaces') namespaces.store = store;
   }
@@ -199,6 +201,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   });
   port = await server.start();
   serving = true;
+  // The kubernetes Service's targetPort is the port just bound.
+  await bootstrapObjects(registry, { serviceClusterIPRange: config.serviceClusterIPRange, bindAddress: config.bindAddress, port }, log);
 
   const host = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress;
   const url = `https://${host}:${port}`;

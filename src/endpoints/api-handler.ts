@@ -11,6 +11,7 @@ import { getHandler } from './handlers/get.ts';
 import { listHandler } from './handlers/list.ts';
 import { patchHandler } from './handlers/patch.ts';
 import { subresourceHandler } from './handlers/subresource.ts';
+import { virtualHandler } from './handlers/virtual.ts';
 import type { RequestScope } from './handlers/scope.ts';
 import { updateHandler } from './handlers/update.ts';
 import { watchHandler } from './handlers/watch.ts';
@@ -128,6 +129,13 @@ export class ApiHandler {
     }
     const handler = handlers[info.verb];
     if (handler === undefined || !type.verbs.includes(info.verb)) throw methodNotAllowed();
+    if (type.virtual) {
+      await virtualHandler({
+        req, res, info, query, served, negotiated: negotiateObject(req.headers.accept, { tables: info.verb === 'get' || info.verb === 'list' }),
+        gzip: false, watchList: false, trackLongRunning: this.trackLongRunning, watchStreams: this.watchStreams, log: this.opts.log,
+      }, this.opts.registry);
+      return;
+    }
     // get, list and watch answer Tables when asked (`kubectl get`); a watch streams, which YAML cannot.
     const negotiated = negotiateObject(req.headers.accept, {
       tables: info.verb === 'get' || info.verb === 'list' || info.verb === 'watch',

@@ -6,13 +6,31 @@ import type { ResourceRegistry } from '../registry/registry.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import { notAcceptable } from '../api/index.ts';
 
-/** Kind and verbs of each subresource, as upstream serves them. */
-const subresourceInfo: Record<string, { group?: string; version?: string; kind?: string; verbs: string[] }> = {
+type SubresourceInfo = { group?: string; version?: string; kind?: string; verbs: string[] };
+
+const proxyVerbs = ['create', 'delete', 'get', 'patch', 'update'];
+
+/** Kind and verbs of each subresource, as upstream serves them: by "resource/subresource", else by subresource. */
+const subresourceInfo: Record<string, SubresourceInfo> = {
   status: { verbs: ['get', 'patch', 'update'] },
   scale: { group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] },
   eviction: { group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
   finalize: { verbs: ['update'] },
+  approval: { verbs: ['get', 'patch', 'update'] },
+  ephemeralcontainers: { verbs: ['get', 'patch', 'update'] },
+  binding: { kind: 'Binding', verbs: ['create'] },
+  attach: { kind: 'PodAttachOptions', verbs: ['create', 'get'] },
+  exec: { kind: 'PodExecOptions', verbs: ['create', 'get'] },
+  log: { verbs: ['get'] },
+  portforward: { kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
+  'pods/proxy': { kind: 'PodProxyOptions', verbs: proxyVerbs },
+  'services/proxy': { kind: 'ServiceProxyOptions', verbs: proxyVerbs },
+  'nodes/proxy': { kind: 'NodeProxyOptions', verbs: proxyVerbs },
 };
+
+function infoOf(t: ResourceType, sub: string): SubresourceInfo {
+  return subresourceInfo[`${t.resource}/${sub}`] ?? subresourceInfo[sub] ?? { verbs: ['get'] };
+}
 
 interface GroupVersions {
   group: string;
@@ -170,7 +188,7 @@ function apiResources(t: ResourceType) {
   const stored = t.storageVersion === undefined ? (t.storage ?? t) : t.storageVersion;
   if (stored !== null) main.storageVersionHash = storageVersionHash(stored.group, stored.version, stored.kind);
   const subs = t.subresources.map((sub) => {
-    const info = subresourceInfo[sub] ?? { verbs: ['get'] };
+    const info = infoOf(t, sub);
     const entry: Record<string, unknown> = { name: `${t.resource}/${sub}`, singularName: '', namespaced: t.namespaced };
     if (info.group !== undefined) entry.group = info.group;
     if (info.version !== undefined) entry.version = info.version;
@@ -193,7 +211,7 @@ function aggregatedResource(t: ResourceType) {
   if (t.categories.length > 0) entry.categories = t.categories;
   if (t.subresources.length > 0) {
     entry.subresources = t.subresources.map((sub) => {
-      const info = subresourceInfo[sub] ?? { verbs: ['get'] };
+      const info = infoOf(t, sub);
       return {
         subresource: sub,
         responseKind: { group: info.group ?? t.group, version: info.version ?? t.version, kind: info.kind ?? t.kind },

@@ -178,6 +178,7 @@ const subresources: Record<string, { verbs: ('get' | 'update' | 'patch' | 'creat
   ephemeralcontainers: { verbs: ['get', 'update', 'patch'] },
   resize: { verbs: ['get', 'update', 'patch'] },
   finalize: { verbs: ['update'] },
+  approval: { verbs: ['get', 'update', 'patch'] },
   eviction: { verbs: ['create'], schema: 'io.k8s.api.policy.v1.Eviction' },
   binding: { verbs: ['create'], schema: 'io.k8s.api.core.v1.Binding' },
 };

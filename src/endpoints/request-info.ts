@@ -78,7 +78,8 @@ export function requestInfo(method: string, path: string, query: URLSearchParams
     if (rest.length > 2 && !namespaceSubresources.has(rest[2]!)) rest = rest.slice(2);
   }
   const [resource = '', name = '', subresource = '', ...extra] = rest;
-  if (extra.length > 0) return nonResource;
+  // Only a proxy subresource takes a path after it (pods/{name}/proxy/{path}).
+  if (extra.length > 0 && subresource !== 'proxy') return nonResource;
 
   if (verb === 'get' && name === '') verb = isWatchParam(query.get('watch')) ? 'watch' : 'list';
   else if (verb === 'get' && isWatchParam(query.get('watch'))) verb = 'watch';

@@ -171,6 +171,11 @@ export interface ResourceType {
   storageVersion?: { group: string; version: string; kind: string } | null;
   /** Objects are stored in another version, converted on the way in and out. Absent: stored as served. */
   storage?: StorageConversion;
+  /**
+   * Nothing of this type is stored: endpoints/handlers/virtual.ts answers its requests
+   * (bindings bind a pod; componentstatuses are synthesised), and it has no watch cache.
+   */
+  virtual?: boolean;
   /** Conditions of an object's Table row (upstream marks finished pods Completed). */
   tableRowConditions?(obj: KubeObject): TableRowCondition[] | undefined;
 }

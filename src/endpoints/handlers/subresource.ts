@@ -1,4 +1,5 @@
-// Requests to subresources: status, finalize, scale and eviction.
+// Requests to subresources: status, finalize, approval and ephemeralcontainers (the object
+// itself), scale, eviction, binding, and the ones that would connect to a kubelet.
 import { badRequest, methodNotAllowed, notFoundPath, type KubeObject, type TableColumn } from '../../api/index.ts';
 import { buildTable, tableOptionsFromQuery } from '../../encoding/table.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
@@ -9,6 +10,8 @@ import { tableAnswer } from '../table-answer.ts';
 import { decodeObjectBody } from '../object-body.ts';
 import { fieldManagerOf, parseDryRun, parseFieldValidation } from '../query.ts';
 import { evictionHandler } from './eviction.ts';
+import { nodeProxyHandler, podConnectHandler, serviceProxyHandler } from './connect.ts';
+import { bindingHandler } from './virtual.ts';
 import type { RequestScope } from './scope.ts';
 import { decodePatch } from '../patch-body.ts';
 import { patchObject } from './patch.ts';
@@ -43,10 +46,38 @@ export async function subresourceHandler(scope: RequestScope, registry: Resource
     case 'eviction':
       if (verb === 'create') return evictionHandler(scope, registry);
       break;
+    case 'binding':
+      if (verb === 'create') return podBinding(scope, registry);
+      break;
+    case 'ephemeralcontainers':
+    case 'approval':
+      if (verb === 'get') return getObject(scope);
+      if (verb === 'update') return updateObject(scope);
+      if (verb === 'patch') return patchObject(scope);
+      break;
+    case 'log':
+      if (verb === 'get') return podConnectHandler(scope, registry);
+      break;
+    case 'exec':
+    case 'attach':
+    case 'portforward':
+      if (verb === 'get' || verb === 'create') return podConnectHandler(scope, registry);
+      break;
+    case 'proxy':
+      if (verb === 'list' || verb === 'watch' || verb === 'deletecollection') break;
+      if (type.resource === 'pods') return podConnectHandler(scope, registry);
+      if (type.resource === 'services') return serviceProxyHandler(scope, registry);
+      return nodeProxyHandler(scope, registry);
     default:
       throw notFoundPath();
   }
   throw methodNotAllowed();
+}
+
+/** POST pods/{name}/binding: the Binding names the pod (upstream's BindingREST). */
+async function podBinding(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
+  const binding = decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req)).object;
+  await bindingHandler(scope, registry, binding, scope.info.name, 'pods');
 }
 
 /** GET of a status subresource answers the whole object (or its Table row), as upstream. */

@@ -19,8 +19,17 @@ function defaultEndpoints(ep: KubeObject): void {
   }
 }
 
+/**
+ * The default/kubernetes Endpoints and EndpointSlice, which Plinth's start-up writes
+ * with its own address: on a loopback bind address that is a loopback IP, which
+ * ValidateNonSpecialIP refuses for every other endpoint.
+ */
+export function isKubernetesEndpoints(obj: KubeObject): boolean {
+  return obj.metadata.namespace === 'default' && obj.metadata.name === 'kubernetes';
+}
+
 /** ValidateNonSpecialIP: addresses that cannot be an endpoint. */
-function specialIPMessage(ip: string): string | undefined {
+export function specialIPMessage(ip: string): string | undefined {
   const parsed = parseIP(ip);
   if (parsed === undefined) return undefined;
   const v = parsed.value;
@@ -38,7 +47,7 @@ function specialIPMessage(ip: string): string | undefined {
   return undefined;
 }
 
-function validateAddress(address: unknown, path: string): StatusCause[] {
+function validateAddress(address: unknown, path: string, allowSpecial: boolean): StatusCause[] {
   const causes: StatusCause[] = [];
   const ip = stringAt(address, 'ip');
   if (parseIP(ip) === undefined) causes.push(invalid(child(path, 'ip'), ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
@@ -47,7 +56,7 @@ function validateAddress(address: unknown, path: string): StatusCause[] {
   if (isObject(address) && typeof address.nodeName === 'string') {
     for (const msg of isDNS1123Subdomain(address.nodeName)) causes.push(invalid(child(path, 'nodeName'), address.nodeName, msg));
   }
-  const special = specialIPMessage(ip);
+  const special = allowSpecial ? undefined : specialIPMessage(ip);
   if (special !== undefined) causes.push(invalid(child(path, 'ip'), ip, special));
   return causes;
 }
@@ -59,8 +68,9 @@ function validateEndpoints(ep: KubeObject): StatusCause[] {
     const addresses = arrayAt(subset, 'addresses');
     const notReady = arrayAt(subset, 'notReadyAddresses');
     if (addresses.length === 0 && notReady.length === 0) causes.push(required(p, 'must specify `addresses` or `notReadyAddresses`'));
-    addresses.forEach((a, j) => causes.push(...validateAddress(a, index(child(p, 'addresses'), j))));
-    notReady.forEach((a, j) => causes.push(...validateAddress(a, index(child(p, 'notReadyAddresses'), j))));
+    const allowSpecial = isKubernetesEndpoints(ep);
+    addresses.forEach((a, j) => causes.push(...validateAddress(a, index(child(p, 'addresses'), j), allowSpecial)));
+    notReady.forEach((a, j) => causes.push(...validateAddress(a, index(child(p, 'notReadyAddresses'), j), allowSpecial)));
     const ports = arrayAt(subset, 'ports');
     ports.forEach((port, j) => {
       const pp = index(child(p, 'ports'), j);

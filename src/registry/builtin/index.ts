@@ -1,7 +1,11 @@
 // The built-in resource types Plinth serves.
 
 import type { ResourceType } from '../resource-type.ts';
+import { bindingsType } from './bindings.ts';
+import { certificateSigningRequestsType } from './certificatesigningrequests.ts';
+import { componentStatusesType } from './componentstatuses.ts';
 import { configMapsType } from './configmaps.ts';
+import { endpointSlicesType } from './endpointslices.ts';
 import { deploymentsType } from './deployments.ts';
 import { endpointsType } from './endpoints.ts';
 import { eventsType } from './events.ts';
@@ -17,7 +21,7 @@ import { horizontalPodAutoscalersType, horizontalPodAutoscalersV1Type } from './
 import { eventsV1Type } from './events-v1.ts';
 import { cronJobsType, jobsType } from './batch.ts';
 import {
-  admissionPolicyTypes, apiServicesType, certificateSigningRequestsType, endpointSlicesType, flowSchemasType,
+  admissionPolicyTypes, apiServicesType, flowSchemasType,
   priorityClassesType, priorityLevelConfigurationsType, resourceAllocationTypes, runtimeClassesType,
 } from './cluster-config.ts';
 import { limitRangesType, resourceQuotasType } from './core-policy.ts';
@@ -57,6 +61,8 @@ export function builtinResourceTypes(opts: BuiltinOptions = {}): ResourceType[] 
       serviceNodePortRange: opts.serviceNodePortRange ?? opts.nodePortRange,
     }),
     podsType(),
+    bindingsType(),
+    componentStatusesType(),
     nodesType(),
     endpointsType(),
     leasesType(),

@@ -116,7 +116,7 @@ export function nodesType(): ResourceType {
     shortNames: ['no'],
     categories: [],
     verbs: allVerbs,
-    subresources: ['status'],
+    subresources: ['proxy', 'status'],
     schemaName: 'io.k8s.api.core.v1.Node',
     strategy: nodeStrategy,
     allowCreateOnUpdate: false,

@@ -2,8 +2,8 @@
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
-import { forbidden, invalid } from '../validation/field.ts';
-import { inclusiveRangeError } from '../validation/names.ts';
+import { duplicate, forbidden, invalid, notFound, required } from '../validation/field.ts';
+import { inclusiveRangeError, isDNS1123Label } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { allVerbs, keepOldStatus, nowTimestamp } from './common.ts';
 import { clone, isObject, type JsonObject } from '../../api/json.ts';
@@ -100,6 +100,71 @@ function validatePodUpdate(pod: KubeObject, old: KubeObject): StatusCause[] {
   return causes;
 }
 
+/** What a write through pods/ephemeralcontainers keeps of the client's object: spec.ephemeralContainers alone (dropNonEphemeralContainerUpdates). */
+function keepOnlyEphemeralContainers(pod: KubeObject, old: KubeObject): void {
+  const ephemeral = objectAt(pod, 'spec')?.ephemeralContainers;
+  const { resourceVersion } = pod.metadata;
+  for (const key of Object.keys(pod)) if (key !== 'apiVersion' && key !== 'kind') delete pod[key];
+  Object.assign(pod, clone(old), { apiVersion: pod.apiVersion ?? old.apiVersion, kind: pod.kind ?? old.kind });
+  pod.metadata.resourceVersion = resourceVersion;
+  const spec = specOf(pod);
+  if (ephemeral === undefined || ephemeral === null) delete spec.ephemeralContainers;
+  else spec.ephemeralContainers = clone(ephemeral);
+  defaultPodSpec(spec);
+}
+
+/** Fields an ephemeral container may not set (upstream's allow list, inverted), with their messages. */
+const ephemeralForbiddenFields = ['lifecycle', 'livenessProbe', 'ports', 'readinessProbe', 'resizePolicy', 'resources', 'startupProbe'];
+
+/** Upstream's validateEphemeralContainers: names unique across all containers, image required, no ports/probes/resources, a valid target. */
+function validateEphemeralContainers(spec: JsonObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const regular = new Set([...objectsAt(spec, 'containers'), ...objectsAt(spec, 'initContainers')].map((c) => stringAt(c, 'name')));
+  const seen = new Set<string>();
+  arrayAt(spec, 'ephemeralContainers').forEach((raw, i) => {
+    const c = isObject(raw) ? raw : {};
+    const p = `spec.ephemeralContainers[${i}]`;
+    const name = stringAt(c, 'name');
+    if (name === '') causes.push(required(`${p}.name`));
+    else {
+      for (const msg of isDNS1123Label(name)) causes.push(invalid(`${p}.name`, name, msg));
+      if (regular.has(name) || seen.has(name)) causes.push(duplicate(`${p}.name`, name));
+      seen.add(name);
+    }
+    const image = stringAt(c, 'image');
+    if (image === '') causes.push(required(`${p}.image`));
+    else if (image.trim() !== image) causes.push(invalid(`${p}.image`, image, 'must not have leading or trailing whitespace'));
+    for (const field of ephemeralForbiddenFields) {
+      const value = c[field];
+      const empty = value === undefined || value === null || (Array.isArray(value) && value.length === 0) || (isObject(value) && Object.keys(value).length === 0);
+      if (!empty) {
+        causes.push(forbidden(`${p}.${field}`, 'cannot be set for an Ephemeral Container'));
+      }
+    }
+    if (c.restartPolicy !== undefined && c.restartPolicy !== null) causes.push(forbidden(`${p}.restartPolicy`, 'cannot be set for an Ephemeral Container'));
+    const target = stringAt(c, 'targetContainerName');
+    if (target !== '' && !regular.has(target)) causes.push(notFound(`${p}.targetContainerName`, target));
+  });
+  return causes;
+}
+
+/** Upstream's ValidatePodEphemeralContainersUpdate: valid containers; existing ones neither removed nor changed. */
+function validateEphemeralContainersUpdate(pod: KubeObject, old: KubeObject): StatusCause[] {
+  if (old.metadata.annotations?.['kubernetes.io/config.mirror'] !== undefined) {
+    return [forbidden('', 'static pods do not support ephemeral containers')];
+  }
+  const spec = specOf(pod);
+  const causes = [...validatePodSpec(spec, 'spec', { isPod: true }), ...validateEphemeralContainers(spec)];
+  const next = new Map(objectsAt(spec, 'ephemeralContainers').map((c) => [stringAt(c, 'name'), c]));
+  for (const previous of objectsAt(objectAt(old, 'spec'), 'ephemeralContainers')) {
+    const name = stringAt(previous, 'name');
+    const now = next.get(name);
+    if (now === undefined) causes.push(forbidden('spec.ephemeralContainers', `existing ephemeral containers ${JSON.stringify(name)} may not be removed\n`));
+    else if (!semanticEqual(previous, now)) causes.push(forbidden('spec.ephemeralContainers', `existing ephemeral containers ${JSON.stringify(name)} may not be changed\n`));
+  }
+  return causes;
+}
+
 const podStrategy: Strategy = {
   prepareForCreate(pod) {
     defaultPod(pod);
@@ -159,6 +224,12 @@ const podStrategy: Strategy = {
   ],
 
   subresources: {
+    // registry/binding.ts sets spec.nodeName and the PodScheduled condition itself.
+    binding: { prepareForUpdate() {} },
+    ephemeralcontainers: {
+      prepareForUpdate: keepOnlyEphemeralContainers,
+      validateUpdate: validateEphemeralContainersUpdate,
+    },
     status: {
       prepareForUpdate(pod, old) {
         pod.spec = clone(old.spec);
@@ -189,8 +260,9 @@ export function podsType(): ResourceType {
     shortNames: ['po'],
     categories: ['all'],
     verbs: allVerbs,
-    // pods/eviction is served by registry/eviction.ts; the others (log, exec, binding…) need a kubelet or scheduler.
-    subresources: ['eviction', 'status'],
+    // eviction: registry/eviction.ts; binding: registry/binding.ts; log, exec, attach,
+    // portforward and proxy answer that no kubelet is reachable (endpoints/handlers/connect.ts).
+    subresources: ['attach', 'binding', 'ephemeralcontainers', 'eviction', 'exec', 'log', 'portforward', 'proxy', 'status'],
     schemaName: 'io.k8s.api.core.v1.Pod',
     strategy: podStrategy,
     allowCreateOnUpdate: false,

@@ -480,7 +480,7 @@ export function servicesType(ranges: { serviceClusterIPRange?: string; serviceNo
     shortNames: ['svc'],
     categories: ['all'],
     verbs: allVerbs,
-    subresources: ['status'],
+    subresources: ['proxy', 'status'],
     schemaName: 'io.k8s.api.core.v1.Service',
     strategy: serviceStrategy(allocator.families),
     allocator,

@@ -1,0 +1,86 @@
+// Subresources that connect through to a kubelet or a pod upstream (pods/log, exec, attach,
+// portforward, proxy; services/proxy; nodes/proxy). Plinth runs no kubelets and no pod
+// network: each answers at once with the Status upstream gives when it cannot reach the
+// other end, after the same checks upstream makes first (the object exists, the container
+// is valid, the pod is bound to a node).
+import { badRequest, serviceUnavailable, unclassifiedError, type KubeObject } from '../../api/index.ts';
+import { objectAt, objectsAt, stringAt } from '../../registry/builtin/object.ts';
+import type { ResourceRegistry } from '../../registry/registry.ts';
+import { writeBytes } from '../http.ts';
+import type { RequestScope } from './scope.ts';
+
+const kubeletUnreachable = 'no kubelet is reachable: Plinth runs no kubelets';
+
+/**
+ * The container a request names, as upstream's validateContainer: the only one when
+ * none is named, 400 when several could be meant or the named one does not exist.
+ */
+function containerOf(pod: KubeObject, name: string, requested: string): string {
+  const containers = objectsAt(objectAt(pod, 'spec'), 'containers').map((c) => stringAt(c, 'name'));
+  const init = objectsAt(objectAt(pod, 'spec'), 'initContainers').map((c) => stringAt(c, 'name'));
+  const ephemeral = objectsAt(objectAt(pod, 'spec'), 'ephemeralContainers').map((c) => stringAt(c, 'name'));
+  if (requested === '') {
+    if (containers.length === 1) return containers[0]!;
+    if (containers.length === 0) throw badRequest(`a container name must be specified for pod ${name}`);
+    let message = `a container name must be specified for pod ${name}, choose one of: [${containers.join(' ')}]`;
+    if (init.length > 0) message += ` or one of the init containers: [${init.join(' ')}]`;
+    if (ephemeral.length > 0) message += ` or one of the ephemeral containers: [${ephemeral.join(' ')}]`;
+    throw badRequest(message);
+  }
+  if (![...containers, ...init, ...ephemeral].includes(requested)) throw badRequest(`container ${requested} is not valid for pod ${name}`);
+  return requested;
+}
+
+/** Where upstream would reach the node's kubelet: its first address and the kubelet port it reports. */
+async function kubeletAddress(registry: ResourceRegistry, nodeName: string): Promise<string> {
+  const node = await registry.lookup('', 'v1', 'nodes')!.store.get('', nodeName);
+  const addresses = objectsAt(objectAt(node, 'status'), 'addresses');
+  const preferred = ['Hostname', 'InternalIP', 'InternalDNS', 'ExternalDNS', 'ExternalIP']
+    .map((type) => addresses.find((a) => a.type === type)).find((a) => a !== undefined);
+  const host = preferred === undefined ? nodeName : stringAt(preferred, 'address');
+  const endpoint = objectAt(objectAt(objectAt(node, 'status'), 'daemonEndpoints'), 'kubeletEndpoint');
+  const port = typeof endpoint?.Port === 'number' && endpoint.Port > 0 ? endpoint.Port : 10250;
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/** pods/{name}/log, exec, attach, portforward and proxy. */
+export async function podConnectHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
+  const { info, query } = scope;
+  const pod = await scope.served.store.get(info.namespace, info.name);
+  if (info.subresource === 'proxy') {
+    const ip = stringAt(objectAt(pod, 'status'), 'podIP');
+    if (ip === '' || ip.startsWith('127.') || ip === '::1' || ip === '0.0.0.0') throw badRequest('address not allowed');
+    throw serviceUnavailable(`error trying to reach service: no pod network is reachable: Plinth runs no pods`);
+  }
+  const container = info.subresource === 'portforward' ? '' : containerOf(pod, info.name, query.get('container') ?? '');
+  const nodeName = stringAt(objectAt(pod, 'spec'), 'nodeName');
+  if (nodeName === '') {
+    // Upstream streams an empty log for a pod not scheduled yet; the others need a host.
+    if (info.subresource === 'log') {
+      writeBytes(scope.res, 200, 'text/plain', '');
+      return;
+    }
+    throw badRequest(`pod ${info.name} does not have a host assigned`);
+  }
+  const address = await kubeletAddress(registry, nodeName);
+  if (info.subresource === 'log') {
+    throw unclassifiedError(`Get "https://${address}/containerLogs/${info.namespace}/${info.name}/${container}": ${kubeletUnreachable}`);
+  }
+  throw unclassifiedError(`error dialing backend: ${kubeletUnreachable} (node ${JSON.stringify(nodeName)} at ${address})`);
+}
+
+/** services/{name}/proxy: 503 with no endpoints, as upstream, and 503 when it would dial one. */
+export async function serviceProxyHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
+  const { info } = scope;
+  await scope.served.store.get(info.namespace, info.name);
+  const endpoints = await registry.lookup('', 'v1', 'endpoints')!.store.find(info.namespace, info.name);
+  const ready = objectsAt(endpoints, 'subsets').some((s) => objectsAt(s, 'addresses').length > 0);
+  if (!ready) throw serviceUnavailable(`no endpoints available for service ${JSON.stringify(info.name)}`);
+  throw serviceUnavailable('error trying to reach service: no pod network is reachable: Plinth runs no pods');
+}
+
+/** nodes/{name}/proxy: the node must exist; its kubelet cannot be reached. */
+export async function nodeProxyHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
+  const address = await kubeletAddress(registry, scope.info.name);
+  throw serviceUnavailable(`error trying to reach service: ${kubeletUnreachable} (node ${JSON.stringify(scope.info.name)} at ${address})`);
+}

@@ -1,0 +1,75 @@
+// Requests to types that store nothing: POST bindings (binds a pod, as pods/binding does)
+// and GET componentstatuses (synthesised health).
+import { addWarning } from '../../api/request-context.ts';
+import { methodNotAllowed, notFound, type KubeObject } from '../../api/index.ts';
+import { bindPod } from '../../registry/binding.ts';
+import { componentStatusDeprecation, componentStatuses } from '../../registry/builtin/componentstatuses.ts';
+import type { ResourceRegistry } from '../../registry/registry.ts';
+import { readBody, writeObject } from '../http.ts';
+import { decodeObjectBody } from '../object-body.ts';
+import { parseDryRun } from '../query.ts';
+import { tableAnswer } from '../table-answer.ts';
+import type { RequestScope } from './scope.ts';
+
+export async function virtualHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
+  const { type } = scope.served;
+  const verb = scope.info.verb;
+  if (type.group === '' && type.resource === 'bindings' && verb === 'create') {
+    const binding = decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req)).object;
+    return bindingHandler(scope, registry, binding, binding.metadata.name ?? '', 'bindings');
+  }
+  if (type.group === '' && type.resource === 'componentstatuses' && (verb === 'get' || verb === 'list')) {
+    return componentStatusesHandler(scope);
+  }
+  throw methodNotAllowed();
+}
+
+/**
+ * A Binding POSTed to bindings or pods/{name}/binding: admitted as a CREATE of that
+ * resource with the Binding, then the pod is bound; 201 and a Success Status.
+ */
+export async function bindingHandler(scope: RequestScope, registry: ResourceRegistry, binding: KubeObject, name: string, resource: 'bindings' | 'pods'): Promise<void> {
+  const { info } = scope;
+  const pods = registry.lookup('', 'v1', 'pods')!.store;
+  const dryRun = parseDryRun(scope.query, 'CreateOptions');
+  binding.apiVersion ??= 'v1';
+  binding.kind ??= 'Binding';
+  binding.metadata.namespace = info.namespace;
+  const attrs = {
+    operation: 'CREATE' as const,
+    group: '', version: 'v1', resource,
+    subresource: resource === 'pods' ? 'binding' : '',
+    kind: 'Binding',
+    namespace: info.namespace,
+    name,
+    object: binding,
+    oldObject: undefined,
+    dryRun,
+    namespaced: true,
+  };
+  await pods.admission.admit(attrs);
+  await pods.admission.validate(attrs);
+  const status = await bindPod(pods, info.namespace, name, binding, { dryRun });
+  await writeObject(scope.res, 201, scope.negotiated, status);
+}
+
+/** GET componentstatuses[/name]: etcd-0 healthy when storage answers a read. */
+async function componentStatusesHandler(scope: RequestScope): Promise<void> {
+  addWarning(componentStatusDeprecation);
+  let storageError: string | undefined;
+  try {
+    await scope.served.store.list('', { limit: 1 });
+  } catch (err) {
+    storageError = err instanceof Error ? err.message : String(err);
+  }
+  const items = componentStatuses(storageError);
+  const { table } = scope.negotiated;
+  if (scope.info.verb === 'get') {
+    const item = items.find((c) => c.metadata.name === scope.info.name);
+    if (item === undefined) throw notFound(scope.served.store.groupResource, scope.info.name);
+    await writeObject(scope.res, 200, scope.negotiated, table === undefined ? item : tableAnswer(scope, table, [item], {}));
+    return;
+  }
+  const answer = table === undefined ? { kind: 'ComponentStatusList', apiVersion: 'v1', metadata: {}, items } : tableAnswer(scope, table, items, {});
+  await writeObject(scope.res, 200, scope.negotiated, answer);
+}

@@ -1,0 +1,243 @@
+// The objects every cluster has from the start, made (or brought up to date) once at
+// start-up, as kube-apiserver's bootstrap controllers make them: the default/kubernetes
+// Service with its Endpoints and EndpointSlice, flowcontrol's mandatory FlowSchemas and
+// PriorityLevelConfigurations, and the Local APIServices of the served group versions.
+
+import { isStatusError, type KubeObject } from '../api/index.ts';
+import { semanticEqual } from './builtin/object.ts';
+import { formatIP, parseCIDR } from './builtin/ip.ts';
+import type { ResourceRegistry } from './registry.ts';
+import type { Store } from './store.ts';
+
+export interface BootstrapOptions {
+  /** --service-cluster-ip-range; the kubernetes Service takes its first address. */
+  serviceClusterIPRange: string;
+  /** The address clients reach Plinth at (0.0.0.0 and :: stand for the loopback address). */
+  bindAddress: string;
+  /** The port Plinth serves on. */
+  port: number;
+}
+
+/** The first address of the (first) service range: what upstream gives the kubernetes Service. */
+export function kubernetesServiceIP(serviceClusterIPRange: string): string {
+  const cidr = parseCIDR(serviceClusterIPRange.split(',')[0]!.trim());
+  if (cidr === undefined) throw new Error(`invalid service range ${serviceClusterIPRange}`);
+  return formatIP({ family: cidr.family, value: cidr.base + 1n });
+}
+
+/** The endpoint address of the kubernetes Service: the bind address, loopback when it is unspecified. */
+function endpointAddress(bindAddress: string): { ip: string; addressType: 'IPv4' | 'IPv6' } {
+  if (bindAddress === '0.0.0.0' || bindAddress === '') return { ip: '127.0.0.1', addressType: 'IPv4' };
+  if (bindAddress === '::') return { ip: '::1', addressType: 'IPv6' };
+  return { ip: bindAddress, addressType: bindAddress.includes(':') ? 'IPv6' : 'IPv4' };
+}
+
+function kubernetesObjects(opts: BootstrapOptions): { service: KubeObject; endpoints: KubeObject; slice: KubeObject } {
+  const { ip, addressType } = endpointAddress(opts.bindAddress);
+  const service: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
+    spec: {
+      type: 'ClusterIP',
+      clusterIP: kubernetesServiceIP(opts.serviceClusterIPRange),
+      sessionAffinity: 'None',
+      ports: [{ name: 'https', protocol: 'TCP', port: 443, targetPort: opts.port }],
+    },
+  };
+  const endpoints: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Endpoints',
+    metadata: { name: 'kubernetes', namespace: 'default', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } },
+    subsets: [{ addresses: [{ ip }], ports: [{ name: 'https', port: opts.port, protocol: 'TCP' }] }],
+  };
+  const slice: KubeObject = {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { name: 'kubernetes', namespace: 'default', labels: { 'kubernetes.io/service-name': 'kubernetes' } },
+    addressType,
+    endpoints: [{ addresses: [ip], conditions: { ready: true } }],
+    ports: [{ name: 'https', port: opts.port, protocol: 'TCP' }],
+  };
+  return { service, endpoints, slice };
+}
+
+const everything = { verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] };
+const everyURL = { verbs: ['*'], nonResourceURLs: ['*'] };
+
+function flowSchema(name: string, level: string, matchingPrecedence: number, groups: string[], distinguisher?: string): KubeObject {
+  const spec: Record<string, unknown> = {
+    priorityLevelConfiguration: { name: level },
+    matchingPrecedence,
+    rules: [{
+      subjects: groups.map((group) => ({ kind: 'Group', group: { name: group } })),
+      resourceRules: [everything],
+      nonResourceRules: [everyURL],
+    }],
+  };
+  if (distinguisher !== undefined) spec.distinguisherMethod = { type: distinguisher };
+  return {
+    apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+    kind: 'FlowSchema',
+    metadata: { name, annotations: { 'apf.kubernetes.io/autoupdate-spec': 'true' } },
+    spec,
+  };
+}
+
+function priorityLevel(name: string, spec: Record<string, unknown>): KubeObject {
+  return {
+    apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+    kind: 'PriorityLevelConfiguration',
+    metadata: { name, annotations: { 'apf.kubernetes.io/autoupdate-spec': 'true' } },
+    spec,
+  };
+}
+
+/** apiserver/pkg/apis/flowcontrol/bootstrap's mandatory configuration. */
+export const mandatoryPriorityLevels: KubeObject[] = [
+  priorityLevel('exempt', { type: 'Exempt', exempt: { nominalConcurrencyShares: 0, lendablePercent: 0 } }),
+  priorityLevel('catch-all', { type: 'Limited', limited: { nominalConcurrencyShares: 5, lendablePercent: 0, limitResponse: { type: 'Reject' } } }),
+];
+
+export const mandatoryFlowSchemas: KubeObject[] = [
+  flowSchema('exempt', 'exempt', 1, ['system:masters']),
+  flowSchema('catch-all', 'catch-all', 10000, ['system:unauthenticated', 'system:authenticated'], 'ByUser'),
+];
+
+/** The Dangling condition upstream's APF controller writes on a FlowSchema whose priority level exists. */
+function withFoundLevel(schema: KubeObject, now: string): KubeObject {
+  const level = (schema.spec as { priorityLevelConfiguration: { name: string } }).priorityLevelConfiguration.name;
+  return {
+    ...schema,
+    status: { conditions: [{
+      type: 'Dangling', status: 'False', lastTransitionTime: now, reason: 'Found',
+      message: `This FlowSchema references the PriorityLevelConfiguration object named ${JSON.stringify(level)} and it exists`,
+    }] },
+  };
+}
+
+/** The aggregator's priorities of the group versions Plinth serves (kube-apiserver's apiVersionPriorities). */
+const apiServicePriorities: Record<string, { group: number; version: number }> = {
+  'v1': { group: 18000, version: 1 },
+  'apiregistration.k8s.io/v1': { group: 18000, version: 1 },
+  'apps/v1': { group: 17800, version: 15 },
+  'events.k8s.io/v1': { group: 17750, version: 15 },
+  'authentication.k8s.io/v1': { group: 17700, version: 15 },
+  'authorization.k8s.io/v1': { group: 17600, version: 15 },
+  'autoscaling/v1': { group: 17500, version: 15 },
+  'autoscaling/v2': { group: 17500, version: 30 },
+  'batch/v1': { group: 17400, version: 15 },
+  'certificates.k8s.io/v1': { group: 17300, version: 15 },
+  'networking.k8s.io/v1': { group: 17200, version: 15 },
+  'policy/v1': { group: 17100, version: 15 },
+  'rbac.authorization.k8s.io/v1': { group: 17000, version: 15 },
+  'storage.k8s.io/v1': { group: 16800, version: 15 },
+  'apiextensions.k8s.io/v1': { group: 16700, version: 15 },
+  'admissionregistration.k8s.io/v1': { group: 16700, version: 15 },
+  'scheduling.k8s.io/v1': { group: 16600, version: 15 },
+  'coordination.k8s.io/v1': { group: 16500, version: 15 },
+  'node.k8s.io/v1': { group: 16300, version: 15 },
+  'discovery.k8s.io/v1': { group: 16200, version: 15 },
+  'resource.k8s.io/v1': { group: 16200, version: 21 },
+  'flowcontrol.apiserver.k8s.io/v1': { group: 16100, version: 21 },
+};
+
+/** A Local APIService for each built-in group version served (custom resources' groups get theirs from the CRD controller upstream). */
+export function localAPIServices(registry: ResourceRegistry, now: string): KubeObject[] {
+  const groupVersions = new Set<string>();
+  for (const { type } of registry.all()) if (!type.customResource) groupVersions.add(type.group === '' ? type.version : `${type.group}/${type.version}`);
+  return [...groupVersions].sort().flatMap((gv) => {
+    const priority = apiServicePriorities[gv];
+    if (priority === undefined) return [];
+    const [group, version] = gv.includes('/') ? gv.split('/') as [string, string] : ['', gv];
+    return [{
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: { name: `${version}.${group}`, labels: { 'kube-aggregator.kubernetes.io/automanaged': 'onstart' } },
+      spec: { group, version, groupPriorityMinimum: priority.group, versionPriority: priority.version },
+      status: { conditions: [{ type: 'Available', status: 'True', lastTransitionTime: now, reason: 'Local', message: 'Local APIServices are always available' }] },
+    }];
+  });
+}
+
+/** What of `desired` differs from `current`, compared on the fields bootstrap sets. */
+function differs(desired: KubeObject, current: KubeObject, fields: string[]): boolean {
+  if (!semanticEqual({ ...current.metadata.labels, ...desired.metadata.labels }, current.metadata.labels ?? {})) return true;
+  return fields.some((f) => {
+    const want = desired[f];
+    const have = current[f];
+    if (want !== null && typeof want === 'object' && !Array.isArray(want) && have !== null && typeof have === 'object' && !Array.isArray(have)) {
+      return !semanticEqual({ ...(have as object), ...(want as object) }, have);
+    }
+    return !semanticEqual(want, have);
+  });
+}
+
+/**
+ * Creates `desired` when missing; when present and `reconcile` names fields, brings
+ * those fields (and the labels) back to what bootstrap wants. Concurrent creators
+ * (replicas starting together) are tolerated.
+ */
+async function ensure(store: Store, desired: KubeObject, reconcile: string[] = []): Promise<void> {
+  const namespace = desired.metadata.namespace ?? '';
+  const name = desired.metadata.name!;
+  const current = await store.find(namespace, name);
+  if (current === undefined) {
+    try {
+      await store.create(namespace, structuredClone(desired));
+      // Status is not taken on create: written after, as upstream's controllers do.
+      if (desired.status !== undefined && store.type.subresources.includes('status')) {
+        await store.guaranteedUpdate(namespace, name, undefined, {}, (obj) => ({ ...obj!, status: structuredClone(desired.status) }), { subresource: 'status', createIfMissing: false });
+      }
+    } catch (err) {
+      if (!(isStatusError(err) && err.reason === 'AlreadyExists')) throw err;
+    }
+    return;
+  }
+  if (reconcile.length === 0 || !differs(desired, current, reconcile)) return;
+  await store.guaranteedUpdate(namespace, name, undefined, {}, (obj) => {
+    const next = obj!;
+    next.metadata.labels = { ...next.metadata.labels, ...desired.metadata.labels };
+    for (const f of reconcile) {
+      const want = desired[f];
+      const have = next[f];
+      next[f] = want !== null && typeof want === 'object' && !Array.isArray(want) && have !== null && typeof have === 'object' && !Array.isArray(have)
+        ? { ...(have as object), ...structuredClone(want as object) }
+        : structuredClone(want);
+    }
+    return next;
+  }, { createIfMissing: false });
+}
+
+function storeOf(registry: ResourceRegistry, group: string, version: string, resource: string): Store {
+  const served = registry.lookup(group, version, resource);
+  if (served === undefined) throw new Error(`bootstrap: ${group}/${version}/${resource} is not served`);
+  return served.store;
+}
+
+/**
+ * Makes the objects every cluster has. Idempotent: across restarts it only brings the
+ * kubernetes Service, Endpoints and EndpointSlice to the current address and port, and
+ * creates what is missing.
+ */
+export async function bootstrapObjects(registry: ResourceRegistry, opts: BootstrapOptions, log: (message: string) => void): Promise<void> {
+  const { service, endpoints, slice } = kubernetesObjects(opts);
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const work: [Store, KubeObject, string[]][] = [
+    [storeOf(registry, '', 'v1', 'services'), service, ['spec']],
+    [storeOf(registry, '', 'v1', 'endpoints'), endpoints, ['subsets']],
+    [storeOf(registry, 'discovery.k8s.io', 'v1', 'endpointslices'), slice, ['addressType', 'endpoints', 'ports']],
+    ...mandatoryPriorityLevels.map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'flowcontrol.apiserver.k8s.io', 'v1', 'prioritylevelconfigurations'), o, []]),
+    ...mandatoryFlowSchemas.map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas'), withFoundLevel(o, now), []]),
+    ...localAPIServices(registry, now).map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'apiregistration.k8s.io', 'v1', 'apiservices'), o, []]),
+  ];
+  // One object that cannot be written (a kubernetes Service whose ClusterIP moved with the
+  // service range) is logged; the others are still made.
+  for (const [store, desired, reconcile] of work) {
+    try {
+      await ensure(store, desired, reconcile);
+    } catch (err) {
+      log(`bootstrap: ${store.type.resource} ${desired.metadata.name}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+}

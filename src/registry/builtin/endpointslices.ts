@@ -1,0 +1,177 @@
+// discovery.k8s.io/v1 endpointslices, after kubernetes pkg/registry/discovery/endpointslice
+// (strategy) and pkg/apis/discovery/validation: the address type required and immutable,
+// addresses checked by it, ports' names and protocols, at most 1000 endpoints; and the
+// printer's columns.
+
+import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
+import { isObject, type JsonObject } from '../../api/json.ts';
+import type { ResourceType, Strategy } from '../resource-type.ts';
+import { ageColumn, column, nameColumn } from '../table-columns.ts';
+import { duplicate, fieldImmutable, index, invalid, notSupported, required, tooMany } from '../validation/field.ts';
+import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum } from '../validation/names.ts';
+import { validateLabels } from '../validation/object-meta.ts';
+import { isKubernetesEndpoints, specialIPMessage } from './endpoints.ts';
+import { parseIP } from './ip.ts';
+import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
+import { builtinType } from './skeleton.ts';
+
+const addressTypes = ['FQDN', 'IPv4', 'IPv6'];
+const protocols = ['SCTP', 'TCP', 'UDP'];
+const maxEndpoints = 1000;
+const maxAddresses = 100;
+const maxPorts = 20000;
+const maxTopologyLabels = 16;
+const maxZoneHints = 8;
+
+/** IsFullyQualifiedDomainName: a DNS subdomain of at least two labels, a trailing dot allowed. */
+function validateFQDN(name: string, path: string): StatusCause[] {
+  if (name === '') return [required(path)];
+  const trimmed = name.endsWith('.') ? name.slice(0, -1) : name;
+  const errs = isDNS1123Subdomain(trimmed);
+  if (errs.length > 0) return [invalid(path, trimmed, errs.join(','))];
+  const labels = trimmed.split('.');
+  if (labels.length < 2) return [invalid(path, trimmed, 'should be a domain with at least two segments separated by dots')];
+  for (const label of labels) {
+    const labelErrs = isDNS1123Label(label);
+    if (labelErrs.length > 0) return [invalid(path, label, labelErrs.join(','))];
+  }
+  return [];
+}
+
+function validateAddress(address: unknown, addressType: string, path: string, allowSpecial: boolean): StatusCause[] {
+  const text = typeof address === 'string' ? address : '';
+  if (addressType === 'FQDN') return validateFQDN(text, path);
+  if (addressType !== 'IPv4' && addressType !== 'IPv6') return [];
+  const ip = parseIP(text);
+  // Go's ParseIP refuses IPv4-mapped IPv6 for IPv4 and dotted quads for IPv6.
+  const ok = ip !== undefined && ip.family === addressType && (addressType === 'IPv4' ? !text.includes(':') : text.includes(':'));
+  if (!ok) return [invalid(path, text, `must be a valid ${addressType} address`)];
+  const special = allowSpecial ? undefined : specialIPMessage(text);
+  return special === undefined ? [] : [invalid(path, text, special)];
+}
+
+function validateHints(hints: JsonObject, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const zones = objectsAt(hints, 'forZones');
+  if (zones.length > maxZoneHints) return [tooMany(`${path}.forZones`, zones.length, maxZoneHints)];
+  const seen = new Set<string>();
+  zones.forEach((zone, i) => {
+    const name = stringAt(zone, 'name');
+    const p = `${index(`${path}.forZones`, i)}.name`;
+    if (seen.has(name)) causes.push(duplicate(p, name));
+    else for (const msg of isQualifiedName(name)) causes.push(invalid(p, name, msg));
+    seen.add(name);
+  });
+  return causes;
+}
+
+function validateEndpoints(slice: KubeObject, addressType: string): StatusCause[] {
+  const endpoints = arrayAt(slice, 'endpoints');
+  if (endpoints.length > maxEndpoints) return [tooMany('endpoints', endpoints.length, maxEndpoints)];
+  const allowSpecial = isKubernetesEndpoints(slice);
+  const causes: StatusCause[] = [];
+  endpoints.forEach((raw, i) => {
+    const endpoint = isObject(raw) ? raw : {};
+    const p = index('endpoints', i);
+    const addresses = arrayAt(endpoint, 'addresses');
+    if (addresses.length === 0) causes.push(required(`${p}.addresses`, 'must contain at least 1 address'));
+    else if (addresses.length > maxAddresses) causes.push(tooMany(`${p}.addresses`, addresses.length, maxAddresses));
+    addresses.forEach((address, j) => causes.push(...validateAddress(address, addressType, index(`${p}.addresses`, j), allowSpecial)));
+    if (typeof endpoint.nodeName === 'string') {
+      for (const msg of isDNS1123Subdomain(endpoint.nodeName)) causes.push(invalid(`${p}.nodeName`, endpoint.nodeName, msg));
+    }
+    const topology = objectAt(endpoint, 'deprecatedTopology');
+    if (topology !== undefined) {
+      if (Object.keys(topology).length > maxTopologyLabels) causes.push(tooMany(`${p}.deprecatedTopology`, Object.keys(topology).length, maxTopologyLabels));
+      causes.push(...validateLabels(topology, `${p}.deprecatedTopology`));
+      if ('topology.kubernetes.io/zone' in topology) {
+        causes.push({ reason: 'InternalError', field: `${p}.deprecatedTopology[topology.kubernetes.io/zone]`, message: 'Internal error: reserved key, use zone instead' });
+      }
+    }
+    if (typeof endpoint.hostname === 'string') {
+      for (const msg of isDNS1123Label(endpoint.hostname)) causes.push(invalid(`${p}.hostname`, endpoint.hostname, msg));
+    }
+    const hints = objectAt(endpoint, 'hints');
+    if (hints !== undefined) causes.push(...validateHints(hints, `${p}.hints`));
+  });
+  return causes;
+}
+
+function validatePorts(slice: KubeObject): StatusCause[] {
+  const ports = arrayAt(slice, 'ports');
+  if (ports.length > maxPorts) return [tooMany('ports', ports.length, maxPorts)];
+  const causes: StatusCause[] = [];
+  const names = new Set<string>();
+  ports.forEach((raw, i) => {
+    const port = isObject(raw) ? raw : {};
+    const p = index('ports', i);
+    const name = stringAt(port, 'name');
+    if (name !== '') for (const msg of isDNS1123Label(name)) causes.push(invalid(`${p}.name`, name, msg));
+    if (names.has(name)) causes.push(duplicate(`${p}.name`, name));
+    names.add(name);
+    const protocol = port.protocol;
+    if (protocol === undefined || protocol === null) causes.push(required(`${p}.protocol`));
+    else if (!protocols.includes(String(protocol))) causes.push(notSupported(`${p}.protocol`, protocol, protocols));
+    if (typeof port.port === 'number') for (const msg of isValidPortNum(port.port)) causes.push(invalid(`${p}.port`, port.port, msg));
+    if (typeof port.appProtocol === 'string') for (const msg of isQualifiedName(port.appProtocol)) causes.push(invalid(`${p}.appProtocol`, port.appProtocol, msg));
+  });
+  return causes;
+}
+
+/** Upstream's ValidateEndpointSlice. */
+export function validateEndpointSlice(slice: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const addressType = stringAt(slice, 'addressType');
+  if (addressType === '') causes.push(required('addressType'));
+  else if (!addressTypes.includes(addressType)) causes.push(notSupported('addressType', addressType, addressTypes));
+  causes.push(...validateEndpoints(slice, addressType), ...validatePorts(slice));
+  return causes;
+}
+
+/** SetDefaults_EndpointPort: name "" and protocol TCP. */
+function defaultEndpointSlice(slice: KubeObject): void {
+  for (const port of objectsAt(slice, 'ports')) {
+    if (port.name === undefined || port.name === null) port.name = '';
+    if (port.protocol === undefined || port.protocol === null) port.protocol = 'TCP';
+  }
+}
+
+const endpointSliceStrategy: Strategy = {
+  prepareForCreate: defaultEndpointSlice,
+  prepareForUpdate: defaultEndpointSlice,
+  validate: validateEndpointSlice,
+  validateUpdate(slice, old) {
+    if (semanticEqual(slice.addressType, old.addressType)) return [];
+    return [invalid('addressType', slice.addressType ?? '', fieldImmutable)];
+  },
+};
+
+/** printers.go's listWithMoreString: at most three entries, "+ N more...", "<unset>" when empty. */
+function listWithMore(values: string[]): string {
+  const max = 3;
+  if (values.length > max) return `${values.slice(0, max).join(',')} + ${values.length - max} more...`;
+  return values.length === 0 ? '<unset>' : values.join(',');
+}
+
+const endpointSliceColumns: TableColumn[] = [
+  nameColumn,
+  column('AddressType', (slice) => stringAt(slice, 'addressType'), {
+    description: 'addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name.',
+  }),
+  column('Ports', (slice) => listWithMore(objectsAt(slice, 'ports').map((port) =>
+    typeof port.port === 'number' ? String(port.port) : typeof port.name === 'string' ? port.name : '*')), {
+    description: 'ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a unique name. When ports is empty, it indicates that there are no defined ports. When a port is defined with a nil port value, it indicates "all ports". Each slice may include a maximum of 100 ports.',
+  }),
+  column('Endpoints', (slice) => listWithMore(objectsAt(slice, 'endpoints').flatMap((e) => arrayAt(e, 'addresses').map(String))), {
+    description: 'endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints.',
+  }),
+  ageColumn,
+];
+
+export function endpointSlicesType(): ResourceType {
+  return builtinType('discovery.k8s.io', 'v1', 'endpointslices', {
+    allowCreateOnUpdate: true,
+    strategy: endpointSliceStrategy,
+    tableColumns: endpointSliceColumns,
+  });
+}
