@@ -85,14 +85,18 @@ export function validateBinding(binding: KubeObject, namespaced: boolean): Statu
   return causes;
 }
 
-/** v1's SetDefaults_Subject and SetDefaults_(Cluster)RoleBinding: the RBAC group for users, groups and the role reference. */
+/**
+ * v1's SetDefaults_Subject and SetDefaults_(Cluster)RoleBinding: the RBAC group for users,
+ * groups and the role reference. A service account's group is "", which a subject's JSON
+ * leaves out (`apiGroup,omitempty`).
+ */
 function defaultBinding(binding: KubeObject): void {
   const roleRef = objectAt(binding, 'roleRef');
   if (roleRef !== undefined && stringAt(roleRef, 'apiGroup') === '') roleRef.apiGroup = group;
   for (const subject of objectsAt(binding, 'subjects')) {
     if (stringAt(subject, 'apiGroup') !== '') continue;
     if (subject.kind === 'User' || subject.kind === 'Group') subject.apiGroup = group;
-    else if (subject.kind === 'ServiceAccount') subject.apiGroup = '';
+    else if (subject.apiGroup === '') delete subject.apiGroup;
   }
 }
 

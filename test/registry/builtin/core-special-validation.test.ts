@@ -95,6 +95,18 @@ describe('RBAC bindings', () => {
     test(name, () => assert.deepEqual(createErrors(type, obj), expected));
   }
 
+  test('subjects get the RBAC group, but a service account\'s empty group stays out of the JSON (omitempty)', () => {
+    const o = { metadata: { name: 'x', namespace: 'ns' }, roleRef: { kind: 'Role', name: 'r' }, subjects: [
+      { kind: 'User', name: 'alice' }, { kind: 'Group', name: 'devs' }, { kind: 'ServiceAccount', name: 'sa' }, { kind: 'ServiceAccount', name: 'sb', apiGroup: '' },
+    ] } as unknown as KubeObject;
+    roleBindings.strategy.prepareForCreate?.(o);
+    assert.deepEqual(o.roleRef, { kind: 'Role', name: 'r', apiGroup: 'rbac.authorization.k8s.io' });
+    assert.deepEqual(o.subjects, [
+      { kind: 'User', name: 'alice', apiGroup: 'rbac.authorization.k8s.io' }, { kind: 'Group', name: 'devs', apiGroup: 'rbac.authorization.k8s.io' },
+      { kind: 'ServiceAccount', name: 'sa' }, { kind: 'ServiceAccount', name: 'sb' },
+    ]);
+  });
+
   test('roleRef is immutable', () => {
     assert.deepEqual(updateErrors(roleBindings, { roleRef }, { roleRef: { ...roleRef, name: 'other' } }), [
       'roleRef: Invalid value: rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"Role", Name:"other"}: cannot change roleRef',
