@@ -232,12 +232,13 @@ export async function bootstrapObjects(registry: ResourceRegistry, opts: Bootstr
     ...localAPIServices(registry, now).map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'apiregistration.k8s.io', 'v1', 'apiservices'), o, []]),
   ];
   // One object that cannot be written (a kubernetes Service whose ClusterIP moved with the
-  // service range) is logged; the others are still made.
-  for (const [store, desired, reconcile] of work) {
+  // service range) is logged; the others are still made. All at once: the writes of a
+  // restart on another port share one storage commit.
+  await Promise.all(work.map(async ([store, desired, reconcile]) => {
     try {
       await ensure(store, desired, reconcile);
     } catch (err) {
       log(`bootstrap: ${store.type.resource} ${desired.metadata.name}: ${err instanceof Error ? err.message : String(err)}`);
     }
-  }
+  }));
 }
