@@ -2,10 +2,11 @@
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
+import { builtinType } from './skeleton.ts';
 import { forbidden, invalid, key, tooLong } from '../validation/field.ts';
 import { isConfigMapKey } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
-import { allVerbs, isImmutable } from './common.ts';
+import { isImmutable } from './common.ts';
 import { decodeBytesMap } from './go-base64.ts';
 import { mapsEqual, objectAt } from './object.ts';
 import { configMapColumns } from './table-columns.ts';
@@ -58,24 +59,13 @@ const configMapStrategy: Strategy = {
 };
 
 export function configMapsType(): ResourceType {
-  return {
-    group: '',
-    version: 'v1',
-    resource: 'configmaps',
-    singular: 'configmap',
-    kind: 'ConfigMap',
-    listKind: 'ConfigMapList',
-    namespaced: true,
-    shortNames: ['cm'],
-    categories: [],
-    verbs: allVerbs,
+  return builtinType('', 'v1', 'configmaps', {
     subresources: [],
-    schemaName: 'io.k8s.api.core.v1.ConfigMap',
     strategy: configMapStrategy,
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
     deleteReturnsObject: false,
     nameRule: 'dns1123-subdomain',
     tableColumns: configMapColumns,
-  };
+  });
 }

@@ -3,9 +3,10 @@
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
+import { builtinType } from './skeleton.ts';
 import { forbidden, GoValue, goQuote, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
-import { allVerbs, keepOldSpec, keepOldStatus } from './common.ts';
+import { keepOldSpec, keepOldStatus } from './common.ts';
 import { clone, isObject, type JsonObject } from '../../api/json.ts';
 import { ensureObject, numberAt, objectAt, semanticEqual } from './object.ts';
 import { defaultPodTemplate } from './pod-spec.ts';
@@ -141,24 +142,13 @@ const deploymentStrategy: Strategy = {
 };
 
 export function deploymentsType(): ResourceType {
-  return {
-    group: 'apps',
-    version: 'v1',
-    resource: 'deployments',
-    singular: 'deployment',
-    kind: 'Deployment',
-    listKind: 'DeploymentList',
-    namespaced: true,
-    shortNames: ['deploy'],
-    categories: ['all'],
-    verbs: allVerbs,
+  return builtinType('apps', 'v1', 'deployments', {
     subresources: ['status', 'scale'],
-    schemaName: 'io.k8s.api.apps.v1.Deployment',
     strategy: deploymentStrategy,
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
     deleteReturnsObject: false,
     nameRule: 'dns1123-subdomain',
     tableColumns: deploymentColumns,
-  };
+  });
 }

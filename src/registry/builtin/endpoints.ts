@@ -3,10 +3,10 @@
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
+import { builtinType } from './skeleton.ts';
 import { child, index, invalid, required } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
-import { allVerbs } from './common.ts';
 import { parseIP } from './ip.ts';
 import { isObject } from '../../api/json.ts';
 import { arrayAt, objectsAt, stringAt } from './object.ts';
@@ -96,24 +96,13 @@ const endpointsStrategy: Strategy = {
 };
 
 export function endpointsType(): ResourceType {
-  return {
-    group: '',
-    version: 'v1',
-    resource: 'endpoints',
-    singular: 'endpoints',
-    kind: 'Endpoints',
-    listKind: 'EndpointsList',
-    namespaced: true,
-    shortNames: ['ep'],
-    categories: [],
-    verbs: allVerbs,
+  return builtinType('', 'v1', 'endpoints', {
     subresources: [],
-    schemaName: 'io.k8s.api.core.v1.Endpoints',
     strategy: endpointsStrategy,
     allowCreateOnUpdate: true,
     allowUnconditionalUpdate: true,
     deleteReturnsObject: false,
     nameRule: 'dns1123-subdomain',
     tableColumns: endpointsColumns,
-  };
+  });
 }

@@ -3,9 +3,9 @@
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
+import { builtinType } from './skeleton.ts';
 import { invalid, required } from '../validation/field.ts';
 import { isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
-import { allVerbs } from './common.ts';
 import { objectAt, stringAt } from './object.ts';
 import { eventColumns } from './table-columns.ts';
 
@@ -78,19 +78,8 @@ const eventStrategy: Strategy = {
 };
 
 export function eventsType(): ResourceType {
-  return {
-    group: '',
-    version: 'v1',
-    resource: 'events',
-    singular: 'event',
-    kind: 'Event',
-    listKind: 'EventList',
-    namespaced: true,
-    shortNames: ['ev'],
-    categories: [],
-    verbs: allVerbs,
+  return builtinType('', 'v1', 'events', {
     subresources: [],
-    schemaName: 'io.k8s.api.core.v1.Event',
     strategy: eventStrategy,
     allowCreateOnUpdate: true,
     allowUnconditionalUpdate: true,
@@ -98,5 +87,5 @@ export function eventsType(): ResourceType {
     // core/v1 events only get the generic name check.
     nameRule: 'path-segment',
     tableColumns: eventColumns,
-  };
+  });
 }

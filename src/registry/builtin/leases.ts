@@ -3,8 +3,8 @@
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
+import { builtinType } from './skeleton.ts';
 import { forbidden, invalid } from '../validation/field.ts';
-import { allVerbs } from './common.ts';
 import { numberAt, objectAt, stringAt } from './object.ts';
 import { leaseColumns } from './table-columns.ts';
 
@@ -26,19 +26,8 @@ const leaseStrategy: Strategy = {
 };
 
 export function leasesType(): ResourceType {
-  return {
-    group: 'coordination.k8s.io',
-    version: 'v1',
-    resource: 'leases',
-    singular: 'lease',
-    kind: 'Lease',
-    listKind: 'LeaseList',
-    namespaced: true,
-    shortNames: [],
-    categories: [],
-    verbs: allVerbs,
+  return builtinType('coordination.k8s.io', 'v1', 'leases', {
     subresources: [],
-    schemaName: 'io.k8s.api.coordination.v1.Lease',
     strategy: leaseStrategy,
     allowCreateOnUpdate: true,
     // Leases are the one common built-in that insists on a resourceVersion for PUT.
@@ -46,5 +35,5 @@ export function leasesType(): ResourceType {
     deleteReturnsObject: false,
     nameRule: 'dns1123-subdomain',
     tableColumns: leaseColumns,
-  };
+  });
 }

@@ -1,7 +1,8 @@
 // core/v1 namespaces, after kubernetes pkg/registry/core/namespace/strategy.go.
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
-import type { ResourceType, Strategy, Verb } from '../resource-type.ts';
+import type { ResourceType, Strategy } from '../resource-type.ts';
+import { builtinType } from './skeleton.ts';
 import { invalid } from '../validation/field.ts';
 import { isQualifiedName } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
@@ -101,27 +102,14 @@ const namespaceStrategy: Strategy = {
 };
 
 // Namespaces cannot be deleted as a collection.
-const namespaceVerbs: Verb[] = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
-
 export function namespacesType(): ResourceType {
-  return {
-    group: '',
-    version: 'v1',
-    resource: 'namespaces',
-    singular: 'namespace',
-    kind: 'Namespace',
-    listKind: 'NamespaceList',
-    namespaced: false,
-    shortNames: ['ns'],
-    categories: [],
-    verbs: namespaceVerbs,
+  return builtinType('', 'v1', 'namespaces', {
     subresources: ['status', 'finalize'],
-    schemaName: 'io.k8s.api.core.v1.Namespace',
     strategy: namespaceStrategy,
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
     deleteReturnsObject: false,
     nameRule: 'dns1123-label',
     tableColumns: namespaceColumns,
-  };
+  });
 }

@@ -2,10 +2,11 @@
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
+import { builtinType } from './skeleton.ts';
 import { child, duplicate, forbidden, GoValue, goQuote, index, invalid, notSupported, required } from '../validation/field.ts';
 import { isLabelValue, isQualifiedName } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
-import { allVerbs, keepOldSpec, keepOldStatus } from './common.ts';
+import { keepOldSpec, keepOldStatus } from './common.ts';
 import type { JsonObject } from '../../api/json.ts';
 import { arrayAt, defaultEmptyObject, ensureObject, objectAt, semanticEqual, stringAt } from './object.ts';
 import { nodeColumns } from './table-columns.ts';
@@ -105,24 +106,13 @@ const nodeStrategy: Strategy = {
 };
 
 export function nodesType(): ResourceType {
-  return {
-    group: '',
-    version: 'v1',
-    resource: 'nodes',
-    singular: 'node',
-    kind: 'Node',
-    listKind: 'NodeList',
-    namespaced: false,
-    shortNames: ['no'],
-    categories: [],
-    verbs: allVerbs,
+  return builtinType('', 'v1', 'nodes', {
     subresources: ['proxy', 'status'],
-    schemaName: 'io.k8s.api.core.v1.Node',
     strategy: nodeStrategy,
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
     deleteReturnsObject: false,
     nameRule: 'dns1123-subdomain',
     tableColumns: nodeColumns,
-  };
+  });
 }

@@ -3,10 +3,11 @@
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
+import { builtinType } from './skeleton.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { GoValue, goSyntax, invalid, notSupported, validateNonnegative } from '../validation/field.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
-import { allVerbs, keepOldSpec, keepOldStatus } from './common.ts';
+import { keepOldSpec, keepOldStatus } from './common.ts';
 import { isObject } from '../../api/json.ts';
 import { numberAt, objectAt, objectsAt, semanticEqual } from './object.ts';
 import { intOrPercentValue, validateLabelSelector, validatePositiveIntOrPercent } from './selector-validation.ts';
@@ -95,19 +96,8 @@ const podDisruptionBudgetStrategy: Strategy = {
 const intOrStringCell = (v: unknown): string => (v === undefined || v === null ? 'N/A' : String(v));
 
 export function podDisruptionBudgetsType(): ResourceType {
-  return {
-    group: 'policy',
-    version: 'v1',
-    resource: 'poddisruptionbudgets',
-    singular: 'poddisruptionbudget',
-    kind: 'PodDisruptionBudget',
-    listKind: 'PodDisruptionBudgetList',
-    namespaced: true,
-    shortNames: ['pdb'],
-    categories: [],
-    verbs: allVerbs,
+  return builtinType('policy', 'v1', 'poddisruptionbudgets', {
     subresources: ['status'],
-    schemaName: 'io.k8s.api.policy.v1.PodDisruptionBudget',
     strategy: podDisruptionBudgetStrategy,
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
@@ -121,5 +111,5 @@ export function podDisruptionBudgetsType(): ResourceType {
       column('Allowed Disruptions', (pdb) => numberAt(objectAt(pdb, 'status'), 'disruptionsAllowed') ?? 0, { type: 'integer', description: 'Calculated number of pods that may be disrupted at this time.' }),
       ageColumn,
     ],
-  };
+  });
 }

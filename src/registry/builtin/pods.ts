@@ -2,10 +2,11 @@
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
+import { builtinType } from './skeleton.ts';
 import { duplicate, forbidden, invalid, notFound, required } from '../validation/field.ts';
 import { inclusiveRangeError, isDNS1123Label } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
-import { allVerbs, keepOldStatus, nowTimestamp } from './common.ts';
+import { keepOldStatus, nowTimestamp } from './common.ts';
 import { clone, isObject, type JsonObject } from '../../api/json.ts';
 import { arrayAt, ensureObject, numberAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
 import { defaultPodOnly, defaultPodSpec, podQOSClass, validatePodSpec } from './pod-spec.ts';
@@ -249,21 +250,10 @@ const podStrategy: Strategy = {
 };
 
 export function podsType(): ResourceType {
-  return {
-    group: '',
-    version: 'v1',
-    resource: 'pods',
-    singular: 'pod',
-    kind: 'Pod',
-    listKind: 'PodList',
-    namespaced: true,
-    shortNames: ['po'],
-    categories: ['all'],
-    verbs: allVerbs,
+  return builtinType('', 'v1', 'pods', {
     // eviction: registry/eviction.ts; binding: registry/binding.ts; log, exec, attach,
     // portforward and proxy answer that no kubelet is reachable (endpoints/handlers/connect.ts).
     subresources: ['attach', 'binding', 'ephemeralcontainers', 'eviction', 'exec', 'log', 'portforward', 'proxy', 'status'],
-    schemaName: 'io.k8s.api.core.v1.Pod',
     strategy: podStrategy,
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
@@ -271,5 +261,5 @@ export function podsType(): ResourceType {
     nameRule: 'dns1123-subdomain',
     tableColumns: podColumns,
     tableRowConditions: podRowConditions,
-  };
+  });
 }

@@ -3,10 +3,11 @@
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
+import { builtinType } from './skeleton.ts';
 import { fieldImmutable, forbidden, invalid, key, required, tooLong } from '../validation/field.ts';
 import { isConfigMapKey } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
-import { allVerbs, isImmutable } from './common.ts';
+import { isImmutable } from './common.ts';
 import { base64Length, immutableMessage, maxDataSize } from './configmaps.ts';
 import { decodeBytesMap } from './go-base64.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
@@ -117,24 +118,13 @@ const secretStrategy: Strategy = {
 };
 
 export function secretsType(): ResourceType {
-  return {
-    group: '',
-    version: 'v1',
-    resource: 'secrets',
-    singular: 'secret',
-    kind: 'Secret',
-    listKind: 'SecretList',
-    namespaced: true,
-    shortNames: [],
-    categories: [],
-    verbs: allVerbs,
+  return builtinType('', 'v1', 'secrets', {
     subresources: [],
-    schemaName: 'io.k8s.api.core.v1.Secret',
     strategy: secretStrategy,
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
     deleteReturnsObject: false,
     nameRule: 'dns1123-subdomain',
     tableColumns: secretColumns,
-  };
+  });
 }

@@ -3,10 +3,11 @@
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
+import { builtinType } from './skeleton.ts';
 import { child, duplicate, forbidden, GoValue, goQuote, index, invalid, notSupported, required } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortName, isValidPortNum } from '../validation/names.ts';
 import { validateKubeFinalizerNames, validateLabels } from '../validation/object-meta.ts';
-import { allVerbs, keepOldSpec, keepOldStatus } from './common.ts';
+import { keepOldSpec, keepOldStatus } from './common.ts';
 import type { IPFamily } from './ip.ts';
 import { ipFamilyOf, parseIP } from './ip.ts';
 import { clone, isObject, type JsonObject } from '../../api/json.ts';
@@ -469,19 +470,8 @@ function serviceStrategy(clusterFamilies: IPFamily[]): Strategy {
 
 export function servicesType(ranges: { serviceClusterIPRange?: string; serviceNodePortRange?: string }): ResourceType {
   const allocator = new ServiceAllocator(ranges);
-  return {
-    group: '',
-    version: 'v1',
-    resource: 'services',
-    singular: 'service',
-    kind: 'Service',
-    listKind: 'ServiceList',
-    namespaced: true,
-    shortNames: ['svc'],
-    categories: ['all'],
-    verbs: allVerbs,
+  return builtinType('', 'v1', 'services', {
     subresources: ['proxy', 'status'],
-    schemaName: 'io.k8s.api.core.v1.Service',
     strategy: serviceStrategy(allocator.families),
     allocator,
     allowCreateOnUpdate: true,
@@ -489,5 +479,5 @@ export function servicesType(ranges: { serviceClusterIPRange?: string; serviceNo
     deleteReturnsObject: true, // upstream's registry sets ReturnDeletedObject
     nameRule: 'dns1035-label',
     tableColumns: serviceColumns,
-  };
+  });
 }

@@ -7,10 +7,10 @@ import type { ResourceType, Strategy } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { duplicate, GoValue, goSyntax, invalid, notSupported, required } from '../validation/field.ts';
 import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum } from '../validation/names.ts';
-import { allVerbs } from './common.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { arrayAt, objectAt, objectsAt, semanticEqual, setDefault, stringAt } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
+import { builtinType } from './skeleton.ts';
 
 type WebhookKind = 'mutating' | 'validating';
 
@@ -274,20 +274,7 @@ function webhookCount(obj: KubeObject): number {
 }
 
 function configurationType(kind: WebhookKind): ResourceType {
-  const Kind = kind === 'mutating' ? 'MutatingWebhookConfiguration' : 'ValidatingWebhookConfiguration';
-  return {
-    group: 'admissionregistration.k8s.io',
-    version: 'v1',
-    resource: `${kind}webhookconfigurations`,
-    singular: `${kind}webhookconfiguration`,
-    kind: Kind,
-    listKind: `${Kind}List`,
-    namespaced: false,
-    shortNames: [],
-    categories: ['api-extensions'],
-    verbs: allVerbs,
-    subresources: [],
-    schemaName: `io.k8s.api.admissionregistration.v1.${Kind}`,
+  return builtinType('admissionregistration.k8s.io', 'v1', `${kind}webhookconfigurations`, {
     strategy: strategy(kind),
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
@@ -299,7 +286,7 @@ function configurationType(kind: WebhookKind): ResourceType {
       column('Webhooks', webhookCount, { type: 'integer', description: 'Webhooks indicates the number of webhooks registered in this configuration.' }),
       ageColumn,
     ],
-  };
+  });
 }
 
 export function mutatingWebhookConfigurationsType(): ResourceType {

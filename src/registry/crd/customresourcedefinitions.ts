@@ -8,20 +8,19 @@ const APIEXTENSIONS = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.
 import { builtinDefinitions } from '../../schema/builtin/index.ts';
 import { schemaRef } from '../../schema/builtin/index.ts';
 import { builtinValidation, validate } from '../../schema/validate.ts';
-import { allVerbs, keepOldStatus, nowTimestamp } from '../builtin/common.ts';
+import { keepOldStatus, nowTimestamp } from '../builtin/common.ts';
+import { builtinType } from '../builtin/skeleton.ts';
 import { clone } from '../../api/json.ts';
 import { semanticEqual } from '../builtin/object.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { recordStorageVersion, setCustomResourceDefinitionDefaults } from './defaults.ts';
 import { setCondition } from './conditions.ts';
 import {
-  cleanupFinalizer, crdGroup, crdKind, crdVersion, type CustomResourceDefinition,
+  cleanupFinalizer, crdGroup, crdVersion, type CustomResourceDefinition,
 } from './types.ts';
 import {
   validateCustomResourceDefinition, validateCustomResourceDefinitionStatus, validateCustomResourceDefinitionUpdate,
 } from './validation.ts';
-
-const crdSchemaName = `${APIEXTENSIONS}CustomResourceDefinition`;
 
 /** Whether a schema holds CEL rules anywhere. */
 function hasValidationRules(schema: unknown): boolean {
@@ -123,23 +122,8 @@ function customResourceDefinitionStrategy(): Strategy {
 
 /** The customresourcedefinitions resource. */
 export function customResourceDefinitionsType(): ResourceType {
-  return {
-    group: crdGroup,
-    version: crdVersion,
-    resource: 'customresourcedefinitions',
-    singular: 'customresourcedefinition',
-    kind: crdKind,
-    listKind: `${crdKind}List`,
-    namespaced: false,
-    shortNames: ['crd', 'crds'],
-    categories: ['api-extensions'],
-    verbs: allVerbs,
-    subresources: ['status'],
-    schemaName: crdSchemaName,
+  return builtinType(crdGroup, crdVersion, 'customresourcedefinitions', {
     strategy: customResourceDefinitionStrategy(),
-    allowCreateOnUpdate: false,
     allowUnconditionalUpdate: false,
-    deleteReturnsObject: false,
-    nameRule: 'dns1123-subdomain',
-  };
+  });
 }
