@@ -5,12 +5,13 @@
 // resource.k8s.io (dynamic resource allocation) types.
 
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
+import { isObject, type JsonObject } from '../../api/json.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { invalid } from '../validation/field.ts';
 import { validateName } from '../validation/names.ts';
 import { generationStrategy, specStatusStrategy } from './common.ts';
-import { objectAt, objectsAt, stringAt } from './object.ts';
+import { arrayAt, objectAt, objectsAt, stringAt } from './object.ts';
 import { builtinType } from './skeleton.ts';
 
 export { priorityClassesType } from './priorityclasses.ts';
@@ -76,13 +77,72 @@ export function priorityLevelConfigurationsType(): ResourceType {
   return builtinType('flowcontrol.apiserver.k8s.io', 'v1', 'prioritylevelconfigurations', { strategy: specStatusStrategy(), tableColumns: priorityLevelColumns });
 }
 
+/** A policy's ParamKind cell: `apiVersion/kind`, "<unset>" without one. */
+function paramKind(policy: KubeObject): string {
+  const kind = objectAt(objectAt(policy, 'spec'), 'paramKind');
+  return kind === undefined ? '<unset>' : `${stringAt(kind, 'apiVersion')}/${stringAt(kind, 'kind')}`;
+}
+
+/** Go's %v of a string slice: `[a b]`. */
+const goSlice = (values: unknown[]) => `[${values.map(String).join(' ')}]`;
+
+/** The generated protobuf String() of a metav1.LabelSelector, which upstream prints for a binding's selector. */
+function labelSelectorGoString(selector: JsonObject): string {
+  const labels = isObject(selector.matchLabels) ? selector.matchLabels : {};
+  const pairs = Object.keys(labels).sort().map((k) => `${k}: ${String(labels[k])},`).join('');
+  const expressions = objectsAt(selector, 'matchExpressions')
+    .map((e) => `LabelSelectorRequirement{Key:${stringAt(e, 'key')},Operator:${stringAt(e, 'operator')},Values:${goSlice(arrayAt(e, 'values'))},},`)
+    .join('');
+  return `&LabelSelector{MatchLabels:map[string]string{${pairs}},MatchExpressions:[]LabelSelectorRequirement{${expressions}},}`;
+}
+
+/** A binding's ParamRef cell: `namespace/name` (namespace "*" when unset), the selector, or "<unset>". */
+function paramRef(binding: KubeObject): string {
+  const ref = objectAt(objectAt(binding, 'spec'), 'paramRef');
+  if (ref === undefined) return '<unset>';
+  const name = stringAt(ref, 'name');
+  if (name !== '') return `${stringAt(ref, 'namespace') || '*'}/${name}`;
+  const selector = objectAt(ref, 'selector');
+  return selector === undefined ? '<unset>' : labelSelectorGoString(selector);
+}
+
+const paramKindColumn = column('ParamKind', paramKind, { description: 'ParamKind specifies the kind of resources used to parameterize this policy' });
+
+/** printers.go's columns of both kinds of policy bindings. */
+const policyBindingColumns: TableColumn[] = [
+  nameColumn,
+  column('PolicyName', (b) => stringAt(objectAt(b, 'spec'), 'policyName'), { description: 'PolicyName indicates the policy definition which the policy binding binded to' }),
+  column('ParamRef', paramRef, { description: 'ParamRef indicates the param resource which sets the configration param' }),
+  ageColumn,
+];
+
 export function admissionPolicyTypes(): ResourceType[] {
   const group = 'admissionregistration.k8s.io';
   return [
-    builtinType(group, 'v1', 'validatingadmissionpolicies', { strategy: specStatusStrategy() }),
-    builtinType(group, 'v1', 'validatingadmissionpolicybindings', { strategy: generationStrategy() }),
-    builtinType(group, 'v1', 'mutatingadmissionpolicies', { strategy: generationStrategy() }),
-    builtinType(group, 'v1', 'mutatingadmissionpolicybindings', { strategy: generationStrategy() }),
+    builtinType(group, 'v1', 'validatingadmissionpolicies', {
+      strategy: specStatusStrategy(),
+      tableColumns: [
+        nameColumn,
+        column('Validations', (p) => arrayAt(objectAt(p, 'spec'), 'validations').length, {
+          type: 'integer', description: 'Validations indicates the number of validation rules defined in this configuration',
+        }),
+        paramKindColumn,
+        ageColumn,
+      ],
+    }),
+    builtinType(group, 'v1', 'validatingadmissionpolicybindings', { strategy: generationStrategy(), tableColumns: policyBindingColumns }),
+    builtinType(group, 'v1', 'mutatingadmissionpolicies', {
+      strategy: generationStrategy(),
+      tableColumns: [
+        nameColumn,
+        column('Mutations', (p) => arrayAt(objectAt(p, 'spec'), 'mutations').length, {
+          type: 'integer', description: 'Mutation indicates the number of mutations rules defined in this configuration',
+        }),
+        paramKindColumn,
+        ageColumn,
+      ],
+    }),
+    builtinType(group, 'v1', 'mutatingadmissionpolicybindings', { strategy: generationStrategy(), tableColumns: policyBindingColumns }),
   ];
 }
 
@@ -120,12 +180,50 @@ export function apiServicesType(): ResourceType {
   });
 }
 
+/** printers.go's resourceClaimState: deleted, pending (unallocated), allocated and reserved, comma-joined. */
+export function resourceClaimState(claim: KubeObject): string {
+  const states: string[] = [];
+  const deleting = claim.metadata.deletionTimestamp !== undefined && claim.metadata.deletionTimestamp !== null;
+  if (deleting) states.push('deleted');
+  const status = objectAt(claim, 'status');
+  if (objectAt(status, 'allocation') === undefined) {
+    if (!deleting) states.push('pending');
+  } else {
+    states.push('allocated');
+    if (arrayAt(status, 'reservedFor').length > 0) states.push('reserved');
+  }
+  return states.join(',');
+}
+
 export function resourceAllocationTypes(): ResourceType[] {
   const group = 'resource.k8s.io';
   return [
-    builtinType(group, 'v1', 'deviceclasses', { strategy: generationStrategy() }),
-    builtinType(group, 'v1', 'resourceclaims', { strategy: specStatusStrategy() }),
-    builtinType(group, 'v1', 'resourceclaimtemplates'),
-    builtinType(group, 'v1', 'resourceslices', { strategy: generationStrategy() }),
+    // Upstream prints only Name and Age for classes and claim templates.
+    builtinType(group, 'v1', 'deviceclasses', { strategy: generationStrategy(), tableColumns: [nameColumn, ageColumn] }),
+    builtinType(group, 'v1', 'resourceclaims', {
+      strategy: specStatusStrategy(),
+      tableColumns: [
+        nameColumn,
+        column('State', resourceClaimState, { description: 'A summary of the current state (allocated, pending, reserved, etc.).' }),
+        ageColumn,
+      ],
+    }),
+    builtinType(group, 'v1', 'resourceclaimtemplates', { tableColumns: [nameColumn, ageColumn] }),
+    builtinType(group, 'v1', 'resourceslices', {
+      strategy: generationStrategy(),
+      tableColumns: [
+        nameColumn,
+        column('Node', (s) => stringAt(objectAt(s, 'spec'), 'nodeName'), {
+          description: 'NodeName identifies the node which provides the resources in this pool. A field selector can be used to list only ResourceSlice objects belonging to a certain node.',
+        }),
+        column('Driver', (s) => stringAt(objectAt(s, 'spec'), 'driver'), {
+          description: 'Driver identifies the DRA driver providing the capacity information. A field selector can be used to list only ResourceSlice objects with a certain driver name.',
+        }),
+        column('Pool', (s) => stringAt(objectAt(objectAt(s, 'spec'), 'pool'), 'name'), {
+          description: 'Name is used to identify the pool. For node-local devices, this is often the node name, but this is not required.',
+        }),
+        ageColumn,
+      ],
+    }),
   ];
 }

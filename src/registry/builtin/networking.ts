@@ -11,7 +11,7 @@ import { fieldImmutable, forbidden, GoValue, invalid, notSupported, required, to
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isValidPortName, isValidPortNum, validateName } from '../validation/names.ts';
 import { generationStrategy, specStatusStrategy } from './common.ts';
 import { parseCIDR, parseIP } from './ip.ts';
-import { ensureObject, objectAt, objectsAt, stringAt } from './object.ts';
+import { arrayAt, ensureObject, objectAt, objectsAt, stringAt } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 import { builtinType } from './skeleton.ts';
 
@@ -373,10 +373,38 @@ export function networkPoliciesType(): ResourceType {
   });
 }
 
+/** printers.go's printIPAddress: `resource.group[/namespace]/name` of the parent, lower-cased group-resource. */
+function ipAddressParent(ip: KubeObject): string {
+  const ref = objectAt(objectAt(ip, 'spec'), 'parentRef');
+  if (ref === undefined) return '<none>';
+  const resource = stringAt(ref, 'resource');
+  const group = stringAt(ref, 'group');
+  let text = (group === '' ? resource : `${resource}.${group}`).toLowerCase();
+  const namespace = stringAt(ref, 'namespace');
+  if (namespace !== '') text += `/${namespace}`;
+  return `${text}/${stringAt(ref, 'name')}`;
+}
+
 export function ipAddressesType(): ResourceType {
-  return builtinType('networking.k8s.io', 'v1', 'ipaddresses');
+  return builtinType('networking.k8s.io', 'v1', 'ipaddresses', {
+    // Upstream defines no Age column here (its rows carry a third cell kubectl drops).
+    tableColumns: [
+      nameColumn,
+      column('ParentRef', ipAddressParent, { description: 'ParentRef references the resource that an IPAddress is attached to. An IPAddress must reference a parent object.' }),
+    ],
+  });
 }
 
 export function serviceCIDRsType(): ResourceType {
-  return builtinType('networking.k8s.io', 'v1', 'servicecidrs', { strategy: specStatusStrategy() });
+  return builtinType('networking.k8s.io', 'v1', 'servicecidrs', {
+    strategy: specStatusStrategy(),
+    // printers.go's printServiceCIDR.
+    tableColumns: [
+      nameColumn,
+      column('CIDRs', (sc) => arrayAt(objectAt(sc, 'spec'), 'cidrs').map(String).join(','), {
+        description: 'CIDRs defines the IP blocks in CIDR notation (e.g. "192.168.0.0/24" or "2001:db8::/64") from which to assign service cluster IPs. Max of two CIDRs is allowed, one of each IP family. This field is immutable.',
+      }),
+      ageColumn,
+    ],
+  });
 }

@@ -2,14 +2,15 @@
 // volumeattachments and volumeattributesclasses. StorageClass and CSIDriver behaviour after
 // kubernetes pkg/apis/storage/v1/defaults.go and pkg/apis/storage/validation.
 
-import type { KubeObject, StatusCause } from '../../api/index.ts';
+import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
+import { canonicalQuantity } from '../../api/quantity.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { fieldImmutable, forbidden, invalid, notSupported, required, tooLong } from '../validation/field.ts';
 import { isQualifiedName } from '../validation/names.ts';
 import { specStatusStrategy } from './common.ts';
-import { semanticEqual, stringAt } from './object.ts';
+import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
 import { builtinType } from './skeleton.ts';
 
 const classReclaimPolicies = ['Delete', 'Retain'];
@@ -102,22 +103,104 @@ function defaultCSIDriver(driver: KubeObject): void {
   if (!Array.isArray(spec.volumeLifecycleModes) || spec.volumeLifecycleModes.length === 0) spec.volumeLifecycleModes = ['Persistent'];
 }
 
+/** A pointer-to-bool field as upstream's printers read it: the value when set, else the default. */
+function boolOr(value: unknown, fallback: boolean): boolean {
+  return typeof value === 'boolean' ? value : fallback;
+}
+
+/** printers.go's printCSIDriver: unset booleans print their defaults, no modes "<none>", no token requests "<unset>". */
+const csiDriverColumns: TableColumn[] = [
+  nameColumn,
+  column('AttachRequired', (d) => boolOr(objectAt(d, 'spec')?.attachRequired, true), {
+    type: 'boolean', description: 'attachRequired indicates this CSI volume driver requires an attach operation (because it implements the CSI ControllerPublishVolume() method), and that the Kubernetes attach detach controller should call the attach volume interface which checks the volumeattachment status and waits until the volume is attached before proceeding to mounting.',
+  }),
+  column('PodInfoOnMount', (d) => boolOr(objectAt(d, 'spec')?.podInfoOnMount, false), {
+    type: 'boolean', description: 'podInfoOnMount indicates this CSI volume driver requires additional pod information (like podName, podUID, etc.) during mount operations, if set to true.',
+  }),
+  column('StorageCapacity', (d) => boolOr(objectAt(d, 'spec')?.storageCapacity, false), {
+    type: 'boolean', description: 'storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage capacity that the driver deployment will report by creating CSIStorageCapacity objects with capacity information, if set to true.',
+  }),
+  column('TokenRequests', (d) => {
+    const spec = objectAt(d, 'spec');
+    // A present list, even an empty one, prints its audiences (upstream tests the pointer, not the length).
+    return Array.isArray(spec?.tokenRequests) ? objectsAt(spec, 'tokenRequests').map((t) => stringAt(t, 'audience')).join(',') : '<unset>';
+  }, { description: "tokenRequests indicates the CSI driver needs pods' service account tokens it is mounting volume for to do necessary authentication." }),
+  column('RequiresRepublish', (d) => boolOr(objectAt(d, 'spec')?.requiresRepublish, false), {
+    type: 'boolean', description: 'requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called to reflect any possible change in the mounted volume. This field defaults to false.',
+  }),
+  column('Modes', (d) => arrayAt(objectAt(d, 'spec'), 'volumeLifecycleModes').map(String).join(',') || '<none>', {
+    description: 'volumeLifecycleModes defines what kind of volumes this CSI volume driver supports.',
+  }),
+  ageColumn,
+];
+
 export function csiDriversType(): ResourceType {
-  return builtinType('storage.k8s.io', 'v1', 'csidrivers', { strategy: { prepareForCreate: defaultCSIDriver, prepareForUpdate: defaultCSIDriver } });
+  return builtinType('storage.k8s.io', 'v1', 'csidrivers', {
+    strategy: { prepareForCreate: defaultCSIDriver, prepareForUpdate: defaultCSIDriver },
+    tableColumns: csiDriverColumns,
+  });
 }
 
 export function csiNodesType(): ResourceType {
-  return builtinType('storage.k8s.io', 'v1', 'csinodes');
+  return builtinType('storage.k8s.io', 'v1', 'csinodes', {
+    // printers.go's printCSINode.
+    tableColumns: [
+      nameColumn,
+      column('Drivers', (n) => arrayAt(objectAt(n, 'spec'), 'drivers').length, { type: 'integer', description: 'Drivers indicates the number of CSI drivers registered on the node' }),
+      ageColumn,
+    ],
+  });
 }
 
 export function csiStorageCapacitiesType(): ResourceType {
-  return builtinType('storage.k8s.io', 'v1', 'csistoragecapacities');
+  return builtinType('storage.k8s.io', 'v1', 'csistoragecapacities', {
+    // printers.go's printCSIStorageCapacity: no Age column upstream.
+    tableColumns: [
+      nameColumn,
+      column('StorageClassName', (c) => stringAt(c, 'storageClassName'), {
+        description: 'storageClassName represents the name of the StorageClass that the reported capacity applies to.',
+      }),
+      column('Capacity', (c) => {
+        const capacity = (c as unknown as JsonObject).capacity;
+        return capacity === undefined || capacity === null ? '<unset>' : canonicalQuantity(capacity);
+      }, { description: 'capacity is the value reported by the CSI driver in its GetCapacityResponse for a GetCapacityRequest with topology and parameters that match the previous fields.' }),
+    ],
+  });
 }
 
 export function volumeAttachmentsType(): ResourceType {
-  return builtinType('storage.k8s.io', 'v1', 'volumeattachments', { strategy: specStatusStrategy() });
+  return builtinType('storage.k8s.io', 'v1', 'volumeattachments', {
+    strategy: specStatusStrategy(),
+    // printers.go's printVolumeAttachment; upstream marks Attacher with the name format too.
+    tableColumns: [
+      nameColumn,
+      column('Attacher', (va) => stringAt(objectAt(va, 'spec'), 'attacher'), {
+        format: 'name', description: 'attacher indicates the name of the volume driver that MUST handle this request. This is the name returned by GetPluginName().',
+      }),
+      column('PV', (va) => stringAt(objectAt(objectAt(va, 'spec'), 'source'), 'persistentVolumeName'), {
+        description: 'persistentVolumeName represents the name of the persistent volume to attach.',
+      }),
+      column('Node', (va) => stringAt(objectAt(va, 'spec'), 'nodeName'), { description: 'nodeName represents the node that the volume should be attached to.' }),
+      column('Attached', (va) => objectAt(va, 'status')?.attached === true, {
+        type: 'boolean', description: 'attached indicates the volume is successfully attached. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.',
+      }),
+      ageColumn,
+    ],
+  });
+}
+
+/** storageutil.IsDefaultAnnotationForVolumeAttributesClass (the alpha annotation). */
+function isDefaultAttributesClass(vac: KubeObject): boolean {
+  return vac.metadata.annotations?.['volumeattributesclass.alpha.kubernetes.io/is-default-class'] === 'true';
 }
 
 export function volumeAttributesClassesType(): ResourceType {
-  return builtinType('storage.k8s.io', 'v1', 'volumeattributesclasses');
+  return builtinType('storage.k8s.io', 'v1', 'volumeattributesclasses', {
+    // printers.go's printVolumeAttributesClass.
+    tableColumns: [
+      { ...nameColumn, cell: (vac) => `${vac.metadata.name ?? ''}${isDefaultAttributesClass(vac) ? ' (default)' : ''}` },
+      column('DriverName', (vac) => stringAt(vac, 'driverName'), { description: 'Name of the CSI driver This field is immutable.' }),
+      ageColumn,
+    ],
+  });
 }
