@@ -13,6 +13,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ResourceSkeleton } from '../src/registry/builtin/skeleton.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -44,21 +45,6 @@ interface DiscoveryList {
   items: { metadata: { name?: string }; versions: { version: string; resources: DiscoveryResource[] }[] }[];
 }
 
-/** One served resource as upstream's discovery describes it, plus the schema it is served with. */
-export interface ResourceSkeleton {
-  group: string;
-  version: string;
-  resource: string;
-  singular: string;
-  kind: string;
-  namespaced: boolean;
-  shortNames: string[];
-  categories: string[];
-  verbs: string[];
-  subresources: { name: string; kind: string; verbs: string[] }[];
-  /** The definition of the kind among the generated schemas; absent for kinds without one (none today). */
-  schemaName?: string;
-}
 
 function readJson(file: string): Json {
   return JSON.parse(readFileSync(file, 'utf8')) as Json;
