@@ -21,6 +21,13 @@ function rssMiB(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
+/** CPU time (user + system) the process has used, in ms: steadier than wall time on a noisy machine. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 function readyz(url: string, ca: string): Promise<number> {
   return new Promise((resolve) => {
     https.get(new URL('/readyz', url), { ca }, (res) => {
@@ -31,7 +38,7 @@ function readyz(url: string, ca: string): Promise<number> {
 }
 
 /** One start: milliseconds to ready, and RSS in MiB after `settleMs` idle. */
-async function startOnce(repo: string, dataDir: string, settleMs: number): Promise<{ readyMs: number; rss: number }> {
+async function startOnce(repo: string, dataDir: string, settleMs: number): Promise<{ readyMs: number; cpu: number; rss: number }> {
   const started = performance.now();
   const child = spawn(process.execPath, ['--max-semi-space-size=32', path.join(repo, 'src/cli/main.ts'), 'serve', '--data-dir', dataDir, '--secure-port', '0'], {
     cwd: repo, stdio: ['ignore', 'ignore', 'pipe'],
@@ -50,8 +57,9 @@ async function startOnce(repo: string, dataDir: string, settleMs: number): Promi
     const ca = readFileSync(path.join(dataDir, 'pki/ca.crt'), 'utf8');
     while ((await readyz(url, ca)) !== 200) await new Promise((r) => setTimeout(r, 2));
     const readyMs = performance.now() - started;
+    const cpu = cpuMs(child.pid!);
     await new Promise((r) => setTimeout(r, settleMs));
-    return { readyMs, rss: rssMiB(child.pid!) };
+    return { readyMs, cpu, rss: rssMiB(child.pid!) };
   } finally {
     child.kill('SIGTERM');
     await exited;
@@ -66,6 +74,7 @@ export async function idleBench(repo = process.env.BENCH_REPO ?? here, runs = Nu
     for (let i = 0; i < runs; i++) results.push(await startOnce(repo, dataDir, 3_000));
     return [
       `start → /readyz, empty data dir (median of ${runs}): ${median(results.map((r) => r.readyMs)).toFixed(0)} ms`,
+      `CPU used by then (median of ${runs}): ${median(results.map((r) => r.cpu)).toFixed(0)} ms`,
       `idle RSS 3 s after ready (median of ${runs}): ${median(results.map((r) => r.rss)).toFixed(1)} MiB`,
     ];
   } finally {

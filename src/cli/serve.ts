@@ -31,6 +31,7 @@ import { ApiServer } from '../server/server.ts';
 import { ensureServingMaterial } from '../server/tls-material.ts';
 import { Compactor, openBackend } from '../storage/index.ts';
 import { ensureSystemPriorityClasses } from '../registry/builtin/priorityclasses.ts';
+import { loadProtobufCodec } from '../encoding/decode.ts';
 import { admissionPlugins, namespaceObjects } from './admission-plugins.ts';
 import { UsageError, type Config } from './config.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
@@ -202,13 +203,22 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   port = await server.start();
   serving = true;
   // The kubernetes Service's targetPort is the port just bound.
-  await bootstrapObjects(registry, { serviceClusterIPRange: config.serviceClusterIPRange, bindAddress: config.bindAddress, port }, log);
+  const { reconciled } = await bootstrapObjects(registry, { serviceClusterIPRange: config.serviceClusterIPRange, bindAddress: config.bindAddress, port }, log);
 
   const host = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress;
   const url = `https://${host}:${port}`;
   const kubeconfigPath = path.resolve(config.kubeconfigPath ?? path.join(dataDir, 'kubeconfig'));
   await writeKubeconfig(kubeconfigPath, { server: url, caPem: material.caPem, token: tokens.admin });
   setImmediate(() => void loadInBackground([...caches], () => closing !== undefined));
+  // Go clients send Protobuf: its codec loads once serving has begun, not before; so do
+  // the modules of the built-in types no request has needed yet (ResourceType.load).
+  setImmediate(() => void (async () => {
+    await loadProtobufCodec();
+    for (const { type } of registry.all()) {
+      if (closing !== undefined) return;
+      await type.load?.().catch((err: unknown) => log(`loading ${type.resource}: ${(err as Error).message}`));
+    }
+  })());
   quotaController.start().catch((err: unknown) => log(`resourcequota controller: ${(err as Error).message}`));
 
   return {
@@ -218,6 +228,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     close() {
       closing ??= (async () => {
         await server.close();
+        await reconciled;
         // Controllers finish their work in flight while the caches and storage are still there.
         await Promise.all([namespaceController.close(), crdController.close(), serviceAccountController.close(), quotaController.close()]);
         admissionSetup.close();

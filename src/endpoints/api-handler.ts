@@ -120,6 +120,8 @@ export class ApiHandler {
       // custom resource handler passes any path it does not serve on, to a 404.
       throw info.name === '' && !(served.store instanceof CustomResourceStore) ? methodNotAllowed() : notFoundPath();
     }
+    // Table columns, subresources' rules and field selectors are the type's behaviour.
+    if (type.load !== undefined) await type.load();
     if (info.subresource !== '') {
       await subresourceHandler({
         req, res, info, query, served, negotiated: negotiateObject(req.headers.accept, { tables: info.verb === 'get' }),

@@ -1,7 +1,7 @@
 // Object request bodies (POST, PUT, subresources): decoded, with the metadata every later stage relies on well typed.
 import { badRequest, type KubeObject } from '../api/index.ts';
 import { isObject } from '../api/json.ts';
-import { decodeBody, notAnObjectBody } from '../encoding/decode.ts';
+import { decodeBodyLoading, notAnObjectBody } from '../encoding/decode.ts';
 
 const stringMetaFields = ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'];
 
@@ -29,9 +29,9 @@ export interface ObjectBody {
  * A request body as an object with well-typed metadata. Field-level checks of the
  * rest belong to validation; here only what every later stage relies on.
  */
-export function decodeObjectBody(contentType: string | undefined, body: Uint8Array, opts: { findDuplicates?: boolean } = {}): ObjectBody {
+export async function decodeObjectBody(contentType: string | undefined, body: Uint8Array, opts: { findDuplicates?: boolean } = {}): Promise<ObjectBody> {
   if (body.byteLength === 0) throw badRequest('the body of the request was empty');
-  const { value, duplicateFields } = decodeBody(contentType, body, opts);
+  const { value, duplicateFields } = await decodeBodyLoading(contentType, body, opts);
   if (!isObject(value)) throw notAnObject(value);
   const meta = value.metadata ?? {};
   if (!isObject(meta)) throw badRequest('the body of the request could not be decoded: metadata must be an object');

@@ -174,11 +174,11 @@ function differs(desired: KubeObject, current: KubeObject, fields: string[]): bo
 }
 
 /**
- * Creates `desired` when missing; when present and `reconcile` names fields, brings
- * those fields (and the labels) back to what bootstrap wants. Concurrent creators
- * (replicas starting together) are tolerated.
+ * Creates `desired` when missing; when present and `reconcile` names fields, answers the
+ * update that brings those fields (and the labels) back to what bootstrap wants, for the
+ * caller to run. Concurrent creators (replicas starting together) are tolerated.
  */
-async function ensure(store: Store, desired: KubeObject, reconcile: string[] = []): Promise<void> {
+async function ensure(store: Store, desired: KubeObject, reconcile: string[] = []): Promise<(() => Promise<unknown>) | undefined> {
   const namespace = desired.metadata.namespace ?? '';
   const name = desired.metadata.name!;
   const current = await store.find(namespace, name);
@@ -192,10 +192,10 @@ async function ensure(store: Store, desired: KubeObject, reconcile: string[] = [
     } catch (err) {
       if (!(isStatusError(err) && err.reason === 'AlreadyExists')) throw err;
     }
-    return;
+    return undefined;
   }
   if (reconcile.length === 0 || !differs(desired, current, reconcile)) return;
-  await store.guaranteedUpdate(namespace, name, undefined, {}, (obj) => {
+  return () => store.guaranteedUpdate(namespace, name, undefined, {}, (obj) => {
     const next = obj!;
     next.metadata.labels = { ...next.metadata.labels, ...desired.metadata.labels };
     for (const f of reconcile) {
@@ -216,11 +216,13 @@ function storeOf(registry: ResourceRegistry, group: string, version: string, res
 }
 
 /**
- * Makes the objects every cluster has. Idempotent: across restarts it only brings the
- * kubernetes Service, Endpoints and EndpointSlice to the current address and port, and
- * creates what is missing.
+ * Makes the objects every cluster has. Idempotent: across restarts it creates what is
+ * missing and brings the kubernetes Service, Endpoints and EndpointSlice to the current
+ * address and port. What is missing is made before this answers; the updates of objects
+ * that exist run after, in `reconciled` (upstream's bootstrap controller reconciles them
+ * in the background too), so a restart on another port is not held up by its writes.
  */
-export async function bootstrapObjects(registry: ResourceRegistry, opts: BootstrapOptions, log: (message: string) => void): Promise<void> {
+export async function bootstrapObjects(registry: ResourceRegistry, opts: BootstrapOptions, log: (message: string) => void): Promise<{ reconciled: Promise<void> }> {
   const { service, endpoints, slice } = kubernetesObjects(opts);
   const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   const work: [Store, KubeObject, string[]][] = [
@@ -232,13 +234,13 @@ export async function bootstrapObjects(registry: ResourceRegistry, opts: Bootstr
     ...localAPIServices(registry, now).map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'apiregistration.k8s.io', 'v1', 'apiservices'), o, []]),
   ];
   // One object that cannot be written (a kubernetes Service whose ClusterIP moved with the
-  // service range) is logged; the others are still made. All at once: the writes of a
-  // restart on another port share one storage commit.
-  await Promise.all(work.map(async ([store, desired, reconcile]) => {
-    try {
-      await ensure(store, desired, reconcile);
-    } catch (err) {
-      log(`bootstrap: ${store.type.resource} ${desired.metadata.name}: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }));
+  // service range) is logged; the others are still made. All at once: their writes share
+  // storage commits.
+  const failed = (store: Store, desired: KubeObject) => (err: unknown) => {
+    log(`bootstrap: ${store.type.resource} ${desired.metadata.name}: ${err instanceof Error ? err.message : String(err)}`);
+  };
+  const updates = await Promise.all(work.map(([store, desired, reconcile]) =>
+    ensure(store, desired, reconcile).catch((err: unknown) => void failed(store, desired)(err))));
+  const reconciled = Promise.all(updates.map((update, i) => update?.().catch(failed(work[i]![0], work[i]![1])))).then(() => {});
+  return { reconciled };
 }

@@ -176,6 +176,14 @@ export interface ResourceType {
    * (bindings bind a pod; componentstatuses are synthesised), and it has no watch cache.
    */
   virtual?: boolean;
+  /**
+   * Present while the type's behaviour (strategy, table columns, update rules) is not
+   * loaded yet: built-in types few clients use load their module on first use, so that
+   * start-up does not pay for them (registry/builtin/skeleton.ts, lazyBuiltinType). The
+   * Store and the request handler await it before anything reads the behaviour; what
+   * discovery and routing read (names, verbs, subresources, schema) is there from the start.
+   */
+  load?(): Promise<void>;
   /** Conditions of an object's Table row (upstream marks finished pods Completed). */
   tableRowConditions?(obj: KubeObject): TableRowCondition[] | undefined;
 }

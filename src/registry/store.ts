@@ -141,15 +141,20 @@ export class Store {
     return kv === undefined ? undefined : this.decode(kv);
   }
 
-  list(namespace: string, req: ListRequest = {}): Promise<ListPage> {
+  // Lists and watches select by the type's own fields; writes run its strategy: both
+  // wait for a lazily loaded type's behaviour (ResourceType.load). Gets need none of it.
+  async list(namespace: string, req: ListRequest = {}): Promise<ListPage> {
+    if (this.type.load !== undefined) await this.type.load();
     return this.reads.list(namespace, req);
   }
 
-  watch(namespace: string, req: WatchRequest): Promise<CacheWatcher> {
+  async watch(namespace: string, req: WatchRequest): Promise<CacheWatcher> {
+    if (this.type.load !== undefined) await this.type.load();
     return this.reads.watch(namespace, req);
   }
 
   async create(namespace: string, input: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
+    if (this.type.load !== undefined) await this.type.load();
     const obj = clone(input);
     this.checkTypeMeta(obj);
     this.checkNamespace(obj, namespace);
@@ -223,6 +228,7 @@ export class Store {
    * stale); without one the write is unconditional, as upstream allows for built-in types.
    */
   async update(namespace: string, name: string, input: KubeObject, opts: WriteOptions = {}): Promise<UpdateResult> {
+    if (this.type.load !== undefined) await this.type.load();
     const obj = clone(input);
     this.checkTypeMeta(obj);
     this.checkNamespace(obj, namespace);
@@ -255,8 +261,10 @@ export class Store {
     expectedResourceVersion: string | undefined,
     opts: WriteOptions,
     mutate: (current: KubeObject | undefined) => KubeObject,
-    { createIfMissing = this.type.allowCreateOnUpdate, subresource = '', admissionView }: { createIfMissing?: boolean; subresource?: string; admissionView?: AdmissionView } = {},
+    { createIfMissing, subresource = '', admissionView }: { createIfMissing?: boolean; subresource?: string; admissionView?: AdmissionView } = {},
   ): Promise<UpdateResult> {
+    if (this.type.load !== undefined) await this.type.load();
+    createIfMissing ??= this.type.allowCreateOnUpdate;
     const pinned = expectedResourceVersion !== undefined && expectedResourceVersion !== '';
     const rules = this.updateRules(subresource);
     for (let attempt = 0; ; attempt++) {
@@ -425,6 +433,7 @@ export class Store {
   }
 
   async delete(namespace: string, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
+    if (this.type.load !== undefined) await this.type.load();
     for (let attempt = 0; ; attempt++) {
       const kv = await this.backend.get(this.key(namespace, name));
       if (kv === undefined) throw notFound(this.groupResource, name);
@@ -467,6 +476,7 @@ export class Store {
 
   /** Deletes every object matching the filter; answers the list of what was deleted, as upstream. */
   async deleteCollection(namespace: string, filter: ObjectFilter | undefined, opts: DeleteOptions = {}): Promise<KubeList> {
+    if (this.type.load !== undefined) await this.type.load();
     const list = await this.list(namespace, { filter });
     const items: KubeObject[] = [];
     for (const { object: obj } of list.items) {

@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { eventually } from '../helpers/eventually.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 
 const run = promisify(execFile);
@@ -267,6 +268,8 @@ describe('objects every cluster has', () => {
     assert.deepEqual(table.json.rows[0].cells.slice(0, 3), ['v1.apps', 'Local', 'True']);
   });
 
+  // The objects exist when the server serves; moving them to the new port follows right
+  // after, as upstream's bootstrap controller reconciles them in the background.
   test('a restart on the same data keeps them and follows the new port', async () => {
     const dataDir = tempDir();
     const first = await startServer({ storage: 'sqlite', dataDir });
@@ -277,7 +280,12 @@ describe('objects every cluster has', () => {
     try {
       const after = (await second.request('GET', '/api/v1/namespaces/default/services/kubernetes')).json;
       assert.equal(after.metadata.uid, before.metadata.uid);
-      assert.equal(after.spec.ports[0].targetPort, second.port);
+      await eventually(async () => {
+        const moved = (await second.request('GET', '/api/v1/namespaces/default/services/kubernetes')).json;
+        assert.equal(moved.spec.ports[0].targetPort, second.port);
+        const slice = (await second.request('GET', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes')).json;
+        assert.equal(slice.ports[0].port, second.port);
+      });
       const schemaAfter = (await second.request('GET', '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/exempt')).json;
       assert.equal(schemaAfter.metadata.resourceVersion, schemaBefore.metadata.resourceVersion);
     } finally {

@@ -76,7 +76,7 @@ export async function subresourceHandler(scope: RequestScope, registry: Resource
 
 /** POST pods/{name}/binding: the Binding names the pod (upstream's BindingREST). */
 async function podBinding(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
-  const binding = decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req)).object;
+  const binding = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req))).object;
   await bindingHandler(scope, registry, binding, scope.info.name, 'pods');
 }
 
@@ -120,7 +120,7 @@ async function updateObject(scope: RequestScope): Promise<void> {
   const { info, served } = scope;
   const dryRun = parseDryRun(scope.query, 'UpdateOptions');
   const directive = parseFieldValidation(scope.query, 'UpdateOptions');
-  const { object: obj, duplicateFields } = decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { findDuplicates: directive !== 'Ignore' });
+  const { object: obj, duplicateFields } = await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { findDuplicates: directive !== 'Ignore' });
   checkIdentity(scope, obj);
   const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, obj.metadata.resourceVersion, {
     dryRun, fieldValidation: { directive, duplicateFields }, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'UpdateOptions'),
@@ -132,7 +132,7 @@ async function updateScaleObject(scope: RequestScope): Promise<void> {
   const { info, served } = scope;
   const dryRun = parseDryRun(scope.query, 'UpdateOptions');
   parseFieldValidation(scope.query, 'UpdateOptions');
-  const body = decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req)).object;
+  const body = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req))).object;
   checkIdentity(scope, body);
   const scale = await updateScale(served.store, info.namespace, info.name, body.metadata.resourceVersion, { dryRun, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'UpdateOptions') }, () => body);
   await writeObject(scope.res, 200, scope.negotiated, scale);

@@ -67,3 +67,20 @@ export function builtinType(group: string, version: string, resource: string, pa
     ...parts,
   };
 }
+
+/**
+ * A built-in type whose behaviour loads on first use: until `load()` has run it is the
+ * skeleton with upstream's common defaults and `eager` (what discovery and routing read
+ * before any request: served subresources); `load` imports the module and fills in the
+ * rest. Start-up then does not load the modules of types no request has used yet.
+ */
+export function lazyBuiltinType(group: string, version: string, resource: string, load: () => Promise<ResourceType>, eager: BuiltinParts = {}): ResourceType {
+  const type = builtinType(group, version, resource, eager);
+  let loading: Promise<void> | undefined;
+  type.load = () => loading ??= load().then((full) => {
+    if (full.group !== group || full.version !== version || full.resource !== resource) throw new Error(`${group}/${version}/${resource} loaded as ${full.group}/${full.version}/${full.resource}`);
+    Object.assign(type, full);
+    delete type.load;
+  });
+  return type;
+}

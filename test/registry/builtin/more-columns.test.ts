@@ -1,6 +1,6 @@
 // Table columns of the networking, storage, admission policy and resource allocation types,
 // as upstream printers.go defines and fills them, and that every built-in type has its own.
-import { describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject, TableColumn } from '../../../src/api/index.ts';
 import { builtinResourceTypes } from '../../../src/registry/builtin/index.ts';
@@ -8,8 +8,14 @@ import { builtinResourceTypes } from '../../../src/registry/builtin/index.ts';
 const now = Date.parse('2024-05-01T12:00:00Z');
 const created = '2024-05-01T11:55:00Z';
 
+// Types few clients use load their behaviour on first use (ResourceType.load): load them all.
+const types = builtinResourceTypes();
+before(async () => {
+  for (const t of types) await t.load?.();
+});
+
 function columnsOf(resource: string): TableColumn[] {
-  const type = builtinResourceTypes().find((t) => t.resource === resource);
+  const type = types.find((t) => t.resource === resource);
   assert.ok(type?.tableColumns, resource);
   return type.tableColumns;
 }
@@ -139,6 +145,6 @@ describe('cells as upstream printers.go fills them', () => {
 });
 
 test('every built-in type has its own columns but bindings (create-only) and limitranges (upstream prints the default table)', () => {
-  const without = builtinResourceTypes().filter((t) => t.tableColumns === undefined).map((t) => `${t.group}/${t.resource}`);
+  const without = types.filter((t) => t.tableColumns === undefined).map((t) => `${t.group}/${t.resource}`);
   assert.deepEqual(without.sort(), ['/bindings', '/limitranges']);
 });

@@ -62,3 +62,16 @@ test('each call builds its own allocator state', () => {
   const b = builtinResourceTypes().find((t) => t.resource === 'services')!.allocator;
   assert.notEqual(a, b);
 });
+
+test('a type that loads its behaviour on first use serves the same names, scope, verbs and subresources before and after', async () => {
+  const lazy = builtinResourceTypes().filter((t) => t.load !== undefined);
+  assert.ok(lazy.length > 30, `${lazy.length} lazily loaded types`);
+  for (const t of lazy) {
+    const before = JSON.stringify([t.kind, t.namespaced, t.verbs, t.shortNames, t.categories, t.subresources, t.schemaName]);
+    const strategy = t.strategy;
+    await t.load!();
+    assert.equal(t.load, undefined, t.resource);
+    assert.equal(JSON.stringify([t.kind, t.namespaced, t.verbs, t.shortNames, t.categories, t.subresources, t.schemaName]), before, t.resource);
+    assert.notEqual(t.strategy, strategy, `${t.resource} has its own strategy once loaded`);
+  }
+});
