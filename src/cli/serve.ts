@@ -31,7 +31,6 @@ import { ApiServer } from '../server/server.ts';
 import { ensureServingMaterial } from '../server/tls-material.ts';
 import { Compactor, openBackend } from '../storage/index.ts';
 import { ensureSystemPriorityClasses } from '../registry/builtin/priorityclasses.ts';
-import { loadProtobufCodec } from '../encoding/decode.ts';
 import { admissionPlugins, namespaceObjects } from './admission-plugins.ts';
 import { UsageError, type Config } from './config.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
@@ -210,15 +209,6 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const kubeconfigPath = path.resolve(config.kubeconfigPath ?? path.join(dataDir, 'kubeconfig'));
   await writeKubeconfig(kubeconfigPath, { server: url, caPem: material.caPem, token: tokens.admin });
   setImmediate(() => void loadInBackground([...caches], () => closing !== undefined));
-  // Go clients send Protobuf: its codec loads once serving has begun, not before; so do
-  // the modules of the built-in types no request has needed yet (ResourceType.load).
-  setImmediate(() => void (async () => {
-    await loadProtobufCodec();
-    for (const { type } of registry.all()) {
-      if (closing !== undefined) return;
-      await type.load?.().catch((err: unknown) => log(`loading ${type.resource}: ${(err as Error).message}`));
-    }
-  })());
   quotaController.start().catch((err: unknown) => log(`resourcequota controller: ${(err as Error).message}`));
 
   return {

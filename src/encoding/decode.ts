@@ -14,7 +14,7 @@ const requestBodyTypes = ['application/json', 'application/yaml', protobufMediaT
  */
 let protobufCodec: typeof import('./protobuf/index.ts') | undefined;
 
-/** Loads the Protobuf codec (once); the server calls it when it has started serving. */
+/** Loads the Protobuf codec (once); the first Protobuf body waits for it. */
 export async function loadProtobufCodec(): Promise<void> {
   protobufCodec ??= await import('./protobuf/index.ts');
 }

@@ -178,8 +178,8 @@ export interface ResourceType {
   virtual?: boolean;
   /**
    * Present while the type's behaviour (strategy, table columns, update rules) is not
-   * loaded yet: built-in types few clients use load their module on first use, so that
-   * start-up does not pay for them (registry/builtin/skeleton.ts, lazyBuiltinType). The
+   * loaded yet: built-in types few clients use load their module on first use (some
+   * milliseconds, once), so that start-up and idle memory do not pay for them (registry/builtin/skeleton.ts, lazyBuiltinType). The
    * Store and the request handler await it before anything reads the behaviour; what
    * discovery and routing read (names, verbs, subresources, schema) is there from the start.
    */
