@@ -10,6 +10,7 @@ import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { invalid } from '../validation/field.ts';
 import { validateName } from '../validation/names.ts';
+import { mutatingBindingStrategy, mutatingPolicyStrategy, validatingBindingStrategy, validatingPolicyStrategy } from './admission-policies.ts';
 import { generationStrategy, specStatusStrategy } from './common.ts';
 import { arrayAt, objectAt, objectsAt, stringAt } from './object.ts';
 import { builtinType } from './skeleton.ts';
@@ -120,7 +121,7 @@ export function admissionPolicyTypes(): ResourceType[] {
   const group = 'admissionregistration.k8s.io';
   return [
     builtinType(group, 'v1', 'validatingadmissionpolicies', {
-      strategy: specStatusStrategy(),
+      strategy: validatingPolicyStrategy(),
       tableColumns: [
         nameColumn,
         column('Validations', (p) => arrayAt(objectAt(p, 'spec'), 'validations').length, {
@@ -130,9 +131,9 @@ export function admissionPolicyTypes(): ResourceType[] {
         ageColumn,
       ],
     }),
-    builtinType(group, 'v1', 'validatingadmissionpolicybindings', { strategy: generationStrategy(), tableColumns: policyBindingColumns }),
+    builtinType(group, 'v1', 'validatingadmissionpolicybindings', { strategy: validatingBindingStrategy(), tableColumns: policyBindingColumns }),
     builtinType(group, 'v1', 'mutatingadmissionpolicies', {
-      strategy: generationStrategy(),
+      strategy: mutatingPolicyStrategy(),
       tableColumns: [
         nameColumn,
         column('Mutations', (p) => arrayAt(objectAt(p, 'spec'), 'mutations').length, {
@@ -142,7 +143,7 @@ export function admissionPolicyTypes(): ResourceType[] {
         ageColumn,
       ],
     }),
-    builtinType(group, 'v1', 'mutatingadmissionpolicybindings', { strategy: generationStrategy(), tableColumns: policyBindingColumns }),
+    builtinType(group, 'v1', 'mutatingadmissionpolicybindings', { strategy: mutatingBindingStrategy(), tableColumns: policyBindingColumns }),
   ];
 }
 

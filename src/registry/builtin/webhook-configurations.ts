@@ -5,9 +5,10 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { duplicate, GoValue, goSyntax, invalid, notSupported, required } from '../validation/field.ts';
-import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum } from '../validation/names.ts';
+import { duplicate, goSyntax, invalid, notSupported, required } from '../validation/field.ts';
+import { isDNS1035Label, isDNS1123Subdomain, isValidPortNum } from '../validation/names.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
+import { checkEnum, failurePolicies, goStrings, matchPolicies, reinvocationPolicies, strings, validateMatchConditions, validateRule } from './admission-rules.ts';
 import { arrayAt, objectAt, objectsAt, semanticEqual, setDefault, stringAt } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 import { builtinType } from './skeleton.ts';
@@ -15,13 +16,8 @@ import { builtinType } from './skeleton.ts';
 type WebhookKind = 'mutating' | 'validating';
 
 const acceptedReviewVersions = ['v1', 'v1beta1'];
-const failurePolicies = ['Fail', 'Ignore'];
-const matchPolicies = ['Equivalent', 'Exact'];
 const sideEffectClasses = ['None', 'NoneOnDryRun', 'Some', 'Unknown'];
 const noSideEffectClasses = ['None', 'NoneOnDryRun'];
-const operations = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
-const reinvocationPolicies = ['IfNeeded', 'Never'];
-const scopes = ['*', 'Cluster', 'Namespaced'];
 
 /** SetDefaults_MutatingWebhook / SetDefaults_ValidatingWebhook, SetDefaults_Rule, SetDefaults_ServiceReference. */
 function defaultWebhook(hook: JsonObject, kind: WebhookKind): void {
@@ -47,70 +43,6 @@ function validateFullyQualifiedName(name: string, path: string): StatusCause[] {
   if (errs.length > 0) return [invalid(path, name, errs.join(','))];
   if (name.split('.').length < 3) return [invalid(path, name, 'should be a domain with at least three segments separated by dots')];
   return [];
-}
-
-function strings(v: unknown): string[] {
-  return Array.isArray(v) ? v.map((x) => String(x)) : [];
-}
-
-function goStrings(values: string[]): GoValue {
-  return new GoValue(goSyntax(values));
-}
-
-/** validateResources: resources with subresources and their wildcards. */
-function validateResources(resources: string[], path: string): StatusCause[] {
-  const causes: StatusCause[] = [];
-  if (resources.length === 0) causes.push(required(path));
-  const withWildcardSub = new Set<string>();
-  const subWithWildcardRes = new Set<string>();
-  let doubleWildcard = false;
-  let singleWildcard = false;
-  let withoutSub = false;
-  resources.forEach((resSub, i) => {
-    if (resSub === '') {
-      causes.push(required(`${path}[${i}]`));
-      return;
-    }
-    if (resSub === '*/*') doubleWildcard = true;
-    if (resSub === '*') singleWildcard = true;
-    const slash = resSub.indexOf('/');
-    if (slash < 0) {
-      withoutSub = resSub !== '*';
-      return;
-    }
-    const res = resSub.slice(0, slash);
-    const sub = resSub.slice(slash + 1);
-    if (withWildcardSub.has(res)) causes.push(invalid(`${path}[${i}]`, resSub, `if '${res}/*' is present, must not specify ${resSub}`));
-    if (subWithWildcardRes.has(sub)) causes.push(invalid(`${path}[${i}]`, resSub, `if '*/${sub}' is present, must not specify ${resSub}`));
-    if (sub === '*') withWildcardSub.add(res);
-    if (res === '*') subWithWildcardRes.add(sub);
-  });
-  if (resources.length > 1 && doubleWildcard) causes.push(invalid(path, goStrings(resources), "if '*/*' is present, must not specify other resources"));
-  if (singleWildcard && withoutSub) causes.push(invalid(path, goStrings(resources), "if '*' is present, must not specify other resources without subresources"));
-  return causes;
-}
-
-/** validateRuleWithOperations. */
-function validateRule(rule: JsonObject, path: string): StatusCause[] {
-  const causes: StatusCause[] = [];
-  const ops = strings(rule.operations);
-  if (ops.length === 0) causes.push(required(`${path}.operations`));
-  if (ops.length > 1 && ops.includes('*')) causes.push(invalid(`${path}.operations`, goStrings(ops), "if '*' is present, must not specify other operations"));
-  ops.forEach((op, i) => {
-    if (!operations.includes(op)) causes.push(notSupported(`${path}.operations[${i}]`, op, operations));
-  });
-  const groups = strings(rule.apiGroups);
-  if (groups.length === 0) causes.push(required(`${path}.apiGroups`));
-  if (groups.length > 1 && groups.includes('*')) causes.push(invalid(`${path}.apiGroups`, goStrings(groups), "if '*' is present, must not specify other API groups"));
-  const versions = strings(rule.apiVersions);
-  if (versions.length === 0) causes.push(required(`${path}.apiVersions`));
-  if (versions.length > 1 && versions.includes('*')) causes.push(invalid(`${path}.apiVersions`, goStrings(versions), "if '*' is present, must not specify other API versions"));
-  versions.forEach((v, i) => {
-    if (v === '') causes.push(required(`${path}.apiVersions[${i}]`));
-  });
-  causes.push(...validateResources(strings(rule.resources), `${path}.resources`));
-  if (rule.scope !== undefined && rule.scope !== null && !scopes.includes(String(rule.scope))) causes.push(notSupported(`${path}.scope`, rule.scope, scopes));
-  return causes;
 }
 
 /** webhook.ValidateWebhookURL with https required. */
@@ -179,24 +111,6 @@ function validateReviewVersions(versions: unknown, path: string, requireRecogniz
   return causes;
 }
 
-/** validateMatchConditions, without compiling the CEL (Plinth has no CEL evaluator). */
-function validateMatchConditions(conditions: JsonObject[], path: string): StatusCause[] {
-  const causes: StatusCause[] = [];
-  if (conditions.length > 64) causes.push({ reason: 'FieldValueTooMany', field: path, message: `Too many: ${conditions.length}: must have at most 64 items` });
-  const names = new Set<string>();
-  conditions.forEach((c, i) => {
-    const name = stringAt(c, 'name');
-    if (name === '') causes.push(required(`${path}[${i}].name`));
-    else {
-      for (const msg of isQualifiedName(name)) causes.push(invalid(`${path}[${i}].name`, name, msg));
-      if (names.has(name)) causes.push(duplicate(`${path}[${i}].name`, name));
-      names.add(name);
-    }
-    if (stringAt(c, 'expression') === '') causes.push(required(`${path}[${i}].expression`));
-  });
-  return causes;
-}
-
 interface ValidationOptions {
   requireNoSideEffects: boolean;
   requireRecognizedReviewVersion: boolean;
@@ -206,8 +120,8 @@ interface ValidationOptions {
 function validateWebhook(hook: JsonObject, kind: WebhookKind, opts: ValidationOptions, path: string): StatusCause[] {
   const causes = validateFullyQualifiedName(stringAt(hook, 'name'), `${path}.name`);
   objectsAt(hook, 'rules').forEach((rule, i) => causes.push(...validateRule(rule, `${path}.rules[${i}]`)));
-  if (hook.failurePolicy !== undefined && !failurePolicies.includes(String(hook.failurePolicy))) causes.push(notSupported(`${path}.failurePolicy`, hook.failurePolicy, failurePolicies));
-  if (hook.matchPolicy !== undefined && !matchPolicies.includes(String(hook.matchPolicy))) causes.push(notSupported(`${path}.matchPolicy`, hook.matchPolicy, matchPolicies));
+  causes.push(...checkEnum(hook.failurePolicy, failurePolicies, `${path}.failurePolicy`));
+  causes.push(...checkEnum(hook.matchPolicy, matchPolicies, `${path}.matchPolicy`));
   const allowedSideEffects = opts.requireNoSideEffects ? noSideEffectClasses : sideEffectClasses;
   if (hook.sideEffects === undefined || hook.sideEffects === null) causes.push(required(`${path}.sideEffects`, `must specify one of ${allowedSideEffects.join(', ')}`));
   else if (!allowedSideEffects.includes(String(hook.sideEffects))) causes.push(notSupported(`${path}.sideEffects`, hook.sideEffects, allowedSideEffects));
@@ -217,9 +131,7 @@ function validateWebhook(hook: JsonObject, kind: WebhookKind, opts: ValidationOp
     const sel = objectAt(hook, selector);
     if (sel !== undefined) causes.push(...validateLabelSelector(sel, `${path}.${selector}`));
   }
-  if (kind === 'mutating' && hook.reinvocationPolicy !== undefined && !reinvocationPolicies.includes(String(hook.reinvocationPolicy))) {
-    causes.push(notSupported(`${path}.reinvocationPolicy`, hook.reinvocationPolicy, reinvocationPolicies));
-  }
+  if (kind === 'mutating') causes.push(...checkEnum(hook.reinvocationPolicy, reinvocationPolicies, `${path}.reinvocationPolicy`));
   const cc = objectAt(hook, 'clientConfig') ?? {};
   const hasURL = typeof cc.url === 'string';
   const service = objectAt(cc, 'service');

@@ -1,0 +1,333 @@
+// Defaults and validation of admissionregistration.k8s.io/v1 validating and mutating admission
+// policies and their bindings, after kubernetes pkg/apis/admissionregistration/v1/defaults.go,
+// pkg/apis/admissionregistration/validation and pkg/registry/admissionregistration. Plinth
+// has no CEL evaluator: expressions are checked to be there and within upstream's length
+// limits, never compiled.
+
+import type { KubeObject, StatusCause } from '../../api/index.ts';
+import { isObject, type JsonObject } from '../../api/json.ts';
+import type { Strategy } from '../resource-type.ts';
+import { duplicate, forbidden, GoValue, goQuote, invalid, notSupported, required } from '../validation/field.ts';
+import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, validateName } from '../validation/names.ts';
+import { checkEnum, failurePolicies, goStrings, matchPolicies, reinvocationPolicies, strings, validateMatchConditions, validateRule } from './admission-rules.ts';
+import { generationStrategy, specStatusStrategy } from './common.ts';
+import { objectAt, objectsAt, setDefault, stringAt } from './object.ts';
+import { validateLabelSelector } from './selector-validation.ts';
+
+const validationReasons = ['Forbidden', 'Invalid', 'RequestEntityTooLarge'];
+const validationActions = ['Audit', 'Deny', 'Warn'];
+const patchTypes = ['ApplyConfiguration', 'JSONPatch'];
+/** The operations a mutating policy or binding may match: no DELETE. */
+const mutatingOperations = ['*', 'CONNECT', 'CREATE', 'UPDATE'];
+const maxAuditAnnotations = 20;
+const maxAuditAnnotationValueExpressionLength = 5 * 1024;
+
+type PolicyKind = 'mutating' | 'validating';
+
+/** SetDefaults_MatchResources and SetDefaults_Rule of each rule. */
+function defaultMatchResources(match: JsonObject | undefined): void {
+  if (match === undefined) return;
+  setDefault(match, 'matchPolicy', 'Equivalent');
+  if (!isObject(match.namespaceSelector)) match.namespaceSelector = {};
+  if (!isObject(match.objectSelector)) match.objectSelector = {};
+  for (const rule of [...objectsAt(match, 'resourceRules'), ...objectsAt(match, 'excludeResourceRules')]) setDefault(rule, 'scope', '*');
+}
+
+function defaultPolicy(obj: KubeObject, kind: PolicyKind): void {
+  const spec = objectAt(obj, 'spec');
+  if (spec === undefined) return;
+  setDefault(spec, 'failurePolicy', 'Fail');
+  if (kind === 'mutating') setDefault(spec, 'reinvocationPolicy', 'Never');
+  defaultMatchResources(objectAt(spec, 'matchConstraints'));
+}
+
+function defaultBinding(obj: KubeObject): void {
+  const spec = objectAt(obj, 'spec');
+  if (spec === undefined) return;
+  const paramRef = objectAt(spec, 'paramRef');
+  if (paramRef !== undefined) setDefault(paramRef, 'parameterNotFoundAction', 'Deny');
+  defaultMatchResources(objectAt(spec, 'matchResources'));
+}
+
+const blank = (v: unknown) => typeof v !== 'string' || v.trim() === '';
+
+/** validateParamKind: apiVersion as group/version, kind a mixed-case DNS-1035 label. */
+function validateParamKind(kind: JsonObject, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const apiVersion = stringAt(kind, 'apiVersion');
+  if (apiVersion === '') causes.push(required(`${path}.apiVersion`));
+  else if (apiVersion.split('/').length > 2) causes.push(invalid(`${path}.apiVersion`, apiVersion, `unexpected GroupVersion string: ${apiVersion}`));
+  else if (apiVersion !== '/') {
+    const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') as [string, string] : ['', apiVersion];
+    if (group !== '') {
+      const errs = isDNS1123Subdomain(group);
+      if (errs.length > 0) causes.push(invalid(`${path}.apiVersion`, group, errs.join(',')));
+    }
+    if (version === '') causes.push(invalid(`${path}.apiVersion`, apiVersion, 'version must be specified'));
+    else {
+      const errs = isDNS1035Label(version);
+      if (errs.length > 0) causes.push(invalid(`${path}.apiVersion`, version, errs.join(',')));
+    }
+  } else causes.push(invalid(`${path}.apiVersion`, apiVersion, 'version must be specified'));
+  const kindName = stringAt(kind, 'kind');
+  if (kindName === '') causes.push(required(`${path}.kind`));
+  else {
+    const errs = isDNS1035Label(kindName.toLowerCase());
+    if (errs.length > 0) causes.push(invalid(`${path}.kind`, kindName, `may have mixed case, but should otherwise match: ${errs.join(',')}`));
+  }
+  return causes;
+}
+
+/** validateNamedRuleWithOperations: resource names are path segments, unique. */
+function validateNamedRule(rule: JsonObject, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const names = new Set<string>();
+  strings(rule.resourceNames).forEach((name, i) => {
+    for (const msg of validateName(name, 'path-segment')) causes.push(invalid(`${path}.resourceNames[${i}]`, name, msg));
+    if (names.has(name)) causes.push(duplicate(`${path}.resourceNames[${i}]`, name));
+    names.add(name);
+  });
+  return [...causes, ...validateRule(rule, path)];
+}
+
+function validateSelector(selector: unknown, path: string): StatusCause[] {
+  return isObject(selector) ? validateLabelSelector(selector, path) : [required(path)];
+}
+
+/** validateMatchResources. */
+function validateMatchResources(match: JsonObject, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (blank(match.matchPolicy)) causes.push(required(`${path}.matchPolicy`));
+  else causes.push(...checkEnum(match.matchPolicy, matchPolicies, `${path}.matchPolicy`));
+  causes.push(...validateSelector(match.namespaceSelector, `${path}.namespaceSelector`));
+  causes.push(...validateSelector(match.objectSelector, `${path}.objectSelector`));
+  objectsAt(match, 'resourceRules').forEach((r, i) => causes.push(...validateNamedRule(r, `${path}.resourceRules[${i}]`)));
+  objectsAt(match, 'excludeResourceRules').forEach((r, i) => causes.push(...validateNamedRule(r, `${path}.excludeResourceRules[${i}]`)));
+  return causes;
+}
+
+/** What a mutating policy or binding adds: its rules may not match DELETE. */
+function validateMutatingOperations(match: JsonObject, path: string): StatusCause[] {
+  return objectsAt(match, 'resourceRules').flatMap((rule) =>
+    strings(rule.operations).filter((op) => !mutatingOperations.includes(op)).map((op) => notSupported(path, op, mutatingOperations)));
+}
+
+const celIdentifier = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
+const celReserved = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import',
+  'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+
+function validateVariable(variable: JsonObject, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const name = stringAt(variable, 'name');
+  if (name.trim() === '') causes.push(required(`${path}.name`, 'name is not specified'));
+  else if (!celIdentifier.test(name) || celReserved.has(name)) causes.push(invalid(`${path}.name`, name, 'name is not a valid CEL identifier'));
+  if (blank(variable.expression)) causes.push(required(`${path}.expression`, 'expression is not specified'));
+  return causes;
+}
+
+function validateValidation(validation: JsonObject, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (blank(validation.expression)) causes.push(required(`${path}.expression`, 'expression is not specified'));
+  const messageExpression = stringAt(validation, 'messageExpression');
+  if (messageExpression !== '' && messageExpression.trim() === '') causes.push(invalid(`${path}.messageExpression`, messageExpression, 'must be non-empty if specified'));
+  const message = stringAt(validation, 'message');
+  if (message !== '' && message.trim() === '') causes.push(invalid(`${path}.message`, message, 'message must be non-empty if specified'));
+  else if (/[\n\r]/.test(message.trim())) causes.push(invalid(`${path}.message`, message, 'message must not contain line breaks'));
+  causes.push(...checkEnum(validation.reason, validationReasons, `${path}.reason`));
+  return causes;
+}
+
+function validateAuditAnnotation(policyName: string, annotation: JsonObject, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const key = stringAt(annotation, 'key');
+  if (policyName === '') causes.push(invalid(`${path}.key`, key, 'requires metadata.name be non-empty'));
+  else for (const msg of isQualifiedName(`${policyName}/${key}`)) causes.push(invalid(`${path}.key`, `${policyName}/${key}`, msg));
+  const value = stringAt(annotation, 'valueExpression').trim();
+  if (value === '') causes.push(required(`${path}.valueExpression`, 'valueExpression is not specified'));
+  else if (Buffer.byteLength(value) > maxAuditAnnotationValueExpressionLength) {
+    causes.push(required(`${path}.valueExpression`, `must not exceed ${maxAuditAnnotationValueExpressionLength} bytes in length`));
+  }
+  return causes;
+}
+
+/** %#v of the internal []AuditAnnotation, as the too-many error prints it. */
+function goAuditAnnotations(annotations: JsonObject[]): GoValue {
+  const items = annotations.map((a) => `admissionregistration.AuditAnnotation{Key:${goQuote(stringAt(a, 'key'))}, ValueExpression:${goQuote(stringAt(a, 'valueExpression'))}}`);
+  return new GoValue(`[]admissionregistration.AuditAnnotation{${items.join(', ')}}`);
+}
+
+function validateMutation(mutation: JsonObject, path: string): StatusCause[] {
+  const patchType = stringAt(mutation, 'patchType');
+  const jsonPatch = objectAt(mutation, 'jsonPatch');
+  const applyConfiguration = objectAt(mutation, 'applyConfiguration');
+  const causes: StatusCause[] = [];
+  switch (patchType) {
+    case '':
+      return [required(`${path}.patchType`)];
+    case 'JSONPatch':
+      if (jsonPatch === undefined) causes.push(required(`${path}.jsonPatch`, 'must be specified when patchType is JSONPatch'));
+      else if (blank(jsonPatch.expression)) causes.push(required(`${path}.jsonPatch.expression`));
+      if (applyConfiguration !== undefined) causes.push(invalid(`${path}.applyConfiguration`, '{applyConfiguration}', 'must not be specified when patchType is JSONPatch'));
+      return causes;
+    case 'ApplyConfiguration':
+      if (applyConfiguration === undefined) causes.push(required(`${path}.applyConfiguration`, 'must be specified when patchType is ApplyConfiguration'));
+      else if (blank(applyConfiguration.expression)) causes.push(required(`${path}.applyConfiguration.expression`));
+      if (jsonPatch !== undefined) causes.push(invalid(`${path}.jsonPatch`, '{jsonPatch}', 'must not be specified when patchType is ApplyConfiguration'));
+      return causes;
+    default:
+      return [notSupported(`${path}.patchType`, patchType, patchTypes)];
+  }
+}
+
+/** What both kinds of policy spec validate first: failurePolicy, paramKind, matchConstraints, matchConditions, variables. */
+function validatePolicyCommon(spec: JsonObject, kind: PolicyKind): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (blank(spec.failurePolicy)) causes.push(required('spec.failurePolicy'));
+  else causes.push(...checkEnum(spec.failurePolicy, failurePolicies, 'spec.failurePolicy'));
+  const paramKind = objectAt(spec, 'paramKind');
+  if (paramKind !== undefined) causes.push(...validateParamKind(paramKind, 'spec.paramKind'));
+  const match = objectAt(spec, 'matchConstraints');
+  if (match === undefined) causes.push(required('spec.matchConstraints'));
+  else {
+    causes.push(...validateMatchResources(match, 'spec.matchConstraints'));
+    if (objectsAt(match, 'resourceRules').length === 0) causes.push(required('spec.matchConstraints.resourceRules'));
+    if (kind === 'mutating') causes.push(...validateMutatingOperations(match, 'spec.matchConstraints.resourceRules.operations'));
+  }
+  causes.push(...validateMatchConditions(objectsAt(spec, 'matchConditions'), 'spec.matchConditions'));
+  objectsAt(spec, 'variables').forEach((v, i) => causes.push(...validateVariable(v, `spec.variables[${i}]`)));
+  return causes;
+}
+
+/** ValidateValidatingAdmissionPolicy (its update variant relaxes only CEL compilation, which Plinth does not do). */
+export function validateValidatingPolicy(obj: KubeObject): StatusCause[] {
+  const spec = objectAt(obj, 'spec') ?? {};
+  const causes = validatePolicyCommon(spec, 'validating');
+  const validations = objectsAt(spec, 'validations');
+  const annotations = objectsAt(spec, 'auditAnnotations');
+  if (validations.length === 0 && annotations.length === 0) {
+    const detail = 'validations or auditAnnotations must contain at least one item';
+    return [...causes, required('spec.validations', detail), required('spec.auditAnnotations', detail)];
+  }
+  validations.forEach((v, i) => causes.push(...validateValidation(v, `spec.validations[${i}]`)));
+  if (annotations.length > maxAuditAnnotations) {
+    causes.push(invalid('spec.auditAnnotations', goAuditAnnotations(annotations), `must not have more than ${maxAuditAnnotations} auditAnnotations`));
+  }
+  const keys = new Set<string>();
+  annotations.forEach((a, i) => {
+    causes.push(...validateAuditAnnotation(obj.metadata.name ?? '', a, `spec.auditAnnotations[${i}]`));
+    const key = stringAt(a, 'key');
+    if (keys.has(key)) causes.push(duplicate(`spec.auditAnnotations[${i}].key`, key));
+    keys.add(key);
+  });
+  return causes;
+}
+
+/** ValidateMutatingAdmissionPolicy. */
+export function validateMutatingPolicy(obj: KubeObject): StatusCause[] {
+  const spec = objectAt(obj, 'spec') ?? {};
+  const causes = validatePolicyCommon(spec, 'mutating');
+  const mutations = objectsAt(spec, 'mutations');
+  if (mutations.length === 0) causes.push(required('spec.mutations', 'mutations must contain at least one item'));
+  mutations.forEach((m, i) => causes.push(...validateMutation(m, `spec.mutations[${i}]`)));
+  if (blank(spec.reinvocationPolicy)) causes.push(required('spec.reinvocationPolicy'));
+  else causes.push(...checkEnum(spec.reinvocationPolicy, reinvocationPolicies, 'spec.reinvocationPolicy'));
+  return causes;
+}
+
+/** validateParamRef: name xor selector, parameterNotFoundAction Allow or Deny. */
+function validateParamRef(ref: JsonObject, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const name = stringAt(ref, 'name');
+  const selector = objectAt(ref, 'selector');
+  if (name !== '') {
+    for (const msg of validateName(name, 'path-segment')) causes.push(invalid(`${path}.name`, name, msg));
+    if (selector !== undefined) causes.push(forbidden(`${path}.name`, 'name and selector are mutually exclusive'));
+  }
+  if (selector !== undefined) {
+    causes.push(...validateLabelSelector(selector, `${path}.selector`));
+    if (name !== '') causes.push(forbidden(`${path}.selector`, 'name and selector are mutually exclusive'));
+  }
+  if (name === '' && selector === undefined) causes.push(required(path, 'one of name or selector must be specified'));
+  const action = stringAt(ref, 'parameterNotFoundAction');
+  if (action === '') causes.push(required(`${path}.parameterNotFoundAction`));
+  else if (action !== 'Deny' && action !== 'Allow') causes.push(notSupported(`${path}.parameterNotFoundAction`, action, ['Deny', 'Allow']));
+  return causes;
+}
+
+/** validateValidationActions: at least one, unique, known, not both Deny and Warn. */
+function validateValidationActions(actions: string[], path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const seen = new Set<string>();
+  actions.forEach((action, i) => {
+    causes.push(...checkEnum(action, validationActions, `${path}[${i}]`));
+    if (seen.has(action)) causes.push(duplicate(`${path}[${i}]`, action));
+    seen.add(action);
+  });
+  if (seen.has('Deny') && seen.has('Warn')) {
+    causes.push(invalid(path, goStrings(actions), 'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)'));
+  }
+  if (seen.size === 0) causes.push(required(path, 'at least one validation action is required'));
+  return causes;
+}
+
+/** What both kinds of binding validate: policyName, paramRef, matchResources. */
+function validateBindingCommon(spec: JsonObject, kind: PolicyKind): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const policyName = stringAt(spec, 'policyName');
+  if (policyName === '') causes.push(required('spec.policyName'));
+  else for (const msg of isDNS1123Subdomain(policyName)) causes.push(invalid('spec.policyName', policyName, msg));
+  const paramRef = objectAt(spec, 'paramRef');
+  if (paramRef !== undefined) causes.push(...validateParamRef(paramRef, 'spec.paramRef'));
+  const match = objectAt(spec, 'matchResources');
+  if (match !== undefined) {
+    causes.push(...validateMatchResources(match, 'spec.matchResources'));
+    if (kind === 'mutating') causes.push(...validateMutatingOperations(match, 'spec.matchResources.resourceRules.operations'));
+  }
+  return causes;
+}
+
+export function validateValidatingBinding(obj: KubeObject): StatusCause[] {
+  const spec = objectAt(obj, 'spec') ?? {};
+  return [...validateBindingCommon(spec, 'validating'), ...validateValidationActions(strings(spec.validationActions), 'spec.validationActions')];
+}
+
+export function validateMutatingBinding(obj: KubeObject): StatusCause[] {
+  return validateBindingCommon(objectAt(obj, 'spec') ?? {}, 'mutating');
+}
+
+/**
+ * generationStrategy with defaults set first, so that an update that only leaves out
+ * defaulted fields does not count as a change.
+ */
+function defaultedGenerationStrategy(defaults: (obj: KubeObject) => void, validate: (obj: KubeObject) => StatusCause[]): Strategy {
+  const base = generationStrategy({ validate });
+  return {
+    ...base,
+    prepareForCreate(obj) {
+      defaults(obj);
+      base.prepareForCreate!(obj);
+    },
+    prepareForUpdate(obj, old) {
+      defaults(obj);
+      base.prepareForUpdate!(obj, old);
+    },
+  };
+}
+
+/** ValidatingAdmissionPolicy: a status subresource; spec changes bump the generation. */
+export function validatingPolicyStrategy(): Strategy {
+  const defaults = (obj: KubeObject) => defaultPolicy(obj, 'validating');
+  return specStatusStrategy({ prepareForCreate: defaults, prepareForUpdate: defaults, validate: validateValidatingPolicy });
+}
+
+export function mutatingPolicyStrategy(): Strategy {
+  return defaultedGenerationStrategy((obj) => defaultPolicy(obj, 'mutating'), validateMutatingPolicy);
+}
+
+export function validatingBindingStrategy(): Strategy {
+  return defaultedGenerationStrategy(defaultBinding, validateValidatingBinding);
+}
+
+export function mutatingBindingStrategy(): Strategy {
+  return defaultedGenerationStrategy(defaultBinding, validateMutatingBinding);
+}

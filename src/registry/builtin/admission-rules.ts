@@ -1,0 +1,104 @@
+// What admissionregistration.k8s.io's webhook configurations and admission policies validate
+// alike (upstream's pkg/apis/admissionregistration/validation): rules with operations,
+// match conditions and the values their enumerations accept.
+
+import type { StatusCause } from '../../api/index.ts';
+import type { JsonObject } from '../../api/json.ts';
+import { duplicate, GoValue, goSyntax, invalid, notSupported, required, tooMany } from '../validation/field.ts';
+import { isQualifiedName } from '../validation/names.ts';
+import { stringAt } from './object.ts';
+
+export const failurePolicies = ['Fail', 'Ignore'];
+export const matchPolicies = ['Equivalent', 'Exact'];
+export const reinvocationPolicies = ['IfNeeded', 'Never'];
+const operations = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
+const scopes = ['*', 'Cluster', 'Namespaced'];
+
+/** A list of strings as decoded into a Go []string (anything else: empty). */
+export function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.map((x) => String(x)) : [];
+}
+
+/** A []string as field errors print it (%#v). */
+export function goStrings(values: string[]): GoValue {
+  return new GoValue(goSyntax(values));
+}
+
+/** A value that must be one of `allowed` when set. */
+export function checkEnum(value: unknown, allowed: string[], path: string): StatusCause[] {
+  if (value === undefined || value === null || allowed.includes(String(value))) return [];
+  return [notSupported(path, value, allowed)];
+}
+
+/** validateResources: resources with subresources and their wildcards. */
+function validateResources(resources: string[], path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (resources.length === 0) causes.push(required(path));
+  const withWildcardSub = new Set<string>();
+  const subWithWildcardRes = new Set<string>();
+  let doubleWildcard = false;
+  let singleWildcard = false;
+  let withoutSub = false;
+  resources.forEach((resSub, i) => {
+    if (resSub === '') {
+      causes.push(required(`${path}[${i}]`));
+      return;
+    }
+    if (resSub === '*/*') doubleWildcard = true;
+    if (resSub === '*') singleWildcard = true;
+    const slash = resSub.indexOf('/');
+    if (slash < 0) {
+      withoutSub = resSub !== '*';
+      return;
+    }
+    const res = resSub.slice(0, slash);
+    const sub = resSub.slice(slash + 1);
+    if (withWildcardSub.has(res)) causes.push(invalid(`${path}[${i}]`, resSub, `if '${res}/*' is present, must not specify ${resSub}`));
+    if (subWithWildcardRes.has(sub)) causes.push(invalid(`${path}[${i}]`, resSub, `if '*/${sub}' is present, must not specify ${resSub}`));
+    if (sub === '*') withWildcardSub.add(res);
+    if (res === '*') subWithWildcardRes.add(sub);
+  });
+  if (resources.length > 1 && doubleWildcard) causes.push(invalid(path, goStrings(resources), "if '*/*' is present, must not specify other resources"));
+  if (singleWildcard && withoutSub) causes.push(invalid(path, goStrings(resources), "if '*' is present, must not specify other resources without subresources"));
+  return causes;
+}
+
+/** validateRuleWithOperations. */
+export function validateRule(rule: JsonObject, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const ops = strings(rule.operations);
+  if (ops.length === 0) causes.push(required(`${path}.operations`));
+  if (ops.length > 1 && ops.includes('*')) causes.push(invalid(`${path}.operations`, goStrings(ops), "if '*' is present, must not specify other operations"));
+  ops.forEach((op, i) => causes.push(...checkEnum(op, operations, `${path}.operations[${i}]`)));
+  const groups = strings(rule.apiGroups);
+  if (groups.length === 0) causes.push(required(`${path}.apiGroups`));
+  if (groups.length > 1 && groups.includes('*')) causes.push(invalid(`${path}.apiGroups`, goStrings(groups), "if '*' is present, must not specify other API groups"));
+  const versions = strings(rule.apiVersions);
+  if (versions.length === 0) causes.push(required(`${path}.apiVersions`));
+  if (versions.length > 1 && versions.includes('*')) causes.push(invalid(`${path}.apiVersions`, goStrings(versions), "if '*' is present, must not specify other API versions"));
+  versions.forEach((v, i) => {
+    if (v === '') causes.push(required(`${path}.apiVersions[${i}]`));
+  });
+  causes.push(...validateResources(strings(rule.resources), `${path}.resources`));
+  causes.push(...checkEnum(rule.scope, scopes, `${path}.scope`));
+  return causes;
+}
+
+/** validateMatchConditions, without compiling the CEL (Plinth has no CEL evaluator). */
+export function validateMatchConditions(conditions: JsonObject[], path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (conditions.length > 64) causes.push(tooMany(path, conditions.length, 64));
+  const names = new Set<string>();
+  conditions.forEach((c, i) => {
+    if (stringAt(c, 'expression').trim() === '') causes.push(required(`${path}[${i}].expression`));
+    const name = stringAt(c, 'name');
+    if (name === '') {
+      causes.push(required(`${path}[${i}].name`));
+      return;
+    }
+    for (const msg of isQualifiedName(name)) causes.push(invalid(`${path}[${i}].name`, name, msg));
+    if (names.has(name)) causes.push(duplicate(`${path}[${i}].name`, name));
+    names.add(name);
+  });
+  return causes;
+}
