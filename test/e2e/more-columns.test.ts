@@ -2,13 +2,8 @@
 // upstream's printers define reach kubectl's output.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { promisify } from 'node:util';
+import { kubectl as runKubectl, needsKubectl } from '../helpers/kubectl.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
-
-const kubectlBin = '/usr/bin/kubectl';
-const run = promisify(execFile);
 
 let server: TestServer;
 before(async () => {
@@ -23,19 +18,11 @@ async function create(path: string, body: object): Promise<void> {
   assert.equal(res.status, 201, res.text);
 }
 
-async function kubectl(...args: string[]): Promise<string> {
-  try {
-    const { stdout } = await run(kubectlBin, ['--kubeconfig', server.kubeconfigPath, ...args], { timeout: 30_000 });
-    return stdout;
-  } catch (err) {
-    const e = err as { stderr?: string; message: string };
-    throw new Error(`kubectl ${args.join(' ')} failed: ${e.stderr ?? e.message}`);
-  }
-}
+const kubectl = (...args: string[]) => runKubectl(server, ...args);
 
 const header = (out: string) => out.split('\n')[0]!.trim().split(/\s{2,}/);
 
-describe('kubectl get prints the storage and resource allocation columns', { skip: existsSync(kubectlBin) ? false : `kubectl is not installed at ${kubectlBin}` }, () => {
+describe('kubectl get prints the storage and resource allocation columns', needsKubectl, () => {
   test('csidrivers', async () => {
     await create('/apis/storage.k8s.io/v1/csidrivers', { metadata: { name: 'cols.csi.example.com' }, spec: { tokenRequests: [{ audience: 'vault' }] } });
     const out = await kubectl('get', 'csidrivers', 'cols.csi.example.com');

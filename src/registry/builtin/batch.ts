@@ -2,8 +2,7 @@
 // and pkg/apis/batch/validation, Table columns after printers.go (printJob, printCronJob).
 
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
-import { labelSelectorFromObject, labelSelectorString, type LabelSelectorObject } from '../../api/labels.ts';
-import { isObject, type JsonObject } from '../../api/json.ts';
+import type { JsonObject } from '../../api/json.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, humanDuration, nameColumn, timestampMs, translateTimestampSince } from '../table-columns.ts';
 import { invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
@@ -16,6 +15,7 @@ import {
 } from './job-spec.ts';
 import { arrayAt, ensureObject, numberAt, objectAt, objectsAt, stringAt } from './object.ts';
 import { builtinType } from './skeleton.ts';
+import { formatSelector } from './table-columns.ts';
 
 // ---------- jobs ----------
 
@@ -87,15 +87,6 @@ function jobDuration(job: KubeObject, now: number): string {
   return humanDuration((completion ?? now) - start);
 }
 
-/** metav1.FormatLabelSelector: "<none>" when empty or unset, "<error>" when it does not parse. */
-function formatSelector(selector: unknown): string {
-  try {
-    const text = labelSelectorString(labelSelectorFromObject(isObject(selector) ? (selector as LabelSelectorObject) : undefined));
-    return text === '' ? '<none>' : text;
-  } catch {
-    return '<error>';
-  }
-}
 
 const containersOf = (podTemplate: unknown) => objectsAt(objectAt(podTemplate, 'spec'), 'containers');
 

@@ -3,8 +3,8 @@
 // pkg/apis/networking/v1/defaults.go, pkg/apis/networking/validation and printers.go.
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
-import { isObject, type JsonObject } from '../../api/json.ts';
-import { labelSelectorFromObject, labelSelectorString, regexError, type LabelSelectorObject } from '../../api/labels.ts';
+import type { JsonObject } from '../../api/json.ts';
+import { regexError } from '../../api/labels.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { fieldImmutable, forbidden, GoValue, invalid, notSupported, required, tooLong } from '../validation/field.ts';
@@ -14,6 +14,7 @@ import { parseCIDR, parseIP } from './ip.ts';
 import { arrayAt, ensureObject, objectAt, objectsAt, stringAt } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 import { builtinType } from './skeleton.ts';
+import { formatSelector } from './table-columns.ts';
 
 const present = (v: unknown): boolean => v !== undefined && v !== null;
 
@@ -351,15 +352,6 @@ function defaultNetworkPolicy(np: KubeObject): void {
   }
 }
 
-/** metav1.FormatLabelSelector. */
-function formatSelector(selector: unknown): string {
-  try {
-    const text = labelSelectorString(labelSelectorFromObject(isObject(selector) ? (selector as LabelSelectorObject) : undefined));
-    return text === '' ? '<none>' : text;
-  } catch {
-    return '<error>';
-  }
-}
 
 export function networkPoliciesType(): ResourceType {
   return builtinType('networking.k8s.io', 'v1', 'networkpolicies', {

@@ -36,6 +36,16 @@ export function formatLabelSelector(selector: unknown): string {
   }
 }
 
+/** metav1.FormatLabelSelector, as kubectl's printers show a selector: "<none>" when empty or unset, "<error>" when it does not parse. */
+export function formatSelector(selector: unknown): string {
+  try {
+    const text = labelSelectorString(labelSelectorFromObject(isObject(selector) ? (selector as LabelSelectorObject) : undefined));
+    return text === '' ? '<none>' : text;
+  } catch {
+    return '<error>';
+  }
+}
+
 // ---- pods ----
 
 const podNodeUnreachableReason = 'NodeLost';
