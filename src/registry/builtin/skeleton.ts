@@ -56,7 +56,7 @@ export function builtinType(group: string, version: string, resource: string, pa
     namespaced: s.namespaced,
     shortNames: [...s.shortNames],
     categories: [...s.categories],
-    verbs: s.verbs as Verb[],
+    verbs: [...s.verbs] as Verb[],
     subresources: s.subresources.map((sub) => sub.name).filter((name) => genericSubresources.has(name)),
     schemaName: s.schemaName!,
     strategy: {},
