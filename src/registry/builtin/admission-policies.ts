@@ -295,25 +295,6 @@ export function validateMutatingBinding(obj: KubeObject): StatusCause[] {
   return validateBindingCommon(objectAt(obj, 'spec') ?? {}, 'mutating');
 }
 
-/**
- * generationStrategy with defaults set first, so that an update that only leaves out
- * defaulted fields does not count as a change.
- */
-function defaultedGenerationStrategy(defaults: (obj: KubeObject) => void, validate: (obj: KubeObject) => StatusCause[]): Strategy {
-  const base = generationStrategy({ validate });
-  return {
-    ...base,
-    prepareForCreate(obj) {
-      defaults(obj);
-      base.prepareForCreate!(obj);
-    },
-    prepareForUpdate(obj, old) {
-      defaults(obj);
-      base.prepareForUpdate!(obj, old);
-    },
-  };
-}
-
 /** ValidatingAdmissionPolicy: a status subresource; spec changes bump the generation. */
 export function validatingPolicyStrategy(): Strategy {
   const defaults = (obj: KubeObject) => defaultPolicy(obj, 'validating');
@@ -321,13 +302,14 @@ export function validatingPolicyStrategy(): Strategy {
 }
 
 export function mutatingPolicyStrategy(): Strategy {
-  return defaultedGenerationStrategy((obj) => defaultPolicy(obj, 'mutating'), validateMutatingPolicy);
+  const defaults = (obj: KubeObject) => defaultPolicy(obj, 'mutating');
+  return generationStrategy({ prepareForCreate: defaults, prepareForUpdate: defaults, validate: validateMutatingPolicy });
 }
 
 export function validatingBindingStrategy(): Strategy {
-  return defaultedGenerationStrategy(defaultBinding, validateValidatingBinding);
+  return generationStrategy({ prepareForCreate: defaultBinding, prepareForUpdate: defaultBinding, validate: validateValidatingBinding });
 }
 
 export function mutatingBindingStrategy(): Strategy {
-  return defaultedGenerationStrategy(defaultBinding, validateMutatingBinding);
+  return generationStrategy({ prepareForCreate: defaultBinding, prepareForUpdate: defaultBinding, validate: validateMutatingBinding });
 }

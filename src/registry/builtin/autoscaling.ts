@@ -13,7 +13,7 @@ import { specStatusStrategy } from './common.ts';
 import { strategyThroughStorage } from './converted-strategy.ts';
 import { defaultCPUUtilization, hpaV1ToV2, hpaV2ToV1 } from './hpa-conversion.ts';
 import { objectAt, objectsAt, stringAt } from './object.ts';
-import { isPositive, parseQuantity } from './quantity.ts';
+import { isPositive, parseQuantity } from '../../api/quantity.ts';
 import { builtinType } from './skeleton.ts';
 
 /** Upstream's HPA behavior defaults (autoscaling/v2 defaults.go). */

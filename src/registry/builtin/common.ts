@@ -83,11 +83,12 @@ export function generationStrategy(also: Strategy = {}): Strategy {
       also.prepareForCreate?.(obj);
     },
     prepareForUpdate(obj, old) {
+      // The type's own preparation (defaults) comes first: only a real change counts.
+      also.prepareForUpdate?.(obj, old);
       const { metadata: _m, ...rest } = obj;
       const { metadata: _o, ...oldRest } = old;
       const generation = old.metadata.generation ?? 0;
       obj.metadata.generation = semanticEqual(rest, oldRest) ? generation : generation + 1;
-      also.prepareForUpdate?.(obj, old);
     },
   };
 }

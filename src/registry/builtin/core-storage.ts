@@ -10,7 +10,7 @@ import { fieldImmutable, forbidden, GoValue, invalid, notSupported, required } f
 import { isDNS1123Subdomain } from '../validation/names.ts';
 import { keepOldSpec, keepOldStatus, nowTimestamp } from './common.ts';
 import { ensureObject, objectAt, semanticEqual, stringAt } from './object.ts';
-import { compareQuantity, isPositive, parseQuantity, type Quantity } from './quantity.ts';
+import { compareQuantity, isPositive, parseQuantity, type Quantity } from '../../api/quantity.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 import { builtinType } from './skeleton.ts';
 

@@ -5,7 +5,7 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { JsonObject } from '../../api/json.ts';
 import { regexError } from '../../api/labels.ts';
-import type { ResourceType, Strategy } from '../resource-type.ts';
+import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { fieldImmutable, forbidden, GoValue, invalid, notSupported, required, tooLong } from '../validation/field.ts';
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isValidPortName, isValidPortNum, validateName } from '../validation/names.ts';
@@ -17,21 +17,6 @@ import { builtinType } from './skeleton.ts';
 import { formatSelector } from './table-columns.ts';
 
 const present = (v: unknown): boolean => v !== undefined && v !== null;
-
-/** Defaults apply before the strategy, as upstream defaults on decoding: a PUT that leaves them out changes nothing. */
-function defaultedFirst(setDefaults: (obj: KubeObject) => void, strategy: Strategy): Strategy {
-  return {
-    ...strategy,
-    prepareForCreate(obj) {
-      setDefaults(obj);
-      strategy.prepareForCreate?.(obj);
-    },
-    prepareForUpdate(obj, old) {
-      setDefaults(obj);
-      strategy.prepareForUpdate?.(obj, old);
-    },
-  };
-}
 
 // ---- ingresses ----
 
@@ -232,7 +217,9 @@ function defaultIngressClass(ic: KubeObject): void {
 
 export function ingressClassesType(): ResourceType {
   return builtinType('networking.k8s.io', 'v1', 'ingressclasses', {
-    strategy: defaultedFirst(defaultIngressClass, generationStrategy({
+    strategy: generationStrategy({
+      prepareForCreate: defaultIngressClass,
+      prepareForUpdate: defaultIngressClass,
       validate: validateIngressClass,
       validateUpdate(ic, old) {
         const causes: StatusCause[] = [];
@@ -240,7 +227,7 @@ export function ingressClassesType(): ResourceType {
         if (controller !== stringAt(objectAt(old, 'spec'), 'controller')) causes.push(invalid('spec.controller', controller, fieldImmutable));
         return [...causes, ...validateIngressClass(ic)];
       },
-    })),
+    }),
     // pkg/printers/internalversion: printIngressClass.
     tableColumns: [
       nameColumn,
@@ -355,7 +342,7 @@ function defaultNetworkPolicy(np: KubeObject): void {
 
 export function networkPoliciesType(): ResourceType {
   return builtinType('networking.k8s.io', 'v1', 'networkpolicies', {
-    strategy: defaultedFirst(defaultNetworkPolicy, generationStrategy({ validate: validateNetworkPolicy, validateUpdate: validateNetworkPolicy })),
+    strategy: generationStrategy({ prepareForCreate: defaultNetworkPolicy, prepareForUpdate: defaultNetworkPolicy, validate: validateNetworkPolicy, validateUpdate: validateNetworkPolicy }),
     // pkg/printers/internalversion: printNetworkPolicy.
     tableColumns: [
       nameColumn,

@@ -8,8 +8,8 @@ import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain, isQualifiedNam
 import { validateAnnotations, validateLabels } from '../validation/object-meta.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { arrayAt, defaultEmptyObject, ensureObject, numberAt, objectAt, objectsAt, setDefault, stringAt } from './object.ts';
-import { addQuantity, compareQuantity, isNegative, isPositive, parseQuantity } from './quantity.ts';
-import type { Quantity } from './quantity.ts';
+import { addQuantity, compareQuantity, isNegative, isPositive, parseQuantity } from '../../api/quantity.ts';
+import type { Quantity } from '../../api/quantity.ts';
 
 // ---------- defaults ----------
 
