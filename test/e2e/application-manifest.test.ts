@@ -3,14 +3,12 @@
 // `get all`, `describe` of every kind, and delete.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { startServerProcess, type ServerProcess } from '../helpers/server.ts';
+import { kubectlAt } from '../helpers/kubectl.ts';
 
-const run = promisify(execFile);
 const bin = '/usr/bin/kubectl';
 const skip = existsSync(bin) ? false : `kubectl is not installed at ${bin}`;
 const manifest = path.join(import.meta.dirname, 'fixtures/application.yaml');
@@ -43,15 +41,7 @@ after(async () => {
   if (cacheDir !== undefined) rmSync(cacheDir, { recursive: true, force: true });
 });
 
-async function kubectl(...args: string[]): Promise<string> {
-  try {
-    const { stdout } = await run(bin, ['--kubeconfig', server.kubeconfigPath, '--cache-dir', cacheDir, ...args], { timeout: 60_000 });
-    return stdout;
-  } catch (err) {
-    const e = err as { stderr?: string; message: string };
-    throw new Error(`kubectl ${args.join(' ')} failed: ${e.stderr ?? e.message}`);
-  }
-}
+const kubectl = (...args: string[]) => kubectlAt(bin, ['--kubeconfig', server.kubeconfigPath, '--cache-dir', cacheDir], ...args);
 
 async function describeEvery(): Promise<void> {
   for (const [resource, name, namespaced] of kinds) {

@@ -3,14 +3,12 @@
 // reading it back with `kubectl get -o json`.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { kubectlAt } from '../helpers/kubectl.ts';
 
-const run = promisify(execFile);
 const kubectls = [
   { version: '1.32', bin: '/usr/bin/kubectl' },
   { version: '1.33', bin: '/usr/lib/google-cloud-sdk/bin/kubectl.1.33' },
@@ -187,15 +185,7 @@ for (const { version, bin } of kubectls) {
   describe(`kubectl ${version} create`, { skip }, () => {
     const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'kubectl-cache-'));
     const v = version.replace('.', '-');
-    const kubectl = async (...args: string[]): Promise<string> => {
-      try {
-        const { stdout } = await run(bin, ['--kubeconfig', server.kubeconfigPath, '--cache-dir', cacheDir, ...args], { timeout: 30_000 });
-        return stdout;
-      } catch (err) {
-        const e = err as { stderr?: string; message: string };
-        throw new Error(`kubectl ${args.join(' ')} failed: ${e.stderr ?? e.message}`);
-      }
-    };
+    const kubectl = (...args: string[]) => kubectlAt(bin, ['--kubeconfig', server.kubeconfigPath, '--cache-dir', cacheDir], ...args);
     after(() => rmSync(cacheDir, { recursive: true, force: true }));
 
     for (const c of cases) {

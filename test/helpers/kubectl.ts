@@ -11,13 +11,18 @@ export const needsKubectl = { skip: existsSync(kubectlBin) ? false : `kubectl is
 
 const run = promisify(execFile);
 
-/** kubectl's stdout; a failure throws with kubectl's stderr. */
-export async function kubectl(server: TestServer, ...args: string[]): Promise<string> {
+/** The stdout of the kubectl at `bin` with `flags` before `args`; a failure throws with kubectl's stderr. */
+export async function kubectlAt(bin: string, flags: string[], ...args: string[]): Promise<string> {
   try {
-    const { stdout } = await run(kubectlBin, ['--kubeconfig', server.kubeconfigPath, ...args], { timeout: 30_000 });
+    const { stdout } = await run(bin, [...flags, ...args], { timeout: 60_000 });
     return stdout;
   } catch (err) {
     const e = err as { stderr?: string; message: string };
     throw new Error(`kubectl ${args.join(' ')} failed: ${e.stderr ?? e.message}`);
   }
+}
+
+/** kubectl's stdout against a test server; a failure throws with kubectl's stderr. */
+export function kubectl(server: TestServer, ...args: string[]): Promise<string> {
+  return kubectlAt(kubectlBin, ['--kubeconfig', server.kubeconfigPath], ...args);
 }
