@@ -38,7 +38,7 @@ interface DiscoveryResource {
   verbs: string[];
   shortNames?: string[];
   categories?: string[];
-  subresources?: { subresource: string; responseKind?: { kind: string }; verbs: string[] }[];
+  subresources?: { subresource: string; responseKind?: { group: string; version: string; kind: string }; verbs: string[] }[];
 }
 
 interface DiscoveryList {
@@ -78,7 +78,13 @@ export function readSkeletons(upstreamDir: string): ResourceSkeleton[] {
             shortNames: r.shortNames ?? [],
             categories: r.categories ?? [],
             verbs: r.verbs,
-            subresources: (r.subresources ?? []).map((s) => ({ name: s.subresource, kind: s.responseKind?.kind ?? r.responseKind.kind, verbs: s.verbs })),
+            subresources: (r.subresources ?? []).map((s) => ({
+              name: s.subresource,
+              // Another group's kind (autoscaling/v1 Scale, policy/v1 Eviction) names its group and version.
+              ...(s.responseKind?.version ? { group: s.responseKind.group, version: s.responseKind.version } : {}),
+              kind: s.responseKind?.kind ?? r.responseKind.kind,
+              verbs: s.verbs,
+            })),
           });
         }
       }

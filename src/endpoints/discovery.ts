@@ -8,28 +8,14 @@ import { notAcceptable } from '../api/index.ts';
 
 type SubresourceInfo = { group?: string; version?: string; kind?: string; verbs: string[] };
 
-const proxyVerbs = ['create', 'delete', 'get', 'patch', 'update'];
-
-/** Kind and verbs of each subresource, as upstream serves them: by "resource/subresource", else by subresource. */
-const subresourceInfo: Record<string, SubresourceInfo> = {
+/** The subresources a custom resource may have; a built-in type's come with it (ResourceType.subresourceDiscovery). */
+const customResourceSubresources: Record<string, SubresourceInfo> = {
   status: { verbs: ['get', 'patch', 'update'] },
   scale: { group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] },
-  eviction: { group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
-  finalize: { verbs: ['update'] },
-  approval: { verbs: ['get', 'patch', 'update'] },
-  ephemeralcontainers: { verbs: ['get', 'patch', 'update'] },
-  binding: { kind: 'Binding', verbs: ['create'] },
-  attach: { kind: 'PodAttachOptions', verbs: ['create', 'get'] },
-  exec: { kind: 'PodExecOptions', verbs: ['create', 'get'] },
-  log: { verbs: ['get'] },
-  portforward: { kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
-  'pods/proxy': { kind: 'PodProxyOptions', verbs: proxyVerbs },
-  'services/proxy': { kind: 'ServiceProxyOptions', verbs: proxyVerbs },
-  'nodes/proxy': { kind: 'NodeProxyOptions', verbs: proxyVerbs },
 };
 
 function infoOf(t: ResourceType, sub: string): SubresourceInfo {
-  return subresourceInfo[`${t.resource}/${sub}`] ?? subresourceInfo[sub] ?? { verbs: ['get'] };
+  return t.subresourceDiscovery?.[sub] ?? customResourceSubresources[sub] ?? { verbs: ['get'] };
 }
 
 interface GroupVersions {
@@ -200,9 +186,12 @@ function apiResources(t: ResourceType) {
 }
 
 function aggregatedResource(t: ResourceType) {
+  // kube-apiserver leaves a built-in kind's group and version empty where they are the
+  // resource's own; apiextensions names them for custom resources.
+  const own = t.customResource === true ? { group: t.group, version: t.version } : { group: '', version: '' };
   const entry: Record<string, unknown> = {
     resource: t.resource,
-    responseKind: { group: t.group, version: t.version, kind: t.kind },
+    responseKind: { ...own, kind: t.kind },
     scope: t.namespaced ? 'Namespaced' : 'Cluster',
     singularResource: t.singular,
     verbs: [...t.verbs].sort(),
@@ -214,7 +203,7 @@ function aggregatedResource(t: ResourceType) {
       const info = infoOf(t, sub);
       return {
         subresource: sub,
-        responseKind: { group: info.group ?? t.group, version: info.version ?? t.version, kind: info.kind ?? t.kind },
+        responseKind: { group: info.group ?? own.group, version: info.version ?? own.version, kind: info.kind ?? t.kind },
         verbs: info.verbs,
       };
     });

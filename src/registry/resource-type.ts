@@ -125,6 +125,12 @@ export interface ResourceType {
   verbs: Verb[];
   /** Subresources served, such as "status" and "scale". */
   subresources: string[];
+  /**
+   * What discovery says of each subresource upstream serves: its kind (with group and
+   * version when another group's, as Scale) and verbs. From the generated skeletons;
+   * absent for custom resources, whose status and scale discovery knows.
+   */
+  subresourceDiscovery?: Record<string, { group?: string; version?: string; kind: string; verbs: string[] }>;
   /** Name of this type's schema among the definitions ("io.k8s.api.core.v1.ConfigMap"). */
   schemaName: string;
   strategy: Strategy;

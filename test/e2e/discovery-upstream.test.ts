@@ -123,3 +123,36 @@ test('kubectl api-resources shows upstream\'s rows, but for the resources the RE
     rmSync(cacheDir, { recursive: true, force: true });
   }
 });
+
+/** Each resource's and subresource's responseKind and verbs, by `group/version/resource[/subresource]`. */
+function subresourceDetails(list: DiscoveryList): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const group of list.items) {
+    for (const version of group.versions) {
+      for (const resource of version.resources as { resource: string; responseKind?: unknown; verbs?: string[]; subresources?: { subresource: string; responseKind?: unknown; verbs?: string[] }[] }[]) {
+        out.set(`${group.metadata.name ?? ''}/${version.version}/${resource.resource}`, JSON.stringify([resource.responseKind, [...(resource.verbs ?? [])].sort()]));
+        for (const sub of resource.subresources ?? []) {
+          out.set(`${group.metadata.name ?? ''}/${version.version}/${resource.resource}/${sub.subresource}`, JSON.stringify([sub.responseKind, [...(sub.verbs ?? [])].sort()]));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+test('every served resource and subresource has upstream\'s kind and verbs in aggregated discovery', { skip: missingData }, async () => {
+  const upstream = new Map<string, string>();
+  for (const file of ['aggregated-api.json', 'aggregated-apis.json']) {
+    for (const [key, value] of subresourceDetails(JSON.parse(readFileSync(path.join(upstreamDir, file), 'utf8')) as DiscoveryList)) upstream.set(key, value);
+  }
+  let compared = 0;
+  for (const urlPath of ['/api', '/apis']) {
+    const res = await server.request('GET', urlPath, { headers: { accept: aggregated } });
+    for (const [key, value] of subresourceDetails(res.json as DiscoveryList)) {
+      if (!upstream.has(key)) continue;
+      compared++;
+      assert.equal(value, upstream.get(key), key);
+    }
+  }
+  assert.ok(compared > 100, `${compared} resources and subresources compared`);
+});

@@ -1,7 +1,7 @@
 // The part of a built-in ResourceType that upstream's data gives (generated/resources.ts),
 // and the one way to turn it into a ResourceType with the hand-written rest.
 
-import type { ResourceType, Strategy, Verb } from '../resource-type.ts';
+import type { ResourceType, Verb } from '../resource-type.ts';
 import { upstreamResources } from './generated/resources.ts';
 
 /** One served resource as upstream's discovery describes it, with the schema it is served with. */
@@ -15,7 +15,8 @@ export interface ResourceSkeleton {
   shortNames: string[];
   categories: string[];
   verbs: string[];
-  subresources: { name: string; kind: string; verbs: string[] }[];
+  /** Each subresource with its kind (group and version when another group's) and verbs. */
+  subresources: { name: string; group?: string; version?: string; kind: string; verbs: string[] }[];
   schemaName?: string;
 }
 
@@ -33,9 +34,7 @@ export function skeletonOf(group: string, version: string, resource: string): Re
 const genericSubresources = new Set(['status', 'scale']);
 
 /** What a built-in type adds to its skeleton: everything no data holds. */
-export type BuiltinParts = Partial<Omit<ResourceType, 'group' | 'version' | 'resource' | 'singular' | 'kind' | 'listKind' | 'namespaced' | 'shortNames' | 'categories'>> & {
-  strategy?: Strategy;
-};
+export type BuiltinParts = Partial<Omit<ResourceType, 'group' | 'version' | 'resource' | 'singular' | 'kind' | 'listKind' | 'namespaced' | 'shortNames' | 'categories'>>;
 
 /**
  * A built-in ResourceType: names, scope, verbs, short names, categories, subresources and
@@ -58,6 +57,7 @@ export function builtinType(group: string, version: string, resource: string, pa
     categories: [...s.categories],
     verbs: [...s.verbs] as Verb[],
     subresources: s.subresources.map((sub) => sub.name).filter((name) => genericSubresources.has(name)),
+    subresourceDiscovery: Object.fromEntries(s.subresources.map(({ name, ...info }) => [name, info])),
     schemaName: s.schemaName!,
     strategy: {},
     allowCreateOnUpdate: false,

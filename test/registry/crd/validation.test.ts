@@ -50,6 +50,7 @@ test('the customresourcedefinitions type is described as upstream serves it', ()
     categories: ['api-extensions'], verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
     subresources: ['status'], schemaName: 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition',
     allowCreateOnUpdate: false, allowUnconditionalUpdate: false, deleteReturnsObject: false, nameRule: 'dns1123-subdomain',
+    subresourceDiscovery: { status: { kind: 'CustomResourceDefinition', verbs: ['get', 'patch', 'update'] } },
   });
 });
 
