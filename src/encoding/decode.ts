@@ -4,27 +4,16 @@ import { badRequest, firstTooDeep, tooDeepMessage, unsupportedMediaType, type St
 import { goJsonKind } from '../api/json.ts';
 import { duplicateJsonFields, duplicateYamlFields } from './duplicate-fields.ts';
 import { parseMediaType } from './media-type.ts';
+import { loadedProtobufCodec, loadProtobufCodec } from './protobuf-loader.ts';
 
 const protobufMediaType = 'application/vnd.kubernetes.protobuf';
 const requestBodyTypes = ['application/json', 'application/yaml', protobufMediaType];
 
-/**
- * The Protobuf codec, loaded on first need: its message tables are the largest module of
- * the server, and most clients never send Protobuf, so start-up does not pay for them.
- */
-let protobufCodec: typeof import('./protobuf/index.ts') | undefined;
-
-/** Loads the Protobuf codec (once); the first Protobuf body waits for it. */
-export async function loadProtobufCodec(): Promise<void> {
-  protobufCodec ??= await import('./protobuf/index.ts');
-}
-
 /** decodeBody, first loading the Protobuf codec when the body needs it. */
 export async function decodeBodyLoading(contentType: string | undefined, body: Uint8Array, opts: { findDuplicates?: boolean } = {}): Promise<DecodedBody> {
-  if (protobufCodec === undefined && contentType !== undefined && contentType.includes('protobuf')) await loadProtobufCodec();
+  if (loadedProtobufCodec() === undefined && contentType !== undefined && contentType.includes('protobuf')) await loadProtobufCodec();
   return decodeBody(contentType, body, opts);
 }
-
 
 /** Aliases a YAML body may expand, as the yaml package counts them (billion-laughs documents exceed it). */
 const maxYamlAliasCount = 100;
@@ -74,8 +63,9 @@ export function decodeBody(contentType: string | undefined, body: Uint8Array, op
   if (essence === protobufMediaType) {
     // Messages nest at most 100 deep (the codec's own bound), but the JSON a RawExtension
     // carries (a custom resource in a list, an admission review) is bounded only here.
-    if (protobufCodec === undefined) throw new Error('the Protobuf codec is not loaded: decode through decodeBodyLoading');
-    const value = protobufCodec.decodeProtobufObject(body);
+    const codec = loadedProtobufCodec();
+    if (codec === undefined) throw new Error('the Protobuf codec is not loaded: decode through decodeBodyLoading');
+    const value = codec.decodeProtobufObject(body);
     refuseDeepNesting(value);
     return { value, duplicateFields: [] };
   }

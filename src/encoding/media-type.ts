@@ -28,14 +28,24 @@ export function parseMediaType(text: string): MediaType | undefined {
   return { type, subtype, params, q };
 }
 
-/** Accept header entries, most preferred first (by q, then header order). Empty header means any. */
+/**
+ * Accept header entries in the order upstream tries them (goautoneg's): by q, a
+ * specific type before `*`, a specific subtype before `*`, else header order. Entries
+ * with q=0 are kept: they refuse a type (callers skip them as choices). An empty header
+ * means any.
+ */
 export function parseAccept(header: string | undefined): MediaType[] {
   if (header === undefined || header.trim() === '') return [{ type: '*', subtype: '*', params: {}, q: 1 }];
-  const entries = header.split(',').map(parseMediaType).filter((m): m is MediaType => m !== undefined && m.q > 0);
-  return entries
-    .map((m, index) => ({ m, index }))
-    .sort((a, b) => b.m.q - a.m.q || a.index - b.index)
-    .map(({ m }) => m);
+  const entries = header.split(',').map(parseMediaType).filter((m): m is MediaType => m !== undefined);
+  // goautoneg's comparison, applied by insertion sort as Go's sort does for short slices.
+  const less = (a: MediaType, b: MediaType) =>
+    a.q > b.q || (a.type !== '*' && b.type === '*') || (a.subtype !== '*' && b.subtype === '*');
+  for (let i = 1; i < entries.length; i++) {
+    for (let j = i; j > 0 && less(entries[j]!, entries[j - 1]!); j--) {
+      [entries[j], entries[j - 1]] = [entries[j - 1]!, entries[j]!];
+    }
+  }
+  return entries;
 }
 
 export function essenceOf(m: MediaType): string {

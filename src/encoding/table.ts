@@ -5,10 +5,11 @@
 
 import {
   badRequest, tableGroup, tableVersions,
-  type IncludeObject, type KubeObject, type ListMeta, type PartialObjectMetadata, type Table, type TableColumn,
+  type IncludeObject, type KubeObject, type ListMeta, type Table, type TableColumn,
   type TableColumnDefinition, type TableRow, type TableRowCondition, type TableVersion,
 } from '../api/index.ts';
 import type { MediaType } from './media-type.ts';
+import { partialObjectMetadata } from './partial-metadata.ts';
 
 /** The Table an answer is: `meta.k8s.io/v1` or `meta.k8s.io/v1beta1`, as the Accept entry asked. */
 export interface TableTarget {
@@ -70,10 +71,6 @@ export function columnDefinitions(columns: readonly TableColumn[]): TableColumnD
   }));
 }
 
-/** Upstream's meta.AsPartialObjectMetadata: the object's metadata under kind PartialObjectMetadata. */
-function partialObjectMetadata(obj: KubeObject, apiVersion: string): PartialObjectMetadata {
-  return { kind: 'PartialObjectMetadata', apiVersion, metadata: obj.metadata };
-}
 
 function rowObject(obj: KubeObject, opts: BuildTableOptions): unknown {
   switch (opts.includeObject) {

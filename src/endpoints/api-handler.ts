@@ -1,6 +1,6 @@
 // Routes a resource request to its verb handler, after request info has named it.
 import { methodNotAllowed, notFoundPath } from '../api/index.ts';
-import { negotiateObject } from '../encoding/negotiate.ts';
+import { negotiateObject, negotiateStatus, wantsPretty, type NegotiateOptions } from '../encoding/negotiate.ts';
 import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { NonResourceRequestInfo, RequestInfo, ResourceRequestInfo } from './request-info.ts';
@@ -16,7 +16,7 @@ import type { RequestScope } from './handlers/scope.ts';
 import { updateHandler } from './handlers/update.ts';
 import { watchHandler } from './handlers/watch.ts';
 import { serveHealth, type HealthCheck } from './health.ts';
-import { acceptsGzip, writeBytes, type HttpRequest, type HttpResponse } from './http.ts';
+import { acceptsGzip, writeBytes, writeError, type HttpRequest, type HttpResponse } from './http.ts';
 import type { OpenApiService } from './openapi-service.ts';
 import { versionInfo } from './version.ts';
 import { WatchStreams } from './watch-streams.ts';
@@ -67,6 +67,20 @@ export class ApiHandler {
     this.longRunning.add(stop);
     return () => this.longRunning.delete(stop);
   };
+
+  /**
+   * Answers an error as a Status in the serializer the request's Accept allows (no
+   * conversions; JSON when nothing fits), as upstream's ErrorNegotiated.
+   */
+  writeError(req: HttpRequest, res: HttpResponse, err: unknown): Promise<void> {
+    const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
+    const negotiated = negotiateStatus(req.headers.accept, { cbor: this.cbor, pretty: wantsPretty(query, req.headers['user-agent']) });
+    return writeError(res, err, this.opts.log, negotiated);
+  }
+
+  private get cbor(): boolean {
+    return this.opts.featureGates.CBORServingAndStorage ?? false;
+  }
 
   async handle(req: HttpRequest, res: HttpResponse, info: RequestInfo, query: URLSearchParams): Promise<void> {
     if (info.isResourceRequest) return this.handleResource(req, res, info, query);
@@ -122,9 +136,19 @@ export class ApiHandler {
     }
     // Table columns, subresources' rules and field selectors are the type's behaviour.
     if (type.load !== undefined) await type.load();
+    // Every answer may be a Table or a metadata view (upstream's transformResponseObject);
+    // custom resources have no Protobuf; a watch streams, which YAML cannot.
+    const media: NegotiateOptions = {
+      tables: true,
+      metadata: true,
+      protobuf: !(served.store instanceof CustomResourceStore),
+      cbor: this.cbor,
+      pretty: wantsPretty(query, req.headers['user-agent']),
+      stream: info.verb === 'watch' && info.subresource === '',
+    };
     if (info.subresource !== '') {
       await subresourceHandler({
-        req, res, info, query, served, negotiated: negotiateObject(req.headers.accept, { tables: info.verb === 'get' }),
+        req, res, info, query, served, negotiated: negotiateObject(req.headers.accept, media),
         gzip: false, watchList: false, trackLongRunning: this.trackLongRunning, watchStreams: this.watchStreams, log: this.opts.log,
       }, this.opts.registry);
       return;
@@ -133,16 +157,12 @@ export class ApiHandler {
     if (handler === undefined || !type.verbs.includes(info.verb)) throw methodNotAllowed();
     if (type.virtual) {
       await virtualHandler({
-        req, res, info, query, served, negotiated: negotiateObject(req.headers.accept, { tables: info.verb === 'get' || info.verb === 'list' }),
+        req, res, info, query, served, negotiated: negotiateObject(req.headers.accept, media),
         gzip: false, watchList: false, trackLongRunning: this.trackLongRunning, watchStreams: this.watchStreams, log: this.opts.log,
       }, this.opts.registry);
       return;
     }
-    // get, list and watch answer Tables when asked (`kubectl get`); a watch streams, which YAML cannot.
-    const negotiated = negotiateObject(req.headers.accept, {
-      tables: info.verb === 'get' || info.verb === 'list' || info.verb === 'watch',
-      stream: info.verb === 'watch',
-    });
+    const negotiated = negotiateObject(req.headers.accept, media);
     const gates = this.opts.featureGates;
     await handler({
       req, res, info, query, served, negotiated,

@@ -46,6 +46,7 @@ type AggregatedVersion = (typeof aggregatedVersions)[number];
  */
 export function negotiateDiscovery(accept: string | undefined): AggregatedVersion | 'legacy' {
   for (const m of parseAccept(accept)) {
+    if (m.q <= 0) continue;
     const essence = `${m.type}/${m.subtype}`;
     if (essence === 'application/json' && m.params.as === 'APIGroupDiscoveryList' && m.params.g === 'apidiscovery.k8s.io') {
       const v = m.params.v as AggregatedVersion;

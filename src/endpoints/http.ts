@@ -2,9 +2,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback, constants as zlibConstants } from 'node:zlib';
-import { internalError, isStatusError, requestEntityTooLarge, StatusError, type Status } from '../api/index.ts';
+import { internalError, isStatusError, notAcceptable, requestEntityTooLarge, StatusError, type KubeObject, type Status } from '../api/index.ts';
 import { encodeYaml } from '../encoding/decode.ts';
 import type { Negotiated } from '../encoding/negotiate.ts';
+import { loadProtobufCodec } from '../encoding/protobuf-loader.ts';
 
 /** What handlers need of a request: the shape shared by HTTP/1.1 and HTTP/2 compat requests. */
 export interface HttpRequest extends AsyncIterable<Buffer | string> {
@@ -86,23 +87,48 @@ export async function writeBody(res: HttpResponse, status: number, contentType: 
   writeBytes(res, status, contentType, bytes, headers);
 }
 
-function encodeAs(negotiated: Negotiated, value: unknown): string {
-  return negotiated.serializer === 'yaml' ? encodeYaml(value) : JSON.stringify(value);
+/** An answer's body in the negotiated serializer (the Protobuf codec loads on first use). */
+export async function encodeAnswer(negotiated: Negotiated, value: unknown): Promise<Uint8Array | string> {
+  switch (negotiated.serializer) {
+    case 'json':
+      return negotiated.pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value);
+    case 'yaml':
+      return encodeYaml(value);
+    case 'protobuf':
+      return (await loadProtobufCodec()).encodeProtobufObject(value as KubeObject);
+    case 'cbor':
+      throw notAcceptable('CBOR answers are not served');
+  }
 }
 
-export function writeObject(res: HttpResponse, status: number, negotiated: Negotiated, value: unknown, headers: Record<string, string> = {}, opts: { gzip?: boolean } = {}): Promise<void> {
-  return writeBody(res, status, negotiated.contentType, encodeAs(negotiated, value), headers, opts);
+export async function writeObject(res: HttpResponse, status: number, negotiated: Negotiated, value: unknown, headers: Record<string, string> = {}, opts: { gzip?: boolean } = {}): Promise<void> {
+  return writeBody(res, status, negotiated.contentType, await encodeAnswer(negotiated, value), headers, opts);
 }
 
-/** Any error as a Status answer; errors that are not StatusErrors are bugs: 500, cause logged. */
-export function writeError(res: HttpResponse, err: unknown, log: (message: string) => void = console.error): void {
+/**
+ * Any error as a Status answer, in the serializer negotiated for errors (JSON when none
+ * is given or the Status cannot be encoded); errors that are not StatusErrors are bugs:
+ * 500, cause logged.
+ */
+export async function writeError(res: HttpResponse, err: unknown, log: (message: string) => void = console.error, negotiated?: Negotiated): Promise<void> {
   const statusError = toStatusError(err, log);
   if (res.headersSent) {
     res.end();
     return;
   }
   const status: Status = statusError.toStatus();
-  writeBytes(res, statusError.code, 'application/json', JSON.stringify(status), statusError.headers);
+  let contentType = 'application/json';
+  let body: Uint8Array | string = JSON.stringify(status);
+  if (negotiated !== undefined && negotiated.serializer !== 'json') {
+    try {
+      body = await encodeAnswer(negotiated, status);
+      contentType = negotiated.contentType;
+    } catch {
+      // Answered in JSON, as upstream writes an error it cannot negotiate.
+    }
+  } else if (negotiated?.pretty === true) body = JSON.stringify(status, null, 2);
+  if (res.headersSent) return;
+  writeBytes(res, statusError.code, contentType, body, statusError.headers);
 }
 
 export function toStatusError(err: unknown, log: (message: string) => void = console.error): StatusError {

@@ -65,6 +65,7 @@ export class OpenApiService {
         return;
       }
       for (const m of parseAccept(req.headers.accept)) {
+        if (m.q <= 0) continue;
         const essence = `${m.type}/${m.subtype}`;
         if (essence === v2Protobuf || essence === v2ProtobufContentType) return writeBytes(res, 200, v2ProtobufContentType, built.v2Protobuf, headers);
         if (essence === 'application/json' || essence === '*/*') return writeBytes(res, 200, 'application/json', built.v2Json, headers);

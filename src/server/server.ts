@@ -7,7 +7,7 @@ import { notFoundPath, unauthorized } from '../api/index.ts';
 import type { Authenticator, Authorizer, UserInfo } from '../auth/index.ts';
 import { forbiddenError } from '../auth/index.ts';
 import type { ApiHandler } from '../endpoints/api-handler.ts';
-import { writeError, type HttpRequest, type HttpResponse } from '../endpoints/http.ts';
+import type { HttpRequest, HttpResponse } from '../endpoints/http.ts';
 import { warningRecorder } from '../endpoints/warnings.ts';
 import { runInRequestContext } from '../api/request-context.ts';
 import { requestInfo } from '../endpoints/request-info.ts';
@@ -134,7 +134,7 @@ export class ApiServer {
     } catch (err) {
       // A client that went away mid-request is no server error, and there is no one to answer (noteDisconnect logs it).
       if (isDisconnectError(err) && connectionGone(req)) return;
-      writeError(res as unknown as HttpResponse, err, this.opts.log);
+      await this.opts.handler.writeError(req as HttpRequest, res as unknown as HttpResponse, err);
     } finally {
       this.inFlight--;
       if (this.inFlight === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();

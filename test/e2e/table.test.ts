@@ -153,11 +153,43 @@ describe('list', () => {
     assert.equal(refused.json.reason, 'NotAcceptable');
   });
 
-  test('writes do not answer Tables: the Table entry is passed over', async () => {
+  test('writes answer Tables when asked, as upstream transforms every answer; a Status stays a Status', async () => {
     const ns = await namespace();
-    const res = await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'w' } }, headers: { accept: kubectlAccept } });
-    assert.equal(res.status, 201);
-    assert.equal(res.json.kind, 'ConfigMap');
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const headers = { accept: kubectlAccept };
+    const cases: { name: string; method: string; path: string; body?: unknown; contentType?: string; status: number; kind: string }[] = [
+      { name: 'create', method: 'POST', path: base, body: { metadata: { name: 'w' }, data: { a: '1' } }, status: 201, kind: 'Table' },
+      { name: 'update', method: 'PUT', path: `${base}/w`, body: { metadata: { name: 'w' }, data: { a: '2' } }, status: 200, kind: 'Table' },
+      { name: 'merge patch', method: 'PATCH', path: `${base}/w`, body: { data: { b: '3' } }, contentType: 'application/merge-patch+json', status: 200, kind: 'Table' },
+      { name: 'apply', method: 'PATCH', path: `${base}/w?fieldManager=t`, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'w' }, data: { c: '4' } }, contentType: 'application/apply-patch+yaml', status: 200, kind: 'Table' },
+      { name: 'delete answers a Status, untransformed', method: 'DELETE', path: `${base}/w`, status: 200, kind: 'Status' },
+    ];
+    for (const c of cases) {
+      const res = await server.request(c.method, c.path, { body: c.body, headers: { ...headers, ...(c.contentType === undefined ? {} : { 'content-type': c.contentType }) } });
+      assert.equal(res.status, c.status, `${c.name}: ${res.text}`);
+      assert.equal(res.json.kind, c.kind, c.name);
+      if (c.kind === 'Table') {
+        assert.equal(res.json.apiVersion, 'meta.k8s.io/v1', c.name);
+        assert.deepEqual(columnNames(res.json), ['Name', 'Data', 'Age'], c.name);
+        assert.equal(res.json.rows[0].cells[0], 'w', c.name);
+        assert.equal(res.json.rows[0].object.kind, 'PartialObjectMetadata', c.name);
+      }
+    }
+  });
+
+  test('a scale answers a Table of its own columns', async () => {
+    const ns = await namespace();
+    const deployment = {
+      metadata: { name: 'd' },
+      spec: { replicas: 1, selector: { matchLabels: { app: 'd' } }, template: { metadata: { labels: { app: 'd' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    };
+    assert.equal((await server.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, { body: deployment })).status, 201);
+    const res = await server.request('PATCH', `/apis/apps/v1/namespaces/${ns}/deployments/d/scale`, {
+      body: { spec: { replicas: 3 } }, headers: { accept: kubectlAccept, 'content-type': 'application/merge-patch+json' },
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(columnNames(res.json), ['Name', 'Desired', 'Available']);
+    assert.deepEqual(res.json.rows[0].cells, ['d', 3, 0]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeBody, decodeBodyLoading, encodeYaml, loadProtobufCodec } from '../../src/encoding/decode.ts';
+import { decodeBody, decodeBodyLoading, encodeYaml } from '../../src/encoding/decode.ts';
+import { loadProtobufCodec } from '../../src/encoding/protobuf-loader.ts';
 import { maxNestingDepth } from '../../src/api/nesting.ts';
 
 before(() => loadProtobufCodec());
@@ -123,9 +124,10 @@ test('a YAML answer too deep for the YAML encoder is JSON text, which is YAML', 
 });
 
 test('a Protobuf body loads the codec on first need', async () => {
-  const { decodeBody: fresh, decodeBodyLoading: freshLoading } = await import(`../../src/encoding/decode.ts?fresh=${Date.now()}`) as typeof import('../../src/encoding/decode.ts');
+  const freshLoader = await import(`../../src/encoding/protobuf-loader.ts?fresh=${Date.now()}`) as typeof import('../../src/encoding/protobuf-loader.ts');
+  assert.equal(freshLoader.loadedProtobufCodec(), undefined);
+  assert.equal(typeof (await freshLoader.loadProtobufCodec()).decodeProtobufObject, 'function');
   const body = Buffer.from([0x6b, 0x38, 0x73, 0x00, 0x0a, 0x0f, 0x0a, 0x02, 0x76, 0x31, 0x12, 0x09, 0x43, 0x6f, 0x6e, 0x66, 0x69, 0x67, 0x4d, 0x61, 0x70, 0x12, 0x00]);
-  assert.throws(() => fresh('application/vnd.kubernetes.protobuf', body), /not loaded/);
-  assert.deepEqual((await freshLoading('application/vnd.kubernetes.protobuf', body)).value, { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} });
+  assert.deepEqual((await decodeBodyLoading('application/vnd.kubernetes.protobuf', body)).value, { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} });
   assert.deepEqual((await decodeBodyLoading('application/json', Buffer.from('{"a":1}'))).value, { a: 1 });
 });

@@ -5,9 +5,13 @@
 import { messages } from './messages.ts';
 import { servedKinds } from './roots.ts';
 
-/** meta.k8s.io's List, for lists of mixed kinds, is served as "v1". */
-const metaList: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+/**
+ * meta.k8s.io's own kinds: List (lists of mixed kinds) is served as "v1"; the metadata
+ * views as meta.k8s.io/v1.
+ */
+const metaKinds: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   v1: { List: 'meta.v1.List' },
+  'meta.k8s.io/v1': { PartialObjectMetadata: 'meta.v1.PartialObjectMetadata', PartialObjectMetadataList: 'meta.v1.PartialObjectMetadataList' },
 };
 
 /**
@@ -30,7 +34,7 @@ function lookup(table: Readonly<Record<string, Readonly<Record<string, string>>>
  */
 export function messageFor(apiVersion: string, kind: string): string | undefined {
   const name = Object.hasOwn(inEveryVersion, kind) ? inEveryVersion[kind]
-    : lookup(servedKinds, apiVersion, kind) ?? lookup(metaList, apiVersion, kind);
+    : lookup(servedKinds, apiVersion, kind) ?? lookup(metaKinds, apiVersion, kind);
   return name !== undefined && Object.hasOwn(messages, name) ? name : undefined;
 }
 

@@ -1,5 +1,6 @@
 // POST of an object to a collection.
-import { readBody, writeObject } from '../http.ts';
+import { writeAnswer } from '../answer.ts';
+import { readBody } from '../http.ts';
 import { decodeObjectBody } from '../object-body.ts';
 import { fieldManagerOf, parseDryRun, parseFieldValidation } from '../query.ts';
 import type { RequestScope } from './scope.ts';
@@ -9,5 +10,5 @@ export async function createHandler(scope: RequestScope): Promise<void> {
   const directive = parseFieldValidation(scope.query, 'CreateOptions');
   const { object, duplicateFields } = await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { findDuplicates: directive !== 'Ignore' });
   const created = await scope.served.store.create(scope.info.namespace, object, { dryRun, fieldValidation: { directive, duplicateFields }, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'CreateOptions') });
-  await writeObject(scope.res, 201, scope.negotiated, created);
+  await writeAnswer(scope, 201, created);
 }

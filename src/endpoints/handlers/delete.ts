@@ -3,6 +3,7 @@ import { badRequest, invalid, isStatusError, type StatusCause } from '../../api/
 import { goJsonKind, isObject } from '../../api/json.ts';
 import { notAnObjectBody, parseJson } from '../../encoding/decode.ts';
 import type { DeleteOptions } from '../../registry/store.ts';
+import { shapeList, writeAnswer } from '../answer.ts';
 import { readBody, writeObject } from '../http.ts';
 import { parseDryRun, parseInteger } from '../query.ts';
 import { filterFromQuery } from '../selectors.ts';
@@ -145,9 +146,9 @@ export async function deleteHandler(scope: RequestScope): Promise<void> {
   const { served, info } = scope;
   const { orphanDependents, ...opts } = await deleteOptions(scope);
   const { object, deleted } = await served.store.delete(info.namespace, info.name, opts);
-  if (!deleted) await writeObject(scope.res, orphanDependents === false ? 202 : 200, scope.negotiated, object);
-  else if (served.type.deleteReturnsObject) await writeObject(scope.res, 200, scope.negotiated, object);
-  else await writeObject(scope.res, 200, scope.negotiated, served.store.deletedStatus(object));
+  if (!deleted) await writeAnswer(scope, orphanDependents === false ? 202 : 200, object);
+  else if (served.type.deleteReturnsObject) await writeAnswer(scope, 200, object);
+  else await writeAnswer(scope, 200, served.store.deletedStatus(object));
 }
 
 /** Always 200 with the list of the objects it set out to delete, as upstream. */
@@ -155,5 +156,6 @@ export async function deleteCollectionHandler(scope: RequestScope): Promise<void
   const { orphanDependents: _, ...opts } = await deleteOptions(scope);
   const filter = filterFromQuery(scope.query, scope.served.type);
   const list = await scope.served.store.deleteCollection(scope.info.namespace, filter, opts);
-  await writeObject(scope.res, 200, scope.negotiated, list);
+  const { items, kind = '', apiVersion = '', metadata } = list;
+  await writeObject(scope.res, 200, scope.negotiated, shapeList(scope, { kind, apiVersion, metadata }, items));
 }

@@ -1,7 +1,8 @@
 // POST of an Eviction to pods/eviction.
 import { checkEviction, evictPod } from '../../registry/eviction.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
-import { readBody, writeObject } from '../http.ts';
+import { writeAnswer } from '../answer.ts';
+import { readBody } from '../http.ts';
 import { decodeObjectBody } from '../object-body.ts';
 import { parseDryRun } from '../query.ts';
 import type { RequestScope } from './scope.ts';
@@ -41,5 +42,5 @@ export async function evictionHandler(scope: RequestScope, registry: ResourceReg
   await served.store.admission.validate(attrs);
 
   const status = await evictPod(registry, served.store, info.namespace, info.name, eviction, { dryRun });
-  await writeObject(scope.res, 201, scope.negotiated, status);
+  await writeAnswer(scope, 201, status);
 }

@@ -1,17 +1,16 @@
 // GET of one object.
-import { writeBody, writeObject } from '../http.ts';
+import { writeAnswer } from '../answer.ts';
+import { writeBody } from '../http.ts';
 import { getConsistency } from '../read-options.ts';
-import { tableAnswer } from '../table-answer.ts';
 import type { RequestScope } from './scope.ts';
 
 export async function getHandler(scope: RequestScope): Promise<void> {
   const { object: obj, json } = await scope.served.store.getForAnswer(scope.info.namespace, scope.info.name, getConsistency(scope.query));
-  const { table } = scope.negotiated;
-  if (table === undefined && json !== undefined && scope.negotiated.serializer === 'json') {
+  const { table, metadata, serializer, pretty, contentType } = scope.negotiated;
+  if (table === undefined && metadata === undefined && json !== undefined && serializer === 'json' && !pretty) {
     // The cache's bytes of the object, written as they are.
-    await writeBody(scope.res, 200, scope.negotiated.contentType, json, {}, { gzip: scope.gzip });
+    await writeBody(scope.res, 200, contentType, json, {}, { gzip: scope.gzip });
     return;
   }
-  const answer = table === undefined ? obj : tableAnswer(scope, table, [obj], { resourceVersion: obj.metadata.resourceVersion });
-  await writeObject(scope.res, 200, scope.negotiated, answer, {}, { gzip: scope.gzip });
+  await writeAnswer(scope, 200, obj, { gzip: scope.gzip });
 }

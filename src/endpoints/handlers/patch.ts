@@ -4,7 +4,8 @@ import { decodeBody } from '../../encoding/decode.ts';
 import { parseMediaType } from '../../encoding/media-type.ts';
 import type { FieldValidationDirective } from '../../registry/field-validation.ts';
 import { goQuote } from '../../api/field-errors.ts';
-import { readBody, writeObject } from '../http.ts';
+import { writeAnswer } from '../answer.ts';
+import { readBody } from '../http.ts';
 import { decodePatch } from '../patch-body.ts';
 import { fieldManagerOf, parseDryRun, parseFieldValidation } from '../query.ts';
 import type { RequestScope } from './scope.ts';
@@ -39,7 +40,7 @@ export async function patchObject(scope: RequestScope, subresource = scope.info.
   const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, patch.resourceVersion, { dryRun, fieldValidation, fieldManager },
     (current) => patch.apply(current!) as KubeObject,
     { createIfMissing: false, subresource });
-  await writeObject(scope.res, 200, scope.negotiated, object);
+  await writeAnswer(scope, 200, object);
 }
 
 /**
@@ -70,5 +71,5 @@ async function serverSideApply(scope: RequestScope, subresource: string, dryRun:
     dryRun, fieldManager, force: forceText === 'true',
     fieldValidation: { directive, duplicateFields, strictError: strictPatchError },
   }, subresource);
-  await writeObject(scope.res, created ? 201 : 200, scope.negotiated, object);
+  await writeAnswer(scope, created ? 201 : 200, object);
 }

@@ -1,12 +1,11 @@
 // Requests to subresources: status, finalize, approval and ephemeralcontainers (the object
 // itself), scale, eviction, binding, and the ones that would connect to a kubelet.
 import { badRequest, methodNotAllowed, notFoundPath, type KubeObject, type TableColumn } from '../../api/index.ts';
-import { buildTable, tableOptionsFromQuery } from '../../encoding/table.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
 import { getScale, updateScale } from '../../registry/scale.ts';
 import { column, nameColumn } from '../../registry/table-columns.ts';
-import { readBody, writeObject } from '../http.ts';
-import { tableAnswer } from '../table-answer.ts';
+import { writeAnswer } from '../answer.ts';
+import { readBody } from '../http.ts';
 import { decodeObjectBody } from '../object-body.ts';
 import { fieldManagerOf, parseDryRun, parseFieldValidation } from '../query.ts';
 import { evictionHandler } from './eviction.ts';
@@ -83,26 +82,21 @@ async function podBinding(scope: RequestScope, registry: ResourceRegistry): Prom
 /** GET of a status subresource answers the whole object (or its Table row), as upstream. */
 async function getObject(scope: RequestScope): Promise<void> {
   const obj = await scope.served.store.get(scope.info.namespace, scope.info.name);
-  const { table } = scope.negotiated;
-  const answer = table === undefined ? obj : tableAnswer(scope, table, [obj], { resourceVersion: obj.metadata.resourceVersion });
-  await writeObject(scope.res, 200, scope.negotiated, answer);
+  await writeAnswer(scope, 200, obj);
 }
 
 /** A Scale's Table columns (upstream's printScale). */
-const scaleColumns: TableColumn[] = [
-  nameColumn,
-  column('Desired', (scale) => (scale.spec as { replicas?: number } | undefined)?.replicas ?? 0, { type: 'integer', description: 'replicas is the desired number of instances for the scaled object.' }),
-  column('Available', (scale) => (scale.status as { replicas?: number } | undefined)?.replicas ?? 0, { type: 'integer', description: 'replicas is the actual number of observed instances of the scaled object.' }),
-];
+const scaleTable: { columns: TableColumn[] } = {
+  columns: [
+    nameColumn,
+    column('Desired', (scale) => (scale.spec as { replicas?: number } | undefined)?.replicas ?? 0, { type: 'integer', description: 'replicas is the desired number of instances for the scaled object.' }),
+    column('Available', (scale) => (scale.status as { replicas?: number } | undefined)?.replicas ?? 0, { type: 'integer', description: 'replicas is the actual number of observed instances of the scaled object.' }),
+  ],
+};
 
 async function getScaleObject(scope: RequestScope): Promise<void> {
   const scale = await getScale(scope.served.store, scope.info.namespace, scope.info.name);
-  const { table } = scope.negotiated;
-  const answer = table === undefined ? scale : buildTable({ columns: scaleColumns }, [scale], {
-    apiVersion: table.apiVersion, includeObject: tableOptionsFromQuery(scope.query).includeObject,
-    metadata: { resourceVersion: scale.metadata.resourceVersion }, now: Date.now(),
-  });
-  await writeObject(scope.res, 200, scope.negotiated, answer);
+  await writeAnswer(scope, 200, scale, { source: scaleTable });
 }
 
 /** The body's name and namespace may be omitted but must match the URL (400 otherwise, as upstream's update handler). */
@@ -125,7 +119,7 @@ async function updateObject(scope: RequestScope): Promise<void> {
   const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, obj.metadata.resourceVersion, {
     dryRun, fieldValidation: { directive, duplicateFields }, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'UpdateOptions'),
   }, () => obj, { createIfMissing: false, subresource: info.subresource });
-  await writeObject(scope.res, 200, scope.negotiated, object);
+  await writeAnswer(scope, 200, object);
 }
 
 async function updateScaleObject(scope: RequestScope): Promise<void> {
@@ -135,7 +129,7 @@ async function updateScaleObject(scope: RequestScope): Promise<void> {
   const body = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req))).object;
   checkIdentity(scope, body);
   const scale = await updateScale(served.store, info.namespace, info.name, body.metadata.resourceVersion, { dryRun, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'UpdateOptions') }, () => body);
-  await writeObject(scope.res, 200, scope.negotiated, scale);
+  await writeAnswer(scope, 200, scale, { source: scaleTable });
 }
 
 async function patchScale(scope: RequestScope): Promise<void> {
@@ -147,5 +141,5 @@ async function patchScale(scope: RequestScope): Promise<void> {
   });
   const scale = await updateScale(served.store, info.namespace, info.name, patch.resourceVersion, { dryRun, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'PatchOptions') },
     (current) => patch.apply(current) as KubeObject);
-  await writeObject(scope.res, 200, scope.negotiated, scale);
+  await writeAnswer(scope, 200, scale, { source: scaleTable });
 }

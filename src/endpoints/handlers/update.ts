@@ -1,5 +1,6 @@
 // PUT of an object.
-import { readBody, writeObject } from '../http.ts';
+import { writeAnswer } from '../answer.ts';
+import { readBody } from '../http.ts';
 import { decodeObjectBody } from '../object-body.ts';
 import { fieldManagerOf, parseDryRun, parseFieldValidation } from '../query.ts';
 import type { RequestScope } from './scope.ts';
@@ -9,5 +10,5 @@ export async function updateHandler(scope: RequestScope): Promise<void> {
   const directive = parseFieldValidation(scope.query, 'UpdateOptions');
   const { object: obj, duplicateFields } = await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { findDuplicates: directive !== 'Ignore' });
   const { object, created } = await scope.served.store.update(scope.info.namespace, scope.info.name, obj, { dryRun, fieldValidation: { directive, duplicateFields }, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'UpdateOptions') });
-  await writeObject(scope.res, created ? 201 : 200, scope.negotiated, object);
+  await writeAnswer(scope, created ? 201 : 200, object);
 }

@@ -8,7 +8,7 @@ import type { ResourceRegistry } from '../../registry/registry.ts';
 import { readBody, writeObject } from '../http.ts';
 import { decodeObjectBody } from '../object-body.ts';
 import { parseDryRun } from '../query.ts';
-import { tableAnswer } from '../table-answer.ts';
+import { shapeList, writeAnswer } from '../answer.ts';
 import type { RequestScope } from './scope.ts';
 
 export async function virtualHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
@@ -50,7 +50,7 @@ export async function bindingHandler(scope: RequestScope, registry: ResourceRegi
   await pods.admission.admit(attrs);
   await pods.admission.validate(attrs);
   const status = await bindPod(pods, info.namespace, name, binding, { dryRun });
-  await writeObject(scope.res, 201, scope.negotiated, status);
+  await writeAnswer(scope, 201, status);
 }
 
 /** GET componentstatuses[/name]: etcd-0 healthy when storage answers a read. */
@@ -63,13 +63,11 @@ async function componentStatusesHandler(scope: RequestScope): Promise<void> {
     storageError = err instanceof Error ? err.message : String(err);
   }
   const items = componentStatuses(storageError);
-  const { table } = scope.negotiated;
   if (scope.info.verb === 'get') {
     const item = items.find((c) => c.metadata.name === scope.info.name);
     if (item === undefined) throw notFound(scope.served.store.groupResource, scope.info.name);
-    await writeObject(scope.res, 200, scope.negotiated, table === undefined ? item : tableAnswer(scope, table, [item], {}));
+    await writeAnswer(scope, 200, item);
     return;
   }
-  const answer = table === undefined ? { kind: 'ComponentStatusList', apiVersion: 'v1', metadata: {}, items } : tableAnswer(scope, table, items, {});
-  await writeObject(scope.res, 200, scope.negotiated, answer);
+  await writeObject(scope.res, 200, scope.negotiated, shapeList(scope, { kind: 'ComponentStatusList', apiVersion: 'v1', metadata: {} }, items));
 }

@@ -1,7 +1,10 @@
-// Watch streams: cache events framed as WatchEvents, bookmarks and timeouts.
-import { isStatusError, type IncludeObject } from '../../api/index.ts';
+// Watch streams: cache events framed as WatchEvents (JSON lines, Tables, metadata views,
+// Protobuf frames), bookmarks and timeouts.
+import { isStatusError, notAcceptable, type IncludeObject, type KubeObject, type Status } from '../../api/index.ts';
 import { parseFieldSelector } from '../../api/fields.ts';
 import { SlowWatcherError, watchFrame, type CacheEvent, type CacheWatcher } from '../../cache/index.ts';
+import { partialObjectMetadata } from '../../encoding/partial-metadata.ts';
+import { loadProtobufCodec, type ProtobufCodec } from '../../encoding/protobuf-loader.ts';
 import { buildTable, tableOptionsFromQuery, type TableSource } from '../../encoding/table.ts';
 import type { ObjectFilter } from '../../registry/filter.ts';
 import { tableSourceOf } from '../../registry/table-columns.ts';
@@ -18,52 +21,93 @@ function frame(type: CacheEvent['type'] | 'ERROR', json: Uint8Array): Uint8Array
 }
 
 /**
- * The cache frames the events it fans out once, for every watcher (CacheEvent.frame).
- * Others (a watch's initial ADDED events) are framed here, once per event object.
+ * Frames shared by the watchers that ask for the same form of the same event (a Table of
+ * one shape, a metadata view, Protobuf): each is made once, for the first of them. The
+ * cache frames the plain JSON form itself (CacheEvent.frame).
  */
-const framed = new WeakMap<CacheEvent, Uint8Array>();
+const framedAs = new WeakMap<CacheEvent, Map<string, Uint8Array>>();
 
-function eventFrame(event: CacheEvent): Uint8Array {
-  if (event.frame !== undefined) return event.frame;
-  let bytes = framed.get(event);
+function sharedFrame(event: CacheEvent, form: string, make: () => Uint8Array): Uint8Array {
+  let byForm = framedAs.get(event);
+  let bytes = byForm?.get(form);
   if (bytes === undefined) {
-    bytes = frame(event.type, event.json);
-    framed.set(event, bytes);
+    bytes = make();
+    if (byForm === undefined) framedAs.set(event, (byForm = new Map()));
+    byForm.set(form, bytes);
   }
   return bytes;
 }
+
+/** How a watch writes its events and its ERROR event, in the negotiated serializer and shape. */
+interface WatchEncoder {
+  event(event: CacheEvent): Uint8Array;
+  error(status: Status): Uint8Array;
+}
+
+const jsonWatch: WatchEncoder = {
+  event: (event) => event.frame ?? sharedFrame(event, 'json', () => frame(event.type, event.json)),
+  error: (status) => frame('ERROR', encoder.encode(JSON.stringify(status))),
+};
 
 /** A watch answered in Tables (`kubectl get -w`): each event's object is a Table of one row. */
-interface TableWatch {
-  apiVersion: string;
-  includeObject: IncludeObject;
-  source: TableSource;
-  /** Upstream sends the column definitions with the first event only. */
-  headersSent: boolean;
+function tableWatch(apiVersion: string, includeObject: IncludeObject, source: TableSource): WatchEncoder {
+  // Upstream sends the column definitions with the first event only.
+  let headersSent = false;
+  return {
+    event(event) {
+      // Bookmarks carry only a resourceVersion: they stay plain objects in a Table watch.
+      if (event.type === 'BOOKMARK') return jsonWatch.event(event);
+      const noHeaders = headersSent;
+      headersSent = true;
+      return sharedFrame(event, `table ${apiVersion} ${includeObject} ${noHeaders}`, () => {
+        const table = buildTable(source, [event.object], {
+          apiVersion, includeObject, metadata: { resourceVersion: event.object.metadata.resourceVersion }, noHeaders, now: Date.now(),
+        });
+        return frame(event.type, encoder.encode(JSON.stringify(table)));
+      });
+    },
+    error: jsonWatch.error,
+  };
 }
 
-/** Table frames are shared like plain ones, by watchers asking for the same Table shape. */
-const tableFramed = new WeakMap<CacheEvent, Map<string, Uint8Array>>();
+/** A watch of metadata views in JSON (client-go's metadata informers fall back to it). */
+function metadataJsonWatch(apiVersion: string): WatchEncoder {
+  return {
+    event: (event) => sharedFrame(event, `metadata ${apiVersion}`, () =>
+      frame(event.type, encoder.encode(JSON.stringify(partialObjectMetadata(event.object, apiVersion))))),
+    error: jsonWatch.error,
+  };
+}
 
-function tableFrame(event: CacheEvent, watch: TableWatch): Uint8Array {
-  const noHeaders = watch.headersSent;
-  watch.headersSent = true;
-  const shape = `${watch.apiVersion} ${watch.includeObject} ${noHeaders}`;
-  let byShape = tableFramed.get(event);
-  let bytes = byShape?.get(shape);
-  if (bytes === undefined) {
-    const table = buildTable(watch.source, [event.object], {
-      apiVersion: watch.apiVersion,
-      includeObject: watch.includeObject,
-      metadata: { resourceVersion: event.object.metadata.resourceVersion },
-      noHeaders,
-      now: Date.now(),
-    });
-    bytes = frame(event.type, encoder.encode(JSON.stringify(table)));
-    if (byShape === undefined) tableFramed.set(event, (byShape = new Map()));
-    byShape.set(shape, bytes);
+/** Four bytes of big-endian length, then the message: one frame of a Protobuf watch. */
+function lengthPrefixed(message: Uint8Array): Uint8Array {
+  const out = new Uint8Array(4 + message.length);
+  new DataView(out.buffer).setUint32(0, message.length);
+  out.set(message, 4);
+  return out;
+}
+
+/** A Protobuf watch: each event a WatchEvent whose object is a whole envelope, of the object or its metadata view. */
+function protobufWatch(codec: ProtobufCodec, metadataVersion: string | undefined): WatchEncoder {
+  const form = metadataVersion === undefined ? 'protobuf' : `protobuf metadata ${metadataVersion}`;
+  return {
+    event: (event) => sharedFrame(event, form, () => {
+      const object = metadataVersion === undefined ? event.object : partialObjectMetadata(event.object, metadataVersion);
+      return lengthPrefixed(codec.encodeProtobufWatchEvent({ type: event.type, object: object as KubeObject }));
+    }),
+    error: (status) => lengthPrefixed(codec.encodeProtobufWatchEvent({ type: 'ERROR', object: status })),
+  };
+}
+
+async function watchEncoder(scope: RequestScope): Promise<WatchEncoder> {
+  const { table, metadata, serializer } = scope.negotiated;
+  if (metadata !== undefined && metadata.kind !== 'PartialObjectMetadata') {
+    throw notAcceptable(`you requested ${metadata.kind}, but a watch sends objects, not lists`);
   }
-  return bytes;
+  if (serializer === 'protobuf') return protobufWatch(await loadProtobufCodec(), metadata?.apiVersion);
+  if (table !== undefined) return tableWatch(table.apiVersion, tableOptionsFromQuery(scope.query).includeObject, tableSourceOf(scope.served.type));
+  if (metadata !== undefined) return metadataJsonWatch(metadata.apiVersion);
+  return jsonWatch;
 }
 
 /** Node's timers hold at most 2^31-1 ms (about 24.8 days); a longer delay would fire at once. */
@@ -106,13 +150,7 @@ export async function watchHandler(scope: RequestScope): Promise<void> {
   const { res, served, info } = scope;
   const params = watchParams(scope.query, scope.watchList);
   const filter = watchFilter(scope);
-  const table = scope.negotiated.table;
-  const tableWatch: TableWatch | undefined = table === undefined ? undefined : {
-    apiVersion: table.apiVersion,
-    includeObject: tableOptionsFromQuery(scope.query).includeObject,
-    source: tableSourceOf(served.type),
-    headersSent: false,
-  };
+  const encode = await watchEncoder(scope);
   let watcher: CacheWatcher | undefined;
   let startError: unknown;
   try {
@@ -127,9 +165,9 @@ export async function watchHandler(scope: RequestScope): Promise<void> {
     startError = err;
   }
 
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+  res.writeHead(200, { 'Content-Type': scope.negotiated.contentType, 'Cache-Control': 'no-cache, private' });
   if (watcher === undefined) {
-    res.end(frame('ERROR', encoder.encode(JSON.stringify(toStatusError(startError).toStatus()))));
+    res.end(encode.error(toStatusError(startError).toStatus()));
     return;
   }
   // A watch may stay quiet for long: the client must see it established now.
@@ -144,9 +182,7 @@ export async function watchHandler(scope: RequestScope): Promise<void> {
   try {
     for await (const event of w) {
       if (res.writableEnded) break;
-      // Bookmarks carry only a resourceVersion: they stay plain objects in a Table watch.
-      const bytes = tableWatch !== undefined && event.type !== 'BOOKMARK' ? tableFrame(event, tableWatch) : eventFrame(event);
-      if (!res.write(bytes)) {
+      if (!res.write(encode.event(event))) {
         // Back-pressure: wait for the client. Meanwhile the watcher's queue fills, and
         // past its bounds the cache ends this watch; a client that takes nothing for
         // the grace period is cut off.
@@ -159,7 +195,7 @@ export async function watchHandler(scope: RequestScope): Promise<void> {
   } catch (err) {
     // A watcher cut off for being too slow just ends, as upstream: the client resumes from its last revision.
     if (!(err instanceof SlowWatcherError) && !res.writableEnded) {
-      res.write(frame('ERROR', encoder.encode(JSON.stringify(toStatusError(err, scope.log).toStatus()))));
+      res.write(encode.error(toStatusError(err, scope.log).toStatus()));
     }
   } finally {
     clearTimer();
