@@ -123,12 +123,17 @@ export function generateMessages(binary: Uint8Array, roots: readonly string[] = 
         flags = 'm';
         type = bytes(t.elem) ? 'bytes' : scalar(t.elem) ?? messageOf(t.elem, where);
       } else if (t.kind === 'slice') {
+        // A named slice is nil until set, like a pointer: gogo writes it only when non-nil.
         type = messageOf(t, where);
+        flags = 'p';
       } else if (scalar(t) !== undefined) {
         type = scalar(t)!;
         if (pointer) flags = 'p';
         else if (!omitempty) flags = 'z';
-      } else type = messageOf(t, where);
+      } else {
+        type = messageOf(t, where);
+        if (pointer) flags = 'p';
+      }
       if (json.includes('inline')) flags += 'i';
       if (type.includes('.') && !specialMessages.includes(type) && !out.has(type)) queue.push(type);
       fields.push([number, jsonName, type, flags]);
@@ -157,8 +162,10 @@ export function renderMessagesModule(generated: Generated, source: string): stri
     '// A field is [number, JSON name, type, flags]. The type is a scalar (string, bytes, bool,',
     '// int32, int64) or a message name; special-types.ts gives some messages their JSON form.',
     '// Flags: r repeated; m map from string keys (entries {1 key, 2 value}) to the type;',
-    '// p a Go pointer (a zero value on the wire is kept in JSON); z a Go value field without',
-    '// omitempty (its zero value is kept in JSON); i inlined in the JSON of the parent.',
+    '// p a Go pointer (or named slice): written only when set, and a zero scalar on the wire',
+    '// is kept in JSON; z a Go value scalar without omitempty (its zero value is kept in JSON);',
+    '// i inlined in the JSON of the parent. Fields without p are Go values: gogo writes them',
+    '// always, zero or not (bytes, repeated fields and maps have nothing to write when empty).',
     "// A message whose one field has no JSON name (ExtraValue) is a list in JSON.",
     '// Other scalars are Go value fields with omitempty: their zero value is absent in JSON.',
     '',

@@ -483,7 +483,8 @@ describe('JSON → Protobuf → JSON', () => {
           allocatedResourcesStatus: [{ name: 'claim:gpu', resources: [{ resourceID: 'gpu-0', health: 'Healthy' }] }],
           stopSignal: 'SIGTERM',
         }],
-        initContainerStatuses: [{ name: 'init', state: { waiting: { reason: 'PodInitializing' } }, ready: false, restartCount: 2, image: 'busybox:1.36', imageID: '' }],
+        // lastState is a Go value (not a pointer): written, and answered, even when empty.
+        initContainerStatuses: [{ name: 'init', state: { waiting: { reason: 'PodInitializing' } }, lastState: {}, ready: false, restartCount: 2, image: 'busybox:1.36', imageID: '' }],
         resourceClaimStatuses: [{ name: 'gpu', resourceClaimName: 'web-0-gpu' }],
         observedGeneration: 3,
       },
@@ -715,7 +716,7 @@ describe('JSON → Protobuf → JSON', () => {
         parallelism: 1, completions: 1, backoffLimit: 6, completionMode: 'NonIndexed', suspend: false, manualSelector: false,
         podReplacementPolicy: 'TerminatingOrFailed',
         selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': 'abc' } },
-        template: { metadata: { labels: { 'job-name': 'migrate' } }, spec: { containers: [{ name: 'migrate', image: 'busybox', command: ['true'] }], restartPolicy: 'Never' } },
+        template: { metadata: { labels: { 'job-name': 'migrate' } }, spec: { containers: [{ name: 'migrate', image: 'busybox', command: ['true'], resources: {} }], restartPolicy: 'Never' } },
       },
       status: { active: 1, ready: 0, startTime: '2024-01-02T03:04:05Z', uncountedTerminatedPods: {} },
     }],
@@ -725,7 +726,7 @@ describe('JSON → Protobuf → JSON', () => {
       metadata: meta('nightly'),
       spec: {
         schedule: '*/1 * * * *', timeZone: 'Etc/UTC', concurrencyPolicy: 'Forbid', suspend: false, successfulJobsHistoryLimit: 3,
-        jobTemplate: { metadata: {}, spec: { template: { metadata: {}, spec: { containers: [{ name: 'c', image: 'busybox' }], restartPolicy: 'OnFailure' } } } },
+        jobTemplate: { metadata: {}, spec: { template: { metadata: {}, spec: { containers: [{ name: 'c', image: 'busybox', resources: {} }], restartPolicy: 'OnFailure' } } } },
       },
       status: {},
     }],
@@ -792,22 +793,30 @@ describe('JSON → Protobuf → JSON', () => {
   }
 
   test('fields are written in field-number order, whatever the JSON key order', () => {
-    const bytes = encodeProtobufObject({
+    const reversed = encodeProtobufObject({
       immutable: true,
       binaryData: { b: 'AQ==' },
-      data: { a: 'x' },
+      data: { z: 'y', a: 'x' },
       metadata: { namespace: 'ns', name: 'n' },
       kind: 'ConfigMap',
       apiVersion: 'v1',
     } as unknown as KubeObject);
-    const expected = [
-      ...prefix,
-      ...msg(1, str(1, 'v1'), str(2, 'ConfigMap')),
-      ...msg(2, msg(1, str(1, 'n'), str(3, 'ns')), entry(2, 'a', 'x'), msg(3, str(1, 'b'), bytesField(2, [1])), int(4, 1)),
-      ...str(3, ''),
-      ...str(4, ''),
-    ];
-    assert.deepEqual([...bytes], expected);
+    const ordered = encodeProtobufObject({
+      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'n', namespace: 'ns' }, data: { a: 'x', z: 'y' }, binaryData: { b: 'AQ==' }, immutable: true,
+    } as unknown as KubeObject);
+    assert.deepEqual([...reversed], [...ordered]);
+    const r = new ProtoReader(reversed, 4);
+    r.tag();
+    r.message();
+    assert.deepEqual(r.tag(), [2, 2]);
+    const raw = r.message();
+    const numbers: number[] = [];
+    while (!raw.done()) {
+      const [n, w] = raw.tag();
+      numbers.push(n);
+      raw.skip(w);
+    }
+    assert.deepEqual(numbers, [1, 2, 2, 3, 4]);
   });
 
   test('unknown JSON fields and nulls are left out', () => {
@@ -817,7 +826,7 @@ describe('JSON → Protobuf → JSON', () => {
 
   test('a quantity given as a JSON number is encoded as its string', () => {
     const obj = roundTrip({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n' }, status: { capacity: { cpu: 4 } } });
-    assert.deepEqual(obj.status, { capacity: { cpu: '4' } });
+    assert.deepEqual((obj.status as Record<string, unknown>).capacity, { cpu: '4' });
   });
 
   test('a large multi-byte message (long annotation) survives', () => {

@@ -41,6 +41,8 @@ interface Field {
   inline: boolean;
   /** A zero scalar on the wire stays in the JSON (Go pointer, or no omitempty). */
   keepZero: boolean;
+  /** A Go pointer or named slice: written only when set; other fields are written always. */
+  pointer: boolean;
 }
 
 interface Message {
@@ -64,6 +66,7 @@ const compiled: ReadonlyMap<string, Message> = new Map(
         map: flags.includes('m'),
         inline: flags.includes('i'),
         keepZero: flags.includes('p') || flags.includes('z'),
+        pointer: flags.includes('p'),
       }))
       .sort((a, b) => a.number - b.number);
     const bareList = fields.length === 1 && fields[0]!.json === '';
@@ -294,21 +297,26 @@ function fail(message: string): never {
   throw new EncodeError(message);
 }
 
+/** A scalar; undefined is the Go zero value. */
 function encodeScalar(type: string, number: number, value: unknown, w: ProtoWriter): void {
   switch (type) {
     case 'string':
+      if (value === undefined) value = '';
       if (typeof value !== 'string') fail('expected a string');
       w.string(number, value);
       return;
     case 'bytes':
+      if (value === undefined) value = '';
       if (typeof value !== 'string') fail('expected a base64 string');
       w.bytes(number, Buffer.from(value, 'base64'));
       return;
     case 'bool':
+      if (value === undefined) value = false;
       if (typeof value !== 'boolean') fail('expected a boolean');
       w.bool(number, value);
       return;
     default: {
+      if (value === undefined) value = 0;
       if (typeof value !== 'number' || !Number.isInteger(value)) fail('expected an integer');
       const limit = type === 'int32' ? 2 ** 31 : 2 ** 63;
       if (value < -limit || value >= limit) fail(`integer out of ${type} range`);
@@ -317,6 +325,7 @@ function encodeScalar(type: string, number: number, value: unknown, w: ProtoWrit
   }
 }
 
+/** One value of a field's type as field `number`; undefined is the Go zero value, which gogo writes too. */
 function encodeValue(type: string, number: number, value: unknown, w: ProtoWriter): void {
   if (scalarTypes.has(type)) {
     encodeScalar(type, number, value, w);
@@ -335,18 +344,27 @@ function encodeValue(type: string, number: number, value: unknown, w: ProtoWrite
     } else {
       const message = messageNamed(type);
       if (message.bareList) {
-        if (!Array.isArray(value)) fail('expected a list');
+        if (value !== undefined && !Array.isArray(value)) fail('expected a list');
         encodeMessage(message, { '': value }, w);
       } else {
-        if (!isObject(value)) fail('expected an object');
-        encodeMessage(message, value, w);
+        if (value !== undefined && !isObject(value)) fail('expected an object');
+        encodeMessage(message, value ?? {}, w);
       }
     }
   }
   w.endMessage(at);
 }
 
-/** Fields in field-number order, as gogo-protobuf writes them; absent and null values are left out. */
+/** Go string order: bytewise UTF-8, which differs from UTF-16 order past the BMP. */
+function byUtf8(a: string, b: string): number {
+  return a === b ? 0 : Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/**
+ * Fields in field-number order, as gogo-protobuf's generated Marshal writes them: a Go value
+ * field always (absent or null in JSON is its zero value), a pointer only when set, bytes
+ * only when non-nil, one entry per element of a list and per key of a map, keys sorted.
+ */
 function encodeMessage(message: Message, json: Json, w: ProtoWriter): void {
   for (const field of message.fields) {
     try {
@@ -356,23 +374,25 @@ function encodeMessage(message: Message, json: Json, w: ProtoWriter): void {
         w.endMessage(at);
         continue;
       }
-      const value = Object.hasOwn(json, field.json) ? json[field.json] : undefined;
-      if (value === undefined || value === null) continue;
+      const set = Object.hasOwn(json, field.json) ? json[field.json] : undefined;
+      const value = set === null ? undefined : set;
       if (field.map) {
+        if (value === undefined) continue;
         if (!isObject(value)) fail('expected an object');
-        for (const [key, entry] of Object.entries(value)) {
+        for (const key of Object.keys(value).sort(byUtf8)) {
+          const entry = value[key] ?? undefined;
           const at = w.beginMessage(field.number);
           w.string(1, key);
-          if (entry !== null && entry !== undefined) encodeValue(field.type, 2, entry, w);
+          if (entry !== undefined || field.type !== 'bytes') encodeValue(field.type, 2, entry, w);
           w.endMessage(at);
         }
       } else if (field.repeated) {
+        if (value === undefined) continue;
         if (!Array.isArray(value)) fail('expected a list');
-        for (const item of value) {
-          const element = item ?? zeroOf(field.type);
-          if (element !== null && element !== undefined) encodeValue(field.type, field.number, element, w);
-        }
-      } else encodeValue(field.type, field.number, value, w);
+        for (const item of value) encodeValue(field.type, field.number, item ?? undefined, w);
+      } else if (value !== undefined || !(field.pointer || field.type === 'bytes')) {
+        encodeValue(field.type, field.number, value, w);
+      }
     } catch (err) {
       if (err instanceof EncodeError) err.path.unshift(field.json);
       throw err;
@@ -380,32 +400,44 @@ function encodeMessage(message: Message, json: Json, w: ProtoWriter): void {
   }
 }
 
-/** An embedded object goes as Protobuf when it has a descriptor (as upstream's watch events do), else as JSON. */
+/**
+ * RawExtension {1 raw}: raw is written only when set. Go keeps the bytes it was given (the
+ * JSON of a ControllerRevision's data), so an embedded value goes as JSON; only a watch
+ * event embeds a whole Protobuf object (writeWatchEvent).
+ */
 function encodeRawExtension(value: unknown, w: ProtoWriter): void {
-  if (isObject(value) && typeof value.apiVersion === 'string' && typeof value.kind === 'string') {
-    const name = messageFor(value.apiVersion, value.kind);
-    if (name !== undefined) {
-      const at = w.beginMessage(1);
-      writeEnvelope(value, value.apiVersion, value.kind, messageNamed(name), w);
-      w.endMessage(at);
-      return;
-    }
-  }
-  w.bytes(1, new TextEncoder().encode(JSON.stringify(value)));
+  if (value !== undefined) w.bytes(1, new TextEncoder().encode(JSON.stringify(value)));
 }
 
-function writeEnvelope(json: Json, apiVersion: string, kind: string, message: Message, w: ProtoWriter): void {
+/** The prefix and runtime.Unknown {1 typeMeta {1 apiVersion, 2 kind}, 2 raw, 3 contentEncoding, 4 contentType}. */
+function writeEnvelope(apiVersion: string, kind: string, raw: Uint8Array | ((w: ProtoWriter) => void), w: ProtoWriter): void {
   w.raw(magic);
   const typeMeta = w.beginMessage(1);
   w.string(1, apiVersion);
   w.string(2, kind);
   w.endMessage(typeMeta);
-  const raw = w.beginMessage(2);
-  encodeMessage(message, json, w);
-  w.endMessage(raw);
+  if (raw instanceof Uint8Array) w.bytes(2, raw);
+  else {
+    const at = w.beginMessage(2);
+    raw(w);
+    w.endMessage(at);
+  }
   // Upstream writes the empty contentEncoding and contentType too.
   w.string(3, '');
   w.string(4, '');
+}
+
+/** meta/v1 WatchEvent {1 type, 2 object RawExtension {1 raw: the object's envelope}}. */
+function writeWatchEvent(type: string, envelope: Uint8Array | ((w: ProtoWriter) => void), w: ProtoWriter): void {
+  w.string(1, type);
+  const object = w.beginMessage(2);
+  if (envelope instanceof Uint8Array) w.bytes(1, envelope);
+  else {
+    const raw = w.beginMessage(1);
+    envelope(w);
+    w.endMessage(raw);
+  }
+  w.endMessage(object);
 }
 
 function encodeFailure(what: string, err: unknown): never {
@@ -416,11 +448,8 @@ function encodeFailure(what: string, err: unknown): never {
   throw err;
 }
 
-/**
- * An object, list or Status as Protobuf bytes, prefix and runtime.Unknown envelope
- * included. A kind without a descriptor (a custom resource) is 406, as upstream answers.
- */
-export function encodeProtobufObject(obj: KubeObject | KubeList | Status): Uint8Array {
+/** The apiVersion, kind and message of an object, list or Status; 406 for a kind without a descriptor. */
+function typeOf(obj: KubeObject | KubeList | Status): { json: Json; apiVersion: string; kind: string; message: Message } {
   const json = obj as unknown as Json;
   const apiVersion = typeof json.apiVersion === 'string' ? json.apiVersion : '';
   const kind = typeof json.kind === 'string' ? json.kind : '';
@@ -428,13 +457,67 @@ export function encodeProtobufObject(obj: KubeObject | KubeList | Status): Uint8
   if (name === undefined) {
     throw notAcceptable(`object ${apiVersion}, Kind=${kind} cannot be encoded as ${protobufMediaType}`);
   }
+  return { json, apiVersion, kind, message: messageNamed(name) };
+}
+
+function encoding(what: string, write: (w: ProtoWriter) => void): Uint8Array {
   const w = new ProtoWriter();
   try {
-    writeEnvelope(json, apiVersion, kind, messageNamed(name), w);
+    write(w);
   } catch (err) {
     if (isStatusError(err)) throw err;
-    encodeFailure(`${kind} ${apiVersion}`, err);
+    encodeFailure(what, err);
   }
+  return w.finish();
+}
+
+/**
+ * An object, list or Status as Protobuf bytes, prefix and runtime.Unknown envelope
+ * included. A kind without a descriptor (a custom resource) is 406, as upstream answers.
+ */
+export function encodeProtobufObject(obj: KubeObject | KubeList | Status): Uint8Array {
+  const { json, apiVersion, kind, message } = typeOf(obj);
+  return encoding(`${kind} ${apiVersion}`, (w) => writeEnvelope(apiVersion, kind, (inner) => encodeMessage(message, json, inner), w));
+}
+
+/**
+ * The message of an object alone, without prefix or envelope: the envelope's raw, and what
+ * a list's items hold. A cache can keep it and build envelopes, lists and watch events
+ * from it without encoding the object again.
+ */
+export function encodeProtobufRaw(obj: KubeObject | KubeList | Status): Uint8Array {
+  const { json, apiVersion, kind, message } = typeOf(obj);
+  return encoding(`${kind} ${apiVersion}`, (w) => encodeMessage(message, json, w));
+}
+
+/** The prefixed envelope around a message `encodeProtobufRaw` made: equal to `encodeProtobufObject` of the object. */
+export function protobufEnvelope(apiVersion: string, kind: string, raw: Uint8Array): Uint8Array {
+  const w = new ProtoWriter();
+  writeEnvelope(apiVersion, kind, raw, w);
+  return w.finish();
+}
+
+/**
+ * A list (`ConfigMapList`: {1 metadata ListMeta, 2 items}) in its envelope, from its
+ * metadata as JSON and its items' messages as `encodeProtobufRaw` made them.
+ */
+export function protobufList(apiVersion: string, kind: string, listMeta: unknown, itemRaws: readonly Uint8Array[]): Uint8Array {
+  const { message } = typeOf({ apiVersion, kind } as KubeList);
+  const metadata = message.byNumber.get(1);
+  const items = message.byNumber.get(2);
+  if (metadata?.json !== 'metadata' || items?.json !== 'items' || !items.repeated) {
+    throw new Error(`${kind} ${apiVersion} is not a list`);
+  }
+  return encoding(`${kind} ${apiVersion}`, (w) => writeEnvelope(apiVersion, kind, (inner) => {
+    encodeValue(metadata.type, 1, listMeta ?? undefined, inner);
+    for (const raw of itemRaws) inner.bytes(2, raw);
+  }, w));
+}
+
+/** A watch event around an object's envelope (`protobufEnvelope`, `encodeProtobufObject`): equal to `encodeProtobufWatchEvent`. */
+export function protobufWatchEvent(type: WatchEventType, envelope: Uint8Array): Uint8Array {
+  const w = new ProtoWriter();
+  writeWatchEvent(type, envelope, w);
   return w.finish();
 }
 
@@ -443,11 +526,8 @@ export function encodeProtobufObject(obj: KubeObject | KubeList | Status): Uint8
  * Protobuf watch stream sends each as a frame: four bytes of big-endian length, then this.
  */
 export function encodeProtobufWatchEvent(event: WatchEvent): Uint8Array {
-  const w = new ProtoWriter();
-  try {
-    encodeMessage(messageNamed('meta.v1.WatchEvent'), event as unknown as Json, w);
-  } catch (err) {
-    encodeFailure(`watch event ${event.type}`, err);
-  }
-  return w.finish();
+  const { json, apiVersion, kind, message } = typeOf(event.object);
+  return encoding(`watch event ${event.type}`, (w) => writeWatchEvent(event.type, (inner) => {
+    writeEnvelope(apiVersion, kind, (raw) => encodeMessage(message, json, raw), inner);
+  }, w));
 }

@@ -1,5 +1,6 @@
 // What other folders import from encoding/protobuf/.
 export {
-  decodeProtobufObject, decodeProtobufWatchEvent, encodeProtobufObject, encodeProtobufWatchEvent, protobufMediaType,
+  decodeProtobufObject, decodeProtobufWatchEvent, encodeProtobufObject, encodeProtobufRaw, encodeProtobufWatchEvent,
+  protobufEnvelope, protobufList, protobufMediaType, protobufWatchEvent,
 } from './codec.ts';
 export { hasProtobufDescriptor } from './kinds.ts';

@@ -5,8 +5,10 @@
 //
 // Each decoder reads the fields of one embedded message and returns its JSON value, or
 // undefined when Go would marshal it as null (a zero Time, an empty FieldsV1), so that
-// the field is left out. Each encoder writes the fields of the message for a JSON value.
+// the field is left out. Each encoder writes the fields of the message for a JSON value,
+// exactly as gogo-protobuf's Marshal does; undefined is the Go zero value.
 
+import { canonicalQuantity, parseQuantity } from '../../api/quantity.ts';
 import { ProtoReader, ProtoWriter, WIRE_BYTES, WIRE_VARINT, WireError } from './wire.ts';
 
 type Decoder = (r: ProtoReader) => unknown;
@@ -81,8 +83,10 @@ const time: SpecialType = {
     return empty ? undefined : formatSeconds(seconds);
   },
   encode(value, w) {
+    if (value === undefined) return;
     if (typeof value !== 'string') throw new Error('a Time must be a string');
-    writeTimestamp(w, parseTime(value).seconds, 0);
+    const { seconds } = parseTime(value);
+    if (seconds !== minSeconds) writeTimestamp(w, seconds, 0);
   },
 };
 
@@ -97,9 +101,11 @@ const microTime: SpecialType = {
     return `${base.slice(0, 19)}.${String(Math.floor(rest / 1000)).padStart(6, '0')}Z`;
   },
   encode(value, w) {
+    if (value === undefined) return;
     if (typeof value !== 'string') throw new Error('a MicroTime must be a string');
     const { seconds, nanos } = parseTime(value);
-    writeTimestamp(w, seconds, Math.floor(nanos / 1000) * 1000);
+    const micros = Math.floor(nanos / 1000) * 1000;
+    if (seconds !== minSeconds || micros !== 0) writeTimestamp(w, seconds, micros);
   },
 };
 
@@ -154,6 +160,7 @@ const duration: SpecialType = {
     return formatDuration(ns);
   },
   encode(value, w) {
+    if (value === undefined) value = '0s';
     if (typeof value !== 'string') throw new Error('a Duration must be a string');
     w.int(1, parseDuration(value));
   },
@@ -190,11 +197,11 @@ const fieldsV1: SpecialType = {
     return raw === undefined || raw.length === 0 ? undefined : parseJsonBytes(raw, 'FieldsV1');
   },
   encode(value, w) {
-    w.bytes(1, utf8Encoder.encode(JSON.stringify(value)));
+    if (value !== undefined) w.bytes(1, utf8Encoder.encode(JSON.stringify(value)));
   },
 };
 
-/** resource.Quantity {1 string}: the quantity's string form. */
+/** resource.Quantity {1 string}: the quantity's canonical form (Go's String()), "0" for the zero value. */
 const quantity: SpecialType = {
   decode(r) {
     let text = '';
@@ -207,8 +214,10 @@ const quantity: SpecialType = {
     return text;
   },
   encode(value, w) {
+    if (value === undefined) value = '0';
     if (typeof value !== 'string' && typeof value !== 'number') throw new Error('a Quantity must be a string or number');
-    w.string(1, String(value));
+    if (parseQuantity(value) === undefined) throw new Error(`not a quantity: ${JSON.stringify(value)}`);
+    w.string(1, canonicalQuantity(value));
   },
 };
 
@@ -235,6 +244,7 @@ const intOrString: SpecialType = {
   },
   encode(value, w) {
     // gogo writes all three fields.
+    if (value === undefined) value = 0;
     if (typeof value === 'string') {
       w.int(1, 1);
       w.int(2, 0);
