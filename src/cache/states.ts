@@ -53,6 +53,8 @@ export class CachedState implements CachedObject {
   readonly #freeze: boolean;
   #held: KubeObject | undefined;
   #weak: WeakRef<KubeObject> | undefined;
+  /** Other encodings, by name; most states never need one. */
+  #encodings: Map<string, Uint8Array> | undefined;
 
   constructor(key: string, json: Uint8Array, revision: number, object: KubeObject | undefined, freeze: boolean) {
     this.key = key;
@@ -72,6 +74,15 @@ export class CachedState implements CachedObject {
     if (this.#freeze) freezeDeep(object);
     this.#weak = new WeakRef(object);
     return object;
+  }
+
+  encoded(name: string, encode: (object: KubeObject) => Uint8Array): Uint8Array {
+    let bytes = this.#encodings?.get(name);
+    if (bytes === undefined) {
+      bytes = encode(this.object);
+      (this.#encodings ??= new Map()).set(name, bytes);
+    }
+    return bytes;
   }
 
   /** The state stopped being current: keep its decoded form only while others still use it. */
@@ -101,6 +112,10 @@ export class StateEvent implements CacheEvent {
 
   get object(): KubeObject {
     return this.#state.object;
+  }
+
+  encoded(name: string, encode: (object: KubeObject) => Uint8Array): Uint8Array {
+    return this.#state.encoded(name, encode);
   }
 }
 

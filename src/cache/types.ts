@@ -3,7 +3,17 @@
 
 import type { KubeObject } from '../api/index.ts';
 
-export interface CachedObject {
+/**
+ * Other encodings of a cached object (Protobuf), made by the first reader that needs one
+ * and kept beside its JSON for as long as the cache keeps the object, so that lists and
+ * watch frames cost no encoding after the first.
+ */
+export interface EncodingMemo {
+  /** The bytes `encode` makes of the object, under `name`: made once, then shared. Do not write to them. */
+  encoded(name: string, encode: (object: KubeObject) => Uint8Array): Uint8Array;
+}
+
+export interface CachedObject extends EncodingMemo {
   /** The storage key. */
   readonly key: string;
   /** Decoded, with metadata.resourceVersion set. Frozen (WatchCacheOptions.freeze): copy before changing. */
@@ -25,6 +35,8 @@ export interface CacheEvent {
   readonly revision: number;
   /** The event as a line of the JSON watch stream (`json` is a view into it), when the cache made one. */
   readonly frame?: Uint8Array;
+  /** Other encodings of `object`, kept with the state the event carries (not on bookmarks). */
+  encoded?(name: string, encode: (object: KubeObject) => Uint8Array): Uint8Array;
 }
 
 /** Selects objects, for lists and watches (label and field selectors). */

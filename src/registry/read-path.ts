@@ -18,6 +18,8 @@ export interface ListItem {
   object: KubeObject;
   /** The object's JSON, when the cache already has it (lists are assembled from these bytes). */
   json?: Uint8Array;
+  /** The cache's other encodings of the object (EncodingMemo), when it comes from the cache. */
+  encoded?(name: string, encode: (object: KubeObject) => Uint8Array): Uint8Array;
 }
 
 export interface ListPage {
@@ -85,7 +87,7 @@ export class ReadPath {
       await this.catchUp(this.cache, consistency);
       const cached = this.cache.get(key);
       if (cached === undefined) throw notFound(groupResource, name);
-      return { object: cached.object, json: cached.json };
+      return cached;
     }
     // A cache still loading: a get costs one key, so it reads through to the backend,
     // as upstream's cacher does (KEP-4568); the read is current, hence fresh enough.

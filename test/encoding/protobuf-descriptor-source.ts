@@ -26,6 +26,7 @@ export const otherRoots = [
   'core.v1.PodTemplateSpec',
   'meta.v1.ObjectMeta', 'meta.v1.ListMeta', 'meta.v1.Status', 'meta.v1.List', 'meta.v1.DeleteOptions',
   'meta.v1.WatchEvent', 'meta.v1.Condition', 'meta.v1.LabelSelector',
+  'meta.v1.PartialObjectMetadata', 'meta.v1.PartialObjectMetadataList', 'meta.v1beta1.PartialObjectMetadataList',
 ];
 
 /**
@@ -49,7 +50,7 @@ export type GeneratedField = [number, string, string, string];
 /** Go package paths of the API types and the Protobuf package names messages.ts uses for them. */
 export function shortPackage(pkg: string): string | undefined {
   const m = /^k8s\.io\/api\/([a-z0-9]+)\/(v[a-z0-9]+)$/.exec(pkg)
-    ?? /^k8s\.io\/apimachinery\/pkg\/apis\/(meta)\/(v1)$/.exec(pkg)
+    ?? /^k8s\.io\/apimachinery\/pkg\/apis\/(meta)\/(v1|v1beta1)$/.exec(pkg)
     ?? /^k8s\.io\/apiextensions-apiserver\/pkg\/apis\/(apiextensions)\/(v1)$/.exec(pkg)
     ?? /^k8s\.io\/kube-aggregator\/pkg\/apis\/(apiregistration)\/(v1)$/.exec(pkg);
   if (m !== null) return `${m[1]}.${m[2]}`;

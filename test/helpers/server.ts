@@ -37,6 +37,8 @@ export interface Response {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** The body's bytes as received (not decompressed). */
+  bytes: Buffer;
   /** The body parsed as JSON (undefined when it is not JSON). */
   json: any;
 }
@@ -79,14 +81,15 @@ export function httpsRequest(agent: https.Agent, baseUrl: string, token: string,
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
+        const bytes = Buffer.concat(chunks);
+        const text = bytes.toString('utf8');
         let json: unknown;
         try {
           json = JSON.parse(text);
         } catch {
           json = undefined;
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, bytes, json });
       });
       res.on('error', reject);
     });
@@ -215,6 +218,69 @@ export function openStream(server: TestServer, urlPath: string, headers: Record<
           const all: any[] = [];
           for (let e = await next(30_000); e !== undefined; e = await next(30_000)) all.push(e);
           return all;
+        },
+        close() {
+          req.destroy();
+          agent.destroy();
+        },
+      });
+    });
+    req.on('error', reject);
+  });
+}
+
+export interface ByteStream {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Everything received so far. */
+  received(): Buffer;
+  /** Waits until what was received satisfies `check` (or the stream ends): answers it. */
+  waitFor(check: (received: Buffer) => boolean, timeoutMs?: number): Promise<Buffer>;
+  close(): void;
+}
+
+/** Opens a streaming GET whose body is binary (a Protobuf or CBOR watch) and collects its bytes. */
+export function openByteStream(server: TestServer, urlPath: string, headers: Record<string, string> = {}): Promise<ByteStream> {
+  return new Promise((resolve, reject) => {
+    const agent = new https.Agent({ ca: server.caPem });
+    const req = https.get(new URL(urlPath, server.url), { agent, headers: { authorization: `Bearer ${server.token}`, ...headers } }, (res) => {
+      let buffer = Buffer.alloc(0);
+      let ended = false;
+      const listeners = new Set<() => void>();
+      const notify = () => {
+        for (const l of [...listeners]) l();
+      };
+      res.on('data', (chunk: Buffer) => {
+        buffer = Buffer.concat([buffer, chunk]);
+        notify();
+      });
+      const finish = () => {
+        ended = true;
+        notify();
+      };
+      res.on('end', finish);
+      res.on('close', finish);
+      res.on('error', finish);
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        received: () => buffer,
+        waitFor(check, timeoutMs = 5000) {
+          return new Promise((resolveWait, rejectWait) => {
+            const test = () => {
+              if (check(buffer) || ended) {
+                listeners.delete(test);
+                clearTimeout(timer);
+                resolveWait(buffer);
+              }
+            };
+            const timer = setTimeout(() => {
+              listeners.delete(test);
+              rejectWait(new Error(`stream did not reach the expected state within ${timeoutMs} ms (${buffer.length} bytes)`));
+            }, timeoutMs);
+            listeners.add(test);
+            test();
+          });
         },
         close() {
           req.destroy();

@@ -1,6 +1,6 @@
 // Which message of messages.ts a (apiVersion, kind) is encoded as: the served kinds, their
 // lists and their subresources' kinds as roots.ts (generated from upstream's discovery)
-// lists them, plus the kinds of meta.k8s.io every version carries.
+// lists them, plus the kinds of meta.k8s.io every version carries and its own.
 
 import { messages } from './messages.ts';
 import { servedKinds } from './roots.ts';
@@ -12,6 +12,8 @@ import { servedKinds } from './roots.ts';
 const metaKinds: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   v1: { List: 'meta.v1.List' },
   'meta.k8s.io/v1': { PartialObjectMetadata: 'meta.v1.PartialObjectMetadata', PartialObjectMetadataList: 'meta.v1.PartialObjectMetadataList' },
+  // v1beta1's object view is v1's type; its list numbers its fields the other way round.
+  'meta.k8s.io/v1beta1': { PartialObjectMetadata: 'meta.v1.PartialObjectMetadata', PartialObjectMetadataList: 'meta.v1beta1.PartialObjectMetadataList' },
 };
 
 /**

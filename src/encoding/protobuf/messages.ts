@@ -2537,6 +2537,13 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [6, 'controller', 'bool', 'p'],
     [7, 'blockOwnerDeletion', 'bool', 'p'],
   ],
+  'meta.v1.PartialObjectMetadata': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', ''],
+  ],
+  'meta.v1.PartialObjectMetadataList': [
+    [1, 'metadata', 'meta.v1.ListMeta', ''],
+    [2, 'items', 'meta.v1.PartialObjectMetadata', 'r'],
+  ],
   'meta.v1.Preconditions': [
     [1, 'uid', 'string', 'p'],
     [2, 'resourceVersion', 'string', 'p'],
@@ -2568,6 +2575,10 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   'meta.v1.WatchEvent': [
     [1, 'type', 'string', 'z'],
     [2, 'object', 'runtime.RawExtension', ''],
+  ],
+  'meta.v1beta1.PartialObjectMetadataList': [
+    [1, 'items', 'meta.v1.PartialObjectMetadata', 'r'],
+    [2, 'metadata', 'meta.v1.ListMeta', ''],
   ],
   'networking.v1.HTTPIngressPath': [
     [1, 'path', 'string', ''],

@@ -1,16 +1,25 @@
 // GET of one object.
 import { writeAnswer } from '../answer.ts';
 import { writeBody } from '../http.ts';
+import { loadProtobufCodec } from '../../encoding/protobuf-loader.ts';
+import { protobufObject } from '../protobuf-answers.ts';
 import { getConsistency } from '../read-options.ts';
 import type { RequestScope } from './scope.ts';
 
 export async function getHandler(scope: RequestScope): Promise<void> {
-  const { object: obj, json } = await scope.served.store.getForAnswer(scope.info.namespace, scope.info.name, getConsistency(scope.query));
+  const item = await scope.served.store.getForAnswer(scope.info.namespace, scope.info.name, getConsistency(scope.query));
+  const { object: obj, json } = item;
   const { table, metadata, serializer, pretty, contentType } = scope.negotiated;
-  if (table === undefined && metadata === undefined && json !== undefined && serializer === 'json' && !pretty) {
+  if (table === undefined && metadata === undefined) {
     // The cache's bytes of the object, written as they are.
-    await writeBody(scope.res, 200, contentType, json, {}, { gzip: scope.gzip });
-    return;
+    if (json !== undefined && serializer === 'json' && !pretty) {
+      await writeBody(scope.res, 200, contentType, json, {}, { gzip: scope.gzip });
+      return;
+    }
+    if (serializer === 'protobuf') {
+      await writeBody(scope.res, 200, contentType, protobufObject(await loadProtobufCodec(), item), {}, { gzip: scope.gzip });
+      return;
+    }
   }
   await writeAnswer(scope, 200, obj, { gzip: scope.gzip });
 }

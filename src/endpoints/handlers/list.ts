@@ -2,6 +2,8 @@
 import { encodeListJson } from '../../registry/read-path.ts';
 import { shapeList } from '../answer.ts';
 import { writeBody, writeObject } from '../http.ts';
+import { loadProtobufCodec } from '../../encoding/protobuf-loader.ts';
+import { protobufListOf } from '../protobuf-answers.ts';
 import { listParams } from '../read-options.ts';
 import { filterFromQuery } from '../selectors.ts';
 import type { RequestScope } from './scope.ts';
@@ -10,11 +12,17 @@ export async function listHandler(scope: RequestScope): Promise<void> {
   const { query, served, negotiated } = scope;
   const params = listParams(query);
   const list = await served.store.list(scope.info.namespace, { ...params, filter: filterFromQuery(query, served.type) });
-  if (negotiated.table === undefined && negotiated.metadata === undefined && negotiated.serializer === 'json' && !negotiated.pretty) {
-    // Assembled from each object's cached JSON: the objects are not encoded again.
-    await writeBody(scope.res, 200, negotiated.contentType, encodeListJson(list), {}, { gzip: scope.gzip });
-    return;
-  }
   const { items, ...rest } = list;
+  if (negotiated.table === undefined && negotiated.metadata === undefined) {
+    // Assembled from each object's cached encoding: the objects are not encoded again.
+    if (negotiated.serializer === 'json' && !negotiated.pretty) {
+      await writeBody(scope.res, 200, negotiated.contentType, encodeListJson(list), {}, { gzip: scope.gzip });
+      return;
+    }
+    if (negotiated.serializer === 'protobuf') {
+      await writeBody(scope.res, 200, negotiated.contentType, protobufListOf(await loadProtobufCodec(), rest, items), {}, { gzip: scope.gzip });
+      return;
+    }
+  }
   await writeObject(scope.res, 200, negotiated, shapeList(scope, rest, items.map((item) => item.object)), {}, { gzip: scope.gzip });
 }

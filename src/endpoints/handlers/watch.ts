@@ -9,6 +9,7 @@ import { buildTable, tableOptionsFromQuery, type TableSource } from '../../encod
 import type { ObjectFilter } from '../../registry/filter.ts';
 import { tableSourceOf } from '../../registry/table-columns.ts';
 import { toStatusError } from '../http.ts';
+import { protobufEvent } from '../protobuf-answers.ts';
 import { watchParams } from '../read-options.ts';
 import { filterFromQuery } from '../selectors.ts';
 import type { RequestScope } from './scope.ts';
@@ -92,8 +93,9 @@ function protobufWatch(codec: ProtobufCodec, metadataVersion: string | undefined
   const form = metadataVersion === undefined ? 'protobuf' : `protobuf metadata ${metadataVersion}`;
   return {
     event: (event) => sharedFrame(event, form, () => {
-      const object = metadataVersion === undefined ? event.object : partialObjectMetadata(event.object, metadataVersion);
-      return lengthPrefixed(codec.encodeProtobufWatchEvent({ type: event.type, object: object as KubeObject }));
+      if (metadataVersion === undefined) return lengthPrefixed(protobufEvent(codec, event.type, event));
+      const object = partialObjectMetadata(event.object, metadataVersion) as KubeObject;
+      return lengthPrefixed(codec.encodeProtobufWatchEvent({ type: event.type, object }));
     }),
     error: (status) => lengthPrefixed(codec.encodeProtobufWatchEvent({ type: 'ERROR', object: status })),
   };
