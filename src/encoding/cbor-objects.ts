@@ -5,7 +5,7 @@
 // byte strings, not as the base64 text JSON shows. Which fields they are comes from the
 // Protobuf descriptors (a `bytes` field is a Go []byte); custom resources have none.
 import type { KubeList, KubeObject, Status, WatchEvent } from '../api/index.ts';
-import { decodeCborSequence, EncodedCbor, encodeCbor } from './cbor.ts';
+import { type CborDecodeOptions, decodeCborSequence, EncodedCbor, encodeCbor } from './cbor.ts';
 import { messages } from './protobuf/messages.ts';
 import { messageFor } from './protobuf/kinds.ts';
 
@@ -147,6 +147,6 @@ export function encodeCborWatchEvent(event: WatchEvent, encodedObject?: Uint8Arr
 }
 
 /** The watch events of an application/cbor-seq stream, as JSON-shaped data. */
-export function decodeCborWatchEvents(data: Uint8Array): WatchEvent[] {
-  return decodeCborSequence(data) as WatchEvent[];
+export function decodeCborWatchEvents(data: Uint8Array, opts: CborDecodeOptions = {}): WatchEvent[] {
+  return decodeCborSequence(data, opts) as WatchEvent[];
 }

@@ -196,14 +196,15 @@ function isGoInteger(v: number): boolean {
 
 /** Map keys in RFC 8949 4.2.1 order: bytewise on their encodings, which for byte strings is shorter first, then bytewise. */
 function compareKeys(a: string, b: string): number {
-  if (a.length !== b.length || !isAscii(a) || !isAscii(b)) {
-    const ab = utf8Encoder.encode(a);
-    const bb = utf8Encoder.encode(b);
-    if (ab.length !== bb.length) return ab.length - bb.length;
-    for (let i = 0; i < ab.length; i++) if (ab[i] !== bb[i]) return ab[i]! - bb[i]!;
-    return 0;
+  if (isAscii(a) && isAscii(b)) {
+    if (a.length !== b.length) return a.length - b.length;
+    return a < b ? -1 : a > b ? 1 : 0;
   }
-  return a < b ? -1 : a > b ? 1 : 0;
+  const ab = utf8Encoder.encode(a);
+  const bb = utf8Encoder.encode(b);
+  if (ab.length !== bb.length) return ab.length - bb.length;
+  for (let i = 0; i < ab.length; i++) if (ab[i] !== bb[i]) return ab[i]! - bb[i]!;
+  return 0;
 }
 
 function isAscii(s: string): boolean {
@@ -290,7 +291,18 @@ export function encodeCbor(value: unknown, opts: { selfDescribed?: boolean } = {
 // Decoding, with the rules of upstream's decode mode (internal/modes/decode.go).
 
 /** Upstream's limits: nesting of arrays, maps and tags together, and the size of each array and map. */
-export const cborLimits = { maxNestedLevels: 64, maxArrayElements: 1024, maxMapPairs: 1024 } as const;
+export const cborLimits: CborLimits = { maxNestedLevels: 64, maxArrayElements: 1024, maxMapPairs: 1024 };
+
+export interface CborLimits {
+  maxNestedLevels: number;
+  maxArrayElements: number;
+  maxMapPairs: number;
+}
+
+/** Decoding options: other limits, for reading answers (a list of more than 1024 items) in tests and tools. */
+export interface CborDecodeOptions {
+  limits?: Partial<CborLimits>;
+}
 
 /** A malformed or refused body, worded as fxamacker/cbor words it. */
 class CborError extends Error {}
@@ -351,10 +363,12 @@ function epochToRfc3339(seconds: number): string {
 class Reader {
   readonly data: Uint8Array;
   readonly view: DataView;
+  readonly limits: CborLimits;
   pos = 0;
 
-  constructor(data: Uint8Array) {
+  constructor(data: Uint8Array, limits: CborLimits) {
     this.data = data;
+    this.limits = limits;
     this.view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   }
 
@@ -483,10 +497,10 @@ function readItem(r: Reader, depth: number): unknown {
     case 3:
       return textOf(r.string(major, info));
     case 4: {
-      if (depth + 1 > cborLimits.maxNestedLevels) throw new CborError(`cbor: exceeded max nested level ${cborLimits.maxNestedLevels}`);
+      if (depth + 1 > r.limits.maxNestedLevels) throw new CborError(`cbor: exceeded max nested level ${r.limits.maxNestedLevels}`);
       const length = r.argument(major, info);
-      const tooMany = `cbor: exceeded max number of elements ${cborLimits.maxArrayElements} for CBOR array`;
-      if (length > cborLimits.maxArrayElements) throw new CborError(tooMany);
+      const tooMany = `cbor: exceeded max number of elements ${r.limits.maxArrayElements} for CBOR array`;
+      if (length > r.limits.maxArrayElements) throw new CborError(tooMany);
       const items: unknown[] = [];
       if (length >= 0) {
         for (let i = 0; i < length; i++) items.push(readItem(r, depth + 1));
@@ -498,15 +512,15 @@ function readItem(r: Reader, depth: number): unknown {
           r.pos++;
           return items;
         }
-        if (items.length === cborLimits.maxArrayElements) throw new CborError(tooMany);
+        if (items.length === r.limits.maxArrayElements) throw new CborError(tooMany);
         items.push(readItem(r, depth + 1));
       }
     }
     case 5: {
-      if (depth + 1 > cborLimits.maxNestedLevels) throw new CborError(`cbor: exceeded max nested level ${cborLimits.maxNestedLevels}`);
+      if (depth + 1 > r.limits.maxNestedLevels) throw new CborError(`cbor: exceeded max nested level ${r.limits.maxNestedLevels}`);
       const length = r.argument(major, info);
-      const tooMany = `cbor: exceeded max number of key-value pairs ${cborLimits.maxMapPairs} for CBOR map`;
-      if (length > cborLimits.maxMapPairs) throw new CborError(tooMany);
+      const tooMany = `cbor: exceeded max number of key-value pairs ${r.limits.maxMapPairs} for CBOR map`;
+      if (length > r.limits.maxMapPairs) throw new CborError(tooMany);
       const obj: Record<string, unknown> = {};
       for (let index = 0; length < 0 || index < length; index++) {
         if (length < 0) {
@@ -515,7 +529,7 @@ function readItem(r: Reader, depth: number): unknown {
             r.pos++;
             break;
           }
-          if (index === cborLimits.maxMapPairs) throw new CborError(tooMany);
+          if (index === r.limits.maxMapPairs) throw new CborError(tooMany);
         }
         const key = readKey(r, depth + 1);
         const value = readItem(r, depth + 1);
@@ -556,7 +570,7 @@ function readTag(r: Reader, info: number, depth: number): unknown {
   } else {
     tag = r.argument(6, info);
   }
-  if (depth + 1 > cborLimits.maxNestedLevels) throw new CborError(`cbor: exceeded max nested level ${cborLimits.maxNestedLevels}`);
+  if (depth + 1 > r.limits.maxNestedLevels) throw new CborError(`cbor: exceeded max nested level ${r.limits.maxNestedLevels}`);
   r.need(1);
   const contentMajor = r.data[r.pos]! >> 5;
   switch (tag) {
@@ -654,8 +668,8 @@ function asBadRequest(err: unknown): StatusError {
 }
 
 /** One item from `pos`; returns the value and where the next item starts. */
-function readOne(data: Uint8Array, pos: number): [unknown, number] {
-  const r = new Reader(data);
+function readOne(data: Uint8Array, pos: number, opts: CborDecodeOptions): [unknown, number] {
+  const r = new Reader(data, { ...cborLimits, ...opts.limits });
   r.pos = pos;
   if (pos >= data.length) throw new CborError('EOF');
   const value = readItem(r, 0);
@@ -672,9 +686,9 @@ function readOne(data: Uint8Array, pos: number): [unknown, number] {
  * in an array or pairs in a map, and bytes after the item are refused. Indefinite lengths
  * are accepted. Throws a 400 StatusError with fxamacker/cbor's wording of the problem.
  */
-export function decodeCbor(data: Uint8Array): unknown {
+export function decodeCbor(data: Uint8Array, opts: CborDecodeOptions = {}): unknown {
   try {
-    const [value, end] = readOne(data, 0);
+    const [value, end] = readOne(data, 0, opts);
     if (end !== data.length) throw new CborError(`cbor: ${data.length - end} bytes of extraneous data starting at index ${end}`);
     return value;
   } catch (err) {
@@ -683,8 +697,8 @@ export function decodeCbor(data: Uint8Array): unknown {
 }
 
 /** decodeCbor for an object body: the item must be a map, as decoding into map[string]interface{} requires. */
-export function decodeCborObject(data: Uint8Array): Record<string, unknown> {
-  const value = decodeCbor(data);
+export function decodeCborObject(data: Uint8Array, opts: CborDecodeOptions = {}): Record<string, unknown> {
+  const value = decodeCbor(data, opts);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const what = value === null ? 'primitives' : Array.isArray(value) ? 'array' : typeof value === 'string' ? 'byte string' : typeof value === 'number' ? 'positive integer' : 'primitives';
     throw badRequest(`cbor: cannot unmarshal ${what} into Go value of type map[string]interface {}`);
@@ -693,12 +707,12 @@ export function decodeCborObject(data: Uint8Array): Record<string, unknown> {
 }
 
 /** Decodes an RFC 8742 CBOR sequence (application/cbor-seq): data items one after another. */
-export function decodeCborSequence(data: Uint8Array): unknown[] {
+export function decodeCborSequence(data: Uint8Array, opts: CborDecodeOptions = {}): unknown[] {
   const items: unknown[] = [];
   try {
     let pos = 0;
     while (pos < data.length) {
-      const [value, end] = readOne(data, pos);
+      const [value, end] = readOne(data, pos, opts);
       items.push(value);
       pos = end;
     }
