@@ -2,7 +2,7 @@
 import { methodNotAllowed, notFoundPath } from '../api/index.ts';
 import { negotiateObject, negotiateStatus, wantsPretty, type NegotiateOptions } from '../encoding/negotiate.ts';
 import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
-import type { ResourceRegistry } from '../registry/registry.ts';
+import type { ResourceRegistry, ServedResource } from '../registry/registry.ts';
 import type { NonResourceRequestInfo, RequestInfo, ResourceRequestInfo } from './request-info.ts';
 import { negotiateDiscovery, type Discovery } from './discovery.ts';
 import { createHandler } from './handlers/create.ts';
@@ -141,7 +141,7 @@ export class ApiHandler {
     const media: NegotiateOptions = {
       tables: true,
       metadata: true,
-      protobuf: !(served.store instanceof CustomResourceStore),
+      protobuf: servesProtobuf(served),
       cbor: this.cbor,
       pretty: wantsPretty(query, req.headers['user-agent']),
       stream: info.verb === 'watch' && info.subresource === '',
@@ -173,6 +173,15 @@ export class ApiHandler {
       log: this.opts.log,
     });
   }
+}
+
+/**
+ * Custom resources have no Protobuf form, as upstream; nor, in Plinth yet, do CRDs
+ * themselves: the JSON forms of their schema types (JSON, JSONSchemaPropsOr*) have no
+ * descriptors, so a client asking for Protobuf or JSON gets JSON.
+ */
+function servesProtobuf(served: ServedResource): boolean {
+  return !(served.store instanceof CustomResourceStore) && served.type.group !== 'apiextensions.k8s.io';
 }
 
 /**

@@ -161,6 +161,33 @@ describe('Protobuf answers', () => {
   });
 });
 
+describe('Protobuf and versions', () => {
+  test('an object stored in another version answers in the version asked for (HPA autoscaling/v1 and v2)', async () => {
+    const ns = await namespace();
+    const hpa = {
+      apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'h' },
+      spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'd' }, minReplicas: 1, maxReplicas: 3 },
+    };
+    assert.equal((await server.request('POST', `/apis/autoscaling/v2/namespaces/${ns}/horizontalpodautoscalers`, { body: hpa })).status, 201);
+    for (const version of ['v1', 'v2']) {
+      const path = `/apis/autoscaling/${version}/namespaces/${ns}/horizontalpodautoscalers`;
+      const one = decodeProtobufObject((await server.request('GET', `${path}/h`, { headers: { accept: protobuf } })).bytes) as any;
+      assert.equal(one.apiVersion, `autoscaling/${version}`);
+      assert.equal(one.spec.maxReplicas, 3);
+      const list = decodeProtobufObject((await server.request('GET', path, { headers: { accept: protobuf } })).bytes) as any;
+      assert.equal(list.apiVersion, `autoscaling/${version}`);
+      assert.equal(list.items[0].spec.maxReplicas, 3);
+    }
+  });
+
+  test('CRDs answer JSON to a client that takes Protobuf or JSON', async () => {
+    const res = await server.request('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { headers: { accept: goClientAccept } });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers['content-type'], 'application/json');
+    assert.equal(res.json.kind, 'CustomResourceDefinitionList');
+  });
+});
+
 describe('negotiation', () => {
   const cases: { name: string; accept: string; status: number; contentType?: string }[] = [
     { name: 'q-values order the entries', accept: 'application/json;q=0.5,application/yaml', status: 200, contentType: 'application/yaml' },
