@@ -149,7 +149,7 @@ export class ApiHandler {
     if (info.subresource !== '') {
       await subresourceHandler({
         req, res, info, query, served, negotiated: negotiateObject(req.headers.accept, media),
-        gzip: false, watchList: false, trackLongRunning: this.trackLongRunning, watchStreams: this.watchStreams, log: this.opts.log,
+        gzip: false, watchList: false, cbor: this.cbor, trackLongRunning: this.trackLongRunning, watchStreams: this.watchStreams, log: this.opts.log,
       }, this.opts.registry);
       return;
     }
@@ -158,7 +158,7 @@ export class ApiHandler {
     if (type.virtual) {
       await virtualHandler({
         req, res, info, query, served, negotiated: negotiateObject(req.headers.accept, media),
-        gzip: false, watchList: false, trackLongRunning: this.trackLongRunning, watchStreams: this.watchStreams, log: this.opts.log,
+        gzip: false, watchList: false, cbor: this.cbor, trackLongRunning: this.trackLongRunning, watchStreams: this.watchStreams, log: this.opts.log,
       }, this.opts.registry);
       return;
     }
@@ -168,6 +168,7 @@ export class ApiHandler {
       req, res, info, query, served, negotiated,
       gzip: (gates.APIResponseCompression ?? false) && acceptsGzip(req),
       watchList: gates.WatchList ?? false,
+      cbor: this.cbor,
       trackLongRunning: this.trackLongRunning,
       watchStreams: this.watchStreams,
       log: this.opts.log,

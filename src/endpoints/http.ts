@@ -2,7 +2,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback, constants as zlibConstants } from 'node:zlib';
-import { internalError, isStatusError, notAcceptable, requestEntityTooLarge, StatusError, type KubeObject, type Status } from '../api/index.ts';
+import { internalError, isStatusError, requestEntityTooLarge, StatusError, type KubeObject, type Status } from '../api/index.ts';
+import { loadCborObjectCodec } from '../encoding/cbor-loader.ts';
 import { encodeYaml } from '../encoding/decode.ts';
 import type { Negotiated } from '../encoding/negotiate.ts';
 import { loadProtobufCodec } from '../encoding/protobuf-loader.ts';
@@ -87,7 +88,7 @@ export async function writeBody(res: HttpResponse, status: number, contentType: 
   writeBytes(res, status, contentType, bytes, headers);
 }
 
-/** An answer's body in the negotiated serializer (the Protobuf codec loads on first use). */
+/** An answer's body in the negotiated serializer (the Protobuf and CBOR codecs load on first use). */
 export async function encodeAnswer(negotiated: Negotiated, value: unknown): Promise<Uint8Array | string> {
   switch (negotiated.serializer) {
     case 'json':
@@ -97,7 +98,7 @@ export async function encodeAnswer(negotiated: Negotiated, value: unknown): Prom
     case 'protobuf':
       return (await loadProtobufCodec()).encodeProtobufObject(value as KubeObject);
     case 'cbor':
-      throw notAcceptable('CBOR answers are not served');
+      return (await loadCborObjectCodec()).encodeCborObject(value as KubeObject);
   }
 }
 

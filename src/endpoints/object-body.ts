@@ -1,7 +1,7 @@
 // Object request bodies (POST, PUT, subresources): decoded, with the metadata every later stage relies on well typed.
 import { badRequest, type KubeObject } from '../api/index.ts';
 import { isObject } from '../api/json.ts';
-import { decodeBodyLoading, notAnObjectBody } from '../encoding/decode.ts';
+import { decodeBodyLoading, notAnObjectBody, type DecodeOptions } from '../encoding/decode.ts';
 
 const stringMetaFields = ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'];
 
@@ -29,7 +29,7 @@ export interface ObjectBody {
  * A request body as an object with well-typed metadata. Field-level checks of the
  * rest belong to validation; here only what every later stage relies on.
  */
-export async function decodeObjectBody(contentType: string | undefined, body: Uint8Array, opts: { findDuplicates?: boolean } = {}): Promise<ObjectBody> {
+export async function decodeObjectBody(contentType: string | undefined, body: Uint8Array, opts: DecodeOptions = {}): Promise<ObjectBody> {
   if (body.byteLength === 0) throw badRequest('the body of the request was empty');
   const { value, duplicateFields } = await decodeBodyLoading(contentType, body, opts);
   if (!isObject(value)) throw notAnObject(value);

@@ -20,6 +20,19 @@ export interface PatchTarget {
   /** The definition the object's kind has among the built-in ones; strategic merge needs it. */
   schemaName: string;
   groupResource: GroupResource;
+  /** The CBORServingAndStorage gate: apply patches in CBOR are accepted, and listed in a 415. */
+  cbor?: boolean;
+}
+
+/**
+ * The patch types a PATCH accepts, as upstream lists them in its 415: strategic merge
+ * only for types with a built-in schema (not custom resources), apply in CBOR with its gate.
+ */
+export function patchTypesFor(strategic: boolean, cbor: boolean): string[] {
+  return [
+    patchMediaTypes.json, patchMediaTypes.merge, ...(strategic ? [patchMediaTypes.strategic] : []),
+    'application/apply-patch+yaml', ...(cbor ? ['application/apply-patch+cbor'] : []),
+  ];
 }
 
 const kindsByMediaType = new Map<string, PatchKind>(Object.entries(patchMediaTypes).map(([kind, media]) => [media, kind as PatchKind]));
@@ -31,17 +44,19 @@ function metadataOf(obj: Record<string, unknown>): { name?: unknown; resourceVer
 /**
  * Checks a PATCH request of a subresource (media type, options) and decodes its body for
  * the shared patch functions (patch/): JSON merge patch, JSON Patch, and strategic merge
- * patch for types with a built-in schema (custom resources answer 415, as upstream).
+ * patch for types with a built-in schema (custom resources answer 415, as upstream); any
+ * other type (the CBOR forms of these included) is 415 naming the accepted ones.
  */
 export function decodePatch(contentType: string | undefined, query: URLSearchParams, body: Uint8Array, target: PatchTarget): DecodedPatch {
   const media = parseMediaType(contentType ?? '');
   const essence = media === undefined ? '' : `${media.type}/${media.subtype}`;
+  const strategic = builtinDefinitions[target.schemaName] !== undefined;
   const kind = kindsByMediaType.get(essence);
-  if (kind === undefined) throw unsupportedMediaType(contentType ?? '', [...kindsByMediaType.keys()]);
+  if (kind === undefined || (kind === 'strategic' && !strategic)) throw unsupportedMediaType('', patchTypesFor(strategic, target.cbor ?? false));
   if (query.has('force')) {
     throw invalid('PatchOptions', '', [{ reason: 'FieldValueForbidden', field: 'force', message: 'Forbidden: may not be specified for non-apply patch' }], 'meta.k8s.io');
   }
-  const schema = builtinDefinitions[target.schemaName] === undefined ? undefined : { $ref: schemaRef(target.schemaName) };
+  const schema = strategic ? { $ref: schemaRef(target.schemaName) } : undefined;
   const context = { defs: builtinDefinitions, schema };
   const text = Buffer.from(body).toString('utf8');
   let parsed: unknown;

@@ -131,3 +131,22 @@ test('a Protobuf body loads the codec on first need', async () => {
   assert.deepEqual((await decodeBodyLoading('application/vnd.kubernetes.protobuf', body)).value, { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} });
   assert.deepEqual((await decodeBodyLoading('application/json', Buffer.from('{"a":1}'))).value, { a: 1 });
 });
+
+test('a CBOR body: read with its gate, 415 without, refusals worded as upstream\'s decoding', () => {
+  const body = Buffer.from('d9d9f7a1446b696e6449436f6e6669674d6170', 'hex'); // {kind: ConfigMap}, self-described
+  assert.deepEqual(decodeBody('application/cbor', body, { cbor: true }), { value: { kind: 'ConfigMap' }, duplicateFields: [] });
+  const cases: { name: string; body: string; opts: { cbor?: boolean; kind?: string }; code: number; message: string }[] = [
+    { name: 'gate off', body: 'a0', opts: {}, code: 415, message: 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf' },
+    { name: 'truncated', body: 'a1', opts: { cbor: true, kind: 'Pod' }, code: 400, message: 'the object provided is unrecognized (must be of type Pod): unable to determine group/version/kind: unexpected EOF (a1)' },
+    { name: 'a string', body: '4161', opts: { cbor: true, kind: 'Pod' }, code: 400, message: 'the object provided is unrecognized (must be of type Pod): unable to determine group/version/kind: cbor: cannot unmarshal byte string into Go value of type v1.TypeMeta (4161)' },
+    { name: 'no kind to name', body: 'a1', opts: { cbor: true }, code: 400, message: 'unable to determine group/version/kind: unexpected EOF' },
+    { name: 'a long body is summarised', body: `5f${'41'.repeat(40)}`, opts: { cbor: true, kind: 'Pod' }, code: 400, message: `the object provided is unrecognized (must be of type Pod): unable to determine group/version/kind: unexpected EOF (5f${'41'.repeat(29)} ...)` },
+  ];
+  for (const c of cases) {
+    assert.throws(() => decodeBody('application/cbor', Buffer.from(c.body, 'hex'), c.opts), (err: { code: number; message: string }) => {
+      assert.equal(err.code, c.code, c.name);
+      assert.equal(err.message, c.message, c.name);
+      return true;
+    });
+  }
+});

@@ -14,7 +14,7 @@ import type { RequestScope } from './scope.ts';
  */
 export async function evictionHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
   const { info, served } = scope;
-  const eviction = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req))).object;
+  const eviction = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'Eviction' })).object;
   checkEviction(eviction, info.name);
   // The request's dryRun and the Eviction's deleteOptions.dryRun both make it a dry run (upstream's propagateDryRun).
   const bodyDryRun = (eviction as { deleteOptions?: { dryRun?: unknown } }).deleteOptions?.dryRun;

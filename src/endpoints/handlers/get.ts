@@ -1,7 +1,9 @@
 // GET of one object.
 import { writeAnswer } from '../answer.ts';
 import { writeBody } from '../http.ts';
+import { loadCborObjectCodec } from '../../encoding/cbor-loader.ts';
 import { loadProtobufCodec } from '../../encoding/protobuf-loader.ts';
+import { cborObject } from '../cbor-answers.ts';
 import { protobufObject } from '../protobuf-answers.ts';
 import { getConsistency } from '../read-options.ts';
 import type { RequestScope } from './scope.ts';
@@ -18,6 +20,10 @@ export async function getHandler(scope: RequestScope): Promise<void> {
     }
     if (serializer === 'protobuf') {
       await writeBody(scope.res, 200, contentType, protobufObject(await loadProtobufCodec(), item), {}, { gzip: scope.gzip });
+      return;
+    }
+    if (serializer === 'cbor') {
+      await writeBody(scope.res, 200, contentType, cborObject(await loadCborObjectCodec(), item), {}, { gzip: scope.gzip });
       return;
     }
   }

@@ -2,7 +2,9 @@
 import { encodeListJson } from '../../registry/read-path.ts';
 import { shapeList } from '../answer.ts';
 import { writeBody, writeObject } from '../http.ts';
+import { loadCborObjectCodec } from '../../encoding/cbor-loader.ts';
 import { loadProtobufCodec } from '../../encoding/protobuf-loader.ts';
+import { cborListOf } from '../cbor-answers.ts';
 import { protobufListOf } from '../protobuf-answers.ts';
 import { listParams } from '../read-options.ts';
 import { filterFromQuery } from '../selectors.ts';
@@ -21,6 +23,10 @@ export async function listHandler(scope: RequestScope): Promise<void> {
     }
     if (negotiated.serializer === 'protobuf') {
       await writeBody(scope.res, 200, negotiated.contentType, protobufListOf(await loadProtobufCodec(), rest, items), {}, { gzip: scope.gzip });
+      return;
+    }
+    if (negotiated.serializer === 'cbor') {
+      await writeBody(scope.res, 200, negotiated.contentType, cborListOf(await loadCborObjectCodec(), rest, items), {}, { gzip: scope.gzip });
       return;
     }
   }

@@ -75,7 +75,7 @@ export async function subresourceHandler(scope: RequestScope, registry: Resource
 
 /** POST pods/{name}/binding: the Binding names the pod (upstream's BindingREST). */
 async function podBinding(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
-  const binding = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req))).object;
+  const binding = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'Binding' })).object;
   await bindingHandler(scope, registry, binding, scope.info.name, 'pods');
 }
 
@@ -114,7 +114,7 @@ async function updateObject(scope: RequestScope): Promise<void> {
   const { info, served } = scope;
   const dryRun = parseDryRun(scope.query, 'UpdateOptions');
   const directive = parseFieldValidation(scope.query, 'UpdateOptions');
-  const { object: obj, duplicateFields } = await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { findDuplicates: directive !== 'Ignore' });
+  const { object: obj, duplicateFields } = await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { findDuplicates: directive !== 'Ignore', cbor: scope.cbor, kind: scope.served.type.kind });
   checkIdentity(scope, obj);
   const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, obj.metadata.resourceVersion, {
     dryRun, fieldValidation: { directive, duplicateFields }, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'UpdateOptions'),
@@ -126,7 +126,7 @@ async function updateScaleObject(scope: RequestScope): Promise<void> {
   const { info, served } = scope;
   const dryRun = parseDryRun(scope.query, 'UpdateOptions');
   parseFieldValidation(scope.query, 'UpdateOptions');
-  const body = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req))).object;
+  const body = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'Scale' })).object;
   checkIdentity(scope, body);
   const scale = await updateScale(served.store, info.namespace, info.name, body.metadata.resourceVersion, { dryRun, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'UpdateOptions') }, () => body);
   await writeAnswer(scope, 200, scale, { source: scaleTable });
@@ -137,7 +137,7 @@ async function patchScale(scope: RequestScope): Promise<void> {
   const dryRun = parseDryRun(scope.query, 'PatchOptions');
   parseFieldValidation(scope.query, 'PatchOptions');
   const patch = decodePatch(scope.req.headers['content-type'], scope.query, await readBody(scope.req), {
-    schemaName: scaleSchema, groupResource: served.store.groupResource,
+    schemaName: scaleSchema, groupResource: served.store.groupResource, cbor: scope.cbor,
   });
   const scale = await updateScale(served.store, info.namespace, info.name, patch.resourceVersion, { dryRun, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'PatchOptions') },
     (current) => patch.apply(current) as KubeObject);

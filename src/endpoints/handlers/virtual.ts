@@ -15,7 +15,7 @@ export async function virtualHandler(scope: RequestScope, registry: ResourceRegi
   const { type } = scope.served;
   const verb = scope.info.verb;
   if (type.group === '' && type.resource === 'bindings' && verb === 'create') {
-    const binding = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req))).object;
+    const binding = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'Binding' })).object;
     return bindingHandler(scope, registry, binding, binding.metadata.name ?? '', 'bindings');
   }
   if (type.group === '' && type.resource === 'componentstatuses' && (verb === 'get' || verb === 'list')) {

@@ -1,13 +1,15 @@
 // Watch streams: cache events framed as WatchEvents (JSON lines, Tables, metadata views,
-// Protobuf frames), bookmarks and timeouts.
+// Protobuf frames, CBOR sequences), bookmarks and timeouts.
 import { isStatusError, notAcceptable, type IncludeObject, type KubeObject, type Status } from '../../api/index.ts';
 import { parseFieldSelector } from '../../api/fields.ts';
 import { SlowWatcherError, watchFrame, type CacheEvent, type CacheWatcher } from '../../cache/index.ts';
+import { loadCborObjectCodec, type CborObjectCodec } from '../../encoding/cbor-loader.ts';
 import { partialObjectMetadata } from '../../encoding/partial-metadata.ts';
 import { loadProtobufCodec, type ProtobufCodec } from '../../encoding/protobuf-loader.ts';
 import { buildTable, tableOptionsFromQuery, type TableSource } from '../../encoding/table.ts';
 import type { ObjectFilter } from '../../registry/filter.ts';
 import { tableSourceOf } from '../../registry/table-columns.ts';
+import { cborEvent } from '../cbor-answers.ts';
 import { toStatusError } from '../http.ts';
 import { protobufEvent } from '../protobuf-answers.ts';
 import { watchParams } from '../read-options.ts';
@@ -101,12 +103,29 @@ function protobufWatch(codec: ProtobufCodec, metadataVersion: string | undefined
   };
 }
 
+/**
+ * An application/cbor-seq watch: each event a WatchEvent data item of its own, its object
+ * (or the object's metadata view) embedded with its own self-described tag, as upstream.
+ */
+function cborWatch(codec: CborObjectCodec, metadataVersion: string | undefined): WatchEncoder {
+  const form = metadataVersion === undefined ? 'cbor' : `cbor metadata ${metadataVersion}`;
+  return {
+    event: (event) => sharedFrame(event, form, () => {
+      if (metadataVersion === undefined) return cborEvent(codec, event.type, event);
+      const object = partialObjectMetadata(event.object, metadataVersion) as KubeObject;
+      return codec.encodeCborWatchEvent({ type: event.type, object });
+    }),
+    error: (status) => codec.encodeCborWatchEvent({ type: 'ERROR', object: status }),
+  };
+}
+
 async function watchEncoder(scope: RequestScope): Promise<WatchEncoder> {
   const { table, metadata, serializer } = scope.negotiated;
   if (metadata !== undefined && metadata.kind !== 'PartialObjectMetadata') {
     throw notAcceptable(`you requested ${metadata.kind}, but a watch sends objects, not lists`);
   }
   if (serializer === 'protobuf') return protobufWatch(await loadProtobufCodec(), metadata?.apiVersion);
+  if (serializer === 'cbor') return cborWatch(await loadCborObjectCodec(), metadata?.apiVersion);
   if (table !== undefined) return tableWatch(table.apiVersion, tableOptionsFromQuery(scope.query).includeObject, tableSourceOf(scope.served.type));
   if (metadata !== undefined) return metadataJsonWatch(metadata.apiVersion);
   return jsonWatch;
