@@ -9,6 +9,7 @@ import { startServerProcess, tempDir, type ServerProcess } from '../test/helpers
 import { applyBench } from './apply.ts';
 import { startupBench, timeToReady } from './startup.ts';
 import { customResourceBench } from './custom-resources.ts';
+import { encodingsBench } from './encodings.ts';
 import { idleBench } from './idle.ts';
 import { watchHttpBench } from './watch-http.ts';
 import { watchMemoryBench } from './watch-memory.ts';
@@ -75,6 +76,11 @@ function peakRssMiB(pid: number): number {
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 
 async function main() {
+  // BENCH_ONLY=encodings: the answer encodings alone (list sizes and times, watch fan-out in JSON and Protobuf).
+  if (process.env.BENCH_ONLY === 'encodings') {
+    for (const line of await encodingsBench()) console.log(line);
+    return;
+  }
   const dataDir = tempDir('plinth-bench-');
   try {
     const server = await startServerProcess([], { dataDir });
@@ -129,6 +135,8 @@ async function main() {
   for (const line of await applyBench()) console.log(line);
   console.log('');
   for (const line of await watchHttpBench()) console.log(line);
+  console.log('');
+  for (const line of await encodingsBench()) console.log(line);
   console.log('');
   for (const line of await startupBench()) console.log(line);
   console.log('');
