@@ -79,8 +79,8 @@ function sample(schema: Schema, path: string, depth: number): unknown {
 
 /** Every served built-in kind with a Protobuf message (CRDs stay JSON for now). */
 const kinds = upstreamResources
-  .filter((r) => r.group !== 'apiextensions.k8s.io')
-  .map((r) => ({ apiVersion: r.group === '' ? r.version : `${r.group}/${r.version}`, kind: r.kind, schemaName: r.schemaName }))
+  .filter((r) => r.group !== 'apiextensions.k8s.io' && r.schemaName !== undefined)
+  .map((r) => ({ apiVersion: r.group === '' ? r.version : `${r.group}/${r.version}`, kind: r.kind, schemaName: r.schemaName! }))
   .filter((k, i, all) => all.findIndex((o) => o.apiVersion === k.apiVersion && o.kind === k.kind) === i);
 
 function objectOf(k: (typeof kinds)[number]): KubeObject {
