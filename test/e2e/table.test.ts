@@ -202,6 +202,11 @@ async function nextChange(stream: Awaited<ReturnType<typeof openStream>>): Promi
   }
 }
 
+/** A revision to watch from, so that the first bookmark is a periodic one. */
+async function currentRevision(ns: string): Promise<string> {
+  return (await server.request('GET', `/api/v1/namespaces/${ns}/configmaps`)).json.metadata.resourceVersion;
+}
+
 describe('watch', () => {
   test('events are Tables of one row; column definitions only in the first', async () => {
     const ns = await namespace();
@@ -246,14 +251,73 @@ describe('watch', () => {
     stream.close();
   });
 
-  test('bookmarks stay plain objects', async () => {
+  // Upstream passes every event's object through the same transform, a BOOKMARK's too
+  // (apiserver handlers/watch.go, response.go: watchEmbeddedEncoder): a bookmark is a Table
+  // of one row printed from the bookmark's almost empty object, with its resourceVersion.
+  test('a bookmark is a Table of one row from the bookmark object, and takes the headers when first', async () => {
     const ns = await namespace();
-    const stream = await openStream(server, `/api/v1/namespaces/${ns}/configmaps?watch=1&allowWatchBookmarks=true`, { accept: kubectlAccept });
+    const stream = await openStream(server, `/api/v1/namespaces/${ns}/configmaps?watch=1&allowWatchBookmarks=true&resourceVersion=${await currentRevision(ns)}`, { accept: kubectlAccept });
     const bookmark = await stream.next();
     assert.equal(bookmark.type, 'BOOKMARK');
-    assert.equal(bookmark.object.kind, 'ConfigMap');
-    assert.equal(typeof bookmark.object.metadata.resourceVersion, 'string');
+    assert.equal(bookmark.object.kind, 'Table');
+    assert.equal(bookmark.object.apiVersion, 'meta.k8s.io/v1');
+    assert.deepEqual(columnNames(bookmark.object), ['Name', 'Data', 'Age']);
+    const rv = bookmark.object.metadata.resourceVersion;
+    assert.match(rv, /^\d+$/);
+    assert.deepEqual(bookmark.object.rows, [{
+      cells: ['', 0, '<unknown>'],
+      object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: rv } },
+    }]);
+    await createConfigMap(ns, 'a');
+    const added = await nextChange(stream);
+    assert.equal(added.object.columnDefinitions, null, 'the bookmark carried the headers');
+    assert.deepEqual(added.object.rows[0].cells.slice(0, 2), ['a', 1]);
     stream.close();
+  });
+
+  test('includeObject applies to a bookmark row as to any other', async () => {
+    const ns = await namespace();
+    const cases: { includeObject: string; object: (rv: string) => unknown }[] = [
+      { includeObject: 'None', object: () => null },
+      { includeObject: 'Metadata', object: (rv) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: rv } }) },
+      { includeObject: 'Object', object: (rv) => ({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: rv } }) },
+    ];
+    for (const c of cases) {
+      const stream = await openStream(server, `/api/v1/namespaces/${ns}/configmaps?watch=1&allowWatchBookmarks=true&resourceVersion=${await currentRevision(ns)}&includeObject=${c.includeObject}`, { accept: kubectlAccept });
+      const bookmark = await stream.next();
+      stream.close();
+      assert.equal(bookmark.type, 'BOOKMARK', c.includeObject);
+      assert.deepEqual(bookmark.object.rows[0].object, c.object(bookmark.object.metadata.resourceVersion), c.includeObject);
+    }
+  });
+
+  test('a pod bookmark prints as upstream prints an empty pod; v1beta1 when asked', async () => {
+    const ns = await namespace();
+    const stream = await openStream(server, `/api/v1/namespaces/${ns}/pods?watch=1&allowWatchBookmarks=true`, { accept: 'application/json;as=Table;v=v1beta1;g=meta.k8s.io' });
+    const bookmark = await stream.next();
+    stream.close();
+    assert.equal(bookmark.type, 'BOOKMARK');
+    assert.equal(bookmark.object.apiVersion, 'meta.k8s.io/v1beta1');
+    assert.deepEqual(bookmark.object.rows[0].cells, ['', '0/0', '', '0', '<unknown>', '<none>', '<none>', '<none>', '<none>']);
+    assert.equal(bookmark.object.rows[0].object.apiVersion, 'meta.k8s.io/v1beta1');
+  });
+
+  test('the initial-events-end bookmark keeps its annotation in the row object', async () => {
+    const ns = await namespace();
+    await createConfigMap(ns, 'a');
+    const stream = await openStream(server,
+      `/api/v1/namespaces/${ns}/configmaps?watch=1&allowWatchBookmarks=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`, { accept: kubectlAccept });
+    const added = await stream.next();
+    assert.equal(added.type, 'ADDED');
+    assert.ok(added.object.columnDefinitions.length > 0);
+    let end: any;
+    while ((end = await stream.next()).object.rows[0].object.metadata.annotations === undefined) assert.equal(end.type, 'BOOKMARK');
+    stream.close();
+    assert.equal(end.type, 'BOOKMARK');
+    assert.equal(end.object.columnDefinitions, null);
+    assert.deepEqual(end.object.rows[0].object.metadata, {
+      resourceVersion: end.object.metadata.resourceVersion, annotations: { 'k8s.io/initial-events-end': 'true' },
+    });
   });
 
   test('an unknown includeObject is 400 before the stream starts', async () => {
