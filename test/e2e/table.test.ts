@@ -2,9 +2,10 @@
 // list and watch, and kubectl printing them.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { eventually } from '../helpers/eventually.ts';
 import { openStream, startServer, type TestServer } from '../helpers/server.ts';
 
 const tableV1 = 'application/json;as=Table;v=v1;g=meta.k8s.io';
@@ -379,5 +380,36 @@ describe('kubectl 1.33 prints the Tables', { skip: existsSync(kubectlBin) ? fals
     const out = await kubectl('-n', ns, 'get', 'cm');
     assert.deepEqual(header(out), ['NAME', 'DATA', 'AGE']);
     assert.match(out, /^settings\s+2\s+\d+s$/m);
+  });
+  test('get -w: the list, then a row per event without headers; --output-watch-events names the events', async () => {
+    const ns = await namespace();
+    await createConfigMap(ns, 'one');
+    const watch = (...extra: string[]) => {
+      const child = spawn(kubectlBin, ['--kubeconfig', server.kubeconfigPath, '-n', ns, 'get', 'cm', '-w', ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const out = { text: '' };
+      child.stdout.on('data', (d) => (out.text += d));
+      return { out, stop: () => child.kill() };
+    };
+    const plain = watch();
+    try {
+      await eventually(() => assert.match(plain.out.text, /^one\s+1\s+\d+s\n/m));
+      await createConfigMap(ns, 'two', { a: '1', b: '2' });
+      await server.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/one`);
+      await eventually(() => assert.equal(plain.out.text.split('\n').length, 5, plain.out.text));
+    } finally {
+      plain.stop();
+    }
+    const lines = plain.out.text.trimEnd().split('\n').map((l) => l.split(/\s+/).slice(0, 2));
+    assert.deepEqual(lines, [['NAME', 'DATA'], ['one', '1'], ['two', '2'], ['one', '1']]);
+
+    const events = watch('--output-watch-events');
+    try {
+      await eventually(() => assert.match(events.out.text, /^ADDED\s+two\s+2\s/m));
+      await server.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/two`, { body: { metadata: { labels: { x: 'y' } } }, headers: { 'content-type': 'application/merge-patch+json' } });
+      await eventually(() => assert.match(events.out.text, /^MODIFIED\s+two\s+2\s/m));
+    } finally {
+      events.stop();
+    }
+    assert.deepEqual(events.out.text.split('\n')[0]!.trim().split(/\s+/), ['EVENT', 'NAME', 'DATA', 'AGE']);
   });
 });
