@@ -2,9 +2,10 @@
 // list and watch, and kubectl printing them.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { eventually } from '../helpers/eventually.ts';
 import { openStream, startServer, type TestServer } from '../helpers/server.ts';
 
 const tableV1 = 'application/json;as=Table;v=v1;g=meta.k8s.io';
@@ -202,6 +203,11 @@ async function nextChange(stream: Awaited<ReturnType<typeof openStream>>): Promi
   }
 }
 
+/** A revision to watch from, so that the first bookmark is a periodic one. */
+async function currentRevision(ns: string): Promise<string> {
+  return (await server.request('GET', `/api/v1/namespaces/${ns}/configmaps`)).json.metadata.resourceVersion;
+}
+
 describe('watch', () => {
   test('events are Tables of one row; column definitions only in the first', async () => {
     const ns = await namespace();
@@ -246,14 +252,73 @@ describe('watch', () => {
     stream.close();
   });
 
-  test('bookmarks stay plain objects', async () => {
+  // Upstream passes every event's object through the same transform, a BOOKMARK's too
+  // (apiserver handlers/watch.go, response.go: watchEmbeddedEncoder): a bookmark is a Table
+  // of one row printed from the bookmark's almost empty object, with its resourceVersion.
+  test('a bookmark is a Table of one row from the bookmark object, and takes the headers when first', async () => {
     const ns = await namespace();
-    const stream = await openStream(server, `/api/v1/namespaces/${ns}/configmaps?watch=1&allowWatchBookmarks=true`, { accept: kubectlAccept });
+    const stream = await openStream(server, `/api/v1/namespaces/${ns}/configmaps?watch=1&allowWatchBookmarks=true&resourceVersion=${await currentRevision(ns)}`, { accept: kubectlAccept });
     const bookmark = await stream.next();
     assert.equal(bookmark.type, 'BOOKMARK');
-    assert.equal(bookmark.object.kind, 'ConfigMap');
-    assert.equal(typeof bookmark.object.metadata.resourceVersion, 'string');
+    assert.equal(bookmark.object.kind, 'Table');
+    assert.equal(bookmark.object.apiVersion, 'meta.k8s.io/v1');
+    assert.deepEqual(columnNames(bookmark.object), ['Name', 'Data', 'Age']);
+    const rv = bookmark.object.metadata.resourceVersion;
+    assert.match(rv, /^\d+$/);
+    assert.deepEqual(bookmark.object.rows, [{
+      cells: ['', 0, '<unknown>'],
+      object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: rv } },
+    }]);
+    await createConfigMap(ns, 'a');
+    const added = await nextChange(stream);
+    assert.equal(added.object.columnDefinitions, null, 'the bookmark carried the headers');
+    assert.deepEqual(added.object.rows[0].cells.slice(0, 2), ['a', 1]);
     stream.close();
+  });
+
+  test('includeObject applies to a bookmark row as to any other', async () => {
+    const ns = await namespace();
+    const cases: { includeObject: string; object: (rv: string) => unknown }[] = [
+      { includeObject: 'None', object: () => null },
+      { includeObject: 'Metadata', object: (rv) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: rv } }) },
+      { includeObject: 'Object', object: (rv) => ({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: rv } }) },
+    ];
+    for (const c of cases) {
+      const stream = await openStream(server, `/api/v1/namespaces/${ns}/configmaps?watch=1&allowWatchBookmarks=true&resourceVersion=${await currentRevision(ns)}&includeObject=${c.includeObject}`, { accept: kubectlAccept });
+      const bookmark = await stream.next();
+      stream.close();
+      assert.equal(bookmark.type, 'BOOKMARK', c.includeObject);
+      assert.deepEqual(bookmark.object.rows[0].object, c.object(bookmark.object.metadata.resourceVersion), c.includeObject);
+    }
+  });
+
+  test('a pod bookmark prints as upstream prints an empty pod; v1beta1 when asked', async () => {
+    const ns = await namespace();
+    const stream = await openStream(server, `/api/v1/namespaces/${ns}/pods?watch=1&allowWatchBookmarks=true`, { accept: 'application/json;as=Table;v=v1beta1;g=meta.k8s.io' });
+    const bookmark = await stream.next();
+    stream.close();
+    assert.equal(bookmark.type, 'BOOKMARK');
+    assert.equal(bookmark.object.apiVersion, 'meta.k8s.io/v1beta1');
+    assert.deepEqual(bookmark.object.rows[0].cells, ['', '0/0', '', '0', '<unknown>', '<none>', '<none>', '<none>', '<none>']);
+    assert.equal(bookmark.object.rows[0].object.apiVersion, 'meta.k8s.io/v1beta1');
+  });
+
+  test('the initial-events-end bookmark keeps its annotation in the row object', async () => {
+    const ns = await namespace();
+    await createConfigMap(ns, 'a');
+    const stream = await openStream(server,
+      `/api/v1/namespaces/${ns}/configmaps?watch=1&allowWatchBookmarks=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`, { accept: kubectlAccept });
+    const added = await stream.next();
+    assert.equal(added.type, 'ADDED');
+    assert.ok(added.object.columnDefinitions.length > 0);
+    let end: any;
+    while ((end = await stream.next()).object.rows[0].object.metadata.annotations === undefined) assert.equal(end.type, 'BOOKMARK');
+    stream.close();
+    assert.equal(end.type, 'BOOKMARK');
+    assert.equal(end.object.columnDefinitions, null);
+    assert.deepEqual(end.object.rows[0].object.metadata, {
+      resourceVersion: end.object.metadata.resourceVersion, annotations: { 'k8s.io/initial-events-end': 'true' },
+    });
   });
 
   test('an unknown includeObject is 400 before the stream starts', async () => {
@@ -315,5 +380,36 @@ describe('kubectl 1.33 prints the Tables', { skip: existsSync(kubectlBin) ? fals
     const out = await kubectl('-n', ns, 'get', 'cm');
     assert.deepEqual(header(out), ['NAME', 'DATA', 'AGE']);
     assert.match(out, /^settings\s+2\s+\d+s$/m);
+  });
+  test('get -w: the list, then a row per event without headers; --output-watch-events names the events', async () => {
+    const ns = await namespace();
+    await createConfigMap(ns, 'one');
+    const watch = (...extra: string[]) => {
+      const child = spawn(kubectlBin, ['--kubeconfig', server.kubeconfigPath, '-n', ns, 'get', 'cm', '-w', ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const out = { text: '' };
+      child.stdout.on('data', (d) => (out.text += d));
+      return { out, stop: () => child.kill() };
+    };
+    const plain = watch();
+    try {
+      await eventually(() => assert.match(plain.out.text, /^one\s+1\s+\d+s\n/m));
+      await createConfigMap(ns, 'two', { a: '1', b: '2' });
+      await server.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/one`);
+      await eventually(() => assert.equal(plain.out.text.split('\n').length, 5, plain.out.text));
+    } finally {
+      plain.stop();
+    }
+    const lines = plain.out.text.trimEnd().split('\n').map((l) => l.split(/\s+/).slice(0, 2));
+    assert.deepEqual(lines, [['NAME', 'DATA'], ['one', '1'], ['two', '2'], ['one', '1']]);
+
+    const events = watch('--output-watch-events');
+    try {
+      await eventually(() => assert.match(events.out.text, /^ADDED\s+two\s+2\s/m));
+      await server.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/two`, { body: { metadata: { labels: { x: 'y' } } }, headers: { 'content-type': 'application/merge-patch+json' } });
+      await eventually(() => assert.match(events.out.text, /^MODIFIED\s+two\s+2\s/m));
+    } finally {
+      events.stop();
+    }
+    assert.deepEqual(events.out.text.split('\n')[0]!.trim().split(/\s+/), ['EVENT', 'NAME', 'DATA', 'AGE']);
   });
 });

@@ -1,6 +1,6 @@
 // Watch streams: cache events framed as WatchEvents (JSON lines, Tables, metadata views,
 // Protobuf frames, CBOR sequences), bookmarks and timeouts.
-import { isStatusError, notAcceptable, type IncludeObject, type KubeObject, type Status } from '../../api/index.ts';
+import { isStatusError, notAcceptable, type IncludeObject, type KubeObject, type Status, type Table } from '../../api/index.ts';
 import { parseFieldSelector } from '../../api/fields.ts';
 import { SlowWatcherError, watchFrame, type CacheEvent, type CacheWatcher } from '../../cache/index.ts';
 import { loadCborObjectCodec, type CborObjectCodec } from '../../encoding/cbor-loader.ts';
@@ -52,20 +52,28 @@ const jsonWatch: WatchEncoder = {
   error: (status) => frame('ERROR', encoder.encode(JSON.stringify(status))),
 };
 
-/** A watch answered in Tables (`kubectl get -w`): each event's object is a Table of one row. */
-function tableWatch(apiVersion: string, includeObject: IncludeObject, source: TableSource): WatchEncoder {
-  // Upstream sends the column definitions with the first event only.
+/**
+ * A watch answered in Tables (`kubectl get -w`): each event's object, a BOOKMARK's too, is
+ * a Table of one row, as upstream transforms every event's object alike. The column
+ * definitions go with the first event only, whatever its type. An object that cannot be
+ * made a Table is sent as it is, as upstream does (it logs and sends the original).
+ */
+function tableWatch(apiVersion: string, includeObject: IncludeObject, source: TableSource, log: (message: string) => void): WatchEncoder {
   let headersSent = false;
   return {
     event(event) {
-      // Bookmarks carry only a resourceVersion: they stay plain objects in a Table watch.
-      if (event.type === 'BOOKMARK') return jsonWatch.event(event);
       const noHeaders = headersSent;
       headersSent = true;
       return sharedFrame(event, `table ${apiVersion} ${includeObject} ${noHeaders}`, () => {
-        const table = buildTable(source, [event.object], {
-          apiVersion, includeObject, metadata: { resourceVersion: event.object.metadata.resourceVersion }, noHeaders, now: Date.now(),
-        });
+        let table: Table;
+        try {
+          table = buildTable(source, [event.object], {
+            apiVersion, includeObject, metadata: { resourceVersion: event.object.metadata.resourceVersion }, noHeaders, now: Date.now(),
+          });
+        } catch (err) {
+          log(`failed to make a Table of a ${event.type} event's object: ${(err as Error).message}`);
+          return jsonWatch.event(event);
+        }
         return frame(event.type, encoder.encode(JSON.stringify(table)));
       });
     },
@@ -126,7 +134,7 @@ async function watchEncoder(scope: RequestScope): Promise<WatchEncoder> {
   }
   if (serializer === 'protobuf') return protobufWatch(await loadProtobufCodec(), metadata?.apiVersion);
   if (serializer === 'cbor') return cborWatch(await loadCborObjectCodec(), metadata?.apiVersion);
-  if (table !== undefined) return tableWatch(table.apiVersion, tableOptionsFromQuery(scope.query).includeObject, tableSourceOf(scope.served.type));
+  if (table !== undefined) return tableWatch(table.apiVersion, tableOptionsFromQuery(scope.query).includeObject, tableSourceOf(scope.served.type), (message) => scope.log(message));
   if (metadata !== undefined) return metadataJsonWatch(metadata.apiVersion);
   return jsonWatch;
 }
