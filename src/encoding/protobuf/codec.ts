@@ -410,14 +410,18 @@ function encodeRawExtension(value: unknown, w: ProtoWriter): void {
 }
 
 /** The prefix and runtime.Unknown {1 typeMeta {1 apiVersion, 2 kind}, 2 raw, 3 contentEncoding, 4 contentType}. */
-function writeEnvelope(apiVersion: string, kind: string, raw: Uint8Array | ((w: ProtoWriter) => void), w: ProtoWriter): void {
+/** `rawLength`, when the caller knows it, writes raw's length first instead of moving raw after it. */
+function writeEnvelope(apiVersion: string, kind: string, raw: Uint8Array | ((w: ProtoWriter) => void), w: ProtoWriter, rawLength?: number): void {
   w.raw(magic);
   const typeMeta = w.beginMessage(1);
   w.string(1, apiVersion);
   w.string(2, kind);
   w.endMessage(typeMeta);
   if (raw instanceof Uint8Array) w.bytes(2, raw);
-  else {
+  else if (rawLength !== undefined) {
+    w.header(2, rawLength);
+    raw(w);
+  } else {
     const at = w.beginMessage(2);
     raw(w);
     w.endMessage(at);
@@ -508,10 +512,24 @@ export function protobufList(apiVersion: string, kind: string, listMeta: unknown
   if (metadata?.json !== 'metadata' || items?.json !== 'items' || !items.repeated) {
     throw new Error(`${kind} ${apiVersion} is not a list`);
   }
-  return encoding(`${kind} ${apiVersion}`, (w) => writeEnvelope(apiVersion, kind, (inner) => {
-    encodeValue(metadata.type, 1, listMeta ?? undefined, inner);
+  const head = encoding(`${kind} ${apiVersion}`, (w) => encodeValue(metadata.type, 1, listMeta ?? undefined, w));
+  // The list's length is known from its parts: the whole answer is written once, into one
+  // buffer of the right size, rather than grown and moved as its length prefix widens.
+  let length = head.length;
+  for (const raw of itemRaws) length += 1 + varintSize(raw.length) + raw.length;
+  const w = new ProtoWriter(length + 3 * (apiVersion.length + kind.length) + 32);
+  writeEnvelope(apiVersion, kind, (inner) => {
+    inner.raw(head);
     for (const raw of itemRaws) inner.bytes(2, raw);
-  }, w));
+  }, w, length);
+  return w.finish();
+}
+
+/** Bytes of a varint of a non-negative integer. */
+function varintSize(n: number): number {
+  let size = 1;
+  for (; n >= 0x80; n = Math.floor(n / 0x80)) size++;
+  return size;
 }
 
 /** A watch event around an object's envelope (`protobufEnvelope`, `encodeProtobufObject`): equal to `encodeProtobufWatchEvent`. */

@@ -156,8 +156,13 @@ const utf8Encoder = new TextEncoder();
  * messages cost no copy.
  */
 export class ProtoWriter {
-  private buf = new Uint8Array(256);
+  private buf: Uint8Array;
   private pos = 0;
+
+  /** `capacity`: the bytes to start with, when the caller knows about how many it writes. */
+  constructor(capacity = 256) {
+    this.buf = new Uint8Array(capacity);
+  }
 
   private ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
@@ -215,6 +220,12 @@ export class ProtoWriter {
     this.ensure(8);
     new DataView(this.buf.buffer, this.buf.byteOffset).setFloat64(this.pos, value, true);
     this.pos += 8;
+  }
+
+  /** The tag and length of a length-delimited field whose `length` bytes the caller writes next. */
+  header(field: number, length: number): void {
+    this.tag(field, WIRE_BYTES);
+    this.varint(length);
   }
 
   bytes(field: number, value: Uint8Array): void {
@@ -275,6 +286,6 @@ export class ProtoWriter {
   }
 
   finish(): Uint8Array {
-    return this.buf.slice(0, this.pos);
+    return this.pos === this.buf.length ? this.buf : this.buf.slice(0, this.pos);
   }
 }
