@@ -80,6 +80,13 @@ export interface CacheWatchOptions {
   /** First the current state as ADDED events, then the changes after it. */
   initialEvents?: boolean;
   predicate?: ObjectPredicate;
+  /**
+   * With initialEvents and bookmarks: end the initial events with the
+   * `k8s.io/initial-events-end` BOOKMARK (default true). Upstream sends it only to a client
+   * that asked for `sendInitialEvents`, not to a watch that starts from the state because
+   * it gave no resourceVersion.
+   */
+  initialEventsEnd?: boolean;
   /** Periodic BOOKMARKs, and with initialEvents the `k8s.io/initial-events-end` one. */
   bookmarks?: boolean;
 }

@@ -314,7 +314,7 @@ export class WatchCache {
     const watcher = new Watcher(this.#host, opts.prefix, opts.predicate, opts.bookmarks === true);
     if (opts.initialEvents === true) {
       const revision = this.#revision;
-      const end = opts.bookmarks === true ? this.#bookmark(revision, true) : undefined;
+      const end = opts.bookmarks === true && opts.initialEventsEnd !== false ? this.#bookmark(revision, true) : undefined;
       this.#watchers.add(watcher);
       watcher.startWithState(this.#snapshotItems(opts.prefix), revision, this.#history.endSeq, end);
       return watcher;

@@ -223,7 +223,7 @@ export class ReadPath {
     if (rv === '') await cache.waitUntilFresh();
     else if (rv !== '0') await cache.waitForRevision(Number(rv));
     const fromRevision = rv === '' || rv === '0' ? cache.revision : Number(rv);
-    return cache.watch({ prefix, fromRevision, initialEvents, predicate, bookmarks: req.bookmarks });
+    return cache.watch({ prefix, fromRevision, initialEvents, initialEventsEnd: req.sendInitialEvents === true, predicate, bookmarks: req.bookmarks });
   }
 }
 
