@@ -8,6 +8,13 @@ export interface KeyValue {
   createRevision: number;
   /** Revision of the last write to this key; an object's resourceVersion. */
   modRevision: number;
+  /**
+   * Set when the stored bytes could not be transformed for reading (a value encrypted with
+   * a key no longer configured, an unknown prefix): `value` then holds the bytes as stored,
+   * and readers surface the value as a CorruptObject error naming its key, without failing
+   * a whole list or watch for it.
+   */
+  transformError?: string;
 }
 
 /** Events are shared by every watcher that receives them: treat them as read-only. */
