@@ -11,6 +11,7 @@ import { startupBench, timeToReady } from './startup.ts';
 import { customResourceBench } from './custom-resources.ts';
 import { encodingsBench } from './encodings.ts';
 import { idleBench } from './idle.ts';
+import { namespaceDeleteBench } from './namespace-delete.ts';
 import { watchHttpBench } from './watch-http.ts';
 import { watchMemoryBench } from './watch-memory.ts';
 
@@ -81,6 +82,11 @@ async function main() {
     for (const line of await encodingsBench()) console.log(line);
     return;
   }
+  // BENCH_ONLY=namespace-delete: a namespace of owner chains deleted, time until gone and peak RSS.
+  if (process.env.BENCH_ONLY === 'namespace-delete') {
+    for (const line of await namespaceDeleteBench()) console.log(line);
+    return;
+  }
   const dataDir = tempDir('plinth-bench-');
   try {
     const server = await startServerProcess([], { dataDir });
@@ -137,6 +143,8 @@ async function main() {
   for (const line of await watchHttpBench()) console.log(line);
   console.log('');
   for (const line of await encodingsBench()) console.log(line);
+  console.log('');
+  for (const line of await namespaceDeleteBench()) console.log(line);
   console.log('');
   for (const line of await startupBench()) console.log(line);
   console.log('');
