@@ -22,27 +22,8 @@ interface ByteField {
  */
 const selfMarshaling = new Set(['runtime.RawExtension', 'meta.v1.FieldsV1', 'runtime.Unknown']);
 
-/**
- * CustomResourceDefinition has no descriptor in messages.ts (apiextensions is served
- * without Protobuf) but has one []byte field: the conversion webhook's caBundle.
- */
-const extraMessages: Readonly<Record<string, readonly (readonly [string, string, string])[]>> = {
-  'apiextensions.v1.CustomResourceDefinition': [['spec', 'apiextensions.v1.CustomResourceDefinitionSpec', '']],
-  'apiextensions.v1.CustomResourceDefinitionList': [['items', 'apiextensions.v1.CustomResourceDefinition', 'r']],
-  'apiextensions.v1.CustomResourceDefinitionSpec': [['conversion', 'apiextensions.v1.CustomResourceConversion', '']],
-  'apiextensions.v1.CustomResourceConversion': [['webhook', 'apiextensions.v1.WebhookConversion', '']],
-  'apiextensions.v1.WebhookConversion': [['clientConfig', 'apiextensions.v1.WebhookClientConfig', '']],
-  'apiextensions.v1.WebhookClientConfig': [['caBundle', 'bytes', '']],
-};
-
-const crdKinds: Readonly<Record<string, string>> = {
-  CustomResourceDefinition: 'apiextensions.v1.CustomResourceDefinition',
-  CustomResourceDefinitionList: 'apiextensions.v1.CustomResourceDefinitionList',
-};
-
 /** Fields of each message, inlined members flattened into their parent as JSON shows them. */
 function rowsOf(name: string): (readonly [string, string, string])[] {
-  if (Object.hasOwn(extraMessages, name)) return [...extraMessages[name]!];
   if (!Object.hasOwn(messages, name) || selfMarshaling.has(name)) return [];
   const rows: (readonly [string, string, string])[] = [];
   for (const [, json, type, flags] of messages[name]!) {
@@ -57,7 +38,7 @@ let byteTables: Map<string, Map<string, ByteField>> | undefined;
 
 function tables(): Map<string, Map<string, ByteField>> {
   if (byteTables !== undefined) return byteTables;
-  const names = [...Object.keys(messages), ...Object.keys(extraMessages)];
+  const names = Object.keys(messages);
   const rows = new Map(names.map((name) => [name, rowsOf(name)]));
   // Fixed point: a message reaches bytes if one of its fields is bytes or a message that does.
   const reaches = new Set<string>();
@@ -120,7 +101,6 @@ function withBytes(value: unknown, message: string): unknown {
 function messageOf(obj: { apiVersion?: unknown; kind?: unknown }): string | undefined {
   const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
   const kind = typeof obj.kind === 'string' ? obj.kind : '';
-  if (apiVersion === 'apiextensions.k8s.io/v1' && Object.hasOwn(crdKinds, kind)) return crdKinds[kind];
   return messageFor(apiVersion, kind);
 }
 

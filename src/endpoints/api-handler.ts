@@ -176,13 +176,9 @@ export class ApiHandler {
   }
 }
 
-/**
- * Custom resources have no Protobuf form, as upstream; nor, in Plinth yet, do CRDs
- * themselves: the JSON forms of their schema types (JSON, JSONSchemaPropsOr*) have no
- * descriptors, so a client asking for Protobuf or JSON gets JSON.
- */
+/** Custom resources have no Protobuf form, as upstream: a client asking for Protobuf or JSON gets JSON. */
 function servesProtobuf(served: ServedResource): boolean {
-  return !(served.store instanceof CustomResourceStore) && served.type.group !== 'apiextensions.k8s.io';
+  return !(served.store instanceof CustomResourceStore);
 }
 
 /**

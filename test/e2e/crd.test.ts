@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { eventually } from '../helpers/eventually.ts';
 import { openStream, startServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { storageVersionHash } from '../../src/endpoints/discovery.ts';
+import { decodeProtobufObject, encodeProtobufObject } from '../../src/encoding/protobuf/index.ts';
 
 const run = promisify(execFile);
 const crdsPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
@@ -136,6 +137,42 @@ describe('creating a CRD', () => {
     } finally {
       stream.close();
     }
+  });
+
+  test('created with a Protobuf body and read back in Protobuf, it establishes and serves its resource', async () => {
+    const protobuf = 'application/vnd.kubernetes.protobuf';
+    const crd = crontabCrd((c) => {
+      const schema = c.spec.versions[0].schema.openAPIV3Schema;
+      schema.properties.spec.properties.tags = { type: 'array', items: { type: 'string', enum: ['a', 'b'] }, 'x-kubernetes-list-type': 'set' };
+      schema.properties.spec.properties.labels = { type: 'object', additionalProperties: { type: 'string' } };
+    });
+    const created = await server.request('POST', crdsPath, { raw: Buffer.from(encodeProtobufObject(crd as never)), headers: { 'content-type': protobuf, accept: protobuf } });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.headers['content-type'], protobuf);
+    const answer = decodeProtobufObject(created.bytes) as Json;
+    assert.equal(answer.kind, 'CustomResourceDefinition');
+    assert.deepEqual(answer.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.tags, crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.tags);
+    assert.deepEqual(answer.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas, { type: 'integer', minimum: 0, default: 1 });
+
+    const established = await eventually(async () => {
+      const got = await server.request('GET', `${crdsPath}/${crd.metadata.name}`, { headers: { accept: protobuf } });
+      assert.equal(got.headers['content-type'], protobuf);
+      const obj = decodeProtobufObject(got.bytes) as Json;
+      assert.ok(obj.status.conditions?.some((c: Json) => c.type === 'Established' && c.status === 'True'), 'Established');
+      return obj;
+    });
+    assert.deepEqual(established.status.acceptedNames.kind, 'CronTab');
+    // What JSON clients read is the same CRD (Established, the controllers leave it be).
+    assert.deepEqual((await server.request('GET', `${crdsPath}/${crd.metadata.name}`)).json, established);
+
+    // The schema it was given prunes, defaults and validates its objects.
+    const ns = await namespace();
+    const base = `/apis/${groupOf(crd)}/v1/namespaces/${ns}/crontabs`;
+    const ct = await server.request('POST', base, { body: { apiVersion: `${groupOf(crd)}/v1`, kind: 'CronTab', metadata: { name: 'c' }, spec: { cronSpec: '* * * * *', tags: ['a'], labels: { x: 'y' }, junk: 1 } } });
+    assert.equal(ct.status, 201, ct.text);
+    assert.deepEqual(ct.json.spec, { cronSpec: '* * * * *', tags: ['a'], labels: { x: 'y' }, image: 'busybox', replicas: 1 });
+    const bad = await server.request('POST', base, { body: { apiVersion: `${groupOf(crd)}/v1`, kind: 'CronTab', metadata: { name: 'd' }, spec: { cronSpec: '* * * * *', tags: ['z'] } } });
+    assert.equal(bad.status, 422, bad.text);
   });
 
   test('publishes the schema in OpenAPI v3', async () => {

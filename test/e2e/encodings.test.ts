@@ -180,11 +180,43 @@ describe('Protobuf and versions', () => {
     }
   });
 
-  test('CRDs answer JSON to a client that takes Protobuf or JSON', async () => {
-    const res = await server.request('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { headers: { accept: goClientAccept } });
-    assert.equal(res.status, 200);
-    assert.equal(res.headers['content-type'], 'application/json');
-    assert.equal(res.json.kind, 'CustomResourceDefinitionList');
+  test('CRDs answer Protobuf: get, list and watch, equal to encoding their JSON answers', async () => {
+    const crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+    const group = 'pb.enc.example.com';
+    const stream = await openByteStream(server, `${crds}?watch=1&fieldSelector=metadata.name=gadgets.${group}`, { accept: goClientAccept });
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `gadgets.${group}` },
+      spec: {
+        group, scope: 'Cluster', names: { plural: 'gadgets', kind: 'Gadget' },
+        versions: [{
+          name: 'v1', served: true, storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', additionalProperties: { type: 'integer', default: 1, maximum: 9.5 } } } } },
+        }],
+      },
+    };
+    assert.equal((await server.request('POST', crds, { body: crd })).status, 201);
+    // Once Established, the controllers leave it be: both reads see one version of it.
+    const json = await eventually(async () => {
+      const got = (await server.request('GET', `${crds}/gadgets.${group}`)).json;
+      assert.ok(got.status.conditions?.some((c: any) => c.type === 'Established' && c.status === 'True'), 'Established');
+      return got;
+    });
+    const one = await server.request('GET', `${crds}/gadgets.${group}`, { headers: { accept: goClientAccept } });
+    assert.equal(one.status, 200);
+    assert.equal(one.headers['content-type'], protobuf);
+    assert.deepEqual(one.bytes, Buffer.from(encodeProtobufObject(json)));
+    const list = await server.request('GET', crds, { headers: { accept: goClientAccept } });
+    assert.equal(list.headers['content-type'], protobuf);
+    const decoded = decodeProtobufObject(list.bytes) as any;
+    assert.equal(decoded.kind, 'CustomResourceDefinitionList');
+    const mine = decoded.items.find((i: any) => i.metadata.name === `gadgets.${group}`);
+    assert.deepEqual(mine.spec.versions[0].schema.openAPIV3Schema.properties.spec.additionalProperties, { type: 'integer', default: 1, maximum: 9.5 });
+    const frames = protobufFrames(await stream.waitFor((b) => protobufFrames(b).some((e) => e.type === 'ADDED')));
+    stream.close();
+    assert.equal(stream.headers['content-type'], `${protobuf};stream=watch`);
+    const added = frames.find((e) => e.type === 'ADDED')!;
+    assert.equal(added.object.kind, 'CustomResourceDefinition');
+    assert.equal(added.object.spec.names.kind, 'Gadget');
   });
 });
 

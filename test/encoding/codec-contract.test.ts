@@ -24,19 +24,39 @@ const specialSamples: Record<string, unknown> = {
   'io.k8s.apimachinery.pkg.runtime.RawExtension': { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'embedded' }, data: { a: 'b' } },
 };
 
-/** IntOrString alternates between its forms, so both are covered. */
-let intOrStringTurn = 0;
+const apiextensions = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.';
+
+/** A CRD schema inside the sampled one: small, non-zero, and not recursive again. */
+const leafSchema = { type: 'string', description: 'leaf', maxLength: 5_000_000_000, 'x-kubernetes-list-type': 'atomic' };
+
+/** Types with several forms alternate between them (IntOrString: a number, a string), so each is covered. */
+const turns = new Map<string, number>();
+const alternatives: Record<string, () => unknown[]> = {
+  'io.k8s.apimachinery.pkg.util.intstr.IntOrString': () => [8080, 'http'],
+  // A CRD schema's `default`, `example` and `enum` values: any JSON.
+  [`${apiextensions}JSON`]: () => [{ a: [1, 'x', true, null, 2.5], b: { c: {} } }, 'text'],
+  [`${apiextensions}JSONSchemaPropsOrArray`]: () => [structuredClone(leafSchema), [structuredClone(leafSchema), { type: 'integer' }]],
+  [`${apiextensions}JSONSchemaPropsOrBool`]: () => [structuredClone(leafSchema), true],
+  [`${apiextensions}JSONSchemaPropsOrStringArray`]: () => [['a', 'b'], structuredClone(leafSchema)],
+};
 
 /**
  * A value for a schema with every property set, non-zero: strings name their path,
  * integers are 7 (int32) or beyond 2^32 (int64), booleans true, maps and lists hold one entry.
- * Recursion stops deep down (recursive types: JSONSchemaProps is not served in Protobuf).
+ * A CRD's schema (JSONSchemaProps, recursive many times over) is sampled in full once, at
+ * its root; the schemas in it are small leaves.
  */
 function sample(schema: Schema, path: string, depth: number): unknown {
   if (schema.$ref !== undefined) {
     const name = String(schema.$ref).slice(refPrefix.length);
     if (Object.hasOwn(specialSamples, name)) return structuredClone(specialSamples[name]);
-    if (name === 'io.k8s.apimachinery.pkg.util.intstr.IntOrString') return intOrStringTurn++ % 2 === 0 ? 8080 : 'http';
+    if (Object.hasOwn(alternatives, name)) {
+      const turn = turns.get(name) ?? 0;
+      turns.set(name, turn + 1);
+      const forms = alternatives[name]!();
+      return forms[turn % forms.length];
+    }
+    if (name === `${apiextensions}JSONSchemaProps` && !path.endsWith('.openAPIV3Schema')) return structuredClone(leafSchema);
     return sample(builtinDefinitions[name] as Schema, path, depth);
   }
   if (depth > 30) return undefined;
@@ -77,9 +97,9 @@ function sample(schema: Schema, path: string, depth: number): unknown {
   }
 }
 
-/** Every served built-in kind with a Protobuf message (CRDs stay JSON for now). */
+/** Every served built-in kind, CustomResourceDefinition included. */
 const kinds = upstreamResources
-  .filter((r) => r.group !== 'apiextensions.k8s.io' && r.schemaName !== undefined)
+  .filter((r) => r.schemaName !== undefined)
   .map((r) => ({ apiVersion: r.group === '' ? r.version : `${r.group}/${r.version}`, kind: r.kind, schemaName: r.schemaName! }))
   .filter((k, i, all) => all.findIndex((o) => o.apiVersion === k.apiVersion && o.kind === k.kind) === i);
 

@@ -29,19 +29,12 @@ export const otherRoots = [
   'meta.v1.PartialObjectMetadata', 'meta.v1.PartialObjectMetadataList', 'meta.v1beta1.PartialObjectMetadataList',
 ];
 
-/**
- * Served kinds left out: CustomResourceDefinition's schema types (JSON, JSONSchemaPropsOrArray,
- * OrBool, OrStringArray) have JSON forms of their own the codec does not know, so CRDs stay
- * JSON-only (kubectl sends them as JSON anyway: it reads manifests as unstructured objects).
- */
-export const leftOut = (message: string): boolean => message.startsWith('apiextensions.');
-
-export const rootMessages = [...new Set([...servedMessages.filter((m) => !leftOut(m)), ...otherRoots])];
+export const rootMessages = [...new Set([...servedMessages, ...otherRoots])];
 
 /** Messages with a JSON form of their own (see special-types.ts); their fields are not listed. */
 export const specialMessages = [
   'meta.v1.Time', 'meta.v1.MicroTime', 'meta.v1.Duration', 'meta.v1.FieldsV1',
-  'resource.Quantity', 'intstr.IntOrString', 'runtime.RawExtension',
+  'resource.Quantity', 'intstr.IntOrString', 'runtime.RawExtension', 'apiextensions.v1.JSON',
 ];
 
 /** A field as messages.ts lists it: [number, JSON name, type, flags]. */
@@ -161,7 +154,8 @@ export function renderMessagesModule(generated: Generated, source: string): stri
     '// Do not edit by hand.',
     '//',
     '// A field is [number, JSON name, type, flags]. The type is a scalar (string, bytes, bool,',
-    '// int32, int64) or a message name; special-types.ts gives some messages their JSON form.',
+    '// int32, int64, double) or a message name; special-types.ts and one-of-types.ts give some',
+    '// messages their JSON form.',
     '// Flags: r repeated; m map from string keys (entries {1 key, 2 value}) to the type;',
     '// p a Go pointer (or named slice): written only when set, and a zero scalar on the wire',
     '// is kept in JSON; z a Go value scalar without omitempty (its zero value is kept in JSON);',

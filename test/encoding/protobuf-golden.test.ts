@@ -45,6 +45,28 @@ const objectMeta = (field: number, m: { name?: string; namespace?: string; uid?:
     int(7, 0), time(8, m.creationTimestamp), ...maps);
 /** meta/v1 ListMeta {1 selfLink, 2 resourceVersion, 3 continue, 4 *remainingItemCount}. */
 const listMeta = (field: number, resourceVersion: string): number[] => msg(field, str(1, ''), str(2, resourceVersion), str(3, ''));
+/** A double: wire type 1, eight bytes little-endian. */
+const double = (field: number, x: number): number[] => {
+  const b = Buffer.alloc(8);
+  b.writeDoubleLE(x);
+  return [...varint(field * 8 + 1), ...b];
+};
+/**
+ * apiextensions/v1 JSONSchemaProps: the Go value fields 1 id, 2 $schema, 4 description,
+ * 5 type, 6 format, 7 title, 10 exclusiveMaximum, 12 exclusiveMinimum, 15 pattern,
+ * 18 uniqueItems, 37 nullable, 39 x-kubernetes-embedded-resource, 40
+ * x-kubernetes-int-or-string always; the others (pointers, lists, maps) as `set` gives
+ * them, by field number.
+ */
+const schemaProps = (field: number, type: string, set: Record<number, number[]> = {}): number[] => {
+  const fields: Record<number, number[]> = {
+    1: str(1, ''), 2: str(2, ''), 4: str(4, ''), 5: str(5, type), 6: str(6, ''), 7: str(7, ''), 10: bool(10, false),
+    12: bool(12, false), 15: str(15, ''), 18: bool(18, false), 37: bool(37, false), 39: bool(39, false), 40: bool(40, false), ...set,
+  };
+  return msg(field, ...Object.keys(fields).map(Number).sort((x, y) => x - y).map((n) => fields[n]!));
+};
+/** apiextensions/v1 JSON {1 raw}: the value's JSON text. */
+const jsonValue = (field: number, value: unknown): number[] => msg(field, str(1, JSON.stringify(value)));
 
 const golden = (file: string): Uint8Array => new Uint8Array(readFileSync(new URL(`golden/${file}`, import.meta.url)));
 const hex = (b: Uint8Array | number[]): string => Buffer.from(b).toString('hex');
@@ -141,6 +163,74 @@ describe('Protobuf messages assembled by hand from generated.proto', () => {
       assert.equal(hex(encodeProtobufObject(obj)), hex(expected));
     });
   }
+
+  test('a CustomResourceDefinition: schema forms, JSON values and doubles (apiextensions/v1 generated.proto)', () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'ws.example.com' },
+      spec: {
+        group: 'example.com', scope: 'Namespaced', names: { plural: 'ws', kind: 'W' },
+        versions: [{
+          name: 'v1', served: true, storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                status: { type: 'object', additionalProperties: { type: 'string' }, 'x-kubernetes-preserve-unknown-fields': true },
+                spec: {
+                  type: 'object', additionalProperties: false,
+                  properties: {
+                    tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] }, 'x-kubernetes-list-type': 'set' },
+                    size: { type: 'integer', default: 3, maximum: 10.5 },
+                  },
+                },
+              },
+            },
+          },
+        }],
+      },
+    } as unknown as KubeObject;
+    const expected = envelope('apiextensions.k8s.io/v1', 'CustomResourceDefinition',
+      objectMeta(1, { name: 'ws.example.com' }),
+      // CustomResourceDefinitionSpec {1 group, 3 names, 4 scope, 7 versions, 9 *conversion, 10 preserveUnknownFields}
+      msg(2,
+        str(1, 'example.com'),
+        // CustomResourceDefinitionNames {1 plural, 2 singular, 3 shortNames, 4 kind, 5 listKind, 6 categories}
+        msg(3, str(1, 'ws'), str(2, ''), str(4, 'W'), str(5, '')),
+        str(4, 'Namespaced'),
+        // CustomResourceDefinitionVersion {1 name, 2 served, 3 storage, 4 *schema {1 *openAPIV3Schema}, 5 *subresources, 6 columns, 7 deprecated}
+        msg(7, str(1, 'v1'), bool(2, true), bool(3, true),
+          msg(4, schemaProps(1, 'object', {
+            // 29 properties, entries in key order
+            29: [
+              ...msg(29, str(1, 'spec'), schemaProps(2, 'object', {
+                29: [
+                  // 8 *default JSON, 9 *maximum double
+                  ...msg(29, str(1, 'size'), schemaProps(2, 'integer', { 8: jsonValue(8, 3), 9: double(9, 10.5) })),
+                  // 24 *items JSONSchemaPropsOrArray {1 *schema, 2 jSONSchemas}; 20 enum, one JSON each; 42 *x-kubernetes-list-type
+                  ...msg(29, str(1, 'tags'), schemaProps(2, 'array', {
+                    24: msg(24, schemaProps(1, 'string', { 20: [...jsonValue(20, 'a'), ...jsonValue(20, 'b')] })),
+                    42: str(42, 'set'),
+                  })),
+                ],
+                // 30 *additionalProperties JSONSchemaPropsOrBool {1 allows, 2 *schema}
+                30: msg(30, bool(1, false)),
+              })),
+              ...msg(29, str(1, 'status'), schemaProps(2, 'object', {
+                // a schema allows: Go sets allows with it
+                30: msg(30, bool(1, true), schemaProps(2, 'string')),
+                // 38 *x-kubernetes-preserve-unknown-fields
+                38: bool(38, true),
+              })),
+            ],
+          })),
+          bool(7, false)),
+        bool(10, false)),
+      // CustomResourceDefinitionStatus {1 conditions, 2 acceptedNames, 3 storedVersions, 4 observedGeneration}
+      msg(3, msg(2, str(1, ''), str(2, ''), str(4, ''), str(5, '')), int(4, 0)));
+    assert.equal(hex(encodeProtobufObject(crd)), hex(expected));
+    // Back as Go would answer it: the empty status's names are Go values without omitempty.
+    assert.deepEqual(decodeProtobufObject(Uint8Array.from(expected)), { ...crd, status: { acceptedNames: { plural: '', kind: '' } } });
+  });
 
   test('a WatchEvent ADDED of a ConfigMap (WatchEvent {1 type, 2 object RawExtension {1 raw: the envelope}})', () => {
     const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default', resourceVersion: '7' }, data: { k: 'v' } } as KubeObject;

@@ -933,7 +933,7 @@ describe('malformed input answers 400 and never hangs', () => {
 
   test('objects nested without end in RawExtensions are a 400', () => {
     let inner: number[] = [...envelope('v1', 'List')];
-    for (let i = 0; i < 150; i++) inner = [...envelope('v1', 'List', msg(2, bytesField(1, inner)))];
+    for (let i = 0; i < 400; i++) inner = [...envelope('v1', 'List', msg(2, bytesField(1, inner)))];
     expect400(() => decodeProtobufObject(Uint8Array.from(inner)), /nested too deeply/);
   });
 });
@@ -977,7 +977,7 @@ describe('kinds', () => {
     ['batch/v1', 'Job', true], ['batch/v1', 'CronJobList', true], ['rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', true],
     ['networking.k8s.io/v1', 'Ingress', true], ['scheduling.k8s.io/v1', 'PriorityClass', true], ['v1', 'ResourceQuota', true],
     ['events.k8s.io/v1', 'Event', true], ['authentication.k8s.io/v1', 'TokenRequest', true], ['batch/v1', 'DeleteOptions', true],
-    ['apiextensions.k8s.io/v1', 'CustomResourceDefinition', false],
+    ['apiextensions.k8s.io/v1', 'CustomResourceDefinition', true], ['apiextensions.k8s.io/v1', 'CustomResourceDefinitionList', true],
     ['apps/v1', 'Pod', false], ['example.com/v1', 'Widget', false], ['v1', 'toString', false], ['batch/v1', 'List', false],
   ];
   for (const [apiVersion, kind, has] of kinds) {

@@ -11,6 +11,11 @@
 // `omitempty` (flag z: kept, `containerPort`, `ready: false`); other zero scalars are left
 // out, as Go's JSON encoder leaves them out. Messages are kept even when empty
 // (`status: {}`), except the special types that marshal to null (a zero Time).
+//
+// Messages with a JSON form of their own come in two sorts: small ones the codec hands
+// whole to special-types.ts (Time, Quantity, a CRD schema's JSON values), and those whose
+// JSON is one of their message fields (a CRD schema's items, additionalProperties), whose
+// fields the codec reads and writes as any message's, one-of-types.ts choosing the form.
 
 import {
   badRequest, internalError, isStatusError, notAcceptable,
@@ -19,16 +24,20 @@ import {
 import { isObject, setMember } from '../../api/json.ts';
 import { messageFor } from './kinds.ts';
 import { messages } from './messages.ts';
+import { type OneOfForm, oneOfTypes } from './one-of-types.ts';
 import { parseJsonBytes, specialTypes } from './special-types.ts';
-import { ProtoReader, ProtoWriter, WIRE_BYTES, WIRE_VARINT, WireError } from './wire.ts';
+import { ProtoReader, ProtoWriter, WIRE_BYTES, WIRE_FIXED64, WIRE_VARINT, WireError } from './wire.ts';
 
 export const protobufMediaType = 'application/vnd.kubernetes.protobuf';
 
 const magic = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
 const rawExtension = 'runtime.RawExtension';
 
-/** Deepest nesting of messages (objects embedded in RawExtensions count too). */
-const maxDepth = 100;
+/**
+ * Deepest nesting of messages (objects embedded in RawExtensions count too). A CRD's schema
+ * takes two per level (a property's map entry and its schema, or items and its schema).
+ */
+const maxDepth = 300;
 
 type Json = Record<string, unknown>;
 
@@ -51,9 +60,11 @@ interface Message {
   byNumber: Map<number, Field>;
   /** A named Go slice (ExtraValue): one repeated field without a JSON name; its JSON is that list. */
   bareList: boolean;
+  /** Its JSON is one of its fields (one-of-types.ts). */
+  oneOf: OneOfForm | undefined;
 }
 
-const scalarTypes = new Set(['string', 'bytes', 'bool', 'int32', 'int64']);
+const scalarTypes = new Set(['string', 'bytes', 'bool', 'int32', 'int64', 'double']);
 
 const compiled: ReadonlyMap<string, Message> = new Map(
   Object.entries(messages).map(([name, rows]) => {
@@ -70,7 +81,7 @@ const compiled: ReadonlyMap<string, Message> = new Map(
       }))
       .sort((a, b) => a.number - b.number);
     const bareList = fields.length === 1 && fields[0]!.json === '';
-    return [name, { name, fields, byNumber: new Map(fields.map((f) => [f.number, f])), bareList }];
+    return [name, { name, fields, byNumber: new Map(fields.map((f) => [f.number, f])), bareList, oneOf: oneOfTypes.get(name) }];
   }),
 );
 
@@ -103,9 +114,19 @@ function decodeScalar(type: string, r: ProtoReader): unknown {
       return r.bool();
     case 'int32':
       return r.int32();
+    case 'double': {
+      // Go's JSON encoder cannot write NaN or infinities.
+      const value = r.double();
+      if (!Number.isFinite(value)) throw new WireError(`${value} is not a JSON number`);
+      return value;
+    }
     default:
       return r.int64();
   }
+}
+
+function wireTypeOf(type: string): number {
+  return type === 'string' || type === 'bytes' ? WIRE_BYTES : type === 'double' ? WIRE_FIXED64 : WIRE_VARINT;
 }
 
 function isZero(value: unknown): boolean {
@@ -115,7 +136,7 @@ function isZero(value: unknown): boolean {
 /** One value of a field's type; undefined when the value marshals to null. */
 function decodeValue(field: Field, type: string, wireType: number, r: ProtoReader, depth: number): unknown {
   if (scalarTypes.has(type)) {
-    expectWire(field, wireType, type === 'string' || type === 'bytes' ? WIRE_BYTES : WIRE_VARINT);
+    expectWire(field, wireType, wireTypeOf(type));
     return decodeScalar(type, r);
   }
   expectWire(field, wireType, WIRE_BYTES);
@@ -125,6 +146,7 @@ function decodeValue(field: Field, type: string, wireType: number, r: ProtoReade
   if (special !== undefined) return special.decode(sub);
   const message = messageNamed(type);
   const out = decodeMessage(message, sub, {}, depth + 1);
+  if (message.oneOf !== undefined) return message.oneOf.toJson(out);
   return message.bareList ? out[''] ?? [] : out;
 }
 
@@ -156,10 +178,13 @@ function zeroOf(type: string): unknown {
       return false;
     case 'int32':
     case 'int64':
+    case 'double':
       return 0;
     default: {
       const special = specialTypes.get(type);
       if (special !== undefined) return special.decode(new ProtoReader(new Uint8Array(0)));
+      const oneOf = compiled.get(type)?.oneOf;
+      if (oneOf !== undefined) return oneOf.toJson({}) ?? null;
       return type === rawExtension ? null : compiled.get(type)?.bareList === true ? [] : {};
     }
   }
@@ -195,8 +220,8 @@ function decodeMessage(message: Message, r: ProtoReader, out: Json, depth: numbe
     } else if (field.inline) {
       expectWire(field, wireType, WIRE_BYTES);
       decodeMessage(messageNamed(field.type), r.message(), out, depth + 1);
-    } else if (compiled.has(field.type) && !messageNamed(field.type).bareList) {
-      // A message seen twice merges, as in Protobuf.
+    } else if (compiled.has(field.type) && !messageNamed(field.type).bareList && messageNamed(field.type).oneOf === undefined) {
+      // A message seen twice merges, as in Protobuf (a one-of type seen twice: the last wins).
       expectWire(field, wireType, WIRE_BYTES);
       const existing = out[field.json];
       setMember(out, field.json, decodeMessage(messageNamed(field.type), r.message(), isObject(existing) ? existing : {}, depth + 1));
@@ -317,6 +342,11 @@ function encodeScalar(type: string, number: number, value: unknown, w: ProtoWrit
       return;
     default: {
       if (value === undefined) value = 0;
+      if (type === 'double') {
+        if (typeof value !== 'number') fail('expected a number');
+        w.double(number, value);
+        return;
+      }
       if (typeof value !== 'number' || !Number.isInteger(value)) fail('expected an integer');
       const limit = type === 'int32' ? 2 ** 31 : 2 ** 63;
       if (value < -limit || value >= limit) fail(`integer out of ${type} range`);
@@ -343,7 +373,15 @@ function encodeValue(type: string, number: number, value: unknown, w: ProtoWrite
       }
     } else {
       const message = messageNamed(type);
-      if (message.bareList) {
+      if (message.oneOf !== undefined) {
+        let fields: Json = {};
+        try {
+          if (value !== undefined) fields = message.oneOf.fromJson(value);
+        } catch (err) {
+          fail((err as Error).message);
+        }
+        encodeMessage(message, fields, w);
+      } else if (message.bareList) {
         if (value !== undefined && !Array.isArray(value)) fail('expected a list');
         encodeMessage(message, { '': value }, w);
       } else {

@@ -30,10 +30,7 @@ function lookup(table: Readonly<Record<string, Readonly<Record<string, string>>>
   return Object.hasOwn(table, apiVersion) && Object.hasOwn(table[apiVersion]!, kind) ? table[apiVersion]![kind] : undefined;
 }
 
-/**
- * The message name for an apiVersion and kind, or undefined when there is none (custom
- * resources; served kinds messages.ts leaves out, CustomResourceDefinition).
- */
+/** The message name for an apiVersion and kind, or undefined when there is none (custom resources). */
 export function messageFor(apiVersion: string, kind: string): string | undefined {
   const name = Object.hasOwn(inEveryVersion, kind) ? inEveryVersion[kind]
     : lookup(servedKinds, apiVersion, kind) ?? lookup(metaKinds, apiVersion, kind);

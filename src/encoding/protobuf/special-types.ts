@@ -1,7 +1,9 @@
 // Messages whose JSON form is not an object of their fields, converted as
 // k8s.io/apimachinery marshals them: meta/v1 Time, MicroTime, Duration and FieldsV1,
-// resource.Quantity and intstr.IntOrString. (runtime.RawExtension embeds a whole
-// object and lives in codec.ts.)
+// resource.Quantity and intstr.IntOrString, and apiextensions' JSON (a CRD schema's
+// default, example and enum values). (runtime.RawExtension embeds a whole object and
+// lives in codec.ts; messages whose JSON form is one of their message fields, as
+// JSONSchemaPropsOrBool, in one-of-types.ts.)
 //
 // Each decoder reads the fields of one embedded message and returns its JSON value, or
 // undefined when Go would marshal it as null (a zero Time, an empty FieldsV1), so that
@@ -201,6 +203,21 @@ const fieldsV1: SpecialType = {
   },
 };
 
+/**
+ * apiextensions/v1 JSON {1 raw bytes}: any JSON value, its raw text. Go keeps the text it
+ * was given; from JSON-shaped data it is written compact. Raw is written only when set:
+ * null (a `null` in an enum) is an empty message, and an empty message is null.
+ */
+const anyJson: SpecialType = {
+  decode(r) {
+    const raw = readBytesField(r);
+    return raw === undefined || raw.length === 0 ? undefined : parseJsonBytes(raw, 'a JSON value');
+  },
+  encode(value, w) {
+    if (value !== undefined) w.bytes(1, utf8Encoder.encode(JSON.stringify(value)));
+  },
+};
+
 /** resource.Quantity {1 string}: the quantity's canonical form (Go's String()), "0" for the zero value. */
 const quantity: SpecialType = {
   decode(r) {
@@ -265,4 +282,5 @@ export const specialTypes: ReadonlyMap<string, SpecialType> = new Map([
   ['meta.v1.FieldsV1', fieldsV1],
   ['resource.Quantity', quantity],
   ['intstr.IntOrString', intOrString],
+  ['apiextensions.v1.JSON', anyJson],
 ]);

@@ -1,11 +1,11 @@
 // The Protobuf wire format (https://protobuf.dev/programming-guides/encoding/): a reader
 // that never reads past its end and a writer into a growable buffer. Only what Kubernetes'
 // gogo-generated messages use: varints (int32, int64, bool), length-delimited fields
-// (strings, bytes, messages, map entries, packed numbers) and, to skip unknown fields,
-// fixed32 and fixed64.
+// (strings, bytes, messages, map entries, packed numbers), fixed64 doubles (a CRD
+// schema's maximum) and, to skip unknown fields, fixed32.
 
 export const WIRE_VARINT = 0;
-const WIRE_FIXED64 = 1;
+export const WIRE_FIXED64 = 1;
 export const WIRE_BYTES = 2;
 const WIRE_FIXED32 = 5;
 
@@ -87,6 +87,12 @@ export class ProtoReader {
   bool(): boolean {
     const [lo, hi] = this.varint64();
     return lo !== 0 || hi !== 0;
+  }
+
+  /** A double: fixed64, little-endian. */
+  double(): number {
+    this.advance(8);
+    return new DataView(this.buf.buffer, this.buf.byteOffset).getFloat64(this.pos - 8, true);
   }
 
   /** The bounds of a length-delimited value; advances past it. */
