@@ -2,8 +2,9 @@
 // foreground finalizers carried out, custom resources, restarts, invalid references.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { eventually } from '../helpers/eventually.ts';
+import { kubectlAt } from '../helpers/kubectl.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 
 type Json = Record<string, any>;
@@ -11,6 +12,10 @@ type Json = Record<string, any>;
 let server: TestServer;
 before(async () => {
   server = await startServer();
+  // The collector starts once the caches have loaded: tests that check what it leaves alone need it running.
+  const ns = await server.newNamespace('gc-canary');
+  await create(server, cmPath(ns), configMap('canary', { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'none', uid: '0d9e3a2c-0000-4000-8000-00000000000f' }] }));
+  await gone(server, cmPath(ns, 'canary'), 'the collector to start');
 });
 after(async () => {
   await server?.stop();
@@ -284,5 +289,32 @@ describe('across restarts', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+const kubectl133 = '/usr/lib/google-cloud-sdk/bin/kubectl.1.33';
+
+describe('kubectl 1.33', { skip: existsSync(kubectl133) ? false : `kubectl 1.33 is not installed at ${kubectl133}` }, () => {
+  test('delete --cascade=background of a Deployment takes its hand-made ReplicaSet and Pod', async () => {
+    const ns = await server.newNamespace('gc-kubectl');
+    const labels = { app: 'web' };
+    const template = { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx' }] } };
+    const deployment = await create(server, `/apis/apps/v1/namespaces/${ns}/deployments`, {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 1, selector: { matchLabels: labels }, template },
+    });
+    const replicaSet = await create(server, `/apis/apps/v1/namespaces/${ns}/replicasets`, {
+      apiVersion: 'apps/v1', kind: 'ReplicaSet',
+      metadata: { name: 'web-1', labels, ownerReferences: [ownerRef(deployment, { controller: true, blockOwnerDeletion: true })] },
+      spec: { replicas: 1, selector: { matchLabels: labels }, template },
+    });
+    await create(server, `/api/v1/namespaces/${ns}/pods`, {
+      apiVersion: 'v1', kind: 'Pod',
+      metadata: { name: 'web-1-abcde', labels, ownerReferences: [ownerRef(replicaSet, { controller: true, blockOwnerDeletion: true })] },
+      spec: template.spec,
+    });
+    const out = await kubectlAt(kubectl133, ['--kubeconfig', server.kubeconfigPath], '-n', ns, 'delete', 'deployment', 'web', '--cascade=background');
+    assert.match(out, /deployment.apps "web" deleted/);
+    await gone(server, `/apis/apps/v1/namespaces/${ns}/replicasets/web-1`, 'the ReplicaSet collected');
+    await gone(server, `/api/v1/namespaces/${ns}/pods/web-1-abcde`, 'the Pod collected');
   });
 });
