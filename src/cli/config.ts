@@ -32,6 +32,8 @@ export interface Config {
   watchWriteGraceMs: number;
   /** Not a flag (tests lower it): how long the rest of a request body an answer left unread may take to arrive over HTTP/2 before the stream is reset. */
   unreadBodyGraceMs: number;
+  /** Not a flag (tests that need no collector turn it off): runs the garbage collector, as kube-controller-manager's --enable-garbage-collector (on). */
+  enableGarbageCollector: boolean;
 }
 
 const defaultFeatureGates: Record<string, boolean> = {
@@ -64,6 +66,7 @@ export function defaultConfig(): Config {
     watchMaxQueuedBytes: 16 * 1024 * 1024,
     watchWriteGraceMs: 30_000,
     unreadBodyGraceMs: 5_000,
+    enableGarbageCollector: true,
   };
 }
 

@@ -9,6 +9,7 @@ import type { Backend, KeyValue } from '../storage/backend.ts';
 import { WatchCache } from '../cache/index.ts';
 import { alwaysAllow, bearerAuthenticator, ensureAdminToken, parseTokenFile } from '../auth/index.ts';
 import { CrdController } from '../controllers/crd.ts';
+import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
 import { ServiceAccountController } from '../controllers/service-account.ts';
 import { ResourceQuotaController } from '../controllers/resource-quota.ts';
@@ -208,7 +209,11 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const url = `https://${host}:${port}`;
   const kubeconfigPath = path.resolve(config.kubeconfigPath ?? path.join(dataDir, 'kubeconfig'));
   await writeKubeconfig(kubeconfigPath, { server: url, caPem: material.caPem, token: tokens.admin });
-  setImmediate(() => void loadInBackground([...caches], () => closing !== undefined));
+  // The collector watches every resource: it starts once the caches have loaded in the background.
+  const garbageCollector = config.enableGarbageCollector ? new GarbageCollector({ registry, log }) : undefined;
+  setImmediate(() => void loadInBackground([...caches], () => closing !== undefined).then(async () => {
+    if (closing === undefined) await garbageCollector?.start();
+  }).catch((err: unknown) => log(`garbage collector: ${(err as Error).message}`)));
   quotaController.start().catch((err: unknown) => log(`resourcequota controller: ${(err as Error).message}`));
 
   return {
@@ -220,7 +225,9 @@ export async function serve(config: Config, log: (message: string) => void = (m)
         await server.close();
         await reconciled;
         // Controllers finish their work in flight while the caches and storage are still there.
-        await Promise.all([namespaceController.close(), crdController.close(), serviceAccountController.close(), quotaController.close()]);
+        await Promise.all([
+          namespaceController.close(), crdController.close(), serviceAccountController.close(), quotaController.close(), garbageCollector?.close(),
+        ]);
         admissionSetup.close();
         for (const cache of caches) cache.close();
         compactor.close();
