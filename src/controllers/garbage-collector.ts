@@ -129,7 +129,16 @@ export class GarbageCollector {
       // A replaced Store (a CRD's versions changed): objects gone meanwhile are told by the new informer's list.
       if (next !== undefined) this.#watch(key, next, monitor.informer.store.list());
     }
-    for (const [key, served] of wanted) if (!this.#monitors.has(key)) this.#watch(key, served, []);
+    // One resource at a time, letting requests in between: starting every informer (and
+    // loading every lazily loaded type) in one go would hold the event loop for a while
+    // right after the server is ready.
+    for (const [key, served] of wanted) {
+      if (this.#closed) return;
+      if (this.#monitors.has(key)) continue;
+      this.#watch(key, served, []);
+      // Not its first list: one resource that cannot be listed (a corrupt object) must not hold up the others.
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
   }
 
   #watch(key: string, served: ServedResource, previous: KubeObject[]): void {
