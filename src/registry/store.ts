@@ -288,7 +288,7 @@ export class Store {
       if (admissionView !== undefined) attrs.object = admissionView.toView(obj);
       await this.admission.validate(attrs);
 
-      if (this.finalizersDone(obj)) {
+      if (this.finalizersDone(obj, current)) {
         const deleted = await this.deleteFinalized(kv, current, obj, opts, mayRetry);
         if (deleted === retry) continue;
         return deleted;
@@ -374,9 +374,14 @@ export class Store {
     }
   }
 
-  /** A deleting object that nothing holds any more: the update deletes it (upstream's Update). */
-  private finalizersDone(obj: KubeObject): boolean {
-    return obj.metadata.deletionTimestamp !== undefined && (obj.metadata.finalizers ?? []).length === 0 && !(this.type.strategy.deletionPending?.(obj) ?? false);
+  /**
+   * A deleting object that nothing holds any more: the update deletes it (upstream's
+   * shouldDeleteDuringUpdate): only the update that clears what held it, and not while a
+   * grace period runs (a pod's kubelet reports status until it deletes the pod itself).
+   */
+  private finalizersDone(obj: KubeObject, current: KubeObject): boolean {
+    const pending = (o: KubeObject) => (o.metadata.finalizers ?? []).length > 0 || (this.type.strategy.deletionPending?.(o) ?? false);
+    return obj.metadata.deletionTimestamp !== undefined && obj.metadata.deletionGracePeriodSeconds === 0 && !pending(obj) && pending(current);
   }
 
   /** Deletes the finalized object at the revision read (nothing on dry run); `retry` when another write came first. */

@@ -302,3 +302,31 @@ test('graceful pod deletion: the resourceVersion precondition holds across the m
   assert.equal(result.deleted, true);
   assert.equal(await fx.store.find('ns', 'p'), undefined);
 });
+
+const updateCases: { name: string; pod: PodSetup; opts: DeleteOptions; change: (pod: KubeObject) => KubeObject; subresource?: string; deleted: boolean }[] = [
+  {
+    name: 'a status update during the grace period keeps the pod',
+    pod: bound, opts: {}, subresource: 'status', deleted: false,
+    change: (pod) => ({ ...pod, status: { ...(pod.status as object), phase: 'Succeeded' } }),
+  },
+  {
+    name: 'removing the last finalizer during the grace period keeps the pod',
+    pod: { ...bound, finalizers: [hold] }, opts: {}, deleted: false,
+    change: (pod) => ({ ...pod, metadata: { ...pod.metadata, finalizers: [] } }),
+  },
+  {
+    name: 'removing the last finalizer of a pod deleted with grace 0 deletes it',
+    pod: { ...bound, finalizers: [hold] }, opts: { gracePeriodSeconds: 0 }, deleted: true,
+    change: (pod) => ({ ...pod, metadata: { ...pod.metadata, finalizers: [] } }),
+  },
+];
+
+for (const c of updateCases) {
+  test(`update of a pod being deleted: ${c.name}`, async () => {
+    const fx = memoryStore(builtinType('pods'));
+    await storedPod(fx, c.pod);
+    const { object } = await fx.store.delete('ns', 'p', c.opts);
+    await fx.store.guaranteedUpdate('ns', 'p', undefined, {}, () => c.change(object), { subresource: c.subresource });
+    assert.equal((await fx.store.find('ns', 'p')) === undefined, c.deleted);
+  });
+}
