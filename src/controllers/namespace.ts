@@ -46,7 +46,8 @@ export class NamespaceController {
     let remaining = 0;
     for (const { type, store } of this.registry.all()) {
       if (!type.namespaced || !type.verbs.includes('deletecollection')) continue;
-      await store.deleteCollection(name, undefined, {});
+      // Background, as upstream's namespaced-resources deleter: owners go at once, the collector takes their dependents.
+      await store.deleteCollection(name, undefined, { propagationPolicy: 'Background' });
       remaining += (await store.list(name)).items.length;
     }
     if (remaining > 0) return { requeueAfterMs: pollMs };

@@ -51,6 +51,36 @@ export interface Strategy {
   deletionPending?(obj: KubeObject): boolean;
   /** Marks an object whose deletion has begun (namespaces: status.phase Terminating). */
   markDeleting?(obj: KubeObject): void;
+  /**
+   * What happens to dependents (objects whose ownerReferences name this one) when a
+   * delete does not say (upstream's DefaultGarbageCollectionPolicy): 'OrphanDependents'
+   * for core/v1 ReplicationControllers and batch/v1 Jobs, 'Unsupported' for Events (no
+   * garbage-collection finalizers ever), absent: dependents are deleted.
+   */
+  defaultGarbageCollectionPolicy?: GarbageCollectionPolicy;
+  /** A warning for a delete that leaves the propagation to an orphaning default (upstream's Jobs say their pods stay). */
+  orphanByDefaultWarning?: string;
+  /**
+   * The garbage-collection finalizers a delete leaves on the object, when the type has
+   * its own rules (namespaces); absent: the generic store's (registry/deletion.ts).
+   */
+  deletionFinalizers?(obj: KubeObject, opts: PropagationOptions): string[];
+  /**
+   * Graceful deletion (upstream's RESTGracefulDeleteStrategy.CheckGracefulDelete): the grace
+   * period in seconds a first delete gives the object, from the one the client asked for
+   * (undefined: none given); undefined when the object is not deleted gracefully.
+   * Pods: a bound, running pod waits for its kubelet; 0 deletes at once.
+   */
+  checkGracefulDelete?(obj: KubeObject, gracePeriodSeconds: number | undefined): number | undefined;
+}
+
+/** upstream's rest.GarbageCollectionPolicy. */
+export type GarbageCollectionPolicy = 'DeleteDependents' | 'OrphanDependents' | 'Unsupported';
+
+/** What a delete says of its dependents: the deprecated orphanDependents or propagationPolicy (validated: not both). */
+export interface PropagationOptions {
+  orphanDependents?: boolean;
+  propagationPolicy?: string;
 }
 
 /** Strategy of a write through a subresource; `obj` is what the client sent, `old` the stored object. */

@@ -8,7 +8,8 @@ import type { AdmissionAttributes, AdmissionChain, Operation } from '../admissio
 import { isStorageError, type Backend, type KeyValue } from '../storage/backend.ts';
 import { decodeFromStorage, encodeForStorage } from './codec.ts';
 import { objectKey } from './keys.ts';
-import type { ResourceType } from './resource-type.ts';
+import type { PropagationOptions, ResourceType } from './resource-type.ts';
+import { beforeDelete, deletionFinalizers, markAsDeleting, sameSet } from './deletion.ts';
 import type { ObjectFilter } from './filter.ts';
 import { ReadPath, type ListItem, type ListPage, type ListRequest, type ReadConsistency, type WatchRequest } from './read-path.ts';
 import type { CacheWatcher, WatchCache } from '../cache/index.ts';
@@ -42,10 +43,9 @@ export interface StoreOptions {
   definitions?: Definitions;
 }
 
-export interface DeleteOptions extends WriteOptions {
+export interface DeleteOptions extends WriteOptions, PropagationOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   gracePeriodSeconds?: number;
-  propagationPolicy?: string;
 }
 
 export interface DeleteResult {
@@ -288,7 +288,7 @@ export class Store {
       if (admissionView !== undefined) attrs.object = admissionView.toView(obj);
       await this.admission.validate(attrs);
 
-      if (this.finalizersDone(obj)) {
+      if (this.finalizersDone(obj, current)) {
         const deleted = await this.deleteFinalized(kv, current, obj, opts, mayRetry);
         if (deleted === retry) continue;
         return deleted;
@@ -374,9 +374,14 @@ export class Store {
     }
   }
 
-  /** A deleting object that nothing holds any more: the update deletes it (upstream's Update). */
-  private finalizersDone(obj: KubeObject): boolean {
-    return obj.metadata.deletionTimestamp !== undefined && (obj.metadata.finalizers ?? []).length === 0 && !(this.type.strategy.deletionPending?.(obj) ?? false);
+  /**
+   * A deleting object that nothing holds any more: the update deletes it (upstream's
+   * shouldDeleteDuringUpdate): only the update that clears what held it, and not while a
+   * grace period runs (a pod's kubelet reports status until it deletes the pod itself).
+   */
+  private finalizersDone(obj: KubeObject, current: KubeObject): boolean {
+    const pending = (o: KubeObject) => (o.metadata.finalizers ?? []).length > 0 || (this.type.strategy.deletionPending?.(o) ?? false);
+    return obj.metadata.deletionTimestamp !== undefined && obj.metadata.deletionGracePeriodSeconds === 0 && !pending(obj) && pending(current);
   }
 
   /** Deletes the finalized object at the revision read (nothing on dry run); `retry` when another write came first. */
@@ -432,45 +437,92 @@ export class Store {
       { createIfMissing: subresource === '', subresource });
   }
 
+  /**
+   * DELETE, as upstream's generic store: the preconditions; graceful deletion for the types
+   * that have it (pods: deletionTimestamp in the future, until a delete with grace 0);
+   * the garbage-collection finalizers the propagation policy asks for (`orphan`,
+   * `foregroundDeletion`); an object that finalizers keep is marked as deleting and
+   * answered, any other is deleted.
+   */
   async delete(namespace: string, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
     if (this.type.load !== undefined) await this.type.load();
+    const strategy = this.type.strategy;
+    if (strategy.orphanByDefaultWarning !== undefined && opts.propagationPolicy === undefined && opts.orphanDependents === undefined) {
+      addWarning(strategy.orphanByDefaultWarning);
+    }
+    let preconditions = opts.preconditions;
     for (let attempt = 0; ; attempt++) {
+      const mayRetry = attempt < maxRetries;
       const kv = await this.backend.get(this.key(namespace, name));
       if (kv === undefined) throw notFound(this.groupResource, name);
       const current = this.decode(kv);
-      this.checkPreconditions(current, opts.preconditions);
+      const now = Date.now();
+      const marked = clone(current);
+      const decision = beforeDelete(this.type, marked, { gracePeriodSeconds: opts.gracePeriodSeconds, preconditions }, now);
+      // Already going, no sooner than asked: finalizers cannot change any more either.
+      if (decision.pending) return { object: current, deleted: false };
       // Upstream runs both admission phases on DELETE; mutating plugins see no object to change.
       const attrs = this.attributes('DELETE', namespace, undefined, current, opts);
       await this.admission.admit(attrs);
       await this.admission.validate(attrs);
 
-      const finalizers = current.metadata.finalizers ?? [];
-      if (finalizers.length > 0 || (this.type.strategy.deletionPending?.(current) ?? false)) {
-        // Two-phase deletion: mark, and let the finalizers' owners finish.
-        if (current.metadata.deletionTimestamp !== undefined) return { object: current, deleted: false };
-        const marked = clone(current);
-        marked.metadata.deletionTimestamp = nowTimestamp();
-        marked.metadata.deletionGracePeriodSeconds = 0;
-        this.type.strategy.markDeleting?.(marked);
-        if (opts.dryRun) return { object: marked, deleted: false };
-        try {
-          const revision = await this.backend.update(kv.key, this.encode(marked), kv.modRevision);
-          marked.metadata.resourceVersion = String(revision);
-          return { object: marked, deleted: false };
-        } catch (err) {
-          if (isStorageError(err, 'RevisionMismatch') && attempt < maxRetries) continue;
-          throw err;
+      const finalizers = deletionFinalizers(this.type, marked, opts);
+      const finalizersChange = !sameSet(marked.metadata.finalizers ?? [], finalizers);
+      if (finalizersChange) {
+        if (finalizers.length > 0) marked.metadata.finalizers = finalizers;
+        else delete marked.metadata.finalizers;
+      }
+      const kept = (marked.metadata.finalizers ?? []).length > 0 || (strategy.deletionPending?.(marked) ?? false);
+      let toDelete = { kv, object: current };
+      if (decision.graceful || kept) {
+        if (!decision.graceful) {
+          const firstMark = marked.metadata.deletionTimestamp === undefined;
+          markAsDeleting(marked, now);
+          if (firstMark) strategy.markDeleting?.(marked);
         }
+        const written = await this.writeDeleting(kv, current, marked, opts, mayRetry);
+        if (written === retry) continue;
+        if (kept || (decision.gracePeriodSeconds ?? 0) > 0) return { object: written.object, deleted: false };
+        // Graceful with no grace left: delete what was just written.
+        if (opts.dryRun) return { object: written.object, deleted: true };
+        if (preconditions?.resourceVersion !== undefined && preconditions.resourceVersion !== null) {
+          preconditions = { ...preconditions, resourceVersion: written.object.metadata.resourceVersion };
+        }
+        toDelete = written;
       }
       if (opts.dryRun) return { object: current, deleted: true };
       try {
-        await this.backend.delete(kv.key, kv.modRevision);
+        await this.backend.delete(toDelete.kv.key, toDelete.kv.modRevision);
       } catch (err) {
-        if ((isStorageError(err, 'RevisionMismatch') || isStorageError(err, 'KeyNotFound')) && attempt < maxRetries) continue;
+        // Someone else deleted what this delete marked for deletion now: deleted all the same (upstream's ignoreNotFound).
+        if (isStorageError(err, 'KeyNotFound') && toDelete.object !== current) return { object: toDelete.object, deleted: true };
+        if ((isStorageError(err, 'RevisionMismatch') || isStorageError(err, 'KeyNotFound')) && mayRetry) continue;
         throw err;
       }
       this.type.allocator?.release(current);
-      return { object: current, deleted: true };
+      return { object: toDelete.object, deleted: true };
+    }
+  }
+
+  /**
+   * Writes an object marked for deletion at the revision it was read (nothing when it did
+   * not change, or on dry run); `retry` when another write came first.
+   */
+  private async writeDeleting(
+    kv: KeyValue, current: KubeObject, marked: KubeObject, opts: DeleteOptions, mayRetry: boolean,
+  ): Promise<{ kv: KeyValue; object: KubeObject } | typeof retry> {
+    if (sameContent(marked, current)) return { kv, object: current };
+    if (opts.dryRun) return { kv, object: marked };
+    const value = this.encode(marked);
+    try {
+      const revision = await this.backend.update(kv.key, value, kv.modRevision);
+      marked.metadata.resourceVersion = String(revision);
+      return { kv: { ...kv, value, modRevision: revision }, object: marked };
+    } catch (err) {
+      if ((isStorageError(err, 'RevisionMismatch') || isStorageError(err, 'KeyNotFound')) && mayRetry) return retry;
+      if (isStorageError(err, 'KeyNotFound')) throw notFound(this.groupResource, current.metadata.name ?? '');
+      if (isStorageError(err, 'RevisionMismatch')) throw staleObject(this.groupResource, current.metadata.name ?? '');
+      throw err;
     }
   }
 
@@ -584,17 +636,6 @@ export class Store {
     else delete meta.generation;
     delete meta.selfLink;
     delete meta.resourceVersion;
-  }
-
-  private checkPreconditions(current: KubeObject, pre: DeleteOptions['preconditions']): void {
-    if (pre === undefined) return;
-    const name = current.metadata.name ?? '';
-    if (pre.uid !== undefined && pre.uid !== null && pre.uid !== current.metadata.uid) {
-      throw conflict(this.groupResource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`);
-    }
-    if (pre.resourceVersion !== undefined && pre.resourceVersion !== null && pre.resourceVersion !== current.metadata.resourceVersion) {
-      throw conflict(this.groupResource, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`);
-    }
   }
 
   /**

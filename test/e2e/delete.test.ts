@@ -60,6 +60,8 @@ interface Row {
   answer: string;
   /** Whether the object is still there afterwards. */
   stays: boolean;
+  /** The object answered carries a deletionTimestamp (default: exactly when it stays). */
+  marked?: boolean;
 }
 
 const rows: Row[] = [
@@ -74,7 +76,8 @@ const rows: Row[] = [
   { name: 'configmap kept by a finalizer, orphanDependents=false in the body: 202 with the object', setup: (ns) => configMap(ns, [finalizer]), body: { orphanDependents: false }, status: 202, answer: 'ConfigMap', stays: true },
   { name: 'configmap kept by a finalizer, orphanDependents=false in the query: 202 with the object', setup: (ns) => configMap(ns, [finalizer]), query: 'orphanDependents=false', status: 202, answer: 'ConfigMap', stays: true },
   { name: 'secret: gone, Success Status', setup: (ns) => create(`/api/v1/namespaces/${ns}/secrets`, { metadata: { name: 's' } }), status: 200, answer: 'Status', stays: false },
-  { name: 'pod: gone, 200 with the pod (ReturnDeletedObject)', setup: (ns) => create(`/api/v1/namespaces/${ns}/pods`, { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } }), status: 200, answer: 'Pod', stays: false },
+  // Pods are deleted gracefully: even one no node runs is first marked (grace 0), then deleted, and answered as marked.
+  { name: 'pod: gone, 200 with the pod (ReturnDeletedObject)', setup: (ns) => create(`/api/v1/namespaces/${ns}/pods`, { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } }), status: 200, answer: 'Pod', stays: false, marked: true },
   { name: 'service: gone, 200 with the service (ReturnDeletedObject)', setup: (ns) => create(`/api/v1/namespaces/${ns}/services`, { metadata: { name: 'svc' }, spec: { ports: [{ port: 80 }] } }), status: 200, answer: 'Service', stays: false },
   { name: 'serviceaccount: gone, 200 with the serviceaccount (ReturnDeletedObject)', setup: (ns) => create(`/api/v1/namespaces/${ns}/serviceaccounts`, { metadata: { name: 'sa' } }), status: 200, answer: 'ServiceAccount', stays: false },
   { name: 'node (cluster-scoped): gone, Success Status', setup: (ns) => create('/api/v1/nodes', { metadata: { name: `${ns}-node` } }), status: 200, answer: 'Status', stays: false },
@@ -113,7 +116,7 @@ describe('DELETE of one object', () => {
       } else {
         assert.equal(res.json.kind, row.answer);
         assert.equal(res.json.metadata.uid, object.metadata.uid);
-        assert.equal(res.json.metadata.deletionTimestamp !== undefined, row.stays, 'deletionTimestamp set exactly when the object stays');
+        assert.equal(res.json.metadata.deletionTimestamp !== undefined, row.marked ?? row.stays, 'deletionTimestamp set exactly when the object stays');
       }
       const after = await server.request('GET', path);
       assert.equal(after.status, row.stays ? 200 : 404, after.text);

@@ -431,12 +431,13 @@ const preconditionCases: { name: string; preconditions: (stored: KubeObject) => 
   {
     name: 'another uid is 409',
     preconditions: () => ({ uid: 'other' }),
-    error: (s) => `Operation cannot be fulfilled on widgets.example.com "w": Precondition failed: UID in precondition: other, UID in object meta: ${s.metadata.uid}`,
+    // Upstream's BeforeDelete words it, on the kind rather than the resource.
+    error: (s) => `Operation cannot be fulfilled on Widget.example.com "w": the UID in the precondition (other) does not match the UID in record (${s.metadata.uid}). The object might have been deleted and then recreated`,
   },
   {
     name: 'another resourceVersion is 409',
     preconditions: () => ({ resourceVersion: '1' }),
-    error: (s) => `Operation cannot be fulfilled on widgets.example.com "w": Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: ${s.metadata.resourceVersion}`,
+    error: (s) => `Operation cannot be fulfilled on Widget.example.com "w": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${s.metadata.resourceVersion}). The object might have been modified`,
   },
 ];
 

@@ -1,7 +1,7 @@
 // DELETE of an object and of a collection, answered as upstream's delete handler.
 import { badRequest, invalid, isStatusError, type StatusCause } from '../../api/index.ts';
 import { goJsonKind, isObject } from '../../api/json.ts';
-import { notAnObjectBody, parseJson } from '../../encoding/decode.ts';
+import { decodeBodyLoading, notAnObjectBody } from '../../encoding/decode.ts';
 import type { DeleteOptions } from '../../registry/store.ts';
 import { shapeList, writeAnswer } from '../answer.ts';
 import { readBody, writeObject } from '../http.ts';
@@ -25,10 +25,9 @@ const queryBooleans: Record<string, boolean> = {
   0: false, f: false, F: false, false: false, FALSE: false, False: false,
 };
 
-/** The deprecated orphanDependents, from the body or the query; undefined when not given. */
-function orphanDependentsOf(scope: RequestScope, fromBody: DeleteOptionsBody): boolean | undefined {
-  if (fromBody.orphanDependents !== undefined) return fromBody.orphanDependents;
-  const raw = scope.query.get('orphanDependents');
+/** The deprecated orphanDependents in the query; undefined when not given. */
+function orphanDependentsOf(query: URLSearchParams): boolean | undefined {
+  const raw = query.get('orphanDependents');
   if (raw === null) return undefined;
   const value = queryBooleans[raw];
   if (value === undefined) throw badRequest(`strconv.ParseBool: parsing "${raw}": invalid syntax`);
@@ -96,15 +95,24 @@ function decodeDeleteOptions(parsed: unknown): DeleteOptionsBody {
   return out;
 }
 
-/** DeleteOptions from the body (kubectl sends one) and the query, and the deprecated orphanDependents. */
-async function deleteOptions(scope: RequestScope): Promise<DeleteOptions & { orphanDependents?: boolean }> {
+/**
+ * DeleteOptions as upstream's delete handler reads them: from the body when there is one
+ * (JSON, YAML or Protobuf by its Content-Type; kubectl and client-go send one, of kind
+ * DeleteOptions in any group version), else from the query; then validated (422).
+ */
+async function deleteOptions(scope: RequestScope): Promise<DeleteOptions> {
   const body = await readBody(scope.req);
-  let fromBody: DeleteOptionsBody = {};
-  if (body.byteLength > 0) fromBody = decodeDeleteOptions(parseJson(body.toString('utf8')));
-  const query = new URLSearchParams(scope.query);
-  for (const value of fromBody.dryRun ?? []) query.append('dryRun', value);
-  const propagationPolicy = scope.query.get('propagationPolicy') ?? fromBody.propagationPolicy;
-  const orphanDependents = orphanDependentsOf(scope, fromBody);
+  let fromBody: DeleteOptionsBody | undefined;
+  if (body.byteLength > 0) {
+    const { value } = await decodeBodyLoading(scope.req.headers['content-type'], body, { cbor: scope.cbor, kind: 'DeleteOptions' });
+    fromBody = decodeDeleteOptions(value);
+  }
+  // The query counts only without a body, as upstream.
+  const query = fromBody === undefined ? scope.query : new URLSearchParams();
+  for (const value of fromBody?.dryRun ?? []) query.append('dryRun', value);
+  const propagationPolicy = fromBody === undefined ? query.get('propagationPolicy') ?? undefined : fromBody.propagationPolicy;
+  const orphanDependents = fromBody === undefined ? orphanDependentsOf(query) : fromBody.orphanDependents;
+  const gracePeriodSeconds = fromBody === undefined ? parseInteger(query, 'gracePeriodSeconds') : fromBody.gracePeriodSeconds;
   // Upstream's ValidateDeleteOptions, its causes in its order.
   const causes: StatusCause[] = [];
   if (orphanDependents !== undefined && propagationPolicy !== undefined) {
@@ -127,13 +135,7 @@ async function deleteOptions(scope: RequestScope): Promise<DeleteOptions & { orp
     causes.push(...(err.details?.causes ?? []));
   }
   if (causes.length > 0) throw invalid('DeleteOptions', '', causes, 'meta.k8s.io');
-  return {
-    orphanDependents,
-    dryRun,
-    preconditions: fromBody.preconditions,
-    gracePeriodSeconds: parseInteger(scope.query, 'gracePeriodSeconds') ?? fromBody.gracePeriodSeconds,
-    propagationPolicy,
-  };
+  return { orphanDependents, dryRun, preconditions: fromBody?.preconditions, gracePeriodSeconds, propagationPolicy };
 }
 
 /**
@@ -144,16 +146,16 @@ async function deleteOptions(scope: RequestScope): Promise<DeleteOptions & { orp
  */
 export async function deleteHandler(scope: RequestScope): Promise<void> {
   const { served, info } = scope;
-  const { orphanDependents, ...opts } = await deleteOptions(scope);
+  const opts = await deleteOptions(scope);
   const { object, deleted } = await served.store.delete(info.namespace, info.name, opts);
-  if (!deleted) await writeAnswer(scope, orphanDependents === false ? 202 : 200, object);
+  if (!deleted) await writeAnswer(scope, opts.orphanDependents === false ? 202 : 200, object);
   else if (served.type.deleteReturnsObject) await writeAnswer(scope, 200, object);
   else await writeAnswer(scope, 200, served.store.deletedStatus(object));
 }
 
 /** Always 200 with the list of the objects it set out to delete, as upstream. */
 export async function deleteCollectionHandler(scope: RequestScope): Promise<void> {
-  const { orphanDependents: _, ...opts } = await deleteOptions(scope);
+  const opts = await deleteOptions(scope);
   const filter = filterFromQuery(scope.query, scope.served.type);
   const list = await scope.served.store.deleteCollection(scope.info.namespace, filter, opts);
   const { items, kind = '', apiVersion = '', metadata } = list;

@@ -28,6 +28,9 @@ function prepareJob(job: KubeObject, generate: boolean): void {
 }
 
 const jobStrategy = specStatusStrategy({
+  // batch/v1 keeps a deleted Job's pods unless the client says otherwise (upstream, for compatibility), and says so.
+  defaultGarbageCollectionPolicy: 'OrphanDependents',
+  orphanByDefaultWarning: 'child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning',
   prepareForCreate(job) {
     prepareJob(job, true);
   },

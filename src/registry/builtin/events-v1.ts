@@ -111,6 +111,8 @@ const fieldLabels = [
 ];
 
 const eventV1Strategy: Strategy = {
+  // Served by core/v1 events' storage upstream, with its garbage-collection policy.
+  defaultGarbageCollectionPolicy: 'Unsupported',
   validate: validateLegacy,
   validateCreate,
   validateUpdate,

@@ -51,6 +51,8 @@ export function validateEvent(event: KubeObject, reportingField = 'reportingComp
 
 const eventStrategy: Strategy = {
   validate: (event) => validateEvent(event),
+  // Events own nothing: a delete never leaves garbage-collection finalizers on them (upstream).
+  defaultGarbageCollectionPolicy: 'Unsupported',
 
   selectableFields(event) {
     const involved = objectAt(event, 'involvedObject');

@@ -72,6 +72,21 @@ const namespaceStrategy: Strategy = {
     ns.status = { ...(objectAt(ns, 'status') ?? {}), phase: 'Terminating' };
   },
 
+  // Upstream's namespace REST Delete sets the garbage-collection finalizers on the first
+  // delete only, by its own rule: orphanDependents=false asks for foreground deletion, and
+  // without options the finalizers stay as they are.
+  deletionFinalizers(ns, opts) {
+    const current = ns.metadata.finalizers ?? [];
+    if (ns.metadata.deletionTimestamp !== undefined) return current;
+    const orphan = opts.orphanDependents ?? (opts.propagationPolicy === undefined ? current.includes('orphan') : opts.propagationPolicy === 'Orphan');
+    const foreground = opts.orphanDependents !== undefined ? !opts.orphanDependents
+      : opts.propagationPolicy === undefined ? current.includes('foregroundDeletion') : opts.propagationPolicy === 'Foreground';
+    const next = current.filter((f) => f !== 'orphan' && f !== 'foregroundDeletion');
+    if (orphan) next.push('orphan');
+    if (foreground) next.push('foregroundDeletion');
+    return next;
+  },
+
   subresources: {
     status: {
       prepareForUpdate(ns, old) {

@@ -203,6 +203,17 @@ const podStrategy: Strategy = {
   // The Store runs validate on the new object too; these are the update-only rules.
   validateUpdate: validatePodUpdate,
 
+  // Upstream's CheckGracefulDelete: the grace asked for, else the pod's own; a pod no node
+  // runs (unscheduled, or finished) has nothing to stop and goes at once.
+  checkGracefulDelete(pod, gracePeriodSeconds) {
+    const spec = objectAt(pod, 'spec') ?? {};
+    let period = gracePeriodSeconds ?? numberAt(spec, 'terminationGracePeriodSeconds') ?? 0;
+    if (stringAt(spec, 'nodeName') === '') period = 0;
+    const phase = stringAt(objectAt(pod, 'status'), 'phase');
+    if (phase === 'Failed' || phase === 'Succeeded') period = 0;
+    return period < 0 ? 1 : period;
+  },
+
   selectableFields(pod) {
     const spec = objectAt(pod, 'spec') ?? {};
     const status = objectAt(pod, 'status') ?? {};

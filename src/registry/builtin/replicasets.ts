@@ -5,7 +5,7 @@
 
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import { labelSelectorFromSet } from '../../api/labels.ts';
-import type { ResourceType, ScaleAccess } from '../resource-type.ts';
+import type { GarbageCollectionPolicy, ResourceType, ScaleAccess } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { required, validateNonnegative } from '../validation/field.ts';
 import { clone, type JsonObject } from '../../api/json.ts';
@@ -32,8 +32,10 @@ function replicatedStrategy(opts: {
   validate(obj: KubeObject): StatusCause[];
   validateUpdate(obj: KubeObject, old: KubeObject): StatusCause[];
   scale: ScaleAccess;
+  defaultGarbageCollectionPolicy?: GarbageCollectionPolicy;
 }) {
   return specStatusStrategy({
+    defaultGarbageCollectionPolicy: opts.defaultGarbageCollectionPolicy,
     prepareForCreate(obj) {
       opts.defaults(obj);
       withZeroCounters(obj, alwaysSerialised);
@@ -172,6 +174,8 @@ export function replicationControllersType(): ResourceType {
       validate: validateReplicationController,
       validateUpdate: validateReplicationController,
       scale: replicasScale({ mapSelector: true }),
+      // core/v1 keeps a deleted ReplicationController's pods unless the client says otherwise (upstream, for compatibility).
+      defaultGarbageCollectionPolicy: 'OrphanDependents',
     }),
     tableColumns: replicationControllerColumns,
   });

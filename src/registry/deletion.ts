@@ -1,0 +1,136 @@
+// The rules of a delete that keeps the object for now: garbage-collection finalizers from the propagation policy, graceful deletion, marking as deleting (upstream's store.go and rest/delete.go).
+import { conflict, type KubeObject } from '../api/index.ts';
+import type { GarbageCollectionPolicy, PropagationOptions, ResourceType } from './resource-type.ts';
+
+/** The garbage collector orphans the object's dependents, then removes this finalizer. */
+export const orphanFinalizer = 'orphan';
+/** The garbage collector deletes the object's dependents (waiting for those that block), then removes this finalizer. */
+export const foregroundFinalizer = 'foregroundDeletion';
+
+/**
+ * Whether the `orphan` finalizer belongs on a deleted object: the request's options first,
+ * then the finalizers it already has, then the type's default (upstream's shouldOrphanDependents).
+ */
+export function shouldOrphanDependents(obj: KubeObject, opts: PropagationOptions, policy: GarbageCollectionPolicy): boolean {
+  if (policy === 'Unsupported') return false;
+  if (opts.orphanDependents !== undefined) return opts.orphanDependents;
+  if (opts.propagationPolicy === 'Orphan') return true;
+  if (opts.propagationPolicy === 'Background' || opts.propagationPolicy === 'Foreground') return false;
+  for (const f of obj.metadata.finalizers ?? []) {
+    if (f === orphanFinalizer) return true;
+    if (f === foregroundFinalizer) return false;
+  }
+  return policy === 'OrphanDependents';
+}
+
+/** Whether the `foregroundDeletion` finalizer belongs on a deleted object (upstream's shouldDeleteDependents). */
+export function shouldDeleteDependents(obj: KubeObject, opts: PropagationOptions, policy: GarbageCollectionPolicy): boolean {
+  if (policy === 'Unsupported') return false;
+  if (opts.orphanDependents !== undefined) return false;
+  if (opts.propagationPolicy === 'Foreground') return true;
+  if (opts.propagationPolicy === 'Background' || opts.propagationPolicy === 'Orphan') return false;
+  for (const f of obj.metadata.finalizers ?? []) {
+    if (f === foregroundFinalizer) return true;
+    if (f === orphanFinalizer) return false;
+  }
+  return false;
+}
+
+/**
+ * The finalizers a delete leaves on `obj` (upstream's deletionFinalizersForGarbageCollection):
+ * the others as they are, then `orphan` and/or `foregroundDeletion` as the policy says.
+ */
+export function garbageCollectionFinalizers(obj: KubeObject, opts: PropagationOptions, policy: GarbageCollectionPolicy): string[] {
+  const current = obj.metadata.finalizers ?? [];
+  const next = current.filter((f) => f !== orphanFinalizer && f !== foregroundFinalizer);
+  if (shouldOrphanDependents(obj, opts, policy)) next.push(orphanFinalizer);
+  if (shouldDeleteDependents(obj, opts, policy)) next.push(foregroundFinalizer);
+  // Compared as sets, as upstream: the same finalizers in another order are no change.
+  return sameSet(current, next) ? current : next;
+}
+
+/** The finalizers a delete leaves on `obj` for its type: the type's own rules (namespaces), else the generic ones. */
+export function deletionFinalizers(type: ResourceType, obj: KubeObject, opts: PropagationOptions): string[] {
+  const strategy = type.strategy;
+  if (strategy.deletionFinalizers !== undefined) return strategy.deletionFinalizers(obj, opts);
+  return garbageCollectionFinalizers(obj, opts, strategy.defaultGarbageCollectionPolicy ?? 'DeleteDependents');
+}
+
+export function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  const left = new Set(a);
+  const right = new Set(b);
+  return left.size === right.size && [...left].every((x) => right.has(x));
+}
+
+/** RFC 3339 with second precision, as metav1.Time serialises. */
+export function timestamp(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * Marks an object kept by finalizers as deleting (upstream's markAsDeleting): a first
+ * mark bumps a generation the type keeps; deletionTimestamp is now unless already set
+ * earlier; deletionGracePeriodSeconds 0.
+ */
+export function markAsDeleting(obj: KubeObject, now: number): void {
+  const meta = obj.metadata;
+  if (meta.deletionTimestamp === undefined && (meta.generation ?? 0) > 0) meta.generation = meta.generation! + 1;
+  if (meta.deletionTimestamp === undefined || Date.parse(meta.deletionTimestamp) > now) meta.deletionTimestamp = timestamp(now);
+  meta.deletionGracePeriodSeconds = 0;
+}
+
+/** What upstream's rest.BeforeDelete decides for one delete. */
+export interface GracefulDecision {
+  /** The object gets (or keeps, shortened) a deletionTimestamp in the future: `obj` was changed so. */
+  graceful: boolean;
+  /** It is already being deleted gracefully, no sooner than asked: the delete answers it as it is. */
+  pending: boolean;
+  /** The grace period the delete goes with (seconds), when graceful. */
+  gracePeriodSeconds?: number;
+}
+
+/**
+ * Upstream's rest.BeforeDelete after its validation: the preconditions (409 in its words,
+ * on the kind), then graceful deletion for the types that have it, which sets
+ * deletionTimestamp and deletionGracePeriodSeconds on `obj` (a copy the caller may write).
+ * A grace period can only shorten; an object already deleting with grace 0 (or none)
+ * is deleted at once.
+ */
+export function beforeDelete(
+  type: ResourceType, obj: KubeObject,
+  opts: { gracePeriodSeconds?: number; preconditions?: { uid?: string; resourceVersion?: string } }, now: number,
+): GracefulDecision {
+  const meta = obj.metadata;
+  const pre = opts.preconditions;
+  if (pre !== undefined && pre !== null) {
+    const onKind = { group: type.group, resource: type.kind };
+    if (pre.uid !== undefined && pre.uid !== null && pre.uid !== meta.uid) {
+      throw conflict(onKind, meta.name ?? '', `the UID in the precondition (${pre.uid}) does not match the UID in record (${meta.uid ?? ''}). The object might have been deleted and then recreated`);
+    }
+    if (pre.resourceVersion !== undefined && pre.resourceVersion !== null && pre.resourceVersion !== meta.resourceVersion) {
+      throw conflict(onKind, meta.name ?? '', `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${meta.resourceVersion ?? ''}). The object might have been modified`);
+    }
+  }
+  // A negative grace period counts as 1 second, the one asked for and the one recorded.
+  let grace = opts.gracePeriodSeconds;
+  if (grace !== undefined && grace < 0) grace = 1;
+  if (meta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds < 0) meta.deletionGracePeriodSeconds = 1;
+
+  const check = type.strategy.checkGracefulDelete;
+  if (check === undefined) return { graceful: false, pending: false };
+  if (meta.deletionTimestamp !== undefined) {
+    const recorded = meta.deletionGracePeriodSeconds;
+    // Marked with no grace left (or a delete that failed after marking): delete now.
+    if (recorded === undefined || recorded === 0) return { graceful: false, pending: false };
+    if (grace === undefined || grace >= recorded) return { graceful: false, pending: true, gracePeriodSeconds: recorded };
+    meta.deletionTimestamp = timestamp(Date.parse(meta.deletionTimestamp) - recorded * 1000 + grace * 1000);
+    meta.deletionGracePeriodSeconds = grace;
+    return { graceful: true, pending: false, gracePeriodSeconds: grace };
+  }
+  const period = check(obj, grace);
+  if (period === undefined) return { graceful: false, pending: false };
+  meta.deletionTimestamp = timestamp(now + period * 1000);
+  meta.deletionGracePeriodSeconds = period;
+  if ((meta.generation ?? 0) > 0) meta.generation = meta.generation! + 1;
+  return { graceful: true, pending: false, gracePeriodSeconds: period };
+}
