@@ -30,6 +30,8 @@ export interface HistoryEntry {
   readonly prev: CachedObject | undefined;
   /** The event for watchers without a predicate (and for those whose predicate agrees on both states). */
   readonly event: CacheEvent;
+  /** Set when the new value could not be decoded: watchers that reach the entry end with this error instead of an event. */
+  readonly failure?: Error;
   /** Made on first need, then shared: for watchers the change makes start or stop matching. */
   asAdded?: CacheEvent;
   asDeleted?: CacheEvent;

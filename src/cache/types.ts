@@ -71,6 +71,8 @@ export interface CacheListResult {
   more: boolean;
   /** How many keys (matching or not) follow the last examined key. */
   remaining: number;
+  /** The errors of keys in the listed range whose values cannot be decoded (whatever the predicate): the list should fail. */
+  corrupt?: Error[];
 }
 
 export interface CacheWatchOptions {

@@ -28,7 +28,11 @@ export interface WatchCacheOptions {
   backend: Backend;
   /** The resource's key prefix, e.g. "/registry/configmaps/". */
   prefix: string;
-  /** Sets apiVersion, kind and metadata.resourceVersion. May throw: the object is then skipped and logged. */
+  /**
+   * Sets apiVersion, kind and metadata.resourceVersion. May throw (a corrupt value): the key
+   * is then kept as corrupt with that error, which gets and lists of it answer and which
+   * ends the watches that would have seen it (their ERROR event).
+   */
   decode(kv: KeyValue): KubeObject;
   /**
    * The JSON of a decoded object straight from its stored bytes, when the stored form
@@ -115,6 +119,8 @@ export class WatchCache {
   /** Current objects by key, and the same in key order. */
   #objects = new Map<string, CachedObject>();
   #sorted = new SortedEntries<CachedObject>();
+  /** Keys whose current value cannot be decoded, with the error that says so. */
+  #corrupt = new Map<string, Error>();
   readonly #history = new EventHistory(0);
   readonly #overlays = new SnapshotOverlays();
   #revision = 0;
@@ -282,6 +288,19 @@ export class WatchCache {
     return this.#objects.get(key);
   }
 
+  /** The error of a key whose current value cannot be decoded (get answers undefined for it). */
+  corruptError(key: string): Error | undefined {
+    return this.#corrupt.get(key);
+  }
+
+  /** Corrupt keys under `prefix` after `startAfter` and up to `through` (inclusive) when given, in key order. */
+  #corruptIn(prefix: string, startAfter: string | undefined, through: string | undefined): Error[] {
+    if (this.#corrupt.size === 0) return [];
+    const { after, inclusive } = keyRange(prefix, startAfter);
+    const keys = [...this.#corrupt.keys()].filter((key) => key.startsWith(prefix) && (inclusive ? key >= after : key > after) && (through === undefined || key <= through));
+    return keys.sort().map((key) => this.#corrupt.get(key)!);
+  }
+
   /**
    * Keys under `prefix` in order, after `startAfter`, at `revision` (default: now).
    * A past revision is served while it is in the history and stopped being current
@@ -295,7 +314,11 @@ export class WatchCache {
     const revision = opts.revision === undefined || opts.revision === 0 ? this.#revision : opts.revision;
     if (revision > this.#revision || revision < this.#history.startRevision) return undefined;
     const seq = this.#history.seqAfter(revision);
-    if (seq === this.#history.endSeq) return this.#listCurrent(opts, revision);
+    if (seq === this.#history.endSeq) {
+      const result = this.#listCurrent(opts, revision);
+      const corrupt = this.#corruptIn(opts.prefix, opts.startAfter, result.more ? result.items[result.items.length - 1]?.key : undefined);
+      return corrupt.length === 0 ? result : { ...result, corrupt };
+    }
     if (this.#history.at(seq).time < this.#now() - this.#snapshotTtlMs) return undefined;
     return this.#listSnapshot(opts, this.#overlays.at(revision, this.#history));
   }
@@ -317,6 +340,9 @@ export class WatchCache {
       const end = opts.bookmarks === true && opts.initialEventsEnd !== false ? this.#bookmark(revision, true) : undefined;
       this.#watchers.add(watcher);
       watcher.startWithState(this.#snapshotItems(opts.prefix), revision, this.#history.endSeq, end);
+      // The state holds a value that cannot be decoded: the watch ends with its error, as a list would.
+      const corrupt = this.#corruptIn(opts.prefix, undefined, undefined)[0];
+      if (corrupt !== undefined) watcher.fail(corrupt);
       return watcher;
     }
     const from = opts.fromRevision;
@@ -424,6 +450,7 @@ export class WatchCache {
     this.#backendWatch?.close();
     this.#backendWatch = undefined;
     const items: CachedObject[] = [];
+    const corrupt = new Map<string, Error>();
     let revision: number | undefined;
     let startAfter: string | undefined;
     for (;;) {
@@ -432,7 +459,8 @@ export class WatchCache {
       revision ??= page.revision;
       for (const kv of page.items) {
         const object = this.#decodeOrLog(kv);
-        if (object !== undefined) items.push(this.#cached(kv.key, object, kv.modRevision, kv));
+        if (object instanceof Error) corrupt.set(kv.key, object);
+        else items.push(this.#cached(kv.key, object, kv.modRevision, kv));
       }
       if (!page.more || page.items.length === 0) break;
       startAfter = (page.items[page.items.length - 1] as KeyValue).key;
@@ -445,6 +473,7 @@ export class WatchCache {
     // list, so they end and their clients re-list, like upstream's cacher does.
     for (const watcher of [...this.#watchers]) watcher.fail(cacheReinitialized(listed));
     this.#objects = new Map(items.map((item) => [item.key, item]));
+    this.#corrupt = corrupt;
     this.#sorted = SortedEntries.fromSorted(items);
     this.#history.reset(listed);
     this.#overlays.clear();
@@ -517,7 +546,14 @@ export class WatchCache {
     let current: CachedState | undefined;
     let cacheEvent: CacheEvent;
     if (revision <= this.#revision) this.#log(`watch cache ${this.#prefix}: event at revision ${revision} arrived after revision ${this.#revision}`);
-    const object = event.type === 'put' ? this.#decodeOrLog(event.kv) : undefined;
+    const decoded = event.type === 'put' ? this.#decodeOrLog(event.kv) : undefined;
+    if (decoded instanceof Error) {
+      this.#applyCorrupt(key, prev, decoded, revision);
+      return;
+    }
+    const object = decoded;
+    // A corrupt key written with a good value, or deleted, is no longer corrupt.
+    const wasCorrupt = this.#corrupt.delete(key);
     if (object !== undefined) {
       // One array holds the event's line for watchers and the new state's JSON.
       const made = stateWithEvent(prev === undefined ? 'ADDED' : 'MODIFIED', key, object, this.#encode?.(event.kv), event.kv.modRevision, revision, this.#freeze);
@@ -526,11 +562,15 @@ export class WatchCache {
       this.#objects.set(key, current);
       this.#sorted.set(current);
     } else if (prev !== undefined) {
-      // A deletion, or a put we cannot decode: either way the object leaves the
-      // cache, and watchers that saw it hear so.
       this.#objects.delete(key);
       this.#sorted.delete(key);
       cacheEvent = deletedEvent(prev, revision, this.#freeze);
+    } else if (wasCorrupt) {
+      // A corrupt object deleted (unsafe deletion): watchers hear DELETED with what the key says of it.
+      const tombstone = this.#tombstone(key, revision);
+      this.#fanOut(this.#history.push({ revision, time: this.#now(), key, current: undefined, prev: tombstone, event: deletedEvent(tombstone, revision, this.#freeze) }));
+      this.#setRevision(revision);
+      return;
     } else {
       this.#setRevision(revision);
       return;
@@ -552,6 +592,10 @@ export class WatchCache {
   #fanOut(entry: HistoryEntry): void {
     for (const [prefix, group] of this.#live) {
       if (!entry.key.startsWith(prefix)) continue;
+      if (entry.failure !== undefined) {
+        for (const watcher of [...group]) watcher.fail(entry.failure);
+        continue;
+      }
       for (const watcher of group) {
         if (watcher.predicate === undefined) {
           watcher.push(entry.event);
@@ -637,13 +681,42 @@ export class WatchCache {
     if (this.#history.startRevision !== before) this.#overlays.dropBefore(this.#history.startRevision);
   }
 
-  #decodeOrLog(kv: KeyValue): KubeObject | undefined {
+  #decodeOrLog(kv: KeyValue): KubeObject | Error {
     try {
       return this.#decode(kv);
     } catch (err) {
-      this.#log(`watch cache ${this.#prefix}: skipping ${kv.key} at revision ${kv.modRevision}, which cannot be decoded: ${(err as Error).message}`);
-      return undefined;
+      this.#log(`watch cache ${this.#prefix}: ${kv.key} at revision ${kv.modRevision} cannot be decoded: ${(err as Error).message}`);
+      return err instanceof Error ? err : new Error(String(err));
     }
+  }
+
+  /**
+   * A put whose value cannot be decoded: the key is corrupt from now on; the object it held
+   * leaves the state, and the watches that would see the change end with the error (an
+   * ERROR event, as upstream's storage watch), also those that replay it from the history.
+   */
+  #applyCorrupt(key: string, prev: CachedObject | undefined, error: Error, revision: number): void {
+    this.#corrupt.set(key, error);
+    if (prev !== undefined) {
+      this.#objects.delete(key);
+      this.#sorted.delete(key);
+      if (prev instanceof CachedState) prev.release();
+    }
+    // The event is never sent (the failure is); it stands for the entry's bytes in the history.
+    const placeholder = deletedEvent(prev ?? this.#tombstone(key, revision), revision, this.#freeze);
+    const entry = this.#history.push({ revision, time: this.#now(), key, current: undefined, prev, event: placeholder, failure: error });
+    this.#trimHistory();
+    this.#fanOut(entry);
+    this.#setRevision(revision);
+  }
+
+  /** What the key alone says of an object that cannot be decoded: its name and namespace. */
+  #tombstone(key: string, revision: number): CachedState {
+    const [first = '', second] = key.slice(this.#prefix.length).split('/');
+    const metadata: KubeObject['metadata'] = second === undefined ? { name: first } : { name: second, namespace: first };
+    metadata.resourceVersion = String(revision);
+    const object: KubeObject = { kind: this.#bookmarkType.kind, apiVersion: this.#bookmarkType.apiVersion, metadata };
+    return new CachedState(key, encodeJson(object), revision, object, this.#freeze);
   }
 
   #cached(key: string, object: KubeObject, revision: number, kv: KeyValue): CachedState {

@@ -219,6 +219,10 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
     while (this.#nextSeq < end) {
       const entry = history.at(this.#nextSeq++);
       if (!entry.key.startsWith(this.prefix)) continue;
+      if (entry.failure !== undefined) {
+        this.#fail(entry.failure);
+        return undefined;
+      }
       const event = this.predicate === undefined ? entry.event : eventFor(entry, this.predicate, this.#host.freeze);
       if (event !== undefined) return event;
     }

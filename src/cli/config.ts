@@ -20,6 +20,8 @@ export interface Config {
   watchCacheWindowBytes: number;
   /** Where the kubeconfig goes; defaults to `<dataDir>/kubeconfig`. */
   kubeconfigPath: string | undefined;
+  /** An EncryptionConfiguration file (upstream's format): how values are encrypted at rest. */
+  encryptionProviderConfig: string | undefined;
   /** Log verbosity as klog's `-v`: 4 and up adds debug lines (clients going away mid-request). */
   verbosity: number;
   /** Watch cache timings (not flags; tests shorten them): bookmarks about every minute and list snapshots kept 75 s, as upstream. */
@@ -59,6 +61,7 @@ export function defaultConfig(): Config {
     etcdCompactionIntervalMs: 5 * 60_000,
     watchCacheWindowBytes: 256 * 1024 * 1024,
     kubeconfigPath: undefined,
+    encryptionProviderConfig: undefined,
     verbosity: 0,
     watchBookmarkIntervalMs: 60_000,
     listSnapshotTtlMs: 75_000,
@@ -120,6 +123,8 @@ Flags (kube-apiserver's names where one exists):
   --etcd-compaction-interval dur     history kept before compaction (default 5m)
   --watch-cache-window-bytes bytes   events each resource's watch cache keeps at most, e.g. 64Mi (default 256Mi)
   --kubeconfig string                where to write the kubeconfig (default "<data-dir>/kubeconfig")
+  --encryption-provider-config file  EncryptionConfiguration (apiserver.config.k8s.io/v1): encryption at rest with
+                                     aescbc, aesgcm, secretbox or identity providers
   -v, --v int                        log verbosity; 4 and up logs clients going away mid-request (default 0)
 `;
 
@@ -142,6 +147,7 @@ export function parseServeFlags(args: string[]): Config {
       'etcd-compaction-interval': { type: 'string' },
       'watch-cache-window-bytes': { type: 'string' },
       kubeconfig: { type: 'string' },
+      'encryption-provider-config': { type: 'string' },
       v: { type: 'string', short: 'v' },
     },
   });
@@ -170,6 +176,7 @@ export function parseServeFlags(args: string[]): Config {
   if (values['etcd-compaction-interval'] !== undefined) config.etcdCompactionIntervalMs = parseDuration(values['etcd-compaction-interval']);
   if (values['watch-cache-window-bytes'] !== undefined) config.watchCacheWindowBytes = parseBytes('--watch-cache-window-bytes', values['watch-cache-window-bytes']);
   if (values.kubeconfig !== undefined) config.kubeconfigPath = values.kubeconfig;
+  if (values['encryption-provider-config'] !== undefined) config.encryptionProviderConfig = values['encryption-provider-config'];
   if (values.v !== undefined) {
     // `-v=4` reaches here as "=4" (a short flag takes the rest of its word); pflag reads it as 4.
     const level = values.v.replace(/^=/, '');

@@ -30,7 +30,8 @@ import type { Definitions } from '../schema/types.ts';
 import { Store } from '../registry/store.ts';
 import { ApiServer } from '../server/server.ts';
 import { ensureServingMaterial } from '../server/tls-material.ts';
-import { Compactor, openBackend } from '../storage/index.ts';
+import { Compactor, EncryptingBackend, openBackend } from '../storage/index.ts';
+import { keyResourceResolver, loadEncryptionConfig, resourceTransformers } from './encryption-config.ts';
 import { ensureSystemPriorityClasses } from '../registry/builtin/priorityclasses.ts';
 import { admissionPlugins, namespaceObjects } from './admission-plugins.ts';
 import { UsageError, type Config } from './config.ts';
@@ -75,7 +76,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     loadTokens(config, dataDir),
   ]);
 
-  const backend = deps.backend ?? await openBackend(config.storage, { dataDir });
+  const builtinTypes = builtinResourceTypes({ serviceClusterIPRange: config.serviceClusterIPRange, serviceNodePortRange: config.serviceNodePortRange });
+  const backend = await withEncryption(config, builtinTypes, deps.backend ?? await openBackend(config.storage, { dataDir }));
   const compactor = new Compactor(backend, { retainMs: config.etcdCompactionIntervalMs });
   compactor.start();
 
@@ -100,7 +102,6 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     snapshotTtlMs: config.featureGates.ListFromCacheSnapshot ? config.listSnapshotTtlMs : 0,
     log,
   });
-  const builtinTypes = builtinResourceTypes({ serviceClusterIPRange: config.serviceClusterIPRange, serviceNodePortRange: config.serviceNodePortRange });
   for (const type of [...builtinTypes, customResourceDefinitionsType()]) {
     // The cache decodes with the Store's decoder; the Store reads through the cache.
     const decoder: { store?: Store } = {};
@@ -236,6 +237,27 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       return closing;
     },
   };
+}
+
+/** The backend behind --encryption-provider-config's transformers, when the flag is given. */
+async function withEncryption(config: Config, types: ResourceType[], backend: Backend): Promise<Backend> {
+  if (config.encryptionProviderConfig === undefined) return backend;
+  let transformerFor;
+  try {
+    const forResource = resourceTransformers(await loadEncryptionConfig(config.encryptionProviderConfig));
+    const resourceOf = keyResourceResolver([...types, customResourceDefinitionsType()].map((type) => {
+      const { group, resource } = type.storage ?? type;
+      return { prefix: resourcePrefix(type), group, resource };
+    }));
+    transformerFor = (key: string) => {
+      const gr = resourceOf(key);
+      return gr === undefined ? undefined : forResource(gr);
+    };
+  } catch (err) {
+    await backend.close();
+    throw err;
+  }
+  return new EncryptingBackend(backend, transformerFor);
 }
 
 /**

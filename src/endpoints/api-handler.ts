@@ -168,6 +168,7 @@ export class ApiHandler {
       req, res, info, query, served, negotiated,
       gzip: (gates.APIResponseCompression ?? false) && acceptsGzip(req),
       watchList: gates.WatchList ?? false,
+      unsafeMalformedObjectDeletion: gates.AllowUnsafeMalformedObjectDeletion ?? false,
       cbor: this.cbor,
       trackLongRunning: this.trackLongRunning,
       watchStreams: this.watchStreams,

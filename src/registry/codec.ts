@@ -1,5 +1,5 @@
 // Stored bytes to objects and back; the resourceVersion is the key's revision, never stored.
-import { internalError, type KubeObject } from '../api/index.ts';
+import { groupResourceString, StatusError, type GroupResource, type KubeObject, type StatusCause } from '../api/index.ts';
 import type { KeyValue } from '../storage/backend.ts';
 
 const encoder = new TextEncoder();
@@ -13,15 +13,59 @@ export function encodeForStorage(obj: KubeObject): Uint8Array {
   return encoder.encode(JSON.stringify({ kind, apiVersion, metadata: meta, ...rest }));
 }
 
+/**
+ * A stored value that cannot be read: its bytes do not transform (decryption failed) or do
+ * not decode. Answered 500 InternalError naming the key, worded as upstream's StorageError
+ * for a corrupt object (code 7), which is also what marks it for unsafe deletion.
+ */
+export class CorruptObjectError extends StatusError {
+  readonly key: string;
+  /** Upstream's StorageError text, which a list's aggregated error repeats per key. */
+  readonly storageMessage: string;
+
+  constructor(key: string, storageMessage: string) {
+    super(500, 'InternalError', `Internal error occurred: ${storageMessage}`, { causes: [{ message: storageMessage }] });
+    this.key = key;
+    this.storageMessage = storageMessage;
+  }
+}
+
+export function isCorruptObjectError(err: unknown): err is CorruptObjectError {
+  return err instanceof CorruptObjectError;
+}
+
+/** Upstream's corruptObjectError inside a StorageError: a transform failure carries no revision, a decode failure the key's. */
+export function corruptObject(kv: KeyValue, cause: string, untransformable: boolean): CorruptObjectError {
+  const what = untransformable ? 'data from the storage is not transformable revision=0' : `object not decodable revision=${kv.modRevision}`;
+  return new CorruptObjectError(kv.key, `StorageError: corrupt object, Code: 7, Key: ${kv.key}, ResourceVersion: 0, AdditionalErrorMsg: ${what}: ${cause}`);
+}
+
+/** At most this many corrupt keys are named by a list's error, as upstream. */
+const maxListedCorrupt = 100;
+
+/**
+ * What a list that met corrupt objects answers (upstream's aggregated storage read error,
+ * 1.32+): 500 StorageReadError, one cause per key, and past 100 a "TooMany" cause.
+ */
+export function corruptListError(gr: GroupResource, errors: Error[]): StatusError {
+  const causes: StatusCause[] = errors.slice(0, maxListedCorrupt).map((err) => (isCorruptObjectError(err)
+    ? { reason: 'UnexpectedServerResponse', field: err.key, message: err.storageMessage }
+    : { reason: 'UnexpectedServerResponse', message: err.message }));
+  if (errors.length > maxListedCorrupt) causes.push({ reason: 'TooMany', message: 'too many errors, the list is truncated' });
+  const details = { ...(gr.group === '' ? {} : { group: gr.group }), kind: gr.resource, name: 'list', causes };
+  return new StatusError(500, 'StorageReadError', `failed to read one or more ${groupResourceString(gr)} from the storage`, details);
+}
+
 export function decodeFromStorage(kv: KeyValue): KubeObject {
+  if (kv.transformError !== undefined) throw corruptObject(kv, kv.transformError, true);
   let obj: KubeObject;
   try {
     obj = JSON.parse(decoder.decode(kv.value)) as KubeObject;
   } catch (err) {
-    throw internalError(`object stored at ${kv.key} could not be decoded: ${(err as Error).message}`);
+    throw corruptObject(kv, (err as Error).message, false);
   }
   if (obj === null || typeof obj !== 'object' || typeof obj.metadata !== 'object' || obj.metadata === null) {
-    throw internalError(`object stored at ${kv.key} could not be decoded: no metadata`);
+    throw corruptObject(kv, 'Object \'Kind\' is missing or metadata is not an object', false);
   }
   obj.metadata.resourceVersion = String(kv.modRevision);
   return obj;

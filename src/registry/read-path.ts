@@ -1,7 +1,8 @@
 // Reads: get, list and watch through the watch cache, with upstream's resourceVersion rules.
-import { apiVersionOf, gone, notFound, timeout, type KubeObject, type ListMeta } from '../api/index.ts';
+import { apiVersionOf, gone, notFound, timeout, type GroupResource, type KubeObject, type ListMeta } from '../api/index.ts';
 import type { CacheWatcher, WatchCache } from '../cache/index.ts';
 import { isStorageError, type Backend, type KeyValue } from '../storage/backend.ts';
+import { corruptListError, isCorruptObjectError, type CorruptObjectError } from './codec.ts';
 import { decodeContinue, encodeContinue } from './continue-token.ts';
 import { objectMatches, type ObjectFilter } from './filter.ts';
 import { collectionPrefix, objectKey } from './keys.ts';
@@ -63,12 +64,14 @@ export class ReadPath {
   private readonly backend: Backend;
   private readonly cache: WatchCache | undefined;
   private readonly decode: (kv: KeyValue) => KubeObject;
+  private readonly groupResource: GroupResource;
 
   constructor(type: ResourceType, backend: Backend, cache: WatchCache | undefined, decode: (kv: KeyValue) => KubeObject) {
     this.type = type;
     this.backend = backend;
     this.cache = cache;
     this.decode = decode;
+    this.groupResource = { group: type.group, resource: type.resource };
   }
 
   async get(namespace: string, name: string, consistency: ReadConsistency = { kind: 'consistent' }): Promise<KubeObject> {
@@ -86,7 +89,7 @@ export class ReadPath {
     if (this.cache !== undefined && this.cache.ready) {
       await this.catchUp(this.cache, consistency);
       const cached = this.cache.get(key);
-      if (cached === undefined) throw notFound(groupResource, name);
+      if (cached === undefined) throw this.cache.corruptError(key) ?? notFound(groupResource, name);
       return cached;
     }
     // A cache still loading: a get costs one key, so it reads through to the backend,
@@ -146,6 +149,7 @@ export class ReadPath {
         limit: limit === 0 ? undefined : limit,
         predicate,
       });
+      if (page?.corrupt !== undefined) throw corruptListError(this.groupResource, page.corrupt);
       if (page !== undefined) {
         const last = page.items[page.items.length - 1];
         result = { items: page.items, revision: page.revision, more: page.more, remaining: page.remaining, lastKey: last?.key };
@@ -178,6 +182,7 @@ export class ReadPath {
       if (consistency.revision > current) throw tooLarge(consistency.revision, current);
     }
     const items: ListItem[] = [];
+    const corrupt: CorruptObjectError[] = [];
     let lastKey: string | undefined;
     let more = false;
     let remaining = 0;
@@ -196,7 +201,16 @@ export class ReadPath {
       for (; index < page.items.length && (limit === 0 || items.length < limit); index++) {
         const kv = page.items[index]!;
         lastKey = kv.key;
-        const object = this.decode(kv);
+        let object: KubeObject;
+        try {
+          object = this.decode(kv);
+        } catch (err) {
+          // Upstream reads on and names every corrupt key in one error (up to 100).
+          if (!isCorruptObjectError(err)) throw err;
+          corrupt.push(err);
+          if (corrupt.length > 100) throw corruptListError(this.groupResource, corrupt);
+          continue;
+        }
         if (predicate === undefined || predicate(object)) items.push({ object });
       }
       const unread = page.items.length - index;
@@ -205,6 +219,7 @@ export class ReadPath {
       if (limit === 0 || items.length >= limit || !page.more) break;
       startAfter = lastKey;
     }
+    if (corrupt.length > 0) throw corruptListError(this.groupResource, corrupt);
     return { items, revision: revision!, more, remaining, lastKey };
   }
 

@@ -6,7 +6,7 @@ import {
 } from '../api/index.ts';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/chain.ts';
 import { isStorageError, type Backend, type KeyValue } from '../storage/backend.ts';
-import { decodeFromStorage, encodeForStorage } from './codec.ts';
+import { decodeFromStorage, encodeForStorage, isCorruptObjectError } from './codec.ts';
 import { objectKey } from './keys.ts';
 import type { PropagationOptions, ResourceType } from './resource-type.ts';
 import { beforeDelete, deletionFinalizers, markAsDeleting, sameSet } from './deletion.ts';
@@ -522,6 +522,43 @@ export class Store {
       if ((isStorageError(err, 'RevisionMismatch') || isStorageError(err, 'KeyNotFound')) && mayRetry) return retry;
       if (isStorageError(err, 'KeyNotFound')) throw notFound(this.groupResource, current.metadata.name ?? '');
       if (isStorageError(err, 'RevisionMismatch')) throw staleObject(this.groupResource, current.metadata.name ?? '');
+      throw err;
+    }
+  }
+
+  /**
+   * DELETE with ignoreStoreReadErrorWithClusterBreakingPotential (upstream's corruptObjectDeleter):
+   * only for an object whose stored value cannot be read (else 422); a normal delete is tried
+   * first, and when it fails on the corrupt value the key is removed as it is, without
+   * finalizers, preconditions or admission. `object` is undefined when removed so.
+   */
+  async deleteCorrupt(namespace: string, name: string, opts: DeleteOptions = {}): Promise<{ object: KubeObject | undefined; deleted: boolean }> {
+    const key = this.key(namespace, name);
+    const kv = await this.backend.get(key);
+    let corrupt = false;
+    if (kv !== undefined) {
+      try {
+        this.decode(kv);
+      } catch (err) {
+        corrupt = isCorruptObjectError(err);
+      }
+    }
+    if (!corrupt) {
+      throw invalid(this.type.resource, name, [{
+        reason: 'FieldValueInvalid', field: 'ignoreStoreReadErrorWithClusterBreakingPotential',
+        message: 'Invalid value: true: is exclusively used to delete corrupt object(s), try again by removing this option',
+      }], this.type.group);
+    }
+    try {
+      return await this.delete(namespace, name, opts);
+    } catch (err) {
+      if (!isCorruptObjectError(err)) throw err;
+    }
+    try {
+      await this.backend.delete(key);
+      return { object: undefined, deleted: true };
+    } catch (err) {
+      if (isStorageError(err, 'KeyNotFound')) return { object: undefined, deleted: false };
       throw err;
     }
   }

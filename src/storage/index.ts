@@ -4,3 +4,4 @@ export { MemoryBackend } from './memory.ts';
 export { SqliteBackend } from './sqlite.ts';
 export { Compactor } from './compactor.ts';
 export { openBackend } from './open-backend.ts';
+export { EncryptingBackend, type TransformerForKey } from './encrypting-backend.ts';

@@ -517,17 +517,42 @@ describe('following the backend', () => {
     assert.ok(f.logs.some((l) => l.includes('re-listed')), f.logs.join('\n'));
   });
 
-  test('an object that cannot be decoded is skipped and logged; if it was cached, watchers see it deleted', async (t) => {
+  test('a value that cannot be decoded makes its key corrupt: gets and lists name its error, watchers that would see it end with it', async (t) => {
     const f = await startCache(t);
     await f.put('ns', 'a', { v: '1' });
-    const watcher = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
+    const live = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
+    const from = f.cache.revision;
     const existing = await f.backend.get(key('ns', 'a'));
-    const broken = await f.backend.update(key('ns', 'a'), new TextEncoder().encode('{not json'), existing?.modRevision as number);
+    await f.backend.update(key('ns', 'a'), new TextEncoder().encode('{not json'), existing?.modRevision as number);
     await f.backend.create(key('ns', 'bad'), new TextEncoder().encode('nope'));
     const ok = await f.put('ns', 'ok');
-    assert.deepEqual((await nextEvents(watcher, 2)).map(brief), [`DELETED a@${broken}`, `ADDED ok@${ok}`]);
+    await assert.rejects(live[Symbol.asyncIterator]().next(), /JSON/, 'the live watcher ends with the error (its ERROR event)');
+    await assert.rejects(f.cache.watch({ prefix: PREFIX, fromRevision: from })[Symbol.asyncIterator]().next(), /JSON/, 'so does one replaying the history past it');
+    await assert.rejects(f.cache.watch({ prefix: PREFIX, fromRevision: 0, initialEvents: true })[Symbol.asyncIterator]().next(), /JSON/, 'and one starting from a state that holds it');
     assert.equal(f.cache.get(key('ns', 'a')), undefined);
+    assert.match(f.cache.corruptError(key('ns', 'a'))!.message, /JSON/);
+    const listed = f.cache.list({ prefix: PREFIX })!;
+    assert.deepEqual(names(listed.items), ['ns/ok']);
+    assert.equal(listed.corrupt?.length, 2, 'both corrupt keys');
+    assert.equal(f.cache.list({ prefix: PREFIX, startAfter: key('ns', 'a') })!.corrupt?.length, 1, 'a continued list names those after its start');
+    assert.equal(f.cache.list({ prefix: `${PREFIX}other/` })!.corrupt, undefined);
     assert.equal(f.logs.filter((l) => l.includes('cannot be decoded')).length, 2);
+    // Deleting a corrupt key: watchers see DELETED with what the key says; a good value makes it whole again.
+    const watcher = f.cache.watch({ prefix: PREFIX, fromRevision: ok });
+    const deleted = await f.del('ns', 'bad');
+    const fixed = await f.put('ns', 'a', { v: '2' });
+    assert.deepEqual((await nextEvents(watcher, 2)).map(brief), [`DELETED bad@${deleted}`, `ADDED a@${fixed}`]);
+    assert.equal(f.cache.corruptError(key('ns', 'a')), undefined);
+    assert.equal(f.cache.list({ prefix: PREFIX })!.corrupt, undefined);
+  });
+
+  test('a corrupt value already stored when the cache loads is kept as corrupt', async (t) => {
+    const backend = new MemoryBackend();
+    await backend.create(key('ns', 'bad'), new TextEncoder().encode('nope'));
+    await backend.create(key('ns', 'good'), configMap('ns', 'good'));
+    const f = await startCache(t, {}, backend);
+    assert.deepEqual(names(f.cache.list({ prefix: PREFIX })!.items), ['ns/good']);
+    assert.ok(f.cache.corruptError(key('ns', 'bad')) !== undefined);
   });
 });
 

@@ -1,5 +1,5 @@
 // DELETE of an object and of a collection, answered as upstream's delete handler.
-import { badRequest, invalid, isStatusError, type StatusCause } from '../../api/index.ts';
+import { badRequest, invalid, isStatusError, type Status, type StatusCause } from '../../api/index.ts';
 import { goJsonKind, isObject } from '../../api/json.ts';
 import { decodeBodyLoading, notAnObjectBody } from '../../encoding/decode.ts';
 import type { DeleteOptions } from '../../registry/store.ts';
@@ -15,6 +15,7 @@ interface DeleteOptionsBody {
   propagationPolicy?: string;
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: string[];
+  ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
 }
 
 const propagationPolicies = ['Orphan', 'Background', 'Foreground'];
@@ -25,9 +26,9 @@ const queryBooleans: Record<string, boolean> = {
   0: false, f: false, F: false, false: false, FALSE: false, False: false,
 };
 
-/** The deprecated orphanDependents in the query; undefined when not given. */
-function orphanDependentsOf(query: URLSearchParams): boolean | undefined {
-  const raw = query.get('orphanDependents');
+/** A boolean option of the query (orphanDependents, ignoreStoreReadError...); undefined when not given. */
+function queryBoolean(query: URLSearchParams, name: 'orphanDependents' | 'ignoreStoreReadErrorWithClusterBreakingPotential'): boolean | undefined {
+  const raw = query.get(name);
   if (raw === null) return undefined;
   const value = queryBooleans[raw];
   if (value === undefined) throw badRequest(`strconv.ParseBool: parsing "${raw}": invalid syntax`);
@@ -67,6 +68,10 @@ function decodeDeleteOptions(parsed: unknown): DeleteOptionsBody {
         if (typeof value !== 'boolean') throw typeError(value, 'DeleteOptions', field, 'bool');
         out.orphanDependents = value;
         break;
+      case 'ignoreStoreReadErrorWithClusterBreakingPotential':
+        if (typeof value !== 'boolean') throw typeError(value, 'DeleteOptions', field, 'bool');
+        out.ignoreStoreReadErrorWithClusterBreakingPotential = value;
+        break;
       case 'propagationPolicy':
         if (typeof value !== 'string') throw typeError(value, 'DeleteOptions', field, 'v1.DeletionPropagation');
         out.propagationPolicy = value;
@@ -100,7 +105,7 @@ function decodeDeleteOptions(parsed: unknown): DeleteOptionsBody {
  * (JSON, YAML or Protobuf by its Content-Type; kubectl and client-go send one, of kind
  * DeleteOptions in any group version), else from the query; then validated (422).
  */
-async function deleteOptions(scope: RequestScope): Promise<DeleteOptions> {
+async function deleteOptions(scope: RequestScope): Promise<DeleteOptions & { ignoreStoreReadError?: boolean }> {
   const body = await readBody(scope.req);
   let fromBody: DeleteOptionsBody | undefined;
   if (body.byteLength > 0) {
@@ -111,7 +116,8 @@ async function deleteOptions(scope: RequestScope): Promise<DeleteOptions> {
   const query = fromBody === undefined ? scope.query : new URLSearchParams();
   for (const value of fromBody?.dryRun ?? []) query.append('dryRun', value);
   const propagationPolicy = fromBody === undefined ? query.get('propagationPolicy') ?? undefined : fromBody.propagationPolicy;
-  const orphanDependents = fromBody === undefined ? orphanDependentsOf(query) : fromBody.orphanDependents;
+  const orphanDependents = fromBody === undefined ? queryBoolean(query, 'orphanDependents') : fromBody.orphanDependents;
+  const ignoreStoreReadError = fromBody === undefined ? queryBoolean(query, 'ignoreStoreReadErrorWithClusterBreakingPotential') : fromBody.ignoreStoreReadErrorWithClusterBreakingPotential;
   const gracePeriodSeconds = fromBody === undefined ? parseInteger(query, 'gracePeriodSeconds') : fromBody.gracePeriodSeconds;
   // Upstream's ValidateDeleteOptions, its causes in its order.
   const causes: StatusCause[] = [];
@@ -134,8 +140,22 @@ async function deleteOptions(scope: RequestScope): Promise<DeleteOptions> {
     if (!isStatusError(err) || causes.length === 0) throw err;
     causes.push(...(err.details?.causes ?? []));
   }
+  if (ignoreStoreReadError === true) {
+    causes.push(...unsafeDeleteConflicts(query.getAll('dryRun').length > 0, propagationPolicy, orphanDependents, gracePeriodSeconds, fromBody?.preconditions));
+  }
   if (causes.length > 0) throw invalid('DeleteOptions', '', causes, 'meta.k8s.io');
-  return { orphanDependents, dryRun, preconditions: fromBody?.preconditions, gracePeriodSeconds, propagationPolicy };
+  return { orphanDependents, ignoreStoreReadError, dryRun, preconditions: fromBody?.preconditions, gracePeriodSeconds, propagationPolicy };
+}
+
+/** Upstream's ValidateIgnoreStoreReadError: the unsafe deletion of a corrupt object takes no other option. */
+function unsafeDeleteConflicts(dryRun: boolean, propagationPolicy: unknown, orphanDependents: unknown, gracePeriodSeconds: unknown, preconditions: unknown): StatusCause[] {
+  const set: Array<[string, boolean]> = [
+    ['dryRun', dryRun], ['propagationPolicy', propagationPolicy !== undefined], ['orphanDependents', orphanDependents !== undefined],
+    ['gracePeriodSeconds', gracePeriodSeconds !== undefined], ['preconditions', preconditions !== undefined],
+  ];
+  return set.filter(([, isSet]) => isSet).map(([name]) => ({
+    reason: 'FieldValueInvalid', field: 'ignoreStoreReadErrorWithClusterBreakingPotential', message: `Invalid value: true: cannot be set together with .${name}`,
+  }));
 }
 
 /**
@@ -146,16 +166,37 @@ async function deleteOptions(scope: RequestScope): Promise<DeleteOptions> {
  */
 export async function deleteHandler(scope: RequestScope): Promise<void> {
   const { served, info } = scope;
-  const opts = await deleteOptions(scope);
+  const { ignoreStoreReadError, ...opts } = await deleteOptions(scope);
+  // Without the AllowUnsafeMalformedObjectDeletion gate the option is ignored, as upstream.
+  if (ignoreStoreReadError === true && scope.unsafeMalformedObjectDeletion) {
+    await deleteCorrupt(scope, opts);
+    return;
+  }
   const { object, deleted } = await served.store.delete(info.namespace, info.name, opts);
   if (!deleted) await writeAnswer(scope, opts.orphanDependents === false ? 202 : 200, object);
   else if (served.type.deleteReturnsObject) await writeAnswer(scope, 200, object);
   else await writeAnswer(scope, 200, served.store.deletedStatus(object));
 }
 
+/**
+ * The unsafe deletion of a corrupt object (upstream's corruptObjectDeleter): answered like a
+ * normal delete when that worked, else with a Success Status naming the kind, as upstream's
+ * handler does when the registry has no object to answer with.
+ */
+async function deleteCorrupt(scope: RequestScope, opts: DeleteOptions): Promise<void> {
+  const { served, info } = scope;
+  const result = await served.store.deleteCorrupt(info.namespace, info.name, opts);
+  if (result.object === undefined) {
+    const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200, details: { name: info.name, kind: served.type.kind } };
+    await writeAnswer(scope, 200, status);
+  } else if (!result.deleted) await writeAnswer(scope, 200, result.object);
+  else if (served.type.deleteReturnsObject) await writeAnswer(scope, 200, result.object);
+  else await writeAnswer(scope, 200, served.store.deletedStatus(result.object));
+}
+
 /** Always 200 with the list of the objects it set out to delete, as upstream. */
 export async function deleteCollectionHandler(scope: RequestScope): Promise<void> {
-  const opts = await deleteOptions(scope);
+  const { ignoreStoreReadError: _ignored, ...opts } = await deleteOptions(scope);
   const filter = filterFromQuery(scope.query, scope.served.type);
   const list = await scope.served.store.deleteCollection(scope.info.namespace, filter, opts);
   const { items, kind = '', apiVersion = '', metadata } = list;

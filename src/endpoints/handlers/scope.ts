@@ -17,6 +17,8 @@ export interface RequestScope {
   gzip: boolean;
   /** The WatchList feature gate (sendInitialEvents). */
   watchList: boolean;
+  /** The AllowUnsafeMalformedObjectDeletion feature gate: DELETE honours ignoreStoreReadErrorWithClusterBreakingPotential. */
+  unsafeMalformedObjectDeletion?: boolean;
   /** The CBORServingAndStorage feature gate: CBOR request bodies and apply patches are read. */
   cbor: boolean;
   /** Registers a long-running request's stop function (ended on shutdown); returns its unregister function. */

@@ -1,0 +1,96 @@
+// A Backend decorator that transforms values on their way to and from another backend
+// (encryption at rest), so that every backend encrypts the same way.
+import type { Backend, KeyValue, ListOptions, ListResult, StorageEvent, Watch } from './backend.ts';
+import type { ValueTransformer } from './value-transformers.ts';
+
+/** The transformer for a key; undefined: the value is stored as it is. */
+export type TransformerForKey = (key: string) => ValueTransformer | undefined;
+
+/**
+ * Writes go through the key's transformer (toStorage); reads, lists and watch events
+ * (their value and previous value) through its fromStorage. A value that cannot be read is
+ * answered as stored with `transformError` set (the Backend contract's corrupt value),
+ * never as a failed call, so that one such value does not fail a list or a watch.
+ */
+export class EncryptingBackend implements Backend {
+  readonly #inner: Backend;
+  readonly #transformerFor: TransformerForKey;
+
+  constructor(inner: Backend, transformerFor: TransformerForKey) {
+    this.#inner = inner;
+    this.#transformerFor = transformerFor;
+  }
+
+  #write(key: string, value: Uint8Array): Uint8Array {
+    return this.#transformerFor(key)?.toStorage(value, key) ?? value;
+  }
+
+  #read(kv: KeyValue): KeyValue {
+    const transformer = this.#transformerFor(kv.key);
+    if (transformer === undefined) return kv;
+    try {
+      return { ...kv, value: transformer.fromStorage(kv.value, kv.key) };
+    } catch (err) {
+      return { ...kv, transformError: (err as Error).message };
+    }
+  }
+
+  async get(key: string, opts?: { revision?: number }): Promise<KeyValue | undefined> {
+    const kv = await this.#inner.get(key, opts);
+    return kv === undefined ? undefined : this.#read(kv);
+  }
+
+  async list(prefix: string, opts?: ListOptions): Promise<ListResult> {
+    const result = await this.#inner.list(prefix, opts);
+    return { ...result, items: result.items.map((kv) => this.#read(kv)) };
+  }
+
+  create(key: string, value: Uint8Array): Promise<number> {
+    return this.#inner.create(key, this.#write(key, value));
+  }
+
+  update(key: string, value: Uint8Array, expectRevision: number): Promise<number> {
+    return this.#inner.update(key, this.#write(key, value), expectRevision);
+  }
+
+  delete(key: string, expectRevision?: number): Promise<number> {
+    return this.#inner.delete(key, expectRevision);
+  }
+
+  watch(prefix: string, fromRevision: number): Watch {
+    const inner = this.#inner.watch(prefix, fromRevision);
+    const readEvent = (event: StorageEvent): StorageEvent => {
+      const out: StorageEvent = { type: event.type, kv: this.#read(event.kv), revision: event.revision };
+      if (event.prev !== undefined) out.prev = this.#read(event.prev);
+      return out;
+    };
+    return {
+      close: () => inner.close(),
+      [Symbol.asyncIterator]() {
+        const iterator = inner[Symbol.asyncIterator]();
+        return {
+          async next() {
+            const result = await iterator.next();
+            return result.done === true ? result : { done: false, value: readEvent(result.value) };
+          },
+          async return() {
+            inner.close();
+            return (await iterator.return?.()) ?? { done: true, value: undefined };
+          },
+        };
+      },
+    };
+  }
+
+  currentRevision(): Promise<number> {
+    return this.#inner.currentRevision();
+  }
+
+  compact(revision: number): Promise<void> {
+    return this.#inner.compact(revision);
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+}

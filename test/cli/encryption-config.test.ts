@@ -1,0 +1,88 @@
+// --encryption-provider-config: upstream's EncryptionConfiguration, validated with upstream's messages.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { keyResourceResolver, loadEncryptionConfig, resourceTransformers } from '../../src/cli/encryption-config.ts';
+import { parseServeFlags, UsageError } from '../../src/cli/config.ts';
+import { tempDir } from '../helpers/server.ts';
+
+const key32 = Buffer.alloc(32, 1).toString('base64');
+const key8 = Buffer.alloc(8, 1).toString('base64');
+const dir = tempDir('plinth-enc-');
+let files = 0;
+function file(content: string): string {
+  const at = path.join(dir, `config-${++files}.yaml`);
+  writeFileSync(at, content);
+  return at;
+}
+const header = 'apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\n';
+
+test('--encryption-provider-config names the file', () => {
+  assert.equal(parseServeFlags(['--encryption-provider-config', '/etc/enc.yaml']).encryptionProviderConfig, '/etc/enc.yaml');
+  assert.equal(parseServeFlags([]).encryptionProviderConfig, undefined);
+});
+
+test('invalid configurations are refused with kube-apiserver\'s messages', async () => {
+  const cases: Array<[string, string, string]> = [
+    ['no resources', `${header}resources: []\n`, 'error while parsing file: resources: Required value: at least one resources is required'],
+    ['a key of the wrong length', `${header}resources:\n- resources: [secrets]\n  providers:\n  - aescbc:\n      keys: [{name: k, secret: ${key8}}]\n`,
+      'error while parsing file: resources[0].providers[0].aescbc.keys[0].secret: Invalid value: "REDACTED": secret is not of the expected length, got 8, expected one of [16 24 32]'],
+    ['secretbox wants 32 bytes', `${header}resources:\n- resources: [secrets]\n  providers:\n  - secretbox:\n      keys: [{name: k, secret: ${Buffer.alloc(16).toString('base64')}}]\n`,
+      'error while parsing file: resources[0].providers[0].secretbox.keys[0].secret: Invalid value: "REDACTED": secret is not of the expected length, got 16, expected one of [32]'],
+    ['no keys', `${header}resources:\n- resources: [secrets]\n  providers:\n  - aesgcm: {keys: []}\n`,
+      'error while parsing file: resources[0].providers[0].aesgcm.keys: Required value: at least one keys is required'],
+    ['secret not base64', `${header}resources:\n- resources: [secrets]\n  providers:\n  - aesgcm: {keys: [{name: k, secret: "not base64!"}]}\n`,
+      'error while parsing file: resources[0].providers[0].aesgcm.keys[0].secret: Invalid value: "REDACTED": secrets must be base64 encoded'],
+    ['two providers in one element', `${header}resources:\n- resources: [secrets]\n  providers:\n  - identity: {}\n    aesgcm: {keys: [{name: k, secret: ${key32}}]}\n`,
+      'error while parsing file: resources[0].providers[0]: Invalid value: {aesgcm, identity}: more than one provider specified in a single element, should split into different list elements'],
+    ['a bare star', `${header}resources:\n- resources: ["*"]\n  providers: [{identity: {}}]\n`,
+      'error while parsing file: resources[0].resources[0]: Invalid value: "*": use \'*.\' to encrypt all the resources from core API group or *.* to encrypt all resources'],
+    ['overlap and capitals', `${header}resources:\n- resources: [secrets, "*.", Secrets]\n  providers: [{identity: {}}]\n`,
+      'error while parsing file: [resources[0].resources: Invalid value: []string{"secrets", "*.", "Secrets"}: using overlapping resources such as \'secrets\' and \'*.\' in the same resource list is not allowed as they will be masked, resources[0].resources[2]: Invalid value: "Secrets": resource name should not contain capital letters]'],
+    ['not an EncryptionConfiguration', 'apiVersion: v1\nkind: ConfigMap\n', 'error decoding encryption provider configuration file'],
+    ['empty', '', 'is empty'],
+  ];
+  for (const [name, content, message] of cases) {
+    await assert.rejects(loadEncryptionConfig(file(content)), (err: Error) => err instanceof UsageError && err.message.includes(message), name);
+  }
+  await assert.rejects(loadEncryptionConfig(path.join(dir, 'missing.yaml')), /error opening encryption provider configuration file/);
+});
+
+test('each resource gets the first entry naming it: exact, then group wildcard, then *.*; others the identity check', async () => {
+  const config = await loadEncryptionConfig(file(`${header}resources:
+- resources: [secrets, deployments.apps]
+  providers: [{aescbc: {keys: [{name: a, secret: ${key32}}]}}]
+- resources: ["*.apps", "*."]
+  providers: [{aesgcm: {keys: [{name: g, secret: ${key32}}]}}]
+- resources: ["*.*"]
+  providers: [{secretbox: {keys: [{name: s, secret: ${key32}}]}}, {identity: {}}]
+`));
+  const forResource = resourceTransformers(config);
+  const prefixOf = (group: string, resource: string) => Buffer.from(forResource({ group, resource }).toStorage(Buffer.from('{}'), '/k')).toString().slice(0, 25);
+  const cases: Array<[string, string, string]> = [
+    ['', 'secrets', 'k8s:enc:aescbc:v1:a:'],
+    ['apps', 'deployments', 'k8s:enc:aescbc:v1:a:'],
+    ['apps', 'replicasets', 'k8s:enc:aesgcm:v1:g:'],
+    ['', 'configmaps', 'k8s:enc:aesgcm:v1:g:'],
+    ['example.com', 'widgets', 'k8s:enc:secretbox:v1:s:'],
+  ];
+  for (const [group, resource, prefix] of cases) assert.ok(prefixOf(group, resource).startsWith(prefix), `${group}/${resource}`);
+  const onlySecrets = resourceTransformers(await loadEncryptionConfig(file(`${header}resources:\n- resources: [secrets]\n  providers: [{aesgcm: {keys: [{name: g, secret: ${key32}}]}}]\n`)));
+  assert.equal(Buffer.from(onlySecrets({ group: '', resource: 'configmaps' }).toStorage(Buffer.from('{}'), '/k')).toString(), '{}');
+  assert.throws(() => onlySecrets({ group: '', resource: 'configmaps' }).fromStorage(Buffer.from('k8s:enc:aesgcm:v1:g:x'), '/k'), /identity transformer tried to read encrypted data/);
+});
+
+test('a storage key is resolved to its group and resource', () => {
+  const resolve = keyResourceResolver([
+    { prefix: '/registry/secrets/', group: '', resource: 'secrets' },
+    { prefix: '/registry/apps/deployments/', group: 'apps', resource: 'deployments' },
+  ]);
+  const cases: Array<[string, unknown]> = [
+    ['/registry/secrets/ns/a', { group: '', resource: 'secrets' }],
+    ['/registry/apps/deployments/ns/d', { group: 'apps', resource: 'deployments' }],
+    ['/registry/example.com/widgets/ns/w', { group: 'example.com', resource: 'widgets' }],
+    ['/other/key', undefined],
+  ];
+  for (const [key, expected] of cases) assert.deepEqual(resolve(key), expected, key);
+});
