@@ -13,7 +13,7 @@ type Json = Record<string, any>;
 
 let server: TestServer;
 before(async () => {
-  server = await startServer();
+  server = await startServer({ enableGarbageCollector: false });
 });
 after(async () => {
   await server.stop();

@@ -295,8 +295,8 @@ describe('across restarts', () => {
 const kubectl133 = '/usr/lib/google-cloud-sdk/bin/kubectl.1.33';
 
 describe('kubectl 1.33', { skip: existsSync(kubectl133) ? false : `kubectl 1.33 is not installed at ${kubectl133}` }, () => {
-  test('delete --cascade=background of a Deployment takes its hand-made ReplicaSet and Pod', async () => {
-    const ns = await server.newNamespace('gc-kubectl');
+  /** A Deployment with a hand-made ReplicaSet it owns, which owns a Pod (both blockOwnerDeletion). */
+  async function deploymentChain(ns: string) {
     const labels = { app: 'web' };
     const template = { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx' }] } };
     const deployment = await create(server, `/apis/apps/v1/namespaces/${ns}/deployments`, {
@@ -312,9 +312,31 @@ describe('kubectl 1.33', { skip: existsSync(kubectl133) ? false : `kubectl 1.33 
       metadata: { name: 'web-1-abcde', labels, ownerReferences: [ownerRef(replicaSet, { controller: true, blockOwnerDeletion: true })] },
       spec: template.spec,
     });
-    const out = await kubectlAt(kubectl133, ['--kubeconfig', server.kubeconfigPath], '-n', ns, 'delete', 'deployment', 'web', '--cascade=background');
+  }
+
+  for (const cascade of ['background', 'foreground']) {
+    test(`delete --cascade=${cascade} of a Deployment takes its hand-made ReplicaSet and Pod`, async () => {
+      const ns = await server.newNamespace('gc-kubectl');
+      await deploymentChain(ns);
+      const out = await kubectlAt(kubectl133, ['--kubeconfig', server.kubeconfigPath], '-n', ns, 'delete', 'deployment', 'web', `--cascade=${cascade}`);
+      assert.match(out, /deployment.apps "web" deleted/);
+      await gone(server, `/apis/apps/v1/namespaces/${ns}/deployments/web`, 'the Deployment gone');
+      await gone(server, `/apis/apps/v1/namespaces/${ns}/replicasets/web-1`, 'the ReplicaSet collected');
+      await gone(server, `/api/v1/namespaces/${ns}/pods/web-1-abcde`, 'the Pod collected');
+    });
+  }
+
+  test('delete --cascade=orphan of a Deployment leaves its ReplicaSet and Pod, the ReplicaSet without the reference', async () => {
+    const ns = await server.newNamespace('gc-kubectl');
+    await deploymentChain(ns);
+    const out = await kubectlAt(kubectl133, ['--kubeconfig', server.kubeconfigPath], '-n', ns, 'delete', 'deployment', 'web', '--cascade=orphan');
     assert.match(out, /deployment.apps "web" deleted/);
-    await gone(server, `/apis/apps/v1/namespaces/${ns}/replicasets/web-1`, 'the ReplicaSet collected');
-    await gone(server, `/api/v1/namespaces/${ns}/pods/web-1-abcde`, 'the Pod collected');
+    await gone(server, `/apis/apps/v1/namespaces/${ns}/deployments/web`, 'the Deployment gone once orphaned');
+    const rs = await server.request('GET', `/apis/apps/v1/namespaces/${ns}/replicasets/web-1`);
+    assert.equal(rs.status, 200);
+    assert.equal(rs.json.metadata.ownerReferences, undefined);
+    const pod = await server.request('GET', `/api/v1/namespaces/${ns}/pods/web-1-abcde`);
+    assert.equal(pod.status, 200);
+    assert.equal(pod.json.metadata.ownerReferences.length, 1);
   });
 });
