@@ -36,6 +36,8 @@ export interface Config {
   unreadBodyGraceMs: number;
   /** Not a flag (tests that need no collector turn it off): runs the garbage collector, as kube-controller-manager's --enable-garbage-collector (on). */
   enableGarbageCollector: boolean;
+  /** Not a flag (tests lower it): how long a node must be gone before the pod garbage collector deletes its pods (40 s, as upstream). */
+  podGcQuarantineMs: number;
 }
 
 const defaultFeatureGates: Record<string, boolean> = {
@@ -70,6 +72,7 @@ export function defaultConfig(): Config {
     watchWriteGraceMs: 30_000,
     unreadBodyGraceMs: 5_000,
     enableGarbageCollector: true,
+    podGcQuarantineMs: 40_000,
   };
 }
 

@@ -10,6 +10,7 @@ import { WatchCache } from '../cache/index.ts';
 import { alwaysAllow, bearerAuthenticator, ensureAdminToken, parseTokenFile } from '../auth/index.ts';
 import { CrdController } from '../controllers/crd.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
+import { PodGarbageCollector } from '../controllers/pod-gc.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
 import { ServiceAccountController } from '../controllers/service-account.ts';
 import { ResourceQuotaController } from '../controllers/resource-quota.ts';
@@ -216,6 +217,11 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     if (closing === undefined) await garbageCollector?.start();
   }).catch((err: unknown) => log(`garbage collector: ${(err as Error).message}`)));
   quotaController.start().catch((err: unknown) => log(`resourcequota controller: ${(err as Error).message}`));
+  // Pods that no kubelet will finish (their node is gone, or they were never scheduled) go, as upstream's podgc.
+  const podGc = new PodGarbageCollector({
+    pods: registry.lookup('', 'v1', 'pods')!.store, nodes: registry.lookup('', 'v1', 'nodes')!.store, log, quarantineMs: config.podGcQuarantineMs,
+  });
+  podGc.start().catch((err: unknown) => log(`pod garbage collector: ${(err as Error).message}`));
 
   return {
     url, port, kubeconfigPath, token: tokens.admin, caPem: material.caPem, registry,
@@ -227,7 +233,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
         await reconciled;
         // Controllers finish their work in flight while the caches and storage are still there.
         await Promise.all([
-          namespaceController.close(), crdController.close(), serviceAccountController.close(), quotaController.close(), garbageCollector?.close(),
+          namespaceController.close(), crdController.close(), serviceAccountController.close(), quotaController.close(), garbageCollector?.close(), podGc.close(),
         ]);
         admissionSetup.close();
         for (const cache of caches) cache.close();

@@ -376,12 +376,14 @@ export class Store {
 
   /**
    * A deleting object that nothing holds any more: the update deletes it (upstream's
-   * shouldDeleteDuringUpdate): only the update that clears what held it, and not while a
-   * grace period runs (a pod's kubelet reports status until it deletes the pod itself).
+   * shouldDeleteDuringUpdate): the stored object is being deleted with no grace left (none
+   * recorded counts as none), and nothing holds the new one; not while a grace period runs
+   * (a pod's kubelet reports status until it deletes the pod itself).
    */
   private finalizersDone(obj: KubeObject, current: KubeObject): boolean {
     const pending = (o: KubeObject) => (o.metadata.finalizers ?? []).length > 0 || (this.type.strategy.deletionPending?.(o) ?? false);
-    return obj.metadata.deletionTimestamp !== undefined && obj.metadata.deletionGracePeriodSeconds === 0 && !pending(obj) && pending(current);
+    const grace = current.metadata.deletionGracePeriodSeconds;
+    return current.metadata.deletionTimestamp !== undefined && (grace === undefined || grace === 0) && !pending(obj);
   }
 
   /** Deletes the finalized object at the revision read (nothing on dry run); `retry` when another write came first. */

@@ -68,7 +68,7 @@ function pausedHttp2Watch(url: URL, path: string, token: string, ca: string): Pa
 }
 
 test('watchers that stop reading are ended and reset after the grace period, holding a bounded amount meanwhile', async (t) => {
-  const server = await startServer({ watchMaxQueuedBytes: MAX_QUEUED, watchWriteGraceMs: GRACE_MS });
+  const server = await startServer({ watchMaxQueuedBytes: MAX_QUEUED, watchWriteGraceMs: GRACE_MS, enableGarbageCollector: false });
   const clients: PausedClient[] = [];
   t.after(async () => {
     for (const client of clients) client.destroy();
@@ -138,7 +138,7 @@ test('watchers that stop reading are ended and reset after the grace period, hol
 
 test('a watcher whose client takes nothing for the grace period is reset even when no more events come', async (t) => {
   // The cache's queue bound is far off: only the stalled write ends this watch.
-  const server = await startServer({ watchWriteGraceMs: GRACE_MS });
+  const server = await startServer({ watchWriteGraceMs: GRACE_MS, enableGarbageCollector: false });
   const clients: PausedClient[] = [];
   t.after(async () => {
     for (const client of clients) client.destroy();

@@ -15,7 +15,8 @@ const kubectlBin = '/usr/lib/google-cloud-sdk/bin/kubectl.1.33';
 let server: TestServer;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'workloads-'));
 before(async () => {
-  server = await startServer();
+  // The ControllerRevision below names its DaemonSet by a made-up uid: the garbage collector would take it.
+  server = await startServer({ enableGarbageCollector: false });
 });
 after(async () => {
   await server.stop();
