@@ -1,4 +1,4 @@
-// Authorization: what a request wants to do, the Authorizer hook (AlwaysAllow today), and the 403 for a denial.
+// Authorization: what a request wants to do, the Authorizer hook, the modes every server has (AlwaysAllow, AlwaysDeny, a union of several), and the 403 for a denial.
 import { StatusError, type StatusDetails } from '../api/index.ts';
 import type { UserInfo } from './user.ts';
 
@@ -18,21 +18,48 @@ export interface AuthorizationAttributes {
   path: string;
 }
 
-interface AuthorizationDecision {
-  allowed: boolean;
+/** As upstream's authorizer.Decision: a mode allows, denies (and no later mode is asked), or has no opinion. */
+export type Decision = 'Allow' | 'Deny' | 'NoOpinion';
+
+export interface AuthorizationDecision {
+  decision: Decision;
   /** Why not (or why), appended to the Forbidden message. */
   reason?: string;
 }
 
-/** The hook where an authorization mode plugs in (`--authorization-mode`): AlwaysAllow today, RBAC later. */
+/** The hook where an authorization mode plugs in (`--authorization-mode`). */
 export interface Authorizer {
-  authorize(user: UserInfo, attributes: AuthorizationAttributes): AuthorizationDecision;
+  authorize(user: UserInfo, attributes: AuthorizationAttributes): AuthorizationDecision | Promise<AuthorizationDecision>;
 }
 
 /** `--authorization-mode AlwaysAllow`. */
 export const alwaysAllow: Authorizer = {
-  authorize: () => ({ allowed: true }),
+  authorize: () => ({ decision: 'Allow' }),
 };
+
+/** `--authorization-mode AlwaysDeny`. */
+export const alwaysDeny: Authorizer = {
+  authorize: () => ({ decision: 'Deny' }),
+};
+
+/**
+ * Several modes in order (`--authorization-mode Node,RBAC`), as upstream's union: the first
+ * Allow or Deny decides; when every mode has no opinion, the request is denied with their
+ * reasons joined.
+ */
+export function unionAuthorizer(authorizers: readonly Authorizer[]): Authorizer {
+  return {
+    async authorize(user, attributes) {
+      const reasons: string[] = [];
+      for (const authorizer of authorizers) {
+        const result = await authorizer.authorize(user, attributes);
+        if (result.decision !== 'NoOpinion') return result;
+        if (result.reason !== undefined && result.reason !== '') reasons.push(result.reason);
+      }
+      return { decision: 'NoOpinion', reason: reasons.join('\n') };
+    },
+  };
+}
 
 /**
  * The 403 for a denied request, worded like kube-apiserver's (endpoints/handlers/

@@ -7,6 +7,8 @@ export interface UserInfo {
   name: string;
   uid: string;
   groups: string[];
+  /** Further attributes (a service account token's pod and credential id, impersonated extras), as upstream's user.Info Extra. */
+  extra?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** Members are allowed everything, by RBAC's built-in cluster-admin binding. */

@@ -162,7 +162,7 @@ export class ApiServer {
       ? { verb: info.verb, group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path: info.path }
       : { verb: info.verb, group: '', resource: '', subresource: '', namespace: '', name: '', path: info.path };
     const decision = await this.opts.authorizer.authorize(user, attributes);
-    if (!decision.allowed) throw forbiddenError(user, attributes, decision.reason);
+    if (decision.decision !== 'Allow') throw forbiddenError(user, attributes, decision.reason);
     // An empty path segment (`//x/api/...`, `/api/v1//pods`) matches no route upstream: 404, never served as the path without it.
     if (path.includes('//')) throw notFoundPath();
     // Admission and the Store learn the user, and add warnings, through the request context.

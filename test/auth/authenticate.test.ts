@@ -44,7 +44,7 @@ const attributes = (over: Partial<AuthorizationAttributes>): AuthorizationAttrib
 });
 
 test('alwaysAllow allows everything', () => {
-  assert.deepEqual(alwaysAllow.authorize(bob, attributes({ verb: 'delete', resource: 'namespaces', name: 'kube-system' })), { allowed: true });
+  assert.deepEqual(alwaysAllow.authorize(bob, attributes({ verb: 'delete', resource: 'namespaces', name: 'kube-system' })), { decision: 'Allow' });
 });
 
 test('forbiddenError words denials like kube-apiserver', () => {
