@@ -1,5 +1,6 @@
 // Authorization: what a request wants to do, the Authorizer hook, the modes every server has (AlwaysAllow, AlwaysDeny, a union of several), and the 403 for a denial.
 import { StatusError, type StatusDetails } from '../api/index.ts';
+import { isRuleResolver, type RuleResolver, type SubjectRules } from './rule-resolver.ts';
 import type { UserInfo } from './user.ts';
 
 /**
@@ -32,14 +33,20 @@ export interface Authorizer {
   authorize(user: UserInfo, attributes: AuthorizationAttributes): AuthorizationDecision | Promise<AuthorizationDecision>;
 }
 
-/** `--authorization-mode AlwaysAllow`. */
-export const alwaysAllow: Authorizer = {
+/** `--authorization-mode AlwaysAllow`; its rules allow everything, as upstream's. */
+export const alwaysAllow: Authorizer & RuleResolver = {
   authorize: () => ({ decision: 'Allow' }),
+  rulesFor: async () => ({
+    resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+    nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+    incomplete: false,
+  }),
 };
 
-/** `--authorization-mode AlwaysDeny`. */
-export const alwaysDeny: Authorizer = {
+/** `--authorization-mode AlwaysDeny`; it has no rules, and the list is complete. */
+export const alwaysDeny: Authorizer & RuleResolver = {
   authorize: () => ({ decision: 'Deny' }),
+  rulesFor: async () => ({ resourceRules: [], nonResourceRules: [], incomplete: false }),
 };
 
 /**
@@ -47,8 +54,9 @@ export const alwaysDeny: Authorizer = {
  * Allow or Deny decides; when every mode has no opinion, the request is denied with their
  * reasons joined.
  */
-export function unionAuthorizer(authorizers: readonly Authorizer[]): Authorizer {
+export function unionAuthorizer(authorizers: readonly Authorizer[]): Authorizer & RuleResolver {
   return {
+    rulesFor: (user, namespace) => unionRules(authorizers, user, namespace),
     async authorize(user, attributes) {
       const reasons: string[] = [];
       for (const authorizer of authorizers) {
@@ -59,6 +67,30 @@ export function unionAuthorizer(authorizers: readonly Authorizer[]): Authorizer 
       return { decision: 'NoOpinion', reason: reasons.join('\n') };
     },
   };
+}
+
+/**
+ * The rules of every mode together, as upstream's union rule resolver: incomplete when any
+ * mode's are (a mode that cannot list rules counts as incomplete), errors joined as
+ * apimachinery's aggregate error prints them.
+ */
+async function unionRules(authorizers: readonly Authorizer[], user: UserInfo, namespace: string): Promise<SubjectRules> {
+  const out: SubjectRules = { resourceRules: [], nonResourceRules: [], incomplete: false };
+  const errors: string[] = [];
+  for (const authorizer of authorizers) {
+    if (!isRuleResolver(authorizer)) {
+      out.incomplete = true;
+      continue;
+    }
+    const rules = await authorizer.rulesFor(user, namespace);
+    out.resourceRules.push(...rules.resourceRules);
+    out.nonResourceRules.push(...rules.nonResourceRules);
+    if (rules.incomplete) out.incomplete = true;
+    if (rules.evaluationError !== undefined && rules.evaluationError !== '') errors.push(rules.evaluationError);
+  }
+  if (errors.length === 1) out.evaluationError = errors[0];
+  else if (errors.length > 1) out.evaluationError = `[${errors.join(', ')}]`;
+  return out;
 }
 
 /**

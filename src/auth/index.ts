@@ -5,3 +5,5 @@ export type { Authenticator } from './authenticate.ts';
 export { bearerAuthenticator, bearerToken } from './authenticate.ts';
 export type { AuthorizationAttributes, AuthorizationDecision, Authorizer, Decision } from './authorize.ts';
 export { alwaysAllow, alwaysDeny, forbiddenError, unionAuthorizer } from './authorize.ts';
+export type { NonResourceRule, ResourceRule, RuleResolver, SubjectRules } from './rule-resolver.ts';
+export { isRuleResolver } from './rule-resolver.ts';

@@ -173,6 +173,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const openapi = new OpenApiService(registry, definitions);
   let server: ApiServer | undefined;
   const watchStreams = new WatchStreams({ writeGraceMs: config.watchWriteGraceMs });
+  // The filter chain and the access reviews ask the same authorizer.
+  const authorizer = alwaysAllow;
   const handler = new ApiHandler({
     registry,
     discovery,
@@ -188,6 +190,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     plinthVersion,
     featureGates: config.featureGates,
     watchStreams,
+    authorizer,
     log,
   });
   server = new ApiServer({
@@ -196,7 +199,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     certPem: material.certPem,
     keyPem: material.keyPem,
     authenticator: bearerAuthenticator(tokens.users),
-    authorizer: alwaysAllow,
+    authorizer,
     handler,
     log,
     ...(config.verbosity >= 4 ? { debug: log } : {}),

@@ -1,6 +1,7 @@
 // Routes a resource request to its verb handler, after request info has named it.
 import { methodNotAllowed, notFoundPath } from '../api/index.ts';
 import { negotiateObject, negotiateStatus, wantsPretty, type NegotiateOptions } from '../encoding/negotiate.ts';
+import type { ReviewAuthorizer } from '../registry/access-review.ts';
 import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
 import type { ResourceRegistry, ServedResource } from '../registry/registry.ts';
 import type { NonResourceRequestInfo, RequestInfo, ResourceRequestInfo } from './request-info.ts';
@@ -32,6 +33,8 @@ export interface ApiHandlerOptions {
   featureGates: Record<string, boolean>;
   /** Watch streams and their write grace period (default: 30 s). */
   watchStreams?: WatchStreams;
+  /** The authorizer in use (the server's filter chain asks it too): access reviews ask it. Absent: reviews are not answered (405). */
+  authorizer?: ReviewAuthorizer;
   log: (message: string) => void;
 }
 
@@ -159,7 +162,7 @@ export class ApiHandler {
       await virtualHandler({
         req, res, info, query, served, negotiated: negotiateObject(req.headers.accept, media),
         gzip: false, watchList: false, cbor: this.cbor, trackLongRunning: this.trackLongRunning, watchStreams: this.watchStreams, log: this.opts.log,
-      }, this.opts.registry);
+      }, this.opts.registry, this.opts.authorizer);
       return;
     }
     const negotiated = negotiateObject(req.headers.accept, media);

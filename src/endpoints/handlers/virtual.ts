@@ -1,7 +1,8 @@
-// Requests to types that store nothing: POST bindings (binds a pod, as pods/binding does)
-// and GET componentstatuses (synthesised health).
-import { addWarning } from '../../api/request-context.ts';
+// Requests to types that store nothing: POST bindings (binds a pod, as pods/binding does),
+// GET componentstatuses (synthesised health) and POST access reviews (asks the authorizer).
+import { addWarning, currentRequest } from '../../api/request-context.ts';
 import { methodNotAllowed, notFound, type KubeObject } from '../../api/index.ts';
+import { isReviewResource, review, type ReviewAuthorizer } from '../../registry/access-review.ts';
 import { bindPod } from '../../registry/binding.ts';
 import { componentStatusDeprecation, componentStatuses } from '../../registry/builtin/componentstatuses.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
@@ -11,9 +12,14 @@ import { parseDryRun } from '../query.ts';
 import { shapeList, writeAnswer } from '../answer.ts';
 import type { RequestScope } from './scope.ts';
 
-export async function virtualHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
+export async function virtualHandler(scope: RequestScope, registry: ResourceRegistry, authorizer: ReviewAuthorizer | undefined): Promise<void> {
   const { type } = scope.served;
   const verb = scope.info.verb;
+  if (type.group === 'authorization.k8s.io' && isReviewResource(type.resource) && verb === 'create' && authorizer !== undefined) {
+    const body = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: type.kind })).object;
+    const answer = await review(type.resource, body, { namespace: scope.info.namespace, requester: currentRequest()?.user, authorizer });
+    return writeAnswer(scope, 201, answer);
+  }
   if (type.group === '' && type.resource === 'bindings' && verb === 'create') {
     const binding = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'Binding' })).object;
     return bindingHandler(scope, registry, binding, binding.metadata.name ?? '', 'bindings');
