@@ -96,7 +96,7 @@ export async function review(resource: ReviewResource, body: KubeObject, ctx: Re
       causes.push(invalid('spec.resourceAttributes.namespace', ra.namespace ?? '', 'must match metadata.namespace'));
     }
     if (spec.nonResourceAttributes !== undefined) {
-      causes.push(invalid('spec.nonResourceAttributes', goStruct('NonResourceAttributes', spec.nonResourceAttributes), 'disallowed on this kind of request'));
+      causes.push(invalid('spec.nonResourceAttributes', goNonResourceAttributes(spec.nonResourceAttributes), 'disallowed on this kind of request'));
     }
   }
   if (causes.length > 0) throw invalidObject(kind, '', causes, group);
@@ -267,17 +267,16 @@ function readSpec(body: KubeObject, kind: string): ReviewSpec {
   return out;
 }
 
-// Go's %#v of a pointer-free struct, enough for the values these messages print.
-function goStruct(name: string, fields: object): GoValue {
-  const body = Object.entries(fields).map(([k, v]) => `${k[0]!.toUpperCase()}${k.slice(1)}:${goQuote(String(v))}`).join(', ');
-  return new GoValue(`authorization.${name}{${body}}`);
+// Go's %#v of the NonResourceAttributes that upstream's messages print (fields in Go's order).
+function goNonResourceAttributes(attrs: NonResourceAttributes): GoValue {
+  return new GoValue(`authorization.NonResourceAttributes{Path:${goQuote(attrs.path ?? '')}, Verb:${goQuote(attrs.verb ?? '')}}`);
 }
 
 /** Upstream's ValidateSelfSubjectAccessReviewSpec: exactly one kind of attributes. */
 export function validateSelfSpec(spec: ReviewSpec): StatusCause[] {
   const causes: StatusCause[] = [];
   if (spec.resourceAttributes !== undefined && spec.nonResourceAttributes !== undefined) {
-    causes.push(invalid('spec.nonResourceAttributes', goStruct('NonResourceAttributes', spec.nonResourceAttributes), 'cannot be specified in combination with resourceAttributes'));
+    causes.push(invalid('spec.nonResourceAttributes', goNonResourceAttributes(spec.nonResourceAttributes), 'cannot be specified in combination with resourceAttributes'));
   }
   if (spec.resourceAttributes === undefined && spec.nonResourceAttributes === undefined) {
     causes.push(invalid('spec.resourceAttributes', null, 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
@@ -290,7 +289,7 @@ export function validateSelfSpec(spec: ReviewSpec): StatusCause[] {
 export function validateSpec(spec: ReviewSpec): StatusCause[] {
   const causes: StatusCause[] = [];
   if (spec.resourceAttributes !== undefined && spec.nonResourceAttributes !== undefined) {
-    causes.push(invalid('spec.nonResourceAttributes', goStruct('NonResourceAttributes', spec.nonResourceAttributes), 'cannot be specified in combination with resourceAttributes'));
+    causes.push(invalid('spec.nonResourceAttributes', goNonResourceAttributes(spec.nonResourceAttributes), 'cannot be specified in combination with resourceAttributes'));
   }
   if (spec.resourceAttributes === undefined && spec.nonResourceAttributes === undefined) {
     causes.push(invalid('spec.resourceAttributes', null, 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
