@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import https from 'node:https';
 import { startServerProcess, tempDir, type ServerProcess } from '../test/helpers/server.ts';
 import { applyBench } from './apply.ts';
+import { authzBench } from './authz.ts';
 import { startupBench, timeToReady } from './startup.ts';
 import { customResourceBench } from './custom-resources.ts';
 import { encodingsBench } from './encodings.ts';
@@ -87,6 +88,11 @@ async function main() {
     for (const line of await namespaceDeleteBench()) console.log(line);
     return;
   }
+  // BENCH_ONLY=authz: gets by a user one RoleBinding allows, RBAC beside AlwaysAllow.
+  if (process.env.BENCH_ONLY === 'authz') {
+    for (const line of await authzBench()) console.log(line);
+    return;
+  }
   const dataDir = tempDir('plinth-bench-');
   try {
     const server = await startServerProcess([], { dataDir });
@@ -145,6 +151,8 @@ async function main() {
   for (const line of await encodingsBench()) console.log(line);
   console.log('');
   for (const line of await namespaceDeleteBench()) console.log(line);
+  console.log('');
+  for (const line of await authzBench()) console.log(line);
   console.log('');
   for (const line of await startupBench()) console.log(line);
   console.log('');
