@@ -5,3 +5,7 @@ export type { Authenticator } from './authenticate.ts';
 export { bearerAuthenticator, bearerToken } from './authenticate.ts';
 export type { AuthorizationAttributes, AuthorizationDecision, Authorizer, Decision } from './authorize.ts';
 export { alwaysAllow, alwaysDeny, forbiddenError, unionAuthorizer } from './authorize.ts';
+export type { RbacSource, RuleResolver, RulesReviewStatus } from './rbac.ts';
+export { privilegedGroupsAuthorizer, RbacAuthorizer, subjectIndexKeys } from './rbac.ts';
+export type { PolicyRule, RoleRef, Subject } from './rbac-rules.ts';
+export { ruleAllows } from './rbac-rules.ts';

@@ -32,6 +32,11 @@ export interface ApiHandlerOptions {
   featureGates: Record<string, boolean>;
   /** Watch streams and their write grace period (default: 30 s). */
   watchStreams?: WatchStreams;
+  /**
+   * Authorizes the `create` verb for a request that creates its object though it asked to
+   * update or patch it (PUT or apply of an absent object); throws a 403. Absent: allowed.
+   */
+  authorizeCreate?(info: ResourceRequestInfo): Promise<void>;
   log: (message: string) => void;
 }
 
@@ -172,6 +177,7 @@ export class ApiHandler {
       cbor: this.cbor,
       trackLongRunning: this.trackLongRunning,
       watchStreams: this.watchStreams,
+      ...(this.opts.authorizeCreate === undefined ? {} : { authorizeCreate: () => this.opts.authorizeCreate!(info) }),
       log: this.opts.log,
     });
   }
