@@ -7,3 +7,7 @@ export type { AuthorizationAttributes, AuthorizationDecision, Authorizer, Decisi
 export { alwaysAllow, alwaysDeny, forbiddenError, unionAuthorizer } from './authorize.ts';
 export type { NonResourceRule, ResourceRule, RuleResolver, SubjectRules } from './rule-resolver.ts';
 export { isRuleResolver } from './rule-resolver.ts';
+export type { RbacSource, RulesReviewStatus } from './rbac.ts';
+export { privilegedGroupsAuthorizer, RbacAuthorizer, subjectIndexKeys } from './rbac.ts';
+export type { PolicyRule, RoleRef, Subject } from './rbac-rules.ts';
+export { ruleAllows } from './rbac-rules.ts';

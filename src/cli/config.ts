@@ -11,7 +11,8 @@ export interface Config {
   featureGates: Record<string, boolean>;
   /** Static token file; defaults to `<dataDir>/tokens.csv`, created with an admin token. */
   tokenAuthFile: string | undefined;
-  authorizationMode: 'AlwaysAllow' | 'RBAC';
+  /** `--authorization-mode`: the modes in order (upstream's default: RBAC). */
+  authorizationModes: AuthorizationMode[];
   serviceClusterIPRange: string;
   serviceNodePortRange: string;
   /** History kept before compaction, in milliseconds (upstream's --etcd-compaction-interval). */
@@ -57,7 +58,7 @@ export function defaultConfig(): Config {
     etcdServers: [],
     featureGates: { ...defaultFeatureGates },
     tokenAuthFile: undefined,
-    authorizationMode: 'AlwaysAllow',
+    authorizationModes: ['RBAC'],
     serviceClusterIPRange: '10.96.0.0/12',
     serviceNodePortRange: '30000-32767',
     etcdCompactionIntervalMs: 5 * 60_000,
@@ -77,6 +78,23 @@ export function defaultConfig(): Config {
 }
 
 export class UsageError extends Error {}
+
+/** An `--authorization-mode` this server has. */
+export type AuthorizationMode = 'AlwaysAllow' | 'AlwaysDeny' | 'RBAC';
+
+/** Upstream's mode names; Node is refused as not built. */
+export function parseAuthorizationModes(value: string): AuthorizationMode[] {
+  const modes: AuthorizationMode[] = [];
+  for (const mode of value.split(',').map((m) => m.trim())) {
+    if (mode === 'Node') throw new UsageError('--authorization-mode Node is not supported: use AlwaysAllow, AlwaysDeny or RBAC');
+    if (mode !== 'AlwaysAllow' && mode !== 'AlwaysDeny' && mode !== 'RBAC') {
+      throw new UsageError(`authorization-mode ${JSON.stringify(mode)} is not a valid mode: AlwaysAllow, AlwaysDeny or RBAC`);
+    }
+    if (modes.includes(mode)) throw new UsageError(`authorization-mode ${JSON.stringify(mode)} has mode specified more than once`);
+    modes.push(mode);
+  }
+  return modes;
+}
 
 /** Go-style durations as kube-apiserver's flags take them: "5m", "90s", "1h30m", "250ms". */
 function parseDuration(text: string): number {
@@ -120,7 +138,7 @@ Flags (kube-apiserver's names where one exists):
   --etcd-servers strings             etcd endpoints, comma-separated (with --storage etcd)
   --feature-gates string             e.g. APIResponseCompression=true,WatchList=false
   --token-auth-file string           static token file (default "<data-dir>/tokens.csv", created with an admin token)
-  --authorization-mode string        AlwaysAllow (default) or RBAC
+  --authorization-mode strings       modes in order, of AlwaysAllow, AlwaysDeny, RBAC (default "RBAC")
   --service-cluster-ip-range string  CIDR for Service ClusterIPs (default "10.96.0.0/12")
   --service-node-port-range string   NodePort range (default "30000-32767")
   --etcd-compaction-interval dur     history kept before compaction (default 5m)
@@ -169,11 +187,7 @@ export function parseServeFlags(args: string[]): Config {
   if (values['etcd-servers'] !== undefined) config.etcdServers = values['etcd-servers'].split(',').filter((s) => s !== '');
   if (values['feature-gates'] !== undefined) parseFeatureGates(values['feature-gates'], config.featureGates);
   if (values['token-auth-file'] !== undefined) config.tokenAuthFile = values['token-auth-file'];
-  if (values['authorization-mode'] !== undefined) {
-    const mode = values['authorization-mode'];
-    if (mode !== 'AlwaysAllow' && mode !== 'RBAC') throw new UsageError(`invalid --authorization-mode "${mode}": AlwaysAllow or RBAC`);
-    config.authorizationMode = mode;
-  }
+  if (values['authorization-mode'] !== undefined) config.authorizationModes = parseAuthorizationModes(values['authorization-mode']);
   if (values['service-cluster-ip-range'] !== undefined) config.serviceClusterIPRange = values['service-cluster-ip-range'];
   if (values['service-node-port-range'] !== undefined) config.serviceNodePortRange = values['service-node-port-range'];
   if (values['etcd-compaction-interval'] !== undefined) config.etcdCompactionIntervalMs = parseDuration(values['etcd-compaction-interval']);

@@ -7,7 +7,11 @@ import { storedJsonWithResourceVersion } from '../registry/codec.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import type { Backend, KeyValue } from '../storage/backend.ts';
 import { WatchCache } from '../cache/index.ts';
-import { alwaysAllow, bearerAuthenticator, ensureAdminToken, parseTokenFile } from '../auth/index.ts';
+import { bearerAuthenticator, ensureAdminToken, forbiddenError, parseTokenFile, type Authorizer } from '../auth/index.ts';
+import { rbacEscalationCheck } from '../auth/escalation.ts';
+import { RbacAuthorizer } from '../auth/rbac.ts';
+import { currentRequest } from '../api/request-context.ts';
+import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation.ts';
 import { CrdController } from '../controllers/crd.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { PodGarbageCollector } from '../controllers/pod-gc.ts';
@@ -37,6 +41,7 @@ import { ensureSystemPriorityClasses } from '../registry/builtin/priorityclasses
 import { admissionPlugins, namespaceObjects } from './admission-plugins.ts';
 import { UsageError, type Config } from './config.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
+import { modeAuthorizer, RbacInformers, rbacStores, reconcileBootstrapPolicy } from './rbac.ts';
 
 const plinthVersion = '0.1.0';
 
@@ -67,7 +72,6 @@ export interface ServeDependencies {
 
 /** Builds the object graph from a Config and starts serving (the composition root). */
 export async function serve(config: Config, log: (message: string) => void = (m) => console.error(m), deps: ServeDependencies = {}): Promise<RunningServer> {
-  if (config.authorizationMode === 'RBAC') throw new UsageError('--authorization-mode RBAC is not implemented yet; use AlwaysAllow');
   if (config.storage === 'etcd') throw new UsageError('--storage etcd is not implemented yet; use sqlite or memory');
   const dataDir = path.resolve(config.dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
@@ -85,7 +89,13 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const registry = new ResourceRegistry();
   const namespaces: { store?: Store } = {};
   const admissionSetup = admissionPlugins(registry, log);
-  const admission = new AdmissionChain(admissionSetup.plugins);
+  // Set once the Stores exist: the RBAC rules (when RBAC is a mode) and the authorizer in use.
+  const authorization: { rbac?: RbacAuthorizer; authorizer?: Authorizer } = {};
+  // Escalation prevention comes first, as upstream's rbac storages check before admission.
+  const admission = new AdmissionChain([
+    rbacEscalationCheck({ resolver: () => authorization.rbac, authorizer: () => authorization.authorizer }),
+    ...admissionSetup.plugins,
+  ]);
   const caches: WatchCache[] = [];
   let serving = false;
   let closing: Promise<void> | undefined;
@@ -168,13 +178,25 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   // Stored CRDs are served again before the server answers.
   await crdController.start();
 
+  // RBAC: the bootstrap policy is in place, aggregated roles have their rules and the
+  // authorizer's informers hold every role and binding before the server answers.
+  const rbac = rbacStores(registry);
+  await reconcileBootstrapPolicy(rbac, log);
+  const aggregationController = new ClusterRoleAggregationController(rbac.clusterRoles, log);
+  await aggregationController.start();
+  const rbacInformers = config.authorizationModes.includes('RBAC') ? new RbacInformers(rbac, log) : undefined;
+  if (rbacInformers !== undefined) {
+    await rbacInformers.start();
+    authorization.rbac = new RbacAuthorizer(rbacInformers);
+  }
+  const authorizer = modeAuthorizer(config.authorizationModes, authorization.rbac);
+  authorization.authorizer = authorizer;
+
   let port = config.securePort;
   const discovery = new Discovery(registry, () => `${config.bindAddress}:${port}`);
   const openapi = new OpenApiService(registry, definitions);
   let server: ApiServer | undefined;
   const watchStreams = new WatchStreams({ writeGraceMs: config.watchWriteGraceMs });
-  // The filter chain and the access reviews ask the same authorizer.
-  const authorizer = alwaysAllow;
   const handler = new ApiHandler({
     registry,
     discovery,
@@ -191,6 +213,14 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     featureGates: config.featureGates,
     watchStreams,
     authorizer,
+    // A PUT or apply that creates the object needs `create` too (upstream's withAuthorization in handlers/update.go and patch.go).
+    async authorizeCreate(info) {
+      const user = currentRequest()?.user;
+      if (user === undefined) return;
+      const attributes = { verb: 'create', group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path: info.path };
+      const decision = await authorizer.authorize(user, attributes);
+      if (decision.decision !== 'Allow') throw forbiddenError(user, attributes, decision.reason);
+    },
     log,
   });
   server = new ApiServer({
@@ -237,6 +267,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
         // Controllers finish their work in flight while the caches and storage are still there.
         await Promise.all([
           namespaceController.close(), crdController.close(), serviceAccountController.close(), quotaController.close(), garbageCollector?.close(), podGc.close(),
+          aggregationController.close(), rbacInformers?.close(),
         ]);
         admissionSetup.close();
         for (const cache of caches) cache.close();

@@ -35,6 +35,11 @@ export interface ApiHandlerOptions {
   watchStreams?: WatchStreams;
   /** The authorizer in use (the server's filter chain asks it too): access reviews ask it. Absent: reviews are not answered (405). */
   authorizer?: ReviewAuthorizer;
+  /**
+   * Authorizes the `create` verb for a request that creates its object though it asked to
+   * update or patch it (PUT or apply of an absent object); throws a 403. Absent: allowed.
+   */
+  authorizeCreate?(info: ResourceRequestInfo): Promise<void>;
   log: (message: string) => void;
 }
 
@@ -175,6 +180,7 @@ export class ApiHandler {
       cbor: this.cbor,
       trackLongRunning: this.trackLongRunning,
       watchStreams: this.watchStreams,
+      ...(this.opts.authorizeCreate === undefined ? {} : { authorizeCreate: () => this.opts.authorizeCreate!(info) }),
       log: this.opts.log,
     });
   }

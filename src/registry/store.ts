@@ -36,6 +36,12 @@ export interface WriteOptions {
   fieldManager?: string;
   /** The write's managed fields are already set (server-side apply did it). */
   managedFieldsSet?: boolean;
+  /**
+   * For an update or apply that may create its object: authorizes `create` when it does,
+   * once the object is prepared and validated, before validating admission (upstream's
+   * withAuthorization around the create validation). Throws a 403.
+   */
+  authorizeCreate?: () => Promise<void>;
 }
 
 export interface StoreOptions {
@@ -175,6 +181,7 @@ export class Store {
     }
     if (opts.fieldManager !== undefined && !opts.managedFieldsSet) this.fieldManager.recordUpdate(undefined, obj, opts.fieldManager);
     this.validateCreate(obj);
+    if (opts.authorizeCreate !== undefined) await opts.authorizeCreate();
     await this.admission.validate(attrs);
     if (opts.dryRun) {
       // A dry run fails as the real create would on a taken name (upstream's DryRunnableStorage.Create);

@@ -29,3 +29,17 @@ test('--watch-cache-window-bytes refuses what is not a byte count', () => {
     assert.throws(() => parseServeFlags([`--watch-cache-window-bytes=${flag}`]), (err) => err instanceof UsageError && /--watch-cache-window-bytes/.test(err.message), flag);
   }
 });
+
+test('--authorization-mode is a list of modes in order, RBAC by default; Node, unknown and repeated modes are usage errors', () => {
+  assert.deepEqual(parseServeFlags([]).authorizationModes, ['RBAC']);
+  const accepted: [string, string[]][] = [['AlwaysAllow', ['AlwaysAllow']], ['RBAC,AlwaysDeny', ['RBAC', 'AlwaysDeny']], ['AlwaysDeny, RBAC', ['AlwaysDeny', 'RBAC']]];
+  for (const [flag, modes] of accepted) assert.deepEqual(parseServeFlags([`--authorization-mode=${flag}`]).authorizationModes, modes, flag);
+  const refused: [string, RegExp][] = [
+    ['Node,RBAC', /Node is not supported/],
+    ['ABAC', /"ABAC" is not a valid mode/],
+    ['RBAC,RBAC', /has mode specified more than once/],
+  ];
+  for (const [flag, message] of refused) {
+    assert.throws(() => parseServeFlags([`--authorization-mode=${flag}`]), (err) => err instanceof UsageError && message.test(err.message), flag);
+  }
+});

@@ -87,6 +87,7 @@ async function serverSideApply(scope: RequestScope, subresource: string, dryRun:
   const { object, created } = await served.store.apply(info.namespace, info.name, applied, {
     dryRun, fieldManager, force: forceText === 'true',
     fieldValidation: { directive, duplicateFields, strictError: strictPatchError },
+    authorizeCreate: scope.authorizeCreate,
   }, subresource);
   await writeAnswer(scope, created ? 201 : 200, object);
 }

@@ -25,5 +25,7 @@ export interface RequestScope {
   trackLongRunning(stop: () => void): () => void;
   /** The open watch streams, and how one whose client stops reading is ended. */
   watchStreams: WatchStreams;
+  /** Authorizes `create` when an update or apply is about to create the object (throws a 403). */
+  authorizeCreate?(): Promise<void>;
   log(message: string): void;
 }

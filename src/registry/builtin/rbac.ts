@@ -1,7 +1,7 @@
 // rbac.authorization.k8s.io/v1 roles, rolebindings, clusterroles and clusterrolebindings,
-// stored and validated as upstream's pkg/apis/rbac/validation (authorizing with them is not
-// done yet), with v1's defaults and the printer's columns. Names are path segments, as
-// upstream's ValidateRBACName.
+// stored and validated as upstream's pkg/apis/rbac/validation (auth/rbac.ts authorizes with
+// them, auth/escalation.ts guards their writes), with v1's defaults and the printer's
+// columns. Names are path segments, as upstream's ValidateRBACName.
 
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';

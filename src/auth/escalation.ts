@@ -1,0 +1,133 @@
+// RBAC escalation prevention, as upstream's pkg/registry/rbac policy-based storages: a
+// request may create or update a Role/ClusterRole only with rules its user already holds
+// (or with the `escalate` verb on it), and a binding only to a role whose rules its user
+// holds (or with the `bind` verb on that role). Runs as a validating admission step.
+import { StatusError } from '../api/index.ts';
+import { deepEqualNullAsAbsent } from '../api/json.ts';
+import { currentRequest } from '../api/request-context.ts';
+import type { KubeObject } from '../api/index.ts';
+import type { AuthorizationAttributes, Authorizer } from './authorize.ts';
+import type { RbacAuthorizer } from './rbac.ts';
+import { compactRules, compactString, covers, goQuoteList, type PolicyRule, type RoleRef } from './rbac-rules.ts';
+import { systemMasters, type UserInfo } from './user.ts';
+
+const group = 'rbac.authorization.k8s.io';
+
+/** What the check reads of a write (a subset of admission's attributes). */
+export interface EscalationAttributes {
+  operation: string;
+  group: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+  object: KubeObject | undefined;
+  oldObject: KubeObject | undefined;
+}
+
+export interface EscalationCheckOptions {
+  /** The RBAC rules of a user (upstream's registry rule resolver: RBAC only). */
+  resolver: () => RbacAuthorizer | undefined;
+  /** The server's authorizer, asked for the `escalate` and `bind` verbs. */
+  authorizer: () => Authorizer | undefined;
+}
+
+/** Every permission there is: what it takes to set an aggregationRule. */
+const fullAuthority: PolicyRule[] = [
+  { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+  { verbs: ['*'], nonResourceURLs: ['*'] },
+];
+
+/** The escalation check as an admission plugin (validating phase). */
+export function rbacEscalationCheck(opts: EscalationCheckOptions): { name: string; validate(attrs: EscalationAttributes): Promise<void> } {
+  return {
+    name: 'RBACEscalation',
+    async validate(attrs) {
+      if (attrs.group !== group || attrs.subresource !== '' || (attrs.operation !== 'CREATE' && attrs.operation !== 'UPDATE')) return;
+      const user = currentRequest()?.user;
+      const resolver = opts.resolver();
+      const authorizer = opts.authorizer();
+      // In-process writers (bootstrap, controllers) have no request; RBAC off: nothing to hold.
+      if (user === undefined || resolver === undefined || authorizer === undefined) return;
+      // system:masters is how the server's own loopback clients act: they may do anything (upstream's EscalationAllowed).
+      if (user.groups.includes(systemMasters)) return;
+      const obj = attrs.object!;
+      if (attrs.operation === 'UPDATE' && onlyGCFieldsChange(obj, attrs.oldObject!)) return;
+      switch (attrs.resource) {
+        case 'roles':
+        case 'clusterroles':
+          await checkRole(attrs, user, resolver, authorizer);
+          return;
+        case 'rolebindings':
+        case 'clusterrolebindings':
+          await checkBinding(attrs, user, resolver, authorizer);
+          return;
+      }
+    },
+  };
+}
+
+async function checkRole(attrs: EscalationAttributes, user: UserInfo, resolver: RbacAuthorizer, authorizer: Authorizer): Promise<void> {
+  const escalate: AuthorizationAttributes = {
+    verb: 'escalate', group: attrs.group, resource: attrs.resource, subresource: '', namespace: attrs.namespace, name: attrs.name, path: '',
+  };
+  if ((await authorizer.authorize(user, escalate)).decision === 'Allow') return;
+  const obj = attrs.object!;
+  const rules = Array.isArray(obj.rules) ? (obj.rules as PolicyRule[]) : [];
+  confirmNoEscalation(resolver, user, attrs.namespace, rules, attrs.resource, attrs.name);
+  if (attrs.resource !== 'clusterroles') return;
+  // An aggregationRule gathers anything, and keeps a role from being tightened: it takes every permission to set or change one.
+  const aggregation = obj.aggregationRule ?? undefined;
+  const oldAggregation = attrs.oldObject?.aggregationRule ?? undefined;
+  const changes = attrs.operation === 'CREATE' ? aggregation !== undefined : (aggregation !== undefined || oldAggregation !== undefined) && !deepEqualNullAsAbsent(aggregation, oldAggregation);
+  if (!changes) return;
+  const { covered } = covers(resolver.rulesAndErrors(user, attrs.namespace).rules, fullAuthority);
+  if (!covered) throw forbidden(attrs.resource, attrs.name, 'must have cluster-admin privileges to use the aggregationRule');
+}
+
+async function checkBinding(attrs: EscalationAttributes, user: UserInfo, resolver: RbacAuthorizer, authorizer: Authorizer): Promise<void> {
+  const roleRef = (attrs.object!.roleRef ?? {}) as RoleRef;
+  // Upstream's BindingAuthorized: `bind` on the role, in the binding's namespace (cluster-wide for a ClusterRoleBinding).
+  const resource = roleRef.kind === 'ClusterRole' ? 'clusterroles' : roleRef.kind === 'Role' ? 'roles' : '';
+  if (resource !== '') {
+    const bind: AuthorizationAttributes = {
+      verb: 'bind', group: roleRef.apiGroup, resource, subresource: '', namespace: attrs.namespace, name: roleRef.name, path: '',
+    };
+    if ((await authorizer.authorize(user, bind)).decision === 'Allow') return;
+  }
+  let rules: PolicyRule[];
+  try {
+    rules = resolver.roleReferenceRules(roleRef, attrs.namespace);
+  } catch (err) {
+    throw forbidden(attrs.resource, attrs.name, (err as Error).message);
+  }
+  confirmNoEscalation(resolver, user, attrs.namespace, rules, attrs.resource, attrs.name);
+}
+
+/** Upstream's ConfirmNoEscalation, as a 403 naming the rules the user lacks. */
+function confirmNoEscalation(resolver: RbacAuthorizer, user: UserInfo, namespace: string, rules: PolicyRule[], resource: string, name: string): void {
+  const held = resolver.rulesAndErrors(user, namespace);
+  const { covered, missing } = covers(held.rules, rules);
+  if (covered) return;
+  const descriptions = [...new Set(compactRules(missing).map(compactString))].sort();
+  let message = `user ${JSON.stringify(user.name)} (groups=${goQuoteList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${descriptions.join('\n')}`;
+  if (held.errors.length > 0) message += `; resolution errors: [${held.errors.join(' ')}]`;
+  throw forbidden(resource, name, message);
+}
+
+/** apierrors.NewForbidden(resource.rbac.authorization.k8s.io, name, err). */
+function forbidden(resource: string, name: string, why: string): StatusError {
+  const qualified = `${resource}.${group}`;
+  const message = name === '' ? `${qualified} is forbidden: ${why}` : `${qualified} ${JSON.stringify(name)} is forbidden: ${why}`;
+  return new StatusError(403, 'Forbidden', message, { group, kind: resource, ...(name === '' ? {} : { name }) });
+}
+
+/** Upstream's IsOnlyMutatingGCFields: what changes is only owner references and finalizers (the garbage collector's business). */
+function onlyGCFieldsChange(obj: KubeObject, old: KubeObject): boolean {
+  const copy = { ...obj, metadata: { ...obj.metadata } };
+  for (const field of ['ownerReferences', 'finalizers', 'managedFields', 'resourceVersion', 'selfLink'] as const) {
+    if (old.metadata[field] === undefined) delete copy.metadata[field];
+    else (copy.metadata as Record<string, unknown>)[field] = old.metadata[field];
+  }
+  return deepEqualNullAsAbsent(copy, old);
+}

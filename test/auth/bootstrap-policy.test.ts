@@ -1,0 +1,83 @@
+// The bootstrap policy's data (policy.json is a fresh generation from upstream's YAML) and
+// its reconciliation with stored objects, case by case, as upstream's union mode.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import type { KubeObject } from '../../src/api/index.ts';
+import { bootstrapPolicy, reconcileClusterRole, reconcileClusterRoleBinding } from '../../src/auth/bootstrap-policy.ts';
+import { generateBootstrapPolicy, policyJsonPath } from '../../tools/generate-bootstrap-policy.ts';
+
+test('policy.json equals a fresh generation from the YAML data', () => {
+  assert.equal(readFileSync(policyJsonPath, 'utf8'), generateBootstrapPolicy());
+});
+
+test('the policy has the roles and bindings the acceptance names, labelled and annotated as upstream', () => {
+  const { clusterRoles, clusterRoleBindings } = bootstrapPolicy();
+  const roleNames = clusterRoles.map((r) => r.metadata.name);
+  for (const name of ['cluster-admin', 'admin', 'edit', 'view', 'system:discovery', 'system:basic-user', 'system:public-info-viewer', 'system:monitoring',
+    'system:kube-controller-manager', 'system:kube-scheduler', 'system:controller:namespace-controller', 'system:controller:clusterrole-aggregation-controller']) {
+    assert.ok(roleNames.includes(name), name);
+  }
+  for (const object of [...clusterRoles, ...clusterRoleBindings]) {
+    assert.equal(object.metadata.labels?.['kubernetes.io/bootstrapping'], 'rbac-defaults', object.metadata.name);
+    assert.equal(object.metadata.annotations?.['rbac.authorization.kubernetes.io/autoupdate'], 'true', object.metadata.name);
+  }
+  const masters = clusterRoleBindings.find((b) => b.metadata.name === 'cluster-admin')!;
+  assert.deepEqual(masters.subjects, [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:masters' }]);
+  const controller = clusterRoleBindings.find((b) => b.metadata.name === 'system:controller:job-controller')!;
+  assert.deepEqual(controller.subjects, [{ kind: 'ServiceAccount', name: 'job-controller', namespace: 'kube-system' }]);
+});
+
+function role(name: string, extra: Partial<KubeObject> & { labels?: Record<string, string>; annotations?: Record<string, string> } = {}): KubeObject {
+  const { labels, annotations, ...rest } = extra;
+  return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name, ...(labels ? { labels } : {}), ...(annotations ? { annotations } : {}) }, ...rest };
+}
+
+const expectedRole = role('r', { labels: { a: '1' }, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'true' }, rules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] }] });
+
+const roleCases: { name: string; existing: KubeObject; expected: KubeObject; result: ReturnType<typeof reconcileClusterRole> }[] = [
+  { name: 'up to date: nothing to do', existing: expectedRole, expected: expectedRole, result: { operation: 'none' } },
+  {
+    name: 'extra rules and labels stay; missing rules are added, broken down',
+    existing: role('r', { labels: { a: '1', mine: 'x' }, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'true' }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }, { verbs: ['*'], apiGroups: [''], resources: ['secrets'] }] }),
+    expected: expectedRole,
+    result: { operation: 'update', object: role('r', { labels: { a: '1', mine: 'x' }, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'true' }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }, { verbs: ['*'], apiGroups: [''], resources: ['secrets'] }, { verbs: ['list'], apiGroups: [''], resources: ['pods'] }] }) },
+  },
+  {
+    name: 'missing labels and annotations are added, existing values win',
+    existing: role('r', { labels: { a: 'changed' }, rules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] }] }),
+    expected: expectedRole,
+    result: { operation: 'update', object: role('r', { labels: { a: 'changed' }, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'true' }, rules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] }] }) },
+  },
+  { name: 'autoupdate "false" protects it', existing: role('r', { annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'false' }, rules: [] }), expected: expectedRole, result: { operation: 'none' } },
+  {
+    name: 'a missing aggregation selector is added; aggregated rules are not compared',
+    existing: role('v', { labels: { a: '1' }, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'true' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { mine: 'true' } }] }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] }),
+    expected: role('v', { labels: { a: '1' }, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'true' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { up: 'true' } }] }, rules: [] }),
+    result: { operation: 'update', object: role('v', { labels: { a: '1' }, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'true' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { mine: 'true' } }, { matchLabels: { up: 'true' } }] }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] }) },
+  },
+];
+
+for (const { name, existing, expected, result } of roleCases) {
+  test(`reconciling a ClusterRole: ${name}`, () => assert.deepEqual(reconcileClusterRole(existing, expected), result));
+}
+
+function crb(roleName: string, subjects: unknown[], annotations?: Record<string, string>): KubeObject {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'b', ...(annotations ? { annotations } : {}) },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName }, subjects,
+  };
+}
+const masters = { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:masters' };
+const alice = { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' };
+
+const bindingCases: { name: string; existing: KubeObject; expected: KubeObject; result: ReturnType<typeof reconcileClusterRoleBinding> }[] = [
+  { name: 'up to date', existing: crb('cluster-admin', [masters]), expected: crb('cluster-admin', [masters]), result: { operation: 'none' } },
+  { name: 'a missing subject is added, extra ones stay', existing: crb('cluster-admin', [alice]), expected: crb('cluster-admin', [masters]), result: { operation: 'update', object: crb('cluster-admin', [alice, masters]) } },
+  { name: 'another roleRef: made again', existing: crb('view', [masters]), expected: crb('cluster-admin', [masters]), result: { operation: 'recreate', object: crb('cluster-admin', [masters]) } },
+  { name: 'protected', existing: crb('cluster-admin', [], { 'rbac.authorization.kubernetes.io/autoupdate': 'false' }), expected: crb('cluster-admin', [masters]), result: { operation: 'none' } },
+];
+
+for (const { name, existing, expected, result } of bindingCases) {
+  test(`reconciling a ClusterRoleBinding: ${name}`, () => assert.deepEqual(reconcileClusterRoleBinding(existing, expected), result));
+}

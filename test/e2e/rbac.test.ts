@@ -1,0 +1,171 @@
+// RBAC end to end: the bootstrap policy after start, a token user limited to one namespace
+// by a RoleBinding (403 with upstream's message elsewhere), escalation refused, ClusterRole
+// aggregation, apply that creates needing `create`, anonymous access to the public paths,
+// and --authorization-mode.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
+
+const rbacApi = '/apis/rbac.authorization.k8s.io/v1';
+let server: TestServer;
+const dir = tempDir('plinth-rbac-');
+const tokens = { admin: 'admin-token', alice: 'alice-token', bob: 'bob-token' };
+
+before(async () => {
+  const file = path.join(dir, 'tokens.csv');
+  writeFileSync(file, [
+    `${tokens.admin},admin,admin,"system:masters"`,
+    `${tokens.alice},alice,alice-uid,"dev"`,
+    `${tokens.bob},bob,bob-uid`,
+  ].join('\n'));
+  server = await startServer({ tokenAuthFile: file });
+});
+after(() => server.stop());
+
+function roleBinding(name: string, roleKind: string, roleName: string, subject: Record<string, string>) {
+  return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: roleKind, name: roleName }, subjects: [subject] };
+}
+const alice = { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' };
+
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+test('the bootstrap roles and bindings exist after start, labelled as upstream, aggregated roles filled', async () => {
+  for (const name of ['cluster-admin', 'admin', 'edit', 'view', 'system:discovery', 'system:basic-user', 'system:public-info-viewer', 'system:kube-scheduler', 'system:controller:job-controller']) {
+    const res = await server.request('GET', `${rbacApi}/clusterroles/${encodeURIComponent(name)}`);
+    assert.equal(res.status, 200, name);
+    assert.equal(res.json.metadata.labels['kubernetes.io/bootstrapping'], 'rbac-defaults');
+    assert.equal(res.json.metadata.annotations['rbac.authorization.kubernetes.io/autoupdate'], 'true');
+  }
+  const view = await server.request('GET', `${rbacApi}/clusterroles/view`);
+  assert.ok(view.json.rules.some((r: { resources?: string[] }) => r.resources?.includes('pods')));
+  const binding = await server.request('GET', `${rbacApi}/clusterrolebindings/cluster-admin`);
+  assert.deepEqual(binding.json.subjects, [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:masters' }]);
+});
+
+test('a user without bindings is refused with upstream\'s message; a RoleBinding grants one namespace only', async () => {
+  const ns = await server.newNamespace('rbac-limited');
+  const other = await server.newNamespace('rbac-other');
+  const refused = await server.request('GET', `/api/v1/namespaces/${ns}/configmaps`, { token: tokens.alice });
+  assert.equal(refused.status, 403);
+  assert.equal(refused.json.message, `configmaps is forbidden: User "alice" cannot list resource "configmaps" in API group "" in the namespace "${ns}"`);
+  assert.equal(refused.json.reason, 'Forbidden');
+
+  const created = await server.request('POST', `${rbacApi}/namespaces/${ns}/rolebindings`, { body: roleBinding('alice-edit', 'ClusterRole', 'edit', alice) });
+  assert.equal(created.status, 201, created.text);
+  await until(async () => (await server.request('GET', `/api/v1/namespaces/${ns}/configmaps`, { token: tokens.alice })).status === 200, 'the binding to apply');
+  const cm = await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { token: tokens.alice, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } } });
+  assert.equal(cm.status, 201);
+
+  const cases: [method: string, path: string, message: string][] = [
+    ['GET', `/api/v1/namespaces/${other}/configmaps/c`, `configmaps "c" is forbidden: User "alice" cannot get resource "configmaps" in API group "" in the namespace "${other}"`],
+    ['GET', '/api/v1/configmaps', 'configmaps is forbidden: User "alice" cannot list resource "configmaps" in API group "" at the cluster scope'],
+    ['GET', '/api/v1/nodes', 'nodes is forbidden: User "alice" cannot list resource "nodes" in API group "" at the cluster scope'],
+    ['GET', `/apis/apps/v1/namespaces/${other}/deployments`, `deployments.apps is forbidden: User "alice" cannot list resource "deployments" in API group "apps" in the namespace "${other}"`],
+    ['GET', `/api/v1/namespaces/${ns}/resourcequotas/q/status`, ''],
+    ['GET', '/metrics', 'forbidden: User "alice" cannot get path "/metrics"'],
+  ];
+  for (const [method, urlPath, message] of cases) {
+    const res = await server.request(method, urlPath, { token: tokens.alice });
+    if (message === '') {
+      // edit (through view) may read resourcequotas/status: the object is just absent.
+      assert.equal(res.status, 404, urlPath);
+      continue;
+    }
+    assert.equal(res.status, 403, urlPath);
+    assert.equal(res.json.message, message);
+  }
+  // Discovery and the public paths: system:discovery and system:public-info-viewer for every authenticated user.
+  for (const urlPath of ['/api', '/apis', '/version', '/healthz', '/openapi/v2']) {
+    assert.equal((await server.request('GET', urlPath, { token: tokens.bob })).status, 200, urlPath);
+  }
+});
+
+test('anonymous requests reach only the public paths', async () => {
+  for (const urlPath of ['/healthz', '/livez', '/readyz', '/version']) assert.equal((await server.request('GET', urlPath, { anonymous: true })).status, 200, urlPath);
+  for (const urlPath of ['/api', '/api/v1/namespaces', '/readyz/etcd']) assert.equal((await server.request('GET', urlPath, { anonymous: true })).status, 401, urlPath);
+});
+
+test('escalation is refused: a Role with rules the user lacks, a binding to a role it does not hold', async () => {
+  const ns = await server.newNamespace('rbac-escalate');
+  assert.equal((await server.request('POST', `${rbacApi}/namespaces/${ns}/rolebindings`, { body: roleBinding('alice-admin', 'ClusterRole', 'admin', alice) })).status, 201);
+  await until(async () => (await server.request('GET', `${rbacApi}/namespaces/${ns}/roles`, { token: tokens.alice })).status === 200, 'the binding to apply');
+
+  const within = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'reader' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] };
+  assert.equal((await server.request('POST', `${rbacApi}/namespaces/${ns}/roles`, { token: tokens.alice, body: within })).status, 201);
+
+  const beyond = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'nodes' }, rules: [{ apiGroups: [''], resources: ['nodes', 'pods'], verbs: ['get', 'delete'] }, { apiGroups: ['apps'], resources: ['deployments'], verbs: ['escalate'] }] };
+  const refused = await server.request('POST', `${rbacApi}/namespaces/${ns}/roles`, { token: tokens.alice, body: beyond });
+  assert.equal(refused.status, 403);
+  assert.equal(refused.json.message, 'roles.rbac.authorization.k8s.io "nodes" is forbidden: user "alice" (groups=["dev" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n'
+    + '{APIGroups:[""], Resources:["nodes"], Verbs:["get" "delete"]}\n{APIGroups:["apps"], Resources:["deployments"], Verbs:["escalate"]}');
+  assert.deepEqual(refused.json.details, { name: 'nodes', group: 'rbac.authorization.k8s.io', kind: 'roles' });
+
+  // A binding to cluster-admin: alice holds admin only in this namespace.
+  const bind = await server.request('POST', `${rbacApi}/namespaces/${ns}/rolebindings`, { token: tokens.alice, body: roleBinding('bob-root', 'ClusterRole', 'cluster-admin', { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'bob' }) });
+  assert.equal(bind.status, 403);
+  assert.match(bind.json.message, /^rolebindings\.rbac\.authorization\.k8s\.io "bob-root" is forbidden: user "alice" \(groups=\["dev" "system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:\n\{APIGroups:\["\*"\], Resources:\["\*"\], Verbs:\["\*"\]\}/);
+  // A binding to what she holds is fine; so is binding anything once she may `bind` it.
+  assert.equal((await server.request('POST', `${rbacApi}/namespaces/${ns}/rolebindings`, { token: tokens.alice, body: roleBinding('bob-view', 'ClusterRole', 'view', { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'bob' }) })).status, 201);
+  const binder = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `binder-${ns}` }, rules: [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], verbs: ['bind'], resourceNames: ['cluster-admin'] }] };
+  assert.equal((await server.request('POST', `${rbacApi}/clusterroles`, { body: binder })).status, 201);
+  assert.equal((await server.request('POST', `${rbacApi}/namespaces/${ns}/rolebindings`, { body: roleBinding('alice-binder', 'ClusterRole', `binder-${ns}`, alice) })).status, 201);
+  await until(async () => (await server.request('POST', `${rbacApi}/namespaces/${ns}/rolebindings`, { token: tokens.alice, body: roleBinding('bob-root', 'ClusterRole', 'cluster-admin', { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'bob' }) })).status === 201, 'bind to be granted');
+  // The admin (system:masters) is never refused.
+  assert.equal((await server.request('POST', `${rbacApi}/namespaces/${ns}/roles`, { body: beyond })).status, 201);
+});
+
+test('a ClusterRole labelled aggregate-to-view shows in view (and so in edit and admin)', async () => {
+  const name = 'widgets-view';
+  const res = await server.request('POST', `${rbacApi}/clusterroles`, {
+    body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name, labels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } }, rules: [{ apiGroups: ['example.com'], resources: ['widgets'], verbs: ['get', 'list', 'watch'] }] },
+  });
+  assert.equal(res.status, 201);
+  const hasWidgets = async (role: string) => (await server.request('GET', `${rbacApi}/clusterroles/${role}`)).json.rules.some((r: { apiGroups?: string[] }) => r.apiGroups?.includes('example.com'));
+  for (const role of ['view', 'edit', 'admin']) await until(() => hasWidgets(role), `${role} to aggregate`);
+  assert.equal((await server.request('DELETE', `${rbacApi}/clusterroles/${name}`)).status, 200);
+  await until(async () => !(await hasWidgets('view')), 'view to drop the rule');
+});
+
+test('apply that creates needs create; apply of an existing object needs patch only', async () => {
+  const ns = await server.newNamespace('rbac-apply');
+  const patcher = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'patcher' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['patch', 'get'] }] };
+  assert.equal((await server.request('POST', `${rbacApi}/namespaces/${ns}/roles`, { body: patcher })).status, 201);
+  assert.equal((await server.request('POST', `${rbacApi}/namespaces/${ns}/rolebindings`, { body: roleBinding('bob-patcher', 'Role', 'patcher', { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'bob' }) })).status, 201);
+  const apply = (name: string) => server.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/${name}?fieldManager=test`, {
+    token: tokens.bob, raw: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: 'b' } }), headers: { 'content-type': 'application/apply-patch+yaml' },
+  });
+  await until(async () => (await server.request('GET', `/api/v1/namespaces/${ns}/configmaps/none`, { token: tokens.bob })).status === 404, 'the binding to apply');
+  const creating = await apply('new');
+  assert.equal(creating.status, 403);
+  assert.equal(creating.json.message, `configmaps "new" is forbidden: User "bob" cannot create resource "configmaps" in API group "" in the namespace "${ns}"`);
+  assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'old' } } })).status, 201);
+  assert.equal((await apply('old')).status, 200);
+});
+
+const modes: { modes: ('AlwaysAllow' | 'AlwaysDeny' | 'RBAC')[]; bob: number }[] = [
+  { modes: ['AlwaysAllow'], bob: 200 },
+  { modes: ['AlwaysDeny'], bob: 403 },
+  { modes: ['AlwaysDeny', 'AlwaysAllow'], bob: 403 },
+  { modes: ['RBAC', 'AlwaysAllow'], bob: 200 },
+];
+for (const { modes: authorizationModes, bob } of modes) {
+  test(`--authorization-mode ${authorizationModes.join(',')}: the admin (system:masters) is allowed, bob gets ${bob}`, async () => {
+    const file = path.join(tempDir('plinth-rbac-modes-'), 'tokens.csv');
+    writeFileSync(file, `${tokens.admin},admin,admin,"system:masters"\n${tokens.bob},bob,bob-uid\n`);
+    const s = await startServer({ tokenAuthFile: file, authorizationModes });
+    try {
+      assert.equal((await s.request('GET', '/api/v1/namespaces')).status, 200);
+      assert.equal((await s.request('GET', '/api/v1/namespaces', { token: tokens.bob })).status, bob);
+    } finally {
+      await s.stop();
+    }
+  });
+}
