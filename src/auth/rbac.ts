@@ -226,13 +226,8 @@ export function privilegedGroupsAuthorizer(groups: readonly string[]): Authorize
   const privileged = (user: UserInfo) => user.groups.some((group) => groups.includes(group));
   return {
     authorize: (user) => ({ decision: privileged(user) ? 'Allow' : 'NoOpinion', reason: '' }),
-    async rulesFor(user) {
-      if (!privileged(user)) return { resourceRules: [], nonResourceRules: [], incomplete: false };
-      return {
-        resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
-        nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
-        incomplete: false,
-      };
-    },
+    // Not a rule resolver upstream: a member's rules are those its modes list (RBAC's
+    // cluster-admin binding to system:masters, AlwaysAllow's `*`), so it adds none.
+    rulesFor: async () => ({ resourceRules: [], nonResourceRules: [], incomplete: false }),
   };
 }

@@ -8,7 +8,7 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
 before(async () => {
-  server = await startServer();
+  server = await startServer({ authorizationModes: ['AlwaysAllow'] });
 });
 after(async () => {
   await server?.stop();
