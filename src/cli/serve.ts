@@ -7,7 +7,12 @@ import { storedJsonWithResourceVersion } from '../registry/codec.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import type { Backend, KeyValue } from '../storage/backend.ts';
 import { WatchCache } from '../cache/index.ts';
-import { alwaysAllow, bearerAuthenticator, ensureAdminToken, parseTokenFile } from '../auth/index.ts';
+import {
+  AuthenticationFailure, alwaysAllow, audienceAgnostic, bearerTokenAuthenticator, clientCertificateAuthenticator, ensureAdminToken, lazyServiceAccountKeys, 
+  openIdConfiguration, parseTokenFile, publicJwks, requestAuthenticator, serviceAccountTokenAuthenticator, serviceAccountTokenIssuer, tokenFileAuthenticator, unionTokenAuthenticator,
+  type Authenticator, type BoundObject, type ServiceAccountKeys, type ServiceAccountTokenGetter,
+} from '../auth/index.ts';
+import { reviewedUser, type AuthenticationApi } from '../endpoints/handlers/authentication.ts';
 import { CrdController } from '../controllers/crd.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { PodGarbageCollector } from '../controllers/pod-gc.ts';
@@ -30,7 +35,7 @@ import { ResourceRegistry } from '../registry/registry.ts';
 import type { Definitions } from '../schema/types.ts';
 import { Store } from '../registry/store.ts';
 import { ApiServer } from '../server/server.ts';
-import { ensureServingMaterial } from '../server/tls-material.ts';
+import { ensureClientMaterial, ensureServingMaterial } from '../server/tls-material.ts';
 import { Compactor, EncryptingBackend, openBackend } from '../storage/index.ts';
 import { keyResourceResolver, loadEncryptionConfig, resourceTransformers } from './encryption-config.ts';
 import { ensureSystemPriorityClasses } from '../registry/builtin/priorityclasses.ts';
@@ -50,6 +55,8 @@ export interface RunningServer {
   /** The admin bearer token. */
   token: string;
   caPem: string;
+  /** The admin's client certificate and key (CN=kubernetes-admin, O=system:masters), when the data dir's client CA signs them. */
+  adminCertificate?: { certPem: string; keyPem: string };
   registry: ResourceRegistry;
   /** Open watchers across all watch caches (to check that watches are released). */
   watcherCount(): number;
@@ -72,10 +79,16 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const dataDir = path.resolve(config.dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
 
-  const [material, tokens] = await Promise.all([
+  const [material, tokens, clientMaterial] = await Promise.all([
     ensureServingMaterial(dataDir, { hosts: extraHosts(config.bindAddress) }),
     loadTokens(config, dataDir),
+    config.clientCaFile === undefined ? ensureClientMaterial(dataDir) : undefined,
   ]);
+  const clientCaPem = clientMaterial?.clientCaPem ?? await readFile(config.clientCaFile!, 'utf8');
+  // Keys named by flags are read now, so that a wrong path fails the start; the default one is made on first use.
+  const keyOptions = { dataDir, ...(config.serviceAccountSigningKeyFile !== undefined ? { signingKeyFile: config.serviceAccountSigningKeyFile } : {}), keyFiles: config.serviceAccountKeyFiles };
+  const serviceAccountKeys = lazyServiceAccountKeys(keyOptions);
+  if (config.serviceAccountSigningKeyFile !== undefined || config.serviceAccountKeyFiles.length > 0) await serviceAccountKeys();
 
   const builtinTypes = builtinResourceTypes({ serviceClusterIPRange: config.serviceClusterIPRange, serviceNodePortRange: config.serviceNodePortRange });
   const backend = await withEncryption(config, builtinTypes, deps.backend ?? await openBackend(config.storage, { dataDir }));
@@ -169,10 +182,29 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   await crdController.start();
 
   let port = config.securePort;
+  const serverUrl = () => {
+    const host = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress;
+    return `https://${host}:${port}`;
+  };
   const discovery = new Discovery(registry, () => `${config.bindAddress}:${port}`);
   const openapi = new OpenApiService(registry, definitions);
   let server: ApiServer | undefined;
   const watchStreams = new WatchStreams({ writeGraceMs: config.watchWriteGraceMs });
+  const apiAudiences = config.apiAudiences.length > 0 ? config.apiAudiences : config.serviceAccountIssuers;
+  const authenticator = requestAuthenticator({
+    // Upstream's order: client certificates, then bearer tokens (the token file, then service-account JWTs).
+    authenticators: [
+      clientCertificateAuthenticator(),
+      bearerTokenAuthenticator(unionTokenAuthenticator([
+        audienceAgnostic(apiAudiences, tokenFileAuthenticator(tokens.users)),
+        serviceAccountTokenAuthenticator({ issuers: config.serviceAccountIssuers, keys: serviceAccountKeys, apiAudiences, getter: tokenGetter(registry) }),
+      ])),
+    ],
+    anonymous: config.anonymousAuth,
+  });
+  const authentication = authenticationApi({
+    authenticator, apiAudiences, issuer: config.serviceAccountIssuers[0]!, keys: serviceAccountKeys, jwksUri: () => `${serverUrl()}/openid/v1/jwks`,
+  });
   const handler = new ApiHandler({
     registry,
     discovery,
@@ -188,6 +220,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     plinthVersion,
     featureGates: config.featureGates,
     watchStreams,
+    authentication,
     log,
   });
   server = new ApiServer({
@@ -195,8 +228,11 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     port: config.securePort,
     certPem: material.certPem,
     keyPem: material.keyPem,
-    authenticator: bearerAuthenticator(tokens.users),
+    authenticator,
     authorizer: alwaysAllow,
+    clientCaPem,
+    // With AlwaysAllow, anonymous requests would be allowed everything: they reach only the public paths.
+    anonymousOnlyPublicPaths: config.authorizationMode === 'AlwaysAllow',
     handler,
     log,
     ...(config.verbosity >= 4 ? { debug: log } : {}),
@@ -207,8 +243,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   // The kubernetes Service's targetPort is the port just bound.
   const { reconciled } = await bootstrapObjects(registry, { serviceClusterIPRange: config.serviceClusterIPRange, bindAddress: config.bindAddress, port }, log);
 
-  const host = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress;
-  const url = `https://${host}:${port}`;
+  const url = serverUrl();
   const kubeconfigPath = path.resolve(config.kubeconfigPath ?? path.join(dataDir, 'kubeconfig'));
   await writeKubeconfig(kubeconfigPath, { server: url, caPem: material.caPem, token: tokens.admin });
   // The collector watches every resource: it starts once the caches have loaded in the background.
@@ -225,6 +260,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
 
   return {
     url, port, kubeconfigPath, token: tokens.admin, caPem: material.caPem, registry,
+    ...(clientMaterial !== undefined ? { adminCertificate: { certPem: clientMaterial.adminCertPem, keyPem: clientMaterial.adminKeyPem } } : {}),
     watcherCount: () => caches.reduce((sum, cache) => sum + cache.watcherCount, 0),
     watchStreamStats: () => watchStreams.stats(),
     close() {
@@ -292,6 +328,63 @@ async function loadTokens(config: Config, dataDir: string) {
   const admin = [...users.entries()].find(([, user]) => user.groups.includes('system:masters'))?.[0] ?? [...users.keys()][0];
   if (admin === undefined) throw new UsageError(`${config.tokenAuthFile} holds no token`);
   return { admin, users };
+}
+
+/** What service-account tokens name, read through the Stores (a consistent read: a deleted account's tokens stop at once). */
+function tokenGetter(registry: ResourceRegistry): ServiceAccountTokenGetter {
+  const lookup = (resource: string) => async (namespace: string, name: string): Promise<BoundObject | undefined> => {
+    try {
+      const object = await registry.lookup('', 'v1', resource)!.store.get(namespace, name);
+      return { uid: object.metadata.uid ?? '', ...(object.metadata.deletionTimestamp ? { deletionTimestamp: object.metadata.deletionTimestamp } : {}) };
+    } catch (err) {
+      if (isStatusError(err) && err.code === 404) return undefined;
+      throw err;
+    }
+  };
+  const serviceAccounts = lookup('serviceaccounts');
+  const nodes = lookup('nodes');
+  return { serviceAccount: serviceAccounts, pod: lookup('pods'), secret: lookup('secrets'), node: (name) => nodes('', name) };
+}
+
+/** The authentication side of the API (TokenRequest, TokenReview, the issuer's discovery) over auth/. */
+function authenticationApi(opts: {
+  authenticator: Authenticator;
+  apiAudiences: string[];
+  issuer: string;
+  keys: () => Promise<ServiceAccountKeys>;
+  jwksUri: () => string;
+}): AuthenticationApi {
+  const issue = serviceAccountTokenIssuer({ issuer: opts.issuer, keys: opts.keys, apiAudiences: opts.apiAudiences });
+  const ref = (object: KubeObject | undefined) => (object === undefined ? undefined : { name: object.metadata.name ?? '', uid: object.metadata.uid ?? '' });
+  return {
+    apiAudiences: opts.apiAudiences,
+    async issueToken(request) {
+      const pod = ref(request.pod);
+      const secret = ref(request.secret);
+      const node = ref(request.node);
+      return issue({
+        namespace: request.namespace,
+        serviceAccount: ref(request.serviceAccount)!,
+        ...(pod !== undefined ? { pod } : {}),
+        ...(secret !== undefined ? { secret } : {}),
+        ...(node !== undefined ? { node } : {}),
+        audiences: request.audiences,
+        expirationSeconds: request.expirationSeconds,
+      });
+    },
+    async reviewToken(token, audiences) {
+      try {
+        const found = await opts.authenticator({ headers: { authorization: `Bearer ${token}` }, audiences });
+        if (found === undefined) return { error: 'invalid bearer token' };
+        return { user: reviewedUser(found.user), ...(found.audiences !== undefined ? { audiences: found.audiences } : {}) };
+      } catch (err) {
+        if (err instanceof AuthenticationFailure) return { error: err.message };
+        throw err;
+      }
+    },
+    openIdConfiguration: async () => openIdConfiguration(opts.issuer, opts.jwksUri(), (await opts.keys()).verification),
+    jwks: async () => publicJwks((await opts.keys()).verification),
+  };
 }
 
 async function ensureNamespaces(store: Store): Promise<void> {

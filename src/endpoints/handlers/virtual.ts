@@ -1,5 +1,5 @@
 // Requests to types that store nothing: POST bindings (binds a pod, as pods/binding does)
-// and GET componentstatuses (synthesised health).
+// GET componentstatuses (synthesised health), and the authentication reviews.
 import { addWarning } from '../../api/request-context.ts';
 import { methodNotAllowed, notFound, type KubeObject } from '../../api/index.ts';
 import { bindPod } from '../../registry/binding.ts';
@@ -10,8 +10,9 @@ import { decodeObjectBody } from '../object-body.ts';
 import { parseDryRun } from '../query.ts';
 import { shapeList, writeAnswer } from '../answer.ts';
 import type { RequestScope } from './scope.ts';
+import { selfSubjectReviewHandler, tokenReviewHandler, type AuthenticationApi } from './authentication.ts';
 
-export async function virtualHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
+export async function virtualHandler(scope: RequestScope, registry: ResourceRegistry, authentication?: AuthenticationApi): Promise<void> {
   const { type } = scope.served;
   const verb = scope.info.verb;
   if (type.group === '' && type.resource === 'bindings' && verb === 'create') {
@@ -20,6 +21,10 @@ export async function virtualHandler(scope: RequestScope, registry: ResourceRegi
   }
   if (type.group === '' && type.resource === 'componentstatuses' && (verb === 'get' || verb === 'list')) {
     return componentStatusesHandler(scope);
+  }
+  if (type.group === 'authentication.k8s.io' && verb === 'create') {
+    if (type.resource === 'tokenreviews' && authentication !== undefined) return tokenReviewHandler(scope, authentication);
+    if (type.resource === 'selfsubjectreviews') return selfSubjectReviewHandler(scope);
   }
   throw methodNotAllowed();
 }

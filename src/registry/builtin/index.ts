@@ -1,6 +1,7 @@
 // The built-in resource types Plinth serves.
 
 import type { ResourceType } from '../resource-type.ts';
+import { authenticationReviewTypes } from './authentication.ts';
 import { bindingsType } from './bindings.ts';
 import { componentStatusesType } from './componentstatuses.ts';
 import { configMapsType } from './configmaps.ts';
@@ -54,6 +55,7 @@ export function builtinResourceTypes(opts: BuiltinOptions = {}): ResourceType[] 
     horizontalPodAutoscalersType(),
     horizontalPodAutoscalersV1Type(),
     eventsV1Type(),
+    ...authenticationReviewTypes(),
     ...lazyTypes(),
   ];
 }
