@@ -48,6 +48,11 @@ export interface Config {
   unreadBodyGraceMs: number;
   /** Not a flag (tests that need no collector turn it off): runs the garbage collector, as kube-controller-manager's --enable-garbage-collector (on). */
   enableGarbageCollector: boolean;
+  /**
+   * Not a flag (tests that count ConfigMaps turn it off): runs the root CA publisher,
+   * which puts a kube-root-ca.crt ConfigMap in every namespace, as kube-controller-manager does.
+   */
+  enableRootCaPublisher: boolean;
   /** Not a flag (tests lower it): how long a node must be gone before the pod garbage collector deletes its pods (40 s, as upstream). */
   podGcQuarantineMs: number;
 }
@@ -90,6 +95,7 @@ export function defaultConfig(): Config {
     watchWriteGraceMs: 30_000,
     unreadBodyGraceMs: 5_000,
     enableGarbageCollector: true,
+    enableRootCaPublisher: true,
     podGcQuarantineMs: 40_000,
   };
 }

@@ -18,6 +18,7 @@ import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { PodGarbageCollector } from '../controllers/pod-gc.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
 import { ServiceAccountController } from '../controllers/service-account.ts';
+import { RootCaPublisher } from '../controllers/root-ca-publisher.ts';
 import { ResourceQuotaController } from '../controllers/resource-quota.ts';
 import { computeQuotaStatus, countedResources } from '../admission/quota-usage.ts';
 import { ApiHandler } from '../endpoints/api-handler.ts';
@@ -257,6 +258,11 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     pods: registry.lookup('', 'v1', 'pods')!.store, nodes: registry.lookup('', 'v1', 'nodes')!.store, log, quarantineMs: config.podGcQuarantineMs,
   });
   podGc.start().catch((err: unknown) => log(`pod garbage collector: ${(err as Error).message}`));
+  // What token volumes project as ca.crt; started once serving, so that its ConfigMap cache does not hold up start-up.
+  const rootCaPublisher = config.enableRootCaPublisher
+    ? new RootCaPublisher({ namespaces: namespaces.store!, configMaps: registry.lookup('', 'v1', 'configmaps')!.store, caPem: material.caPem, log })
+    : undefined;
+  rootCaPublisher?.start().catch((err: unknown) => log(`root-ca-cert-publisher: ${(err as Error).message}`));
 
   return {
     url, port, kubeconfigPath, token: tokens.admin, caPem: material.caPem, registry,
@@ -269,7 +275,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
         await reconciled;
         // Controllers finish their work in flight while the caches and storage are still there.
         await Promise.all([
-          namespaceController.close(), crdController.close(), serviceAccountController.close(), quotaController.close(), garbageCollector?.close(), podGc.close(),
+          namespaceController.close(), crdController.close(), serviceAccountController.close(), quotaController.close(), garbageCollector?.close(), podGc.close(), rootCaPublisher?.close(),
         ]);
         admissionSetup.close();
         for (const cache of caches) cache.close();

@@ -164,6 +164,35 @@ describe('who is asking', needsKubectl133, () => {
   });
 });
 
+describe('the ServiceAccount admission plugin', () => {
+  test('pods get the projected token volume in every container, unless automount is off', async () => {
+    const ns = await server.newNamespace('sa-volume');
+    const create = async (name: string, spec: object) => {
+      const res = await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: { metadata: { name }, spec: { containers: [{ name: 'c', image: 'x' }], ...spec } } });
+      assert.equal(res.status, 201, res.text);
+      return res.json.spec;
+    };
+    const spec = await create('mounted', { initContainers: [{ name: 'i', image: 'x' }] });
+    const volume = spec.volumes.find((v: any) => v.name.startsWith('kube-api-access-'));
+    assert.match(volume.name, /^kube-api-access-[a-z0-9]{5}$/);
+    assert.deepEqual(volume.projected, {
+      sources: [
+        { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+        { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+        { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+      ],
+      defaultMode: 420,
+    });
+    for (const container of [...spec.initContainers, ...spec.containers]) {
+      assert.deepEqual(container.volumeMounts, [{ name: volume.name, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }]);
+    }
+    assert.equal((await create('off', { automountServiceAccountToken: false })).volumes, undefined);
+    const account = await server.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { metadata: { name: 'quiet' }, automountServiceAccountToken: false } });
+    assert.equal(account.status, 201);
+    assert.equal((await create('quiet', { serviceAccountName: 'quiet' })).volumes, undefined);
+  });
+});
+
 describe('anonymous requests and discovery of the issuer', () => {
   test('requests without credentials reach only the public paths (AlwaysAllow); bad credentials are 401', async () => {
     assert.equal((await server.request('GET', '/version', { anonymous: true })).status, 200);
