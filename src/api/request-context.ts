@@ -10,6 +10,8 @@ export interface RequestUser {
   name: string;
   uid: string;
   groups: string[];
+  /** Further attributes (a service account token's pod, a credential id), as upstream's user.Info Extra. */
+  extra?: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface RequestContext {

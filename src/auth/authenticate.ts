@@ -1,32 +1,121 @@
-// Bearer-token authentication: who a request's Authorization header names.
+// Authentication: who a request's credentials (bearer token, client certificate) name, composed as kube-apiserver composes its authenticators.
 import { createHash } from 'node:crypto';
 import { systemAuthenticated, type UserInfo } from './user.ts';
 
-/** Who the request's credentials name, or undefined when they name nobody. */
-export type Authenticator = (authorizationHeader: string | undefined) => UserInfo | undefined;
+/** What an authenticator may look at: the request's headers and the TLS client certificate. */
+export interface AuthenticationRequest {
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The client certificate the TLS handshake received, with the handshake's verdict on it. */
+  clientCertificate?: ClientCertificate;
+  /** The audiences the credential must be meant for; the API server's own when absent. */
+  audiences?: readonly string[];
+}
+
+/** A TLS peer certificate as Node's getPeerCertificate() and TLSSocket.authorized describe it. */
+export interface ClientCertificate {
+  /** Whether it chains to the client CA (TLSSocket.authorized). */
+  verified: boolean;
+  /** Why not, when not verified (TLSSocket.authorizationError). */
+  verificationError?: string;
+  commonName: string;
+  organizations: string[];
+  /** Extended key usage OIDs, absent when the certificate has none (then it is good for any use, as Go reads it). */
+  extendedKeyUsage?: string[];
+  /** SHA-256 of the DER certificate, hex. */
+  fingerprint256: string;
+}
+
+export interface Authenticated {
+  user: UserInfo;
+  /** The audiences the credential was accepted for (TokenReview's status.audiences). */
+  audiences?: string[];
+}
 
 /**
- * Authenticates `Authorization: Bearer <token>` against a static token table (for
- * example a parsed token file). The header is read like k8s.io/apiserver's bearertoken
- * authenticator: trimmed, the scheme word compared case-insensitively, the token being
- * what follows the first space up to the next one. The user comes back with
- * `system:authenticated` added, as kube-apiserver's authenticated group adder does.
- *
- * Tokens are looked up by their SHA-256 digest, so how long a lookup takes says nothing
- * about how much of a guessed token was right.
- *
- * Undefined means "not authenticated": the server answers 401 Unauthorized when a
- * request has no usable credentials (there is no anonymous access).
+ * Credentials that name nobody (a bad token, an unverified certificate): 401, whatever
+ * else the request carries, as upstream's union with anonymous "fail on error".
  */
-export function bearerAuthenticator(tokens: Map<string, UserInfo>): Authenticator {
+export class AuthenticationFailure extends Error {}
+
+/**
+ * As upstream's authenticator.Request: the user the request's credentials name,
+ * undefined when it carries none this authenticator reads, or an AuthenticationFailure
+ * thrown when it carries some that are not valid.
+ */
+export type Authenticator = (request: AuthenticationRequest) => Promise<Authenticated | undefined>;
+
+/** As upstream's authenticator.Token: the same for a bearer token. */
+export type TokenAuthenticator = (token: string, audiences: readonly string[] | undefined) => Promise<Authenticated | undefined>;
+
+/**
+ * A static token table (`--token-auth-file`). Tokens are looked up by their SHA-256
+ * digest, so how long a lookup takes says nothing about how much of a guessed token was right.
+ */
+export function tokenFileAuthenticator(tokens: Map<string, UserInfo>): TokenAuthenticator {
   const byDigest = new Map<string, UserInfo>();
   for (const [token, user] of tokens) {
-    const groups = user.groups.includes(systemAuthenticated) ? [...user.groups] : [...user.groups, systemAuthenticated];
-    byDigest.set(digest(token), Object.freeze({ name: user.name, uid: user.uid, groups: Object.freeze(groups) as string[] }));
+    byDigest.set(digest(token), Object.freeze({ name: user.name, uid: user.uid, groups: Object.freeze([...user.groups]) as string[] }));
   }
-  return (authorizationHeader) => {
-    const token = bearerToken(authorizationHeader);
-    return token === undefined ? undefined : byDigest.get(digest(token));
+  return async (token) => {
+    const user = byDigest.get(digest(token));
+    return user === undefined ? undefined : { user };
+  };
+}
+
+/**
+ * A token that knows no audiences (static tokens) is good for the API server's own
+ * audiences only, as upstream's WrapAudienceAgnosticToken: when the requested audiences
+ * share none with them, it is not recognised.
+ */
+export function audienceAgnostic(apiAudiences: readonly string[], authenticate: TokenAuthenticator): TokenAuthenticator {
+  return async (token, audiences) => {
+    const wanted = audiences ?? apiAudiences;
+    const common = apiAudiences.filter((a) => wanted.includes(a));
+    if (apiAudiences.length > 0 && common.length === 0) return undefined;
+    const found = await authenticate(token, audiences);
+    return found === undefined ? undefined : { ...found, audiences: common };
+  };
+}
+
+/**
+ * Several token authenticators, as upstream's token union: the first that recognises
+ * the token answers; when none does, the failures of those that refused it are joined.
+ */
+export function unionTokenAuthenticator(authenticators: readonly TokenAuthenticator[]): TokenAuthenticator {
+  return async (token, audiences) => {
+    const failures: string[] = [];
+    for (const authenticate of authenticators) {
+      try {
+        const found = await authenticate(token, audiences);
+        if (found !== undefined) return found;
+      } catch (err) {
+        if (!(err instanceof AuthenticationFailure)) throw err;
+        failures.push(err.message);
+      }
+    }
+    if (failures.length > 0) throw new AuthenticationFailure(aggregate(failures));
+    return undefined;
+  };
+}
+
+/**
+ * `Authorization: Bearer <token>`, read like k8s.io/apiserver's bearertoken authenticator:
+ * trimmed, the scheme word compared case-insensitively, the token being what follows the
+ * first space up to the next one. A bearer token nobody recognises is `invalid bearer token`.
+ */
+export function bearerTokenAuthenticator(authenticate: TokenAuthenticator): Authenticator {
+  return async (request) => {
+    const token = bearerToken(headerValue(request.headers.authorization));
+    if (token === undefined) return undefined;
+    let found: Authenticated | undefined;
+    try {
+      found = await authenticate(token, request.audiences);
+    } catch (err) {
+      if (err instanceof AuthenticationFailure) throw new AuthenticationFailure(aggregate(['invalid bearer token', err.message]));
+      throw err;
+    }
+    if (found === undefined) throw new AuthenticationFailure('invalid bearer token');
+    return found;
   };
 }
 
@@ -38,6 +127,55 @@ export function bearerToken(authorizationHeader: string | undefined): string | u
   if (parts.length < 2 || parts[0]!.toLowerCase() !== 'bearer') return undefined;
   const token = parts[1]!;
   return token === '' ? undefined : token;
+}
+
+export interface RequestAuthenticatorOptions {
+  /** In upstream's order: client certificates, then bearer tokens. */
+  authenticators: readonly Authenticator[];
+  /** `--anonymous-auth`: a request with no credentials is system:anonymous. */
+  anonymous: boolean;
+}
+
+export const anonymousUser: UserInfo = Object.freeze({ name: 'system:anonymous', uid: '', groups: Object.freeze(['system:unauthenticated']) as string[] });
+
+/**
+ * The API server's authenticator, as kube-apiserver builds it: the union of the
+ * request authenticators (the first that names a user wins), `system:authenticated`
+ * added to whoever they name (the authenticated group adder), and, when no
+ * credentials were presented at all, system:anonymous if allowed. Credentials that
+ * fail are a failure even when anonymous access is on.
+ */
+export function requestAuthenticator(opts: RequestAuthenticatorOptions): Authenticator {
+  return async (request) => {
+    const failures: string[] = [];
+    for (const authenticate of opts.authenticators) {
+      try {
+        const found = await authenticate(request);
+        if (found !== undefined) return { ...found, user: withAuthenticatedGroup(found.user) };
+      } catch (err) {
+        if (!(err instanceof AuthenticationFailure)) throw err;
+        failures.push(err.message);
+      }
+    }
+    if (failures.length > 0) throw new AuthenticationFailure(aggregate(failures));
+    return opts.anonymous ? { user: anonymousUser } : undefined;
+  };
+}
+
+/** `system:authenticated` added unless present, or unless the user is anonymous or already names the unauthenticated group. */
+function withAuthenticatedGroup(user: UserInfo): UserInfo {
+  if (user.name === anonymousUser.name || user.groups.includes(systemAuthenticated) || user.groups.includes('system:unauthenticated')) return user;
+  return { ...user, groups: [...user.groups, systemAuthenticated] };
+}
+
+/** Go's utilerrors.NewAggregate(...).Error(): one message as it is, several as `[a, b]`. */
+function aggregate(messages: string[]): string {
+  const unique = [...new Set(messages.flatMap((m) => (m.startsWith('[') && m.endsWith(']') ? m.slice(1, -1).split(', ') : [m])))];
+  return unique.length === 1 ? unique[0]! : `[${unique.join(', ')}]`;
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function digest(token: string): string {

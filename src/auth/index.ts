@@ -1,8 +1,16 @@
 // What other folders import from auth/.
 export type { UserInfo } from './user.ts';
 export { ensureAdminToken, parseTokenFile } from './token-file.ts';
-export type { Authenticator } from './authenticate.ts';
-export { bearerAuthenticator, bearerToken } from './authenticate.ts';
+export type { Authenticated, AuthenticationRequest, Authenticator, ClientCertificate, TokenAuthenticator } from './authenticate.ts';
+export {
+  AuthenticationFailure, anonymousUser, audienceAgnostic, bearerToken, bearerTokenAuthenticator, requestAuthenticator, tokenFileAuthenticator, unionTokenAuthenticator,
+} from './authenticate.ts';
+export { clientCertificateAuthenticator, credentialIdKey } from './x509.ts';
+export type { ServiceAccountKeys, SigningKey, VerificationKey } from './service-account-keys.ts';
+export { defaultSigningKeyPath, keyIdOf, lazyServiceAccountKeys, loadServiceAccountKeys, openIdConfiguration, publicJwks } from './service-account-keys.ts';
+export type { BoundObject, ObjectRef, ServiceAccountTokenGetter, TokenClaimsRequest } from './service-account-token.ts';
+export { issueServiceAccountToken, projectedTokenExpirationSeconds, serviceAccountTokenAuthenticator, serviceAccountTokenIssuer } from './service-account-token.ts';
+export { impersonate, wantsImpersonation } from './impersonation.ts';
 export type { AuthorizationAttributes, AuthorizationDecision, Authorizer, Decision } from './authorize.ts';
 export { alwaysAllow, alwaysDeny, forbiddenError, unionAuthorizer } from './authorize.ts';
 export type { NonResourceRule, ResourceRule, RuleResolver, SubjectRules } from './rule-resolver.ts';

@@ -13,6 +13,18 @@ export interface Config {
   tokenAuthFile: string | undefined;
   /** `--authorization-mode`: the modes in order (upstream's default: RBAC). */
   authorizationModes: AuthorizationMode[];
+  /** `--client-ca-file`: CAs whose client certificates authenticate; default the data dir's client CA (`pki/client-ca.crt`), created at first start. */
+  clientCaFile: string | undefined;
+  /** `--anonymous-auth`: requests with no credentials are system:anonymous (true, as upstream). */
+  anonymousAuth: boolean;
+  /** `--service-account-signing-key-file`: default `<dataDir>/pki/sa.key`, created (RSA 2048) on first use. */
+  serviceAccountSigningKeyFile: string | undefined;
+  /** `--service-account-key-file` (repeatable): keys tokens are verified with; default the signing key. */
+  serviceAccountKeyFiles: string[];
+  /** `--service-account-issuer` (repeatable): the first signs, all are accepted. */
+  serviceAccountIssuers: string[];
+  /** `--api-audiences`: default the issuers. */
+  apiAudiences: string[];
   serviceClusterIPRange: string;
   serviceNodePortRange: string;
   /** History kept before compaction, in milliseconds (upstream's --etcd-compaction-interval). */
@@ -37,6 +49,11 @@ export interface Config {
   unreadBodyGraceMs: number;
   /** Not a flag (tests that need no collector turn it off): runs the garbage collector, as kube-controller-manager's --enable-garbage-collector (on). */
   enableGarbageCollector: boolean;
+  /**
+   * Not a flag (tests that count ConfigMaps turn it off): runs the root CA publisher,
+   * which puts a kube-root-ca.crt ConfigMap in every namespace, as kube-controller-manager does.
+   */
+  enableRootCaPublisher: boolean;
   /** Not a flag (tests lower it): how long a node must be gone before the pod garbage collector deletes its pods (40 s, as upstream). */
   podGcQuarantineMs: number;
 }
@@ -59,6 +76,12 @@ export function defaultConfig(): Config {
     featureGates: { ...defaultFeatureGates },
     tokenAuthFile: undefined,
     authorizationModes: ['RBAC'],
+    clientCaFile: undefined,
+    anonymousAuth: true,
+    serviceAccountSigningKeyFile: undefined,
+    serviceAccountKeyFiles: [],
+    serviceAccountIssuers: ['https://kubernetes.default.svc.cluster.local'],
+    apiAudiences: [],
     serviceClusterIPRange: '10.96.0.0/12',
     serviceNodePortRange: '30000-32767',
     etcdCompactionIntervalMs: 5 * 60_000,
@@ -73,6 +96,7 @@ export function defaultConfig(): Config {
     watchWriteGraceMs: 30_000,
     unreadBodyGraceMs: 5_000,
     enableGarbageCollector: true,
+    enableRootCaPublisher: true,
     podGcQuarantineMs: 40_000,
   };
 }
@@ -139,6 +163,15 @@ Flags (kube-apiserver's names where one exists):
   --feature-gates string             e.g. APIResponseCompression=true,WatchList=false
   --token-auth-file string           static token file (default "<data-dir>/tokens.csv", created with an admin token)
   --authorization-mode strings       modes in order, of AlwaysAllow, AlwaysDeny, RBAC (default "RBAC")
+  --client-ca-file string            CA bundle whose client certificates authenticate (CN user, O groups)
+                                     (default "<data-dir>/pki/client-ca.crt", created with an admin certificate)
+  --anonymous-auth[=false]           requests without credentials are system:anonymous (default true)
+  --service-account-signing-key-file string
+                                     key service-account tokens are signed with (default "<data-dir>/pki/sa.key", created)
+  --service-account-key-file string  public keys tokens are verified with, repeatable (default the signing key)
+  --service-account-issuer string    token issuer, repeatable: the first signs
+                                     (default "https://kubernetes.default.svc.cluster.local")
+  --api-audiences strings            audiences tokens must be meant for (default the issuers)
   --service-cluster-ip-range string  CIDR for Service ClusterIPs (default "10.96.0.0/12")
   --service-node-port-range string   NodePort range (default "30000-32767")
   --etcd-compaction-interval dur     history kept before compaction (default 5m)
@@ -151,7 +184,8 @@ Flags (kube-apiserver's names where one exists):
 
 export function parseServeFlags(args: string[]): Config {
   const { values } = parseArgs({
-    args,
+    // A bare boolean flag means true, as pflag reads it; parseArgs wants a value.
+    args: args.map((arg) => (arg === '--anonymous-auth' ? '--anonymous-auth=true' : arg)),
     strict: true,
     allowPositionals: false,
     options: {
@@ -163,6 +197,12 @@ export function parseServeFlags(args: string[]): Config {
       'feature-gates': { type: 'string' },
       'token-auth-file': { type: 'string' },
       'authorization-mode': { type: 'string' },
+      'client-ca-file': { type: 'string' },
+      'anonymous-auth': { type: 'string' },
+      'service-account-signing-key-file': { type: 'string' },
+      'service-account-key-file': { type: 'string', multiple: true },
+      'service-account-issuer': { type: 'string', multiple: true },
+      'api-audiences': { type: 'string' },
       'service-cluster-ip-range': { type: 'string' },
       'service-node-port-range': { type: 'string' },
       'etcd-compaction-interval': { type: 'string' },
@@ -188,6 +228,19 @@ export function parseServeFlags(args: string[]): Config {
   if (values['feature-gates'] !== undefined) parseFeatureGates(values['feature-gates'], config.featureGates);
   if (values['token-auth-file'] !== undefined) config.tokenAuthFile = values['token-auth-file'];
   if (values['authorization-mode'] !== undefined) config.authorizationModes = parseAuthorizationModes(values['authorization-mode']);
+  if (values['client-ca-file'] !== undefined) config.clientCaFile = values['client-ca-file'];
+  if (values['anonymous-auth'] !== undefined) {
+    const value = values['anonymous-auth'];
+    if (value !== 'true' && value !== 'false') throw new UsageError(`invalid argument "${value}" for "--anonymous-auth" flag: must be true or false`);
+    config.anonymousAuth = value === 'true';
+  }
+  if (values['service-account-signing-key-file'] !== undefined) config.serviceAccountSigningKeyFile = values['service-account-signing-key-file'];
+  if (values['service-account-key-file'] !== undefined) config.serviceAccountKeyFiles = values['service-account-key-file'];
+  if (values['service-account-issuer'] !== undefined) {
+    config.serviceAccountIssuers = values['service-account-issuer'].filter((s) => s !== '');
+    if (config.serviceAccountIssuers.length === 0) throw new UsageError('--service-account-issuer must not be empty');
+  }
+  if (values['api-audiences'] !== undefined) config.apiAudiences = values['api-audiences'].split(',').map((s) => s.trim()).filter((s) => s !== '');
   if (values['service-cluster-ip-range'] !== undefined) config.serviceClusterIPRange = values['service-cluster-ip-range'];
   if (values['service-node-port-range'] !== undefined) config.serviceNodePortRange = values['service-node-port-range'];
   if (values['etcd-compaction-interval'] !== undefined) config.etcdCompactionIntervalMs = parseDuration(values['etcd-compaction-interval']);

@@ -7,16 +7,22 @@ import { storedJsonWithResourceVersion } from '../registry/codec.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import type { Backend, KeyValue } from '../storage/backend.ts';
 import { WatchCache } from '../cache/index.ts';
-import { bearerAuthenticator, ensureAdminToken, forbiddenError, parseTokenFile, type Authorizer } from '../auth/index.ts';
+import {
+  AuthenticationFailure, audienceAgnostic, bearerTokenAuthenticator, clientCertificateAuthenticator, ensureAdminToken, forbiddenError, lazyServiceAccountKeys,
+  openIdConfiguration, parseTokenFile, publicJwks, requestAuthenticator, serviceAccountTokenAuthenticator, serviceAccountTokenIssuer, tokenFileAuthenticator, unionTokenAuthenticator,
+  type Authenticator, type Authorizer, type BoundObject, type ServiceAccountKeys, type ServiceAccountTokenGetter,
+} from '../auth/index.ts';
 import { rbacEscalationCheck } from '../auth/escalation.ts';
 import { RbacAuthorizer } from '../auth/rbac.ts';
 import { currentRequest } from '../api/request-context.ts';
 import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation.ts';
+import { reviewedUser, type AuthenticationApi } from '../endpoints/handlers/authentication.ts';
 import { CrdController } from '../controllers/crd.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { PodGarbageCollector } from '../controllers/pod-gc.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
 import { ServiceAccountController } from '../controllers/service-account.ts';
+import { RootCaPublisher } from '../controllers/root-ca-publisher.ts';
 import { ResourceQuotaController } from '../controllers/resource-quota.ts';
 import { computeQuotaStatus, countedResources } from '../admission/quota-usage.ts';
 import { ApiHandler } from '../endpoints/api-handler.ts';
@@ -34,7 +40,7 @@ import { ResourceRegistry } from '../registry/registry.ts';
 import type { Definitions } from '../schema/types.ts';
 import { Store } from '../registry/store.ts';
 import { ApiServer } from '../server/server.ts';
-import { ensureServingMaterial } from '../server/tls-material.ts';
+import { ensureClientMaterial, ensureServingMaterial } from '../server/tls-material.ts';
 import { Compactor, EncryptingBackend, openBackend } from '../storage/index.ts';
 import { keyResourceResolver, loadEncryptionConfig, resourceTransformers } from './encryption-config.ts';
 import { ensureSystemPriorityClasses } from '../registry/builtin/priorityclasses.ts';
@@ -55,6 +61,8 @@ export interface RunningServer {
   /** The admin bearer token. */
   token: string;
   caPem: string;
+  /** The admin's client certificate and key (CN=kubernetes-admin, O=system:masters), when the data dir's client CA signs them. */
+  adminCertificate?: { certPem: string; keyPem: string };
   registry: ResourceRegistry;
   /** Open watchers across all watch caches (to check that watches are released). */
   watcherCount(): number;
@@ -76,10 +84,16 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const dataDir = path.resolve(config.dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
 
-  const [material, tokens] = await Promise.all([
+  const [material, tokens, clientMaterial] = await Promise.all([
     ensureServingMaterial(dataDir, { hosts: extraHosts(config.bindAddress) }),
     loadTokens(config, dataDir),
+    config.clientCaFile === undefined ? ensureClientMaterial(dataDir) : undefined,
   ]);
+  const clientCaPem = clientMaterial?.clientCaPem ?? await readFile(config.clientCaFile!, 'utf8');
+  // Keys named by flags are read now, so that a wrong path fails the start; the default one is made on first use.
+  const keyOptions = { dataDir, ...(config.serviceAccountSigningKeyFile !== undefined ? { signingKeyFile: config.serviceAccountSigningKeyFile } : {}), keyFiles: config.serviceAccountKeyFiles };
+  const serviceAccountKeys = lazyServiceAccountKeys(keyOptions);
+  if (config.serviceAccountSigningKeyFile !== undefined || config.serviceAccountKeyFiles.length > 0) await serviceAccountKeys();
 
   const builtinTypes = builtinResourceTypes({ serviceClusterIPRange: config.serviceClusterIPRange, serviceNodePortRange: config.serviceNodePortRange });
   const backend = await withEncryption(config, builtinTypes, deps.backend ?? await openBackend(config.storage, { dataDir }));
@@ -193,10 +207,29 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   authorization.authorizer = authorizer;
 
   let port = config.securePort;
+  const serverUrl = () => {
+    const host = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress;
+    return `https://${host}:${port}`;
+  };
   const discovery = new Discovery(registry, () => `${config.bindAddress}:${port}`);
   const openapi = new OpenApiService(registry, definitions);
   let server: ApiServer | undefined;
   const watchStreams = new WatchStreams({ writeGraceMs: config.watchWriteGraceMs });
+  const apiAudiences = config.apiAudiences.length > 0 ? config.apiAudiences : config.serviceAccountIssuers;
+  const authenticator = requestAuthenticator({
+    // Upstream's order: client certificates, then bearer tokens (the token file, then service-account JWTs).
+    authenticators: [
+      clientCertificateAuthenticator(),
+      bearerTokenAuthenticator(unionTokenAuthenticator([
+        audienceAgnostic(apiAudiences, tokenFileAuthenticator(tokens.users)),
+        serviceAccountTokenAuthenticator({ issuers: config.serviceAccountIssuers, keys: serviceAccountKeys, apiAudiences, getter: tokenGetter(registry) }),
+      ])),
+    ],
+    anonymous: config.anonymousAuth,
+  });
+  const authentication = authenticationApi({
+    authenticator, apiAudiences, issuer: config.serviceAccountIssuers[0]!, keys: serviceAccountKeys, jwksUri: () => `${serverUrl()}/openid/v1/jwks`,
+  });
   const handler = new ApiHandler({
     registry,
     discovery,
@@ -221,6 +254,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       const decision = await authorizer.authorize(user, attributes);
       if (decision.decision !== 'Allow') throw forbiddenError(user, attributes, decision.reason);
     },
+    authentication,
     log,
   });
   server = new ApiServer({
@@ -228,8 +262,11 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     port: config.securePort,
     certPem: material.certPem,
     keyPem: material.keyPem,
-    authenticator: bearerAuthenticator(tokens.users),
+    authenticator,
     authorizer,
+    clientCaPem,
+    // With AlwaysAllow among the modes, anonymous requests would be allowed everything: they reach only the public paths.
+    anonymousOnlyPublicPaths: config.authorizationModes.includes('AlwaysAllow'),
     handler,
     log,
     ...(config.verbosity >= 4 ? { debug: log } : {}),
@@ -240,8 +277,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   // The kubernetes Service's targetPort is the port just bound.
   const { reconciled } = await bootstrapObjects(registry, { serviceClusterIPRange: config.serviceClusterIPRange, bindAddress: config.bindAddress, port }, log);
 
-  const host = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress;
-  const url = `https://${host}:${port}`;
+  const url = serverUrl();
   const kubeconfigPath = path.resolve(config.kubeconfigPath ?? path.join(dataDir, 'kubeconfig'));
   await writeKubeconfig(kubeconfigPath, { server: url, caPem: material.caPem, token: tokens.admin });
   // The collector watches every resource: it starts once the caches have loaded in the background.
@@ -255,9 +291,15 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     pods: registry.lookup('', 'v1', 'pods')!.store, nodes: registry.lookup('', 'v1', 'nodes')!.store, log, quarantineMs: config.podGcQuarantineMs,
   });
   podGc.start().catch((err: unknown) => log(`pod garbage collector: ${(err as Error).message}`));
+  // What token volumes project as ca.crt; started once serving, so that its ConfigMap cache does not hold up start-up.
+  const rootCaPublisher = config.enableRootCaPublisher
+    ? new RootCaPublisher({ namespaces: namespaces.store!, configMaps: registry.lookup('', 'v1', 'configmaps')!.store, caPem: material.caPem, log })
+    : undefined;
+  rootCaPublisher?.start().catch((err: unknown) => log(`root-ca-cert-publisher: ${(err as Error).message}`));
 
   return {
     url, port, kubeconfigPath, token: tokens.admin, caPem: material.caPem, registry,
+    ...(clientMaterial !== undefined ? { adminCertificate: { certPem: clientMaterial.adminCertPem, keyPem: clientMaterial.adminKeyPem } } : {}),
     watcherCount: () => caches.reduce((sum, cache) => sum + cache.watcherCount, 0),
     watchStreamStats: () => watchStreams.stats(),
     close() {
@@ -266,7 +308,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
         await reconciled;
         // Controllers finish their work in flight while the caches and storage are still there.
         await Promise.all([
-          namespaceController.close(), crdController.close(), serviceAccountController.close(), quotaController.close(), garbageCollector?.close(), podGc.close(),
+          namespaceController.close(), crdController.close(), serviceAccountController.close(), quotaController.close(), garbageCollector?.close(), podGc.close(), rootCaPublisher?.close(),
           aggregationController.close(), rbacInformers?.close(),
         ]);
         admissionSetup.close();
@@ -326,6 +368,63 @@ async function loadTokens(config: Config, dataDir: string) {
   const admin = [...users.entries()].find(([, user]) => user.groups.includes('system:masters'))?.[0] ?? [...users.keys()][0];
   if (admin === undefined) throw new UsageError(`${config.tokenAuthFile} holds no token`);
   return { admin, users };
+}
+
+/** What service-account tokens name, read through the Stores (a consistent read: a deleted account's tokens stop at once). */
+function tokenGetter(registry: ResourceRegistry): ServiceAccountTokenGetter {
+  const lookup = (resource: string) => async (namespace: string, name: string): Promise<BoundObject | undefined> => {
+    try {
+      const object = await registry.lookup('', 'v1', resource)!.store.get(namespace, name);
+      return { uid: object.metadata.uid ?? '', ...(object.metadata.deletionTimestamp ? { deletionTimestamp: object.metadata.deletionTimestamp } : {}) };
+    } catch (err) {
+      if (isStatusError(err) && err.code === 404) return undefined;
+      throw err;
+    }
+  };
+  const serviceAccounts = lookup('serviceaccounts');
+  const nodes = lookup('nodes');
+  return { serviceAccount: serviceAccounts, pod: lookup('pods'), secret: lookup('secrets'), node: (name) => nodes('', name) };
+}
+
+/** The authentication side of the API (TokenRequest, TokenReview, the issuer's discovery) over auth/. */
+function authenticationApi(opts: {
+  authenticator: Authenticator;
+  apiAudiences: string[];
+  issuer: string;
+  keys: () => Promise<ServiceAccountKeys>;
+  jwksUri: () => string;
+}): AuthenticationApi {
+  const issue = serviceAccountTokenIssuer({ issuer: opts.issuer, keys: opts.keys, apiAudiences: opts.apiAudiences });
+  const ref = (object: KubeObject | undefined) => (object === undefined ? undefined : { name: object.metadata.name ?? '', uid: object.metadata.uid ?? '' });
+  return {
+    apiAudiences: opts.apiAudiences,
+    async issueToken(request) {
+      const pod = ref(request.pod);
+      const secret = ref(request.secret);
+      const node = ref(request.node);
+      return issue({
+        namespace: request.namespace,
+        serviceAccount: ref(request.serviceAccount)!,
+        ...(pod !== undefined ? { pod } : {}),
+        ...(secret !== undefined ? { secret } : {}),
+        ...(node !== undefined ? { node } : {}),
+        audiences: request.audiences,
+        expirationSeconds: request.expirationSeconds,
+      });
+    },
+    async reviewToken(token, audiences) {
+      try {
+        const found = await opts.authenticator({ headers: { authorization: `Bearer ${token}` }, audiences });
+        if (found === undefined) return { error: 'invalid bearer token' };
+        return { user: reviewedUser(found.user), ...(found.audiences !== undefined ? { audiences: found.audiences } : {}) };
+      } catch (err) {
+        if (err instanceof AuthenticationFailure) return { error: err.message };
+        throw err;
+      }
+    },
+    openIdConfiguration: async () => openIdConfiguration(opts.issuer, opts.jwksUri(), (await opts.keys()).verification),
+    jwks: async () => publicJwks((await opts.keys()).verification),
+  };
 }
 
 async function ensureNamespaces(store: Store): Promise<void> {

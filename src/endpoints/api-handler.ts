@@ -14,6 +14,7 @@ import { patchHandler } from './handlers/patch.ts';
 import { subresourceHandler } from './handlers/subresource.ts';
 import { virtualHandler } from './handlers/virtual.ts';
 import type { RequestScope } from './handlers/scope.ts';
+import type { AuthenticationApi } from './handlers/authentication.ts';
 import { updateHandler } from './handlers/update.ts';
 import { watchHandler } from './handlers/watch.ts';
 import { serveHealth, type HealthCheck } from './health.ts';
@@ -40,6 +41,8 @@ export interface ApiHandlerOptions {
    * update or patch it (PUT or apply of an absent object); throws a 403. Absent: allowed.
    */
   authorizeCreate?(info: ResourceRequestInfo): Promise<void>;
+  /** Service-account tokens, token reviews and the issuer's discovery documents. */
+  authentication?: AuthenticationApi;
   log: (message: string) => void;
 }
 
@@ -124,6 +127,15 @@ export class ApiHandler {
         return serveHealth(res, root, [...this.opts.healthChecks, ...this.opts.readyChecks], query, info.path);
       case 'openapi':
         return this.opts.openapi.serve(req, res, rest, query);
+      // The service-account issuer's OpenID discovery, as upstream's routes.OpenIDMetadataServer.
+      case '.well-known':
+        if (rest.length !== 1 || rest[0] !== 'openid-configuration' || this.opts.authentication === undefined) throw notFoundPath();
+        writeBytes(res, 200, 'application/json', JSON.stringify(await this.opts.authentication.openIdConfiguration()), { 'Cache-Control': 'public, max-age=3600' });
+        return;
+      case 'openid':
+        if (rest.length !== 2 || rest[0] !== 'v1' || rest[1] !== 'jwks' || this.opts.authentication === undefined) throw notFoundPath();
+        writeBytes(res, 200, 'application/jwk-set+json', JSON.stringify(await this.opts.authentication.jwks()), { 'Cache-Control': 'public, max-age=3600' });
+        return;
       default:
         throw notFoundPath();
     }
@@ -158,7 +170,7 @@ export class ApiHandler {
       await subresourceHandler({
         req, res, info, query, served, negotiated: negotiateObject(req.headers.accept, media),
         gzip: false, watchList: false, cbor: this.cbor, trackLongRunning: this.trackLongRunning, watchStreams: this.watchStreams, log: this.opts.log,
-      }, this.opts.registry);
+      }, this.opts.registry, this.opts.authentication);
       return;
     }
     const handler = handlers[info.verb];
@@ -167,7 +179,7 @@ export class ApiHandler {
       await virtualHandler({
         req, res, info, query, served, negotiated: negotiateObject(req.headers.accept, media),
         gzip: false, watchList: false, cbor: this.cbor, trackLongRunning: this.trackLongRunning, watchStreams: this.watchStreams, log: this.opts.log,
-      }, this.opts.registry, this.opts.authorizer);
+      }, this.opts.registry, this.opts.authorizer, this.opts.authentication);
       return;
     }
     const negotiated = negotiateObject(req.headers.accept, media);

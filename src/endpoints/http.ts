@@ -13,6 +13,8 @@ export interface HttpRequest extends AsyncIterable<Buffer | string> {
   readonly method?: string | undefined;
   readonly url?: string | undefined;
   readonly headers: IncomingHttpHeaders;
+  /** Header names and values as received, repeated headers apart (Impersonate-Group). */
+  readonly rawHeaders?: string[];
   once(event: 'close', listener: () => void): unknown;
   /** Node's readable streams: an iterator that can stop early without destroying the request. */
   iterator?(options: { destroyOnReturn: boolean }): AsyncIterable<Buffer | string>;

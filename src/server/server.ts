@@ -4,8 +4,8 @@ import http2 from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { notFoundPath, unauthorized } from '../api/index.ts';
-import type { Authenticator, Authorizer, UserInfo } from '../auth/index.ts';
-import { forbiddenError } from '../auth/index.ts';
+import type { Authenticator, Authorizer, ClientCertificate, UserInfo } from '../auth/index.ts';
+import { AuthenticationFailure, anonymousUser, forbiddenError, impersonate, wantsImpersonation } from '../auth/index.ts';
 import type { ApiHandler } from '../endpoints/api-handler.ts';
 import type { HttpRequest, HttpResponse } from '../endpoints/http.ts';
 import { warningRecorder } from '../endpoints/warnings.ts';
@@ -22,6 +22,17 @@ export interface ApiServerOptions {
   keyPem: string;
   authenticator: Authenticator;
   authorizer: Authorizer;
+  /**
+   * CAs whose client certificates authenticate (`--client-ca-file`): the server asks for a
+   * client certificate but does not require one, as kube-apiserver.
+   */
+  clientCaPem?: string;
+  /**
+   * Anonymous requests reach only the public-info-viewer paths, 401 elsewhere: what
+   * Plinth does while the authorizer allows everything (AlwaysAllow would otherwise
+   * let anonymous clients do anything, as it does upstream).
+   */
+  anonymousOnlyPublicPaths?: boolean;
   handler: ApiHandler;
   log: (message: string) => void;
   /** Detail worth logging only when asked (`-v 4` and up): clients going away mid-request. */
@@ -55,7 +66,36 @@ function connectionGone(req: Request): boolean {
  */
 const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
 
-const anonymous: UserInfo = { name: 'system:anonymous', uid: '', groups: ['system:unauthenticated'] };
+/** Each connection's client certificate, read once (HTTP/2 streams share their session's socket). */
+const clientCertificates = new WeakMap<TLSSocket, ClientCertificate | null>();
+
+/** The TLS client certificate of the request's connection, with the handshake's verdict on it. */
+function clientCertificateOf(req: Request): ClientCertificate | undefined {
+  const socket = ('stream' in req ? req.stream.session?.socket : req.socket) as TLSSocket | undefined;
+  if (socket === undefined || typeof socket.getPeerCertificate !== 'function') return undefined;
+  let cert = clientCertificates.get(socket);
+  if (cert === undefined) {
+    const peer = socket.getPeerCertificate();
+    cert = peer === null || Object.keys(peer).length === 0 ? null : {
+      verified: socket.authorized,
+      ...(socket.authorizationError ? { verificationError: String(socket.authorizationError) } : {}),
+      commonName: firstOf(peer.subject?.CN),
+      organizations: allOf(peer.subject?.O),
+      ...(peer.ext_key_usage !== undefined ? { extendedKeyUsage: peer.ext_key_usage } : {}),
+      fingerprint256: peer.fingerprint256,
+    };
+    clientCertificates.set(socket, cert);
+  }
+  return cert ?? undefined;
+}
+
+function firstOf(value: string | string[] | undefined): string {
+  return (Array.isArray(value) ? value[0] : value) ?? '';
+}
+
+function allOf(value: string | string[] | undefined): string[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+}
 
 /**
  * The HTTPS listener (HTTP/1.1 and HTTP/2 through ALPN) and the filter chain:
@@ -76,6 +116,7 @@ export class ApiServer {
       cert: opts.certPem,
       key: opts.keyPem,
       allowHTTP1: true,
+      ...(opts.clientCaPem !== undefined ? { requestCert: true, rejectUnauthorized: false, ca: opts.clientCaPem } : {}),
       settings: { maxConcurrentStreams: 1000 },
     });
     this.server.on('request', (req, res) => {
@@ -156,7 +197,10 @@ export class ApiServer {
   private async filterChain(req: HttpRequest, res: HttpResponse): Promise<void> {
     if (this.stopping) res.setHeader('Connection', 'close');
     const { path, query } = parseRequestTarget(req.url ?? '/');
-    const user = this.authenticate(req, path);
+    let user = await this.authenticate(req, path);
+    // As upstream, impersonation comes after authentication and before authorization.
+    const rawHeaders = req.rawHeaders ?? [];
+    if (wantsImpersonation(rawHeaders)) user = await impersonate(user, rawHeaders, this.opts.authorizer);
     const info = requestInfo(req.method ?? 'GET', path, query);
     const attributes = info.isResourceRequest
       ? { verb: info.verb, group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path: info.path }
@@ -170,15 +214,22 @@ export class ApiServer {
     await runInRequestContext(context, () => this.opts.handler.handle(req, res, info, query));
   }
 
-  /** A valid bearer token, or anonymous on public paths; anything else is 401. */
-  private authenticate(req: HttpRequest, path: string): UserInfo {
-    const header = req.headers.authorization;
-    if (header !== undefined && header !== '') {
-      const user = this.opts.authenticator(header);
-      if (user === undefined) throw unauthorized();
-      return user;
+  /**
+   * Who the credentials name (a client certificate, a bearer token), or
+   * system:anonymous for a request with none; invalid credentials are 401, as is
+   * anonymous access when it is off (or, see anonymousOnlyPublicPaths, off this path).
+   */
+  private async authenticate(req: HttpRequest, path: string): Promise<UserInfo> {
+    const clientCertificate = clientCertificateOf(req as unknown as Request);
+    let found;
+    try {
+      found = await this.opts.authenticator({ headers: req.headers, ...(clientCertificate !== undefined ? { clientCertificate } : {}) });
+    } catch (err) {
+      if (err instanceof AuthenticationFailure) throw unauthorized();
+      throw err;
     }
-    if (publicPaths.has(path)) return anonymous;
-    throw unauthorized();
+    if (found === undefined) throw unauthorized();
+    if (found.user.name === anonymousUser.name && this.opts.anonymousOnlyPublicPaths && !publicPaths.has(path)) throw unauthorized();
+    return found.user;
   }
 }

@@ -1,4 +1,4 @@
-// The CA and serving certificate, created once in the data dir.
+// The CA and serving certificate, and the client CA with the admin's client certificate, created once in the data dir.
 import { X509Certificate, createPrivateKey, randomBytes, webcrypto, type KeyObject } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { isIP } from 'node:net';
@@ -21,6 +21,7 @@ export interface ServingMaterialOptions {
 const defaultHosts = ['localhost', '127.0.0.1', '::1'];
 const caSubject = 'CN=plinth-ca';
 const servingSubject = 'CN=plinth-apiserver';
+const clientCaSubject = 'CN=plinth-client-ca';
 const hourMs = 60 * 60 * 1000;
 const dayMs = 24 * hourMs;
 const caLifetimeMs = 3650 * dayMs;
@@ -151,86 +152,148 @@ function toPem(label: string, der: ArrayBuffer): string {
   return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
 }
 
-async function issue(paths: Paths, hosts: string[], existingCaPem: string | undefined): Promise<ServingMaterial> {
-  const x509 = await import('@peculiar/x509');
+type X509Module = typeof import('@peculiar/x509');
+
+interface SigningCa {
+  caPem: string;
+  caCert: InstanceType<X509Module['X509Certificate']>;
+  signingKey: webcrypto.CryptoKey;
+}
+
+/** The CA at `certPath`/`keyPath` when `existingCaPem` (usable) and its key are there, else a new one written there. */
+async function signingCa(x509: X509Module, certPath: string, keyPath: string, subject: string, existingCaPem: string | undefined): Promise<SigningCa> {
   const crypto = webcrypto;
   const subtle = crypto.subtle;
   const now = Date.now();
-  await mkdir(dirname(paths.caKey), { recursive: true, mode: 0o700 });
-  const notBefore = new Date(now - backdateMs);
-
-  let caPem: string;
-  let caCert: InstanceType<typeof x509.X509Certificate>;
-  let caSigningKey: webcrypto.CryptoKey;
-  const existingCaKeyPem = existingCaPem === undefined ? undefined : await readIfPresent(paths.caKey);
+  await mkdir(dirname(keyPath), { recursive: true, mode: 0o700 });
+  const existingCaKeyPem = existingCaPem === undefined ? undefined : await readIfPresent(keyPath);
   if (existingCaPem !== undefined && existingCaKeyPem !== undefined) {
-    caPem = existingCaPem;
-    caCert = new x509.X509Certificate(existingCaPem);
-    const keyObject = parsePrivateKey(existingCaKeyPem, paths.caKey);
+    const keyObject = parsePrivateKey(existingCaKeyPem, keyPath);
     if (!new X509Certificate(existingCaPem).checkPrivateKey(keyObject)) {
-      throw new Error(`${paths.caKey} does not belong to ${paths.caCert}; remove both to have a new CA created`);
+      throw new Error(`${keyPath} does not belong to ${certPath}; remove both to have a new CA created`);
     }
     if (keyObject.asymmetricKeyType !== 'ec' || keyObject.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
-      throw new Error(`${paths.caKey} is not an ECDSA P-256 key, the only kind Plinth signs with; remove the pki folder to have a new CA created`);
+      throw new Error(`${keyPath} is not an ECDSA P-256 key, the only kind Plinth signs with; remove the pki folder to have a new CA created`);
     }
     const der = keyObject.export({ type: 'pkcs8', format: 'der' });
-    caSigningKey = await subtle.importKey('pkcs8', der, ecdsaP256, false, ['sign']);
-  } else {
-    const caKeys = await subtle.generateKey(ecdsaP256, true, ['sign', 'verify']);
-    caCert = await x509.X509CertificateGenerator.createSelfSigned(
-      {
-        serialNumber: randomSerialNumber(),
-        name: caSubject,
-        notBefore,
-        notAfter: new Date(now + caLifetimeMs),
-        keys: caKeys,
-        extensions: [
-          new x509.BasicConstraintsExtension(true, undefined, true),
-          new x509.KeyUsagesExtension(
-            x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
-            true,
-          ),
-          await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey, false, crypto),
-        ],
-      },
-      crypto,
-    );
-    caPem = caCert.toString('pem') + '\n';
-    caSigningKey = caKeys.privateKey;
-    // The key first: a CA certificate on disk always has its key beside it.
-    await writeFileAtomic(paths.caKey, toPem('PRIVATE KEY', await subtle.exportKey('pkcs8', caKeys.privateKey)), 0o600);
-    await writeFileAtomic(paths.caCert, caPem, 0o644);
+    return { caPem: existingCaPem, caCert: new x509.X509Certificate(existingCaPem), signingKey: await subtle.importKey('pkcs8', der, ecdsaP256, false, ['sign']) };
   }
-
-  const servingKeys = await subtle.generateKey(ecdsaP256, true, ['sign', 'verify']);
-  const caKeyId = caCert.getExtension(x509.SubjectKeyIdentifierExtension)?.keyId;
-  const extensions: InstanceType<typeof x509.Extension>[] = [
-    new x509.BasicConstraintsExtension(false, undefined, true),
-    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-    new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth], false),
-    new x509.SubjectAlternativeNameExtension(
-      hosts.map((host) => ({ type: isIP(host) !== 0 ? ('ip' as const) : ('dns' as const), value: host })),
-      false,
-    ),
-    await x509.SubjectKeyIdentifierExtension.create(servingKeys.publicKey, false, crypto),
-  ];
-  if (caKeyId !== undefined) extensions.push(new x509.AuthorityKeyIdentifierExtension(caKeyId, false));
-  const servingCert = await x509.X509CertificateGenerator.create(
+  const caKeys = await subtle.generateKey(ecdsaP256, true, ['sign', 'verify']);
+  const caCert = await x509.X509CertificateGenerator.createSelfSigned(
     {
       serialNumber: randomSerialNumber(),
-      subject: servingSubject,
-      issuer: caCert.subjectName,
-      notBefore,
-      notAfter: new Date(Math.min(now + servingLifetimeMs, caCert.notAfter.getTime())),
-      publicKey: servingKeys.publicKey,
-      signingKey: caSigningKey,
+      name: subject,
+      notBefore: new Date(now - backdateMs),
+      notAfter: new Date(now + caLifetimeMs),
+      keys: caKeys,
+      extensions: [
+        new x509.BasicConstraintsExtension(true, undefined, true),
+        new x509.KeyUsagesExtension(
+          x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
+          true,
+        ),
+        await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey, false, crypto),
+      ],
+    },
+    crypto,
+  );
+  const caPem = caCert.toString('pem') + '\n';
+  // The key first: a CA certificate on disk always has its key beside it.
+  await writeFileAtomic(keyPath, toPem('PRIVATE KEY', await subtle.exportKey('pkcs8', caKeys.privateKey)), 0o600);
+  await writeFileAtomic(certPath, caPem, 0o644);
+  return { caPem, caCert, signingKey: caKeys.privateKey };
+}
+
+/** A leaf certificate and its new key, signed by `ca`, with `usage` (serving or client) and extra extensions. */
+async function issueLeaf(x509: X509Module, ca: SigningCa, subject: string, usage: 'server' | 'client', lifetimeMs: number, more: InstanceType<X509Module['Extension']>[] = []): Promise<{ certPem: string; keyPem: string }> {
+  const crypto = webcrypto;
+  const subtle = crypto.subtle;
+  const now = Date.now();
+  const keys = await subtle.generateKey(ecdsaP256, true, ['sign', 'verify']);
+  const caKeyId = ca.caCert.getExtension(x509.SubjectKeyIdentifierExtension)?.keyId;
+  const extensions: InstanceType<X509Module['Extension']>[] = [
+    new x509.BasicConstraintsExtension(false, undefined, true),
+    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+    new x509.ExtendedKeyUsageExtension([usage === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth], false),
+    ...more,
+    await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, crypto),
+  ];
+  if (caKeyId !== undefined) extensions.push(new x509.AuthorityKeyIdentifierExtension(caKeyId, false));
+  const cert = await x509.X509CertificateGenerator.create(
+    {
+      serialNumber: randomSerialNumber(),
+      subject,
+      issuer: ca.caCert.subjectName,
+      notBefore: new Date(now - backdateMs),
+      notAfter: new Date(Math.min(now + lifetimeMs, ca.caCert.notAfter.getTime())),
+      publicKey: keys.publicKey,
+      signingKey: ca.signingKey,
       extensions,
     },
     crypto,
   );
-  const certPem = servingCert.toString('pem') + '\n';
-  const keyPem = toPem('PRIVATE KEY', await subtle.exportKey('pkcs8', servingKeys.privateKey));
+  return { certPem: cert.toString('pem') + '\n', keyPem: toPem('PRIVATE KEY', await subtle.exportKey('pkcs8', keys.privateKey)) };
+}
+
+async function issue(paths: Paths, hosts: string[], existingCaPem: string | undefined): Promise<ServingMaterial> {
+  const x509 = await import('@peculiar/x509');
+  const ca = await signingCa(x509, paths.caCert, paths.caKey, caSubject, existingCaPem);
+  const san = new x509.SubjectAlternativeNameExtension(
+    hosts.map((host) => ({ type: isIP(host) !== 0 ? ('ip' as const) : ('dns' as const), value: host })),
+    false,
+  );
+  const { certPem, keyPem } = await issueLeaf(x509, ca, servingSubject, 'server', servingLifetimeMs, [san]);
   await writeFileAtomic(paths.servingKey, keyPem, 0o600);
   await writeFileAtomic(paths.servingCert, certPem, 0o644);
-  return { caPem, certPem, keyPem };
+  return { caPem: ca.caPem, certPem, keyPem };
+}
+
+/** The client CA and the admin's client certificate, PEM. */
+export interface ClientMaterial {
+  clientCaPem: string;
+  adminCertPem: string;
+  adminKeyPem: string;
+}
+
+/** The admin's client certificate names this user in these groups (kubeadm's kubernetes-admin, in system:masters as before kubeadm 1.29). */
+export const adminCertificateUser = { name: 'kubernetes-admin', groups: ['system:masters'] };
+
+/**
+ * The client CA (`<dataDir>/pki/client-ca.crt`, the default `--client-ca-file`) and the
+ * admin's client certificate it signs (`pki/admin.crt`, CN=kubernetes-admin,
+ * O=system:masters), created on first use like the serving material; the admin
+ * certificate is reissued when missing, not signed by the CA, or within 30 days of expiry.
+ */
+export async function ensureClientMaterial(dataDir: string): Promise<ClientMaterial> {
+  const dir = join(dataDir, 'pki');
+  const caCertPath = join(dir, 'client-ca.crt');
+  const caKeyPath = join(dir, 'client-ca.key');
+  const adminCertPath = join(dir, 'admin.crt');
+  const adminKeyPath = join(dir, 'admin.key');
+  const now = Date.now();
+  const caPem = await readIfPresent(caCertPath);
+  const ca = caPem === undefined ? undefined : parseCertificate(caPem, caCertPath);
+  const caUsable = ca !== undefined && Date.parse(ca.validTo) > now;
+  if (caUsable) {
+    const certPem = await readIfPresent(adminCertPath);
+    const keyPem = await readIfPresent(adminKeyPath);
+    if (certPem !== undefined && keyPem !== undefined && leafIsUsable(certPem, keyPem, ca, now)) return { clientCaPem: caPem!, adminCertPem: certPem, adminKeyPem: keyPem };
+  }
+  const x509 = await import('@peculiar/x509');
+  const signing = await signingCa(x509, caCertPath, caKeyPath, clientCaSubject, caUsable ? caPem : undefined);
+  const subject = `CN=${adminCertificateUser.name}, ${adminCertificateUser.groups.map((g) => `O=${g}`).join(', ')}`;
+  const { certPem, keyPem } = await issueLeaf(x509, signing, subject, 'client', servingLifetimeMs);
+  await writeFileAtomic(adminKeyPath, keyPem, 0o600);
+  await writeFileAtomic(adminCertPath, certPem, 0o644);
+  return { clientCaPem: signing.caPem, adminCertPem: certPem, adminKeyPem: keyPem };
+}
+
+function leafIsUsable(certPem: string, keyPem: string, ca: X509Certificate, now: number): boolean {
+  try {
+    const cert = new X509Certificate(certPem);
+    const key = createPrivateKey(keyPem);
+    return cert.checkIssued(ca) && cert.verify(ca.publicKey) && cert.checkPrivateKey(key) && Date.parse(cert.validTo) - now >= renewBeforeMs;
+  } catch {
+    return false;
+  }
 }

@@ -43,3 +43,22 @@ test('--authorization-mode is a list of modes in order, RBAC by default; Node, u
     assert.throws(() => parseServeFlags([`--authorization-mode=${flag}`]), (err) => err instanceof UsageError && message.test(err.message), flag);
   }
 });
+
+test('authentication flags as kube-apiserver takes them', () => {
+  const cases: { args: string[]; expected: Partial<ReturnType<typeof defaultConfig>> }[] = [
+    { args: [], expected: { anonymousAuth: true, clientCaFile: undefined, serviceAccountIssuers: ['https://kubernetes.default.svc.cluster.local'], serviceAccountKeyFiles: [], apiAudiences: [] } },
+    { args: ['--anonymous-auth=false'], expected: { anonymousAuth: false } },
+    { args: ['--anonymous-auth'], expected: { anonymousAuth: true } },
+    { args: ['--client-ca-file', '/ca.crt'], expected: { clientCaFile: '/ca.crt' } },
+    { args: ['--service-account-signing-key-file', '/sa.key'], expected: { serviceAccountSigningKeyFile: '/sa.key' } },
+    { args: ['--service-account-key-file', '/a.pub', '--service-account-key-file', '/b.pub'], expected: { serviceAccountKeyFiles: ['/a.pub', '/b.pub'] } },
+    { args: ['--service-account-issuer', 'https://new', '--service-account-issuer', 'https://old'], expected: { serviceAccountIssuers: ['https://new', 'https://old'] } },
+    { args: ['--api-audiences', 'a, b'], expected: { apiAudiences: ['a', 'b'] } },
+  ];
+  for (const c of cases) {
+    const config = parseServeFlags(c.args);
+    for (const [key, value] of Object.entries(c.expected)) assert.deepEqual(config[key as keyof typeof config], value, `${c.args.join(' ')}: ${key}`);
+  }
+  assert.throws(() => parseServeFlags(['--anonymous-auth=no']), UsageError);
+  for (const flag of ['--client-ca-file', '--anonymous-auth', '--service-account-signing-key-file', '--service-account-key-file', '--service-account-issuer', '--api-audiences']) assert.match(serveUsage, new RegExp(flag));
+});

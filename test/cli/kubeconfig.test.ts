@@ -11,7 +11,7 @@ import { parse } from 'yaml';
 import { KubeConfig, VersionApi } from '@kubernetes/client-node';
 import { writeKubeconfig } from '../../src/cli/kubeconfig.ts';
 import { ensureServingMaterial } from '../../src/server/tls-material.ts';
-import { bearerAuthenticator, ensureAdminToken, parseTokenFile } from '../../src/auth/index.ts';
+import { bearerTokenAuthenticator, ensureAdminToken, parseTokenFile, tokenFileAuthenticator } from '../../src/auth/index.ts';
 
 const kubectl = '/usr/bin/kubectl';
 const run = promisify(execFile);
@@ -98,9 +98,9 @@ test('kubectl reads the kubeconfig (needs /usr/bin/kubectl)', async (t) => {
 async function versionServer(t: { after(fn: () => Promise<void>): void }, dataDir: string): Promise<{ url: string; caPem: string; token: string }> {
   const material = await ensureServingMaterial(dataDir);
   const { token, path } = await ensureAdminToken(dataDir);
-  const authenticate = bearerAuthenticator(parseTokenFile(await readFile(path, 'utf8'), path));
-  const server = https.createServer({ cert: material.certPem, key: material.keyPem }, (req, res) => {
-    const user = authenticate(req.headers.authorization);
+  const authenticate = bearerTokenAuthenticator(tokenFileAuthenticator(parseTokenFile(await readFile(path, 'utf8'), path)));
+  const server = https.createServer({ cert: material.certPem, key: material.keyPem }, async (req, res) => {
+    const user = (await authenticate({ headers: req.headers }).catch(() => undefined))?.user;
     res.setHeader('content-type', 'application/json');
     if (user === undefined) {
       res.statusCode = 401;

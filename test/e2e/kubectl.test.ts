@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { eventually } from '../helpers/eventually.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/server.ts';
 
 const run = promisify(execFile);
@@ -64,7 +65,16 @@ for (const { version, bin } of kubectls) {
       assert.equal(json.metadata.annotations.note, 'hello');
       assert.equal((await kubectl('-n', ns, 'get', 'cm', '-l', 'tier=web', '-o', 'name')).trim(), 'configmap/settings');
       await kubectl('-n', ns, 'delete', 'cm', 'settings');
-      assert.equal((await kubectl('-n', ns, 'get', 'cm', '-o', 'name')).trim(), '');
+      // Only the root CA publisher's ConfigMap may be left (it comes a moment after the namespace).
+      assert.deepEqual((await kubectl('-n', ns, 'get', 'cm', '-o', 'name')).trim().split('\n').filter((line) => line !== '' && line !== 'configmap/kube-root-ca.crt'), []);
+    });
+
+    test('every namespace gets the kube-root-ca.crt ConfigMap with the serving CA', async () => {
+      await eventually(async () => {
+        const cm = JSON.parse(await kubectl('-n', ns, 'get', 'cm', 'kube-root-ca.crt', '-o', 'json'));
+        assert.match(cm.data['ca.crt'], /^-----BEGIN CERTIFICATE-----/);
+        assert.deepEqual(Object.keys(cm.data), ['ca.crt']);
+      });
     });
 
     test('apply -f a new Deployment gets upstream defaults', async () => {

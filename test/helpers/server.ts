@@ -43,10 +43,14 @@ export interface Response {
   json: any;
 }
 
-/** An in-process server on memory storage (or as configured). */
+/**
+ * An in-process server on memory storage (or as configured). Without the root CA
+ * publisher unless asked: its kube-root-ca.crt ConfigMap in every namespace would show up
+ * in the lists and watches of ConfigMaps that most tests use as their plain type.
+ */
 export async function startServer(overrides: Partial<Config> = {}, deps: ServeDependencies = {}): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? tempDir();
-  const running = await serve({ ...defaultConfig(), storage: 'memory', securePort: 0, ...overrides, dataDir }, () => {}, deps);
+  const running = await serve({ ...defaultConfig(), storage: 'memory', securePort: 0, enableRootCaPublisher: false, ...overrides, dataDir }, () => {}, deps);
   const agent = new https.Agent({ ca: running.caPem, keepAlive: true });
   const request = (method: string, urlPath: string, opts: RequestOptions = {}) => httpsRequest(agent, running.url, running.token, method, urlPath, opts);
   let namespaces = 0;

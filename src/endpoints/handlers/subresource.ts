@@ -12,6 +12,7 @@ import { evictionHandler } from './eviction.ts';
 import { nodeProxyHandler, podConnectHandler, serviceProxyHandler } from './connect.ts';
 import { bindingHandler } from './virtual.ts';
 import type { RequestScope } from './scope.ts';
+import { tokenRequestHandler, type AuthenticationApi } from './authentication.ts';
 import { decodePatch } from '../patch-body.ts';
 import { patchObject } from './patch.ts';
 
@@ -23,7 +24,7 @@ const scaleSchema = 'io.k8s.api.autoscaling.v1.Scale';
  * a policy/v1 Eviction). A subresource the type does not serve is 404, a verb it does
  * not take 405, as upstream.
  */
-export async function subresourceHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
+export async function subresourceHandler(scope: RequestScope, registry: ResourceRegistry, authentication?: AuthenticationApi): Promise<void> {
   const { type } = scope.served;
   const sub = scope.info.subresource;
   if (!type.subresources.includes(sub)) throw notFoundPath();
@@ -47,6 +48,9 @@ export async function subresourceHandler(scope: RequestScope, registry: Resource
       break;
     case 'binding':
       if (verb === 'create') return podBinding(scope, registry);
+      break;
+    case 'token':
+      if (verb === 'create' && authentication !== undefined) return tokenRequestHandler(scope, registry, authentication);
       break;
     case 'ephemeralcontainers':
     case 'approval':

@@ -1,5 +1,6 @@
 // Requests to types that store nothing: POST bindings (binds a pod, as pods/binding does),
-// GET componentstatuses (synthesised health) and POST access reviews (asks the authorizer).
+// GET componentstatuses (synthesised health), POST access reviews (asks the authorizer) and
+// the authentication reviews.
 import { addWarning, currentRequest } from '../../api/request-context.ts';
 import { methodNotAllowed, notFound, type KubeObject } from '../../api/index.ts';
 import { isReviewResource, review, type ReviewAuthorizer } from '../../registry/access-review.ts';
@@ -11,8 +12,9 @@ import { decodeObjectBody } from '../object-body.ts';
 import { parseDryRun } from '../query.ts';
 import { shapeList, writeAnswer } from '../answer.ts';
 import type { RequestScope } from './scope.ts';
+import { selfSubjectReviewHandler, tokenReviewHandler, type AuthenticationApi } from './authentication.ts';
 
-export async function virtualHandler(scope: RequestScope, registry: ResourceRegistry, authorizer: ReviewAuthorizer | undefined): Promise<void> {
+export async function virtualHandler(scope: RequestScope, registry: ResourceRegistry, authorizer: ReviewAuthorizer | undefined, authentication?: AuthenticationApi): Promise<void> {
   const { type } = scope.served;
   const verb = scope.info.verb;
   if (type.group === 'authorization.k8s.io' && isReviewResource(type.resource) && verb === 'create' && authorizer !== undefined) {
@@ -26,6 +28,10 @@ export async function virtualHandler(scope: RequestScope, registry: ResourceRegi
   }
   if (type.group === '' && type.resource === 'componentstatuses' && (verb === 'get' || verb === 'list')) {
     return componentStatusesHandler(scope);
+  }
+  if (type.group === 'authentication.k8s.io' && verb === 'create') {
+    if (type.resource === 'tokenreviews' && authentication !== undefined) return tokenReviewHandler(scope, authentication);
+    if (type.resource === 'selfsubjectreviews') return selfSubjectReviewHandler(scope);
   }
   throw methodNotAllowed();
 }

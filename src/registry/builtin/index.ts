@@ -2,6 +2,7 @@
 
 import type { ResourceType } from '../resource-type.ts';
 import { accessReviewTypes } from './access-reviews.ts';
+import { authenticationReviewTypes } from './authentication.ts';
 import { bindingsType } from './bindings.ts';
 import { componentStatusesType } from './componentstatuses.ts';
 import { configMapsType } from './configmaps.ts';
@@ -56,6 +57,7 @@ export function builtinResourceTypes(opts: BuiltinOptions = {}): ResourceType[] 
     horizontalPodAutoscalersV1Type(),
     eventsV1Type(),
     ...accessReviewTypes(),
+    ...authenticationReviewTypes(),
     ...lazyTypes(),
   ];
 }

@@ -1,4 +1,4 @@
-// core/v1 serviceaccounts: metadata rules only (upstream's ValidateServiceAccount).
+// core/v1 serviceaccounts: metadata rules only (upstream's ValidateServiceAccount), and the token subresource.
 
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { builtinType } from './skeleton.ts';
@@ -13,7 +13,8 @@ const serviceAccountStrategy: Strategy = {
 
 export function serviceAccountsType(): ResourceType {
   return builtinType('', 'v1', 'serviceaccounts', {
-    subresources: [],
+    // POST serviceaccounts/{name}/token: a TokenRequest (endpoints/handlers/authentication.ts).
+    subresources: ['token'],
     strategy: serviceAccountStrategy,
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,

@@ -1,0 +1,270 @@
+// Service-account tokens as upstream's pkg/serviceaccount: bound JWTs issued for TokenRequests, and their authentication.
+import { randomUUID } from 'node:crypto';
+import { CompactSign, compactVerify } from 'jose';
+import { AuthenticationFailure, type TokenAuthenticator } from './authenticate.ts';
+import type { ServiceAccountKeys, SigningKey, VerificationKey } from './service-account-keys.ts';
+import type { UserInfo } from './user.ts';
+import { credentialIdKey } from './x509.ts';
+
+/** What a bound token names: an object's name and uid. */
+export interface ObjectRef {
+  name: string;
+  uid: string;
+}
+
+export interface TokenClaimsRequest {
+  namespace: string;
+  serviceAccount: ObjectRef;
+  /** At most one of pod and secret; a pod-bound token also names the pod's node when it has one. */
+  pod?: ObjectRef;
+  secret?: ObjectRef;
+  node?: ObjectRef;
+  audiences: readonly string[];
+  expirationSeconds: number;
+  /** Upstream's extended projected tokens: valid for expirationSeconds, but `warnafter` this many seconds. */
+  warnAfterSeconds?: number;
+}
+
+/** Seconds of clock skew tolerated on exp, nbf and iat, as go-jose's DefaultLeeway. */
+const leewaySeconds = 60;
+
+export const serviceAccountUsernamePrefix = 'system:serviceaccount:';
+export const allServiceAccountsGroup = 'system:serviceaccounts';
+
+/**
+ * Signs a token with upstream's claims: iss, sub `system:serviceaccount:<ns>:<name>`, aud,
+ * exp, iat, nbf, jti, and `kubernetes.io` {namespace, serviceaccount, pod|secret|node, warnafter}.
+ * The JWS header carries the key id (`kid`) upstream computes.
+ */
+export async function issueServiceAccountToken(key: SigningKey, issuer: string, request: TokenClaimsRequest, nowMs = Date.now()): Promise<{ token: string; expiration: Date; jti: string }> {
+  const now = Math.floor(nowMs / 1000);
+  const jti = randomUUID();
+  const kubernetes: Record<string, unknown> = {
+    namespace: request.namespace,
+    serviceaccount: { name: request.serviceAccount.name, uid: request.serviceAccount.uid },
+  };
+  if (request.node !== undefined) kubernetes.node = { name: request.node.name, uid: request.node.uid };
+  if (request.pod !== undefined) kubernetes.pod = { name: request.pod.name, uid: request.pod.uid };
+  if (request.secret !== undefined) kubernetes.secret = { name: request.secret.name, uid: request.secret.uid };
+  if (request.warnAfterSeconds !== undefined) kubernetes.warnafter = now + request.warnAfterSeconds;
+  // The keys in the order go-jose writes its claims map (sorted).
+  const claims = {
+    aud: [...request.audiences],
+    exp: now + request.expirationSeconds,
+    iat: now,
+    iss: issuer,
+    jti,
+    'kubernetes.io': kubernetes,
+    nbf: now,
+    sub: `${serviceAccountUsernamePrefix}${request.namespace}:${request.serviceAccount.name}`,
+  };
+  const token = await new CompactSign(new TextEncoder().encode(JSON.stringify(claims)))
+    .setProtectedHeader({ alg: key.algorithm, kid: key.keyId })
+    .sign(key.privateKey);
+  return { token, expiration: new Date((now + request.expirationSeconds) * 1000), jti };
+}
+
+/** Upstream's WarnOnlyBoundTokenExpirationSeconds: what a kubelet asks for projected volumes (an hour and 7 seconds). */
+export const projectedTokenExpirationSeconds = 3607;
+/** Upstream's ExpirationExtensionSeconds: how long such a token is really valid (a year) with `--service-account-extend-token-expiration`. */
+const extendedExpirationSeconds = 365 * 24 * 60 * 60;
+
+export interface ServiceAccountTokenIssuerOptions {
+  issuer: string;
+  keys: () => Promise<ServiceAccountKeys>;
+  apiAudiences: readonly string[];
+  /** `--service-account-extend-token-expiration` (on, as upstream). */
+  extendExpiration?: boolean;
+}
+
+/**
+ * Issues TokenRequest tokens as upstream's TokenREST: a pod-bound token asked for 3607
+ * seconds for the API server's audiences (what kubelets request for projected volumes)
+ * is valid a year, with `warnafter` at the time asked, so that clients slow to reload
+ * it keep working while the server can tell stale tokens apart.
+ */
+export function serviceAccountTokenIssuer(opts: ServiceAccountTokenIssuerOptions): (request: TokenClaimsRequest) => Promise<{ token: string; expiration: Date; jti: string }> {
+  return async (request) => {
+    const { signing } = await opts.keys();
+    const extend = (opts.extendExpiration ?? true) && request.pod !== undefined && request.expirationSeconds === projectedTokenExpirationSeconds
+      && request.audiences.every((a) => opts.apiAudiences.includes(a));
+    const claims = extend ? { ...request, expirationSeconds: extendedExpirationSeconds, warnAfterSeconds: request.expirationSeconds } : request;
+    return issueServiceAccountToken(signing, opts.issuer, claims);
+  };
+}
+
+/** An object a token is bound to, as it is now; undefined when it no longer exists. */
+export interface BoundObject {
+  uid: string;
+  deletionTimestamp?: string;
+}
+
+/** Looks up what tokens name, as upstream's ServiceAccountTokenGetter (the watch caches, then storage). */
+export interface ServiceAccountTokenGetter {
+  serviceAccount(namespace: string, name: string): Promise<BoundObject | undefined>;
+  pod(namespace: string, name: string): Promise<BoundObject | undefined>;
+  secret(namespace: string, name: string): Promise<BoundObject | undefined>;
+  node(name: string): Promise<BoundObject | undefined>;
+}
+
+export interface ServiceAccountTokenAuthenticatorOptions {
+  /** `--service-account-issuer`: tokens from any of them are accepted; the first signs. */
+  issuers: readonly string[];
+  /** Loaded on first use: the default key is only created when a token is first issued or met. */
+  keys: () => Promise<ServiceAccountKeys>;
+  /** `--api-audiences`: what a token must be meant for when the request names no audiences. */
+  apiAudiences: readonly string[];
+  getter: ServiceAccountTokenGetter;
+  now?: () => number;
+}
+
+interface Claims {
+  iss?: unknown;
+  sub?: unknown;
+  aud?: unknown;
+  exp?: unknown;
+  nbf?: unknown;
+  iat?: unknown;
+  jti?: unknown;
+  'kubernetes.io'?: {
+    namespace?: string;
+    serviceaccount?: Partial<ObjectRef>;
+    pod?: Partial<ObjectRef>;
+    secret?: Partial<ObjectRef>;
+    node?: Partial<ObjectRef>;
+  };
+}
+
+/**
+ * Upstream's JWTTokenAuthenticator with its bound-token validator: a token whose `iss`
+ * is not one of ours is not recognised (another authenticator may know it); one that
+ * is must have a good signature from a key of ours, be meant for the requested
+ * audiences, be within its lifetime, and name a service account (and a bound pod,
+ * secret or node) that still exists with the same uid. Failures carry upstream's messages.
+ */
+export function serviceAccountTokenAuthenticator(opts: ServiceAccountTokenAuthenticatorOptions): TokenAuthenticator {
+  const issuers = new Set(opts.issuers);
+  const now = opts.now ?? Date.now;
+  return async (token, requestedAudiences) => {
+    const unverified = unverifiedClaims(token);
+    if (unverified === undefined || typeof unverified.iss !== 'string' || !issuers.has(unverified.iss)) return undefined;
+
+    const kid = unverifiedKeyId(token);
+    const { verification } = await opts.keys();
+    const keys = kid === undefined ? verification : verification.filter((k) => k.keyId === kid);
+    if (keys.length === 0) throw new AuthenticationFailure('invalid signature, no keys found');
+    const claims = await verifiedClaims(token, keys);
+
+    if (typeof claims.iss !== 'string' || !issuers.has(claims.iss)) throw new AuthenticationFailure(`token issuer ${goQuote(String(claims.iss))} is invalid`);
+    const tokenAudiences = audiencesOf(claims.aud);
+    const wanted = requestedAudiences ?? opts.apiAudiences;
+    const tokenAuds = tokenAudiences.length === 0 ? [...opts.apiAudiences] : tokenAudiences;
+    const audiences = tokenAuds.filter((a) => wanted.includes(a));
+    if (audiences.length === 0 && opts.apiAudiences.length > 0) {
+      throw new AuthenticationFailure(`token audiences ${goQuoteList(tokenAuds)} is invalid for the target audiences ${goQuoteList(wanted)}`);
+    }
+
+    const nowSeconds = now() / 1000;
+    if (typeof claims.exp === 'number' && nowSeconds > claims.exp + leewaySeconds) throw new AuthenticationFailure('service account token has expired');
+    if (typeof claims.nbf === 'number' && nowSeconds < claims.nbf - leewaySeconds) throw new AuthenticationFailure('service account token is not valid yet');
+    if (typeof claims.iat === 'number' && nowSeconds < claims.iat - leewaySeconds) throw new AuthenticationFailure('service account token is issued in the future');
+
+    const user = await boundUser(claims, opts.getter, nowSeconds);
+    return { user, audiences };
+  };
+}
+
+/** The validator's lookups: the account and what the token is bound to must exist with the uids it names. */
+async function boundUser(claims: Claims, getter: ServiceAccountTokenGetter, nowSeconds: number): Promise<UserInfo> {
+  const k8s = claims['kubernetes.io'] ?? {};
+  const namespace = k8s.namespace ?? '';
+  const sa = { name: k8s.serviceaccount?.name ?? '', uid: k8s.serviceaccount?.uid ?? '' };
+  // Deleted longer ago than the leeway counts as deleted.
+  const deleted = (object: BoundObject) => object.deletionTimestamp !== undefined && Date.parse(object.deletionTimestamp) / 1000 < nowSeconds - leewaySeconds;
+
+  const account = await getter.serviceAccount(namespace, sa.name);
+  if (account === undefined) throw new AuthenticationFailure(`serviceaccounts ${goQuote(sa.name)} not found`);
+  if (account.uid !== sa.uid) throw new AuthenticationFailure(`service account UID (${account.uid}) does not match claim (${sa.uid})`);
+  if (deleted(account)) throw new AuthenticationFailure(`service account ${namespace}/${sa.name} has been deleted`);
+
+  const extra: Record<string, string[]> = {};
+  if (k8s.secret !== undefined) {
+    const secret = await getter.secret(namespace, k8s.secret.name ?? '');
+    if (secret === undefined || deleted(secret)) throw new AuthenticationFailure('service account token has been invalidated');
+    if (secret.uid !== k8s.secret.uid) throw new AuthenticationFailure(`secret UID (${secret.uid}) does not match service account secret ref claim (${k8s.secret.uid})`);
+  }
+  if (k8s.pod !== undefined) {
+    const pod = await getter.pod(namespace, k8s.pod.name ?? '');
+    if (pod === undefined || deleted(pod)) throw new AuthenticationFailure('service account token has been invalidated');
+    if (pod.uid !== k8s.pod.uid) throw new AuthenticationFailure(`pod UID (${pod.uid}) does not match service account pod ref claim (${k8s.pod.uid})`);
+    extra['authentication.kubernetes.io/pod-name'] = [k8s.pod.name ?? ''];
+    extra['authentication.kubernetes.io/pod-uid'] = [k8s.pod.uid ?? ''];
+  }
+  if (k8s.node !== undefined) {
+    if (k8s.pod === undefined) {
+      const node = await getter.node(k8s.node.name ?? '');
+      if (node === undefined || deleted(node)) throw new AuthenticationFailure('service account token has been invalidated');
+      if (node.uid !== k8s.node.uid) throw new AuthenticationFailure(`node UID (${node.uid}) does not match service account node ref claim (${k8s.node.uid})`);
+    }
+    if (k8s.node.name) extra['authentication.kubernetes.io/node-name'] = [k8s.node.name];
+    if (k8s.node.uid) extra['authentication.kubernetes.io/node-uid'] = [k8s.node.uid];
+  }
+  if (typeof claims.jti === 'string' && claims.jti !== '') extra[credentialIdKey] = [`JTI=${claims.jti}`];
+  return {
+    name: `${serviceAccountUsernamePrefix}${namespace}:${sa.name}`,
+    uid: sa.uid,
+    groups: [allServiceAccountsGroup, `${allServiceAccountsGroup}:${namespace}`],
+    extra,
+  };
+}
+
+/** The claims of a compact JWS, unverified (to see whose it is), or undefined when it is no JWT. */
+function unverifiedClaims(token: string): Claims | undefined {
+  if (token.trim().startsWith('{')) return undefined;
+  const parts = token.split('.');
+  if (parts.length !== 3) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as unknown;
+    return typeof claims === 'object' && claims !== null && !Array.isArray(claims) ? (claims as Claims) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function unverifiedKeyId(token: string): string | undefined {
+  try {
+    const header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')) as { kid?: unknown };
+    return typeof header.kid === 'string' && header.kid !== '' ? header.kid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The claims, once one of the keys verifies the signature; the failures of each key otherwise. */
+async function verifiedClaims(token: string, keys: readonly VerificationKey[]): Promise<Claims> {
+  const failures: string[] = [];
+  for (const { key, algorithm } of keys) {
+    try {
+      const { payload } = await compactVerify(token, key, { algorithms: [algorithm] });
+      return JSON.parse(new TextDecoder().decode(payload)) as Claims;
+    } catch {
+      failures.push('go-jose/go-jose: error in cryptographic primitive');
+    }
+  }
+  const unique = [...new Set(failures)];
+  throw new AuthenticationFailure(unique.length === 1 ? unique[0]! : `[${unique.join(', ')}]`);
+}
+
+function audiencesOf(aud: unknown): string[] {
+  if (typeof aud === 'string') return [aud];
+  return Array.isArray(aud) ? aud.filter((a): a is string => typeof a === 'string') : [];
+}
+
+// Go's %q of a string, and of a []string (`["a" "b"]`).
+function goQuote(value: string): string {
+  return JSON.stringify(value);
+}
+
+function goQuoteList(values: readonly string[]): string {
+  return `[${values.map(goQuote).join(' ')}]`;
+}

@@ -1,0 +1,186 @@
+// authentication.k8s.io requests: serviceaccounts/token (TokenRequest), tokenreviews and selfsubjectreviews, answered as upstream's registries answer them.
+import { badRequest, conflict, invalid, isStatusError, type KubeObject } from '../../api/index.ts';
+import { isObject } from '../../api/json.ts';
+import { currentRequest } from '../../api/request-context.ts';
+import * as field from '../../api/field-errors.ts';
+import type { ResourceRegistry } from '../../registry/registry.ts';
+import { writeAnswer } from '../answer.ts';
+import { readBody } from '../http.ts';
+import { decodeObjectBody } from '../object-body.ts';
+import type { RequestScope } from './scope.ts';
+
+const group = 'authentication.k8s.io';
+const apiVersion = `${group}/v1`;
+
+/** authentication.k8s.io's UserInfo. */
+export interface ReviewedUser {
+  username: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** What the authentication side (auth/, wired in cli/) does for these handlers. */
+export interface AuthenticationApi {
+  /** `--api-audiences`: a TokenRequest or TokenReview without audiences is for these. */
+  apiAudiences: readonly string[];
+  /** Signs a bound service-account token. */
+  issueToken(request: {
+    namespace: string;
+    serviceAccount: KubeObject;
+    pod?: KubeObject;
+    secret?: KubeObject;
+    node?: KubeObject;
+    audiences: string[];
+    expirationSeconds: number;
+  }): Promise<{ token: string; expiration: Date }>;
+  /** Authenticates a bearer token as the server would, for the audiences. */
+  reviewToken(token: string, audiences: readonly string[]): Promise<{ user?: ReviewedUser; audiences?: string[]; error?: string }>;
+  /** The issuer's OpenID discovery document and public keys (`/.well-known/openid-configuration`, `/openid/v1/jwks`). */
+  openIdConfiguration(): Promise<unknown>;
+  jwks(): Promise<unknown>;
+}
+
+/** Upstream's TokenRequestSpec defaults and bounds: an hour by default, ten minutes at least, 2^32 seconds at most. */
+const defaultExpirationSeconds = 3600;
+const minExpirationSeconds = 600;
+const maxExpirationSeconds = 2 ** 32;
+
+/**
+ * POST serviceaccounts/{name}/token: a TokenRequest for the account, optionally bound to
+ * a Pod, Secret or Node of its namespace, answered 201 with the token (upstream's TokenREST).
+ */
+export async function tokenRequestHandler(scope: RequestScope, registry: ResourceRegistry, api: AuthenticationApi): Promise<void> {
+  const { info } = scope;
+  const request = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'TokenRequest' })).object;
+  const name = info.name;
+  const namespace = info.namespace;
+  if (request.metadata.name && request.metadata.name !== name) {
+    throw invalid('TokenRequest', name, [field.invalid('metadata.name', request.metadata.name, 'must match the service account name if specified')], group);
+  }
+  if (request.metadata.namespace && request.metadata.namespace !== namespace) {
+    throw invalid('TokenRequest', name, [field.invalid('metadata.namespace', request.metadata.namespace, 'must match the service account namespace if specified')], group);
+  }
+  const serviceAccount = await scope.served.store.get(namespace, name);
+  if (request.metadata.uid && request.metadata.uid !== serviceAccount.metadata.uid) {
+    throw conflict({ group, resource: 'TokenRequest' }, name, `the UID in the token request (${request.metadata.uid}) does not match the UID of the service account (${serviceAccount.metadata.uid})`);
+  }
+  const spec = (isObject(request.spec) ? request.spec : {}) as { audiences?: unknown; expirationSeconds?: unknown; boundObjectRef?: unknown };
+  const audiences = Array.isArray(spec.audiences) && spec.audiences.length > 0 ? spec.audiences.map(String) : [...api.apiAudiences];
+  const expirationSeconds = spec.expirationSeconds === undefined || spec.expirationSeconds === null ? defaultExpirationSeconds : Number(spec.expirationSeconds);
+  if (!Number.isInteger(expirationSeconds)) throw badRequest('the body of the request could not be decoded: spec.expirationSeconds must be an integer');
+  if (expirationSeconds < minExpirationSeconds) {
+    throw invalid('TokenRequest', '', [field.invalid('spec.expirationSeconds', expirationSeconds, 'may not specify a duration less than 10 minutes')], group);
+  }
+  if (expirationSeconds > maxExpirationSeconds) {
+    throw invalid('TokenRequest', '', [field.invalid('spec.expirationSeconds', expirationSeconds, 'may not specify a duration larger than 2^32 seconds')], group);
+  }
+
+  const bound: { pod?: KubeObject; secret?: KubeObject; node?: KubeObject } = {};
+  let boundObjectRef: Record<string, string> | undefined;
+  if (isObject(spec.boundObjectRef)) {
+    const ref = spec.boundObjectRef as { kind?: string; apiVersion?: string; name?: string; uid?: string };
+    boundObjectRef = Object.fromEntries(Object.entries(ref).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+    const refGroup = (ref.apiVersion ?? '').includes('/') ? ref.apiVersion!.split('/')[0]! : '';
+    const refName = ref.name ?? '';
+    let uid: string | undefined;
+    if (refGroup === '' && ref.kind === 'Pod') {
+      const pod = await store(registry, 'pods').get(namespace, refName);
+      if ((pod.spec as { serviceAccountName?: string } | undefined)?.serviceAccountName !== name) {
+        throw badRequest(`cannot bind token for serviceaccount "${name}" to pod running with different serviceaccount name.`);
+      }
+      bound.pod = pod;
+      uid = pod.metadata.uid;
+      // A pod-bound token also names the pod's node, or just its name when the node is gone.
+      const nodeName = (pod.spec as { nodeName?: string } | undefined)?.nodeName;
+      if (nodeName) bound.node = await findOr(registry, 'nodes', '', nodeName, { metadata: { name: nodeName } });
+    } else if (refGroup === '' && ref.kind === 'Secret') {
+      bound.secret = await store(registry, 'secrets').get(namespace, refName);
+      uid = bound.secret.metadata.uid;
+    } else if (refGroup === '' && ref.kind === 'Node') {
+      bound.node = await store(registry, 'nodes').get('', refName);
+      uid = bound.node.metadata.uid;
+    } else {
+      throw badRequest(`cannot bind token to object of type ${goGroupVersionKind(ref.apiVersion ?? '', ref.kind ?? '')}`);
+    }
+    if (ref.uid && ref.uid !== uid) {
+      throw conflict({ group: '', resource: ref.kind! }, refName, `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`);
+    }
+  }
+
+  const now = new Date();
+  const { token } = await api.issueToken({ namespace, serviceAccount, ...bound, audiences, expirationSeconds });
+  const answer: KubeObject = {
+    kind: 'TokenRequest',
+    apiVersion,
+    metadata: { name, namespace, uid: serviceAccount.metadata.uid, creationTimestamp: rfc3339(now) },
+    spec: { audiences, expirationSeconds, ...(boundObjectRef !== undefined ? { boundObjectRef } : {}) },
+    status: { token, expirationTimestamp: rfc3339(new Date(now.getTime() + expirationSeconds * 1000)) },
+  };
+  await writeAnswer(scope, 201, answer);
+}
+
+/**
+ * POST tokenreviews: whether a token authenticates, and as whom, for the audiences
+ * asked (the API server's when none), as upstream's tokenreview REST.
+ */
+export async function tokenReviewHandler(scope: RequestScope, api: AuthenticationApi): Promise<void> {
+  const review = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'TokenReview' })).object;
+  const spec = (isObject(review.spec) ? review.spec : {}) as { token?: unknown; audiences?: unknown };
+  const token = typeof spec.token === 'string' ? spec.token : '';
+  if (token === '') throw badRequest('token is required for TokenReview in authentication');
+  const wanted = Array.isArray(spec.audiences) && spec.audiences.length > 0 ? spec.audiences.map(String) : [...api.apiAudiences];
+  const result = await api.reviewToken(token, wanted);
+  const status: Record<string, unknown> = { authenticated: result.user !== undefined };
+  if (result.user !== undefined) {
+    status.user = result.user;
+    if (result.audiences !== undefined && result.audiences.length > 0) status.audiences = result.audiences;
+  }
+  if (result.error !== undefined) status.error = result.error;
+  await writeAnswer(scope, 201, { kind: 'TokenReview', apiVersion, metadata: reviewMetadata(review), spec: review.spec ?? {}, status });
+}
+
+/** POST selfsubjectreviews: the requesting user as the server sees it (`kubectl auth whoami`). */
+export async function selfSubjectReviewHandler(scope: RequestScope): Promise<void> {
+  const review = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'SelfSubjectReview' })).object;
+  const userInfo = reviewedUser(currentRequest()?.user ?? { name: '', uid: '', groups: [] });
+  await writeAnswer(scope, 201, { kind: 'SelfSubjectReview', apiVersion, metadata: reviewMetadata(review), status: { userInfo } });
+}
+
+/** The reviewed user of an authenticated UserInfo, as authentication.k8s.io writes it (empty fields left out). */
+export function reviewedUser(user: { name: string; uid: string; groups: readonly string[]; extra?: Readonly<Record<string, readonly string[]>> }): ReviewedUser {
+  const out: ReviewedUser = { username: user.name };
+  if (user.uid !== '') out.uid = user.uid;
+  if (user.groups.length > 0) out.groups = [...user.groups];
+  if (user.extra !== undefined && Object.keys(user.extra).length > 0) out.extra = Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]]));
+  return out;
+}
+
+/** A review is not stored: its answer keeps the metadata the client sent, but for what only storage sets. */
+function reviewMetadata(review: KubeObject): KubeObject['metadata'] {
+  const { resourceVersion: _rv, uid: _uid, ...rest } = review.metadata;
+  return rest;
+}
+
+function store(registry: ResourceRegistry, resource: string) {
+  return registry.lookup('', 'v1', resource)!.store;
+}
+
+async function findOr(registry: ResourceRegistry, resource: string, namespace: string, name: string, fallback: KubeObject): Promise<KubeObject> {
+  try {
+    return await store(registry, resource).get(namespace, name);
+  } catch (err) {
+    if (isStatusError(err) && err.code === 404) return fallback;
+    throw err;
+  }
+}
+
+/** Go's schema.GroupVersionKind.String(): `group/version, Kind=kind`. */
+function goGroupVersionKind(apiVersionText: string, kind: string): string {
+  const [g, v] = apiVersionText.includes('/') ? apiVersionText.split('/', 2) as [string, string] : ['', apiVersionText];
+  return `${g}/${v}, Kind=${kind}`;
+}
+
+function rfc3339(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
