@@ -14,7 +14,7 @@ const needsKubectl = { skip: existsSync(kubectlBin) ? false : `kubectl is not in
 
 let server: TestServer;
 before(async () => {
-  server = await startServer();
+  server = await startServer({ authorizationModes: ['AlwaysAllow'] });
 });
 after(async () => {
   await server?.stop();
