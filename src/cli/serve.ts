@@ -246,11 +246,13 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     featureGates: config.featureGates,
     watchStreams,
     authorizer,
-    // A PUT or apply that creates the object needs `create` too (upstream's withAuthorization in handlers/update.go and patch.go).
-    async authorizeCreate(info) {
+    // A verb a request needs besides its own: `create` for a PUT or apply that creates the
+    // object (upstream's withAuthorization in handlers/update.go and patch.go),
+    // `unsafe-delete-ignore-read-errors` for the unsafe deletion of a corrupt object.
+    async authorizeVerb(info, verb) {
       const user = currentRequest()?.user;
       if (user === undefined) return;
-      const attributes = { verb: 'create', group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path: info.path };
+      const attributes = { verb, group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path: info.path };
       const decision = await authorizer.authorize(user, attributes);
       if (decision.decision !== 'Allow') throw forbiddenError(user, attributes, decision.reason);
     },

@@ -37,10 +37,10 @@ export interface ApiHandlerOptions {
   /** The authorizer in use (the server's filter chain asks it too): access reviews ask it. Absent: reviews are not answered (405). */
   authorizer?: ReviewAuthorizer;
   /**
-   * Authorizes the `create` verb for a request that creates its object though it asked to
-   * update or patch it (PUT or apply of an absent object); throws a 403. Absent: allowed.
+   * Authorizes a verb a request needs besides its own (`create` for a PUT or apply of an
+   * absent object, `unsafe-delete-ignore-read-errors`); throws a 403. Absent: allowed.
    */
-  authorizeCreate?(info: ResourceRequestInfo): Promise<void>;
+  authorizeVerb?(info: ResourceRequestInfo, verb: string): Promise<void>;
   /** Service-account tokens, token reviews and the issuer's discovery documents. */
   authentication?: AuthenticationApi;
   log: (message: string) => void;
@@ -192,7 +192,10 @@ export class ApiHandler {
       cbor: this.cbor,
       trackLongRunning: this.trackLongRunning,
       watchStreams: this.watchStreams,
-      ...(this.opts.authorizeCreate === undefined ? {} : { authorizeCreate: () => this.opts.authorizeCreate!(info) }),
+      ...(this.opts.authorizeVerb === undefined ? {} : {
+        authorizeCreate: () => this.opts.authorizeVerb!(info, 'create'),
+        authorizeVerb: (verb: string) => this.opts.authorizeVerb!(info, verb),
+      }),
       log: this.opts.log,
     });
   }

@@ -253,7 +253,7 @@ describe('bad input answers a Status and changes nothing', () => {
     { name: 'an unknown group is 404', method: 'GET', path: () => '/apis/nope.example.com/v1/things', status: 404, reason: 'NotFound' },
     { name: 'an unsupported verb is 405', method: 'POST', path: () => '/api/v1/configmaps', opts: { body: configMap('x') }, status: 405, reason: 'MethodNotAllowed' },
     { name: 'an unsupported Content-Type is 415', method: 'POST', path: (ns) => `/api/v1/namespaces/${ns}/configmaps`, opts: { raw: 'a=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, status: 415, reason: 'UnsupportedMediaType' },
-    { name: 'a missing token is 401', method: 'GET', path: (ns) => `/api/v1/namespaces/${ns}/configmaps`, opts: { anonymous: true }, status: 401, reason: 'Unauthorized' },
+    { name: 'no credentials is system:anonymous, whom RBAC refuses: 403', method: 'GET', path: (ns) => `/api/v1/namespaces/${ns}/configmaps`, opts: { anonymous: true }, status: 403, reason: 'Forbidden' },
     { name: 'a wrong token is 401', method: 'GET', path: () => '/api/v1/namespaces', opts: { token: 'wrong' }, status: 401, reason: 'Unauthorized' },
     { name: 'dryRun=Foo is 422', method: 'POST', path: (ns) => `/api/v1/namespaces/${ns}/configmaps?dryRun=Foo`, opts: { body: configMap('x') }, status: 422, reason: 'Invalid' },
     { name: 'a garbage protobuf body is 400', method: 'POST', path: (ns) => `/api/v1/namespaces/${ns}/configmaps`, opts: { raw: Buffer.from([0x6b, 0x38, 0x73, 0x00, 0x0a, 0xff, 0x01]), headers: { 'content-type': 'application/vnd.kubernetes.protobuf' } }, status: 400, reason: 'BadRequest' },

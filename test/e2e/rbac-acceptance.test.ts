@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { eventually } from '../helpers/eventually.ts';
 import { kubectlAt } from '../helpers/kubectl.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
@@ -166,5 +167,36 @@ describe('requests without credentials', () => {
       const res = await server.request('GET', p, { token: 'not-a-token' });
       assert.equal(res.status, 401, p);
     }
+  });
+});
+
+describe('the unsafe deletion of corrupt objects needs its own verb', () => {
+  test('delete alone is 403 naming unsafe-delete-ignore-read-errors; with the verb the option reaches the object', async (t) => {
+    const gated = await startServer({ featureGates: { AllowUnsafeMalformedObjectDeletion: true } });
+    t.after(() => gated.stop());
+    const ns = await gated.newNamespace('unsafe');
+    const asAdmin = (method: string, p: string, body?: unknown) => gated.request(method, p, { body });
+    assert.equal((await asAdmin('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { metadata: { name: 'cleaner' } })).status, 201);
+    assert.equal((await asAdmin('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, {
+      metadata: { name: 'deleter' }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['delete'] }],
+    })).status, 201);
+    assert.equal((await asAdmin('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
+      metadata: { name: 'cleaner-deletes' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'deleter' },
+      subjects: [{ kind: 'ServiceAccount', name: 'cleaner', namespace: ns }],
+    })).status, 201);
+    assert.equal((await asAdmin('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name: 's' } })).status, 201);
+    const token = (await asAdmin('POST', `/api/v1/namespaces/${ns}/serviceaccounts/cleaner/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} })).json.status.token;
+    const unsafe = `/api/v1/namespaces/${ns}/secrets/s?ignoreStoreReadErrorWithClusterBreakingPotential=true`;
+    const denied = await gated.request('DELETE', unsafe, { token });
+    assert.equal(denied.status, 403);
+    assert.equal(denied.json.message, `secrets "s" is forbidden: User "system:serviceaccount:${ns}:cleaner" cannot unsafe-delete-ignore-read-errors resource "secrets" in API group "" in the namespace "${ns}"`);
+    assert.equal((await asAdmin('PUT', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles/deleter`, {
+      metadata: { name: 'deleter' }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['delete', 'unsafe-delete-ignore-read-errors'] }],
+    })).status, 200);
+    // Now the option reaches the object, which is healthy: upstream's 422.
+    await eventually(async () => {
+      const healthy = await gated.request('DELETE', unsafe, { token });
+      assert.equal(healthy.status, 422, healthy.text);
+    });
   });
 });

@@ -88,9 +88,9 @@ test('a user without bindings is refused with upstream\'s message; a RoleBinding
   }
 });
 
-test('anonymous requests reach only the public paths', async () => {
+test('anonymous requests reach only the public paths: 403 elsewhere, as system:anonymous', async () => {
   for (const urlPath of ['/healthz', '/livez', '/readyz', '/version']) assert.equal((await server.request('GET', urlPath, { anonymous: true })).status, 200, urlPath);
-  for (const urlPath of ['/api', '/api/v1/namespaces', '/readyz/etcd']) assert.equal((await server.request('GET', urlPath, { anonymous: true })).status, 401, urlPath);
+  for (const urlPath of ['/api', '/api/v1/namespaces', '/readyz/etcd']) assert.equal((await server.request('GET', urlPath, { anonymous: true })).status, 403, urlPath);
 });
 
 test('escalation is refused: a Role with rules the user lacks, a binding to a role it does not hold', async () => {

@@ -18,15 +18,15 @@ test('/healthz, /livez, /readyz, /version and /version/ answer anonymous clients
   }
 });
 
-test('named health checks and other paths need credentials: 401 anonymous, 200 with the admin token', async () => {
+test('named health checks and other paths are not public-info-viewer\'s: 403 anonymous (system:anonymous), 200 with the admin token', async () => {
   for (const path of ['/readyz/etcd', '/livez/ping', '/healthz/ping', '/readyz/shutdown', '/readyz/ping?verbose']) {
     const anonymous = await server.request('GET', path, { anonymous: true });
-    assert.equal(anonymous.status, 401, `${path} anonymous: ${anonymous.text}`);
-    assert.equal(anonymous.json?.reason, 'Unauthorized');
+    assert.equal(anonymous.status, 403, `${path} anonymous: ${anonymous.text}`);
+    assert.equal(anonymous.json?.reason, 'Forbidden');
     const admin = await server.request('GET', path);
     assert.equal(admin.status, 200, `${path} as admin: ${admin.text}`);
   }
   for (const path of ['/healthz/', '/readyz/', '/api', '/openapi/v3']) {
-    assert.equal((await server.request('GET', path, { anonymous: true })).status, 401, path);
+    assert.equal((await server.request('GET', path, { anonymous: true })).status, 403, path);
   }
 });

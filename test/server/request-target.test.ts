@@ -68,11 +68,11 @@ describe('odd request paths over HTTPS', () => {
     });
   }
 
-  test('paths with an empty segment answer 401 without credentials and 404 with them', async () => {
+  test('paths with an empty segment answer 403 without credentials (system:anonymous) and 404 with them', async () => {
     for (const path of ['//', '//x/api/v1/namespaces', '//api/v1/namespaces', '/api/v1//namespaces', '//version']) {
       const anonymous = await rawRequest(path);
-      assert.equal(anonymous.status, 401, `${path} anonymous`);
-      assert.equal(anonymous.json?.reason, 'Unauthorized', path);
+      assert.equal(anonymous.status, 403, `${path} anonymous`);
+      assert.equal(anonymous.json?.reason, 'Forbidden', path);
       const admin = await rawRequest(path, { token: server.token });
       assert.equal(admin.status, 404, `${path} as admin`);
       assert.equal(admin.json?.reason, 'NotFound', path);

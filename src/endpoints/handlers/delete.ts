@@ -169,6 +169,8 @@ export async function deleteHandler(scope: RequestScope): Promise<void> {
   const { ignoreStoreReadError, ...opts } = await deleteOptions(scope);
   // Without the AllowUnsafeMalformedObjectDeletion gate the option is ignored, as upstream.
   if (ignoreStoreReadError === true && scope.unsafeMalformedObjectDeletion) {
+    // Upstream asks for this verb besides delete before anything else is tried.
+    await scope.authorizeVerb?.('unsafe-delete-ignore-read-errors');
     await deleteCorrupt(scope, opts);
     return;
   }

@@ -27,5 +27,7 @@ export interface RequestScope {
   watchStreams: WatchStreams;
   /** Authorizes `create` when an update or apply is about to create the object (throws a 403). */
   authorizeCreate?(): Promise<void>;
+  /** Authorizes another verb on the request's resource (403 when denied); absent: allowed. */
+  authorizeVerb?(verb: string): Promise<void>;
   log(message: string): void;
 }

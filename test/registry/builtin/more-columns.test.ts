@@ -144,7 +144,12 @@ describe('cells as upstream printers.go fills them', () => {
   }
 });
 
-test('every built-in type has its own columns but bindings (create-only) and limitranges (upstream prints the default table)', () => {
+test('every built-in type has its own columns but the create-only ones (bindings, reviews) and limitranges (upstream prints the default table)', () => {
   const without = types.filter((t) => t.tableColumns === undefined).map((t) => `${t.group}/${t.resource}`);
-  assert.deepEqual(without.sort(), ['/bindings', '/limitranges']);
+  assert.deepEqual(without.sort(), [
+    '/bindings', '/limitranges',
+    'authentication.k8s.io/selfsubjectreviews', 'authentication.k8s.io/tokenreviews',
+    'authorization.k8s.io/localsubjectaccessreviews', 'authorization.k8s.io/selfsubjectaccessreviews',
+    'authorization.k8s.io/selfsubjectrulesreviews', 'authorization.k8s.io/subjectaccessreviews',
+  ]);
 });
