@@ -8,6 +8,8 @@ export interface Config {
   securePort: number;
   storage: 'sqlite' | 'memory' | 'etcd';
   etcdServers: string[];
+  /** `--etcd-prefix`: where keys live in etcd (default "/registry", as upstream). */
+  etcdPrefix: string;
   featureGates: Record<string, boolean>;
   /** Static token file; defaults to `<dataDir>/tokens.csv`, created with an admin token. */
   tokenAuthFile: string | undefined;
@@ -73,6 +75,7 @@ export function defaultConfig(): Config {
     securePort: 6443,
     storage: 'sqlite',
     etcdServers: [],
+    etcdPrefix: '/registry',
     featureGates: { ...defaultFeatureGates },
     tokenAuthFile: undefined,
     authorizationModes: ['RBAC'],
@@ -160,6 +163,7 @@ Flags (kube-apiserver's names where one exists):
   --secure-port int                  HTTPS port; 0 picks a free one (default 6443)
   --storage sqlite|memory|etcd       storage backend (default "sqlite")
   --etcd-servers strings             etcd endpoints, comma-separated (with --storage etcd)
+  --etcd-prefix string               the prefix of every key in etcd, ending in /registry (default "/registry")
   --feature-gates string             e.g. APIResponseCompression=true,WatchList=false
   --token-auth-file string           static token file (default "<data-dir>/tokens.csv", created with an admin token)
   --authorization-mode strings       modes in order, of AlwaysAllow, AlwaysDeny, RBAC (default "RBAC")
@@ -194,6 +198,7 @@ export function parseServeFlags(args: string[]): Config {
       'secure-port': { type: 'string' },
       storage: { type: 'string' },
       'etcd-servers': { type: 'string' },
+      'etcd-prefix': { type: 'string' },
       'feature-gates': { type: 'string' },
       'token-auth-file': { type: 'string' },
       'authorization-mode': { type: 'string' },
@@ -225,6 +230,13 @@ export function parseServeFlags(args: string[]): Config {
     config.storage = values.storage;
   }
   if (values['etcd-servers'] !== undefined) config.etcdServers = values['etcd-servers'].split(',').filter((s) => s !== '');
+  if (values['etcd-prefix'] !== undefined) {
+    if (!values['etcd-prefix'].startsWith('/')) throw new UsageError(`invalid --etcd-prefix "${values['etcd-prefix']}": it must start with /`);
+    config.etcdPrefix = values['etcd-prefix'].replace(/\/+$/, '');
+    // Plinth's keys start with /registry, so a prefix is a namespace before it (see EtcdBackend).
+    if (!config.etcdPrefix.endsWith('/registry')) throw new UsageError(`invalid --etcd-prefix "${values['etcd-prefix']}": only prefixes ending in /registry are supported (default "/registry")`);
+  }
+  if (config.storage === 'etcd' && config.etcdServers.length === 0) throw new UsageError('--storage etcd needs --etcd-servers');
   if (values['feature-gates'] !== undefined) parseFeatureGates(values['feature-gates'], config.featureGates);
   if (values['token-auth-file'] !== undefined) config.tokenAuthFile = values['token-auth-file'];
   if (values['authorization-mode'] !== undefined) config.authorizationModes = parseAuthorizationModes(values['authorization-mode']);

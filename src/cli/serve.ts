@@ -80,7 +80,6 @@ export interface ServeDependencies {
 
 /** Builds the object graph from a Config and starts serving (the composition root). */
 export async function serve(config: Config, log: (message: string) => void = (m) => console.error(m), deps: ServeDependencies = {}): Promise<RunningServer> {
-  if (config.storage === 'etcd') throw new UsageError('--storage etcd is not implemented yet; use sqlite or memory');
   const dataDir = path.resolve(config.dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
 
@@ -96,7 +95,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   if (config.serviceAccountSigningKeyFile !== undefined || config.serviceAccountKeyFiles.length > 0) await serviceAccountKeys();
 
   const builtinTypes = builtinResourceTypes({ serviceClusterIPRange: config.serviceClusterIPRange, serviceNodePortRange: config.serviceNodePortRange });
-  const backend = await withEncryption(config, builtinTypes, deps.backend ?? await openBackend(config.storage, { dataDir }));
+  const backend = await withEncryption(config, builtinTypes, deps.backend ?? await openBackend(config.storage, { dataDir, etcdServers: config.etcdServers, etcdPrefix: config.etcdPrefix }));
   const compactor = new Compactor(backend, { retainMs: config.etcdCompactionIntervalMs });
   compactor.start();
 

@@ -2,6 +2,7 @@
 export * from './backend.ts';
 export { MemoryBackend } from './memory.ts';
 export { SqliteBackend } from './sqlite.ts';
+export { EtcdBackend } from './etcd.ts';
 export { Compactor } from './compactor.ts';
 export { openBackend } from './open-backend.ts';
 export { EncryptingBackend, type TransformerForKey } from './encrypting-backend.ts';

@@ -3,17 +3,22 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Backend } from './backend.ts';
+import { EtcdBackend } from './etcd.ts';
 import { MemoryBackend } from './memory.ts';
 import { SqliteBackend } from './sqlite.ts';
 
-export type BackendKind = 'sqlite' | 'memory';
+export type BackendKind = 'sqlite' | 'memory' | 'etcd';
 
 export interface OpenBackendOptions {
   /** Where the sqlite backend keeps its file, `<dataDir>/plinth.db` (default ./data). */
   dataDir?: string;
+  /** The etcd backend's members (--etcd-servers). */
+  etcdServers?: string[];
+  /** --etcd-prefix, ending in /registry (default "/registry"): keys are `<prefix>/pods/...` as upstream lays them out. */
+  etcdPrefix?: string;
 }
 
-/** Async because backends yet to come (etcd) connect before they can answer. */
+/** Async because backends may connect before they can answer. */
 export async function openBackend(kind: BackendKind, opts: OpenBackendOptions = {}): Promise<Backend> {
   switch (kind) {
     case 'memory':
@@ -22,6 +27,12 @@ export async function openBackend(kind: BackendKind, opts: OpenBackendOptions = 
       const dataDir = opts.dataDir ?? 'data';
       mkdirSync(dataDir, { recursive: true, mode: 0o700 });
       return new SqliteBackend(path.join(dataDir, 'plinth.db'));
+    }
+    case 'etcd': {
+      const prefix = opts.etcdPrefix ?? '/registry';
+      if (!prefix.endsWith('/registry')) throw new Error(`etcd prefix ${prefix} does not end in /registry`);
+      // Plinth's keys already start with /registry: what comes before it is the namespace.
+      return new EtcdBackend({ servers: opts.etcdServers ?? [], namespace: prefix.slice(0, -'/registry'.length) });
     }
   }
 }

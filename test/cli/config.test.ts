@@ -62,3 +62,20 @@ test('authentication flags as kube-apiserver takes them', () => {
   assert.throws(() => parseServeFlags(['--anonymous-auth=no']), UsageError);
   for (const flag of ['--client-ca-file', '--anonymous-auth', '--service-account-signing-key-file', '--service-account-key-file', '--service-account-issuer', '--api-audiences']) assert.match(serveUsage, new RegExp(flag));
 });
+
+test('--storage etcd takes --etcd-servers and an --etcd-prefix ending in /registry', () => {
+  const cases: Array<[string[], { etcdServers: string[]; etcdPrefix: string } | RegExp]> = [
+    [['--storage=etcd', '--etcd-servers=http://a:2379,http://b:2379'], { etcdServers: ['http://a:2379', 'http://b:2379'], etcdPrefix: '/registry' }],
+    [['--storage=etcd', '--etcd-servers=http://a:2379', '--etcd-prefix=/tenant/registry/'], { etcdServers: ['http://a:2379'], etcdPrefix: '/tenant/registry' }],
+    [['--storage=etcd'], /--etcd-servers/],
+    [['--storage=etcd', '--etcd-servers=http://a:2379', '--etcd-prefix=/other'], /--etcd-prefix/],
+  ];
+  for (const [args, expect] of cases) {
+    if (expect instanceof RegExp) {
+      assert.throws(() => parseServeFlags(args), (err) => err instanceof UsageError && expect.test(err.message), args.join(' '));
+    } else {
+      const config = parseServeFlags(args);
+      assert.deepEqual({ etcdServers: config.etcdServers, etcdPrefix: config.etcdPrefix }, expect, args.join(' '));
+    }
+  }
+});

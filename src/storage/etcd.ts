@@ -1,0 +1,524 @@
+// The etcd backend: the storage contract as a thin adapter over etcd 3.4+'s gRPC API
+// (the etcd3 package's raw KV and Watch services), so several Plinth replicas can
+// share one etcd cluster as kube-apiservers do. Writes are transactions comparing
+// the key's revisions; reads are ranges at a revision; watches are etcd watches
+// with previous values.
+
+import { Etcd3, type IKeyValue, type IWatchResponse } from 'etcd3';
+import type { Backend, KeyValue, ListOptions, ListResult, StorageError, StorageEvent, Watch } from './backend.ts';
+import { isStorageError } from './backend.ts';
+import { compacted, futureRevision, keyExists, keyNotFound, revisionMismatch, unavailable } from './errors.ts';
+
+export interface EtcdBackendOptions {
+  /** Client URLs of the cluster's members, e.g. http://127.0.0.1:2379. */
+  servers: string[];
+  /**
+   * Prepended to every key on the wire and stripped from keys read back, so that
+   * several stores can share one cluster. Plinth's keys already start with
+   * /registry, upstream's default --etcd-prefix, so the default is none.
+   */
+  namespace?: string;
+  /** Events a live watcher may leave unread before its watch is ended (default 10,000). */
+  watchQueueLimit?: number;
+}
+
+const DEFAULT_WATCH_QUEUE_LIMIT = 10_000;
+
+/**
+ * How long a write waits for this process's watches to receive its event before it
+ * is answered anyway (the watch stream is slow or broken; it will fail on its own).
+ */
+const WATCH_DELIVERY_WAIT_MS = 2000;
+
+export class EtcdBackend implements Backend {
+  readonly #client: Etcd3;
+  readonly #namespace: Buffer;
+  readonly #queueLimit: number;
+  /** The highest revision this process knows to be compacted (by its own compact(), or told by etcd). */
+  #compacted = 0;
+  readonly #watches = new Set<EtcdWatch>();
+  /** The last write submitted per key: writes to one key are sent in call order. */
+  readonly #lastWrite = new Map<string, Promise<unknown>>();
+  readonly #pendingWrites = new Set<Promise<unknown>>();
+  #closed = false;
+
+  constructor(opts: EtcdBackendOptions) {
+    if (opts.servers.length === 0) throw new Error('the etcd backend needs at least one server URL');
+    this.#client = new Etcd3({ hosts: opts.servers });
+    this.#namespace = Buffer.from(opts.namespace ?? '', 'utf8');
+    this.#queueLimit = opts.watchQueueLimit ?? DEFAULT_WATCH_QUEUE_LIMIT;
+  }
+
+  async get(key: string, opts: { revision?: number } = {}): Promise<KeyValue | undefined> {
+    this.#checkOpen();
+    const response = await this.#call(() => this.#client.kv.range({ key: this.#wire(key), revision: opts.revision ?? 0 }), opts.revision);
+    const kv = response.kvs[0];
+    return kv === undefined ? undefined : this.#keyValue(kv);
+  }
+
+  async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    this.#checkOpen();
+    const from = this.#wire(prefix);
+    const startAfter = opts.startAfter !== undefined && opts.startAfter >= prefix ? this.#wire(opts.startAfter) : undefined;
+    const key = startAfter === undefined ? from : Buffer.concat([startAfter, Buffer.of(0)]);
+    const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : 0;
+    // etcd counts the whole range with every answer, so `remaining` costs no second read.
+    const response = await this.#call(
+      () => this.#client.kv.range({ key, range_end: prefixEnd(from), limit, revision: opts.revision ?? 0 }),
+      opts.revision,
+    );
+    const items = response.kvs.map((kv) => this.#keyValue(kv));
+    const remaining = Number(response.count) - items.length;
+    const revision = opts.revision !== undefined && opts.revision > 0 ? opts.revision : Number(response.header.revision);
+    return { items, revision, more: remaining > 0, remaining };
+  }
+
+  create(key: string, value: Uint8Array): Promise<number> {
+    const wire = this.#wire(key);
+    const copy = Buffer.from(value);
+    return this.#write(key, async () => {
+      const response = await this.#client.kv.txn({
+        compare: [{ key: wire, target: 'Create', result: 'Equal', create_revision: 0 }],
+        success: [{ request_put: { key: wire, value: copy } }],
+      });
+      if (!response.succeeded) throw keyExists(key);
+      return Number(response.header.revision);
+    });
+  }
+
+  update(key: string, value: Uint8Array, expectRevision: number): Promise<number> {
+    const wire = this.#wire(key);
+    const copy = Buffer.from(value);
+    return this.#write(key, async () => {
+      const response = await this.#client.kv.txn({
+        compare: [{ key: wire, target: 'Mod', result: 'Equal', mod_revision: expectRevision }],
+        success: [{ request_put: { key: wire, value: copy } }],
+        failure: [{ request_range: { key: wire } }],
+      });
+      if (!response.succeeded) throw preconditionFailed(key, expectRevision, response.responses[0]?.response_range.kvs[0]);
+      return Number(response.header.revision);
+    });
+  }
+
+  delete(key: string, expectRevision?: number): Promise<number> {
+    const wire = this.#wire(key);
+    return this.#write(key, async () => {
+      const response = await this.#client.kv.txn({
+        compare: [
+          expectRevision === undefined
+            ? { key: wire, target: 'Create', result: 'Greater', create_revision: 0 }
+            : { key: wire, target: 'Mod', result: 'Equal', mod_revision: expectRevision },
+        ],
+        success: [{ request_delete_range: { key: wire } }],
+        failure: [{ request_range: { key: wire } }],
+      });
+      if (!response.succeeded) throw preconditionFailed(key, expectRevision ?? 0, response.responses[0]?.response_range.kvs[0]);
+      return Number(response.header.revision);
+    });
+  }
+
+  watch(prefix: string, fromRevision: number): Watch {
+    this.#checkOpen();
+    const watch = new EtcdWatch(
+      {
+        client: this.#client,
+        namespace: this.#namespace,
+        queueLimit: this.#queueLimit,
+        compactedRevision: () => this.#compacted,
+        learnCompacted: (revision) => void (this.#compacted = Math.max(this.#compacted, revision)),
+        forget: (w) => this.#watches.delete(w),
+      },
+      prefix,
+      fromRevision,
+    );
+    this.#watches.add(watch);
+    return watch;
+  }
+
+  async currentRevision(): Promise<number> {
+    this.#checkOpen();
+    // A linearizable (not serializable) range: its header has the latest committed revision.
+    const response = await this.#call(() => this.#client.kv.range({ key: this.#namespace.length > 0 ? this.#namespace : Buffer.of(0), count_only: true }));
+    return Number(response.header.revision);
+  }
+
+  async compact(revision: number): Promise<void> {
+    this.#checkOpen();
+    try {
+      // physical: answered once the compaction has been applied, so reads below it fail at once.
+      await this.#call(() => this.#client.kv.compact({ revision, physical: true }), revision);
+    } catch (err) {
+      if (!isStorageError(err, 'Compacted')) throw err;
+    }
+    this.#compacted = Math.max(this.#compacted, revision);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.allSettled([...this.#pendingWrites]);
+    for (const watch of [...this.#watches]) watch.close();
+    this.#client.close();
+  }
+
+  /**
+   * Run a write after the earlier writes to the same key (so writes issued together
+   * apply in call order), then wait until this process's watches on the key have its
+   * event: the contract's "a watcher hears of a commit before its writer".
+   */
+  #write(key: string, send: () => Promise<number>): Promise<number> {
+    if (this.#closed) return Promise.reject(unavailable('the storage backend is closed'));
+    const previous = this.#lastWrite.get(key) ?? Promise.resolve();
+    const result = previous.then(
+      () => this.#call(send),
+      () => this.#call(send),
+    ).then(async (revision) => {
+      await this.#delivered(key, revision);
+      return revision;
+    });
+    const settled = result.catch(() => undefined);
+    this.#lastWrite.set(key, settled);
+    this.#pendingWrites.add(settled);
+    void settled.then(() => {
+      this.#pendingWrites.delete(settled);
+      if (this.#lastWrite.get(key) === settled) this.#lastWrite.delete(key);
+    });
+    return result;
+  }
+
+  async #delivered(key: string, revision: number): Promise<void> {
+    const waits = [...this.#watches].filter((w) => w.covers(key, revision)).map((w) => w.reached(revision));
+    if (waits.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, WATCH_DELIVERY_WAIT_MS)));
+    await Promise.race([Promise.all(waits), timeout]);
+    clearTimeout(timer);
+  }
+
+  /** An etcd call, with etcd's errors as StorageErrors. `revision`: the one read at, for the error. */
+  async #call<T>(call: () => Promise<T>, revision?: number): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (isStorageError(err)) throw err;
+      const message = (err as Error).message;
+      if (/required revision has been compacted/.test(message)) {
+        const compactedRevision = await this.#compactedRevision();
+        throw compacted(revision ?? 0, compactedRevision);
+      }
+      if (/required revision is a future revision/.test(message)) {
+        const current = await this.currentRevision().catch(() => 0);
+        throw futureRevision(revision ?? 0, current);
+      }
+      throw unavailable(`etcd: ${message}`);
+    }
+  }
+
+  /**
+   * The cluster's compacted revision. etcd's range error does not carry it, but a
+   * watch from revision 1 is refused with it.
+   */
+  async #compactedRevision(): Promise<number> {
+    const stream = await this.#client.watchClient.watch();
+    const learned = await new Promise<number>((resolve) => {
+      const timer = setTimeout(() => resolve(0), WATCH_DELIVERY_WAIT_MS);
+      stream.on('data', (response: IWatchResponse) => {
+        if (response.compact_revision !== '0' || (response.created && !response.canceled)) {
+          clearTimeout(timer);
+          resolve(Number(response.compact_revision));
+        }
+      });
+      stream.on('error', () => resolve(0));
+      stream.write({ create_request: { key: Buffer.concat([this.#namespace, Buffer.of(0)]), start_revision: 1 } });
+    });
+    stream.cancel();
+    this.#compacted = Math.max(this.#compacted, learned);
+    return this.#compacted;
+  }
+
+  #wire(key: string): Buffer {
+    return Buffer.concat([this.#namespace, Buffer.from(key, 'utf8')]);
+  }
+
+  #keyValue(kv: IKeyValue): KeyValue {
+    return toKeyValue(kv, this.#namespace);
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw unavailable('the storage backend is closed');
+  }
+}
+
+function toKeyValue(kv: IKeyValue, namespace: Buffer): KeyValue {
+  return {
+    key: kv.key.subarray(namespace.length).toString('utf8'),
+    value: new Uint8Array(kv.value),
+    createRevision: Number(kv.create_revision),
+    modRevision: Number(kv.mod_revision),
+  };
+}
+
+/** Why a compare failed, from the key's current version read in the same transaction. */
+function preconditionFailed(key: string, expectRevision: number, current: IKeyValue | undefined): StorageError {
+  if (current === undefined) return keyNotFound(key);
+  return revisionMismatch(key, expectRevision, Number(current.mod_revision));
+}
+
+/** etcd's GetPrefixRangeEnd: the first key after every key starting with `prefix`; \0 (everything) for none. */
+function prefixEnd(prefix: Buffer): Buffer {
+  for (let i = prefix.length - 1; i >= 0; i--) {
+    if ((prefix[i] as number) < 0xff) {
+      const end = Buffer.from(prefix.subarray(0, i + 1));
+      end[i] = (prefix[i] as number) + 1;
+      return end;
+    }
+  }
+  return Buffer.of(0);
+}
+
+interface WatchHost {
+  client: Etcd3;
+  namespace: Buffer;
+  queueLimit: number;
+  compactedRevision(): number;
+  learnCompacted(revision: number): void;
+  forget(watch: EtcdWatch): void;
+}
+
+interface Waiter {
+  resolve(result: IteratorResult<StorageEvent, undefined>): void;
+  reject(err: unknown): void;
+}
+
+interface ReachWaiter {
+  revision: number;
+  resolve(): void;
+}
+
+const DONE: IteratorResult<StorageEvent, undefined> = { done: true, value: undefined };
+
+type WatchStream = Awaited<ReturnType<Etcd3['watchClient']['watch']>>;
+
+/**
+ * One etcd watch on its own gRPC stream. Events up to the revision etcd was at when
+ * the watch was created are history: they are delivered however many there are (etcd
+ * sends them in batches), and fail with Compacted if this process compacts past the
+ * consumer while it is still reading them, as the other backends' catch-up does.
+ * Later events are live, and a consumer that leaves more than the queue limit unread
+ * sees the watch end with Unavailable.
+ */
+class EtcdWatch implements Watch, AsyncIterator<StorageEvent, undefined> {
+  readonly #host: WatchHost;
+  readonly #prefix: string;
+  readonly #from: number;
+  #stream: WatchStream | undefined;
+  /** The revision etcd was at when it created the watch; Infinity until then. */
+  #createdAt = Infinity;
+  /** The last revision received from etcd. */
+  #received: number;
+  /** The last revision delivered to the consumer. */
+  #cursor: number;
+  #queue: StorageEvent[] = [];
+  #ended = false;
+  #failure: StorageError | undefined;
+  #waiters: Waiter[] = [];
+  /** Writers waiting for this watch to receive their revision. */
+  #reachWaiters: ReachWaiter[] = [];
+
+  constructor(host: WatchHost, prefix: string, fromRevision: number) {
+    this.#host = host;
+    this.#prefix = prefix;
+    this.#from = fromRevision;
+    this.#received = fromRevision;
+    this.#cursor = fromRevision;
+    void this.#open();
+  }
+
+  /** Whether a write of `key` at `revision` will come through this watch and has not yet. */
+  covers(key: string, revision: number): boolean {
+    return !this.#ended && key.startsWith(this.#prefix) && revision > this.#received;
+  }
+
+  /** Resolves once the watch has received `revision` or ended. */
+  reached(revision: number): Promise<void> {
+    if (this.#ended || this.#received >= revision) return Promise.resolve();
+    return new Promise((resolve) => this.#reachWaiters.push({ revision, resolve }));
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<StorageEvent, undefined> {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<StorageEvent, undefined>> {
+    if (this.#waiters.length === 0) {
+      const ready = this.#take();
+      if (ready !== undefined) return ready;
+    }
+    return new Promise((resolve, reject) => this.#waiters.push({ resolve, reject }));
+  }
+
+  return(): Promise<IteratorResult<StorageEvent, undefined>> {
+    this.close();
+    return Promise.resolve(DONE);
+  }
+
+  close(): void {
+    if (this.#ended) return;
+    this.#end();
+    this.#failure = undefined;
+    for (const waiter of this.#waiters.splice(0)) waiter.resolve(DONE);
+  }
+
+  async #open(): Promise<void> {
+    const prefix = Buffer.concat([this.#host.namespace, Buffer.from(this.#prefix, 'utf8')]);
+    let stream: WatchStream;
+    try {
+      stream = await this.#host.client.watchClient.watch();
+    } catch (err) {
+      this.#fail(unavailable(`etcd watch on ${this.#prefix}: ${(err as Error).message}`));
+      return;
+    }
+    if (this.#ended) {
+      stream.cancel();
+      return;
+    }
+    this.#stream = stream;
+    stream.on('data', (response: IWatchResponse) => this.#onResponse(response));
+    stream.on('error', (err: Error) => this.#fail(unavailable(`etcd watch on ${this.#prefix}: ${err.message}`)));
+    stream.on('end', () => this.#fail(unavailable(`etcd watch on ${this.#prefix} ended`)));
+    // From the start revision itself (not the one after), so that etcd refuses
+    // exactly when the contract says: fromRevision below the compacted revision.
+    // Events at fromRevision are dropped below.
+    stream.write({
+      create_request: { key: prefix, range_end: prefixEnd(prefix), start_revision: Math.max(1, this.#from), prev_kv: true },
+    });
+  }
+
+  #onResponse(response: IWatchResponse): void {
+    if (this.#ended) return;
+    if (response.compact_revision !== '0') {
+      const compactedRevision = Number(response.compact_revision);
+      this.#host.learnCompacted(compactedRevision);
+      this.#fail(compacted(this.#received, compactedRevision), true);
+      return;
+    }
+    if (response.canceled) {
+      this.#fail(unavailable(`etcd canceled the watch on ${this.#prefix}: ${response.cancel_reason}`), true);
+      return;
+    }
+    if (response.created) this.#createdAt = Number(response.header.revision);
+    for (const raw of response.events) {
+      const event = toEvent(raw, this.#host.namespace);
+      if (event.revision <= this.#received) continue;
+      this.#received = event.revision;
+      this.#offer(event);
+      if (this.#ended) return;
+    }
+    this.#wakeWriters();
+  }
+
+  #offer(event: StorageEvent): void {
+    const waiter = this.#waiters.length > 0 && this.#mayDeliver(event) ? this.#waiters.shift() : undefined;
+    if (waiter !== undefined) {
+      this.#cursor = event.revision;
+      waiter.resolve({ done: false, value: event });
+      return;
+    }
+    this.#queue.push(event);
+    if (event.revision > this.#createdAt && this.#queue.length > this.#host.queueLimit) {
+      this.#fail(unavailable(`watch on ${this.#prefix} fell more than ${this.#host.queueLimit} events behind and was ended to bound memory; watch again from the last revision received`));
+    } else {
+      this.#drain();
+    }
+  }
+
+  /** A history event is no longer deliverable once this process compacted past the consumer. */
+  #mayDeliver(event: StorageEvent): boolean {
+    return event.revision > this.#createdAt || this.#cursor >= this.#host.compactedRevision();
+  }
+
+  /** Hand queued events to pending next() calls (a failure the consumer must see first stops it). */
+  #drain(): void {
+    while (this.#waiters.length > 0) {
+      const ready = this.#take();
+      if (ready === undefined) return;
+      const waiter = this.#waiters.shift() as Waiter;
+      ready.then(waiter.resolve, waiter.reject);
+    }
+  }
+
+  #take(): Promise<IteratorResult<StorageEvent, undefined>> | undefined {
+    const event = this.#queue[0];
+    if (event !== undefined && this.#failure === undefined && !this.#mayDeliver(event)) {
+      const compactedRevision = this.#host.compactedRevision();
+      this.#end();
+      return Promise.reject(compacted(this.#cursor, compactedRevision));
+    }
+    if (event !== undefined) {
+      this.#queue.shift();
+      this.#cursor = event.revision;
+      return Promise.resolve({ done: false, value: event });
+    }
+    if (this.#failure !== undefined) {
+      const failure = this.#failure;
+      this.#failure = undefined;
+      this.#end();
+      return Promise.reject(failure);
+    }
+    if (this.#ended) return Promise.resolve(DONE);
+    return undefined;
+  }
+
+  /**
+   * End the watch with `failure`. `afterQueued`: the events already received are
+   * still delivered first (etcd's answer follows them); otherwise they are dropped.
+   */
+  #fail(failure: StorageError, afterQueued = false): void {
+    if (this.#ended) return;
+    if (!afterQueued) this.#queue = [];
+    this.#failure = failure;
+    this.#stop();
+    this.#drain();
+    if (this.#queue.length === 0 && this.#failure === undefined) {
+      for (const other of this.#waiters.splice(0)) other.resolve(DONE);
+    }
+  }
+
+  /** Stop receiving: cancel the stream, release writers waiting on this watch. */
+  #stop(): void {
+    this.#ended = true;
+    this.#stream?.cancel();
+    this.#host.forget(this);
+    for (const { resolve } of this.#reachWaiters.splice(0)) resolve();
+  }
+
+  /** Stop and drop what is queued. */
+  #end(): void {
+    if (!this.#ended) this.#stop();
+    this.#queue = [];
+  }
+
+  #wakeWriters(): void {
+    if (this.#reachWaiters.length === 0) return;
+    const still: ReachWaiter[] = [];
+    for (const w of this.#reachWaiters) {
+      if (w.revision <= this.#received) w.resolve();
+      else still.push(w);
+    }
+    this.#reachWaiters = still;
+  }
+}
+
+function toEvent(raw: IWatchResponse['events'][number], namespace: Buffer): StorageEvent {
+  const revision = Number(raw.kv.mod_revision);
+  const prev = raw.prev_kv ? toKeyValue(raw.prev_kv, namespace) : undefined;
+  if (raw.type === 'Delete') {
+    // The contract's delete carries the last value, at the delete's revision.
+    const last = prev ?? { key: raw.kv.key.subarray(namespace.length).toString('utf8'), value: new Uint8Array(0), createRevision: 0, modRevision: 0 };
+    return prev === undefined
+      ? { type: 'delete', kv: { ...last, modRevision: revision }, revision }
+      : { type: 'delete', kv: { ...last, modRevision: revision }, prev, revision };
+  }
+  const kv = toKeyValue(raw.kv, namespace);
+  return prev === undefined ? { type: 'put', kv, revision } : { type: 'put', kv, prev, revision };
+}
