@@ -86,7 +86,7 @@ export class ReadPath {
   async getItem(namespace: string, name: string, consistency: ReadConsistency = { kind: 'consistent' }): Promise<ListItem> {
     const key = objectKey(this.type, namespace, name);
     const groupResource = { group: this.type.group, resource: this.type.resource };
-    if (this.cache !== undefined && this.cache.ready) {
+    if (this.cache !== undefined && this.cache.ready && !this.consistentFromStorage(consistency)) {
       await this.catchUp(this.cache, consistency);
       const cached = this.cache.get(key);
       if (cached === undefined) throw this.cache.corruptError(key) ?? notFound(groupResource, name);
@@ -101,6 +101,11 @@ export class ReadPath {
     const kv = await this.backend.get(key);
     if (kv === undefined) throw notFound(groupResource, name);
     return { object: this.decode(kv) };
+  }
+
+  /** A consistent read on a backend whose watches cannot prove they are current (etcd): it goes to the backend, as upstream. */
+  private consistentFromStorage(consistency: ReadConsistency): boolean {
+    return consistency.kind === 'consistent' && this.backend.consistentReadsFromStorage === true;
   }
 
   /** A read at or above a revision the backend has not reached: 504, as a cache that waited for it in vain. */
@@ -135,12 +140,13 @@ export class ReadPath {
     // exact revision, which the cache could only serve from its history anyway) read
     // through to the backend, as upstream's cacher does (KEP-4568); any other list
     // waits for the load, which is itself a full list of the backend.
-    if (this.cache !== undefined && !this.cache.ready) {
+    const fromStorage = this.consistentFromStorage(consistency);
+    if (this.cache !== undefined && !this.cache.ready && !fromStorage) {
       const bounded = consistency.kind === 'exact' || (limit > 0 && predicate === undefined);
       if (bounded) this.cache.start();
       else await this.cache.whenReady();
     }
-    if (this.cache !== undefined && this.cache.ready) {
+    if (this.cache !== undefined && this.cache.ready && !fromStorage) {
       await this.catchUp(this.cache, consistency);
       const page = this.cache.list({
         prefix,

@@ -92,6 +92,13 @@ export interface Backend {
    * nothing to do. Above the current revision: `FutureRevision`. Does not bump the revision.
    */
   compact(revision: number): Promise<void>;
+  /**
+   * Consistent reads (no resourceVersion) must go to the backend rather than a watch
+   * cache: its watches cannot prove they have every event up to its current revision
+   * (etcd without reliable progress notifications). Unset: the backend publishes each
+   * write's events to its watches as it commits, so a cache can tell.
+   */
+  readonly consistentReadsFromStorage?: boolean;
   /** Finish the writes already submitted, end every watch, release the storage. Later calls fail with `Unavailable`. */
   close(): Promise<void>;
 }

@@ -4,6 +4,7 @@
 // the key's revisions; reads are ranges at a revision; watches are etcd watches
 // with previous values.
 
+import { noop } from 'cockatiel';
 import { Etcd3, type IKeyValue, type IWatchResponse } from 'etcd3';
 import type { Backend, KeyValue, ListOptions, ListResult, StorageError, StorageEvent, Watch } from './backend.ts';
 import { isStorageError } from './backend.ts';
@@ -31,6 +32,12 @@ const DEFAULT_WATCH_QUEUE_LIMIT = 10_000;
 const WATCH_DELIVERY_WAIT_MS = 2000;
 
 export class EtcdBackend implements Backend {
+  /**
+   * etcd 3.4 before 3.4.31 (Debian's is 3.4.23) does not notify watches of progress
+   * reliably, so the watch caches cannot prove they are current: consistent reads go to
+   * etcd, as upstream does there.
+   */
+  readonly consistentReadsFromStorage = true;
   readonly #client: Etcd3;
   readonly #namespace: Buffer;
   readonly #queueLimit: number;
@@ -44,7 +51,10 @@ export class EtcdBackend implements Backend {
 
   constructor(opts: EtcdBackendOptions) {
     if (opts.servers.length === 0) throw new Error('the etcd backend needs at least one server URL');
-    this.#client = new Etcd3({ hosts: opts.servers });
+    // No retries inside the client: a transaction retried after its first attempt landed
+    // would answer KeyExists or RevisionMismatch for its own write. Failures surface as
+    // Unavailable, and the caller (a client, a controller) retries the whole request.
+    this.#client = new Etcd3({ hosts: opts.servers, faultHandling: { host: () => noop, global: noop } });
     this.#namespace = Buffer.from(opts.namespace ?? '', 'utf8');
     this.#queueLimit = opts.watchQueueLimit ?? DEFAULT_WATCH_QUEUE_LIMIT;
   }

@@ -54,4 +54,24 @@ describe('a server on etcd storage', { skip: etcdUnavailable() }, () => {
       client.close();
     }
   });
+
+  test('consistent reads go to etcd (Debian\'s 3.4.23 has no reliable progress notifications): a write another replica made is seen at once', async () => {
+    const ns = await server.newNamespace('etcd');
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const template = (await server.request('POST', base, { body: { metadata: { name: 'seed' } } })).json;
+    // Another writer (as another replica would) puts an object straight into etcd.
+    const client = new Etcd3({ hosts: etcd.url });
+    try {
+      for (let i = 0; i < 20; i++) {
+        const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { ...template.metadata, name: `direct-${i}`, uid: `u-${i}`, resourceVersion: undefined } };
+        await client.kv.put({ key: Buffer.from(`/smoke/registry/configmaps/${ns}/direct-${i}`), value: Buffer.from(JSON.stringify(object)) });
+        const got = await server.request('GET', `${base}/direct-${i}`);
+        assert.equal(got.status, 200, `get right after the write ${i}: ${got.text}`);
+        const listed = await server.request('GET', base);
+        assert.ok(listed.json.items.some((item: any) => item.metadata.name === `direct-${i}`), `list right after the write ${i}`);
+      }
+    } finally {
+      client.close();
+    }
+  });
 });
