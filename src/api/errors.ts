@@ -138,6 +138,20 @@ export function serviceUnavailable(message: string): StatusError {
   return new StatusError(503, 'ServiceUnavailable', message);
 }
 
+/**
+ * upstream's NewServerTimeout, which its registry (storeerr.Interpret*Error) answers when
+ * the storage is unreachable: 500 ServerTimeout naming the operation, with Retry-After.
+ */
+export function serverTimeout(gr: GroupResource, operation: string, retryAfterSeconds: number): StatusError {
+  const details: StatusDetails = { name: operation, kind: gr.resource, retryAfterSeconds };
+  if (gr.group !== '') details.group = gr.group;
+  return new StatusError(
+    500, 'ServerTimeout',
+    `The ${operation} operation against ${groupResourceString(gr)} could not be completed at this time, please try again.`,
+    details, { 'Retry-After': String(retryAfterSeconds) },
+  );
+}
+
 export function timeout(message: string, retryAfterSeconds?: number): StatusError {
   const details = retryAfterSeconds !== undefined ? { retryAfterSeconds } : undefined;
   const headers: Record<string, string> = retryAfterSeconds !== undefined ? { 'Retry-After': String(retryAfterSeconds) } : {};

@@ -236,7 +236,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     healthChecks: [
       { name: 'ping', check: () => {} },
       { name: 'log', check: () => {} },
-      { name: 'etcd', check: async () => void (await backend.currentRevision()) },
+      { name: 'etcd', check: () => withDeadline(backend.currentRevision(), STORAGE_CHECK_TIMEOUT_MS, 'the storage did not answer') },
     ],
     readyChecks: [
       { name: 'shutdown', check: () => { if (server?.isStopping) throw new Error('shutting down'); } },
@@ -436,5 +436,22 @@ async function ensureNamespaces(store: Store): Promise<void> {
     } catch (err) {
       if (!(isStatusError(err) && err.reason === 'AlreadyExists')) throw err;
     }
+  }
+}
+
+/**
+ * How long the `etcd` health check waits for the storage, as upstream's
+ * --etcd-healthcheck-timeout and --etcd-readycheck-timeout (default 2s): an unreachable
+ * etcd fails the check rather than holding /readyz.
+ */
+const STORAGE_CHECK_TIMEOUT_MS = 2000;
+
+async function withDeadline(work: Promise<unknown>, ms: number, message: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${message} within ${ms / 1000}s`)), ms)));
+  try {
+    await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -2,7 +2,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback, constants as zlibConstants } from 'node:zlib';
-import { internalError, isStatusError, requestEntityTooLarge, StatusError, type KubeObject, type Status } from '../api/index.ts';
+import { internalError, isStatusError, requestEntityTooLarge, serviceUnavailable, StatusError, type KubeObject, type Status } from '../api/index.ts';
+import { isStorageError } from '../storage/backend.ts';
 import { loadCborObjectCodec } from '../encoding/cbor-loader.ts';
 import { encodeYaml } from '../encoding/decode.ts';
 import type { Negotiated } from '../encoding/negotiate.ts';
@@ -137,5 +138,7 @@ export async function writeError(res: HttpResponse, err: unknown, log: (message:
 export function toStatusError(err: unknown, log: (message: string) => void = console.error): StatusError {
   if (isStatusError(err)) return err;
   log(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  // An unreachable storage no registry path interpreted: 503, as upstream's convertStorageErrorOrNot.
+  if (isStorageError(err, 'Unavailable')) return serviceUnavailable(err.message);
   return internalError(err instanceof Error ? err.message : String(err));
 }

@@ -8,6 +8,7 @@ import type { AdmissionAttributes, AdmissionChain, Operation } from '../admissio
 import { isStorageError, type Backend, type KeyValue } from '../storage/backend.ts';
 import { decodeFromStorage, encodeForStorage, isCorruptObjectError } from './codec.ts';
 import { objectKey } from './keys.ts';
+import { interpretUnreachable } from './storage-errors.ts';
 import type { PropagationOptions, ResourceType } from './resource-type.ts';
 import { beforeDelete, deletionFinalizers, markAsDeleting, sameSet } from './deletion.ts';
 import type { ObjectFilter } from './filter.ts';
@@ -133,16 +134,20 @@ export class Store {
   }
 
   get(namespace: string, name: string, consistency?: ReadConsistency): Promise<KubeObject> {
-    return this.reads.get(namespace, name, consistency);
+    return interpretUnreachable(this.groupResource, 'get', () => this.reads.get(namespace, name, consistency));
   }
 
   /** For answering a GET: the cached object (read-only, shared) and its JSON bytes. */
   getForAnswer(namespace: string, name: string, consistency?: ReadConsistency): Promise<ListItem> {
-    return this.reads.getItem(namespace, name, consistency);
+    return interpretUnreachable(this.groupResource, 'get', () => this.reads.getItem(namespace, name, consistency));
   }
 
   /** The stored object (a consistent read from storage), or undefined. */
-  async find(namespace: string, name: string): Promise<KubeObject | undefined> {
+  find(namespace: string, name: string): Promise<KubeObject | undefined> {
+    return interpretUnreachable(this.groupResource, 'get', () => this.findStored(namespace, name));
+  }
+
+  private async findStored(namespace: string, name: string): Promise<KubeObject | undefined> {
     const kv = await this.backend.get(this.key(namespace, name));
     return kv === undefined ? undefined : this.decode(kv);
   }
@@ -151,15 +156,19 @@ export class Store {
   // wait for a lazily loaded type's behaviour (ResourceType.load). Gets need none of it.
   async list(namespace: string, req: ListRequest = {}): Promise<ListPage> {
     if (this.type.load !== undefined) await this.type.load();
-    return this.reads.list(namespace, req);
+    return interpretUnreachable(this.groupResource, 'list', () => this.reads.list(namespace, req));
   }
 
   async watch(namespace: string, req: WatchRequest): Promise<CacheWatcher> {
     if (this.type.load !== undefined) await this.type.load();
-    return this.reads.watch(namespace, req);
+    return interpretUnreachable(this.groupResource, 'list', () => this.reads.watch(namespace, req));
   }
 
-  async create(namespace: string, input: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
+  create(namespace: string, input: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
+    return interpretUnreachable(this.groupResource, 'create', () => this.createObject(namespace, input, opts));
+  }
+
+  private async createObject(namespace: string, input: KubeObject, opts: WriteOptions): Promise<KubeObject> {
     if (this.type.load !== undefined) await this.type.load();
     const obj = clone(input);
     this.checkTypeMeta(obj);
@@ -234,7 +243,11 @@ export class Store {
    * PUT: replaces the object. A resourceVersion in the body is a precondition (409 when
    * stale); without one the write is unconditional, as upstream allows for built-in types.
    */
-  async update(namespace: string, name: string, input: KubeObject, opts: WriteOptions = {}): Promise<UpdateResult> {
+  update(namespace: string, name: string, input: KubeObject, opts: WriteOptions = {}): Promise<UpdateResult> {
+    return interpretUnreachable(this.groupResource, 'update', () => this.updateObject(namespace, name, input, opts));
+  }
+
+  private async updateObject(namespace: string, name: string, input: KubeObject, opts: WriteOptions): Promise<UpdateResult> {
     if (this.type.load !== undefined) await this.type.load();
     const obj = clone(input);
     this.checkTypeMeta(obj);
@@ -245,7 +258,7 @@ export class Store {
     obj.metadata.name = name;
     const expected = obj.metadata.resourceVersion;
     // Types like leases refuse a PUT without a resourceVersion of an existing object (upstream's AllowUnconditionalUpdate).
-    if ((expected === undefined || expected === '') && this.type.allowUnconditionalUpdate === false && (await this.find(namespace, name)) !== undefined) {
+    if ((expected === undefined || expected === '') && this.type.allowUnconditionalUpdate === false && (await this.findStored(namespace, name)) !== undefined) {
       throw invalid(this.type.kind, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }], this.type.group);
     }
     return this.guaranteedUpdate(namespace, name, expected, opts, () => obj);
@@ -262,13 +275,24 @@ export class Store {
    * validating admission → then delete it (last finalizer gone), skip the write (no-op),
    * or write it at the revision read; a concurrent write in between starts a new attempt.
    */
-  async guaranteedUpdate(
+  guaranteedUpdate(
     namespace: string,
     name: string,
     expectedResourceVersion: string | undefined,
     opts: WriteOptions,
     mutate: (current: KubeObject | undefined) => KubeObject,
-    { createIfMissing, subresource = '', admissionView }: { createIfMissing?: boolean; subresource?: string; admissionView?: AdmissionView } = {},
+    how: { createIfMissing?: boolean; subresource?: string; admissionView?: AdmissionView } = {},
+  ): Promise<UpdateResult> {
+    return interpretUnreachable(this.groupResource, 'update', () => this.updateStored(namespace, name, expectedResourceVersion, opts, mutate, how));
+  }
+
+  private async updateStored(
+    namespace: string,
+    name: string,
+    expectedResourceVersion: string | undefined,
+    opts: WriteOptions,
+    mutate: (current: KubeObject | undefined) => KubeObject,
+    { createIfMissing, subresource = '', admissionView }: { createIfMissing?: boolean; subresource?: string; admissionView?: AdmissionView },
   ): Promise<UpdateResult> {
     if (this.type.load !== undefined) await this.type.load();
     createIfMissing ??= this.type.allowCreateOnUpdate;
@@ -453,7 +477,11 @@ export class Store {
    * `foregroundDeletion`); an object that finalizers keep is marked as deleting and
    * answered, any other is deleted.
    */
-  async delete(namespace: string, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
+  delete(namespace: string, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
+    return interpretUnreachable(this.groupResource, 'delete', () => this.deleteObject(namespace, name, opts));
+  }
+
+  private async deleteObject(namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult> {
     if (this.type.load !== undefined) await this.type.load();
     const strategy = this.type.strategy;
     if (strategy.orphanByDefaultWarning !== undefined && opts.propagationPolicy === undefined && opts.orphanDependents === undefined) {
@@ -541,7 +569,11 @@ export class Store {
    * first, and when it fails on the corrupt value the key is removed as it is, without
    * finalizers, preconditions or admission. `object` is undefined when removed so.
    */
-  async deleteCorrupt(namespace: string, name: string, opts: DeleteOptions = {}): Promise<{ object: KubeObject | undefined; deleted: boolean }> {
+  deleteCorrupt(namespace: string, name: string, opts: DeleteOptions = {}): Promise<{ object: KubeObject | undefined; deleted: boolean }> {
+    return interpretUnreachable(this.groupResource, 'delete', () => this.deleteCorruptObject(namespace, name, opts));
+  }
+
+  private async deleteCorruptObject(namespace: string, name: string, opts: DeleteOptions): Promise<{ object: KubeObject | undefined; deleted: boolean }> {
     const key = this.key(namespace, name);
     const kv = await this.backend.get(key);
     let corrupt = false;

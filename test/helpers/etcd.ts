@@ -18,6 +18,10 @@ export interface TestEtcd {
   url: string;
   /** Kills the member and removes its data dir. */
   stop(): Promise<void>;
+  /** Kills the member (SIGKILL, as a crash), keeping its data dir: `restart()` brings the same member back. */
+  kill(): Promise<void>;
+  /** Starts the killed member again on the same ports and data dir; resolves once it is healthy. */
+  restart(): Promise<void>;
 }
 
 function freePort(): Promise<number> {
@@ -31,6 +35,12 @@ function freePort(): Promise<number> {
   });
 }
 
+interface Member {
+  child: ChildProcess;
+  exited: Promise<void>;
+  stderr(): string;
+}
+
 export async function startEtcd(): Promise<TestEtcd> {
   // On tmpfs when there is one: the tests write thousands of times and etcd fsyncs each.
   const tmp = existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
@@ -38,33 +48,45 @@ export async function startEtcd(): Promise<TestEtcd> {
   const [clientPort, peerPort] = [await freePort(), await freePort()];
   const url = `http://127.0.0.1:${clientPort}`;
   const peer = `http://127.0.0.1:${peerPort}`;
-  const child = spawn(ETCD_BINARY, [
-    '--name', 'plinth-test',
-    '--data-dir', dataDir,
-    '--listen-client-urls', url,
-    '--advertise-client-urls', url,
-    '--listen-peer-urls', peer,
-    '--initial-advertise-peer-urls', peer,
-    '--initial-cluster', `plinth-test=${peer}`,
-    '--log-level', 'error',
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-4000)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await exited;
+  const launch = (): Member => {
+    const child = spawn(ETCD_BINARY, [
+      '--name', 'plinth-test',
+      '--data-dir', dataDir,
+      '--listen-client-urls', url,
+      '--advertise-client-urls', url,
+      '--listen-peer-urls', peer,
+      '--initial-advertise-peer-urls', peer,
+      '--initial-cluster', `plinth-test=${peer}`,
+      '--log-level', 'error',
+    ], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-4000)));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    return { child, exited, stderr: () => stderr };
+  };
+  let member = launch();
+  const kill = async () => {
+    if (member.child.exitCode === null && member.child.signalCode === null) {
+      member.child.kill('SIGKILL');
+      await member.exited;
     }
+  };
+  const stop = async () => {
+    await kill();
     rmSync(dataDir, { recursive: true, force: true });
   };
+  const restart = async () => {
+    await kill();
+    member = launch();
+    await waitHealthy(url, member.child, member.stderr);
+  };
   try {
-    await waitHealthy(url, child, () => stderr);
+    await waitHealthy(url, member.child, member.stderr);
   } catch (err) {
     await stop();
     throw err;
   }
-  return { url, stop };
+  return { url, stop, kill, restart };
 }
 
 async function waitHealthy(url: string, child: ChildProcess, stderr: () => string): Promise<void> {

@@ -1,0 +1,24 @@
+// What a verb answers when its storage cannot be reached, as upstream's registry does
+// (k8s.io/apiserver pkg/storage/errors: InterpretGetError, InterpretListError, ...).
+
+import { serverTimeout, type GroupResource } from '../api/index.ts';
+import { isStorageError } from '../storage/backend.ts';
+
+/** The operations upstream names in its ServerTimeout answer (details.name). */
+export type StorageOperation = 'get' | 'list' | 'create' | 'update' | 'delete';
+
+/**
+ * Upstream answers an unreachable storage with NewServerTimeout(resource, operation, 2):
+ * 500 ServerTimeout and Retry-After: 2 ("TODO: make configurable" upstream, so fixed).
+ */
+const UNREACHABLE_RETRY_AFTER_SECONDS = 2;
+
+/** `work`, with an Unavailable storage answered as upstream's ServerTimeout for `operation`. */
+export async function interpretUnreachable<T>(gr: GroupResource, operation: StorageOperation, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (isStorageError(err, 'Unavailable')) throw serverTimeout(gr, operation, UNREACHABLE_RETRY_AFTER_SECONDS);
+    throw err;
+  }
+}
