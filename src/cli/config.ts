@@ -10,6 +10,10 @@ export interface Config {
   etcdServers: string[];
   /** `--etcd-prefix`: where keys live in etcd (default "/registry", as upstream). */
   etcdPrefix: string;
+  /** `--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile`: TLS to etcd, as upstream's flags (any one of them turns TLS on). */
+  etcdCaFile?: string;
+  etcdCertFile?: string;
+  etcdKeyFile?: string;
   featureGates: Record<string, boolean>;
   /** Static token file; defaults to `<dataDir>/tokens.csv`, created with an admin token. */
   tokenAuthFile: string | undefined;
@@ -164,6 +168,9 @@ Flags (kube-apiserver's names where one exists):
   --storage sqlite|memory|etcd       storage backend (default "sqlite")
   --etcd-servers strings             etcd endpoints, comma-separated (with --storage etcd)
   --etcd-prefix string               the prefix of every key in etcd, ending in /registry (default "/registry")
+  --etcd-cafile string               CA bundle that verifies etcd's serving certificates (TLS to etcd; else the system's CAs)
+  --etcd-certfile string             client certificate presented to etcd (with --etcd-keyfile)
+  --etcd-keyfile string              private key of --etcd-certfile
   --feature-gates string             e.g. APIResponseCompression=true,WatchList=false
   --token-auth-file string           static token file (default "<data-dir>/tokens.csv", created with an admin token)
   --authorization-mode strings       modes in order, of AlwaysAllow, AlwaysDeny, RBAC (default "RBAC")
@@ -199,6 +206,9 @@ export function parseServeFlags(args: string[]): Config {
       storage: { type: 'string' },
       'etcd-servers': { type: 'string' },
       'etcd-prefix': { type: 'string' },
+      'etcd-cafile': { type: 'string' },
+      'etcd-certfile': { type: 'string' },
+      'etcd-keyfile': { type: 'string' },
       'feature-gates': { type: 'string' },
       'token-auth-file': { type: 'string' },
       'authorization-mode': { type: 'string' },
@@ -237,6 +247,11 @@ export function parseServeFlags(args: string[]): Config {
     if (!config.etcdPrefix.endsWith('/registry')) throw new UsageError(`invalid --etcd-prefix "${values['etcd-prefix']}": only prefixes ending in /registry are supported (default "/registry")`);
   }
   if (config.storage === 'etcd' && config.etcdServers.length === 0) throw new UsageError('--storage etcd needs --etcd-servers');
+  if (values['etcd-cafile'] !== undefined) config.etcdCaFile = values['etcd-cafile'];
+  if (values['etcd-certfile'] !== undefined) config.etcdCertFile = values['etcd-certfile'];
+  if (values['etcd-keyfile'] !== undefined) config.etcdKeyFile = values['etcd-keyfile'];
+  // gRPC's TLS takes a client key only with its certificate, and the other way round.
+  if ((config.etcdCertFile === undefined) !== (config.etcdKeyFile === undefined)) throw new UsageError('--etcd-certfile and --etcd-keyfile go together');
   if (values['feature-gates'] !== undefined) parseFeatureGates(values['feature-gates'], config.featureGates);
   if (values['token-auth-file'] !== undefined) config.tokenAuthFile = values['token-auth-file'];
   if (values['authorization-mode'] !== undefined) config.authorizationModes = parseAuthorizationModes(values['authorization-mode']);

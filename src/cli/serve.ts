@@ -95,7 +95,10 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   if (config.serviceAccountSigningKeyFile !== undefined || config.serviceAccountKeyFiles.length > 0) await serviceAccountKeys();
 
   const builtinTypes = builtinResourceTypes({ serviceClusterIPRange: config.serviceClusterIPRange, serviceNodePortRange: config.serviceNodePortRange });
-  const backend = await withEncryption(config, builtinTypes, deps.backend ?? await openBackend(config.storage, { dataDir, etcdServers: config.etcdServers, etcdPrefix: config.etcdPrefix }));
+  const backend = await withEncryption(config, builtinTypes, deps.backend ?? await openBackend(config.storage, {
+    dataDir, etcdServers: config.etcdServers, etcdPrefix: config.etcdPrefix,
+    etcdCaFile: config.etcdCaFile, etcdCertFile: config.etcdCertFile, etcdKeyFile: config.etcdKeyFile,
+  }));
   const compactor = new Compactor(backend, { retainMs: config.etcdCompactionIntervalMs });
   compactor.start();
 

@@ -19,6 +19,8 @@ export interface EtcdBackendOptions {
    * /registry, upstream's default --etcd-prefix, so the default is none.
    */
   namespace?: string;
+  /** TLS to the members: `ca` verifies them (the system's CAs when absent), `cert` and `key` authenticate Plinth. */
+  tls?: { ca?: Buffer | undefined; cert?: Buffer | undefined; key?: Buffer | undefined } | undefined;
   /** Events a live watcher may leave unread before its watch is ended (default 10,000). */
   watchQueueLimit?: number;
 }
@@ -54,7 +56,12 @@ export class EtcdBackend implements Backend {
     // No retries inside the client: a transaction retried after its first attempt landed
     // would answer KeyExists or RevisionMismatch for its own write. Failures surface as
     // Unavailable, and the caller (a client, a controller) retries the whole request.
-    this.#client = new Etcd3({ hosts: opts.servers, faultHandling: { host: () => noop, global: noop } });
+    this.#client = new Etcd3({
+      hosts: opts.servers,
+      faultHandling: { host: () => noop, global: noop },
+      // etcd3 hands these to grpc's createSsl, which takes the system's CAs for a missing root.
+      ...(opts.tls === undefined ? {} : { credentials: { rootCertificate: opts.tls.ca as Buffer, privateKey: opts.tls.key, certChain: opts.tls.cert } }),
+    });
     this.#namespace = Buffer.from(opts.namespace ?? '', 'utf8');
     this.#queueLimit = opts.watchQueueLimit ?? DEFAULT_WATCH_QUEUE_LIMIT;
   }

@@ -1,6 +1,6 @@
 // The backend a server runs on, chosen by --storage.
 
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Backend } from './backend.ts';
 import { EtcdBackend } from './etcd.ts';
@@ -16,6 +16,10 @@ export interface OpenBackendOptions {
   etcdServers?: string[];
   /** --etcd-prefix, ending in /registry (default "/registry"): keys are `<prefix>/pods/...` as upstream lays them out. */
   etcdPrefix?: string;
+  /** --etcd-cafile, --etcd-certfile, --etcd-keyfile: any one of them turns TLS to etcd on. */
+  etcdCaFile?: string;
+  etcdCertFile?: string;
+  etcdKeyFile?: string;
 }
 
 /** Async because backends may connect before they can answer. */
@@ -32,7 +36,11 @@ export async function openBackend(kind: BackendKind, opts: OpenBackendOptions = 
       const prefix = opts.etcdPrefix ?? '/registry';
       if (!prefix.endsWith('/registry')) throw new Error(`etcd prefix ${prefix} does not end in /registry`);
       // Plinth's keys already start with /registry: what comes before it is the namespace.
-      return new EtcdBackend({ servers: opts.etcdServers ?? [], namespace: prefix.slice(0, -'/registry'.length) });
+      const read = (file: string | undefined) => (file === undefined ? undefined : readFileSync(file));
+      const tls = opts.etcdCaFile !== undefined || opts.etcdCertFile !== undefined || opts.etcdKeyFile !== undefined
+        ? { ca: read(opts.etcdCaFile), cert: read(opts.etcdCertFile), key: read(opts.etcdKeyFile) }
+        : undefined;
+      return new EtcdBackend({ servers: opts.etcdServers ?? [], namespace: prefix.slice(0, -'/registry'.length), tls });
     }
   }
 }

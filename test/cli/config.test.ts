@@ -79,3 +79,25 @@ test('--storage etcd takes --etcd-servers and an --etcd-prefix ending in /regist
     }
   }
 });
+
+test('--etcd-cafile, --etcd-certfile and --etcd-keyfile set TLS to etcd; a certificate needs its key', () => {
+  const etcd = ['--storage=etcd', '--etcd-servers=https://a:2379'];
+  const cases: Array<[string[], { etcdCaFile?: string; etcdCertFile?: string; etcdKeyFile?: string } | RegExp]> = [
+    [etcd, {}],
+    [[...etcd, '--etcd-cafile=/pki/ca.crt'], { etcdCaFile: '/pki/ca.crt' }],
+    [[...etcd, '--etcd-cafile=/pki/ca.crt', '--etcd-certfile=/pki/c.crt', '--etcd-keyfile=/pki/c.key'], { etcdCaFile: '/pki/ca.crt', etcdCertFile: '/pki/c.crt', etcdKeyFile: '/pki/c.key' }],
+    [[...etcd, '--etcd-certfile=/pki/c.crt', '--etcd-keyfile=/pki/c.key'], { etcdCertFile: '/pki/c.crt', etcdKeyFile: '/pki/c.key' }],
+    [[...etcd, '--etcd-certfile=/pki/c.crt'], /--etcd-keyfile/],
+    [[...etcd, '--etcd-keyfile=/pki/c.key'], /--etcd-certfile/],
+  ];
+  for (const [args, expect] of cases) {
+    if (expect instanceof RegExp) {
+      assert.throws(() => parseServeFlags(args), (err) => err instanceof UsageError && expect.test(err.message), args.join(' '));
+    } else {
+      const { etcdCaFile, etcdCertFile, etcdKeyFile } = parseServeFlags(args);
+      const tls = Object.fromEntries(Object.entries({ etcdCaFile, etcdCertFile, etcdKeyFile }).filter(([, v]) => v !== undefined));
+      assert.deepEqual(tls, expect, args.join(' '));
+    }
+  }
+  for (const flag of ['--etcd-cafile', '--etcd-certfile', '--etcd-keyfile']) assert.match(serveUsage, new RegExp(flag));
+});
