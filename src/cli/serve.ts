@@ -97,7 +97,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const builtinTypes = builtinResourceTypes({ serviceClusterIPRange: config.serviceClusterIPRange, serviceNodePortRange: config.serviceNodePortRange });
   const backend = await withEncryption(config, builtinTypes, deps.backend ?? await openBackend(config.storage, {
     dataDir, etcdServers: config.etcdServers, etcdPrefix: config.etcdPrefix,
-    etcdCaFile: config.etcdCaFile, etcdCertFile: config.etcdCertFile, etcdKeyFile: config.etcdKeyFile,
+    etcdCaFile: config.etcdCaFile, etcdCertFile: config.etcdCertFile, etcdKeyFile: config.etcdKeyFile, log,
   }));
   const compactor = new Compactor(backend, { retainMs: config.etcdCompactionIntervalMs });
   compactor.start();

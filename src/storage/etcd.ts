@@ -37,7 +37,9 @@ export class EtcdBackend implements Backend {
   /**
    * etcd 3.4 before 3.4.31 (Debian's is 3.4.23) does not notify watches of progress
    * reliably, so the watch caches cannot prove they are current: consistent reads go to
-   * etcd, as upstream does there.
+   * etcd, as upstream does there. From 3.4.31 and 3.5.13 on (progressNotifyReliable),
+   * the caches could serve them after a progress request, as upstream's
+   * ConsistentListFromCache does; not done yet, so every version reads from etcd.
    */
   readonly consistentReadsFromStorage = true;
   readonly #client: Etcd3;
@@ -157,6 +159,12 @@ export class EtcdBackend implements Backend {
     // A linearizable (not serializable) range: its header has the latest committed revision.
     const response = await this.#call(() => this.#client.kv.range({ key: this.#namespace.length > 0 ? this.#namespace : Buffer.of(0), count_only: true }));
     return Number(response.header.revision);
+  }
+
+  /** The version of the member answering (etcd's maintenance Status), e.g. "3.4.23". */
+  async serverVersion(): Promise<string> {
+    this.#checkOpen();
+    return (await this.#call(() => this.#client.maintenance.status({ deadline: Date.now() + 2000 }))).version;
   }
 
   async compact(revision: number): Promise<void> {
@@ -279,6 +287,21 @@ function toKeyValue(kv: IKeyValue, namespace: Buffer): KeyValue {
 function preconditionFailed(key: string, expectRevision: number, current: IKeyValue | undefined): StorageError {
   if (current === undefined) return keyNotFound(key);
   return revisionMismatch(key, expectRevision, Number(current.mod_revision));
+}
+
+/**
+ * Whether etcd `version` notifies watches of progress reliably, which consistent reads
+ * from a watch cache need: from 3.4.31 and 3.5.13 (as upstream's
+ * storage/feature support checker decides for RequestWatchProgress), and every later minor version.
+ */
+export function progressNotifyReliable(version: string): boolean {
+  const match = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
+  if (match === null) return false;
+  const [major, minor, patch] = match.slice(1).map(Number) as [number, number, number];
+  if (major !== 3) return major > 3;
+  if (minor === 4) return patch >= 31;
+  if (minor === 5) return patch >= 13;
+  return minor > 5;
 }
 
 /** etcd's GetPrefixRangeEnd: the first key after every key starting with `prefix`; \0 (everything) for none. */

@@ -3,7 +3,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Backend } from './backend.ts';
-import { EtcdBackend } from './etcd.ts';
+import { EtcdBackend, progressNotifyReliable } from './etcd.ts';
 import { MemoryBackend } from './memory.ts';
 import { SqliteBackend } from './sqlite.ts';
 
@@ -20,6 +20,8 @@ export interface OpenBackendOptions {
   etcdCaFile?: string;
   etcdCertFile?: string;
   etcdKeyFile?: string;
+  /** Where the etcd backend says which etcd it found. */
+  log?: (message: string) => void;
 }
 
 /** Async because backends may connect before they can answer. */
@@ -40,7 +42,14 @@ export async function openBackend(kind: BackendKind, opts: OpenBackendOptions = 
       const tls = opts.etcdCaFile !== undefined || opts.etcdCertFile !== undefined || opts.etcdKeyFile !== undefined
         ? { ca: read(opts.etcdCaFile), cert: read(opts.etcdCertFile), key: read(opts.etcdKeyFile) }
         : undefined;
-      return new EtcdBackend({ servers: opts.etcdServers ?? [], namespace: prefix.slice(0, -'/registry'.length), tls });
+      const backend = new EtcdBackend({ servers: opts.etcdServers ?? [], namespace: prefix.slice(0, -'/registry'.length), tls });
+      // Only said: consistent reads go to etcd whatever the version (see consistentReadsFromStorage).
+      const log = opts.log ?? (() => {});
+      await backend.serverVersion().then(
+        (version) => log(`etcd ${version}: ${progressNotifyReliable(version) ? 'progress notifications are reliable, but ' : 'no reliable progress notifications (before 3.4.31/3.5.13): '}consistent reads go to etcd`),
+        (err: unknown) => log(`etcd version unknown (${(err as Error).message}); consistent reads go to etcd`),
+      );
+      return backend;
     }
   }
 }
