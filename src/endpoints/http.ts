@@ -2,8 +2,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback, constants as zlibConstants } from 'node:zlib';
-import { internalError, isStatusError, requestEntityTooLarge, serviceUnavailable, StatusError, type KubeObject, type Status } from '../api/index.ts';
-import { isStorageError } from '../storage/backend.ts';
+import { internalError, isStatusError, requestEntityTooLarge, StatusError, type KubeObject, type Status } from '../api/index.ts';
+import { unreachableStorageStatus } from '../registry/storage-errors.ts';
 import { loadCborObjectCodec } from '../encoding/cbor-loader.ts';
 import { encodeYaml } from '../encoding/decode.ts';
 import type { Negotiated } from '../encoding/negotiate.ts';
@@ -139,6 +139,7 @@ export function toStatusError(err: unknown, log: (message: string) => void = con
   if (isStatusError(err)) return err;
   log(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   // An unreachable storage no registry path interpreted: 503, as upstream's convertStorageErrorOrNot.
-  if (isStorageError(err, 'Unavailable')) return serviceUnavailable(err.message);
+  const unreachable = unreachableStorageStatus(err);
+  if (unreachable !== undefined) return unreachable;
   return internalError(err instanceof Error ? err.message : String(err));
 }

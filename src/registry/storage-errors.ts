@@ -1,7 +1,7 @@
 // What a verb answers when its storage cannot be reached, as upstream's registry does
 // (k8s.io/apiserver pkg/storage/errors: InterpretGetError, InterpretListError, ...).
 
-import { serverTimeout, type GroupResource } from '../api/index.ts';
+import { serverTimeout, serviceUnavailable, type GroupResource, type StatusError } from '../api/index.ts';
 import { isStorageError } from '../storage/backend.ts';
 
 /** The operations upstream names in its ServerTimeout answer (details.name). */
@@ -21,4 +21,12 @@ export async function interpretUnreachable<T>(gr: GroupResource, operation: Stor
     if (isStorageError(err, 'Unavailable')) throw serverTimeout(gr, operation, UNREACHABLE_RETRY_AFTER_SECONDS);
     throw err;
   }
+}
+
+/**
+ * An unreachable storage that no registry path interpreted, as a Status: 503, as
+ * upstream's convertStorageErrorOrNot; undefined for any other error.
+ */
+export function unreachableStorageStatus(err: unknown): StatusError | undefined {
+  return isStorageError(err, 'Unavailable') ? serviceUnavailable(err.message) : undefined;
 }
