@@ -11,6 +11,7 @@ import { authzBench } from './authz.ts';
 import { startupBench, timeToReady } from './startup.ts';
 import { customResourceBench } from './custom-resources.ts';
 import { encodingsBench } from './encodings.ts';
+import { etcdBench } from './etcd.ts';
 import { idleBench } from './idle.ts';
 import { namespaceDeleteBench } from './namespace-delete.ts';
 import { watchHttpBench } from './watch-http.ts';
@@ -83,6 +84,11 @@ async function main() {
     for (const line of await encodingsBench()) console.log(line);
     return;
   }
+  // BENCH_ONLY=etcd: the same CRUD on etcd beside SQLite.
+  if (process.env.BENCH_ONLY === 'etcd') {
+    for (const line of await etcdBench()) console.log(line);
+    return;
+  }
   // BENCH_ONLY=namespace-delete: a namespace of owner chains deleted, time until gone and peak RSS.
   if (process.env.BENCH_ONLY === 'namespace-delete') {
     for (const line of await namespaceDeleteBench()) console.log(line);
@@ -151,6 +157,8 @@ async function main() {
   for (const line of await encodingsBench()) console.log(line);
   console.log('');
   for (const line of await namespaceDeleteBench()) console.log(line);
+  console.log('');
+  for (const line of await etcdBench()) console.log(line);
   console.log('');
   for (const line of await authzBench()) console.log(line);
   console.log('');
