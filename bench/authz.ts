@@ -5,10 +5,10 @@
 // ConfigMap by the limited user, whom one RoleBinding allows, with `--authorization-mode
 // RBAC` beside `--authorization-mode AlwaysAllow` (and, with RBAC, gets it is refused: 403).
 // A server that refuses RBAC mode at start is reported as "RBAC not available".
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import https from 'node:https';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startServerProcess, tempDir, type ServerProcess } from '../test/helpers/server.ts';
+import { benchClient, load, type BenchClient } from './client.ts';
 
 const GETS = Number(process.env.BENCH_AUTHZ_GETS ?? 20_000);
 const BINDINGS = 1000;
@@ -20,57 +20,7 @@ const target = 'authz-target';
 const adminToken = 'bench-admin-token';
 const limitedToken = 'bench-limited-token';
 
-interface Answer {
-  status: number;
-  body: string;
-}
-
-function client(server: ServerProcess, token: string) {
-  const ca = readFileSync(`${server.dataDir}/pki/ca.crt`, 'utf8');
-  const agent = new https.Agent({ ca, keepAlive: true, maxSockets: CONCURRENCY });
-  return {
-    request(method: string, urlPath: string, body?: unknown): Promise<Answer> {
-      return new Promise((resolve, reject) => {
-        const req = https.request(new URL(urlPath, server.url), {
-          method, agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
-        }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-        });
-        req.on('error', reject);
-        req.end(body === undefined ? undefined : JSON.stringify(body));
-      });
-    },
-    close: () => agent.destroy(),
-  };
-}
-
-type Client = ReturnType<typeof client>;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-/** `total` operations with CONCURRENCY in flight: ops/s and latency percentiles. */
-async function load(total: number, op: (i: number) => Promise<void>) {
-  const latencies: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < total) {
-      const i = next++;
-      const t = performance.now();
-      await op(i);
-      latencies.push(performance.now() - t);
-    }
-  }));
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { opsPerSecond: Math.round(total / seconds), p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
-}
-
-async function must(c: Client, method: string, urlPath: string, body: unknown, want = 201): Promise<void> {
+async function must(c: BenchClient, method: string, urlPath: string, body: unknown, want = 201): Promise<void> {
   const res = await c.request(method, urlPath, body);
   if (res.status !== want) throw new Error(`${method} ${urlPath}: ${res.status} ${res.body}`);
 }
@@ -86,7 +36,7 @@ async function each<T>(items: T[], work: (item: T) => Promise<void>): Promise<vo
 const resources = ['pods', 'services', 'secrets', 'deployments', 'jobs', 'events', 'leases', 'endpoints'];
 
 /** The policy: ClusterRoles, namespaces, RoleBindings naming other subjects, and the one binding of the limited user. */
-async function fill(admin: Client): Promise<void> {
+async function fill(admin: BenchClient): Promise<void> {
   const namespaces = [target, ...Array.from({ length: NAMESPACES - 1 }, (_, i) => `authz-${i}`)];
   await each(namespaces, (name) => must(admin, 'POST', '/api/v1/namespaces', { metadata: { name } }));
   await each(Array.from({ length: CLUSTER_ROLES }, (_, i) => i), (i) => must(admin, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
@@ -122,7 +72,7 @@ async function fill(admin: Client): Promise<void> {
 }
 
 /** Until the limited user's get answers 200 (the authorizer's informers have seen the policy), at most 30 s. */
-async function awaitAllowed(limited: Client): Promise<void> {
+async function awaitAllowed(limited: BenchClient): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     const res = await limited.request('GET', `/api/v1/namespaces/${target}/configmaps/read-me`);
@@ -148,20 +98,20 @@ async function benchMode(mode: 'AlwaysAllow' | 'RBAC'): Promise<string[]> {
     const why = (err instanceof Error ? err.message : String(err)).trim().split('\n').at(-1);
     return [`  ${mode.padEnd(12)} RBAC not available (the server refused to start: ${why})`];
   }
-  const admin = client(server, adminToken);
-  const limited = client(server, limitedToken);
+  const admin = benchClient(server, CONCURRENCY, adminToken);
+  const limited = benchClient(server, CONCURRENCY, limitedToken);
   try {
     const fillStarted = performance.now();
     await fill(admin);
     const fillMs = performance.now() - fillStarted;
     await awaitAllowed(limited);
-    const allowed = await load(GETS, async () => {
+    const allowed = await load(GETS, CONCURRENCY, async () => {
       const res = await limited.request('GET', `/api/v1/namespaces/${target}/configmaps/read-me`);
       if (res.status !== 200) throw new Error(`get: ${res.status} ${res.body}`);
     });
     const lines = [`  ${mode.padEnd(12)} get ${allowed.opsPerSecond} /s   p50 ${fmt(allowed.p50)}   p99 ${fmt(allowed.p99)}   (policy created in ${(fillMs / 1000).toFixed(1)} s)`];
     if (mode === 'RBAC') {
-      const refused = await load(GETS / 4, async () => {
+      const refused = await load(GETS / 4, CONCURRENCY, async () => {
         const res = await limited.request('GET', '/api/v1/namespaces/authz-1/configmaps/read-me');
         if (res.status !== 403) throw new Error(`refused get: ${res.status} ${res.body}`);
       });

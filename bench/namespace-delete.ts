@@ -5,39 +5,12 @@
 // work; then DELETE of the namespace, timed until it is gone (GET answers 404), with the
 // server's peak RSS during the deletion (sampled every 20 ms) and before it.
 import { readFileSync, rmSync } from 'node:fs';
-import https from 'node:https';
-import { startServerProcess, tempDir, type ServerProcess } from '../test/helpers/server.ts';
+import { startServerProcess, tempDir } from '../test/helpers/server.ts';
+import { benchClient, type BenchClient } from './client.ts';
 
 const OBJECTS = Number(process.env.BENCH_NSDEL_OBJECTS ?? 5000);
 const CHAIN = Number(process.env.BENCH_NSDEL_CHAIN ?? 5);
 const CONCURRENCY = 16;
-
-interface Answer {
-  status: number;
-  body: string;
-}
-
-function client(server: ServerProcess) {
-  const ca = readFileSync(`${server.dataDir}/pki/ca.crt`, 'utf8');
-  const token = readFileSync(`${server.dataDir}/tokens.csv`, 'utf8').split(',')[0]!;
-  const agent = new https.Agent({ ca, keepAlive: true, maxSockets: CONCURRENCY });
-  return {
-    request(method: string, path: string, body?: unknown): Promise<Answer> {
-      return new Promise((resolve, reject) => {
-        const req = https.request(new URL(path, server.url), {
-          method, agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
-        }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-        });
-        req.on('error', reject);
-        req.end(body === undefined ? undefined : JSON.stringify(body));
-      });
-    },
-    close: () => agent.destroy(),
-  };
-}
 
 function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -45,7 +18,7 @@ function rssMiB(pid: number): number {
 }
 
 /** Creates the chains: link k of chain c is owned by link k-1 (the first link owns the second...). */
-async function fill(c: ReturnType<typeof client>, ns: string): Promise<void> {
+async function fill(c: BenchClient, ns: string): Promise<void> {
   const chains = Math.ceil(OBJECTS / CHAIN);
   let next = 0;
   const worker = async () => {
@@ -69,7 +42,7 @@ async function fill(c: ReturnType<typeof client>, ns: string): Promise<void> {
 export async function namespaceDeleteBench(): Promise<string[]> {
   const dataDir = tempDir('plinth-bench-nsdel-');
   const server = await startServerProcess([], { dataDir });
-  const c = client(server);
+  const c = benchClient(server, CONCURRENCY);
   try {
     const ns = 'doomed';
     await c.request('POST', '/api/v1/namespaces', { metadata: { name: ns } });
