@@ -9,6 +9,7 @@ import { isObject, type JsonObject } from '../api/json.ts';
 import { parseFieldSelector } from '../api/fields.ts';
 import { parseLabelSelector } from '../api/labels.ts';
 import { GoValue, goQuote, invalid, required } from './validation/field.ts';
+import { operatorValuesCauses } from './builtin/selector-validation.ts';
 
 const group = 'authorization.k8s.io';
 
@@ -328,18 +329,8 @@ function validateSelectorAttributes(selector: SelectorAttributes | undefined, pa
     const p = `${path}.requirements[${i}]`;
     const values = req.values ?? [];
     if ((req.key ?? '') === '') causes.push(required(`${p}.key`, 'must be specified'));
-    switch (req.operator) {
-      case 'In':
-      case 'NotIn':
-        if (values.length === 0) causes.push(required(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
-        break;
-      case 'Exists':
-      case 'DoesNotExist':
-        if (values.length > 0) causes.push({ reason: 'FieldValueForbidden', field: `${p}.values`, message: "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'" });
-        break;
-      default:
-      // An operator this server does not know is allowed, as upstream: a newer client's requirement only narrows.
-    }
+    // An operator this server does not know is allowed, as upstream: a newer client's requirement only narrows.
+    causes.push(...(operatorValuesCauses(req.operator, values, p) ?? []));
   });
   return causes;
 }

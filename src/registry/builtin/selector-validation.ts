@@ -23,6 +23,23 @@ export function goLabelSelector(sel: unknown): GoValue {
   return new GoValue(`v1.LabelSelector{MatchLabels:${matchLabels}, MatchExpressions:${exprs}}`);
 }
 
+/**
+ * The causes of a selector requirement's values for its operator (In and NotIn need
+ * some, Exists and DoesNotExist none); undefined for an operator that is not one of them.
+ */
+export function operatorValuesCauses(operator: unknown, values: readonly unknown[], path: string): StatusCause[] | undefined {
+  switch (operator) {
+    case 'In':
+    case 'NotIn':
+      return values.length === 0 ? [required(`${path}.values`, "must be specified when `operator` is 'In' or 'NotIn'")] : [];
+    case 'Exists':
+    case 'DoesNotExist':
+      return values.length > 0 ? [forbidden(`${path}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'")] : [];
+    default:
+      return undefined;
+  }
+}
+
 /** metav1 ValidateLabelSelector, strict about values. */
 export function validateLabelSelector(sel: JsonObject, path: string): StatusCause[] {
   const causes = validateLabels(sel.matchLabels, `${path}.matchLabels`);
@@ -31,18 +48,9 @@ export function validateLabelSelector(sel: JsonObject, path: string): StatusCaus
     const expr = isObject(raw) ? raw : {};
     const p = `${path}.matchExpressions[${i}]`;
     const values = Array.isArray(expr.values) ? expr.values : [];
-    switch (expr.operator) {
-      case 'In':
-      case 'NotIn':
-        if (values.length === 0) causes.push(required(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
-        break;
-      case 'Exists':
-      case 'DoesNotExist':
-        if (values.length > 0) causes.push(forbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-        break;
-      default:
-        causes.push(invalid(`${p}.operator`, expr.operator ?? '', 'not a valid selector operator'));
-    }
+    const operatorCauses = operatorValuesCauses(expr.operator, values, p);
+    if (operatorCauses === undefined) causes.push(invalid(`${p}.operator`, expr.operator ?? '', 'not a valid selector operator'));
+    else causes.push(...operatorCauses);
     const key = String(expr.key ?? '');
     for (const msg of isQualifiedName(key)) causes.push(invalid(`${p}.key`, key, msg));
     values.forEach((v, j) => {
