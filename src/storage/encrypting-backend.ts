@@ -21,6 +21,11 @@ export class EncryptingBackend implements Backend {
     this.#transformerFor = transformerFor;
   }
 
+  /** The inner backend's: encryption changes nothing about where consistent reads must go. */
+  get consistentReadsFromStorage(): boolean | undefined {
+    return this.#inner.consistentReadsFromStorage;
+  }
+
   #write(key: string, value: Uint8Array): Uint8Array {
     return this.#transformerFor(key)?.toStorage(value, key) ?? value;
   }

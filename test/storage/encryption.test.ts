@@ -137,3 +137,11 @@ test('EncryptingBackend encrypts configured keys, decrypts gets, lists and watch
   ]);
   await backend.close();
 });
+
+test('EncryptingBackend keeps its backend\'s answer to where consistent reads go (etcd: to storage, not the watch cache)', async () => {
+  const plain = new MemoryBackend();
+  const etcdLike = Object.assign(new MemoryBackend(), { consistentReadsFromStorage: true });
+  assert.equal(new EncryptingBackend(plain, () => undefined).consistentReadsFromStorage, undefined);
+  assert.equal(new EncryptingBackend(etcdLike, () => undefined).consistentReadsFromStorage, true);
+  await Promise.all([plain.close(), etcdLike.close()]);
+});
