@@ -23,6 +23,8 @@ export interface EtcdBackendOptions {
   tls?: { ca?: Buffer | undefined; cert?: Buffer | undefined; key?: Buffer | undefined } | undefined;
   /** Events a live watcher may leave unread before its watch is ended (default 10,000). */
   watchQueueLimit?: number;
+  /** Where broken watch streams are reported (they resume by themselves). */
+  log?: (message: string) => void;
 }
 
 const DEFAULT_WATCH_QUEUE_LIMIT = 10_000;
@@ -32,6 +34,18 @@ const DEFAULT_WATCH_QUEUE_LIMIT = 10_000;
  * is answered anyway (the watch stream is slow or broken; it will fail on its own).
  */
 const WATCH_DELIVERY_WAIT_MS = 2000;
+
+/** The key whose version is the cluster's compaction clock, as kube-apiserver names it. */
+const COMPACT_REV_KEY = 'compact_rev_key';
+
+/** How long a call is tried again on other members (clientv3 retries a read for as long as its context allows). */
+const RETRY_BUDGET_MS = 3000;
+const RETRY_DELAY_MS = 25;
+const RETRY_MAX_DELAY_MS = 250;
+
+/** The backoff between attempts to resume a broken watch stream. */
+const WATCH_RETRY_FIRST_MS = 50;
+const WATCH_RETRY_MAX_MS = 1000;
 
 export class EtcdBackend implements Backend {
   /**
@@ -45,6 +59,7 @@ export class EtcdBackend implements Backend {
   readonly #client: Etcd3;
   readonly #namespace: Buffer;
   readonly #queueLimit: number;
+  readonly #log: ((message: string) => void) | undefined;
   /** The highest revision this process knows to be compacted (by its own compact(), or told by etcd). */
   #compacted = 0;
   readonly #watches = new Set<EtcdWatch>();
@@ -66,6 +81,7 @@ export class EtcdBackend implements Backend {
     });
     this.#namespace = Buffer.from(opts.namespace ?? '', 'utf8');
     this.#queueLimit = opts.watchQueueLimit ?? DEFAULT_WATCH_QUEUE_LIMIT;
+    this.#log = opts.log;
   }
 
   async get(key: string, opts: { revision?: number } = {}): Promise<KeyValue | undefined> {
@@ -146,6 +162,7 @@ export class EtcdBackend implements Backend {
         compactedRevision: () => this.#compacted,
         learnCompacted: (revision) => void (this.#compacted = Math.max(this.#compacted, revision)),
         forget: (w) => this.#watches.delete(w),
+        log: this.#log,
       },
       prefix,
       fromRevision,
@@ -178,6 +195,24 @@ export class EtcdBackend implements Backend {
     this.#compacted = Math.max(this.#compacted, revision);
   }
 
+  /**
+   * The shared compaction clock (storage/shared-compactor.ts): upstream's `compact_rev_key`
+   * at the root of the keyspace, outside any prefix, as kube-apiserver keeps it (compaction
+   * is the whole cluster's, whatever prefix a server uses). Its version is the time.
+   */
+  async advanceCompactionClock(time: number, revision: number): Promise<{ won: boolean; time: number; currentRevision: number }> {
+    this.#checkOpen();
+    const key = Buffer.from(COMPACT_REV_KEY);
+    const response = await this.#call(() => this.#client.kv.txn({
+      compare: [{ key, target: 'Version', result: 'Equal', version: time }],
+      success: [{ request_put: { key, value: Buffer.from(String(revision)) } }],
+      failure: [{ request_range: { key } }],
+    }), undefined, 'write');
+    const currentRevision = Number(response.header.revision);
+    if (response.succeeded) return { won: true, time: time + 1, currentRevision };
+    return { won: false, time: Number(response.responses[0]?.response_range.kvs[0]?.version ?? 0), currentRevision };
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -195,8 +230,8 @@ export class EtcdBackend implements Backend {
     if (this.#closed) return Promise.reject(unavailable('the storage backend is closed'));
     const previous = this.#lastWrite.get(key) ?? Promise.resolve();
     const result = previous.then(
-      () => this.#call(send),
-      () => this.#call(send),
+      () => this.#call(send, undefined, 'write'),
+      () => this.#call(send, undefined, 'write'),
     ).then(async (revision) => {
       await this.#delivered(key, revision);
       return revision;
@@ -220,23 +255,38 @@ export class EtcdBackend implements Backend {
     clearTimeout(timer);
   }
 
-  /** An etcd call, with etcd's errors as StorageErrors. `revision`: the one read at, for the error. */
-  async #call<T>(call: () => Promise<T>, revision?: number): Promise<T> {
-    try {
-      return await call();
-    } catch (err) {
-      if (isStorageError(err)) throw err;
-      const message = (err as Error).message;
-      if (/required revision has been compacted/.test(message)) {
-        const compactedRevision = await this.#compactedRevision();
-        throw compacted(revision ?? 0, compactedRevision);
+  /**
+   * An etcd call, with etcd's errors as StorageErrors. `revision`: the one read at, for
+   * the error. Each attempt goes to a member picked at random; a failed one is tried
+   * again on another as clientv3's retry interceptor does: a read (`retry: 'read'`)
+   * after any Unavailable, a write only when it never left this process (no connection
+   * to that member), since a write that reached etcd may have landed.
+   */
+  async #call<T>(call: () => Promise<T>, revision?: number, retry: 'read' | 'write' = 'read'): Promise<T> {
+    const deadline = Date.now() + RETRY_BUDGET_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call();
+      } catch (err) {
+        if (isStorageError(err) || this.#closed || !retriable(err, retry) || Date.now() >= deadline) return this.#failure(err, revision);
+        await delay(Math.min(RETRY_MAX_DELAY_MS, RETRY_DELAY_MS * attempt));
       }
-      if (/required revision is a future revision/.test(message)) {
-        const current = await this.currentRevision().catch(() => 0);
-        throw futureRevision(revision ?? 0, current);
-      }
-      throw unavailable(`etcd: ${message}`);
     }
+  }
+
+  /** A failed call's error as a StorageError. */
+  async #failure(err: unknown, revision: number | undefined): Promise<never> {
+    if (isStorageError(err)) throw err;
+    const message = (err as Error).message;
+    if (/required revision has been compacted/.test(message)) {
+      const compactedRevision = await this.#compactedRevision();
+      throw compacted(revision ?? 0, compactedRevision);
+    }
+    if (/required revision is a future revision/.test(message)) {
+      const current = await this.currentRevision().catch(() => 0);
+      throw futureRevision(revision ?? 0, current);
+    }
+    throw unavailable(`etcd: ${message}`);
   }
 
   /**
@@ -283,6 +333,21 @@ function toKeyValue(kv: IKeyValue, namespace: Buffer): KeyValue {
   };
 }
 
+/**
+ * Whether a failed call may be sent again: etcd's Unavailable (a member down, no
+ * leader, the leader changed) for a read; for a write only grpc's answer that no
+ * connection to the member was established, so the write never reached etcd.
+ */
+function retriable(err: unknown, kind: 'read' | 'write'): boolean {
+  const message = (err as Error | undefined)?.message ?? '';
+  if (!message.startsWith('14 UNAVAILABLE')) return false;
+  return kind === 'read' || message.includes('No connection established');
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 /** Why a compare failed, from the key's current version read in the same transaction. */
 function preconditionFailed(key: string, expectRevision: number, current: IKeyValue | undefined): StorageError {
   if (current === undefined) return keyNotFound(key);
@@ -323,6 +388,7 @@ interface WatchHost {
   compactedRevision(): number;
   learnCompacted(revision: number): void;
   forget(watch: EtcdWatch): void;
+  log?: ((message: string) => void) | undefined;
 }
 
 interface Waiter {
@@ -364,6 +430,11 @@ class EtcdWatch implements Watch, AsyncIterator<StorageEvent, undefined> {
   #waiters: Waiter[] = [];
   /** Writers waiting for this watch to receive their revision. */
   #reachWaiters: ReachWaiter[] = [];
+  /** Streams opened again after a break, since the last response with events or the creation. */
+  #attempts = 0;
+  /** Whether etcd created this watch once: later streams resume it. */
+  #created = false;
+  #retry: NodeJS.Timeout | undefined;
 
   constructor(host: WatchHost, prefix: string, fromRevision: number) {
     this.#host = host;
@@ -415,7 +486,7 @@ class EtcdWatch implements Watch, AsyncIterator<StorageEvent, undefined> {
     try {
       stream = await this.#host.client.watchClient.watch();
     } catch (err) {
-      this.#fail(unavailable(`etcd watch on ${this.#prefix}: ${(err as Error).message}`));
+      this.#reconnect(`opening the stream: ${(err as Error).message}`);
       return;
     }
     if (this.#ended) {
@@ -423,15 +494,50 @@ class EtcdWatch implements Watch, AsyncIterator<StorageEvent, undefined> {
       return;
     }
     this.#stream = stream;
-    stream.on('data', (response: IWatchResponse) => this.#onResponse(response));
-    stream.on('error', (err: Error) => this.#fail(unavailable(`etcd watch on ${this.#prefix}: ${err.message}`)));
-    stream.on('end', () => this.#fail(unavailable(`etcd watch on ${this.#prefix} ended`)));
-    // From the start revision itself (not the one after), so that etcd refuses
-    // exactly when the contract says: fromRevision below the compacted revision.
-    // Events at fromRevision are dropped below.
-    stream.write({
-      create_request: { key: prefix, range_end: prefixEnd(prefix), start_revision: Math.max(1, this.#from), prev_kv: true },
+    this.#createdAt = Infinity;
+    stream.on('data', (response: IWatchResponse) => {
+      if (stream === this.#stream) this.#onResponse(response);
     });
+    stream.on('error', (err: Error) => {
+      if (stream === this.#stream) this.#reconnect(err.message);
+    });
+    stream.on('end', () => {
+      if (stream === this.#stream) this.#reconnect('the stream ended');
+    });
+    // The first time from the start revision itself (not the one after), so that etcd
+    // refuses exactly when the contract says: fromRevision below the compacted revision
+    // (events at fromRevision are dropped below). Resumed, from the one after the last
+    // received, refused only if another compaction took what this watch still needs.
+    const resumed = this.#created;
+    stream.write({
+      create_request: {
+        key: prefix,
+        range_end: prefixEnd(prefix),
+        start_revision: resumed ? this.#received + 1 : Math.max(1, this.#from),
+        prev_kv: true,
+        progress_notify: true,
+      },
+    });
+  }
+
+  /**
+   * The stream broke (its member went away, or the connection did): watch again from
+   * the revision after the last one received, on whichever member answers, after a
+   * short backoff, for as long as the watch is open. Nothing is lost or repeated: etcd
+   * keeps every revision until compaction, and a compaction past this watch ends it
+   * with Compacted (the consumer re-lists).
+   */
+  #reconnect(reason: string): void {
+    if (this.#ended) return;
+    this.#stream?.cancel();
+    this.#stream = undefined;
+    this.#attempts++;
+    if (this.#attempts === 1) this.#host.log?.(`etcd watch on ${this.#prefix} broke (${reason}); resuming from revision ${this.#received + 1}`);
+    const wait = Math.min(WATCH_RETRY_MAX_MS, WATCH_RETRY_FIRST_MS * 2 ** Math.min(this.#attempts - 1, 10));
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      if (!this.#ended) void this.#open();
+    }, wait);
   }
 
   #onResponse(response: IWatchResponse): void {
@@ -443,10 +549,15 @@ class EtcdWatch implements Watch, AsyncIterator<StorageEvent, undefined> {
       return;
     }
     if (response.canceled) {
-      this.#fail(unavailable(`etcd canceled the watch on ${this.#prefix}: ${response.cancel_reason}`), true);
+      // Not for compaction (answered above): the member cannot serve it now (it lost its leader); another may.
+      this.#reconnect(`etcd canceled it: ${response.cancel_reason}`);
       return;
     }
-    if (response.created) this.#createdAt = Number(response.header.revision);
+    if (response.created) {
+      this.#createdAt = Number(response.header.revision);
+      this.#created = true;
+      this.#attempts = 0;
+    }
     for (const raw of response.events) {
       const event = toEvent(raw, this.#host.namespace);
       if (event.revision <= this.#received) continue;
@@ -527,6 +638,7 @@ class EtcdWatch implements Watch, AsyncIterator<StorageEvent, undefined> {
   /** Stop receiving: cancel the stream, release writers waiting on this watch. */
   #stop(): void {
     this.#ended = true;
+    clearTimeout(this.#retry);
     this.#stream?.cancel();
     this.#host.forget(this);
     for (const { resolve } of this.#reachWaiters.splice(0)) resolve();

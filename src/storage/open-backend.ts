@@ -42,9 +42,9 @@ export async function openBackend(kind: BackendKind, opts: OpenBackendOptions = 
       const tls = opts.etcdCaFile !== undefined || opts.etcdCertFile !== undefined || opts.etcdKeyFile !== undefined
         ? { ca: read(opts.etcdCaFile), cert: read(opts.etcdCertFile), key: read(opts.etcdKeyFile) }
         : undefined;
-      const backend = new EtcdBackend({ servers: opts.etcdServers ?? [], namespace: prefix.slice(0, -'/registry'.length), tls });
-      // Only said: consistent reads go to etcd whatever the version (see consistentReadsFromStorage).
       const log = opts.log ?? (() => {});
+      const backend = new EtcdBackend({ servers: opts.etcdServers ?? [], namespace: prefix.slice(0, -'/registry'.length), tls, log });
+      // Only said: consistent reads go to etcd whatever the version (see consistentReadsFromStorage).
       await backend.serverVersion().then(
         (version) => log(`etcd ${version}: ${progressNotifyReliable(version) ? 'progress notifications are reliable, but ' : 'no reliable progress notifications (before 3.4.31/3.5.13): '}consistent reads go to etcd`),
         (err: unknown) => log(`etcd version unknown (${(err as Error).message}); consistent reads go to etcd`),
