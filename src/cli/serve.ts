@@ -41,7 +41,7 @@ import type { Definitions } from '../schema/types.ts';
 import { Store } from '../registry/store.ts';
 import { ApiServer } from '../server/server.ts';
 import { ensureClientMaterial, ensureServingMaterial } from '../server/tls-material.ts';
-import { Compactor, EncryptingBackend, openBackend } from '../storage/index.ts';
+import { compactorFor, EncryptingBackend, openBackend } from '../storage/index.ts';
 import { keyResourceResolver, loadEncryptionConfig, resourceTransformers } from './encryption-config.ts';
 import { ensureSystemPriorityClasses } from '../registry/builtin/priorityclasses.ts';
 import { admissionPlugins, namespaceObjects } from './admission-plugins.ts';
@@ -95,11 +95,13 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   if (config.serviceAccountSigningKeyFile !== undefined || config.serviceAccountKeyFiles.length > 0) await serviceAccountKeys();
 
   const builtinTypes = builtinResourceTypes({ serviceClusterIPRange: config.serviceClusterIPRange, serviceNodePortRange: config.serviceNodePortRange });
-  const backend = await withEncryption(config, builtinTypes, deps.backend ?? await openBackend(config.storage, {
+  const stored = deps.backend ?? await openBackend(config.storage, {
     dataDir, etcdServers: config.etcdServers, etcdPrefix: config.etcdPrefix,
     etcdCaFile: config.etcdCaFile, etcdCertFile: config.etcdCertFile, etcdKeyFile: config.etcdKeyFile, log,
-  }));
-  const compactor = new Compactor(backend, { retainMs: config.etcdCompactionIntervalMs });
+  });
+  const backend = await withEncryption(config, builtinTypes, stored);
+  // Compaction needs no transformation: it works on the storage itself.
+  const compactor = compactorFor(stored, { intervalMs: config.etcdCompactionIntervalMs, onError: (err) => log(`storage compaction failed: ${(err as Error).message}`) });
   compactor.start();
 
   const registry = new ResourceRegistry();

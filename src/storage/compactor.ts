@@ -3,6 +3,19 @@
 // to the one that was current `retainMs` ago, so history stays about that long.
 
 import type { Backend } from './backend.ts';
+import { SharedCompactor, type CompactionClock } from './shared-compactor.ts';
+
+/**
+ * The compactor for a backend: storage that several servers may share (etcd) compacts
+ * by the shared clock, once per interval for the whole cluster; a backend only this
+ * process uses (sqlite, memory) keeps `intervalMs` of history by its own samples.
+ */
+export function compactorFor(backend: Backend, opts: { intervalMs: number; onError?: (err: unknown) => void }): { start(): void; close(): void } {
+  if ('advanceCompactionClock' in backend) {
+    return new SharedCompactor(backend as Backend & CompactionClock, { intervalMs: opts.intervalMs, ...(opts.onError ? { onError: opts.onError } : {}) });
+  }
+  return new Compactor(backend, { retainMs: opts.intervalMs, ...(opts.onError ? { onError: opts.onError } : {}) });
+}
 
 export interface CompactorOptions {
   /** How much history to keep (default 5 minutes). */

@@ -3,6 +3,7 @@ export * from './backend.ts';
 export { MemoryBackend } from './memory.ts';
 export { SqliteBackend } from './sqlite.ts';
 export { EtcdBackend } from './etcd.ts';
-export { Compactor } from './compactor.ts';
+export { Compactor, compactorFor } from './compactor.ts';
+export { SharedCompactor, type CompactionClock } from './shared-compactor.ts';
 export { openBackend } from './open-backend.ts';
 export { EncryptingBackend, type TransformerForKey } from './encrypting-backend.ts';
