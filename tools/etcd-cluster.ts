@@ -41,6 +41,11 @@ export interface EtcdClusterOptions {
   log?: (member: string, text: string) => void;
   /** etcd's --log-level (default error). */
   logLevel?: string;
+  /**
+   * Serve clients over TLS with this certificate and key; with `clientCaFile`, clients
+   * must present a certificate that CA signed (etcd's --client-cert-auth).
+   */
+  tls?: { certFile: string; keyFile: string; clientCaFile?: string };
 }
 
 export function freePort(): Promise<number> {
@@ -68,7 +73,14 @@ export async function startEtcdCluster(opts: EtcdClusterOptions = {}): Promise<E
   const specs = [];
   for (let i = 0; i < size; i++) {
     const name = `etcd-${i}`;
-    specs.push({ name, client: `http://127.0.0.1:${await freePort()}`, peer: `http://127.0.0.1:${await freePort()}`, dataDir: path.join(root, name) });
+    specs.push({
+      name,
+      client: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${await freePort()}`,
+      peer: `http://127.0.0.1:${await freePort()}`,
+      // Plain HTTP whatever the clients speak: where health is asked.
+      metrics: `http://127.0.0.1:${await freePort()}`,
+      dataDir: path.join(root, name),
+    });
   }
   const initialCluster = specs.map((s) => `${s.name}=${s.peer}`).join(',');
 
@@ -85,7 +97,10 @@ export async function startEtcdCluster(opts: EtcdClusterOptions = {}): Promise<E
         '--initial-cluster', initialCluster,
         '--initial-cluster-token', `plinth-${path.basename(root)}`,
         '--initial-cluster-state', 'new',
+        '--listen-metrics-urls', spec.metrics,
         '--log-level', opts.logLevel ?? 'error',
+        ...(opts.tls === undefined ? [] : ['--cert-file', opts.tls.certFile, '--key-file', opts.tls.keyFile]),
+        ...(opts.tls?.clientCaFile === undefined ? [] : ['--client-cert-auth', '--trusted-ca-file', opts.tls.clientCaFile]),
       ], { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr?.on('data', (chunk: Buffer) => {
@@ -111,9 +126,9 @@ export async function startEtcdCluster(opts: EtcdClusterOptions = {}): Promise<E
       async restart() {
         await member.kill();
         process = launch();
-        await waitHealthy(spec.client, () => process);
+        await waitHealthy(spec.metrics, () => process);
       },
-      healthy: () => waitHealthy(spec.client, () => process),
+      healthy: () => waitHealthy(spec.metrics, () => process),
     };
     return member;
   });
