@@ -209,6 +209,19 @@ async function ensure(store: Store, desired: KubeObject, reconcile: string[] = [
   }, { createIfMissing: false });
 }
 
+/**
+ * What upstream's legacy-token-tracking controller writes once: since when the server
+ * tracks the use of legacy service-account tokens (a date). kube-controller-manager's
+ * legacy-serviceaccount-token-cleaner reads it, and logs an error every run without it.
+ */
+function legacyTokenTracking(now: string): KubeObject {
+  return {
+    apiVersion: 'v1', kind: 'ConfigMap',
+    metadata: { name: 'kube-apiserver-legacy-service-account-token-tracking', namespace: 'kube-system' },
+    data: { since: now.slice(0, 'YYYY-MM-DD'.length) },
+  };
+}
+
 function storeOf(registry: ResourceRegistry, group: string, version: string, resource: string): Store {
   const served = registry.lookup(group, version, resource);
   if (served === undefined) throw new Error(`bootstrap: ${group}/${version}/${resource} is not served`);
@@ -232,6 +245,7 @@ export async function bootstrapObjects(registry: ResourceRegistry, opts: Bootstr
     ...mandatoryPriorityLevels.map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'flowcontrol.apiserver.k8s.io', 'v1', 'prioritylevelconfigurations'), o, []]),
     ...mandatoryFlowSchemas.map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas'), withFoundLevel(o, now), []]),
     ...localAPIServices(registry, now).map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'apiregistration.k8s.io', 'v1', 'apiservices'), o, []]),
+    [storeOf(registry, '', 'v1', 'configmaps'), legacyTokenTracking(now), []],
   ];
   // One object that cannot be written (a kubernetes Service whose ClusterIP moved with the
   // service range) is logged; the others are still made. All at once: their writes share

@@ -256,6 +256,12 @@ describe('objects every cluster has', () => {
     assert.deepEqual(levels.map((l: { metadata: { name: string }; spec: { type: string } }) => [l.metadata.name, l.spec.type]), [['catch-all', 'Limited'], ['exempt', 'Exempt']]);
   });
 
+  test('the legacy token tracking ConfigMap, as kube-controller-manager\'s legacy token cleaner reads it', async () => {
+    const res = await server.request('GET', '/api/v1/namespaces/kube-system/configmaps/kube-apiserver-legacy-service-account-token-tracking');
+    assert.equal(res.status, 200, res.text);
+    assert.match(res.json.data.since, /^\d{4}-\d{2}-\d{2}$/);
+  });
+
   test('a Local APIService per served group version', async () => {
     const items = (await server.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices')).json.items as { metadata: { name: string }; spec: Record<string, unknown>; status: { conditions: { type: string; status: string; reason: string }[] } }[];
     const core = items.find((a) => a.metadata.name === 'v1.');
