@@ -7,12 +7,11 @@
 // capped at a few seconds. No process runs anywhere: only the API objects move, which
 // is what upstream's controllers and scheduler see of a cluster.
 import { isStatusError, type KubeObject } from '../api/index.ts';
+import { simulatedNodeAnnotation } from '../registry/builtin/nodes.ts';
 import type { Store } from '../registry/store.ts';
 import { Controller, Informer, type Clock, type ReconcileResult, type Timer } from './runtime/index.ts';
 import { systemClock } from './runtime/clock.ts';
 
-/** Marks a Node as simulated, so that any replica answers its pods' logs. */
-export const simulatedNodeAnnotation = 'simulation.plinth.dev/simulated';
 /** On a pod: the exit code its containers finish with (non-zero fails the pod, or restarts the container under OnFailure). */
 export const exitCodeAnnotation = 'simulation.plinth.dev/exit-code';
 /** On a pod: seconds its containers run before they finish; Job pods finish after --simulated-pod-run-time without it. */
@@ -428,9 +427,4 @@ function upsertConditions(current: Condition[] | undefined, updates: Condition[]
 function rank(order: string[], type: string): number {
   const at = order.indexOf(type);
   return at < 0 ? order.length : at;
-}
-
-/** The line `kubectl logs` prints for a container on a simulated node. */
-export function simulatedLogLine(namespace: string, pod: string, container: string, nodeName: string): string {
-  return `container ${container} of pod ${namespace}/${pod} runs on simulated node ${nodeName}: nothing runs there, so it has no output\n`;
 }

@@ -4,7 +4,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../src/api/index.ts';
-import { SimulatedNodes, exitCodeAnnotation, simulatedNodeAnnotation } from '../../src/controllers/simulated-nodes.ts';
+import { SimulatedNodes, exitCodeAnnotation } from '../../src/controllers/simulated-nodes.ts';
+import { simulatedNodeAnnotation } from '../../src/registry/builtin/nodes.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
@@ -81,6 +82,8 @@ describe('simulated nodes', () => {
       assert.equal(condition(s, 'ContainersReady').status, 'True');
       assert.deepEqual([s.containerStatuses[0].name, s.containerStatuses[0].ready, s.containerStatuses[0].started, Object.keys(s.containerStatuses[0].state)], ['app', true, true, ['running']]);
     }
+    const log = await server.request('GET', `/api/v1/namespaces/${ns}/pods/a/log`);
+    assert.deepEqual([log.status, log.headers['content-type'], log.text], [200, 'text/plain', `container app of pod ${ns}/a runs on simulated node sim-node-0: nothing runs there, so it has no output\n`]);
   });
 
   test('readiness gates keep a running pod unready until their conditions are True', async () => {

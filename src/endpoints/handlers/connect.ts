@@ -5,6 +5,7 @@
 // is valid, the pod is bound to a node).
 import { badRequest, serviceUnavailable, unclassifiedError, type KubeObject } from '../../api/index.ts';
 import { objectAt, objectsAt, stringAt } from '../../registry/builtin/object.ts';
+import { simulatedLogLine, simulatedNodeAnnotation } from '../../registry/builtin/nodes.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
 import { writeBytes } from '../http.ts';
 import type { RequestScope } from './scope.ts';
@@ -32,8 +33,7 @@ function containerOf(pod: KubeObject, name: string, requested: string): string {
 }
 
 /** Where upstream would reach the node's kubelet: its first address and the kubelet port it reports. */
-async function kubeletAddress(registry: ResourceRegistry, nodeName: string): Promise<string> {
-  const node = await registry.lookup('', 'v1', 'nodes')!.store.get('', nodeName);
+function kubeletAddress(node: KubeObject, nodeName: string): string {
   const addresses = objectsAt(objectAt(node, 'status'), 'addresses');
   const preferred = ['Hostname', 'InternalIP', 'InternalDNS', 'ExternalDNS', 'ExternalIP']
     .map((type) => addresses.find((a) => a.type === type)).find((a) => a !== undefined);
@@ -62,7 +62,12 @@ export async function podConnectHandler(scope: RequestScope, registry: ResourceR
     }
     throw badRequest(`pod ${info.name} does not have a host assigned`);
   }
-  const address = await kubeletAddress(registry, nodeName);
+  const node = await registry.lookup('', 'v1', 'nodes')!.store.get('', nodeName);
+  if (info.subresource === 'log' && node.metadata.annotations?.[simulatedNodeAnnotation] === 'true') {
+    writeBytes(scope.res, 200, 'text/plain', simulatedLogLine(info.namespace, info.name, container, nodeName));
+    return;
+  }
+  const address = kubeletAddress(node, nodeName);
   if (info.subresource === 'log') {
     throw unclassifiedError(`Get "https://${address}/containerLogs/${info.namespace}/${info.name}/${container}": ${kubeletUnreachable}`);
   }
@@ -81,6 +86,6 @@ export async function serviceProxyHandler(scope: RequestScope, registry: Resourc
 
 /** nodes/{name}/proxy: the node must exist; its kubelet cannot be reached. */
 export async function nodeProxyHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
-  const address = await kubeletAddress(registry, scope.info.name);
+  const address = kubeletAddress(await registry.lookup('', 'v1', 'nodes')!.store.get('', scope.info.name), scope.info.name);
   throw serviceUnavailable(`error trying to reach service: ${kubeletUnreachable} (node ${JSON.stringify(scope.info.name)} at ${address})`);
 }

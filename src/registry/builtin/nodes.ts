@@ -11,6 +11,17 @@ import type { JsonObject } from '../../api/json.ts';
 import { arrayAt, defaultEmptyObject, ensureObject, objectAt, semanticEqual, stringAt } from './object.ts';
 import { nodeColumns } from './table-columns.ts';
 
+/**
+ * Marks a Node that Plinth's simulated kubelets play (--simulated-nodes): every replica
+ * answers its pods' logs with a fixed line, since no container runs anywhere.
+ */
+export const simulatedNodeAnnotation = 'simulation.plinth.dev/simulated';
+
+/** The line `kubectl logs` prints for a container on a simulated node. */
+export function simulatedLogLine(namespace: string, pod: string, container: string, nodeName: string): string {
+  return `container ${container} of pod ${namespace}/${pod} runs on simulated node ${nodeName}: nothing runs there, so it has no output\n`;
+}
+
 const nodeInfoFields = [
   'machineID', 'systemUUID', 'bootID', 'kernelVersion', 'osImage', 'containerRuntimeVersion', 'kubeletVersion',
   'kubeProxyVersion', 'operatingSystem', 'architecture',
