@@ -148,7 +148,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   // now, on first use; every other cache loads in the background once the server
   // serves, or earlier when a request needs it (registry/read-path.ts).
   await admissionSetup.start();
-  for (const { type, store } of registry.all()) if (type.allocator) type.allocator.restore(await store.listAll());
+  for (const { store } of registry.all()) if (store.allocator) await store.allocator.restore(await store.listAll());
   await ensureNamespaces(namespaces.store!);
   await ensureSystemPriorityClasses(registry.lookup('scheduling.k8s.io', 'v1', 'priorityclasses')!.store);
   const namespaceController = new NamespaceController(registry, namespaces.store!, log);

@@ -1,5 +1,6 @@
 // ResourceType: what the generic Store needs to serve one resource (schema, scope, strategy, columns).
 import type { ValidateOptions } from '../schema/index.ts';
+import type { Backend } from '../storage/backend.ts';
 import type { KubeObject, StatusCause, TableColumn, TableRowCondition } from '../api/index.ts';
 
 /** The per-type behaviour the generic Store calls (upstream's "strategy"). */
@@ -98,25 +99,32 @@ export interface ScaleAccess {
 }
 
 /**
+ * What one allocation did, settled after the storage write it was for: `commit` once the
+ * write succeeded (an update releases then what the old object held and the new one does
+ * not), `revert` when it failed (what was taken is given back).
+ */
+export interface Allocation {
+  commit(): Promise<void>;
+  revert(): Promise<void>;
+}
+
+/**
  * Side effects a type needs around storage writes (Service ClusterIP and NodePort
- * allocation). Called only for real writes, never on dry run.
+ * allocation), kept in the Store's storage so that every replica sharing it agrees.
  */
 export interface Allocator {
   /**
-   * Reserve what the object asks for or needs; fill in what was allocated. Throws a
-   * StatusError (422) when taken. With `dryRun` it fills in and checks but reserves nothing
+   * Take what the object asks for or needs; fill in what was taken. Throws a StatusError
+   * (422) when taken already. With `dryRun` it fills in and checks but takes nothing
    * (upstream answers a dry-run create with the IPs and ports it would allocate).
    */
-  allocate(obj: KubeObject, opts?: { dryRun?: boolean }): void;
-  /**
-   * Adjust reservations for an update; throws like allocate. Returns a function that
-   * undoes the adjustment, to call when the storage write then fails.
-   */
-  reallocate(obj: KubeObject, old: KubeObject): void | (() => void);
-  /** Release what the object holds (after delete, or when a write failed). */
-  release(obj: KubeObject): void;
-  /** Rebuild state from stored objects at startup. */
-  restore(objects: KubeObject[]): void;
+  allocate(obj: KubeObject, opts?: { dryRun?: boolean }): Promise<Allocation>;
+  /** Adjust what is taken for an update of `old` into `obj`; throws like allocate. */
+  reallocate(obj: KubeObject, old: KubeObject): Promise<Allocation>;
+  /** Release what the object holds (after its delete). */
+  release(obj: KubeObject): Promise<void>;
+  /** At start-up, from the stored objects: repair what storage records as taken. */
+  restore(objects: KubeObject[]): Promise<void>;
 }
 
 /**
@@ -164,7 +172,8 @@ export interface ResourceType {
   /** Name of this type's schema among the definitions ("io.k8s.api.core.v1.ConfigMap"). */
   schemaName: string;
   strategy: Strategy;
-  allocator?: Allocator;
+  /** Makes the allocator of a Store over `storage` (Services' ClusterIPs and NodePorts). */
+  allocatorFor?: (storage: Backend) => Allocator;
   /** PUT of a missing object creates it (upstream: true for most custom resources and some built-ins). */
   allowCreateOnUpdate: boolean;
   /**

@@ -9,7 +9,7 @@ import { isStorageError, type Backend, type KeyValue } from '../storage/backend.
 import { decodeFromStorage, encodeForStorage, isCorruptObjectError } from './codec.ts';
 import { objectKey } from './keys.ts';
 import { interpretUnreachable } from './storage-errors.ts';
-import type { PropagationOptions, ResourceType } from './resource-type.ts';
+import type { Allocator, PropagationOptions, ResourceType } from './resource-type.ts';
 import { beforeDelete, deletionFinalizers, markAsDeleting, sameSet } from './deletion.ts';
 import type { ObjectFilter } from './filter.ts';
 import { ReadPath, type ListItem, type ListPage, type ListRequest, type ReadConsistency, type WatchRequest } from './read-path.ts';
@@ -105,6 +105,8 @@ export class Store {
   private readonly backend: Backend;
   /** Also run by subresources that write through other paths (pods/eviction). */
   readonly admission: AdmissionChain;
+  /** The type's allocator over this Store's storage (Services); restored at start-up. */
+  readonly allocator: Allocator | undefined;
 
   private readonly reads: ReadPath;
   private readonly definitions: Definitions;
@@ -117,6 +119,7 @@ export class Store {
     this.groupResource = { group: type.group, resource: type.resource };
     this.backend = backend;
     this.admission = admission;
+    this.allocator = type.allocatorFor?.(backend);
     this.reads = new ReadPath(type, backend, cache, (kv) => this.decode(kv));
     this.definitions = opts.definitions ?? builtinDefinitions;
     if (this.definitions[type.schemaName] === undefined) throw new Error(`no schema ${type.schemaName} for ${type.resource}`);
@@ -197,7 +200,7 @@ export class Store {
       // a resourceVersion set in the body is no error there, as upstream.
       if ((await this.backend.get(this.key(namespace, meta.name!))) !== undefined) throw alreadyExists(this.groupResource, meta.name!);
       // Upstream answers a dry run with what would be allocated, without reserving it.
-      this.type.allocator?.allocate(obj, { dryRun: true });
+      await this.allocator?.allocate(obj, { dryRun: true });
       return obj;
     }
 
@@ -205,13 +208,12 @@ export class Store {
     if (isResourceVersionSet(input.metadata?.resourceVersion)) throw unclassifiedError('resourceVersion should not be set on objects to be created');
 
     for (let attempt = 0; ; attempt++) {
-      this.type.allocator?.allocate(obj);
+      const allocation = await this.allocator?.allocate(obj);
+      let revision: number;
       try {
-        const revision = await this.backend.create(this.key(namespace, meta.name!), this.encode(obj));
-        meta.resourceVersion = String(revision);
-        return obj;
+        revision = await this.backend.create(this.key(namespace, meta.name!), this.encode(obj));
       } catch (err) {
-        this.type.allocator?.release(obj);
+        await allocation?.revert();
         if (!isStorageError(err, 'KeyExists')) throw err;
         // Upstream retries a generated name that happened to be taken.
         if (generated && attempt < 7) {
@@ -220,6 +222,9 @@ export class Store {
         }
         throw generated ? generateNameConflict(this.groupResource, meta.name!, 1) : alreadyExists(this.groupResource, meta.name!);
       }
+      await allocation?.commit();
+      meta.resourceVersion = String(revision);
+      return obj;
     }
   }
 
@@ -422,8 +427,6 @@ export class Store {
     if (opts.dryRun) return { object: obj, created: false };
     try {
       await this.backend.delete(kv.key, kv.modRevision);
-      this.type.allocator?.release(current);
-      return { object: obj, created: false };
     } catch (err) {
       // Gone meanwhile: the next read answers for it (404, as upstream's retried update).
       if (isStorageError(err, 'KeyNotFound')) return retry;
@@ -431,6 +434,8 @@ export class Store {
       if (isStorageError(err, 'RevisionMismatch')) throw staleObject(this.groupResource, current.metadata.name ?? '');
       throw err;
     }
+    await this.allocator?.release(current);
+    return { object: obj, created: false };
   }
 
   /** Stores the update at the revision it was read at (nothing on dry run); `retry` when another write came first. */
@@ -441,13 +446,12 @@ export class Store {
       return { object: obj, created: false };
     }
     // Encoded after reallocation: what it assigns (a new node port) is part of the stored object.
-    const undoReallocation = this.type.allocator?.reallocate(obj, current);
+    const allocation = await this.allocator?.reallocate(obj, current);
+    let revision: number;
     try {
-      const revision = await this.backend.update(kv.key, this.encode(obj), kv.modRevision);
-      obj.metadata.resourceVersion = String(revision);
-      return { object: obj, created: false };
+      revision = await this.backend.update(kv.key, this.encode(obj), kv.modRevision);
     } catch (err) {
-      undoReallocation?.();
+      await allocation?.revert();
       // Gone meanwhile: the next read answers for it (404, or a create where the type allows
       // one), as upstream's retried update; a pinned resourceVersion makes it no create.
       if (isStorageError(err, 'KeyNotFound')) return retry;
@@ -457,6 +461,9 @@ export class Store {
       }
       throw err;
     }
+    await allocation?.commit();
+    obj.metadata.resourceVersion = String(revision);
+    return { object: obj, created: false };
   }
 
   /**
@@ -536,7 +543,7 @@ export class Store {
         if ((isStorageError(err, 'RevisionMismatch') || isStorageError(err, 'KeyNotFound')) && mayRetry) continue;
         throw err;
       }
-      this.type.allocator?.release(current);
+      await this.allocator?.release(current);
       return { object: toDelete.object, deleted: true };
     }
   }

@@ -6,7 +6,7 @@ import { forbidden, isStatusError, type KubeObject, type StatusCause } from '../
 import { runInRequestContext } from '../../src/api/request-context.ts';
 import type { AdmissionAttributes } from '../../src/admission/chain.ts';
 import { objectKey } from '../../src/registry/keys.ts';
-import type { Allocator, ResourceType } from '../../src/registry/resource-type.ts';
+import type { Allocation, Allocator, ResourceType } from '../../src/registry/resource-type.ts';
 import { builtinDefinitions, schemaRef, type Definitions } from '../../src/schema/index.ts';
 import { memoryStore, putStored, type StoreFixture } from '../helpers/store.ts';
 
@@ -607,31 +607,38 @@ test('admission: an update shows the plugins the operation, the object, the stor
 function recordingAllocator(): { allocator: Allocator; calls: string[] } {
   const calls: string[] = [];
   const name = (obj: KubeObject) => obj.metadata.name ?? '';
+  const settled = (what: string): Allocation => ({
+    commit: async () => void calls.push(`commit ${what}`),
+    revert: async () => void calls.push(`revert ${what}`),
+  });
   const allocator: Allocator = {
-    allocate: (obj, opts) => void calls.push(`allocate ${name(obj)}${opts?.dryRun ? ' (dry run)' : ''}`),
-    reallocate(obj) {
-      calls.push(`reallocate ${name(obj)}`);
-      return () => void calls.push(`undo ${name(obj)}`);
+    async allocate(obj, opts) {
+      calls.push(`allocate ${name(obj)}${opts?.dryRun ? ' (dry run)' : ''}`);
+      return settled(name(obj));
     },
-    release: (obj) => void calls.push(`release ${name(obj)}`),
-    restore: () => {},
+    async reallocate(obj) {
+      calls.push(`reallocate ${name(obj)}`);
+      return settled(name(obj));
+    },
+    release: async (obj) => void calls.push(`release ${name(obj)}`),
+    restore: async () => {},
   };
   return { allocator, calls };
 }
 
-test('allocator: allocated on create (filled in only on dry run), released when the create fails or after delete', async () => {
+test('allocator: allocated on create (filled in only on dry run), committed once stored, reverted when the create fails, released after delete', async () => {
   const { allocator, calls } = recordingAllocator();
-  const { store } = setup({ allocator });
+  const { store } = setup({ allocatorFor: () => allocator });
   await store.create('ns', widget('w'));
   await store.create('ns', widget('d'), { dryRun: true });
   await failure(store.create('ns', widget('w')));
   await store.delete('ns', 'w');
-  assert.deepEqual(calls, ['allocate w', 'allocate d (dry run)', 'allocate w', 'release w', 'release w']);
+  assert.deepEqual(calls, ['allocate w', 'commit w', 'allocate d (dry run)', 'allocate w', 'revert w', 'release w']);
 });
 
-test('allocator: an update reallocates; a write that loses to a concurrent one undoes it before retrying', async () => {
+test('allocator: an update reallocates; a write that loses to a concurrent one reverts it before retrying', async () => {
   const { allocator, calls } = recordingAllocator();
-  const fx = setup({ allocator });
+  const fx = setup({ allocatorFor: () => allocator });
   await fx.store.create('ns', widget('w'));
   let first = true;
   await fx.store.guaranteedUpdate('ns', 'w', undefined, {}, (current) => {
@@ -639,7 +646,7 @@ test('allocator: an update reallocates; a write that loses to a concurrent one u
     first = false;
     return { ...current!, spec: { size: 2 } };
   });
-  assert.deepEqual(calls, ['allocate w', 'reallocate w', 'undo w', 'reallocate w']);
+  assert.deepEqual(calls, ['allocate w', 'commit w', 'reallocate w', 'revert w', 'reallocate w', 'commit w']);
 });
 
 // ---- more of the update loop ----

@@ -15,6 +15,9 @@ import { arrayAt, ensureObject, numberAt, objectAt, semanticEqual, stringAt } fr
 import { validateProtocol } from './pod-spec.ts';
 import { ServiceAllocator } from './service-allocator.ts';
 import {
+  defaultServiceClusterIPRange, defaultServiceNodePortRange, parsePortRange, parseServiceCIDRs, type ServiceRanges,
+} from './service-ranges.ts';
+import {
   clusterIPsOf, externallyAccessible, isHeadless, needsClusterIP, needsHealthCheckNodePort, needsNodePort, servicePorts, serviceType, usesNodePorts,
 } from './service-spec.ts';
 import { serviceColumns } from './table-columns.ts';
@@ -468,12 +471,14 @@ function serviceStrategy(clusterFamilies: IPFamily[]): Strategy {
   };
 }
 
-export function servicesType(ranges: { serviceClusterIPRange?: string; serviceNodePortRange?: string }): ResourceType {
-  const allocator = new ServiceAllocator(ranges);
+export function servicesType(ranges: ServiceRanges): ResourceType {
+  // Parsed now, so that a malformed flag fails at start.
+  const families = parseServiceCIDRs(ranges.serviceClusterIPRange ?? defaultServiceClusterIPRange).map((cidr) => cidr.family);
+  parsePortRange(ranges.serviceNodePortRange ?? defaultServiceNodePortRange);
   return builtinType('', 'v1', 'services', {
     subresources: ['proxy', 'status'],
-    strategy: serviceStrategy(allocator.families),
-    allocator,
+    strategy: serviceStrategy(families),
+    allocatorFor: (storage) => new ServiceAllocator(ranges, storage),
     allowCreateOnUpdate: true,
     allowUnconditionalUpdate: true,
     deleteReturnsObject: true, // upstream's registry sets ReturnDeletedObject

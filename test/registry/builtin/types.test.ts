@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { builtinResourceTypes } from '../../../src/registry/builtin/index.ts';
 import { skeletonOf } from '../../../src/registry/builtin/skeleton.ts';
+import { MemoryBackend } from '../../../src/storage/memory.ts';
 
 const all = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -28,7 +29,7 @@ for (const e of expected) {
   test(`${e.resource} is described as upstream serves it`, () => {
     const rt = types.find((t) => t.resource === e.resource);
     assert.ok(rt, `${e.resource} is served`);
-    const { strategy: _strategy, allocator: _allocator, version, listKind, allowUnconditionalUpdate: _u, tableColumns: _c, tableRowConditions: _r, subresourceDiscovery: _d, ...described } = rt;
+    const { strategy: _strategy, allocatorFor: _allocatorFor, version, listKind, allowUnconditionalUpdate: _u, tableColumns: _c, tableRowConditions: _r, subresourceDiscovery: _d, ...described } = rt;
     assert.equal(version, 'v1');
     assert.equal(listKind, `${e.kind}List`);
     assert.deepEqual(described, e);
@@ -54,13 +55,13 @@ test('only leases refuse an update without resourceVersion', () => {
 });
 
 test('only services carry an allocator', () => {
-  assert.deepEqual(types.filter((t) => t.allocator !== undefined).map((t) => t.resource), ['services']);
+  assert.deepEqual(types.filter((t) => t.allocatorFor !== undefined).map((t) => t.resource), ['services']);
 });
 
-test('each call builds its own allocator state', () => {
-  const a = builtinResourceTypes().find((t) => t.resource === 'services')!.allocator;
-  const b = builtinResourceTypes().find((t) => t.resource === 'services')!.allocator;
-  assert.notEqual(a, b);
+test('each Store gets its own allocator over its own storage', () => {
+  const services = builtinResourceTypes().find((t) => t.resource === 'services')!;
+  const backend = new MemoryBackend();
+  assert.notEqual(services.allocatorFor!(backend), services.allocatorFor!(backend));
 });
 
 test('a type that loads its behaviour on first use serves the same names, scope, verbs and subresources before and after', async () => {
