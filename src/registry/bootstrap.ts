@@ -1,7 +1,8 @@
 // The objects every cluster has from the start, made (or brought up to date) once at
 // start-up, as kube-apiserver's bootstrap controllers make them: the default/kubernetes
-// Service with its Endpoints and EndpointSlice, flowcontrol's mandatory FlowSchemas and
-// PriorityLevelConfigurations, and the Local APIServices of the served group versions.
+// Service with its Endpoints and EndpointSlice, the default ServiceCIDR, flowcontrol's
+// mandatory FlowSchemas and PriorityLevelConfigurations, and the Local APIServices of the
+// served group versions.
 
 import { isStatusError, type KubeObject } from '../api/index.ts';
 import { semanticEqual } from './builtin/object.ts';
@@ -23,6 +24,21 @@ export function kubernetesServiceIP(serviceClusterIPRange: string): string {
   const cidr = parseCIDR(serviceClusterIPRange.split(',')[0]!.trim());
   if (cidr === undefined) throw new Error(`invalid service range ${serviceClusterIPRange}`);
   return formatIP({ family: cidr.family, value: cidr.base + 1n });
+}
+
+/**
+ * The default ServiceCIDR, `kubernetes`, of the configured ranges, Ready (upstream's
+ * default-service-cidr controller; it creates it once and leaves it be when the flags change).
+ */
+function defaultServiceCIDR(serviceClusterIPRange: string, now: string): KubeObject {
+  const cidrs = serviceClusterIPRange.split(',').map((s) => s.trim()).filter((s) => s !== '').map((s) => parseCIDR(s)?.text ?? s);
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'ServiceCIDR',
+    metadata: { name: 'kubernetes' },
+    spec: { cidrs },
+    status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now, reason: '', message: 'Kubernetes default Service CIDR is ready' }] },
+  };
 }
 
 /** The endpoint address of the kubernetes Service: the bind address, loopback when it is unspecified. */
@@ -242,6 +258,7 @@ export async function bootstrapObjects(registry: ResourceRegistry, opts: Bootstr
     [storeOf(registry, '', 'v1', 'services'), service, ['spec']],
     [storeOf(registry, '', 'v1', 'endpoints'), endpoints, ['subsets']],
     [storeOf(registry, 'discovery.k8s.io', 'v1', 'endpointslices'), slice, ['addressType', 'endpoints', 'ports']],
+    [storeOf(registry, 'networking.k8s.io', 'v1', 'servicecidrs'), defaultServiceCIDR(opts.serviceClusterIPRange, now), []],
     ...mandatoryPriorityLevels.map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'flowcontrol.apiserver.k8s.io', 'v1', 'prioritylevelconfigurations'), o, []]),
     ...mandatoryFlowSchemas.map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas'), withFoundLevel(o, now), []]),
     ...localAPIServices(registry, now).map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'apiregistration.k8s.io', 'v1', 'apiservices'), o, []]),
