@@ -1,8 +1,9 @@
 // The admission chain kube-apiserver runs by default, as far as Plinth has its plugins:
-// NamespaceLifecycle, LimitRanger, ServiceAccount, Priority, MutatingAdmissionWebhook,
-// ValidatingAdmissionWebhook, ResourceQuota.
+// NamespaceLifecycle, LimitRanger, ServiceAccount, Priority, DefaultStorageClass,
+// MutatingAdmissionWebhook, ValidatingAdmissionWebhook, ResourceQuota.
 
 import type { AdmissionPlugin } from '../admission/chain.ts';
+import { defaultStorageClassAdmission } from '../admission/default-storage-class.ts';
 import { limitRanger } from '../admission/limit-ranger.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { priorityAdmission } from '../admission/priority.ts';
@@ -126,6 +127,7 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
         get: (name) => storeOf(registry, 'scheduling.k8s.io', 'priorityclasses').find('', name),
         list: async () => (await storeOf(registry, 'scheduling.k8s.io', 'priorityclasses').list('', { consistency: { kind: 'any' } })).items.map((item) => item.object),
       }),
+      defaultStorageClassAdmission(async () => (await storeOf(registry, 'storage.k8s.io', 'storageclasses').list('', { consistency: { kind: 'any' } })).items.map((item) => item.object)),
       webhooks.mutating,
       webhooks.validating,
       resourceQuotaAdmission({

@@ -47,6 +47,14 @@ test('a claim of the simulated class gets a volume of its size, pre-bound to it;
   assert.equal(all.filter((v: { spec: { claimRef?: { name: string } } }) => v.spec.claimRef?.name === 'elsewhere').length, 0);
 });
 
+test('a claim without a class gets the default one (DefaultStorageClass admission) and a volume', async () => {
+  const ns = await server.newNamespace('vol');
+  const created = await server.request('POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, { body: claim('defaulted') });
+  assert.equal(created.status, 201, created.text);
+  assert.equal(created.json.spec.storageClassName, 'standard');
+  await eventually(async () => assert.equal((await server.request('GET', `/api/v1/persistentvolumes/pvc-${created.json.metadata.uid}`)).status, 200));
+});
+
 test('a released volume it provisioned is deleted', async () => {
   const ns = await server.newNamespace('vol');
   const created = await server.request('POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, { body: claim('tmp', 'standard') });
