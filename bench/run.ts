@@ -9,6 +9,7 @@ import { applyBench } from './apply.ts';
 import { authzBench } from './authz.ts';
 import { benchClient, load } from './client.ts';
 import { startupBench, timeToReady } from './startup.ts';
+import { clusterBench } from './cluster.ts';
 import { customResourceBench } from './custom-resources.ts';
 import { encodingsBench } from './encodings.ts';
 import { etcdBench } from './etcd.ts';
@@ -37,6 +38,11 @@ async function main() {
   // BENCH_ONLY=etcd: the same CRUD on etcd beside SQLite.
   if (process.env.BENCH_ONLY === 'etcd') {
     for (const line of await etcdBench()) console.log(line);
+    return;
+  }
+  // BENCH_ONLY=cluster: Deployments rolled out by upstream's controllers onto simulated nodes.
+  if (process.env.BENCH_ONLY === 'cluster') {
+    for (const line of await clusterBench()) console.log(line);
     return;
   }
   // BENCH_ONLY=namespace-delete: a namespace of owner chains deleted, time until gone and peak RSS.
@@ -112,6 +118,8 @@ async function main() {
   for (const line of await etcdBench()) console.log(line);
   console.log('');
   for (const line of await authzBench()) console.log(line);
+  console.log('');
+  for (const line of await clusterBench()) console.log(line);
   console.log('');
   for (const line of await startupBench()) console.log(line);
   console.log('');

@@ -1,5 +1,6 @@
 // `plinth serve` flags, parsed into the Config the composition root builds from.
 import { parseArgs } from 'node:util';
+import { parseControllers } from './controllers-flag.ts';
 
 export interface Config {
   dataDir: string;
@@ -62,6 +63,14 @@ export interface Config {
   enableRootCaPublisher: boolean;
   /** Not a flag (tests lower it): how long a node must be gone before the pod garbage collector deletes its pods (40 s, as upstream). */
   podGcQuarantineMs: number;
+  /** `--controllers`: which of Plinth's own controllers run, in kube-controller-manager's syntax, aliases resolved (default ['*']). */
+  controllers: string[];
+  /** `--simulated-nodes`: how many nodes Plinth plays the kubelet of (0: none). */
+  simulatedNodes: number;
+  /** `--simulated-pod-run-time`: how long Job pods run on simulated nodes before they finish. */
+  simulatedPodRunMs: number;
+  /** `--simulated-max-grace-period`: the longest a terminating pod on a simulated node is kept. */
+  simulatedMaxGracePeriodMs: number;
 }
 
 const defaultFeatureGates: Record<string, boolean> = {
@@ -105,6 +114,10 @@ export function defaultConfig(): Config {
     enableGarbageCollector: true,
     enableRootCaPublisher: true,
     podGcQuarantineMs: 40_000,
+    controllers: ['*'],
+    simulatedNodes: 0,
+    simulatedPodRunMs: 3_000,
+    simulatedMaxGracePeriodMs: 3_000,
   };
 }
 
@@ -190,6 +203,11 @@ Flags (kube-apiserver's names where one exists):
   --kubeconfig string                where to write the kubeconfig (default "<data-dir>/kubeconfig")
   --encryption-provider-config file  EncryptionConfiguration (apiserver.config.k8s.io/v1): encryption at rest with
                                      aescbc, aesgcm, secretbox or identity providers
+  --controllers strings              Plinth's own controllers, in kube-controller-manager's syntax: '*' all,
+                                     'name' on, '-name' off, e.g. '*,-garbagecollector' (default "*")
+  --simulated-nodes int              play the kubelets of this many nodes: pods bound to them run (default 0)
+  --simulated-pod-run-time dur       how long Job pods run on simulated nodes before they succeed (default 3s)
+  --simulated-max-grace-period dur   the longest a terminating pod on a simulated node is kept (default 3s)
   -v, --v int                        log verbosity; 4 and up logs clients going away mid-request (default 0)
 `;
 
@@ -224,6 +242,10 @@ export function parseServeFlags(args: string[]): Config {
       'watch-cache-window-bytes': { type: 'string' },
       kubeconfig: { type: 'string' },
       'encryption-provider-config': { type: 'string' },
+      controllers: { type: 'string' },
+      'simulated-nodes': { type: 'string' },
+      'simulated-pod-run-time': { type: 'string' },
+      'simulated-max-grace-period': { type: 'string' },
       v: { type: 'string', short: 'v' },
     },
   });
@@ -274,6 +296,20 @@ export function parseServeFlags(args: string[]): Config {
   if (values['watch-cache-window-bytes'] !== undefined) config.watchCacheWindowBytes = parseBytes('--watch-cache-window-bytes', values['watch-cache-window-bytes']);
   if (values.kubeconfig !== undefined) config.kubeconfigPath = values.kubeconfig;
   if (values['encryption-provider-config'] !== undefined) config.encryptionProviderConfig = values['encryption-provider-config'];
+  if (values.controllers !== undefined) {
+    try {
+      config.controllers = parseControllers(values.controllers);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
+  if (values['simulated-nodes'] !== undefined) {
+    const count = Number(values['simulated-nodes']);
+    if (!Number.isInteger(count) || count < 0 || count > 2000) throw new UsageError(`invalid --simulated-nodes "${values['simulated-nodes']}": a count from 0 to 2000`);
+    config.simulatedNodes = count;
+  }
+  if (values['simulated-pod-run-time'] !== undefined) config.simulatedPodRunMs = parseDuration(values['simulated-pod-run-time']);
+  if (values['simulated-max-grace-period'] !== undefined) config.simulatedMaxGracePeriodMs = parseDuration(values['simulated-max-grace-period']);
   if (values.v !== undefined) {
     // `-v=4` reaches here as "=4" (a short flag takes the rest of its word); pflag reads it as 4.
     const level = values.v.replace(/^=/, '');

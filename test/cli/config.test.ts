@@ -101,3 +101,14 @@ test('--etcd-cafile, --etcd-certfile and --etcd-keyfile set TLS to etcd; a certi
   }
   for (const flag of ['--etcd-cafile', '--etcd-certfile', '--etcd-keyfile']) assert.match(serveUsage, new RegExp(flag));
 });
+
+test('--controllers, --simulated-nodes, --simulated-pod-run-time and --simulated-max-grace-period', () => {
+  const parsed = parseServeFlags(['--controllers=*,-garbagecollector', '--simulated-nodes', '3', '--simulated-pod-run-time', '1500ms', '--simulated-max-grace-period', '2s']);
+  assert.deepEqual([parsed.controllers, parsed.simulatedNodes, parsed.simulatedPodRunMs, parsed.simulatedMaxGracePeriodMs], [['*', '-garbage-collector-controller'], 3, 1500, 2000]);
+  const defaults = parseServeFlags([]);
+  assert.deepEqual([defaults.controllers, defaults.simulatedNodes], [['*'], 0]);
+  assert.throws(() => parseServeFlags(['--controllers=*,-deployment']), /"deployment" is not in the list of known controllers/);
+  assert.throws(() => parseServeFlags(['--simulated-nodes=-1']), /invalid --simulated-nodes "-1"/);
+  assert.throws(() => parseServeFlags(['--simulated-nodes=2001']), /a count from 0 to 2000/);
+  for (const flag of ['--controllers', '--simulated-nodes', '--simulated-pod-run-time', '--simulated-max-grace-period']) assert.match(serveUsage, new RegExp(flag));
+});
