@@ -1,6 +1,7 @@
 // `plinth serve` flags, parsed into the Config the composition root builds from.
 import { parseArgs } from 'node:util';
 import { parseControllers } from './controllers-flag.ts';
+import { defaultLeaderElectionTimings, leaderElectionTimingsProblem } from '../controllers/runtime/index.ts';
 
 export interface Config {
   dataDir: string;
@@ -71,6 +72,15 @@ export interface Config {
   simulatedPodRunMs: number;
   /** `--simulated-max-grace-period`: the longest a terminating pod on a simulated node is kept. */
   simulatedMaxGracePeriodMs: number;
+  /**
+   * `--leader-elect`: the in-process controllers run on the replica holding the Lease
+   * kube-system/plinth-controllers (true, as kube-controller-manager); false runs them on every replica.
+   */
+  leaderElect: boolean;
+  /** `--leader-elect-lease-duration`, `-renew-deadline`, `-retry-period`: kube-controller-manager's names and defaults (15 s, 10 s, 2 s). */
+  leaderElectLeaseDurationMs: number;
+  leaderElectRenewDeadlineMs: number;
+  leaderElectRetryPeriodMs: number;
 }
 
 const defaultFeatureGates: Record<string, boolean> = {
@@ -118,6 +128,10 @@ export function defaultConfig(): Config {
     simulatedNodes: 0,
     simulatedPodRunMs: 3_000,
     simulatedMaxGracePeriodMs: 3_000,
+    leaderElect: true,
+    leaderElectLeaseDurationMs: defaultLeaderElectionTimings.leaseDurationMs,
+    leaderElectRenewDeadlineMs: defaultLeaderElectionTimings.renewDeadlineMs,
+    leaderElectRetryPeriodMs: defaultLeaderElectionTimings.retryPeriodMs,
   };
 }
 
@@ -208,13 +222,18 @@ Flags (kube-apiserver's names where one exists):
   --simulated-nodes int              play the kubelets of this many nodes: pods bound to them run (default 0)
   --simulated-pod-run-time dur       how long Job pods run on simulated nodes before they succeed (default 3s)
   --simulated-max-grace-period dur   the longest a terminating pod on a simulated node is kept (default 3s)
+  --leader-elect[=false]             run the controllers on one replica at a time, elected with the Lease
+                                     kube-system/plinth-controllers; false: on every replica (default true)
+  --leader-elect-lease-duration dur  how long the other replicas wait before taking over a lease not renewed (default 15s)
+  --leader-elect-renew-deadline dur  how long the leader tries to renew before it stops its controllers (default 10s)
+  --leader-elect-retry-period dur    between attempts to acquire or renew the lease (default 2s)
   -v, --v int                        log verbosity; 4 and up logs clients going away mid-request (default 0)
 `;
 
 export function parseServeFlags(args: string[]): Config {
   const { values } = parseArgs({
     // A bare boolean flag means true, as pflag reads it; parseArgs wants a value.
-    args: args.map((arg) => (arg === '--anonymous-auth' ? '--anonymous-auth=true' : arg)),
+    args: args.map((arg) => (arg === '--anonymous-auth' || arg === '--leader-elect' ? `${arg}=true` : arg)),
     strict: true,
     allowPositionals: false,
     options: {
@@ -246,6 +265,10 @@ export function parseServeFlags(args: string[]): Config {
       'simulated-nodes': { type: 'string' },
       'simulated-pod-run-time': { type: 'string' },
       'simulated-max-grace-period': { type: 'string' },
+      'leader-elect': { type: 'string' },
+      'leader-elect-lease-duration': { type: 'string' },
+      'leader-elect-renew-deadline': { type: 'string' },
+      'leader-elect-retry-period': { type: 'string' },
       v: { type: 'string', short: 'v' },
     },
   });
@@ -310,6 +333,18 @@ export function parseServeFlags(args: string[]): Config {
   }
   if (values['simulated-pod-run-time'] !== undefined) config.simulatedPodRunMs = parseDuration(values['simulated-pod-run-time']);
   if (values['simulated-max-grace-period'] !== undefined) config.simulatedMaxGracePeriodMs = parseDuration(values['simulated-max-grace-period']);
+  if (values['leader-elect'] !== undefined) {
+    const value = values['leader-elect'];
+    if (value !== 'true' && value !== 'false') throw new UsageError(`invalid argument "${value}" for "--leader-elect" flag: must be true or false`);
+    config.leaderElect = value === 'true';
+  }
+  if (values['leader-elect-lease-duration'] !== undefined) config.leaderElectLeaseDurationMs = parseDuration(values['leader-elect-lease-duration']);
+  if (values['leader-elect-renew-deadline'] !== undefined) config.leaderElectRenewDeadlineMs = parseDuration(values['leader-elect-renew-deadline']);
+  if (values['leader-elect-retry-period'] !== undefined) config.leaderElectRetryPeriodMs = parseDuration(values['leader-elect-retry-period']);
+  const electionProblem = leaderElectionTimingsProblem({
+    leaseDurationMs: config.leaderElectLeaseDurationMs, renewDeadlineMs: config.leaderElectRenewDeadlineMs, retryPeriodMs: config.leaderElectRetryPeriodMs,
+  });
+  if (config.leaderElect && electionProblem !== undefined) throw new UsageError(`invalid leader election timings: ${electionProblem}`);
   if (values.v !== undefined) {
     // `-v=4` reaches here as "=4" (a short flag takes the rest of its word); pflag reads it as 4.
     const level = values.v.replace(/^=/, '');

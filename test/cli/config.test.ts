@@ -1,7 +1,7 @@
 // `plinth serve` flags that the tests elsewhere do not reach.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultConfig, parseServeFlags, serveUsage, UsageError } from '../../src/cli/config.ts';
+import { defaultConfig, parseServeFlags, serveUsage, UsageError, type Config } from '../../src/cli/config.ts';
 
 test('verbosity is 0 unless -v/--v says otherwise, in each of pflag\'s spellings', () => {
   assert.equal(parseServeFlags([]).verbosity, 0);
@@ -111,4 +111,26 @@ test('--controllers, --simulated-nodes, --simulated-pod-run-time and --simulated
   assert.throws(() => parseServeFlags(['--simulated-nodes=-1']), /invalid --simulated-nodes "-1"/);
   assert.throws(() => parseServeFlags(['--simulated-nodes=2001']), /a count from 0 to 2000/);
   for (const flag of ['--controllers', '--simulated-nodes', '--simulated-pod-run-time', '--simulated-max-grace-period']) assert.match(serveUsage, new RegExp(flag));
+});
+
+test('--leader-elect and its timings, with kube-controller-manager\'s names, defaults and checks', () => {
+  const rows: { args: string[]; expected: Partial<Config> }[] = [
+    { args: [], expected: { leaderElect: true, leaderElectLeaseDurationMs: 15_000, leaderElectRenewDeadlineMs: 10_000, leaderElectRetryPeriodMs: 2_000 } },
+    { args: ['--leader-elect'], expected: { leaderElect: true } },
+    { args: ['--leader-elect=false'], expected: { leaderElect: false } },
+    {
+      args: ['--leader-elect-lease-duration', '1s', '--leader-elect-renew-deadline', '600ms', '--leader-elect-retry-period', '200ms'],
+      expected: { leaderElectLeaseDurationMs: 1_000, leaderElectRenewDeadlineMs: 600, leaderElectRetryPeriodMs: 200 },
+    },
+    // Timings that could not elect do not matter when nothing is elected.
+    { args: ['--leader-elect=false', '--leader-elect-renew-deadline=20s'], expected: { leaderElect: false, leaderElectRenewDeadlineMs: 20_000 } },
+  ];
+  for (const { args, expected } of rows) {
+    const parsed = parseServeFlags(args);
+    for (const [key, value] of Object.entries(expected)) assert.deepEqual(parsed[key as keyof Config], value, `${args.join(' ')}: ${key}`);
+  }
+  assert.throws(() => parseServeFlags(['--leader-elect=yes']), /invalid argument "yes" for "--leader-elect" flag/);
+  assert.throws(() => parseServeFlags(['--leader-elect-renew-deadline=20s']), /the lease duration must be greater than the renew deadline/);
+  assert.throws(() => parseServeFlags(['--leader-elect-retry-period=9s']), /the renew deadline must be greater than the retry period/);
+  for (const flag of ['--leader-elect', '--leader-elect-lease-duration', '--leader-elect-renew-deadline', '--leader-elect-retry-period']) assert.match(serveUsage, new RegExp(flag));
 });
