@@ -3,6 +3,11 @@
 // Store per served version, registered so discovery and OpenAPI list them) and the
 // finalizer (deleting a CRD deletes its objects first). They follow CRDs with an informer
 // on the same Store API clients use and write CRD status through /status.
+//
+// Every replica serves the CRDs' resources; only the elected one decides names and
+// conditions and runs the finalizer (startWritingStatus/stopWritingStatus). The others
+// serve what the stored status says: a CRD once its names are accepted or it is
+// established, with the names accepted.
 
 import { isStatusError, type KubeObject } from '../api/index.ts';
 import { clone, isObject } from '../api/json.ts';
@@ -36,6 +41,11 @@ export interface CrdControllerOptions {
   /** The definitions OpenAPI and the custom resource Stores read: each served version's schema is added here. */
   definitions: Definitions;
   resources: CustomResourceServer;
+  /**
+   * Whether it decides names and conditions and runs the finalizer from the start
+   * (default true); false serves CRDs as stored until startWritingStatus() (the elected replica).
+   */
+  writeStatus?: boolean;
   log: (message: string) => void;
 }
 
@@ -96,6 +106,10 @@ export class CrdController {
   readonly #fresher = new Map<string, CustomResourceDefinition>();
   readonly #serving = new Map<string, Serving>();
   #closed = false;
+  /** Whether this replica writes status and runs the finalizer (while it leads). */
+  #writingStatus: boolean;
+  /** Reconciles started while writing status: stopWritingStatus waits for them. */
+  readonly #statusWork = new Set<Promise<unknown>>();
 
   constructor(opts: CrdControllerOptions) {
     this.#registry = opts.registry;
@@ -103,6 +117,7 @@ export class CrdController {
     this.#definitions = opts.definitions;
     this.#resources = opts.resources;
     this.#log = opts.log;
+    this.#writingStatus = opts.writeStatus ?? true;
     this.#informer = new Informer({
       source: opts.crds,
       resource: 'customresourcedefinitions',
@@ -138,6 +153,22 @@ export class CrdController {
   async start(): Promise<void> {
     await this.#controller.start();
     await this.idle();
+  }
+
+  /**
+   * From now on this replica decides names and conditions and runs the finalizer (it
+   * leads); resolves once every CRD was looked at again.
+   */
+  async startWritingStatus(): Promise<void> {
+    this.#writingStatus = true;
+    for (const name of this.#informer.store.keys()) this.#controller.queue.add(name);
+    await this.idle();
+  }
+
+  /** Serves CRDs as their stored status says, and no longer writes it; resolves once no status write is in flight. */
+  async stopWritingStatus(): Promise<void> {
+    this.#writingStatus = false;
+    await Promise.allSettled([...this.#statusWork]);
   }
 
   /** Stops following CRDs, waits for the work in flight, then stops serving their resources. */
@@ -182,12 +213,32 @@ export class CrdController {
   }
 
   async #reconcileOrRetry(name: string): Promise<ReconcileResult> {
+    if (!this.#writingStatus) return this.#serveAsStored(name);
+    const work = this.#reconcile(name);
+    this.#statusWork.add(work);
     try {
-      return await this.#reconcile(name);
+      return await work;
     } catch (err) {
       // A concurrent write of the CRD: look again at once, at the new version.
       if (isStatusError(err) && err.reason === 'Conflict') return { requeueAfterMs: 0 };
       throw err;
+    } finally {
+      this.#statusWork.delete(work);
+    }
+  }
+
+  /** What a replica that does not lead does: serves the CRD as the leader's status says, or stops serving it once gone. */
+  async #serveAsStored(name: string): Promise<void> {
+    const crd = (await this.#crds.find('', name)) as CustomResourceDefinition | undefined;
+    if (crd === undefined) {
+      this.#fresher.delete(name);
+      this.#unserve(name);
+      return;
+    }
+    const terminating = crd.metadata.deletionTimestamp !== undefined;
+    // As the leader decides it: served once its names are accepted or it is established, kept while it is being deleted.
+    if (isConditionTrue(crd, 'NamesAccepted') || isConditionTrue(crd, 'Established') || (terminating && this.#serving.has(name))) {
+      await this.#serve(crd, terminating);
     }
   }
 
