@@ -111,28 +111,33 @@ export class EtcdBackend implements Backend {
   create(key: string, value: Uint8Array): Promise<number> {
     const wire = this.#wire(key);
     const copy = Buffer.from(value);
-    return this.#write(key, async () => {
+    return this.#write(key, async (attempt) => {
       const response = await this.#client.kv.txn({
         compare: [{ key: wire, target: 'Create', result: 'Equal', create_revision: 0 }],
         success: [{ request_put: { key: wire, value: copy } }],
+        failure: [{ request_range: { key: wire } }],
       });
-      if (!response.succeeded) throw keyExists(key);
-      return Number(response.header.revision);
-    });
+      if (response.succeeded) return Number(response.header.revision);
+      const current = response.responses[0]?.response_range.kvs[0];
+      if (attempt > 1 && landedEarlier(current, copy)) return Number(current!.mod_revision);
+      throw keyExists(key);
+    }, 'idempotent');
   }
 
   update(key: string, value: Uint8Array, expectRevision: number): Promise<number> {
     const wire = this.#wire(key);
     const copy = Buffer.from(value);
-    return this.#write(key, async () => {
+    return this.#write(key, async (attempt) => {
       const response = await this.#client.kv.txn({
         compare: [{ key: wire, target: 'Mod', result: 'Equal', mod_revision: expectRevision }],
         success: [{ request_put: { key: wire, value: copy } }],
         failure: [{ request_range: { key: wire } }],
       });
-      if (!response.succeeded) throw preconditionFailed(key, expectRevision, response.responses[0]?.response_range.kvs[0]);
-      return Number(response.header.revision);
-    });
+      if (response.succeeded) return Number(response.header.revision);
+      const current = response.responses[0]?.response_range.kvs[0];
+      if (attempt > 1 && Number(current?.mod_revision) > expectRevision && landedEarlier(current, copy)) return Number(current!.mod_revision);
+      throw preconditionFailed(key, expectRevision, current);
+    }, 'idempotent');
   }
 
   delete(key: string, expectRevision?: number): Promise<number> {
@@ -226,12 +231,12 @@ export class EtcdBackend implements Backend {
    * apply in call order), then wait until this process's watches on the key have its
    * event: the contract's "a watcher hears of a commit before its writer".
    */
-  #write(key: string, send: () => Promise<number>): Promise<number> {
+  #write(key: string, send: (attempt: number) => Promise<number>, retry: Retry = 'write'): Promise<number> {
     if (this.#closed) return Promise.reject(unavailable('the storage backend is closed'));
     const previous = this.#lastWrite.get(key) ?? Promise.resolve();
     const result = previous.then(
-      () => this.#call(send, undefined, 'write'),
-      () => this.#call(send, undefined, 'write'),
+      () => this.#call(send, undefined, retry),
+      () => this.#call(send, undefined, retry),
     ).then(async (revision) => {
       await this.#delivered(key, revision);
       return revision;
@@ -260,13 +265,15 @@ export class EtcdBackend implements Backend {
    * the error. Each attempt goes to a member picked at random; a failed one is tried
    * again on another as clientv3's retry interceptor does: a read (`retry: 'read'`)
    * after any Unavailable, a write only when it never left this process (no connection
-   * to that member), since a write that reached etcd may have landed.
+   * to that member), since a write that reached etcd may have landed. An `'idempotent'`
+   * write is retried like a read: its later attempts (`attempt` > 1) recognise their own
+   * earlier landing, so a connection dropped mid-call does not fail it.
    */
-  async #call<T>(call: () => Promise<T>, revision?: number, retry: 'read' | 'write' = 'read'): Promise<T> {
+  async #call<T>(call: (attempt: number) => Promise<T>, revision?: number, retry: Retry = 'read'): Promise<T> {
     const deadline = Date.now() + RETRY_BUDGET_MS;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await call();
+        return await call(attempt);
       } catch (err) {
         if (isStorageError(err) || this.#closed || !retriable(err, retry) || Date.now() >= deadline) return this.#failure(err, revision);
         await delay(Math.min(RETRY_MAX_DELAY_MS, RETRY_DELAY_MS * attempt));
@@ -338,10 +345,21 @@ function toKeyValue(kv: IKeyValue, namespace: Buffer): KeyValue {
  * leader, the leader changed) for a read; for a write only grpc's answer that no
  * connection to the member was established, so the write never reached etcd.
  */
-function retriable(err: unknown, kind: 'read' | 'write'): boolean {
+type Retry = 'read' | 'write' | 'idempotent';
+
+function retriable(err: unknown, kind: Retry): boolean {
   const message = (err as Error | undefined)?.message ?? '';
   if (!message.startsWith('14 UNAVAILABLE')) return false;
-  return kind === 'read' || message.includes('No connection established');
+  return kind !== 'write' || message.includes('No connection established');
+}
+
+/**
+ * Whether the key holds exactly the bytes a retried put wrote: then the attempt whose
+ * answer was lost landed. Stored objects carry their uid, timestamps and managed fields,
+ * so another writer's identical bytes would be the same object in the same state.
+ */
+function landedEarlier(current: IKeyValue | undefined, value: Buffer): boolean {
+  return current !== undefined && Buffer.compare(current.value, value) === 0;
 }
 
 function delay(ms: number): Promise<void> {
