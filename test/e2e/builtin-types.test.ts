@@ -166,7 +166,13 @@ test('creating in a terminating namespace is 403 Forbidden', async () => {
   await server.request('DELETE', '/api/v1/namespaces/held');
   const res = await post('/api/v1/namespaces/held/configmaps', { metadata: { name: 'new' } });
   assert.equal(res.status, 403, res.text);
-  assert.match(res.json.message, /because it is being terminated/);
+  assert.equal(res.json.message, 'configmaps "new" is forbidden: unable to create new content in namespace held because it is being terminated');
+  // The cause kube-controller-manager's controllers look for before they give up on the namespace.
+  assert.deepEqual(res.json.details, { name: 'new', kind: 'configmaps', causes: [{ reason: 'NamespaceTerminating', message: 'namespace held is being terminated', field: 'metadata.namespace' }] });
+  // Checked first, as upstream's Admit: a pod naming a ServiceAccount that does not exist gets the namespace's answer.
+  const pod = await post('/api/v1/namespaces/held/pods', { metadata: { name: 'p' }, spec: { serviceAccountName: 'missing', containers: [{ name: 'c', image: 'busybox' }] } });
+  assert.equal(pod.status, 403, pod.text);
+  assert.match(pod.json.message, /^pods "p" is forbidden: unable to create new content in namespace held because it is being terminated$/);
   // Releasing the finalizer lets the controller finish.
   await server.request('PATCH', '/api/v1/namespaces/held/configmaps/kept', { raw: JSON.stringify({ metadata: { finalizers: null } }), headers: { 'content-type': 'application/merge-patch+json' } });
   await eventually(async () => assert.equal((await server.request('GET', '/api/v1/namespaces/held')).status, 404, 'the namespace is removed'));
