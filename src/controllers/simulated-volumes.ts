@@ -2,7 +2,9 @@
 // in-process provisioner "provisions" as an external provisioner would (a
 // PersistentVolume per claim, pre-bound to it through claimRef), so that
 // kube-controller-manager's persistent volume controller binds them and StatefulSets
-// with volumeClaimTemplates get their pods scheduled. Released volumes of that class
+// with volumeClaimTemplates get their pods scheduled. The class binds when a pod needs
+// the claim (WaitForFirstConsumer, as kind's local-path class): the scheduler picks the
+// node and names it on the claim, and the volume is made on that node. Released volumes of that class
 // are deleted, as their reclaim policy asks. Nothing is stored anywhere: a volume is
 // only an object.
 import { isStatusError, type KubeObject } from '../api/index.ts';
@@ -13,6 +15,8 @@ import { Controller, Informer, type Clock, type ReconcileResult } from './runtim
 export const simulatedProvisioner = 'simulation.plinth.dev/volumes';
 export const simulatedStorageClassName = 'standard';
 const provisionedByAnnotation = 'pv.kubernetes.io/provisioned-by';
+/** Where the scheduler says a WaitForFirstConsumer claim's pod goes. */
+const selectedNodeAnnotation = 'volume.kubernetes.io/selected-node';
 
 export interface SimulatedVolumesOptions {
   claims: Store;
@@ -60,7 +64,7 @@ export class SimulatedVolumes {
       await this.#opts.storageClasses.create('', {
         apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass',
         metadata: { name: simulatedStorageClassName, annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
-        provisioner: simulatedProvisioner, reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate',
+        provisioner: simulatedProvisioner, reclaimPolicy: 'Delete', volumeBindingMode: 'WaitForFirstConsumer',
       });
     } catch (err) {
       if (!(isStatusError(err) && err.reason === 'AlreadyExists')) throw err;
@@ -88,6 +92,9 @@ export class SimulatedVolumes {
     if (className === undefined) return;
     const storageClass = this.#classes.store.get(className);
     if (storageClass?.provisioner !== simulatedProvisioner) return;
+    // Waiting for its first consumer: provisioned once the scheduler has chosen the node.
+    const node = claim.metadata.annotations?.[selectedNodeAnnotation];
+    if (storageClass.volumeBindingMode === 'WaitForFirstConsumer' && node === undefined) return;
     const volumeName = `pvc-${claim.metadata.uid}`;
     if (this.#volumes.store.get(volumeName) !== undefined) return;
     try {
@@ -102,6 +109,9 @@ export class SimulatedVolumes {
           volumeMode: spec.volumeMode ?? 'Filesystem',
           claimRef: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace, name, uid: claim.metadata.uid, resourceVersion: claim.metadata.resourceVersion },
           hostPath: { path: `/var/lib/plinth-simulated/${volumeName}`, type: '' },
+          ...(node === undefined ? {} : {
+            nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [node] }] }] } },
+          }),
         },
       }, { fieldManager: 'simulated-provisioner' });
     } catch (err) {

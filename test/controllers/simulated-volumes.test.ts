@@ -20,17 +20,20 @@ after(async () => {
   await server.stop();
 });
 
-const claim = (name: string, storageClassName?: string) => ({
-  metadata: { name }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '2Gi' } }, ...(storageClassName === undefined ? {} : { storageClassName }) },
+/** A claim, as the scheduler leaves it once it chose a node for the pod that uses it (the class waits for its first consumer). */
+const claim = (name: string, storageClassName?: string, node: string | null = 'sim-node-0') => ({
+  metadata: { name, ...(node === null ? {} : { annotations: { 'volume.kubernetes.io/selected-node': node } }) }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '2Gi' } }, ...(storageClassName === undefined ? {} : { storageClassName }) },
 });
 
 test('the simulated StorageClass is the default', async () => {
   const sc = (await server.request('GET', '/apis/storage.k8s.io/v1/storageclasses/standard')).json;
-  assert.deepEqual([sc.provisioner, sc.metadata.annotations['storageclass.kubernetes.io/is-default-class'], sc.volumeBindingMode, sc.reclaimPolicy], [simulatedProvisioner, 'true', 'Immediate', 'Delete']);
+  assert.deepEqual([sc.provisioner, sc.metadata.annotations['storageclass.kubernetes.io/is-default-class'], sc.volumeBindingMode, sc.reclaimPolicy], [simulatedProvisioner, 'true', 'WaitForFirstConsumer', 'Delete']);
 });
 
-test('a claim of the simulated class gets a volume of its size, pre-bound to it; a claim of another class does not', async () => {
+test('a claim of the simulated class gets a volume of its size on the chosen node, pre-bound to it; a claim of another class, or not yet used by a scheduled pod, does not', async () => {
   const ns = await server.newNamespace('vol');
+  const waiting = await server.request('POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, { body: claim('unused', 'standard', null) });
+  assert.equal(waiting.status, 201, waiting.text);
   const created = await server.request('POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, { body: claim('data', 'standard') });
   assert.equal(created.status, 201, created.text);
   const other = await server.request('POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, { body: claim('elsewhere', 'fast') });
@@ -43,8 +46,9 @@ test('a claim of the simulated class gets a volume of its size, pre-bound to it;
   assert.deepEqual(pv.spec.capacity, { storage: '2Gi' });
   assert.deepEqual(pv.spec.claimRef, { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: ns, name: 'data', uid: created.json.metadata.uid, resourceVersion: created.json.metadata.resourceVersion });
   assert.equal(pv.metadata.annotations['pv.kubernetes.io/provisioned-by'], simulatedProvisioner);
+  assert.deepEqual(pv.spec.nodeAffinity.required.nodeSelectorTerms, [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['sim-node-0'] }] }]);
   const all = (await server.request('GET', '/api/v1/persistentvolumes')).json.items;
-  assert.equal(all.filter((v: { spec: { claimRef?: { name: string } } }) => v.spec.claimRef?.name === 'elsewhere').length, 0);
+  assert.equal(all.filter((v: { spec: { claimRef?: { name: string } } }) => v.spec.claimRef?.name === 'elsewhere' || v.spec.claimRef?.name === 'unused').length, 0);
 });
 
 test('a claim without a class gets the default one (DefaultStorageClass admission) and a volume', async () => {
