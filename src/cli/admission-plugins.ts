@@ -1,9 +1,11 @@
 // The admission chain kube-apiserver runs by default, as far as Plinth has its plugins:
 // NamespaceLifecycle, LimitRanger, ServiceAccount, Priority, DefaultStorageClass,
-// MutatingAdmissionWebhook, ValidatingAdmissionWebhook, ResourceQuota.
+// StorageObjectInUseProtection, MutatingAdmissionWebhook, ValidatingAdmissionWebhook,
+// ResourceQuota.
 
 import type { AdmissionPlugin } from '../admission/chain.ts';
 import { defaultStorageClassAdmission } from '../admission/default-storage-class.ts';
+import { storageObjectInUseProtection } from '../admission/storage-object-in-use-protection.ts';
 import { limitRanger } from '../admission/limit-ranger.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { priorityAdmission } from '../admission/priority.ts';
@@ -128,6 +130,7 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
         list: async () => (await storeOf(registry, 'scheduling.k8s.io', 'priorityclasses').list('', { consistency: { kind: 'any' } })).items.map((item) => item.object),
       }),
       defaultStorageClassAdmission(async () => (await storeOf(registry, 'storage.k8s.io', 'storageclasses').list('', { consistency: { kind: 'any' } })).items.map((item) => item.object)),
+      storageObjectInUseProtection(),
       webhooks.mutating,
       webhooks.validating,
       resourceQuotaAdmission({

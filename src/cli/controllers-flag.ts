@@ -12,6 +12,8 @@ export const plinthControllers: Readonly<Record<string, string>> = {
   'pod-garbage-collector-controller': 'podgc',
   'root-ca-certificate-publisher-controller': 'root-ca-cert-publisher',
   'clusterrole-aggregation-controller': 'clusterrole-aggregation',
+  'persistentvolumeclaim-protection-controller': 'pvc-protection',
+  'persistentvolume-protection-controller': 'pv-protection',
 };
 
 const byAlias = new Map(Object.entries(plinthControllers).map(([name, alias]) => [alias, name]));
