@@ -3,10 +3,8 @@
 // PersistentVolumes kubernetes.io/pv-protection, so that neither goes while in use; the
 // protection controllers remove them once it is safe. Set at creation, so those
 // controllers never race the persistent volume controller's writes to add them.
+import { pvcProtectionFinalizer, pvProtectionFinalizer } from '../api/finalizers.ts';
 import type { AdmissionPlugin } from './chain.ts';
-
-export const pvcProtectionFinalizer = 'kubernetes.io/pvc-protection';
-export const pvProtectionFinalizer = 'kubernetes.io/pv-protection';
 
 export function storageObjectInUseProtection(): AdmissionPlugin {
   return {

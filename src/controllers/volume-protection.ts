@@ -5,7 +5,7 @@
 // object. Without them, the finalizers StorageObjectInUseProtection admission sets would
 // keep every deleted claim and volume forever when no kube-controller-manager runs.
 import { isStatusError, type KubeObject } from '../api/index.ts';
-import { pvcProtectionFinalizer, pvProtectionFinalizer } from '../admission/storage-object-in-use-protection.ts';
+import { pvcProtectionFinalizer, pvProtectionFinalizer } from '../api/finalizers.ts';
 import type { Store } from '../registry/store.ts';
 import { Controller, Informer, type ReconcileResult } from './runtime/index.ts';
 
