@@ -1,5 +1,6 @@
 // The in-process controllers that run on one replica at a time (namespace,
-// ServiceAccount, quota, CRD status, aggregation, garbage collectors, root CA): the
+// ServiceAccount, quota, CRD status, aggregation, garbage collectors, root CA, volume
+// protection, and the simulated kubelets of --simulated-nodes): the
 // replica holding the Lease kube-system/plinth-controllers runs them, as
 // kube-controller-manager's replicas elect one with kube-system/kube-controller-manager.
 // Plinth's lease has its own name so that a real kube-controller-manager run against
@@ -18,6 +19,10 @@ import { ResourceQuotaController } from '../controllers/resource-quota.ts';
 import { RootCaPublisher } from '../controllers/root-ca-publisher.ts';
 import { LeaderElector, type LeaderElectorOptions } from '../controllers/runtime/index.ts';
 import { ServiceAccountController } from '../controllers/service-account.ts';
+import { SimulatedNodes } from '../controllers/simulated-nodes.ts';
+import { SimulatedVolumes } from '../controllers/simulated-volumes.ts';
+import { VolumeProtection } from '../controllers/volume-protection.ts';
+import { controllerEnabled } from './controllers-flag.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import { namespaceObjects } from './admission-plugins.ts';
 import type { Config } from './config.ts';
@@ -139,39 +144,68 @@ export interface ElectedControllersOptions {
   crdController: CrdController;
   /** What the root CA publisher puts in every namespace. */
   caPem: string;
-  config: Pick<Config, 'enableGarbageCollector' | 'enableRootCaPublisher' | 'podGcQuarantineMs'>;
+  config: Pick<Config, 'enableGarbageCollector' | 'enableRootCaPublisher' | 'podGcQuarantineMs' | 'controllers' | 'simulatedNodes' | 'simulatedPodRunMs' | 'simulatedMaxGracePeriodMs'>;
   log: (message: string) => void;
 }
 
-/** A fresh set of the controllers the elected replica runs, for one term. */
+/**
+ * A fresh set of the controllers the elected replica runs, for one term: those
+ * --controllers enables (upstream's names; the CRD status writer is the API server's
+ * own and always runs), and with --simulated-nodes the simulated kubelets and their
+ * volume provisioner, which must be one replica's as a node has one kubelet.
+ */
 export function electedControllers({ registry, crdController, caPem, config, log }: ElectedControllersOptions): TermController[] {
   const store = (group: string, resource: string) => registry.lookup(group, 'v1', resource)!.store;
-  const controller = (name: string, startAt: TermController['startAt'], c: { start(): Promise<void>; close(): Promise<void> }): TermController => ({
-    name, startAt, start: () => c.start(), close: () => c.close(),
-  });
+  const enabled = (name: string) => controllerEnabled(config.controllers, name);
+  const controllers: TermController[] = [];
+  const add = (name: string, startAt: TermController['startAt'], make: () => { start(): Promise<void>; close(): Promise<void> }) => {
+    const c = make();
+    controllers.push({ name, startAt, start: () => c.start(), close: () => c.close() });
+  };
   const namespaces = store('', 'namespaces');
-  const controllers: TermController[] = [
-    controller('namespace controller', 'startup', new NamespaceController(registry, namespaces, log)),
-    controller('serviceaccount controller', 'startup', new ServiceAccountController(namespaces, store('', 'serviceaccounts'), log)),
-    controller('clusterrole-aggregation controller', 'startup', new ClusterRoleAggregationController(store('rbac.authorization.k8s.io', 'clusterroles'), log)),
-    // Every replica serves CRDs; the leader decides their names and conditions and runs their finalizer.
-    { name: 'crd controller', startAt: 'startup', start: () => crdController.startWritingStatus(), close: () => crdController.stopWritingStatus() },
-    // Quota status follows counted objects through informers (quota admission counts a quota itself when its status lags).
-    controller('resourcequota controller', 'serving', new ResourceQuotaController({
+  // Started before the server answers: a new namespace has its default ServiceAccount, aggregated roles their rules.
+  if (enabled('namespace-controller')) add('namespace controller', 'startup', () => new NamespaceController(registry, namespaces, log));
+  if (enabled('serviceaccount-controller')) add('serviceaccount controller', 'startup', () => new ServiceAccountController(namespaces, store('', 'serviceaccounts'), log));
+  if (enabled('clusterrole-aggregation-controller')) {
+    add('clusterrole-aggregation controller', 'startup', () => new ClusterRoleAggregationController(store('rbac.authorization.k8s.io', 'clusterroles'), log));
+  }
+  // Every replica serves CRDs; the leader decides their names and conditions and runs their finalizer.
+  controllers.push({ name: 'crd controller', startAt: 'startup', start: () => crdController.startWritingStatus(), close: () => crdController.stopWritingStatus() });
+  // Quota status follows counted objects through informers (quota admission counts a quota itself when its status lags).
+  if (enabled('resourcequota-controller')) {
+    add('resourcequota controller', 'serving', () => new ResourceQuotaController({
       quotas: store('', 'resourcequotas'),
       counted: countedResources.map(({ group, resource }) => store(group, resource)),
       objects: (gr, namespace) => namespaceObjects(registry, gr, namespace),
       computeStatus: computeQuotaStatus,
       log,
-    })),
-    // Pods that no kubelet will finish (their node is gone, or they were never scheduled) go, as upstream's podgc.
-    controller('pod garbage collector', 'serving', new PodGarbageCollector({ pods: store('', 'pods'), nodes: store('', 'nodes'), log, quarantineMs: config.podGcQuarantineMs })),
-  ];
+    }));
+  }
+  // Pods that no kubelet will finish (their node is gone, or they were never scheduled) go, as upstream's podgc.
+  if (enabled('pod-garbage-collector-controller')) {
+    add('pod garbage collector', 'serving', () => new PodGarbageCollector({ pods: store('', 'pods'), nodes: store('', 'nodes'), log, quarantineMs: config.podGcQuarantineMs }));
+  }
   // What token volumes project as ca.crt.
-  if (config.enableRootCaPublisher) {
-    controllers.push(controller('root-ca-cert-publisher', 'serving', new RootCaPublisher({ namespaces, configMaps: store('', 'configmaps'), caPem, log })));
+  if (config.enableRootCaPublisher && enabled('root-ca-certificate-publisher-controller')) {
+    add('root-ca-cert-publisher', 'serving', () => new RootCaPublisher({ namespaces, configMaps: store('', 'configmaps'), caPem, log }));
+  }
+  const [protectClaims, protectVolumes] = [enabled('persistentvolumeclaim-protection-controller'), enabled('persistentvolume-protection-controller')];
+  if (protectClaims || protectVolumes) {
+    add('volume protection', 'serving', () => new VolumeProtection({
+      claims: store('', 'persistentvolumeclaims'), volumes: store('', 'persistentvolumes'), pods: store('', 'pods'), protectClaims, protectVolumes, log,
+    }));
   }
   // The collector watches every resource: it starts once their caches have loaded.
-  if (config.enableGarbageCollector) controllers.push(controller('garbage collector', 'loaded', new GarbageCollector({ registry, log })));
+  if (config.enableGarbageCollector && enabled('garbage-collector-controller')) add('garbage collector', 'loaded', () => new GarbageCollector({ registry, log }));
+  if (config.simulatedNodes > 0) {
+    // The nodes exist before a replica leading from its start answers; their pods start as they come.
+    add('simulated nodes', 'startup', () => new SimulatedNodes({
+      count: config.simulatedNodes, nodes: store('', 'nodes'), leases: store('coordination.k8s.io', 'leases'), pods: store('', 'pods'),
+      podRunMs: config.simulatedPodRunMs, maxGracePeriodMs: config.simulatedMaxGracePeriodMs, log,
+    }));
+    add('simulated volumes', 'startup', () => new SimulatedVolumes({
+      claims: store('', 'persistentvolumeclaims'), volumes: store('', 'persistentvolumes'), storageClasses: store('storage.k8s.io', 'storageclasses'), log,
+    }));
+  }
   return controllers;
 }

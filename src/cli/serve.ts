@@ -15,20 +15,8 @@ import {
 import { rbacEscalationCheck } from '../auth/escalation.ts';
 import { RbacAuthorizer } from '../auth/rbac.ts';
 import { currentRequest } from '../api/request-context.ts';
-import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation.ts';
 import { reviewedUser, type AuthenticationApi } from '../endpoints/handlers/authentication.ts';
 import { CrdController } from '../controllers/crd.ts';
-import { GarbageCollector } from '../controllers/garbage-collector.ts';
-import { PodGarbageCollector } from '../controllers/pod-gc.ts';
-import { NamespaceController } from '../controllers/namespace.ts';
-import { ServiceAccountController } from '../controllers/service-account.ts';
-import { RootCaPublisher } from '../controllers/root-ca-publisher.ts';
-import { ResourceQuotaController } from '../controllers/resource-quota.ts';
-import { SimulatedNodes } from '../controllers/simulated-nodes.ts';
-import { SimulatedVolumes } from '../controllers/simulated-volumes.ts';
-import { VolumeProtection } from '../controllers/volume-protection.ts';
-import { controllerEnabled } from './controllers-flag.ts';
-import { computeQuotaStatus, countedResources } from '../admission/quota-usage.ts';
 import { ApiHandler } from '../endpoints/api-handler.ts';
 import { WatchStreams, type WatchStreamStats } from '../endpoints/watch-streams.ts';
 import { Discovery } from '../endpoints/discovery.ts';
@@ -48,7 +36,8 @@ import { ensureClientMaterial, ensureServingMaterial } from '../server/tls-mater
 import { compactorFor, EncryptingBackend, openBackend } from '../storage/index.ts';
 import { keyResourceResolver, loadEncryptionConfig, resourceTransformers } from './encryption-config.ts';
 import { ensureSystemPriorityClasses } from '../registry/builtin/priorityclasses.ts';
-import { admissionPlugins, namespaceObjects } from './admission-plugins.ts';
+import { admissionPlugins } from './admission-plugins.ts';
+import { controllersLease, electedControllers, LeaderControllers } from './leader-controllers.ts';
 import { UsageError, type Config } from './config.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { modeAuthorizer, RbacInformers, rbacStores, reconcileBootstrapPolicy } from './rbac.ts';
@@ -78,7 +67,7 @@ export interface RunningServer {
 
 /** What tests may hand in instead of what the Config names. */
 export interface ServeDependencies {
-  /** Storage to serve from (the server closes it); by default the one --storage names. */
+  /** Storage to serve from (the server closes it), perhaps shared with other servers; by default the one --storage names. */
   backend?: Backend;
 }
 
@@ -155,26 +144,12 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   for (const { store } of registry.all()) if (store.allocator) await store.allocator.restore(await store.listAll());
   await ensureNamespaces(namespaces.store!);
   await ensureSystemPriorityClasses(registry.lookup('scheduling.k8s.io', 'v1', 'priorityclasses')!.store);
-  // --controllers turns Plinth's own off, e.g. when upstream's kube-controller-manager runs them.
-  const enabled = (name: string) => controllerEnabled(config.controllers, name);
-  const namespaceController = enabled('namespace-controller') ? new NamespaceController(registry, namespaces.store!, log) : undefined;
-  await namespaceController?.start();
-  const serviceAccountController = enabled('serviceaccount-controller') ? new ServiceAccountController(namespaces.store!, registry.lookup('', 'v1', 'serviceaccounts')!.store, log) : undefined;
-  await serviceAccountController?.start();
-  // Quota status follows counted objects through informers; it starts once the server
-  // serves, so that their caches do not hold up start-up (quota admission counts a
-  // quota itself when its status lags).
-  const quotaController = !enabled('resourcequota-controller') ? undefined : new ResourceQuotaController({
-    quotas: registry.lookup('', 'v1', 'resourcequotas')!.store,
-    counted: countedResources.map(({ group, resource }) => registry.lookup(group, 'v1', resource)!.store),
-    objects: (gr, namespace) => namespaceObjects(registry, gr, namespace),
-    computeStatus: computeQuotaStatus,
-    log,
-  });
   // Served CRDs add their schemas here, for OpenAPI and for their Stores.
   const definitions: Definitions = { ...builtinDefinitions };
   const crdController = new CrdController({
     registry,
+    // The elected replica writes CRDs' status (cli/leader-controllers.ts).
+    writeStatus: false,
     crds: registry.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!.store,
     definitions,
     resources: {
@@ -206,8 +181,26 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   // authorizer's informers hold every role and binding before the server answers.
   const rbac = rbacStores(registry);
   await reconcileBootstrapPolicy(rbac, log);
-  const aggregationController = enabled('clusterrole-aggregation-controller') ? new ClusterRoleAggregationController(rbac.clusterRoles, log) : undefined;
-  await aggregationController?.start();
+  // The in-process controllers run on the replica holding their Lease (on storage of
+  // its own, this one at once); --controllers turns them off one by one.
+  let markServing!: () => void;
+  let markLoaded!: () => void;
+  const leaderControllers = new LeaderControllers({
+    controllers: () => electedControllers({ registry, crdController, caPem: material.caPem, config, log }),
+    election: !config.leaderElect ? undefined : {
+      leases: registry.lookup('coordination.k8s.io', 'v1', 'leases')!.store,
+      ...controllersLease,
+      leaseDurationMs: config.leaderElectLeaseDurationMs,
+      renewDeadlineMs: config.leaderElectRenewDeadlineMs,
+      retryPeriodMs: config.leaderElectRetryPeriodMs,
+      // sqlite locks its file to this process, memory is its own; a backend handed in may be shared.
+      privateStorage: config.storage !== 'etcd' && deps.backend === undefined,
+    },
+    serving: new Promise<void>((resolve) => (markServing = resolve)),
+    loaded: new Promise<void>((resolve) => (markLoaded = resolve)),
+    log,
+  });
+  await leaderControllers.start();
   const rbacInformers = config.authorizationModes.includes('RBAC') ? new RbacInformers(rbac, log) : undefined;
   if (rbacInformers !== undefined) {
     await rbacInformers.start();
@@ -292,38 +285,11 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const url = serverUrl();
   const kubeconfigPath = path.resolve(config.kubeconfigPath ?? path.join(dataDir, 'kubeconfig'));
   await writeKubeconfig(kubeconfigPath, { server: url, caPem: material.caPem, token: tokens.admin });
-  // The collector watches every resource: it starts once the caches have loaded in the background.
-  const garbageCollector = config.enableGarbageCollector && enabled('garbage-collector-controller') ? new GarbageCollector({ registry, log }) : undefined;
-  setImmediate(() => void loadInBackground([...caches], () => closing !== undefined).then(async () => {
-    if (closing === undefined) await garbageCollector?.start();
-  }).catch((err: unknown) => log(`garbage collector: ${(err as Error).message}`)));
-  quotaController?.start().catch((err: unknown) => log(`resourcequota controller: ${(err as Error).message}`));
-  // Pods that no kubelet will finish (their node is gone, or they were never scheduled) go, as upstream's podgc.
-  const podGc = !enabled('pod-garbage-collector-controller') ? undefined : new PodGarbageCollector({
-    pods: registry.lookup('', 'v1', 'pods')!.store, nodes: registry.lookup('', 'v1', 'nodes')!.store, log, quarantineMs: config.podGcQuarantineMs,
-  });
-  podGc?.start().catch((err: unknown) => log(`pod garbage collector: ${(err as Error).message}`));
-  // What token volumes project as ca.crt; started once serving, so that its ConfigMap cache does not hold up start-up.
-  const rootCaPublisher = config.enableRootCaPublisher && enabled('root-ca-certificate-publisher-controller')
-    ? new RootCaPublisher({ namespaces: namespaces.store!, configMaps: registry.lookup('', 'v1', 'configmaps')!.store, caPem: material.caPem, log })
-    : undefined;
-  rootCaPublisher?.start().catch((err: unknown) => log(`root-ca-cert-publisher: ${(err as Error).message}`));
-  const store = (group: string, resource: string) => registry.lookup(group, 'v1', resource)!.store;
-  const [protectClaims, protectVolumes] = [enabled('persistentvolumeclaim-protection-controller'), enabled('persistentvolume-protection-controller')];
-  const volumeProtection = !protectClaims && !protectVolumes ? undefined : new VolumeProtection({
-    claims: store('', 'persistentvolumeclaims'), volumes: store('', 'persistentvolumes'), pods: store('', 'pods'), protectClaims, protectVolumes, log,
-  });
-  volumeProtection?.start().catch((err: unknown) => log(`volume protection: ${(err as Error).message}`));
-  // --simulated-nodes: Plinth plays their kubelets, and provisions volumes for their pods.
-  const simulatedNodes = config.simulatedNodes === 0 ? undefined : new SimulatedNodes({
-    count: config.simulatedNodes, nodes: store('', 'nodes'), leases: store('coordination.k8s.io', 'leases'), pods: store('', 'pods'),
-    podRunMs: config.simulatedPodRunMs, maxGracePeriodMs: config.simulatedMaxGracePeriodMs, log,
-  });
-  const simulatedVolumes = config.simulatedNodes === 0 ? undefined : new SimulatedVolumes({
-    claims: store('', 'persistentvolumeclaims'), volumes: store('', 'persistentvolumes'), storageClasses: store('storage.k8s.io', 'storageclasses'), log,
-  });
-  // The nodes exist when this answers; their pods start as they come.
-  await Promise.all([simulatedNodes?.start(), simulatedVolumes?.start()]);
+  // Controllers that wait for the server to serve (their caches do not hold up start-up), or for every cache to load.
+  markServing();
+  setImmediate(() => void loadInBackground([...caches], () => closing !== undefined).then(() => {
+    if (closing === undefined) markLoaded();
+  }).catch((err: unknown) => log(`loading caches: ${(err as Error).message}`)));
 
   return {
     url, port, kubeconfigPath, token: tokens.admin, caPem: material.caPem, registry,
@@ -335,10 +301,9 @@ export async function serve(config: Config, log: (message: string) => void = (m)
         await server.close();
         await reconciled;
         // Controllers finish their work in flight while the caches and storage are still there.
-        await Promise.all([
-          namespaceController?.close(), crdController.close(), serviceAccountController?.close(), quotaController?.close(), garbageCollector?.close(), podGc?.close(), rootCaPublisher?.close(),
-          aggregationController?.close(), rbacInformers?.close(), simulatedNodes?.close(), simulatedVolumes?.close(), volumeProtection?.close(),
-        ]);
+        // The lease is released last, so that another replica takes over once they have.
+        await leaderControllers.close();
+        await Promise.all([crdController.close(), rbacInformers?.close()]);
         admissionSetup.close();
         for (const cache of caches) cache.close();
         compactor.close();
