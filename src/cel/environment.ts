@@ -1,0 +1,101 @@
+// Kubernetes' CEL environment on cel-js: the standard library with optional types, the
+// libraries of library.ts, and programs compiled once and kept per expression and
+// variable set. Values reach CEL as upstream's unstructured-to-CEL conversion gives them:
+// integers as int, other numbers as double, objects of a schema with properties with
+// their names escaped.
+
+import { Environment } from '@marcbachmann/cel-js';
+import { registerKubernetesLibraries } from './library.ts';
+
+/** A compiled expression: call it with the variables' values. */
+export type CelProgram = (variables: Record<string, unknown>) => unknown;
+
+export interface Compiled {
+  program?: CelProgram;
+  /** The type the checker gave the expression (`bool`, `string`, `dyn`…). */
+  type?: string;
+  /** Why it does not compile, as upstream's "compilation failed" detail. */
+  error?: string;
+}
+
+/** Names and types of the variables an expression sees. */
+export type Variables = Readonly<Record<string, string>>;
+
+const base = registerKubernetesLibraries(new Environment({
+  enableOptionalTypes: true,
+  homogeneousAggregateLiterals: false,
+  limits: { maxAstNodes: 100_000, maxDepth: 250, maxListElements: 100_000, maxMapEntries: 100_000, maxCallArguments: 32 },
+}));
+
+const environments = new Map<string, Environment>();
+const compiled = new Map<string, Compiled>();
+
+function environmentFor(variables: Variables): Environment {
+  const id = JSON.stringify(variables);
+  let env = environments.get(id);
+  if (env === undefined) {
+    env = base.clone();
+    for (const [name, type] of Object.entries(variables)) env.registerVariable(name, type);
+    environments.set(id, env);
+  }
+  return env;
+}
+
+/** Parses and type-checks an expression for the variables (kept: rules are compiled once per schema). */
+export function compile(expression: string, variables: Variables): Compiled {
+  const id = `${JSON.stringify(variables)}\u0000${expression}`;
+  const known = compiled.get(id);
+  if (known !== undefined) return known;
+  const env = environmentFor(variables);
+  let result: Compiled;
+  try {
+    const checked = env.check(expression);
+    if (!checked.valid) result = { error: `ERROR: <input>: ${firstLine(checked.error?.message ?? 'invalid expression')}` };
+    else {
+      const parsed = env.parse(expression);
+      result = { program: (vars) => parsed(vars), type: String(checked.type) };
+    }
+  } catch (err) {
+    result = { error: `ERROR: <input>: ${firstLine((err as Error).message)}` };
+  }
+  if (compiled.size > 10_000) compiled.clear();
+  compiled.set(id, result);
+  return result;
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0]!;
+}
+
+/** Evaluates; a failure is thrown as an Error with CEL's message. */
+export function evaluate(program: CelProgram, variables: Record<string, unknown>): unknown {
+  return program(variables);
+}
+
+const reservedWords = new Set([
+  'true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package',
+  'namespace', 'return', 'var', 'void', 'while',
+]);
+
+/**
+ * A property name as CEL sees it (upstream's cel.Escape): reserved words become
+ * `__word__`; `__`, `.`, `-` and `/` become `__underscores__`, `__dot__`, `__dash__` and
+ * `__slash__`. Undefined when the name cannot be accessed from CEL.
+ */
+export function escapePropertyName(name: string): string | undefined {
+  if (name === '') return undefined;
+  if (reservedWords.has(name)) return `__${name}__`;
+  if (!/^[_a-zA-Z][_a-zA-Z0-9.\-/]*$/.test(name)) return undefined;
+  let out = '';
+  for (let i = 0; i < name.length; i++) {
+    const c = name[i]!;
+    if (c === '_' && name[i + 1] === '_') {
+      out += '__underscores__';
+      i++;
+    } else if (c === '.') out += '__dot__';
+    else if (c === '-') out += '__dash__';
+    else if (c === '/') out += '__slash__';
+    else out += c;
+  }
+  return out;
+}

@@ -1,0 +1,249 @@
+// The CEL libraries kube-apiserver adds to the standard ones, registered on a cel-js
+// Environment: cel-go's strings extension, Kubernetes' lists, regex, URL and Quantity
+// libraries and the sets extension. Names, overloads and error texts are upstream's
+// (k8s.io/apiserver/pkg/cel/library); regular expressions are RE2, as Go's.
+
+import type { Environment } from '@marcbachmann/cel-js';
+import { RE2JS } from 're2js';
+import {
+  addQuantity, compareQuantity, formatQuantity, isNegative, isPositive, parseQuantity, quantityOf, subtractQuantity, type Quantity,
+} from '../api/quantity.ts';
+
+/** An evaluation error, as cel-go words it; cel-js reports a handler's throw as the call's error. */
+export class CelEvalError extends Error {}
+
+const regexCache = new Map<string, RE2JS>();
+
+/** Compiles a pattern as Go's regexp does (RE2), cached: rules use a few constant patterns. */
+function re2(pattern: string): RE2JS {
+  let compiled = regexCache.get(pattern);
+  if (compiled === undefined) {
+    try {
+      compiled = RE2JS.compile(pattern);
+    } catch (err) {
+      throw new CelEvalError(`error parsing regexp: ${(err as Error).message}`);
+    }
+    if (regexCache.size > 1000) regexCache.clear();
+    regexCache.set(pattern, compiled);
+  }
+  return compiled;
+}
+
+/** Code points, as CEL indexes strings. */
+function codePoints(s: string): string[] {
+  return Array.from(s);
+}
+
+function checkIndex(i: bigint, size: number): number {
+  if (i < 0n || i > BigInt(size)) throw new CelEvalError(`index out of range: ${i}`);
+  return Number(i);
+}
+
+function replaceN(s: string, from: string, to: string, n: bigint): string {
+  if (n === 0n) return s;
+  const limit = n < 0n ? Infinity : Number(n);
+  if (from === '') {
+    // Go's strings.Replace with an empty old string inserts before every code point and at the end.
+    const points = codePoints(s);
+    let out = '';
+    let done = 0;
+    for (const p of points) {
+      if (done < limit) {
+        out += to;
+        done++;
+      }
+      out += p;
+    }
+    return done < limit ? out + to : out;
+  }
+  let out = '';
+  let rest = s;
+  let done = 0;
+  for (;;) {
+    const at = rest.indexOf(from);
+    if (at < 0 || done >= limit) return out + rest;
+    out += rest.slice(0, at) + to;
+    rest = rest.slice(at + from.length);
+    done++;
+  }
+}
+
+/** The comparable value of a list element for sorting and min/max: numbers, strings, bools, bytes. */
+function compareValues(a: unknown, b: unknown): number {
+  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
+  if ((typeof a === 'bigint' || typeof a === 'number') && (typeof b === 'bigint' || typeof b === 'number')) {
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
+  if (a instanceof CelQuantity && b instanceof CelQuantity) return compareQuantity(a.q, b.q);
+  throw new CelEvalError('no such overload');
+}
+
+/** Kubernetes' Quantity type: quantity('1Gi'). */
+export class CelQuantity {
+  readonly q: Quantity;
+  constructor(q: Quantity) {
+    this.q = q;
+  }
+}
+
+function quantity(s: string): CelQuantity {
+  const q = parseQuantity(s);
+  if (q === undefined) throw new CelEvalError('quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\'');
+  return new CelQuantity(q);
+}
+
+/** Kubernetes' URL type: url('https://example.com/path'). */
+export class CelUrl {
+  readonly url: URL;
+  readonly raw: string;
+  constructor(raw: string, url: URL) {
+    this.raw = raw;
+    this.url = url;
+  }
+}
+
+/** As upstream's url(): Go's url.ParseRequestURI, which wants an absolute URL or an absolute path. */
+function parseUrl(s: string): CelUrl | undefined {
+  if (s.startsWith('/')) {
+    try {
+      return new CelUrl(s, new URL(s, 'http://placeholder'));
+    } catch {
+      return undefined;
+    }
+  }
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:/.test(s) || /\s/.test(s)) return undefined;
+  try {
+    return new CelUrl(s, new URL(s));
+  } catch {
+    return undefined;
+  }
+}
+
+function urlOf(s: string): CelUrl {
+  const url = parseUrl(s);
+  if (url === undefined) throw new CelEvalError(`URL parse error during conversion from string: parse "${s}": invalid URI for request`);
+  return url;
+}
+
+function hostOf(u: CelUrl): string {
+  return u.raw.startsWith('/') ? '' : u.url.host;
+}
+
+// Namespaced functions (`strings.quote(s)`, `sets.contains(a, b)`) are methods of a
+// constant named for the namespace, as cel-js does for `optional.of`.
+class StringsNamespace {}
+class SetsNamespace {}
+
+function namespace(env: Environment, name: string, type: new () => object): void {
+  env.registerType(type.name, type);
+  env.registerConstant(name, type.name, new type());
+}
+
+/** Registers the libraries on `env` (before it is cloned for a use). */
+export function registerKubernetesLibraries(env: Environment): Environment {
+  const fn = (signature: string, handler: (...args: any[]) => unknown) => env.registerFunction(signature, handler);
+
+  // cel-go's strings extension: the parts cel-js does not have (it has lowerAscii,
+  // upperAscii, split, trim, indexOf, lastIndexOf, substring, join).
+  fn('string.charAt(int): string', (s: string, i: bigint) => {
+    const points = codePoints(s);
+    const at = checkIndex(i, points.length);
+    return points[at] ?? '';
+  });
+  fn('string.replace(string, string): string', (s: string, a: string, b: string) => replaceN(s, a, b, -1n));
+  fn('string.replace(string, string, int): string', replaceN);
+  fn('string.reverse(): string', (s: string) => codePoints(s).reverse().join(''));
+  namespace(env, 'strings', StringsNamespace);
+  fn('StringsNamespace.quote(string): string', (_: StringsNamespace, s: string) => JSON.stringify(s));
+
+  // Kubernetes' lists library.
+  fn('list.isSorted(): bool', (l: unknown[]) => l.every((v, i) => i === 0 || compareValues(l[i - 1], v) <= 0));
+  fn('list.sum(): dyn', (l: unknown[]) => {
+    if (l.length === 0) return 0n;
+    return l.reduce((a, b) => {
+      if (typeof a === 'bigint' && typeof b === 'bigint') return a + b;
+      if (typeof a === 'number' && typeof b === 'number') return a + b;
+      throw new CelEvalError('no such overload');
+    });
+  });
+  const extreme = (sign: number) => (l: unknown[]) => {
+    if (l.length === 0) throw new CelEvalError(`${sign < 0 ? 'min' : 'max'} called on empty list`);
+    return l.reduce((a, b) => (compareValues(b, a) * sign > 0 ? b : a));
+  };
+  fn('list.min(): dyn', extreme(-1));
+  fn('list.max(): dyn', extreme(1));
+  const equal = (a: unknown, b: unknown) => a === b || (typeof a === typeof b && JSON.stringify(a, bigintJson) === JSON.stringify(b, bigintJson));
+  fn('list.indexOf(dyn): int', (l: unknown[], v: unknown) => BigInt(l.findIndex((x) => equal(x, v))));
+  fn('list.lastIndexOf(dyn): int', (l: unknown[], v: unknown) => {
+    for (let i = l.length - 1; i >= 0; i--) if (equal(l[i], v)) return BigInt(i);
+    return -1n;
+  });
+
+  // cel-go's sets extension.
+  namespace(env, 'sets', SetsNamespace);
+  fn('SetsNamespace.contains(list, list): bool', (_: SetsNamespace, a: unknown[], b: unknown[]) => b.every((x) => a.some((y) => equal(x, y))));
+  fn('SetsNamespace.equivalent(list, list): bool', (_: SetsNamespace, a: unknown[], b: unknown[]) => b.every((x) => a.some((y) => equal(x, y))) && a.every((x) => b.some((y) => equal(x, y))));
+  fn('SetsNamespace.intersects(list, list): bool', (_: SetsNamespace, a: unknown[], b: unknown[]) => b.some((x) => a.some((y) => equal(x, y))));
+
+  // Kubernetes' regex library.
+  fn('string.find(string): string', (s: string, pattern: string) => {
+    const m = re2(pattern).matcher(s);
+    return m.find() ? m.group() ?? '' : '';
+  });
+  const findAll = (s: string, pattern: string, n: bigint) => {
+    const out: string[] = [];
+    if (n === 0n) return out;
+    const m = re2(pattern).matcher(s);
+    while ((n < 0n || BigInt(out.length) < n) && m.find()) out.push(m.group() ?? '');
+    return out;
+  };
+  fn('string.findAll(string): list<string>', (s: string, p: string) => findAll(s, p, -1n));
+  fn('string.findAll(string, int): list<string>', findAll);
+
+  // Kubernetes' Quantity library.
+  env.registerType('Quantity', CelQuantity);
+  fn('quantity(string): Quantity', quantity);
+  fn('isQuantity(string): bool', (s: string) => parseQuantity(s) !== undefined);
+  fn('Quantity.isInteger(): bool', (q: CelQuantity) => q.q.num % q.q.den === 0n && withinInt64(q.q.num / q.q.den));
+  fn('Quantity.asInteger(): int', (q: CelQuantity) => {
+    const v = q.q.num / q.q.den;
+    if (q.q.num % q.q.den !== 0n || !withinInt64(v)) throw new CelEvalError('cannot convert value to integer');
+    return v;
+  });
+  fn('Quantity.asApproximateFloat(): double', (q: CelQuantity) => Number(q.q.num) / Number(q.q.den));
+  fn('Quantity.sign(): int', (q: CelQuantity) => (isPositive(q.q) ? 1n : isNegative(q.q) ? -1n : 0n));
+  fn('Quantity.add(Quantity): Quantity', (a: CelQuantity, b: CelQuantity) => new CelQuantity(addQuantity(a.q, b.q)));
+  fn('Quantity.add(int): Quantity', (a: CelQuantity, b: bigint) => new CelQuantity(addQuantity(a.q, quantityOf(b))));
+  fn('Quantity.sub(Quantity): Quantity', (a: CelQuantity, b: CelQuantity) => new CelQuantity(subtractQuantity(a.q, b.q)));
+  fn('Quantity.sub(int): Quantity', (a: CelQuantity, b: bigint) => new CelQuantity(subtractQuantity(a.q, quantityOf(b))));
+  fn('Quantity.isGreaterThan(Quantity): bool', (a: CelQuantity, b: CelQuantity) => compareQuantity(a.q, b.q) > 0);
+  fn('Quantity.isLessThan(Quantity): bool', (a: CelQuantity, b: CelQuantity) => compareQuantity(a.q, b.q) < 0);
+  fn('Quantity.compareTo(Quantity): int', (a: CelQuantity, b: CelQuantity) => BigInt(Math.sign(compareQuantity(a.q, b.q))));
+  env.registerOperator('Quantity == Quantity', (a: CelQuantity, b: CelQuantity) => compareQuantity(a.q, b.q) === 0);
+  fn('string(Quantity): string', (q: CelQuantity) => formatQuantity(q.q));
+
+  // Kubernetes' URL library.
+  env.registerType('URL', CelUrl);
+  fn('url(string): URL', urlOf);
+  fn('isURL(string): bool', (s: string) => parseUrl(s) !== undefined);
+  fn('URL.getScheme(): string', (u: CelUrl) => (u.raw.startsWith('/') ? '' : u.url.protocol.slice(0, -1)));
+  fn('URL.getHost(): string', hostOf);
+  fn('URL.getHostname(): string', (u: CelUrl) => (hostOf(u) === '' ? '' : u.url.hostname.replace(/^\[(.*)\]$/, '$1')));
+  fn('URL.getPort(): string', (u: CelUrl) => (hostOf(u) === '' ? '' : u.url.port));
+  fn('URL.getEscapedPath(): string', (u: CelUrl) => u.url.pathname);
+  fn('URL.getQuery(): map<string, list<string>>', (u: CelUrl) => {
+    const query = new Map<string, string[]>();
+    for (const [k, v] of u.url.searchParams) query.set(k, [...(query.get(k) ?? []), v]);
+    return query;
+  });
+  return env;
+}
+
+function withinInt64(v: bigint): boolean {
+  return v >= -(2n ** 63n) && v < 2n ** 63n;
+}
+
+function bigintJson(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? `${value}n` : value;
+}

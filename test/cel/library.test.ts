@@ -1,0 +1,98 @@
+// Kubernetes' CEL libraries in Plinth's environment: each function with an answer
+// upstream's cel-go gives, and the errors it raises.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compile, escapePropertyName } from '../../src/cel/environment.ts';
+
+function evaluate(expression: string, self?: unknown): unknown {
+  const compiled = compile(expression, { self: 'dyn' });
+  assert.equal(compiled.error, undefined, expression);
+  return compiled.program!({ self });
+}
+
+const answers: Array<[string, unknown]> = [
+  // strings extension
+  ["'tacocat'.charAt(3)", 'o'],
+  ["'tacocat'.charAt(7)", ''],
+  ["'a-b-c'.replace('-', '+')", 'a+b+c'],
+  ["'a-b-c'.replace('-', '+', 1)", 'a+b-c'],
+  ["'a,b,c'.split(',')", ['a', 'b', 'c']],
+  ["'a,b,c'.split(',', 2)", ['a', 'b,c']],
+  ["'  x \\t'.trim()", 'x'],
+  ["'abc'.reverse()", 'cba'],
+  ["'TacoCat'.lowerAscii()", 'tacocat'],
+  ["strings.quote('a\"b')", '"a\\"b"'],
+  // lists
+  ['[1, 2, 2, 3].isSorted()', true],
+  ["['b', 'a'].isSorted()", false],
+  ['[1, 2, 3].sum()', 6n],
+  ['[1.5, 2.5].sum()', 4],
+  ['[].sum()', 0n],
+  ['[3, 1, 2].min()', 1n],
+  ["['a', 'c', 'b'].max()", 'c'],
+  ['[1, 2, 1].indexOf(1)', 0n],
+  ['[1, 2, 1].lastIndexOf(1)', 2n],
+  ['[1, 2].indexOf(3)', -1n],
+  // sets
+  ['sets.contains([1, 2, 3], [3, 1])', true],
+  ['sets.equivalent([1, 2], [2, 1, 1])', true],
+  ['sets.intersects([1, 2], [3])', false],
+  // regex (RE2)
+  ["'abc 123 def 456'.find('[0-9]+')", '123'],
+  ["'abc'.find('[0-9]+')", ''],
+  ["'abc 123 def 456'.findAll('[0-9]+')", ['123', '456']],
+  ["'abc 123 def 456'.findAll('[0-9]+', 1)", ['123']],
+  // Quantity
+  ["quantity('1Gi').isGreaterThan(quantity('1000Mi'))", true],
+  ["quantity('500m').isLessThan(quantity('1'))", true],
+  ["quantity('1Gi') == quantity('1024Mi')", true],
+  ["quantity('1k').asInteger()", 1000n],
+  ["quantity('1.5').isInteger()", false],
+  ["quantity('500m').asApproximateFloat()", 0.5],
+  ["quantity('-2').sign()", -1n],
+  ["quantity('1').add(quantity('500m')).compareTo(quantity('1500m'))", 0n],
+  ["quantity('2').sub(1).isGreaterThan(quantity('999m'))", true],
+  ["isQuantity('1Gi') && !isQuantity('1 Gi')", true],
+  // URL
+  ["url('https://example.com:8080/a/b?x=1&x=2').getScheme()", 'https'],
+  ["url('https://example.com:8080/a/b?x=1&x=2').getHost()", 'example.com:8080'],
+  ["url('https://[::1]:80/').getHostname()", '::1'],
+  ["url('https://example.com:8080/a/b?x=1&x=2').getPort()", '8080'],
+  ["url('https://example.com/a%20b').getEscapedPath()", '/a%20b'],
+  ["url('https://example.com/?x=1&x=2&y=3').getQuery()", new Map([['x', ['1', '2']], ['y', ['3']]])],
+  ["url('/absolute/path').getHost()", ''],
+  ["isURL('https://example.com') && !isURL('example.com') && isURL('/p')", true],
+  // optional types and bindings
+  ["self.?name.orValue('none')", 'none'],
+  ['cel.bind(x, 3, x * x)', 9n],
+];
+
+test('library functions answer as upstream', () => {
+  for (const [expression, want] of answers) assert.deepEqual(evaluate(expression, {}), want, expression);
+});
+
+test('library functions raise upstream\'s errors', () => {
+  assert.throws(() => evaluate("'abc'.charAt(4)"), /index out of range: 4/);
+  assert.throws(() => evaluate('[].min()'), /min called on empty list/);
+  assert.throws(() => evaluate("quantity('12 Gi')"), /quantities must match the regular expression/);
+  assert.throws(() => evaluate("url('example.com')"), /URL parse error during conversion from string/);
+  assert.throws(() => evaluate("quantity('1.5').asInteger()"), /cannot convert value to integer/);
+  assert.throws(() => evaluate("'a'.find('(')"), /error parsing regexp/);
+});
+
+test('compile errors are reported, not thrown', () => {
+  assert.match(compile('self.foo(', { self: 'dyn' }).error ?? '', /^ERROR: <input>: /);
+  assert.match(compile('unknownFn(self)', { self: 'dyn' }).error ?? '', /^ERROR: <input>: /);
+  assert.match(compile('1 + "a"', {}).error ?? '', /^ERROR: <input>: /);
+  assert.equal(compile('self.a == 1', { self: 'dyn' }).type, 'bool');
+});
+
+test('property names are escaped as upstream\'s cel.Escape', () => {
+  assert.equal(escapePropertyName('name'), 'name');
+  assert.equal(escapePropertyName('namespace'), '__namespace__');
+  assert.equal(escapePropertyName('foo-bar'), 'foo__dash__bar');
+  assert.equal(escapePropertyName('a.b/c'), 'a__dot__b__slash__c');
+  assert.equal(escapePropertyName('x__y'), 'x__underscores__y');
+  assert.equal(escapePropertyName('1abc'), undefined);
+  assert.equal(escapePropertyName('a b'), undefined);
+});
