@@ -96,6 +96,11 @@ export function invalid(field: FieldPath, value: unknown, detail: string): Statu
   return cause('FieldValueInvalid', field, `Invalid value: ${formatBadValue(value)}`, detail);
 }
 
+/** field.Invalid with field.OmitValueType: the body names no value (upstream's choice for objects and lists). */
+export function invalidOmittingValue(field: FieldPath, detail: string): StatusCause {
+  return cause('FieldValueInvalid', field, 'Invalid value', detail);
+}
+
 export function duplicate(field: FieldPath, value: unknown): StatusCause {
   return cause('FieldValueDuplicate', field, `Duplicate value: ${formatBadValue(value)}`, '');
 }

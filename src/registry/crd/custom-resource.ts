@@ -6,6 +6,8 @@
 
 import { methodNotAllowed, type KubeObject, type StatusCause } from '../../api/index.ts';
 import { invalid } from '../../api/field-errors.ts';
+import { addWarning } from '../../api/request-context.ts';
+import { evaluateValidationRules, hasValidationRules } from '../../cel/validation-rules.ts';
 import { schemaRef } from '../../schema/builtin/index.ts';
 import { customResourceValidation, validate } from '../../schema/validate.ts';
 import type { Definitions, Schema } from '../../schema/types.ts';
@@ -170,10 +172,20 @@ interface StrategyParams {
   scale: CustomResourceSubresourceScale | undefined;
   selectableFields: string[];
   schemaName: string;
+  /** The version's schema when it has x-kubernetes-validations rules. */
+  rulesSchema: Record<string, unknown> | undefined;
   opts: CustomResourceOptions;
 }
 
-function customResourceStrategy({ statusEnabled, scale, selectableFields, schemaName, opts }: StrategyParams): Strategy {
+/** The CEL rules' field errors; failures ratcheted on unchanged values go out as warnings. */
+function ruleCauses(schema: Record<string, unknown> | undefined, obj: KubeObject, old: KubeObject | undefined): StatusCause[] {
+  if (schema === undefined) return [];
+  const { causes, warnings } = evaluateValidationRules(schema, obj, old);
+  for (const warning of warnings) addWarning(warning);
+  return causes;
+}
+
+function customResourceStrategy({ statusEnabled, scale, selectableFields, schemaName, rulesSchema, opts }: StrategyParams): Strategy {
   const strategy: Strategy = {
     prepareForCreate(obj) {
       if (opts.terminating()) throw methodNotAllowed('create not allowed while custom resource definition is terminating');
@@ -192,8 +204,9 @@ function customResourceStrategy({ statusEnabled, scale, selectableFields, schema
     },
 
     // Upstream's customResourceValidator checks both replica paths on every write.
-    validate(obj) {
-      return scale === undefined ? [] : [...validateReplicasAt(obj, stringOf(scale.specReplicasPath)), ...validateScaleStatus(obj, scale)];
+    validate(obj, old) {
+      const causes = ruleCauses(rulesSchema, obj, old);
+      return scale === undefined ? causes : [...validateReplicasAt(obj, stringOf(scale.specReplicasPath)), ...validateScaleStatus(obj, scale), ...causes];
     },
 
     fieldLabels: ['metadata.name', 'metadata.namespace', ...selectableFields.map((p) => p.slice(1))],
@@ -220,10 +233,11 @@ function customResourceStrategy({ statusEnabled, scale, selectableFields, schema
           if (status !== undefined) obj.status = status;
           else delete obj.status;
         },
-        validateUpdate(obj) {
+        validateUpdate(obj, old) {
           const schema = opts.definitions[schemaName];
           const causes = schema === undefined ? [] : validate(opts.definitions, { $ref: schemaRef(schemaName) }, obj, customResourceValidation);
           if (scale !== undefined) causes.push(...validateScaleStatus(obj, scale));
+          causes.push(...ruleCauses(rulesSchema, obj, old));
           return causes;
         },
       },
@@ -287,7 +301,7 @@ export function customResourceVersions(crd: CustomResourceDefinition, opts: Cust
       verbs: allVerbs,
       subresources: subresourceNames,
       schemaName,
-      strategy: customResourceStrategy({ statusEnabled, scale, selectableFields, schemaName, opts }),
+      strategy: customResourceStrategy({ statusEnabled, scale, selectableFields, schemaName, rulesSchema: hasValidationRules(schema) ? schema : undefined, opts }),
       // Upstream's customResourceStrategy: no create on update, no update without resourceVersion.
       allowCreateOnUpdate: false,
       allowUnconditionalUpdate: false,

@@ -3,7 +3,6 @@
 // they define is the CRD controller's job (controllers/crd.ts).
 
 import type { KubeObject } from '../../api/index.ts';
-import { addWarning } from '../../api/request-context.ts';
 const APIEXTENSIONS = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.';
 import { builtinDefinitions } from '../../schema/builtin/index.ts';
 import { schemaRef } from '../../schema/builtin/index.ts';
@@ -21,23 +20,6 @@ import {
 import {
   validateCustomResourceDefinition, validateCustomResourceDefinitionStatus, validateCustomResourceDefinitionUpdate,
 } from './validation.ts';
-
-/** Whether a schema holds CEL rules anywhere. */
-function hasValidationRules(schema: unknown): boolean {
-  if (typeof schema !== 'object' || schema === null) return false;
-  if (Array.isArray(schema)) return schema.some(hasValidationRules);
-  const s = schema as Record<string, unknown>;
-  if (Array.isArray(s['x-kubernetes-validations']) && s['x-kubernetes-validations'].length > 0) return true;
-  return Object.entries(s).some(([key, value]) => key !== 'default' && key !== 'enum' && key !== 'example' && hasValidationRules(value));
-}
-
-/** CEL rules are accepted and stored, but nothing evaluates them: say so rather than pretend. */
-function warnAboutValidationRules(crd: CustomResourceDefinition): void {
-  const versions = Array.isArray(crd.spec?.versions) ? crd.spec.versions : [];
-  if (versions.some((v) => hasValidationRules(v?.schema?.openAPIV3Schema))) {
-    addWarning('x-kubernetes-validations rules are stored but not enforced: this server does not evaluate CEL');
-  }
-}
 
 const crdSchemaRef = { $ref: schemaRef(`${APIEXTENSIONS}CustomResourceDefinition`) };
 
@@ -72,7 +54,6 @@ function customResourceDefinitionStrategy(): Strategy {
 
     validate(obj) {
       if (hasTypeErrors(obj)) return [];
-      warnAboutValidationRules(obj as CustomResourceDefinition);
       return validateCustomResourceDefinition(obj as CustomResourceDefinition);
     },
 

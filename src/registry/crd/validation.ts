@@ -7,6 +7,7 @@
 // Metadata (name syntax, labels, ...) is checked by the Store; here only the rule that
 // the name is `<plural>.<group>`.
 
+import { validationRuleErrors } from '../../cel/validation-rules.ts';
 import {
   child, duplicate, fieldImmutable, forbidden, goUnstructured, GoValue, index, invalid, key, notSupported, required, tooLong, tooMany,
 } from '../../api/field-errors.ts';
@@ -426,7 +427,7 @@ function validateSchema(validation: unknown, statusEnabled: boolean, path: strin
   if (unsupported !== undefined) return [invalid(schemaPath, '', unsupported)];
   const structural = validateStructural(schema, schemaPath);
   if (structural.length > 0) return structural;
-  return validateDefaults(schema, schemaPath, true);
+  return [...validateDefaults(schema, schemaPath, true), ...validationRuleErrors(schema, schemaPath)];
 }
 
 /**

@@ -1,0 +1,269 @@
+// x-kubernetes-validations: CEL rules in a CRD's structural schema, compiled when the
+// CRD is written (a rule that does not compile refuses the CRD) and evaluated on every
+// write of its custom resources, as apiextensions-apiserver's schema/cel validator does:
+// each rule sees its node as `self` (and, for transition rules, the stored value as
+// `oldSelf` where one correlates), rules of absent or null values do not run, failures
+// are field errors with the rule's message, messageExpression, reason and fieldPath, and
+// with validation ratcheting a rule that fails on a value left unchanged only warns.
+
+import { Optional } from '@marcbachmann/cel-js';
+import { child, forbidden, GoValue, goQuote, index, invalid, invalidOmittingValue, key, required, duplicate } from '../api/field-errors.ts';
+import type { StatusCause } from '../api/index.ts';
+import { compile, escapePropertyName, type Compiled } from './environment.ts';
+
+type Raw = Record<string, unknown>;
+
+interface Rule {
+  rule?: unknown;
+  message?: unknown;
+  messageExpression?: unknown;
+  reason?: unknown;
+  fieldPath?: unknown;
+  optionalOldSelf?: unknown;
+}
+
+const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+function rulesOf(schema: Raw): Rule[] {
+  const rules = schema['x-kubernetes-validations'];
+  return Array.isArray(rules) ? rules.filter(isObject) : [];
+}
+
+/** Whether a rule refers to oldSelf (a transition rule). */
+function usesOldSelf(rule: string): boolean {
+  return /(^|[^A-Za-z0-9_.])oldSelf\b/.test(rule);
+}
+
+function variablesFor(rule: Rule): Record<string, string> {
+  return { self: 'dyn', oldSelf: rule.optionalOldSelf === true ? 'optional<dyn>' : 'dyn' };
+}
+
+function compileRule(rule: Rule): Compiled {
+  return compile(text(rule.rule), variablesFor(rule));
+}
+
+function compileMessage(rule: Rule): Compiled {
+  return compile(text(rule.messageExpression), variablesFor(rule));
+}
+
+/** Go's %#v of an apiextensions.ValidationRule, as upstream's compile errors show the rule. */
+function goRule(rule: Rule): GoValue {
+  const reason = typeof rule.reason === 'string' ? `(*v1.FieldValueErrorReason)(${goQuote(rule.reason)})` : '(*v1.FieldValueErrorReason)(nil)';
+  const optional = typeof rule.optionalOldSelf === 'boolean' ? `(*bool)(${rule.optionalOldSelf})` : '(*bool)(nil)';
+  return new GoValue(`v1.ValidationRule{Rule:${goQuote(text(rule.rule))}, Message:${goQuote(text(rule.message))}, MessageExpression:${goQuote(text(rule.messageExpression))}, Reason:${reason}, FieldPath:${goQuote(text(rule.fieldPath))}, OptionalOldSelf:${optional}}`);
+}
+
+/**
+ * The compile errors of every rule in a CRD schema, at `path` (the schema's own field
+ * path, e.g. `spec.versions[0].schema.openAPIV3Schema`).
+ */
+export function validationRuleErrors(schema: unknown, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const walk = (s: unknown, at: string) => {
+    if (!isObject(s)) return;
+    rulesOf(s).forEach((rule, i) => {
+      const rulePath = index(child(at, 'x-kubernetes-validations'), i);
+      const compiled = compileRule(rule);
+      if (compiled.error !== undefined) causes.push(invalid(child(rulePath, 'rule'), goRule(rule), `compilation failed: ${compiled.error}`));
+      else if (compiled.type !== 'bool' && compiled.type !== 'dyn') causes.push(invalid(child(rulePath, 'rule'), goRule(rule), 'compilation failed: cel expression must evaluate to a bool'));
+      if (rule.optionalOldSelf === true && !usesOldSelf(text(rule.rule))) {
+        causes.push(invalid(child(rulePath, 'optionalOldSelf'), true, 'may not be set if oldSelf is not used in rule'));
+      }
+      if (text(rule.messageExpression) !== '') {
+        const message = compileMessage(rule);
+        if (message.error !== undefined) causes.push(invalid(child(rulePath, 'messageExpression'), goRule(rule), `messageExpression compilation failed: ${message.error}`));
+        else if (message.type !== 'string' && message.type !== 'dyn') causes.push(invalid(child(rulePath, 'messageExpression'), goRule(rule), 'must evaluate to a string'));
+      }
+    });
+    if (isObject(s.properties)) for (const [name, sub] of Object.entries(s.properties)) walk(sub, key(child(at, 'properties'), name));
+    if (isObject(s.items)) walk(s.items, child(at, 'items'));
+    if (isObject(s.additionalProperties)) walk(s.additionalProperties, child(at, 'additionalProperties'));
+  };
+  walk(schema, path);
+  return causes;
+}
+
+/** Whether any node of the schema has rules. */
+export function hasValidationRules(schema: unknown): boolean {
+  if (!isObject(schema)) return false;
+  if (rulesOf(schema).length > 0) return true;
+  if (isObject(schema.properties) && Object.values(schema.properties).some(hasValidationRules)) return true;
+  return hasValidationRules(schema.items) || hasValidationRules(schema.additionalProperties);
+}
+
+/**
+ * A JSON value as CEL sees it under its schema: integers as int (BigInt), other numbers
+ * as double, properties under their escaped names (unescapable ones left out), a
+ * resource root with apiVersion, kind and metadata.name/generateName only.
+ */
+export function celValue(value: unknown, schema: unknown, resourceRoot = false): unknown {
+  const s = isObject(schema) ? schema : {};
+  if (typeof value === 'number') return s.type === 'number' || !Number.isInteger(value) ? value : BigInt(value);
+  if (Array.isArray(value)) return value.map((item) => celValue(item, s.items));
+  if (!isObject(value)) return value;
+  const out: Raw = {};
+  const properties = isObject(s.properties) ? s.properties : undefined;
+  const embedded = resourceRoot || s['x-kubernetes-embedded-resource'] === true;
+  for (const [name, v] of Object.entries(value)) {
+    if (v === undefined) continue;
+    if (embedded && name === 'metadata' && isObject(v)) {
+      const meta: Raw = {};
+      if (typeof v.name === 'string') meta.name = v.name;
+      if (typeof v.generateName === 'string') meta.generateName = v.generateName;
+      out.metadata = meta;
+      continue;
+    }
+    if (properties !== undefined) {
+      const escaped = escapePropertyName(name);
+      if (escaped === undefined) continue;
+      out[escaped] = celValue(v, properties[name]);
+    } else out[name] = celValue(v, s.additionalProperties);
+  }
+  return out;
+}
+
+export interface RuleResult {
+  causes: StatusCause[];
+  /** Failures of rules on values the update left unchanged (ratcheting): warnings, not errors. */
+  warnings: string[];
+}
+
+/**
+ * Evaluates the schema's rules on `value` (a custom resource, or its status) and, on an
+ * update, its stored form `old`. `path` is the field path of `value` ('' for the root).
+ */
+export function evaluateValidationRules(schema: unknown, value: unknown, old: unknown, path = ''): RuleResult {
+  const result: RuleResult = { causes: [], warnings: [] };
+  walk(schema, value, old, path, true, result);
+  return result;
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
+  if (isObject(a)) {
+    if (!isObject(b)) return false;
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length && keys.every((k) => k in b && sameJson(a[k], b[k]));
+  }
+  return false;
+}
+
+function walk(schema: unknown, value: unknown, old: unknown, path: string, resourceRoot: boolean, result: RuleResult): void {
+  if (!isObject(schema) || value === undefined || value === null) return;
+  runRules(schema, value, old, path, resourceRoot, result);
+  if (Array.isArray(value)) {
+    const items = schema.items;
+    if (!isObject(items)) return;
+    const oldItems = Array.isArray(old) ? old : [];
+    const keys = schema['x-kubernetes-list-type'] === 'map' && Array.isArray(schema['x-kubernetes-list-map-keys']) ? schema['x-kubernetes-list-map-keys'].map(String) : undefined;
+    value.forEach((item, i) => {
+      // Only map lists correlate an item with its old self (by its keys).
+      const oldItem = keys === undefined || !isObject(item) ? undefined : oldItems.find((o) => isObject(o) && keys.every((k) => sameJson(o[k], item[k])));
+      walk(items, item, oldItem, index(path, i), items['x-kubernetes-embedded-resource'] === true, result);
+    });
+    return;
+  }
+  if (!isObject(value)) return;
+  const oldObject = isObject(old) && schema['x-kubernetes-map-type'] !== 'atomic' ? old : undefined;
+  const properties = isObject(schema.properties) ? schema.properties : undefined;
+  const additional = isObject(schema.additionalProperties) ? schema.additionalProperties : undefined;
+  for (const [name, v] of Object.entries(value)) {
+    const sub = properties?.[name];
+    if (isObject(sub)) walk(sub, v, oldObject?.[name], child(path, name), sub['x-kubernetes-embedded-resource'] === true, result);
+    else if (additional !== undefined) walk(additional, v, oldObject?.[name], key(path, name), additional['x-kubernetes-embedded-resource'] === true, result);
+  }
+}
+
+function runRules(schema: Raw, value: unknown, old: unknown, path: string, resourceRoot: boolean, result: RuleResult): void {
+  const rules = rulesOf(schema);
+  if (rules.length === 0) return;
+  const type = text(schema.type);
+  const self = celValue(value, schema, resourceRoot);
+  let oldSelf: unknown;
+  const ruleText = (rule: Rule) => text(rule.message).trim() || text(rule.rule).trim();
+  for (const rule of rules) {
+    const source = text(rule.rule);
+    const transition = usesOldSelf(source);
+    const optional = rule.optionalOldSelf === true;
+    if (transition && old === undefined && !optional) continue;
+    const compiled = compileRule(rule);
+    if (compiled.program === undefined) {
+      result.causes.push(invalidOmittingValue(path, `rule compile error: ${compiled.error}`));
+      continue;
+    }
+    if (transition && old !== undefined && oldSelf === undefined) oldSelf = celValue(old, schema, resourceRoot);
+    const variables = { self, oldSelf: optional ? (old === undefined ? Optional.none() : Optional.of(oldSelf)) : oldSelf };
+    let outcome: unknown;
+    try {
+      outcome = compiled.program(variables);
+    } catch (err) {
+      result.causes.push(badValue(path, type, value, `${celErrorText(err)} evaluating rule: ${ruleText(rule)}`));
+      continue;
+    }
+    if (outcome === true) continue;
+    const fieldPath = text(rule.fieldPath);
+    const at = fieldPath === '' ? path : joinFieldPath(path, fieldPath, schema);
+    const detail = messageFromExpression(rule, variables) ?? (text(rule.message) === '' ? `failed rule: ${ruleText(rule)}` : text(rule.message).trim());
+    const cause = causeForReason(text(rule.reason), at, type, value, detail);
+    // Ratcheting: a value the update left as it was does not fail the update (transition rules excepted).
+    if (!transition && old !== undefined && sameJson(value, old)) result.warnings.push(`${at}: ${cause.message}`);
+    else result.causes.push(cause);
+  }
+}
+
+/**
+ * A rule's fieldPath (`.spec.name`, `['dash-name']`, `.labels.app`) appended to `path` as
+ * upstream's normalised field.Path: properties as children, map entries as keys.
+ */
+function joinFieldPath(path: string, fieldPath: string, schema: Raw): string {
+  const tokens = fieldPath.match(/\.[^.[\]]+|\['(?:[^'\\]|\\.)*'\]/g) ?? [];
+  let out = path;
+  let at: Raw | undefined = schema;
+  for (const token of tokens) {
+    const name = token.startsWith('.') ? token.slice(1) : token.slice(2, -2).replace(/\\(.)/g, '$1');
+    const properties: Raw | undefined = at !== undefined && isObject(at.properties) ? at.properties : undefined;
+    if (properties !== undefined) {
+      out = child(out, name);
+      at = isObject(properties[name]) ? properties[name] as Raw : undefined;
+    } else {
+      out = key(out, name);
+      at = at !== undefined && isObject(at.additionalProperties) ? at.additionalProperties : undefined;
+    }
+  }
+  return out;
+}
+
+function messageFromExpression(rule: Rule, variables: Record<string, unknown>): string | undefined {
+  if (text(rule.messageExpression) === '') return undefined;
+  const compiled = compileMessage(rule);
+  if (compiled.program === undefined) return undefined;
+  try {
+    const message = compiled.program(variables);
+    if (typeof message !== 'string') return undefined;
+    const trimmed = message.trim();
+    if (trimmed === '' || /\n/.test(trimmed) || trimmed.length > 5000) return undefined;
+    return trimmed;
+  } catch {
+    return undefined;
+  }
+}
+
+function celErrorText(err: unknown): string {
+  return ((err as Error).message ?? String(err)).split('\n')[0]!;
+}
+
+/** The field error a failed value gets: objects and lists name no value, scalars their own. */
+function badValue(path: string, type: string, value: unknown, detail: string): StatusCause {
+  return type === 'object' || type === 'array' || typeof value === 'object' ? invalidOmittingValue(path, detail) : invalid(path, value, detail);
+}
+
+function causeForReason(reason: string, path: string, type: string, value: unknown, detail: string): StatusCause {
+  switch (reason) {
+    case 'FieldValueForbidden': return forbidden(path, detail);
+    case 'FieldValueRequired': return required(path, detail);
+    case 'FieldValueDuplicate': return duplicate(path, type === 'object' || type === 'array' ? new GoValue(type) : value);
+    default: return badValue(path, type, value, detail);
+  }
+}

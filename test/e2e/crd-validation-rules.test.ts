@@ -1,0 +1,141 @@
+// x-kubernetes-validations on a served CRD: rules that do not compile refuse the CRD;
+// custom resources that break a rule are refused with the rule's message, reason and
+// field path; transition rules compare with the stored object; unchanged invalid values
+// ratchet (a warning, not an error); status writes are checked too.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { eventually } from '../helpers/eventually.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+const crdsPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+const base = '/apis/rules.example.com/v1/namespaces/default/widgets';
+
+function widgetCrd(specRules: unknown[], extra: Record<string, unknown> = {}): Record<string, any> {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.rules.example.com' },
+    spec: {
+      group: 'rules.example.com', scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+      versions: [{
+        name: 'v1', served: true, storage: true, subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                'x-kubernetes-validations': specRules,
+                properties: {
+                  minReplicas: { type: 'integer' },
+                  maxReplicas: { type: 'integer' },
+                  name: { type: 'string', 'x-kubernetes-validations': [{ rule: "self.matches('^[a-z]+$')", message: 'must be lowercase letters' }] },
+                  memory: { type: 'string', 'x-kubernetes-validations': [{ rule: "isQuantity(self) && quantity(self).isLessThan(quantity('1Gi'))", messageExpression: "'memory ' + self + ' is 1Gi or more'" }] },
+                  mode: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'mode is immutable' }] },
+                  tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-validations': [{ rule: 'self.all(t, t.size() <= 5)', reason: 'FieldValueForbidden', message: 'tags are at most 5 characters' }] },
+                  'dash-name': { type: 'integer' },
+                },
+              },
+              status: { type: 'object', properties: { ready: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.ready >= 0', message: 'ready cannot be negative' }] },
+            },
+            ...extra,
+          },
+        },
+      }],
+    },
+  };
+}
+
+describe('CRD validation rules', () => {
+  let server: TestServer;
+  const widget = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'rules.example.com/v1', kind: 'Widget', metadata: { name }, spec });
+
+  before(async () => {
+    server = await startServer();
+    const crd = widgetCrd([
+      { rule: 'self.minReplicas <= self.maxReplicas', message: 'minReplicas cannot be larger than maxReplicas' },
+      { rule: "!has(self.dash__dash__name) || self.dash__dash__name > 0", fieldPath: "['dash-name']", reason: 'FieldValueRequired', message: 'dash-name must be positive' },
+    ]);
+    const created = await server.request('POST', crdsPath, { body: crd });
+    assert.equal(created.status, 201, created.text);
+    await eventually(async () => assert.equal((await server.request('GET', base)).status, 200));
+  });
+  after(() => server?.stop());
+
+  test('a rule that does not compile refuses the CRD with 422', async () => {
+    const crd = widgetCrd([{ rule: 'self.minReplicas <=' }]);
+    crd.metadata.name = 'gadgets.rules.example.com';
+    crd.spec.names = { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' };
+    const res = await server.request('POST', crdsPath, { body: crd });
+    assert.equal(res.status, 422, res.text);
+    const cause = res.json.details.causes[0];
+    assert.equal(cause.field, 'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule');
+    assert.match(cause.message, /^Invalid value: v1\.ValidationRule\{Rule:"self\.minReplicas <=", .*\}: compilation failed: ERROR: <input>: /);
+    // A rule that is not a bool, and a messageExpression that does not compile.
+    const notBool = widgetCrd([{ rule: "'text'" }, { rule: 'true', messageExpression: '1 +' }]);
+    notBool.metadata.name = 'gadgets.rules.example.com';
+    notBool.spec.names = crd.spec.names;
+    const both = await server.request('POST', crdsPath, { body: notBool });
+    assert.equal(both.status, 422, both.text);
+    const messages = both.json.details.causes.map((c: { field: string; message: string }) => `${c.field}: ${c.message.replace(/^Invalid value: v1\.ValidationRule\{.*?\}: /, '')}`);
+    assert.deepEqual(messages, [
+      'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: compilation failed: cel expression must evaluate to a bool',
+      messages[1],
+    ]);
+    assert.match(messages[1], /^spec\.validation\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[1\]\.messageExpression: messageExpression compilation failed: ERROR: <input>: /);
+  });
+
+  test('an object that keeps the rules is created', async () => {
+    const res = await server.request('POST', base, { body: widget('good', { minReplicas: 1, maxReplicas: 3, name: 'abc', memory: '512Mi', mode: 'a', tags: ['x'], 'dash-name': 2 }) });
+    assert.equal(res.status, 201, res.text);
+  });
+
+  test('each broken rule is a cause with its message, reason and path', async () => {
+    const res = await server.request('POST', base, { body: widget('bad', { minReplicas: 5, maxReplicas: 3, name: 'ABC', memory: '2Gi', tags: ['toolong'], 'dash-name': -1 }) });
+    assert.equal(res.status, 422, res.text);
+    const causes = res.json.details.causes.map((c: { reason: string; field: string; message: string }) => [c.reason, c.field, c.message]);
+    assert.deepEqual(causes.sort(), [
+      ['FieldValueForbidden', 'spec.tags', 'Forbidden: tags are at most 5 characters'],
+      ['FieldValueInvalid', 'spec', 'Invalid value: minReplicas cannot be larger than maxReplicas'],
+      ['FieldValueInvalid', 'spec.memory', 'Invalid value: "2Gi": memory 2Gi is 1Gi or more'],
+      ['FieldValueInvalid', 'spec.name', 'Invalid value: "ABC": must be lowercase letters'],
+      ['FieldValueRequired', 'spec.dash-name', 'Required value: dash-name must be positive'],
+    ].sort());
+    assert.match(res.json.message, /^Widget\.rules\.example\.com "bad" is invalid: \[/);
+  });
+
+  test('a transition rule compares with the stored value, and only on update', async () => {
+    const created = await server.request('POST', base, { body: widget('moded', { minReplicas: 1, maxReplicas: 1, mode: 'first' }) });
+    assert.equal(created.status, 201, created.text);
+    const patch = (spec: unknown) => server.request('PATCH', `${base}/moded`, { raw: JSON.stringify({ spec }), headers: { 'content-type': 'application/merge-patch+json' } });
+    const changed = await patch({ mode: 'second' });
+    assert.equal(changed.status, 422, changed.text);
+    assert.deepEqual(changed.json.details.causes, [{ reason: 'FieldValueInvalid', field: 'spec.mode', message: 'Invalid value: "second": mode is immutable' }]);
+    assert.equal((await patch({ maxReplicas: 2 })).status, 200);
+  });
+
+  test('a value the update leaves unchanged ratchets: the update passes with a warning', async () => {
+    // Stored before the rule tightened: the CRD now wants names of at most 3 letters.
+    const stored = await server.request('POST', base, { body: widget('ratchet', { minReplicas: 1, maxReplicas: 1, name: 'abcdef' }) });
+    assert.equal(stored.status, 201, stored.text);
+    const crd = (await server.request('GET', `${crdsPath}/widgets.rules.example.com`)).json;
+    crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.name['x-kubernetes-validations'].push({ rule: 'self.size() <= 3', message: 'at most 3 letters' });
+    assert.equal((await server.request('PUT', `${crdsPath}/widgets.rules.example.com`, { body: crd })).status, 200);
+    const patch = (spec: unknown) => server.request('PATCH', `${base}/ratchet`, { raw: JSON.stringify({ spec }), headers: { 'content-type': 'application/merge-patch+json' } });
+    await eventually(async () => {
+      const unchanged = await patch({ maxReplicas: 2 });
+      assert.equal(unchanged.status, 200, unchanged.text);
+      assert.equal(unchanged.headers.warning, '299 - "spec.name: Invalid value: \\"abcdef\\": at most 3 letters"');
+    });
+    const changed = await patch({ name: 'abcdefg' });
+    assert.equal(changed.status, 422, changed.text);
+    assert.equal(changed.json.details.causes[0].message, 'Invalid value: "abcdefg": at most 3 letters');
+  });
+
+  test('status writes are checked against the status rules', async () => {
+    assert.equal((await server.request('POST', base, { body: widget('statused', { minReplicas: 1, maxReplicas: 1 }) })).status, 201);
+    const current = (await server.request('GET', `${base}/statused`)).json;
+    const bad = await server.request('PUT', `${base}/statused/status`, { body: { ...current, status: { ready: -1 } } });
+    assert.equal(bad.status, 422, bad.text);
+    assert.deepEqual(bad.json.details.causes, [{ reason: 'FieldValueInvalid', field: 'status', message: 'Invalid value: ready cannot be negative' }]);
+    assert.equal((await server.request('PUT', `${base}/statused/status`, { body: { ...current, status: { ready: 1 } } })).status, 200);
+  });
+});
