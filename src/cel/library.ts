@@ -4,6 +4,8 @@
 // (k8s.io/apiserver/pkg/cel/library); regular expressions are RE2, as Go's.
 
 import type { Environment } from '@marcbachmann/cel-js';
+import { registerTwoVariableComprehensions } from './comprehensions.ts';
+import { formatString } from './format.ts';
 import { RE2JS } from 're2js';
 import {
   addQuantity, compareQuantity, formatQuantity, isNegative, isPositive, parseQuantity, quantityOf, subtractQuantity, type Quantity,
@@ -130,6 +132,13 @@ function hostOf(u: CelUrl): string {
   return u.raw.startsWith('/') ? '' : u.url.host;
 }
 
+const quoteEscapes: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '\\': '\\\\', '"': '\\"' };
+
+/** strings.quote: the string in double quotes with cel-go's escapes. */
+function quote(s: string): string {
+  return `"${s.replace(/[\x07\b\f\n\r\t\v\\"]/g, (c) => quoteEscapes[c]!)}"`;
+}
+
 // Namespaced functions (`strings.quote(s)`, `sets.contains(a, b)`) are methods of a
 // constant named for the namespace, as cel-js does for `optional.of`.
 class StringsNamespace {}
@@ -143,6 +152,7 @@ function namespace(env: Environment, name: string, type: new () => object): void
 /** Registers the libraries on `env` (before it is cloned for a use). */
 export function registerKubernetesLibraries(env: Environment): Environment {
   const fn = (signature: string, handler: (...args: any[]) => unknown) => env.registerFunction(signature, handler);
+  registerTwoVariableComprehensions(env);
 
   // cel-go's strings extension: the parts cel-js does not have (it has lowerAscii,
   // upperAscii, split, trim, indexOf, lastIndexOf, substring, join).
@@ -153,9 +163,10 @@ export function registerKubernetesLibraries(env: Environment): Environment {
   });
   fn('string.replace(string, string): string', (s: string, a: string, b: string) => replaceN(s, a, b, -1n));
   fn('string.replace(string, string, int): string', replaceN);
+  fn('string.format(list): string', formatString);
   fn('string.reverse(): string', (s: string) => codePoints(s).reverse().join(''));
   namespace(env, 'strings', StringsNamespace);
-  fn('StringsNamespace.quote(string): string', (_: StringsNamespace, s: string) => JSON.stringify(s));
+  fn('StringsNamespace.quote(string): string', (_: StringsNamespace, s: string) => quote(s));
 
   // Kubernetes' lists library.
   fn('list.isSorted(): bool', (l: unknown[]) => l.every((v, i) => i === 0 || compareValues(l[i - 1], v) <= 0));

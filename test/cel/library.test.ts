@@ -22,6 +22,16 @@ const answers: Array<[string, unknown]> = [
   ["'abc'.reverse()", 'cba'],
   ["'TacoCat'.lowerAscii()", 'tacocat'],
   ["strings.quote('a\"b')", '"a\\"b"'],
+  ["'%s is %d, %.2f, %x, %o, %b, %e'.format(['x', 3, 2.345, 255, 8, 5, 1234.5])", 'x is 3, 2.35, ff, 10, 101, 1.234500e+03'],
+  ["'%.0f %.0f'.format([2.5, 3.5])", '2 4'],
+  ["'%s'.format([[1, 'a', null, {'b': true}]])", '[1, a, null, {b: true}]'],
+  ["strings.quote('tab\\there')", '"tab\\there"'],
+  // two-variable comprehensions
+  ['[10, 20].all(i, v, v == (i + 1) * 10)', true],
+  ["{'a': 1, 'b': 2}.exists(k, v, k == 'b' && v == 2)", true],
+  ['[1, 2, 3].existsOne(i, v, v > 2)', true],
+  ['[1, 2, 3].transformList(i, v, i > 0, v * 2)', [4n, 6n]],
+  ["{'a': 1}.transformMap(k, v, v + 1)", new Map([['a', 2n]])],
   // lists
   ['[1, 2, 2, 3].isSorted()', true],
   ["['b', 'a'].isSorted()", false],
@@ -78,6 +88,9 @@ test('library functions raise upstream\'s errors', () => {
   assert.throws(() => evaluate("url('example.com')"), /URL parse error during conversion from string/);
   assert.throws(() => evaluate("quantity('1.5').asInteger()"), /cannot convert value to integer/);
   assert.throws(() => evaluate("'a'.find('(')"), /error parsing regexp/);
+  assert.throws(() => evaluate("'%d %d'.format([1])"), /index 1 out of range/);
+  assert.throws(() => evaluate("'%a'.format([1])"), /unrecognized formatting clause "a"/);
+  assert.throws(() => evaluate("'%d'.format(['x'])"), /decimal clause can only be used on integers/);
 });
 
 test('compile errors are reported, not thrown', () => {
