@@ -39,6 +39,8 @@ export interface Webhook {
   admissionReviewVersions: string[];
   reinvocationPolicy: string;
   clientConfig: ClientConfig;
+  /** CEL conditions the request must meet to be sent (all true). */
+  matchConditions: { name: string; expression: string }[];
 }
 
 function strings(v: unknown): string[] {
@@ -99,6 +101,9 @@ export function webhooksOf(config: KubeObject, kind: WebhookKind): Webhook[] {
       admissionReviewVersions: strings(h.admissionReviewVersions),
       reinvocationPolicy: typeof h.reinvocationPolicy === 'string' ? h.reinvocationPolicy : 'Never',
       clientConfig,
+      matchConditions: (Array.isArray(h.matchConditions) ? h.matchConditions : [])
+        .filter((c): c is Record<string, unknown> => typeof c === 'object' && c !== null)
+        .map((c) => ({ name: String(c.name ?? ''), expression: String(c.expression ?? '') })),
     };
   });
 }

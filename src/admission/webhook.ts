@@ -3,9 +3,11 @@
 // apiserver/pkg/admission/plugin/webhook/{mutating,validating}/dispatcher.go.
 
 import { randomUUID } from 'node:crypto';
-import { badRequest, internalError, type KubeObject } from '../api/index.ts';
+import { badRequest, forbidden, internalError, type KubeObject } from '../api/index.ts';
 import { addWarning, currentRequest, type RequestUser } from '../api/request-context.ts';
 import { deepEqual, isObject } from '../api/json.ts';
+import { evaluateMatchConditions } from '../cel/match-conditions.ts';
+import { celValue } from '../cel/validation-rules.ts';
 import { applyJsonPatch } from '../patch/index.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
 import { AgentPool, callURL, postJSON, WebhookCallError } from './webhook-client.ts';
@@ -85,7 +87,7 @@ export class WebhookAdmission {
     const invoked: Webhook[] = [];
     let reinvoke: Webhook[] = [];
     for (const hook of hooks) {
-      if (!(await shouldCall(hook, attrs, match))) continue;
+      if (!(await this.shouldSend(hook, attrs, match))) continue;
       const changed = await this.callFailingPerPolicy(hook, attrs, true);
       if (changed) reinvoke = invoked.filter((h) => h.reinvocationPolicy === 'IfNeeded');
       invoked.push(hook);
@@ -98,10 +100,33 @@ export class WebhookAdmission {
     const hooks = await this.hooks('validating');
     if (hooks.length === 0) return;
     const relevant: Webhook[] = [];
-    for (const hook of hooks) if (await shouldCall(hook, attrs, match)) relevant.push(hook);
+    for (const hook of hooks) if (await this.shouldSend(hook, attrs, match)) relevant.push(hook);
     // Validating webhooks run in parallel; the first error (in calling order) is the answer.
     const results = await Promise.allSettled(relevant.map((hook) => this.callFailingPerPolicy(hook, attrs, false)));
     for (const r of results) if (r.status === 'rejected') throw r.reason;
+  }
+
+  /**
+   * Whether the request goes to the webhook: its rules and selectors match, and then its
+   * matchConditions are all true. A condition that fails to evaluate fails the request
+   * (403, as upstream's dispatcher) under failurePolicy Fail and skips the webhook under Ignore.
+   */
+  private async shouldSend(hook: Webhook, attrs: AdmissionAttributes, match: MatchContext): Promise<boolean> {
+    if (!(await shouldCall(hook, attrs, match))) return false;
+    if (hook.matchConditions.length === 0) return true;
+    const request = (admissionReview('v1', '', attrs, currentRequest()?.user ?? apiserverUser) as { request: unknown }).request;
+    const outcome = evaluateMatchConditions(hook.matchConditions, {
+      object: attrs.object === undefined ? null : celValue(attrs.object, undefined),
+      oldObject: attrs.oldObject === undefined ? null : celValue(attrs.oldObject, undefined),
+      request: celValue(request, undefined),
+    });
+    if ('error' in outcome) {
+      if (hook.failurePolicy === 'Ignore') return false;
+      this.opts.log(`Failed evaluating match conditions, failing closed ${hook.name}: ${outcome.error}`);
+      const resource = attrs.group === '' ? attrs.resource : `${attrs.resource}.${attrs.group}`;
+      throw forbidden(`${resource} "${attrs.name}" is forbidden: ${outcome.error}`);
+    }
+    return outcome.matches;
   }
 
   /**

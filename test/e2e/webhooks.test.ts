@@ -48,6 +48,7 @@ interface HookOptions {
   timeoutSeconds?: number;
   clientConfig?: unknown;
   reinvocationPolicy?: string;
+  matchConditions?: { name: string; expression: string }[];
 }
 
 const podCreate = [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }];
@@ -66,6 +67,7 @@ function webhook(name: string, ns: string | undefined, o: HookOptions): Record<s
   if (o.failurePolicy !== undefined) hook.failurePolicy = o.failurePolicy;
   if (o.timeoutSeconds !== undefined) hook.timeoutSeconds = o.timeoutSeconds;
   if (o.reinvocationPolicy !== undefined) hook.reinvocationPolicy = o.reinvocationPolicy;
+  if (o.matchConditions !== undefined) hook.matchConditions = o.matchConditions;
   return hook;
 }
 
@@ -242,6 +244,55 @@ describe('validating webhooks', () => {
     } finally {
       await remove();
     }
+  });
+
+  test('matchConditions choose the requests sent; one that fails to evaluate follows failurePolicy', async () => {
+    const ns = await namespace();
+    hooks.handle('/conditional', () => deny('refused by the webhook'));
+    const conditions = [
+      { name: 'not-exempt', expression: "!has(object.metadata.labels) || !('exempt' in object.metadata.labels)" },
+      { name: 'creates-only', expression: "request.operation == 'CREATE'" },
+    ];
+    let remove = await configure('validating', [webhook('conditional.example.com', ns, { path: '/conditional', matchConditions: conditions })]);
+    try {
+      assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod('exempt', { exempt: 'yes' }) })).status, 201);
+      assert.equal(hooks.received('/conditional').length, 0, 'a false condition: not sent');
+      const sent = await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod('checked') });
+      assert.equal(sent.status, 403, sent.text);
+      assert.equal(sent.json.message, 'admission webhook "conditional.example.com" denied the request: refused by the webhook');
+      assert.equal(hooks.received('/conditional').length, 1);
+    } finally {
+      await remove();
+    }
+    // A condition that fails to evaluate (no such key): Fail refuses without calling, Ignore skips the webhook.
+    const broken = [{ name: 'broken', expression: "object.metadata.labels['missing'] == 'x'" }];
+    remove = await configure('validating', [webhook('broken.example.com', ns, { path: '/conditional', matchConditions: broken, failurePolicy: 'Fail' })]);
+    try {
+      const refused = await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod('fails', { a: 'b' }) });
+      assert.equal(refused.status, 403, refused.text);
+      assert.match(refused.json.message, /^pods "fails" is forbidden: expression 'object\.metadata\.labels\['missing'\] == 'x'' resulted in error: /);
+    } finally {
+      await remove();
+    }
+    remove = await configure('validating', [webhook('ignored.example.com', ns, { path: '/conditional', matchConditions: broken, failurePolicy: 'Ignore' })]);
+    try {
+      assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod('ignored', { a: 'b' }) })).status, 201);
+      assert.equal(hooks.received('/conditional').length, 1, 'still only the one call');
+    } finally {
+      await remove();
+    }
+  });
+
+  test('a match condition that does not compile refuses the configuration', async () => {
+    const res = await server.request('POST', validating, {
+      body: {
+        apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'uncompiled' },
+        webhooks: [webhook('uncompiled.example.com', undefined, { path: '/x', matchConditions: [{ name: 'bad', expression: 'object.metadata.name ==' }] })],
+      },
+    });
+    assert.equal(res.status, 422, res.text);
+    assert.equal(res.json.details.causes[0].field, 'webhooks[0].matchConditions[0].expression');
+    assert.match(res.json.details.causes[0].message, /^Invalid value: "object\.metadata\.name ==": compilation failed: ERROR: <input>: /);
   });
 
   test('failurePolicy: Fail answers 500 when the webhook cannot be called, Ignore lets the request through', async () => {

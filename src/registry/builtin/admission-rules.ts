@@ -2,6 +2,8 @@
 // alike (upstream's pkg/apis/admissionregistration/validation): rules with operations,
 // match conditions and the values their enumerations accept.
 
+import { compile } from '../../cel/environment.ts';
+import { matchConditionVariables } from '../../cel/match-conditions.ts';
 import type { StatusCause } from '../../api/index.ts';
 import type { JsonObject } from '../../api/json.ts';
 import { duplicate, GoValue, goSyntax, invalid, notSupported, required, tooMany } from '../validation/field.ts';
@@ -90,7 +92,14 @@ export function validateMatchConditions(conditions: JsonObject[], path: string):
   if (conditions.length > 64) causes.push(tooMany(path, conditions.length, 64));
   const names = new Set<string>();
   conditions.forEach((c, i) => {
-    if (stringAt(c, 'expression').trim() === '') causes.push(required(`${path}[${i}].expression`));
+    const expression = stringAt(c, 'expression');
+    if (expression.trim() === '') causes.push(required(`${path}[${i}].expression`));
+    else {
+      // Compiled as upstream does when the configuration is written: a broken expression is 422, not a failure at admission.
+      const compiled = compile(expression, matchConditionVariables);
+      if (compiled.error !== undefined) causes.push(invalid(`${path}[${i}].expression`, expression, `compilation failed: ${compiled.error}`));
+      else if (compiled.type !== 'bool' && compiled.type !== 'dyn') causes.push(invalid(`${path}[${i}].expression`, expression, 'must evaluate to bool'));
+    }
     const name = stringAt(c, 'name');
     if (name === '') {
       causes.push(required(`${path}[${i}].name`));

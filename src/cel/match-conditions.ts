@@ -1,0 +1,38 @@
+// matchConditions of admission webhooks (and admission policies): CEL expressions over
+// the request that decide whether it is sent at all. As upstream's matcher: any
+// condition false → no match; otherwise errors (a condition that fails to evaluate, or
+// does not compile) leave the decision to failurePolicy.
+
+import { compile } from './environment.ts';
+
+export interface MatchCondition {
+  name: string;
+  expression: string;
+}
+
+/** What match conditions see: the object, the old object and the AdmissionRequest, in CEL form. */
+export const matchConditionVariables = { object: 'dyn', oldObject: 'dyn', request: 'dyn', params: 'dyn', namespaceObject: 'dyn' } as const;
+
+export type MatchOutcome = { matches: true } | { matches: false; failedCondition: string } | { error: string };
+
+export function evaluateMatchConditions(conditions: readonly MatchCondition[], variables: Record<string, unknown>): MatchOutcome {
+  const errors: string[] = [];
+  for (const condition of conditions) {
+    const compiled = compile(condition.expression, matchConditionVariables);
+    if (compiled.program === undefined) {
+      errors.push(`compilation failed for expression ${JSON.stringify(condition.expression)}: ${compiled.error}`);
+      continue;
+    }
+    let result: unknown;
+    try {
+      result = compiled.program(variables);
+    } catch (err) {
+      errors.push(`expression '${condition.expression}' resulted in error: ${((err as Error).message ?? String(err)).split('\n')[0]}`);
+      continue;
+    }
+    if (result === false) return { matches: false, failedCondition: condition.name };
+    if (result !== true) errors.push(`expression '${condition.expression}' resulted in an unexpected type: want bool`);
+  }
+  if (errors.length > 0) return { error: errors.length === 1 ? errors[0]! : `[${errors.join(', ')}]` };
+  return { matches: true };
+}
