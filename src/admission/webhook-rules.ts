@@ -47,7 +47,18 @@ function strings(v: unknown): string[] {
   return Array.isArray(v) ? v.map(String) : [];
 }
 
-function selectorOf(v: unknown): LabelSelector | Error {
+/** Rules (operations, groups, versions, resources, scope) as stored in a webhook or a policy's matchResources. */
+export function rulesOf(raw: unknown): WebhookRule[] {
+  return (Array.isArray(raw) ? raw : []).filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null).map((r) => ({
+    operations: strings(r.operations),
+    apiGroups: strings(r.apiGroups),
+    apiVersions: strings(r.apiVersions),
+    resources: strings(r.resources),
+    scope: typeof r.scope === 'string' ? r.scope : '*',
+  }));
+}
+
+export function selectorOf(v: unknown): LabelSelector | Error {
   try {
     // A webhook's absent selector is defaulted to {} (everything) by the API.
     return labelSelectorFromObject((v ?? {}) as LabelSelectorObject);
@@ -80,13 +91,7 @@ export function webhooksOf(config: KubeObject, kind: WebhookKind): Webhook[] {
     }
     const caPem = decodeCaBundle(cc.caBundle);
     if (caPem !== undefined) clientConfig.caPem = caPem;
-    const rules = (Array.isArray(h.rules) ? h.rules : []).map((r: Record<string, unknown>) => ({
-      operations: strings(r.operations),
-      apiGroups: strings(r.apiGroups),
-      apiVersions: strings(r.apiVersions),
-      resources: strings(r.resources),
-      scope: typeof r.scope === 'string' ? r.scope : '*',
-    }));
+    const rules = rulesOf(h.rules);
     return {
       kind,
       configurationName: config.metadata.name ?? '',

@@ -1,11 +1,12 @@
 // Defaults and validation of admissionregistration.k8s.io/v1 validating and mutating admission
 // policies and their bindings, after kubernetes pkg/apis/admissionregistration/v1/defaults.go,
-// pkg/apis/admissionregistration/validation and pkg/registry/admissionregistration. Plinth
-// has no CEL evaluator: expressions are checked to be there and within upstream's length
-// limits, never compiled.
+// pkg/apis/admissionregistration/validation and pkg/registry/admissionregistration.
+// Expressions are compiled as upstream compiles them when a policy is written: one that
+// does not compile is 422.
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
+import { compile } from '../../cel/environment.ts';
 import type { Strategy } from '../resource-type.ts';
 import { duplicate, forbidden, GoValue, goQuote, invalid, notSupported, required } from '../validation/field.ts';
 import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, validateName } from '../validation/names.ts';
@@ -116,20 +117,31 @@ const celIdentifier = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
 const celReserved = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import',
   'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
 
+/** What a policy's expressions see (all dynamically typed). */
+const policyVariables = { object: 'dyn', oldObject: 'dyn', request: 'dyn', params: 'dyn', namespaceObject: 'dyn', variables: 'dyn', authorizer: 'dyn' };
+
+function compiles(expression: string, path: string): StatusCause[] {
+  const compiled = compile(expression, policyVariables);
+  return compiled.error === undefined ? [] : [invalid(path, expression, `compilation failed: ${compiled.error}`)];
+}
+
 function validateVariable(variable: JsonObject, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const name = stringAt(variable, 'name');
   if (name.trim() === '') causes.push(required(`${path}.name`, 'name is not specified'));
   else if (!celIdentifier.test(name) || celReserved.has(name)) causes.push(invalid(`${path}.name`, name, 'name is not a valid CEL identifier'));
   if (blank(variable.expression)) causes.push(required(`${path}.expression`, 'expression is not specified'));
+  else causes.push(...compiles(stringAt(variable, 'expression'), `${path}.expression`));
   return causes;
 }
 
 function validateValidation(validation: JsonObject, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   if (blank(validation.expression)) causes.push(required(`${path}.expression`, 'expression is not specified'));
+  else causes.push(...compiles(stringAt(validation, 'expression'), `${path}.expression`));
   const messageExpression = stringAt(validation, 'messageExpression');
   if (messageExpression !== '' && messageExpression.trim() === '') causes.push(invalid(`${path}.messageExpression`, messageExpression, 'must be non-empty if specified'));
+  else if (messageExpression !== '') causes.push(...compiles(messageExpression, `${path}.messageExpression`));
   const message = stringAt(validation, 'message');
   if (message !== '' && message.trim() === '') causes.push(invalid(`${path}.message`, message, 'message must be non-empty if specified'));
   else if (/[\n\r]/.test(message.trim())) causes.push(invalid(`${path}.message`, message, 'message must not contain line breaks'));

@@ -1,0 +1,169 @@
+// ValidatingAdmissionPolicies and their bindings enforced: validations denying, warning
+// and auditing as the binding's validationActions say, parameters from a paramRef (by
+// name and by selector, parameterNotFoundAction), matchConditions, variables,
+// messageExpression, reason, and failurePolicy for expressions that cannot be evaluated.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { eventually } from '../helpers/eventually.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+const policiesPath = '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies';
+const bindingsPath = '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings';
+
+describe('ValidatingAdmissionPolicy', () => {
+  let server: TestServer;
+  let seq = 0;
+
+  before(async () => void (server = await startServer()));
+  after(() => server?.stop());
+
+  /** A namespace of the test's own, which the policy's namespaceSelector picks. */
+  async function namespace(): Promise<string> {
+    const name = `vap-${++seq}`;
+    assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name, labels: { vap: name } } } })).status, 201);
+    return name;
+  }
+
+  async function policy(name: string, ns: string, spec: Record<string, unknown>): Promise<void> {
+    const body = {
+      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name },
+      spec: {
+        matchConstraints: {
+          resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['configmaps'] }],
+          namespaceSelector: { matchLabels: { vap: ns } },
+        },
+        ...spec,
+      },
+    };
+    const res = await server.request('POST', policiesPath, { body });
+    assert.equal(res.status, 201, res.text);
+  }
+
+  async function binding(name: string, spec: Record<string, unknown>): Promise<void> {
+    const res = await server.request('POST', bindingsPath, { body: { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name }, spec } });
+    assert.equal(res.status, 201, res.text);
+  }
+
+  const configMap = (name: string, data: Record<string, string>, labels: Record<string, string> = {}) => ({ metadata: { name, labels }, data });
+  const create = (ns: string, body: unknown) => server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body });
+
+  test('Deny refuses with upstream\'s message and reason; Warn warns; Audit lets it through', async () => {
+    const ns = await namespace();
+    await policy('size-limit', ns, { validations: [{ expression: "size(object.data) <= 2", message: 'at most two keys' }] });
+    await binding('size-limit-deny', { policyName: 'size-limit', validationActions: ['Deny'] });
+    const refused = await eventually(async () => {
+      const res = await create(ns, configMap('big', { a: '1', b: '2', c: '3' }));
+      assert.equal(res.status, 422, res.text);
+      return res;
+    });
+    const message = "ValidatingAdmissionPolicy 'size-limit' with binding 'size-limit-deny' denied request: at most two keys";
+    assert.equal(refused.json.reason, 'Invalid');
+    assert.equal(refused.json.message, `configmaps "big" is forbidden: ${message}`);
+    assert.deepEqual(refused.json.details, { name: 'big', kind: 'configmaps', causes: [{ message }] });
+    assert.equal((await create(ns, configMap('small', { a: '1' }))).status, 201);
+
+    await server.request('DELETE', `${bindingsPath}/size-limit-deny`);
+    await binding('size-limit-warn', { policyName: 'size-limit', validationActions: ['Warn', 'Audit'] });
+    await eventually(async () => {
+      const res = await create(ns, configMap(`warned-${++seq}`, { a: '1', b: '2', c: '3' }));
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.headers.warning, "299 - \"Validation failed for ValidatingAdmissionPolicy 'size-limit' with binding 'size-limit-warn': at most two keys\"");
+    });
+    await server.request('DELETE', `${bindingsPath}/size-limit-warn`);
+  });
+
+  test('params from a paramRef: by name, by selector, and parameterNotFoundAction', async () => {
+    const ns = await namespace();
+    // The parameters live where the policy does not look (a namespace without its label).
+    const paramsNs = `${ns}-params`;
+    assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name: paramsNs } } })).status, 201);
+    await policy('max-keys', ns, {
+      paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+      matchConditions: [{ name: 'not-exempt', expression: "!has(object.metadata.labels) || !('exempt' in object.metadata.labels)" }],
+      variables: [{ name: 'limit', expression: "int(params.data.max)" }],
+      validations: [{ expression: 'size(object.data) <= variables.limit', messageExpression: "'at most ' + string(variables.limit) + ' keys, got ' + string(size(object.data))", reason: 'Forbidden' }],
+    });
+    await binding('max-keys-by-name', { policyName: 'max-keys', validationActions: ['Deny'], paramRef: { name: 'limits', namespace: paramsNs, parameterNotFoundAction: 'Deny' } });
+    // No params yet: denied, as parameterNotFoundAction says.
+    const missing = await eventually(async () => {
+      const res = await create(ns, configMap('first', { a: '1' }));
+      assert.equal(res.status, 422, res.text);
+      return res;
+    });
+    assert.match(missing.json.message, /no params found for policy binding with `Deny` parameterNotFoundAction$/);
+    assert.equal((await create(paramsNs, configMap('limits', { max: '1' }))).status, 201);
+    const tooMany = await create(ns, configMap('second', { a: '1', b: '2' }));
+    assert.equal(tooMany.status, 403, tooMany.text);
+    assert.equal(tooMany.json.reason, 'Forbidden');
+    assert.match(tooMany.json.message, /denied request: at most 1 keys, got 2$/);
+    assert.equal((await create(ns, configMap('third', { a: '1' }))).status, 201);
+    assert.equal((await create(ns, configMap('exempted', { a: '1', b: '2' }, { exempt: 'yes' }))).status, 201, 'a false match condition: not checked');
+    await server.request('DELETE', `${bindingsPath}/max-keys-by-name`);
+
+    // By selector: every matching ConfigMap is a parameter set, and each must pass.
+    await binding('max-keys-by-selector', {
+      policyName: 'max-keys', validationActions: ['Deny'],
+      paramRef: { selector: { matchLabels: { role: 'limit' } }, namespace: paramsNs, parameterNotFoundAction: 'Allow' },
+    });
+    await eventually(async () => assert.equal((await create(ns, configMap(`free-${++seq}`, { a: '1', b: '2' }))).status, 201, 'no params, Allow'));
+    assert.equal((await create(paramsNs, configMap('limits-loose', { max: '5' }, { role: 'limit' }))).status, 201);
+    assert.equal((await create(paramsNs, configMap('limits-tight', { max: '2' }, { role: 'limit' }))).status, 201);
+    const overTight = await create(ns, configMap('three', { a: '1', b: '2', c: '3' }));
+    assert.equal(overTight.status, 403, overTight.text);
+    assert.match(overTight.json.message, /at most 2 keys, got 3$/);
+    await server.request('DELETE', `${bindingsPath}/max-keys-by-selector`);
+  });
+
+  test('failurePolicy: an expression that cannot be evaluated denies under Fail, is skipped under Ignore', async () => {
+    const ns = await namespace();
+    await policy('needs-label', ns, { failurePolicy: 'Fail', validations: [{ expression: "object.metadata.labels['team'] != ''" }] });
+    await binding('needs-label', { policyName: 'needs-label', validationActions: ['Deny'] });
+    const failed = await eventually(async () => {
+      const res = await create(ns, configMap('unlabelled', {}, { other: 'x' }));
+      assert.equal(res.status, 422, res.text);
+      return res;
+    });
+    assert.match(failed.json.message, /denied request: expression 'object\.metadata\.labels\['team'\] != ''' resulted in error: /);
+    const empty = await create(ns, configMap('empty-team', {}, { team: '' }));
+    assert.equal(empty.status, 422, empty.text);
+    assert.match(empty.json.message, /denied request: failed expression: object\.metadata\.labels\['team'\] != ''$/);
+
+    const current = (await server.request('GET', `${policiesPath}/needs-label`)).json;
+    current.spec.failurePolicy = 'Ignore';
+    assert.equal((await server.request('PUT', `${policiesPath}/needs-label`, { body: current })).status, 200);
+    await eventually(async () => assert.equal((await create(ns, configMap(`ignored-${++seq}`, {}, { other: 'x' }))).status, 201));
+  });
+
+  test('expressions that do not compile refuse the policy with 422', async () => {
+    const res = await server.request('POST', policiesPath, {
+      body: {
+        apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: 'broken' },
+        spec: {
+          matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] },
+          variables: [{ name: 'v', expression: 'object.' }],
+          validations: [{ expression: 'size(object.data) <', messageExpression: "'unterminated" }],
+        },
+      },
+    });
+    assert.equal(res.status, 422, res.text);
+    const fields = res.json.details.causes.map((c: { field: string; message: string }) => [c.field, c.message.replace(/ERROR: <input>: .*/, 'ERROR: <input>: …')]);
+    assert.deepEqual(fields, [
+      ['spec.variables[0].expression', 'Invalid value: "object.": compilation failed: ERROR: <input>: …'],
+      ['spec.validations[0].expression', 'Invalid value: "size(object.data) <": compilation failed: ERROR: <input>: …'],
+      ['spec.validations[0].messageExpression', 'Invalid value: "\'unterminated": compilation failed: ERROR: <input>: …'],
+    ]);
+  });
+
+  test('requests outside the policy\'s constraints or the binding\'s matchResources are not checked', async () => {
+    const ns = await namespace();
+    await policy('no-data', ns, { validations: [{ expression: '!has(object.data)' }] });
+    await binding('no-data', {
+      policyName: 'no-data', validationActions: ['Deny'],
+      matchResources: { objectSelector: { matchLabels: { checked: 'yes' } } },
+    });
+    await eventually(async () => assert.equal((await create(ns, configMap(`checked-${++seq}`, { a: '1' }, { checked: 'yes' }))).status, 422));
+    assert.equal((await create(ns, configMap('unchecked', { a: '1' }))).status, 201, 'outside the binding\'s matchResources');
+    const other = await namespace();
+    assert.equal((await create(other, configMap('elsewhere', { a: '1' }, { checked: 'yes' }))).status, 201, 'outside the policy\'s namespaceSelector');
+  });
+});
