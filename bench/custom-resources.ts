@@ -9,7 +9,7 @@ import { startServerProcess, tempDir, type ServerProcess } from '../test/helpers
 const objects = Number(process.env.BENCH_OBJECTS ?? 5_000);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
 
-function requester(server: ServerProcess) {
+export function requester(server: ServerProcess) {
   const caPem = readFileSync(`${server.dataDir}/pki/ca.crt`, 'utf8');
   const token = readFileSync(`${server.dataDir}/tokens.csv`, 'utf8').split(',')[0]!;
   const agent = new https.Agent({ ca: caPem, keepAlive: true, maxSockets: concurrency });
@@ -56,7 +56,7 @@ export function fiftyPropertySchema(): { schema: Record<string, unknown>; spec: 
   return { schema: { type: 'object', properties: { spec: { type: 'object', properties } } }, spec };
 }
 
-async function rate(total: number, op: (i: number) => Promise<void>): Promise<number> {
+export async function rate(total: number, op: (i: number) => Promise<void>): Promise<number> {
   let next = 0;
   const started = performance.now();
   await Promise.all(Array.from({ length: concurrency }, async () => {

@@ -9,6 +9,7 @@ import { applyBench } from './apply.ts';
 import { authzBench } from './authz.ts';
 import { benchClient, load } from './client.ts';
 import { startupBench, timeToReady } from './startup.ts';
+import { celBench } from './cel.ts';
 import { clusterBench } from './cluster.ts';
 import { customResourceBench } from './custom-resources.ts';
 import { encodingsBench } from './encodings.ts';
@@ -43,6 +44,11 @@ async function main() {
   // BENCH_ONLY=cluster: Deployments rolled out by upstream's controllers onto simulated nodes.
   if (process.env.BENCH_ONLY === 'cluster') {
     for (const line of await clusterBench()) console.log(line);
+    return;
+  }
+  // BENCH_ONLY=cel: custom resource creates with 20 CEL rules beside none; compiling 200 rules.
+  if (process.env.BENCH_ONLY === 'cel') {
+    for (const line of await celBench()) console.log(line);
     return;
   }
   // BENCH_ONLY=namespace-delete: a namespace of owner chains deleted, time until gone and peak RSS.
@@ -106,6 +112,8 @@ async function main() {
   for (const line of await idleBench()) console.log(line);
   console.log('');
   for (const line of await customResourceBench()) console.log(line);
+  console.log('');
+  for (const line of await celBench()) console.log(line);
   console.log('');
   for (const line of await applyBench()) console.log(line);
   console.log('');
