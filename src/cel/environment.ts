@@ -12,6 +12,8 @@ export type CelProgram = (variables: Record<string, unknown>) => unknown;
 
 export interface Compiled {
   program?: CelProgram;
+  /** The parsed expression (cel-js's AST), for cost estimation. */
+  ast?: unknown;
   /** The type the checker gave the expression (`bool`, `string`, `dyn`…). */
   type?: string;
   /** Why it does not compile, as upstream's "compilation failed" detail. */
@@ -53,7 +55,7 @@ export function compile(expression: string, variables: Variables): Compiled {
     if (!checked.valid) result = { error: `ERROR: <input>: ${firstLine(checked.error?.message ?? 'invalid expression')}` };
     else {
       const parsed = env.parse(expression);
-      result = { program: (vars) => parsed(vars), type: String(checked.type) };
+      result = { program: (vars) => parsed(vars), type: String(checked.type), ast: (parsed as unknown as { ast: unknown }).ast };
     }
   } catch (err) {
     result = { error: `ERROR: <input>: ${firstLine((err as Error).message)}` };

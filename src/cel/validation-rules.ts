@@ -9,6 +9,7 @@
 import { Optional } from '@marcbachmann/cel-js';
 import { child, forbidden, GoValue, goQuote, index, invalid, invalidOmittingValue, key, required, duplicate } from '../api/field-errors.ts';
 import type { StatusCause } from '../api/index.ts';
+import { cardinality, costErrorMessage, crdCostLimit, estimateRuleCost, perCallLimit } from './cost.ts';
 import { compile, escapePropertyName, type Compiled } from './environment.ts';
 
 type Raw = Record<string, unknown>;
@@ -60,13 +61,20 @@ function goRule(rule: Rule): GoValue {
  */
 export function validationRuleErrors(schema: unknown, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const walk = (s: unknown, at: string) => {
+  let total = 0;
+  // `times`: how often a rule at this node can run in one object (the product of the cardinalities of its lists and maps).
+  const walk = (s: unknown, at: string, times: number) => {
     if (!isObject(s)) return;
     rulesOf(s).forEach((rule, i) => {
       const rulePath = index(child(at, 'x-kubernetes-validations'), i);
       const compiled = compileRule(rule);
       if (compiled.error !== undefined) causes.push(invalid(child(rulePath, 'rule'), goRule(rule), `compilation failed: ${compiled.error}`));
       else if (compiled.type !== 'bool' && compiled.type !== 'dyn') causes.push(invalid(child(rulePath, 'rule'), goRule(rule), 'compilation failed: cel expression must evaluate to a bool'));
+      else {
+        const cost = estimateRuleCost(compiled.ast, s);
+        if (cost > perCallLimit) causes.push(forbidden(child(rulePath, 'rule'), costErrorMessage('estimated rule cost', perCallLimit, cost)));
+        total += cost * times;
+      }
       if (rule.optionalOldSelf === true && !usesOldSelf(text(rule.rule))) {
         causes.push(invalid(child(rulePath, 'optionalOldSelf'), true, 'may not be set if oldSelf is not used in rule'));
       }
@@ -76,11 +84,14 @@ export function validationRuleErrors(schema: unknown, path: string): StatusCause
         else if (message.type !== 'string' && message.type !== 'dyn') causes.push(invalid(child(rulePath, 'messageExpression'), goRule(rule), 'must evaluate to a string'));
       }
     });
-    if (isObject(s.properties)) for (const [name, sub] of Object.entries(s.properties)) walk(sub, key(child(at, 'properties'), name));
-    if (isObject(s.items)) walk(s.items, child(at, 'items'));
-    if (isObject(s.additionalProperties)) walk(s.additionalProperties, child(at, 'additionalProperties'));
+    if (isObject(s.properties)) for (const [name, sub] of Object.entries(s.properties)) walk(sub, key(child(at, 'properties'), name), times);
+    if (isObject(s.items)) walk(s.items, child(at, 'items'), times * cardinality(s));
+    if (isObject(s.additionalProperties)) walk(s.additionalProperties, child(at, 'additionalProperties'), times * cardinality(s));
   };
-  walk(schema, path);
+  walk(schema, path, 1);
+  if (total > crdCostLimit) {
+    causes.push(forbidden(path, costErrorMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', crdCostLimit, total)));
+  }
   return causes;
 }
 
@@ -250,8 +261,10 @@ function messageFromExpression(rule: Rule, variables: Record<string, unknown>): 
   }
 }
 
+/** An evaluation error in cel-go's words where they differ ("no such key: x"). */
 function celErrorText(err: unknown): string {
-  return ((err as Error).message ?? String(err)).split('\n')[0]!;
+  const message = ((err as Error).message ?? String(err)).split('\n')[0]!;
+  return message.replace(/^No such key: /, 'no such key: ');
 }
 
 /** The field error a failed value gets: objects and lists name no value, scalars their own. */

@@ -30,7 +30,7 @@ function widgetCrd(specRules: unknown[], extra: Record<string, unknown> = {}): R
                   name: { type: 'string', 'x-kubernetes-validations': [{ rule: "self.matches('^[a-z]+$')", message: 'must be lowercase letters' }] },
                   memory: { type: 'string', 'x-kubernetes-validations': [{ rule: "isQuantity(self) && quantity(self).isLessThan(quantity('1Gi'))", messageExpression: "'memory ' + self + ' is 1Gi or more'" }] },
                   mode: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'mode is immutable' }] },
-                  tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-validations': [{ rule: 'self.all(t, t.size() <= 5)', reason: 'FieldValueForbidden', message: 'tags are at most 5 characters' }] },
+                  tags: { type: 'array', maxItems: 10, items: { type: 'string' }, 'x-kubernetes-validations': [{ rule: 'self.all(t, t.size() <= 5)', reason: 'FieldValueForbidden', message: 'tags are at most 5 characters' }] },
                   'dash-name': { type: 'integer' },
                 },
               },
@@ -81,6 +81,28 @@ describe('CRD validation rules', () => {
       messages[1],
     ]);
     assert.match(messages[1], /^spec\.validation\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[1\]\.messageExpression: messageExpression compilation failed: ERROR: <input>: /);
+  });
+
+  test('a rule whose estimated cost exceeds the budget refuses the CRD, as upstream', async () => {
+    const crd = widgetCrd([]);
+    crd.metadata.name = 'gadgets.rules.example.com';
+    crd.spec.names = { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' };
+    // Without maxItems the list may hold a million strings: checking each is too dear.
+    delete crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.tags.maxItems;
+    const refused = await server.request('POST', crdsPath, { body: crd });
+    assert.equal(refused.status, 422, refused.text);
+    assert.deepEqual(refused.json.details.causes.map((c: { reason: string; field: string }) => [c.reason, c.field]), [
+      ['FieldValueForbidden', 'spec.validation.openAPIV3Schema.properties[spec].properties[tags].x-kubernetes-validations[0].rule'],
+    ]);
+    assert.match(refused.json.details.causes[0].message, /^Forbidden: estimated rule cost exceeds budget by factor of \d+\.\dx \(try simplifying the rule\(s\), or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared\)$/);
+    // Nested comprehensions over unbounded lists: more than 100 times the budget.
+    const nested = widgetCrd([{ rule: 'self.tags.all(a, self.tags.all(b, a == b))' }]);
+    nested.metadata.name = 'gadgets.rules.example.com';
+    nested.spec.names = crd.spec.names;
+    delete nested.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.tags.maxItems;
+    const worse = await server.request('POST', crdsPath, { body: nested });
+    assert.equal(worse.status, 422, worse.text);
+    assert.ok(worse.json.details.causes.some((c: { message: string }) => c.message.includes('by factor of more than 100x')), worse.text);
   });
 
   test('an object that keeps the rules is created', async () => {

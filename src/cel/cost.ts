@@ -1,0 +1,146 @@
+// Static cost estimation of CRD validation rules, after cel-go's checker cost estimator as
+// apiextensions uses it: a rule's worst-case cost from the sizes its schema allows
+// (maxItems, maxProperties, maxLength; unbounded values sized by the 3 MiB request limit),
+// comprehensions costing their range's size times their body, string functions a tenth
+// of a unit per character. A rule over the per-call limit, or a schema whose rules (each
+// times how often it can run) exceed the per-CRD limit, refuses the CRD, with upstream's
+// messages. The estimate follows cel-go's model, not its every constant: it is meant to
+// refuse what upstream refuses (rules over unbounded data) and pass what fits.
+
+type Raw = Record<string, unknown>;
+type Ast = { op: string; args: any };
+
+/** Upstream's PerCallLimit and StaticEstimatedCRDCostLimit. */
+export const perCallLimit = 1_000_000;
+export const crdCostLimit = 100_000_000;
+const maxRequestSizeBytes = 3 * 1024 * 1024;
+
+const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The least bytes one element of this schema takes in a JSON list (with its comma). */
+function minSize(schema: Raw | undefined): number {
+  switch (schema?.type) {
+    case 'string': return 3;
+    case 'boolean': return 5;
+    case 'integer':
+    case 'number': return 2;
+    default: return 3;
+  }
+}
+
+/** How many elements a list or map of this schema can hold. */
+export function cardinality(schema: Raw | undefined): number {
+  if (schema === undefined) return Math.floor(maxRequestSizeBytes / 2);
+  if (typeof schema.maxItems === 'number') return schema.maxItems;
+  if (typeof schema.maxProperties === 'number') return schema.maxProperties;
+  const element = isObject(schema.items) ? schema.items : isObject(schema.additionalProperties) ? schema.additionalProperties : undefined;
+  return Math.floor(maxRequestSizeBytes / minSize(element));
+}
+
+/** The longest a string of this schema can be. */
+function stringLength(schema: Raw | undefined): number {
+  if (schema !== undefined && typeof schema.maxLength === 'number') return schema.maxLength;
+  if (schema?.format === 'date-time' || schema?.format === 'date' || schema?.format === 'duration') return 64;
+  return maxRequestSizeBytes - 2;
+}
+
+const stringFunctions = new Set([
+  'matches', 'contains', 'startsWith', 'endsWith', 'find', 'findAll', 'split', 'replace', 'lowerAscii', 'upperAscii', 'trim', 'indexOf', 'lastIndexOf',
+  'substring', 'charAt', 'reverse', 'format', 'join', 'quote',
+]);
+const listFunctions = new Set(['isSorted', 'sum', 'min', 'max', 'indexOf', 'lastIndexOf', 'join']);
+const macros = new Set(['all', 'exists', 'exists_one', 'existsOne', 'map', 'filter', 'transformList', 'transformMap', 'transformMapEntry']);
+
+interface Estimate {
+  cost: number;
+  /** The schema of the value, when known. */
+  schema?: Raw;
+}
+
+type Scope = ReadonlyMap<string, Raw | undefined>;
+
+function childSchema(schema: Raw | undefined, field: string): Raw | undefined {
+  if (schema === undefined) return undefined;
+  if (isObject(schema.properties)) {
+    for (const [name, sub] of Object.entries(schema.properties)) if (name === field || escapedEquals(name, field)) return isObject(sub) ? sub : undefined;
+  }
+  return isObject(schema.additionalProperties) ? schema.additionalProperties : undefined;
+}
+
+function escapedEquals(name: string, escaped: string): boolean {
+  return escaped.replaceAll('__dash__', '-').replaceAll('__dot__', '.').replaceAll('__slash__', '/').replaceAll('__underscores__', '__').replace(/^__(.*)__$/, '$1') === name;
+}
+
+function elementSchema(schema: Raw | undefined): Raw | undefined {
+  if (schema === undefined) return undefined;
+  if (isObject(schema.items)) return schema.items;
+  if (isObject(schema.additionalProperties)) return schema.additionalProperties;
+  return undefined;
+}
+
+function estimate(node: Ast, scope: Scope): Estimate {
+  if (node === null || typeof node !== 'object') return { cost: 0 };
+  const sum = (nodes: Ast[]) => nodes.reduce((total, n) => total + estimate(n, scope).cost, 0);
+  switch (node.op) {
+    case 'value': return { cost: 0 };
+    case 'id': return scope.has(node.args) ? { cost: 1, schema: scope.get(node.args) } : { cost: 1 };
+    case '.':
+    case '.?': {
+      const [operand, field] = node.args as [Ast, string];
+      const inner = estimate(operand, scope);
+      return { cost: inner.cost + 1, schema: childSchema(inner.schema, field) };
+    }
+    case '[]':
+    case '[?]': {
+      const [operand, index] = node.args as [Ast, Ast];
+      const inner = estimate(operand, scope);
+      return { cost: inner.cost + estimate(index, scope).cost + 1, schema: elementSchema(inner.schema) };
+    }
+    case 'call': {
+      const [name, args] = node.args as [string, Ast[]];
+      if (name === 'has') return { cost: 1 + sum(args) };
+      const argEstimates = args.map((a) => estimate(a, scope));
+      let cost = 1 + argEstimates.reduce((t, e) => t + e.cost, 0);
+      // Functions over a string argument walk it (size, string and int do not).
+      if (!['size', 'string', 'int'].includes(name) && argEstimates[0]?.schema?.type === 'string') cost += Math.ceil(stringLength(argEstimates[0].schema) * 0.1);
+      return { cost };
+    }
+    case 'rcall': {
+      const [name, receiver, args] = node.args as [string, Ast, Ast[]];
+      const range = estimate(receiver, scope);
+      const variables = args.filter((a) => a?.op === 'id');
+      if (macros.has(name) && variables.length >= 1 && args.length >= 2) {
+        // One or two iteration variables (index or key, then value), then the body (and filter).
+        const twoVariables = args.length >= 3 && args[1]?.op === 'id' && name !== 'map' && name !== 'filter';
+        const inner = new Map(scope);
+        const element = elementSchema(range.schema);
+        if (twoVariables) {
+          inner.set(args[0]!.args as string, undefined);
+          inner.set(args[1]!.args as string, element);
+        } else inner.set(args[0]!.args as string, isObject(range.schema?.items) ? element : isObject(range.schema?.additionalProperties) ? { type: 'string' } : element);
+        const body = args.slice(twoVariables ? 2 : 1).reduce((t, a) => t + estimate(a, inner).cost, 0);
+        return { cost: range.cost + cardinality(range.schema) * (body + 1) + 1 };
+      }
+      let cost = range.cost + 1 + sum(args);
+      if (range.schema?.type === 'string' && stringFunctions.has(name)) cost += Math.ceil(stringLength(range.schema) * 0.1);
+      else if (range.schema?.type === 'array' && listFunctions.has(name)) cost += cardinality(range.schema);
+      return { cost };
+    }
+    default: {
+      const args = Array.isArray(node.args) ? (node.args as unknown[]).flatMap((a) => (Array.isArray(a) ? a : [a])) : [node.args];
+      return { cost: 1 + args.reduce((t: number, a) => t + (isObject(a) && 'op' in a ? estimate(a as Ast, scope).cost : 0), 0) };
+    }
+  }
+}
+
+/** The estimated worst-case cost of a rule's parsed expression, `self` (and `oldSelf`) being of `schema`. */
+export function estimateRuleCost(ast: unknown, schema: Raw): number {
+  return estimate(ast as Ast, new Map([['self', schema], ['oldSelf', schema]])).cost;
+}
+
+/** cel-go's exceeds-budget wording, as apiextensions reports it. */
+export function costErrorMessage(costName: string, limit: number, actual: number): string {
+  const factor = actual / limit;
+  const shown = factor > 100 ? 'more than 100x' : factor < 1.5 ? `${factor.toFixed(6)}x` : `${factor.toFixed(1)}x`;
+  return `${costName} exceeds budget by factor of ${shown} (try simplifying the rule(s), or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
+}
