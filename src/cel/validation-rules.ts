@@ -134,6 +134,11 @@ export function celValue(value: unknown, schema: unknown, resourceRoot = false):
   return out;
 }
 
+/** Upstream's RuntimeCELCostBudget: what one write's rules may cost in all. */
+export const runtimeCostBudget = 10_000_000;
+/** Rules estimated cheaper than this are charged their static estimate; dearer ones what the value's actual sizes allow. */
+const exactChargeAbove = 100;
+
 export interface RuleResult {
   causes: StatusCause[];
   /** Failures of rules on values the update left unchanged (ratcheting): warnings, not errors. */
@@ -145,9 +150,56 @@ export interface RuleResult {
  * update, its stored form `old`. `path` is the field path of `value` ('' for the root).
  */
 export function evaluateValidationRules(schema: unknown, value: unknown, old: unknown, path = ''): RuleResult {
-  const result: RuleResult = { causes: [], warnings: [] };
+  const result: Evaluation = { causes: [], warnings: [], remaining: runtimeCostBudget };
   walk(schema, value, old, path, true, result);
-  return result;
+  return { causes: result.causes, warnings: result.warnings };
+}
+
+interface Evaluation extends RuleResult {
+  /** The cost budget left; below zero, no further rule runs. */
+  remaining: number;
+}
+
+/**
+ * The schema narrowed to the sizes a value has (maxItems, maxProperties, maxLength set to
+ * its own), so that a cost estimate over it bounds what evaluating over the value costs.
+ */
+function shapeOf(value: unknown, schema: Raw | undefined): Raw {
+  const s: Raw = { ...(schema ?? {}) };
+  if (typeof value === 'string') return { ...s, type: 'string', maxLength: value.length };
+  if (Array.isArray(value)) {
+    const items = isObject(s.items) ? s.items : undefined;
+    // Every element's shape is bounded by the largest: take the widest sizes the elements have.
+    return { ...s, type: 'array', maxItems: value.length, items: value.length === 0 ? items ?? {} : widest(value.map((v) => shapeOf(v, items))) };
+  }
+  if (isObject(value)) {
+    const properties = isObject(s.properties) ? s.properties : undefined;
+    if (properties !== undefined) {
+      return { ...s, type: 'object', properties: Object.fromEntries(Object.entries(properties).map(([k, sub]) => [k, k in value ? shapeOf(value[k], isObject(sub) ? sub : undefined) : sub])) };
+    }
+    const additional = isObject(s.additionalProperties) ? s.additionalProperties : undefined;
+    const entries = Object.values(value);
+    return { ...s, type: 'object', maxProperties: entries.length, additionalProperties: entries.length === 0 ? additional ?? {} : widest(entries.map((v) => shapeOf(v, additional))) };
+  }
+  return s;
+}
+
+function widest(shapes: Raw[]): Raw {
+  return shapes.reduce((a, b) => {
+    const out: Raw = { ...a };
+    for (const k of ['maxLength', 'maxItems', 'maxProperties'] as const) {
+      if (typeof b[k] === 'number') out[k] = Math.max(typeof a[k] === 'number' ? a[k] as number : 0, b[k] as number);
+    }
+    if (isObject(a.items) && isObject(b.items)) out.items = widest([a.items, b.items]);
+    if (isObject(a.additionalProperties) && isObject(b.additionalProperties)) out.additionalProperties = widest([a.additionalProperties, b.additionalProperties]);
+    if (isObject(a.properties) && isObject(b.properties)) {
+      out.properties = Object.fromEntries(Object.keys({ ...a.properties, ...b.properties }).map((k) => {
+        const [x, y] = [(a.properties as Raw)[k], (b.properties as Raw)[k]];
+        return [k, isObject(x) && isObject(y) ? widest([x, y]) : x ?? y];
+      }));
+    }
+    return out;
+  });
 }
 
 function sameJson(a: unknown, b: unknown): boolean {
@@ -161,8 +213,8 @@ function sameJson(a: unknown, b: unknown): boolean {
   return false;
 }
 
-function walk(schema: unknown, value: unknown, old: unknown, path: string, resourceRoot: boolean, result: RuleResult): void {
-  if (!isObject(schema) || value === undefined || value === null) return;
+function walk(schema: unknown, value: unknown, old: unknown, path: string, resourceRoot: boolean, result: Evaluation): void {
+  if (!isObject(schema) || value === undefined || value === null || result.remaining < 0) return;
   runRules(schema, value, old, path, resourceRoot, result);
   if (Array.isArray(value)) {
     const items = schema.items;
@@ -187,7 +239,7 @@ function walk(schema: unknown, value: unknown, old: unknown, path: string, resou
   }
 }
 
-function runRules(schema: Raw, value: unknown, old: unknown, path: string, resourceRoot: boolean, result: RuleResult): void {
+function runRules(schema: Raw, value: unknown, old: unknown, path: string, resourceRoot: boolean, result: Evaluation): void {
   const rules = rulesOf(schema);
   if (rules.length === 0) return;
   const type = text(schema.type);
@@ -201,8 +253,21 @@ function runRules(schema: Raw, value: unknown, old: unknown, path: string, resou
     if (transition && old === undefined && !optional) continue;
     const compiled = compileRule(rule);
     if (compiled.program === undefined) {
-      result.causes.push(invalidOmittingValue(path, `rule compile error: ${compiled.error}`));
+      result.causes.push(invalid(path, type, `rule compile error: ${compiled.error}`));
       continue;
+    }
+    // The runtime budget: each rule is charged (at most) what it can cost over this value.
+    let charge = estimateRuleCost(compiled.ast, schema);
+    if (charge > exactChargeAbove) charge = estimateRuleCost(compiled.ast, shapeOf(value, schema));
+    if (charge > perCallLimit) {
+      result.causes.push(invalid(path, type, `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleText(rule)}`));
+      result.remaining = -1;
+      return;
+    }
+    result.remaining -= charge;
+    if (result.remaining < 0) {
+      result.causes.push(invalid(path, type, 'validation failed due to running out of cost budget, no further validation rules will be run'));
+      return;
     }
     if (transition && old !== undefined && oldSelf === undefined) oldSelf = celValue(old, schema, resourceRoot);
     const variables = { self, oldSelf: optional ? (old === undefined ? Optional.none() : Optional.of(oldSelf)) : oldSelf };
@@ -210,7 +275,8 @@ function runRules(schema: Raw, value: unknown, old: unknown, path: string, resou
     try {
       outcome = compiled.program(variables);
     } catch (err) {
-      result.causes.push(badValue(path, type, value, `${celErrorText(err)} evaluating rule: ${ruleText(rule)}`));
+      // Upstream names the schema's type as the bad value of errors that are not the rule's verdict.
+      result.causes.push(invalid(path, type, `${celErrorText(err)} evaluating rule: ${ruleText(rule)}`));
       continue;
     }
     if (outcome === true) continue;

@@ -105,6 +105,32 @@ describe('CRD validation rules', () => {
     assert.ok(worse.json.details.causes.some((c: { message: string }) => c.message.includes('by factor of more than 100x')), worse.text);
   });
 
+  test('the runtime budget stops evaluation of an object whose rules cost too much in all', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'grids.rules.example.com' },
+      spec: {
+        group: 'rules.example.com', scope: 'Namespaced', names: { plural: 'grids', singular: 'grid', kind: 'Grid', listKind: 'GridList' },
+        versions: [{
+          name: 'v1', served: true, storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { rows: {
+            type: 'array', maxItems: 1000,
+            items: { type: 'array', maxItems: 64, items: { type: 'string', maxLength: 1 }, 'x-kubernetes-validations': [{ rule: 'self.all(a, self.all(b, a == b || a != b))' }] },
+          } } } } } },
+        }],
+      },
+    };
+    assert.equal((await server.request('POST', crdsPath, { body: crd })).status, 201, 'each rule and the total fit the static limits');
+    const grids = '/apis/rules.example.com/v1/namespaces/default/grids';
+    await eventually(async () => assert.equal((await server.request('GET', grids)).status, 200));
+    const grid = (name: string, rows: number) => ({ apiVersion: 'rules.example.com/v1', kind: 'Grid', metadata: { name }, spec: { rows: Array.from({ length: rows }, () => Array(64).fill('a')) } });
+    assert.equal((await server.request('POST', grids, { body: grid('small', 100) })).status, 201);
+    const big = await server.request('POST', grids, { body: grid('big', 1000) });
+    assert.equal(big.status, 422, big.text);
+    assert.equal(big.json.details.causes.length, 1);
+    assert.match(big.json.details.causes[0].field, /^spec\.rows\[\d+\]$/);
+    assert.equal(big.json.details.causes[0].message, 'Invalid value: "array": validation failed due to running out of cost budget, no further validation rules will be run');
+  });
+
   test('an object that keeps the rules is created', async () => {
     const res = await server.request('POST', base, { body: widget('good', { minReplicas: 1, maxReplicas: 3, name: 'abc', memory: '512Mi', mode: 'a', tags: ['x'], 'dash-name': 2 }) });
     assert.equal(res.status, 201, res.text);
