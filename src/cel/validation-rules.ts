@@ -155,6 +155,17 @@ export function evaluateValidationRules(schema: unknown, value: unknown, old: un
   return { causes: result.causes, warnings: result.warnings };
 }
 
+const staticCosts = new WeakMap<Rule, { schema: Raw; cost: number }>();
+
+/** A rule's static estimate over its schema node, computed once. */
+function staticCost(rule: Rule, compiled: Compiled, schema: Raw): number {
+  const known = staticCosts.get(rule);
+  if (known !== undefined && known.schema === schema) return known.cost;
+  const cost = estimateRuleCost(compiled.ast, schema);
+  staticCosts.set(rule, { schema, cost });
+  return cost;
+}
+
 interface Evaluation extends RuleResult {
   /** The cost budget left; below zero, no further rule runs. */
   remaining: number;
@@ -245,6 +256,7 @@ function runRules(schema: Raw, value: unknown, old: unknown, path: string, resou
   const type = text(schema.type);
   const self = celValue(value, schema, resourceRoot);
   let oldSelf: unknown;
+  let shape: Raw | undefined;
   const ruleText = (rule: Rule) => text(rule.message).trim() || text(rule.rule).trim();
   for (const rule of rules) {
     const source = text(rule.rule);
@@ -257,8 +269,8 @@ function runRules(schema: Raw, value: unknown, old: unknown, path: string, resou
       continue;
     }
     // The runtime budget: each rule is charged (at most) what it can cost over this value.
-    let charge = estimateRuleCost(compiled.ast, schema);
-    if (charge > exactChargeAbove) charge = estimateRuleCost(compiled.ast, shapeOf(value, schema));
+    let charge = staticCost(rule, compiled, schema);
+    if (charge > exactChargeAbove) charge = estimateRuleCost(compiled.ast, shape ??= shapeOf(value, schema));
     if (charge > perCallLimit) {
       result.causes.push(invalid(path, type, `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleText(rule)}`));
       result.remaining = -1;
