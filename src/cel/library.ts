@@ -5,14 +5,16 @@
 
 import type { Environment } from '@marcbachmann/cel-js';
 import { registerTwoVariableComprehensions } from './comprehensions.ts';
+import { CelEvalError } from './errors.ts';
 import { formatString } from './format.ts';
+import { CelCidr, CelIp, cidrContainsCidr, cidrContainsIp, ipChecks, maskedCidr, parseCidr, parseIp, sameIp } from './network.ts';
+import { CelSemver, compareSemver, parseSemver } from './semver.ts';
 import { RE2JS } from 're2js';
 import {
   addQuantity, compareQuantity, formatQuantity, isNegative, isPositive, parseQuantity, quantityOf, subtractQuantity, type Quantity,
 } from '../api/quantity.ts';
 
-/** An evaluation error, as cel-go words it; cel-js reports a handler's throw as the call's error. */
-export class CelEvalError extends Error {}
+export { CelEvalError };
 
 const regexCache = new Map<string, RE2JS>();
 
@@ -143,6 +145,7 @@ function quote(s: string): string {
 // constant named for the namespace, as cel-js does for `optional.of`.
 class StringsNamespace {}
 class SetsNamespace {}
+class IpNamespace {}
 
 function namespace(env: Environment, name: string, type: new () => object): void {
   env.registerType(type.name, type);
@@ -248,6 +251,57 @@ export function registerKubernetesLibraries(env: Environment): Environment {
     for (const [k, v] of u.url.searchParams) query.set(k, [...(query.get(k) ?? []), v]);
     return query;
   });
+  // Kubernetes' IP and CIDR libraries.
+  env.registerType('net.IP', CelIp);
+  env.registerType('net.CIDR', CelCidr);
+  const ip = (s: string) => {
+    const parsed = parseIp(s);
+    if (typeof parsed === 'string') throw new CelEvalError(parsed);
+    return parsed;
+  };
+  const cidr = (s: string) => {
+    const parsed = parseCidr(s);
+    if (typeof parsed === 'string') throw new CelEvalError(parsed);
+    return parsed;
+  };
+  fn('ip(string): net.IP', ip);
+  fn('isIP(string): bool', (s: string) => typeof parseIp(s) !== 'string');
+  namespace(env, 'ip', IpNamespace);
+  fn('IpNamespace.isCanonical(string): bool', (_: IpNamespace, s: string) => String(ip(s)) === s);
+  fn('net.IP.family(): int', (a: CelIp) => BigInt(a.family));
+  for (const check of Object.keys(ipChecks) as (keyof typeof ipChecks)[]) fn(`net.IP.${check}(): bool`, (a: CelIp) => ipChecks[check](a));
+  fn('string(net.IP): string', (a: CelIp) => String(a));
+  env.registerOperator('net.IP == net.IP', sameIp);
+  fn('cidr(string): net.CIDR', cidr);
+  fn('isCIDR(string): bool', (s: string) => typeof parseCidr(s) !== 'string');
+  fn('net.CIDR.containsIP(net.IP): bool', cidrContainsIp);
+  fn('net.CIDR.containsIP(string): bool', (c: CelCidr, s: string) => cidrContainsIp(c, ip(s)));
+  fn('net.CIDR.containsCIDR(net.CIDR): bool', cidrContainsCidr);
+  fn('net.CIDR.containsCIDR(string): bool', (c: CelCidr, s: string) => cidrContainsCidr(c, cidr(s)));
+  fn('net.CIDR.ip(): net.IP', (c: CelCidr) => c.ip);
+  fn('net.CIDR.masked(): net.CIDR', maskedCidr);
+  fn('net.CIDR.prefixLength(): int', (c: CelCidr) => BigInt(c.prefixLength));
+  fn('string(net.CIDR): string', (c: CelCidr) => String(c));
+  env.registerOperator('net.CIDR == net.CIDR', (a: CelCidr, b: CelCidr) => a.prefixLength === b.prefixLength && sameIp(a.ip, b.ip));
+
+  // Kubernetes' semver library.
+  env.registerType('Semver', CelSemver);
+  const semver = (s: string, normalize = false) => {
+    const parsed = parseSemver(s, normalize);
+    if (parsed === undefined) throw new CelEvalError(`Invalid semver: ${s}`);
+    return parsed;
+  };
+  fn('semver(string): Semver', (s: string) => semver(s));
+  fn('semver(string, bool): Semver', semver);
+  fn('isSemver(string): bool', (s: string) => parseSemver(s, false) !== undefined);
+  fn('isSemver(string, bool): bool', (s: string, normalize: boolean) => parseSemver(s, normalize) !== undefined);
+  fn('Semver.major(): int', (v: CelSemver) => v.major);
+  fn('Semver.minor(): int', (v: CelSemver) => v.minor);
+  fn('Semver.patch(): int', (v: CelSemver) => v.patch);
+  fn('Semver.isLessThan(Semver): bool', (a: CelSemver, b: CelSemver) => compareSemver(a, b) < 0);
+  fn('Semver.isGreaterThan(Semver): bool', (a: CelSemver, b: CelSemver) => compareSemver(a, b) > 0);
+  fn('Semver.compareTo(Semver): int', (a: CelSemver, b: CelSemver) => BigInt(compareSemver(a, b)));
+  env.registerOperator('Semver == Semver', (a: CelSemver, b: CelSemver) => compareSemver(a, b) === 0);
   return env;
 }
 

@@ -72,6 +72,29 @@ const answers: Array<[string, unknown]> = [
   ["url('https://example.com/?x=1&x=2&y=3').getQuery()", new Map([['x', ['1', '2']], ['y', ['3']]])],
   ["url('/absolute/path').getHost()", ''],
   ["isURL('https://example.com') && !isURL('example.com') && isURL('/p')", true],
+  // IP and CIDR
+  ["ip('10.0.0.1').family()", 4n],
+  ["ip('2001:db8::1').family()", 6n],
+  ["string(ip('2001:DB8:0:0:0:0:0:1'))", '2001:db8::1'],
+  ["ip.isCanonical('2001:db8::1') && !ip.isCanonical('2001:DB8::1')", true],
+  ["ip('127.0.0.1').isLoopback() && ip('::1').isLoopback()", true],
+  ["ip('0.0.0.0').isUnspecified() && ip('169.254.1.1').isLinkLocalUnicast() && ip('fe80::1').isLinkLocalUnicast()", true],
+  ["ip('224.0.0.1').isLinkLocalMulticast() && ip('ff02::1').isLinkLocalMulticast()", true],
+  ["ip('192.168.0.1').isGlobalUnicast() && !ip('255.255.255.255').isGlobalUnicast()", true],
+  ["isIP('1.2.3.4') && !isIP('01.2.3.4') && !isIP('::ffff:1.2.3.4') && !isIP('fe80::1%eth0')", true],
+  ["cidr('10.0.0.0/8').containsIP(ip('10.1.2.3')) && cidr('10.0.0.0/8').containsIP('10.255.0.1')", true],
+  ["cidr('10.0.0.0/8').containsIP('11.0.0.1')", false],
+  ["cidr('10.0.0.0/8').containsCIDR('10.1.0.0/16') && !cidr('10.1.0.0/16').containsCIDR('10.0.0.0/8')", true],
+  ["string(cidr('192.168.1.5/24').masked())", '192.168.1.0/24'],
+  ["cidr('192.168.1.5/24').prefixLength()", 24n],
+  ["cidr('192.168.1.5/24').ip() == ip('192.168.1.5')", true],
+  ["isCIDR('10.0.0.0/8') && !isCIDR('10.0.0.0/33') && !isCIDR('10.0.0.0')", true],
+  // semver
+  ["semver('1.2.3-rc.1').major() + semver('1.2.3').minor() + semver('1.2.3').patch()", 6n],
+  ["semver('1.2.3-rc.1').isLessThan(semver('1.2.3'))", true],
+  ["semver('1.10.0').isGreaterThan(semver('1.9.9'))", true],
+  ["semver('1.0.0-alpha').compareTo(semver('1.0.0-alpha.1'))", -1n],
+  ["isSemver('1.2.3') && !isSemver('v1.2') && isSemver('v1.2', true) && semver('v01.2', true) == semver('1.2.0')", true],
   // optional types and bindings
   ["self.?name.orValue('none')", 'none'],
   ['cel.bind(x, 3, x * x)', 9n],
@@ -89,6 +112,9 @@ test('library functions raise upstream\'s errors', () => {
   assert.throws(() => evaluate("quantity('1.5').asInteger()"), /cannot convert value to integer/);
   assert.throws(() => evaluate("'a'.find('(')"), /error parsing regexp/);
   assert.throws(() => evaluate("'%d %d'.format([1])"), /index 1 out of range/);
+  assert.throws(() => evaluate("ip('1.2.3')"), /IP Address "1\.2\.3" parse error during conversion from string/);
+  assert.throws(() => evaluate("cidr('1.2.3.4/40')"), /network address "1\.2\.3\.4\/40" parse error during conversion from string/);
+  assert.throws(() => evaluate("semver('1.2')"), /Invalid semver: 1\.2/);
   assert.throws(() => evaluate("'%a'.format([1])"), /unrecognized formatting clause "a"/);
   assert.throws(() => evaluate("'%d'.format(['x'])"), /decimal clause can only be used on integers/);
 });
