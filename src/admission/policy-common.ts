@@ -1,0 +1,168 @@
+// What validating and mutating admission policies share: which bindings apply to a
+// request (the policy's matchConstraints and the binding's matchResources), the parameter
+// objects a binding's paramRef selects, and the variables their expressions see.
+
+import type { KubeObject } from '../api/index.ts';
+import { isEverything, matchLabels, type LabelSelector } from '../api/labels.ts';
+import { currentRequest, type RequestUser } from '../api/request-context.ts';
+import { compile } from '../cel/environment.ts';
+import { celValue } from '../cel/validation-rules.ts';
+import type { AdmissionAttributes } from './chain.ts';
+import { admissionReview } from './webhook-review.ts';
+import { ruleMatches, rulesOf, selectorOf, type WebhookRule } from './webhook-rules.ts';
+
+export type Raw = Record<string, unknown>;
+
+export const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+export const objects = (v: unknown): Raw[] => (Array.isArray(v) ? v.filter(isObject) : []);
+
+const apiserverUser: RequestUser = { name: 'system:apiserver', uid: '', groups: ['system:authenticated', 'system:masters'] };
+
+/** What a policy's expressions see (all dynamically typed). */
+export const policyVariableTypes = { object: 'dyn', oldObject: 'dyn', request: 'dyn', params: 'dyn', namespaceObject: 'dyn', variables: 'dyn', authorizer: 'dyn' } as const;
+
+export function specOf(o: KubeObject): Raw {
+  const spec = (o as Raw).spec;
+  return isObject(spec) ? spec : {};
+}
+
+export interface PolicySources {
+  policies(): Promise<KubeObject[]>;
+  bindings(): Promise<KubeObject[]>;
+  /** A namespace, or undefined when it does not exist. */
+  namespace(name: string): Promise<KubeObject | undefined>;
+  /**
+   * The parameter objects of a kind (`apiVersion`, `kind`) in a namespace ('' for all or
+   * cluster-scoped), by name or label selector; undefined when the kind is not served.
+   */
+  params(apiVersion: string, kind: string, namespace: string, name: string | undefined, selector: LabelSelector | undefined): Promise<KubeObject[] | undefined>;
+  log(message: string): void;
+}
+
+interface Resources {
+  rules: WebhookRule[];
+  resourceNames: string[][];
+  exclude: WebhookRule[];
+  excludeNames: string[][];
+  namespaceSelector: LabelSelector | Error;
+  objectSelector: LabelSelector | Error;
+}
+
+function resourcesOf(raw: unknown): Resources {
+  const r = isObject(raw) ? raw : {};
+  const names = (rules: Raw[]) => rules.map((rule) => (Array.isArray(rule.resourceNames) ? rule.resourceNames.map(String) : []));
+  return {
+    rules: rulesOf(r.resourceRules),
+    resourceNames: names(objects(r.resourceRules)),
+    exclude: rulesOf(r.excludeResourceRules),
+    excludeNames: names(objects(r.excludeResourceRules)),
+    namespaceSelector: selectorOf(r.namespaceSelector),
+    objectSelector: selectorOf(r.objectSelector),
+  };
+}
+
+function namedRuleMatches(rule: WebhookRule, names: string[], attrs: AdmissionAttributes): boolean {
+  return ruleMatches(rule, attrs) && (names.length === 0 || names.includes(attrs.name));
+}
+
+/** Whether a binding (and its policy) applies to the request; a selector that does not parse is logged and counts as no. */
+export async function bindingApplies(policy: KubeObject, binding: KubeObject, attrs: AdmissionAttributes, sources: PolicySources): Promise<boolean> {
+  const spec = specOf(policy);
+  const bindingSpec = specOf(binding);
+  if (!isObject(spec.matchConstraints)) return false;
+  try {
+    if (!(await within(resourcesOf(spec.matchConstraints), attrs, false, sources))) return false;
+    return !isObject(bindingSpec.matchResources) || (await within(resourcesOf(bindingSpec.matchResources), attrs, true, sources));
+  } catch (err) {
+    sources.log(`admission policy ${policy.metadata.name}: ${(err as Error).message}`);
+    return false;
+  }
+}
+
+/** Whether the request is within `resources` (an empty rule list: every request, for a binding's matchResources). */
+async function within(resources: Resources, attrs: AdmissionAttributes, emptyMatchesAll: boolean, sources: PolicySources): Promise<boolean> {
+  const included = resources.rules.length === 0 ? emptyMatchesAll : resources.rules.some((rule, i) => namedRuleMatches(rule, resources.resourceNames[i]!, attrs));
+  if (!included) return false;
+  if (resources.exclude.some((rule, i) => namedRuleMatches(rule, resources.excludeNames[i]!, attrs))) return false;
+  const namespaceName = attrs.group === '' && attrs.resource === 'namespaces' ? attrs.name : attrs.namespace;
+  if (resources.namespaceSelector instanceof Error) throw resources.namespaceSelector;
+  if (namespaceName !== '' && !isEverything(resources.namespaceSelector)) {
+    const labels = attrs.group === '' && attrs.resource === 'namespaces' && attrs.object !== undefined
+      ? attrs.object.metadata.labels ?? {}
+      : (await sources.namespace(namespaceName))?.metadata.labels ?? {};
+    if (!matchLabels(resources.namespaceSelector, labels)) return false;
+  }
+  if (resources.objectSelector instanceof Error) throw resources.objectSelector;
+  if (!isEverything(resources.objectSelector)) {
+    return [attrs.object, attrs.oldObject].some((o) => o !== undefined && matchLabels(resources.objectSelector as LabelSelector, o.metadata?.labels ?? {}));
+  }
+  return true;
+}
+
+
+export type ParamOutcome = { params: Array<KubeObject | null> } | { error: string } | { missing: 'Deny' | 'Allow' };
+
+/** The parameter objects a binding selects: one null when the policy takes none. */
+export async function paramsFor(policy: KubeObject, binding: KubeObject, attrs: AdmissionAttributes, sources: PolicySources): Promise<ParamOutcome> {
+  const spec = specOf(policy);
+  const bindingSpec = specOf(binding);
+  const paramKind = isObject(spec.paramKind) ? spec.paramKind : undefined;
+  if (paramKind === undefined) return { params: [null] };
+  const paramRef = isObject(bindingSpec.paramRef) ? bindingSpec.paramRef : undefined;
+  if (paramRef === undefined) return { error: 'failed to configure binding: paramRef is required when paramKind is set' };
+  const selector = isObject(paramRef.selector) ? selectorOf(paramRef.selector) : undefined;
+  if (selector instanceof Error) return { error: `failed to configure binding: ${selector.message}` };
+  const namespace = text(paramRef.namespace) !== '' ? text(paramRef.namespace) : attrs.namespace;
+  const found = await sources.params(text(paramKind.apiVersion), text(paramKind.kind), namespace, text(paramRef.name) || undefined, selector);
+  if (found === undefined) return { error: `failed to configure policy: failed to find resource referenced by paramKind: '${text(paramKind.apiVersion)}, Kind=${text(paramKind.kind)}'` };
+  if (found.length === 0) return { missing: text(paramRef.parameterNotFoundAction) === 'Deny' ? 'Deny' : 'Allow' };
+  return { params: found };
+}
+
+/** object, oldObject, request and namespaceObject, in CEL form. */
+export async function requestVariables(attrs: AdmissionAttributes, sources: PolicySources): Promise<Record<string, unknown>> {
+  const request = (admissionReview('v1', '', attrs, currentRequest()?.user ?? apiserverUser) as { request: unknown }).request;
+  const namespaceObject = attrs.namespace === '' ? undefined : await sources.namespace(attrs.namespace);
+  return {
+    object: attrs.object === undefined ? null : celValue(attrs.object, undefined),
+    oldObject: attrs.oldObject === undefined ? null : celValue(attrs.oldObject, undefined),
+    request: celValue(request, undefined),
+    namespaceObject: namespaceObject === undefined ? null : celValue(namespaceObject, undefined),
+    authorizer: null,
+  };
+}
+
+/**
+ * Sets `variables.variables` to the policy's variables, each evaluated in order (able to
+ * use those before it); answers the errors of those that failed, by name.
+ */
+export function composeVariables(spec: Raw, variables: Record<string, unknown>): Map<string, string> {
+  const composed: Record<string, unknown> = {};
+  const broken = new Map<string, string>();
+  variables.variables = composed;
+  for (const v of objects(spec.variables)) {
+    const name = text(v.name);
+    const compiled = compile(text(v.expression), policyVariableTypes);
+    if (compiled.program === undefined) {
+      broken.set(name, `compilation failed: ${compiled.error}`);
+      continue;
+    }
+    try {
+      composed[name] = compiled.program(variables);
+    } catch (err) {
+      broken.set(name, `expression '${text(v.expression)}' resulted in error: ${firstLine(err)}`);
+    }
+  }
+  return broken;
+}
+
+/** The error of a broken variable the expression uses, if any. */
+export function brokenVariableUsed(expression: string, broken: ReadonlyMap<string, string>): string | undefined {
+  for (const [name, error] of broken) if (new RegExp(`variables\\.${name}\\b`).test(expression)) return error;
+  return undefined;
+}
+
+export function firstLine(err: unknown): string {
+  return ((err as Error)?.message ?? String(err)).split('\n')[0]!;
+}
