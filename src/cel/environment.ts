@@ -6,6 +6,7 @@
 
 import { Environment } from '@marcbachmann/cel-js';
 import { registerKubernetesLibraries } from './library.ts';
+import { rewriteObjectConstruction } from './objects.ts';
 
 /** A compiled expression: call it with the variables' values. */
 export type CelProgram = (variables: Record<string, unknown>) => unknown;
@@ -43,18 +44,23 @@ function environmentFor(variables: Variables): Environment {
   return env;
 }
 
-/** Parses and type-checks an expression for the variables (kept: rules are compiled once per schema). */
-export function compile(expression: string, variables: Variables): Compiled {
-  const id = `${JSON.stringify(variables)}\u0000${expression}`;
+/**
+ * Parses and type-checks an expression for the variables (kept: rules are compiled once
+ * per schema). `objects`: the expression may construct `Object{…}` and `JSONPatch{…}`
+ * values (mutating admission policies).
+ */
+export function compile(expression: string, variables: Variables, opts: { objects?: boolean } = {}): Compiled {
+  const id = `${JSON.stringify(variables)}\u0000${opts.objects === true ? 'objects\u0000' : ''}${expression}`;
   const known = compiled.get(id);
   if (known !== undefined) return known;
   const env = environmentFor(variables);
+  const source = opts.objects === true ? rewriteObjectConstruction(expression) : expression;
   let result: Compiled;
   try {
-    const checked = env.check(expression);
+    const checked = env.check(source);
     if (!checked.valid) result = { error: `ERROR: <input>: ${firstLine(checked.error?.message ?? 'invalid expression')}` };
     else {
-      const parsed = env.parse(expression);
+      const parsed = env.parse(source);
       result = { program: (vars) => parsed(vars), type: String(checked.type), ast: (parsed as unknown as { ast: unknown }).ast };
     }
   } catch (err) {

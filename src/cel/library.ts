@@ -6,6 +6,7 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import { registerTwoVariableComprehensions } from './comprehensions.ts';
 import { CelEvalError } from './errors.ts';
+import { construct } from './objects.ts';
 import { formatString } from './format.ts';
 import { CelCidr, CelIp, cidrContainsCidr, cidrContainsIp, ipChecks, maskedCidr, parseCidr, parseIp, sameIp } from './network.ts';
 import { CelSemver, compareSemver, parseSemver } from './semver.ts';
@@ -146,6 +147,7 @@ function quote(s: string): string {
 class StringsNamespace {}
 class SetsNamespace {}
 class IpNamespace {}
+class JsonPatchNamespace {}
 
 function namespace(env: Environment, name: string, type: new () => object): void {
   env.registerType(type.name, type);
@@ -251,6 +253,11 @@ export function registerKubernetesLibraries(env: Environment): Environment {
     for (const [k, v] of u.url.searchParams) query.set(k, [...(query.get(k) ?? []), v]);
     return query;
   });
+  // Object construction (rewritten from `Type{…}` literals, cel/objects.ts) and jsonpatch.escapeKey, for mutating admission policies.
+  fn('__construct(string, map): dyn', construct);
+  namespace(env, 'jsonpatch', JsonPatchNamespace);
+  fn('JsonPatchNamespace.escapeKey(string): string', (_: JsonPatchNamespace, k: string) => k.replaceAll('~', '~0').replaceAll('/', '~1'));
+
   // Kubernetes' IP and CIDR libraries.
   env.registerType('net.IP', CelIp);
   env.registerType('net.CIDR', CelCidr);

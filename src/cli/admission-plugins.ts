@@ -1,13 +1,14 @@
 // The admission chain kube-apiserver runs by default, as far as Plinth has its plugins:
 // NamespaceLifecycle, LimitRanger, ServiceAccount, Priority, DefaultStorageClass,
-// StorageObjectInUseProtection, MutatingAdmissionWebhook, ValidatingAdmissionPolicy,
+// StorageObjectInUseProtection, MutatingAdmissionPolicy, MutatingAdmissionWebhook, ValidatingAdmissionPolicy,
 // ValidatingAdmissionWebhook, ResourceQuota.
 
 import type { AdmissionPlugin } from '../admission/chain.ts';
 import { defaultStorageClassAdmission } from '../admission/default-storage-class.ts';
 import { storageObjectInUseProtection } from '../admission/storage-object-in-use-protection.ts';
+import { mutatingAdmissionPolicy } from '../admission/mutating-admission-policy.ts';
 import { validatingAdmissionPolicy } from '../admission/validating-admission-policy.ts';
-import { matchLabels } from '../api/labels.ts';
+import { matchLabels, type LabelSelector } from '../api/labels.ts';
 import { limitRanger } from '../admission/limit-ranger.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { priorityAdmission } from '../admission/priority.ts';
@@ -111,6 +112,24 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
   const validating = new WatchedConfigurations(() => storeOf(registry, 'admissionregistration.k8s.io', 'validatingwebhookconfigurations'), log);
   const policies = new WatchedConfigurations(() => storeOf(registry, 'admissionregistration.k8s.io', 'validatingadmissionpolicies'), log);
   const bindings = new WatchedConfigurations(() => storeOf(registry, 'admissionregistration.k8s.io', 'validatingadmissionpolicybindings'), log);
+  const mutatingPolicies = new WatchedConfigurations(() => storeOf(registry, 'admissionregistration.k8s.io', 'mutatingadmissionpolicies'), log);
+  const mutatingBindings = new WatchedConfigurations(() => storeOf(registry, 'admissionregistration.k8s.io', 'mutatingadmissionpolicybindings'), log);
+  const policySources = {
+    namespace: (name: string) => namespaces().find('', name),
+    async params(apiVersion: string, kind: string, namespace: string, name: string | undefined, selector: LabelSelector | undefined) {
+      const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') as [string, string] : ['', apiVersion];
+      const served = registry.all().find(({ type }) => type.group === group && type.version === version && type.kind === kind);
+      if (served === undefined) return undefined;
+      const scope = served.type.namespaced ? namespace : '';
+      if (name !== undefined) {
+        const found = await served.store.find(scope, name);
+        return found === undefined ? [] : [found];
+      }
+      const items = (await served.store.list(scope, { consistency: { kind: 'any' } })).items.map((item) => item.object);
+      return selector === undefined ? items : items.filter((o) => matchLabels(selector, o.metadata.labels ?? {}));
+    },
+    log,
+  };
   const webhooks = new WebhookAdmission({
     mutating,
     validating,
@@ -135,25 +154,14 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
       }),
       defaultStorageClassAdmission(async () => (await storeOf(registry, 'storage.k8s.io', 'storageclasses').list('', { consistency: { kind: 'any' } })).items.map((item) => item.object)),
       storageObjectInUseProtection(),
-      webhooks.mutating,
-      validatingAdmissionPolicy({
-        policies: () => policies.list(),
-        bindings: () => bindings.list(),
-        namespace: (name) => namespaces().find('', name),
-        async params(apiVersion, kind, namespace, name, selector) {
-          const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') as [string, string] : ['', apiVersion];
-          const served = registry.all().find(({ type }) => type.group === group && type.version === version && type.kind === kind);
-          if (served === undefined) return undefined;
-          const scope = served.type.namespaced ? namespace : '';
-          if (name !== undefined) {
-            const found = await served.store.find(scope, name);
-            return found === undefined ? [] : [found];
-          }
-          const items = (await served.store.list(scope, { consistency: { kind: 'any' } })).items.map((item) => item.object);
-          return selector === undefined ? items : items.filter((o) => matchLabels(selector, o.metadata.labels ?? {}));
-        },
-        log,
+      mutatingAdmissionPolicy({
+        ...policySources,
+        policies: () => mutatingPolicies.list(),
+        bindings: () => mutatingBindings.list(),
+        mergeConfiguration: (attrs, obj, configuration) => registry.lookup(attrs.group, attrs.version, attrs.resource)!.store.mergeConfiguration(obj, configuration),
       }),
+      webhooks.mutating,
+      validatingAdmissionPolicy({ ...policySources, policies: () => policies.list(), bindings: () => bindings.list() }),
       webhooks.validating,
       resourceQuotaAdmission({
         list: async (namespace) => (await quotas().list(namespace)).items.map((item) => clone(item.object)),
@@ -165,13 +173,15 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
       }),
     ],
     async start() {
-      await Promise.all([mutating.start(), validating.start(), policies.start(), bindings.start()]);
+      await Promise.all([mutating.start(), validating.start(), policies.start(), bindings.start(), mutatingPolicies.start(), mutatingBindings.start()]);
     },
     close() {
       mutating.close();
       validating.close();
       policies.close();
       bindings.close();
+      mutatingPolicies.close();
+      mutatingBindings.close();
       webhooks.close();
     },
   };

@@ -1,6 +1,6 @@
 // The Store's side of managed fields: a type's topology, and apply and update recorded.
 import { apiVersionOf, type KubeObject } from '../api/index.ts';
-import { apply, applyConflictError, compileTopology, fieldSetOf, updateManagedFields, type FieldSet, type ManagedFieldsScope, type Topology } from '../apply/index.ts';
+import { apply, applyConflictError, compileTopology, fieldSetOf, merge, updateManagedFields, type FieldSet, type ManagedFieldsScope, type Topology } from '../apply/index.ts';
 
 /** Endpoints name a write's manager with this (fieldManager, else the User-Agent). */
 export { managerOrUserAgent } from '../apply/index.ts';
@@ -48,6 +48,15 @@ export class FieldManager {
     const managedFields = updateManagedFields(this.scope(subresource), live, obj, manager);
     if (managedFields === undefined) delete obj.metadata.managedFields;
     else obj.metadata.managedFields = managedFields;
+  }
+
+  /**
+   * A configuration merged into an object as structured-merge-diff merges (maps by key,
+   * list maps by their keys, atomic values replaced), with no field ownership: what a
+   * mutating admission policy's ApplyConfiguration does.
+   */
+  mergeConfiguration(obj: KubeObject, configuration: unknown): KubeObject {
+    return merge(obj, configuration, this.scope('').topology) as KubeObject;
   }
 
   /** Server-side apply of a configuration onto the live object (undefined: create); conflicts are a 409. */

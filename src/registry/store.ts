@@ -157,6 +157,11 @@ export class Store {
 
   // Lists and watches select by the type's own fields; writes run its strategy: both
   // wait for a lazily loaded type's behaviour (ResourceType.load). Gets need none of it.
+  /** `configuration` merged into `obj` by the type's structure (a mutating admission policy's ApplyConfiguration). */
+  mergeConfiguration(obj: KubeObject, configuration: unknown): KubeObject {
+    return this.fieldManager.mergeConfiguration(obj, configuration);
+  }
+
   async list(namespace: string, req: ListRequest = {}): Promise<ListPage> {
     if (this.type.load !== undefined) await this.type.load();
     return interpretUnreachable(this.groupResource, 'list', () => this.reads.list(namespace, req));

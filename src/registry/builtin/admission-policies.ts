@@ -120,8 +120,8 @@ const celReserved = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'cons
 /** What a policy's expressions see (all dynamically typed). */
 const policyVariables = { object: 'dyn', oldObject: 'dyn', request: 'dyn', params: 'dyn', namespaceObject: 'dyn', variables: 'dyn', authorizer: 'dyn' };
 
-function compiles(expression: string, path: string): StatusCause[] {
-  const compiled = compile(expression, policyVariables);
+function compiles(expression: string, path: string, objects = false): StatusCause[] {
+  const compiled = compile(expression, policyVariables, { objects });
   return compiled.error === undefined ? [] : [invalid(path, expression, `compilation failed: ${compiled.error}`)];
 }
 
@@ -179,11 +179,13 @@ function validateMutation(mutation: JsonObject, path: string): StatusCause[] {
     case 'JSONPatch':
       if (jsonPatch === undefined) causes.push(required(`${path}.jsonPatch`, 'must be specified when patchType is JSONPatch'));
       else if (blank(jsonPatch.expression)) causes.push(required(`${path}.jsonPatch.expression`));
+      else causes.push(...compiles(stringAt(jsonPatch, 'expression'), `${path}.jsonPatch.expression`, true));
       if (applyConfiguration !== undefined) causes.push(invalid(`${path}.applyConfiguration`, '{applyConfiguration}', 'must not be specified when patchType is JSONPatch'));
       return causes;
     case 'ApplyConfiguration':
       if (applyConfiguration === undefined) causes.push(required(`${path}.applyConfiguration`, 'must be specified when patchType is ApplyConfiguration'));
       else if (blank(applyConfiguration.expression)) causes.push(required(`${path}.applyConfiguration.expression`));
+      else causes.push(...compiles(stringAt(applyConfiguration, 'expression'), `${path}.applyConfiguration.expression`, true));
       if (jsonPatch !== undefined) causes.push(invalid(`${path}.jsonPatch`, '{jsonPatch}', 'must not be specified when patchType is ApplyConfiguration'));
       return causes;
     default:

@@ -1,0 +1,115 @@
+// MutatingAdmissionPolicy admission (admissionregistration.k8s.io/v1), after upstream's
+// plugin/policy/mutating: every binding whose policy matches the request applies the
+// policy's mutations in order, once per parameter object: an ApplyConfiguration
+// (`Object{spec: Object.spec{…}}`) merged into the object by its type's structure, or a
+// list of JSONPatch operations. Each mutation sees the object as the ones before left it.
+// An expression that cannot be evaluated, or a binding that cannot be applied, refuses the
+// request under failurePolicy Fail and is passed over under Ignore.
+
+import { StatusError, type KubeObject } from '../api/index.ts';
+import { deepEqual, isObject } from '../api/json.ts';
+import { compile } from '../cel/environment.ts';
+import { evaluateMatchConditions } from '../cel/match-conditions.ts';
+import { celToJson } from '../cel/objects.ts';
+import { celValue } from '../cel/validation-rules.ts';
+import { applyJsonPatch } from '../patch/index.ts';
+import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
+import {
+  bindingApplies, brokenVariableUsed, composeVariables, firstLine, objects, paramsFor, policyVariableTypes, requestVariables, specOf, text, type PolicySources,
+} from './policy-common.ts';
+import { isExemptFromWebhooks } from './webhook-rules.ts';
+
+export interface MutatingPolicySources extends PolicySources {
+  /** An apply configuration merged into the request's object by its type's structure. */
+  mergeConfiguration(attrs: AdmissionAttributes, obj: KubeObject, configuration: unknown): KubeObject;
+}
+
+class MutationFailure extends Error {}
+
+export function mutatingAdmissionPolicy(sources: MutatingPolicySources): AdmissionPlugin {
+  /** Applies one policy's mutations under one binding to attrs.object. */
+  async function mutate(policy: KubeObject, binding: KubeObject, attrs: AdmissionAttributes): Promise<void> {
+    const spec = specOf(policy);
+    const params = await paramsFor(policy, binding, attrs, sources);
+    if ('error' in params) throw new MutationFailure(params.error);
+    if ('missing' in params) {
+      if (params.missing === 'Deny') throw new MutationFailure('no params found for policy binding with `Deny` parameterNotFoundAction');
+      return;
+    }
+    for (const param of params.params) {
+      const variables: Record<string, unknown> = { ...(await requestVariables(attrs, sources)), params: param === null ? null : celValue(param, undefined) };
+      const conditions = objects(spec.matchConditions).map((c) => ({ name: text(c.name), expression: text(c.expression) }));
+      if (conditions.length > 0) {
+        const outcome = evaluateMatchConditions(conditions, variables);
+        if ('error' in outcome) throw new MutationFailure(outcome.error);
+        if (!outcome.matches) continue;
+      }
+      const broken = composeVariables(spec, variables);
+      for (const mutation of objects(spec.mutations)) {
+        const patchType = text(mutation.patchType);
+        const holder = patchType === 'JSONPatch' ? mutation.jsonPatch : mutation.applyConfiguration;
+        const expression = isObject(holder) ? text(holder.expression) : '';
+        const usesBroken = brokenVariableUsed(expression, broken);
+        if (usesBroken !== undefined) throw new MutationFailure(usesBroken);
+        const compiled = compile(expression, policyVariableTypes, { objects: true });
+        if (compiled.program === undefined) throw new MutationFailure(`compilation error: ${compiled.error}`);
+        let result: unknown;
+        try {
+          result = celToJson(compiled.program(variables));
+        } catch (err) {
+          throw new MutationFailure(`expression '${expression}' resulted in error: ${firstLine(err)}`);
+        }
+        const obj = attrs.object!;
+        let next: unknown;
+        try {
+          if (patchType === 'JSONPatch') {
+            if (!Array.isArray(result)) throw new Error('the expression must evaluate to a list of JSONPatch');
+            next = applyJsonPatch(obj, result);
+          } else {
+            if (!isObject(result)) throw new Error('the expression must evaluate to an Object');
+            next = sources.mergeConfiguration(attrs, obj, result);
+          }
+        } catch (err) {
+          throw new MutationFailure(`failed to apply ${patchType || 'ApplyConfiguration'}: ${firstLine(err)}`);
+        }
+        if (!isObject(next) || next.apiVersion !== obj.apiVersion || next.kind !== obj.kind) {
+          throw new MutationFailure('the mutation may not change the object\'s apiVersion or kind');
+        }
+        if (deepEqual(obj, next)) continue;
+        for (const k of Object.keys(obj)) delete (obj as Record<string, unknown>)[k];
+        Object.assign(obj, next);
+        attrs.mutated = true;
+        // The next mutation sees the object as this one left it.
+        variables.object = celValue(obj, undefined);
+      }
+    }
+  }
+
+  return {
+    name: 'MutatingAdmissionPolicy',
+    async admit(attrs) {
+      if (isExemptFromWebhooks(attrs) || attrs.object === undefined) return;
+      const [policies, bindings] = await Promise.all([sources.policies(), sources.bindings()]);
+      if (policies.length === 0 || bindings.length === 0) return;
+      const byName = new Map(policies.map((p) => [p.metadata.name ?? '', p]));
+      for (const binding of [...bindings].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1))) {
+        const policy = byName.get(text(specOf(binding).policyName));
+        if (policy === undefined || !(await bindingApplies(policy, binding, attrs, sources))) continue;
+        try {
+          await mutate(policy, binding, attrs);
+        } catch (err) {
+          if (!(err instanceof MutationFailure)) throw err;
+          if (text(specOf(policy).failurePolicy) === 'Ignore') {
+            sources.log(`MutatingAdmissionPolicy ${policy.metadata.name}: failing open: ${err.message}`);
+            continue;
+          }
+          const message = `policy '${policy.metadata.name}' with binding '${binding.metadata.name}' denied request: ${err.message}`;
+          const resource = attrs.group === '' ? attrs.resource : `${attrs.resource}.${attrs.group}`;
+          throw new StatusError(403, 'Forbidden', `${resource} "${attrs.name}" is forbidden: ${message}`, {
+            name: attrs.name, ...(attrs.group === '' ? {} : { group: attrs.group }), kind: attrs.resource,
+          });
+        }
+      }
+    },
+  };
+}
