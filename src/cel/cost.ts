@@ -119,11 +119,19 @@ function estimate(node: Ast, scope: Scope): Estimate {
           inner.set(args[1]!.args as string, element);
         } else inner.set(args[0]!.args as string, isObject(range.schema?.items) ? element : isObject(range.schema?.additionalProperties) ? { type: 'string' } : element);
         const body = args.slice(twoVariables ? 2 : 1).reduce((t, a) => t + estimate(a, inner).cost, 0);
-        return { cost: range.cost + cardinality(range.schema) * (body + 1) + 1 };
+        const n = cardinality(range.schema);
+        // What map, filter and transformList give is no longer than their range, as cel-go's estimator tracks.
+        const result: Raw | undefined = ['map', 'filter', 'transformList'].includes(name) ? { type: 'array', maxItems: n, items: name === 'filter' ? element ?? {} : {} } : undefined;
+        return { cost: range.cost + n * (body + 1) + 1, ...(result === undefined ? {} : { schema: result }) };
       }
       let cost = range.cost + 1 + sum(args);
       if (range.schema?.type === 'string' && stringFunctions.has(name)) cost += Math.ceil(stringLength(range.schema) * 0.1);
       else if (range.schema?.type === 'array' && listFunctions.has(name)) cost += cardinality(range.schema);
+      // Lists made from a string hold at most as many strings as it has characters.
+      if ((name === 'split' || name === 'findAll') && range.schema?.type === 'string') {
+        const length = stringLength(range.schema);
+        return { cost, schema: { type: 'array', maxItems: length, items: { type: 'string', maxLength: length } } };
+      }
       return { cost };
     }
     default: {
