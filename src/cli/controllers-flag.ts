@@ -14,6 +14,7 @@ export const plinthControllers: Readonly<Record<string, string>> = {
   'clusterrole-aggregation-controller': 'clusterrole-aggregation',
   'persistentvolumeclaim-protection-controller': 'pvc-protection',
   'persistentvolume-protection-controller': 'pv-protection',
+  'validatingadmissionpolicy-status-controller': 'validatingadmissionpolicy-status',
 };
 
 const byAlias = new Map(Object.entries(plinthControllers).map(([name, alias]) => [alias, name]));

@@ -10,6 +10,7 @@
 // could not be renewed, or the server closes); a later term builds new ones.
 
 import { computeQuotaStatus, countedResources } from '../admission/quota-usage.ts';
+import { AdmissionPolicyStatusController } from '../controllers/admission-policy-status.ts';
 import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation.ts';
 import type { CrdController } from '../controllers/crd.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
@@ -193,6 +194,12 @@ export function electedControllers({ registry, crdController, caPem, config, log
   if (protectClaims || protectVolumes) {
     add('volume protection', 'serving', () => new VolumeProtection({
       claims: store('', 'persistentvolumeclaims'), volumes: store('', 'persistentvolumes'), pods: store('', 'pods'), protectClaims, protectVolumes, log,
+    }));
+  }
+  // Policies' type checking, into their status.
+  if (enabled('validatingadmissionpolicy-status-controller')) {
+    add('validatingadmissionpolicy-status controller', 'serving', () => new AdmissionPolicyStatusController({
+      policies: store('admissionregistration.k8s.io', 'validatingadmissionpolicies'), registry, log,
     }));
   }
   // The collector watches every resource: it starts once their caches have loaded.

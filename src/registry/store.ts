@@ -157,6 +157,18 @@ export class Store {
 
   // Lists and watches select by the type's own fields; writes run its strategy: both
   // wait for a lazily loaded type's behaviour (ResourceType.load). Gets need none of it.
+  /** The type's schema, and a resolver of the references in it (for checking expressions against the type). */
+  typeSchema(): { schema: Record<string, unknown>; resolve: (schema: Record<string, unknown>) => Record<string, unknown> } {
+    const definitions = this.definitions as Record<string, Record<string, unknown>>;
+    const resolve = (schema: Record<string, unknown>): Record<string, unknown> => {
+      const ref = typeof schema.$ref === 'string' ? schema.$ref : Array.isArray(schema.allOf) && schema.allOf.length === 1 ? (schema.allOf[0] as { $ref?: string }).$ref : undefined;
+      if (ref === undefined) return schema;
+      const target = definitions[ref.replace('#/components/schemas/', '')];
+      return target === undefined ? {} : resolve(target);
+    };
+    return { schema: resolve(definitions[this.type.schemaName] ?? {}), resolve };
+  }
+
   /** `configuration` merged into `obj` by the type's structure (a mutating admission policy's ApplyConfiguration). */
   mergeConfiguration(obj: KubeObject, configuration: unknown): KubeObject {
     return this.fieldManager.mergeConfiguration(obj, configuration);

@@ -27,7 +27,7 @@ const mayImport: Record<string, readonly string[] | 'everything'> = {
   auth: [],
   storage: [],
   cache: ['storage'],
-  controllers: ['registry', 'cache'],
+  controllers: ['registry', 'cache', 'cel'],
 };
 
 /** The `src/` folder a path belongs to, or undefined when it lies outside `src/`. */

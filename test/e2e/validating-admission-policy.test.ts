@@ -134,6 +134,40 @@ describe('ValidatingAdmissionPolicy', () => {
     await eventually(async () => assert.equal((await create(ns, configMap(`ignored-${++seq}`, {}, { other: 'x' }))).status, 201));
   });
 
+  test('type checking against the matched kinds is reported in the policy\'s status', async () => {
+    const body = {
+      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: 'typed' },
+      spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }] },
+        validations: [
+          { expression: 'object.spec.replicas <= 5' },
+          { expression: 'object.spec.replica <= 5', messageExpression: "'too many: ' + string(object.spec.replicas)" },
+        ],
+      },
+    };
+    assert.equal((await server.request('POST', policiesPath, { body })).status, 201);
+    const status = await eventually(async () => {
+      const res = await server.request('GET', `${policiesPath}/typed`);
+      assert.equal(res.json.status?.observedGeneration, 1, JSON.stringify(res.json.status));
+      return res.json.status;
+    });
+    assert.deepEqual(status.typeChecking, {
+      expressionWarnings: [{
+        fieldRef: 'spec.validations[1].expression',
+        warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replica'\n | object.spec.replica <= 5\n | ...........^",
+      }],
+    });
+    // Fixed: a new generation, checked again, no warnings.
+    const current = (await server.request('GET', `${policiesPath}/typed`)).json;
+    current.spec.validations[1].expression = 'object.spec.replicas >= 1';
+    assert.equal((await server.request('PUT', `${policiesPath}/typed`, { body: current })).status, 200);
+    await eventually(async () => {
+      const res = await server.request('GET', `${policiesPath}/typed`);
+      assert.equal(res.json.status?.observedGeneration, 2);
+      assert.deepEqual(res.json.status.typeChecking, {});
+    });
+  });
+
   test('expressions that do not compile refuse the policy with 422', async () => {
     const res = await server.request('POST', policiesPath, {
       body: {

@@ -1,0 +1,111 @@
+// Type checking of admission policy expressions against the schemas of the kinds a policy
+// matches, as upstream's policy status controller reports it in status.typeChecking: a
+// field an expression reads from `object` or `oldObject` that the kind does not have is a
+// warning, worded as cel-go's checker words it ("undefined field 'x'", with the line and a
+// caret under the access). Plinth's expressions are otherwise dynamically typed, so this
+// finds misspelt fields, not every type error cel-go's static types would.
+
+import { compile, escapePropertyName } from './environment.ts';
+
+type Raw = Record<string, unknown>;
+type Ast = { op: string; args: any; pos?: number; start?: number };
+
+const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Follows $ref (and a single-entry allOf) to the schema a node stands for. */
+export type SchemaResolver = (schema: Raw) => Raw;
+
+/** A schema whose fields are all known: properties, and neither extra properties nor unknown fields allowed. */
+function closed(schema: Raw): boolean {
+  return isObject(schema.properties) && schema.additionalProperties === undefined && schema['x-kubernetes-preserve-unknown-fields'] !== true
+    && schema['x-kubernetes-int-or-string'] !== true && schema['x-kubernetes-embedded-resource'] !== true;
+}
+
+function property(schema: Raw, field: string): Raw | undefined {
+  const properties = schema.properties as Raw;
+  for (const [name, sub] of Object.entries(properties)) if (escapePropertyName(name) === field && isObject(sub)) return sub;
+  return undefined;
+}
+
+interface Found {
+  message: string;
+  offset: number;
+}
+
+function walk(node: Ast, scope: ReadonlyMap<string, Raw | undefined>, resolve: SchemaResolver, found: Found[]): Raw | undefined {
+  if (node === null || typeof node !== 'object' || typeof node.op !== 'string') return undefined;
+  const here = (n: Raw | undefined) => (n === undefined ? undefined : resolve(n));
+  switch (node.op) {
+    case 'id': return here(scope.get(node.args as string));
+    case '.':
+    case '.?': {
+      const [operand, field] = node.args as [Ast, string];
+      const schema = walk(operand, scope, resolve, found);
+      if (schema === undefined) return undefined;
+      if (closed(schema)) {
+        const sub = property(schema, field);
+        if (sub === undefined && node.op === '.') found.push({ message: `undefined field '${field}'`, offset: node.pos ?? node.start ?? 0 });
+        return here(sub);
+      }
+      return here(isObject(schema.additionalProperties) ? schema.additionalProperties : undefined);
+    }
+    case '[]':
+    case '[?]': {
+      const [operand, index] = node.args as [Ast, Ast];
+      walk(index, scope, resolve, found);
+      const schema = walk(operand, scope, resolve, found);
+      if (schema === undefined) return undefined;
+      return here(isObject(schema.items) ? schema.items : isObject(schema.additionalProperties) ? schema.additionalProperties : undefined);
+    }
+    case 'rcall': {
+      const [name, receiver, args] = node.args as [string, Ast, Ast[]];
+      const range = walk(receiver, scope, resolve, found);
+      const macro = ['all', 'exists', 'exists_one', 'existsOne', 'map', 'filter', 'transformList', 'transformMap', 'transformMapEntry'].includes(name);
+      if (macro && args[0]?.op === 'id') {
+        const element = range === undefined ? undefined : isObject(range.items) ? range.items : isObject(range.additionalProperties) ? range.additionalProperties : undefined;
+        const inner = new Map(scope);
+        const twoVariables = args.length >= 3 && args[1]?.op === 'id' && name !== 'map' && name !== 'filter';
+        if (twoVariables) {
+          inner.set(args[0].args as string, undefined);
+          inner.set(args[1]!.args as string, element);
+        } else inner.set(args[0].args as string, isObject(range?.items) ? element : undefined);
+        for (const a of args.slice(twoVariables ? 2 : 1)) walk(a, inner, resolve, found);
+        return undefined;
+      }
+      for (const a of args) walk(a, scope, resolve, found);
+      return undefined;
+    }
+    case 'call': {
+      const [, args] = node.args as [string, Ast[]];
+      for (const a of args) walk(a, scope, resolve, found);
+      return undefined;
+    }
+    default: {
+      const parts = Array.isArray(node.args) ? (node.args as unknown[]).flatMap((a) => (Array.isArray(a) ? a : [a])) : [node.args];
+      for (const p of parts) if (isObject(p) && typeof p.op === 'string') walk(p as Ast, scope, resolve, found);
+      return undefined;
+    }
+  }
+}
+
+/**
+ * The checker's errors for an expression whose `object` and `oldObject` are of `schema`,
+ * each as cel-go prints it: `ERROR: <input>:L:C: message`, the line, and a caret.
+ */
+export function undefinedFieldErrors(expression: string, variables: Readonly<Record<string, string>>, schema: Raw, resolve: SchemaResolver, opts: { objects?: boolean } = {}): string[] {
+  const compiled = compile(expression, variables, opts);
+  if (compiled.ast === undefined) return [];
+  const found: Found[] = [];
+  walk(compiled.ast as Ast, new Map([['object', schema], ['oldObject', schema]]), resolve, found);
+  return found.map(({ message, offset: at }) => {
+    // cel-go places a field access at its dot.
+    let offset = at;
+    while (offset > 0 && expression[offset] !== '.') offset--;
+    const before = expression.slice(0, offset);
+    const line = before.split('\n').length;
+    const lineStart = before.lastIndexOf('\n') + 1;
+    const column = offset - lineStart;
+    const text = expression.split('\n')[line - 1] ?? '';
+    return `ERROR: <input>:${line}:${column + 1}: ${message}\n | ${text}\n | ${'.'.repeat(column)}^`;
+  });
+}
