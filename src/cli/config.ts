@@ -68,6 +68,9 @@ export interface Config {
   controllers: string[];
   /** `--simulated-nodes`: how many nodes Plinth plays the kubelet of (0: none). */
   simulatedNodes: number;
+  /** `--max-requests-inflight` and `--max-mutating-requests-inflight` (upstream's 400 and 200; 0: no limit): past them, 429. */
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
   /** `--simulated-pod-run-time`: how long Job pods run on simulated nodes before they finish. */
   simulatedPodRunMs: number;
   /** `--simulated-max-grace-period`: the longest a terminating pod on a simulated node is kept. */
@@ -126,6 +129,8 @@ export function defaultConfig(): Config {
     podGcQuarantineMs: 40_000,
     controllers: ['*'],
     simulatedNodes: 0,
+    maxRequestsInflight: 400,
+    maxMutatingRequestsInflight: 200,
     simulatedPodRunMs: 3_000,
     simulatedMaxGracePeriodMs: 3_000,
     leaderElect: true,
@@ -220,6 +225,9 @@ Flags (kube-apiserver's names where one exists):
   --controllers strings              Plinth's own controllers, in kube-controller-manager's syntax: '*' all,
                                      'name' on, '-name' off, e.g. '*,-garbagecollector' (default "*")
   --simulated-nodes int              play the kubelets of this many nodes: pods bound to them run (default 0)
+  --max-requests-inflight int        reads served at once before others get 429; 0: no limit (default 400)
+  --max-mutating-requests-inflight int
+                                     writes served at once before others get 429; 0: no limit (default 200)
   --simulated-pod-run-time dur       how long Job pods run on simulated nodes before they succeed (default 3s)
   --simulated-max-grace-period dur   the longest a terminating pod on a simulated node is kept (default 3s)
   --leader-elect[=false]             run the controllers on one replica at a time, elected with the Lease
@@ -263,6 +271,8 @@ export function parseServeFlags(args: string[]): Config {
       'encryption-provider-config': { type: 'string' },
       controllers: { type: 'string' },
       'simulated-nodes': { type: 'string' },
+      'max-requests-inflight': { type: 'string' },
+      'max-mutating-requests-inflight': { type: 'string' },
       'simulated-pod-run-time': { type: 'string' },
       'simulated-max-grace-period': { type: 'string' },
       'leader-elect': { type: 'string' },
@@ -325,6 +335,13 @@ export function parseServeFlags(args: string[]): Config {
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
+  }
+  for (const [flag, field] of [['max-requests-inflight', 'maxRequestsInflight'], ['max-mutating-requests-inflight', 'maxMutatingRequestsInflight']] as const) {
+    const text = values[flag];
+    if (text === undefined) continue;
+    const n = Number(text);
+    if (text.trim() === '' || !Number.isInteger(n) || n < 0) throw new UsageError(`invalid --${flag} "${text}": a count, 0 for no limit`);
+    config[field] = n;
   }
   if (values['simulated-nodes'] !== undefined) {
     const count = Number(values['simulated-nodes']);

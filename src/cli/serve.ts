@@ -18,6 +18,8 @@ import { currentRequest } from '../api/request-context.ts';
 import { reviewedUser, type AuthenticationApi } from '../endpoints/handlers/authentication.ts';
 import { CrdController } from '../controllers/crd.ts';
 import { ApiHandler } from '../endpoints/api-handler.ts';
+import { ApiMetrics } from '../server/metrics.ts';
+import { instrumentedBackend } from '../storage/instrumented.ts';
 import { WatchStreams, type WatchStreamStats } from '../endpoints/watch-streams.ts';
 import { Discovery } from '../endpoints/discovery.ts';
 import { OpenApiService } from '../endpoints/openapi-service.ts';
@@ -92,7 +94,15 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     dataDir, etcdServers: config.etcdServers, etcdPrefix: config.etcdPrefix,
     etcdCaFile: config.etcdCaFile, etcdCertFile: config.etcdCertFile, etcdKeyFile: config.etcdKeyFile, log,
   });
-  const backend = await withEncryption(config, builtinTypes, stored);
+  // /metrics: watchers and objects are read from the watch caches when scraped; every
+  // storage call is timed (etcd_request_duration_seconds, whatever the backend).
+  const cacheTypes = new Map<WatchCache, ResourceType>();
+  const metrics = new ApiMetrics({
+    registeredWatchers: () => [...cacheTypes].map(([cache, type]) => ({ group: type.group, version: type.version, kind: type.kind, count: cache.watcherCount })),
+    storageObjects: () => [...cacheTypes].map(([cache, type]) => ({ resource: type.group === '' ? type.resource : `${type.resource}.${type.group}`, count: cache.size })),
+  });
+  const timedStorage = instrumentedBackend(stored, (operation, resource, seconds) => metrics.storageCall(operation, '', resource, seconds));
+  const backend = await withEncryption(config, builtinTypes, timedStorage);
   // Compaction needs no transformation: it works on the storage itself.
   const compactor = compactorFor(stored, { intervalMs: config.etcdCompactionIntervalMs, onError: (err) => log(`storage compaction failed: ${(err as Error).message}`) });
   compactor.start();
@@ -110,7 +120,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const caches: WatchCache[] = [];
   let serving = false;
   let closing: Promise<void> | undefined;
-  const newCache = (type: ResourceType, decode: (kv: KeyValue) => KubeObject, encode?: (kv: KeyValue) => Uint8Array | undefined) => new WatchCache({
+  const newCache = (type: ResourceType, decode: (kv: KeyValue) => KubeObject, encode?: (kv: KeyValue) => Uint8Array | undefined) => registerCache(type, new WatchCache({
     backend,
     prefix: resourcePrefix(type),
     decode,
@@ -123,7 +133,11 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     maxWaitMs: config.watchCacheWaitMs,
     snapshotTtlMs: config.featureGates.ListFromCacheSnapshot ? config.listSnapshotTtlMs : 0,
     log,
-  });
+  }));
+  function registerCache(type: ResourceType, cache: WatchCache): WatchCache {
+    cacheTypes.set(cache, type);
+    return cache;
+  }
   for (const type of [...builtinTypes, customResourceDefinitionsType()]) {
     // The cache decodes with the Store's decoder; the Store reads through the cache.
     const decoder: { store?: Store } = {};
@@ -166,6 +180,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
           store,
           close() {
             cache.close();
+            cacheTypes.delete(cache);
             const at = caches.indexOf(cache);
             if (at >= 0) caches.splice(at, 1);
           },
@@ -217,7 +232,11 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const discovery = new Discovery(registry, () => `${config.bindAddress}:${port}`);
   const openapi = new OpenApiService(registry, definitions);
   let server: ApiServer | undefined;
-  const watchStreams = new WatchStreams({ writeGraceMs: config.watchWriteGraceMs });
+  const watchStreams = new WatchStreams({
+    writeGraceMs: config.watchWriteGraceMs,
+    onEvent: (type) => metrics.watchEvent(type.group, type.version, type.kind),
+    onTerminated: (type) => metrics.watcherTerminated(type.group, type.resource),
+  });
   const apiAudiences = config.apiAudiences.length > 0 ? config.apiAudiences : config.serviceAccountIssuers;
   const authenticator = requestAuthenticator({
     // Upstream's order: client certificates, then bearer tokens (the token file, then service-account JWTs).
@@ -260,6 +279,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       if (decision.decision !== 'Allow') throw forbiddenError(user, attributes, decision.reason);
     },
     authentication,
+    metrics,
     log,
   });
   server = new ApiServer({
@@ -276,6 +296,9 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     log,
     ...(config.verbosity >= 4 ? { debug: log } : {}),
     unreadBodyGraceMs: config.unreadBodyGraceMs,
+    metrics,
+    maxRequestsInflight: config.maxRequestsInflight,
+    maxMutatingRequestsInflight: config.maxMutatingRequestsInflight,
   });
   port = await server.start();
   serving = true;

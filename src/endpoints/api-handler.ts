@@ -43,6 +43,8 @@ export interface ApiHandlerOptions {
   authorizeVerb?(info: ResourceRequestInfo, verb: string): Promise<void>;
   /** Service-account tokens, token reviews and the issuer's discovery documents. */
   authentication?: AuthenticationApi;
+  /** /metrics, in Prometheus text format. */
+  metrics?: { text(): Promise<string>; readonly contentType: string };
   log: (message: string) => void;
 }
 
@@ -127,6 +129,10 @@ export class ApiHandler {
         return serveHealth(res, root, [...this.opts.healthChecks, ...this.opts.readyChecks], query, info.path);
       case 'openapi':
         return this.opts.openapi.serve(req, res, rest, query);
+      case 'metrics':
+        if (rest.length > 0 || this.opts.metrics === undefined) throw notFoundPath();
+        writeBytes(res, 200, this.opts.metrics.contentType, await this.opts.metrics.text());
+        return;
       // The service-account issuer's OpenID discovery, as upstream's routes.OpenIDMetadataServer.
       case '.well-known':
         if (rest.length !== 1 || rest[0] !== 'openid-configuration' || this.opts.authentication === undefined) throw notFoundPath();

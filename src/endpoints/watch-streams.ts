@@ -21,9 +21,18 @@ interface StreamingResponse extends HttpResponse {
   once(event: 'close' | 'drain' | 'finish', listener: () => void): unknown;
 }
 
+/** What a watch serves, for the metrics of its events and its end. */
+export interface WatchedType {
+  group: string;
+  version: string;
+  kind: string;
+  resource: string;
+}
+
 export interface OpenStream {
   readonly res: StreamingResponse;
   readonly watcher: CacheWatcher;
+  readonly type: WatchedType | undefined;
   closed: boolean;
   ended: boolean;
   /** Set while a wait for 'drain' is pending: told when the watch ends. */
@@ -48,8 +57,19 @@ export class WatchStreams {
   readonly #open = new Set<OpenStream>();
   #reset = 0;
 
-  constructor(opts: { writeGraceMs: number }) {
+  readonly #onEvent: ((type: WatchedType) => void) | undefined;
+  readonly #onTerminated: ((type: WatchedType) => void) | undefined;
+
+  /** `onEvent`: an event was written to a watch; `onTerminated`: a watch was cut off for not reading. */
+  constructor(opts: { writeGraceMs: number; onEvent?: (type: WatchedType) => void; onTerminated?: (type: WatchedType) => void }) {
     this.writeGraceMs = opts.writeGraceMs;
+    this.#onEvent = opts.onEvent;
+    this.#onTerminated = opts.onTerminated;
+  }
+
+  /** An event was written to the stream. */
+  sent(stream: OpenStream): void {
+    if (stream.type !== undefined) this.#onEvent?.(stream.type);
   }
 
   stats(): WatchStreamStats {
@@ -59,8 +79,8 @@ export class WatchStreams {
   }
 
   /** Track a watch response until it closes. */
-  open(res: HttpResponse, watcher: CacheWatcher): OpenStream {
-    const stream: OpenStream = { res: res as StreamingResponse, watcher, closed: false, ended: false, onEnded: undefined };
+  open(res: HttpResponse, watcher: CacheWatcher, type?: WatchedType): OpenStream {
+    const stream: OpenStream = { res: res as StreamingResponse, watcher, type, closed: false, ended: false, onEnded: undefined };
     this.#open.add(stream);
     // One listener for the stream's life, not one per wait.
     void watcher.ended.then(() => {
@@ -130,6 +150,7 @@ export class WatchStreams {
   reset(stream: OpenStream): void {
     if (stream.closed) return;
     this.#reset++;
+    if (stream.type !== undefined) this.#onTerminated?.(stream.type);
     const { res } = stream;
     if (res.stream !== undefined) {
       if (!res.stream.destroyed) res.stream.close(http2.constants.NGHTTP2_CANCEL);

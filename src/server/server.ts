@@ -3,14 +3,15 @@ import type http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { notFoundPath, unauthorized } from '../api/index.ts';
+import { notFoundPath, StatusError, unauthorized } from '../api/index.ts';
 import type { Authenticator, Authorizer, ClientCertificate, UserInfo } from '../auth/index.ts';
 import { AuthenticationFailure, anonymousUser, forbiddenError, impersonate, wantsImpersonation } from '../auth/index.ts';
 import type { ApiHandler } from '../endpoints/api-handler.ts';
 import type { HttpRequest, HttpResponse } from '../endpoints/http.ts';
 import { warningRecorder } from '../endpoints/warnings.ts';
 import { runInRequestContext } from '../api/request-context.ts';
-import { requestInfo } from '../endpoints/request-info.ts';
+import { requestInfo, type RequestInfo } from '../endpoints/request-info.ts';
+import { metricVerb, type ApiMetrics } from './metrics.ts';
 import { parseRequestTarget } from './request-target.ts';
 import { releaseUnreadBody } from './unread-body.ts';
 
@@ -39,7 +40,23 @@ export interface ApiServerOptions {
   debug?: (message: string) => void;
   /** HTTP/2: how long the rest of a body the answer left unread may take to arrive before the stream is reset (5 s). */
   unreadBodyGraceMs?: number;
+  /** Where requests are counted and timed (/metrics). */
+  metrics?: ApiMetrics;
+  /**
+   * `--max-requests-inflight` and `--max-mutating-requests-inflight`: past these many
+   * requests at once (reads, writes), others are answered 429; 0 is no limit.
+   * Long-running requests (watches) and system:masters are exempt, as upstream.
+   */
+  maxRequestsInflight?: number;
+  maxMutatingRequestsInflight?: number;
 }
+
+/** Long-running requests (upstream's BasicLongRunningRequestCheck): watches and streaming subresources. */
+function isLongRunning(info: RequestInfo): boolean {
+  return info.isResourceRequest && (info.verb === 'watch' || ['proxy', 'attach', 'exec', 'log', 'portforward'].includes(info.subresource));
+}
+
+const mutatingMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 type Request = http2.Http2ServerRequest | http.IncomingMessage;
 type Response = http2.Http2ServerResponse | http.ServerResponse;
@@ -107,6 +124,8 @@ export class ApiServer {
   private readonly sockets = new Set<Socket>();
   private readonly sessions = new Set<http2.ServerHttp2Session>();
   private inFlight = 0;
+  /** Requests counted against the in-flight limits, reads and writes. */
+  private readonly limited = { readOnly: 0, mutating: 0 };
   private idleWaiters: (() => void)[] = [];
   private stopping = false;
 
@@ -171,7 +190,7 @@ export class ApiServer {
   private async serve(req: Request, res: Response): Promise<void> {
     this.inFlight++;
     try {
-      await this.filterChain(req as HttpRequest, res as unknown as HttpResponse);
+      await this.measured(req, res);
     } catch (err) {
       // A client that went away mid-request is no server error, and there is no one to answer (noteDisconnect logs it).
       if (isDisconnectError(err) && connectionGone(req)) return;
@@ -180,6 +199,24 @@ export class ApiServer {
       this.inFlight--;
       if (this.inFlight === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
     }
+  }
+
+  /** The request through the filter chain, counted and timed for /metrics once its target parsed. */
+  private async measured(req: Request, res: Response): Promise<void> {
+    const { path, query } = parseRequestTarget(req.url ?? '/');
+    const info = requestInfo(req.method ?? 'GET', path, query);
+    const method = req.method ?? 'GET';
+    const finished = this.opts.metrics?.startRequest({
+      verb: metricVerb(method, info.verb, info.isResourceRequest, req.headers['content-type']),
+      dryRun: query.has('dryRun'),
+      group: info.isResourceRequest ? info.group : '',
+      version: info.isResourceRequest ? info.version : '',
+      resource: info.isResourceRequest ? info.resource : '',
+      subresource: info.isResourceRequest ? info.subresource : '',
+      scope: !info.isResourceRequest ? '' : info.name !== '' ? 'resource' : info.namespace !== '' ? 'namespace' : 'cluster',
+    }, isLongRunning(info), mutatingMethods.has(method));
+    if (finished !== undefined) res.once('close', () => finished(res.statusCode));
+    await this.filterChain(req as HttpRequest, res as unknown as HttpResponse, path, query, info);
   }
 
   /** Logs, at debug level, a request whose client left before the whole answer was written. */
@@ -194,14 +231,14 @@ export class ApiServer {
     else (res as http.ServerResponse).once('close', () => closed((res as http.ServerResponse).writableFinished));
   }
 
-  private async filterChain(req: HttpRequest, res: HttpResponse): Promise<void> {
+  private async filterChain(req: HttpRequest, res: HttpResponse, path: string, query: URLSearchParams, info: RequestInfo): Promise<void> {
     if (this.stopping) res.setHeader('Connection', 'close');
-    const { path, query } = parseRequestTarget(req.url ?? '/');
     let user = await this.authenticate(req, path);
+    const release = this.admitInflight(req.method ?? 'GET', info, user);
+    if (release !== undefined) res.once('close', release);
     // As upstream, impersonation comes after authentication and before authorization.
     const rawHeaders = req.rawHeaders ?? [];
     if (wantsImpersonation(rawHeaders)) user = await impersonate(user, rawHeaders, this.opts.authorizer);
-    const info = requestInfo(req.method ?? 'GET', path, query);
     const attributes = info.isResourceRequest
       ? { verb: info.verb, group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path: info.path }
       : { verb: info.verb, group: '', resource: '', subresource: '', namespace: '', name: '', path: info.path };
@@ -212,6 +249,29 @@ export class ApiServer {
     // Admission and the Store learn the user, and add warnings, through the request context.
     const context = { user, addWarning: warningRecorder(res) };
     await runInRequestContext(context, () => this.opts.handler.handle(req, res, info, query));
+  }
+
+  /**
+   * Counts the request against its in-flight limit (upstream's WithMaxInFlightLimit),
+   * answering 429 past it; answers the release to call when it ends, if it counted.
+   */
+  private admitInflight(method: string, info: RequestInfo, user: UserInfo): (() => void) | undefined {
+    if (isLongRunning(info)) return undefined;
+    const kind = mutatingMethods.has(method) ? 'mutating' : 'readOnly';
+    const limit = kind === 'mutating' ? this.opts.maxMutatingRequestsInflight ?? 0 : this.opts.maxRequestsInflight ?? 0;
+    if (limit <= 0) return undefined;
+    if (this.limited[kind] >= limit) {
+      // A system:masters user (the admin, or loopback) always gets an answer.
+      if (user.groups.includes('system:masters')) return undefined;
+      throw new StatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 }, { 'Retry-After': '1' });
+    }
+    this.limited[kind]++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.limited[kind]--;
+    };
   }
 
   /**

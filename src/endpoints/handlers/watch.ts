@@ -206,12 +206,15 @@ export async function watchHandler(scope: RequestScope): Promise<void> {
   const clearTimer = setLongTimeout(stop, (params.timeoutSeconds ?? defaultTimeoutSeconds()) * 1000);
   const untrack = scope.trackLongRunning(stop);
   res.once('close', stop);
-  const stream = scope.watchStreams.open(res, w);
+  const { type } = scope.served;
+  const stream = scope.watchStreams.open(res, w, { group: type.group, version: type.version, kind: type.kind, resource: type.resource });
   let stalled = false;
   try {
     for await (const event of w) {
       if (res.writableEnded) break;
-      if (!res.write(encode.event(event))) {
+      const written = res.write(encode.event(event));
+      scope.watchStreams.sent(stream);
+      if (!written) {
         // Back-pressure: wait for the client. Meanwhile the watcher's queue fills, and
         // past its bounds the cache ends this watch; a client that takes nothing for
         // the grace period is cut off.

@@ -1,0 +1,131 @@
+// /metrics in Prometheus text format (prom-client), with kube-apiserver's metric names,
+// labels and buckets where Plinth has the thing they count. Each server has its own
+// registry, so several servers in one process do not mix their figures.
+
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Upstream's apiserver_request_duration_seconds buckets. */
+const requestBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+/** Upstream's etcd_request_duration_seconds buckets. */
+const storageBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+
+export interface RequestLabels {
+  /** Upstream's metric verb: GET, LIST, WATCH, POST, PUT, PATCH, APPLY, DELETE, DELETECOLLECTION, or the HTTP method for non-resource requests. */
+  verb: string;
+  dryRun: boolean;
+  group: string;
+  version: string;
+  resource: string;
+  subresource: string;
+  /** cluster, namespace, resource, or '' for non-resource requests. */
+  scope: string;
+}
+
+export interface MetricsSources {
+  /** Watchers registered with the watch caches, by group, version and kind. */
+  registeredWatchers(): Array<{ group: string; version: string; kind: string; count: number }>;
+  /** Objects stored, by resource (`configmaps`, `deployments.apps`). */
+  storageObjects(): Array<{ resource: string; count: number }>;
+}
+
+export class ApiMetrics {
+  readonly registry = new Registry();
+  readonly #requests: Counter;
+  readonly #durations: Histogram;
+  readonly #longRunning: Gauge;
+  readonly #inflight: Gauge;
+  readonly #watchEvents: Counter;
+  readonly #terminatedWatchers: Counter;
+  readonly #storage: Histogram;
+
+  constructor(sources: MetricsSources) {
+    const registers = [this.registry];
+    const requestLabels = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
+    this.#requests = new Counter({ name: 'apiserver_request_total', help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', labelNames: [...requestLabels, 'code'], registers });
+    this.#durations = new Histogram({ name: 'apiserver_request_duration_seconds', help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', labelNames: requestLabels, buckets: requestBuckets, registers });
+    this.#longRunning = new Gauge({ name: 'apiserver_longrunning_requests', help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.', labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'], registers });
+    this.#inflight = new Gauge({ name: 'apiserver_current_inflight_requests', help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', labelNames: ['request_kind'], registers });
+    this.#inflight.set({ request_kind: 'readOnly' }, 0);
+    this.#inflight.set({ request_kind: 'mutating' }, 0);
+    this.#watchEvents = new Counter({ name: 'apiserver_watch_events_total', help: 'Number of events sent in watch clients', labelNames: ['group', 'version', 'kind'], registers });
+    this.#terminatedWatchers = new Counter({ name: 'apiserver_terminated_watchers_total', help: 'Counter of watchers closed due to unresponsiveness broken by resource type.', labelNames: ['group', 'resource'], registers });
+    this.#storage = new Histogram({ name: 'etcd_request_duration_seconds', help: 'Etcd request latency in seconds for each operation and object type.', labelNames: ['operation', 'group', 'resource'], buckets: storageBuckets, registers });
+    new Gauge({
+      name: 'apiserver_registered_watchers', help: 'Number of currently registered watchers for a given resources', labelNames: ['group', 'version', 'kind'], registers,
+      collect() {
+        this.reset();
+        for (const w of sources.registeredWatchers()) this.set({ group: w.group, version: w.version, kind: w.kind }, w.count);
+      },
+    });
+    new Gauge({
+      name: 'apiserver_storage_objects', help: 'Number of stored objects at the time of last check split by kind.', labelNames: ['resource'], registers,
+      collect() {
+        this.reset();
+        for (const o of sources.storageObjects()) this.set({ resource: o.resource }, o.count);
+      },
+    });
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** A request has begun; the answer to it calls the function returned with its status code. */
+  startRequest(labels: RequestLabels, longRunning: boolean, mutating: boolean): (code: number) => void {
+    const started = performance.now();
+    const base = {
+      verb: labels.verb, dry_run: labels.dryRun ? 'All' : '', group: labels.group, version: labels.version, resource: labels.resource,
+      subresource: labels.subresource, scope: labels.scope, component: 'apiserver',
+    };
+    const kind = { request_kind: mutating ? 'mutating' : 'readOnly' };
+    const longRunningLabels = { verb: base.verb, group: base.group, version: base.version, resource: base.resource, subresource: base.subresource, scope: base.scope, component: base.component };
+    if (longRunning) this.#longRunning.inc(longRunningLabels);
+    else this.#inflight.inc(kind);
+    let done = false;
+    return (code) => {
+      if (done) return;
+      done = true;
+      this.#requests.inc({ ...base, code: String(code) });
+      if (longRunning) this.#longRunning.dec(longRunningLabels);
+      else {
+        this.#inflight.dec(kind);
+        this.#durations.observe(base, (performance.now() - started) / 1000);
+      }
+    };
+  }
+
+  watchEvent(group: string, version: string, kind: string): void {
+    this.#watchEvents.inc({ group, version, kind });
+  }
+
+  watcherTerminated(group: string, resource: string): void {
+    this.#terminatedWatchers.inc({ group, resource });
+  }
+
+  /** A storage call took `seconds` (etcd_request_duration_seconds, for every backend). */
+  storageCall(operation: string, group: string, resource: string, seconds: number): void {
+    this.#storage.observe({ operation, group, resource }, seconds);
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
+
+/** Upstream's metric verb for a request (metrics.CleanVerb). */
+export function metricVerb(method: string, verb: string, isResourceRequest: boolean, contentType: string | string[] | undefined): string {
+  const type = Array.isArray(contentType) ? contentType[0] : contentType;
+  if (!isResourceRequest) return method.toUpperCase();
+  switch (verb) {
+    case 'list': return 'LIST';
+    case 'watch': return 'WATCH';
+    case 'get': return 'GET';
+    case 'create': return 'POST';
+    case 'update': return 'PUT';
+    case 'patch': return type?.startsWith('application/apply-patch') ? 'APPLY' : 'PATCH';
+    case 'delete': return 'DELETE';
+    case 'deletecollection': return 'DELETECOLLECTION';
+    default: return verb.toUpperCase();
+  }
+}

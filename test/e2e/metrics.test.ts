@@ -1,0 +1,164 @@
+// /metrics: Prometheus text with kube-apiserver's names and labels, counts that move with
+// the requests made, RBAC on the nonResourceURL; and the in-flight limits answering 429
+// past --max-mutating-requests-inflight, watches and system:masters exempt.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { eventually } from '../helpers/eventually.ts';
+import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
+import { allow, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.ts';
+
+const tokens = { admin: 'admin-token', carol: 'carol-token' };
+
+function tokenFile(): string {
+  const file = path.join(tempDir('plinth-metrics-'), 'tokens.csv');
+  writeFileSync(file, [`${tokens.admin},admin,admin,"system:masters"`, `${tokens.carol},carol,carol-uid`].join('\n'));
+  return file;
+}
+
+/** The value of the sample `name{labels}` (labels in any order), 0 when absent. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const found = Object.fromEntries([...line.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return 0;
+}
+
+describe('/metrics', () => {
+  let server: TestServer;
+  before(async () => void (server = await startServer({ tokenAuthFile: tokenFile() })));
+  after(() => server?.stop());
+  const scrape = async () => {
+    const res = await server.request('GET', '/metrics', { token: tokens.admin });
+    assert.equal(res.status, 200, res.text);
+    assert.match(String(res.headers['content-type']), /^text\/plain; version=0\.0\.4/);
+    return res.text;
+  };
+
+  test('request counts and durations move with the requests made, with upstream\'s labels', async () => {
+    const ns = await server.newNamespace('metrics');
+    const labels = { verb: 'POST', group: '', version: 'v1', resource: 'configmaps', subresource: '', scope: 'namespace', component: 'apiserver', code: '201', dry_run: '' };
+    const before = await scrape();
+    for (let i = 0; i < 3; i++) assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: `m${i}` } }, token: tokens.admin })).status, 201);
+    assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/configmaps/missing`, { token: tokens.admin })).status, 404);
+    assert.equal((await server.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/m0?fieldManager=t`, {
+      raw: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'm0' }, data: { a: 'b' } }), headers: { 'content-type': 'application/apply-patch+yaml' }, token: tokens.admin,
+    })).status, 200);
+    const after = await scrape();
+    assert.equal(sample(after, 'apiserver_request_total', labels) - sample(before, 'apiserver_request_total', labels), 3);
+    assert.equal(sample(after, 'apiserver_request_total', { verb: 'GET', resource: 'configmaps', scope: 'resource', code: '404' }) - sample(before, 'apiserver_request_total', { verb: 'GET', resource: 'configmaps', scope: 'resource', code: '404' }), 1);
+    assert.equal(sample(after, 'apiserver_request_total', { verb: 'APPLY', resource: 'configmaps', code: '200' }), 1);
+    const durationLabels = { verb: 'POST', resource: 'configmaps', scope: 'namespace' };
+    assert.equal(sample(after, 'apiserver_request_duration_seconds_count', durationLabels) - sample(before, 'apiserver_request_duration_seconds_count', durationLabels), 3);
+    assert.equal(sample(after, 'apiserver_request_duration_seconds_bucket', { ...durationLabels, le: '60' }), sample(after, 'apiserver_request_duration_seconds_count', durationLabels));
+    // Storage calls are timed whatever the backend; objects are counted from the caches.
+    assert.ok(sample(after, 'etcd_request_duration_seconds_count', { operation: 'create', resource: 'configmaps' }) >= 3);
+    assert.ok(sample(after, 'apiserver_storage_objects', { resource: 'configmaps' }) >= 3);
+    assert.ok(sample(after, 'process_resident_memory_bytes') > 0);
+    assert.equal(sample(after, 'apiserver_current_inflight_requests', { request_kind: 'mutating' }), 0);
+  });
+
+  test('a watch is a long-running request and a registered watcher; its events are counted', async () => {
+    const ns = await server.newNamespace('watched');
+    const controller = new AbortController();
+    const watch = fetchWatch(server, `/api/v1/namespaces/${ns}/configmaps?watch=1`, controller.signal);
+    try {
+      await eventually(async () => {
+        const text = await scrape();
+        assert.equal(sample(text, 'apiserver_longrunning_requests', { verb: 'WATCH', resource: 'configmaps', scope: 'namespace' }), 1);
+        assert.ok(sample(text, 'apiserver_registered_watchers', { group: '', version: 'v1', kind: 'ConfigMap' }) >= 1);
+      });
+      const beforeEvents = sample(await scrape(), 'apiserver_watch_events_total', { version: 'v1', kind: 'ConfigMap' });
+      assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'w' } }, token: tokens.admin })).status, 201);
+      await eventually(async () => assert.equal(sample(await scrape(), 'apiserver_watch_events_total', { version: 'v1', kind: 'ConfigMap' }) - beforeEvents, 1));
+    } finally {
+      controller.abort();
+      await watch.catch(() => undefined);
+    }
+    await eventually(async () => assert.equal(sample(await scrape(), 'apiserver_longrunning_requests', { verb: 'WATCH', resource: 'configmaps', scope: 'namespace' }), 0));
+  });
+
+  test('/metrics needs the nonResourceURL permission (system:monitoring grants it)', async () => {
+    assert.equal((await server.request('GET', '/metrics', { token: tokens.carol })).status, 403);
+    const binding = {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'carol-monitoring' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:monitoring' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'carol' }],
+    };
+    assert.equal((await server.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', { body: binding, token: tokens.admin })).status, 201);
+    await eventually(async () => assert.equal((await server.request('GET', '/metrics', { token: tokens.carol })).status, 200));
+  });
+});
+
+/** A watch read until aborted. */
+async function fetchWatch(server: TestServer, urlPath: string, signal: AbortSignal): Promise<void> {
+  const https = await import('node:https');
+  await new Promise<void>((resolve, reject) => {
+    const req = https.request(new URL(urlPath, server.url), { headers: { authorization: `Bearer ${tokens.admin}` }, ca: server.caPem, signal }, (res) => {
+      res.on('data', () => undefined);
+      res.on('end', resolve);
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('in-flight limits', () => {
+  let server: TestServer;
+  let hooks: WebhookServer;
+  let release: () => void = () => undefined;
+  before(async () => {
+    [server, hooks] = await Promise.all([startServer({ tokenAuthFile: tokenFile(), maxMutatingRequestsInflight: 1, maxRequestsInflight: 0 }), startWebhookServer()]);
+  });
+  after(async () => {
+    release();
+    await server?.stop();
+    await hooks?.close();
+  });
+
+  test('past --max-mutating-requests-inflight a write is 429 with Retry-After; reads and system:masters go on', async () => {
+    const ns = await server.newNamespace('limited');
+    // carol may write ConfigMaps in the namespace.
+    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'carol-edit' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'carol' }] };
+    assert.equal((await server.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, { body: role, token: tokens.admin })).status, 201);
+    // A validating webhook holds one write in flight until released.
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    hooks.handle('/hold', async (review) => {
+      if (review.request.name === 'held') await holding;
+      return allow();
+    });
+    release = held;
+    const config = {
+      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'hold' },
+      webhooks: [{
+        name: 'hold.example.com', clientConfig: { url: `${hooks.url}/hold`, caBundle: hooks.caBundle }, sideEffects: 'None', admissionReviewVersions: ['v1'], timeoutSeconds: 30,
+        rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } },
+      }],
+    };
+    assert.equal((await server.request('POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', { body: config, token: tokens.admin })).status, 201);
+    await eventually(async () => {
+      const list = await server.request('GET', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations?resourceVersion=0', { token: tokens.admin });
+      assert.ok(list.json.items.some((c: { metadata: { name: string } }) => c.metadata.name === 'hold'));
+    });
+    const heldWrite = server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'held' } }, token: tokens.carol });
+    await eventually(() => assert.equal(hooks.received('/hold').length, 1, 'the held write reached the webhook'));
+
+    const refused = await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'second' } }, token: tokens.carol });
+    assert.equal(refused.status, 429, refused.text);
+    assert.equal(refused.headers['retry-after'], '1');
+    assert.deepEqual([refused.json.reason, refused.json.message, refused.json.details], ['TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 }]);
+    // Reads are not mutating; system:masters always gets an answer.
+    assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/configmaps`, { token: tokens.carol })).status, 200);
+    assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'by-admin' } }, token: tokens.admin })).status, 201);
+
+    release();
+    assert.equal((await heldWrite).status, 201);
+    assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'after' } }, token: tokens.carol })).status, 201, 'the slot is free again');
+  });
+});
