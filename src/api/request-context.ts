@@ -18,6 +18,8 @@ export interface RequestContext {
   user: RequestUser;
   /** Adds a `Warning: 299 - "text"` header to the answer (deduplicated). */
   addWarning(text: string): void;
+  /** Told the request's body once read, when the request is audited at level Request or above. */
+  auditRequestBody?(body: Uint8Array, contentType: string | undefined): void;
 }
 
 // Per-request state lives in the async context, not in a global: each request sees its own.

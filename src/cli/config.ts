@@ -71,6 +71,13 @@ export interface Config {
   /** `--max-requests-inflight` and `--max-mutating-requests-inflight` (upstream's 400 and 200; 0: no limit): past them, 429. */
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  /** `--audit-policy-file` and `--audit-log-path` ('-': standard output): both are needed for an audit log. */
+  auditPolicyFile?: string;
+  auditLogPath?: string;
+  /** `--audit-log-maxsize` (MB), `--audit-log-maxbackup`, `--audit-log-maxage` (days); 0: no limit. */
+  auditLogMaxSizeMB: number;
+  auditLogMaxBackups: number;
+  auditLogMaxAgeDays: number;
   /** `--simulated-pod-run-time`: how long Job pods run on simulated nodes before they finish. */
   simulatedPodRunMs: number;
   /** `--simulated-max-grace-period`: the longest a terminating pod on a simulated node is kept. */
@@ -131,6 +138,9 @@ export function defaultConfig(): Config {
     simulatedNodes: 0,
     maxRequestsInflight: 400,
     maxMutatingRequestsInflight: 200,
+    auditLogMaxSizeMB: 0,
+    auditLogMaxBackups: 0,
+    auditLogMaxAgeDays: 0,
     simulatedPodRunMs: 3_000,
     simulatedMaxGracePeriodMs: 3_000,
     leaderElect: true,
@@ -228,6 +238,11 @@ Flags (kube-apiserver's names where one exists):
   --max-requests-inflight int        reads served at once before others get 429; 0: no limit (default 400)
   --max-mutating-requests-inflight int
                                      writes served at once before others get 429; 0: no limit (default 200)
+  --audit-policy-file file           audit.k8s.io/v1 Policy: which requests are audited, at which level
+  --audit-log-path file              where audit events go as JSON lines ('-': standard output)
+  --audit-log-maxsize int            megabytes before the audit log is rotated (default 0: never)
+  --audit-log-maxbackup int          rotated audit logs kept (default 0: all)
+  --audit-log-maxage int             days a rotated audit log is kept (default 0: forever)
   --simulated-pod-run-time dur       how long Job pods run on simulated nodes before they succeed (default 3s)
   --simulated-max-grace-period dur   the longest a terminating pod on a simulated node is kept (default 3s)
   --leader-elect[=false]             run the controllers on one replica at a time, elected with the Lease
@@ -273,6 +288,11 @@ export function parseServeFlags(args: string[]): Config {
       'simulated-nodes': { type: 'string' },
       'max-requests-inflight': { type: 'string' },
       'max-mutating-requests-inflight': { type: 'string' },
+      'audit-policy-file': { type: 'string' },
+      'audit-log-path': { type: 'string' },
+      'audit-log-maxsize': { type: 'string' },
+      'audit-log-maxbackup': { type: 'string' },
+      'audit-log-maxage': { type: 'string' },
       'simulated-pod-run-time': { type: 'string' },
       'simulated-max-grace-period': { type: 'string' },
       'leader-elect': { type: 'string' },
@@ -336,7 +356,12 @@ export function parseServeFlags(args: string[]): Config {
       throw new UsageError((err as Error).message);
     }
   }
-  for (const [flag, field] of [['max-requests-inflight', 'maxRequestsInflight'], ['max-mutating-requests-inflight', 'maxMutatingRequestsInflight']] as const) {
+  if (values['audit-policy-file'] !== undefined) config.auditPolicyFile = values['audit-policy-file'];
+  if (values['audit-log-path'] !== undefined) config.auditLogPath = values['audit-log-path'];
+  for (const [flag, field] of [
+    ['max-requests-inflight', 'maxRequestsInflight'], ['max-mutating-requests-inflight', 'maxMutatingRequestsInflight'],
+    ['audit-log-maxsize', 'auditLogMaxSizeMB'], ['audit-log-maxbackup', 'auditLogMaxBackups'], ['audit-log-maxage', 'auditLogMaxAgeDays'],
+  ] as const) {
     const text = values[flag];
     if (text === undefined) continue;
     const n = Number(text);

@@ -19,6 +19,7 @@ import { reviewedUser, type AuthenticationApi } from '../endpoints/handlers/auth
 import { CrdController } from '../controllers/crd.ts';
 import { ApiHandler } from '../endpoints/api-handler.ts';
 import { ApiMetrics } from '../server/metrics.ts';
+import { AuditLog, loadAuditPolicy } from '../server/audit.ts';
 import { instrumentedBackend } from '../storage/instrumented.ts';
 import { WatchStreams, type WatchStreamStats } from '../endpoints/watch-streams.ts';
 import { Discovery } from '../endpoints/discovery.ts';
@@ -94,6 +95,11 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     dataDir, etcdServers: config.etcdServers, etcdPrefix: config.etcdPrefix,
     etcdCaFile: config.etcdCaFile, etcdCertFile: config.etcdCertFile, etcdKeyFile: config.etcdKeyFile, log,
   });
+  // Auditing needs both a policy and a log, as upstream; a policy that does not load fails the start.
+  const audit = config.auditPolicyFile === undefined || config.auditLogPath === undefined ? undefined : {
+    policy: await loadAuditPolicy(config.auditPolicyFile),
+    log: new AuditLog({ path: config.auditLogPath, maxSizeMB: config.auditLogMaxSizeMB, maxBackups: config.auditLogMaxBackups, maxAgeDays: config.auditLogMaxAgeDays }),
+  };
   // /metrics: watchers and objects are read from the watch caches when scraped; every
   // storage call is timed (etcd_request_duration_seconds, whatever the backend).
   const cacheTypes = new Map<WatchCache, ResourceType>();
@@ -297,6 +303,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     ...(config.verbosity >= 4 ? { debug: log } : {}),
     unreadBodyGraceMs: config.unreadBodyGraceMs,
     metrics,
+    ...(audit !== undefined ? { audit } : {}),
     maxRequestsInflight: config.maxRequestsInflight,
     maxMutatingRequestsInflight: config.maxMutatingRequestsInflight,
   });

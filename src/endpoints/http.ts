@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback, constants as zlibConstants } from 'node:zlib';
 import { internalError, isStatusError, requestEntityTooLarge, StatusError, type KubeObject, type Status } from '../api/index.ts';
+import { currentRequest } from '../api/request-context.ts';
 import { unreachableStorageStatus } from '../registry/storage-errors.ts';
 import { loadCborObjectCodec } from '../encoding/cbor-loader.ts';
 import { encodeYaml } from '../encoding/decode.ts';
@@ -52,7 +53,9 @@ export async function readBody(req: HttpRequest, limit = maxBodyBytes): Promise<
     if (size > limit) throw requestEntityTooLarge();
     chunks.push(buf);
   }
-  return Buffer.concat(chunks);
+  const body = Buffer.concat(chunks);
+  currentRequest()?.auditRequestBody?.(body, req.headers['content-type']);
+  return body;
 }
 
 export function writeBytes(res: HttpResponse, status: number, contentType: string, body: Uint8Array | string, headers: Record<string, string> = {}): void {

@@ -12,6 +12,7 @@ import { warningRecorder } from '../endpoints/warnings.ts';
 import { runInRequestContext } from '../api/request-context.ts';
 import { requestInfo, type RequestInfo } from '../endpoints/request-info.ts';
 import { metricVerb, type ApiMetrics } from './metrics.ts';
+import { beginAudit, type AuditLog, type AuditPolicy } from './audit.ts';
 import { parseRequestTarget } from './request-target.ts';
 import { releaseUnreadBody } from './unread-body.ts';
 
@@ -49,6 +50,8 @@ export interface ApiServerOptions {
    */
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
+  /** `--audit-policy-file` and `--audit-log-path`: requests audited as the policy says. */
+  audit?: { policy: AuditPolicy; log: AuditLog };
 }
 
 /** Long-running requests (upstream's BasicLongRunningRequestCheck): watches and streaming subresources. */
@@ -238,7 +241,21 @@ export class ApiServer {
     if (release !== undefined) res.once('close', release);
     // As upstream, impersonation comes after authentication and before authorization.
     const rawHeaders = req.rawHeaders ?? [];
+    const authenticated = user;
     if (wantsImpersonation(rawHeaders)) user = await impersonate(user, rawHeaders, this.opts.authorizer);
+    // Audited from here: what authorization refuses is in the log too.
+    const auditBody = this.opts.audit === undefined ? undefined : beginAudit(this.opts.audit.policy, this.opts.audit.log, {
+      url: req.url ?? '/', verb: info.verb,
+      userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : undefined,
+      sourceIP: (req as unknown as { socket?: { remoteAddress?: string } }).socket?.remoteAddress,
+      user: authenticated, ...(user !== authenticated ? { impersonatedUser: user } : {}),
+      apiVersion: info.isResourceRequest ? info.version : '',
+      attributes: {
+        user, verb: info.verb, resourceRequest: info.isResourceRequest, path: info.path,
+        group: info.isResourceRequest ? info.group : '', resource: info.isResourceRequest ? info.resource : '', subresource: info.isResourceRequest ? info.subresource : '',
+        namespace: info.isResourceRequest ? info.namespace : '', name: info.isResourceRequest ? info.name : '',
+      },
+    }, res as unknown as Parameters<typeof beginAudit>[3]);
     const attributes = info.isResourceRequest
       ? { verb: info.verb, group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path: info.path }
       : { verb: info.verb, group: '', resource: '', subresource: '', namespace: '', name: '', path: info.path };
@@ -247,7 +264,7 @@ export class ApiServer {
     // An empty path segment (`//x/api/...`, `/api/v1//pods`) matches no route upstream: 404, never served as the path without it.
     if (path.includes('//')) throw notFoundPath();
     // Admission and the Store learn the user, and add warnings, through the request context.
-    const context = { user, addWarning: warningRecorder(res) };
+    const context = { user, addWarning: warningRecorder(res), ...(auditBody !== undefined ? { auditRequestBody: auditBody } : {}) };
     await runInRequestContext(context, () => this.opts.handler.handle(req, res, info, query));
   }
 

@@ -1,0 +1,314 @@
+// Auditing as kube-apiserver does it: `--audit-policy-file` (an audit.k8s.io/v1 Policy:
+// rules matched in order by user, group, verb, resource, namespace and non-resource URL,
+// each giving a level None, Metadata, Request or RequestResponse, and stages to omit) and
+// `--audit-log-path` (audit.k8s.io/v1 Events as JSON lines, the file rotated by size as
+// upstream's --audit-log-maxsize, --audit-log-maxbackup and --audit-log-maxage say).
+
+import { appendFileSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+
+export type AuditLevel = 'None' | 'Metadata' | 'Request' | 'RequestResponse';
+export type AuditStage = 'RequestReceived' | 'ResponseStarted' | 'ResponseComplete' | 'Panic';
+
+const levels: AuditLevel[] = ['None', 'Metadata', 'Request', 'RequestResponse'];
+const stages: AuditStage[] = ['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic'];
+
+interface GroupResources {
+  group: string;
+  resources: string[];
+  resourceNames: string[];
+}
+
+interface PolicyRule {
+  level: AuditLevel;
+  users: string[];
+  userGroups: string[];
+  verbs: string[];
+  resources: GroupResources[];
+  namespaces: string[];
+  nonResourceURLs: string[];
+  omitStages: AuditStage[];
+  omitManagedFields?: boolean;
+}
+
+export interface AuditPolicy {
+  rules: PolicyRule[];
+  omitStages: AuditStage[];
+  omitManagedFields: boolean;
+}
+
+/** What a rule is matched against. */
+export interface AuditAttributes {
+  user: { name: string; groups: readonly string[] };
+  verb: string;
+  resourceRequest: boolean;
+  group: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+  path: string;
+}
+
+export interface AuditDecision {
+  level: AuditLevel;
+  omitStages: AuditStage[];
+  omitManagedFields: boolean;
+}
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
+
+function stagesOf(v: unknown, where: string): AuditStage[] {
+  const list = strings(v);
+  for (const s of list) if (!stages.includes(s as AuditStage)) throw new Error(`${where}: unknown stage ${JSON.stringify(s)}`);
+  return list as AuditStage[];
+}
+
+/** Reads and checks a policy file (YAML or JSON). */
+export async function loadAuditPolicy(file: string): Promise<AuditPolicy> {
+  const doc = parseYaml(await readFile(file, 'utf8')) as Record<string, unknown> | null;
+  if (doc === null || typeof doc !== 'object') throw new Error(`${file}: not an audit policy`);
+  if (doc.kind !== 'Policy' || (doc.apiVersion !== 'audit.k8s.io/v1')) throw new Error(`${file}: want kind Policy, apiVersion audit.k8s.io/v1`);
+  const rules = (Array.isArray(doc.rules) ? doc.rules : []).map((raw: Record<string, unknown>, i: number): PolicyRule => {
+    const where = `${file}: rules[${i}]`;
+    if (!levels.includes(raw.level as AuditLevel)) throw new Error(`${where}: level must be one of ${levels.join(', ')}`);
+    const resources = (Array.isArray(raw.resources) ? raw.resources : []).map((r: Record<string, unknown>) => ({
+      group: typeof r.group === 'string' ? r.group : '', resources: strings(r.resources), resourceNames: strings(r.resourceNames),
+    }));
+    const nonResourceURLs = strings(raw.nonResourceURLs);
+    if (nonResourceURLs.length > 0 && (resources.length > 0 || strings(raw.namespaces).length > 0)) {
+      throw new Error(`${where}: rules cannot apply to both regular resources and non-resource URLs`);
+    }
+    return {
+      level: raw.level as AuditLevel, users: strings(raw.users), userGroups: strings(raw.userGroups), verbs: strings(raw.verbs), resources,
+      namespaces: strings(raw.namespaces), nonResourceURLs, omitStages: stagesOf(raw.omitStages, where),
+      ...(typeof raw.omitManagedFields === 'boolean' ? { omitManagedFields: raw.omitManagedFields } : {}),
+    };
+  });
+  return { rules, omitStages: stagesOf(doc.omitStages, file), omitManagedFields: doc.omitManagedFields === true };
+}
+
+function ruleMatches(rule: PolicyRule, a: AuditAttributes): boolean {
+  if (rule.users.length > 0 && !rule.users.includes(a.user.name)) return false;
+  if (rule.userGroups.length > 0 && !a.user.groups.some((g) => rule.userGroups.includes(g))) return false;
+  if (rule.verbs.length > 0 && !rule.verbs.includes(a.verb)) return false;
+  if (rule.namespaces.length > 0 || rule.resources.length > 0) {
+    if (!a.resourceRequest) return false;
+    if (rule.namespaces.length > 0 && !rule.namespaces.includes(a.namespace)) return false;
+    if (rule.resources.length > 0 && !rule.resources.some((gr) => groupResourcesMatch(gr, a))) return false;
+  }
+  if (rule.nonResourceURLs.length > 0) {
+    if (a.resourceRequest) return false;
+    if (!rule.nonResourceURLs.some((u) => (u.endsWith('*') ? a.path.startsWith(u.slice(0, -1)) : a.path === u))) return false;
+  }
+  return true;
+}
+
+function groupResourcesMatch(gr: GroupResources, a: AuditAttributes): boolean {
+  if (gr.group !== '*' && gr.group !== a.group) return false;
+  if (gr.resources.length > 0) {
+    const combined = a.subresource === '' ? a.resource : `${a.resource}/${a.subresource}`;
+    const matches = gr.resources.some((r) => r === '*' || r === combined || (r === '*/' + a.subresource && a.subresource !== '') || (r === `${a.resource}/*` && a.subresource !== ''));
+    if (!matches) return false;
+  }
+  if (gr.resourceNames.length > 0 && !gr.resourceNames.includes(a.name)) return false;
+  return true;
+}
+
+/** The level and omitted stages for a request: the first rule that matches, else None. */
+export function auditDecision(policy: AuditPolicy, a: AuditAttributes): AuditDecision {
+  const rule = policy.rules.find((r) => ruleMatches(r, a));
+  if (rule === undefined) return { level: 'None', omitStages: [], omitManagedFields: false };
+  return { level: rule.level, omitStages: [...new Set([...policy.omitStages, ...rule.omitStages])], omitManagedFields: rule.omitManagedFields ?? policy.omitManagedFields };
+}
+
+export interface AuditLogOptions {
+  /** The file, or '-' for standard output. */
+  path: string;
+  /** --audit-log-maxsize: megabytes before the file is rotated (0: never). */
+  maxSizeMB: number;
+  /** --audit-log-maxbackup: rotated files kept (0: all). */
+  maxBackups: number;
+  /** --audit-log-maxage: days a rotated file is kept (0: forever). */
+  maxAgeDays: number;
+}
+
+/** Appends events to the log, rotating the file as lumberjack (upstream's writer) does. */
+export class AuditLog {
+  readonly #opts: AuditLogOptions;
+  #size: number;
+
+  constructor(opts: AuditLogOptions) {
+    this.#opts = opts;
+    this.#size = 0;
+    if (opts.path !== '-') {
+      try {
+        this.#size = statSync(opts.path).size;
+      } catch {
+        this.#size = 0;
+      }
+    }
+  }
+
+  write(event: object): void {
+    const line = `${JSON.stringify(event)}\n`;
+    if (this.#opts.path === '-') {
+      process.stdout.write(line);
+      return;
+    }
+    const bytes = Buffer.byteLength(line);
+    if (this.#opts.maxSizeMB > 0 && this.#size > 0 && this.#size + bytes > this.#opts.maxSizeMB * 1024 * 1024) this.#rotate();
+    appendFileSync(this.#opts.path, line, { mode: 0o600 });
+    this.#size += bytes;
+  }
+
+  /** `audit.log` becomes `audit-2026-11-28T13-45-00.123.log`; the oldest backups past the limits go. */
+  #rotate(): void {
+    const file = this.#opts.path;
+    const ext = path.extname(file);
+    const base = file.slice(0, file.length - ext.length);
+    const stamp = new Date().toISOString().replace(/:/g, '-').replace(/Z$/, '');
+    try {
+      renameSync(file, `${base}-${stamp}${ext}`);
+    } catch {
+      return;
+    }
+    this.#size = 0;
+    const dir = path.dirname(file);
+    const prefix = `${path.basename(base)}-`;
+    const backups = readdirSync(dir).filter((f) => f.startsWith(prefix) && f.endsWith(ext)).sort().reverse();
+    const now = Date.now();
+    backups.forEach((f, i) => {
+      const full = path.join(dir, f);
+      const tooMany = this.#opts.maxBackups > 0 && i >= this.#opts.maxBackups;
+      const tooOld = this.#opts.maxAgeDays > 0 && now - statSync(full).mtimeMs > this.#opts.maxAgeDays * 86_400_000;
+      if (tooMany || tooOld) unlinkSync(full);
+    });
+  }
+}
+
+/** What an audited request needs of the response: its status, headers, and the bytes written. */
+export interface AuditedResponse {
+  statusCode: number;
+  setHeader(name: string, value: string): unknown;
+  getHeader(name: string): unknown;
+  write(...args: any[]): boolean;
+  end(...args: any[]): unknown;
+  once(event: 'close', listener: () => void): unknown;
+}
+
+export interface AuditRequest {
+  url: string;
+  verb: string;
+  userAgent: string | undefined;
+  sourceIP: string | undefined;
+  user: { name: string; uid: string; groups: readonly string[]; extra?: Readonly<Record<string, readonly string[]>> };
+  /** The user impersonated, when the request impersonates. */
+  impersonatedUser?: { name: string; uid: string; groups: readonly string[] };
+  attributes: AuditAttributes;
+  apiVersion: string;
+}
+
+/** Bytes of an answer kept for its event (its Status on failure, its object at RequestResponse). */
+const responseCaptureLimit = 1024 * 1024;
+
+/** MicroTime, as audit events carry their timestamps. */
+function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+function userInfo(user: { name: string; uid: string; groups: readonly string[]; extra?: Readonly<Record<string, readonly string[]>> }): Record<string, unknown> {
+  return {
+    username: user.name, ...(user.uid !== '' ? { uid: user.uid } : {}), ...(user.groups.length > 0 ? { groups: [...user.groups] } : {}),
+    ...(user.extra !== undefined && Object.keys(user.extra).length > 0 ? { extra: user.extra } : {}),
+  };
+}
+
+function withoutManagedFields(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const o = value as Record<string, unknown>;
+  if (Array.isArray(o.items)) return { ...o, items: (o.items as unknown[]).map(withoutManagedFields) };
+  const meta = o.metadata as Record<string, unknown> | undefined;
+  if (meta === undefined || meta === null || typeof meta !== 'object' || !('managedFields' in meta)) return value;
+  const { managedFields: _omitted, ...rest } = meta;
+  return { ...o, metadata: rest };
+}
+
+function decodeJsonBody(bytes: Uint8Array, contentType: string | undefined): unknown {
+  const type = (contentType ?? '').split(';')[0]!.trim();
+  if (type !== 'application/json' && !type.endsWith('+json') && type !== 'application/yaml' && type !== 'application/apply-patch+yaml') return undefined;
+  try {
+    const text = Buffer.from(bytes).toString('utf8');
+    return type.includes('yaml') ? parseYaml(text) : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Begins auditing a request: the RequestReceived event now (unless omitted), the
+ * ResponseComplete event when the answer is done. Answers the hook that hands it the
+ * request body (undefined when the level is None).
+ */
+export function beginAudit(policy: AuditPolicy, log: AuditLog, request: AuditRequest, res: AuditedResponse): ((body: Uint8Array, contentType: string | undefined) => void) | undefined {
+  const decision = auditDecision(policy, request.attributes);
+  if (decision.level === 'None') return undefined;
+  const received = Date.now();
+  const auditID = crypto.randomUUID();
+  res.setHeader('Audit-Id', auditID);
+  const a = request.attributes;
+  const objectRef = !a.resourceRequest ? undefined : {
+    resource: a.resource, ...(a.namespace !== '' ? { namespace: a.namespace } : {}), ...(a.name !== '' ? { name: a.name } : {}),
+    ...(a.group !== '' ? { apiGroup: a.group } : {}), apiVersion: request.apiVersion, ...(a.subresource !== '' ? { subresource: a.subresource } : {}),
+  };
+  const base = {
+    kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: decision.level, auditID, requestURI: request.url, verb: request.verb,
+    user: userInfo(request.user), ...(request.impersonatedUser !== undefined ? { impersonatedUser: userInfo(request.impersonatedUser) } : {}),
+    sourceIPs: request.sourceIP === undefined ? [] : [request.sourceIP.replace(/^::ffff:/, '')],
+    ...(request.userAgent !== undefined ? { userAgent: request.userAgent } : {}), ...(objectRef !== undefined ? { objectRef } : {}),
+  };
+  const emit = (stage: AuditStage, extra: Record<string, unknown>) => {
+    if (decision.omitStages.includes(stage)) return;
+    log.write({ ...base, stage, ...extra, requestReceivedTimestamp: microTime(received), stageTimestamp: microTime(Date.now()) });
+  };
+  let requestObject: unknown;
+  const chunks: Buffer[] = [];
+  let captured = 0;
+  const capture = (chunk: unknown) => {
+    if (chunk === undefined || chunk === null || typeof chunk === 'function' || captured > responseCaptureLimit) return;
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array);
+    captured += buf.length;
+    if (captured <= responseCaptureLimit) chunks.push(buf);
+  };
+  const write = res.write.bind(res);
+  const end = res.end.bind(res);
+  res.write = (...args: any[]) => {
+    capture(args[0]);
+    return write(...args);
+  };
+  res.end = (...args: any[]) => {
+    capture(args[0]);
+    return end(...args);
+  };
+  emit('RequestReceived', {});
+  res.once('close', () => {
+    const code = res.statusCode;
+    const encoded = res.getHeader('content-encoding') !== undefined;
+    const answer = encoded || captured > responseCaptureLimit ? undefined : decodeJsonBody(Buffer.concat(chunks), String(res.getHeader('content-type') ?? ''));
+    const status = answer !== null && typeof answer === 'object' && (answer as Record<string, unknown>).kind === 'Status' ? answer as Record<string, unknown> : undefined;
+    const responseStatus = {
+      metadata: {}, ...(status?.status === 'Failure' ? { status: 'Failure', message: status.message, reason: status.reason } : {}), code,
+    };
+    const trim = (v: unknown) => (decision.omitManagedFields ? withoutManagedFields(v) : v);
+    emit('ResponseComplete', {
+      responseStatus,
+      ...(decision.level !== 'Metadata' && requestObject !== undefined ? { requestObject: trim(requestObject) } : {}),
+      ...(decision.level === 'RequestResponse' && answer !== undefined ? { responseObject: trim(answer) } : {}),
+    });
+  });
+  return decision.level === 'Metadata' ? undefined : (body, contentType) => {
+    requestObject = decodeJsonBody(body, contentType);
+  };
+}

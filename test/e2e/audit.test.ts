@@ -1,0 +1,120 @@
+// --audit-policy-file and --audit-log-path: events as audit.k8s.io/v1 JSON lines, levels
+// and stages as the policy's first matching rule says, by user, group, verb, resource,
+// namespace and non-resource URL; refused requests audited too; rotation by size.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { AuditLog } from '../../src/server/audit.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
+
+const policy = `
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: None
+  nonResourceURLs: ["/healthz*", "/readyz*", "/livez*"]
+- level: None
+  users: ["quiet"]
+- level: RequestResponse
+  resources:
+  - group: ""
+    resources: ["configmaps"]
+  namespaces: ["full"]
+- level: Request
+  verbs: ["create", "update", "patch"]
+  resources:
+  - group: ""
+    resources: ["secrets"]
+- level: Metadata
+  omitStages: []
+`;
+
+interface AuditEvent {
+  level: string;
+  stage: string;
+  auditID: string;
+  verb: string;
+  requestURI: string;
+  user: { username: string; groups?: string[] };
+  objectRef?: Record<string, string>;
+  responseStatus?: { code: number; status?: string; reason?: string; message?: string };
+  requestObject?: any;
+  responseObject?: any;
+  requestReceivedTimestamp: string;
+  stageTimestamp: string;
+}
+
+describe('audit', () => {
+  let server: TestServer;
+  const dir = tempDir('plinth-audit-');
+  const logPath = path.join(dir, 'audit.log');
+  const events = (): AuditEvent[] => readFileSync(logPath, 'utf8').trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+  const tokens = path.join(dir, 'tokens.csv');
+
+  before(async () => {
+    writeFileSync(path.join(dir, 'policy.yaml'), policy);
+    writeFileSync(tokens, ['admin-token,admin,admin,"system:masters"', 'quiet-token,quiet,quiet-uid', 'dave-token,dave,dave-uid'].join('\n'));
+    server = await startServer({ auditPolicyFile: path.join(dir, 'policy.yaml'), auditLogPath: logPath, tokenAuthFile: tokens });
+  });
+  after(() => server?.stop());
+
+  test('levels and stages follow the first matching rule', async () => {
+    const admin = { token: 'admin-token' };
+    for (const ns of ['full', 'plain']) assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } }, ...admin })).status, 201);
+    const created = await server.request('POST', '/api/v1/namespaces/full/configmaps', { body: { metadata: { name: 'c' }, data: { a: '1' } }, ...admin });
+    assert.equal(created.status, 201);
+    const auditId = created.headers['audit-id'];
+    assert.match(String(auditId), /^[0-9a-f-]{36}$/);
+    assert.equal((await server.request('POST', '/api/v1/namespaces/plain/secrets', { body: { metadata: { name: 's' }, stringData: { k: 'v' } }, ...admin })).status, 201);
+    assert.equal((await server.request('GET', '/api/v1/namespaces/plain/configmaps', { ...admin })).status, 200);
+    assert.equal((await server.request('GET', '/api/v1/namespaces/plain/configmaps', { token: 'quiet-token' })).status, 403);
+    assert.equal((await server.request('GET', '/api/v1/namespaces/plain/secrets/s', { token: 'dave-token' })).status, 403);
+    assert.equal((await server.request('GET', '/healthz', { ...admin })).status, 200);
+
+    await eventually(() => assert.ok(events().some((e) => e.user.username === 'dave' && e.stage === 'ResponseComplete')));
+    const all = events();
+    // RequestResponse for configmaps in "full": both objects; RequestReceived omitted by the policy.
+    const full = all.filter((e) => e.auditID === auditId);
+    assert.deepEqual(full.map((e) => [e.level, e.stage]), [['RequestResponse', 'ResponseComplete']]);
+    const [event] = full;
+    assert.equal(event!.verb, 'create');
+    assert.equal(event!.requestURI, '/api/v1/namespaces/full/configmaps');
+    assert.deepEqual(event!.objectRef, { resource: 'configmaps', namespace: 'full', apiVersion: 'v1' });
+    assert.deepEqual(event!.responseStatus, { metadata: {}, code: 201 });
+    assert.deepEqual(event!.requestObject.data, { a: '1' });
+    assert.equal(event!.responseObject.metadata.name, 'c');
+    assert.match(event!.stageTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    // Request for secret writes: the request, not the answer.
+    const secret = all.find((e) => e.objectRef?.resource === 'secrets' && e.verb === 'create')!;
+    assert.equal(secret.level, 'Request');
+    assert.deepEqual(secret.requestObject.stringData, { k: 'v' });
+    assert.equal(secret.responseObject, undefined);
+    // Metadata for the rest: no bodies.
+    const list = all.filter((e) => e.verb === 'list' && e.user.username === 'admin' && e.objectRef?.namespace === 'plain');
+    assert.ok(list.length >= 1);
+    assert.ok(list.every((e) => e.level === 'Metadata' && e.requestObject === undefined && e.responseObject === undefined));
+    // A refused request is audited with its Status.
+    const refused = all.find((e) => e.user.username === 'dave')!;
+    assert.equal(refused.responseStatus!.code, 403);
+    assert.equal(refused.responseStatus!.reason, 'Forbidden');
+    assert.match(refused.responseStatus!.message!, /secrets "s" is forbidden: User "dave" cannot get resource "secrets"/);
+    // Level None: no events.
+    assert.ok(!all.some((e) => e.user.username === 'quiet'));
+    assert.ok(!all.some((e) => e.requestURI === '/healthz'));
+  });
+
+  test('the log rotates by size, keeping --audit-log-maxbackup files', () => {
+    const rotating = path.join(tempDir('plinth-audit-rotate-'), 'audit.log');
+    const log = new AuditLog({ path: rotating, maxSizeMB: 1, maxBackups: 2, maxAgeDays: 0 });
+    const big = { kind: 'Event', padding: 'x'.repeat(100_000) };
+    for (let i = 0; i < 45; i++) log.write(big);
+    const files = readdirSync(path.dirname(rotating)).sort();
+    assert.ok(files.includes('audit.log'));
+    const backups = files.filter((f) => /^audit-.*\.log$/.test(f));
+    assert.ok(backups.length >= 1 && backups.length <= 2, files.join(', '));
+    assert.ok(readFileSync(rotating).length <= 1024 * 1024);
+  });
+});
