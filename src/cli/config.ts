@@ -43,8 +43,10 @@ export interface Config {
   kubeconfigPath: string | undefined;
   /** An EncryptionConfiguration file (upstream's format): how values are encrypted at rest. */
   encryptionProviderConfig: string | undefined;
-  /** Log verbosity as klog's `-v`: 4 and up adds debug lines (clients going away mid-request). */
+  /** Log verbosity as klog's `-v`: 3 and up logs every request (upstream's httplog), 4 and up clients going away mid-request. */
   verbosity: number;
+  /** `--log-format`: klog's text lines or JSON lines. */
+  logFormat: 'text' | 'json';
   /** Watch cache timings (not flags; tests shorten them): bookmarks about every minute and list snapshots kept 75 s, as upstream. */
   watchBookmarkIntervalMs: number;
   listSnapshotTtlMs: number;
@@ -125,6 +127,7 @@ export function defaultConfig(): Config {
     kubeconfigPath: undefined,
     encryptionProviderConfig: undefined,
     verbosity: 0,
+    logFormat: 'text',
     watchBookmarkIntervalMs: 60_000,
     listSnapshotTtlMs: 75_000,
     watchCacheWaitMs: 3_000,
@@ -250,7 +253,8 @@ Flags (kube-apiserver's names where one exists):
   --leader-elect-lease-duration dur  how long the other replicas wait before taking over a lease not renewed (default 15s)
   --leader-elect-renew-deadline dur  how long the leader tries to renew before it stops its controllers (default 10s)
   --leader-elect-retry-period dur    between attempts to acquire or renew the lease (default 2s)
-  -v, --v int                        log verbosity; 4 and up logs clients going away mid-request (default 0)
+  -v, --v int                        log verbosity: 3 and up logs every request, 4 and up clients going away mid-request (default 0)
+  --log-format string                text (klog's lines) or json (default "text")
 `;
 
 export function parseServeFlags(args: string[]): Config {
@@ -289,6 +293,7 @@ export function parseServeFlags(args: string[]): Config {
       'max-requests-inflight': { type: 'string' },
       'max-mutating-requests-inflight': { type: 'string' },
       'audit-policy-file': { type: 'string' },
+      'log-format': { type: 'string' },
       'audit-log-path': { type: 'string' },
       'audit-log-maxsize': { type: 'string' },
       'audit-log-maxbackup': { type: 'string' },
@@ -357,6 +362,10 @@ export function parseServeFlags(args: string[]): Config {
     }
   }
   if (values['audit-policy-file'] !== undefined) config.auditPolicyFile = values['audit-policy-file'];
+  if (values['log-format'] !== undefined) {
+    if (values['log-format'] !== 'text' && values['log-format'] !== 'json') throw new UsageError(`invalid --log-format "${values['log-format']}": text or json`);
+    config.logFormat = values['log-format'];
+  }
   if (values['audit-log-path'] !== undefined) config.auditLogPath = values['audit-log-path'];
   for (const [flag, field] of [
     ['max-requests-inflight', 'maxRequestsInflight'], ['max-mutating-requests-inflight', 'maxMutatingRequestsInflight'],

@@ -1,5 +1,6 @@
 // The `plinth` command: picks the subcommand and answers with an exit code.
 import { parseServeFlags, serveUsage, UsageError } from './config.ts';
+import { createLogger } from './logger.ts';
 import { serve } from './serve.ts';
 
 /** `plinth <command> [flags]`; resolves with the exit code. */
@@ -18,16 +19,18 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const config = parseServeFlags(args);
-  const running = await serve(config);
-  console.error(`plinth serving on ${running.url} (ready ${Math.round(performance.now())} ms after process start); kubeconfig: ${running.kubeconfigPath}`);
+  const logger = createLogger({ format: config.logFormat, verbosity: config.verbosity });
+  const running = await serve(config, (message) => logger.info(message));
+  logger.info(`plinth serving on ${running.url} (ready ${Math.round(performance.now())} ms after process start); kubeconfig: ${running.kubeconfigPath}`);
 
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  console.error('plinth shutting down');
+  logger.info('plinth shutting down');
   await running.close();
+  logger.info('plinth stopped');
   return 0;
 }
 

@@ -241,7 +241,10 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const watchStreams = new WatchStreams({
     writeGraceMs: config.watchWriteGraceMs,
     onEvent: (type) => metrics.watchEvent(type.group, type.version, type.kind),
-    onTerminated: (type) => metrics.watcherTerminated(type.group, type.resource),
+    onTerminated: (type) => {
+      metrics.watcherTerminated(type.group, type.resource);
+      log(`watch of ${type.group === '' ? type.resource : `${type.resource}.${type.group}`} cut off: the client left its data unread`);
+    },
   });
   const apiAudiences = config.apiAudiences.length > 0 ? config.apiAudiences : config.serviceAccountIssuers;
   const authenticator = requestAuthenticator({
@@ -301,6 +304,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     handler,
     log,
     ...(config.verbosity >= 4 ? { debug: log } : {}),
+    ...(config.verbosity >= 3 ? { requestLog: log } : {}),
     unreadBodyGraceMs: config.unreadBodyGraceMs,
     metrics,
     ...(audit !== undefined ? { audit } : {}),

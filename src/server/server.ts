@@ -50,6 +50,8 @@ export interface ApiServerOptions {
    */
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
+  /** Every request, once answered, as upstream's httplog writes it at -v 3 and up. */
+  requestLog?: (line: string) => void;
   /** `--audit-policy-file` and `--audit-log-path`: requests audited as the policy says. */
   audit?: { policy: AuditPolicy; log: AuditLog };
 }
@@ -219,6 +221,17 @@ export class ApiServer {
       scope: !info.isResourceRequest ? '' : info.name !== '' ? 'resource' : info.namespace !== '' ? 'namespace' : 'cluster',
     }, isLongRunning(info), mutatingMethods.has(method));
     if (finished !== undefined) res.once('close', () => finished(res.statusCode));
+    const requestLog = this.opts.requestLog;
+    if (requestLog !== undefined) {
+      const started = performance.now();
+      res.once('close', () => {
+        const latency = `${((performance.now() - started) / 1000).toFixed(6).replace(/\.?0+$/, '')}s`;
+        const agent = req.headers['user-agent'] ?? '';
+        const auditId = res.getHeader('audit-id');
+        const source = (req as unknown as { socket?: { remoteAddress?: string } }).socket?.remoteAddress ?? '';
+        requestLog(`"HTTP" verb=${JSON.stringify(method)} URI=${JSON.stringify(req.url ?? '/')} latency=${JSON.stringify(latency)} userAgent=${JSON.stringify(agent)}${auditId !== undefined ? ` audit-ID=${JSON.stringify(String(auditId))}` : ''} srcIP=${JSON.stringify(source)} resp=${res.statusCode}`);
+      });
+    }
     await this.filterChain(req as HttpRequest, res as unknown as HttpResponse, path, query, info);
   }
 
