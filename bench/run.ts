@@ -16,6 +16,7 @@ import { encodingsBench } from './encodings.ts';
 import { etcdBench } from './etcd.ts';
 import { idleBench } from './idle.ts';
 import { namespaceDeleteBench } from './namespace-delete.ts';
+import { operabilityBench } from './operability.ts';
 import { watchHttpBench } from './watch-http.ts';
 import { watchMemoryBench } from './watch-memory.ts';
 
@@ -49,6 +50,11 @@ async function main() {
   // BENCH_ONLY=cel: custom resource creates with 20 CEL rules beside none; compiling 200 rules.
   if (process.env.BENCH_ONLY === 'cel') {
     for (const line of await celBench()) console.log(line);
+    return;
+  }
+  // BENCH_ONLY=operability: gets with audit off and on; in-process start to first answer.
+  if (process.env.BENCH_ONLY === 'operability') {
+    for (const line of await operabilityBench()) console.log(line);
     return;
   }
   // BENCH_ONLY=namespace-delete: a namespace of owner chains deleted, time until gone and peak RSS.
@@ -114,6 +120,8 @@ async function main() {
   for (const line of await customResourceBench()) console.log(line);
   console.log('');
   for (const line of await celBench()) console.log(line);
+  console.log('');
+  for (const line of await operabilityBench()) console.log(line);
   console.log('');
   for (const line of await applyBench()) console.log(line);
   console.log('');

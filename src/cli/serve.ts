@@ -342,6 +342,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
         for (const cache of caches) cache.close();
         compactor.close();
         await backend.close();
+        audit?.log.flush();
       })();
       return closing;
     },

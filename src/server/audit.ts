@@ -139,6 +139,8 @@ export interface AuditLogOptions {
 export class AuditLog {
   readonly #opts: AuditLogOptions;
   #size: number;
+  #pending: string[] = [];
+  #scheduled = false;
 
   constructor(opts: AuditLogOptions) {
     this.#opts = opts;
@@ -152,15 +154,31 @@ export class AuditLog {
     }
   }
 
+  /**
+   * Queues an event; queued events are written together once the current work is done
+   * (one write per batch, not per event: a synchronous write each would stall requests).
+   */
   write(event: object): void {
-    const line = `${JSON.stringify(event)}\n`;
+    this.#pending.push(`${JSON.stringify(event)}\n`);
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  /** Writes what is queued now. */
+  flush(): void {
+    this.#scheduled = false;
+    if (this.#pending.length === 0) return;
+    const lines = this.#pending.join('');
+    this.#pending = [];
     if (this.#opts.path === '-') {
-      process.stdout.write(line);
+      process.stdout.write(lines);
       return;
     }
-    const bytes = Buffer.byteLength(line);
+    const bytes = Buffer.byteLength(lines);
     if (this.#opts.maxSizeMB > 0 && this.#size > 0 && this.#size + bytes > this.#opts.maxSizeMB * 1024 * 1024) this.#rotate();
-    appendFileSync(this.#opts.path, line, { mode: 0o600 });
+    appendFileSync(this.#opts.path, lines, { mode: 0o600 });
     this.#size += bytes;
   }
 
@@ -278,7 +296,8 @@ export function beginAudit(policy: AuditPolicy, log: AuditLog, request: AuditReq
   let captured = 0;
   const capture = (chunk: unknown) => {
     if (chunk === undefined || chunk === null || typeof chunk === 'function' || captured > responseCaptureLimit) return;
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array);
+    // Kept by reference (answers are not written into again); decoded only when needed.
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
     captured += buf.length;
     if (captured <= responseCaptureLimit) chunks.push(buf);
   };
@@ -296,7 +315,9 @@ export function beginAudit(policy: AuditPolicy, log: AuditLog, request: AuditReq
   res.once('close', () => {
     const code = res.statusCode;
     const encoded = res.getHeader('content-encoding') !== undefined;
-    const answer = encoded || captured > responseCaptureLimit ? undefined : decodeJsonBody(Buffer.concat(chunks), String(res.getHeader('content-type') ?? ''));
+    // The answer is read for a failure's Status, or for the response object at RequestResponse.
+    const wanted = code >= 400 || decision.level === 'RequestResponse';
+    const answer = !wanted || encoded || captured > responseCaptureLimit ? undefined : decodeJsonBody(Buffer.concat(chunks), String(res.getHeader('content-type') ?? ''));
     const status = answer !== null && typeof answer === 'object' && (answer as Record<string, unknown>).kind === 'Status' ? answer as Record<string, unknown> : undefined;
     const responseStatus = {
       metadata: {}, ...(status?.status === 'Failure' ? { status: 'Failure', message: status.message, reason: status.reason } : {}), code,

@@ -110,7 +110,10 @@ describe('audit', () => {
     const rotating = path.join(tempDir('plinth-audit-rotate-'), 'audit.log');
     const log = new AuditLog({ path: rotating, maxSizeMB: 1, maxBackups: 2, maxAgeDays: 0 });
     const big = { kind: 'Event', padding: 'x'.repeat(100_000) };
-    for (let i = 0; i < 45; i++) log.write(big);
+    for (let i = 0; i < 45; i++) {
+      log.write(big);
+      log.flush();
+    }
     const files = readdirSync(path.dirname(rotating)).sort();
     assert.ok(files.includes('audit.log'));
     const backups = files.filter((f) => /^audit-.*\.log$/.test(f));
