@@ -1,7 +1,8 @@
 // The `plinth` command: picks the subcommand and answers with an exit code.
 import { parseServeFlags, serveUsage, UsageError } from './config.ts';
 import { createLogger } from './logger.ts';
-import { serve } from './serve.ts';
+import { plinthVersion, serve } from './serve.ts';
+import { versionInfo } from '../endpoints/version.ts';
 
 /** `plinth <command> [flags]`; resolves with the exit code. */
 async function main(argv: string[]): Promise<number> {
@@ -9,6 +10,11 @@ async function main(argv: string[]): Promise<number> {
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(serveUsage);
     return command === undefined ? 2 : 0;
+  }
+  if (command === 'version' || command === '--version') {
+    // What /version answers, so that a client sees the same.
+    process.stdout.write(`${JSON.stringify(versionInfo(plinthVersion), null, 2)}\n`);
+    return 0;
   }
   if (command !== 'serve') {
     process.stderr.write(`unknown command "${command}"\n${serveUsage}`);

@@ -45,7 +45,7 @@ import { UsageError, type Config } from './config.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { modeAuthorizer, RbacInformers, rbacStores, reconcileBootstrapPolicy } from './rbac.ts';
 
-const plinthVersion = '0.1.0';
+export const plinthVersion = '0.1.0';
 
 /** Namespaces that exist in every cluster, as kube-apiserver's bootstrap controller makes them. */
 const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
