@@ -310,6 +310,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     ...(audit !== undefined ? { audit } : {}),
     maxRequestsInflight: config.maxRequestsInflight,
     maxMutatingRequestsInflight: config.maxMutatingRequestsInflight,
+    inflightQueueWaitMs: config.inflightQueueWaitMs,
   });
   port = await server.start();
   serving = true;

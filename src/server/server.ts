@@ -12,6 +12,7 @@ import { warningRecorder } from '../endpoints/warnings.ts';
 import { runInRequestContext } from '../api/request-context.ts';
 import { requestInfo, type RequestInfo } from '../endpoints/request-info.ts';
 import { metricVerb, type ApiMetrics } from './metrics.ts';
+import { FairLimiter } from './fair-queue.ts';
 import { beginAudit, type AuditLog, type AuditPolicy } from './audit.ts';
 import { parseRequestTarget } from './request-target.ts';
 import { releaseUnreadBody } from './unread-body.ts';
@@ -50,6 +51,8 @@ export interface ApiServerOptions {
    */
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
+  /** How long a request may wait for an in-flight slot before it is refused (15 s). */
+  inflightQueueWaitMs?: number;
   /** Every request, once answered, as upstream's httplog writes it at -v 3 and up. */
   requestLog?: (line: string) => void;
   /** `--audit-policy-file` and `--audit-log-path`: requests audited as the policy says. */
@@ -129,13 +132,17 @@ export class ApiServer {
   private readonly sockets = new Set<Socket>();
   private readonly sessions = new Set<http2.ServerHttp2Session>();
   private inFlight = 0;
-  /** Requests counted against the in-flight limits, reads and writes. */
-  private readonly limited = { readOnly: 0, mutating: 0 };
+  /** The in-flight limits of reads and writes, when set. */
+  private readonly limiters: { readOnly?: FairLimiter; mutating?: FairLimiter } = {};
   private idleWaiters: (() => void)[] = [];
   private stopping = false;
 
   constructor(opts: ApiServerOptions) {
     this.opts = opts;
+    const limiter = (limit: number | undefined) => (limit === undefined || limit <= 0 ? undefined : new FairLimiter({ limit, queueLength: 50, maxWaitMs: opts.inflightQueueWaitMs ?? 15_000 }));
+    const [readOnly, mutating] = [limiter(opts.maxRequestsInflight), limiter(opts.maxMutatingRequestsInflight)];
+    if (readOnly !== undefined) this.limiters.readOnly = readOnly;
+    if (mutating !== undefined) this.limiters.mutating = mutating;
     this.server = http2.createSecureServer({
       cert: opts.certPem,
       key: opts.keyPem,
@@ -250,7 +257,7 @@ export class ApiServer {
   private async filterChain(req: HttpRequest, res: HttpResponse, path: string, query: URLSearchParams, info: RequestInfo): Promise<void> {
     if (this.stopping) res.setHeader('Connection', 'close');
     let user = await this.authenticate(req, path);
-    const release = this.admitInflight(req.method ?? 'GET', info, user);
+    const release = await this.admitInflight(req.method ?? 'GET', info, user);
     if (release !== undefined) res.once('close', release);
     // As upstream, impersonation comes after authentication and before authorization.
     const rawHeaders = req.rawHeaders ?? [];
@@ -282,26 +289,19 @@ export class ApiServer {
   }
 
   /**
-   * Counts the request against its in-flight limit (upstream's WithMaxInFlightLimit),
-   * answering 429 past it; answers the release to call when it ends, if it counted.
+   * Counts the request against its in-flight limit (upstream's WithMaxInFlightLimit, with
+   * fair queuing per user as API Priority and Fairness does): it waits its turn past the
+   * limit, and is answered 429 when its user's queue is full or it waited too long.
+   * Answers the release to call when it ends, if it counted.
    */
-  private admitInflight(method: string, info: RequestInfo, user: UserInfo): (() => void) | undefined {
+  private async admitInflight(method: string, info: RequestInfo, user: UserInfo): Promise<(() => void) | undefined> {
     if (isLongRunning(info)) return undefined;
-    const kind = mutatingMethods.has(method) ? 'mutating' : 'readOnly';
-    const limit = kind === 'mutating' ? this.opts.maxMutatingRequestsInflight ?? 0 : this.opts.maxRequestsInflight ?? 0;
-    if (limit <= 0) return undefined;
-    if (this.limited[kind] >= limit) {
-      // A system:masters user (the admin, or loopback) always gets an answer.
-      if (user.groups.includes('system:masters')) return undefined;
-      throw new StatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 }, { 'Retry-After': '1' });
-    }
-    this.limited[kind]++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.limited[kind]--;
-    };
+    const limiter = mutatingMethods.has(method) ? this.limiters.mutating : this.limiters.readOnly;
+    // A system:masters user (the admin, or loopback) always gets an answer, as upstream's exempt priority level.
+    if (limiter === undefined || user.groups.includes('system:masters')) return undefined;
+    const release = await limiter.acquire(user.name);
+    if (release === undefined) throw new StatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 }, { 'Retry-After': '1' });
+    return release;
   }
 
   /**

@@ -112,7 +112,7 @@ describe('in-flight limits', () => {
   let hooks: WebhookServer;
   let release: () => void = () => undefined;
   before(async () => {
-    [server, hooks] = await Promise.all([startServer({ tokenAuthFile: tokenFile(), maxMutatingRequestsInflight: 1, maxRequestsInflight: 0 }), startWebhookServer()]);
+    [server, hooks] = await Promise.all([startServer({ tokenAuthFile: tokenFile(), maxMutatingRequestsInflight: 1, maxRequestsInflight: 0, inflightQueueWaitMs: 300 }), startWebhookServer()]);
   });
   after(async () => {
     release();
@@ -120,7 +120,7 @@ describe('in-flight limits', () => {
     await hooks?.close();
   });
 
-  test('past --max-mutating-requests-inflight a write is 429 with Retry-After; reads and system:masters go on', async () => {
+  test('past --max-mutating-requests-inflight a write waits its turn, then is 429 with Retry-After; reads and system:masters go on', async () => {
     const ns = await server.newNamespace('limited');
     // carol may write ConfigMaps in the namespace.
     const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'carol-edit' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'carol' }] };

@@ -1,0 +1,83 @@
+// The in-flight limits with fair queuing, the basic shape of API Priority and Fairness:
+// past the limit a request waits in its flow's queue (a flow is a user, as APF's
+// ByUser distinguisher makes it) instead of being refused at once, and freed slots go to
+// the flows in turn, so that one client sending many requests cannot starve the others.
+// A request is refused (429) when its flow's queue is full or it waited too long.
+
+export interface FairLimiterOptions {
+  /** Requests served at once. */
+  limit: number;
+  /** Requests one flow may have waiting (APF's queueLengthLimit, 50). */
+  queueLength: number;
+  /** How long a request may wait for a slot. */
+  maxWaitMs: number;
+}
+
+interface Waiter {
+  grant(release: () => void): void;
+  timer: NodeJS.Timeout;
+}
+
+export class FairLimiter {
+  readonly #opts: FairLimiterOptions;
+  #inUse = 0;
+  /** Waiting requests by flow; the map's order is the turn order (a served flow goes to the back). */
+  readonly #queues = new Map<string, Waiter[]>();
+
+  constructor(opts: FairLimiterOptions) {
+    this.#opts = opts;
+  }
+
+  get inUse(): number {
+    return this.#inUse;
+  }
+
+  /** A slot for `flow`: its release function, or undefined when the request is to be refused. */
+  acquire(flow: string): Promise<(() => void) | undefined> {
+    if (this.#inUse < this.#opts.limit && this.#queues.size === 0) return Promise.resolve(this.#take());
+    const queue = this.#queues.get(flow) ?? [];
+    if (queue.length >= this.#opts.queueLength) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        grant: (release) => {
+          clearTimeout(waiter.timer);
+          resolve(release);
+        },
+        timer: setTimeout(() => {
+          const waiting = this.#queues.get(flow);
+          const at = waiting?.indexOf(waiter) ?? -1;
+          if (waiting !== undefined && at >= 0) {
+            waiting.splice(at, 1);
+            if (waiting.length === 0) this.#queues.delete(flow);
+          }
+          resolve(undefined);
+        }, this.#opts.maxWaitMs),
+      };
+      queue.push(waiter);
+      this.#queues.set(flow, queue);
+      this.#dispatch();
+    });
+  }
+
+  #take(): () => void {
+    this.#inUse++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#inUse--;
+      this.#dispatch();
+    };
+  }
+
+  /** Free slots go to the waiting flows in turn, one request each. */
+  #dispatch(): void {
+    while (this.#inUse < this.#opts.limit && this.#queues.size > 0) {
+      const [flow, queue] = this.#queues.entries().next().value as [string, Waiter[]];
+      this.#queues.delete(flow);
+      const waiter = queue.shift()!;
+      if (queue.length > 0) this.#queues.set(flow, queue);
+      waiter.grant(this.#take());
+    }
+  }
+}
