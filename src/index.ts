@@ -36,6 +36,13 @@ export interface PlinthServer {
   token: string;
   /** PEM of the CA that signed the serving certificate. */
   caCert: string;
+  /**
+   * Puts every object back as it was when the server started (or at the last
+   * `markClean()`): what tests created is deleted, what they changed or deleted restored.
+   */
+  reset(): Promise<void>;
+  /** Makes the objects stored now the state `reset()` returns to. */
+  markClean(): Promise<void>;
   /** Stops the server, frees its port, storage and timers, and removes a temporary data dir. */
   close(): Promise<void>;
 }
@@ -63,12 +70,17 @@ export async function startServer(options: StartServerOptions = {}): Promise<Pli
     throw err;
   }
   const server = running;
+  let restore = await server.snapshot();
   return {
     url: server.url,
     kubeconfig: readFileSync(server.kubeconfigPath, 'utf8'),
     kubeconfigPath: server.kubeconfigPath,
     token: server.token,
     caCert: server.caPem,
+    reset: () => restore(),
+    async markClean() {
+      restore = await server.snapshot();
+    },
     async close() {
       await server.close();
       if (temporary) rmSync(dataDir, { recursive: true, force: true });

@@ -5,7 +5,7 @@ import { AdmissionChain } from '../admission/chain.ts';
 import { apiVersionOf, isStatusError, type KubeObject } from '../api/index.ts';
 import { storedJsonWithResourceVersion } from '../registry/codec.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
-import type { Backend, KeyValue } from '../storage/backend.ts';
+import { isStorageError, type Backend, type KeyValue } from '../storage/backend.ts';
 import { WatchCache } from '../cache/index.ts';
 import {
   AuthenticationFailure, audienceAgnostic, bearerTokenAuthenticator, clientCertificateAuthenticator, ensureAdminToken, forbiddenError, lazyServiceAccountKeys,
@@ -64,8 +64,26 @@ export interface RunningServer {
   watcherCount(): number;
   /** Open watch streams and what each holds for its client (to check that slow clients are bounded). */
   watchStreamStats(): WatchStreamStats;
+  /**
+   * What storage holds now, and a function that puts it back: objects created since are
+   * deleted, changed ones restored, deleted ones recreated (through storage, so watches
+   * and caches see every change). For test suites resetting a server between tests.
+   */
+  snapshot(): Promise<() => Promise<void>>;
   /** Graceful stop: stop accepting, finish in-flight requests, end watches, close storage. */
   close(): Promise<void>;
+}
+
+/** Every key under /registry/, in pages. */
+async function allKeys(backend: Backend): Promise<KeyValue[]> {
+  const out: KeyValue[] = [];
+  let startAfter: string | undefined;
+  for (;;) {
+    const page = await backend.list('/registry/', { limit: 1000, ...(startAfter !== undefined ? { startAfter } : {}), countRemaining: false });
+    out.push(...page.items);
+    if (!page.more || page.items.length === 0) return out;
+    startAfter = page.items[page.items.length - 1]!.key;
+  }
 }
 
 /** What tests may hand in instead of what the Config names. */
@@ -331,6 +349,23 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     ...(clientMaterial !== undefined ? { adminCertificate: { certPem: clientMaterial.adminCertPem, keyPem: clientMaterial.adminKeyPem } } : {}),
     watcherCount: () => caches.reduce((sum, cache) => sum + cache.watcherCount, 0),
     watchStreamStats: () => watchStreams.stats(),
+    async snapshot() {
+      const saved = new Map((await allKeys(backend)).map((kv) => [kv.key, kv.value]));
+      return async () => {
+        const now = await allKeys(backend);
+        const present = new Set<string>();
+        const tolerate = (err: unknown) => {
+          if (!isStorageError(err, 'KeyNotFound') && !isStorageError(err, 'RevisionMismatch') && !isStorageError(err, 'KeyExists')) throw err;
+        };
+        for (const kv of now) {
+          present.add(kv.key);
+          const value = saved.get(kv.key);
+          if (value === undefined) await backend.delete(kv.key, kv.modRevision).catch(tolerate);
+          else if (Buffer.compare(Buffer.from(value), Buffer.from(kv.value)) !== 0) await backend.update(kv.key, value, kv.modRevision).catch(tolerate);
+        }
+        for (const [key, value] of saved) if (!present.has(key)) await backend.create(key, value).catch(tolerate);
+      };
+    },
     close() {
       closing ??= (async () => {
         await server.close();
