@@ -7,14 +7,15 @@ export interface KubeconfigOptions {
   server: string;
   /** The CA that signed the serving certificate, PEM. */
   caPem: string;
-  /** A bearer token of the token file. */
-  token: string;
+  /** A bearer token of the token file, or a client certificate and its key (PEM). */
+  token?: string;
+  clientCertificate?: { certPem: string; keyPem: string };
   /** Name of the cluster, user and context entries, and the current context. Default `plinth`. */
   name?: string;
 }
 
 /** The kubeconfig document (client-go's clientcmd v1 Config) for one cluster, user and context. */
-function kubeconfigYaml(opts: KubeconfigOptions): string {
+export function kubeconfigYaml(opts: KubeconfigOptions): string {
   const name = opts.name ?? 'plinth';
   const config = {
     apiVersion: 'v1',
@@ -22,7 +23,12 @@ function kubeconfigYaml(opts: KubeconfigOptions): string {
     clusters: [
       { name, cluster: { server: opts.server, 'certificate-authority-data': Buffer.from(opts.caPem).toString('base64') } },
     ],
-    users: [{ name, user: { token: opts.token } }],
+    users: [{
+      name,
+      user: opts.clientCertificate !== undefined
+        ? { 'client-certificate-data': Buffer.from(opts.clientCertificate.certPem).toString('base64'), 'client-key-data': Buffer.from(opts.clientCertificate.keyPem).toString('base64') }
+        : { token: opts.token },
+    }],
     contexts: [{ name, context: { cluster: name, user: name } }],
     'current-context': name,
     preferences: {},

@@ -1,5 +1,11 @@
 // The `plinth` command: picks the subcommand and answers with an exit code.
 import { parseServeFlags, serveUsage, UsageError } from './config.ts';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { parse as parseYaml } from 'yaml';
+import { issueClientCertificate } from '../server/tls-material.ts';
+import { kubeconfigYaml } from './kubeconfig.ts';
 import { createLogger } from './logger.ts';
 import { plinthVersion, serve } from './serve.ts';
 import { versionInfo } from '../endpoints/version.ts';
@@ -16,6 +22,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(versionInfo(plinthVersion), null, 2)}\n`);
     return 0;
   }
+  if (command === 'kubeconfig') return kubeconfigCommand(args);
   if (command !== 'serve') {
     process.stderr.write(`unknown command "${command}"\n${serveUsage}`);
     return 2;
@@ -37,6 +44,41 @@ async function main(argv: string[]): Promise<number> {
   logger.info('plinth shutting down');
   await running.close();
   logger.info('plinth stopped');
+  return 0;
+}
+
+const kubeconfigUsage = `Usage: plinth kubeconfig --user NAME [flags]
+
+Prints a kubeconfig for NAME, with a client certificate (CN NAME, O each group) signed by
+the data dir's client CA, for the server the data dir's kubeconfig points at.
+
+Flags:
+  --user string       the user name (required)
+  --groups strings    the user's groups, comma-separated
+  --data-dir string   the server's data directory (default "./data")
+  --server string     the server's URL (default: the data dir's kubeconfig's)
+`;
+
+async function kubeconfigCommand(args: string[]): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(kubeconfigUsage);
+    return 0;
+  }
+  const { values } = parseArgs({ args, strict: true, options: { user: { type: 'string' }, groups: { type: 'string' }, 'data-dir': { type: 'string' }, server: { type: 'string' } } });
+  if (values.user === undefined || values.user === '') throw new UsageError(`--user is required\n${kubeconfigUsage}`);
+  const dataDir = path.resolve(values['data-dir'] ?? './data');
+  let server = values.server;
+  if (server === undefined) {
+    const existing = parseYaml(await readFile(path.join(dataDir, 'kubeconfig'), 'utf8').catch(() => {
+      throw new UsageError(`no kubeconfig in ${dataDir}: start the server once, or give --server`);
+    })) as { clusters?: Array<{ cluster?: { server?: string } }> };
+    server = existing.clusters?.[0]?.cluster?.server;
+    if (server === undefined) throw new UsageError(`the kubeconfig in ${dataDir} names no server: give --server`);
+  }
+  const groups = (values.groups ?? '').split(',').map((g) => g.trim()).filter((g) => g !== '');
+  const caPem = await readFile(path.join(dataDir, 'pki/ca.crt'), 'utf8');
+  const { certPem, keyPem } = await issueClientCertificate(dataDir, values.user, groups);
+  process.stdout.write(kubeconfigYaml({ server, caPem, clientCertificate: { certPem, keyPem }, name: values.user }));
   return 0;
 }
 

@@ -288,6 +288,23 @@ export async function ensureClientMaterial(dataDir: string): Promise<ClientMater
   return { clientCaPem: signing.caPem, adminCertPem: certPem, adminKeyPem: keyPem };
 }
 
+/**
+ * A client certificate for `user` in `groups` (CN and O, as the client-certificate
+ * authenticator reads them), signed by the data dir's client CA (made if missing).
+ */
+export async function issueClientCertificate(dataDir: string, user: string, groups: readonly string[]): Promise<{ certPem: string; keyPem: string; clientCaPem: string }> {
+  const dir = join(dataDir, 'pki');
+  const caCertPath = join(dir, 'client-ca.crt');
+  const caPem = await readIfPresent(caCertPath);
+  const ca = caPem === undefined ? undefined : parseCertificate(caPem, caCertPath);
+  const x509 = await import('@peculiar/x509');
+  const signing = await signingCa(x509, caCertPath, join(dir, 'client-ca.key'), clientCaSubject, ca !== undefined && Date.parse(ca.validTo) > Date.now() ? caPem : undefined);
+  const escape = (v: string) => v.replace(/([,+"\\<>;=])/g, '\\$1');
+  const subject = [`CN=${escape(user)}`, ...groups.map((g) => `O=${escape(g)}`)].join(', ');
+  const { certPem, keyPem } = await issueLeaf(x509, signing, subject, 'client', servingLifetimeMs);
+  return { certPem, keyPem, clientCaPem: signing.caPem };
+}
+
 function leafIsUsable(certPem: string, keyPem: string, ca: X509Certificate, now: number): boolean {
   try {
     const cert = new X509Certificate(certPem);

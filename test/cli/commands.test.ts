@@ -19,3 +19,33 @@ test('plinth version prints the version /version answers', async () => {
 test('an unknown command is a usage error (exit 2)', async () => {
   await assert.rejects(run(process.execPath, [main, 'frobnicate']), (err: { code?: number; stderr?: string }) => err.code === 2 && /unknown command "frobnicate"/.test(err.stderr ?? ''));
 });
+
+test('plinth kubeconfig --user --groups mints a client certificate the server authenticates', async () => {
+  const { startServer } = await import('../helpers/server.ts');
+  const { parse } = await import('yaml');
+  const https = await import('node:https');
+  const server = await startServer();
+  try {
+    const { stdout } = await run(process.execPath, [main, 'kubeconfig', '--user', 'erin', '--groups', 'devs,qa', '--data-dir', server.dataDir]);
+    const config = parse(stdout);
+    assert.equal(config.clusters[0].cluster.server, server.url);
+    const user = config.users[0].user;
+    const cert = Buffer.from(user['client-certificate-data'], 'base64');
+    const key = Buffer.from(user['client-key-data'], 'base64');
+    const ca = Buffer.from(config.clusters[0].cluster['certificate-authority-data'], 'base64');
+    const review = await new Promise<any>((resolve, reject) => {
+      const req = https.request(new URL('/apis/authentication.k8s.io/v1/selfsubjectreviews', server.url), { method: 'POST', cert, key, ca, headers: { 'content-type': 'application/json' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString())));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }));
+    });
+    assert.equal(review.status.userInfo.username, 'erin');
+    assert.deepEqual(review.status.userInfo.groups, ['devs', 'qa', 'system:authenticated']);
+  } finally {
+    await server.stop();
+  }
+  await assert.rejects(run(process.execPath, [main, 'kubeconfig']), (err: { code?: number; stderr?: string }) => err.code === 2 && /--user is required/.test(err.stderr ?? ''));
+});
