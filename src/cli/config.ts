@@ -73,6 +73,8 @@ export interface Config {
   /** `--max-requests-inflight` and `--max-mutating-requests-inflight` (upstream's 400 and 200; 0: no limit): past them, 429. */
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  /** Not a flag (tests lower it): requests slower than this are logged whatever the verbosity (1 s). */
+  slowRequestMs: number;
   /** Not a flag (tests lower it): how long a request may wait its turn for an in-flight slot before 429 (15 s). */
   inflightQueueWaitMs: number;
   /** `--audit-policy-file` and `--audit-log-path` ('-': standard output): both are needed for an audit log. */
@@ -144,6 +146,7 @@ export function defaultConfig(): Config {
     maxRequestsInflight: 400,
     maxMutatingRequestsInflight: 200,
     inflightQueueWaitMs: 15_000,
+    slowRequestMs: 1_000,
     auditLogMaxSizeMB: 0,
     auditLogMaxBackups: 0,
     auditLogMaxAgeDays: 0,

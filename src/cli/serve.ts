@@ -323,6 +323,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     log,
     ...(config.verbosity >= 4 ? { debug: log } : {}),
     ...(config.verbosity >= 3 ? { requestLog: log } : {}),
+    slowRequestLog: log,
+    slowRequestMs: config.slowRequestMs,
     unreadBodyGraceMs: config.unreadBodyGraceMs,
     metrics,
     ...(audit !== undefined ? { audit } : {}),

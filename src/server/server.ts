@@ -55,6 +55,9 @@ export interface ApiServerOptions {
   inflightQueueWaitMs?: number;
   /** Every request, once answered, as upstream's httplog writes it at -v 3 and up. */
   requestLog?: (line: string) => void;
+  /** Requests (not long-running) slower than `slowRequestMs` (1 s), logged whatever the verbosity. */
+  slowRequestLog?: (line: string) => void;
+  slowRequestMs?: number;
   /** `--audit-policy-file` and `--audit-log-path`: requests audited as the policy says. */
   audit?: { policy: AuditPolicy; log: AuditLog };
 }
@@ -229,14 +232,18 @@ export class ApiServer {
     }, isLongRunning(info), mutatingMethods.has(method));
     if (finished !== undefined) res.once('close', () => finished(res.statusCode));
     const requestLog = this.opts.requestLog;
-    if (requestLog !== undefined) {
+    const slowLog = isLongRunning(info) ? undefined : this.opts.slowRequestLog;
+    if (requestLog !== undefined || slowLog !== undefined) {
       const started = performance.now();
       res.once('close', () => {
-        const latency = `${((performance.now() - started) / 1000).toFixed(6).replace(/\.?0+$/, '')}s`;
+        const ms = performance.now() - started;
+        const slow = slowLog !== undefined && ms > (this.opts.slowRequestMs ?? 1000);
+        if (requestLog === undefined && !slow) return;
+        const latency = `${(ms / 1000).toFixed(6).replace(/\.?0+$/, '')}s`;
         const agent = req.headers['user-agent'] ?? '';
         const auditId = res.getHeader('audit-id');
         const source = (req as unknown as { socket?: { remoteAddress?: string } }).socket?.remoteAddress ?? '';
-        requestLog(`"HTTP" verb=${JSON.stringify(method)} URI=${JSON.stringify(req.url ?? '/')} latency=${JSON.stringify(latency)} userAgent=${JSON.stringify(agent)}${auditId !== undefined ? ` audit-ID=${JSON.stringify(String(auditId))}` : ''} srcIP=${JSON.stringify(source)} resp=${res.statusCode}`);
+        (requestLog ?? slowLog!)(`${slow ? '"Slow request" ' : ''}"HTTP" verb=${JSON.stringify(method)} URI=${JSON.stringify(req.url ?? '/')} latency=${JSON.stringify(latency)} userAgent=${JSON.stringify(agent)}${auditId !== undefined ? ` audit-ID=${JSON.stringify(String(auditId))}` : ''} srcIP=${JSON.stringify(source)} resp=${res.statusCode}`);
       });
     }
     await this.filterChain(req as HttpRequest, res as unknown as HttpResponse, path, query, info);

@@ -55,3 +55,23 @@ test('plinth serve --log-format json -v 3: JSON lines, one per request, and star
   const messages = log.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l).msg);
   assert.ok(messages.includes('plinth shutting down') && messages.includes('plinth stopped'), messages.join('\n'));
 });
+
+test('a request slower than the threshold is logged at any verbosity', async () => {
+  const { serve } = await import('../../src/cli/serve.ts');
+  const { defaultConfig } = await import('../../src/cli/config.ts');
+  const { tempDir } = await import('../helpers/server.ts');
+  const lines: string[] = [];
+  // A threshold of 0: every request is slow.
+  const running = await serve({ ...defaultConfig(), storage: 'memory', securePort: 0, dataDir: tempDir(), slowRequestMs: 0 }, (m) => lines.push(m));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      https.get(new URL('/version', running.url), { ca: running.caPem, headers: { authorization: `Bearer ${running.token}` } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve());
+      }).on('error', reject);
+    });
+    await eventually(() => assert.ok(lines.some((l) => /^"Slow request" "HTTP" verb="GET" URI="\/version" latency="[\d.]+s" .*resp=200$/.test(l)), lines.join('\n')));
+  } finally {
+    await running.close();
+  }
+});
