@@ -8,7 +8,7 @@
 // denies under failurePolicy Fail and is passed over under Ignore.
 
 import { StatusError, type KubeObject } from '../api/index.ts';
-import { addWarning } from '../api/request-context.ts';
+import { addAuditAnnotation, addWarning } from '../api/request-context.ts';
 import { compile } from '../cel/environment.ts';
 import { evaluateMatchConditions, type MatchCondition } from '../cel/match-conditions.ts';
 import { celValue } from '../cel/validation-rules.ts';
@@ -24,6 +24,8 @@ interface Decision {
   action: 'deny' | 'admit';
   message: string;
   reason: string;
+  /** Which validation failed (absent for failures of the binding itself). */
+  expressionIndex?: number;
 }
 
 /** Upstream's reasonToCode. */
@@ -57,7 +59,17 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
       }
       // Variables in order, each able to use those before it; one that fails fails what uses it.
       const broken = composeVariables(spec, variables);
-      for (const validation of objects(spec.validations)) {
+      // auditAnnotations: each value expression's string (null: none) under `<policy>/<key>`.
+      for (const annotation of objects(spec.auditAnnotations)) {
+        const compiled = compile(text(annotation.valueExpression), policyVariableTypes);
+        try {
+          const value = compiled.program?.(variables);
+          if (typeof value === 'string' && value !== '') addAuditAnnotation(`${policy.metadata.name}/${text(annotation.key)}`, value.slice(0, 10 * 1024));
+        } catch (err) {
+          decisions.push(...failure(`expression '${text(annotation.valueExpression)}' resulted in error: ${firstLine(err)}`));
+        }
+      }
+      for (const [index, validation] of objects(spec.validations).entries()) {
         const expression = text(validation.expression);
         const usesBroken = brokenVariableUsed(expression, broken);
         if (usesBroken !== undefined) {
@@ -81,7 +93,7 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
           decisions.push(...failure(`expression '${expression}' resulted in an unexpected type: want bool`));
           continue;
         }
-        decisions.push({ action: 'deny', message: messageOf(validation, variables), reason: text(validation.reason) || 'Invalid' });
+        decisions.push({ action: 'deny', message: messageOf(validation, variables), reason: text(validation.reason) || 'Invalid', expressionIndex: index });
       }
     }
     return decisions;
@@ -95,6 +107,7 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
       if (policies.length === 0 || bindings.length === 0) return;
       const byName = new Map(policies.map((p) => [p.metadata.name ?? '', p]));
       let denied: { policy: string; binding: string; decision: Decision } | undefined;
+      const audited: Array<Record<string, unknown>> = [];
       for (const binding of [...bindings].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1))) {
         const bindingSpec = specOf(binding);
         const policy = byName.get(text(bindingSpec.policyName));
@@ -105,9 +118,13 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
           const [policyName, bindingName] = [policy.metadata.name ?? '', binding.metadata.name ?? ''];
           if (actions.includes('Warn')) addWarning(`Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${decision.message}`);
           if (actions.includes('Deny')) denied ??= { policy: policyName, binding: bindingName, decision };
-          // Audit: recorded in audit events' annotations upstream; Plinth has no audit log yet.
+          if (actions.includes('Audit')) {
+            audited.push({ message: decision.message, policy: policyName, binding: bindingName, ...(decision.expressionIndex !== undefined ? { expressionIndex: decision.expressionIndex } : {}), validationActions: actions });
+          }
         }
       }
+      // Audit: the failures go into the request's audit event, as upstream's annotation.
+      if (audited.length > 0) addAuditAnnotation('validation.policy.admission.k8s.io/validation_failure', JSON.stringify(audited));
       if (denied === undefined) return;
       const message = `ValidatingAdmissionPolicy '${denied.policy}' with binding '${denied.binding}' denied request: ${denied.decision.message}`;
       const resource = attrs.group === '' ? attrs.resource : `${attrs.resource}.${attrs.group}`;

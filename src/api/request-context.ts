@@ -18,6 +18,8 @@ export interface RequestContext {
   user: RequestUser;
   /** Adds a `Warning: 299 - "text"` header to the answer (deduplicated). */
   addWarning(text: string): void;
+  /** Adds an annotation to the request's audit event (a no-op when the request is not audited). */
+  addAuditAnnotation?(key: string, value: string): void;
   /** Told the request's body once read, when the request is audited at level Request or above. */
   auditRequestBody?(body: Uint8Array, contentType: string | undefined): void;
 }
@@ -37,4 +39,9 @@ export function currentRequest(): RequestContext | undefined {
 /** Upstream's warning.AddWarning: a no-op outside a request. */
 export function addWarning(text: string): void {
   storage.getStore()?.addWarning(text);
+}
+
+/** Upstream's audit.AddAuditAnnotation: a no-op outside an audited request. */
+export function addAuditAnnotation(key: string, value: string): void {
+  storage.getStore()?.addAuditAnnotation?.(key, value);
 }

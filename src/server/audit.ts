@@ -270,9 +270,17 @@ function decodeJsonBody(bytes: Uint8Array, contentType: string | undefined): unk
  * ResponseComplete event when the answer is done. Answers the hook that hands it the
  * request body (undefined when the level is None).
  */
-export function beginAudit(policy: AuditPolicy, log: AuditLog, request: AuditRequest, res: AuditedResponse): ((body: Uint8Array, contentType: string | undefined) => void) | undefined {
+export interface AuditHooks {
+  /** Hands the request body over (levels Request and RequestResponse). */
+  requestBody?(body: Uint8Array, contentType: string | undefined): void;
+  /** Adds an annotation to the event. */
+  annotate(key: string, value: string): void;
+}
+
+export function beginAudit(policy: AuditPolicy, log: AuditLog, request: AuditRequest, res: AuditedResponse): AuditHooks | undefined {
   const decision = auditDecision(policy, request.attributes);
   if (decision.level === 'None') return undefined;
+  const annotations: Record<string, string> = {};
   const received = Date.now();
   const auditID = crypto.randomUUID();
   res.setHeader('Audit-Id', auditID);
@@ -325,11 +333,16 @@ export function beginAudit(policy: AuditPolicy, log: AuditLog, request: AuditReq
     const trim = (v: unknown) => (decision.omitManagedFields ? withoutManagedFields(v) : v);
     emit('ResponseComplete', {
       responseStatus,
+      ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
       ...(decision.level !== 'Metadata' && requestObject !== undefined ? { requestObject: trim(requestObject) } : {}),
       ...(decision.level === 'RequestResponse' && answer !== undefined ? { responseObject: trim(answer) } : {}),
     });
   });
-  return decision.level === 'Metadata' ? undefined : (body, contentType) => {
-    requestObject = decodeJsonBody(body, contentType);
+  const annotate = (key: string, value: string) => void (annotations[key] = value);
+  return decision.level === 'Metadata' ? { annotate } : {
+    annotate,
+    requestBody(body, contentType) {
+      requestObject = decodeJsonBody(body, contentType);
+    },
   };
 }

@@ -271,7 +271,7 @@ export class ApiServer {
     const authenticated = user;
     if (wantsImpersonation(rawHeaders)) user = await impersonate(user, rawHeaders, this.opts.authorizer);
     // Audited from here: what authorization refuses is in the log too.
-    const auditBody = this.opts.audit === undefined ? undefined : beginAudit(this.opts.audit.policy, this.opts.audit.log, {
+    const audit = this.opts.audit === undefined ? undefined : beginAudit(this.opts.audit.policy, this.opts.audit.log, {
       url: req.url ?? '/', verb: info.verb,
       userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : undefined,
       sourceIP: (req as unknown as { socket?: { remoteAddress?: string } }).socket?.remoteAddress,
@@ -291,7 +291,11 @@ export class ApiServer {
     // An empty path segment (`//x/api/...`, `/api/v1//pods`) matches no route upstream: 404, never served as the path without it.
     if (path.includes('//')) throw notFoundPath();
     // Admission and the Store learn the user, and add warnings, through the request context.
-    const context = { user, addWarning: warningRecorder(res), ...(auditBody !== undefined ? { auditRequestBody: auditBody } : {}) };
+    const context = {
+      user, addWarning: warningRecorder(res),
+      ...(audit !== undefined ? { addAuditAnnotation: audit.annotate } : {}),
+      ...(audit?.requestBody !== undefined ? { auditRequestBody: audit.requestBody } : {}),
+    };
     await runInRequestContext(context, () => this.opts.handler.handle(req, res, info, query));
   }
 

@@ -106,6 +106,38 @@ describe('audit', () => {
     assert.ok(!all.some((e) => e.requestURI === '/healthz'));
   });
 
+  test('a ValidatingAdmissionPolicy\'s Audit action and auditAnnotations go into the event\'s annotations', async () => {
+    const admin = { token: 'admin-token' };
+    assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'audited', labels: { audited: 'yes' } } }, ...admin })).status, 201);
+    const policy = {
+      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: 'one-key' },
+      spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }], namespaceSelector: { matchLabels: { audited: 'yes' } } },
+        validations: [{ expression: 'size(object.data) <= 1', message: 'one key at most' }],
+        auditAnnotations: [{ key: 'keys', valueExpression: 'string(size(object.data))' }],
+      },
+    };
+    assert.equal((await server.request('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', { body: policy, ...admin })).status, 201);
+    const binding = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: 'one-key' }, spec: { policyName: 'one-key', validationActions: ['Audit'] } };
+    assert.equal((await server.request('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', { body: binding, ...admin })).status, 201);
+    // The policy reaches the admission plugin through a watch: retried until it applies.
+    const event = await eventually(async () => {
+      const res = await server.request('POST', '/api/v1/namespaces/audited/configmaps', { body: { metadata: { generateName: 'two-' }, data: { a: '1', b: '2' } }, ...admin });
+      assert.equal(res.status, 201, 'Audit does not refuse');
+      const found = await eventually(() => {
+        const e = events().find((x: any) => x.auditID === res.headers['audit-id'] && x.stage === 'ResponseComplete');
+        assert.ok(e);
+        return e as any;
+      });
+      assert.ok(found.annotations?.['validation.policy.admission.k8s.io/validation_failure'], JSON.stringify(found));
+      return found;
+    });
+    assert.equal(event.annotations['one-key/keys'], '2');
+    assert.deepEqual(JSON.parse(event.annotations['validation.policy.admission.k8s.io/validation_failure']), [
+      { message: 'one key at most', policy: 'one-key', binding: 'one-key', expressionIndex: 0, validationActions: ['Audit'] },
+    ]);
+  });
+
   test('the log rotates by size, keeping --audit-log-maxbackup files', () => {
     const rotating = path.join(tempDir('plinth-audit-rotate-'), 'audit.log');
     const log = new AuditLog({ path: rotating, maxSizeMB: 1, maxBackups: 2, maxAgeDays: 0 });
