@@ -89,14 +89,15 @@ function walk(node: Ast, scope: ReadonlyMap<string, Raw | undefined>, resolve: S
 }
 
 /**
- * The checker's errors for an expression whose `object` and `oldObject` are of `schema`,
- * each as cel-go prints it: `ERROR: <input>:L:C: message`, the line, and a caret.
+ * The checker's errors for an expression whose variables (`roots`: `object` and
+ * `oldObject`, or `self` and `oldSelf`) have those schemas, each as cel-go prints it:
+ * `ERROR: <input>:L:C: message`, the line, and a caret.
  */
-export function undefinedFieldErrors(expression: string, variables: Readonly<Record<string, string>>, schema: Raw, resolve: SchemaResolver, opts: { objects?: boolean } = {}): string[] {
+export function undefinedFieldErrors(expression: string, variables: Readonly<Record<string, string>>, roots: Readonly<Record<string, Raw>>, resolve: SchemaResolver, opts: { objects?: boolean } = {}): string[] {
   const compiled = compile(expression, variables, opts);
   if (compiled.ast === undefined) return [];
   const found: Found[] = [];
-  walk(compiled.ast as Ast, new Map([['object', schema], ['oldObject', schema]]), resolve, found);
+  walk(compiled.ast as Ast, new Map(Object.entries(roots)), resolve, found);
   return found.map(({ message, offset: at }) => {
     // cel-go places a field access at its dot.
     let offset = at;

@@ -11,6 +11,7 @@ import { child, forbidden, GoValue, goQuote, index, invalid, invalidOmittingValu
 import type { StatusCause } from '../api/index.ts';
 import { cardinality, costErrorMessage, crdCostLimit, estimateRuleCost, perCallLimit } from './cost.ts';
 import { compile, escapePropertyName, type Compiled } from './environment.ts';
+import { undefinedFieldErrors } from './type-check.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -63,14 +64,16 @@ export function validationRuleErrors(schema: unknown, path: string): StatusCause
   const causes: StatusCause[] = [];
   let total = 0;
   // `times`: how often a rule at this node can run in one object (the product of the cardinalities of its lists and maps).
-  const walk = (s: unknown, at: string, times: number) => {
+  const walk = (s: unknown, at: string, times: number, resourceRoot: boolean) => {
     if (!isObject(s)) return;
     rulesOf(s).forEach((rule, i) => {
       const rulePath = index(child(at, 'x-kubernetes-validations'), i);
       const compiled = compileRule(rule);
       if (compiled.error !== undefined) causes.push(invalid(child(rulePath, 'rule'), goRule(rule), `compilation failed: ${compiled.error}`));
       else if (compiled.type !== 'bool' && compiled.type !== 'dyn') causes.push(invalid(child(rulePath, 'rule'), goRule(rule), 'compilation failed: cel expression must evaluate to a bool'));
-      else {
+      else if (undefinedFields(rule, s, resourceRoot).length > 0) {
+        causes.push(invalid(child(rulePath, 'rule'), goRule(rule), `compilation failed: ${undefinedFields(rule, s, resourceRoot).join('\n')}`));
+      } else {
         const cost = estimateRuleCost(compiled.ast, s);
         if (cost > perCallLimit) causes.push(forbidden(child(rulePath, 'rule'), costErrorMessage('estimated rule cost', perCallLimit, cost)));
         total += cost * times;
@@ -84,15 +87,39 @@ export function validationRuleErrors(schema: unknown, path: string): StatusCause
         else if (message.type !== 'string' && message.type !== 'dyn') causes.push(invalid(child(rulePath, 'messageExpression'), goRule(rule), 'must evaluate to a string'));
       }
     });
-    if (isObject(s.properties)) for (const [name, sub] of Object.entries(s.properties)) walk(sub, key(child(at, 'properties'), name), times);
-    if (isObject(s.items)) walk(s.items, child(at, 'items'), times * cardinality(s));
-    if (isObject(s.additionalProperties)) walk(s.additionalProperties, child(at, 'additionalProperties'), times * cardinality(s));
+    const embedded = (sub: unknown) => isObject(sub) && sub['x-kubernetes-embedded-resource'] === true;
+    if (isObject(s.properties)) for (const [name, sub] of Object.entries(s.properties)) walk(sub, key(child(at, 'properties'), name), times, embedded(sub));
+    if (isObject(s.items)) walk(s.items, child(at, 'items'), times * cardinality(s), embedded(s.items));
+    if (isObject(s.additionalProperties)) walk(s.additionalProperties, child(at, 'additionalProperties'), times * cardinality(s), embedded(s.additionalProperties));
   };
-  walk(schema, path, 1);
+  walk(schema, path, 1, true);
   if (total > crdCostLimit) {
     causes.push(forbidden(path, costErrorMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', crdCostLimit, total)));
   }
   return causes;
+}
+
+/**
+ * Fields a rule reads that its node's schema does not have (cel-go's "undefined field"),
+ * as upstream's checker refuses them when the CRD is written. A resource's root (and an
+ * embedded resource) also has apiVersion, kind and metadata.name/generateName.
+ */
+function undefinedFields(rule: Rule, schema: Raw, resourceRoot: boolean): string[] {
+  let node = schema;
+  if (resourceRoot || schema['x-kubernetes-embedded-resource'] === true) {
+    const properties = isObject(schema.properties) ? schema.properties : {};
+    node = {
+      ...schema,
+      properties: {
+        ...properties, apiVersion: { type: 'string' }, kind: { type: 'string' },
+        metadata: { type: 'object', properties: { name: { type: 'string' }, generateName: { type: 'string' } } },
+      },
+    };
+    // An embedded resource's other fields are whatever it holds.
+    if (schema['x-kubernetes-embedded-resource'] === true && !resourceRoot) return [];
+  }
+  const roots = { self: node, oldSelf: node };
+  return undefinedFieldErrors(text(rule.rule), variablesFor(rule), roots, (s) => s);
 }
 
 /** Whether any node of the schema has rules. */

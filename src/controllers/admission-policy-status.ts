@@ -54,7 +54,7 @@ export function policyWarnings(policy: KubeObject, registry: ResourceRegistry): 
   const kinds = matchedStores(policy, registry).map((store) => ({ store, gvk: `${store.type.group}/${store.type.version}, Kind=${store.type.kind}`, ...store.typeSchema() }));
   const warnings: ExpressionWarning[] = [];
   for (const [fieldRef, expression] of expressions) {
-    const lines = kinds.flatMap(({ gvk, schema, resolve }) => undefinedFieldErrors(expression, variables, schema, resolve).map((error) => `${gvk}: ${error}`));
+    const lines = kinds.flatMap(({ gvk, schema, resolve }) => undefinedFieldErrors(expression, variables, { object: schema, oldObject: schema }, resolve).map((error) => `${gvk}: ${error}`));
     if (lines.length > 0) warnings.push({ fieldRef, warning: lines.join('\n') });
   }
   return warnings;

@@ -83,6 +83,22 @@ describe('CRD validation rules', () => {
     assert.match(messages[1], /^spec\.validation\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[1\]\.messageExpression: messageExpression compilation failed: ERROR: <input>: /);
   });
 
+  test('a rule reading a field the schema does not have refuses the CRD (cel-go\'s undefined field)', async () => {
+    const crd = widgetCrd([{ rule: 'self.minReplica <= self.maxReplicas' }, { rule: "self.name != '' || has(self.metadata)" }]);
+    crd.metadata.name = 'gadgets.rules.example.com';
+    crd.spec.names = { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' };
+    // The root may read apiVersion, kind and metadata.name; not metadata.labels.
+    crd.spec.versions[0].schema.openAPIV3Schema['x-kubernetes-validations'] = [{ rule: "self.metadata.name.startsWith('g') && self.kind == 'Gadget'" }, { rule: "size(self.metadata.labels) < 5" }];
+    const res = await server.request('POST', crdsPath, { body: crd });
+    assert.equal(res.status, 422, res.text);
+    const messages = res.json.details.causes.map((c: { field: string; message: string }) => `${c.field}: ${c.message.replace(/^Invalid value: v1\.ValidationRule\{.*?\}: /, '')}`);
+    assert.deepEqual(messages, [
+      "spec.validation.openAPIV3Schema.x-kubernetes-validations[1].rule: compilation failed: ERROR: <input>:1:19: undefined field 'labels'\n | size(self.metadata.labels) < 5\n | ..................^",
+      "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: compilation failed: ERROR: <input>:1:5: undefined field 'minReplica'\n | self.minReplica <= self.maxReplicas\n | ....^",
+      "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[1].rule: compilation failed: ERROR: <input>:1:28: undefined field 'metadata'\n | self.name != '' || has(self.metadata)\n | ...........................^",
+    ]);
+  });
+
   test('a rule whose estimated cost exceeds the budget refuses the CRD, as upstream', async () => {
     const crd = widgetCrd([]);
     crd.metadata.name = 'gadgets.rules.example.com';
