@@ -7,6 +7,7 @@ import type { Environment } from '@marcbachmann/cel-js';
 import { registerTwoVariableComprehensions } from './comprehensions.ts';
 import { CelEvalError } from './errors.ts';
 import { construct } from './objects.ts';
+import { listConcat, listEquals } from './list-types.ts';
 import { formatString } from './format.ts';
 import { CelCidr, CelIp, cidrContainsCidr, cidrContainsIp, ipChecks, maskedCidr, parseCidr, parseIp, sameIp } from './network.ts';
 import { CelSemver, compareSemver, parseSemver } from './semver.ts';
@@ -253,6 +254,10 @@ export function registerKubernetesLibraries(env: Environment): Environment {
     for (const [k, v] of u.url.searchParams) query.set(k, [...(query.get(k) ?? []), v]);
     return query;
   });
+  // List-type-aware == and + for set and map lists (rewritten into these, cel/list-types.ts).
+  fn('__listEq(list, list, string, list): bool', listEquals);
+  fn('__listConcat(list, list, string, list): list', listConcat);
+
   // Object construction (rewritten from `Type{…}` literals, cel/objects.ts) and jsonpatch.escapeKey, for mutating admission policies.
   fn('__construct(string, map): dyn', construct);
   namespace(env, 'jsonpatch', JsonPatchNamespace);

@@ -11,6 +11,7 @@ import { child, forbidden, GoValue, goQuote, index, invalid, invalidOmittingValu
 import type { StatusCause } from '../api/index.ts';
 import { cardinality, costErrorMessage, crdCostLimit, estimateRuleCost, perCallLimit } from './cost.ts';
 import { compile, escapePropertyName, type Compiled } from './environment.ts';
+import { rewriteListSemantics } from './list-types.ts';
 import { undefinedFieldErrors } from './type-check.ts';
 
 type Raw = Record<string, unknown>;
@@ -41,8 +42,19 @@ function variablesFor(rule: Rule): Record<string, string> {
   return { self: 'dyn', oldSelf: rule.optionalOldSelf === true ? 'optional<dyn>' : 'dyn' };
 }
 
-function compileRule(rule: Rule): Compiled {
-  return compile(text(rule.rule), variablesFor(rule));
+const compiledRules = new WeakMap<Rule, { schema: Raw; compiled: Compiled }>();
+
+/**
+ * A rule compiled for its node: `==`, `!=` and `+` on the node's set and map lists made
+ * list-type aware. Kept per rule object (a CRD's schema is compiled once, not per write).
+ */
+function compileRule(rule: Rule, schema: Raw): Compiled {
+  const known = compiledRules.get(rule);
+  if (known !== undefined && known.schema === schema) return known.compiled;
+  const source = rewriteListSemantics(text(rule.rule), variablesFor(rule), { self: schema, oldSelf: schema });
+  const compiled = compile(source, variablesFor(rule));
+  compiledRules.set(rule, { schema, compiled });
+  return compiled;
 }
 
 function compileMessage(rule: Rule): Compiled {
@@ -68,7 +80,7 @@ export function validationRuleErrors(schema: unknown, path: string): StatusCause
     if (!isObject(s)) return;
     rulesOf(s).forEach((rule, i) => {
       const rulePath = index(child(at, 'x-kubernetes-validations'), i);
-      const compiled = compileRule(rule);
+      const compiled = compileRule(rule, s);
       if (compiled.error !== undefined) causes.push(invalid(child(rulePath, 'rule'), goRule(rule), `compilation failed: ${compiled.error}`));
       else if (compiled.type !== 'bool' && compiled.type !== 'dyn') causes.push(invalid(child(rulePath, 'rule'), goRule(rule), 'compilation failed: cel expression must evaluate to a bool'));
       else if (undefinedFields(rule, s, resourceRoot).length > 0) {
@@ -290,7 +302,7 @@ function runRules(schema: Raw, value: unknown, old: unknown, path: string, resou
     const transition = usesOldSelf(source);
     const optional = rule.optionalOldSelf === true;
     if (transition && old === undefined && !optional) continue;
-    const compiled = compileRule(rule);
+    const compiled = compileRule(rule, schema);
     if (compiled.program === undefined) {
       result.causes.push(invalid(path, type, `rule compile error: ${compiled.error}`));
       continue;

@@ -194,6 +194,51 @@ describe('CRD validation rules', () => {
     assert.equal(changed.json.details.causes[0].message, 'Invalid value: "abcdefg": at most 3 letters');
   });
 
+  test('set and map lists compare and concatenate by their list type', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'lists.rules.example.com' },
+      spec: {
+        group: 'rules.example.com', scope: 'Namespaced', names: { plural: 'lists', singular: 'list', kind: 'List', listKind: 'ListList' },
+        versions: [{
+          name: 'v1', served: true, storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: {
+            type: 'object',
+            properties: {
+              tags: { type: 'array', maxItems: 10, 'x-kubernetes-list-type': 'set', items: { type: 'string', maxLength: 10 } },
+              ports: { type: 'array', maxItems: 10, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', required: ['name'], properties: { name: { type: 'string', maxLength: 10 }, port: { type: 'integer' } } } },
+              order: { type: 'array', maxItems: 10, items: { type: 'string', maxLength: 10 } },
+            },
+            'x-kubernetes-validations': [
+              { rule: '!has(oldSelf.tags) || self.tags == oldSelf.tags', message: 'tags are immutable (in any order)' },
+              { rule: '!has(oldSelf.ports) || self.ports == oldSelf.ports', message: 'ports are immutable (in any order)' },
+              { rule: '!has(oldSelf.order) || self.order == oldSelf.order', message: 'order is immutable, order included' },
+              { rule: "!has(self.tags) || (self.tags + ['base']).size() <= 3", message: 'at most 3 tags with base' },
+            ],
+          } } } },
+        }],
+      },
+    };
+    assert.equal((await server.request('POST', crdsPath, { body: crd })).status, 201);
+    const lists = '/apis/rules.example.com/v1/namespaces/default/lists';
+    await eventually(async () => assert.equal((await server.request('GET', lists)).status, 200));
+    const created = await server.request('POST', lists, { body: { apiVersion: 'rules.example.com/v1', kind: 'List', metadata: { name: 'l' }, spec: { tags: ['a', 'base'], ports: [{ name: 'http', port: 80 }, { name: 'tls', port: 443 }], order: ['x', 'y'] } } });
+    assert.equal(created.status, 201, created.text);
+    const put = async (spec: unknown) => {
+      const current = (await server.request('GET', `${lists}/l`)).json;
+      return server.request('PUT', `${lists}/l`, { body: { ...current, spec } });
+    };
+    // The same set and map in another order: equal. A plain list in another order: not.
+    assert.equal((await put({ tags: ['base', 'a'], ports: [{ name: 'tls', port: 443 }, { name: 'http', port: 80 }], order: ['x', 'y'] })).status, 200);
+    const reordered = await put({ tags: ['base', 'a'], ports: [{ name: 'tls', port: 443 }, { name: 'http', port: 80 }], order: ['y', 'x'] });
+    assert.equal(reordered.status, 422, reordered.text);
+    assert.deepEqual(reordered.json.details.causes.map((c: { message: string }) => c.message), ['Invalid value: order is immutable, order included']);
+    const changed = await put({ tags: ['base', 'b'], ports: [{ name: 'tls', port: 8443 }, { name: 'http', port: 80 }], order: ['x', 'y'] });
+    assert.deepEqual(changed.json.details.causes.map((c: { message: string }) => c.message).sort(), ['Invalid value: ports are immutable (in any order)', 'Invalid value: tags are immutable (in any order)']);
+    // + on a set adds only new elements: ['a', 'base'] + ['base'] has 2, not 3.
+    const fresh = await server.request('POST', lists, { body: { apiVersion: 'rules.example.com/v1', kind: 'List', metadata: { name: 'm' }, spec: { tags: ['a', 'b', 'base'] } } });
+    assert.equal(fresh.status, 201, fresh.text);
+  });
+
   test('status writes are checked against the status rules', async () => {
     assert.equal((await server.request('POST', base, { body: widget('statused', { minReplicas: 1, maxReplicas: 1 }) })).status, 201);
     const current = (await server.request('GET', `${base}/statused`)).json;
