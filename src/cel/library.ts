@@ -7,6 +7,7 @@ import type { Environment } from '@marcbachmann/cel-js';
 import { registerTwoVariableComprehensions } from './comprehensions.ts';
 import { CelEvalError } from './errors.ts';
 import { construct } from './objects.ts';
+import { registerFormatLibrary } from './format-library.ts';
 import { listConcat, listEquals } from './list-types.ts';
 import { formatString } from './format.ts';
 import { CelCidr, CelIp, cidrContainsCidr, cidrContainsIp, ipChecks, maskedCidr, parseCidr, parseIp, sameIp } from './network.ts';
@@ -262,6 +263,9 @@ export function registerKubernetesLibraries(env: Environment): Environment {
   fn('__construct(string, map): dyn', construct);
   namespace(env, 'jsonpatch', JsonPatchNamespace);
   fn('JsonPatchNamespace.escapeKey(string): string', (_: JsonPatchNamespace, k: string) => k.replaceAll('~', '~0').replaceAll('/', '~1'));
+
+  // Kubernetes' format library.
+  registerFormatLibrary(env);
 
   // Kubernetes' IP and CIDR libraries.
   env.registerType('net.IP', CelIp);

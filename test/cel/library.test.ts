@@ -95,6 +95,16 @@ const answers: Array<[string, unknown]> = [
   ["semver('1.10.0').isGreaterThan(semver('1.9.9'))", true],
   ["semver('1.0.0-alpha').compareTo(semver('1.0.0-alpha.1'))", -1n],
   ["isSemver('1.2.3') && !isSemver('v1.2') && isSemver('v1.2', true) && semver('v01.2', true) == semver('1.2.0')", true],
+  // format
+  ["format.dns1123Label().validate('my-name').hasValue()", false],
+  ["format.dns1123Label().validate('My_Name').value().size()", 1n],
+  ["format.dns1035Label().validate('1abc').hasValue()", true],
+  ["format.dns1123LabelPrefix().validate('abc-').hasValue()", false],
+  ["format.qualifiedName().validate('example.com/name').hasValue()", false],
+  ["format.labelValue().validate('x'.format([]) + 'y').hasValue()", false],
+  ["format.named('uuid').value().validate('0b4c1e6e-4f0e-4e61-9b0a-2f4f4c6d8a1e').hasValue()", false],
+  ["format.named('datetime').value().validate('2026-11-28').hasValue()", true],
+  ["format.named('nope').hasValue()", false],
   // optional types and bindings
   ["self.?name.orValue('none')", 'none'],
   ['cel.bind(x, 3, x * x)', 9n],

@@ -1,40 +1,11 @@
 // Name rules of k8s.io/apimachinery/pkg/util/validation and .../api/validation(/path),
 // with upstream's messages.
 
-import { byteLength, isDNS1123Subdomain, isLabelKey, isLabelValue, maxLenError, regexError } from '../../api/labels.ts';
+import { byteLength, isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isLabelKey, isLabelValue, maxLenError, regexError } from '../../api/labels.ts';
 
-export { isDNS1123Subdomain, isLabelKey as isQualifiedName, isLabelValue };
+export { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isLabelKey as isQualifiedName, isLabelValue };
 
 export type NameRule = 'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label' | 'path-segment';
-
-const dns1123LabelFmt = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const dns1123LabelRegexp = new RegExp(`^${dns1123LabelFmt}$`);
-const dns1123LabelErrMsg =
-  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
-const dns1123SubdomainRegexp = new RegExp(`^${dns1123LabelFmt}(\\.${dns1123LabelFmt})*$`);
-
-export function isDNS1123Label(value: string): string[] {
-  const errs: string[] = [];
-  if (byteLength(value) > 63) errs.push(maxLenError(63));
-  if (!dns1123LabelRegexp.test(value)) {
-    // A valid subdomain that is not a valid label (length already checked) has dots.
-    if (dns1123SubdomainRegexp.test(value)) errs.push('must not contain dots');
-    else errs.push(regexError(dns1123LabelErrMsg, dns1123LabelFmt, 'my-name', '123-abc'));
-  }
-  return errs;
-}
-
-const dns1035LabelFmt = '[a-z]([-a-z0-9]*[a-z0-9])?';
-const dns1035LabelRegexp = new RegExp(`^${dns1035LabelFmt}$`);
-const dns1035LabelErrMsg =
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
-
-export function isDNS1035Label(value: string): string[] {
-  const errs: string[] = [];
-  if (byteLength(value) > 63) errs.push(maxLenError(63));
-  if (!dns1035LabelRegexp.test(value)) errs.push(regexError(dns1035LabelErrMsg, dns1035LabelFmt, 'my-name', 'abc-123'));
-  return errs;
-}
 
 /** Upstream's path.IsValidPathSegmentName / IsValidPathSegmentPrefix. */
 function isValidPathSegmentName(name: string, prefix = false): string[] {
