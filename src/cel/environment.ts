@@ -24,11 +24,16 @@ export interface Compiled {
 /** Names and types of the variables an expression sees. */
 export type Variables = Readonly<Record<string, string>>;
 
-const base = registerKubernetesLibraries(new Environment({
-  enableOptionalTypes: true,
-  homogeneousAggregateLiterals: false,
-  limits: { maxAstNodes: 100_000, maxDepth: 250, maxListElements: 100_000, maxMapEntries: 100_000, maxCallArguments: 32 },
-}));
+// Built on first use: a server without CEL rules or policies does not pay for it at start-up.
+let base: Environment | undefined;
+function baseEnvironment(): Environment {
+  base ??= registerKubernetesLibraries(new Environment({
+    enableOptionalTypes: true,
+    homogeneousAggregateLiterals: false,
+    limits: { maxAstNodes: 100_000, maxDepth: 250, maxListElements: 100_000, maxMapEntries: 100_000, maxCallArguments: 32 },
+  }));
+  return base;
+}
 
 const environments = new Map<string, Environment>();
 const compiled = new Map<string, Compiled>();
@@ -37,7 +42,7 @@ function environmentFor(variables: Variables): Environment {
   const id = JSON.stringify(variables);
   let env = environments.get(id);
   if (env === undefined) {
-    env = base.clone();
+    env = baseEnvironment().clone();
     for (const [name, type] of Object.entries(variables)) env.registerVariable(name, type);
     environments.set(id, env);
   }

@@ -26,6 +26,12 @@ export interface AdmissionPlugins {
   plugins: AdmissionPlugin[];
   /** Starts following the webhook configurations; call once the stores' caches run. */
   start(): Promise<void>;
+  /**
+   * Starts following the admission policies and their bindings; called once the server
+   * serves (their types load on first use, which start-up need not wait for; until then
+   * the plugins read them from storage).
+   */
+  startPolicies(): Promise<void>;
   close(): void;
 }
 
@@ -173,7 +179,10 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
       }),
     ],
     async start() {
-      await Promise.all([mutating.start(), validating.start(), policies.start(), bindings.start(), mutatingPolicies.start(), mutatingBindings.start()]);
+      await Promise.all([mutating.start(), validating.start()]);
+    },
+    async startPolicies() {
+      await Promise.all([policies.start(), bindings.start(), mutatingPolicies.start(), mutatingBindings.start()]);
     },
     close() {
       mutating.close();

@@ -18,7 +18,7 @@ import { currentRequest } from '../api/request-context.ts';
 import { reviewedUser, type AuthenticationApi } from '../endpoints/handlers/authentication.ts';
 import { CrdController } from '../controllers/crd.ts';
 import { ApiHandler } from '../endpoints/api-handler.ts';
-import { ApiMetrics } from '../server/metrics.ts';
+import type { ApiMetrics } from '../server/metrics.ts';
 import { AuditLog, loadAuditPolicy } from '../server/audit.ts';
 import { instrumentedBackend } from '../storage/instrumented.ts';
 import { WatchStreams, type WatchStreamStats } from '../endpoints/watch-streams.ts';
@@ -94,6 +94,8 @@ export interface ServeDependencies {
 
 /** Builds the object graph from a Config and starts serving (the composition root). */
 export async function serve(config: Config, log: (message: string) => void = (m) => console.error(m), deps: ServeDependencies = {}): Promise<RunningServer> {
+  // prom-client loads while the certificates and storage are read.
+  const metricsModule = import('../server/metrics.ts');
   const dataDir = path.resolve(config.dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
 
@@ -121,7 +123,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   // /metrics: watchers and objects are read from the watch caches when scraped; every
   // storage call is timed (etcd_request_duration_seconds, whatever the backend).
   const cacheTypes = new Map<WatchCache, ResourceType>();
-  const metrics = new ApiMetrics({
+  const metrics: ApiMetrics = new (await metricsModule).ApiMetrics({
     registeredWatchers: () => [...cacheTypes].map(([cache, type]) => ({ group: type.group, version: type.version, kind: type.kind, count: cache.watcherCount })),
     storageObjects: () => [...cacheTypes].map(([cache, type]) => ({ resource: type.group === '' ? type.resource : `${type.resource}.${type.group}`, count: cache.size })),
   });
@@ -342,6 +344,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   await writeKubeconfig(kubeconfigPath, { server: url, caPem: material.caPem, token: tokens.admin });
   // Controllers that wait for the server to serve (their caches do not hold up start-up), or for every cache to load.
   markServing();
+  admissionSetup.startPolicies().catch((err: unknown) => log(`admission policies: ${(err as Error).message}`));
   setImmediate(() => void loadInBackground([...caches], () => closing !== undefined).then(() => {
     if (closing === undefined) markLoaded();
   }).catch((err: unknown) => log(`loading caches: ${(err as Error).message}`)));
