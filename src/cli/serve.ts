@@ -110,16 +110,18 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const serviceAccountKeys = lazyServiceAccountKeys(keyOptions);
   if (config.serviceAccountSigningKeyFile !== undefined || config.serviceAccountKeyFiles.length > 0) await serviceAccountKeys();
 
+  // Auditing needs both a policy and a log, as upstream; a policy that does not load fails the start.
+  const audit = config.auditPolicyFile === undefined || config.auditLogPath === undefined ? undefined : {
+    policy: await loadAuditPolicy(config.auditPolicyFile).catch((err: unknown) => {
+      throw new UsageError(`--audit-policy-file: ${(err as Error).message}`);
+    }),
+    log: new AuditLog({ path: config.auditLogPath, maxSizeMB: config.auditLogMaxSizeMB, maxBackups: config.auditLogMaxBackups, maxAgeDays: config.auditLogMaxAgeDays }),
+  };
   const builtinTypes = builtinResourceTypes({ serviceClusterIPRange: config.serviceClusterIPRange, serviceNodePortRange: config.serviceNodePortRange });
   const stored = deps.backend ?? await openBackend(config.storage, {
     dataDir, etcdServers: config.etcdServers, etcdPrefix: config.etcdPrefix,
     etcdCaFile: config.etcdCaFile, etcdCertFile: config.etcdCertFile, etcdKeyFile: config.etcdKeyFile, log,
   });
-  // Auditing needs both a policy and a log, as upstream; a policy that does not load fails the start.
-  const audit = config.auditPolicyFile === undefined || config.auditLogPath === undefined ? undefined : {
-    policy: await loadAuditPolicy(config.auditPolicyFile),
-    log: new AuditLog({ path: config.auditLogPath, maxSizeMB: config.auditLogMaxSizeMB, maxBackups: config.auditLogMaxBackups, maxAgeDays: config.auditLogMaxAgeDays }),
-  };
   // /metrics: watchers and objects are read from the watch caches when scraped; every
   // storage call is timed (etcd_request_duration_seconds, whatever the backend).
   const cacheTypes = new Map<WatchCache, ResourceType>();

@@ -153,3 +153,21 @@ describe('audit', () => {
     assert.ok(readFileSync(rotating).length <= 1024 * 1024);
   });
 });
+
+test('a policy file that is not an audit Policy fails the start with a usage error', async () => {
+  const { serve } = await import('../../src/cli/serve.ts');
+  const { defaultConfig, UsageError } = await import('../../src/cli/config.ts');
+  const dir = tempDir('plinth-audit-bad-');
+  const file = path.join(dir, 'policy.yaml');
+  for (const [text, message] of [
+    ['kind: Nope\n', /want kind Policy, apiVersion audit\.k8s\.io\/v1/],
+    ['apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Loud\n', /rules\[0\]: level must be one of None, Metadata, Request, RequestResponse/],
+    ['apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n  omitStages: [Later]\n', /unknown stage "Later"/],
+  ] as const) {
+    writeFileSync(file, text);
+    await assert.rejects(
+      serve({ ...defaultConfig(), storage: 'memory', securePort: 0, dataDir: dir, auditPolicyFile: file, auditLogPath: path.join(dir, 'audit.log') }, () => {}),
+      (err: Error) => err instanceof UsageError && /^--audit-policy-file: /.test(err.message) && message.test(err.message),
+    );
+  }
+});
