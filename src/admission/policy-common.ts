@@ -3,6 +3,7 @@
 // objects a binding's paramRef selects, and the variables their expressions see.
 
 import type { KubeObject } from '../api/index.ts';
+import { isObject } from '../api/json.ts';
 import { isEverything, matchLabels, type LabelSelector } from '../api/labels.ts';
 import { currentRequest, type RequestUser } from '../api/request-context.ts';
 import { compile } from '../cel/environment.ts';
@@ -13,7 +14,6 @@ import { ruleMatches, rulesOf, selectorOf, type WebhookRule } from './webhook-ru
 
 export type Raw = Record<string, unknown>;
 
-export const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 export const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 export const objects = (v: unknown): Raw[] => (Array.isArray(v) ? v.filter(isObject) : []);
 

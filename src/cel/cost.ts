@@ -7,6 +7,8 @@
 // messages. The estimate follows cel-go's model, not its every constant: it is meant to
 // refuse what upstream refuses (rules over unbounded data) and pass what fits.
 
+import { isObject } from '../api/json.ts';
+
 type Raw = Record<string, unknown>;
 type Ast = { op: string; args: any };
 
@@ -15,7 +17,6 @@ export const perCallLimit = 1_000_000;
 export const crdCostLimit = 100_000_000;
 const maxRequestSizeBytes = 3 * 1024 * 1024;
 
-const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The least bytes one element of this schema takes in a JSON list (with its comma). */
 function minSize(schema: Raw | undefined): number {

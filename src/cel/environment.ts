@@ -80,10 +80,6 @@ function firstLine(message: string): string {
   return message.split('\n')[0]!;
 }
 
-/** Evaluates; a failure is thrown as an Error with CEL's message. */
-export function evaluate(program: CelProgram, variables: Record<string, unknown>): unknown {
-  return program(variables);
-}
 
 const reservedWords = new Set([
   'true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package',

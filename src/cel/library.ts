@@ -17,7 +17,6 @@ import {
   addQuantity, compareQuantity, formatQuantity, isNegative, isPositive, parseQuantity, quantityOf, subtractQuantity, type Quantity,
 } from '../api/quantity.ts';
 
-export { CelEvalError };
 
 const regexCache = new Map<string, RE2JS>();
 

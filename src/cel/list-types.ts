@@ -6,11 +6,11 @@
 // on such lists are rewritten into __listEq and __listConcat calls before compiling.
 
 import { compile } from './environment.ts';
+import { isObject } from '../api/json.ts';
 
 type Raw = Record<string, unknown>;
 type Ast = { op: string; args: any; start: number; end: number };
 
-const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 interface ListType {
   type: 'set' | 'map';

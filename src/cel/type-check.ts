@@ -6,11 +6,11 @@
 // finds misspelt fields, not every type error cel-go's static types would.
 
 import { compile, escapePropertyName } from './environment.ts';
+import { isObject } from '../api/json.ts';
 
 type Raw = Record<string, unknown>;
 type Ast = { op: string; args: any; pos?: number; start?: number };
 
-const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Follows $ref (and a single-entry allOf) to the schema a node stands for. */
 export type SchemaResolver = (schema: Raw) => Raw;

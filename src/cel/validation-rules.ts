@@ -13,6 +13,7 @@ import { cardinality, costErrorMessage, crdCostLimit, estimateRuleCost, perCallL
 import { compile, escapePropertyName, type Compiled } from './environment.ts';
 import { rewriteListSemantics } from './list-types.ts';
 import { undefinedFieldErrors } from './type-check.ts';
+import { isObject } from '../api/json.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -25,7 +26,6 @@ interface Rule {
   optionalOldSelf?: unknown;
 }
 
-const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 function rulesOf(schema: Raw): Rule[] {

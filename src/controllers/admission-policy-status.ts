@@ -7,9 +7,9 @@ import { undefinedFieldErrors } from '../cel/type-check.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { Store } from '../registry/store.ts';
 import { Controller, Informer } from './runtime/index.ts';
+import { isObject } from '../api/json.ts';
 
 type Raw = Record<string, unknown>;
-const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 const list = (v: unknown): Raw[] => (Array.isArray(v) ? v.filter(isObject) : []);
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
