@@ -76,8 +76,12 @@ async function kubeconfigCommand(args: string[]): Promise<number> {
     if (server === undefined) throw new UsageError(`the kubeconfig in ${dataDir} names no server: give --server`);
   }
   const groups = (values.groups ?? '').split(',').map((g) => g.trim()).filter((g) => g !== '');
-  const caPem = await readFile(path.join(dataDir, 'pki/ca.crt'), 'utf8');
-  const { certPem, keyPem } = await issueClientCertificate(dataDir, values.user, groups);
+  const caPem = await readFile(path.join(dataDir, 'pki/ca.crt'), 'utf8').catch(() => {
+    throw new UsageError(`no serving CA in ${dataDir}/pki: start the server on this data dir once`);
+  });
+  const { certPem, keyPem } = await issueClientCertificate(dataDir, values.user, groups).catch((err: unknown) => {
+    throw new UsageError((err as Error).message);
+  });
   process.stdout.write(kubeconfigYaml({ server, caPem, clientCertificate: { certPem, keyPem }, name: values.user }));
   return 0;
 }

@@ -290,15 +290,21 @@ export async function ensureClientMaterial(dataDir: string): Promise<ClientMater
 
 /**
  * A client certificate for `user` in `groups` (CN and O, as the client-certificate
- * authenticator reads them), signed by the data dir's client CA (made if missing).
+ * authenticator reads them), signed by the data dir's client CA. The CA must be there
+ * and usable (a server started on the data dir made it): a new one would not be
+ * trusted by a server already running.
  */
 export async function issueClientCertificate(dataDir: string, user: string, groups: readonly string[]): Promise<{ certPem: string; keyPem: string; clientCaPem: string }> {
   const dir = join(dataDir, 'pki');
   const caCertPath = join(dir, 'client-ca.crt');
+  const caKeyPath = join(dir, 'client-ca.key');
   const caPem = await readIfPresent(caCertPath);
   const ca = caPem === undefined ? undefined : parseCertificate(caPem, caCertPath);
+  if (ca === undefined || Date.parse(ca.validTo) <= Date.now() || (await readIfPresent(caKeyPath)) === undefined) {
+    throw new Error(`no usable client CA and key in ${dir}: start the server on this data dir once`);
+  }
   const x509 = await import('@peculiar/x509');
-  const signing = await signingCa(x509, caCertPath, join(dir, 'client-ca.key'), clientCaSubject, ca !== undefined && Date.parse(ca.validTo) > Date.now() ? caPem : undefined);
+  const signing = await signingCa(x509, caCertPath, caKeyPath, clientCaSubject, caPem);
   const escape = (v: string) => v.replace(/([,+"\\<>;=])/g, '\\$1');
   const subject = [`CN=${escape(user)}`, ...groups.map((g) => `O=${escape(g)}`)].join(', ');
   const { certPem, keyPem } = await issueLeaf(x509, signing, subject, 'client', servingLifetimeMs);

@@ -48,4 +48,17 @@ test('plinth kubeconfig --user --groups mints a client certificate the server au
     await server.stop();
   }
   await assert.rejects(run(process.execPath, [main, 'kubeconfig']), (err: { code?: number; stderr?: string }) => err.code === 2 && /--user is required/.test(err.stderr ?? ''));
+  // A data dir no server made: no CA is minted (a running server would not trust it), a usage error instead.
+  const empty = (await import('../helpers/server.ts')).tempDir('plinth-kubeconfig-empty-');
+  await assert.rejects(
+    run(process.execPath, [main, 'kubeconfig', '--user', 'erin', '--data-dir', empty, '--server', 'https://127.0.0.1:6443']),
+    (err: { code?: number; stderr?: string }) => err.code === 2 && /^plinth: no serving CA in .*: start the server on this data dir once/.test(err.stderr ?? ''),
+  );
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  mkdirSync(path.join(empty, 'pki'));
+  writeFileSync(path.join(empty, 'pki/ca.crt'), 'not checked here');
+  await assert.rejects(
+    run(process.execPath, [main, 'kubeconfig', '--user', 'erin', '--data-dir', empty, '--server', 'https://127.0.0.1:6443']),
+    (err: { code?: number; stderr?: string }) => err.code === 2 && /^plinth: no usable client CA and key in .*pki: start the server on this data dir once/.test(err.stderr ?? ''),
+  );
 });
