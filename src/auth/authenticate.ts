@@ -1,5 +1,5 @@
 // Authentication: who a request's credentials (bearer token, client certificate) name, composed as kube-apiserver composes its authenticators.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { systemAuthenticated, type UserInfo } from './user.ts';
 
 /** What an authenticator may look at: the request's headers and the TLS client certificate. */
@@ -179,5 +179,6 @@ function headerValue(value: string | string[] | undefined): string | undefined {
 }
 
 function digest(token: string): string {
-  return createHash('sha256').update(token).digest('base64');
+  // One-shot: a quarter of the cost of a Hash object per request.
+  return hash('sha256', token, 'base64');
 }

@@ -113,6 +113,16 @@ class WatchedConfigurations implements WebhookConfigurationSource {
 /** The plugins in upstream's order. Stores are looked up when first needed: the chain is built before them. */
 export function admissionPlugins(registry: ResourceRegistry, log: (message: string) => void): AdmissionPlugins {
   const namespaces = () => storeOf(registry, '', 'namespaces');
+  // A consistent read of the namespace as the watch cache holds it (read-only), rather than a
+  // storage read and a decode per create; on etcd a consistent read still goes to etcd.
+  const namespace = async (name: string): Promise<KubeObject | undefined> => {
+    try {
+      return (await namespaces().getForAnswer('', name)).object;
+    } catch (err) {
+      if (isStatusError(err) && err.code === 404) return undefined;
+      throw err;
+    }
+  };
   const quotas = () => storeOf(registry, '', 'resourcequotas');
   const mutating = new WatchedConfigurations(() => storeOf(registry, 'admissionregistration.k8s.io', 'mutatingwebhookconfigurations'), log);
   const validating = new WatchedConfigurations(() => storeOf(registry, 'admissionregistration.k8s.io', 'validatingwebhookconfigurations'), log);
@@ -121,7 +131,7 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
   const mutatingPolicies = new WatchedConfigurations(() => storeOf(registry, 'admissionregistration.k8s.io', 'mutatingadmissionpolicies'), log);
   const mutatingBindings = new WatchedConfigurations(() => storeOf(registry, 'admissionregistration.k8s.io', 'mutatingadmissionpolicybindings'), log);
   const policySources = {
-    namespace: (name: string) => namespaces().find('', name),
+    namespace,
     async params(apiVersion: string, kind: string, namespace: string, name: string | undefined, selector: LabelSelector | undefined) {
       const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') as [string, string] : ['', apiVersion];
       const served = registry.all().find(({ type }) => type.group === group && type.version === version && type.kind === kind);
@@ -151,7 +161,7 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
   });
   return {
     plugins: [
-      namespaceLifecycle((name) => namespaces().find('', name)),
+      namespaceLifecycle(namespace),
       limitRanger({ list: async (namespace) => (await storeOf(registry, '', 'limitranges').list(namespace)).items.map((item) => item.object) }),
       serviceAccountAdmission({ get: (namespace, name) => storeOf(registry, '', 'serviceaccounts').find(namespace, name) }),
       priorityAdmission({
