@@ -103,6 +103,16 @@ export class ReadPath {
     return { object: this.decode(kv) };
   }
 
+  /**
+   * The cache's decoded object for `key` when the cache holds it at exactly `revision`
+   * (shared and frozen: read it, never change it), so a write that just read the key's
+   * bytes need not decode them again; undefined otherwise.
+   */
+  cachedAt(key: string, revision: number): KubeObject | undefined {
+    const cached = this.cache?.ready === true ? this.cache.get(key) : undefined;
+    return cached !== undefined && cached.revision === revision ? cached.object : undefined;
+  }
+
   /** A consistent read on a backend whose watches cannot prove they are current (etcd): it goes to the backend, as upstream. */
   private consistentFromStorage(consistency: ReadConsistency): boolean {
     return consistency.kind === 'consistent' && this.backend.consistentReadsFromStorage === true;

@@ -99,6 +99,18 @@ function nowTimestamp(): string {
  * names, uid, timestamps, resourceVersion, preconditions, finalizers, dry run,
  * admission and validation, driven by the ResourceType's strategy.
  */
+/** How guaranteedUpdate writes. */
+export interface UpdateHow {
+  /** A missing object is created through `mutate(undefined)` (default: the type's allowCreateOnUpdate). */
+  createIfMissing?: boolean;
+  /** The subresource written through ('' for the main resource). */
+  subresource?: string;
+  /** Admission sees the object through this view when the subresource's body is another kind. */
+  admissionView?: AdmissionView;
+  /** `mutate` never changes its argument, so it may be given the cache's shared, frozen copy. */
+  mutateReadsOnly?: boolean;
+}
+
 export class Store {
   readonly type: ResourceType;
   readonly groupResource: GroupResource;
@@ -303,7 +315,7 @@ export class Store {
     expectedResourceVersion: string | undefined,
     opts: WriteOptions,
     mutate: (current: KubeObject | undefined) => KubeObject,
-    how: { createIfMissing?: boolean; subresource?: string; admissionView?: AdmissionView } = {},
+    how: UpdateHow = {},
   ): Promise<UpdateResult> {
     return interpretUnreachable(this.groupResource, 'update', () => this.updateStored(namespace, name, expectedResourceVersion, opts, mutate, how));
   }
@@ -314,7 +326,7 @@ export class Store {
     expectedResourceVersion: string | undefined,
     opts: WriteOptions,
     mutate: (current: KubeObject | undefined) => KubeObject,
-    { createIfMissing, subresource = '', admissionView }: { createIfMissing?: boolean; subresource?: string; admissionView?: AdmissionView },
+    { createIfMissing, subresource = '', admissionView, mutateReadsOnly }: UpdateHow,
   ): Promise<UpdateResult> {
     if (this.type.load !== undefined) await this.type.load();
     createIfMissing ??= this.type.allowCreateOnUpdate;
@@ -330,9 +342,10 @@ export class Store {
         if (result === retry) continue;
         return result;
       }
-      const current = this.decode(kv);
+      // The cache's copy when it holds this revision (read-only), else decoded: desiredUpdate decodes mutate's own copy.
+      const current = this.reads.cachedAt(kv.key, kv.modRevision) ?? this.decode(kv);
       if (pinned && expectedResourceVersion !== current.metadata.resourceVersion) throw staleObject(this.groupResource, name);
-      const obj = this.desiredUpdate(kv, current, mutate, opts);
+      const obj = this.desiredUpdate(kv, current, mutate, opts, mutateReadsOnly === true);
       rules.prepare(obj, current);
       const attrs = this.updateAttributes(namespace, obj, current, opts, subresource, admissionView);
       await this.admitUpdate(attrs, obj, current, rules, admissionView);
@@ -372,9 +385,12 @@ export class Store {
    * What `mutate` makes of the stored object, decoded as a request body is, with the uid
    * checked as a precondition and the metadata only the server sets taken from `current`.
    */
-  private desiredUpdate(kv: KeyValue, current: KubeObject, mutate: (current: KubeObject | undefined) => KubeObject, opts: WriteOptions): KubeObject {
-    // mutate gets its own copy (decoded again: cheaper than cloning) and may return it or a new object.
-    const obj = clone(mutate(this.decode(kv)));
+  private desiredUpdate(
+    kv: KeyValue, current: KubeObject, mutate: (current: KubeObject | undefined) => KubeObject, opts: WriteOptions, mutateReadsOnly: boolean,
+  ): KubeObject {
+    // mutate gets its own copy (decoded again: cheaper than cloning) and may return it or a new
+    // object; one that only reads its argument gets `current` itself. Its result is cloned either way.
+    const obj = clone(mutate(mutateReadsOnly ? current : this.decode(kv)));
     this.checkTypeMeta(obj);
     this.decodeFields(obj, opts, (probe) => {
       this.preserveSystemMeta(probe, current);
@@ -491,7 +507,7 @@ export class Store {
   apply(namespace: string, name: string, applied: unknown, opts: WriteOptions & { fieldManager: string; force: boolean }, subresource = ''): Promise<UpdateResult> {
     return this.guaranteedUpdate(namespace, name, undefined, { ...opts, managedFieldsSet: true },
       (current) => this.fieldManager.apply(current, applied, opts.fieldManager, opts.force, subresource),
-      { createIfMissing: subresource === '', subresource });
+      { createIfMissing: subresource === '', subresource, mutateReadsOnly: true });
   }
 
   /**
