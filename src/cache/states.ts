@@ -45,7 +45,10 @@ function watchFrameOf(type: EventType, object: KubeObject): { frame: Uint8Array;
   return { frame, json: frame.subarray(prefix.length, prefix.length + length) };
 }
 
-/** A cached object whose decoded form is held while it is current, and weakly (re-decoded on need) once released. */
+/**
+ * A cached object whose decoded form is held while it is current, and weakly (re-decoded on
+ * need) once released. A state made from its JSON alone decodes it when first asked.
+ */
 export class CachedState implements CachedObject {
   readonly key: string;
   readonly json: Uint8Array;
@@ -53,6 +56,7 @@ export class CachedState implements CachedObject {
   readonly #freeze: boolean;
   #held: KubeObject | undefined;
   #weak: WeakRef<KubeObject> | undefined;
+  #released = false;
   /** Other encodings, by name; most states never need one. */
   #encodings: Map<string, Uint8Array> | undefined;
 
@@ -72,7 +76,8 @@ export class CachedState implements CachedObject {
     // The JSON is what clients are sent for this state: decoding it gives the object they see.
     const object = JSON.parse(decoder.decode(this.json)) as KubeObject;
     if (this.#freeze) freezeDeep(object);
-    this.#weak = new WeakRef(object);
+    if (this.#released) this.#weak = new WeakRef(object);
+    else this.#held = object;
     return object;
   }
 
@@ -87,6 +92,7 @@ export class CachedState implements CachedObject {
 
   /** The state stopped being current: keep its decoded form only while others still use it. */
   release(): void {
+    this.#released = true;
     const held = this.#held;
     if (held === undefined) return;
     this.#weak = new WeakRef(held);
@@ -121,9 +127,10 @@ export class StateEvent implements CacheEvent {
 
 /** A new current state and the event announcing it: one allocation holds the frame and the object's JSON. */
 export function stateWithEvent(
-  type: 'ADDED' | 'MODIFIED', key: string, object: KubeObject, json: Uint8Array | undefined, revision: number, eventRevision: number, freeze: boolean,
+  type: 'ADDED' | 'MODIFIED', key: string, object: KubeObject | undefined, json: Uint8Array | undefined, revision: number, eventRevision: number, freeze: boolean,
 ): { state: CachedState; event: StateEvent } {
-  const framed = json === undefined ? watchFrameOf(type, object) : watchFrame(type, json);
+  if (object === undefined && json === undefined) throw new Error('a cached state needs its object or its JSON');
+  const framed = json === undefined ? watchFrameOf(type, object!) : watchFrame(type, json);
   const state = new CachedState(key, framed.json, revision, object, freeze);
   return { state, event: new StateEvent(type, state, eventRevision, framed.frame, framed.json) };
 }

@@ -39,6 +39,12 @@ export interface WatchCacheOptions {
    * allows it (cheaper than encoding the object again); undefined falls back to encoding.
    */
   encode?(kv: KeyValue): Uint8Array | undefined;
+  /**
+   * Whether a value arriving by the watch is known to decode (its Store encoded it in this
+   * process): with `encode`, its object is then decoded when first needed (a watcher's
+   * selector, a filtered list, a write reading it), not on arrival; most never are.
+   */
+  decodesLater?(kv: KeyValue): boolean;
   /** What a BOOKMARK object names. */
   bookmark: { kind: string; apiVersion: string };
   /** How long events are kept for watches from past revisions (default 5 minutes, like the backend's compaction). */
@@ -103,6 +109,7 @@ export class WatchCache {
   readonly #prefix: string;
   readonly #decode: (kv: KeyValue) => KubeObject;
   readonly #encode: ((kv: KeyValue) => Uint8Array | undefined) | undefined;
+  readonly #decodesLater: ((kv: KeyValue) => boolean) | undefined;
   readonly #bookmarkType: { kind: string; apiVersion: string };
   readonly #historyWindowMs: number;
   readonly #maxHistoryEvents: number;
@@ -152,6 +159,7 @@ export class WatchCache {
     this.#prefix = opts.prefix;
     this.#decode = opts.decode;
     this.#encode = opts.encode;
+    this.#decodesLater = opts.decodesLater;
     this.#bookmarkType = { kind: opts.bookmark.kind, apiVersion: opts.bookmark.apiVersion };
     this.#historyWindowMs = opts.historyWindowMs ?? 5 * 60_000;
     this.#maxHistoryEvents = opts.maxHistoryEvents ?? 102_400;
@@ -546,7 +554,10 @@ export class WatchCache {
     let current: CachedState | undefined;
     let cacheEvent: CacheEvent;
     if (revision <= this.#revision) this.#log(`watch cache ${this.#prefix}: event at revision ${revision} arrived after revision ${this.#revision}`);
-    const decoded = event.type === 'put' ? this.#decodeOrLog(event.kv) : undefined;
+    // A value this process encoded is kept as its JSON alone until its object is needed.
+    const json = event.type === 'put' ? this.#encode?.(event.kv) : undefined;
+    const later = json !== undefined && this.#decodesLater?.(event.kv) === true;
+    const decoded = event.type === 'put' && !later ? this.#decodeOrLog(event.kv) : undefined;
     if (decoded instanceof Error) {
       this.#applyCorrupt(key, prev, decoded, revision);
       return;
@@ -554,9 +565,9 @@ export class WatchCache {
     const object = decoded;
     // A corrupt key written with a good value, or deleted, is no longer corrupt.
     const wasCorrupt = this.#corrupt.delete(key);
-    if (object !== undefined) {
+    if (object !== undefined || later) {
       // One array holds the event's line for watchers and the new state's JSON.
-      const made = stateWithEvent(prev === undefined ? 'ADDED' : 'MODIFIED', key, object, this.#encode?.(event.kv), event.kv.modRevision, revision, this.#freeze);
+      const made = stateWithEvent(prev === undefined ? 'ADDED' : 'MODIFIED', key, object, json, event.kv.modRevision, revision, this.#freeze);
       current = made.state;
       cacheEvent = made.event;
       this.#objects.set(key, current);

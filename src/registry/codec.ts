@@ -10,7 +10,22 @@ export function encodeForStorage(obj: KubeObject): Uint8Array {
   const { resourceVersion: _rv, selfLink: _selfLink, ...meta } = obj.metadata;
   // kind, apiVersion and metadata first, as Kubernetes serialises objects.
   const { kind, apiVersion, metadata: _metadata, ...rest } = obj;
-  return encoder.encode(JSON.stringify({ kind, apiVersion, metadata: meta, ...rest }));
+  const bytes = encoder.encode(JSON.stringify({ kind, apiVersion, metadata: meta, ...rest }));
+  if (typeof kind === 'string' && typeof apiVersion === 'string') encodedHere.add(bytes);
+  return bytes;
+}
+
+/** The values encodeForStorage made (while they live), which therefore decode. */
+const encodedHere = new WeakSet<Uint8Array>();
+
+/**
+ * Whether a stored value is one encodeForStorage made in this process (the backend kept
+ * the array it was given): it decodes, to an object with kind and apiVersion, so the watch
+ * cache may decode it when first needed rather than on arrival. Values read back from
+ * storage, decrypted, or written by anyone else are not.
+ */
+export function isEncodedHere(kv: KeyValue): boolean {
+  return kv.transformError === undefined && encodedHere.has(kv.value);
 }
 
 /**

@@ -125,11 +125,11 @@ export class SqliteBackend implements Backend {
   }
 
   create(key: string, value: Uint8Array): Promise<number> {
-    return this.#writes.submit({ type: 'create', key, value: value.slice() });
+    return this.#writes.submit({ type: 'create', key, value: owned(value) });
   }
 
   update(key: string, value: Uint8Array, expectRevision: number): Promise<number> {
-    return this.#writes.submit({ type: 'update', key, value: value.slice(), expectRevision });
+    return this.#writes.submit({ type: 'update', key, value: owned(value), expectRevision });
   }
 
   delete(key: string, expectRevision?: number): Promise<number> {
@@ -373,4 +373,14 @@ function toKeyValue(key: string, row: Record<string, SQLOutputValue>): KeyValue 
   // node:sqlite may hand back an empty blob as NULL.
   const value = row.value === null ? new Uint8Array(0) : (row.value as Uint8Array);
   return { key, value, createRevision: row.create_revision as number, modRevision: row.revision as number };
+}
+
+/**
+ * The bytes a write keeps: the caller's array itself when it spans its whole buffer (the
+ * caller hands it over and must not change it afterwards; the watch cache recognises the
+ * bytes its Store encoded by their identity), else a copy, so that a view into a larger
+ * buffer (Buffer's shared pool) does not keep that buffer alive.
+ */
+function owned(value: Uint8Array): Uint8Array {
+  return value.byteOffset === 0 && value.byteLength === value.buffer.byteLength ? value : value.slice();
 }

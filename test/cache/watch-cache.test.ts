@@ -2,10 +2,14 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { isStatusError, type KubeObject, type StatusError } from '../../src/api/index.ts';
 import { SlowWatcherError, type CacheWatcher } from '../../src/cache/index.ts';
-import { MemoryBackend } from '../../src/storage/index.ts';
-import { assertNothingBefore, brief, configMap, FlakyBackend, json, key, nextEvent, nextEvents, nextResult, PREFIX, startCache, startReading } from './fixtures.ts';
+import { MemoryBackend, SqliteBackend } from '../../src/storage/index.ts';
+import { encodeForStorage, isEncodedHere, storedJsonWithResourceVersion } from '../../src/registry/codec.ts';
+import { assertNothingBefore, brief, configMap, decodeConfigMap, FlakyBackend, json, key, nextEvent, nextEvents, nextResult, PREFIX, startCache, startReading } from './fixtures.ts';
 
 const names = (items: { object: KubeObject }[]): string[] => items.map((i) => `${i.object.metadata.namespace}/${i.object.metadata.name}`);
 const labelIs = (value: string) => (o: KubeObject): boolean => o.metadata.labels?.app === value;
@@ -646,5 +650,42 @@ describe('memory of the event history', () => {
     assert.equal(f.cache.watcherCount, 0);
     assert.equal((await nextEvent(slow)).object.metadata.name, 'o0', 'the next() pending when it stopped reading');
     await assert.rejects(nextResult(slow), (err) => err instanceof SlowWatcherError);
+  });
+});
+
+describe('decoding when first needed', () => {
+  test('a value its Store encoded is kept as JSON until read; other values are decoded on arrival', async (t) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'plinth-cache-lazy-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    let decoded = 0;
+    const f = await startCache(t, {
+      decode: (kv) => {
+        decoded++;
+        return decodeConfigMap(kv);
+      },
+      encode: storedJsonWithResourceVersion,
+      decodesLater: isEncodedHere,
+    }, new SqliteBackend(path.join(dir, 'db')));
+    const watcher = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision, predicate: labelIs('even') });
+    t.after(() => watcher.close());
+    const object = (name: string, app: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', labels: { app } }, data: { k: name } });
+    await f.backend.create(key('ns', 'odd'), encodeForStorage(object('odd', 'odd')));
+    const revision = await f.backend.create(key('ns', 'even'), encodeForStorage(object('even', 'even')));
+    await f.cache.waitForRevision(revision);
+    assert.equal(decoded, 0, 'nothing decoded by the decoder on arrival');
+
+    // A watcher's selector reads the object, decoded from the cached JSON.
+    const event = await nextEvent(watcher);
+    assert.equal(event.object.metadata.name, 'even');
+    const cached = f.cache.get(key('ns', 'odd'))!;
+    assert.deepEqual(cached.object, { ...object('odd', 'odd'), metadata: { ...object('odd', 'odd').metadata, resourceVersion: String(cached.revision) } });
+    assert.ok(Object.isFrozen(cached.object), 'decoded later, still frozen');
+    assert.equal(cached.object, f.cache.get(key('ns', 'odd'))!.object, 'a current state keeps what it decoded');
+    assert.deepEqual(json(cached.json), cached.object);
+
+    // Bytes the Store did not encode (here, a copy of encoded bytes) go through the decoder at once.
+    await f.cache.waitForRevision(await f.backend.update(key('ns', 'odd'), encodeForStorage(object('odd', 'odd2')).slice(), cached.revision));
+    assert.equal(decoded, 1);
+    assert.equal(f.cache.get(key('ns', 'odd'))!.object.metadata.labels?.app, 'odd2');
   });
 });
