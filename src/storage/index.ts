@@ -2,7 +2,7 @@
 export * from './backend.ts';
 export { MemoryBackend } from './memory.ts';
 export { SqliteBackend } from './sqlite.ts';
-export { EtcdBackend } from './etcd.ts';
+// The etcd backend is imported from './etcd.ts' where needed: its client (gRPC, protobufjs) loads only with --storage etcd.
 export { Compactor, compactorFor } from './compactor.ts';
 export { SharedCompactor, type CompactionClock } from './shared-compactor.ts';
 export { openBackend } from './open-backend.ts';

@@ -3,7 +3,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Backend } from './backend.ts';
-import { EtcdBackend, progressNotifyReliable } from './etcd.ts';
 import { MemoryBackend } from './memory.ts';
 import { SqliteBackend } from './sqlite.ts';
 
@@ -43,6 +42,8 @@ export async function openBackend(kind: BackendKind, opts: OpenBackendOptions = 
         ? { ca: read(opts.etcdCaFile), cert: read(opts.etcdCertFile), key: read(opts.etcdKeyFile) }
         : undefined;
       const log = opts.log ?? (() => {});
+      // Loaded here: the etcd client (gRPC, protobufjs) costs ~100 ms of start-up that SQLite does not need.
+      const { EtcdBackend, progressNotifyReliable } = await import('./etcd.ts');
       const backend = new EtcdBackend({ servers: opts.etcdServers ?? [], namespace: prefix.slice(0, -'/registry'.length), tls, log });
       // Only said: consistent reads go to etcd whatever the version (see consistentReadsFromStorage).
       await backend.serverVersion().then(

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { ensureClientMaterial, ensureServingMaterial } from '../../src/server/tls-material.ts';
-import { EtcdBackend, isStorageError } from '../../src/storage/index.ts';
+import { isStorageError } from '../../src/storage/index.ts';
+import { EtcdBackend } from '../../src/storage/etcd.ts';
 import { etcdUnavailable, startEtcdCluster, type EtcdCluster } from '../helpers/etcd.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 
