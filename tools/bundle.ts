@@ -1,0 +1,65 @@
+// `node tools/bundle.ts [--if-stale]`: builds the start-up bundle (see
+// src/cli/bundle-manifest.ts) into a new directory under .cache/bundle/, then names it in
+// the manifest. `--if-stale` does nothing while the last bundle is fresh. The builds
+// before the last two are removed. Run by `npm start` and `npm test` before they start.
+import * as esbuild from 'esbuild';
+import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { bundleRoot, fileStamp, freshManifest, manifestPath, repositoryRoot, type BundleManifest } from '../src/cli/bundle-manifest.ts';
+
+/** Files src/ reads beside its modules at run time (`new URL('./…', import.meta.url)`): copied to the same place beside the chunks. */
+const dataFiles = [
+  ['src/schema/builtin/generated/definitions.json', 'generated/definitions.json'],
+  ['src/auth/bootstrap-policy/policy.json', 'bootstrap-policy/policy.json'],
+] as const;
+
+/** Installed packages change only with these. */
+const lockFiles = ['package-lock.json', 'node_modules/.package-lock.json'];
+
+async function build(): Promise<BundleManifest> {
+  const dir = `b${Date.now()}`;
+  const outdir = path.join(bundleRoot, dir);
+  const result = await esbuild.build({
+    absWorkingDir: repositoryRoot,
+    entryPoints: ['src/cli/plinth.ts'],
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node24',
+    outdir,
+    metafile: true,
+    logLevel: 'warning',
+    // Loaded only with --storage etcd, from node_modules as they are (gRPC loads its own files).
+    external: ['etcd3', '@grpc/grpc-js'],
+    // Its CommonJS build, bundled, loses its named exports behind import(); its ES build keeps them.
+    alias: { '@peculiar/x509': './node_modules/@peculiar/x509/build/x509.es.js' },
+    // Bundled CommonJS packages call require() for Node's built-ins.
+    banner: { js: "import { createRequire as __plinthCreateRequire } from 'node:module'; const require = __plinthCreateRequire(import.meta.url);" },
+  });
+  for (const [from, to] of dataFiles) {
+    mkdirSync(path.dirname(path.join(outdir, to)), { recursive: true });
+    cpSync(path.join(repositoryRoot, from), path.join(outdir, to));
+  }
+  const sources = Object.keys(result.metafile.inputs).filter((input) => !input.startsWith('node_modules/'));
+  const inputs: BundleManifest['inputs'] = [];
+  for (const file of [...sources, ...lockFiles, ...dataFiles.map(([from]) => from)]) {
+    const stamp = fileStamp(path.join(repositoryRoot, file));
+    if (stamp !== undefined) inputs.push([file, ...stamp]);
+  }
+  return { dir, inputs };
+}
+
+/** Keeps the newest `keep` builds: a server started from an older one may still load its lazy chunks. */
+function prune(keep: number): void {
+  const builds = readdirSync(bundleRoot).filter((entry) => /^b\d+$/.test(entry)).sort((a, b) => Number(b.slice(1)) - Number(a.slice(1)));
+  for (const old of builds.slice(keep)) rmSync(path.join(bundleRoot, old), { recursive: true, force: true });
+}
+
+if (process.argv.includes('--if-stale') && freshManifest() !== undefined) process.exit(0);
+mkdirSync(bundleRoot, { recursive: true });
+const manifest = await build();
+// The manifest last, and whole (a rename): a half-built bundle is never used.
+writeFileSync(`${manifestPath}.tmp`, JSON.stringify(manifest));
+renameSync(`${manifestPath}.tmp`, manifestPath);
+prune(3);
