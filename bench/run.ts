@@ -15,6 +15,7 @@ import { customResourceBench } from './custom-resources.ts';
 import { encodingsBench } from './encodings.ts';
 import { etcdBench } from './etcd.ts';
 import { idleBench } from './idle.ts';
+import { limitBench } from './limit.ts';
 import { namespaceDeleteBench } from './namespace-delete.ts';
 import { operabilityBench } from './operability.ts';
 import { watchHttpBench } from './watch-http.ts';
@@ -32,6 +33,11 @@ function peakRssMiB(pid: number): number {
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 
 async function main() {
+  // BENCH_ONLY=limit: the performance goals beside the limit server, with the shared benchmark client.
+  if (process.env.BENCH_ONLY === 'limit') {
+    for (const line of await limitBench()) console.log(line);
+    return;
+  }
   // BENCH_ONLY=encodings: the answer encodings alone (list sizes and times, watch fan-out in JSON and Protobuf).
   if (process.env.BENCH_ONLY === 'encodings') {
     for (const line of await encodingsBench()) console.log(line);
@@ -114,6 +120,8 @@ async function main() {
   }
   // BENCH_ONLY=crud stops here: create, get and list alone, to compare two versions quickly.
   if (process.env.BENCH_ONLY === 'crud') return;
+  console.log('');
+  for (const line of await limitBench()) console.log(line);
   console.log('');
   for (const line of await idleBench()) console.log(line);
   console.log('');

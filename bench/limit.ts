@@ -1,0 +1,179 @@
+// The performance goals, measured beside the limit server in one run: the shared
+// benchmark client (`../shared/bench/bench.mjs`) drives first the limit server (a bare
+// Node HTTPS server that does the least work a Kubernetes-shaped server can do: the
+// ceiling for a Node API server on this machine), then `plinth serve` on SQLite started
+// as `npm start` starts it, with the same scenarios, HTTP/2, 32 concurrent requests,
+// each scenario repeated (median of the repeats). Then start-up and memory figures.
+// Ratios are what to read: absolute rates move with the machine and its other load.
+//
+// `BENCH_ONLY=limit npm run bench`; BENCH_REPEAT (default 3) and BENCH_N (default 10000).
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { startServer } from '../src/index.ts';
+import { repoRoot, startServerProcess, tempDir } from '../test/helpers/server.ts';
+import { fillDataDir, timeToReady } from './startup.ts';
+
+const sharedBench = path.resolve(repoRoot, '../shared/bench');
+const clientDir = path.join(repoRoot, '.cache/bench-client');
+const repeat = Number(process.env.BENCH_REPEAT ?? 3);
+const n = Number(process.env.BENCH_N ?? 10_000);
+
+type Figures = Record<string, Record<string, number | undefined>>;
+
+/** The shared client copied beside the checkout with its own dependencies (`npm ci` once, from its lock file). */
+function prepareClient(): void {
+  mkdirSync(clientDir, { recursive: true });
+  for (const entry of ['bench.mjs', 'limit-server.mjs', 'lib', 'package.json', 'package-lock.json']) {
+    cpSync(path.join(sharedBench, entry), path.join(clientDir, entry), { recursive: true });
+  }
+  if (!existsSync(path.join(clientDir, 'node_modules/undici'))) {
+    execFileSync('npm', ['ci', '--silent', '--no-audit', '--no-fund'], { cwd: clientDir, stdio: 'inherit' });
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs bench.mjs against a kubeconfig; answers each scenario's medians. */
+function runClient(kubeconfig: string, scenarios: string, pid: string, out: string): Figures {
+  const args = [
+    path.join(clientDir, 'bench.mjs'), '--kubeconfig', kubeconfig, '--scenario', scenarios, '--n', String(n),
+    '--concurrency', '32', '--proto', 'h2', '--repeat', String(repeat), '--pid', pid, '--json', out,
+  ];
+  const run = spawnSync(process.execPath, args, { cwd: clientDir, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (run.status !== 0) throw new Error(`bench.mjs ${scenarios} exited with ${run.status}`);
+  // Each scenario's medians; the rss scenario keeps its figures under `rss`.
+  const result = JSON.parse(readFileSync(out, 'utf8')) as { scenarios: Record<string, { median?: Record<string, number>; rss?: Record<string, number> }> };
+  return Object.fromEntries(Object.entries(result.scenarios).map(([name, s]) => [name, { ...s.median, ...s.rss }]));
+}
+
+/** Waits until something answers /readyz on the port (its certificate is not checked: only whether it serves). */
+async function untilServing(port: number): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    const ok = await new Promise<boolean>((resolve) => {
+      https.get({ host: '127.0.0.1', port, path: '/readyz', rejectUnauthorized: false }, (res) => {
+        res.resume();
+        resolve(res.statusCode === 200);
+      }).on('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`nothing serves on port ${port} after 20 s`);
+}
+
+async function limitFigures(work: string): Promise<Figures> {
+  const port = await freePort();
+  const dir = path.join(work, 'limit');
+  const child = spawn(process.execPath, [path.join(clientDir, 'limit-server.mjs'), '--port', String(port), '--dir', dir, '--items', String(n)], { stdio: 'ignore' });
+  try {
+    const kubeconfig = path.join(dir, 'kubeconfig');
+    await untilServing(port);
+    return runClient(kubeconfig, 'create,get,list', `limit=${child.pid}`, path.join(work, 'limit.json'));
+  } finally {
+    child.kill();
+  }
+}
+
+async function plinthFigures(work: string): Promise<Figures> {
+  const dataDir = path.join(work, 'plinth');
+  const server = await startServerProcess([], { dataDir });
+  try {
+    return runClient(server.kubeconfigPath, 'create,get,list,apply,watch,rss', `plinth=${server.child.pid}`, path.join(work, 'plinth.json'));
+  } finally {
+    await server.stop();
+  }
+}
+
+/** In-process startServer() (memory storage, fresh data dir) to its first 200 on /readyz: milliseconds, each start. */
+async function libraryStarts(count: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    const server = await startServer();
+    await new Promise<void>((resolve, reject) => {
+      https.get(new URL('/readyz', server.url), { ca: server.caCert, headers: { authorization: `Bearer ${server.token}` } }, (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`readyz: ${res.statusCode}`))));
+      }).on('error', reject);
+    });
+    times.push(performance.now() - started);
+    await server.close();
+  }
+  return times;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** One line of the goals table: the figure, the limit's, the ratio or bound, and whether the goal holds. */
+function row(name: string, plinth: string, limit: string, ratio: string, goal: string, holds: boolean | undefined): string {
+  const verdict = holds === undefined ? '?' : holds ? 'yes' : 'no';
+  return `  ${name.padEnd(34)} ${plinth.padStart(12)} ${limit.padStart(12)} ${ratio.padStart(8)}   ${goal.padEnd(26)} ${verdict}`;
+}
+
+export async function limitBench(): Promise<string[]> {
+  if (!existsSync(path.join(sharedBench, 'bench.mjs'))) return [`goals beside the limit server: skipped, no shared benchmark client at ${sharedBench}`];
+  prepareClient();
+  const work = tempDir('plinth-bench-limit-');
+  try {
+    const limit = await limitFigures(work);
+    const plinth = await plinthFigures(work);
+    const fig = (f: Figures, scenario: string, key: string) => f[scenario]?.[key];
+    const lines = [`goals beside the limit server (shared client, h2, c=32, ${n} ConfigMaps, median of ${repeat}; Plinth on SQLite as npm start runs it)`];
+    lines.push(`  ${'figure'.padEnd(34)} ${'plinth'.padStart(12)} ${'limit'.padStart(12)} ${'ratio'.padStart(8)}   ${'goal'.padEnd(26)} holds`);
+    const rate = (name: string, scenario: string, goal: number) => {
+      const p = fig(plinth, scenario, 'ops_s');
+      const l = fig(limit, scenario, 'ops_s');
+      const r = p !== undefined && l !== undefined ? p / l : undefined;
+      lines.push(row(name, `${p ?? '-'}/s`, `${l ?? '-'}/s`, r === undefined ? '-' : `${(r * 100).toFixed(0)}%`, `≥ ${goal * 100}% of the limit`, r === undefined ? undefined : r >= goal));
+    };
+    rate('create ConfigMap', 'create', 0.5);
+    rate('get ConfigMap', 'get', 0.8);
+    for (const [what, key] of [['identity', 'rvunset_identity.median_ms'], ['gzip', 'rvunset_gzip.median_ms']] as const) {
+      const p = fig(plinth, 'list', key);
+      const l = fig(limit, 'list', key);
+      const r = p !== undefined && l !== undefined ? p / l : undefined;
+      lines.push(row(`list ${n} ConfigMaps, ${what}`, `${p ?? '-'} ms`, `${l ?? '-'} ms`, r === undefined ? '-' : `${r.toFixed(2)}×`, 'within 1.5× of the limit', r === undefined ? undefined : r <= 1.5));
+    }
+    const apply = fig(plinth, 'apply', 'ops_s');
+    const create = fig(plinth, 'create', 'ops_s');
+    const applyShare = apply !== undefined && create !== undefined ? apply / create : undefined;
+    lines.push(row('server-side apply, 10 containers', `${apply ?? '-'}/s`, '', applyShare === undefined ? '-' : `${(applyShare * 100).toFixed(0)}%`, '≥ 33% of Plinth\'s create', applyShare === undefined ? undefined : applyShare >= 1 / 3));
+    const watch = plinth['watch-1000'] ?? {};
+    const delivered = watch.delivered_frac;
+    const p99 = watch.lat_p99_ms;
+    lines.push(row('watch, 1,000 watchers × 500/s', `p99 ${p99 ?? '-'} ms`, '', `${delivered === undefined ? '-' : (delivered * 100).toFixed(0)}%`, 'all delivered, p99 ≤ 200 ms', delivered === undefined || p99 === undefined ? undefined : delivered === 1 && p99 <= 200));
+    const rss = fig(plinth, 'rss', 'plinth.after_create_median_mib');
+    lines.push(row(`RSS with ${n} ConfigMaps`, `${rss ?? '-'} MiB`, '', '', '≤ 150 MiB', rss === undefined ? undefined : rss <= 150));
+
+    const starts = await libraryStarts(9);
+    lines.push(row('startServer() → /readyz, empty', `${median(starts).toFixed(0)} ms`, '', '', '≤ 100 ms', median(starts) <= 100));
+    const dataDir = tempDir('plinth-bench-start10k-');
+    try {
+      await fillDataDir(dataDir, 10_000);
+      await timeToReady(dataDir); // fills Node's compile cache and the page cache; not counted
+      const ready: number[] = [];
+      for (let i = 0; i < 5; i++) ready.push(await timeToReady(dataDir));
+      lines.push(row('plinth serve → /readyz, 10k stored', `${median(ready).toFixed(0)} ms`, '', '', '≤ 300 ms', median(ready) <= 300));
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    lines.push('  (the event window\'s memory per update, ≤ 2× the object\'s size, is the "event window memory" figure below)');
+    return lines;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) for (const line of await limitBench()) console.log(line);
