@@ -45,6 +45,8 @@ export type ObjectPredicate = (object: KubeObject) => boolean;
 export interface CacheWatcher extends AsyncIterable<CacheEvent> {
   /** End the watch: a pending next() resolves done, and the watcher's memory is released. */
   close(): void;
+  /** Events ready now, up to `max`, without waiting (never the end or a failure, which next() answers). */
+  takeReady?(max: number): CacheEvent[];
   /** JSON bytes of the events queued for the consumer and not yet taken. */
   readonly queuedBytes: number;
   /** Settles when the watch ends, however it ends, whether or not the consumer is waiting in next(). */

@@ -121,6 +121,20 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
     return new Promise((resolve, reject) => this.#waiters.push({ resolve, reject }));
   }
 
+  /**
+   * Events ready now, up to `max`, without waiting: a consumer that writes several events
+   * at once takes them after next() answered. Never the end or a failure: next() tells those.
+   */
+  takeReady(max: number): CacheEvent[] {
+    const ready: CacheEvent[] = [];
+    while (ready.length < max && this.#waiters.length === 0 && this.#phase !== 'ended') {
+      const result = this.#pull();
+      if (result === undefined || result instanceof Error || result.done === true) break;
+      ready.push(result.value);
+    }
+    return ready;
+  }
+
   /** Called by `for await` on break or throw. */
   return(): Promise<IteratorResult<CacheEvent, undefined>> {
     this.close();

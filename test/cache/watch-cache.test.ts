@@ -689,3 +689,24 @@ describe('decoding when first needed', () => {
     assert.equal(f.cache.get(key('ns', 'odd'))!.object.metadata.labels?.app, 'odd2');
   });
 });
+
+describe('taking what is ready', () => {
+  test('takeReady answers the queued events at once, up to its maximum, and leaves the end and failures to next()', async (t) => {
+    const f = await startCache(t, { watcherQueueLimit: 5 });
+    const watcher = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
+    assert.deepEqual(watcher.takeReady!(10), [], 'nothing yet');
+    for (let i = 0; i < 4; i++) await f.put('ns', `o${i}`);
+    const first = await nextEvent(watcher);
+    assert.equal(first.object.metadata.name, 'o0');
+    assert.deepEqual(watcher.takeReady!(2).map((e) => e.object.metadata.name), ['o1', 'o2']);
+    assert.deepEqual(watcher.takeReady!(10).map((e) => e.object.metadata.name), ['o3']);
+    assert.deepEqual(watcher.takeReady!(10), []);
+
+    // Overflowing the queue fails the watch: takeReady takes nothing, next() rejects once.
+    for (let i = 0; i < 7; i++) await f.put('ns', `p${i}`);
+    await f.cache.waitForRevision(await f.backend.currentRevision());
+    assert.deepEqual(watcher.takeReady!(10), []);
+    await assert.rejects(nextResult(watcher), (err) => err instanceof SlowWatcherError);
+    assert.equal((await nextResult(watcher)).done, true);
+  });
+});
