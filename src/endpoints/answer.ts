@@ -6,7 +6,8 @@ import { buildTable, tableOptionsFromQuery, type TableSource } from '../encoding
 import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
 import { tableSourceOf } from '../registry/table-columns.ts';
 import type { RequestScope } from './handlers/scope.ts';
-import { writeObject } from './http.ts';
+import { writeBody, writeObject } from './http.ts';
+import { writtenJson } from '../registry/codec.ts';
 
 function isStatus(obj: KubeObject | Status): obj is Status {
   return obj.kind === 'Status' && obj.apiVersion === 'v1';
@@ -46,5 +47,9 @@ export function shapeList(scope: RequestScope, list: { kind: string; apiVersion:
 
 /** Writes one object (a write's or a get's answer) in the negotiated serializer and shape. */
 export function writeAnswer(scope: RequestScope, status: number, obj: KubeObject | Status, opts: { source?: TableSource; gzip?: boolean } = {}): Promise<void> {
+  const { serializer, pretty, table, metadata, contentType } = scope.negotiated;
+  // A write's object as plain JSON: the bytes it was stored as, with its resourceVersion.
+  const stored = serializer === 'json' && !pretty && table === undefined && metadata === undefined ? writtenJson(obj as KubeObject) : undefined;
+  if (stored !== undefined) return writeBody(scope.res, status, contentType, stored, {}, { gzip: opts.gzip ?? false });
   return writeObject(scope.res, status, scope.negotiated, shapeObject(scope, obj, opts.source), {}, { gzip: opts.gzip ?? false });
 }

@@ -86,6 +86,25 @@ export function decodeFromStorage(kv: KeyValue): KubeObject {
   return obj;
 }
 
+/** What a write stored for the object it answers with (see writtenJson). */
+const written = new WeakMap<KubeObject, KeyValue>();
+
+/**
+ * Notes that `obj`, as the Store answers a write with it, is what `kv` stores (its value
+ * encodeForStorage's, its resourceVersion the modRevision), so that the answer's JSON can
+ * be made from the stored bytes instead of encoding the object again. The object must
+ * not change afterwards.
+ */
+export function rememberWritten(obj: KubeObject, kv: KeyValue): void {
+  written.set(obj, kv);
+}
+
+/** The JSON of an object a write answered with, from its stored bytes, when rememberWritten was told of it. */
+export function writtenJson(obj: KubeObject): Uint8Array | undefined {
+  const kv = written.get(obj);
+  return kv === undefined ? undefined : storedJsonWithResourceVersion(kv);
+}
+
 const metadataOpen = Buffer.from('"metadata":{');
 const closingBrace = 0x7d;
 

@@ -6,7 +6,7 @@ import {
 } from '../api/index.ts';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/chain.ts';
 import { isStorageError, type Backend, type KeyValue } from '../storage/backend.ts';
-import { decodeFromStorage, encodeForStorage, isCorruptObjectError } from './codec.ts';
+import { decodeFromStorage, encodeForStorage, isCorruptObjectError, rememberWritten } from './codec.ts';
 import { objectKey } from './keys.ts';
 import { interpretUnreachable } from './storage-errors.ts';
 import type { Allocator, PropagationOptions, ResourceType } from './resource-type.ts';
@@ -239,8 +239,10 @@ export class Store {
     for (let attempt = 0; ; attempt++) {
       const allocation = await this.allocator?.allocate(obj);
       let revision: number;
+      const key = this.key(namespace, meta.name!);
+      const value = this.encode(obj);
       try {
-        revision = await this.backend.create(this.key(namespace, meta.name!), this.encode(obj));
+        revision = await this.backend.create(key, value);
       } catch (err) {
         await allocation?.revert();
         if (!isStorageError(err, 'KeyExists')) throw err;
@@ -253,6 +255,7 @@ export class Store {
       }
       await allocation?.commit();
       meta.resourceVersion = String(revision);
+      this.rememberWritten(obj, { key, value, createRevision: revision, modRevision: revision });
       return obj;
     }
   }
@@ -481,8 +484,9 @@ export class Store {
     // Encoded after reallocation: what it assigns (a new node port) is part of the stored object.
     const allocation = await this.allocator?.reallocate(obj, current);
     let revision: number;
+    const value = this.encode(obj);
     try {
-      revision = await this.backend.update(kv.key, this.encode(obj), kv.modRevision);
+      revision = await this.backend.update(kv.key, value, kv.modRevision);
     } catch (err) {
       await allocation?.revert();
       // Gone meanwhile: the next read answers for it (404, or a create where the type allows
@@ -496,7 +500,13 @@ export class Store {
     }
     await allocation?.commit();
     obj.metadata.resourceVersion = String(revision);
+    this.rememberWritten(obj, { key: kv.key, value, createRevision: kv.createRevision, modRevision: revision });
     return { object: obj, created: false };
+  }
+
+  /** The answer's JSON may come from the stored bytes when they are the object as served (no storage version). */
+  private rememberWritten(obj: KubeObject, kv: KeyValue): void {
+    if (this.type.storage === undefined) rememberWritten(obj, kv);
   }
 
   /**
