@@ -262,7 +262,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   let server: ApiServer | undefined;
   const watchStreams = new WatchStreams({
     writeGraceMs: config.watchWriteGraceMs,
-    onEvent: (type) => metrics.watchEvent(type.group, type.version, type.kind),
+    onEvent: (type, count) => metrics.watchEvent(type.group, type.version, type.kind, count),
     onTerminated: (type) => {
       metrics.watcherTerminated(type.group, type.resource);
       log(`watch of ${type.group === '' ? type.resource : `${type.resource}.${type.group}`} cut off: the client left its data unread`);

@@ -57,19 +57,20 @@ export class WatchStreams {
   readonly #open = new Set<OpenStream>();
   #reset = 0;
 
-  readonly #onEvent: ((type: WatchedType) => void) | undefined;
+  readonly #onEvent: ((type: WatchedType, count: number) => void) | undefined;
   readonly #onTerminated: ((type: WatchedType) => void) | undefined;
 
-  /** `onEvent`: an event was written to a watch; `onTerminated`: a watch was cut off for not reading. */
-  constructor(opts: { writeGraceMs: number; onEvent?: (type: WatchedType) => void; onTerminated?: (type: WatchedType) => void }) {
+  /** `onEvent`: events were written to a watch; `onTerminated`: a watch was cut off for not reading. */
+  constructor(opts: { writeGraceMs: number; onEvent?: (type: WatchedType, count: number) => void; onTerminated?: (type: WatchedType) => void }) {
     this.writeGraceMs = opts.writeGraceMs;
     this.#onEvent = opts.onEvent;
     this.#onTerminated = opts.onTerminated;
   }
 
   /** An event was written to the stream. */
-  sent(stream: OpenStream): void {
-    if (stream.type !== undefined) this.#onEvent?.(stream.type);
+  /** `count` events were written to the stream. */
+  sent(stream: OpenStream, count = 1): void {
+    if (stream.type !== undefined) this.#onEvent?.(stream.type, count);
   }
 
   stats(): WatchStreamStats {

@@ -28,6 +28,15 @@ export interface MetricsSources {
   storageObjects(): Array<{ resource: string; count: number }>;
 }
 
+/** One set of request labels' metric children. */
+interface RequestSeries {
+  base: Record<string, string>;
+  /** apiserver_request_total, by status code. */
+  requests: Map<number, Counter.Internal>;
+  durations: Histogram.Internal<string>;
+  longRunning: Gauge.Internal<string>;
+}
+
 export class ApiMetrics {
   readonly registry = new Registry();
   readonly #requests: Counter;
@@ -37,6 +46,11 @@ export class ApiMetrics {
   readonly #watchEvents: Counter;
   readonly #terminatedWatchers: Counter;
   readonly #storage: Histogram;
+  readonly #readOnlyInflight: Gauge.Internal<string>;
+  readonly #mutatingInflight: Gauge.Internal<string>;
+  readonly #series = new Map<string, RequestSeries>();
+  readonly #watchEventCounters = new Map<string, Counter.Internal>();
+  readonly #storageSeries = new Map<string, Histogram.Internal<string>>();
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -45,8 +59,10 @@ export class ApiMetrics {
     this.#durations = new Histogram({ name: 'apiserver_request_duration_seconds', help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', labelNames: requestLabels, buckets: requestBuckets, registers });
     this.#longRunning = new Gauge({ name: 'apiserver_longrunning_requests', help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.', labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'], registers });
     this.#inflight = new Gauge({ name: 'apiserver_current_inflight_requests', help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', labelNames: ['request_kind'], registers });
-    this.#inflight.set({ request_kind: 'readOnly' }, 0);
-    this.#inflight.set({ request_kind: 'mutating' }, 0);
+    this.#readOnlyInflight = this.#inflight.labels({ request_kind: 'readOnly' });
+    this.#mutatingInflight = this.#inflight.labels({ request_kind: 'mutating' });
+    this.#readOnlyInflight.set(0);
+    this.#mutatingInflight.set(0);
     this.#watchEvents = new Counter({ name: 'apiserver_watch_events_total', help: 'Number of events sent in watch clients', labelNames: ['group', 'version', 'kind'], registers });
     this.#terminatedWatchers = new Counter({ name: 'apiserver_terminated_watchers_total', help: 'Counter of watchers closed due to unresponsiveness broken by resource type.', labelNames: ['group', 'resource'], registers });
     this.#storage = new Histogram({ name: 'etcd_request_duration_seconds', help: 'Etcd request latency in seconds for each operation and object type.', labelNames: ['operation', 'group', 'resource'], buckets: storageBuckets, registers });
@@ -70,29 +86,56 @@ export class ApiMetrics {
   /** A request has begun; the answer to it calls the function returned with its status code. */
   startRequest(labels: RequestLabels, longRunning: boolean, mutating: boolean): (code: number) => void {
     const started = performance.now();
-    const base = {
-      verb: labels.verb, dry_run: labels.dryRun ? 'All' : '', group: labels.group, version: labels.version, resource: labels.resource,
-      subresource: labels.subresource, scope: labels.scope, component: 'apiserver',
-    };
-    const kind = { request_kind: mutating ? 'mutating' : 'readOnly' };
-    const longRunningLabels = { verb: base.verb, group: base.group, version: base.version, resource: base.resource, subresource: base.subresource, scope: base.scope, component: base.component };
-    if (longRunning) this.#longRunning.inc(longRunningLabels);
-    else this.#inflight.inc(kind);
+    const series = this.#requestSeries(labels);
+    const inflight = mutating ? this.#mutatingInflight : this.#readOnlyInflight;
+    if (longRunning) series.longRunning.inc();
+    else inflight.inc();
     let done = false;
     return (code) => {
       if (done) return;
       done = true;
-      this.#requests.inc({ ...base, code: String(code) });
-      if (longRunning) this.#longRunning.dec(longRunningLabels);
+      let requests = series.requests.get(code);
+      if (requests === undefined) {
+        requests = this.#requests.labels({ ...series.base, code: String(code) });
+        series.requests.set(code, requests);
+      }
+      requests.inc();
+      if (longRunning) series.longRunning.dec();
       else {
-        this.#inflight.dec(kind);
-        this.#durations.observe(base, (performance.now() - started) / 1000);
+        inflight.dec();
+        series.durations.observe((performance.now() - started) / 1000);
       }
     };
   }
 
-  watchEvent(group: string, version: string, kind: string): void {
-    this.#watchEvents.inc({ group, version, kind });
+  /**
+   * The children of the request metrics for one set of labels, made once: prom-client
+   * otherwise sorts and joins the labels on every inc() and observe(), several times per request.
+   */
+  #requestSeries(labels: RequestLabels): RequestSeries {
+    const key = `${labels.verb}\0${labels.dryRun}\0${labels.group}\0${labels.version}\0${labels.resource}\0${labels.subresource}\0${labels.scope}`;
+    let series = this.#series.get(key);
+    if (series === undefined) {
+      const base = {
+        verb: labels.verb, dry_run: labels.dryRun ? 'All' : '', group: labels.group, version: labels.version, resource: labels.resource,
+        subresource: labels.subresource, scope: labels.scope, component: 'apiserver',
+      };
+      const { dry_run: _dryRun, ...longRunningLabels } = base;
+      series = { base, requests: new Map(), durations: this.#durations.labels(base), longRunning: this.#longRunning.labels(longRunningLabels) };
+      this.#series.set(key, series);
+    }
+    return series;
+  }
+
+  /** `count` events were sent to a watcher of the kind. */
+  watchEvent(group: string, version: string, kind: string, count = 1): void {
+    const key = `${group}\0${version}\0${kind}`;
+    let counter = this.#watchEventCounters.get(key);
+    if (counter === undefined) {
+      counter = this.#watchEvents.labels({ group, version, kind });
+      this.#watchEventCounters.set(key, counter);
+    }
+    counter.inc(count);
   }
 
   watcherTerminated(group: string, resource: string): void {
@@ -101,7 +144,13 @@ export class ApiMetrics {
 
   /** A storage call took `seconds` (etcd_request_duration_seconds, for every backend). */
   storageCall(operation: string, group: string, resource: string, seconds: number): void {
-    this.#storage.observe({ operation, group, resource }, seconds);
+    const key = `${operation}\0${group}\0${resource}`;
+    let histogram = this.#storageSeries.get(key);
+    if (histogram === undefined) {
+      histogram = this.#storage.labels({ operation, group, resource });
+      this.#storageSeries.set(key, histogram);
+    }
+    histogram.observe(seconds);
   }
 
   text(): Promise<string> {

@@ -220,8 +220,7 @@ export async function watchHandler(scope: RequestScope): Promise<void> {
       const more = w.takeReady?.(maxEventsPerWrite - 1) ?? [];
       const chunk = more.length === 0 ? encode.event(event) : Buffer.concat([encode.event(event), ...more.map((e) => encode.event(e))]);
       const written = res.write(chunk);
-      scope.watchStreams.sent(stream);
-      for (let i = 0; i < more.length; i++) scope.watchStreams.sent(stream);
+      scope.watchStreams.sent(stream, 1 + more.length);
       if (!written) {
         // Back-pressure: wait for the client. Meanwhile the watcher's queue fills, and
         // past its bounds the cache ends this watch; a client that takes nothing for
