@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+// The `plinth` entry point, in plain JavaScript: Node would load its TypeScript stripper
+// (~40 ms) for an entry in TypeScript before anything could turn the compile cache on.
+// It turns Node's on-disk compile cache on, then runs the start-up bundle when it is fresh
+// (see bundle-manifest.ts), else the sources. The same file runs in the package's dist/,
+// beside the compiled .js modules instead of the .ts sources.
+import { existsSync } from 'node:fs';
+import module from 'node:module';
+
+module.enableCompileCache?.();
+const ext = existsSync(new URL('./plinth.ts', import.meta.url)) ? '.ts' : '.js';
+const { freshBundleEntry } = await import(`./bundle-manifest${ext}`);
+const bundled = freshBundleEntry();
+const { run } = await import(bundled ?? `./plinth${ext}`);
+run(process.argv.slice(2));
