@@ -36,12 +36,26 @@ function isWatchParam(value: string | null): boolean {
   return value !== null && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
 }
 
+/** The non-empty segments of a path, in one pass. */
+function pathParts(path: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  for (;;) {
+    const end = path.indexOf('/', start);
+    const part = end < 0 ? path.slice(start) : path.slice(start, end);
+    if (part !== '') parts.push(part);
+    if (end < 0) return parts;
+    start = end + 1;
+  }
+}
+
 export function requestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
-  const parts = path.split('/').filter((p) => p !== '');
+  const parts = pathParts(path);
   const methodVerb = methodVerbs[method] ?? method.toLowerCase();
   let decoded: string[];
   try {
-    decoded = parts.map((p) => decodeURIComponent(p));
+    // Most paths have no escapes: their parts are already decoded.
+    decoded = path.includes('%') ? parts.map((p) => decodeURIComponent(p)) : parts;
   } catch {
     return { isResourceRequest: false, verb: methodVerb, path, parts };
   }

@@ -39,3 +39,14 @@ test('discovery paths are not resource requests', () => {
     assert.equal(requestInfo('GET', path, new URLSearchParams()).isResourceRequest, false, path);
   }
 });
+
+test('path segments: empty ones are skipped, escaped ones decoded, a bad escape is no resource request', () => {
+  const info = requestInfo('GET', '//api/v1//namespaces/n%20s/configmaps/a%3Ab/', new URLSearchParams());
+  assert.equal(info.isResourceRequest, true);
+  assert.deepEqual(info.isResourceRequest && [info.namespace, info.resource, info.name], ['n s', 'configmaps', 'a:b']);
+  const plain = requestInfo('GET', '/apis/apps/v1/namespaces/ns/deployments/d/scale', new URLSearchParams());
+  assert.deepEqual(plain.isResourceRequest && [plain.group, plain.version, plain.namespace, plain.resource, plain.name, plain.subresource], ['apps', 'v1', 'ns', 'deployments', 'd', 'scale']);
+  const bad = requestInfo('GET', '/api/v1/namespaces/%E0%A4%A', new URLSearchParams());
+  assert.equal(bad.isResourceRequest, false);
+  assert.deepEqual(bad.isResourceRequest === false && bad.parts, ['api', 'v1', 'namespaces', '%E0%A4%A']);
+});
