@@ -2,7 +2,8 @@
 // labels and buckets where Plinth has the thing they count. Each server has its own
 // registry, so several servers in one process do not mix their figures.
 
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { HistogramSeries, PlainCounter, PlainGauge, PlainHistogram } from './series.ts';
 
 /** Upstream's apiserver_request_duration_seconds buckets. */
 const requestBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
@@ -28,44 +29,40 @@ export interface MetricsSources {
   storageObjects(): Array<{ resource: string; count: number }>;
 }
 
-/** One set of request labels' metric children. */
+/** One set of request labels' series. */
 interface RequestSeries {
-  base: Record<string, string>;
+  key: string;
+  labels: Record<string, string>;
   /** apiserver_request_total, by status code. */
-  requests: Map<number, Counter.Internal>;
-  durations: Histogram.Internal<string>;
-  longRunning: Gauge.Internal<string>;
+  requests: Map<number, { value: number }>;
+  durations: HistogramSeries;
+  /** Made for the label sets of long-running requests only. */
+  longRunning(): { value: number };
 }
 
 export class ApiMetrics {
   readonly registry = new Registry();
-  readonly #requests: Counter;
-  readonly #durations: Histogram;
-  readonly #longRunning: Gauge;
-  readonly #inflight: Gauge;
-  readonly #watchEvents: Counter;
+  readonly #requests: PlainCounter;
+  readonly #durations: PlainHistogram;
+  readonly #longRunning: PlainGauge;
+  readonly #watchEvents: PlainCounter;
   readonly #terminatedWatchers: Counter;
-  readonly #storage: Histogram;
-  readonly #readOnlyInflight: Gauge.Internal<string>;
-  readonly #mutatingInflight: Gauge.Internal<string>;
+  readonly #storage: PlainHistogram;
+  readonly #readOnlyInflight: { value: number };
+  readonly #mutatingInflight: { value: number };
   readonly #series = new Map<string, RequestSeries>();
-  readonly #watchEventCounters = new Map<string, Counter.Internal>();
-  readonly #storageSeries = new Map<string, Histogram.Internal<string>>();
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
-    const requestLabels = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
-    this.#requests = new Counter({ name: 'apiserver_request_total', help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', labelNames: [...requestLabels, 'code'], registers });
-    this.#durations = new Histogram({ name: 'apiserver_request_duration_seconds', help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', labelNames: requestLabels, buckets: requestBuckets, registers });
-    this.#longRunning = new Gauge({ name: 'apiserver_longrunning_requests', help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.', labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'], registers });
-    this.#inflight = new Gauge({ name: 'apiserver_current_inflight_requests', help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', labelNames: ['request_kind'], registers });
-    this.#readOnlyInflight = this.#inflight.labels({ request_kind: 'readOnly' });
-    this.#mutatingInflight = this.#inflight.labels({ request_kind: 'mutating' });
-    this.#readOnlyInflight.set(0);
-    this.#mutatingInflight.set(0);
-    this.#watchEvents = new Counter({ name: 'apiserver_watch_events_total', help: 'Number of events sent in watch clients', labelNames: ['group', 'version', 'kind'], registers });
+    this.#requests = new PlainCounter(this.registry, 'apiserver_request_total', 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.');
+    this.#durations = new PlainHistogram(this.registry, 'apiserver_request_duration_seconds', 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', requestBuckets);
+    this.#longRunning = new PlainGauge(this.registry, 'apiserver_longrunning_requests', 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.');
+    const inflight = new PlainGauge(this.registry, 'apiserver_current_inflight_requests', 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.');
+    this.#readOnlyInflight = inflight.series('readOnly', () => ({ request_kind: 'readOnly' }));
+    this.#mutatingInflight = inflight.series('mutating', () => ({ request_kind: 'mutating' }));
+    this.#watchEvents = new PlainCounter(this.registry, 'apiserver_watch_events_total', 'Number of events sent in watch clients');
     this.#terminatedWatchers = new Counter({ name: 'apiserver_terminated_watchers_total', help: 'Counter of watchers closed due to unresponsiveness broken by resource type.', labelNames: ['group', 'resource'], registers });
-    this.#storage = new Histogram({ name: 'etcd_request_duration_seconds', help: 'Etcd request latency in seconds for each operation and object type.', labelNames: ['operation', 'group', 'resource'], buckets: storageBuckets, registers });
+    this.#storage = new PlainHistogram(this.registry, 'etcd_request_duration_seconds', 'Etcd request latency in seconds for each operation and object type.', storageBuckets);
     new Gauge({
       name: 'apiserver_registered_watchers', help: 'Number of currently registered watchers for a given resources', labelNames: ['group', 'version', 'kind'], registers,
       collect() {
@@ -88,30 +85,27 @@ export class ApiMetrics {
     const started = performance.now();
     const series = this.#requestSeries(labels);
     const inflight = mutating ? this.#mutatingInflight : this.#readOnlyInflight;
-    if (longRunning) series.longRunning.inc();
-    else inflight.inc();
+    if (longRunning) series.longRunning().value++;
+    else inflight.value++;
     let done = false;
     return (code) => {
       if (done) return;
       done = true;
       let requests = series.requests.get(code);
       if (requests === undefined) {
-        requests = this.#requests.labels({ ...series.base, code: String(code) });
+        requests = this.#requests.series(`${series.key}\0${code}`, () => ({ ...series.labels, code: String(code) }));
         series.requests.set(code, requests);
       }
-      requests.inc();
-      if (longRunning) series.longRunning.dec();
+      requests.value++;
+      if (longRunning) series.longRunning().value--;
       else {
-        inflight.dec();
+        inflight.value--;
         series.durations.observe((performance.now() - started) / 1000);
       }
     };
   }
 
-  /**
-   * The children of the request metrics for one set of labels, made once: prom-client
-   * otherwise sorts and joins the labels on every inc() and observe(), several times per request.
-   */
+  /** The series of one set of request labels, found once per request. */
   #requestSeries(labels: RequestLabels): RequestSeries {
     const key = `${labels.verb}\0${labels.dryRun}\0${labels.group}\0${labels.version}\0${labels.resource}\0${labels.subresource}\0${labels.scope}`;
     let series = this.#series.get(key);
@@ -121,7 +115,13 @@ export class ApiMetrics {
         subresource: labels.subresource, scope: labels.scope, component: 'apiserver',
       };
       const { dry_run: _dryRun, ...longRunningLabels } = base;
-      series = { base, requests: new Map(), durations: this.#durations.labels(base), longRunning: this.#longRunning.labels(longRunningLabels) };
+      series = {
+        key,
+        labels: base,
+        requests: new Map(),
+        durations: this.#durations.series(key, () => base),
+        longRunning: () => this.#longRunning.series(`${labels.verb}\0${labels.group}\0${labels.version}\0${labels.resource}\0${labels.subresource}\0${labels.scope}`, () => longRunningLabels),
+      };
       this.#series.set(key, series);
     }
     return series;
@@ -129,13 +129,7 @@ export class ApiMetrics {
 
   /** `count` events were sent to a watcher of the kind. */
   watchEvent(group: string, version: string, kind: string, count = 1): void {
-    const key = `${group}\0${version}\0${kind}`;
-    let counter = this.#watchEventCounters.get(key);
-    if (counter === undefined) {
-      counter = this.#watchEvents.labels({ group, version, kind });
-      this.#watchEventCounters.set(key, counter);
-    }
-    counter.inc(count);
+    this.#watchEvents.series(`${group}\0${version}\0${kind}`, () => ({ group, version, kind })).value += count;
   }
 
   watcherTerminated(group: string, resource: string): void {
@@ -144,13 +138,7 @@ export class ApiMetrics {
 
   /** A storage call took `seconds` (etcd_request_duration_seconds, for every backend). */
   storageCall(operation: string, group: string, resource: string, seconds: number): void {
-    const key = `${operation}\0${group}\0${resource}`;
-    let histogram = this.#storageSeries.get(key);
-    if (histogram === undefined) {
-      histogram = this.#storage.labels({ operation, group, resource });
-      this.#storageSeries.set(key, histogram);
-    }
-    histogram.observe(seconds);
+    this.#storage.series(`${operation}\0${group}\0${resource}`, () => ({ operation, group, resource })).observe(seconds);
   }
 
   text(): Promise<string> {
@@ -178,3 +166,4 @@ export function metricVerb(method: string, verb: string, isResourceRequest: bool
     default: return verb.toUpperCase();
   }
 }
+
