@@ -215,8 +215,8 @@ export async function watchHandler(scope: RequestScope): Promise<void> {
   try {
     for await (const event of w) {
       if (res.writableEnded) break;
-      // The events queued behind this one go out in the same write: one DATA frame and one
-      // TLS record for a burst instead of one each, which is what lets a thousand watchers keep up.
+      // The events queued behind this one go out in the same write: a burst costs one write
+      // (one DATA frame, one TLS record) instead of one per event.
       const more = w.takeReady?.(maxEventsPerWrite - 1) ?? [];
       const chunk = more.length === 0 ? encode.event(event) : Buffer.concat([encode.event(event), ...more.map((e) => encode.event(e))]);
       const written = res.write(chunk);
