@@ -2,7 +2,6 @@
 // src/cli/bundle-manifest.ts) into a new directory under .cache/bundle/, then names it in
 // the manifest. `--if-stale` does nothing while the last bundle is fresh. The builds
 // before the last two are removed. Run by `npm start` and `npm test` before they start.
-import * as esbuild from 'esbuild';
 import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bundleRoot, fileStamp, freshManifest, manifestPath, repositoryRoot, type BundleManifest } from '../src/cli/bundle-manifest.ts';
@@ -17,6 +16,8 @@ const dataFiles = [
 const lockFiles = ['package-lock.json', 'node_modules/.package-lock.json'];
 
 async function build(): Promise<BundleManifest> {
+  // Imported here: without it (an install without dev dependencies) the sources run instead.
+  const esbuild = await import('esbuild');
   const dir = `b${Date.now()}`;
   const outdir = path.join(bundleRoot, dir);
   const result = await esbuild.build({
@@ -57,9 +58,15 @@ function prune(keep: number): void {
 }
 
 if (process.argv.includes('--if-stale') && freshManifest() !== undefined) process.exit(0);
-mkdirSync(bundleRoot, { recursive: true });
-const manifest = await build();
-// The manifest last, and whole (a rename): a half-built bundle is never used.
-writeFileSync(`${manifestPath}.tmp`, JSON.stringify(manifest));
-renameSync(`${manifestPath}.tmp`, manifestPath);
-prune(3);
+try {
+  mkdirSync(bundleRoot, { recursive: true });
+  const manifest = await build();
+  // The manifest last, and whole (a rename): a half-built bundle is never used.
+  writeFileSync(`${manifestPath}.tmp`, JSON.stringify(manifest));
+  renameSync(`${manifestPath}.tmp`, manifestPath);
+  prune(3);
+} catch (err) {
+  // No bundle is no failure: the entry point runs the sources, only slower to start.
+  rmSync(manifestPath, { force: true });
+  console.error(`plinth: the start-up bundle was not built (${(err as Error).message.split('\n')[0]}); running from the sources`);
+}
