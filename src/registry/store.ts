@@ -94,11 +94,6 @@ function nowTimestamp(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/**
- * The object lifecycle for one resource (upstream's registry/generic/registry/store.go):
- * names, uid, timestamps, resourceVersion, preconditions, finalizers, dry run,
- * admission and validation, driven by the ResourceType's strategy.
- */
 /** How guaranteedUpdate writes. */
 export interface UpdateHow {
   /** A missing object is created through `mutate(undefined)` (default: the type's allowCreateOnUpdate). */
@@ -111,6 +106,11 @@ export interface UpdateHow {
   mutateReadsOnly?: boolean;
 }
 
+/**
+ * The object lifecycle for one resource (upstream's registry/generic/registry/store.go):
+ * names, uid, timestamps, resourceVersion, preconditions, finalizers, dry run,
+ * admission and validation, driven by the ResourceType's strategy.
+ */
 export class Store {
   readonly type: ResourceType;
   readonly groupResource: GroupResource;
