@@ -8,6 +8,7 @@ import { appendFileSync, readdirSync, renameSync, statSync, unlinkSync } from 'n
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import type { AuthorizationAttributes } from '../auth/authorize.ts';
 
 export type AuditLevel = 'None' | 'Metadata' | 'Request' | 'RequestResponse';
 export type AuditStage = 'RequestReceived' | 'ResponseStarted' | 'ResponseComplete' | 'Panic';
@@ -39,17 +40,10 @@ export interface AuditPolicy {
   omitManagedFields: boolean;
 }
 
-/** What a rule is matched against. */
-export interface AuditAttributes {
+/** What a rule is matched against: what authorization was asked, and by whom. */
+export interface AuditAttributes extends AuthorizationAttributes {
   user: { name: string; groups: readonly string[] };
-  verb: string;
   resourceRequest: boolean;
-  group: string;
-  resource: string;
-  subresource: string;
-  namespace: string;
-  name: string;
-  path: string;
 }
 
 export interface AuditDecision {
