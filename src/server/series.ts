@@ -47,23 +47,33 @@ abstract class PlainMetric<S> {
   abstract get(): Exported;
 }
 
-export class PlainCounter extends PlainMetric<{ value: number }> {
+/** A counter or a gauge: one number per label set. */
+class PlainValue extends PlainMetric<{ value: number }> {
+  readonly #type: 'counter' | 'gauge';
+
+  constructor(registry: Registry, name: string, help: string, type: 'counter' | 'gauge') {
+    super(registry, name, help);
+    this.#type = type;
+  }
+
   protected create(): { value: number } {
     return { value: 0 };
   }
 
   get(): Exported {
-    return { name: this.name, help: this.help, type: 'counter', aggregator: 'sum', values: [...this.entries()].map(({ labels, series }) => ({ value: series.value, labels })) };
+    return { name: this.name, help: this.help, type: this.#type, aggregator: 'sum', values: [...this.entries()].map(({ labels, series }) => ({ value: series.value, labels })) };
   }
 }
 
-export class PlainGauge extends PlainMetric<{ value: number }> {
-  protected create(): { value: number } {
-    return { value: 0 };
+export class PlainCounter extends PlainValue {
+  constructor(registry: Registry, name: string, help: string) {
+    super(registry, name, help, 'counter');
   }
+}
 
-  get(): Exported {
-    return { name: this.name, help: this.help, type: 'gauge', aggregator: 'sum', values: [...this.entries()].map(({ labels, series }) => ({ value: series.value, labels })) };
+export class PlainGauge extends PlainValue {
+  constructor(registry: Registry, name: string, help: string) {
+    super(registry, name, help, 'gauge');
   }
 }
 
