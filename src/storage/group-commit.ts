@@ -7,11 +7,18 @@
 //
 // Each write keeps its own outcome: the commit function answers per op, a number
 // (the write's revision) or an Error (that op alone failed).
+//
+// A commit may finish later (a promise: SQLite's fsync runs on the thread pool). The
+// next batch then waits for it, and collects whatever arrives meanwhile: while one
+// batch is made durable, the event loop serves requests and the next batch grows.
 
 import { unavailable } from './errors.ts';
 
-/** Commits a batch in one transaction; one result per op, in order. May throw: then every op fails with it. */
-export type CommitBatch<Op> = (ops: Op[]) => Array<number | Error>;
+/**
+ * Commits a batch in one transaction; one result per op, in order, now or once the
+ * commit is durable. May throw or reject: then every op fails with it.
+ */
+export type CommitBatch<Op> = (ops: Op[]) => Array<number | Error> | Promise<Array<number | Error>>;
 
 interface Pending<Op> {
   op: Op;
@@ -30,6 +37,8 @@ export class GroupCommit<Op> {
   readonly #maxBatch: number;
   #queue: Pending<Op>[] = [];
   #scheduled = false;
+  /** The commit whose results are not in yet; no other starts before it settles. */
+  #committing: Promise<void> | undefined;
   #closed = false;
 
   constructor(commit: CommitBatch<Op>, maxBatch = DEFAULT_MAX_BATCH) {
@@ -41,43 +50,61 @@ export class GroupCommit<Op> {
     if (this.#closed) return Promise.reject(unavailable('the storage backend is closed'));
     return new Promise((resolve, reject) => {
       this.#queue.push({ op, resolve, reject });
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        setImmediate(() => this.#flushOnce());
-      }
+      this.#schedule();
     });
   }
 
-  /** Commit everything queued, then refuse new writes. */
-  close(): void {
+  /** Commits everything queued (after the commit in flight), and refuses new writes from now on. */
+  async close(): Promise<void> {
     this.#closed = true;
-    while (this.#queue.length > 0) this.#commitNext();
+    for (;;) {
+      if (this.#committing !== undefined) await this.#committing;
+      else if (this.#queue.length > 0) this.#commitNext();
+      else return;
+    }
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#committing !== undefined || this.#queue.length === 0) return;
+    this.#scheduled = true;
+    setImmediate(() => this.#flushOnce());
   }
 
   #flushOnce(): void {
     this.#scheduled = false;
-    if (this.#queue.length === 0) return; // close() got there first
+    // close() may have got there first, or be waiting on a commit itself.
+    if (this.#committing !== undefined || this.#queue.length === 0) return;
     this.#commitNext();
-    if (this.#queue.length > 0 && !this.#scheduled) {
-      this.#scheduled = true;
-      setImmediate(() => this.#flushOnce());
-    }
+    this.#schedule();
   }
 
   #commitNext(): void {
     const batch = this.#queue.length <= this.#maxBatch ? this.#queue : this.#queue.slice(0, this.#maxBatch);
     this.#queue = batch === this.#queue ? [] : this.#queue.slice(this.#maxBatch);
-    let results: Array<number | Error>;
+    let results: Array<number | Error> | Promise<Array<number | Error>>;
     try {
       results = this.#commit(batch.map((p) => p.op));
     } catch (err) {
       for (const p of batch) p.reject(err);
       return;
     }
-    batch.forEach((p, i) => {
-      const result = results[i];
-      if (typeof result === 'number') p.resolve(result);
-      else p.reject(result ?? new Error('group commit: no result for a write'));
-    });
+    if (!(results instanceof Promise)) {
+      settle(batch, results);
+      return;
+    }
+    this.#committing = results
+      .then((done) => settle(batch, done), (err: unknown) => { for (const p of batch) p.reject(err); })
+      .finally(() => {
+        this.#committing = undefined;
+        this.#schedule();
+      });
   }
+}
+
+function settle<Op>(batch: Pending<Op>[], results: Array<number | Error>): void {
+  batch.forEach((p, i) => {
+    const result = results[i];
+    if (typeof result === 'number') p.resolve(result);
+    else p.reject(result ?? new Error('group commit: no result for a write'));
+  });
 }

@@ -14,7 +14,16 @@
 // Writes go through GroupCommit (see group-commit.ts): one transaction per burst.
 // Reads and commits are synchronous, which is what lets the watch hub hand over
 // from history to live events without a gap (see watch-hub.ts).
+//
+// Durability: the connection runs with synchronous = NORMAL (SQLite syncs only
+// around checkpoints), and each commit's WAL is fsynced on libuv's thread pool,
+// which is what synchronous = FULL adds, without stopping the event loop for the
+// disk. A batch's writes count (revision, events, answers) only once that sync is
+// done; until then reads stay at the revision before it, and the next batch waits.
 
+import { close as closeCallback, fsync as fsyncCallback, open as openCallback } from 'node:fs';
+import { dirname } from 'node:path';
+import { promisify } from 'node:util';
 import { DatabaseSync, type SQLInputValue, type SQLOutputValue, type StatementSync } from 'node:sqlite';
 import type { Backend, KeyValue, ListOptions, ListResult, StorageEvent, Watch } from './backend.ts';
 import { isStorageError } from './backend.ts';
@@ -36,6 +45,8 @@ export interface SqliteBackendOptions {
    * disks where fsync is slow and the data is disposable.
    */
   synchronous?: 'full' | 'normal';
+  /** How a commit is made durable under 'full' (default: fsync of the WAL file); tests hold or fail it. */
+  syncLog?: () => Promise<void>;
 }
 
 /** Bump when the tables change; a newer file is refused rather than misread. */
@@ -70,6 +81,10 @@ const LIST_AT_CHUNK = 256;
 
 const SQLITE_BUSY = 5;
 
+const openFd = promisify(openCallback);
+const fsync = promisify(fsyncCallback);
+const closeFd = promisify(closeCallback);
+
 export class SqliteBackend implements Backend {
   readonly path: string;
   readonly #db: DatabaseSync;
@@ -83,11 +98,20 @@ export class SqliteBackend implements Backend {
   /** The running compaction sweep; sweeps run one after the other. */
   #sweeping: Promise<void> = Promise.resolve();
   #closed = false;
+  /** Makes a commit durable; undefined under synchronous 'normal'. */
+  readonly #syncLog: (() => Promise<void>) | undefined;
+  readonly #wal: WalFile;
+  /** A commit is in the file but not yet synced: reads take the history at #revision, not the kv table. */
+  #unsynced = false;
+  /** Set when a sync failed: writes are refused from then on (see #commitBatch). */
+  #failed: Error | undefined;
 
   /** Opens (creating if needed) the database file at `path`; it continues from the stored revision. */
   constructor(path: string, opts: SqliteBackendOptions = {}) {
     this.path = path;
-    this.#db = openDatabase(path, opts.synchronous ?? 'full');
+    this.#db = openDatabase(path);
+    this.#wal = new WalFile(`${path}-wal`);
+    this.#syncLog = opts.synchronous === 'normal' ? undefined : opts.syncLog ?? (() => this.#wal.sync());
     this.#revision = this.#meta('revision');
     this.#compacted = this.#meta('compacted');
     this.#swept = this.#meta('swept');
@@ -105,7 +129,7 @@ export class SqliteBackend implements Backend {
   async get(key: string, opts: { revision?: number } = {}): Promise<KeyValue | undefined> {
     this.#checkOpen();
     const revision = readRevision(opts.revision, this.#revision, this.#compacted);
-    if (revision === this.#revision) return this.#current(key);
+    if (revision === this.#revision && !this.#unsynced) return this.#current(key);
     const row = this.#sql('SELECT revision, value, create_revision, deleted FROM history WHERE key = ? AND revision <= ? ORDER BY revision DESC LIMIT 1').get(key, revision);
     return row === undefined || row.deleted ? undefined : toKeyValue(key, row);
   }
@@ -115,11 +139,12 @@ export class SqliteBackend implements Backend {
     const revision = readRevision(opts.revision, this.#revision, this.#compacted);
     const range = listRange(prefix, opts.startAfter);
     const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : Infinity;
-    const { items, more } = revision === this.#revision ? this.#listCurrent(range, limit) : this.#listAt(range, revision, limit);
+    const current = revision === this.#revision && !this.#unsynced;
+    const { items, more } = current ? this.#listCurrent(range, limit) : this.#listAt(range, revision, limit);
     let remaining = 0;
     if (more && opts.countRemaining !== false) {
       const rest = { ...range, after: (items[items.length - 1] as KeyValue).key };
-      remaining = revision === this.#revision ? this.#countCurrent(rest) : this.#countAt(rest, revision);
+      remaining = current ? this.#countCurrent(rest) : this.#countAt(rest, revision);
     }
     return { items, revision, more, remaining };
   }
@@ -168,14 +193,20 @@ export class SqliteBackend implements Backend {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#writes.close();
+    await this.#writes.close();
     this.#watches.closeAll();
     await this.#sweeping;
+    await this.#wal.close();
     this.#db.close();
   }
 
-  /** One group-commit batch: every op in order in one transaction, each with its own outcome. */
-  #commitBatch(ops: WriteOp[]): Array<number | Error> {
+  /**
+   * One group-commit batch: every op in order in one transaction, each with its own
+   * outcome, answered once the commit is durable.
+   */
+  #commitBatch(ops: WriteOp[]): Array<number | Error> | Promise<Array<number | Error>> {
+    const failed = this.#failed;
+    if (failed !== undefined) return ops.map(() => failed);
     const results: Array<number | Error> = [];
     const events: StorageEvent[] = [];
     let revision = this.#revision;
@@ -207,9 +238,30 @@ export class SqliteBackend implements Backend {
       const failure = unavailable(`sqlite write failed: ${(err as Error).message}`);
       return ops.map(() => failure);
     }
+    if (this.#syncLog === undefined || revision === this.#revision) {
+      this.#committed(revision, events);
+      return results;
+    }
+    this.#unsynced = true;
+    return this.#syncLog().then(() => {
+      this.#unsynced = false;
+      this.#committed(revision, events);
+      return results;
+    }, (err: unknown) => {
+      // The commit is in the file but perhaps not on the disk, and cannot be taken
+      // back. As databases do after a failed fsync, refuse writes until a restart
+      // (which reads what the file holds), and keep reading at the last durable
+      // revision: #unsynced stays set.
+      const failure = unavailable(`sqlite: syncing the write-ahead log failed, writes are refused until restart: ${(err as Error).message}`);
+      this.#failed = failure;
+      return ops.map(() => failure);
+    });
+  }
+
+  /** The batch's writes become visible: the revision moves and watchers get the events, in one step. */
+  #committed(revision: number, events: StorageEvent[]): void {
     this.#revision = revision;
     this.#watches.publish(events);
-    return results;
   }
 
   #current(key: string): KeyValue | undefined {
@@ -329,7 +381,7 @@ export class SqliteBackend implements Backend {
   }
 }
 
-function openDatabase(path: string, synchronous: 'full' | 'normal'): DatabaseSync {
+function openDatabase(path: string): DatabaseSync {
   const db = new DatabaseSync(path);
   try {
     // This process is the only one using the file: the revision counter and the
@@ -339,9 +391,9 @@ function openDatabase(path: string, synchronous: 'full' | 'normal'): DatabaseSyn
     db.exec('PRAGMA locking_mode = EXCLUSIVE');
     const mode = db.prepare('PRAGMA journal_mode = WAL').get()?.journal_mode;
     if (mode !== 'wal') throw new Error(`could not switch ${path} to WAL mode (journal mode is ${String(mode)})`);
-    // FULL: WAL fsynced at every commit. NORMAL: not; the commit is still in the OS
-    // page cache, which outlives the process (see SqliteBackendOptions.synchronous).
-    db.exec(`PRAGMA synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+    // NORMAL: SQLite syncs around checkpoints only; the per-commit sync of FULL is
+    // the backend's own, off the event loop (WalFile).
+    db.exec('PRAGMA synchronous = NORMAL');
     // BEGIN EXCLUSIVE takes the write lock now, which locking_mode keeps until close.
     db.exec('BEGIN EXCLUSIVE');
     const version = db.prepare('PRAGMA user_version').get()?.user_version as number;
@@ -383,4 +435,39 @@ function toKeyValue(key: string, row: Record<string, SQLOutputValue>): KeyValue 
  */
 function owned(value: Uint8Array): Uint8Array {
   return value.byteOffset === 0 && value.byteLength === value.buffer.byteLength ? value : value.slice();
+}
+
+/**
+ * The WAL file, opened for fsync: on libuv's thread pool, so requests keep being
+ * served while the disk syncs. Its directory entry is synced once, when first opened.
+ */
+class WalFile {
+  readonly #path: string;
+  #fd: Promise<number> | undefined;
+
+  constructor(path: string) {
+    this.#path = path;
+  }
+
+  async sync(): Promise<void> {
+    this.#fd ??= openSynced(this.#path);
+    await fsync(await this.#fd);
+  }
+
+  async close(): Promise<void> {
+    const fd = await this.#fd?.catch(() => undefined);
+    this.#fd = undefined;
+    if (fd !== undefined) await closeFd(fd);
+  }
+}
+
+async function openSynced(path: string): Promise<number> {
+  const fd = await openFd(path, 'r');
+  const dir = await openFd(dirname(path), 'r');
+  try {
+    await fsync(dir);
+  } finally {
+    await closeFd(dir);
+  }
+  return fd;
 }

@@ -140,3 +140,106 @@ describe('sqlite backend: the file', () => {
     }
   });
 });
+
+describe('sqlite backend: a commit counts once it is synced', () => {
+  /** A sync the test releases or fails, one call at a time. */
+  function heldSync() {
+    const calls: { release(): void; fail(err: Error): void }[] = [];
+    let arrived: (() => void) | undefined;
+    return {
+      calls,
+      syncLog: () => new Promise<void>((resolve, reject) => {
+        calls.push({ release: resolve, fail: reject });
+        arrived?.();
+      }),
+      /** Resolves once `count` syncs have been asked for. */
+      async called(count: number): Promise<void> {
+        while (calls.length < count) await new Promise<void>((resolve) => (arrived = resolve));
+      },
+    };
+  }
+
+  test('until the sync is done, the write is not answered, not read and not watched; the next batch waits', async () => {
+    const sync = heldSync();
+    const backend = new SqliteBackend(newDatabasePath(), { syncLog: sync.syncLog });
+    try {
+      const first = backend.create('/registry/x/a', bytes('1'));
+      await sync.called(1);
+      const before = await backend.currentRevision();
+      const watch = backend.watch('/registry/x/', before);
+      let answered = false;
+      void first.then(() => (answered = true));
+      // Writes submitted meanwhile wait for the commit in flight, then share one batch.
+      const later = [backend.create('/registry/x/b', bytes('2')), backend.update('/registry/x/a', bytes('3'), before + 1)];
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(answered, false);
+      assert.equal(sync.calls.length, 1, 'a second batch started before the first was synced');
+      assert.equal(await backend.get('/registry/x/a'), undefined);
+      assert.deepEqual((await backend.list('/registry/x/')).items, []);
+      assert.equal(await backend.currentRevision(), before);
+
+      sync.calls[0]!.release();
+      assert.equal(await first, before + 1);
+      assert.equal(text((await backend.get('/registry/x/a'))!.value), '1');
+      const events = watch[Symbol.asyncIterator]();
+      assert.equal((await events.next()).value?.kv.key, '/registry/x/a');
+
+      await sync.called(2);
+      // The second batch is committed to the file, not yet synced: reads stay at the first.
+      assert.equal(text((await backend.get('/registry/x/a'))!.value), '1');
+      assert.deepEqual((await backend.list('/registry/x/', { limit: 1 })).items.map((kv) => kv.key), ['/registry/x/a']);
+      assert.equal((await backend.list('/registry/x/', { limit: 1 })).more, false);
+      sync.calls[1]!.release();
+      assert.deepEqual(await Promise.all(later), [before + 2, before + 3]);
+      assert.equal(text((await backend.get('/registry/x/a'))!.value), '3');
+      assert.deepEqual((await backend.list('/registry/x/')).items.map((kv) => text(kv.value)), ['3', '2']);
+      assert.equal(sync.calls.length, 2);
+      watch.close();
+    } finally {
+      await backend.close();
+    }
+  });
+
+  test('a failed sync fails its writes and every later one, while reads stay at the last synced revision', async () => {
+    const sync = heldSync();
+    const backend = new SqliteBackend(newDatabasePath(), { syncLog: sync.syncLog });
+    try {
+      const first = backend.create('/registry/x/a', bytes('1'));
+      await sync.called(1);
+      sync.calls[0]!.release();
+      const revision = await first;
+      const second = backend.update('/registry/x/a', bytes('2'), revision);
+      await sync.called(2);
+      sync.calls[1]!.fail(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }));
+      await assert.rejects(second, (err) => isStorageError(err, 'Unavailable') && /syncing the write-ahead log failed.*EIO/.test((err as Error).message));
+      await assert.rejects(backend.create('/registry/x/b', bytes('3')), (err) => isStorageError(err, 'Unavailable'));
+      assert.equal(sync.calls.length, 2, 'a write was committed after the failed sync');
+      assert.equal(await backend.currentRevision(), revision);
+      assert.equal(text((await backend.get('/registry/x/a'))!.value), '1');
+      assert.deepEqual((await backend.list('/registry/x/')).items.map((kv) => text(kv.value)), ['1']);
+    } finally {
+      await backend.close();
+    }
+  });
+
+  test('close waits for the commit in flight and commits what is queued behind it', async () => {
+    const file = newDatabasePath();
+    const sync = heldSync();
+    const backend = new SqliteBackend(file, { syncLog: sync.syncLog });
+    const first = backend.create('/registry/x/a', bytes('1'));
+    await sync.called(1);
+    const second = backend.create('/registry/x/b', bytes('2'));
+    const closed = backend.close();
+    sync.calls[0]!.release();
+    await sync.called(2);
+    sync.calls[1]!.release();
+    await closed;
+    assert.deepEqual(await Promise.all([first, second]), [2, 3]);
+    const reopened = new SqliteBackend(file);
+    try {
+      assert.deepEqual((await reopened.list('/registry/x/')).items.map((kv) => text(kv.value)), ['1', '2']);
+    } finally {
+      await reopened.close();
+    }
+  });
+});
