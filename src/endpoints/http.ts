@@ -34,6 +34,10 @@ export interface HttpResponse {
   end(chunk?: string | Uint8Array): unknown;
   /** HTTP/1.1 only: send the headers now rather than with the first body chunk. */
   flushHeaders?(): void;
+  /** HTTP/1.1: hold writes until end() (or uncork) and send them together. */
+  cork?(): void;
+  /** HTTP/2: the stream the answer is written to, which corks as HTTP/1.1 answers do. */
+  readonly stream?: { cork(): void };
   once(event: 'close' | 'drain', listener: () => void): unknown;
 }
 
@@ -65,6 +69,22 @@ export function writeBytes(res: HttpResponse, status: number, contentType: strin
 }
 
 const gzip = promisify(gzipCallback);
+
+/**
+ * An answer written from its pieces as they are, corked so they go out together, rather
+ * than copied into one buffer: for a full list that copy, and the collection of a buffer
+ * of megabytes after it, cost more than the writes. Gzip takes them joined.
+ */
+export async function writeParts(res: HttpResponse, status: number, contentType: string, body: { parts: Uint8Array[]; length: number }, opts: { gzip?: boolean } = {}): Promise<void> {
+  const { parts, length } = body;
+  if (opts.gzip && length >= gzipThresholdBytes) return writeBody(res, status, contentType, Buffer.concat(parts, length), {}, opts);
+  res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': length, 'Cache-Control': 'no-cache, private' });
+  // HTTP/2 answers write to their stream; HTTP/1.1 ones cork themselves. end() uncorks.
+  const corkable = res.stream ?? res;
+  corkable.cork?.();
+  for (const part of parts) res.write(part);
+  res.end();
+}
 
 /** Upstream compresses only answers of at least 128 KiB (defaultGzipThresholdBytes): smaller ones cost more than they save. */
 const gzipThresholdBytes = 128 * 1024;

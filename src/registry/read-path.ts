@@ -258,8 +258,12 @@ export class ReadPath {
   }
 }
 
-/** JSON bytes of a list assembled from its items' cached bytes: no re-encoding per request. */
-export function encodeListJson(list: ListPage): Uint8Array {
+/**
+ * A list's JSON as the pieces it is made of: its head, each item's cached bytes (not
+ * encoded again) with commas between, and its end. Written as they are, a full list is
+ * not copied into one buffer of megabytes first.
+ */
+export function listJsonParts(list: ListPage): { parts: Uint8Array[]; length: number } {
   const head = JSON.stringify({ kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata });
   const parts: Uint8Array[] = [encoder.encode(`${head.slice(0, -1)},"items":[`)];
   list.items.forEach((item, i) => {
@@ -267,5 +271,7 @@ export function encodeListJson(list: ListPage): Uint8Array {
     parts.push(item.json ?? encoder.encode(JSON.stringify(item.object)));
   });
   parts.push(listEnd);
-  return Buffer.concat(parts);
+  let length = 0;
+  for (const part of parts) length += part.byteLength;
+  return { parts, length };
 }

@@ -3,6 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
+import http2 from 'node:http2';
 import https from 'node:https';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
@@ -186,5 +187,37 @@ describe('gzip', () => {
     assert.equal(JSON.parse(plain.body.toString()).items.length, 40);
     const small = await getRaw(`/api/v1/namespaces/${ns}/configmaps/big-0`, { 'accept-encoding': 'gzip' });
     assert.equal(small.headers['content-encoding'], undefined, 'under the 128 KiB threshold');
+  });
+
+  test('a list written from its items\' bytes reads the same over HTTP/1.1 and HTTP/2, gzipped or not, and is as long as it says', async () => {
+    const ns = await namespace();
+    for (let i = 0; i < 60; i++) {
+      await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: `piece-${i}`, labels: { i: String(i) } }, data: { blob: `${i}`.repeat(3000) } } });
+    }
+    const path = `/api/v1/namespaces/${ns}/configmaps`;
+    const http1 = await getRaw(path, {});
+    const session = http2.connect(server.url, { ca: server.caPem });
+    try {
+      const overHttp2 = (headers: Record<string, string>) => new Promise<{ headers: http2.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        const stream = session.request({ ':path': path, authorization: `Bearer ${server.token}`, ...headers });
+        const chunks: Buffer[] = [];
+        let answered: http2.IncomingHttpHeaders = {};
+        stream.on('response', (h) => (answered = h));
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => resolve({ headers: answered, body: Buffer.concat(chunks) }));
+        stream.on('error', reject);
+      });
+      const plain = await overHttp2({});
+      const zipped = await overHttp2({ 'accept-encoding': 'gzip' });
+      for (const answer of [http1, plain]) assert.equal(Number(answer.headers['content-length']), answer.body.length);
+      assert.equal(zipped.headers['content-encoding'], 'gzip');
+      assert.deepEqual(plain.body, http1.body);
+      assert.deepEqual(gunzipSync(zipped.body), http1.body);
+      const list = JSON.parse(http1.body.toString());
+      assert.deepEqual(list.items.map((item: any) => item.metadata.labels.i), Array.from({ length: 60 }, (_, i) => String(i)).sort());
+      assert.equal(list.items[7].data.blob, list.items[7].metadata.labels.i.repeat(3000));
+    } finally {
+      session.close();
+    }
   });
 });

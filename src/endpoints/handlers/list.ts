@@ -1,7 +1,7 @@
 // GET of a collection: lists, chunked and at a resourceVersion.
-import { encodeListJson } from '../../registry/read-path.ts';
+import { listJsonParts } from '../../registry/read-path.ts';
 import { shapeList } from '../answer.ts';
-import { writeBody, writeObject } from '../http.ts';
+import { writeBody, writeObject, writeParts } from '../http.ts';
 import { loadCborObjectCodec } from '../../encoding/cbor-loader.ts';
 import { loadProtobufCodec } from '../../encoding/protobuf-loader.ts';
 import { cborListOf } from '../cbor-answers.ts';
@@ -18,7 +18,7 @@ export async function listHandler(scope: RequestScope): Promise<void> {
   if (negotiated.table === undefined && negotiated.metadata === undefined) {
     // Assembled from each object's cached encoding: the objects are not encoded again.
     if (negotiated.serializer === 'json' && !negotiated.pretty) {
-      await writeBody(scope.res, 200, negotiated.contentType, encodeListJson(list), {}, { gzip: scope.gzip });
+      await writeParts(scope.res, 200, negotiated.contentType, listJsonParts(list), { gzip: scope.gzip });
       return;
     }
     if (negotiated.serializer === 'protobuf') {
