@@ -30,6 +30,8 @@ export interface Evaluator {
   usage(obj: KubeObject, now: number): ResourceList;
   /** Why the object cannot be admitted under a quota limiting `required` (pods must name cpu and memory then). */
   constraints?(required: string[], obj: KubeObject): string | undefined;
+  /** The object counts as one whatever it holds: its metadata is all the evaluator reads. */
+  countsOnly?: boolean;
 }
 
 /** count/<resource>[.<group>]: the object count name of a resource. */
@@ -55,6 +57,7 @@ function objectCounter(gr: GroupResource, legacyName?: string): Evaluator {
     matchingResources: (input) => input.filter((n) => names.includes(n)),
     matchesScope: () => false,
     usage: () => new Map(names.map((n) => [n, one()])),
+    countsOnly: true,
   };
 }
 

@@ -7,7 +7,7 @@
 
 import { searchIndex } from '../api/binary-search.ts';
 import { BoundedQueue } from '../api/bounded-queue.ts';
-import type { CacheEvent, CachedObject, ObjectPredicate } from './types.ts';
+import { selects, type CacheEvent, type CachedObject, type ObjectPredicate } from './types.ts';
 import { deletedEvent, eventAs } from './states.ts';
 
 /** What an entry costs besides its event's bytes (the entry, its event and state, their views), roughly. */
@@ -121,8 +121,8 @@ export class EventHistory {
  */
 export function eventFor(entry: HistoryEntry, predicate: ObjectPredicate, freeze: boolean): CacheEvent | undefined {
   const { current, prev } = entry;
-  const matchesNow = current !== undefined && predicate(current.object);
-  const matchedBefore = prev !== undefined && predicate(prev.object);
+  const matchesNow = current !== undefined && selects(predicate, current);
+  const matchedBefore = prev !== undefined && selects(predicate, prev);
   if (matchesNow) {
     if (matchedBefore || prev === undefined) return entry.event;
     return (entry.asAdded ??= eventAs('ADDED', current, entry.revision));

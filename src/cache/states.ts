@@ -8,6 +8,7 @@
 
 import type { KubeObject } from '../api/index.ts';
 import { freezeDeep } from './encode.ts';
+import { metadataViewOf } from './metadata-view.ts';
 import type { CacheEvent, CachedObject } from './types.ts';
 
 type EventType = CacheEvent['type'];
@@ -57,6 +58,8 @@ export class CachedState implements CachedObject {
   #held: KubeObject | undefined;
   #weak: WeakRef<KubeObject> | undefined;
   #released = false;
+  /** The metadata view, kept while the state is current. */
+  #view: KubeObject | undefined;
   /** Other encodings, by name; most states never need one. */
   #encodings: Map<string, Uint8Array> | undefined;
 
@@ -81,6 +84,19 @@ export class CachedState implements CachedObject {
     return object;
   }
 
+  /**
+   * kind, apiVersion and metadata without managedFields, frozen like `object`: from the
+   * decoded object when there is one, else read from the JSON without decoding the rest.
+   */
+  get metadataView(): KubeObject {
+    if (this.#view !== undefined) return this.#view;
+    const known = this.#held ?? this.#weak?.deref();
+    const view = (known === undefined ? metadataViewOf(this.json) : undefined) ?? metadataViewOfObject(known ?? this.object);
+    if (this.#freeze) freezeDeep(view);
+    if (!this.#released) this.#view = view;
+    return view;
+  }
+
   encoded(name: string, encode: (object: KubeObject) => Uint8Array): Uint8Array {
     let bytes = this.#encodings?.get(name);
     if (bytes === undefined) {
@@ -93,6 +109,7 @@ export class CachedState implements CachedObject {
   /** The state stopped being current: keep its decoded form only while others still use it. */
   release(): void {
     this.#released = true;
+    this.#view = undefined;
     const held = this.#held;
     if (held === undefined) return;
     this.#weak = new WeakRef(held);
@@ -118,6 +135,10 @@ export class StateEvent implements CacheEvent {
 
   get object(): KubeObject {
     return this.#state.object;
+  }
+
+  get metadataView(): KubeObject {
+    return this.#state.metadataView;
   }
 
   encoded(name: string, encode: (object: KubeObject) => Uint8Array): Uint8Array {
@@ -156,4 +177,14 @@ export function plainEvent(type: EventType, object: KubeObject, revision: number
   const framed = watchFrameOf(type, object);
   if (freeze) freezeDeep(object);
   return Object.freeze({ type, object, json: framed.json, frame: framed.frame, revision });
+}
+
+/** The metadata view of a decoded object: it shares the object's parts (frozen with it). */
+function metadataViewOfObject(object: KubeObject): KubeObject {
+  const { managedFields: _managedFields, ...metadata } = object.metadata;
+  return {
+    ...(object.kind !== undefined ? { kind: object.kind } : {}),
+    ...(object.apiVersion !== undefined ? { apiVersion: object.apiVersion } : {}),
+    metadata,
+  };
 }

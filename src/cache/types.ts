@@ -20,6 +20,11 @@ export interface CachedObject extends EncodingMemo {
   readonly object: KubeObject;
   /** The JSON encoding of `object`, made once when the event arrived (DESIGN.md "Encode once"). Do not write to it. */
   readonly json: Uint8Array;
+  /**
+   * kind, apiVersion and metadata without managedFields, for readers of metadata alone:
+   * read from `json` without decoding the whole object when it is not decoded yet.
+   */
+  readonly metadataView: KubeObject;
   /** The object's modRevision. */
   readonly revision: number;
 }
@@ -35,12 +40,22 @@ export interface CacheEvent {
   readonly revision: number;
   /** The event as a line of the JSON watch stream (`json` is a view into it), when the cache made one. */
   readonly frame?: Uint8Array;
+  /** CachedObject.metadataView of the state the event carries (not on bookmarks). */
+  readonly metadataView?: KubeObject;
   /** Other encodings of `object`, kept with the state the event carries (not on bookmarks). */
   encoded?(name: string, encode: (object: KubeObject) => Uint8Array): Uint8Array;
 }
 
 /** Selects objects, for lists and watches (label and field selectors). */
-export type ObjectPredicate = (object: KubeObject) => boolean;
+export type ObjectPredicate = ((object: KubeObject) => boolean) & {
+  /** It reads kind, apiVersion and metadata alone: the cache gives it CachedObject.metadataView, which needs no decoding. */
+  readonly onMetadata?: boolean;
+};
+
+/** Whether the predicate selects the cached object, given what it reads. */
+export function selects(predicate: ObjectPredicate, item: { readonly object: KubeObject; readonly metadataView?: KubeObject }): boolean {
+  return predicate(predicate.onMetadata === true ? item.metadataView ?? item.object : item.object);
+}
 
 export interface CacheWatcher extends AsyncIterable<CacheEvent> {
   /** End the watch: a pending next() resolves done, and the watcher's memory is released. */

@@ -19,7 +19,7 @@ import { EventHistory, eventFor, type HistoryEntry } from './history.ts';
 import { searchKeys, SnapshotOverlays, type Overlay } from './snapshots.ts';
 import { SortedEntries } from './sorted-entries.ts';
 import { CachedState, deletedEvent, plainEvent, stateWithEvent } from './states.ts';
-import type { CacheEvent, CachedObject, CacheListOptions, CacheListResult, CacheWatchOptions, CacheWatcher } from './types.ts';
+import { selects, type CacheEvent, type CachedObject, type CacheListOptions, type CacheListResult, type CacheWatchOptions, type CacheWatcher } from './types.ts';
 import { Watcher, type WatcherHost } from './watcher.ts';
 
 export type { CacheEvent, CacheWatcher } from './types.ts';
@@ -381,7 +381,7 @@ export class WatchCache {
     for (;;) {
       const item = cursor.next();
       if (item === undefined || (end !== undefined && item.key >= end)) return { items, revision, more: false, remaining: 0 };
-      if (predicate !== undefined && !predicate(item.object)) continue;
+      if (predicate !== undefined && !selects(predicate, item)) continue;
       items.push(item);
       if (items.length === limit) {
         const remaining = this.#sorted.countBetween(item.key, end);
@@ -419,7 +419,7 @@ export class WatchCache {
         return { items, revision: overlay.revision, more: false, remaining: 0 };
       }
       const found = item as CachedObject;
-      if (predicate !== undefined && !predicate(found.object)) continue;
+      if (predicate !== undefined && !selects(predicate, found)) continue;
       items.push(found);
       if (items.length === limit) {
         const remaining = this.#countAt(overlay, found.key, end);

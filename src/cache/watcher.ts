@@ -11,7 +11,7 @@
 
 import { BoundedQueue } from '../api/bounded-queue.ts';
 import { eventFor, type EventHistory } from './history.ts';
-import type { CacheEvent, CachedObject, CacheWatcher, ObjectPredicate } from './types.ts';
+import { selects, type CacheEvent, type CachedObject, type CacheWatcher, type ObjectPredicate } from './types.ts';
 
 /** What a watcher needs from its cache. */
 export interface WatcherHost {
@@ -211,7 +211,7 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
     const state = this.#initial as readonly CachedObject[];
     while (this.#initialIndex < state.length) {
       const item = state[this.#initialIndex++] as CachedObject;
-      if (this.predicate === undefined || this.predicate(item.object)) {
+      if (this.predicate === undefined || selects(this.predicate, item)) {
         return { type: 'ADDED', object: item.object, json: item.json, revision: item.revision };
       }
     }

@@ -9,7 +9,7 @@
 // Each term of leadership gets fresh controllers, closed when the term ends (the lease
 // could not be renewed, or the server closes); a later term builds new ones.
 
-import { computeQuotaStatus, countedResources } from '../admission/quota-usage.ts';
+import { computeQuotaStatus, countedResources, evaluatorFor } from '../admission/quota-usage.ts';
 import { AdmissionPolicyStatusController } from '../controllers/admission-policy-status.ts';
 import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation.ts';
 import type { CrdController } from '../controllers/crd.ts';
@@ -177,6 +177,7 @@ export function electedControllers({ registry, crdController, caPem, config, log
     add('resourcequota controller', 'serving', () => new ResourceQuotaController({
       quotas: store('', 'resourcequotas'),
       counted: countedResources.map(({ group, resource }) => store(group, resource)),
+      countsOnly: ({ type }) => evaluatorFor({ group: type.group, resource: type.resource }).countsOnly === true,
       objects: (gr, namespace) => namespaceObjects(registry, gr, namespace),
       computeStatus: computeQuotaStatus,
       log,

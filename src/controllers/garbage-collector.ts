@@ -144,7 +144,8 @@ export class GarbageCollector {
   #watch(key: string, served: ServedResource, previous: KubeObject[]): void {
     const { type, store } = served;
     const apiVersion = apiVersionOf(type.group, type.version);
-    const informer = new Informer({ source: store, resource: key, clock: this.#clock, log: this.#log });
+    // Metadata only, as upstream's metadata informers: the graph needs owners, uids and finalizers.
+    const informer = new Informer({ source: store, resource: key, clock: this.#clock, log: this.#log, metadataOnly: true });
     informer.addHandlers({
       add: (object) => this.graph.observe(object, apiVersion, type.kind),
       update: (old, object) => this.graph.observe(object, apiVersion, type.kind, old),

@@ -20,6 +20,8 @@ export interface ResourceQuotaControllerOptions {
   quotas: Store;
   /** Stores of the resources quotas count out of the box: their changes make a namespace be counted again. */
   counted: Store[];
+  /** Whether a counted resource's objects count as one each whatever they hold: then only their metadata is followed. */
+  countsOnly?(store: Store): boolean;
   /** A namespace's objects of a resource, for counting (any served resource: count/<resource>.<group>). */
   objects(gr: GroupResource, namespace: string): Promise<KubeObject[]>;
   /** A quota's status computed from the objects (admission/quota-usage.ts, injected by the composition root). */
@@ -55,7 +57,11 @@ export class ResourceQuotaController {
   constructor(opts: ResourceQuotaControllerOptions) {
     this.opts = opts;
     this.quotaInformer = new Informer({ source: opts.quotas, resource: 'resourcequotas', log: opts.log });
-    const objectInformers = opts.counted.map((store) => new Informer({ source: store, resource: store.type.resource, log: opts.log }));
+    // Objects counted by number alone are followed by their metadata, which the cache reads without decoding them.
+    const objectInformers = opts.counted.map((store) => new Informer({
+      source: store, resource: store.type.resource, log: opts.log,
+      metadataOnly: opts.countsOnly?.(store) === true,
+    }));
     this.controller = new Controller({
       name: 'resourcequota',
       informers: [this.quotaInformer, ...objectInformers],

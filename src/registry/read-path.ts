@@ -4,7 +4,7 @@ import type { CacheWatcher, WatchCache } from '../cache/index.ts';
 import { isStorageError, type Backend, type KeyValue } from '../storage/backend.ts';
 import { corruptListError, isCorruptObjectError, type CorruptObjectError } from './codec.ts';
 import { decodeContinue, encodeContinue } from './continue-token.ts';
-import { objectMatches, type ObjectFilter } from './filter.ts';
+import { filterPredicate, type ObjectFilter } from './filter.ts';
 import { collectionPrefix, objectKey } from './keys.ts';
 import type { ResourceType } from './resource-type.ts';
 
@@ -19,6 +19,8 @@ export interface ListItem {
   object: KubeObject;
   /** The object's JSON, when the cache already has it (lists are assembled from these bytes). */
   json?: Uint8Array;
+  /** kind, apiVersion and metadata without managedFields, when the cache can read them without decoding the object. */
+  metadataView?: KubeObject;
   /** The cache's other encodings of the object (EncodingMemo), when it comes from the cache. */
   encoded?(name: string, encode: (object: KubeObject) => Uint8Array): Uint8Array;
 }
@@ -143,7 +145,7 @@ export class ReadPath {
       startAfter = prefix + token.lastKey;
       fromContinue = true;
     }
-    const predicate = req.filter === undefined ? undefined : (o: KubeObject) => objectMatches(o, req.filter!, this.type);
+    const predicate = req.filter === undefined ? undefined : filterPredicate(req.filter, this.type);
 
     let result: { items: ListItem[]; revision: number; more: boolean; remaining: number; lastKey: string | undefined } | undefined;
     // A cache still loading: lists whose cost is bounded (a limit, no selector; or an
@@ -244,7 +246,7 @@ export class ReadPath {
     const cache = this.cache;
     if (cache === undefined) throw new Error('watch needs the watch cache');
     const prefix = collectionPrefix(this.type, namespace);
-    const predicate = req.filter === undefined ? undefined : (o: KubeObject) => objectMatches(o, req.filter!, this.type);
+    const predicate = req.filter === undefined ? undefined : filterPredicate(req.filter, this.type);
     const rv = req.resourceVersion;
     // Upstream: unset → the current state (consistent) as ADDED, then changes; "0" → the
     // same from the cache; n → changes after n. sendInitialEvents overrides the first two.

@@ -11,9 +11,15 @@ import type { ResourceType } from './resource-type.ts';
  * types (upstream's ObjectMetaFieldsSet), and the type's own.
  */
 export function objectFieldSet(rt: ResourceType, obj: KubeObject): Record<string, string> {
+  const fields = metadataFieldSet(rt, obj);
+  if (rt.strategy.selectableFields) Object.assign(fields, rt.strategy.selectableFields(obj));
+  return fields;
+}
+
+/** The selectable fields every type has: metadata.name, and metadata.namespace for namespaced types. */
+export function metadataFieldSet(rt: ResourceType, obj: KubeObject): Record<string, string> {
   const fields: Record<string, string> = { 'metadata.name': obj.metadata?.name ?? '' };
   if (rt.namespaced) fields['metadata.namespace'] = obj.metadata?.namespace ?? '';
-  if (rt.strategy.selectableFields) Object.assign(fields, rt.strategy.selectableFields(obj));
   return fields;
 }
 

@@ -690,6 +690,38 @@ describe('decoding when first needed', () => {
   });
 });
 
+describe('selecting on metadata', () => {
+  test('a predicate on metadata is given the metadata view in lists, initial events and the history; others the object', async (t) => {
+    const f = await startCache(t);
+    const seen: { onMetadata: boolean; keys: string[] }[] = [];
+    const byApp = (app: string, onMetadata: boolean) => {
+      const record = { onMetadata, keys: [] as string[] };
+      seen.push(record);
+      const predicate = (o: KubeObject) => {
+        record.keys.push(Object.keys(o).sort().join(','));
+        return o.metadata.labels?.app === app;
+      };
+      return onMetadata ? Object.assign(predicate, { onMetadata: true }) : predicate;
+    };
+    await f.put('ns', 'a', { k: 'a' }, { app: 'x' });
+    await f.put('ns', 'b', { k: 'b' }, { app: 'y' });
+    for (const onMetadata of [true, false]) {
+      assert.deepEqual(f.cache.list({ prefix: PREFIX, predicate: byApp('x', onMetadata) })!.items.map((i) => i.object.data), [{ k: onMetadata ? 'a' : 'a2' }]);
+      const initial = f.cache.watch({ prefix: PREFIX, fromRevision: 0, initialEvents: true, predicate: byApp('y', onMetadata) });
+      const from = f.cache.revision;
+      const live = f.cache.watch({ prefix: PREFIX, fromRevision: from, predicate: byApp('x', onMetadata) });
+      t.after(() => (initial.close(), live.close()));
+      assert.deepEqual((await nextEvent(initial)).object.data, { k: 'b' }, 'the event carries the whole object');
+      await f.put('ns', 'a', { k: onMetadata ? 'a2' : 'a3' }, { app: 'x' });
+      assert.deepEqual((await nextEvent(live)).object.data, { k: onMetadata ? 'a2' : 'a3' });
+    }
+    for (const { onMetadata, keys } of seen) {
+      assert.ok(keys.length > 0);
+      for (const k of keys) assert.equal(k, onMetadata ? 'apiVersion,kind,metadata' : 'apiVersion,data,kind,metadata');
+    }
+  });
+});
+
 describe('taking what is ready', () => {
   test('takeReady answers the queued events at once, up to its maximum, and leaves the end and failures to next()', async (t) => {
     const f = await startCache(t, { watcherQueueLimit: 5 });

@@ -7,6 +7,7 @@ import { Informer, type InformerSource } from '../../src/controllers/runtime/ind
 import { builtinResourceTypes } from '../../src/registry/builtin/index.ts';
 import { resourcePrefix } from '../../src/registry/keys.ts';
 import type { ListPage, ListRequest, WatchRequest } from '../../src/registry/read-path.ts';
+import { isEncodedHere, storedJsonWithResourceVersion } from '../../src/registry/codec.ts';
 import { Store } from '../../src/registry/store.ts';
 import { FlakyBackend } from '../cache/fixtures.ts';
 import { FakeClock } from './fake-clock.ts';
@@ -38,7 +39,7 @@ class Recorder {
 }
 
 /** A ConfigMaps Store on a watch cache on a backend whose watches can be made to fail, as serve() builds them. */
-async function configMaps(t: TestContext) {
+async function configMaps(t: TestContext, opts: { decodeLater?: boolean } = {}) {
   const backend = new FlakyBackend();
   const type = builtinResourceTypes().find((rt) => rt.group === '' && rt.resource === 'configmaps')!;
   const decoder: { store?: Store } = {};
@@ -48,6 +49,8 @@ async function configMaps(t: TestContext) {
     decode: (kv) => decoder.store!.decode(kv),
     bookmark: { kind: type.kind, apiVersion: apiVersionOf(type.group, type.version) },
     log: () => {},
+    // As serve() builds it: what this process wrote is kept as JSON until its object is asked for.
+    ...(opts.decodeLater ? { encode: storedJsonWithResourceVersion, decodesLater: isEncodedHere } : {}),
   });
   const store = new Store(type, backend, new AdmissionChain([]), cache);
   decoder.store = store;
@@ -111,6 +114,31 @@ describe('Informer on a Store and its watch cache', () => {
     assert.deepEqual(informer.store.get('ns/a')?.data, { k: '1' });
     assert.equal(informer.resourceVersion, b);
   });
+
+  for (const decodeLater of [false, true]) {
+    test(`a metadata-only informer holds kind, apiVersion and metadata without managedFields${decodeLater ? ', read from JSON not yet decoded' : ''}`, async (t) => {
+      const { store, put } = await configMaps(t, { decodeLater });
+      await store.apply('ns', 'a', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', labels: { app: 'x' } }, data: { k: '1' } }, { fieldManager: 'tool', force: true });
+      const recorder = new Recorder();
+      const informer = new Informer({ source: store, resource: 'configmaps', log: () => {}, metadataOnly: true });
+      informer.addHandlers(recorder.handlers());
+      t.after(() => informer.stop());
+      await informer.start();
+      const b = await put('b', { big: 'x'.repeat(1000) });
+      await recorder.until(2);
+      const full = await store.find('ns', 'a');
+      assert.ok(full!.metadata.managedFields!.length > 0, 'the object has managed fields');
+      const { managedFields: _managedFields, ...metadata } = full!.metadata;
+      assert.deepEqual(informer.store.get('ns/a'), { kind: 'ConfigMap', apiVersion: 'v1', metadata });
+      const added = informer.store.get('ns/b')!;
+      assert.deepEqual(Object.keys(added).sort(), ['apiVersion', 'kind', 'metadata']);
+      assert.equal(added.metadata.resourceVersion, b);
+      assert.equal(added.metadata.managedFields, undefined);
+      assert.ok(Object.isFrozen(added.metadata), 'shared with the cache, so frozen like its objects');
+      // The cache's objects are whole still.
+      assert.deepEqual((await store.find('ns', 'b'))!.data, { big: 'x'.repeat(1000) });
+    });
+  }
 
   test('adds, updates and deletes reach the handlers and the store', async (t) => {
     const { store, put } = await configMaps(t);

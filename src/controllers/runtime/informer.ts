@@ -37,6 +37,11 @@ export interface InformerOptions {
   /** Only the objects matching this (a field or label selector, as clients send). */
   filter?: ObjectFilter;
   indexers?: Readonly<Record<string, IndexFunc>>;
+  /**
+   * Keep and hand out kind, apiVersion and metadata only (without managedFields), as
+   * client-go's metadata informers: the cache reads them without decoding the objects.
+   */
+  metadataOnly?: boolean;
   clock?: Clock;
   /** Delays between attempts while listing or watching keeps failing (default 50 ms doubling to 5 s). */
   retry?: BackoffOptions;
@@ -48,6 +53,7 @@ export class Informer {
   readonly #source: InformerSource;
   readonly #resource: string;
   readonly #filter: ObjectFilter | undefined;
+  readonly #metadataOnly: boolean;
   readonly #clock: Clock;
   readonly #retry: Backoff;
   readonly #log: (message: string) => void;
@@ -67,6 +73,7 @@ export class Informer {
     this.#source = opts.source;
     this.#resource = opts.resource;
     this.#filter = opts.filter;
+    this.#metadataOnly = opts.metadataOnly === true;
     this.#clock = opts.clock ?? systemClock;
     this.#retry = new Backoff({ baseMs: 50, maxMs: 5_000, ...opts.retry });
     this.#log = opts.log;
@@ -133,7 +140,7 @@ export class Informer {
         this.#watcher = watcher;
         for await (const event of watcher) {
           if (this.#stopped) return;
-          this.#apply(event.type, event.object);
+          this.#apply(event.type, this.#metadataOnly ? event.metadataView ?? event.object : event.object);
           failing = false;
           this.#retry.forget('');
         }
@@ -167,7 +174,8 @@ export class Informer {
     const page = await this.#source.list('', { filter: this.#filter });
     if (this.#stopped) return;
     const listed = new Set<string>();
-    for (const { object } of page.items) {
+    for (const item of page.items) {
+      const object = this.#metadataOnly ? item.metadataView ?? item.object : item.object;
       listed.add(objectKey(object));
       const old = this.store.set(object);
       if (old === undefined) this.#notify('add', object);
