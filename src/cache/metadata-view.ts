@@ -17,84 +17,113 @@ const COMMA = 0x2c;
 
 const decoder = new TextDecoder();
 
-/** A member of a JSON object: where its key (quotes included) starts and its value ends. */
+/** A member of a JSON object: where its key (quotes included) starts and ends, and its value ends. */
 interface Member {
-  key: string;
   start: number;
+  keyEnd: number;
   valueStart: number;
   end: number;
 }
 
+const encoder = new TextEncoder();
+const names = { kind: encoder.encode('"kind"'), apiVersion: encoder.encode('"apiVersion"'), metadata: encoder.encode('"metadata"'), managedFields: encoder.encode('"managedFields"') };
+const metadataOpen = encoder.encode('"metadata":{');
+
 /**
  * `{kind, apiVersion, metadata}` of the object whose JSON is `json`, metadata without its
  * managedFields; undefined when the bytes are not a JSON object with an object as metadata
- * (a full decode then says what is wrong with them).
+ * (a full decode then says what is wrong with them). `uniqueKeys`: the JSON is
+ * JSON.stringify's, whose keys never repeat, so the scan stops once it has the three
+ * members rather than reading on for later duplicates.
  */
-export function metadataViewOf(json: Uint8Array): KubeObject | undefined {
-  const top = membersOf(json, skipSpace(json, 0));
-  if (top === undefined || skipSpace(json, top.end) !== json.length) return undefined;
-  const pick = new Map<string, Member>();
-  for (const member of top.members) if (member.key === 'kind' || member.key === 'apiVersion' || member.key === 'metadata') pick.set(member.key, member);
-  const metadata = pick.get('metadata');
+export function metadataViewOf(json: Uint8Array, opts: { uniqueKeys?: boolean } = {}): KubeObject | undefined {
+  let kind: Member | undefined;
+  let apiVersion: Member | undefined;
+  let metadata: Member | undefined;
+  const top = membersOf(json, skipSpace(json, 0), (member) => {
+    if (keyIs(json, member, names.kind)) kind = member;
+    else if (keyIs(json, member, names.apiVersion)) apiVersion = member;
+    else if (keyIs(json, member, names.metadata)) metadata = member;
+    return opts.uniqueKeys === true && kind !== undefined && apiVersion !== undefined && metadata !== undefined;
+  });
+  if (top === undefined || (top >= 0 && skipSpace(json, top) !== json.length)) return undefined;
   if (metadata === undefined || json[metadata.valueStart] !== OPEN_BRACE) return undefined;
-  const inner = membersOf(json, metadata.valueStart);
+  const kept: Member[] = [];
+  const inner = membersOf(json, metadata.valueStart, (member) => {
+    if (!keyIs(json, member, names.managedFields)) kept.push(member);
+    return false;
+  });
   if (inner === undefined) return undefined;
-  const parts: string[] = [];
-  for (const name of ['kind', 'apiVersion']) {
-    const member = pick.get(name);
-    if (member !== undefined) parts.push(text(json, member.start, member.end));
+  // The view's JSON, copied together from the members' bytes, then parsed at once.
+  const outer = [kind, apiVersion].filter((member) => member !== undefined);
+  let length = 2 + metadataOpen.length + 1;
+  for (const member of [...outer, ...kept]) length += member.end - member.start + 1;
+  const view = new Uint8Array(length);
+  let at = 0;
+  view[at++] = OPEN_BRACE;
+  for (const member of outer) {
+    view.set(json.subarray(member.start, member.end), at);
+    at += member.end - member.start;
+    view[at++] = COMMA;
   }
-  const kept = inner.members.filter((member) => member.key !== 'managedFields').map((member) => text(json, member.start, member.end));
-  parts.push(`"metadata":{${kept.join(',')}}`);
+  view.set(metadataOpen, at);
+  at += metadataOpen.length;
+  kept.forEach((member, i) => {
+    if (i > 0) view[at++] = COMMA;
+    view.set(json.subarray(member.start, member.end), at);
+    at += member.end - member.start;
+  });
+  view[at++] = CLOSE_BRACE;
+  view[at++] = CLOSE_BRACE;
   try {
-    return JSON.parse(`{${parts.join(',')}}`) as KubeObject;
+    return JSON.parse(decoder.decode(view.subarray(0, at))) as KubeObject;
   } catch {
     return undefined;
   }
 }
 
-function text(json: Uint8Array, start: number, end: number): string {
-  return decoder.decode(json.subarray(start, end));
+/** Whether the member's key is `quoted` (a key with escapes is decoded first). */
+function keyIs(json: Uint8Array, member: Member, quoted: Uint8Array): boolean {
+  const length = member.keyEnd - member.start;
+  let escaped = false;
+  for (let i = member.start + 1; i < member.keyEnd - 1; i++) if (json[i] === BACKSLASH) escaped = true;
+  if (escaped) {
+    try {
+      return JSON.parse(decoder.decode(json.subarray(member.start, member.keyEnd))) === decoder.decode(quoted.subarray(1, quoted.length - 1));
+    } catch {
+      return false;
+    }
+  }
+  if (length !== quoted.length) return false;
+  for (let i = 0; i < length; i++) if (json[member.start + i] !== quoted[i]) return false;
+  return true;
 }
 
-/** The members of the object opening at `at`, and where it ends; undefined when it is not well formed. */
-function membersOf(json: Uint8Array, at: number): { members: Member[]; end: number } | undefined {
+/**
+ * Reads the members of the object opening at `at`, telling `each` of them; stops early
+ * when `each` answers true. Answers where the object ends (-1 when stopped early), or
+ * undefined when it is not well formed.
+ */
+function membersOf(json: Uint8Array, at: number, each: (member: Member) => boolean): number | undefined {
   if (json[at] !== OPEN_BRACE) return undefined;
-  const members: Member[] = [];
   let i = skipSpace(json, at + 1);
-  if (json[i] === CLOSE_BRACE) return { members, end: i + 1 };
+  if (json[i] === CLOSE_BRACE) return i + 1;
   for (;;) {
     if (json[i] !== QUOTE) return undefined;
     const start = i;
     const keyEnd = skipString(json, i);
     if (keyEnd < 0) return undefined;
-    const key = keyOf(json, start, keyEnd);
-    if (key === undefined) return undefined;
     i = skipSpace(json, keyEnd);
     if (json[i] !== COLON) return undefined;
     const valueStart = skipSpace(json, i + 1);
     const end = skipValue(json, valueStart);
     if (end < 0) return undefined;
-    members.push({ key, start, valueStart, end });
+    if (each({ start, keyEnd, valueStart, end })) return -1;
     i = skipSpace(json, end);
-    if (json[i] === CLOSE_BRACE) return { members, end: i + 1 };
+    if (json[i] === CLOSE_BRACE) return i + 1;
     if (json[i] !== COMMA) return undefined;
     i = skipSpace(json, i + 1);
   }
-}
-
-/** A key's text; one with escapes is decoded as JSON would. */
-function keyOf(json: Uint8Array, start: number, end: number): string | undefined {
-  for (let i = start + 1; i < end - 1; i++) {
-    if (json[i] === BACKSLASH) {
-      try {
-        return JSON.parse(text(json, start, end)) as string;
-      } catch {
-        return undefined;
-      }
-    }
-  }
-  return text(json, start + 1, end - 1);
 }
 
 function skipSpace(json: Uint8Array, at: number): number {

@@ -60,6 +60,8 @@ export class CachedState implements CachedObject {
   #released = false;
   /** The metadata view, kept while the state is current. */
   #view: KubeObject | undefined;
+  /** Made from JSON alone: its Store's encoding, JSON.stringify's, in which no key repeats. */
+  readonly #jsonOnly: boolean;
   /** Other encodings, by name; most states never need one. */
   #encodings: Map<string, Uint8Array> | undefined;
 
@@ -68,6 +70,7 @@ export class CachedState implements CachedObject {
     this.json = json;
     this.revision = revision;
     this.#freeze = freeze;
+    this.#jsonOnly = object === undefined;
     if (object !== undefined && freeze) freezeDeep(object);
     this.#held = object;
   }
@@ -91,7 +94,7 @@ export class CachedState implements CachedObject {
   get metadataView(): KubeObject {
     if (this.#view !== undefined) return this.#view;
     const known = this.#held ?? this.#weak?.deref();
-    const view = (known === undefined ? metadataViewOf(this.json) : undefined) ?? metadataViewOfObject(known ?? this.object);
+    const view = (known === undefined ? metadataViewOf(this.json, { uniqueKeys: this.#jsonOnly }) : undefined) ?? metadataViewOfObject(known ?? this.object);
     if (this.#freeze) freezeDeep(view);
     if (!this.#released) this.#view = view;
     return view;

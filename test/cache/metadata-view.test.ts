@@ -44,6 +44,15 @@ describe('metadataViewOf', () => {
     });
   }
 
+  test('JSON whose keys never repeat: the scan stops once it has the three members', () => {
+    const text = JSON.stringify(deployment);
+    assert.deepEqual(metadataViewOf(bytes(text), { uniqueKeys: true }), expected(text));
+    // What follows is not read: cut short, the bytes still give the view.
+    const cut = text.slice(0, text.indexOf('"spec"') + 12);
+    assert.equal(metadataViewOf(bytes(cut)), undefined);
+    assert.deepEqual(metadataViewOf(bytes(cut), { uniqueKeys: true }), expected(text));
+  });
+
   test('no view of what is not an object with object metadata', () => {
     for (const text of ['', '[]', '"x"', '{', '{"kind":"K"}', '{"metadata":null}', '{"metadata":[]}', '{"metadata":"m"}', '{"metadata":{"name":"n"', '{"metadata":{"name"}}', '{"metadata":{"a":1,}}', '{"metadata":{}} trailing', 'null']) {
       const view = metadataViewOf(bytes(text));
