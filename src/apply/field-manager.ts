@@ -20,6 +20,7 @@ import { TypedError } from './typed.ts';
 import type { OwnershipConflict } from './updater.ts';
 import { applyOwnership, updateOwnership } from './updater.ts';
 import { configurationErrors } from './validate.ts';
+import { rfc3339Seconds } from '../api/time.ts';
 
 /** What the Store knows about the endpoint being written. */
 export interface ManagedFieldsScope {
@@ -59,8 +60,7 @@ const currentOperation = 'current-operation';
 const beforeFirstApply = 'before-first-apply';
 
 function timestamp(scope: ManagedFieldsScope): string {
-  const now = scope.now?.() ?? new Date();
-  return new Date(Math.floor(now.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  return scope.now === undefined ? rfc3339Seconds() : rfc3339Seconds(scope.now().getTime());
 }
 
 /** The object without metadata.managedFields, sharing everything else. */

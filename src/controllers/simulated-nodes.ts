@@ -11,6 +11,7 @@ import { simulatedNodeAnnotation } from '../registry/builtin/nodes.ts';
 import type { Store } from '../registry/store.ts';
 import { Controller, Informer, type Clock, type ReconcileResult, type Timer } from './runtime/index.ts';
 import { systemClock } from './runtime/clock.ts';
+import { rfc3339Seconds } from '../api/time.ts';
 
 /** On a pod: the exit code its containers finish with (non-zero fails the pod, or restarts the container under OnFailure). */
 export const exitCodeAnnotation = 'simulation.plinth.dev/exit-code';
@@ -57,7 +58,7 @@ function nodeShape(index: number): { name: string; ip: string; podCidrBase: stri
 }
 
 function timestamp(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return rfc3339Seconds(ms);
 }
 
 /** metav1.MicroTime, as a Lease's renewTime is written. */

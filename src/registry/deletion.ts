@@ -1,6 +1,7 @@
 // The rules of a delete that keeps the object for now: garbage-collection finalizers from the propagation policy, graceful deletion, marking as deleting (upstream's store.go and rest/delete.go).
 import { conflict, type KubeObject } from '../api/index.ts';
 import type { GarbageCollectionPolicy, PropagationOptions, ResourceType } from './resource-type.ts';
+import { rfc3339Seconds } from '../api/time.ts';
 
 /** The garbage collector orphans the object's dependents, then removes this finalizer. */
 export const orphanFinalizer = 'orphan';
@@ -64,7 +65,7 @@ export function sameSet(a: readonly string[], b: readonly string[]): boolean {
 
 /** RFC 3339 with second precision, as metav1.Time serialises. */
 export function timestamp(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return rfc3339Seconds(ms);
 }
 
 /**

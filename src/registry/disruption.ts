@@ -5,6 +5,7 @@
 import type { KubeObject } from '../api/index.ts';
 import { isObject } from '../api/json.ts';
 import { labelSelectorFromObject, matchLabels, type LabelSelector, type LabelSelectorObject } from '../api/labels.ts';
+import { rfc3339Seconds } from '../api/time.ts';
 
 /** How long an eviction's pod stays out of the healthy count while its deletion is not seen (DeletionTimeout). */
 export const deletionTimeoutMs = 2 * 60 * 1000;
@@ -57,7 +58,7 @@ function timeMs(v: unknown): number | undefined {
 
 /** RFC 3339 with second precision, as metav1.Time serialises. */
 export function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return rfc3339Seconds(ms);
 }
 
 /** meta.SetStatusCondition for the DisruptionAllowed condition (pdbhelper.UpdateDisruptionAllowedCondition). */

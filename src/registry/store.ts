@@ -22,6 +22,7 @@ import {
 } from '../schema/index.ts';
 import { FieldManager } from './field-manager.ts';
 import { strictDecodingErrors, strictDecodingMessage, type FieldValidation } from './field-validation.ts';
+import { rfc3339Seconds } from '../api/time.ts';
 
 export interface WriteOptions {
   dryRun?: boolean;
@@ -87,11 +88,6 @@ function randomSuffix(): string {
   let s = '';
   for (let i = 0; i < 5; i++) s += nameAlphabet[Math.floor(Math.random() * nameAlphabet.length)];
   return s;
-}
-
-/** RFC 3339 with second precision, as metav1.Time serialises. */
-function nowTimestamp(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** How guaranteedUpdate writes. */
@@ -271,7 +267,7 @@ export class Store {
     delete meta.selfLink;
     delete meta.generation;
     meta.uid = randomUUID();
-    meta.creationTimestamp = nowTimestamp();
+    meta.creationTimestamp = rfc3339Seconds();
     this.type.strategy.prepareForCreate?.(obj);
     return generated;
   }

@@ -8,6 +8,7 @@ import { writeAnswer } from '../answer.ts';
 import { readBody } from '../http.ts';
 import { decodeObjectBody } from '../object-body.ts';
 import type { RequestScope } from './scope.ts';
+import { rfc3339Seconds } from '../../api/time.ts';
 
 const group = 'authentication.k8s.io';
 const apiVersion = `${group}/v1`;
@@ -182,5 +183,5 @@ function goGroupVersionKind(apiVersionText: string, kind: string): string {
 }
 
 function rfc3339(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return rfc3339Seconds(date.getTime());
 }

@@ -4,13 +4,14 @@ import type { KubeObject } from '../../api/index.ts';
 import type { Strategy, Verb } from '../resource-type.ts';
 import { semanticEqual } from './object.ts';
 import { clone, isObject } from '../../api/json.ts';
+import { rfc3339Seconds } from '../../api/time.ts';
 
 /** The verbs of a full read-write resource, in discovery's order. */
 export const allVerbs: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 /** A metav1.Time as upstream serialises it: RFC 3339 in UTC, whole seconds. */
 export function nowTimestamp(): string {
-  return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  return rfc3339Seconds();
 }
 
 /** Keep the stored status: writes through the main resource do not change it. */

@@ -3,6 +3,7 @@
 
 import { parseCIDR } from './ip.ts';
 import type { CIDR } from './ip.ts';
+import { rfc3339Seconds } from '../../api/time.ts';
 
 export const defaultServiceClusterIPRange = '10.96.0.0/12';
 export const defaultServiceNodePortRange = '30000-32767';
@@ -64,5 +65,5 @@ export function rangeOffset(size: bigint, lo: bigint, hi: bigint, step: bigint):
 
 /** RFC 3339 with second precision, as metav1.Time serialises. */
 export function nowTimestamp(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return rfc3339Seconds();
 }
