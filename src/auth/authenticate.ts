@@ -165,8 +165,17 @@ export function requestAuthenticator(opts: RequestAuthenticatorOptions): Authent
 /** `system:authenticated` added unless present, or unless the user is anonymous or already names the unauthenticated group. */
 function withAuthenticatedGroup(user: UserInfo): UserInfo {
   if (user.name === anonymousUser.name || user.groups.includes(systemAuthenticated) || user.groups.includes('system:unauthenticated')) return user;
-  return { ...user, groups: [...user.groups, systemAuthenticated] };
+  // A static token's user is the same frozen object on every request: so is the result.
+  let added = withGroupAdded.get(user);
+  if (added === undefined) {
+    added = { ...user, groups: [...user.groups, systemAuthenticated] };
+    if (Object.isFrozen(user)) Object.freeze(added.groups);
+    withGroupAdded.set(user, Object.isFrozen(user) ? Object.freeze(added) : added);
+  }
+  return added;
 }
+
+const withGroupAdded = new WeakMap<UserInfo, UserInfo>();
 
 /** Go's utilerrors.NewAggregate(...).Error(): one message as it is, several as `[a, b]`. */
 function aggregate(messages: string[]): string {

@@ -141,6 +141,33 @@ function acceptEntry(m: MediaType, info: SerializerInfo, opts: NegotiateOptions)
  * resource, an unknown `as`) is passed over. No entry served is 406.
  */
 export function negotiateObject(accept: string | undefined, opts: NegotiateOptions = {}): Negotiated {
+  if (opts.acceptShape !== undefined) return negotiate(accept, opts);
+  const key = `${opts.tables ? 1 : 0}${opts.metadata ? 1 : 0}${opts.stream ? 1 : 0}${opts.protobuf ? 1 : 0}${opts.cbor ? 1 : 0}${opts.pretty ? 1 : 0}${accept ?? '-'}`;
+  let negotiated = negotiatedBefore.get(key);
+  if (negotiated === undefined) {
+    negotiated = frozen(negotiate(accept, opts));
+    if (negotiatedBefore.size >= negotiatedBeforeLimit) negotiatedBefore.clear();
+    negotiatedBefore.set(key, negotiated);
+  }
+  return negotiated;
+}
+
+/**
+ * Outcomes negotiated before, by options and Accept header: clients send the same few
+ * headers again and again. Shared between requests, so frozen. (A 406 is not kept.)
+ */
+const negotiatedBefore = new Map<string, Negotiated>();
+const negotiatedBeforeLimit = 512;
+
+function frozen(negotiated: Negotiated): Negotiated {
+  Object.freeze(negotiated.accepted.params);
+  Object.freeze(negotiated.accepted);
+  if (negotiated.table !== undefined) Object.freeze(negotiated.table);
+  if (negotiated.metadata !== undefined) Object.freeze(negotiated.metadata);
+  return Object.freeze(negotiated);
+}
+
+function negotiate(accept: string | undefined, opts: NegotiateOptions): Negotiated {
   const infos = serverSerializers(opts).filter((s) => !opts.stream || s.streamType !== undefined);
   const clauses = parseAccept(accept);
   const refused = rejected(clauses, infos);

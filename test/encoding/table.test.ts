@@ -131,3 +131,22 @@ describe('building a Table', () => {
     assert.deepEqual(Object.keys(table.rows[1]!), ['cells', 'object']);
   });
 });
+
+describe('negotiating again', () => {
+  test('the same Accept under other options negotiates anew; what is kept is shared, so frozen', () => {
+    const accept = 'application/vnd.kubernetes.protobuf,application/json';
+    for (let i = 0; i < 2; i++) {
+      assert.equal(negotiateObject(accept, { protobuf: true }).serializer, 'protobuf');
+      assert.equal(negotiateObject(accept, { protobuf: false }).serializer, 'json');
+      assert.equal(negotiateObject(accept, { protobuf: true, stream: true }).contentType, 'application/vnd.kubernetes.protobuf;stream=watch');
+      assert.equal(negotiateObject(kubectlAccept, { tables: true }).table?.apiVersion, 'meta.k8s.io/v1');
+      assert.equal(negotiateObject(kubectlAccept, { tables: false }).table, undefined);
+      assert.equal(negotiateObject('application/json', { pretty: true }).pretty, true);
+      assert.equal(negotiateObject('application/json', {}).pretty, false);
+      assert.throws(() => negotiateObject('text/html', {}), (err) => isStatusError(err) && err.code === 406);
+    }
+    const negotiated = negotiateObject(kubectlAccept, { tables: true });
+    assert.equal(negotiateObject(kubectlAccept, { tables: true }), negotiated);
+    assert.ok(Object.isFrozen(negotiated) && Object.isFrozen(negotiated.accepted) && Object.isFrozen(negotiated.accepted.params) && Object.isFrozen(negotiated.table));
+  });
+});
