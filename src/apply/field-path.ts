@@ -112,13 +112,25 @@ interface Decorated {
 }
 
 function decorate(pe: PathElement): Decorated {
+  let decorated = decoratedBefore.get(pe);
+  if (decorated !== undefined) return decorated;
   const c = category(pe);
   let parsed: unknown;
   if (c === 1) parsed = keyFieldsOf(pe);
   else if (c === 2) parsed = JSON.parse(pe.slice(2));
   else if (c === 3) parsed = Number(pe.slice(2));
-  return { pe, category: c, parsed };
+  decorated = { pe, category: c, parsed };
+  if (decoratedBefore.size >= decoratedBeforeLimit) decoratedBefore.clear();
+  decoratedBefore.set(pe, decorated);
+  return decorated;
 }
+
+/**
+ * Elements parsed before: the same keys (`k:{"name":"app"}`) come back on every write
+ * of an object and of its kind, and sorting them parsed each once per sort. Only read.
+ */
+const decoratedBefore = new Map<PathElement, Decorated>();
+const decoratedBeforeLimit = 4096;
 
 function compareDecorated(a: Decorated, b: Decorated): number {
   if (a.category !== b.category) return a.category - b.category;
