@@ -1,5 +1,4 @@
 // The kubeconfig written to the data dir, pointing clients at this server.
-import { stringify } from 'yaml';
 import { writeFileAtomic } from '../server/write-file-atomic.ts';
 
 export interface KubeconfigOptions {
@@ -16,24 +15,41 @@ export interface KubeconfigOptions {
 
 /** The kubeconfig document (client-go's clientcmd v1 Config) for one cluster, user and context. */
 export function kubeconfigYaml(opts: KubeconfigOptions): string {
-  const name = opts.name ?? 'plinth';
-  const config = {
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [
-      { name, cluster: { server: opts.server, 'certificate-authority-data': Buffer.from(opts.caPem).toString('base64') } },
-    ],
-    users: [{
-      name,
-      user: opts.clientCertificate !== undefined
-        ? { 'client-certificate-data': Buffer.from(opts.clientCertificate.certPem).toString('base64'), 'client-key-data': Buffer.from(opts.clientCertificate.keyPem).toString('base64') }
-        : { token: opts.token },
-    }],
-    contexts: [{ name, context: { cluster: name, user: name } }],
-    'current-context': name,
-    preferences: {},
-  };
-  return stringify(config, { lineWidth: 0 });
+  const name = q(opts.name ?? 'plinth');
+  const user = opts.clientCertificate !== undefined
+    ? ['    user:', `      client-certificate-data: ${q(base64(opts.clientCertificate.certPem))}`, `      client-key-data: ${q(base64(opts.clientCertificate.keyPem))}`]
+    : opts.token !== undefined ? ['    user:', `      token: ${q(opts.token)}`] : ['    user: {}'];
+  // Written out rather than by a YAML library: its first use at start-up cost more than
+  // the rest of writing the file. Every value is a double-quoted scalar (JSON's quoting,
+  // which YAML reads the same), so no value can be taken for another type or break the document.
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    `  - name: ${name}`,
+    '    cluster:',
+    `      server: ${q(opts.server)}`,
+    `      certificate-authority-data: ${q(base64(opts.caPem))}`,
+    'users:',
+    `  - name: ${name}`,
+    ...user,
+    'contexts:',
+    `  - name: ${name}`,
+    '    context:',
+    `      cluster: ${name}`,
+    `      user: ${name}`,
+    `current-context: ${name}`,
+    'preferences: {}',
+    '',
+  ].join('\n');
+}
+
+function q(value: string): string {
+  return JSON.stringify(value);
+}
+
+function base64(text: string): string {
+  return Buffer.from(text).toString('base64');
 }
 
 /**

@@ -151,3 +151,20 @@ test('@kubernetes/client-node trusts the generated CA and authenticates with the
   const version = await kc.makeApiClient(VersionApi).getCode();
   assert.equal(version.gitVersion, 'v1.32.0-plinth+admin');
 });
+
+test('names and values that YAML would read otherwise come back as written', async (t) => {
+  const path = join(await tempDir(t), 'kubeconfig');
+  const odd = ['yes', '0x1F', 'null', '~', '- a', 'a: b', '#c', '"q" \\ \'s\'', 'ü ☃', ' lead', 'tab\there', 'multi\nline', '*ref', '&anchor', '!tag', '{}', '[x]', '@at', '%p', '12:30'];
+  for (const name of odd) {
+    await writeKubeconfig(path, { ...options, name, token: name, server: `https://[::1]:6443/${name}` });
+    const doc = parse(await readFile(path, 'utf8'));
+    assert.equal(doc['current-context'], name);
+    assert.deepEqual(doc.clusters, [{ name, cluster: { server: `https://[::1]:6443/${name}`, 'certificate-authority-data': Buffer.from(caPem).toString('base64') } }]);
+    assert.deepEqual(doc.users, [{ name, user: { token: name } }]);
+    assert.deepEqual(doc.contexts, [{ name, context: { cluster: name, user: name } }]);
+  }
+  await writeKubeconfig(path, { server: options.server, caPem });
+  assert.deepEqual(parse(await readFile(path, 'utf8')).users, [{ name: 'plinth', user: {} }]);
+  await writeKubeconfig(path, { server: options.server, caPem, clientCertificate: { certPem: 'C\n', keyPem: 'K\n' } });
+  assert.deepEqual(parse(await readFile(path, 'utf8')).users, [{ name: 'plinth', user: { 'client-certificate-data': 'Qwo=', 'client-key-data': 'Swo=' } }]);
+});

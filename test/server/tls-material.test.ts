@@ -109,6 +109,11 @@ test('servingHosts normalises, deduplicates and rejects non-names', () => {
     { name: 'wildcard DNS name', extra: ['*.apps.example'], expected: ['localhost', '127.0.0.1', '::1', '*.apps.example'] },
     { name: 'a space is not a name', extra: ['my host'], expected: /"my host" is neither an IP address nor a DNS name/ },
     { name: 'a URL is not a name', extra: ['https://x'], expected: /neither an IP address nor a DNS name/ },
+    { name: 'IPv6 addresses as written', extra: ['fe80::1', '[::ffff:10.0.0.1]', '2001:DB8::7', '1:2:3:4:5:6:7:8'], expected: ['localhost', '127.0.0.1', '::1', 'fe80::1', '::ffff:10.0.0.1', '2001:DB8::7', '1:2:3:4:5:6:7:8'] },
+    { name: 'what only looks like IPv6', extra: ['1::2::3'], expected: /"1::2::3" is neither/ },
+    { name: 'an address with a port', extra: ['[::1]:6443'], expected: /neither an IP address nor a DNS name/ },
+    { name: 'an IPv6 zone', extra: ['fe80::1%eth0'], expected: /neither an IP address nor a DNS name/ },
+    { name: 'an IPv4 address with too many parts', extra: ['1.2.3.4.5'], expected: ['localhost', '127.0.0.1', '::1', '1.2.3.4.5'] },
   ];
   for (const c of cases) {
     if (c.expected instanceof RegExp) assert.throws(() => servingHosts(c.extra), c.expected, c.name);
