@@ -20,8 +20,8 @@ export function kubeconfigYaml(opts: KubeconfigOptions): string {
     ? ['    user:', `      client-certificate-data: ${q(base64(opts.clientCertificate.certPem))}`, `      client-key-data: ${q(base64(opts.clientCertificate.keyPem))}`]
     : opts.token !== undefined ? ['    user:', `      token: ${q(opts.token)}`] : ['    user: {}'];
   // Written out rather than by a YAML library: its first use at start-up cost more than
-  // the rest of writing the file. Every value is a double-quoted scalar (JSON's quoting,
-  // which YAML reads the same), so no value can be taken for another type or break the document.
+  // the rest of writing the file. A value that could be read otherwise is double-quoted
+  // (JSON's quoting, which YAML reads the same), so none can break the document.
   return [
     'apiVersion: v1',
     'kind: Config',
@@ -44,9 +44,18 @@ export function kubeconfigYaml(opts: KubeconfigOptions): string {
   ].join('\n');
 }
 
+/**
+ * A value as a YAML scalar: plain when it cannot be read as anything else (a name, a URL,
+ * base64), as YAML writers put it, else double-quoted.
+ */
 function q(value: string): string {
-  return JSON.stringify(value);
+  return plainScalar.test(value) && !otherMeanings.test(value) ? value : JSON.stringify(value);
 }
+
+/** Starts with a letter, no spaces, nothing YAML gives a meaning (`: `, ` #`, quotes, flow brackets first). */
+const plainScalar = /^[A-Za-z][A-Za-z0-9._\/+=:@%[\]-]*$/;
+/** Words YAML 1.1 (and so Go's YAML) reads as booleans or null. */
+const otherMeanings = /^(y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL)$/;
 
 function base64(text: string): string {
   return Buffer.from(text).toString('base64');
