@@ -35,6 +35,8 @@ export interface EtcdCluster {
 export interface EtcdClusterOptions {
   /** Members (default 1). */
   size?: number;
+  /** Where the members' ports come from (default freePort; a test hands out one already taken). */
+  ports?: () => Promise<number>;
   /** Where the members' data dirs go (default a new temporary dir, on tmpfs where there is one, removed by stop()). */
   dataRoot?: string;
   /** Where each member's stderr goes besides the kept tail (default nowhere). */
@@ -70,15 +72,31 @@ export async function startEtcdCluster(opts: EtcdClusterOptions = {}): Promise<E
   // On tmpfs when there is one: tests write thousands of times and etcd fsyncs each.
   const ownRoot = opts.dataRoot === undefined;
   const root = opts.dataRoot ?? mkdtempSync(path.join(existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'plinth-etcd-'));
+  // A free port can be taken by another process between freePort() and etcd binding it:
+  // a new cluster that fails so starts again, on other ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startMembers(opts, size, root, ownRoot);
+    } catch (err) {
+      if (attempt === 3 || !/address already in use/.test((err as Error).message)) {
+        if (ownRoot) rmSync(root, { recursive: true, force: true });
+        throw err;
+      }
+    }
+  }
+}
+
+async function startMembers(opts: EtcdClusterOptions, size: number, root: string, ownRoot: boolean): Promise<EtcdCluster> {
+  const port = opts.ports ?? freePort;
   const specs = [];
   for (let i = 0; i < size; i++) {
     const name = `etcd-${i}`;
     specs.push({
       name,
-      client: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${await freePort()}`,
-      peer: `http://127.0.0.1:${await freePort()}`,
+      client: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${await port()}`,
+      peer: `http://127.0.0.1:${await port()}`,
       // Plain HTTP whatever the clients speak: where health is asked.
-      metrics: `http://127.0.0.1:${await freePort()}`,
+      metrics: `http://127.0.0.1:${await port()}`,
       dataDir: path.join(root, name),
     });
   }
@@ -141,7 +159,9 @@ export async function startEtcdCluster(opts: EtcdClusterOptions = {}): Promise<E
     // A member of a new cluster is healthy once the cluster has a leader, so all start together.
     await Promise.all(members.map((m) => m.healthy()));
   } catch (err) {
-    await stop();
+    // The members' data goes too: a new attempt starts a new cluster.
+    await Promise.all(members.map((m) => m.kill()));
+    for (const spec of specs) rmSync(spec.dataDir, { recursive: true, force: true });
     throw err;
   }
   return {
@@ -172,7 +192,7 @@ async function waitHealthy(url: string, current: () => Process): Promise<void> {
   const deadline = Date.now() + 20_000;
   for (;;) {
     const { child, stderr } = current();
-    if (child.exitCode !== null) throw new Error(`etcd exited with ${child.exitCode}: ${stderr()}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`etcd exited with ${child.exitCode ?? child.signalCode}: ${stderr()}`);
     try {
       const response = await fetch(`${url}/health`);
       if (response.ok && ((await response.json()) as { health?: string }).health === 'true') return;

@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { EtcdBackend } from '../../src/storage/etcd.ts';
 import { SharedCompactor } from '../../src/storage/index.ts';
 import { isStorageError, type StorageEvent } from '../../src/storage/backend.ts';
+import net from 'node:net';
+import { freePort } from '../../tools/etcd-cluster.ts';
 import { etcdUnavailable, startEtcdCluster, type EtcdCluster } from '../helpers/etcd.ts';
 import { eventually } from '../helpers/eventually.ts';
 
@@ -108,6 +110,35 @@ describe('etcd cluster', { skip, timeout: 120_000 }, () => {
       onA.close();
       onB.close();
       await Promise.all([a.close(), b.close(), root.close()]);
+    }
+  });
+});
+
+describe('starting an etcd cluster', { skip, timeout: 60_000 }, () => {
+  test('a port taken between being found free and being bound: the cluster starts again on others', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const takenPort = (taken.address() as net.AddressInfo).port;
+    let handedOut = 0;
+    // The first port handed out is one a listener holds, as when another process bound it meanwhile.
+    const ports = () => (handedOut++ === 0 ? Promise.resolve(takenPort) : freePort());
+    try {
+      const started = await startEtcdCluster({ ports });
+      try {
+        assert.ok(handedOut > 3, 'ports were found again after the failed start');
+        assert.ok(!started.urls[0]!.endsWith(`:${takenPort}`));
+        const backend = new EtcdBackend({ servers: started.urls, namespace: '/retry' });
+        try {
+          const revision = await backend.create('/registry/configmaps/ns/a', value('a'));
+          assert.equal((await backend.get('/registry/configmaps/ns/a'))?.modRevision, revision);
+        } finally {
+          await backend.close();
+        }
+      } finally {
+        await started.stop();
+      }
+    } finally {
+      taken.close();
     }
   });
 });
