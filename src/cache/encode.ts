@@ -15,6 +15,33 @@ export function encodeJson(object: KubeObject): Uint8Array {
   return encoder.encode(JSON.stringify(object));
 }
 
+/**
+ * Make a value built in this process what decoding its JSON would give, and freeze it:
+ * object members that are undefined go (JSON.stringify leaves them out), undefined array
+ * items and numbers JSON cannot hold become null, -0 becomes 0.
+ */
+export function freezeAsDecoded(value: unknown): void {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (item === undefined || (typeof item === 'number' && !Number.isFinite(item))) value[i] = null;
+      else if (Object.is(item, -0)) value[i] = 0;
+      else freezeAsDecoded(item);
+    }
+  } else {
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const member = record[key];
+      if (member === undefined) delete record[key];
+      else if (typeof member === 'number' && !Number.isFinite(member)) record[key] = null;
+      else if (Object.is(member, -0)) record[key] = 0;
+      else freezeAsDecoded(member);
+    }
+  }
+  Object.freeze(value);
+}
+
 /** Freeze a decoded JSON value and everything in it, so that no reader can change what others share. */
 export function freezeDeep(value: unknown): void {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;

@@ -7,7 +7,7 @@
 // of every object version in the window.
 
 import type { KubeObject } from '../api/index.ts';
-import { freezeDeep } from './encode.ts';
+import { freezeAsDecoded, freezeDeep } from './encode.ts';
 import { metadataViewOf } from './metadata-view.ts';
 import type { CacheEvent, CachedObject } from './types.ts';
 
@@ -85,6 +85,24 @@ export class CachedState implements CachedObject {
     if (this.#released) this.#weak = new WeakRef(object);
     else this.#held = object;
     return object;
+  }
+
+  /**
+   * The object its writer made, which encoded to this state's JSON: `object` then need not
+   * decode the JSON. Taken only by a cache that freezes, while the state is current and
+   * not decoded yet. The cache keeps its own top level and metadata, laid out as the JSON
+   * is (kind, apiVersion, metadata with resourceVersion first, the rest), and shares what
+   * is below them, which is made what decoding would give and frozen (freezeAsDecoded).
+   */
+  adopt(object: KubeObject): boolean {
+    if (!this.#freeze || !this.#jsonOnly || this.#released || this.#held !== undefined || this.#weak?.deref() !== undefined) return false;
+    if (object.metadata?.resourceVersion !== String(this.revision)) return false;
+    const { kind, apiVersion, metadata, ...rest } = object;
+    const { resourceVersion, selfLink: _selfLink, ...meta } = metadata;
+    const laidOut = { kind, apiVersion, metadata: { resourceVersion, ...meta }, ...rest } as KubeObject;
+    freezeAsDecoded(laidOut);
+    this.#held = laidOut;
+    return true;
   }
 
   /**

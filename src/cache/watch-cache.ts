@@ -292,6 +292,16 @@ export class WatchCache {
     return this.#revision;
   }
 
+  /**
+   * The object a writer in this process encoded into `key`'s current state at `revision`,
+   * so the cache need not decode that state's JSON when the object is first asked for
+   * (CachedState.adopt). The writer must not change it afterwards: it is frozen.
+   */
+  adopt(key: string, revision: number, object: KubeObject): boolean {
+    const state = this.#objects.get(key);
+    return state instanceof CachedState && state.revision === revision && state.adopt(object);
+  }
+
   get(key: string): CachedObject | undefined {
     return this.#objects.get(key);
   }

@@ -115,6 +115,14 @@ export class ReadPath {
     return cached !== undefined && cached.revision === revision ? cached.object : undefined;
   }
 
+  /**
+   * A write's object, as its Store encoded and stored it at `revision`, offered to the
+   * cache as the decoded form of that state (WatchCache.adopt): it is frozen when taken.
+   */
+  adoptWritten(key: string, revision: number, object: KubeObject): void {
+    if (this.cache?.ready === true) this.cache.adopt(key, revision, object);
+  }
+
   /** A consistent read on a backend whose watches cannot prove they are current (etcd): it goes to the backend, as upstream. */
   private consistentFromStorage(consistency: ReadConsistency): boolean {
     return consistency.kind === 'consistent' && this.backend.consistentReadsFromStorage === true;

@@ -500,9 +500,16 @@ export class Store {
     return { object: obj, created: false };
   }
 
-  /** The answer's JSON may come from the stored bytes when they are the object as served (no storage version). */
+  /**
+   * When the stored bytes are the object as served (no storage version): the answer's JSON
+   * may come from them, and the watch cache may take the object as the decoded form of the
+   * state, rather than decode the bytes when the next write or reader needs it. The object
+   * is then frozen: it must not change after this.
+   */
   private rememberWritten(obj: KubeObject, kv: KeyValue): void {
-    if (this.type.storage === undefined) rememberWritten(obj, kv);
+    if (this.type.storage !== undefined) return;
+    rememberWritten(obj, kv);
+    this.reads.adoptWritten(kv.key, kv.modRevision, obj);
   }
 
   /**

@@ -742,3 +742,46 @@ describe('taking what is ready', () => {
     assert.equal((await nextResult(watcher)).done, true);
   });
 });
+
+describe('taking the writer\'s object', () => {
+  test('a state its Store wrote takes the written object, laid out and normalised as decoding its JSON would give', async (t) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'plinth-cache-adopt-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const f = await startCache(t, { encode: storedJsonWithResourceVersion, decodesLater: isEncodedHere }, new SqliteBackend(path.join(dir, 'db')));
+    // Built as a Store may build one: members in another order, an undefined member, -0, a selfLink.
+    const written = {
+      data: { a: '1', gone: undefined, list: [1, undefined, -0] },
+      metadata: { name: 'w', namespace: 'ns', selfLink: '/x', labels: { l: 'v' } },
+      apiVersion: 'v1', kind: 'ConfigMap', weight: -0,
+    } as unknown as KubeObject;
+    const revision = await f.backend.create(key('ns', 'w'), encodeForStorage(written));
+    await f.cache.waitForRevision(revision);
+    written.metadata.resourceVersion = String(revision);
+    assert.equal(f.cache.adopt(key('ns', 'w'), revision + 1, written), false, 'not the state of another revision');
+    assert.equal(f.cache.adopt(key('ns', 'w'), revision, written), true);
+    const cached = f.cache.get(key('ns', 'w'))!;
+    // The same value, members in the same order, as the JSON decoded.
+    assert.equal(JSON.stringify(cached.object), new TextDecoder().decode(cached.json));
+    assert.deepEqual(cached.object, json(cached.json));
+    assert.ok(Object.isFrozen(cached.object) && Object.isFrozen(cached.object.data) && Object.isFrozen(cached.object.metadata.labels));
+    assert.equal(cached.object.data, written.data, 'what is below the top level is shared, not copied');
+    assert.ok(Object.is((cached.object.data as { list: number[] }).list[2], 0));
+    assert.equal(f.cache.adopt(key('ns', 'w'), revision, written), false, 'a state already decoded keeps what it has');
+
+    // Bytes the Store did not encode are decoded on arrival: nothing to take.
+    const copied = await f.backend.update(key('ns', 'w'), encodeForStorage(written).slice(), revision);
+    await f.cache.waitForRevision(copied);
+    assert.equal(f.cache.adopt(key('ns', 'w'), copied, { ...written, metadata: { ...written.metadata, resourceVersion: String(copied) } }), false);
+  });
+
+  test('a cache that does not freeze takes nothing: the writer\'s caller could change it', async (t) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'plinth-cache-adopt-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const f = await startCache(t, { freeze: false, encode: storedJsonWithResourceVersion, decodesLater: isEncodedHere }, new SqliteBackend(path.join(dir, 'db')));
+    const written: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'w', namespace: 'ns' }, data: { a: '1' } };
+    const revision = await f.backend.create(key('ns', 'w'), encodeForStorage(written));
+    await f.cache.waitForRevision(revision);
+    assert.equal(f.cache.adopt(key('ns', 'w'), revision, { ...written, metadata: { ...written.metadata, resourceVersion: String(revision) } }), false);
+    assert.equal(Object.isFrozen(written.data), false);
+  });
+});

@@ -11,6 +11,10 @@ import { isEncodedHere, storedJsonWithResourceVersion } from '../../src/registry
 import { Store } from '../../src/registry/store.ts';
 import { FlakyBackend } from '../cache/fixtures.ts';
 import { FakeClock } from './fake-clock.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { SqliteBackend } from '../../src/storage/index.ts';
 
 /** What the handlers were told, as "add ns/name@rv", "update ns/name@rv->rv", "delete ns/name@rv". */
 class Recorder {
@@ -139,6 +143,34 @@ describe('Informer on a Store and its watch cache', () => {
       assert.deepEqual((await store.find('ns', 'b'))!.data, { big: 'x'.repeat(1000) });
     });
   }
+
+  test('the watch cache keeps the object its Store wrote rather than decoding the stored JSON again', async (t) => {
+    // As serve() builds it: SQLite keeps the array the Store encoded, so the cache knows it for the Store's.
+    const dir = mkdtempSync(path.join(tmpdir(), 'plinth-informer-'));
+    const backend = new SqliteBackend(path.join(dir, 'db'));
+    const type = builtinResourceTypes().find((rt) => rt.group === '' && rt.resource === 'configmaps')!;
+    const decoder: { store?: Store } = {};
+    const cache = new WatchCache({
+      backend, prefix: resourcePrefix(type), decode: (kv) => decoder.store!.decode(kv), log: () => {},
+      bookmark: { kind: type.kind, apiVersion: apiVersionOf(type.group, type.version) },
+      encode: storedJsonWithResourceVersion, decodesLater: isEncodedHere,
+    });
+    const store = new Store(type, backend, new AdmissionChain([]), cache);
+    decoder.store = store;
+    t.after(async () => {
+      cache.close();
+      await backend.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    await cache.start();
+    const created = await store.create('ns', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'w' }, data: { k: 'v' } });
+    const updated = (await store.update('ns', 'w', { ...created, data: { k: 'v2' } }, {})).object;
+    const cached = cache.get('/registry/configmaps/ns/w')!;
+    assert.equal(cached.revision, Number(updated.metadata.resourceVersion));
+    assert.equal(cached.object.data, updated.data, 'shared with the answer, so not decoded');
+    assert.equal(JSON.stringify(cached.object), new TextDecoder().decode(cached.json));
+    assert.ok(Object.isFrozen(updated.data), 'and frozen');
+  });
 
   test('adds, updates and deletes reach the handlers and the store', async (t) => {
     const { store, put } = await configMaps(t);
