@@ -15,6 +15,7 @@ import { metricVerb, type ApiMetrics } from './metrics.ts';
 import { FairLimiter } from './fair-queue.ts';
 import { beginAudit, type AuditLog, type AuditPolicy } from './audit.ts';
 import { parseRequestTarget } from './request-target.ts';
+import { TurnLimiter } from './turns.ts';
 import { releaseUnreadBody } from './unread-body.ts';
 
 export interface ApiServerOptions {
@@ -135,6 +136,8 @@ export class ApiServer {
   private readonly sockets = new Set<Socket>();
   private readonly sessions = new Set<http2.ServerHttp2Session>();
   private inFlight = 0;
+  /** Starts at most a few requests per turn of the event loop (turns.ts says why). */
+  private readonly turns = new TurnLimiter();
   /** The in-flight limits of reads and writes, when set. */
   private readonly limiters: { readOnly?: FairLimiter; mutating?: FairLimiter } = {};
   private idleWaiters: (() => void)[] = [];
@@ -156,7 +159,9 @@ export class ApiServer {
     this.server.on('request', (req, res) => {
       releaseUnreadBody(req, res, opts.unreadBodyGraceMs);
       this.noteDisconnect(req, res);
-      void this.serve(req, res);
+      // In flight from arrival, so that close() waits for those still to start too.
+      this.inFlight++;
+      this.turns.admit(() => void this.serve(req, res));
     });
     this.server.on('secureConnection', (socket: TLSSocket) => {
       this.sockets.add(socket);
@@ -202,8 +207,8 @@ export class ApiServer {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /** Serves a request counted in flight on arrival. */
   private async serve(req: Request, res: Response): Promise<void> {
-    this.inFlight++;
     try {
       await this.measured(req, res);
     } catch (err) {
