@@ -27,7 +27,7 @@ const frameEnd = encoder.encode('}\n');
 /** A watch event as a line of the JSON watch stream, and the object's JSON as a view into it. */
 export function watchFrame(type: EventType | 'ERROR', json: Uint8Array): { frame: Uint8Array; json: Uint8Array } {
   const prefix = framePrefixes[type];
-  const frame = new Uint8Array(prefix.length + json.length + frameEnd.length);
+  const frame = Buffer.allocUnsafeSlow(prefix.length + json.length + frameEnd.length);
   frame.set(prefix, 0);
   frame.set(json, prefix.length);
   frame.set(frameEnd, prefix.length + json.length);
@@ -39,7 +39,7 @@ function watchFrameOf(type: EventType, object: KubeObject): { frame: Uint8Array;
   const text = JSON.stringify(object);
   const prefix = framePrefixes[type];
   const length = Buffer.byteLength(text);
-  const frame = new Uint8Array(prefix.length + length + frameEnd.length);
+  const frame = Buffer.allocUnsafeSlow(prefix.length + length + frameEnd.length);
   frame.set(prefix, 0);
   encoder.encodeInto(text, frame.subarray(prefix.length, prefix.length + length));
   frame.set(frameEnd, prefix.length + length);
