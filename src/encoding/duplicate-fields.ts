@@ -4,14 +4,7 @@
 
 import type YAML from 'yaml';
 import { isAlias, isMap, isScalar, isSeq } from 'yaml';
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COMMA = 0x2c;
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../api/json-chars.ts';
 
 /** Objects with more keys than this look keys up in a Set rather than the key list. */
 const linearLimit = 12;
