@@ -80,12 +80,15 @@ interface RevisionWaiter {
   timer: NodeJS.Timeout;
 }
 
-/**
- * Items per backend list call when (re)filling the cache. Between pages the event
- * loop runs (requests are answered while large caches load), so a page is a few
- * milliseconds of decoding.
- */
+/** Items per backend list call when (re)filling the cache. */
 const LIST_PAGE = 1_000;
+/**
+ * While a cache fills, the event loop runs at least this often (milliseconds), so that
+ * requests are answered meanwhile: a page of 1,000 objects decodes in 5–10 ms warm, but
+ * 30–70 ms in a process that has just started, and a new connection's TLS handshake and
+ * first request need several turns.
+ */
+const FILL_SLICE_MS = 4;
 /** Retry delays after backend failures: doubling from the first, up to the last. */
 const RETRY_MIN_MS = 50;
 const RETRY_MAX_MS = 5_000;
@@ -471,19 +474,30 @@ export class WatchCache {
     const corrupt = new Map<string, Error>();
     let revision: number | undefined;
     let startAfter: string | undefined;
+    const stale = () => epoch !== this.#epoch || this.#closed;
+    let sliceStart = performance.now();
+    const yieldNow = async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    };
     for (;;) {
       const page = await this.#backend.list(this.#prefix, { revision, limit: LIST_PAGE, startAfter, countRemaining: false });
-      if (epoch !== this.#epoch || this.#closed) return;
+      if (stale()) return;
       revision ??= page.revision;
-      for (const kv of page.items) {
+      for (let i = 0; i < page.items.length; i++) {
+        const kv = page.items[i]!;
         const object = this.#decodeOrLog(kv);
         if (object instanceof Error) corrupt.set(kv.key, object);
         else items.push(this.#cached(kv.key, object, kv.modRevision, kv));
+        if ((i & 15) === 15 && performance.now() - sliceStart > FILL_SLICE_MS) {
+          await yieldNow();
+          if (stale()) return;
+        }
       }
       if (!page.more || page.items.length === 0) break;
       startAfter = (page.items[page.items.length - 1] as KeyValue).key;
-      await new Promise((resolve) => setImmediate(resolve));
-      if (epoch !== this.#epoch || this.#closed) return;
+      await yieldNow();
+      if (stale()) return;
     }
     const listed = revision as number;
     if (this.#revision > 0) this.#log(`watch cache ${this.#prefix}: re-listed at revision ${listed}; ending ${this.#watchers.size} watchers, which re-list`);

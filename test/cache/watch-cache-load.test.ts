@@ -53,6 +53,27 @@ test('a load over several pages is one revision: writes made while it reads come
   assert.equal(all?.revision, last);
 });
 
+test('a page that is slow to decode leaves the event loop turning while the cache fills', async (t) => {
+  const backend = new GatedBackend();
+  for (let i = 0; i < 400; i++) await backend.create(key('ns', `cm-${String(i).padStart(4, '0')}`), configMap('ns', `cm-${i}`));
+  // 0.25 ms of decoding per object: the one page takes 100 ms.
+  const slowDecode: typeof decodeConfigMap = (kv) => {
+    const until = performance.now() + 0.25;
+    while (performance.now() < until);
+    return decodeConfigMap(kv);
+  };
+  const { cache } = newCache(t, backend, { decode: slowDecode });
+  let turns = 0;
+  let loaded = false;
+  const loading = cache.start().then(() => (loaded = true));
+  // Each check is one macrotask: a request arriving meanwhile would be read in one of them.
+  while (!loaded) await new Promise((resolve) => setImmediate(() => resolve(turns++)));
+  await loading;
+  assert.equal(cache.list({ prefix: PREFIX })?.items.length, 400);
+  // Before, the page was decoded in one turn; now the loop turns every few milliseconds.
+  assert.ok(turns >= 10, `the event loop turned ${turns} times while 100 ms of decoding ran`);
+});
+
 test('a first load that fails is retried until it succeeds', async (t) => {
   const backend = new GatedBackend();
   await backend.create(key('ns', 'a'), configMap('ns', 'a'));
