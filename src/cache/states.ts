@@ -47,8 +47,14 @@ function watchFrameOf(type: EventType, object: KubeObject): { frame: Uint8Array;
 }
 
 /**
- * A cached object whose decoded form is held while it is current, and weakly (re-decoded on
- * need) once released. A state made from its JSON alone decodes it when first asked.
+ * A cached object: its JSON always, its decoded form while someone uses it. In a freezing
+ * cache the decoded form is held weakly (a WeakRef): the collector drops it once no
+ * reader, write or informer holds it, and the next reader decodes the JSON again. So a
+ * cache of objects nobody reads as objects (most of them: gets and lists are answered
+ * from the JSON) costs its bytes, not also their decoded forms, which take 2–4 times as
+ * much heap. A cache that does not freeze hands out objects its readers may change, so
+ * it holds them while they are current, and weakly once released. A state made from its
+ * JSON alone decodes it when first asked.
  */
 export class CachedState implements CachedObject {
   readonly key: string;
@@ -71,8 +77,16 @@ export class CachedState implements CachedObject {
     this.revision = revision;
     this.#freeze = freeze;
     this.#jsonOnly = object === undefined;
-    if (object !== undefined && freeze) freezeDeep(object);
-    this.#held = object;
+    if (object !== undefined) {
+      if (freeze) freezeDeep(object);
+      this.#hold(object);
+    }
+  }
+
+  /** Keeps the decoded form: weakly when frozen or released (see the class), else strongly. */
+  #hold(object: KubeObject): void {
+    if (this.#freeze || this.#released) this.#weak = new WeakRef(object);
+    else this.#held = object;
   }
 
   /** Decoded, with metadata.resourceVersion set; frozen unless the cache was told not to freeze. */
@@ -82,8 +96,7 @@ export class CachedState implements CachedObject {
     // The JSON is what clients are sent for this state: decoding it gives the object they see.
     const object = JSON.parse(decoder.decode(this.json)) as KubeObject;
     if (this.#freeze) freezeDeep(object);
-    if (this.#released) this.#weak = new WeakRef(object);
-    else this.#held = object;
+    this.#hold(object);
     return object;
   }
 
@@ -101,7 +114,7 @@ export class CachedState implements CachedObject {
     const { resourceVersion, selfLink: _selfLink, ...meta } = metadata;
     const laidOut = { kind, apiVersion, metadata: { resourceVersion, ...meta }, ...rest } as KubeObject;
     freezeAsDecoded(laidOut);
-    this.#held = laidOut;
+    this.#hold(laidOut);
     return true;
   }
 

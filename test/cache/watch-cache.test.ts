@@ -598,7 +598,7 @@ describe('memory of the event history', () => {
     const f = await startCache(t);
     const before = f.cache.revision;
     const first = await f.put('ns', 'a', { v: '1' }, { app: 'one' });
-    // Held only weakly here; the cache held it strongly while it was current.
+    // Held only weakly here and by the cache: the fan-out and the test hold it meanwhile.
     const decoded = new WeakRef(f.cache.get(key('ns', 'a'))!.object);
     await f.put('ns', 'a', { v: '2' }, { app: 'two' });
     await f.cache.waitUntilFresh();
@@ -616,6 +616,25 @@ describe('memory of the event history', () => {
     const filtered = f.cache.watch({ prefix: PREFIX, fromRevision: before, predicate: labelIs('one') });
     assert.deepEqual((await nextEvents(filtered, 2)).map((e) => [e.type, (e.object.data as Record<string, string>).v]), [['ADDED', '1'], ['DELETED', '1']]);
     assert.deepEqual(f.cache.list({ prefix: PREFIX, revision: first })?.items.map((i) => (i.object.data as Record<string, string>).v), ['1']);
+  });
+
+  test('a current state holds its decoded object only while someone else does: read again, it is decoded from its JSON', async (t) => {
+    const f = await startCache(t);
+    const revision = await f.put('ns', 'a', { v: '1' }, { app: 'one' });
+    await f.cache.waitUntilFresh();
+    let object: KubeObject | undefined = f.cache.get(key('ns', 'a'))!.object;
+    assert.equal(f.cache.get(key('ns', 'a'))!.object, object, 'the same object while a reader holds it');
+    const decoded = new WeakRef(object);
+    object = undefined;
+    await new Promise((resolve) => setImmediate(resolve));
+    collectGarbage();
+    assert.equal(decoded.deref(), undefined, 'the cache does not keep the decoded form of a current state alive');
+    const again = f.cache.get(key('ns', 'a'))!.object;
+    assert.deepEqual(again.data, { v: '1' });
+    assert.deepEqual(again.metadata.labels, { app: 'one' });
+    assert.equal(again.metadata.resourceVersion, String(revision));
+    assert.ok(Object.isFrozen(again) && Object.isFrozen(again.metadata), 'decoded again, it is frozen');
+    assert.deepEqual(f.cache.list({ prefix: PREFIX })?.items.map((i) => i.object.metadata.labels?.app), ['one']);
   });
 
   test('the history is bounded by bytes: the oldest events go, and a watch from before them gets 410', async (t) => {
