@@ -19,7 +19,7 @@ const SIZES = [1024, 10 * 1024];
 export function watchMemoryBench(): string[] {
   const lines = [`event window memory: 1 object updated ${UPDATES} times (in-process server, SQLite, HTTPS), after a full GC`];
   for (const size of SIZES) {
-    const child = spawnSync(process.execPath, ['--expose-gc', '--max-semi-space-size=32', fileURLToPath(import.meta.url), String(size)], { encoding: 'utf8' });
+    const child = spawnSync(process.execPath, ['--expose-gc', '--max-semi-space-size=16', fileURLToPath(import.meta.url), String(size)], { encoding: 'utf8' });
     if (child.status !== 0) throw new Error(`watch memory bench (${size} B) failed:\n${child.stderr}`);
     lines.push(child.stdout.trimEnd());
   }

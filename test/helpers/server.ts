@@ -122,8 +122,8 @@ export async function startServerProcess(args: string[] = [], opts: { viaNpm?: b
   const child = opts.viaNpm
     // Its own process group, so that a signal reaches npm's shell and the server under it.
     ? spawn('npm', ['start', '--silent', '--', ...flags], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-    // The same Node flags as `npm start` (a larger young generation: fewer scavenges while objects load and requests allocate).
-    : spawn(process.execPath, ['--max-semi-space-size=32', path.join(repoRoot, 'src/cli/main.js'), 'serve', ...flags], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The same Node flags as `npm start` (the young generation held at 32 MiB).
+    : spawn(process.execPath, ['--max-semi-space-size=16', path.join(repoRoot, 'src/cli/main.js'), 'serve', ...flags], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let log = '';
   const url = await new Promise<string>((resolve, reject) => {
