@@ -95,8 +95,10 @@ export function breakdownRule(rule: PolicyRule): PolicyRule[] {
 }
 
 function hasAll(set: readonly string[] | undefined, values: readonly string[] | undefined): boolean {
-  const owned = new Set(set ?? []);
-  return (values ?? []).every((v) => owned.has(v));
+  if (values === undefined) return true;
+  // Rules list a few values each: a scan is cheaper than building a Set per check.
+  for (const value of values) if (set === undefined || !set.includes(value)) return false;
+  return true;
 }
 
 function resourceCoversAll(owner: readonly string[] | undefined, sub: readonly string[] | undefined): boolean {
@@ -128,10 +130,20 @@ function ruleCovers(owner: PolicyRule, sub: PolicyRule): boolean {
 /** Upstream's Covers: whether `owner` rules allow all that `servant` rules do, and the broken-down rules they do not. */
 export function covers(owner: readonly PolicyRule[], servant: readonly PolicyRule[]): { covered: boolean; missing: PolicyRule[] } {
   const missing: PolicyRule[] = [];
+  // A rule covers every piece of itself: a servant rule the owner holds as it is needs no
+  // breaking down (the bootstrap policy's reconciling, at each start, compares roles of
+  // hundreds of rules with themselves).
+  const held = new Set(owner.map(ruleKey));
   for (const rule of servant) {
+    if (held.has(ruleKey(rule))) continue;
     for (const sub of breakdownRule(rule)) if (!owner.some((o) => ruleCovers(o, sub))) missing.push(sub);
   }
   return { covered: missing.length === 0, missing };
+}
+
+/** A rule's fields, with absent lists as empty ones: equal keys, equal rules. */
+function ruleKey(rule: PolicyRule): string {
+  return JSON.stringify([rule.verbs, rule.apiGroups ?? [], rule.resources ?? [], rule.resourceNames ?? [], rule.nonResourceURLs ?? []]);
 }
 
 /** Upstream's CompactRules: rules of one group, one resource and at most one name that differ only by verb become one. */

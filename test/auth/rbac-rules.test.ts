@@ -56,6 +56,12 @@ const coverage: { name: string; owner: PolicyRule[]; servant: PolicyRule[]; miss
     name: 'a named rule does not cover all names', owner: [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'], resourceNames: ['a'] }], servant: [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'] }],
     missing: [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'] }],
   },
+  { name: 'a rule held as it is, absent lists as empty ones', owner: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: [] }], servant: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], missing: [] },
+  { name: 'the same values in another order', owner: [{ verbs: ['list', 'get'], apiGroups: [''], resources: ['secrets', 'pods'] }], servant: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods', 'secrets'] }], missing: [] },
+  {
+    name: 'a rule like a held one but for a name', owner: [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'], resourceNames: ['a'] }], servant: [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'], resourceNames: ['a', 'b'] }],
+    missing: [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'], resourceNames: ['b'] }],
+  },
   { name: 'URL prefixes', owner: [{ verbs: ['get'], nonResourceURLs: ['/apis/*'] }], servant: [{ verbs: ['get'], nonResourceURLs: ['/apis/apps', '/apis/*'] }], missing: [] },
 ];
 
