@@ -221,3 +221,42 @@ describe('gzip', () => {
     }
   });
 });
+
+describe('answers from the cache', () => {
+  test('a JSON GET writes the cached bytes and decodes nothing, after the collector took the cached object', async () => {
+    const v8 = await import('node:v8');
+    const vm = await import('node:vm');
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const ns = await namespace();
+    const marker = `marker-${Date.now()}`;
+    const res = await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'cached' }, data: { marker } } });
+    assert.equal(res.status, 201, res.text);
+    const agent = new https.Agent({ ca: server.caPem, keepAlive: true });
+    const get = () => new Promise<string>((resolve, reject) => {
+      https.get(new URL(`/api/v1/namespaces/${ns}/configmaps/cached`, server.url), { agent, headers: { authorization: `Bearer ${server.token}` } }, (r) => {
+        let body = '';
+        r.setEncoding('utf8');
+        r.on('data', (c: string) => (body += c));
+        r.on('end', () => resolve(body));
+      }).on('error', reject);
+    });
+    // Counts the decodings of the object: the test itself reads the answers as text.
+    const parse = JSON.parse;
+    let decoded = 0;
+    JSON.parse = ((text: string, reviver?: (key: string, value: unknown) => unknown) => {
+      if (typeof text === 'string' && text.includes(marker)) decoded++;
+      return parse(text, reviver);
+    }) as typeof JSON.parse;
+    try {
+      for (let i = 0; i < 3; i++) {
+        gc();
+        assert.match(await get(), new RegExp(`"marker":"${marker}"`));
+      }
+    } finally {
+      JSON.parse = parse;
+      agent.destroy();
+    }
+    assert.equal(decoded, 0, 'GETs decoded the cached object');
+  });
+});

@@ -10,7 +10,8 @@ import type { RequestScope } from './scope.ts';
 
 export async function getHandler(scope: RequestScope): Promise<void> {
   const item = await scope.served.store.getForAnswer(scope.info.namespace, scope.info.name, getConsistency(scope.query));
-  const { object: obj, json } = item;
+  // item.object only where it is needed: a cached object may have to be decoded for it.
+  const { json } = item;
   const { table, metadata, serializer, pretty, contentType } = scope.negotiated;
   if (table === undefined && metadata === undefined) {
     // The cache's bytes of the object, written as they are.
@@ -27,5 +28,5 @@ export async function getHandler(scope: RequestScope): Promise<void> {
       return;
     }
   }
-  await writeAnswer(scope, 200, obj, { gzip: scope.gzip });
+  await writeAnswer(scope, 200, item.object, { gzip: scope.gzip });
 }
