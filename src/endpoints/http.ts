@@ -47,19 +47,91 @@ const maxBodyBytes = 3 * 1024 * 1024;
 export async function readBody(req: HttpRequest, limit = maxBodyBytes): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw requestEntityTooLarge();
+  const body = isNodeReadable(req) ? await readStream(req, limit) : await readIterable(req, limit);
+  currentRequest()?.auditRequestBody?.(body, req.headers['content-type']);
+  return body;
+}
+
+/** What readStream needs of Node's readable streams (HTTP/1.1 and HTTP/2 compat requests). */
+interface NodeReadable {
+  on(event: 'data', listener: (chunk: Buffer | string) => void): unknown;
+  on(event: 'end' | 'close', listener: () => void): unknown;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+  removeListener(event: string, listener: (...args: never[]) => void): unknown;
+  pause(): unknown;
+  readonly readableEnded: boolean;
+  readonly destroyed: boolean;
+}
+
+function isNodeReadable(req: HttpRequest): req is HttpRequest & NodeReadable {
+  const candidate = req as Partial<NodeReadable>;
+  return typeof candidate.on === 'function' && typeof candidate.pause === 'function' && typeof candidate.readableEnded === 'boolean';
+}
+
+/**
+ * The body by the stream's events: a tenth of the CPU of its async iterator, whose
+ * promises and listeners per request were ~10 µs of a ConfigMap create. Stopping at the
+ * limit leaves the request alive and paused: the 413 still has to be answered on it,
+ * and the server then drains or cuts off the rest (server/unread-body.ts).
+ */
+function readStream(req: NodeReadable, limit: number): Promise<Buffer> {
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  if (req.destroyed) return Promise.reject(prematureClose());
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      req.removeListener('data', onData);
+      req.removeListener('end', onEnd);
+      req.removeListener('error', onError);
+      req.removeListener('close', onClose);
+    };
+    const onData = (chunk: Buffer | string) => {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += buf.length;
+      if (size > limit) {
+        done();
+        req.pause();
+        reject(requestEntityTooLarge());
+        return;
+      }
+      chunks.push(buf);
+    };
+    const onEnd = () => {
+      done();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error) => {
+      done();
+      reject(err);
+    };
+    // Closed before its end: the client went away mid-body.
+    const onClose = () => {
+      done();
+      reject(prematureClose());
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+/** What Node's stream utilities say of a stream closed before its end (a disconnect, server.ts). */
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+}
+
+async function readIterable(req: HttpRequest, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  // Stopping at the limit must leave the request alive: the 413 still has to be answered on it,
-  // and the server then drains or cuts off the rest (server/unread-body.ts).
   for await (const chunk of req.iterator?.({ destroyOnReturn: false }) ?? req) {
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     size += buf.length;
     if (size > limit) throw requestEntityTooLarge();
     chunks.push(buf);
   }
-  const body = Buffer.concat(chunks);
-  currentRequest()?.auditRequestBody?.(body, req.headers['content-type']);
-  return body;
+  return Buffer.concat(chunks);
 }
 
 export function writeBytes(res: HttpResponse, status: number, contentType: string, body: Uint8Array | string, headers: Record<string, string> = {}): void {
