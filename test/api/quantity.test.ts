@@ -48,3 +48,19 @@ test('comparison and milli values', () => {
 test('malformed quantities do not parse', () => {
   for (const bad of ['', 'abc', '1.2.3', '1Qi', '--1']) assert.equal(parseQuantity(bad), undefined, bad);
 });
+
+test('a text parsed again gives the same frozen quantity; long texts parse the same way uncached', () => {
+  const first = parseQuantity('250m');
+  assert.ok(first !== undefined && Object.isFrozen(first));
+  assert.equal(parseQuantity('250m'), first);
+  assert.equal(parseQuantity('nonsense'), undefined);
+  assert.equal(parseQuantity('nonsense'), undefined, 'a text that is no quantity stays none');
+  const long = `1${'0'.repeat(80)}`;
+  const parsed = parseQuantity(long);
+  assert.equal(parsed?.num, 10n ** 80n);
+  assert.notEqual(parseQuantity(long), parsed);
+  assert.deepEqual(parseQuantity(long), parsed);
+  assert.throws(() => {
+    (first as { num: bigint }).num = 1n;
+  }, TypeError);
+});
