@@ -68,8 +68,14 @@ function formatBadValue(value: unknown): string {
 /** A field path: `spec.containers[0].name`, `metadata.labels`, `data[key]`. */
 export type FieldPath = string;
 
+/** `path` and `names` joined by dots, empty parts left out. (Validation makes one per field it visits.) */
 export function child(path: FieldPath, ...names: string[]): FieldPath {
-  return [path, ...names].filter((p) => p !== '').join('.');
+  let joined = path;
+  for (const name of names) {
+    if (name === '') continue;
+    joined = joined === '' ? name : `${joined}.${name}`;
+  }
+  return joined;
 }
 
 export function index(path: FieldPath, i: number): FieldPath {
