@@ -3,7 +3,8 @@
 // revisions are rebuilt from it (snapshots.ts). Each entry keeps the state before
 // and after its event, which is what both of those need. The window is bounded by
 // time, by count and by bytes (the events' encodings, which is most of what an
-// entry holds: states keep their decoded form only while current, states.ts).
+// entry holds: states keep their decoded form only while it is used, and a deletion's
+// event makes its bytes only when read, states.ts).
 
 import { searchIndex } from '../api/binary-search.ts';
 import { BoundedQueue } from '../api/bounded-queue.ts';
@@ -14,7 +15,8 @@ import { deletedEvent, eventAs } from './states.ts';
 const ENTRY_OVERHEAD_BYTES = 400;
 
 function entryBytes(entry: HistoryEntry): number {
-  return (entry.event.frame ?? entry.event.json).byteLength + ENTRY_OVERHEAD_BYTES;
+  const { event } = entry;
+  return (event.size ?? (event.frame ?? event.json).byteLength) + ENTRY_OVERHEAD_BYTES;
 }
 
 export interface HistoryEntry {

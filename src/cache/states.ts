@@ -196,14 +196,76 @@ export function eventAs(type: EventType, state: CachedObject, revision: number):
   return new StateEvent(type, state, revision, framed.frame, framed.json);
 }
 
-/** A DELETED event: the last state with resourceVersion set to the deletion's revision, as upstream. */
-export function deletedEvent(last: CachedObject, revision: number, freeze: boolean): StateEvent {
-  const lastObject = last.object;
-  const object: KubeObject = { ...lastObject, metadata: { ...lastObject.metadata, resourceVersion: String(revision) } };
-  const framed = watchFrameOf('DELETED', object);
-  const state = new CachedState(last.key, framed.json, revision, object, freeze);
-  state.release();
-  return new StateEvent('DELETED', state, revision, framed.frame, framed.json);
+/**
+ * A DELETED event: the last state with resourceVersion set to the deletion's revision, as
+ * upstream. Made when first read: most deletions are read in that form by no one (the
+ * in-process informers read the metadata view; a type may have no HTTP watchers), and
+ * until then the event holds no bytes of its own, only the last state, whose bytes the
+ * window keeps anyway. A deletion then costs neither a decode and an encode of the object
+ * nor a second copy of its bytes.
+ */
+export class DeletedEvent implements CacheEvent {
+  readonly type = 'DELETED';
+  readonly revision: number;
+  readonly #last: CachedObject;
+  readonly #freeze: boolean;
+  #made: StateEvent | undefined;
+  #view: KubeObject | undefined;
+
+  constructor(last: CachedObject, revision: number, freeze: boolean) {
+    this.#last = last;
+    this.revision = revision;
+    this.#freeze = freeze;
+  }
+
+  /** About the bytes of its JSON, known without making it (the last state's), and the same before and after. */
+  get size(): number {
+    return this.#last.json.byteLength;
+  }
+
+  get object(): KubeObject {
+    return this.#event().object;
+  }
+
+  get json(): Uint8Array {
+    return this.#event().json;
+  }
+
+  get frame(): Uint8Array {
+    return this.#event().frame;
+  }
+
+  /** The last state's view with the deletion's resourceVersion: nothing decoded. */
+  get metadataView(): KubeObject {
+    if (this.#made !== undefined) return this.#made.metadataView;
+    if (this.#view === undefined) {
+      const last = this.#last.metadataView;
+      const view: KubeObject = { ...last, metadata: { ...last.metadata, resourceVersion: String(this.revision) } };
+      if (this.#freeze) freezeDeep(view);
+      this.#view = view;
+    }
+    return this.#view;
+  }
+
+  encoded(name: string, encode: (object: KubeObject) => Uint8Array): Uint8Array {
+    return this.#event().encoded(name, encode);
+  }
+
+  #event(): StateEvent {
+    if (this.#made === undefined) {
+      const lastObject = this.#last.object;
+      const object: KubeObject = { ...lastObject, metadata: { ...lastObject.metadata, resourceVersion: String(this.revision) } };
+      const framed = watchFrameOf('DELETED', object);
+      const state = new CachedState(this.#last.key, framed.json, this.revision, object, this.#freeze);
+      state.release();
+      this.#made = new StateEvent('DELETED', state, this.revision, framed.frame, framed.json);
+    }
+    return this.#made;
+  }
+}
+
+export function deletedEvent(last: CachedObject, revision: number, freeze: boolean): DeletedEvent {
+  return new DeletedEvent(last, revision, freeze);
 }
 
 /** A BOOKMARK (or any event not about a cached state), framed once for every watcher it goes to. */

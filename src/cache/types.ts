@@ -40,10 +40,20 @@ export interface CacheEvent {
   readonly revision: number;
   /** The event as a line of the JSON watch stream (`json` is a view into it), when the cache made one. */
   readonly frame?: Uint8Array;
+  /**
+   * About the bytes of `json`, for an event that makes its JSON only when first read
+   * (a deletion): what queues and the window count it as, the same before and after.
+   */
+  readonly size?: number;
   /** CachedObject.metadataView of the state the event carries (not on bookmarks). */
   readonly metadataView?: KubeObject;
   /** Other encodings of `object`, kept with the state the event carries (not on bookmarks). */
   encoded?(name: string, encode: (object: KubeObject) => Uint8Array): Uint8Array;
+}
+
+/** The bytes a watcher's queue counts an event as: its JSON's, or its size when it makes its JSON only when read. */
+export function eventBytes(event: CacheEvent): number {
+  return event.size ?? event.json.byteLength;
 }
 
 /** Selects objects, for lists and watches (label and field selectors). */

@@ -11,7 +11,7 @@
 
 import { BoundedQueue } from '../api/bounded-queue.ts';
 import { eventFor, type EventHistory } from './history.ts';
-import { selects, type CacheEvent, type CachedObject, type CacheWatcher, type ObjectPredicate } from './types.ts';
+import { eventBytes, selects, type CacheEvent, type CachedObject, type CacheWatcher, type ObjectPredicate } from './types.ts';
 
 /** What a watcher needs from its cache. */
 export interface WatcherHost {
@@ -172,7 +172,7 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
       this.fail(this.#host.tooSlow(this));
       return;
     }
-    this.#queuedBytes += event.json.byteLength;
+    this.#queuedBytes += eventBytes(event);
     if (this.#queuedBytes > this.#host.queueBytes && this.#queue.length > 1) this.fail(this.#host.tooSlow(this));
   }
 
@@ -181,7 +181,7 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
     for (;;) {
       const queued = this.#queue.shift();
       if (queued !== undefined) {
-        this.#queuedBytes -= queued.json.byteLength;
+        this.#queuedBytes -= eventBytes(queued);
         return { done: false, value: queued };
       }
       switch (this.#phase) {

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isStatusError, type KubeObject, type StatusError } from '../../src/api/index.ts';
-import { SlowWatcherError, type CacheWatcher } from '../../src/cache/index.ts';
+import { SlowWatcherError, type CacheEvent, type CacheWatcher } from '../../src/cache/index.ts';
 import { MemoryBackend, SqliteBackend } from '../../src/storage/index.ts';
 import { encodeForStorage, isEncodedHere, storedJsonWithResourceVersion } from '../../src/registry/codec.ts';
 import { assertNothingBefore, brief, configMap, decodeConfigMap, FlakyBackend, json, key, nextEvent, nextEvents, nextResult, PREFIX, startCache, startReading } from './fixtures.ts';
@@ -635,6 +635,48 @@ describe('memory of the event history', () => {
     assert.equal(again.metadata.resourceVersion, String(revision));
     assert.ok(Object.isFrozen(again) && Object.isFrozen(again.metadata), 'decoded again, it is frozen');
     assert.deepEqual(f.cache.list({ prefix: PREFIX })?.items.map((i) => i.object.metadata.labels?.app), ['one']);
+  });
+
+  test('a deletion makes its JSON when first read: until then it holds no bytes of its own, and its metadata view decodes nothing', async (t) => {
+    const f = await startCache(t);
+    const marker = `marker-${Date.now()}`;
+    const created = await f.put('ns', 'a', { v: marker }, { app: 'one' });
+    await f.cache.waitUntilFresh();
+    const last = f.cache.get(key('ns', 'a'))!;
+    const all = f.cache.watch({ prefix: PREFIX, fromRevision: created });
+    const parse = JSON.parse;
+    const stringify = JSON.stringify;
+    let made = 0;
+    JSON.parse = ((text: string, reviver?: (k: string, v: unknown) => unknown) => {
+      if (typeof text === 'string' && text.includes(marker)) made++;
+      return parse(text, reviver);
+    }) as typeof JSON.parse;
+    JSON.stringify = ((value: unknown, ...rest: unknown[]) => {
+      const text = (stringify as (...a: unknown[]) => string)(value, ...rest);
+      if (typeof text === 'string' && text.includes(marker)) made++;
+      return text;
+    }) as typeof JSON.stringify;
+    let event: CacheEvent;
+    try {
+      const deleted = await f.del('ns', 'a');
+      await f.cache.waitForRevision(deleted);
+      event = (await nextEvents(all, 1))[0]!;
+      assert.equal(event.type, 'DELETED');
+      assert.equal(event.revision, deleted);
+      assert.equal(event.metadataView?.metadata.resourceVersion, String(deleted));
+      assert.deepEqual(event.metadataView?.metadata.labels, { app: 'one' });
+      assert.ok(Object.isFrozen(event.metadataView?.metadata));
+      assert.equal(made, 0, 'nothing decoded or encoded before the event was read as an object or JSON');
+      assert.equal(event.size, last.json.byteLength, 'counted by the last state\'s bytes');
+    } finally {
+      JSON.parse = parse;
+      JSON.stringify = stringify;
+    }
+    assert.deepEqual(event.object.data, { v: marker });
+    assert.equal(event.object.metadata.resourceVersion, String(event.revision));
+    assert.equal(event.object, event.object, 'made once');
+    assert.deepEqual(JSON.parse(decoder.decode(event.frame!)), { type: 'DELETED', object: event.object });
+    assert.equal(event.json.buffer, event.frame!.buffer, 'its JSON is a view into its frame');
   });
 
   test('the history is bounded by bytes: the oldest events go, and a watch from before them gets 410', async (t) => {
