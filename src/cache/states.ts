@@ -210,7 +210,8 @@ export class DeletedEvent implements CacheEvent {
   readonly #last: CachedObject;
   readonly #freeze: boolean;
   #made: StateEvent | undefined;
-  #view: KubeObject | undefined;
+  /** Held weakly: the window keeps deletions for minutes, and a view's strings cost more than the bytes they come from. */
+  #view: WeakRef<KubeObject> | undefined;
 
   constructor(last: CachedObject, revision: number, freeze: boolean) {
     this.#last = last;
@@ -238,13 +239,13 @@ export class DeletedEvent implements CacheEvent {
   /** The last state's view with the deletion's resourceVersion: nothing decoded. */
   get metadataView(): KubeObject {
     if (this.#made !== undefined) return this.#made.metadataView;
-    if (this.#view === undefined) {
-      const last = this.#last.metadataView;
-      const view: KubeObject = { ...last, metadata: { ...last.metadata, resourceVersion: String(this.revision) } };
-      if (this.#freeze) freezeDeep(view);
-      this.#view = view;
-    }
-    return this.#view;
+    const known = this.#view?.deref();
+    if (known !== undefined) return known;
+    const last = this.#last.metadataView;
+    const view: KubeObject = { ...last, metadata: { ...last.metadata, resourceVersion: String(this.revision) } };
+    if (this.#freeze) freezeDeep(view);
+    this.#view = new WeakRef(view);
+    return view;
   }
 
   encoded(name: string, encode: (object: KubeObject) => Uint8Array): Uint8Array {

@@ -672,6 +672,12 @@ describe('memory of the event history', () => {
       JSON.parse = parse;
       JSON.stringify = stringify;
     }
+    // The window keeps deletions for minutes: their metadata views are not kept with them.
+    const view = new WeakRef(event.metadataView!);
+    await new Promise((resolve) => setImmediate(resolve));
+    collectGarbage();
+    assert.equal(view.deref(), undefined, 'the event does not keep its metadata view alive');
+    assert.equal(event.metadataView?.metadata.resourceVersion, String(event.revision), 'made again when read again');
     assert.deepEqual(event.object.data, { v: marker });
     assert.equal(event.object.metadata.resourceVersion, String(event.revision));
     assert.equal(event.object, event.object, 'made once');
