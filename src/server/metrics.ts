@@ -1,9 +1,18 @@
 // /metrics in Prometheus text format (prom-client), with kube-apiserver's metric names,
 // labels and buckets where Plinth has the thing they count. Each server has its own
 // registry, so several servers in one process do not mix their figures.
+//
+// Requests count into plain series (series.ts); prom-client, which renders them, loads
+// on the first scrape: with the OpenTelemetry API it requires, it took ~10–20 ms of every
+// start. Node's default metrics (process_*, nodejs_*) are collected from then on: the
+// process's CPU, memory and start time are as ever, the GC and event-loop histograms
+// cover the time since the first scrape.
 
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import { HistogramSeries, PlainCounter, PlainGauge, PlainHistogram } from './series.ts';
+import type { Registry } from 'prom-client';
+import { CollectedGauge, HistogramSeries, PlainCounter, PlainGauge, PlainHistogram, type MetricList } from './series.ts';
+
+/** prom-client's Prometheus text content type (its Registry.contentType), known before prom-client loads. */
+const prometheusContentType = 'text/plain; version=0.0.4; charset=utf-8';
 
 /** Upstream's apiserver_request_duration_seconds buckets. */
 const requestBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
@@ -41,43 +50,33 @@ interface RequestSeries {
 }
 
 export class ApiMetrics {
-  readonly registry = new Registry();
+  readonly #list: MetricList = [];
+  #registry: Promise<Registry> | undefined;
   readonly #requests: PlainCounter;
   readonly #durations: PlainHistogram;
   readonly #longRunning: PlainGauge;
   readonly #watchEvents: PlainCounter;
-  readonly #terminatedWatchers: Counter;
+  readonly #terminatedWatchers: PlainCounter;
   readonly #storage: PlainHistogram;
   readonly #readOnlyInflight: { value: number };
   readonly #mutatingInflight: { value: number };
   readonly #series = new Map<string, RequestSeries>();
 
   constructor(sources: MetricsSources) {
-    const registers = [this.registry];
-    this.#requests = new PlainCounter(this.registry, 'apiserver_request_total', 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.');
-    this.#durations = new PlainHistogram(this.registry, 'apiserver_request_duration_seconds', 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', requestBuckets);
-    this.#longRunning = new PlainGauge(this.registry, 'apiserver_longrunning_requests', 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.');
-    const inflight = new PlainGauge(this.registry, 'apiserver_current_inflight_requests', 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.');
+    const list = this.#list;
+    this.#requests = new PlainCounter(list, 'apiserver_request_total', 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.');
+    this.#durations = new PlainHistogram(list, 'apiserver_request_duration_seconds', 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', requestBuckets);
+    this.#longRunning = new PlainGauge(list, 'apiserver_longrunning_requests', 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.');
+    const inflight = new PlainGauge(list, 'apiserver_current_inflight_requests', 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.');
     this.#readOnlyInflight = inflight.series('readOnly', () => ({ request_kind: 'readOnly' }));
     this.#mutatingInflight = inflight.series('mutating', () => ({ request_kind: 'mutating' }));
-    this.#watchEvents = new PlainCounter(this.registry, 'apiserver_watch_events_total', 'Number of events sent in watch clients');
-    this.#terminatedWatchers = new Counter({ name: 'apiserver_terminated_watchers_total', help: 'Counter of watchers closed due to unresponsiveness broken by resource type.', labelNames: ['group', 'resource'], registers });
-    this.#storage = new PlainHistogram(this.registry, 'etcd_request_duration_seconds', 'Etcd request latency in seconds for each operation and object type.', storageBuckets);
-    new Gauge({
-      name: 'apiserver_registered_watchers', help: 'Number of currently registered watchers for a given resources', labelNames: ['group', 'version', 'kind'], registers,
-      collect() {
-        this.reset();
-        for (const w of sources.registeredWatchers()) this.set({ group: w.group, version: w.version, kind: w.kind }, w.count);
-      },
-    });
-    new Gauge({
-      name: 'apiserver_storage_objects', help: 'Number of stored objects at the time of last check split by kind.', labelNames: ['resource'], registers,
-      collect() {
-        this.reset();
-        for (const o of sources.storageObjects()) this.set({ resource: o.resource }, o.count);
-      },
-    });
-    collectDefaultMetrics({ register: this.registry });
+    this.#watchEvents = new PlainCounter(list, 'apiserver_watch_events_total', 'Number of events sent in watch clients');
+    this.#terminatedWatchers = new PlainCounter(list, 'apiserver_terminated_watchers_total', 'Counter of watchers closed due to unresponsiveness broken by resource type.');
+    this.#storage = new PlainHistogram(list, 'etcd_request_duration_seconds', 'Etcd request latency in seconds for each operation and object type.', storageBuckets);
+    new CollectedGauge(list, 'apiserver_registered_watchers', 'Number of currently registered watchers for a given resources',
+      () => sources.registeredWatchers().map((w) => ({ labels: { group: w.group, version: w.version, kind: w.kind }, value: w.count })));
+    new CollectedGauge(list, 'apiserver_storage_objects', 'Number of stored objects at the time of last check split by kind.',
+      () => sources.storageObjects().map((o) => ({ labels: { resource: o.resource }, value: o.count })));
   }
 
   /** A request has begun; the answer to it calls the function returned with its status code. */
@@ -133,7 +132,7 @@ export class ApiMetrics {
   }
 
   watcherTerminated(group: string, resource: string): void {
-    this.#terminatedWatchers.inc({ group, resource });
+    this.#terminatedWatchers.series(`${group}\0${resource}`, () => ({ group, resource })).value++;
   }
 
   /** A storage call took `seconds` (etcd_request_duration_seconds, for every backend). */
@@ -141,12 +140,23 @@ export class ApiMetrics {
     this.#storage.series(`${operation}\0${group}\0${resource}`, () => ({ operation, group, resource })).observe(seconds);
   }
 
-  text(): Promise<string> {
-    return this.registry.metrics();
+  async text(): Promise<string> {
+    return (await this.#promRegistry()).metrics();
   }
 
   get contentType(): string {
-    return this.registry.contentType;
+    return prometheusContentType;
+  }
+
+  /** prom-client's registry of these metrics and Node's default ones, made on the first scrape. */
+  #promRegistry(): Promise<Registry> {
+    this.#registry ??= import('prom-client').then(({ collectDefaultMetrics, Registry }) => {
+      const registry = new Registry();
+      for (const metric of this.#list) registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
+      collectDefaultMetrics({ register: registry });
+      return registry;
+    });
+    return this.#registry;
   }
 }
 

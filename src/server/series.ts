@@ -1,14 +1,13 @@
 // Counters, gauges and histograms kept as plain numbers per label set, and read by
-// prom-client's registry only when /metrics is scraped. prom-client's own metrics hash
+// prom-client's registry only when /metrics is scraped (the registry, and prom-client
+// itself, are made on the first scrape: metrics.ts). prom-client's own metrics hash
 // their labels (sort and join) on every inc() and observe(); a request records several,
 // so on the request path that cost more than the rest of the metrics together. A series
 // is looked up once per label set and then updated in place.
-import type { Registry } from 'prom-client';
-
 type Labels = Record<string, string>;
 
 /** What prom-client's registry reads from a metric when it renders the text format. */
-interface Exported {
+export interface Exported {
   name: string;
   help: string;
   type: 'counter' | 'gauge' | 'histogram';
@@ -16,15 +15,18 @@ interface Exported {
   values: Array<{ value: number; labels: Labels; metricName?: string; sharedLabels?: Labels }>;
 }
 
+/** The metrics a registry renders, in the order they were made. */
+export type MetricList = Array<{ readonly name: string; get(): Exported }>;
+
 abstract class PlainMetric<S> {
   readonly name: string;
   readonly help: string;
   readonly #series = new Map<string, { labels: Labels; series: S }>();
 
-  constructor(registry: Registry, name: string, help: string) {
+  constructor(list: MetricList, name: string, help: string) {
     this.name = name;
     this.help = help;
-    registry.registerMetric(this as unknown as Parameters<Registry['registerMetric']>[0]);
+    list.push(this);
   }
 
   /** The series of a label set: `key` names it (any string unique to those labels), `labels` are made only the first time. */
@@ -51,8 +53,8 @@ abstract class PlainMetric<S> {
 class PlainValue extends PlainMetric<{ value: number }> {
   readonly #type: 'counter' | 'gauge';
 
-  constructor(registry: Registry, name: string, help: string, type: 'counter' | 'gauge') {
-    super(registry, name, help);
+  constructor(list: MetricList, name: string, help: string, type: 'counter' | 'gauge') {
+    super(list, name, help);
     this.#type = type;
   }
 
@@ -66,14 +68,32 @@ class PlainValue extends PlainMetric<{ value: number }> {
 }
 
 export class PlainCounter extends PlainValue {
-  constructor(registry: Registry, name: string, help: string) {
-    super(registry, name, help, 'counter');
+  constructor(list: MetricList, name: string, help: string) {
+    super(list, name, help, 'counter');
   }
 }
 
 export class PlainGauge extends PlainValue {
-  constructor(registry: Registry, name: string, help: string) {
-    super(registry, name, help, 'gauge');
+  constructor(list: MetricList, name: string, help: string) {
+    super(list, name, help, 'gauge');
+  }
+}
+
+/** A gauge whose values are read from elsewhere when scraped. */
+export class CollectedGauge {
+  readonly name: string;
+  readonly help: string;
+  readonly #collect: () => Array<{ labels: Labels; value: number }>;
+
+  constructor(list: MetricList, name: string, help: string, collect: () => Array<{ labels: Labels; value: number }>) {
+    this.name = name;
+    this.help = help;
+    this.#collect = collect;
+    list.push(this);
+  }
+
+  get(): Exported {
+    return { name: this.name, help: this.help, type: 'gauge', aggregator: 'sum', values: this.#collect() };
   }
 }
 
@@ -105,8 +125,8 @@ export class HistogramSeries {
 export class PlainHistogram extends PlainMetric<HistogramSeries> {
   readonly #bounds: readonly number[];
 
-  constructor(registry: Registry, name: string, help: string, bounds: readonly number[]) {
-    super(registry, name, help);
+  constructor(list: MetricList, name: string, help: string, bounds: readonly number[]) {
+    super(list, name, help);
     this.#bounds = bounds;
   }
 

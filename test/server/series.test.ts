@@ -1,18 +1,29 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { PlainCounter, PlainGauge, PlainHistogram } from '../../src/server/series.ts';
+import { CollectedGauge, PlainCounter, PlainGauge, PlainHistogram, type MetricList } from '../../src/server/series.ts';
 
 test('plain counters, gauges and histograms render exactly as prom-client\'s own', async () => {
   const bounds = [0.005, 0.025, 0.1, 1, 2.5];
   const theirs = new Registry();
-  const ours = new Registry();
+  const list: MetricList = [];
   const counter = new Counter({ name: 'requests_total', help: 'Requests.', labelNames: ['verb', 'code'], registers: [theirs] });
   const gauge = new Gauge({ name: 'inflight', help: 'In flight.', labelNames: ['kind'], registers: [theirs] });
   const histogram = new Histogram({ name: 'latency_seconds', help: 'Latency.', labelNames: ['verb', 'resource'], buckets: bounds, registers: [theirs] });
-  const plainCounter = new PlainCounter(ours, 'requests_total', 'Requests.');
-  const plainGauge = new PlainGauge(ours, 'inflight', 'In flight.');
-  const plainHistogram = new PlainHistogram(ours, 'latency_seconds', 'Latency.', bounds);
+  new Gauge({
+    name: 'watchers', help: 'Watchers.', labelNames: ['group', 'kind'], registers: [theirs],
+    collect() {
+      this.reset();
+      this.set({ group: 'apps', kind: 'Deployment' }, 4);
+      this.set({ group: '', kind: 'Pod' }, 2);
+    },
+  });
+  const plainCounter = new PlainCounter(list, 'requests_total', 'Requests.');
+  const plainGauge = new PlainGauge(list, 'inflight', 'In flight.');
+  const plainHistogram = new PlainHistogram(list, 'latency_seconds', 'Latency.', bounds);
+  new CollectedGauge(list, 'watchers', 'Watchers.', () => [{ labels: { group: 'apps', kind: 'Deployment' }, value: 4 }, { labels: { group: '', kind: 'Pod' }, value: 2 }]);
+  const ours = new Registry();
+  for (const metric of list) ours.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
 
   const observations: Array<[string, string, number]> = [['GET', 'pods', 0.001], ['GET', 'pods', 0.3], ['GET', 'pods', 7], ['POST', 'configmaps', 0.025], ['GET', 'pods', 0.005]];
   for (const [verb, resource, seconds] of observations) {
@@ -29,4 +40,24 @@ test('plain counters, gauges and histograms render exactly as prom-client\'s own
 
   assert.equal(await ours.metrics(), await theirs.metrics());
   assert.match(await ours.metrics(), /latency_seconds_bucket\{le="0.005",verb="GET",resource="pods"\} 2\n/);
+});
+
+test('the API metrics render through prom-client made on the first scrape, with Node\'s default metrics', async () => {
+  const { ApiMetrics } = await import('../../src/server/metrics.ts');
+  const metrics = new ApiMetrics({
+    registeredWatchers: () => [{ group: 'apps', version: 'v1', kind: 'Deployment', count: 3 }],
+    storageObjects: () => [{ resource: 'deployments.apps', count: 7 }],
+  });
+  metrics.watcherTerminated('apps', 'deployments');
+  metrics.watcherTerminated('apps', 'deployments');
+  metrics.startRequest({ verb: 'GET', dryRun: false, group: '', version: 'v1', resource: 'pods', subresource: '', scope: 'namespace' }, false, false)(200);
+  assert.equal(metrics.contentType, Registry.PROMETHEUS_CONTENT_TYPE);
+  const text = await metrics.text();
+  assert.match(text, /^apiserver_terminated_watchers_total\{group="apps",resource="deployments"\} 2$/m);
+  assert.match(text, /^# TYPE apiserver_terminated_watchers_total counter$/m);
+  assert.match(text, /^apiserver_registered_watchers\{group="apps",version="v1",kind="Deployment"\} 3$/m);
+  assert.match(text, /^apiserver_storage_objects\{resource="deployments.apps"\} 7$/m);
+  assert.match(text, /^apiserver_request_total\{verb="GET",dry_run="",group="",version="v1",resource="pods",subresource="",scope="namespace",component="apiserver",code="200"\} 1$/m);
+  assert.match(text, /^process_resident_memory_bytes \d+/m);
+  assert.equal(await metrics.text() !== '', true, 'a second scrape uses the same registry');
 });
