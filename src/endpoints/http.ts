@@ -59,13 +59,14 @@ interface NodeReadable {
   on(event: 'error', listener: (err: Error) => void): unknown;
   removeListener(event: string, listener: (...args: never[]) => void): unknown;
   pause(): unknown;
+  resume(): unknown;
   readonly readableEnded: boolean;
   readonly destroyed: boolean;
 }
 
 function isNodeReadable(req: HttpRequest): req is HttpRequest & NodeReadable {
   const candidate = req as Partial<NodeReadable>;
-  return typeof candidate.on === 'function' && typeof candidate.pause === 'function' && typeof candidate.readableEnded === 'boolean';
+  return typeof candidate.on === 'function' && typeof candidate.pause === 'function' && typeof candidate.resume === 'function' && typeof candidate.readableEnded === 'boolean';
 }
 
 /**
@@ -114,6 +115,8 @@ function readStream(req: NodeReadable, limit: number): Promise<Buffer> {
     req.on('end', onEnd);
     req.on('error', onError);
     req.on('close', onClose);
+    // A 'data' listener starts the flow, unless the stream was paused before: then this does.
+    req.resume();
   });
 }
 

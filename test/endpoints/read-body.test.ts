@@ -68,3 +68,11 @@ test('a body that is only an async iterable (no stream events) is read too', asy
   const iterableOnly: HttpRequest = { headers: {}, once: () => undefined, [Symbol.asyncIterator]: () => req[Symbol.asyncIterator]() };
   assert.equal((await readBody(iterableOnly)).toString(), 'abcd');
 });
+
+test('a request paused before its body is read is still read to its end', { timeout: 5000 }, async () => {
+  const req = request();
+  req.pause();
+  req.write('{"a":1}');
+  req.end();
+  assert.equal((await readBody(req)).toString(), '{"a":1}');
+});
