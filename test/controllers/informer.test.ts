@@ -436,3 +436,40 @@ describe('Informer recovering from ended watches', () => {
     assert.deepEqual(source.calls, ['list', 'watch 1']);
   });
 });
+
+test('an informer taking in a long list lets the event loop turn meanwhile', async () => {
+  const items = Array.from({ length: 400 }, (_, i) => {
+    const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'ns', name: `cm-${i}`, resourceVersion: '7' } } as KubeObject;
+    return { object, json: new TextEncoder().encode(JSON.stringify(object)), revision: 7 };
+  });
+  let watching: (() => void) | undefined;
+  const source: InformerSource = {
+    list: async () => ({ items, metadata: { resourceVersion: '7' } }) as unknown as ListPage,
+    // A watch that stays open without events until the informer closes it.
+    watch: async () => ({
+      [Symbol.asyncIterator]() {
+        return { next: () => new Promise<IteratorResult<CacheEvent>>((resolve) => (watching = () => resolve({ done: true, value: undefined }))) };
+      },
+      close: () => watching?.(),
+    }) as unknown as CacheWatcher,
+  };
+  const informer = new Informer({ source, resource: 'configmaps', log: () => {} });
+  let added = 0;
+  // 0.25 ms per object: the list takes 100 ms to take in.
+  informer.addHandlers({
+    add: () => {
+      added++;
+      const until = performance.now() + 0.25;
+      while (performance.now() < until);
+    },
+  });
+  let turns = 0;
+  let synced = false;
+  const started = informer.start().then(() => (synced = true));
+  while (!synced) await new Promise((resolve) => setImmediate(() => resolve(turns++)));
+  await started;
+  assert.equal(added, 400);
+  assert.equal(informer.store.keys().length, 400);
+  assert.ok(turns >= 10, `the event loop turned ${turns} times while 100 ms of handlers ran`);
+  await informer.stop();
+});

@@ -15,6 +15,9 @@ import { Backoff, type BackoffOptions } from './backoff.ts';
 import { sleep, systemClock, type Clock } from './clock.ts';
 import { IndexedStore, objectKey, type IndexFunc } from './indexed-store.ts';
 
+/** While an informer takes in a list, the event loop turns at least this often (milliseconds). */
+const LIST_SLICE_MS = 4;
+
 /** What an informer reads: the read side of a registry Store. */
 export interface InformerSource {
   list(namespace: string, req?: ListRequest): Promise<ListPage>;
@@ -174,12 +177,22 @@ export class Informer {
     const page = await this.#source.list('', { filter: this.#filter });
     if (this.#stopped) return;
     const listed = new Set<string>();
-    for (const item of page.items) {
+    let sliceStart = performance.now();
+    for (let i = 0; i < page.items.length; i++) {
+      const item = page.items[i]!;
       const object = this.#metadataOnly ? item.metadataView ?? item.object : item.object;
       listed.add(objectKey(object));
       const old = this.store.set(object);
       if (old === undefined) this.#notify('add', object);
       else this.#notify('update', object, old);
+      // A list of many objects lets the event loop turn every few milliseconds, so that
+      // the server answers requests meanwhile (the garbage collector's informers list
+      // every object of every type once the caches have loaded).
+      if ((i & 15) === 15 && performance.now() - sliceStart > LIST_SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        if (this.#stopped) return;
+        sliceStart = performance.now();
+      }
     }
     for (const key of this.store.keys()) {
       if (listed.has(key)) continue;
