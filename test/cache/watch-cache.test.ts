@@ -9,6 +9,7 @@ import { isStatusError, type KubeObject, type StatusError } from '../../src/api/
 import { SlowWatcherError, type CacheEvent, type CacheWatcher } from '../../src/cache/index.ts';
 import { MemoryBackend, SqliteBackend } from '../../src/storage/index.ts';
 import { encodeForStorage, isEncodedHere, storedJsonWithResourceVersion } from '../../src/registry/codec.ts';
+import { spyOnJson } from '../helpers/json-spy.ts';
 import { assertNothingBefore, brief, configMap, decodeConfigMap, FlakyBackend, json, key, nextEvent, nextEvents, nextResult, PREFIX, startCache, startReading } from './fixtures.ts';
 
 const names = (items: { object: KubeObject }[]): string[] => items.map((i) => `${i.object.metadata.namespace}/${i.object.metadata.name}`);
@@ -644,18 +645,7 @@ describe('memory of the event history', () => {
     await f.cache.waitUntilFresh();
     const last = f.cache.get(key('ns', 'a'))!;
     const all = f.cache.watch({ prefix: PREFIX, fromRevision: created });
-    const parse = JSON.parse;
-    const stringify = JSON.stringify;
-    let made = 0;
-    JSON.parse = ((text: string, reviver?: (k: string, v: unknown) => unknown) => {
-      if (typeof text === 'string' && text.includes(marker)) made++;
-      return parse(text, reviver);
-    }) as typeof JSON.parse;
-    JSON.stringify = ((value: unknown, ...rest: unknown[]) => {
-      const text = (stringify as (...a: unknown[]) => string)(value, ...rest);
-      if (typeof text === 'string' && text.includes(marker)) made++;
-      return text;
-    }) as typeof JSON.stringify;
+    const json = spyOnJson(marker, { stringify: true });
     let event: CacheEvent;
     try {
       const deleted = await f.del('ns', 'a');
@@ -666,11 +656,10 @@ describe('memory of the event history', () => {
       assert.equal(event.metadataView?.metadata.resourceVersion, String(deleted));
       assert.deepEqual(event.metadataView?.metadata.labels, { app: 'one' });
       assert.ok(Object.isFrozen(event.metadataView?.metadata));
-      assert.equal(made, 0, 'nothing decoded or encoded before the event was read as an object or JSON');
+      assert.equal(json.count, 0, 'nothing decoded or encoded before the event was read as an object or JSON');
       assert.equal(event.size, last.json.byteLength, 'counted by the last state\'s bytes');
     } finally {
-      JSON.parse = parse;
-      JSON.stringify = stringify;
+      json.restore();
     }
     // The window keeps deletions for minutes: their metadata views are not kept with them.
     const view = new WeakRef(event.metadataView!);

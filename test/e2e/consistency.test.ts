@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
 import http2 from 'node:http2';
 import https from 'node:https';
+import { spyOnJson } from '../helpers/json-spy.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
@@ -242,21 +243,16 @@ describe('answers from the cache', () => {
       }).on('error', reject);
     });
     // Counts the decodings of the object: the test itself reads the answers as text.
-    const parse = JSON.parse;
-    let decoded = 0;
-    JSON.parse = ((text: string, reviver?: (key: string, value: unknown) => unknown) => {
-      if (typeof text === 'string' && text.includes(marker)) decoded++;
-      return parse(text, reviver);
-    }) as typeof JSON.parse;
+    const json = spyOnJson(marker);
     try {
       for (let i = 0; i < 3; i++) {
         gc();
         assert.match(await get(), new RegExp(`"marker":"${marker}"`));
       }
     } finally {
-      JSON.parse = parse;
+      json.restore();
       agent.destroy();
     }
-    assert.equal(decoded, 0, 'GETs decoded the cached object');
+    assert.equal(json.count, 0, 'GETs decoded the cached object');
   });
 });
