@@ -12,6 +12,7 @@
 // watchers always agree on what happened up to `revision`.
 
 import { type KubeObject, type StatusError } from '../api/index.ts';
+import { TimeSlice } from '../api/time-slice.ts';
 import { isStorageError, StorageError, type Backend, type KeyValue, type StorageEvent, type Watch } from '../storage/index.ts';
 import { encodeJson } from './encode.ts';
 import { cacheClosed, cacheInitializing, cacheReinitialized, SlowWatcherError, tooLargeResourceVersion, tooOldResourceVersion } from './errors.ts';
@@ -475,11 +476,7 @@ export class WatchCache {
     let revision: number | undefined;
     let startAfter: string | undefined;
     const stale = () => epoch !== this.#epoch || this.#closed;
-    let sliceStart = performance.now();
-    const yieldNow = async () => {
-      await new Promise((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
-    };
+    const slice = new TimeSlice(FILL_SLICE_MS);
     for (;;) {
       const page = await this.#backend.list(this.#prefix, { revision, limit: LIST_PAGE, startAfter, countRemaining: false });
       if (stale()) return;
@@ -489,14 +486,14 @@ export class WatchCache {
         const object = this.#decodeOrLog(kv);
         if (object instanceof Error) corrupt.set(kv.key, object);
         else items.push(this.#cached(kv.key, object, kv.modRevision, kv));
-        if ((i & 15) === 15 && performance.now() - sliceStart > FILL_SLICE_MS) {
-          await yieldNow();
+        if (slice.due(i)) {
+          await slice.next();
           if (stale()) return;
         }
       }
       if (!page.more || page.items.length === 0) break;
       startAfter = (page.items[page.items.length - 1] as KeyValue).key;
-      await yieldNow();
+      await slice.next();
       if (stale()) return;
     }
     const listed = revision as number;

@@ -8,6 +8,7 @@
 // serves them from the watch cache.
 
 import { isStatusError, type KubeObject } from '../../api/index.ts';
+import { TimeSlice } from '../../api/time-slice.ts';
 import type { CacheWatcher } from '../../cache/index.ts';
 import type { ObjectFilter } from '../../registry/filter.ts';
 import type { ListPage, ListRequest, WatchRequest } from '../../registry/read-path.ts';
@@ -177,7 +178,7 @@ export class Informer {
     const page = await this.#source.list('', { filter: this.#filter });
     if (this.#stopped) return;
     const listed = new Set<string>();
-    let sliceStart = performance.now();
+    const slice = new TimeSlice(LIST_SLICE_MS);
     for (let i = 0; i < page.items.length; i++) {
       const item = page.items[i]!;
       const object = this.#metadataOnly ? item.metadataView ?? item.object : item.object;
@@ -188,10 +189,9 @@ export class Informer {
       // A list of many objects lets the event loop turn every few milliseconds, so that
       // the server answers requests meanwhile (the garbage collector's informers list
       // every object of every type once the caches have loaded).
-      if ((i & 15) === 15 && performance.now() - sliceStart > LIST_SLICE_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
+      if (slice.due(i)) {
+        await slice.next();
         if (this.#stopped) return;
-        sliceStart = performance.now();
       }
     }
     for (const key of this.store.keys()) {
