@@ -17,6 +17,7 @@ import { beginAudit, type AuditLog, type AuditPolicy } from './audit.ts';
 import { parseRequestTarget } from './request-target.ts';
 import { TurnLimiter } from './turns.ts';
 import { releaseUnreadBody } from './unread-body.ts';
+import { admitHttp2Request, Http2Request, Http2Response } from './http2-exchange.ts';
 
 export interface ApiServerOptions {
   bindAddress: string;
@@ -70,14 +71,16 @@ function isLongRunning(info: RequestInfo): boolean {
 
 const mutatingMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-type Request = http2.Http2ServerRequest | http.IncomingMessage;
-type Response = http2.Http2ServerResponse | http.ServerResponse;
+type Request = Http2Request | http.IncomingMessage;
+type Response = Http2Response | http.ServerResponse;
 
 /** Error codes of a connection or stream the client closed, reset or cancelled. */
 const disconnectCodes = new Set([
   'ECONNRESET', 'EPIPE', 'ECANCELED', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED',
   'ERR_HTTP2_STREAM_ERROR', 'ERR_HTTP2_STREAM_CANCEL', 'ERR_HTTP2_INVALID_STREAM',
 ]);
+
+function ignoreStreamError(): void {}
 
 function isDisconnectError(err: unknown): boolean {
   return err instanceof Error && 'code' in err && disconnectCodes.has(String(err.code));
@@ -156,13 +159,18 @@ export class ApiServer {
       ...(opts.clientCaPem !== undefined ? { requestCert: true, rejectUnauthorized: false, ca: opts.clientCaPem } : {}),
       settings: { maxConcurrentStreams: 1000 },
     });
-    this.server.on('request', (req, res) => {
-      releaseUnreadBody(req, res, opts.unreadBodyGraceMs);
-      this.noteDisconnect(req, res);
-      // In flight from arrival, so that close() waits for those still to start too.
-      this.inFlight++;
-      this.turns.admit(() => void this.serve(req, res));
-    });
+    // HTTP/2 on the core stream API (http2-exchange.ts says why), HTTP/1.1 through Node's request and response.
+    const onStream = (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
+      // Errors end in the stream's close, which the request and answer see; unheard, one would end the process.
+      stream.on('error', ignoreStreamError);
+      if (!admitHttp2Request(stream, headers)) return;
+      const req = new Http2Request(stream, headers, rawHeaders);
+      this.accept(req, new Http2Response(stream, req.method));
+    };
+    this.server.on('stream', onStream);
+    this.server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => this.accept(req, res));
+    // A 'request' listener makes Node add its compatibility layer as a second 'stream' listener: not for us.
+    for (const listener of this.server.listeners('stream')) if (listener !== onStream) this.server.removeListener('stream', listener as (...args: unknown[]) => void);
     this.server.on('secureConnection', (socket: TLSSocket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
@@ -173,6 +181,14 @@ export class ApiServer {
     });
     // A TLS handshake that fails (a client not trusting our CA) is the client's business.
     this.server.on('tlsClientError', () => {});
+  }
+
+  private accept(req: Request, res: Response): void {
+    releaseUnreadBody(req, res, this.opts.unreadBodyGraceMs);
+    this.noteDisconnect(req, res);
+    // In flight from arrival, so that close() waits for those still to start too.
+    this.inFlight++;
+    this.turns.admit(() => void this.serve(req, res));
   }
 
   get isStopping(): boolean {

@@ -1,6 +1,7 @@
 // Request bodies left unread by an answer: drained or cut off so that the connection stays usable.
 import http2 from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Http2Request, Http2Response } from './http2-exchange.ts';
 
 /**
  * HTTP/1.1: the most of an unread body still read after the answer to keep the
@@ -34,7 +35,7 @@ export const defaultUnreadBodyGraceMs = 5000;
  * only a small rest is worth that; when more than 256 KiB (or an unknown amount) is
  * left, the answer says `Connection: close` and the connection ends after it.
  */
-export function releaseUnreadBody(req: http2.Http2ServerRequest | IncomingMessage, res: http2.Http2ServerResponse | ServerResponse, graceMs = defaultUnreadBodyGraceMs): void {
+export function releaseUnreadBody(req: Http2Request | IncomingMessage, res: Http2Response | ServerResponse, graceMs = defaultUnreadBodyGraceMs): void {
   if ('stream' in req) {
     const stream = req.stream;
     stream.once('finish', () => drainStream(req, stream, graceMs));
@@ -53,7 +54,7 @@ export function releaseUnreadBody(req: http2.Http2ServerRequest | IncomingMessag
  * Runs when the answer's last frame is written. Resuming before Node's own check (which
  * resets a stream nobody read) keeps the stream open to drain it.
  */
-function drainStream(req: http2.Http2ServerRequest, stream: http2.ServerHttp2Stream, graceMs: number): void {
+function drainStream(req: Http2Request, stream: http2.ServerHttp2Stream, graceMs: number): void {
   if (stream.closed || stream.destroyed || req.readableEnded) return;
   const cutOff = () => {
     if (!stream.closed && !stream.destroyed) stream.close(http2.constants.NGHTTP2_NO_ERROR);
