@@ -204,6 +204,8 @@ function streamEvent(event: 'close' | 'drain' | 'finish'): 'close' | 'drain' {
  * interim answer at once. Answers whether the request goes on to the handlers.
  */
 export function admitHttp2Request(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): boolean {
+  // Reset already: nothing to answer (respond would throw).
+  if (stream.destroyed || stream.closed) return false;
   if (headers[':method'] === 'CONNECT') {
     stream.respond({ ':status': http2.constants.HTTP_STATUS_METHOD_NOT_ALLOWED }, { endStream: true });
     return false;

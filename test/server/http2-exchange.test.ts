@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http2 from 'node:http2';
 import { once } from 'node:events';
-import { Http2Response } from '../../src/server/http2-exchange.ts';
+import { admitHttp2Request, Http2Response } from '../../src/server/http2-exchange.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
@@ -133,4 +133,13 @@ test('connection-specific headers are dropped from an HTTP/2 answer, as HTTP/2 h
     client.destroy();
     plain.close();
   }
+});
+
+test('a stream reset before it is served is neither answered nor handed on', () => {
+  const answered: unknown[] = [];
+  const reset = { destroyed: true, closed: true, respond: (h: unknown) => answered.push(h), additionalHeaders: (h: unknown) => answered.push(h) };
+  for (const headers of [{ ':method': 'GET' }, { ':method': 'CONNECT' }, { ':method': 'POST', expect: '100-continue' }]) {
+    assert.equal(admitHttp2Request(reset as unknown as http2.ServerHttp2Stream, headers), false);
+  }
+  assert.deepEqual(answered, []);
 });
