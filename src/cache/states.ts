@@ -108,11 +108,19 @@ export class CachedState implements CachedObject {
    * is below them, which is made what decoding would give and frozen (freezeAsDecoded).
    */
   adopt(object: KubeObject): boolean {
-    if (!this.#freeze || !this.#jsonOnly || this.#released || this.#held !== undefined || this.#weak?.deref() !== undefined) return false;
     if (object.metadata?.resourceVersion !== String(this.revision)) return false;
+    return this.adoptEncoded(object);
+  }
+
+  /**
+   * As adopt, for the object the state's JSON was encoded from, taken when its event
+   * arrives: its writer has not set the resourceVersion yet, so the state's is used.
+   */
+  adoptEncoded(object: KubeObject): boolean {
+    if (!this.#freeze || !this.#jsonOnly || this.#released || this.#held !== undefined || this.#weak?.deref() !== undefined) return false;
     const { kind, apiVersion, metadata, ...rest } = object;
-    const { resourceVersion, selfLink: _selfLink, ...meta } = metadata;
-    const laidOut = { kind, apiVersion, metadata: { resourceVersion, ...meta }, ...rest } as KubeObject;
+    const { resourceVersion: _resourceVersion, selfLink: _selfLink, ...meta } = metadata;
+    const laidOut = { kind, apiVersion, metadata: { resourceVersion: String(this.revision), ...meta }, ...rest } as KubeObject;
     freezeAsDecoded(laidOut);
     this.#hold(laidOut);
     return true;

@@ -46,6 +46,12 @@ export interface WatchCacheOptions {
    * selector, a filtered list, a write reading it), not on arrival; most never are.
    */
   decodesLater?(kv: KeyValue): boolean;
+  /**
+   * The object a writer in this process encoded into the value, when it said so before
+   * writing: with `decodesLater`, the new state takes it as its decoded form on arrival
+   * (CachedState.adoptEncoded), before watchers and informers read it.
+   */
+  writtenObject?(kv: KeyValue): KubeObject | undefined;
   /** What a BOOKMARK object names. */
   bookmark: { kind: string; apiVersion: string };
   /** How long events are kept for watches from past revisions (default 5 minutes, like the backend's compaction). */
@@ -114,6 +120,7 @@ export class WatchCache {
   readonly #decode: (kv: KeyValue) => KubeObject;
   readonly #encode: ((kv: KeyValue) => Uint8Array | undefined) | undefined;
   readonly #decodesLater: ((kv: KeyValue) => boolean) | undefined;
+  readonly #writtenObject: ((kv: KeyValue) => KubeObject | undefined) | undefined;
   readonly #bookmarkType: { kind: string; apiVersion: string };
   readonly #historyWindowMs: number;
   readonly #maxHistoryEvents: number;
@@ -164,6 +171,7 @@ export class WatchCache {
     this.#decode = opts.decode;
     this.#encode = opts.encode;
     this.#decodesLater = opts.decodesLater;
+    this.#writtenObject = opts.writtenObject;
     this.#bookmarkType = { kind: opts.bookmark.kind, apiVersion: opts.bookmark.apiVersion };
     this.#historyWindowMs = opts.historyWindowMs ?? 5 * 60_000;
     this.#maxHistoryEvents = opts.maxHistoryEvents ?? 102_400;
@@ -591,6 +599,10 @@ export class WatchCache {
       const made = stateWithEvent(prev === undefined ? 'ADDED' : 'MODIFIED', key, object, json, event.kv.modRevision, revision, this.#freeze);
       current = made.state;
       cacheEvent = made.event;
+      if (later) {
+        const written = this.#writtenObject?.(event.kv);
+        if (written !== undefined) current.adoptEncoded(written);
+      }
       this.#objects.set(key, current);
       this.#sorted.set(current);
     } else if (prev !== undefined) {

@@ -3,7 +3,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AdmissionChain } from '../admission/chain.ts';
 import { apiVersionOf, isStatusError, type KubeObject } from '../api/index.ts';
-import { isEncodedHere, storedJsonWithResourceVersion } from '../registry/codec.ts';
+import { isEncodedHere, storedJsonWithResourceVersion, writtenObject } from '../registry/codec.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import { isStorageError, type Backend, type KeyValue } from '../storage/backend.ts';
 import { WatchCache } from '../cache/index.ts';
@@ -152,7 +152,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     backend,
     prefix: resourcePrefix(type),
     decode,
-    ...(encode ? { encode, decodesLater: isEncodedHere } : {}),
+    ...(encode ? { encode, decodesLater: isEncodedHere, writtenObject } : {}),
     bookmark: { kind: type.kind, apiVersion: apiVersionOf(type.group, type.version) },
     historyWindowMs: config.etcdCompactionIntervalMs,
     maxHistoryBytes: config.watchCacheWindowBytes,

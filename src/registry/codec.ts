@@ -86,6 +86,27 @@ export function decodeFromStorage(kv: KeyValue): KubeObject {
   return obj;
 }
 
+/** Objects a Store is writing as they are served, by the bytes that encode them (offerWritten). */
+const writtenObjects = new WeakMap<Uint8Array, KubeObject>();
+
+/**
+ * Tells the watch cache, before the write, that `value` (encodeForStorage's, stored as it
+ * is served) encodes `obj`: when the write's event arrives, the cache takes the object as
+ * the decoded form of the new state (writtenObject) before anyone reads it, rather than
+ * read metadata views from, or decode, its JSON. What is below the object's top level and
+ * metadata is then shared and frozen: the writer must not change it from here on (the
+ * resourceVersion it sets on its own metadata is not shared). A write that fails leaves
+ * no event, and the entry goes with the bytes.
+ */
+export function offerWritten(value: Uint8Array, obj: KubeObject): void {
+  writtenObjects.set(value, obj);
+}
+
+/** The object a Store in this process offered for the stored value, while it lives. */
+export function writtenObject(kv: KeyValue): KubeObject | undefined {
+  return kv.transformError === undefined ? writtenObjects.get(kv.value) : undefined;
+}
+
 /** What a write stored for the object it answers with (see writtenJson). */
 const written = new WeakMap<KubeObject, KeyValue>();
 

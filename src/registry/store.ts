@@ -6,7 +6,7 @@ import {
 } from '../api/index.ts';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/chain.ts';
 import { isStorageError, type Backend, type KeyValue } from '../storage/backend.ts';
-import { decodeFromStorage, encodeForStorage, isCorruptObjectError, rememberWritten } from './codec.ts';
+import { decodeFromStorage, encodeForStorage, isCorruptObjectError, offerWritten, rememberWritten } from './codec.ts';
 import { objectKey } from './keys.ts';
 import { interpretUnreachable } from './storage-errors.ts';
 import type { Allocator, PropagationOptions, ResourceType } from './resource-type.ts';
@@ -237,6 +237,7 @@ export class Store {
       let revision: number;
       const key = this.key(namespace, meta.name!);
       const value = this.encode(obj);
+      this.offerWritten(value, obj);
       try {
         revision = await this.backend.create(key, value);
       } catch (err) {
@@ -481,6 +482,7 @@ export class Store {
     const allocation = await this.allocator?.reallocate(obj, current);
     let revision: number;
     const value = this.encode(obj);
+    this.offerWritten(value, obj);
     try {
       revision = await this.backend.update(kv.key, value, kv.modRevision);
     } catch (err) {
@@ -506,6 +508,11 @@ export class Store {
    * state, rather than decode the bytes when the next write or reader needs it. The object
    * is then frozen: it must not change after this.
    */
+  /** Offers the object to the watch cache ahead of its write (codec offerWritten), when its stored bytes are it as served. */
+  private offerWritten(value: Uint8Array, obj: KubeObject): void {
+    if (this.type.storage === undefined) offerWritten(value, obj);
+  }
+
   private rememberWritten(obj: KubeObject, kv: KeyValue): void {
     if (this.type.storage !== undefined) return;
     rememberWritten(obj, kv);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { isStatusError, type KubeObject, type StatusError } from '../../src/api/index.ts';
 import { SlowWatcherError, type CacheEvent, type CacheWatcher } from '../../src/cache/index.ts';
 import { MemoryBackend, SqliteBackend } from '../../src/storage/index.ts';
-import { encodeForStorage, isEncodedHere, storedJsonWithResourceVersion } from '../../src/registry/codec.ts';
+import { encodeForStorage, isEncodedHere, offerWritten, storedJsonWithResourceVersion, writtenObject } from '../../src/registry/codec.ts';
 import { spyOnJson } from '../helpers/json-spy.ts';
 import { assertNothingBefore, brief, configMap, decodeConfigMap, FlakyBackend, json, key, nextEvent, nextEvents, nextResult, PREFIX, startCache, startReading } from './fixtures.ts';
 
@@ -828,6 +828,39 @@ describe('taking the writer\'s object', () => {
     const copied = await f.backend.update(key('ns', 'w'), encodeForStorage(written).slice(), revision);
     await f.cache.waitForRevision(copied);
     assert.equal(f.cache.adopt(key('ns', 'w'), copied, { ...written, metadata: { ...written.metadata, resourceVersion: String(copied) } }), false);
+  });
+
+  test('an object offered before its write is taken when the event arrives: watchers read its view without decoding', async (t) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'plinth-cache-adopt-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const f = await startCache(t, { encode: storedJsonWithResourceVersion, decodesLater: isEncodedHere, writtenObject }, new SqliteBackend(path.join(dir, 'db')));
+    const watcher = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
+    t.after(() => watcher.close());
+    const written = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'offered', namespace: 'ns', labels: { l: 'v' } }, data: { a: '1' } } as KubeObject;
+    const value = encodeForStorage(written);
+    offerWritten(value, written);
+    const spy = spyOnJson('offered');
+    t.after(() => spy.restore());
+    // The writer has not set the resourceVersion yet when its event arrives.
+    const revision = await f.backend.create(key('ns', 'offered'), value);
+    const event = await nextEvent(watcher);
+    assert.equal(event.metadataView!.metadata.resourceVersion, String(revision));
+    assert.equal(event.object.data, written.data, 'what is below the top level is the writer\'s, shared');
+    assert.equal(event.object.metadata.resourceVersion, String(revision));
+    assert.equal(JSON.stringify(event.object), new TextDecoder().decode(f.cache.get(key('ns', 'offered'))!.json));
+    assert.equal(spy.count, 0, 'nothing decoded');
+    assert.ok(Object.isFrozen(written.data) && Object.isFrozen(written.metadata.labels));
+    assert.equal(Object.isFrozen(written.metadata), false, 'the writer\'s own metadata is not shared: it sets the resourceVersion there');
+
+    // Bytes other than those offered (a copy, as a backend that does not keep the array stores) are decoded.
+    const other = { ...written, metadata: { name: 'offered-copy', namespace: 'ns' } } as KubeObject;
+    const otherValue = encodeForStorage(other);
+    offerWritten(otherValue, other);
+    await f.backend.create(key('ns', 'offered-copy'), otherValue.slice());
+    const copied = await nextEvent(watcher);
+    assert.equal(copied.metadataView!.metadata.name, 'offered-copy');
+    assert.equal(spy.count, 1, 'the copy\'s metadata view came from its JSON');
+    assert.notEqual(copied.object.data, other.data);
   });
 
   test('a cache that does not freeze takes nothing: the writer\'s caller could change it', async (t) => {
