@@ -141,6 +141,33 @@ describe('sqlite backend: the file', () => {
   });
 });
 
+describe('sqlite backend: an update\'s prev', () => {
+  test('its value is read when first asked for: the bytes it replaced, or Compacted once a compaction swept them', async () => {
+    const backend = new SqliteBackend(newDatabasePath());
+    try {
+      const first = await backend.create('/registry/x/a', bytes('one'));
+      // Waiting in next() as each write commits: the events published live, not read back from the history.
+      const iterator = backend.watch('/registry/x/', first)[Symbol.asyncIterator]();
+      const secondEvent = iterator.next();
+      const second = await backend.update('/registry/x/a', bytes('two'), first);
+      const read = (await secondEvent).value!;
+      const thirdEvent = iterator.next();
+      const third = await backend.update('/registry/x/a', bytes('three'), second);
+      assert.equal(read.revision, second);
+      assert.equal(read.prev!.modRevision, first);
+      assert.equal(text(read.prev!.value), 'one');
+      const unread = (await thirdEvent).value!;
+      assert.equal(unread.prev!.modRevision, second);
+      // Revision `second` is superseded by `third`: compacting at `third` sweeps its row.
+      await backend.compact(third);
+      assert.throws(() => unread.prev!.value, (err: unknown) => isStorageError(err, 'Compacted'));
+      await iterator.return?.();
+    } finally {
+      await backend.close();
+    }
+  });
+});
+
 describe('sqlite backend: a commit counts once it is synced', () => {
   /** A sync the test releases or fails, one call at a time. */
   function heldSync() {
