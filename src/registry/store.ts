@@ -16,7 +16,7 @@ import { ReadPath, type ListItem, type ListPage, type ListRequest, type ReadCons
 import type { CacheWatcher, WatchCache } from '../cache/index.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.ts';
 import { addWarning } from '../api/request-context.ts';
-import { clone, deepEqual } from '../api/json.ts';
+import { clone, deepEqual, isObject, setMember, type JsonObject } from '../api/json.ts';
 import {
   applyDefaults, builtinDefinitions, builtinValidation, prune, schemaRef, validate, type Definitions, type Schema, type ValidateOptions,
 } from '../schema/index.ts';
@@ -390,7 +390,7 @@ export class Store {
   ): KubeObject {
     // mutate gets its own copy (decoded again: cheaper than cloning) and may return it or a new
     // object; one that only reads its argument gets `current` itself. Its result is cloned either way.
-    const obj = clone(mutate(mutateReadsOnly ? current : this.decode(kv)));
+    const obj = cloneSharingFieldsV1(mutate(mutateReadsOnly ? current : this.decode(kv)));
     this.checkTypeMeta(obj);
     this.decodeFields(obj, opts, (probe) => {
       this.preserveSystemMeta(probe, current);
@@ -905,6 +905,43 @@ function isResourceVersionSet(resourceVersion: unknown): boolean {
   if (typeof resourceVersion !== 'string' || !/^[0-9]+$/.test(resourceVersion)) return false;
   const value = BigInt(resourceVersion);
   return value !== 0n && value <= 0xffffffffffffffffn;
+}
+
+/**
+ * `clone`, except that each managedFields entry's fieldsV1 is shared rather than copied:
+ * FieldsV1 objects are never changed in place (apply/fields-v1.ts), and they are most of
+ * an object several managers apply (13.6 of a 10-container Deployment's 19 KB).
+ */
+function cloneSharingFieldsV1(obj: KubeObject): KubeObject {
+  const metadata: unknown = isObject(obj) ? obj.metadata : undefined;
+  if (!isObject(metadata) || !Array.isArray(metadata.managedFields)) return clone(obj);
+  const out: JsonObject = {};
+  for (const key in obj) {
+    const member = (obj as JsonObject)[key];
+    if (member === undefined) continue;
+    if (key !== 'metadata') {
+      setMember(out, key, clone(member));
+      continue;
+    }
+    const meta: JsonObject = {};
+    for (const name in metadata) {
+      const value = metadata[name];
+      if (value === undefined) continue;
+      setMember(meta, name, name === 'managedFields' ? (value as unknown[]).map(entryCopy) : clone(value));
+    }
+    setMember(out, key, meta);
+  }
+  return out as KubeObject;
+}
+
+function entryCopy(entry: unknown): unknown {
+  if (!isObject(entry)) return clone(entry);
+  const out: JsonObject = {};
+  for (const key in entry) {
+    const value = entry[key];
+    if (value !== undefined) setMember(out, key, key === 'fieldsV1' ? value : clone(value));
+  }
+  return out;
 }
 
 /** Whether two versions of an object hold the same content, resourceVersion aside. */
