@@ -15,7 +15,7 @@ import { celValue } from '../cel/validation-rules.ts';
 import { applyJsonPatch } from '../patch/index.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
 import {
-  bindingApplies, brokenVariableUsed, composeVariables, firstLine, objects, paramsFor, policyVariableTypes, requestVariables, specOf, text, type PolicySources,
+  bindingApplies, brokenVariableUsed, composeVariables, firstLine, noPolicyApplies, objects, paramsFor, policyVariableTypes, requestVariables, specOf, text, type PolicySources,
 } from './policy-common.ts';
 import { isExemptFromWebhooks } from './webhook-rules.ts';
 
@@ -87,29 +87,35 @@ export function mutatingAdmissionPolicy(sources: MutatingPolicySources): Admissi
 
   return {
     name: 'MutatingAdmissionPolicy',
-    async admit(attrs) {
-      if (isExemptFromWebhooks(attrs) || attrs.object === undefined) return;
-      const [policies, bindings] = await Promise.all([sources.policies(), sources.bindings()]);
-      if (policies.length === 0 || bindings.length === 0) return;
-      const byName = new Map(policies.map((p) => [p.metadata.name ?? '', p]));
-      for (const binding of [...bindings].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1))) {
-        const policy = byName.get(text(specOf(binding).policyName));
-        if (policy === undefined || !(await bindingApplies(policy, binding, attrs, sources))) continue;
-        try {
-          await mutate(policy, binding, attrs);
-        } catch (err) {
-          if (!(err instanceof MutationFailure)) throw err;
-          if (text(specOf(policy).failurePolicy) === 'Ignore') {
-            sources.log(`MutatingAdmissionPolicy ${policy.metadata.name}: failing open: ${err.message}`);
-            continue;
-          }
-          const message = `policy '${policy.metadata.name}' with binding '${binding.metadata.name}' denied request: ${err.message}`;
-          const resource = attrs.group === '' ? attrs.resource : `${attrs.resource}.${attrs.group}`;
-          throw new StatusError(403, 'Forbidden', `${resource} "${attrs.name}" is forbidden: ${message}`, {
-            name: attrs.name, ...(attrs.group === '' ? {} : { group: attrs.group }), kind: attrs.resource,
-          });
-        }
-      }
+    admit(attrs) {
+      if (isExemptFromWebhooks(attrs) || attrs.object === undefined) return undefined;
+      const [policies, bindings] = [sources.policies(), sources.bindings()];
+      if (noPolicyApplies(policies, bindings)) return undefined;
+      return admitWith(attrs, policies, bindings);
     },
   };
+
+  async function admitWith(attrs: AdmissionAttributes, policiesPending: KubeObject[] | Promise<KubeObject[]>, bindingsPending: KubeObject[] | Promise<KubeObject[]>): Promise<void> {
+    const [policies, bindings] = await Promise.all([policiesPending, bindingsPending]);
+    if (policies.length === 0 || bindings.length === 0) return;
+    const byName = new Map(policies.map((p) => [p.metadata.name ?? '', p]));
+    for (const binding of [...bindings].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1))) {
+      const policy = byName.get(text(specOf(binding).policyName));
+      if (policy === undefined || !(await bindingApplies(policy, binding, attrs, sources))) continue;
+      try {
+        await mutate(policy, binding, attrs);
+      } catch (err) {
+        if (!(err instanceof MutationFailure)) throw err;
+        if (text(specOf(policy).failurePolicy) === 'Ignore') {
+          sources.log(`MutatingAdmissionPolicy ${policy.metadata.name}: failing open: ${err.message}`);
+          continue;
+        }
+        const message = `policy '${policy.metadata.name}' with binding '${binding.metadata.name}' denied request: ${err.message}`;
+        const resource = attrs.group === '' ? attrs.resource : `${attrs.resource}.${attrs.group}`;
+        throw new StatusError(403, 'Forbidden', `${resource} "${attrs.name}" is forbidden: ${message}`, {
+          name: attrs.name, ...(attrs.group === '' ? {} : { group: attrs.group }), kind: attrs.resource,
+        });
+      }
+    }
+  }
 }

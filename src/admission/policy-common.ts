@@ -28,8 +28,9 @@ export function specOf(o: KubeObject): Raw {
 }
 
 export interface PolicySources {
-  policies(): Promise<KubeObject[]>;
-  bindings(): Promise<KubeObject[]>;
+  /** The objects at once when known (a synced informer), else once read. */
+  policies(): KubeObject[] | Promise<KubeObject[]>;
+  bindings(): KubeObject[] | Promise<KubeObject[]>;
   /** A namespace, or undefined when it does not exist. */
   namespace(name: string): Promise<KubeObject | undefined>;
   /**
@@ -165,4 +166,12 @@ export function brokenVariableUsed(expression: string, broken: ReadonlyMap<strin
 
 export function firstLine(err: unknown): string {
   return ((err as Error)?.message ?? String(err)).split('\n')[0]!;
+}
+
+/**
+ * Whether policies and bindings known at once leave nothing to evaluate: no policy or no
+ * binding. Then a plugin answers without a promise (most writes, in most clusters).
+ */
+export function noPolicyApplies(policies: KubeObject[] | Promise<KubeObject[]>, bindings: KubeObject[] | Promise<KubeObject[]>): boolean {
+  return Array.isArray(policies) && Array.isArray(bindings) && (policies.length === 0 || bindings.length === 0);
 }

@@ -14,7 +14,7 @@ import { evaluateMatchConditions, type MatchCondition } from '../cel/match-condi
 import { celValue } from '../cel/validation-rules.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
 import {
-  bindingApplies, brokenVariableUsed, composeVariables, firstLine, objects, paramsFor, policyVariableTypes, requestVariables, specOf, text, type PolicySources, type Raw,
+  bindingApplies, brokenVariableUsed, composeVariables, firstLine, noPolicyApplies, objects, paramsFor, policyVariableTypes, requestVariables, specOf, text, type PolicySources, type Raw,
 } from './policy-common.ts';
 import { isExemptFromWebhooks } from './webhook-rules.ts';
 
@@ -101,39 +101,45 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
 
   return {
     name: 'ValidatingAdmissionPolicy',
-    async validate(attrs) {
-      if (isExemptFromWebhooks(attrs)) return;
-      const [policies, bindings] = await Promise.all([sources.policies(), sources.bindings()]);
-      if (policies.length === 0 || bindings.length === 0) return;
-      const byName = new Map(policies.map((p) => [p.metadata.name ?? '', p]));
-      let denied: { policy: string; binding: string; decision: Decision } | undefined;
-      const audited: Array<Record<string, unknown>> = [];
-      for (const binding of [...bindings].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1))) {
-        const bindingSpec = specOf(binding);
-        const policy = byName.get(text(bindingSpec.policyName));
-        if (policy === undefined || !(await bindingApplies(policy, binding, attrs, sources))) continue;
-        const actions = Array.isArray(bindingSpec.validationActions) ? bindingSpec.validationActions.map(String) : [];
-        for (const decision of await decide(policy, binding, attrs)) {
-          if (decision.action !== 'deny') continue;
-          const [policyName, bindingName] = [policy.metadata.name ?? '', binding.metadata.name ?? ''];
-          if (actions.includes('Warn')) addWarning(`Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${decision.message}`);
-          if (actions.includes('Deny')) denied ??= { policy: policyName, binding: bindingName, decision };
-          if (actions.includes('Audit')) {
-            audited.push({ message: decision.message, policy: policyName, binding: bindingName, ...(decision.expressionIndex !== undefined ? { expressionIndex: decision.expressionIndex } : {}), validationActions: actions });
-          }
-        }
-      }
-      // Audit: the failures go into the request's audit event, as upstream's annotation.
-      if (audited.length > 0) addAuditAnnotation('validation.policy.admission.k8s.io/validation_failure', JSON.stringify(audited));
-      if (denied === undefined) return;
-      const message = `ValidatingAdmissionPolicy '${denied.policy}' with binding '${denied.binding}' denied request: ${denied.decision.message}`;
-      const resource = attrs.group === '' ? attrs.resource : `${attrs.resource}.${attrs.group}`;
-      const reason = denied.decision.reason;
-      throw new StatusError(codeFor(reason), reason, `${resource} "${attrs.name}" is forbidden: ${message}`, {
-        name: attrs.name, ...(attrs.group === '' ? {} : { group: attrs.group }), kind: attrs.resource, causes: [{ message }],
-      });
+    validate(attrs) {
+      if (isExemptFromWebhooks(attrs)) return undefined;
+      const [policies, bindings] = [sources.policies(), sources.bindings()];
+      if (noPolicyApplies(policies, bindings)) return undefined;
+      return validateWith(attrs, policies, bindings);
     },
   };
+
+  async function validateWith(attrs: AdmissionAttributes, policiesPending: KubeObject[] | Promise<KubeObject[]>, bindingsPending: KubeObject[] | Promise<KubeObject[]>): Promise<void> {
+    const [policies, bindings] = await Promise.all([policiesPending, bindingsPending]);
+    if (policies.length === 0 || bindings.length === 0) return;
+    const byName = new Map(policies.map((p) => [p.metadata.name ?? '', p]));
+    let denied: { policy: string; binding: string; decision: Decision } | undefined;
+    const audited: Array<Record<string, unknown>> = [];
+    for (const binding of [...bindings].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1))) {
+      const bindingSpec = specOf(binding);
+      const policy = byName.get(text(bindingSpec.policyName));
+      if (policy === undefined || !(await bindingApplies(policy, binding, attrs, sources))) continue;
+      const actions = Array.isArray(bindingSpec.validationActions) ? bindingSpec.validationActions.map(String) : [];
+      for (const decision of await decide(policy, binding, attrs)) {
+        if (decision.action !== 'deny') continue;
+        const [policyName, bindingName] = [policy.metadata.name ?? '', binding.metadata.name ?? ''];
+        if (actions.includes('Warn')) addWarning(`Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${decision.message}`);
+        if (actions.includes('Deny')) denied ??= { policy: policyName, binding: bindingName, decision };
+        if (actions.includes('Audit')) {
+          audited.push({ message: decision.message, policy: policyName, binding: bindingName, ...(decision.expressionIndex !== undefined ? { expressionIndex: decision.expressionIndex } : {}), validationActions: actions });
+        }
+      }
+    }
+    // Audit: the failures go into the request's audit event, as upstream's annotation.
+    if (audited.length > 0) addAuditAnnotation('validation.policy.admission.k8s.io/validation_failure', JSON.stringify(audited));
+    if (denied === undefined) return;
+    const message = `ValidatingAdmissionPolicy '${denied.policy}' with binding '${denied.binding}' denied request: ${denied.decision.message}`;
+    const resource = attrs.group === '' ? attrs.resource : `${attrs.resource}.${attrs.group}`;
+    const reason = denied.decision.reason;
+    throw new StatusError(codeFor(reason), reason, `${resource} "${attrs.name}" is forbidden: ${message}`, {
+      name: attrs.name, ...(attrs.group === '' ? {} : { group: attrs.group }), kind: attrs.resource, causes: [{ message }],
+    });
+  }
 }
 
 /** A failed validation's message: its message, else its messageExpression's answer, else upstream's default. */

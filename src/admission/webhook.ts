@@ -16,7 +16,8 @@ import { isExemptFromWebhooks, orderedWebhooks, shouldCall, type MatchContext, t
 
 /** Where the stored configurations of one kind come from (their Store, through its watch cache). */
 export interface WebhookConfigurationSource {
-  list(): Promise<KubeObject[]>;
+  /** The configurations at once when known (a synced informer), else once read. */
+  list(): KubeObject[] | Promise<KubeObject[]>;
 }
 
 export interface WebhookAdmissionOptions {
@@ -54,13 +55,25 @@ export class WebhookAdmission {
   constructor(opts: WebhookAdmissionOptions) {
     this.opts = opts;
     const match: MatchContext = { namespaceLabels: (name) => opts.namespaceLabels(name) };
+    // No promise for a write no webhook can see: an exempt one, or none configured (known at once).
+    const configurations = (attrs: AdmissionAttributes, source: WebhookConfigurationSource) => {
+      if (isExemptFromWebhooks(attrs)) return undefined;
+      const configs = source.list();
+      return Array.isArray(configs) && configs.length === 0 ? undefined : configs;
+    };
     this.mutating = {
       name: 'MutatingAdmissionWebhook',
-      admit: (attrs) => this.admit(attrs, match),
+      admit: (attrs) => {
+        const configs = configurations(attrs, opts.mutating);
+        return configs === undefined ? undefined : this.admit(attrs, match, configs);
+      },
     };
     this.validating = {
       name: 'ValidatingAdmissionWebhook',
-      validate: (attrs) => this.validate(attrs, match),
+      validate: (attrs) => {
+        const configs = configurations(attrs, opts.validating);
+        return configs === undefined ? undefined : this.validate(attrs, match, configs);
+      },
     };
   }
 
@@ -69,8 +82,8 @@ export class WebhookAdmission {
   }
 
   /** The webhooks of one kind in calling order; recompiled only when a configuration changed. */
-  private async hooks(kind: WebhookKind): Promise<Webhook[]> {
-    const configs = await (kind === 'mutating' ? this.opts.mutating : this.opts.validating).list();
+  private async hooks(kind: WebhookKind, pending: KubeObject[] | Promise<KubeObject[]>): Promise<Webhook[]> {
+    const configs = await pending;
     const key = configs.map((c) => `${c.metadata.uid}@${c.metadata.resourceVersion}`).sort().join(',');
     const cached = this.compiled.get(kind);
     if (cached !== undefined && cached.key === key) return cached.hooks;
@@ -79,9 +92,8 @@ export class WebhookAdmission {
     return hooks;
   }
 
-  private async admit(attrs: AdmissionAttributes, match: MatchContext): Promise<void> {
-    if (isExemptFromWebhooks(attrs)) return;
-    const hooks = await this.hooks('mutating');
+  private async admit(attrs: AdmissionAttributes, match: MatchContext, configs: KubeObject[] | Promise<KubeObject[]>): Promise<void> {
+    const hooks = await this.hooks('mutating', configs);
     if (hooks.length === 0) return;
     // Webhooks asking to be called again (reinvocationPolicy IfNeeded) are, once, when a later one changed the object.
     const invoked: Webhook[] = [];
@@ -95,9 +107,8 @@ export class WebhookAdmission {
     for (const hook of reinvoke) await this.callFailingPerPolicy(hook, attrs, true);
   }
 
-  private async validate(attrs: AdmissionAttributes, match: MatchContext): Promise<void> {
-    if (isExemptFromWebhooks(attrs)) return;
-    const hooks = await this.hooks('validating');
+  private async validate(attrs: AdmissionAttributes, match: MatchContext, configs: KubeObject[] | Promise<KubeObject[]>): Promise<void> {
+    const hooks = await this.hooks('validating', configs);
     if (hooks.length === 0) return;
     const relevant: Webhook[] = [];
     for (const hook of hooks) if (await this.shouldSend(hook, attrs, match)) relevant.push(hook);

@@ -70,8 +70,9 @@ class WatchedConfigurations implements WebhookConfigurationSource {
     this.log = log;
   }
 
-  async list(): Promise<KubeObject[]> {
-    if (!this.synced) return (await this.store().list('', { consistency: { kind: 'any' } })).items.map((item) => item.object);
+  /** Once synced, the objects at once (admission plugins then skip the write without a promise when there are none). */
+  list(): KubeObject[] | Promise<KubeObject[]> {
+    if (!this.synced) return this.store().list('', { consistency: { kind: 'any' } }).then((list) => list.items.map((item) => item.object));
     this.snapshot ??= [...this.byName.values()];
     return this.snapshot;
   }

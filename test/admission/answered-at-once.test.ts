@@ -1,0 +1,57 @@
+// Admission plugins with nothing configured answer a write at once, without a promise; a
+// configuration list still being read is waited for, and its failure is the write's.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { AdmissionChain, type AdmissionAttributes, type AdmissionPlugin } from '../../src/admission/chain.ts';
+import { mutatingAdmissionPolicy } from '../../src/admission/mutating-admission-policy.ts';
+import { validatingAdmissionPolicy } from '../../src/admission/validating-admission-policy.ts';
+import { WebhookAdmission } from '../../src/admission/webhook.ts';
+import type { KubeObject } from '../../src/api/index.ts';
+
+function attrs(): AdmissionAttributes {
+  return {
+    operation: 'CREATE', group: '', version: 'v1', resource: 'configmaps', subresource: '', kind: 'ConfigMap',
+    namespace: 'default', name: 'cm', namespaced: true, dryRun: false, oldObject: undefined,
+    object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'default' } },
+  };
+}
+
+type Listed = KubeObject[] | Promise<KubeObject[]>;
+
+function plugins(list: () => Listed): AdmissionPlugin[] {
+  const sources = {
+    policies: list, bindings: list, namespace: async () => undefined, params: async () => undefined, log: () => {},
+    mergeConfiguration: (_attrs: AdmissionAttributes, obj: KubeObject) => obj,
+  };
+  const webhooks = new WebhookAdmission({ mutating: { list }, validating: { list }, namespaceLabels: async () => ({}), log: () => {} });
+  return [mutatingAdmissionPolicy(sources), validatingAdmissionPolicy(sources), webhooks.mutating, webhooks.validating];
+}
+
+test('with no policies, bindings or webhook configurations known, every plugin answers without a promise', () => {
+  for (const plugin of plugins(() => [])) {
+    const answer = plugin.admit?.(attrs()) ?? plugin.validate?.(attrs());
+    assert.equal(answer, undefined, plugin.name);
+  }
+});
+
+test('a configuration list still being read is waited for, and its failure fails the write', async () => {
+  for (const plugin of plugins(() => Promise.reject(new Error('list failed')))) {
+    const answer = plugin.admit?.(attrs()) ?? plugin.validate?.(attrs());
+    assert.ok(answer instanceof Promise, plugin.name);
+    await assert.rejects(answer, /list failed/, plugin.name);
+  }
+  for (const plugin of plugins(() => Promise.resolve([]))) {
+    await (plugin.admit?.(attrs()) ?? plugin.validate?.(attrs()));
+  }
+});
+
+test('the chain runs plugins in order, awaiting only those that answer with a promise', async () => {
+  const order: string[] = [];
+  const chain = new AdmissionChain([
+    { name: 'at-once', admit: () => void order.push('at-once') },
+    { name: 'later', admit: async () => { await new Promise((resolve) => setTimeout(resolve, 5)); order.push('later'); } },
+    { name: 'after', admit: () => void order.push('after') },
+  ]);
+  await chain.admit(attrs());
+  assert.deepEqual(order, ['at-once', 'later', 'after']);
+});
