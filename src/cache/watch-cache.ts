@@ -296,6 +296,17 @@ export class WatchCache {
     });
   }
 
+  /**
+   * Whether a consistent read may be answered at once: the backend tells its current
+   * revision without a round trip (one in this process) and the cache has reached it.
+   * Otherwise the read waits in waitUntilFresh.
+   */
+  isFreshNow(): boolean {
+    if (this.#closed) return false;
+    const current = this.#backend.currentRevisionNow?.();
+    return current !== undefined && current <= this.#revision;
+  }
+
   /** A consistent read: wait until the cache has the backend's current revision; resolves with the cache's revision then. */
   async waitUntilFresh(): Promise<number> {
     if (this.#closed) throw cacheClosed();

@@ -89,7 +89,8 @@ export class ReadPath {
     const key = objectKey(this.type, namespace, name);
     const groupResource = { group: this.type.group, resource: this.type.resource };
     if (this.cache !== undefined && this.cache.ready && !this.consistentFromStorage(consistency)) {
-      await this.catchUp(this.cache, consistency);
+      const waiting = this.catchUp(this.cache, consistency);
+      if (waiting !== undefined) await waiting;
       const cached = this.cache.get(key);
       if (cached === undefined) throw this.cache.corruptError(key) ?? notFound(groupResource, name);
       return cached;
@@ -135,10 +136,11 @@ export class ReadPath {
     if (consistency.revision > current) throw tooLarge(consistency.revision, current);
   }
 
-  /** Waits until the cache is fresh enough for the read; answers the revision to read at, if exact. */
-  private async catchUp(cache: WatchCache, consistency: ReadConsistency): Promise<void> {
-    if (consistency.kind === 'consistent') await cache.waitUntilFresh();
-    else if (consistency.kind === 'notOlderThan' || consistency.kind === 'exact') await cache.waitForRevision(consistency.revision);
+  /** What to wait for until the cache is fresh enough for the read: nothing when it is already (most reads). */
+  private catchUp(cache: WatchCache, consistency: ReadConsistency): Promise<unknown> | undefined {
+    if (consistency.kind === 'consistent') return cache.isFreshNow() ? undefined : cache.waitUntilFresh();
+    if (consistency.kind === 'notOlderThan' || consistency.kind === 'exact') return consistency.revision <= cache.revision ? undefined : cache.waitForRevision(consistency.revision);
+    return undefined;
   }
 
   async list(namespace: string, req: ListRequest = {}): Promise<ListPage> {
@@ -167,7 +169,8 @@ export class ReadPath {
       else await this.cache.whenReady();
     }
     if (this.cache !== undefined && this.cache.ready && !fromStorage) {
-      await this.catchUp(this.cache, consistency);
+      const waiting = this.catchUp(this.cache, consistency);
+      if (waiting !== undefined) await waiting;
       const page = this.cache.list({
         prefix,
         revision: consistency.kind === 'exact' ? consistency.revision : undefined,

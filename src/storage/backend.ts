@@ -87,6 +87,12 @@ export interface Backend {
   /** The latest revision, linearizable. */
   currentRevision(): Promise<number>;
   /**
+   * The latest revision at once, from a backend in this process (SQLite, memory), whose
+   * watches have a write's events queued in the step that makes its revision current.
+   * Absent for etcd. A consistent read from a cache that already has it need not wait.
+   */
+  readonly currentRevisionNow?: () => number;
+  /**
    * Forget history older than revision; reads and watches below it fail with `Compacted`
    * (reads at it, and watches from it, still work). At or below the compacted revision:
    * nothing to do. Above the current revision: `FutureRevision`. Does not bump the revision.

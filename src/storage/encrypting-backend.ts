@@ -91,6 +91,10 @@ export class EncryptingBackend implements Backend {
     return this.#inner.currentRevision();
   }
 
+  get currentRevisionNow(): (() => number) | undefined {
+    return this.#inner.currentRevisionNow;
+  }
+
   compact(revision: number): Promise<void> {
     return this.#inner.compact(revision);
   }

@@ -100,6 +100,11 @@ export class MemoryBackend implements Backend {
     return this.#revision;
   }
 
+  readonly currentRevisionNow = (): number => {
+    this.#checkOpen();
+    return this.#revision;
+  };
+
   /**
    * Drop the versions no read at or after `revision` can reach: for each key written
    * since the last compaction, everything older than its latest version at

@@ -171,6 +171,12 @@ export class SqliteBackend implements Backend {
     return this.#revision;
   }
 
+  /** The synced revision: a commit waiting for its sync is not current yet (see #committed). */
+  readonly currentRevisionNow = (): number => {
+    this.#checkOpen();
+    return this.#revision;
+  };
+
   /**
    * Reads and watches below `revision` fail from now on (the compacted revision is
    * stored first); the rows they needed are then deleted in chunks, with the event

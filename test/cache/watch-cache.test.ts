@@ -778,6 +778,34 @@ describe('selecting on metadata', () => {
   });
 });
 
+describe('consistent reads at once', () => {
+  test('fresh when the backend in this process is at the cache\'s revision; not after a write elsewhere, until a read waits for it', async (t) => {
+    const f = await startCache(t);
+    await f.put('ns', 'a');
+    await f.cache.waitForRevision(await f.backend.currentRevision());
+    assert.equal(f.cache.isFreshNow(), true);
+    // A write under another prefix moves the revision; the cache learns of it only by asking.
+    await f.backend.create('/registry/secrets/ns/s', new TextEncoder().encode('{}'));
+    assert.equal(f.cache.isFreshNow(), false);
+    await f.cache.waitUntilFresh();
+    assert.equal(f.cache.isFreshNow(), true);
+  });
+
+  test('never with a backend that cannot tell its revision at once (etcd)', async (t) => {
+    const memory = new MemoryBackend();
+    const remote = new Proxy(memory, {
+      get(target, property) {
+        if (property === 'currentRevisionNow') return undefined;
+        const value = Reflect.get(target, property, target) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const f = await startCache(t, {}, remote);
+    await f.cache.waitUntilFresh();
+    assert.equal(f.cache.isFreshNow(), false);
+  });
+});
+
 describe('taking what is ready', () => {
   test('takeReady answers the queued events at once, up to its maximum, and leaves the end and failures to next()', async (t) => {
     const f = await startCache(t, { watcherQueueLimit: 5 });
