@@ -15,7 +15,7 @@ export const credentialIdKey = 'authentication.kubernetes.io/credential-id';
  * common name names nobody, so other credentials or anonymous apply.
  */
 export function clientCertificateAuthenticator(): Authenticator {
-  return async ({ clientCertificate: cert }) => {
+  return ({ clientCertificate: cert }) => {
     if (cert === undefined) return undefined;
     if (!cert.verified) {
       throw new AuthenticationFailure(`verifying certificate failed: ${cert.verificationError ?? 'x509: certificate signed by unknown authority'}`);

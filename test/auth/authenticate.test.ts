@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   AuthenticationFailure, alwaysAllow, anonymousUser, audienceAgnostic, bearerToken, bearerTokenAuthenticator, clientCertificateAuthenticator, forbiddenError,
-  parseTokenFile, requestAuthenticator, tokenFileAuthenticator, type AuthorizationAttributes, type ClientCertificate,
+  parseTokenFile, requestAuthenticator, tokenFileAuthenticator, unionTokenAuthenticator, type AuthorizationAttributes, type ClientCertificate,
+  type TokenAuthenticator,
 } from '../../src/auth/index.ts';
 
 const tokens = parseTokenFile('s3cret,admin,admin,"system:masters"\nplain,bob,u2\nalready,carol,u3,"system:authenticated,dev"\n');
@@ -89,6 +90,28 @@ test('without anonymous access, a request with no credentials names nobody', asy
   const strict = requestAuthenticator({ authenticators: [bearerTokenAuthenticator(tokenFileAuthenticator(tokens))], anonymous: false });
   assert.equal(await strict({ headers: {} }), undefined);
   assert.deepEqual((await strict({ headers: { authorization: 'Bearer plain' } }))?.user, bob);
+});
+
+test('a token table or a certificate answers at once, without a promise; a lookup behind them answers in its own time', async () => {
+  const known = authenticate({ headers: { authorization: 'Bearer plain' } });
+  assert.ok(!(known instanceof Promise));
+  assert.deepEqual(known?.user, bob);
+  assert.ok(!(authenticate({ headers: {} }) instanceof Promise), 'anonymous');
+  assert.throws(() => authenticate({ headers: { authorization: 'Bearer wrong' } }), AuthenticationFailure);
+
+  // A slow authenticator after the table, and one that fails: tried in order, failures joined as before.
+  const slow: TokenAuthenticator = async (token) => (token === 'late' ? { user: { name: 'late', uid: '', groups: [] } } : undefined);
+  const failing: TokenAuthenticator = async () => {
+    throw new AuthenticationFailure('token expired');
+  };
+  const union = requestAuthenticator({
+    authenticators: [bearerTokenAuthenticator(unionTokenAuthenticator([tokenFileAuthenticator(tokens), failing, slow]))], anonymous: true,
+  });
+  const late = union({ headers: { authorization: 'Bearer late' } });
+  assert.ok(late instanceof Promise);
+  assert.deepEqual((await late)?.user, { name: 'late', uid: '', groups: ['system:authenticated'] });
+  assert.deepEqual((await union({ headers: { authorization: 'Bearer plain' } }))?.user, bob);
+  await assert.rejects(Promise.resolve().then(() => union({ headers: { authorization: 'Bearer nobody' } })), (err: unknown) => err instanceof AuthenticationFailure && err.message === '[invalid bearer token, token expired]');
 });
 
 const attributes = (over: Partial<AuthorizationAttributes>): AuthorizationAttributes => ({

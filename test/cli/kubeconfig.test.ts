@@ -100,7 +100,7 @@ async function versionServer(t: { after(fn: () => Promise<void>): void }, dataDi
   const { token, path } = await ensureAdminToken(dataDir);
   const authenticate = bearerTokenAuthenticator(tokenFileAuthenticator(parseTokenFile(await readFile(path, 'utf8'), path)));
   const server = https.createServer({ cert: material.certPem, key: material.keyPem }, async (req, res) => {
-    const user = (await authenticate({ headers: req.headers }).catch(() => undefined))?.user;
+    const user = (await Promise.resolve().then(() => authenticate({ headers: req.headers })).catch(() => undefined))?.user;
     res.setHeader('content-type', 'application/json');
     if (user === undefined) {
       res.statusCode = 401;
