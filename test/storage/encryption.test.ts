@@ -93,12 +93,17 @@ test('prefix transformers: the first provider writes, every one reads its own pr
   ];
   for (const [name, transformer, stored, expected] of cases) {
     let got: string;
+    let threw = false;
     try {
       got = text(transformer.fromStorage(stored, storageKey));
     } catch (err) {
       got = (err as Error).message;
+      threw = true;
     }
-    if (expected === 'invalid') assert.match(got, /invalid PKCS7|invalid padding/, name);
+    // A wrong AES-CBC key mostly breaks the padding; about once in 256 the last byte happens
+    // to read as valid padding, and what comes out is garbage (as with upstream's aescbc).
+    if (expected === 'invalid' && threw) assert.match(got, /invalid PKCS7|invalid padding/, name);
+    else if (expected === 'invalid') assert.notEqual(got, plain.toString(), name);
     else assert.equal(got, expected, name);
   }
 });
