@@ -304,7 +304,14 @@ export class WatchCache {
   isFreshNow(): boolean {
     if (this.#closed) return false;
     const current = this.#backend.currentRevisionNow?.();
-    return current !== undefined && current <= this.#revision;
+    if (current === undefined) return false;
+    if (current <= this.#revision) return true;
+    // Writes under other prefixes moved the revision. When our backend watch has nothing
+    // queued and waits for more, we have applied every event of ours up to `current`:
+    // the revision is ours without the turn #syncProgress waits for.
+    if (this.#backendWatch?.caughtUp !== true) return false;
+    this.#setRevision(current);
+    return true;
   }
 
   /** A consistent read: wait until the cache has the backend's current revision; resolves with the cache's revision then. */

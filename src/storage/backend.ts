@@ -63,6 +63,12 @@ export interface ListResult {
 export interface Watch extends AsyncIterable<StorageEvent> {
   /** Stop the watch; the iterator ends, a pending next() included. Breaking out of `for await` does the same. */
   close(): void;
+  /**
+   * A watch of a backend in this process: true while its consumer waits in next() with
+   * nothing queued and the watch live, so the consumer has had every event of its prefix
+   * up to the backend's current revision (events are queued as they commit). Absent for etcd.
+   */
+  readonly caughtUp?: boolean;
 }
 
 /**

@@ -126,6 +126,10 @@ class Watcher implements Watch, AsyncIterator<StorageEvent, undefined> {
     return this;
   }
 
+  get caughtUp(): boolean {
+    return this.#live && !this.#ended && this.#failure === undefined && this.#queue.length === 0 && this.#waiters.length > 0;
+  }
+
   next(): Promise<IteratorResult<StorageEvent, undefined>> {
     if (this.#waiters.length === 0) {
       const ready = this.#take();

@@ -779,15 +779,21 @@ describe('selecting on metadata', () => {
 });
 
 describe('consistent reads at once', () => {
-  test('fresh when the backend in this process is at the cache\'s revision; not after a write elsewhere, until a read waits for it', async (t) => {
+  test('fresh when it has applied every event of its prefix up to the in-process backend\'s revision', async (t) => {
     const f = await startCache(t);
     await f.put('ns', 'a');
     await f.cache.waitForRevision(await f.backend.currentRevision());
     assert.equal(f.cache.isFreshNow(), true);
-    // A write under another prefix moves the revision; the cache learns of it only by asking.
-    await f.backend.create('/registry/secrets/ns/s', new TextEncoder().encode('{}'));
-    assert.equal(f.cache.isFreshNow(), false);
+    // A write under another prefix moves the revision: with nothing of ours queued, the cache has it at once.
+    const elsewhere = await f.backend.create('/registry/secrets/ns/s', new TextEncoder().encode('{}'));
+    assert.ok(f.cache.revision < elsewhere);
+    assert.equal(f.cache.isFreshNow(), true);
+    assert.equal(f.cache.revision, elsewhere);
+    // A write of its own is published as it commits, and applied a moment later: not fresh until then.
+    const own = f.backend.create(key('ns', 'b'), configMap('ns', 'b'));
+    assert.equal(f.cache.isFreshNow(), false, 'its own event is not applied yet');
     await f.cache.waitUntilFresh();
+    assert.equal(f.cache.revision, await own);
     assert.equal(f.cache.isFreshNow(), true);
   });
 
