@@ -37,6 +37,14 @@ export interface AdmissionPlugin {
   validate?(attrs: AdmissionAttributes): Promise<void> | void;
 }
 
+/**
+ * A plugin's admit or validate that answers at once, without a promise, the writes `skips`
+ * says are not its concern (most writes, for most plugins), and runs `handle` for the rest.
+ */
+export function unless(skips: (attrs: AdmissionAttributes) => boolean, handle: (attrs: AdmissionAttributes) => Promise<void>): (attrs: AdmissionAttributes) => Promise<void> | undefined {
+  return (attrs) => (skips(attrs) ? undefined : handle(attrs));
+}
+
 /** Runs plugins in order: every mutating hook, then every validating one. */
 export class AdmissionChain {
   readonly plugins: AdmissionPlugin[];

@@ -2,7 +2,7 @@
 // a PersistentVolumeClaim created without spec.storageClassName gets the default
 // StorageClass's name. An empty name ("") is a choice (no class) and stays.
 import type { KubeObject } from '../api/index.ts';
-import type { AdmissionPlugin } from './chain.ts';
+import { unless, type AdmissionPlugin } from './chain.ts';
 
 const defaultClassAnnotations = ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class'];
 
@@ -22,12 +22,11 @@ export function defaultStorageClass(classes: KubeObject[]): KubeObject | undefin
 export function defaultStorageClassAdmission(storageClasses: () => Promise<KubeObject[]>): AdmissionPlugin {
   return {
     name: 'DefaultStorageClass',
-    async admit(attrs) {
-      if (attrs.operation !== 'CREATE' || attrs.group !== '' || attrs.resource !== 'persistentvolumeclaims' || attrs.subresource !== '' || attrs.object === undefined) return;
-      const spec = (attrs.object.spec ??= {}) as { storageClassName?: string | null };
+    admit: unless((attrs) => attrs.operation !== 'CREATE' || attrs.group !== '' || attrs.resource !== 'persistentvolumeclaims' || attrs.subresource !== '' || attrs.object === undefined, async (attrs) => {
+      const spec = (attrs.object!.spec ??= {}) as { storageClassName?: string | null };
       if (spec.storageClassName !== undefined && spec.storageClassName !== null) return;
       const chosen = defaultStorageClass(await storageClasses());
       if (chosen !== undefined) spec.storageClassName = chosen.metadata.name!;
-    },
+    }),
   };
 }

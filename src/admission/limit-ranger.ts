@@ -4,7 +4,7 @@
 import { forbidden, type KubeObject } from '../api/index.ts';
 import { isObject, type JsonObject } from '../api/json.ts';
 import { formatQuantity, integerValue, milliValue, type Quantity } from '../api/quantity.ts';
-import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
+import { unless, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
 import { containerResources, containersOf, podLimits, podRequests, resourceList, type ResourceList } from './pod-resources.ts';
 
 export const limitRangerAnnotation = 'kubernetes.io/limit-ranger';
@@ -191,20 +191,18 @@ function beingDeleted(attrs: AdmissionAttributes): boolean {
 export function limitRanger(ranges: LimitRangeLookup): AdmissionPlugin {
   return {
     name: 'LimitRanger',
-    async admit(attrs) {
-      if (kindOf(attrs) !== 'pod' || beingDeleted(attrs)) return;
+    admit: unless((attrs) => kindOf(attrs) !== 'pod' || beingDeleted(attrs), async (attrs) => {
       for (const lr of await ranges.list(attrs.namespace)) {
         if (applyLimitRangeDefaults(lr, attrs.object!)) attrs.mutated = true;
       }
-    },
-    async validate(attrs) {
+    }),
+    validate: unless((attrs) => kindOf(attrs) === undefined || beingDeleted(attrs), async (attrs) => {
       const kind = kindOf(attrs);
-      if (kind === undefined || beingDeleted(attrs)) return;
       for (const lr of await ranges.list(attrs.namespace)) {
         const errors = kind === 'pod' ? podLimitViolations(lr, attrs.object!) : claimLimitViolations(lr, attrs.object!);
         if (errors.length > 0) throw forbidden(`${attrs.resource} "${attrs.name}" is forbidden: ${aggregateMessage(errors)}`);
       }
-    },
+    }),
   };
 }
 

@@ -1,7 +1,7 @@
 // Priority admission: pods get spec.priority (and preemptionPolicy) from their PriorityClass,
 // and at most one PriorityClass is the global default.
 import { forbidden, type KubeObject } from '../api/index.ts';
-import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
+import { unless, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
 
 export interface PriorityClassLookup {
   /** The class, or undefined when it does not exist. */
@@ -38,9 +38,8 @@ async function globalDefault(classes: PriorityClassLookup): Promise<PriorityClas
 export function priorityAdmission(classes: PriorityClassLookup): AdmissionPlugin {
   return {
     name: 'Priority',
-    async admit(attrs) {
-      if (!isTopLevel(attrs, '', 'pods') || attrs.object === undefined) return;
-      const spec = (attrs.object.spec ??= {}) as PodSpec;
+    admit: unless((attrs) => !isTopLevel(attrs, '', 'pods') || attrs.object === undefined, async (attrs) => {
+      const spec = (attrs.object!.spec ??= {}) as PodSpec;
       if (attrs.operation === 'UPDATE') {
         const old = attrs.oldObject?.spec as PodSpec | undefined;
         if (spec.priority === undefined && old?.priority !== undefined) spec.priority = old.priority;
@@ -74,9 +73,8 @@ export function priorityAdmission(classes: PriorityClassLookup): AdmissionPlugin
         }
         spec.preemptionPolicy = policy;
       }
-    },
-    async validate(attrs) {
-      if (!isTopLevel(attrs, 'scheduling.k8s.io', 'priorityclasses') || attrs.object === undefined) return;
+    }),
+    validate: unless((attrs) => !isTopLevel(attrs, 'scheduling.k8s.io', 'priorityclasses') || attrs.object === undefined, async (attrs) => {
       if (attrs.operation !== 'CREATE' && attrs.operation !== 'UPDATE') return;
       if ((attrs.object as PriorityClass).globalDefault !== true) return;
       const current = await globalDefault(classes);
@@ -84,6 +82,6 @@ export function priorityAdmission(classes: PriorityClassLookup): AdmissionPlugin
       if (attrs.operation === 'CREATE' || current.metadata.name !== attrs.name) {
         throw forbidden(`priorityclasses.scheduling.k8s.io "${attrs.name}" is forbidden: PriorityClass ${current.metadata.name} is already marked as default. Only one default can exist`);
       }
-    },
+    }),
   };
 }

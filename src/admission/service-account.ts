@@ -1,7 +1,7 @@
 // ServiceAccount admission: pods run as an account that exists, `default` when they name none, with its token mounted.
 import { randomInt } from 'node:crypto';
 import { forbidden, type KubeObject } from '../api/index.ts';
-import type { AdmissionPlugin } from './chain.ts';
+import { unless, type AdmissionPlugin } from './chain.ts';
 
 /** The account a pod runs as when it names none. */
 const defaultServiceAccountName = 'default';
@@ -107,9 +107,8 @@ export function serviceAccountAdmission(accounts: ServiceAccountLookup, sleep = 
   }
   return {
     name: 'ServiceAccount',
-    async admit(attrs) {
-      if (!isPodCreate(attrs) || attrs.object === undefined || isMirrorPod(attrs.object)) return;
-      const spec = (attrs.object.spec ??= {}) as PodSpec;
+    admit: unless((attrs) => !isPodCreate(attrs) || attrs.object === undefined || isMirrorPod(attrs.object), async (attrs) => {
+      const spec = (attrs.object!.spec ??= {}) as PodSpec;
       if (spec.serviceAccountName === undefined || spec.serviceAccountName === '') {
         spec.serviceAccountName = defaultServiceAccountName;
         // v1 shows the deprecated serviceAccount field with the same value.
@@ -118,12 +117,11 @@ export function serviceAccountAdmission(accounts: ServiceAccountLookup, sleep = 
       // As upstream's Admit: the account must exist, and says whether its token is mounted.
       const account = await accountOf(attrs.namespace, attrs.name, spec.serviceAccountName);
       if (shouldAutomount(account, spec)) mountServiceAccountToken(spec);
-    },
-    async validate(attrs) {
-      if (!isPodCreate(attrs) || attrs.object === undefined || isMirrorPod(attrs.object)) return;
-      const name = (attrs.object.spec as { serviceAccountName?: string } | undefined)?.serviceAccountName;
+    }),
+    validate: unless((attrs) => !isPodCreate(attrs) || attrs.object === undefined || isMirrorPod(attrs.object), async (attrs) => {
+      const name = (attrs.object!.spec as { serviceAccountName?: string } | undefined)?.serviceAccountName;
       if (name === undefined || name === '') return;
       await accountOf(attrs.namespace, attrs.name, name);
-    },
+    }),
   };
 }

@@ -3,7 +3,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AdmissionChain, type AdmissionAttributes, type AdmissionPlugin } from '../../src/admission/chain.ts';
+import { defaultStorageClassAdmission } from '../../src/admission/default-storage-class.ts';
+import { limitRanger } from '../../src/admission/limit-ranger.ts';
 import { mutatingAdmissionPolicy } from '../../src/admission/mutating-admission-policy.ts';
+import { priorityAdmission } from '../../src/admission/priority.ts';
+import { serviceAccountAdmission } from '../../src/admission/service-account.ts';
 import { validatingAdmissionPolicy } from '../../src/admission/validating-admission-policy.ts';
 import { WebhookAdmission } from '../../src/admission/webhook.ts';
 import type { KubeObject } from '../../src/api/index.ts';
@@ -32,6 +36,31 @@ test('with no policies, bindings or webhook configurations known, every plugin a
     const answer = plugin.admit?.(attrs()) ?? plugin.validate?.(attrs());
     assert.equal(answer, undefined, plugin.name);
   }
+});
+
+test('plugins for pods, claims and priority classes pass other writes at once, looking nothing up', async () => {
+  const lookedUp: string[] = [];
+  const lookup = (what: string) => async () => {
+    lookedUp.push(what);
+    return [];
+  };
+  const others: AdmissionPlugin[] = [
+    defaultStorageClassAdmission(lookup('storage classes')),
+    limitRanger({ list: lookup('limit ranges') }),
+    priorityAdmission({ get: async () => undefined, list: lookup('priority classes') }),
+    serviceAccountAdmission({ get: async () => (lookedUp.push('service account'), undefined) }),
+  ];
+  for (const plugin of others) {
+    assert.equal(plugin.admit?.(attrs()), undefined, `${plugin.name} admit`);
+    assert.equal(plugin.validate?.(attrs()), undefined, `${plugin.name} validate`);
+  }
+  assert.deepEqual(lookedUp, []);
+  // A pod is theirs: they answer with a promise and look up what they need.
+  const pod = { ...attrs(), resource: 'pods', kind: 'Pod', object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default' }, spec: { containers: [] } } } as AdmissionAttributes;
+  const limits = others[1]!.admit?.(pod);
+  assert.ok(limits instanceof Promise);
+  await limits;
+  assert.deepEqual(lookedUp, ['limit ranges']);
 });
 
 test('a configuration list still being read is waited for, and its failure fails the write', async () => {
