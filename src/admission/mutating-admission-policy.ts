@@ -15,7 +15,7 @@ import { celValue } from '../cel/validation-rules.ts';
 import { applyJsonPatch } from '../patch/index.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
 import {
-  bindingApplies, brokenVariableUsed, composeVariables, firstLine, noPolicyApplies, objects, paramsFor, policyVariableTypes, requestVariables, specOf, text, type PolicySources,
+  bindingApplies, boundPolicies, brokenVariableUsed, composeVariables, firstLine, objects, paramsFor, policyVariableTypes, requestVariables, specOf, text, type BoundPolicy, type PolicySources,
 } from './policy-common.ts';
 import { isExemptFromWebhooks } from './webhook-rules.ts';
 
@@ -89,19 +89,14 @@ export function mutatingAdmissionPolicy(sources: MutatingPolicySources): Admissi
     name: 'MutatingAdmissionPolicy',
     admit(attrs) {
       if (isExemptFromWebhooks(attrs) || attrs.object === undefined) return undefined;
-      const [policies, bindings] = [sources.policies(), sources.bindings()];
-      if (noPolicyApplies(policies, bindings)) return undefined;
-      return admitWith(attrs, policies, bindings);
+      const bound = boundPolicies(sources);
+      return bound === undefined ? undefined : admitWith(attrs, bound);
     },
   };
 
-  async function admitWith(attrs: AdmissionAttributes, policiesPending: KubeObject[] | Promise<KubeObject[]>, bindingsPending: KubeObject[] | Promise<KubeObject[]>): Promise<void> {
-    const [policies, bindings] = await Promise.all([policiesPending, bindingsPending]);
-    if (policies.length === 0 || bindings.length === 0) return;
-    const byName = new Map(policies.map((p) => [p.metadata.name ?? '', p]));
-    for (const binding of [...bindings].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1))) {
-      const policy = byName.get(text(specOf(binding).policyName));
-      if (policy === undefined || !(await bindingApplies(policy, binding, attrs, sources))) continue;
+  async function admitWith(attrs: AdmissionAttributes, pending: BoundPolicy[] | Promise<BoundPolicy[]>): Promise<void> {
+    for (const { policy, binding } of await pending) {
+      if (!(await bindingApplies(policy, binding, attrs, sources))) continue;
       try {
         await mutate(policy, binding, attrs);
       } catch (err) {

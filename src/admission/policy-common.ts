@@ -168,10 +168,30 @@ export function firstLine(err: unknown): string {
   return ((err as Error)?.message ?? String(err)).split('\n')[0]!;
 }
 
+/** A binding with the policy it names. */
+export interface BoundPolicy {
+  policy: KubeObject;
+  binding: KubeObject;
+}
+
 /**
- * Whether policies and bindings known at once leave nothing to evaluate: no policy or no
- * binding. Then a plugin answers without a promise (most writes, in most clusters).
+ * The bindings in name order, each with the policy it names (bindings naming no policy left
+ * out). Undefined at once when the sources know without waiting that there is no policy or
+ * no binding (most writes, in most clusters): the plugin then answers without a promise.
  */
-export function noPolicyApplies(policies: KubeObject[] | Promise<KubeObject[]>, bindings: KubeObject[] | Promise<KubeObject[]>): boolean {
-  return Array.isArray(policies) && Array.isArray(bindings) && (policies.length === 0 || bindings.length === 0);
+export function boundPolicies(sources: PolicySources): BoundPolicy[] | Promise<BoundPolicy[]> | undefined {
+  const policies = sources.policies();
+  const bindings = sources.bindings();
+  if (Array.isArray(policies) && Array.isArray(bindings)) return policies.length === 0 || bindings.length === 0 ? undefined : bind(policies, bindings);
+  return Promise.all([policies, bindings]).then(([p, b]) => bind(p, b));
+}
+
+function bind(policies: KubeObject[], bindings: KubeObject[]): BoundPolicy[] {
+  const byName = new Map(policies.map((p) => [p.metadata.name ?? '', p]));
+  const bound: BoundPolicy[] = [];
+  for (const binding of [...bindings].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1))) {
+    const policy = byName.get(text(specOf(binding).policyName));
+    if (policy !== undefined) bound.push({ policy, binding });
+  }
+  return bound;
 }

@@ -14,7 +14,7 @@ import { evaluateMatchConditions, type MatchCondition } from '../cel/match-condi
 import { celValue } from '../cel/validation-rules.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
 import {
-  bindingApplies, brokenVariableUsed, composeVariables, firstLine, noPolicyApplies, objects, paramsFor, policyVariableTypes, requestVariables, specOf, text, type PolicySources, type Raw,
+  bindingApplies, boundPolicies, brokenVariableUsed, composeVariables, firstLine, objects, paramsFor, policyVariableTypes, requestVariables, specOf, text, type BoundPolicy, type PolicySources, type Raw,
 } from './policy-common.ts';
 import { isExemptFromWebhooks } from './webhook-rules.ts';
 
@@ -103,22 +103,17 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
     name: 'ValidatingAdmissionPolicy',
     validate(attrs) {
       if (isExemptFromWebhooks(attrs)) return undefined;
-      const [policies, bindings] = [sources.policies(), sources.bindings()];
-      if (noPolicyApplies(policies, bindings)) return undefined;
-      return validateWith(attrs, policies, bindings);
+      const bound = boundPolicies(sources);
+      return bound === undefined ? undefined : validateWith(attrs, bound);
     },
   };
 
-  async function validateWith(attrs: AdmissionAttributes, policiesPending: KubeObject[] | Promise<KubeObject[]>, bindingsPending: KubeObject[] | Promise<KubeObject[]>): Promise<void> {
-    const [policies, bindings] = await Promise.all([policiesPending, bindingsPending]);
-    if (policies.length === 0 || bindings.length === 0) return;
-    const byName = new Map(policies.map((p) => [p.metadata.name ?? '', p]));
+  async function validateWith(attrs: AdmissionAttributes, pending: BoundPolicy[] | Promise<BoundPolicy[]>): Promise<void> {
     let denied: { policy: string; binding: string; decision: Decision } | undefined;
     const audited: Array<Record<string, unknown>> = [];
-    for (const binding of [...bindings].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1))) {
+    for (const { policy, binding } of await pending) {
       const bindingSpec = specOf(binding);
-      const policy = byName.get(text(bindingSpec.policyName));
-      if (policy === undefined || !(await bindingApplies(policy, binding, attrs, sources))) continue;
+      if (!(await bindingApplies(policy, binding, attrs, sources))) continue;
       const actions = Array.isArray(bindingSpec.validationActions) ? bindingSpec.validationActions.map(String) : [];
       for (const decision of await decide(policy, binding, attrs)) {
         if (decision.action !== 'deny') continue;
