@@ -56,7 +56,7 @@ export type TokenAuthenticator = (token: string, audiences: readonly string[] | 
 export type Answer = Authenticated | undefined | Promise<Authenticated | undefined>;
 
 /** `next` applied to an answer, at once when the answer is there. */
-function then(answer: Answer, next: (found: Authenticated | undefined) => Answer): Answer {
+function afterAnswer(answer: Answer, next: (found: Authenticated | undefined) => Answer): Answer {
   return answer instanceof Promise ? answer.then(next) : next(answer);
 }
 
@@ -115,7 +115,7 @@ export function audienceAgnostic(apiAudiences: readonly string[], authenticate: 
     const wanted = audiences ?? apiAudiences;
     const common = apiAudiences.filter((a) => wanted.includes(a));
     if (apiAudiences.length > 0 && common.length === 0) return undefined;
-    return then(authenticate(token, audiences), (found) => (found === undefined ? undefined : { ...found, audiences: common }));
+    return afterAnswer(authenticate(token, audiences), (found) => (found === undefined ? undefined : { ...found, audiences: common }));
   };
 }
 
@@ -126,7 +126,7 @@ export function audienceAgnostic(apiAudiences: readonly string[], authenticate: 
 export function unionTokenAuthenticator(authenticators: readonly TokenAuthenticator[]): TokenAuthenticator {
   return (token, audiences) => {
     const failures: string[] = [];
-    return then(firstRecognised(authenticators.length, (i) => authenticators[i]!(token, audiences), failures), (found) => {
+    return afterAnswer(firstRecognised(authenticators.length, (i) => authenticators[i]!(token, audiences), failures), (found) => {
       if (found !== undefined) return found;
       if (failures.length > 0) throw new AuthenticationFailure(aggregate(failures));
       return undefined;
@@ -191,7 +191,7 @@ export function requestAuthenticator(opts: RequestAuthenticatorOptions): Authent
   const { authenticators } = opts;
   return (request) => {
     const failures: string[] = [];
-    return then(firstRecognised(authenticators.length, (i) => authenticators[i]!(request), failures), (found) => {
+    return afterAnswer(firstRecognised(authenticators.length, (i) => authenticators[i]!(request), failures), (found) => {
       if (found !== undefined) return { ...found, user: withAuthenticatedGroup(found.user) };
       if (failures.length > 0) throw new AuthenticationFailure(aggregate(failures));
       return opts.anonymous ? { user: anonymousUser } : undefined;
