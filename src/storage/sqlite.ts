@@ -16,14 +16,12 @@
 // from history to live events without a gap (see watch-hub.ts).
 //
 // Durability: the connection runs with synchronous = NORMAL (SQLite syncs only
-// around checkpoints), and each commit's WAL is fsynced on libuv's thread pool,
-// which is what synchronous = FULL adds, without stopping the event loop for the
-// disk. A batch's writes count (revision, events, answers) only once that sync is
-// done; until then reads stay at the revision before it, and the next batch waits.
+// around checkpoints), and each commit's WAL is synced (wal-sync.ts: on the event loop
+// while the disk is fast, on libuv's thread pool while it is slow), which is what
+// synchronous = FULL adds. A batch's writes count (revision, events, answers) only once
+// that sync is done; until then reads stay at the revision before it, and the next
+// batch waits.
 
-import { close as closeCallback, fsync as fsyncCallback, open as openCallback } from 'node:fs';
-import { dirname } from 'node:path';
-import { promisify } from 'node:util';
 import { DatabaseSync, type SQLInputValue, type SQLOutputValue, type StatementSync } from 'node:sqlite';
 import type { Backend, KeyValue, ListOptions, ListResult, StorageEvent, Watch } from './backend.ts';
 import { isStorageError } from './backend.ts';
@@ -31,6 +29,7 @@ import { compacted, futureRevision, unavailable } from './errors.ts';
 import { GroupCommit } from './group-commit.ts';
 import { listRange, type KeyRange } from './keys.ts';
 import { INITIAL_REVISION, readRevision } from './revisions.ts';
+import { WalSync } from './wal-sync.ts';
 import { WatchHub } from './watch-hub.ts';
 import { applyOp, preconditionFailure, type WriteOp } from './write-op.ts';
 
@@ -45,8 +44,11 @@ export interface SqliteBackendOptions {
    * disks where fsync is slow and the data is disposable.
    */
   synchronous?: 'full' | 'normal';
-  /** How a commit is made durable under 'full' (default: fsync of the WAL file); tests hold or fail it. */
-  syncLog?: () => Promise<void>;
+  /**
+   * How a commit is made durable under 'full' (default: fdatasync of the WAL file, see
+   * wal-sync.ts): done when it returns, or when its promise resolves; tests hold or fail it.
+   */
+  syncLog?: () => void | Promise<void>;
 }
 
 /** Bump when the tables change; a newer file is refused rather than misread. */
@@ -81,9 +83,6 @@ const LIST_AT_CHUNK = 256;
 
 const SQLITE_BUSY = 5;
 
-const openFd = promisify(openCallback);
-const fsync = promisify(fsyncCallback);
-const closeFd = promisify(closeCallback);
 
 export class SqliteBackend implements Backend {
   readonly path: string;
@@ -99,8 +98,8 @@ export class SqliteBackend implements Backend {
   #sweeping: Promise<void> = Promise.resolve();
   #closed = false;
   /** Makes a commit durable; undefined under synchronous 'normal'. */
-  readonly #syncLog: (() => Promise<void>) | undefined;
-  readonly #wal: WalFile;
+  readonly #syncLog: (() => void | Promise<void>) | undefined;
+  readonly #wal: WalSync;
   /** A commit is in the file but not yet synced: reads take the history at #revision, not the kv table. */
   #unsynced = false;
   /** Set when a sync failed: writes are refused from then on (see #commitBatch). */
@@ -110,7 +109,7 @@ export class SqliteBackend implements Backend {
   constructor(path: string, opts: SqliteBackendOptions = {}) {
     this.path = path;
     this.#db = openDatabase(path);
-    this.#wal = new WalFile(`${path}-wal`);
+    this.#wal = new WalSync(`${path}-wal`);
     this.#syncLog = opts.synchronous === 'normal' ? undefined : opts.syncLog ?? (() => this.#wal.sync());
     this.#revision = this.#meta('revision');
     this.#compacted = this.#meta('compacted');
@@ -248,20 +247,35 @@ export class SqliteBackend implements Backend {
       this.#committed(revision, events);
       return results;
     }
+    let synced: void | Promise<void>;
+    try {
+      synced = this.#syncLog();
+    } catch (err) {
+      return this.#syncFailed(ops, err);
+    }
+    if (synced === undefined) {
+      this.#committed(revision, events);
+      return results;
+    }
     this.#unsynced = true;
-    return this.#syncLog().then(() => {
+    return synced.then(() => {
       this.#unsynced = false;
       this.#committed(revision, events);
       return results;
-    }, (err: unknown) => {
-      // The commit is in the file but perhaps not on the disk, and cannot be taken
-      // back. As databases do after a failed fsync, refuse writes until a restart
-      // (which reads what the file holds), and keep reading at the last durable
-      // revision: #unsynced stays set.
-      const failure = unavailable(`sqlite: syncing the write-ahead log failed, writes are refused until restart: ${(err as Error).message}`);
-      this.#failed = failure;
-      return ops.map(() => failure);
-    });
+    }, (err: unknown) => this.#syncFailed(ops, err));
+  }
+
+  /**
+   * The commit is in the file but perhaps not on the disk, and cannot be taken back. As
+   * databases do after a failed fsync, writes are refused until a restart (which reads
+   * what the file holds), and reads stay at the last durable revision: #unsynced stays
+   * set (a sync that failed on the loop sets it here).
+   */
+  #syncFailed(ops: WriteOp[], err: unknown): Error[] {
+    this.#unsynced = true;
+    const failure = unavailable(`sqlite: syncing the write-ahead log failed, writes are refused until restart: ${(err as Error).message}`);
+    this.#failed = failure;
+    return ops.map(() => failure);
   }
 
   /** The batch's writes become visible: the revision moves and watchers get the events, in one step. */
@@ -423,7 +437,7 @@ function openDatabase(path: string): DatabaseSync {
     const mode = db.prepare('PRAGMA journal_mode = WAL').get()?.journal_mode;
     if (mode !== 'wal') throw new Error(`could not switch ${path} to WAL mode (journal mode is ${String(mode)})`);
     // NORMAL: SQLite syncs around checkpoints only; the per-commit sync of FULL is
-    // the backend's own, off the event loop (WalFile).
+    // the backend's own (WalSync), off the event loop while the disk is slow.
     db.exec('PRAGMA synchronous = NORMAL');
     // BEGIN EXCLUSIVE takes the write lock now, which locking_mode keeps until close.
     db.exec('BEGIN EXCLUSIVE');
@@ -466,39 +480,4 @@ function toKeyValue(key: string, row: Record<string, SQLOutputValue>): KeyValue 
  */
 function owned(value: Uint8Array): Uint8Array {
   return value.byteOffset === 0 && value.byteLength === value.buffer.byteLength ? value : value.slice();
-}
-
-/**
- * The WAL file, opened for fsync: on libuv's thread pool, so requests keep being
- * served while the disk syncs. Its directory entry is synced once, when first opened.
- */
-class WalFile {
-  readonly #path: string;
-  #fd: Promise<number> | undefined;
-
-  constructor(path: string) {
-    this.#path = path;
-  }
-
-  async sync(): Promise<void> {
-    this.#fd ??= openSynced(this.#path);
-    await fsync(await this.#fd);
-  }
-
-  async close(): Promise<void> {
-    const fd = await this.#fd?.catch(() => undefined);
-    this.#fd = undefined;
-    if (fd !== undefined) await closeFd(fd);
-  }
-}
-
-async function openSynced(path: string): Promise<number> {
-  const fd = await openFd(path, 'r');
-  const dir = await openFd(dirname(path), 'r');
-  try {
-    await fsync(dir);
-  } finally {
-    await closeFd(dir);
-  }
-  return fd;
 }

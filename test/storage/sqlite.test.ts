@@ -249,6 +249,47 @@ describe('sqlite backend: a commit counts once it is synced', () => {
     }
   });
 
+  test('a sync that returns at once answers the batch in the same step: the write is read and watched', async () => {
+    let syncs = 0;
+    const backend = new SqliteBackend(newDatabasePath(), { syncLog: () => void syncs++ });
+    try {
+      const before = await backend.currentRevision();
+      const watch = backend.watch('/registry/x/', before);
+      const [a, b] = await Promise.all([backend.create('/registry/x/a', bytes('1')), backend.create('/registry/x/b', bytes('2'))]);
+      assert.deepEqual([a, b], [before + 1, before + 2]);
+      assert.equal(syncs, 1, 'the two writes share one commit and one sync');
+      assert.equal(await backend.currentRevision(), before + 2);
+      assert.deepEqual((await backend.list('/registry/x/')).items.map((kv) => text(kv.value)), ['1', '2']);
+      const events = watch[Symbol.asyncIterator]();
+      assert.equal((await events.next()).value?.kv.key, '/registry/x/a');
+      assert.equal((await events.next()).value?.kv.key, '/registry/x/b');
+      watch.close();
+    } finally {
+      await backend.close();
+    }
+  });
+
+  test('a sync that throws fails its writes and every later one, and reads stay at the last synced revision', async () => {
+    let fail = false;
+    const backend = new SqliteBackend(newDatabasePath(), {
+      syncLog: () => {
+        if (fail) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+      },
+    });
+    try {
+      const revision = await backend.create('/registry/x/a', bytes('1'));
+      fail = true;
+      await assert.rejects(backend.update('/registry/x/a', bytes('2'), revision), (err) => isStorageError(err, 'Unavailable') && /syncing the write-ahead log failed.*EIO/.test((err as Error).message));
+      fail = false;
+      await assert.rejects(backend.create('/registry/x/b', bytes('3')), (err) => isStorageError(err, 'Unavailable'));
+      assert.equal(await backend.currentRevision(), revision);
+      assert.equal(text((await backend.get('/registry/x/a'))!.value), '1');
+      assert.deepEqual((await backend.list('/registry/x/')).items.map((kv) => text(kv.value)), ['1']);
+    } finally {
+      await backend.close();
+    }
+  });
+
   test('close waits for the commit in flight and commits what is queued behind it', async () => {
     const file = newDatabasePath();
     const sync = heldSync();
