@@ -8,9 +8,10 @@
 // Each write keeps its own outcome: the commit function answers per op, a number
 // (the write's revision) or an Error (that op alone failed).
 //
-// A commit may finish later (a promise: SQLite's fsync runs on the thread pool). The
-// next batch then waits for it, and collects whatever arrives meanwhile: while one
-// batch is made durable, the event loop serves requests and the next batch grows.
+// A commit may finish later (a promise: SQLite's sync on the thread pool while the disk
+// is slow, wal-sync.ts). The next batch then waits for it, and collects whatever arrives
+// meanwhile: while one batch is made durable, the event loop serves requests and the
+// next batch grows.
 
 import { unavailable } from './errors.ts';
 
