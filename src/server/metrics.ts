@@ -150,7 +150,10 @@ export class ApiMetrics {
 
   /** prom-client's registry of these metrics and Node's default ones, made on the first scrape. */
   #promRegistry(): Promise<Registry> {
-    this.#registry ??= import('prom-client').then(({ collectDefaultMetrics, Registry }) => {
+    this.#registry ??= import('prom-client').then((loaded) => {
+      // A CommonJS module: Node's loader gives its exports by name and as the default
+      // export, the start-up bundle (npm start) only as the default export.
+      const { collectDefaultMetrics, Registry } = loaded.default;
       const registry = new Registry();
       for (const metric of this.#list) registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
       collectDefaultMetrics({ register: registry });

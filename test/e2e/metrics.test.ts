@@ -1,12 +1,16 @@
 // /metrics: Prometheus text with kube-apiserver's names and labels, counts that move with
-// the requests made, RBAC on the nonResourceURL; and the in-flight limits answering 429
-// past --max-mutating-requests-inflight, watches and system:masters exempt.
+// the requests made, RBAC on the nonResourceURL; the in-flight limits answering 429 past
+// --max-mutating-requests-inflight, watches and system:masters exempt; and /metrics from
+// the start-up bundle that `npm start` runs.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
+import { freshManifest } from '../../src/cli/bundle-manifest.ts';
 import { eventually } from '../helpers/eventually.ts';
-import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
+import { startServer, startServerProcess, tempDir, type TestServer } from '../helpers/server.ts';
 import { allow, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.ts';
 
 const tokens = { admin: 'admin-token', carol: 'carol-token' };
@@ -160,5 +164,20 @@ describe('in-flight limits', () => {
     release();
     assert.equal((await heldWrite).status, 201);
     assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'after' } }, token: tokens.carol })).status, 201, 'the slot is free again');
+  });
+});
+
+describe('/metrics from the start-up bundle', () => {
+  test('npm start\'s bundle loads prom-client on the first scrape and answers the metrics', async () => {
+    // The test process bundles before the tests (pretest); main.js runs the bundle while it is fresh.
+    assert.ok(freshManifest() !== undefined, 'the start-up bundle is not fresh: run `node tools/bundle.ts` first');
+    const proc = await startServerProcess(['--storage', 'memory']);
+    try {
+      const { stdout } = await promisify(execFile)('kubectl', ['--kubeconfig', proc.kubeconfigPath, 'get', '--raw', '/metrics'], { timeout: 30_000 });
+      assert.match(stdout, /^apiserver_request_total\{/m);
+      assert.match(stdout, /^process_resident_memory_bytes /m);
+    } finally {
+      await proc.stop();
+    }
   });
 });
