@@ -188,6 +188,12 @@ export class FieldSet {
     return this.#members ?? noElements;
   }
 
+  /** The elements of this level's children (unsorted). */
+  childElements(): Iterable<PathElement> {
+    this.#open();
+    return this.#children?.keys() ?? noElements;
+  }
+
   /** This level's children (unsorted). */
   childEntries(): Iterable<[PathElement, FieldSet]> {
     this.#open();

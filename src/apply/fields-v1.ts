@@ -12,11 +12,14 @@ export type FieldsV1 = Record<string, unknown>;
 /**
  * The FieldsV1 of `set`. Parts of a set read from FieldsV1 and left unchanged come back as
  * the objects they were read from, so the result may share objects with earlier entries:
- * treat FieldsV1 objects as immutable.
+ * treat FieldsV1 objects as immutable. What is encoded here is frozen (a cache that takes
+ * the object then need not walk it again), and every leaf is one shared empty object.
  */
 export function encodeFieldsV1(set: FieldSet): FieldsV1 {
   return encodeLevel(set, false);
 }
+
+const leaf: FieldsV1 = Object.freeze({});
 
 function encodeLevel(set: FieldSet, includeSelf: boolean): FieldsV1 {
   const slot = includeSelf ? 1 : 0;
@@ -25,15 +28,17 @@ function encodeLevel(set: FieldSet, includeSelf: boolean): FieldsV1 {
   const source = set.sourceFieldsV1();
   if (source !== undefined && ('.' in source) === includeSelf) return source;
   const out: FieldsV1 = {};
-  let keys: PathElement[] = [...set.childEntries()].map(([pe]) => pe);
+  let keys: PathElement[] = [];
+  for (const pe of set.childElements()) keys.push(pe);
   for (const pe of set.memberElements()) if (set.child(pe) === undefined) keys.push(pe);
   if (keys.length > 1) keys = sortPathElements(keys);
   for (const pe of keys) {
     const child = set.child(pe);
-    if (child === undefined || child.isEmpty()) out[pe] = {};
+    if (child === undefined || child.isEmpty()) out[pe] = leaf;
     else out[pe] = encodeLevel(child, set.hasMember(pe));
   }
-  if (includeSelf && keys.length > 0) out['.'] = {};
+  if (includeSelf && keys.length > 0) out['.'] = leaf;
+  Object.freeze(out);
   set.rememberEncoding(slot, out);
   return out;
 }
