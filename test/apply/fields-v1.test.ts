@@ -29,6 +29,16 @@ describe('FieldsV1', () => {
     assert.equal(JSON.stringify(encodeFieldsV1(set)), '{"f:metadata":{"f:labels":{"f:app":{},".":{}}}}');
   });
 
+  test('what is encoded is frozen to its leaves, and short and long levels sort alike', () => {
+    const names = Array.from({ length: 20 }, (_, i) => `n${(i * 7) % 20}`);
+    const set = FieldSet.of(...names.map((n) => [fieldElement('spec'), fieldElement(n)]), [fieldElement('metadata'), fieldElement('b')], [fieldElement('metadata'), fieldElement('a')]);
+    const encoded = encodeFieldsV1(set) as Record<string, Record<string, unknown>>;
+    const frozen = (value: unknown): boolean => Object.isFrozen(value) && Object.values(value as object).every(frozen);
+    assert.ok(frozen(encoded));
+    assert.deepEqual(Object.keys(encoded['f:metadata']!), ['f:a', 'f:b']);
+    assert.deepEqual(Object.keys(encoded['f:spec']!), names.map((n) => `f:${n}`).sort());
+  });
+
   const cases: { name: string; fieldsV1: unknown; paths: string[] }[] = [
     { name: 'a leaf is an empty object', fieldsV1: { 'f:spec': { 'f:replicas': {} } }, paths: ['.spec.replicas'] },
     { name: '"." makes the parent a member too', fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } }, paths: ['.metadata.labels', '.metadata.labels.app'] },
