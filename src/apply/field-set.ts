@@ -268,24 +268,16 @@ export class FieldSet {
     const theirs = other.#children;
     if (children !== undefined && theirs !== undefined) {
       let out: Map<PathElement, FieldSet> | undefined;
-      const smaller = theirs.size < children.size;
-      const visit = (pe: PathElement, sub: FieldSet, their: FieldSet): void => {
+      // The elements of the smaller map, looked up in both (no closure, no entry arrays).
+      for (const pe of (theirs.size < children.size ? theirs : children).keys()) {
+        const sub = children.get(pe);
+        const their = theirs.get(pe);
+        if (sub === undefined || their === undefined) continue;
         const diff = sub.difference(their);
-        if (diff === sub) return;
+        if (diff === sub) continue;
         out ??= new Map(children);
         if (diff.isEmpty()) out.delete(pe);
         else out.set(pe, diff);
-      };
-      if (smaller) {
-        for (const [pe, their] of theirs) {
-          const sub = children.get(pe);
-          if (sub !== undefined) visit(pe, sub, their);
-        }
-      } else {
-        for (const [pe, sub] of children) {
-          const their = theirs.get(pe);
-          if (their !== undefined) visit(pe, sub, their);
-        }
       }
       if (out !== undefined) children = out;
     }
@@ -323,26 +315,29 @@ export class FieldSet {
   intersection(other: FieldSet): FieldSet {
     if (other === this) return this;
     if (this.isEmpty() || other.isEmpty()) return EMPTY;
+    // Walked without pairs or entry arrays: this runs at every level of every owner's set.
     let members: Set<PathElement> | undefined;
     const m1 = this.#members;
     const m2 = other.#members;
     if (m1 !== undefined && m2 !== undefined) {
-      const [small, large] = m1.size <= m2.size ? [m1, m2] : [m2, m1];
+      const small = m1.size <= m2.size ? m1 : m2;
+      const large = small === m1 ? m2 : m1;
       for (const pe of small) if (large.has(pe)) (members ??= new Set()).add(pe);
     }
     let children: Map<PathElement, FieldSet> | undefined;
     const c1 = this.#children;
     const c2 = other.#children;
     if (c1 !== undefined && c2 !== undefined) {
-      const [small, large] = c1.size <= c2.size ? [c1, c2] : [c2, c1];
-      for (const [pe, sub] of small) {
+      const small = c1.size <= c2.size ? c1 : c2;
+      const large = small === c1 ? c2 : c1;
+      for (const pe of small.keys()) {
         const theirs = large.get(pe);
         if (theirs === undefined) continue;
-        const both = sub.intersection(theirs);
+        const both = small.get(pe)!.intersection(theirs);
         if (!both.isEmpty()) (children ??= new Map()).set(pe, both);
       }
     }
-    return new FieldSet(members, children);
+    return members === undefined && children === undefined ? EMPTY : new FieldSet(members, children);
   }
 
   /** Only the members with no members below them. */
