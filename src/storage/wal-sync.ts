@@ -10,9 +10,10 @@
 // So the sync runs on the loop while it is fast: while the running average of its
 // syncs there stays under `inlineLimitMs` and none takes longer than `stallLimitMs`.
 // Otherwise syncs move to the thread pool for `backoffMs`, and then the loop tries
-// again with a fresh average: a slow disk costs the loop two or three slow syncs per
-// backoff. The average, not each sync, decides, because a fast disk has slow moments
-// too (on the project's machine ~1% of syncs under load took over 2 ms, the median 0.45).
+// again with a fresh average: a slow disk costs the loop a few slow syncs per backoff
+// (ten of 5 ms, six of 8 ms, one over 20 ms). The average, not each sync, decides,
+// because a fast disk has slow moments too (on the project's machine ~1% of syncs under
+// load took over 2 ms, the median 0.45).
 
 import { close, closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -94,11 +95,16 @@ export class WalSync {
   #open(): number {
     if (this.#fd !== undefined) return this.#fd;
     const fd = openSync(this.#path, 'r');
-    const dir = openSync(dirname(this.#path), 'r');
     try {
-      fsyncSync(dir);
-    } finally {
-      closeSync(dir);
+      const dir = openSync(dirname(this.#path), 'r');
+      try {
+        fsyncSync(dir);
+      } finally {
+        closeSync(dir);
+      }
+    } catch (err) {
+      closeSync(fd);
+      throw err;
     }
     this.#fd = fd;
     return fd;
