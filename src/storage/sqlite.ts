@@ -83,7 +83,6 @@ const LIST_AT_CHUNK = 256;
 
 const SQLITE_BUSY = 5;
 
-
 export class SqliteBackend implements Backend {
   readonly path: string;
   readonly #db: DatabaseSync;
