@@ -1,5 +1,5 @@
 // Where the WAL's sync runs: on the event loop while it is fast, on the thread pool for
-// a while after a slow one (wal-sync.ts says why).
+// a while once it is slow on average or stalls (wal-sync.ts says why).
 
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
