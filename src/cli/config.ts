@@ -97,6 +97,8 @@ export interface Config {
   leaderElectLeaseDurationMs: number;
   leaderElectRenewDeadlineMs: number;
   leaderElectRetryPeriodMs: number;
+  /** `--release-idle-memory`: once the server is quiet after a burst, one full collection gives the heap it grew back (idle-memory.ts). */
+  releaseIdleMemory: boolean;
 }
 
 const defaultFeatureGates: Record<string, boolean> = {
@@ -156,6 +158,7 @@ export function defaultConfig(): Config {
     leaderElectLeaseDurationMs: defaultLeaderElectionTimings.leaseDurationMs,
     leaderElectRenewDeadlineMs: defaultLeaderElectionTimings.renewDeadlineMs,
     leaderElectRetryPeriodMs: defaultLeaderElectionTimings.retryPeriodMs,
+    releaseIdleMemory: true,
   };
 }
 
@@ -259,14 +262,27 @@ Flags (kube-apiserver's names where one exists):
   --leader-elect-lease-duration dur  how long the other replicas wait before taking over a lease not renewed (default 15s)
   --leader-elect-renew-deadline dur  how long the leader tries to renew before it stops its controllers (default 10s)
   --leader-elect-retry-period dur    between attempts to acquire or renew the lease (default 2s)
+  --release-idle-memory[=false]      once the server has been quiet for a few seconds after a burst, run one full
+                                     garbage collection that returns the memory the burst grew (a 50–200 ms
+                                     pause, at most every 30 s) (default true)
   -v, --v int                        log verbosity: 3 and up logs every request, 4 and up clients going away mid-request (default 0)
   --log-format string                text (klog's lines) or json (default "text")
 `;
 
+/** Flags that may be given bare (`--leader-elect`), meaning true, as pflag reads them. */
+const bareBooleanFlags = new Set(['--anonymous-auth', '--leader-elect', '--release-idle-memory']);
+
+/** A boolean flag's value: true or false, as pflag takes them; the default when not given. */
+function booleanFlag(name: string, value: string | undefined, otherwise: boolean): boolean {
+  if (value === undefined) return otherwise;
+  if (value !== 'true' && value !== 'false') throw new UsageError(`invalid argument "${value}" for "--${name}" flag: must be true or false`);
+  return value === 'true';
+}
+
 export function parseServeFlags(args: string[]): Config {
   const { values } = parseArgs({
     // A bare boolean flag means true, as pflag reads it; parseArgs wants a value.
-    args: args.map((arg) => (arg === '--anonymous-auth' || arg === '--leader-elect' ? `${arg}=true` : arg)),
+    args: args.map((arg) => (bareBooleanFlags.has(arg) ? `${arg}=true` : arg)),
     strict: true,
     allowPositionals: false,
     options: {
@@ -310,6 +326,7 @@ export function parseServeFlags(args: string[]): Config {
       'leader-elect-lease-duration': { type: 'string' },
       'leader-elect-renew-deadline': { type: 'string' },
       'leader-elect-retry-period': { type: 'string' },
+      'release-idle-memory': { type: 'string' },
       v: { type: 'string', short: 'v' },
     },
   });
@@ -342,11 +359,7 @@ export function parseServeFlags(args: string[]): Config {
   if (values['token-auth-file'] !== undefined) config.tokenAuthFile = values['token-auth-file'];
   if (values['authorization-mode'] !== undefined) config.authorizationModes = parseAuthorizationModes(values['authorization-mode']);
   if (values['client-ca-file'] !== undefined) config.clientCaFile = values['client-ca-file'];
-  if (values['anonymous-auth'] !== undefined) {
-    const value = values['anonymous-auth'];
-    if (value !== 'true' && value !== 'false') throw new UsageError(`invalid argument "${value}" for "--anonymous-auth" flag: must be true or false`);
-    config.anonymousAuth = value === 'true';
-  }
+  config.anonymousAuth = booleanFlag('anonymous-auth', values['anonymous-auth'], config.anonymousAuth);
   if (values['service-account-signing-key-file'] !== undefined) config.serviceAccountSigningKeyFile = values['service-account-signing-key-file'];
   if (values['service-account-key-file'] !== undefined) config.serviceAccountKeyFiles = values['service-account-key-file'];
   if (values['service-account-issuer'] !== undefined) {
@@ -390,11 +403,8 @@ export function parseServeFlags(args: string[]): Config {
   }
   if (values['simulated-pod-run-time'] !== undefined) config.simulatedPodRunMs = parseDuration(values['simulated-pod-run-time']);
   if (values['simulated-max-grace-period'] !== undefined) config.simulatedMaxGracePeriodMs = parseDuration(values['simulated-max-grace-period']);
-  if (values['leader-elect'] !== undefined) {
-    const value = values['leader-elect'];
-    if (value !== 'true' && value !== 'false') throw new UsageError(`invalid argument "${value}" for "--leader-elect" flag: must be true or false`);
-    config.leaderElect = value === 'true';
-  }
+  config.leaderElect = booleanFlag('leader-elect', values['leader-elect'], config.leaderElect);
+  config.releaseIdleMemory = booleanFlag('release-idle-memory', values['release-idle-memory'], config.releaseIdleMemory);
   if (values['leader-elect-lease-duration'] !== undefined) config.leaderElectLeaseDurationMs = parseDuration(values['leader-elect-lease-duration']);
   if (values['leader-elect-renew-deadline'] !== undefined) config.leaderElectRenewDeadlineMs = parseDuration(values['leader-elect-renew-deadline']);
   if (values['leader-elect-retry-period'] !== undefined) config.leaderElectRetryPeriodMs = parseDuration(values['leader-elect-retry-period']);

@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { issueClientCertificate } from '../server/tls-material.ts';
 import { kubeconfigYaml } from './kubeconfig.ts';
 import { createLogger } from './logger.ts';
+import { startIdleMemoryRelease } from './idle-memory.ts';
 import { plinthVersion, serve } from './serve.ts';
 import { versionInfo } from '../endpoints/version.ts';
 
@@ -35,6 +36,10 @@ async function main(argv: string[]): Promise<number> {
   const logger = createLogger({ format: config.logFormat, verbosity: config.verbosity });
   const running = await serve(config, (message) => logger.info(message));
   logger.info(`plinth serving on ${running.url} (ready ${Math.round(performance.now())} ms after process start); kubeconfig: ${running.kubeconfigPath}`);
+  // The process is the server's: it may collect its garbage when it likes.
+  const idleMemory = config.releaseIdleMemory
+    ? startIdleMemoryRelease(undefined, ({ beforeBytes, afterBytes, pauseMs }) => logger.info(`quiet: heap ${mebibytes(beforeBytes)} → ${mebibytes(afterBytes)} MiB after a full collection (${Math.round(pauseMs)} ms)`, 2))
+    : undefined;
 
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
@@ -42,10 +47,13 @@ async function main(argv: string[]): Promise<number> {
     process.once('SIGTERM', stop);
   });
   logger.info('plinth shutting down');
+  idleMemory?.stop();
   await running.close();
   logger.info('plinth stopped');
   return 0;
 }
+
+const mebibytes = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
 const kubeconfigUsage = `Usage: plinth kubeconfig --user NAME [flags]
 

@@ -134,3 +134,11 @@ test('--leader-elect and its timings, with kube-controller-manager\'s names, def
   assert.throws(() => parseServeFlags(['--leader-elect-retry-period=9s']), /the renew deadline must be greater than the retry period/);
   for (const flag of ['--leader-elect', '--leader-elect-lease-duration', '--leader-elect-renew-deadline', '--leader-elect-retry-period']) assert.match(serveUsage, new RegExp(flag));
 });
+
+test('--release-idle-memory is on unless set to false, bare meaning true', () => {
+  assert.equal(parseServeFlags([]).releaseIdleMemory, true);
+  assert.equal(parseServeFlags(['--release-idle-memory']).releaseIdleMemory, true);
+  assert.equal(parseServeFlags(['--release-idle-memory=false']).releaseIdleMemory, false);
+  assert.throws(() => parseServeFlags(['--release-idle-memory=off']), /invalid argument "off" for "--release-idle-memory" flag: must be true or false/);
+  assert.match(serveUsage, /--release-idle-memory/);
+});
