@@ -1,6 +1,6 @@
 // Request bodies: JSON, YAML, Protobuf and (with its gate) CBOR decoded by Content-Type, with duplicate fields found.
 import YAML, { isCollection, isMap, isSeq } from 'yaml';
-import { badRequest, firstTooDeep, isStatusError, tooDeepMessage, unsupportedMediaType, type StatusError } from '../api/index.ts';
+import { badRequest, firstTooDeep, isStatusError, maxNestingDepth, tooDeepMessage, unsupportedMediaType, type StatusError } from '../api/index.ts';
 import { goJsonKind } from '../api/json.ts';
 import { decodeCbor } from './cbor.ts';
 import { duplicateJsonFields, duplicateYamlFields } from './duplicate-fields.ts';
@@ -56,7 +56,6 @@ export function decodeBody(contentType: string | undefined, body: Uint8Array, op
   if (essence === 'application/json') {
     const text = utf8(body);
     const value = parseJson(text);
-    refuseDeepNesting(value);
     return { value, duplicateFields: findDuplicates ? duplicateJsonFields(text) : [] };
   }
   if (essence === 'application/yaml') {
@@ -66,7 +65,7 @@ export function decodeBody(contentType: string | undefined, body: Uint8Array, op
     if (text.trimStart().startsWith('{')) {
       try {
         const value: unknown = JSON.parse(text);
-        refuseDeepNesting(value);
+        if (mayNestTooDeep(text)) refuseDeepNesting(value);
         return { value, duplicateFields: findDuplicates ? duplicateJsonFields(text) : [] };
       } catch {
         // Not JSON after all (YAML flow style, comments...): the YAML parser decides.
@@ -149,8 +148,16 @@ export function parseJson(text: string): unknown {
   } catch (err) {
     throw badRequest(`the body of the request could not be decoded as JSON: ${(err as Error).message}`);
   }
-  refuseDeepNesting(value);
+  if (mayNestTooDeep(text)) refuseDeepNesting(value);
   return value;
+}
+
+/**
+ * Whether JSON text is long enough to nest deeper than `maxNestingDepth`: each level takes
+ * two brackets, so shorter text (a ConfigMap, most bodies) needs no walk of its value.
+ */
+function mayNestTooDeep(text: string): boolean {
+  return text.length >= 2 * (maxNestingDepth + 1);
 }
 
 /**

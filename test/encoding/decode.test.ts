@@ -63,6 +63,16 @@ test('a body nested one level deeper is 400 with the Go decoder message', () => 
   assert.equal(refusal(yamlType, `${'['.repeat(50_000)}${']'.repeat(50_000)}`).code, 400);
 });
 
+test('the shortest text that nests one level too deep is refused; anything shorter decodes without a walk', () => {
+  // Two brackets per level: 2 × (maxNestingDepth + 1) characters, the length below which the value is not walked.
+  const shortest = `${'['.repeat(maxNestingDepth + 1)}${']'.repeat(maxNestingDepth + 1)}`;
+  for (const contentType of [json, yamlType]) {
+    assert.match(refusal(contentType, shortest).message, /invalid character '\[' exceeded max depth$/, contentType);
+    const deepest = `${'['.repeat(maxNestingDepth)}${']'.repeat(maxNestingDepth)}`;
+    assert.ok(Array.isArray(decodeBody(contentType, Buffer.from(deepest)).value), contentType);
+  }
+});
+
 test('YAML aliases that do not resolve, refer to their own anchor, or expand too much are 400', () => {
   const cases: [string, string][] = [
     ['an unresolved alias', 'metadata: *x\n'],
