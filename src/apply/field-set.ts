@@ -42,6 +42,12 @@ export class FieldSet {
   #source: Raw | undefined;
   /** Memoized encodings (0: without ".", 1: with it); see encodeFieldsV1. */
   #encoded: [object | undefined, object | undefined] | undefined;
+  /**
+   * Known to hold a member somewhere below. The operations ask each operand and result
+   * whether it is empty at every level they descend, which walked down to a member each
+   * time; a set only grows while built, so once found it stays true.
+   */
+  #nonEmpty = false;
 
   constructor(members?: Set<PathElement>, children?: Map<PathElement, FieldSet>) {
     this.#members = members !== undefined && members.size > 0 ? members : undefined;
@@ -165,10 +171,19 @@ export class FieldSet {
   }
 
   isEmpty(): boolean {
+    if (this.#nonEmpty) return false;
     this.#open();
-    if (this.#members !== undefined && this.#members.size > 0) return false;
+    if (this.#members !== undefined && this.#members.size > 0) {
+      this.#nonEmpty = true;
+      return false;
+    }
     if (this.#children === undefined) return true;
-    for (const child of this.#children.values()) if (!child.isEmpty()) return false;
+    for (const child of this.#children.values()) {
+      if (!child.isEmpty()) {
+        this.#nonEmpty = true;
+        return false;
+      }
+    }
     return true;
   }
 
