@@ -92,7 +92,8 @@ export interface IdleCollection {
 
 /** Samples this process every interval and collects when the policy says so. */
 export function startIdleMemoryRelease(options: IdleMemoryOptions = defaultIdleMemoryOptions, onCollection?: (collection: IdleCollection) => void): IdleMemoryRelease {
-  const collect = fullCollection();
+  // Taken at the first collection: a server that never has a burst never makes the context.
+  let collect: (() => void) | undefined;
   const heapBytes = () => {
     const usage = process.memoryUsage();
     return usage.heapTotal + usage.external;
@@ -107,6 +108,7 @@ export function startIdleMemoryRelease(options: IdleMemoryOptions = defaultIdleM
     const beforeBytes = heapBytes();
     const start = performance.now();
     if (!policy.sample({ utilization, heapBytes: beforeBytes, now: start })) return;
+    collect ??= fullCollection();
     collect();
     collections++;
     const afterBytes = heapBytes();

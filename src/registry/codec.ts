@@ -136,6 +136,8 @@ const closingBrace = 0x7d;
  * `"metadata":{` is the object's own. Undefined when the bytes are not of that form.
  */
 export function storedJsonWithResourceVersion(kv: KeyValue): Uint8Array | undefined {
+  const made = madeWithResourceVersion.get(kv.value);
+  if (made !== undefined && made.revision === kv.modRevision) return made.json;
   const stored = Buffer.from(kv.value.buffer, kv.value.byteOffset, kv.value.byteLength);
   const at = stored.indexOf(metadataOpen);
   if (at < 0 || at > 256) return undefined;
@@ -146,5 +148,13 @@ export function storedJsonWithResourceVersion(kv: KeyValue): Uint8Array | undefi
   json.set(stored.subarray(0, insertAt), 0);
   json.set(field, insertAt);
   json.set(stored.subarray(insertAt), insertAt + field.length);
+  madeWithResourceVersion.set(kv.value, { revision: kv.modRevision, json });
   return json;
 }
+
+/**
+ * The JSON last made for a stored value and the revision it shows. A write's answer and
+ * the watch cache's state are made from the same stored bytes: they share one copy (the
+ * callers only read it).
+ */
+const madeWithResourceVersion = new WeakMap<Uint8Array, { revision: number; json: Uint8Array }>();

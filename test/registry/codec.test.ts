@@ -17,3 +17,15 @@ for (const [name, obj] of cases) {
     assert.deepEqual(JSON.parse(Buffer.from(json).toString()), decodeFromStorage(kv));
   });
 }
+
+test('the JSON made from stored bytes is made once per revision: a write\'s answer and the cache share it', () => {
+  const value = encodeForStorage({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a' }, data: { k: 'v' } } as any);
+  const written = { key: '/registry/x', value, createRevision: 7, modRevision: 7 };
+  const first = storedJsonWithResourceVersion(written);
+  assert.equal(storedJsonWithResourceVersion({ ...written }), first);
+  // The same bytes at another revision (a delete's event keeps the last value) show that revision.
+  const deleted = storedJsonWithResourceVersion({ ...written, modRevision: 9 });
+  assert.notEqual(deleted, first);
+  assert.equal(JSON.parse(Buffer.from(deleted!).toString()).metadata.resourceVersion, '9');
+  assert.equal(JSON.parse(Buffer.from(first!).toString()).metadata.resourceVersion, '7');
+});
