@@ -90,8 +90,17 @@ export interface IdleCollection {
   pauseMs: number;
 }
 
+export interface IdleMemoryHooks {
+  /** After each collection. */
+  onCollection?(collection: IdleCollection): void;
+  /** The collection could not be had or failed: the release stops, the server goes on. */
+  onFailure?(err: Error): void;
+  /** Makes the collector (tests give their own); V8's full collection by default. */
+  collector?(): () => void;
+}
+
 /** Samples this process every interval and collects when the policy says so. */
-export function startIdleMemoryRelease(options: IdleMemoryOptions = defaultIdleMemoryOptions, onCollection?: (collection: IdleCollection) => void): IdleMemoryRelease {
+export function startIdleMemoryRelease(options: IdleMemoryOptions = defaultIdleMemoryOptions, hooks: IdleMemoryHooks = {}): IdleMemoryRelease {
   // Taken at the first collection: a server that never has a burst never makes the context.
   let collect: (() => void) | undefined;
   const heapBytes = () => {
@@ -108,13 +117,20 @@ export function startIdleMemoryRelease(options: IdleMemoryOptions = defaultIdleM
     const beforeBytes = heapBytes();
     const start = performance.now();
     if (!policy.sample({ utilization, heapBytes: beforeBytes, now: start })) return;
-    collect ??= fullCollection();
-    collect();
+    try {
+      collect ??= (hooks.collector ?? fullCollection)();
+      collect();
+    } catch (err) {
+      // A Node that refuses the flag or the call: give up on it rather than fail the process.
+      clearInterval(timer);
+      hooks.onFailure?.(err as Error);
+      return;
+    }
     collections++;
     const afterBytes = heapBytes();
     const end = performance.now();
     policy.collected(afterBytes, end);
-    onCollection?.({ beforeBytes, afterBytes, pauseMs: end - start });
+    hooks.onCollection?.({ beforeBytes, afterBytes, pauseMs: end - start });
     // The collection's own pause is not the next sample's work.
     previous = performance.eventLoopUtilization();
   }, options.intervalMs);

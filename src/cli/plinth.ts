@@ -38,7 +38,10 @@ async function main(argv: string[]): Promise<number> {
   logger.info(`plinth serving on ${running.url} (ready ${Math.round(performance.now())} ms after process start); kubeconfig: ${running.kubeconfigPath}`);
   // The process is the server's: it may collect its garbage when it likes.
   const idleMemory = config.releaseIdleMemory
-    ? startIdleMemoryRelease(undefined, ({ beforeBytes, afterBytes, pauseMs }) => logger.info(`quiet: heap ${mebibytes(beforeBytes)} → ${mebibytes(afterBytes)} MiB after a full collection (${Math.round(pauseMs)} ms)`, 2))
+    ? startIdleMemoryRelease(undefined, {
+      onCollection: ({ beforeBytes, afterBytes, pauseMs }) => logger.info(`quiet: heap ${mebibytes(beforeBytes)} → ${mebibytes(afterBytes)} MiB after a full collection (${Math.round(pauseMs)} ms)`, 2),
+      onFailure: (err) => logger.error(`releasing idle memory stopped: ${err.message}`),
+    })
     : undefined;
 
   await new Promise<void>((resolve) => {

@@ -41,7 +41,7 @@ for (const { name, samples, expected } of cases) {
 
 test('quiet after a burst, the process collects and its heap shrinks', async () => {
   const seen: IdleCollection[] = [];
-  const release = startIdleMemoryRelease({ intervalMs: 20, quietUtilization: 0.5, quietSamples: 2, growthBytes: 32 * MiB, minGapMs: 0 }, (collection) => seen.push(collection));
+  const release = startIdleMemoryRelease({ intervalMs: 20, quietUtilization: 0.5, quietSamples: 2, growthBytes: 32 * MiB, minGapMs: 0 }, { onCollection: (collection) => seen.push(collection) });
   try {
     // A burst: ~150 MiB of objects that live long enough to reach the old generation, then die.
     let burst: object[] | undefined = [];
@@ -55,6 +55,27 @@ test('quiet after a burst, the process collects and its heap shrinks', async () 
     assert.equal(seen.length, 1);
     assert.ok(seen[0]!.afterBytes < seen[0]!.beforeBytes, 'the collection reports the heap it left');
     assert.equal((globalThis as { gc?: unknown }).gc, undefined, 'gc() stays hidden');
+  } finally {
+    release.stop();
+  }
+});
+
+test('a collector that cannot be had stops the release and is reported, without an exception', async () => {
+  const failures: Error[] = [];
+  let made = 0;
+  const release = startIdleMemoryRelease({ intervalMs: 10, quietUtilization: 1.01, quietSamples: 1, growthBytes: -Infinity, minGapMs: 0 }, {
+    collector: () => {
+      made++;
+      throw new Error('flags are frozen');
+    },
+    onFailure: (err) => failures.push(err),
+  });
+  try {
+    for (let i = 0; i < 200 && failures.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(failures.map((err) => err.message), ['flags are frozen']);
+    assert.equal(made, 1, 'no second attempt after the release stopped');
+    assert.equal(release.collections, 0);
   } finally {
     release.stop();
   }
