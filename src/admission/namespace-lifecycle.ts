@@ -1,6 +1,6 @@
 // NamespaceLifecycle admission: no new objects in a missing or terminating namespace.
 import { notFound, StatusError, type KubeObject } from '../api/index.ts';
-import type { AdmissionPlugin } from './chain.ts';
+import { unless, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
 
 /**
  * Upstream's NamespaceLifecycle plugin: no new content in a namespace that does not
@@ -11,23 +11,35 @@ import type { AdmissionPlugin } from './chain.ts';
  * namespace is refused for the namespace). Access reviews are not refused: their
  * answer would tell whether the namespace exists.
  */
-export function namespaceLifecycle(getNamespace: (name: string) => Promise<KubeObject | undefined>): AdmissionPlugin {
+export function namespaceLifecycle(
+  getNamespace: (name: string) => Promise<KubeObject | undefined>,
+  /** The namespace at once, as consistently as getNamespace, when that can be had (null: none); undefined otherwise. */
+  namespaceNow?: (name: string) => KubeObject | null | undefined,
+): AdmissionPlugin {
+  const notConcerned = (attrs: AdmissionAttributes) => attrs.operation !== 'CREATE' || !attrs.namespaced || attrs.namespace === ''
+    || (attrs.group === 'authorization.k8s.io' && attrs.resource === 'localsubjectaccessreviews')
+    // Creating a namespace-scoped object inside "namespaces" only happens for subresources.
+    || attrs.resource === 'namespaces';
   return {
     name: 'NamespaceLifecycle',
-    async admit(attrs) {
-      if (attrs.operation !== 'CREATE' || !attrs.namespaced || attrs.namespace === '') return;
-      if (attrs.group === 'authorization.k8s.io' && attrs.resource === 'localsubjectaccessreviews') return;
-      // Creating a namespace-scoped object inside "namespaces" only happens for subresources.
-      if (attrs.resource === 'namespaces') return;
+    // Most creates land in a namespace known at once to be active: no promise for them.
+    admit: unless((attrs) => notConcerned(attrs) || isActive(namespaceNow?.(attrs.namespace)), async (attrs) => {
       const namespace = await getNamespace(attrs.namespace);
       if (namespace === undefined) throw notFound({ group: '', resource: 'namespaces' }, attrs.namespace);
-      const phase = (namespace.status as { phase?: string } | undefined)?.phase;
-      if (namespace.metadata.deletionTimestamp !== undefined || phase === 'Terminating') {
+      if (isTerminating(namespace)) {
         throw new StatusError(403, 'Forbidden', `${attrs.resource} "${attrs.name}" is forbidden: unable to create new content in namespace ${attrs.namespace} because it is being terminated`, {
           ...(attrs.name === '' ? {} : { name: attrs.name }), ...(attrs.group === '' ? {} : { group: attrs.group }), kind: attrs.resource,
           causes: [{ reason: 'NamespaceTerminating', message: `namespace ${attrs.namespace} is being terminated`, field: 'metadata.namespace' }],
         });
       }
-    },
+    }),
   };
+}
+
+function isTerminating(namespace: KubeObject): boolean {
+  return namespace.metadata.deletionTimestamp !== undefined || (namespace.status as { phase?: string } | undefined)?.phase === 'Terminating';
+}
+
+function isActive(namespace: KubeObject | null | undefined): boolean {
+  return namespace !== undefined && namespace !== null && !isTerminating(namespace);
 }

@@ -3,7 +3,7 @@
 
 import { forbidden, isStatusError, type KubeObject } from '../api/index.ts';
 import { clone } from '../api/json.ts';
-import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
+import { unless, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
 import { resourceList, type ResourceList } from './pod-resources.ts';
 import {
   addLists, computeQuotaStatus, evaluatorFor, exceeding, maskList, negativeNames, prettyPrint, quotaMatches, scopesOf, specOf, statusOf,
@@ -13,6 +13,11 @@ import {
 export interface QuotaAccess {
   /** The ResourceQuotas of a namespace, as stored now. */
   list(namespace: string): Promise<KubeObject[]>;
+  /**
+   * True when it is known at once, as consistently as `list`, that the namespace has no
+   * ResourceQuota (most namespaces): the write is then not the plugin's concern.
+   */
+  noneNow?(namespace: string): boolean;
   /** Writes a quota's status; throws a 409 StatusError when the quota changed since it was read. */
   updateStatus(quota: KubeObject): Promise<void>;
   /** A namespace's objects of a resource, for counting a quota's usage afresh. */
@@ -91,8 +96,7 @@ function handled(attrs: AdmissionAttributes): boolean {
 export function resourceQuotaAdmission(access: QuotaAccess, now: () => number = Date.now): AdmissionPlugin {
   return {
     name: 'ResourceQuota',
-    async validate(attrs) {
-      if (!handled(attrs)) return;
+    validate: unless((attrs) => !handled(attrs) || access.noneNow?.(attrs.namespace) === true, async (attrs) => {
       const evaluator = evaluatorFor({ group: attrs.group, resource: attrs.resource });
       const obj = attrs.object!;
       // Quotas already charged are not checked again when a later one's write conflicted (upstream retries only those).
@@ -129,6 +133,6 @@ export function resourceQuotaAdmission(access: QuotaAccess, now: () => number = 
           if (!(isStatusError(err) && err.code === 409) || attempt >= maxAttempts) throw err;
         }
       }
-    },
+    }),
   };
 }

@@ -162,7 +162,7 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
   });
   return {
     plugins: [
-      namespaceLifecycle(namespace),
+      namespaceLifecycle(namespace, (name) => namespaces().getNow('', name)),
       limitRanger({ list: async (namespace) => (await storeOf(registry, '', 'limitranges').list(namespace)).items.map((item) => item.object) }),
       serviceAccountAdmission({ get: (namespace, name) => storeOf(registry, '', 'serviceaccounts').find(namespace, name) }),
       priorityAdmission({
@@ -182,6 +182,7 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
       webhooks.validating,
       resourceQuotaAdmission({
         list: async (namespace) => (await quotas().list(namespace)).items.map((item) => clone(item.object)),
+        noneNow: (namespace) => quotas().listNow(namespace)?.length === 0,
         async updateStatus(quota) {
           const { metadata } = quota;
           await quotas().guaranteedUpdate(metadata.namespace!, metadata.name!, metadata.resourceVersion, {}, () => quota, { subresource: 'status' });

@@ -107,6 +107,36 @@ export class ReadPath {
   }
 
   /**
+   * A consistent list answered at once, without a promise: the objects under `namespace`
+   * (shared and frozen) when the cache is loaded and has already caught up with the
+   * backend (isFreshNow), else undefined and the caller makes the read that waits. For
+   * checks made on every write (admission) that would otherwise await a read that is
+   * almost always ready.
+   */
+  listNow(namespace: string): KubeObject[] | undefined {
+    const cache = this.freshCacheNow();
+    const page = cache?.list({ prefix: collectionPrefix(this.type, namespace) });
+    if (page === undefined || page.corrupt !== undefined) return undefined;
+    return page.items.map((item) => item.object);
+  }
+
+  /** As listNow, for one object: it (shared and frozen), null when there is none, undefined when only a waiting read can tell. */
+  getNow(namespace: string, name: string): KubeObject | null | undefined {
+    const cache = this.freshCacheNow();
+    if (cache === undefined) return undefined;
+    const key = objectKey(this.type, namespace, name);
+    const cached = cache.get(key);
+    if (cached !== undefined) return cached.object;
+    return cache.corruptError(key) === undefined ? null : undefined;
+  }
+
+  private freshCacheNow(): WatchCache | undefined {
+    const cache = this.cache;
+    if (cache === undefined || !cache.ready || this.backend.consistentReadsFromStorage === true || !cache.isFreshNow()) return undefined;
+    return cache;
+  }
+
+  /**
    * The cache's decoded object for `key` when the cache holds it at exactly `revision`
    * (shared and frozen: read it, never change it), so a write that just read the key's
    * bytes need not decode them again; undefined otherwise.

@@ -153,6 +153,16 @@ export class Store {
     return interpretUnreachable(this.groupResource, 'get', () => this.reads.getItem(namespace, name, consistency));
   }
 
+  /** A consistent list answered at once from a caught-up cache (shared, frozen objects), or undefined: see ReadPath.listNow. */
+  listNow(namespace: string): KubeObject[] | undefined {
+    return this.reads.listNow(namespace);
+  }
+
+  /** One object at once from a caught-up cache, null when absent, or undefined: see ReadPath.getNow. */
+  getNow(namespace: string, name: string): KubeObject | null | undefined {
+    return this.reads.getNow(namespace, name);
+  }
+
   /** The stored object (a consistent read from storage), or undefined. */
   find(namespace: string, name: string): Promise<KubeObject | undefined> {
     return interpretUnreachable(this.groupResource, 'get', () => this.findStored(namespace, name));

@@ -6,7 +6,9 @@ import { AdmissionChain, type AdmissionAttributes, type AdmissionPlugin } from '
 import { defaultStorageClassAdmission } from '../../src/admission/default-storage-class.ts';
 import { limitRanger } from '../../src/admission/limit-ranger.ts';
 import { mutatingAdmissionPolicy } from '../../src/admission/mutating-admission-policy.ts';
+import { namespaceLifecycle } from '../../src/admission/namespace-lifecycle.ts';
 import { priorityAdmission } from '../../src/admission/priority.ts';
+import { resourceQuotaAdmission } from '../../src/admission/resource-quota.ts';
 import { serviceAccountAdmission } from '../../src/admission/service-account.ts';
 import { validatingAdmissionPolicy } from '../../src/admission/validating-admission-policy.ts';
 import { WebhookAdmission } from '../../src/admission/webhook.ts';
@@ -83,4 +85,42 @@ test('the chain runs plugins in order, awaiting only those that answer with a pr
   ]);
   await chain.admit(attrs());
   assert.deepEqual(order, ['at-once', 'later', 'after']);
+});
+
+test('NamespaceLifecycle passes a create at once when the namespace is known at once to be active; otherwise it looks it up', async () => {
+  const active: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' }, status: { phase: 'Active' } };
+  const terminating: KubeObject = { ...active, status: { phase: 'Terminating' } };
+  const cases: { name: string; now: KubeObject | null | undefined; stored: KubeObject | undefined; expected: 'at once' | 'admitted' | number }[] = [
+    { name: 'active, known at once', now: active, stored: active, expected: 'at once' },
+    { name: 'not known at once', now: undefined, stored: active, expected: 'admitted' },
+    { name: 'absent at once', now: null, stored: undefined, expected: 404 },
+    { name: 'terminating at once', now: terminating, stored: terminating, expected: 403 },
+  ];
+  for (const { name, now, stored, expected } of cases) {
+    let lookups = 0;
+    const plugin = namespaceLifecycle(async () => (lookups++, stored), () => now);
+    const answer = plugin.admit!(attrs());
+    if (expected === 'at once') {
+      assert.equal(answer, undefined, name);
+      assert.equal(lookups, 0, name);
+      continue;
+    }
+    assert.ok(answer instanceof Promise, name);
+    if (expected === 'admitted') await answer;
+    else await assert.rejects(answer, (err: { code?: number }) => err.code === expected, name);
+    assert.equal(lookups, 1, name);
+  }
+});
+
+test('ResourceQuota passes a create at once when the namespace is known at once to have no quota', async () => {
+  let listed = 0;
+  const access = (noneNow: boolean) => ({
+    list: async () => (listed++, []), updateStatus: async () => {}, objects: async () => [], noneNow: () => noneNow,
+  });
+  assert.equal(resourceQuotaAdmission(access(true)).validate!(attrs()), undefined);
+  assert.equal(listed, 0);
+  const answer = resourceQuotaAdmission(access(false)).validate!(attrs());
+  assert.ok(answer instanceof Promise);
+  await answer;
+  assert.equal(listed, 1);
 });
