@@ -136,7 +136,7 @@ const closingBrace = 0x7d;
  * `"metadata":{` is the object's own. Undefined when the bytes are not of that form.
  */
 export function storedJsonWithResourceVersion(kv: KeyValue): Uint8Array | undefined {
-  const made = madeWithResourceVersion.get(kv.value);
+  const made = recentlyMade.get(kv.value);
   if (made !== undefined && made.revision === kv.modRevision) return made.json;
   const stored = Buffer.from(kv.value.buffer, kv.value.byteOffset, kv.value.byteLength);
   const at = stored.indexOf(metadataOpen);
@@ -148,13 +148,16 @@ export function storedJsonWithResourceVersion(kv: KeyValue): Uint8Array | undefi
   json.set(stored.subarray(0, insertAt), 0);
   json.set(field, insertAt);
   json.set(stored.subarray(insertAt), insertAt + field.length);
-  madeWithResourceVersion.set(kv.value, { revision: kv.modRevision, json });
+  recentlyMade.set(kv.value, { revision: kv.modRevision, json });
+  if (recentlyMade.size > recentlyMadeLimit) recentlyMade.delete(recentlyMade.keys().next().value!);
   return json;
 }
 
 /**
- * The JSON last made for a stored value and the revision it shows. A write's answer and
- * the watch cache's state are made from the same stored bytes: they share one copy (the
- * callers only read it).
+ * The JSON last made for the most recent stored values, with the revision it shows. A
+ * write's answer and the watch cache's event are made from the same stored bytes within a
+ * turn or two: they share one copy (the callers only read it). Bounded, not a WeakMap: the
+ * stored bytes can outlive the write by minutes, and their JSON should not live with them.
  */
-const madeWithResourceVersion = new WeakMap<Uint8Array, { revision: number; json: Uint8Array }>();
+const recentlyMade = new Map<Uint8Array, { revision: number; json: Uint8Array }>();
+const recentlyMadeLimit = 256;
