@@ -11,7 +11,7 @@
 // This watches the event loop's utilization; once it has been low for a few seconds and the
 // heap has grown since the last time, it runs one full, compacting collection that also
 // shrinks the young generation and hands empty pages back (V8's "last resort" collection).
-// That pauses the loop (50–200 ms for a 40 MiB live heap on a slow machine), which is why it
+// That pauses the loop (~50–250 ms for a 40 MiB live heap on a slow machine), which is why it
 // waits for quiet, runs once per burst and at most every 30 s.
 import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
@@ -151,8 +151,11 @@ function fullCollection(): () => void {
   let gc = exposed;
   if (gc === undefined) {
     v8.setFlagsFromString('--expose-gc');
-    gc = runInNewContext('gc') as (options?: object) => void;
-    v8.setFlagsFromString('--no-expose-gc');
+    try {
+      gc = runInNewContext('gc') as (options?: object) => void;
+    } finally {
+      v8.setFlagsFromString('--no-expose-gc');
+    }
   }
   const collector = gc;
   return () => collector({ type: 'major', flavor: 'last-resort' });
