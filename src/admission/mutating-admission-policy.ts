@@ -8,10 +8,7 @@
 
 import { StatusError, type KubeObject } from '../api/index.ts';
 import { deepEqual, isObject } from '../api/json.ts';
-import { compile } from '../cel/environment.ts';
-import { evaluateMatchConditions } from '../cel/match-conditions.ts';
-import { celToJson } from '../cel/objects.ts';
-import { celValue } from '../cel/validation-rules.ts';
+import { loadCel } from '../cel/lazy.ts';
 import { applyJsonPatch } from '../patch/index.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
 import {
@@ -29,6 +26,7 @@ class MutationFailure extends Error {}
 export function mutatingAdmissionPolicy(sources: MutatingPolicySources): AdmissionPlugin {
   /** Applies one policy's mutations under one binding to attrs.object. */
   async function mutate(policy: KubeObject, binding: KubeObject, attrs: AdmissionAttributes): Promise<void> {
+    const { compile, evaluateMatchConditions, celToJson, celValue } = await loadCel();
     const spec = specOf(policy);
     const params = await paramsFor(policy, binding, attrs, sources);
     if ('error' in params) throw new MutationFailure(params.error);

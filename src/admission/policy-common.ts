@@ -6,8 +6,7 @@ import type { KubeObject } from '../api/index.ts';
 import { isObject } from '../api/json.ts';
 import { isEverything, matchLabels, type LabelSelector } from '../api/labels.ts';
 import { currentRequest, type RequestUser } from '../api/request-context.ts';
-import { compile } from '../cel/environment.ts';
-import { celValue } from '../cel/validation-rules.ts';
+import { cel, loadCel } from '../cel/lazy.ts';
 import type { AdmissionAttributes } from './chain.ts';
 import { admissionReview } from './webhook-review.ts';
 import { ruleMatches, rulesOf, selectorOf, type WebhookRule } from './webhook-rules.ts';
@@ -123,6 +122,8 @@ export async function paramsFor(policy: KubeObject, binding: KubeObject, attrs: 
 
 /** object, oldObject, request and namespaceObject, in CEL form. */
 export async function requestVariables(attrs: AdmissionAttributes, sources: PolicySources): Promise<Record<string, unknown>> {
+  // Every policy's evaluation starts here: CEL is loaded from here on (composeVariables and the plugins call cel()).
+  const { celValue } = await loadCel();
   const request = (admissionReview('v1', '', attrs, currentRequest()?.user ?? apiserverUser) as { request: unknown }).request;
   const namespaceObject = attrs.namespace === '' ? undefined : await sources.namespace(attrs.namespace);
   return {
@@ -144,7 +145,7 @@ export function composeVariables(spec: Raw, variables: Record<string, unknown>):
   variables.variables = composed;
   for (const v of objects(spec.variables)) {
     const name = text(v.name);
-    const compiled = compile(text(v.expression), policyVariableTypes);
+    const compiled = cel().compile(text(v.expression), policyVariableTypes);
     if (compiled.program === undefined) {
       broken.set(name, `compilation failed: ${compiled.error}`);
       continue;

@@ -9,9 +9,8 @@
 
 import { StatusError, type KubeObject } from '../api/index.ts';
 import { addAuditAnnotation, addWarning } from '../api/request-context.ts';
-import { compile } from '../cel/environment.ts';
-import { evaluateMatchConditions, type MatchCondition } from '../cel/match-conditions.ts';
-import { celValue } from '../cel/validation-rules.ts';
+import { cel, loadCel } from '../cel/lazy.ts';
+import type { MatchCondition } from '../cel/match-conditions.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
 import {
   bindingApplies, boundPolicies, brokenVariableUsed, composeVariables, firstLine, objects, paramsFor, policyVariableTypes, requestVariables, specOf, text, type BoundPolicy, type PolicySources, type Raw,
@@ -36,6 +35,7 @@ function codeFor(reason: string): number {
 export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlugin {
   /** The decisions of one policy under one binding. */
   async function decide(policy: KubeObject, binding: KubeObject, attrs: AdmissionAttributes): Promise<Decision[]> {
+    const { compile, evaluateMatchConditions, celValue } = await loadCel();
     const spec = specOf(policy);
     const failClosed = text(spec.failurePolicy) !== 'Ignore';
     const failure = (message: string): Decision[] => (failClosed ? [{ action: 'deny', message, reason: 'Invalid' }] : []);
@@ -141,7 +141,7 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
 function messageOf(validation: Raw, variables: Record<string, unknown>): string {
   if (text(validation.message) !== '') return text(validation.message);
   if (text(validation.messageExpression) !== '') {
-    const compiled = compile(text(validation.messageExpression), policyVariableTypes);
+    const compiled = cel().compile(text(validation.messageExpression), policyVariableTypes);
     try {
       const message = compiled.program?.(variables);
       if (typeof message === 'string' && message.trim() !== '' && !message.includes('\n')) return message.trim();

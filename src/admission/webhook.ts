@@ -6,8 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { badRequest, forbidden, internalError, type KubeObject } from '../api/index.ts';
 import { addWarning, currentRequest, type RequestUser } from '../api/request-context.ts';
 import { deepEqual, isObject } from '../api/json.ts';
-import { evaluateMatchConditions } from '../cel/match-conditions.ts';
-import { celValue } from '../cel/validation-rules.ts';
+import { loadCel } from '../cel/lazy.ts';
 import { applyJsonPatch } from '../patch/index.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
 import { AgentPool, callURL, postJSON, WebhookCallError } from './webhook-client.ts';
@@ -125,6 +124,7 @@ export class WebhookAdmission {
   private async shouldSend(hook: Webhook, attrs: AdmissionAttributes, match: MatchContext): Promise<boolean> {
     if (!(await shouldCall(hook, attrs, match))) return false;
     if (hook.matchConditions.length === 0) return true;
+    const { evaluateMatchConditions, celValue } = await loadCel();
     const request = (admissionReview('v1', '', attrs, currentRequest()?.user ?? apiserverUser) as { request: unknown }).request;
     const outcome = evaluateMatchConditions(hook.matchConditions, {
       object: attrs.object === undefined ? null : celValue(attrs.object, undefined),

@@ -14,6 +14,7 @@ import { compile, escapePropertyName, type Compiled } from './environment.ts';
 import { rewriteListSemantics } from './list-types.ts';
 import { undefinedFieldErrors } from './type-check.ts';
 import { isObject } from '../api/json.ts';
+import { rulesOf as rulesIn } from './rules-present.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -29,8 +30,7 @@ interface Rule {
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 function rulesOf(schema: Raw): Rule[] {
-  const rules = schema['x-kubernetes-validations'];
-  return Array.isArray(rules) ? rules.filter(isObject) : [];
+  return rulesIn(schema) as Rule[];
 }
 
 /** Whether a rule refers to oldSelf (a transition rule). */
@@ -134,13 +134,6 @@ function undefinedFields(rule: Rule, schema: Raw, resourceRoot: boolean): string
   return undefinedFieldErrors(text(rule.rule), variablesFor(rule), roots, (s) => s);
 }
 
-/** Whether any node of the schema has rules. */
-export function hasValidationRules(schema: unknown): boolean {
-  if (!isObject(schema)) return false;
-  if (rulesOf(schema).length > 0) return true;
-  if (isObject(schema.properties) && Object.values(schema.properties).some(hasValidationRules)) return true;
-  return hasValidationRules(schema.items) || hasValidationRules(schema.additionalProperties);
-}
 
 /**
  * A JSON value as CEL sees it under its schema: integers as int (BigInt), other numbers

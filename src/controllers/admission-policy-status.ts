@@ -3,7 +3,7 @@
 // are checked against the schemas of the kinds its matchConstraints name, and the
 // result written to status.typeChecking.expressionWarnings with status.observedGeneration.
 import { isStatusError, type KubeObject } from '../api/index.ts';
-import { undefinedFieldErrors } from '../cel/type-check.ts';
+import { cel, loadCel } from '../cel/lazy.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { Store } from '../registry/store.ts';
 import { Controller, Informer } from './runtime/index.ts';
@@ -40,7 +40,7 @@ function matchedStores(policy: KubeObject, registry: ResourceRegistry): Store[] 
   return [...stores.values()];
 }
 
-/** The warnings for a policy: each expression checked against each matched kind. */
+/** The warnings for a policy: each expression checked against each matched kind (after loadCel()). */
 export function policyWarnings(policy: KubeObject, registry: ResourceRegistry): ExpressionWarning[] {
   const spec = isObject((policy as Raw).spec) ? (policy as Raw).spec as Raw : {};
   const expressions: Array<[string, string]> = [];
@@ -54,7 +54,7 @@ export function policyWarnings(policy: KubeObject, registry: ResourceRegistry): 
   const kinds = matchedStores(policy, registry).map((store) => ({ store, gvk: `${store.type.group}/${store.type.version}, Kind=${store.type.kind}`, ...store.typeSchema() }));
   const warnings: ExpressionWarning[] = [];
   for (const [fieldRef, expression] of expressions) {
-    const lines = kinds.flatMap(({ gvk, schema, resolve }) => undefinedFieldErrors(expression, variables, { object: schema, oldObject: schema }, resolve).map((error) => `${gvk}: ${error}`));
+    const lines = kinds.flatMap(({ gvk, schema, resolve }) => cel().undefinedFieldErrors(expression, variables, { object: schema, oldObject: schema }, resolve).map((error) => `${gvk}: ${error}`));
     if (lines.length > 0) warnings.push({ fieldRef, warning: lines.join('\n') });
   }
   return warnings;
@@ -91,6 +91,7 @@ export class AdmissionPolicyStatusController {
     if (policy === undefined) return;
     const status = isObject((policy as Raw).status) ? (policy as Raw).status as Raw : {};
     if (status.observedGeneration === policy.metadata.generation && isObject(status.typeChecking)) return;
+    await loadCel();
     const warnings = policyWarnings(policy, this.#registry);
     await this.#policies.guaranteedUpdate('', name, undefined, {}, (current) => {
       if (current === undefined || current.metadata.uid !== policy.metadata.uid) throw new Gone();

@@ -229,6 +229,12 @@ export interface ResourceType {
    * discovery and routing read (names, verbs, subresources, schema) is there from the start.
    */
   load?(): Promise<void>;
+  /**
+   * Its strategy compiles or evaluates CEL expressions (webhook match conditions, policy
+   * expressions, CRD and custom resource validation rules). CEL loads on first use
+   * (cel/lazy.ts): the Store loads it before such a type's writes. Reads do not wait for it.
+   */
+  strategyUsesCel?: boolean;
   /** Conditions of an object's Table row (upstream marks finished pods Completed). */
   tableRowConditions?(obj: KubeObject): TableRowCondition[] | undefined;
 }

@@ -23,6 +23,7 @@ import {
 import { FieldManager } from './field-manager.ts';
 import { strictDecodingErrors, strictDecodingMessage, type FieldValidation } from './field-validation.ts';
 import { rfc3339Seconds } from '../api/time.ts';
+import { celLoaded, loadCel } from '../cel/lazy.ts';
 
 export interface WriteOptions {
   dryRun?: boolean;
@@ -206,8 +207,20 @@ export class Store {
     return interpretUnreachable(this.groupResource, 'create', () => this.createObject(namespace, input, opts));
   }
 
+  /**
+   * What a write runs must be there: the type's behaviour (a type loaded on first use) and
+   * CEL when its strategy uses it (ResourceType.strategyUsesCel; reads need neither CEL nor
+   * wait for it). Undefined, without a promise, when all is there (almost every write).
+   */
+  private writeReady(): Promise<unknown> | undefined {
+    if (this.type.load !== undefined) return this.type.load().then(() => this.writeReady());
+    if (this.type.strategyUsesCel === true && !celLoaded()) return loadCel();
+    return undefined;
+  }
+
   private async createObject(namespace: string, input: KubeObject, opts: WriteOptions): Promise<KubeObject> {
-    if (this.type.load !== undefined) await this.type.load();
+    const ready = this.writeReady();
+    if (ready !== undefined) await ready;
     const obj = clone(input);
     this.checkTypeMeta(obj);
     this.checkNamespace(obj, namespace);
@@ -292,7 +305,8 @@ export class Store {
   }
 
   private async updateObject(namespace: string, name: string, input: KubeObject, opts: WriteOptions): Promise<UpdateResult> {
-    if (this.type.load !== undefined) await this.type.load();
+    const ready = this.writeReady();
+    if (ready !== undefined) await ready;
     const obj = clone(input);
     this.checkTypeMeta(obj);
     this.checkNamespace(obj, namespace);
@@ -338,7 +352,8 @@ export class Store {
     mutate: (current: KubeObject | undefined) => KubeObject,
     { createIfMissing, subresource = '', admissionView, mutateReadsOnly }: UpdateHow,
   ): Promise<UpdateResult> {
-    if (this.type.load !== undefined) await this.type.load();
+    const ready = this.writeReady();
+    if (ready !== undefined) await ready;
     createIfMissing ??= this.type.allowCreateOnUpdate;
     const pinned = expectedResourceVersion !== undefined && expectedResourceVersion !== '';
     const rules = this.updateRules(subresource);

@@ -6,7 +6,7 @@
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
-import { compile } from '../../cel/environment.ts';
+import { cel } from '../../cel/lazy.ts';
 import type { Strategy } from '../resource-type.ts';
 import { duplicate, forbidden, GoValue, goQuote, invalid, notSupported, required } from '../validation/field.ts';
 import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, validateName } from '../validation/names.ts';
@@ -121,7 +121,7 @@ const celReserved = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'cons
 const policyVariables = { object: 'dyn', oldObject: 'dyn', request: 'dyn', params: 'dyn', namespaceObject: 'dyn', variables: 'dyn', authorizer: 'dyn' };
 
 function compiles(expression: string, path: string, objects = false): StatusCause[] {
-  const compiled = compile(expression, policyVariables, { objects });
+  const compiled = cel().compile(expression, policyVariables, { objects });
   return compiled.error === undefined ? [] : [invalid(path, expression, `compilation failed: ${compiled.error}`)];
 }
 

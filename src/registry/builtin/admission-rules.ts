@@ -2,8 +2,7 @@
 // alike (upstream's pkg/apis/admissionregistration/validation): rules with operations,
 // match conditions and the values their enumerations accept.
 
-import { compile } from '../../cel/environment.ts';
-import { matchConditionVariables } from '../../cel/match-conditions.ts';
+import { cel } from '../../cel/lazy.ts';
 import type { StatusCause } from '../../api/index.ts';
 import type { JsonObject } from '../../api/json.ts';
 import { duplicate, GoValue, goSyntax, invalid, notSupported, required, tooMany } from '../validation/field.ts';
@@ -96,7 +95,7 @@ export function validateMatchConditions(conditions: JsonObject[], path: string):
     if (expression.trim() === '') causes.push(required(`${path}[${i}].expression`));
     else {
       // Compiled as upstream does when the configuration is written: a broken expression is 422, not a failure at admission.
-      const compiled = compile(expression, matchConditionVariables);
+      const compiled = cel().compile(expression, cel().matchConditionVariables);
       if (compiled.error !== undefined) causes.push(invalid(`${path}[${i}].expression`, expression, `compilation failed: ${compiled.error}`));
       else if (compiled.type !== 'bool' && compiled.type !== 'dyn') causes.push(invalid(`${path}[${i}].expression`, expression, 'must evaluate to bool'));
     }

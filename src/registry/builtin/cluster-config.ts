@@ -122,6 +122,7 @@ export function admissionPolicyTypes(): ResourceType[] {
   return [
     builtinType(group, 'v1', 'validatingadmissionpolicies', {
       strategy: validatingPolicyStrategy(),
+      strategyUsesCel: true,
       tableColumns: [
         nameColumn,
         column('Validations', (p) => arrayAt(objectAt(p, 'spec'), 'validations').length, {
@@ -134,6 +135,7 @@ export function admissionPolicyTypes(): ResourceType[] {
     builtinType(group, 'v1', 'validatingadmissionpolicybindings', { strategy: validatingBindingStrategy(), tableColumns: policyBindingColumns }),
     builtinType(group, 'v1', 'mutatingadmissionpolicies', {
       strategy: mutatingPolicyStrategy(),
+      strategyUsesCel: true,
       tableColumns: [
         nameColumn,
         column('Mutations', (p) => arrayAt(objectAt(p, 'spec'), 'mutations').length, {

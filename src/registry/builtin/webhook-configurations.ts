@@ -188,6 +188,8 @@ function webhookCount(obj: KubeObject): number {
 function configurationType(kind: WebhookKind): ResourceType {
   return builtinType('admissionregistration.k8s.io', 'v1', `${kind}webhookconfigurations`, {
     strategy: strategy(kind),
+    // Match conditions are compiled when a configuration is written (admission-rules.ts).
+    strategyUsesCel: true,
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
     deleteReturnsObject: false,

@@ -7,7 +7,8 @@
 import { methodNotAllowed, type KubeObject, type StatusCause } from '../../api/index.ts';
 import { invalid } from '../../api/field-errors.ts';
 import { addWarning } from '../../api/request-context.ts';
-import { evaluateValidationRules, hasValidationRules } from '../../cel/validation-rules.ts';
+import { cel } from '../../cel/lazy.ts';
+import { hasValidationRules } from '../../cel/rules-present.ts';
 import { schemaRef } from '../../schema/builtin/index.ts';
 import { customResourceValidation, validate } from '../../schema/validate.ts';
 import type { Definitions, Schema } from '../../schema/types.ts';
@@ -180,7 +181,7 @@ interface StrategyParams {
 /** The CEL rules' field errors; failures ratcheted on unchanged values go out as warnings. */
 function ruleCauses(schema: Record<string, unknown> | undefined, obj: KubeObject, old: KubeObject | undefined): StatusCause[] {
   if (schema === undefined) return [];
-  const { causes, warnings } = evaluateValidationRules(schema, obj, old);
+  const { causes, warnings } = cel().evaluateValidationRules(schema, obj, old);
   for (const warning of warnings) addWarning(warning);
   return causes;
 }
@@ -288,6 +289,7 @@ export function customResourceVersions(crd: CustomResourceDefinition, opts: Cust
     const subresourceNames: string[] = [];
     if (statusEnabled) subresourceNames.push('status');
     if (scale !== undefined) subresourceNames.push('scale');
+    const hasRules = hasValidationRules(schema);
     const type: ResourceType = {
       group,
       version: name,
@@ -301,7 +303,8 @@ export function customResourceVersions(crd: CustomResourceDefinition, opts: Cust
       verbs: allVerbs,
       subresources: subresourceNames,
       schemaName,
-      strategy: customResourceStrategy({ statusEnabled, scale, selectableFields, schemaName, rulesSchema: hasValidationRules(schema) ? schema : undefined, opts }),
+      strategy: customResourceStrategy({ statusEnabled, scale, selectableFields, schemaName, rulesSchema: hasRules ? schema : undefined, opts }),
+      ...(hasRules ? { strategyUsesCel: true } : {}),
       // Upstream's customResourceStrategy: no create on update, no update without resourceVersion.
       allowCreateOnUpdate: false,
       allowUnconditionalUpdate: false,

@@ -105,6 +105,8 @@ function customResourceDefinitionStrategy(): Strategy {
 export function customResourceDefinitionsType(): ResourceType {
   return builtinType(crdGroup, crdVersion, 'customresourcedefinitions', {
     strategy: customResourceDefinitionStrategy(),
+    // A CRD's validation rules are compiled when it is written (validation.ts).
+    strategyUsesCel: true,
     allowUnconditionalUpdate: false,
   });
 }

@@ -7,7 +7,8 @@
 // Metadata (name syntax, labels, ...) is checked by the Store; here only the rule that
 // the name is `<plural>.<group>`.
 
-import { validationRuleErrors } from '../../cel/validation-rules.ts';
+import { cel } from '../../cel/lazy.ts';
+import { hasValidationRules } from '../../cel/rules-present.ts';
 import {
   child, duplicate, fieldImmutable, forbidden, goUnstructured, GoValue, index, invalid, key, notSupported, required, tooLong, tooMany,
 } from '../../api/field-errors.ts';
@@ -427,7 +428,7 @@ function validateSchema(validation: unknown, statusEnabled: boolean, path: strin
   if (unsupported !== undefined) return [invalid(schemaPath, '', unsupported)];
   const structural = validateStructural(schema, schemaPath);
   if (structural.length > 0) return structural;
-  return [...validateDefaults(schema, schemaPath, true), ...validationRuleErrors(schema, schemaPath)];
+  return [...validateDefaults(schema, schemaPath, true), ...(hasValidationRules(schema) ? cel().validationRuleErrors(schema, schemaPath) : [])];
 }
 
 /**

@@ -29,7 +29,7 @@ for (const e of expected) {
   test(`${e.resource} is described as upstream serves it`, () => {
     const rt = types.find((t) => t.resource === e.resource);
     assert.ok(rt, `${e.resource} is served`);
-    const { strategy: _strategy, allocatorFor: _allocatorFor, version, listKind, allowUnconditionalUpdate: _u, tableColumns: _c, tableRowConditions: _r, subresourceDiscovery: _d, ...described } = rt;
+    const { strategy: _strategy, allocatorFor: _allocatorFor, version, listKind, allowUnconditionalUpdate: _u, tableColumns: _c, tableRowConditions: _r, subresourceDiscovery: _d, strategyUsesCel: _cel, ...described } = rt;
     assert.equal(version, 'v1');
     assert.equal(listKind, `${e.kind}List`);
     assert.deepEqual(described, e);

@@ -1,0 +1,6 @@
+// What the rest of the server calls of CEL, loaded on first use through lazy.ts.
+export { compile } from './environment.ts';
+export { evaluateMatchConditions, matchConditionVariables } from './match-conditions.ts';
+export { celToJson } from './objects.ts';
+export { undefinedFieldErrors } from './type-check.ts';
+export { celValue, evaluateValidationRules, validationRuleErrors } from './validation-rules.ts';
