@@ -1,8 +1,9 @@
 // CEL loads on first use. The library registers its whole standard library as it loads
 // (~20 ms), which every start-up paid, while most servers evaluate no CEL at all (no
 // admission policies, no webhook match conditions, no CRD validation rules). Code that
-// may wait awaits loadCel() (an admission plugin's promise, a type's load, a controller's
-// sync); the synchronous code after it calls cel().
+// may wait awaits loadCel() (an admission plugin's evaluation, a controller's sync, the
+// Store before a write of a type whose strategy uses CEL); the synchronous code after it
+// calls cel().
 export type CelApi = typeof import('./api.ts');
 
 let loaded: CelApi | undefined;

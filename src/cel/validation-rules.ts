@@ -134,7 +134,6 @@ function undefinedFields(rule: Rule, schema: Raw, resourceRoot: boolean): string
   return undefinedFieldErrors(text(rule.rule), variablesFor(rule), roots, (s) => s);
 }
 
-
 /**
  * A JSON value as CEL sees it under its schema: integers as int (BigInt), other numbers
  * as double, properties under their escaped names (unescapable ones left out), a

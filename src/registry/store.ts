@@ -175,7 +175,8 @@ export class Store {
   }
 
   // Lists and watches select by the type's own fields; writes run its strategy: both
-  // wait for a lazily loaded type's behaviour (ResourceType.load). Gets need none of it.
+  // wait for a lazily loaded type's behaviour (ResourceType.load), and writes for CEL when
+  // the strategy uses it (writeReady). Gets need none of it.
   /** The type's schema, and a resolver of the references in it (for checking expressions against the type). */
   typeSchema(): { schema: Record<string, unknown>; resolve: (schema: Record<string, unknown>) => Record<string, unknown> } {
     const definitions = this.definitions as Record<string, Record<string, unknown>>;
@@ -567,7 +568,8 @@ export class Store {
   }
 
   private async deleteObject(namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult> {
-    if (this.type.load !== undefined) await this.type.load();
+    const ready = this.writeReady();
+    if (ready !== undefined) await ready;
     const strategy = this.type.strategy;
     if (strategy.orphanByDefaultWarning !== undefined && opts.propagationPolicy === undefined && opts.orphanDependents === undefined) {
       addWarning(strategy.orphanByDefaultWarning);
@@ -691,7 +693,8 @@ export class Store {
 
   /** Deletes every object matching the filter; answers the list of what was deleted, as upstream. */
   async deleteCollection(namespace: string, filter: ObjectFilter | undefined, opts: DeleteOptions = {}): Promise<KubeList> {
-    if (this.type.load !== undefined) await this.type.load();
+    const ready = this.writeReady();
+    if (ready !== undefined) await ready;
     const list = await this.list(namespace, { filter });
     const items: KubeObject[] = [];
     for (const { object: obj } of list.items) {
