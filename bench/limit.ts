@@ -170,7 +170,7 @@ export async function limitBench(): Promise<string[]> {
     // The limit column: the bare fan-out server's p99 and share delivered, for what one HTTP/2 connection carries.
     const fanOut = (f: Figures) => {
       const watch = f['watch-1000'] ?? {};
-      return { delivered: watch.delivered_frac, p99: watch.lat_p99_ms };
+      return { delivered: watch.delivered_frac, p99: watch.lat_p99_ms === undefined ? undefined : Math.round(watch.lat_p99_ms) };
     };
     const percent = (share: number | undefined) => (share === undefined ? '-' : `${(share * 100).toFixed(0)}%`);
     const { delivered, p99 } = fanOut(plinth);
