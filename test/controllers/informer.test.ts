@@ -267,6 +267,13 @@ class ScriptedWatcher implements CacheWatcher {
     this.#wake?.();
   }
 
+  /** As the cache's watcher: the events queued now, without waiting (never a failure: iteration throws those). */
+  takeReady(max: number): CacheEvent[] {
+    const ready: CacheEvent[] = [];
+    while (ready.length < max && this.#queue.length > 0 && !(this.#queue[0] instanceof Error)) ready.push(this.#queue.shift() as CacheEvent);
+    return ready;
+  }
+
   async *[Symbol.asyncIterator](): AsyncIterator<CacheEvent> {
     for (;;) {
       if (this.closed) return;
@@ -333,6 +340,30 @@ class ScriptedSource implements InformerSource {
     this.#waiters = this.#waiters.filter((w) => (this.calls.length >= w.count ? (w.resolve(), false) : true));
   }
 }
+
+test('events that arrive together reach the handlers in one step, in order, a failing handler not stopping them', async (t) => {
+  const source = new ScriptedSource();
+  const seen: string[] = [];
+  let seenByNextMicrotask: string[] | undefined;
+  const informer = new Informer({ source, resource: 'configmaps', clock: new FakeClock(), log: () => {} });
+  informer.addHandlers({
+    add(object) {
+      seen.push(object.metadata.name!);
+      if (seenByNextMicrotask === undefined) queueMicrotask(() => (seenByNextMicrotask = [...seen]));
+      if (object.metadata.name === 'b') throw new Error('handler bug');
+    },
+  });
+  t.after(() => informer.stop());
+  await informer.start();
+  await source.until(2);
+  const watcher = source.lastWatcher;
+  for (const [i, name] of ['a', 'b', 'c', 'd'].entries()) watcher.push('ADDED', configMap(name, 2 + i));
+  while (seen.length < 4) await new Promise((resolve) => setImmediate(resolve));
+  // No promise per event: all four were handled before the first handler's microtask ran.
+  assert.deepEqual(seenByNextMicrotask, ['a', 'b', 'c', 'd']);
+  assert.deepEqual(informer.store.keys().sort(), ['ns/a', 'ns/b', 'ns/c', 'ns/d']);
+  assert.equal(informer.resourceVersion, '5');
+});
 
 describe('Informer recovering from ended watches', () => {
   test('changes missed while the watch was gone become adds, updates and deletes after the re-list', async (t) => {

@@ -9,12 +9,15 @@
 
 import { isStatusError, type KubeObject } from '../../api/index.ts';
 import { TimeSlice } from '../../api/time-slice.ts';
-import type { CacheWatcher } from '../../cache/index.ts';
+import type { CacheEvent, CacheWatcher } from '../../cache/index.ts';
 import type { ObjectFilter } from '../../registry/filter.ts';
 import type { ListPage, ListRequest, WatchRequest } from '../../registry/read-path.ts';
 import { Backoff, type BackoffOptions } from './backoff.ts';
 import { sleep, systemClock, type Clock } from './clock.ts';
 import { IndexedStore, objectKey, type IndexFunc } from './indexed-store.ts';
+
+/** At most this many queued events are taken in one step of the watch. */
+const maxEventsPerTurn = 256;
 
 /** While an informer takes in a list, the event loop turns at least this often (milliseconds). */
 const LIST_SLICE_MS = 4;
@@ -86,7 +89,14 @@ export class Informer {
   /** Handlers added after the first list hear of the objects already stored as adds, as in client-go. */
   addHandlers(handlers: InformerHandlers): void {
     this.#handlers.push(handlers);
-    if (this.#synced) for (const object of this.store.list()) this.#call('add', () => handlers.add?.(object));
+    if (!this.#synced) return;
+    for (const object of this.store.list()) {
+      try {
+        handlers.add?.(object);
+      } catch (err) {
+        this.#handlerFailed('add', err);
+      }
+    }
   }
 
   get hasSynced(): boolean {
@@ -144,7 +154,12 @@ export class Informer {
         this.#watcher = watcher;
         for await (const event of watcher) {
           if (this.#stopped) return;
-          this.#apply(event.type, this.#metadataOnly ? event.metadataView ?? event.object : event.object);
+          this.#take(event);
+          // The events queued behind it (a commit's batch arrives together) without a promise each.
+          for (const next of watcher.takeReady?.(maxEventsPerTurn) ?? []) {
+            if (this.#stopped) return;
+            this.#take(next);
+          }
           failing = false;
           this.#retry.forget('');
         }
@@ -207,6 +222,10 @@ export class Informer {
     }
   }
 
+  #take(event: CacheEvent): void {
+    this.#apply(event.type, this.#metadataOnly ? event.metadataView ?? event.object : event.object);
+  }
+
   #apply(type: string, object: KubeObject): void {
     const resourceVersion = object.metadata.resourceVersion;
     if (type === 'BOOKMARK') {
@@ -224,20 +243,20 @@ export class Informer {
     if (resourceVersion !== undefined) this.#resourceVersion = resourceVersion;
   }
 
+  /** A handler that throws is a bug in it; the informer logs it and goes on. */
   #notify(kind: 'add' | 'update' | 'delete', object: KubeObject, old?: KubeObject): void {
     for (const handlers of this.#handlers) {
-      if (kind === 'add') this.#call(kind, () => handlers.add?.(object));
-      else if (kind === 'update') this.#call(kind, () => handlers.update?.(old as KubeObject, object));
-      else this.#call(kind, () => handlers.delete?.(object));
+      try {
+        if (kind === 'add') handlers.add?.(object);
+        else if (kind === 'update') handlers.update?.(old as KubeObject, object);
+        else handlers.delete?.(object);
+      } catch (err) {
+        this.#handlerFailed(kind, err);
+      }
     }
   }
 
-  /** A handler that throws is a bug in it; the informer logs it and goes on. */
-  #call(kind: string, fn: () => void): void {
-    try {
-      fn();
-    } catch (err) {
-      this.#log(`informer for ${this.#resource}: ${kind} handler failed: ${(err as Error).message}`);
-    }
+  #handlerFailed(kind: string, err: unknown): void {
+    this.#log(`informer for ${this.#resource}: ${kind} handler failed: ${(err as Error).message}`);
   }
 }
