@@ -67,7 +67,6 @@ export class WatchStreams {
     this.#onTerminated = opts.onTerminated;
   }
 
-  /** An event was written to the stream. */
   /** `count` events were written to the stream. */
   sent(stream: OpenStream, count = 1): void {
     if (stream.type !== undefined) this.#onEvent?.(stream.type, count);
