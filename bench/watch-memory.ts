@@ -15,13 +15,32 @@ import { tempDir } from '../test/helpers/server.ts';
 const UPDATES = Number(process.env.BENCH_UPDATES ?? 20_000);
 const SIZES = [1024, 10 * 1024];
 
-/** RSS per update for each object size: one child process per size, the figures it prints, in order. */
-export function watchMemoryBench(): string[] {
-  const lines = [`event window memory: 1 object updated ${UPDATES} times (in-process server, SQLite, HTTPS), after a full GC`];
-  for (const size of SIZES) {
+/** What one object size costs in the window, per update. */
+export interface WindowFigures {
+  /** The payload's size, and the object's as the API answers it (its JSON), in bytes. */
+  size: number;
+  objectBytes: number;
+  rssPerUpdate: number;
+  heapPerUpdate: number;
+  updatesPerSecond: number;
+}
+
+/** The figures for each object size: one child process per size (a fresh heap and malloc arena each). */
+export function eventWindowFigures(): WindowFigures[] {
+  return SIZES.map((size) => {
     const child = spawnSync(process.execPath, ['--expose-gc', '--max-semi-space-size=16', fileURLToPath(import.meta.url), String(size)], { encoding: 'utf8' });
     if (child.status !== 0) throw new Error(`watch memory bench (${size} B) failed:\n${child.stderr}`);
-    lines.push(child.stdout.trimEnd());
+    return JSON.parse(child.stdout) as WindowFigures;
+  });
+}
+
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+
+/** RSS per update for each object size, as lines. */
+export function watchMemoryBench(): string[] {
+  const lines = [`event window memory: 1 object updated ${UPDATES} times (in-process server, SQLite, HTTPS), after a full GC`];
+  for (const f of eventWindowFigures()) {
+    lines.push(`  ${String(f.size / 1024).padStart(2)} KiB objects (${kib(f.objectBytes)} as JSON): RSS ${kib(f.rssPerUpdate)} per update, heap+external ${kib(f.heapPerUpdate)} per update (${f.updatesPerSecond} updates/s)`);
   }
   return lines;
 }
@@ -37,7 +56,7 @@ function settle(): Promise<{ rss: number; heap: number }> {
   }, 200));
 }
 
-async function measure(size: number): Promise<string> {
+async function measure(size: number): Promise<WindowFigures> {
   const dataDir = tempDir('plinth-bench-window-');
   const server = await serve({ ...defaultConfig(), dataDir, securePort: 0, storage: 'sqlite' }, () => {});
   const agent = new https.Agent({ ca: server.caPem, keepAlive: true, maxSockets: 1 });
@@ -73,8 +92,14 @@ async function measure(size: number): Promise<string> {
     for (let i = 0; i < UPDATES; i++) await update(501 + i);
     const seconds = (performance.now() - started) / 1000;
     const after = await settle();
-    const kib = (bytes: number) => `${((bytes / UPDATES) / 1024).toFixed(1)} KiB`;
-    return `  ${String(size / 1024).padStart(2)} KiB objects: RSS ${kib(after.rss - before.rss)} per update, heap+external ${kib(after.heap - before.heap)} per update (${Math.round(UPDATES / seconds)} updates/s)`;
+    const figures: WindowFigures = {
+      size,
+      objectBytes: Buffer.byteLength(JSON.stringify(res.body)),
+      rssPerUpdate: Math.round((after.rss - before.rss) / UPDATES),
+      heapPerUpdate: Math.round((after.heap - before.heap) / UPDATES),
+      updatesPerSecond: Math.round(UPDATES / seconds),
+    };
+    return figures;
   } finally {
     agent.destroy();
     await server.close();
@@ -83,7 +108,7 @@ async function measure(size: number): Promise<string> {
 }
 
 if (process.argv[2] !== undefined && import.meta.url === `file://${process.argv[1]}`) {
-  console.log(await measure(Number(process.argv[2])));
+  console.log(JSON.stringify(await measure(Number(process.argv[2]))));
 } else if (import.meta.url === `file://${process.argv[1]}`) {
   for (const line of watchMemoryBench()) console.log(line);
 }
