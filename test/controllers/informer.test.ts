@@ -358,7 +358,7 @@ test('events that arrive together reach the handlers in one step, in order, a fa
   await source.until(2);
   const watcher = source.lastWatcher;
   for (const [i, name] of ['a', 'b', 'c', 'd'].entries()) watcher.push('ADDED', configMap(name, 2 + i));
-  while (seen.length < 4) await new Promise((resolve) => setImmediate(resolve));
+  for (let turn = 0; seen.length < 4 && turn < 1000; turn++) await new Promise((resolve) => setImmediate(resolve));
   // No promise per event: all four were handled before the first handler's microtask ran.
   assert.deepEqual(seenByNextMicrotask, ['a', 'b', 'c', 'd']);
   assert.deepEqual(informer.store.keys().sort(), ['ns/a', 'ns/b', 'ns/c', 'ns/d']);
