@@ -70,6 +70,13 @@ export class CachedState implements CachedObject {
   readonly #jsonOnly: boolean;
   /** Other encodings, by name; most states never need one. */
   #encodings: Map<string, Uint8Array> | undefined;
+  /**
+   * The object given to the constructor is held but not frozen yet: it is frozen when first
+   * handed out. Most objects a cache decodes (all of them when it loads) are collected
+   * before anyone asks for them, and freezing each would have been a walk for nothing.
+   * Until handed out, nothing else holds it (the cache decoded it for this state).
+   */
+  #thawed = false;
 
   constructor(key: string, json: Uint8Array, revision: number, object: KubeObject | undefined, freeze: boolean) {
     this.key = key;
@@ -78,7 +85,7 @@ export class CachedState implements CachedObject {
     this.#freeze = freeze;
     this.#jsonOnly = object === undefined;
     if (object !== undefined) {
-      if (freeze) freezeDeep(object);
+      this.#thawed = freeze;
       this.#hold(object);
     }
   }
@@ -92,7 +99,13 @@ export class CachedState implements CachedObject {
   /** Decoded, with metadata.resourceVersion set; frozen unless the cache was told not to freeze. */
   get object(): KubeObject {
     const known = this.#held ?? this.#weak?.deref();
-    if (known !== undefined) return known;
+    if (known !== undefined) {
+      if (this.#thawed) {
+        freezeDeep(known);
+        this.#thawed = false;
+      }
+      return known;
+    }
     // The JSON is what clients are sent for this state: decoding it gives the object they see.
     const object = JSON.parse(decoder.decode(this.json)) as KubeObject;
     if (this.#freeze) freezeDeep(object);
