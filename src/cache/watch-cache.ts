@@ -54,6 +54,12 @@ export interface WatchCacheOptions {
   writtenObject?(kv: KeyValue): KubeObject | undefined;
   /** What a BOOKMARK object names. */
   bookmark: { kind: string; apiVersion: string };
+  /**
+   * Every object's metadata view will be read (in-process metadata informers, e.g. the
+   * garbage collector's): make each while loading, from the object just decoded, rather
+   * than read it from the JSON again once the decoded objects are collected.
+   */
+  metadataViewsOnLoad?: boolean;
   /** How long events are kept for watches from past revisions (default 5 minutes, like the backend's compaction). */
   historyWindowMs?: number;
   /** At most this many events are kept, whatever their age (default 102,400, upstream's largest watch cache capacity). */
@@ -121,6 +127,7 @@ export class WatchCache {
   readonly #encode: ((kv: KeyValue) => Uint8Array | undefined) | undefined;
   readonly #decodesLater: ((kv: KeyValue) => boolean) | undefined;
   readonly #writtenObject: ((kv: KeyValue) => KubeObject | undefined) | undefined;
+  readonly #metadataViewsOnLoad: boolean;
   readonly #bookmarkType: { kind: string; apiVersion: string };
   readonly #historyWindowMs: number;
   readonly #maxHistoryEvents: number;
@@ -172,6 +179,7 @@ export class WatchCache {
     this.#encode = opts.encode;
     this.#decodesLater = opts.decodesLater;
     this.#writtenObject = opts.writtenObject;
+    this.#metadataViewsOnLoad = opts.metadataViewsOnLoad === true;
     this.#bookmarkType = { kind: opts.bookmark.kind, apiVersion: opts.bookmark.apiVersion };
     this.#historyWindowMs = opts.historyWindowMs ?? 5 * 60_000;
     this.#maxHistoryEvents = opts.maxHistoryEvents ?? 102_400;
@@ -783,6 +791,7 @@ export class WatchCache {
 
   #cached(key: string, object: KubeObject, revision: number, kv: KeyValue): CachedState {
     const cached = new CachedState(key, this.#encode?.(kv) ?? encodeJson(object), revision, object, this.#freeze);
+    if (this.#metadataViewsOnLoad) void cached.metadataView;
     if (this.#freeze) Object.freeze(cached);
     return cached;
   }

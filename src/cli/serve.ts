@@ -41,6 +41,7 @@ import { keyResourceResolver, loadEncryptionConfig, resourceTransformers } from 
 import { ensureSystemPriorityClasses } from '../registry/builtin/priorityclasses.ts';
 import { admissionPlugins } from './admission-plugins.ts';
 import { controllersLease, electedControllers, LeaderControllers } from './leader-controllers.ts';
+import { controllerEnabled } from './controllers-flag.ts';
 import { UsageError, type Config } from './config.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { modeAuthorizer, RbacInformers, rbacStores, reconcileBootstrapPolicy } from './rbac.ts';
@@ -146,6 +147,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     ...admissionSetup.plugins,
   ]);
   const caches: WatchCache[] = [];
+  const garbageCollectorRuns = config.enableGarbageCollector && controllerEnabled(config.controllers, 'garbage-collector-controller');
   let serving = false;
   let closing: Promise<void> | undefined;
   const newCache = (type: ResourceType, decode: (kv: KeyValue) => KubeObject, encode?: (kv: KeyValue) => Uint8Array | undefined) => registerCache(type, new WatchCache({
@@ -153,6 +155,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     prefix: resourcePrefix(type),
     decode,
     ...(encode ? { encode, decodesLater: isEncodedHere, writtenObject } : {}),
+    // The garbage collector's metadata informers read every object's view once the caches load.
+    metadataViewsOnLoad: garbageCollectorRuns,
     bookmark: { kind: type.kind, apiVersion: apiVersionOf(type.group, type.version) },
     historyWindowMs: config.etcdCompactionIntervalMs,
     maxHistoryBytes: config.watchCacheWindowBytes,

@@ -105,3 +105,32 @@ test('waiting for a load longer than loadWaitMs answers 429 "storage is (re)init
   await cache.whenReady();
   assert.equal(cache.ready, true);
 });
+
+test('with metadataViewsOnLoad, each metadata view is made while loading, from the object just decoded', async (t) => {
+  const v8 = await import('node:v8');
+  const vm = await import('node:vm');
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const backend = new GatedBackend();
+  for (const name of ['a', 'b']) await backend.create(key('ns', name), configMap('ns', name, {}, { app: 'x' }));
+  // The decoded object says where it came from; the cache's JSON (its encoding of the stored bytes) does not.
+  const decode: WatchCacheOptions['decode'] = (kv) => {
+    const object = decodeConfigMap(kv);
+    return { ...object, metadata: { ...object.metadata, labels: { ...object.metadata.labels, from: 'decode' } } };
+  };
+  const encoder = new TextEncoder();
+  const encode: WatchCacheOptions['encode'] = (kv) => {
+    const stored = JSON.parse(new TextDecoder().decode(kv.value));
+    return encoder.encode(JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: String(kv.modRevision), ...stored.metadata }, data: stored.data }));
+  };
+  const views = async (metadataViewsOnLoad: boolean) => {
+    const { cache } = newCache(t, backend, { decode, encode, metadataViewsOnLoad });
+    await cache.whenReady();
+    // The decoded objects are held weakly: once collected, a view taken now is read from the JSON.
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    return ['a', 'b'].map((name) => cache.get(key('ns', name))!.metadataView.metadata.labels);
+  };
+  assert.deepEqual(await views(true), [{ app: 'x', from: 'decode' }, { app: 'x', from: 'decode' }]);
+  assert.deepEqual(await views(false), [{ app: 'x' }, { app: 'x' }], 'without the option, read from the JSON');
+});
