@@ -335,12 +335,14 @@ export class SqliteBackend implements Backend {
     for (;;) {
       const where = rangeWhere('key', cursor);
       const chunk = limit === Infinity ? LIST_AT_CHUNK : Math.max(LIST_AT_CHUNK, limit + 1 - items.length);
-      const latest = this.#sql(`SELECT key, max(revision) AS revision FROM history WHERE ${where.sql} AND revision <= ? GROUP BY key ORDER BY key LIMIT ?`).all(...where.params, revision, chunk);
-      for (const { key, revision: modRevision } of latest) {
-        const row = this.#sql('SELECT revision, value, create_revision, deleted FROM history WHERE revision = ?').get(modRevision as number);
-        if (row === undefined || row.deleted) continue;
+      // Each key's latest version at `revision` and that version's row, in one statement.
+      const latest = this.#sql(
+        `SELECT v.key AS key, h.revision AS revision, h.value AS value, h.create_revision AS create_revision, h.deleted AS deleted FROM (SELECT key, max(revision) AS revision FROM history WHERE ${where.sql} AND revision <= ? GROUP BY key ORDER BY key LIMIT ?) v JOIN history h ON h.revision = v.revision ORDER BY v.key`,
+      ).all(...where.params, revision, chunk);
+      for (const row of latest) {
+        if (row.deleted) continue;
         if (items.length === limit) return { items, more: true };
-        items.push(toKeyValue(key as string, row));
+        items.push(toKeyValue(row.key as string, row));
       }
       if (latest.length < chunk) return { items, more: false };
       cursor = { ...range, after: (latest[latest.length - 1] as Record<string, SQLOutputValue>).key as string };
