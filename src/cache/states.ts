@@ -56,10 +56,41 @@ function watchFrameOf(type: EventType, object: KubeObject): { frame: Uint8Array;
  * it holds them while they are current, and weakly once released. A state made from its
  * JSON alone decodes it when first asked.
  */
+/**
+ * Superseded states keep their bytes in shared slabs rather than one buffer each. Each
+ * buffer costs the allocator ~0.25 KiB of its own bookkeeping and leaves holes among the
+ * requests' short-lived buffers as the window moves on; a superseded state lives as long
+ * as the event window keeps it, so the states copied in one after another leave it in
+ * about that order too, and a slab is freed with the last of them. One object updated
+ * 20,000 times: RSS per update 3.0–3.2 → 2.5–2.8 KiB for a 1.4 KiB object, 13.5–14.0 →
+ * 12.3–12.6 KiB for a 10.4 KiB one. A current state keeps its own buffer: it may stay for
+ * ever, and would keep a slab with it.
+ */
+const slabBytes = 256 * 1024;
+/** Lines longer than this keep their own buffer (a slab holds at least eight). */
+const slabbedAtMost = slabBytes / 8;
+let slab = Buffer.allocUnsafeSlow(0);
+let slabUsed = 0;
+
+/** A copy of `bytes` in the slab being filled (a Buffer, as the lines are), or `bytes` itself when too long. */
+function windowCopy(bytes: Uint8Array): Uint8Array {
+  if (bytes.length > slabbedAtMost) return bytes;
+  if (slabUsed + bytes.length > slab.length) {
+    slab = Buffer.allocUnsafeSlow(slabBytes);
+    slabUsed = 0;
+  }
+  const copy = slab.subarray(slabUsed, slabUsed + bytes.length);
+  copy.set(bytes);
+  slabUsed += bytes.length;
+  return copy;
+}
+
 export class CachedState implements CachedObject {
   readonly key: string;
-  readonly json: Uint8Array;
   readonly revision: number;
+  #json: Uint8Array;
+  /** The watch event's line the JSON is a view into, when the state came with one (see stateWithEvent). */
+  #line: Uint8Array | undefined;
   readonly #freeze: boolean;
   #held: KubeObject | undefined;
   #weak: WeakRef<KubeObject> | undefined;
@@ -78,9 +109,10 @@ export class CachedState implements CachedObject {
    */
   #thawed = false;
 
-  constructor(key: string, json: Uint8Array, revision: number, object: KubeObject | undefined, freeze: boolean) {
+  constructor(key: string, json: Uint8Array, revision: number, object: KubeObject | undefined, freeze: boolean, line?: Uint8Array) {
     this.key = key;
-    this.json = json;
+    this.#json = json;
+    this.#line = line;
     this.revision = revision;
     this.#freeze = freeze;
     this.#jsonOnly = object === undefined;
@@ -161,8 +193,31 @@ export class CachedState implements CachedObject {
     return bytes;
   }
 
-  /** The state stopped being current: keep its decoded form only while others still use it. */
+  /** The object as JSON, resourceVersion included: what gets, lists and watches send of it. */
+  get json(): Uint8Array {
+    return this.#json;
+  }
+
+  /** The event line announcing the state, which holds its JSON; undefined for a state made without one. */
+  get line(): Uint8Array | undefined {
+    return this.#line;
+  }
+
+  /**
+   * The state stopped being current: keep its decoded form only while others still use it,
+   * and its bytes in the window's shared slabs (see windowCopy).
+   */
   release(): void {
+    if (this.#released) return;
+    const line = this.#line;
+    if (line === undefined) {
+      this.#json = windowCopy(this.#json);
+    } else {
+      const moved = windowCopy(line);
+      const at = this.#json.byteOffset - line.byteOffset;
+      this.#line = moved;
+      this.#json = moved.subarray(at, at + this.#json.byteLength);
+    }
     this.#released = true;
     this.#view = undefined;
     const held = this.#held;
@@ -172,20 +227,30 @@ export class CachedState implements CachedObject {
   }
 }
 
-/** An event of the cache: its frame is what a watch stream writes, its object that of a state. */
+/**
+ * An event of the cache: its frame is what a watch stream writes, its object that of a
+ * state. The event that made a state shares its line (wherever the state keeps it);
+ * others (another type for the same state) have a line of their own.
+ */
 export class StateEvent implements CacheEvent {
   readonly type: EventType;
   readonly revision: number;
-  readonly json: Uint8Array;
-  readonly frame: Uint8Array;
   readonly #state: CachedObject;
+  readonly #own: { frame: Uint8Array; json: Uint8Array } | undefined;
 
-  constructor(type: EventType, state: CachedObject, revision: number, frame: Uint8Array, json: Uint8Array) {
+  constructor(type: EventType, state: CachedObject, revision: number, own?: { frame: Uint8Array; json: Uint8Array }) {
     this.type = type;
     this.#state = state;
     this.revision = revision;
-    this.frame = frame;
-    this.json = json;
+    this.#own = own;
+  }
+
+  get json(): Uint8Array {
+    return this.#own?.json ?? this.#state.json;
+  }
+
+  get frame(): Uint8Array {
+    return this.#own?.frame ?? (this.#state as CachedState).line!;
   }
 
   get object(): KubeObject {
@@ -207,14 +272,13 @@ export function stateWithEvent(
 ): { state: CachedState; event: StateEvent } {
   if (object === undefined && json === undefined) throw new Error('a cached state needs its object or its JSON');
   const framed = json === undefined ? watchFrameOf(type, object!) : watchFrame(type, json);
-  const state = new CachedState(key, framed.json, revision, object, freeze);
-  return { state, event: new StateEvent(type, state, eventRevision, framed.frame, framed.json) };
+  const state = new CachedState(key, framed.json, revision, object, freeze, framed.frame);
+  return { state, event: new StateEvent(type, state, eventRevision) };
 }
 
 /** An event for an existing state under another type (a watcher's predicate made it ADDED): a frame of its own. */
 export function eventAs(type: EventType, state: CachedObject, revision: number): StateEvent {
-  const framed = watchFrame(type, state.json);
-  return new StateEvent(type, state, revision, framed.frame, framed.json);
+  return new StateEvent(type, state, revision, watchFrame(type, state.json));
 }
 
 /**
@@ -278,9 +342,9 @@ export class DeletedEvent implements CacheEvent {
       const lastObject = this.#last.object;
       const object: KubeObject = { ...lastObject, metadata: { ...lastObject.metadata, resourceVersion: String(this.revision) } };
       const framed = watchFrameOf('DELETED', object);
-      const state = new CachedState(this.#last.key, framed.json, this.revision, object, this.#freeze);
+      const state = new CachedState(this.#last.key, framed.json, this.revision, object, this.#freeze, framed.frame);
       state.release();
-      this.#made = new StateEvent('DELETED', state, this.revision, framed.frame, framed.json);
+      this.#made = new StateEvent('DELETED', state, this.revision);
     }
     return this.#made;
   }
