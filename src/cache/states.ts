@@ -47,22 +47,12 @@ function watchFrameOf(type: EventType, object: KubeObject): { frame: Uint8Array;
 }
 
 /**
- * A cached object: its JSON always, its decoded form while someone uses it. In a freezing
- * cache the decoded form is held weakly (a WeakRef): the collector drops it once no
- * reader, write or informer holds it, and the next reader decodes the JSON again. So a
- * cache of objects nobody reads as objects (most of them: gets and lists are answered
- * from the JSON) costs its bytes, not also their decoded forms, which take 2–4 times as
- * much heap. A cache that does not freeze hands out objects its readers may change, so
- * it holds them while they are current, and weakly once released. A state made from its
- * JSON alone decodes it when first asked.
- */
-/**
  * Superseded states keep their bytes in shared slabs rather than one buffer each. Each
  * buffer costs the allocator ~0.25 KiB of its own bookkeeping and leaves holes among the
  * requests' short-lived buffers as the window moves on; a superseded state lives as long
  * as the event window keeps it, so the states copied in one after another leave it in
  * about that order too, and a slab is freed with the last of them. One object updated
- * 20,000 times: RSS per update 3.0–3.2 → 2.5–2.8 KiB for a 1.4 KiB object, 13.5–14.0 →
+ * 20,000 times: RSS per update 3.0–3.2 → 2.5–2.9 KiB for a 1.4 KiB object, 13.5–14.0 →
  * 12.3–12.6 KiB for a 10.4 KiB one. A current state keeps its own buffer: it may stay for
  * ever, and would keep a slab with it.
  */
@@ -85,6 +75,16 @@ function windowCopy(bytes: Uint8Array): Uint8Array {
   return copy;
 }
 
+/**
+ * A cached object: its JSON always, its decoded form while someone uses it. In a freezing
+ * cache the decoded form is held weakly (a WeakRef): the collector drops it once no
+ * reader, write or informer holds it, and the next reader decodes the JSON again. So a
+ * cache of objects nobody reads as objects (most of them: gets and lists are answered
+ * from the JSON) costs its bytes, not also their decoded forms, which take 2–4 times as
+ * much heap. A cache that does not freeze hands out objects its readers may change, so
+ * it holds them while they are current, and weakly once released. A state made from its
+ * JSON alone decodes it when first asked.
+ */
 export class CachedState implements CachedObject {
   readonly key: string;
   readonly revision: number;
