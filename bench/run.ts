@@ -19,7 +19,6 @@ import { limitBench } from './limit.ts';
 import { namespaceDeleteBench } from './namespace-delete.ts';
 import { operabilityBench } from './operability.ts';
 import { watchHttpBench } from './watch-http.ts';
-import { watchMemoryBench } from './watch-memory.ts';
 
 const objects = Number(process.env.BENCH_OBJECTS ?? 10_000);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -147,8 +146,7 @@ async function main() {
   console.log('');
   for (const line of await startupBench()) console.log(line);
   console.log('');
-  for (const line of watchMemoryBench()) console.log(line);
-  console.log('');
+  // The event window's memory per update is in the goals table (limitBench); `node bench/watch-memory.ts` alone prints it too.
   // The watch cache alone, in-process (it needs --expose-gc for its memory figure).
   spawnSync(process.execPath, ['--expose-gc', fileURLToPath(new URL('./watch-cache.ts', import.meta.url))], { stdio: 'inherit' });
 }
