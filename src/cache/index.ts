@@ -5,6 +5,6 @@ export {
   type CacheEvent,
   type CacheWatcher,
 } from './watch-cache.ts';
-export type { ObjectPredicate } from './types.ts';
+export type { CachedObject, ObjectPredicate } from './types.ts';
 export { SlowWatcherError } from './errors.ts';
 export { watchFrame } from './states.ts';

@@ -107,23 +107,23 @@ export function writtenObject(kv: KeyValue): KubeObject | undefined {
   return kv.transformError === undefined ? writtenObjects.get(kv.value) : undefined;
 }
 
-/** What a write stored for the object it answers with (see writtenJson). */
-const written = new WeakMap<KubeObject, KeyValue>();
+/** What a write stored for the object it answers with, and at which revision (see writtenJson). */
+const written = new WeakMap<KubeObject, { value: Uint8Array; revision: number }>();
 
 /**
- * Notes that `obj`, as the Store answers a write with it, is what `kv` stores (its value
- * encodeForStorage's, its resourceVersion the modRevision), so that the answer's JSON can
+ * Notes that `obj`, as the Store answers a write with it, is what `value` stores
+ * (encodeForStorage's) at `revision` (its resourceVersion), so that the answer's JSON can
  * be made from the stored bytes instead of encoding the object again. The object must
  * not change afterwards.
  */
-export function rememberWritten(obj: KubeObject, kv: KeyValue): void {
-  written.set(obj, kv);
+export function rememberWritten(obj: KubeObject, value: Uint8Array, revision: number): void {
+  written.set(obj, { value, revision });
 }
 
 /** The JSON of an object a write answered with, from its stored bytes, when rememberWritten was told of it. */
 export function writtenJson(obj: KubeObject): Uint8Array | undefined {
-  const kv = written.get(obj);
-  return kv === undefined ? undefined : storedJsonWithResourceVersion(kv);
+  const stored = written.get(obj);
+  return stored === undefined ? undefined : jsonWithResourceVersion(stored.value, stored.revision);
 }
 
 const metadataOpen = Buffer.from('"metadata":{');
@@ -136,19 +136,23 @@ const closingBrace = 0x7d;
  * `"metadata":{` is the object's own. Undefined when the bytes are not of that form.
  */
 export function storedJsonWithResourceVersion(kv: KeyValue): Uint8Array | undefined {
-  const made = recentlyMade.get(kv.value);
-  if (made !== undefined && made.revision === kv.modRevision) return made.json;
-  const stored = Buffer.from(kv.value.buffer, kv.value.byteOffset, kv.value.byteLength);
+  return jsonWithResourceVersion(kv.value, kv.modRevision);
+}
+
+function jsonWithResourceVersion(value: Uint8Array, revision: number): Uint8Array | undefined {
+  const made = recentlyMade.get(value);
+  if (made !== undefined && made.revision === revision) return made.json;
+  const stored = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   const at = stored.indexOf(metadataOpen);
   if (at < 0 || at > 256) return undefined;
   const insertAt = at + metadataOpen.length;
-  const field = Buffer.from(`"resourceVersion":"${kv.modRevision}"${stored[insertAt] === closingBrace ? '' : ','}`);
+  const field = Buffer.from(`"resourceVersion":"${revision}"${stored[insertAt] === closingBrace ? '' : ','}`);
   // An array of its own, not a slice of Buffer's shared pool that would keep 8 KiB alive per object.
   const json = new Uint8Array(stored.length + field.length);
   json.set(stored.subarray(0, insertAt), 0);
   json.set(field, insertAt);
   json.set(stored.subarray(insertAt), insertAt + field.length);
-  recentlyMade.set(kv.value, { revision: kv.modRevision, json });
+  recentlyMade.set(value, { revision, json });
   if (recentlyMade.size > recentlyMadeLimit) recentlyMade.delete(recentlyMade.keys().next().value!);
   return json;
 }

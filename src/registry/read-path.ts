@@ -1,6 +1,6 @@
 // Reads: get, list and watch through the watch cache, with upstream's resourceVersion rules.
 import { apiVersionOf, gone, notFound, timeout, type GroupResource, type KubeObject, type ListMeta } from '../api/index.ts';
-import type { CacheWatcher, WatchCache } from '../cache/index.ts';
+import type { CachedObject, CacheWatcher, WatchCache } from '../cache/index.ts';
 import { isStorageError, type Backend, type KeyValue } from '../storage/backend.ts';
 import { corruptListError, isCorruptObjectError, type CorruptObjectError } from './codec.ts';
 import { decodeContinue, encodeContinue } from './continue-token.ts';
@@ -144,6 +144,16 @@ export class ReadPath {
   cachedAt(key: string, revision: number): KubeObject | undefined {
     const cached = this.cache?.ready === true ? this.cache.get(key) : undefined;
     return cached !== undefined && cached.revision === revision ? cached.object : undefined;
+  }
+
+  /**
+   * The cache's current state of `key` (shared and frozen), for an update to start from
+   * without reading the storage; undefined when the cache is not loaded or lacks the key.
+   * It may be behind the storage: a write made from it must hold its revision as the
+   * precondition.
+   */
+  cachedState(key: string): CachedObject | undefined {
+    return this.cache?.ready === true ? this.cache.get(key) : undefined;
   }
 
   /**

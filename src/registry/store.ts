@@ -103,6 +103,19 @@ export interface UpdateHow {
   mutateReadsOnly?: boolean;
 }
 
+/** Where an update attempt starts: the object as last stored, or as the watch cache last saw it. */
+interface UpdateBase {
+  key: string;
+  /** The revision read: the write holds it as its precondition. */
+  revision: number;
+  /** Shared and frozen when it comes from the cache: read it, never change it. */
+  current: KubeObject;
+  /** A fresh copy of `current`, to be changed. */
+  copy(): KubeObject;
+  /** From the watch cache, which may be behind the storage. */
+  cached: boolean;
+}
+
 /**
  * The object lifecycle for one resource (upstream's registry/generic/registry/store.go):
  * names, uid, timestamps, resourceVersion, preconditions, finalizers, dry run,
@@ -276,7 +289,7 @@ export class Store {
       }
       await allocation?.commit();
       meta.resourceVersion = String(revision);
-      this.rememberWritten(obj, { key, value, createRevision: revision, modRevision: revision });
+      this.rememberWritten(obj, key, value, revision);
       return obj;
     }
   }
@@ -320,7 +333,7 @@ export class Store {
     if ((expected === undefined || expected === '') && this.type.allowUnconditionalUpdate === false && (await this.findStored(namespace, name)) !== undefined) {
       throw invalid(this.type.kind, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }], this.type.group);
     }
-    return this.guaranteedUpdate(namespace, name, expected, opts, () => obj);
+    return this.guaranteedUpdate(namespace, name, expected, opts, () => obj, { mutateReadsOnly: true });
   }
 
   /**
@@ -358,20 +371,30 @@ export class Store {
     createIfMissing ??= this.type.allowCreateOnUpdate;
     const pinned = expectedResourceVersion !== undefined && expectedResourceVersion !== '';
     const rules = this.updateRules(subresource);
+    const key = this.key(namespace, name);
+    // The first attempt starts from the watch cache's copy, as upstream's cacher hands its
+    // object to GuaranteedUpdate: no storage read. The copy may be behind the storage, so
+    // what it alone would decide (a resourceVersion that differs, nothing to write, a write
+    // refused for its revision) sends the next attempt to the storage instead. A dry run
+    // reads the storage: nothing would catch a stale copy, since it writes nothing.
+    let fromCache = opts.dryRun !== true;
     for (let attempt = 0; ; attempt++) {
       // A pinned resourceVersion makes a concurrent change the client's conflict (409), not a retry.
       const mayRetry = !pinned && attempt < maxRetries;
-      const kv = await this.backend.get(this.key(namespace, name));
-      if (kv === undefined) {
+      const base = (fromCache ? this.cachedBase(key) : undefined) ?? await this.storedBase(key);
+      fromCache = false;
+      if (base === undefined) {
         if (!createIfMissing || pinned || subresource !== '') throw notFound(this.groupResource, name);
         const result = await this.createMissing(namespace, name, opts, mutate, mayRetry);
         if (result === retry) continue;
         return result;
       }
-      // The cache's copy when it holds this revision (read-only), else decoded: desiredUpdate decodes mutate's own copy.
-      const current = this.reads.cachedAt(kv.key, kv.modRevision) ?? this.decode(kv);
-      if (pinned && expectedResourceVersion !== current.metadata.resourceVersion) throw staleObject(this.groupResource, name);
-      const obj = this.desiredUpdate(kv, current, mutate, opts, mutateReadsOnly === true);
+      const current = base.current;
+      if (pinned && expectedResourceVersion !== current.metadata.resourceVersion) {
+        if (base.cached) continue;
+        throw staleObject(this.groupResource, name);
+      }
+      const obj = this.desiredUpdate(base, mutate, opts, mutateReadsOnly === true);
       rules.prepare(obj, current);
       const attrs = this.updateAttributes(namespace, obj, current, opts, subresource, admissionView);
       await this.admitUpdate(attrs, obj, current, rules, admissionView);
@@ -381,16 +404,38 @@ export class Store {
       await this.admission.validate(attrs);
 
       if (this.finalizersDone(obj, current)) {
-        const deleted = await this.deleteFinalized(kv, current, obj, opts, mayRetry);
+        const deleted = await this.deleteFinalized(base, obj, opts, mayRetry);
         if (deleted === retry) continue;
         return deleted;
       }
       // A write that changes nothing is not written: the resourceVersion stays (upstream).
       // Compared as values: the same content may arrive with its keys in another order.
-      if (sameContent(obj, current)) return { object: current, created: false };
-      const written = await this.writeUpdate(kv, current, obj, opts, mayRetry);
+      if (sameContent(obj, current)) {
+        if (base.cached) continue;
+        return { object: current, created: false };
+      }
+      const written = await this.writeUpdate(base, obj, opts, mayRetry);
       if (written !== retry) return written;
     }
+  }
+
+  /** An update's starting point from the watch cache, when it holds the key. */
+  private cachedBase(key: string): UpdateBase | undefined {
+    const cached = this.reads.cachedState(key);
+    if (cached === undefined) return undefined;
+    return {
+      key, revision: cached.revision, current: cached.object, cached: true,
+      copy: () => JSON.parse(Buffer.from(cached.json.buffer, cached.json.byteOffset, cached.json.byteLength).toString('utf8')) as KubeObject,
+    };
+  }
+
+  /** An update's starting point read from the storage; undefined when the key is not stored. */
+  private async storedBase(key: string): Promise<UpdateBase | undefined> {
+    const kv = await this.backend.get(key);
+    if (kv === undefined) return undefined;
+    // The cache's copy when it holds this revision (read-only), else decoded.
+    const current = this.reads.cachedAt(kv.key, kv.modRevision) ?? this.decode(kv);
+    return { key, revision: kv.modRevision, current, cached: false, copy: () => this.decode(kv) };
   }
 
   /** Create-on-update of a missing object, by the create rules; `retry` when someone else created it meanwhile. */
@@ -412,11 +457,12 @@ export class Store {
    * checked as a precondition and the metadata only the server sets taken from `current`.
    */
   private desiredUpdate(
-    kv: KeyValue, current: KubeObject, mutate: (current: KubeObject | undefined) => KubeObject, opts: WriteOptions, mutateReadsOnly: boolean,
+    base: UpdateBase, mutate: (current: KubeObject | undefined) => KubeObject, opts: WriteOptions, mutateReadsOnly: boolean,
   ): KubeObject {
+    const current = base.current;
     // mutate gets its own copy (decoded again: cheaper than cloning) and may return it or a new
     // object; one that only reads its argument gets `current` itself. Its result is cloned either way.
-    const obj = cloneSharingFieldsV1(mutate(mutateReadsOnly ? current : this.decode(kv)));
+    const obj = cloneSharingFieldsV1(mutate(mutateReadsOnly ? current : base.copy()));
     this.checkTypeMeta(obj);
     this.decodeFields(obj, opts, (probe) => {
       this.preserveSystemMeta(probe, current);
@@ -482,10 +528,11 @@ export class Store {
   }
 
   /** Deletes the finalized object at the revision read (nothing on dry run); `retry` when another write came first. */
-  private async deleteFinalized(kv: KeyValue, current: KubeObject, obj: KubeObject, opts: WriteOptions, mayRetry: boolean): Promise<UpdateResult | typeof retry> {
+  private async deleteFinalized(base: UpdateBase, obj: KubeObject, opts: WriteOptions, mayRetry: boolean): Promise<UpdateResult | typeof retry> {
     if (opts.dryRun) return { object: obj, created: false };
+    const current = base.current;
     try {
-      await this.backend.delete(kv.key, kv.modRevision);
+      await this.backend.delete(base.key, base.revision);
     } catch (err) {
       // Gone meanwhile: the next read answers for it (404, as upstream's retried update).
       if (isStorageError(err, 'KeyNotFound')) return retry;
@@ -498,7 +545,8 @@ export class Store {
   }
 
   /** Stores the update at the revision it was read at (nothing on dry run); `retry` when another write came first. */
-  private async writeUpdate(kv: KeyValue, current: KubeObject, obj: KubeObject, opts: WriteOptions, mayRetry: boolean): Promise<UpdateResult | typeof retry> {
+  private async writeUpdate(base: UpdateBase, obj: KubeObject, opts: WriteOptions, mayRetry: boolean): Promise<UpdateResult | typeof retry> {
+    const current = base.current;
     if (opts.dryRun) {
       // What upstream's dry run answers: the updated object at the stored version.
       obj.metadata.resourceVersion = current.metadata.resourceVersion;
@@ -510,7 +558,7 @@ export class Store {
     const value = this.encode(obj);
     this.offerWritten(value, obj);
     try {
-      revision = await this.backend.update(kv.key, value, kv.modRevision);
+      revision = await this.backend.update(base.key, value, base.revision);
     } catch (err) {
       await allocation?.revert();
       // Gone meanwhile: the next read answers for it (404, or a create where the type allows
@@ -524,7 +572,7 @@ export class Store {
     }
     await allocation?.commit();
     obj.metadata.resourceVersion = String(revision);
-    this.rememberWritten(obj, { key: kv.key, value, createRevision: kv.createRevision, modRevision: revision });
+    this.rememberWritten(obj, base.key, value, revision);
     return { object: obj, created: false };
   }
 
@@ -539,10 +587,10 @@ export class Store {
     if (this.type.storage === undefined) offerWritten(value, obj);
   }
 
-  private rememberWritten(obj: KubeObject, kv: KeyValue): void {
+  private rememberWritten(obj: KubeObject, key: string, value: Uint8Array, revision: number): void {
     if (this.type.storage !== undefined) return;
-    rememberWritten(obj, kv);
-    this.reads.adoptWritten(kv.key, kv.modRevision, obj);
+    rememberWritten(obj, value, revision);
+    this.reads.adoptWritten(key, revision, obj);
   }
 
   /**

@@ -1,0 +1,147 @@
+// Updates start from the watch cache's copy of the object (as upstream's cacher suggests
+// its object to GuaranteedUpdate) instead of reading the storage first. The copy may be
+// behind the storage: these tests hold the cache's event feed back so that it is, and
+// check that nothing the stale copy would decide reaches the client.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { isStatusError, type KubeObject } from '../../src/api/index.ts';
+import { AdmissionChain } from '../../src/admission/chain.ts';
+import { WatchCache } from '../../src/cache/index.ts';
+import { objectKey } from '../../src/registry/keys.ts';
+import { Store } from '../../src/registry/store.ts';
+import { MemoryBackend, type KeyValue, type StorageEvent, type Watch } from '../../src/storage/index.ts';
+import { builtinType } from '../helpers/store.ts';
+
+/** A memory backend that counts gets and can hold its watches' events back. */
+class HeldBackend extends MemoryBackend {
+  gets = 0;
+  #held = false;
+  #release: Array<() => void> = [];
+
+  override get(key: string, opts?: { revision?: number }): Promise<KeyValue | undefined> {
+    this.gets++;
+    return super.get(key, opts);
+  }
+
+  hold(): void {
+    this.#held = true;
+  }
+
+  release(): void {
+    this.#held = false;
+    for (const resume of this.#release.splice(0)) resume();
+  }
+
+  override watch(prefix: string, fromRevision: number): Watch {
+    const inner = super.watch(prefix, fromRevision);
+    const backend = this;
+    return {
+      close: () => inner.close(),
+      async *[Symbol.asyncIterator](): AsyncIterator<StorageEvent> {
+        for await (const event of inner) {
+          while (backend.#held) await new Promise<void>((resolve) => backend.#release.push(resolve));
+          yield event;
+        }
+      },
+    };
+  }
+}
+
+const type = builtinType('configmaps');
+
+async function cachedStore(t: TestContext): Promise<{ store: Store; backend: HeldBackend; cache: WatchCache }> {
+  const backend = new HeldBackend();
+  const decoder: { store?: Store } = {};
+  const cache = new WatchCache({ backend, prefix: '/registry/configmaps/', decode: (kv) => decoder.store!.decode(kv), bookmark: { kind: 'ConfigMap', apiVersion: 'v1' } });
+  const store = new Store(type, backend, new AdmissionChain([]), cache);
+  decoder.store = store;
+  t.after(async () => {
+    backend.release();
+    cache.close();
+    await backend.close();
+  });
+  await cache.start();
+  return { store, backend, cache };
+}
+
+function configMap(data: Record<string, string>, resourceVersion?: string): KubeObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'ns', ...(resourceVersion ? { resourceVersion } : {}) }, data };
+}
+
+/** Turns until the cache holds `revision` of the ConfigMap. */
+async function cachedAt(cache: WatchCache, revision: string): Promise<void> {
+  const key = objectKey(type, 'ns', 'cm');
+  for (let i = 0; i < 500 && String(cache.get(key)?.revision) !== revision; i++) await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(String(cache.get(key)?.revision), revision, 'the cache never caught up');
+}
+
+/** Writes straight to the storage, past the Store and its cache: another replica's write. */
+async function writeBehindCache(backend: MemoryBackend, data: Record<string, string>): Promise<string> {
+  const key = objectKey(type, 'ns', 'cm');
+  const kv = (await backend.get(key))!;
+  const stored = JSON.parse(Buffer.from(kv.value).toString('utf8')) as KubeObject;
+  const revision = await backend.update(key, Buffer.from(JSON.stringify({ ...stored, data })), kv.modRevision);
+  return String(revision);
+}
+
+test('an update the cache can start from reads nothing from the storage', async (t) => {
+  const { store, backend, cache } = await cachedStore(t);
+  const created = await store.create('ns', configMap({ a: '1' }));
+  await cachedAt(cache, created.metadata.resourceVersion!);
+  const before = backend.gets;
+  const { object } = await store.update('ns', 'cm', configMap({ a: '2' }, created.metadata.resourceVersion));
+  assert.deepEqual(object.data, { a: '2' });
+  assert.equal(backend.gets, before);
+  assert.deepEqual((await store.get('ns', 'cm')).data, { a: '2' });
+});
+
+test('a patch from a stale cached copy is made again on the stored object', async (t) => {
+  const { store, backend, cache } = await cachedStore(t);
+  const created = await store.create('ns', configMap({ a: '1' }));
+  await cachedAt(cache, created.metadata.resourceVersion!);
+  backend.hold();
+  await writeBehindCache(backend, { a: '1', b: 'from elsewhere' });
+  const { object } = await store.guaranteedUpdate('ns', 'cm', undefined, {}, (current) => ({ ...current!, data: { ...(current!.data as Record<string, string>), c: 'patched' } }));
+  // Made on the stale copy it would have lost b.
+  assert.deepEqual(object.data, { a: '1', b: 'from elsewhere', c: 'patched' });
+  backend.release();
+  assert.deepEqual((await store.get('ns', 'cm')).data, { a: '1', b: 'from elsewhere', c: 'patched' });
+});
+
+test('a resourceVersion newer than the cached copy is checked against the storage', async (t) => {
+  const { store, backend, cache } = await cachedStore(t);
+  const created = await store.create('ns', configMap({ a: '1' }));
+  await cachedAt(cache, created.metadata.resourceVersion!);
+  backend.hold();
+  const newer = await writeBehindCache(backend, { a: 'elsewhere' });
+  // The client read the newer object (from the storage): its update is not a conflict.
+  const { object } = await store.update('ns', 'cm', configMap({ a: 'client' }, newer));
+  assert.deepEqual(object.data, { a: 'client' });
+  // Pinned to the version the cache still holds, it is one: 409.
+  await assert.rejects(store.update('ns', 'cm', configMap({ a: 'late' }, created.metadata.resourceVersion)), (err) => isStatusError(err) && err.code === 409);
+});
+
+test('an update that changes nothing of the cached copy is still written when the storage moved on', async (t) => {
+  const { store, backend, cache } = await cachedStore(t);
+  const created = await store.create('ns', configMap({ a: '1' }));
+  await cachedAt(cache, created.metadata.resourceVersion!);
+  backend.hold();
+  const moved = await writeBehindCache(backend, { a: 'elsewhere' });
+  // Setting a back to 1 is no change to the cached copy, but a change to what is stored.
+  const { object } = await store.update('ns', 'cm', configMap({ a: '1' }));
+  assert.deepEqual(object.data, { a: '1' });
+  assert.ok(Number(object.metadata.resourceVersion) > Number(moved), 'written after the other write');
+  backend.release();
+  assert.deepEqual((await store.get('ns', 'cm')).data, { a: '1' });
+});
+
+test('a dry run reads the storage, not the cached copy', async (t) => {
+  const { store, backend, cache } = await cachedStore(t);
+  const created = await store.create('ns', configMap({ a: '1' }));
+  await cachedAt(cache, created.metadata.resourceVersion!);
+  backend.hold();
+  const moved = await writeBehindCache(backend, { a: '1', b: 'from elsewhere' });
+  const { object } = await store.guaranteedUpdate('ns', 'cm', undefined, { dryRun: true }, (current) => ({ ...current!, data: { ...(current!.data as Record<string, string>), c: 'dry' } }));
+  assert.deepEqual(object.data, { a: '1', b: 'from elsewhere', c: 'dry' });
+  assert.equal(object.metadata.resourceVersion, moved);
+});
