@@ -84,6 +84,19 @@ async function writeBehindCache(backend: MemoryBackend, data: Record<string, str
   return String(revision);
 }
 
+/**
+ * A ConfigMap created with `{a: '1'}` and seen by the cache, then written with `stored`
+ * behind the cache's back: the cache's copy is one version behind the storage.
+ */
+async function staleCopy(t: TestContext, stored: Record<string, string>): Promise<{ store: Store; backend: HeldBackend; created: KubeObject; moved: string }> {
+  const { store, backend, cache } = await cachedStore(t);
+  const created = await store.create('ns', configMap({ a: '1' }));
+  await cachedAt(cache, created.metadata.resourceVersion!);
+  backend.hold();
+  const moved = await writeBehindCache(backend, stored);
+  return { store, backend, created, moved };
+}
+
 test('an update the cache can start from reads nothing from the storage', async (t) => {
   const { store, backend, cache } = await cachedStore(t);
   const created = await store.create('ns', configMap({ a: '1' }));
@@ -96,11 +109,7 @@ test('an update the cache can start from reads nothing from the storage', async 
 });
 
 test('a patch from a stale cached copy is made again on the stored object', async (t) => {
-  const { store, backend, cache } = await cachedStore(t);
-  const created = await store.create('ns', configMap({ a: '1' }));
-  await cachedAt(cache, created.metadata.resourceVersion!);
-  backend.hold();
-  await writeBehindCache(backend, { a: '1', b: 'from elsewhere' });
+  const { store, backend } = await staleCopy(t, { a: '1', b: 'from elsewhere' });
   const { object } = await store.guaranteedUpdate('ns', 'cm', undefined, {}, (current) => ({ ...current!, data: { ...(current!.data as Record<string, string>), c: 'patched' } }));
   // Made on the stale copy it would have lost b.
   assert.deepEqual(object.data, { a: '1', b: 'from elsewhere', c: 'patched' });
@@ -109,24 +118,16 @@ test('a patch from a stale cached copy is made again on the stored object', asyn
 });
 
 test('a resourceVersion newer than the cached copy is checked against the storage', async (t) => {
-  const { store, backend, cache } = await cachedStore(t);
-  const created = await store.create('ns', configMap({ a: '1' }));
-  await cachedAt(cache, created.metadata.resourceVersion!);
-  backend.hold();
-  const newer = await writeBehindCache(backend, { a: 'elsewhere' });
+  const { store, created, moved } = await staleCopy(t, { a: 'elsewhere' });
   // The client read the newer object (from the storage): its update is not a conflict.
-  const { object } = await store.update('ns', 'cm', configMap({ a: 'client' }, newer));
+  const { object } = await store.update('ns', 'cm', configMap({ a: 'client' }, moved));
   assert.deepEqual(object.data, { a: 'client' });
   // Pinned to the version the cache still holds, it is one: 409.
   await assert.rejects(store.update('ns', 'cm', configMap({ a: 'late' }, created.metadata.resourceVersion)), (err) => isStatusError(err) && err.code === 409);
 });
 
 test('an update that changes nothing of the cached copy is still written when the storage moved on', async (t) => {
-  const { store, backend, cache } = await cachedStore(t);
-  const created = await store.create('ns', configMap({ a: '1' }));
-  await cachedAt(cache, created.metadata.resourceVersion!);
-  backend.hold();
-  const moved = await writeBehindCache(backend, { a: 'elsewhere' });
+  const { store, backend, moved } = await staleCopy(t, { a: 'elsewhere' });
   // Setting a back to 1 is no change to the cached copy, but a change to what is stored.
   const { object } = await store.update('ns', 'cm', configMap({ a: '1' }));
   assert.deepEqual(object.data, { a: '1' });
@@ -136,11 +137,7 @@ test('an update that changes nothing of the cached copy is still written when th
 });
 
 test('a dry run reads the storage, not the cached copy', async (t) => {
-  const { store, backend, cache } = await cachedStore(t);
-  const created = await store.create('ns', configMap({ a: '1' }));
-  await cachedAt(cache, created.metadata.resourceVersion!);
-  backend.hold();
-  const moved = await writeBehindCache(backend, { a: '1', b: 'from elsewhere' });
+  const { store, moved } = await staleCopy(t, { a: '1', b: 'from elsewhere' });
   const { object } = await store.guaranteedUpdate('ns', 'cm', undefined, { dryRun: true }, (current) => ({ ...current!, data: { ...(current!.data as Record<string, string>), c: 'dry' } }));
   assert.deepEqual(object.data, { a: '1', b: 'from elsewhere', c: 'dry' });
   assert.equal(object.metadata.resourceVersion, moved);
