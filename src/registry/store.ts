@@ -374,9 +374,10 @@ export class Store {
     const key = this.key(namespace, name);
     // The first attempt starts from the watch cache's copy, as upstream's cacher hands its
     // object to GuaranteedUpdate: no storage read. The copy may be behind the storage, so
-    // what it alone would decide (a resourceVersion that differs, nothing to write, a write
-    // refused for its revision) sends the next attempt to the storage instead. A dry run
-    // reads the storage: nothing would catch a stale copy, since it writes nothing.
+    // what it alone would decide (a resourceVersion that differs, nothing to write, an
+    // error, a write refused for its revision) sends the next attempt to the storage
+    // instead. A dry run reads the storage: nothing would catch a stale copy, since it
+    // writes nothing.
     let fromCache = opts.dryRun !== true;
     for (let attempt = 0; ; attempt++) {
       // A pinned resourceVersion makes a concurrent change the client's conflict (409), not a retry.
@@ -394,14 +395,22 @@ export class Store {
         if (base.cached) continue;
         throw staleObject(this.groupResource, name);
       }
-      const obj = this.desiredUpdate(base, mutate, opts, mutateReadsOnly === true);
-      rules.prepare(obj, current);
-      const attrs = this.updateAttributes(namespace, obj, current, opts, subresource, admissionView);
-      await this.admitUpdate(attrs, obj, current, rules, admissionView);
-      if (opts.fieldManager !== undefined && !opts.managedFieldsSet) this.fieldManager.recordUpdate(current, obj, opts.fieldManager, subresource);
-      rules.validate(obj, current);
-      if (admissionView !== undefined) attrs.object = admissionView.toView(obj);
-      await this.admission.validate(attrs);
+      let obj: KubeObject;
+      try {
+        obj = this.desiredUpdate(base, mutate, opts, mutateReadsOnly === true);
+        rules.prepare(obj, current);
+        const attrs = this.updateAttributes(namespace, obj, current, opts, subresource, admissionView);
+        await this.admitUpdate(attrs, obj, current, rules, admissionView);
+        if (opts.fieldManager !== undefined && !opts.managedFieldsSet) this.fieldManager.recordUpdate(current, obj, opts.fieldManager, subresource);
+        rules.validate(obj, current);
+        if (admissionView !== undefined) attrs.object = admissionView.toView(obj);
+        await this.admission.validate(attrs);
+      } catch (err) {
+        // Refused on a copy the storage has moved past (a uid, an immutable field, an
+        // apply's conflict): decided again on the stored object, as upstream's etcd store does.
+        if (base.cached && (await this.backend.get(key))?.modRevision !== base.revision) continue;
+        throw err;
+      }
 
       if (this.finalizersDone(obj, current)) {
         const deleted = await this.deleteFinalized(base, obj, opts, mayRetry);

@@ -136,6 +136,27 @@ test('an update that changes nothing of the cached copy is still written when th
   assert.deepEqual((await store.get('ns', 'cm')).data, { a: '1' });
 });
 
+test('a refusal made on a stale copy is decided again on the stored object', async (t) => {
+  const { store, backend, cache } = await cachedStore(t);
+  const created = await store.create('ns', configMap({ a: '1' }));
+  await cachedAt(cache, created.metadata.resourceVersion!);
+  backend.hold();
+  // Deleted and created again elsewhere: the cache still holds the old uid.
+  const key = objectKey(type, 'ns', 'cm');
+  const stored = JSON.parse(Buffer.from((await backend.get(key))!.value).toString('utf8')) as KubeObject;
+  await backend.delete(key);
+  await backend.create(key, Buffer.from(JSON.stringify({ ...stored, metadata: { ...stored.metadata, uid: 'the-new-uid' } })));
+  // The client names the new uid: a precondition the stored object meets.
+  const { object } = await store.update('ns', 'cm', { ...configMap({ a: '2' }), metadata: { name: 'cm', namespace: 'ns', uid: 'the-new-uid' } });
+  assert.equal(object.metadata.uid, 'the-new-uid');
+  assert.deepEqual(object.data, { a: '2' });
+  // The old uid is refused by the stored object too: 409.
+  await assert.rejects(
+    store.update('ns', 'cm', { ...configMap({ a: '3' }), metadata: { name: 'cm', namespace: 'ns', uid: created.metadata.uid } }),
+    (err) => isStatusError(err) && err.code === 409 && /Precondition failed: UID/.test(err.message),
+  );
+});
+
 test('a dry run reads the storage, not the cached copy', async (t) => {
   const { store, moved } = await staleCopy(t, { a: '1', b: 'from elsewhere' });
   const { object } = await store.guaranteedUpdate('ns', 'cm', undefined, { dryRun: true }, (current) => ({ ...current!, data: { ...(current!.data as Record<string, string>), c: 'dry' } }));
