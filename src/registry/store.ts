@@ -408,7 +408,7 @@ export class Store {
       } catch (err) {
         // Refused on a copy the storage has moved past (a uid, an immutable field, an
         // apply's conflict): decided again on the stored object, as upstream's etcd store does.
-        if (base.cached && (await this.backend.get(key))?.modRevision !== base.revision) continue;
+        if (await this.movedPast(base)) continue;
         throw err;
       }
 
@@ -426,6 +426,11 @@ export class Store {
       const written = await this.writeUpdate(base, obj, opts, mayRetry);
       if (written !== retry) return written;
     }
+  }
+
+  /** Whether `base` is the cache's copy and the storage has moved past it (or no longer holds the key). */
+  private async movedPast(base: UpdateBase): Promise<boolean> {
+    return base.cached && (await this.backend.get(base.key))?.modRevision !== base.revision;
   }
 
   /** An update's starting point from the watch cache, when it holds the key. */

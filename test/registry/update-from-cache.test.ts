@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { isStatusError, type KubeObject } from '../../src/api/index.ts';
 import { AdmissionChain } from '../../src/admission/chain.ts';
 import { WatchCache } from '../../src/cache/index.ts';
-import { objectKey } from '../../src/registry/keys.ts';
+import { objectKey, resourcePrefix } from '../../src/registry/keys.ts';
+import type { ResourceType } from '../../src/registry/resource-type.ts';
 import { Store } from '../../src/registry/store.ts';
 import { MemoryBackend, type KeyValue, type StorageEvent, type Watch } from '../../src/storage/index.ts';
 import { builtinType } from '../helpers/store.ts';
@@ -49,11 +50,11 @@ class HeldBackend extends MemoryBackend {
 
 const type = builtinType('configmaps');
 
-async function cachedStore(t: TestContext): Promise<{ store: Store; backend: HeldBackend; cache: WatchCache }> {
+async function cachedStore(t: TestContext, of: ResourceType = type): Promise<{ store: Store; backend: HeldBackend; cache: WatchCache }> {
   const backend = new HeldBackend();
   const decoder: { store?: Store } = {};
-  const cache = new WatchCache({ backend, prefix: '/registry/configmaps/', decode: (kv) => decoder.store!.decode(kv), bookmark: { kind: 'ConfigMap', apiVersion: 'v1' } });
-  const store = new Store(type, backend, new AdmissionChain([]), cache);
+  const cache = new WatchCache({ backend, prefix: resourcePrefix(of), decode: (kv) => decoder.store!.decode(kv), bookmark: { kind: of.kind, apiVersion: 'v1' } });
+  const store = new Store(of, backend, new AdmissionChain([]), cache);
   decoder.store = store;
   t.after(async () => {
     backend.release();
@@ -68,9 +69,9 @@ function configMap(data: Record<string, string>, resourceVersion?: string): Kube
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'ns', ...(resourceVersion ? { resourceVersion } : {}) }, data };
 }
 
-/** Turns until the cache holds `revision` of the ConfigMap. */
-async function cachedAt(cache: WatchCache, revision: string): Promise<void> {
-  const key = objectKey(type, 'ns', 'cm');
+/** Turns until the cache holds `revision` of the ConfigMap (or of `name` of `of`). */
+async function cachedAt(cache: WatchCache, revision: string, of: ResourceType = type, name = 'cm'): Promise<void> {
+  const key = objectKey(of, 'ns', name);
   for (let i = 0; i < 500 && String(cache.get(key)?.revision) !== revision; i++) await new Promise((resolve) => setImmediate(resolve));
   assert.equal(String(cache.get(key)?.revision), revision, 'the cache never caught up');
 }
@@ -155,6 +156,20 @@ test('a refusal made on a stale copy is decided again on the stored object', asy
     store.update('ns', 'cm', { ...configMap({ a: '3' }), metadata: { name: 'cm', namespace: 'ns', uid: created.metadata.uid } }),
     (err) => isStatusError(err) && err.code === 409 && /Precondition failed: UID/.test(err.message),
   );
+});
+
+test('node ports allocated by a write the cache has not seen yet still belong to the Service', async (t) => {
+  const services = builtinType('services');
+  const { store, backend, cache } = await cachedStore(t, services);
+  const created = await store.create('ns', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'ns' }, spec: { ports: [{ port: 80 }] } });
+  await cachedAt(cache, created.metadata.resourceVersion!, services, 'web');
+  backend.hold();
+  // Made a NodePort Service (its port allocated); the cache still holds it as ClusterIP.
+  const { object: nodePorted } = await store.update('ns', 'web', { ...created, spec: { ...(created.spec as object), type: 'NodePort' } });
+  // Updated as read: its node port is its own, not one someone else holds.
+  const { object } = await store.update('ns', 'web', { ...nodePorted, metadata: { ...nodePorted.metadata, labels: { app: 'web' } } });
+  assert.deepEqual(object.metadata.labels, { app: 'web' });
+  assert.deepEqual((object.spec as { ports: unknown[] }).ports, (nodePorted.spec as { ports: unknown[] }).ports);
 });
 
 test('a dry run reads the storage, not the cached copy', async (t) => {
