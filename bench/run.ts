@@ -18,6 +18,7 @@ import { idleBench } from './idle.ts';
 import { limitBench } from './limit.ts';
 import { namespaceDeleteBench } from './namespace-delete.ts';
 import { operabilityBench } from './operability.ts';
+import { profileBench } from './profile.ts';
 import { watchHttpBench } from './watch-http.ts';
 
 const objects = Number(process.env.BENCH_OBJECTS ?? 10_000);
@@ -65,6 +66,11 @@ async function main() {
   // BENCH_ONLY=namespace-delete: a namespace of owner chains deleted, time until gone and peak RSS.
   if (process.env.BENCH_ONLY === 'namespace-delete') {
     for (const line of await namespaceDeleteBench()) console.log(line);
+    return;
+  }
+  // BENCH_ONLY=profile: where the server's CPU goes per request (BENCH_PROFILE=create|update|get|apply).
+  if (process.env.BENCH_ONLY === 'profile') {
+    for (const line of await profileBench()) console.log(line);
     return;
   }
   // BENCH_ONLY=authz: gets by a user one RoleBinding allows, RBAC beside AlwaysAllow.

@@ -105,6 +105,8 @@ export function httpsRequest(agent: https.Agent, baseUrl: string, token: string,
 export interface ServerProcess {
   child: ChildProcess;
   url: string;
+  /** What the server logged up to its "serving on" line. */
+  startLog: string;
   kubeconfigPath: string;
   dataDir: string;
   /** Resolves with the exit code. */
@@ -116,14 +118,16 @@ export interface ServerProcess {
  * Runs `plinth serve` as a child process (by default the way `npm start` runs it)
  * and waits for its "serving on" log line.
  */
-export async function startServerProcess(args: string[] = [], opts: { viaNpm?: boolean; dataDir?: string } = {}): Promise<ServerProcess> {
+export async function startServerProcess(args: string[] = [], opts: { viaNpm?: boolean; dataDir?: string; /** Node flags besides npm start's (not via npm). */ nodeFlags?: string[]; env?: Record<string, string> } = {}): Promise<ServerProcess> {
   const dataDir = opts.dataDir ?? tempDir();
   const flags = ['--data-dir', dataDir, '--secure-port', '0', ...args];
   const child = opts.viaNpm
     // Its own process group, so that a signal reaches npm's shell and the server under it.
     ? spawn('npm', ['start', '--silent', '--', ...flags], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     // The same Node flags as `npm start` (the young generation held at 32 MiB).
-    : spawn(process.execPath, ['--max-semi-space-size=16', path.join(repoRoot, 'src/cli/main.js'), 'serve', ...flags], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    : spawn(process.execPath, ['--max-semi-space-size=16', ...(opts.nodeFlags ?? []), path.join(repoRoot, 'src/cli/main.js'), 'serve', ...flags], {
+      cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}),
+    });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let log = '';
   const url = await new Promise<string>((resolve, reject) => {
@@ -141,7 +145,7 @@ export async function startServerProcess(args: string[] = [], opts: { viaNpm?: b
     setTimeout(() => reject(new Error(`server did not start in 20 s:\n${log}`)), 20_000).unref();
   });
   return {
-    child, url, dataDir, exited,
+    child, url, dataDir, exited, startLog: log,
     kubeconfigPath: path.join(dataDir, 'kubeconfig'),
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) {
