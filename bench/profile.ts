@@ -6,9 +6,9 @@
 // requests alone (after a tenth as many, at most 500, to warm the server up). BENCH_PROFILE picks them: create (ConfigMaps), update (PUT of ConfigMaps
 // as read), get, apply (server-side apply of 10-container Deployments, three managers in
 // turn, force). The profiler slows the server: read the shares, and the figures against
-// each other, not against the benchmark's rates.
+// each other, not against the benchmark's rates. BENCH_PROFILE_OUT=FILE keeps the profile.
 
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import { startServerProcess, tempDir } from '../test/helpers/server.ts';
 import { cpuBreakdown, type CpuProfile } from './profile-categories.ts';
@@ -176,6 +176,8 @@ export async function profileBench(): Promise<string[]> {
     const { profile } = await session.call('Profiler.stop');
     const cpuUs = (await serverCpuUs(session)) - cpuBefore;
     session.close();
+    // BENCH_PROFILE_OUT=file.cpuprofile keeps the profile, for a flame graph (Chrome's DevTools, speedscope).
+    if (process.env.BENCH_PROFILE_OUT !== undefined) writeFileSync(process.env.BENCH_PROFILE_OUT, JSON.stringify(profile));
     const breakdown = cpuBreakdown(profile as unknown as CpuProfile);
     const perOp = (us: number) => `${(us / n).toFixed(0).padStart(6)} µs`;
     const lines = [
