@@ -373,11 +373,11 @@ export class Store {
     const rules = this.updateRules(subresource);
     const key = this.key(namespace, name);
     // The first attempt starts from the watch cache's copy, as upstream's cacher hands its
-    // object to GuaranteedUpdate: no storage read. The copy may be behind the storage, so
+    // object to GuaranteedUpdate: no storage read. The copy may be behind the storage:
     // what it alone would decide (a resourceVersion that differs, nothing to write, an
-    // error, a write refused for its revision) sends the next attempt to the storage
-    // instead. A dry run reads the storage: nothing would catch a stale copy, since it
-    // writes nothing.
+    // error) stands only when the stored revision is still the copy's, else the next
+    // attempt starts from the storage, as it does after a write refused for its revision.
+    // A dry run reads the storage: nothing would catch a stale copy, since it writes nothing.
     let fromCache = opts.dryRun !== true;
     for (let attempt = 0; ; attempt++) {
       // A pinned resourceVersion makes a concurrent change the client's conflict (409), not a retry.
@@ -392,7 +392,7 @@ export class Store {
       }
       const current = base.current;
       if (pinned && expectedResourceVersion !== current.metadata.resourceVersion) {
-        if (base.cached) continue;
+        if (await this.movedPast(base)) continue;
         throw staleObject(this.groupResource, name);
       }
       let obj: KubeObject;
@@ -420,7 +420,7 @@ export class Store {
       // A write that changes nothing is not written: the resourceVersion stays (upstream).
       // Compared as values: the same content may arrive with its keys in another order.
       if (sameContent(obj, current)) {
-        if (base.cached) continue;
+        if (await this.movedPast(base)) continue;
         return { object: current, created: false };
       }
       const written = await this.writeUpdate(base, obj, opts, mayRetry);

@@ -109,6 +109,25 @@ test('an update the cache can start from reads nothing from the storage', async 
   assert.deepEqual((await store.get('ns', 'cm')).data, { a: '2' });
 });
 
+test('what a current copy decides stands after one storage read, without a second attempt', async (t) => {
+  const { store, backend, cache } = await cachedStore(t);
+  const created = await store.create('ns', configMap({ a: '1' }));
+  await cachedAt(cache, created.metadata.resourceVersion!);
+  let attempts = 0;
+  const before = backend.gets;
+  // Nothing to write: answered as stored, the storage read only to see that the copy is current.
+  const { object } = await store.guaranteedUpdate('ns', 'cm', undefined, {}, (current) => {
+    attempts++;
+    return { ...current! };
+  });
+  assert.equal(object.metadata.resourceVersion, created.metadata.resourceVersion);
+  assert.equal(attempts, 1);
+  assert.equal(backend.gets - before, 1);
+  // A resourceVersion that is not the object's: 409 the same way.
+  await assert.rejects(store.update('ns', 'cm', configMap({ a: '2' }, '1')), (err) => isStatusError(err) && err.code === 409);
+  assert.equal(backend.gets - before, 2);
+});
+
 test('a patch from a stale cached copy is made again on the stored object', async (t) => {
   const { store, backend } = await staleCopy(t, { a: '1', b: 'from elsewhere' });
   const { object } = await store.guaranteedUpdate('ns', 'cm', undefined, {}, (current) => ({ ...current!, data: { ...(current!.data as Record<string, string>), c: 'patched' } }));
