@@ -48,6 +48,12 @@ export interface WatchRequest {
   bookmarks: boolean;
 }
 
+/** An item's object as its caller may change it: decoded again from its JSON when it has one (cheaper than a clone). */
+export function freshCopy(item: { object: KubeObject; json?: Uint8Array }): KubeObject {
+  const json = item.json;
+  return json === undefined ? item.object : (JSON.parse(Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('utf8')) as KubeObject);
+}
+
 const encoder = new TextEncoder();
 const comma = encoder.encode(',');
 const listEnd = encoder.encode(']}');
@@ -77,8 +83,7 @@ export class ReadPath {
   }
 
   async get(namespace: string, name: string, consistency: ReadConsistency = { kind: 'consistent' }): Promise<KubeObject> {
-    const item = await this.getItem(namespace, name, consistency);
-    return item.json === undefined ? item.object : (JSON.parse(Buffer.from(item.json).toString('utf8')) as KubeObject);
+    return freshCopy(await this.getItem(namespace, name, consistency));
   }
 
   /**
@@ -142,8 +147,8 @@ export class ReadPath {
    * bytes need not decode them again; undefined otherwise.
    */
   cachedAt(key: string, revision: number): KubeObject | undefined {
-    const cached = this.cache?.ready === true ? this.cache.get(key) : undefined;
-    return cached !== undefined && cached.revision === revision ? cached.object : undefined;
+    const cached = this.cachedState(key);
+    return cached?.revision === revision ? cached.object : undefined;
   }
 
   /**

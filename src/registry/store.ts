@@ -12,7 +12,7 @@ import { interpretUnreachable } from './storage-errors.ts';
 import type { Allocator, PropagationOptions, ResourceType } from './resource-type.ts';
 import { beforeDelete, deletionFinalizers, markAsDeleting, sameSet } from './deletion.ts';
 import type { ObjectFilter } from './filter.ts';
-import { ReadPath, type ListItem, type ListPage, type ListRequest, type ReadConsistency, type WatchRequest } from './read-path.ts';
+import { freshCopy, ReadPath, type ListItem, type ListPage, type ListRequest, type ReadConsistency, type WatchRequest } from './read-path.ts';
 import type { CacheWatcher, WatchCache } from '../cache/index.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.ts';
 import { addWarning } from '../api/request-context.ts';
@@ -439,7 +439,7 @@ export class Store {
     if (cached === undefined) return undefined;
     return {
       key, revision: cached.revision, current: cached.object, cached: true,
-      copy: () => JSON.parse(Buffer.from(cached.json.buffer, cached.json.byteOffset, cached.json.byteLength).toString('utf8')) as KubeObject,
+      copy: () => freshCopy(cached),
     };
   }
 
