@@ -152,6 +152,7 @@ export async function profileBench(): Promise<string[]> {
   const kind = (process.env.BENCH_PROFILE ?? 'create') as Kind;
   if (!kinds.includes(kind)) throw new Error(`BENCH_PROFILE must be one of ${kinds.join(', ')}`);
   const n = Number(process.env.BENCH_N ?? (kind === 'apply' ? 3_000 : 20_000));
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`BENCH_N must be a positive whole number of requests, not ${process.env.BENCH_N}`);
   const dataDir = tempDir('plinth-profile-');
   // From the sources: the start-up bundle is one file, and the categories go by source file.
   const server = await startServerProcess([], { dataDir, nodeFlags: ['--inspect=127.0.0.1:0'], env: { PLINTH_FROM_SOURCE: '1' } });
