@@ -73,6 +73,8 @@ export interface Config {
   /** `--max-requests-inflight` and `--max-mutating-requests-inflight` (upstream's 400 and 200; 0: no limit): past them, 429. */
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  /** `--http2-max-streams-per-connection`: streams a client may have open at once on one HTTP/2 connection (0: upstream's default, 100). */
+  http2MaxStreamsPerConnection: number;
   /** Not a flag (tests lower it): requests slower than this are logged whatever the verbosity (1 s). */
   slowRequestMs: number;
   /** Not a flag (tests lower it): how long a request may wait its turn for an in-flight slot before 429 (15 s). */
@@ -147,6 +149,7 @@ export function defaultConfig(): Config {
     simulatedNodes: 0,
     maxRequestsInflight: 400,
     maxMutatingRequestsInflight: 200,
+    http2MaxStreamsPerConnection: 0,
     inflightQueueWaitMs: 15_000,
     slowRequestMs: 1_000,
     auditLogMaxSizeMB: 0,
@@ -250,6 +253,9 @@ Flags (kube-apiserver's names where one exists):
   --max-requests-inflight int        reads served at once before others get 429; 0: no limit (default 400)
   --max-mutating-requests-inflight int
                                      writes served at once before others get 429; 0: no limit (default 200)
+  --http2-max-streams-per-connection int
+                                     streams a client may have open at once on one HTTP/2 connection;
+                                     0: the default, 100
   --audit-policy-file file           audit.k8s.io/v1 Policy: which requests are audited, at which level
   --audit-log-path file              where audit events go as JSON lines ('-': standard output)
   --audit-log-maxsize int            megabytes before the audit log is rotated (default 0: never)
@@ -314,6 +320,7 @@ export function parseServeFlags(args: string[]): Config {
       'simulated-nodes': { type: 'string' },
       'max-requests-inflight': { type: 'string' },
       'max-mutating-requests-inflight': { type: 'string' },
+      'http2-max-streams-per-connection': { type: 'string' },
       'audit-policy-file': { type: 'string' },
       'log-format': { type: 'string' },
       'audit-log-path': { type: 'string' },
@@ -395,6 +402,15 @@ export function parseServeFlags(args: string[]): Config {
     const n = Number(text);
     if (text.trim() === '' || !Number.isInteger(n) || n < 0) throw new UsageError(`invalid --${flag} "${text}": a count, 0 for no limit`);
     config[field] = n;
+  }
+  if (values['http2-max-streams-per-connection'] !== undefined) {
+    const text = values['http2-max-streams-per-connection'];
+    const n = Number(text);
+    // HTTP/2 caps the setting at 2^31-1 streams.
+    if (text.trim() === '' || !Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1) {
+      throw new UsageError(`invalid --http2-max-streams-per-connection "${text}": a count, 0 for the default (100)`);
+    }
+    config.http2MaxStreamsPerConnection = n;
   }
   if (values['simulated-nodes'] !== undefined) {
     const count = Number(values['simulated-nodes']);

@@ -339,6 +339,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     maxRequestsInflight: config.maxRequestsInflight,
     maxMutatingRequestsInflight: config.maxMutatingRequestsInflight,
     inflightQueueWaitMs: config.inflightQueueWaitMs,
+    http2MaxStreamsPerConnection: config.http2MaxStreamsPerConnection,
   });
   port = await server.start();
   serving = true;

@@ -55,6 +55,12 @@ export interface ApiServerOptions {
   maxMutatingRequestsInflight?: number;
   /** How long a request may wait for an in-flight slot before it is refused (15 s). */
   inflightQueueWaitMs?: number;
+  /**
+   * `--http2-max-streams-per-connection`: streams an HTTP/2 client may have open at once
+   * on one connection; 0 or unset is kube-apiserver's 100. Clients needing more open
+   * another connection (Go's HTTP/2 transport does).
+   */
+  http2MaxStreamsPerConnection?: number;
   /** Every request, once answered, as upstream's httplog writes it at -v 3 and up. */
   requestLog?: (line: string) => void;
   /** Requests (not long-running) slower than `slowRequestMs` (1 s), logged whatever the verbosity. */
@@ -68,6 +74,17 @@ export interface ApiServerOptions {
 function isLongRunning(info: RequestInfo): boolean {
   return info.isResourceRequest && (info.verb === 'watch' || ['proxy', 'attach', 'exec', 'log', 'portforward'].includes(info.subresource));
 }
+
+/**
+ * HTTP/2 as kube-apiserver sizes it: 100 streams per connection by default (what Go's
+ * clients allow themselves before the server's settings arrive); each stream may send
+ * 256 KiB (a request body's 99th percentile, upstream's figure) before it waits for the
+ * server to read, in frames of up to that size, and a connection as much for each of
+ * its streams at once (HTTP/2's window cannot exceed 2^31-1 bytes).
+ */
+const defaultMaxStreams = 100;
+const uploadBufferPerStream = 256 * 1024;
+const maxWindow = 2 ** 31 - 1;
 
 const mutatingMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -152,12 +169,13 @@ export class ApiServer {
     const [readOnly, mutating] = [limiter(opts.maxRequestsInflight), limiter(opts.maxMutatingRequestsInflight)];
     if (readOnly !== undefined) this.limiters.readOnly = readOnly;
     if (mutating !== undefined) this.limiters.mutating = mutating;
+    const maxStreams = opts.http2MaxStreamsPerConnection || defaultMaxStreams;
     this.server = http2.createSecureServer({
       cert: opts.certPem,
       key: opts.keyPem,
       allowHTTP1: true,
       ...(opts.clientCaPem !== undefined ? { requestCert: true, rejectUnauthorized: false, ca: opts.clientCaPem } : {}),
-      settings: { maxConcurrentStreams: 1000 },
+      settings: { maxConcurrentStreams: maxStreams, initialWindowSize: uploadBufferPerStream, maxFrameSize: uploadBufferPerStream },
     });
     // HTTP/2 on the core stream API (http2-exchange.ts says why), HTTP/1.1 through Node's request and response.
     const onStream = (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
@@ -176,6 +194,7 @@ export class ApiServer {
       socket.once('close', () => this.sockets.delete(socket));
     });
     this.server.on('session', (session) => {
+      session.setLocalWindowSize(Math.min(maxStreams * uploadBufferPerStream, maxWindow));
       this.sessions.add(session);
       session.once('close', () => this.sessions.delete(session));
     });

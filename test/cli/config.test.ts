@@ -142,3 +142,14 @@ test('--release-idle-memory is on unless set to false, bare meaning true', () =>
   assert.throws(() => parseServeFlags(['--release-idle-memory=off']), /invalid argument "off" for "--release-idle-memory" flag: must be true or false/);
   assert.match(serveUsage, /--release-idle-memory/);
 });
+
+test('--http2-max-streams-per-connection takes a count, 0 (the default) for kube-apiserver\'s 100', () => {
+  assert.equal(parseServeFlags([]).http2MaxStreamsPerConnection, 0);
+  assert.equal(parseServeFlags(['--http2-max-streams-per-connection', '250']).http2MaxStreamsPerConnection, 250);
+  assert.equal(parseServeFlags(['--http2-max-streams-per-connection=0']).http2MaxStreamsPerConnection, 0);
+  assert.match(serveUsage, /--http2-max-streams-per-connection/);
+  for (const flag of ['', '-1', '1.5', 'many', String(2 ** 31)]) {
+    assert.throws(() => parseServeFlags([`--http2-max-streams-per-connection=${flag}`]),
+      (err) => err instanceof UsageError && err.message === `invalid --http2-max-streams-per-connection "${flag}": a count, 0 for the default (100)`, flag);
+  }
+});
