@@ -168,7 +168,7 @@ export async function limitBench(): Promise<string[]> {
     const create = fig(plinth, 'create', 'ops_s');
     const applyShare = apply !== undefined && create !== undefined ? apply / create : undefined;
     lines.push(row('server-side apply, 10 containers', `${apply ?? '-'}/s`, '', applyShare === undefined ? '-' : `${(applyShare * 100).toFixed(0)}%`, '≥ 33% of Plinth\'s create', applyShare === undefined ? undefined : applyShare >= 1 / 3));
-    // The limit column: the bare fan-out server's p99 and share delivered, for what one HTTP/2 connection carries.
+    // The limit column: the bare fan-out server's p99 and share delivered, over the connections the client opens at 100 streams each.
     const fanOut = (f: Figures) => {
       const watch = f['watch-1000'] ?? {};
       return { delivered: watch.delivered_frac, p99: watch.lat_p99_ms === undefined ? undefined : Math.round(watch.lat_p99_ms) };
