@@ -8,7 +8,7 @@ import { firstTooDeep, tooDeepMessage } from '../api/nesting.ts';
 import type { Definitions, Schema } from '../schema/types.ts';
 import { goTypeName, goValue } from './go-format.ts';
 import { applyJsonPatch } from './json-patch.ts';
-import { clone, goJsonKind, isObject } from '../api/json.ts';
+import { goJsonKind, isObject } from '../api/json.ts';
 import { applyMergePatch } from './merge-patch.ts';
 import { isPatchError, toStatusError } from './patch-error.ts';
 import { applyStrategicMergePatch } from './strategic-merge.ts';
@@ -66,7 +66,7 @@ export function applyPatch(kind: PatchKind, current: object, patchBytes: Uint8Ar
         // Upstream's MergePatch answers ErrBadJSONPatch for null and scalars; an array
         // replaces the whole document (and then fails below, as it fails to decode).
         if (typeof patch !== 'object' || patch === null) throw new StatusError(400, 'BadRequest', 'Invalid JSON Patch');
-        result = applyMergePatch(clone(current), clone(patch));
+        result = applyMergePatch(current, patch);
         break;
       case 'strategic':
         result = applyStrategicMergePatch(ctx.defs, ctx.schema!, current, patch);

@@ -101,6 +101,12 @@ export interface UpdateHow {
   admissionView?: AdmissionView;
   /** `mutate` never changes its argument, so it may be given the cache's shared, frozen copy. */
   mutateReadsOnly?: boolean;
+  /**
+   * `mutate` never changes its argument and returns an object of its own, sharing nothing
+   * with it (what the patch functions make): it is given the cache's frozen copy, and its
+   * result is not copied again.
+   */
+  mutateCopies?: boolean;
 }
 
 /** Where an update attempt starts: the object as last stored, or as the watch cache last saw it. */
@@ -364,7 +370,7 @@ export class Store {
     expectedResourceVersion: string | undefined,
     opts: WriteOptions,
     mutate: (current: KubeObject | undefined) => KubeObject,
-    { createIfMissing, subresource = '', admissionView, mutateReadsOnly }: UpdateHow,
+    { createIfMissing, subresource = '', admissionView, mutateReadsOnly, mutateCopies }: UpdateHow,
   ): Promise<UpdateResult> {
     const ready = this.writeReady();
     if (ready !== undefined) await ready;
@@ -397,7 +403,7 @@ export class Store {
       }
       let obj: KubeObject;
       try {
-        obj = this.desiredUpdate(base, mutate, opts, mutateReadsOnly === true);
+        obj = this.desiredUpdate(base, mutate, opts, mutateCopies === true ? 'copies' : mutateReadsOnly === true ? 'reads' : 'changes');
         rules.prepare(obj, current);
         const attrs = this.updateAttributes(namespace, obj, current, opts, subresource, admissionView);
         await this.admitUpdate(attrs, obj, current, rules, admissionView);
@@ -471,12 +477,13 @@ export class Store {
    * checked as a precondition and the metadata only the server sets taken from `current`.
    */
   private desiredUpdate(
-    base: UpdateBase, mutate: (current: KubeObject | undefined) => KubeObject, opts: WriteOptions, mutateReadsOnly: boolean,
+    base: UpdateBase, mutate: (current: KubeObject | undefined) => KubeObject, opts: WriteOptions, how: 'changes' | 'reads' | 'copies',
   ): KubeObject {
     const current = base.current;
     // mutate gets its own copy (decoded again: cheaper than cloning) and may return it or a new
-    // object; one that only reads its argument gets `current` itself. Its result is cloned either way.
-    const obj = cloneSharingFieldsV1(mutate(mutateReadsOnly ? current : base.copy()));
+    // object; one that only reads its argument gets `current` itself. Its result is cloned,
+    // unless it is a copy of its own.
+    const obj = how === 'copies' ? mutate(current) : cloneSharingFieldsV1(mutate(how === 'reads' ? current : base.copy()));
     this.checkTypeMeta(obj);
     this.decodeFields(obj, opts, (probe) => {
       this.preserveSystemMeta(probe, current);

@@ -28,7 +28,52 @@ function status(kind: PatchKind, body: string, ctx = builtin) {
   assert.fail('the patch should fail');
 }
 
+/** Freezes `value` and everything in it, as the watch cache freezes what it holds. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const member of Object.values(value)) deepFreeze(member);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Every object and array in `value`, which is frozen when any of them is. */
+function frozenParts(value: unknown, path = ''): string[] {
+  if (typeof value !== 'object' || value === null) return [];
+  const own = Object.isFrozen(value) ? [path || '/'] : [];
+  return [...own, ...Object.entries(value).flatMap(([key, member]) => frozenParts(member, `${path}/${key}`))];
+}
+
 describe('applyPatch', () => {
+  test('never changes what it patches, and answers an object sharing nothing with it (the Store gives it the watch cache\'s frozen copy)', () => {
+    const deployment = deepFreeze({
+      apiVersion: 'apps/v1', kind: 'Deployment',
+      metadata: { name: 'd', namespace: 'default', labels: { app: 'd' }, managedFields: [{ manager: 'm', operation: 'Update', fieldsV1: { 'f:spec': { 'f:replicas': {} } } }] },
+      spec: {
+        replicas: 1, selector: { matchLabels: { app: 'd' } },
+        template: { metadata: { labels: { app: 'd' } }, spec: { containers: [{ name: 'a', image: 'a:1', env: [{ name: 'X', value: '1' }] }, { name: 'b', image: 'b:1' }] } },
+      },
+    });
+    const before = structuredClone(deployment);
+    const deploymentSchema: PatchContext = { defs, schema: defs['io.k8s.api.apps.v1.Deployment']! };
+    const patches: [PatchKind, unknown][] = [
+      ['strategic', { metadata: { labels: { tier: 'web' } }, spec: { template: { spec: { containers: [{ name: 'a', image: 'a:2' }] } } } }],
+      ['strategic', { spec: { template: { spec: { containers: [{ name: 'c', image: 'c:1' }] } } } }],
+      ['merge', { metadata: { labels: { app: null, tier: 'web' } }, spec: { replicas: 3 } }],
+      ['json', [
+        { op: 'replace', path: '/spec/replicas', value: 2 },
+        { op: 'copy', from: '/spec/template/spec/containers/0', path: '/spec/template/spec/containers/-' },
+        { op: 'move', from: '/metadata/labels', path: '/metadata/annotations' },
+        { op: 'add', path: '/spec/template/spec/containers/0/env/-', value: { name: 'Y', value: '2' } },
+      ]],
+    ];
+    for (const [kind, patch] of patches) {
+      const patched = applyPatch(kind, deployment, bytes(JSON.stringify(patch)), deploymentSchema);
+      assert.deepEqual(frozenParts(patched), [], `${kind}: the result shares frozen parts with the object patched`);
+      assert.deepStrictEqual(deployment, before, `${kind}: the object patched changed`);
+    }
+  });
+
   test('applies each patch type', () => {
     assert.deepStrictEqual(applyPatch('json', current, bytes('[{"op":"replace","path":"/data/a","value":"x"}]'), builtin), { ...current, data: { a: 'x', b: '2' } });
     assert.deepStrictEqual(applyPatch('merge', current, bytes('{"data":{"a":null,"c":"3"}}'), builtin), { ...current, data: { b: '2', c: '3' } });

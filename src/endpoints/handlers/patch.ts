@@ -41,7 +41,8 @@ export async function patchObject(scope: RequestScope, subresource = scope.info.
   const fieldValidation = { directive, duplicateFields: directive === 'Ignore' ? [] : patch.duplicateFields, strictError: strictPatchError };
   const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, patch.resourceVersion, { dryRun, fieldValidation, fieldManager },
     (current) => patch.apply(current!) as KubeObject,
-    { createIfMissing: false, subresource });
+    // The patch functions copy what they patch and never change it (patch/apply-patch.ts).
+    { createIfMissing: false, subresource, mutateCopies: true });
   await writeAnswer(scope, 200, object);
 }
 
