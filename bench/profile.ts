@@ -5,7 +5,8 @@
 // flight, as the shared benchmark client does, and the server's CPU profile covers those
 // requests alone (after a tenth as many, at most 500, to warm the server up). BENCH_PROFILE picks them: create (ConfigMaps), update (PUT of ConfigMaps
 // as read), get, apply (server-side apply of 10-container Deployments, three managers in
-// turn, force). The profiler slows the server: read the shares, and the figures against
+// turn, force), patch (a strategic merge patch of such a Deployment: one container's
+// image and an annotation, as kubectl set image sends). The profiler slows the server: read the shares, and the figures against
 // each other, not against the benchmark's rates. BENCH_PROFILE_OUT=FILE keeps the profile.
 
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,8 +14,8 @@ import http2 from 'node:http2';
 import { startServerProcess, tempDir } from '../test/helpers/server.ts';
 import { cpuBreakdown, type CpuProfile } from './profile-categories.ts';
 
-type Kind = 'create' | 'update' | 'get' | 'apply';
-const kinds: readonly Kind[] = ['create', 'update', 'get', 'apply'];
+type Kind = 'create' | 'update' | 'get' | 'apply' | 'patch';
+const kinds: readonly Kind[] = ['create', 'update', 'get', 'apply', 'patch'];
 const concurrency = 32;
 const namespace = 'profile';
 
@@ -111,6 +112,13 @@ async function prepare(kind: Kind, client: Client, n: number): Promise<(i: numbe
       // Every Deployment applied by each manager once: the profiled applies move fields between them.
       await run(300, [200, 201], (i) => applyOne(client, i));
       return (i) => applyOne(client, i + 300);
+    case 'patch':
+      // kubectl set image's strategic merge patch: one container's image, and an annotation.
+      await run(100, [201], (d) => client.request('POST', `/apis/apps/v1/namespaces/${namespace}/deployments`, deployment(d, 0)));
+      return (i) => client.request('PATCH', `/apis/apps/v1/namespaces/${namespace}/deployments/dep-${i % 100}`, JSON.stringify({
+        metadata: { annotations: { 'bench/patched': String(i) } },
+        spec: { template: { spec: { containers: [{ name: `c${i % 10}`, image: `registry.example.com/team/app:p${i}` }] } } },
+      }), 'application/strategic-merge-patch+json');
   }
 }
 
