@@ -60,6 +60,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Pli
     ...(options.featureGates !== undefined ? { featureGates: { ...defaults.featureGates, ...options.featureGates } } : {}),
     ...(options.authorizationModes !== undefined ? { authorizationModes: options.authorizationModes } : {}),
     ...(options.simulatedNodes !== undefined ? { simulatedNodes: options.simulatedNodes } : {}),
+    // A temporary data dir goes when the server closes: its files need not reach the disk.
+    syncDataDirFiles: !temporary,
     ...options.config,
   };
   let running;

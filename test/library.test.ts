@@ -3,8 +3,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
+import { rmSync } from 'node:fs';
 import { startServer, type PlinthServer } from '../src/index.ts';
 import { eventually } from './helpers/eventually.ts';
+import { fileSyncsDuring } from './helpers/file-syncs.ts';
+import { tempDir } from './helpers/server.ts';
 
 function request(server: PlinthServer, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
   const contentType = method === 'PATCH' ? 'application/merge-patch+json' : 'application/json';
@@ -28,6 +31,19 @@ test('two servers in one process keep their own objects; close frees them', asyn
     assert.equal((await request(b, 'GET', '/api/v1/namespaces/default/configmaps/only-a')).status, 404);
   } finally {
     await Promise.all([a.close(), b.close()]);
+  }
+});
+
+test('the files of a temporary data dir are not synced to disk; those of a data dir given are', async () => {
+  const temporary = await fileSyncsDuring(async () => (await startServer()).close());
+  assert.equal(temporary, 0);
+  const dataDir = tempDir();
+  try {
+    const given = await fileSyncsDuring(async () => (await startServer({ dataDir })).close());
+    // Four keys and four certificates, the token file, the kubeconfig.
+    assert.equal(given, 10);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });
 

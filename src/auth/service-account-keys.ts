@@ -28,6 +28,8 @@ export interface ServiceAccountKeyOptions {
   signingKeyFile?: string;
   /** `--service-account-key-file` (repeatable): PEM public keys, private keys or certificates; default the signing key. */
   keyFiles?: string[];
+  /** Whether the signing key created is synced to disk (default true; not for a data dir thrown away with the process). */
+  sync?: boolean;
 }
 
 /**
@@ -55,7 +57,7 @@ export async function loadServiceAccountKeys(opts: ServiceAccountKeyOptions): Pr
   let signingPem = await readIfPresent(signingFile);
   if (signingPem === undefined) {
     if (opts.signingKeyFile !== undefined) throw new Error(`--service-account-signing-key-file ${signingFile} does not exist`);
-    signingPem = await createSigningKey(signingFile);
+    signingPem = await createSigningKey(signingFile, opts.sync !== false);
   }
   let privateKey: KeyObject;
   try {
@@ -77,7 +79,7 @@ export async function loadServiceAccountKeys(opts: ServiceAccountKeyOptions): Pr
  * A new RSA 2048 key (PKCS#8 PEM, mode 0600), written only if the file still does not
  * exist; when another process wrote one first, that one is the key.
  */
-async function createSigningKey(path: string): Promise<string> {
+async function createSigningKey(path: string, sync: boolean): Promise<string> {
   // Off the event loop: an RSA key takes a while to find.
   const { privateKey: pem } = await promisify(generateKeyPair)('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
@@ -85,7 +87,7 @@ async function createSigningKey(path: string): Promise<string> {
     const handle = await open(path, 'wx', 0o600);
     try {
       await handle.writeFile(pem);
-      await handle.sync();
+      if (sync) await handle.sync();
     } finally {
       await handle.close();
     }

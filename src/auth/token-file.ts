@@ -51,13 +51,13 @@ export function formatTokenFile(entries: Iterable<readonly [token: string, user:
  * token for user `admin` in group `system:masters` when it does not exist. An existing
  * file is never rewritten; its first record for user `admin` gives the token.
  */
-export async function ensureAdminToken(dataDir: string): Promise<{ token: string; path: string }> {
+export async function ensureAdminToken(dataDir: string, opts: { sync?: boolean } = {}): Promise<{ token: string; path: string }> {
   const path = join(dataDir, 'tokens.csv');
   const existing = await readIfPresent(path);
   if (existing === undefined) {
     const token = randomBytes(32).toString('base64url');
     const file = formatTokenFile([[token, { name: 'admin', uid: 'admin', groups: [systemMasters] }]]);
-    if (await createExclusive(path, file)) return { token, path };
+    if (await createExclusive(path, file, opts.sync !== false)) return { token, path };
     // Another process created it first; its token is the one.
   }
   const text = existing ?? (await readFile(path, 'utf8'));
@@ -71,7 +71,7 @@ export async function ensureAdminToken(dataDir: string): Promise<{ token: string
  * Publishes a complete file at `path` only if nothing is there: written beside it, then
  * hard-linked into place (link fails on an existing name, unlike rename). False if it existed.
  */
-async function createExclusive(path: string, text: string): Promise<boolean> {
+async function createExclusive(path: string, text: string, sync: boolean): Promise<boolean> {
   await mkdir(dirname(path), { recursive: true });
   const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   try {
@@ -79,7 +79,7 @@ async function createExclusive(path: string, text: string): Promise<boolean> {
     try {
       await handle.writeFile(text);
       await handle.chmod(0o600);
-      await handle.sync();
+      if (sync) await handle.sync();
     } finally {
       await handle.close();
     }

@@ -75,6 +75,12 @@ export interface Config {
   maxMutatingRequestsInflight: number;
   /** `--http2-max-streams-per-connection`: streams a client may have open at once on one HTTP/2 connection (0: upstream's default, 100). */
   http2MaxStreamsPerConnection: number;
+  /**
+   * Not a flag (startServer's temporary data dirs, removed when the server closes): whether
+   * the files written in the data dir (certificates, keys, tokens, kubeconfig) are synced to
+   * disk before they count as written (default true).
+   */
+  syncDataDirFiles: boolean;
   /** Not a flag (tests lower it): requests slower than this are logged whatever the verbosity (1 s). */
   slowRequestMs: number;
   /** Not a flag (tests lower it): how long a request may wait its turn for an in-flight slot before 429 (15 s). */
@@ -150,6 +156,7 @@ export function defaultConfig(): Config {
     maxRequestsInflight: 400,
     maxMutatingRequestsInflight: 200,
     http2MaxStreamsPerConnection: 0,
+    syncDataDirFiles: true,
     inflightQueueWaitMs: 15_000,
     slowRequestMs: 1_000,
     auditLogMaxSizeMB: 0,

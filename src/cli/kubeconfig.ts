@@ -1,5 +1,5 @@
 // The kubeconfig written to the data dir, pointing clients at this server.
-import { writeFileAtomic } from '../server/write-file-atomic.ts';
+import { writeFileAtomic, type FileWriteOptions } from '../server/write-file-atomic.ts';
 
 export interface KubeconfigOptions {
   /** The API server's URL, for example `https://127.0.0.1:6443`. */
@@ -66,6 +66,6 @@ function base64(text: string): string {
  * since it holds a token, and atomically, so a client reading it while the server
  * starts sees the old file or the new one, never half of one.
  */
-export async function writeKubeconfig(path: string, opts: KubeconfigOptions): Promise<void> {
-  await writeFileAtomic(path, kubeconfigYaml(opts), 0o600);
+export async function writeKubeconfig(path: string, opts: KubeconfigOptions, write: FileWriteOptions = {}): Promise<void> {
+  await writeFileAtomic(path, kubeconfigYaml(opts), 0o600, write);
 }

@@ -101,13 +101,13 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
 
   const [material, tokens, clientMaterial] = await Promise.all([
-    ensureServingMaterial(dataDir, { hosts: extraHosts(config.bindAddress) }),
+    ensureServingMaterial(dataDir, { hosts: extraHosts(config.bindAddress), sync: config.syncDataDirFiles }),
     loadTokens(config, dataDir),
-    config.clientCaFile === undefined ? ensureClientMaterial(dataDir) : undefined,
+    config.clientCaFile === undefined ? ensureClientMaterial(dataDir, { sync: config.syncDataDirFiles }) : undefined,
   ]);
   const clientCaPem = clientMaterial?.clientCaPem ?? await readFile(config.clientCaFile!, 'utf8');
   // Keys named by flags are read now, so that a wrong path fails the start; the default one is made on first use.
-  const keyOptions = { dataDir, ...(config.serviceAccountSigningKeyFile !== undefined ? { signingKeyFile: config.serviceAccountSigningKeyFile } : {}), keyFiles: config.serviceAccountKeyFiles };
+  const keyOptions = { dataDir, ...(config.serviceAccountSigningKeyFile !== undefined ? { signingKeyFile: config.serviceAccountSigningKeyFile } : {}), keyFiles: config.serviceAccountKeyFiles, sync: config.syncDataDirFiles };
   const serviceAccountKeys = lazyServiceAccountKeys(keyOptions);
   if (config.serviceAccountSigningKeyFile !== undefined || config.serviceAccountKeyFiles.length > 0) await serviceAccountKeys();
 
@@ -348,7 +348,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
 
   const url = serverUrl();
   const kubeconfigPath = path.resolve(config.kubeconfigPath ?? path.join(dataDir, 'kubeconfig'));
-  await writeKubeconfig(kubeconfigPath, { server: url, caPem: material.caPem, token: tokens.admin });
+  await writeKubeconfig(kubeconfigPath, { server: url, caPem: material.caPem, token: tokens.admin }, { sync: config.syncDataDirFiles });
   // Controllers that wait for the server to serve (their caches do not hold up start-up), or for every cache to load.
   markServing();
   admissionSetup.startPolicies().catch((err: unknown) => log(`admission policies: ${(err as Error).message}`));
@@ -437,7 +437,7 @@ function extraHosts(bindAddress: string): string[] {
 
 async function loadTokens(config: Config, dataDir: string) {
   if (config.tokenAuthFile === undefined) {
-    const { token, path: file } = await ensureAdminToken(dataDir);
+    const { token, path: file } = await ensureAdminToken(dataDir, { sync: config.syncDataDirFiles });
     return { admin: token, users: parseTokenFile(await readFile(file, 'utf8')) };
   }
   const users = parseTokenFile(await readFile(config.tokenAuthFile, 'utf8'));

@@ -4,7 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import { isIPv4 } from 'node:net';
 import { dirname, join } from 'node:path';
 import { readIfPresent } from '../api/read-if-present.ts';
-import { writeFileAtomic } from './write-file-atomic.ts';
+import { writeFileAtomic, type FileWriteOptions } from './write-file-atomic.ts';
 
 /** PEM texts for `tls.createSecureServer({ cert: certPem, key: keyPem })` and for clients' trust. */
 export interface ServingMaterial {
@@ -13,7 +13,7 @@ export interface ServingMaterial {
   keyPem: string;
 }
 
-export interface ServingMaterialOptions {
+export interface ServingMaterialOptions extends FileWriteOptions {
   /** Names and addresses the serving certificate covers besides localhost, 127.0.0.1 and ::1. */
   hosts?: string[];
 }
@@ -73,7 +73,7 @@ export async function ensureServingMaterial(dataDir: string, opts: ServingMateri
       return { caPem: caPem!, certPem, keyPem };
     }
   }
-  return await issue(paths, hosts, caUsable ? caPem : undefined);
+  return await issue(paths, hosts, caUsable ? caPem : undefined, { sync: opts.sync });
 }
 
 /**
@@ -172,7 +172,7 @@ interface SigningCa {
 }
 
 /** The CA at `certPath`/`keyPath` when `existingCaPem` (usable) and its key are there, else a new one written there. */
-async function signingCa(x509: X509Module, certPath: string, keyPath: string, subject: string, existingCaPem: string | undefined): Promise<SigningCa> {
+async function signingCa(x509: X509Module, certPath: string, keyPath: string, subject: string, existingCaPem: string | undefined, write: FileWriteOptions = {}): Promise<SigningCa> {
   const crypto = webcrypto;
   const subtle = crypto.subtle;
   const now = Date.now();
@@ -210,8 +210,8 @@ async function signingCa(x509: X509Module, certPath: string, keyPath: string, su
   );
   const caPem = caCert.toString('pem') + '\n';
   // The key first: a CA certificate on disk always has its key beside it.
-  await writeFileAtomic(keyPath, toPem('PRIVATE KEY', await subtle.exportKey('pkcs8', caKeys.privateKey)), 0o600);
-  await writeFileAtomic(certPath, caPem, 0o644);
+  await writeFileAtomic(keyPath, toPem('PRIVATE KEY', await subtle.exportKey('pkcs8', caKeys.privateKey)), 0o600, write);
+  await writeFileAtomic(certPath, caPem, 0o644, write);
   return { caPem, caCert, signingKey: caKeys.privateKey };
 }
 
@@ -246,16 +246,16 @@ async function issueLeaf(x509: X509Module, ca: SigningCa, subject: string, usage
   return { certPem: cert.toString('pem') + '\n', keyPem: toPem('PRIVATE KEY', await subtle.exportKey('pkcs8', keys.privateKey)) };
 }
 
-async function issue(paths: Paths, hosts: string[], existingCaPem: string | undefined): Promise<ServingMaterial> {
+async function issue(paths: Paths, hosts: string[], existingCaPem: string | undefined, write: FileWriteOptions): Promise<ServingMaterial> {
   const x509 = await import('@peculiar/x509');
-  const ca = await signingCa(x509, paths.caCert, paths.caKey, caSubject, existingCaPem);
+  const ca = await signingCa(x509, paths.caCert, paths.caKey, caSubject, existingCaPem, write);
   const san = new x509.SubjectAlternativeNameExtension(
     hosts.map((host) => ({ type: ipVersion(host) !== 0 ? ('ip' as const) : ('dns' as const), value: host })),
     false,
   );
   const { certPem, keyPem } = await issueLeaf(x509, ca, servingSubject, 'server', servingLifetimeMs, [san]);
-  await writeFileAtomic(paths.servingKey, keyPem, 0o600);
-  await writeFileAtomic(paths.servingCert, certPem, 0o644);
+  await writeFileAtomic(paths.servingKey, keyPem, 0o600, write);
+  await writeFileAtomic(paths.servingCert, certPem, 0o644, write);
   return { caPem: ca.caPem, certPem, keyPem };
 }
 
@@ -275,7 +275,7 @@ export const adminCertificateUser = { name: 'kubernetes-admin', groups: ['system
  * O=system:masters), created on first use like the serving material; the admin
  * certificate is reissued when missing, not signed by the CA, or within 30 days of expiry.
  */
-export async function ensureClientMaterial(dataDir: string): Promise<ClientMaterial> {
+export async function ensureClientMaterial(dataDir: string, write: FileWriteOptions = {}): Promise<ClientMaterial> {
   const dir = join(dataDir, 'pki');
   const caCertPath = join(dir, 'client-ca.crt');
   const caKeyPath = join(dir, 'client-ca.key');
@@ -291,11 +291,11 @@ export async function ensureClientMaterial(dataDir: string): Promise<ClientMater
     if (certPem !== undefined && keyPem !== undefined && leafIsUsable(certPem, keyPem, ca, now)) return { clientCaPem: caPem!, adminCertPem: certPem, adminKeyPem: keyPem };
   }
   const x509 = await import('@peculiar/x509');
-  const signing = await signingCa(x509, caCertPath, caKeyPath, clientCaSubject, caUsable ? caPem : undefined);
+  const signing = await signingCa(x509, caCertPath, caKeyPath, clientCaSubject, caUsable ? caPem : undefined, write);
   const subject = `CN=${adminCertificateUser.name}, ${adminCertificateUser.groups.map((g) => `O=${g}`).join(', ')}`;
   const { certPem, keyPem } = await issueLeaf(x509, signing, subject, 'client', servingLifetimeMs);
-  await writeFileAtomic(adminKeyPath, keyPem, 0o600);
-  await writeFileAtomic(adminCertPath, certPem, 0o644);
+  await writeFileAtomic(adminKeyPath, keyPem, 0o600, write);
+  await writeFileAtomic(adminCertPath, certPem, 0o644, write);
   return { clientCaPem: signing.caPem, adminCertPem: certPem, adminKeyPem: keyPem };
 }
 
