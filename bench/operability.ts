@@ -1,12 +1,10 @@
 // `BENCH_ONLY=operability npm run bench`: what operability costs. Gets per second with the
 // audit log off and with every request audited at Metadata (metrics are always on); and
-// an in-process server (serve(), memory storage, as a library user starts one) from the
+// an in-process server (startServer(): memory storage, a temporary data dir) from the
 // call to its first answered request, median and p99 over 50 starts.
 import { writeFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
-import { defaultConfig } from '../src/cli/config.ts';
-import { serve } from '../src/cli/serve.ts';
 import { startServer } from '../src/index.ts';
 import { startServerProcess, tempDir } from '../test/helpers/server.ts';
 import { benchClient, load } from './client.ts';
@@ -39,18 +37,16 @@ async function getRate(args: string[]): Promise<number> {
 async function inProcessStarts(): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < starts; i++) {
-    const dataDir = tempDir('plinth-bench-lib-');
     const started = performance.now();
-    const running = await serve({ ...defaultConfig(), storage: 'memory', securePort: 0, dataDir }, () => {});
+    const server = await startServer();
     await new Promise<void>((resolve, reject) => {
-      https.get(new URL('/api/v1/namespaces/default', running.url), { ca: running.caPem, headers: { authorization: `Bearer ${running.token}` } }, (res) => {
+      https.get(new URL('/api/v1/namespaces/default', server.url), { ca: server.caCert, headers: { authorization: `Bearer ${server.token}` } }, (res) => {
         res.resume();
         res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`first request: ${res.statusCode}`))));
       }).on('error', reject);
     });
     times.push(performance.now() - started);
-    await running.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await server.close();
   }
   return times.sort((a, b) => a - b);
 }
@@ -95,7 +91,7 @@ export async function operabilityBench(): Promise<string[]> {
     `operability: ${objects * 2} gets, ${concurrency} concurrent clients, sqlite (metrics always on)`,
     `  get, audit off                 ${off} /s`,
     `  get, every request audited     ${audited} /s   ${Math.round((audited / off) * 100)}% (Metadata level, a JSON line per stage to a file)`,
-    `  in-process serve() → first answer   median ${at(0.5).toFixed(0)} ms   p99 ${at(0.99).toFixed(0)} ms over ${times.length} starts (memory storage)`,
+    `  in-process startServer() → first answer   median ${at(0.5).toFixed(0)} ms   p99 ${at(0.99).toFixed(0)} ms over ${times.length} starts (memory storage)`,
     `  reset() after 501 objects made     ${reset.toFixed(1)} ms (median of 10)`,
   ];
 }
