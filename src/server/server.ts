@@ -194,7 +194,7 @@ export class ApiServer {
       socket.once('close', () => this.sockets.delete(socket));
     });
     this.server.on('session', (session) => {
-      session.setLocalWindowSize(Math.min(maxStreams * uploadBufferPerStream, maxWindow));
+      if (!session.destroyed) session.setLocalWindowSize(Math.min(maxStreams * uploadBufferPerStream, maxWindow));
       this.sessions.add(session);
       session.once('close', () => this.sessions.delete(session));
     });
