@@ -6,7 +6,7 @@
 // requests alone (after a tenth as many, at most 500, to warm the server up). BENCH_PROFILE picks them: create (ConfigMaps), update (PUT of ConfigMaps
 // as read), get, apply (server-side apply of 10-container Deployments, three managers in
 // turn, force), patch (a strategic merge patch of such a Deployment: one container's
-// image and an annotation, as kubectl set image sends). The profiler slows the server: read the shares, and the figures against
+// image and an annotation, as kubectl set image sends), delete (of ConfigMaps). The profiler slows the server: read the shares, and the figures against
 // each other, not against the benchmark's rates. BENCH_PROFILE_OUT=FILE keeps the profile.
 
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,8 +14,8 @@ import http2 from 'node:http2';
 import { startServerProcess, tempDir } from '../test/helpers/server.ts';
 import { cpuBreakdown, type CpuProfile } from './profile-categories.ts';
 
-type Kind = 'create' | 'update' | 'get' | 'apply' | 'patch';
-const kinds: readonly Kind[] = ['create', 'update', 'get', 'apply', 'patch'];
+type Kind = 'create' | 'update' | 'get' | 'apply' | 'patch' | 'delete';
+const kinds: readonly Kind[] = ['create', 'update', 'get', 'apply', 'patch', 'delete'];
 const concurrency = 32;
 const namespace = 'profile';
 
@@ -112,6 +112,9 @@ async function prepare(kind: Kind, client: Client, n: number): Promise<(i: numbe
       // Every Deployment applied by each manager once: the profiled applies move fields between them.
       await run(300, [200, 201], (i) => applyOne(client, i));
       return (i) => applyOne(client, i + 300);
+    case 'delete':
+      await run(n, [201], (i) => client.request('POST', configMapsPath, configMap(i)));
+      return (i) => client.request('DELETE', `${configMapsPath}/cm-${i}`);
     case 'patch':
       // kubectl set image's strategic merge patch: one container's image, and an annotation.
       await run(100, [201], (d) => client.request('POST', `/apis/apps/v1/namespaces/${namespace}/deployments`, deployment(d, 0)));
