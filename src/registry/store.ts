@@ -648,7 +648,8 @@ export class Store {
       const mayRetry = attempt < maxRetries;
       const kv = await this.backend.get(this.key(namespace, name));
       if (kv === undefined) throw notFound(this.groupResource, name);
-      const current = this.decode(kv);
+      // The cache's copy when it holds this revision (read-only: what changes is `marked`), else decoded.
+      const current = this.reads.cachedAt(kv.key, kv.modRevision) ?? this.decode(kv);
       const now = Date.now();
       const marked = clone(current);
       const decision = beforeDelete(this.type, marked, { gracePeriodSeconds: opts.gracePeriodSeconds, preconditions }, now);
