@@ -175,6 +175,11 @@ export class CachedState implements CachedObject {
     return true;
   }
 
+  /** The metadata view when the state holds one (while current, once made), without making it. */
+  get heldMetadataView(): KubeObject | undefined {
+    return this.#view;
+  }
+
   /**
    * kind, apiVersion and metadata without managedFields, frozen like `object`: from the
    * decoded object when there is one, else read from the JSON without decoding the rest.
@@ -307,6 +312,11 @@ export class DeletedEvent implements CacheEvent {
     this.#last = last;
     this.revision = revision;
     this.#freeze = freeze;
+    // The view the last state holds, while it still does, makes this event's at once: the
+    // in-process informers read it a turn later, when the state has let its view go, and
+    // reading that again from the JSON costs more than this copy.
+    const held = last instanceof CachedState ? last.heldMetadataView : undefined;
+    if (held !== undefined) this.#view = new WeakRef(this.#viewOf(held));
   }
 
   /** About the bytes of its JSON, known without making it (the last state's), and the same before and after. */
@@ -331,10 +341,15 @@ export class DeletedEvent implements CacheEvent {
     if (this.#made !== undefined) return this.#made.metadataView;
     const known = this.#view?.deref();
     if (known !== undefined) return known;
-    const last = this.#last.metadataView;
+    const view = this.#viewOf(this.#last.metadataView);
+    this.#view = new WeakRef(view);
+    return view;
+  }
+
+  /** The last state's view with the deletion's resourceVersion. */
+  #viewOf(last: KubeObject): KubeObject {
     const view: KubeObject = { ...last, metadata: { ...last.metadata, resourceVersion: String(this.revision) } };
     if (this.#freeze) freezeDeep(view);
-    this.#view = new WeakRef(view);
     return view;
   }
 

@@ -649,12 +649,13 @@ export class WatchCache {
       Object.freeze(cacheEvent);
       if (current !== undefined) Object.freeze(current);
     }
-    // The superseded state stays in the history by its bytes; its decoded form goes
-    // once the fan-out below and whoever else holds it are done with it.
-    if (prev instanceof CachedState) prev.release();
     const entry = this.#history.push({ revision, time: this.#now(), key, current, prev, event: cacheEvent });
     this.#trimHistory();
     this.#fanOut(entry);
+    // The superseded state stays in the history by its bytes; its decoded form goes once
+    // whoever holds it is done with it. Released after the fan-out, whose selectors read
+    // its metadata view, which it lets go then.
+    if (prev instanceof CachedState) prev.release();
     this.#setRevision(revision);
   }
 

@@ -638,6 +638,30 @@ describe('memory of the event history', () => {
     assert.deepEqual(f.cache.list({ prefix: PREFIX })?.items.map((i) => i.object.metadata.labels?.app), ['one']);
   });
 
+  test('a deletion\'s selectors are given the view the last state held, not one read again from its JSON', async (t) => {
+    const f = await startCache(t);
+    const created = await f.put('ns', 'a', { v: '1' }, { app: 'one' });
+    await f.cache.waitUntilFresh();
+    // The view an informer reads while the object lives, which the state keeps while current.
+    const lastView = f.cache.get(key('ns', 'a'))!.metadataView!;
+    const given: KubeObject[] = [];
+    const predicate = Object.assign((o: KubeObject) => {
+      given.push(o);
+      return o.metadata.labels?.app === 'one';
+    }, { onMetadata: true as const });
+    // Waiting for its next event, as an informer does: the deletion reaches it as it arrives.
+    const next = nextEvents(f.cache.watch({ prefix: PREFIX, fromRevision: created, predicate }), 1);
+    await new Promise((resolve) => setImmediate(resolve));
+    await f.del('ns', 'a');
+    const [event] = await next;
+    const deleted = event!.revision;
+    assert.equal(event!.type, 'DELETED');
+    assert.ok(given.includes(lastView), 'the selector was given the last state\'s view, not one read again from its JSON');
+    const view = event!.metadataView!;
+    assert.deepEqual(view, { ...lastView, metadata: { ...lastView.metadata, resourceVersion: String(deleted) } });
+    assert.ok(Object.isFrozen(view.metadata));
+  });
+
   test('a deletion makes its JSON when first read: until then it holds no bytes of its own, and its metadata view decodes nothing', async (t) => {
     const f = await startCache(t);
     const marker = `marker-${Date.now()}`;
