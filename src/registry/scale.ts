@@ -103,6 +103,6 @@ export async function updateScale(
     const obj = clone(current!);
     access.set(obj, replicasOf(scale) as number);
     return obj;
-  }, { createIfMissing: false, subresource: 'scale', admissionView: scaleView(access), mutateCopies: true });
+  }, { createIfMissing: false, subresource: 'scale', admissionView: scaleView(access), mutateArgument: 'copies' });
   return scaleOf(access, object);
 }

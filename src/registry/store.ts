@@ -99,15 +99,17 @@ export interface UpdateHow {
   subresource?: string;
   /** Admission sees the object through this view when the subresource's body is another kind. */
   admissionView?: AdmissionView;
-  /** `mutate` never changes its argument, so it may be given the cache's shared, frozen copy. */
-  mutateReadsOnly?: boolean;
   /**
-   * `mutate` never changes its argument and returns an object of its own, sharing nothing
-   * with it (what the patch functions make): it is given the cache's frozen copy, and its
-   * result is not copied again.
+   * What `mutate` does with its argument. 'changes' (default): it may change it, so it gets
+   * a copy of its own, and its result is cloned. 'reads': it never changes it, so it gets
+   * the cache's shared, frozen copy; its result is cloned. 'copies': it never changes it
+   * and returns an object of its own sharing nothing with it (what the patch functions
+   * make): it gets the frozen copy, and its result is taken as it is.
    */
-  mutateCopies?: boolean;
+  mutateArgument?: MutateArgument;
 }
+
+export type MutateArgument = 'changes' | 'reads' | 'copies';
 
 /** Where an update attempt starts: the object as last stored, or as the watch cache last saw it. */
 interface UpdateBase {
@@ -339,7 +341,7 @@ export class Store {
     if ((expected === undefined || expected === '') && this.type.allowUnconditionalUpdate === false && (await this.findStored(namespace, name)) !== undefined) {
       throw invalid(this.type.kind, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }], this.type.group);
     }
-    return this.guaranteedUpdate(namespace, name, expected, opts, () => obj, { mutateReadsOnly: true });
+    return this.guaranteedUpdate(namespace, name, expected, opts, () => obj, { mutateArgument: 'reads' });
   }
 
   /**
@@ -370,7 +372,7 @@ export class Store {
     expectedResourceVersion: string | undefined,
     opts: WriteOptions,
     mutate: (current: KubeObject | undefined) => KubeObject,
-    { createIfMissing, subresource = '', admissionView, mutateReadsOnly, mutateCopies }: UpdateHow,
+    { createIfMissing, subresource = '', admissionView, mutateArgument = 'changes' }: UpdateHow,
   ): Promise<UpdateResult> {
     const ready = this.writeReady();
     if (ready !== undefined) await ready;
@@ -403,7 +405,7 @@ export class Store {
       }
       let obj: KubeObject;
       try {
-        obj = this.desiredUpdate(base, mutate, opts, mutateCopies === true ? 'copies' : mutateReadsOnly === true ? 'reads' : 'changes');
+        obj = this.desiredUpdate(base, mutate, opts, mutateArgument);
         rules.prepare(obj, current);
         const attrs = this.updateAttributes(namespace, obj, current, opts, subresource, admissionView);
         await this.admitUpdate(attrs, obj, current, rules, admissionView);
@@ -477,7 +479,7 @@ export class Store {
    * checked as a precondition and the metadata only the server sets taken from `current`.
    */
   private desiredUpdate(
-    base: UpdateBase, mutate: (current: KubeObject | undefined) => KubeObject, opts: WriteOptions, how: 'changes' | 'reads' | 'copies',
+    base: UpdateBase, mutate: (current: KubeObject | undefined) => KubeObject, opts: WriteOptions, how: MutateArgument,
   ): KubeObject {
     const current = base.current;
     // mutate gets its own copy (decoded again: cheaper than cloning) and may return it or a new
@@ -622,7 +624,7 @@ export class Store {
   apply(namespace: string, name: string, applied: unknown, opts: WriteOptions & { fieldManager: string; force: boolean }, subresource = ''): Promise<UpdateResult> {
     return this.guaranteedUpdate(namespace, name, undefined, { ...opts, managedFieldsSet: true },
       (current) => this.fieldManager.apply(current, applied, opts.fieldManager, opts.force, subresource),
-      { createIfMissing: subresource === '', subresource, mutateReadsOnly: true });
+      { createIfMissing: subresource === '', subresource, mutateArgument: 'reads' });
   }
 
   /**

@@ -42,7 +42,7 @@ export async function patchObject(scope: RequestScope, subresource = scope.info.
   const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, patch.resourceVersion, { dryRun, fieldValidation, fieldManager },
     (current) => patch.apply(current!) as KubeObject,
     // The patch functions copy what they patch and never change it (patch/apply-patch.ts).
-    { createIfMissing: false, subresource, mutateCopies: true });
+    { createIfMissing: false, subresource, mutateArgument: 'copies' });
   await writeAnswer(scope, 200, object);
 }
 
