@@ -400,24 +400,20 @@ export function parseServeFlags(args: string[]): Config {
     config.logFormat = values['log-format'];
   }
   if (values['audit-log-path'] !== undefined) config.auditLogPath = values['audit-log-path'];
-  for (const [flag, field] of [
-    ['max-requests-inflight', 'maxRequestsInflight'], ['max-mutating-requests-inflight', 'maxMutatingRequestsInflight'],
-    ['audit-log-maxsize', 'auditLogMaxSizeMB'], ['audit-log-maxbackup', 'auditLogMaxBackups'], ['audit-log-maxage', 'auditLogMaxAgeDays'],
+  // Counts: what 0 means, and the largest accepted (HTTP/2 caps its stream setting at 2^31-1).
+  for (const [flag, field, zero, max] of [
+    ['max-requests-inflight', 'maxRequestsInflight', 'no limit', Infinity],
+    ['max-mutating-requests-inflight', 'maxMutatingRequestsInflight', 'no limit', Infinity],
+    ['http2-max-streams-per-connection', 'http2MaxStreamsPerConnection', 'the default (100)', 2 ** 31 - 1],
+    ['audit-log-maxsize', 'auditLogMaxSizeMB', 'no limit', Infinity],
+    ['audit-log-maxbackup', 'auditLogMaxBackups', 'no limit', Infinity],
+    ['audit-log-maxage', 'auditLogMaxAgeDays', 'no limit', Infinity],
   ] as const) {
     const text = values[flag];
     if (text === undefined) continue;
     const n = Number(text);
-    if (text.trim() === '' || !Number.isInteger(n) || n < 0) throw new UsageError(`invalid --${flag} "${text}": a count, 0 for no limit`);
+    if (text.trim() === '' || !Number.isInteger(n) || n < 0 || n > max) throw new UsageError(`invalid --${flag} "${text}": a count, 0 for ${zero}`);
     config[field] = n;
-  }
-  if (values['http2-max-streams-per-connection'] !== undefined) {
-    const text = values['http2-max-streams-per-connection'];
-    const n = Number(text);
-    // HTTP/2 caps the setting at 2^31-1 streams.
-    if (text.trim() === '' || !Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1) {
-      throw new UsageError(`invalid --http2-max-streams-per-connection "${text}": a count, 0 for the default (100)`);
-    }
-    config.http2MaxStreamsPerConnection = n;
   }
   if (values['simulated-nodes'] !== undefined) {
     const count = Number(values['simulated-nodes']);
