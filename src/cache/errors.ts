@@ -38,20 +38,3 @@ export function cacheClosed(): StatusError {
   return new StatusError(503, 'ServiceUnavailable', 'the watch cache is closed');
 }
 
-/**
- * Ends a watcher that left more than the queue limit of events unread. Upstream
- * closes such a watch without an ERROR event; the client then watches again from
- * the last resourceVersion it saw, which the history window usually still serves.
- * The handler should log it and end the stream.
- */
-export class SlowWatcherError extends Error {
-  readonly queueLimit: number;
-  readonly queueBytes: number;
-
-  constructor(prefix: string, queueLimit: number, queueBytes: number) {
-    super(`watch on ${prefix} left more than ${queueLimit} events or ${queueBytes} bytes unread and was ended to bound memory`);
-    this.name = 'SlowWatcherError';
-    this.queueLimit = queueLimit;
-    this.queueBytes = queueBytes;
-  }
-}

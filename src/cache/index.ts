@@ -6,5 +6,4 @@ export {
   type CacheWatcher,
 } from './watch-cache.ts';
 export type { CachedObject, ObjectPredicate } from './types.ts';
-export { SlowWatcherError } from './errors.ts';
 export { watchFrame } from './states.ts';

@@ -15,7 +15,7 @@ import { type KubeObject, type StatusError } from '../api/index.ts';
 import { TimeSlice } from '../api/time-slice.ts';
 import { isStorageError, StorageError, type Backend, type KeyValue, type StorageEvent, type Watch } from '../storage/index.ts';
 import { encodeJson } from './encode.ts';
-import { cacheClosed, cacheInitializing, cacheReinitialized, SlowWatcherError, tooLargeResourceVersion, tooOldResourceVersion } from './errors.ts';
+import { cacheClosed, cacheInitializing, cacheReinitialized, tooLargeResourceVersion, tooOldResourceVersion } from './errors.ts';
 import { EventHistory, eventFor, type HistoryEntry } from './history.ts';
 import { searchKeys, SnapshotOverlays, type Overlay } from './snapshots.ts';
 import { SortedEntries } from './sorted-entries.ts';
@@ -206,11 +206,13 @@ export class WatchCache {
       },
       forget: (watcher) => {
         this.#watchers.delete(watcher);
+        this.#host.leaveLive(watcher);
+      },
+      leaveLive: (watcher) => {
         const group = this.#live.get(watcher.prefix);
         if (group !== undefined && group.delete(watcher) && group.size === 0) this.#live.delete(watcher.prefix);
       },
       tooOld: (revision) => tooOldResourceVersion(revision, this.#history.startRevision),
-      tooSlow: (watcher) => new SlowWatcherError(watcher.prefix, queueLimit, queueBytes),
     };
   }
 
@@ -383,8 +385,9 @@ export class WatchCache {
    * Events for keys under `prefix` after `fromRevision`, or first the current state
    * (initialEvents). Throws 410 Expired when `fromRevision` is older than the
    * history; a future `fromRevision` waits like waitForRevision (its 504 comes out
-   * of the iteration). The iteration ends with a SlowWatcherError when the consumer
-   * leaves more than watcherQueueLimit events unread, and with 410 when the cache
+   * of the iteration). A consumer that leaves more than watcherQueueLimit events (or
+   * watcherQueueBytes) unread goes on from the history (watcher.ts); the iteration ends
+   * with 410 when the history no longer holds what it has not read, or when the cache
    * had to re-list from the backend (the client re-lists too).
    */
   watch(opts: CacheWatchOptions): CacheWatcher {
@@ -667,13 +670,14 @@ export class WatchCache {
         for (const watcher of [...group]) watcher.fail(entry.failure);
         continue;
       }
+      // A watcher that falls behind leaves the group as it is pushed to (a Set's iteration allows it).
       for (const watcher of group) {
         if (watcher.predicate === undefined) {
-          watcher.push(entry.event);
+          watcher.push(entry.event, entry.seq);
           continue;
         }
         const event = eventFor(entry, watcher.predicate, this.#freeze);
-        if (event !== undefined) watcher.push(event);
+        if (event !== undefined) watcher.push(event, entry.seq);
       }
     }
   }
@@ -734,7 +738,7 @@ export class WatchCache {
       for (const watcher of group) {
         if (!watcher.bookmarks) continue;
         bookmark ??= this.#bookmark(this.#revision, false);
-        watcher.push(bookmark);
+        watcher.push(bookmark, this.#history.endSeq);
       }
     }
   }

@@ -6,8 +6,12 @@
 //   history  — the cache's event history after its start revision, read lazily as
 //              the consumer pulls, so catching up costs no memory of its own;
 //   live     — fed by the cache's fan-out into a bounded queue.
-// Only the live phase buffers anything, and past `queueLimit` unread events or
-// `queueBytes` of them the watcher ends (SlowWatcherError) and drops its queue.
+// Only the live phase buffers anything. A watcher that leaves more than `queueLimit`
+// events or `queueBytes` of them unread leaves the fan-out: once its queue is read it is
+// back in the history phase, from the first event it did not queue, and live again when
+// it catches up. So a slow reader still gets every event, and holds no more than its
+// queue; it ends (410, the client re-lists) only when the history has let go of the events
+// it has not read.
 
 import { BoundedQueue } from '../api/bounded-queue.ts';
 import { eventFor, type EventHistory } from './history.ts';
@@ -25,8 +29,8 @@ export interface WatcherHost {
   forget(watcher: Watcher): void;
   /** The error for a watcher whose place in the history was trimmed away. */
   tooOld(revision: number): Error;
-  /** The error for a watcher that fell too far behind. */
-  tooSlow(watcher: Watcher): Error;
+  /** Stop feeding a watcher that fell behind: it reads the history instead. */
+  leaveLive(watcher: Watcher): void;
 }
 
 type Phase = 'waiting' | 'initial' | 'history' | 'live' | 'ended';
@@ -53,6 +57,8 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
   #nextSeq = 0;
   /** The revision the history phase started after, for the 410 message. */
   #fromRevision = 0;
+  /** Live phase: the revision of the last event queued or handed out. */
+  #liveRevision = 0;
   /** Live phase: the unread events, and their JSON bytes. */
   readonly #queue: BoundedQueue<CacheEvent>;
   #queuedBytes = 0;
@@ -161,19 +167,32 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
     for (const other of this.#waiters.splice(0)) other.resolve(DONE);
   }
 
-  /** An event of the fan-out (live phase only). Kept small: it runs per event per watcher. */
-  push(event: CacheEvent): void {
+  /**
+   * An event of the fan-out (live phase only): the history's entry `seq` (for a bookmark,
+   * the history's end). Kept small: it runs per event per watcher.
+   */
+  push(event: CacheEvent, seq: number): void {
     const waiter = this.#waiters.shift();
     if (waiter !== undefined) {
+      this.#liveRevision = event.revision;
       waiter.resolve({ done: false, value: event });
       return;
     }
-    if (!this.#queue.push(event)) {
-      this.fail(this.#host.tooSlow(this));
+    const bytes = eventBytes(event);
+    if ((this.#queuedBytes + bytes > this.#host.queueBytes && this.#queue.length > 0) || !this.#queue.push(event)) {
+      this.#fallBehind(seq);
       return;
     }
-    this.#queuedBytes += eventBytes(event);
-    if (this.#queuedBytes > this.#host.queueBytes && this.#queue.length > 1) this.fail(this.#host.tooSlow(this));
+    this.#queuedBytes += bytes;
+    this.#liveRevision = event.revision;
+  }
+
+  /** Too much unread: leave the fan-out, and read the history from `seq` once the queue is read. */
+  #fallBehind(seq: number): void {
+    this.#host.leaveLive(this);
+    this.#phase = 'history';
+    this.#nextSeq = seq;
+    this.#fromRevision = this.#liveRevision;
   }
 
   /** The answer to next() if there is one now: a result, an error to reject with, or undefined (wait). */

@@ -6,13 +6,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isStatusError, type KubeObject, type StatusError } from '../../src/api/index.ts';
-import { SlowWatcherError, type CacheEvent, type CacheWatcher } from '../../src/cache/index.ts';
+import type { CacheEvent, CacheWatcher } from '../../src/cache/index.ts';
 import { MemoryBackend, SqliteBackend } from '../../src/storage/index.ts';
 import { encodeForStorage, isEncodedHere, offerWritten, storedJsonWithResourceVersion, writtenObject } from '../../src/registry/codec.ts';
 import { spyOnJson } from '../helpers/json-spy.ts';
 import { assertNothingBefore, brief, configMap, decodeConfigMap, FlakyBackend, json, key, nextEvent, nextEvents, nextResult, PREFIX, startCache, startReading } from './fixtures.ts';
 
 const names = (items: { object: KubeObject }[]): string[] => items.map((i) => `${i.object.metadata.namespace}/${i.object.metadata.name}`);
+/** Whether the cache's fan-out feeds the watcher (else it reads the history). */
+const liveOf = (watcher: CacheWatcher): boolean => (watcher as unknown as { live: boolean }).live;
 const labelIs = (value: string) => (o: KubeObject): boolean => o.metadata.labels?.app === value;
 
 function assertStatus(err: unknown, code: number, reason: string, message: RegExp): StatusError {
@@ -416,7 +418,7 @@ describe('watch', () => {
     assert.deepEqual((await nextEvents(watcher, 2)).map((e) => [e.type, e.object.metadata.labels?.app]), [['ADDED', 'yes'], ['DELETED', 'yes']]);
   });
 
-  test('a slow watcher is ended and its queue dropped; the others get every event', async (t) => {
+  test('a slow watcher holds no more than its queue, reads the rest from the history, then goes live again', async (t) => {
     const f = await startCache(t, { watcherQueueLimit: 5 });
     const slow = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
     const fast = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
@@ -428,13 +430,32 @@ describe('watch', () => {
         if (received.length === 20) break;
       }
     })();
-    // The pending next() takes the first event, the queue holds 5 more; the 7th overflows.
+    // The pending next() takes the first event, the queue holds 5 more; the 7th leaves the fan-out.
     for (let i = 0; i < 20; i++) await f.put('ns', `o${i}`);
     await reading;
     assert.equal(received.length, 20);
     assert.equal(received[19], 'o19');
-    assert.equal((await nextEvent(slow)).object.metadata.name, 'o0', 'the next() pending when it stopped reading');
-    await assert.rejects(nextResult(slow), (err) => err instanceof SlowWatcherError);
+    assert.equal(liveOf(slow), false, 'no longer fed by the fan-out');
+    assert.equal(f.cache.watcherCount, 1, 'still watching');
+    const slowNames = (await nextEvents(slow, 20)).map((e) => e.object.metadata.name);
+    assert.deepEqual(slowNames, Array.from({ length: 20 }, (_, i) => `o${i}`), 'every event, in order, once');
+    // Caught up: the next read finds the history's end and goes live again.
+    const next = nextEvent(slow);
+    await f.put('ns', 'after');
+    assert.equal((await next).object.metadata.name, 'after');
+    assert.equal(liveOf(slow), true);
+  });
+
+  test('a slow watcher whose unread events the history let go of ends with 410', async (t) => {
+    const f = await startCache(t, { watcherQueueLimit: 2, maxHistoryEvents: 4 });
+    const slow = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
+    startReading(slow); // go live, then stop reading
+    for (let i = 0; i < 10; i++) await f.put('ns', `o${i}`);
+    await f.cache.waitForRevision(await f.backend.currentRevision());
+    // What was taken or queued before it fell behind comes first: o0, then o1 and o2.
+    assert.deepEqual((await nextEvents(slow, 3)).map((e) => e.object.metadata.name), ['o0', 'o1', 'o2']);
+    // o3 on were to come from the history, which keeps the last four only.
+    await assert.rejects(nextResult(slow), (err) => isStatusError(err) && err.code === 410 && /too old resource version/.test(err.message));
     assert.equal((await nextResult(slow)).done, true);
     assert.equal(f.cache.watcherCount, 0);
   });
@@ -712,24 +733,21 @@ describe('memory of the event history', () => {
     assert.deepEqual((await nextEvents(recent, 2)).map((e) => e.revision), [last - 1, last]);
   });
 
-  test('a watcher leaving more than watcherQueueBytes unread is ended before its count bound', async (t) => {
+  test('a watcher leaving more than watcherQueueBytes unread falls behind before its count bound', async (t) => {
     const f = await startCache(t, { watcherQueueLimit: 1000, watcherQueueBytes: 10_000 });
     const slow = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
     startReading(slow); // go live, then stop reading
-    let ended = false;
-    void slow.ended.then(() => (ended = true));
     // The pending next() takes the first event; three more (about 9 KB) wait in the queue.
     for (let i = 0; i < 4; i++) await f.put('ns', `o${i}`, { payload: 'x'.repeat(3000) });
     await f.cache.waitUntilFresh();
-    assert.equal(f.cache.watcherCount, 1);
+    assert.equal(liveOf(slow), true);
     assert.ok(slow.queuedBytes > 9000 && slow.queuedBytes <= 10_000, `${slow.queuedBytes} bytes queued`);
-    await f.put('ns', 'o4', { payload: 'x'.repeat(3000) });
-    await slow.ended;
-    assert.ok(ended);
-    assert.equal(slow.queuedBytes, 0, 'its queue is dropped');
-    assert.equal(f.cache.watcherCount, 0);
-    assert.equal((await nextEvent(slow)).object.metadata.name, 'o0', 'the next() pending when it stopped reading');
-    await assert.rejects(nextResult(slow), (err) => err instanceof SlowWatcherError);
+    for (let i = 4; i < 8; i++) await f.put('ns', `o${i}`, { payload: 'x'.repeat(3000) });
+    await f.cache.waitUntilFresh();
+    assert.equal(liveOf(slow), false, 'the fifth event did not fit: it left the fan-out');
+    assert.ok(slow.queuedBytes <= 10_000, `${slow.queuedBytes} bytes queued`);
+    assert.equal(f.cache.watcherCount, 1);
+    assert.deepEqual((await nextEvents(slow, 8)).map((e) => e.object.metadata.name), ['o0', 'o1', 'o2', 'o3', 'o4', 'o5', 'o6', 'o7']);
   });
 });
 
@@ -848,12 +866,13 @@ describe('taking what is ready', () => {
     assert.deepEqual(watcher.takeReady!(10).map((e) => e.object.metadata.name), ['o3']);
     assert.deepEqual(watcher.takeReady!(10), []);
 
-    // Overflowing the queue fails the watch: takeReady takes nothing, next() rejects once.
+    // Past the queue's bound the rest comes from the history, for takeReady as for next().
     for (let i = 0; i < 7; i++) await f.put('ns', `p${i}`);
     await f.cache.waitForRevision(await f.backend.currentRevision());
+    assert.equal(liveOf(watcher), false);
+    assert.deepEqual(watcher.takeReady!(10).map((e) => e.object.metadata.name), ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6']);
     assert.deepEqual(watcher.takeReady!(10), []);
-    await assert.rejects(nextResult(watcher), (err) => err instanceof SlowWatcherError);
-    assert.equal((await nextResult(watcher)).done, true);
+    assert.equal(liveOf(watcher), true, 'caught up');
   });
 });
 

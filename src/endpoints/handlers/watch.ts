@@ -2,7 +2,7 @@
 // Protobuf frames, CBOR sequences), bookmarks and timeouts.
 import { isStatusError, notAcceptable, type IncludeObject, type KubeObject, type Status, type Table } from '../../api/index.ts';
 import { parseFieldSelector } from '../../api/fields.ts';
-import { SlowWatcherError, watchFrame, type CacheEvent, type CacheWatcher } from '../../cache/index.ts';
+import { watchFrame, type CacheEvent, type CacheWatcher } from '../../cache/index.ts';
 import { loadCborObjectCodec, type CborObjectCodec } from '../../encoding/cbor-loader.ts';
 import { partialObjectMetadata } from '../../encoding/partial-metadata.ts';
 import { loadProtobufCodec, type ProtobufCodec } from '../../encoding/protobuf-loader.ts';
@@ -173,8 +173,8 @@ function watchFilter(scope: RequestScope): ObjectFilter | undefined {
 
 /**
  * `?watch=1`: a chunked stream of JSON events, one per line. It ends on timeoutSeconds,
- * when the client goes away, when the server shuts down, or when the watcher falls too
- * far behind (the client then re-lists). A start revision that is too old is an ERROR
+ * when the client goes away, when the server shuts down, or when the watcher falls
+ * behind the cache's event history (a 410 ERROR event: the client then re-lists). A start revision that is too old is an ERROR
  * event with a 410 Status, as upstream. A client that stops reading has its stream
  * reset after the grace period (watch-streams.ts).
  */
@@ -223,8 +223,8 @@ export async function watchHandler(scope: RequestScope): Promise<void> {
       scope.watchStreams.sent(stream, 1 + more.length);
       if (!written) {
         // Back-pressure: wait for the client. Meanwhile the watcher's queue fills, and
-        // past its bounds the cache ends this watch; a client that takes nothing for
-        // the grace period is cut off.
+        // past its bounds it reads the cache's history instead; a client that takes
+        // nothing for the grace period is cut off.
         if ((await scope.watchStreams.waitForDrain(stream)) === 'stalled') {
           stalled = true;
           break;
@@ -232,8 +232,7 @@ export async function watchHandler(scope: RequestScope): Promise<void> {
       }
     }
   } catch (err) {
-    // A watcher cut off for being too slow just ends, as upstream: the client resumes from its last revision.
-    if (!(err instanceof SlowWatcherError) && !res.writableEnded) {
+    if (!res.writableEnded) {
       res.write(encode.error(toStatusError(err, scope.log).toStatus()));
     }
   } finally {
