@@ -36,6 +36,8 @@ export interface HttpResponse {
   flushHeaders?(): void;
   /** HTTP/1.1: hold writes until end() (or uncork) and send them together. */
   cork?(): void;
+  /** Send what was written since cork() (with it, the watch handler writes a burst of events in one go). */
+  uncork?(): void;
   /** HTTP/2: the stream the answer is written to, which corks as HTTP/1.1 answers do. */
   readonly stream?: { cork(): void };
   once(event: 'close' | 'drain', listener: () => void): unknown;

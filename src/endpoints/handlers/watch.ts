@@ -10,7 +10,7 @@ import { buildTable, tableOptionsFromQuery, type TableSource } from '../../encod
 import type { ObjectFilter } from '../../registry/filter.ts';
 import { tableSourceOf } from '../../registry/table-columns.ts';
 import { cborEvent } from '../cbor-answers.ts';
-import { toStatusError } from '../http.ts';
+import { toStatusError, type HttpResponse } from '../http.ts';
 import { protobufEvent } from '../protobuf-answers.ts';
 import { watchParams } from '../read-options.ts';
 import { filterFromQuery } from '../selectors.ts';
@@ -172,6 +172,20 @@ function watchFilter(scope: RequestScope): ObjectFilter | undefined {
 }
 
 /**
+ * Several events' frames written as one: corked, each goes to the stream as it is (the
+ * frames are shared by every watcher of the event), where a concatenation would copy
+ * them for every watcher. Answers what the last write answered (false: wait for drain).
+ */
+function writeTogether(res: HttpResponse, frames: Uint8Array[]): boolean {
+  if (res.cork === undefined || res.uncork === undefined) return res.write(Buffer.concat(frames));
+  res.cork();
+  let written = true;
+  for (const frame of frames) written = res.write(frame);
+  res.uncork();
+  return written;
+}
+
+/**
  * `?watch=1`: a chunked stream of JSON events, one per line. It ends on timeoutSeconds,
  * when the client goes away, when the server shuts down, or when the watcher falls
  * behind the cache's event history (a 410 ERROR event: the client then re-lists). A start revision that is too old is an ERROR
@@ -218,8 +232,7 @@ export async function watchHandler(scope: RequestScope): Promise<void> {
       // The events queued behind this one go out in the same write: a burst costs one write
       // (one DATA frame, one TLS record) instead of one per event.
       const more = w.takeReady?.(maxEventsPerWrite - 1) ?? [];
-      const chunk = more.length === 0 ? encode.event(event) : Buffer.concat([encode.event(event), ...more.map((e) => encode.event(e))]);
-      const written = res.write(chunk);
+      const written = more.length === 0 ? res.write(encode.event(event)) : writeTogether(res, [event, ...more].map((e) => encode.event(e)));
       scope.watchStreams.sent(stream, 1 + more.length);
       if (!written) {
         // Back-pressure: wait for the client. Meanwhile the watcher's queue fills, and

@@ -1,0 +1,83 @@
+// Events that wait for a watch's client (it fell behind, or a burst came) are written to
+// it in one go when it takes data again: every event arrives whole, once and in order,
+// over HTTP/1.1 and HTTP/2.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import http2 from 'node:http2';
+import https from 'node:https';
+import { startServer } from '../helpers/server.ts';
+
+const UPDATES = 120;
+/** Large enough that the updates fill the client's flow-control window and the kernel's buffers, so events wait in the server. */
+const PAYLOAD = 'x'.repeat(100 * 1024);
+
+interface PausedWatch {
+  /** Reads again, until `count` events other than bookmarks came. */
+  readAll(count: number): Promise<any[]>;
+  close(): void;
+}
+
+/** Parses a stream of JSON lines, answering once `count` events came. */
+function collect(source: NodeJS.ReadableStream, count: number): Promise<any[]> {
+  const events: any[] = [];
+  let buffer = '';
+  return new Promise((resolve, reject) => {
+    source.setEncoding('utf8');
+    source.on('data', (chunk: string) => {
+      buffer += chunk;
+      for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+        const event = JSON.parse(buffer.slice(0, nl));
+        buffer = buffer.slice(nl + 1);
+        if (event.type !== 'BOOKMARK') events.push(event);
+        if (events.length === count) resolve(events);
+      }
+    });
+    source.on('error', reject);
+    source.on('close', () => reject(new Error(`the watch closed after ${events.length} events`)));
+    source.resume();
+  });
+}
+
+function pausedHttp2(url: string, path: string, token: string, ca: string): PausedWatch {
+  const session = http2.connect(url, { ca });
+  session.on('error', () => {});
+  const stream = session.request({ ':path': path, authorization: `Bearer ${token}` });
+  stream.pause();
+  return { readAll: (count) => collect(stream, count), close: () => session.destroy() };
+}
+
+function pausedHttp1(url: string, path: string, token: string, ca: string): Promise<PausedWatch> {
+  return new Promise((resolve, reject) => {
+    const agent = new https.Agent({ ca });
+    const req = https.get(new URL(path, url), { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      res.pause();
+      resolve({ readAll: (count) => collect(res, count), close: () => { req.destroy(); agent.destroy(); } });
+    });
+    req.on('error', reject);
+  });
+}
+
+test('events that waited for a slow client reach HTTP/1.1 and HTTP/2 watches whole, once and in order', { timeout: 30_000 }, async (t) => {
+  const server = await startServer({ enableGarbageCollector: false });
+  t.after(() => server.stop());
+  const ns = await server.newNamespace('bursts');
+  const collection = `/api/v1/namespaces/${ns}/configmaps`;
+  const created = await server.request('POST', collection, { body: { metadata: { name: 'cm' }, data: { n: '0' } } });
+  assert.equal(created.status, 201);
+  const path = `${collection}?watch=1&resourceVersion=${created.json.metadata.resourceVersion}`;
+  const watches = [await pausedHttp1(server.url, path, server.token, server.caPem), pausedHttp2(server.url, path, server.token, server.caPem)];
+  t.after(() => watches.forEach((w) => w.close()));
+
+  const revisions: number[] = [];
+  for (let i = 1; i <= UPDATES; i++) {
+    const res = await server.request('PUT', `${collection}/cm`, { body: { metadata: { name: 'cm' }, data: { n: String(i), payload: PAYLOAD } } });
+    assert.equal(res.status, 200);
+    revisions.push(Number(res.json.metadata.resourceVersion));
+  }
+  const [h1, h2] = await Promise.all(watches.map((w) => w.readAll(UPDATES)));
+  for (const [protocol, events] of [['HTTP/1.1', h1!], ['HTTP/2', h2!]] as const) {
+    assert.deepEqual(events.map((e) => Number(e.object.metadata.resourceVersion)), revisions, `${protocol}: every update once, in order`);
+    assert.deepEqual(events.map((e) => e.object.data.n), revisions.map((_, i) => String(i + 1)), protocol);
+    assert.ok(events.every((e) => e.type === 'MODIFIED' && e.object.data.payload === PAYLOAD), protocol);
+  }
+});
