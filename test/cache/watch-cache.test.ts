@@ -446,6 +446,26 @@ describe('watch', () => {
     assert.equal(liveOf(slow), true);
   });
 
+  test('a slow watcher with a selector gets from the history what a fast one got live, transitions included', async (t) => {
+    const f = await startCache(t, { watcherQueueLimit: 1 });
+    const slow = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision, predicate: labelIs('yes') });
+    const fast = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision, predicate: labelIs('yes') });
+    startReading(slow); // go live, then stop reading
+    const seen: string[][] = [];
+    const reading = (async () => {
+      for await (const event of fast) {
+        seen.push([event.type, event.object.metadata.name as string, event.object.metadata.labels?.app ?? '']);
+        if (seen.length === 5) break;
+      }
+    })();
+    for (const [name, app] of [['a', 'yes'], ['b', 'no'], ['a', 'no'], ['b', 'yes'], ['a', 'yes'], ['b', 'no']] as const) await f.put('ns', name, {}, { app });
+    await reading;
+    assert.equal(liveOf(slow), false);
+    const slowSeen = (await nextEvents(slow, 5)).map((e) => [e.type, e.object.metadata.name as string, e.object.metadata.labels?.app ?? '']);
+    assert.deepEqual(slowSeen, seen);
+    assert.deepEqual(seen.map(([type, name, app]) => `${type} ${name} ${app}`), ['ADDED a yes', 'DELETED a yes', 'ADDED b yes', 'ADDED a yes', 'DELETED b yes']);
+  });
+
   test('a slow watcher whose unread events the history let go of ends with 410', async (t) => {
     const f = await startCache(t, { watcherQueueLimit: 2, maxHistoryEvents: 4 });
     const slow = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
