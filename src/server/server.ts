@@ -2,7 +2,8 @@
 import type http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import { constants as cryptoConstants } from 'node:crypto';
+import { DEFAULT_CIPHERS, type TLSSocket } from 'node:tls';
 import { notFoundPath, StatusError, unauthorized } from '../api/index.ts';
 import type { Authenticator, Authorizer, ClientCertificate, UserInfo } from '../auth/index.ts';
 import { AuthenticationFailure, anonymousUser, forbiddenError, impersonate, wantsImpersonation } from '../auth/index.ts';
@@ -147,6 +148,16 @@ function allOf(value: string | string[] | undefined): string[] {
 }
 
 /**
+ * The TLS suites in the server's order, as Go's servers (kube-apiserver) choose: for TLS
+ * 1.3 AES-128-GCM first, where Node's default order (and so a Node client's) puts
+ * AES-256-GCM first (~10% more CPU per byte: 3.4 against 3.7 GB/s here, and a watch
+ * fan-out encrypts hundreds of MB a second); ChaCha20 when the client lists it first
+ * (SSL_OP_PRIORITIZE_CHACHA, Go's rule for clients without AES instructions). TLS 1.2's
+ * are Node's, which already put AES-128-GCM first.
+ */
+const cipherPreference = ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256', ...DEFAULT_CIPHERS.split(':').filter((c) => !c.startsWith('TLS_'))].join(':');
+
+/**
  * The HTTPS listener (HTTP/1.1 and HTTP/2 through ALPN) and the filter chain:
  * panic recovery → authentication → authorization → handler.
  */
@@ -174,6 +185,9 @@ export class ApiServer {
       cert: opts.certPem,
       key: opts.keyPem,
       allowHTTP1: true,
+      ciphers: cipherPreference,
+      honorCipherOrder: true,
+      secureOptions: cryptoConstants.SSL_OP_PRIORITIZE_CHACHA,
       ...(opts.clientCaPem !== undefined ? { requestCert: true, rejectUnauthorized: false, ca: opts.clientCaPem } : {}),
       settings: { maxConcurrentStreams: maxStreams, initialWindowSize: uploadBufferPerStream, maxFrameSize: uploadBufferPerStream },
     });
