@@ -57,7 +57,7 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
   #nextSeq = 0;
   /** The revision the history phase started after, for the 410 message. */
   #fromRevision = 0;
-  /** Live phase: the revision of the last event queued or handed out. */
+  /** The revision of the last event queued, handed out or passed over in the history: what a watcher that falls behind had reached (its 410 names it). */
   #liveRevision = 0;
   /** Live phase: the unread events, and their JSON bytes. */
   readonly #queue: BoundedQueue<CacheEvent>;
@@ -251,6 +251,7 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
     const end = history.endSeq;
     while (this.#nextSeq < end) {
       const entry = history.at(this.#nextSeq++);
+      this.#liveRevision = entry.revision;
       if (!entry.key.startsWith(this.prefix)) continue;
       if (entry.failure !== undefined) {
         this.#fail(entry.failure);
