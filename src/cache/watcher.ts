@@ -58,7 +58,7 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
   /** The revision the history phase started after, for the 410 message. */
   #fromRevision = 0;
   /** The revision of the last event queued, handed out or passed over in the history: what a watcher that falls behind had reached (its 410 names it). */
-  #liveRevision = 0;
+  #reachedRevision = 0;
   /** Live phase: the unread events, and their JSON bytes. */
   readonly #queue: BoundedQueue<CacheEvent>;
   #queuedBytes = 0;
@@ -174,7 +174,7 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
   push(event: CacheEvent, seq: number): void {
     const waiter = this.#waiters.shift();
     if (waiter !== undefined) {
-      this.#liveRevision = event.revision;
+      this.#reachedRevision = event.revision;
       waiter.resolve({ done: false, value: event });
       return;
     }
@@ -184,7 +184,7 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
       return;
     }
     this.#queuedBytes += bytes;
-    this.#liveRevision = event.revision;
+    this.#reachedRevision = event.revision;
   }
 
   /** Too much unread: leave the fan-out, and read the history from `seq` once the queue is read. */
@@ -192,7 +192,7 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
     this.#host.leaveLive(this);
     this.#phase = 'history';
     this.#nextSeq = seq;
-    this.#fromRevision = this.#liveRevision;
+    this.#fromRevision = this.#reachedRevision;
   }
 
   /** The answer to next() if there is one now: a result, an error to reject with, or undefined (wait). */
@@ -251,7 +251,7 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
     const end = history.endSeq;
     while (this.#nextSeq < end) {
       const entry = history.at(this.#nextSeq++);
-      this.#liveRevision = entry.revision;
+      this.#reachedRevision = entry.revision;
       if (!entry.key.startsWith(this.prefix)) continue;
       if (entry.failure !== undefined) {
         this.#fail(entry.failure);
