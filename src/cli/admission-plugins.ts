@@ -99,7 +99,7 @@ class WatchedConfigurations implements WebhookConfigurationSource {
       } catch (err) {
         if (!this.closed) this.log(`admission: watch of ${this.store().type.resource} ended: ${(err as Error).message}`);
       }
-      // A watch that ends (cut off as too slow, say) is reopened; meanwhile reads go to the cache.
+      // A watch that ends (410 once it fell out of the event history, say) is reopened; meanwhile reads go to the cache.
       this.synced = false;
       if (!this.closed) this.start().catch((err: unknown) => this.log(`admission: rewatching ${this.store().type.resource}: ${(err as Error).message}`));
     })();
