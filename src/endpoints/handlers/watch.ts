@@ -188,9 +188,10 @@ function writeTogether(res: HttpResponse, frames: Uint8Array[]): boolean {
 /**
  * `?watch=1`: a chunked stream of JSON events, one per line. It ends on timeoutSeconds,
  * when the client goes away, when the server shuts down, or when the watcher falls
- * behind the cache's event history (a 410 ERROR event: the client then re-lists). A start revision that is too old is an ERROR
- * event with a 410 Status, as upstream. A client that stops reading has its stream
- * reset after the grace period (watch-streams.ts).
+ * behind the cache's event history (a 410 ERROR event: the client then re-lists). A
+ * start revision that is too old is an ERROR event with a 410 Status, as upstream. A
+ * client that stops reading has its stream reset after the grace period
+ * (watch-streams.ts).
  */
 export async function watchHandler(scope: RequestScope): Promise<void> {
   const { res, served, info } = scope;
