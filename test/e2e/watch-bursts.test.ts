@@ -1,11 +1,11 @@
 // Events that wait for a watch's client (it fell behind, or a burst came) are written to
 // it in one go when it takes data again: every event arrives whole, once and in order,
-// over HTTP/1.1 and HTTP/2.
-import { test } from 'node:test';
+// over HTTP/1.1 and HTTP/2; past the watcher's queue bound too, from the cache's history.
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import http2 from 'node:http2';
 import https from 'node:https';
-import { startServer } from '../helpers/server.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
 
 const UPDATES = 120;
 /** Large enough that the updates fill the client's flow-control window and the kernel's buffers, so events wait in the server. */
@@ -57,9 +57,8 @@ function pausedHttp1(url: string, path: string, token: string, ca: string): Prom
   });
 }
 
-test('events that waited for a slow client reach HTTP/1.1 and HTTP/2 watches whole, once and in order', { timeout: 30_000 }, async (t) => {
-  const server = await startServer({ enableGarbageCollector: false });
-  t.after(() => server.stop());
+/** Starts the paused watches, makes the updates, then lets the clients read: every update arrives once, in order. */
+async function checkSlowClients(t: TestContext, server: TestServer): Promise<void> {
   const ns = await server.newNamespace('bursts');
   const collection = `/api/v1/namespaces/${ns}/configmaps`;
   const created = await server.request('POST', collection, { body: { metadata: { name: 'cm' }, data: { n: '0' } } });
@@ -80,4 +79,18 @@ test('events that waited for a slow client reach HTTP/1.1 and HTTP/2 watches who
     assert.deepEqual(events.map((e) => e.object.data.n), revisions.map((_, i) => String(i + 1)), protocol);
     assert.ok(events.every((e) => e.type === 'MODIFIED' && e.object.data.payload === PAYLOAD), protocol);
   }
+}
+
+test('events that waited for a slow client reach HTTP/1.1 and HTTP/2 watches whole, once and in order', { timeout: 30_000 }, async (t) => {
+  const server = await startServer({ enableGarbageCollector: false });
+  t.after(() => server.stop());
+  await checkSlowClients(t, server);
+});
+
+test('past its queue bound a slow client\'s watch reads on from the history and still gets every event', { timeout: 30_000 }, async (t) => {
+  // 12 MiB of updates against a 1 MiB bound: both watchers fall behind and stay open.
+  const server = await startServer({ enableGarbageCollector: false, watchMaxQueuedBytes: 1024 * 1024 });
+  t.after(() => server.stop());
+  await checkSlowClients(t, server);
+  assert.equal(server.watchStreamStats().reset, 0, 'no watch reset');
 });
