@@ -599,17 +599,17 @@ export class Store {
     return { object: obj, created: false };
   }
 
+  /** Offers the object to the watch cache ahead of its write (codec offerWritten), when its stored bytes are it as served. */
+  private offerWritten(value: Uint8Array, obj: KubeObject): void {
+    if (this.type.storage === undefined) offerWritten(value, obj);
+  }
+
   /**
    * When the stored bytes are the object as served (no storage version): the answer's JSON
    * may come from them, and the watch cache may take the object as the decoded form of the
    * state, rather than decode the bytes when the next write or reader needs it. The object
    * is then frozen: it must not change after this.
    */
-  /** Offers the object to the watch cache ahead of its write (codec offerWritten), when its stored bytes are it as served. */
-  private offerWritten(value: Uint8Array, obj: KubeObject): void {
-    if (this.type.storage === undefined) offerWritten(value, obj);
-  }
-
   private rememberWritten(obj: KubeObject, key: string, value: Uint8Array, revision: number): void {
     if (this.type.storage !== undefined) return;
     rememberWritten(obj, value, revision);
