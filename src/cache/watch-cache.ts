@@ -192,12 +192,10 @@ export class WatchCache {
     this.#freeze = opts.freeze ?? true;
     this.#now = opts.now ?? Date.now;
     this.#log = opts.log ?? ((msg) => console.error(msg));
-    const queueLimit = opts.watcherQueueLimit ?? 1_000;
-    const queueBytes = opts.watcherQueueBytes ?? DEFAULT_WATCHER_QUEUE_BYTES;
     this.#host = {
       history: this.#history,
-      queueLimit,
-      queueBytes,
+      queueLimit: opts.watcherQueueLimit ?? 1_000,
+      queueBytes: opts.watcherQueueBytes ?? DEFAULT_WATCHER_QUEUE_BYTES,
       freeze: this.#freeze,
       goLive: (watcher) => {
         let group = this.#live.get(watcher.prefix);
