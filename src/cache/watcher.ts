@@ -135,7 +135,12 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
     const ready: CacheEvent[] = [];
     while (ready.length < max && this.#waiters.length === 0 && this.#phase !== 'ended') {
       const result = this.#pull();
-      if (result === undefined || result instanceof Error || result.done === true) break;
+      if (result instanceof Error) {
+        // #pull hands a failure out once; it is next()'s to tell.
+        this.#failure = result;
+        break;
+      }
+      if (result === undefined || result.done === true) break;
       ready.push(result.value);
     }
     return ready;

@@ -895,6 +895,20 @@ describe('taking what is ready', () => {
     assert.deepEqual(watcher.takeReady!(10), []);
     assert.equal(liveOf(watcher), true, 'caught up');
   });
+
+  test('a failure takeReady meets in the history is left to next(): the history let go of what it had not read', async (t) => {
+    const f = await startCache(t, { watcherQueueLimit: 2, maxHistoryEvents: 4 });
+    const watcher = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
+    startReading(watcher); // go live, then stop reading
+    const revisions: number[] = [];
+    for (let i = 0; i < 10; i++) revisions.push(await f.put('ns', `o${i}`));
+    await f.cache.waitForRevision(await f.backend.currentRevision());
+    assert.equal((await nextEvent(watcher)).object.metadata.name, 'o0');
+    assert.deepEqual(watcher.takeReady!(10).map((e) => e.object.metadata.name), ['o1', 'o2'], 'the queue, then the history is found too short');
+    assert.deepEqual(watcher.takeReady!(10), [], 'the failure is not taken');
+    await assert.rejects(nextResult(watcher), (err) => isStatusError(err) && err.code === 410 && err.message.startsWith(`too old resource version: ${revisions[2]} (`));
+    assert.equal((await nextResult(watcher)).done, true);
+  });
 });
 
 describe('taking the writer\'s object', () => {
