@@ -55,9 +55,11 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
   #initialEnd: CacheEvent | undefined;
   /** History phase: the next history entry to read. */
   #nextSeq = 0;
-  /** The revision the history phase started after, for the 410 message. */
-  #fromRevision = 0;
-  /** The revision of the last event queued, handed out or passed over in the history: what a watcher that falls behind had reached (its 410 names it). */
+  /**
+   * The revision the watcher has got through: where it started, then the last event queued,
+   * handed out or passed over in the history. A watcher the history let go of names it in
+   * its 410 (the client had every event it was owed up to it).
+   */
   #reachedRevision = 0;
   /** Live phase: the unread events, and their JSON bytes. */
   readonly #queue: BoundedQueue<CacheEvent>;
@@ -82,7 +84,7 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
   startWithState(state: readonly CachedObject[], revision: number, nextSeq: number, end: CacheEvent | undefined): void {
     this.#initial = state;
     this.#initialEnd = end;
-    this.#fromRevision = revision;
+    this.#reachedRevision = revision;
     this.#nextSeq = nextSeq;
     this.#phase = 'initial';
     this.#wake();
@@ -91,7 +93,7 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
   /** Send the history from `nextSeq` (the first entry after `fromRevision`). */
   startFromHistory(fromRevision: number, nextSeq: number): void {
     if (this.#phase === 'ended') return;
-    this.#fromRevision = fromRevision;
+    this.#reachedRevision = fromRevision;
     this.#nextSeq = nextSeq;
     this.#phase = 'history';
     this.#wake();
@@ -197,7 +199,6 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
     this.#host.leaveLive(this);
     this.#phase = 'history';
     this.#nextSeq = seq;
-    this.#fromRevision = this.#reachedRevision;
   }
 
   /** The answer to next() if there is one now: a result, an error to reject with, or undefined (wait). */
@@ -250,7 +251,7 @@ export class Watcher implements CacheWatcher, AsyncIterator<CacheEvent, undefine
   #nextFromHistory(): CacheEvent | undefined {
     const { history } = this.#host;
     if (this.#nextSeq < history.startSeq) {
-      this.#fail(this.#host.tooOld(this.#fromRevision));
+      this.#fail(this.#host.tooOld(this.#reachedRevision));
       return undefined;
     }
     const end = history.endSeq;
