@@ -634,7 +634,126 @@ export function storageContract(name: string, open: OpenBackend): void {
         await rejectsWith(backend.compact(r2 + 1), 'FutureRevision');
       });
     });
+
+    describe('against a model', () => {
+      test('racing writes, some stale, then reads at every revision, paged lists, a watch and compaction agree with a model', async (t) => {
+        for (let seed = 1; seed <= 4; seed++) await modelRun(t, open, seed);
+      });
+    });
   });
+}
+
+/** A small deterministic generator (mulberry32), so a failing seed can be replayed. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface ModelKey {
+  value: string;
+  createRevision: number;
+  modRevision: number;
+}
+
+/**
+ * Batches of writes issued together, each to its own key (how writes to one key order is a
+ * test of its own): creates of present keys, updates and deletes with current, stale or no
+ * expected revision, of present and missing keys. Each outcome is the one the state before
+ * the batch decides; the batch's successes take the next revisions, one each. Then every
+ * revision reads as the model had it (gets, and lists paged three keys at a time with the
+ * remaining count), a watch from the start delivers every write with its prev value, and
+ * after compaction the revisions below fail with Compacted while the rest still read the same.
+ */
+async function modelRun(t: TestContext, open: OpenBackend, seed: number): Promise<void> {
+  const rand = random(seed);
+  const backend = await fresh(t, open);
+  const prefix = `/registry/model${seed}/`;
+  const keys = Array.from({ length: 8 }, (_, i) => `${prefix}k${i}`);
+  const start = await backend.currentRevision();
+  const watch = backend.watch(prefix, start);
+  t.after(() => watch.close());
+  let state = new Map<string, ModelKey>();
+  const states = new Map<number, Map<string, ModelKey>>([[start, state]]);
+  const events: Array<{ type: string; key: string; value: string | undefined; revision: number; prev: string | undefined }> = [];
+  let revision = start;
+  for (let batch = 0; batch < 30; batch++) {
+    const chosen = [...keys].sort(() => rand() - 0.5).slice(0, 1 + Math.floor(rand() * 5));
+    const ops = chosen.map((key, i) => {
+      const live = state.get(key);
+      const value = `${batch}.${i}`;
+      const kind = live === undefined ? (rand() < 0.7 ? 'create' : rand() < 0.5 ? 'update' : 'delete') : (['create', 'update', 'update', 'delete'] as const)[Math.floor(rand() * 4)]!;
+      const how = (['current', 'stale', 'none'] as const)[Math.floor(rand() * 3)]!;
+      const expectRevision = live === undefined ? revision : how === 'current' ? live.modRevision : live.modRevision - 1;
+      if (kind === 'create') return { key, kind, value, run: () => backend.create(key, bytes(value)), error: live === undefined ? undefined : 'KeyExists' as const };
+      if (kind === 'update') {
+        return { key, kind, value, run: () => backend.update(key, bytes(value), expectRevision), error: live === undefined ? 'KeyNotFound' as const : how === 'current' ? undefined : 'RevisionMismatch' as const };
+      }
+      const expect = how === 'none' ? undefined : expectRevision;
+      return { key, kind, value, run: () => backend.delete(key, expect), error: live === undefined ? 'KeyNotFound' as const : how === 'stale' ? 'RevisionMismatch' as const : undefined };
+    });
+    const outcomes = await Promise.allSettled(ops.map((op) => op.run()));
+    const applied: Array<{ op: (typeof ops)[number]; revision: number }> = [];
+    outcomes.forEach((outcome, i) => {
+      const op = ops[i]!;
+      const what = `seed ${seed}, batch ${batch}: ${op.kind} ${op.key}`;
+      if (op.error !== undefined) {
+        assert.equal(outcome.status, 'rejected', `${what} should fail with ${op.error}`);
+        assert.ok(isStorageError((outcome as PromiseRejectedResult).reason, op.error), `${what}: ${String((outcome as PromiseRejectedResult).reason)}`);
+      } else {
+        assert.equal(outcome.status, 'fulfilled', `${what}: ${String((outcome as PromiseRejectedResult).reason)}`);
+        applied.push({ op, revision: (outcome as PromiseFulfilledResult<number>).value });
+      }
+    });
+    applied.sort((a, b) => a.revision - b.revision);
+    assert.deepEqual(applied.map((a) => a.revision), applied.map((_, i) => revision + 1 + i), `seed ${seed}, batch ${batch}: the next revisions, one each`);
+    for (const { op, revision: at } of applied) {
+      state = new Map(state);
+      const before = state.get(op.key);
+      if (op.kind === 'delete') state.delete(op.key);
+      else state.set(op.key, { value: op.value, createRevision: before?.createRevision ?? at, modRevision: at });
+      states.set(at, state);
+      events.push({ type: op.kind === 'delete' ? 'delete' : 'put', key: op.key, value: op.kind === 'delete' ? undefined : op.value, revision: at, prev: before?.value });
+      revision = at;
+    }
+  }
+  assert.equal(await backend.currentRevision(), revision);
+
+  const readsAsModel = async (at: number) => {
+    const expected = states.get(at)!;
+    for (const key of keys) {
+      const kv = await backend.get(key, { revision: at });
+      const want = expected.get(key);
+      assert.deepEqual(kv === undefined ? undefined : { value: text(kv.value), createRevision: kv.createRevision, modRevision: kv.modRevision }, want, `seed ${seed}: get ${key} at ${at}`);
+    }
+    const listed: string[] = [];
+    let startAfter: string | undefined;
+    for (;;) {
+      const page = await backend.list(prefix, { revision: at, limit: 3, startAfter });
+      assert.equal(page.revision, at);
+      listed.push(...page.items.map((kv) => `${kv.key}=${text(kv.value)}@${kv.modRevision}`));
+      if (!page.more) break;
+      assert.equal(page.remaining, expected.size - listed.length, `seed ${seed}: remaining at ${at}`);
+      startAfter = page.items.at(-1)!.key;
+    }
+    assert.deepEqual(listed, [...expected].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, m]) => `${key}=${m.value}@${m.modRevision}`), `seed ${seed}: list at ${at}`);
+  };
+  for (const at of states.keys()) await readsAsModel(at);
+
+  const seen = await nextEvents(watch, events.length);
+  assert.deepEqual(seen.map((e) => ({ type: e.type, key: e.kv.key, value: e.type === 'put' ? text(e.kv.value) : undefined, revision: e.revision, prev: e.prev === undefined ? undefined : text(e.prev.value) })), events, `seed ${seed}: the watch`);
+
+  const compactAt = [...states.keys()][Math.floor(states.size / 2)]!;
+  await backend.compact(compactAt);
+  for (const at of states.keys()) {
+    if (at < compactAt) await rejectsWith(backend.list(prefix, { revision: at }), 'Compacted');
+    else await readsAsModel(at);
+  }
 }
 
 function nextTurn(): Promise<void> {
