@@ -9,18 +9,7 @@ import assert from 'node:assert/strict';
 import { FieldSet } from '../../src/apply/field-set.ts';
 import { decodeFieldsV1, encodeFieldsV1 } from '../../src/apply/fields-v1.ts';
 import { fieldElement, indexElement, keyElement, valueElement, type Path } from '../../src/apply/field-path.ts';
-
-/** A small deterministic generator (mulberry32), so a failing seed can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from '../helpers/random.ts';
 
 const elements = [
   fieldElement('a'), fieldElement('b'), fieldElement('spec'), fieldElement('x<y'),

@@ -16,18 +16,7 @@ import type { CacheEvent, CacheWatcher, WatchCacheOptions } from '../../src/cach
 import { encodeForStorage, isEncodedHere, offerWritten, storedJsonWithResourceVersion, writtenObject } from '../../src/registry/codec.ts';
 import { SqliteBackend } from '../../src/storage/index.ts';
 import { key, nextResult, PREFIX, startCache, type Fixture } from './fixtures.ts';
-
-/** A small deterministic generator (mulberry32), so a failing seed can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from '../helpers/random.ts';
 
 interface State {
   v: string;

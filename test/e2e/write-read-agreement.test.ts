@@ -12,18 +12,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStream, startServer, type TestServer } from '../helpers/server.ts';
-
-/** A small deterministic generator (mulberry32), so a failing seed can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from '../helpers/random.ts';
 
 const mergePatch = { 'content-type': 'application/merge-patch+json' };
 const strategicPatch = { 'content-type': 'application/strategic-merge-patch+json' };

@@ -4,6 +4,7 @@
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { isStorageError, type Backend, type KeyValue, type StorageError, type StorageErrorCode, type StorageEvent, type Watch } from '../../src/storage/index.ts';
+import { random } from '../helpers/random.ts';
 
 export interface ContractOptions {
   watchQueueLimit?: number;
@@ -641,18 +642,6 @@ export function storageContract(name: string, open: OpenBackend): void {
       });
     });
   });
-}
-
-/** A small deterministic generator (mulberry32), so a failing seed can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface ModelKey {
