@@ -46,6 +46,8 @@ interface WatcherPlan {
   /** Fed by the fan-out at some point, and later not: it fell behind its queue. */
   wasLive: boolean;
   fellBehind: boolean;
+  /** A next() waiting for an event, as the watch handler waits; `settled` once its answer is recorded. */
+  pending: { settled: boolean } | undefined;
 }
 
 /** Whether the cache's fan-out feeds the watcher (else it reads the initial state or the history). */
@@ -150,12 +152,33 @@ async function run(t: TestContext, seed: number, mode: Mode, opts: Partial<Watch
       refused.push(err);
       return;
     }
-    plans.push({ label: `watcher ${plans.length} (${kind} from ${from}, prefix ${prefix}, app ${app ?? 'any'})`, prefix, app, from, initialEvents: kind === 'initial', watcher, received: [], wasLive: false, fellBehind: false });
+    plans.push({ label: `watcher ${plans.length} (${kind} from ${from}, prefix ${prefix}, app ${app ?? 'any'})`, prefix, app, from, initialEvents: kind === 'initial', watcher, received: [], wasLive: false, fellBehind: false, pending: undefined });
   };
-  /** Reads what is ready, or for a watcher that ended, how it ended. */
+  /** A next() that records its answer when it comes: an event, or how the watch ended. */
+  const waitForNext = (plan: WatcherPlan) => {
+    const pending = { settled: false };
+    plan.pending = pending;
+    plan.watcher[Symbol.asyncIterator]().next().then(
+      (result) => {
+        if (result.done === true) ended.set(plan, 'done');
+        else plan.received.push(seen(result.value));
+        pending.settled = true;
+      },
+      (err: unknown) => {
+        ended.set(plan, err);
+        pending.settled = true;
+      },
+    );
+  };
+  /** Reads as the watch handler does: wait for the next event, or take what is ready now. */
   const readSome = async (plan: WatcherPlan, max: number) => {
     if (ended.has(plan)) return;
-    for (const event of plan.watcher.takeReady!(max)) plan.received.push(seen(event));
+    if (plan.pending !== undefined) {
+      if (!plan.pending.settled) return;
+      plan.pending = undefined;
+    }
+    if (rand() < 0.4) waitForNext(plan);
+    else for (const event of plan.watcher.takeReady!(max)) plan.received.push(seen(event));
   };
   for (let i = 0; i < 3; i++) await addWatcher();
   for (let i = 0; i < writesCount; i++) {
@@ -189,7 +212,13 @@ async function run(t: TestContext, seed: number, mode: Mode, opts: Partial<Watch
   // The rest, until each watcher has what it is owed, or it ends.
   for (const plan of plans) {
     const owed = expectedEvents(plan, writes, stateAt).length;
-    while (plan.received.length < owed) {
+    // A next() still waiting gets the watcher's next event, or stays waiting when none is owed.
+    if (plan.pending !== undefined && !plan.pending.settled && plan.received.length < owed) {
+      const pending = plan.pending;
+      for (let i = 0; i < 200 && !pending.settled; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.ok(pending.settled, `${plan.label}: its waiting next() got nothing`);
+    }
+    while (plan.received.length < owed && !ended.has(plan)) {
       let result: IteratorResult<CacheEvent, undefined>;
       try {
         result = await nextResult(plan.watcher);
