@@ -119,16 +119,18 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     log: new AuditLog({ path: config.auditLogPath, maxSizeMB: config.auditLogMaxSizeMB, maxBackups: config.auditLogMaxBackups, maxAgeDays: config.auditLogMaxAgeDays }),
   };
   const builtinTypes = builtinResourceTypes({ serviceClusterIPRange: config.serviceClusterIPRange, serviceNodePortRange: config.serviceNodePortRange });
-  const stored = deps.backend ?? await openBackend(config.storage, {
-    dataDir, etcdServers: config.etcdServers, etcdPrefix: config.etcdPrefix,
-    etcdCaFile: config.etcdCaFile, etcdCertFile: config.etcdCertFile, etcdKeyFile: config.etcdKeyFile, log,
-  });
   // /metrics: watchers and objects are read from the watch caches when scraped; every
-  // storage call is timed (etcd_request_duration_seconds, whatever the backend).
+  // storage call is timed (etcd_request_duration_seconds, whatever the backend), and the
+  // embedded storage's syncs too.
   const cacheTypes = new Map<WatchCache, ResourceType>();
   const metrics: ApiMetrics = new (await metricsModule).ApiMetrics({
     registeredWatchers: () => [...cacheTypes].map(([cache, type]) => ({ group: type.group, version: type.version, kind: type.kind, count: cache.watcherCount })),
     storageObjects: () => [...cacheTypes].map(([cache, type]) => ({ resource: type.group === '' ? type.resource : `${type.resource}.${type.group}`, count: cache.size })),
+  });
+  const stored = deps.backend ?? await openBackend(config.storage, {
+    dataDir, etcdServers: config.etcdServers, etcdPrefix: config.etcdPrefix,
+    etcdCaFile: config.etcdCaFile, etcdCertFile: config.etcdCertFile, etcdKeyFile: config.etcdKeyFile, log,
+    onWalSync: (seconds, onLoop) => metrics.walSync(seconds, onLoop),
   });
   const timedStorage = instrumentedBackend(stored, (operation, resource, seconds) => metrics.storageCall(operation, '', resource, seconds));
   const backend = await withEncryption(config, builtinTypes, timedStorage);

@@ -21,6 +21,8 @@ export interface OpenBackendOptions {
   etcdKeyFile?: string;
   /** Where the etcd backend says which etcd it found. */
   log?: (message: string) => void;
+  /** The sqlite backend's syncs of its write-ahead log: seconds each, and whether on the event loop. */
+  onWalSync?: (seconds: number, onLoop: boolean) => void;
 }
 
 /** Async because backends may connect before they can answer. */
@@ -31,7 +33,7 @@ export async function openBackend(kind: BackendKind, opts: OpenBackendOptions = 
     case 'sqlite': {
       const dataDir = opts.dataDir ?? 'data';
       mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-      return new SqliteBackend(path.join(dataDir, 'plinth.db'));
+      return new SqliteBackend(path.join(dataDir, 'plinth.db'), { onWalSync: opts.onWalSync });
     }
     case 'etcd': {
       const prefix = opts.etcdPrefix ?? '/registry';

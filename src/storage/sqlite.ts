@@ -49,6 +49,8 @@ export interface SqliteBackendOptions {
    * wal-sync.ts): done when it returns, or when its promise resolves; tests hold or fail it.
    */
   syncLog?: () => void | Promise<void>;
+  /** Told how long each sync of the write-ahead log took, in seconds, and whether it ran on the event loop (metrics). */
+  onWalSync?: (seconds: number, onLoop: boolean) => void;
 }
 
 /** Bump when the tables change; a newer file is refused rather than misread. */
@@ -108,7 +110,7 @@ export class SqliteBackend implements Backend {
   constructor(path: string, opts: SqliteBackendOptions = {}) {
     this.path = path;
     this.#db = openDatabase(path);
-    this.#wal = new WalSync(`${path}-wal`);
+    this.#wal = new WalSync(`${path}-wal`, { observe: opts.onWalSync });
     this.#syncLog = opts.synchronous === 'normal' ? undefined : opts.syncLog ?? (() => this.#wal.sync());
     this.#revision = this.#meta('revision');
     this.#compacted = this.#meta('compacted');

@@ -31,6 +31,8 @@ export interface WalSyncOptions {
   /** The sync on the loop and on the thread pool (tests replace them). */
   syncNow?: (fd: number) => void;
   syncLater?: (fd: number) => Promise<void>;
+  /** Told how long each sync took, in seconds, and whether it ran on the loop (metrics). */
+  observe?: (seconds: number, onLoop: boolean) => void;
 }
 
 const fdatasyncLater = promisify(fdatasync);
@@ -46,6 +48,7 @@ export class WalSync {
   readonly #now: () => number;
   readonly #syncNow: (fd: number) => void;
   readonly #syncLater: (fd: number) => Promise<void>;
+  readonly #observe: ((seconds: number, onLoop: boolean) => void) | undefined;
   #fd: number | undefined;
   /** Syncs go to the thread pool until then. */
   #laterUntil = -Infinity;
@@ -60,6 +63,7 @@ export class WalSync {
     this.#now = opts.now ?? (() => performance.now());
     this.#syncNow = opts.syncNow ?? fdatasyncSync;
     this.#syncLater = opts.syncLater ?? fdatasyncLater;
+    this.#observe = opts.observe;
   }
 
   /** Whether the next sync runs on the loop. */
@@ -74,10 +78,15 @@ export class WalSync {
   sync(): void | Promise<void> {
     const fd = this.#open();
     const start = this.#now();
-    if (start < this.#laterUntil) return this.#syncLater(fd);
+    if (start < this.#laterUntil) {
+      const synced = this.#syncLater(fd);
+      const observe = this.#observe;
+      return observe === undefined ? synced : synced.then(() => observe((this.#now() - start) / 1000, false));
+    }
     this.#syncNow(fd);
     const end = this.#now();
     const took = end - start;
+    this.#observe?.(took / 1000, true);
     this.#averageMs += WEIGHT * (took - this.#averageMs);
     if (took > this.#stallLimitMs || this.#averageMs > this.#inlineLimitMs) {
       this.#laterUntil = end + this.#backoffMs;

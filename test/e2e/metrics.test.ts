@@ -1,5 +1,5 @@
 // /metrics: Prometheus text with kube-apiserver's names and labels, counts that move with
-// the requests made, RBAC on the nonResourceURL; the in-flight limits answering 429 past
+// the requests made, the embedded storage's syncs, RBAC on the nonResourceURL; the in-flight limits answering 429 past
 // --max-mutating-requests-inflight, watches and system:masters exempt; and /metrics from
 // the start-up bundle that `npm start` runs.
 import { after, before, describe, test } from 'node:test';
@@ -63,6 +63,21 @@ describe('/metrics', () => {
     assert.ok(sample(after, 'apiserver_storage_objects', { resource: 'configmaps' }) >= 3);
     assert.ok(sample(after, 'process_resident_memory_bytes') > 0);
     assert.equal(sample(after, 'apiserver_current_inflight_requests', { request_kind: 'mutating' }), 0);
+  });
+
+  test('on SQLite, each commit\'s sync of the write-ahead log is timed, by where it ran', async (t) => {
+    const sqlite = await startServer({ storage: 'sqlite', tokenAuthFile: tokenFile() });
+    t.after(() => sqlite.stop());
+    const ns = await sqlite.newNamespace('wal');
+    for (let i = 0; i < 3; i++) assert.equal((await sqlite.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: `w${i}` } } })).status, 201);
+    const text = (await sqlite.request('GET', '/metrics', { token: tokens.admin })).text;
+    const name = 'plinth_storage_wal_sync_duration_seconds';
+    // Each write is answered after its commit's sync: at least one per write made one after the other.
+    assert.ok(sample(text, `${name}_count`, { where: 'loop' }) >= 3, text.split('\n').filter((l) => l.startsWith(name)).join('\n'));
+    assert.ok(sample(text, `${name}_sum`, { where: 'loop' }) > 0);
+    assert.equal(sample(text, `${name}_bucket`, { where: 'loop', le: '+Inf' }), sample(text, `${name}_count`, { where: 'loop' }));
+    // The memory backend has no log to sync.
+    assert.equal(sample(await scrape(), `${name}_count`, { where: 'loop' }), 0);
   });
 
   test('a watch is a long-running request and a registered watcher; its events are counted', async () => {

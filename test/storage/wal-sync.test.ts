@@ -18,11 +18,12 @@ function walFile(): string {
   return file;
 }
 
-/** A WalSync on a clock the test moves; each sync on the loop takes `took` ms of it. */
+/** A WalSync on a clock the test moves; each sync on the loop takes `took` ms of it, each on the thread pool `tookLater`. */
 function scripted(opts: { inlineLimitMs?: number; stallLimitMs?: number; backoffMs?: number } = {}) {
   let clock = 0;
   const log: string[] = [];
-  const state = { took: 0.3 };
+  const observed: Array<[seconds: number, onLoop: boolean]> = [];
+  const state = { took: 0.3, tookLater: 0 };
   const wal = new WalSync(walFile(), {
     ...opts,
     now: () => clock,
@@ -30,12 +31,27 @@ function scripted(opts: { inlineLimitMs?: number; stallLimitMs?: number; backoff
       log.push('now');
       clock += state.took;
     },
-    syncLater: async () => void log.push('later'),
+    syncLater: async () => {
+      log.push('later');
+      clock += state.tookLater;
+    },
+    observe: (seconds, onLoop) => void observed.push([seconds, onLoop]),
   });
-  return { wal, log, state, advance: (ms: number) => (clock += ms) };
+  return { wal, log, observed, state, advance: (ms: number) => (clock += ms) };
 }
 
 describe('WalSync', () => {
+  test('each sync is observed: how long it took, in seconds, and whether on the loop', async () => {
+    const { wal, observed, state } = scripted({ inlineLimitMs: 2, backoffMs: 100 });
+    state.took = 0.5;
+    wal.sync();
+    state.took = 30; // a stall: the next syncs go to the thread pool
+    wal.sync();
+    state.tookLater = 4;
+    await wal.sync();
+    assert.deepEqual(observed, [[0.0005, true], [0.03, true], [0.004, false]]);
+  });
+
   test('fast syncs run on the loop and return at once; a slow one now and then leaves them there', () => {
     const { wal, log, state } = scripted({ inlineLimitMs: 2 });
     for (let i = 0; i < 50; i++) {
