@@ -159,6 +159,17 @@ async function serverCpuUs(session: Inspector): Promise<number> {
   return (result as { value: number }).value;
 }
 
+/** The embedded storage's syncs so far, from /metrics: how many, and their seconds, on the loop and on the thread pool. */
+async function walSyncs(client: Client): Promise<{ loop: { count: number; seconds: number }; pool: { count: number; seconds: number } }> {
+  const { status, body } = await client.request('GET', '/metrics');
+  if (status !== 200) throw new Error(`/metrics answered ${status}`);
+  const value = (suffix: string, where: string) => Number(new RegExp(`^plinth_storage_wal_sync_duration_seconds_${suffix}\\{where="${where}"\\} (\\S+)$`, 'm').exec(body)?.[1] ?? 0);
+  return {
+    loop: { count: value('count', 'loop'), seconds: value('sum', 'loop') },
+    pool: { count: value('count', 'thread_pool'), seconds: value('sum', 'thread_pool') },
+  };
+}
+
 export async function profileBench(): Promise<string[]> {
   const kind = (process.env.BENCH_PROFILE ?? 'create') as Kind;
   if (!kinds.includes(kind)) throw new Error(`BENCH_PROFILE must be one of ${kinds.join(', ')}`);
@@ -180,6 +191,7 @@ export async function profileBench(): Promise<string[]> {
     await run(warm, kind === 'create' ? [201] : [200, 201], (i) => send(n + i));
     await session.call('Profiler.enable');
     await session.call('Profiler.setSamplingInterval', { interval: 200 });
+    const syncsBefore = await walSyncs(client);
     const cpuBefore = await serverCpuUs(session);
     await session.call('Profiler.start');
     const started = performance.now();
@@ -188,6 +200,7 @@ export async function profileBench(): Promise<string[]> {
     const { profile } = await session.call('Profiler.stop');
     const cpuUs = (await serverCpuUs(session)) - cpuBefore;
     session.close();
+    const syncsAfter = await walSyncs(client);
     // BENCH_PROFILE_OUT=file.cpuprofile keeps the profile, for a flame graph (Chrome's DevTools, speedscope).
     if (process.env.BENCH_PROFILE_OUT !== undefined) writeFileSync(process.env.BENCH_PROFILE_OUT, JSON.stringify(profile));
     const breakdown = cpuBreakdown(profile as unknown as CpuProfile);
@@ -196,6 +209,12 @@ export async function profileBench(): Promise<string[]> {
       `profile of ${n} ${kind} requests (HTTP/2, ${concurrency} in flight), the profiler on: ${(n / ms * 1000).toFixed(0)}/s, server CPU ${perOp(cpuUs).trim()} per request (all threads)`,
       `main thread busy ${(breakdown.busyUs / 1000).toFixed(0)} of ${(breakdown.totalUs / 1000).toFixed(0)} ms: ${perOp(breakdown.busyUs).trim()} per request`,
       ...breakdown.categories.map((c) => `  ${c.name.padEnd(38)} ${(100 * c.us / breakdown.busyUs).toFixed(1).padStart(5)}% ${perOp(c.us)}`),
+      // The profiler stretches the samples of a thread blocked in a system call: the syncs counted by the server itself.
+      ...(['loop', 'pool'] as const).flatMap((where) => {
+        const count = syncsAfter[where].count - syncsBefore[where].count;
+        const us = (syncsAfter[where].seconds - syncsBefore[where].seconds) * 1e6;
+        return count === 0 ? [] : [`  WAL syncs ${where === 'loop' ? 'on the loop' : 'on the thread pool'}, counted: ${count} (one per ${(n / count).toFixed(1)} requests, ${(us / count / 1000).toFixed(2)} ms each), ${perOp(us).trim()} per request`];
+      }),
       'functions by their own time:',
       ...breakdown.functions.slice(0, 20).map((f) => `  ${(100 * f.us / breakdown.busyUs).toFixed(1).padStart(5)}% ${perOp(f.us)}  ${f.name}`),
     ];
