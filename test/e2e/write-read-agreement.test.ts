@@ -156,11 +156,23 @@ async function writeAndRead(server: TestServer, seed: number): Promise<void> {
     else changes.push({ type: 'MODIFIED', name, object: res.json, what: `final: ${name} released` });
   }
 
-  // Lists at each revision written hold the object as that write answered it.
+  // Lists at each revision written hold the object as that write answered it, and read in
+  // pages of one (continue tokens at that revision) the same items.
   for (const w of written) {
     const list = await server.request('GET', `${base}?resourceVersion=${w.revision}&resourceVersionMatch=Exact`);
     assert.equal(list.status, 200, `list at ${w.revision}: ${list.text.slice(0, 200)}`);
     assert.deepEqual(list.json.items.find((i: any) => i.metadata.name === w.name), w.object, `list at ${w.revision}`);
+    const paged: any[] = [];
+    let page = await server.request('GET', `${base}?resourceVersion=${w.revision}&resourceVersionMatch=Exact&limit=1`);
+    for (;;) {
+      assert.equal(page.status, 200, `page at ${w.revision}: ${page.text.slice(0, 200)}`);
+      assert.equal(page.json.metadata.resourceVersion, w.revision, `page at ${w.revision}`);
+      paged.push(...page.json.items);
+      const token = page.json.metadata.continue;
+      if (token === undefined || token === '') break;
+      page = await server.request('GET', `${base}?limit=1&continue=${encodeURIComponent(token)}`);
+    }
+    assert.deepEqual(paged, list.json.items, `paged list at ${w.revision}`);
   }
 
   // Each watch: one event per change, in order, each the object the write answered.
