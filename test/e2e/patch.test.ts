@@ -59,6 +59,25 @@ test('strategic merge patch merges containers by name and honours $patch: delete
   assert.equal(res.json.metadata.generation, 2);
 });
 
+test('metadata keeps no empty labels, annotations, finalizers or owner references: Go\'s omitempty drops them', async () => {
+  const ns = await server.newNamespace('empty-meta');
+  const base = `/api/v1/namespaces/${ns}/configmaps`;
+  // Created with them empty: absent.
+  const created = await server.request('POST', base, { body: { metadata: { name: 'e', labels: {}, annotations: {}, finalizers: [], ownerReferences: [] } } });
+  assert.equal(created.status, 201);
+  for (const field of ['labels', 'annotations', 'finalizers', 'ownerReferences']) assert.equal(field in created.json.metadata, false, `${field} on create`);
+  // The last label and annotation removed by a merge patch, the last finalizer by a JSON Patch: absent, not empty.
+  assert.equal((await patch(`${base}/e`, 'application/merge-patch+json', { metadata: { labels: { a: 'b' }, annotations: { c: 'd' }, finalizers: ['x.io/y'] } })).status, 200);
+  const cleared = await patch(`${base}/e`, 'application/merge-patch+json', { metadata: { labels: { a: null }, annotations: { c: null } } });
+  assert.equal(cleared.status, 200);
+  assert.equal('labels' in cleared.json.metadata, false);
+  assert.equal('annotations' in cleared.json.metadata, false);
+  const released = await patch(`${base}/e`, 'application/json-patch+json', [{ op: 'remove', path: '/metadata/finalizers/0' }]);
+  assert.equal(released.status, 200);
+  assert.equal('finalizers' in released.json.metadata, false);
+  assert.deepEqual((await server.request('GET', `${base}/e`)).json, released.json);
+});
+
 test('a stale resourceVersion in a strategic merge patch is 409', async () => {
   assert.equal((await server.request('POST', '/apis/apps/v1/namespaces/default/deployments', { body: deployment('stale') })).status, 201);
   const res = await patch('/apis/apps/v1/namespaces/default/deployments/stale', 'application/strategic-merge-patch+json', { metadata: { resourceVersion: '1' }, spec: { replicas: 3 } });
