@@ -4,13 +4,14 @@
 // now and then as a dry run), on SQLite and in memory. Writes start from the watch cache's
 // frozen copies and the cache takes the writer's objects, so a write that changed what
 // another read holds, or a cache that kept something other than what was stored, would
-// show here: after each write a get answers exactly the write's answer (a dry run changes
-// nothing), what the write did not touch is as the get before it showed, a list at that
+// show here: after each write a get answers exactly the write's answer (in JSON and in
+// Protobuf; a dry run changes nothing), what the write did not touch is as the get before it showed, a list at that
 // exact revision holds it, and a watch from the start, and one from midway, deliver one
 // event per change, each exactly the object the write answered.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { loadProtobufCodec } from '../../src/encoding/protobuf-loader.ts';
 import { openStream, startServer, type TestServer } from '../helpers/server.ts';
 import { random } from '../helpers/random.ts';
 
@@ -29,6 +30,7 @@ interface Change {
 
 async function writeAndRead(server: TestServer, seed: number): Promise<void> {
   const rand = random(seed);
+  const codec = await loadProtobufCodec();
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
   const ns = await server.newNamespace(`agree-${seed}`);
   const base = `/apis/apps/v1/namespaces/${ns}/deployments`;
@@ -93,7 +95,8 @@ async function writeAndRead(server: TestServer, seed: number): Promise<void> {
         }
         case 'status': {
           const next = structuredClone(live);
-          next.status = { replicas: Math.floor(rand() * 3), observedGeneration: live.metadata.generation };
+          // (Not 0: Go drops a zero status.replicas, an omitempty int32, where Plinth keeps what JSON gave.)
+          next.status = { replicas: 1 + Math.floor(rand() * 3), observedGeneration: live.metadata.generation };
           res = await server.request('PUT', url(`${path}/status`), { body: next });
           break;
         }
@@ -136,6 +139,10 @@ async function writeAndRead(server: TestServer, seed: number): Promise<void> {
     // (A Scale omits replicas 0, as Go's omitempty does.)
     if (what === 'scale') assert.equal(got.json.spec.replicas, res.json.spec.replicas ?? 0, label);
     else assert.deepEqual(got.json, res.json, label);
+    // In Protobuf (the cache keeps each state's encoding), the same object.
+    const inProtobuf = await server.request('GET', path, { headers: { accept: 'application/vnd.kubernetes.protobuf' } });
+    assert.equal(inProtobuf.status, 200, label);
+    assert.deepEqual(codec.decodeProtobufObject(new Uint8Array(inProtobuf.bytes)), got.json, `${label}: in Protobuf`);
     if (live === undefined || got.json.metadata.resourceVersion !== live.metadata.resourceVersion) {
       changes.push({ type: live === undefined ? 'ADDED' : 'MODIFIED', name, object: got.json, what: label });
       written.push({ revision: got.json.metadata.resourceVersion, name, object: got.json, change: changes.length - 1 });
