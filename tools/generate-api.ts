@@ -13,6 +13,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { messages } from '../src/encoding/protobuf/messages.ts';
 import type { ResourceSkeleton } from '../src/registry/builtin/skeleton.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -26,6 +27,7 @@ export const outputs = {
   definitions: 'src/schema/builtin/generated/definitions.json',
   resources: 'src/registry/builtin/generated/resources.ts',
   protobufRoots: 'src/encoding/protobuf/roots.ts',
+  omitZero: 'src/schema/builtin/generated/omit-zero.json',
 } as const;
 
 const descriptionsFile = 'tools/api-descriptions.json';
@@ -261,6 +263,35 @@ export function protobufMessageOf(definition: string): string {
   throw new Error(`no Protobuf package known for ${definition}`);
 }
 
+/** Scalar types on the wire (bytes aside: an empty []byte is not a zero scalar in JSON). */
+const zeroableScalars = new Set(['string', 'int32', 'int64', 'bool', 'double']);
+
+/**
+ * Per definition, the properties whose zero value ("", 0, false) Go leaves out of the JSON:
+ * value scalars with `omitempty`, which the Protobuf message table (messages.ts, from the
+ * Go types) marks with neither p (a pointer: a zero is kept) nor z (no omitempty).
+ */
+export function omitZeroFields(defs: Record<string, JsonObject>): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const name of Object.keys(defs).sort()) {
+    let message: string;
+    try {
+      message = protobufMessageOf(name);
+    } catch {
+      continue;
+    }
+    const fields = messages[message];
+    const properties = defs[name]!.properties as JsonObject | undefined;
+    if (fields === undefined || properties === undefined) continue;
+    const omitted = fields
+      .filter(([, jsonName, type, flags]) => zeroableScalars.has(type) && !/[pzrmi]/.test(flags) && jsonName in properties)
+      .map(([, jsonName]) => jsonName)
+      .sort();
+    if (omitted.length > 0) out[name] = omitted;
+  }
+  return out;
+}
+
 /** Records that bodies of a group-version-kind are encoded as a message. */
 function addKind(kinds: Map<string, Map<string, string>>, gvk: JsonObject, message: string): void {
   const apiVersion = gvk.group === '' ? String(gvk.version) : `${String(gvk.group)}/${String(gvk.version)}`;
@@ -282,6 +313,7 @@ export function generate(upstreamDir: string = defaultUpstreamDir): Map<string, 
 
   const files = new Map<string, string>();
   files.set(outputs.definitions, JSON.stringify(sortKeys(defs as Json), null, 1) + '\n');
+  files.set(outputs.omitZero, JSON.stringify(omitZeroFields(defs), null, 1) + '\n');
 
   const resourceLines = skeletons.map((s) => `  ${JSON.stringify(s)},`);
   files.set(outputs.resources, [

@@ -1,10 +1,11 @@
 // Pruning: dropping the fields a structural schema does not specify, as
 // apiextensions-apiserver prunes custom resources (pkg/apiserver/schema/pruning) and as
 // decoding into Go types drops what a built-in type does not have. The paths of what was
-// dropped are the "unknown fields" of field validation.
+// dropped are the "unknown fields" of field validation. For built-in types, also what Go's
+// encoding leaves out: the zero value of an `omitempty` scalar (`minReadySeconds: 0`).
 
 import { isObject } from '../api/json.ts';
-import { builtinDefinitions } from './builtin/index.ts';
+import { builtinDefinitions, omitZeroOf } from './builtin/index.ts';
 import { compileSchema, type SchemaNode } from './compiled.ts';
 import type { Definitions, Schema } from './types.ts';
 
@@ -87,6 +88,7 @@ function pruneValue(ctx: Context, node: SchemaNode | undefined, value: unknown, 
   const embedded = resourceRoot || node.embeddedResource;
   const hasProperties = node.schema.properties !== undefined;
   const additional = node.additional;
+  const omitZero = omitZeroOf(node.schema);
   for (const key in obj) {
     if (embedded) {
       if (key === 'apiVersion' || key === 'kind') continue;
@@ -102,6 +104,8 @@ function pruneValue(ctx: Context, node: SchemaNode | undefined, value: unknown, 
     if (property !== undefined) {
       if (item === null) {
         if (ctx.dropNulls && !property.nullable && property.defaultValue === undefined) delete obj[key];
+      } else if ((item === 0 || item === '' || item === false) && omitZero?.has(key) === true) {
+        delete obj[key];
       } else if (typeof item === 'object') {
         segments.push(key);
         pruneValue(ctx, property, item, false);

@@ -68,9 +68,11 @@ test('client-side apply creates every object, a second apply changes nothing, ge
   // with kube-apiserver too: a Secret's stringData (stored as data), a selector with patch
   // strategy "replace" (PodDisruptionBudget), and lists without a merge key the server
   // defaults: webhooks' rules (scope "*"), a StatefulSet's volumeClaimTemplates (apiVersion,
-  // kind, volumeMode, status.phase).
+  // kind, volumeMode, status.phase); and a zero the manifest gives an omitempty field, which
+  // is not stored (a PriorityClass's globalDefault: false).
   const again = await kubectl('apply', '-f', manifest);
   const reapplied = new Set(['secret/storefront-db', 'poddisruptionbudget.policy/storefront', 'statefulset.apps/db',
+    'priorityclass.scheduling.k8s.io/shop-critical',
     'validatingwebhookconfiguration.admissionregistration.k8s.io/carts.shop.example.com',
     'mutatingwebhookconfiguration.admissionregistration.k8s.io/carts.shop.example.com']);
   for (const line of again.trim().split('\n')) {

@@ -78,6 +78,33 @@ test('metadata keeps no empty labels, annotations, finalizers or owner reference
   assert.deepEqual((await server.request('GET', `${base}/e`)).json, released.json);
 });
 
+test('zero values of omitempty fields are not stored, as Go\'s encoding leaves them out; pointers keep theirs', async () => {
+  const ns = await server.newNamespace('omit-zero');
+  const base = `/apis/apps/v1/namespaces/${ns}/deployments`;
+  const body = deployment('z') as any;
+  Object.assign(body.spec, { replicas: 0, minReadySeconds: 0, paused: false });
+  body.spec.template.spec.containers[0].ports[0].hostPort = 0;
+  body.spec.template.spec.containers[0].terminationMessagePath = '';
+  body.spec.template.spec.containers[0].volumeMounts = [{ name: 'v', mountPath: '/v', readOnly: false, subPath: '' }];
+  body.spec.template.spec.volumes = [{ name: 'v', emptyDir: {} }];
+  const created = await server.request('POST', base, { body });
+  assert.equal(created.status, 201, created.text);
+  const spec = created.json.spec;
+  assert.equal(spec.replicas, 0, 'a pointer keeps its zero');
+  assert.equal('minReadySeconds' in spec, false);
+  assert.equal('paused' in spec, false);
+  assert.equal('hostPort' in spec.template.spec.containers[0].ports[0], false);
+  assert.equal(spec.template.spec.containers[0].ports[0].containerPort, 80, 'no omitempty: kept');
+  assert.deepEqual(spec.template.spec.containers[0].volumeMounts, [{ name: 'v', mountPath: '/v' }]);
+  // An empty omitempty string the type defaults gets its default, as Go's defaulting of a zero value.
+  assert.equal(spec.template.spec.containers[0].terminationMessagePath, '/dev/termination-log');
+  // A status written with zero counters keeps only what Go writes.
+  const status = await server.request('PUT', `${base}/z/status`, { body: { ...created.json, status: { replicas: 0, observedGeneration: 1 } } });
+  assert.equal(status.status, 200, status.text);
+  assert.deepEqual(status.json.status, { observedGeneration: 1 });
+  assert.deepEqual((await server.request('GET', `${base}/z`)).json, status.json);
+});
+
 test('a stale resourceVersion in a strategic merge patch is 409', async () => {
   assert.equal((await server.request('POST', '/apis/apps/v1/namespaces/default/deployments', { body: deployment('stale') })).status, 201);
   const res = await patch('/apis/apps/v1/namespaces/default/deployments/stale', 'application/strategic-merge-patch+json', { metadata: { resourceVersion: '1' }, spec: { replicas: 3 } });

@@ -95,8 +95,7 @@ async function writeAndRead(server: TestServer, seed: number): Promise<void> {
         }
         case 'status': {
           const next = structuredClone(live);
-          // (Not 0: Go drops a zero status.replicas, an omitempty int32, where Plinth keeps what JSON gave.)
-          next.status = { replicas: 1 + Math.floor(rand() * 3), observedGeneration: live.metadata.generation };
+          next.status = { replicas: Math.floor(rand() * 3), observedGeneration: live.metadata.generation };
           res = await server.request('PUT', url(`${path}/status`), { body: next });
           break;
         }

@@ -3,7 +3,7 @@
 // tools/api-descriptions.json).
 
 import { readFileSync } from 'node:fs';
-import type { Definitions } from '../types.ts';
+import type { Definitions, Schema } from '../types.ts';
 
 /** `#/components/schemas/<name>`, the form `$ref`s take inside Definitions. */
 export function schemaRef(name: string): string {
@@ -15,3 +15,21 @@ export function schemaRef(name: string): string {
  * `$ref: '#/components/schemas/<name>'` between them. Shared: treat as read-only.
  */
 export const builtinDefinitions: Definitions = JSON.parse(readFileSync(new URL('./generated/definitions.json', import.meta.url), 'utf8')) as Definitions;
+
+/**
+ * Per built-in definition, the properties whose zero value ("", 0, false) Go's JSON leaves
+ * out: value scalars with `omitempty` (generated/omit-zero.json, from the Go types'
+ * Protobuf descriptors). A write's object drops them, as decoding into the Go type and
+ * encoding it again does: `minReadySeconds: 0` is not stored, `spec.replicas: 0` (a
+ * pointer) is. Custom resources' schemas are not built-in definitions: nothing for them.
+ */
+const omitZeroBySchema = new WeakMap<Schema, ReadonlySet<string>>();
+for (const [name, fields] of Object.entries(JSON.parse(readFileSync(new URL('./generated/omit-zero.json', import.meta.url), 'utf8')) as Record<string, string[]>)) {
+  const definition = builtinDefinitions[name];
+  if (definition !== undefined) omitZeroBySchema.set(definition, new Set(fields));
+}
+
+/** The properties of a built-in definition whose zero value is left out, if any. */
+export function omitZeroOf(schema: Schema): ReadonlySet<string> | undefined {
+  return omitZeroBySchema.get(schema);
+}

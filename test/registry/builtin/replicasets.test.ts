@@ -112,7 +112,8 @@ test('a ReplicaSet update repeats the spec causes, as upstream validates the spe
 });
 
 const statusCases: { name: string; status: Record<string, unknown>; causes: string[]; stored?: Record<string, unknown> }[] = [
-  { name: 'counts are written, zero replicas serialised', status: { readyReplicas: 0 }, causes: [], stored: { readyReplicas: 0, replicas: 0 } },
+  // readyReplicas is omitempty: a zero is not stored; replicas has no omitempty: its zero is.
+  { name: 'counts are written, zero replicas serialised', status: { readyReplicas: 0, observedGeneration: 1 }, causes: [], stored: { observedGeneration: 1, replicas: 0 } },
   {
     name: 'ready beyond replicas is refused',
     status: { replicas: 1, readyReplicas: 2, availableReplicas: 2 },
