@@ -27,7 +27,7 @@ export const outputs = {
   definitions: 'src/schema/builtin/generated/definitions.json',
   resources: 'src/registry/builtin/generated/resources.ts',
   protobufRoots: 'src/encoding/protobuf/roots.ts',
-  omitZero: 'src/schema/builtin/generated/omit-zero.json',
+  omitEmpty: 'src/schema/builtin/generated/omit-empty.json',
 } as const;
 
 const descriptionsFile = 'tools/api-descriptions.json';
@@ -266,13 +266,21 @@ export function protobufMessageOf(definition: string): string {
 /** Scalar types on the wire (bytes aside: an empty []byte is not a zero scalar in JSON). */
 const zeroableScalars = new Set(['string', 'int32', 'int64', 'bool', 'double']);
 
+/** What Go's JSON leaves out of a definition's properties: zero scalars, empty lists, empty maps. */
+export interface OmittedWhenEmpty {
+  zero?: string[];
+  emptyList?: string[];
+  emptyMap?: string[];
+}
+
 /**
- * Per definition, the properties whose zero value ("", 0, false) Go leaves out of the JSON:
- * value scalars with `omitempty`, which the Protobuf message table (messages.ts, from the
- * Go types) marks with neither p (a pointer: a zero is kept) nor z (no omitempty).
+ * Per definition, the properties Go's `omitempty` leaves out of the JSON when empty, from
+ * the Protobuf message table (messages.ts, from the Go types): value scalars with neither
+ * p (a pointer: a zero is kept) nor z (no omitempty), whose "", 0 or false is left out;
+ * repeated and map fields marked e (omitempty), whose empty list or map is left out.
  */
-export function omitZeroFields(defs: Record<string, JsonObject>): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
+export function omittedWhenEmpty(defs: Record<string, JsonObject>): Record<string, OmittedWhenEmpty> {
+  const out: Record<string, OmittedWhenEmpty> = {};
   for (const name of Object.keys(defs).sort()) {
     let message: string;
     try {
@@ -283,11 +291,18 @@ export function omitZeroFields(defs: Record<string, JsonObject>): Record<string,
     const fields = messages[message];
     const properties = defs[name]!.properties as JsonObject | undefined;
     if (fields === undefined || properties === undefined) continue;
-    const omitted = fields
-      .filter(([, jsonName, type, flags]) => zeroableScalars.has(type) && !/[pzrmi]/.test(flags) && jsonName in properties)
+    const named = (keep: (type: string, flags: string) => boolean) => fields
+      .filter(([, jsonName, type, flags]) => jsonName in properties && !flags.includes('i') && keep(type, flags))
       .map(([, jsonName]) => jsonName)
       .sort();
-    if (omitted.length > 0) out[name] = omitted;
+    const entry: OmittedWhenEmpty = {};
+    const zero = named((type, flags) => zeroableScalars.has(type) && !/[pzrm]/.test(flags));
+    const emptyList = named((_, flags) => flags.includes('r') && flags.includes('e'));
+    const emptyMap = named((_, flags) => flags.includes('m') && flags.includes('e'));
+    if (zero.length > 0) entry.zero = zero;
+    if (emptyList.length > 0) entry.emptyList = emptyList;
+    if (emptyMap.length > 0) entry.emptyMap = emptyMap;
+    if (Object.keys(entry).length > 0) out[name] = entry;
   }
   return out;
 }
@@ -313,7 +328,7 @@ export function generate(upstreamDir: string = defaultUpstreamDir): Map<string, 
 
   const files = new Map<string, string>();
   files.set(outputs.definitions, JSON.stringify(sortKeys(defs as Json), null, 1) + '\n');
-  files.set(outputs.omitZero, JSON.stringify(omitZeroFields(defs), null, 1) + '\n');
+  files.set(outputs.omitEmpty, JSON.stringify(omittedWhenEmpty(defs), null, 1) + '\n');
 
   const resourceLines = skeletons.map((s) => `  ${JSON.stringify(s)},`);
   files.set(outputs.resources, [

@@ -2,10 +2,11 @@
 // apiextensions-apiserver prunes custom resources (pkg/apiserver/schema/pruning) and as
 // decoding into Go types drops what a built-in type does not have. The paths of what was
 // dropped are the "unknown fields" of field validation. For built-in types, also what Go's
-// encoding leaves out: the zero value of an `omitempty` scalar (`minReadySeconds: 0`).
+// encoding leaves out: the zero value of an `omitempty` scalar (`minReadySeconds: 0`), an
+// empty `omitempty` list or map (`nodeSelector: {}`).
 
 import { isObject } from '../api/json.ts';
-import { builtinDefinitions, omitZeroOf } from './builtin/index.ts';
+import { builtinDefinitions, omittedWhenEmptyOf, type OmittedWhenEmpty } from './builtin/index.ts';
 import { compileSchema, type SchemaNode } from './compiled.ts';
 import type { Definitions, Schema } from './types.ts';
 
@@ -88,7 +89,7 @@ function pruneValue(ctx: Context, node: SchemaNode | undefined, value: unknown, 
   const embedded = resourceRoot || node.embeddedResource;
   const hasProperties = node.schema.properties !== undefined;
   const additional = node.additional;
-  const omitZero = omitZeroOf(node.schema);
+  const omitted = omittedWhenEmptyOf(node.schema);
   for (const key in obj) {
     if (embedded) {
       if (key === 'apiVersion' || key === 'kind') continue;
@@ -104,7 +105,7 @@ function pruneValue(ctx: Context, node: SchemaNode | undefined, value: unknown, 
     if (property !== undefined) {
       if (item === null) {
         if (ctx.dropNulls && !property.nullable && property.defaultValue === undefined) delete obj[key];
-      } else if ((item === 0 || item === '' || item === false) && omitZero?.has(key) === true) {
+      } else if (omitted !== undefined && leftOutWhenEmpty(omitted, key, item)) {
         delete obj[key];
       } else if (typeof item === 'object') {
         segments.push(key);
@@ -123,6 +124,14 @@ function pruneValue(ctx: Context, node: SchemaNode | undefined, value: unknown, 
       drop(ctx, obj, key);
     }
   }
+}
+
+/** Whether Go's JSON leaves `item` out: a zero `omitempty` scalar, an empty `omitempty` list or map. */
+function leftOutWhenEmpty(omitted: OmittedWhenEmpty, key: string, item: unknown): boolean {
+  if (item === 0 || item === '' || item === false) return omitted.zero.has(key);
+  if (Array.isArray(item)) return item.length === 0 && omitted.emptyList.has(key);
+  if (isObject(item)) return omitted.emptyMap.has(key) && Object.keys(item).length === 0;
+  return false;
 }
 
 /**

@@ -82,18 +82,27 @@ test('a field the schema does not declare fails the apply as upstream (500), wha
   assert.equal((await server.request('GET', cmPath('ssa-bogus'))).status, 404);
 });
 
-test('an empty map applied is owned as a field; labels another manager owns go from the object when their last key is removed', async () => {
+test('an empty map applied is owned as a field though not stored; labels go from the object when their last key is removed', async () => {
   const bob = await applyCm('ssa-empty', {}, 'fieldManager=bob', { labels: {} });
   assert.equal(bob.status, 201, bob.text);
   assert.deepEqual(bob.json.metadata.managedFields[0].fieldsV1, { 'f:data': {}, 'f:metadata': { 'f:labels': {} } });
-  await applyCm('ssa-empty', { a: '1' }, 'fieldManager=alice', { labels: { k: 'v' } });
+  // Go's omitempty: the empty maps are not stored (upstream's storage never holds them).
+  assert.equal('data' in bob.json, false);
+  assert.equal('labels' in bob.json.metadata, false);
+  // Filling them adds the maps themselves, which bob owns: conflicts (structured-merge-diff
+  // counts a map absent from the live object as added), unless forced.
+  const conflict = await applyCm('ssa-empty', { a: '1' }, 'fieldManager=alice', { labels: { k: 'v' } });
+  assert.equal(conflict.status, 409, conflict.text);
+  assert.deepEqual(conflict.json.details.causes.map((c: { field: string }) => c.field).sort(), ['.data', '.metadata.labels']);
+  const forced = await applyCm('ssa-empty', { a: '1' }, 'fieldManager=alice&force=true', { labels: { k: 'v' } });
+  assert.equal(forced.status, 200, forced.text);
+  assert.deepEqual(forced.json.metadata.managedFields.map((e: { manager: string }) => e.manager), ['alice'], 'bob owned nothing else');
+  // The last label removed from alice's configuration goes from the object.
   const res = await applyCm('ssa-empty', { a: '1' }, 'fieldManager=alice');
   assert.equal(res.status, 200, res.text);
   // structured-merge-diff leaves null; ObjectMeta is a Go value, which has no null map.
   assert.equal(res.json.metadata.labels, undefined);
-  const byManager = Object.fromEntries(res.json.metadata.managedFields.map((e: any) => [e.manager, e.fieldsV1]));
-  assert.deepEqual(byManager.bob, { 'f:data': {}, 'f:metadata': { 'f:labels': {} } });
-  assert.deepEqual(byManager.alice, { 'f:data': { 'f:a': {} } });
+  assert.deepEqual(res.json.metadata.managedFields.map((e: { manager: string; fieldsV1: unknown }) => [e.manager, e.fieldsV1]), [['alice', { 'f:data': { 'f:a': {} } }]]);
 });
 
 test('apply rules: fieldManager required (422), managedFields in the body (400), malformed YAML (400), dry run stores nothing', async () => {

@@ -109,12 +109,12 @@ export function generateMessages(binary: Uint8Array, roots: readonly string[] = 
       const bytes = (s: GoType): boolean => s.kind === 'slice' && s.elem.kind === 'uint8';
       if (bytes(t)) type = 'bytes';
       else if (t.kind === 'slice' && (t.name === '' || parts.includes('rep'))) {
-        flags = 'r';
+        flags = omitempty ? 're' : 'r';
         const e = t.elem.kind === 'ptr' ? t.elem.elem : t.elem;
         type = bytes(e) ? 'bytes' : scalar(e) ?? messageOf(e, where);
       } else if (t.kind === 'map') {
         if (t.key.kind !== 'string') throw new Error(`${where}: map key ${t.key.kind}`);
-        flags = 'm';
+        flags = omitempty ? 'me' : 'm';
         type = bytes(t.elem) ? 'bytes' : scalar(t.elem) ?? messageOf(t.elem, where);
       } else if (t.kind === 'slice') {
         // A named slice is nil until set, like a pointer: gogo writes it only when non-nil.
@@ -157,6 +157,7 @@ export function renderMessagesModule(generated: Generated, source: string): stri
     '// int32, int64, double) or a message name; special-types.ts and one-of-types.ts give some',
     '// messages their JSON form.',
     '// Flags: r repeated; m map from string keys (entries {1 key, 2 value}) to the type;',
+    '// e with r or m: omitempty, so an empty list or map is absent in JSON;',
     '// p a Go pointer (or named slice): written only when set, and a zero scalar on the wire',
     '// is kept in JSON; z a Go value scalar without omitempty (its zero value is kept in JSON);',
     '// i inlined in the JSON of the parent. Fields without p are Go values: gogo writes them',

@@ -17,19 +17,30 @@ export function schemaRef(name: string): string {
 export const builtinDefinitions: Definitions = JSON.parse(readFileSync(new URL('./generated/definitions.json', import.meta.url), 'utf8')) as Definitions;
 
 /**
- * Per built-in definition, the properties whose zero value ("", 0, false) Go's JSON leaves
- * out: value scalars with `omitempty` (generated/omit-zero.json, from the Go types'
- * Protobuf descriptors). A write's object drops them, as decoding into the Go type and
- * encoding it again does: `minReadySeconds: 0` is not stored, `spec.replicas: 0` (a
- * pointer) is. Custom resources' schemas are not built-in definitions: nothing for them.
+ * Per built-in definition, what Go's JSON leaves out (generated/omit-empty.json, from the
+ * Go types' Protobuf descriptors): the zero value ("", 0, false) of an `omitempty` value
+ * scalar, and an empty `omitempty` list or map. A write's object drops them, as decoding
+ * into the Go type and encoding it again does: `minReadySeconds: 0` and `nodeSelector: {}`
+ * are not stored, `spec.replicas: 0` (a pointer) is. Custom resources' schemas are not
+ * built-in definitions: nothing for them.
  */
-const omitZeroBySchema = new WeakMap<Schema, ReadonlySet<string>>();
-for (const [name, fields] of Object.entries(JSON.parse(readFileSync(new URL('./generated/omit-zero.json', import.meta.url), 'utf8')) as Record<string, string[]>)) {
-  const definition = builtinDefinitions[name];
-  if (definition !== undefined) omitZeroBySchema.set(definition, new Set(fields));
+export interface OmittedWhenEmpty {
+  readonly zero: ReadonlySet<string>;
+  readonly emptyList: ReadonlySet<string>;
+  readonly emptyMap: ReadonlySet<string>;
 }
 
-/** The properties of a built-in definition whose zero value is left out, if any. */
-export function omitZeroOf(schema: Schema): ReadonlySet<string> | undefined {
-  return omitZeroBySchema.get(schema);
+const omittedBySchema = new WeakMap<Schema, OmittedWhenEmpty>();
+const none: ReadonlySet<string> = new Set();
+type OmittedEntry = { zero?: string[]; emptyList?: string[]; emptyMap?: string[] };
+for (const [name, entry] of Object.entries(JSON.parse(readFileSync(new URL('./generated/omit-empty.json', import.meta.url), 'utf8')) as Record<string, OmittedEntry>)) {
+  const definition = builtinDefinitions[name];
+  if (definition === undefined) continue;
+  const set = (names: string[] | undefined) => (names === undefined ? none : new Set(names));
+  omittedBySchema.set(definition, { zero: set(entry.zero), emptyList: set(entry.emptyList), emptyMap: set(entry.emptyMap) });
+}
+
+/** What a built-in definition's properties leave out when empty, if anything. */
+export function omittedWhenEmptyOf(schema: Schema): OmittedWhenEmpty | undefined {
+  return omittedBySchema.get(schema);
 }
