@@ -78,7 +78,7 @@ test('metadata keeps no empty labels, annotations, finalizers or owner reference
   assert.deepEqual((await server.request('GET', `${base}/e`)).json, released.json);
 });
 
-test('zero values of omitempty fields are not stored, as Go\'s encoding leaves them out; pointers keep theirs', async () => {
+test('zero values and empty lists and maps of omitempty fields are not stored, as Go\'s encoding leaves them out; pointers keep theirs', async () => {
   const ns = await server.newNamespace('omit-zero');
   const base = `/apis/apps/v1/namespaces/${ns}/deployments`;
   const body = deployment('z') as any;
@@ -87,6 +87,8 @@ test('zero values of omitempty fields are not stored, as Go\'s encoding leaves t
   body.spec.template.spec.containers[0].terminationMessagePath = '';
   body.spec.template.spec.containers[0].volumeMounts = [{ name: 'v', mountPath: '/v', readOnly: false, subPath: '' }];
   body.spec.template.spec.volumes = [{ name: 'v', emptyDir: {} }];
+  Object.assign(body.spec.template.spec, { nodeSelector: {}, tolerations: [] });
+  body.spec.template.spec.containers[0].env = [];
   const created = await server.request('POST', base, { body });
   assert.equal(created.status, 201, created.text);
   const spec = created.json.spec;
@@ -96,6 +98,11 @@ test('zero values of omitempty fields are not stored, as Go\'s encoding leaves t
   assert.equal('hostPort' in spec.template.spec.containers[0].ports[0], false);
   assert.equal(spec.template.spec.containers[0].ports[0].containerPort, 80, 'no omitempty: kept');
   assert.deepEqual(spec.template.spec.containers[0].volumeMounts, [{ name: 'v', mountPath: '/v' }]);
+  // Empty omitempty maps and lists neither; a struct stays even empty (emptyDir: {}).
+  assert.equal('nodeSelector' in spec.template.spec, false);
+  assert.equal('tolerations' in spec.template.spec, false);
+  assert.equal('env' in spec.template.spec.containers[0], false);
+  assert.deepEqual(spec.template.spec.volumes, [{ name: 'v', emptyDir: {} }]);
   // An empty omitempty string the type defaults gets its default, as Go's defaulting of a zero value.
   assert.equal(spec.template.spec.containers[0].terminationMessagePath, '/dev/termination-log');
   // A status written with zero counters keeps only what Go writes.
