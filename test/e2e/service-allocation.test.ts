@@ -48,7 +48,7 @@ describe('Service allocation across two replicas on one storage', () => {
     const parents = new Map<string, unknown>((list.json.items as { metadata: { name: string }; spec: { parentRef: unknown } }[])
       .map((item) => [item.metadata.name, item.spec.parentRef]));
     answers.forEach((res) => {
-      assert.deepEqual(parents.get(res.json.spec.clusterIP), { group: '', resource: 'services', namespace: ns, name: res.json.metadata.name });
+      assert.deepEqual(parents.get(res.json.spec.clusterIP), { resource: 'services', namespace: ns, name: res.json.metadata.name });
     });
   });
 
@@ -71,7 +71,7 @@ describe('Service allocation across two replicas on one storage', () => {
     assert.equal(taken.json.spec.ports[0].nodePort, 30200);
     const ip = await a.request('GET', '/apis/networking.k8s.io/v1/ipaddresses/10.96.0.200');
     assert.equal(ip.status, 200, ip.text);
-    assert.deepEqual(ip.json.spec.parentRef, { group: '', resource: 'services', namespace: ns, name: 'second' });
+    assert.deepEqual(ip.json.spec.parentRef, { resource: 'services', namespace: ns, name: 'second' });
   });
 
   test('changing a Service to ClusterIP through one replica frees its node port for the other', async () => {

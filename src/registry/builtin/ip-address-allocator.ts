@@ -40,7 +40,8 @@ export function ipAddressObject(ip: IP, parent: ServiceRef): KubeObject {
       creationTimestamp: nowTimestamp(),
       labels: { [ipFamilyLabel]: ip.family, [managedByLabel]: ipAllocatorName },
     },
-    spec: { parentRef: { group: '', resource: 'services', namespace: parent.namespace, name: parent.name } },
+    // The core group's empty name is not written: ParentReference.group is omitempty.
+    spec: { parentRef: { resource: 'services', namespace: parent.namespace, name: parent.name } },
   };
 }
 

@@ -76,7 +76,7 @@ test('an allocated address is an IPAddress object naming its Service, as upstrea
   assert.ok(stored.metadata.uid);
   assert.ok(stored.metadata.creationTimestamp);
   assert.deepEqual(stored.metadata.labels, { 'ipaddress.kubernetes.io/ip-family': 'IPv4', 'ipaddress.kubernetes.io/managed-by': 'ipallocator.k8s.io' });
-  assert.deepEqual(stored.spec, { parentRef: { group: '', resource: 'services', namespace: 'default', name: 'web' } });
+  assert.deepEqual(stored.spec, { parentRef: { resource: 'services', namespace: 'default', name: 'web' } });
 });
 
 test('dynamic addresses come from past the static band, in order', async () => {
