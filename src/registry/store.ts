@@ -897,7 +897,6 @@ export class Store {
     // not dropped first (a built-in type's Go value has none).
     const keepNulls = opts.managedFieldsSet === true && this.type.customResource === true;
     const unknownFields = prune(this.definitions, this.schema, obj, { isResourceRoot: true, keepUnknown, keepNulls });
-    dropEmptyMetadataLists(obj);
     const duplicateFields = fieldValidation?.duplicateFields ?? [];
     if (fieldValidation !== undefined && fieldValidation.directive !== 'Ignore' && (unknownFields.length > 0 || duplicateFields.length > 0)) {
       const errors = strictDecodingErrors(duplicateFields, unknownFields);
@@ -953,21 +952,6 @@ export class Store {
 
   private throwIfInvalid(obj: KubeObject, causes: StatusCause[]): void {
     if (causes.length > 0) throw invalid(this.type.kind, obj.metadata.name ?? obj.metadata.generateName ?? '', causes, this.type.group);
-  }
-}
-
-/**
- * ObjectMeta's maps and lists are `omitempty`: an object that went through upstream's Go
- * types (custom resources too: their metadata is coerced through ObjectMeta) never holds
- * `labels: {}`, as a merge patch removing the last label would leave it. managedFields
- * stays: an empty list there is a request to reset them, which the field manager reads.
- */
-function dropEmptyMetadataLists(obj: KubeObject): void {
-  const meta: unknown = obj.metadata;
-  if (!isObject(meta)) return;
-  for (const field of ['labels', 'annotations', 'finalizers', 'ownerReferences']) {
-    const value = meta[field];
-    if (Array.isArray(value) ? value.length === 0 : isObject(value) && Object.keys(value).length === 0) delete meta[field];
   }
 }
 

@@ -29,8 +29,19 @@ export interface PruneOptions {
   keepNulls?: boolean;
 }
 
+const objectMeta = builtinDefinitions['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta']!;
 /** The fields of ObjectMeta; everything else under a resource's metadata is unknown. */
-const objectMetaFields: ReadonlySet<string> = new Set(Object.keys(builtinDefinitions['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta']!.properties!));
+const objectMetaFields: ReadonlySet<string> = new Set(Object.keys(objectMeta.properties!));
+/**
+ * ObjectMeta's omitempty lists and maps a resource drops when empty (labels: {} after the
+ * last label went), but managedFields: an empty list there asks the field manager to reset
+ * them. Its zero scalars (name: "") stay, for the Store's own checks of name and namespace.
+ */
+const objectMetaOmitted: OmittedWhenEmpty | undefined = (() => {
+  const omitted = omittedWhenEmptyOf(objectMeta);
+  if (omitted === undefined) return undefined;
+  return { zero: new Set(), emptyList: new Set([...omitted.emptyList].filter((f) => f !== 'managedFields')), emptyMap: omitted.emptyMap };
+})();
 
 /**
  * Removes from `value` (in place) every object field `schema` does not specify, unless an
@@ -95,7 +106,7 @@ function pruneValue(ctx: Context, node: SchemaNode | undefined, value: unknown, 
       if (key === 'apiVersion' || key === 'kind') continue;
       if (key === 'metadata') {
         segments.push(key);
-        pruneObjectMeta(ctx, obj[key]);
+        pruneObjectMeta(ctx, obj[key], resourceRoot);
         segments.pop();
         continue;
       }
@@ -135,13 +146,16 @@ function leftOutWhenEmpty(omitted: OmittedWhenEmpty, key: string, item: unknown)
 }
 
 /**
- * Metadata keeps the keys ObjectMeta has, but for nulls (none survives a Go value); what
- * they hold is ObjectMeta validation's business.
+ * Metadata keeps the keys ObjectMeta has, but for nulls (none survives a Go value) and, at
+ * a resource's root, the empty lists and maps Go's omitempty leaves out (custom resources'
+ * metadata too: upstream coerces it through ObjectMeta); what they hold is ObjectMeta
+ * validation's business.
  */
-function pruneObjectMeta(ctx: Context, meta: unknown): void {
+function pruneObjectMeta(ctx: Context, meta: unknown, resourceRoot: boolean): void {
   if (!isObject(meta)) return;
   for (const key of Object.keys(meta)) {
     if (!objectMetaFields.has(key)) drop(ctx, meta, key);
     else if (meta[key] === null) delete meta[key];
+    else if (resourceRoot && objectMetaOmitted !== undefined && leftOutWhenEmpty(objectMetaOmitted, key, meta[key])) delete meta[key];
   }
 }
