@@ -1,4 +1,4 @@
-import { describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -10,12 +10,26 @@ import type { CacheEvent, CacheWatcher } from '../../src/cache/index.ts';
 import { MemoryBackend, SqliteBackend } from '../../src/storage/index.ts';
 import { encodeForStorage, isEncodedHere, offerWritten, storedJsonWithResourceVersion, writtenObject } from '../../src/registry/codec.ts';
 import { spyOnJson } from '../helpers/json-spy.ts';
-import { assertNothingBefore, brief, configMap, decodeConfigMap, FlakyBackend, json, key, nextEvent, nextEvents, nextResult, PREFIX, startCache, startReading } from './fixtures.ts';
+import { assertNothingBefore, brief, configMap, decodeConfigMap, FlakyBackend, json, key, nextEvent, nextEvents, nextResult, PREFIX, startCache, startReading, type Fixture } from './fixtures.ts';
 
 const names = (items: { object: KubeObject }[]): string[] => items.map((i) => `${i.object.metadata.namespace}/${i.object.metadata.name}`);
 /** Whether the cache's fan-out feeds the watcher (else it reads the history). */
 const liveOf = (watcher: CacheWatcher): boolean => (watcher as unknown as { live: boolean }).live;
 const labelIs = (value: string) => (o: KubeObject): boolean => o.metadata.labels?.app === value;
+
+/**
+ * A watcher that goes live, then stops reading while ten writes come: its queue holds two,
+ * the history keeps the last four, so what it had not read is gone. The writes' revisions.
+ */
+async function outrunHistory(t: TestContext): Promise<{ f: Fixture; watcher: CacheWatcher; revisions: number[] }> {
+  const f = await startCache(t, { watcherQueueLimit: 2, maxHistoryEvents: 4 });
+  const watcher = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
+  startReading(watcher); // go live, then stop reading
+  const revisions: number[] = [];
+  for (let i = 0; i < 10; i++) revisions.push(await f.put('ns', `o${i}`));
+  await f.cache.waitForRevision(await f.backend.currentRevision());
+  return { f, watcher, revisions };
+}
 
 function assertStatus(err: unknown, code: number, reason: string, message: RegExp): StatusError {
   assert.ok(isStatusError(err), `expected a StatusError, got ${String(err)}`);
@@ -467,12 +481,7 @@ describe('watch', () => {
   });
 
   test('a slow watcher whose unread events the history let go of ends with 410', async (t) => {
-    const f = await startCache(t, { watcherQueueLimit: 2, maxHistoryEvents: 4 });
-    const slow = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
-    startReading(slow); // go live, then stop reading
-    const revisions: number[] = [];
-    for (let i = 0; i < 10; i++) revisions.push(await f.put('ns', `o${i}`));
-    await f.cache.waitForRevision(await f.backend.currentRevision());
+    const { f, watcher: slow, revisions } = await outrunHistory(t);
     // What was taken or queued before it fell behind comes first: o0, then o1 and o2.
     assert.deepEqual((await nextEvents(slow, 3)).map((e) => e.object.metadata.name), ['o0', 'o1', 'o2']);
     // o3 on were to come from the history, which keeps the last four only: the 410 names o2's revision, the last it had.
@@ -897,12 +906,7 @@ describe('taking what is ready', () => {
   });
 
   test('a failure takeReady meets in the history is left to next(): the history let go of what it had not read', async (t) => {
-    const f = await startCache(t, { watcherQueueLimit: 2, maxHistoryEvents: 4 });
-    const watcher = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
-    startReading(watcher); // go live, then stop reading
-    const revisions: number[] = [];
-    for (let i = 0; i < 10; i++) revisions.push(await f.put('ns', `o${i}`));
-    await f.cache.waitForRevision(await f.backend.currentRevision());
+    const { watcher, revisions } = await outrunHistory(t);
     assert.equal((await nextEvent(watcher)).object.metadata.name, 'o0');
     assert.deepEqual(watcher.takeReady!(10).map((e) => e.object.metadata.name), ['o1', 'o2'], 'the queue, then the history is found too short');
     assert.deepEqual(watcher.takeReady!(10), [], 'the failure is not taken');
