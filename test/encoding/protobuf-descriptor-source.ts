@@ -127,6 +127,8 @@ export function generateMessages(binary: Uint8Array, roots: readonly string[] = 
       } else {
         type = messageOf(t, where);
         if (pointer) flags = 'p';
+        // omitempty does not leave a struct out, omitzero does (creationTimestamp).
+        else if (json.includes('omitzero')) flags = 'e';
       }
       if (json.includes('inline')) flags += 'i';
       if (type.includes('.') && !specialMessages.includes(type) && !out.has(type)) queue.push(type);
@@ -157,7 +159,8 @@ export function renderMessagesModule(generated: Generated, source: string): stri
     '// int32, int64, double) or a message name; special-types.ts and one-of-types.ts give some',
     '// messages their JSON form.',
     '// Flags: r repeated; m map from string keys (entries {1 key, 2 value}) to the type;',
-    '// e with r or m: omitempty, so an empty list or map is absent in JSON;',
+    '// e with r or m: omitempty, so an empty list or map is absent in JSON; e on a message:',
+    '// omitzero, so its zero value is absent in JSON (other Go value messages are always written);',
     '// p a Go pointer (or named slice): written only when set, and a zero scalar on the wire',
     '// is kept in JSON; z a Go value scalar without omitempty (its zero value is kept in JSON);',
     '// i inlined in the JSON of the parent. Fields without p are Go values: gogo writes them',

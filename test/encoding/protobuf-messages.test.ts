@@ -26,7 +26,7 @@ describe('protobuf message descriptors', () => {
       assert.equal(new Set(fields.map((f) => f[0])).size, fields.length, `${name}: duplicate field number`);
       assert.equal(new Set(fields.map((f) => f[1])).size, fields.length, `${name}: duplicate JSON name`);
       for (const [, json, type, flags] of fields) {
-        assert.match(flags, /^(re?|me?|p|z|i)?$/, `${name}.${json}: flags ${flags}`);
+        assert.match(flags, /^(re?|me?|p|z|i|e)?$/, `${name}.${json}: flags ${flags}`);
         if (json === '') assert.ok(fields.length === 1 && flags === 'r', `${name}: only a list message has a field without a JSON name`);
         if (flags === 'z') assert.ok(scalars.has(type), `${name}.${json}: z on a message`);
         if (flags === 'i') assert.ok(Object.hasOwn(messages, type), `${name}.${json}: inline of ${type}`);

@@ -9,7 +9,8 @@
 // int32, int64, double) or a message name; special-types.ts and one-of-types.ts give some
 // messages their JSON form.
 // Flags: r repeated; m map from string keys (entries {1 key, 2 value}) to the type;
-// e with r or m: omitempty, so an empty list or map is absent in JSON;
+// e with r or m: omitempty, so an empty list or map is absent in JSON; e on a message:
+// omitzero, so its zero value is absent in JSON (other Go value messages are always written);
 // p a Go pointer (or named slice): written only when set, and a zero scalar on the wire
 // is kept in JSON; z a Go value scalar without omitempty (its zero value is kept in JSON);
 // i inlined in the JSON of the parent. Fields without p are Go values: gogo writes them
@@ -2686,7 +2687,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [5, 'uid', 'string', ''],
     [6, 'resourceVersion', 'string', ''],
     [7, 'generation', 'int64', ''],
-    [8, 'creationTimestamp', 'meta.v1.Time', ''],
+    [8, 'creationTimestamp', 'meta.v1.Time', 'e'],
     [9, 'deletionTimestamp', 'meta.v1.Time', 'p'],
     [10, 'deletionGracePeriodSeconds', 'int64', 'p'],
     [11, 'labels', 'string', 'me'],
