@@ -9,7 +9,7 @@ import { bundleRoot, fileStamp, freshManifest, manifestPath, repositoryRoot, typ
 /** Files src/ reads beside its modules at run time (`new URL('./…', import.meta.url)`): copied to the same place beside the chunks. */
 const dataFiles = [
   ['src/schema/builtin/generated/definitions.json', 'generated/definitions.json'],
-  ['src/schema/builtin/generated/omit-empty.json', 'generated/omit-empty.json'],
+  ['src/schema/builtin/generated/go-encoding.json', 'generated/go-encoding.json'],
   ['src/auth/bootstrap-policy/policy.json', 'bootstrap-policy/policy.json'],
 ] as const;
 

@@ -13,7 +13,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { messages } from '../src/encoding/protobuf/messages.ts';
+import { type FieldRow, messages } from '../src/encoding/protobuf/messages.ts';
+import { oneOfTypes } from '../src/encoding/protobuf/one-of-types.ts';
+import { specialTypes } from '../src/encoding/protobuf/special-types.ts';
 import type { ResourceSkeleton } from '../src/registry/builtin/skeleton.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -27,7 +29,7 @@ export const outputs = {
   definitions: 'src/schema/builtin/generated/definitions.json',
   resources: 'src/registry/builtin/generated/resources.ts',
   protobufRoots: 'src/encoding/protobuf/roots.ts',
-  omitEmpty: 'src/schema/builtin/generated/omit-empty.json',
+  goEncoding: 'src/schema/builtin/generated/go-encoding.json',
 } as const;
 
 const descriptionsFile = 'tools/api-descriptions.json';
@@ -266,21 +268,58 @@ export function protobufMessageOf(definition: string): string {
 /** Scalar types on the wire (bytes aside: an empty []byte is not a zero scalar in JSON). */
 const zeroableScalars = new Set(['string', 'int32', 'int64', 'bool', 'double']);
 
-/** What Go's JSON leaves out of a definition's properties: zero scalars, empty lists, empty maps. */
-export interface OmittedWhenEmpty {
+/**
+ * How Go's JSON encoding treats a definition's properties when they are zero or absent:
+ * what it leaves out (an omitempty scalar's zero, an empty omitempty list or map) and what
+ * it writes though the object did not hold it (`written`: a value scalar without
+ * omitempty as "", 0 or false; a value struct as `{}`, or its type's zero JSON: a Time
+ * null, a Quantity "0").
+ */
+export interface GoEncoding {
   zero?: string[];
   emptyList?: string[];
   emptyMap?: string[];
+  written?: Record<string, Json>;
+}
+
+/** A message's fields as its JSON has them: an inlined message's fields in its place. */
+function jsonFields(message: string): FieldRow[] {
+  return (messages[message] ?? []).flatMap((field) => (field[3].includes('i') ? jsonFields(field[2]) : [field]));
+}
+
+/** What the types with a JSON form of their own marshal to when zero (apimachinery's MarshalJSON methods). */
+const specialZeroJson: Record<string, Json> = {
+  'meta.v1.Time': null,
+  'meta.v1.MicroTime': null,
+  'meta.v1.Duration': '0s',
+  'meta.v1.FieldsV1': null,
+  'resource.Quantity': '0',
+  'intstr.IntOrString': 0,
+  'runtime.RawExtension': null,
+  'apiextensions.v1.JSON': null,
+};
+
+/** The JSON Go writes for a value field of `type` left at its zero value. */
+function goZeroJson(type: string): Json {
+  switch (type) {
+    case 'string': return '';
+    case 'bool': return false;
+    case 'int32': case 'int64': case 'double': return 0;
+  }
+  if (Object.hasOwn(specialZeroJson, type)) return specialZeroJson[type]!;
+  if (oneOfTypes.has(type) || specialTypes.has(type)) throw new Error(`${type}: no zero JSON known`);
+  return {};
 }
 
 /**
- * Per definition, the properties Go's `omitempty` leaves out of the JSON when empty, from
- * the Protobuf message table (messages.ts, from the Go types): value scalars with neither
- * p (a pointer: a zero is kept) nor z (no omitempty), whose "", 0 or false is left out;
- * repeated and map fields marked e (omitempty), whose empty list or map is left out.
+ * Per definition, from the Protobuf message table (messages.ts, from the Go types): value
+ * scalars with neither p (a pointer: a zero is kept) nor z (no omitempty), whose "", 0 or
+ * false is left out; repeated and map fields marked e (omitempty), whose empty list or map
+ * is left out; and what is written when absent: value scalars marked z, and value
+ * messages (neither p, nor e: omitzero), which omitempty does not leave out.
  */
-export function omittedWhenEmpty(defs: Record<string, JsonObject>): Record<string, OmittedWhenEmpty> {
-  const out: Record<string, OmittedWhenEmpty> = {};
+export function goEncoding(defs: Record<string, JsonObject>): Record<string, GoEncoding> {
+  const out: Record<string, GoEncoding> = {};
   for (const name of Object.keys(defs).sort()) {
     let message: string;
     try {
@@ -288,20 +327,22 @@ export function omittedWhenEmpty(defs: Record<string, JsonObject>): Record<strin
     } catch {
       continue;
     }
-    const fields = messages[message];
     const properties = defs[name]!.properties as JsonObject | undefined;
-    if (fields === undefined || properties === undefined) continue;
-    const named = (keep: (type: string, flags: string) => boolean) => fields
-      .filter(([, jsonName, type, flags]) => jsonName in properties && !flags.includes('i') && keep(type, flags))
-      .map(([, jsonName]) => jsonName)
-      .sort();
-    const entry: OmittedWhenEmpty = {};
+    if (messages[message] === undefined || properties === undefined) continue;
+    const fields = jsonFields(message).filter(([, jsonName]) => jsonName in properties).sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+    const named = (keep: (type: string, flags: string) => boolean) => fields.filter(([, , type, flags]) => keep(type, flags)).map(([, jsonName]) => jsonName);
+    const entry: GoEncoding = {};
     const zero = named((type, flags) => zeroableScalars.has(type) && !/[pzrm]/.test(flags));
     const emptyList = named((_, flags) => flags.includes('r') && flags.includes('e'));
     const emptyMap = named((_, flags) => flags.includes('m') && flags.includes('e'));
+    const written: Record<string, Json> = {};
+    for (const [, jsonName, type, flags] of fields) {
+      if (flags === 'z' || (flags === '' && !zeroableScalars.has(type) && type !== 'bytes')) written[jsonName] = goZeroJson(type);
+    }
     if (zero.length > 0) entry.zero = zero;
     if (emptyList.length > 0) entry.emptyList = emptyList;
     if (emptyMap.length > 0) entry.emptyMap = emptyMap;
+    if (Object.keys(written).length > 0) entry.written = written;
     if (Object.keys(entry).length > 0) out[name] = entry;
   }
   return out;
@@ -328,7 +369,7 @@ export function generate(upstreamDir: string = defaultUpstreamDir): Map<string, 
 
   const files = new Map<string, string>();
   files.set(outputs.definitions, JSON.stringify(sortKeys(defs as Json), null, 1) + '\n');
-  files.set(outputs.omitEmpty, JSON.stringify(omittedWhenEmpty(defs), null, 1) + '\n');
+  files.set(outputs.goEncoding, JSON.stringify(goEncoding(defs), null, 1) + '\n');
 
   const resourceLines = skeletons.map((s) => `  ${JSON.stringify(s)},`);
   files.set(outputs.resources, [

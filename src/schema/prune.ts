@@ -6,7 +6,7 @@
 // empty `omitempty` list or map (`nodeSelector: {}`).
 
 import { isObject } from '../api/json.ts';
-import { builtinDefinitions, omittedWhenEmptyOf, type OmittedWhenEmpty } from './builtin/index.ts';
+import { builtinDefinitions, goEncodingOf, type GoEncoding } from './builtin/index.ts';
 import { compileSchema, type SchemaNode } from './compiled.ts';
 import type { Definitions, Schema } from './types.ts';
 
@@ -37,10 +37,10 @@ const objectMetaFields: ReadonlySet<string> = new Set(Object.keys(objectMeta.pro
  * last label went), but managedFields: an empty list there asks the field manager to reset
  * them. Its zero scalars (name: "") stay, for the Store's own checks of name and namespace.
  */
-const objectMetaOmitted: OmittedWhenEmpty | undefined = (() => {
-  const omitted = omittedWhenEmptyOf(objectMeta);
+const objectMetaOmitted: GoEncoding | undefined = (() => {
+  const omitted = goEncodingOf(objectMeta);
   if (omitted === undefined) return undefined;
-  return { zero: new Set(), emptyList: new Set([...omitted.emptyList].filter((f) => f !== 'managedFields')), emptyMap: omitted.emptyMap };
+  return { zero: new Set(), emptyList: new Set([...omitted.emptyList].filter((f) => f !== 'managedFields')), emptyMap: omitted.emptyMap, written: [] };
 })();
 
 /**
@@ -100,7 +100,7 @@ function pruneValue(ctx: Context, node: SchemaNode | undefined, value: unknown, 
   const embedded = resourceRoot || node.embeddedResource;
   const hasProperties = node.schema.properties !== undefined;
   const additional = node.additional;
-  const omitted = omittedWhenEmptyOf(node.schema);
+  const omitted = goEncodingOf(node.schema);
   for (const key in obj) {
     if (embedded) {
       if (key === 'apiVersion' || key === 'kind') continue;
@@ -138,7 +138,7 @@ function pruneValue(ctx: Context, node: SchemaNode | undefined, value: unknown, 
 }
 
 /** Whether Go's JSON leaves `item` out: a zero `omitempty` scalar, an empty `omitempty` list or map. */
-function leftOutWhenEmpty(omitted: OmittedWhenEmpty, key: string, item: unknown): boolean {
+function leftOutWhenEmpty(omitted: GoEncoding, key: string, item: unknown): boolean {
   if (item === 0 || item === '' || item === false) return omitted.zero.has(key);
   if (Array.isArray(item)) return item.length === 0 && omitted.emptyList.has(key);
   if (isObject(item)) return omitted.emptyMap.has(key) && Object.keys(item).length === 0;

@@ -17,30 +17,37 @@ export function schemaRef(name: string): string {
 export const builtinDefinitions: Definitions = JSON.parse(readFileSync(new URL('./generated/definitions.json', import.meta.url), 'utf8')) as Definitions;
 
 /**
- * Per built-in definition, what Go's JSON leaves out (generated/omit-empty.json, from the
- * Go types' Protobuf descriptors): the zero value ("", 0, false) of an `omitempty` value
- * scalar, and an empty `omitempty` list or map. A write's object drops them, as decoding
- * into the Go type and encoding it again does: `minReadySeconds: 0` and `nodeSelector: {}`
- * are not stored, `spec.replicas: 0` (a pointer) is. Custom resources' schemas are not
+ * Per built-in definition, how Go's JSON encoding treats its properties when zero or absent
+ * (generated/go-encoding.json, from the Go types' Protobuf descriptors). Left out: the
+ * zero value ("", 0, false) of an `omitempty` value scalar, an empty `omitempty` list or
+ * map; a write's object drops them, as decoding into the Go type and encoding it again
+ * does: `minReadySeconds: 0` and `nodeSelector: {}` are not stored, `spec.replicas: 0` (a
+ * pointer) is. Written though absent: a value scalar without `omitempty` (`restartCount:
+ * 0`), a value struct (`status: {}`, whatever omitempty says) or a type with a JSON form of
+ * its own (a zero Time is `null`, a zero Quantity "0"). Custom resources' schemas are not
  * built-in definitions: nothing for them.
  */
-export interface OmittedWhenEmpty {
+export interface GoEncoding {
   readonly zero: ReadonlySet<string>;
   readonly emptyList: ReadonlySet<string>;
   readonly emptyMap: ReadonlySet<string>;
+  /** Properties written when absent, with the JSON written (shared: copy before changing). */
+  readonly written: readonly (readonly [string, unknown])[];
 }
 
-const omittedBySchema = new WeakMap<Schema, OmittedWhenEmpty>();
+const encodingBySchema = new WeakMap<Schema, GoEncoding>();
 const none: ReadonlySet<string> = new Set();
-type OmittedEntry = { zero?: string[]; emptyList?: string[]; emptyMap?: string[] };
-for (const [name, entry] of Object.entries(JSON.parse(readFileSync(new URL('./generated/omit-empty.json', import.meta.url), 'utf8')) as Record<string, OmittedEntry>)) {
+type GoEncodingEntry = { zero?: string[]; emptyList?: string[]; emptyMap?: string[]; written?: Record<string, unknown> };
+for (const [name, entry] of Object.entries(JSON.parse(readFileSync(new URL('./generated/go-encoding.json', import.meta.url), 'utf8')) as Record<string, GoEncodingEntry>)) {
   const definition = builtinDefinitions[name];
   if (definition === undefined) continue;
   const set = (names: string[] | undefined) => (names === undefined ? none : new Set(names));
-  omittedBySchema.set(definition, { zero: set(entry.zero), emptyList: set(entry.emptyList), emptyMap: set(entry.emptyMap) });
+  encodingBySchema.set(definition, {
+    zero: set(entry.zero), emptyList: set(entry.emptyList), emptyMap: set(entry.emptyMap), written: Object.entries(entry.written ?? {}),
+  });
 }
 
-/** What a built-in definition's properties leave out when empty, if anything. */
-export function omittedWhenEmptyOf(schema: Schema): OmittedWhenEmpty | undefined {
-  return omittedBySchema.get(schema);
+/** How Go's JSON encoding treats a built-in definition's properties, if it says anything. */
+export function goEncodingOf(schema: Schema): GoEncoding | undefined {
+  return encodingBySchema.get(schema);
 }
