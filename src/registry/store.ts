@@ -18,7 +18,7 @@ import { validateObjectMeta, validateObjectMetaUpdate } from './validation/objec
 import { addWarning } from '../api/request-context.ts';
 import { clone, deepEqual, isObject, setMember, type JsonObject } from '../api/json.ts';
 import {
-  applyDefaults, builtinDefinitions, builtinValidation, prune, schemaRef, validate, type Definitions, type Schema, type ValidateOptions,
+  addGoZeroValues, applyDefaults, builtinDefinitions, builtinValidation, prune, schemaRef, validate, type Definitions, type Schema, type ValidateOptions,
 } from '../schema/index.ts';
 import { FieldManager } from './field-manager.ts';
 import { strictDecodingErrors, strictDecodingMessage, type FieldValidation } from './field-validation.ts';
@@ -265,6 +265,7 @@ export class Store {
     this.validateCreate(obj);
     if (opts.authorizeCreate !== undefined) await opts.authorizeCreate();
     await this.admission.validate(attrs);
+    this.addGoZeroValues(obj);
     if (opts.dryRun) {
       // A dry run fails as the real create would on a taken name (upstream's DryRunnableStorage.Create);
       // a resourceVersion set in the body is no error there, as upstream.
@@ -413,6 +414,7 @@ export class Store {
         rules.validate(obj, current);
         if (admissionView !== undefined) attrs.object = admissionView.toView(obj);
         await this.admission.validate(attrs);
+        this.addGoZeroValues(obj);
       } catch (err) {
         // Refused on a copy the storage has moved past (a uid, an immutable field, an
         // apply's conflict): decided again on the stored object, as upstream's etcd store does.
@@ -920,6 +922,15 @@ export class Store {
       // Hand-written validation may not cope with ill-typed data; the type errors say enough.
     }
     this.throwIfInvalid(obj, mergeCauses(own, typeCauses));
+  }
+
+  /**
+   * A built-in object as kube-apiserver stores it after decoding it into its Go type: the
+   * value fields it did not hold at their zero value (`status: {}`, `lastProbeTime: null`).
+   * After validation, which judges the object as the client sent it.
+   */
+  private addGoZeroValues(obj: KubeObject): void {
+    if (this.type.customResource !== true) addGoZeroValues(this.definitions, this.schema, obj);
   }
 
   private createCauses(obj: KubeObject): StatusCause[] {

@@ -5,4 +5,5 @@ export { schemaRef } from './builtin/index.ts';
 export { validate, builtinValidation } from './validate.ts';
 export type { ValidateOptions } from './validate.ts';
 export { prune } from './prune.ts';
+export { addGoZeroValues } from './go-zero.ts';
 export { applyDefaults } from './defaults.ts';

@@ -112,6 +112,48 @@ test('zero values and empty lists and maps of omitempty fields are not stored, a
   assert.deepEqual((await server.request('GET', `${base}/z`)).json, status.json);
 });
 
+test('what Go writes though the client left it out is stored and answered, dry runs too; writing it back changes nothing', async () => {
+  const ns = await server.newNamespace('go-zero');
+  const cronJobs = `/apis/batch/v1/namespaces/${ns}/cronjobs`;
+  const cronJob = { metadata: { name: 'c' }, spec: { schedule: '* * * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'c', image: 'busybox' }] } } } } } };
+  const dryRun = await server.request('POST', `${cronJobs}?dryRun=All`, { body: cronJob });
+  assert.equal(dryRun.status, 201, dryRun.text);
+  assert.deepEqual(dryRun.json.spec.jobTemplate.metadata, {}, 'a value struct, written even empty');
+  const created = await server.request('POST', cronJobs, { body: cronJob });
+  assert.equal(created.status, 201, created.text);
+  assert.deepEqual(created.json.spec.jobTemplate.metadata, {});
+  assert.deepEqual(created.json.spec.jobTemplate.spec.template.metadata, {});
+  assert.deepEqual((await server.request('GET', `${cronJobs}/c`)).json, created.json);
+
+  // A scalar without omitempty, a value Time (null) and a value struct of an Event.
+  const events = `/api/v1/namespaces/${ns}/events`;
+  const event = await server.request('POST', events, { body: { metadata: { name: 'e' }, involvedObject: { kind: 'Pod', name: 'p', namespace: ns }, reason: 'Started', type: 'Normal' } });
+  assert.equal(event.status, 201, event.text);
+  for (const [field, value] of [['reportingComponent', ''], ['reportingInstance', ''], ['firstTimestamp', null], ['lastTimestamp', null], ['eventTime', null], ['source', {}]] as const) {
+    assert.deepEqual(event.json[field], value, field);
+  }
+  // Written back as read (a null Time included), or with them left out again: no new revision.
+  const same = await server.request('PUT', `${events}/e`, { body: event.json });
+  assert.equal(same.status, 200, same.text);
+  assert.equal(same.json.metadata.resourceVersion, event.json.metadata.resourceVersion);
+  const { reportingComponent: _r, firstTimestamp: _f, source: _s, ...leftOut } = event.json;
+  const again = await server.request('PUT', `${events}/e`, { body: leftOut });
+  assert.equal(again.status, 200, again.text);
+  assert.equal(again.json.metadata.resourceVersion, event.json.metadata.resourceVersion);
+  assert.deepEqual(again.json, event.json);
+
+  // An update through a patch: the new condition gets its null times, the new status its struct.
+  const nodeName = `go-zero-${ns}`;
+  const node = await server.request('POST', '/api/v1/nodes', { body: { metadata: { name: nodeName } } });
+  assert.equal(node.status, 201, node.text);
+  assert.deepEqual(node.json.status.daemonEndpoints, { kubeletEndpoint: { Port: 0 } });
+  assert.equal(node.json.status.nodeInfo.kubeletVersion, '');
+  const patched = await patch(`/api/v1/nodes/${nodeName}/status`, 'application/merge-patch+json', { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }] } });
+  assert.equal(patched.status, 200, patched.text);
+  assert.deepEqual(patched.json.status.conditions, [{ type: 'Ready', status: 'True', reason: 'KubeletReady', lastHeartbeatTime: null, lastTransitionTime: null }]);
+  await server.request('DELETE', `/api/v1/nodes/${nodeName}`);
+});
+
 test('a stale resourceVersion in a strategic merge patch is 409', async () => {
   assert.equal((await server.request('POST', '/apis/apps/v1/namespaces/default/deployments', { body: deployment('stale') })).status, 201);
   const res = await patch('/apis/apps/v1/namespaces/default/deployments/stale', 'application/strategic-merge-patch+json', { metadata: { resourceVersion: '1' }, spec: { replicas: 3 } });

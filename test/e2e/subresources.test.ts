@@ -72,7 +72,8 @@ describe('pods/status', () => {
       headers: { 'content-type': 'application/json-patch+json' },
     });
     assert.equal(jsonRes.status, 200, jsonRes.text);
-    assert.deepEqual(jsonRes.json.status.conditions, [{ type: 'Ready', status: 'True' }]);
+    // The condition's times are Go values: null when not given, as upstream answers.
+    assert.deepEqual(jsonRes.json.status.conditions, [{ type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: null }]);
 
     const strategic = await server.request('PATCH', `/api/v1/namespaces/${ns}/pods/p/status`, {
       raw: JSON.stringify({ status: { conditions: [{ type: 'PodScheduled', status: 'True' }] } }),

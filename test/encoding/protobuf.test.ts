@@ -152,6 +152,9 @@ describe('decoding hand-built objects', () => {
     ['an empty Time is left out, as Go marshals it null',
       envelope('v1', 'Namespace', msg(1, str(1, 'a'), msg(8))),
       { metadata: { name: 'a' } }],
+    ['an empty Time that is a Go value without omitzero is null, as Go marshals it',
+      envelope('v1', 'Pod', msg(1, str(1, 'a')), msg(3, msg(2, str(1, 'Ready'), str(2, 'True'), msg(3), msg(4)))),
+      { metadata: { name: 'a' }, status: { conditions: [{ type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: null }] } }],
     ['a zero pointer field is kept',
       envelope('apps/v1', 'Deployment', msg(1, str(1, 'a')), msg(2, int(1, 0), int(7, 0))),
       { metadata: { name: 'a' }, spec: { replicas: 0 } }],
@@ -448,7 +451,8 @@ describe('JSON → Protobuf → JSON', () => {
         collisionCount: 0,
         conditions: [
           { type: 'Available', status: 'True', lastUpdateTime: '2024-01-02T03:04:05Z', lastTransitionTime: '2024-01-02T03:04:05Z', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' },
-          { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable' },
+          // Go's value Times: null when zero.
+          { type: 'Progressing', status: 'True', lastUpdateTime: null, lastTransitionTime: null, reason: 'NewReplicaSetAvailable' },
         ],
       },
     }],

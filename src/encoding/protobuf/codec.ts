@@ -52,6 +52,8 @@ interface Field {
   keepZero: boolean;
   /** A Go pointer or named slice: written only when set; other fields are written always. */
   pointer: boolean;
+  /** A Go value of a type with a JSON form of its own whose zero Go writes as null (a Time without omitzero). */
+  nullWhenZero: boolean;
 }
 
 interface Message {
@@ -78,6 +80,7 @@ const compiled: ReadonlyMap<string, Message> = new Map(
         inline: flags.includes('i'),
         keepZero: flags.includes('p') || flags.includes('z'),
         pointer: flags.includes('p'),
+        nullWhenZero: flags === '' && !scalarTypes.has(type),
       }))
       .sort((a, b) => a.number - b.number);
     const bareList = fields.length === 1 && fields[0]!.json === '';
@@ -227,7 +230,8 @@ function decodeMessage(message: Message, r: ProtoReader, out: Json, depth: numbe
       setMember(out, field.json, decodeMessage(messageNamed(field.type), r.message(), isObject(existing) ? existing : {}, depth + 1));
     } else {
       const value = decodeValue(field, field.type, wireType, r, depth);
-      if (value === undefined || (!field.keepZero && isZero(value) && scalarTypes.has(field.type))) delete out[field.json];
+      if (value === undefined && field.nullWhenZero) setMember(out, field.json, null);
+      else if (value === undefined || (!field.keepZero && isZero(value) && scalarTypes.has(field.type))) delete out[field.json];
       else setMember(out, field.json, value);
     }
   }

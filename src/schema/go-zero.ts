@@ -1,0 +1,72 @@
+// What decoding into a Go type and encoding it again adds to a built-in object: every Go
+// value field the object did not hold, at its zero value. kube-apiserver stores and
+// answers its Go objects, so a Service it created has `status: {loadBalancer: {}}`, a new
+// CRD `status.acceptedNames: {kind: "", plural: ""}`, a Pod's condition `lastProbeTime:
+// null`, an Event `reportingComponent: ""`, whatever the client sent. Pruning (prune.ts)
+// does the other half: what Go's omitempty leaves out is dropped.
+
+import { goEncodingOf } from './builtin/index.ts';
+import { compileSchema, type SchemaNode } from './compiled.ts';
+import type { Definitions, Schema } from './types.ts';
+
+/** What to do at one schema node: the zero values to write, and the children to look into. */
+interface Plan {
+  written: readonly (readonly [string, unknown])[];
+  properties: Map<string, Plan>;
+  items: Plan | undefined;
+  additional: Plan | undefined;
+}
+
+/** Per node: its plan, or null when nothing under it is ever written (most of a ConfigMap). */
+const plans = new WeakMap<SchemaNode, Plan | null>();
+
+function planOf(node: SchemaNode): Plan | null {
+  const known = plans.get(node);
+  if (known !== undefined) return known;
+  const plan: Plan = { written: goEncodingOf(node.schema)?.written ?? [], properties: new Map(), items: undefined, additional: undefined };
+  // Known before its children are planned: a recursive schema (a CRD's JSONSchemaProps)
+  // finds it there. Should it turn out empty, what holds it finds nothing to do.
+  plans.set(node, plan);
+  for (const key of Object.keys(node.schema.properties ?? {})) {
+    const child = node.property(key);
+    const childPlan = child === undefined ? null : planOf(child);
+    if (childPlan !== null) plan.properties.set(key, childPlan);
+  }
+  plan.items = (node.items === undefined ? null : planOf(node.items)) ?? undefined;
+  plan.additional = (node.additional === undefined ? null : planOf(node.additional)) ?? undefined;
+  if (plan.written.length === 0 && plan.properties.size === 0 && plan.items === undefined && plan.additional === undefined) {
+    plans.set(node, null);
+    return null;
+  }
+  return plan;
+}
+
+/**
+ * Writes into `value` (in place) the zero value of every Go value field it does not hold,
+ * for a built-in type's schema, as Go's JSON encoding writes them: value scalars without
+ * omitempty ("", 0, false), value structs (`{}`, themselves completed), and types with a
+ * JSON form of their own (a zero Time `null`). Nothing for custom resources' schemas.
+ */
+export function addGoZeroValues(defs: Definitions, schema: Schema, value: unknown): void {
+  const plan = planOf(compileSchema(defs, schema));
+  if (plan !== null) addAt(plan, value);
+}
+
+function addAt(plan: Plan, value: unknown): void {
+  if (typeof value !== 'object' || value === null) return;
+  if (Array.isArray(value)) {
+    if (plan.items !== undefined) for (const item of value) addAt(plan.items, item);
+    return;
+  }
+  const obj = value as Record<string, unknown>;
+  for (const [key, zero] of plan.written) {
+    if (!Object.hasOwn(obj, key)) obj[key] = typeof zero === 'object' && zero !== null ? {} : zero;
+  }
+  const { properties, additional } = plan;
+  for (const key in obj) {
+    const item = obj[key];
+    if (typeof item !== 'object' || item === null) continue;
+    const child = properties.get(key) ?? additional;
+    if (child !== undefined) addAt(child, item);
+  }
+}
