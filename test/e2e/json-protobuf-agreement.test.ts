@@ -3,7 +3,7 @@
 // object, so a difference is a value Plinth keeps that kube-apiserver's decoding into its
 // types would not (it found empty omitempty lists and zero omitempty scalars kept), or one
 // it leaves out that Go writes (it found a CronJob's empty jobTemplate.metadata and an
-// Ingress's status.loadBalancer left out). The differences left are listed, each with its reason.
+// Ingress's status.loadBalancer left out). The one difference left, upstream's too, is listed with its reason.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,8 +14,9 @@ import { startServer } from '../helpers/server.ts';
 /** What Plinth still writes otherwise than Go: removed from both forms before comparing. */
 function withoutKnownDifferences(object: any): any {
   const copy = structuredClone(object);
-  // A StatefulSet's claim templates keep the apiVersion and kind a client gave them; Go's
-  // Protobuf (upstream's storage) has no TypeMeta there, so kube-apiserver loses them.
+  // A StatefulSet's claim templates have apiVersion v1 and kind PersistentVolumeClaim in
+  // JSON, which upstream's conversion to apps/v1 sets; the Protobuf form has no TypeMeta
+  // there, so upstream's two forms differ the same way.
   for (const template of copy.spec?.volumeClaimTemplates ?? []) {
     delete template.apiVersion;
     delete template.kind;
