@@ -9,6 +9,9 @@ import { validateAnnotations, validateLabels } from '../validation/object-meta.t
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { arrayAt, defaultEmptyObject, ensureObject, numberAt, objectAt, objectsAt, setDefault, stringAt } from './object.ts';
 import { addQuantity, compareQuantity, isNegative, isPositive, parseQuantity } from '../../api/quantity.ts';
+import { parseIP } from './ip.ts';
+import { validateContainerProbes } from './pod-probes.ts';
+import { validateAffinity, validateTopologySpreadConstraints } from './pod-scheduling.ts';
 import type { Quantity } from '../../api/quantity.ts';
 
 // ---------- defaults ----------
@@ -407,11 +410,13 @@ export function validatePodSpec(spec: unknown, path: FieldPath, opts: PodSpecOpt
   const containers = arrayAt(s, 'containers');
   const containersPath = child(path, 'containers');
   if (containers.length === 0) causes.push(required(containersPath));
-  const checkContainers = (list: unknown[], listPath: FieldPath) => {
+  const gracePeriod = numberAt(s, 'terminationGracePeriodSeconds');
+  const checkContainers = (list: unknown[], listPath: FieldPath, init: boolean) => {
     list.forEach((raw, i) => {
       const container = isObject(raw) ? raw : {};
       const p = index(listPath, i);
       causes.push(...validateContainer(container, volumeNames, p));
+      causes.push(...validateContainerProbes(container, init, gracePeriod, p));
       const name = stringAt(container, 'name');
       if (name !== '') {
         if (containerNames.has(name)) causes.push(duplicate(child(p, 'name'), name));
@@ -423,8 +428,8 @@ export function validatePodSpec(spec: unknown, path: FieldPath, opts: PodSpecOpt
       }
     });
   };
-  checkContainers(containers, containersPath);
-  checkContainers(arrayAt(s, 'initContainers'), child(path, 'initContainers'));
+  checkContainers(containers, containersPath, false);
+  checkContainers(arrayAt(s, 'initContainers'), child(path, 'initContainers'), true);
 
   const restartPolicy = s.restartPolicy;
   const restartPolicies = ['Always', 'OnFailure', 'Never'];
@@ -453,6 +458,42 @@ export function validatePodSpec(spec: unknown, path: FieldPath, opts: PodSpecOpt
     if (value !== '') for (const msg of isDNS1123Label(value)) causes.push(invalid(child(path, field), value, msg));
   }
   causes.push(...validateTolerations(arrayAt(s, 'tolerations'), child(path, 'tolerations')));
+  causes.push(...validateAffinity(s.affinity, child(path, 'affinity')));
+  causes.push(...validateTopologySpreadConstraints(arrayAt(s, 'topologySpreadConstraints'), child(path, 'topologySpreadConstraints')));
+  causes.push(...validatePodExtras(s, path));
+  return causes;
+}
+
+/** Host aliases, readiness and scheduling gates, and the OS, as upstream's ValidatePodSpec. */
+function validatePodExtras(s: JsonObject, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  arrayAt(s, 'hostAliases').forEach((raw, i) => {
+    const alias = isObject(raw) ? raw : {};
+    const p = index(child(path, 'hostAliases'), i);
+    const ip = stringAt(alias, 'ip');
+    if (parseIP(ip) === undefined) causes.push(invalid(child(p, 'ip'), ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+    arrayAt(alias, 'hostnames').forEach((hostname, j) => {
+      for (const msg of isDNS1123Subdomain(String(hostname))) causes.push(invalid(index(child(p, 'hostnames'), j), String(hostname), msg));
+    });
+  });
+  arrayAt(s, 'readinessGates').forEach((raw, i) => {
+    const conditionType = stringAt(isObject(raw) ? raw : {}, 'conditionType');
+    for (const msg of isQualifiedName(conditionType)) causes.push(invalid(child(index(child(path, 'readinessGates'), i), 'conditionType'), conditionType, msg));
+  });
+  const gates = new Set<string>();
+  arrayAt(s, 'schedulingGates').forEach((raw, i) => {
+    const name = stringAt(isObject(raw) ? raw : {}, 'name');
+    const p = index(child(path, 'schedulingGates'), i);
+    for (const msg of isQualifiedName(name)) causes.push(invalid(p, name, msg));
+    if (gates.has(name)) causes.push(duplicate(p, name));
+    gates.add(name);
+  });
+  const os = objectAt(s, 'os');
+  if (os !== undefined) {
+    const name = stringAt(os, 'name');
+    if (name === '') causes.push(required(child(path, 'os', 'name'), 'cannot be empty'));
+    else if (name !== 'linux' && name !== 'windows') causes.push(notSupported(child(path, 'os'), name, ['linux', 'windows']));
+  }
   return causes;
 }
 

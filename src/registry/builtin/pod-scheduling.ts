@@ -1,0 +1,212 @@
+// A pod's scheduling constraints, validated as upstream's ValidatePodSpec does
+// (pkg/apis/core/validation: validateAffinity, ValidateNodeSelector,
+// validateTopologySpreadConstraints), with its messages. The options upstream relaxes
+// for objects that already held invalid values are taken as on a create.
+
+import type { StatusCause } from '../../api/index.ts';
+import { isObject, type JsonObject } from '../../api/json.ts';
+import { child, duplicate, forbidden, index, invalid, notSupported, required, type FieldPath } from '../validation/field.ts';
+import { isDNS1123Label, isDNS1123Subdomain, isLabelValue, isQualifiedName } from '../validation/names.ts';
+import { arrayAt, numberAt, objectAt, stringAt } from './object.ts';
+import { validateLabelSelector } from './selector-validation.ts';
+
+const objects = (value: unknown): JsonObject[] => (Array.isArray(value) ? value.map((v) => (isObject(v) ? v : {})) : []);
+
+/** Upstream's ValidateLabelName (a qualified name) on a key. */
+function labelNameCauses(name: string, path: FieldPath): StatusCause[] {
+  return isQualifiedName(name).map((msg) => invalid(path, name, msg));
+}
+
+/** ValidateNodeSelectorRequirement; preferred terms allow any value (`strictValues` false). */
+function validateNodeSelectorRequirement(req: JsonObject, strictValues: boolean, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const values = arrayAt(req, 'values');
+  const operator = stringAt(req, 'operator');
+  switch (operator) {
+    case 'In':
+    case 'NotIn':
+      if (values.length === 0) causes.push(required(child(path, 'values'), "must be specified when `operator` is 'In' or 'NotIn'"));
+      break;
+    case 'Exists':
+    case 'DoesNotExist':
+      if (values.length > 0) causes.push(forbidden(child(path, 'values'), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+      break;
+    case 'Gt':
+    case 'Lt':
+      if (values.length !== 1) causes.push(required(child(path, 'values'), "must be specified single value when `operator` is 'Lt' or 'Gt'"));
+      break;
+    default:
+      causes.push(invalid(child(path, 'operator'), operator, 'not a valid selector operator'));
+  }
+  causes.push(...labelNameCauses(stringAt(req, 'key'), child(path, 'key')));
+  if (strictValues) {
+    values.forEach((value, i) => {
+      for (const msg of isLabelValue(String(value))) causes.push(invalid(index(child(path, 'values'), i), String(value), msg));
+    });
+  }
+  return causes;
+}
+
+/** ValidateNodeFieldSelectorRequirement: only metadata.name, with one value that is a node name. */
+function validateNodeFieldSelectorRequirement(req: JsonObject, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const values = arrayAt(req, 'values');
+  const operator = stringAt(req, 'operator');
+  if (operator === 'In' || operator === 'NotIn') {
+    if (values.length !== 1) causes.push(required(child(path, 'values'), "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"));
+  } else {
+    causes.push(invalid(child(path, 'operator'), operator, 'not a valid selector operator'));
+  }
+  const fieldKey = stringAt(req, 'key');
+  if (fieldKey !== 'metadata.name') {
+    causes.push(invalid(child(path, 'key'), fieldKey, 'not a valid field selector key'));
+  } else {
+    values.forEach((value, i) => {
+      for (const msg of isDNS1123Subdomain(String(value))) causes.push(invalid(index(child(path, 'values'), i), String(value), msg));
+    });
+  }
+  return causes;
+}
+
+function validateNodeSelectorTerm(term: JsonObject, strictValues: boolean, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  objects(term.matchExpressions).forEach((req, j) => causes.push(...validateNodeSelectorRequirement(req, strictValues, index(child(path, 'matchExpressions'), j))));
+  objects(term.matchFields).forEach((req, j) => causes.push(...validateNodeFieldSelectorRequirement(req, index(child(path, 'matchFields'), j))));
+  return causes;
+}
+
+function validateNodeAffinity(affinity: JsonObject, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const requiredTerms = objectAt(affinity, 'requiredDuringSchedulingIgnoredDuringExecution');
+  if (requiredTerms !== undefined) {
+    const termsPath = child(path, 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms');
+    const terms = objects(requiredTerms.nodeSelectorTerms);
+    if (terms.length === 0) causes.push(required(termsPath, 'must have at least one node selector term'));
+    terms.forEach((term, i) => causes.push(...validateNodeSelectorTerm(term, true, index(termsPath, i))));
+  }
+  objects(affinity.preferredDuringSchedulingIgnoredDuringExecution).forEach((term, i) => {
+    const p = index(child(path, 'preferredDuringSchedulingIgnoredDuringExecution'), i);
+    const weight = numberAt(term, 'weight') ?? 0;
+    if (weight <= 0 || weight > 100) causes.push(invalid(child(p, 'weight'), weight, 'must be in the range 1-100'));
+    // Preferred terms take any value: they may match when the cluster has one node.
+    causes.push(...validateNodeSelectorTerm(objectAt(term, 'preference') ?? {}, false, child(p, 'preference')));
+  });
+  return causes;
+}
+
+/** validateMatchLabelKeysAndMismatchLabelKeys of a pod affinity term. */
+function validateAffinityLabelKeys(term: JsonObject, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const selector = objectAt(term, 'labelSelector');
+  const matchKeys = arrayAt(term, 'matchLabelKeys').map(String);
+  const mismatchKeys = arrayAt(term, 'mismatchLabelKeys').map(String);
+  for (const [field, keys] of [['matchLabelKeys', matchKeys], ['mismatchLabelKeys', mismatchKeys]] as const) {
+    if (keys.length === 0) continue;
+    if (selector === undefined) causes.push(forbidden(child(path, field), 'must not be specified when labelSelector is not set'));
+    else keys.forEach((k, i) => causes.push(...labelNameCauses(k, index(child(path, field), i))));
+  }
+  if (selector !== undefined) {
+    const matchIndex = new Map(matchKeys.map((k, i) => [k, i]));
+    const selectorKeys = new Set(Object.keys(objectAt(selector, 'matchLabels') ?? {}));
+    for (const expr of objects(selector.matchExpressions)) {
+      const k = stringAt(expr, 'key');
+      const i = matchIndex.get(k);
+      if (i !== undefined && selectorKeys.has(k)) causes.push(invalid(index(path, i), k, 'exists in both matchLabelKeys and labelSelector'));
+      selectorKeys.add(k);
+    }
+  }
+  const mismatch = new Set(mismatchKeys);
+  matchKeys.forEach((k, i) => {
+    if (mismatch.has(k)) causes.push(invalid(index(child(path, 'matchLabelKeys'), i), k, 'exists in both matchLabelKeys and mismatchLabelKeys'));
+  });
+  return causes;
+}
+
+function validatePodAffinityTerm(term: JsonObject, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  for (const selector of ['labelSelector', 'namespaceSelector']) {
+    const sel = objectAt(term, selector);
+    if (sel !== undefined) causes.push(...validateLabelSelector(sel, child(path, selector)));
+  }
+  for (const name of arrayAt(term, 'namespaces').map(String)) {
+    for (const msg of isDNS1123Label(name)) causes.push(invalid(child(path, 'namespace'), name, msg));
+  }
+  causes.push(...validateAffinityLabelKeys(term, path));
+  const topologyKey = stringAt(term, 'topologyKey');
+  if (topologyKey === '') causes.push(required(child(path, 'topologyKey'), 'can not be empty'));
+  causes.push(...labelNameCauses(topologyKey, child(path, 'topologyKey')));
+  return causes;
+}
+
+function validatePodAffinity(affinity: JsonObject, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  objects(affinity.requiredDuringSchedulingIgnoredDuringExecution).forEach((term, i) => {
+    causes.push(...validatePodAffinityTerm(term, index(child(path, 'requiredDuringSchedulingIgnoredDuringExecution'), i)));
+  });
+  objects(affinity.preferredDuringSchedulingIgnoredDuringExecution).forEach((weighted, j) => {
+    const p = index(child(path, 'preferredDuringSchedulingIgnoredDuringExecution'), j);
+    const weight = numberAt(weighted, 'weight') ?? 0;
+    if (weight <= 0 || weight > 100) causes.push(invalid(child(p, 'weight'), weight, 'must be in the range 1-100'));
+    causes.push(...validatePodAffinityTerm(objectAt(weighted, 'podAffinityTerm') ?? {}, child(p, 'podAffinityTerm')));
+  });
+  return causes;
+}
+
+/** Upstream's validateAffinity: node affinity, pod affinity and anti-affinity. */
+export function validateAffinity(affinity: unknown, path: FieldPath): StatusCause[] {
+  if (!isObject(affinity)) return [];
+  const causes: StatusCause[] = [];
+  const node = objectAt(affinity, 'nodeAffinity');
+  if (node !== undefined) causes.push(...validateNodeAffinity(node, child(path, 'nodeAffinity')));
+  for (const kind of ['podAffinity', 'podAntiAffinity']) {
+    const pod = objectAt(affinity, kind);
+    if (pod !== undefined) causes.push(...validatePodAffinity(pod, child(path, kind)));
+  }
+  return causes;
+}
+
+const scheduleActions = ['DoNotSchedule', 'ScheduleAnyway'];
+const nodeInclusionPolicies = ['Honor', 'Ignore'];
+
+/** Upstream's validateTopologySpreadConstraints. */
+export function validateTopologySpreadConstraints(constraints: unknown[], path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const all = objects(constraints);
+  all.forEach((constraint, i) => {
+    const p = index(path, i);
+    const maxSkew = numberAt(constraint, 'maxSkew') ?? 0;
+    if (maxSkew <= 0) causes.push(invalid(child(p, 'maxSkew'), maxSkew, 'must be greater than zero'));
+    const topologyKey = stringAt(constraint, 'topologyKey');
+    if (topologyKey === '') causes.push(required(child(p, 'topologyKey'), 'can not be empty'));
+    const action = stringAt(constraint, 'whenUnsatisfiable');
+    if (!scheduleActions.includes(action)) causes.push(notSupported(child(p, 'whenUnsatisfiable'), action, scheduleActions));
+    // {topologyKey, whenUnsatisfiable} is one kind of constraint: reported on the first of a repeated pair.
+    if (all.slice(i + 1).some((other) => stringAt(other, 'topologyKey') === topologyKey && stringAt(other, 'whenUnsatisfiable') === action)) {
+      causes.push(duplicate(child(p, '{topologyKey, whenUnsatisfiable}'), `{${topologyKey}, ${action}}`));
+    }
+    const minDomains = numberAt(constraint, 'minDomains');
+    if (minDomains !== undefined) {
+      if (minDomains <= 0) causes.push(invalid(child(p, 'minDomains'), minDomains, 'must be greater than zero'));
+      if (action !== 'DoNotSchedule') causes.push(invalid(child(p, 'minDomains'), minDomains, `can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ${action}`));
+    }
+    for (const policy of ['nodeAffinityPolicy', 'nodeTaintsPolicy']) {
+      const value = constraint[policy];
+      if (value !== undefined && value !== null && !nodeInclusionPolicies.includes(String(value))) {
+        causes.push(notSupported(child(p, policy), value, nodeInclusionPolicies));
+      }
+    }
+    const selector = objectAt(constraint, 'labelSelector');
+    const matchLabelKeys = arrayAt(constraint, 'matchLabelKeys').map(String);
+    if (matchLabelKeys.length > 0) {
+      const keysPath = child(p, 'matchLabelKeys');
+      if (selector === undefined) causes.push(forbidden(keysPath, 'must not be specified when labelSelector is not set'));
+      const selectorKeys = new Set([...Object.keys(objectAt(selector, 'matchLabels') ?? {}), ...objects(selector?.matchExpressions).map((e) => stringAt(e, 'key'))]);
+      matchLabelKeys.forEach((k, j) => {
+        causes.push(...labelNameCauses(k, index(keysPath, j)));
+        if (selectorKeys.has(k)) causes.push(invalid(index(keysPath, j), k, 'exists in both matchLabelKeys and labelSelector'));
+      });
+    }
+    if (selector !== undefined) causes.push(...validateLabelSelector(selector, child(p, 'labelSelector')));
+  });
+  return causes;
+}

@@ -1,0 +1,155 @@
+// A pod's probes, lifecycle hooks, affinity, topology spread constraints and the smaller
+// lists of its spec, validated with upstream's messages (pkg/apis/core/validation).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeObject } from '../../../src/api/index.ts';
+import { builtinType, fields, storeCreate } from '../../helpers/store.ts';
+
+const pods = builtinType('pods');
+const deployments = builtinType('deployments');
+
+function pod(spec: Record<string, unknown>): KubeObject {
+  return { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec: { containers: [{ name: 'app', image: 'nginx:1' }], ...spec } };
+}
+
+function withContainer(container: Record<string, unknown>, spec: Record<string, unknown> = {}): KubeObject {
+  return pod({ containers: [{ name: 'app', image: 'nginx:1', ...container }], ...spec });
+}
+
+const c = 'spec.containers[0]';
+
+interface Case {
+  name: string;
+  pod: KubeObject;
+  causes: string[];
+}
+
+const cases: Case[] = [
+  { name: 'valid probes and hooks of every kind pass', causes: [], pod: withContainer({
+    livenessProbe: { exec: { command: ['true'] }, initialDelaySeconds: 5 },
+    readinessProbe: { httpGet: { port: 'http', httpHeaders: [{ name: 'X-Probe', value: 'yes' }] } },
+    startupProbe: { grpc: { port: 9000 } },
+    ports: [{ name: 'http', containerPort: 8080 }],
+    lifecycle: { postStart: { tcpSocket: { port: 8080 } }, preStop: { sleep: { seconds: 0 } } },
+  }) },
+  { name: 'a probe without a handler', pod: withContainer({ livenessProbe: { periodSeconds: 3 } }),
+    causes: [`${c}.livenessProbe: Required value: must specify a handler type`] },
+  { name: 'a probe with two handlers: the second is forbidden', pod: withContainer({ readinessProbe: { exec: { command: ['x'] }, tcpSocket: { port: 80 } } }),
+    causes: [`${c}.readinessProbe.tcpSocket: Forbidden: may not specify more than 1 handler type`] },
+  { name: 'an exec without a command', pod: withContainer({ readinessProbe: { exec: {} } }),
+    causes: [`${c}.readinessProbe.exec.command: Required value`] },
+  { name: 'ports out of range and bad port names', pod: withContainer({
+    livenessProbe: { httpGet: { port: 70000 } },
+    readinessProbe: { tcpSocket: { port: 'Not_A_Name' } },
+    startupProbe: { grpc: { port: 0 } },
+  }), causes: [
+    `${c}.readinessProbe.tcpSocket.port: Invalid value: "Not_A_Name": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)`,
+    `${c}.livenessProbe.httpGet.port: Invalid value: 70000: must be between 1 and 65535, inclusive`,
+    `${c}.startupProbe.grpc.port: Invalid value: 0: must be between 1 and 65535, inclusive`,
+  ] },
+  { name: 'a bad header name and scheme', pod: withContainer({ readinessProbe: { httpGet: { port: 80, scheme: 'FTP', httpHeaders: [{ name: 'Bad Header', value: 'v' }] } } }),
+    causes: [
+      `${c}.readinessProbe.httpGet.scheme: Unsupported value: "FTP": supported values: "HTTP", "HTTPS"`,
+      `${c}.readinessProbe.httpGet.httpHeaders: Invalid value: "Bad Header": a valid HTTP header must consist of alphanumeric characters or '-' (e.g. 'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+')`,
+    ] },
+  { name: 'negative timings, a liveness success threshold other than 1, a readiness grace period', pod: withContainer({
+    livenessProbe: { exec: { command: ['x'] }, periodSeconds: -1, successThreshold: 2 },
+    readinessProbe: { exec: { command: ['x'] }, terminationGracePeriodSeconds: 5 },
+  }), causes: [
+    `${c}.livenessProbe.periodSeconds: Invalid value: -1: must be greater than or equal to 0`,
+    `${c}.livenessProbe.successThreshold: Invalid value: 2: must be 1`,
+    `${c}.readinessProbe.terminationGracePeriodSeconds: Invalid value: 5: must not be set for readinessProbes`,
+  ] },
+  { name: 'a sleep hook longer than the grace period', pod: withContainer({ lifecycle: { preStop: { sleep: { seconds: 40 } } } }, { terminationGracePeriodSeconds: 30 }),
+    causes: [`${c}.lifecycle.preStop.sleep.seconds: Invalid value: 40: must be non-negative and less than terminationGracePeriodSeconds (30)`] },
+  { name: 'a grpc handler is not a hook', pod: withContainer({ lifecycle: { postStart: { grpc: { port: 80 } } } }),
+    causes: [`${c}.lifecycle.postStart: Required value: must specify a handler type`] },
+  { name: 'an init container may not have probes unless it restarts', pod: pod({
+    initContainers: [
+      { name: 'init', image: 'busybox', readinessProbe: { exec: { command: ['x'] } } },
+      { name: 'sidecar', image: 'busybox', restartPolicy: 'Always', readinessProbe: { exec: {} } },
+    ],
+  }), causes: [
+    'spec.initContainers[0].readinessProbe: Forbidden: may not be set for init containers without restartPolicy=Always',
+    'spec.initContainers[1].readinessProbe.exec.command: Required value',
+  ] },
+  { name: 'valid affinity of every kind passes', causes: [], pod: pod({ affinity: {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }], matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node-1'] }] }] },
+      preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 50, preference: { matchExpressions: [{ key: 'disk', operator: 'Gt', values: ['1'] }] } }],
+    },
+    podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'web' } }, matchLabelKeys: ['pod-template-hash'] }] },
+    podAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'zone', namespaces: ['default'] } }] },
+  } }) },
+  { name: 'node affinity: no terms, a bad operator, a bad key, values with Exists, a bad weight', pod: pod({ affinity: { nodeAffinity: {
+    requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [] },
+    preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 0, preference: { matchExpressions: [{ key: 'bad key', operator: 'Exists', values: ['x'] }, { key: 'k', operator: 'Near' }] } }],
+  } } }), causes: [
+    'spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Required value: must have at least one node selector term',
+    'spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 0: must be in the range 1-100',
+    "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+    "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchExpressions[0].key: Invalid value: \"bad key\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+    'spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchExpressions[1].operator: Invalid value: "Near": not a valid selector operator',
+  ] },
+  { name: 'node affinity: required values must be label values; a field selector only on metadata.name', pod: pod({ affinity: { nodeAffinity: {
+    requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'k', operator: 'In', values: ['no spaces'] }], matchFields: [{ key: 'spec.unschedulable', operator: 'In', values: ['a', 'b'] }] }] },
+  } } }), causes: [
+    "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values[0]: Invalid value: \"no spaces\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+    "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].values: Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
+    'spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].key: Invalid value: "spec.unschedulable": not a valid field selector key',
+  ] },
+  { name: 'pod affinity: an empty topology key, a selector without key, matchLabelKeys without a selector', pod: pod({ affinity: { podAffinity: {
+    requiredDuringSchedulingIgnoredDuringExecution: [
+      { topologyKey: '', labelSelector: { matchExpressions: [{ key: '', operator: 'In', values: ['a'] }] } },
+      { topologyKey: 'zone', mismatchLabelKeys: ['a'] },
+    ],
+  } } }), causes: [
+    'spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].key: Invalid value: "": name part must be non-empty',
+    "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].key: Invalid value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+    'spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Required value: can not be empty',
+    'spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Invalid value: "": name part must be non-empty',
+    "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Invalid value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+    'spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[1].mismatchLabelKeys: Forbidden: must not be specified when labelSelector is not set',
+  ] },
+  { name: 'topology spread: skew, key, action, a repeated pair, minDomains, policies', pod: pod({ topologySpreadConstraints: [
+    { maxSkew: 0, topologyKey: 'zone', whenUnsatisfiable: 'ScheduleAnyway', minDomains: 2, nodeTaintsPolicy: 'Sometimes' },
+    { maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'ScheduleAnyway' },
+    { maxSkew: 1, topologyKey: '', whenUnsatisfiable: 'Maybe', matchLabelKeys: ['app'], labelSelector: { matchLabels: { app: 'web' } } },
+  ] }), causes: [
+    'spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero',
+    'spec.topologySpreadConstraints[0].{topologyKey, whenUnsatisfiable}: Duplicate value: "{zone, ScheduleAnyway}"',
+    'spec.topologySpreadConstraints[0].minDomains: Invalid value: 2: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway',
+    'spec.topologySpreadConstraints[0].nodeTaintsPolicy: Unsupported value: "Sometimes": supported values: "Honor", "Ignore"',
+    'spec.topologySpreadConstraints[2].topologyKey: Required value: can not be empty',
+    'spec.topologySpreadConstraints[2].whenUnsatisfiable: Unsupported value: "Maybe": supported values: "DoNotSchedule", "ScheduleAnyway"',
+    'spec.topologySpreadConstraints[2].matchLabelKeys[0]: Invalid value: "app": exists in both matchLabelKeys and labelSelector',
+  ] },
+  { name: 'host aliases, readiness and scheduling gates, the OS', pod: pod({
+    hostAliases: [{ ip: '10.0.0.300', hostnames: ['Bad_Host'] }],
+    readinessGates: [{ conditionType: 'not valid!' }],
+    schedulingGates: [{ name: 'example.com/wait' }, { name: 'example.com/wait' }],
+    os: { name: 'plan9' },
+  }), causes: [
+    'spec.hostAliases[0].ip: Invalid value: "10.0.0.300": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+    "spec.hostAliases[0].hostnames[0]: Invalid value: \"Bad_Host\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+    "spec.readinessGates[0].conditionType: Invalid value: \"not valid!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+    'spec.schedulingGates[1]: Duplicate value: "example.com/wait"',
+    'spec.os: Unsupported value: "plan9": supported values: "linux", "windows"',
+  ] },
+];
+
+for (const { name, pod: input, causes } of cases) {
+  test(`pod spec: ${name}`, async () => {
+    const result = await storeCreate(pods, input);
+    assert.deepEqual(fields(result.causes).sort(), [...causes].sort());
+  });
+}
+
+test('a Deployment\'s pod template is validated the same way', async () => {
+  const template = { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'nginx:1', livenessProbe: { tcpSocket: { port: 0 } } }], affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'Not Valid' }] } } } };
+  const result = await storeCreate(deployments, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' }, spec: { selector: { matchLabels: { app: 'web' } }, template } } as KubeObject);
+  assert.deepEqual(fields(result.causes).sort(), [
+    'spec.template.spec.containers[0].livenessProbe.tcpSocket.port: Invalid value: 0: must be between 1 and 65535, inclusive',
+    "spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Invalid value: \"Not Valid\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+  ].sort());
+});
