@@ -30,6 +30,11 @@ export function objectsAt(parent: unknown, key: string): JsonObject[] {
   return arrayAt(parent, key).filter(isObject);
 }
 
+/** Every item of the list at `key`, one that is not an object as {}: the indices stay the list's, for field paths. */
+export function itemsAt(parent: unknown, key: string): JsonObject[] {
+  return arrayAt(parent, key).map((item) => (isObject(item) ? item : {}));
+}
+
 export function stringAt(parent: unknown, key: string): string {
   if (!isObject(parent)) return '';
   const v = parent[key];

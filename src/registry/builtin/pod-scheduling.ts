@@ -7,10 +7,8 @@ import type { StatusCause } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { child, duplicate, forbidden, index, invalid, notSupported, required, type FieldPath } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelValue, isQualifiedName } from '../validation/names.ts';
-import { arrayAt, numberAt, objectAt, stringAt } from './object.ts';
+import { arrayAt, itemsAt, numberAt, objectAt, stringAt } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
-
-const objects = (value: unknown): JsonObject[] => (Array.isArray(value) ? value.map((v) => (isObject(v) ? v : {})) : []);
 
 /** Upstream's ValidateLabelName (a qualified name) on a key. */
 function labelNameCauses(name: string, path: FieldPath): StatusCause[] {
@@ -70,8 +68,8 @@ function validateNodeFieldSelectorRequirement(req: JsonObject, path: FieldPath):
 
 function validateNodeSelectorTerm(term: JsonObject, strictValues: boolean, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
-  objects(term.matchExpressions).forEach((req, j) => causes.push(...validateNodeSelectorRequirement(req, strictValues, index(child(path, 'matchExpressions'), j))));
-  objects(term.matchFields).forEach((req, j) => causes.push(...validateNodeFieldSelectorRequirement(req, index(child(path, 'matchFields'), j))));
+  itemsAt(term, 'matchExpressions').forEach((req, j) => causes.push(...validateNodeSelectorRequirement(req, strictValues, index(child(path, 'matchExpressions'), j))));
+  itemsAt(term, 'matchFields').forEach((req, j) => causes.push(...validateNodeFieldSelectorRequirement(req, index(child(path, 'matchFields'), j))));
   return causes;
 }
 
@@ -80,11 +78,11 @@ function validateNodeAffinity(affinity: JsonObject, path: FieldPath): StatusCaus
   const requiredTerms = objectAt(affinity, 'requiredDuringSchedulingIgnoredDuringExecution');
   if (requiredTerms !== undefined) {
     const termsPath = child(path, 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms');
-    const terms = objects(requiredTerms.nodeSelectorTerms);
+    const terms = itemsAt(requiredTerms, 'nodeSelectorTerms');
     if (terms.length === 0) causes.push(required(termsPath, 'must have at least one node selector term'));
     terms.forEach((term, i) => causes.push(...validateNodeSelectorTerm(term, true, index(termsPath, i))));
   }
-  objects(affinity.preferredDuringSchedulingIgnoredDuringExecution).forEach((term, i) => {
+  itemsAt(affinity, 'preferredDuringSchedulingIgnoredDuringExecution').forEach((term, i) => {
     const p = index(child(path, 'preferredDuringSchedulingIgnoredDuringExecution'), i);
     const weight = numberAt(term, 'weight') ?? 0;
     if (weight <= 0 || weight > 100) causes.push(invalid(child(p, 'weight'), weight, 'must be in the range 1-100'));
@@ -108,7 +106,7 @@ function validateAffinityLabelKeys(term: JsonObject, path: FieldPath): StatusCau
   if (selector !== undefined) {
     const matchIndex = new Map(matchKeys.map((k, i) => [k, i]));
     const selectorKeys = new Set(Object.keys(objectAt(selector, 'matchLabels') ?? {}));
-    for (const expr of objects(selector.matchExpressions)) {
+    for (const expr of itemsAt(selector, 'matchExpressions')) {
       const k = stringAt(expr, 'key');
       const i = matchIndex.get(k);
       if (i !== undefined && selectorKeys.has(k)) causes.push(invalid(index(path, i), k, 'exists in both matchLabelKeys and labelSelector'));
@@ -140,10 +138,10 @@ function validatePodAffinityTerm(term: JsonObject, path: FieldPath): StatusCause
 
 function validatePodAffinity(affinity: JsonObject, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
-  objects(affinity.requiredDuringSchedulingIgnoredDuringExecution).forEach((term, i) => {
+  itemsAt(affinity, 'requiredDuringSchedulingIgnoredDuringExecution').forEach((term, i) => {
     causes.push(...validatePodAffinityTerm(term, index(child(path, 'requiredDuringSchedulingIgnoredDuringExecution'), i)));
   });
-  objects(affinity.preferredDuringSchedulingIgnoredDuringExecution).forEach((weighted, j) => {
+  itemsAt(affinity, 'preferredDuringSchedulingIgnoredDuringExecution').forEach((weighted, j) => {
     const p = index(child(path, 'preferredDuringSchedulingIgnoredDuringExecution'), j);
     const weight = numberAt(weighted, 'weight') ?? 0;
     if (weight <= 0 || weight > 100) causes.push(invalid(child(p, 'weight'), weight, 'must be in the range 1-100'));
@@ -171,7 +169,7 @@ const nodeInclusionPolicies = ['Honor', 'Ignore'];
 /** Upstream's validateTopologySpreadConstraints. */
 export function validateTopologySpreadConstraints(constraints: unknown[], path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
-  const all = objects(constraints);
+  const all = constraints.map((item) => (isObject(item) ? item : {}));
   all.forEach((constraint, i) => {
     const p = index(path, i);
     const maxSkew = numberAt(constraint, 'maxSkew') ?? 0;
@@ -200,7 +198,7 @@ export function validateTopologySpreadConstraints(constraints: unknown[], path: 
     if (matchLabelKeys.length > 0) {
       const keysPath = child(p, 'matchLabelKeys');
       if (selector === undefined) causes.push(forbidden(keysPath, 'must not be specified when labelSelector is not set'));
-      const selectorKeys = new Set([...Object.keys(objectAt(selector, 'matchLabels') ?? {}), ...objects(selector?.matchExpressions).map((e) => stringAt(e, 'key'))]);
+      const selectorKeys = new Set([...Object.keys(objectAt(selector, 'matchLabels') ?? {}), ...itemsAt(selector, 'matchExpressions').map((e) => stringAt(e, 'key'))]);
       matchLabelKeys.forEach((k, j) => {
         causes.push(...labelNameCauses(k, index(keysPath, j)));
         if (selectorKeys.has(k)) causes.push(invalid(index(keysPath, j), k, 'exists in both matchLabelKeys and labelSelector'));

@@ -12,6 +12,7 @@ import { addQuantity, compareQuantity, isNegative, isPositive, parseQuantity } f
 import { parseIP } from './ip.ts';
 import { validateContainerProbes } from './pod-probes.ts';
 import { validateAffinity, validateTopologySpreadConstraints } from './pod-scheduling.ts';
+import { validateVolumeSource } from './pod-volume-sources.ts';
 import type { Quantity } from '../../api/quantity.ts';
 
 // ---------- defaults ----------
@@ -346,6 +347,7 @@ function validateVolumes(volumes: unknown[], path: FieldPath): { causes: StatusC
     const present = volumeSources.filter((s) => volume[s] !== undefined && volume[s] !== null);
     if (present.length === 0) causes.push(required(p, 'must specify a volume type'));
     for (const extra of present.slice(1)) causes.push(forbidden(child(p, extra), 'may not specify more than 1 volume type'));
+    if (present.length > 0) causes.push(...validateVolumeSource(volume, present[0]!, p));
     const secret = objectAt(volume, 'secret');
     if (secret && present[0] === 'secret' && stringAt(secret, 'secretName') === '') causes.push(required(child(p, 'secret', 'secretName')));
     const configMap = objectAt(volume, 'configMap');

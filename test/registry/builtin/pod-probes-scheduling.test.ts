@@ -1,5 +1,6 @@
-// A pod's probes, lifecycle hooks, affinity, topology spread constraints and the smaller
-// lists of its spec, validated with upstream's messages (pkg/apis/core/validation).
+// A pod's probes, lifecycle hooks, affinity, topology spread constraints, volume sources
+// and the smaller lists of its spec, validated with upstream's messages
+// (pkg/apis/core/validation).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/api/index.ts';
@@ -135,6 +136,42 @@ const cases: Case[] = [
     "spec.readinessGates[0].conditionType: Invalid value: \"not valid!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
     'spec.schedulingGates[1]: Duplicate value: "example.com/wait"',
     'spec.os: Unsupported value: "plan9": supported values: "linux", "windows"',
+  ] },
+  { name: 'valid volume sources pass', causes: [], pod: pod({ volumes: [
+    { name: 'a', configMap: { name: 'c', items: [{ key: 'k', path: 'dir/file', mode: 0o644 }] } },
+    { name: 'b', secret: { secretName: 's', items: [{ key: 'k', path: 'k' }] } },
+    { name: 'c', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
+    { name: 'd', projected: { sources: [{ serviceAccountToken: { path: 'token', expirationSeconds: 3600 } }, { configMap: { name: 'ca', items: [{ key: 'ca.crt', path: 'ca.crt' }] } }] } },
+    { name: 'e', nfs: { server: 'nfs.example.com', path: '/exports' } },
+    { name: 'f', hostPath: { path: '/var/log', type: 'Directory' } },
+  ] }) },
+  { name: 'items: a key, a relative path without "..", a mode', pod: pod({ volumes: [
+    { name: 'a', configMap: { name: 'c', items: [{ key: '', path: '/abs' }, { key: 'k', path: 'a/../b', mode: 0o1000 }, { key: 'k', path: '..hidden' }] } },
+  ] }), causes: [
+    'spec.volumes[0].configMap.items[0].key: Required value',
+    'spec.volumes[0].configMap.items[0].path: Invalid value: "/abs": must be a relative path',
+    'spec.volumes[0].configMap.items[1].path: Invalid value: "a/../b": must not contain \'..\'',
+    'spec.volumes[0].configMap.items[1].mode: Invalid value: 512: must be a number between 0 and 0777 (octal), both inclusive',
+    'spec.volumes[0].configMap.items[2].path: Invalid value: "..hidden": must not start with \'..\'',
+  ] },
+  { name: 'downward API files, projections, NFS, host path types', pod: pod({ volumes: [
+    { name: 'a', downwardAPI: { items: [{ path: '' }] } },
+    { name: 'b', projected: { sources: [
+      { serviceAccountToken: { path: 'token', expirationSeconds: 60 }, configMap: { name: 'x' } },
+      // The token's path is not among those a later source may not repeat, as upstream.
+      { secret: { name: 's', items: [{ key: 'k', path: 'token' }, { key: 'j', path: 'token' }] } },
+    ] } },
+    { name: 'c', nfs: { server: '', path: 'relative' } },
+    { name: 'd', hostPath: { path: '/x', type: 'Pipe' } },
+  ] }), causes: [
+    'spec.volumes[0].downwardAPI.path: Required value',
+    'spec.volumes[0].downwardAPI: Required value: one of fieldRef and resourceFieldRef is required',
+    'spec.volumes[1].projected.sources[0].serviceAccountToken.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes',
+    'spec.volumes[1].projected.sources[0]: Forbidden: may not specify more than 1 volume type per source',
+    'spec.volumes[1].projected: Invalid value: "s": conflicting duplicate paths',
+    'spec.volumes[2].nfs.server: Required value',
+    'spec.volumes[2].nfs.path: Invalid value: "relative": must be an absolute path',
+    'spec.volumes[3].hostPath.type: Unsupported value: "Pipe": supported values: "", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"',
   ] },
 ];
 
