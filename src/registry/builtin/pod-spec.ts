@@ -12,6 +12,7 @@ import { addQuantity, compareQuantity, isNegative, isPositive, parseQuantity } f
 import { parseIP } from './ip.ts';
 import { validateContainerProbes } from './pod-probes.ts';
 import { validateAffinity, validateTopologySpreadConstraints } from './pod-scheduling.ts';
+import { validateContainerSecurityContext, validatePodSecurityContext } from './pod-security.ts';
 import { validateVolumeSource } from './pod-volume-sources.ts';
 import type { Quantity } from '../../api/quantity.ts';
 
@@ -419,6 +420,8 @@ export function validatePodSpec(spec: unknown, path: FieldPath, opts: PodSpecOpt
       const p = index(listPath, i);
       causes.push(...validateContainer(container, volumeNames, p));
       causes.push(...validateContainerProbes(container, init, gracePeriod, p));
+      // The host's user namespace unless hostUsers is false.
+      causes.push(...validateContainerSecurityContext(container, s.hostUsers !== false, child(p, 'securityContext')));
       const name = stringAt(container, 'name');
       if (name !== '') {
         if (containerNames.has(name)) causes.push(duplicate(child(p, 'name'), name));
@@ -460,6 +463,7 @@ export function validatePodSpec(spec: unknown, path: FieldPath, opts: PodSpecOpt
     if (value !== '') for (const msg of isDNS1123Label(value)) causes.push(invalid(child(path, field), value, msg));
   }
   causes.push(...validateTolerations(arrayAt(s, 'tolerations'), child(path, 'tolerations')));
+  causes.push(...validatePodSecurityContext(s, child(path, 'securityContext')));
   causes.push(...validateAffinity(s.affinity, child(path, 'affinity')));
   causes.push(...validateTopologySpreadConstraints(arrayAt(s, 'topologySpreadConstraints'), child(path, 'topologySpreadConstraints')));
   causes.push(...validatePodExtras(s, path));

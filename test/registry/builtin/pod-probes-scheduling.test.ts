@@ -1,5 +1,5 @@
-// A pod's probes, lifecycle hooks, affinity, topology spread constraints, volume sources
-// and the smaller lists of its spec, validated with upstream's messages
+// A pod's probes, lifecycle hooks, affinity, topology spread constraints, volume sources,
+// security contexts and the smaller lists of its spec, validated with upstream's messages
 // (pkg/apis/core/validation).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -172,6 +172,42 @@ const cases: Case[] = [
     'spec.volumes[2].nfs.server: Required value',
     'spec.volumes[2].nfs.path: Invalid value: "relative": must be an absolute path',
     'spec.volumes[3].hostPath.type: Unsupported value: "Pipe": supported values: "", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"',
+  ] },
+  { name: 'valid security contexts pass', causes: [], pod: pod({
+    containers: [{ name: 'app', image: 'nginx:1', securityContext: { runAsUser: 1000, runAsNonRoot: true, privileged: true, seccompProfile: { type: 'Localhost', localhostProfile: 'profiles/app.json' }, appArmorProfile: { type: 'RuntimeDefault' } } }],
+    securityContext: { fsGroup: 2000, supplementalGroups: [3000], fsGroupChangePolicy: 'OnRootMismatch', sysctls: [{ name: 'net.core.somaxconn', value: '1024' }, { name: 'kernel/shm_rmid_forced', value: '1' }], seccompProfile: { type: 'RuntimeDefault' } },
+  }) },
+  { name: 'pod security context: ids, sysctls, policies, profiles', pod: pod({
+    hostNetwork: true,
+    hostPID: true,
+    shareProcessNamespace: true,
+    securityContext: {
+      runAsUser: -1,
+      supplementalGroups: [1, 2147483648],
+      sysctls: [{ name: 'net.ipv4.ip_forward', value: '1' }, { name: 'Bad.Name', value: '1' }, { name: 'kernel.msgmax', value: '1' }, { name: 'kernel.msgmax', value: '2' }, { name: '', value: '' }],
+      fsGroupChangePolicy: 'Sometimes',
+      seccompProfile: { type: 'Localhost' },
+      appArmorProfile: { type: 'Localhost', localhostProfile: ' padded ' },
+    },
+  }), causes: [
+    'spec.securityContext.runAsUser: Invalid value: -1: must be between 0 and 2147483647, inclusive',
+    'spec.securityContext.supplementalGroups[1]: Invalid value: 2147483648: must be between 0 and 2147483647, inclusive',
+    'spec.securityContext.shareProcessNamespace: Invalid value: true: ShareProcessNamespace and HostPID cannot both be enabled',
+    "spec.securityContext.sysctls[0].name: Invalid value: \"net.ipv4.ip_forward\": may not be specified when 'hostNetwork' is true",
+    'spec.securityContext.sysctls[1].name: Invalid value: "Bad.Name": must have at most 253 characters and match regex ^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$',
+    'spec.securityContext.sysctls[3].name: Duplicate value: "kernel.msgmax"',
+    'spec.securityContext.sysctls[4].name: Required value',
+    'spec.securityContext.fsGroupChangePolicy: Unsupported value: "Sometimes": supported values: "Always", "OnRootMismatch"',
+    'spec.securityContext.seccompProfile.localhostProfile: Required value: must be set when seccomp type is Localhost',
+    'spec.securityContext.appArmorProfile.localhostProfile: Invalid value: " padded ": must not be padded with whitespace',
+  ] },
+  { name: 'container security context: ids, /proc, profiles', pod: withContainer({ securityContext: {
+    runAsGroup: -5, procMount: 'Unmasked', seccompProfile: { type: '' }, appArmorProfile: { type: 'Custom' },
+  } }), causes: [
+    `${c}.securityContext.runAsGroup: Invalid value: -5: must be between 0 and 2147483647, inclusive`,
+    `${c}.securityContext.procMount: Forbidden: \`hostUsers\` must be false to use \`Unmasked\``,
+    `${c}.securityContext.seccompProfile.type: Required value: type is required when seccompProfile is set`,
+    `${c}.securityContext.appArmorProfile.type: Unsupported value: "Custom": supported values: "Localhost", "RuntimeDefault", "Unconfined"`,
   ] },
 ];
 
