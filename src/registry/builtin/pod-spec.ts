@@ -470,7 +470,27 @@ export function validatePodSpec(spec: unknown, path: FieldPath, opts: PodSpecOpt
   return causes;
 }
 
-/** Host aliases, readiness and scheduling gates, and the OS, as upstream's ValidatePodSpec. */
+/** validatePodDNSConfig: what dnsPolicy None needs, at most 3 nameservers that are IPs, named options. */
+function validateDNSConfig(s: JsonObject, path: FieldPath): StatusCause[] {
+  const config = objectAt(s, 'dnsConfig');
+  const nameservers = arrayAt(config, 'nameservers');
+  if (s.dnsPolicy === 'None') {
+    if (config === undefined) return [required(path, 'must provide `dnsConfig` when `dnsPolicy` is None')];
+    if (nameservers.length === 0) return [required(child(path, 'nameservers'), 'must provide at least one DNS nameserver when `dnsPolicy` is None')];
+  }
+  if (config === undefined) return [];
+  const causes: StatusCause[] = [];
+  if (nameservers.length > 3) causes.push(invalid(child(path, 'nameservers'), nameservers, 'must not have more than 3 nameservers'));
+  nameservers.forEach((ns, i) => {
+    if (parseIP(String(ns)) === undefined) causes.push(invalid(index(child(path, 'nameservers'), i), String(ns), 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+  });
+  arrayAt(config, 'options').forEach((option, i) => {
+    if (stringAt(isObject(option) ? option : {}, 'name') === '') causes.push(required(index(child(path, 'options'), i), 'must not be empty'));
+  });
+  return causes;
+}
+
+/** Host aliases, readiness and scheduling gates, DNS config and the OS, as upstream's ValidatePodSpec. */
 function validatePodExtras(s: JsonObject, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
   arrayAt(s, 'hostAliases').forEach((raw, i) => {
@@ -494,6 +514,7 @@ function validatePodExtras(s: JsonObject, path: FieldPath): StatusCause[] {
     if (gates.has(name)) causes.push(duplicate(p, name));
     gates.add(name);
   });
+  causes.push(...validateDNSConfig(s, child(path, 'dnsConfig')));
   const os = objectAt(s, 'os');
   if (os !== undefined) {
     const name = stringAt(os, 'name');
