@@ -8,11 +8,13 @@ import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { invalid } from '../validation/field.ts';
-import { validateName } from '../validation/names.ts';
+import { fieldImmutable, invalid } from '../validation/field.ts';
+import { isDNS1123Label, validateName } from '../validation/names.ts';
+import { validateLabels } from '../validation/object-meta.ts';
 import { mutatingBindingStrategy, mutatingPolicyStrategy, validatingBindingStrategy, validatingPolicyStrategy } from './admission-policies.ts';
 import { generationStrategy, specStatusStrategy } from './common.ts';
 import { arrayAt, objectAt, objectsAt, stringAt } from './object.ts';
+import { validateTolerations } from './pod-spec.ts';
 import { builtinType } from './skeleton.ts';
 
 export { priorityClassesType } from './priorityclasses.ts';
@@ -28,8 +30,29 @@ const runtimeClassColumns: TableColumn[] = [
   ageColumn,
 ];
 
+/** Upstream's ValidateRuntimeClass: a handler that is a DNS label, scheduling's node selector and tolerations. */
+function validateRuntimeClass(rc: KubeObject): StatusCause[] {
+  const handler = stringAt(rc, 'handler');
+  const causes = isDNS1123Label(handler).map((msg) => invalid('handler', handler, msg));
+  const scheduling = objectAt(rc, 'scheduling');
+  if (scheduling !== undefined) {
+    causes.push(...validateLabels(scheduling.nodeSelector, 'scheduling.nodeSelector'));
+    causes.push(...validateTolerations(arrayAt(scheduling, 'tolerations'), 'scheduling.tolerations'));
+  }
+  return causes;
+}
+
 export function runtimeClassesType(): ResourceType {
-  return builtinType('node.k8s.io', 'v1', 'runtimeclasses', { tableColumns: runtimeClassColumns });
+  return builtinType('node.k8s.io', 'v1', 'runtimeclasses', {
+    strategy: {
+      validate: validateRuntimeClass,
+      validateUpdate(rc, old) {
+        const handler = stringAt(rc, 'handler');
+        return handler === stringAt(old, 'handler') ? [] : [invalid('handler', handler, fieldImmutable)];
+      },
+    },
+    tableColumns: runtimeClassColumns,
+  });
 }
 
 /** printers.go's printFlowSchema columns; MissingPL is the Dangling condition's status, "?" without one. */

@@ -371,7 +371,8 @@ function validateVolumes(volumes: unknown[], path: FieldPath): { causes: StatusC
 
 const taintEffects = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 
-function validateTolerations(tolerations: unknown[], path: FieldPath): StatusCause[] {
+/** Upstream's ValidateTolerations (pods, RuntimeClasses' scheduling). */
+export function validateTolerations(tolerations: unknown[], path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
   tolerations.forEach((raw, i) => {
     const t = isObject(raw) ? raw : {};

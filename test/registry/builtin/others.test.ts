@@ -138,3 +138,16 @@ test('Lease spec fields are sane', async () => {
 test('ServiceAccounts only have metadata rules', async () => {
   assert.deepEqual((await storeCreate(serviceaccounts, { metadata: { name: 'builder', namespace: 'default' }, automountServiceAccountToken: false })).causes, []);
 });
+
+test('a RuntimeClass handler is a DNS label that never changes; its scheduling is checked as a pod\'s', async () => {
+  const runtimeClasses = builtinType('runtimeclasses');
+  const rc = (handler: string, scheduling?: unknown) => ({ apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'gvisor' }, handler, ...(scheduling === undefined ? {} : { scheduling }) }) as unknown as KubeObject;
+  assert.deepEqual((await storeCreate(runtimeClasses, rc('runsc', { nodeSelector: { sandbox: 'true' }, tolerations: [{ key: 'sandbox', operator: 'Exists' }] }))).causes, []);
+  assert.deepEqual(fields((await storeCreate(runtimeClasses, rc('Run_SC', { nodeSelector: { 'bad key!': 'x' }, tolerations: [{ operator: 'Equal', value: 'v' }] }))).causes), [
+    "handler: Invalid value: \"Run_SC\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+    "scheduling.nodeSelector: Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+    'scheduling.tolerations[0].operator: Invalid value: "Equal": operator must be Exists when `key` is empty, which means "match all values and all keys"',
+  ]);
+  const updated = await storeUpdate(runtimeClasses, rc('kata'), rc('runsc'));
+  assert.deepEqual(fields(updated.causes), ['handler: Invalid value: "kata": field is immutable']);
+});
