@@ -7,7 +7,7 @@ import { builtinType } from './skeleton.ts';
 import { child, index, invalid, required } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
-import { parseIP } from './ip.ts';
+import { invalidIPMessage, parseIP } from './ip.ts';
 import { isObject } from '../../api/json.ts';
 import { arrayAt, objectsAt, stringAt } from './object.ts';
 import { validateProtocol } from './pod-spec.ts';
@@ -50,7 +50,7 @@ export function specialIPMessage(ip: string): string | undefined {
 function validateAddress(address: unknown, path: string, allowSpecial: boolean): StatusCause[] {
   const causes: StatusCause[] = [];
   const ip = stringAt(address, 'ip');
-  if (parseIP(ip) === undefined) causes.push(invalid(child(path, 'ip'), ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+  if (parseIP(ip) === undefined) causes.push(invalid(child(path, 'ip'), ip, invalidIPMessage));
   const hostname = stringAt(address, 'hostname');
   if (hostname !== '') for (const msg of isDNS1123Label(hostname)) causes.push(invalid(child(path, 'hostname'), hostname, msg));
   if (isObject(address) && typeof address.nodeName === 'string') {

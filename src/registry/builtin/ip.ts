@@ -76,6 +76,9 @@ function parseIPv6(s: string): bigint | undefined {
 const v4MappedPrefix = 0xffffn << 32n;
 
 /** Parses an IP address; IPv4-mapped IPv6 addresses count as IPv4, as in Go. */
+/** Upstream's IsValidIP message for a value that is not an IP address. */
+export const invalidIPMessage = 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)';
+
 export function parseIP(s: string): IP | undefined {
   if (s.includes(':')) {
     const value = parseIPv6(s);

@@ -8,6 +8,7 @@ import { isObject, type JsonObject } from '../../api/json.ts';
 import { child, duplicate, forbidden, index, invalid, notSupported, required, tooLong, type FieldPath } from '../validation/field.ts';
 import { inclusiveRangeError } from '../validation/names.ts';
 import { arrayAt, itemsAt, objectAt, stringAt } from './object.ts';
+import { localDescendingPath } from './pod-volume-sources.ts';
 
 const maxID = 2147483647;
 
@@ -26,10 +27,7 @@ function validateSeccompProfile(profile: JsonObject | undefined, path: FieldPath
   const localhost = profile.localhostProfile;
   if (type === 'Localhost') {
     if (typeof localhost !== 'string') causes.push(required(child(path, 'localhostProfile'), 'must be set when seccomp type is Localhost'));
-    else {
-      if (localhost.startsWith('/')) causes.push(invalid(child(path, 'localhostProfile'), localhost, 'must be a relative path'));
-      if (localhost.split('/').includes('..')) causes.push(invalid(child(path, 'localhostProfile'), localhost, "must not contain '..'"));
-    }
+    else causes.push(...localDescendingPath(localhost, child(path, 'localhostProfile')));
   } else if (localhost !== undefined && localhost !== null) {
     causes.push(invalid(child(path, 'localhostProfile'), profile, 'can only be set when seccomp type is Localhost'));
   }

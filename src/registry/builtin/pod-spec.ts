@@ -9,7 +9,7 @@ import { validateAnnotations, validateLabels } from '../validation/object-meta.t
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { arrayAt, defaultEmptyObject, ensureObject, numberAt, objectAt, objectsAt, setDefault, stringAt } from './object.ts';
 import { addQuantity, compareQuantity, isNegative, isPositive, parseQuantity } from '../../api/quantity.ts';
-import { parseIP } from './ip.ts';
+import { invalidIPMessage, parseIP } from './ip.ts';
 import { validateContainerProbes } from './pod-probes.ts';
 import { validateAffinity, validateTopologySpreadConstraints } from './pod-scheduling.ts';
 import { validateContainerSecurityContext, validatePodSecurityContext } from './pod-security.ts';
@@ -483,7 +483,7 @@ function validateDNSConfig(s: JsonObject, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
   if (nameservers.length > 3) causes.push(invalid(child(path, 'nameservers'), nameservers, 'must not have more than 3 nameservers'));
   nameservers.forEach((ns, i) => {
-    if (parseIP(String(ns)) === undefined) causes.push(invalid(index(child(path, 'nameservers'), i), String(ns), 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+    if (parseIP(String(ns)) === undefined) causes.push(invalid(index(child(path, 'nameservers'), i), String(ns), invalidIPMessage));
   });
   arrayAt(config, 'options').forEach((option, i) => {
     if (stringAt(isObject(option) ? option : {}, 'name') === '') causes.push(required(index(child(path, 'options'), i), 'must not be empty'));
@@ -498,7 +498,7 @@ function validatePodExtras(s: JsonObject, path: FieldPath): StatusCause[] {
     const alias = isObject(raw) ? raw : {};
     const p = index(child(path, 'hostAliases'), i);
     const ip = stringAt(alias, 'ip');
-    if (parseIP(ip) === undefined) causes.push(invalid(child(p, 'ip'), ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+    if (parseIP(ip) === undefined) causes.push(invalid(child(p, 'ip'), ip, invalidIPMessage));
     arrayAt(alias, 'hostnames').forEach((hostname, j) => {
       for (const msg of isDNS1123Subdomain(String(hostname))) causes.push(invalid(index(child(p, 'hostnames'), j), String(hostname), msg));
     });

@@ -10,12 +10,19 @@ import { itemsAt, numberAt, objectAt, stringAt } from './object.ts';
 
 const fileModeError = 'must be a number between 0 and 0777 (octal), both inclusive';
 
-/** validateLocalDescendingPath and ValidateLocalNonReservedPath: relative, no "..". */
-function localNonReservedPath(target: string, path: FieldPath): StatusCause[] {
+/** Upstream's validateLocalDescendingPath: relative, without a ".." element. */
+export function localDescendingPath(target: string, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
   if (target.startsWith('/')) causes.push(invalid(path, target, 'must be a relative path'));
   if (target.split('/').includes('..')) causes.push(invalid(path, target, "must not contain '..'"));
-  else if (target.startsWith('..')) causes.push(invalid(path, target, "must not start with '..'"));
+  return causes;
+}
+
+/** ValidateLocalNonReservedPath: a local descending path that does not start with "..". */
+function localNonReservedPath(target: string, path: FieldPath): StatusCause[] {
+  const causes = localDescendingPath(target, path);
+  // Not reported again when the ".." element was.
+  if (target.startsWith('..') && !target.startsWith('../')) causes.push(invalid(path, target, "must not start with '..'"));
   return causes;
 }
 

@@ -9,7 +9,7 @@ import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortName, i
 import { validateKubeFinalizerNames, validateLabels } from '../validation/object-meta.ts';
 import { keepOldSpec, keepOldStatus } from './common.ts';
 import type { IPFamily } from './ip.ts';
-import { ipFamilyOf, parseIP } from './ip.ts';
+import { invalidIPMessage, ipFamilyOf, parseIP } from './ip.ts';
 import { clone, isObject, type JsonObject } from '../../api/json.ts';
 import { arrayAt, ensureObject, numberAt, objectAt, semanticEqual, stringAt } from './object.ts';
 import { validateProtocol } from './pod-spec.ts';
@@ -186,7 +186,6 @@ function defaultIPFamilies(spec: JsonObject, clusterFamilies: IPFamily[]): void 
 const serviceTypes = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
 const ipFamilyPolicies = ['SingleStack', 'PreferDualStack', 'RequireDualStack'];
 const kubeletPort = 10250;
-const ipMessage = 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)';
 
 function goIntOrString(v: unknown): GoValue {
   return new GoValue(typeof v === 'number' ? `intstr.IntOrString{Type:0, IntVal:${v}, StrVal:""}` : `intstr.IntOrString{Type:1, IntVal:0, StrVal:${goQuote(String(v ?? ''))}}`);
@@ -248,7 +247,7 @@ function validateClusterIPFields(spec: JsonObject, clusterFamilies: IPFamily[]):
     }
     if (parseIP(ip) === undefined) {
       badIPs = true;
-      causes.push(invalid(`spec.clusterIPs[${i}]`, ip, ipMessage));
+      causes.push(invalid(`spec.clusterIPs[${i}]`, ip, invalidIPMessage));
     }
   });
   if (clusterIPs.length > 2) causes.push(invalid('spec.clusterIPs', clusterIPs, 'may only hold up to 2 values'));
@@ -320,7 +319,7 @@ function validateService(svc: KubeObject, clusterFamilies: IPFamily[]): StatusCa
   causes.push(...validateClusterIPFields(spec, clusterFamilies));
 
   arrayAt(spec, 'externalIPs').forEach((ip, i) => {
-    if (typeof ip !== 'string' || parseIP(ip) === undefined) causes.push(invalid(index('spec.externalIPs', i), ip, ipMessage));
+    if (typeof ip !== 'string' || parseIP(ip) === undefined) causes.push(invalid(index('spec.externalIPs', i), ip, invalidIPMessage));
   });
 
   if (!spec.type) causes.push(required('spec.type'));
