@@ -11,5 +11,6 @@ export type { Conflict } from './conflicts.ts';
 export { applyConflictError } from './conflicts.ts';
 export type { ManagedFieldsScope } from './field-manager.ts';
 export { apply, updateManagedFields } from './field-manager.ts';
+export { managedFieldsProblem } from './managed-fields.ts';
 export { lastAppliedAnnotation } from './last-applied.ts';
 export { managerFromUserAgent, managerOrUserAgent } from './user-agent.ts';

@@ -110,6 +110,16 @@ export function decodeManagedFields(entries: unknown, opts: { validate?: boolean
   return managed;
 }
 
+/** Why upstream's ValidateManagedFields refuses `entries` (the first entry that does not decode), or undefined. */
+export function managedFieldsProblem(entries: unknown): string | undefined {
+  try {
+    decodeManagedFields(entries, { validate: true });
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
 /** Writes managedFields (upstream encodeManagedFields): undefined when nobody owns anything. */
 export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | undefined {
   if (managed.fields.size === 0) return undefined;

@@ -1,6 +1,8 @@
 // The Store's side of managed fields: a type's topology, and apply and update recorded.
-import { apiVersionOf, type KubeObject } from '../api/index.ts';
-import { apply, applyConflictError, compileTopology, fieldSetOf, merge, updateManagedFields, type FieldSet, type ManagedFieldsScope, type Topology } from '../apply/index.ts';
+import { apiVersionOf, type KubeObject, type ManagedFieldsEntry } from '../api/index.ts';
+import { addWarning } from '../api/request-context.ts';
+import { deepEqual } from '../api/json.ts';
+import { apply, applyConflictError, compileTopology, fieldSetOf, managedFieldsProblem, merge, updateManagedFields, type FieldSet, type ManagedFieldsScope, type Topology } from '../apply/index.ts';
 
 /** Endpoints name a write's manager with this (fieldManager, else the User-Agent). */
 export { managerOrUserAgent } from '../apply/index.ts';
@@ -48,6 +50,21 @@ export class FieldManager {
     const managedFields = updateManagedFields(this.scope(subresource), live, obj, manager);
     if (managedFields === undefined) delete obj.metadata.managedFields;
     else obj.metadata.managedFields = managedFields;
+  }
+
+  /**
+   * After mutating admission, which runs on the managed fields this write recorded: when a
+   * plugin left them changed and unreadable, they are put back as they were before it, with
+   * a warning (upstream's managed fields validating admission controller).
+   */
+  keepReadableAfterAdmission(obj: KubeObject, before: ManagedFieldsEntry[] | undefined): void {
+    const after = obj.metadata.managedFields;
+    if (after === before || deepEqual(after, before)) return;
+    const problem = managedFieldsProblem(after);
+    if (problem === undefined) return;
+    if (before === undefined) delete obj.metadata.managedFields;
+    else obj.metadata.managedFields = before;
+    addWarning(`.metadata.managedFields was in an invalid state after admission; this could be caused by an outdated mutating admission controller; please fix your requests: ${problem}`);
   }
 
   /**

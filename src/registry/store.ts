@@ -253,15 +253,17 @@ export class Store {
     const meta = obj.metadata;
     const generated = this.prepareCreate(obj);
 
+    // The writer's fields are recorded before mutating admission, as upstream's handlers do:
+    // what a plugin adds (a service account's token volume, a webhook's sidecar) is no one's.
+    if (opts.fieldManager !== undefined && !opts.managedFieldsSet) this.fieldManager.recordUpdate(undefined, obj, opts.fieldManager);
     const attrs = this.attributes('CREATE', namespace, obj, undefined, opts);
-    await this.admission.admit(attrs);
+    await this.admit(attrs, obj);
     // Upstream decodes and prepares a new object after mutating admission: unknown fields a
     // webhook added are dropped, defaults fill in the rest.
     if (attrs.mutated) {
       this.decodeFields(obj, {}, (probe) => this.createCauses(probe));
       this.type.strategy.prepareForCreate?.(obj);
     }
-    if (opts.fieldManager !== undefined && !opts.managedFieldsSet) this.fieldManager.recordUpdate(undefined, obj, opts.fieldManager);
     this.validateCreate(obj);
     if (opts.authorizeCreate !== undefined) await opts.authorizeCreate();
     await this.admission.validate(attrs);
@@ -408,9 +410,9 @@ export class Store {
       try {
         obj = this.desiredUpdate(base, mutate, opts, mutateArgument);
         rules.prepare(obj, current);
+        if (opts.fieldManager !== undefined && !opts.managedFieldsSet) this.fieldManager.recordUpdate(current, obj, opts.fieldManager, subresource);
         const attrs = this.updateAttributes(namespace, obj, current, opts, subresource, admissionView);
         await this.admitUpdate(attrs, obj, current, rules, admissionView);
-        if (opts.fieldManager !== undefined && !opts.managedFieldsSet) this.fieldManager.recordUpdate(current, obj, opts.fieldManager, subresource);
         rules.validate(obj, current);
         if (admissionView !== undefined) attrs.object = admissionView.toView(obj);
         await this.admission.validate(attrs);
@@ -530,9 +532,16 @@ export class Store {
     return attrs;
   }
 
+  /** Mutating admission of `obj`, its managed fields kept readable. */
+  private async admit(attrs: AdmissionAttributes, obj: KubeObject): Promise<void> {
+    const managedFields = obj.metadata.managedFields;
+    await this.admission.admit(attrs);
+    this.fieldManager.keepReadableAfterAdmission(obj, managedFields);
+  }
+
   /** Mutating admission; what a webhook changed is decoded and prepared (defaulted, kept to the subresource's fields) again, as on create. */
   private async admitUpdate(attrs: AdmissionAttributes, obj: KubeObject, current: KubeObject, rules: UpdateRules, admissionView: AdmissionView | undefined): Promise<void> {
-    await this.admission.admit(attrs);
+    await this.admit(attrs, obj);
     if (admissionView !== undefined) admissionView.fromView(attrs.object!, obj);
     if (attrs.mutated) {
       this.decodeFields(obj, {}, (probe) => this.updateCauses(probe, current));

@@ -168,11 +168,19 @@ describe('the ServiceAccount admission plugin', () => {
   test('pods get the projected token volume in every container, unless automount is off', async () => {
     const ns = await server.newNamespace('sa-volume');
     const create = async (name: string, spec: object) => {
-      const res = await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: { metadata: { name }, spec: { containers: [{ name: 'c', image: 'x' }], ...spec } } });
+      const res = await server.request('POST', `/api/v1/namespaces/${ns}/pods?fieldManager=kubectl-create`, { body: { metadata: { name }, spec: { containers: [{ name: 'c', image: 'x' }], ...spec } } });
       assert.equal(res.status, 201, res.text);
+      managedFields = res.json.metadata.managedFields;
       return res.json.spec;
     };
+    let managedFields: any;
     const spec = await create('mounted', { initContainers: [{ name: 'i', image: 'x' }] });
+    // What admission adds is no one's: upstream records the writer's fields before it.
+    const owned = managedFields[0].fieldsV1['f:spec'];
+    assert.equal(owned['f:volumes'], undefined);
+    assert.equal(owned['f:serviceAccountName'], undefined);
+    assert.equal(owned['f:containers']['k:{"name":"c"}']['f:volumeMounts'], undefined);
+    assert.deepEqual(owned['f:containers']['k:{"name":"c"}']['f:image'], {}, 'the writer\'s own fields are');
     const volume = spec.volumes.find((v: any) => v.name.startsWith('kube-api-access-'));
     assert.match(volume.name, /^kube-api-access-[a-z0-9]{5}$/);
     assert.deepEqual(volume.projected, {

@@ -430,6 +430,59 @@ describe('mutating webhooks', () => {
     }
   });
 
+  test('the writer\'s managed fields are recorded before mutating admission: the webhook sees them, and what it adds is no one\'s', async () => {
+    const ns = await namespace();
+    hooks.handle('/sidecar', (review) => patch([
+      { op: 'add', path: '/metadata/annotations', value: { 'seen-managers': review.request.object.metadata.managedFields.map((e: any) => e.manager).join(',') } },
+      ...(review.request.operation === 'CREATE' ? [{ op: 'add', path: '/spec/containers/-', value: { name: 'sidecar', image: 'busybox' } }] : []),
+    ]));
+    const rules = [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }];
+    const remove = await configure('mutating', [webhook('sidecar.example.com', ns, { path: '/sidecar', rules })]);
+    try {
+      const created = await server.request('POST', `/api/v1/namespaces/${ns}/pods?fieldManager=writer`, { body: pod('p') });
+      assert.equal(created.status, 201, created.text);
+      assert.equal(created.json.metadata.annotations['seen-managers'], 'writer');
+      assert.deepEqual(created.json.spec.containers.map((c: any) => c.name), ['c', 'sidecar']);
+      const [entry] = created.json.metadata.managedFields;
+      assert.equal(entry.manager, 'writer');
+      assert.deepEqual(Object.keys(entry.fieldsV1['f:spec']['f:containers']), ['k:{"name":"c"}', '.'], 'the sidecar is not the writer\'s');
+      assert.equal(entry.fieldsV1['f:metadata'], undefined, 'nor the annotation');
+      const patched = await server.request('PATCH', `/api/v1/namespaces/${ns}/pods/p?fieldManager=labeler`, {
+        raw: '{"metadata":{"labels":{"team":"a"}}}', headers: { 'content-type': 'application/merge-patch+json' },
+      });
+      assert.equal(patched.status, 200, patched.text);
+      assert.deepEqual(patched.json.metadata.annotations['seen-managers'].split(',').sort(), ['labeler', 'writer'], 'the webhook saw the patcher\'s entry');
+      const labeler = patched.json.metadata.managedFields.find((e: any) => e.manager === 'labeler');
+      assert.deepEqual(labeler.fieldsV1, { 'f:metadata': { 'f:labels': { '.': {}, 'f:team': {} } } }, 'the annotation the webhook changed is not the patcher\'s');
+    } finally {
+      await remove();
+    }
+  });
+
+  test('managed fields a webhook leaves unreadable are put back as the write recorded them, with upstream\'s warning; readable ones stay', async () => {
+    const ns = await namespace();
+    hooks.handle('/break-managed', () => patch([{ op: 'replace', path: '/metadata/managedFields/0/operation', value: 'Bogus' }]));
+    hooks.handle('/rename-manager', () => patch([{ op: 'replace', path: '/metadata/managedFields/0/manager', value: 'renamed' }]));
+    const onConfigMaps = (path: string) => ({ path, rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] });
+    const remove = await configure('mutating', [
+      webhook('break-managed.example.com', ns, { ...onConfigMaps('/break-managed'), objectSelector: { matchLabels: { hook: 'break' } } }),
+      webhook('rename-manager.example.com', ns, { ...onConfigMaps('/rename-manager'), objectSelector: { matchLabels: { hook: 'rename' } } }),
+    ]);
+    try {
+      const broken = await server.request('POST', `/api/v1/namespaces/${ns}/configmaps?fieldManager=writer`, { body: { metadata: { name: 'broken', labels: { hook: 'break' } }, data: { a: '1' } } });
+      assert.equal(broken.status, 201, broken.text);
+      assert.deepEqual(broken.json.metadata.managedFields.map((e: any) => [e.manager, e.operation]), [['writer', 'Update']]);
+      const warnings = ([] as string[]).concat(broken.headers.warning ?? []).join(', ');
+      assert.match(warnings, /299 - "\.metadata\.managedFields was in an invalid state after admission; this could be caused by an outdated mutating admission controller; please fix your requests: operation must be `Apply` or `Update`"/);
+      const renamed = await server.request('POST', `/api/v1/namespaces/${ns}/configmaps?fieldManager=writer`, { body: { metadata: { name: 'renamed', labels: { hook: 'rename' } }, data: { a: '1' } } });
+      assert.equal(renamed.status, 201, renamed.text);
+      assert.deepEqual(renamed.json.metadata.managedFields.map((e: any) => e.manager), ['renamed']);
+      assert.equal(renamed.headers.warning, undefined);
+    } finally {
+      await remove();
+    }
+  });
+
   test('a patch that cannot be applied is 500; a patch on DELETE is refused', async () => {
     const ns = await namespace();
     hooks.handle('/broken-patch', () => patch([{ op: 'replace', path: '/spec/nothing/here', value: 1 }]));
