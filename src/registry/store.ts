@@ -267,7 +267,7 @@ export class Store {
     this.validateCreate(obj);
     if (opts.authorizeCreate !== undefined) await opts.authorizeCreate();
     await this.admission.validate(attrs);
-    this.addGoZeroValues(obj);
+    this.completeGoValue(obj);
     if (opts.dryRun) {
       // A dry run fails as the real create would on a taken name (upstream's DryRunnableStorage.Create);
       // a resourceVersion set in the body is no error there, as upstream.
@@ -416,7 +416,7 @@ export class Store {
         rules.validate(obj, current);
         if (admissionView !== undefined) attrs.object = admissionView.toView(obj);
         await this.admission.validate(attrs);
-        this.addGoZeroValues(obj);
+        this.completeGoValue(obj);
       } catch (err) {
         // Refused on a copy the storage has moved past (a uid, an immutable field, an
         // apply's conflict): decided again on the stored object, as upstream's etcd store does.
@@ -923,22 +923,28 @@ export class Store {
     // Custom resources decode into plain data: their schema is checked with the rest of validation only.
     if (this.type.schemaValidation !== undefined) return;
     const typeCauses = validate(this.definitions, this.schema, obj, this.validation).filter((c) => c.reason === 'FieldValueTypeInvalid');
-    if (typeCauses.length === 0) return;
-    let own: StatusCause[] = [];
-    try {
-      own = ownCauses(clone(obj));
-    } catch {
-      // Hand-written validation may not cope with ill-typed data; the type errors say enough.
+    if (typeCauses.length > 0) {
+      let own: StatusCause[] = [];
+      try {
+        own = ownCauses(clone(obj));
+      } catch {
+        // Hand-written validation may not cope with ill-typed data; the type errors say enough.
+      }
+      this.throwIfInvalid(obj, mergeCauses(own, typeCauses));
     }
-    this.throwIfInvalid(obj, mergeCauses(own, typeCauses));
+    // Decoded into its Go type, a built-in object holds every value field, at its zero value
+    // where the client left it out (`status: {}`, `lastProbeTime: null`): the field manager,
+    // admission and the type's validation see them, as upstream's do. The schema's `required`
+    // does not (go-zero.ts).
+    this.completeGoValue(obj);
   }
 
   /**
-   * A built-in object as kube-apiserver stores it after decoding it into its Go type: the
-   * value fields it did not hold at their zero value (`status: {}`, `lastProbeTime: null`).
-   * After validation, which judges the object as the client sent it.
+   * A built-in object's value fields it does not hold, at their zero values: after decoding,
+   * and again before it is stored, for what a strategy took away (upstream's PrepareForCreate
+   * resets an Ingress's status to the Go zero, which still writes `status.loadBalancer: {}`).
    */
-  private addGoZeroValues(obj: KubeObject): void {
+  private completeGoValue(obj: KubeObject): void {
     if (this.type.customResource !== true) addGoZeroValues(this.definitions, this.schema, obj);
   }
 

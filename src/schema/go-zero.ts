@@ -42,6 +42,16 @@ function planOf(node: SchemaNode): Plan | null {
 }
 
 /**
+ * What was added where, by the object holding it: the schema's validation does not see
+ * these (schema/validate.ts), so that its `required`, which for a built-in type names every
+ * field without omitempty, still says `Required value` for what the client left out where
+ * the type's own validation says nothing of it.
+ */
+const addedIn = new WeakMap<object, Map<string, unknown>>();
+/** The objects given to addGoZeroValues that something was added to (one lookup per validation). */
+const completed = new WeakSet<object>();
+
+/**
  * Writes into `value` (in place) the zero value of every Go value field it does not hold,
  * for a built-in type's schema, as Go's JSON encoding writes them: value scalars without
  * omitempty ("", 0, false), value structs (`{}`, themselves completed), and types with a
@@ -49,24 +59,48 @@ function planOf(node: SchemaNode): Plan | null {
  */
 export function addGoZeroValues(defs: Definitions, schema: Schema, value: unknown): void {
   const plan = planOf(compileSchema(defs, schema));
-  if (plan !== null) addAt(plan, value);
+  if (plan !== null && addAt(plan, value)) completed.add(value as object);
 }
 
-function addAt(plan: Plan, value: unknown): void {
-  if (typeof value !== 'object' || value === null) return;
+/**
+ * What addGoZeroValues added to `obj` (one object of a value with `hasAddedZeros`), by
+ * key: a key holds what was added while it holds the same value (nothing replaced it).
+ */
+export function addedZerosIn(obj: object): ReadonlyMap<string, unknown> | undefined {
+  return addedIn.get(obj);
+}
+
+/** Whether addGoZeroValues added anything to `value`. */
+export function hasAddedZeros(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && completed.has(value);
+}
+
+function addAt(plan: Plan, value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  let any = false;
   if (Array.isArray(value)) {
-    if (plan.items !== undefined) for (const item of value) addAt(plan.items, item);
-    return;
+    if (plan.items !== undefined) for (const item of value) any = addAt(plan.items, item) || any;
+    return any;
   }
   const obj = value as Record<string, unknown>;
+  let added: Map<string, unknown> | undefined;
   for (const [key, zero] of plan.written) {
-    if (!Object.hasOwn(obj, key)) obj[key] = typeof zero === 'object' && zero !== null ? {} : zero;
+    if (Object.hasOwn(obj, key)) continue;
+    const item = typeof zero === 'object' && zero !== null ? {} : zero;
+    obj[key] = item;
+    added ??= addedIn.get(obj) ?? new Map();
+    added.set(key, item);
+  }
+  if (added !== undefined) {
+    addedIn.set(obj, added);
+    any = true;
   }
   const { properties, additional } = plan;
   for (const key in obj) {
     const item = obj[key];
     if (typeof item !== 'object' || item === null) continue;
     const child = properties.get(key) ?? additional;
-    if (child !== undefined) addAt(child, item);
+    if (child !== undefined) any = addAt(child, item) || any;
   }
+  return any;
 }

@@ -12,6 +12,7 @@ import { deepEqual, isObject } from '../api/json.ts';
 import type { StatusCause } from '../api/types.ts';
 import { compileSchema, type SchemaNode } from './compiled.ts';
 import { checkStringFormat } from './formats.ts';
+import { addedZerosIn, hasAddedZeros } from './go-zero.ts';
 import type { Definitions, Schema } from './types.ts';
 
 export interface ValidateOptions {
@@ -51,7 +52,7 @@ type JsonType = 'string' | 'boolean' | 'integer' | 'number' | 'array' | 'object'
  * (custom resources), else it counts as absent.
  */
 export function validate(defs: Definitions, schema: Schema, value: unknown, opts: ValidateOptions = {}): StatusCause[] {
-  const ctx: Context = { opts, skipRootMetadata: opts.isResourceRoot ?? false, segments: [], out: [] };
+  const ctx: Context = { opts, skipRootMetadata: opts.isResourceRoot ?? false, skipAddedZeros: hasAddedZeros(value), segments: [], out: [] };
   validateValue(ctx, compileSchema(defs, schema), value);
   return ctx.out;
 }
@@ -60,6 +61,8 @@ interface Context {
   opts: ValidateOptions;
   /** The root is a resource: its metadata is validated elsewhere. */
   skipRootMetadata: boolean;
+  /** Go's zero values were added to the value: they count as absent (go-zero.ts). */
+  skipAddedZeros: boolean;
   /** Where the walk is: property names and item indices, made a path only for an error. */
   segments: (string | number)[];
   /** Where causes go (composition collects each branch's apart). */
@@ -349,10 +352,12 @@ function validateObject(ctx: Context, node: SchemaNode, value: Record<string, un
   const atRoot = ctx.skipRootMetadata && segments.length === 0;
   const hasProperties = s.properties !== undefined;
   const additional = node.additional;
+  const added = ctx.skipAddedZeros ? addedZerosIn(value) : undefined;
   if (hasProperties || additional !== undefined) {
     for (const key in value) {
       if (atRoot && key === 'metadata') continue;
       const item = value[key];
+      if (added !== undefined && added.has(key) && added.get(key) === item) continue;
       const property = hasProperties ? node.property(key) : undefined;
       if (property !== undefined) {
         // Decoding dropped the nulls nothing allows; one left (server-side apply of a custom
@@ -373,7 +378,8 @@ function validateObject(ctx: Context, node: SchemaNode, value: Record<string, un
       const item = value[key];
       // A key that is there, null or not, is there (kube-openapi's required check); for a
       // built-in type a null is its zero value, so not there.
-      if (item === undefined || (item === null && ctx.opts.nullsAreValues !== true && node.property(key)?.nullable !== true)) {
+      if (item === undefined || (item === null && ctx.opts.nullsAreValues !== true && node.property(key)?.nullable !== true)
+        || (added !== undefined && added.has(key) && added.get(key) === item)) {
         ctx.out.push(required(pathOf(segments, key)));
       }
     }

@@ -154,6 +154,27 @@ test('what Go writes though the client left it out is stored and answered, dry r
   await server.request('DELETE', `/api/v1/nodes/${nodeName}`);
 });
 
+test('the writer owns the zero values Go gives what it left out; a required field left out is still refused', async () => {
+  const ns = await server.newNamespace('go-zero-owned');
+  const cronJob = { metadata: { name: 'c' }, spec: { schedule: '* * * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'c', image: 'busybox' }] } } } } } };
+  const created = await server.request('POST', `/apis/batch/v1/namespaces/${ns}/cronjobs?fieldManager=creator`, { body: cronJob });
+  assert.equal(created.status, 201, created.text);
+  const [cronJobEntry] = created.json.metadata.managedFields;
+  assert.deepEqual(cronJobEntry.fieldsV1['f:spec']['f:jobTemplate']['f:metadata'], {}, 'the empty value struct is a field of the creator\'s');
+  // An Event's scalars without omitempty and value Times, as upstream's field manager sees its Go object.
+  const event = await server.request('POST', `/api/v1/namespaces/${ns}/events?fieldManager=creator`, {
+    body: { metadata: { name: 'e' }, involvedObject: { kind: 'Pod', name: 'p', namespace: ns }, reason: 'Started', type: 'Normal' },
+  });
+  assert.equal(event.status, 201, event.text);
+  assert.deepEqual(Object.keys(event.json.metadata.managedFields[0].fieldsV1).sort(), [
+    'f:eventTime', 'f:firstTimestamp', 'f:involvedObject', 'f:lastTimestamp', 'f:reason', 'f:reportingComponent', 'f:reportingInstance', 'f:source', 'f:type',
+  ]);
+  // The schema's `required` (every Go field without omitempty) still sees what the client left out.
+  const flowSchema = await server.request('POST', '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas?dryRun=All', { body: { metadata: { name: 'f' }, spec: { priorityLevelConfiguration: {} } } });
+  assert.equal(flowSchema.status, 422, flowSchema.text);
+  assert.deepEqual(flowSchema.json.details.causes, [{ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.priorityLevelConfiguration.name' }]);
+});
+
 test('a stale resourceVersion in a strategic merge patch is 409', async () => {
   assert.equal((await server.request('POST', '/apis/apps/v1/namespaces/default/deployments', { body: deployment('stale') })).status, 201);
   const res = await patch('/apis/apps/v1/namespaces/default/deployments/stale', 'application/strategic-merge-patch+json', { metadata: { resourceVersion: '1' }, spec: { replicas: 3 } });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { builtinDefinitions, schemaRef } from '../../src/schema/builtin/index.ts';
-import { addGoZeroValues } from '../../src/schema/go-zero.ts';
+import { addGoZeroValues, addedZerosIn, hasAddedZeros } from '../../src/schema/go-zero.ts';
+import { builtinValidation, validate } from '../../src/schema/validate.ts';
 import type { Schema } from '../../src/schema/types.ts';
 
 const definition = (name: string): Schema => ({ $ref: schemaRef(`io.k8s.api.${name}`) });
@@ -86,5 +87,23 @@ describe('Go zero values of a built-in object', () => {
     assert.deepEqual(a.status, { loadBalancer: {} });
     assert.notEqual(a.status, b.status);
     assert.notEqual((a.status as { loadBalancer: object }).loadBalancer, (b.status as { loadBalancer: object }).loadBalancer);
+  });
+
+  test('what was added is known, and the schema\'s validation does not see it: its `required` still names what was left out', () => {
+    const csiNode = { metadata: { name: 'n' }, spec: { drivers: [{ nodeID: 'x' }, { name: 'b', nodeID: 'y' }] } };
+    assert.deepEqual(validate(builtinDefinitions, definition('storage.v1.CSINode'), csiNode, builtinValidation).map((c) => c.field), ['spec.drivers[0].name']);
+    assert.equal(hasAddedZeros(csiNode), false);
+    completed('storage.v1.CSINode', csiNode);
+    assert.equal(hasAddedZeros(csiNode), true);
+    assert.equal(csiNode.spec.drivers[0]!.name, '', 'the Go zero is there for the field manager and the type\'s own validation');
+    assert.deepEqual([...addedZerosIn(csiNode.spec.drivers[0]!)!], [['name', '']]);
+    assert.equal(addedZerosIn(csiNode.spec.drivers[1]!), undefined);
+    assert.deepEqual(validate(builtinDefinitions, definition('storage.v1.CSINode'), csiNode, builtinValidation).map((c) => c.field), ['spec.drivers[0].name']);
+    // A value written over the zero since (a webhook's) is the object's own.
+    csiNode.spec.drivers[0]!.name = 'a';
+    assert.deepEqual(validate(builtinDefinitions, definition('storage.v1.CSINode'), csiNode, builtinValidation), []);
+    // Nothing to add: nothing known.
+    const complete = completed('storage.v1.CSINode', { metadata: { name: 'm' }, spec: { drivers: [] } });
+    assert.equal(hasAddedZeros(complete), false);
   });
 });
