@@ -17,14 +17,14 @@ import { cpuBreakdown, type CpuProfile } from './profile-categories.ts';
 type Kind = 'create' | 'update' | 'get' | 'apply' | 'patch' | 'delete';
 const kinds: readonly Kind[] = ['create', 'update', 'get', 'apply', 'patch', 'delete'];
 const concurrency = 32;
-const namespace = 'profile';
+export const namespace = 'profile';
 
-interface Client {
+export interface Client {
   request(method: string, path: string, body?: string, contentType?: string): Promise<{ status: number; body: string }>;
   close(): void;
 }
 
-function http2Client(url: string, dataDir: string): Client {
+export function http2Client(url: string, dataDir: string): Client {
   const token = readFileSync(`${dataDir}/tokens.csv`, 'utf8').split(',')[0]!;
   const session = http2.connect(url, { ca: readFileSync(`${dataDir}/pki/ca.crt`) });
   return {
@@ -46,7 +46,7 @@ function http2Client(url: string, dataDir: string): Client {
 }
 
 /** `count` requests with `concurrency` in flight; throws on an answer other than `ok`. */
-async function run(count: number, ok: number[], send: (i: number) => Promise<{ status: number; body: string }>): Promise<void> {
+export async function run(count: number, ok: number[], send: (i: number) => Promise<{ status: number; body: string }>): Promise<void> {
   let next = 0;
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next < count) {
@@ -56,9 +56,9 @@ async function run(count: number, ok: number[], send: (i: number) => Promise<{ s
   }));
 }
 
-const configMapsPath = `/api/v1/namespaces/${namespace}/configmaps`;
+export const configMapsPath = `/api/v1/namespaces/${namespace}/configmaps`;
 
-function configMap(i: number): string {
+export function configMap(i: number): string {
   return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, labels: { app: 'profile' } }, data: { key: `value-${i}`, other: 'x'.repeat(600) } });
 }
 
@@ -78,7 +78,7 @@ function deployment(d: number, m: number): string {
   });
 }
 
-function applyOne(client: Client, i: number): Promise<{ status: number; body: string }> {
+export function applyOne(client: Client, i: number): Promise<{ status: number; body: string }> {
   const d = i % 100;
   const m = Math.floor(i / 100) % 3;
   return client.request('PATCH', `/apis/apps/v1/namespaces/${namespace}/deployments/dep-${d}?fieldManager=bench-m${m}&force=true`, deployment(d, m), 'application/apply-patch+yaml');

@@ -102,17 +102,19 @@ function pruneValue(ctx: Context, node: SchemaNode | undefined, value: unknown, 
   const additional = node.additional;
   const omitted = goEncodingOf(node.schema);
   for (const key in obj) {
+    // One read of the member, first: a second read site taken only for metadata never got
+    // type feedback, and optimized code deoptimized on it at every resource, for ever.
+    const item = obj[key];
     if (embedded) {
       if (key === 'apiVersion' || key === 'kind') continue;
       if (key === 'metadata') {
         segments.push(key);
-        pruneObjectMeta(ctx, obj[key], resourceRoot);
+        pruneObjectMeta(ctx, item, resourceRoot);
         segments.pop();
         continue;
       }
     }
     const property = hasProperties ? node.property(key) : undefined;
-    const item = obj[key];
     if (property !== undefined) {
       if (item === null) {
         if (ctx.dropNulls && !property.nullable && property.defaultValue === undefined) delete obj[key];
