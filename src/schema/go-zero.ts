@@ -62,12 +62,24 @@ export function addGoZeroValues(defs: Definitions, schema: Schema, value: unknow
   if (plan !== null && addAt(plan, value)) completed.add(value as object);
 }
 
-/**
- * What addGoZeroValues added to `obj` (one object of a value with `hasAddedZeros`), by
- * key: a key holds what was added while it holds the same value (nothing replaced it).
- */
+/** What addGoZeroValues added to `obj` (one object of a value with `hasAddedZeros`), by key. */
 export function addedZerosIn(obj: object): ReadonlyMap<string, unknown> | undefined {
   return addedIn.get(obj);
+}
+
+/**
+ * Whether `item`, at `key` of an object to which `added` was added, is still only what was
+ * added: the same value, and for a struct nothing in it but added zeros (a strategy's
+ * defaulting may have filled the struct in since; a webhook replaces values).
+ */
+export function isStillAddedZero(added: ReadonlyMap<string, unknown>, key: string, item: unknown): boolean {
+  if (added.get(key) !== item || !added.has(key)) return false;
+  if (typeof item !== 'object' || item === null) return true;
+  const inside = addedIn.get(item);
+  for (const member in item) {
+    if (inside === undefined || !isStillAddedZero(inside, member, (item as Record<string, unknown>)[member])) return false;
+  }
+  return true;
 }
 
 /** Whether addGoZeroValues added anything to `value`. */

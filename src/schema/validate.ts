@@ -12,7 +12,7 @@ import { deepEqual, isObject } from '../api/json.ts';
 import type { StatusCause } from '../api/types.ts';
 import { compileSchema, type SchemaNode } from './compiled.ts';
 import { checkStringFormat } from './formats.ts';
-import { addedZerosIn, hasAddedZeros } from './go-zero.ts';
+import { addedZerosIn, hasAddedZeros, isStillAddedZero } from './go-zero.ts';
 import type { Definitions, Schema } from './types.ts';
 
 export interface ValidateOptions {
@@ -357,7 +357,7 @@ function validateObject(ctx: Context, node: SchemaNode, value: Record<string, un
     for (const key in value) {
       if (atRoot && key === 'metadata') continue;
       const item = value[key];
-      if (added !== undefined && added.has(key) && added.get(key) === item) continue;
+      if (added !== undefined && isStillAddedZero(added, key, item)) continue;
       const property = hasProperties ? node.property(key) : undefined;
       if (property !== undefined) {
         // Decoding dropped the nulls nothing allows; one left (server-side apply of a custom
@@ -379,7 +379,7 @@ function validateObject(ctx: Context, node: SchemaNode, value: Record<string, un
       // A key that is there, null or not, is there (kube-openapi's required check); for a
       // built-in type a null is its zero value, so not there.
       if (item === undefined || (item === null && ctx.opts.nullsAreValues !== true && node.property(key)?.nullable !== true)
-        || (added !== undefined && added.has(key) && added.get(key) === item)) {
+        || (added !== undefined && isStillAddedZero(added, key, item))) {
         ctx.out.push(required(pathOf(segments, key)));
       }
     }

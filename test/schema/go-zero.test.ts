@@ -102,6 +102,11 @@ describe('Go zero values of a built-in object', () => {
     // A value written over the zero since (a webhook's) is the object's own.
     csiNode.spec.drivers[0]!.name = 'a';
     assert.deepEqual(validate(builtinDefinitions, definition('storage.v1.CSINode'), csiNode, builtinValidation), []);
+    // A struct that was added is seen once something not added is in it (a strategy's defaulting filling it in).
+    const node = completed('core.v1.Node', { metadata: { name: 'n' } }) as { status: { daemonEndpoints: { kubeletEndpoint: { Port: unknown } } } };
+    assert.deepEqual(validate(builtinDefinitions, definition('core.v1.Node'), node, builtinValidation), []);
+    node.status.daemonEndpoints.kubeletEndpoint.Port = 'x';
+    assert.deepEqual(validate(builtinDefinitions, definition('core.v1.Node'), node, builtinValidation).map((c) => c.field), ['status.daemonEndpoints.kubeletEndpoint.Port']);
     // Nothing to add: nothing known.
     const complete = completed('storage.v1.CSINode', { metadata: { name: 'm' }, spec: { drivers: [] } });
     assert.equal(hasAddedZeros(complete), false);
