@@ -4,7 +4,6 @@
 
 import { StatusError } from '../api/errors.ts';
 import type { StatusCause } from '../api/types.ts';
-import type { ManagerInfo } from './managed-fields.ts';
 import { parseIdentifier } from './managed-fields.ts';
 import type { Path } from './field-path.ts';
 import { compareStrings, displayPath } from './field-path.ts';
@@ -29,7 +28,7 @@ export interface Conflict {
 export function describeConflicts(conflicts: readonly OwnershipConflict[]): Conflict[] {
   const sorted = [...conflicts].sort((a, b) => compareStrings(a.manager, b.manager));
   return sorted.map((c) => {
-    const info: ManagerInfo = parseIdentifier(c.manager);
+    const info = parseIdentifier(c.manager);
     const out: Conflict = { manager: info.manager, operation: info.operation, path: c.path, field: displayPath(c.path), id: c.manager };
     if (info.apiVersion !== undefined) out.apiVersion = info.apiVersion;
     if (info.subresource !== undefined && info.subresource !== '') out.subresource = info.subresource;

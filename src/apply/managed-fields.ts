@@ -46,7 +46,25 @@ export function managerIdentifier(info: ManagerInfo): string {
   return out + '}';
 }
 
-export function parseIdentifier(id: string): ManagerInfo {
+/**
+ * Identifiers read before: every write that records managed fields reads its entries'
+ * identifiers back, and they are few (a handful of managers) but for a client that names a
+ * new manager on every write, hence the bound.
+ */
+const parsedIdentifiers = new Map<string, Readonly<ManagerInfo>>();
+const parsedIdentifiersAtMost = 1_000;
+
+export function parseIdentifier(id: string): Readonly<ManagerInfo> {
+  let info = parsedIdentifiers.get(id);
+  if (info === undefined) {
+    info = Object.freeze(readIdentifier(id));
+    if (parsedIdentifiers.size >= parsedIdentifiersAtMost) parsedIdentifiers.clear();
+    parsedIdentifiers.set(id, info);
+  }
+  return info;
+}
+
+function readIdentifier(id: string): ManagerInfo {
   try {
     const parsed = JSON.parse(id) as Partial<ManagerInfo>;
     const info: ManagerInfo = { manager: parsed.manager ?? '', operation: parsed.operation === 'Apply' ? 'Apply' : 'Update' };
