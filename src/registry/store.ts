@@ -990,14 +990,18 @@ function isAtOrUnder(field: string | undefined, parent: string | undefined): boo
  * The causes of a 422: the schema's type errors first (what upstream's decoding reports),
  * then the type's own causes except where a type error already explains the field, then
  * the schema's other causes (required fields, ...) for fields the type's own causes do
- * not mention (`spec.containers: Required value` once, not twice).
+ * not mention (`spec.containers: Required value` once, not twice). A required struct the
+ * client left out is the type's to report when it speaks of anything in it: a FlowSchema
+ * without `priorityLevelConfiguration` gets upstream's `priorityLevelConfiguration.name:
+ * Required value: must reference a priority level` alone.
  */
 function mergeCauses(own: StatusCause[], schema: StatusCause[]): StatusCause[] {
   if (schema.length === 0) return own;
   const typeErrors = schema.filter((c) => c.reason === 'FieldValueTypeInvalid');
   const kept = own.filter((c) => !typeErrors.some((t) => isAtOrUnder(c.field, t.field)));
   const mentioned = new Set(own.map((c) => c.field));
-  const others = schema.filter((c) => c.reason !== 'FieldValueTypeInvalid' && !mentioned.has(c.field));
+  const explained = (c: StatusCause) => mentioned.has(c.field) || (c.reason === 'FieldValueRequired' && own.some((o) => isAtOrUnder(o.field, c.field)));
+  const others = schema.filter((c) => c.reason !== 'FieldValueTypeInvalid' && !explained(c));
   return [...typeErrors, ...kept, ...others];
 }
 

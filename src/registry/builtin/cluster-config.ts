@@ -18,11 +18,7 @@ import { validateTolerations } from './pod-spec.ts';
 import { builtinType } from './skeleton.ts';
 
 export { priorityClassesType } from './priorityclasses.ts';
-
-/** A number where upstream's printer shows one, "<none>" where the field is absent. */
-function numberOrNone(value: unknown): number | string {
-  return typeof value === 'number' ? value : '<none>';
-}
+export { flowSchemasType, priorityLevelConfigurationsType } from './flowcontrol.ts';
 
 const runtimeClassColumns: TableColumn[] = [
   nameColumn,
@@ -53,52 +49,6 @@ export function runtimeClassesType(): ResourceType {
     },
     tableColumns: runtimeClassColumns,
   });
-}
-
-/** printers.go's printFlowSchema columns; MissingPL is the Dangling condition's status, "?" without one. */
-const flowSchemaColumns: TableColumn[] = [
-  nameColumn,
-  column('PriorityLevel', (fs) => stringAt(objectAt(objectAt(fs, 'spec'), 'priorityLevelConfiguration'), 'name'), {
-    description: '`name` is the name of the priority level configuration being referenced Required.',
-  }),
-  column('MatchingPrecedence', (fs) => numberOrNone(objectAt(fs, 'spec')?.matchingPrecedence), {
-    description: '`matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen FlowSchema is among those with the numerically lowest (which we take to be logically highest) MatchingPrecedence.  Each MatchingPrecedence value must be ranged in [1,10000]. Note that if the precedence is not specified, it will be set to 1000 as default.',
-  }),
-  column('DistinguisherMethod', (fs) => stringAt(objectAt(objectAt(fs, 'spec'), 'distinguisherMethod'), 'type') || '<none>', {
-    description: '`distinguisherMethod` defines how to compute the flow distinguisher for requests that match this schema. `nil` specifies that the distinguisher is disabled and thus will always be the empty string.',
-  }),
-  ageColumn,
-  column('MissingPL', (fs) => stringAt(objectsAt(objectAt(fs, 'status'), 'conditions').find((c) => c.type === 'Dangling'), 'status') || '?', {
-    description: 'references a broken or non-existent PriorityLevelConfiguration',
-  }),
-];
-
-export function flowSchemasType(): ResourceType {
-  return builtinType('flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas', { strategy: specStatusStrategy(), tableColumns: flowSchemaColumns });
-}
-
-function queuingOf(plc: KubeObject) {
-  return objectAt(objectAt(objectAt(objectAt(plc, 'spec'), 'limited'), 'limitResponse'), 'queuing');
-}
-
-/** printers.go's printPriorityLevelConfiguration columns. */
-const priorityLevelColumns: TableColumn[] = [
-  nameColumn,
-  column('Type', (plc) => stringAt(objectAt(plc, 'spec'), 'type'), {
-    description: '`type` indicates whether this priority level is subject to limitation on request execution.  A value of `"Exempt"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `"Limited"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server\'s limited capacity is made available exclusively to this priority level. Required.',
-  }),
-  column('NominalConcurrencyShares', (plc) => {
-    const limited = objectAt(objectAt(plc, 'spec'), 'limited');
-    return limited === undefined ? '<none>' : numberOrNone(limited.nominalConcurrencyShares);
-  }, { description: '`nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level.' }),
-  column('Queues', (plc) => numberOrNone(queuingOf(plc)?.queues), { description: '`queues` is the number of queues for this priority level. The queues exist independently at each apiserver. The value must be positive.  Setting it to 1 effectively precludes shufflesharding and thus makes the distinguisher method of associated flow schemas irrelevant.  This field has a default value of 64.' }),
-  column('HandSize', (plc) => numberOrNone(queuingOf(plc)?.handSize), { description: '`handSize` is a small positive number that configures the shuffle sharding of requests into queues.' }),
-  column('QueueLengthLimit', (plc) => numberOrNone(queuingOf(plc)?.queueLengthLimit), { description: '`queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time; excess requests are rejected.  This value must be positive.  If not specified, it will be defaulted to 50.' }),
-  ageColumn,
-];
-
-export function priorityLevelConfigurationsType(): ResourceType {
-  return builtinType('flowcontrol.apiserver.k8s.io', 'v1', 'prioritylevelconfigurations', { strategy: specStatusStrategy(), tableColumns: priorityLevelColumns });
 }
 
 /** A policy's ParamKind cell: `apiVersion/kind`, "<unset>" without one. */
