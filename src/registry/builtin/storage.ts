@@ -1,15 +1,17 @@
 // storage.k8s.io/v1 storageclasses, csidrivers, csinodes, csistoragecapacities,
-// volumeattachments and volumeattributesclasses. StorageClass and CSIDriver behaviour after
-// kubernetes pkg/apis/storage/v1/defaults.go and pkg/apis/storage/validation.
+// volumeattachments and volumeattributesclasses. StorageClass, CSIDriver, CSINode and
+// VolumeAttachment behaviour after kubernetes pkg/apis/storage/v1/defaults.go and
+// pkg/apis/storage/validation.
 
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { canonicalQuantity } from '../../api/quantity.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { fieldImmutable, forbidden, invalid, notSupported, required, tooLong } from '../validation/field.ts';
-import { isQualifiedName } from '../validation/names.ts';
-import { specStatusStrategy } from './common.ts';
+import { byteLength } from '../../api/labels.ts';
+import { duplicate, fieldImmutable, forbidden, goQuote, GoValue, invalid, notSupported, required, tooLong, validateNonnegative, type FieldPath } from '../validation/field.ts';
+import { inclusiveRangeError, isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
+import { keepOldSpec, specStatusStrategy } from './common.ts';
 import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
 import { builtinType } from './skeleton.ts';
 
@@ -141,8 +143,69 @@ export function csiDriversType(): ResourceType {
   });
 }
 
+/** Core validation's ValidateCSIDriverName: a DNS subdomain (letters' case aside) of at most 63 bytes. */
+function validateCSIDriverName(name: string, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (name === '') causes.push(required(path));
+  if (byteLength(name) > 63) causes.push(tooLong(path, 63));
+  for (const msg of isDNS1123Subdomain(name.toLowerCase())) causes.push(invalid(path, name, msg));
+  return causes;
+}
+
+const stringsAt = (parent: unknown, key: string): string[] => arrayAt(parent, key).map((v) => (typeof v === 'string' ? v : ''));
+
+/** The longest node ID a driver may report (upstream's strategy allows the longer limit). */
+const csiNodeIDMaxLength = 256;
+
+/** ValidateCSINode beyond metadata (the name is a node's). */
+function validateCSINode(node: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const names = new Set<string>();
+  objectsAt(objectAt(node, 'spec'), 'drivers').forEach((driver, i) => {
+    const path = `spec.drivers[${i}]`;
+    const name = stringAt(driver, 'name');
+    causes.push(...validateCSIDriverName(name, `${path}.name`));
+    const nodeID = stringAt(driver, 'nodeID');
+    if (nodeID === '') causes.push(required(`${path}.nodeID`));
+    if (byteLength(nodeID) > csiNodeIDMaxLength) causes.push(invalid(`${path}.nodeID`, nodeID, `must be ${csiNodeIDMaxLength} characters or less`));
+    const count = objectAt(driver, 'allocatable')?.count;
+    if (typeof count === 'number') causes.push(...validateNonnegative(count, `${path}.allocatable.count`));
+    if (names.has(name)) causes.push(duplicate(`${path}.name`, name));
+    names.add(name);
+    // Upstream reports a topology key's errors at the driver.
+    const keys = new Set<string>();
+    for (const key of stringsAt(driver, 'topologyKeys')) {
+      if (key === '') causes.push(required(path));
+      if (keys.has(key)) causes.push(duplicate(path, key));
+      keys.add(key);
+      for (const msg of isQualifiedName(key)) causes.push(invalid(path, key, msg));
+    }
+  });
+  return causes;
+}
+
+/** Go's %#v of a CSINodeDriver without its allocatable count, which may change (MutableCSINodeAllocatableCount). */
+function csiNodeDriverGo(driver: JsonObject): GoValue {
+  const keys = Array.isArray(driver.topologyKeys) ? `[]string{${stringsAt(driver, 'topologyKeys').map(goQuote).join(', ')}}` : '[]string(nil)';
+  return new GoValue(`storage.CSINodeDriver{Name:${goQuote(stringAt(driver, 'name'))}, NodeID:${goQuote(stringAt(driver, 'nodeID'))}, TopologyKeys:${keys}, Allocatable:(*storage.VolumeNodeResources)(nil)}`);
+}
+
+/** ValidateCSINodeUpdate: a driver of the same name keeps its node ID and topology keys. */
+function validateCSINodeUpdate(node: KubeObject, old: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const withoutCount = (d: JsonObject) => ({ ...d, allocatable: undefined });
+  for (const before of objectsAt(objectAt(old, 'spec'), 'drivers')) {
+    for (const after of objectsAt(objectAt(node, 'spec'), 'drivers')) {
+      if (stringAt(before, 'name') !== stringAt(after, 'name')) continue;
+      if (!semanticEqual(withoutCount(after), withoutCount(before))) causes.push(invalid('spec.drivers', csiNodeDriverGo(after), fieldImmutable));
+    }
+  }
+  return causes;
+}
+
 export function csiNodesType(): ResourceType {
   return builtinType('storage.k8s.io', 'v1', 'csinodes', {
+    strategy: { validate: validateCSINode, validateUpdate: validateCSINodeUpdate },
     // printers.go's printCSINode.
     tableColumns: [
       nameColumn,
@@ -168,9 +231,56 @@ export function csiStorageCapacitiesType(): ResourceType {
   });
 }
 
+const maxAttachedVolumeMetadataSize = 256 * 1024;
+const maxVolumeErrorMessageSize = 1024;
+const sourceRule = 'must specify exactly one of inlineVolumeSpec and persistentVolumeName';
+
+/** ValidateVolumeAttachment and the checks v1 adds (ValidateVolumeAttachmentV1), beyond metadata. */
+function validateVolumeAttachment(va: KubeObject): StatusCause[] {
+  const spec = objectAt(va, 'spec');
+  const causes: StatusCause[] = [];
+  const attacher = stringAt(spec, 'attacher');
+  if (attacher === '') causes.push(required('spec.attacher'));
+  const source = objectAt(spec, 'source');
+  const volumeName = source?.persistentVolumeName;
+  const named = typeof volumeName === 'string';
+  const inline = present(source?.inlineVolumeSpec);
+  if (!named && !inline) causes.push(required('spec.source', sourceRule));
+  else if (named && inline) causes.push(forbidden('spec.source', sourceRule));
+  else if (named && volumeName === '') causes.push(required('spec.source.persistentVolumeName', 'must specify non empty persistentVolumeName'));
+  const nodeName = stringAt(spec, 'nodeName');
+  for (const msg of isDNS1123Subdomain(nodeName)) causes.push(invalid('spec.nodeName', nodeName, msg));
+  const status = objectAt(va, 'status');
+  const metadata = objectAt(status, 'attachmentMetadata') ?? {};
+  let size = 0;
+  for (const [k, v] of Object.entries(metadata)) size += byteLength(k) + byteLength(typeof v === 'string' ? v : '');
+  if (size > maxAttachedVolumeMetadataSize) causes.push(tooLong('status.attachmentMetadata', maxAttachedVolumeMetadataSize));
+  for (const which of ['attachError', 'detachError']) {
+    const error = objectAt(status, which);
+    if (error === undefined) continue;
+    // Upstream names the metadata's limit for a message too long.
+    if (byteLength(stringAt(error, 'message')) > maxVolumeErrorMessageSize) causes.push(tooLong(`status.${which}.message`, maxAttachedVolumeMetadataSize));
+    const code = error.errorCode;
+    if (typeof code === 'number' && code < 0) causes.push(invalid(`status.${which}.errorCode`, code, inclusiveRangeError(0, 2 ** 31 - 1)));
+  }
+  causes.push(...validateCSIDriverName(attacher, 'spec.attacher'));
+  if (named) for (const msg of isDNS1123Subdomain(volumeName)) causes.push(invalid('spec.source.persistentVolumeName', volumeName, msg));
+  return causes;
+}
+
+/** The spec never changes (upstream prints the whole Go struct, pointers as addresses). */
+function validateVolumeAttachmentUpdate(va: KubeObject, old: KubeObject): StatusCause[] {
+  return semanticEqual(va.spec, old.spec) ? [] : [invalid('spec', new GoValue('storage.VolumeAttachmentSpec{...}'), fieldImmutable)];
+}
+
 export function volumeAttachmentsType(): ResourceType {
   return builtinType('storage.k8s.io', 'v1', 'volumeattachments', {
-    strategy: specStatusStrategy(),
+    strategy: specStatusStrategy({
+      validate: validateVolumeAttachment,
+      validateUpdate: validateVolumeAttachmentUpdate,
+      // A status write is checked as a whole write (the spec is the stored one).
+      subresources: { status: { prepareForUpdate: keepOldSpec, validateUpdate: validateVolumeAttachment } },
+    }),
     // printers.go's printVolumeAttachment; upstream marks Attacher with the name format too.
     tableColumns: [
       nameColumn,

@@ -13,6 +13,8 @@ const pvcs = builtinType('persistentvolumeclaims');
 const storageClasses = builtinType('storageclasses');
 const csiDrivers = builtinType('csidrivers');
 const priorityClasses = builtinType('priorityclasses');
+const csiNodes = builtinType('csinodes');
+const volumeAttachments = builtinType('volumeattachments');
 
 const meta = (name: string, namespace?: string) => ({ name, ...(namespace ? { namespace } : {}) });
 const svcBackend = { service: { name: 'web', port: { number: 80 } } };
@@ -170,6 +172,63 @@ test('CSIDriver defaults', async () => {
     attachRequired: true, podInfoOnMount: false, storageCapacity: false, fsGroupPolicy: 'ReadWriteOnceWithFSType',
     requiresRepublish: false, seLinuxMount: false, volumeLifecycleModes: ['Persistent'],
   });
+});
+
+test('CSINode validation: driver names, node IDs, counts and topology keys; a driver keeps what it reported', async () => {
+  const node = (drivers: unknown[]) => ({ apiVersion: 'storage.k8s.io/v1', kind: 'CSINode', metadata: { name: 'node-1' }, spec: { drivers } }) as unknown as KubeObject;
+  const ok = { name: 'ebs.csi.aws.com', nodeID: 'i-0123', topologyKeys: ['topology.ebs.csi.aws.com/zone'], allocatable: { count: 25 } };
+  assert.deepEqual((await storeCreate(csiNodes, node([ok]))).causes, []);
+  assert.deepEqual(fields((await storeCreate(csiNodes, node([
+    { name: '', nodeID: 'x'.repeat(257), allocatable: { count: -1 } },
+    { name: 'EBS_CSI', nodeID: 'n', topologyKeys: ['zone', 'zone', '', 'bad key'] },
+    { name: 'EBS_CSI', nodeID: 'n' },
+  ]))).causes), [
+    'spec.drivers[0].name: Required value',
+    "spec.drivers[0].name: Invalid value: \"\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+    `spec.drivers[0].nodeID: Invalid value: "${'x'.repeat(257)}": must be 256 characters or less`,
+    'spec.drivers[0].allocatable.count: Invalid value: -1: must be greater than or equal to 0',
+    "spec.drivers[1].name: Invalid value: \"EBS_CSI\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+    'spec.drivers[1]: Duplicate value: "zone"',
+    'spec.drivers[1]: Required value',
+    "spec.drivers[1]: Invalid value: \"\": name part must be non-empty",
+    "spec.drivers[1]: Invalid value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+    "spec.drivers[1]: Invalid value: \"bad key\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+    "spec.drivers[2].name: Invalid value: \"EBS_CSI\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+    'spec.drivers[2].name: Duplicate value: "EBS_CSI"',
+  ]);
+  // The count may change; the node ID may not.
+  assert.deepEqual((await storeUpdate(csiNodes, node([{ ...ok, allocatable: { count: 30 } }]), node([ok]))).causes, []);
+  assert.deepEqual(fields((await storeUpdate(csiNodes, node([{ ...ok, nodeID: 'i-0456' }]), node([ok]))).causes), [
+    'spec.drivers: Invalid value: storage.CSINodeDriver{Name:"ebs.csi.aws.com", NodeID:"i-0456", TopologyKeys:[]string{"topology.ebs.csi.aws.com/zone"}, Allocatable:(*storage.VolumeNodeResources)(nil)}: field is immutable',
+  ]);
+});
+
+test('VolumeAttachment validation: attacher, one source, node name, status sizes; the spec never changes', async () => {
+  const attachment = (spec: object, status?: object) => ({ apiVersion: 'storage.k8s.io/v1', kind: 'VolumeAttachment', metadata: { name: 'csi-123' }, spec, ...(status ? { status } : {}) }) as unknown as KubeObject;
+  const ok = { attacher: 'ebs.csi.aws.com', source: { persistentVolumeName: 'pv-1' }, nodeName: 'node-1' };
+  assert.deepEqual((await storeCreate(volumeAttachments, attachment(ok))).causes, []);
+  assert.deepEqual(fields((await storeCreate(volumeAttachments, attachment({ source: {}, nodeName: 'Node_1' }))).causes), [
+    'spec.attacher: Required value',
+    'spec.source: Required value: must specify exactly one of inlineVolumeSpec and persistentVolumeName',
+    "spec.nodeName: Invalid value: \"Node_1\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+    'spec.attacher: Required value',
+    "spec.attacher: Invalid value: \"\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+  ]);
+  assert.deepEqual(fields((await storeCreate(volumeAttachments, attachment({ ...ok, source: { persistentVolumeName: 'pv-1', inlineVolumeSpec: { csi: { driver: 'd', volumeHandle: 'h' } } } }))).causes), [
+    'spec.source: Forbidden: must specify exactly one of inlineVolumeSpec and persistentVolumeName',
+  ]);
+  // Status is the attacher's to write, through the status subresource.
+  const stored = attachment(ok);
+  const status = { attached: true, attachmentMetadata: { blob: 'x'.repeat(256 * 1024) }, attachError: { message: 'm'.repeat(1025), errorCode: -1 } };
+  assert.deepEqual(fields((await storeUpdate(volumeAttachments, attachment(ok, status), stored, 'status')).causes), [
+    'status.attachmentMetadata: Too long: may not be more than 262144 bytes',
+    'status.attachError.message: Too long: may not be more than 262144 bytes',
+    'status.attachError.errorCode: Invalid value: -1: must be between 0 and 2147483647, inclusive',
+  ]);
+  assert.deepEqual((await storeUpdate(volumeAttachments, attachment(ok, { attached: true }), stored, 'status')).causes, []);
+  assert.deepEqual(fields((await storeUpdate(volumeAttachments, attachment({ ...ok, nodeName: 'node-2' }), stored)).causes), [
+    'spec: Invalid value: storage.VolumeAttachmentSpec{...}: field is immutable',
+  ]);
 });
 
 test('PriorityClass validation and update rules', async () => {
