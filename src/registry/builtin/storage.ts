@@ -5,7 +5,7 @@
 
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
-import { canonicalQuantity } from '../../api/quantity.ts';
+import { canonicalQuantity, isNegative, parseQuantity } from '../../api/quantity.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { byteLength } from '../../api/labels.ts';
@@ -13,6 +13,7 @@ import { duplicate, fieldImmutable, forbidden, goQuote, GoValue, invalid, notSup
 import { inclusiveRangeError, isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
 import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
+import { goLabelSelector, validateLabelSelector } from './selector-validation.ts';
 import { builtinType } from './skeleton.ts';
 
 const classReclaimPolicies = ['Delete', 'Retain'];
@@ -29,25 +30,34 @@ function defaultStorageClass(sc: KubeObject): void {
   if (!present(obj.volumeBindingMode)) obj.volumeBindingMode = 'Immediate';
 }
 
+/** validateParameters: at most 512 keys, none empty, 256 KiB in all; `allowEmpty` or at least one. */
+function validateParameters(parameters: unknown, allowEmpty: boolean): StatusCause[] {
+  const params = isObject(parameters) ? parameters : {};
+  const keys = Object.keys(params);
+  if (keys.length > maxParameters) return [tooLong('parameters', maxParameters)];
+  const causes: StatusCause[] = [];
+  let size = 0;
+  for (const k of keys) {
+    if (k === '') causes.push(invalid('parameters', k, 'field can not be empty.'));
+    size += byteLength(k) + byteLength(String(params[k]));
+  }
+  if (size > maxParametersSize) causes.push(tooLong('parameters', maxParametersSize));
+  if (!allowEmpty && keys.length === 0) causes.push(required('parameters', 'must contain at least one key/value pair'));
+  return causes;
+}
+
+/** validateProvisioner: a qualified name, letters' case aside. */
+function validateProvisioner(provisioner: string, path: FieldPath): StatusCause[] {
+  if (provisioner === '') return [required(path)];
+  return isQualifiedName(provisioner.toLowerCase()).map((msg) => invalid(path, provisioner.toLowerCase(), msg));
+}
+
 /** ValidateStorageClass beyond metadata (allowed topologies are not checked). */
 export function validateStorageClass(sc: KubeObject): StatusCause[] {
   const obj = sc as unknown as JsonObject;
   const causes: StatusCause[] = [];
-  const provisioner = stringAt(obj, 'provisioner');
-  if (provisioner === '') causes.push(required('provisioner'));
-  else for (const msg of isQualifiedName(provisioner.toLowerCase())) causes.push(invalid('provisioner', provisioner.toLowerCase(), msg));
-  const params = isObject(obj.parameters) ? obj.parameters : {};
-  const keys = Object.keys(params);
-  if (keys.length > maxParameters) {
-    causes.push(tooLong('parameters', maxParameters));
-  } else {
-    let size = 0;
-    for (const k of keys) {
-      if (k === '') causes.push(invalid('parameters', k, 'field can not be empty.'));
-      size += Buffer.byteLength(k) + Buffer.byteLength(String(params[k]));
-    }
-    if (size > maxParametersSize) causes.push(tooLong('parameters', maxParametersSize));
-  }
+  causes.push(...validateProvisioner(stringAt(obj, 'provisioner'), 'provisioner'));
+  causes.push(...validateParameters(obj.parameters, true));
   const policy = stringAt(obj, 'reclaimPolicy');
   if (policy !== '' && !classReclaimPolicies.includes(policy)) causes.push(notSupported('reclaimPolicy', policy, classReclaimPolicies));
   if (!present(obj.volumeBindingMode)) causes.push(required('volumeBindingMode'));
@@ -105,6 +115,55 @@ function defaultCSIDriver(driver: KubeObject): void {
   if (!Array.isArray(spec.volumeLifecycleModes) || spec.volumeLifecycleModes.length === 0) spec.volumeLifecycleModes = ['Persistent'];
 }
 
+const fsGroupPolicies = ['File', 'None', 'ReadWriteOnceWithFSType'];
+const lifecycleModes = ['Persistent', 'Ephemeral'];
+const minTokenSeconds = 10 * 60;
+
+/** ValidateCSIDriver beyond metadata (upstream's path for attachRequired reads `attachedRequired`). */
+function validateCSIDriver(driver: KubeObject): StatusCause[] {
+  const spec = objectAt(driver, 'spec');
+  const causes: StatusCause[] = [];
+  for (const [key, path] of [['attachRequired', 'spec.attachedRequired'], ['podInfoOnMount', 'spec.podInfoOnMount'], ['storageCapacity', 'spec.storageCapacity']]) {
+    if (!present(spec?.[key!])) causes.push(required(path!));
+  }
+  const policy = spec?.fsGroupPolicy;
+  if (present(policy) && !fsGroupPolicies.includes(String(policy))) causes.push(notSupported('spec.fsGroupPolicy', policy, fsGroupPolicies));
+  const audiences = new Set<string>();
+  objectsAt(spec, 'tokenRequests').forEach((request, i) => {
+    const path = `spec.tokenRequests[${i}]`;
+    const audience = stringAt(request, 'audience');
+    if (audiences.has(audience)) {
+      causes.push(duplicate(`${path}.audience`, audience));
+      return;
+    }
+    audiences.add(audience);
+    const seconds = request.expirationSeconds;
+    if (typeof seconds !== 'number') return;
+    if (seconds < minTokenSeconds) causes.push(invalid(`${path}.expirationSeconds`, seconds, 'may not specify a duration less than 10 minutes'));
+    if (seconds > 2 ** 32) causes.push(invalid(`${path}.expirationSeconds`, seconds, 'may not specify a duration larger than 2^32 seconds'));
+  });
+  for (const mode of arrayAt(spec, 'volumeLifecycleModes')) {
+    if (!lifecycleModes.includes(String(mode))) causes.push(notSupported('spec.volumeLifecycleModes', mode, lifecycleModes));
+  }
+  if (!present(spec?.seLinuxMount)) causes.push(required('spec.seLinuxMount'));
+  const period = spec?.nodeAllocatableUpdatePeriodSeconds;
+  if (typeof period === 'number' && period < 10) causes.push(invalid('spec.nodeAllocatableUpdatePeriodSeconds', period, 'must be greater than or equal to 10 seconds'));
+  return causes;
+}
+
+/** ValidateCSIDriverUpdate's immutable fields: whether volumes attach, and the lifecycle modes. */
+function validateCSIDriverUpdate(driver: KubeObject, old: KubeObject): StatusCause[] {
+  const spec = objectAt(driver, 'spec');
+  const before = objectAt(old, 'spec');
+  const causes: StatusCause[] = [];
+  if (!semanticEqual(spec?.attachRequired, before?.attachRequired)) causes.push(invalid('spec.attachedRequired', spec?.attachRequired ?? null, fieldImmutable));
+  if (!semanticEqual(spec?.volumeLifecycleModes, before?.volumeLifecycleModes)) {
+    const modes = arrayAt(spec, 'volumeLifecycleModes').map((m) => goQuote(String(m))).join(', ');
+    causes.push(invalid('spec.volumeLifecycleModes', new GoValue(`[]storage.VolumeLifecycleMode{${modes}}`), fieldImmutable));
+  }
+  return causes;
+}
+
 /** A pointer-to-bool field as upstream's printers read it: the value when set, else the default. */
 function boolOr(value: unknown, fallback: boolean): boolean {
   return typeof value === 'boolean' ? value : fallback;
@@ -138,7 +197,7 @@ const csiDriverColumns: TableColumn[] = [
 
 export function csiDriversType(): ResourceType {
   return builtinType('storage.k8s.io', 'v1', 'csidrivers', {
-    strategy: { prepareForCreate: defaultCSIDriver, prepareForUpdate: defaultCSIDriver },
+    strategy: { prepareForCreate: defaultCSIDriver, prepareForUpdate: defaultCSIDriver, validate: validateCSIDriver, validateUpdate: validateCSIDriverUpdate },
     tableColumns: csiDriverColumns,
   });
 }
@@ -215,8 +274,37 @@ export function csiNodesType(): ResourceType {
   });
 }
 
+/** ValidateCSIStorageCapacity beyond metadata. */
+function validateCSIStorageCapacity(capacity: KubeObject): StatusCause[] {
+  const obj = capacity as unknown as JsonObject;
+  const causes: StatusCause[] = [];
+  const topology = objectAt(obj, 'nodeTopology');
+  if (topology !== undefined) causes.push(...validateLabelSelector(topology, 'nodeTopology'));
+  const className = stringAt(obj, 'storageClassName');
+  for (const msg of isDNS1123Subdomain(className)) causes.push(invalid('storageClassName', className, msg));
+  if (present(obj.capacity)) {
+    const q = parseQuantity(obj.capacity);
+    if (q !== undefined && isNegative(q)) causes.push(invalid('capacity', canonicalQuantity(obj.capacity), 'must be greater than or equal to 0'));
+  }
+  return causes;
+}
+
+/** ValidateCSIStorageCapacityUpdate: what the capacity was asked for never changes. */
+function validateCSIStorageCapacityUpdate(capacity: KubeObject, old: KubeObject): StatusCause[] {
+  const obj = capacity as unknown as JsonObject;
+  const before = old as unknown as JsonObject;
+  const causes: StatusCause[] = [];
+  if (!semanticEqual(obj.nodeTopology, before.nodeTopology)) {
+    causes.push(invalid('nodeTopology', present(obj.nodeTopology) ? goLabelSelector(obj.nodeTopology) : null, fieldImmutable));
+  }
+  const className = stringAt(obj, 'storageClassName');
+  if (className !== stringAt(before, 'storageClassName')) causes.push(invalid('storageClassName', className, fieldImmutable));
+  return causes;
+}
+
 export function csiStorageCapacitiesType(): ResourceType {
   return builtinType('storage.k8s.io', 'v1', 'csistoragecapacities', {
+    strategy: { validate: validateCSIStorageCapacity, validateUpdate: validateCSIStorageCapacityUpdate },
     // printers.go's printCSIStorageCapacity: no Age column upstream.
     tableColumns: [
       nameColumn,
@@ -304,8 +392,26 @@ function isDefaultAttributesClass(vac: KubeObject): boolean {
   return vac.metadata.annotations?.['volumeattributesclass.alpha.kubernetes.io/is-default-class'] === 'true';
 }
 
+/** ValidateVolumeAttributesClass beyond metadata: a driver, and parameters (at least one). */
+function validateVolumeAttributesClass(vac: KubeObject): StatusCause[] {
+  const obj = vac as unknown as JsonObject;
+  return [...validateProvisioner(stringAt(obj, 'driverName'), 'driverName'), ...validateParameters(obj.parameters, false)];
+}
+
+/** ValidateVolumeAttributesClassUpdate: the driver and its parameters never change. */
+function validateVolumeAttributesClassUpdate(vac: KubeObject, old: KubeObject): StatusCause[] {
+  const obj = vac as unknown as JsonObject;
+  const before = old as unknown as JsonObject;
+  const causes: StatusCause[] = [];
+  if (stringAt(obj, 'driverName') !== stringAt(before, 'driverName')) causes.push(forbidden('driverName', 'updates to driverName are forbidden.'));
+  const params = (v: unknown) => (isObject(v) && Object.keys(v).length > 0 ? v : undefined);
+  if (!semanticEqual(params(obj.parameters), params(before.parameters))) causes.push(forbidden('parameters', 'updates to parameters are forbidden.'));
+  return causes;
+}
+
 export function volumeAttributesClassesType(): ResourceType {
   return builtinType('storage.k8s.io', 'v1', 'volumeattributesclasses', {
+    strategy: { validate: validateVolumeAttributesClass, validateUpdate: validateVolumeAttributesClassUpdate },
     // printers.go's printVolumeAttributesClass.
     tableColumns: [
       { ...nameColumn, cell: (vac) => `${vac.metadata.name ?? ''}${isDefaultAttributesClass(vac) ? ' (default)' : ''}` },

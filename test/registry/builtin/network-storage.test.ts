@@ -14,6 +14,8 @@ const storageClasses = builtinType('storageclasses');
 const csiDrivers = builtinType('csidrivers');
 const priorityClasses = builtinType('priorityclasses');
 const csiNodes = builtinType('csinodes');
+const csiCapacities = builtinType('csistoragecapacities');
+const attributesClasses = builtinType('volumeattributesclasses');
 const volumeAttachments = builtinType('volumeattachments');
 
 const meta = (name: string, namespace?: string) => ({ name, ...(namespace ? { namespace } : {}) });
@@ -172,6 +174,60 @@ test('CSIDriver defaults', async () => {
     attachRequired: true, podInfoOnMount: false, storageCapacity: false, fsGroupPolicy: 'ReadWriteOnceWithFSType',
     requiresRepublish: false, seLinuxMount: false, volumeLifecycleModes: ['Persistent'],
   });
+});
+
+test('CSIDriver validation: policies, token requests, lifecycle modes; whether it attaches and its modes never change', async () => {
+  const driver = (spec: object) => ({ apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', metadata: meta('csi.example.com'), spec }) as unknown as KubeObject;
+  assert.deepEqual((await storeCreate(csiDrivers, driver({ tokenRequests: [{ audience: 'vault', expirationSeconds: 3600 }, { audience: '' }] }))).causes, []);
+  assert.deepEqual(fields((await storeCreate(csiDrivers, driver({
+    fsGroupPolicy: 'Always',
+    tokenRequests: [{ audience: 'vault', expirationSeconds: 60 }, { audience: 'vault' }, { audience: 'sts', expirationSeconds: 2 ** 32 + 1 }],
+    volumeLifecycleModes: ['Persistent', 'Forever'],
+    nodeAllocatableUpdatePeriodSeconds: 5,
+  }))).causes), [
+    'spec.fsGroupPolicy: Unsupported value: "Always": supported values: "File", "None", "ReadWriteOnceWithFSType"',
+    'spec.tokenRequests[0].expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes',
+    'spec.tokenRequests[1].audience: Duplicate value: "vault"',
+    'spec.tokenRequests[2].expirationSeconds: Invalid value: 4294967297: may not specify a duration larger than 2^32 seconds',
+    'spec.volumeLifecycleModes: Unsupported value: "Forever": supported values: "Persistent", "Ephemeral"',
+    'spec.nodeAllocatableUpdatePeriodSeconds: Invalid value: 5: must be greater than or equal to 10 seconds',
+  ]);
+  const stored = driver({ attachRequired: true, volumeLifecycleModes: ['Persistent'] });
+  assert.deepEqual(fields((await storeUpdate(csiDrivers, driver({ attachRequired: false, volumeLifecycleModes: ['Persistent', 'Ephemeral'] }), stored)).causes), [
+    'spec.attachedRequired: Invalid value: false: field is immutable',
+    'spec.volumeLifecycleModes: Invalid value: []storage.VolumeLifecycleMode{"Persistent", "Ephemeral"}: field is immutable',
+  ]);
+  assert.deepEqual((await storeUpdate(csiDrivers, driver({ attachRequired: true, volumeLifecycleModes: ['Persistent'], podInfoOnMount: true }), stored)).causes, []);
+});
+
+test('CSIStorageCapacity validation: topology, class name, capacity; what it was asked for never changes', async () => {
+  const capacity = (fields: object) => ({ apiVersion: 'storage.k8s.io/v1', kind: 'CSIStorageCapacity', metadata: meta('cap-1', 'default'), ...fields }) as unknown as KubeObject;
+  const ok = { storageClassName: 'fast', nodeTopology: { matchLabels: { 'topology.kubernetes.io/zone': 'a' } }, capacity: '10Gi' };
+  assert.deepEqual((await storeCreate(csiCapacities, capacity(ok))).causes, []);
+  assert.deepEqual(fields((await storeCreate(csiCapacities, capacity({ storageClassName: 'Fast', nodeTopology: { matchExpressions: [{ key: 'zone', operator: 'In' }] }, capacity: '-1Gi' }))).causes), [
+    'nodeTopology.matchExpressions[0].values: Required value: must be specified when `operator` is \'In\' or \'NotIn\'',
+    "storageClassName: Invalid value: \"Fast\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+    'capacity: Invalid value: "-1Gi": must be greater than or equal to 0',
+  ]);
+  assert.deepEqual(fields((await storeUpdate(csiCapacities, capacity({ ...ok, storageClassName: 'slow', nodeTopology: { matchLabels: { 'topology.kubernetes.io/zone': 'b' } } }), capacity(ok))).causes), [
+    'nodeTopology: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"topology.kubernetes.io/zone":"b"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable',
+    'storageClassName: Invalid value: "slow": field is immutable',
+  ]);
+  // The capacity itself is what changes.
+  assert.deepEqual((await storeUpdate(csiCapacities, capacity({ ...ok, capacity: '5Gi' }), capacity(ok))).causes, []);
+});
+
+test('VolumeAttributesClass validation: a driver and parameters, neither of which changes', async () => {
+  const vac = (driverName: string, parameters?: object) => ({ apiVersion: 'storage.k8s.io/v1', kind: 'VolumeAttributesClass', metadata: meta('gold'), driverName, ...(parameters ? { parameters } : {}) }) as unknown as KubeObject;
+  assert.deepEqual((await storeCreate(attributesClasses, vac('ebs.csi.aws.com', { iops: '3000' }))).causes, []);
+  assert.deepEqual(fields((await storeCreate(attributesClasses, vac(''))).causes), [
+    'driverName: Required value',
+    'parameters: Required value: must contain at least one key/value pair',
+  ]);
+  assert.deepEqual(fields((await storeUpdate(attributesClasses, vac('other.csi', { iops: '4000' }), vac('ebs.csi.aws.com', { iops: '3000' }))).causes), [
+    'driverName: Forbidden: updates to driverName are forbidden.',
+    'parameters: Forbidden: updates to parameters are forbidden.',
+  ]);
 });
 
 test('CSINode validation: driver names, node IDs, counts and topology keys; a driver keeps what it reported', async () => {
