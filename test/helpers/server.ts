@@ -73,6 +73,17 @@ export async function startServer(overrides: Partial<Config> = {}, deps: ServeDe
 }
 
 export function httpsRequest(agent: https.Agent, baseUrl: string, token: string, method: string, urlPath: string, opts: RequestOptions = {}): Promise<Response> {
+  return sendOnce(agent, baseUrl, token, method, urlPath, opts).catch((err: unknown) => {
+    // A kept-alive connection the server closed while idle fails the request sent on it
+    // before the server read a byte of it: Node's documented answer is to send it again.
+    if ((err as { reusedSocket?: boolean }).reusedSocket === true && (err as NodeJS.ErrnoException).code === 'ECONNRESET') {
+      return sendOnce(agent, baseUrl, token, method, urlPath, opts);
+    }
+    throw err;
+  });
+}
+
+function sendOnce(agent: https.Agent, baseUrl: string, token: string, method: string, urlPath: string, opts: RequestOptions): Promise<Response> {
   const headers: Record<string, string> = { ...opts.headers };
   if (!opts.anonymous) headers.authorization ??= `Bearer ${opts.token ?? token}`;
   let payload: string | Buffer | undefined = opts.raw;
@@ -97,7 +108,7 @@ export function httpsRequest(agent: https.Agent, baseUrl: string, token: string,
       });
       res.on('error', reject);
     });
-    req.on('error', reject);
+    req.on('error', (err) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
     req.end(payload);
   });
 }
