@@ -86,9 +86,12 @@ export function mutatingAdmissionPolicy(sources: MutatingPolicySources): Admissi
   return {
     name: 'MutatingAdmissionPolicy',
     admit(attrs) {
-      if (isExemptFromWebhooks(attrs) || attrs.object === undefined) return undefined;
+      // Only writes with an object are mutated; it is read (decoded, for an apply run on the
+      // worker thread) only once a policy is bound.
+      if (isExemptFromWebhooks(attrs) || (attrs.operation !== 'CREATE' && attrs.operation !== 'UPDATE')) return undefined;
       const bound = boundPolicies(sources);
-      return bound === undefined ? undefined : admitWith(attrs, bound);
+      if (bound === undefined || attrs.object === undefined) return undefined;
+      return admitWith(attrs, bound);
     },
   };
 
