@@ -23,7 +23,8 @@ async function build(): Promise<BundleManifest> {
   const outdir = path.join(bundleRoot, dir);
   const result = await esbuild.build({
     absWorkingDir: repositoryRoot,
-    entryPoints: ['src/cli/plinth.ts'],
+    // The apply worker's thread loads its own entry (registry/apply-offload/client.ts looks for it by this name).
+    entryPoints: [{ in: 'src/cli/plinth.ts', out: 'plinth' }, { in: 'src/registry/apply-offload/worker.ts', out: 'apply-worker' }],
     bundle: true,
     splitting: true,
     format: 'esm',

@@ -55,6 +55,8 @@ export interface Config {
   /** Not flags (tests lower them): bytes of events a watch may leave unread in the watch cache before it is ended, and how long its client may leave written data untaken before the stream or connection is reset. */
   watchMaxQueuedBytes: number;
   watchWriteGraceMs: number;
+  /** Not a flag (tests lower it): server-side applies of built-in workloads the main thread serves before it starts the apply worker (registry/apply-offload); -1: never. */
+  applyWorkerAfter: number;
   /** Not a flag (tests lower it): how long the rest of a request body an answer left unread may take to arrive over HTTP/2 before the stream is reset. */
   unreadBodyGraceMs: number;
   /** Not a flag (tests that need no collector turn it off): runs the garbage collector, as kube-controller-manager's --enable-garbage-collector (on). */
@@ -148,6 +150,7 @@ export function defaultConfig(): Config {
     watchMaxQueuedBytes: 16 * 1024 * 1024,
     watchWriteGraceMs: 30_000,
     unreadBodyGraceMs: 5_000,
+    applyWorkerAfter: 100,
     enableGarbageCollector: true,
     enableRootCaPublisher: true,
     podGcQuarantineMs: 40_000,

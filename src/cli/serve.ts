@@ -34,6 +34,7 @@ import type { CustomResourceVersion } from '../registry/crd/custom-resource.ts';
 import { ResourceRegistry } from '../registry/registry.ts';
 import type { Definitions } from '../schema/types.ts';
 import { Store } from '../registry/store.ts';
+import { ApplyOffload } from '../registry/apply-offload/client.ts';
 import { ApiServer } from '../server/server.ts';
 import { ensureClientMaterial, ensureServingMaterial } from '../server/tls-material.ts';
 import { compactorFor, EncryptingBackend, openBackend } from '../storage/index.ts';
@@ -63,6 +64,8 @@ export interface RunningServer {
   registry: ResourceRegistry;
   /** Open watchers across all watch caches (to check that watches are released). */
   watcherCount(): number;
+  /** The apply worker thread, when the server may start one (tests): whether it is ready, and how many applies it finished. */
+  applyWorker: ApplyOffload | undefined;
   /** Open watch streams and what each holds for its client (to check that slow clients are bounded). */
   watchStreamStats(): WatchStreamStats;
   /**
@@ -172,13 +175,14 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     cacheTypes.set(cache, type);
     return cache;
   }
+  const applyOffload = config.applyWorkerAfter >= 0 ? new ApplyOffload(config.applyWorkerAfter) : undefined;
   for (const type of [...builtinTypes, customResourceDefinitionsType()]) {
     // The cache decodes with the Store's decoder; the Store reads through the cache.
     const decoder: { store?: Store } = {};
     // Built-in objects stored as served are shown as stored: their JSON comes from the stored bytes.
     // A type that stores nothing (bindings, componentstatuses) has no cache.
     const cache = type.virtual ? undefined : newCache(type, (kv) => decoder.store!.decode(kv), type.storage === undefined ? storedJsonWithResourceVersion : undefined);
-    const store = new Store(type, backend, admission, cache);
+    const store = new Store(type, backend, admission, cache, { applyOffload });
     decoder.store = store;
     if (cache !== undefined) caches.push(cache);
     registry.add({ type, store });
@@ -362,6 +366,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     url, port, kubeconfigPath, token: tokens.admin, caPem: material.caPem, registry,
     ...(clientMaterial !== undefined ? { adminCertificate: { certPem: clientMaterial.adminCertPem, keyPem: clientMaterial.adminKeyPem } } : {}),
     watcherCount: () => caches.reduce((sum, cache) => sum + cache.watcherCount, 0),
+    applyWorker: applyOffload,
     watchStreamStats: () => watchStreams.stats(),
     async snapshot() {
       const saved = new Map((await allKeys(backend)).map((kv) => [kv.key, kv.value]));
@@ -389,6 +394,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
         await leaderControllers.close();
         await Promise.all([crdController.close(), rbacInformers?.close()]);
         admissionSetup.close();
+        await applyOffload?.close();
         for (const cache of caches) cache.close();
         compactor.close();
         await backend.close();

@@ -7,7 +7,7 @@ import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
 import { tableSourceOf } from '../registry/table-columns.ts';
 import type { RequestScope } from './handlers/scope.ts';
 import { writeBody, writeObject } from './http.ts';
-import { writtenJson } from '../registry/codec.ts';
+import { storedJsonWithResourceVersion, writtenJson } from '../registry/codec.ts';
 
 function isStatus(obj: KubeObject | Status): obj is Status {
   return obj.kind === 'Status' && obj.apiVersion === 'v1';
@@ -43,6 +43,21 @@ export function shapeList(scope: RequestScope, list: { kind: string; apiVersion:
   if (table !== undefined) return tableOf(scope, items, list.metadata, tableSourceOf(scope.served.type));
   if (metadata !== undefined) return listAsMetadata(list, items, metadata, isCustomResource(scope));
   return { ...list, items };
+}
+
+/**
+ * A write's answer: the JSON of the bytes it stored when that is the negotiated form and
+ * the write has them without its object decoded (an apply run on the worker thread, see
+ * UpdateResult.stored), else writeAnswer with its object.
+ */
+export function writeStoredAnswer(scope: RequestScope, status: number, result: { object: KubeObject; stored?: { value: Uint8Array; revision: number } }): Promise<void> {
+  const { serializer, pretty, table, metadata, contentType } = scope.negotiated;
+  const stored = result.stored;
+  if (stored !== undefined && serializer === 'json' && !pretty && table === undefined && metadata === undefined) {
+    const json = storedJsonWithResourceVersion({ key: '', value: stored.value, createRevision: 0, modRevision: stored.revision });
+    if (json !== undefined) return writeBody(scope.res, status, contentType, json, {}, { gzip: false });
+  }
+  return writeAnswer(scope, status, result.object);
 }
 
 /** Writes one object (a write's or a get's answer) in the negotiated serializer and shape. */

@@ -18,6 +18,11 @@ export function encodeForStorage(obj: KubeObject): Uint8Array {
 /** The values encodeForStorage made (while they live), which therefore decode. */
 const encodedHere = new WeakSet<Uint8Array>();
 
+/** Counts a value encodeForStorage made on another thread of this process (the apply worker's) as made here. */
+export function markEncodedHere(value: Uint8Array): void {
+  encodedHere.add(value);
+}
+
 /**
  * Whether a stored value is one encodeForStorage made in this process (the backend kept
  * the array it was given): it decodes, to an object with kind and apiVersion, so the watch

@@ -6,7 +6,7 @@ import {
 } from '../api/index.ts';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/chain.ts';
 import { isStorageError, type Backend, type KeyValue } from '../storage/backend.ts';
-import { decodeFromStorage, encodeForStorage, isCorruptObjectError, offerWritten, rememberWritten } from './codec.ts';
+import { decodeFromStorage, encodeForStorage, isCorruptObjectError, markEncodedHere, offerWritten, rememberWritten } from './codec.ts';
 import { objectKey } from './keys.ts';
 import { interpretUnreachable } from './storage-errors.ts';
 import type { Allocator, PropagationOptions, ResourceType } from './resource-type.ts';
@@ -15,7 +15,8 @@ import type { ObjectFilter } from './filter.ts';
 import { freshCopy, ReadPath, type ListItem, type ListPage, type ListRequest, type ReadConsistency, type WatchRequest } from './read-path.ts';
 import type { CacheWatcher, WatchCache } from '../cache/index.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.ts';
-import { addWarning } from '../api/request-context.ts';
+import { addWarning, currentRequest } from '../api/request-context.ts';
+import type { ApplyOffload } from './apply-offload/client.ts';
 import { clone, deepEqual, isObject, setMember, type JsonObject } from '../api/json.ts';
 import {
   addGoZeroValues, applyDefaults, builtinDefinitions, builtinValidation, prune, schemaRef, validate, type Definitions, type Schema, type ValidateOptions,
@@ -50,6 +51,8 @@ export interface WriteOptions {
 export interface StoreOptions {
   /** Where the type's schema (`schemaName`) and what it refers to are defined. Default: the built-in definitions. */
   definitions?: Definitions;
+  /** A worker thread that may run this type's applies (apply-offload/client.ts). */
+  applyOffload?: ApplyOffload;
 }
 
 export interface DeleteOptions extends WriteOptions, PropagationOptions {
@@ -68,6 +71,11 @@ export interface UpdateResult {
   object: KubeObject;
   /** The object was missing and the update created it (upstream answers 201). */
   created: boolean;
+  /**
+   * The bytes stored and their revision, when the object was not decoded for the write
+   * (an apply on the worker thread): `object` decodes them when first read.
+   */
+  stored?: { value: Uint8Array; revision: number };
 }
 
 /** How many times a write without a client precondition is retried on a concurrent change. */
@@ -143,6 +151,8 @@ export class Store {
   private readonly schema: Schema;
   private readonly validation: ValidateOptions;
   private readonly fieldManager: FieldManager;
+  /** The worker thread that runs this type's applies, when it may (see applyOffloaded). */
+  private readonly applyOffload: ApplyOffload | undefined;
 
   constructor(type: ResourceType, backend: Backend, admission: AdmissionChain, cache?: WatchCache, opts: StoreOptions = {}) {
     this.type = type;
@@ -156,6 +166,8 @@ export class Store {
     this.schema = { $ref: schemaRef(type.schemaName) };
     this.validation = type.schemaValidation ?? builtinValidation;
     this.fieldManager = new FieldManager(type, this.definitions);
+    // Only types served as stored, with nothing to allocate: the worker's Store has neither.
+    if (type.customResource !== true && type.storage === undefined && this.allocator === undefined) this.applyOffload = opts.applyOffload;
   }
 
   get apiVersion(): string {
@@ -579,7 +591,7 @@ export class Store {
   }
 
   /** Stores the update at the revision it was read at (nothing on dry run); `retry` when another write came first. */
-  private async writeUpdate(base: UpdateBase, obj: KubeObject, opts: WriteOptions, mayRetry: boolean): Promise<UpdateResult | typeof retry> {
+  private async writeUpdate(base: UpdateBase, obj: KubeObject, opts: WriteOptions, mayRetry: boolean, encoded?: Uint8Array): Promise<UpdateResult | typeof retry> {
     const current = base.current;
     if (opts.dryRun) {
       // What upstream's dry run answers: the updated object at the stored version.
@@ -589,7 +601,9 @@ export class Store {
     // Encoded after reallocation: what it assigns (a new node port) is part of the stored object.
     const allocation = await this.allocator?.reallocate(obj, current);
     let revision: number;
-    const value = this.encode(obj);
+    // Bytes the worker encoded count as encoded here: the watch cache takes the object offered for them.
+    if (encoded !== undefined) markEncodedHere(encoded);
+    const value = encoded ?? this.encode(obj);
     this.offerWritten(value, obj);
     try {
       revision = await this.backend.update(base.key, value, base.revision);
@@ -632,10 +646,101 @@ export class Store {
    * ownership (conflicts are 409 unless forced) and creates the object when it is absent,
    * whatever the type's create-on-update rule, as upstream.
    */
-  apply(namespace: string, name: string, applied: unknown, opts: WriteOptions & { fieldManager: string; force: boolean }, subresource = ''): Promise<UpdateResult> {
+  async apply(namespace: string, name: string, applied: unknown, opts: WriteOptions & { fieldManager: string; force: boolean }, subresource = ''): Promise<UpdateResult> {
+    if (subresource === '' && opts.dryRun !== true && this.applyOffload?.accepts(`${this.type.group}/${this.type.resource}`) === true) {
+      const done = await interpretUnreachable(this.groupResource, 'update', () => this.applyOffloaded(namespace, name, applied, opts));
+      if (done !== undefined) return done;
+    }
     return this.guaranteedUpdate(namespace, name, undefined, { ...opts, managedFieldsSet: true },
       (current) => this.fieldManager.apply(current, applied, opts.fieldManager, opts.force, subresource),
       { createIfMissing: subresource === '', subresource, mutateArgument: 'reads' });
+  }
+
+  /**
+   * An apply of the watch cache's copy run on the worker thread, which answers the bytes
+   * the main thread's first attempt would store: merged, with managed fields, prepared,
+   * validated, completed. What needs this thread follows as in guaranteedUpdate: admission,
+   * then the write at the revision read. The written object is decoded here only when
+   * someone needs it: an admission plugin that reads it (what one changes is prepared and
+   * validated here, and stored as this thread encodes it), or an answer in another form
+   * than the stored JSON. Undefined when the worker did not finish it (no cached copy, an
+   * error, nothing to change) or a write came first: the caller applies from the start.
+   */
+  private async applyOffloaded(namespace: string, name: string, applied: unknown, opts: WriteOptions & { fieldManager: string; force: boolean }): Promise<UpdateResult | undefined> {
+    const ready = this.writeReady();
+    if (ready !== undefined) await ready;
+    const key = this.key(namespace, name);
+    const cached = this.reads.cachedState(key);
+    if (cached === undefined) return undefined;
+    const revision = cached.revision;
+    const answer = await this.applyOffload!.apply({
+      resource: `${this.type.group}/${this.type.resource}`, namespace, name, applied,
+      current: { key, value: cached.json, createRevision: 0, modRevision: revision },
+      fieldManager: opts.fieldManager, force: opts.force,
+      directive: opts.fieldValidation?.directive ?? 'Ignore', duplicateFields: [...(opts.fieldValidation?.duplicateFields ?? [])],
+      user: currentRequest()?.user ?? { name: '', uid: '', groups: [] },
+    });
+    if (answer?.done !== true) return undefined;
+    for (const warning of answer.warnings) addWarning(warning);
+    const base: UpdateBase = { key, revision, get current() { return cached.object; }, cached: true, copy: () => freshCopy(cached) };
+    let obj: KubeObject | undefined;
+    let managedFields: unknown;
+    const written = (): KubeObject => {
+      if (obj === undefined) {
+        obj = this.decode({ key, value: answer.written, createRevision: 0, modRevision: revision });
+        managedFields = obj.metadata.managedFields;
+      }
+      return obj;
+    };
+    const attrs = this.attributes('UPDATE', namespace, undefined, undefined, opts);
+    attrs.name = name;
+    Object.defineProperties(attrs, {
+      object: { get: written, set: (value: KubeObject) => { obj = value; }, enumerable: true, configurable: true },
+      oldObject: { get: () => cached.object, enumerable: true, configurable: true },
+    });
+    try {
+      await this.admission.admit(attrs);
+      const rules = this.updateRules('');
+      if (obj !== undefined) {
+        this.fieldManager.keepReadableAfterAdmission(obj, managedFields as KubeObject['metadata']['managedFields']);
+        if (attrs.mutated) {
+          this.decodeFields(obj, {}, (probe) => this.updateCauses(probe, base.current));
+          rules.prepare(obj, base.current);
+          rules.validate(obj, base.current);
+        }
+      }
+      await this.admission.validate(attrs);
+      if (obj !== undefined) {
+        if (attrs.mutated) {
+          this.completeGoValue(obj);
+          if (sameContent(obj, base.current)) return (await this.movedPast(base)) ? undefined : { object: base.current, created: false };
+        }
+        const done = await this.writeUpdate(base, obj, opts, true, attrs.mutated === true ? undefined : answer.written);
+        return done === retry ? undefined : done;
+      }
+    } catch (err) {
+      if (await this.movedPast(base)) return undefined;
+      throw err;
+    }
+    // Nobody read the object: the worker's bytes are stored, and the answer is made from them.
+    markEncodedHere(answer.written);
+    let stored: number;
+    try {
+      stored = await this.backend.update(key, answer.written, revision);
+    } catch (err) {
+      if (isStorageError(err, 'KeyNotFound') || isStorageError(err, 'RevisionMismatch')) return undefined;
+      throw err;
+    }
+    const value = answer.written;
+    const decode = () => this.decode({ key, value, createRevision: 0, modRevision: stored });
+    let object: KubeObject | undefined;
+    return {
+      created: false,
+      stored: { value, revision: stored },
+      get object() {
+        return object ??= decode();
+      },
+    };
   }
 
   /**

@@ -5,7 +5,7 @@ import { decodeBody, type DecodedBody } from '../../encoding/decode.ts';
 import { parseMediaType } from '../../encoding/media-type.ts';
 import type { FieldValidationDirective } from '../../registry/field-validation.ts';
 import { goQuote } from '../../api/field-errors.ts';
-import { writeAnswer } from '../answer.ts';
+import { writeAnswer, writeStoredAnswer } from '../answer.ts';
 import { readBody } from '../http.ts';
 import { decodePatch } from '../patch-body.ts';
 import { fieldManagerOf, parseDryRun, parseFieldValidation } from '../query.ts';
@@ -85,10 +85,10 @@ async function serverSideApply(scope: RequestScope, subresource: string, dryRun:
   if (served.type.namespaced && typeof meta?.namespace === 'string' && meta.namespace !== '' && meta.namespace !== info.namespace) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
-  const { object, created } = await served.store.apply(info.namespace, info.name, applied, {
+  const result = await served.store.apply(info.namespace, info.name, applied, {
     dryRun, fieldManager, force: forceText === 'true',
     fieldValidation: { directive, duplicateFields, strictError: strictPatchError },
     authorizeCreate: scope.authorizeCreate,
   }, subresource);
-  await writeAnswer(scope, created ? 201 : 200, object);
+  await writeStoredAnswer(scope, result.created ? 201 : 200, result);
 }

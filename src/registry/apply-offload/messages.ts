@@ -1,0 +1,33 @@
+// What the main thread and the apply worker send each other (client.ts, worker.ts).
+import type { RequestUser } from '../../api/request-context.ts';
+import type { KeyValue } from '../../storage/backend.ts';
+import type { FieldValidationDirective } from '../field-validation.ts';
+
+/** The types whose applies go to the worker (`group/resource`): built-in workloads, whose strategies need no other state. */
+export const offloadedResources: ReadonlySet<string> = new Set(['apps/deployments', 'apps/replicasets', 'apps/statefulsets', 'apps/daemonsets', 'batch/jobs', 'batch/cronjobs']);
+
+export interface OffloadedApply {
+  id: number;
+  /** `group/resource` of a built-in type. */
+  resource: string;
+  namespace: string;
+  name: string;
+  /** The stored object the apply starts from (the watch cache's copy). */
+  current: KeyValue;
+  applied: unknown;
+  fieldManager: string;
+  force: boolean;
+  directive: FieldValidationDirective;
+  duplicateFields: string[];
+  user: RequestUser;
+}
+
+/** The worker tells once it has loaded the types: until then the main thread applies. */
+export interface OffloadReady {
+  ready: true;
+}
+
+/** The bytes to store and the warnings the apply made; or not done, and the main thread applies. */
+export type OffloadAnswer =
+  | { id: number; done: true; written: Uint8Array; warnings: string[] }
+  | { id: number; done: false };

@@ -1,0 +1,161 @@
+// Server-side applies of built-in workloads on the worker thread (registry/apply-offload):
+// the same requests to a server whose worker takes every apply it may and to one without
+// a worker answer and store the same, conflicts, errors, warnings and admission included.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { eventually } from '../helpers/eventually.ts';
+import { startServer, type Response, type TestServer } from '../helpers/server.ts';
+
+const applyType = 'application/apply-patch+yaml';
+
+function deployment(name: string, manager: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const containers = Array.from({ length: 3 }, (_, c) => ({
+    name: `c${c}`, image: `registry.example.com/app-${c}:v${manager}`,
+    env: [{ name: 'MANAGER', value: `m${manager}` }],
+    resources: { limits: { memory: `${64 + manager}Mi` } },
+  }));
+  return {
+    apiVersion: 'apps/v1', kind: 'Deployment',
+    metadata: { name, labels: { app: name, [`by-m${manager}`]: 'true' } },
+    spec: { replicas: 1 + manager, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers } } },
+    ...extra,
+  };
+}
+
+/**
+ * What two servers may differ in: identity, times and revisions, and so the order of the
+ * managed fields' entries (by time, to the second).
+ */
+function comparable(obj: Record<string, any>): unknown {
+  const { uid: _uid, creationTimestamp: _created, resourceVersion: _rv, ...metadata } = obj.metadata;
+  metadata.managedFields = metadata.managedFields?.map(({ time: _time, ...entry }: Record<string, unknown>) => entry)
+    .sort((a: { manager: string }, b: { manager: string }) => (a.manager < b.manager ? -1 : 1));
+  return { ...obj, metadata };
+}
+
+function answerOf(res: Response): unknown {
+  return { status: res.status, warning: res.headers.warning, body: res.json?.kind === 'Status' ? res.json : comparable(res.json) };
+}
+
+describe('applies on the worker thread', () => {
+  let offloading: TestServer;
+  let plain: TestServer;
+  const servers = () => [offloading, plain];
+
+  before(async () => {
+    [offloading, plain] = await Promise.all([startServer({ applyWorkerAfter: 0 }), startServer({ applyWorkerAfter: -1 })]);
+    for (const server of servers()) {
+      const ns = await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'w' } } });
+      assert.equal(ns.status, 201, ns.text);
+    }
+  });
+  after(async () => {
+    await Promise.all(servers().map((s) => s?.stop()));
+  });
+
+  /** The same apply to both servers; their answers, which must agree. */
+  async function applyBoth(name: string, body: unknown, query: string, headers: Record<string, string> = {}): Promise<Response> {
+    const path = `/apis/apps/v1/namespaces/w/deployments/${name}?${query}`;
+    const [a, b] = await Promise.all(servers().map((s) => s.request('PATCH', path, { raw: JSON.stringify(body), headers: { 'content-type': applyType, ...headers } })));
+    assert.deepEqual(answerOf(a!), answerOf(b!), `the answers to ${query}`);
+    return a!;
+  }
+
+  async function sameStored(name: string): Promise<void> {
+    const [a, b] = await Promise.all(servers().map((s) => s.request('GET', `/apis/apps/v1/namespaces/w/deployments/${name}`)));
+    assert.equal(a!.status, 200, a!.text);
+    assert.deepEqual(comparable(a!.json), comparable(b!.json));
+  }
+
+  test('managers applying in turn, forced and not, store and answer alike', async () => {
+    // The first apply creates (on the main thread) and starts the worker.
+    assert.equal((await applyBoth('web', deployment('web', 0), 'fieldManager=m0')).status, 201);
+    assert.equal(await offloading.applyWorker!.whenReady(), true, 'the worker started');
+    const before = offloading.applyWorker!.applied;
+    for (let round = 0; round < 2; round++) {
+      for (const manager of [1, 2, 0]) {
+        const res = await applyBoth('web', deployment('web', manager), `fieldManager=m${manager}&force=true`);
+        assert.equal(res.status, 200, res.text);
+      }
+    }
+    // Without force, another manager's image is a conflict, answered from the main thread.
+    const conflict = await applyBoth('web', deployment('web', 1), 'fieldManager=m1');
+    assert.equal(conflict.status, 409, conflict.text);
+    await sameStored('web');
+    assert.ok(offloading.applyWorker!.applied >= before + 6, `the worker applied (${offloading.applyWorker!.applied - before})`);
+  });
+
+  test('an invalid apply is refused alike; a duplicate field warns alike; another form of answer is the same object', async () => {
+    assert.equal((await applyBoth('api', deployment('api', 0), 'fieldManager=m0')).status, 201);
+    const invalid = await applyBoth('api', deployment('api', 1, { spec: { replicas: -1, selector: { matchLabels: { app: 'api' } }, template: { metadata: { labels: { app: 'api' } }, spec: { containers: [{ name: 'c0', image: 'x' }] } } } }), 'fieldManager=m1&force=true');
+    assert.equal(invalid.status, 422, invalid.text);
+    const applied = offloading.applyWorker!.applied;
+    // A key given twice: warned of under fieldValidation=Warn, the last value kept.
+    const twice = JSON.stringify(deployment('api', 1)).replace('"replicas":2', '"replicas":5,"replicas":2');
+    const [a, b] = await Promise.all(servers().map((s) => s.request('PATCH', '/apis/apps/v1/namespaces/w/deployments/api?fieldManager=m1&force=true&fieldValidation=Warn', {
+      raw: twice, headers: { 'content-type': applyType },
+    })));
+    assert.deepEqual(answerOf(a!), answerOf(b!));
+    assert.equal(a!.status, 200, a!.text);
+    assert.equal(a!.headers.warning, '299 - "duplicate field \\"spec.replicas\\""');
+    assert.ok(offloading.applyWorker!.applied > applied, 'the worker applied it, and its warning came back');
+    const yaml = await Promise.all(servers().map((s) => s.request('PATCH', '/apis/apps/v1/namespaces/w/deployments/api?fieldManager=m2&force=true', {
+      raw: JSON.stringify(deployment('api', 2)), headers: { 'content-type': applyType, accept: 'application/yaml' },
+    })));
+    assert.equal(yaml[0]!.status, 200, yaml[0]!.text);
+    assert.match(yaml[0]!.text, /^kind: Deployment\napiVersion: apps\/v1\n/);
+    assert.equal(yaml[0]!.text.replace(/(uid|creationTimestamp|resourceVersion|time): .*\n/g, ''), yaml[1]!.text.replace(/(uid|creationTimestamp|resourceVersion|time): .*\n/g, ''));
+    await sameStored('api');
+  });
+
+  test('a watch sees what the worker applied', async () => {
+    assert.equal((await applyBoth('watched', deployment('watched', 0), 'fieldManager=m0')).status, 201);
+    const list = await offloading.request('GET', '/apis/apps/v1/namespaces/w/deployments?fieldSelector=metadata.name%3Dwatched');
+    const rv = list.json.metadata.resourceVersion;
+    const applied = await applyBoth('watched', deployment('watched', 1), 'fieldManager=m1&force=true');
+    const events = await offloading.request('GET', `/apis/apps/v1/namespaces/w/deployments?watch=1&fieldSelector=metadata.name%3Dwatched&resourceVersion=${rv}&timeoutSeconds=1`);
+    const lines = events.text.trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(lines.map((e) => [e.type, e.object.metadata.resourceVersion]), [['MODIFIED', applied.json.metadata.resourceVersion]]);
+    assert.deepEqual(lines[0].object, applied.json);
+  });
+
+  test('admission sees the object the worker made: a validating policy refuses it alike', async () => {
+    for (const server of servers()) {
+      const policy = await server.request('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', {
+        body: {
+          metadata: { name: 'few-replicas' },
+          spec: {
+            failurePolicy: 'Fail',
+            matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['deployments'] }] },
+            validations: [{ expression: 'object.spec.replicas <= 2', message: 'at most 2 replicas' }],
+          },
+        },
+      });
+      assert.equal(policy.status, 201, policy.text);
+      const binding = await server.request('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', {
+        body: { metadata: { name: 'few-replicas' }, spec: { policyName: 'few-replicas', validationActions: ['Deny'] } },
+      });
+      assert.equal(binding.status, 201, binding.text);
+    }
+    assert.equal((await applyBoth('db', deployment('db', 0), 'fieldManager=m0')).status, 201);
+    // Manager 2 asks for 3 replicas: refused once the policy is in force on both.
+    const refused = await eventually(async () => {
+      const res = await applyBoth('db', deployment('db', 2), 'fieldManager=m2&force=true');
+      assert.equal(res.status, 422, res.text);
+      return res;
+    }, { what: 'the policy to be in force' });
+    assert.match(refused.json.message, /at most 2 replicas/);
+    assert.equal((await applyBoth('db', deployment('db', 1), 'fieldManager=m1&force=true')).status, 200);
+    await sameStored('db');
+  });
+
+  test('once the worker is gone, the main thread applies', async () => {
+    assert.equal((await applyBoth('after', deployment('after', 0), 'fieldManager=m0')).status, 201);
+    await offloading.applyWorker!.close();
+    assert.equal(await offloading.applyWorker!.whenReady(), false);
+    const applied = offloading.applyWorker!.applied;
+    assert.equal((await applyBoth('after', deployment('after', 1), 'fieldManager=m1&force=true')).status, 200);
+    assert.equal(offloading.applyWorker!.applied, applied);
+    await sameStored('after');
+  });
+});
