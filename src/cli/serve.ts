@@ -130,10 +130,13 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     registeredWatchers: () => [...cacheTypes].map(([cache, type]) => ({ group: type.group, version: type.version, kind: type.kind, count: cache.watcherCount })),
     storageObjects: () => [...cacheTypes].map(([cache, type]) => ({ resource: type.group === '' ? type.resource : `${type.resource}.${type.group}`, count: cache.size })),
   });
+  // Applies of built-in workloads may run on a worker thread; the storage syncs off the loop while they do.
+  const applyOffload = config.applyWorkerAfter >= 0 ? new ApplyOffload(config.applyWorkerAfter) : undefined;
   const stored = deps.backend ?? await openBackend(config.storage, {
     dataDir, etcdServers: config.etcdServers, etcdPrefix: config.etcdPrefix,
     etcdCaFile: config.etcdCaFile, etcdCertFile: config.etcdCertFile, etcdKeyFile: config.etcdKeyFile, log,
     onWalSync: (seconds, onLoop) => metrics.walSync(seconds, onLoop),
+    syncLater: applyOffload === undefined ? undefined : () => applyOffload.busy,
   });
   const timedStorage = instrumentedBackend(stored, (operation, resource, seconds) => metrics.storageCall(operation, '', resource, seconds));
   const backend = await withEncryption(config, builtinTypes, timedStorage);
@@ -175,7 +178,6 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     cacheTypes.set(cache, type);
     return cache;
   }
-  const applyOffload = config.applyWorkerAfter >= 0 ? new ApplyOffload(config.applyWorkerAfter) : undefined;
   for (const type of [...builtinTypes, customResourceDefinitionsType()]) {
     // The cache decodes with the Store's decoder; the Store reads through the cache.
     const decoder: { store?: Store } = {};

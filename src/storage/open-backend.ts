@@ -23,6 +23,8 @@ export interface OpenBackendOptions {
   log?: (message: string) => void;
   /** The sqlite backend's syncs of its write-ahead log: seconds each, and whether on the event loop. */
   onWalSync?: (seconds: number, onLoop: boolean) => void;
+  /** While this says so, the sqlite backend syncs off the event loop (another thread's work waits on it). */
+  syncLater?: () => boolean;
 }
 
 /** Async because backends may connect before they can answer. */
@@ -33,7 +35,7 @@ export async function openBackend(kind: BackendKind, opts: OpenBackendOptions = 
     case 'sqlite': {
       const dataDir = opts.dataDir ?? 'data';
       mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-      return new SqliteBackend(path.join(dataDir, 'plinth.db'), { onWalSync: opts.onWalSync });
+      return new SqliteBackend(path.join(dataDir, 'plinth.db'), { onWalSync: opts.onWalSync, syncLater: opts.syncLater });
     }
     case 'etcd': {
       const prefix = opts.etcdPrefix ?? '/registry';

@@ -51,6 +51,8 @@ export interface SqliteBackendOptions {
   syncLog?: () => void | Promise<void>;
   /** Told how long each sync of the write-ahead log took, in seconds, and whether it ran on the event loop (metrics). */
   onWalSync?: (seconds: number, onLoop: boolean) => void;
+  /** While this says so, the log is synced on libuv's thread pool rather than the event loop (wal-sync.ts). */
+  syncLater?: () => boolean;
 }
 
 /** Bump when the tables change; a newer file is refused rather than misread. */
@@ -110,7 +112,7 @@ export class SqliteBackend implements Backend {
   constructor(path: string, opts: SqliteBackendOptions = {}) {
     this.path = path;
     this.#db = openDatabase(path);
-    this.#wal = new WalSync(`${path}-wal`, { observe: opts.onWalSync });
+    this.#wal = new WalSync(`${path}-wal`, { observe: opts.onWalSync, later: opts.syncLater });
     this.#syncLog = opts.synchronous === 'normal' ? undefined : opts.syncLog ?? (() => this.#wal.sync());
     this.#revision = this.#meta('revision');
     this.#compacted = this.#meta('compacted');

@@ -19,7 +19,7 @@ function walFile(): string {
 }
 
 /** A WalSync on a clock the test moves; each sync on the loop takes `took` ms of it, each on the thread pool `tookLater`. */
-function scripted(opts: { inlineLimitMs?: number; stallLimitMs?: number; backoffMs?: number } = {}) {
+function scripted(opts: { inlineLimitMs?: number; stallLimitMs?: number; backoffMs?: number; later?: () => boolean } = {}) {
   let clock = 0;
   const log: string[] = [];
   const observed: Array<[seconds: number, onLoop: boolean]> = [];
@@ -50,6 +50,20 @@ describe('WalSync', () => {
     state.tookLater = 4;
     await wal.sync();
     assert.deepEqual(observed, [[0.0005, true], [0.03, true], [0.004, false]]);
+  });
+
+  test('fast syncs go to the thread pool while another thread\'s work waits on the loop, and come back after', async () => {
+    let waiting = false;
+    const { wal, log } = scripted({ later: () => waiting });
+    assert.equal(wal.sync(), undefined);
+    waiting = true;
+    assert.equal(wal.inline, false);
+    await wal.sync();
+    await wal.sync();
+    waiting = false;
+    assert.equal(wal.inline, true);
+    assert.equal(wal.sync(), undefined);
+    assert.deepEqual(log, ['now', 'later', 'later', 'now']);
   });
 
   test('fast syncs run on the loop and return at once; a slow one now and then leaves them there', () => {

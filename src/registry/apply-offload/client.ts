@@ -69,6 +69,11 @@ export class ApplyOffload {
     });
   }
 
+  /** Whether the worker has applies in hand, whose answers wait on the main thread's loop. */
+  get busy(): boolean {
+    return this.#pending.size > 0;
+  }
+
   /** Applies the worker finished (tests). */
   get applied(): number {
     return this.#applied;
