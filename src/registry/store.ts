@@ -695,7 +695,8 @@ export class Store {
     const attrs = this.attributes('UPDATE', namespace, undefined, undefined, opts);
     attrs.name = name;
     Object.defineProperties(attrs, {
-      object: { get: written, set: (value: KubeObject) => { obj = value; }, enumerable: true, configurable: true },
+      // A plugin that replaces the object: the managed fields it had are kept to compare with.
+      object: { get: written, set: (value: KubeObject) => { written(); obj = value; }, enumerable: true, configurable: true },
       oldObject: { get: () => cached.object, enumerable: true, configurable: true },
     });
     try {
