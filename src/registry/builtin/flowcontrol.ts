@@ -10,7 +10,7 @@ import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { child, duplicate, forbidden, GoValue, index, invalid, notSupported, required, type FieldPath } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain } from '../validation/names.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
-import { arrayAt, objectAt, objectsAt, stringAt } from './object.ts';
+import { numberAt, objectAt, objectsAt, stringAt, stringsAt } from './object.ts';
 import { builtinType } from './skeleton.ts';
 
 /** A number where upstream's printer shows one, "<none>" where the field is absent. */
@@ -105,14 +105,6 @@ const ruleVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch
 const levelTypes = ['Exempt', 'Limited'];
 const limitResponseTypes = ['Queue', 'Reject'];
 const namespaceIntro = "each member of this list must be '*' or a DNS-1123 label; ";
-
-function numberOf(value: unknown): number {
-  return typeof value === 'number' ? value : 0;
-}
-
-function stringsAt(parent: unknown, key: string): string[] {
-  return arrayAt(parent, key).map((v) => (typeof v === 'string' ? v : ''));
-}
 
 /** A list's `*` alone, or the other values without it. */
 function checkWildcard(values: string[], path: FieldPath, what: string): StatusCause[] {
@@ -218,7 +210,7 @@ function checkConditions(status: JsonObject | undefined): StatusCause[] {
 export function validateFlowSchema(fs: KubeObject): StatusCause[] {
   const spec = objectAt(fs, 'spec');
   const causes: StatusCause[] = [];
-  const precedence = numberOf(spec?.matchingPrecedence);
+  const precedence = numberAt(spec, 'matchingPrecedence') ?? 0;
   if (precedence <= 0) causes.push(invalid('spec.matchingPrecedence', precedence, 'must be a positive value'));
   if (precedence > maxMatchingPrecedence) causes.push(invalid('spec.matchingPrecedence', precedence, `must not be greater than ${maxMatchingPrecedence}`));
   if (precedence === 1 && fs.metadata.name !== exemptName) causes.push(invalid('spec.matchingPrecedence', precedence, "only the schema named 'exempt' may have matchingPrecedence 1"));
@@ -251,12 +243,12 @@ function checkPercent(owner: JsonObject, key: string, path: FieldPath): StatusCa
 
 function checkQueuing(queuing: JsonObject, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
-  const lengthLimit = numberOf(queuing.queueLengthLimit);
+  const lengthLimit = numberAt(queuing, 'queueLengthLimit') ?? 0;
   if (lengthLimit <= 0) causes.push(invalid(child(path, 'queueLengthLimit'), lengthLimit, 'must be positive'));
-  const queues = numberOf(queuing.queues);
+  const queues = numberAt(queuing, 'queues') ?? 0;
   if (queues <= 0) causes.push(invalid(child(path, 'queues'), queues, 'must be positive'));
   else if (queues > maxQueues) causes.push(invalid(child(path, 'queues'), queues, `must not be greater than ${maxQueues}`));
-  const handSize = numberOf(queuing.handSize);
+  const handSize = numberAt(queuing, 'handSize') ?? 0;
   if (handSize <= 0) causes.push(invalid(child(path, 'handSize'), handSize, 'must be positive'));
   else if (handSize > queues) causes.push(invalid(child(path, 'handSize'), handSize, `should not be greater than queues (${queues})`));
   else if (Math.ceil(Math.log2(queues) * handSize) > maxHashBits) {

@@ -41,6 +41,11 @@ export function stringAt(parent: unknown, key: string): string {
   return typeof v === 'string' ? v : '';
 }
 
+/** A list of strings at `key` (anything else in it read as ""), [] when absent. */
+export function stringsAt(parent: unknown, key: string): string[] {
+  return arrayAt(parent, key).map((v) => (typeof v === 'string' ? v : ''));
+}
+
 export function numberAt(parent: unknown, key: string): number | undefined {
   if (!isObject(parent)) return undefined;
   const v = parent[key];

@@ -12,7 +12,7 @@ import { byteLength } from '../../api/labels.ts';
 import { duplicate, fieldImmutable, forbidden, goQuote, GoValue, invalid, notSupported, required, tooLong, validateNonnegative, type FieldPath } from '../validation/field.ts';
 import { inclusiveRangeError, isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
-import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
+import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt, stringsAt } from './object.ts';
 import { goLabelSelector, validateLabelSelector } from './selector-validation.ts';
 import { builtinType } from './skeleton.ts';
 
@@ -46,6 +46,12 @@ function validateParameters(parameters: unknown, allowEmpty: boolean): StatusCau
   return causes;
 }
 
+/** Parameters compared as upstream's DeepEqual of Go maps decoded from JSON: none and {} alike. */
+function sameParameters(a: unknown, b: unknown): boolean {
+  const params = (v: unknown) => (isObject(v) && Object.keys(v).length > 0 ? v : undefined);
+  return semanticEqual(params(a), params(b));
+}
+
 /** validateProvisioner: a qualified name, letters' case aside. */
 function validateProvisioner(provisioner: string, path: FieldPath): StatusCause[] {
   if (provisioner === '') return [required(path)];
@@ -70,8 +76,7 @@ export function validateStorageClassUpdate(sc: KubeObject, old: KubeObject): Sta
   const obj = sc as unknown as JsonObject;
   const before = old as unknown as JsonObject;
   const causes = validateStorageClass(sc);
-  const params = (v: unknown) => (isObject(v) && Object.keys(v).length > 0 ? v : undefined);
-  if (!semanticEqual(params(obj.parameters), params(before.parameters))) causes.push(forbidden('parameters', 'updates to parameters are forbidden.'));
+  if (!sameParameters(obj.parameters, before.parameters)) causes.push(forbidden('parameters', 'updates to parameters are forbidden.'));
   if (stringAt(obj, 'provisioner') !== stringAt(before, 'provisioner')) causes.push(forbidden('provisioner', 'updates to provisioner are forbidden.'));
   if (stringAt(obj, 'reclaimPolicy') !== stringAt(before, 'reclaimPolicy')) causes.push(forbidden('reclaimPolicy', 'updates to reclaimPolicy are forbidden.'));
   if (!semanticEqual(obj.volumeBindingMode, before.volumeBindingMode)) causes.push(invalid('volumeBindingMode', obj.volumeBindingMode ?? null, fieldImmutable));
@@ -210,8 +215,6 @@ function validateCSIDriverName(name: string, path: FieldPath): StatusCause[] {
   for (const msg of isDNS1123Subdomain(name.toLowerCase())) causes.push(invalid(path, name, msg));
   return causes;
 }
-
-const stringsAt = (parent: unknown, key: string): string[] => arrayAt(parent, key).map((v) => (typeof v === 'string' ? v : ''));
 
 /** The longest node ID a driver may report (upstream's strategy allows the longer limit). */
 const csiNodeIDMaxLength = 256;
@@ -404,8 +407,7 @@ function validateVolumeAttributesClassUpdate(vac: KubeObject, old: KubeObject): 
   const before = old as unknown as JsonObject;
   const causes: StatusCause[] = [];
   if (stringAt(obj, 'driverName') !== stringAt(before, 'driverName')) causes.push(forbidden('driverName', 'updates to driverName are forbidden.'));
-  const params = (v: unknown) => (isObject(v) && Object.keys(v).length > 0 ? v : undefined);
-  if (!semanticEqual(params(obj.parameters), params(before.parameters))) causes.push(forbidden('parameters', 'updates to parameters are forbidden.'));
+  if (!sameParameters(obj.parameters, before.parameters)) causes.push(forbidden('parameters', 'updates to parameters are forbidden.'));
   return causes;
 }
 
