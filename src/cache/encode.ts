@@ -42,6 +42,20 @@ export function freezeAsDecoded(value: unknown): void {
   Object.freeze(value);
 }
 
+/**
+ * The object a writer encoded, as decoding its stored JSON at `revision` gives it: a top
+ * level and metadata of its own, laid out as the JSON is (kind, apiVersion, metadata with
+ * the resourceVersion first, the rest), sharing what is below them, made what decoding
+ * would give and frozen (freezeAsDecoded). The writer must not change the object after.
+ */
+export function decodedForm(object: KubeObject, revision: number): KubeObject {
+  const { kind, apiVersion, metadata, ...rest } = object;
+  const { resourceVersion: _resourceVersion, selfLink: _selfLink, ...meta } = metadata;
+  const laidOut = { kind, apiVersion, metadata: { resourceVersion: String(revision), ...meta }, ...rest } as KubeObject;
+  freezeAsDecoded(laidOut);
+  return laidOut;
+}
+
 /** Freeze a decoded JSON value and everything in it, so that no reader can change what others share. */
 export function freezeDeep(value: unknown): void {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;

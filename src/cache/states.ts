@@ -7,7 +7,7 @@
 // of every object version in the window.
 
 import type { KubeObject } from '../api/index.ts';
-import { freezeAsDecoded, freezeDeep } from './encode.ts';
+import { decodedForm, freezeDeep } from './encode.ts';
 import { metadataViewOf } from './metadata-view.ts';
 import type { CacheEvent, CachedObject } from './types.ts';
 
@@ -152,9 +152,8 @@ export class CachedState implements CachedObject {
   /**
    * The object its writer made, which encoded to this state's JSON: `object` then need not
    * decode the JSON. Taken only by a cache that freezes, while the state is current and
-   * not decoded yet. The cache keeps its own top level and metadata, laid out as the JSON
-   * is (kind, apiVersion, metadata with resourceVersion first, the rest), and shares what
-   * is below them, which is made what decoding would give and frozen (freezeAsDecoded).
+   * not decoded yet. The cache keeps it in its decoded form (encode.ts decodedForm), which
+   * shares what is below the top level and metadata with the writer.
    */
   adopt(object: KubeObject): boolean {
     if (object.metadata?.resourceVersion !== String(this.revision)) return false;
@@ -167,11 +166,7 @@ export class CachedState implements CachedObject {
    */
   adoptEncoded(object: KubeObject): boolean {
     if (!this.#freeze || !this.#jsonOnly || this.#released || this.#held !== undefined || this.#weak?.deref() !== undefined) return false;
-    const { kind, apiVersion, metadata, ...rest } = object;
-    const { resourceVersion: _resourceVersion, selfLink: _selfLink, ...meta } = metadata;
-    const laidOut = { kind, apiVersion, metadata: { resourceVersion: String(this.revision), ...meta }, ...rest } as KubeObject;
-    freezeAsDecoded(laidOut);
-    this.#hold(laidOut);
+    this.#hold(decodedForm(object, this.revision));
     return true;
   }
 

@@ -676,6 +676,7 @@ export class Store {
     const answer = await this.applyOffload!.apply({
       resource: `${this.type.group}/${this.type.resource}`, namespace, name, applied,
       current: { key, value: cached.json, createRevision: 0, modRevision: revision },
+      fromAnswer: this.applyOffload!.answerAt(key, revision),
       fieldManager: opts.fieldManager, force: opts.force,
       directive: opts.fieldValidation?.directive ?? 'Ignore', duplicateFields: [...(opts.fieldValidation?.duplicateFields ?? [])],
       user: currentRequest()?.user ?? { name: '', uid: '', groups: [] },
@@ -716,8 +717,11 @@ export class Store {
           this.completeGoValue(obj);
           if (sameContent(obj, base.current)) return (await this.movedPast(base)) ? undefined : { object: base.current, created: false };
         }
-        const done = await this.writeUpdate(base, obj, opts, true, attrs.mutated === true ? undefined : answer.written);
-        return done === retry ? undefined : done;
+        const stored = attrs.mutated === true ? undefined : answer.written;
+        const done = await this.writeUpdate(base, obj, opts, true, stored);
+        if (done === retry) return undefined;
+        if (stored !== undefined) this.applyOffload!.stored(key, answer.id, Number(done.object.metadata.resourceVersion));
+        return done;
       }
     } catch (err) {
       if (await this.movedPast(base)) return undefined;
@@ -732,6 +736,7 @@ export class Store {
       if (isStorageError(err, 'KeyNotFound') || isStorageError(err, 'RevisionMismatch')) return undefined;
       throw err;
     }
+    this.applyOffload!.stored(key, answer.id, stored);
     const value = answer.written;
     const decode = () => this.decode({ key, value, createRevision: 0, modRevision: stored });
     let object: KubeObject | undefined;

@@ -85,6 +85,30 @@ describe('applies on the worker thread', () => {
     assert.ok(offloading.applyWorker!.applied >= before + 6, `the worker applied (${offloading.applyWorker!.applied - before})`);
   });
 
+  test('the worker starts from the object it wrote only while that is what is stored', async () => {
+    assert.equal((await applyBoth('kept', deployment('kept', 0), 'fieldManager=m0')).status, 201);
+    assert.equal(await offloading.applyWorker!.whenReady(), true);
+    assert.equal((await applyBoth('kept', deployment('kept', 1), 'fieldManager=m1&force=true')).status, 200);
+    const reused = offloading.applyWorker!.reused;
+    assert.equal((await applyBoth('kept', deployment('kept', 2), 'fieldManager=m2&force=true')).status, 200);
+    assert.equal(offloading.applyWorker!.reused, reused + 1, 'the second apply started from what the worker wrote');
+    // Another write in between: the next apply starts from what that stored.
+    for (const server of servers()) {
+      const patched = await server.request('PATCH', '/apis/apps/v1/namespaces/w/deployments/kept?fieldManager=editor', {
+        raw: JSON.stringify({ metadata: { labels: { edited: 'yes' } }, spec: { template: { spec: { containers: [{ name: 'c0', image: 'edited' }] } } } }),
+        headers: { 'content-type': 'application/strategic-merge-patch+json' },
+      });
+      assert.equal(patched.status, 200, patched.text);
+    }
+    const applied = offloading.applyWorker!.applied;
+    const res = await applyBoth('kept', deployment('kept', 1), 'fieldManager=m1&force=true');
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.metadata.labels.edited, 'yes');
+    assert.equal(offloading.applyWorker!.applied, applied + 1);
+    assert.equal(offloading.applyWorker!.reused, reused + 1, 'not from the kept object');
+    await sameStored('kept');
+  });
+
   test('an invalid apply is refused alike; a duplicate field warns alike; another form of answer is the same object', async () => {
     assert.equal((await applyBoth('api', deployment('api', 0), 'fieldManager=m0')).status, 201);
     const invalid = await applyBoth('api', deployment('api', 1, { spec: { replicas: -1, selector: { matchLabels: { app: 'api' } }, template: { metadata: { labels: { app: 'api' } }, spec: { containers: [{ name: 'c0', image: 'x' }] } } } }), 'fieldManager=m1&force=true');

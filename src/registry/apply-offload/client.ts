@@ -26,6 +26,9 @@ function workerUrl(): URL | undefined {
 /** How long an apply waits for the worker before the main thread applies instead. */
 const answerWithinMs = 10_000;
 
+/** Stored answers remembered by key: as many as the worker keeps objects for (worker.ts). */
+const keptAnswers = 256;
+
 export class ApplyOffload {
   readonly #after: number;
   #seen = 0;
@@ -34,9 +37,12 @@ export class ApplyOffload {
   #failed = false;
   #next = 0;
   #applied = 0;
+  #reused = 0;
   #whenReady: Promise<boolean> | undefined;
   #settleReady: ((ready: boolean) => void) | undefined;
   readonly #pending = new Map<number, (answer: OffloadAnswer | undefined) => void>();
+  /** The latest answer stored per key, and at which revision (the worker keeps the objects it wrote for as many). */
+  readonly #stored = new Map<string, { answer: number; revision: number }>();
 
   /** `after`: eligible applies the process serves itself before it starts the worker. */
   constructor(after: number) {
@@ -69,6 +75,19 @@ export class ApplyOffload {
     });
   }
 
+  /** Notes that the bytes of the worker's answer `answer` were stored for `key` at `revision`. */
+  stored(key: string, answer: number, revision: number): void {
+    this.#stored.delete(key);
+    this.#stored.set(key, { answer, revision });
+    if (this.#stored.size > keptAnswers) this.#stored.delete(this.#stored.keys().next().value!);
+  }
+
+  /** The worker's answer whose bytes `key` holds at `revision`, if that state is one. */
+  answerAt(key: string, revision: number): number | undefined {
+    const stored = this.#stored.get(key);
+    return stored?.revision === revision ? stored.answer : undefined;
+  }
+
   /** Whether the worker has applies in hand, whose answers wait on the main thread's loop. */
   get busy(): boolean {
     return this.#pending.size > 0;
@@ -77,6 +96,11 @@ export class ApplyOffload {
   /** Applies the worker finished (tests). */
   get applied(): number {
     return this.#applied;
+  }
+
+  /** Of those, the applies that started from the object the worker kept rather than from the bytes sent (tests). */
+  get reused(): number {
+    return this.#reused;
   }
 
   /** True once the worker is ready, false if it failed; started by the next apply it may take when not yet. */
@@ -108,7 +132,10 @@ export class ApplyOffload {
         this.#settleReady?.(true);
         return;
       }
-      if (message.done) this.#applied++;
+      if (message.done) {
+        this.#applied++;
+        if (message.reused) this.#reused++;
+      }
       const resolve = this.#pending.get(message.id);
       this.#pending.delete(message.id);
       resolve?.(message);

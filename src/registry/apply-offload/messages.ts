@@ -14,6 +14,8 @@ export interface OffloadedApply {
   name: string;
   /** The stored object the apply starts from (the watch cache's copy). */
   current: KeyValue;
+  /** The worker's answer whose bytes `current` is, when the main thread stored them: the worker may use the object it wrote. */
+  fromAnswer: number | undefined;
   applied: unknown;
   fieldManager: string;
   force: boolean;
@@ -27,7 +29,7 @@ export interface OffloadReady {
   ready: true;
 }
 
-/** The bytes to store and the warnings the apply made; or not done, and the main thread applies. */
+/** The bytes to store, the warnings the apply made, and whether it started from the object the worker kept; or not done, and the main thread applies. */
 export type OffloadAnswer =
-  | { id: number; done: true; written: Uint8Array; warnings: string[] }
+  | { id: number; done: true; written: Uint8Array; warnings: string[]; reused: boolean }
   | { id: number; done: false };
