@@ -154,13 +154,48 @@ const gzip = promisify(gzipCallback);
  */
 export async function writeParts(res: HttpResponse, status: number, contentType: string, body: { parts: Uint8Array[]; length: number }, opts: { gzip?: boolean } = {}): Promise<void> {
   const { parts, length } = body;
-  if (opts.gzip && length >= gzipThresholdBytes) return writeBody(res, status, contentType, Buffer.concat(parts, length), {}, opts);
+  if (opts.gzip && length >= gzipThresholdBytes) {
+    const joined = joinParts(parts, length);
+    try {
+      return await writeBody(res, status, contentType, joined.bytes, {}, opts);
+    } finally {
+      joined.release();
+    }
+  }
   res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': length, 'Cache-Control': 'no-cache, private' });
   // HTTP/2 answers write to their stream; HTTP/1.1 ones cork themselves. end() uncorks.
   const corkable = res.stream ?? res;
   corkable.cork?.();
   for (const part of parts) res.write(part);
   res.end();
+}
+
+/**
+ * The buffer the last joined answer used, kept for the next one while the collector lets
+ * it live. Memory the process has already touched is cheap to write again, while fresh
+ * megabytes cost their page faults every time (on the project's VM joining a 6.7 MB list
+ * took 45–65 ms into a new buffer, 3 ms into one used before).
+ */
+let spareJoin: WeakRef<Buffer> | undefined;
+
+/** `parts` joined for gzip, in the spare buffer when it is free and large enough; release() gives the buffer back. */
+function joinParts(parts: Uint8Array[], length: number): { bytes: Buffer; release(): void } {
+  let target = spareJoin?.deref();
+  if (target !== undefined && target.length >= length) spareJoin = undefined;
+  else target = Buffer.allocUnsafeSlow(length);
+  let at = 0;
+  for (const part of parts) {
+    target.set(part, at);
+    at += part.length;
+  }
+  const joined = target;
+  return {
+    bytes: joined.subarray(0, length),
+    release: () => {
+      const spare = spareJoin?.deref();
+      if (spare === undefined || spare.length < joined.length) spareJoin = new WeakRef(joined);
+    },
+  };
 }
 
 /** Upstream compresses only answers of at least 128 KiB (defaultGzipThresholdBytes): smaller ones cost more than they save. */

@@ -231,6 +231,46 @@ describe('gzip', () => {
   });
 });
 
+describe('gzip of lists joined in a reused buffer', () => {
+  test('lists of different sizes, one after another and at once, each unzip to their own list', async () => {
+    const sizes = [90, 45, 120];
+    const namespaces: string[] = [];
+    for (const [n, count] of sizes.entries()) {
+      const ns = await namespace();
+      namespaces.push(ns);
+      for (let i = 0; i < count; i++) {
+        const res = await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: `z-${i}` }, data: { blob: `${n}${i}`.repeat(1500) } } });
+        assert.equal(res.status, 201, res.text);
+      }
+    }
+    const session = http2.connect(server.url, { ca: server.caPem });
+    try {
+      const list = (ns: string, encoding: string) => new Promise<{ encoding: unknown; body: Buffer }>((resolve, reject) => {
+        const stream = session.request({ ':path': `/api/v1/namespaces/${ns}/configmaps`, authorization: `Bearer ${server.token}`, 'accept-encoding': encoding });
+        const chunks: Buffer[] = [];
+        let encodingAnswered: unknown;
+        stream.on('response', (h) => (encodingAnswered = h['content-encoding']));
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => resolve({ encoding: encodingAnswered, body: Buffer.concat(chunks) }));
+        stream.on('error', reject);
+      });
+      const items = (body: Buffer) => (JSON.parse(body.toString()) as { items: Array<{ metadata: { name: string }; data: { blob: string } }> }).items;
+      const check = (zipped: { encoding: unknown; body: Buffer }, n: number) => {
+        assert.equal(zipped.encoding, 'gzip');
+        const got = items(gunzipSync(zipped.body));
+        assert.equal(got.length, sizes[n]);
+        for (const item of got) assert.equal(item.data.blob, `${n}${item.metadata.name.slice(2)}`.repeat(1500));
+      };
+      // Largest, then smaller: a shorter list in the larger buffer must not carry its tail.
+      for (const n of [2, 0, 1, 2, 1]) check(await list(namespaces[n]!, 'gzip'), n);
+      const together = await Promise.all([0, 1, 2, 0, 1, 2].map((n) => list(namespaces[n]!, 'gzip')));
+      together.forEach((zipped, i) => check(zipped, i % 3));
+    } finally {
+      session.close();
+    }
+  });
+});
+
 describe('answers from the cache', () => {
   test('a JSON GET writes the cached bytes and decodes nothing, after the collector took the cached object', async () => {
     const v8 = await import('node:v8');
