@@ -157,7 +157,8 @@ export async function writeParts(res: HttpResponse, status: number, contentType:
   if (opts.gzip && length >= gzipThresholdBytes) {
     const joined = joinParts(parts, length);
     try {
-      return await writeBody(res, status, contentType, joined.bytes, {}, opts);
+      // Written once compressed: the joined bytes are free again when this returns.
+      return await writeGzipped(res, status, contentType, joined.bytes, {});
     } finally {
       joined.release();
     }
@@ -218,12 +219,14 @@ export function acceptsGzip(req: HttpRequest): boolean {
  */
 export async function writeBody(res: HttpResponse, status: number, contentType: string, body: Uint8Array | string, headers: Record<string, string> = {}, opts: { gzip?: boolean } = {}): Promise<void> {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-  if (opts.gzip && bytes.byteLength >= gzipThresholdBytes) {
-    const compressed = await gzip(bytes, { level: zlibConstants.Z_BEST_SPEED });
-    writeBytes(res, status, contentType, compressed, { ...headers, 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' });
-    return;
-  }
+  if (opts.gzip && bytes.byteLength >= gzipThresholdBytes) return writeGzipped(res, status, contentType, bytes, headers);
   writeBytes(res, status, contentType, bytes, headers);
+}
+
+/** Writes `bytes` gzip-compressed at the fast level, as upstream does. */
+async function writeGzipped(res: HttpResponse, status: number, contentType: string, bytes: Uint8Array, headers: Record<string, string>): Promise<void> {
+  const compressed = await gzip(bytes, { level: zlibConstants.Z_BEST_SPEED });
+  writeBytes(res, status, contentType, compressed, { ...headers, 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' });
 }
 
 /** An answer's body in the negotiated serializer (the Protobuf and CBOR codecs load on first use). */
