@@ -67,11 +67,18 @@ export class ApplyOffload {
         this.#pending.delete(id);
         resolve(undefined);
       }, answerWithinMs);
-      this.#pending.set(id, (answer) => {
+      const settle = (answer: OffloadAnswer | undefined) => {
         clearTimeout(timer);
+        this.#pending.delete(id);
         resolve(answer);
-      });
-      worker.postMessage({ ...request, id } satisfies OffloadedApply);
+      };
+      this.#pending.set(id, settle);
+      try {
+        worker.postMessage({ ...request, id } satisfies OffloadedApply);
+      } catch {
+        // A request that does not copy to the other thread: the main thread applies it.
+        settle(undefined);
+      }
     });
   }
 
