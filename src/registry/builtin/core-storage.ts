@@ -90,43 +90,75 @@ function goResourceList(v: unknown): GoValue {
   return new GoValue(`core.ResourceList{${entries.join(', ')}}`);
 }
 
-/** ValidatePersistentVolumeSpec (not inline). */
+/** ValidatePersistentVolume, beyond metadata. */
 export function validatePersistentVolume(pv: KubeObject): StatusCause[] {
-  const spec = objectAt(pv, 'spec') ?? {};
+  return validatePersistentVolumeSpec(objectAt(pv, 'spec') ?? {}, 'spec', false);
+}
+
+const inlineOnly = 'may not be specified in the context of inline volumes';
+
+/**
+ * ValidatePersistentVolumeSpec at `path`: a PersistentVolume's, or `inline` a
+ * VolumeAttachment's inline volume spec (a CSI volume with no capacity, claim, class or
+ * node affinity of its own, kept on Retain and Filesystem; upstream does not check its
+ * volumeAttributesClassName there).
+ */
+export function validatePersistentVolumeSpec(spec: JsonObject, path: string, inline: boolean): StatusCause[] {
   const causes: StatusCause[] = [];
-  const modes = Array.isArray(spec.accessModes) ? spec.accessModes : [];
-  if (modes.length === 0) causes.push(required('spec.accessModes'));
-  causes.push(...validateAccessModes(modes, 'spec.accessModes'));
   const capacity = objectAt(spec, 'capacity');
   const capacityKeys = capacity === undefined ? [] : Object.keys(capacity);
-  if (capacityKeys.length === 0) causes.push(required('spec.capacity'));
-  if (!capacityKeys.includes('storage') || capacityKeys.length > 1) causes.push(notSupported('spec.capacity', goResourceList(capacity), ['storage']));
-  for (const k of capacityKeys) causes.push(...validatePositiveQuantity(capacity![k], `spec.capacity[${k}]`));
+  if (inline) {
+    if (present(spec.claimRef)) causes.push(forbidden(`${path}.claimRef`, inlineOnly));
+    if (capacityKeys.length > 0) causes.push(forbidden(`${path}.capacity`, inlineOnly));
+    if (!present(spec.csi)) causes.push(required(`${path}.csi`, 'has to be specified in the context of inline volumes'));
+  }
+  const modes = Array.isArray(spec.accessModes) ? spec.accessModes : [];
+  if (modes.length === 0) causes.push(required(`${path}.accessModes`));
+  causes.push(...validateAccessModes(modes, `${path}.accessModes`));
+  if (!inline) {
+    if (capacityKeys.length === 0) causes.push(required(`${path}.capacity`));
+    if (!capacityKeys.includes('storage') || capacityKeys.length > 1) causes.push(notSupported(`${path}.capacity`, goResourceList(capacity), ['storage']));
+    for (const k of capacityKeys) causes.push(...validatePositiveQuantity(capacity![k], `${path}.capacity[${k}]`));
+  }
   const policy = stringAt(spec, 'persistentVolumeReclaimPolicy');
-  if (policy !== '' && !reclaimPolicies.includes(policy)) causes.push(notSupported('spec.persistentVolumeReclaimPolicy', policy, reclaimPolicies));
+  if (policy !== '') {
+    if (inline) {
+      if (policy !== 'Retain') causes.push(forbidden(`${path}.persistentVolumeReclaimPolicy`, 'may only be Retain in the context of inline volumes'));
+    } else if (!reclaimPolicies.includes(policy)) {
+      causes.push(notSupported(`${path}.persistentVolumeReclaimPolicy`, policy, reclaimPolicies));
+    }
+  }
+  if (inline && present(spec.nodeAffinity)) causes.push(forbidden(`${path}.nodeAffinity`, inlineOnly));
   let count = 0;
-  for (const [key, path] of volumeSources) {
+  for (const [key, fieldName] of volumeSources) {
     const source = spec[key];
     if (!present(source)) continue;
     if (count > 0 && key !== 'flexVolume') {
-      causes.push(forbidden(`spec.${path}`, 'may not specify more than 1 volume type'));
+      causes.push(forbidden(`${path}.${fieldName}`, 'may not specify more than 1 volume type'));
       continue;
     }
     count++;
-    causes.push(...validateVolumeSource(key, isObject(source) ? source : {}, `spec.${key}`));
-    if (key === 'local' && !present(spec.nodeAffinity)) causes.push(required('spec.nodeAffinity', 'Local volume requires node affinity'));
+    causes.push(...validateVolumeSource(key, isObject(source) ? source : {}, `${path}.${key}`));
+    if (key === 'local' && (inline || !present(spec.nodeAffinity))) causes.push(required(`${path}.nodeAffinity`, 'Local volume requires node affinity'));
   }
-  if (count === 0) causes.push(required('spec', 'must specify a volume type'));
+  if (count === 0) causes.push(required(path, 'must specify a volume type'));
   const hostPath = stringAt(objectAt(spec, 'hostPath'), 'path');
   if (present(spec.hostPath) && hostPath.replace(/\/+$/, '') === '' && hostPath.startsWith('/') && policy === 'Recycle') {
-    causes.push(forbidden('spec.persistentVolumeReclaimPolicy', "may not be 'recycle' for a hostPath mount of '/'"));
+    causes.push(forbidden(`${path}.persistentVolumeReclaimPolicy`, "may not be 'recycle' for a hostPath mount of '/'"));
   }
-  causes.push(...validateClassName(spec.storageClassName, 'spec.storageClassName'));
-  if (present(spec.volumeMode) && !volumeModes.includes(String(spec.volumeMode))) causes.push(notSupported('spec.volumeMode', spec.volumeMode, volumeModes));
+  if (inline) {
+    if (stringAt(spec, 'storageClassName') !== '') causes.push(forbidden(`${path}.storageClassName`, inlineOnly));
+    if (present(spec.volumeMode) && spec.volumeMode !== 'Filesystem') {
+      causes.push(forbidden(`${path}.volumeMode`, 'may not specify volumeMode other than Filesystem in the context of inline volumes'));
+    }
+    return causes;
+  }
+  causes.push(...validateClassName(spec.storageClassName, `${path}.storageClassName`));
+  if (present(spec.volumeMode) && !volumeModes.includes(String(spec.volumeMode))) causes.push(notSupported(`${path}.volumeMode`, spec.volumeMode, volumeModes));
   if (present(spec.volumeAttributesClassName)) {
-    if (spec.volumeAttributesClassName === '') causes.push(required('spec.volumeAttributesClassName', 'an empty string is disallowed'));
-    else causes.push(...validateClassName(spec.volumeAttributesClassName, 'spec.volumeAttributesClassName'));
-    if (!present(spec.csi)) causes.push(required('spec.csi', 'has to be specified when using volumeAttributesClassName'));
+    if (spec.volumeAttributesClassName === '') causes.push(required(`${path}.volumeAttributesClassName`, 'an empty string is disallowed'));
+    else causes.push(...validateClassName(spec.volumeAttributesClassName, `${path}.volumeAttributesClassName`));
+    if (!present(spec.csi)) causes.push(required(`${path}.csi`, 'has to be specified when using volumeAttributesClassName'));
   }
   return causes;
 }

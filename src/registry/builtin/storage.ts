@@ -12,6 +12,7 @@ import { byteLength } from '../../api/labels.ts';
 import { duplicate, fieldImmutable, forbidden, goQuote, GoValue, invalid, notSupported, required, tooLong, validateNonnegative, type FieldPath } from '../validation/field.ts';
 import { inclusiveRangeError, isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
+import { validatePersistentVolumeSpec } from './core-storage.ts';
 import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt, stringsAt } from './object.ts';
 import { goLabelSelector, validateLabelSelector } from './selector-validation.ts';
 import { builtinType } from './skeleton.ts';
@@ -339,6 +340,7 @@ function validateVolumeAttachment(va: KubeObject): StatusCause[] {
   if (!named && !inline) causes.push(required('spec.source', sourceRule));
   else if (named && inline) causes.push(forbidden('spec.source', sourceRule));
   else if (named && volumeName === '') causes.push(required('spec.source.persistentVolumeName', 'must specify non empty persistentVolumeName'));
+  else if (inline) causes.push(...validatePersistentVolumeSpec(objectAt(source, 'inlineVolumeSpec') ?? {}, 'spec.source.inlineVolumeSpec', true));
   const nodeName = stringAt(spec, 'nodeName');
   for (const msg of isDNS1123Subdomain(nodeName)) causes.push(invalid('spec.nodeName', nodeName, msg));
   const status = objectAt(va, 'status');

@@ -273,6 +273,27 @@ test('VolumeAttachment validation: attacher, one source, node name, status sizes
   assert.deepEqual(fields((await storeCreate(volumeAttachments, attachment({ ...ok, source: { persistentVolumeName: 'pv-1', inlineVolumeSpec: { csi: { driver: 'd', volumeHandle: 'h' } } } }))).causes), [
     'spec.source: Forbidden: must specify exactly one of inlineVolumeSpec and persistentVolumeName',
   ]);
+  // An inline volume spec is a PersistentVolume's spec under the inline rules.
+  const inline = (spec: object) => attachment({ ...ok, source: { inlineVolumeSpec: spec } });
+  assert.deepEqual((await storeCreate(volumeAttachments, inline({ accessModes: ['ReadWriteOnce'], csi: { driver: 'ebs.csi.aws.com', volumeHandle: 'vol-1' }, persistentVolumeReclaimPolicy: 'Retain', volumeMode: 'Filesystem' }))).causes, []);
+  const at = 'spec.source.inlineVolumeSpec';
+  assert.deepEqual(fields((await storeCreate(volumeAttachments, inline({
+    capacity: { storage: '1Gi' }, claimRef: { name: 'claim' }, nfs: { server: 'nfs.example.com', path: '/exports' },
+    persistentVolumeReclaimPolicy: 'Delete', storageClassName: 'fast', volumeMode: 'Block',
+    nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'Exists' }] }] } },
+  }))).causes), [
+    `${at}.claimRef: Forbidden: may not be specified in the context of inline volumes`,
+    `${at}.capacity: Forbidden: may not be specified in the context of inline volumes`,
+    `${at}.csi: Required value: has to be specified in the context of inline volumes`,
+    `${at}.accessModes: Required value`,
+    `${at}.persistentVolumeReclaimPolicy: Forbidden: may only be Retain in the context of inline volumes`,
+    `${at}.nodeAffinity: Forbidden: may not be specified in the context of inline volumes`,
+    `${at}.storageClassName: Forbidden: may not be specified in the context of inline volumes`,
+    `${at}.volumeMode: Forbidden: may not specify volumeMode other than Filesystem in the context of inline volumes`,
+  ]);
+  assert.deepEqual(fields((await storeCreate(volumeAttachments, inline({ accessModes: ['ReadWriteOnce'], csi: { driver: '', volumeHandle: 'vol-1' } }))).causes), [
+    `${at}.csi.driver: Required value`,
+  ]);
   // Status is the attacher's to write, through the status subresource.
   const stored = attachment(ok);
   const status = { attached: true, attachmentMetadata: { blob: 'x'.repeat(256 * 1024) }, attachError: { message: 'm'.repeat(1025), errorCode: -1 } };
