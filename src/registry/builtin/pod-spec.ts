@@ -260,19 +260,63 @@ function validateEnv(env: unknown[], path: FieldPath): StatusCause[] {
   return causes;
 }
 
-function validateVolumeMounts(mounts: unknown[], volumeNames: Set<string>, path: FieldPath): StatusCause[] {
+/** The volumes a pod spec declares, by name (valid ones), and which of them are claims (a PersistentVolumeClaim or an ephemeral one). */
+interface PodVolumes {
+  names: Set<string>;
+  claims: Set<string>;
+}
+
+/** A container's mounts or devices by volume name, the last one of a name kept (GetVolumeMountMap, GetVolumeDeviceMap). */
+function pathsByName(list: unknown[], pathField: string): Map<string, string> {
+  const byName = new Map<string, string>();
+  for (const raw of list) byName.set(stringAt(isObject(raw) ? raw : {}, 'name'), stringAt(isObject(raw) ? raw : {}, pathField));
+  return byName;
+}
+
+function validateVolumeMounts(mounts: unknown[], devices: Map<string, string>, volumes: PodVolumes, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
   const mountPaths = new Set<string>();
+  const devicePaths = new Set(devices.values());
   mounts.forEach((raw, i) => {
     const mount = isObject(raw) ? raw : {};
     const p = index(path, i);
     const name = stringAt(mount, 'name');
     if (name === '') causes.push(required(child(p, 'name')));
-    if (!volumeNames.has(name)) causes.push(notFound(child(p, 'name'), name));
+    if (!volumes.names.has(name)) causes.push(notFound(child(p, 'name'), name));
     const mountPath = stringAt(mount, 'mountPath');
     if (mountPath === '') causes.push(required(child(p, 'mountPath')));
     if (mountPaths.has(mountPath)) causes.push(invalid(child(p, 'mountPath'), mountPath, 'must be unique'));
     mountPaths.add(mountPath);
+    if (devices.has(name)) causes.push(invalid(child(p, 'name'), name, 'must not already exist in volumeDevices'));
+    if (devicePaths.has(mountPath)) causes.push(invalid(child(p, 'mountPath'), mountPath, 'must not already exist as a path in volumeDevices'));
+  });
+  return causes;
+}
+
+/** ValidateVolumeDevices: raw block devices of claimed volumes, at unique paths without backsteps, apart from the mounts. */
+function validateVolumeDevices(devices: unknown[], mounts: Map<string, string>, volumes: PodVolumes, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const names = new Set<string>();
+  const devicePaths = new Set<string>();
+  const mountPaths = new Set(mounts.values());
+  devices.forEach((raw, i) => {
+    const device = isObject(raw) ? raw : {};
+    const p = index(path, i);
+    const name = stringAt(device, 'name');
+    const devicePath = stringAt(device, 'devicePath');
+    if (name === '') causes.push(required(child(p, 'name')));
+    if (names.has(name)) causes.push(invalid(child(p, 'name'), name, 'must be unique'));
+    if (volumes.names.has(name) && !volumes.claims.has(name)) {
+      causes.push(invalid(child(p, 'name'), name, 'can only use volume source type of PersistentVolumeClaim for block mode'));
+    }
+    if (!volumes.names.has(name)) causes.push(notFound(child(p, 'name'), name));
+    if (devicePath === '') causes.push(required(child(p, 'devicePath')));
+    if (devicePaths.has(devicePath)) causes.push(invalid(child(p, 'devicePath'), devicePath, 'must be unique'));
+    if (devicePath !== '' && devicePath.split('/').includes('..')) causes.push(invalid(child(p, 'devicePath'), devicePath, "can not contain backsteps ('..')"));
+    else devicePaths.add(devicePath);
+    if (mounts.has(name)) causes.push(invalid(child(p, 'name'), name, 'must not already exist in volumeMounts'));
+    if (mountPaths.has(devicePath)) causes.push(invalid(child(p, 'devicePath'), devicePath, 'must not already exist as a path in volumeMounts'));
+    if (name !== '') names.add(name);
   });
   return causes;
 }
@@ -310,7 +354,7 @@ function validatePullPolicy(policy: unknown, path: FieldPath): StatusCause[] {
   return valid.includes(String(policy)) ? [] : [notSupported(path, policy, valid)];
 }
 
-function validateContainer(container: JsonObject, volumeNames: Set<string>, path: FieldPath): StatusCause[] {
+function validateContainer(container: JsonObject, volumes: PodVolumes, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
   const name = stringAt(container, 'name');
   if (name === '') causes.push(required(child(path, 'name')));
@@ -323,15 +367,19 @@ function validateContainer(container: JsonObject, volumeNames: Set<string>, path
   }
   causes.push(...validateContainerPorts(arrayAt(container, 'ports'), child(path, 'ports')));
   causes.push(...validateEnv(arrayAt(container, 'env'), child(path, 'env')));
-  causes.push(...validateVolumeMounts(arrayAt(container, 'volumeMounts'), volumeNames, child(path, 'volumeMounts')));
+  const mounts = arrayAt(container, 'volumeMounts');
+  const devices = arrayAt(container, 'volumeDevices');
+  causes.push(...validateVolumeMounts(mounts, pathsByName(devices, 'devicePath'), volumes, child(path, 'volumeMounts')));
+  causes.push(...validateVolumeDevices(devices, pathsByName(mounts, 'mountPath'), volumes, child(path, 'volumeDevices')));
   causes.push(...validatePullPolicy(container.imagePullPolicy, child(path, 'imagePullPolicy')));
   causes.push(...validateResources(container.resources, child(path, 'resources')));
   return causes;
 }
 
-function validateVolumes(volumes: unknown[], path: FieldPath): { causes: StatusCause[]; names: Set<string> } {
+function validateVolumes(volumes: unknown[], path: FieldPath): { causes: StatusCause[]; volumes: PodVolumes } {
   const causes: StatusCause[] = [];
   const names = new Set<string>();
+  const claims = new Set<string>();
   volumes.forEach((raw, i) => {
     const volume = isObject(raw) ? raw : {};
     const p = index(path, i);
@@ -342,7 +390,10 @@ function validateVolumes(volumes: unknown[], path: FieldPath): { causes: StatusC
       for (const msg of msgs) causes.push(invalid(child(p, 'name'), name, msg));
       if (msgs.length === 0) {
         if (names.has(name)) causes.push(duplicate(child(p, 'name'), name));
-        else names.add(name);
+        else {
+          names.add(name);
+          if (isObject(volume.persistentVolumeClaim) || isObject(volume.ephemeral)) claims.add(name);
+        }
       }
     }
     const present = volumeSources.filter((s) => volume[s] !== undefined && volume[s] !== null);
@@ -366,7 +417,7 @@ function validateVolumes(volumes: unknown[], path: FieldPath): { causes: StatusC
       }
     }
   });
-  return { causes, names };
+  return { causes, volumes: { names, claims } };
 }
 
 const taintEffects = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
@@ -408,7 +459,7 @@ export interface PodSpecOptions {
 /** Upstream's ValidatePodSpec, for the rules clients observe; `path` is "spec" or "spec.template.spec". */
 export function validatePodSpec(spec: unknown, path: FieldPath, opts: PodSpecOptions): StatusCause[] {
   const s = isObject(spec) ? spec : {};
-  const { causes, names: volumeNames } = validateVolumes(arrayAt(s, 'volumes'), child(path, 'volumes'));
+  const { causes, volumes } = validateVolumes(arrayAt(s, 'volumes'), child(path, 'volumes'));
 
   const containerNames = new Set<string>();
   const containers = arrayAt(s, 'containers');
@@ -419,7 +470,7 @@ export function validatePodSpec(spec: unknown, path: FieldPath, opts: PodSpecOpt
     list.forEach((raw, i) => {
       const container = isObject(raw) ? raw : {};
       const p = index(listPath, i);
-      causes.push(...validateContainer(container, volumeNames, p));
+      causes.push(...validateContainer(container, volumes, p));
       causes.push(...validateContainerProbes(container, init, gracePeriod, p));
       // The host's user namespace unless hostUsers is false.
       causes.push(...validateContainerSecurityContext(container, s.hostUsers !== false, child(p, 'securityContext')));

@@ -150,6 +150,39 @@ const invalidCases: { name: string; spec: Record<string, unknown>; causes: strin
     causes: ['spec.containers[0].volumeMounts[0].name: Not found: "data"'],
   },
   {
+    name: 'volume devices are claimed volumes at unique paths apart from the mounts',
+    spec: {
+      containers: [{
+        name: 'a', image: 'x',
+        volumeMounts: [{ name: 'scratch', mountPath: '/dev/xvda' }, { name: 'data', mountPath: '/data' }],
+        volumeDevices: [
+          { name: 'data', devicePath: '/dev/xvdb' }, { name: 'data', devicePath: '/dev/xvdb' }, { name: 'scratch', devicePath: '/dev/../xvdc' },
+          { name: 'missing', devicePath: '' }, { name: 'block', devicePath: '/dev/xvda' }, { name: 'eph', devicePath: '/dev/xvde' },
+        ],
+      }],
+      volumes: [
+        { name: 'data', persistentVolumeClaim: { claimName: 'c' } }, { name: 'block', persistentVolumeClaim: { claimName: 'b' } },
+        { name: 'scratch', emptyDir: {} },
+        { name: 'eph', ephemeral: { volumeClaimTemplate: { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } } },
+      ],
+    },
+    causes: [
+      'spec.containers[0].volumeMounts[0].name: Invalid value: "scratch": must not already exist in volumeDevices',
+      'spec.containers[0].volumeMounts[0].mountPath: Invalid value: "/dev/xvda": must not already exist as a path in volumeDevices',
+      'spec.containers[0].volumeMounts[1].name: Invalid value: "data": must not already exist in volumeDevices',
+      'spec.containers[0].volumeDevices[0].name: Invalid value: "data": must not already exist in volumeMounts',
+      'spec.containers[0].volumeDevices[1].name: Invalid value: "data": must be unique',
+      'spec.containers[0].volumeDevices[1].devicePath: Invalid value: "/dev/xvdb": must be unique',
+      'spec.containers[0].volumeDevices[1].name: Invalid value: "data": must not already exist in volumeMounts',
+      'spec.containers[0].volumeDevices[2].name: Invalid value: "scratch": can only use volume source type of PersistentVolumeClaim for block mode',
+      'spec.containers[0].volumeDevices[2].devicePath: Invalid value: "/dev/../xvdc": can not contain backsteps (\'..\')',
+      'spec.containers[0].volumeDevices[2].name: Invalid value: "scratch": must not already exist in volumeMounts',
+      'spec.containers[0].volumeDevices[3].name: Not found: "missing"',
+      'spec.containers[0].volumeDevices[3].devicePath: Required value',
+      'spec.containers[0].volumeDevices[4].devicePath: Invalid value: "/dev/xvda": must not already exist as a path in volumeMounts',
+    ],
+  },
+  {
     name: 'a volume has one source',
     spec: { containers: [{ name: 'a', image: 'x' }], volumes: [{ name: 'v', emptyDir: {}, configMap: { name: 'c' } }] },
     causes: ['spec.volumes[0].configMap: Forbidden: may not specify more than 1 volume type'],
