@@ -269,7 +269,10 @@ interface PodVolumes {
 /** A container's mounts or devices by volume name, the last one of a name kept (GetVolumeMountMap, GetVolumeDeviceMap). */
 function pathsByName(list: unknown[], pathField: string): Map<string, string> {
   const byName = new Map<string, string>();
-  for (const raw of list) byName.set(stringAt(isObject(raw) ? raw : {}, 'name'), stringAt(isObject(raw) ? raw : {}, pathField));
+  for (const raw of list) {
+    const item = isObject(raw) ? raw : {};
+    byName.set(stringAt(item, 'name'), stringAt(item, pathField));
+  }
   return byName;
 }
 
