@@ -13,7 +13,7 @@ import { invalidIPMessage, parseIP } from './ip.ts';
 import { validateContainerProbes } from './pod-probes.ts';
 import { validateAffinity, validateTopologySpreadConstraints } from './pod-scheduling.ts';
 import { validateContainerSecurityContext, validatePodSecurityContext } from './pod-security.ts';
-import { validateVolumeSource } from './pod-volume-sources.ts';
+import { hasBackstep, validateVolumeSource } from './pod-volume-sources.ts';
 import type { Quantity } from '../../api/quantity.ts';
 
 // ---------- defaults ----------
@@ -315,7 +315,7 @@ function validateVolumeDevices(devices: unknown[], mounts: Map<string, string>, 
     if (!volumes.names.has(name)) causes.push(notFound(child(p, 'name'), name));
     if (devicePath === '') causes.push(required(child(p, 'devicePath')));
     if (devicePaths.has(devicePath)) causes.push(invalid(child(p, 'devicePath'), devicePath, 'must be unique'));
-    if (devicePath !== '' && devicePath.split('/').includes('..')) causes.push(invalid(child(p, 'devicePath'), devicePath, "can not contain backsteps ('..')"));
+    if (devicePath !== '' && hasBackstep(devicePath)) causes.push(invalid(child(p, 'devicePath'), devicePath, "can not contain backsteps ('..')"));
     else devicePaths.add(devicePath);
     if (mounts.has(name)) causes.push(invalid(child(p, 'name'), name, 'must not already exist in volumeMounts'));
     if (mountPaths.has(devicePath)) causes.push(invalid(child(p, 'devicePath'), devicePath, 'must not already exist as a path in volumeMounts'));

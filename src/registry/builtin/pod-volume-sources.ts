@@ -10,11 +10,16 @@ import { itemsAt, numberAt, objectAt, stringAt } from './object.ts';
 
 const fileModeError = 'must be a number between 0 and 0777 (octal), both inclusive';
 
+/** Whether a path has a ".." element (upstream's validatePathNoBacksteps). */
+export function hasBackstep(target: string): boolean {
+  return target.split('/').includes('..');
+}
+
 /** Upstream's validateLocalDescendingPath: relative, without a ".." element. */
 export function localDescendingPath(target: string, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
   if (target.startsWith('/')) causes.push(invalid(path, target, 'must be a relative path'));
-  if (target.split('/').includes('..')) causes.push(invalid(path, target, "must not contain '..'"));
+  if (hasBackstep(target)) causes.push(invalid(path, target, "must not contain '..'"));
   return causes;
 }
 
