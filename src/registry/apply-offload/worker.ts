@@ -21,7 +21,7 @@ class OneObject {
   current: KeyValue | undefined;
   written: Uint8Array | undefined;
   /** The object the Store encoded into `written` (offered to the codec ahead of the write). */
-  writtenObject: KubeObject | undefined;
+  writtenFrom: KubeObject | undefined;
 
   async get(key: string): Promise<KeyValue | undefined> {
     return this.current?.key === key ? this.current : undefined;
@@ -30,7 +30,7 @@ class OneObject {
   async update(key: string, value: Uint8Array, expectRevision: number): Promise<number> {
     if (this.current?.key !== key || this.current.modRevision !== expectRevision) throw new Error('apply worker: not the object sent');
     this.written = value;
-    this.writtenObject = writtenObject({ key, value, createRevision: 0, modRevision: expectRevision });
+    this.writtenFrom = writtenObject({ key, value, createRevision: 0, modRevision: expectRevision });
     return expectRevision + 1;
   }
 }
@@ -86,7 +86,7 @@ async function handle(request: OffloadedApply): Promise<OffloadAnswer> {
   const current = request.current;
   backend.current = current;
   backend.written = undefined;
-  backend.writtenObject = undefined;
+  backend.writtenFrom = undefined;
   const own = kept.get(current.key);
   // Made as decoding the bytes would give it, now that its revision is known.
   const reused = own !== undefined && own.answer === request.fromAnswer;
@@ -105,11 +105,11 @@ async function handle(request: OffloadedApply): Promise<OffloadAnswer> {
     backend.current = undefined;
     store.decodedOnce = undefined;
   }
-  const { written, writtenObject } = backend;
+  const { written, writtenFrom } = backend;
   backend.written = undefined;
-  backend.writtenObject = undefined;
+  backend.writtenFrom = undefined;
   if (written === undefined) return { id: request.id, done: false };
-  if (writtenObject !== undefined) keep(current.key, request.id, writtenObject);
+  if (writtenFrom !== undefined) keep(current.key, request.id, writtenFrom);
   return { id: request.id, done: true, written, warnings, reused };
 }
 
