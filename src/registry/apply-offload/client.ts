@@ -12,7 +12,7 @@
 // ready, and if it ever fails, the main thread applies.
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { offloadedResources, type OffloadAnswer, type OffloadedApply, type OffloadReady } from './messages.ts';
+import { keptAnswers, offloadedResources, type OffloadAnswer, type OffloadedApply, type OffloadReady } from './messages.ts';
 
 /** The worker's module: beside this one in the sources and the package, by its bundle name in the start-up bundle. */
 function workerUrl(): URL | undefined {
@@ -25,9 +25,6 @@ function workerUrl(): URL | undefined {
 
 /** How long an apply waits for the worker before the main thread applies instead. */
 const answerWithinMs = 10_000;
-
-/** Stored answers remembered by key: as many as the worker keeps objects for (worker.ts). */
-const keptAnswers = 256;
 
 export class ApplyOffload {
   readonly #after: number;

@@ -6,6 +6,9 @@ import type { FieldValidationDirective } from '../field-validation.ts';
 /** The types whose applies go to the worker (`group/resource`): built-in workloads, whose strategies need no other state. */
 export const offloadedResources: ReadonlySet<string> = new Set(['apps/deployments', 'apps/replicasets', 'apps/statefulsets', 'apps/daemonsets', 'batch/jobs', 'batch/cronjobs']);
 
+/** How many answers' objects the worker keeps, and the main thread remembers as stored, by key (the least recent go first). */
+export const keptAnswers = 256;
+
 export interface OffloadedApply {
   id: number;
   /** `group/resource` of a built-in type. */

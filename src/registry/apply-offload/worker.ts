@@ -14,7 +14,7 @@ import type { KubeObject } from '../../api/index.ts';
 import { builtinResourceTypes } from '../builtin/index.ts';
 import { writtenObject } from '../codec.ts';
 import { Store } from '../store.ts';
-import { offloadedResources, type OffloadAnswer, type OffloadedApply, type OffloadReady } from './messages.ts';
+import { keptAnswers, offloadedResources, type OffloadAnswer, type OffloadedApply, type OffloadReady } from './messages.ts';
 
 /** The one object an apply reads, and what the Store writes in its place. */
 class OneObject {
@@ -66,17 +66,16 @@ async function storeFor(resource: string): Promise<{ store: KeepingStore; backen
 }
 
 /**
- * The objects this thread wrote for its latest answers, by key (at most `keptLimit`, the
+ * The objects this thread wrote for its latest answers, by key (at most `keptAnswers`, the
  * least recently written go first): the main thread names the answer whose bytes an
  * apply's object is (OffloadedApply.fromAnswer).
  */
 const kept = new Map<string, { answer: number; object: KubeObject }>();
-const keptLimit = 256;
 
 function keep(key: string, answer: number, object: KubeObject): void {
   kept.delete(key);
   kept.set(key, { answer, object });
-  if (kept.size > keptLimit) kept.delete(kept.keys().next().value!);
+  if (kept.size > keptAnswers) kept.delete(kept.keys().next().value!);
 }
 
 async function handle(request: OffloadedApply): Promise<OffloadAnswer> {
