@@ -35,8 +35,6 @@ async function build(): Promise<BundleManifest> {
     logLevel: 'warning',
     // Loaded only with --storage etcd, from node_modules as they are (gRPC loads its own files).
     external: ['etcd3', '@grpc/grpc-js'],
-    // Its CommonJS build, bundled, loses its named exports behind import(); its ES build keeps them.
-    alias: { '@peculiar/x509': './node_modules/@peculiar/x509/build/x509.es.js' },
     // Bundled CommonJS packages call require() for Node's built-ins.
     banner: { js: "import { createRequire as __plinthCreateRequire } from 'node:module'; const require = __plinthCreateRequire(import.meta.url);" },
   });

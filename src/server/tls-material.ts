@@ -1,9 +1,10 @@
 // The CA and serving certificate, and the client CA with the admin's client certificate, created once in the data dir.
-import { X509Certificate, createPrivateKey, randomBytes, webcrypto, type KeyObject } from 'node:crypto';
+import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { isIPv4 } from 'node:net';
 import { dirname, join } from 'node:path';
 import { readIfPresent } from '../api/read-if-present.ts';
+import { createCertificate, issuerOf, newKeyPair, toPem, type DistinguishedName, type Issuer } from './certificates.ts';
 import { writeFileAtomic, type FileWriteOptions } from './write-file-atomic.ts';
 
 /** PEM texts for `tls.createSecureServer({ cert: certPem, key: keyPem })` and for clients' trust. */
@@ -19,9 +20,9 @@ export interface ServingMaterialOptions extends FileWriteOptions {
 }
 
 const defaultHosts = ['localhost', '127.0.0.1', '::1'];
-const caSubject = 'CN=plinth-ca';
-const servingSubject = 'CN=plinth-apiserver';
-const clientCaSubject = 'CN=plinth-client-ca';
+const caCommonName = 'plinth-ca';
+const servingCommonName = 'plinth-apiserver';
+const clientCaCommonName = 'plinth-client-ca';
 const hourMs = 60 * 60 * 1000;
 const dayMs = 24 * hourMs;
 const caLifetimeMs = 3650 * dayMs;
@@ -30,7 +31,6 @@ const servingLifetimeMs = 365 * dayMs;
 const renewBeforeMs = 30 * dayMs;
 /** Like client-go's self-signed certificates: valid from an hour ago, so a client whose clock is a little behind accepts it. */
 const backdateMs = hourMs;
-const ecdsaP256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 
 interface Paths {
   caCert: string;
@@ -52,9 +52,8 @@ function pathsIn(dataDir: string): Paths {
 /**
  * The CA and serving certificate of the data dir, created on first use in `<dataDir>/pki/`.
  *
- * Later calls only read and check the files with `node:crypto` (a few milliseconds): the
- * certificate library is imported only when something must be issued, because start-up
- * time matters. The serving certificate is reissued by the existing CA when it is
+ * Later calls only read and check the files with `node:crypto` (a few milliseconds). The
+ * serving certificate is reissued by the existing CA when it is
  * missing, does not match its key or the CA, expires within 30 days, or does not cover
  * every requested host; the CA is recreated only when it is missing or expired.
  */
@@ -151,109 +150,60 @@ function sanDnsNames(cert: X509Certificate): string[] {
   return names;
 }
 
-function randomSerialNumber(): string {
-  const bytes = randomBytes(16);
-  bytes[0] = (bytes[0]! & 0x7f) | 0x40; // positive, and no leading zero byte to trim (RFC 5280 4.1.2.2)
-  return bytes.toString('hex');
-}
-
-function toPem(label: string, der: ArrayBuffer): string {
-  const base64 = Buffer.from(der).toString('base64');
-  const lines = base64.match(/.{1,64}/g) ?? [];
-  return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
-}
-
-type X509Module = typeof import('@peculiar/x509');
-
 interface SigningCa {
   caPem: string;
-  caCert: InstanceType<X509Module['X509Certificate']>;
-  signingKey: webcrypto.CryptoKey;
+  issuer: Issuer;
+  /** When the CA expires: no certificate it signs outlives it. */
+  notAfter: number;
 }
 
 /** The CA at `certPath`/`keyPath` when `existingCaPem` (usable) and its key are there, else a new one written there. */
-async function signingCa(x509: X509Module, certPath: string, keyPath: string, subject: string, existingCaPem: string | undefined, write: FileWriteOptions = {}): Promise<SigningCa> {
-  const crypto = webcrypto;
-  const subtle = crypto.subtle;
+async function signingCa(certPath: string, keyPath: string, commonName: string, existingCaPem: string | undefined, write: FileWriteOptions = {}): Promise<SigningCa> {
   const now = Date.now();
   await mkdir(dirname(keyPath), { recursive: true, mode: 0o700 });
   const existingCaKeyPem = existingCaPem === undefined ? undefined : await readIfPresent(keyPath);
   if (existingCaPem !== undefined && existingCaKeyPem !== undefined) {
-    const keyObject = parsePrivateKey(existingCaKeyPem, keyPath);
-    if (!new X509Certificate(existingCaPem).checkPrivateKey(keyObject)) {
+    const key = parsePrivateKey(existingCaKeyPem, keyPath);
+    const caCert = new X509Certificate(existingCaPem);
+    if (!caCert.checkPrivateKey(key)) {
       throw new Error(`${keyPath} does not belong to ${certPath}; remove both to have a new CA created`);
     }
-    if (keyObject.asymmetricKeyType !== 'ec' || keyObject.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
+    if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
       throw new Error(`${keyPath} is not an ECDSA P-256 key, the only kind Plinth signs with; remove the pki folder to have a new CA created`);
     }
-    const der = keyObject.export({ type: 'pkcs8', format: 'der' });
-    return { caPem: existingCaPem, caCert: new x509.X509Certificate(existingCaPem), signingKey: await subtle.importKey('pkcs8', der, ecdsaP256, false, ['sign']) };
+    return { caPem: existingCaPem, issuer: issuerOf(caCert.raw, key), notAfter: Date.parse(caCert.validTo) };
   }
-  const caKeys = await subtle.generateKey(ecdsaP256, true, ['sign', 'verify']);
-  const caCert = await x509.X509CertificateGenerator.createSelfSigned(
-    {
-      serialNumber: randomSerialNumber(),
-      name: subject,
-      notBefore: new Date(now - backdateMs),
-      notAfter: new Date(now + caLifetimeMs),
-      keys: caKeys,
-      extensions: [
-        new x509.BasicConstraintsExtension(true, undefined, true),
-        new x509.KeyUsagesExtension(
-          x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
-          true,
-        ),
-        await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey, false, crypto),
-      ],
-    },
-    crypto,
-  );
-  const caPem = caCert.toString('pem') + '\n';
+  const keys = await newKeyPair();
+  const notAfter = now + caLifetimeMs;
+  const der = createCertificate({
+    subject: { commonName }, publicKey: keys.publicKey, selfSigningKey: keys.privateKey, usage: 'ca',
+    notBefore: new Date(now - backdateMs), notAfter: new Date(notAfter),
+  });
+  const caPem = toPem('CERTIFICATE', der) + '\n';
   // The key first: a CA certificate on disk always has its key beside it.
-  await writeFileAtomic(keyPath, toPem('PRIVATE KEY', await subtle.exportKey('pkcs8', caKeys.privateKey)), 0o600, write);
+  await writeFileAtomic(keyPath, privateKeyPem(keys.privateKey), 0o600, write);
   await writeFileAtomic(certPath, caPem, 0o644, write);
-  return { caPem, caCert, signingKey: caKeys.privateKey };
+  return { caPem, issuer: issuerOf(der, keys.privateKey), notAfter: Math.floor(notAfter / 1000) * 1000 };
 }
 
-/** A leaf certificate and its new key, signed by `ca`, with `usage` (serving or client) and extra extensions. */
-async function issueLeaf(x509: X509Module, ca: SigningCa, subject: string, usage: 'server' | 'client', lifetimeMs: number, more: InstanceType<X509Module['Extension']>[] = []): Promise<{ certPem: string; keyPem: string }> {
-  const crypto = webcrypto;
-  const subtle = crypto.subtle;
+function privateKeyPem(key: KeyObject): string {
+  return key.export({ type: 'pkcs8', format: 'pem' }) as string;
+}
+
+/** A leaf certificate and its new key, signed by `ca`, for `usage` (serving, with `hosts`, or client). */
+async function issueLeaf(ca: SigningCa, subject: DistinguishedName, usage: 'server' | 'client', lifetimeMs: number, hosts?: string[]): Promise<{ certPem: string; keyPem: string }> {
   const now = Date.now();
-  const keys = await subtle.generateKey(ecdsaP256, true, ['sign', 'verify']);
-  const caKeyId = ca.caCert.getExtension(x509.SubjectKeyIdentifierExtension)?.keyId;
-  const extensions: InstanceType<X509Module['Extension']>[] = [
-    new x509.BasicConstraintsExtension(false, undefined, true),
-    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-    new x509.ExtendedKeyUsageExtension([usage === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth], false),
-    ...more,
-    await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, crypto),
-  ];
-  if (caKeyId !== undefined) extensions.push(new x509.AuthorityKeyIdentifierExtension(caKeyId, false));
-  const cert = await x509.X509CertificateGenerator.create(
-    {
-      serialNumber: randomSerialNumber(),
-      subject,
-      issuer: ca.caCert.subjectName,
-      notBefore: new Date(now - backdateMs),
-      notAfter: new Date(Math.min(now + lifetimeMs, ca.caCert.notAfter.getTime())),
-      publicKey: keys.publicKey,
-      signingKey: ca.signingKey,
-      extensions,
-    },
-    crypto,
-  );
-  return { certPem: cert.toString('pem') + '\n', keyPem: toPem('PRIVATE KEY', await subtle.exportKey('pkcs8', keys.privateKey)) };
+  const keys = await newKeyPair();
+  const der = createCertificate({
+    subject, publicKey: keys.publicKey, issuer: ca.issuer, usage, hosts,
+    notBefore: new Date(now - backdateMs), notAfter: new Date(Math.min(now + lifetimeMs, ca.notAfter)),
+  });
+  return { certPem: toPem('CERTIFICATE', der) + '\n', keyPem: privateKeyPem(keys.privateKey) };
 }
 
 async function issue(paths: Paths, hosts: string[], existingCaPem: string | undefined, write: FileWriteOptions): Promise<ServingMaterial> {
-  const x509 = await import('@peculiar/x509');
-  const ca = await signingCa(x509, paths.caCert, paths.caKey, caSubject, existingCaPem, write);
-  const san = new x509.SubjectAlternativeNameExtension(
-    hosts.map((host) => ({ type: ipVersion(host) !== 0 ? ('ip' as const) : ('dns' as const), value: host })),
-    false,
-  );
-  const { certPem, keyPem } = await issueLeaf(x509, ca, servingSubject, 'server', servingLifetimeMs, [san]);
+  const ca = await signingCa(paths.caCert, paths.caKey, caCommonName, existingCaPem, write);
+  const { certPem, keyPem } = await issueLeaf(ca, { commonName: servingCommonName }, 'server', servingLifetimeMs, hosts);
   await writeFileAtomic(paths.servingKey, keyPem, 0o600, write);
   await writeFileAtomic(paths.servingCert, certPem, 0o644, write);
   return { caPem: ca.caPem, certPem, keyPem };
@@ -290,10 +240,9 @@ export async function ensureClientMaterial(dataDir: string, write: FileWriteOpti
     const keyPem = await readIfPresent(adminKeyPath);
     if (certPem !== undefined && keyPem !== undefined && leafIsUsable(certPem, keyPem, ca, now)) return { clientCaPem: caPem!, adminCertPem: certPem, adminKeyPem: keyPem };
   }
-  const x509 = await import('@peculiar/x509');
-  const signing = await signingCa(x509, caCertPath, caKeyPath, clientCaSubject, caUsable ? caPem : undefined, write);
-  const subject = `CN=${adminCertificateUser.name}, ${adminCertificateUser.groups.map((g) => `O=${g}`).join(', ')}`;
-  const { certPem, keyPem } = await issueLeaf(x509, signing, subject, 'client', servingLifetimeMs);
+  const signing = await signingCa(caCertPath, caKeyPath, clientCaCommonName, caUsable ? caPem : undefined, write);
+  const subject = { commonName: adminCertificateUser.name, organizations: adminCertificateUser.groups };
+  const { certPem, keyPem } = await issueLeaf(signing, subject, 'client', servingLifetimeMs);
   await writeFileAtomic(adminKeyPath, keyPem, 0o600, write);
   await writeFileAtomic(adminCertPath, certPem, 0o644, write);
   return { clientCaPem: signing.caPem, adminCertPem: certPem, adminKeyPem: keyPem };
@@ -314,11 +263,8 @@ export async function issueClientCertificate(dataDir: string, user: string, grou
   if (ca === undefined || Date.parse(ca.validTo) <= Date.now() || (await readIfPresent(caKeyPath)) === undefined) {
     throw new Error(`no usable client CA and key in ${dir}: start the server on this data dir once`);
   }
-  const x509 = await import('@peculiar/x509');
-  const signing = await signingCa(x509, caCertPath, caKeyPath, clientCaSubject, caPem);
-  const escape = (v: string) => v.replace(/([,+"\\<>;=])/g, '\\$1');
-  const subject = [`CN=${escape(user)}`, ...groups.map((g) => `O=${escape(g)}`)].join(', ');
-  const { certPem, keyPem } = await issueLeaf(x509, signing, subject, 'client', servingLifetimeMs);
+  const signing = await signingCa(caCertPath, caKeyPath, clientCaCommonName, caPem);
+  const { certPem, keyPem } = await issueLeaf(signing, { commonName: user, organizations: groups }, 'client', servingLifetimeMs);
   return { certPem, keyPem, clientCaPem: signing.caPem };
 }
 

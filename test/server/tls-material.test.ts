@@ -1,12 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import https from 'node:https';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
@@ -59,29 +56,6 @@ test('later calls return the files as they are', async (t) => {
   const first = await ensureServingMaterial(dir);
   const again = await ensureServingMaterial(dir);
   assert.deepEqual(again, first);
-});
-
-test('reusing existing material does not import the certificate library', async (t) => {
-  const dir = await tempDir(t);
-  const created = await ensureServingMaterial(dir);
-  const moduleUrl = pathToFileURL(join(import.meta.dirname, '../../src/server/tls-material.ts')).href;
-  const script = `
-    import { registerHooks } from 'node:module';
-    registerHooks({
-      resolve(specifier, context, next) {
-        if (specifier.startsWith('@peculiar/')) throw new Error('imported ' + specifier);
-        return next(specifier, context);
-      },
-    });
-    const { ensureServingMaterial } = await import(${JSON.stringify(moduleUrl)});
-    const start = performance.now();
-    const material = await ensureServingMaterial(${JSON.stringify(dir)});
-    process.stdout.write(JSON.stringify({ ms: performance.now() - start, material }));
-  `;
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script]);
-  const result = JSON.parse(stdout) as { ms: number; material: ServingMaterial };
-  assert.deepEqual(result.material, created);
-  t.diagnostic(`reuse took ${result.ms.toFixed(1)} ms in a fresh process`);
 });
 
 test('extra hosts are added by reissuing the serving certificate from the same CA', async (t) => {
