@@ -125,6 +125,18 @@ export class ReadPath {
     return page.items.map((item) => item.object);
   }
 
+  /**
+   * A list of consistency 'any' answered at once: the cache's objects at whatever revision
+   * it holds (shared, frozen), or undefined while it has not loaded (or holds a corrupt one).
+   */
+  listCachedNow(namespace: string): KubeObject[] | undefined {
+    const cache = this.cache;
+    if (cache === undefined || !cache.ready) return undefined;
+    const page = cache.list({ prefix: collectionPrefix(this.type, namespace) });
+    if (page === undefined || page.corrupt !== undefined) return undefined;
+    return page.items.map((item) => item.object);
+  }
+
   /** As listNow, for one object: it (shared and frozen), null when there is none, undefined when only a waiting read can tell. */
   getNow(namespace: string, name: string): KubeObject | null | undefined {
     const cache = this.freshCacheNow();

@@ -192,6 +192,11 @@ export class Store {
     return this.reads.listNow(namespace);
   }
 
+  /** A list of consistency 'any' at once from a loaded cache, or undefined: see ReadPath.listCachedNow. */
+  listCachedNow(namespace: string): KubeObject[] | undefined {
+    return this.reads.listCachedNow(namespace);
+  }
+
   /** One object at once from a caught-up cache, null when absent, or undefined: see ReadPath.getNow. */
   getNow(namespace: string, name: string): KubeObject | null | undefined {
     return this.reads.getNow(namespace, name);
