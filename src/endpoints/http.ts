@@ -148,9 +148,10 @@ export function writeBytes(res: HttpResponse, status: number, contentType: strin
 const gzip = promisify(gzipCallback);
 
 /**
- * An answer written from its pieces as they are, corked so they go out together, rather
- * than copied into one buffer: for a full list that copy, and the collection of a buffer
- * of megabytes after it, cost more than the writes. Gzip takes them joined.
+ * An answer made of pieces (a list from its items' bytes). A small one is written piece by
+ * piece, corked so they go out together; a large one, and any gzip takes, is first joined
+ * into the buffer the last large answer used (joinParts): a fresh buffer of megabytes
+ * would cost its page faults and its collection every time.
  */
 export async function writeParts(res: HttpResponse, status: number, contentType: string, body: { parts: Uint8Array[]; length: number }, opts: { gzip?: boolean } = {}): Promise<void> {
   const { parts, length } = body;
@@ -164,6 +165,14 @@ export async function writeParts(res: HttpResponse, status: number, contentType:
     }
   }
   res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': length, 'Cache-Control': 'no-cache, private' });
+  if (length >= joinedFromBytes) {
+    // One write of a buffer used before rather than a write per part (20,001 for 10,000
+    // objects, ~7 ms of stream calls): the buffer is the answer's until its stream closes.
+    const joined = joinParts(parts, length);
+    res.once('close', joined.release);
+    res.end(joined.bytes);
+    return;
+  }
   // HTTP/2 answers write to their stream; HTTP/1.1 ones cork themselves. end() uncorks.
   const corkable = res.stream ?? res;
   corkable.cork?.();
@@ -179,7 +188,7 @@ export async function writeParts(res: HttpResponse, status: number, contentType:
  */
 let spareJoin: WeakRef<Buffer> | undefined;
 
-/** `parts` joined for gzip, in the spare buffer when it is free and large enough; release() gives the buffer back. */
+/** `parts` joined, in the spare buffer when it is free and large enough; release() gives the buffer back (once nothing reads it). */
 function joinParts(parts: Uint8Array[], length: number): { bytes: Buffer; release(): void } {
   let target = spareJoin?.deref();
   if (target !== undefined && target.length >= length) spareJoin = undefined;
@@ -201,6 +210,9 @@ function joinParts(parts: Uint8Array[], length: number): { bytes: Buffer; releas
 
 /** Upstream compresses only answers of at least 128 KiB (defaultGzipThresholdBytes): smaller ones cost more than they save. */
 const gzipThresholdBytes = 128 * 1024;
+
+/** Lists written from their items' bytes are joined from this size on (smaller ones write their few parts). */
+const joinedFromBytes = 128 * 1024;
 
 /** Whether the client takes gzip (`Accept-Encoding`), as upstream's compression filter reads it. */
 export function acceptsGzip(req: HttpRequest): boolean {

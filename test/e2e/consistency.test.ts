@@ -271,6 +271,51 @@ describe('gzip of lists joined in a reused buffer', () => {
   });
 });
 
+describe('identity lists joined in a reused buffer', () => {
+  test('a list the client has not read yet keeps its bytes while other lists are answered', async () => {
+    const make = async (count: number, tag: string) => {
+      const ns = await namespace();
+      for (let i = 0; i < count; i++) {
+        const res = await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: `j-${i}` }, data: { blob: `${tag}${i}`.repeat(1500) } } });
+        assert.equal(res.status, 201, res.text);
+      }
+      return ns;
+    };
+    const large = await make(120, 'a');
+    const small = await make(60, 'b');
+    const check = (body: Buffer, tag: string, count: number) => {
+      const items = (JSON.parse(body.toString()) as { items: Array<{ metadata: { name: string }; data: { blob: string } }> }).items;
+      assert.equal(items.length, count);
+      for (const item of items) assert.equal(item.data.blob, `${tag}${item.metadata.name.slice(2)}`.repeat(1500));
+    };
+    const sessions = [http2.connect(server.url, { ca: server.caPem }), http2.connect(server.url, { ca: server.caPem })];
+    try {
+      const open = (session: http2.ClientHttp2Session, ns: string) => {
+        const stream = session.request({ ':path': `/api/v1/namespaces/${ns}/configmaps`, authorization: `Bearer ${server.token}` });
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        const done = new Promise<Buffer>((resolve, reject) => {
+          stream.on('end', () => resolve(Buffer.concat(chunks)));
+          stream.on('error', reject);
+        });
+        return { stream, done };
+      };
+      // The large list first, in a buffer of its own, then read no further than the first
+      // chunk: the server holds the rest, unsent, in that buffer.
+      const held = open(sessions[0]!, large);
+      await new Promise<void>((resolve) => held.stream.once('data', () => resolve()));
+      held.stream.pause();
+      // Other lists meanwhile, the smaller one fitting the held buffer, twice over.
+      for (let i = 0; i < 2; i++) check(await open(sessions[1]!, small).done, 'b', 60);
+      check(await open(sessions[1]!, large).done, 'a', 120);
+      held.stream.resume();
+      check(await held.done, 'a', 120);
+    } finally {
+      for (const session of sessions) session.close();
+    }
+  });
+});
+
 describe('answers from the cache', () => {
   test('a JSON GET writes the cached bytes and decodes nothing, after the collector took the cached object', async () => {
     const v8 = await import('node:v8');
