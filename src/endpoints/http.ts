@@ -151,7 +151,8 @@ const gzip = promisify(gzipCallback);
  * An answer made of pieces (a list from its items' bytes). A small one is written piece by
  * piece, corked so they go out together; a large one, and any gzip takes, is first joined
  * into the buffer the last large answer used (joinParts): a fresh buffer of megabytes
- * would cost its page faults and its collection every time.
+ * would cost its page faults and its collection every time. A large one answered while
+ * another joined answer is still being sent goes out in pieces.
  */
 export async function writeParts(res: HttpResponse, status: number, contentType: string, body: { parts: Uint8Array[]; length: number }, opts: { gzip?: boolean } = {}): Promise<void> {
   const { parts, length } = body;
@@ -165,11 +166,15 @@ export async function writeParts(res: HttpResponse, status: number, contentType:
     }
   }
   res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': length, 'Cache-Control': 'no-cache, private' });
-  if (length >= joinedFromBytes) {
+  if (length >= joinedFromBytes && !joinedInFlight) {
     // One write of a buffer used before rather than a write per part (20,001 for 10,000
     // objects, ~7 ms of stream calls): the buffer is the answer's until its stream closes.
     const joined = joinParts(parts, length);
-    res.once('close', joined.release);
+    joinedInFlight = true;
+    res.once('close', () => {
+      joinedInFlight = false;
+      joined.release();
+    });
     res.end(joined.bytes);
     return;
   }
@@ -213,6 +218,13 @@ const gzipThresholdBytes = 128 * 1024;
 
 /** Lists written from their items' bytes are joined from this size on (smaller ones write their few parts). */
 const joinedFromBytes = 128 * 1024;
+
+/**
+ * Whether a joined answer's stream is still open. One at a time: lists answered meanwhile
+ * are written in parts, which reference the cache's bytes, rather than each holding a copy
+ * of megabytes for as long as its client takes to read it.
+ */
+let joinedInFlight = false;
 
 /** Whether the client takes gzip (`Accept-Encoding`), as upstream's compression filter reads it. */
 export function acceptsGzip(req: HttpRequest): boolean {

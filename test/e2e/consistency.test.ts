@@ -290,8 +290,8 @@ describe('identity lists joined in a reused buffer', () => {
     };
     const sessions = [http2.connect(server.url, { ca: server.caPem }), http2.connect(server.url, { ca: server.caPem })];
     try {
-      const open = (session: http2.ClientHttp2Session, ns: string) => {
-        const stream = session.request({ ':path': `/api/v1/namespaces/${ns}/configmaps`, authorization: `Bearer ${server.token}` });
+      const open = (session: http2.ClientHttp2Session, ns: string, encoding = 'identity') => {
+        const stream = session.request({ ':path': `/api/v1/namespaces/${ns}/configmaps`, authorization: `Bearer ${server.token}`, 'accept-encoding': encoding });
         const chunks: Buffer[] = [];
         stream.on('data', (c: Buffer) => chunks.push(c));
         const done = new Promise<Buffer>((resolve, reject) => {
@@ -305,11 +305,17 @@ describe('identity lists joined in a reused buffer', () => {
       const held = open(sessions[0]!, large);
       await new Promise<void>((resolve) => held.stream.once('data', () => resolve()));
       held.stream.pause();
-      // Other lists meanwhile, the smaller one fitting the held buffer, twice over.
-      for (let i = 0; i < 2; i++) check(await open(sessions[1]!, small).done, 'b', 60);
+      // Other lists meanwhile: identity ones go out in parts while the held one is open,
+      // gzip ones join (the smaller fitting the held buffer, were it given back too soon).
+      for (let i = 0; i < 2; i++) {
+        check(await open(sessions[1]!, small).done, 'b', 60);
+        check(gunzipSync(await open(sessions[1]!, small, 'gzip').done), 'b', 60);
+      }
       check(await open(sessions[1]!, large).done, 'a', 120);
       held.stream.resume();
       check(await held.done, 'a', 120);
+      // Closed: the next lists join again, into the buffer the held one gave back.
+      for (const [ns, tag, count] of [[small, 'b', 60], [large, 'a', 120], [small, 'b', 60]] as const) check(await open(sessions[1]!, ns).done, tag, count);
     } finally {
       for (const session of sessions) session.close();
     }
