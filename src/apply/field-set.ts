@@ -355,6 +355,30 @@ export class FieldSet {
     return members === undefined && children === undefined ? EMPTY : new FieldSet(members, children);
   }
 
+  /** Whether a member of this set is a member of `other` (intersection(other) is not empty), without building the intersection. */
+  intersects(other: FieldSet): boolean {
+    if (other === this) return !this.isEmpty();
+    this.#open();
+    other.#open();
+    const m1 = this.#members;
+    const m2 = other.#members;
+    if (m1 !== undefined && m2 !== undefined) {
+      const small = m1.size <= m2.size ? m1 : m2;
+      const large = small === m1 ? m2 : m1;
+      for (const pe of small) if (large.has(pe)) return true;
+    }
+    const c1 = this.#children;
+    const c2 = other.#children;
+    if (c1 === undefined || c2 === undefined) return false;
+    const small = c1.size <= c2.size ? c1 : c2;
+    const large = small === c1 ? c2 : c1;
+    for (const pe of small.keys()) {
+      const theirs = large.get(pe);
+      if (theirs !== undefined && small.get(pe)!.intersects(theirs)) return true;
+    }
+    return false;
+  }
+
   /** Only the members with no members below them. */
   leaves(): FieldSet {
     this.#open();

@@ -65,25 +65,24 @@ function reassign(comparison: Comparison, managers: Managers, workflow: string, 
   const changed = comparison.modified.union(comparison.added);
   const removed = comparison.removed;
   const out = new Map<string, VersionedSet>(managers);
-  const taken = new Map<string, FieldSet>();
+  // The managers owning a changed field. Only conflicts name the fields: taking them is
+  // taking `changed` away (what a set does not hold, subtracting leaves alone).
+  const taken = new Set<string>();
   if (!changed.isEmpty()) {
     for (const [id, vs] of managers) {
-      if (id === workflow) continue;
-      const conflict = vs.set.intersection(changed);
-      if (!conflict.isEmpty()) taken.set(id, conflict);
+      if (id !== workflow && vs.set.intersects(changed)) taken.add(id);
     }
   }
   if (!force && taken.size > 0) {
     const conflicts: OwnershipConflict[] = [];
-    for (const [id, conflict] of taken) for (const path of conflict.paths()) conflicts.push({ manager: id, path });
+    for (const id of taken) for (const path of managers.get(id)!.set.intersection(changed).paths()) conflicts.push({ manager: id, path });
     return { managers: out, conflicts };
   }
   if (taken.size === 0 && removed.isEmpty()) return { managers: out, conflicts: [] };
   for (const [id, vs] of managers) {
     if (id === workflow) continue;
     let set = vs.set;
-    const conflict = taken.get(id);
-    if (conflict !== undefined) set = set.difference(conflict);
+    if (taken.has(id)) set = set.difference(changed);
     if (!removed.isEmpty()) set = set.difference(removed);
     if (set.isEmpty()) out.delete(id);
     else if (set !== vs.set) out.set(id, { set, apiVersion: vs.apiVersion, applied: vs.applied });

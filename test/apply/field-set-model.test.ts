@@ -63,6 +63,7 @@ describe('FieldSet against a model', () => {
         assert.equal(a.set.equals(b.set), a.model.size === b.model.size && [...a.model].every((p) => b.model.has(p)), `${what}: ${a.how} equals ${b.how}`);
         assert.equal(a.set.size(), a.model.size, `${what}: size of ${a.how}`);
         assert.equal(a.set.isEmpty(), a.model.size === 0, `${what}: isEmpty of ${a.how}`);
+        assert.equal(a.set.intersects(b.set), [...a.model].some((p) => b.model.has(p)), `${what}: ${a.how} intersects ${b.how}`);
         for (const k of [...a.model, ...b.model]) assert.equal(a.set.has(pathOf(k)), a.model.has(k), `${what}: ${a.how} has ${k}`);
         const op = pick(['union', 'difference', 'recursiveDifference', 'intersection', 'leaves'] as const);
         const set = op === 'leaves' ? a.set.leaves() : a.set[op](b.set);
