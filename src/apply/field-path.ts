@@ -151,20 +151,25 @@ export function sortPathElements(pes: PathElement[]): PathElement[] {
       break;
     }
   }
-  if (simple) return pes.length <= 16 ? insertionSort(pes) : pes.sort(compareStrings);
+  if (simple) return pes.length <= 16 ? insertionSort(pes, compareStrings) : pes.sort(compareStrings);
+  if (pes.length <= 16) return insertionSort(pes, compareElements);
   return pes.map(decorate).sort(compareDecorated).map((d) => d.pe);
 }
 
+function compareElements(a: PathElement, b: PathElement): number {
+  return compareDecorated(decorate(a), decorate(b));
+}
+
 /**
- * Field names in place, for the short lists most levels hold: Array.prototype.sort copies
- * the array into a work array of its own each time, and FieldsV1 encoding sorts once per
- * level (~100 KB of an apply's allocation before).
+ * In place, for the short lists most levels hold: Array.prototype.sort copies the array
+ * into a work array of its own each time (and decorating makes two arrays more), and
+ * FieldsV1 encoding sorts once per level (~100 KB of an apply's allocation before).
  */
-function insertionSort(pes: PathElement[]): PathElement[] {
+function insertionSort(pes: PathElement[], compare: (a: PathElement, b: PathElement) => number): PathElement[] {
   for (let i = 1; i < pes.length; i++) {
     const pe = pes[i]!;
     let j = i - 1;
-    while (j >= 0 && compareStrings(pes[j]!, pe) > 0) {
+    while (j >= 0 && compare(pes[j]!, pe) > 0) {
       pes[j + 1] = pes[j]!;
       j--;
     }

@@ -4,7 +4,6 @@
 // order (fieldpath/serialize.go): elements sorted, "." last.
 
 import { FieldSet, FieldsV1Error } from './field-set.ts';
-import type { PathElement } from './field-path.ts';
 import { sortPathElements } from './field-path.ts';
 
 export type FieldsV1 = Record<string, unknown>;
@@ -28,9 +27,7 @@ function encodeLevel(set: FieldSet, includeSelf: boolean): FieldsV1 {
   const source = set.sourceFieldsV1();
   if (source !== undefined && ('.' in source) === includeSelf) return source;
   const out: FieldsV1 = {};
-  let keys: PathElement[] = [];
-  for (const pe of set.childElements()) keys.push(pe);
-  for (const pe of set.memberElements()) if (set.child(pe) === undefined) keys.push(pe);
+  let keys = set.levelElements();
   if (keys.length > 1) keys = sortPathElements(keys);
   for (const pe of keys) {
     const child = set.child(pe);
