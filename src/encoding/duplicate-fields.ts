@@ -9,19 +9,32 @@ import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COMMA, OPEN_BRACE, OPEN_BRACKET,
 /** Objects with more keys than this look keys up in a Set rather than the key list. */
 const linearLimit = 12;
 
+/**
+ * One open object or array. Keys are kept as their extents in the text (between the
+ * quotes) and compared there: a body's few hundred keys were as many strings and an
+ * array per object (a fifth of a Deployment apply's decoding garbage). Frames, and their
+ * extent arrays, are reused by the containers opened at the same depth.
+ */
 interface Frame {
   array: boolean;
-  /** Where this container sits in its parent: the key, or the index for an array element. */
-  key: string;
+  /** Where this container sits in its parent: the key's extent, or the index for an array element. */
+  keyStart: number;
+  keyEnd: number;
   index: number;
-  /** Arrays: the current element's index. Objects: the keys seen so far. */
+  /** Arrays: the current element's index. Objects: how many keys `starts`/`ends` hold. */
   count: number;
-  keys: string[] | undefined;
+  starts: number[];
+  ends: number[];
+  /** Objects with an escaped key: the keys so far, decoded (the first `count`). */
+  texts: string[];
+  decoded: boolean;
+  /** Objects with many keys: every key so far, decoded. */
   keySet: Set<string> | undefined;
   /** Objects: whether the next string is a key. */
   expectKey: boolean;
-  /** Objects: the key whose value comes next. */
-  current: string;
+  /** Objects: the extent of the key whose value comes next. */
+  currentStart: number;
+  currentEnd: number;
 }
 
 /** The end (index of the closing quote) of the string starting at `start` (its opening quote). */
@@ -35,27 +48,67 @@ function stringEnd(text: string, start: number): number {
   }
 }
 
-function pathOf(stack: Frame[], depth: number, last: string): string {
+/** A key's value from its extent (between the quotes). */
+function keyText(text: string, start: number, end: number): string {
+  const raw = text.slice(start, end);
+  return raw.includes('\\') ? (JSON.parse(text.slice(start - 1, end + 1)) as string) : raw;
+}
+
+function hasEscape(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (text.charCodeAt(i) === BACKSLASH) return true;
+  return false;
+}
+
+function sameText(text: string, start: number, end: number, otherStart: number, otherEnd: number): boolean {
+  if (end - start !== otherEnd - otherStart) return false;
+  for (let i = 0; i < end - start; i++) if (text.charCodeAt(start + i) !== text.charCodeAt(otherStart + i)) return false;
+  return true;
+}
+
+function pathOf(text: string, stack: Frame[], depth: number, last: string): string {
   let path = '';
   for (let i = 1; i <= depth; i++) {
     const frame = stack[i]!;
     const parent = stack[i - 1]!;
     if (parent.array) path += `[${frame.index}]`;
-    else path += path === '' ? frame.key : `.${frame.key}`;
+    else {
+      const key = keyText(text, frame.keyStart, frame.keyEnd);
+      path += path === '' ? key : `.${key}`;
+    }
   }
   return path === '' ? last : `${path}.${last}`;
 }
 
-function remember(frame: Frame, key: string): boolean {
+/**
+ * Notes the key at [start, end) in `frame`; false when the object already has it. Keys
+ * compare as text until one has an escape (then as decoded strings), and past
+ * `linearLimit` keys a Set takes over.
+ */
+function remember(text: string, frame: Frame, start: number, end: number): boolean {
+  if (frame.keySet === undefined && frame.count >= linearLimit) {
+    frame.keySet = new Set();
+    for (let k = 0; k < frame.count; k++) frame.keySet.add(frame.decoded ? frame.texts[k]! : text.slice(frame.starts[k]!, frame.ends[k]!));
+  }
   if (frame.keySet !== undefined) {
+    const key = keyText(text, start, end);
     if (frame.keySet.has(key)) return false;
     frame.keySet.add(key);
     return true;
   }
-  const keys = frame.keys ?? (frame.keys = []);
-  if (keys.includes(key)) return false;
-  keys.push(key);
-  if (keys.length > linearLimit) frame.keySet = new Set(keys);
+  if (!frame.decoded && hasEscape(text, start, end)) {
+    frame.decoded = true;
+    for (let k = 0; k < frame.count; k++) frame.texts[k] = text.slice(frame.starts[k]!, frame.ends[k]!);
+  }
+  if (frame.decoded) {
+    const key = keyText(text, start, end);
+    for (let k = 0; k < frame.count; k++) if (frame.texts[k] === key) return false;
+    frame.texts[frame.count++] = key;
+    return true;
+  }
+  for (let k = 0; k < frame.count; k++) if (sameText(text, start, end, frame.starts[k]!, frame.ends[k]!)) return false;
+  frame.starts[frame.count] = start;
+  frame.ends[frame.count] = end;
+  frame.count++;
   return true;
 }
 
@@ -75,10 +128,9 @@ export function duplicateJsonFields(text: string): string[] {
       const end = stringEnd(text, i);
       const frame = depth >= 0 ? stack[depth]! : undefined;
       if (frame !== undefined && !frame.array && frame.expectKey) {
-        let key = text.slice(i + 1, end);
-        if (key.includes('\\')) key = JSON.parse(text.slice(i, end + 1)) as string;
-        if (!remember(frame, key)) duplicates.push(pathOf(stack, depth, key));
-        frame.current = key;
+        if (!remember(text, frame, i + 1, end)) duplicates.push(pathOf(text, stack, depth, keyText(text, i + 1, end)));
+        frame.currentStart = i + 1;
+        frame.currentEnd = end;
         frame.expectKey = false;
       }
       i = end;
@@ -87,14 +139,16 @@ export function duplicateJsonFields(text: string): string[] {
       depth++;
       let frame = stack[depth];
       if (frame === undefined) {
-        frame = { array: false, key: '', index: 0, count: 0, keys: undefined, keySet: undefined, expectKey: false, current: '' };
+        frame = { array: false, keyStart: 0, keyEnd: 0, index: 0, count: 0, starts: [], ends: [], texts: [], decoded: false, keySet: undefined, expectKey: false, currentStart: 0, currentEnd: 0 };
         stack[depth] = frame;
       }
       frame.array = c === OPEN_BRACKET;
-      frame.key = parent === undefined || parent.array ? '' : parent.current;
+      const inObject = parent !== undefined && !parent.array;
+      frame.keyStart = inObject ? parent.currentStart : 0;
+      frame.keyEnd = inObject ? parent.currentEnd : 0;
       frame.index = parent?.array ? parent.count : 0;
       frame.count = 0;
-      frame.keys = undefined;
+      frame.decoded = false;
       frame.keySet = undefined;
       frame.expectKey = c === OPEN_BRACE;
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {

@@ -19,12 +19,48 @@ describe('duplicate fields in JSON', () => {
     ['whitespace everywhere', ' { "a" : 1 ,\n "a" : [ 1 , 2 ] } ', ['a']],
     ['many keys (a Set takes over)', `{${Array.from({ length: 30 }, (_, i) => `"k${i}":${i}`).join(',')},"k7":0}`, ['k7']],
     ['same key in sibling objects is fine', '{"a":{"x":1},"b":{"x":1}}', []],
+    ['an escaped key first, then its plain form', '{"\\u0061":1,"a":2}', ['a']],
+    ['the path names an escaped parent by its value', '{"\\u006d":{"x":1,"x":2}}', ['m.x']],
+    ['an escaped repeat among many keys', `{${Array.from({ length: 14 }, (_, i) => `"k${i}":${i}`).join(',')},"\\u006b3":0}`, ['k3']],
+    ['an escaped key, then many, then its plain form', `{"\\u0061":0,${Array.from({ length: 14 }, (_, i) => `"k${i}":${i}`).join(',')},"a":1,"k2":2}`, ['a', 'k2']],
+    ['long keys compare whole', '{"aaaaaaaaaaaaaaaaaaaa":1,"aaaaaaaaaaaaaaaaaaab":2,"aaaaaaaaaaaaaaaaaaaa":3}', ['aaaaaaaaaaaaaaaaaaaa']],
+    ['keys of one length that differ', '{"ab":1,"ba":2,"a":3,"b":4}', []],
+    ['objects at one depth start clean', '{"a":{"x":1,"y":2},"b":{"x":1,"y":2},"c":{"y":1,"x":2,"y":3}}', ['c.y']],
   ];
   for (const [name, text, want] of cases) {
     test(name, () => {
       JSON.parse(text);
       assert.deepEqual(duplicateJsonFields(text), want);
     });
+  }
+});
+
+test('duplicate fields in JSON: random objects, against the keys JSON.parse reads one by one', () => {
+  // The model: walk the parsed value of each object's own text, in order, with a reviver-free parse per object.
+  const rand = (() => { let x = 7; return () => (x = (x * 48271) % 2147483647) / 2147483647; })();
+  const names = ['a', 'b', 'ab', 'ba', 'name', '\\u0061', 'n\\u0061me', 'x"y', 'k\\\\'];
+  const decoded = (raw: string) => JSON.parse(`"${raw}"`) as string;
+  for (let round = 0; round < 300; round++) {
+    const want: string[] = [];
+    const value = (path: string, depth: number): string => {
+      const r = rand();
+      if (depth > 3 || r < 0.4) return String(Math.floor(rand() * 10));
+      if (r < 0.55) return `[${Array.from({ length: Math.floor(rand() * 3) }, (_, i) => value(`${path}[${i}]`, depth + 1)).join(',')}]`;
+      const seen = new Set<string>();
+      const members: string[] = [];
+      for (let m = Math.floor(rand() * 6); m > 0; m--) {
+        const raw = names[Math.floor(rand() * names.length)]!.replace('"', '\\"');
+        const key = decoded(raw);
+        const keyPath = path === '' ? key : `${path}.${key}`;
+        if (seen.has(key)) want.push(keyPath);
+        seen.add(key);
+        members.push(`"${raw}":${value(keyPath, depth + 1)}`);
+      }
+      return `{${members.join(',')}}`;
+    };
+    const text = value('', 0);
+    JSON.parse(text);
+    assert.deepEqual(duplicateJsonFields(text), want, text);
   }
 });
 
