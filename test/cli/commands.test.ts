@@ -25,25 +25,29 @@ test('plinth kubeconfig --user --groups mints a client certificate the server au
   const { parse } = await import('yaml');
   const https = await import('node:https');
   const server = await startServer();
+  // A plain name, and one with the characters a distinguished name's text form escapes (and UTF-8).
+  const cases = [{ user: 'erin', groups: 'devs,qa', want: ['devs', 'qa'] }, { user: 'jane, "j" <x>+y=z;\\', groups: 'dev_team,équipe', want: ['dev_team', 'équipe'] }];
   try {
-    const { stdout } = await run(process.execPath, [main, 'kubeconfig', '--user', 'erin', '--groups', 'devs,qa', '--data-dir', server.dataDir]);
-    const config = parse(stdout);
-    assert.equal(config.clusters[0].cluster.server, server.url);
-    const user = config.users[0].user;
-    const cert = Buffer.from(user['client-certificate-data'], 'base64');
-    const key = Buffer.from(user['client-key-data'], 'base64');
-    const ca = Buffer.from(config.clusters[0].cluster['certificate-authority-data'], 'base64');
-    const review = await new Promise<any>((resolve, reject) => {
-      const req = https.request(new URL('/apis/authentication.k8s.io/v1/selfsubjectreviews', server.url), { method: 'POST', cert, key, ca, headers: { 'content-type': 'application/json' } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString())));
+    for (const { user: name, groups, want } of cases) {
+      const { stdout } = await run(process.execPath, [main, 'kubeconfig', '--user', name, '--groups', groups, '--data-dir', server.dataDir]);
+      const config = parse(stdout);
+      assert.equal(config.clusters[0].cluster.server, server.url);
+      const user = config.users[0].user;
+      const cert = Buffer.from(user['client-certificate-data'], 'base64');
+      const key = Buffer.from(user['client-key-data'], 'base64');
+      const ca = Buffer.from(config.clusters[0].cluster['certificate-authority-data'], 'base64');
+      const review = await new Promise<any>((resolve, reject) => {
+        const req = https.request(new URL('/apis/authentication.k8s.io/v1/selfsubjectreviews', server.url), { method: 'POST', cert, key, ca, headers: { 'content-type': 'application/json' } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString())));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }));
       });
-      req.on('error', reject);
-      req.end(JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }));
-    });
-    assert.equal(review.status.userInfo.username, 'erin');
-    assert.deepEqual(review.status.userInfo.groups, ['devs', 'qa', 'system:authenticated']);
+      assert.equal(review.status.userInfo.username, name);
+      assert.deepEqual(review.status.userInfo.groups, [...want, 'system:authenticated']);
+    }
   } finally {
     await server.stop();
   }
