@@ -1,6 +1,6 @@
 // Request bodies: JSON, YAML, Protobuf and (with its gate) CBOR decoded by Content-Type, with duplicate fields found.
 import YAML, { isCollection, isMap, isSeq } from 'yaml';
-import { badRequest, firstTooDeep, isStatusError, maxNestingDepth, tooDeepMessage, unsupportedMediaType, type StatusError } from '../api/index.ts';
+import { badRequest, firstTooDeep, isStatusError, mayNestTooDeep, tooDeepMessage, unsupportedMediaType, type StatusError } from '../api/index.ts';
 import { goJsonKind } from '../api/json.ts';
 import { decodeCbor } from './cbor.ts';
 import { duplicateJsonFields, duplicateYamlFields } from './duplicate-fields.ts';
@@ -152,13 +152,6 @@ export function parseJson(text: string): unknown {
   return value;
 }
 
-/**
- * Whether JSON text is long enough to nest deeper than `maxNestingDepth`: each level takes
- * two brackets, so shorter text (a ConfigMap, most bodies) needs no walk of its value.
- */
-function mayNestTooDeep(text: string): boolean {
-  return text.length >= 2 * (maxNestingDepth + 1);
-}
 
 /**
  * 400 for a value nested deeper than `maxNestingDepth` (api/nesting.ts), with the

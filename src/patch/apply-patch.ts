@@ -4,7 +4,7 @@
 
 import { StatusError, unsupportedMediaType } from '../api/errors.ts';
 import { resolve } from '../schema/resolve.ts';
-import { firstTooDeep, tooDeepMessage } from '../api/nesting.ts';
+import { firstTooDeep, mayNestTooDeep, tooDeepMessage } from '../api/nesting.ts';
 import type { Definitions, Schema } from '../schema/types.ts';
 import { goTypeName, goValue } from './go-format.ts';
 import { applyJsonPatch } from './json-patch.ts';
@@ -167,14 +167,15 @@ function undecodable(kind: PatchKind, result: unknown, patch: unknown, fault: Ty
 }
 
 function parsePatch(bytes: Uint8Array): unknown {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   let patch: unknown;
   try {
-    patch = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+    patch = JSON.parse(text);
   } catch (err) {
     throw new StatusError(400, 'BadRequest', `error decoding patch: ${(err as Error).message}`);
   }
   // Nested deeper than decoding admits (api/nesting.ts): 400 as upstream's JSON decoder.
-  const opener = firstTooDeep(patch);
+  const opener = mayNestTooDeep(text) ? firstTooDeep(patch) : undefined;
   if (opener !== undefined) throw new StatusError(400, 'BadRequest', `error decoding patch: ${tooDeepMessage(opener)}`);
   return patch;
 }

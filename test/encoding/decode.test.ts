@@ -2,7 +2,7 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeBody, decodeBodyLoading, encodeYaml } from '../../src/encoding/decode.ts';
 import { loadProtobufCodec } from '../../src/encoding/protobuf-loader.ts';
-import { maxNestingDepth } from '../../src/api/nesting.ts';
+import { mayNestTooDeep, maxNestingDepth } from '../../src/api/nesting.ts';
 
 before(() => loadProtobufCodec());
 
@@ -71,6 +71,19 @@ test('the shortest text that nests one level too deep is refused; anything short
     const deepest = `${'['.repeat(maxNestingDepth)}${']'.repeat(maxNestingDepth)}`;
     assert.ok(Array.isArray(decodeBody(contentType, Buffer.from(deepest)).value), contentType);
   }
+});
+
+test('long text with few brackets is not walked; deep text padded with long strings, or brackets in strings, still is', () => {
+  assert.equal(mayNestTooDeep('x'.repeat(10_000)), false, 'no brackets');
+  assert.equal(mayNestTooDeep(`{"a":"${'x'.repeat(10_000)}","b":${'['.repeat(maxNestingDepth)}${']'.repeat(maxNestingDepth)}}`), true, 'one opener more than the levels allowed');
+  assert.equal(mayNestTooDeep(`${'['.repeat(maxNestingDepth)}"${'x'.repeat(2_000)}"${']'.repeat(maxNestingDepth)}`), false, 'exactly the levels allowed, long');
+  // Brackets in strings count: such text is walked, and decodes when it is not deep.
+  const inStrings = JSON.stringify({ a: '{['.repeat(maxNestingDepth) });
+  assert.equal(mayNestTooDeep(inStrings), true);
+  for (const contentType of [json, yamlType]) assert.deepEqual(decodeBody(contentType, Buffer.from(inStrings)).value, { a: '{['.repeat(maxNestingDepth) }, contentType);
+  // Too deep behind a long shallow prefix: still refused, as JSON and as YAML.
+  const padded = `{"pad":"${'x'.repeat(5_000)}","deep":${nestedJson(maxNestingDepth)}}`;
+  for (const contentType of [json, yamlType]) assert.match(refusal(contentType, padded).message, /exceeded max depth$/, contentType);
 });
 
 test('YAML aliases that do not resolve, refer to their own anchor, or expand too much are 400', () => {
