@@ -1,7 +1,7 @@
 // X.509 v3 certificates as the data dir's CAs and leaves need them (RFC 5280): ECDSA P-256
 // keys and signatures from node:crypto, the DER from @oslojs/asn1. A general certificate
 // library built, signed, serialised and parsed back four certificates in ~25 ms, a quarter
-// of an in-process start; this writes them in well under a millisecond each.
+// of an in-process start; this writes one in about half a millisecond once warm.
 import {
   ASN1BitString, ASN1Boolean, ASN1Class, ASN1EncodableSequence, ASN1EncodableSet, ASN1Form, ASN1GeneralizedTime, ASN1Integer,
   ASN1ObjectIdentifier, ASN1OctetString, ASN1PrintableString, ASN1UTCTime, ASN1UTF8String, ASN1Value, encodeASN1, encodeObjectIdentifier,
