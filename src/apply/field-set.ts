@@ -215,12 +215,6 @@ export class FieldSet {
     return out;
   }
 
-  /** This level's children (unsorted). */
-  childEntries(): Iterable<[PathElement, FieldSet]> {
-    this.#open();
-    return this.#children ?? noChildren;
-  }
-
   /** Whether `path` is a member. */
   has(path: Path): boolean {
     if (path.length === 0) return false;
@@ -516,6 +510,5 @@ function copyOf(children: Map<PathElement, FieldSet>): Map<PathElement, FieldSet
   return copy;
 }
 
-const noChildren: ReadonlyMap<PathElement, FieldSet> = new Map();
 
 const EMPTY = new FieldSet();

@@ -119,10 +119,7 @@ export class ReadPath {
    * almost always ready.
    */
   listNow(namespace: string): KubeObject[] | undefined {
-    const cache = this.freshCacheNow();
-    const page = cache?.list({ prefix: collectionPrefix(this.type, namespace) });
-    if (page === undefined || page.corrupt !== undefined) return undefined;
-    return page.items.map((item) => item.object);
+    return this.objectsNow(this.freshCacheNow(), namespace);
   }
 
   /**
@@ -130,9 +127,12 @@ export class ReadPath {
    * it holds (shared, frozen), or undefined while it has not loaded (or holds a corrupt one).
    */
   listCachedNow(namespace: string): KubeObject[] | undefined {
-    const cache = this.cache;
-    if (cache === undefined || !cache.ready) return undefined;
-    const page = cache.list({ prefix: collectionPrefix(this.type, namespace) });
+    return this.objectsNow(this.cache?.ready === true ? this.cache : undefined, namespace);
+  }
+
+  /** The namespace's objects in `cache` as it is now; undefined without a cache or with a corrupt object among them. */
+  private objectsNow(cache: WatchCache | undefined, namespace: string): KubeObject[] | undefined {
+    const page = cache?.list({ prefix: collectionPrefix(this.type, namespace) });
     if (page === undefined || page.corrupt !== undefined) return undefined;
     return page.items.map((item) => item.object);
   }
