@@ -349,10 +349,32 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     inflightQueueWaitMs: config.inflightQueueWaitMs,
     http2MaxStreamsPerConnection: config.http2MaxStreamsPerConnection,
   });
-  port = await server.start();
+  let reconciled: Promise<void> | undefined;
+  // Everything opened above, closed in order: by close(), or when the server cannot listen.
+  const shutdown = async () => {
+    await server.close();
+    await reconciled;
+    // Controllers finish their work in flight while the caches and storage are still there.
+    // The lease is released last, so that another replica takes over once they have.
+    await leaderControllers.close();
+    await Promise.all([crdController.close(), rbacInformers?.close()]);
+    admissionSetup.close();
+    await applyOffload?.close();
+    for (const cache of caches) cache.close();
+    compactor.close();
+    await backend.close();
+    audit?.log.flush();
+  };
+  try {
+    port = await server.start();
+  } catch (err) {
+    closing = shutdown();
+    await closing.catch(() => {});
+    throw err;
+  }
   serving = true;
   // The kubernetes Service's targetPort is the port just bound.
-  const { reconciled } = await bootstrapObjects(registry, { serviceClusterIPRange: config.serviceClusterIPRange, bindAddress: config.bindAddress, port }, log);
+  ({ reconciled } = await bootstrapObjects(registry, { serviceClusterIPRange: config.serviceClusterIPRange, bindAddress: config.bindAddress, port }, log));
 
   const url = serverUrl();
   const kubeconfigPath = path.resolve(config.kubeconfigPath ?? path.join(dataDir, 'kubeconfig'));
@@ -388,20 +410,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       };
     },
     close() {
-      closing ??= (async () => {
-        await server.close();
-        await reconciled;
-        // Controllers finish their work in flight while the caches and storage are still there.
-        // The lease is released last, so that another replica takes over once they have.
-        await leaderControllers.close();
-        await Promise.all([crdController.close(), rbacInformers?.close()]);
-        admissionSetup.close();
-        await applyOffload?.close();
-        for (const cache of caches) cache.close();
-        compactor.close();
-        await backend.close();
-        audit?.log.flush();
-      })();
+      closing ??= shutdown();
       return closing;
     },
   };
