@@ -1,7 +1,7 @@
 // --encryption-provider-config: upstream's EncryptionConfiguration (apiserver.config.k8s.io/v1),
 // read and validated as kube-apiserver does, turned into the transformer of each storage key.
 import { readFile } from 'node:fs/promises';
-import { parse as parseYaml } from 'yaml';
+import { loadYaml } from '../encoding/yaml.ts';
 import {
   identityTransformer, prefixTransformers, providerPrefix, providerTransformer, type PrefixedTransformer, type ProviderKind, type ValueTransformer,
 } from '../storage/value-transformers.ts';
@@ -139,7 +139,7 @@ export async function loadEncryptionConfig(file: string): Promise<EncryptionConf
   if (text.trim() === '') throw new UsageError(`encryption provider configuration file ${JSON.stringify(file)} is empty`);
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    doc = (await loadYaml()).parse(text);
   } catch (err) {
     throw new UsageError(`error decoding encryption provider configuration file ${JSON.stringify(file)}: ${(err as Error).message}`);
   }

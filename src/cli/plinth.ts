@@ -3,7 +3,7 @@ import { parseServeFlags, serveUsage, UsageError } from './config.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { parse as parseYaml } from 'yaml';
+import { loadYaml } from '../encoding/yaml.ts';
 import { issueClientCertificate } from '../server/tls-material.ts';
 import { kubeconfigYaml } from './kubeconfig.ts';
 import { createLogger } from './logger.ts';
@@ -80,7 +80,7 @@ async function kubeconfigCommand(args: string[]): Promise<number> {
   const dataDir = path.resolve(values['data-dir'] ?? './data');
   let server = values.server;
   if (server === undefined) {
-    const existing = parseYaml(await readFile(path.join(dataDir, 'kubeconfig'), 'utf8').catch(() => {
+    const existing = (await loadYaml()).parse(await readFile(path.join(dataDir, 'kubeconfig'), 'utf8').catch(() => {
       throw new UsageError(`no kubeconfig in ${dataDir}: start the server once, or give --server`);
     })) as { clusters?: Array<{ cluster?: { server?: string } }> };
     server = existing.clusters?.[0]?.cluster?.server;

@@ -1,11 +1,12 @@
 // Request bodies: JSON, YAML, Protobuf and (with its gate) CBOR decoded by Content-Type, with duplicate fields found.
-import YAML, { isCollection, isMap, isSeq } from 'yaml';
+import type { Document } from 'yaml';
 import { badRequest, firstTooDeep, isStatusError, mayNestTooDeep, tooDeepMessage, unsupportedMediaType, type StatusError } from '../api/index.ts';
 import { goJsonKind } from '../api/json.ts';
 import { decodeCbor } from './cbor.ts';
 import { duplicateJsonFields, duplicateYamlFields } from './duplicate-fields.ts';
 import { parseMediaType } from './media-type.ts';
 import { loadedProtobufCodec, loadProtobufCodec } from './protobuf-loader.ts';
+import { loadedYaml, loadYaml, requireYaml } from './yaml.ts';
 
 const protobufMediaType = 'application/vnd.kubernetes.protobuf';
 const cborMediaType = 'application/cbor';
@@ -25,9 +26,12 @@ export interface DecodeOptions {
   kind?: string;
 }
 
-/** decodeBody, first loading the Protobuf codec when the body needs it. */
+/** decodeBody, first loading the Protobuf codec or the YAML library when the body's type needs it. */
 export async function decodeBodyLoading(contentType: string | undefined, body: Uint8Array, opts: DecodeOptions = {}): Promise<DecodedBody> {
-  if (loadedProtobufCodec() === undefined && contentType !== undefined && contentType.includes('protobuf')) await loadProtobufCodec();
+  if (contentType !== undefined) {
+    if (loadedProtobufCodec() === undefined && contentType.includes('protobuf')) await loadProtobufCodec();
+    else if (loadedYaml() === undefined && contentType.includes('yaml')) await loadYaml();
+  }
   return decodeBody(contentType, body, opts);
 }
 
@@ -170,7 +174,7 @@ export function refuseDeepNesting(value: unknown): void {
  * 400 as a body that does not decode; so do values JSON has no form for (`!!binary`
  * bytes, dates, sets), which upstream cannot convert from YAML to JSON either.
  */
-function yamlToJs(doc: YAML.Document): unknown {
+function yamlToJs(doc: Document): unknown {
   const complexKey = firstCollectionKey(doc);
   if (complexKey !== undefined) {
     // sigs.k8s.io/yaml's conversion to JSON refuses such keys ("unsupported map key").
@@ -190,7 +194,8 @@ function yamlToJs(doc: YAML.Document): unknown {
 }
 
 /** The first mapping key of `doc` that is a mapping or a sequence, as YAML text. Iterative; aliases are not followed. */
-function firstCollectionKey(doc: YAML.Document): string | undefined {
+function firstCollectionKey(doc: Document): string | undefined {
+  const { isCollection, isMap, isSeq } = requireYaml();
   const pending: unknown[] = [doc.contents];
   while (pending.length > 0) {
     const node = pending.pop();
@@ -227,10 +232,10 @@ function firstNonJson(value: unknown): string | undefined {
 }
 
 /** A YAML document with duplicate keys allowed (field validation reports them). */
-function parseYamlDocument(text: string): YAML.Document {
-  let doc: YAML.Document;
+function parseYamlDocument(text: string): Document {
+  let doc: Document;
   try {
-    doc = YAML.parseDocument(text, { version: '1.2', uniqueKeys: false });
+    doc = requireYaml().parseDocument(text, { version: '1.2', uniqueKeys: false });
   } catch (err) {
     throw badRequest(`the body of the request could not be decoded as YAML: ${(err as Error).message}`);
   }
@@ -245,8 +250,9 @@ function parseYamlDocument(text: string): YAML.Document {
  * which is YAML too (1.2 is a superset of JSON), rather than as a 500.
  */
 export function encodeYaml(value: unknown): string {
+  const { stringify } = requireYaml();
   try {
-    return YAML.stringify(value, { aliasDuplicateObjects: false, lineWidth: 0 });
+    return stringify(value, { aliasDuplicateObjects: false, lineWidth: 0 });
   } catch (err) {
     if (!(err instanceof RangeError)) throw err;
     return `${JSON.stringify(value)}\n`;

@@ -3,7 +3,7 @@
 // `duplicate field "spec.replicas"` (sigs.k8s.io/json), so we look for them ourselves.
 
 import type YAML from 'yaml';
-import { isAlias, isMap, isScalar, isSeq } from 'yaml';
+import { requireYaml, type YamlModule } from './yaml.ts';
 import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../api/json-chars.ts';
 
 /** Objects with more keys than this look keys up in a Set rather than the key list. */
@@ -165,27 +165,27 @@ export function duplicateJsonFields(text: string): string[] {
 /** The same for a YAML document parsed with `uniqueKeys: false`. Keys compare as the strings toJS makes of them. */
 export function duplicateYamlFields(doc: YAML.Document): string[] {
   const duplicates: string[] = [];
-  walkYaml(doc.contents, '', duplicates);
+  walkYaml(requireYaml(), doc.contents, '', duplicates);
   return duplicates;
 }
 
-function yamlKey(node: unknown): string {
-  if (isScalar(node)) return String(node.value);
+function yamlKey(yaml: YamlModule, node: unknown): string {
+  if (yaml.isScalar(node)) return String(node.value);
   return String(node);
 }
 
-function walkYaml(node: unknown, path: string, duplicates: string[]): void {
-  if (isAlias(node)) return;
-  if (isMap(node)) {
+function walkYaml(yaml: YamlModule, node: unknown, path: string, duplicates: string[]): void {
+  if (yaml.isAlias(node)) return;
+  if (yaml.isMap(node)) {
     const seen = new Set<string>();
     for (const pair of node.items) {
-      const key = yamlKey(pair.key);
+      const key = yamlKey(yaml, pair.key);
       const keyPath = path === '' ? key : `${path}.${key}`;
       if (seen.has(key)) duplicates.push(keyPath);
       seen.add(key);
-      walkYaml(pair.value, keyPath, duplicates);
+      walkYaml(yaml, pair.value, keyPath, duplicates);
     }
-  } else if (isSeq(node)) {
-    node.items.forEach((item, i) => walkYaml(item, `${path}[${i}]`, duplicates));
+  } else if (yaml.isSeq(node)) {
+    node.items.forEach((item, i) => walkYaml(yaml, item, `${path}[${i}]`, duplicates));
   }
 }

@@ -7,6 +7,7 @@ import { currentRequest } from '../api/request-context.ts';
 import { unreachableStorageStatus } from '../registry/storage-errors.ts';
 import { loadCborObjectCodec } from '../encoding/cbor-loader.ts';
 import { encodeYaml } from '../encoding/decode.ts';
+import { loadYaml } from '../encoding/yaml.ts';
 import type { Negotiated } from '../encoding/negotiate.ts';
 import { loadProtobufCodec } from '../encoding/protobuf-loader.ts';
 
@@ -259,6 +260,7 @@ export async function encodeAnswer(negotiated: Negotiated, value: unknown): Prom
     case 'json':
       return negotiated.pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value);
     case 'yaml':
+      await loadYaml();
       return encodeYaml(value);
     case 'protobuf':
       return (await loadProtobufCodec()).encodeProtobufObject(value as KubeObject);

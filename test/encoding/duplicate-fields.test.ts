@@ -3,6 +3,10 @@ import { describe, test } from 'node:test';
 import YAML from 'yaml';
 import { decodeBody } from '../../src/encoding/decode.ts';
 import { duplicateJsonFields, duplicateYamlFields } from '../../src/encoding/duplicate-fields.ts';
+import { loadYaml } from '../../src/encoding/yaml.ts';
+
+// The YAML library loads on first need; these tests decode and encode YAML synchronously.
+await loadYaml();
 
 describe('duplicate fields in JSON', () => {
   const cases: [name: string, text: string, want: string[]][] = [

@@ -1,7 +1,7 @@
 // PATCH: JSON, merge, strategic merge and apply patches.
 import { badRequest, invalid, isStatusError, type KubeObject, type StatusError } from '../../api/index.ts';
 import { decodeCborObject } from '../../encoding/cbor.ts';
-import { decodeBody, type DecodedBody } from '../../encoding/decode.ts';
+import { decodeBodyLoading, type DecodedBody } from '../../encoding/decode.ts';
 import { parseMediaType } from '../../encoding/media-type.ts';
 import type { FieldValidationDirective } from '../../registry/field-validation.ts';
 import { goQuote } from '../../api/field-errors.ts';
@@ -76,7 +76,7 @@ async function serverSideApply(scope: RequestScope, subresource: string, dryRun:
   if (forceText !== null && forceText !== 'true' && forceText !== 'false' && forceText !== '') throw badRequest(`invalid value for force: ${JSON.stringify(forceText)}`);
   const body = await readBody(scope.req);
   // JSON is YAML: kubectl sends its apply configurations as JSON.
-  const { value: applied, duplicateFields } = cbor ? decodeApplyCbor(body) : decodeBody('application/yaml', body, { findDuplicates: directive !== 'Ignore' });
+  const { value: applied, duplicateFields } = cbor ? decodeApplyCbor(body) : await decodeBodyLoading('application/yaml', body, { findDuplicates: directive !== 'Ignore' });
   // The configuration names the object the URL names, as upstream's apply patcher checks.
   const meta = (applied as { metadata?: { name?: unknown; namespace?: unknown } } | null)?.metadata;
   if (typeof meta?.name === 'string' && meta.name !== '' && meta.name !== info.name) {
