@@ -350,7 +350,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     http2MaxStreamsPerConnection: config.http2MaxStreamsPerConnection,
   });
   let reconciled: Promise<void> | undefined;
-  // Everything opened above, closed in order: by close(), or when the server cannot listen.
+  // Everything opened above, closed in order: by close(), or when the server cannot listen or finish starting.
   const shutdown = async () => {
     await server.close();
     await reconciled;
@@ -365,20 +365,19 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     await backend.close();
     audit?.log.flush();
   };
+  const kubeconfigPath = path.resolve(config.kubeconfigPath ?? path.join(dataDir, 'kubeconfig'));
   try {
     port = await server.start();
+    serving = true;
+    // The kubernetes Service's targetPort is the port just bound.
+    ({ reconciled } = await bootstrapObjects(registry, { serviceClusterIPRange: config.serviceClusterIPRange, bindAddress: config.bindAddress, port }, log));
+    await writeKubeconfig(kubeconfigPath, { server: serverUrl(), caPem: material.caPem, token: tokens.admin }, { sync: config.syncDataDirFiles });
   } catch (err) {
     closing = shutdown();
     await closing.catch(() => {});
     throw err;
   }
-  serving = true;
-  // The kubernetes Service's targetPort is the port just bound.
-  ({ reconciled } = await bootstrapObjects(registry, { serviceClusterIPRange: config.serviceClusterIPRange, bindAddress: config.bindAddress, port }, log));
-
   const url = serverUrl();
-  const kubeconfigPath = path.resolve(config.kubeconfigPath ?? path.join(dataDir, 'kubeconfig'));
-  await writeKubeconfig(kubeconfigPath, { server: url, caPem: material.caPem, token: tokens.admin }, { sync: config.syncDataDirFiles });
   // Controllers that wait for the server to serve (their caches do not hold up start-up), or for every cache to load.
   markServing();
   admissionSetup.startPolicies().catch((err: unknown) => log(`admission policies: ${(err as Error).message}`));

@@ -1,7 +1,7 @@
 // Where the server listens: the bind address and port it is given, and a clear failure when
-// the port is taken.
+// the port is taken or the start fails after listening, which leaves nothing open behind.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -43,6 +43,22 @@ test('a port already taken fails the start with EADDRINUSE, and frees what it op
     }
   } finally {
     await new Promise<void>((resolve) => taken.close(() => resolve()));
+  }
+});
+
+test('a start that fails after listening (the kubeconfig cannot be written) closes the listener and the storage', async () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'plinth-listen-'));
+  try {
+    // A file where the kubeconfig's directory should be.
+    writeFileSync(path.join(dataDir, 'not-a-dir'), '');
+    await assert.rejects(startServer({ dataDir, storage: 'sqlite', config: { kubeconfigPath: path.join(dataDir, 'not-a-dir', 'kubeconfig') } }), (err: NodeJS.ErrnoException) => {
+      assert.ok(err.code === 'EEXIST' || err.code === 'ENOTDIR', String(err));
+      return true;
+    });
+    const server = await startServer({ dataDir, storage: 'sqlite' });
+    await server.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });
 
