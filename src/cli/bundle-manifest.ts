@@ -41,8 +41,11 @@ export function freshManifest(root = repositoryRoot): BundleManifest | undefined
     return undefined;
   }
   if (typeof manifest?.dir !== 'string' || !Array.isArray(manifest.inputs) || manifest.inputs.length === 0) return undefined;
+  // The inputs are the build's relative paths, already normal ('src/cli/plinth.ts'): joined
+  // by hand, as path.join's normalizing took more time than the ~330 stats themselves.
+  const prefix = `${root}${path.sep}`;
   for (const [file, size, mtime] of manifest.inputs) {
-    const stamp = fileStamp(path.join(root, file));
+    const stamp = fileStamp(prefix + file);
     if (stamp === undefined || stamp[0] !== size || stamp[1] !== mtime) return undefined;
   }
   return manifest;
