@@ -2,8 +2,9 @@
 // src/cli/bundle-manifest.ts) into a new directory under .cache/bundle/, then names it in
 // the manifest. `--if-stale` does nothing while the last bundle is fresh. The builds
 // before the last two are removed. Run by `npm start` and `npm test` before they start.
-import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { asciiSource } from './ascii-source.ts';
 import { bundleRoot, fileStamp, freshManifest, manifestPath, repositoryRoot, type BundleManifest } from '../src/cli/bundle-manifest.ts';
 
 /** Files src/ reads beside its modules at run time (`new URL('./…', import.meta.url)`): copied to the same place beside the chunks. */
@@ -38,6 +39,12 @@ async function build(): Promise<BundleManifest> {
     // Bundled CommonJS packages call require() for Node's built-ins.
     banner: { js: "import { createRequire as __plinthCreateRequire } from 'node:module'; const require = __plinthCreateRequire(import.meta.url);" },
   });
+  for (const output of Object.keys(result.metafile.outputs)) {
+    if (!output.endsWith('.js')) continue;
+    const file = path.join(repositoryRoot, output);
+    const ascii = asciiSource(readFileSync(file, 'utf8'));
+    if (ascii !== undefined) writeFileSync(file, ascii);
+  }
   for (const [from, to] of dataFiles) {
     mkdirSync(path.dirname(path.join(outdir, to)), { recursive: true });
     cpSync(path.join(repositoryRoot, from), path.join(outdir, to));
