@@ -369,9 +369,14 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   try {
     port = await server.start();
     serving = true;
-    // The kubernetes Service's targetPort is the port just bound.
-    ({ reconciled } = await bootstrapObjects(registry, { serviceClusterIPRange: config.serviceClusterIPRange, bindAddress: config.bindAddress, port }, log));
-    await writeKubeconfig(kubeconfigPath, { server: serverUrl(), caPem: material.caPem, token: tokens.admin }, { sync: config.syncDataDirFiles });
+    // The kubernetes Service's targetPort is the port just bound. The kubeconfig's write
+    // (file system calls on the thread pool and a sync) goes on meanwhile.
+    const kubeconfigWritten = writeKubeconfig(kubeconfigPath, { server: serverUrl(), caPem: material.caPem, token: tokens.admin }, { sync: config.syncDataDirFiles });
+    const bootstrapped = bootstrapObjects(registry, { serviceClusterIPRange: config.serviceClusterIPRange, bindAddress: config.bindAddress, port }, log);
+    const [objects, kubeconfig] = await Promise.allSettled([bootstrapped, kubeconfigWritten]);
+    if (objects.status === 'rejected') throw objects.reason;
+    if (kubeconfig.status === 'rejected') throw kubeconfig.reason;
+    ({ reconciled } = objects.value);
   } catch (err) {
     closing = shutdown();
     await closing.catch(() => {});
