@@ -375,8 +375,9 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     const bootstrapped = bootstrapObjects(registry, { serviceClusterIPRange: config.serviceClusterIPRange, bindAddress: config.bindAddress, port }, log);
     const [objects, kubeconfig] = await Promise.allSettled([bootstrapped, kubeconfigWritten]);
     if (objects.status === 'rejected') throw objects.reason;
-    if (kubeconfig.status === 'rejected') throw kubeconfig.reason;
+    // Closing waits for the reconciliation it started, should the kubeconfig have failed.
     ({ reconciled } = objects.value);
+    if (kubeconfig.status === 'rejected') throw kubeconfig.reason;
   } catch (err) {
     closing = shutdown();
     await closing.catch(() => {});
