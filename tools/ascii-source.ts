@@ -12,12 +12,10 @@
  * rewrite would change), so that the file is left as written.
  */
 export function asciiSource(text: string): string | undefined {
-  let escaped = false;
   let unsafe = false;
   const out = text.replace(/[^\x00-\x7f]/g, (char, offset: number) => {
-    escaped = true;
     if (text.charCodeAt(offset - 1) === 0x5c) unsafe = true;
     return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
   });
-  return escaped && !unsafe ? out : undefined;
+  return out !== text && !unsafe ? out : undefined;
 }

@@ -510,5 +510,4 @@ function copyOf(children: Map<PathElement, FieldSet>): Map<PathElement, FieldSet
   return copy;
 }
 
-
 const EMPTY = new FieldSet();

@@ -247,17 +247,18 @@ export class ApiServer {
 
   async start(): Promise<number> {
     await new Promise<void>((resolve, reject) => {
+      const { port, bindAddress } = this.opts;
+      const bound = boundSocket(port, bindAddress);
+      if (bound instanceof Error) {
+        reject(bound);
+        return;
+      }
       const listening = () => {
         this.server.off('error', reject);
         resolve();
       };
       this.server.once('error', reject);
-      const { port, bindAddress } = this.opts;
-      const bound = boundSocket(port, bindAddress);
-      if (bound instanceof Error) {
-        this.server.off('error', reject);
-        reject(bound);
-      } else if (bound !== undefined) this.server.listen(bound, listening);
+      if (bound !== undefined) this.server.listen(bound, listening);
       else this.server.listen(port, bindAddress, listening);
     });
     return (this.server.address() as AddressInfo).port;
