@@ -4,8 +4,9 @@
 // before the last two are removed. Run by `npm start` and `npm test` before they start.
 import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { BuildOptions } from 'esbuild';
 import { asciiSource } from './ascii-source.ts';
-import { bundleRoot, fileStamp, freshManifest, manifestPath, repositoryRoot, type BundleManifest } from '../src/cli/bundle-manifest.ts';
+import { bundleRoot, fileStamp, freshManifest, manifestFormat, manifestPath, repositoryRoot, startupScriptName, type BundleManifest } from '../src/cli/bundle-manifest.ts';
 
 /** Files src/ reads beside its modules at run time (`new URL('./…', import.meta.url)`): copied to the same place beside the chunks. */
 const dataFiles = [
@@ -17,48 +18,70 @@ const dataFiles = [
 /** Installed packages change only with these. */
 const lockFiles = ['package-lock.json', 'node_modules/.package-lock.json'];
 
+/** The parameters the start-up script's function takes (bundle-manifest.ts, loadStartupScript). */
+const scriptParameters = 'exports, require, module, __filename, __dirname, __plinthImportMetaUrl';
+
 async function build(): Promise<BundleManifest> {
   // Imported here: without it (an install without dev dependencies) the sources run instead.
   const esbuild = await import('esbuild');
   const dir = `b${Date.now()}`;
   const outdir = path.join(bundleRoot, dir);
-  const result = await esbuild.build({
+  const common: BuildOptions & { metafile: true } = {
     absWorkingDir: repositoryRoot,
-    // The apply worker's thread loads its own entry (registry/apply-offload/client.ts looks for it by this name).
-    entryPoints: [{ in: 'src/cli/plinth.ts', out: 'plinth' }, { in: 'src/registry/apply-offload/worker.ts', out: 'apply-worker' }],
     bundle: true,
-    splitting: true,
-    format: 'esm',
     platform: 'node',
     target: 'node24',
-    outdir,
     metafile: true,
     logLevel: 'warning',
     // Loaded only with --storage etcd, from node_modules as they are (gRPC loads its own files).
     external: ['etcd3', '@grpc/grpc-js'],
+  };
+  // The start-up script: one CommonJS function with every module in it (what loads lazily
+  // is in it too, wrapped, and runs when first imported), run through node:vm with a code
+  // cache. import.meta.url is the script's URL; any other use of import.meta fails the build.
+  // Dynamic imports become require() calls: vm runs no import() without an experimental loader.
+  const script = await esbuild.build({
+    ...common,
+    entryPoints: [{ in: 'src/cli/plinth.ts', out: path.basename(startupScriptName, '.cjs') }],
+    outExtension: { '.js': '.cjs' },
+    format: 'cjs',
+    outdir,
+    define: { 'import.meta.url': '__plinthImportMetaUrl' },
+    supported: { 'dynamic-import': false },
+    logOverride: { 'empty-import-meta': 'error' },
+  });
+  // The apply worker's thread loads its own entry, an ES module (registry/apply-offload/client.ts looks for it by this name).
+  const worker = await esbuild.build({
+    ...common,
+    entryPoints: [{ in: 'src/registry/apply-offload/worker.ts', out: 'apply-worker' }],
+    splitting: true,
+    format: 'esm',
+    outdir,
     // Bundled CommonJS packages call require() for Node's built-ins.
     banner: { js: "import { createRequire as __plinthCreateRequire } from 'node:module'; const require = __plinthCreateRequire(import.meta.url);" },
   });
-  for (const output of Object.keys(result.metafile.outputs)) {
-    if (!output.endsWith('.js')) continue;
+  for (const output of [...Object.keys(script.metafile.outputs), ...Object.keys(worker.metafile.outputs)]) {
+    if (!output.endsWith('.js') && !output.endsWith('.cjs')) continue;
     const file = path.join(repositoryRoot, output);
-    const ascii = asciiSource(readFileSync(file, 'utf8'));
-    if (ascii !== undefined) writeFileSync(file, ascii);
+    const text = readFileSync(file, 'utf8');
+    const ascii = asciiSource(text) ?? text;
+    // The script is a function expression on its first line, so its lines keep their numbers.
+    writeFileSync(file, output.endsWith('.cjs') ? `(function (${scriptParameters}) {${ascii}\n})` : ascii);
   }
   for (const [from, to] of dataFiles) {
     mkdirSync(path.dirname(path.join(outdir, to)), { recursive: true });
     cpSync(path.join(repositoryRoot, from), path.join(outdir, to));
   }
-  const sources = Object.keys(result.metafile.inputs).filter((input) => !input.startsWith('node_modules/'));
+  const sources = [...Object.keys(script.metafile.inputs), ...Object.keys(worker.metafile.inputs)].filter((input) => !input.startsWith('node_modules/'));
   const inputs: BundleManifest['inputs'] = [];
-  for (const file of [...sources, ...lockFiles, ...dataFiles.map(([from]) => from)]) {
+  for (const file of [...new Set(sources), ...lockFiles, ...dataFiles.map(([from]) => from)]) {
     const stamp = fileStamp(path.join(repositoryRoot, file));
     if (stamp !== undefined) inputs.push([file, ...stamp]);
   }
-  return { dir, inputs };
+  return { format: manifestFormat, dir, inputs };
 }
 
-/** Keeps the newest `keep` builds: a server started from an older one may still load its lazy chunks. */
+/** Keeps the newest `keep` builds: a server started from an older one may still start its apply worker. */
 function prune(keep: number): void {
   const builds = readdirSync(bundleRoot).filter((entry) => /^b\d+$/.test(entry)).sort((a, b) => Number(b.slice(1)) - Number(a.slice(1)));
   for (const old of builds.slice(keep)) rmSync(path.join(bundleRoot, old), { recursive: true, force: true });

@@ -9,7 +9,13 @@ import module from 'node:module';
 
 module.enableCompileCache?.();
 const ext = existsSync(new URL('./plinth.ts', import.meta.url)) ? '.ts' : '.js';
-const { freshBundleEntry } = await import(`./bundle-manifest${ext}`);
-const bundled = freshBundleEntry();
-const { run } = await import(bundled ?? `./plinth${ext}`);
-run(process.argv.slice(2));
+const { freshStartupScript, loadStartupScript } = await import(`./bundle-manifest${ext}`);
+const script = freshStartupScript();
+if (script !== undefined) {
+  const loaded = loadStartupScript(script);
+  // Once serving, the script's code cache gets what the start compiled (the next start skips that).
+  loaded.exports.run(process.argv.slice(2), { onServing: () => setImmediate(loaded.saveCodeCache) });
+} else {
+  const { run } = await import(`./plinth${ext}`);
+  run(process.argv.slice(2));
+}

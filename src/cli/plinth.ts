@@ -11,8 +11,14 @@ import { startIdleMemoryRelease } from './idle-memory.ts';
 import { plinthVersion, serve } from './serve.ts';
 import { versionInfo } from '../endpoints/version.ts';
 
+/** What the entry point wants to hear of a run. */
+export interface RunHooks {
+  /** `plinth serve` serves (called once, after the "serving on" line). */
+  onServing?: () => void;
+}
+
 /** `plinth <command> [flags]`; resolves with the exit code. */
-async function main(argv: string[]): Promise<number> {
+async function main(argv: string[], hooks: RunHooks): Promise<number> {
   const [command, ...args] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(serveUsage);
@@ -36,6 +42,7 @@ async function main(argv: string[]): Promise<number> {
   const logger = createLogger({ format: config.logFormat, verbosity: config.verbosity });
   const running = await serve(config, (message) => logger.info(message));
   logger.info(`plinth serving on ${running.url} (ready ${Math.round(performance.now())} ms after process start); kubeconfig: ${running.kubeconfigPath}`);
+  hooks.onServing?.();
   // The process is the server's: it may collect its garbage when it likes.
   const idleMemory = config.releaseIdleMemory
     ? startIdleMemoryRelease(undefined, {
@@ -98,8 +105,8 @@ async function kubeconfigCommand(args: string[]): Promise<number> {
 }
 
 /** Runs main and exits: usage errors with 2, anything else unexpected with 1. */
-export function run(argv: string[]): void {
-  main(argv).then(
+export function run(argv: string[], hooks: RunHooks = {}): void {
+  main(argv, hooks).then(
     (code) => process.exit(code),
     (err: unknown) => {
       if (err instanceof UsageError || (err instanceof Error && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))) {

@@ -1,9 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileStamp, freshManifest } from '../../src/cli/bundle-manifest.ts';
+import { pathToFileURL } from 'node:url';
+import { fileStamp, freshManifest, manifestFormat } from '../../src/cli/bundle-manifest.ts';
 
 test('the start-up bundle is used only while every file it was built from is unchanged', (t) => {
   const root = mkdtempSync(path.join(tmpdir(), 'plinth-bundle-'));
@@ -17,23 +19,63 @@ test('the start-up bundle is used only while every file it was built from is unc
 
   assert.equal(freshManifest(root), undefined, 'no manifest: no bundle');
   writeManifest({ dir: 'b1', inputs: stamped() });
+  assert.equal(freshManifest(root), undefined, 'a manifest of an older format (an older build)');
+  writeManifest({ format: manifestFormat, dir: 'b1', inputs: stamped() });
   assert.deepEqual(freshManifest(root)?.dir, 'b1');
 
   // A touched source (same bytes, newer time) makes it stale, as does an edit of the same size.
   const later = new Date(Date.now() + 5_000);
   utimesSync(path.join(root, 'src/a.ts'), later, later);
   assert.equal(freshManifest(root), undefined);
-  writeManifest({ dir: 'b2', inputs: stamped() });
+  writeManifest({ format: manifestFormat, dir: 'b2', inputs: stamped() });
   assert.equal(freshManifest(root)?.dir, 'b2');
   writeFileSync(path.join(root, 'package-lock.json'), '// package-lock.jsoN\n');
   utimesSync(path.join(root, 'package-lock.json'), later, later);
-  writeManifest({ dir: 'b3', inputs: stamped() });
+  writeManifest({ format: manifestFormat, dir: 'b3', inputs: stamped() });
   assert.equal(freshManifest(root)?.dir, 'b3');
   rmSync(path.join(root, 'src/b.ts'));
   assert.equal(freshManifest(root), undefined, 'a file it was built from is gone');
 
-  for (const broken of ['{', JSON.stringify({ dir: 'b4' }), JSON.stringify({ dir: 'b4', inputs: [] }), 'null']) {
+  for (const broken of ['{', JSON.stringify({ format: manifestFormat, dir: 'b4' }), JSON.stringify({ format: manifestFormat, dir: 'b4', inputs: [] }), 'null']) {
     writeFileSync(path.join(root, '.cache/bundle/manifest.json'), broken);
     assert.equal(freshManifest(root), undefined, `manifest ${broken}`);
   }
+});
+
+test('the start-up script runs with its code cache once one is saved, and saves another when V8 rejects it', (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'plinth-script-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'plinth.cjs');
+  // As tools/bundle.ts writes it: one function expression, strict as the modules in it.
+  writeFileSync(file, `(function (exports, require, module, __filename, __dirname, __plinthImportMetaUrl) {"use strict";
+function square(n) { return n * n; }
+exports.squares = [1, 2, 3].map(square);
+exports.url = __plinthImportMetaUrl;
+exports.gzip = typeof require('node:zlib').gzipSync;
+exports.strict = (function () { return this; })() === undefined;
+})`);
+  const cacheFile = path.join(dir, 'plinth.code-cache');
+  // Each load in a process of its own: within one, V8 answers a script it compiled before from memory.
+  const load = (save: boolean) => JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', `
+    const { loadStartupScript } = await import(${JSON.stringify(pathToFileURL(path.resolve('src/cli/bundle-manifest.ts')).href)});
+    const loaded = loadStartupScript(${JSON.stringify(file)});
+    if (${save}) loaded.saveCodeCache();
+    console.log(JSON.stringify({ codeCache: loaded.codeCache, exports: loaded.exports }));
+  `], { encoding: 'utf8' })) as { codeCache: string; exports: unknown };
+  const exports = { squares: [1, 4, 9], url: pathToFileURL(file).href, gzip: 'function', strict: true };
+
+  assert.deepEqual(load(false), { codeCache: 'absent', exports });
+  assert.equal(existsSync(cacheFile), false, 'saved only when asked');
+  assert.deepEqual(load(true), { codeCache: 'absent', exports });
+  assert.ok(statSync(cacheFile).size > 0);
+  assert.deepEqual(load(true), { codeCache: 'accepted', exports });
+
+  writeFileSync(cacheFile, 'not a code cache');
+  assert.deepEqual(load(true), { codeCache: 'rejected', exports });
+  assert.deepEqual(load(false), { codeCache: 'accepted', exports });
+  // An accepted cache is not written again.
+  const before = statSync(cacheFile).mtimeMs;
+  utimesSync(cacheFile, new Date(0), new Date(0));
+  load(true);
+  assert.equal(statSync(cacheFile).mtimeMs, 0, `written again (was ${before})`);
 });
