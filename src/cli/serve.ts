@@ -24,7 +24,7 @@ import { instrumentedBackend } from '../storage/instrumented.ts';
 import { WatchStreams, type WatchStreamStats } from '../endpoints/watch-streams.ts';
 import { Discovery } from '../endpoints/discovery.ts';
 import { OpenApiService } from '../endpoints/openapi-service.ts';
-import { builtinDefinitions } from '../schema/builtin/index.ts';
+import { builtinDefinitionsCopy } from '../schema/builtin/index.ts';
 import { builtinResourceTypes } from '../registry/builtin/index.ts';
 import { resourcePrefix } from '../registry/keys.ts';
 import { bootstrapObjects } from '../registry/bootstrap.ts';
@@ -199,7 +199,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   await ensureNamespaces(namespaces.store!);
   await ensureSystemPriorityClasses(registry.lookup('scheduling.k8s.io', 'v1', 'priorityclasses')!.store);
   // Served CRDs add their schemas here, for OpenAPI and for their Stores.
-  const definitions: Definitions = { ...builtinDefinitions };
+  const definitions: Definitions = builtinDefinitionsCopy();
   const crdController = new CrdController({
     registry,
     // The elected replica writes CRDs' status (cli/leader-controllers.ts).

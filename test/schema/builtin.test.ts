@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { builtinDefinitions } from '../../src/schema/builtin/index.ts';
+import { readFileSync } from 'node:fs';
+import { builtinDefinitions, builtinDefinitionsCopy, goEncodingOf } from '../../src/schema/builtin/index.ts';
 import { reachableDefinitions, refName, resolve, walkSchema } from '../../src/schema/resolve.ts';
 import type { Schema } from '../../src/schema/types.ts';
 
@@ -22,6 +23,46 @@ function property(definition: string, path: string): Schema {
 }
 
 describe('built-in definitions', () => {
+  const generated = new URL('../../src/schema/builtin/generated/', import.meta.url);
+
+  test('each is parsed on first read, as parsing the whole file gives it, with what Go\'s encoding says of it', async () => {
+    // A module instance of its own, whose definitions nothing has read yet.
+    const fresh = (await import(`../../src/schema/builtin/index.ts?fresh=${Date.now()}`)) as typeof import('../../src/schema/builtin/index.ts');
+    const lazy = fresh.builtinDefinitions;
+    const whole = JSON.parse(readFileSync(new URL('definitions.json', generated), 'utf8')) as Record<string, Schema>;
+    assert.deepEqual(Object.keys(lazy), Object.keys(whole));
+    const parsed = (name: string) => 'value' in Object.getOwnPropertyDescriptor(lazy, name)!;
+    assert.equal(Object.keys(lazy).filter(parsed).length, 0);
+    assert.deepEqual(lazy[`${CORE}Pod`], whole[`${CORE}Pod`]);
+    assert.equal(lazy[`${CORE}Pod`], lazy[`${CORE}Pod`], 'parsed once');
+    assert.deepEqual(Object.keys(lazy).filter(parsed), [`${CORE}Pod`]);
+    for (const name of Object.keys(whole)) assert.deepEqual(lazy[name], whole[name], name);
+
+    const encodings = JSON.parse(readFileSync(new URL('go-encoding.json', generated), 'utf8')) as Record<string, { zero?: string[]; written?: Record<string, unknown> }>;
+    for (const [name, entry] of Object.entries(encodings)) {
+      if (!(name in whole)) continue;
+      const encoding = fresh.goEncodingOf(lazy[name]!);
+      assert.ok(encoding, name);
+      assert.deepEqual([...encoding.zero], entry.zero ?? [], name);
+      assert.deepEqual(encoding.written, Object.entries(entry.written ?? {}), name);
+    }
+    assert.equal(goEncodingOf(defs[`${CORE}PodSpec`]!)?.zero.has('hostNetwork'), true);
+  });
+
+  test('a copy reads the built-ins when first read, and takes definitions of its own', () => {
+    const copy = builtinDefinitionsCopy();
+    assert.deepEqual(Object.keys(copy), Object.keys(defs));
+    assert.equal(copy[`${CORE}ConfigMap`], defs[`${CORE}ConfigMap`]);
+    const own: Schema = { type: 'object', properties: { spec: { type: 'string' } } };
+    copy['com.example.v1.Widget'] = own;
+    copy[`${CORE}Secret`] = own;
+    assert.equal(copy['com.example.v1.Widget'], own);
+    assert.equal(copy[`${CORE}Secret`], own);
+    assert.notEqual(defs[`${CORE}Secret`], own, 'the built-ins stay as they are');
+    assert.equal(defs['com.example.v1.Widget'], undefined);
+    assert.deepEqual({ ...copy }[`${CORE}Pod`], defs[`${CORE}Pod`]);
+  });
+
   test('every $ref names a definition', () => {
     for (const [name, schema] of Object.entries(defs)) {
       walkSchema(schema, (s) => {

@@ -12,9 +12,70 @@ export function schemaRef(name: string): string {
 
 /**
  * Built-in definitions, keyed by upstream's names ("io.k8s.api.core.v1.Pod"), with
- * `$ref: '#/components/schemas/<name>'` between them. Shared: treat as read-only.
+ * `$ref: '#/components/schemas/<name>'` between them. Shared: treat as read-only. Each is
+ * parsed when first read (lazilyParsed): a server's start reads about a sixth of them.
  */
-export const builtinDefinitions: Definitions = JSON.parse(readFileSync(new URL('./generated/definitions.json', import.meta.url), 'utf8')) as Definitions;
+export const builtinDefinitions: Definitions = lazilyParsed(readFileSync(new URL('./generated/definitions.json', import.meta.url), 'utf8'));
+
+/**
+ * A new object with the built-in definitions, to add others to (a server's custom
+ * resources'), which reads each from builtinDefinitions when first read itself.
+ */
+export function builtinDefinitionsCopy(): Definitions {
+  const copy = lazyObject();
+  for (const name of Object.keys(builtinDefinitions)) {
+    lazyProperty(copy, name, () => builtinDefinitions[name]!);
+  }
+  return copy;
+}
+
+/**
+ * An object for lazyProperty: one without a prototype, which V8 keeps as a hash table from
+ * the start. One given its properties one by one keeps a shared layout, which turning a
+ * property from an accessor into a value then copies whole: ~0.6 ms a definition.
+ */
+function lazyObject(): Definitions {
+  return Object.create(null) as Definitions;
+}
+
+/** Defines `name` on `target` as `read()` on first use, then as that value (or what is assigned first). */
+function lazyProperty(target: Definitions, name: string, read: () => Schema): void {
+  const settle = (value: Schema) => {
+    Object.defineProperty(target, name, { value, writable: true, enumerable: true, configurable: true });
+    return value;
+  };
+  Object.defineProperty(target, name, { get: () => settle(read()), set: settle, enumerable: true, configurable: true });
+}
+
+/**
+ * generated/definitions.json, each definition parsed when first read. Parsing all of
+ * them took ~17 ms and ~1.2 MB of heap at every start. The file is what
+ * JSON.stringify(definitions, null, 1) writes (tools/generate-api.ts): each top-level
+ * entry begins a line with one space and its quoted name, and nothing else does (deeper
+ * lines have more spaces, and JSON strings hold no line breaks), so the entries are found
+ * without parsing. A file laid out otherwise is parsed whole.
+ */
+function lazilyParsed(text: string): Definitions {
+  const entry = '\n "';
+  if (!text.startsWith(`{${entry}`) || !text.endsWith('\n}\n')) {
+    const all = JSON.parse(text) as Definitions;
+    for (const name of Object.keys(all)) withGoEncoding(name, all[name]!);
+    return all;
+  }
+  const definitions = lazyObject();
+  const end = text.length - '\n}\n'.length;
+  for (let at = 1; at < end;) {
+    const nameStart = at + entry.length;
+    const nameEnd = text.indexOf('": ', nameStart);
+    const next = text.indexOf(entry, nameEnd);
+    // Each value but the last is followed by a comma.
+    const valueEnd = next === -1 ? end : next - 1;
+    const name = text.slice(nameStart, nameEnd);
+    lazyProperty(definitions, name, () => withGoEncoding(name, JSON.parse(text.slice(nameEnd + 3, valueEnd)) as Schema));
+    at = next === -1 ? end : next;
+  }
+  return definitions;
+}
 
 /**
  * Per built-in definition, how Go's JSON encoding treats its properties when zero or absent
@@ -38,13 +99,18 @@ export interface GoEncoding {
 const encodingBySchema = new WeakMap<Schema, GoEncoding>();
 const none: ReadonlySet<string> = new Set();
 type GoEncodingEntry = { zero?: string[]; emptyList?: string[]; emptyMap?: string[]; written?: Record<string, unknown> };
-for (const [name, entry] of Object.entries(JSON.parse(readFileSync(new URL('./generated/go-encoding.json', import.meta.url), 'utf8')) as Record<string, GoEncodingEntry>)) {
-  const definition = builtinDefinitions[name];
-  if (definition === undefined) continue;
+let goEncodingEntries: Record<string, GoEncodingEntry> | undefined;
+
+/** Keeps what generated/go-encoding.json says of the definition `name` for goEncodingOf, as it is parsed. */
+function withGoEncoding(name: string, definition: Schema): Schema {
+  goEncodingEntries ??= JSON.parse(readFileSync(new URL('./generated/go-encoding.json', import.meta.url), 'utf8')) as Record<string, GoEncodingEntry>;
+  const entry = goEncodingEntries[name];
+  if (entry === undefined) return definition;
   const set = (names: string[] | undefined) => (names === undefined ? none : new Set(names));
   encodingBySchema.set(definition, {
     zero: set(entry.zero), emptyList: set(entry.emptyList), emptyMap: set(entry.emptyMap), written: Object.entries(entry.written ?? {}),
   });
+  return definition;
 }
 
 /** How Go's JSON encoding treats a built-in definition's properties, if it says anything. */
