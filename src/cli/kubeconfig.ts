@@ -1,5 +1,5 @@
 // The kubeconfig written to the data dir, pointing clients at this server.
-import { writeFileAtomic, type FileWriteOptions } from '../server/write-file-atomic.ts';
+import { writeFileAtomic } from '../server/write-file-atomic.ts';
 
 export interface KubeconfigOptions {
   /** The API server's URL, for example `https://127.0.0.1:6443`. */
@@ -64,8 +64,9 @@ function base64(text: string): string {
 /**
  * Writes a kubeconfig for `kubectl --kubeconfig <path>` and other clients: mode 0600,
  * since it holds a token, and atomically, so a client reading it while the server
- * starts sees the old file or the new one, never half of one.
+ * starts sees the old file or the new one, never half of one. Not synced to disk: every
+ * start writes it again, so a crash that loses it loses nothing a start does not restore.
  */
-export async function writeKubeconfig(path: string, opts: KubeconfigOptions, write: FileWriteOptions = {}): Promise<void> {
-  await writeFileAtomic(path, kubeconfigYaml(opts), 0o600, write);
+export function writeKubeconfig(path: string, opts: KubeconfigOptions): void {
+  writeFileAtomic(path, kubeconfigYaml(opts), 0o600, { sync: false });
 }

@@ -181,8 +181,8 @@ async function signingCa(certPath: string, keyPath: string, commonName: string, 
   });
   const caPem = toPem('CERTIFICATE', der) + '\n';
   // The key first: a CA certificate on disk always has its key beside it.
-  await writeFileAtomic(keyPath, privateKeyPem(keys.privateKey), 0o600, write);
-  await writeFileAtomic(certPath, caPem, 0o644, write);
+  writeFileAtomic(keyPath, privateKeyPem(keys.privateKey), 0o600, write);
+  writeFileAtomic(certPath, caPem, 0o644, write);
   return { caPem, issuer: issuerOf(der, keys.privateKey), notAfter: Math.floor(notAfter / 1000) * 1000 };
 }
 
@@ -204,8 +204,8 @@ async function issueLeaf(ca: SigningCa, subject: DistinguishedName, usage: 'serv
 async function issue(paths: Paths, hosts: string[], existingCaPem: string | undefined, write: FileWriteOptions): Promise<ServingMaterial> {
   const ca = await signingCa(paths.caCert, paths.caKey, caCommonName, existingCaPem, write);
   const { certPem, keyPem } = await issueLeaf(ca, { commonName: servingCommonName }, 'server', servingLifetimeMs, hosts);
-  await writeFileAtomic(paths.servingKey, keyPem, 0o600, write);
-  await writeFileAtomic(paths.servingCert, certPem, 0o644, write);
+  writeFileAtomic(paths.servingKey, keyPem, 0o600, write);
+  writeFileAtomic(paths.servingCert, certPem, 0o644, write);
   return { caPem: ca.caPem, certPem, keyPem };
 }
 
@@ -243,8 +243,8 @@ export async function ensureClientMaterial(dataDir: string, write: FileWriteOpti
   const signing = await signingCa(caCertPath, caKeyPath, clientCaCommonName, caUsable ? caPem : undefined, write);
   const subject = { commonName: adminCertificateUser.name, organizations: adminCertificateUser.groups };
   const { certPem, keyPem } = await issueLeaf(signing, subject, 'client', servingLifetimeMs);
-  await writeFileAtomic(adminKeyPath, keyPem, 0o600, write);
-  await writeFileAtomic(adminCertPath, certPem, 0o644, write);
+  writeFileAtomic(adminKeyPath, keyPem, 0o600, write);
+  writeFileAtomic(adminCertPath, certPem, 0o644, write);
   return { clientCaPem: signing.caPem, adminCertPem: certPem, adminKeyPem: keyPem };
 }
 
