@@ -18,7 +18,7 @@ const dataFiles = [
 /** Installed packages change only with these. */
 const lockFiles = ['package-lock.json', 'node_modules/.package-lock.json'];
 
-/** The parameters the start-up script's function takes (bundle-manifest.ts, loadStartupScript). */
+/** The parameters the start-up script's function takes (bundle-manifest.ts, compileStartupScript). */
 const scriptParameters = 'exports, require, module, __filename, __dirname, __plinthImportMetaUrl';
 
 async function build(): Promise<BundleManifest> {

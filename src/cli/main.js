@@ -9,19 +9,35 @@ import module from 'node:module';
 
 module.enableCompileCache?.();
 const ext = existsSync(new URL('./plinth.ts', import.meta.url)) ? '.ts' : '.js';
-const { freshStartupScript, loadStartupScript } = await import(`./bundle-manifest${ext}`);
-const script = freshStartupScript();
+const bundle = await import(`./bundle-manifest${ext}`);
+const argv = process.argv.slice(2);
+
+/** The start-up bundle's script, compiled, when the bundle is fresh; else undefined (the sources run). */
+async function freshStartupScript() {
+  const manifest = bundle.startupManifest();
+  if (manifest === undefined) return undefined;
+  // Its freshness is checked on the thread pool while its script compiles here.
+  const unchanged = bundle.inputsUnchanged(manifest);
+  let script;
+  try {
+    script = bundle.compileStartupScript(bundle.startupScriptOf(manifest));
+  } catch {
+    script = undefined;
+  }
+  return (await unchanged) ? script : undefined;
+}
+
+const script = await freshStartupScript();
 if (script !== undefined) {
-  const loaded = loadStartupScript(script);
   // The script's code cache gets what the start and the first requests compiled (the next
   // start skips that; a cache made at serving left the first request 15 ms slower): at
   // exit, or two seconds after serving if the process runs on.
   const onServing = () => {
-    process.once('exit', loaded.saveCodeCache);
-    setTimeout(loaded.saveCodeCache, 2000).unref();
+    process.once('exit', script.saveCodeCache);
+    setTimeout(script.saveCodeCache, 2000).unref();
   };
-  loaded.exports.run(process.argv.slice(2), { onServing });
+  script.run().run(argv, { onServing });
 } else {
   const { run } = await import(`./plinth${ext}`);
-  run(process.argv.slice(2));
+  run(argv);
 }

@@ -5,9 +5,9 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, write
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { fileStamp, freshManifest, manifestFormat } from '../../src/cli/bundle-manifest.ts';
+import { fileStamp, freshManifest, inputsUnchanged, manifestFormat, readManifest } from '../../src/cli/bundle-manifest.ts';
 
-test('the start-up bundle is used only while every file it was built from is unchanged', (t) => {
+test('the start-up bundle is used only while every file it was built from is unchanged', async (t) => {
   const root = mkdtempSync(path.join(tmpdir(), 'plinth-bundle-'));
   t.after(() => rmSync(root, { recursive: true, force: true }));
   mkdirSync(path.join(root, 'src'));
@@ -16,29 +16,37 @@ test('the start-up bundle is used only while every file it was built from is unc
   for (const file of files) writeFileSync(path.join(root, file), `// ${file}\n`);
   const writeManifest = (body: unknown) => writeFileSync(path.join(root, '.cache/bundle/manifest.json'), JSON.stringify(body));
   const stamped = () => files.map((file) => [file, ...fileStamp(path.join(root, file))!]);
+  // The entry point's check (stats on the thread pool) answers as freshManifest does.
+  const fresh = async () => {
+    const manifest = readManifest(root);
+    const unchanged = manifest === undefined ? false : await inputsUnchanged(manifest, root);
+    const dir = freshManifest(root)?.dir;
+    assert.equal(unchanged, dir !== undefined);
+    return dir;
+  };
 
-  assert.equal(freshManifest(root), undefined, 'no manifest: no bundle');
+  assert.equal(await fresh(), undefined, 'no manifest: no bundle');
   writeManifest({ dir: 'b1', inputs: stamped() });
-  assert.equal(freshManifest(root), undefined, 'a manifest of an older format (an older build)');
+  assert.equal(await fresh(), undefined, 'a manifest of an older format (an older build)');
   writeManifest({ format: manifestFormat, dir: 'b1', inputs: stamped() });
-  assert.deepEqual(freshManifest(root)?.dir, 'b1');
+  assert.equal(await fresh(), 'b1');
 
   // A touched source (same bytes, newer time) makes it stale, as does an edit of the same size.
   const later = new Date(Date.now() + 5_000);
   utimesSync(path.join(root, 'src/a.ts'), later, later);
-  assert.equal(freshManifest(root), undefined);
+  assert.equal(await fresh(), undefined);
   writeManifest({ format: manifestFormat, dir: 'b2', inputs: stamped() });
-  assert.equal(freshManifest(root)?.dir, 'b2');
+  assert.equal(await fresh(), 'b2');
   writeFileSync(path.join(root, 'package-lock.json'), '// package-lock.jsoN\n');
   utimesSync(path.join(root, 'package-lock.json'), later, later);
   writeManifest({ format: manifestFormat, dir: 'b3', inputs: stamped() });
-  assert.equal(freshManifest(root)?.dir, 'b3');
+  assert.equal(await fresh(), 'b3');
   rmSync(path.join(root, 'src/b.ts'));
-  assert.equal(freshManifest(root), undefined, 'a file it was built from is gone');
+  assert.equal(await fresh(), undefined, 'a file it was built from is gone');
 
   for (const broken of ['{', JSON.stringify({ format: manifestFormat, dir: 'b4' }), JSON.stringify({ format: manifestFormat, dir: 'b4', inputs: [] }), 'null']) {
     writeFileSync(path.join(root, '.cache/bundle/manifest.json'), broken);
-    assert.equal(freshManifest(root), undefined, `manifest ${broken}`);
+    assert.equal(await fresh(), undefined, `manifest ${broken}`);
   }
 });
 
@@ -57,10 +65,12 @@ exports.strict = (function () { return this; })() === undefined;
   const cacheFile = path.join(dir, 'plinth.code-cache');
   // Each load in a process of its own: within one, V8 answers a script it compiled before from memory.
   const load = (save: boolean) => JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', `
-    const { loadStartupScript } = await import(${JSON.stringify(pathToFileURL(path.resolve('src/cli/bundle-manifest.ts')).href)});
-    const loaded = loadStartupScript(${JSON.stringify(file)});
-    if (${save}) loaded.saveCodeCache();
-    console.log(JSON.stringify({ codeCache: loaded.codeCache, exports: loaded.exports }));
+    const { compileStartupScript } = await import(${JSON.stringify(pathToFileURL(path.resolve('src/cli/bundle-manifest.ts')).href)});
+    const script = compileStartupScript(${JSON.stringify(file)});
+    const exports = script.run();
+    if (script.run() !== exports) throw new Error('ran twice');
+    if (${save}) script.saveCodeCache();
+    console.log(JSON.stringify({ codeCache: script.codeCache, exports }));
   `], { encoding: 'utf8' })) as { codeCache: string; exports: unknown };
   const exports = { squares: [1, 4, 9], url: pathToFileURL(file).href, gzip: 'function', strict: true };
 
