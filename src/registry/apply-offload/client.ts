@@ -11,7 +11,7 @@
 // take a while to load, and a server that applies little does not need it); until it is
 // ready, and if it ever fails, the main thread applies.
 import { existsSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { keptAnswers, offloadedResources, type OffloadAnswer, type OffloadedApply, type OffloadReady } from './messages.ts';
 
 /** The worker's module: beside this one in the sources and the package, by its bundle name in the start-up bundle. */
@@ -126,7 +126,8 @@ export class ApplyOffload {
       this.#failed = true;
       return;
     }
-    const worker = new Worker(url);
+    // node:worker_threads loads here, with the first worker, rather than at every start.
+    const worker = new (process.getBuiltinModule('node:worker_threads').Worker)(url);
     this.#worker = worker;
     // A server that stops without closing it is not kept alive by it.
     worker.unref();
