@@ -2,7 +2,12 @@
 // to the URL with `?timeout=Ns`, the configuration's CA bundle (or the system roots), and
 // errors worded like Go's ("Post \"URL\": context deadline exceeded").
 
-import https from 'node:https';
+import type https from 'node:https';
+
+/** node:https, loaded with the first webhook call rather than at every start. */
+function httpsModule(): typeof https {
+  return process.getBuiltinModule('node:https');
+}
 
 /** Why a call did not produce a response; the text is what upstream's error says. */
 export class WebhookCallError extends Error {}
@@ -50,7 +55,7 @@ export function postJSON(url: string, body: unknown, opts: CallOptions, agents: 
   const fail = (why: string) => new WebhookCallError(`Post "${url}": ${why}`);
   return new Promise((resolve, reject) => {
     const signal = AbortSignal.timeout(opts.timeoutMs);
-    const req = https.request(target, {
+    const req = httpsModule().request(target, {
       method: 'POST',
       agent: agents.agentFor(opts.caPem),
       signal,
@@ -106,7 +111,7 @@ export class AgentPool {
     const key = caPem ?? '';
     let agent = this.agents.get(key);
     if (agent === undefined) {
-      agent = new https.Agent({ keepAlive: true, ...(caPem === undefined ? {} : { ca: caPem }) });
+      agent = new (httpsModule().Agent)({ keepAlive: true, ...(caPem === undefined ? {} : { ca: caPem }) });
       this.agents.set(key, agent);
     }
     return agent;

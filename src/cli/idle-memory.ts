@@ -14,8 +14,6 @@
 // That pauses the loop (~50–250 ms for a 40 MiB live heap on a slow machine), which is why it
 // waits for quiet, runs once per burst and at most every 30 s.
 import { performance } from 'node:perf_hooks';
-import v8 from 'node:v8';
-import { runInNewContext } from 'node:vm';
 
 export interface IdleMemoryOptions {
   /** Between samples of the loop's utilization. */
@@ -145,11 +143,14 @@ export function startIdleMemoryRelease(options: IdleMemoryOptions = defaultIdleM
  * V8's full collection that compacts, shrinks the young generation and releases empty
  * pages. Node offers it only as `gc()` under `--expose-gc`: the flag is turned on just
  * long enough to take the function from a fresh context, so no other code sees a `gc`.
+ * node:v8 and node:vm load here, at the first collection, rather than at every start.
  */
 function fullCollection(): () => void {
   const exposed = (globalThis as { gc?: (options?: object) => void }).gc;
   let gc = exposed;
   if (gc === undefined) {
+    const v8 = process.getBuiltinModule('node:v8');
+    const { runInNewContext } = process.getBuiltinModule('node:vm');
     v8.setFlagsFromString('--expose-gc');
     try {
       gc = runInNewContext('gc') as (options?: object) => void;
