@@ -54,7 +54,7 @@ export function defaultSigningKeyPath(dataDir: string): string {
 /** Loads the signing and verification keys, creating the data dir's default signing key on first use. */
 export async function loadServiceAccountKeys(opts: ServiceAccountKeyOptions): Promise<ServiceAccountKeys> {
   const signingFile = opts.signingKeyFile ?? defaultSigningKeyPath(opts.dataDir);
-  let signingPem = await readIfPresent(signingFile);
+  let signingPem = readIfPresent(signingFile);
   if (signingPem === undefined) {
     if (opts.signingKeyFile !== undefined) throw new Error(`--service-account-signing-key-file ${signingFile} does not exist`);
     signingPem = await createSigningKey(signingFile, opts.sync !== false);

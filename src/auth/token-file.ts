@@ -53,7 +53,7 @@ export function formatTokenFile(entries: Iterable<readonly [token: string, user:
  */
 export async function ensureAdminToken(dataDir: string, opts: { sync?: boolean } = {}): Promise<{ token: string; path: string }> {
   const path = join(dataDir, 'tokens.csv');
-  const existing = await readIfPresent(path);
+  const existing = readIfPresent(path);
   if (existing === undefined) {
     const token = randomBytes(32).toString('base64url');
     const file = formatTokenFile([[token, { name: 'admin', uid: 'admin', groups: [systemMasters] }]]);

@@ -62,12 +62,12 @@ export async function ensureServingMaterial(dataDir: string, opts: ServingMateri
   const hosts = servingHosts(opts.hosts ?? []);
   const now = Date.now();
 
-  const caPem = await readIfPresent(paths.caCert);
+  const caPem = readIfPresent(paths.caCert);
   const ca = caPem === undefined ? undefined : parseCertificate(caPem, paths.caCert);
   const caUsable = ca !== undefined && Date.parse(ca.validTo) > now;
   if (caUsable) {
-    const certPem = await readIfPresent(paths.servingCert);
-    const keyPem = await readIfPresent(paths.servingKey);
+    const certPem = readIfPresent(paths.servingCert);
+    const keyPem = readIfPresent(paths.servingKey);
     if (certPem !== undefined && keyPem !== undefined && servingIsUsable(certPem, keyPem, ca, hosts, now)) {
       return { caPem: caPem!, certPem, keyPem };
     }
@@ -161,7 +161,7 @@ interface SigningCa {
 async function signingCa(certPath: string, keyPath: string, commonName: string, existingCaPem: string | undefined, write: FileWriteOptions = {}): Promise<SigningCa> {
   const now = Date.now();
   await mkdir(dirname(keyPath), { recursive: true, mode: 0o700 });
-  const existingCaKeyPem = existingCaPem === undefined ? undefined : await readIfPresent(keyPath);
+  const existingCaKeyPem = existingCaPem === undefined ? undefined : readIfPresent(keyPath);
   if (existingCaPem !== undefined && existingCaKeyPem !== undefined) {
     const key = parsePrivateKey(existingCaKeyPem, keyPath);
     const caCert = new X509Certificate(existingCaPem);
@@ -232,12 +232,12 @@ export async function ensureClientMaterial(dataDir: string, write: FileWriteOpti
   const adminCertPath = join(dir, 'admin.crt');
   const adminKeyPath = join(dir, 'admin.key');
   const now = Date.now();
-  const caPem = await readIfPresent(caCertPath);
+  const caPem = readIfPresent(caCertPath);
   const ca = caPem === undefined ? undefined : parseCertificate(caPem, caCertPath);
   const caUsable = ca !== undefined && Date.parse(ca.validTo) > now;
   if (caUsable) {
-    const certPem = await readIfPresent(adminCertPath);
-    const keyPem = await readIfPresent(adminKeyPath);
+    const certPem = readIfPresent(adminCertPath);
+    const keyPem = readIfPresent(adminKeyPath);
     if (certPem !== undefined && keyPem !== undefined && leafIsUsable(certPem, keyPem, ca, now)) return { clientCaPem: caPem!, adminCertPem: certPem, adminKeyPem: keyPem };
   }
   const signing = await signingCa(caCertPath, caKeyPath, clientCaCommonName, caUsable ? caPem : undefined, write);
@@ -258,9 +258,9 @@ export async function issueClientCertificate(dataDir: string, user: string, grou
   const dir = join(dataDir, 'pki');
   const caCertPath = join(dir, 'client-ca.crt');
   const caKeyPath = join(dir, 'client-ca.key');
-  const caPem = await readIfPresent(caCertPath);
+  const caPem = readIfPresent(caCertPath);
   const ca = caPem === undefined ? undefined : parseCertificate(caPem, caCertPath);
-  if (ca === undefined || Date.parse(ca.validTo) <= Date.now() || (await readIfPresent(caKeyPath)) === undefined) {
+  if (ca === undefined || Date.parse(ca.validTo) <= Date.now() || readIfPresent(caKeyPath) === undefined) {
     throw new Error(`no usable client CA and key in ${dir}: start the server on this data dir once`);
   }
   const signing = await signingCa(caCertPath, caKeyPath, clientCaCommonName, caPem);
