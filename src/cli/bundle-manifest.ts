@@ -7,10 +7,11 @@
 // built-ins here: this module runs before anything else loads.
 //
 // The script runs through node:vm with a V8 code cache of its own, saved once the server
-// has served (compileStartupScript; main.js says when). Node's compile cache for modules is made when a module is
-// compiled, and so holds only the functions V8 compiles eagerly; a cache made after the
-// start holds every function the start ran, which then needs no parsing or compiling
-// (`plinth serve` on 10,000 objects 20–55 ms sooner serving on the project's machine).
+// has served (compileStartupScript; main.js says when). Node's compile cache for modules
+// is made when a module is compiled, and so holds only the functions V8 compiles eagerly;
+// a cache made after the start holds every function the start ran, which then needs no
+// parsing or compiling (`plinth serve` on 10,000 objects 20–55 ms sooner serving on the
+// project's machine).
 import { readFileSync, renameSync, stat, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -86,6 +87,7 @@ export function freshManifest(root = repositoryRoot): BundleManifest | undefined
  */
 export function inputsUnchanged(manifest: BundleManifest, root = repositoryRoot): Promise<boolean> {
   const inputs = inputPaths(manifest, root);
+  if (inputs.length === 0) return Promise.resolve(false);
   return new Promise((resolve) => {
     let pending = inputs.length;
     for (const [file, size, mtime] of inputs) {
