@@ -111,6 +111,13 @@ export interface Backend {
    * write's events to its watches as it commits, so a cache can tell.
    */
   readonly consistentReadsFromStorage?: boolean;
+  /**
+   * Items per list call for a reader that takes a whole prefix in pages (a watch cache
+   * filling). A backend in this process reads a page on the event loop's thread, where a
+   * request arriving meanwhile waits for it: small pages. A remote one pays a round trip
+   * per page. Unset: 100.
+   */
+  readonly fillPageSize?: number;
   /** Finish the writes already submitted, end every watch, release the storage. Later calls fail with `Unavailable`. */
   close(): Promise<void>;
 }

@@ -26,6 +26,10 @@ export class EncryptingBackend implements Backend {
     return this.#inner.consistentReadsFromStorage;
   }
 
+  get fillPageSize(): number | undefined {
+    return this.#inner.fillPageSize;
+  }
+
   #write(key: string, value: Uint8Array): Uint8Array {
     return this.#transformerFor(key)?.toStorage(value, key) ?? value;
   }

@@ -56,6 +56,8 @@ export class EtcdBackend implements Backend {
    * ConsistentListFromCache does; not done yet, so every version reads from etcd.
    */
   readonly consistentReadsFromStorage = true;
+  /** 10,000 ConfigMaps listed in pages of 1,000: 296–443 ms; of 100: 625–646 ms (a round trip each). */
+  readonly fillPageSize = 1_000;
   readonly #client: Etcd3;
   readonly #namespace: Buffer;
   readonly #queueLimit: number;

@@ -134,3 +134,21 @@ test('with metadataViewsOnLoad, each metadata view is made while loading, from t
   assert.deepEqual(await views(true), [{ app: 'x', from: 'decode' }, { app: 'x', from: 'decode' }]);
   assert.deepEqual(await views(false), [{ app: 'x' }, { app: 'x' }], 'without the option, read from the JSON');
 });
+
+test('a cache fills in pages of 100, or of the size its backend asks for', async (t) => {
+  for (const [fillPageSize, calls] of [[undefined, 3], [1_000, 1]] as const) {
+    const backend = new GatedBackend();
+    if (fillPageSize !== undefined) Object.assign(backend, { fillPageSize });
+    for (let i = 0; i < 250; i++) await backend.create(key('ns', `cm-${String(i).padStart(3, '0')}`), configMap('ns', `cm-${i}`));
+    const limits: Array<number | undefined> = [];
+    const list = backend.list.bind(backend);
+    backend.list = (prefix, opts) => {
+      limits.push(opts?.limit);
+      return list(prefix, opts);
+    };
+    const { cache } = newCache(t, backend);
+    await cache.whenReady();
+    assert.equal(cache.size, 250);
+    assert.deepEqual(limits, Array(calls).fill(fillPageSize ?? 100), `fillPageSize ${fillPageSize}`);
+  }
+});

@@ -150,3 +150,11 @@ test('EncryptingBackend keeps its backend\'s answer to where consistent reads go
   assert.equal(new EncryptingBackend(etcdLike, () => undefined).consistentReadsFromStorage, true);
   await Promise.all([plain.close(), etcdLike.close()]);
 });
+
+test('EncryptingBackend keeps its backend\'s page size for a filling cache', async () => {
+  const plain = new MemoryBackend();
+  const remote = Object.assign(new MemoryBackend(), { fillPageSize: 1_000 });
+  assert.equal(new EncryptingBackend(plain, () => undefined).fillPageSize, undefined);
+  assert.equal(new EncryptingBackend(remote, () => undefined).fillPageSize, 1_000);
+  await Promise.all([plain.close(), remote.close()]);
+});
