@@ -1,7 +1,7 @@
 // --encryption-provider-config: upstream's EncryptionConfiguration (apiserver.config.k8s.io/v1),
 // read and validated as kube-apiserver does, turned into the transformer of each storage key.
 import { readFile } from 'node:fs/promises';
-import { loadYaml } from '../encoding/yaml.ts';
+import { loadYaml } from '../api/yaml.ts';
 import {
   identityTransformer, prefixTransformers, providerPrefix, providerTransformer, type PrefixedTransformer, type ProviderKind, type ValueTransformer,
 } from '../storage/value-transformers.ts';

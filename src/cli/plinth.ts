@@ -3,7 +3,7 @@ import { parseServeFlags, serveUsage, UsageError } from './config.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadYaml } from '../encoding/yaml.ts';
+import { loadYaml } from '../api/yaml.ts';
 import { issueClientCertificate } from '../server/tls-material.ts';
 import { kubeconfigYaml } from './kubeconfig.ts';
 import { createLogger } from './logger.ts';

@@ -6,7 +6,7 @@ import { decodeCbor } from './cbor.ts';
 import { duplicateJsonFields, duplicateYamlFields } from './duplicate-fields.ts';
 import { parseMediaType } from './media-type.ts';
 import { loadedProtobufCodec, loadProtobufCodec } from './protobuf-loader.ts';
-import { loadedYaml, loadYaml, requireYaml } from './yaml.ts';
+import { loadedYaml, loadYaml, requireYaml } from '../api/yaml.ts';
 
 const protobufMediaType = 'application/vnd.kubernetes.protobuf';
 const cborMediaType = 'application/cbor';

@@ -3,7 +3,7 @@
 // `duplicate field "spec.replicas"` (sigs.k8s.io/json), so we look for them ourselves.
 
 import type YAML from 'yaml';
-import { requireYaml, type YamlModule } from './yaml.ts';
+import { requireYaml, type YamlModule } from '../api/yaml.ts';
 import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../api/json-chars.ts';
 
 /** Objects with more keys than this look keys up in a Set rather than the key list. */

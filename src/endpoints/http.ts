@@ -6,7 +6,7 @@ import { currentRequest } from '../api/request-context.ts';
 import { unreachableStorageStatus } from '../registry/storage-errors.ts';
 import { loadCborObjectCodec } from '../encoding/cbor-loader.ts';
 import { encodeYaml } from '../encoding/decode.ts';
-import { loadYaml } from '../encoding/yaml.ts';
+import { loadYaml } from '../api/yaml.ts';
 import type { Negotiated } from '../encoding/negotiate.ts';
 import { loadProtobufCodec } from '../encoding/protobuf-loader.ts';
 

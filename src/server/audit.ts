@@ -7,6 +7,7 @@
 import { appendFileSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { loadedYaml, loadYaml } from '../api/yaml.ts';
 import type { AuthorizationAttributes } from '../auth/authorize.ts';
 
 export type AuditLevel = 'None' | 'Metadata' | 'Request' | 'RequestResponse';
@@ -59,24 +60,9 @@ function stagesOf(v: unknown, where: string): AuditStage[] {
   return list as AuditStage[];
 }
 
-type YamlLibrary = typeof import('yaml');
-
-/**
- * The YAML library, loaded on first need (the module the handlers load too, see
- * encoding/yaml.ts) by the policy's reading: there whenever requests are audited.
- */
-let yaml: YamlLibrary | undefined;
-
-async function yamlLibrary(): Promise<YamlLibrary> {
-  // CommonJS: the start-up bundle's lazily loaded chunk gives its exports as the default export only.
-  const loaded = (await import('yaml')) as YamlLibrary & { default?: YamlLibrary };
-  yaml ??= loaded.default ?? loaded;
-  return yaml;
-}
-
 /** Reads and checks a policy file (YAML or JSON). */
 export async function loadAuditPolicy(file: string): Promise<AuditPolicy> {
-  const doc = (await yamlLibrary()).parse(await readFile(file, 'utf8')) as Record<string, unknown> | null;
+  const doc = (await loadYaml()).parse(await readFile(file, 'utf8')) as Record<string, unknown> | null;
   if (doc === null || typeof doc !== 'object') throw new Error(`${file}: not an audit policy`);
   if (doc.kind !== 'Policy' || (doc.apiVersion !== 'audit.k8s.io/v1')) throw new Error(`${file}: want kind Policy, apiVersion audit.k8s.io/v1`);
   const rules = (Array.isArray(doc.rules) ? doc.rules : []).map((raw: Record<string, unknown>, i: number): PolicyRule => {
@@ -267,6 +253,8 @@ function decodeJsonBody(bytes: Uint8Array, contentType: string | undefined): unk
   if (type !== 'application/json' && !type.endsWith('+json') && type !== 'application/yaml' && type !== 'application/apply-patch+yaml') return undefined;
   try {
     const text = Buffer.from(bytes).toString('utf8');
+    // The policy's reading loaded the YAML library: it is there whenever requests are audited.
+    const yaml = loadedYaml();
     return type.includes('yaml') && yaml !== undefined ? yaml.parse(text) : JSON.parse(text);
   } catch {
     return undefined;

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import test from 'node:test';
 import { decodeBody, decodeBodyLoading } from '../../src/encoding/decode.ts';
-import { loadedYaml } from '../../src/encoding/yaml.ts';
+import { loadedYaml } from '../../src/api/yaml.ts';
 import { startServerProcess } from '../helpers/server.ts';
 
 const blockYaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: first\ndata:\n  key: value\n';

@@ -10,7 +10,7 @@ import { decodeBody, encodeYaml } from '../../src/encoding/decode.ts';
 import { decodeProtobufObject, encodeProtobufObject, hasProtobufDescriptor } from '../../src/encoding/protobuf/index.ts';
 import { upstreamResources } from '../../src/registry/builtin/generated/resources.ts';
 import { builtinDefinitions } from '../../src/schema/index.ts';
-import { loadYaml } from '../../src/encoding/yaml.ts';
+import { loadYaml } from '../../src/api/yaml.ts';
 
 // The YAML library loads on first need; these tests decode and encode YAML synchronously.
 await loadYaml();

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { decodeBody, decodeBodyLoading, encodeYaml } from '../../src/encoding/decode.ts';
 import { loadProtobufCodec } from '../../src/encoding/protobuf-loader.ts';
 import { mayNestTooDeep, maxNestingDepth } from '../../src/api/nesting.ts';
-import { loadYaml } from '../../src/encoding/yaml.ts';
+import { loadYaml } from '../../src/api/yaml.ts';
 
 // The YAML library loads on first need; these tests decode and encode YAML synchronously.
 await loadYaml();

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import YAML from 'yaml';
 import { decodeBody } from '../../src/encoding/decode.ts';
 import { duplicateJsonFields, duplicateYamlFields } from '../../src/encoding/duplicate-fields.ts';
-import { loadYaml } from '../../src/encoding/yaml.ts';
+import { loadYaml } from '../../src/api/yaml.ts';
 
 // The YAML library loads on first need; these tests decode and encode YAML synchronously.
 await loadYaml();

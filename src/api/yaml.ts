@@ -1,7 +1,8 @@
 // The YAML library, loaded on first need: ~260 KB of code that every start would read and
 // run, for the few clients that send or ask for YAML (kubectl and client-go send JSON; a
 // server-side apply's body is YAML by its media type, so the first apply loads it). Code
-// that decodes or encodes YAML synchronously runs after loadYaml().
+// that decodes or encodes YAML synchronously runs after loadYaml(). In api/ because
+// encoding/ (bodies, answers) and server/ (the audit policy and the bodies it logs) use it.
 
 export type YamlModule = typeof import('yaml');
 
@@ -15,7 +16,7 @@ export async function loadYaml(): Promise<YamlModule> {
 
 /**
  * The package is CommonJS: Node's loader gives its exports as named exports and as the
- * default one, the start-up bundle's lazily loaded chunk as the default one only.
+ * default one; a bundler's wrapping may give the default one only.
  */
 function exportsOf(module: YamlModule & { default?: YamlModule }): YamlModule {
   return module.default ?? module;
