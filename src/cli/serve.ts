@@ -369,15 +369,9 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   try {
     port = await server.start();
     serving = true;
-    // The kubernetes Service's targetPort is the port just bound. The kubeconfig is written
-    // while the bootstrap objects' first reads are on their way.
-    const bootstrapped = bootstrapObjects(registry, { serviceClusterIPRange: config.serviceClusterIPRange, bindAddress: config.bindAddress, port }, log);
-    const kubeconfigWritten = new Promise<void>((resolve) => resolve(writeKubeconfig(kubeconfigPath, { server: serverUrl(), caPem: material.caPem, token: tokens.admin })));
-    const [objects, kubeconfig] = await Promise.allSettled([bootstrapped, kubeconfigWritten]);
-    if (objects.status === 'rejected') throw objects.reason;
-    // Closing waits for the reconciliation it started, should the kubeconfig have failed.
-    ({ reconciled } = objects.value);
-    if (kubeconfig.status === 'rejected') throw kubeconfig.reason;
+    writeKubeconfig(kubeconfigPath, { server: serverUrl(), caPem: material.caPem, token: tokens.admin });
+    // The kubernetes Service's targetPort is the port just bound.
+    ({ reconciled } = await bootstrapObjects(registry, { serviceClusterIPRange: config.serviceClusterIPRange, bindAddress: config.bindAddress, port }, log));
   } catch (err) {
     closing = shutdown();
     await closing.catch(() => {});
