@@ -36,7 +36,9 @@ if (script !== undefined) {
     process.once('exit', script.saveCodeCache);
     setTimeout(script.saveCodeCache, 2000).unref();
   };
-  script.run().run(argv, { onServing });
+  // The script's exports are src/cli/plinth.ts's.
+  const plinth = script.run();
+  plinth.run(argv, { onServing });
 } else {
   const { run } = await import(`./plinth${ext}`);
   run(argv);
