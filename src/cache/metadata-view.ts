@@ -74,6 +74,16 @@ export function metadataViewOf(json: Uint8Array, opts: { uniqueKeys?: boolean } 
   }
 }
 
+/**
+ * The JSON of an object's metadata view (as metadataViewOf reads it from the object's
+ * stored JSON) without its resourceVersion, which the reader sets: made by a thread that
+ * has the object, for one that has only its bytes (codec offerWrittenView).
+ */
+export function metadataViewJson(object: KubeObject): string {
+  const { managedFields: _managedFields, resourceVersion: _resourceVersion, selfLink: _selfLink, ...metadata } = object.metadata;
+  return JSON.stringify({ kind: object.kind, apiVersion: object.apiVersion, metadata });
+}
+
 /** Whether the member's key is `quoted` (a key with escapes is decoded first). */
 function keyIs(json: Uint8Array, member: Member, quoted: Uint8Array): boolean {
   const length = member.keyEnd - member.start;

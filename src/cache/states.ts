@@ -170,6 +170,20 @@ export class CachedState implements CachedObject {
     return true;
   }
 
+  /**
+   * The metadata view made from the object the state's JSON was encoded from, by a thread
+   * that had it (metadata-view.ts metadataViewJson: no resourceVersion, which is the
+   * state's): taken while the state is current, JSON only and has no view yet.
+   */
+  adoptMetadataView(viewJson: string): boolean {
+    if (!this.#jsonOnly || this.#released || this.#view !== undefined) return false;
+    const view = JSON.parse(viewJson) as KubeObject;
+    view.metadata.resourceVersion = String(this.revision);
+    if (this.#freeze) freezeDeep(view);
+    this.#view = view;
+    return true;
+  }
+
   /** The metadata view when the state holds one (while current, once made), without making it. */
   get heldMetadataView(): KubeObject | undefined {
     return this.#view;

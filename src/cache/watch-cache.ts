@@ -52,6 +52,12 @@ export interface WatchCacheOptions {
    * (CachedState.adoptEncoded), before watchers and informers read it.
    */
   writtenObject?(kv: KeyValue): KubeObject | undefined;
+  /**
+   * The metadata view (metadata-view.ts metadataViewJson) of a value a writer encoded on
+   * another thread, when no object was offered: the new state takes it on arrival
+   * (CachedState.adoptMetadataView) rather than read it from the JSON.
+   */
+  writtenView?(kv: KeyValue): string | undefined;
   /** What a BOOKMARK object names. */
   bookmark: { kind: string; apiVersion: string };
   /**
@@ -135,6 +141,7 @@ export class WatchCache {
   readonly #encode: ((kv: KeyValue) => Uint8Array | undefined) | undefined;
   readonly #decodesLater: ((kv: KeyValue) => boolean) | undefined;
   readonly #writtenObject: ((kv: KeyValue) => KubeObject | undefined) | undefined;
+  readonly #writtenView: ((kv: KeyValue) => string | undefined) | undefined;
   readonly #metadataViewsOnLoad: boolean;
   readonly #bookmarkType: { kind: string; apiVersion: string };
   readonly #historyWindowMs: number;
@@ -187,6 +194,7 @@ export class WatchCache {
     this.#encode = opts.encode;
     this.#decodesLater = opts.decodesLater;
     this.#writtenObject = opts.writtenObject;
+    this.#writtenView = opts.writtenView;
     this.#metadataViewsOnLoad = opts.metadataViewsOnLoad === true;
     this.#bookmarkType = { kind: opts.bookmark.kind, apiVersion: opts.bookmark.apiVersion };
     this.#historyWindowMs = opts.historyWindowMs ?? 5 * 60_000;
@@ -637,6 +645,10 @@ export class WatchCache {
       if (later) {
         const written = this.#writtenObject?.(event.kv);
         if (written !== undefined) current.adoptEncoded(written);
+        else {
+          const view = this.#writtenView?.(event.kv);
+          if (view !== undefined) current.adoptMetadataView(view);
+        }
       }
       this.#objects.set(key, current);
       this.#sorted.set(current);

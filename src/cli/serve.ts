@@ -3,7 +3,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AdmissionChain } from '../admission/chain.ts';
 import { apiVersionOf, isStatusError, type KubeObject } from '../api/index.ts';
-import { isEncodedHere, storedJsonWithResourceVersion, writtenObject } from '../registry/codec.ts';
+import { isEncodedHere, storedJsonWithResourceVersion, writtenObject, writtenView } from '../registry/codec.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import { isStorageError, type Backend, type KeyValue } from '../storage/backend.ts';
 import { WatchCache } from '../cache/index.ts';
@@ -162,7 +162,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     backend,
     prefix: resourcePrefix(type),
     decode,
-    ...(encode ? { encode, decodesLater: isEncodedHere, writtenObject } : {}),
+    ...(encode ? { encode, decodesLater: isEncodedHere, writtenObject, writtenView } : {}),
     // The garbage collector's metadata informers read every object's view once the caches load.
     metadataViewsOnLoad: garbageCollectorRuns,
     bookmark: { kind: type.kind, apiVersion: apiVersionOf(type.group, type.version) },

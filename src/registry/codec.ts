@@ -112,6 +112,25 @@ export function writtenObject(kv: KeyValue): KubeObject | undefined {
   return kv.transformError === undefined ? writtenObjects.get(kv.value) : undefined;
 }
 
+/** Metadata views of values encoded on another thread, by those bytes (offerWrittenView). */
+const writtenViews = new WeakMap<Uint8Array, string>();
+
+/**
+ * Tells the watch cache, before the write, the metadata view of the object `value` encodes
+ * (metadataViewJson's, made where the object was: the apply worker), for a value whose
+ * object this thread never decodes. The new state takes it when the write's event arrives
+ * (writtenView), so the informers that read every object's metadata need not scan the
+ * JSON for it (~40 µs for a 19 KB Deployment, most of it the managed fields skipped).
+ */
+export function offerWrittenView(value: Uint8Array, view: string): void {
+  writtenViews.set(value, view);
+}
+
+/** The metadata view offered for the stored value, while it lives. */
+export function writtenView(kv: KeyValue): string | undefined {
+  return kv.transformError === undefined ? writtenViews.get(kv.value) : undefined;
+}
+
 /** What a write stored for the object it answers with, and at which revision (see writtenJson). */
 const written = new WeakMap<KubeObject, { value: Uint8Array; revision: number }>();
 

@@ -6,7 +6,7 @@ import {
 } from '../api/index.ts';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/chain.ts';
 import { isStorageError, type Backend, type KeyValue } from '../storage/backend.ts';
-import { decodeFromStorage, encodeForStorage, isCorruptObjectError, markEncodedHere, offerWritten, rememberWritten } from './codec.ts';
+import { decodeFromStorage, encodeForStorage, isCorruptObjectError, markEncodedHere, offerWritten, offerWrittenView, rememberWritten } from './codec.ts';
 import { objectKey } from './keys.ts';
 import { interpretUnreachable } from './storage-errors.ts';
 import type { Allocator, PropagationOptions, ResourceType } from './resource-type.ts';
@@ -734,6 +734,7 @@ export class Store {
     }
     // Nobody read the object: the worker's bytes are stored, and the answer is made from them.
     markEncodedHere(answer.written);
+    if (answer.metadataView !== undefined) offerWrittenView(answer.written, answer.metadataView);
     let stored: number;
     try {
       stored = await this.backend.update(key, answer.written, revision);

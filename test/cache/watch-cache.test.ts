@@ -8,7 +8,9 @@ import path from 'node:path';
 import { isStatusError, type KubeObject, type StatusError } from '../../src/api/index.ts';
 import type { CacheEvent, CacheWatcher } from '../../src/cache/index.ts';
 import { MemoryBackend, SqliteBackend } from '../../src/storage/index.ts';
-import { encodeForStorage, isEncodedHere, offerWritten, storedJsonWithResourceVersion, writtenObject } from '../../src/registry/codec.ts';
+import { encodeForStorage, isEncodedHere, offerWritten, offerWrittenView, storedJsonWithResourceVersion, writtenObject, writtenView } from '../../src/registry/codec.ts';
+import { metadataViewJson, metadataViewOf } from '../../src/cache/metadata-view.ts';
+import type { CachedState } from '../../src/cache/states.ts';
 import { spyOnJson } from '../helpers/json-spy.ts';
 import { assertNothingBefore, brief, configMap, decodeConfigMap, FlakyBackend, json, key, nextEvent, nextEvents, nextResult, PREFIX, startCache, startReading, type Fixture } from './fixtures.ts';
 
@@ -977,6 +979,44 @@ describe('taking the writer\'s object', () => {
     assert.equal(copied.metadataView!.metadata.name, 'offered-copy');
     assert.equal(spy.count, 1, 'the copy\'s metadata view came from its JSON');
     assert.notEqual(copied.object.data, other.data);
+  });
+
+  test('a metadata view offered with bytes encoded elsewhere is the state\'s view on arrival, as its JSON would give it', async (t) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'plinth-cache-view-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const f = await startCache(t, { encode: storedJsonWithResourceVersion, decodesLater: isEncodedHere, writtenObject, writtenView }, new SqliteBackend(path.join(dir, 'db')));
+    const watcher = f.cache.watch({ prefix: PREFIX, fromRevision: f.cache.revision });
+    t.after(() => watcher.close());
+    // As the apply worker writes: the bytes and the view made where the object was, no object offered.
+    const written = {
+      apiVersion: 'v1', kind: 'ConfigMap',
+      metadata: {
+        name: 'viewed', namespace: 'ns', labels: { l: 'v' }, selfLink: '/not/stored', resourceVersion: '999',
+        ownerReferences: [{ apiVersion: 'v1', kind: 'Secret', name: 'owner', uid: 'u-1' }],
+        managedFields: [{ manager: 'm', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} } } }],
+      },
+      data: { a: '1' },
+    } as KubeObject;
+    const value = encodeForStorage(written);
+    offerWrittenView(value, metadataViewJson(written));
+    const revision = await f.backend.create(key('ns', 'viewed'), value);
+    const event = await nextEvent(watcher);
+    const state = f.cache.get(key('ns', 'viewed')) as CachedState;
+    const held = state.heldMetadataView;
+    assert.ok(held !== undefined, 'the state holds the offered view before anyone reads it');
+    assert.deepEqual(held, metadataViewOf(state.json), 'the view its JSON gives');
+    assert.equal(held.metadata.resourceVersion, String(revision));
+    assert.equal(held.metadata.managedFields, undefined);
+    assert.ok(Object.isFrozen(held) && Object.isFrozen(held.metadata.ownerReferences));
+    assert.equal(event.metadataView, held);
+
+    // Without a view offered, the state makes its view when first asked, from its JSON.
+    const plain = encodeForStorage({ ...written, metadata: { ...written.metadata, name: 'plain' } });
+    await f.backend.create(key('ns', 'plain'), plain);
+    await nextEvent(watcher);
+    const plainState = f.cache.get(key('ns', 'plain')) as CachedState;
+    assert.equal(plainState.heldMetadataView, undefined);
+    assert.equal(plainState.metadataView.metadata.name, 'plain');
   });
 
   test('a cache that does not freeze takes nothing: the writer\'s caller could change it', async (t) => {

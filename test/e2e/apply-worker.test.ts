@@ -173,6 +173,34 @@ describe('applies on the worker thread', () => {
     await sameStored('db');
   });
 
+  test('the garbage collector follows what the worker applied: a dependent goes with its owner', async () => {
+    // The collector reads the metadata view the worker made of the object it wrote.
+    const owners = await Promise.all(servers().map((s) => s.request('POST', '/api/v1/namespaces/w/configmaps', { body: { metadata: { name: 'owner' } } })));
+    for (const owner of owners) assert.equal(owner.status, 201, owner.text);
+    const owned = (server: number, manager: number) => deployment('owned', manager, {
+      metadata: { name: 'owned', labels: { app: 'owned' }, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owners[server]!.json.metadata.uid }] },
+    });
+    const applyTo = async (server: number, manager: number) => {
+      const res = await servers()[server]!.request('PATCH', `/apis/apps/v1/namespaces/w/deployments/owned?fieldManager=m${manager}&force=true`, {
+        raw: JSON.stringify(owned(server, manager)), headers: { 'content-type': applyType },
+      });
+      assert.ok(res.status === 200 || res.status === 201, res.text);
+    };
+    // Managers 0 and 1 only: the policy the test before made refuses manager 2's three replicas.
+    for (const manager of [0, 1, 0]) await Promise.all([0, 1].map((server) => applyTo(server, manager)));
+    assert.equal(await offloading.applyWorker!.whenReady(), true);
+    const applied = offloading.applyWorker!.applied;
+    await applyTo(0, 1);
+    assert.equal(offloading.applyWorker!.applied, applied + 1, 'the last apply ran on the worker');
+    for (const server of servers()) {
+      assert.equal((await server.request('DELETE', '/api/v1/namespaces/w/configmaps/owner')).status, 200);
+      await eventually(async () => {
+        const res = await server.request('GET', '/apis/apps/v1/namespaces/w/deployments/owned');
+        assert.equal(res.status, 404, res.text);
+      }, { what: 'the dependent to be collected' });
+    }
+  });
+
   test('once the worker is gone, the main thread applies', async () => {
     assert.equal((await applyBoth('after', deployment('after', 0), 'fieldManager=m0')).status, 201);
     await offloading.applyWorker!.close();

@@ -32,7 +32,11 @@ export interface OffloadReady {
   ready: true;
 }
 
-/** The bytes to store, the warnings the apply made, and whether it started from the object the worker kept; or not done, and the main thread applies. */
+/**
+ * The bytes to store, the warnings the apply made, whether it started from the object the
+ * worker kept, and the written object's metadata view (metadataViewJson, when the worker
+ * had the object); or not done, and the main thread applies.
+ */
 export type OffloadAnswer =
-  | { id: number; done: true; written: Uint8Array; warnings: string[]; reused: boolean }
+  | { id: number; done: true; written: Uint8Array; warnings: string[]; reused: boolean; metadataView: string | undefined }
   | { id: number; done: false };

@@ -10,6 +10,7 @@ import { runInRequestContext, type RequestUser } from '../../api/request-context
 import { AdmissionChain } from '../../admission/chain.ts';
 import type { Backend, KeyValue } from '../../storage/backend.ts';
 import { decodedForm } from '../../cache/encode.ts';
+import { metadataViewJson } from '../../cache/metadata-view.ts';
 import type { KubeObject } from '../../api/index.ts';
 import { builtinResourceTypes } from '../builtin/index.ts';
 import { writtenObject } from '../codec.ts';
@@ -109,7 +110,8 @@ async function handle(request: OffloadedApply): Promise<OffloadAnswer> {
   backend.writtenFrom = undefined;
   if (written === undefined) return { id: request.id, done: false };
   if (writtenFrom !== undefined) keep(current.key, request.id, writtenFrom);
-  return { id: request.id, done: true, written, warnings, reused };
+  const metadataView = writtenFrom === undefined ? undefined : metadataViewJson(writtenFrom);
+  return { id: request.id, done: true, written, warnings, reused, metadataView };
 }
 
 // The types load first; the main thread sends applies once told.
