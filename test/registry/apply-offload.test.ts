@@ -28,3 +28,15 @@ test('a request that does not copy to the worker is answered "none" at once, and
   assert.equal(next?.done, false);
   assert.equal(offload.busy, false);
 });
+
+test('an apply sent without its object\'s bytes, for an answer the worker does not keep, is answered "missing"', async () => {
+  assert.equal(await offload.whenReady(), true);
+  const { current, ...rest } = request({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' } });
+  const { value: _value, ...withoutBytes } = current;
+  const answer = await offload.apply({ ...rest, current: withoutBytes, fromAnswer: 12345 });
+  assert.deepEqual(answer, { id: (answer as { id: number }).id, done: false, missing: true });
+  // With the bytes, the same apply is the worker's to try (here: not done, the object is not a Deployment it can read).
+  const again = await offload.apply({ ...rest, current, fromAnswer: undefined });
+  assert.equal(again?.done, false);
+  assert.equal((again as { missing?: true }).missing, undefined);
+});

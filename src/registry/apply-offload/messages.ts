@@ -15,8 +15,11 @@ export interface OffloadedApply {
   resource: string;
   namespace: string;
   name: string;
-  /** The stored object the apply starts from (the watch cache's copy). */
-  current: KeyValue;
+  /**
+   * The stored object the apply starts from (the watch cache's copy); its bytes only when
+   * the worker may not have the object (no `fromAnswer`, or it answered `missing`).
+   */
+  current: Omit<KeyValue, 'value'> & { value?: Uint8Array };
   /** The worker's answer whose bytes `current` is, when the main thread stored them: the worker may use the object it wrote. */
   fromAnswer: number | undefined;
   applied: unknown;
@@ -39,4 +42,5 @@ export interface OffloadReady {
  */
 export type OffloadAnswer =
   | { id: number; done: true; written: Uint8Array; warnings: string[]; reused: boolean; metadataView: string | undefined }
-  | { id: number; done: false };
+  /** `missing`: sent without its bytes, for an answer whose object the worker no longer keeps; send them. */
+  | { id: number; done: false; missing?: true };

@@ -52,6 +52,7 @@ class KeepingStore extends Store {
 }
 
 const stores = new Map<string, { store: KeepingStore; backend: OneObject }>();
+const noBytes = new Uint8Array(0);
 
 async function storeFor(resource: string): Promise<{ store: KeepingStore; backend: OneObject } | undefined> {
   let entry = stores.get(resource);
@@ -83,13 +84,15 @@ async function handle(request: OffloadedApply): Promise<OffloadAnswer> {
   const entry = await storeFor(request.resource);
   if (entry === undefined) return { id: request.id, done: false };
   const { store, backend } = entry;
-  const current = request.current;
+  const own = kept.get(request.current.key);
+  const reused = own !== undefined && own.answer === request.fromAnswer;
+  if (!reused && request.current.value === undefined) return { id: request.id, done: false, missing: true };
+  // Without its bytes, the object is the one kept: a second decode of it finds none and fails the apply.
+  const current: KeyValue = { ...request.current, value: request.current.value ?? noBytes };
   backend.current = current;
   backend.written = undefined;
   backend.writtenFrom = undefined;
-  const own = kept.get(current.key);
   // Made as decoding the bytes would give it, now that its revision is known.
-  const reused = own !== undefined && own.answer === request.fromAnswer;
   store.decodedOnce = reused ? { kv: current, object: decodedForm(own.object, current.modRevision) } : undefined;
   const warnings: string[] = [];
   const user: RequestUser = request.user;
