@@ -40,15 +40,27 @@ function mergeMaps(expected: Record<string, string> | undefined, existing: Recor
   return { ...expected, ...existing };
 }
 
-/** Copy of `existing` with the expected labels and annotations added; `changed` when that added any. */
-function mergeMetadata(existing: KubeObject, expected: KubeObject): { object: KubeObject; changed: boolean } {
-  const object = structuredClone(existing);
+/**
+ * The labels and annotations `existing` should have (the expected ones added), when that
+ * adds any; undefined when it has them all. The existing object is not changed: it may be
+ * a watch cache's frozen copy.
+ */
+function missingMetadata(existing: KubeObject, expected: KubeObject): Pick<KubeObject['metadata'], 'annotations' | 'labels'> | undefined {
   const annotations = mergeMaps(expected.metadata.annotations, existing.metadata.annotations);
   const labels = mergeMaps(expected.metadata.labels, existing.metadata.labels);
-  if (annotations !== undefined) object.metadata.annotations = annotations;
-  if (labels !== undefined) object.metadata.labels = labels;
-  const changed = !deepEqual(annotations, existing.metadata.annotations) || !deepEqual(labels, existing.metadata.labels);
-  return { object, changed };
+  if (deepEqual(annotations, existing.metadata.annotations) && deepEqual(labels, existing.metadata.labels)) return undefined;
+  return { ...(annotations !== undefined ? { annotations } : {}), ...(labels !== undefined ? { labels } : {}) };
+}
+
+/** An update to a copy of `existing` with `changes` made (an undefined value removes its field) and `metadata` merged in: nothing shared with `existing`. */
+function changed(existing: KubeObject, metadata: Pick<KubeObject['metadata'], 'annotations' | 'labels'> | undefined, changes: Record<string, unknown>): Reconciliation {
+  const object = structuredClone(existing);
+  if (metadata !== undefined) Object.assign(object.metadata, structuredClone(metadata));
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === undefined) delete object[key];
+    else object[key] = structuredClone(value);
+  }
+  return { operation: 'update', object };
 }
 
 interface AggregationRule {
@@ -58,28 +70,21 @@ interface AggregationRule {
 /** Upstream's computeReconciledRole in union mode. */
 export function reconcileClusterRole(existing: KubeObject, expected: KubeObject): Reconciliation {
   if (isProtected(existing)) return { operation: 'none' };
-  const { object, changed: metadataChanged } = mergeMetadata(existing, expected);
-  let changed = metadataChanged;
+  const metadata = missingMetadata(existing, expected);
+  const changes: Record<string, unknown> = {};
   const existingRules = (existing.rules ?? []) as PolicyRule[];
   const { missing } = covers(existingRules, (expected.rules ?? []) as PolicyRule[]);
-  if (missing.length > 0) {
-    object.rules = [...existingRules, ...missing];
-    changed = true;
-  }
+  if (missing.length > 0) changes.rules = [...existingRules, ...missing];
   const expectedAggregation = (expected.aggregationRule ?? undefined) as AggregationRule | undefined;
   const existingAggregation = (existing.aggregationRule ?? undefined) as AggregationRule | undefined;
   if (expectedAggregation === undefined && existingAggregation !== undefined) {
-    delete object.aggregationRule;
-    changed = true;
+    changes.aggregationRule = undefined;
   } else if (expectedAggregation !== undefined) {
     const have = existingAggregation?.clusterRoleSelectors ?? [];
     const missingSelectors = (expectedAggregation.clusterRoleSelectors ?? []).filter((s) => !have.some((h) => deepEqual(h, s)));
-    if (missingSelectors.length > 0) {
-      object.aggregationRule = { ...existingAggregation, clusterRoleSelectors: [...have, ...missingSelectors] };
-      changed = true;
-    }
+    if (missingSelectors.length > 0) changes.aggregationRule = { ...existingAggregation, clusterRoleSelectors: [...have, ...missingSelectors] };
   }
-  return changed ? { operation: 'update', object } : { operation: 'none' };
+  return metadata !== undefined || Object.keys(changes).length > 0 ? changed(existing, metadata, changes) : { operation: 'none' };
 }
 
 function sameRoleRef(a: unknown, b: unknown): boolean {
@@ -96,13 +101,9 @@ function sameSubject(a: Subject, b: Subject): boolean {
 export function reconcileClusterRoleBinding(existing: KubeObject, expected: KubeObject): Reconciliation {
   if (isProtected(existing)) return { operation: 'none' };
   if (!sameRoleRef(existing.roleRef, expected.roleRef)) return { operation: 'recreate', object: structuredClone(expected) };
-  const { object, changed: metadataChanged } = mergeMetadata(existing, expected);
-  let changed = metadataChanged;
+  const metadata = missingMetadata(existing, expected);
   const have = (existing.subjects ?? []) as Subject[];
   const missing = ((expected.subjects ?? []) as Subject[]).filter((s) => !have.some((h) => sameSubject(h, s)));
-  if (missing.length > 0) {
-    object.subjects = [...have, ...missing];
-    changed = true;
-  }
-  return changed ? { operation: 'update', object } : { operation: 'none' };
+  const changes = missing.length > 0 ? { subjects: [...have, ...missing] } : {};
+  return metadata !== undefined || missing.length > 0 ? changed(existing, metadata, changes) : { operation: 'none' };
 }

@@ -91,18 +91,25 @@ export function modeAuthorizer(modes: readonly AuthorizationMode[], rbac: RbacAu
  */
 export async function reconcileBootstrapPolicy(stores: RbacStores, log: (message: string) => void): Promise<void> {
   const policy = bootstrapPolicy();
+  // What is stored, one list per type (from its watch cache, which the RBAC informers read
+  // next) rather than a read of each of the ~130 objects.
+  const [roles, bindings] = await Promise.all([byName(stores.clusterRoles), byName(stores.clusterRoleBindings)]);
   await Promise.all([
-    ...policy.clusterRoles.map((role) => reconcileOne(stores.clusterRoles, role, reconcileClusterRole, log)),
-    ...policy.clusterRoleBindings.map((binding) => reconcileOne(stores.clusterRoleBindings, binding, reconcileClusterRoleBinding, log)),
+    ...policy.clusterRoles.map((role) => reconcileOne(stores.clusterRoles, role, roles, reconcileClusterRole, log)),
+    ...policy.clusterRoleBindings.map((binding) => reconcileOne(stores.clusterRoleBindings, binding, bindings, reconcileClusterRoleBinding, log)),
   ]);
 }
 
-async function reconcileOne(store: Store, expected: KubeObject, reconcile: (existing: KubeObject, expected: KubeObject) => Reconciliation, log: (message: string) => void): Promise<void> {
+async function byName(store: Store): Promise<Map<string, KubeObject>> {
+  return new Map((await store.listAll()).map((object) => [object.metadata.name!, object]));
+}
+
+async function reconcileOne(store: Store, expected: KubeObject, listed: Map<string, KubeObject>, reconcile: (existing: KubeObject, expected: KubeObject) => Reconciliation, log: (message: string) => void): Promise<void> {
   const name = expected.metadata.name!;
-  // A concurrent writer (another replica, a client) makes us read again.
+  // A concurrent writer (another replica, a client) makes us read again, from the storage.
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
-      const existing = await store.find('', name);
+      const existing = attempt === 0 ? listed.get(name) : await store.find('', name);
       if (existing === undefined) {
         await store.create('', expected);
         return;

@@ -81,3 +81,30 @@ const bindingCases: { name: string; existing: KubeObject; expected: KubeObject; 
 for (const { name, existing, expected, result } of bindingCases) {
   test(`reconciling a ClusterRoleBinding: ${name}`, () => assert.deepEqual(reconcileClusterRoleBinding(existing, expected), result));
 }
+
+test('reconciling reads the existing object without changing it: a watch cache\'s frozen copy gives an update of its own', () => {
+  const freeze = <T>(value: T): T => {
+    if (value !== null && typeof value === 'object') {
+      for (const v of Object.values(value)) freeze(v);
+      Object.freeze(value);
+    }
+    return value;
+  };
+  const existing = freeze(role('r', { labels: { mine: 'x' }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] }));
+  const result = reconcileClusterRole(existing, expectedRole);
+  assert.equal(result.operation, 'update');
+  const object = (result as { object: KubeObject }).object;
+  assert.deepEqual(object.metadata.labels, { a: '1', mine: 'x' });
+  // The Store may change what it is given (defaults, managed fields): nothing in it is frozen or shared.
+  (object.rules as Array<{ verbs: string[] }>)[0]!.verbs.push('watch');
+  (object.metadata.labels as Record<string, string>).added = 'y';
+  assert.deepEqual((existing.rules as Array<{ verbs: string[] }>)[0]!.verbs, ['get']);
+  assert.deepEqual(existing.metadata.labels, { mine: 'x' });
+
+  const binding = freeze(crb('cluster-admin', [alice]));
+  const rebound = reconcileClusterRoleBinding(binding, crb('cluster-admin', [masters]));
+  (rebound as { object: KubeObject }).object.metadata.name = 'changed';
+  ((rebound as { object: KubeObject }).object.subjects as unknown[]).push({});
+  assert.equal(binding.metadata.name, 'b');
+  assert.equal((binding.subjects as unknown[]).length, 1);
+});

@@ -4,7 +4,7 @@
 // and --authorization-mode.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 
@@ -169,3 +169,44 @@ for (const { modes: authorizationModes, bob } of modes) {
     }
   });
 }
+
+test('a restart completes the bootstrap policy as stored: missing rules, subjects and labels come back, protected objects stay', async () => {
+  const dataDir = tempDir('plinth-rbac-restart-');
+  const first = await startServer({ storage: 'sqlite', dataDir });
+  try {
+    const view = (await first.request('GET', `${rbacApi}/clusterroles/view`)).json;
+    // No label, one rule of the bootstrap's left, and a label of our own.
+    const trimmed = await first.request('PUT', `${rbacApi}/clusterroles/view`, {
+      body: { ...view, metadata: { ...view.metadata, labels: { mine: 'yes' } }, rules: view.rules.slice(0, 1), aggregationRule: undefined },
+    });
+    assert.equal(trimmed.status, 200, trimmed.text);
+    const binding = (await first.request('GET', `${rbacApi}/clusterrolebindings/system:discovery`)).json;
+    const rebound = await first.request('PUT', `${rbacApi}/clusterrolebindings/system:discovery`, { body: { ...binding, subjects: [alice] } });
+    assert.equal(rebound.status, 200, rebound.text);
+    const basic = (await first.request('GET', `${rbacApi}/clusterroles/system:basic-user`)).json;
+    const protectedRole = await first.request('PUT', `${rbacApi}/clusterroles/system:basic-user`, {
+      body: { ...basic, metadata: { ...basic.metadata, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'false' } }, rules: [] },
+    });
+    assert.equal(protectedRole.status, 200, protectedRole.text);
+    const gone = await first.request('DELETE', `${rbacApi}/clusterroles/system:public-info-viewer`);
+    assert.equal(gone.status, 200, gone.text);
+  } finally {
+    await first.stop();
+  }
+  const second = await startServer({ storage: 'sqlite', dataDir });
+  try {
+    const view = (await second.request('GET', `${rbacApi}/clusterroles/view`)).json;
+    assert.equal(view.metadata.labels.mine, 'yes', 'labels of its own stay');
+    assert.equal(view.metadata.labels['kubernetes.io/bootstrapping'], 'rbac-defaults');
+    assert.ok(view.rules.some((r: { resources?: string[] }) => r.resources?.includes('pods')), 'the missing rules are back');
+    assert.ok(view.aggregationRule.clusterRoleSelectors.length > 0, 'and its aggregation rule');
+    const binding = (await second.request('GET', `${rbacApi}/clusterrolebindings/system:discovery`)).json;
+    assert.deepEqual(binding.subjects.map((s: { name: string }) => s.name), ['alice', 'system:authenticated'], 'subjects of its own stay, the missing one is added');
+    const basic = (await second.request('GET', `${rbacApi}/clusterroles/system:basic-user`)).json;
+    assert.deepEqual(basic.rules, [], 'autoupdate "false" is left alone');
+    assert.equal((await second.request('GET', `${rbacApi}/clusterroles/system:public-info-viewer`)).status, 200, 'a deleted one is made again');
+  } finally {
+    await second.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
