@@ -6,7 +6,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, write
 import path from 'node:path';
 import type { BuildOptions } from 'esbuild';
 import { asciiSource } from './ascii-source.ts';
-import { bundleRoot, fileStamp, freshManifest, manifestFormat, manifestPath, repositoryRoot, startupScriptName, type BundleManifest } from '../src/cli/bundle-manifest.ts';
+import { bundleRoot, fileStamp, freshManifest, isPackageFile, manifestFormat, manifestPath, repositoryRoot, startupScriptName, type BundleManifest } from '../src/cli/bundle-manifest.ts';
 
 /** Files src/ reads beside its modules at run time (`new URL('./…', import.meta.url)`): copied to the same place beside the chunks. */
 const dataFiles = [
@@ -72,7 +72,7 @@ async function build(): Promise<BundleManifest> {
     mkdirSync(path.dirname(path.join(outdir, to)), { recursive: true });
     cpSync(path.join(repositoryRoot, from), path.join(outdir, to));
   }
-  const sources = [...Object.keys(script.metafile.inputs), ...Object.keys(worker.metafile.inputs)].filter((input) => !input.startsWith('node_modules/'));
+  const sources = [...Object.keys(script.metafile.inputs), ...Object.keys(worker.metafile.inputs)].filter((input) => !isPackageFile(input));
   const inputs: BundleManifest['inputs'] = [];
   for (const file of [...new Set(sources), ...lockFiles, ...dataFiles.map(([from]) => from)]) {
     const stamp = fileStamp(path.join(repositoryRoot, file));

@@ -38,6 +38,16 @@ export interface BundleManifest {
   inputs: Array<[string, number, number]>;
 }
 
+/**
+ * Whether a file the build read (a path relative to the root, as esbuild names it) is an
+ * installed package's: the lock files stand for those. Also when node_modules resolves
+ * outside the root (a link to another checkout's: `../other/node_modules/…`), which would
+ * otherwise list each of its files, and every start would stat them all.
+ */
+export function isPackageFile(input: string): boolean {
+  return input.startsWith('node_modules/') || input.includes('/node_modules/');
+}
+
 /** Size and modification time of a file, or undefined when it is gone. */
 export function fileStamp(file: string): [number, number] | undefined {
   try {

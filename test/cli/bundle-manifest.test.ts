@@ -5,7 +5,15 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, write
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { fileStamp, freshManifest, inputsUnchanged, manifestFormat, readManifest } from '../../src/cli/bundle-manifest.ts';
+import { fileStamp, freshManifest, inputsUnchanged, isPackageFile, manifestFormat, readManifest } from '../../src/cli/bundle-manifest.ts';
+
+test('installed packages\' files are left to the lock files, wherever node_modules resolves', () => {
+  assert.equal(isPackageFile('node_modules/yaml/dist/index.js'), true);
+  // node_modules linked to another checkout's: esbuild names the files by their real path.
+  assert.equal(isPackageFile('../main/node_modules/yaml/dist/index.js'), true);
+  assert.equal(isPackageFile('src/cli/serve.ts'), false);
+  assert.equal(isPackageFile('src/node_modules_like.ts'), false);
+});
 
 test('the start-up bundle is used only while every file it was built from is unchanged', async (t) => {
   const root = mkdtempSync(path.join(tmpdir(), 'plinth-bundle-'));
