@@ -84,6 +84,8 @@ const SWEEP_CHUNK = 10_000;
 
 /** Keys fetched per query while skipping deleted keys in a list at an older revision. */
 const LIST_AT_CHUNK = 256;
+/** A read at a past revision first looks for writes to its range since then while there are at most this many revisions to look through. */
+const UNCHANGED_SCAN_LIMIT = 10_000;
 
 const SQLITE_BUSY = 5;
 
@@ -146,7 +148,7 @@ export class SqliteBackend implements Backend {
     let remaining = 0;
     if (more && opts.countRemaining !== false) {
       const rest = { ...range, after: (items[items.length - 1] as KeyValue).key };
-      remaining = current ? this.#countCurrent(rest) : this.#countAt(rest, revision);
+      remaining = current || this.#unchangedSinceWithin(rest, revision) ? this.#countCurrent(rest) : this.#countAt(rest, revision);
     }
     return { items, revision, more, remaining };
   }
@@ -334,6 +336,10 @@ export class SqliteBackend implements Backend {
    * keys that were deleted (or not yet created) then: O((limit + skipped) log n).
    */
   #listAt(range: KeyRange, revision: number, limit: number): { items: KeyValue[]; more: boolean } {
+    // Nothing in the range written since `revision` (the usual case for a paged list or a
+    // cache filling on a quiet prefix): the current rows are the rows at it, and reading
+    // them costs a third less than finding each key's version at the revision.
+    if (this.#unchangedSinceWithin(range, revision)) return this.#listCurrent(range, limit);
     const items: KeyValue[] = [];
     let cursor = range;
     for (;;) {
@@ -351,6 +357,18 @@ export class SqliteBackend implements Backend {
       if (latest.length < chunk) return { items, more: false };
       cursor = { ...range, after: (latest[latest.length - 1] as Record<string, SQLOutputValue>).key as string };
     }
+  }
+
+  /**
+   * Whether no key in the range was written (created, changed, deleted) after `revision`,
+   * committed or not yet synced; false without looking when that would mean walking more
+   * than UNCHANGED_SCAN_LIMIT revisions.
+   */
+  #unchangedSinceWithin(range: KeyRange, revision: number): boolean {
+    if (this.#revision + 1 - revision > UNCHANGED_SCAN_LIMIT) return false;
+    // "+key": walk the revisions after `revision` (the primary key), not the key index.
+    const where = rangeWhere('+key', range);
+    return this.#sql(`SELECT 1 FROM history WHERE revision > ? AND ${where.sql} LIMIT 1`).get(revision, ...where.params) === undefined;
   }
 
   #countAt(range: KeyRange, revision: number): number {

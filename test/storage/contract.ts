@@ -361,6 +361,30 @@ export function storageContract(name: string, open: OpenBackend): void {
         assert.ok([...first.items, ...second.items].every((kv) => text(kv.value) === 'old'));
       });
 
+      test('list at a revision reads the range as it was, whether writes since touched it, another prefix or only keys outside the page', async (t) => {
+        const backend = await fresh(t, open);
+        for (const name of ['a', 'b', 'c', 'd', 'e']) await backend.create(`/registry/x/${name}`, bytes(`${name}1`));
+        const revision = await backend.currentRevision();
+        const at = async (opts: { startAfter?: string; limit?: number } = {}) => (await backend.list('/registry/x/', { revision, ...opts })).items.map((kv) => `${kv.key.slice('/registry/x/'.length)}=${text(kv.value)}@${kv.modRevision}`);
+        const before = await at();
+        assert.deepEqual(before.map((item) => item.split('@')[0]), ['a=a1', 'b=b1', 'c=c1', 'd=d1', 'e=e1']);
+        // Writes under another prefix, and to a key that sorts right after the range.
+        await backend.create('/registry/y/a', bytes('y'));
+        await backend.create('/registry/x0', bytes('next'));
+        assert.deepEqual(await at(), before);
+        // Writes inside the range: the versions at the revision, not the current ones.
+        await backend.update('/registry/x/c', bytes('c2'), (await backend.get('/registry/x/c'))!.modRevision);
+        await backend.delete('/registry/x/b');
+        await backend.create('/registry/x/bb', bytes('bb1'));
+        assert.deepEqual(await at(), before);
+        assert.deepEqual(await at({ startAfter: '/registry/x/c' }), before.slice(3), 'a page past every key written since');
+        assert.deepEqual(await at({ startAfter: '/registry/x/a', limit: 2 }), before.slice(1, 3));
+        const page = await backend.list('/registry/x/', { revision, startAfter: '/registry/x/c', limit: 1 });
+        assert.deepEqual([keysOf(page.items), page.more, page.remaining], [['/registry/x/d'], true, 1]);
+        const earlier = await backend.list('/registry/x/', { revision, limit: 1 });
+        assert.deepEqual([keysOf(earlier.items), earlier.more, earlier.remaining], [['/registry/x/a'], true, 4], 'the keys after it counted as they were');
+      });
+
       test('reads at a future revision fail with FutureRevision', async (t) => {
         const backend = await fresh(t, open);
         const revision = await backend.create('/registry/x/a', bytes('1'));
