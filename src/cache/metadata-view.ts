@@ -74,14 +74,26 @@ export function metadataViewOf(json: Uint8Array, opts: { uniqueKeys?: boolean } 
   }
 }
 
+/** The metadata view of a decoded object: it shares the object's parts (frozen with it). */
+export function metadataViewOfObject(object: KubeObject): KubeObject {
+  const { managedFields: _managedFields, ...metadata } = object.metadata;
+  return {
+    ...(object.kind !== undefined ? { kind: object.kind } : {}),
+    ...(object.apiVersion !== undefined ? { apiVersion: object.apiVersion } : {}),
+    metadata,
+  };
+}
+
 /**
- * The JSON of an object's metadata view (as metadataViewOf reads it from the object's
- * stored JSON) without its resourceVersion, which the reader sets: made by a thread that
- * has the object, for one that has only its bytes (codec offerWrittenView).
+ * The JSON of an object's metadata view as metadataViewOf reads it from the object's
+ * stored JSON, which has no resourceVersion (the reader sets the state's) nor selfLink:
+ * made by a thread that has the object, for one that has only its bytes (codec
+ * offerWrittenView).
  */
 export function metadataViewJson(object: KubeObject): string {
-  const { managedFields: _managedFields, resourceVersion: _resourceVersion, selfLink: _selfLink, ...metadata } = object.metadata;
-  return JSON.stringify({ kind: object.kind, apiVersion: object.apiVersion, metadata });
+  const view = metadataViewOfObject(object);
+  const { resourceVersion: _resourceVersion, selfLink: _selfLink, ...metadata } = view.metadata;
+  return JSON.stringify({ ...view, metadata });
 }
 
 /** Whether the member's key is `quoted` (a key with escapes is decoded first). */

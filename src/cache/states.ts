@@ -8,7 +8,7 @@
 
 import type { KubeObject } from '../api/index.ts';
 import { decodedForm, freezeDeep } from './encode.ts';
-import { metadataViewOf } from './metadata-view.ts';
+import { metadataViewOf, metadataViewOfObject } from './metadata-view.ts';
 import type { CacheEvent, CachedObject } from './types.ts';
 
 type EventType = CacheEvent['type'];
@@ -388,14 +388,4 @@ export function plainEvent(type: EventType, object: KubeObject, revision: number
   const framed = watchFrameOf(type, object);
   if (freeze) freezeDeep(object);
   return Object.freeze({ type, object, json: framed.json, frame: framed.frame, revision });
-}
-
-/** The metadata view of a decoded object: it shares the object's parts (frozen with it). */
-function metadataViewOfObject(object: KubeObject): KubeObject {
-  const { managedFields: _managedFields, ...metadata } = object.metadata;
-  return {
-    ...(object.kind !== undefined ? { kind: object.kind } : {}),
-    ...(object.apiVersion !== undefined ? { apiVersion: object.apiVersion } : {}),
-    metadata,
-  };
 }
