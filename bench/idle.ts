@@ -40,7 +40,7 @@ function readyz(url: string, ca: string): Promise<number> {
 /** One start: milliseconds to ready, and RSS in MiB after `settleMs` idle. */
 async function startOnce(repo: string, dataDir: string, settleMs: number): Promise<{ readyMs: number; cpu: number; rss: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--max-semi-space-size=16', path.join(repo, 'src/cli/main.js'), 'serve', '--data-dir', dataDir, '--secure-port', '0'], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=16', path.join(repo, 'src/cli/main.cjs'), 'serve', '--data-dir', dataDir, '--secure-port', '0'], {
     cwd: repo, stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

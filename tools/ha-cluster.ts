@@ -69,7 +69,7 @@ function startReplica(index: number): Promise<{ url: string; kubeconfig: string 
   const name = String.fromCharCode('a'.charCodeAt(0) + index);
   const kubeconfig = path.join(dataDir, index === 0 ? 'kubeconfig' : `kubeconfig-${name}`);
   const child = spawn(process.execPath, [
-    '--max-semi-space-size=16', path.join(repoRoot, 'src/cli/main.js'), 'serve',
+    '--max-semi-space-size=16', path.join(repoRoot, 'src/cli/main.cjs'), 'serve',
     '--storage', 'etcd', '--etcd-servers', etcd.urls.join(','),
     '--data-dir', dataDir, '--kubeconfig', kubeconfig,
     '--secure-port', String(basePort === 0 ? 0 : basePort + index),

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -72,8 +72,8 @@ exports.strict = (function () { return this; })() === undefined;
 })`);
   const cacheFile = path.join(dir, 'plinth.code-cache');
   // Each load in a process of its own: within one, V8 answers a script it compiled before from memory.
-  const load = (save: boolean) => JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', `
-    const { compileStartupScript } = await import(${JSON.stringify(pathToFileURL(path.resolve('src/cli/bundle-manifest.ts')).href)});
+  const load = (save: boolean) => JSON.parse(execFileSync(process.execPath, ['--input-type=commonjs', '-e', `
+    const { compileStartupScript } = require(${JSON.stringify(path.resolve('src/cli/startup-script.cjs'))});
     const script = compileStartupScript(${JSON.stringify(file)});
     const exports = script.run();
     if (script.run() !== exports) throw new Error('ran twice');
@@ -96,4 +96,12 @@ exports.strict = (function () { return this; })() === undefined;
   utimesSync(cacheFile, new Date(0), new Date(0));
   load(true);
   assert.equal(statSync(cacheFile).mtimeMs, 0, `written again (was ${before})`);
+
+  // The script and its cache are read into one buffer, the larger's size: a script longer than its cache too.
+  const text = readFileSync(file, 'latin1');
+  writeFileSync(file, `${text.slice(0, -2)}\n/* ${'x'.repeat(256 * 1024)} */\n})`);
+  rmSync(cacheFile);
+  assert.deepEqual(load(true), { codeCache: 'absent', exports });
+  assert.ok(statSync(cacheFile).size < statSync(file).size);
+  assert.deepEqual(load(false), { codeCache: 'accepted', exports });
 });

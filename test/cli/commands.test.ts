@@ -9,7 +9,7 @@ import { plinthVersion } from '../../src/cli/serve.ts';
 import { repoRoot } from '../helpers/server.ts';
 
 const run = promisify(execFile);
-const main = path.join(repoRoot, 'src/cli/main.js');
+const main = path.join(repoRoot, 'src/cli/main.cjs');
 
 test('plinth version prints the version /version answers', async () => {
   const { stdout } = await run(process.execPath, [main, 'version']);

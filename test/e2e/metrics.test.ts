@@ -187,7 +187,7 @@ describe('in-flight limits', () => {
 
 describe('/metrics from the start-up bundle', () => {
   test('npm start\'s bundle loads prom-client on the first scrape and answers the metrics', async () => {
-    // The test process bundles before the tests (pretest); main.js runs the bundle while it is fresh.
+    // The test process bundles before the tests (pretest); main.cjs runs the bundle while it is fresh.
     assert.ok(freshManifest() !== undefined, 'the start-up bundle is not fresh: run `node tools/bundle.ts` first');
     const proc = await startServerProcess(['--storage', 'memory']);
     try {

@@ -136,7 +136,7 @@ export async function startServerProcess(args: string[] = [], opts: { viaNpm?: b
     // Its own process group, so that a signal reaches npm's shell and the server under it.
     ? spawn('npm', ['start', '--silent', '--', ...flags], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     // The same Node flags as `npm start` (the young generation held at 32 MiB).
-    : spawn(process.execPath, ['--max-semi-space-size=16', ...(opts.nodeFlags ?? []), path.join(repoRoot, 'src/cli/main.js'), 'serve', ...flags], {
+    : spawn(process.execPath, ['--max-semi-space-size=16', ...(opts.nodeFlags ?? []), path.join(repoRoot, 'src/cli/main.cjs'), 'serve', ...flags], {
       cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}),
     });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
