@@ -134,6 +134,31 @@ test('a ClusterRole labelled aggregate-to-view shows in view (and so in edit and
   await until(async () => !(await hasWidgets('view')), 'view to drop the rule');
 });
 
+test('a ClusterRole aggregates while it has an aggregationRule, made or taken away after start', async () => {
+  const role = (name: string, extra: Record<string, unknown>) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, ...extra });
+  const rulesOf = async (name: string) => (await server.request('GET', `${rbacApi}/clusterroles/${name}`)).json.rules as Array<{ resources?: string[] }> | null;
+  const grants = async (name: string, resource: string) => ((await rulesOf(name)) ?? []).some((r) => r.resources?.includes(resource));
+  const labelled = (name: string, resource: string) => ({ ...role(name, { rules: [{ apiGroups: ['example.com'], resources: [resource], verbs: ['get'] }] }), metadata: { name, labels: { 'example.com/aggregate-to-gadgets': 'true' } } });
+  const rule = { clusterRoleSelectors: [{ matchLabels: { 'example.com/aggregate-to-gadgets': 'true' } }] };
+  assert.equal((await server.request('POST', `${rbacApi}/clusterroles`, { body: labelled('gadgets-a', 'gadgets') })).status, 201);
+  assert.equal((await server.request('POST', `${rbacApi}/clusterroles`, { body: role('gadgets-all', { aggregationRule: rule }) })).status, 201);
+  await until(() => grants('gadgets-all', 'gadgets'), 'a new aggregated role to get the labelled role\'s rules');
+  assert.equal((await server.request('POST', `${rbacApi}/clusterroles`, { body: labelled('gadgets-b', 'sprockets') })).status, 201);
+  await until(() => grants('gadgets-all', 'sprockets'), 'a role labelled later to be aggregated');
+
+  // Without its aggregationRule the role keeps what it has and takes no more.
+  const current = (await server.request('GET', `${rbacApi}/clusterroles/gadgets-all`)).json;
+  delete current.aggregationRule;
+  assert.equal((await server.request('PUT', `${rbacApi}/clusterroles/gadgets-all`, { body: current })).status, 200);
+  assert.equal((await server.request('POST', `${rbacApi}/clusterroles`, { body: labelled('gadgets-c', 'widgets-c') })).status, 201);
+  // A role that still aggregates the same labels shows the controller has seen gadgets-c.
+  assert.equal((await server.request('POST', `${rbacApi}/clusterroles`, { body: role('gadgets-watcher', { aggregationRule: rule }) })).status, 201);
+  await until(() => grants('gadgets-watcher', 'widgets-c'), 'the other aggregated role to take the new rules');
+  assert.equal(await grants('gadgets-all', 'widgets-c'), false, 'a role no longer aggregated took new rules');
+  assert.equal(await grants('gadgets-all', 'sprockets'), true);
+  for (const name of ['gadgets-a', 'gadgets-b', 'gadgets-c', 'gadgets-all', 'gadgets-watcher']) await server.request('DELETE', `${rbacApi}/clusterroles/${name}`);
+});
+
 test('apply that creates needs create; apply of an existing object needs patch only', async () => {
   const ns = await server.newNamespace('rbac-apply');
   const patcher = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'patcher' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['patch', 'get'] }] };
