@@ -50,10 +50,10 @@ async function build(): Promise<BundleManifest> {
     supported: { 'dynamic-import': false },
     logOverride: { 'empty-import-meta': 'error' },
   });
-  // The apply worker's thread loads its own entry, an ES module (registry/apply-offload/client.ts looks for it by this name).
+  // The apply worker's thread loads its own entry, an ES module (cli/serve.ts looks for it by this name).
   const worker = await esbuild.build({
     ...common,
-    entryPoints: [{ in: 'src/registry/apply-offload/worker.ts', out: 'apply-worker' }],
+    entryPoints: [{ in: 'src/cli/apply-worker.ts', out: 'apply-worker' }],
     splitting: true,
     format: 'esm',
     outdir,

@@ -1,4 +1,5 @@
 // The composition root: builds storage, caches, registry, controllers and the server from a Config.
+import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AdmissionChain } from '../admission/chain.ts';
@@ -131,7 +132,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     storageObjects: () => [...cacheTypes].map(([cache, type]) => ({ resource: type.group === '' ? type.resource : `${type.resource}.${type.group}`, count: cache.size })),
   });
   // Applies of built-in workloads may run on a worker thread; the storage syncs off the loop while they do.
-  const applyOffload = config.applyWorkerAfter >= 0 ? new ApplyOffload(config.applyWorkerAfter) : undefined;
+  const applyOffload = config.applyWorkerAfter >= 0 ? new ApplyOffload(config.applyWorkerAfter, applyWorkerEntry) : undefined;
   const stored = deps.backend ?? await openBackend(config.storage, {
     dataDir, etcdServers: config.etcdServers, etcdPrefix: config.etcdPrefix,
     etcdCaFile: config.etcdCaFile, etcdCertFile: config.etcdCertFile, etcdKeyFile: config.etcdKeyFile, log,
@@ -441,6 +442,18 @@ async function withEncryption(config: Config, types: ResourceType[], backend: Ba
  * loading them all at once would make it wait for all. start() of a loaded (or
  * loading) cache answers at once.
  */
+/**
+ * The apply worker's module (apply-worker.ts): beside this one in the sources and the
+ * package, by its bundle name (tools/bundle.ts) beside the start-up bundle's script.
+ */
+function applyWorkerEntry(): URL | undefined {
+  for (const name of ['./apply-worker.ts', './apply-worker.js']) {
+    const url = new URL(name, import.meta.url);
+    if (existsSync(url)) return url;
+  }
+  return undefined;
+}
+
 async function loadInBackground(caches: WatchCache[], stopped: () => boolean): Promise<void> {
   for (const cache of caches) {
     if (stopped()) return;

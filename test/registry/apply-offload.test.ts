@@ -4,7 +4,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApplyOffload } from '../../src/registry/apply-offload/client.ts';
 
-const offload = new ApplyOffload(0);
+const offload = new ApplyOffload(0, () => new URL('../../src/cli/apply-worker.ts', import.meta.url));
 after(() => offload.close());
 
 function request(applied: unknown) {

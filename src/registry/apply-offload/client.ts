@@ -10,24 +10,15 @@
 // The worker starts once a process has served `after` applies it could take (its modules
 // take a while to load, and a server that applies little does not need it); until it is
 // ready, and if it ever fails, the main thread applies.
-import { existsSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { keptAnswers, offloadedResources, type OffloadAnswer, type OffloadedApply, type OffloadReady } from './messages.ts';
-
-/** The worker's module: beside this one in the sources and the package, by its bundle name in the start-up bundle. */
-function workerUrl(): URL | undefined {
-  for (const name of ['./worker.ts', './worker.js', './apply-worker.js']) {
-    const url = new URL(name, import.meta.url);
-    if (existsSync(url)) return url;
-  }
-  return undefined;
-}
 
 /** How long an apply waits for the worker before the main thread applies instead. */
 const answerWithinMs = 10_000;
 
 export class ApplyOffload {
   readonly #after: number;
+  readonly #entry: () => URL | undefined;
   #seen = 0;
   #worker: Worker | undefined;
   #ready = false;
@@ -41,9 +32,14 @@ export class ApplyOffload {
   /** The latest answer stored per key, and at which revision (the worker keeps the objects it wrote for as many). */
   readonly #stored = new Map<string, { answer: number; revision: number }>();
 
-  /** `after`: eligible applies the process serves itself before it starts the worker. */
-  constructor(after: number) {
+  /**
+   * `after`: eligible applies the process serves itself before it starts the worker;
+   * `entry`: finds the thread's module (cli/apply-worker.ts, or its build) when the worker
+   * starts; undefined when there is none (the main thread applies).
+   */
+  constructor(after: number, entry: () => URL | undefined) {
     this.#after = after;
+    this.#entry = entry;
   }
 
   /** Whether an apply of `group/resource` goes to the worker now (counting it towards starting one). */
@@ -121,7 +117,7 @@ export class ApplyOffload {
   }
 
   #start(): void {
-    const url = workerUrl();
+    const url = this.#entry();
     if (url === undefined) {
       this.#failed = true;
       return;

@@ -1,11 +1,11 @@
-// The apply worker's thread (see client.ts): runs a server-side apply of a built-in type
+// The apply worker's work (see client.ts; the thread's entry point is cli/apply-worker.ts,
+// which composes it): runs a server-side apply of a built-in type
 // on the object it is sent, through the same Store as the main thread but over a backend
 // that holds that one object and keeps what the Store would write, with no admission and
 // no cache (but the objects it wrote, while they are what is stored: see `kept`). It
 // answers the stored bytes, with the warnings the apply made; anything else
 // (an error, a write that changes nothing) it answers as "not done", and the main thread
 // serves the request itself.
-import { parentPort } from 'node:worker_threads';
 import { runInRequestContext, type RequestUser } from '../../api/request-context.ts';
 import { AdmissionChain } from '../../admission/chain.ts';
 import type { Backend, KeyValue } from '../../storage/backend.ts';
@@ -117,16 +117,24 @@ async function handle(request: OffloadedApply): Promise<OffloadAnswer> {
   return { id: request.id, done: true, written, warnings, reused, metadataView };
 }
 
-// The types load first; the main thread sends applies once told.
-let queue: Promise<void> = (async () => {
-  for (const resource of offloadedResources) await storeFor(resource);
-  parentPort!.postMessage({ ready: true } satisfies OffloadReady);
-})();
-// One apply at a time: the Store's one-object backend holds one request's object. Every
-// request is answered, whatever failed before it.
-parentPort!.on('message', (request: OffloadedApply) => {
-  queue = queue
-    .then(() => handle(request), (): OffloadAnswer => ({ id: request.id, done: false }))
-    .catch((): OffloadAnswer => ({ id: request.id, done: false }))
-    .then((answer) => parentPort!.postMessage(answer, answer.done ? [answer.written.buffer as ArrayBuffer] : []));
-});
+/** What the thread talks to the main thread through (its parentPort). */
+export interface ApplyWorkerPort {
+  on(event: 'message', listener: (request: OffloadedApply) => void): unknown;
+  postMessage(message: OffloadAnswer | OffloadReady, transfer: ArrayBuffer[]): void;
+}
+
+/** Serves the main thread's applies on `port`: the types load first, and the main thread sends applies once told. */
+export function serveApplies(port: ApplyWorkerPort): void {
+  let queue: Promise<void> = (async () => {
+    for (const resource of offloadedResources) await storeFor(resource);
+    port.postMessage({ ready: true } satisfies OffloadReady, []);
+  })();
+  // One apply at a time: the Store's one-object backend holds one request's object. Every
+  // request is answered, whatever failed before it.
+  port.on('message', (request: OffloadedApply) => {
+    queue = queue
+      .then(() => handle(request), (): OffloadAnswer => ({ id: request.id, done: false }))
+      .catch((): OffloadAnswer => ({ id: request.id, done: false }))
+      .then((answer) => port.postMessage(answer, answer.done ? [answer.written.buffer as ArrayBuffer] : []));
+  });
+}
