@@ -9,9 +9,9 @@ after(() => offload.close());
 
 function request(applied: unknown) {
   return {
-    resource: 'apps/deployments', namespace: 'ns', name: 'web', applied,
+    resource: 'apps/deployments', namespace: 'ns', name: 'web', configuration: { value: applied, duplicateFields: [] },
     current: { key: '/registry/deployments/ns/web', value: new TextEncoder().encode('{}'), createRevision: 1, modRevision: 1 },
-    fromAnswer: undefined, fieldManager: 'm', force: true, directive: 'Ignore' as const, duplicateFields: [],
+    fromAnswer: undefined, fieldManager: 'm', force: true, directive: 'Ignore' as const,
     user: { name: 'u', uid: '', groups: [] },
   };
 }

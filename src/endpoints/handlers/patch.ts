@@ -3,6 +3,7 @@ import { badRequest, invalid, isStatusError, type KubeObject, type StatusError }
 import { decodeCborObject } from '../../encoding/cbor.ts';
 import { decodeBodyLoading, type DecodedBody } from '../../encoding/decode.ts';
 import { parseMediaType } from '../../encoding/media-type.ts';
+import { configurationTargetError } from '../../registry/apply-configuration.ts';
 import type { FieldValidationDirective } from '../../registry/field-validation.ts';
 import { goQuote } from '../../api/field-errors.ts';
 import { writeAnswer, writeStoredAnswer } from '../answer.ts';
@@ -75,18 +76,20 @@ async function serverSideApply(scope: RequestScope, subresource: string, dryRun:
   const forceText = query.get('force');
   if (forceText !== null && forceText !== 'true' && forceText !== 'false' && forceText !== '') throw badRequest(`invalid value for force: ${JSON.stringify(forceText)}`);
   const body = await readBody(scope.req);
+  const force = forceText === 'true';
+  // An apply the worker thread takes: it decodes and checks the body itself; what it does
+  // not finish is served below from the start.
+  if (!cbor && served.store.appliesOnWorker(subresource, dryRun)) {
+    const done = await served.store.applyBodyOnWorker(info.namespace, info.name, body, { fieldManager, force, fieldValidation: { directive } });
+    if (done !== undefined) return writeStoredAnswer(scope, done.created ? 201 : 200, done);
+  }
   // JSON is YAML: kubectl sends its apply configurations as JSON.
   const { value: applied, duplicateFields } = cbor ? decodeApplyCbor(body) : await decodeBodyLoading('application/yaml', body, { findDuplicates: directive !== 'Ignore' });
   // The configuration names the object the URL names, as upstream's apply patcher checks.
-  const meta = (applied as { metadata?: { name?: unknown; namespace?: unknown } } | null)?.metadata;
-  if (typeof meta?.name === 'string' && meta.name !== '' && meta.name !== info.name) {
-    throw badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${info.name})`);
-  }
-  if (served.type.namespaced && typeof meta?.namespace === 'string' && meta.namespace !== '' && meta.namespace !== info.namespace) {
-    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-  }
+  const mismatch = configurationTargetError(applied, info.name, info.namespace, served.type.namespaced);
+  if (mismatch !== undefined) throw badRequest(mismatch);
   const result = await served.store.apply(info.namespace, info.name, applied, {
-    dryRun, fieldManager, force: forceText === 'true',
+    dryRun, fieldManager, force, workerAsked: !cbor,
     fieldValidation: { directive, duplicateFields, strictError: strictPatchError },
     authorizeCreate: scope.authorizeCreate,
   }, subresource);

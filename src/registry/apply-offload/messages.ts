@@ -22,13 +22,19 @@ export interface OffloadedApply {
   current: Omit<KeyValue, 'value'> & { value?: Uint8Array };
   /** The worker's answer whose bytes `current` is, when the main thread stored them: the worker may use the object it wrote. */
   fromAnswer: number | undefined;
-  applied: unknown;
+  configuration: OffloadedConfiguration;
   fieldManager: string;
   force: boolean;
   directive: FieldValidationDirective;
-  duplicateFields: string[];
   user: RequestUser;
 }
+
+/**
+ * The apply configuration: decoded, with the fields its body gave twice, or still the
+ * request's body (YAML or JSON, its own bytes), which the worker decodes and checks as the
+ * PATCH handler would (a body that does not decode, or names another object, is not done).
+ */
+export type OffloadedConfiguration = { value: unknown; duplicateFields: string[] } | { body: Uint8Array };
 
 /** The worker tells once it has loaded the types: until then the main thread applies. */
 export interface OffloadReady {

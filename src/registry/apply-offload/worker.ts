@@ -8,6 +8,7 @@
 // serves the request itself.
 import { runInRequestContext, type RequestUser } from '../../api/request-context.ts';
 import { AdmissionChain } from '../../admission/chain.ts';
+import { configurationTargetError } from '../apply-configuration.ts';
 import type { Backend, KeyValue } from '../../storage/backend.ts';
 import { decodedForm } from '../../cache/encode.ts';
 import { metadataViewJson } from '../../cache/metadata-view.ts';
@@ -80,7 +81,7 @@ function keep(key: string, answer: number, object: KubeObject): void {
   if (kept.size > keptAnswers) kept.delete(kept.keys().next().value!);
 }
 
-async function handle(request: OffloadedApply): Promise<OffloadAnswer> {
+async function handle(request: OffloadedApply, decodeBody: ApplyBodyDecoder): Promise<OffloadAnswer> {
   const entry = await storeFor(request.resource);
   if (entry === undefined) return { id: request.id, done: false };
   const { store, backend } = entry;
@@ -97,10 +98,11 @@ async function handle(request: OffloadedApply): Promise<OffloadAnswer> {
   const warnings: string[] = [];
   const user: RequestUser = request.user;
   try {
-    await runInRequestContext({ user, addWarning: (text) => warnings.push(text) }, () => store.apply(request.namespace, request.name, request.applied, {
+    const { value, duplicateFields } = await decodedConfiguration(request, store.type.namespaced, decodeBody);
+    await runInRequestContext({ user, addWarning: (text) => warnings.push(text) }, () => store.apply(request.namespace, request.name, value, {
       fieldManager: request.fieldManager,
       force: request.force,
-      fieldValidation: { directive: request.directive, duplicateFields: request.duplicateFields },
+      fieldValidation: { directive: request.directive, duplicateFields },
     }));
   } catch {
     return { id: request.id, done: false };
@@ -117,14 +119,37 @@ async function handle(request: OffloadedApply): Promise<OffloadAnswer> {
   return { id: request.id, done: true, written, warnings, reused, metadataView };
 }
 
+/**
+ * Decodes an apply configuration's body as the PATCH handler does (YAML, which JSON is),
+ * finding the fields given twice when asked; throws when it does not decode. The thread's
+ * entry point supplies it: bodies are the endpoints' to decode (encoding/).
+ */
+export type ApplyBodyDecoder = (body: Uint8Array, findDuplicates: boolean) => Promise<{ value: unknown; duplicateFields: string[] }>;
+
+/**
+ * The configuration as the PATCH handler has it: a body that does not decode, or that
+ * names another object than the request, throws (the main thread answers it).
+ */
+async function decodedConfiguration(request: OffloadedApply, namespaced: boolean, decodeBody: ApplyBodyDecoder): Promise<{ value: unknown; duplicateFields: string[] }> {
+  const configuration = request.configuration;
+  if (!('body' in configuration)) return configuration;
+  const decoded = await decodeBody(configuration.body, request.directive !== 'Ignore');
+  const mismatch = configurationTargetError(decoded.value, request.name, request.namespace, namespaced);
+  if (mismatch !== undefined) throw new Error(mismatch);
+  return decoded;
+}
+
 /** What the thread talks to the main thread through (its parentPort). */
 export interface ApplyWorkerPort {
   on(event: 'message', listener: (request: OffloadedApply) => void): unknown;
   postMessage(message: OffloadAnswer | OffloadReady, transfer: ArrayBuffer[]): void;
 }
 
-/** Serves the main thread's applies on `port`: the types load first, and the main thread sends applies once told. */
-export function serveApplies(port: ApplyWorkerPort): void {
+/**
+ * Serves the main thread's applies on `port`, decoding the bodies sent undecoded with
+ * `decodeBody`: the types load first, and the main thread sends applies once told.
+ */
+export function serveApplies(port: ApplyWorkerPort, decodeBody: ApplyBodyDecoder): void {
   let queue: Promise<void> = (async () => {
     for (const resource of offloadedResources) await storeFor(resource);
     port.postMessage({ ready: true } satisfies OffloadReady, []);
@@ -133,7 +158,7 @@ export function serveApplies(port: ApplyWorkerPort): void {
   // request is answered, whatever failed before it.
   port.on('message', (request: OffloadedApply) => {
     queue = queue
-      .then(() => handle(request), (): OffloadAnswer => ({ id: request.id, done: false }))
+      .then(() => handle(request, decodeBody), (): OffloadAnswer => ({ id: request.id, done: false }))
       .catch((): OffloadAnswer => ({ id: request.id, done: false }))
       .then((answer) => port.postMessage(answer, answer.done ? [answer.written.buffer as ArrayBuffer] : []));
   });
