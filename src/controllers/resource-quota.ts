@@ -48,44 +48,82 @@ function podUsageMayHaveChanged(old: KubeObject, current: KubeObject): boolean {
  * counted again when a quota appears or its spec changes, and when a counted object
  * is deleted or changes what it uses (creates are charged by quota admission, which
  * writes status.used itself), and every `resyncMs` while it has quotas.
+ *
+ * It follows the counted objects only while some quota exists: without quotas no count
+ * can change, and an informer on every ConfigMap, Secret, Pod and Service cost each of
+ * their writes a turn of its own and its store an entry per object. Once following, it
+ * counts every namespace with quotas again, for what changed before its lists.
  */
 export class ResourceQuotaController {
   private readonly opts: ResourceQuotaControllerOptions;
   private readonly quotaInformer: Informer;
   private readonly controller: Controller;
+  /** The counted resources' informers, while some quota exists. */
+  #following: Informer[] | undefined;
+  /** Starting or stopping them, one change at a time. */
+  #changing: Promise<void> = Promise.resolve();
+  #closed = false;
 
   constructor(opts: ResourceQuotaControllerOptions) {
     this.opts = opts;
     this.quotaInformer = new Informer({ source: opts.quotas, resource: 'resourcequotas', log: opts.log });
-    // Objects counted by number alone are followed by their metadata, which the cache reads without decoding them.
-    const objectInformers = opts.counted.map((store) => new Informer({
-      source: store, resource: store.type.resource, log: opts.log,
-      metadataOnly: opts.countsOnly?.(store) === true,
-    }));
     this.controller = new Controller({
       name: 'resourcequota',
-      informers: [this.quotaInformer, ...objectInformers],
+      informers: [this.quotaInformer],
       reconcile: (namespace) => this.sync(namespace),
       // A conflict with quota admission's own write is retried quietly.
       shouldLog: (err) => !(isStatusError(err) && err.code === 409),
       log: opts.log,
     });
-    const enqueue = (obj: KubeObject) => this.controller.queue.add(obj.metadata.namespace ?? '');
     this.quotaInformer.addHandlers({
-      add: enqueue,
-      update: (old, current) => {
-        if (specChanged(old, current)) enqueue(current);
+      add: (quota) => {
+        this.enqueue(quota);
+        this.followWhileQuotas();
       },
+      update: (old, current) => {
+        if (specChanged(old, current)) this.enqueue(current);
+      },
+      delete: () => this.followWhileQuotas(),
     });
-    objectInformers.forEach((informer, i) => {
-      const isPods = opts.counted[i]!.type.resource === 'pods';
+  }
+
+  private enqueue(object: KubeObject): void {
+    this.controller.queue.add(object.metadata.namespace ?? '');
+  }
+
+  /** Starts following the counted objects when a quota exists and nothing follows them, stops when none is left. */
+  private followWhileQuotas(): void {
+    this.#changing = this.#changing.then(async () => {
+      const wanted = !this.#closed && this.quotaInformer.store.size > 0;
+      if (wanted && this.#following === undefined) {
+        const informers = this.countedInformers();
+        this.#following = informers;
+        await Promise.all(informers.map((informer) => informer.start()));
+        for (const quota of this.quotaInformer.store.list()) this.enqueue(quota);
+      } else if (!wanted && this.#following !== undefined) {
+        const informers = this.#following;
+        this.#following = undefined;
+        await Promise.all(informers.map((informer) => informer.stop()));
+      }
+    }).catch((err: unknown) => {
+      if (!this.#closed) this.opts.log(`resourcequota: following counted objects: ${(err as Error).message}`);
+    });
+  }
+
+  private countedInformers(): Informer[] {
+    const { opts } = this;
+    // Objects counted by number alone are followed by their metadata, which the cache reads without decoding them.
+    return opts.counted.map((store) => {
+      const informer = new Informer({ source: store, resource: store.type.resource, log: opts.log, metadataOnly: opts.countsOnly?.(store) === true });
+      const isPods = store.type.resource === 'pods';
       informer.addHandlers({
-        delete: enqueue,
+        delete: (object) => this.enqueue(object),
         update: (old, current) => {
           if (old.metadata.resourceVersion === current.metadata.resourceVersion) return;
-          if (isPods ? podUsageMayHaveChanged(old, current) : specChanged(old, current)) enqueue(current);
+          if (isPods ? podUsageMayHaveChanged(old, current) : specChanged(old, current)) this.enqueue(current);
         },
       });
+      return informer;
     });
   }
 
@@ -98,8 +136,13 @@ export class ResourceQuotaController {
     return this.controller.idle();
   }
 
-  close(): Promise<void> {
-    return this.controller.stop();
+  async close(): Promise<void> {
+    this.#closed = true;
+    const informers = this.#following ?? [];
+    this.#following = undefined;
+    // Stopping them first ends a start still waiting for its first list.
+    await Promise.all([this.controller.stop(), ...informers.map((informer) => informer.stop())]);
+    await this.#changing;
   }
 
   private async sync(namespace: string): Promise<{ requeueAfterMs: number } | void> {

@@ -179,3 +179,47 @@ describe('ResourceQuota', () => {
     assert.match(await kubectl('get', 'limitranges'), /^NAME\s+CREATED AT\nlr\s+\d{4}-\d\d-\d\dT/m);
   });
 });
+
+describe('the resource quota controller, following counted objects', () => {
+  // A server of its own, without the garbage collector (which watches every resource): the
+  // quota controller's informers are then the only watchers of Secrets.
+  let own: TestServer;
+  before(async () => void (own = await startServer({ enableGarbageCollector: false })));
+  after(() => own?.stop());
+
+  const secretWatchers = async () => {
+    const metrics = (await own.request('GET', '/metrics')).text;
+    const line = metrics.split('\n').find((l) => l.startsWith('apiserver_registered_watchers{') && l.includes('kind="Secret"') && l.includes('group=""'));
+    return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+  };
+  const secret = (ns: string, name: string) => own.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name } } });
+  const used = async (ns: string, name: string) => (await own.request('GET', `/api/v1/namespaces/${ns}/resourcequotas/${name}`)).json.status?.used;
+  const quota = (ns: string, name: string) => own.request('POST', `/api/v1/namespaces/${ns}/resourcequotas`, {
+    body: { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name }, spec: { hard: { secrets: '10' } } },
+  });
+
+  test('only while a quota exists; a quota made later counts what is there, and follows deletes', async () => {
+    const ns = await own.newNamespace('rqf');
+    assert.equal((await secret(ns, 'a')).status, 201);
+    assert.equal((await secret(ns, 'b')).status, 201);
+    assert.equal(await secretWatchers(), 0, 'no quota: nothing watches Secrets');
+
+    assert.equal((await quota(ns, 'q')).status, 201);
+    await eventually(async () => assert.deepEqual(await used(ns, 'q'), { secrets: '2' }));
+    await eventually(async () => assert.equal(await secretWatchers(), 1));
+    assert.equal((await own.request('DELETE', `/api/v1/namespaces/${ns}/secrets/a`)).status, 200);
+    await eventually(async () => assert.deepEqual(await used(ns, 'q'), { secrets: '1' }, 'released by the controller'));
+
+    // The last quota gone, it stops; what changes meanwhile is counted by the next quota.
+    assert.equal((await own.request('DELETE', `/api/v1/namespaces/${ns}/resourcequotas/q`)).status, 200);
+    await eventually(async () => assert.equal(await secretWatchers(), 0));
+    assert.equal((await secret(ns, 'c')).status, 201);
+    assert.equal((await own.request('DELETE', `/api/v1/namespaces/${ns}/secrets/b`)).status, 200);
+
+    assert.equal((await quota(ns, 'r')).status, 201);
+    await eventually(async () => assert.deepEqual(await used(ns, 'r'), { secrets: '1' }));
+    await eventually(async () => assert.equal(await secretWatchers(), 1));
+    assert.equal((await own.request('DELETE', `/api/v1/namespaces/${ns}/secrets/c`)).status, 200);
+    await eventually(async () => assert.deepEqual(await used(ns, 'r'), { secrets: '0' }, 'released by the controller'));
+  });
+});
