@@ -16,12 +16,19 @@ export interface Identity {
   uid: string;
 }
 
+/**
+ * Most objects own nothing and are owned by nothing: they share these rather than holding
+ * an empty array and an empty Set each (~130 B of every cached object's heap).
+ */
+const noOwners: readonly OwnerReference[] = Object.freeze([]);
+const noDependents: ReadonlySet<GraphNode> = new Set();
+
 export class GraphNode {
   identity: Identity;
   /** Seen through an informer; a node only referred to by dependents is virtual until then. */
   observed: boolean;
-  owners: OwnerReference[] = [];
-  readonly dependents = new Set<GraphNode>();
+  owners: readonly OwnerReference[] = noOwners;
+  #dependents: Set<GraphNode> | undefined;
   beingDeleted = false;
   /** Being deleted in foreground: waiting for its blocking dependents to go. */
   deletingDependents = false;
@@ -29,6 +36,18 @@ export class GraphNode {
   constructor(identity: Identity, observed: boolean) {
     this.identity = identity;
     this.observed = observed;
+  }
+
+  get dependents(): ReadonlySet<GraphNode> {
+    return this.#dependents ?? noDependents;
+  }
+
+  addDependent(node: GraphNode): void {
+    (this.#dependents ??= new Set()).add(node);
+  }
+
+  removeDependent(node: GraphNode): void {
+    if (this.#dependents?.delete(node) === true && this.#dependents.size === 0) this.#dependents = undefined;
   }
 
   /** Dependents whose reference to this node has blockOwnerDeletion. */
@@ -89,7 +108,8 @@ export class DependencyGraph {
     const uid = meta.uid ?? '';
     if (uid === '') return;
     const identity: Identity = { apiVersion, kind, name: meta.name ?? '', namespace: meta.namespace ?? '', uid };
-    const owners = (meta.ownerReferences ?? []).filter((ref) => typeof ref?.uid === 'string' && ref.uid !== '');
+    const refs = meta.ownerReferences;
+    const owners = refs === undefined || refs.length === 0 ? noOwners : refs.filter((ref) => typeof ref?.uid === 'string' && ref.uid !== '');
     let node = this.#nodes.get(uid);
     if (node !== undefined && !node.observed) this.#markObserved(node, identity);
     if (node === undefined) {
@@ -110,7 +130,7 @@ export class DependencyGraph {
       // Other changes (a new name, the controller flag) only refresh the node's copy.
       node.owners = owners;
       this.#addToOwners(node, added);
-      for (const ref of removed) this.#nodes.get(ref.uid)?.dependents.delete(node);
+      for (const ref of removed) this.#nodes.get(ref.uid)?.removeDependent(node);
       if (beingDeleted(object)) node.beingDeleted = true;
     }
     this.#transitions(node, object, old);
@@ -135,7 +155,7 @@ export class DependencyGraph {
 
   #remove(node: GraphNode): void {
     this.#nodes.delete(node.identity.uid);
-    for (const ref of node.owners) this.#nodes.get(ref.uid)?.dependents.delete(node);
+    for (const ref of node.owners) this.#nodes.get(ref.uid)?.removeDependent(node);
     for (const dep of node.dependents) this.#actions.attemptToDelete(dep);
     for (const ref of node.owners) {
       const owner = this.#nodes.get(ref.uid);
@@ -157,18 +177,18 @@ export class DependencyGraph {
   }
 
   /** Links `node` under each owner, making virtual nodes for owners not seen yet (the collector checks they exist). */
-  #addToOwners(node: GraphNode, refs: OwnerReference[]): void {
+  #addToOwners(node: GraphNode, refs: readonly OwnerReference[]): void {
     let suspicious = false;
     for (const ref of refs) {
       let owner = this.#nodes.get(ref.uid);
       if (owner === undefined) {
         owner = new GraphNode({ apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, namespace: node.identity.namespace, uid: ref.uid }, false);
         this.#nodes.set(ref.uid, owner);
-        owner.dependents.add(node);
+        owner.addDependent(node);
         this.#actions.attemptToDelete(owner);
         continue;
       }
-      owner.dependents.add(node);
+      owner.addDependent(node);
       const ownerNamespace = owner.identity.namespace;
       if (ownerNamespace !== '' && ownerNamespace !== node.identity.namespace) {
         if (owner.observed) this.#actions.invalidNamespace(node, ref);
@@ -195,7 +215,7 @@ export class DependencyGraph {
 }
 
 /** What changed between two lists of owner references, by uid; `unblocked` lost blockOwnerDeletion. */
-export function diffReferences(old: OwnerReference[], current: OwnerReference[]): { added: OwnerReference[]; removed: OwnerReference[]; unblocked: OwnerReference[] } {
+export function diffReferences(old: readonly OwnerReference[], current: readonly OwnerReference[]): { added: OwnerReference[]; removed: OwnerReference[]; unblocked: OwnerReference[] } {
   const oldByUid = new Map(old.map((ref) => [ref.uid, ref]));
   const added: OwnerReference[] = [];
   const unblocked: OwnerReference[] = [];
