@@ -438,11 +438,6 @@ async function withEncryption(config: Config, types: ResourceType[], backend: Ba
 }
 
 /**
- * Loads the caches not loaded yet, one at a time: a request waits for one cache, and
- * loading them all at once would make it wait for all. start() of a loaded (or
- * loading) cache answers at once.
- */
-/**
  * The apply worker's module (apply-worker.ts): beside this one in the sources and the
  * package, by its bundle name (tools/bundle.ts) beside the start-up bundle's script.
  */
@@ -454,6 +449,11 @@ function applyWorkerEntry(): URL | undefined {
   return undefined;
 }
 
+/**
+ * Loads the caches not loaded yet, one at a time: a request waits for one cache, and
+ * loading them all at once would make it wait for all. start() of a loaded (or
+ * loading) cache answers at once.
+ */
 async function loadInBackground(caches: WatchCache[], stopped: () => boolean): Promise<void> {
   for (const cache of caches) {
     if (stopped()) return;
