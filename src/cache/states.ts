@@ -65,14 +65,20 @@ let slabUsed = 0;
 /** A copy of `bytes` in the slab being filled (a Buffer, as the lines are), or `bytes` itself when too long. */
 function windowCopy(bytes: Uint8Array): Uint8Array {
   if (bytes.length > slabbedAtMost) return bytes;
+  const at = slabCopy(bytes);
+  return slab.subarray(at, at + bytes.length);
+}
+
+/** Copies `bytes` (at most slabbedAtMost) into the slab being filled, which `slab` is afterwards; answers where. */
+function slabCopy(bytes: Uint8Array): number {
   if (slabUsed + bytes.length > slab.length) {
     slab = Buffer.allocUnsafeSlow(slabBytes);
     slabUsed = 0;
   }
-  const copy = slab.subarray(slabUsed, slabUsed + bytes.length);
-  copy.set(bytes);
+  const at = slabUsed;
+  slab.set(bytes, at);
   slabUsed += bytes.length;
-  return copy;
+  return at;
 }
 
 /**
@@ -90,8 +96,15 @@ export class CachedState implements CachedObject {
   readonly revision: number;
   /** The JSON; undefined once superseded with a line, whose view it then is (see json). */
   #json: Uint8Array | undefined;
-  /** The watch event's line the JSON is a view into, when the state came with one (see stateWithEvent). */
+  /**
+   * The watch event's line the JSON is a view into, when the state came with one (see
+   * stateWithEvent); once superseded, the slab holding it (from #lineAt on).
+   */
   #line: Uint8Array | undefined;
+  /** Where the line starts in the slab #line then is; -1 while #line is the line itself. */
+  #lineAt = -1;
+  /** The view of the line in its slab, once asked for after the state was superseded. */
+  #lineView: Uint8Array | undefined;
   /** Where the JSON is in the line: kept rather than a view, once superseded (a view costs ~0.1 KiB a state in the window). */
   #jsonAt = 0;
   #jsonLength = 0;
@@ -213,12 +226,17 @@ export class CachedState implements CachedObject {
 
   /** The object as JSON, resourceVersion included: what gets, lists and watches send of it. */
   get json(): Uint8Array {
-    return this.#json ?? this.#line!.subarray(this.#jsonAt, this.#jsonAt + this.#jsonLength);
+    if (this.#json !== undefined) return this.#json;
+    const at = Math.max(this.#lineAt, 0) + this.#jsonAt;
+    return this.#line!.subarray(at, at + this.#jsonLength);
   }
 
   /** The event line announcing the state, which holds its JSON; undefined for a state made without one. */
   get line(): Uint8Array | undefined {
-    return this.#line;
+    const line = this.#line;
+    if (line === undefined || this.#lineAt < 0) return line;
+    // A superseded state that nobody read holds no view object of its own (~0.1 KiB each, in a window of thousands).
+    return (this.#lineView ??= line.subarray(this.#lineAt, this.#lineAt + this.#jsonAt + this.#jsonLength + frameEnd.length));
   }
 
   /**
@@ -234,7 +252,13 @@ export class CachedState implements CachedObject {
     } else {
       this.#jsonAt = json.byteOffset - line.byteOffset;
       this.#jsonLength = json.byteLength;
-      this.#line = windowCopy(line);
+      // Lines are frames (watchFrame): the JSON, then frameEnd; the line's length follows from the JSON's.
+      if (line.length > slabbedAtMost || line.length !== this.#jsonAt + this.#jsonLength + frameEnd.length) {
+        this.#line = line;
+      } else {
+        this.#lineAt = slabCopy(line);
+        this.#line = slab;
+      }
       this.#json = undefined;
     }
     this.#released = true;

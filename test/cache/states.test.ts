@@ -60,6 +60,7 @@ test('a superseded state keeps its bytes, and its event its line, in a slab shar
     assert.equal(text(event.json), before[i]!.json);
     assert.equal(state.json.buffer, event.frame.buffer, 'the JSON is still a view into the line');
     assert.ok(Buffer.isBuffer(event.frame), 'lines stay Buffers, which streams write as they are');
+    assert.equal(event.frame, event.frame, 'the view of a superseded line is made once, when first read');
   });
   assert.equal(made[0]!.state.json.buffer, made[1]!.state.json.buffer, 'both in one slab');
   assert.notEqual(made[0]!.state.json.buffer, before[0]!.buffer);
