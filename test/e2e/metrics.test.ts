@@ -10,6 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { freshManifest } from '../../src/cli/bundle-manifest.ts';
 import { eventually } from '../helpers/eventually.ts';
+import { sample } from '../helpers/metrics.ts';
 import { startServer, startServerProcess, tempDir, type TestServer } from '../helpers/server.ts';
 import { allow, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.ts';
 
@@ -19,16 +20,6 @@ function tokenFile(): string {
   const file = path.join(tempDir('plinth-metrics-'), 'tokens.csv');
   writeFileSync(file, [`${tokens.admin},admin,admin,"system:masters"`, `${tokens.carol},carol,carol-uid`].join('\n'));
   return file;
-}
-
-/** The value of the sample `name{labels}` (labels in any order), 0 when absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    const found = Object.fromEntries([...line.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-    if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return 0;
 }
 
 describe('/metrics', () => {

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { eventually } from '../helpers/eventually.ts';
+import { sample } from '../helpers/metrics.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 const run = promisify(execFile);
@@ -187,11 +188,7 @@ describe('the resource quota controller, following counted objects', () => {
   before(async () => void (own = await startServer({ enableGarbageCollector: false })));
   after(() => own?.stop());
 
-  const secretWatchers = async () => {
-    const metrics = (await own.request('GET', '/metrics')).text;
-    const line = metrics.split('\n').find((l) => l.startsWith('apiserver_registered_watchers{') && l.includes('kind="Secret"') && l.includes('group=""'));
-    return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
-  };
+  const secretWatchers = async () => sample((await own.request('GET', '/metrics')).text, 'apiserver_registered_watchers', { group: '', version: 'v1', kind: 'Secret' });
   const secret = (ns: string, name: string) => own.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name } } });
   const used = async (ns: string, name: string) => (await own.request('GET', `/api/v1/namespaces/${ns}/resourcequotas/${name}`)).json.status?.used;
   const quota = (ns: string, name: string) => own.request('POST', `/api/v1/namespaces/${ns}/resourcequotas`, {
