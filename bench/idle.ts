@@ -8,7 +8,6 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serverEnvironment, serverNodeFlags } from '../tools/server-runtime.ts';
 
 const here = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -41,8 +40,8 @@ function readyz(url: string, ca: string): Promise<number> {
 /** One start: milliseconds to ready, and RSS in MiB after `settleMs` idle. */
 async function startOnce(repo: string, dataDir: string, settleMs: number): Promise<{ readyMs: number; cpu: number; rss: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [...serverNodeFlags, path.join(repo, 'src/cli/main.cjs'), 'serve', '--data-dir', dataDir, '--secure-port', '0'], {
-    cwd: repo, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...serverEnvironment },
+  const child = spawn(process.execPath, ['--max-semi-space-size=16', path.join(repo, 'src/cli/main.cjs'), 'serve', '--data-dir', dataDir, '--secure-port', '0'], {
+    cwd: repo, stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {

@@ -12,7 +12,6 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ETCD_BINARY, startEtcdCluster } from './etcd-cluster.ts';
-import { serverEnvironment, serverNodeFlags } from './server-runtime.ts';
 
 const { values } = parseArgs({
   options: {
@@ -70,11 +69,11 @@ function startReplica(index: number): Promise<{ url: string; kubeconfig: string 
   const name = String.fromCharCode('a'.charCodeAt(0) + index);
   const kubeconfig = path.join(dataDir, index === 0 ? 'kubeconfig' : `kubeconfig-${name}`);
   const child = spawn(process.execPath, [
-    ...serverNodeFlags, path.join(repoRoot, 'src/cli/main.cjs'), 'serve',
+    '--max-semi-space-size=16', path.join(repoRoot, 'src/cli/main.cjs'), 'serve',
     '--storage', 'etcd', '--etcd-servers', etcd.urls.join(','),
     '--data-dir', dataDir, '--kubeconfig', kubeconfig,
     '--secure-port', String(basePort === 0 ? 0 : basePort + index),
-  ], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'pipe'], env: { ...process.env, ...serverEnvironment } });
+  ], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'pipe'] });
   replicas.push(child);
   return new Promise((resolve, reject) => {
     let pending = '';

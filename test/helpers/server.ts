@@ -7,7 +7,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { defaultConfig, type Config } from '../../src/cli/config.ts';
 import { serve, type RunningServer, type ServeDependencies } from '../../src/cli/serve.ts';
-import { serverEnvironment, serverNodeFlags } from '../../tools/server-runtime.ts';
 
 export const repoRoot = path.resolve(import.meta.dirname, '../..');
 
@@ -136,9 +135,9 @@ export async function startServerProcess(args: string[] = [], opts: { viaNpm?: b
   const child = opts.viaNpm
     // Its own process group, so that a signal reaches npm's shell and the server under it.
     ? spawn('npm', ['start', '--silent', '--', ...flags], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-    // Node as `npm start` runs it (tools/server-runtime.ts).
-    : spawn(process.execPath, [...serverNodeFlags, ...(opts.nodeFlags ?? []), path.join(repoRoot, 'src/cli/main.cjs'), 'serve', ...flags], {
-      cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...serverEnvironment, ...opts.env },
+    // The same Node flags as `npm start` (the young generation held at 32 MiB).
+    : spawn(process.execPath, ['--max-semi-space-size=16', ...(opts.nodeFlags ?? []), path.join(repoRoot, 'src/cli/main.cjs'), 'serve', ...flags], {
+      cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}),
     });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let log = '';
