@@ -33,9 +33,9 @@ function containerDefaults(lr: KubeObject): { requests: JsonObject; limits: Json
 
 /**
  * Upstream's PodMutateLimitFunc: each container and init container gets the defaults it
- * lacks, and the pod an annotation naming what was set. Answers whether anything changed.
+ * lacks, and the pod (unless `annotate` is false) an annotation naming what was set. Answers whether anything changed.
  */
-export function applyLimitRangeDefaults(lr: KubeObject, pod: KubeObject): boolean {
+export function applyLimitRangeDefaults(lr: KubeObject, pod: KubeObject, annotate = true): boolean {
   const defaults = containerDefaults(lr);
   const notes: string[] = [];
   const { containers, initContainers } = containersOf(pod);
@@ -57,7 +57,7 @@ export function applyLimitRangeDefaults(lr: KubeObject, pod: KubeObject): boolea
   for (const c of containers) merge(c, 'container');
   for (const c of initContainers) merge(c, 'init container');
   if (notes.length === 0) return false;
-  pod.metadata.annotations = { ...pod.metadata.annotations, [limitRangerAnnotation]: `LimitRanger plugin set: ${notes.join('; ')}` };
+  if (annotate) pod.metadata.annotations = { ...pod.metadata.annotations, [limitRangerAnnotation]: `LimitRanger plugin set: ${notes.join('; ')}` };
   return true;
 }
 
@@ -171,8 +171,10 @@ export function claimLimitViolations(lr: KubeObject, claim: KubeObject): string[
 }
 
 function kindOf(attrs: AdmissionAttributes): 'pod' | 'claim' | undefined {
-  if (attrs.group !== '' || attrs.subresource !== '' || attrs.object === undefined) return undefined;
-  // Containers cannot change after create, so pod updates are not looked at (upstream).
+  if (attrs.group !== '' || attrs.object === undefined) return undefined;
+  // A pod's resources change after create only through pods/resize (upstream).
+  if (attrs.resource === 'pods' && attrs.subresource === 'resize' && attrs.operation === 'UPDATE') return 'pod';
+  if (attrs.subresource !== '') return undefined;
   if (attrs.resource === 'pods' && attrs.operation === 'CREATE') return 'pod';
   if (attrs.resource === 'persistentvolumeclaims' && (attrs.operation === 'CREATE' || attrs.operation === 'UPDATE')) return 'claim';
   return undefined;
@@ -184,16 +186,18 @@ function beingDeleted(attrs: AdmissionAttributes): boolean {
 }
 
 /**
- * Upstream's LimitRanger plugin (plugin/pkg/admission/limitranger): on pod create the
- * mutating phase fills in defaults, the validating phase checks each LimitRange; claims
- * are checked on create and update. Violations answer 403.
+ * Upstream's LimitRanger plugin (plugin/pkg/admission/limitranger): on pod create and
+ * pods/resize the mutating phase fills in defaults, the validating phase checks each
+ * LimitRange; claims are checked on create and update. Violations answer 403.
  */
 export function limitRanger(ranges: LimitRangeLookup): AdmissionPlugin {
   return {
     name: 'LimitRanger',
     admit: unless((attrs) => kindOf(attrs) !== 'pod' || beingDeleted(attrs), async (attrs) => {
+      // A resize keeps the stored annotations (upstream's resize strategy puts them back after admission).
+      const annotate = attrs.subresource !== 'resize';
       for (const lr of await ranges.list(attrs.namespace)) {
-        if (applyLimitRangeDefaults(lr, attrs.object!)) attrs.mutated = true;
+        if (applyLimitRangeDefaults(lr, attrs.object!, annotate)) attrs.mutated = true;
       }
     }),
     validate: unless((attrs) => kindOf(attrs) === undefined || beingDeleted(attrs), async (attrs) => {

@@ -1,4 +1,4 @@
-// Requests to subresources: status, finalize, approval and ephemeralcontainers (the object
+// Requests to subresources: status, finalize, approval, ephemeralcontainers and resize (the object
 // itself), scale, eviction, binding, and the ones that would connect to a kubelet.
 import { badRequest, methodNotAllowed, notFoundPath, type KubeObject, type TableColumn } from '../../api/index.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
@@ -53,6 +53,7 @@ export async function subresourceHandler(scope: RequestScope, registry: Resource
       if (verb === 'create' && authentication !== undefined) return tokenRequestHandler(scope, registry, authentication);
       break;
     case 'ephemeralcontainers':
+    case 'resize':
     case 'approval':
       if (verb === 'get') return getObject(scope);
       if (verb === 'update') return updateObject(scope);

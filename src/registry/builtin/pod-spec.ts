@@ -8,13 +8,12 @@ import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain, isQualifiedNam
 import { validateAnnotations, validateLabels } from '../validation/object-meta.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { arrayAt, defaultEmptyObject, ensureObject, numberAt, objectAt, objectsAt, setDefault, stringAt } from './object.ts';
-import { addQuantity, compareQuantity, isNegative, isPositive, parseQuantity } from '../../api/quantity.ts';
+import { compareQuantity, isNegative, isZero, parseQuantity, zeroQuantity } from '../../api/quantity.ts';
 import { invalidIPMessage, parseIP } from './ip.ts';
 import { validateContainerProbes } from './pod-probes.ts';
 import { validateAffinity, validateTopologySpreadConstraints } from './pod-scheduling.ts';
 import { validateContainerSecurityContext, validatePodSecurityContext } from './pod-security.ts';
 import { hasBackstep, validateVolumeSource } from './pod-volume-sources.ts';
-import type { Quantity } from '../../api/quantity.ts';
 
 // ---------- defaults ----------
 
@@ -157,40 +156,39 @@ export function defaultPodTemplate(template: JsonObject): void {
 
 const qosResources = ['cpu', 'memory'];
 
-/** The QoS class upstream computes for a new pod (pkg/apis/core/helper/qos). */
-export function podQOSClass(spec: JsonObject): 'Guaranteed' | 'Burstable' | 'BestEffort' {
-  const requests = new Map<string, Quantity>();
-  const limits = new Map<string, Quantity>();
-  let guaranteed = true;
-  for (const container of [...objectsAt(spec, 'containers'), ...objectsAt(spec, 'initContainers')]) {
-    const resources = objectAt(container, 'resources');
-    for (const [name, raw] of Object.entries(objectAt(resources, 'requests') ?? {})) {
-      const q = parseQuantity(raw);
-      if (!qosResources.includes(name) || q === undefined || !isPositive(q)) continue;
-      const sum = requests.get(name);
-      requests.set(name, sum ? addQuantity(sum, q) : q);
-    }
-    const limitsFound = new Set<string>();
-    for (const [name, raw] of Object.entries(objectAt(resources, 'limits') ?? {})) {
-      const q = parseQuantity(raw);
-      if (!qosResources.includes(name) || q === undefined || !isPositive(q)) continue;
-      limitsFound.add(name);
-      const sum = limits.get(name);
-      limits.set(name, sum ? addQuantity(sum, q) : q);
-    }
-    if (!qosResources.every((r) => limitsFound.has(r))) guaranteed = false;
+type QOSClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
+
+/** One resource's shape in a set of requirements: request and limit equal and set, equal and unset, or not equal. */
+function resourceQOS(requests: JsonObject, limits: JsonObject, name: string): QOSClass {
+  const request = parseQuantity(requests[name]) ?? zeroQuantity;
+  const limit = parseQuantity(limits[name]) ?? zeroQuantity;
+  if (compareQuantity(request, limit) !== 0) return 'Burstable';
+  return isZero(request) ? 'BestEffort' : 'Guaranteed';
+}
+
+/** The QoS of one set of requirements (a container's, or the pod-level ones): cpu and memory must agree. */
+function requirementsQOS(resources: unknown): QOSClass {
+  const requests = objectAt(resources, 'requests') ?? {};
+  const limits = objectAt(resources, 'limits') ?? {};
+  if (Object.keys(requests).length === 0 && Object.keys(limits).length === 0) return 'BestEffort';
+  const [first, ...rest] = qosResources.map((name) => resourceQOS(requests, limits, name));
+  return rest.every((q) => q === first) ? first! : 'Burstable';
+}
+
+/**
+ * The QoS class upstream computes for a pod (pkg/apis/core/helper/qos ComputePodQOS):
+ * from the pod-level resources when the spec has them, else every container agrees
+ * (all Guaranteed, all BestEffort) or the pod is Burstable.
+ */
+export function podQOSClass(spec: JsonObject): QOSClass {
+  if (isObject(spec.resources)) return requirementsQOS(spec.resources);
+  let pod: QOSClass | undefined;
+  for (const container of [...objectsAt(spec, 'initContainers'), ...objectsAt(spec, 'containers')]) {
+    const qos = requirementsQOS(container.resources);
+    if (qos === 'Burstable' || (pod !== undefined && pod !== qos)) return 'Burstable';
+    pod = qos;
   }
-  if (requests.size === 0 && limits.size === 0) return 'BestEffort';
-  if (guaranteed) {
-    for (const [name, req] of requests) {
-      const lim = limits.get(name);
-      if (lim === undefined || compareQuantity(lim, req) !== 0) {
-        guaranteed = false;
-        break;
-      }
-    }
-  }
-  return guaranteed && requests.size === limits.size ? 'Guaranteed' : 'Burstable';
+  return pod ?? 'BestEffort';
 }
 
 // ---------- validation ----------
@@ -457,6 +455,30 @@ export function validateTolerations(tolerations: unknown[], path: FieldPath): St
 export interface PodSpecOptions {
   /** A Pod (true) rather than a pod template: containers' images may not have surrounding whitespace. */
   isPod: boolean;
+  /** The spec before an update already had a non-sidecar init container resized by RestartContainer: it may stay (upstream ratchets). */
+  keepsInitRestartContainer?: boolean;
+}
+
+const resizeResources = ['cpu', 'memory'];
+const resizeRestartPolicies = ['NotRequired', 'RestartContainer'];
+
+/** Upstream's validateResizePolicy: cpu and memory once each, a known restart policy, none but NotRequired in a pod that never restarts. */
+function validateResizePolicy(policies: unknown[], path: FieldPath, podRestartPolicy: unknown): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const seen = new Set<string>();
+  policies.forEach((raw, i) => {
+    const policy = isObject(raw) ? raw : {};
+    const resource = stringAt(policy, 'resourceName');
+    if (seen.has(resource)) causes.push(duplicate(index(path, i), resource));
+    seen.add(resource);
+    if (resource === '') causes.push(required(path, ''));
+    else if (!resizeResources.includes(resource)) causes.push(notSupported(path, resource, resizeResources));
+    const restart = stringAt(policy, 'restartPolicy');
+    if (restart === '') causes.push(required(path, ''));
+    else if (!resizeRestartPolicies.includes(restart)) causes.push(notSupported(path, restart, resizeRestartPolicies));
+    if (podRestartPolicy === 'Never' && restart !== 'NotRequired') causes.push(invalid(path, restart, "must be 'NotRequired' when pod `restartPolicy` is 'Never'"));
+  });
+  return causes;
 }
 
 /** Upstream's ValidatePodSpec, for the rules clients observe; `path` is "spec" or "spec.template.spec". */
@@ -474,6 +496,14 @@ export function validatePodSpec(spec: unknown, path: FieldPath, opts: PodSpecOpt
       const container = isObject(raw) ? raw : {};
       const p = index(listPath, i);
       causes.push(...validateContainer(container, volumes, p));
+      causes.push(...validateResizePolicy(arrayAt(container, 'resizePolicy'), child(p, 'resizePolicy'), s.restartPolicy));
+      if (init && container.restartPolicy !== 'Always' && !opts.keepsInitRestartContainer) {
+        objectsAt(container, 'resizePolicy').forEach((policy, j) => {
+          if (policy.restartPolicy === 'RestartContainer') {
+            causes.push(invalid(child(index(child(p, 'resizePolicy'), j), 'restartPolicy'), 'RestartContainer', "must not be set to 'RestartContainer' for non-sidecar initContainers"));
+          }
+        });
+      }
       causes.push(...validateContainerProbes(container, init, gracePeriod, p));
       // The host's user namespace unless hostUsers is false.
       causes.push(...validateContainerSecurityContext(container, s.hostUsers !== false, child(p, 'securityContext')));

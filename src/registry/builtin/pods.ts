@@ -11,6 +11,7 @@ import { clone, isObject, type JsonObject } from '../../api/json.ts';
 import { arrayAt, ensureObject, numberAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
 import { defaultPodOnly, defaultPodSpec, podQOSClass, validatePodSpec } from './pod-spec.ts';
 import { podColumns, podRowConditions } from './table-columns.ts';
+import { resizeStrategy } from './pod-resize.ts';
 
 function specOf(pod: KubeObject): JsonObject {
   return ensureObject(pod as JsonObject, 'spec');
@@ -112,6 +113,7 @@ function keepOnlyEphemeralContainers(pod: KubeObject, old: KubeObject): void {
   if (ephemeral === undefined || ephemeral === null) delete spec.ephemeralContainers;
   else spec.ephemeralContainers = clone(ephemeral);
   defaultPodSpec(spec);
+  if (!semanticEqual(pod.spec, old.spec)) pod.metadata.generation = (old.metadata.generation ?? 0) + 1;
 }
 
 /** Fields an ephemeral container may not set (upstream's allow list, inverted), with their messages. */
@@ -242,6 +244,7 @@ const podStrategy: Strategy = {
       prepareForUpdate: keepOnlyEphemeralContainers,
       validateUpdate: validateEphemeralContainersUpdate,
     },
+    resize: resizeStrategy(defaultPod),
     status: {
       prepareForUpdate(pod, old) {
         pod.spec = clone(old.spec);
@@ -264,7 +267,7 @@ export function podsType(): ResourceType {
   return builtinType('', 'v1', 'pods', {
     // eviction: registry/eviction.ts; binding: registry/binding.ts; log, exec, attach,
     // portforward and proxy answer that no kubelet is reachable (endpoints/handlers/connect.ts).
-    subresources: ['attach', 'binding', 'ephemeralcontainers', 'eviction', 'exec', 'log', 'portforward', 'proxy', 'status'],
+    subresources: ['attach', 'binding', 'ephemeralcontainers', 'eviction', 'exec', 'log', 'portforward', 'proxy', 'resize', 'status'],
     strategy: podStrategy,
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,

@@ -108,6 +108,16 @@ for (const c of qosCases) {
   });
 }
 
+test('QoS class: pod-level resources decide when the spec has them', () => {
+  const guaranteed = { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } };
+  const containers = [{ name: 'c', resources: { requests: { cpu: '100m' } } }];
+  assert.equal(podQOSClass({ containers }), 'Burstable');
+  assert.equal(podQOSClass({ containers, resources: guaranteed }), 'Guaranteed');
+  assert.equal(podQOSClass({ containers: [{ name: 'c', resources: guaranteed }], resources: { requests: { cpu: '1' } } }), 'Burstable');
+  // Only cpu and memory count: a container with nothing else is BestEffort.
+  assert.equal(podQOSClass({ containers: [{ name: 'c', resources: { requests: { 'ephemeral-storage': '1Gi' } } }] }), 'BestEffort');
+});
+
 const invalidCases: { name: string; spec: Record<string, unknown>; causes: string[] }[] = [
   { name: 'a pod needs containers', spec: {}, causes: ['spec.containers: Required value'] },
   {
