@@ -40,6 +40,7 @@ export interface SimulatedNodesOptions {
 interface Container {
   name: string;
   image?: string;
+  resources?: { requests?: Record<string, unknown>; limits?: Record<string, unknown> };
 }
 
 interface Condition {
@@ -64,6 +65,17 @@ function timestamp(ms: number): string {
 /** metav1.MicroTime, as a Lease's renewTime is written. */
 function microTimestamp(ms: number): string {
   return new Date(ms).toISOString().replace(/Z$/, '000Z');
+}
+
+/** What a kubelet reports of a running container's resources: the cpu and memory it configured, and the requests it admitted. */
+function reportedResources(c: Container): Record<string, unknown> {
+  const only = (list: Record<string, unknown> | undefined) => Object.fromEntries(Object.entries(list ?? {}).filter(([name]) => name === 'cpu' || name === 'memory'));
+  const requests = only(c.resources?.requests);
+  const limits = only(c.resources?.limits);
+  return {
+    ...(Object.keys(c.resources?.requests ?? {}).length > 0 ? { allocatedResources: { ...c.resources!.requests } } : {}),
+    resources: { ...(Object.keys(limits).length > 0 ? { limits } : {}), ...(Object.keys(requests).length > 0 ? { requests } : {}) },
+  };
 }
 
 function podKey(pod: KubeObject): string {
@@ -278,7 +290,8 @@ export class SimulatedNodes {
       await this.#writeStatus(pod, (current) => this.#finishedStatus(current, now));
       return;
     }
-    // Running: only readiness may change, as the pod's readiness gates' conditions do.
+    // Running: a resize is acted on, and readiness changes as the pod's readiness gates' conditions do.
+    if (status(pod).observedGeneration !== pod.metadata.generation) await this.#writeStatus(pod, (current) => this.#resizedStatus(current));
     const wanted = this.#readyCondition(pod, now);
     const ready = ((status(pod).conditions ?? []) as Condition[]).find((c) => c.type === 'Ready');
     if (ready?.status !== wanted.status || ready?.reason !== wanted.reason) {
@@ -355,6 +368,7 @@ export class SimulatedNodes {
     const running = (c: Container) => ({
       name: c.name, state: { running: { startedAt: at } }, lastState: {}, ready: true, restartCount: 0,
       image: c.image ?? '', imageID: `${c.image ?? ''}@sha256:${fakeId(`image ${c.image}`)}`, containerID: `containerd://${fakeId(`${pod.metadata.uid} ${c.name}`)}`, started: true,
+      ...reportedResources(c),
     });
     const initialized = (c: Container) => ({
       name: c.name, state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: at, finishedAt: at, containerID: `containerd://${fakeId(`${pod.metadata.uid} ${c.name}`)}` } },
@@ -378,6 +392,21 @@ export class SimulatedNodes {
       startTime: at,
       ...(init.length > 0 ? { initContainerStatuses: init.map(initialized) } : {}),
       containerStatuses: containersOf(pod, 'containers').map(running),
+      observedGeneration: pod.metadata.generation,
+    };
+  }
+
+  /** A resize (pods/resize) acted on at once: each running container reports its new resources, and the pod the generation it saw. */
+  #resizedStatus(pod: KubeObject): Record<string, unknown> {
+    const containers = new Map(containersOf(pod, 'containers').map((c) => [c.name, c]));
+    const statuses = (status(pod).containerStatuses ?? []) as Record<string, unknown>[];
+    return {
+      ...status(pod),
+      containerStatuses: statuses.map((s) => {
+        const c = containers.get(String(s.name));
+        return c === undefined ? s : { ...s, ...reportedResources(c) };
+      }),
+      observedGeneration: pod.metadata.generation,
     };
   }
 

@@ -120,6 +120,33 @@ describe('simulated nodes', () => {
     assert.deepEqual([condition(ok, 'Ready').status, condition(ok, 'Ready').reason], ['False', 'PodCompleted']);
   });
 
+  test('a running pod reports its containers\' resources and acts on a resize (pods/resize)', async () => {
+    const ns = await server.newNamespace('sim-resize');
+    const resources = { requests: { cpu: '100m', memory: '64Mi', 'ephemeral-storage': '1Gi' }, limits: { cpu: '200m' } };
+    await createPod(ns, 'r', { spec: { containers: [{ name: 'app', image: 'nginx:1.27', resources }] } });
+    const running = await eventually(async () => {
+      const s = await podStatus(ns, 'r');
+      assert.equal(s.phase, 'Running');
+      return s;
+    });
+    assert.equal(running.observedGeneration, 1);
+    assert.deepEqual(running.containerStatuses[0].resources, { limits: { cpu: '200m' }, requests: { cpu: '100m', memory: '64Mi' } });
+    assert.deepEqual(running.containerStatuses[0].allocatedResources, resources.requests);
+
+    const resized = await server.request('PATCH', `/api/v1/namespaces/${ns}/pods/r/resize`, {
+      headers: { 'content-type': 'application/strategic-merge-patch+json' },
+      body: { spec: { containers: [{ name: 'app', resources: { requests: { cpu: '150m' }, limits: { cpu: '300m' } } }] } },
+    });
+    assert.equal(resized.status, 200, resized.text);
+    assert.equal(resized.json.metadata.generation, 2);
+    await eventually(async () => {
+      const s = await podStatus(ns, 'r');
+      assert.equal(s.observedGeneration, 2);
+      assert.deepEqual(s.containerStatuses[0].resources, { limits: { cpu: '300m' }, requests: { cpu: '150m', memory: '64Mi' } });
+      assert.equal(s.containerStatuses[0].allocatedResources.cpu, '150m');
+    });
+  });
+
   test('a pod deleted with a 30 s grace period is removed after the capped grace', async () => {
     const ns = await server.newNamespace('sim');
     await createPod(ns, 'going');
