@@ -4,7 +4,7 @@
 
 import type { KubeObject } from '../api/index.ts';
 import { isObject } from '../api/json.ts';
-import { addQuantity, compareQuantity, formatQuantity, isNegative, isZero, quantityOf, zeroQuantity } from '../api/quantity.ts';
+import { addQuantity, compareQuantity, formatQuantity, isNegative, isZero, quantityOf, subtractQuantity, zeroQuantity } from '../api/quantity.ts';
 import { containerResources, containersOf, podLimits, podRequests, resourceList, type ResourceList } from './pod-resources.ts';
 
 export interface GroupResource {
@@ -32,6 +32,8 @@ export interface Evaluator {
   constraints?(required: string[], obj: KubeObject): string | undefined;
   /** The object counts as one whatever it holds: its metadata is all the evaluator reads. */
   countsOnly?: boolean;
+  /** Whether an update through `subresource` ('' for the object itself) may change what the object uses (upstream's Handles); absent: none does. */
+  handlesUpdate?(subresource: string, obj: KubeObject, old: KubeObject): boolean;
 }
 
 /** count/<resource>[.<group>]: the object count name of a resource. */
@@ -163,6 +165,8 @@ const podEvaluator: Evaluator = {
       default: return false;
     }
   },
+  // A resize changes what a pod requests; an update of the pod itself only its terminating scope (activeDeadlineSeconds).
+  handlesUpdate: (subresource, pod, old) => subresource === 'resize' || (subresource === '' && isTerminating(pod) !== isTerminating(old)),
   usage(pod, now) {
     const out: ResourceList = new Map([['count/pods', one()]]);
     if (!podCharged(pod, now)) return out;
@@ -194,6 +198,8 @@ const serviceEvaluator: Evaluator = {
   groupResource: { group: '', resource: 'services' },
   matchingResources: (input) => input.filter((n) => ['count/services', 'services', 'services.loadbalancers', 'services.nodeports'].includes(n)),
   matchesScope: () => false,
+  // Its type can change (to NodePort or LoadBalancer).
+  handlesUpdate: (subresource) => subresource === '',
   usage(svc) {
     const spec = isObject(svc.spec) ? svc.spec : {};
     const ports = Array.isArray(spec.ports) ? spec.ports : [];
@@ -227,6 +233,8 @@ const claimEvaluator: Evaluator = {
     ['count/persistentvolumeclaims', 'persistentvolumeclaims', 'requests.storage'].includes(n)
     || n.endsWith(`${storageClassSuffix}requests.storage`) || n.endsWith(`${storageClassSuffix}persistentvolumeclaims`)),
   matchesScope: () => false,
+  // A bound claim's storage request can grow.
+  handlesUpdate: (subresource) => subresource === '',
   usage(pvc) {
     const out: ResourceList = new Map([['persistentvolumeclaims', one()], ['count/persistentvolumeclaims', one()]]);
     const spec = isObject(pvc.spec) ? pvc.spec : {};
@@ -257,6 +265,11 @@ export const countedResources: GroupResource[] = builtinEvaluators.map((e) => e.
 /** The evaluator of a resource: a built-in one, or an object counter. */
 export function evaluatorFor(gr: GroupResource): Evaluator {
   return builtinEvaluators.find((e) => e.groupResource.group === gr.group && e.groupResource.resource === gr.resource) ?? objectCounter(gr);
+}
+
+/** The built-in evaluator of a resource whose updates may change what it uses (pods, services, claims). */
+export function updateEvaluatorFor(gr: GroupResource): Evaluator | undefined {
+  return builtinEvaluators.find((e) => e.handlesUpdate !== undefined && e.groupResource.group === gr.group && e.groupResource.resource === gr.resource);
 }
 
 /** The evaluators a quota with these hard resources needs. */
@@ -312,6 +325,18 @@ export function toWire(list: ResourceList): Record<string, string> {
 export function addLists(a: ResourceList, b: ResourceList): ResourceList {
   const out: ResourceList = new Map(a);
   for (const [name, q] of b) out.set(name, out.has(name) ? addQuantity(out.get(name)!, q) : q);
+  return out;
+}
+
+/** `a` less `b`, nothing below zero; names only `b` has are zero (quota.SubtractWithNonNegativeResult). */
+export function subtractNonNegative(a: ResourceList, b: ResourceList): ResourceList {
+  const out: ResourceList = new Map();
+  for (const [name, q] of a) {
+    const other = b.get(name);
+    const left = other === undefined ? q : subtractQuantity(q, other);
+    out.set(name, isNegative(left) || isZero(left) ? zeroQuantity : left);
+  }
+  for (const name of b.keys()) if (!out.has(name)) out.set(name, zeroQuantity);
   return out;
 }
 

@@ -1,5 +1,6 @@
 // ResourceQuota admission: a new object must fit every quota of its namespace that
-// counts it; the quotas' status.used is charged before the object is stored.
+// counts it, and so must an update's growth (a pod's resize, a service's new type, a
+// claim's larger request); the quotas' status.used is charged before the object is stored.
 
 import { forbidden, isStatusError, type KubeObject } from '../api/index.ts';
 import { clone } from '../api/json.ts';
@@ -7,7 +8,7 @@ import { unless, type AdmissionAttributes, type AdmissionPlugin } from './chain.
 import { resourceList, type ResourceList } from './pod-resources.ts';
 import {
   addLists, computeQuotaStatus, evaluatorFor, exceeding, maskList, negativeNames, prettyPrint, quotaMatches, scopesOf, specOf, statusOf,
-  toWire, withoutZeros, type Evaluator, type GroupResource,
+  subtractNonNegative, toWire, updateEvaluatorFor, withoutZeros, type Evaluator, type GroupResource,
 } from './quota-usage.ts';
 
 export interface QuotaAccess {
@@ -41,14 +42,17 @@ function quotaState(quota: KubeObject): { hard: ResourceList; used: ResourceList
 }
 
 /**
- * Upstream's CheckRequest for one create: the quotas that match the object are charged
- * its usage; answers their new usage by quota name, or throws the 403 upstream answers.
+ * Upstream's CheckRequest: the quotas that match the object are charged its usage, or on
+ * an update what it uses beyond the stored object (`old`; nothing is credited for what it
+ * gives back, the quota controller counts that). Answers the quotas' new usage by name,
+ * or throws the 403 upstream answers.
  */
-export function checkCreate(
-  attrs: { resource: string; name: string },
+export function checkRequest(
+  attrs: { resource: string; name: string; subresource?: string },
   evaluator: Evaluator,
   quotas: { name: string; hard: ResourceList; used: ResourceList; quota: KubeObject }[],
   obj: KubeObject,
+  old: KubeObject | undefined,
   now: number,
 ): Map<string, ResourceList> {
   const deny = (message: string) => forbidden(`${attrs.resource} "${attrs.name}" is forbidden: ${message}`);
@@ -66,12 +70,15 @@ export function checkCreate(
   const usage = evaluator.usage(obj, now);
   const negative = negativeNames(usage);
   if (negative.length > 0) throw deny(`quota usage is negative for resource(s): ${negative.join(',')}`);
-  const delta = withoutZeros(usage);
-  if (delta.size === 0) return result;
+  // An update is charged its growth by the quotas that counted the stored object; one that did not counts it whole.
+  const grown = old?.metadata.resourceVersion ? subtractNonNegative(usage, evaluator.usage(old, now)) : undefined;
   for (const q of interesting) {
+    const countedBefore = grown !== undefined && quotaMatches(evaluator, [...q.hard.keys()], scopesOf(q.quota), old!);
+    const delta = withoutZeros(countedBefore ? grown : usage);
+    if (delta.size === 0) continue;
     const requested = maskList(delta, q.hard.keys());
     const newUsage = addLists(q.used, requested);
-    const over = exceeding(maskList(newUsage, requested.keys()), q.hard);
+    const over = attrs.subresource === 'status' ? [] : exceeding(maskList(newUsage, requested.keys()), q.hard);
     if (over.length > 0) {
       throw deny(`exceeded quota: ${q.name}, requested: ${prettyPrint(maskList(requested, over))}, used: ${prettyPrint(maskList(q.used, over))}, limited: ${prettyPrint(maskList(q.hard, over))}`);
     }
@@ -80,14 +87,17 @@ export function checkCreate(
   return result;
 }
 
+/** Creates of objects, and the updates their evaluator says may change what they use. */
 function handled(attrs: AdmissionAttributes): boolean {
-  if (attrs.operation !== 'CREATE' || attrs.subresource !== '' || !attrs.namespaced || attrs.namespace === '') return false;
-  return attrs.object !== undefined && !ignored.has(`${attrs.group}/${attrs.resource}`);
+  if (!attrs.namespaced || attrs.namespace === '' || attrs.object === undefined || ignored.has(`${attrs.group}/${attrs.resource}`)) return false;
+  if (attrs.operation === 'CREATE') return attrs.subresource === '';
+  if (attrs.operation !== 'UPDATE' || attrs.oldObject === undefined) return false;
+  return updateEvaluatorFor({ group: attrs.group, resource: attrs.resource })?.handlesUpdate!(attrs.subresource, attrs.object, attrs.oldObject) === true;
 }
 
 /**
  * Upstream's ResourceQuota plugin (apiserver's admission/plugin/resourcequota), for
- * creates: each quota that counts the new object must have room for it, and its
+ * creates and the updates that can use more: each quota that counts the object must have room for it, and its
  * status.used is charged before the object is stored (a concurrent charge makes the
  * status write conflict, and the check runs again). A quota whose status does not yet
  * cover its spec (just made, the controller has not counted yet) is counted here first,
@@ -117,7 +127,7 @@ export function resourceQuotaAdmission(access: QuotaAccess, now: () => number = 
           }
           quotas.push({ name: quota.metadata.name!, hard: state.hard, used: state.used, quota: fresh, recounted: fresh !== quota });
         }
-        const charged = checkCreate(attrs, evaluator, quotas, obj, now());
+        const charged = checkRequest(attrs, evaluator, quotas, obj, attrs.oldObject, now());
         if (attrs.dryRun) return;
         try {
           for (const q of quotas) {

@@ -6,7 +6,7 @@ import type { KubeObject } from '../../src/api/index.ts';
 import { aggregateMessage, applyLimitRangeDefaults, claimLimitViolations, podLimitViolations } from '../../src/admission/limit-ranger.ts';
 import { resourceList } from '../../src/admission/pod-resources.ts';
 import { computeQuotaStatus, evaluatorFor, toWire } from '../../src/admission/quota-usage.ts';
-import { checkCreate } from '../../src/admission/resource-quota.ts';
+import { checkRequest } from '../../src/admission/resource-quota.ts';
 
 const limitRange = (...limits: unknown[]): KubeObject => ({ metadata: { name: 'lr' }, spec: { limits } });
 
@@ -115,13 +115,29 @@ const checkCases: { name: string; quotas: ReturnType<typeof quotaOf>[]; pod: Kub
 for (const { name, quotas, pod: p, charged, error } of checkCases) {
   test(`ResourceQuota check: ${name}`, () => {
     if (error !== undefined) {
-      assert.throws(() => checkCreate(attrs, pods, quotas, p, Date.now()), (err: Error) => err.message === error);
+      assert.throws(() => checkRequest(attrs, pods, quotas, p, undefined, Date.now()), (err: Error) => err.message === error);
       return;
     }
-    const result = checkCreate(attrs, pods, quotas, p, Date.now());
+    const result = checkRequest(attrs, pods, quotas, p, undefined, Date.now());
     assert.deepEqual(Object.fromEntries([...result].map(([n, list]) => [n, toWire(list)])), charged);
   });
 }
+
+test('ResourceQuota check of an update: the growth is charged, nothing is credited, a quota new to the object charges it whole', () => {
+  const stored = { ...pod([{ name: 'a', requests: { cpu: '200m' } }]), metadata: { name: 'p', namespace: 'ns', resourceVersion: '5' } } as KubeObject;
+  const resized = pod([{ name: 'a', requests: { cpu: '300m' } }]);
+  const cpu = (used: string) => quotaOf('q', { 'requests.cpu': '1', 'count/pods': '10' }, { 'requests.cpu': used, 'count/pods': '1' });
+  const charged = checkRequest(attrs, pods, [cpu('200m')], resized, stored, Date.now());
+  assert.deepEqual(toWire(charged.get('q')!), { 'count/pods': '1', 'requests.cpu': '300m' });
+  assert.throws(() => checkRequest(attrs, pods, [cpu('950m')], resized, stored, Date.now()),
+    (err: Error) => err.message === 'pods "p" is forbidden: exceeded quota: q, requested: requests.cpu=100m, used: requests.cpu=950m, limited: requests.cpu=1');
+  // A smaller request charges nothing (the quota controller counts it later).
+  assert.equal(checkRequest(attrs, pods, [cpu('950m')], pod([{ name: 'a', requests: { cpu: '100m' } }]), stored, Date.now()).size, 0);
+  // A Terminating quota did not count the stored pod: the pod that now has a deadline is charged whole.
+  const terminating = quotaOf('t', { pods: '2' }, { pods: '1' }, { scopes: ['Terminating'] });
+  const withDeadline = pod([{ name: 'a', requests: { cpu: '200m' } }], { activeDeadlineSeconds: 30 });
+  assert.deepEqual(toWire(checkRequest(attrs, pods, [terminating], withDeadline, stored, Date.now()).get('t')!), { pods: '2' });
+});
 
 test('a quota\'s usage counted from the namespace\'s objects', async () => {
   const objects: Record<string, KubeObject[]> = {

@@ -130,6 +130,32 @@ describe('ResourceQuota', () => {
     assert.equal(over.json.message, 'pods "over" is forbidden: exceeded quota: compute, requested: requests.cpu=500m, used: requests.cpu=600m, limited: requests.cpu=1');
   });
 
+  test('updates that use more are charged: a pod\'s resize, a service\'s new type', async () => {
+    const ns = await server.newNamespace('rq');
+    assert.equal((await create(ns, 'resourcequotas', {
+      apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q' }, spec: { hard: { 'requests.cpu': '1', 'services.loadbalancers': '0' } },
+    })).status, 201);
+    assert.equal((await create(ns, 'pods', pod('p', { requests: { cpu: '400m' } }))).status, 201);
+    const resize = (cpu: string) => server.request('PATCH', `/api/v1/namespaces/${ns}/pods/p/resize`, {
+      headers: { 'content-type': 'application/strategic-merge-patch+json' },
+      body: { spec: { containers: [{ name: 'c', resources: { requests: { cpu } } }] } },
+    });
+    const over = await resize('1200m');
+    assert.equal(over.status, 403, over.text);
+    assert.equal(over.json.message, 'pods "p" is forbidden: exceeded quota: q, requested: requests.cpu=800m, used: requests.cpu=400m, limited: requests.cpu=1');
+    const grown = await resize('700m');
+    assert.equal(grown.status, 200, grown.text);
+    assert.deepEqual((await quotaStatus(ns, 'q')).used, { 'requests.cpu': '700m', 'services.loadbalancers': '0' });
+
+    const svc = await create(ns, 'services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ port: 80 }] } });
+    assert.equal(svc.status, 201, svc.text);
+    const lb = await server.request('PATCH', `/api/v1/namespaces/${ns}/services/s`, {
+      headers: { 'content-type': 'application/merge-patch+json' }, body: { spec: { type: 'LoadBalancer' } },
+    });
+    assert.equal(lb.status, 403, lb.text);
+    assert.equal(lb.json.message, 'services "s" is forbidden: exceeded quota: q, requested: services.loadbalancers=1, used: services.loadbalancers=0, limited: services.loadbalancers=0');
+  });
+
   test('a BestEffort-scoped quota counts only best-effort pods', async () => {
     const ns = await server.newNamespace('rq');
     assert.equal((await create(ns, 'resourcequotas', {
