@@ -1,7 +1,7 @@
 // The admission chain kube-apiserver runs by default, as far as Plinth has its plugins:
 // NamespaceLifecycle, LimitRanger, ServiceAccount, Priority, DefaultStorageClass,
-// StorageObjectInUseProtection, MutatingAdmissionPolicy, MutatingAdmissionWebhook, ValidatingAdmissionPolicy,
-// ValidatingAdmissionWebhook, ResourceQuota.
+// StorageObjectInUseProtection, PodResizeValidator, MutatingAdmissionPolicy, MutatingAdmissionWebhook,
+// ValidatingAdmissionPolicy, ValidatingAdmissionWebhook, ResourceQuota.
 
 import type { AdmissionPlugin } from '../admission/chain.ts';
 import { defaultStorageClassAdmission } from '../admission/default-storage-class.ts';
@@ -11,6 +11,7 @@ import { validatingAdmissionPolicy } from '../admission/validating-admission-pol
 import { matchLabels, type LabelSelector } from '../api/labels.ts';
 import { limitRanger } from '../admission/limit-ranger.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
+import { podResizeValidator } from '../admission/pod-resize-validator.ts';
 import { priorityAdmission } from '../admission/priority.ts';
 import type { GroupResource } from '../admission/quota-usage.ts';
 import { resourceQuotaAdmission } from '../admission/resource-quota.ts';
@@ -174,6 +175,7 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
       }),
       defaultStorageClassAdmission(async () => (await storeOf(registry, 'storage.k8s.io', 'storageclasses').list('', { consistency: { kind: 'any' } })).items.map((item) => item.object)),
       storageObjectInUseProtection(),
+      podResizeValidator({ get: (name) => storeOf(registry, '', 'nodes').find('', name) }),
       mutatingAdmissionPolicy({
         ...policySources,
         policies: () => mutatingPolicies.list(),

@@ -145,6 +145,15 @@ describe('simulated nodes', () => {
       assert.deepEqual(s.containerStatuses[0].resources, { limits: { cpu: '300m' }, requests: { cpu: '150m', memory: '64Mi' } });
       assert.equal(s.containerStatuses[0].allocatedResources.cpu, '150m');
     });
+
+    // PodResizeValidator: more than the node's 32 CPUs does not fit.
+    const tooBig = await server.request('PATCH', `/api/v1/namespaces/${ns}/pods/r/resize`, {
+      headers: { 'content-type': 'application/strategic-merge-patch+json' },
+      body: { spec: { containers: [{ name: 'app', resources: { requests: { cpu: '40' }, limits: { cpu: '40' } } }] } },
+    });
+    assert.equal(tooBig.status, 403, tooBig.text);
+    assert.equal(tooBig.json.message, 'pods "r" is forbidden: Node didn\'t have enough allocatable resources: cpu, requested: 40000, allocatable: 32000');
+    assert.deepEqual(tooBig.json.details.causes, [{ reason: 'NodeCapacity' }]);
   });
 
   test('a pod deleted with a 30 s grace period is removed after the capped grace', async () => {
