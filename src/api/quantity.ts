@@ -30,6 +30,9 @@ const parsedMax = 4096;
 const parsedTextMax = 64;
 
 /** Parses a quantity; undefined when it is not one (upstream's ParseQuantity). The result is frozen. */
+/** resource.ErrFormatWrong: what decoding a malformed quantity answers. */
+export const quantityFormatError = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+
 export function parseQuantity(input: unknown): Quantity | undefined {
   if (typeof input === 'number') input = String(input);
   if (typeof input !== 'string') return undefined;

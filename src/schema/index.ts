@@ -7,3 +7,4 @@ export type { ValidateOptions } from './validate.ts';
 export { prune } from './prune.ts';
 export { addGoZeroValues } from './go-zero.ts';
 export { applyDefaults } from './defaults.ts';
+export { malformedQuantityCheck, type MalformedQuantityCheck } from './quantities.ts';

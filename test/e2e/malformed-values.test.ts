@@ -249,3 +249,44 @@ describe('patches and apply configurations with malformed values', () => {
     });
   }
 });
+
+describe('quantities that do not parse', () => {
+  const quantityError = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+  const container = (resources: Json) => ({ name: 'c', image: 'busybox', resources });
+  const rows: Array<{ name: string; path: string; body: Json; message: string }> = [
+    {
+      name: 'a pod\'s cpu request', path: 'api/v1/namespaces/NS/pods',
+      body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [container({ requests: { cpu: 'lots' } })] } },
+      message: `Pod in version "v1" cannot be handled as a Pod: ${quantityError}`,
+    },
+    {
+      name: 'an emptyDir size limit in a Deployment\'s template', path: 'apis/apps/v1/namespaces/NS/deployments',
+      body: {
+        apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' },
+        spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [container({})], volumes: [{ name: 'v', emptyDir: { sizeLimit: '1 Gi' } }] } } },
+      },
+      message: `Deployment in version "v1" cannot be handled as a Deployment: ${quantityError}`,
+    },
+    {
+      name: 'a claim\'s storage request', path: 'api/v1/namespaces/NS/persistentvolumeclaims',
+      body: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10GB' } } } },
+      message: `PersistentVolumeClaim in version "v1" cannot be handled as a PersistentVolumeClaim: ${quantityError}`,
+    },
+  ];
+  for (const row of rows) {
+    test(`${row.name} is 400 with upstream's decoding message, and nothing is stored`, async () => {
+      const ns = await server.newNamespace('quantity');
+      const path = `/${row.path.replace('NS', ns)}`;
+      check({ name: row.name, status: 400, message: row.message }, await server.request('POST', path, { body: row.body }));
+      assert.equal((await server.request('GET', `${path}/${row.body.metadata.name}`)).status, 404);
+    });
+  }
+
+  test('numbers and quantities with surrounding space decode', async () => {
+    const ns = await server.newNamespace('quantity');
+    const res = await server.request('POST', `/api/v1/namespaces/${ns}/pods`, {
+      body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [container({ requests: { cpu: 0.5, memory: ' 64Mi ' } })] } },
+    });
+    assert.equal(res.status, 201, res.text);
+  });
+});

@@ -4,7 +4,7 @@
 
 import type { StatusCause } from '../../api/index.ts';
 import { isLabelKey } from '../../api/labels.ts';
-import { parseQuantity, type Quantity } from '../../api/quantity.ts';
+import { parseQuantity, quantityFormatError, type Quantity } from '../../api/quantity.ts';
 import { GoValue, invalid, type FieldPath } from '../validation/field.ts';
 import { isObject } from '../../api/json.ts';
 
@@ -106,8 +106,6 @@ export function quantitiesOf(map: unknown): Map<string, Quantity> {
   return out;
 }
 
-/** resource.ErrFormatWrong: what decoding a malformed quantity answers. */
-export const quantityFormatError = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 
 /** The decoding error of the first value in these maps that is not a quantity. */
 export function quantityMapsDecodeError(maps: unknown[]): string | undefined {
