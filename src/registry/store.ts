@@ -20,8 +20,8 @@ import type { ApplyOffload } from './apply-offload/client.ts';
 import type { OffloadedConfiguration } from './apply-offload/messages.ts';
 import { clone, deepEqual, isObject, setMember, type JsonObject } from '../api/json.ts';
 import {
-  addGoZeroValues, applyDefaults, builtinDefinitions, builtinValidation, malformedQuantityCheck, prune, schemaRef, validate,
-  type Definitions, type MalformedQuantityCheck, type Schema, type ValidateOptions,
+  addGoZeroValues, applyDefaults, builtinDefinitions, builtinValidation, canonicalizeQuantities, hasMalformedQuantity, prune, quantitySites, schemaRef,
+  validate, type Definitions, type QuantitySites, type Schema, type ValidateOptions,
 } from '../schema/index.ts';
 import { quantityFormatError } from '../api/quantity.ts';
 import { FieldManager } from './field-manager.ts';
@@ -154,8 +154,8 @@ export class Store {
   private readonly schema: Schema;
   private readonly validation: ValidateOptions;
   private readonly fieldManager: FieldManager;
-  /** A built-in type's check for malformed quantities (decoding into its Go type fails on one); undefined when it holds none. */
-  private readonly malformedQuantity: MalformedQuantityCheck | undefined;
+  /** Where a built-in type holds quantities, which decoding into its Go type parses and writes canonically; undefined when it holds none. */
+  private readonly quantities: QuantitySites | undefined;
   /** The worker thread that runs this type's applies, when it may (see applyOffloaded). */
   private readonly applyOffload: ApplyOffload | undefined;
 
@@ -171,7 +171,7 @@ export class Store {
     this.schema = { $ref: schemaRef(type.schemaName) };
     this.validation = type.schemaValidation ?? builtinValidation;
     this.fieldManager = new FieldManager(type, this.definitions);
-    this.malformedQuantity = type.customResource === true ? undefined : malformedQuantityCheck(this.definitions, this.schema);
+    this.quantities = type.customResource === true ? undefined : quantitySites(this.definitions, this.schema);
     // Only types served as stored, with nothing to allocate: the worker's Store has neither.
     if (type.customResource !== true && type.storage === undefined && this.allocator === undefined) this.applyOffload = opts.applyOffload;
   }
@@ -1050,11 +1050,13 @@ export class Store {
   private decodeFields(obj: KubeObject, opts: WriteOptions, ownCauses: (probe: KubeObject) => StatusCause[]): void {
     const fieldValidation = opts.fieldValidation;
     // A value the Go type cannot hold fails decoding before strict field validation looks.
-    const decodeError = this.type.strategy.decodeBytes?.(obj) ?? (this.malformedQuantity?.(obj) === true ? quantityFormatError : undefined);
+    const quantities = this.quantities;
+    const decodeError = this.type.strategy.decodeBytes?.(obj) ?? (quantities !== undefined && hasMalformedQuantity(quantities, obj) ? quantityFormatError : undefined);
     if (decodeError !== undefined) {
       throw fieldValidation?.strictError?.(decodeError, obj)
         ?? badRequest(`${this.type.kind} in version ${JSON.stringify(this.type.version)} cannot be handled as a ${this.type.kind}: ${decodeError}`);
     }
+    if (quantities !== undefined) canonicalizeQuantities(quantities, obj);
     // Strict refuses the object as it came (a patch's error shows it): nothing to remove then.
     const keepUnknown = fieldValidation?.directive === 'Strict';
     // Upstream validates a custom resource's apply result as merged: the nulls it holds are

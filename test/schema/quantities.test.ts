@@ -2,9 +2,13 @@
 // not parse there are malformed; types without quantities compile to nothing to walk.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { builtinDefinitions, malformedQuantityCheck, schemaRef } from '../../src/schema/index.ts';
+import { builtinDefinitions, canonicalizeQuantities, hasMalformedQuantity, quantitySites, schemaRef } from '../../src/schema/index.ts';
 
-const checkOf = (name: string) => malformedQuantityCheck(builtinDefinitions, { $ref: schemaRef(name) });
+const sitesOf = (name: string) => quantitySites(builtinDefinitions, { $ref: schemaRef(name) });
+const checkOf = (name: string) => {
+  const sites = sitesOf(name);
+  return sites === undefined ? undefined : (value: unknown) => hasMalformedQuantity(sites, value);
+};
 
 test('a Pod\'s quantities: container resources, overhead, volumes; strings elsewhere are not quantities', () => {
   const check = checkOf('io.k8s.api.core.v1.Pod')!;
@@ -23,5 +27,18 @@ test('a Pod\'s quantities: container resources, overhead, volumes; strings elsew
 test('a Deployment\'s template is checked; a ConfigMap has nothing to walk', () => {
   const check = checkOf('io.k8s.api.apps.v1.Deployment')!;
   assert.equal(check({ spec: { template: { spec: { containers: [{ name: 'c', resources: { limits: { memory: 'much' } } }] } } } }), true);
-  assert.equal(checkOf('io.k8s.api.core.v1.ConfigMap'), undefined);
+  assert.equal(sitesOf('io.k8s.api.core.v1.ConfigMap'), undefined);
+});
+
+test('quantities are written in their canonical form, as Go\'s decoding and encoding leave them', () => {
+  const sites = sitesOf('io.k8s.api.core.v1.Pod')!;
+  const pod = {
+    spec: {
+      containers: [{ name: '1000m', image: 'x', resources: { requests: { cpu: 0.5, memory: ' 1024Mi ' }, limits: { cpu: '1000m', memory: '1000M', 'example.com/gpu': '1e3' } } }],
+      volumes: [{ name: 'v', emptyDir: { sizeLimit: '1.5Gi' } }],
+    },
+  };
+  canonicalizeQuantities(sites, pod);
+  assert.deepEqual(pod.spec.containers[0], { name: '1000m', image: 'x', resources: { requests: { cpu: '500m', memory: '1Gi' }, limits: { cpu: '1', memory: '1G', 'example.com/gpu': '1e3' } } });
+  assert.deepEqual(pod.spec.volumes[0], { name: 'v', emptyDir: { sizeLimit: '1536Mi' } });
 });
