@@ -20,7 +20,7 @@ import type { ApplyOffload } from './apply-offload/client.ts';
 import type { OffloadedConfiguration } from './apply-offload/messages.ts';
 import { clone, deepEqual, isObject, setMember, type JsonObject } from '../api/json.ts';
 import {
-  addGoZeroValues, applyDefaults, builtinDefinitions, builtinValidation, canonicalizeQuantities, hasMalformedQuantity, prune, quantitySites, schemaRef,
+  addGoZeroValues, applyDefaults, builtinDefinitions, builtinValidation, canonicalizeQuantities, prune, quantitySites, schemaRef,
   validate, type Definitions, type QuantitySites, type Schema, type ValidateOptions,
 } from '../schema/index.ts';
 import { quantityFormatError } from '../api/quantity.ts';
@@ -1051,12 +1051,11 @@ export class Store {
     const fieldValidation = opts.fieldValidation;
     // A value the Go type cannot hold fails decoding before strict field validation looks.
     const quantities = this.quantities;
-    const decodeError = this.type.strategy.decodeBytes?.(obj) ?? (quantities !== undefined && hasMalformedQuantity(quantities, obj) ? quantityFormatError : undefined);
+    const decodeError = this.type.strategy.decodeBytes?.(obj) ?? (quantities !== undefined && !canonicalizeQuantities(quantities, obj) ? quantityFormatError : undefined);
     if (decodeError !== undefined) {
       throw fieldValidation?.strictError?.(decodeError, obj)
         ?? badRequest(`${this.type.kind} in version ${JSON.stringify(this.type.version)} cannot be handled as a ${this.type.kind}: ${decodeError}`);
     }
-    if (quantities !== undefined) canonicalizeQuantities(quantities, obj);
     // Strict refuses the object as it came (a patch's error shows it): nothing to remove then.
     const keepUnknown = fieldValidation?.directive === 'Strict';
     // Upstream validates a custom resource's apply result as merged: the nulls it holds are

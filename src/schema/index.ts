@@ -7,4 +7,4 @@ export type { ValidateOptions } from './validate.ts';
 export { prune } from './prune.ts';
 export { addGoZeroValues } from './go-zero.ts';
 export { applyDefaults } from './defaults.ts';
-export { canonicalizeQuantities, hasMalformedQuantity, quantitySites, type QuantitySites } from './quantities.ts';
+export { canonicalizeQuantities, quantitySites, type QuantitySites } from './quantities.ts';

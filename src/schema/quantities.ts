@@ -33,35 +33,37 @@ export function quantitySites(defs: Definitions, schema: Schema): QuantitySites 
   return (value, visit) => site([value], 0, value, visit);
 }
 
-/** Whether a value holds, at a quantity site, a string that is not a quantity (surrounding space is trimmed, as upstream's decoding does). */
-export function hasMalformedQuantity(sites: QuantitySites, value: unknown): boolean {
-  let malformed = false;
-  sites(value, (_holder, _key, v) => {
-    if (typeof v === 'string' && parseQuantity(v.trim()) === undefined) malformed = true;
-  });
-  return malformed;
-}
-
-/** Canonical forms of the strings met lately: a type's quantities repeat ("100m", "64Mi"), and parsing one is ~1 µs. */
-const canonicalForms = new Map<string, string>();
+/** Canonical forms of the strings met lately (null: not a quantity): a type's quantities repeat ("100m", "64Mi"), and parsing one is ~1 µs. */
+const canonicalForms = new Map<string, string | null>();
 const canonicalFormsKept = 1024;
 
-function canonicalString(text: string): string {
+function canonicalString(text: string): string | null {
   let canonical = canonicalForms.get(text);
   if (canonical === undefined) {
-    canonical = canonicalQuantity(text.trim());
+    const trimmed = text.trim();
+    canonical = parseQuantity(trimmed) === undefined ? null : canonicalQuantity(trimmed);
     if (canonicalForms.size >= canonicalFormsKept) canonicalForms.clear();
     canonicalForms.set(text, canonical);
   }
   return canonical;
 }
 
-/** Writes every quantity at a site in its canonical form (call after hasMalformedQuantity found none). */
-export function canonicalizeQuantities(sites: QuantitySites, value: unknown): void {
+/**
+ * Writes every quantity at a site in its canonical form, as decoding into the Go type and
+ * encoding it again does. False when a string there is not a quantity (surrounding space
+ * is trimmed, as upstream's decoding does; "" is none): the value is refused, whatever
+ * was rewritten.
+ */
+export function canonicalizeQuantities(sites: QuantitySites, value: unknown): boolean {
+  let wellFormed = true;
   sites(value, (holder, key, v) => {
-    const canonical = typeof v === 'string' ? canonicalString(v) : typeof v === 'number' && Number.isFinite(v) ? canonicalQuantity(v) : undefined;
-    if (canonical !== undefined && canonical !== v) (holder as Record<string | number, unknown>)[key] = canonical;
+    let canonical: string | null | undefined;
+    if (typeof v === 'string') canonical = canonicalString(v);
+    else if (typeof v === 'number' && Number.isFinite(v)) canonical = canonicalQuantity(v);
+    if (canonical === null) wellFormed = false;
+    else if (canonical !== undefined && canonical !== v) (holder as Record<string | number, unknown>)[key] = canonical;
   });
+  return wellFormed;
 }
 
 function compile(defs: Definitions, schema: Schema, byName: Map<string, Site | null>, visiting: Set<string>): Site | undefined {
