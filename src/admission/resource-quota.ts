@@ -48,7 +48,7 @@ function quotaState(quota: KubeObject): { hard: ResourceList; used: ResourceList
  * or throws the 403 upstream answers.
  */
 export function checkRequest(
-  attrs: { resource: string; name: string; subresource?: string },
+  attrs: { resource: string; name: string },
   evaluator: Evaluator,
   quotas: { name: string; hard: ResourceList; used: ResourceList; quota: KubeObject }[],
   obj: KubeObject,
@@ -78,7 +78,7 @@ export function checkRequest(
     if (delta.size === 0) continue;
     const requested = maskList(delta, q.hard.keys());
     const newUsage = addLists(q.used, requested);
-    const over = attrs.subresource === 'status' ? [] : exceeding(maskList(newUsage, requested.keys()), q.hard);
+    const over = exceeding(maskList(newUsage, requested.keys()), q.hard);
     if (over.length > 0) {
       throw deny(`exceeded quota: ${q.name}, requested: ${prettyPrint(maskList(requested, over))}, used: ${prettyPrint(maskList(q.used, over))}, limited: ${prettyPrint(maskList(q.hard, over))}`);
     }
@@ -97,9 +97,9 @@ function handled(attrs: AdmissionAttributes): boolean {
 
 /**
  * Upstream's ResourceQuota plugin (apiserver's admission/plugin/resourcequota), for
- * creates and the updates that can use more: each quota that counts the object must have room for it, and its
- * status.used is charged before the object is stored (a concurrent charge makes the
- * status write conflict, and the check runs again). A quota whose status does not yet
+ * creates and the updates that can use more: each quota that counts the object must have
+ * room for it, and its status.used is charged before the object is stored (a concurrent
+ * charge makes the status write conflict, and the check runs again). A quota whose status does not yet
  * cover its spec (just made, the controller has not counted yet) is counted here first,
  * where upstream would refuse with "status unknown". Dry runs check but charge nothing.
  */
