@@ -8,3 +8,4 @@ export { prune } from './prune.ts';
 export { addGoZeroValues } from './go-zero.ts';
 export { applyDefaults } from './defaults.ts';
 export { canonicalizeQuantities, quantitySites, type QuantitySites } from './quantities.ts';
+export { int32DecodeError, int32Sites, type Int32Sites } from './int32.ts';

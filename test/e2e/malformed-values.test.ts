@@ -282,6 +282,16 @@ describe('quantities that do not parse', () => {
     });
   }
 
+  test('an int32 out of range is 400 with Go\'s decoding error, and nothing is stored', async () => {
+    const ns = await server.newNamespace('int32');
+    const path = `/apis/apps/v1/namespaces/${ns}/deployments`;
+    const res = await server.request('POST', path, {
+      body: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { replicas: 3000000000, selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [container({})] } } } },
+    });
+    check({ name: 'replicas', status: 400, message: 'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal number 3000000000 into Go struct field DeploymentSpec.spec.replicas of type int32' }, res);
+    assert.equal((await server.request('GET', `${path}/d`)).status, 404);
+  });
+
   test('numbers and quantities with surrounding space decode', async () => {
     const ns = await server.newNamespace('quantity');
     const res = await server.request('POST', `/api/v1/namespaces/${ns}/pods`, {
