@@ -14,7 +14,7 @@ import { CelCidr, CelIp, cidrContainsCidr, cidrContainsIp, ipChecks, maskedCidr,
 import { CelSemver, compareSemver, parseSemver } from './semver.ts';
 import { RE2JS } from 're2js';
 import {
-  addQuantity, compareQuantity, formatQuantity, isNegative, isPositive, parseQuantity, quantityOf, subtractQuantity, type Quantity,
+  addQuantity, compareQuantity, formatQuantity, isNegative, isPositive, parseQuantity, quantityFormatError, quantityOf, subtractQuantity, type Quantity,
 } from '../api/quantity.ts';
 
 
@@ -95,7 +95,7 @@ export class CelQuantity {
 
 function quantity(s: string): CelQuantity {
   const q = parseQuantity(s);
-  if (q === undefined) throw new CelEvalError('quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\'');
+  if (q === undefined) throw new CelEvalError(quantityFormatError);
   return new CelQuantity(q);
 }
 

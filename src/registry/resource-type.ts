@@ -85,7 +85,7 @@ export interface PropagationOptions {
 }
 
 /** Strategy of a write through a subresource; `obj` is what the client sent, `old` the stored object. */
-interface SubresourceStrategy {
+export interface SubresourceStrategy {
   /** Reset on `obj` whatever the subresource may not change (e.g. spec = old.spec). */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   validateUpdate?(obj: KubeObject, old: KubeObject): StatusCause[];

@@ -79,26 +79,23 @@ function compile(defs: Definitions, schema: Schema, kind: SiteKind, byName: Map<
     const site = compile(defs, property, kind, byName, visiting, struct);
     if (site !== undefined) properties.push([key, site]);
   }
-  if (properties.length > 0 && kind.named === true) {
+  if (properties.length > 0) {
+    const named = kind.named === true;
     parts.push((_holder, _key, value, visit, walk) => {
       if (!isObject(value)) return;
       const outer = walk.struct;
       for (const [key, site] of properties) {
         const field = value[key];
         if (field === undefined || field === null) continue;
+        if (!named) {
+          site(value, key, field, visit, walk);
+          continue;
+        }
         walk.path.push(key);
         walk.struct = struct;
         site(value, key, field, visit, walk);
         walk.struct = outer;
         walk.path.pop();
-      }
-    });
-  } else if (properties.length > 0) {
-    parts.push((_holder, _key, value, visit, walk) => {
-      if (!isObject(value)) return;
-      for (const [key, site] of properties) {
-        const field = value[key];
-        if (field !== undefined && field !== null) site(value, key, field, visit, walk);
       }
     });
   }

@@ -6,7 +6,7 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { clone, isObject, type JsonObject } from '../../api/json.ts';
 import { compareQuantity, parseQuantity } from '../../api/quantity.ts';
-import type { Strategy } from '../resource-type.ts';
+import type { SubresourceStrategy } from '../resource-type.ts';
 import { forbidden, invalid } from '../validation/field.ts';
 import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
 import { podQOSClass, validatePodSpec } from './pod-spec.ts';
@@ -140,15 +140,15 @@ function validatePodLevelResize(spec: JsonObject, oldSpec: JsonObject): StatusCa
 /** validatePodResizeContainerOrdering: containers and init containers keep their number, names and order. */
 function validateOrdering(spec: JsonObject, oldSpec: JsonObject): StatusCause[] {
   const causes: StatusCause[] = [];
-  for (const [list, label] of [['containers', 'containers'], ['initContainers', 'initContainers']] as const) {
+  for (const list of ['containers', 'initContainers']) {
     const next = objectsAt(spec, list);
     const prev = objectsAt(oldSpec, list);
     if (arrayAt(spec, list).length !== arrayAt(oldSpec, list).length) {
-      causes.push(forbidden(`spec.${list}`, `${label} may not be added or removed on resize`));
+      causes.push(forbidden(`spec.${list}`, `${list} may not be added or removed on resize`));
       continue;
     }
     next.forEach((c, i) => {
-      if (c.name !== prev[i]?.name) causes.push(forbidden(`spec.${list}[${i}].name`, `${label} may not be renamed or reordered on resize`));
+      if (c.name !== prev[i]?.name) causes.push(forbidden(`spec.${list}[${i}].name`, `${list} may not be renamed or reordered on resize`));
     });
   }
   return causes;
@@ -207,7 +207,7 @@ function validatePodResize(pod: KubeObject, old: KubeObject): StatusCause[] {
 }
 
 /** The pods/resize entry of the pod strategy's subresources; `defaultPod` is the pod's own defaulting. */
-export function resizeStrategy(defaultPod: (pod: KubeObject) => void): NonNullable<Strategy['subresources']>[string] {
+export function resizeStrategy(defaultPod: (pod: KubeObject) => void): SubresourceStrategy {
   return {
     prepareForUpdate: (pod, old) => keepOnlyResize(pod, old, defaultPod),
     validateUpdate: validatePodResize,
