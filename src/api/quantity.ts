@@ -29,10 +29,10 @@ const parsed = new Map<string, Quantity | undefined>();
 const parsedMax = 4096;
 const parsedTextMax = 64;
 
-/** Parses a quantity; undefined when it is not one (upstream's ParseQuantity). The result is frozen. */
 /** resource.ErrFormatWrong: what decoding a malformed quantity answers. */
 export const quantityFormatError = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 
+/** Parses a quantity; undefined when it is not one (upstream's ParseQuantity). The result is frozen. */
 export function parseQuantity(input: unknown): Quantity | undefined {
   if (typeof input === 'number') input = String(input);
   if (typeof input !== 'string') return undefined;
