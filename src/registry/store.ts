@@ -20,8 +20,8 @@ import type { ApplyOffload } from './apply-offload/client.ts';
 import type { OffloadedConfiguration } from './apply-offload/messages.ts';
 import { clone, deepEqual, isObject, setMember, type JsonObject } from '../api/json.ts';
 import {
-  addGoZeroValues, applyDefaults, builtinDefinitions, builtinValidation, canonicalizeQuantities, int32DecodeError, int32Sites, prune, quantitySites,
-  schemaRef, validate, type Definitions, type Int32Sites, type QuantitySites, type Schema, type ValidateOptions,
+  addGoZeroValues, applyDefaults, builtinDefinitions, builtinValidation, canonicalizeQuantities, canonicalizeTimes, int32DecodeError, int32Sites, prune, quantitySites, timeSites,
+  schemaRef, validate, type Definitions, type Int32Sites, type QuantitySites, type Schema, type TimeSites, type ValidateOptions,
 } from '../schema/index.ts';
 import { quantityFormatError } from '../api/quantity.ts';
 import { FieldManager } from './field-manager.ts';
@@ -158,6 +158,8 @@ export class Store {
   private readonly quantities: QuantitySites | undefined;
   /** Where a built-in type holds int32 values, which decoding into its Go type range-checks. */
   private readonly int32s: Int32Sites | undefined;
+  /** Where a built-in type holds metav1.Time and MicroTime values, which decoding parses as Go does and writes in UTC. */
+  private readonly times: TimeSites | undefined;
   /** The worker thread that runs this type's applies, when it may (see applyOffloaded). */
   private readonly applyOffload: ApplyOffload | undefined;
 
@@ -175,6 +177,7 @@ export class Store {
     this.fieldManager = new FieldManager(type, this.definitions);
     this.quantities = type.customResource === true ? undefined : quantitySites(this.definitions, this.schema);
     this.int32s = type.customResource === true ? undefined : int32Sites(this.definitions, this.schema);
+    this.times = type.customResource === true ? undefined : timeSites(this.definitions, this.schema);
     // Only types served as stored, with nothing to allocate: the worker's Store has neither.
     if (type.customResource !== true && type.storage === undefined && this.allocator === undefined) this.applyOffload = opts.applyOffload;
   }
@@ -1056,7 +1059,8 @@ export class Store {
     const quantities = this.quantities;
     const decodeError = this.type.strategy.decodeBytes?.(obj)
       ?? (quantities !== undefined && !canonicalizeQuantities(quantities, obj) ? quantityFormatError : undefined)
-      ?? (this.int32s === undefined ? undefined : int32DecodeError(this.int32s, obj));
+      ?? (this.int32s === undefined ? undefined : int32DecodeError(this.int32s, obj))
+      ?? (this.times === undefined ? undefined : canonicalizeTimes(this.times, obj));
     if (decodeError !== undefined) {
       throw fieldValidation?.strictError?.(decodeError, obj)
         ?? badRequest(`${this.type.kind} in version ${JSON.stringify(this.type.version)} cannot be handled as a ${this.type.kind}: ${decodeError}`);

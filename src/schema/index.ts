@@ -9,3 +9,4 @@ export { addGoZeroValues } from './go-zero.ts';
 export { applyDefaults } from './defaults.ts';
 export { canonicalizeQuantities, quantitySites, type QuantitySites } from './quantities.ts';
 export { int32DecodeError, int32Sites, type Int32Sites } from './int32.ts';
+export { canonicalizeTimes, timeSites, type TimeSites } from './times.ts';

@@ -1,0 +1,67 @@
+// Where a built-in type holds metav1.Time and metav1.MicroTime values (references to
+// either definition: every object's creationTimestamp and managedFields' times,
+// conditions, an Event's timestamps, a Lease's renew time), compiled once per schema.
+// Decoding into the Go type parses each string with Go's time.Parse: one it cannot parse
+// fails the request (400), and each is written back in UTC at the type's precision. The
+// schema (a string, format date-time) does neither, and a stored "garbage" time failed
+// every Go client's list of the type afterwards.
+
+import { canonicalGoMicroTime, canonicalGoTime } from '../api/go-time.ts';
+import { compileSites, type SiteKind, type Sites } from './go-sites.ts';
+import { refName } from './resolve.ts';
+import type { Definitions, Schema } from './types.ts';
+
+const timeDefinition = 'io.k8s.apimachinery.pkg.apis.meta.v1.Time';
+const microTimeDefinition = 'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime';
+
+const refersTo = (definition: string) => (schema: Schema) => schema.$ref !== undefined && refName(schema.$ref) === definition;
+const timeKind: SiteKind = { name: 'time', is: refersTo(timeDefinition) };
+const microTimeKind: SiteKind = { name: 'microtime', is: refersTo(microTimeDefinition) };
+
+type Canonical = (text: string) => { value: string | null; error?: undefined } | { error: string };
+
+/** A type's sites of both kinds, each with how its strings are read. */
+export type TimeSites = readonly (readonly [Sites, Canonical])[];
+
+/** The time sites of a schema, or undefined when it holds none. */
+export function timeSites(defs: Definitions, schema: Schema): TimeSites | undefined {
+  const sites: (readonly [Sites, Canonical])[] = [];
+  const times = compileSites(defs, schema, timeKind);
+  if (times !== undefined) sites.push([times, remembered(canonicalGoTime)]);
+  const microTimes = compileSites(defs, schema, microTimeKind);
+  if (microTimes !== undefined) sites.push([microTimes, remembered(canonicalGoMicroTime)]);
+  return sites.length === 0 ? undefined : sites;
+}
+
+/** Results for the strings met lately: an object's times are mostly one second's, written by the server. */
+function remembered(canonical: Canonical): Canonical {
+  const results = new Map<string, ReturnType<Canonical>>();
+  return (text) => {
+    let result = results.get(text);
+    if (result === undefined) {
+      result = canonical(text);
+      if (results.size >= 1024) results.clear();
+      results.set(text, result);
+    }
+    return result;
+  };
+}
+
+/**
+ * Writes every time string at the sites as Go writes it back, and answers the parse
+ * error of the first that Go cannot read (the value is then refused, whatever was
+ * rewritten). Values that are not strings are the schema's to refuse.
+ */
+export function canonicalizeTimes(sites: TimeSites, value: unknown): string | undefined {
+  let error: string | undefined;
+  for (const [walk, canonical] of sites) {
+    walk(value, (holder, key, v) => {
+      if (error !== undefined || typeof v !== 'string') return;
+      const result = canonical(v);
+      if (result.error !== undefined) error = result.error;
+      else if (result.value !== v) (holder as Record<string | number, unknown>)[key] = result.value;
+    });
+    if (error !== undefined) return error;
+  }
+  return undefined;
+}
