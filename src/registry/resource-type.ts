@@ -10,13 +10,6 @@ export interface Strategy {
   /** Same for update; `old` is the stored object. Bump generation here when the spec changed. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   /**
-   * What decoding the body into upstream's Go type refuses beyond field types: fields held
-   * as bytes ([]byte, base64 in JSON) must decode. Rewrites them in the form upstream then
-   * serves (canonical base64) and returns the decoder's error text, which the Store
-   * answers as upstream's handlers do: 400 on create and update, 422 on patch.
-   */
-  decodeBytes?(obj: KubeObject): string | undefined;
-  /**
    * Field errors of an object, new or updated; metadata (names, labels, annotations) is
    * checked by the Store with validateObjectMeta. On update `old` is the stored object, for
    * rules upstream words differently there (a CronJob's name length only on create).

@@ -20,10 +20,9 @@ import type { ApplyOffload } from './apply-offload/client.ts';
 import type { OffloadedConfiguration } from './apply-offload/messages.ts';
 import { clone, deepEqual, isObject, setMember, type JsonObject } from '../api/json.ts';
 import {
-  addGoZeroValues, applyDefaults, builtinDefinitions, builtinValidation, canonicalizeQuantities, canonicalizeTimes, int32DecodeError, int32Sites, prune, quantitySites, timeSites,
-  schemaRef, validate, type Definitions, type Int32Sites, type QuantitySites, type Schema, type TimeSites, type ValidateOptions,
+  addGoZeroValues, applyDefaults, builtinDefinitions, builtinValidation, goDecoding, prune,
+  schemaRef, validate, type Definitions, type GoDecoding, type Schema, type ValidateOptions,
 } from '../schema/index.ts';
-import { quantityFormatError } from '../api/quantity.ts';
 import { FieldManager } from './field-manager.ts';
 import { strictDecodingErrors, strictDecodingMessage, type FieldValidation } from './field-validation.ts';
 import { rfc3339Seconds } from '../api/time.ts';
@@ -154,12 +153,8 @@ export class Store {
   private readonly schema: Schema;
   private readonly validation: ValidateOptions;
   private readonly fieldManager: FieldManager;
-  /** Where a built-in type holds quantities, which decoding into its Go type parses and writes canonically; undefined when it holds none. */
-  private readonly quantities: QuantitySites | undefined;
-  /** Where a built-in type holds int32 values, which decoding into its Go type range-checks. */
-  private readonly int32s: Int32Sites | undefined;
-  /** Where a built-in type holds metav1.Time and MicroTime values, which decoding parses as Go does and writes in UTC. */
-  private readonly times: TimeSites | undefined;
+  /** What decoding a body into the built-in type's Go struct checks and rewrites beyond its schema (quantities, times, bytes, int32s); undefined when nothing. */
+  private readonly goDecoding: GoDecoding | undefined;
   /** The worker thread that runs this type's applies, when it may (see applyOffloaded). */
   private readonly applyOffload: ApplyOffload | undefined;
 
@@ -175,9 +170,7 @@ export class Store {
     this.schema = { $ref: schemaRef(type.schemaName) };
     this.validation = type.schemaValidation ?? builtinValidation;
     this.fieldManager = new FieldManager(type, this.definitions);
-    this.quantities = type.customResource === true ? undefined : quantitySites(this.definitions, this.schema);
-    this.int32s = type.customResource === true ? undefined : int32Sites(this.definitions, this.schema);
-    this.times = type.customResource === true ? undefined : timeSites(this.definitions, this.schema);
+    this.goDecoding = type.customResource === true ? undefined : goDecoding(this.definitions, this.schema);
     // Only types served as stored, with nothing to allocate: the worker's Store has neither.
     if (type.customResource !== true && type.storage === undefined && this.allocator === undefined) this.applyOffload = opts.applyOffload;
   }
@@ -1056,11 +1049,7 @@ export class Store {
   private decodeFields(obj: KubeObject, opts: WriteOptions, ownCauses: (probe: KubeObject) => StatusCause[]): void {
     const fieldValidation = opts.fieldValidation;
     // A value the Go type cannot hold fails decoding before strict field validation looks.
-    const quantities = this.quantities;
-    const decodeError = this.type.strategy.decodeBytes?.(obj)
-      ?? (quantities !== undefined && !canonicalizeQuantities(quantities, obj) ? quantityFormatError : undefined)
-      ?? (this.int32s === undefined ? undefined : int32DecodeError(this.int32s, obj))
-      ?? (this.times === undefined ? undefined : canonicalizeTimes(this.times, obj));
+    const decodeError = this.goDecoding?.(obj);
     if (decodeError !== undefined) {
       throw fieldValidation?.strictError?.(decodeError, obj)
         ?? badRequest(`${this.type.kind} in version ${JSON.stringify(this.type.version)} cannot be handled as a ${this.type.kind}: ${decodeError}`);

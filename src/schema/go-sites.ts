@@ -31,6 +31,25 @@ export interface SiteKind {
   named?: boolean;
 }
 
+/** A site's string as decoding into the Go type and encoding it again gives it (null: Go writes null), or the error decoding it gives. */
+export type Canonical = (text: string) => { value: string | null; error?: undefined } | { error: string };
+
+/**
+ * Writes each string at the sites in its canonical form, and answers the first error (the
+ * value is then refused, whatever was rewritten). Values that are not strings are the
+ * schema's to refuse.
+ */
+export function canonicalizeStrings(sites: Sites, value: unknown, canonical: Canonical): string | undefined {
+  let error: string | undefined;
+  sites(value, (holder, key, v) => {
+    if (error !== undefined || typeof v !== 'string') return;
+    const result = canonical(v);
+    if (result.error !== undefined) error = result.error;
+    else if (result.value !== v) (holder as Record<string | number, unknown>)[key] = result.value;
+  });
+  return error;
+}
+
 /** Compiled sites by kind and definition name, per definitions object; null: the definition holds none. */
 const compiled = new WeakMap<Definitions, Map<string, Site | null>>();
 

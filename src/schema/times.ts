@@ -7,7 +7,7 @@
 // every Go client's list of the type afterwards.
 
 import { canonicalGoMicroTime, canonicalGoTime } from '../api/go-time.ts';
-import { compileSites, type SiteKind, type Sites } from './go-sites.ts';
+import { canonicalizeStrings, compileSites, type Canonical, type SiteKind, type Sites } from './go-sites.ts';
 import { refName } from './resolve.ts';
 import type { Definitions, Schema } from './types.ts';
 
@@ -17,8 +17,6 @@ const microTimeDefinition = 'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime';
 const refersTo = (definition: string) => (schema: Schema) => schema.$ref !== undefined && refName(schema.$ref) === definition;
 const timeKind: SiteKind = { name: 'time', is: refersTo(timeDefinition) };
 const microTimeKind: SiteKind = { name: 'microtime', is: refersTo(microTimeDefinition) };
-
-type Canonical = (text: string) => { value: string | null; error?: undefined } | { error: string };
 
 /** A type's sites of both kinds, each with how its strings are read. */
 export type TimeSites = readonly (readonly [Sites, Canonical])[];
@@ -47,20 +45,10 @@ function remembered(canonical: Canonical): Canonical {
   };
 }
 
-/**
- * Writes every time string at the sites as Go writes it back, and answers the parse
- * error of the first that Go cannot read (the value is then refused, whatever was
- * rewritten). Values that are not strings are the schema's to refuse.
- */
+/** Writes every time string at the sites as Go writes it back; answers Go's parse error of the first it cannot read. */
 export function canonicalizeTimes(sites: TimeSites, value: unknown): string | undefined {
-  let error: string | undefined;
   for (const [walk, canonical] of sites) {
-    walk(value, (holder, key, v) => {
-      if (error !== undefined || typeof v !== 'string') return;
-      const result = canonical(v);
-      if (result.error !== undefined) error = result.error;
-      else if (result.value !== v) (holder as Record<string | number, unknown>)[key] = result.value;
-    });
+    const error = canonicalizeStrings(walk, value, canonical);
     if (error !== undefined) return error;
   }
   return undefined;

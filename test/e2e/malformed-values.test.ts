@@ -364,3 +364,35 @@ describe('times that Go cannot parse', () => {
     assert.equal((await server.request('GET', `${events}/e`)).json.lastTimestamp, '2024-01-01T00:00:00Z');
   });
 });
+
+describe('[]byte fields beyond Secrets and ConfigMaps', () => {
+  const webhooks = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
+  const webhookConfiguration = (name: string, caBundle: string): Json => ({
+    apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name },
+    webhooks: [{ name: 'a.example.com', clientConfig: { url: 'https://hook.example.com', caBundle }, sideEffects: 'None', admissionReviewVersions: ['v1'] }],
+  });
+
+  test('a webhook\'s caBundle that is not base64 is 400 with Go\'s error, and nothing is stored', async () => {
+    const res = await server.request('POST', webhooks, { body: webhookConfiguration('bad-ca', 'not base64!') });
+    check({ name: 'caBundle', status: 400, message: 'ValidatingWebhookConfiguration in version "v1" cannot be handled as a ValidatingWebhookConfiguration: illegal base64 data at input byte 3' }, res);
+    assert.equal((await server.request('GET', `${webhooks}/bad-ca`)).status, 404);
+    const unpadded = await server.request('POST', webhooks, { body: webhookConfiguration('bad-ca', 'YWJjZA') });
+    check({ name: 'caBundle', status: 400, message: 'ValidatingWebhookConfiguration in version "v1" cannot be handled as a ValidatingWebhookConfiguration: illegal base64 data at input byte 4' }, unpadded);
+  });
+
+  test('an APIService\'s caBundle likewise', async () => {
+    const res = await server.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', {
+      body: {
+        apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: 'v1.bytes.example.com' },
+        spec: { group: 'bytes.example.com', version: 'v1', groupPriorityMinimum: 1, versionPriority: 1, service: { name: 's', namespace: 'default' }, caBundle: '@@@@' },
+      },
+    });
+    check({ name: 'caBundle', status: 400, message: 'APIService in version "v1" cannot be handled as a APIService: illegal base64 data at input byte 0' }, res);
+  });
+
+  test('a caBundle is stored as its bytes encode: line breaks dropped, trailing bits cleared', async () => {
+    const res = await server.request('POST', webhooks, { body: webhookConfiguration('ca-canonical', 'YWJ\njZB==') });
+    assert.equal(res.status, 201, res.text);
+    assert.equal((await server.request('GET', `${webhooks}/ca-canonical`)).json.webhooks[0].clientConfig.caBundle, 'YWJjZA==');
+  });
+});

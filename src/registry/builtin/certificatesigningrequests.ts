@@ -12,7 +12,6 @@ import { ageColumn, column, humanDuration, nameColumn } from '../table-columns.t
 import { duplicate, forbidden, index, invalid, notSupported, required, tooLong } from '../validation/field.ts';
 import { isDNS1123Label } from '../validation/names.ts';
 import { nowTimestamp } from './common.ts';
-import { decodeGoBase64 } from './go-base64.ts';
 import { arrayAt, ensureObject, numberAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
 import { builtinType } from './skeleton.ts';
 
@@ -227,22 +226,7 @@ function populateConditionTimestamps(csr: KubeObject, old: KubeObject): void {
   }
 }
 
-/** The base64 []byte fields must decode; served back canonical. */
-function decodeCsrBytes(csr: KubeObject): string | undefined {
-  for (const [parent, field] of [['spec', 'request'], ['status', 'certificate']] as const) {
-    const holder = objectAt(csr, parent);
-    const value = holder?.[field];
-    if (holder === undefined || typeof value !== 'string') continue;
-    const decoded = decodeGoBase64(value);
-    if (decoded.bytes === undefined) return `illegal base64 data at input byte ${decoded.corruptAt}`;
-    holder[field] = decoded.bytes.toString('base64');
-  }
-  return undefined;
-}
-
 const csrStrategy: Strategy = {
-  decodeBytes: decodeCsrBytes,
-
   prepareForCreate(csr) {
     const spec = ensureObject(csr as JsonObject, 'spec');
     const user = currentRequest()?.user;

@@ -7,7 +7,6 @@ import { forbidden, invalid, key, tooLong } from '../validation/field.ts';
 import { isConfigMapKey } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { isImmutable } from './common.ts';
-import { decodeBytesMap } from './go-base64.ts';
 import { mapsEqual, objectAt } from './object.ts';
 import { configMapColumns } from './table-columns.ts';
 
@@ -43,7 +42,6 @@ function validateConfigMap(cm: KubeObject): StatusCause[] {
 }
 
 const configMapStrategy: Strategy = {
-  decodeBytes: (cm) => decodeBytesMap(cm, 'binaryData'),
 
   validate: validateConfigMap,
 

@@ -8,11 +8,10 @@ import type { Strategy } from '../resource-type.ts';
 import { child, duplicate, forbidden, index, invalid, key, required, type FieldPath } from '../validation/field.ts';
 import { objectAt, objectsAt } from './object.ts';
 import {
-  goQuantity, isOvercommitAllowed, isQualifiedName, quantitiesOf, quantityMapsDecodeError, validateContainerResourceName, validateResourceName,
+  goQuantity, isOvercommitAllowed, isQualifiedName, quantitiesOf, validateContainerResourceName, validateResourceName,
 } from './resource-names.ts';
 
 const limitTypes = ['Pod', 'Container', 'PersistentVolumeClaim'];
-const quantityMaps = ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio'];
 
 /** Go's %f: six decimals. */
 const goFloat = (n: number) => n.toFixed(6);
@@ -138,7 +137,6 @@ export function validateLimitRange(lr: KubeObject): StatusCause[] {
 }
 
 export const limitRangeStrategy: Strategy = {
-  decodeBytes: (lr) => quantityMapsDecodeError(objectsAt(objectAt(lr, 'spec'), 'limits').flatMap((item) => quantityMaps.map((m) => item[m]))),
   prepareForCreate: defaultLimitRange,
   prepareForUpdate: (lr) => defaultLimitRange(lr),
   validate: validateLimitRange,

@@ -4,7 +4,7 @@
 
 import type { StatusCause } from '../../api/index.ts';
 import { isLabelKey } from '../../api/labels.ts';
-import { parseQuantity, quantityFormatError, type Quantity } from '../../api/quantity.ts';
+import { parseQuantity, type Quantity } from '../../api/quantity.ts';
 import { GoValue, invalid, type FieldPath } from '../validation/field.ts';
 import { isObject } from '../../api/json.ts';
 
@@ -104,19 +104,6 @@ export function quantitiesOf(map: unknown): Map<string, Quantity> {
     if (q !== undefined) out.set(name, q);
   }
   return out;
-}
-
-
-/** The decoding error of the first value in these maps that is not a quantity. */
-export function quantityMapsDecodeError(maps: unknown[]): string | undefined {
-  for (const map of maps) {
-    if (!isObject(map)) continue;
-    for (const raw of Object.values(map)) {
-      if (typeof raw === 'number' && Number.isFinite(raw)) continue;
-      if (parseQuantity(typeof raw === 'string' ? raw.trim() : raw) === undefined) return quantityFormatError;
-    }
-  }
-  return undefined;
 }
 
 const decimalExponents: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };

@@ -10,7 +10,7 @@ import type { Strategy } from '../resource-type.ts';
 import { child, fieldImmutable, invalid, key, required, type FieldPath } from '../validation/field.ts';
 import { semanticEqual } from './object.ts';
 import { arrayAt, objectAt, objectsAt, stringAt } from './object.ts';
-import { goQuantity, isIntegerResourceName, isStandardQuotaResourceName, quantityMapsDecodeError, validateQuotaResourceName } from './resource-names.ts';
+import { goQuantity, isIntegerResourceName, isStandardQuotaResourceName, validateQuotaResourceName } from './resource-names.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
 
 const standardScopes = ['Terminating', 'NotTerminating', 'BestEffort', 'NotBestEffort', 'PriorityClass', 'CrossNamespacePodAffinity', 'VolumeAttributesClass'];
@@ -130,12 +130,7 @@ export function validateResourceQuota(rq: KubeObject): StatusCause[] {
   ];
 }
 
-function quantityMapsOf(rq: KubeObject): unknown[] {
-  return [objectAt(objectAt(rq, 'spec'), 'hard'), objectAt(objectAt(rq, 'status'), 'hard'), objectAt(objectAt(rq, 'status'), 'used')];
-}
-
 export const resourceQuotaStrategy: Strategy = specStatusStrategy({
-  decodeBytes: (rq) => quantityMapsDecodeError(quantityMapsOf(rq)),
   validate: validateResourceQuota,
   validateUpdate(rq, old) {
     const causes: StatusCause[] = [];

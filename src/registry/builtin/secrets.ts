@@ -9,7 +9,6 @@ import { isConfigMapKey } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { isImmutable } from './common.ts';
 import { base64Length, immutableMessage, maxDataSize } from './configmaps.ts';
-import { decodeBytesMap } from './go-base64.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { ensureObject, mapsEqual, objectAt, stringAt } from './object.ts';
 import { secretColumns } from './table-columns.ts';
@@ -89,7 +88,6 @@ function validateSecret(secret: KubeObject): StatusCause[] {
 }
 
 const secretStrategy: Strategy = {
-  decodeBytes: (secret) => decodeBytesMap(secret, 'data'),
 
   prepareForCreate: prepareSecret,
 

@@ -1,12 +1,8 @@
-// Base64 as Go's encoding/json reads a []byte field (a Secret's data, a ConfigMap's
-// binaryData): base64.StdEncoding, which wants padding, takes only the standard
-// alphabet, skips \r and \n anywhere, and ignores non-zero bits after the last byte.
-// Its error names the byte offset (in the UTF-8 text) where decoding failed; clients see
-// that text in the 400 answer, so the offset is found the same way.
-
-import type { KubeObject } from '../../api/index.ts';
-import type { JsonObject } from '../../api/json.ts';
-import { objectAt } from './object.ts';
+// Base64 as Go's encoding/json reads a []byte field (a Secret's data, a webhook's
+// caBundle): base64.StdEncoding, which wants padding, takes only the standard alphabet,
+// skips \r and \n anywhere, and ignores non-zero bits after the last byte. Its error names
+// the byte offset (in the UTF-8 text) where decoding failed; clients see that text in the
+// 400 answer, so the offset is found the same way.
 
 const pad = 0x3d; // '='
 const cr = 0x0d;
@@ -77,23 +73,12 @@ export function decodeGoBase64(text: string): { bytes: Buffer; corruptAt?: undef
 }
 
 /**
- * A map[string][]byte field (Secret data, ConfigMap binaryData): each value must be
- * base64 as Go decodes it, and is served back in canonical form (line breaks dropped,
- * trailing bits cleared), as upstream stores the bytes. Returns the first error, in the
- * body's order as Go's decoder meets them.
+ * A []byte field's text as decoding and encoding it again gives it (line breaks dropped,
+ * trailing bits cleared), or Go's error for text it cannot decode.
  */
-export function decodeBytesMap(obj: KubeObject, field: string): string | undefined {
-  const map = objectAt(obj as JsonObject, field);
-  if (map === undefined) return undefined;
-  const rewrites: [string, string][] = [];
-  for (const [k, v] of Object.entries(map)) {
-    if (typeof v !== 'string') continue;
-    // What Node's decoder gives back unchanged is canonical, which Go accepts as it is.
-    if (Buffer.from(v, 'base64').toString('base64') === v) continue;
-    const { bytes, corruptAt } = decodeGoBase64(v);
-    if (bytes === undefined) return illegalBase64(corruptAt);
-    rewrites.push([k, bytes.toString('base64')]);
-  }
-  for (const [k, canonical] of rewrites) map[k] = canonical;
-  return undefined;
+export function canonicalGoBase64(text: string): { value: string; error?: undefined } | { error: string } {
+  // What Node's decoder gives back unchanged is canonical, which Go accepts as it is.
+  if (Buffer.from(text, 'base64').toString('base64') === text) return { value: text };
+  const { bytes, corruptAt } = decodeGoBase64(text);
+  return bytes === undefined ? { error: illegalBase64(corruptAt) } : { value: bytes.toString('base64') };
 }

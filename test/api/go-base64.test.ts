@@ -2,7 +2,7 @@
 // is accepted, and the byte offset its "illegal base64 data" error names.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeGoBase64 } from '../../../src/registry/builtin/go-base64.ts';
+import { decodeGoBase64 } from '../../src/api/go-base64.ts';
 
 // Offsets as Go's encoding/base64 reports them (its TestDecodeCorrupt table); -1: valid.
 const corrupt: [input: string, offset: number][] = [

@@ -1,0 +1,28 @@
+// What decoding a body into a built-in type's Go struct checks and rewrites beyond its
+// schema, in one function per type (undefined for a type with nothing to check): quantities
+// and times parsed and written canonically, []byte fields as base64, int32s in range.
+
+import { quantityFormatError } from '../api/quantity.ts';
+import { bytesSites, canonicalizeBytes } from './bytes.ts';
+import { int32DecodeError, int32Sites } from './int32.ts';
+import { canonicalizeQuantities, quantitySites } from './quantities.ts';
+import { canonicalizeTimes, timeSites } from './times.ts';
+import type { Definitions, Schema } from './types.ts';
+
+/** Rewrites an object as its Go type holds it and answers the decoder's error, if any. */
+export type GoDecoding = (obj: unknown) => string | undefined;
+
+export function goDecoding(defs: Definitions, schema: Schema): GoDecoding | undefined {
+  const quantities = quantitySites(defs, schema);
+  const times = timeSites(defs, schema);
+  const bytes = bytesSites(defs, schema);
+  const int32s = int32Sites(defs, schema);
+  if (quantities === undefined && times === undefined && bytes === undefined && int32s === undefined) return undefined;
+  // Go's decoder stops at a value whose own decoding fails (a quantity, a time), and only
+  // notes one of the wrong form (base64, an int32 out of range), answering the first noted
+  // when nothing stops it: the stopping kinds are looked at first.
+  return (obj) => (quantities !== undefined && !canonicalizeQuantities(quantities, obj) ? quantityFormatError : undefined)
+    ?? (times === undefined ? undefined : canonicalizeTimes(times, obj))
+    ?? (bytes === undefined ? undefined : canonicalizeBytes(bytes, obj))
+    ?? (int32s === undefined ? undefined : int32DecodeError(int32s, obj));
+}
