@@ -153,7 +153,7 @@ export class Store {
   private readonly schema: Schema;
   private readonly validation: ValidateOptions;
   private readonly fieldManager: FieldManager;
-  /** What decoding a body into the built-in type's Go struct checks and rewrites beyond its schema (quantities, times, bytes, int32s); undefined when nothing. */
+  /** What decoding a body into the built-in type's Go struct checks and rewrites beyond its schema (quantities, times, bytes, integers); undefined when nothing. */
   private readonly goDecoding: GoDecoding | undefined;
   /** The worker thread that runs this type's applies, when it may (see applyOffloaded). */
   private readonly applyOffload: ApplyOffload | undefined;

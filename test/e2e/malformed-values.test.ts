@@ -293,6 +293,16 @@ describe('quantities that do not parse', () => {
     assert.equal((await server.request('GET', `${path}/d`)).status, 404);
   });
 
+  test('an int64 out of range is 400 with Go\'s decoding error, and nothing is stored', async () => {
+    const ns = await server.newNamespace('int64');
+    const path = `/apis/batch/v1/namespaces/${ns}/jobs`;
+    const res = await server.request('POST', path, {
+      body: { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j' }, spec: { activeDeadlineSeconds: 1e19, template: { spec: { restartPolicy: 'Never', containers: [container({})] } } } },
+    });
+    check({ name: 'activeDeadlineSeconds', status: 400, message: 'Job in version "v1" cannot be handled as a Job: json: cannot unmarshal number 10000000000000000000 into Go struct field JobSpec.spec.activeDeadlineSeconds of type int64' }, res);
+    assert.equal((await server.request('GET', `${path}/j`)).status, 404);
+  });
+
   test('numbers and quantities with surrounding space decode', async () => {
     const ns = await server.newNamespace('quantity');
     const res = await server.request('POST', `/api/v1/namespaces/${ns}/pods`, {
