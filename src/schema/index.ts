@@ -9,6 +9,6 @@ export { addGoZeroValues } from './go-zero.ts';
 export { applyDefaults } from './defaults.ts';
 export { goDecoding, type GoDecoding } from './go-decoding.ts';
 export { canonicalizeQuantities, quantitySites } from './quantities.ts';
-export { integerDecodeError, integerSites } from './integers.ts';
+export { integerDecodeError, integerSites, intOrStringDecodeError, intOrStringSites } from './integers.ts';
 export { canonicalizeTimes, timeSites } from './times.ts';
 export { bytesSites, canonicalizeBytes } from './bytes.ts';

@@ -1,9 +1,10 @@
-// A built-in type's int32 and int64 fields (`format: int32`, `format: int64` in its schema):
-// decoding into the Go type fails on an integer out of the field's range, which the
-// schema's validation does not check (a Deployment with replicas: 3000000000 was stored,
-// and no Go client could read it back).
+// A built-in type's int32 and int64 fields (`format: int32`, `format: int64` in its schema)
+// and IntOrString values: decoding into the Go type fails on an integer out of the field's
+// range, which the schema's validation does not check (a Deployment with replicas:
+// 3000000000 was stored, and no Go client could read it back).
 
 import { compileSites, type SiteKind, type Sites } from './go-sites.ts';
+import { refName } from './resolve.ts';
 import type { Definitions, Schema } from './types.ts';
 
 const int32Kind: SiteKind = { name: 'int32', is: (schema) => schema.type === 'integer' && schema.format === 'int32', named: true };
@@ -14,12 +15,12 @@ export type IntegerSites = readonly (readonly [Sites, GoInteger])[];
 interface GoInteger {
   type: string;
   min: number;
-  max: number;
+  /** The first integer above the range: int64's largest, 2^63 - 1, is no double (it rounds to 2^63). */
+  above: number;
 }
 
-// int64's bounds as doubles: 2^63 is the first double above the largest int64.
-const int32: GoInteger = { type: 'int32', min: -2147483648, max: 2147483647 };
-const int64: GoInteger = { type: 'int64', min: -(2 ** 63), max: 2 ** 63 - 1 };
+const int32: GoInteger = { type: 'int32', min: -(2 ** 31), above: 2 ** 31 };
+const int64: GoInteger = { type: 'int64', min: -(2 ** 63), above: 2 ** 63 };
 
 /** The integer sites of a schema, or undefined when it has none. */
 export function integerSites(defs: Definitions, schema: Schema): IntegerSites | undefined {
@@ -34,13 +35,50 @@ export function integerSites(defs: Definitions, schema: Schema): IntegerSites | 
 /** Go's decoding error for the first integer at a site out of its type's range (Go's UnmarshalTypeError), or undefined. */
 export function integerDecodeError(sites: IntegerSites, value: unknown): string | undefined {
   let error: string | undefined;
-  for (const [walk, { type, min, max }] of sites) {
+  for (const [walk, { type, min, above }] of sites) {
     walk(value, (_holder, _key, v, where) => {
-      if (error !== undefined || typeof v !== 'number' || !Number.isInteger(v) || (v <= max && v >= min)) return;
-      // The literal as JSON writes it (the body's own text is gone by now: 1e21 for 1e+21).
-      error = `json: cannot unmarshal number ${String(v).replace('e+', 'e')} into Go struct field ${where.struct}.${where.path.join('.')} of type ${type}`;
+      if (error !== undefined || typeof v !== 'number' || !Number.isInteger(v) || (v < above && v >= min)) return;
+      error = `json: cannot unmarshal number ${literal(v)} into Go struct field ${where.struct}.${where.path.join('.')} of type ${type}`;
     });
     if (error !== undefined) return error;
   }
   return undefined;
+}
+
+/**
+ * The number as the body most likely wrote it (its own text is gone by now): the exact
+ * integer below 1e21, JSON's exponent form above (1e21 for 1e+21).
+ */
+function literal(v: number): string {
+  return Number.isInteger(v) && Math.abs(v) < 1e21 ? BigInt(v).toString() : String(v).replace('e+', 'e');
+}
+
+const intOrStringKind: SiteKind = {
+  name: 'int-or-string',
+  is: (schema) => schema.$ref !== undefined && refName(schema.$ref) === 'io.k8s.apimachinery.pkg.util.intstr.IntOrString',
+};
+
+/** Where a type holds IntOrString values, or undefined when it has none. */
+export function intOrStringSites(defs: Definitions, schema: Schema): Sites | undefined {
+  return compileSites(defs, schema, intOrStringKind);
+}
+
+/**
+ * IntOrString's own decoding of the first value it refuses: what is not a string is
+ * decoded alone as an int32, so Go's error names no field ("… into Go value of type
+ * int32") and decoding stops there.
+ */
+export function intOrStringDecodeError(sites: Sites, value: unknown): string | undefined {
+  let error: string | undefined;
+  sites(value, (_holder, _key, v) => {
+    if (error !== undefined || typeof v === 'string') return;
+    let kind: string | undefined;
+    if (typeof v === 'number') {
+      if (Number.isInteger(v) && v >= int32.min && v < int32.above) return;
+      // A literal past a double's range (1e400) parsed as Infinity: its text is gone.
+      kind = Number.isFinite(v) ? `number ${literal(v)}` : 'number';
+    } else kind = typeof v === 'boolean' ? 'bool' : Array.isArray(v) ? 'array' : 'object';
+    error = `json: cannot unmarshal ${kind} into Go value of type int32`;
+  });
+  return error;
 }

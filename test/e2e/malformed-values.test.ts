@@ -303,6 +303,14 @@ describe('quantities that do not parse', () => {
     assert.equal((await server.request('GET', `${path}/j`)).status, 404);
   });
 
+  test('an IntOrString past int32 is 400 with its own decoding error, and nothing is stored', async () => {
+    const ns = await server.newNamespace('intstr');
+    const path = `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`;
+    const res = await server.request('POST', path, { body: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'p' }, spec: { minAvailable: 2147483648 } } });
+    check({ name: 'minAvailable', status: 400, message: 'PodDisruptionBudget in version "v1" cannot be handled as a PodDisruptionBudget: json: cannot unmarshal number 2147483648 into Go value of type int32' }, res);
+    assert.equal((await server.request('GET', `${path}/p`)).status, 404);
+  });
+
   test('numbers and quantities with surrounding space decode', async () => {
     const ns = await server.newNamespace('quantity');
     const res = await server.request('POST', `/api/v1/namespaces/${ns}/pods`, {

@@ -3,7 +3,7 @@
 // the JSON path to it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { builtinDefinitions, integerDecodeError, integerSites, schemaRef } from '../../src/schema/index.ts';
+import { builtinDefinitions, integerDecodeError, integerSites, intOrStringDecodeError, intOrStringSites, schemaRef } from '../../src/schema/index.ts';
 
 const sitesOf = (name: string) => integerSites(builtinDefinitions, { $ref: schemaRef(name) });
 
@@ -22,6 +22,10 @@ test('a Deployment\'s int32 fields, through its template\'s lists; in range is n
 test('int64 fields, the metadata\'s among them, refuse what int64 cannot hold', () => {
   const jobs = sitesOf('io.k8s.api.batch.v1.Job')!;
   assert.equal(integerDecodeError(jobs, { spec: { activeDeadlineSeconds: 2 ** 63 - 1024 } }), undefined);
+  // 9223372036854775807 (int64's largest) parses to 2^63 as a double, so it cannot be told from 2^63: both are refused.
+  assert.equal(integerDecodeError(jobs, { spec: { activeDeadlineSeconds: JSON.parse('9223372036854775808') } }),
+    'json: cannot unmarshal number 9223372036854775808 into Go struct field JobSpec.spec.activeDeadlineSeconds of type int64');
+  assert.equal(integerDecodeError(jobs, { spec: { activeDeadlineSeconds: -(2 ** 63) } }), undefined);
   assert.equal(integerDecodeError(jobs, { spec: { activeDeadlineSeconds: 1e19 } }),
     'json: cannot unmarshal number 10000000000000000000 into Go struct field JobSpec.spec.activeDeadlineSeconds of type int64');
   assert.equal(integerDecodeError(jobs, { spec: { template: { spec: { terminationGracePeriodSeconds: -1e19 } } } }),
@@ -30,4 +34,16 @@ test('int64 fields, the metadata\'s among them, refuse what int64 cannot hold', 
   assert.equal(integerDecodeError(configMaps, { metadata: { generation: 1e22 } }),
     'json: cannot unmarshal number 1e22 into Go struct field ObjectMeta.metadata.generation of type int64');
   assert.equal(integerDecodeError(configMaps, { data: { a: '1' }, metadata: { generation: 3 } }), undefined);
+});
+
+test('IntOrString values: a string, or an int32 decoded on its own (Go\'s error names no field)', () => {
+  const sites = intOrStringSites(builtinDefinitions, { $ref: schemaRef('io.k8s.api.apps.v1.Deployment') })!;
+  const strategy = (rollingUpdate: Record<string, unknown>) => ({ spec: { strategy: { rollingUpdate } } });
+  assert.equal(intOrStringDecodeError(sites, strategy({ maxSurge: '25%', maxUnavailable: 2147483647 })), undefined);
+  assert.equal(intOrStringDecodeError(sites, strategy({ maxSurge: 2147483648 })), 'json: cannot unmarshal number 2147483648 into Go value of type int32');
+  assert.equal(intOrStringDecodeError(sites, strategy({ maxSurge: 1e308 })), 'json: cannot unmarshal number 1e308 into Go value of type int32');
+  assert.equal(intOrStringDecodeError(sites, strategy({ maxUnavailable: 1.5 })), 'json: cannot unmarshal number 1.5 into Go value of type int32');
+  assert.equal(intOrStringDecodeError(sites, strategy({ maxUnavailable: true })), 'json: cannot unmarshal bool into Go value of type int32');
+  assert.equal(intOrStringDecodeError(sites, strategy({ maxUnavailable: { a: 1 } })), 'json: cannot unmarshal object into Go value of type int32');
+  assert.equal(intOrStringDecodeError(sites, strategy({ maxUnavailable: null })), undefined);
 });
