@@ -230,6 +230,12 @@ function metadataShapeErrors(meta: unknown): string[] {
         const shown = typeof value === 'object' ? JSON.stringify(value) : String(value);
         errors.push(`.metadata.${field}.${key}: expected string, got &value.valueUnstructured{Value:${shown}}`);
       }
+    } else if (field === 'finalizers') {
+      // A set of strings: a scalar element is named by its value ([=true]); maps and lists are the list walk's errors.
+      for (const value of v as unknown[]) {
+        if (value === null || typeof value === 'string' || typeof value === 'object') continue;
+        errors.push(`.metadata.finalizers[=${String(value)}]: expected string, got &value.valueUnstructured{Value:${String(value)}}`);
+      }
     }
   }
   return errors;

@@ -19,6 +19,7 @@ import { addWarning, currentRequest } from '../api/request-context.ts';
 import type { ApplyOffload } from './apply-offload/client.ts';
 import type { OffloadedConfiguration } from './apply-offload/messages.ts';
 import { clone, deepEqual, isObject, setMember, type JsonObject } from '../api/json.ts';
+import { objectMetaDecodeError } from '../api/go-object-meta.ts';
 import {
   addGoZeroValues, applyDefaults, builtinDefinitions, builtinValidation, goDecoding, prune,
   schemaRef, validate, type Definitions, type GoDecoding, type Schema, type ValidateOptions,
@@ -1041,7 +1042,8 @@ export class Store {
 
   /**
    * What decoding a body does upstream, before any strategy or admission plugin sees it:
-   * fields the schema does not know are dropped, and reported as `fieldValidation` asks;
+   * metadata of the wrong type and values the Go type cannot hold are refused (400; a
+   * patch's 422); fields the schema does not know are dropped, and reported as `fieldValidation` asks;
    * the schema's defaults are filled in; and for built-in types, values of the wrong type
    * fail the write (422, with what the strategy finds besides when it can tell:
    * `ownCauses` runs it on a copy).
@@ -1049,7 +1051,7 @@ export class Store {
   private decodeFields(obj: KubeObject, opts: WriteOptions, ownCauses: (probe: KubeObject) => StatusCause[]): void {
     const fieldValidation = opts.fieldValidation;
     // A value the Go type cannot hold fails decoding before strict field validation looks.
-    const decodeError = this.goDecoding?.(obj);
+    const decodeError = objectMetaDecodeError(obj.metadata) ?? this.goDecoding?.(obj);
     if (decodeError !== undefined) {
       throw fieldValidation?.strictError?.(decodeError, obj)
         ?? badRequest(`${this.type.kind} in version ${JSON.stringify(this.type.version)} cannot be handled as a ${this.type.kind}: ${decodeError}`);

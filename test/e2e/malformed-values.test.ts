@@ -414,3 +414,44 @@ describe('[]byte fields beyond Secrets and ConfigMaps', () => {
     assert.equal((await server.request('GET', `${webhooks}/ca-canonical`)).json.webhooks[0].clientConfig.caBundle, 'YWJjZA==');
   });
 });
+
+describe('metadata of the wrong type', () => {
+  test('an owner reference whose apiVersion is a number is 400 (it was a 500), and nothing is stored', async () => {
+    const ns = await server.newNamespace('meta');
+    const path = `/api/v1/namespaces/${ns}/configmaps`;
+    const res = await server.request('POST', path, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', ownerReferences: [{ apiVersion: 5, kind: 'X', name: 'n', uid: 'u' }] } } });
+    check({ name: 'ownerReferences', status: 400, message: 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field OwnerReference.metadata.ownerReferences.apiVersion of type string' }, res);
+    assert.equal((await server.request('GET', `${path}/c`)).status, 404);
+  });
+
+  test('server-set fields of the wrong type are refused, not dropped', async () => {
+    const ns = await server.newNamespace('meta');
+    const res = await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', generation: 'x' } } });
+    check({ name: 'generation', status: 400, message: 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal string into Go struct field ObjectMeta.metadata.generation of type int64' }, res);
+  });
+
+  test('a merge patch leaving a managed fields entry of the wrong type is 422, and the object is unchanged', async () => {
+    const ns = await server.newNamespace('meta');
+    const path = `/api/v1/namespaces/${ns}/configmaps`;
+    assert.equal((await server.request('POST', path, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '1' } } })).status, 201);
+    const before = (await server.request('GET', `${path}/c`)).json;
+    const patch = { metadata: { managedFields: [{ manager: ['x'], operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': {} } }] } };
+    const res = await server.request('PATCH', `${path}/c`, { raw: JSON.stringify(patch), headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(res.status, 422, res.text);
+    assert.ok(res.json.message.endsWith('json: cannot unmarshal array into Go struct field ManagedFieldsEntry.metadata.managedFields.manager of type string'), res.json.message);
+    assert.deepEqual((await server.request('GET', `${path}/c`)).json, before);
+  });
+
+  test('server-side apply of a finalizer that is not a string is upstream\'s typed-patch 500, and nothing is stored', async () => {
+    const path = '/apis/rbac.authorization.k8s.io/v1/clusterroles/fin-true';
+    const res = await server.request('PATCH', `${path}?fieldManager=m`, {
+      raw: JSON.stringify({ kind: 'ClusterRole', apiVersion: 'rbac.authorization.k8s.io/v1', metadata: { name: 'fin-true', finalizers: [true] } }),
+      headers: { 'content-type': 'application/apply-patch+yaml' },
+    });
+    check({
+      name: 'finalizers', status: 500,
+      message: 'failed to create typed patch object (/fin-true; rbac.authorization.k8s.io/v1, Kind=ClusterRole): .metadata.finalizers[=true]: expected string, got &value.valueUnstructured{Value:true}',
+    }, res);
+    assert.equal((await server.request('GET', path)).status, 404);
+  });
+});

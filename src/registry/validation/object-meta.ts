@@ -50,7 +50,8 @@ function validateOwnerReferences(refs: unknown, path: FieldPath): StatusCause[] 
   let firstController = '';
   for (const raw of refs as OwnerReference[]) {
     const ref = (raw ?? {}) as OwnerReference;
-    const apiVersion = ref.apiVersion ?? '';
+    // Decoding refused members of other types; a stray one reads as empty rather than crash.
+    const apiVersion = typeof ref.apiVersion === 'string' ? ref.apiVersion : '';
     const slash = apiVersion.lastIndexOf('/');
     const group = slash < 0 ? '' : apiVersion.slice(0, slash);
     const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
