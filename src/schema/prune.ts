@@ -118,7 +118,7 @@ function pruneValue(ctx: Context, node: SchemaNode | undefined, value: unknown, 
     if (property !== undefined) {
       if (item === null) {
         if (ctx.dropNulls && !property.nullable && property.defaultValue === undefined) delete obj[key];
-      } else if (omitted !== undefined && leftOutWhenEmpty(omitted, key, item)) {
+      } else if (omitted !== undefined && leftOutWhenEmpty(omitted, key, item, property.schema.type)) {
         delete obj[key];
       } else if (typeof item === 'object') {
         segments.push(key);
@@ -139,9 +139,15 @@ function pruneValue(ctx: Context, node: SchemaNode | undefined, value: unknown, 
   }
 }
 
-/** Whether Go's JSON leaves `item` out: a zero `omitempty` scalar, an empty `omitempty` list or map. */
-function leftOutWhenEmpty(omitted: GoEncoding, key: string, item: unknown): boolean {
-  if (item === 0 || item === '' || item === false) return omitted.zero.has(key);
+/** The zero value of a scalar schema type. */
+const zeroOfType: Record<string, unknown> = { integer: 0, number: 0, string: '', boolean: false };
+
+/**
+ * Whether Go's JSON leaves `item` out: a zero `omitempty` scalar, an empty `omitempty` list
+ * or map. A zero of another type (`hostPID: ""`) is no zero here: it is a type error.
+ */
+function leftOutWhenEmpty(omitted: GoEncoding, key: string, item: unknown, type?: unknown): boolean {
+  if (item === 0 || item === '' || item === false) return omitted.zero.has(key) && zeroOfType[type as string] === item;
   if (Array.isArray(item)) return item.length === 0 && omitted.emptyList.has(key);
   if (isObject(item)) return omitted.emptyMap.has(key) && Object.keys(item).length === 0;
   return false;

@@ -95,4 +95,11 @@ describe('prune: built-in schemas', () => {
     assert.deepEqual(prune(defs, deployment, value, { isResourceRoot: true }), []);
     assert.deepEqual(value, before);
   });
+
+  test('an omitempty scalar\'s zero is left out; a zero of another type stays, for validation to refuse', () => {
+    const pod = { $ref: schemaRef('io.k8s.api.core.v1.Pod') };
+    const value = { spec: { hostPID: false, hostIPC: '', hostNetwork: 0, nodeName: '', dnsPolicy: 0, priority: 0, containers: [] } };
+    prune(defs, pod, value, { isResourceRoot: true });
+    assert.deepEqual(value.spec, { hostIPC: '', hostNetwork: 0, dnsPolicy: 0, priority: 0, containers: [] });
+  });
 });
