@@ -69,6 +69,16 @@ export function timestamp(ms: number): string {
 }
 
 /**
+ * `ms` moved by a grace period as upstream's time.Second * time.Duration(seconds) moves it:
+ * the nanoseconds wrap in int64 past ~292 years (a grace period of 9e18 seconds is valid),
+ * where a plain product would leave the range of a Date.
+ */
+function afterSeconds(ms: number, seconds: number): number {
+  if (Math.abs(seconds) < 9e9) return ms + seconds * 1000;
+  return ms + Number(BigInt.asIntN(64, BigInt(Math.trunc(seconds)) * 1_000_000_000n) / 1_000_000n);
+}
+
+/**
  * Marks an object kept by finalizers as deleting (upstream's markAsDeleting): a first
  * mark bumps a generation the type keeps; deletionTimestamp is now unless already set
  * earlier; deletionGracePeriodSeconds 0.
@@ -124,13 +134,13 @@ export function beforeDelete(
     // Marked with no grace left (or a delete that failed after marking): delete now.
     if (recorded === undefined || recorded === 0) return { graceful: false, pending: false };
     if (grace === undefined || grace >= recorded) return { graceful: false, pending: true, gracePeriodSeconds: recorded };
-    meta.deletionTimestamp = timestamp(Date.parse(meta.deletionTimestamp) - recorded * 1000 + grace * 1000);
+    meta.deletionTimestamp = timestamp(afterSeconds(afterSeconds(Date.parse(meta.deletionTimestamp), -recorded), grace));
     meta.deletionGracePeriodSeconds = grace;
     return { graceful: true, pending: false, gracePeriodSeconds: grace };
   }
   const period = check(obj, grace);
   if (period === undefined) return { graceful: false, pending: false };
-  meta.deletionTimestamp = timestamp(now + period * 1000);
+  meta.deletionTimestamp = timestamp(afterSeconds(now, period));
   meta.deletionGracePeriodSeconds = period;
   if ((meta.generation ?? 0) > 0) meta.generation = meta.generation! + 1;
   return { graceful: true, pending: false, gracePeriodSeconds: period };

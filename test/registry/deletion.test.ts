@@ -237,6 +237,17 @@ for (const c of gracefulCases) {
   });
 }
 
+test('graceful pod deletion: a grace period past 292 years wraps as Go\'s time.Duration does (it was a 500)', async () => {
+  const fx = memoryStore(builtinType('pods'));
+  await storedPod(fx, bound);
+  const now = Date.now();
+  const result = await fx.store.delete('ns', 'p', { gracePeriodSeconds: 9e18 });
+  assert.equal(result.deleted, false);
+  assert.equal(result.object.metadata.deletionGracePeriodSeconds, 9e18);
+  const wrapped = Number(BigInt.asIntN(64, 9_000_000_000_000_000_000n * 1_000_000_000n) / 1_000_000_000n);
+  assert.ok(Math.abs(secondsUntil(result.object.metadata.deletionTimestamp, now) - wrapped) <= 2, result.object.metadata.deletionTimestamp);
+});
+
 interface SequenceCase {
   name: string;
   second: DeleteOptions;
