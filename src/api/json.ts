@@ -17,6 +17,26 @@ export function goJsonKind(value: unknown): string {
   return typeof value === 'object' ? 'object' : typeof value;
 }
 
+/**
+ * Go's encoding/json error for a value its struct field cannot hold (UnmarshalTypeError):
+ * `struct` is the Go struct holding the field, `path` the field's JSON path from the
+ * document's root. A number refused by an integer field is named with its text ("number
+ * 1.5"), which is gone by now: JSON writes it back alike but for one past a double's
+ * range (1e400 parsed as Infinity), named "number" alone.
+ */
+export function goFieldTypeError(value: unknown, struct: string, path: string, goType: string): string {
+  let kind = goJsonKind(value);
+  if (typeof value === 'number' && (goType === 'int64' || goType === 'int32') && Number.isFinite(value)) {
+    kind = `number ${Number.isInteger(value) && Math.abs(value) < 1e21 ? BigInt(value).toString() : String(value).replace('e+', 'e')}`;
+  }
+  return `json: cannot unmarshal ${kind} into Go struct field ${struct}.${path} of type ${goType}`;
+}
+
+/** True for a JSON number Go decodes into an int64: an integer in its range (2^63 - 1 is 2^63 as a double). */
+export function isGoInt64(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= -(2 ** 63) && value < 2 ** 63;
+}
+
 /** True for a JSON object: not null, not an array. */
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -16,6 +16,7 @@ export interface EvictionOptions {
   dryRun: boolean;
 }
 
+/** The Eviction's deleteOptions, their types checked as they were decoded (endpoints/handlers/eviction.ts). */
 interface EvictionDeleteOptions {
   gracePeriodSeconds?: number;
   preconditions?: { uid?: string; resourceVersion?: string };
@@ -63,7 +64,6 @@ function isConflict(err: unknown): boolean {
 /** The deletion the Eviction asks for, as the Store takes it. */
 function deleteOptionsOf(eviction: KubeObject, opts: EvictionOptions): DeleteOptions {
   const raw = (eviction as { deleteOptions?: EvictionDeleteOptions }).deleteOptions ?? {};
-  if (typeof raw !== 'object' || raw === null) throw badRequest('the body of the request could not be decoded: deleteOptions must be an object');
   const bodyDryRun = raw.dryRun ?? [];
   return {
     dryRun: opts.dryRun || bodyDryRun.includes('All'),

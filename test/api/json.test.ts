@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clone, deepEqual, deepEqualNullAsAbsent, goJsonKind, isObject, setMember } from '../../src/api/json.ts';
+import { clone, deepEqual, deepEqualNullAsAbsent, goFieldTypeError, goJsonKind, isGoInt64, isObject, setMember } from '../../src/api/json.ts';
 
 /** `levels` objects nested in one another under `key`, with `leaf` innermost. */
 function nested(levels: number, leaf: unknown): unknown {
@@ -160,4 +160,24 @@ test('setMember: a member named __proto__ becomes an own member, not the prototy
 test('goJsonKind names a value as Go\'s encoding/json does in its errors', () => {
   const cases: [unknown, string][] = [[[1], 'array'], [{}, 'object'], ['x', 'string'], [1.5, 'number'], [true, 'bool'], [null, 'null']];
   for (const [value, kind] of cases) assert.equal(goJsonKind(value), kind, JSON.stringify(value));
+});
+
+const fieldTypeErrorCases: { name: string; value: unknown; goType: string; expected: string }[] = [
+  { name: 'a string for an int64', value: 'x', goType: 'int64', expected: 'string' },
+  { name: 'a fraction for an int64 is named with its text', value: 1.5, goType: 'int64', expected: 'number 1.5' },
+  { name: 'an integer past int64 with all its digits', value: 1e19, goType: 'int64', expected: 'number 10000000000000000000' },
+  { name: 'an integer from 1e21 in JSON\'s exponent form', value: 1e21, goType: 'int64', expected: 'number 1e21' },
+  { name: 'a number past a double (Infinity) without its lost text', value: Infinity, goType: 'int64', expected: 'number' },
+  { name: 'a number for a string without its text', value: 1.5, goType: 'string', expected: 'number' },
+  { name: 'a list for a struct', value: [], goType: 'v1.Preconditions', expected: 'array' },
+];
+for (const c of fieldTypeErrorCases) {
+  test(`goFieldTypeError: ${c.name}`, () => {
+    assert.equal(goFieldTypeError(c.value, 'S', 'a.b', c.goType), `json: cannot unmarshal ${c.expected} into Go struct field S.a.b of type ${c.goType}`);
+  });
+}
+
+test('isGoInt64 holds for the integers an int64 holds', () => {
+  const cases: [unknown, boolean][] = [[0, true], [-(2 ** 63), true], [2 ** 63, false], [-(2 ** 63) - 4096, false], [1.5, false], [Infinity, false], ['1', false], [null, false]];
+  for (const [value, expected] of cases) assert.equal(isGoInt64(value), expected, String(value));
 });

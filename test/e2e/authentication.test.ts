@@ -128,6 +128,49 @@ describe('service-account tokens', needsKubectl133, () => {
   });
 });
 
+describe('TokenRequest with values of the wrong type', () => {
+  const decodeError = (what: string, field: string, type: string) =>
+    `TokenRequest in version "v1" cannot be handled as a TokenRequest: json: cannot unmarshal ${what} into Go struct field ${field} of type ${type}`;
+  const ref = (fields: object) => ({ boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'p', ...fields } });
+  const rows: { name: string; spec: unknown; message: string }[] = [
+    { name: 'boundObjectRef.apiVersion a number', spec: ref({ apiVersion: 5 }), message: decodeError('number', 'BoundObjectReference.spec.boundObjectRef.apiVersion', 'string') },
+    { name: 'boundObjectRef.kind a bool', spec: ref({ kind: true }), message: decodeError('bool', 'BoundObjectReference.spec.boundObjectRef.kind', 'string') },
+    { name: 'boundObjectRef.name a list', spec: ref({ name: [] }), message: decodeError('array', 'BoundObjectReference.spec.boundObjectRef.name', 'string') },
+    { name: 'boundObjectRef.uid an object', spec: ref({ uid: {} }), message: decodeError('object', 'BoundObjectReference.spec.boundObjectRef.uid', 'types.UID') },
+    { name: 'boundObjectRef a string', spec: { boundObjectRef: 'p' }, message: decodeError('string', 'TokenRequestSpec.spec.boundObjectRef', 'v1.BoundObjectReference') },
+    { name: 'audiences a string', spec: { audiences: 'vault' }, message: decodeError('string', 'TokenRequestSpec.spec.audiences', '[]string') },
+    { name: 'audiences with a number in it', spec: { audiences: ['vault', 1] }, message: decodeError('number', 'TokenRequestSpec.spec.audiences', 'string') },
+    { name: 'expirationSeconds a string', spec: { expirationSeconds: '3600' }, message: decodeError('string', 'TokenRequestSpec.spec.expirationSeconds', 'int64') },
+    { name: 'expirationSeconds a fraction', spec: { expirationSeconds: 3600.5 }, message: decodeError('number 3600.5', 'TokenRequestSpec.spec.expirationSeconds', 'int64') },
+    { name: 'expirationSeconds a bool', spec: { expirationSeconds: true }, message: decodeError('bool', 'TokenRequestSpec.spec.expirationSeconds', 'int64') },
+    { name: 'spec a list', spec: [], message: decodeError('array', 'TokenRequest.spec', 'v1.TokenRequestSpec') },
+    { name: 'the first wrong value is the one named', spec: { expirationSeconds: 'x', ...ref({ apiVersion: 5 }) }, message: decodeError('string', 'TokenRequestSpec.spec.expirationSeconds', 'int64') },
+  ];
+  for (const row of rows) {
+    test(`${row.name} is 400`, async () => {
+      const ns = await server.newNamespace('sa-decode');
+      await newAccount(ns, 'robot');
+      const res = await server.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts/robot/token`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: row.spec } });
+      assert.equal(res.status, 400, res.text);
+      assert.equal(res.json.kind, 'Status');
+      assert.equal(res.json.message, row.message);
+    });
+  }
+
+  test('the body is decoded before the account is looked up', async () => {
+    const res = await server.request('POST', '/api/v1/namespaces/default/serviceaccounts/ghost/token', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: ref({ apiVersion: 5 }) } });
+    assert.equal(res.status, 400, res.text);
+  });
+
+  test('null members are unset', async () => {
+    const ns = await server.newNamespace('sa-decode');
+    await newAccount(ns, 'robot');
+    const res = await server.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts/robot/token`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: null, expirationSeconds: null, boundObjectRef: null } } });
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(res.json.spec, { audiences: ['https://kubernetes.default.svc.cluster.local'], expirationSeconds: 3600 });
+  });
+});
+
 describe('who is asking', needsKubectl133, () => {
   test('kubectl auth whoami shows the admin of the token kubeconfig', async () => {
     const out = await kubectl('auth', 'whoami', '-o', 'json');

@@ -70,6 +70,65 @@ describe('eviction without a budget', () => {
   });
 });
 
+describe('eviction with deleteOptions of the wrong type', () => {
+  /** A pod bound to a node (so deleted gracefully) in the phase given. */
+  async function boundPod(ns: string, phase: 'Pending' | 'Running'): Promise<void> {
+    const created = await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: { metadata: { name: 'p' }, spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'nginx' }] } } });
+    assert.equal(created.status, 201, created.text);
+    const res = await server.request('PATCH', `/api/v1/namespaces/${ns}/pods/p/status`, { raw: JSON.stringify({ status: { phase } }), headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(res.status, 200, res.text);
+  }
+  /** The pod's deletion, if any: 'none', 'graceful' (deletionTimestamp set) or 'gone'. */
+  async function deletion(ns: string): Promise<string> {
+    const res = await server.request('GET', `/api/v1/namespaces/${ns}/pods/p`);
+    if (res.status === 404) return 'gone';
+    return res.json.metadata.deletionTimestamp === undefined ? 'none' : 'graceful';
+  }
+  const decodeError = (what: string, field: string, type: string, version = 'v1') =>
+    `Eviction in version "${version}" cannot be handled as a Eviction: json: cannot unmarshal ${what} into Go struct field ${field} of type ${type}`;
+  const rows: { name: string; deleteOptions: string; apiVersion?: string; message: string }[] = [
+    { name: 'gracePeriodSeconds a string', deleteOptions: '{"gracePeriodSeconds":"x"}', message: decodeError('string', 'DeleteOptions.deleteOptions.gracePeriodSeconds', 'int64') },
+    { name: 'gracePeriodSeconds a fraction', deleteOptions: '{"gracePeriodSeconds":1.5}', message: decodeError('number 1.5', 'DeleteOptions.deleteOptions.gracePeriodSeconds', 'int64') },
+    { name: 'gracePeriodSeconds past int64', deleteOptions: '{"gracePeriodSeconds":1e19}', message: decodeError('number 10000000000000000000', 'DeleteOptions.deleteOptions.gracePeriodSeconds', 'int64') },
+    // Its text is gone once parsed (Infinity): Go names it "number 1e400".
+    { name: 'gracePeriodSeconds past a double', deleteOptions: '{"gracePeriodSeconds":1e400}', message: decodeError('number', 'DeleteOptions.deleteOptions.gracePeriodSeconds', 'int64') },
+    { name: 'dryRun a number', deleteOptions: '{"dryRun":5}', message: decodeError('number', 'DeleteOptions.deleteOptions.dryRun', '[]string') },
+    { name: 'dryRun with a number in it', deleteOptions: '{"dryRun":[5]}', message: decodeError('number', 'DeleteOptions.deleteOptions.dryRun', 'string') },
+    { name: 'propagationPolicy a number', deleteOptions: '{"propagationPolicy":1}', message: decodeError('number', 'DeleteOptions.deleteOptions.propagationPolicy', 'v1.DeletionPropagation') },
+    { name: 'preconditions a list', deleteOptions: '{"preconditions":[]}', message: decodeError('array', 'DeleteOptions.deleteOptions.preconditions', 'v1.Preconditions') },
+    { name: 'preconditions.uid a number', deleteOptions: '{"preconditions":{"uid":1}}', message: decodeError('number', 'Preconditions.deleteOptions.preconditions.uid', 'types.UID') },
+    { name: 'orphanDependents a string', deleteOptions: '{"orphanDependents":"yes"}', message: decodeError('string', 'DeleteOptions.deleteOptions.orphanDependents', 'bool') },
+    { name: 'kind a number', deleteOptions: '{"kind":1}', message: decodeError('number', 'DeleteOptions.deleteOptions.kind', 'string') },
+    { name: 'the first wrong value is the one named', deleteOptions: '{"orphanDependents":"yes","dryRun":5}', message: decodeError('string', 'DeleteOptions.deleteOptions.orphanDependents', 'bool') },
+    { name: 'deleteOptions a string', deleteOptions: '"x"', message: decodeError('string', 'Eviction.deleteOptions', 'v1.DeleteOptions') },
+    { name: 'a policy/v1beta1 Eviction', apiVersion: 'policy/v1beta1', deleteOptions: '{"dryRun":5}', message: decodeError('number', 'DeleteOptions.deleteOptions.dryRun', '[]string', 'v1beta1') },
+  ];
+  for (const phase of ['Running', 'Pending'] as const) {
+    for (const row of rows) {
+      test(`${phase} pod: ${row.name} is 400, and the pod stays`, async () => {
+        const ns = await namespace();
+        await boundPod(ns, phase);
+        const raw = `{"apiVersion":"${row.apiVersion ?? 'policy/v1'}","kind":"Eviction","metadata":{"name":"p"},"deleteOptions":${row.deleteOptions}}`;
+        // The Running pod is evicted as a dry run, so that only the options could delete it.
+        const res = await server.request('POST', `/api/v1/namespaces/${ns}/pods/p/eviction${phase === 'Running' ? '?dryRun=All' : ''}`, { raw, headers: { 'content-type': 'application/json' } });
+        assert.equal(res.status, 400, res.text);
+        assert.equal(res.json.kind, 'Status');
+        assert.equal(res.json.message, row.message);
+        assert.equal(await deletion(ns), 'none');
+      });
+    }
+  }
+
+  test('null deleteOptions, and null members in them, are unset', async () => {
+    const ns = await namespace();
+    await boundPod(ns, 'Pending');
+    assert.equal((await evict(ns, 'p', { deleteOptions: { gracePeriodSeconds: null, preconditions: null, orphanDependents: null, dryRun: ['All'] } })).status, 201);
+    assert.equal(await deletion(ns), 'none');
+    assert.equal((await evict(ns, 'p', { deleteOptions: null })).status, 201);
+    assert.equal(await deletion(ns), 'graceful');
+  });
+});
+
 describe('eviction with a PodDisruptionBudget', () => {
   test('allowed while the budget has room, then 429 with upstream\'s message and cause', async () => {
     const ns = await namespace();

@@ -1,6 +1,6 @@
 // authentication.k8s.io requests: serviceaccounts/token (TokenRequest), tokenreviews and selfsubjectreviews, answered as upstream's registries answer them.
 import { badRequest, conflict, invalid, isStatusError, type KubeObject } from '../../api/index.ts';
-import { isObject } from '../../api/json.ts';
+import { goFieldTypeError, isGoInt64, isObject } from '../../api/json.ts';
 import { currentRequest } from '../../api/request-context.ts';
 import * as field from '../../api/field-errors.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
@@ -54,6 +54,7 @@ const maxExpirationSeconds = 2 ** 32;
 export async function tokenRequestHandler(scope: RequestScope, registry: ResourceRegistry, api: AuthenticationApi): Promise<void> {
   const { info } = scope;
   const request = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'TokenRequest' })).object;
+  const spec = decodeTokenRequestSpec(request.spec);
   const name = info.name;
   const namespace = info.namespace;
   if (request.metadata.name && request.metadata.name !== name) {
@@ -66,10 +67,8 @@ export async function tokenRequestHandler(scope: RequestScope, registry: Resourc
   if (request.metadata.uid && request.metadata.uid !== serviceAccount.metadata.uid) {
     throw conflict({ group, resource: 'TokenRequest' }, name, `the UID in the token request (${request.metadata.uid}) does not match the UID of the service account (${serviceAccount.metadata.uid})`);
   }
-  const spec = (isObject(request.spec) ? request.spec : {}) as { audiences?: unknown; expirationSeconds?: unknown; boundObjectRef?: unknown };
-  const audiences = Array.isArray(spec.audiences) && spec.audiences.length > 0 ? spec.audiences.map(String) : [...api.apiAudiences];
-  const expirationSeconds = spec.expirationSeconds === undefined || spec.expirationSeconds === null ? defaultExpirationSeconds : Number(spec.expirationSeconds);
-  if (!Number.isInteger(expirationSeconds)) throw badRequest('the body of the request could not be decoded: spec.expirationSeconds must be an integer');
+  const audiences = spec.audiences !== undefined && spec.audiences.length > 0 ? spec.audiences : [...api.apiAudiences];
+  const expirationSeconds = spec.expirationSeconds ?? defaultExpirationSeconds;
   if (expirationSeconds < minExpirationSeconds) {
     throw invalid('TokenRequest', '', [field.invalid('spec.expirationSeconds', expirationSeconds, 'may not specify a duration less than 10 minutes')], group);
   }
@@ -78,10 +77,8 @@ export async function tokenRequestHandler(scope: RequestScope, registry: Resourc
   }
 
   const bound: { pod?: KubeObject; secret?: KubeObject; node?: KubeObject } = {};
-  let boundObjectRef: Record<string, string> | undefined;
-  if (isObject(spec.boundObjectRef)) {
-    const ref = spec.boundObjectRef as { kind?: string; apiVersion?: string; name?: string; uid?: string };
-    boundObjectRef = Object.fromEntries(Object.entries(ref).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+  const ref = spec.boundObjectRef;
+  if (ref !== undefined) {
     const refGroup = (ref.apiVersion ?? '').includes('/') ? ref.apiVersion!.split('/')[0]! : '';
     const refName = ref.name ?? '';
     let uid: string | undefined;
@@ -115,10 +112,58 @@ export async function tokenRequestHandler(scope: RequestScope, registry: Resourc
     kind: 'TokenRequest',
     apiVersion,
     metadata: { name, namespace, uid: serviceAccount.metadata.uid, creationTimestamp: rfc3339(now) },
-    spec: { audiences, expirationSeconds, ...(boundObjectRef !== undefined ? { boundObjectRef } : {}) },
+    spec: { audiences, expirationSeconds, ...(ref !== undefined ? { boundObjectRef: ref } : {}) },
     status: { token, expirationTimestamp: rfc3339(new Date(now.getTime() + expirationSeconds * 1000)) },
   };
   await writeAnswer(scope, 201, answer);
+}
+
+interface TokenRequestSpec {
+  audiences?: string[];
+  expirationSeconds?: number;
+  boundObjectRef?: { kind?: string; apiVersion?: string; name?: string; uid?: string };
+}
+
+/**
+ * A TokenRequest's spec as decoding it into upstream's Go type checks it: the first value
+ * of the wrong type, in document order, is a 400 with Go's json message; null leaves a
+ * field unset (an audience "").
+ */
+function decodeTokenRequestSpec(spec: unknown): TokenRequestSpec {
+  const typeError = (value: unknown, struct: string, path: string, goType: string) =>
+    badRequest(`TokenRequest in version "v1" cannot be handled as a TokenRequest: ${goFieldTypeError(value, struct, path, goType)}`);
+  if (spec === undefined || spec === null) return {};
+  if (!isObject(spec)) throw typeError(spec, 'TokenRequest', 'spec', 'v1.TokenRequestSpec');
+  const out: TokenRequestSpec = {};
+  for (const [field, value] of Object.entries(spec)) {
+    if (value === null) continue;
+    switch (field) {
+      case 'audiences':
+        if (!Array.isArray(value)) throw typeError(value, 'TokenRequestSpec', 'spec.audiences', '[]string');
+        out.audiences = value.map((v) => {
+          if (v === null) return '';
+          if (typeof v !== 'string') throw typeError(v, 'TokenRequestSpec', 'spec.audiences', 'string');
+          return v;
+        });
+        break;
+      case 'expirationSeconds':
+        if (!isGoInt64(value)) throw typeError(value, 'TokenRequestSpec', 'spec.expirationSeconds', 'int64');
+        out.expirationSeconds = value;
+        break;
+      case 'boundObjectRef': {
+        if (!isObject(value)) throw typeError(value, 'TokenRequestSpec', 'spec.boundObjectRef', 'v1.BoundObjectReference');
+        const ref: Record<string, string> = {};
+        for (const [key, v] of Object.entries(value)) {
+          if (v === null || !['kind', 'apiVersion', 'name', 'uid'].includes(key)) continue;
+          if (typeof v !== 'string') throw typeError(v, 'BoundObjectReference', `spec.boundObjectRef.${key}`, key === 'uid' ? 'types.UID' : 'string');
+          ref[key] = v;
+        }
+        out.boundObjectRef = ref;
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 /**

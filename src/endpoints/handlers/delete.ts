@@ -1,6 +1,6 @@
 // DELETE of an object and of a collection, answered as upstream's delete handler.
 import { badRequest, invalid, isStatusError, type Status, type StatusCause } from '../../api/index.ts';
-import { goJsonKind, isObject } from '../../api/json.ts';
+import { goFieldTypeError, isGoInt64, isObject } from '../../api/json.ts';
 import { decodeBodyLoading, notAnObjectBody } from '../../encoding/decode.ts';
 import type { DeleteOptions } from '../../registry/store.ts';
 import { shapeList, writeAnswer } from '../answer.ts';
@@ -9,7 +9,8 @@ import { parseDryRun, parseInteger } from '../query.ts';
 import { filterFromQuery } from '../selectors.ts';
 import type { RequestScope } from './scope.ts';
 
-interface DeleteOptionsBody {
+/** A DeleteOptions as the body gives it, its values of the right types. */
+export interface DeleteOptionsBody {
   gracePeriodSeconds?: number;
   orphanDependents?: boolean;
   propagationPolicy?: string;
@@ -35,33 +36,48 @@ function queryBoolean(query: URLSearchParams, name: 'orphanDependents' | 'ignore
   return value;
 }
 
+/** Where a DeleteOptions is decoded as a member of another kind's body (an Eviction's deleteOptions). */
+export interface DeleteOptionsMember {
+  /** The kind holding it, and the version its body was decoded in, as Go's decoding error names them. */
+  kind: string;
+  version: string;
+  /** Its JSON field in that kind. */
+  field: string;
+}
+
 /**
- * Checks the JSON types of a DeleteOptions body the way decoding it into metav1.DeleteOptions
+ * Checks the JSON types of a DeleteOptions the way decoding it into metav1.DeleteOptions
  * does upstream: the first value of the wrong type, in document order, is a 400 with Go's
- * json message; null leaves a field unset. Answers the body with its nulls dropped.
+ * json message; null leaves a field unset. Answers the options with their nulls dropped.
+ * A DELETE body is decoded alone; a member of another kind's body (`within`) is decoded
+ * with it, so its errors name that kind and their paths start at its field.
  */
-function decodeDeleteOptions(parsed: unknown): DeleteOptionsBody {
+export function decodeDeleteOptions(parsed: unknown, within?: DeleteOptionsMember): DeleteOptionsBody {
+  const fail = (message: string) =>
+    badRequest(within === undefined ? message : `${within.kind} in version "${within.version}" cannot be handled as a ${within.kind}: ${message}`);
+  const prefix = within === undefined ? '' : `${within.field}.`;
+  const typeError = (value: unknown, struct: string, field: string, goType: string) => fail(goFieldTypeError(value, struct, `${prefix}${field}`, goType));
   if (parsed === null) return {};
-  if (!isObject(parsed)) throw notAnObjectBody(parsed);
-  // The group, version and kind are read before the rest.
-  for (const field of ['apiVersion', 'kind']) {
-    const value = parsed[field];
-    if (value !== undefined && value !== null && typeof value !== 'string') {
-      throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonKind(value)} into Go struct field .${field} of type string`);
+  if (!isObject(parsed)) throw within === undefined ? notAnObjectBody(parsed) : fail(goFieldTypeError(parsed, within.kind, within.field, 'v1.DeleteOptions'));
+  // A body's group, version and kind are read before the rest (a member's are fields like the others).
+  if (within === undefined) {
+    for (const field of ['apiVersion', 'kind']) {
+      const value = parsed[field];
+      if (value !== undefined && value !== null && typeof value !== 'string') {
+        throw badRequest(`couldn't get version/kind; json parse error: ${goFieldTypeError(value, '', field, 'string')}`);
+      }
     }
   }
-  const typeError = (value: unknown, struct: string, field: string, goType: string) =>
-    badRequest(`json: cannot unmarshal ${goJsonKind(value)} into Go struct field ${struct}.${field} of type ${goType}`);
   const out: DeleteOptionsBody = {};
   for (const [field, value] of Object.entries(parsed)) {
     if (value === null) continue;
     switch (field) {
+      case 'apiVersion':
+      case 'kind':
+        if (typeof value !== 'string') throw typeError(value, 'DeleteOptions', field, 'string');
+        break;
       case 'gracePeriodSeconds':
-        if (typeof value !== 'number') throw typeError(value, 'DeleteOptions', field, 'int64');
-        // A number that is not an int64 is named with its text.
-        if (!Number.isInteger(value) || Math.abs(value) > 2 ** 63) {
-          throw badRequest(`json: cannot unmarshal number ${String(value)} into Go struct field DeleteOptions.gracePeriodSeconds of type int64`);
-        }
+        if (!isGoInt64(value)) throw typeError(value, 'DeleteOptions', field, 'int64');
         out.gracePeriodSeconds = value;
         break;
       case 'orphanDependents':

@@ -5,6 +5,7 @@ import { writeAnswer } from '../answer.ts';
 import { readBody } from '../http.ts';
 import { decodeObjectBody } from '../object-body.ts';
 import { parseDryRun } from '../query.ts';
+import { decodeDeleteOptions, type DeleteOptionsBody } from './delete.ts';
 import type { RequestScope } from './scope.ts';
 
 /**
@@ -16,9 +17,15 @@ export async function evictionHandler(scope: RequestScope, registry: ResourceReg
   const { info, served } = scope;
   const eviction = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'Eviction' })).object;
   checkEviction(eviction, info.name);
+  // Upstream decodes the deleteOptions with the Eviction: a value of the wrong type is a 400 before anything is done.
+  let deleteOptions: DeleteOptionsBody | undefined;
+  if (eviction.deleteOptions === undefined || eviction.deleteOptions === null) delete eviction.deleteOptions;
+  else {
+    const version = eviction.apiVersion?.split('/')[1] ?? 'v1';
+    eviction.deleteOptions = deleteOptions = decodeDeleteOptions(eviction.deleteOptions, { kind: 'Eviction', version, field: 'deleteOptions' });
+  }
   // The request's dryRun and the Eviction's deleteOptions.dryRun both make it a dry run (upstream's propagateDryRun).
-  const bodyDryRun = (eviction as { deleteOptions?: { dryRun?: unknown } }).deleteOptions?.dryRun;
-  const dryRun = parseDryRun(scope.query, 'CreateOptions') || (Array.isArray(bodyDryRun) && bodyDryRun.includes('All'));
+  const dryRun = parseDryRun(scope.query, 'CreateOptions') || (deleteOptions?.dryRun ?? []).includes('All');
   eviction.apiVersion ??= 'policy/v1';
   eviction.kind ??= 'Eviction';
   eviction.metadata.namespace = info.namespace;
