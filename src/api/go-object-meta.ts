@@ -6,7 +6,7 @@
 // server sets anyway was dropped, and one in a field it keeps was stored (an owner
 // reference's uid: 7, a managed fields entry's manager: ["x"]), or crashed validation.
 
-import { isObject } from './json.ts';
+import { goFieldTypeError, goJsonKind, isGoInt64, isObject } from './json.ts';
 
 type GoType = 'string' | 'types.UID' | 'int64' | 'bool' | 'time' | 'fieldsV1' | 'v1.ManagedFieldsOperationType';
 
@@ -21,17 +21,6 @@ const managedFieldsEntryFields: Record<string, GoType> = {
   manager: 'string', operation: 'v1.ManagedFieldsOperationType', apiVersion: 'string', time: 'time', fieldsType: 'string', fieldsV1: 'fieldsV1', subresource: 'string',
 };
 
-/** How Go's decoder names a JSON value in its errors; numbers with their text when the target is a number. */
-function jsonKind(value: unknown, numeric = false): string {
-  if (typeof value === 'number') return numeric && Number.isFinite(value) ? `number ${value}` : 'number';
-  if (typeof value === 'boolean') return 'bool';
-  if (typeof value === 'string') return 'string';
-  return Array.isArray(value) ? 'array' : 'object';
-}
-
-const typeError = (value: unknown, struct: string, path: string, type: string, numeric = false) =>
-  `json: cannot unmarshal ${jsonKind(value, numeric)} into Go struct field ${struct}.${path} of type ${type}`;
-
 /** Go's error for one member of a struct, or undefined when it decodes. */
 function memberError(value: unknown, type: GoType, struct: string, path: string): string | undefined {
   if (value === undefined || value === null) return undefined;
@@ -39,14 +28,14 @@ function memberError(value: unknown, type: GoType, struct: string, path: string)
     case 'string':
     case 'types.UID':
     case 'v1.ManagedFieldsOperationType':
-      return typeof value === 'string' ? undefined : typeError(value, struct, path, type);
+      return typeof value === 'string' ? undefined : goFieldTypeError(value, struct, path, type);
     case 'bool':
-      return typeof value === 'boolean' ? undefined : typeError(value, struct, path, type);
+      return typeof value === 'boolean' ? undefined : goFieldTypeError(value, struct, path, type);
     case 'int64':
-      return typeof value === 'number' && Number.isInteger(value) && value >= -(2 ** 63) && value < 2 ** 63 ? undefined : typeError(value, struct, path, type, true);
+      return isGoInt64(value) ? undefined : goFieldTypeError(value, struct, path, type);
     case 'time':
       // Time decodes itself: a value that is not a string fails its decoding of one, out of context.
-      return typeof value === 'string' ? undefined : `json: cannot unmarshal ${jsonKind(value)} into Go value of type string`;
+      return typeof value === 'string' ? undefined : `json: cannot unmarshal ${goJsonKind(value)} into Go value of type string`;
     case 'fieldsV1':
       return undefined;
   }
@@ -64,14 +53,14 @@ function structError(value: Record<string, unknown>, fields: Record<string, GoTy
 /** A list of structs or strings held by ObjectMeta. */
 function listError(value: unknown, path: string, element: string, fields?: Record<string, GoType>, elementStruct?: string): string | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value)) return typeError(value, 'ObjectMeta', path, `[]${element}`);
+  if (!Array.isArray(value)) return goFieldTypeError(value, 'ObjectMeta', path, `[]${element}`);
   for (const item of value) {
     if (item === null) continue;
     if (fields === undefined) {
-      if (typeof item !== 'string') return typeError(item, 'ObjectMeta', path, element);
+      if (typeof item !== 'string') return goFieldTypeError(item, 'ObjectMeta', path, element);
       continue;
     }
-    if (!isObject(item)) return typeError(item, 'ObjectMeta', path, element);
+    if (!isObject(item)) return goFieldTypeError(item, 'ObjectMeta', path, element);
     const error = structError(item, fields, elementStruct!, path);
     if (error !== undefined) return error;
   }
@@ -80,10 +69,10 @@ function listError(value: unknown, path: string, element: string, fields?: Recor
 
 function stringMapError(value: unknown, path: string): string | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!isObject(value)) return typeError(value, 'ObjectMeta', path, 'map[string]string');
+  if (!isObject(value)) return goFieldTypeError(value, 'ObjectMeta', path, 'map[string]string');
   for (const key in value) {
     const v = value[key];
-    if (v !== null && typeof v !== 'string') return typeError(v, 'ObjectMeta', path, 'string');
+    if (v !== null && typeof v !== 'string') return goFieldTypeError(v, 'ObjectMeta', path, 'string');
   }
   return undefined;
 }

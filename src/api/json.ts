@@ -25,11 +25,18 @@ export function goJsonKind(value: unknown): string {
  * range (1e400 parsed as Infinity), named "number" alone.
  */
 export function goFieldTypeError(value: unknown, struct: string, path: string, goType: string): string {
-  let kind = goJsonKind(value);
-  if (typeof value === 'number' && (goType === 'int64' || goType === 'int32') && Number.isFinite(value)) {
-    kind = `number ${Number.isInteger(value) && Math.abs(value) < 1e21 ? BigInt(value).toString() : String(value).replace('e+', 'e')}`;
-  }
+  const kind = typeof value === 'number' && (goType === 'int64' || goType === 'int32') ? goNumberKind(value) : goJsonKind(value);
   return `json: cannot unmarshal ${kind} into Go struct field ${struct}.${path} of type ${goType}`;
+}
+
+/**
+ * How Go's decoder names a number an integer refuses: with the body's text, as the body
+ * most likely wrote it (the exact integer below 1e21, JSON's exponent form above); only
+ * "number" for one past a double's range (1e400, parsed as Infinity).
+ */
+export function goNumberKind(value: number): string {
+  if (!Number.isFinite(value)) return 'number';
+  return `number ${Number.isInteger(value) && Math.abs(value) < 1e21 ? BigInt(value).toString() : String(value).replace('e+', 'e')}`;
 }
 
 /** True for a JSON number Go decodes into an int64: an integer in its range (2^63 - 1 is 2^63 as a double). */

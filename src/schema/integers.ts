@@ -3,6 +3,7 @@
 // range, which the schema's validation does not check (a Deployment with replicas:
 // 3000000000 was stored, and no Go client could read it back).
 
+import { goFieldTypeError, goJsonKind, goNumberKind } from '../api/json.ts';
 import { compileSites, type SiteKind, type Sites } from './go-sites.ts';
 import { refName } from './resolve.ts';
 import type { Definitions, Schema } from './types.ts';
@@ -38,19 +39,11 @@ export function integerDecodeError(sites: IntegerSites, value: unknown): string 
   for (const [walk, { type, min, above }] of sites) {
     walk(value, (_holder, _key, v, where) => {
       if (error !== undefined || typeof v !== 'number' || !Number.isInteger(v) || (v < above && v >= min)) return;
-      error = `json: cannot unmarshal number ${literal(v)} into Go struct field ${where.struct}.${where.path.join('.')} of type ${type}`;
+      error = goFieldTypeError(v, where.struct, where.path.join('.'), type);
     });
     if (error !== undefined) return error;
   }
   return undefined;
-}
-
-/**
- * The number as the body most likely wrote it (its own text is gone by now): the exact
- * integer below 1e21, JSON's exponent form above (1e21 for 1e+21).
- */
-function literal(v: number): string {
-  return Number.isInteger(v) && Math.abs(v) < 1e21 ? BigInt(v).toString() : String(v).replace('e+', 'e');
 }
 
 const intOrStringKind: SiteKind = {
@@ -72,13 +65,8 @@ export function intOrStringDecodeError(sites: Sites, value: unknown): string | u
   let error: string | undefined;
   sites(value, (_holder, _key, v) => {
     if (error !== undefined || typeof v === 'string') return;
-    let kind: string | undefined;
-    if (typeof v === 'number') {
-      if (Number.isInteger(v) && v >= int32.min && v < int32.above) return;
-      // A literal past a double's range (1e400) parsed as Infinity: its text is gone.
-      kind = Number.isFinite(v) ? `number ${literal(v)}` : 'number';
-    } else kind = typeof v === 'boolean' ? 'bool' : Array.isArray(v) ? 'array' : 'object';
-    error = `json: cannot unmarshal ${kind} into Go value of type int32`;
+    if (typeof v === 'number' && Number.isInteger(v) && v >= int32.min && v < int32.above) return;
+    error = `json: cannot unmarshal ${typeof v === 'number' ? goNumberKind(v) : goJsonKind(v)} into Go value of type int32`;
   });
   return error;
 }
