@@ -1,6 +1,7 @@
 // Object request bodies (POST, PUT, subresources): decoded, with the metadata every later stage relies on well typed.
 import { badRequest, type KubeObject } from '../api/index.ts';
 import { isObject } from '../api/json.ts';
+import { objectMetaDecodeError } from '../api/go-object-meta.ts';
 import { decodeBodyLoading, notAnObjectBody, type DecodeOptions } from '../encoding/decode.ts';
 
 const stringMetaFields = ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'];
@@ -19,6 +20,14 @@ function notAnObject(value: unknown): never {
   throw notAnObjectBody(value);
 }
 
+export interface ObjectBodyOptions extends DecodeOptions {
+  /**
+   * For a body no Store decodes after (a review, a TokenRequest, an Eviction, a Binding): its
+   * kind's version, to decode its metadata as ObjectMeta here and name them in the 400.
+   */
+  metadataOfVersion?: string;
+}
+
 export interface ObjectBody {
   object: KubeObject;
   /** Fields given twice in one object of the body (found when asked for). */
@@ -29,7 +38,7 @@ export interface ObjectBody {
  * A request body as an object with well-typed metadata. Field-level checks of the
  * rest belong to validation; here only what every later stage relies on.
  */
-export async function decodeObjectBody(contentType: string | undefined, body: Uint8Array, opts: DecodeOptions = {}): Promise<ObjectBody> {
+export async function decodeObjectBody(contentType: string | undefined, body: Uint8Array, opts: ObjectBodyOptions = {}): Promise<ObjectBody> {
   if (body.byteLength === 0) throw badRequest('the body of the request was empty');
   const { value, duplicateFields } = await decodeBodyLoading(contentType, body, opts);
   if (!isObject(value)) throw notAnObject(value);
@@ -54,5 +63,10 @@ export async function decodeObjectBody(contentType: string | undefined, body: Ui
   if (value.apiVersion !== undefined && typeof value.apiVersion !== 'string') throw badRequest('the body of the request could not be decoded: apiVersion must be a string');
   if (value.kind !== undefined && typeof value.kind !== 'string') throw badRequest('the body of the request could not be decoded: kind must be a string');
   value.metadata = meta;
+  if (opts.metadataOfVersion !== undefined) {
+    const error = objectMetaDecodeError(meta);
+    const kind = opts.kind ?? '';
+    if (error !== undefined) throw badRequest(`${kind} in version ${JSON.stringify(opts.metadataOfVersion)} cannot be handled as a ${kind}: ${error}`);
+  }
   return { object: value as KubeObject, duplicateFields };
 }

@@ -442,6 +442,17 @@ describe('metadata of the wrong type', () => {
     assert.deepEqual((await server.request('GET', `${path}/c`)).json, before);
   });
 
+  test('bodies no Store decodes (reviews, a Binding) have their metadata decoded too, not echoed', async () => {
+    const review = await server.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview', metadata: { generation: [1, 2] } },
+    });
+    check({ name: 'review', status: 400, message: 'SelfSubjectReview in version "v1" cannot be handled as a SelfSubjectReview: json: cannot unmarshal array into Go struct field ObjectMeta.metadata.generation of type int64' }, review);
+    const access = await server.request('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', metadata: { managedFields: 0 }, spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } },
+    });
+    check({ name: 'access review', status: 400, message: 'SelfSubjectAccessReview in version "v1" cannot be handled as a SelfSubjectAccessReview: json: cannot unmarshal number into Go struct field ObjectMeta.metadata.managedFields of type []v1.ManagedFieldsEntry' }, access);
+  });
+
   test('server-side apply of a finalizer that is not a string is upstream\'s typed-patch 500, and nothing is stored', async () => {
     const path = '/apis/rbac.authorization.k8s.io/v1/clusterroles/fin-true';
     const res = await server.request('PATCH', `${path}?fieldManager=m`, {

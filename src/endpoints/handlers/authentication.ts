@@ -53,7 +53,7 @@ const maxExpirationSeconds = 2 ** 32;
  */
 export async function tokenRequestHandler(scope: RequestScope, registry: ResourceRegistry, api: AuthenticationApi): Promise<void> {
   const { info } = scope;
-  const request = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'TokenRequest' })).object;
+  const request = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'TokenRequest', metadataOfVersion: 'v1' })).object;
   const spec = decodeTokenRequestSpec(request.spec);
   const name = info.name;
   const namespace = info.namespace;
@@ -171,7 +171,7 @@ function decodeTokenRequestSpec(spec: unknown): TokenRequestSpec {
  * asked (the API server's when none), as upstream's tokenreview REST.
  */
 export async function tokenReviewHandler(scope: RequestScope, api: AuthenticationApi): Promise<void> {
-  const review = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'TokenReview' })).object;
+  const review = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'TokenReview', metadataOfVersion: scope.served.type.version })).object;
   const spec = (isObject(review.spec) ? review.spec : {}) as { token?: unknown; audiences?: unknown };
   const token = typeof spec.token === 'string' ? spec.token : '';
   if (token === '') throw badRequest('token is required for TokenReview in authentication');
@@ -188,7 +188,7 @@ export async function tokenReviewHandler(scope: RequestScope, api: Authenticatio
 
 /** POST selfsubjectreviews: the requesting user as the server sees it (`kubectl auth whoami`). */
 export async function selfSubjectReviewHandler(scope: RequestScope): Promise<void> {
-  const review = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'SelfSubjectReview' })).object;
+  const review = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'SelfSubjectReview', metadataOfVersion: scope.served.type.version })).object;
   const userInfo = reviewedUser(currentRequest()?.user ?? { name: '', uid: '', groups: [] });
   await writeAnswer(scope, 201, { kind: 'SelfSubjectReview', apiVersion, metadata: reviewMetadata(review), status: { userInfo } });
 }

@@ -15,7 +15,7 @@ import type { RequestScope } from './scope.ts';
  */
 export async function evictionHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
   const { info, served } = scope;
-  const eviction = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'Eviction' })).object;
+  const eviction = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'Eviction', metadataOfVersion: 'v1' })).object;
   checkEviction(eviction, info.name);
   // Upstream decodes the deleteOptions with the Eviction: a value of the wrong type is a 400 before anything is done.
   let deleteOptions: DeleteOptionsBody | undefined;

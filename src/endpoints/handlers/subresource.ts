@@ -80,7 +80,7 @@ export async function subresourceHandler(scope: RequestScope, registry: Resource
 
 /** POST pods/{name}/binding: the Binding names the pod (upstream's BindingREST). */
 async function podBinding(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
-  const binding = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'Binding' })).object;
+  const binding = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'Binding', metadataOfVersion: 'v1' })).object;
   await bindingHandler(scope, registry, binding, scope.info.name, 'pods');
 }
 

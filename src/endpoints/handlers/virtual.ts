@@ -18,12 +18,12 @@ export async function virtualHandler(scope: RequestScope, registry: ResourceRegi
   const { type } = scope.served;
   const verb = scope.info.verb;
   if (type.group === 'authorization.k8s.io' && isReviewResource(type.resource) && verb === 'create' && authorizer !== undefined) {
-    const body = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: type.kind })).object;
+    const body = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: type.kind, metadataOfVersion: type.version })).object;
     const answer = await review(type.resource, body, { namespace: scope.info.namespace, requester: currentRequest()?.user, authorizer });
     return writeAnswer(scope, 201, answer);
   }
   if (type.group === '' && type.resource === 'bindings' && verb === 'create') {
-    const binding = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'Binding' })).object;
+    const binding = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'Binding', metadataOfVersion: 'v1' })).object;
     return bindingHandler(scope, registry, binding, binding.metadata.name ?? '', 'bindings');
   }
   if (type.group === '' && type.resource === 'componentstatuses' && (verb === 'get' || verb === 'list')) {
