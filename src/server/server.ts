@@ -87,6 +87,22 @@ const defaultMaxStreams = 100;
 const uploadBufferPerStream = 256 * 1024;
 const maxWindow = 2 ** 31 - 1;
 
+/**
+ * Request headers as large as kube-apiserver takes them: Go's http.DefaultMaxHeaderBytes,
+ * 1 MiB, where Node's HTTP/1.1 default is 16 KiB (which a label selector of a few thousand
+ * values exceeds, or a path naming an object by a long name: names in paths have no length
+ * limit). Go reads 4 KiB more for the request line over HTTP/1.1, and over HTTP/2
+ * advertises 32 bytes more for each of ten typical fields (SETTINGS_MAX_HEADER_LIST_SIZE);
+ * so does Plinth. Past these HTTP/1.1 answers 431, HTTP/2 resets the stream
+ * (ENHANCE_YOUR_CALM). Under Node's HTTP/2, nghttp2 decodes one field of at most 64 KiB
+ * as HPACK encodes it (NGHTTP2_HD_MAX_NV, fixed when built: a path of 75,000 to 105,000
+ * characters, by its letters); a longer one ends its connection with COMPRESSION_ERROR,
+ * as it must once a header block cannot be decoded.
+ */
+const maxHeaderBytes = 1024 * 1024;
+const http1Limits = { maxHeaderSize: maxHeaderBytes + 4096 };
+const maxHeaderListSize = maxHeaderBytes + 10 * 32;
+
 const mutatingMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 type Request = Http2Request | http.IncomingMessage;
@@ -206,7 +222,9 @@ export class ApiServer {
       honorCipherOrder: true,
       secureOptions: cryptoConstants.SSL_OP_PRIORITIZE_CHACHA,
       ...(opts.clientCaPem !== undefined ? { requestCert: true, rejectUnauthorized: false, ca: opts.clientCaPem } : {}),
-      settings: { maxConcurrentStreams: maxStreams, initialWindowSize: uploadBufferPerStream, maxFrameSize: uploadBufferPerStream },
+      // Node's HTTP/1.1 options, which the HTTP/2 server's types do not list, reach its HTTP/1.1 connections.
+      ...http1Limits,
+      settings: { maxConcurrentStreams: maxStreams, initialWindowSize: uploadBufferPerStream, maxFrameSize: uploadBufferPerStream, maxHeaderListSize },
     });
     // HTTP/2 on the core stream API (http2-exchange.ts says why), HTTP/1.1 through Node's request and response.
     const onStream = (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
