@@ -2,6 +2,7 @@
 import type { Document } from 'yaml';
 import { badRequest, firstTooDeep, isStatusError, mayNestTooDeep, tooDeepMessage, unsupportedMediaType, type StatusError } from '../api/index.ts';
 import { goJsonKind } from '../api/json.ts';
+import { replaceLoneSurrogateEscapes } from '../api/lone-surrogates.ts';
 import { decodeCbor } from './cbor.ts';
 import { duplicateJsonFields, duplicateYamlFields } from './duplicate-fields.ts';
 import { parseMediaType } from './media-type.ts';
@@ -58,7 +59,8 @@ export function decodeBody(contentType: string | undefined, body: Uint8Array, op
   const essence = media === undefined ? '' : `${media.type}/${media.subtype}`;
   const findDuplicates = opts.findDuplicates ?? false;
   if (essence === 'application/json') {
-    const text = utf8(body);
+    // Lone surrogates read as U+FFFD, as Go reads them; fields given twice are found in the text so read.
+    const text = replaceLoneSurrogateEscapes(utf8(body));
     const value = parseJson(text);
     return { value, duplicateFields: findDuplicates ? duplicateJsonFields(text) : [] };
   }

@@ -1,6 +1,7 @@
 // PATCH bodies other than apply: media type and options checked, the body decoded and applied.
 import { badRequest, invalid, staleObject, unsupportedMediaType, type GroupResource } from '../api/index.ts';
 import { isObject } from '../api/json.ts';
+import { replaceLoneSurrogateEscapes } from '../api/lone-surrogates.ts';
 import { duplicateJsonFields } from '../encoding/duplicate-fields.ts';
 import { parseMediaType } from '../encoding/media-type.ts';
 import { applyPatch, patchMediaTypes, type PatchKind } from '../patch/index.ts';
@@ -58,7 +59,8 @@ export function decodePatch(contentType: string | undefined, query: URLSearchPar
   }
   const schema = strategic ? { $ref: schemaRef(target.schemaName) } : undefined;
   const context = { defs: builtinDefinitions, schema };
-  const text = Buffer.from(body).toString('utf8');
+  // Lone surrogates read as U+FFFD, as Go reads them (and as applyPatch reads the patch).
+  const text = replaceLoneSurrogateEscapes(Buffer.from(body).toString('utf8'));
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -9,6 +9,7 @@ import type { Definitions, Schema } from '../schema/types.ts';
 import { goTypeName, goValue } from './go-format.ts';
 import { applyJsonPatch } from './json-patch.ts';
 import { goJsonKind, isObject } from '../api/json.ts';
+import { replaceLoneSurrogateEscapes } from '../api/lone-surrogates.ts';
 import { applyMergePatch } from './merge-patch.ts';
 import { isPatchError, toStatusError } from './patch-error.ts';
 import { applyStrategicMergePatch } from './strategic-merge.ts';
@@ -167,7 +168,8 @@ function undecodable(kind: PatchKind, result: unknown, patch: unknown, fault: Ty
 }
 
 function parsePatch(bytes: Uint8Array): unknown {
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  // Lone surrogates read as U+FFFD, as Go's encoding/json reads them.
+  const text = replaceLoneSurrogateEscapes(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
   let patch: unknown;
   try {
     patch = JSON.parse(text);

@@ -7,6 +7,7 @@
 import { appendFileSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { replaceLoneSurrogateEscapes } from '../api/lone-surrogates.ts';
 import { loadedYaml, loadYaml } from '../api/yaml.ts';
 import type { AuthorizationAttributes } from '../auth/authorize.ts';
 
@@ -255,7 +256,7 @@ function decodeJsonBody(bytes: Uint8Array, contentType: string | undefined): unk
     const text = Buffer.from(bytes).toString('utf8');
     // The policy's reading loaded the YAML library: it is there whenever requests are audited.
     const yaml = loadedYaml();
-    return type.includes('yaml') && yaml !== undefined ? yaml.parse(text) : JSON.parse(text);
+    return type.includes('yaml') && yaml !== undefined ? yaml.parse(text) : JSON.parse(replaceLoneSurrogateEscapes(text));
   } catch {
     return undefined;
   }

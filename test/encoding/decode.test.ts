@@ -44,6 +44,14 @@ function nestedJson(levels: number): string {
   return `${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`;
 }
 
+test('JSON bodies read lone surrogates\' escapes as U+FFFD, as Go\'s encoding/json, keys and duplicates included', () => {
+  const text = '{"metadata":{"name":"\\ud800x","annotations":{"\\udc00":"a","\\ud800":"b","pair":"\\ud83d\\ude00"}}}';
+  assert.deepEqual(decodeBody(json, Buffer.from(text), { findDuplicates: true }), {
+    value: { metadata: { name: '\uFFFDx', annotations: { '\uFFFD': 'b', pair: '😀' } } },
+    duplicateFields: ['metadata.annotations.\uFFFD'],
+  });
+});
+
 test('a body nested exactly maxNestingDepth levels decodes, as JSON and as YAML', () => {
   for (const contentType of [json, yamlType]) {
     const { value } = decodeBody(contentType, Buffer.from(nestedJson(maxNestingDepth)));

@@ -10,6 +10,7 @@
 // the field is left out. Each encoder writes the fields of the message for a JSON value,
 // exactly as gogo-protobuf's Marshal does; undefined is the Go zero value.
 
+import { replaceLoneSurrogateEscapes } from '../../api/lone-surrogates.ts';
 import { canonicalQuantity, parseQuantity } from '../../api/quantity.ts';
 import { ProtoReader, ProtoWriter, WIRE_BYTES, WIRE_VARINT, WireError } from './wire.ts';
 
@@ -183,10 +184,10 @@ function readBytesField(r: ProtoReader): Uint8Array | undefined {
 const utf8 = new TextDecoder();
 const utf8Encoder = new TextEncoder();
 
-/** Parses embedded JSON bytes (FieldsV1, RawExtension). */
+/** Parses embedded JSON bytes (FieldsV1, RawExtension), lone surrogates read as U+FFFD as Go reads them. */
 export function parseJsonBytes(bytes: Uint8Array, what: string): unknown {
   try {
-    return JSON.parse(utf8.decode(bytes));
+    return JSON.parse(replaceLoneSurrogateEscapes(utf8.decode(bytes)));
   } catch {
     throw new WireError(`${what} does not hold valid JSON`);
   }
