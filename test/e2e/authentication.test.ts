@@ -171,6 +171,21 @@ describe('TokenRequest with values of the wrong type', () => {
   });
 });
 
+test('a TokenReview whose audiences or token are of the wrong type is 400, not echoed', async () => {
+  const review = (spec: unknown) => server.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec } });
+  const decodeError = (what: string, field: string, type: string) =>
+    `TokenReview in version "v1" cannot be handled as a TokenReview: json: cannot unmarshal ${what} into Go struct field ${field} of type ${type}`;
+  for (const [spec, message] of [
+    [{ token: 'abc', audiences: 1.5 }, decodeError('number', 'TokenReviewSpec.spec.audiences', '[]string')],
+    [{ token: 'abc', audiences: ['a', true] }, decodeError('bool', 'TokenReviewSpec.spec.audiences', 'string')],
+    [{ token: 5 }, decodeError('number', 'TokenReviewSpec.spec.token', 'string')],
+  ] as const) {
+    const res = await review(spec);
+    assert.equal(res.status, 400, res.text);
+    assert.equal(res.json.message, message);
+  }
+});
+
 describe('who is asking', needsKubectl133, () => {
   test('kubectl auth whoami shows the admin of the token kubeconfig', async () => {
     const out = await kubectl('auth', 'whoami', '-o', 'json');

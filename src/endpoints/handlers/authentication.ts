@@ -172,10 +172,10 @@ function decodeTokenRequestSpec(spec: unknown): TokenRequestSpec {
  */
 export async function tokenReviewHandler(scope: RequestScope, api: AuthenticationApi): Promise<void> {
   const review = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'TokenReview', metadataOfVersion: scope.served.type.version })).object;
-  const spec = (isObject(review.spec) ? review.spec : {}) as { token?: unknown; audiences?: unknown };
-  const token = typeof spec.token === 'string' ? spec.token : '';
+  const spec = decodeTokenReviewSpec(review.spec, scope.served.type.version);
+  const token = spec.token ?? '';
   if (token === '') throw badRequest('token is required for TokenReview in authentication');
-  const wanted = Array.isArray(spec.audiences) && spec.audiences.length > 0 ? spec.audiences.map(String) : [...api.apiAudiences];
+  const wanted = spec.audiences !== undefined && spec.audiences.length > 0 ? spec.audiences : [...api.apiAudiences];
   const result = await api.reviewToken(token, wanted);
   const status: Record<string, unknown> = { authenticated: result.user !== undefined };
   if (result.user !== undefined) {
@@ -184,6 +184,27 @@ export async function tokenReviewHandler(scope: RequestScope, api: Authenticatio
   }
   if (result.error !== undefined) status.error = result.error;
   await writeAnswer(scope, 201, { kind: 'TokenReview', apiVersion, metadata: reviewMetadata(review), spec: review.spec ?? {}, status });
+}
+
+/** A TokenReview's spec as decoding it into upstream's Go type checks it (a 400 with Go's error); null leaves a field unset. */
+function decodeTokenReviewSpec(spec: unknown, version: string): { token?: string; audiences?: string[] } {
+  const typeError = (value: unknown, struct: string, path: string, goType: string) =>
+    badRequest(`TokenReview in version ${JSON.stringify(version)} cannot be handled as a TokenReview: ${goFieldTypeError(value, struct, path, goType)}`);
+  if (spec === undefined || spec === null) return {};
+  if (!isObject(spec)) throw typeError(spec, 'TokenReview', 'spec', 'v1.TokenReviewSpec');
+  const out: { token?: string; audiences?: string[] } = {};
+  if (spec.token !== undefined && spec.token !== null) {
+    if (typeof spec.token !== 'string') throw typeError(spec.token, 'TokenReviewSpec', 'spec.token', 'string');
+    out.token = spec.token;
+  }
+  if (spec.audiences !== undefined && spec.audiences !== null) {
+    if (!Array.isArray(spec.audiences)) throw typeError(spec.audiences, 'TokenReviewSpec', 'spec.audiences', '[]string');
+    out.audiences = spec.audiences.map((a) => {
+      if (a !== null && typeof a !== 'string') throw typeError(a, 'TokenReviewSpec', 'spec.audiences', 'string');
+      return a ?? '';
+    });
+  }
+  return out;
 }
 
 /** POST selfsubjectreviews: the requesting user as the server sees it (`kubectl auth whoami`). */
