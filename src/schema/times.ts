@@ -25,9 +25,9 @@ export type TimeSites = readonly (readonly [Sites, Canonical])[];
 export function timeSites(defs: Definitions, schema: Schema): TimeSites | undefined {
   const sites: (readonly [Sites, Canonical])[] = [];
   const times = compileSites(defs, schema, timeKind);
-  if (times !== undefined) sites.push([times, remembered(canonicalGoTime)]);
+  if (times !== undefined) sites.push([times, canonicalTime]);
   const microTimes = compileSites(defs, schema, microTimeKind);
-  if (microTimes !== undefined) sites.push([microTimes, remembered(canonicalGoMicroTime)]);
+  if (microTimes !== undefined) sites.push([microTimes, canonicalMicroTime]);
   return sites.length === 0 ? undefined : sites;
 }
 
@@ -44,6 +44,10 @@ function remembered(canonical: Canonical): Canonical {
     return result;
   };
 }
+
+// Shared by every type: the server's own times repeat across them.
+const canonicalTime = remembered(canonicalGoTime);
+const canonicalMicroTime = remembered(canonicalGoMicroTime);
 
 /** Writes every time string at the sites as Go writes it back; answers Go's parse error of the first it cannot read. */
 export function canonicalizeTimes(sites: TimeSites, value: unknown): string | undefined {
