@@ -3,7 +3,9 @@
 // pkg/registry/apps/deployment/storage/storage.go).
 
 import { badRequest, conflict, invalid, notFound, type KubeObject, type StatusCause } from '../api/index.ts';
+import { objectMetaDecodeError } from '../api/go-object-meta.ts';
 import { clone } from '../api/json.ts';
+import { builtinDefinitions, goDecoding, schemaRef } from '../schema/index.ts';
 import type { ScaleAccess } from './resource-type.ts';
 import type { AdmissionView, Store, WriteOptions } from './store.ts';
 
@@ -34,6 +36,16 @@ function scaleOf(access: ScaleAccess, obj: KubeObject): KubeObject {
 export async function getScale(store: Store, namespace: string, name: string): Promise<KubeObject> {
   const access = scaleAccess(store);
   return scaleOf(access, await store.get(namespace, name));
+}
+
+const scaleGoDecoding = goDecoding(builtinDefinitions, { $ref: schemaRef('io.k8s.api.autoscaling.v1.Scale') });
+
+/**
+ * Go's error decoding a Scale as written (a PUT's body, a patch's result), before it is
+ * carried to its object: `replicas: 3000000000` names ScaleSpec, not the object's spec.
+ */
+export function scaleDecodeError(scale: KubeObject): string | undefined {
+  return objectMetaDecodeError(scale.metadata) ?? scaleGoDecoding?.(scale);
 }
 
 function replicasOf(scale: KubeObject): unknown {

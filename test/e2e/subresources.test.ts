@@ -219,6 +219,20 @@ describe('deployments/scale', () => {
     assert.equal(wrongKind.status, 400);
   });
 
+  test('a Scale is decoded as a Scale: an int32 out of range names ScaleSpec (400 for a PUT, the patch\'s 422), and nothing changes', async () => {
+    const ns = await namespace();
+    await server.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, { body: deployment('web', 2) });
+    const scale = `/apis/apps/v1/namespaces/${ns}/deployments/web/scale`;
+    const message = 'json: cannot unmarshal number 3000000000 into Go struct field ScaleSpec.spec.replicas of type int32';
+    const put = await server.request('PUT', scale, { body: { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'web' }, spec: { replicas: 3000000000 } } });
+    assert.equal(put.status, 400, put.text);
+    assert.equal(put.json.message, `Scale in version "v1" cannot be handled as a Scale: ${message}`);
+    const patched = await server.request('PATCH', scale, { raw: '{"spec":{"replicas":3000000000}}', headers: merge });
+    assert.equal(patched.status, 422, patched.text);
+    assert.ok(patched.json.message.startsWith(' "" is invalid: patch: Invalid value: ') && patched.json.message.endsWith(message), patched.json.message);
+    assert.equal((await server.request('GET', scale)).json.spec.replicas, 2);
+  });
+
   test('a PUT without Content-Type is read as JSON, as client-go\'s scale client sends it', async () => {
     const ns = await namespace();
     await server.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, { body: deployment('web') });

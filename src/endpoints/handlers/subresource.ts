@@ -2,7 +2,7 @@
 // itself), scale, eviction, binding, and the ones that would connect to a kubelet.
 import { badRequest, methodNotAllowed, notFoundPath, type KubeObject, type TableColumn } from '../../api/index.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
-import { getScale, updateScale } from '../../registry/scale.ts';
+import { getScale, scaleDecodeError, updateScale } from '../../registry/scale.ts';
 import { column, nameColumn } from '../../registry/table-columns.ts';
 import { writeAnswer } from '../answer.ts';
 import { readBody } from '../http.ts';
@@ -14,7 +14,7 @@ import { bindingHandler } from './virtual.ts';
 import type { RequestScope } from './scope.ts';
 import { tokenRequestHandler, type AuthenticationApi } from './authentication.ts';
 import { decodePatch } from '../patch-body.ts';
-import { patchObject } from './patch.ts';
+import { patchObject, strictPatchError } from './patch.ts';
 
 const scaleSchema = 'io.k8s.api.autoscaling.v1.Scale';
 
@@ -132,6 +132,8 @@ async function updateScaleObject(scope: RequestScope): Promise<void> {
   const dryRun = parseDryRun(scope.query, 'UpdateOptions');
   parseFieldValidation(scope.query, 'UpdateOptions');
   const body = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'Scale' })).object;
+  const decodeError = scaleDecodeError(body);
+  if (decodeError !== undefined) throw badRequest(`Scale in version "v1" cannot be handled as a Scale: ${decodeError}`);
   checkIdentity(scope, body);
   const scale = await updateScale(served.store, info.namespace, info.name, body.metadata.resourceVersion, { dryRun, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'UpdateOptions') }, () => body);
   await writeAnswer(scope, 200, scale, { source: scaleTable });
@@ -145,6 +147,12 @@ async function patchScale(scope: RequestScope): Promise<void> {
     schemaName: scaleSchema, groupResource: served.store.groupResource, cbor: scope.cbor,
   });
   const scale = await updateScale(served.store, info.namespace, info.name, patch.resourceVersion, { dryRun, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'PatchOptions') },
-    (current) => patch.apply(current) as KubeObject);
+    (current) => {
+      const patched = patch.apply(current) as KubeObject;
+      // The patched Scale is decoded as upstream's patcher decodes it: its errors are the patch's 422.
+      const decodeError = scaleDecodeError(patched);
+      if (decodeError !== undefined) throw strictPatchError(decodeError, patched);
+      return patched;
+    });
   await writeAnswer(scope, 200, scale, { source: scaleTable });
 }
