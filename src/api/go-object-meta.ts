@@ -6,6 +6,7 @@
 // server sets anyway was dropped, and one in a field it keeps was stored (an owner
 // reference's uid: 7, a managed fields entry's manager: ["x"]), or crashed validation.
 
+import { canonicalGoTime } from './go-time.ts';
 import { goFieldTypeError, goJsonKind, isGoInt64, isObject } from './json.ts';
 
 type GoType = 'string' | 'types.UID' | 'int64' | 'bool' | 'time' | 'fieldsV1' | 'v1.ManagedFieldsOperationType';
@@ -77,6 +78,11 @@ function stringMapError(value: unknown, path: string): string | undefined {
   return undefined;
 }
 
+/** The metadata's times: its own two and each managed fields entry's. */
+function timesOf(meta: Record<string, unknown>): unknown[] {
+  return [meta.creationTimestamp, meta.deletionTimestamp, ...(Array.isArray(meta.managedFields) ? meta.managedFields.map((e) => (isObject(e) ? e.time : undefined)) : [])];
+}
+
 /**
  * Go's decoding error for an object's metadata, or undefined when it decodes. A time that
  * is not a string stops Go's decoder wherever it is, so those come first; of the others,
@@ -84,7 +90,7 @@ function stringMapError(value: unknown, path: string): string | undefined {
  */
 export function objectMetaDecodeError(meta: unknown): string | undefined {
   if (!isObject(meta)) return undefined;
-  const times = [meta.creationTimestamp, meta.deletionTimestamp, ...(Array.isArray(meta.managedFields) ? meta.managedFields.map((e) => (isObject(e) ? e.time : undefined)) : [])];
+  const times = timesOf(meta);
   for (const time of times) {
     const error = memberError(time, 'time', '', '');
     if (error !== undefined) return error;
@@ -95,4 +101,20 @@ export function objectMetaDecodeError(meta: unknown): string | undefined {
     ?? listError(meta.ownerReferences, 'metadata.ownerReferences', 'v1.OwnerReference', ownerReferenceFields, 'OwnerReference')
     ?? listError(meta.finalizers, 'metadata.finalizers', 'string')
     ?? listError(meta.managedFields, 'metadata.managedFields', 'v1.ManagedFieldsEntry', managedFieldsEntryFields, 'ManagedFieldsEntry');
+}
+
+/**
+ * Go's parse error for the first of the metadata's times that time.Parse refuses, for
+ * bodies no Store decodes (a Store's decoding parses every time of its type, these
+ * among them, and writes them back as Go does).
+ */
+export function objectMetaTimeError(meta: unknown): string | undefined {
+  if (!isObject(meta)) return undefined;
+  const times = timesOf(meta);
+  for (const time of times) {
+    if (typeof time !== 'string') continue;
+    const parsed = canonicalGoTime(time);
+    if (parsed.error !== undefined) return parsed.error;
+  }
+  return undefined;
 }

@@ -1,7 +1,7 @@
 // Object request bodies (POST, PUT, subresources): decoded, with the metadata every later stage relies on well typed.
 import { badRequest, type KubeObject } from '../api/index.ts';
 import { isObject } from '../api/json.ts';
-import { objectMetaDecodeError } from '../api/go-object-meta.ts';
+import { objectMetaDecodeError, objectMetaTimeError } from '../api/go-object-meta.ts';
 import { decodeBodyLoading, notAnObjectBody, type DecodeOptions } from '../encoding/decode.ts';
 
 const stringMetaFields = ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'];
@@ -64,7 +64,7 @@ export async function decodeObjectBody(contentType: string | undefined, body: Ui
   if (value.kind !== undefined && typeof value.kind !== 'string') throw badRequest('the body of the request could not be decoded: kind must be a string');
   value.metadata = meta;
   if (opts.metadataOfVersion !== undefined) {
-    const error = objectMetaDecodeError(meta);
+    const error = objectMetaDecodeError(meta) ?? objectMetaTimeError(meta);
     const kind = opts.kind ?? '';
     if (error !== undefined) throw badRequest(`${kind} in version ${JSON.stringify(opts.metadataOfVersion)} cannot be handled as a ${kind}: ${error}`);
   }

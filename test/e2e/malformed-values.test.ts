@@ -451,6 +451,10 @@ describe('metadata of the wrong type', () => {
       body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', metadata: { managedFields: 0 }, spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } },
     });
     check({ name: 'access review', status: 400, message: 'SelfSubjectAccessReview in version "v1" cannot be handled as a SelfSubjectAccessReview: json: cannot unmarshal number into Go struct field ObjectMeta.metadata.managedFields of type []v1.ManagedFieldsEntry' }, access);
+    const timed = await server.request('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', metadata: { deletionTimestamp: '' }, spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } },
+    });
+    check({ name: 'a time', status: 400, message: 'SelfSubjectAccessReview in version "v1" cannot be handled as a SelfSubjectAccessReview: parsing time "" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "2006"' }, timed);
   });
 
   test('server-side apply of a finalizer that is not a string is upstream\'s typed-patch 500, and nothing is stored', async () => {
