@@ -5,7 +5,7 @@
 import { badRequest, conflict, invalid, notFound, type KubeObject, type StatusCause } from '../api/index.ts';
 import { objectMetaDecodeError } from '../api/go-object-meta.ts';
 import { clone } from '../api/json.ts';
-import { builtinDefinitions, goDecoding, schemaRef } from '../schema/index.ts';
+import { builtinDefinitions, goDecoding, schemaRef, type GoDecoding } from '../schema/index.ts';
 import type { ScaleAccess } from './resource-type.ts';
 import type { AdmissionView, Store, WriteOptions } from './store.ts';
 
@@ -38,13 +38,15 @@ export async function getScale(store: Store, namespace: string, name: string): P
   return scaleOf(access, await store.get(namespace, name));
 }
 
-const scaleGoDecoding = goDecoding(builtinDefinitions, { $ref: schemaRef('io.k8s.api.autoscaling.v1.Scale') });
+/** Compiled on the first scale write, not at start-up. */
+let scaleGoDecoding: GoDecoding | undefined | null = null;
 
 /**
  * Go's error decoding a Scale as written (a PUT's body, a patch's result), before it is
  * carried to its object: `replicas: 3000000000` names ScaleSpec, not the object's spec.
  */
 export function scaleDecodeError(scale: KubeObject): string | undefined {
+  if (scaleGoDecoding === null) scaleGoDecoding = goDecoding(builtinDefinitions, { $ref: schemaRef('io.k8s.api.autoscaling.v1.Scale') });
   return objectMetaDecodeError(scale.metadata) ?? scaleGoDecoding?.(scale);
 }
 
