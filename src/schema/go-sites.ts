@@ -65,6 +65,16 @@ export function compileSites(defs: Definitions, schema: Schema, kind: SiteKind):
   return (value, visit) => site([value], 0, value, visit, { path: [], struct: '' });
 }
 
+/** The sites of each of several kinds, each with what goes with it, for the kinds the schema holds; undefined when it holds none. */
+export function compileKinds<T>(defs: Definitions, schema: Schema, kinds: readonly (readonly [SiteKind, T])[]): (readonly [Sites, T])[] | undefined {
+  const found: (readonly [Sites, T])[] = [];
+  for (const [kind, value] of kinds) {
+    const sites = compileSites(defs, schema, kind);
+    if (sites !== undefined) found.push([sites, value]);
+  }
+  return found.length === 0 ? undefined : found;
+}
+
 /** Go's name of a definition's type: its last segment (io.k8s.api.apps.v1.DeploymentSpec → DeploymentSpec). */
 function goName(definition: string): string {
   return definition.slice(definition.lastIndexOf('.') + 1);

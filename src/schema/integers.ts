@@ -4,7 +4,7 @@
 // 3000000000 was stored, and no Go client could read it back).
 
 import { goFieldTypeError, goJsonKind, goNumberKind } from '../api/json.ts';
-import { compileSites, type SiteKind, type Sites } from './go-sites.ts';
+import { compileKinds, compileSites, type SiteKind, type Sites } from './go-sites.ts';
 import { refName } from './resolve.ts';
 import type { Definitions, Schema } from './types.ts';
 
@@ -25,12 +25,7 @@ const int64: GoInteger = { type: 'int64', min: -(2 ** 63), above: 2 ** 63 };
 
 /** The integer sites of a schema, or undefined when it has none. */
 export function integerSites(defs: Definitions, schema: Schema): IntegerSites | undefined {
-  const sites: (readonly [Sites, GoInteger])[] = [];
-  const int32s = compileSites(defs, schema, int32Kind);
-  if (int32s !== undefined) sites.push([int32s, int32]);
-  const int64s = compileSites(defs, schema, int64Kind);
-  if (int64s !== undefined) sites.push([int64s, int64]);
-  return sites.length === 0 ? undefined : sites;
+  return compileKinds(defs, schema, [[int32Kind, int32], [int64Kind, int64]]);
 }
 
 /** Go's decoding error for the first integer at a site out of its type's range (Go's UnmarshalTypeError), or undefined. */

@@ -7,7 +7,7 @@
 // every Go client's list of the type afterwards.
 
 import { canonicalGoMicroTime, canonicalGoTime } from '../api/go-time.ts';
-import { canonicalizeStrings, compileSites, type Canonical, type SiteKind, type Sites } from './go-sites.ts';
+import { canonicalizeStrings, compileKinds, type Canonical, type SiteKind, type Sites } from './go-sites.ts';
 import { refName } from './resolve.ts';
 import type { Definitions, Schema } from './types.ts';
 
@@ -23,12 +23,7 @@ export type TimeSites = readonly (readonly [Sites, Canonical])[];
 
 /** The time sites of a schema, or undefined when it holds none. */
 export function timeSites(defs: Definitions, schema: Schema): TimeSites | undefined {
-  const sites: (readonly [Sites, Canonical])[] = [];
-  const times = compileSites(defs, schema, timeKind);
-  if (times !== undefined) sites.push([times, canonicalTime]);
-  const microTimes = compileSites(defs, schema, microTimeKind);
-  if (microTimes !== undefined) sites.push([microTimes, canonicalMicroTime]);
-  return sites.length === 0 ? undefined : sites;
+  return compileKinds(defs, schema, [[timeKind, canonicalTime], [microTimeKind, canonicalMicroTime]]);
 }
 
 /** Results for the strings met lately: an object's times are mostly one second's, written by the server. */
