@@ -44,6 +44,12 @@ export async function decodeObjectBody(contentType: string | undefined, body: Ui
   if (!isObject(value)) throw notAnObject(value);
   const meta = value.metadata ?? {};
   if (!isObject(meta)) throw badRequest('the body of the request could not be decoded: metadata must be an object');
+  // Before the checks below, whose words are Plinth's: this body's are Go's.
+  if (opts.metadataOfVersion !== undefined) {
+    const error = objectMetaDecodeError(meta) ?? objectMetaTimeError(meta);
+    const kind = opts.kind ?? '';
+    if (error !== undefined) throw badRequest(`${kind} in version ${JSON.stringify(opts.metadataOfVersion)} cannot be handled as a ${kind}: ${error}`);
+  }
   for (const field of stringMetaFields) {
     if (meta[field] !== undefined && meta[field] !== null && typeof meta[field] !== 'string') cannotDecode(field, 'a string');
     if (meta[field] === null) delete meta[field];
@@ -63,10 +69,5 @@ export async function decodeObjectBody(contentType: string | undefined, body: Ui
   if (value.apiVersion !== undefined && typeof value.apiVersion !== 'string') throw badRequest('the body of the request could not be decoded: apiVersion must be a string');
   if (value.kind !== undefined && typeof value.kind !== 'string') throw badRequest('the body of the request could not be decoded: kind must be a string');
   value.metadata = meta;
-  if (opts.metadataOfVersion !== undefined) {
-    const error = objectMetaDecodeError(meta) ?? objectMetaTimeError(meta);
-    const kind = opts.kind ?? '';
-    if (error !== undefined) throw badRequest(`${kind} in version ${JSON.stringify(opts.metadataOfVersion)} cannot be handled as a ${kind}: ${error}`);
-  }
   return { object: value as KubeObject, duplicateFields };
 }

@@ -455,6 +455,10 @@ describe('metadata of the wrong type', () => {
       body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', metadata: { deletionTimestamp: '' }, spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } },
     });
     check({ name: 'a time', status: 400, message: 'SelfSubjectAccessReview in version "v1" cannot be handled as a SelfSubjectAccessReview: parsing time "" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "2006"' }, timed);
+    const uid = await server.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview', metadata: { uid: 5 } },
+    });
+    check({ name: 'a uid', status: 400, message: 'SelfSubjectReview in version "v1" cannot be handled as a SelfSubjectReview: json: cannot unmarshal number into Go struct field ObjectMeta.metadata.uid of type types.UID' }, uid);
   });
 
   test('server-side apply of a finalizer that is not a string is upstream\'s typed-patch 500, and nothing is stored', async () => {
