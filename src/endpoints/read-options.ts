@@ -2,6 +2,7 @@
 import { badRequest, invalid, type StatusCause } from '../api/index.ts';
 import type { ReadConsistency } from '../registry/read-path.ts';
 import { parseInteger } from './query.ts';
+import { listOptionBool } from './request-info.ts';
 
 export interface ListParams {
   consistency: ReadConsistency;
@@ -30,14 +31,6 @@ function throwIfInvalid(causes: StatusCause[]): void {
 function parseRevision(text: string): number {
   if (!/^\d+$/.test(text)) throw badRequest(`invalid resource version: strconv.ParseUint: parsing "${text}": invalid syntax`);
   return Number(text);
-}
-
-function boolParam(query: URLSearchParams, name: string): boolean | undefined {
-  const value = query.get(name);
-  if (value === null) return undefined;
-  if (value === 'true' || value === '1') return true;
-  if (value === 'false' || value === '0' || value === '') return false;
-  throw badRequest(`invalid value for ${name}: ${JSON.stringify(value)}`);
 }
 
 /** A get's consistency from `resourceVersion`. */
@@ -80,7 +73,7 @@ export function listParams(query: URLSearchParams): ListParams {
 /** Watch options, validated like upstream's validateWatchOptions (422). */
 export function watchParams(query: URLSearchParams, watchListEnabled: boolean): WatchParams {
   const match = query.get('resourceVersionMatch') ?? '';
-  const sendInitialEvents = boolParam(query, 'sendInitialEvents');
+  const sendInitialEvents = listOptionBool(query.get('sendInitialEvents'));
   const causes: StatusCause[] = [];
   if (sendInitialEvents !== undefined) {
     if (match !== 'NotOlderThan') causes.push(forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
@@ -98,7 +91,7 @@ export function watchParams(query: URLSearchParams, watchListEnabled: boolean): 
   return {
     resourceVersion: rv,
     sendInitialEvents,
-    allowWatchBookmarks: boolParam(query, 'allowWatchBookmarks') ?? false,
+    allowWatchBookmarks: listOptionBool(query.get('allowWatchBookmarks')) ?? false,
     timeoutSeconds: timeoutSeconds !== undefined && timeoutSeconds > 0 ? timeoutSeconds : undefined,
   };
 }

@@ -1,5 +1,7 @@
 // Turns a request path and method into what it asks for, like upstream's
 // apiserver/pkg/endpoints/request/requestinfo.go.
+import { parseFieldSelector } from '../api/fields.ts';
+import { parseLabelSelector } from '../api/labels.ts';
 
 export interface ResourceRequestInfo {
   isResourceRequest: true;
@@ -12,6 +14,13 @@ export interface ResourceRequestInfo {
   resource: string;
   subresource: string;
   name: string;
+  /**
+   * The name a list or watch selects with `fieldSelector=metadata.name=<name>`, which
+   * upstream's request info takes as the request's name: authorization (RBAC's
+   * resourceNames, the Node authorizer) and audit see it; the handlers still list. Empty
+   * otherwise.
+   */
+  selectedName: string;
   path: string;
 }
 
@@ -32,8 +41,18 @@ const methodVerbs: Record<string, string> = {
   GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete',
 };
 
+/**
+ * A boolean list option (`watch`, `allowWatchBookmarks`, `sendInitialEvents`) as
+ * apimachinery's query conversion reads it: absent is undefined, `0` and `false` in any
+ * case are false, anything else is true, an empty value (`?watch`) too.
+ */
+export function listOptionBool(value: string | null): boolean | undefined {
+  if (value === null) return undefined;
+  return value !== '0' && value.toLowerCase() !== 'false';
+}
+
 function isWatchParam(value: string | null): boolean {
-  return value !== null && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
+  return listOptionBool(value) === true;
 }
 
 /** The non-empty segments of a path, in one pass. */
@@ -95,13 +114,49 @@ export function requestInfo(method: string, path: string, query: URLSearchParams
   // Only a proxy subresource takes a path after it (pods/{name}/proxy/{path}).
   if (extra.length > 0 && subresource !== 'proxy') return nonResource;
 
-  if (verb === 'get' && name === '') verb = isWatchParam(query.get('watch')) ? 'watch' : 'list';
-  else if (verb === 'get' && isWatchParam(query.get('watch'))) verb = 'watch';
+  let selectedName = '';
+  if (verb === 'get' && name === '') {
+    verb = isWatchParam(query.get('watch')) ? 'watch' : 'list';
+    selectedName = nameSelected(query);
+  } else if (verb === 'get' && isWatchParam(query.get('watch'))) verb = 'watch';
   if (verb === 'delete' && name === '') verb = 'deletecollection';
 
   return {
     isResourceRequest: true,
     verb: verb as ResourceRequestInfo['verb'],
-    prefix, group, version, namespace, resource, subresource, name, path,
+    prefix, group, version, namespace, resource, subresource, name, selectedName, path,
   };
+}
+
+/**
+ * `metadata.name`'s value when the field selector requires it exactly, as upstream's
+ * RequiresExactMatch (the first such term), and when the list options decode at all (a
+ * selector or integer that does not parse leaves the request without a name upstream) and
+ * the name could be a path segment.
+ */
+function nameSelected(query: URLSearchParams): string {
+  const raw = query.get('fieldSelector');
+  if (raw === null || !raw.includes('metadata.name')) return '';
+  let name: string | undefined;
+  try {
+    name = parseFieldSelector(raw).terms.find((term) => term.field === 'metadata.name' && term.operator === '=')?.value;
+    const labels = query.get('labelSelector');
+    if (labels !== null) parseLabelSelector(labels);
+  } catch {
+    return '';
+  }
+  if (name === undefined || !isGoInt64Param(query.get('limit')) || !isGoInt64Param(query.get('timeoutSeconds'))) return '';
+  const validSegment = name !== '.' && name !== '..' && !name.includes('/') && !name.includes('%');
+  return validSegment ? name : '';
+}
+
+const int64Min = -(2n ** 63n);
+const int64Max = 2n ** 63n - 1n;
+
+/** An integer list option as Go's `strconv.ParseInt(s, 10, 64)` reads it (absent is fine). */
+function isGoInt64Param(value: string | null): boolean {
+  if (value === null) return true;
+  if (!/^[+-]?[0-9]+$/.test(value)) return false;
+  const n = BigInt(value);
+  return n >= int64Min && n <= int64Max;
 }

@@ -377,11 +377,11 @@ export class ApiServer {
       attributes: {
         user, verb: info.verb, resourceRequest: info.isResourceRequest, path: info.path,
         group: info.isResourceRequest ? info.group : '', resource: info.isResourceRequest ? info.resource : '', subresource: info.isResourceRequest ? info.subresource : '',
-        namespace: info.isResourceRequest ? info.namespace : '', name: info.isResourceRequest ? info.name : '',
+        namespace: info.isResourceRequest ? info.namespace : '', name: info.isResourceRequest ? info.name || info.selectedName : '',
       },
     }, res as unknown as Parameters<typeof beginAudit>[3]);
     const attributes = info.isResourceRequest
-      ? { verb: info.verb, group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path: info.path }
+      ? { verb: info.verb, group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name || info.selectedName, path: info.path }
       : { verb: info.verb, group: '', resource: '', subresource: '', namespace: '', name: '', path: info.path };
     const decision = await this.opts.authorizer.authorize(user, attributes);
     if (decision.decision !== 'Allow') throw forbiddenError(user, attributes, decision.reason);

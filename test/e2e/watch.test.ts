@@ -166,10 +166,20 @@ describe('bookmarks and initial events', () => {
     stream.close();
   });
 
+  test('watch and allowWatchBookmarks without a value, or with yes, are true, as Go reads them', async () => {
+    const ns = await namespace();
+    await create(ns, 'a');
+    const stream = await openStream(server, `/api/v1/namespaces/${ns}/configmaps?watch&allowWatchBookmarks=yes`);
+    assert.equal(await nextChange(stream), 'ADDED a');
+    stream.close();
+  });
+
   const invalid: [string, RegExp][] = [
     ['sendInitialEvents=true', /sendInitialEvents requires setting resourceVersionMatch to NotOlderThan/],
     ['resourceVersionMatch=NotOlderThan&resourceVersion=1', /resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided/],
     ['sendInitialEvents=true&resourceVersionMatch=Exact', /Unsupported value: "Exact"/],
+    // Any value but 0 and false is true, as Go's query decoding reads it.
+    ['sendInitialEvents=yes', /sendInitialEvents requires setting resourceVersionMatch to NotOlderThan/],
   ];
   for (const [query, message] of invalid) {
     test(`watch with ${query} answers 422`, async () => {
