@@ -1,5 +1,6 @@
 // Authorization: what a request wants to do, the Authorizer hook, the modes every server has (AlwaysAllow, AlwaysDeny, a union of several), and the 403 for a denial.
 import { StatusError, type StatusDetails } from '../api/index.ts';
+import type { FieldSelector } from '../api/fields.ts';
 import { isRuleResolver, type RuleResolver, type SubjectRules } from './rule-resolver.ts';
 import type { UserInfo } from './user.ts';
 
@@ -17,6 +18,12 @@ export interface AuthorizationAttributes {
   namespace: string;
   name: string;
   path: string;
+  /**
+   * A list's, watch's or deletecollection's field selector, parsed (upstream's
+   * AuthorizeWithSelectors); absent when there is none or it does not parse. Only the Node
+   * mode reads it.
+   */
+  fieldSelector?: FieldSelector['terms'];
 }
 
 /** As upstream's authorizer.Decision: a mode allows, denies (and no later mode is asked), or has no opinion. */

@@ -178,16 +178,18 @@ export function defaultConfig(): Config {
 export class UsageError extends Error {}
 
 /** An `--authorization-mode` this server has. */
-export type AuthorizationMode = 'AlwaysAllow' | 'AlwaysDeny' | 'RBAC';
+export type AuthorizationMode = 'AlwaysAllow' | 'AlwaysDeny' | 'Node' | 'RBAC';
 
-/** Upstream's mode names; Node is refused as not built. */
+const authorizationModes: readonly string[] = ['AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC'];
+
+/** Upstream's mode names (Webhook and ABAC are not built). */
 export function parseAuthorizationModes(value: string): AuthorizationMode[] {
   const modes: AuthorizationMode[] = [];
-  for (const mode of value.split(',').map((m) => m.trim())) {
-    if (mode === 'Node') throw new UsageError('--authorization-mode Node is not supported: use AlwaysAllow, AlwaysDeny or RBAC');
-    if (mode !== 'AlwaysAllow' && mode !== 'AlwaysDeny' && mode !== 'RBAC') {
-      throw new UsageError(`authorization-mode ${JSON.stringify(mode)} is not a valid mode: AlwaysAllow, AlwaysDeny or RBAC`);
+  for (const name of value.split(',').map((m) => m.trim())) {
+    if (!authorizationModes.includes(name)) {
+      throw new UsageError(`authorization-mode ${JSON.stringify(name)} is not a valid mode: AlwaysAllow, AlwaysDeny, Node or RBAC`);
     }
+    const mode = name as AuthorizationMode;
     if (modes.includes(mode)) throw new UsageError(`authorization-mode ${JSON.stringify(mode)} has mode specified more than once`);
     modes.push(mode);
   }
@@ -240,7 +242,7 @@ Flags (kube-apiserver's names where one exists):
   --etcd-keyfile string              private key of --etcd-certfile
   --feature-gates string             e.g. APIResponseCompression=true,WatchList=false
   --token-auth-file string           static token file (default "<data-dir>/tokens.csv", created with an admin token)
-  --authorization-mode strings       modes in order, of AlwaysAllow, AlwaysDeny, RBAC (default "RBAC")
+  --authorization-mode strings       modes in order, of AlwaysAllow, AlwaysDeny, Node, RBAC (default "RBAC")
   --client-ca-file string            CA bundle whose client certificates authenticate (CN user, O groups)
                                      (default "<data-dir>/pki/client-ca.crt", created with an admin certificate)
   --anonymous-auth[=false]           requests without credentials are system:anonymous (default true)

@@ -74,11 +74,12 @@ export class RbacInformers implements RbacSource {
  * `--authorization-mode`'s modes in order, after the system:masters authorizer that
  * kube-apiserver puts first whatever the modes.
  */
-export function modeAuthorizer(modes: readonly AuthorizationMode[], rbac: RbacAuthorizer | undefined): Authorizer {
+export function modeAuthorizer(modes: readonly AuthorizationMode[], rbac: RbacAuthorizer | undefined, node?: Authorizer): Authorizer {
   const authorizers: Authorizer[] = [privilegedGroupsAuthorizer([systemMasters])];
   for (const mode of modes) {
     if (mode === 'AlwaysAllow') authorizers.push(alwaysAllow);
     else if (mode === 'AlwaysDeny') authorizers.push(alwaysDeny);
+    else if (mode === 'Node') authorizers.push(node!);
     else authorizers.push(rbac!);
   }
   return unionAuthorizer(authorizers);

@@ -47,6 +47,7 @@ import { controllerEnabled } from './controllers-flag.ts';
 import { UsageError, type Config } from './config.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { modeAuthorizer, RbacInformers, rbacStores, reconcileBootstrapPolicy } from './rbac.ts';
+import { NodeAuthorization } from './node-authorization.ts';
 
 export const plinthVersion = '0.1.0';
 
@@ -262,7 +263,9 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     await rbacInformers.start();
     authorization.rbac = new RbacAuthorizer(rbacInformers);
   }
-  const authorizer = modeAuthorizer(config.authorizationModes, authorization.rbac);
+  const nodeAuthorization = config.authorizationModes.includes('Node') ? new NodeAuthorization(registry, log) : undefined;
+  await nodeAuthorization?.start();
+  const authorizer = modeAuthorizer(config.authorizationModes, authorization.rbac, nodeAuthorization?.authorizer);
   authorization.authorizer = authorizer;
 
   let port = config.securePort;
@@ -358,7 +361,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     // Controllers finish their work in flight while the caches and storage are still there.
     // The lease is released last, so that another replica takes over once they have.
     await leaderControllers.close();
-    await Promise.all([crdController.close(), rbacInformers?.close()]);
+    await Promise.all([crdController.close(), rbacInformers?.close(), nodeAuthorization?.close()]);
     admissionSetup.close();
     await applyOffload?.close();
     for (const cache of caches) cache.close();

@@ -6,7 +6,7 @@
 
 import { badRequest, invalid as invalidObject, type KubeObject, type StatusCause } from '../api/index.ts';
 import { isObject, type JsonObject } from '../api/json.ts';
-import { parseFieldSelector } from '../api/fields.ts';
+import { parseFieldSelector, type FieldSelector } from '../api/fields.ts';
 import { parseLabelSelector } from '../api/labels.ts';
 import { GoValue, goQuote, invalid, required } from './validation/field.ts';
 import { operatorValuesCauses } from './builtin/selector-validation.ts';
@@ -30,6 +30,8 @@ export interface ReviewAttributes {
   namespace: string;
   name: string;
   path: string;
+  /** The field selector asked about, as authorization sees a request's (auth/'s AuthorizationAttributes). */
+  fieldSelector?: FieldSelector['terms'];
 }
 
 export interface ReviewRules {
@@ -341,11 +343,33 @@ export function attributesOf(spec: ReviewSpec): ReviewAttributes {
   if (ra !== undefined) {
     return {
       verb: ra.verb ?? '', group: ra.group ?? '', resource: ra.resource ?? '', subresource: ra.subresource ?? '',
-      namespace: ra.namespace ?? '', name: ra.name ?? '', path: '',
+      namespace: ra.namespace ?? '', name: ra.name ?? '', path: '', fieldSelector: fieldSelectorTerms(ra.fieldSelector),
     };
   }
   const nra = spec.nonResourceAttributes ?? {};
   return { verb: nra.verb ?? '', group: '', resource: '', subresource: '', namespace: '', name: '', path: nra.path ?? '' };
+}
+
+/**
+ * A review's field selector as terms (upstream's fieldSelectorAsSelector): a raw selector
+ * parsed, requirements `In` and `NotIn` with one value each as `=` and `!=`; anything else
+ * (`Exists`, several values, a selector that does not parse) is none.
+ */
+function fieldSelectorTerms(selector: SelectorAttributes | undefined): FieldSelector['terms'] | undefined {
+  if (selector === undefined) return undefined;
+  if ((selector.rawSelector ?? '') !== '') {
+    try {
+      return parseFieldSelector(selector.rawSelector!).terms;
+    } catch {
+      return undefined;
+    }
+  }
+  const terms: FieldSelector['terms'] = [];
+  for (const req of selector.requirements ?? []) {
+    if ((req.operator !== 'In' && req.operator !== 'NotIn') || req.values?.length !== 1) return undefined;
+    terms.push({ field: req.key ?? '', operator: req.operator === 'In' ? '=' : '!=', value: req.values[0]! });
+  }
+  return terms.length > 0 ? terms : undefined;
 }
 
 /**

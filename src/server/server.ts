@@ -5,13 +5,14 @@ import net, { type AddressInfo, type Socket } from 'node:net';
 import { constants as cryptoConstants } from 'node:crypto';
 import { DEFAULT_CIPHERS, type TLSSocket } from 'node:tls';
 import { notFoundPath, StatusError, unauthorized } from '../api/index.ts';
-import type { Authenticator, Authorizer, ClientCertificate, UserInfo } from '../auth/index.ts';
+import type { Authenticator, AuthorizationAttributes, Authorizer, ClientCertificate, UserInfo } from '../auth/index.ts';
 import { AuthenticationFailure, anonymousUser, forbiddenError, impersonate, wantsImpersonation } from '../auth/index.ts';
 import type { ApiHandler } from '../endpoints/api-handler.ts';
 import type { HttpRequest, HttpResponse } from '../endpoints/http.ts';
 import { warningRecorder } from '../endpoints/warnings.ts';
 import { runInRequestContext } from '../api/request-context.ts';
-import { requestInfo, type RequestInfo } from '../endpoints/request-info.ts';
+import { requestInfo, type RequestInfo, type ResourceRequestInfo } from '../endpoints/request-info.ts';
+import { parseFieldSelector } from '../api/fields.ts';
 import { metricVerb, type ApiMetrics } from './metrics.ts';
 import { FairLimiter } from './fair-queue.ts';
 import { beginAudit, type AuditLog, type AuditPolicy } from './audit.ts';
@@ -381,7 +382,10 @@ export class ApiServer {
       },
     }, res as unknown as Parameters<typeof beginAudit>[3]);
     const attributes = info.isResourceRequest
-      ? { verb: info.verb, group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name || info.selectedName, path: info.path }
+      ? {
+        verb: info.verb, group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name || info.selectedName, path: info.path,
+        fieldSelector: selectorTerms(info, query),
+      }
       : { verb: info.verb, group: '', resource: '', subresource: '', namespace: '', name: '', path: info.path };
     const decision = await this.opts.authorizer.authorize(user, attributes);
     if (decision.decision !== 'Allow') throw forbiddenError(user, attributes, decision.reason);
@@ -429,5 +433,20 @@ export class ApiServer {
     if (found === undefined) throw unauthorized();
     if (found.user.name === anonymousUser.name && this.opts.anonymousOnlyPublicPaths && !publicPaths.has(path)) throw unauthorized();
     return found.user;
+  }
+}
+
+/**
+ * The field selector authorization sees, as upstream's AuthorizeWithSelectors gives it: a
+ * list's, watch's or deletecollection's, parsed; none when it does not parse.
+ */
+function selectorTerms(info: ResourceRequestInfo, query: URLSearchParams): AuthorizationAttributes['fieldSelector'] {
+  if (info.verb !== 'list' && info.verb !== 'watch' && info.verb !== 'deletecollection') return undefined;
+  const raw = query.get('fieldSelector');
+  if (raw === null || raw === '') return undefined;
+  try {
+    return parseFieldSelector(raw).terms;
+  } catch {
+    return undefined;
   }
 }

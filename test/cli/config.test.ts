@@ -30,12 +30,14 @@ test('--watch-cache-window-bytes refuses what is not a byte count', () => {
   }
 });
 
-test('--authorization-mode is a list of modes in order, RBAC by default; Node, unknown and repeated modes are usage errors', () => {
+test('--authorization-mode is a list of modes in order, RBAC by default; unknown and repeated modes are usage errors', () => {
   assert.deepEqual(parseServeFlags([]).authorizationModes, ['RBAC']);
-  const accepted: [string, string[]][] = [['AlwaysAllow', ['AlwaysAllow']], ['RBAC,AlwaysDeny', ['RBAC', 'AlwaysDeny']], ['AlwaysDeny, RBAC', ['AlwaysDeny', 'RBAC']]];
+  const accepted: [string, string[]][] = [
+    ['AlwaysAllow', ['AlwaysAllow']], ['RBAC,AlwaysDeny', ['RBAC', 'AlwaysDeny']], ['AlwaysDeny, RBAC', ['AlwaysDeny', 'RBAC']], ['Node,RBAC', ['Node', 'RBAC']],
+  ];
   for (const [flag, modes] of accepted) assert.deepEqual(parseServeFlags([`--authorization-mode=${flag}`]).authorizationModes, modes, flag);
   const refused: [string, RegExp][] = [
-    ['Node,RBAC', /Node is not supported/],
+    ['Webhook', /"Webhook" is not a valid mode: AlwaysAllow, AlwaysDeny, Node or RBAC/],
     ['ABAC', /"ABAC" is not a valid mode/],
     ['RBAC,RBAC', /has mode specified more than once/],
   ];
