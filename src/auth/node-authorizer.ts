@@ -5,26 +5,15 @@
 // listed or watched only with `spec.nodeName=<name>`; everything else by the static rules
 // of the `system:node` ClusterRole. Writes it may make to any Node or Pod are left to the
 // NodeRestriction admission plugin, as upstream. For anyone else it has no opinion.
+import { nodeIdentity } from '../api/node-identity.ts';
 import type { AuthorizationAttributes, AuthorizationDecision, Authorizer } from './authorize.ts';
 import type { NodeGraph, VertexType } from './node-graph.ts';
 import { ruleAllows, type PolicyRule } from './rbac-rules.ts';
 import type { RuleResolver, SubjectRules } from './rule-resolver.ts';
 import type { UserInfo } from './user.ts';
 
-const nodeUserPrefix = 'system:node:';
-export const nodesGroup = 'system:nodes';
-
 /** The namespace of the nodes' heartbeat Leases. */
 const nodeLeaseNamespace = 'kube-node-lease';
-
-/**
- * The node a user is (upstream's default NodeIdentifier): a name `system:node:<name>` in
- * the group `system:nodes`; `nodeName` may be empty, a node that cannot be told apart.
- */
-export function nodeIdentity(user: UserInfo): { nodeName: string } | undefined {
-  if (!user.name.startsWith(nodeUserPrefix) || !user.groups.includes(nodesGroup)) return undefined;
-  return { nodeName: user.name.slice(nodeUserPrefix.length) };
-}
 
 const noOpinion = (reason = ''): AuthorizationDecision => ({ decision: 'NoOpinion', reason });
 const allow: AuthorizationDecision = { decision: 'Allow' };

@@ -5,6 +5,7 @@
 // resourceslice → node. An edge into a pod or node carries the node it leads to, so a
 // search from a secret never walks through another node's pods.
 import type { KubeObject } from '../api/index.ts';
+import { mirrorPodAnnotation, podConfigMapNames, podResourceClaimNames, podSecretNames, podVolumeClaimNames, pvSecretRefs } from '../api/pod-references.ts';
 
 /** The kinds of vertex, named as upstream's vertexTypes (they appear in no message here). */
 export type VertexType = 'configmap' | 'node' | 'pod' | 'pv' | 'pvc' | 'resourceclaim' | 'resourceslice' | 'secret' | 'serviceaccount' | 'volumeattachment';
@@ -29,14 +30,14 @@ export class NodeGraph {
   addPod(pod: KubeObject): void {
     const namespace = pod.metadata.namespace ?? '';
     const name = pod.metadata.name ?? '';
-    const spec = asRecord(pod.spec);
-    const nodeName = str(spec.nodeName);
+    const spec = (pod.spec ?? {}) as { nodeName?: unknown; serviceAccountName?: unknown };
+    const nodeName = typeof spec.nodeName === 'string' ? spec.nodeName : '';
     const podKey = key('pod', namespace, name);
     this.#deleteVertex(podKey);
     const nodeKey = key('node', '', nodeName);
     this.#addEdge(podKey, nodeKey, nodeName);
     if (Object.hasOwn(pod.metadata.annotations ?? {}, mirrorPodAnnotation)) return;
-    const serviceAccount = str(spec.serviceAccountName);
+    const serviceAccount = typeof spec.serviceAccountName === 'string' ? spec.serviceAccountName : '';
     if (serviceAccount !== '') this.#addEdge(key('serviceaccount', namespace, serviceAccount), podKey, nodeName);
     for (const secret of podSecretNames(pod)) this.#addEdge(key('secret', namespace, secret), podKey, nodeName);
     for (const configMap of podConfigMapNames(pod)) this.#addEdge(key('configmap', namespace, configMap), podKey, nodeName);
@@ -53,10 +54,10 @@ export class NodeGraph {
     const name = pv.metadata.name ?? '';
     const pvKey = key('pv', '', name);
     this.#deleteVertex(pvKey);
-    const claimRefValue = asRecord(pv.spec).claimRef;
-    if (claimRefValue === undefined || claimRefValue === null) return;
-    const claimRef = asRecord(claimRefValue);
-    this.#addEdge(pvKey, key('pvc', str(claimRef.namespace), str(claimRef.name)), '');
+    const claimRef = (pv.spec as { claimRef?: { namespace?: unknown; name?: unknown } | null } | undefined)?.claimRef;
+    if (claimRef === undefined || claimRef === null) return;
+    const text = (value: unknown) => (typeof value === 'string' ? value : '');
+    this.#addEdge(pvKey, key('pvc', text(claimRef.namespace), text(claimRef.name)), '');
     for (const secret of pvSecretRefs(pv)) {
       if (secret.kubeletVisible) this.#addEdge(key('secret', secret.namespace, secret.name), pvKey, '');
     }
@@ -137,177 +138,4 @@ export class NodeGraph {
       this.#in.delete(vertex);
     }
   }
-}
-
-/** The annotation a kubelet puts on the mirror pod of a static pod. */
-export const mirrorPodAnnotation = 'kubernetes.io/config.mirror';
-
-type Rec = Record<string, unknown>;
-
-function asRecord(value: unknown): Rec {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Rec) : {};
-}
-
-function items(value: unknown): Rec[] {
-  return Array.isArray(value) ? value.map(asRecord) : [];
-}
-
-function str(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
-
-/** Init, regular and ephemeral containers, as upstream's VisitContainers with AllContainers. */
-function allContainers(spec: Rec): Rec[] {
-  return [...items(spec.initContainers), ...items(spec.containers), ...items(spec.ephemeralContainers)];
-}
-
-/** Secret names a pod uses (upstream's VisitPodSecretNames): pull secrets, environment, volumes. */
-export function podSecretNames(pod: KubeObject): string[] {
-  const spec = asRecord(pod.spec);
-  const names = items(spec.imagePullSecrets).map((ref) => str(ref.name));
-  for (const container of allContainers(spec)) {
-    for (const from of items(container.envFrom)) {
-      if (from.secretRef !== undefined && from.secretRef !== null) names.push(str(asRecord(from.secretRef).name));
-    }
-    for (const env of items(container.env)) {
-      const ref = asRecord(env.valueFrom).secretKeyRef;
-      if (ref !== undefined && ref !== null) names.push(str(asRecord(ref).name));
-    }
-  }
-  for (const volume of items(spec.volumes)) {
-    const source = volumeSource(volume);
-    if (source === undefined) continue;
-    const [kind, value] = source;
-    switch (kind) {
-      case 'azureFile': if (str(value.secretName) !== '') names.push(str(value.secretName)); break;
-      case 'secret': names.push(str(value.secretName)); break;
-      case 'projected':
-        for (const projection of items(value.sources)) {
-          if (projection.secret !== undefined && projection.secret !== null) names.push(str(asRecord(projection.secret).name));
-        }
-        break;
-      case 'csi': if (value.nodePublishSecretRef != null) names.push(str(asRecord(value.nodePublishSecretRef).name)); break;
-      case 'cephfs': case 'cinder': case 'flexVolume': case 'rbd': case 'scaleIO': case 'iscsi': case 'storageos':
-        if (value.secretRef != null) names.push(str(asRecord(value.secretRef).name));
-        break;
-    }
-  }
-  return names;
-}
-
-/** ConfigMap names a pod uses (upstream's VisitPodConfigmapNames). */
-export function podConfigMapNames(pod: KubeObject): string[] {
-  const spec = asRecord(pod.spec);
-  const names: string[] = [];
-  for (const container of allContainers(spec)) {
-    for (const from of items(container.envFrom)) {
-      if (from.configMapRef != null) names.push(str(asRecord(from.configMapRef).name));
-    }
-    for (const env of items(container.env)) {
-      const ref = asRecord(env.valueFrom).configMapKeyRef;
-      if (ref != null) names.push(str(asRecord(ref).name));
-    }
-  }
-  for (const volume of items(spec.volumes)) {
-    const source = volumeSource(volume);
-    if (source === undefined) continue;
-    const [kind, value] = source;
-    if (kind === 'configMap') names.push(str(value.name));
-    else if (kind === 'projected') {
-      for (const projection of items(value.sources)) {
-        if (projection.configMap != null) names.push(str(asRecord(projection.configMap).name));
-      }
-    }
-  }
-  return names;
-}
-
-/** The claims a pod's volumes use: named ones, and an ephemeral volume's `<pod>-<volume>`. */
-export function podVolumeClaimNames(pod: KubeObject): string[] {
-  const names: string[] = [];
-  for (const volume of items(asRecord(pod.spec).volumes)) {
-    const source = volumeSource(volume);
-    if (source === undefined) continue;
-    const [kind, value] = source;
-    let claim = '';
-    if (kind === 'persistentVolumeClaim') claim = str(value.claimName);
-    else if (kind === 'ephemeral') claim = `${pod.metadata.name ?? ''}-${str(volume.name)}`;
-    if (claim !== '') names.push(claim);
-  }
-  return names;
-}
-
-/**
- * The ResourceClaims a pod uses (upstream's resourceclaim.Name): a claim named in the
- * spec, or the one its status names for a claim made from a template (none while the
- * status has no entry for it yet); and the claim of its extended resources.
- */
-export function podResourceClaimNames(pod: KubeObject): string[] {
-  const names: string[] = [];
-  const statuses = items(asRecord(pod.status).resourceClaimStatuses);
-  for (const claim of items(asRecord(pod.spec).resourceClaims)) {
-    if (typeof claim.resourceClaimName === 'string') names.push(claim.resourceClaimName);
-    else if (typeof claim.resourceClaimTemplateName === 'string') {
-      const status = statuses.find((s) => s.name === claim.name);
-      if (status !== undefined && typeof status.resourceClaimName === 'string') names.push(status.resourceClaimName);
-    }
-  }
-  const extended = str(asRecord(asRecord(pod.status).extendedResourceClaimStatus).resourceClaimName);
-  if (extended !== '') names.push(extended);
-  return names;
-}
-
-/** Whether two pods' claim statuses name the same claims (the populator redoes a pod's edges when not). */
-export function sameResourceClaimStatuses(a: KubeObject, b: KubeObject): boolean {
-  const left = items(asRecord(a.status).resourceClaimStatuses);
-  const right = items(asRecord(b.status).resourceClaimStatuses);
-  return left.length === right.length && left.every((s, i) => s.name === right[i]!.name && (s.resourceClaimName ?? null) === (right[i]!.resourceClaimName ?? null));
-}
-
-/**
- * The secrets a PersistentVolume's source names (upstream's VisitPVSecretNames); those a
- * kubelet reads are `kubeletVisible` (a CSI driver's controller secrets are not). A
- * reference without a namespace is in the bound claim's, as volumes persisted before
- * secret namespaces existed.
- */
-export function pvSecretRefs(pv: KubeObject): { namespace: string; name: string; kubeletVisible: boolean }[] {
-  const spec = asRecord(pv.spec);
-  const claimNamespace = str(asRecord(spec.claimRef).namespace);
-  const out: { namespace: string; name: string; kubeletVisible: boolean }[] = [];
-  const add = (namespace: string, name: string, kubeletVisible = true) => {
-    if (name !== '') out.push({ namespace, name, kubeletVisible });
-  };
-  const source = volumeSource(spec);
-  if (source === undefined) return out;
-  const [kind, value] = source;
-  const ref = asRecord(value.secretRef);
-  switch (kind) {
-    case 'azureFile': add(str(value.secretNamespace) || claimNamespace, str(value.secretName)); break;
-    case 'cephfs': case 'flexVolume': case 'rbd': case 'scaleIO': case 'iscsi':
-      if (value.secretRef != null) add(str(ref.namespace) || claimNamespace, str(ref.name));
-      break;
-    case 'cinder': case 'storageos':
-      if (value.secretRef != null) add(str(ref.namespace), str(ref.name));
-      break;
-    case 'csi':
-      for (const [field, kubeletVisible] of [['controllerPublishSecretRef', false], ['controllerExpandSecretRef', false], ['nodePublishSecretRef', true], ['nodeStageSecretRef', true], ['nodeExpandSecretRef', true]] as const) {
-        if (value[field] != null) add(str(asRecord(value[field]).namespace), str(asRecord(value[field]).name), kubeletVisible);
-      }
-      break;
-  }
-  return out;
-}
-
-/** The volume sources upstream's visitors look at, in the order of their switch: the first one set wins. */
-const volumeSources = [
-  'azureFile', 'cephfs', 'cinder', 'flexVolume', 'projected', 'rbd', 'secret', 'scaleIO', 'iscsi', 'storageos', 'csi',
-  'configMap', 'persistentVolumeClaim', 'ephemeral',
-] as const;
-
-function volumeSource(volume: Rec): [(typeof volumeSources)[number], Rec] | undefined {
-  for (const kind of volumeSources) {
-    const value = volume[kind];
-    if (value !== undefined && value !== null) return [kind, asRecord(value)];
-  }
-  return undefined;
 }

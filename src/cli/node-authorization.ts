@@ -4,7 +4,8 @@
 import type { KubeObject } from '../api/index.ts';
 import { bootstrapPolicy } from '../auth/bootstrap-policy.ts';
 import { NodeAuthorizer } from '../auth/node-authorizer.ts';
-import { NodeGraph, sameResourceClaimStatuses } from '../auth/node-graph.ts';
+import { sameResourceClaimStatuses } from '../api/pod-references.ts';
+import { NodeGraph } from '../auth/node-graph.ts';
 import type { PolicyRule } from '../auth/rbac-rules.ts';
 import { Informer } from '../controllers/runtime/index.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
