@@ -12,6 +12,7 @@ import { matchLabels, type LabelSelector } from '../api/labels.ts';
 import { limitRanger } from '../admission/limit-ranger.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { podResizeValidator } from '../admission/pod-resize-validator.ts';
+import { nodeRestriction, nodeRestrictionPluginName } from '../admission/node-restriction.ts';
 import { priorityAdmission } from '../admission/priority.ts';
 import type { GroupResource } from '../admission/quota-usage.ts';
 import { resourceQuotaAdmission } from '../admission/resource-quota.ts';
@@ -116,7 +117,7 @@ class WatchedConfigurations implements WebhookConfigurationSource {
 }
 
 /** The plugins in upstream's order. Stores are looked up when first needed: the chain is built before them. */
-export function admissionPlugins(registry: ResourceRegistry, log: (message: string) => void): AdmissionPlugins {
+export function admissionPlugins(registry: ResourceRegistry, log: (message: string) => void, enabled: readonly string[] = []): AdmissionPlugins {
   const namespaces = () => storeOf(registry, '', 'namespaces');
   // A consistent read of the namespace as the watch cache holds it (read-only), rather than a
   // storage read and a decode per create; on etcd a consistent read still goes to etcd.
@@ -169,6 +170,10 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
       namespaceLifecycle(namespace, (name) => namespaces().getNow('', name)),
       limitRanger({ list: async (namespace) => (await storeOf(registry, '', 'limitranges').list(namespace)).items.map((item) => item.object) }),
       serviceAccountAdmission({ get: (namespace, name) => storeOf(registry, '', 'serviceaccounts').find(namespace, name) }),
+      ...(enabled.includes(nodeRestrictionPluginName) ? [nodeRestriction({
+        pod: (namespace, name) => storeOf(registry, '', 'pods').find(namespace, name),
+        node: (name) => storeOf(registry, '', 'nodes').find('', name),
+      })] : []),
       priorityAdmission({
         get: (name) => storeOf(registry, 'scheduling.k8s.io', 'priorityclasses').find('', name),
         list: async () => (await storeOf(registry, 'scheduling.k8s.io', 'priorityclasses').list('', { consistency: { kind: 'any' } })).items.map((item) => item.object),

@@ -21,6 +21,11 @@ export interface Config {
   tokenAuthFile: string | undefined;
   /** `--authorization-mode`: the modes in order (upstream's default: RBAC). */
   authorizationModes: AuthorizationMode[];
+  /**
+   * `--enable-admission-plugins`: plugins to run besides the default ones. Only
+   * NodeRestriction is off by default here; naming a default one changes nothing.
+   */
+  enableAdmissionPlugins: string[];
   /** `--client-ca-file`: CAs whose client certificates authenticate; default the data dir's client CA (`pki/client-ca.crt`), created at first start. */
   clientCaFile: string | undefined;
   /** `--anonymous-auth`: requests with no credentials are system:anonymous (true, as upstream). */
@@ -130,6 +135,7 @@ export function defaultConfig(): Config {
     featureGates: { ...defaultFeatureGates },
     tokenAuthFile: undefined,
     authorizationModes: ['RBAC'],
+    enableAdmissionPlugins: [],
     clientCaFile: undefined,
     anonymousAuth: true,
     serviceAccountSigningKeyFile: undefined,
@@ -196,6 +202,23 @@ export function parseAuthorizationModes(value: string): AuthorizationMode[] {
   return modes;
 }
 
+/** The admission plugins Plinth runs by default, in upstream's order, and NodeRestriction, which it runs when asked. */
+const admissionPluginNames: readonly string[] = [
+  'NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection',
+  'PodResizeValidator', 'MutatingAdmissionPolicy', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota',
+];
+
+/** `--enable-admission-plugins`, comma-separated; a plugin Plinth does not have is a usage error. */
+export function parseAdmissionPlugins(value: string): string[] {
+  const names = value.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  for (const name of names) {
+    if (!admissionPluginNames.includes(name)) {
+      throw new UsageError(`enable-admission-plugins plugin ${JSON.stringify(name)} is unknown or not built: ${admissionPluginNames.join(', ')}`);
+    }
+  }
+  return names;
+}
+
 /** Go-style durations as kube-apiserver's flags take them: "5m", "90s", "1h30m", "250ms". */
 function parseDuration(text: string): number {
   const units: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, µs: 0.001, ns: 0.000001 };
@@ -243,6 +266,7 @@ Flags (kube-apiserver's names where one exists):
   --feature-gates string             e.g. APIResponseCompression=true,WatchList=false
   --token-auth-file string           static token file (default "<data-dir>/tokens.csv", created with an admin token)
   --authorization-mode strings       modes in order, of AlwaysAllow, AlwaysDeny, Node, RBAC (default "RBAC")
+  --enable-admission-plugins strings admission plugins besides the default ones: NodeRestriction
   --client-ca-file string            CA bundle whose client certificates authenticate (CN user, O groups)
                                      (default "<data-dir>/pki/client-ca.crt", created with an admin certificate)
   --anonymous-auth[=false]           requests without credentials are system:anonymous (default true)
@@ -316,6 +340,7 @@ export function parseServeFlags(args: string[]): Config {
       'feature-gates': { type: 'string' },
       'token-auth-file': { type: 'string' },
       'authorization-mode': { type: 'string' },
+      'enable-admission-plugins': { type: 'string' },
       'client-ca-file': { type: 'string' },
       'anonymous-auth': { type: 'string' },
       'service-account-signing-key-file': { type: 'string' },
@@ -377,6 +402,7 @@ export function parseServeFlags(args: string[]): Config {
   if (values['feature-gates'] !== undefined) parseFeatureGates(values['feature-gates'], config.featureGates);
   if (values['token-auth-file'] !== undefined) config.tokenAuthFile = values['token-auth-file'];
   if (values['authorization-mode'] !== undefined) config.authorizationModes = parseAuthorizationModes(values['authorization-mode']);
+  if (values['enable-admission-plugins'] !== undefined) config.enableAdmissionPlugins = parseAdmissionPlugins(values['enable-admission-plugins']);
   if (values['client-ca-file'] !== undefined) config.clientCaFile = values['client-ca-file'];
   config.anonymousAuth = booleanFlag('anonymous-auth', values['anonymous-auth'], config.anonymousAuth);
   if (values['service-account-signing-key-file'] !== undefined) config.serviceAccountSigningKeyFile = values['service-account-signing-key-file'];

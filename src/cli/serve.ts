@@ -148,7 +148,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
 
   const registry = new ResourceRegistry();
   const namespaces: { store?: Store } = {};
-  const admissionSetup = admissionPlugins(registry, log);
+  const admissionSetup = admissionPlugins(registry, log, config.enableAdmissionPlugins);
   // Set once the Stores exist: the RBAC rules (when RBAC is a mode) and the authorizer in use.
   const authorization: { rbac?: RbacAuthorizer; authorizer?: Authorizer } = {};
   // Escalation prevention comes first, as upstream's rbac storages check before admission.

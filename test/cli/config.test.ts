@@ -46,6 +46,14 @@ test('--authorization-mode is a list of modes in order, RBAC by default; unknown
   }
 });
 
+test('--enable-admission-plugins takes NodeRestriction and the default plugins; one Plinth does not have is a usage error', () => {
+  assert.deepEqual(parseServeFlags([]).enableAdmissionPlugins, []);
+  assert.deepEqual(parseServeFlags(['--enable-admission-plugins=NodeRestriction']).enableAdmissionPlugins, ['NodeRestriction']);
+  assert.deepEqual(parseServeFlags(['--enable-admission-plugins', 'NamespaceLifecycle, NodeRestriction']).enableAdmissionPlugins, ['NamespaceLifecycle', 'NodeRestriction']);
+  assert.throws(() => parseServeFlags(['--enable-admission-plugins=NodeRestriction,AlwaysPullImages']),
+    (err) => err instanceof UsageError && /plugin "AlwaysPullImages" is unknown or not built/.test(err.message));
+});
+
 test('authentication flags as kube-apiserver takes them', () => {
   const cases: { args: string[]; expected: Partial<ReturnType<typeof defaultConfig>> }[] = [
     { args: [], expected: { anonymousAuth: true, clientCaFile: undefined, serviceAccountIssuers: ['https://kubernetes.default.svc.cluster.local'], serviceAccountKeyFiles: [], apiAudiences: [] } },

@@ -1,7 +1,8 @@
-// --authorization-mode Node,RBAC end to end, as a kubelet (system:node:n1 in system:nodes)
-// sees it: the secrets and ConfigMaps its pods use and nothing else, its pods by
-// spec.nodeName, its own Node, access gone with the pod, rules it cannot list.
-import { after, before, test } from 'node:test';
+// --authorization-mode Node,RBAC with --enable-admission-plugins NodeRestriction end to
+// end, as a kubelet (system:node:n1 in system:nodes) sees them: the secrets and ConfigMaps
+// its pods use and nothing else, its pods by spec.nodeName, its own Node, access gone with
+// the pod, rules it cannot list; writes held to its own node, mirror pods, pods and tokens.
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
 const kubelet = 'kubelet-n1-token';
+const kubelet2 = 'kubelet-n2-token';
 const impostor = 'impostor-token';
 
 before(async () => {
@@ -16,10 +18,11 @@ before(async () => {
   writeFileSync(file, [
     'admin-token,admin,admin,"system:masters"',
     `${kubelet},system:node:n1,n1-uid,"system:nodes"`,
+    `${kubelet2},system:node:n2,n2-uid,"system:nodes"`,
     // The name without the group is not a node.
     `${impostor},system:node:n1,n1-fake`,
   ].join('\n'));
-  server = await startServer({ tokenAuthFile: file, authorizationModes: ['Node', 'RBAC'] });
+  server = await startServer({ tokenAuthFile: file, authorizationModes: ['Node', 'RBAC'], enableAdmissionPlugins: ['NodeRestriction'] });
 });
 after(() => server.stop());
 
@@ -114,4 +117,108 @@ test('a node\'s rules cannot be listed: a SelfSubjectRulesReview says so, and a 
   const otherNode = await sar({ rawSelector: 'spec.nodeName=n2' });
   assert.equal(otherNode.json.status.allowed, false);
   assert.equal(otherNode.json.status.reason, 'can only list/watch pods with spec.nodeName field selector');
+});
+
+describe('NodeRestriction', () => {
+  const asNode2 = (method: string, urlPath: string, body?: unknown, headers?: Record<string, string>) =>
+    server.request(method, urlPath, { token: kubelet2, ...(body === undefined ? {} : { body }), ...(headers === undefined ? {} : { headers }) });
+  let n2uid = '';
+
+  test('a kubelet registers and updates its own Node only, with the kubelet\'s labels and without touching taints', async () => {
+    const forbiddenLabel = await asNode2('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n2', labels: { 'node-restriction.kubernetes.io/pool': 'gold', 'kubernetes.io/hostname': 'n2' } } });
+    assert.equal(forbiddenLabel.status, 403);
+    assert.equal(forbiddenLabel.json.message, 'nodes "n2" is forbidden: node "n2" is not allowed to set the following labels: node-restriction.kubernetes.io/pool');
+    const other = await asNode2('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n3' } });
+    assert.equal(other.status, 403);
+    assert.equal(other.json.message, 'nodes "n3" is forbidden: node "n2" is not allowed to modify node "n3"');
+    const created = await asNode2('POST', '/api/v1/nodes', {
+      apiVersion: 'v1', kind: 'Node', metadata: { name: 'n2', labels: { 'kubernetes.io/hostname': 'n2', 'node.kubernetes.io/instance-type': 'big', team: 'a' } },
+      spec: { taints: [{ key: 'k', value: 'v', effect: 'NoSchedule' }] },
+    });
+    assert.equal(created.status, 201, created.text);
+    n2uid = created.json.metadata.uid;
+    const merge = { 'content-type': 'application/merge-patch+json' };
+    assert.equal((await asNode2('PATCH', '/api/v1/nodes/n2', { metadata: { labels: { team: 'b' } } }, merge)).status, 200);
+    const taints = await asNode2('PATCH', '/api/v1/nodes/n2', { spec: { taints: null } }, merge);
+    assert.equal(taints.status, 403);
+    assert.equal(taints.json.message, 'nodes "n2" is forbidden: node "n2" is not allowed to modify taints');
+    const relabel = await asNode2('PATCH', '/api/v1/nodes/n2', { metadata: { labels: { 'node-role.kubernetes.io/control-plane': '' } } }, merge);
+    assert.equal(relabel.status, 403);
+    assert.equal(relabel.json.message, 'nodes "n2" is forbidden: is not allowed to modify labels: node-role.kubernetes.io/control-plane');
+    assert.equal((await asNode2('PATCH', '/api/v1/nodes/n2/status', { status: { phase: 'Running' } }, merge)).status, 200);
+    // The Node authorizer lets a node write any Node; NodeRestriction does not.
+    const foreign = await asNode2('PATCH', '/api/v1/nodes/n1/status', { status: { phase: 'Running' } }, merge);
+    assert.equal(foreign.status, 403);
+    assert.equal(foreign.json.message, 'nodes "n1" is forbidden: node "n2" is not allowed to modify node "n1"');
+  });
+
+  test('a kubelet creates mirror pods bound and owned by its Node that reference nothing, and writes status and evictions of its own pods only', async () => {
+    const ns = await server.newNamespace('node-restriction');
+    const mirror = (name: string, spec: Record<string, unknown> = {}, annotations: Record<string, string> = { 'kubernetes.io/config.mirror': 'hash' }) => ({
+      apiVersion: 'v1', kind: 'Pod',
+      metadata: { name, annotations, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n2', uid: n2uid, controller: true }] },
+      spec: { nodeName: 'n2', containers: [{ name: 'c', image: 'nginx' }], ...spec },
+    });
+    const plain = await asNode2('POST', `/api/v1/namespaces/${ns}/pods`, mirror('plain', {}, {}));
+    assert.equal(plain.status, 403);
+    assert.equal(plain.json.message, 'pods "plain" is forbidden: pod does not have "kubernetes.io/config.mirror" annotation, node "n2" can only create mirror pods');
+    const withSecret = await asNode2('POST', `/api/v1/namespaces/${ns}/pods`, mirror('s', { volumes: [{ name: 'v', secret: { secretName: 'x' } }] }));
+    assert.equal(withSecret.status, 403);
+    assert.equal(withSecret.json.message, 'pods "s" is forbidden: node "n2" can not create pods that reference secrets');
+    const elsewhere = await asNode2('POST', `/api/v1/namespaces/${ns}/pods`, { ...mirror('e'), spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'nginx' }] } });
+    assert.equal(elsewhere.json.message, 'pods "e" is forbidden: node "n2" can only create pods with spec.nodeName set to itself');
+    const created = await asNode2('POST', `/api/v1/namespaces/${ns}/pods`, mirror('static-web'));
+    assert.equal(created.status, 201, created.text);
+
+    // A pod of node n1's: n2 may neither write its status nor evict it.
+    const theirs = await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'theirs' }, spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'nginx' }] } } });
+    assert.equal(theirs.status, 201);
+    const merge = { 'content-type': 'application/merge-patch+json' };
+    const status = await asNode2('PATCH', `/api/v1/namespaces/${ns}/pods/theirs/status`, { status: { message: 'x' } }, merge);
+    assert.equal(status.status, 403);
+    assert.equal(status.json.message, 'pods "theirs" is forbidden: node "n2" can only update pod status for pods with spec.nodeName set to itself');
+    assert.equal((await asNode2('PATCH', `/api/v1/namespaces/${ns}/pods/static-web/status`, { status: { message: 'ok' } }, merge)).status, 200);
+    const relabel = await asNode2('PATCH', `/api/v1/namespaces/${ns}/pods/static-web/status`, { metadata: { labels: { a: 'b' } } }, merge);
+    assert.equal(relabel.status, 403);
+    assert.equal(relabel.json.message, 'pods "static-web" is forbidden: node "n2" cannot update labels through pod status');
+    const evict = await asNode2('POST', `/api/v1/namespaces/${ns}/pods/theirs/eviction`, { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'theirs' } });
+    assert.equal(evict.status, 403);
+    assert.equal(evict.json.message, 'pods "theirs" is forbidden: node n2 can only evict pods with spec.nodeName set to itself');
+    const deleted = await asNode2('DELETE', `/api/v1/namespaces/${ns}/pods/theirs`);
+    assert.equal(deleted.status, 403);
+    assert.equal(deleted.json.message, 'pods "Unknown" is forbidden: node "n2" can only delete pods with spec.nodeName set to itself');
+    assert.equal((await asNode2('DELETE', `/api/v1/namespaces/${ns}/pods/static-web?gracePeriodSeconds=0`)).status, 200);
+  });
+
+  test('a kubelet\'s tokens are bound to its own pods, its Lease is its own', async () => {
+    const ns = await server.newNamespace('node-tokens');
+    const sa = await server.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'app' } } });
+    assert.equal(sa.status, 201);
+    const made = async (name: string, nodeName: string) => {
+      const res = await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { nodeName, serviceAccountName: 'app', containers: [{ name: 'c', image: 'nginx' }] } } });
+      assert.equal(res.status, 201, res.text);
+      return res.json.metadata.uid as string;
+    };
+    const mine = await made('mine', 'n2');
+    const theirs = await made('theirs', 'n1');
+    const token = (ref?: Record<string, string>) => asNode2('POST', `/api/v1/namespaces/${ns}/serviceaccounts/app/token`, {
+      apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: ['api'], ...(ref === undefined ? {} : { boundObjectRef: ref }) },
+    });
+    await until(async () => (await token({ apiVersion: 'v1', kind: 'Pod', name: 'mine', uid: mine })).status === 201, 'the graph to hold the pod');
+    const unbound = await token();
+    assert.equal(unbound.status, 403);
+    assert.equal(unbound.json.message, 'serviceaccounts "Unknown" is forbidden: node requested token not bound to a pod');
+    const noUid = await token({ apiVersion: 'v1', kind: 'Pod', name: 'mine' });
+    assert.equal(noUid.json.message, 'serviceaccounts "Unknown" is forbidden: node requested token with a pod binding without a uid');
+    // The authorizer already refuses a token for an account no pod of n2's uses; this one n2's pod uses too.
+    const other = await token({ apiVersion: 'v1', kind: 'Pod', name: 'theirs', uid: theirs });
+    assert.equal(other.status, 403);
+    assert.equal(other.json.message, 'serviceaccounts "Unknown" is forbidden: node requested token bound to a pod scheduled on a different node');
+
+    const lease = (name: string) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name }, spec: { holderIdentity: name } });
+    assert.equal((await asNode2('POST', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', lease('n2'))).status, 201);
+    const foreign = await asNode2('POST', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', lease('n1'));
+    assert.equal(foreign.status, 403);
+    assert.equal(foreign.json.message, 'leases.coordination.k8s.io "n1" is forbidden: can only access node lease with the same name as the requesting node');
+  });
 });

@@ -57,6 +57,14 @@ export async function tokenRequestHandler(scope: RequestScope, registry: Resourc
   const spec = decodeTokenRequestSpec(request.spec);
   const name = info.name;
   const namespace = info.namespace;
+  // Admission sees the TokenRequest as upstream's create handler and TokenREST show it:
+  // mutating plugins before anything is looked up, validating ones once it is valid.
+  const attrs = {
+    operation: 'CREATE' as const, group: '', version: 'v1', resource: 'serviceaccounts', subresource: 'token',
+    kind: 'TokenRequest', kindGroupVersion: { group, version: 'v1' },
+    namespace, name, object: request, oldObject: undefined, dryRun: false, namespaced: true,
+  };
+  await scope.served.store.admission.admit(attrs);
   if (request.metadata.name && request.metadata.name !== name) {
     throw invalid('TokenRequest', name, [field.invalid('metadata.name', request.metadata.name, 'must match the service account name if specified')], group);
   }
@@ -75,6 +83,8 @@ export async function tokenRequestHandler(scope: RequestScope, registry: Resourc
   if (expirationSeconds > maxExpirationSeconds) {
     throw invalid('TokenRequest', '', [field.invalid('spec.expirationSeconds', expirationSeconds, 'may not specify a duration larger than 2^32 seconds')], group);
   }
+
+  await scope.served.store.admission.validate(attrs);
 
   const bound: { pod?: KubeObject; secret?: KubeObject; node?: KubeObject } = {};
   const ref = spec.boundObjectRef;

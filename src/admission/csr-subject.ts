@@ -1,0 +1,34 @@
+// The subject's common name of a PEM certificate signing request (PKCS #10), as Go's
+// x509.ParseCertificateRequest reads it: NodeRestriction holds a kubelet's CSRs to its
+// own name.
+import { ASN1UniversalType, parseASN1NoLeftoverBytes, type ASN1Value } from '@oslojs/asn1';
+
+const commonNameOid = '2.5.4.3';
+
+/** The request's CN ('' when it has none; the last, as Go keeps the last), or why it could not be read. */
+export function csrCommonName(pem: string): string | { error: string } {
+  const match = /-----BEGIN CERTIFICATE REQUEST-----([\s\S]*?)-----END CERTIFICATE REQUEST-----/.exec(pem);
+  if (match === null) return { error: 'PEM block type must be CERTIFICATE REQUEST' };
+  try {
+    const request = parseASN1NoLeftoverBytes(Buffer.from(match[1]!.replace(/\s+/g, ''), 'base64')).sequence();
+    // CertificationRequestInfo: version, subject (a sequence of RDN sets), key, attributes.
+    const subject = request.at(0).sequence().at(1).sequence();
+    let commonName = '';
+    for (const rdn of subject.elements) {
+      for (const attribute of rdn.set().elements) {
+        const pair = attribute.sequence();
+        if (pair.at(0).objectIdentifier().is(commonNameOid)) commonName = text(pair.at(1));
+      }
+    }
+    return commonName;
+  } catch (err) {
+    return { error: `asn1: ${(err as Error).message}` };
+  }
+}
+
+/** A directory string's text: UTF-8, printable, IA5 and T.61 strings as bytes, BMP strings as UTF-16. */
+function text(value: ASN1Value): string {
+  const bytes = Buffer.from(value.contents());
+  if (value.tag === 30) return bytes.swap16().toString('utf16le');
+  return value.tag === ASN1UniversalType.UTF8String ? bytes.toString('utf8') : bytes.toString('latin1');
+}
