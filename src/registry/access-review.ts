@@ -341,9 +341,10 @@ function validateSelectorAttributes(selector: SelectorAttributes | undefined, pa
 export function attributesOf(spec: ReviewSpec): ReviewAttributes {
   const ra = spec.resourceAttributes;
   if (ra !== undefined) {
+    const fieldSelector = fieldSelectorTerms(ra.fieldSelector);
     return {
       verb: ra.verb ?? '', group: ra.group ?? '', resource: ra.resource ?? '', subresource: ra.subresource ?? '',
-      namespace: ra.namespace ?? '', name: ra.name ?? '', path: '', fieldSelector: fieldSelectorTerms(ra.fieldSelector),
+      namespace: ra.namespace ?? '', name: ra.name ?? '', path: '', ...(fieldSelector === undefined ? {} : { fieldSelector }),
     };
   }
   const nra = spec.nonResourceAttributes ?? {};
