@@ -1,26 +1,36 @@
-// The subject's common name of a PEM certificate signing request (PKCS #10), as Go's
+// The subject of a PEM certificate signing request (PKCS #10), as Go's
 // x509.ParseCertificateRequest reads it: NodeRestriction holds a kubelet's CSRs to its
-// own name.
+// own name, CertificateSubjectRestriction keeps system:masters out of client certificates.
 import { ASN1UniversalType, parseASN1NoLeftoverBytes, type ASN1Value } from '@oslojs/asn1';
 
 const commonNameOid = '2.5.4.3';
+const organizationOid = '2.5.4.10';
 
-/** The request's CN ('' when it has none; the last, as Go keeps the last), or why it could not be read. */
-export function csrCommonName(pem: string): string | { error: string } {
+export interface CsrSubject {
+  /** The CN ('' when there is none; the last of several, as Go keeps the last). */
+  commonName: string;
+  /** Every O, in order. */
+  organizations: string[];
+}
+
+/** The request's subject, or why it could not be read. */
+export function csrSubject(pem: string): CsrSubject | { error: string } {
   const match = /-----BEGIN CERTIFICATE REQUEST-----([\s\S]*?)-----END CERTIFICATE REQUEST-----/.exec(pem);
   if (match === null) return { error: 'PEM block type must be CERTIFICATE REQUEST' };
   try {
     const request = parseASN1NoLeftoverBytes(Buffer.from(match[1]!.replace(/\s+/g, ''), 'base64')).sequence();
     // CertificationRequestInfo: version, subject (a sequence of RDN sets), key, attributes.
     const subject = request.at(0).sequence().at(1).sequence();
-    let commonName = '';
+    const out: CsrSubject = { commonName: '', organizations: [] };
     for (const rdn of subject.elements) {
       for (const attribute of rdn.set().elements) {
         const pair = attribute.sequence();
-        if (pair.at(0).objectIdentifier().is(commonNameOid)) commonName = text(pair.at(1));
+        const type = pair.at(0).objectIdentifier();
+        if (type.is(commonNameOid)) out.commonName = text(pair.at(1));
+        else if (type.is(organizationOid)) out.organizations.push(text(pair.at(1)));
       }
     }
-    return commonName;
+    return out;
   } catch (err) {
     return { error: `asn1: ${(err as Error).message}` };
   }

@@ -11,7 +11,7 @@ import { nodeIdentity } from '../api/node-identity.ts';
 import { mirrorPodAnnotation, podConfigMapNames, podSecretNames, sameResourceClaimStatuses } from '../api/pod-references.ts';
 import { currentRequest } from '../api/request-context.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
-import { csrCommonName } from './csr-subject.ts';
+import { csrSubject } from './csr-subject.ts';
 
 export interface NodeRestrictionSources {
   /** A pod as the watch cache holds it; undefined when there is none. */
@@ -210,9 +210,9 @@ function admitNodeCsr(nodeName: string, attrs: AdmissionAttributes): void {
   const spec = isObject(attrs.object?.spec) ? attrs.object.spec : {};
   if (typeof spec.signerName !== 'string' || !nodeSigners.has(spec.signerName)) return;
   const request = typeof spec.request === 'string' ? Buffer.from(spec.request, 'base64').toString('latin1') : '';
-  const commonName = csrCommonName(request);
-  if (typeof commonName !== 'string') throw refused(attrs, `unable to parse csr: ${commonName.error}`);
-  if (commonName !== `system:node:${nodeName}`) throw refused(attrs, `can only create a node CSR with CN=system:node:${nodeName}`);
+  const subject = csrSubject(request);
+  if ('error' in subject) throw refused(attrs, `unable to parse csr: ${subject.error}`);
+  if (subject.commonName !== `system:node:${nodeName}`) throw refused(attrs, `can only create a node CSR with CN=system:node:${nodeName}`);
 }
 
 /**

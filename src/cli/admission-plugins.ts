@@ -13,6 +13,12 @@ import { limitRanger } from '../admission/limit-ranger.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { podResizeValidator } from '../admission/pod-resize-validator.ts';
 import { nodeRestriction, nodeRestrictionPluginName } from '../admission/node-restriction.ts';
+import { certificateApproval, certificateSigning, certificateSubjectRestriction, type SignerAuthorizer } from '../admission/certificates.ts';
+import { defaultIngressClassAdmission } from '../admission/default-ingress-class.ts';
+import { defaultTolerationSeconds } from '../admission/default-toleration-seconds.ts';
+import { persistentVolumeClaimResize } from '../admission/persistent-volume-claim-resize.ts';
+import { runtimeClassAdmission } from '../admission/runtime-class.ts';
+import { taintNodesByCondition } from '../admission/taint-nodes-by-condition.ts';
 import { priorityAdmission } from '../admission/priority.ts';
 import type { GroupResource } from '../admission/quota-usage.ts';
 import { resourceQuotaAdmission } from '../admission/resource-quota.ts';
@@ -117,7 +123,16 @@ class WatchedConfigurations implements WebhookConfigurationSource {
 }
 
 /** The plugins in upstream's order. Stores are looked up when first needed: the chain is built before them. */
-export function admissionPlugins(registry: ResourceRegistry, log: (message: string) => void, enabled: readonly string[] = []): AdmissionPlugins {
+export interface AdmissionOptions {
+  /** `--enable-admission-plugins`: the default-off plugins to run (NodeRestriction). */
+  enabled?: readonly string[];
+  /** The server's authorizer, for the certificate plugins; without it (tests) signers are allowed. */
+  authorizeSigner?: SignerAuthorizer;
+}
+
+export function admissionPlugins(registry: ResourceRegistry, log: (message: string) => void, options: AdmissionOptions = {}): AdmissionPlugins {
+  const enabled = options.enabled ?? [];
+  const authorizeSigner: SignerAuthorizer = options.authorizeSigner ?? (async () => true);
   const namespaces = () => storeOf(registry, '', 'namespaces');
   // A consistent read of the namespace as the watch cache holds it (read-only), rather than a
   // storage read and a decode per create; on etcd a consistent read still goes to etcd.
@@ -174,13 +189,21 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
         pod: (namespace, name) => storeOf(registry, '', 'pods').find(namespace, name),
         node: (name) => storeOf(registry, '', 'nodes').find('', name),
       })] : []),
+      taintNodesByCondition(),
       priorityAdmission({
         get: (name) => storeOf(registry, 'scheduling.k8s.io', 'priorityclasses').find('', name),
         list: async () => (await storeOf(registry, 'scheduling.k8s.io', 'priorityclasses').list('', { consistency: { kind: 'any' } })).items.map((item) => item.object),
       }),
+      defaultTolerationSeconds(),
       defaultStorageClassAdmission(async () => (await storeOf(registry, 'storage.k8s.io', 'storageclasses').list('', { consistency: { kind: 'any' } })).items.map((item) => item.object)),
       storageObjectInUseProtection(),
       podResizeValidator({ get: (name) => storeOf(registry, '', 'nodes').find('', name) }),
+      persistentVolumeClaimResize((name) => storeOf(registry, 'storage.k8s.io', 'storageclasses').find('', name)),
+      runtimeClassAdmission((name) => storeOf(registry, 'node.k8s.io', 'runtimeclasses').find('', name)),
+      certificateApproval(authorizeSigner),
+      certificateSigning(authorizeSigner),
+      certificateSubjectRestriction(),
+      defaultIngressClassAdmission(async () => (await storeOf(registry, 'networking.k8s.io', 'ingressclasses').list('', { consistency: { kind: 'any' } })).items.map((item) => item.object)),
       mutatingAdmissionPolicy({
         ...policySources,
         policies: () => mutatingPolicies.list(),

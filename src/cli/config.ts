@@ -204,8 +204,10 @@ export function parseAuthorizationModes(value: string): AuthorizationMode[] {
 
 /** The admission plugins Plinth runs by default, in upstream's order, and NodeRestriction, which it runs when asked. */
 const admissionPluginNames: readonly string[] = [
-  'NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection',
-  'PodResizeValidator', 'MutatingAdmissionPolicy', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota',
+  'NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'TaintNodesByCondition', 'Priority', 'DefaultTolerationSeconds',
+  'DefaultStorageClass', 'StorageObjectInUseProtection', 'PodResizeValidator', 'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval',
+  'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionPolicy', 'MutatingAdmissionWebhook',
+  'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota',
 ];
 
 /** `--enable-admission-plugins`, comma-separated; a plugin Plinth does not have is a usage error. */

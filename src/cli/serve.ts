@@ -148,9 +148,18 @@ export async function serve(config: Config, log: (message: string) => void = (m)
 
   const registry = new ResourceRegistry();
   const namespaces: { store?: Store } = {};
-  const admissionSetup = admissionPlugins(registry, log, config.enableAdmissionPlugins);
   // Set once the Stores exist: the RBAC rules (when RBAC is a mode) and the authorizer in use.
   const authorization: { rbac?: RbacAuthorizer; authorizer?: Authorizer } = {};
+  const admissionSetup = admissionPlugins(registry, log, {
+    enabled: config.enableAdmissionPlugins,
+    // The certificate plugins ask the authorizer about signers, as upstream's IsAuthorizedForSignerName.
+    async authorizeSigner(user, verb, signerName) {
+      const decision = await authorization.authorizer?.authorize(user, {
+        verb, group: 'certificates.k8s.io', resource: 'signers', subresource: '', namespace: '', name: signerName, path: '',
+      });
+      return decision?.decision === 'Allow';
+    },
+  });
   // Escalation prevention comes first, as upstream's rbac storages check before admission.
   const admission = new AdmissionChain([
     rbacEscalationCheck({ resolver: () => authorization.rbac, authorizer: () => authorization.authorizer }),

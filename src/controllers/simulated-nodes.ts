@@ -212,7 +212,19 @@ export class SimulatedNodes {
         if (!(isStatusError(err) && err.reason === 'AlreadyExists')) throw err;
       }
     }
-    await this.#opts.nodes.guaranteedUpdate('', name, undefined, { fieldManager }, (node) => ({ ...node!, status: this.#nodeStatus(shape, now, node) }), { subresource: 'status' });
+    const ready = await this.#opts.nodes.guaranteedUpdate('', name, undefined, { fieldManager }, (node) => ({ ...node!, status: this.#nodeStatus(shape, now, node) }), { subresource: 'status' });
+    // TaintNodesByCondition admission creates every Node tainted not-ready; upstream's node
+    // lifecycle controller lifts the taint once the node is Ready. Without it (Plinth's own
+    // controllers, or a bare scheduler) nothing would be scheduled here: lift it as it would.
+    if (hasNotReadyTaint(ready.object)) {
+      await this.#opts.nodes.guaranteedUpdate('', name, undefined, { fieldManager }, (node) => {
+        const spec = { ...(node!.spec as Record<string, unknown>) };
+        const taints = (Array.isArray(spec.taints) ? spec.taints : []).filter((t) => !isNotReadyTaint(t));
+        if (taints.length > 0) spec.taints = taints;
+        else delete spec.taints;
+        return { ...node!, spec };
+      });
+    }
   }
 
   #nodeStatus({ name, ip }: ReturnType<typeof nodeShape>, now: number, current: KubeObject | undefined): Record<string, unknown> {
@@ -457,4 +469,15 @@ function upsertConditions(current: Condition[] | undefined, updates: Condition[]
 function rank(order: string[], type: string): number {
   const at = order.indexOf(type);
   return at < 0 ? order.length : at;
+}
+
+const notReadyTaintKey = 'node.kubernetes.io/not-ready';
+
+function isNotReadyTaint(taint: unknown): boolean {
+  return typeof taint === 'object' && taint !== null && (taint as { key?: unknown }).key === notReadyTaintKey && (taint as { effect?: unknown }).effect === 'NoSchedule';
+}
+
+function hasNotReadyTaint(node: KubeObject): boolean {
+  const taints = (node.spec as { taints?: unknown } | undefined)?.taints;
+  return Array.isArray(taints) && taints.some(isNotReadyTaint);
 }

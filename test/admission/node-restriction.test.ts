@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { KubeObject } from '../../src/api/index.ts';
 import { runInRequestContext, type RequestUser } from '../../src/api/request-context.ts';
 import type { AdmissionAttributes } from '../../src/admission/chain.ts';
-import { csrCommonName } from '../../src/admission/csr-subject.ts';
+import { csrSubject } from '../../src/admission/csr-subject.ts';
 import { nodeRestriction } from '../../src/admission/node-restriction.ts';
 
 const pods: Record<string, KubeObject> = {
@@ -103,8 +103,8 @@ test('a node CSR for a kubelet signer must name the node itself', async () => {
     };
     const mine = csr('system:node:n1');
     const theirs = csr('system:node:n2');
-    assert.equal(csrCommonName(mine), 'system:node:n1');
-    assert.deepEqual(csrCommonName('junk'), { error: 'PEM block type must be CERTIFICATE REQUEST' });
+    assert.deepEqual(csrSubject(mine), { commonName: 'system:node:n1', organizations: ['system:nodes'] });
+    assert.deepEqual(csrSubject('junk'), { error: 'PEM block type must be CERTIFICATE REQUEST' });
     const create = (pem: string, signerName: string) => attrs({
       group: 'certificates.k8s.io', resource: 'certificatesigningrequests', namespace: '',
       object: { apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name: 'r' }, spec: { request: Buffer.from(pem).toString('base64'), signerName } } as KubeObject,

@@ -54,6 +54,8 @@ describe('simulated nodes', () => {
     assert.deepEqual(node.status.addresses, [{ type: 'InternalIP', address: '172.18.0.3' }, { type: 'Hostname', address: 'sim-node-1' }]);
     assert.equal(node.status.allocatable.pods, '110');
     assert.equal(node.status.nodeInfo.kubeletVersion, 'v1.36.2');
+    // TaintNodesByCondition created it tainted not-ready; Ready, it is lifted, as the node lifecycle controller does.
+    assert.equal(node.spec.taints, undefined);
     const lease = (await server.request('GET', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/sim-node-1')).json;
     assert.equal(lease.spec.holderIdentity, 'sim-node-1');
     assert.equal(lease.metadata.ownerReferences[0].uid, node.metadata.uid);
@@ -61,6 +63,17 @@ describe('simulated nodes', () => {
       const later = (await server.request('GET', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/sim-node-1')).json;
       assert.ok(Date.parse(later.spec.renewTime) > Date.parse(lease.spec.renewTime), 'renewTime moves on');
     });
+  });
+
+  test('a Node a client creates gets the not-ready taint; a pod the default not-ready and unreachable tolerations', async () => {
+    const created = await server.request('POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'real-node' }, spec: { taints: [{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }] } } });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(created.json.spec.taints, [{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }, { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }]);
+    const pod = await createPod('default', 'tolerating', { spec: { tolerations: [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 60 }] } });
+    assert.deepEqual((pod.spec as { tolerations?: unknown }).tolerations, [
+      { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 60 },
+      { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+    ]);
   });
 
   test('a pod bound to a node runs: phase, IPs from the pod CIDR, containers started and ready, Ready', async () => {
