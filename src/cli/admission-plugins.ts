@@ -19,6 +19,7 @@ import { defaultTolerationSeconds } from '../admission/default-toleration-second
 import { persistentVolumeClaimResize } from '../admission/persistent-volume-claim-resize.ts';
 import { runtimeClassAdmission } from '../admission/runtime-class.ts';
 import { taintNodesByCondition } from '../admission/taint-nodes-by-condition.ts';
+import { podSecurityAdmission } from '../admission/pod-security/plugin.ts';
 import { priorityAdmission } from '../admission/priority.ts';
 import type { GroupResource } from '../admission/quota-usage.ts';
 import { resourceQuotaAdmission } from '../admission/resource-quota.ts';
@@ -190,6 +191,10 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
         node: (name) => storeOf(registry, '', 'nodes').find('', name),
       })] : []),
       taintNodesByCondition(),
+      podSecurityAdmission({
+        namespace,
+        pods: async (name) => (await storeOf(registry, '', 'pods').list(name, { consistency: { kind: 'any' } })).items.map((item) => item.object),
+      }),
       priorityAdmission({
         get: (name) => storeOf(registry, 'scheduling.k8s.io', 'priorityclasses').find('', name),
         list: async () => (await storeOf(registry, 'scheduling.k8s.io', 'priorityclasses').list('', { consistency: { kind: 'any' } })).items.map((item) => item.object),

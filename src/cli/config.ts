@@ -204,7 +204,7 @@ export function parseAuthorizationModes(value: string): AuthorizationMode[] {
 
 /** The admission plugins Plinth runs by default, in upstream's order, and NodeRestriction, which it runs when asked. */
 const admissionPluginNames: readonly string[] = [
-  'NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'TaintNodesByCondition', 'Priority', 'DefaultTolerationSeconds',
+  'NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds',
   'DefaultStorageClass', 'StorageObjectInUseProtection', 'PodResizeValidator', 'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval',
   'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionPolicy', 'MutatingAdmissionWebhook',
   'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota',

@@ -1,0 +1,68 @@
+// PodSecurity admission end to end: a namespace's pod-security.kubernetes.io labels refuse,
+// warn of and check pods, pod templates and existing pods, as kube-apiserver's default
+// configuration does; an unlabelled namespace is privileged.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+let server: TestServer;
+before(async () => {
+  server = await startServer();
+});
+after(() => server.stop());
+
+const pod = (name: string, securityContext?: Record<string, unknown>) => ({
+  apiVersion: 'v1', kind: 'Pod', metadata: { name },
+  spec: { containers: [{ name: 'app', image: 'nginx', ...(securityContext === undefined ? {} : { securityContext }) }] },
+});
+const restrictedContext = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } };
+
+async function namespace(name: string, labels: Record<string, string>): Promise<void> {
+  const res = await server.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } } });
+  assert.equal(res.status, 201, res.text);
+}
+
+test('enforce refuses a pod with every violation named; a pod that meets the level is created; no labels is privileged', async () => {
+  await namespace('psa-restricted', { 'pod-security.kubernetes.io/enforce': 'restricted' });
+  const refused = await server.request('POST', '/api/v1/namespaces/psa-restricted/pods', { body: pod('plain') });
+  assert.equal(refused.status, 403);
+  assert.equal(refused.json.message, 'pods "plain" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false (container "app" must set securityContext.allowPrivilegeEscalation=false), '
+    + 'unrestricted capabilities (container "app" must set securityContext.capabilities.drop=["ALL"]), runAsNonRoot != true (pod or container "app" must set securityContext.runAsNonRoot=true), '
+    + 'seccompProfile (pod or container "app" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")');
+  assert.deepEqual(refused.json.details, { name: 'plain', kind: 'pods' });
+  const created = await server.request('POST', '/api/v1/namespaces/psa-restricted/pods', { body: pod('hardened', restrictedContext) });
+  assert.equal(created.status, 201, created.text);
+  assert.equal(created.headers.warning, undefined);
+  // Unlabelled: privileged, anything goes.
+  const ns = await server.newNamespace('psa-none');
+  assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod('root', { privileged: true }) })).status, 201);
+});
+
+test('warn adds a warning to a pod and to a Deployment\'s template; an invalid label is refused; a stricter enforce level warns of existing pods', async () => {
+  await namespace('psa-warn', { 'pod-security.kubernetes.io/warn': 'baseline' });
+  const warned = await server.request('POST', '/api/v1/namespaces/psa-warn/pods', { body: pod('priv', { privileged: true }) });
+  assert.equal(warned.status, 201, warned.text);
+  assert.equal(warned.headers.warning, '299 - "would violate PodSecurity \\"baseline:latest\\": privileged (container \\"app\\" must not set securityContext.privileged=true)"');
+  const deployment = await server.request('POST', '/apis/apps/v1/namespaces/psa-warn/deployments', {
+    body: {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
+      spec: { selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { hostNetwork: true, containers: [{ name: 'app', image: 'nginx' }] } } },
+    },
+  });
+  assert.equal(deployment.status, 201, deployment.text);
+  assert.equal(deployment.headers.warning, '299 - "would violate PodSecurity \\"baseline:latest\\": host namespaces (hostNetwork=true)"');
+
+  const invalid = await server.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'psa-bad', labels: { 'pod-security.kubernetes.io/enforce': 'strict' } } } });
+  assert.equal(invalid.status, 422);
+  assert.match(invalid.json.message, /metadata\.labels\[pod-security\.kubernetes\.io\/enforce\]: Invalid value: "strict": must be one of privileged, baseline, restricted/);
+
+  const raised = await server.request('PATCH', '/api/v1/namespaces/psa-warn', {
+    body: { metadata: { labels: { 'pod-security.kubernetes.io/enforce': 'baseline' } } }, headers: { 'content-type': 'application/merge-patch+json' },
+  });
+  assert.equal(raised.status, 200, raised.text);
+  const warnings = [raised.headers.warning ?? []].flat().join('\n');
+  assert.match(warnings, /existing pods in namespace \\"psa-warn\\" violate the new PodSecurity enforce level \\"baseline:latest\\"/);
+  assert.match(warnings, /priv: privileged/);
+  const now = await server.request('POST', '/api/v1/namespaces/psa-warn/pods', { body: pod('priv2', { privileged: true }) });
+  assert.equal(now.status, 403);
+});
