@@ -20,6 +20,7 @@ import { persistentVolumeClaimResize } from '../admission/persistent-volume-clai
 import { runtimeClassAdmission } from '../admission/runtime-class.ts';
 import { taintNodesByCondition } from '../admission/taint-nodes-by-condition.ts';
 import { podSecurityAdmission } from '../admission/pod-security/plugin.ts';
+import { podTopologyLabels } from '../admission/pod-topology-labels.ts';
 import { priorityAdmission } from '../admission/priority.ts';
 import type { GroupResource } from '../admission/quota-usage.ts';
 import { resourceQuotaAdmission } from '../admission/resource-quota.ts';
@@ -209,6 +210,7 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
       certificateSigning(authorizeSigner),
       certificateSubjectRestriction(),
       defaultIngressClassAdmission(async () => (await storeOf(registry, 'networking.k8s.io', 'ingressclasses').list('', { consistency: { kind: 'any' } })).items.map((item) => item.object)),
+      podTopologyLabels((name) => storeOf(registry, '', 'nodes').find('', name)),
       mutatingAdmissionPolicy({
         ...policySources,
         policies: () => mutatingPolicies.list(),

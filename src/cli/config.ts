@@ -206,7 +206,7 @@ export function parseAuthorizationModes(value: string): AuthorizationMode[] {
 const admissionPluginNames: readonly string[] = [
   'NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds',
   'DefaultStorageClass', 'StorageObjectInUseProtection', 'PodResizeValidator', 'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval',
-  'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionPolicy', 'MutatingAdmissionWebhook',
+  'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'PodTopologyLabels', 'MutatingAdmissionPolicy', 'MutatingAdmissionWebhook',
   'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota',
 ];
 

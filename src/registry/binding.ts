@@ -63,6 +63,9 @@ export async function bindPod(pods: Store, namespace: string, name: string, bind
     spec.nodeName = node;
     const annotations = binding.metadata.annotations ?? {};
     if (Object.keys(annotations).length > 0) pod.metadata.annotations = { ...pod.metadata.annotations, ...annotations };
+    // The Binding's labels (PodTopologyLabels puts the node's zone and region there) overwrite the pod's.
+    const labels = binding.metadata.labels ?? {};
+    if (Object.keys(labels).length > 0) pod.metadata.labels = { ...pod.metadata.labels, ...labels };
     markScheduled(pod);
     return pod;
   }, { createIfMissing: false, subresource: 'binding' });

@@ -64,6 +64,21 @@ describe('binding pods', () => {
     assert.equal(again.json.message, 'Operation cannot be fulfilled on pods/binding "p": pod p is already assigned to node "node-1"');
   });
 
+  test('binding to a node with topology labels copies its zone and region onto the pod (PodTopologyLabels), over the pod\'s own', async () => {
+    const ns = await server.newNamespace('bind-topology');
+    const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'zoned', labels: { 'topology.kubernetes.io/zone': 'z1', 'topology.kubernetes.io/region': 'r1', 'kubernetes.io/hostname': 'zoned' } } };
+    assert.equal((await server.request('POST', '/api/v1/nodes', { body: node })).status, 201);
+    const labelled = { ...pod('p'), metadata: { name: 'p', labels: { app: 'web', 'topology.kubernetes.io/zone': 'mine' } } };
+    assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: labelled })).status, 201);
+    assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/pods/p/binding`, { body: binding('p', 'zoned') })).status, 201);
+    const got = (await server.request('GET', `/api/v1/namespaces/${ns}/pods/p`)).json;
+    assert.deepEqual(got.metadata.labels, { app: 'web', 'topology.kubernetes.io/zone': 'z1', 'topology.kubernetes.io/region': 'r1' });
+    // Created on the node: the same at create.
+    const direct = await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: { ...pod('q'), spec: { ...pod('q').spec, nodeName: 'zoned' } } });
+    assert.equal(direct.status, 201, direct.text);
+    assert.equal(direct.json.metadata.labels['topology.kubernetes.io/region'], 'r1');
+  });
+
   const refusals: [string, string, (ns: string) => unknown, number, string][] = [
     ['a missing pod', 'pods/ghost/binding', () => binding('ghost', 'n'), 404, 'pods "ghost" not found'],
     ['a target without a name', 'pods/q/binding', () => ({ ...binding('q', ''), target: { kind: 'Node' } }), 422, 'Binding "q" is invalid: target.name: Required value'],
