@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { parseControllers } from './controllers-flag.ts';
 import { defaultLeaderElectionTimings, leaderElectionTimingsProblem } from '../controllers/runtime/index.ts';
+import type { OidcOptions } from '../auth/oidc.ts';
 
 export interface Config {
   dataDir: string;
@@ -38,6 +39,8 @@ export interface Config {
   serviceAccountIssuers: string[];
   /** `--api-audiences`: default the issuers. */
   apiAudiences: string[];
+  /** `--oidc-*`: OpenID Connect ID tokens of one issuer; undefined without `--oidc-issuer-url`. */
+  oidc?: OidcConfig;
   serviceClusterIPRange: string;
   serviceNodePortRange: string;
   /** History kept before compaction, in milliseconds (upstream's --etcd-compaction-interval). */
@@ -183,6 +186,48 @@ export function defaultConfig(): Config {
 
 export class UsageError extends Error {}
 
+/** The `--oidc-*` flags, as kube-apiserver takes them: the authenticator's settings and the issuer's CA. */
+export type OidcConfig = Omit<OidcOptions, 'fetchJson' | 'log' | 'now'> & { caFile?: string };
+
+/** The algorithms an ID token may be signed with (upstream's supported set). */
+const oidcSigningAlgs = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'];
+
+function parseOidcFlags(values: Record<string, string | string[] | boolean | undefined>): OidcConfig | undefined {
+  const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const issuerUrl = text('oidc-issuer-url');
+  const clientId = text('oidc-client-id');
+  const others = ['oidc-username-claim', 'oidc-username-prefix', 'oidc-groups-claim', 'oidc-groups-prefix', 'oidc-required-claim', 'oidc-ca-file', 'oidc-signing-algs'];
+  if ((issuerUrl ?? '') === '' && (clientId ?? '') === '') {
+    const stray = others.find((name) => values[name] !== undefined);
+    if (stray !== undefined) throw new UsageError(`--${stray} needs --oidc-issuer-url and --oidc-client-id`);
+    return undefined;
+  }
+  if ((issuerUrl ?? '') === '' || (clientId ?? '') === '') throw new UsageError('oidc-issuer-url and oidc-client-id must be specified together');
+  let url: URL;
+  try {
+    url = new URL(issuerUrl!);
+  } catch {
+    throw new UsageError(`--oidc-issuer-url ${JSON.stringify(issuerUrl)} is not a URL`);
+  }
+  if (url.protocol !== 'https:') throw new UsageError(`--oidc-issuer-url ${JSON.stringify(issuerUrl)}: URL scheme must be https`);
+  const requiredClaims: Record<string, string> = {};
+  for (const entry of ((values['oidc-required-claim'] as string[] | undefined) ?? []).flatMap((v) => v.split(','))) {
+    const eq = entry.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--oidc-required-claim ${JSON.stringify(entry)}: must be formatted as key=value`);
+    requiredClaims[entry.slice(0, eq).trim()] = entry.slice(eq + 1).trim();
+  }
+  const signingAlgs = (text('oidc-signing-algs') ?? 'RS256').split(',').map((a) => a.trim()).filter((a) => a !== '');
+  const unsupported = signingAlgs.find((alg) => !oidcSigningAlgs.includes(alg));
+  if (unsupported !== undefined) throw new UsageError(`--oidc-signing-algs: unsupported signing algorithm ${JSON.stringify(unsupported)}: ${oidcSigningAlgs.join(', ')}`);
+  return {
+    issuerUrl: issuerUrl!, clientId: clientId!, usernameClaim: text('oidc-username-claim') || 'sub', requiredClaims, signingAlgs,
+    ...(text('oidc-username-prefix') !== undefined ? { usernamePrefix: text('oidc-username-prefix') } : {}),
+    ...(text('oidc-groups-claim') !== undefined ? { groupsClaim: text('oidc-groups-claim') } : {}),
+    ...(text('oidc-groups-prefix') !== undefined ? { groupsPrefix: text('oidc-groups-prefix') } : {}),
+    ...(text('oidc-ca-file') !== undefined ? { caFile: text('oidc-ca-file') } : {}),
+  };
+}
+
 /** An `--authorization-mode` this server has. */
 export type AuthorizationMode = 'AlwaysAllow' | 'AlwaysDeny' | 'Node' | 'RBAC';
 
@@ -278,6 +323,15 @@ Flags (kube-apiserver's names where one exists):
   --service-account-issuer string    token issuer, repeatable: the first signs
                                      (default "https://kubernetes.default.svc.cluster.local")
   --api-audiences strings            audiences tokens must be meant for (default the issuers)
+  --oidc-issuer-url string           OpenID Connect issuer (https) whose ID tokens authenticate, with --oidc-client-id
+  --oidc-client-id string            the audience its tokens must carry
+  --oidc-username-claim string       the claim naming the user (default "sub"; any claim but email is prefixed "<issuer>#")
+  --oidc-username-prefix string      prefix of every username ("-" for none)
+  --oidc-groups-claim string         the claim naming the user's groups (a string or a list)
+  --oidc-groups-prefix string        prefix of every group
+  --oidc-required-claim key=value    a claim every token must carry with that value, repeatable
+  --oidc-ca-file string              CA bundle that verifies the issuer's serving certificate (else the system's CAs)
+  --oidc-signing-algs strings        algorithms tokens may be signed with (default "RS256")
   --service-cluster-ip-range string  CIDR for Service ClusterIPs (default "10.96.0.0/12")
   --service-node-port-range string   NodePort range (default "30000-32767")
   --etcd-compaction-interval dur     history kept before compaction (default 5m)
@@ -349,6 +403,15 @@ export function parseServeFlags(args: string[]): Config {
       'service-account-key-file': { type: 'string', multiple: true },
       'service-account-issuer': { type: 'string', multiple: true },
       'api-audiences': { type: 'string' },
+      'oidc-issuer-url': { type: 'string' },
+      'oidc-client-id': { type: 'string' },
+      'oidc-username-claim': { type: 'string' },
+      'oidc-username-prefix': { type: 'string' },
+      'oidc-groups-claim': { type: 'string' },
+      'oidc-groups-prefix': { type: 'string' },
+      'oidc-required-claim': { type: 'string', multiple: true },
+      'oidc-ca-file': { type: 'string' },
+      'oidc-signing-algs': { type: 'string' },
       'service-cluster-ip-range': { type: 'string' },
       'service-node-port-range': { type: 'string' },
       'etcd-compaction-interval': { type: 'string' },
@@ -414,6 +477,8 @@ export function parseServeFlags(args: string[]): Config {
     if (config.serviceAccountIssuers.length === 0) throw new UsageError('--service-account-issuer must not be empty');
   }
   if (values['api-audiences'] !== undefined) config.apiAudiences = values['api-audiences'].split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const oidc = parseOidcFlags(values);
+  if (oidc !== undefined) config.oidc = oidc;
   if (values['service-cluster-ip-range'] !== undefined) config.serviceClusterIPRange = values['service-cluster-ip-range'];
   if (values['service-node-port-range'] !== undefined) config.serviceNodePortRange = values['service-node-port-range'];
   if (values['etcd-compaction-interval'] !== undefined) config.etcdCompactionIntervalMs = parseDuration(values['etcd-compaction-interval']);

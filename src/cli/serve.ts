@@ -48,6 +48,7 @@ import { UsageError, type Config } from './config.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { modeAuthorizer, RbacInformers, rbacStores, reconcileBootstrapPolicy } from './rbac.ts';
 import { NodeAuthorization } from './node-authorization.ts';
+import { oidcFromConfig } from './oidc.ts';
 
 export const plinthVersion = '0.1.0';
 
@@ -294,6 +295,9 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     },
   });
   const apiAudiences = config.apiAudiences.length > 0 ? config.apiAudiences : config.serviceAccountIssuers;
+  // Its discovery document is read in the background, retried until the issuer answers, as upstream's.
+  const oidc = config.oidc === undefined ? undefined : await oidcFromConfig(config.oidc, log);
+  void oidc?.start();
   const authenticator = requestAuthenticator({
     // Upstream's order: client certificates, then bearer tokens (the token file, then service-account JWTs).
     authenticators: [
@@ -301,6 +305,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       bearerTokenAuthenticator(unionTokenAuthenticator([
         audienceAgnostic(apiAudiences, tokenFileAuthenticator(tokens.users)),
         serviceAccountTokenAuthenticator({ issuers: config.serviceAccountIssuers, keys: serviceAccountKeys, apiAudiences, getter: tokenGetter(registry) }),
+        ...(oidc === undefined ? [] : [audienceAgnostic(apiAudiences, oidc.authenticate)]),
       ])),
     ],
     anonymous: config.anonymousAuth,
@@ -370,6 +375,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     // Controllers finish their work in flight while the caches and storage are still there.
     // The lease is released last, so that another replica takes over once they have.
     await leaderControllers.close();
+    oidc?.close();
     await Promise.all([crdController.close(), rbacInformers?.close(), nodeAuthorization?.close()]);
     admissionSetup.close();
     await applyOffload?.close();

@@ -1,0 +1,120 @@
+// The OpenID Connect authenticator with an issuer served from memory: discovery, keys,
+// claims mapped to users as the legacy --oidc-* flags mean, and the tokens it refuses or
+// leaves to other authenticators.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
+import { AuthenticationFailure } from '../../src/auth/authenticate.ts';
+import { oidcAuthenticator, usernamePrefixOf, type OidcOptions } from '../../src/auth/oidc.ts';
+
+const issuer = 'https://issuer.example';
+
+async function keyPair(kid: string, alg = 'RS256') {
+  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
+  return { privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } as JWK, kid, alg };
+}
+
+function issuerDocuments(keys: JWK[], fetched: string[]) {
+  return async (url: string): Promise<unknown> => {
+    fetched.push(url);
+    if (url === `${issuer}/.well-known/openid-configuration`) return { issuer, jwks_uri: `${issuer}/keys` };
+    if (url === `${issuer}/keys`) return { keys: [...keys] };
+    throw new Error(`unexpected ${url}`);
+  };
+}
+
+async function sign(key: Awaited<ReturnType<typeof keyPair>>, claims: Record<string, unknown>, expiresIn = 3600): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ iss: issuer, aud: 'plinth', sub: 'alice-id', exp: now + expiresIn, iat: now, ...claims })
+    .setProtectedHeader({ alg: key.alg, kid: key.kid })
+    .sign(key.privateKey);
+}
+
+async function outcome(authenticate: ReturnType<typeof oidcAuthenticator>['authenticate'], token: string): Promise<unknown> {
+  try {
+    return await authenticate(token, undefined);
+  } catch (err) {
+    assert.ok(err instanceof AuthenticationFailure, String(err));
+    return (err as Error).message;
+  }
+}
+
+function options(keys: JWK[], fetched: string[], more: Partial<OidcOptions> = {}): OidcOptions {
+  return { issuerUrl: issuer, clientId: 'plinth', usernameClaim: 'sub', requiredClaims: {}, signingAlgs: ['RS256'], fetchJson: issuerDocuments(keys, fetched), log: () => {}, ...more };
+}
+
+test('the legacy flags\' username prefix: the issuer and # before any claim but email; "-" for none', () => {
+  assert.equal(usernamePrefixOf({ issuerUrl: issuer, usernameClaim: 'sub' }), `${issuer}#`);
+  assert.equal(usernamePrefixOf({ issuerUrl: issuer, usernameClaim: 'email' }), '');
+  assert.equal(usernamePrefixOf({ issuerUrl: issuer, usernameClaim: 'sub', usernamePrefix: 'oidc:' }), 'oidc:');
+  assert.equal(usernamePrefixOf({ issuerUrl: issuer, usernameClaim: 'sub', usernamePrefix: '-' }), '');
+});
+
+test('an ID token of the issuer names its user and groups; others are refused or left to other authenticators', async () => {
+  const key = await keyPair('k1');
+  const fetched: string[] = [];
+  const oidc = oidcAuthenticator(options([key.jwk], fetched, { groupsClaim: 'groups', groupsPrefix: 'oidc:', requiredClaims: { hd: 'example.com' } }));
+  const early = await sign(key, { hd: 'example.com' });
+  assert.equal(await outcome(oidc.authenticate, early), 'oidc: authenticator not initialized');
+  await oidc.start();
+  assert.deepEqual(fetched, [`${issuer}/.well-known/openid-configuration`, `${issuer}/keys`]);
+
+  assert.deepEqual(await outcome(oidc.authenticate, await sign(key, { hd: 'example.com', groups: ['dev', 'ops'], jti: 'j-1' })), {
+    user: { name: `${issuer}#alice-id`, uid: '', groups: ['oidc:dev', 'oidc:ops'], extra: { 'authentication.kubernetes.io/credential-id': ['JTI=j-1'] } },
+  });
+  // One group as a string.
+  assert.deepEqual((await outcome(oidc.authenticate, await sign(key, { hd: 'example.com', groups: 'admins' })) as { user: { groups: string[] } }).user.groups, ['oidc:admins']);
+
+  const refused: [Record<string, unknown>, string][] = [
+    [{ hd: 'other.com' }, 'oidc: required claim hd value does not match. Got = other.com, want = example.com'],
+    [{}, 'oidc: required claim hd not present in ID token'],
+    [{ hd: 'example.com', aud: 'someone-else' }, 'oidc: verify token: oidc: expected audience in ["plinth"] got ["someone-else"]'],
+    [{ hd: 'example.com', groups: 5 }, 'oidc: parse groups claim "groups": json: cannot unmarshal number into Go value of type string'],
+    [{ hd: 'example.com', sub: 7 }, 'oidc: parse username claims "sub": json: cannot unmarshal number into Go value of type string'],
+  ];
+  for (const [claims, message] of refused) assert.equal(await outcome(oidc.authenticate, await sign(key, claims)), message, JSON.stringify(claims));
+  assert.equal(await outcome(oidc.authenticate, await sign(key, { hd: 'example.com' }, -10)), 'oidc: verify token: oidc: token is expired');
+  // Signed by a key the issuer never published.
+  const stranger = await keyPair('k1');
+  assert.equal(await outcome(oidc.authenticate, await sign(stranger, { hd: 'example.com' })), 'oidc: verify token: failed to verify signature: failed to verify id token signature');
+  // Another issuer's token, or no JWT at all: not this authenticator's.
+  assert.equal(await outcome(oidc.authenticate, await sign(key, { iss: 'https://elsewhere.example' })), undefined);
+  assert.equal(await outcome(oidc.authenticate, 'not-a-jwt'), undefined);
+  oidc.close();
+});
+
+test('email as the username: no prefix, and email_verified must not be false; a rotated key is fetched again; an algorithm not allowed is refused', async () => {
+  const old = await keyPair('old');
+  const keys = [old.jwk];
+  const fetched: string[] = [];
+  let clock = Date.now();
+  const oidc = oidcAuthenticator(options(keys, fetched, { usernameClaim: 'email', now: () => clock }));
+  await oidc.start();
+  assert.deepEqual(await outcome(oidc.authenticate, await sign(old, { email: 'alice@example.com', email_verified: true })), { user: { name: 'alice@example.com', uid: '', groups: [] } });
+  assert.equal(await outcome(oidc.authenticate, await sign(old, { email: 'alice@example.com', email_verified: false })), 'oidc: email not verified');
+  assert.equal((await outcome(oidc.authenticate, await sign(old, { email: 'bob@example.com' })) as { user: { name: string } }).user.name, 'bob@example.com');
+
+  const rotated = await keyPair('new');
+  keys.push(rotated.jwk);
+  clock += 11_000;
+  assert.equal((await outcome(oidc.authenticate, await sign(rotated, { email: 'carol@example.com' })) as { user: { name: string } }).user.name, 'carol@example.com');
+  assert.equal(fetched.filter((url) => url.endsWith('/keys')).length, 2);
+
+  const ec = await keyPair('ec', 'ES256');
+  keys.push(ec.jwk);
+  assert.equal(await outcome(oidc.authenticate, await sign(ec, { email: 'dave@example.com' })), 'oidc: verify token: oidc: id token signed with unsupported algorithm, expected ["RS256"]');
+  oidc.close();
+});
+
+test('a discovery document naming another issuer is not trusted', async () => {
+  const logged: string[] = [];
+  const oidc = oidcAuthenticator(options([], [], {
+    fetchJson: async () => ({ issuer: 'https://impostor.example', jwks_uri: 'https://impostor.example/keys' }),
+    log: (message) => {
+      logged.push(message);
+      oidc.close();
+    },
+  }));
+  await oidc.start();
+  assert.deepEqual(logged, ['oidc authenticator: initializing plugin: oidc: issuer did not match the issuer returned by provider, expected "https://issuer.example" got "https://impostor.example"']);
+});
