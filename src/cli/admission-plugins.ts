@@ -128,12 +128,15 @@ class WatchedConfigurations implements WebhookConfigurationSource {
 export interface AdmissionOptions {
   /** `--enable-admission-plugins`: the default-off plugins to run (NodeRestriction). */
   enabled?: readonly string[];
+  /** `--disable-admission-plugins`: default plugins not to run. */
+  disabled?: readonly string[];
   /** The server's authorizer, for the certificate plugins; without it (tests) signers are allowed. */
   authorizeSigner?: SignerAuthorizer;
 }
 
 export function admissionPlugins(registry: ResourceRegistry, log: (message: string) => void, options: AdmissionOptions = {}): AdmissionPlugins {
   const enabled = options.enabled ?? [];
+  const disabled = options.disabled ?? [];
   const authorizeSigner: SignerAuthorizer = options.authorizeSigner ?? (async () => true);
   const namespaces = () => storeOf(registry, '', 'namespaces');
   // A consistent read of the namespace as the watch cache holds it (read-only), rather than a
@@ -229,7 +232,7 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
         },
         objects: (gr, namespace) => namespaceObjects(registry, gr, namespace),
       }),
-    ],
+    ].filter((plugin) => !disabled.includes(plugin.name)),
     async start() {
       await Promise.all([mutating.start(), validating.start()]);
     },

@@ -27,6 +27,8 @@ export interface Config {
    * NodeRestriction is off by default here; naming a default one changes nothing.
    */
   enableAdmissionPlugins: string[];
+  /** `--disable-admission-plugins`: default plugins not to run. */
+  disableAdmissionPlugins: string[];
   /** `--client-ca-file`: CAs whose client certificates authenticate; default the data dir's client CA (`pki/client-ca.crt`), created at first start. */
   clientCaFile: string | undefined;
   /** `--anonymous-auth`: requests with no credentials are system:anonymous (true, as upstream). */
@@ -139,6 +141,7 @@ export function defaultConfig(): Config {
     tokenAuthFile: undefined,
     authorizationModes: ['RBAC'],
     enableAdmissionPlugins: [],
+    disableAdmissionPlugins: [],
     clientCaFile: undefined,
     anonymousAuth: true,
     serviceAccountSigningKeyFile: undefined,
@@ -255,12 +258,12 @@ const admissionPluginNames: readonly string[] = [
   'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota',
 ];
 
-/** `--enable-admission-plugins`, comma-separated; a plugin Plinth does not have is a usage error. */
-export function parseAdmissionPlugins(value: string): string[] {
+/** `--enable-admission-plugins` or `--disable-admission-plugins`, comma-separated; a plugin Plinth does not have is a usage error. */
+export function parseAdmissionPlugins(value: string, flag = 'enable-admission-plugins'): string[] {
   const names = value.split(',').map((name) => name.trim()).filter((name) => name !== '');
   for (const name of names) {
     if (!admissionPluginNames.includes(name)) {
-      throw new UsageError(`enable-admission-plugins plugin ${JSON.stringify(name)} is unknown or not built: ${admissionPluginNames.join(', ')}`);
+      throw new UsageError(`${flag} plugin ${JSON.stringify(name)} is unknown or not built: ${admissionPluginNames.join(', ')}`);
     }
   }
   return names;
@@ -314,6 +317,8 @@ Flags (kube-apiserver's names where one exists):
   --token-auth-file string           static token file (default "<data-dir>/tokens.csv", created with an admin token)
   --authorization-mode strings       modes in order, of AlwaysAllow, AlwaysDeny, Node, RBAC (default "RBAC")
   --enable-admission-plugins strings admission plugins besides the default ones: NodeRestriction
+  --disable-admission-plugins strings
+                                     default admission plugins not to run (e.g. PodSecurity)
   --client-ca-file string            CA bundle whose client certificates authenticate (CN user, O groups)
                                      (default "<data-dir>/pki/client-ca.crt", created with an admin certificate)
   --anonymous-auth[=false]           requests without credentials are system:anonymous (default true)
@@ -397,6 +402,7 @@ export function parseServeFlags(args: string[]): Config {
       'token-auth-file': { type: 'string' },
       'authorization-mode': { type: 'string' },
       'enable-admission-plugins': { type: 'string' },
+      'disable-admission-plugins': { type: 'string' },
       'client-ca-file': { type: 'string' },
       'anonymous-auth': { type: 'string' },
       'service-account-signing-key-file': { type: 'string' },
@@ -468,6 +474,9 @@ export function parseServeFlags(args: string[]): Config {
   if (values['token-auth-file'] !== undefined) config.tokenAuthFile = values['token-auth-file'];
   if (values['authorization-mode'] !== undefined) config.authorizationModes = parseAuthorizationModes(values['authorization-mode']);
   if (values['enable-admission-plugins'] !== undefined) config.enableAdmissionPlugins = parseAdmissionPlugins(values['enable-admission-plugins']);
+  if (values['disable-admission-plugins'] !== undefined) config.disableAdmissionPlugins = parseAdmissionPlugins(values['disable-admission-plugins'], 'disable-admission-plugins');
+  const overlap = config.enableAdmissionPlugins.filter((name) => config.disableAdmissionPlugins.includes(name)).sort();
+  if (overlap.length > 0) throw new UsageError(`[${overlap.join(' ')}] in enable-admission-plugins and disable-admission-plugins overlapped`);
   if (values['client-ca-file'] !== undefined) config.clientCaFile = values['client-ca-file'];
   config.anonymousAuth = booleanFlag('anonymous-auth', values['anonymous-auth'], config.anonymousAuth);
   if (values['service-account-signing-key-file'] !== undefined) config.serviceAccountSigningKeyFile = values['service-account-signing-key-file'];

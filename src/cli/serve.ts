@@ -153,6 +153,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const authorization: { rbac?: RbacAuthorizer; authorizer?: Authorizer } = {};
   const admissionSetup = admissionPlugins(registry, log, {
     enabled: config.enableAdmissionPlugins,
+    disabled: config.disableAdmissionPlugins,
     // The certificate plugins ask the authorizer about signers, as upstream's IsAuthorizedForSignerName.
     async authorizeSigner(user, verb, signerName) {
       const decision = await authorization.authorizer?.authorize(user, {

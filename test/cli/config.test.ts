@@ -46,12 +46,15 @@ test('--authorization-mode is a list of modes in order, RBAC by default; unknown
   }
 });
 
-test('--enable-admission-plugins takes NodeRestriction and the default plugins; one Plinth does not have is a usage error', () => {
+test('--enable-admission-plugins takes NodeRestriction and the default plugins, --disable-admission-plugins turns default ones off; one Plinth does not have is a usage error', () => {
   assert.deepEqual(parseServeFlags([]).enableAdmissionPlugins, []);
   assert.deepEqual(parseServeFlags(['--enable-admission-plugins=NodeRestriction']).enableAdmissionPlugins, ['NodeRestriction']);
   assert.deepEqual(parseServeFlags(['--enable-admission-plugins', 'NamespaceLifecycle, NodeRestriction']).enableAdmissionPlugins, ['NamespaceLifecycle', 'NodeRestriction']);
   assert.throws(() => parseServeFlags(['--enable-admission-plugins=NodeRestriction,AlwaysPullImages']),
     (err) => err instanceof UsageError && /plugin "AlwaysPullImages" is unknown or not built/.test(err.message));
+  assert.deepEqual(parseServeFlags(['--disable-admission-plugins=PodSecurity,DefaultTolerationSeconds']).disableAdmissionPlugins, ['PodSecurity', 'DefaultTolerationSeconds']);
+  assert.throws(() => parseServeFlags(['--enable-admission-plugins=NodeRestriction,Priority', '--disable-admission-plugins=Priority,NodeRestriction']),
+    (err) => err instanceof UsageError && err.message === '[NodeRestriction Priority] in enable-admission-plugins and disable-admission-plugins overlapped');
 });
 
 test('authentication flags as kube-apiserver takes them', () => {

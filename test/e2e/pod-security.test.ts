@@ -66,3 +66,16 @@ test('warn adds a warning to a pod and to a Deployment\'s template; an invalid l
   const now = await server.request('POST', '/api/v1/namespaces/psa-warn/pods', { body: pod('priv2', { privileged: true }) });
   assert.equal(now.status, 403);
 });
+
+test('--disable-admission-plugins PodSecurity,DefaultTolerationSeconds: the labels are not enforced and pods keep their tolerations', async () => {
+  const bare = await startServer({ disableAdmissionPlugins: ['PodSecurity', 'DefaultTolerationSeconds'] });
+  try {
+    const ns = await bare.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'psa-off', labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } } } });
+    assert.equal(ns.status, 201, ns.text);
+    const created = await bare.request('POST', '/api/v1/namespaces/psa-off/pods', { body: pod('root', { privileged: true }) });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.json.spec.tolerations, undefined);
+  } finally {
+    await bare.stop();
+  }
+});
