@@ -19,7 +19,7 @@ import { defaultTolerationSeconds } from '../admission/default-toleration-second
 import { persistentVolumeClaimResize } from '../admission/persistent-volume-claim-resize.ts';
 import { runtimeClassAdmission } from '../admission/runtime-class.ts';
 import { taintNodesByCondition } from '../admission/taint-nodes-by-condition.ts';
-import { podSecurityAdmission } from '../admission/pod-security/plugin.ts';
+import { podSecurityAdmission, type PodSecurityConfiguration } from '../admission/pod-security/plugin.ts';
 import { podTopologyLabels } from '../admission/pod-topology-labels.ts';
 import { priorityAdmission } from '../admission/priority.ts';
 import type { GroupResource } from '../admission/quota-usage.ts';
@@ -130,6 +130,8 @@ export interface AdmissionOptions {
   enabled?: readonly string[];
   /** `--disable-admission-plugins`: default plugins not to run. */
   disabled?: readonly string[];
+  /** PodSecurity's configuration (`--admission-control-config-file`); upstream's defaults without one. */
+  podSecurity?: PodSecurityConfiguration;
   /** The server's authorizer, for the certificate plugins; without it (tests) signers are allowed. */
   authorizeSigner?: SignerAuthorizer;
 }
@@ -198,7 +200,7 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
       podSecurityAdmission({
         namespace,
         pods: async (name) => (await storeOf(registry, '', 'pods').list(name, { consistency: { kind: 'any' } })).items.map((item) => item.object),
-      }),
+      }, options.podSecurity),
       priorityAdmission({
         get: (name) => storeOf(registry, 'scheduling.k8s.io', 'priorityclasses').find('', name),
         list: async () => (await storeOf(registry, 'scheduling.k8s.io', 'priorityclasses').list('', { consistency: { kind: 'any' } })).items.map((item) => item.object),

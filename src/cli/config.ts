@@ -29,6 +29,8 @@ export interface Config {
   enableAdmissionPlugins: string[];
   /** `--disable-admission-plugins`: default plugins not to run. */
   disableAdmissionPlugins: string[];
+  /** `--admission-control-config-file`: an AdmissionConfiguration (PodSecurity's configuration is read from it). */
+  admissionControlConfigFile?: string;
   /** `--client-ca-file`: CAs whose client certificates authenticate; default the data dir's client CA (`pki/client-ca.crt`), created at first start. */
   clientCaFile: string | undefined;
   /** `--anonymous-auth`: requests with no credentials are system:anonymous (true, as upstream). */
@@ -319,6 +321,8 @@ Flags (kube-apiserver's names where one exists):
   --enable-admission-plugins strings admission plugins besides the default ones: NodeRestriction
   --disable-admission-plugins strings
                                      default admission plugins not to run (e.g. PodSecurity)
+  --admission-control-config-file file
+                                     AdmissionConfiguration (apiserver.config.k8s.io/v1): PodSecurity's defaults and exemptions
   --client-ca-file string            CA bundle whose client certificates authenticate (CN user, O groups)
                                      (default "<data-dir>/pki/client-ca.crt", created with an admin certificate)
   --anonymous-auth[=false]           requests without credentials are system:anonymous (default true)
@@ -403,6 +407,7 @@ export function parseServeFlags(args: string[]): Config {
       'authorization-mode': { type: 'string' },
       'enable-admission-plugins': { type: 'string' },
       'disable-admission-plugins': { type: 'string' },
+      'admission-control-config-file': { type: 'string' },
       'client-ca-file': { type: 'string' },
       'anonymous-auth': { type: 'string' },
       'service-account-signing-key-file': { type: 'string' },
@@ -475,6 +480,7 @@ export function parseServeFlags(args: string[]): Config {
   if (values['authorization-mode'] !== undefined) config.authorizationModes = parseAuthorizationModes(values['authorization-mode']);
   if (values['enable-admission-plugins'] !== undefined) config.enableAdmissionPlugins = parseAdmissionPlugins(values['enable-admission-plugins']);
   if (values['disable-admission-plugins'] !== undefined) config.disableAdmissionPlugins = parseAdmissionPlugins(values['disable-admission-plugins'], 'disable-admission-plugins');
+  if (values['admission-control-config-file'] !== undefined) config.admissionControlConfigFile = values['admission-control-config-file'];
   const overlap = config.enableAdmissionPlugins.filter((name) => config.disableAdmissionPlugins.includes(name)).sort();
   if (overlap.length > 0) throw new UsageError(`[${overlap.join(' ')}] in enable-admission-plugins and disable-admission-plugins overlapped`);
   if (values['client-ca-file'] !== undefined) config.clientCaFile = values['client-ca-file'];

@@ -49,6 +49,7 @@ import { writeKubeconfig } from './kubeconfig.ts';
 import { modeAuthorizer, RbacInformers, rbacStores, reconcileBootstrapPolicy } from './rbac.ts';
 import { NodeAuthorization } from './node-authorization.ts';
 import { oidcFromConfig } from './oidc.ts';
+import { podSecurityConfiguration } from './admission-config.ts';
 
 export const plinthVersion = '0.1.0';
 
@@ -151,7 +152,9 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const namespaces: { store?: Store } = {};
   // Set once the Stores exist: the RBAC rules (when RBAC is a mode) and the authorizer in use.
   const authorization: { rbac?: RbacAuthorizer; authorizer?: Authorizer } = {};
+  const podSecurity = await podSecurityConfiguration(config.admissionControlConfigFile);
   const admissionSetup = admissionPlugins(registry, log, {
+    podSecurity,
     enabled: config.enableAdmissionPlugins,
     disabled: config.disableAdmissionPlugins,
     // The certificate plugins ask the authorizer about signers, as upstream's IsAuthorizedForSignerName.

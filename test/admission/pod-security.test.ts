@@ -172,7 +172,12 @@ test('pod controllers\' templates are warned and audited, never refused', async 
     apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'strict' },
     spec: { template: { metadata: { labels: { app: 'd' } }, spec: privilegedPod.spec } },
   };
-  assert.deepEqual(await validate(attrs({ group: 'apps', resource: 'deployments', kind: 'Deployment', name: 'd', namespace: 'strict', object: deployment })), { warnings: [], annotations: {} });
+  assert.deepEqual(await validate(attrs({ group: 'apps', resource: 'deployments', kind: 'Deployment', name: 'd', namespace: 'open', object: deployment })), { warnings: [], annotations: {} });
+  // An enforce label alone raises warn to its level (upstream since v1.26), so templates are warned.
+  const enforcedOnly = await validate(attrs({ group: 'apps', resource: 'deployments', kind: 'Deployment', name: 'd', namespace: 'strict', object: deployment }));
+  assert.equal(enforcedOnly.error, undefined);
+  assert.match(enforcedOnly.warnings[0] ?? '', /^would violate PodSecurity "restricted:latest": privileged/);
+  assert.deepEqual(enforcedOnly.annotations, {});
   const out = await validate(attrs({ group: 'apps', resource: 'deployments', kind: 'Deployment', name: 'd', namespace: 'mixed', object: deployment }));
   assert.equal(out.error, undefined);
   assert.equal(out.warnings.length, 1);

@@ -3,7 +3,9 @@
 // configuration does; an unlabelled namespace is privileged.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
 before(async () => {
@@ -78,4 +80,30 @@ test('--disable-admission-plugins PodSecurity,DefaultTolerationSeconds: the labe
   } finally {
     await bare.stop();
   }
+});
+
+test('--admission-control-config-file: PodSecurity\'s defaults apply to unlabelled namespaces, its exemptions skip the checks', async () => {
+  const dir = tempDir('plinth-admission-config-');
+  // The plugin's configuration by path, relative to the AdmissionConfiguration, as kubeadm writes it.
+  writeFileSync(path.join(dir, 'pod-security.yaml'), [
+    'apiVersion: pod-security.admission.config.k8s.io/v1', 'kind: PodSecurityConfiguration',
+    'defaults:', '  enforce: baseline', '  enforce-version: latest',
+    'exemptions:', '  namespaces: [psa-exempt]', '  usernames: []', '  runtimeClasses: []', '',
+  ].join('\n'));
+  const file = path.join(dir, 'admission.yaml');
+  writeFileSync(file, ['apiVersion: apiserver.config.k8s.io/v1', 'kind: AdmissionConfiguration', 'plugins:', '- name: PodSecurity', '  path: pod-security.yaml', ''].join('\n'));
+  const configured = await startServer({ admissionControlConfigFile: file });
+  try {
+    const plain = await configured.newNamespace('psa-default');
+    const refused = await configured.request('POST', `/api/v1/namespaces/${plain}/pods`, { body: pod('root', { privileged: true }) });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.json.message, 'pods "root" is forbidden: violates PodSecurity "baseline:latest": privileged (container "app" must not set securityContext.privileged=true)');
+    assert.equal((await configured.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'psa-exempt' } } })).status, 201);
+    assert.equal((await configured.request('POST', '/api/v1/namespaces/psa-exempt/pods', { body: pod('root', { privileged: true }) })).status, 201);
+  } finally {
+    await configured.stop();
+  }
+  writeFileSync(file, ['apiVersion: apiserver.config.k8s.io/v1', 'kind: AdmissionConfiguration', 'plugins:', '- name: PodSecurity', '  configuration:',
+    '    apiVersion: pod-security.admission.config.k8s.io/v1', '    kind: PodSecurityConfiguration', '    defaults:', '      enforce: strict', ''].join('\n'));
+  await assert.rejects(startServer({ admissionControlConfigFile: file }), /PodSecurity/);
 });

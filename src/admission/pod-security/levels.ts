@@ -52,6 +52,7 @@ export function compareLevels(a: Level, b: Level): number {
   return Math.sign(levels.indexOf(a) - levels.indexOf(b));
 }
 
+/** Upstream's Policy.FullyPrivileged. */
 export function fullyPrivileged(policy: Policy): boolean {
   return policy.enforce.level === 'privileged' && policy.audit.level === 'privileged' && policy.warn.level === 'privileged';
 }
@@ -79,14 +80,18 @@ export function parseVersion(text: string): Parsed<Version> {
 const modes = ['enforce', 'audit', 'warn'] as const;
 
 /**
- * Upstream's PolicyToEvaluate: the namespace's labels over the defaults, and a field error
- * per invalid label. An invalid enforce level fails closed (restricted); an invalid audit
- * or warn level fails open (privileged).
+ * Upstream's PolicyToEvaluate: the namespace's labels over the defaults (the configuration's,
+ * privileged:latest without one), and a field error per invalid label. An invalid enforce
+ * level fails closed (restricted); an invalid audit or warn level fails open (privileged).
+ * A valid enforce label stricter than the warn level, with no warn label, raises warn to it
+ * (and its version too unless a warn-version label is set), as upstream does since v1.26.
  */
-export function policyToEvaluate(labels: Record<string, string> | undefined): { policy: Policy; errors: StatusCause[] } {
+export function policyToEvaluate(labels: Record<string, string> | undefined, defaults: Policy = defaultPolicy): { policy: Policy; errors: StatusCause[] } {
   const errors: StatusCause[] = [];
-  const policy: Record<(typeof modes)[number], LevelVersion> = { ...defaultPolicy };
+  const policy: Record<(typeof modes)[number], LevelVersion> = { ...defaults };
   if (labels === undefined) return { policy, errors };
+  const has = (label: string) => Object.hasOwn(labels, labelPrefix + label);
+  let validEnforceLevel = false;
   for (const mode of modes) {
     let { level, version } = policy[mode];
     const levelLabel = labelPrefix + mode;
@@ -98,6 +103,8 @@ export function policyToEvaluate(labels: Record<string, string> | undefined): { 
       if (parsed.error !== undefined) {
         errors.push(invalid(key('metadata.labels', levelLabel), levelText, parsed.error));
         if (mode !== 'enforce') level = 'privileged';
+      } else if (mode === 'enforce') {
+        validEnforceLevel = true;
       }
     }
     const versionText = Object.hasOwn(labels, versionLabel) ? labels[versionLabel] : undefined;
@@ -108,7 +115,20 @@ export function policyToEvaluate(labels: Record<string, string> | undefined): { 
     }
     policy[mode] = { level, version };
   }
+  if (validEnforceLevel && !has('warn') && compareLevels(policy.enforce.level, policy.warn.level) > 0) {
+    policy.warn = { level: policy.enforce.level, version: has('warn-version') ? policy.warn.version : policy.enforce.version };
+  }
   return { policy, errors };
+}
+
+/** Upstream's LevelVersion.Equivalent: both privileged (at any version), or the same level and version. */
+export function equivalentLevelVersion(a: LevelVersion, b: LevelVersion): boolean {
+  return (a.level === 'privileged' && b.level === 'privileged') || sameLevelVersion(a, b);
+}
+
+/** Upstream's Policy.Equivalent: every mode equivalent. */
+export function equivalentPolicy(a: Policy, b: Policy): boolean {
+  return modes.every((mode) => equivalentLevelVersion(a[mode], b[mode]));
 }
 
 /** A field error list as Go prints its aggregate: one error alone, several in brackets. */

@@ -3,16 +3,18 @@
 // namespace's `pod-security.kubernetes.io/*` labels choose. Pods are refused by the enforce
 // level and warned and audited by the others; pod controllers' templates are only warned
 // and audited; a namespace's labels must be valid, and raising its enforce level warns of
-// the existing pods that would not pass. As kube-apiserver with no configuration file, every
-// mode defaults to privileged:latest and nothing is exempt.
+// the existing pods that would not pass. Its configuration (configuration.ts) sets the policy
+// of modes a namespace's labels leave unset and exempts namespaces, users and runtime
+// classes; without one, every mode defaults to privileged:latest and nothing is exempt.
 import { internalError, invalid, StatusError, type KubeObject, type StatusCause } from '../../api/index.ts';
 import { goQuote } from '../../api/field-errors.ts';
 import { deepEqual, type JsonObject } from '../../api/json.ts';
-import { addAuditAnnotation, addWarning } from '../../api/request-context.ts';
+import { addAuditAnnotation, addWarning, currentRequest } from '../../api/request-context.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from '../chain.ts';
 import { nameOf, objectAt, objects, stringAt, type PodMetadata, type Violation } from './check.ts';
+import { defaultPodSecurityConfiguration, type PodSecurityConfiguration } from './configuration.ts';
 import {
-  aggregateMessage, compareLevels, fullyPrivileged, labelPrefix, latestVersion, levelVersionString, policyToEvaluate, sameLevelVersion,
+  aggregateMessage, compareLevels, equivalentPolicy, fullyPrivileged, labelPrefix, latestVersion, levelVersionString, policyToEvaluate, sameLevelVersion,
   type LevelVersion, type Policy,
 } from './levels.ts';
 import { evaluatePod, forbiddenDetail, forbiddenReason } from './registry.ts';
@@ -25,6 +27,16 @@ export interface PodSecuritySources {
 }
 
 export const podSecurityPluginName = 'PodSecurity';
+
+export {
+  defaultPodSecurityConfiguration, parsePodSecurityConfiguration, type PodSecurityConfiguration, type PodSecurityExemptions,
+} from './configuration.ts';
+
+/** What the handlers share: where namespaces and pods come from, and the configuration. */
+interface PodSecurity {
+  sources: PodSecuritySources;
+  configuration: PodSecurityConfiguration;
+}
 
 /** Pod subresources that cannot change what the checks read; any other (ephemeralcontainers, resize) is evaluated. */
 const ignoredPodSubresources = new Set(['exec', 'attach', 'binding', 'eviction', 'log', 'portforward', 'proxy', 'status']);
@@ -56,20 +68,54 @@ const podTemplates: Record<string, (object: KubeObject) => PodTemplate | undefin
   'batch/cronjobs': (o) => template(objectAt(o, 'spec', 'jobTemplate', 'spec', 'template')),
 };
 
-export function podSecurityAdmission(sources: PodSecuritySources): AdmissionPlugin {
+/** The plugin; `configuration` as parsePodSecurityConfiguration reads it, kube-apiserver's default without. */
+export function podSecurityAdmission(sources: PodSecuritySources, configuration: PodSecurityConfiguration = defaultPodSecurityConfiguration): AdmissionPlugin {
+  const ps: PodSecurity = { sources, configuration };
   return {
     name: podSecurityPluginName,
     validate(attrs) {
       // Upstream's handler takes creates and updates only.
       if (attrs.operation === 'DELETE' || attrs.object === undefined) return undefined;
       const groupResource = `${attrs.group}/${attrs.resource}`;
-      if (groupResource === '/namespaces') return attrs.subresource === '' ? validateNamespace(sources, attrs) : undefined;
-      if (groupResource === '/pods') return ignoredPodSubresources.has(attrs.subresource) ? undefined : validatePod(sources, attrs);
+      if (groupResource === '/namespaces') return attrs.subresource === '' ? validateNamespace(ps, attrs) : undefined;
+      if (groupResource === '/pods') return ignoredPodSubresources.has(attrs.subresource) ? undefined : validatePod(ps, attrs);
       const templateOf = podTemplates[groupResource];
       if (templateOf === undefined || attrs.subresource !== '') return undefined;
-      return validatePodController(sources, attrs, templateOf);
+      return validatePodController(ps, attrs, templateOf);
     },
   };
+}
+
+// Upstream's exemption checks: an empty name is never exempt.
+function exemptNamespace(ps: PodSecurity, namespace: string): boolean {
+  return namespace !== '' && ps.configuration.exemptions.namespaces.includes(namespace);
+}
+
+/** The requesting user's name; in-process writes, with no request, have none. */
+function exemptUser(ps: PodSecurity): boolean {
+  const name = currentRequest()?.user.name ?? '';
+  return name !== '' && ps.configuration.exemptions.usernames.includes(name);
+}
+
+function exemptRuntimeClass(ps: PodSecurity, spec: JsonObject): boolean {
+  const runtimeClass = stringAt(spec, 'runtimeClassName');
+  return runtimeClass !== '' && ps.configuration.exemptions.runtimeClasses.includes(runtimeClass);
+}
+
+/**
+ * Upstream's exemptions for pods and pod controllers, checked before the namespace is read:
+ * the namespace first, then the user, each audited as the reason. True when exempt.
+ */
+function exemptRequest(ps: PodSecurity, attrs: AdmissionAttributes): boolean {
+  if (exemptNamespace(ps, attrs.namespace)) {
+    annotate('exempt', 'namespace');
+    return true;
+  }
+  if (exemptUser(ps)) {
+    annotate('exempt', 'user');
+    return true;
+  }
+  return false;
 }
 
 /** Upstream prefixes its audit annotation keys with the label prefix. */
@@ -81,49 +127,83 @@ function annotate(key: string, value: string): void {
  * Namespace labels must parse (on update, only when they changed), and a stricter enforce
  * level warns of the existing pods it would refuse. Answers at once unless pods are checked.
  */
-function validateNamespace(sources: PodSecuritySources, attrs: AdmissionAttributes): Promise<void> | undefined {
+function validateNamespace(ps: PodSecurity, attrs: AdmissionAttributes): Promise<void> | undefined {
   const namespace = attrs.object!;
-  const { policy, errors } = policyToEvaluate(namespace.metadata.labels);
+  const defaults = ps.configuration.defaults;
+  const { policy, errors } = policyToEvaluate(namespace.metadata.labels, defaults);
+  // kube-apiserver's admission attributes of a namespace name it as their namespace.
+  const name = namespace.metadata.name ?? attrs.name;
+  const warnIfExempt = () => {
+    if (!exemptNamespace(ps, name)) return false;
+    const warning = exemptNamespaceWarning(name, policy, defaults, namespace.metadata.labels ?? {});
+    if (warning !== '') addWarning(warning);
+    return true;
+  };
   if (attrs.operation === 'CREATE') {
     if (errors.length > 0) throw invalid(attrs.kind, attrs.name, errors);
+    warnIfExempt();
     return undefined;
   }
-  const old = policyToEvaluate(attrs.oldObject?.metadata.labels);
+  const old = policyToEvaluate(attrs.oldObject?.metadata.labels, defaults);
   if (errors.length > 0 && (old.errors.length === 0 || !deepEqual(errors, old.errors))) throw invalid(attrs.kind, attrs.name, errors);
   const [enforce, oldEnforce] = [policy.enforce, old.policy.enforce];
   if (sameLevelVersion(enforce, oldEnforce) || enforce.level === 'privileged') return undefined;
   // Relaxed at the same version: nothing that passed before fails now.
   if (enforce.version.text === oldEnforce.version.text && compareLevels(enforce.level, oldEnforce.level) < 1) return undefined;
-  return warnOfExistingPods(sources, namespace.metadata.name ?? attrs.name, enforce);
+  if (warnIfExempt()) return undefined;
+  return warnOfExistingPods(ps, name, enforce);
 }
 
-async function validatePod(sources: PodSecuritySources, attrs: AdmissionAttributes): Promise<void> {
-  const namespace = await sources.namespace(attrs.namespace);
+/**
+ * Upstream's exemptNamespaceWarning: labelling an exempt namespace with a policy that is
+ * neither fully privileged nor equivalent to the defaults warns that it will be ignored,
+ * naming the non-privileged modes its labels set. Empty when there is nothing to say.
+ */
+function exemptNamespaceWarning(namespace: string, policy: Policy, defaults: Policy, labels: Record<string, string>): string {
+  if (fullyPrivileged(policy) || equivalentPolicy(policy, defaults)) return '';
+  const modes = (['enforce', 'audit', 'warn'] as const).filter((mode) =>
+    policy[mode].level !== 'privileged' && (Object.hasOwn(labels, labelPrefix + mode) || Object.hasOwn(labels, `${labelPrefix}${mode}-version`)));
+  const set = modes.map((mode) => `${mode}=${levelVersionString(policy[mode])}`).join(', ');
+  return `namespace ${goQuote(namespace)} is exempt from Pod Security, and the policy (${set}) will be ignored`;
+}
+
+function validatePod(ps: PodSecurity, attrs: AdmissionAttributes): Promise<void> | undefined {
+  return exemptRequest(ps, attrs) ? undefined : evaluatePodRequest(ps, attrs);
+}
+
+async function evaluatePodRequest(ps: PodSecurity, attrs: AdmissionAttributes): Promise<void> {
+  const namespace = await ps.sources.namespace(attrs.namespace);
   if (namespace === undefined) {
     const error = internalError(`failed to lookup namespace ${goQuote(attrs.namespace)}`);
     annotate('error', `${error.message}: namespaces ${goQuote(attrs.namespace)} not found`);
     throw error;
   }
-  const { policy, errors } = policyToEvaluate(namespace.metadata.labels);
+  const { policy, errors } = policyToEvaluate(namespace.metadata.labels, ps.configuration.defaults);
   if (errors.length === 0 && fullyPrivileged(policy)) {
     annotate('enforce-policy', levelVersionString({ level: 'privileged', version: latestVersion }));
     return;
   }
   const pod = attrs.object!;
   if (attrs.operation === 'UPDATE' && attrs.oldObject !== undefined && !significantPodUpdate(pod, attrs.oldObject)) return;
-  evaluate(attrs, policy, aggregateOf(errors), { metadata: pod.metadata, spec: objectAt(pod, 'spec') ?? {} }, true);
+  evaluate(ps, attrs, policy, aggregateOf(errors), { metadata: pod.metadata, spec: objectAt(pod, 'spec') ?? {} }, true);
 }
 
-async function validatePodController(sources: PodSecuritySources, attrs: AdmissionAttributes, templateOf: (object: KubeObject) => PodTemplate | undefined): Promise<void> {
-  const namespace = await sources.namespace(attrs.namespace);
+type TemplateOf = (object: KubeObject) => PodTemplate | undefined;
+
+function validatePodController(ps: PodSecurity, attrs: AdmissionAttributes, templateOf: TemplateOf): Promise<void> | undefined {
+  return exemptRequest(ps, attrs) ? undefined : evaluatePodController(ps, attrs, templateOf);
+}
+
+async function evaluatePodController(ps: PodSecurity, attrs: AdmissionAttributes, templateOf: TemplateOf): Promise<void> {
+  const namespace = await ps.sources.namespace(attrs.namespace);
   if (namespace === undefined) {
     annotate('error', `failed to lookup namespace ${goQuote(attrs.namespace)}: namespaces ${goQuote(attrs.namespace)} not found`);
     return;
   }
-  const { policy, errors } = policyToEvaluate(namespace.metadata.labels);
+  const { policy, errors } = policyToEvaluate(namespace.metadata.labels, ps.configuration.defaults);
   if (errors.length === 0 && policy.warn.level === 'privileged' && policy.audit.level === 'privileged') return;
   const podTemplate = templateOf(attrs.object!);
-  if (podTemplate !== undefined) evaluate(attrs, policy, aggregateOf(errors), podTemplate, false);
+  if (podTemplate !== undefined) evaluate(ps, attrs, policy, aggregateOf(errors), podTemplate, false);
 }
 
 function aggregateOf(errors: readonly StatusCause[]): string | undefined {
@@ -131,10 +211,15 @@ function aggregateOf(errors: readonly StatusCause[]): string | undefined {
 }
 
 /**
- * Upstream's EvaluatePod: enforce (for pods only) refuses, audit annotates, warn warns when
- * the request is not refused anyway. A level and version evaluated once serves every mode.
+ * Upstream's EvaluatePod: a pod with an exempt runtime class passes, audited as such;
+ * otherwise enforce (for pods only) refuses, audit annotates, warn warns when the request
+ * is not refused anyway. A level and version evaluated once serves every mode.
  */
-function evaluate(attrs: AdmissionAttributes, policy: Policy, policyError: string | undefined, pod: PodTemplate, enforce: boolean): void {
+function evaluate(ps: PodSecurity, attrs: AdmissionAttributes, policy: Policy, policyError: string | undefined, pod: PodTemplate, enforce: boolean): void {
+  if (exemptRuntimeClass(ps, pod.spec)) {
+    annotate('exempt', 'runtimeClass');
+    return;
+  }
   if (policyError !== undefined) annotate('error', `Failed to parse policy: ${policyError}`);
   const results = new Map<string, Violation[]>();
   const violationsOf = (lv: LevelVersion) => {
@@ -198,20 +283,20 @@ function significantPodUpdate(pod: KubeObject, oldPod: KubeObject): boolean {
 const maxPodsToCheck = 3000;
 const podCheckBudgetMs = 1000;
 
-async function warnOfExistingPods(sources: PodSecuritySources, namespace: string, enforce: LevelVersion): Promise<void> {
-  for (const warning of await existingPodWarnings(sources, namespace, enforce)) addWarning(warning);
+async function warnOfExistingPods(ps: PodSecurity, namespace: string, enforce: LevelVersion): Promise<void> {
+  for (const warning of await existingPodWarnings(ps, namespace, enforce)) addWarning(warning);
 }
 
 /** Upstream's EvaluatePodsInNamespace: one warning per distinct set of violations, naming the first pod. */
-async function existingPodWarnings(sources: PodSecuritySources, namespace: string, enforce: LevelVersion): Promise<string[]> {
+async function existingPodWarnings(ps: PodSecurity, namespace: string, enforce: LevelVersion): Promise<string[]> {
   const deadline = performance.now() + podCheckBudgetMs;
   let pods: KubeObject[];
   try {
-    pods = await sources.pods(namespace);
+    pods = await ps.sources.pods(namespace);
   } catch {
     return ['failed to list pods while checking new PodSecurity enforce level'];
   }
-  const prioritized = prioritizePods(pods);
+  const prioritized = prioritizePods(ps, pods);
   const total = prioritized.length;
   const toCheck = prioritized.slice(0, maxPodsToCheck);
   let checked = toCheck.length;
@@ -240,12 +325,16 @@ async function existingPodWarnings(sources: PodSecuritySources, namespace: strin
   return [...warnings, ...podWarnings.sort()];
 }
 
-/** Pods without a controller and one pod per controller first, then the other replicas. */
-function prioritizePods(pods: readonly KubeObject[]): KubeObject[] {
+/**
+ * Pods without a controller and one pod per controller first, then the other replicas;
+ * pods of an exempt runtime class are not checked (nor counted).
+ */
+function prioritizePods(ps: PodSecurity, pods: readonly KubeObject[]): KubeObject[] {
   const first: KubeObject[] = [];
   const replicas: KubeObject[] = [];
   const controllers = new Set<string>();
   for (const pod of pods) {
+    if (exemptRuntimeClass(ps, objectAt(pod, 'spec') ?? {})) continue;
     const controller = pod.metadata.ownerReferences?.find((ref) => ref.controller === true);
     if (controller === undefined) first.push(pod);
     else if (controllers.has(controller.uid)) replicas.push(pod);
