@@ -24,12 +24,22 @@ export function parseFieldValidation(query: URLSearchParams, optionsKind: string
   }], 'meta.k8s.io');
 }
 
-/** A non-negative integer parameter such as `limit`; unparsable is 400. */
+const int64Min = -(2n ** 63n);
+const int64Max = 2n ** 63n - 1n;
+
+/**
+ * An int64 query option (`limit`, `timeoutSeconds`, a delete's `gracePeriodSeconds`) as
+ * apimachinery's query conversion reads it with Go's `strconv.ParseInt`: absent is
+ * undefined; anything else, an empty value too, must be a decimal integer in range, or is
+ * 400 with Go's error.
+ */
 export function parseInteger(query: URLSearchParams, name: string): number | undefined {
   const value = query.get(name);
-  if (value === null || value === '') return undefined;
-  if (!/^-?\d+$/.test(value)) throw badRequest(`invalid value for ${name}: ${JSON.stringify(value)}`);
-  return Number(value);
+  if (value === null) return undefined;
+  if (!/^[+-]?[0-9]+$/.test(value)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`);
+  const n = BigInt(value);
+  if (n < int64Min || n > int64Max) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(value)}: value out of range`);
+  return Number(n);
 }
 
 /**

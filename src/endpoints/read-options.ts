@@ -2,7 +2,7 @@
 import { badRequest, invalid, type StatusCause } from '../api/index.ts';
 import type { ReadConsistency } from '../registry/read-path.ts';
 import { parseInteger } from './query.ts';
-import { listOptionBool } from './request-info.ts';
+import { queryBool } from './request-info.ts';
 
 export interface ListParams {
   consistency: ReadConsistency;
@@ -73,7 +73,7 @@ export function listParams(query: URLSearchParams): ListParams {
 /** Watch options, validated like upstream's validateWatchOptions (422). */
 export function watchParams(query: URLSearchParams, watchListEnabled: boolean): WatchParams {
   const match = query.get('resourceVersionMatch') ?? '';
-  const sendInitialEvents = listOptionBool(query.get('sendInitialEvents'));
+  const sendInitialEvents = queryBool(query.get('sendInitialEvents'));
   const causes: StatusCause[] = [];
   if (sendInitialEvents !== undefined) {
     if (match !== 'NotOlderThan') causes.push(forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
@@ -91,7 +91,7 @@ export function watchParams(query: URLSearchParams, watchListEnabled: boolean): 
   return {
     resourceVersion: rv,
     sendInitialEvents,
-    allowWatchBookmarks: listOptionBool(query.get('allowWatchBookmarks')) ?? false,
+    allowWatchBookmarks: queryBool(query.get('allowWatchBookmarks')) ?? false,
     timeoutSeconds: timeoutSeconds !== undefined && timeoutSeconds > 0 ? timeoutSeconds : undefined,
   };
 }

@@ -42,17 +42,18 @@ const methodVerbs: Record<string, string> = {
 };
 
 /**
- * A boolean list option (`watch`, `allowWatchBookmarks`, `sendInitialEvents`) as
- * apimachinery's query conversion reads it: absent is undefined, `0` and `false` in any
- * case are false, anything else is true, an empty value (`?watch`) too.
+ * A boolean query option (`watch`, `allowWatchBookmarks`, `sendInitialEvents`, a delete's
+ * `orphanDependents`, an apply's `force`) as apimachinery's query conversion reads it:
+ * absent is undefined, `0` and `false` in any case are false, anything else is true, an
+ * empty value (`?watch`) too; nothing is refused.
  */
-export function listOptionBool(value: string | null): boolean | undefined {
+export function queryBool(value: string | null): boolean | undefined {
   if (value === null) return undefined;
   return value !== '0' && value.toLowerCase() !== 'false';
 }
 
 function isWatchParam(value: string | null): boolean {
-  return listOptionBool(value) === true;
+  return queryBool(value) === true;
 }
 
 /** The non-empty segments of a path, in one pass. */

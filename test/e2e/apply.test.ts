@@ -50,6 +50,14 @@ test('a conflicting apply is 409 with FieldManagerConflict causes; force takes t
   assert.deepEqual(managers, ['bob'], 'alice owned nothing else and disappears');
 });
 
+test('force is read as Go reads a query boolean: force=yes forces, force=0 and force=False do not', async () => {
+  await applyCm('ssa-force', { a: '1' }, 'fieldManager=alice');
+  for (const off of ['0', 'False']) assert.equal((await applyCm('ssa-force', { a: '2' }, `fieldManager=bob&force=${off}`)).status, 409, off);
+  const forced = await applyCm('ssa-force', { a: '2' }, 'fieldManager=bob&force=yes');
+  assert.equal(forced.status, 200, forced.text);
+  assert.equal(forced.json.data.a, '2');
+});
+
 test('a non-apply write of an applied field takes it over as an Update, without conflict', async () => {
   await applyCm('ssa3', { a: '1', b: '1' }, 'fieldManager=alice');
   const res = await server.request('PATCH', `${cmPath('ssa3')}?fieldManager=editor`, { raw: JSON.stringify({ data: { a: 'x' } }), headers: { 'content-type': 'application/merge-patch+json' } });

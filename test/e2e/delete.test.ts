@@ -173,3 +173,29 @@ describe('deletecollection', () => {
     assert.deepEqual((await server.request('GET', `/apis/${group}/v1/namespaces/${ns}/widgets`)).json.items, []);
   });
 });
+
+describe('options in the query, read as upstream\'s query conversion reads them', () => {
+  test('uid and resourceVersion are preconditions; a boolean is true unless 0 or false; an integer that does not parse is Go\'s 400', async () => {
+    const ns = await server.newNamespace('delete-query');
+    const { path, object } = await configMap(ns, [finalizer]);
+    const wrongUid = await del(`${path}?uid=not-the-uid`);
+    assert.equal(wrongUid.status, 409, wrongUid.text);
+    assert.equal(wrongUid.json.message, `Operation cannot be fulfilled on ConfigMap "c": the UID in the precondition (not-the-uid) does not match the UID in record (${object.metadata.uid}). The object might have been deleted and then recreated`);
+    const staleVersion = await del(`${path}?resourceVersion=1`);
+    assert.equal(staleVersion.status, 409, staleVersion.text);
+    // orphanDependents=yes is true (Go's query conversion refuses no boolean): the orphan finalizer is added.
+    const orphaned = await del(`${path}?orphanDependents=yes&uid=${object.metadata.uid}`);
+    assert.equal(orphaned.status, 200, orphaned.text);
+    assert.deepEqual(orphaned.json.metadata.finalizers, [finalizer, 'orphan']);
+    for (const [query, message] of [['gracePeriodSeconds=x', 'strconv.ParseInt: parsing "x": invalid syntax'], ['gracePeriodSeconds=', 'strconv.ParseInt: parsing "": invalid syntax'],
+      ['gracePeriodSeconds=99999999999999999999', 'strconv.ParseInt: parsing "99999999999999999999": value out of range']]) {
+      const res = await del(`${path}?${query}`);
+      assert.equal(res.status, 400, query);
+      assert.equal(res.json.message, message, query);
+    }
+    const list = await server.request('GET', `/api/v1/namespaces/${ns}/configmaps?limit=ten`);
+    assert.equal(list.status, 400);
+    assert.equal(list.json.message, 'strconv.ParseInt: parsing "ten": invalid syntax');
+    assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/configmaps?limit=%2B5`)).status, 200, 'a sign is Go syntax');
+  });
+});

@@ -6,6 +6,7 @@ import type { DeleteOptions } from '../../registry/store.ts';
 import { shapeList, writeAnswer } from '../answer.ts';
 import { readBody, writeObject } from '../http.ts';
 import { parseDryRun, parseInteger } from '../query.ts';
+import { queryBool } from '../request-info.ts';
 import { filterFromQuery } from '../selectors.ts';
 import type { RequestScope } from './scope.ts';
 
@@ -20,21 +21,6 @@ export interface DeleteOptionsBody {
 }
 
 const propagationPolicies = ['Orphan', 'Background', 'Foreground'];
-
-/** Go's strconv.ParseBool, which decodes a query parameter upstream. */
-const queryBooleans: Record<string, boolean> = {
-  1: true, t: true, T: true, true: true, TRUE: true, True: true,
-  0: false, f: false, F: false, false: false, FALSE: false, False: false,
-};
-
-/** A boolean option of the query (orphanDependents, ignoreStoreReadError...); undefined when not given. */
-function queryBoolean(query: URLSearchParams, name: 'orphanDependents' | 'ignoreStoreReadErrorWithClusterBreakingPotential'): boolean | undefined {
-  const raw = query.get(name);
-  if (raw === null) return undefined;
-  const value = queryBooleans[raw];
-  if (value === undefined) throw badRequest(`strconv.ParseBool: parsing "${raw}": invalid syntax`);
-  return value;
-}
 
 /** Where a DeleteOptions is decoded as a member of another kind's body (an Eviction's deleteOptions). */
 export interface DeleteOptionsMember {
@@ -132,9 +118,11 @@ async function deleteOptions(scope: RequestScope): Promise<DeleteOptions & { ign
   const query = fromBody === undefined ? scope.query : new URLSearchParams();
   for (const value of fromBody?.dryRun ?? []) query.append('dryRun', value);
   const propagationPolicy = fromBody === undefined ? query.get('propagationPolicy') ?? undefined : fromBody.propagationPolicy;
-  const orphanDependents = fromBody === undefined ? queryBoolean(query, 'orphanDependents') : fromBody.orphanDependents;
-  const ignoreStoreReadError = fromBody === undefined ? queryBoolean(query, 'ignoreStoreReadErrorWithClusterBreakingPotential') : fromBody.ignoreStoreReadErrorWithClusterBreakingPotential;
+  const orphanDependents = fromBody === undefined ? queryBool(query.get('orphanDependents')) : fromBody.orphanDependents;
+  const ignoreStoreReadError = fromBody === undefined ? queryBool(query.get('ignoreStoreReadErrorWithClusterBreakingPotential')) : fromBody.ignoreStoreReadErrorWithClusterBreakingPotential;
   const gracePeriodSeconds = fromBody === undefined ? parseInteger(query, 'gracePeriodSeconds') : fromBody.gracePeriodSeconds;
+  // Without a body, `uid` and `resourceVersion` in the query are the preconditions (upstream's url.Values conversion).
+  const preconditions = fromBody === undefined ? queryPreconditions(query) : fromBody.preconditions;
   // Upstream's ValidateDeleteOptions, its causes in its order.
   const causes: StatusCause[] = [];
   if (orphanDependents !== undefined && propagationPolicy !== undefined) {
@@ -157,10 +145,17 @@ async function deleteOptions(scope: RequestScope): Promise<DeleteOptions & { ign
     causes.push(...(err.details?.causes ?? []));
   }
   if (ignoreStoreReadError === true) {
-    causes.push(...unsafeDeleteConflicts(query.getAll('dryRun').length > 0, propagationPolicy, orphanDependents, gracePeriodSeconds, fromBody?.preconditions));
+    causes.push(...unsafeDeleteConflicts(query.getAll('dryRun').length > 0, propagationPolicy, orphanDependents, gracePeriodSeconds, preconditions));
   }
   if (causes.length > 0) throw invalid('DeleteOptions', '', causes, 'meta.k8s.io');
-  return { orphanDependents, ignoreStoreReadError, dryRun, preconditions: fromBody?.preconditions, gracePeriodSeconds, propagationPolicy };
+  return { orphanDependents, ignoreStoreReadError, dryRun, preconditions, gracePeriodSeconds, propagationPolicy };
+}
+
+function queryPreconditions(query: URLSearchParams): { uid?: string; resourceVersion?: string } | undefined {
+  const uid = query.get('uid') ?? '';
+  const resourceVersion = query.get('resourceVersion') ?? '';
+  if (uid === '' && resourceVersion === '') return undefined;
+  return { ...(uid !== '' ? { uid } : {}), ...(resourceVersion !== '' ? { resourceVersion } : {}) };
 }
 
 /** Upstream's ValidateIgnoreStoreReadError: the unsafe deletion of a corrupt object takes no other option. */

@@ -10,6 +10,7 @@ import { writeAnswer, writeStoredAnswer } from '../answer.ts';
 import { readBody } from '../http.ts';
 import { decodePatch } from '../patch-body.ts';
 import { fieldManagerOf, parseDryRun, parseFieldValidation } from '../query.ts';
+import { queryBool } from '../request-info.ts';
 import type { RequestScope } from './scope.ts';
 
 /**
@@ -73,10 +74,8 @@ async function serverSideApply(scope: RequestScope, subresource: string, dryRun:
     throw invalid('PatchOptions', '', [{ reason: 'FieldValueRequired', field: 'fieldManager', message: 'Required value: is required for apply patch' }], 'meta.k8s.io');
   }
   fieldManagerOf(query, undefined, 'PatchOptions');
-  const forceText = query.get('force');
-  if (forceText !== null && forceText !== 'true' && forceText !== 'false' && forceText !== '') throw badRequest(`invalid value for force: ${JSON.stringify(forceText)}`);
   const body = await readBody(scope.req);
-  const force = forceText === 'true';
+  const force = queryBool(query.get('force')) === true;
   // An apply the worker thread takes: it decodes and checks the body itself; what it does
   // not finish is served below from the start.
   if (!cbor && served.store.appliesOnWorker(subresource, dryRun)) {
