@@ -197,5 +197,10 @@ describe('options in the query, read as upstream\'s query conversion reads them'
     assert.equal(list.status, 400);
     assert.equal(list.json.message, 'strconv.ParseInt: parsing "ten": invalid syntax');
     assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/configmaps?limit=%2B5`)).status, 200, 'a sign is Go syntax');
+    // A collection's resourceVersion is its list's, no precondition on each object.
+    await create(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'other' } });
+    const collection = await del(`/api/v1/namespaces/${ns}/configmaps?resourceVersion=0&fieldSelector=metadata.name%3Dother`);
+    assert.equal(collection.status, 200, collection.text);
+    assert.deepEqual(collection.json.items.map((item: Json) => item.metadata.name), ['other']);
   });
 });

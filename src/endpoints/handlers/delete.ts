@@ -107,7 +107,7 @@ export function decodeDeleteOptions(parsed: unknown, within?: DeleteOptionsMembe
  * (JSON, YAML or Protobuf by its Content-Type; kubectl and client-go send one, of kind
  * DeleteOptions in any group version), else from the query; then validated (422).
  */
-async function deleteOptions(scope: RequestScope): Promise<DeleteOptions & { ignoreStoreReadError?: boolean }> {
+async function deleteOptions(scope: RequestScope, collection: boolean): Promise<DeleteOptions & { ignoreStoreReadError?: boolean }> {
   const body = await readBody(scope.req);
   let fromBody: DeleteOptionsBody | undefined;
   if (body.byteLength > 0) {
@@ -121,8 +121,9 @@ async function deleteOptions(scope: RequestScope): Promise<DeleteOptions & { ign
   const orphanDependents = fromBody === undefined ? queryBool(query.get('orphanDependents')) : fromBody.orphanDependents;
   const ignoreStoreReadError = fromBody === undefined ? queryBool(query.get('ignoreStoreReadErrorWithClusterBreakingPotential')) : fromBody.ignoreStoreReadErrorWithClusterBreakingPotential;
   const gracePeriodSeconds = fromBody === undefined ? parseInteger(query, 'gracePeriodSeconds') : fromBody.gracePeriodSeconds;
-  // Without a body, `uid` and `resourceVersion` in the query are the preconditions (upstream's url.Values conversion).
-  const preconditions = fromBody === undefined ? queryPreconditions(query) : fromBody.preconditions;
+  // Without a body, `uid` and `resourceVersion` in the query are one object's preconditions
+  // (upstream's url.Values conversion); a collection's `resourceVersion` is its list's.
+  const preconditions = fromBody === undefined ? (collection ? undefined : queryPreconditions(query)) : fromBody.preconditions;
   // Upstream's ValidateDeleteOptions, its causes in its order.
   const causes: StatusCause[] = [];
   if (orphanDependents !== undefined && propagationPolicy !== undefined) {
@@ -177,7 +178,7 @@ function unsafeDeleteConflicts(dryRun: boolean, propagationPolicy: unknown, orph
  */
 export async function deleteHandler(scope: RequestScope): Promise<void> {
   const { served, info } = scope;
-  const { ignoreStoreReadError, ...opts } = await deleteOptions(scope);
+  const { ignoreStoreReadError, ...opts } = await deleteOptions(scope, false);
   // Without the AllowUnsafeMalformedObjectDeletion gate the option is ignored, as upstream.
   if (ignoreStoreReadError === true && scope.unsafeMalformedObjectDeletion) {
     // Upstream asks for this verb besides delete before anything else is tried.
@@ -209,7 +210,7 @@ async function deleteCorrupt(scope: RequestScope, opts: DeleteOptions): Promise<
 
 /** Always 200 with the list of the objects it set out to delete, as upstream. */
 export async function deleteCollectionHandler(scope: RequestScope): Promise<void> {
-  const { ignoreStoreReadError: _ignored, ...opts } = await deleteOptions(scope);
+  const { ignoreStoreReadError: _ignored, ...opts } = await deleteOptions(scope, true);
   const filter = filterFromQuery(scope.query, scope.served.type);
   const list = await scope.served.store.deleteCollection(scope.info.namespace, filter, opts);
   const { items, kind = '', apiVersion = '', metadata } = list;
