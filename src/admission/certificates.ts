@@ -4,10 +4,11 @@
 // CertificateSubjectRestriction (no kube-apiserver-client certificate for system:masters).
 // A signer is authorized as the `signers` resource of certificates.k8s.io named by the
 // signer, or by its domain with `/*` (`kubernetes.io/*`). In-process writes are not checked.
-import { StatusError, type KubeObject } from '../api/index.ts';
+import type { KubeObject } from '../api/index.ts';
 import { deepEqual, isObject } from '../api/json.ts';
 import { currentRequest, type RequestUser } from '../api/request-context.ts';
 import { unless, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
+import { admissionForbidden } from './forbidden.ts';
 import { csrSubject } from './csr-subject.ts';
 
 /** Whether the server's authorizer allows `user` the verb on the named `signers` of certificates.k8s.io. */
@@ -29,18 +30,13 @@ function signerOf(csr: KubeObject): string {
   return isObject(csr.spec) && typeof csr.spec.signerName === 'string' ? csr.spec.signerName : '';
 }
 
-function refused(attrs: AdmissionAttributes, message: string): StatusError {
-  const name = attrs.object?.metadata.name || attrs.name;
-  return new StatusError(403, 'Forbidden', `certificatesigningrequests.${group} ${JSON.stringify(name)} is forbidden: ${message}`, { name, group, kind: 'certificatesigningrequests' });
-}
-
 export function certificateApproval(authorize: SignerAuthorizer): AdmissionPlugin {
   return {
     name: 'CertificateApproval',
     validate: unless((attrs) => attrs.operation !== 'UPDATE' || !isCsrWrite(attrs, 'approval') || currentRequest() === undefined, async (attrs) => {
       const signer = signerOf(attrs.object!);
       if (!(await authorizedFor(authorize, currentRequest()!.user, 'approve', signer))) {
-        throw refused(attrs, `user not permitted to approve requests with signerName ${JSON.stringify(signer)}`);
+        throw admissionForbidden(attrs, `user not permitted to approve requests with signerName ${JSON.stringify(signer)}`);
       }
     }),
   };
@@ -57,7 +53,7 @@ export function certificateSigning(authorize: SignerAuthorizer): AdmissionPlugin
     validate: unless((attrs) => attrs.operation !== 'UPDATE' || !isCsrWrite(attrs, 'status') || attrs.oldObject === undefined || currentRequest() === undefined || unchanged(attrs), async (attrs) => {
       const signer = signerOf(attrs.oldObject!);
       if (!(await authorizedFor(authorize, currentRequest()!.user, 'sign', signer))) {
-        throw refused(attrs, `user not permitted to sign requests with signerName ${JSON.stringify(signer)}`);
+        throw admissionForbidden(attrs, `user not permitted to sign requests with signerName ${JSON.stringify(signer)}`);
       }
     }),
   };
@@ -72,9 +68,9 @@ export function certificateSubjectRestriction(): AdmissionPlugin {
       if (attrs.operation !== 'CREATE' || !isCsrWrite(attrs, '') || signerOf(attrs.object!) !== apiServerClientSigner) return;
       const spec = attrs.object!.spec as { request?: unknown };
       const subject = csrSubject(typeof spec.request === 'string' ? Buffer.from(spec.request, 'base64').toString('latin1') : '');
-      if ('error' in subject) throw refused(attrs, `failed to parse CSR: ${subject.error}`);
+      if ('error' in subject) throw admissionForbidden(attrs, `failed to parse CSR: ${subject.error}`);
       if (subject.organizations.includes('system:masters')) {
-        throw refused(attrs, `use of ${apiServerClientSigner} signer with system:masters group is not allowed`);
+        throw admissionForbidden(attrs, `use of ${apiServerClientSigner} signer with system:masters group is not allowed`);
       }
     },
   };

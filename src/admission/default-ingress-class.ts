@@ -3,14 +3,13 @@
 // `kubernetes.io/ingress.class` annotation, gets the default IngressClass's name.
 import type { KubeObject } from '../api/index.ts';
 import { unless, type AdmissionPlugin } from './chain.ts';
+import { newestDefault } from './default-storage-class.ts';
 
 const defaultClassAnnotation = 'ingressclass.kubernetes.io/is-default-class';
 const legacyClassAnnotation = 'kubernetes.io/ingress.class';
 
-/** The default class: of several, the newest, and of those created in the same second the first by name (upstream's getDefaultClass). */
 export function defaultIngressClass(classes: KubeObject[]): KubeObject | undefined {
-  return classes.filter((c) => c.metadata.annotations?.[defaultClassAnnotation] === 'true').sort((a, b) =>
-    (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))[0];
+  return newestDefault(classes, (c) => c.metadata.annotations?.[defaultClassAnnotation] === 'true');
 }
 
 export function defaultIngressClassAdmission(ingressClasses: () => Promise<KubeObject[]>): AdmissionPlugin {

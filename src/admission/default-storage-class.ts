@@ -11,12 +11,17 @@ function isDefault(storageClass: KubeObject): boolean {
 }
 
 /**
- * The default class: of several (upstream allows it while classes change), the newest,
- * and of those created in the same second, the first by name, as upstream's GetDefaultClass.
+ * The default of a kind of class: of several marked default (upstream allows it while
+ * classes change), the newest, and of those created in the same second, the first by name,
+ * as upstream's GetDefaultClass for StorageClasses and IngressClasses.
  */
-export function defaultStorageClass(classes: KubeObject[]): KubeObject | undefined {
-  return classes.filter(isDefault).sort((a, b) =>
+export function newestDefault(classes: KubeObject[], isDefaultClass: (c: KubeObject) => boolean): KubeObject | undefined {
+  return classes.filter(isDefaultClass).sort((a, b) =>
     (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))[0];
+}
+
+export function defaultStorageClass(classes: KubeObject[]): KubeObject | undefined {
+  return newestDefault(classes, isDefault);
 }
 
 export function defaultStorageClassAdmission(storageClasses: () => Promise<KubeObject[]>): AdmissionPlugin {

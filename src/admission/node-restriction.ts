@@ -5,13 +5,15 @@
 // (not its taints, nor labels outside the kubelet's set), its own Lease, CSINode and
 // ResourceSlices, tokens only for its own pods, a claim's status only, node CSRs only in
 // its own name. Requests from anyone but a node pass untouched.
-import { notFound, StatusError, type KubeObject } from '../api/index.ts';
+import { notFound, type KubeObject } from '../api/index.ts';
 import { deepEqual, isObject } from '../api/json.ts';
+import { goQuote } from '../api/field-errors.ts';
 import { nodeIdentity } from '../api/node-identity.ts';
-import { mirrorPodAnnotation, podConfigMapNames, podSecretNames, sameResourceClaimStatuses } from '../api/pod-references.ts';
+import { mirrorPodAnnotation, nodeNameOf, podConfigMapNames, podSecretNames, sameResourceClaimStatuses } from '../api/pod-references.ts';
 import { currentRequest } from '../api/request-context.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
 import { csrSubject } from './csr-subject.ts';
+import { admissionForbidden } from './forbidden.ts';
 
 export interface NodeRestrictionSources {
   /** A pod as the watch cache holds it; undefined when there is none. */
@@ -31,7 +33,7 @@ export function nodeRestriction(sources: NodeRestrictionSources): AdmissionPlugi
       const user = currentRequest()?.user;
       const identity = user === undefined ? undefined : nodeIdentity(user);
       if (identity === undefined) return undefined;
-      if (identity.nodeName === '') throw refused(attrs, `could not determine node from user ${goQuote(user!.name)}`);
+      if (identity.nodeName === '') throw admissionForbidden(attrs, `could not determine node from user ${goQuote(user!.name)}`);
       return admitNodeRequest(sources, identity.nodeName, attrs);
     },
   };
@@ -44,15 +46,15 @@ async function admitNodeRequest(sources: NodeRestrictionSources, nodeName: strin
         case '': return admitPod(sources, nodeName, attrs);
         case 'status': return admitPodStatus(nodeName, attrs);
         case 'eviction': return admitEviction(sources, nodeName, attrs);
-        default: throw refused(attrs, `unexpected pod subresource ${goQuote(attrs.subresource)}, only 'status' and 'eviction' are allowed`);
+        default: throw admissionForbidden(attrs, `unexpected pod subresource ${goQuote(attrs.subresource)}, only 'status' and 'eviction' are allowed`);
       }
     case '/nodes': return admitNode(nodeName, attrs);
     case '/persistentvolumeclaims':
-      if (attrs.subresource !== 'status') throw refused(attrs, 'may only update PVC status');
+      if (attrs.subresource !== 'status') throw admissionForbidden(attrs, 'may only update PVC status');
       return admitClaimStatus(nodeName, attrs);
     case '/serviceaccounts': return admitTokenRequest(sources, nodeName, attrs);
     case 'coordination.k8s.io/leases':
-      if (attrs.namespace !== nodeLeaseNamespace) throw refused(attrs, `can only access leases in the ${goQuote(nodeLeaseNamespace)} system namespace`);
+      if (attrs.namespace !== nodeLeaseNamespace) throw admissionForbidden(attrs, `can only access leases in the ${goQuote(nodeLeaseNamespace)} system namespace`);
       return ownName(nodeName, attrs, 'can only access node lease with the same name as the requesting node');
     case 'storage.k8s.io/csinodes': return ownName(nodeName, attrs, 'can only access CSINode with the same name as the requesting node');
     case 'resource.k8s.io/resourceslices': return admitResourceSlice(nodeName, attrs);
@@ -65,10 +67,10 @@ async function admitPod(sources: NodeRestrictionSources, nodeName: string, attrs
   if (attrs.operation === 'DELETE') {
     const pod = await sources.pod(attrs.namespace, attrs.name);
     if (pod === undefined) throw notFound({ group: '', resource: 'pods' }, attrs.name);
-    if (nodeNameOf(pod) !== nodeName) throw refused(attrs, `node ${goQuote(nodeName)} can only delete pods with spec.nodeName set to itself`);
+    if (nodeNameOf(pod) !== nodeName) throw admissionForbidden(attrs, `node ${goQuote(nodeName)} can only delete pods with spec.nodeName set to itself`);
     return;
   }
-  throw refused(attrs, `unexpected operation ${goQuote(attrs.operation)}, node ${goQuote(nodeName)} can only create and delete mirror pods`);
+  throw admissionForbidden(attrs, `unexpected operation ${goQuote(attrs.operation)}, node ${goQuote(nodeName)} can only create and delete mirror pods`);
 }
 
 /** A kubelet creates only the mirror pods of its static pods: bound to it, owned by its Node, referencing nothing. */
@@ -76,49 +78,49 @@ async function admitMirrorPod(sources: NodeRestrictionSources, nodeName: string,
   const pod = attrs.object!;
   const node = goQuote(nodeName);
   if (!Object.hasOwn(pod.metadata.annotations ?? {}, mirrorPodAnnotation)) {
-    throw refused(attrs, `pod does not have ${goQuote(mirrorPodAnnotation)} annotation, node ${node} can only create mirror pods`);
+    throw admissionForbidden(attrs, `pod does not have ${goQuote(mirrorPodAnnotation)} annotation, node ${node} can only create mirror pods`);
   }
-  if (nodeNameOf(pod) !== nodeName) throw refused(attrs, `node ${node} can only create pods with spec.nodeName set to itself`);
+  if (nodeNameOf(pod) !== nodeName) throw admissionForbidden(attrs, `node ${node} can only create pods with spec.nodeName set to itself`);
   const owners = pod.metadata.ownerReferences ?? [];
-  if (owners.length > 1) throw refused(attrs, `node ${node} can only create pods with a single owner reference set to itself`);
+  if (owners.length > 1) throw admissionForbidden(attrs, `node ${node} can only create pods with a single owner reference set to itself`);
   const owner = owners[0];
   if (owner === undefined || owner.apiVersion !== 'v1' || owner.kind !== 'Node' || owner.name !== nodeName) {
-    throw refused(attrs, `node ${node} can only create pods with an owner reference set to itself`);
+    throw admissionForbidden(attrs, `node ${node} can only create pods with an owner reference set to itself`);
   }
-  if (owner.controller !== true) throw refused(attrs, `node ${node} can only create pods with a controller owner reference set to itself`);
-  if (owner.blockOwnerDeletion === true) throw refused(attrs, `node ${node} must not set blockOwnerDeletion on an owner reference`);
+  if (owner.controller !== true) throw admissionForbidden(attrs, `node ${node} can only create pods with a controller owner reference set to itself`);
+  if (owner.blockOwnerDeletion === true) throw admissionForbidden(attrs, `node ${node} must not set blockOwnerDeletion on an owner reference`);
   const nodeObject = await sources.node(nodeName);
   if (nodeObject === undefined) throw notFound({ group: '', resource: 'nodes' }, nodeName);
-  if (owner.uid !== nodeObject.metadata.uid) throw refused(attrs, `node ${nodeName} UID mismatch: expected ${owner.uid ?? ''} got ${nodeObject.metadata.uid ?? ''}`);
+  if (owner.uid !== nodeObject.metadata.uid) throw admissionForbidden(attrs, `node ${nodeName} UID mismatch: expected ${owner.uid ?? ''} got ${nodeObject.metadata.uid ?? ''}`);
 
   const spec = isObject(pod.spec) ? pod.spec : {};
-  if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName !== '') throw refused(attrs, `node ${node} can not create pods that reference a service account`);
-  if (podSecretNames(pod).length > 0) throw refused(attrs, `node ${node} can not create pods that reference secrets`);
-  if (podConfigMapNames(pod).length > 0) throw refused(attrs, `node ${node} can not create pods that reference configmaps`);
+  if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName !== '') throw admissionForbidden(attrs, `node ${node} can not create pods that reference a service account`);
+  if (podSecretNames(pod).length > 0) throw admissionForbidden(attrs, `node ${node} can not create pods that reference secrets`);
+  if (podConfigMapNames(pod).length > 0) throw admissionForbidden(attrs, `node ${node} can not create pods that reference configmaps`);
   const volumes = Array.isArray(spec.volumes) ? spec.volumes.filter(isObject) : [];
   const projections = volumes.flatMap((v) => (isObject(v.projected) && Array.isArray(v.projected.sources) ? v.projected.sources.filter(isObject) : []));
-  if (projections.some((s) => isObject(s.clusterTrustBundle))) throw refused(attrs, `node ${node} can not create pods that reference clustertrustbundles`);
-  if (volumes.some((v) => isObject(v.persistentVolumeClaim))) throw refused(attrs, `node ${node} can not create pods that reference persistentvolumeclaims`);
+  if (projections.some((s) => isObject(s.clusterTrustBundle))) throw admissionForbidden(attrs, `node ${node} can not create pods that reference clustertrustbundles`);
+  if (volumes.some((v) => isObject(v.persistentVolumeClaim))) throw admissionForbidden(attrs, `node ${node} can not create pods that reference persistentvolumeclaims`);
 }
 
 function admitPodStatus(nodeName: string, attrs: AdmissionAttributes): void {
-  if (attrs.operation !== 'UPDATE') throw refused(attrs, `unexpected operation ${goQuote(attrs.operation)}`);
+  if (attrs.operation !== 'UPDATE') throw admissionForbidden(attrs, `unexpected operation ${goQuote(attrs.operation)}`);
   const old = attrs.oldObject!;
   const node = goQuote(nodeName);
-  if (nodeNameOf(old) !== nodeName) throw refused(attrs, `node ${node} can only update pod status for pods with spec.nodeName set to itself`);
-  if (!deepEqual(old.metadata.labels ?? {}, attrs.object!.metadata.labels ?? {})) throw refused(attrs, `node ${node} cannot update labels through pod status`);
+  if (nodeNameOf(old) !== nodeName) throw admissionForbidden(attrs, `node ${node} can only update pod status for pods with spec.nodeName set to itself`);
+  if (!deepEqual(old.metadata.labels ?? {}, attrs.object!.metadata.labels ?? {})) throw admissionForbidden(attrs, `node ${node} cannot update labels through pod status`);
   // Upstream's message has the typo.
-  if (!sameResourceClaimStatuses(old, attrs.object!)) throw refused(attrs, `node ${node} cannot update resource claim statues`);
+  if (!sameResourceClaimStatuses(old, attrs.object!)) throw admissionForbidden(attrs, `node ${node} cannot update resource claim statues`);
 }
 
 async function admitEviction(sources: NodeRestrictionSources, nodeName: string, attrs: AdmissionAttributes): Promise<void> {
-  if (attrs.operation !== 'CREATE') throw refused(attrs, `unexpected operation ${attrs.operation}`);
+  if (attrs.operation !== 'CREATE') throw admissionForbidden(attrs, `unexpected operation ${attrs.operation}`);
   // The pod the path names, else the one the Eviction names.
   const podName = attrs.name || (attrs.object?.metadata.name ?? '');
-  if (podName === '') throw refused(attrs, 'could not determine pod from request data');
+  if (podName === '') throw admissionForbidden(attrs, 'could not determine pod from request data');
   const pod = await sources.pod(attrs.namespace, podName);
   if (pod === undefined) throw notFound({ group: '', resource: 'pods' }, podName);
-  if (nodeNameOf(pod) !== nodeName) throw refused(attrs, `node ${nodeName} can only evict pods with spec.nodeName set to itself`);
+  if (nodeNameOf(pod) !== nodeName) throw admissionForbidden(attrs, `node ${nodeName} can only evict pods with spec.nodeName set to itself`);
 }
 
 /**
@@ -126,7 +128,7 @@ async function admitEviction(sources: NodeRestrictionSources, nodeName: string, 
  * (allocated resources and their statuses) may change, nothing in its metadata or spec.
  */
 function admitClaimStatus(nodeName: string, attrs: AdmissionAttributes): void {
-  if (attrs.operation !== 'UPDATE') throw refused(attrs, `unexpected operation ${goQuote(attrs.operation)}`);
+  if (attrs.operation !== 'UPDATE') throw admissionForbidden(attrs, `unexpected operation ${goQuote(attrs.operation)}`);
   const comparable = (claim: KubeObject) => {
     const { resourceVersion: _rv, managedFields: _mf, ...metadata } = claim.metadata;
     const status = isObject(claim.status) ? { ...claim.status } : {};
@@ -137,7 +139,7 @@ function admitClaimStatus(nodeName: string, attrs: AdmissionAttributes): void {
   const after = comparable(attrs.object!);
   if (deepEqual(before, after)) return;
   // Upstream appends Go's cmp.Diff of the two claims; here, the fields that differ.
-  throw refused(attrs, `node ${goQuote(nodeName)} is not allowed to update fields other than status.quantity and status.conditions: ${differingFields(before, after, '', 2).join(', ')}`);
+  throw admissionForbidden(attrs, `node ${goQuote(nodeName)} is not allowed to update fields other than status.quantity and status.conditions: ${differingFields(before, after, '', 2).join(', ')}`);
 }
 
 /** The paths (to `depth` levels) where two JSON objects differ. */
@@ -153,22 +155,22 @@ function differingFields(a: Record<string, unknown>, b: Record<string, unknown>,
 }
 
 function admitNode(nodeName: string, attrs: AdmissionAttributes): void {
-  if (attrs.name !== nodeName) throw refused(attrs, `node ${goQuote(nodeName)} is not allowed to modify node ${goQuote(attrs.name)}`);
+  if (attrs.name !== nodeName) throw admissionForbidden(attrs, `node ${goQuote(nodeName)} is not allowed to modify node ${goQuote(attrs.name)}`);
   const node = attrs.object;
   if (attrs.operation === 'CREATE') {
-    if (configSourceOf(node!) !== undefined) throw refused(attrs, `node ${goQuote(nodeName)} is not allowed to create pods with a non-nil configSource`);
+    if (configSourceOf(node!) !== undefined) throw admissionForbidden(attrs, `node ${goQuote(nodeName)} is not allowed to create pods with a non-nil configSource`);
     const forbidden = forbiddenLabels(modifiedLabels(node!.metadata.labels ?? {}, {}));
-    if (forbidden.length > 0) throw refused(attrs, `node ${goQuote(nodeName)} is not allowed to set the following labels: ${forbidden.join(', ')}`);
+    if (forbidden.length > 0) throw admissionForbidden(attrs, `node ${goQuote(nodeName)} is not allowed to set the following labels: ${forbidden.join(', ')}`);
   } else if (attrs.operation === 'UPDATE') {
     const old = attrs.oldObject!;
     const source = configSourceOf(node!);
     if (source !== undefined && !deepEqual(source, configSourceOf(old))) {
-      throw refused(attrs, `node ${goQuote(nodeName)} is not allowed to update configSource to a new non-nil configSource`);
+      throw admissionForbidden(attrs, `node ${goQuote(nodeName)} is not allowed to update configSource to a new non-nil configSource`);
     }
-    if (!deepEqual(taintsOf(node!), taintsOf(old))) throw refused(attrs, `node ${goQuote(nodeName)} is not allowed to modify taints`);
+    if (!deepEqual(taintsOf(node!), taintsOf(old))) throw admissionForbidden(attrs, `node ${goQuote(nodeName)} is not allowed to modify taints`);
     const forbidden = forbiddenLabels(modifiedLabels(node!.metadata.labels ?? {}, old.metadata.labels ?? {}));
     // Upstream's message names no node here.
-    if (forbidden.length > 0) throw refused(attrs, `is not allowed to modify labels: ${forbidden.join(', ')}`);
+    if (forbidden.length > 0) throw admissionForbidden(attrs, `is not allowed to modify labels: ${forbidden.join(', ')}`);
   }
 }
 
@@ -176,29 +178,29 @@ async function admitTokenRequest(sources: NodeRestrictionSources, nodeName: stri
   if (attrs.operation !== 'CREATE' || attrs.subresource !== 'token') return;
   const spec = isObject(attrs.object?.spec) ? attrs.object.spec : {};
   const ref = isObject(spec.boundObjectRef) ? spec.boundObjectRef : undefined;
-  if (ref === undefined || ref.apiVersion !== 'v1' || ref.kind !== 'Pod' || (ref.name ?? '') === '') throw refused(attrs, 'node requested token not bound to a pod');
-  if ((ref.uid ?? '') === '') throw refused(attrs, 'node requested token with a pod binding without a uid');
+  if (ref === undefined || ref.apiVersion !== 'v1' || ref.kind !== 'Pod' || (ref.name ?? '') === '') throw admissionForbidden(attrs, 'node requested token not bound to a pod');
+  if ((ref.uid ?? '') === '') throw admissionForbidden(attrs, 'node requested token with a pod binding without a uid');
   const name = String(ref.name);
   const pod = await sources.pod(attrs.namespace, name);
   if (pod === undefined) throw notFound({ group: '', resource: 'pods' }, name);
   if (ref.uid !== pod.metadata.uid) {
-    throw refused(attrs, `the UID in the bound object reference (${String(ref.uid)}) does not match the UID in record. The object might have been deleted and then recreated`);
+    throw admissionForbidden(attrs, `the UID in the bound object reference (${String(ref.uid)}) does not match the UID in record. The object might have been deleted and then recreated`);
   }
-  if (nodeNameOf(pod) !== nodeName) throw refused(attrs, 'node requested token bound to a pod scheduled on a different node');
+  if (nodeNameOf(pod) !== nodeName) throw admissionForbidden(attrs, 'node requested token bound to a pod scheduled on a different node');
 }
 
 /** A Lease or CSINode of the node's own name: a create's from the object, anything else's from the path. */
 function ownName(nodeName: string, attrs: AdmissionAttributes, message: string): void {
   const name = attrs.operation === 'CREATE' ? attrs.object?.metadata.name ?? '' : attrs.name;
-  if (name !== nodeName) throw refused(attrs, message);
+  if (name !== nodeName) throw admissionForbidden(attrs, message);
 }
 
 function admitResourceSlice(nodeName: string, attrs: AdmissionAttributes): void {
   if (attrs.operation === 'CREATE' && nodeNameOf(attrs.object!) !== nodeName) {
-    throw refused(attrs, 'can only create ResourceSlice with the same NodeName as the requesting node');
+    throw admissionForbidden(attrs, 'can only create ResourceSlice with the same NodeName as the requesting node');
   }
   if (attrs.operation === 'DELETE' && nodeNameOf(attrs.oldObject!) !== nodeName) {
-    throw refused(attrs, 'can only delete ResourceSlice with the same NodeName as the requesting node');
+    throw admissionForbidden(attrs, 'can only delete ResourceSlice with the same NodeName as the requesting node');
   }
 }
 
@@ -211,34 +213,14 @@ function admitNodeCsr(nodeName: string, attrs: AdmissionAttributes): void {
   if (typeof spec.signerName !== 'string' || !nodeSigners.has(spec.signerName)) return;
   const request = typeof spec.request === 'string' ? Buffer.from(spec.request, 'base64').toString('latin1') : '';
   const subject = csrSubject(request);
-  if ('error' in subject) throw refused(attrs, `unable to parse csr: ${subject.error}`);
-  if (subject.commonName !== `system:node:${nodeName}`) throw refused(attrs, `can only create a node CSR with CN=system:node:${nodeName}`);
-}
-
-/**
- * Upstream's admission.NewForbidden: the object's name (its generateName while it has
- * none; "Unknown" without an object, as on a delete) and the request's resource.
- */
-function refused(attrs: AdmissionAttributes, message: string): StatusError {
-  const metadata = attrs.object?.metadata;
-  const name = metadata === undefined ? 'Unknown' : metadata.name || metadata.generateName || 'Unknown';
-  const qualified = attrs.group === '' ? attrs.resource : `${attrs.resource}.${attrs.group}`;
-  return new StatusError(403, 'Forbidden', `${qualified} ${goQuote(name)} is forbidden: ${message}`, {
-    name, kind: attrs.resource, ...(attrs.group === '' ? {} : { group: attrs.group }),
-  });
-}
-
-function goQuote(value: string): string {
-  return JSON.stringify(value);
+  if ('error' in subject) throw admissionForbidden(attrs, `unable to parse csr: ${subject.error}`);
+  if (subject.commonName !== `system:node:${nodeName}`) throw admissionForbidden(attrs, `can only create a node CSR with CN=system:node:${nodeName}`);
 }
 
 function asObject(value: unknown): Record<string, unknown> {
   return isObject(value) ? value : {};
 }
 
-function nodeNameOf(object: KubeObject): string {
-  return isObject(object.spec) && typeof object.spec.nodeName === 'string' ? object.spec.nodeName : '';
-}
 
 function configSourceOf(node: KubeObject): unknown {
   const source = isObject(node.spec) ? node.spec.configSource : undefined;

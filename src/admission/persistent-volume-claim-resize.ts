@@ -1,10 +1,11 @@
 // PersistentVolumeClaimResize admission (upstream's plugin/pkg/admission/storage/persistentvolume/resize,
 // on by default): a claim's storage request may grow only while it is bound, and only when
 // its StorageClass (the same before and after) has `allowVolumeExpansion: true`.
-import { StatusError, type KubeObject } from '../api/index.ts';
+import type { KubeObject } from '../api/index.ts';
 import { isObject } from '../api/json.ts';
 import { compareQuantity, parseQuantity, zeroQuantity } from '../api/quantity.ts';
-import { unless, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
+import { unless, type AdmissionPlugin } from './chain.ts';
+import { admissionForbidden } from './forbidden.ts';
 
 function storageRequest(claim: KubeObject) {
   const spec = isObject(claim.spec) ? claim.spec : {};
@@ -21,20 +22,16 @@ function claimClass(claim: KubeObject): string {
   return typeof name === 'string' ? name : '';
 }
 
-function refused(attrs: AdmissionAttributes, message: string): StatusError {
-  return new StatusError(403, 'Forbidden', `persistentvolumeclaims ${JSON.stringify(attrs.name)} is forbidden: ${message}`, { name: attrs.name, kind: 'persistentvolumeclaims' });
-}
-
 export function persistentVolumeClaimResize(storageClass: (name: string) => Promise<KubeObject | undefined>): AdmissionPlugin {
   return {
     name: 'PersistentVolumeClaimResize',
     validate: unless((attrs) => attrs.operation !== 'UPDATE' || attrs.group !== '' || attrs.resource !== 'persistentvolumeclaims' || attrs.subresource !== ''
       || attrs.object === undefined || attrs.oldObject === undefined || compareQuantity(storageRequest(attrs.object), storageRequest(attrs.oldObject)) <= 0, async (attrs) => {
       const old = attrs.oldObject!;
-      if (!isObject(old.status) || old.status.phase !== 'Bound') throw refused(attrs, 'Only bound persistent volume claims can be expanded');
+      if (!isObject(old.status) || old.status.phase !== 'Bound') throw admissionForbidden(attrs, 'Only bound persistent volume claims can be expanded');
       const name = claimClass(attrs.object!);
       const allowed = name !== '' && name === claimClass(old) && (await storageClass(name))?.allowVolumeExpansion === true;
-      if (!allowed) throw refused(attrs, 'only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize');
+      if (!allowed) throw admissionForbidden(attrs, 'only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize');
     }),
   };
 }

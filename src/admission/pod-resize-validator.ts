@@ -5,16 +5,13 @@
 import { StatusError, type KubeObject, type StatusCause } from '../api/index.ts';
 import { isObject } from '../api/json.ts';
 import { integerValue, milliValue, parseQuantity, zeroQuantity } from '../api/quantity.ts';
+import { nodeNameOf } from '../api/pod-references.ts';
 import { unless, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
 import { podRequests } from './pod-resources.ts';
 
 export interface NodeLookup {
   /** A node by name; undefined when there is none. */
   get(name: string): Promise<KubeObject | undefined>;
-}
-
-function nodeNameOf(pod: KubeObject): string {
-  return isObject(pod.spec) && typeof pod.spec.nodeName === 'string' ? pod.spec.nodeName : '';
 }
 
 /** Upstream's admission.NewForbidden for a pod, with the cause a resizer (the VPA) looks for. */

@@ -2,17 +2,13 @@
 // pod created with spec.runtimeClassName gets its RuntimeClass's pod overhead and
 // scheduling (node selector and tolerations merged into its own), and is refused when the
 // class does not exist, its node selector conflicts, or its overhead differs from the class's.
-import { StatusError, type KubeObject } from '../api/index.ts';
+import type { KubeObject } from '../api/index.ts';
 import { deepEqual, isObject, type JsonObject } from '../api/json.ts';
 import { unless, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
+import { admissionForbidden } from './forbidden.ts';
 
 function applies(attrs: AdmissionAttributes): boolean {
   return attrs.operation === 'CREATE' && attrs.group === '' && attrs.resource === 'pods' && attrs.subresource === '' && attrs.object !== undefined;
-}
-
-function refused(attrs: AdmissionAttributes, message: string): StatusError {
-  const name = attrs.object?.metadata.name || attrs.object?.metadata.generateName || 'Unknown';
-  return new StatusError(403, 'Forbidden', `pods ${JSON.stringify(name)} is forbidden: ${message}`, { name, kind: 'pods' });
 }
 
 function specOf(pod: KubeObject): JsonObject {
@@ -29,7 +25,7 @@ export function runtimeClassAdmission(runtimeClass: (name: string) => Promise<Ku
     const name = specOf(attrs.object!).runtimeClassName;
     if (typeof name !== 'string') return undefined;
     const found = await runtimeClass(name);
-    if (found === undefined) throw refused(attrs, `pod rejected: RuntimeClass ${JSON.stringify(name)} not found`);
+    if (found === undefined) throw admissionForbidden(attrs, `pod rejected: RuntimeClass ${JSON.stringify(name)} not found`);
     return found;
   };
   return {
@@ -41,7 +37,7 @@ export function runtimeClassAdmission(runtimeClass: (name: string) => Promise<Ku
       const overhead = isObject(found.overhead) && isObject(found.overhead.podFixed) ? found.overhead.podFixed : undefined;
       if (overhead !== undefined) {
         if (Object.keys(overheadOf(spec.overhead)).length > 0 && !deepEqual(overheadOf(spec.overhead), overhead)) {
-          throw refused(attrs, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
+          throw admissionForbidden(attrs, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
         }
         spec.overhead = { ...overhead };
       }
@@ -52,7 +48,7 @@ export function runtimeClassAdmission(runtimeClass: (name: string) => Promise<Ku
         const selector = isObject(spec.nodeSelector) ? { ...spec.nodeSelector } : {};
         for (const [key, value] of Object.entries(classSelector)) {
           if (Object.hasOwn(selector, key) && selector[key] !== value) {
-            throw refused(attrs, `conflict: runtimeClass.scheduling.nodeSelector[${key}] = ${String(value)}; pod.spec.nodeSelector[${key}] = ${String(selector[key])}`);
+            throw admissionForbidden(attrs, `conflict: runtimeClass.scheduling.nodeSelector[${key}] = ${String(value)}; pod.spec.nodeSelector[${key}] = ${String(selector[key])}`);
           }
           selector[key] = value;
         }
@@ -67,9 +63,9 @@ export function runtimeClassAdmission(runtimeClass: (name: string) => Promise<Ku
       const overhead = found !== undefined && isObject(found.overhead) && isObject(found.overhead.podFixed) ? found.overhead.podFixed : undefined;
       const podOverhead = specOf(attrs.object!).overhead;
       if (overhead !== undefined) {
-        if (!deepEqual(overheadOf(podOverhead), overhead)) throw refused(attrs, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
+        if (!deepEqual(overheadOf(podOverhead), overhead)) throw admissionForbidden(attrs, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
       } else if (podOverhead !== undefined && podOverhead !== null) {
-        throw refused(attrs, 'pod rejected: Overhead provided but not defined in RuntimeClass');
+        throw admissionForbidden(attrs, 'pod rejected: Overhead provided but not defined in RuntimeClass');
       }
     }),
   };

@@ -3,6 +3,12 @@
 // VisitPVSecretNames): the Node authorizer's graph and NodeRestriction read them.
 import type { KubeObject } from './types.ts';
 
+/** `spec.nodeName` of a pod (or a VolumeAttachment, a ResourceSlice); '' when unset. */
+export function nodeNameOf(object: KubeObject): string {
+  const spec = object.spec as { nodeName?: unknown } | undefined;
+  return typeof spec?.nodeName === 'string' ? spec.nodeName : '';
+}
+
 /** The annotation a kubelet puts on the mirror pod of a static pod. */
 export const mirrorPodAnnotation = 'kubernetes.io/config.mirror';
 

@@ -4,7 +4,7 @@
 import type { KubeObject } from '../api/index.ts';
 import { bootstrapPolicy } from '../auth/bootstrap-policy.ts';
 import { NodeAuthorizer } from '../auth/node-authorizer.ts';
-import { sameResourceClaimStatuses } from '../api/pod-references.ts';
+import { nodeNameOf, sameResourceClaimStatuses } from '../api/pod-references.ts';
 import { NodeGraph } from '../auth/node-graph.ts';
 import type { PolicyRule } from '../auth/rbac-rules.ts';
 import { Informer } from '../controllers/runtime/index.ts';
@@ -63,11 +63,6 @@ export class NodeAuthorization {
   }
 }
 
-/** `spec.nodeName` of a pod, VolumeAttachment or ResourceSlice. */
-function nodeNameOf(object: KubeObject): string {
-  const spec = object.spec as { nodeName?: unknown } | undefined;
-  return typeof spec?.nodeName === 'string' ? spec.nodeName : '';
-}
 
 /**
  * A bound pod's edges, made again only when what they depend on changed: its node, its

@@ -2,6 +2,7 @@
 import { badRequest, invalid, type StatusCause } from '../api/index.ts';
 import { managerOrUserAgent } from '../registry/field-manager.ts';
 import type { FieldValidationDirective } from '../registry/field-validation.ts';
+import { goParseInt64Error } from './request-info.ts';
 
 /** `dryRun`: only "All" exists; anything else is 422 like upstream. */
 export function parseDryRun(query: URLSearchParams, optionsKind: string): boolean {
@@ -24,9 +25,6 @@ export function parseFieldValidation(query: URLSearchParams, optionsKind: string
   }], 'meta.k8s.io');
 }
 
-const int64Min = -(2n ** 63n);
-const int64Max = 2n ** 63n - 1n;
-
 /**
  * An int64 query option (`limit`, `timeoutSeconds`, a delete's `gracePeriodSeconds`) as
  * apimachinery's query conversion reads it with Go's `strconv.ParseInt`: absent is
@@ -36,10 +34,9 @@ const int64Max = 2n ** 63n - 1n;
 export function parseInteger(query: URLSearchParams, name: string): number | undefined {
   const value = query.get(name);
   if (value === null) return undefined;
-  if (!/^[+-]?[0-9]+$/.test(value)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`);
-  const n = BigInt(value);
-  if (n < int64Min || n > int64Max) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(value)}: value out of range`);
-  return Number(n);
+  const error = goParseInt64Error(value);
+  if (error !== undefined) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(value)}: ${error}`);
+  return Number(BigInt(value));
 }
 
 /**

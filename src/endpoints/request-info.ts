@@ -154,10 +154,14 @@ function nameSelected(query: URLSearchParams): string {
 const int64Min = -(2n ** 63n);
 const int64Max = 2n ** 63n - 1n;
 
-/** An integer list option as Go's `strconv.ParseInt(s, 10, 64)` reads it (absent is fine). */
-function isGoInt64Param(value: string | null): boolean {
-  if (value === null) return true;
-  if (!/^[+-]?[0-9]+$/.test(value)) return false;
+/** Why Go's `strconv.ParseInt(s, 10, 64)` refuses `value` (its error's last words), or undefined when it reads it. */
+export function goParseInt64Error(value: string): 'invalid syntax' | 'value out of range' | undefined {
+  if (!/^[+-]?[0-9]+$/.test(value)) return 'invalid syntax';
   const n = BigInt(value);
-  return n >= int64Min && n <= int64Max;
+  return n < int64Min || n > int64Max ? 'value out of range' : undefined;
+}
+
+/** An integer list option Go's query conversion reads (absent is fine). */
+function isGoInt64Param(value: string | null): boolean {
+  return value === null || goParseInt64Error(value) === undefined;
 }
