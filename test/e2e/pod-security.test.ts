@@ -106,4 +106,7 @@ test('--admission-control-config-file: PodSecurity\'s defaults apply to unlabell
   writeFileSync(file, ['apiVersion: apiserver.config.k8s.io/v1', 'kind: AdmissionConfiguration', 'plugins:', '- name: PodSecurity', '  configuration:',
     '    apiVersion: pod-security.admission.config.k8s.io/v1', '    kind: PodSecurityConfiguration', '    defaults:', '      enforce: strict', ''].join('\n'));
   await assert.rejects(startServer({ admissionControlConfigFile: file }), /PodSecurity/);
+  await assert.rejects(startServer({ admissionControlConfigFile: path.join(dir, 'missing.yaml') }), /unable to read admission control configuration/);
+  writeFileSync(file, 'apiVersion: v1\nkind: ConfigMap\n');
+  await assert.rejects(startServer({ admissionControlConfigFile: file }), /is not an AdmissionConfiguration/);
 });
