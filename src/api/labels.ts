@@ -2,6 +2,8 @@
 // pkg/util/validation define them. The watch cache and the registry both match with them.
 
 import { badRequest } from './errors.ts';
+import { invalid, required } from './field-errors.ts';
+import type { StatusCause } from './types.ts';
 import { isObject } from './json.ts';
 
 type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
@@ -537,4 +539,19 @@ function requirementString(r: LabelRequirement): string {
 export function labelSelectorString(selector: LabelSelector): string {
   if (selector.matchesNothing) return '';
   return selector.requirements.map(requirementString).join(',');
+}
+
+const httpPathFmt = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+";
+const httpPathRegexp = new RegExp(`^${httpPathFmt}$`);
+
+/** validation.IsDomainPrefixedPath: `<DNS subdomain>/<path>` (an IngressClass's controller, an extra key). */
+export function isDomainPrefixedPath(value: string, path: string): StatusCause[] {
+  if (value === '') return [required(path)];
+  const slash = value.indexOf('/');
+  const host = slash < 0 ? value : value.slice(0, slash);
+  const rest = slash < 0 ? '' : value.slice(slash + 1);
+  if (slash < 0 || host === '' || rest === '') return [invalid(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')];
+  const causes = isDNS1123Subdomain(host).map((msg) => invalid(path, host, msg));
+  if (!httpPathRegexp.test(rest)) causes.push(invalid(path, rest, regexError('must be a valid path', httpPathFmt)));
+  return causes;
 }

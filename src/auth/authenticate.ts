@@ -9,6 +9,8 @@ export interface AuthenticationRequest {
   clientCertificate?: ClientCertificate;
   /** The audiences the credential must be meant for; the API server's own when absent. */
   audiences?: readonly string[];
+  /** The request's URL path (anonymous access may be limited to some paths). */
+  path?: string;
 }
 
 /** A TLS peer certificate as Node's getPeerCertificate() and TLSSocket.authorized describe it. */
@@ -174,8 +176,11 @@ export function bearerToken(authorizationHeader: string | undefined): string | u
 export interface RequestAuthenticatorOptions {
   /** In upstream's order: client certificates, then bearer tokens. */
   authenticators: readonly Authenticator[];
-  /** `--anonymous-auth`: a request with no credentials is system:anonymous. */
-  anonymous: boolean;
+  /**
+   * `--anonymous-auth`, or an authentication configuration's `anonymous`: a request with no
+   * credentials is system:anonymous; with `paths`, only a request for one of them.
+   */
+  anonymous: boolean | { paths: ReadonlySet<string> };
 }
 
 export const anonymousUser: UserInfo = Object.freeze({ name: 'system:anonymous', uid: '', groups: Object.freeze(['system:unauthenticated']) as string[] });
@@ -194,9 +199,15 @@ export function requestAuthenticator(opts: RequestAuthenticatorOptions): Authent
     return afterAnswer(firstRecognised(authenticators.length, (i) => authenticators[i]!(request), failures), (found) => {
       if (found !== undefined) return { ...found, user: withAuthenticatedGroup(found.user) };
       if (failures.length > 0) throw new AuthenticationFailure(aggregate(failures));
-      return opts.anonymous ? { user: anonymousUser } : undefined;
+      return anonymousAllowed(opts.anonymous, request.path) ? { user: anonymousUser } : undefined;
     });
   };
+}
+
+/** Upstream's anonymous authenticator: every path, or only those its conditions name. */
+function anonymousAllowed(anonymous: RequestAuthenticatorOptions['anonymous'], path: string | undefined): boolean {
+  if (typeof anonymous === 'boolean') return anonymous;
+  return anonymous.paths.size === 0 || (path !== undefined && anonymous.paths.has(path));
 }
 
 /** `system:authenticated` added unless present, or unless the user is anonymous or already names the unauthenticated group. */

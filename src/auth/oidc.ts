@@ -1,14 +1,63 @@
-// OpenID Connect ID tokens (`--oidc-issuer-url` and the other `--oidc-*` flags), as
-// upstream's JWT authenticator (apiserver/plugin/pkg/authenticator/token/oidc) runs the
-// legacy flags: a token whose `iss` is the issuer is verified against the issuer's keys
-// (found through its discovery document) and its claims mapped to a user; any other token
-// is left to the other authenticators.
+// JWT authenticators: ID tokens of an OpenID Connect issuer, as upstream's JWT authenticator
+// (apiserver/plugin/pkg/authenticator/token/oidc) runs one entry of an
+// AuthenticationConfiguration's `jwt` list, or the legacy `--oidc-*` flags turned into one.
+// A token whose `iss` is the issuer is verified against the issuer's keys (found through its
+// discovery document) and its claims mapped to a user; any other token is left to the other
+// authenticators. Expressions (CEL) arrive compiled: this layer only calls them.
 import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import { AuthenticationFailure, type TokenAuthenticator } from './authenticate.ts';
 import type { UserInfo } from './user.ts';
 import { credentialIdKey } from './x509.ts';
 
-export interface OidcOptions {
+/**
+ * A compiled expression and its source. `evaluate` takes the token's claims (or, for user
+ * validation rules, the user as authentication.k8s.io's UserInfo) as decoded JSON and
+ * answers the expression's value, or throws an Error whose message says why it could not.
+ */
+export interface CompiledExpression {
+  expression: string;
+  evaluate(input: Readonly<Record<string, unknown>>): unknown;
+}
+
+/** A claim (with its prefix, applied when not empty) or an expression. */
+export type PrefixedClaimOrExpression = { claim: string; prefix: string } | { expression: CompiledExpression };
+
+/** One JWT authenticator, validated: upstream's apiserver.JWTAuthenticator with its expressions compiled. */
+export interface JwtAuthenticatorSpec {
+  issuer: {
+    url: string;
+    /** Where the discovery document is read instead of `<url>/.well-known/openid-configuration`. */
+    discoveryURL?: string;
+    /** A token must be meant for any one of them. */
+    audiences: readonly string[];
+  };
+  /** Claim validation rules naming a claim: it must be present with this string value. */
+  requiredClaims: Readonly<Record<string, string>>;
+  /** Claim validation rules as expressions of `claims`; false refuses the token with the message. */
+  claimValidationRules: readonly (CompiledExpression & { message: string })[];
+  username: PrefixedClaimOrExpression;
+  groups?: PrefixedClaimOrExpression;
+  uid?: { claim: string } | { expression: CompiledExpression };
+  /** Extra attributes, each an expression of `claims` giving a string or a list of strings. */
+  extra: readonly (CompiledExpression & { key: string })[];
+  /** Expressions of `user`, checked once the user is mapped; false refuses the token with the message. */
+  userValidationRules: readonly (CompiledExpression & { message: string })[];
+}
+
+export interface JwtAuthenticatorOptions {
+  /** The algorithms a token may be signed with. */
+  signingAlgs: readonly string[];
+  /** GETs a URL of the issuer (over its CA) and parses its JSON. */
+  fetchJson(url: string): Promise<unknown>;
+  log(message: string): void;
+  now?: () => number;
+}
+
+/** The algorithms an ID token may be signed with (upstream's allow-list). */
+export const allSigningAlgs: readonly string[] = ['ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512'];
+
+/** The `--oidc-*` flags, as kube-apiserver takes them (but the CA file, read by the caller). */
+export interface OidcFlags {
   issuerUrl: string;
   clientId: string;
   /** Default `sub`. */
@@ -21,10 +70,29 @@ export interface OidcOptions {
   requiredClaims: Readonly<Record<string, string>>;
   /** `--oidc-signing-algs`, default RS256. */
   signingAlgs: readonly string[];
-  /** GETs a URL of the issuer (over its CA, `--oidc-ca-file`) and parses its JSON. */
-  fetchJson(url: string): Promise<unknown>;
-  log(message: string): void;
-  now?: () => number;
+}
+
+/**
+ * The username prefix the legacy flags mean: the issuer and `#` before any claim but
+ * `email`, unless a prefix was given; `-` for none (upstream's options/authentication.go).
+ */
+export function usernamePrefixOf(flags: Pick<OidcFlags, 'issuerUrl' | 'usernameClaim' | 'usernamePrefix'>): string {
+  if (flags.usernamePrefix === '-') return '';
+  if ((flags.usernamePrefix ?? '') === '' && flags.usernameClaim !== 'email') return `${flags.issuerUrl}#`;
+  return flags.usernamePrefix ?? '';
+}
+
+/** The JWT authenticator the legacy flags describe, as upstream builds it from them. */
+export function specOfFlags(flags: OidcFlags): JwtAuthenticatorSpec {
+  return {
+    issuer: { url: flags.issuerUrl, audiences: [flags.clientId] },
+    requiredClaims: flags.requiredClaims,
+    claimValidationRules: [],
+    username: { claim: flags.usernameClaim, prefix: usernamePrefixOf(flags) },
+    ...((flags.groupsClaim ?? '') !== '' ? { groups: { claim: flags.groupsClaim!, prefix: flags.groupsPrefix ?? '' } } : {}),
+    extra: [],
+    userValidationRules: [],
+  };
 }
 
 /** go-oidc tolerates five minutes of clock skew on nbf. */
@@ -34,26 +102,19 @@ const refetchMs = 10_000;
 /** The discovery document is tried again this often until it answers, as upstream's poll. */
 const discoveryRetryMs = 10_000;
 
-export interface OidcAuthenticator {
+export interface JwtAuthenticator {
+  issuer: string;
   authenticate: TokenAuthenticator;
+  /** Whether the issuer's keys are known (upstream's HealthCheck). */
+  ready(): boolean;
   /** Reads the discovery document (retrying until it answers) and the keys; resolves once ready or closed. */
   start(): Promise<void>;
   close(): void;
 }
 
-/**
- * The username prefix the legacy flags mean: the issuer and `#` before any claim but
- * `email`, unless a prefix was given; `-` for none (upstream's options/authentication.go).
- */
-export function usernamePrefixOf(opts: Pick<OidcOptions, 'issuerUrl' | 'usernameClaim' | 'usernamePrefix'>): string {
-  if (opts.usernamePrefix === '-') return '';
-  if ((opts.usernamePrefix ?? '') === '' && opts.usernameClaim !== 'email') return `${opts.issuerUrl}#`;
-  return opts.usernamePrefix ?? '';
-}
-
-export function oidcAuthenticator(opts: OidcOptions): OidcAuthenticator {
+export function jwtAuthenticator(spec: JwtAuthenticatorSpec, opts: JwtAuthenticatorOptions): JwtAuthenticator {
   const now = opts.now ?? (() => Date.now());
-  const usernamePrefix = usernamePrefixOf(opts);
+  const issuer = spec.issuer.url;
   let jwksUri: string | undefined;
   let keys: ReturnType<typeof createLocalJWKSet> | undefined;
   let fetchedAt = 0;
@@ -67,49 +128,59 @@ export function oidcAuthenticator(opts: OidcOptions): OidcAuthenticator {
   };
 
   const discover = async (): Promise<void> => {
-    const wellKnown = `${opts.issuerUrl.replace(/\/$/, '')}/.well-known/openid-configuration`;
+    const wellKnown = spec.issuer.discoveryURL ?? `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
     const document = (await opts.fetchJson(wellKnown)) as { issuer?: unknown; jwks_uri?: unknown };
-    if (document.issuer !== opts.issuerUrl) {
-      throw new Error(`oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(opts.issuerUrl)} got ${JSON.stringify(document.issuer)}`);
+    if (document.issuer !== issuer) {
+      throw new Error(`oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(issuer)} got ${JSON.stringify(document.issuer)}`);
     }
     if (typeof document.jwks_uri !== 'string') throw new Error('oidc: the discovery document names no jwks_uri');
     jwksUri = document.jwks_uri;
     await fetchKeys();
   };
 
-  const verifySignature = async (token: string): Promise<Uint8Array> => {
+  const verifySignature = async (token: string): Promise<void> => {
     const attempt = () => compactVerify(token, keys!, { algorithms: [...opts.signingAlgs] });
     try {
-      return (await attempt()).payload;
+      await attempt();
     } catch (err) {
       const code = (err as { code?: string }).code;
       // A key the cached set does not have: the issuer may have rotated; fetch it again, not too often.
       if ((code === 'ERR_JWKS_NO_MATCHING_KEY' || code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') && now() - fetchedAt >= refetchMs) {
         await fetchKeys();
-        return (await attempt()).payload;
+        await attempt();
+        return;
       }
       throw err;
     }
   };
 
+  /** go-oidc's Verify: the claims' checks first (cheap, before any key is fetched), then the signature. */
+  const verify = async (token: string, claims: Record<string, unknown>): Promise<void> => {
+    checkAudience(claims, spec.issuer.audiences);
+    checkTimes(claims, now());
+    const alg = algorithmOf(token);
+    if (!opts.signingAlgs.includes(alg)) throw new AuthenticationFailure(`oidc: verify token: oidc: id token signed with unsupported algorithm, expected ${goList(opts.signingAlgs)} got ${JSON.stringify(alg)}`);
+    try {
+      await verifySignature(token);
+    } catch (err) {
+      throw new AuthenticationFailure(`oidc: verify token: ${joseMessage(err)}`);
+    }
+  };
+
   const authenticate: TokenAuthenticator = (token) => {
-    if (issuerOf(token) !== opts.issuerUrl) return undefined;
+    const claims = untrustedClaims(token);
+    if (claims === undefined || claims.iss !== issuer) return undefined;
     if (keys === undefined) throw new AuthenticationFailure('oidc: authenticator not initialized');
     return (async () => {
-      let payload: Uint8Array;
-      try {
-        payload = await verifySignature(token);
-      } catch (err) {
-        throw new AuthenticationFailure(`oidc: verify token: ${joseMessage(err, opts.signingAlgs)}`);
-      }
-      const claims = JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>;
-      checkTimesAndAudience(claims, opts, now());
-      return { user: userOf(claims, opts, usernamePrefix) };
+      await verify(token, claims);
+      return { user: userOf(claims, spec) };
     })();
   };
 
   return {
+    issuer,
     authenticate,
+    ready: () => keys !== undefined,
     async start() {
       while (!closed) {
         try {
@@ -133,22 +204,38 @@ export function oidcAuthenticator(opts: OidcOptions): OidcAuthenticator {
   };
 }
 
-/** The token's `iss`, read without verifying anything (upstream's hasCorrectIssuer); undefined for no JWT. */
-function issuerOf(token: string): string | undefined {
+/** The token's claims, read without verifying anything (upstream's untrustedIssuer); undefined for no JWT. */
+function untrustedClaims(token: string): Record<string, unknown> | undefined {
+  if (token.trimStart().startsWith('{')) return undefined;
   const parts = token.split('.');
   if (parts.length !== 3) return undefined;
   try {
-    const claims = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as { iss?: unknown };
-    return typeof claims.iss === 'string' ? claims.iss : undefined;
+    const claims = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as unknown;
+    if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) return undefined;
+    const found = claims as Record<string, unknown>;
+    // Google's legacy issuer without its scheme counts as the one with it, as upstream's.
+    if (found.iss === 'accounts.google.com') found.iss = 'https://accounts.google.com';
+    return found;
   } catch {
     return undefined;
   }
 }
 
-function joseMessage(err: unknown, algs: readonly string[]): string {
+/** The `alg` of the token's protected header ('' when it has none). */
+function algorithmOf(token: string): string {
+  try {
+    const header = JSON.parse(Buffer.from(token.slice(0, token.indexOf('.')), 'base64url').toString('utf8')) as { alg?: unknown };
+    return typeof header.alg === 'string' ? header.alg : '';
+  } catch {
+    throw new AuthenticationFailure('oidc: verify token: oidc: malformed jwt: the header is not JSON');
+  }
+}
+
+function joseMessage(err: unknown): string {
   const code = (err as { code?: string }).code;
-  if (code === 'ERR_JOSE_ALG_NOT_ALLOWED') return `oidc: id token signed with unsupported algorithm, expected ${goList(algs)}`;
-  if (code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' || code === 'ERR_JWKS_NO_MATCHING_KEY') return 'failed to verify signature: failed to verify id token signature';
+  if (code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' || code === 'ERR_JWKS_NO_MATCHING_KEY' || code === 'ERR_JWKS_MULTIPLE_MATCHING_KEYS') {
+    return 'failed to verify signature: failed to verify id token signature';
+  }
   return `oidc: malformed jwt: ${(err as Error).message}`;
 }
 
@@ -157,44 +244,146 @@ function goList(values: readonly string[]): string {
   return `[${values.map((v) => JSON.stringify(v)).join(' ')}]`;
 }
 
-/** go-oidc's checks after the signature: audience (any of the client's), expiry, not-before. */
-function checkTimesAndAudience(claims: Record<string, unknown>, opts: OidcOptions, nowMs: number): void {
+/**
+ * The audience check: go-oidc's for one audience (the client id), upstream's own for
+ * several (any one of them, MatchAny), each with its words.
+ */
+function checkAudience(claims: Record<string, unknown>, audiences: readonly string[]): void {
   const aud = typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud.filter((a): a is string => typeof a === 'string') : [];
-  if (!aud.includes(opts.clientId)) throw new AuthenticationFailure(`oidc: verify token: oidc: expected audience in ${goList([opts.clientId])} got ${goList(aud)}`);
+  if (aud.some((a) => audiences.includes(a))) return;
+  const expected = audiences.length === 1 ? JSON.stringify(audiences[0]) : `in ${goList([...audiences].sort())}`;
+  throw new AuthenticationFailure(`oidc: verify token: oidc: expected audience ${expected} got ${goList(aud)}`);
+}
+
+/** go-oidc's expiry and not-before checks, with its words (times as Go's time.Time prints them, in UTC). */
+function checkTimes(claims: Record<string, unknown>, nowMs: number): void {
   const seconds = nowMs / 1000;
-  if (typeof claims.exp !== 'number' || claims.exp <= seconds) throw new AuthenticationFailure('oidc: verify token: oidc: token is expired');
+  const exp = typeof claims.exp === 'number' ? claims.exp : undefined;
+  if (exp === undefined || exp < seconds) {
+    throw new AuthenticationFailure(`oidc: verify token: oidc: token is expired (Token Expiry: ${goTime(exp)})`);
+  }
   if (typeof claims.nbf === 'number' && seconds + nbfLeewaySeconds < claims.nbf) {
-    throw new AuthenticationFailure('oidc: verify token: oidc: current time before the nbf (not before) time');
+    throw new AuthenticationFailure(`oidc: verify token: oidc: current time ${goTime(seconds)} before the nbf (not before) time: ${goTime(claims.nbf)}`);
   }
 }
 
-/** The user the claims name, as upstream's getUsername, getGroups and getExtra, then the required claims. */
-function userOf(claims: Record<string, unknown>, opts: OidcOptions, usernamePrefix: string): UserInfo {
-  const username = claims[opts.usernameClaim];
-  if (typeof username !== 'string') {
-    const why = username === undefined ? 'claim not present' : `json: cannot unmarshal ${goKind(username)} into Go value of type string`;
-    throw new AuthenticationFailure(`oidc: parse username claims ${JSON.stringify(opts.usernameClaim)}: ${why}`);
+/** A Unix time in seconds as Go's time.Time String() prints it in UTC (`2009-11-10 23:00:00 +0000 UTC`); the zero time for none. */
+export function goTime(seconds: number | undefined): string {
+  if (seconds === undefined) return '0001-01-01 00:00:00 +0000 UTC';
+  const whole = Math.floor(seconds);
+  const iso = new Date(whole * 1000).toISOString();
+  const nanos = Math.round((seconds - whole) * 1e9);
+  const fraction = nanos === 0 ? '' : `.${String(nanos).padStart(9, '0').replace(/0+$/, '')}`;
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${fraction} +0000 UTC`;
+}
+
+/**
+ * The user the claims name, in upstream's order: username, groups, uid, extra; then the
+ * required claims, the claim validation rules and the user validation rules.
+ */
+function userOf(claims: Record<string, unknown>, spec: JwtAuthenticatorSpec): UserInfo {
+  const user: UserInfo = { name: usernameOf(claims, spec.username), uid: '', groups: groupsOf(claims, spec.groups) };
+  if (spec.uid !== undefined) user.uid = uidOf(claims, spec.uid);
+  const extra: Record<string, string[]> = {};
+  for (const mapping of spec.extra) {
+    // Upstream returns the extra mappings' evaluation error as it is.
+    const value = evaluate(mapping, claims, '');
+    const values = stringList(value, `oidc: error evaluating extra claim expression: ${mapping.expression}`);
+    if (values.length > 0) extra[mapping.key] = values;
   }
-  if (opts.usernameClaim === 'email' && Object.hasOwn(claims, 'email_verified')) {
-    if (typeof claims.email_verified !== 'boolean') throw new AuthenticationFailure(`oidc: parse 'email_verified' claim: json: cannot unmarshal ${goKind(claims.email_verified)} into Go value of type bool`);
-    if (!claims.email_verified) throw new AuthenticationFailure('oidc: email not verified');
-  }
-  let groups: string[] = [];
-  if (opts.groupsClaim !== undefined && opts.groupsClaim !== '' && Object.hasOwn(claims, opts.groupsClaim)) {
-    const value = claims[opts.groupsClaim];
-    const list = typeof value === 'string' ? [value] : Array.isArray(value) && value.every((g) => typeof g === 'string') ? (value as string[]) : undefined;
-    if (list === undefined) throw new AuthenticationFailure(`oidc: parse groups claim ${JSON.stringify(opts.groupsClaim)}: json: cannot unmarshal ${goKind(value)} into Go value of type string`);
-    groups = list.map((g) => (opts.groupsPrefix ?? '') + g);
-  }
-  for (const [claim, want] of Object.entries(opts.requiredClaims)) {
+  if (typeof claims.jti === 'string') extra[credentialIdKey] = [`JTI=${claims.jti}`];
+  if (Object.keys(extra).length > 0) user.extra = extra;
+  for (const [claim, want] of Object.entries(spec.requiredClaims)) {
     if (!Object.hasOwn(claims, claim)) throw new AuthenticationFailure(`oidc: required claim ${claim} not present in ID token`);
-    const got = claims[claim];
+    const got = claims[claim] === null ? '' : claims[claim];
     if (typeof got !== 'string') throw new AuthenticationFailure(`oidc: parse claim ${claim}: json: cannot unmarshal ${goKind(got)} into Go value of type string`);
     if (got !== want) throw new AuthenticationFailure(`oidc: required claim ${claim} value does not match. Got = ${got}, want = ${want}`);
   }
-  const user: UserInfo = { name: usernamePrefix + username, uid: '', groups };
-  if (typeof claims.jti === 'string') user.extra = { [credentialIdKey]: [`JTI=${claims.jti}`] };
+  checkRules(spec.claimValidationRules, claims, 'oidc: error evaluating claim validation expression');
+  if (spec.userValidationRules.length > 0) {
+    const userInfo = { username: user.name, uid: user.uid, groups: user.groups, extra: user.extra ?? {} };
+    checkRules(spec.userValidationRules, userInfo, 'oidc: error evaluating user info validation rule');
+  }
   return user;
+}
+
+function usernameOf(claims: Record<string, unknown>, mapping: PrefixedClaimOrExpression): string {
+  if ('expression' in mapping) {
+    const value = evaluate(mapping.expression, claims, 'oidc: error evaluating username claim expression');
+    if (typeof value !== 'string') throw new AuthenticationFailure('oidc: error evaluating username claim expression: username claim expression must return a string');
+    return value;
+  }
+  // Go decodes a null into a string as the empty string, and into a bool as false.
+  const username = claims[mapping.claim] === null ? '' : claims[mapping.claim];
+  if (typeof username !== 'string') {
+    throw new AuthenticationFailure(`oidc: parse username claims ${JSON.stringify(mapping.claim)}: ${unmarshalError(username, 'string')}`);
+  }
+  if (mapping.claim === 'email' && Object.hasOwn(claims, 'email_verified')) {
+    if (claims.email_verified !== null && typeof claims.email_verified !== 'boolean') throw new AuthenticationFailure(`oidc: parse 'email_verified' claim: ${unmarshalError(claims.email_verified, 'bool')}`);
+    if (!claims.email_verified) throw new AuthenticationFailure('oidc: email not verified');
+  }
+  return mapping.prefix + username;
+}
+
+function groupsOf(claims: Record<string, unknown>, mapping: PrefixedClaimOrExpression | undefined): string[] {
+  if (mapping === undefined) return [];
+  if ('claim' in mapping) {
+    // A claim that is absent names no groups.
+    if (!Object.hasOwn(claims, mapping.claim)) return [];
+    const value = claims[mapping.claim];
+    if (value === null) return [];
+    const list = typeof value === 'string' ? [value] : Array.isArray(value) && value.every((g) => typeof g === 'string') ? (value as string[]) : undefined;
+    if (list === undefined) throw new AuthenticationFailure(`oidc: parse groups claim ${JSON.stringify(mapping.claim)}: json: cannot unmarshal ${goKind(value)} into Go value of type string`);
+    return list.map((g) => mapping.prefix + g);
+  }
+  const value = evaluate(mapping.expression, claims, 'oidc: error evaluating group claim expression');
+  return stringList(value, 'oidc: error evaluating group claim expression');
+}
+
+function uidOf(claims: Record<string, unknown>, mapping: { claim: string } | { expression: CompiledExpression }): string {
+  if ('claim' in mapping) {
+    const uid = claims[mapping.claim] === null ? '' : claims[mapping.claim];
+    if (typeof uid !== 'string') throw new AuthenticationFailure(`oidc: parse uid claim ${JSON.stringify(mapping.claim)}: ${unmarshalError(uid, 'string')}`);
+    return uid;
+  }
+  const value = evaluate(mapping.expression, claims, 'oidc: error evaluating uid claim expression');
+  if (typeof value !== 'string') throw new AuthenticationFailure('oidc: error evaluating uid claim expression: uid claim expression must return a string');
+  return value;
+}
+
+/** The expression's value; one that fails is refused as upstream's mapper words it, after `context` when there is one. */
+function evaluate(expression: CompiledExpression, input: Readonly<Record<string, unknown>>, context: string): unknown {
+  try {
+    return expression.evaluate(input);
+  } catch (err) {
+    const why = `expression '${expression.expression}' resulted in error: ${(err as Error).message}`;
+    throw new AuthenticationFailure(context === '' ? why : `${context}: ${why}`);
+  }
+}
+
+/**
+ * Upstream's convertCELValueToStringList: a string (none when empty), a list of strings
+ * (empty ones left out), or null (none); anything else is an error.
+ */
+function stringList(value: unknown, context: string): string[] {
+  if (value === null) return [];
+  if (typeof value === 'string') return value === '' ? [] : [value];
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.filter((v) => v !== '');
+  throw new AuthenticationFailure(`${context}: expression must return a string or a list of strings`);
+}
+
+/** Each rule must be true; the first false one refuses the token with its message, as upstream's checkValidationRulesEvaluation. */
+function checkRules(rules: readonly (CompiledExpression & { message: string })[], input: Readonly<Record<string, unknown>>, context: string): void {
+  for (const rule of rules) {
+    const value = evaluate(rule, input, context);
+    if (typeof value !== 'boolean') throw new AuthenticationFailure(`${context}: validation expression must return a boolean`);
+    if (!value) throw new AuthenticationFailure(`${context}: validation expression '${rule.expression}' failed: ${rule.message}`);
+  }
+}
+
+/** encoding/json's error for a claim that is absent or not of the Go type. */
+function unmarshalError(value: unknown, goType: string): string {
+  return value === undefined ? 'claim not present' : `json: cannot unmarshal ${goKind(value)} into Go value of type ${goType}`;
 }
 
 /** The JSON kind Go's decoder names in its type errors. */

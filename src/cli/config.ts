@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { parseControllers } from './controllers-flag.ts';
 import { defaultLeaderElectionTimings, leaderElectionTimingsProblem } from '../controllers/runtime/index.ts';
-import type { OidcOptions } from '../auth/oidc.ts';
+import type { OidcFlags } from '../auth/oidc.ts';
 
 export interface Config {
   dataDir: string;
@@ -35,6 +35,8 @@ export interface Config {
   clientCaFile: string | undefined;
   /** `--anonymous-auth`: requests with no credentials are system:anonymous (true, as upstream). */
   anonymousAuth: boolean;
+  /** Whether `--anonymous-auth` was given (the authentication configuration may not then configure anonymous access). */
+  anonymousAuthFlagSet?: boolean;
   /** `--service-account-signing-key-file`: default `<dataDir>/pki/sa.key`, created (RSA 2048) on first use. */
   serviceAccountSigningKeyFile: string | undefined;
   /** `--service-account-key-file` (repeatable): keys tokens are verified with; default the signing key. */
@@ -45,6 +47,8 @@ export interface Config {
   apiAudiences: string[];
   /** `--oidc-*`: OpenID Connect ID tokens of one issuer; undefined without `--oidc-issuer-url`. */
   oidc?: OidcConfig;
+  /** `--authentication-config`: an AuthenticationConfiguration file (JWT authenticators, anonymous access), reloaded when it changes. */
+  authenticationConfig?: string;
   serviceClusterIPRange: string;
   serviceNodePortRange: string;
   /** History kept before compaction, in milliseconds (upstream's --etcd-compaction-interval). */
@@ -192,7 +196,7 @@ export function defaultConfig(): Config {
 export class UsageError extends Error {}
 
 /** The `--oidc-*` flags, as kube-apiserver takes them: the authenticator's settings and the issuer's CA. */
-export type OidcConfig = Omit<OidcOptions, 'fetchJson' | 'log' | 'now'> & { caFile?: string };
+export type OidcConfig = OidcFlags & { caFile?: string };
 
 /** The algorithms an ID token may be signed with (upstream's supported set). */
 const oidcSigningAlgs = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'];
@@ -332,6 +336,7 @@ Flags (kube-apiserver's names where one exists):
   --service-account-issuer string    token issuer, repeatable: the first signs
                                      (default "https://kubernetes.default.svc.cluster.local")
   --api-audiences strings            audiences tokens must be meant for (default the issuers)
+  --authentication-config string     AuthenticationConfiguration file: JWT authenticators (several issuers, CEL claim mappings and rules) and anonymous access; reloaded when it changes
   --oidc-issuer-url string           OpenID Connect issuer (https) whose ID tokens authenticate, with --oidc-client-id
   --oidc-client-id string            the audience its tokens must carry
   --oidc-username-claim string       the claim naming the user (default "sub"; any claim but email is prefixed "<issuer>#")
@@ -414,6 +419,7 @@ export function parseServeFlags(args: string[]): Config {
       'service-account-key-file': { type: 'string', multiple: true },
       'service-account-issuer': { type: 'string', multiple: true },
       'api-audiences': { type: 'string' },
+      'authentication-config': { type: 'string' },
       'oidc-issuer-url': { type: 'string' },
       'oidc-client-id': { type: 'string' },
       'oidc-username-claim': { type: 'string' },
@@ -485,6 +491,7 @@ export function parseServeFlags(args: string[]): Config {
   if (overlap.length > 0) throw new UsageError(`[${overlap.join(' ')}] in enable-admission-plugins and disable-admission-plugins overlapped`);
   if (values['client-ca-file'] !== undefined) config.clientCaFile = values['client-ca-file'];
   config.anonymousAuth = booleanFlag('anonymous-auth', values['anonymous-auth'], config.anonymousAuth);
+  if (values['anonymous-auth'] !== undefined) config.anonymousAuthFlagSet = true;
   if (values['service-account-signing-key-file'] !== undefined) config.serviceAccountSigningKeyFile = values['service-account-signing-key-file'];
   if (values['service-account-key-file'] !== undefined) config.serviceAccountKeyFiles = values['service-account-key-file'];
   if (values['service-account-issuer'] !== undefined) {
@@ -492,6 +499,13 @@ export function parseServeFlags(args: string[]): Config {
     if (config.serviceAccountIssuers.length === 0) throw new UsageError('--service-account-issuer must not be empty');
   }
   if (values['api-audiences'] !== undefined) config.apiAudiences = values['api-audiences'].split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (values['authentication-config'] !== undefined && values['authentication-config'] !== '') {
+    // Upstream's check: any --oidc-* flag given, valid or not, conflicts with the file.
+    if (Object.entries(values).some(([name, value]) => name.startsWith('oidc-') && value !== undefined)) {
+      throw new UsageError('authentication-config file and oidc-* flags are mutually exclusive');
+    }
+    config.authenticationConfig = values['authentication-config'];
+  }
   const oidc = parseOidcFlags(values);
   if (oidc !== undefined) config.oidc = oidc;
   if (values['service-cluster-ip-range'] !== undefined) config.serviceClusterIPRange = values['service-cluster-ip-range'];

@@ -48,7 +48,7 @@ import { UsageError, type Config } from './config.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { modeAuthorizer, RbacInformers, rbacStores, reconcileBootstrapPolicy } from './rbac.ts';
 import { NodeAuthorization } from './node-authorization.ts';
-import { oidcFromConfig } from './oidc.ts';
+import { authenticationSetup } from './authentication.ts';
 import { podSecurityConfiguration } from './admission-config.ts';
 
 export const plinthVersion = '0.1.0';
@@ -153,6 +153,9 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   // Set once the Stores exist: the RBAC rules (when RBAC is a mode) and the authorizer in use.
   const authorization: { rbac?: RbacAuthorizer; authorizer?: Authorizer } = {};
   const podSecurity = await podSecurityConfiguration(config.admissionControlConfigFile);
+  const apiAudiences = config.apiAudiences.length > 0 ? config.apiAudiences : config.serviceAccountIssuers;
+  // A configuration file that does not load fails the start, before storage is opened.
+  const authn = await authenticationSetup(config, apiAudiences, log);
   const admissionSetup = admissionPlugins(registry, log, {
     podSecurity,
     enabled: config.enableAdmissionPlugins,
@@ -298,10 +301,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       log(`watch of ${type.group === '' ? type.resource : `${type.resource}.${type.group}`} cut off: the client left its data unread`);
     },
   });
-  const apiAudiences = config.apiAudiences.length > 0 ? config.apiAudiences : config.serviceAccountIssuers;
-  // Its discovery document is read in the background, retried until the issuer answers, as upstream's.
-  const oidc = config.oidc === undefined ? undefined : await oidcFromConfig(config.oidc, log);
-  void oidc?.start();
+  // The issuers' discovery documents are read in the background, retried until they answer, as upstream's.
+  authn.start();
   const authenticator = requestAuthenticator({
     // Upstream's order: client certificates, then bearer tokens (the token file, then service-account JWTs).
     authenticators: [
@@ -309,10 +310,10 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       bearerTokenAuthenticator(unionTokenAuthenticator([
         audienceAgnostic(apiAudiences, tokenFileAuthenticator(tokens.users)),
         serviceAccountTokenAuthenticator({ issuers: config.serviceAccountIssuers, keys: serviceAccountKeys, apiAudiences, getter: tokenGetter(registry) }),
-        ...(oidc === undefined ? [] : [audienceAgnostic(apiAudiences, oidc.authenticate)]),
+        ...(authn.jwt === undefined ? [] : [authn.jwt]),
       ])),
     ],
-    anonymous: config.anonymousAuth,
+    anonymous: authn.anonymous,
   });
   const authentication = authenticationApi({
     authenticator, apiAudiences, issuer: config.serviceAccountIssuers[0]!, keys: serviceAccountKeys, jwksUri: () => `${serverUrl()}/openid/v1/jwks`,
@@ -355,8 +356,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     authenticator,
     authorizer,
     clientCaPem,
-    // With AlwaysAllow among the modes, anonymous requests would be allowed everything: they reach only the public paths.
-    anonymousOnlyPublicPaths: config.authorizationModes.includes('AlwaysAllow'),
+    anonymousOnlyPublicPaths: authn.anonymousOnlyPublicPaths,
     handler,
     log,
     ...(config.verbosity >= 4 ? { debug: log } : {}),
@@ -379,7 +379,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     // Controllers finish their work in flight while the caches and storage are still there.
     // The lease is released last, so that another replica takes over once they have.
     await leaderControllers.close();
-    oidc?.close();
+    authn.close();
     await Promise.all([crdController.close(), rbacInformers?.close(), nodeAuthorization?.close()]);
     admissionSetup.close();
     await applyOffload?.close();

@@ -425,7 +425,7 @@ export class ApiServer {
     const clientCertificate = clientCertificateOf(req as unknown as Request);
     let found;
     try {
-      found = await this.opts.authenticator({ headers: req.headers, ...(clientCertificate !== undefined ? { clientCertificate } : {}) });
+      found = await this.opts.authenticator({ headers: req.headers, path, ...(clientCertificate !== undefined ? { clientCertificate } : {}) });
     } catch (err) {
       if (err instanceof AuthenticationFailure) throw unauthorized();
       throw err;

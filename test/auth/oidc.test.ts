@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { AuthenticationFailure } from '../../src/auth/authenticate.ts';
-import { oidcAuthenticator, usernamePrefixOf, type OidcOptions } from '../../src/auth/oidc.ts';
+import { goTime, jwtAuthenticator, specOfFlags, usernamePrefixOf, type JwtAuthenticatorOptions, type OidcFlags } from '../../src/auth/oidc.ts';
 
 const issuer = 'https://issuer.example';
 
@@ -30,7 +30,7 @@ async function sign(key: Awaited<ReturnType<typeof keyPair>>, claims: Record<str
     .sign(key.privateKey);
 }
 
-async function outcome(authenticate: ReturnType<typeof oidcAuthenticator>['authenticate'], token: string): Promise<unknown> {
+async function outcome(authenticate: ReturnType<typeof jwtAuthenticator>['authenticate'], token: string): Promise<unknown> {
   try {
     return await authenticate(token, undefined);
   } catch (err) {
@@ -39,8 +39,10 @@ async function outcome(authenticate: ReturnType<typeof oidcAuthenticator>['authe
   }
 }
 
-function options(keys: JWK[], fetched: string[], more: Partial<OidcOptions> = {}): OidcOptions {
-  return { issuerUrl: issuer, clientId: 'plinth', usernameClaim: 'sub', requiredClaims: {}, signingAlgs: ['RS256'], fetchJson: issuerDocuments(keys, fetched), log: () => {}, ...more };
+/** An authenticator of the legacy flags' settings (`more`), reading the issuer from memory. */
+function fromFlags(keys: JWK[], fetched: string[], more: Partial<OidcFlags & JwtAuthenticatorOptions> = {}) {
+  const flags: OidcFlags = { issuerUrl: issuer, clientId: 'plinth', usernameClaim: 'sub', requiredClaims: {}, signingAlgs: ['RS256'], ...more };
+  return jwtAuthenticator(specOfFlags(flags), { signingAlgs: flags.signingAlgs, fetchJson: issuerDocuments(keys, fetched), log: () => {}, ...more });
 }
 
 test('the legacy flags\' username prefix: the issuer and # before any claim but email; "-" for none', () => {
@@ -53,7 +55,7 @@ test('the legacy flags\' username prefix: the issuer and # before any claim but 
 test('an ID token of the issuer names its user and groups; others are refused or left to other authenticators', async () => {
   const key = await keyPair('k1');
   const fetched: string[] = [];
-  const oidc = oidcAuthenticator(options([key.jwk], fetched, { groupsClaim: 'groups', groupsPrefix: 'oidc:', requiredClaims: { hd: 'example.com' } }));
+  const oidc = fromFlags([key.jwk], fetched, { groupsClaim: 'groups', groupsPrefix: 'oidc:', requiredClaims: { hd: 'example.com' } });
   const early = await sign(key, { hd: 'example.com' });
   assert.equal(await outcome(oidc.authenticate, early), 'oidc: authenticator not initialized');
   await oidc.start();
@@ -68,12 +70,14 @@ test('an ID token of the issuer names its user and groups; others are refused or
   const refused: [Record<string, unknown>, string][] = [
     [{ hd: 'other.com' }, 'oidc: required claim hd value does not match. Got = other.com, want = example.com'],
     [{}, 'oidc: required claim hd not present in ID token'],
-    [{ hd: 'example.com', aud: 'someone-else' }, 'oidc: verify token: oidc: expected audience in ["plinth"] got ["someone-else"]'],
+    [{ hd: 'example.com', aud: 'someone-else' }, 'oidc: verify token: oidc: expected audience "plinth" got ["someone-else"]'],
     [{ hd: 'example.com', groups: 5 }, 'oidc: parse groups claim "groups": json: cannot unmarshal number into Go value of type string'],
     [{ hd: 'example.com', sub: 7 }, 'oidc: parse username claims "sub": json: cannot unmarshal number into Go value of type string'],
   ];
   for (const [claims, message] of refused) assert.equal(await outcome(oidc.authenticate, await sign(key, claims)), message, JSON.stringify(claims));
-  assert.equal(await outcome(oidc.authenticate, await sign(key, { hd: 'example.com' }, -10)), 'oidc: verify token: oidc: token is expired');
+  const expired = await sign(key, { hd: 'example.com' }, -10);
+  const exp = JSON.parse(Buffer.from(expired.split('.')[1]!, 'base64url').toString()).exp as number;
+  assert.equal(await outcome(oidc.authenticate, expired), `oidc: verify token: oidc: token is expired (Token Expiry: ${goTime(exp)})`);
   // Signed by a key the issuer never published.
   const stranger = await keyPair('k1');
   assert.equal(await outcome(oidc.authenticate, await sign(stranger, { hd: 'example.com' })), 'oidc: verify token: failed to verify signature: failed to verify id token signature');
@@ -88,7 +92,7 @@ test('email as the username: no prefix, and email_verified must not be false; a 
   const keys = [old.jwk];
   const fetched: string[] = [];
   let clock = Date.now();
-  const oidc = oidcAuthenticator(options(keys, fetched, { usernameClaim: 'email', now: () => clock }));
+  const oidc = fromFlags(keys, fetched, { usernameClaim: 'email', now: () => clock });
   await oidc.start();
   assert.deepEqual(await outcome(oidc.authenticate, await sign(old, { email: 'alice@example.com', email_verified: true })), { user: { name: 'alice@example.com', uid: '', groups: [] } });
   assert.equal(await outcome(oidc.authenticate, await sign(old, { email: 'alice@example.com', email_verified: false })), 'oidc: email not verified');
@@ -102,19 +106,19 @@ test('email as the username: no prefix, and email_verified must not be false; a 
 
   const ec = await keyPair('ec', 'ES256');
   keys.push(ec.jwk);
-  assert.equal(await outcome(oidc.authenticate, await sign(ec, { email: 'dave@example.com' })), 'oidc: verify token: oidc: id token signed with unsupported algorithm, expected ["RS256"]');
+  assert.equal(await outcome(oidc.authenticate, await sign(ec, { email: 'dave@example.com' })), 'oidc: verify token: oidc: id token signed with unsupported algorithm, expected ["RS256"] got "ES256"');
   oidc.close();
 });
 
 test('a discovery document naming another issuer is not trusted', async () => {
   const logged: string[] = [];
-  const oidc = oidcAuthenticator(options([], [], {
+  const oidc = fromFlags([], [], {
     fetchJson: async () => ({ issuer: 'https://impostor.example', jwks_uri: 'https://impostor.example/keys' }),
-    log: (message) => {
+    log: (message: string) => {
       logged.push(message);
       oidc.close();
     },
-  }));
+  });
   await oidc.start();
   assert.deepEqual(logged, ['oidc authenticator: initializing plugin: oidc: issuer did not match the issuer returned by provider, expected "https://issuer.example" got "https://impostor.example"']);
 });

@@ -4,7 +4,7 @@
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { JsonObject } from '../../api/json.ts';
-import { regexError } from '../../api/labels.ts';
+import { isDomainPrefixedPath, regexError } from '../../api/labels.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { fieldImmutable, forbidden, GoValue, invalid, notSupported, required, tooLong } from '../validation/field.ts';
@@ -168,21 +168,7 @@ export function ingressesType(): ResourceType {
 // ---- ingressclasses ----
 
 const parameterScopes = ['Cluster', 'Namespace'];
-const httpPathFmt = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+";
-const httpPathRegexp = new RegExp(`^${httpPathFmt}$`);
 const maxControllerLength = 250;
-
-/** validation.IsDomainPrefixedPath. */
-function validateDomainPrefixedPath(value: string, path: string): StatusCause[] {
-  if (value === '') return [required(path)];
-  const slash = value.indexOf('/');
-  const host = slash < 0 ? value : value.slice(0, slash);
-  const rest = slash < 0 ? '' : value.slice(slash + 1);
-  if (slash < 0 || host === '' || rest === '') return [invalid(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')];
-  const causes = isDNS1123Subdomain(host).map((msg) => invalid(path, host, msg));
-  if (!httpPathRegexp.test(rest)) causes.push(invalid(path, rest, regexError('must be a valid path', httpPathFmt)));
-  return causes;
-}
 
 /** validateIngressClassSpec. */
 export function validateIngressClass(ic: KubeObject): StatusCause[] {
@@ -190,7 +176,7 @@ export function validateIngressClass(ic: KubeObject): StatusCause[] {
   const controller = stringAt(spec, 'controller');
   const causes: StatusCause[] = [];
   if (Buffer.byteLength(controller) > maxControllerLength) causes.push(tooLong('spec.controller', maxControllerLength));
-  causes.push(...validateDomainPrefixedPath(controller, 'spec.controller'));
+  causes.push(...isDomainPrefixedPath(controller, 'spec.controller'));
   const params = objectAt(spec, 'parameters');
   if (params !== undefined) {
     const path = 'spec.parameters';

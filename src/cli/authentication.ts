@@ -1,0 +1,123 @@
+// Authentication set up from the flags: JWT authenticators from `--authentication-config`
+// (followed as the file changes) or the `--oidc-*` flags, and anonymous access from the
+// file's `anonymous` or `--anonymous-auth`, as kube-apiserver's ToAuthenticationConfig and
+// ApplyTo decide between them.
+import { readFile } from 'node:fs/promises';
+import type { TokenAuthenticator } from '../auth/authenticate.ts';
+import { allSigningAlgs, specOfFlags } from '../auth/oidc.ts';
+import { InvalidConfiguration, loadAuthenticationConfiguration, parseAuthenticationConfiguration, sameAnonymous, watchFile, type LoadedAuthenticationConfiguration } from './authentication-config.ts';
+import { UsageError, type Config } from './config.ts';
+import { JwtAuthenticators } from './jwt-authenticators.ts';
+
+export interface AuthenticationSetup {
+  /** The JWT authenticators' tokens, when any are configured (or may be, by a reload of the file). */
+  jwt?: TokenAuthenticator;
+  /** Who may be system:anonymous: everyone without credentials, nobody, or only requests for some paths. */
+  anonymous: boolean | { paths: ReadonlySet<string> };
+  /**
+   * `--anonymous-auth` with AlwaysAllow among the modes: upstream turns anonymous access off
+   * (it would be allowed everything); Plinth keeps it for the public paths only.
+   */
+  anonymousOnlyPublicPaths: boolean;
+  /** Starts reading the issuers' keys and following the file. */
+  start(): void;
+  close(): void;
+}
+
+export async function authenticationSetup(config: Config, apiAudiences: readonly string[], log: (message: string) => void): Promise<AuthenticationSetup> {
+  let loaded: LoadedAuthenticationConfiguration | undefined;
+  if (config.authenticationConfig !== undefined) {
+    try {
+      loaded = await loadAuthenticationConfiguration(config.authenticationConfig, config.serviceAccountIssuers);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    if (loaded.anonymous !== undefined && config.anonymousAuthFlagSet === true) {
+      throw new UsageError('anonymous: Forbidden: --anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file');
+    }
+  }
+  const fileAnonymous = loaded?.anonymous;
+  const anonymous = fileAnonymous === undefined ? config.anonymousAuth
+    : fileAnonymous.enabled ? { paths: new Set(fileAnonymous.conditions.map((c) => c.path)) } : false;
+  const anonymousOnlyPublicPaths = fileAnonymous === undefined && config.authorizationModes.includes('AlwaysAllow');
+
+  if (loaded === undefined && config.oidc === undefined) {
+    return { anonymous, anonymousOnlyPublicPaths, start() {}, close() {} };
+  }
+  const oidc = config.oidc;
+  const ca = oidc?.caFile === undefined ? undefined : await readFile(oidc.caFile, 'utf8');
+  // With a configuration file every algorithm upstream knows is allowed; the flags name theirs.
+  const jwt = new JwtAuthenticators({ apiAudiences, signingAlgs: loaded !== undefined || oidc === undefined ? allSigningAlgs : oidc.signingAlgs, log });
+  let following: { close(): void } | undefined;
+  return {
+    jwt: jwt.authenticate,
+    anonymous,
+    anonymousOnlyPublicPaths,
+    start() {
+      if (loaded === undefined) {
+        jwt.start([{ spec: specOfFlags(oidc!), ...(ca !== undefined ? { certificateAuthority: ca } : {}) }]);
+        return;
+      }
+      jwt.start(loaded.jwt);
+      following = followFile(config.authenticationConfig!, loaded, jwt, config.serviceAccountIssuers, log);
+    },
+    close() {
+      following?.close();
+      jwt.close();
+    },
+  };
+}
+
+/**
+ * Reloads the configuration when the file changes, as upstream's WatchUntil callback: a file
+ * that cannot be read is tried again; one that does not decode, is invalid or changes
+ * `anonymous` is logged and skipped until it changes again; the new authenticators replace
+ * the old once their issuers' keys are read, else it is tried again.
+ */
+function followFile(file: string, initial: LoadedAuthenticationConfiguration, jwt: JwtAuthenticators, disallowedIssuers: readonly string[], log: (message: string) => void): { close(): void } {
+  let tracked = initial.data;
+  let running: Promise<void> | undefined;
+  let again = false;
+  const reload = async (): Promise<void> => {
+    let data: string;
+    try {
+      data = await readFile(file, 'utf8');
+    } catch (err) {
+      log(`failed to read authentication config file: ${(err as Error).message}`);
+      return;
+    }
+    if (data === tracked) return;
+    let next: LoadedAuthenticationConfiguration;
+    try {
+      next = await parseAuthenticationConfiguration(data, disallowedIssuers);
+      if (!sameAnonymous(initial.anonymous, next.anonymous)) throw new InvalidConfiguration('anonymous: Forbidden: changed from initial configuration file');
+    } catch (err) {
+      log(`${err instanceof InvalidConfiguration ? 'failed to validate' : 'failed to load'} authentication config: ${(err as Error).message}`);
+      tracked = data;
+      return;
+    }
+    try {
+      await jwt.replace(next.jwt);
+    } catch (err) {
+      log(`failed to update authentication config: ${(err as Error).message}`);
+      return;
+    }
+    tracked = data;
+    log('reloaded authentication config');
+  };
+  // One reload at a time; a change noticed meanwhile is looked at once it is done.
+  const check = (): void => {
+    if (running !== undefined) {
+      again = true;
+      return;
+    }
+    running = reload().finally(() => {
+      running = undefined;
+      if (again) {
+        again = false;
+        check();
+      }
+    });
+  };
+  return watchFile(file, check);
+}
