@@ -51,6 +51,10 @@ export interface JwtAuthenticatorOptions {
   fetchJson(url: string): Promise<unknown>;
   log(message: string): void;
   now?: () => number;
+  /** A token of the issuer was authenticated or refused, in `seconds` (upstream's latency metric). */
+  observe?(result: 'success' | 'failure', seconds: number): void;
+  /** The issuer's key set was fetched (with it) or could not be. */
+  keysFetched?(result: 'success' | 'failure', keySet?: unknown): void;
 }
 
 /** The algorithms an ID token may be signed with (upstream's allow-list). */
@@ -124,7 +128,15 @@ export function jwtAuthenticator(spec: JwtAuthenticatorSpec, opts: JwtAuthentica
 
   const fetchKeys = async (): Promise<void> => {
     fetchedAt = now();
-    keys = createLocalJWKSet((await opts.fetchJson(jwksUri!)) as JSONWebKeySet);
+    let keySet: unknown;
+    try {
+      keySet = await opts.fetchJson(jwksUri!);
+      keys = createLocalJWKSet(keySet as JSONWebKeySet);
+    } catch (err) {
+      opts.keysFetched?.('failure');
+      throw err;
+    }
+    opts.keysFetched?.('success', keySet);
   };
 
   const discover = async (): Promise<void> => {
@@ -170,10 +182,22 @@ export function jwtAuthenticator(spec: JwtAuthenticatorSpec, opts: JwtAuthentica
   const authenticate: TokenAuthenticator = (token) => {
     const claims = untrustedClaims(token);
     if (claims === undefined || claims.iss !== issuer) return undefined;
-    if (keys === undefined) throw new AuthenticationFailure('oidc: authenticator not initialized');
+    const started = performance.now();
+    const observed = (result: 'success' | 'failure') => opts.observe?.(result, (performance.now() - started) / 1000);
+    if (keys === undefined) {
+      observed('failure');
+      throw new AuthenticationFailure('oidc: authenticator not initialized');
+    }
     return (async () => {
-      await verify(token, claims);
-      return { user: userOf(claims, spec) };
+      try {
+        await verify(token, claims);
+        const user = userOf(claims, spec);
+        observed('success');
+        return { user };
+      } catch (err) {
+        observed('failure');
+        throw err;
+      }
     })();
   };
 

@@ -7,7 +7,12 @@ import type { TokenAuthenticator } from '../auth/authenticate.ts';
 import { allSigningAlgs, specOfFlags } from '../auth/oidc.ts';
 import { InvalidConfiguration, loadAuthenticationConfiguration, parseAuthenticationConfiguration, sameAnonymous, watchFile, type LoadedAuthenticationConfiguration } from './authentication-config.ts';
 import { UsageError, type Config } from './config.ts';
-import { JwtAuthenticators } from './jwt-authenticators.ts';
+import { JwtAuthenticators, type JwtMetrics } from './jwt-authenticators.ts';
+
+/** What authentication reports: the JWT authenticators' series and the configuration's reloads. */
+export interface AuthenticationMetrics extends JwtMetrics {
+  authenticationConfig(data: string, status?: 'success' | 'failure'): void;
+}
 
 export interface AuthenticationSetup {
   /** The JWT authenticators' tokens, when any are configured (or may be, by a reload of the file). */
@@ -24,7 +29,7 @@ export interface AuthenticationSetup {
   close(): void;
 }
 
-export async function authenticationSetup(config: Config, apiAudiences: readonly string[], log: (message: string) => void): Promise<AuthenticationSetup> {
+export async function authenticationSetup(config: Config, apiAudiences: readonly string[], log: (message: string) => void, metrics?: AuthenticationMetrics): Promise<AuthenticationSetup> {
   let loaded: LoadedAuthenticationConfiguration | undefined;
   if (config.authenticationConfig !== undefined) {
     try {
@@ -47,7 +52,7 @@ export async function authenticationSetup(config: Config, apiAudiences: readonly
   const oidc = config.oidc;
   const ca = oidc?.caFile === undefined ? undefined : await readFile(oidc.caFile, 'utf8');
   // With a configuration file every algorithm upstream knows is allowed; the flags name theirs.
-  const jwt = new JwtAuthenticators({ apiAudiences, signingAlgs: loaded !== undefined || oidc === undefined ? allSigningAlgs : oidc.signingAlgs, log });
+  const jwt = new JwtAuthenticators({ apiAudiences, signingAlgs: loaded !== undefined || oidc === undefined ? allSigningAlgs : oidc.signingAlgs, log, ...(metrics !== undefined ? { metrics } : {}) });
   let following: { close(): void } | undefined;
   return {
     jwt: jwt.authenticate,
@@ -59,7 +64,8 @@ export async function authenticationSetup(config: Config, apiAudiences: readonly
         return;
       }
       jwt.start(loaded.jwt);
-      following = followFile(config.authenticationConfig!, loaded, jwt, config.serviceAccountIssuers, log);
+      metrics?.authenticationConfig(loaded.data);
+      following = followFile(config.authenticationConfig!, loaded, jwt, config.serviceAccountIssuers, log, metrics);
     },
     close() {
       following?.close();
@@ -74,7 +80,10 @@ export async function authenticationSetup(config: Config, apiAudiences: readonly
  * `anonymous` is logged and skipped until it changes again; the new authenticators replace
  * the old once their issuers' keys are read, else it is tried again.
  */
-function followFile(file: string, initial: LoadedAuthenticationConfiguration, jwt: JwtAuthenticators, disallowedIssuers: readonly string[], log: (message: string) => void): { close(): void } {
+function followFile(
+  file: string, initial: LoadedAuthenticationConfiguration, jwt: JwtAuthenticators, disallowedIssuers: readonly string[], log: (message: string) => void,
+  metrics: AuthenticationMetrics | undefined,
+): { close(): void } {
   let tracked = initial.data;
   let running: Promise<void> | undefined;
   let again = false;
@@ -84,6 +93,7 @@ function followFile(file: string, initial: LoadedAuthenticationConfiguration, jw
       data = await readFile(file, 'utf8');
     } catch (err) {
       log(`failed to read authentication config file: ${(err as Error).message}`);
+      metrics?.authenticationConfig('', 'failure');
       return;
     }
     if (data === tracked) return;
@@ -93,6 +103,7 @@ function followFile(file: string, initial: LoadedAuthenticationConfiguration, jw
       if (!sameAnonymous(initial.anonymous, next.anonymous)) throw new InvalidConfiguration('anonymous: Forbidden: changed from initial configuration file');
     } catch (err) {
       log(`${err instanceof InvalidConfiguration ? 'failed to validate' : 'failed to load'} authentication config: ${(err as Error).message}`);
+      metrics?.authenticationConfig(data, 'failure');
       tracked = data;
       return;
     }
@@ -100,10 +111,12 @@ function followFile(file: string, initial: LoadedAuthenticationConfiguration, jw
       await jwt.replace(next.jwt);
     } catch (err) {
       log(`failed to update authentication config: ${(err as Error).message}`);
+      metrics?.authenticationConfig(data, 'failure');
       return;
     }
     tracked = data;
     log('reloaded authentication config');
+    metrics?.authenticationConfig(data, 'success');
   };
   // One reload at a time; a change noticed meanwhile is looked at once it is done.
   const check = (): void => {

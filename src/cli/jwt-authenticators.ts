@@ -41,20 +41,28 @@ function getJson(url: string, ca: string | undefined): Promise<unknown> {
 /** How long a new configuration's authenticators may take to become ready (upstream's UpdateAuthenticationConfigTimeout). */
 const readyTimeoutMs = 60_000;
 
+/** What the authenticators report (ApiMetrics' upstream series). */
+export interface JwtMetrics {
+  jwtAuthentication(issuer: string, result: 'success' | 'failure', seconds: number): void;
+  jwksFetch(issuer: string, result: 'success' | 'failure', keySet?: unknown): void;
+}
+
 export class JwtAuthenticators {
   #current: JwtAuthenticator[] = [];
   #union: TokenAuthenticator = () => undefined;
   readonly #apiAudiences: readonly string[];
   readonly #signingAlgs: readonly string[];
   readonly #log: (message: string) => void;
+  readonly #metrics: JwtMetrics | undefined;
 
   /** Tokens are meant for the API server's own audiences (upstream wraps the union audience-agnostic). */
   readonly authenticate: TokenAuthenticator = (token, audiences) => this.#union(token, audiences);
 
-  constructor(opts: { apiAudiences: readonly string[]; signingAlgs: readonly string[]; log: (message: string) => void }) {
+  constructor(opts: { apiAudiences: readonly string[]; signingAlgs: readonly string[]; log: (message: string) => void; metrics?: JwtMetrics }) {
     this.#apiAudiences = opts.apiAudiences;
     this.#signingAlgs = opts.signingAlgs;
     this.#log = opts.log;
+    this.#metrics = opts.metrics;
   }
 
   /** The issuers served now. */
@@ -67,6 +75,8 @@ export class JwtAuthenticators {
       signingAlgs: this.#signingAlgs,
       fetchJson: (url) => getJson(url, certificateAuthority),
       log: this.#log,
+      observe: (result, seconds) => this.#metrics?.jwtAuthentication(spec.issuer.url, result, seconds),
+      keysFetched: (result, keySet) => this.#metrics?.jwksFetch(spec.issuer.url, result, keySet),
     }));
   }
 

@@ -155,7 +155,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const podSecurity = await podSecurityConfiguration(config.admissionControlConfigFile);
   const apiAudiences = config.apiAudiences.length > 0 ? config.apiAudiences : config.serviceAccountIssuers;
   // A configuration file that does not load fails the start, before storage is opened.
-  const authn = await authenticationSetup(config, apiAudiences, log);
+  const authn = await authenticationSetup(config, apiAudiences, log, metrics);
   const admissionSetup = admissionPlugins(registry, log, {
     podSecurity,
     enabled: config.enableAdmissionPlugins,

@@ -8,6 +8,7 @@
 // process's CPU, memory and start time are as ever, the GC and event-loop histograms
 // cover the time since the first scrape.
 
+import { createHash, randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { CollectedGauge, HistogramSeries, PlainCounter, PlainGauge, PlainHistogram, type MetricList } from './series.ts';
 
@@ -18,6 +19,8 @@ const prometheusContentType = 'text/plain; version=0.0.4; charset=utf-8';
 const requestBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 /** From 100 µs, doubling (etcd's etcd_disk_wal_fsync_duration_seconds starts at 1 ms: a sync here takes ~0.4). */
 const walSyncBuckets = Array.from({ length: 16 }, (_, i) => 0.0001 * 2 ** i);
+/** Upstream's apiserver_authentication_jwt_authenticator_latency_seconds buckets (the defaults from 1 ms). */
+const jwtLatencyBuckets = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** Upstream's etcd_request_duration_seconds buckets. */
 const storageBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 
@@ -64,9 +67,18 @@ export class ApiMetrics {
   readonly #readOnlyInflight: { value: number };
   readonly #mutatingInflight: { value: number };
   readonly #series = new Map<string, RequestSeries>();
+  readonly #jwtLatency: PlainHistogram;
+  readonly #jwksFetched: PlainGauge;
+  readonly #jwksKeySets = new Map<string, string>();
+  readonly #authnReloads: PlainCounter;
+  readonly #authnReloadTimes: PlainGauge;
+  #authnConfigHash: string | undefined;
+  /** sha256 of the server's identity, as upstream labels its authentication metrics. */
+  readonly #serverIdHash: string;
 
-  constructor(sources: MetricsSources) {
+  constructor(sources: MetricsSources, serverId = `apiserver-${randomUUID()}`) {
     const list = this.#list;
+    this.#serverIdHash = sha256Label(serverId);
     this.#requests = new PlainCounter(list, 'apiserver_request_total', 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.');
     this.#durations = new PlainHistogram(list, 'apiserver_request_duration_seconds', 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', requestBuckets);
     this.#longRunning = new PlainGauge(list, 'apiserver_longrunning_requests', 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.');
@@ -77,6 +89,14 @@ export class ApiMetrics {
     this.#terminatedWatchers = new PlainCounter(list, 'apiserver_terminated_watchers_total', 'Counter of watchers closed due to unresponsiveness broken by resource type.');
     this.#storage = new PlainHistogram(list, 'etcd_request_duration_seconds', 'Etcd request latency in seconds for each operation and object type.', storageBuckets);
     this.#walSyncs = new PlainHistogram(list, 'plinth_storage_wal_sync_duration_seconds', 'Time to make a commit of the embedded storage durable (fdatasync of its write-ahead log), by where it ran: the event loop, or the thread pool while the disk is slow.', walSyncBuckets);
+    this.#jwtLatency = new PlainHistogram(list, 'apiserver_authentication_jwt_authenticator_latency_seconds', 'Latency of jwt authentication operations in seconds. This is the time spent authenticating a token for cache miss only (i.e. when the token is not found in the cache).', jwtLatencyBuckets);
+    this.#jwksFetched = new PlainGauge(list, 'apiserver_authentication_jwt_authenticator_jwks_fetch_last_timestamp_seconds', 'Timestamp of the last successful or failed JWKS fetch split by result, api server identity and jwt issuer for the JWT authenticator.');
+    new CollectedGauge(list, 'apiserver_authentication_jwt_authenticator_jwks_fetch_last_key_set_info', 'Information about the last JWKS fetched by the JWT authenticator with hash as label, split by api server identity and jwt issuer.',
+      () => [...this.#jwksKeySets].map(([issuerHash, hash]) => ({ labels: { jwt_issuer_hash: issuerHash, apiserver_id_hash: this.#serverIdHash, hash }, value: 1 })));
+    this.#authnReloads = new PlainCounter(list, 'apiserver_authentication_config_controller_automatic_reloads_total', 'Total number of automatic reloads of authentication configuration split by status and apiserver identity.');
+    this.#authnReloadTimes = new PlainGauge(list, 'apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds', 'Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.');
+    new CollectedGauge(list, 'apiserver_authentication_config_controller_last_config_info', 'Information about the last applied authentication configuration with hash as label, split by apiserver identity.',
+      () => (this.#authnConfigHash === undefined ? [] : [{ labels: { apiserver_id_hash: this.#serverIdHash, hash: this.#authnConfigHash }, value: 1 }]));
     new CollectedGauge(list, 'apiserver_registered_watchers', 'Number of currently registered watchers for a given resources',
       () => sources.registeredWatchers().map((w) => ({ labels: { group: w.group, version: w.version, kind: w.kind }, value: w.count })));
     new CollectedGauge(list, 'apiserver_storage_objects', 'Number of stored objects at the time of last check split by kind.',
@@ -150,6 +170,27 @@ export class ApiMetrics {
     this.#walSyncs.series(where, () => ({ where })).observe(seconds);
   }
 
+  /** A JWT authenticator authenticated or refused a token of its issuer. */
+  jwtAuthentication(issuer: string, result: 'success' | 'failure', seconds: number): void {
+    this.#jwtLatency.series(`${issuer}\0${result}`, () => ({ jwt_issuer_hash: sha256Label(issuer), result })).observe(seconds);
+  }
+
+  /** A JWT authenticator fetched its issuer's key set, or failed to. */
+  jwksFetch(issuer: string, result: 'success' | 'failure', keySet?: unknown): void {
+    const issuerHash = sha256Label(issuer);
+    this.#jwksFetched.series(`${issuer}\0${result}`, () => ({ jwt_issuer_hash: issuerHash, apiserver_id_hash: this.#serverIdHash, result })).value = Date.now() / 1000;
+    if (result === 'success') this.#jwksKeySets.set(issuerHash, sha256Label(JSON.stringify(keySet)));
+  }
+
+  /** The authentication configuration in use: loaded at start, or reloaded (`status`) when the file changed. */
+  authenticationConfig(data: string, status?: 'success' | 'failure'): void {
+    if (status !== undefined) {
+      this.#authnReloads.series(status, () => ({ status, apiserver_id_hash: this.#serverIdHash })).value++;
+      this.#authnReloadTimes.series(status, () => ({ status, apiserver_id_hash: this.#serverIdHash })).value = Date.now() / 1000;
+    }
+    if (status !== 'failure') this.#authnConfigHash = sha256Label(data);
+  }
+
   async text(): Promise<string> {
     return (await this.#promRegistry()).metrics();
   }
@@ -190,3 +231,8 @@ export function metricVerb(method: string, verb: string, isResourceRequest: bool
   }
 }
 
+
+/** Upstream's getHash: `sha256:<hex>`, the empty string for nothing. */
+function sha256Label(data: string): string {
+  return data === '' ? '' : `sha256:${createHash('sha256').update(data).digest('hex')}`;
+}

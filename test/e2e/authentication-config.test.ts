@@ -5,7 +5,8 @@
 // an invalid one or one that changes `anonymous` ignored while the last good one serves.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -143,4 +144,22 @@ test('a configuration that does not load, or conflicts with flags, refuses the s
   assert.throws(() => parseServeFlags([`--authentication-config=${configFile}`, '--oidc-issuer-url=https://i.example']), /authentication-config file and oidc-\* flags are mutually exclusive/);
   assert.equal(parseServeFlags(['--anonymous-auth=false']).anonymousAuthFlagSet, true);
   assert.equal(parseServeFlags([`--authentication-config=${configFile}`]).authenticationConfig, configFile);
+});
+
+test('/metrics: the reloads by outcome, the configuration in use, and each issuer\'s authentications and key fetches', async () => {
+  const text = (await server.request('GET', '/metrics')).text;
+  const sha = (data: string) => `sha256:${createHash('sha256').update(data).digest('hex')}`;
+  const count = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 'NaN');
+  // Two files applied (a2, a4) and one or two refused (the insecure issuer and the changed
+  // anonymous, written back to back: a reload may find the second already there).
+  assert.equal(count(/apiserver_authentication_config_controller_automatic_reloads_total\{status="success",apiserver_id_hash="sha256:[0-9a-f]{64}"\} (\d+)/), 2, text);
+  assert.ok(count(/apiserver_authentication_config_controller_automatic_reloads_total\{status="failure",apiserver_id_hash="sha256:[0-9a-f]{64}"\} (\d+)/) >= 1);
+  assert.match(text, /apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds\{status="success",apiserver_id_hash="sha256:[0-9a-f]{64}"\} \d/);
+  assert.ok(text.includes(`apiserver_authentication_config_controller_last_config_info{apiserver_id_hash`), text);
+  assert.match(text, new RegExp(`apiserver_authentication_config_controller_last_config_info\\{apiserver_id_hash="sha256:[0-9a-f]{64}",hash="${sha(readFileSync(configFile, 'utf8'))}"\\} 1`));
+  const issuerA = sha(`${base}/a`);
+  assert.ok(count(new RegExp(`apiserver_authentication_jwt_authenticator_latency_seconds_count\\{jwt_issuer_hash="${issuerA}",result="success"\\} (\\d+)`)) >= 4);
+  assert.ok(count(new RegExp(`apiserver_authentication_jwt_authenticator_latency_seconds_count\\{jwt_issuer_hash="${sha(`${base}/b`)}",result="failure"\\} (\\d+)`)) >= 3);
+  assert.match(text, new RegExp(`apiserver_authentication_jwt_authenticator_jwks_fetch_last_timestamp_seconds\\{jwt_issuer_hash="${issuerA}",apiserver_id_hash="sha256:[0-9a-f]{64}",result="success"\\} \\d`));
+  assert.match(text, new RegExp(`apiserver_authentication_jwt_authenticator_jwks_fetch_last_key_set_info\\{jwt_issuer_hash="${issuerA}",apiserver_id_hash="sha256:[0-9a-f]{64}",hash="sha256:[0-9a-f]{64}"\\} 1`));
 });
