@@ -10,11 +10,55 @@ function httpsModule(): typeof https {
 }
 
 /** Why a call did not produce a response; the text is what upstream's error says. */
-export class WebhookCallError extends Error {}
+export class WebhookCallError extends Error {
+  /** The HTTP status of an error answer; undefined when none came (no connection, a timeout). */
+  readonly statusCode: number | undefined;
+  /** A connection reset by the peer (client-go retries those). */
+  readonly connectionReset: boolean;
 
-export interface CallOptions {
+  constructor(message: string, statusCode?: number, connectionReset = false) {
+    super(message);
+    this.statusCode = statusCode;
+    this.connectionReset = connectionReset;
+  }
+}
+
+/**
+ * apimachinery's NewGenericServerResponse: the message client-go gives an error status
+ * whose body is not a Status.
+ */
+function genericServerResponse(code: number, body: string): string {
+  switch (code) {
+    case 400: return 'the server rejected our request for an unknown reason';
+    case 401: return 'the server has asked for the client to provide credentials';
+    case 403: return body;
+    case 404: return 'the server could not find the requested resource';
+    case 405: return 'the server does not allow this method on the requested resource';
+    case 409: return 'the server reported a conflict';
+    case 422: return 'the server rejected our request due to an error in our request';
+    case 429: return 'the server has received too many requests and has asked us to try again later';
+    case 503: return 'the server is currently unable to handle the request';
+    case 504: return 'the server was unable to return a response in the time allotted, but may still be processing the request';
+    default:
+      return code >= 500 ? `an error on the server (${JSON.stringify(body)}) has prevented the request from succeeding`
+        : `the server responded with the status code ${code} but did not return more information`;
+  }
+}
+
+/** How to reach a webhook's server: its CA (else the system roots) and, from a kubeconfig, client credentials. */
+export interface TlsOptions {
   caPem?: string;
+  certPem?: string;
+  keyPem?: string;
+  /** The name the server's certificate must carry, when not the URL's host. */
+  serverName?: string;
+  insecureSkipTLSVerify?: boolean;
+}
+
+export interface CallOptions extends TlsOptions {
   timeoutMs: number;
+  /** Sent as `Authorization: Bearer <token>`. */
+  token?: string;
 }
 
 /** Largest webhook response read, as upstream's limit on admission responses. */
@@ -57,9 +101,12 @@ export function postJSON(url: string, body: unknown, opts: CallOptions, agents: 
     const signal = AbortSignal.timeout(opts.timeoutMs);
     const req = httpsModule().request(target, {
       method: 'POST',
-      agent: agents.agentFor(opts.caPem),
+      agent: agents.agentFor(opts),
       signal,
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, */*', 'Content-Length': payload.byteLength },
+      headers: {
+        'Content-Type': 'application/json', Accept: 'application/json, */*', 'Content-Length': payload.byteLength,
+        ...(opts.token !== undefined ? { Authorization: `Bearer ${opts.token}` } : {}),
+      },
     }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -85,8 +132,7 @@ export function postJSON(url: string, body: unknown, opts: CallOptions, agents: 
         if (status < 200 || status > 206) {
           // client-go: a Status body is the error; otherwise a generic one naming the code.
           const message = typeof (parsed as { message?: unknown } | undefined)?.message === 'string' ? (parsed as { message: string }).message : '';
-          reject(new WebhookCallError(message !== '' ? message
-            : `an error on the server (${JSON.stringify(text.slice(0, 256))}) has prevented the request from succeeding`));
+          reject(new WebhookCallError(message !== '' ? message : genericServerResponse(status, text.slice(0, 256)), status));
           return;
         }
         if (parsed === undefined) {
@@ -97,21 +143,29 @@ export function postJSON(url: string, body: unknown, opts: CallOptions, agents: 
       });
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
-      reject(fail(signal.aborted || err.name === 'AbortError' || err.name === 'TimeoutError' ? 'context deadline exceeded' : goError(err, target)));
+      const why = signal.aborted || err.name === 'AbortError' || err.name === 'TimeoutError' ? 'context deadline exceeded' : goError(err, target);
+      reject(new WebhookCallError(`Post "${url}": ${why}`, undefined, err.code === 'ECONNRESET'));
     });
     req.end(payload);
   });
 }
 
-/** Keep-alive agents per CA bundle, reused across calls like upstream's cached clients. */
+/** Keep-alive agents per CA bundle and client credentials, reused across calls like upstream's cached clients. */
 export class AgentPool {
   private readonly agents = new Map<string, https.Agent>();
 
-  agentFor(caPem: string | undefined): https.Agent {
-    const key = caPem ?? '';
+  agentFor(tls: TlsOptions): https.Agent {
+    const { caPem, certPem, keyPem, serverName, insecureSkipTLSVerify } = tls;
+    const key = JSON.stringify([caPem, certPem, keyPem, serverName, insecureSkipTLSVerify]);
     let agent = this.agents.get(key);
     if (agent === undefined) {
-      agent = new (httpsModule().Agent)({ keepAlive: true, ...(caPem === undefined ? {} : { ca: caPem }) });
+      agent = new (httpsModule().Agent)({
+        keepAlive: true,
+        ...(caPem === undefined ? {} : { ca: caPem }),
+        ...(certPem === undefined || keyPem === undefined ? {} : { cert: certPem, key: keyPem }),
+        ...(serverName === undefined ? {} : { servername: serverName }),
+        ...(insecureSkipTLSVerify === true ? { rejectUnauthorized: false } : {}),
+      });
       this.agents.set(key, agent);
     }
     return agent;

@@ -24,6 +24,10 @@ export interface AuthorizationAttributes {
    * mode reads it.
    */
   fieldSelector?: FieldSelector['terms'];
+  /** The API version of a resource request (webhooks are told it). */
+  version?: string;
+  /** A list's, watch's or deletecollection's label selector as the query gives it (webhooks are told its requirements). */
+  labelSelector?: string;
 }
 
 /** As upstream's authorizer.Decision: a mode allows, denies (and no later mode is asked), or has no opinion. */
@@ -33,6 +37,11 @@ export interface AuthorizationDecision {
   decision: Decision;
   /** Why not (or why), appended to the Forbidden message. */
   reason?: string;
+  /**
+   * Why the mode could not decide (a webhook that failed): a request it does not allow is
+   * then answered 500 rather than 403, as upstream's authorization filter does.
+   */
+  error?: string;
 }
 
 /** The hook where an authorization mode plugs in (`--authorization-mode`). */
@@ -50,9 +59,12 @@ export const alwaysAllow: Authorizer & RuleResolver = {
   }),
 };
 
-/** `--authorization-mode AlwaysDeny`; it has no rules, and the list is complete. */
+/**
+ * `--authorization-mode AlwaysDeny`, as upstream's: no opinion with its reason (a later
+ * mode may still allow; alone, it forbids everything); it has no rules, and the list is complete.
+ */
 export const alwaysDeny: Authorizer & RuleResolver = {
-  authorize: () => ({ decision: 'Deny' }),
+  authorize: () => ({ decision: 'NoOpinion', reason: 'Everything is forbidden.' }),
   rulesFor: async () => ({ resourceRules: [], nonResourceRules: [], incomplete: false }),
 };
 
@@ -66,12 +78,16 @@ export function unionAuthorizer(authorizers: readonly Authorizer[]): Authorizer 
     rulesFor: (user, namespace) => unionRules(authorizers, user, namespace),
     async authorize(user, attributes) {
       const reasons: string[] = [];
+      const errors: string[] = [];
       for (const authorizer of authorizers) {
         const result = await authorizer.authorize(user, attributes);
         if (result.decision !== 'NoOpinion') return result;
         if (result.reason !== undefined && result.reason !== '') reasons.push(result.reason);
+        if (result.error !== undefined) errors.push(result.error);
       }
-      return { decision: 'NoOpinion', reason: reasons.join('\n') };
+      const decision: AuthorizationDecision = { decision: 'NoOpinion', reason: reasons.join('\n') };
+      if (errors.length > 0) decision.error = errors.length === 1 ? errors[0]! : `[${errors.join(', ')}]`;
+      return decision;
     },
   };
 }

@@ -4,4 +4,4 @@ export { evaluateMatchConditions, matchConditionVariables } from './match-condit
 export { celToJson } from './objects.ts';
 export { undefinedFieldErrors } from './type-check.ts';
 export { celValue, evaluateValidationRules, validationRuleErrors } from './validation-rules.ts';
-export { compileAuthenticationExpression, selectsField } from './authentication.ts';
+export { compileAuthenticationExpression, compileAuthorizationCondition, selectsField } from './authentication.ts';

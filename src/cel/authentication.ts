@@ -1,8 +1,10 @@
-// CEL of structured authentication (AuthenticationConfiguration): claim mappings and claim
-// validation rules see `claims` (the token's claims, map(string, dyn)); user validation
-// rules see `user` (authentication.k8s.io's UserInfo: username, uid, groups, extra). As
-// upstream's authentication compiler: an expression that does not compile, reads a field
-// UserInfo does not have, or (for a rule) is not of type bool is refused with its detail.
+// CEL of structured authentication and authorization (AuthenticationConfiguration,
+// AuthorizationConfiguration): claim mappings and claim validation rules see `claims` (the
+// token's claims, map(string, dyn)); user validation rules see `user` (authentication.k8s.io's
+// UserInfo: username, uid, groups, extra); a webhook authorizer's match conditions see
+// `request` (a SubjectAccessReview's spec). As upstream's compilers: an expression that does
+// not compile, reads a field its variable's type does not have, or (for a rule or a
+// condition) is not of type bool is refused with its detail.
 
 import { compile } from './environment.ts';
 import { undefinedFieldErrors } from './type-check.ts';
@@ -19,6 +21,53 @@ const userInfoSchema: Raw = {
   properties: { username: { type: 'string' }, uid: { type: 'string' }, groups: stringList, extra: { type: 'object', additionalProperties: stringList } },
 };
 
+const selectorSchema = {
+  type: 'object',
+  properties: {
+    rawSelector: { type: 'string' },
+    requirements: { type: 'array', items: { type: 'object', properties: { key: { type: 'string' }, operator: { type: 'string' }, values: stringList } } },
+  },
+};
+const reviewSpecSchema: Raw = {
+  type: 'object',
+  properties: {
+    resourceAttributes: {
+      type: 'object',
+      properties: {
+        namespace: { type: 'string' }, verb: { type: 'string' }, group: { type: 'string' }, version: { type: 'string' }, resource: { type: 'string' },
+        subresource: { type: 'string' }, name: { type: 'string' }, fieldSelector: selectorSchema, labelSelector: selectorSchema,
+      },
+    },
+    nonResourceAttributes: { type: 'object', properties: { path: { type: 'string' }, verb: { type: 'string' } } },
+    user: { type: 'string' }, groups: stringList, extra: { type: 'object', additionalProperties: stringList }, uid: { type: 'string' },
+  },
+};
+const requestVariables = { request: 'dyn' } as const;
+
+/**
+ * A webhook authorizer's match condition, compiled: `request` is the SubjectAccessReview's
+ * spec (user, groups, uid and extra always present). Upstream's details when it does not
+ * compile or is not of type bool.
+ */
+export function compileAuthorizationCondition(expression: string): AuthenticationExpression {
+  const compiled = compile(expression, requestVariables);
+  if (compiled.program === undefined) return { error: `compilation failed: ${compiled.error}` };
+  const undefinedFields = undefinedFieldErrors(expression, requestVariables, { request: reviewSpecSchema }, (s) => s, { nativeFields: true });
+  if (undefinedFields.length > 0) return { error: `compilation failed: ${undefinedFields.join('\n')}` };
+  if (compiled.type !== 'bool') return { error: `must evaluate to bool but got ${compiled.type}` };
+  const program = compiled.program;
+  return {
+    ast: compiled.ast,
+    evaluate(input) {
+      try {
+        return fromCel(program({ request: celValue({ user: '', groups: [], uid: '', extra: {}, ...input }, undefined) }));
+      } catch (err) {
+        throw new Error(celErrorText(err));
+      }
+    },
+  };
+}
+
 export type AuthenticationExpression =
   | { evaluate(input: Readonly<Raw>): unknown; ast: unknown }
   | { error: string };
@@ -33,7 +82,7 @@ export function compileAuthenticationExpression(expression: string, variable: 'c
   const compiled = compile(expression, variables);
   if (compiled.program === undefined) return { error: `compilation failed: ${compiled.error}` };
   if (variable === 'user') {
-    const undefinedFields = undefinedFieldErrors(expression, variables, { user: userInfoSchema }, (s) => s);
+    const undefinedFields = undefinedFieldErrors(expression, variables, { user: userInfoSchema }, (s) => s, { nativeFields: true });
     if (undefinedFields.length > 0) return { error: `compilation failed: ${undefinedFields.join('\n')}` };
   }
   if (bool && compiled.type !== 'bool') return { error: 'must evaluate to bool' };

@@ -12,6 +12,9 @@ type Raw = Record<string, unknown>;
 type Ast = { op: string; args: any; pos?: number; start?: number };
 
 
+/** The name a property has in CEL (undefined: none). */
+type FieldNames = (name: string) => string | undefined;
+
 /** Follows $ref (and a single-entry allOf) to the schema a node stands for. */
 export type SchemaResolver = (schema: Raw) => Raw;
 
@@ -21,9 +24,9 @@ function closed(schema: Raw): boolean {
     && schema['x-kubernetes-int-or-string'] !== true && schema['x-kubernetes-embedded-resource'] !== true;
 }
 
-function property(schema: Raw, field: string): Raw | undefined {
+function property(schema: Raw, field: string, names: FieldNames): Raw | undefined {
   const properties = schema.properties as Raw;
-  for (const [name, sub] of Object.entries(properties)) if (escapePropertyName(name) === field && isObject(sub)) return sub;
+  for (const [name, sub] of Object.entries(properties)) if (names(name) === field && isObject(sub)) return sub;
   return undefined;
 }
 
@@ -32,7 +35,7 @@ interface Found {
   offset: number;
 }
 
-function walk(node: Ast, scope: ReadonlyMap<string, Raw | undefined>, resolve: SchemaResolver, found: Found[]): Raw | undefined {
+function walk(node: Ast, scope: ReadonlyMap<string, Raw | undefined>, resolve: SchemaResolver, found: Found[], names: FieldNames): Raw | undefined {
   if (node === null || typeof node !== 'object' || typeof node.op !== 'string') return undefined;
   const here = (n: Raw | undefined) => (n === undefined ? undefined : resolve(n));
   switch (node.op) {
@@ -40,10 +43,10 @@ function walk(node: Ast, scope: ReadonlyMap<string, Raw | undefined>, resolve: S
     case '.':
     case '.?': {
       const [operand, field] = node.args as [Ast, string];
-      const schema = walk(operand, scope, resolve, found);
+      const schema = walk(operand, scope, resolve, found, names);
       if (schema === undefined) return undefined;
       if (closed(schema)) {
-        const sub = property(schema, field);
+        const sub = property(schema, field, names);
         if (sub === undefined && node.op === '.') found.push({ message: `undefined field '${field}'`, offset: node.pos ?? node.start ?? 0 });
         return here(sub);
       }
@@ -52,14 +55,14 @@ function walk(node: Ast, scope: ReadonlyMap<string, Raw | undefined>, resolve: S
     case '[]':
     case '[?]': {
       const [operand, index] = node.args as [Ast, Ast];
-      walk(index, scope, resolve, found);
-      const schema = walk(operand, scope, resolve, found);
+      walk(index, scope, resolve, found, names);
+      const schema = walk(operand, scope, resolve, found, names);
       if (schema === undefined) return undefined;
       return here(isObject(schema.items) ? schema.items : isObject(schema.additionalProperties) ? schema.additionalProperties : undefined);
     }
     case 'rcall': {
       const [name, receiver, args] = node.args as [string, Ast, Ast[]];
-      const range = walk(receiver, scope, resolve, found);
+      const range = walk(receiver, scope, resolve, found, names);
       const macro = ['all', 'exists', 'exists_one', 'existsOne', 'map', 'filter', 'transformList', 'transformMap', 'transformMapEntry'].includes(name);
       if (macro && args[0]?.op === 'id') {
         const element = range === undefined ? undefined : isObject(range.items) ? range.items : isObject(range.additionalProperties) ? range.additionalProperties : undefined;
@@ -69,20 +72,20 @@ function walk(node: Ast, scope: ReadonlyMap<string, Raw | undefined>, resolve: S
           inner.set(args[0].args as string, undefined);
           inner.set(args[1]!.args as string, element);
         } else inner.set(args[0].args as string, isObject(range?.items) ? element : undefined);
-        for (const a of args.slice(twoVariables ? 2 : 1)) walk(a, inner, resolve, found);
+        for (const a of args.slice(twoVariables ? 2 : 1)) walk(a, inner, resolve, found, names);
         return undefined;
       }
-      for (const a of args) walk(a, scope, resolve, found);
+      for (const a of args) walk(a, scope, resolve, found, names);
       return undefined;
     }
     case 'call': {
       const [, args] = node.args as [string, Ast[]];
-      for (const a of args) walk(a, scope, resolve, found);
+      for (const a of args) walk(a, scope, resolve, found, names);
       return undefined;
     }
     default: {
       const parts = Array.isArray(node.args) ? (node.args as unknown[]).flatMap((a) => (Array.isArray(a) ? a : [a])) : [node.args];
-      for (const p of parts) if (isObject(p) && typeof p.op === 'string') walk(p as Ast, scope, resolve, found);
+      for (const p of parts) if (isObject(p) && typeof p.op === 'string') walk(p as Ast, scope, resolve, found, names);
       return undefined;
     }
   }
@@ -93,11 +96,15 @@ function walk(node: Ast, scope: ReadonlyMap<string, Raw | undefined>, resolve: S
  * `oldObject`, or `self` and `oldSelf`) have those schemas, each as cel-go prints it:
  * `ERROR: <input>:L:C: message`, the line, and a caret.
  */
-export function undefinedFieldErrors(expression: string, variables: Readonly<Record<string, string>>, roots: Readonly<Record<string, Raw>>, resolve: SchemaResolver, opts: { objects?: boolean } = {}): string[] {
-  const compiled = compile(expression, variables, opts);
+export function undefinedFieldErrors(
+  expression: string, variables: Readonly<Record<string, string>>, roots: Readonly<Record<string, Raw>>, resolve: SchemaResolver,
+  opts: { objects?: boolean; nativeFields?: boolean } = {},
+): string[] {
+  const compiled = compile(expression, variables, opts.objects === true ? { objects: true } : {});
   if (compiled.ast === undefined) return [];
   const found: Found[] = [];
-  walk(compiled.ast as Ast, new Map(Object.entries(roots)), resolve, found);
+  // A schema's properties are escaped as CEL sees a custom resource's; a built-in Go type's fields (nativeFields) are not.
+  walk(compiled.ast as Ast, new Map(Object.entries(roots)), resolve, found, opts.nativeFields === true ? (name) => name : escapePropertyName);
   return found.map(({ message, offset: at }) => {
     // cel-go places a field access at its dot.
     let offset = at;

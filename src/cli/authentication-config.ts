@@ -6,18 +6,13 @@
 // compiled here, and the auth layer gets them as functions.
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { watch, type FSWatcher } from 'node:fs';
-import path from 'node:path';
 import { child, duplicate, GoValue, index, invalid, required, tooMany } from '../api/field-errors.ts';
 import { isDomainPrefixedPath } from '../api/labels.ts';
 import type { StatusCause } from '../api/types.ts';
-import { loadYaml } from '../api/yaml.ts';
 import type { CompiledExpression, JwtAuthenticatorSpec, PrefixedClaimOrExpression } from '../auth/oidc.ts';
 import { cel, loadCel } from '../cel/lazy.ts';
+import { DecodeError, decodeConfiguration, fieldErrorsText, type Structs } from './config-decoding.ts';
 import type { JwtEntry } from './jwt-authenticators.ts';
-
-const group = 'apiserver.config.k8s.io';
-const versions = ['v1', 'v1beta1', 'v1alpha1'];
 
 // ---- The types, as decoded (Go's zero values for what the file leaves out). ----
 
@@ -36,22 +31,21 @@ interface JwtConfig {
 export interface AnonymousConfig { enabled: boolean; conditions: { path: string }[] }
 interface AuthenticationConfiguration { jwt: JwtConfig[]; anonymous?: AnonymousConfig }
 
-// ---- Strict decoding: each struct's fields with their Go types, as sigs.k8s.io/json decodes them. ----
+// ---- Decoding: each struct's fields with their Go types. ----
 
-type FieldType = 'string' | 'bool' | '[]string' | { struct: string } | { list: string };
-const structs: Record<string, Record<string, FieldType>> = {
-  AuthenticationConfiguration: { apiVersion: 'string', kind: 'string', jwt: { list: 'JWTAuthenticator' }, anonymous: { struct: 'AnonymousAuthConfig' } },
+const structs: Structs = {
+  AuthenticationConfiguration: { jwt: { list: 'JWTAuthenticator' }, anonymous: { struct: 'AnonymousAuthConfig', pointer: true } },
   JWTAuthenticator: {
     issuer: { struct: 'Issuer' }, claimValidationRules: { list: 'ClaimValidationRule' }, claimMappings: { struct: 'ClaimMappings' },
     userValidationRules: { list: 'UserValidationRule' },
   },
-  Issuer: { url: 'string', discoveryURL: 'string', certificateAuthority: 'string', audiences: '[]string', audienceMatchPolicy: 'string', egressSelectorType: 'string' },
+  Issuer: { url: 'string', discoveryURL: '*string', certificateAuthority: 'string', audiences: '[]string', audienceMatchPolicy: 'string', egressSelectorType: 'string' },
   ClaimValidationRule: { claim: 'string', requiredValue: 'string', expression: 'string', message: 'string' },
   ClaimMappings: {
     username: { struct: 'PrefixedClaimOrExpression' }, groups: { struct: 'PrefixedClaimOrExpression' }, uid: { struct: 'ClaimOrExpression' },
     extra: { list: 'ExtraMapping' },
   },
-  PrefixedClaimOrExpression: { claim: 'string', prefix: 'string', expression: 'string' },
+  PrefixedClaimOrExpression: { claim: 'string', prefix: '*string', expression: 'string' },
   ClaimOrExpression: { claim: 'string', expression: 'string' },
   ExtraMapping: { key: 'string', valueExpression: 'string' },
   UserValidationRule: { expression: 'string', message: 'string' },
@@ -59,92 +53,9 @@ const structs: Record<string, Record<string, FieldType>> = {
   AnonymousAuthCondition: { path: 'string' },
 };
 
-/** Fields that are pointers in the Go types: left out, they stay undefined rather than becoming zero. */
-const pointers = new Set(['Issuer.discoveryURL', 'PrefixedClaimOrExpression.prefix', 'AuthenticationConfiguration.anonymous']);
-
-class DecodeError extends Error {}
-
-function jsonKind(value: unknown): string {
-  if (Array.isArray(value)) return 'array';
-  if (typeof value === 'object') return 'object';
-  return typeof value;
-}
-
-/**
- * A struct decoded as Go decodes JSON into it: unknown fields collected (the strict error
- * names them all), a value of the wrong JSON type refused with encoding/json's words, null
- * leaving the zero value.
- */
-function decodeStruct(value: unknown, name: string, at: string, goPath: string, unknown: string[], pkg: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const fields = structs[name]!;
-  const source = (value ?? {}) as Record<string, unknown>;
-  for (const [field, type] of Object.entries(fields)) {
-    if (!pointers.has(`${name}.${field}`)) out[field] = zero(type);
-  }
-  for (const [field, v] of Object.entries(source)) {
-    const type = fields[field];
-    const fieldAt = at === '' ? field : `${at}.${field}`;
-    if (type === undefined) {
-      unknown.push(fieldAt);
-      continue;
-    }
-    if (v === null) continue;
-    const fieldGoPath = goPath === '' ? field : `${goPath}.${field}`;
-    const wrong = (goType: string) => new DecodeError(`json: cannot unmarshal ${jsonKind(v)} into Go struct field ${name}.${fieldGoPath} of type ${goType}`);
-    if (type === 'string') {
-      if (typeof v !== 'string') throw wrong('string');
-      out[field] = v;
-    } else if (type === 'bool') {
-      if (typeof v !== 'boolean') throw wrong('bool');
-      out[field] = v;
-    } else if (type === '[]string') {
-      if (!Array.isArray(v)) throw wrong('[]string');
-      out[field] = v.map((item) => {
-        if (typeof item !== 'string' && item !== null) throw wrong('string');
-        return item ?? '';
-      });
-    } else if ('struct' in type) {
-      if (typeof v !== 'object' || Array.isArray(v)) throw wrong(`${pkg}.${type.struct}`);
-      out[field] = decodeStruct(v, type.struct, fieldAt, fieldGoPath, unknown, pkg);
-    } else {
-      if (!Array.isArray(v)) throw wrong(`[]${pkg}.${type.list}`);
-      out[field] = v.map((item, i) => {
-        if (item !== null && (typeof item !== 'object' || Array.isArray(item))) throw wrong(`${pkg}.${type.list}`);
-        return decodeStruct(item, type.list, `${fieldAt}[${i}]`, fieldGoPath, unknown, pkg);
-      });
-    }
-  }
-  return out;
-}
-
-function zero(type: FieldType): unknown {
-  if (type === 'string') return '';
-  if (type === 'bool') return false;
-  if (type === '[]string' || 'list' in type) return [];
-  return decodeStruct(undefined, type.struct, '', '', [], '');
-}
-
-/** The file's configuration, decoded as upstream's strict universal decoder (but for its messages about the scheme). */
+/** The file's configuration, decoded strictly into its Go types. */
 export async function decodeAuthenticationConfiguration(text: string): Promise<AuthenticationConfiguration> {
-  if (text.length === 0) throw new DecodeError('empty config data');
-  let doc: unknown;
-  try {
-    doc = (await loadYaml()).parse(text);
-  } catch (err) {
-    throw new DecodeError((err as Error).message.split('\n')[0]!);
-  }
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new DecodeError('the file does not hold an object');
-  const { apiVersion, kind } = doc as { apiVersion?: unknown; kind?: unknown };
-  if (typeof kind !== 'string' || kind === '') throw new DecodeError(`Object 'Kind' is missing in '${JSON.stringify(doc)}'`);
-  const version = typeof apiVersion === 'string' && apiVersion.startsWith(`${group}/`) ? apiVersion.slice(group.length + 1) : undefined;
-  if (version === undefined || !versions.includes(version) || kind !== 'AuthenticationConfiguration') {
-    throw new DecodeError(`no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion ?? '')}: expected AuthenticationConfiguration of ${versions.map((v) => `${group}/${v}`).join(', ')}`);
-  }
-  const unknown: string[] = [];
-  const decoded = decodeStruct(doc, 'AuthenticationConfiguration', '', '', unknown, version);
-  if (unknown.length > 0) throw new DecodeError(`strict decoding error: ${unknown.map((f) => `unknown field ${JSON.stringify(f)}`).join(', ')}`);
-  return decoded as unknown as AuthenticationConfiguration;
+  return (await decodeConfiguration(text, 'AuthenticationConfiguration', structs)) as unknown as AuthenticationConfiguration;
 }
 
 // ---- Validation (upstream's ValidateAuthenticationConfiguration). ----
@@ -381,17 +292,6 @@ function conditionsText(conditions: readonly { path: string }[]): string {
   return `[]apiserver.AnonymousAuthCondition{${conditions.map((c) => `apiserver.AnonymousAuthCondition{Path:${JSON.stringify(c.path)}}`).join(', ')}}`;
 }
 
-/** A field error as Go's field.Error prints it. */
-function errorText(cause: StatusCause): string {
-  return `${cause.field}: ${cause.message}`;
-}
-
-/** Go's aggregate of field errors: one as it is, several as `[a, b]` (duplicates once). */
-function aggregate(causes: readonly StatusCause[]): string {
-  const texts = [...new Set(causes.map(errorText))];
-  return texts.length === 1 ? texts[0]! : `[${texts.join(', ')}]`;
-}
-
 export interface LoadedAuthenticationConfiguration {
   jwt: JwtEntry[];
   anonymous?: AnonymousConfig;
@@ -433,7 +333,7 @@ export async function parseAuthenticationConfiguration(data: string, disallowedI
   if (config.anonymous !== undefined && !config.anonymous.enabled && config.anonymous.conditions.length > 0) {
     causes.push(invalid('anonymous.conditions', new GoValue(conditionsText(config.anonymous.conditions)), 'enabled should be set to true when conditions are defined'));
   }
-  if (causes.length > 0) throw new InvalidConfiguration(aggregate(causes));
+  if (causes.length > 0) throw new InvalidConfiguration(fieldErrorsText(causes));
   return { jwt: entries, ...(config.anonymous !== undefined ? { anonymous: config.anonymous } : {}), data };
 }
 
@@ -462,30 +362,4 @@ export async function loadAuthenticationConfiguration(file: string, disallowedIs
 /** Whether a later configuration's anonymous settings are the first one's (upstream refuses a reload that changes them). */
 export function sameAnonymous(a: AnonymousConfig | undefined, b: AnonymousConfig | undefined): boolean {
   return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
-}
-
-/**
- * Calls `check` when the file may have changed: on a change event in its directory (the
- * file itself may be replaced by a rename, as a mounted ConfigMap is) and every
- * `intervalMs` (upstream's filesystem.WatchUntil polls every minute).
- */
-export function watchFile(file: string, check: () => void, intervalMs = 60_000): { close(): void } {
-  let watcher: FSWatcher | undefined;
-  try {
-    const base = path.basename(file);
-    watcher = watch(path.dirname(file), (_event, name) => {
-      if (name === null || name === base || name.startsWith('..')) check();
-    });
-    watcher.on('error', () => watcher?.close());
-  } catch {
-    // No watch on this file system: the poll alone notices changes.
-  }
-  const timer = setInterval(check, intervalMs);
-  timer.unref();
-  return {
-    close() {
-      watcher?.close();
-      clearInterval(timer);
-    },
-  };
 }

@@ -1,13 +1,18 @@
 // Authentication set up from the flags: JWT authenticators from `--authentication-config`
-// (followed as the file changes) or the `--oidc-*` flags, and anonymous access from the
-// file's `anonymous` or `--anonymous-auth`, as kube-apiserver's ToAuthenticationConfig and
-// ApplyTo decide between them.
+// (followed as the file changes) or the `--oidc-*` flags, a TokenReview webhook
+// (`--authentication-token-webhook-*`), and anonymous access from the file's `anonymous` or
+// `--anonymous-auth`, as kube-apiserver's ToAuthenticationConfig and ApplyTo decide between them.
 import { readFile } from 'node:fs/promises';
+import { AgentPool } from '../admission/webhook-client.ts';
+import { tokenWebhookAuthenticator } from '../auth/token-webhook.ts';
 import type { TokenAuthenticator } from '../auth/authenticate.ts';
 import { allSigningAlgs, specOfFlags } from '../auth/oidc.ts';
-import { InvalidConfiguration, loadAuthenticationConfiguration, parseAuthenticationConfiguration, sameAnonymous, watchFile, type LoadedAuthenticationConfiguration } from './authentication-config.ts';
+import { InvalidConfiguration, loadAuthenticationConfiguration, parseAuthenticationConfiguration, sameAnonymous, type LoadedAuthenticationConfiguration } from './authentication-config.ts';
 import { UsageError, type Config } from './config.ts';
 import { JwtAuthenticators, type JwtMetrics } from './jwt-authenticators.ts';
+import { watchFile } from './watch-file.ts';
+import { webhookCaller } from './webhook-caller.ts';
+import { loadWebhookKubeconfig } from './webhook-kubeconfig.ts';
 
 /** What authentication reports: the JWT authenticators' series and the configuration's reloads. */
 export interface AuthenticationMetrics extends JwtMetrics {
@@ -17,6 +22,8 @@ export interface AuthenticationMetrics extends JwtMetrics {
 export interface AuthenticationSetup {
   /** The JWT authenticators' tokens, when any are configured (or may be, by a reload of the file). */
   jwt?: TokenAuthenticator;
+  /** `--authentication-token-webhook-config-file`'s TokenReview webhook, asked last. */
+  tokenWebhook?: TokenAuthenticator;
   /** Who may be system:anonymous: everyone without credentials, nobody, or only requests for some paths. */
   anonymous: boolean | { paths: ReadonlySet<string> };
   /**
@@ -46,8 +53,21 @@ export async function authenticationSetup(config: Config, apiAudiences: readonly
     : fileAnonymous.enabled ? { paths: new Set(fileAnonymous.conditions.map((c) => c.path)) } : false;
   const anonymousOnlyPublicPaths = fileAnonymous === undefined && config.authorizationModes.includes('AlwaysAllow');
 
+  const agents = new AgentPool();
+  let tokenWebhook: TokenAuthenticator | undefined;
+  if (config.tokenWebhook !== undefined) {
+    let connection;
+    try {
+      connection = await loadWebhookKubeconfig(config.tokenWebhook.configFile);
+    } catch (err) {
+      throw new UsageError(`--authentication-token-webhook-config-file: ${(err as Error).message}`);
+    }
+    tokenWebhook = tokenWebhookAuthenticator({
+      version: config.tokenWebhook.version, call: webhookCaller(connection, agents), implicitAudiences: apiAudiences, cacheTtlMs: config.tokenWebhook.cacheTtlMs,
+    });
+  }
   if (loaded === undefined && config.oidc === undefined) {
-    return { anonymous, anonymousOnlyPublicPaths, start() {}, close() {} };
+    return { anonymous, anonymousOnlyPublicPaths, ...(tokenWebhook !== undefined ? { tokenWebhook } : {}), start() {}, close: () => agents.close() };
   }
   const oidc = config.oidc;
   const ca = oidc?.caFile === undefined ? undefined : await readFile(oidc.caFile, 'utf8');
@@ -56,6 +76,7 @@ export async function authenticationSetup(config: Config, apiAudiences: readonly
   let following: { close(): void } | undefined;
   return {
     jwt: jwt.authenticate,
+    ...(tokenWebhook !== undefined ? { tokenWebhook } : {}),
     anonymous,
     anonymousOnlyPublicPaths,
     start() {
@@ -70,6 +91,7 @@ export async function authenticationSetup(config: Config, apiAudiences: readonly
     close() {
       following?.close();
       jwt.close();
+      agents.close();
     },
   };
 }
@@ -85,8 +107,6 @@ function followFile(
   metrics: AuthenticationMetrics | undefined,
 ): { close(): void } {
   let tracked = initial.data;
-  let running: Promise<void> | undefined;
-  let again = false;
   const reload = async (): Promise<void> => {
     let data: string;
     try {
@@ -118,19 +138,5 @@ function followFile(
     log('reloaded authentication config');
     metrics?.authenticationConfig(data, 'success');
   };
-  // One reload at a time; a change noticed meanwhile is looked at once it is done.
-  const check = (): void => {
-    if (running !== undefined) {
-      again = true;
-      return;
-    }
-    running = reload().finally(() => {
-      running = undefined;
-      if (again) {
-        again = false;
-        check();
-      }
-    });
-  };
-  return watchFile(file, check);
+  return watchFile(file, reload);
 }

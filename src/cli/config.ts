@@ -22,6 +22,10 @@ export interface Config {
   tokenAuthFile: string | undefined;
   /** `--authorization-mode`: the modes in order (upstream's default: RBAC). */
   authorizationModes: AuthorizationMode[];
+  /** `--authorization-webhook-*`: the Webhook mode's kubeconfig, SubjectAccessReview version and cache TTLs. */
+  authorizationWebhook?: AuthorizationWebhookFlags;
+  /** `--authorization-config`: an AuthorizationConfiguration file (the authorizer chain, webhooks with match conditions), reloaded when it changes. */
+  authorizationConfig?: string;
   /**
    * `--enable-admission-plugins`: plugins to run besides the default ones. Only
    * NodeRestriction is off by default here; naming a default one changes nothing.
@@ -47,6 +51,8 @@ export interface Config {
   apiAudiences: string[];
   /** `--oidc-*`: OpenID Connect ID tokens of one issuer; undefined without `--oidc-issuer-url`. */
   oidc?: OidcConfig;
+  /** `--authentication-token-webhook-*`: a TokenReview webhook for bearer tokens nothing else recognises. */
+  tokenWebhook?: TokenWebhookFlags;
   /** `--authentication-config`: an AuthenticationConfiguration file (JWT authenticators, anonymous access), reloaded when it changes. */
   authenticationConfig?: string;
   serviceClusterIPRange: string;
@@ -237,17 +243,73 @@ function parseOidcFlags(values: Record<string, string | string[] | boolean | und
   };
 }
 
+/** The `--authorization-webhook-*` flags. */
+export interface AuthorizationWebhookFlags {
+  configFile: string;
+  version: 'v1' | 'v1beta1';
+  authorizedTtlMs: number;
+  unauthorizedTtlMs: number;
+}
+
+/** The `--authentication-token-webhook-*` flags. */
+export interface TokenWebhookFlags {
+  configFile: string;
+  version: 'v1' | 'v1beta1';
+  cacheTtlMs: number;
+}
+
+/**
+ * The authorization flags as kube-apiserver checks them together: `--authorization-config`
+ * excludes `--authorization-mode` and the webhook flags; the Webhook mode needs its
+ * kubeconfig and the kubeconfig the mode.
+ */
+function parseAuthorizationFlags(values: Record<string, string | string[] | boolean | undefined>, config: Config): void {
+  const webhookFlags = ['authorization-webhook-config-file', 'authorization-webhook-version', 'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl'];
+  const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const file = text('authorization-config');
+  if (file !== undefined && file !== '') {
+    if (values['authorization-mode'] !== undefined || webhookFlags.some((name) => values[name] !== undefined)) {
+      throw new UsageError('--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined');
+    }
+    config.authorizationConfig = file;
+    return;
+  }
+  if (values['authorization-mode'] !== undefined) config.authorizationModes = parseAuthorizationModes(text('authorization-mode')!);
+  const webhookFile = text('authorization-webhook-config-file') ?? '';
+  if (config.authorizationModes.includes('Webhook') && webhookFile === '') throw new UsageError("authorization-mode Webhook's authorization config file not passed");
+  if (!config.authorizationModes.includes('Webhook') && webhookFile !== '') throw new UsageError('cannot specify --authorization-webhook-config-file without mode Webhook');
+  if (webhookFile === '') return;
+  const version = text('authorization-webhook-version') ?? 'v1beta1';
+  if (version !== 'v1' && version !== 'v1beta1') throw new UsageError(`unsupported webhook authorizer version ${JSON.stringify(version)}, supported versions are "v1", "v1beta1"`);
+  const ttl = (name: string, fallback: number) => (text(name) === undefined ? fallback : parseDuration(text(name)!));
+  config.authorizationWebhook = {
+    configFile: webhookFile, version,
+    authorizedTtlMs: ttl('authorization-webhook-cache-authorized-ttl', 300_000), unauthorizedTtlMs: ttl('authorization-webhook-cache-unauthorized-ttl', 30_000),
+  };
+}
+
+/** `--authentication-token-webhook-*`: the webhook token authenticator's kubeconfig, TokenReview version and cache TTL. */
+function parseTokenWebhookFlags(values: Record<string, string | string[] | boolean | undefined>): TokenWebhookFlags | undefined {
+  const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const file = text('authentication-token-webhook-config-file') ?? '';
+  if (file === '') return undefined;
+  const version = text('authentication-token-webhook-version') ?? 'v1beta1';
+  if (version !== 'v1' && version !== 'v1beta1') throw new UsageError(`unsupported authentication webhook version ${JSON.stringify(version)}, supported versions are "v1", "v1beta1"`);
+  const ttl = text('authentication-token-webhook-cache-ttl');
+  return { configFile: file, version, cacheTtlMs: ttl === undefined ? 120_000 : parseDuration(ttl) };
+}
+
 /** An `--authorization-mode` this server has. */
-export type AuthorizationMode = 'AlwaysAllow' | 'AlwaysDeny' | 'Node' | 'RBAC';
+export type AuthorizationMode = 'AlwaysAllow' | 'AlwaysDeny' | 'Node' | 'RBAC' | 'Webhook';
 
-const authorizationModes: readonly string[] = ['AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC'];
+const authorizationModes: readonly string[] = ['AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC', 'Webhook'];
 
-/** Upstream's mode names (Webhook and ABAC are not built). */
+/** Upstream's mode names (ABAC is not built). */
 export function parseAuthorizationModes(value: string): AuthorizationMode[] {
   const modes: AuthorizationMode[] = [];
   for (const name of value.split(',').map((m) => m.trim())) {
     if (!authorizationModes.includes(name)) {
-      throw new UsageError(`authorization-mode ${JSON.stringify(name)} is not a valid mode: AlwaysAllow, AlwaysDeny, Node or RBAC`);
+      throw new UsageError(`authorization-mode ${JSON.stringify(name)} is not a valid mode: AlwaysAllow, AlwaysDeny, Node, RBAC or Webhook`);
     }
     const mode = name as AuthorizationMode;
     if (modes.includes(mode)) throw new UsageError(`authorization-mode ${JSON.stringify(mode)} has mode specified more than once`);
@@ -275,8 +337,8 @@ export function parseAdmissionPlugins(value: string, flag = 'enable-admission-pl
   return names;
 }
 
-/** Go-style durations as kube-apiserver's flags take them: "5m", "90s", "1h30m", "250ms". */
-function parseDuration(text: string): number {
+/** Go-style durations as kube-apiserver's flags take them ("5m", "90s", "1h30m", "250ms", "0"), in milliseconds. */
+export function parseDuration(text: string): number {
   const units: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, µs: 0.001, ns: 0.000001 };
   if (text === '0') return 0;
   const re = /(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)/gy;
@@ -321,7 +383,15 @@ Flags (kube-apiserver's names where one exists):
   --etcd-keyfile string              private key of --etcd-certfile
   --feature-gates string             e.g. APIResponseCompression=true,WatchList=false
   --token-auth-file string           static token file (default "<data-dir>/tokens.csv", created with an admin token)
-  --authorization-mode strings       modes in order, of AlwaysAllow, AlwaysDeny, Node, RBAC (default "RBAC")
+  --authorization-mode strings       modes in order, of AlwaysAllow, AlwaysDeny, Node, RBAC, Webhook (default "RBAC")
+  --authorization-webhook-config-file string     kubeconfig of the Webhook mode's SubjectAccessReview webhook
+  --authorization-webhook-version string         SubjectAccessReview version sent to it: v1 or v1beta1 (default "v1beta1")
+  --authorization-webhook-cache-authorized-ttl duration    how long its allowed answers are reused (default 5m0s)
+  --authorization-webhook-cache-unauthorized-ttl duration  how long its other answers are reused (default 30s)
+  --authorization-config string      AuthorizationConfiguration file: the authorizer chain, webhooks with match conditions; reloaded when it changes (excludes --authorization-mode and --authorization-webhook-*)
+  --authentication-token-webhook-config-file string  kubeconfig of a TokenReview webhook that authenticates bearer tokens nothing else knows
+  --authentication-token-webhook-version string      TokenReview version sent to it: v1 or v1beta1 (default "v1beta1")
+  --authentication-token-webhook-cache-ttl duration  how long its answers are reused (default 2m0s)
   --enable-admission-plugins strings admission plugins besides the default ones: NodeRestriction
   --disable-admission-plugins strings
                                      default admission plugins not to run (e.g. PodSecurity)
@@ -410,6 +480,14 @@ export function parseServeFlags(args: string[]): Config {
       'feature-gates': { type: 'string' },
       'token-auth-file': { type: 'string' },
       'authorization-mode': { type: 'string' },
+      'authorization-config': { type: 'string' },
+      'authorization-webhook-config-file': { type: 'string' },
+      'authorization-webhook-version': { type: 'string' },
+      'authorization-webhook-cache-authorized-ttl': { type: 'string' },
+      'authorization-webhook-cache-unauthorized-ttl': { type: 'string' },
+      'authentication-token-webhook-config-file': { type: 'string' },
+      'authentication-token-webhook-version': { type: 'string' },
+      'authentication-token-webhook-cache-ttl': { type: 'string' },
       'enable-admission-plugins': { type: 'string' },
       'disable-admission-plugins': { type: 'string' },
       'admission-control-config-file': { type: 'string' },
@@ -483,7 +561,9 @@ export function parseServeFlags(args: string[]): Config {
   if ((config.etcdCertFile === undefined) !== (config.etcdKeyFile === undefined)) throw new UsageError('--etcd-certfile and --etcd-keyfile go together');
   if (values['feature-gates'] !== undefined) parseFeatureGates(values['feature-gates'], config.featureGates);
   if (values['token-auth-file'] !== undefined) config.tokenAuthFile = values['token-auth-file'];
-  if (values['authorization-mode'] !== undefined) config.authorizationModes = parseAuthorizationModes(values['authorization-mode']);
+  parseAuthorizationFlags(values, config);
+  const tokenWebhook = parseTokenWebhookFlags(values);
+  if (tokenWebhook !== undefined) config.tokenWebhook = tokenWebhook;
   if (values['enable-admission-plugins'] !== undefined) config.enableAdmissionPlugins = parseAdmissionPlugins(values['enable-admission-plugins']);
   if (values['disable-admission-plugins'] !== undefined) config.disableAdmissionPlugins = parseAdmissionPlugins(values['disable-admission-plugins'], 'disable-admission-plugins');
   if (values['admission-control-config-file'] !== undefined) config.admissionControlConfigFile = values['admission-control-config-file'];

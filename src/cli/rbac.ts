@@ -1,14 +1,11 @@
-// RBAC wiring: the authorizer's source kept by informers on the registry's rbac Stores,
-// the bootstrap policy reconciled at start, and `--authorization-mode`'s authorizer.
+// RBAC wiring: the authorizer's source kept by informers on the registry's rbac Stores, and
+// the bootstrap policy reconciled at start.
 import { isStatusError, type KubeObject } from '../api/index.ts';
-import { alwaysAllow, alwaysDeny, unionAuthorizer, type Authorizer } from '../auth/index.ts';
 import { bootstrapPolicy, reconcileClusterRole, reconcileClusterRoleBinding, type Reconciliation } from '../auth/bootstrap-policy.ts';
-import { privilegedGroupsAuthorizer, RbacAuthorizer, subjectIndexKeys, type RbacSource } from '../auth/rbac.ts';
-import { systemMasters } from '../auth/user.ts';
+import { subjectIndexKeys, type RbacSource } from '../auth/rbac.ts';
 import { Informer } from '../controllers/runtime/index.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { Store } from '../registry/store.ts';
-import type { AuthorizationMode } from './config.ts';
 
 const group = 'rbac.authorization.k8s.io';
 
@@ -68,21 +65,6 @@ export class RbacInformers implements RbacSource {
   clusterRole(name: string): KubeObject | undefined {
     return this.#clusterRoles.store.get(name);
   }
-}
-
-/**
- * `--authorization-mode`'s modes in order, after the system:masters authorizer that
- * kube-apiserver puts first whatever the modes.
- */
-export function modeAuthorizer(modes: readonly AuthorizationMode[], rbac: RbacAuthorizer | undefined, node?: Authorizer): Authorizer {
-  const authorizers: Authorizer[] = [privilegedGroupsAuthorizer([systemMasters])];
-  for (const mode of modes) {
-    if (mode === 'AlwaysAllow') authorizers.push(alwaysAllow);
-    else if (mode === 'AlwaysDeny') authorizers.push(alwaysDeny);
-    else if (mode === 'Node') authorizers.push(node!);
-    else authorizers.push(rbac!);
-  }
-  return unionAuthorizer(authorizers);
 }
 
 /**

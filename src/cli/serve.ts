@@ -46,7 +46,8 @@ import { controllersLease, electedControllers, LeaderControllers } from './leade
 import { controllerEnabled } from './controllers-flag.ts';
 import { UsageError, type Config } from './config.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
-import { modeAuthorizer, RbacInformers, rbacStores, reconcileBootstrapPolicy } from './rbac.ts';
+import { RbacInformers, rbacStores, reconcileBootstrapPolicy } from './rbac.ts';
+import { authorizationSetup } from './authorization.ts';
 import { NodeAuthorization } from './node-authorization.ts';
 import { authenticationSetup } from './authentication.ts';
 import { podSecurityConfiguration } from './admission-config.ts';
@@ -156,6 +157,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const apiAudiences = config.apiAudiences.length > 0 ? config.apiAudiences : config.serviceAccountIssuers;
   // A configuration file that does not load fails the start, before storage is opened.
   const authn = await authenticationSetup(config, apiAudiences, log, metrics);
+  const authz = await authorizationSetup(config, log, metrics);
   const admissionSetup = admissionPlugins(registry, log, {
     podSecurity,
     enabled: config.enableAdmissionPlugins,
@@ -275,14 +277,17 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     log,
   });
   await leaderControllers.start();
-  const rbacInformers = config.authorizationModes.includes('RBAC') ? new RbacInformers(rbac, log) : undefined;
+  const rbacInformers = authz.types.has('RBAC') ? new RbacInformers(rbac, log) : undefined;
   if (rbacInformers !== undefined) {
     await rbacInformers.start();
     authorization.rbac = new RbacAuthorizer(rbacInformers);
   }
-  const nodeAuthorization = config.authorizationModes.includes('Node') ? new NodeAuthorization(registry, log) : undefined;
+  const nodeAuthorization = authz.types.has('Node') ? new NodeAuthorization(registry, log) : undefined;
   await nodeAuthorization?.start();
-  const authorizer = modeAuthorizer(config.authorizationModes, authorization.rbac, nodeAuthorization?.authorizer);
+  const authorizer = await authz.start({
+    ...(authorization.rbac !== undefined ? { rbac: authorization.rbac } : {}),
+    ...(nodeAuthorization !== undefined ? { node: nodeAuthorization.authorizer } : {}),
+  });
   authorization.authorizer = authorizer;
 
   let port = config.securePort;
@@ -311,6 +316,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
         audienceAgnostic(apiAudiences, tokenFileAuthenticator(tokens.users)),
         serviceAccountTokenAuthenticator({ issuers: config.serviceAccountIssuers, keys: serviceAccountKeys, apiAudiences, getter: tokenGetter(registry) }),
         ...(authn.jwt === undefined ? [] : [authn.jwt]),
+        // Last, and not audience-agnostic: the webhook is told the audiences and answers for them.
+        ...(authn.tokenWebhook === undefined ? [] : [authn.tokenWebhook]),
       ])),
     ],
     anonymous: authn.anonymous,
@@ -380,6 +387,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     // The lease is released last, so that another replica takes over once they have.
     await leaderControllers.close();
     authn.close();
+    authz.close();
     await Promise.all([crdController.close(), rbacInformers?.close(), nodeAuthorization?.close()]);
     admissionSetup.close();
     await applyOffload?.close();

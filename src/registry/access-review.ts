@@ -32,6 +32,7 @@ export interface ReviewAttributes {
   path: string;
   /** The field selector asked about, as authorization sees a request's (auth/'s AuthorizationAttributes). */
   fieldSelector?: FieldSelector['terms'];
+  version?: string;
 }
 
 export interface ReviewRules {
@@ -53,6 +54,8 @@ export interface ReviewAuthorizer {
 export interface ReviewDecision {
   decision: 'Allow' | 'Deny' | 'NoOpinion';
   reason?: string;
+  /** Why a mode could not decide (a webhook that failed). */
+  error?: string;
 }
 
 export type ReviewResource = 'subjectaccessreviews' | 'localsubjectaccessreviews' | 'selfsubjectaccessreviews' | 'selfsubjectrulesreviews';
@@ -113,11 +116,12 @@ export async function review(resource: ReviewResource, body: KubeObject, ctx: Re
     if (spec.extra !== undefined) user.extra = spec.extra;
   }
   const attributes = attributesOf(spec);
-  const { decision, reason } = await ctx.authorizer.authorize(user, attributes);
+  const { decision, reason, error } = await ctx.authorizer.authorize(user, attributes);
   const status: JsonObject = { allowed: decision === 'Allow' };
   if (decision === 'Deny') status.denied = true;
   if (reason !== undefined && reason !== '') status.reason = reason;
-  const evaluationError = selectorErrors(spec.resourceAttributes).join('; ');
+  // A mode that could not decide (a webhook that failed) is told in evaluationError, as upstream's REST.
+  const evaluationError = [...(error !== undefined ? [error] : []), ...selectorErrors(spec.resourceAttributes)].join('; ');
   if (evaluationError !== '') status.evaluationError = evaluationError;
   const { apiVersion: _apiVersion, kind: _kind, metadata, status: _status, ...rest } = body;
   return { apiVersion: `${group}/v1`, kind, metadata, ...rest, status } as KubeObject;
@@ -344,7 +348,7 @@ export function attributesOf(spec: ReviewSpec): ReviewAttributes {
     const fieldSelector = fieldSelectorTerms(ra.fieldSelector);
     return {
       verb: ra.verb ?? '', group: ra.group ?? '', resource: ra.resource ?? '', subresource: ra.subresource ?? '',
-      namespace: ra.namespace ?? '', name: ra.name ?? '', path: '', ...(fieldSelector === undefined ? {} : { fieldSelector }),
+      namespace: ra.namespace ?? '', name: ra.name ?? '', path: '', ...((ra.version ?? '') !== '' ? { version: ra.version } : {}), ...(fieldSelector === undefined ? {} : { fieldSelector }),
     };
   }
   const nra = spec.nonResourceAttributes ?? {};

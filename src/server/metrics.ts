@@ -21,6 +21,10 @@ const requestBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 
 const walSyncBuckets = Array.from({ length: 16 }, (_, i) => 0.0001 * 2 ** i);
 /** Upstream's apiserver_authentication_jwt_authenticator_latency_seconds buckets (the defaults from 1 ms). */
 const jwtLatencyBuckets = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Prometheus' default buckets (component-base's DefBuckets). */
+const defaultBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Upstream's apiserver_authorization_match_condition_evaluation_seconds buckets. */
+const matchConditionBuckets = [0.001, 0.005, 0.01, 0.025, 0.1, 0.2, 0.25];
 /** Upstream's etcd_request_duration_seconds buckets. */
 const storageBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 
@@ -73,6 +77,16 @@ export class ApiMetrics {
   readonly #authnReloads: PlainCounter;
   readonly #authnReloadTimes: PlainGauge;
   #authnConfigHash: string | undefined;
+  readonly #authzDecisions: PlainCounter;
+  readonly #authzWebhookEvaluations: PlainCounter;
+  readonly #authzWebhookDurations: PlainHistogram;
+  readonly #authzWebhookFailOpen: PlainCounter;
+  readonly #authzMatchErrors: PlainCounter;
+  readonly #authzMatchExclusions: PlainCounter;
+  readonly #authzMatchSeconds: PlainHistogram;
+  readonly #authzReloads: PlainCounter;
+  readonly #authzReloadTimes: PlainGauge;
+  #authzConfigHash: string | undefined;
   /** sha256 of the server's identity, as upstream labels its authentication metrics. */
   readonly #serverIdHash: string;
 
@@ -97,6 +111,17 @@ export class ApiMetrics {
     this.#authnReloadTimes = new PlainGauge(list, 'apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds', 'Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.');
     new CollectedGauge(list, 'apiserver_authentication_config_controller_last_config_info', 'Information about the last applied authentication configuration with hash as label, split by apiserver identity.',
       () => (this.#authnConfigHash === undefined ? [] : [{ labels: { apiserver_id_hash: this.#serverIdHash, hash: this.#authnConfigHash }, value: 1 }]));
+    this.#authzDecisions = new PlainCounter(list, 'apiserver_authorization_decisions_total', 'Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.');
+    this.#authzWebhookEvaluations = new PlainCounter(list, 'apiserver_authorization_webhook_evaluations_total', 'Round-trips to authorization webhooks.');
+    this.#authzWebhookDurations = new PlainHistogram(list, 'apiserver_authorization_webhook_duration_seconds', 'Request latency in seconds.', defaultBuckets);
+    this.#authzWebhookFailOpen = new PlainCounter(list, 'apiserver_authorization_webhook_evaluations_fail_open_total', 'NoOpinion results due to webhook timeout or error.');
+    this.#authzMatchErrors = new PlainCounter(list, 'apiserver_authorization_match_condition_evaluation_errors_total', 'Total number of errors when an authorization webhook encounters a match condition error split by authorizer type and name.');
+    this.#authzMatchExclusions = new PlainCounter(list, 'apiserver_authorization_match_condition_exclusions_total', 'Total number of exclusions when an authorization webhook is skipped because match conditions exclude it.');
+    this.#authzMatchSeconds = new PlainHistogram(list, 'apiserver_authorization_match_condition_evaluation_seconds', 'Authorization match condition evaluation time in seconds, split by authorizer type and name.', matchConditionBuckets);
+    this.#authzReloads = new PlainCounter(list, 'apiserver_authorization_config_controller_automatic_reloads_total', 'Total number of automatic reloads of authorization configuration split by status and apiserver identity.');
+    this.#authzReloadTimes = new PlainGauge(list, 'apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds', 'Timestamp of the last automatic reload of authorization configuration split by status and apiserver identity.');
+    new CollectedGauge(list, 'apiserver_authorization_config_controller_last_config_info', 'Information about the last applied authorization configuration with hash as label, split by apiserver identity.',
+      () => (this.#authzConfigHash === undefined ? [] : [{ labels: { apiserver_id_hash: this.#serverIdHash, hash: this.#authzConfigHash }, value: 1 }]));
     new CollectedGauge(list, 'apiserver_registered_watchers', 'Number of currently registered watchers for a given resources',
       () => sources.registeredWatchers().map((w) => ({ labels: { group: w.group, version: w.version, kind: w.kind }, value: w.count })));
     new CollectedGauge(list, 'apiserver_storage_objects', 'Number of stored objects at the time of last check split by kind.',
@@ -189,6 +214,38 @@ export class ApiMetrics {
       this.#authnReloadTimes.series(status, () => ({ status, apiserver_id_hash: this.#serverIdHash })).value = Date.now() / 1000;
     }
     if (status !== 'failure') this.#authnConfigHash = sha256Label(data);
+  }
+
+  /** An authorizer of the chain allowed or denied a request. */
+  authorizationDecision(type: string, name: string, decision: 'allowed' | 'denied'): void {
+    this.#authzDecisions.series(`${type}\0${name}\0${decision}`, () => ({ type, name, decision })).value++;
+  }
+
+  /** One round-trip to an authorization webhook (every retry counts). */
+  authorizationWebhookAttempt(name: string, result: string, seconds: number): void {
+    this.#authzWebhookEvaluations.series(`${name}\0${result}`, () => ({ name, result })).value++;
+    this.#authzWebhookDurations.series(`${name}\0${result}`, () => ({ name, result })).observe(seconds);
+  }
+
+  /** A webhook with failurePolicy NoOpinion could not be asked. */
+  authorizationWebhookFailOpen(name: string, result: string): void {
+    this.#authzWebhookFailOpen.series(`${name}\0${result}`, () => ({ name, result })).value++;
+  }
+
+  /** A webhook's match conditions excluded a request, or one could not be evaluated. */
+  authorizationMatchCondition(name: string, outcome: 'excluded' | 'error', seconds: number): void {
+    const counter = outcome === 'excluded' ? this.#authzMatchExclusions : this.#authzMatchErrors;
+    counter.series(name, () => ({ type: 'Webhook', name })).value++;
+    this.#authzMatchSeconds.series(name, () => ({ type: 'Webhook', name })).observe(seconds);
+  }
+
+  /** The authorization configuration in use: loaded at start, or reloaded (`status`) when the file changed. */
+  authorizationConfig(data: string, status?: 'success' | 'failure'): void {
+    if (status !== undefined) {
+      this.#authzReloads.series(status, () => ({ status, apiserver_id_hash: this.#serverIdHash })).value++;
+      this.#authzReloadTimes.series(status, () => ({ status, apiserver_id_hash: this.#serverIdHash })).value = Date.now() / 1000;
+    }
+    if (status !== 'failure') this.#authzConfigHash = sha256Label(data);
   }
 
   async text(): Promise<string> {

@@ -384,11 +384,18 @@ export class ApiServer {
     const attributes = info.isResourceRequest
       ? {
         verb: info.verb, group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name || info.selectedName, path: info.path,
-        fieldSelector: selectorTerms(info, query),
+        version: info.version, fieldSelector: selectorTerms(info, query), labelSelector: rawLabelSelector(info, query),
       }
       : { verb: info.verb, group: '', resource: '', subresource: '', namespace: '', name: '', path: info.path };
     const decision = await this.opts.authorizer.authorize(user, attributes);
-    if (decision.decision !== 'Allow') throw forbiddenError(user, attributes, decision.reason);
+    if (decision.decision !== 'Allow') {
+      // A mode that failed (a webhook that could not be asked) is a server error, as upstream's filter answers it.
+      if (decision.error !== undefined) {
+        internalError(res, req.url ?? '/', decision.error);
+        return;
+      }
+      throw forbiddenError(user, attributes, decision.reason);
+    }
     // An empty path segment (`//x/api/...`, `/api/v1//pods`) matches no route upstream: 404, never served as the path without it.
     if (path.includes('//')) throw notFoundPath();
     // Admission and the Store learn the user, and add warnings, through the request context.
@@ -434,6 +441,25 @@ export class ApiServer {
     if (found.user.name === anonymousUser.name && this.opts.anonymousOnlyPublicPaths && !publicPaths.has(path)) throw unauthorized();
     return found.user;
   }
+}
+
+/**
+ * Upstream's responsewriters.InternalError: a plain-text 500 naming the request URI
+ * (`Internal Server Error: "/api/v1/pods": <err>`), HTML's special characters escaped.
+ */
+function internalError(res: HttpResponse, uri: string, error: string): void {
+  const body = `Internal Server Error: ${JSON.stringify(uri)}: ${error}`.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+  res.statusCode = 500;
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.end(`${body}\n`);
+}
+
+/** A list's, watch's or deletecollection's label selector, for the webhooks that are told it. */
+function rawLabelSelector(info: ResourceRequestInfo, query: URLSearchParams): string | undefined {
+  if (info.verb !== 'list' && info.verb !== 'watch' && info.verb !== 'deletecollection') return undefined;
+  const raw = query.get('labelSelector');
+  return raw === null || raw === '' ? undefined : raw;
 }
 
 /**

@@ -37,13 +37,31 @@ test('--authorization-mode is a list of modes in order, RBAC by default; unknown
   ];
   for (const [flag, modes] of accepted) assert.deepEqual(parseServeFlags([`--authorization-mode=${flag}`]).authorizationModes, modes, flag);
   const refused: [string, RegExp][] = [
-    ['Webhook', /"Webhook" is not a valid mode: AlwaysAllow, AlwaysDeny, Node or RBAC/],
-    ['ABAC', /"ABAC" is not a valid mode/],
+    ['Webhook', /authorization-mode Webhook's authorization config file not passed/],
+    ['ABAC', /"ABAC" is not a valid mode: AlwaysAllow, AlwaysDeny, Node, RBAC or Webhook/],
     ['RBAC,RBAC', /has mode specified more than once/],
   ];
   for (const [flag, message] of refused) {
     assert.throws(() => parseServeFlags([`--authorization-mode=${flag}`]), (err) => err instanceof UsageError && message.test(err.message), flag);
   }
+});
+
+test('--authorization-webhook-* go with the Webhook mode, --authorization-config with neither; --authentication-token-webhook-* as upstream defaults them', () => {
+  const usage = (flags: string[], message: RegExp) => assert.throws(() => parseServeFlags(flags), (err) => err instanceof UsageError && message.test(err.message), flags.join(' '));
+  assert.deepEqual(parseServeFlags(['--authorization-mode=Node,Webhook,RBAC', '--authorization-webhook-config-file=/etc/authz.kubeconfig']).authorizationWebhook, {
+    configFile: '/etc/authz.kubeconfig', version: 'v1beta1', authorizedTtlMs: 300_000, unauthorizedTtlMs: 30_000,
+  });
+  assert.deepEqual(parseServeFlags([
+    '--authorization-mode=Webhook', '--authorization-webhook-config-file=/w', '--authorization-webhook-version=v1', '--authorization-webhook-cache-authorized-ttl=1m', '--authorization-webhook-cache-unauthorized-ttl=0',
+  ]).authorizationWebhook, { configFile: '/w', version: 'v1', authorizedTtlMs: 60_000, unauthorizedTtlMs: 0 });
+  usage(['--authorization-webhook-config-file=/w'], /cannot specify --authorization-webhook-config-file without mode Webhook/);
+  usage(['--authorization-mode=Webhook', '--authorization-webhook-config-file=/w', '--authorization-webhook-version=v2'], /unsupported webhook authorizer version "v2"/);
+  usage(['--authorization-config=/c', '--authorization-mode=RBAC'], /--authorization-config can not be specified when --authorization-mode or --authorization-webhook-\* flags are defined/);
+  usage(['--authorization-config=/c', '--authorization-webhook-version=v1'], /--authorization-config can not be specified/);
+  assert.equal(parseServeFlags(['--authorization-config=/c']).authorizationConfig, '/c');
+  assert.deepEqual(parseServeFlags(['--authentication-token-webhook-config-file=/t']).tokenWebhook, { configFile: '/t', version: 'v1beta1', cacheTtlMs: 120_000 });
+  assert.deepEqual(parseServeFlags(['--authentication-token-webhook-config-file=/t', '--authentication-token-webhook-version=v1', '--authentication-token-webhook-cache-ttl=10s']).tokenWebhook, { configFile: '/t', version: 'v1', cacheTtlMs: 10_000 });
+  usage(['--authentication-token-webhook-config-file=/t', '--authentication-token-webhook-version=v3'], /unsupported authentication webhook version "v3"/);
 });
 
 test('--enable-admission-plugins takes NodeRestriction and the default plugins, --disable-admission-plugins turns default ones off; one Plinth does not have is a usage error', () => {

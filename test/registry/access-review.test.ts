@@ -31,7 +31,7 @@ const podsInDev = { verb: 'get', resource: 'pods', namespace: 'dev' };
 test('the status of an access review is the authorizer\'s decision, as upstream serializes it', async () => {
   const cases: { name: string; authorizer: Authorizer; expected: object }[] = [
     { name: 'AlwaysAllow allows', authorizer: alwaysAllow, expected: { allowed: true } },
-    { name: 'AlwaysDeny denies', authorizer: alwaysDeny, expected: { allowed: false, denied: true } },
+    { name: 'AlwaysDeny has no opinion, with its reason', authorizer: alwaysDeny, expected: { allowed: false, reason: 'Everything is forbidden.' } },
     { name: 'no opinion is not allowed, and not denied', authorizer: noOpinion, expected: { allowed: false, reason: 'no RBAC policy matched' } },
     { name: 'a union of no opinion and AlwaysAllow allows', authorizer: unionAuthorizer([noOpinion, alwaysAllow]), expected: { allowed: true } },
     { name: 'a union where no mode has an opinion joins the reasons', authorizer: unionAuthorizer([noOpinion, recording('NoOpinion', 'webhook says nothing')]), expected: { allowed: false, reason: 'no RBAC policy matched\nwebhook says nothing' } },
@@ -58,7 +58,7 @@ test('an access review asks the authorizer about the user and the attributes of 
       resource: 'subjectaccessreviews',
       spec: { user: 'bob', groups: ['g1'], uid: 'u9', extra: { scopes: ['a', 'b'] }, resourceAttributes: { verb: 'list', group: 'apps', version: 'v1', resource: 'deployments', subresource: 'scale', namespace: 'ns1', name: 'web' } },
       user: { name: 'bob', uid: 'u9', groups: ['g1'], extra: { scopes: ['a', 'b'] } },
-      attributes: { verb: 'list', group: 'apps', resource: 'deployments', subresource: 'scale', namespace: 'ns1', name: 'web', path: '' },
+      attributes: { verb: 'list', group: 'apps', resource: 'deployments', subresource: 'scale', namespace: 'ns1', name: 'web', path: '', version: 'v1' },
     },
     {
       name: 'groups alone',
