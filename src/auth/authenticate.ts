@@ -11,12 +11,16 @@ export interface AuthenticationRequest {
   audiences?: readonly string[];
   /** The request's URL path (anonymous access may be limited to some paths). */
   path?: string;
+  /** The headers as received, names and values in turn (a header sent twice is two values). */
+  rawHeaders?: readonly string[];
 }
 
 /** A TLS peer certificate as Node's getPeerCertificate() and TLSSocket.authorized describe it. */
 export interface ClientCertificate {
-  /** Whether it chains to the client CA (TLSSocket.authorized). */
+  /** Whether it chains to the client CA (TLSSocket.authorized, and the chain's root one of the client CA's). */
   verified: boolean;
+  /** Whether it chains to the request-header CA (`--requestheader-client-ca-file`): an authenticating proxy's. */
+  proxyVerified?: boolean;
   /** Why not, when not verified (TLSSocket.authorizationError). */
   verificationError?: string;
   commonName: string;

@@ -2,13 +2,15 @@
 // (followed as the file changes) or the `--oidc-*` flags, a TokenReview webhook
 // (`--authentication-token-webhook-*`), and anonymous access from the file's `anonymous` or
 // `--anonymous-auth`, as kube-apiserver's ToAuthenticationConfig and ApplyTo decide between them.
+import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { AgentPool } from '../admission/webhook-client.ts';
 import { tokenWebhookAuthenticator } from '../auth/token-webhook.ts';
-import type { TokenAuthenticator } from '../auth/authenticate.ts';
+import type { Authenticator, TokenAuthenticator } from '../auth/authenticate.ts';
+import { requestHeaderAuthenticator } from '../auth/request-header.ts';
 import { allSigningAlgs, specOfFlags } from '../auth/oidc.ts';
 import { InvalidConfiguration, loadAuthenticationConfiguration, parseAuthenticationConfiguration, sameAnonymous, type LoadedAuthenticationConfiguration } from './authentication-config.ts';
-import { UsageError, type Config } from './config.ts';
+import { UsageError, type Config, type RequestHeaderFlags } from './config.ts';
 import { JwtAuthenticators, type JwtMetrics } from './jwt-authenticators.ts';
 import { watchFile } from './watch-file.ts';
 import { webhookCaller } from './webhook-caller.ts';
@@ -24,6 +26,10 @@ export interface AuthenticationSetup {
   jwt?: TokenAuthenticator;
   /** `--authentication-token-webhook-config-file`'s TokenReview webhook, asked last. */
   tokenWebhook?: TokenAuthenticator;
+  /** `--requestheader-*`: authenticating proxies' CA and their authenticator, asked first. */
+  requestHeader?: { caPem: string; authenticator: Authenticator };
+  /** What kube-system/extension-apiserver-authentication tells extension API servers. */
+  authenticationTrust: Record<string, string>;
   /** Who may be system:anonymous: everyone without credentials, nobody, or only requests for some paths. */
   anonymous: boolean | { paths: ReadonlySet<string> };
   /**
@@ -36,7 +42,59 @@ export interface AuthenticationSetup {
   close(): void;
 }
 
-export async function authenticationSetup(config: Config, apiAudiences: readonly string[], log: (message: string) => void, metrics?: AuthenticationMetrics): Promise<AuthenticationSetup> {
+/**
+ * `--requestheader-*`: the proxies' CA read (it must not share a certificate with the client
+ * CA unless names are listed, as upstream checks) and their authenticator.
+ */
+async function requestHeaderSetup(flags: RequestHeaderFlags, clientCaPem: string): Promise<{ caPem: string; authenticator: Authenticator }> {
+  let caPem: string;
+  try {
+    caPem = await readFile(flags.clientCaFile, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--requestheader-client-ca-file: ${(err as Error).message}`);
+  }
+  const fingerprints = (pem: string) => (pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? []).map((block) => new X509Certificate(block).fingerprint256);
+  let proxyCas: string[];
+  try {
+    proxyCas = fingerprints(caPem);
+  } catch (err) {
+    throw new UsageError(`--requestheader-client-ca-file: ${(err as Error).message}`);
+  }
+  if (proxyCas.length === 0) throw new UsageError('--requestheader-client-ca-file: data does not contain any valid RSA or ECDSA certificates');
+  if (flags.allowedNames.length === 0 && fingerprints(clientCaPem).some((f) => proxyCas.includes(f))) {
+    throw new UsageError('--requestheader-client-ca-file and --client-ca-file contain overlapping certificates; --requestheader-allowed-names must be specified to ensure regular client certificates cannot set authenticating proxy headers for arbitrary users');
+  }
+  return {
+    caPem,
+    authenticator: requestHeaderAuthenticator({
+      allowedNames: flags.allowedNames, usernameHeaders: flags.usernameHeaders, uidHeaders: flags.uidHeaders,
+      groupHeaders: flags.groupHeaders, extraHeaderPrefixes: flags.extraHeadersPrefix,
+    }),
+  };
+}
+
+/** kube-system/extension-apiserver-authentication's data, as upstream's cluster authentication trust controller writes it. */
+function authenticationTrustOf(clientCaPem: string, flags: RequestHeaderFlags | undefined, requestHeaderCaPem: string | undefined): Record<string, string> {
+  const data: Record<string, string> = { 'client-ca-file': clientCaPem };
+  if (flags === undefined || requestHeaderCaPem === undefined) return data;
+  // Go's json.Marshal of a nil slice: null.
+  const list = (values: readonly string[]) => (values.length === 0 ? 'null' : JSON.stringify(values));
+  return {
+    ...data,
+    'requestheader-client-ca-file': requestHeaderCaPem,
+    'requestheader-username-headers': list(flags.usernameHeaders),
+    'requestheader-uid-headers': list(flags.uidHeaders),
+    'requestheader-group-headers': list(flags.groupHeaders),
+    'requestheader-extra-headers-prefix': list(flags.extraHeadersPrefix),
+    'requestheader-allowed-names': list(flags.allowedNames),
+  };
+}
+
+export async function authenticationSetup(
+  config: Config, apiAudiences: readonly string[], log: (message: string) => void, clientCaPem: string, metrics?: AuthenticationMetrics,
+): Promise<AuthenticationSetup> {
+  const requestHeader = config.requestHeader === undefined ? undefined : await requestHeaderSetup(config.requestHeader, clientCaPem);
+  const authenticationTrust = authenticationTrustOf(clientCaPem, config.requestHeader, requestHeader?.caPem);
   let loaded: LoadedAuthenticationConfiguration | undefined;
   if (config.authenticationConfig !== undefined) {
     try {
@@ -67,7 +125,10 @@ export async function authenticationSetup(config: Config, apiAudiences: readonly
     });
   }
   if (loaded === undefined && config.oidc === undefined) {
-    return { anonymous, anonymousOnlyPublicPaths, ...(tokenWebhook !== undefined ? { tokenWebhook } : {}), start() {}, close: () => agents.close() };
+    return {
+      anonymous, anonymousOnlyPublicPaths, authenticationTrust, ...(tokenWebhook !== undefined ? { tokenWebhook } : {}), ...(requestHeader !== undefined ? { requestHeader } : {}),
+      start() {}, close: () => agents.close(),
+    };
   }
   const oidc = config.oidc;
   const ca = oidc?.caFile === undefined ? undefined : await readFile(oidc.caFile, 'utf8');
@@ -77,6 +138,8 @@ export async function authenticationSetup(config: Config, apiAudiences: readonly
   return {
     jwt: jwt.authenticate,
     ...(tokenWebhook !== undefined ? { tokenWebhook } : {}),
+    ...(requestHeader !== undefined ? { requestHeader } : {}),
+    authenticationTrust,
     anonymous,
     anonymousOnlyPublicPaths,
     start() {

@@ -51,6 +51,8 @@ export interface Config {
   apiAudiences: string[];
   /** `--oidc-*`: OpenID Connect ID tokens of one issuer; undefined without `--oidc-issuer-url`. */
   oidc?: OidcConfig;
+  /** `--requestheader-*`: authenticating proxies (their CA, allowed names and headers); undefined without `--requestheader-client-ca-file`. */
+  requestHeader?: RequestHeaderFlags;
   /** `--authentication-token-webhook-*`: a TokenReview webhook for bearer tokens nothing else recognises. */
   tokenWebhook?: TokenWebhookFlags;
   /** `--authentication-config`: an AuthenticationConfiguration file (JWT authenticators, anonymous access), reloaded when it changes. */
@@ -251,6 +253,32 @@ export interface AuthorizationWebhookFlags {
   unauthorizedTtlMs: number;
 }
 
+/** The `--requestheader-*` flags. */
+export interface RequestHeaderFlags {
+  clientCaFile: string;
+  allowedNames: string[];
+  usernameHeaders: string[];
+  uidHeaders: string[];
+  groupHeaders: string[];
+  extraHeadersPrefix: string[];
+}
+
+/** `--requestheader-*`, as upstream's RequestHeaderAuthenticationOptions reads and validates them (string slices: comma-separated, repeatable). */
+function parseRequestHeaderFlags(values: Record<string, string | string[] | boolean | undefined>): RequestHeaderFlags | undefined {
+  const list = (name: string): string[] => {
+    const given = values[`requestheader-${name}`];
+    const items = (Array.isArray(given) ? given : typeof given === 'string' ? [given] : []).flatMap((v) => v.split(','));
+    if (items.some((item) => item.trim() === '')) throw new UsageError(`empty value in "requestheader-${name}"`);
+    return items.map((item) => item.trim());
+  };
+  const parsed = {
+    allowedNames: list('allowed-names'), usernameHeaders: list('username-headers'), uidHeaders: list('uid-headers'),
+    groupHeaders: list('group-headers'), extraHeadersPrefix: list('extra-headers-prefix'),
+  };
+  const file = typeof values['requestheader-client-ca-file'] === 'string' ? values['requestheader-client-ca-file'] : '';
+  return file === '' ? undefined : { clientCaFile: file, ...parsed };
+}
+
 /** The `--authentication-token-webhook-*` flags. */
 export interface TokenWebhookFlags {
   configFile: string;
@@ -389,6 +417,12 @@ Flags (kube-apiserver's names where one exists):
   --authorization-webhook-cache-authorized-ttl duration    how long its allowed answers are reused (default 5m0s)
   --authorization-webhook-cache-unauthorized-ttl duration  how long its other answers are reused (default 30s)
   --authorization-config string      AuthorizationConfiguration file: the authorizer chain, webhooks with match conditions; reloaded when it changes (excludes --authorization-mode and --authorization-webhook-*)
+  --requestheader-client-ca-file string       CA of authenticating proxies, whose client certificates may name the user in headers
+  --requestheader-allowed-names strings       common names those certificates may have (default: any)
+  --requestheader-username-headers strings    headers naming the user, the first non-empty one wins (e.g. X-Remote-User)
+  --requestheader-uid-headers strings         headers naming the user's uid (e.g. X-Remote-Uid)
+  --requestheader-group-headers strings       headers naming the groups, every value (e.g. X-Remote-Group)
+  --requestheader-extra-headers-prefix strings  prefixes of headers naming extra attributes (e.g. X-Remote-Extra-)
   --authentication-token-webhook-config-file string  kubeconfig of a TokenReview webhook that authenticates bearer tokens nothing else knows
   --authentication-token-webhook-version string      TokenReview version sent to it: v1 or v1beta1 (default "v1beta1")
   --authentication-token-webhook-cache-ttl duration  how long its answers are reused (default 2m0s)
@@ -486,6 +520,12 @@ export function parseServeFlags(args: string[]): Config {
       'authorization-webhook-cache-authorized-ttl': { type: 'string' },
       'authorization-webhook-cache-unauthorized-ttl': { type: 'string' },
       'authentication-token-webhook-config-file': { type: 'string' },
+      'requestheader-client-ca-file': { type: 'string' },
+      'requestheader-allowed-names': { type: 'string', multiple: true },
+      'requestheader-username-headers': { type: 'string', multiple: true },
+      'requestheader-uid-headers': { type: 'string', multiple: true },
+      'requestheader-group-headers': { type: 'string', multiple: true },
+      'requestheader-extra-headers-prefix': { type: 'string', multiple: true },
       'authentication-token-webhook-version': { type: 'string' },
       'authentication-token-webhook-cache-ttl': { type: 'string' },
       'enable-admission-plugins': { type: 'string' },
@@ -562,6 +602,8 @@ export function parseServeFlags(args: string[]): Config {
   if (values['feature-gates'] !== undefined) parseFeatureGates(values['feature-gates'], config.featureGates);
   if (values['token-auth-file'] !== undefined) config.tokenAuthFile = values['token-auth-file'];
   parseAuthorizationFlags(values, config);
+  const requestHeader = parseRequestHeaderFlags(values);
+  if (requestHeader !== undefined) config.requestHeader = requestHeader;
   const tokenWebhook = parseTokenWebhookFlags(values);
   if (tokenWebhook !== undefined) config.tokenWebhook = tokenWebhook;
   if (values['enable-admission-plugins'] !== undefined) config.enableAdmissionPlugins = parseAdmissionPlugins(values['enable-admission-plugins']);

@@ -156,7 +156,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const podSecurity = await podSecurityConfiguration(config.admissionControlConfigFile);
   const apiAudiences = config.apiAudiences.length > 0 ? config.apiAudiences : config.serviceAccountIssuers;
   // A configuration file that does not load fails the start, before storage is opened.
-  const authn = await authenticationSetup(config, apiAudiences, log, metrics);
+  const authn = await authenticationSetup(config, apiAudiences, log, clientCaPem, metrics);
   const authz = await authorizationSetup(config, log, metrics);
   const admissionSetup = admissionPlugins(registry, log, {
     podSecurity,
@@ -311,6 +311,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const authenticator = requestAuthenticator({
     // Upstream's order: client certificates, then bearer tokens (the token file, then service-account JWTs).
     authenticators: [
+      // An authenticating proxy's headers first, as upstream's request-header authenticator.
+      ...(authn.requestHeader !== undefined ? [authn.requestHeader.authenticator] : []),
       clientCertificateAuthenticator(),
       bearerTokenAuthenticator(unionTokenAuthenticator([
         audienceAgnostic(apiAudiences, tokenFileAuthenticator(tokens.users)),
@@ -363,6 +365,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     authenticator,
     authorizer,
     clientCaPem,
+    ...(authn.requestHeader !== undefined ? { requestHeaderCaPem: authn.requestHeader.caPem } : {}),
     anonymousOnlyPublicPaths: authn.anonymousOnlyPublicPaths,
     handler,
     log,
@@ -402,7 +405,9 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     serving = true;
     writeKubeconfig(kubeconfigPath, { server: serverUrl(), caPem: material.caPem, token: tokens.admin });
     // The kubernetes Service's targetPort is the port just bound.
-    ({ reconciled } = await bootstrapObjects(registry, { serviceClusterIPRange: config.serviceClusterIPRange, bindAddress: config.bindAddress, port }, log));
+    ({ reconciled } = await bootstrapObjects(registry, {
+      serviceClusterIPRange: config.serviceClusterIPRange, bindAddress: config.bindAddress, port, authenticationTrust: authn.authenticationTrust,
+    }, log));
   } catch (err) {
     closing = shutdown();
     await closing.catch(() => {});

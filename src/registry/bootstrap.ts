@@ -17,6 +17,11 @@ export interface BootstrapOptions {
   bindAddress: string;
   /** The port Plinth serves on. */
   port: number;
+  /**
+   * What extension API servers read to trust this server's clients and authenticating proxies
+   * (kube-system/extension-apiserver-authentication's data); kept as given at every start.
+   */
+  authenticationTrust?: Record<string, string>;
 }
 
 /** The first address of the (first) service range: what upstream gives the kubernetes Service. */
@@ -263,6 +268,9 @@ export async function bootstrapObjects(registry: ResourceRegistry, opts: Bootstr
     ...mandatoryFlowSchemas.map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas'), withFoundLevel(o, now), []]),
     ...localAPIServices(registry, now).map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'apiregistration.k8s.io', 'v1', 'apiservices'), o, []]),
     [storeOf(registry, '', 'v1', 'configmaps'), legacyTokenTracking(now), []],
+    ...(opts.authenticationTrust !== undefined ? [[storeOf(registry, '', 'v1', 'configmaps'), {
+      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'extension-apiserver-authentication', namespace: 'kube-system' }, data: opts.authenticationTrust,
+    }, ['data']] as [Store, KubeObject, string[]]] : []),
   ];
   // One object that cannot be written (a kubernetes Service whose ClusterIP moved with the
   // service range) is logged; the others are still made. All at once: their writes share

@@ -2,8 +2,8 @@
 import type http from 'node:http';
 import http2 from 'node:http2';
 import net, { type AddressInfo, type Socket } from 'node:net';
-import { constants as cryptoConstants } from 'node:crypto';
-import { DEFAULT_CIPHERS, type TLSSocket } from 'node:tls';
+import { constants as cryptoConstants, X509Certificate } from 'node:crypto';
+import { DEFAULT_CIPHERS, type DetailedPeerCertificate, type TLSSocket } from 'node:tls';
 import { notFoundPath, StatusError, unauthorized } from '../api/index.ts';
 import type { Authenticator, AuthorizationAttributes, Authorizer, ClientCertificate, UserInfo } from '../auth/index.ts';
 import { AuthenticationFailure, anonymousUser, forbiddenError, impersonate, wantsImpersonation } from '../auth/index.ts';
@@ -34,6 +34,11 @@ export interface ApiServerOptions {
    * client certificate but does not require one, as kube-apiserver.
    */
   clientCaPem?: string;
+  /**
+   * `--requestheader-client-ca-file`: CAs of authenticating proxies. Their certificates are
+   * requested too, and told apart from the client CA's by the root they chain to.
+   */
+  requestHeaderCaPem?: string;
   /**
    * Anonymous requests reach only the public-info-viewer paths, 401 elsewhere: what
    * Plinth does while the authorizer allows everything (AlwaysAllow would otherwise
@@ -136,15 +141,40 @@ const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/vers
 /** Each connection's client certificate, read once (HTTP/2 streams share their session's socket). */
 const clientCertificates = new WeakMap<TLSSocket, ClientCertificate | null>();
 
+/** The SHA-256 fingerprints (as Node prints them) of the certificates of a PEM bundle. */
+function fingerprintsOf(pem: string | undefined): Set<string> {
+  const found = new Set<string>();
+  for (const block of pem?.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? []) {
+    try {
+      found.add(new X509Certificate(block).fingerprint256);
+    } catch {
+      // not a certificate: Node's TLS skips it as well
+    }
+  }
+  return found;
+}
+
+/** The fingerprint of the certificate a verified chain ends at (the trusted CA Node found). */
+function rootFingerprint(peer: DetailedPeerCertificate): string {
+  let cert = peer;
+  for (let depth = 0; depth < 16 && cert.issuerCertificate !== undefined && cert.issuerCertificate !== cert && Object.keys(cert.issuerCertificate).length > 0; depth++) {
+    cert = cert.issuerCertificate;
+  }
+  return cert.fingerprint256;
+}
+
 /** The TLS client certificate of the request's connection, with the handshake's verdict on it. */
-function clientCertificateOf(req: Request): ClientCertificate | undefined {
+function clientCertificateOf(req: Request, proxyCas: ReadonlySet<string> | undefined, clientCas: ReadonlySet<string>): ClientCertificate | undefined {
   const socket = ('stream' in req ? req.stream.session?.socket : req.socket) as TLSSocket | undefined;
   if (socket === undefined || typeof socket.getPeerCertificate !== 'function') return undefined;
   let cert = clientCertificates.get(socket);
   if (cert === undefined) {
-    const peer = socket.getPeerCertificate();
+    const peer = socket.getPeerCertificate(proxyCas !== undefined);
+    // With a request-header CA beside the client CA, the chain's root says which one verified it.
+    const root = proxyCas === undefined || !socket.authorized || peer === null ? undefined : rootFingerprint(peer as DetailedPeerCertificate);
     cert = peer === null || Object.keys(peer).length === 0 ? null : {
-      verified: socket.authorized,
+      verified: socket.authorized && (root === undefined || clientCas.has(root)),
+      ...(root !== undefined && proxyCas!.has(root) ? { proxyVerified: true } : {}),
       ...(socket.authorizationError ? { verificationError: String(socket.authorizationError) } : {}),
       commonName: firstOf(peer.subject?.CN),
       organizations: allOf(peer.subject?.O),
@@ -205,6 +235,9 @@ export class ApiServer {
   private readonly turns = new TurnLimiter();
   /** The in-flight limits of reads and writes, when set. */
   private readonly limiters: { readOnly?: FairLimiter; mutating?: FairLimiter } = {};
+  /** With a request-header CA: its certificates' fingerprints, and the client CA's (a client certificate's root tells them apart). */
+  private readonly proxyCas: ReadonlySet<string> | undefined;
+  private readonly clientCas: ReadonlySet<string>;
   private idleWaiters: (() => void)[] = [];
   private stopping = false;
 
@@ -212,6 +245,8 @@ export class ApiServer {
     this.opts = opts;
     const limiter = (limit: number | undefined) => (limit === undefined || limit <= 0 ? undefined : new FairLimiter({ limit, queueLength: 50, maxWaitMs: opts.inflightQueueWaitMs ?? 15_000 }));
     const [readOnly, mutating] = [limiter(opts.maxRequestsInflight), limiter(opts.maxMutatingRequestsInflight)];
+    this.proxyCas = opts.requestHeaderCaPem === undefined ? undefined : fingerprintsOf(opts.requestHeaderCaPem);
+    this.clientCas = fingerprintsOf(opts.clientCaPem);
     if (readOnly !== undefined) this.limiters.readOnly = readOnly;
     if (mutating !== undefined) this.limiters.mutating = mutating;
     const maxStreams = opts.http2MaxStreamsPerConnection || defaultMaxStreams;
@@ -222,7 +257,9 @@ export class ApiServer {
       ciphers: cipherPreference,
       honorCipherOrder: true,
       secureOptions: cryptoConstants.SSL_OP_PRIORITIZE_CHACHA,
-      ...(opts.clientCaPem !== undefined ? { requestCert: true, rejectUnauthorized: false, ca: opts.clientCaPem } : {}),
+      ...(opts.clientCaPem !== undefined || opts.requestHeaderCaPem !== undefined
+        ? { requestCert: true, rejectUnauthorized: false, ca: [opts.clientCaPem, opts.requestHeaderCaPem].filter((pem) => pem !== undefined) }
+        : {}),
       // Node's HTTP/1.1 options, which the HTTP/2 server's types do not list, reach its HTTP/1.1 connections.
       ...http1Limits,
       settings: { maxConcurrentStreams: maxStreams, initialWindowSize: uploadBufferPerStream, maxFrameSize: uploadBufferPerStream, maxHeaderListSize },
@@ -429,10 +466,12 @@ export class ApiServer {
    * anonymous access when it is off (or, see anonymousOnlyPublicPaths, off this path).
    */
   private async authenticate(req: HttpRequest, path: string): Promise<UserInfo> {
-    const clientCertificate = clientCertificateOf(req as unknown as Request);
+    const clientCertificate = clientCertificateOf(req as unknown as Request, this.proxyCas, this.clientCas);
     let found;
     try {
-      found = await this.opts.authenticator({ headers: req.headers, path, ...(clientCertificate !== undefined ? { clientCertificate } : {}) });
+      found = await this.opts.authenticator({
+        headers: req.headers, path, ...(this.proxyCas !== undefined ? { rawHeaders: req.rawHeaders ?? [] } : {}), ...(clientCertificate !== undefined ? { clientCertificate } : {}),
+      });
     } catch (err) {
       if (err instanceof AuthenticationFailure) throw unauthorized();
       throw err;

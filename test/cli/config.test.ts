@@ -64,6 +64,17 @@ test('--authorization-webhook-* go with the Webhook mode, --authorization-config
   usage(['--authentication-token-webhook-config-file=/t', '--authentication-token-webhook-version=v3'], /unsupported authentication webhook version "v3"/);
 });
 
+test('--requestheader-*: string slices, comma-separated or repeated; ignored without the CA file; an empty value is a usage error', () => {
+  assert.equal(parseServeFlags(['--requestheader-username-headers=X-Remote-User']).requestHeader, undefined);
+  assert.deepEqual(parseServeFlags([
+    '--requestheader-client-ca-file=/ca', '--requestheader-username-headers=X-Remote-User', '--requestheader-group-headers=X-Remote-Group,X-Group',
+    '--requestheader-extra-headers-prefix=X-Remote-Extra-', '--requestheader-allowed-names=front-proxy-client', '--requestheader-allowed-names=other',
+  ]).requestHeader, {
+    clientCaFile: '/ca', allowedNames: ['front-proxy-client', 'other'], usernameHeaders: ['X-Remote-User'], uidHeaders: [], groupHeaders: ['X-Remote-Group', 'X-Group'], extraHeadersPrefix: ['X-Remote-Extra-'],
+  });
+  assert.throws(() => parseServeFlags(['--requestheader-client-ca-file=/ca', '--requestheader-username-headers=X-Remote-User, ']), /empty value in "requestheader-username-headers"/);
+});
+
 test('--enable-admission-plugins takes NodeRestriction and the default plugins, --disable-admission-plugins turns default ones off; one Plinth does not have is a usage error', () => {
   assert.deepEqual(parseServeFlags([]).enableAdmissionPlugins, []);
   assert.deepEqual(parseServeFlags(['--enable-admission-plugins=NodeRestriction']).enableAdmissionPlugins, ['NodeRestriction']);
