@@ -51,8 +51,14 @@ export interface Config {
   apiAudiences: string[];
   /** `--oidc-*`: OpenID Connect ID tokens of one issuer; undefined without `--oidc-issuer-url`. */
   oidc?: OidcConfig;
-  /** `--requestheader-*`: authenticating proxies (their CA, allowed names and headers); undefined without `--requestheader-client-ca-file`. */
+  /**
+   * `--requestheader-*`: authenticating proxies (their CA, allowed names and headers); without
+   * `--requestheader-client-ca-file`, the data dir's front-proxy CA with kubeadm's headers.
+   */
   requestHeader?: RequestHeaderFlags;
+  /** `--proxy-client-cert-file` and `--proxy-client-key-file`: how Plinth proxies to extension API servers; default the data dir's front-proxy client. */
+  proxyClientCertFile?: string;
+  proxyClientKeyFile?: string;
   /** `--authentication-token-webhook-*`: a TokenReview webhook for bearer tokens nothing else recognises. */
   tokenWebhook?: TokenWebhookFlags;
   /** `--authentication-config`: an AuthenticationConfiguration file (JWT authenticators, anonymous access), reloaded when it changes. */
@@ -417,7 +423,9 @@ Flags (kube-apiserver's names where one exists):
   --authorization-webhook-cache-authorized-ttl duration    how long its allowed answers are reused (default 5m0s)
   --authorization-webhook-cache-unauthorized-ttl duration  how long its other answers are reused (default 30s)
   --authorization-config string      AuthorizationConfiguration file: the authorizer chain, webhooks with match conditions; reloaded when it changes (excludes --authorization-mode and --authorization-webhook-*)
-  --requestheader-client-ca-file string       CA of authenticating proxies, whose client certificates may name the user in headers
+  --requestheader-client-ca-file string       CA of authenticating proxies, whose client certificates may name the user in headers (default: the data dir's front-proxy CA)
+  --proxy-client-cert-file string             client certificate Plinth proxies to extension API servers with (default: the data dir's front-proxy client)
+  --proxy-client-key-file string              its key
   --requestheader-allowed-names strings       common names those certificates may have (default: any)
   --requestheader-username-headers strings    headers naming the user, the first non-empty one wins (e.g. X-Remote-User)
   --requestheader-uid-headers strings         headers naming the user's uid (e.g. X-Remote-Uid)
@@ -521,6 +529,8 @@ export function parseServeFlags(args: string[]): Config {
       'authorization-webhook-cache-unauthorized-ttl': { type: 'string' },
       'authentication-token-webhook-config-file': { type: 'string' },
       'requestheader-client-ca-file': { type: 'string' },
+      'proxy-client-cert-file': { type: 'string' },
+      'proxy-client-key-file': { type: 'string' },
       'requestheader-allowed-names': { type: 'string', multiple: true },
       'requestheader-username-headers': { type: 'string', multiple: true },
       'requestheader-uid-headers': { type: 'string', multiple: true },
@@ -604,6 +614,13 @@ export function parseServeFlags(args: string[]): Config {
   parseAuthorizationFlags(values, config);
   const requestHeader = parseRequestHeaderFlags(values);
   if (requestHeader !== undefined) config.requestHeader = requestHeader;
+  const proxyCert = typeof values['proxy-client-cert-file'] === 'string' ? values['proxy-client-cert-file'] : '';
+  const proxyKey = typeof values['proxy-client-key-file'] === 'string' ? values['proxy-client-key-file'] : '';
+  if ((proxyCert === '') !== (proxyKey === '')) throw new UsageError('--proxy-client-cert-file and --proxy-client-key-file go together');
+  if (proxyCert !== '') {
+    config.proxyClientCertFile = proxyCert;
+    config.proxyClientKeyFile = proxyKey;
+  }
   const tokenWebhook = parseTokenWebhookFlags(values);
   if (tokenWebhook !== undefined) config.tokenWebhook = tokenWebhook;
   if (values['enable-admission-plugins'] !== undefined) config.enableAdmissionPlugins = parseAdmissionPlugins(values['enable-admission-plugins']);

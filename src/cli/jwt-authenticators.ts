@@ -3,7 +3,6 @@
 // given, else the system's), in the background, retried until the issuer answers. A new
 // configuration replaces the set once all its authenticators are ready, as upstream's
 // authenticationConfigUpdater swaps them; until then the old set keeps answering.
-import https from 'node:https';
 import { audienceAgnostic, unionTokenAuthenticator, type TokenAuthenticator } from '../auth/authenticate.ts';
 import { jwtAuthenticator, type JwtAuthenticator, type JwtAuthenticatorSpec } from '../auth/oidc.ts';
 
@@ -16,7 +15,8 @@ export interface JwtEntry {
 /** A GET of `url` parsed as JSON; a status other than 200, or no JSON, is an error. */
 function getJson(url: string, ca: string | undefined): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const req = https.get(url, { ...(ca !== undefined ? { ca } : {}), timeout: 10_000, headers: { accept: 'application/json' } }, (res) => {
+    // node:https loads with the first issuer read, not at every start.
+    const req = process.getBuiltinModule('node:https').get(url, { ...(ca !== undefined ? { ca } : {}), timeout: 10_000, headers: { accept: 'application/json' } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {

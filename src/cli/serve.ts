@@ -37,7 +37,7 @@ import type { Definitions } from '../schema/types.ts';
 import { Store } from '../registry/store.ts';
 import { ApplyOffload } from '../registry/apply-offload/client.ts';
 import { ApiServer } from '../server/server.ts';
-import { ensureClientMaterial, ensureServingMaterial } from '../server/tls-material.ts';
+import { ensureClientMaterial, ensureFrontProxyMaterial, ensureServingMaterial, frontProxyClientName } from '../server/tls-material.ts';
 import { compactorFor, EncryptingBackend, openBackend } from '../storage/index.ts';
 import { keyResourceResolver, loadEncryptionConfig, resourceTransformers } from './encryption-config.ts';
 import { ensureSystemPriorityClasses } from '../registry/builtin/priorityclasses.ts';
@@ -48,6 +48,7 @@ import { UsageError, type Config } from './config.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { RbacInformers, rbacStores, reconcileBootstrapPolicy } from './rbac.ts';
 import { authorizationSetup } from './authorization.ts';
+import { ApiAggregation } from '../controllers/api-aggregation.ts';
 import { NodeAuthorization } from './node-authorization.ts';
 import { authenticationSetup } from './authentication.ts';
 import { podSecurityConfiguration } from './admission-config.ts';
@@ -95,6 +96,29 @@ async function allKeys(backend: Backend): Promise<KeyValue[]> {
   }
 }
 
+/**
+ * The client certificate Plinth proxies to extension API servers with: the flags', else the
+ * data dir's front-proxy client (whose CA is then the default request-header CA).
+ */
+async function frontProxyMaterial(config: Config, dataDir: string): Promise<{ client: { certPem: string; keyPem: string }; defaultCaFile?: string }> {
+  if (config.proxyClientCertFile !== undefined) {
+    try {
+      const [certPem, keyPem] = await Promise.all([readFile(config.proxyClientCertFile, 'utf8'), readFile(config.proxyClientKeyFile!, 'utf8')]);
+      return { client: { certPem, keyPem } };
+    } catch (err) {
+      throw new UsageError(`--proxy-client-cert-file: ${(err as Error).message}`);
+    }
+  }
+  const material = await ensureFrontProxyMaterial(dataDir, { sync: config.syncDataDirFiles });
+  return { client: { certPem: material.certPem, keyPem: material.keyPem }, ...(config.requestHeader === undefined ? { defaultCaFile: path.join(dataDir, 'pki', 'front-proxy-ca.crt') } : {}) };
+}
+
+function storeFor(registry: ResourceRegistry, group: string, version: string, resource: string): Store {
+  const served = registry.lookup(group, version, resource);
+  if (served === undefined) throw new Error(`${group}/${version}/${resource} is not served`);
+  return served.store;
+}
+
 /** What tests may hand in instead of what the Config names. */
 export interface ServeDependencies {
   /** Storage to serve from (the server closes it), perhaps shared with other servers; by default the one --storage names. */
@@ -108,10 +132,11 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const dataDir = path.resolve(config.dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
 
-  const [material, tokens, clientMaterial] = await Promise.all([
+  const [material, tokens, clientMaterial, frontProxy] = await Promise.all([
     ensureServingMaterial(dataDir, { hosts: extraHosts(config.bindAddress), sync: config.syncDataDirFiles }),
     loadTokens(config, dataDir),
     config.clientCaFile === undefined ? ensureClientMaterial(dataDir, { sync: config.syncDataDirFiles }) : undefined,
+    frontProxyMaterial(config, dataDir),
   ]);
   const clientCaPem = clientMaterial?.clientCaPem ?? await readFile(config.clientCaFile!, 'utf8');
   // Keys named by flags are read now, so that a wrong path fails the start; the default one is made on first use.
@@ -156,7 +181,12 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const podSecurity = await podSecurityConfiguration(config.admissionControlConfigFile);
   const apiAudiences = config.apiAudiences.length > 0 ? config.apiAudiences : config.serviceAccountIssuers;
   // A configuration file that does not load fails the start, before storage is opened.
-  const authn = await authenticationSetup(config, apiAudiences, log, clientCaPem, metrics);
+  // Without --requestheader-*, authenticating proxies are the data dir's front-proxy CA's, with kubeadm's headers.
+  const requestHeader = config.requestHeader ?? (frontProxy.defaultCaFile === undefined ? undefined : {
+    clientCaFile: frontProxy.defaultCaFile, allowedNames: [frontProxyClientName], usernameHeaders: ['X-Remote-User'], uidHeaders: ['X-Remote-Uid'],
+    groupHeaders: ['X-Remote-Group'], extraHeadersPrefix: ['X-Remote-Extra-'],
+  });
+  const authn = await authenticationSetup({ ...config, ...(requestHeader !== undefined ? { requestHeader } : {}) }, apiAudiences, log, clientCaPem, metrics);
   const authz = await authorizationSetup(config, log, metrics);
   const admissionSetup = admissionPlugins(registry, log, {
     podSecurity,
@@ -296,6 +326,14 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     return `https://${host}:${port}`;
   };
   const discovery = new Discovery(registry, () => `${config.bindAddress}:${port}`);
+  // The aggregation layer: APIServices that name a service are proxied to it.
+  const aggregation = new ApiAggregation({
+    apiServices: storeFor(registry, 'apiregistration.k8s.io', 'v1', 'apiservices'), services: storeFor(registry, '', 'v1', 'services'),
+    endpointSlices: storeFor(registry, 'discovery.k8s.io', 'v1', 'endpointslices'), proxyClient: frontProxy.client, onChange: () => discovery.invalidate(), log,
+  });
+  discovery.remote = () => aggregation.remote();
+  // Its informers load in the background: an APIService is proxied only once checked anyway.
+  const aggregationStarted = aggregation.start().catch((err: unknown) => log(`aggregation: ${(err as Error).message}`));
   const openapi = new OpenApiService(registry, definitions);
   let server: ApiServer | undefined;
   const watchStreams = new WatchStreams({
@@ -330,6 +368,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const handler = new ApiHandler({
     registry,
     discovery,
+    aggregation: aggregation.lookup,
     openapi,
     healthChecks: [
       { name: 'ping', check: () => {} },
@@ -391,6 +430,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     await leaderControllers.close();
     authn.close();
     authz.close();
+    await aggregationStarted;
+    await aggregation.close();
     await Promise.all([crdController.close(), rbacInformers?.close(), nodeAuthorization?.close()]);
     admissionSetup.close();
     await applyOffload?.close();

@@ -5,7 +5,9 @@ import type { ReviewAuthorizer } from '../registry/access-review.ts';
 import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
 import type { ResourceRegistry, ServedResource } from '../registry/registry.ts';
 import type { NonResourceRequestInfo, RequestInfo, ResourceRequestInfo } from './request-info.ts';
+import { currentRequest } from '../api/request-context.ts';
 import { negotiateDiscovery, type Discovery } from './discovery.ts';
+import { proxyToExtension, type AggregationLookup } from './aggregated-proxy.ts';
 import { createHandler } from './handlers/create.ts';
 import { deleteCollectionHandler, deleteHandler } from './handlers/delete.ts';
 import { getHandler } from './handlers/get.ts';
@@ -26,6 +28,8 @@ import { WatchStreams } from './watch-streams.ts';
 export interface ApiHandlerOptions {
   registry: ResourceRegistry;
   discovery: Discovery;
+  /** The aggregation layer: which groups and versions extension API servers answer. */
+  aggregation?: AggregationLookup;
   openapi: OpenApiService;
   healthChecks: HealthCheck[];
   /** Readiness adds checks that pass only once the server serves (e.g. not shutting down). */
@@ -96,6 +100,14 @@ export class ApiHandler {
   }
 
   async handle(req: HttpRequest, res: HttpResponse, info: RequestInfo, query: URLSearchParams): Promise<void> {
+    const aggregation = this.opts.aggregation;
+    if (aggregation !== undefined) {
+      // A group and version an APIService gives to a service: the extension server answers.
+      const group = info.isResourceRequest ? info.group : info.parts[0] === 'apis' && info.parts.length >= 3 ? info.parts[1]! : '';
+      const found = group === '' ? undefined : aggregation(group, info.isResourceRequest ? info.version : info.parts[2]!);
+      const user = currentRequest()?.user;
+      if (found !== undefined && user !== undefined) return proxyToExtension(req, res, found.target, user);
+    }
     if (info.isResourceRequest) return this.handleResource(req, res, info, query);
     return this.handleNonResource(req, res, info, query);
   }

@@ -59,18 +59,33 @@ export function negotiateDiscovery(accept: string | undefined): AggregatedVersio
   throw notAcceptable('only the following media types are accepted: application/json, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList, application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList');
 }
 
-/** Discovery documents built from the served resources; rebuilt when they change. */
+/** A group and version an extension API server answers (an APIService naming a service). */
+export interface RemoteGroupVersion {
+  group: string;
+  version: string;
+  groupPriorityMinimum: number;
+  versionPriority: number;
+  /** Its APIResourceList's resources, once the extension server answered. */
+  resources?: Record<string, unknown>[];
+}
+
+/** Discovery documents built from the served resources and the aggregated ones; rebuilt when they change. */
 export class Discovery {
   private readonly registry: ResourceRegistry;
   private readonly serverAddress: () => string;
   private cache = new Map<string, DiscoveryDocument>();
+  /** The aggregation layer's groups and versions. */
+  remote: () => RemoteGroupVersion[] = () => [];
 
   constructor(registry: ResourceRegistry, serverAddress: () => string) {
     this.registry = registry;
     this.serverAddress = serverAddress;
-    registry.onChange(() => {
-      this.cache = new Map();
-    });
+    registry.onChange(() => this.invalidate());
+  }
+
+  /** Forgets the documents built (what they list changed). */
+  invalidate(): void {
+    this.cache = new Map();
   }
 
   /** The document for a discovery path (`/api`, `/apis`, `/apis/{g}`, `/api/v1`, `/apis/{g}/{v}`), or undefined. */
@@ -89,8 +104,9 @@ export class Discovery {
     const core = groups.find((g) => g.group === '');
     const named = groups.filter((g) => g.group !== '');
     const [root, a, b] = parts;
+    const remote = root === 'apis' ? this.remoteGroups(named) : [];
     if (parts.length === 1 && (root === 'api' || root === 'apis') && form !== 'legacy') {
-      return this.aggregated(root === 'api' ? (core ? [core] : []) : named, form);
+      return this.aggregated(root === 'api' ? (core ? [core] : []) : named, form, remote);
     }
     if (parts.length === 1 && root === 'api') {
       return document({
@@ -100,11 +116,13 @@ export class Discovery {
       }, 'application/json');
     }
     if (parts.length === 1 && root === 'apis') {
-      return document({ kind: 'APIGroupList', apiVersion: 'v1', groups: named.map(apiGroup) }, 'application/json');
+      return document({ kind: 'APIGroupList', apiVersion: 'v1', groups: [...named.map((g) => apiGroup(g, remote)), ...remote.filter((r) => !r.local).map(remoteApiGroup)] }, 'application/json');
     }
     if (parts.length === 2 && root === 'apis') {
       const group = named.find((g) => g.group === a);
-      return group ? document({ kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(group) }, 'application/json') : undefined;
+      if (group !== undefined) return document({ kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(group, remote) }, 'application/json');
+      const remoteGroup = remote.find((r) => r.group === a);
+      return remoteGroup ? document({ kind: 'APIGroup', apiVersion: 'v1', ...remoteApiGroup(remoteGroup) }, 'application/json') : undefined;
     }
     const groupName = root === 'api' && parts.length === 2 ? '' : root === 'apis' && parts.length === 3 ? a : undefined;
     const version = root === 'api' ? a : b;
@@ -134,15 +152,39 @@ export class Discovery {
     return [...byGroup.values()];
   }
 
-  private aggregated(groups: GroupVersions[], version: AggregatedVersion): DiscoveryDocument {
-    const items = groups.map((g) => ({
-      metadata: g.group === '' ? { creationTimestamp: null } : { name: g.group, creationTimestamp: null },
-      versions: [...g.versions.entries()].map(([v, types]) => ({
-        version: v,
-        resources: types.map((t) => aggregatedResource(t)),
-        freshness: 'Current',
-      })),
+  /** The aggregated groups, each with its versions by priority; `local` when the group is served here too. */
+  private remoteGroups(named: GroupVersions[]): RemoteGroup[] {
+    const byGroup = new Map<string, RemoteGroup>();
+    for (const r of this.remote()) {
+      let group = byGroup.get(r.group);
+      if (group === undefined) byGroup.set(r.group, (group = { group: r.group, local: named.some((g) => g.group === r.group), priority: r.groupPriorityMinimum, versions: [] }));
+      group.priority = Math.max(group.priority, r.groupPriorityMinimum);
+      group.versions.push(r);
+    }
+    for (const group of byGroup.values()) group.versions.sort((x, y) => y.versionPriority - x.versionPriority || compareKubeVersions(x.version, y.version));
+    return [...byGroup.values()].sort((x, y) => y.priority - x.priority || (x.group < y.group ? -1 : x.group > y.group ? 1 : 0));
+  }
+
+  private aggregated(groups: GroupVersions[], version: AggregatedVersion, remote: RemoteGroup[] = []): DiscoveryDocument {
+    const remoteVersions = (r: RemoteGroup | undefined) => (r?.versions ?? []).map((v) => ({
+      version: v.version,
+      resources: v.resources === undefined ? [] : aggregatedRemoteResources(v.resources),
+      freshness: v.resources === undefined ? 'Stale' : 'Current',
     }));
+    const items = [
+      ...groups.map((g) => ({
+        metadata: g.group === '' ? { creationTimestamp: null } : { name: g.group, creationTimestamp: null },
+        versions: [
+          ...[...g.versions.entries()].map(([v, types]) => ({
+            version: v,
+            resources: types.map((t) => aggregatedResource(t)),
+            freshness: 'Current',
+          })),
+          ...remoteVersions(remote.find((r) => r.local && r.group === g.group)),
+        ],
+      })),
+      ...remote.filter((r) => !r.local).map((r) => ({ metadata: { name: r.group, creationTimestamp: null }, versions: remoteVersions(r) })),
+    ];
     const contentType = `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`;
     return document({ kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items }, contentType);
   }
@@ -157,9 +199,56 @@ export function storageVersionHash(group: string, version: string, kind: string)
   return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
 }
 
-function apiGroup(g: GroupVersions) {
-  const versions = [...g.versions.keys()].map((v) => ({ groupVersion: apiVersionOf(g.group, v), version: v }));
+interface RemoteGroup {
+  group: string;
+  /** The group is also served here (an APIService adds a version to it). */
+  local: boolean;
+  priority: number;
+  versions: RemoteGroupVersion[];
+}
+
+function apiGroup(g: GroupVersions, remote: RemoteGroup[] = []) {
+  const added = remote.find((r) => r.local && r.group === g.group)?.versions.map((v) => v.version) ?? [];
+  const versions = [...g.versions.keys(), ...added].map((v) => ({ groupVersion: apiVersionOf(g.group, v), version: v }));
   return { name: g.group, versions, preferredVersion: versions[0] };
+}
+
+function remoteApiGroup(r: RemoteGroup) {
+  const versions = r.versions.map((v) => ({ groupVersion: `${r.group}/${v.version}`, version: v.version }));
+  return { name: r.group, versions, preferredVersion: versions[0] };
+}
+
+/** Kubernetes' version order: GA above beta above alpha, then by numbers (v2 > v1 > v1beta2 > v1beta1 > v1alpha1 > others). */
+function compareKubeVersions(a: string, b: string): number {
+  const rank = (v: string): [number, number, number] | undefined => {
+    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+    if (m === null) return undefined;
+    return [m[2] === undefined ? 3 : m[2] === 'beta' ? 2 : 1, Number(m[1]), m[3] === undefined ? 0 : Number(m[3])];
+  };
+  const x = rank(a);
+  const y = rank(b);
+  if (x === undefined || y === undefined) return x !== undefined ? -1 : y !== undefined ? 1 : a < b ? -1 : a > b ? 1 : 0;
+  return y[0] - x[0] || y[1] - x[1] || y[2] - x[2];
+}
+
+/** An extension server's APIResourceList resources in aggregated discovery's form. */
+function aggregatedRemoteResources(resources: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+  const str = (v: unknown) => (typeof v === 'string' ? v : '');
+  const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  const main = resources.filter((r) => !str(r.name).includes('/')).map((r) => {
+    const entry: Record<string, unknown> = {
+      resource: str(r.name), responseKind: { group: str(r.group), version: str(r.version), kind: str(r.kind) },
+      scope: r.namespaced === true ? 'Namespaced' : 'Cluster', singularResource: str(r.singularName), verbs: list(r.verbs),
+    };
+    if (list(r.shortNames).length > 0) entry.shortNames = list(r.shortNames);
+    if (list(r.categories).length > 0) entry.categories = list(r.categories);
+    const subresources = resources.filter((s) => str(s.name).startsWith(`${str(r.name)}/`)).map((s) => ({
+      subresource: str(s.name).slice(str(r.name).length + 1), responseKind: { group: str(s.group), version: str(s.version), kind: str(s.kind) }, verbs: list(s.verbs),
+    }));
+    if (subresources.length > 0) entry.subresources = subresources;
+    return entry;
+  });
+  return main;
 }
 
 function apiResources(t: ResourceType) {

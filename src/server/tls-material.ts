@@ -23,6 +23,7 @@ const defaultHosts = ['localhost', '127.0.0.1', '::1'];
 const caCommonName = 'plinth-ca';
 const servingCommonName = 'plinth-apiserver';
 const clientCaCommonName = 'plinth-client-ca';
+const frontProxyCaCommonName = 'plinth-front-proxy-ca';
 const hourMs = 60 * 60 * 1000;
 const dayMs = 24 * hourMs;
 const caLifetimeMs = 3650 * dayMs;
@@ -226,26 +227,55 @@ export const adminCertificateUser = { name: 'kubernetes-admin', groups: ['system
  * certificate is reissued when missing, not signed by the CA, or within 30 days of expiry.
  */
 export async function ensureClientMaterial(dataDir: string, write: FileWriteOptions = {}): Promise<ClientMaterial> {
-  const dir = join(dataDir, 'pki');
-  const caCertPath = join(dir, 'client-ca.crt');
-  const caKeyPath = join(dir, 'client-ca.key');
-  const adminCertPath = join(dir, 'admin.crt');
-  const adminKeyPath = join(dir, 'admin.key');
+  const subject = { commonName: adminCertificateUser.name, organizations: adminCertificateUser.groups };
+  const { caPem, certPem, keyPem } = await ensureCaAndClient(join(dataDir, 'pki'), { ca: 'client-ca', leaf: 'admin' }, clientCaCommonName, subject, write);
+  return { clientCaPem: caPem, adminCertPem: certPem, adminKeyPem: keyPem };
+}
+
+/** The front-proxy CA and the client certificate the API server proxies to extension API servers with. */
+export interface FrontProxyMaterial {
+  caPem: string;
+  certPem: string;
+  keyPem: string;
+}
+
+/** The common name of the front-proxy client certificate (kubeadm's), which `--requestheader-allowed-names` names. */
+export const frontProxyClientName = 'front-proxy-client';
+
+/**
+ * The front-proxy CA (`<dataDir>/pki/front-proxy-ca.crt`, the default
+ * `--requestheader-client-ca-file`) and the client certificate it signs
+ * (`pki/front-proxy-client.crt`, CN=front-proxy-client, the default `--proxy-client-cert-file`),
+ * as kubeadm makes them, created on first use and renewed as the admin's.
+ */
+export async function ensureFrontProxyMaterial(dataDir: string, write: FileWriteOptions = {}): Promise<FrontProxyMaterial> {
+  return ensureCaAndClient(join(dataDir, 'pki'), { ca: 'front-proxy-ca', leaf: 'front-proxy-client' }, frontProxyCaCommonName, { commonName: frontProxyClientName }, write);
+}
+
+/**
+ * A CA (`<name.ca>.crt`/`.key` in `dir`) and a client certificate it signs (`<name.leaf>.crt`/`.key`),
+ * created on first use; the certificate is reissued when missing, not signed by the CA, or
+ * within 30 days of expiry.
+ */
+async function ensureCaAndClient(dir: string, names: { ca: string; leaf: string }, caCommonName: string, subject: DistinguishedName, write: FileWriteOptions): Promise<FrontProxyMaterial> {
+  const caCertPath = join(dir, `${names.ca}.crt`);
+  const caKeyPath = join(dir, `${names.ca}.key`);
+  const leafCertPath = join(dir, `${names.leaf}.crt`);
+  const leafKeyPath = join(dir, `${names.leaf}.key`);
   const now = Date.now();
   const caPem = readIfPresent(caCertPath);
   const ca = caPem === undefined ? undefined : parseCertificate(caPem, caCertPath);
   const caUsable = ca !== undefined && Date.parse(ca.validTo) > now;
   if (caUsable) {
-    const certPem = readIfPresent(adminCertPath);
-    const keyPem = readIfPresent(adminKeyPath);
-    if (certPem !== undefined && keyPem !== undefined && leafIsUsable(certPem, keyPem, ca, now)) return { clientCaPem: caPem!, adminCertPem: certPem, adminKeyPem: keyPem };
+    const certPem = readIfPresent(leafCertPath);
+    const keyPem = readIfPresent(leafKeyPath);
+    if (certPem !== undefined && keyPem !== undefined && leafIsUsable(certPem, keyPem, ca, now)) return { caPem: caPem!, certPem, keyPem };
   }
-  const signing = await signingCa(caCertPath, caKeyPath, clientCaCommonName, caUsable ? caPem : undefined, write);
-  const subject = { commonName: adminCertificateUser.name, organizations: adminCertificateUser.groups };
+  const signing = await signingCa(caCertPath, caKeyPath, caCommonName, caUsable ? caPem : undefined, write);
   const { certPem, keyPem } = await issueLeaf(signing, subject, 'client', servingLifetimeMs);
-  writeFileAtomic(adminKeyPath, keyPem, 0o600, write);
-  writeFileAtomic(adminCertPath, certPem, 0o644, write);
-  return { clientCaPem: signing.caPem, adminCertPem: certPem, adminKeyPem: keyPem };
+  writeFileAtomic(leafKeyPath, keyPem, 0o600, write);
+  writeFileAtomic(leafCertPath, certPem, 0o644, write);
+  return { caPem: signing.caPem, certPem, keyPem };
 }
 
 /**

@@ -1,0 +1,253 @@
+// The aggregation layer's controller, after kube-aggregator's: each APIService that names a
+// service is resolved to a ready endpoint of that service (its EndpointSlices, as
+// `--enable-aggregator-routing` resolves: Plinth has no service network; an ExternalName
+// service to its name at the APIService's port) and checked by a
+// discovery request over the front-proxy client certificate; its Available condition says
+// how that went, with upstream's reasons and words. The proxy routes its group and version
+// to the endpoint while it is available, and discovery lists the resources it answered.
+import type https from 'node:https';
+import { isStatusError, type KubeObject } from '../api/index.ts';
+import type { Store } from '../registry/store.ts';
+import { Controller, Informer } from './runtime/index.ts';
+
+type Raw = Record<string, unknown>;
+
+/** Where an aggregated group and version is answered: a ready endpoint of its service, and the TLS agent to reach it with. */
+export interface AggregationTarget {
+  origin: string;
+  agent: https.Agent;
+}
+
+/** An aggregated group and version, for discovery. */
+export interface RemoteGroupVersion {
+  group: string;
+  version: string;
+  groupPriorityMinimum: number;
+  versionPriority: number;
+  /** The APIResourceList's resources the extension server answered, when it did. */
+  resources?: Raw[];
+}
+
+export interface ApiAggregationOptions {
+  apiServices: Store;
+  services: Store;
+  endpointSlices: Store;
+  /** The front-proxy client certificate requests to extension servers are made with. */
+  proxyClient: { certPem: string; keyPem: string };
+  /** Called when what discovery lists changed. */
+  onChange(): void;
+  log: (message: string) => void;
+  /** How often an available APIService is checked again (default 30 s). */
+  recheckMs?: number;
+}
+
+interface Entry {
+  name: string;
+  group: string;
+  version: string;
+  groupPriorityMinimum: number;
+  versionPriority: number;
+  target?: AggregationTarget;
+  available: boolean;
+  resources?: Raw[];
+}
+
+const checkTimeoutMs = 5000;
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+export class ApiAggregation {
+  readonly #opts: ApiAggregationOptions;
+  readonly #apiServices: Informer;
+  readonly #services: Informer;
+  readonly #slices: Informer;
+  readonly #controller: Controller;
+  /** Remote APIServices by `group/version`. */
+  readonly #entries = new Map<string, Entry>();
+  readonly #agents = new Map<string, https.Agent>();
+
+  constructor(opts: ApiAggregationOptions) {
+    this.#opts = opts;
+    this.#apiServices = new Informer({ source: opts.apiServices, resource: 'apiservices', log: opts.log });
+    this.#services = new Informer({ source: opts.services, resource: 'services', log: opts.log });
+    this.#slices = new Informer({ source: opts.endpointSlices, resource: 'endpointslices', log: opts.log });
+    this.#controller = new Controller({
+      name: 'apiservice-availability', informers: [this.#apiServices, this.#services, this.#slices], reconcile: (name) => this.#sync(name), log: opts.log,
+    });
+    const enqueue = (o: KubeObject) => this.#controller.queue.add(o.metadata.name!);
+    this.#apiServices.addHandlers({ add: enqueue, update: (_, o) => enqueue(o), delete: enqueue });
+    // A service or its endpoints changed: the APIServices naming it are looked at again.
+    const byService = (namespace: string, name: string) => {
+      for (const apiService of this.#apiServices.store.list()) {
+        const service = (apiService.spec as Raw | undefined)?.service as Raw | undefined;
+        if (service !== undefined && service !== null && text(service.namespace) === namespace && text(service.name) === name) enqueue(apiService);
+      }
+    };
+    const onService = (o: KubeObject) => byService(o.metadata.namespace ?? '', o.metadata.name ?? '');
+    this.#services.addHandlers({ add: onService, update: (_, o) => onService(o), delete: onService });
+    const onSlice = (o: KubeObject) => byService(o.metadata.namespace ?? '', o.metadata.labels?.['kubernetes.io/service-name'] ?? '');
+    this.#slices.addHandlers({ add: onSlice, update: (_, o) => onSlice(o), delete: onSlice });
+  }
+
+  async start(): Promise<void> {
+    await this.#controller.start();
+  }
+
+  async close(): Promise<void> {
+    await this.#controller.stop();
+    for (const agent of this.#agents.values()) agent.destroy();
+  }
+
+  /** The proxy's lookup: undefined for a group and version served here. */
+  readonly lookup = (group: string, version: string): { target?: AggregationTarget } | undefined => {
+    if (this.#entries.size === 0) return undefined;
+    const entry = this.#entries.get(`${group}/${version}`);
+    if (entry === undefined) return undefined;
+    return entry.available && entry.target !== undefined ? { target: entry.target } : {};
+  };
+
+  /** The aggregated groups and versions, for discovery. */
+  remote(): RemoteGroupVersion[] {
+    return [...this.#entries.values()].map((e) => ({
+      group: e.group, version: e.version, groupPriorityMinimum: e.groupPriorityMinimum, versionPriority: e.versionPriority, ...(e.resources !== undefined ? { resources: e.resources } : {}),
+    }));
+  }
+
+  #agentFor(caPem: string | undefined, insecure: boolean, serverName: string): https.Agent {
+    const key = JSON.stringify([caPem, insecure, serverName]);
+    let agent = this.#agents.get(key);
+    if (agent === undefined) {
+      agent = new (process.getBuiltinModule('node:https').Agent)({
+        keepAlive: true, cert: this.#opts.proxyClient.certPem, key: this.#opts.proxyClient.keyPem, servername: serverName,
+        ...(insecure ? { rejectUnauthorized: false } : caPem !== undefined ? { ca: caPem } : {}),
+      });
+      this.#agents.set(key, agent);
+    }
+    return agent;
+  }
+
+  /** A ready endpoint of the service for the APIService's port, or why there is none (upstream's reason and message). */
+  #resolve(namespace: string, name: string, port: number): { origin: string } | { reason: string; message: string } {
+    const service = this.#services.store.get(`${namespace}/${name}`);
+    if (service === undefined) return { reason: 'ServiceNotFound', message: `service/${name} in ${JSON.stringify(namespace)} is not present` };
+    // An ExternalName service is its name at the APIService's port, as upstream resolves it.
+    const serviceSpec = (service.spec ?? {}) as Raw;
+    if (serviceSpec.type === 'ExternalName') {
+      const host = text(serviceSpec.externalName);
+      return { origin: `https://${host.includes(':') ? `[${host}]` : host}:${port}` };
+    }
+    const ports = ((service.spec as Raw | undefined)?.ports ?? []) as Raw[];
+    const servicePort = ports.find((p) => p.port === port);
+    if (servicePort === undefined) return { reason: 'ServicePortError', message: `service/${name} in ${JSON.stringify(namespace)} is not listening on port ${port}` };
+    const portName = text(servicePort.name);
+    const slices = this.#slices.store.list().filter((s) => s.metadata.namespace === namespace && s.metadata.labels?.['kubernetes.io/service-name'] === name);
+    if (slices.length === 0) return { reason: 'EndpointsNotFound', message: `cannot find endpoints for service/${name} in ${JSON.stringify(namespace)}` };
+    for (const slice of slices) {
+      const slicePort = ((slice as Raw).ports as Raw[] | undefined)?.find((p) => text(p.name) === portName);
+      if (slicePort === undefined || typeof slicePort.port !== 'number') continue;
+      for (const endpoint of ((slice as Raw).endpoints ?? []) as Raw[]) {
+        if ((endpoint.conditions as Raw | undefined)?.ready === false) continue;
+        const address = (endpoint.addresses as string[] | undefined)?.[0];
+        if (address === undefined) continue;
+        return { origin: `https://${address.includes(':') ? `[${address}]` : address}:${slicePort.port}` };
+      }
+    }
+    return { reason: 'MissingEndpoints', message: `endpoints for service/${name} in ${JSON.stringify(namespace)} have no addresses with port name ${JSON.stringify(portName)}` };
+  }
+
+  /** GET of the group and version's discovery document from the extension server. */
+  #check(target: AggregationTarget, group: string, version: string): Promise<{ resources: Raw[] } | { error: string }> {
+    const url = `${target.origin}/apis/${group}/${version}`;
+    return new Promise((resolve) => {
+      const req = process.getBuiltinModule('node:https').get(url, { agent: target.agent, timeout: checkTimeoutMs, headers: { accept: 'application/json', 'x-remote-user': 'system:kube-aggregator', 'x-remote-group': 'system:masters' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          if (status < 200 || status > 299) {
+            resolve({ error: `failing or missing response from ${url}: bad status from ${url}: ${status}` });
+            return;
+          }
+          try {
+            const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { resources?: unknown };
+            resolve({ resources: Array.isArray(body.resources) ? (body.resources as Raw[]) : [] });
+          } catch {
+            resolve({ resources: [] });
+          }
+        });
+        res.on('error', (err) => resolve({ error: `failing or missing response from ${url}: ${err.message}` }));
+      });
+      req.on('timeout', () => req.destroy(new Error(`Get "${url}": context deadline exceeded`)));
+      req.on('error', (err) => resolve({ error: `failing or missing response from ${url}: ${err.message}` }));
+    });
+  }
+
+  async #sync(name: string): Promise<{ requeueAfterMs: number } | void> {
+    const apiService = this.#apiServices.store.get(name);
+    const before = [...this.#entries.values()].find((e) => e.name === name);
+    const spec = (apiService?.spec ?? {}) as Raw;
+    const service = spec.service as Raw | null | undefined;
+    if (apiService === undefined || service === undefined || service === null) {
+      if (before !== undefined) {
+        this.#entries.delete(`${before.group}/${before.version}`);
+        this.#opts.onChange();
+      }
+      return;
+    }
+    const namespace = text(service.namespace);
+    const serviceName = text(service.name);
+    const entry: Entry = {
+      name, group: text(spec.group), version: text(spec.version), available: false,
+      groupPriorityMinimum: typeof spec.groupPriorityMinimum === 'number' ? spec.groupPriorityMinimum : 0,
+      versionPriority: typeof spec.versionPriority === 'number' ? spec.versionPriority : 0,
+    };
+    const resolved = this.#resolve(namespace, serviceName, typeof service.port === 'number' ? service.port : 443);
+    let condition: { status: 'True' | 'False'; reason: string; message: string };
+    if ('reason' in resolved) {
+      condition = { status: 'False', ...resolved };
+    } else {
+      const caPem = typeof spec.caBundle === 'string' && spec.caBundle !== '' ? Buffer.from(spec.caBundle, 'base64').toString('utf8') : undefined;
+      entry.target = { origin: resolved.origin, agent: this.#agentFor(caPem, spec.insecureSkipTLSVerify === true, `${serviceName}.${namespace}.svc`) };
+      const checked = await this.#check(entry.target, entry.group, entry.version);
+      if ('error' in checked) condition = { status: 'False', reason: 'FailedDiscoveryCheck', message: checked.error };
+      else {
+        condition = { status: 'True', reason: 'Passed', message: 'all checks passed' };
+        entry.available = true;
+        entry.resources = checked.resources;
+      }
+    }
+    // The entry in use is replaced once checked: a recheck leaves the proxy routing meanwhile.
+    if (before !== undefined) this.#entries.delete(`${before.group}/${before.version}`);
+    this.#entries.set(`${entry.group}/${entry.version}`, entry);
+    if (before === undefined || before.available !== entry.available || JSON.stringify(before.resources) !== JSON.stringify(entry.resources)) this.#opts.onChange();
+    await this.#writeCondition(apiService, condition);
+    return { requeueAfterMs: this.#opts.recheckMs ?? 30_000 };
+  }
+
+  /** The Available condition, written when it changed (its transition time only when its status did). */
+  async #writeCondition(apiService: KubeObject, condition: { status: string; reason: string; message: string }): Promise<void> {
+    const conditions = (((apiService as Raw).status as Raw | undefined)?.conditions ?? []) as Raw[];
+    const current = conditions.find((c) => c.type === 'Available');
+    if (current !== undefined && current.status === condition.status && current.reason === condition.reason && current.message === condition.message) return;
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const available = {
+      type: 'Available', status: condition.status,
+      lastTransitionTime: current !== undefined && current.status === condition.status ? current.lastTransitionTime : now,
+      reason: condition.reason, message: condition.message,
+    };
+    try {
+      await this.#opts.apiServices.guaranteedUpdate('', apiService.metadata.name!, undefined, {}, (stored) => {
+        if (stored === undefined || stored.metadata.uid !== apiService.metadata.uid) throw new Gone();
+        const others = ((((stored as Raw).status as Raw | undefined)?.conditions ?? []) as Raw[]).filter((c) => c.type !== 'Available');
+        return { ...stored, status: { ...((stored as Raw).status as Raw | undefined), conditions: [...others, available] } } as KubeObject;
+      }, { subresource: 'status' });
+    } catch (err) {
+      if (err instanceof Gone || (isStatusError(err) && err.code === 404)) return;
+      throw err;
+    }
+  }
+}
+
+class Gone extends Error {}

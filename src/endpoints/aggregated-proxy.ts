@@ -1,0 +1,105 @@
+// The aggregation layer's proxy: a request for a group and version an APIService names a
+// service for is passed, already authenticated and authorized here, to the extension API
+// server behind that service, as kube-aggregator's proxy handler passes it: the path and
+// query as they came, the body and the answer streamed (watches too), the user told in
+// X-Remote-User, X-Remote-Uid, X-Remote-Group and X-Remote-Extra-* headers over the
+// front-proxy client certificate, the caller's own credentials and impersonation headers
+// removed. An APIService not available, or a service that cannot be reached, is a plain-text 503.
+import type https from 'node:https';
+import type { RequestUser } from '../api/request-context.ts';
+import type { HttpRequest, HttpResponse } from './http.ts';
+
+/** Where an aggregated group and version is served: the extension server's address and the TLS agent to reach it. */
+export interface AggregationTarget {
+  /** `https://host:port` of a ready endpoint of the service. */
+  origin: string;
+  /** Keeps connections, with the front-proxy client certificate and the APIService's CA (or no verification). */
+  agent: https.Agent;
+}
+
+/** What the handler asks of the aggregation layer: undefined for a group and version served here. */
+export type AggregationLookup = (group: string, version: string) => { target?: AggregationTarget } | undefined;
+
+/** Headers a proxy does not pass on (hop-by-hop, the caller's credentials, what the proxy sets itself). */
+function dropped(name: string): boolean {
+  return name === 'authorization' || name === 'host' || name === 'connection' || name === 'keep-alive' || name === 'proxy-connection'
+    || name === 'transfer-encoding' || name === 'upgrade' || name === 'te' || name === 'trailer' || name.startsWith('proxy-')
+    || name.startsWith('impersonate-') || name.startsWith('x-remote-') || name.startsWith(':');
+}
+
+/** Extra keys escaped as client-go's transport escapes them into header names. */
+function extraHeader(key: string): string {
+  return `X-Remote-Extra-${encodeURIComponent(key).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
+}
+
+/** Upstream's proxyError: http.Error's plain text. */
+function proxyError(res: HttpResponse, message: string, code: number): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.statusCode = code;
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.end(`${message}\n`);
+}
+
+/** Passes the request to the target and its answer back. */
+export async function proxyToExtension(req: HttpRequest, res: HttpResponse, target: AggregationTarget | undefined, user: RequestUser): Promise<void> {
+  if (target === undefined) {
+    proxyError(res, 'service unavailable', 503);
+    return;
+  }
+  const headers: Record<string, string | string[]> = {};
+  const raw = req.rawHeaders ?? [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (dropped(name)) continue;
+    const existing = headers[name];
+    headers[name] = existing === undefined ? raw[i + 1]! : [...(Array.isArray(existing) ? existing : [existing]), raw[i + 1]!];
+  }
+  headers['X-Remote-User'] = user.name;
+  if (user.uid !== '') headers['X-Remote-Uid'] = user.uid;
+  if (user.groups.length > 0) headers['X-Remote-Group'] = [...user.groups];
+  for (const [key, values] of Object.entries(user.extra ?? {})) headers[extraHeader(key)] = [...values];
+  const https = process.getBuiltinModule('node:https');
+  await new Promise<void>((resolve) => {
+    const upstream = https.request(`${target.origin}${req.url ?? '/'}`, { method: req.method ?? 'GET', headers, agent: target.agent }, (answer) => {
+      const answerHeaders: Record<string, string | string[]> = {};
+      for (const [name, value] of Object.entries(answer.headers)) {
+        if (value === undefined || name === 'connection' || name === 'keep-alive' || name === 'transfer-encoding' || name === 'upgrade') continue;
+        answerHeaders[name] = value;
+      }
+      res.writeHead(answer.statusCode ?? 502, answerHeaders);
+      res.flushHeaders?.();
+      answer.on('data', (chunk: Buffer) => {
+        if (!res.write(chunk)) {
+          answer.pause();
+          res.once('drain', () => answer.resume());
+        }
+      });
+      answer.on('end', () => {
+        res.end();
+        resolve();
+      });
+      answer.on('error', () => {
+        res.end();
+        resolve();
+      });
+    });
+    upstream.on('error', (err) => {
+      proxyError(res, err.message, 503);
+      resolve();
+    });
+    // The caller going away ends the call (a watch, most often).
+    res.once('close', () => upstream.destroy());
+    void (async () => {
+      try {
+        for await (const chunk of req) upstream.write(chunk);
+        upstream.end();
+      } catch {
+        upstream.destroy();
+      }
+    })();
+  });
+}

@@ -1,0 +1,167 @@
+// The aggregation layer end to end: an extension API server (HTTPS, its own CA, trusting
+// Plinth's front-proxy CA from kube-system/extension-apiserver-authentication) behind a
+// Service and EndpointSlice, registered by an APIService: its Available condition, requests
+// for its group authorized here and proxied with the user in X-Remote-* headers, a watch
+// streamed through, discovery (legacy and aggregated) listing its resources, kubectl, and
+// a 503 once it has no endpoints.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
+import { ensureServingMaterial } from '../../src/server/tls-material.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { kubectl, needsKubectl } from '../helpers/kubectl.ts';
+import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
+
+let server: TestServer;
+let extension: https.Server;
+let extensionPort = 0;
+let extensionCaPem = '';
+const seen: { url: string; headers: IncomingHttpHeaders; proxyCertificate: string }[] = [];
+
+const resourceList = {
+  kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'metrics.k8s.io/v1beta1',
+  resources: [
+    { name: 'nodes', singularName: '', namespaced: false, kind: 'NodeMetrics', verbs: ['get', 'list'] },
+    { name: 'pods', singularName: '', namespaced: true, kind: 'PodMetrics', verbs: ['get', 'list', 'watch'] },
+  ],
+};
+
+before(async () => {
+  server = await startServer();
+  // What an extension server reads to trust the aggregator's client certificate.
+  const trust = await server.request('GET', '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication');
+  assert.equal(trust.status, 200);
+  const material = await ensureServingMaterial(tempDir('plinth-extension-'), { hosts: ['metrics-server.kube-system.svc'] });
+  extensionCaPem = material.caPem;
+  extension = https.createServer({ cert: material.certPem, key: material.keyPem, ca: trust.json.data['requestheader-client-ca-file'], requestCert: true, rejectUnauthorized: true }, (req, res) => {
+    const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate();
+    seen.push({ url: req.url ?? '', headers: req.headers, proxyCertificate: String(peer.subject?.CN) });
+    const path = (req.url ?? '').split('?')[0];
+    if (path === '/apis/metrics.k8s.io/v1beta1') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(resourceList));
+    } else if (path === '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods' && (req.url ?? '').includes('watch=true')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(`${JSON.stringify({ type: 'ADDED', object: { kind: 'PodMetrics', apiVersion: 'metrics.k8s.io/v1beta1', metadata: { name: 'web' } } })}\n`);
+      setTimeout(() => res.end(`${JSON.stringify({ type: 'ADDED', object: { kind: 'PodMetrics', apiVersion: 'metrics.k8s.io/v1beta1', metadata: { name: 'db' } } })}\n`), 50);
+    } else if (path === '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
+        kind: 'PodMetricsList', apiVersion: 'metrics.k8s.io/v1beta1', metadata: {},
+        items: [{ metadata: { name: 'web', namespace: 'default' }, timestamp: '2026-01-01T00:00:00Z', window: '15s', containers: [{ name: 'app', usage: { cpu: '5m', memory: '10Mi' } }], servedTo: req.headers['x-remote-user'] }],
+      }));
+    } else {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
+    }
+  });
+  await new Promise<void>((resolve) => extension.listen(0, '127.0.0.1', resolve));
+  extensionPort = (extension.address() as AddressInfo).port;
+
+  const create = async (path: string, body: object) => {
+    const res = await server.request('POST', path, { body });
+    assert.equal(res.status, 201, res.text);
+  };
+  // The extension server runs here, on the loopback address an EndpointSlice may not name: an
+  // ExternalName service reaches it at the APIService's port.
+  await create('/api/v1/namespaces/kube-system/services', {
+    apiVersion: 'v1', kind: 'Service', metadata: { name: 'metrics-server' }, spec: { type: 'ExternalName', externalName: '127.0.0.1' },
+  });
+  await create('/apis/apiregistration.k8s.io/v1/apiservices', {
+    apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: 'v1beta1.metrics.k8s.io' },
+    spec: {
+      service: { namespace: 'kube-system', name: 'metrics-server', port: extensionPort }, group: 'metrics.k8s.io', version: 'v1beta1',
+      caBundle: Buffer.from(extensionCaPem).toString('base64'), groupPriorityMinimum: 100, versionPriority: 100,
+    },
+  });
+});
+after(async () => {
+  await server?.stop();
+  extension?.close();
+});
+
+const availability = async () => {
+  const res = await server.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.k8s.io');
+  return (res.json.status?.conditions ?? []).find((c: { type: string }) => c.type === 'Available');
+};
+
+test('the APIService becomes Available once its service answers discovery', async () => {
+  const condition = await eventually(async () => {
+    const found = await availability();
+    assert.equal(found?.status, 'True', JSON.stringify(found));
+    return found;
+  });
+  assert.equal(condition.reason, 'Passed');
+  assert.equal(condition.message, 'all checks passed');
+  // The check was made with the front-proxy client certificate.
+  assert.equal(seen[0]!.proxyCertificate, 'front-proxy-client');
+});
+
+test('a request for the group is authorized here, then proxied with the user in X-Remote-* headers', async () => {
+  await eventually(async () => assert.equal((await availability())?.status, 'True'));
+  const res = await server.request('GET', '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods');
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.json.kind, 'PodMetricsList');
+  const request = seen.at(-1)!;
+  assert.equal(request.url, '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods');
+  assert.equal(res.json.items[0].servedTo, request.headers['x-remote-user']);
+  assert.match(String(request.headers['x-remote-group']), /system:masters/);
+  assert.equal(request.headers.authorization, undefined);
+  assert.equal(request.proxyCertificate, 'front-proxy-client');
+  // Someone RBAC does not allow is refused here, before any proxying.
+  const before = seen.length;
+  const refused = await server.request('GET', '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods', { anonymous: true });
+  assert.equal(refused.status, 403);
+  assert.equal(seen.length, before);
+});
+
+test('a watch streams through the proxy', async () => {
+  await eventually(async () => assert.equal((await availability())?.status, 'True'));
+  const res = await server.request('GET', '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods?watch=true');
+  assert.equal(res.status, 200);
+  assert.deepEqual(res.text.trim().split('\n').map((line) => JSON.parse(line).object.metadata.name), ['web', 'db']);
+});
+
+test('discovery lists the aggregated group, its versions and resources', async () => {
+  await eventually(async () => assert.equal((await availability())?.status, 'True'));
+  const groups = await server.request('GET', '/apis');
+  const metrics = groups.json.groups.find((g: { name: string }) => g.name === 'metrics.k8s.io');
+  assert.deepEqual(metrics, { name: 'metrics.k8s.io', versions: [{ groupVersion: 'metrics.k8s.io/v1beta1', version: 'v1beta1' }], preferredVersion: { groupVersion: 'metrics.k8s.io/v1beta1', version: 'v1beta1' } });
+  assert.equal((await server.request('GET', '/apis/metrics.k8s.io')).json.kind, 'APIGroup');
+  const aggregated = await server.request('GET', '/apis', { headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' } });
+  const item = aggregated.json.items.find((i: { metadata: { name: string } }) => i.metadata.name === 'metrics.k8s.io');
+  assert.equal(item.versions[0].freshness, 'Current');
+  assert.deepEqual(item.versions[0].resources.map((r: { resource: string; scope: string; responseKind: { kind: string } }) => [r.resource, r.scope, r.responseKind.kind]), [
+    ['nodes', 'Cluster', 'NodeMetrics'], ['pods', 'Namespaced', 'PodMetrics'],
+  ]);
+});
+
+test('kubectl sees the aggregated API', needsKubectl, async () => {
+  await eventually(async () => assert.equal((await availability())?.status, 'True'));
+  assert.equal(JSON.parse(await kubectl(server, 'get', '--raw', '/apis/metrics.k8s.io/v1beta1')).groupVersion, 'metrics.k8s.io/v1beta1');
+  assert.match(await kubectl(server, 'api-resources', '--api-group=metrics.k8s.io', '--no-headers'), /pods\s+metrics\.k8s\.io\/v1beta1\s+true\s+PodMetrics/);
+});
+
+test('a service without endpoints, or none at all, makes the APIService unavailable and its requests 503', async () => {
+  // A ClusterIP service: its EndpointSlices are looked for.
+  assert.equal((await server.request('DELETE', '/api/v1/namespaces/kube-system/services/metrics-server')).status, 200);
+  let condition = await eventually(async () => {
+    const found = await availability();
+    assert.equal(found?.reason, 'ServiceNotFound');
+    return found;
+  });
+  assert.equal(condition.status, 'False');
+  assert.equal(condition.message, 'service/metrics-server in "kube-system" is not present');
+  const created = await server.request('POST', '/api/v1/namespaces/kube-system/services', {
+    body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'metrics-server' }, spec: { ports: [{ name: 'https', port: extensionPort, targetPort: 10250 }] } },
+  });
+  assert.equal(created.status, 201, created.text);
+  condition = await eventually(async () => {
+    const found = await availability();
+    assert.equal(found?.reason, 'EndpointsNotFound');
+    return found;
+  });
+  assert.equal(condition.message, 'cannot find endpoints for service/metrics-server in "kube-system"');
+  const res = await server.request('GET', '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods');
+  assert.equal(res.status, 503);
+  assert.equal(res.text, 'service unavailable\n');
+});
