@@ -20,10 +20,12 @@ export interface AggregationTarget {
 /** What the handler asks of the aggregation layer: undefined for a group and version served here. */
 export type AggregationLookup = (group: string, version: string) => { target?: AggregationTarget } | undefined;
 
+/** Headers of one connection: not passed on either way. */
+const connectionHeaders = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'http2-settings']);
+
 /** Headers a proxy does not pass on (hop-by-hop, the caller's credentials, what the proxy sets itself). */
 function dropped(name: string): boolean {
-  return name === 'authorization' || name === 'host' || name === 'connection' || name === 'keep-alive' || name === 'proxy-connection'
-    || name === 'transfer-encoding' || name === 'upgrade' || name === 'te' || name === 'trailer' || name.startsWith('proxy-')
+  return connectionHeaders.has(name) || name === 'authorization' || name === 'host' || name.startsWith('proxy-')
     || name.startsWith('impersonate-') || name.startsWith('x-remote-') || name.startsWith(':');
 }
 
@@ -67,7 +69,8 @@ export async function proxyToExtension(req: HttpRequest, res: HttpResponse, targ
     const upstream = https.request(`${target.origin}${req.url ?? '/'}`, { method: req.method ?? 'GET', headers, agent: target.agent }, (answer) => {
       const answerHeaders: Record<string, string | string[]> = {};
       for (const [name, value] of Object.entries(answer.headers)) {
-        if (value === undefined || name === 'connection' || name === 'keep-alive' || name === 'transfer-encoding' || name === 'upgrade') continue;
+        // Connection-level headers stay with their hop (an HTTP/2 answer may not carry them at all).
+        if (value === undefined || connectionHeaders.has(name)) continue;
         answerHeaders[name] = value;
       }
       res.writeHead(answer.statusCode ?? 502, answerHeaders);
