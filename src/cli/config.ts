@@ -120,6 +120,8 @@ export interface Config {
   /** `--audit-policy-file` and `--audit-log-path` ('-': standard output): both are needed for an audit log. */
   auditPolicyFile?: string;
   auditLogPath?: string;
+  /** `--audit-webhook-*`: audit events also (or only) sent to a webhook, in batches; needs `--audit-policy-file`. */
+  auditWebhook?: AuditWebhookFlags;
   /** `--audit-log-maxsize` (MB), `--audit-log-maxbackup`, `--audit-log-maxage` (days); 0: no limit. */
   auditLogMaxSizeMB: number;
   auditLogMaxBackups: number;
@@ -257,6 +259,45 @@ export interface AuthorizationWebhookFlags {
   version: 'v1' | 'v1beta1';
   authorizedTtlMs: number;
   unauthorizedTtlMs: number;
+}
+
+/** The `--audit-webhook-*` flags (batch mode, upstream's defaults). */
+export interface AuditWebhookFlags {
+  configFile: string;
+  version: string;
+  initialBackoffMs: number;
+  bufferSize: number;
+  maxBatchSize: number;
+  maxWaitMs: number;
+  throttle?: { qps: number; burst: number };
+}
+
+/** `--audit-webhook-*`, as upstream's AuditWebhookOptions validates them; only batch mode is there. */
+function parseAuditWebhookFlags(values: Record<string, string | string[] | boolean | undefined>): AuditWebhookFlags | undefined {
+  const text = (name: string) => (typeof values[`audit-webhook-${name}`] === 'string' ? (values[`audit-webhook-${name}`] as string) : undefined);
+  const file = text('config-file') ?? '';
+  if (file === '') return undefined;
+  const mode = text('mode') ?? 'batch';
+  if (mode === 'blocking' || mode === 'blocking-strict') throw new UsageError(`--audit-webhook-mode ${mode} is not supported: audit events are sent in batches (batch)`);
+  if (mode !== 'batch') throw new UsageError(`invalid audit webhook mode ${mode}, allowed modes are "batch,blocking,blocking-strict"`);
+  const version = text('version') ?? 'audit.k8s.io/v1';
+  if (version !== 'audit.k8s.io/v1') throw new UsageError(`invalid audit webhook version ${version}, allowed versions are "audit.k8s.io/v1"`);
+  const positive = (name: string, fallback: number, what: string): number => {
+    const given = text(name);
+    if (given === undefined) return fallback;
+    const n = Number(given);
+    if (given.trim() === '' || !Number.isFinite(n) || n <= 0) throw new UsageError(`invalid audit batch webhook ${what} ${given}, must be a positive number`);
+    return n;
+  };
+  const throttleEnabled = booleanFlag('audit-webhook-batch-throttle-enable', text('batch-throttle-enable'), true);
+  return {
+    configFile: file, version,
+    initialBackoffMs: text('initial-backoff') === undefined ? 10_000 : parseDuration(text('initial-backoff')!),
+    bufferSize: Math.floor(positive('batch-buffer-size', 10_000, 'buffer size')),
+    maxBatchSize: Math.floor(positive('batch-max-size', 400, 'max size')),
+    maxWaitMs: text('batch-max-wait') === undefined ? 30_000 : parseDuration(text('batch-max-wait')!),
+    ...(throttleEnabled ? { throttle: { qps: positive('batch-throttle-qps', 10, 'throttle QPS'), burst: Math.floor(positive('batch-throttle-burst', 15, 'throttle burst')) } } : {}),
+  };
 }
 
 /** The `--requestheader-*` flags. */
@@ -479,6 +520,15 @@ Flags (kube-apiserver's names where one exists):
   --audit-log-maxsize int            megabytes before the audit log is rotated (default 0: never)
   --audit-log-maxbackup int          rotated audit logs kept (default 0: all)
   --audit-log-maxage int             days a rotated audit log is kept (default 0: forever)
+  --audit-webhook-config-file file   kubeconfig of a webhook audit events are sent to as EventLists, in batches
+  --audit-webhook-mode string        batch (the only mode here; upstream's default for webhooks)
+  --audit-webhook-initial-backoff duration  first wait before a failed batch is sent again (default 10s)
+  --audit-webhook-batch-buffer-size int     events waiting at most; more are dropped (default 10000)
+  --audit-webhook-batch-max-size int        events in one batch at most (default 400)
+  --audit-webhook-batch-max-wait duration   how long an event waits for its batch to fill (default 30s)
+  --audit-webhook-batch-throttle-enable[=false]  throttle the batches (default true)
+  --audit-webhook-batch-throttle-qps float       batches a second (default 10)
+  --audit-webhook-batch-throttle-burst int       batches at once (default 15)
   --simulated-pod-run-time dur       how long Job pods run on simulated nodes before they succeed (default 3s)
   --simulated-max-grace-period dur   the longest a terminating pod on a simulated node is kept (default 3s)
   --leader-elect[=false]             run the controllers on one replica at a time, elected with the Lease
@@ -494,7 +544,7 @@ Flags (kube-apiserver's names where one exists):
 `;
 
 /** Flags that may be given bare (`--leader-elect`), meaning true, as pflag reads them. */
-const bareBooleanFlags = new Set(['--anonymous-auth', '--leader-elect', '--release-idle-memory']);
+const bareBooleanFlags = new Set(['--anonymous-auth', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable']);
 
 /** A boolean flag's value: true or false, as pflag takes them; the default when not given. */
 function booleanFlag(name: string, value: string | undefined, otherwise: boolean): boolean {
@@ -574,6 +624,16 @@ export function parseServeFlags(args: string[]): Config {
       'audit-log-maxsize': { type: 'string' },
       'audit-log-maxbackup': { type: 'string' },
       'audit-log-maxage': { type: 'string' },
+      'audit-webhook-config-file': { type: 'string' },
+      'audit-webhook-mode': { type: 'string' },
+      'audit-webhook-version': { type: 'string' },
+      'audit-webhook-initial-backoff': { type: 'string' },
+      'audit-webhook-batch-buffer-size': { type: 'string' },
+      'audit-webhook-batch-max-size': { type: 'string' },
+      'audit-webhook-batch-max-wait': { type: 'string' },
+      'audit-webhook-batch-throttle-enable': { type: 'string' },
+      'audit-webhook-batch-throttle-qps': { type: 'string' },
+      'audit-webhook-batch-throttle-burst': { type: 'string' },
       'simulated-pod-run-time': { type: 'string' },
       'simulated-max-grace-period': { type: 'string' },
       'leader-elect': { type: 'string' },
@@ -666,6 +726,8 @@ export function parseServeFlags(args: string[]): Config {
     config.logFormat = values['log-format'];
   }
   if (values['audit-log-path'] !== undefined) config.auditLogPath = values['audit-log-path'];
+  const auditWebhook = parseAuditWebhookFlags(values);
+  if (auditWebhook !== undefined) config.auditWebhook = auditWebhook;
   // Counts: what 0 means, and the largest accepted (HTTP/2 caps its stream setting at 2^31-1).
   for (const [flag, field, zero, max] of [
     ['max-requests-inflight', 'maxRequestsInflight', 'no limit', Infinity],

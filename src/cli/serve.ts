@@ -20,7 +20,11 @@ import { reviewedUser, type AuthenticationApi } from '../endpoints/handlers/auth
 import { CrdController } from '../controllers/crd.ts';
 import { ApiHandler } from '../endpoints/api-handler.ts';
 import type { ApiMetrics } from '../server/metrics.ts';
-import { AuditLog, loadAuditPolicy } from '../server/audit.ts';
+import { AuditLog, auditSinks, loadAuditPolicy } from '../server/audit.ts';
+import { AuditWebhookSink } from '../server/audit-webhook.ts';
+import { AgentPool } from '../admission/webhook-client.ts';
+import { defaultBackoff, webhookCaller } from './webhook-caller.ts';
+import { loadWebhookKubeconfig } from './webhook-kubeconfig.ts';
 import { instrumentedBackend } from '../storage/instrumented.ts';
 import { WatchStreams, type WatchStreamStats } from '../endpoints/watch-streams.ts';
 import { Discovery } from '../endpoints/discovery.ts';
@@ -44,7 +48,7 @@ import { ensureSystemPriorityClasses } from '../registry/builtin/priorityclasses
 import { admissionPlugins } from './admission-plugins.ts';
 import { controllersLease, electedControllers, LeaderControllers } from './leader-controllers.ts';
 import { controllerEnabled } from './controllers-flag.ts';
-import { UsageError, type Config } from './config.ts';
+import { UsageError, type AuditWebhookFlags, type Config } from './config.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { RbacInformers, rbacStores, reconcileBootstrapPolicy } from './rbac.ts';
 import { authorizationSetup } from './authorization.ts';
@@ -119,6 +123,32 @@ function storeFor(registry: ResourceRegistry, group: string, version: string, re
   return served.store;
 }
 
+/** `--audit-webhook-*`: the batching backend, sending through the kubeconfig's webhook with upstream's retries. */
+async function auditWebhookSink(flags: AuditWebhookFlags, log: (message: string) => void): Promise<{ sink: AuditWebhookSink; close(): Promise<void> }> {
+  let connection;
+  try {
+    connection = await loadWebhookKubeconfig(flags.configFile);
+  } catch (err) {
+    throw new UsageError(`--audit-webhook-config-file: ${(err as Error).message}`);
+  }
+  const agents = new AgentPool();
+  const call = webhookCaller(connection, agents, { backoff: { ...defaultBackoff, initialMs: flags.initialBackoffMs } });
+  const sink = new AuditWebhookSink({
+    send: async (events) => {
+      await call(events);
+    },
+    version: flags.version, bufferSize: flags.bufferSize, maxBatchSize: flags.maxBatchSize, maxWaitMs: flags.maxWaitMs,
+    ...(flags.throttle !== undefined ? { throttle: flags.throttle } : {}), log,
+  });
+  return {
+    sink,
+    async close() {
+      await sink.close();
+      agents.close();
+    },
+  };
+}
+
 /** What tests may hand in instead of what the Config names. */
 export interface ServeDependencies {
   /** Storage to serve from (the server closes it), perhaps shared with other servers; by default the one --storage names. */
@@ -144,12 +174,18 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const serviceAccountKeys = lazyServiceAccountKeys(keyOptions);
   if (config.serviceAccountSigningKeyFile !== undefined || config.serviceAccountKeyFiles.length > 0) await serviceAccountKeys();
 
-  // Auditing needs both a policy and a log, as upstream; a policy that does not load fails the start.
-  const audit = config.auditPolicyFile === undefined || config.auditLogPath === undefined ? undefined : {
+  // Auditing needs a policy and a backend (the log, a webhook or both), as upstream; a policy or
+  // a webhook kubeconfig that does not load fails the start.
+  const auditWebhook = config.auditPolicyFile === undefined || config.auditWebhook === undefined ? undefined : await auditWebhookSink(config.auditWebhook, log);
+  const auditBackends = [
+    ...(config.auditLogPath !== undefined ? [new AuditLog({ path: config.auditLogPath, maxSizeMB: config.auditLogMaxSizeMB, maxBackups: config.auditLogMaxBackups, maxAgeDays: config.auditLogMaxAgeDays })] : []),
+    ...(auditWebhook !== undefined ? [auditWebhook.sink] : []),
+  ];
+  const audit = config.auditPolicyFile === undefined || auditBackends.length === 0 ? undefined : {
     policy: await loadAuditPolicy(config.auditPolicyFile).catch((err: unknown) => {
       throw new UsageError(`--audit-policy-file: ${(err as Error).message}`);
     }),
-    log: new AuditLog({ path: config.auditLogPath, maxSizeMB: config.auditLogMaxSizeMB, maxBackups: config.auditLogMaxBackups, maxAgeDays: config.auditLogMaxAgeDays }),
+    log: auditSinks(auditBackends),
   };
   const builtinTypes = builtinResourceTypes({ serviceClusterIPRange: config.serviceClusterIPRange, serviceNodePortRange: config.serviceNodePortRange });
   // /metrics: watchers and objects are read from the watch caches when scraped; every
@@ -439,6 +475,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     compactor.close();
     await backend.close();
     audit?.log.flush();
+    await auditWebhook?.close();
   };
   const kubeconfigPath = path.resolve(config.kubeconfigPath ?? path.join(dataDir, 'kubeconfig'));
   try {

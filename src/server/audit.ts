@@ -130,8 +130,28 @@ export interface AuditLogOptions {
   maxAgeDays: number;
 }
 
+/** Where audit events go (upstream's backends): the log file, a webhook, or both. */
+export interface AuditSink {
+  write(event: object): void;
+  /** Sends or writes what is queued (at shutdown). */
+  flush(): void;
+}
+
+/** Several backends, each given every event (upstream's union backend). */
+export function auditSinks(sinks: readonly AuditSink[]): AuditSink {
+  if (sinks.length === 1) return sinks[0]!;
+  return {
+    write: (event) => {
+      for (const sink of sinks) sink.write(event);
+    },
+    flush: () => {
+      for (const sink of sinks) sink.flush();
+    },
+  };
+}
+
 /** Appends events to the log, rotating the file as lumberjack (upstream's writer) does. */
-export class AuditLog {
+export class AuditLog implements AuditSink {
   readonly #opts: AuditLogOptions;
   #size: number;
   #pending: string[] = [];
@@ -274,7 +294,7 @@ export interface AuditHooks {
   annotate(key: string, value: string): void;
 }
 
-export function beginAudit(policy: AuditPolicy, log: AuditLog, request: AuditRequest, res: AuditedResponse): AuditHooks | undefined {
+export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRequest, res: AuditedResponse): AuditHooks | undefined {
   const decision = auditDecision(policy, request.attributes);
   if (decision.level === 'None') return undefined;
   const annotations: Record<string, string> = {};

@@ -15,7 +15,7 @@ import { requestInfo, type RequestInfo, type ResourceRequestInfo } from '../endp
 import { parseFieldSelector } from '../api/fields.ts';
 import { metricVerb, type ApiMetrics } from './metrics.ts';
 import { FairLimiter } from './fair-queue.ts';
-import { beginAudit, type AuditLog, type AuditPolicy } from './audit.ts';
+import { beginAudit, type AuditPolicy, type AuditSink } from './audit.ts';
 import { parseRequestTarget } from './request-target.ts';
 import { TurnLimiter } from './turns.ts';
 import { releaseUnreadBody } from './unread-body.ts';
@@ -74,7 +74,7 @@ export interface ApiServerOptions {
   slowRequestLog?: (line: string) => void;
   slowRequestMs?: number;
   /** `--audit-policy-file` and `--audit-log-path`: requests audited as the policy says. */
-  audit?: { policy: AuditPolicy; log: AuditLog };
+  audit?: { policy: AuditPolicy; log: AuditSink };
 }
 
 /** Long-running requests (upstream's BasicLongRunningRequestCheck): watches and streaming subresources. */
