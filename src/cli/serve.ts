@@ -371,6 +371,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   // Its informers load in the background: an APIService is proxied only once checked anyway.
   const aggregationStarted = aggregation.start().catch((err: unknown) => log(`aggregation: ${(err as Error).message}`));
   const openapi = new OpenApiService(registry, definitions);
+  openapi.remote = () => aggregation.remote().flatMap((r) => (r.openapi !== undefined ? [{ path: `apis/${r.group}/${r.version}`, serverRelativeURL: r.openapi }] : []));
   let server: ApiServer | undefined;
   const watchStreams = new WatchStreams({
     writeGraceMs: config.watchWriteGraceMs,

@@ -26,6 +26,8 @@ export interface RemoteGroupVersion {
   versionPriority: number;
   /** The APIResourceList's resources the extension server answered, when it did. */
   resources?: Raw[];
+  /** Where the extension server serves this group and version's OpenAPI v3 document (with its hash), when it lists one. */
+  openapi?: string;
 }
 
 export interface ApiAggregationOptions {
@@ -50,6 +52,7 @@ interface Entry {
   target?: AggregationTarget;
   available: boolean;
   resources?: Raw[];
+  openapi?: string;
 }
 
 const checkTimeoutMs = 5000;
@@ -111,7 +114,8 @@ export class ApiAggregation {
   /** The aggregated groups and versions, for discovery. */
   remote(): RemoteGroupVersion[] {
     return [...this.#entries.values()].map((e) => ({
-      group: e.group, version: e.version, groupPriorityMinimum: e.groupPriorityMinimum, versionPriority: e.versionPriority, ...(e.resources !== undefined ? { resources: e.resources } : {}),
+      group: e.group, version: e.version, groupPriorityMinimum: e.groupPriorityMinimum, versionPriority: e.versionPriority,
+      ...(e.resources !== undefined ? { resources: e.resources } : {}), ...(e.available && e.openapi !== undefined ? { openapi: e.openapi } : {}),
     }));
   }
 
@@ -157,9 +161,24 @@ export class ApiAggregation {
     return { reason: 'MissingEndpoints', message: `endpoints for service/${name} in ${JSON.stringify(namespace)} have no addresses with port name ${JSON.stringify(portName)}` };
   }
 
+  /** Where the extension server lists the group and version's OpenAPI v3 document (its /openapi/v3 index), if it does. */
+  async #openapiPath(target: AggregationTarget, group: string, version: string): Promise<string | undefined> {
+    const index = await this.#get(target, '/openapi/v3');
+    const entry = ('body' in index ? (index.body as { paths?: Record<string, { serverRelativeURL?: unknown }> }).paths : undefined)?.[`apis/${group}/${version}`];
+    return typeof entry?.serverRelativeURL === 'string' ? entry.serverRelativeURL : undefined;
+  }
+
   /** GET of the group and version's discovery document from the extension server. */
-  #check(target: AggregationTarget, group: string, version: string): Promise<{ resources: Raw[] } | { error: string }> {
-    const url = `${target.origin}/apis/${group}/${version}`;
+  async #check(target: AggregationTarget, group: string, version: string): Promise<{ resources: Raw[] } | { error: string }> {
+    const answer = await this.#get(target, `/apis/${group}/${version}`);
+    if ('error' in answer) return { error: answer.error };
+    const resources = (answer.body as { resources?: unknown } | undefined)?.resources;
+    return { resources: Array.isArray(resources) ? (resources as Raw[]) : [] };
+  }
+
+  /** A GET of the extension server as the aggregator (system:kube-aggregator), its JSON answer or upstream's words for why not. */
+  #get(target: AggregationTarget, path: string): Promise<{ body: unknown } | { error: string }> {
+    const url = `${target.origin}${path}`;
     return new Promise((resolve) => {
       const req = process.getBuiltinModule('node:https').get(url, { agent: target.agent, timeout: checkTimeoutMs, headers: { accept: 'application/json', 'x-remote-user': 'system:kube-aggregator', 'x-remote-group': 'system:masters' } }, (res) => {
         const chunks: Buffer[] = [];
@@ -171,10 +190,9 @@ export class ApiAggregation {
             return;
           }
           try {
-            const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { resources?: unknown };
-            resolve({ resources: Array.isArray(body.resources) ? (body.resources as Raw[]) : [] });
+            resolve({ body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
           } catch {
-            resolve({ resources: [] });
+            resolve({ body: undefined });
           }
         });
         res.on('error', (err) => resolve({ error: `failing or missing response from ${url}: ${err.message}` }));
@@ -216,12 +234,15 @@ export class ApiAggregation {
         condition = { status: 'True', reason: 'Passed', message: 'all checks passed' };
         entry.available = true;
         entry.resources = checked.resources;
+        // Its OpenAPI document is listed in /openapi/v3 when it serves one (not a condition of availability).
+        const openapi = await this.#openapiPath(entry.target, entry.group, entry.version);
+        if (openapi !== undefined) entry.openapi = openapi;
       }
     }
     // The entry in use is replaced once checked: a recheck leaves the proxy routing meanwhile.
     if (before !== undefined) this.#entries.delete(`${before.group}/${before.version}`);
     this.#entries.set(`${entry.group}/${entry.version}`, entry);
-    if (before === undefined || before.available !== entry.available || JSON.stringify(before.resources) !== JSON.stringify(entry.resources)) this.#opts.onChange();
+    if (before === undefined || before.available !== entry.available || before.openapi !== entry.openapi || JSON.stringify(before.resources) !== JSON.stringify(entry.resources)) this.#opts.onChange();
     await this.#writeCondition(apiService, condition);
     return { requeueAfterMs: this.#opts.recheckMs ?? 30_000 };
   }

@@ -102,9 +102,12 @@ export class ApiHandler {
   async handle(req: HttpRequest, res: HttpResponse, info: RequestInfo, query: URLSearchParams): Promise<void> {
     const aggregation = this.opts.aggregation;
     if (aggregation !== undefined) {
-      // A group and version an APIService gives to a service: the extension server answers.
-      const group = info.isResourceRequest ? info.group : info.parts[0] === 'apis' && info.parts.length >= 3 ? info.parts[1]! : '';
-      const found = group === '' ? undefined : aggregation(group, info.isResourceRequest ? info.version : info.parts[2]!);
+      // A group and version an APIService gives to a service: the extension server answers,
+      // its OpenAPI v3 document included.
+      const parts = info.isResourceRequest ? [] : info.parts;
+      const openapi = parts[0] === 'openapi' && parts[1] === 'v3' && parts[2] === 'apis' && parts.length === 5;
+      const group = info.isResourceRequest ? info.group : parts[0] === 'apis' && parts.length >= 3 ? parts[1]! : openapi ? parts[3]! : '';
+      const found = group === '' ? undefined : aggregation(group, info.isResourceRequest ? info.version : openapi ? parts[4]! : parts[2]!);
       const user = currentRequest()?.user;
       if (found !== undefined && user !== undefined) return proxyToExtension(req, res, found.target, user);
     }

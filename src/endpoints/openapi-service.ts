@@ -29,6 +29,8 @@ export class OpenApiService {
   private readonly registry: ResourceRegistry;
   private readonly definitions: Definitions;
   private built: Built | undefined;
+  /** The aggregated groups and versions' OpenAPI v3 documents: index path (`apis/<g>/<v>`) and where the extension serves it. */
+  remote: () => Array<{ path: string; serverRelativeURL: string }> = () => [];
 
   constructor(registry: ResourceRegistry, definitions: Definitions) {
     this.registry = registry;
@@ -73,7 +75,15 @@ export class OpenApiService {
       throw notAcceptable(`only the following media types are accepted: application/json, ${v2Protobuf}`);
     }
     if (version === 'v3' && rest.length === 0) {
-      writeBytes(res, 200, 'application/json', built.v3Index);
+      const remote = this.remote();
+      if (remote.length === 0) {
+        writeBytes(res, 200, 'application/json', built.v3Index);
+        return;
+      }
+      // The extension servers' documents are listed beside the served ones (and proxied to them).
+      const index = JSON.parse(built.v3Index) as { paths: Record<string, { serverRelativeURL: string }> };
+      for (const r of remote) index.paths[r.path] ??= { serverRelativeURL: r.serverRelativeURL };
+      writeBytes(res, 200, 'application/json', JSON.stringify(index));
       return;
     }
     if (version === 'v3') {

@@ -39,7 +39,11 @@ before(async () => {
     const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate();
     seen.push({ url: req.url ?? '', headers: req.headers, proxyCertificate: String(peer.subject?.CN) });
     const path = (req.url ?? '').split('?')[0];
-    if (path === '/apis/metrics.k8s.io/v1beta1') {
+    if (path === '/openapi/v3') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ paths: { 'apis/metrics.k8s.io/v1beta1': { serverRelativeURL: '/openapi/v3/apis/metrics.k8s.io/v1beta1?hash=ABC123' } } }));
+    } else if (path === '/openapi/v3/apis/metrics.k8s.io/v1beta1') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ openapi: '3.0.0', info: { title: 'metrics', version: 'v1beta1' }, paths: {}, components: { schemas: { 'io.k8s.metrics.pkg.apis.metrics.v1beta1.PodMetrics': { type: 'object' } } } }));
+    } else if (path === '/apis/metrics.k8s.io/v1beta1') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(resourceList));
     } else if (path === '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods' && (req.url ?? '').includes('watch=true')) {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -133,6 +137,17 @@ test('discovery lists the aggregated group, its versions and resources', async (
   assert.deepEqual(item.versions[0].resources.map((r: { resource: string; scope: string; responseKind: { kind: string } }) => [r.resource, r.scope, r.responseKind.kind]), [
     ['nodes', 'Cluster', 'NodeMetrics'], ['pods', 'Namespaced', 'PodMetrics'],
   ]);
+});
+
+test('its OpenAPI v3 document is listed in /openapi/v3 and served from the extension server', async () => {
+  await eventually(async () => assert.equal((await availability())?.status, 'True'));
+  const index = await server.request('GET', '/openapi/v3');
+  assert.deepEqual(index.json.paths['apis/metrics.k8s.io/v1beta1'], { serverRelativeURL: '/openapi/v3/apis/metrics.k8s.io/v1beta1?hash=ABC123' });
+  // The served groups are still there.
+  assert.ok(index.json.paths['apis/apps/v1'] !== undefined);
+  const doc = await server.request('GET', '/openapi/v3/apis/metrics.k8s.io/v1beta1?hash=ABC123');
+  assert.equal(doc.status, 200);
+  assert.deepEqual(Object.keys(doc.json.components.schemas), ['io.k8s.metrics.pkg.apis.metrics.v1beta1.PodMetrics']);
 });
 
 test('kubectl sees the aggregated API', needsKubectl, async () => {
