@@ -181,7 +181,9 @@ export function jwtAuthenticator(spec: JwtAuthenticatorSpec, opts: JwtAuthentica
 
   const authenticate: TokenAuthenticator = (token) => {
     const claims = untrustedClaims(token);
-    if (claims === undefined || claims.iss !== issuer) return undefined;
+    // Google's legacy issuer without its scheme counts as the one with it, as upstream's.
+    const claimed = claims?.iss === 'accounts.google.com' ? 'https://accounts.google.com' : claims?.iss;
+    if (claims === undefined || claimed !== issuer) return undefined;
     const started = performance.now();
     const observed = (result: 'success' | 'failure') => opts.observe?.(result, (performance.now() - started) / 1000);
     if (keys === undefined) {
@@ -236,10 +238,7 @@ function untrustedClaims(token: string): Record<string, unknown> | undefined {
   try {
     const claims = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as unknown;
     if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) return undefined;
-    const found = claims as Record<string, unknown>;
-    // Google's legacy issuer without its scheme counts as the one with it, as upstream's.
-    if (found.iss === 'accounts.google.com') found.iss = 'https://accounts.google.com';
-    return found;
+    return claims as Record<string, unknown>;
   } catch {
     return undefined;
   }
@@ -294,6 +293,8 @@ function checkTimes(claims: Record<string, unknown>, nowMs: number): void {
 /** A Unix time in seconds as Go's time.Time String() prints it in UTC (`2009-11-10 23:00:00 +0000 UTC`); the zero time for none. */
 export function goTime(seconds: number | undefined): string {
   if (seconds === undefined) return '0001-01-01 00:00:00 +0000 UTC';
+  // Past what a Date holds (±275,760 years): the number itself, rather than an exception.
+  if (!Number.isFinite(seconds) || Math.abs(seconds) > 8.64e12) return `${seconds}`;
   const whole = Math.floor(seconds);
   const iso = new Date(whole * 1000).toISOString();
   const nanos = Math.round((seconds - whole) * 1e9);

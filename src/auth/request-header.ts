@@ -44,8 +44,10 @@ export function requestHeaderAuthenticator(opts: RequestHeaderOptions): Authenti
   const groupHeaders = lower(opts.groupHeaders);
   const prefixes = lower(opts.extraHeaderPrefixes);
   return ({ clientCertificate: cert, rawHeaders }) => {
-    if (cert === undefined) return undefined;
-    if (cert.proxyVerified !== true) throw new AuthenticationFailure('x509: certificate signed by unknown authority');
+    // Another CA's certificate: not a proxy. (Upstream's verifier fails it; the client-certificate
+    // authenticator after this one then decides, which is the same outcome without an exception
+    // for every request with a client certificate.)
+    if (cert === undefined || cert.proxyVerified !== true) return undefined;
     if (opts.allowedNames.length > 0 && !opts.allowedNames.includes(cert.commonName)) {
       throw new AuthenticationFailure(`x509: subject with cn=${cert.commonName} is not in the allowed list`);
     }

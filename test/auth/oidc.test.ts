@@ -122,3 +122,12 @@ test('a discovery document naming another issuer is not trusted', async () => {
   await oidc.start();
   assert.deepEqual(logged, ['oidc authenticator: initializing plugin: oidc: issuer did not match the issuer returned by provider, expected "https://issuer.example" got "https://impostor.example"']);
 });
+
+test('times past what a Date holds are refused as expired or not yet valid, not thrown', async () => {
+  const key = await keyPair('k1');
+  const oidc = fromFlags([key.jwk], []);
+  await oidc.start();
+  assert.equal(await outcome(oidc.authenticate, await sign(key, { exp: -1e20 })), 'oidc: verify token: oidc: token is expired (Token Expiry: -100000000000000000000)');
+  assert.match(await outcome(oidc.authenticate, await sign(key, { nbf: 1e20 })) as string, /before the nbf \(not before\) time: 100000000000000000000$/);
+  oidc.close();
+});
