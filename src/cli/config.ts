@@ -56,6 +56,8 @@ export interface Config {
    * `--requestheader-client-ca-file`, the data dir's front-proxy CA with kubeadm's headers.
    */
   requestHeader?: RequestHeaderFlags;
+  /** `--request-timeout`: how long a request proxied to an extension API server (not a watch) may take; default 60 s. */
+  requestTimeoutMs?: number;
   /** `--proxy-client-cert-file` and `--proxy-client-key-file`: how Plinth proxies to extension API servers; default the data dir's front-proxy client. */
   proxyClientCertFile?: string;
   proxyClientKeyFile?: string;
@@ -467,6 +469,7 @@ Flags (kube-apiserver's names where one exists):
   --requestheader-client-ca-file string       CA of authenticating proxies, whose client certificates may name the user in headers (default: the data dir's front-proxy CA)
   --proxy-client-cert-file string             client certificate Plinth proxies to extension API servers with (default: the data dir's front-proxy client)
   --proxy-client-key-file string              its key
+  --request-timeout duration                  how long a request proxied to an extension API server (not a watch) may wait for its answer (default 1m0s)
   --requestheader-allowed-names strings       common names those certificates may have (default: any)
   --requestheader-username-headers strings    headers naming the user, the first non-empty one wins (e.g. X-Remote-User)
   --requestheader-uid-headers strings         headers naming the user's uid (e.g. X-Remote-Uid)
@@ -580,6 +583,7 @@ export function parseServeFlags(args: string[]): Config {
       'authentication-token-webhook-config-file': { type: 'string' },
       'requestheader-client-ca-file': { type: 'string' },
       'proxy-client-cert-file': { type: 'string' },
+      'request-timeout': { type: 'string' },
       'proxy-client-key-file': { type: 'string' },
       'requestheader-allowed-names': { type: 'string', multiple: true },
       'requestheader-username-headers': { type: 'string', multiple: true },
@@ -674,6 +678,11 @@ export function parseServeFlags(args: string[]): Config {
   parseAuthorizationFlags(values, config);
   const requestHeader = parseRequestHeaderFlags(values);
   if (requestHeader !== undefined) config.requestHeader = requestHeader;
+  if (values['request-timeout'] !== undefined) {
+    const ms = parseDuration(values['request-timeout']);
+    if (ms <= 0) throw new UsageError('--request-timeout can not be zero: a duration such as 1m0s');
+    config.requestTimeoutMs = ms;
+  }
   const proxyCert = typeof values['proxy-client-cert-file'] === 'string' ? values['proxy-client-cert-file'] : '';
   const proxyKey = typeof values['proxy-client-key-file'] === 'string' ? values['proxy-client-key-file'] : '';
   if ((proxyCert === '') !== (proxyKey === '')) throw new UsageError('--proxy-client-cert-file and --proxy-client-key-file go together');

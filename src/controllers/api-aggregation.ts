@@ -16,6 +16,8 @@ type Raw = Record<string, unknown>;
 export interface AggregationTarget {
   origin: string;
   agent: https.Agent;
+  /** How long a proxied request that is not a watch may wait for an answer. */
+  timeoutMs: number;
 }
 
 /** An aggregated group and version, for discovery. */
@@ -41,6 +43,8 @@ export interface ApiAggregationOptions {
   log: (message: string) => void;
   /** How often an available APIService is checked again (default 30 s). */
   recheckMs?: number;
+  /** `--request-timeout`: how long a proxied request that is not a watch may wait (default 60 s). */
+  requestTimeoutMs?: number;
 }
 
 interface Entry {
@@ -227,7 +231,9 @@ export class ApiAggregation {
       condition = { status: 'False', ...resolved };
     } else {
       const caPem = typeof spec.caBundle === 'string' && spec.caBundle !== '' ? Buffer.from(spec.caBundle, 'base64').toString('utf8') : undefined;
-      entry.target = { origin: resolved.origin, agent: this.#agentFor(caPem, spec.insecureSkipTLSVerify === true, `${serviceName}.${namespace}.svc`) };
+      entry.target = {
+        origin: resolved.origin, agent: this.#agentFor(caPem, spec.insecureSkipTLSVerify === true, `${serviceName}.${namespace}.svc`), timeoutMs: this.#opts.requestTimeoutMs ?? 60_000,
+      };
       const checked = await this.#check(entry.target, entry.group, entry.version);
       if ('error' in checked) condition = { status: 'False', reason: 'FailedDiscoveryCheck', message: checked.error };
       else {

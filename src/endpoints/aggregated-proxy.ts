@@ -15,6 +15,21 @@ export interface AggregationTarget {
   origin: string;
   /** Keeps connections, with the front-proxy client certificate and the APIService's CA (or no verification). */
   agent: https.Agent;
+  /** How long a request that is not a watch may wait for the extension server's answer (`--request-timeout`). */
+  timeoutMs: number;
+}
+
+/** Upstream's timeout filter's answer for a request that did not complete in time. */
+const timeoutStatus = JSON.stringify({
+  kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Timeout: request did not complete within requested timeout - context deadline exceeded',
+  reason: 'Timeout', details: {}, code: 504,
+});
+
+/** A watch is long-running: no timeout (upstream's BasicLongRunningRequestCheck, as far as a proxy can tell). */
+function isWatch(url: string): boolean {
+  const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
+  const watch = query.get('watch');
+  return (watch !== null && watch !== '0' && watch !== 'false') || /\/watch\//.test(url.split('?')[0]!);
 }
 
 /** What the handler asks of the aggregation layer: undefined for a group and version served here. */
@@ -66,7 +81,9 @@ export async function proxyToExtension(req: HttpRequest, res: HttpResponse, targ
   for (const [key, values] of Object.entries(user.extra ?? {})) headers[extraHeader(key)] = [...values];
   const https = process.getBuiltinModule('node:https');
   await new Promise<void>((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
     const upstream = https.request(`${target.origin}${req.url ?? '/'}`, { method: req.method ?? 'GET', headers, agent: target.agent }, (answer) => {
+      clearTimeout(timer);
       const answerHeaders: Record<string, string | string[]> = {};
       for (const [name, value] of Object.entries(answer.headers)) {
         // Connection-level headers stay with their hop (an HTTP/2 answer may not carry them at all).
@@ -91,9 +108,22 @@ export async function proxyToExtension(req: HttpRequest, res: HttpResponse, targ
       });
     });
     upstream.on('error', (err) => {
-      proxyError(res, err.message, 503);
+      clearTimeout(timer);
+      if (!res.headersSent) proxyError(res, err.message, 503);
       resolve();
     });
+    // Upstream's request timeout (non-long-running requests): a 504 Status when the extension server has not answered.
+    if (!isWatch(req.url ?? '/')) {
+      timer = setTimeout(() => {
+        if (!res.headersSent) {
+          res.statusCode = 504;
+          res.setHeader('Content-Type', 'application/json');
+          res.end(timeoutStatus);
+        }
+        upstream.destroy();
+        resolve();
+      }, target.timeoutMs);
+    }
     // The caller going away ends the call (a watch, most often).
     res.once('close', () => upstream.destroy());
     void (async () => {

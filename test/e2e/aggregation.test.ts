@@ -28,8 +28,11 @@ const resourceList = {
   ],
 };
 
+/** Answers the extension server holds back (a request that never completes). */
+const held: import('node:http').ServerResponse[] = [];
+
 before(async () => {
-  server = await startServer();
+  server = await startServer({ requestTimeoutMs: 500 });
   // What an extension server reads to trust the aggregator's client certificate.
   const trust = await server.request('GET', '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication');
   assert.equal(trust.status, 200);
@@ -39,7 +42,9 @@ before(async () => {
     const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate();
     seen.push({ url: req.url ?? '', headers: req.headers, proxyCertificate: String(peer.subject?.CN) });
     const path = (req.url ?? '').split('?')[0];
-    if (path === '/openapi/v3') {
+    if (path === '/apis/metrics.k8s.io/v1beta1/nodes') {
+      held.push(res);
+    } else if (path === '/openapi/v3') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ paths: { 'apis/metrics.k8s.io/v1beta1': { serverRelativeURL: '/openapi/v3/apis/metrics.k8s.io/v1beta1?hash=ABC123' } } }));
     } else if (path === '/openapi/v3/apis/metrics.k8s.io/v1beta1') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ openapi: '3.0.0', info: { title: 'metrics', version: 'v1beta1' }, paths: {}, components: { schemas: { 'io.k8s.metrics.pkg.apis.metrics.v1beta1.PodMetrics': { type: 'object' } } } }));
@@ -79,6 +84,7 @@ before(async () => {
   });
 });
 after(async () => {
+  for (const res of held) res.end();
   await server?.stop();
   extension?.close();
 });
@@ -116,6 +122,14 @@ test('a request for the group is authorized here, then proxied with the user in 
   const refused = await server.request('GET', '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods', { anonymous: true });
   assert.equal(refused.status, 403);
   assert.equal(seen.length, before);
+});
+
+test('a request the extension server does not answer in --request-timeout is 504, as upstream\'s timeout filter answers', async () => {
+  await eventually(async () => assert.equal((await availability())?.status, 'True'));
+  const res = await server.request('GET', '/apis/metrics.k8s.io/v1beta1/nodes');
+  assert.equal(res.status, 504);
+  assert.equal(res.json.reason, 'Timeout');
+  assert.equal(res.json.message, 'Timeout: request did not complete within requested timeout - context deadline exceeded');
 });
 
 test('a watch streams through the proxy', async () => {
