@@ -18,6 +18,7 @@ import { NamespaceController } from '../controllers/namespace.ts';
 import { PodGarbageCollector } from '../controllers/pod-gc.ts';
 import { ResourceQuotaController } from '../controllers/resource-quota.ts';
 import { RootCaPublisher } from '../controllers/root-ca-publisher.ts';
+import { CrdApiServices } from '../controllers/crd-apiservices.ts';
 import { LeaderElector, type LeaderElectorOptions } from '../controllers/runtime/index.ts';
 import { ServiceAccountController } from '../controllers/service-account.ts';
 import { SimulatedNodes } from '../controllers/simulated-nodes.ts';
@@ -197,6 +198,8 @@ export function electedControllers({ registry, crdController, caPem, config, log
       claims: store('', 'persistentvolumeclaims'), volumes: store('', 'persistentvolumes'), pods: store('', 'pods'), protectClaims, protectVolumes, log,
     }));
   }
+  // Every version a CRD serves gets its local APIService, as kube-apiserver's autoregistration (the API server's own: always).
+  add('crd autoregistration', 'serving', () => new CrdApiServices({ crds: store('apiextensions.k8s.io', 'customresourcedefinitions'), apiServices: store('apiregistration.k8s.io', 'apiservices'), log }));
   // Policies' type checking, into their status.
   if (enabled('validatingadmissionpolicy-status-controller')) {
     add('validatingadmissionpolicy-status controller', 'serving', () => new AdmissionPolicyStatusController({
