@@ -55,6 +55,12 @@ export interface JwtAuthenticatorOptions {
   observe?(result: 'success' | 'failure', seconds: number): void;
   /** The issuer's key set was fetched (with it) or could not be. */
   keysFetched?(result: 'success' | 'failure', keySet?: unknown): void;
+  /**
+   * GETs a distributed claim's endpoint (with its access token as a bearer token) and answers
+   * the JWT it returns; rejects with Go's words (`Get "…": …`, `error while getting distributed
+   * claim JWT: 404 Not Found`). Without it, distributed claims are not resolved.
+   */
+  fetchClaimToken?(url: string, accessToken: string | undefined): Promise<string>;
 }
 
 /** The algorithms an ID token may be signed with (upstream's allow-list). */
@@ -116,9 +122,18 @@ export interface JwtAuthenticator {
   close(): void;
 }
 
-export function jwtAuthenticator(spec: JwtAuthenticatorSpec, opts: JwtAuthenticatorOptions): JwtAuthenticator {
+/** An issuer's keys, found through its discovery document and fetched again (not too often) for a key they lack. */
+interface IssuerKeys {
+  ready(): boolean;
+  /** Reads the discovery document (retrying until it answers) and the keys; resolves once ready or closed. */
+  start(): Promise<void>;
+  close(): void;
+  /** Rejects with jose's error when the signature does not verify. */
+  verifySignature(token: string): Promise<void>;
+}
+
+function issuerKeys(issuer: string, discoveryURL: string | undefined, opts: JwtAuthenticatorOptions, keysFetched = opts.keysFetched): IssuerKeys {
   const now = opts.now ?? (() => Date.now());
-  const issuer = spec.issuer.url;
   let jwksUri: string | undefined;
   let keys: ReturnType<typeof createLocalJWKSet> | undefined;
   let fetchedAt = 0;
@@ -133,14 +148,14 @@ export function jwtAuthenticator(spec: JwtAuthenticatorSpec, opts: JwtAuthentica
       keySet = await opts.fetchJson(jwksUri!);
       keys = createLocalJWKSet(keySet as JSONWebKeySet);
     } catch (err) {
-      opts.keysFetched?.('failure');
+      keysFetched?.('failure');
       throw err;
     }
-    opts.keysFetched?.('success', keySet);
+    keysFetched?.('success', keySet);
   };
 
   const discover = async (): Promise<void> => {
-    const wellKnown = spec.issuer.discoveryURL ?? `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
+    const wellKnown = discoveryURL ?? `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
     const document = (await opts.fetchJson(wellKnown)) as { issuer?: unknown; jwks_uri?: unknown };
     if (document.issuer !== issuer) {
       throw new Error(`oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(issuer)} got ${JSON.stringify(document.issuer)}`);
@@ -150,62 +165,7 @@ export function jwtAuthenticator(spec: JwtAuthenticatorSpec, opts: JwtAuthentica
     await fetchKeys();
   };
 
-  const verifySignature = async (token: string): Promise<void> => {
-    const attempt = () => compactVerify(token, keys!, { algorithms: [...opts.signingAlgs] });
-    try {
-      await attempt();
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      // A key the cached set does not have: the issuer may have rotated; fetch it again, not too often.
-      if ((code === 'ERR_JWKS_NO_MATCHING_KEY' || code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') && now() - fetchedAt >= refetchMs) {
-        await fetchKeys();
-        await attempt();
-        return;
-      }
-      throw err;
-    }
-  };
-
-  /** go-oidc's Verify: the claims' checks first (cheap, before any key is fetched), then the signature. */
-  const verify = async (token: string, claims: Record<string, unknown>): Promise<void> => {
-    checkAudience(claims, spec.issuer.audiences);
-    checkTimes(claims, now());
-    const alg = algorithmOf(token);
-    if (!opts.signingAlgs.includes(alg)) throw new AuthenticationFailure(`oidc: verify token: oidc: id token signed with unsupported algorithm, expected ${goList(opts.signingAlgs)} got ${JSON.stringify(alg)}`);
-    try {
-      await verifySignature(token);
-    } catch (err) {
-      throw new AuthenticationFailure(`oidc: verify token: ${joseMessage(err)}`);
-    }
-  };
-
-  const authenticate: TokenAuthenticator = (token) => {
-    const claims = untrustedClaims(token);
-    // Google's legacy issuer without its scheme counts as the one with it, as upstream's.
-    const claimed = claims?.iss === 'accounts.google.com' ? 'https://accounts.google.com' : claims?.iss;
-    if (claims === undefined || claimed !== issuer) return undefined;
-    const started = performance.now();
-    const observed = (result: 'success' | 'failure') => opts.observe?.(result, (performance.now() - started) / 1000);
-    if (keys === undefined) {
-      observed('failure');
-      throw new AuthenticationFailure('oidc: authenticator not initialized');
-    }
-    return (async () => {
-      try {
-        await verify(token, claims);
-        const user = userOf(claims, spec);
-        observed('success');
-        return { user };
-      } catch (err) {
-        observed('failure');
-        throw err;
-      }
-    })();
-  };
-
   return {
-    issuer,
-    authenticate,
     ready: () => keys !== undefined,
     async start() {
       while (!closed) {
@@ -227,7 +187,147 @@ export function jwtAuthenticator(spec: JwtAuthenticatorSpec, opts: JwtAuthentica
       clearTimeout(timer);
       wake?.();
     },
+    async verifySignature(token) {
+      const attempt = () => compactVerify(token, keys!, { algorithms: [...opts.signingAlgs] });
+      try {
+        await attempt();
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        // A key the cached set does not have: the issuer may have rotated; fetch it again, not too often.
+        if ((code === 'ERR_JWKS_NO_MATCHING_KEY' || code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') && now() - fetchedAt >= refetchMs) {
+          await fetchKeys();
+          await attempt();
+          return;
+        }
+        throw err;
+      }
+    },
   };
+}
+
+/**
+ * go-oidc's Verify of a token's claims and signature, its error as go-oidc words it: the
+ * claims' checks first (cheap, before any key is fetched), then the algorithm and the signature.
+ */
+async function verifyToken(token: string, claims: Record<string, unknown>, audiences: readonly string[], keys: IssuerKeys, opts: JwtAuthenticatorOptions): Promise<string | undefined> {
+  const failure = checkAudience(claims, audiences) ?? checkTimes(claims, (opts.now ?? Date.now)());
+  if (failure !== undefined) return failure;
+  const alg = algorithmOf(token);
+  if (alg === undefined) return 'oidc: malformed jwt: the header is not JSON';
+  if (!opts.signingAlgs.includes(alg)) return `oidc: id token signed with unsupported algorithm, expected ${goList(opts.signingAlgs)} got ${JSON.stringify(alg)}`;
+  try {
+    await keys.verifySignature(token);
+  } catch (err) {
+    return joseMessage(err);
+  }
+  return undefined;
+}
+
+export function jwtAuthenticator(spec: JwtAuthenticatorSpec, opts: JwtAuthenticatorOptions): JwtAuthenticator {
+  const issuer = spec.issuer.url;
+  const keys = issuerKeys(issuer, spec.issuer.discoveryURL, opts);
+  // Distributed claims' issuers other than this one, verified by their own keys (read on first use).
+  const others = new Map<string, IssuerKeys>();
+  const keysOf = (other: string): IssuerKeys | undefined => {
+    if (other === issuer) return keys;
+    let found = others.get(other);
+    if (found === undefined) {
+      others.set(other, (found = issuerKeys(other, undefined, opts, () => {})));
+      void found.start();
+    }
+    return found.ready() ? found : undefined;
+  };
+
+  const authenticate: TokenAuthenticator = (token) => {
+    const claims = untrustedClaims(token);
+    // Google's legacy issuer without its scheme counts as the one with it, as upstream's.
+    const claimed = claims?.iss === 'accounts.google.com' ? 'https://accounts.google.com' : claims?.iss;
+    if (claims === undefined || claimed !== issuer) return undefined;
+    const started = performance.now();
+    const observed = (result: 'success' | 'failure') => opts.observe?.(result, (performance.now() - started) / 1000);
+    if (!keys.ready()) {
+      observed('failure');
+      throw new AuthenticationFailure('oidc: authenticator not initialized');
+    }
+    return (async () => {
+      try {
+        const sourceMissing = distributedSourcesMissing(claims);
+        const failure = sourceMissing ?? await verifyToken(token, claims, spec.issuer.audiences, keys, opts);
+        if (failure !== undefined) throw new AuthenticationFailure(`oidc: verify token: ${failure}`);
+        if (spec.groups !== undefined && 'claim' in spec.groups && opts.fetchClaimToken !== undefined) {
+          await expandDistributedClaim(claims, spec.groups.claim, spec.issuer.audiences, keysOf, opts);
+        }
+        const user = userOf(claims, spec);
+        observed('success');
+        return { user };
+      } catch (err) {
+        observed('failure');
+        throw err;
+      }
+    })();
+  };
+
+  return {
+    issuer,
+    authenticate,
+    ready: () => keys.ready(),
+    start: () => keys.start(),
+    close() {
+      keys.close();
+      for (const other of others.values()) other.close();
+    },
+  };
+}
+
+/** go-oidc's check of `_claim_names` against `_claim_sources`: a name's source must be there. */
+function distributedSourcesMissing(claims: Record<string, unknown>): string | undefined {
+  const names = claims._claim_names;
+  if (names === undefined || names === null) return undefined;
+  if (typeof names !== 'object' || Array.isArray(names)) return 'oidc: failed to unmarshal claims: json: cannot unmarshal _claim_names';
+  const sources = (claims._claim_sources ?? {}) as Record<string, unknown>;
+  for (const source of Object.values(names as Record<string, unknown>)) {
+    if (typeof source !== 'string' || source === '') return 'oidc: failed to obtain source from claim name';
+    if (typeof sources !== 'object' || sources[source] === undefined) return 'oidc: source does not exist';
+  }
+  return undefined;
+}
+
+/**
+ * Upstream's claimResolver.expand for the groups claim: when the token names it only in
+ * `_claim_names`, the JWT its source's endpoint answers (asked with the source's access
+ * token) is verified as one of its issuer's and its value of the claim taken.
+ */
+async function expandDistributedClaim(
+  claims: Record<string, unknown>, claim: string, audiences: readonly string[], keysOf: (issuer: string) => IssuerKeys | undefined, opts: JwtAuthenticatorOptions,
+): Promise<void> {
+  const fail = (why: string): never => {
+    throw new AuthenticationFailure(`oidc: could not expand distributed claims: ${why}`);
+  };
+  if (Object.hasOwn(claims, claim)) return;
+  const names = claims._claim_names as Record<string, unknown> | undefined;
+  if (names === undefined || names === null) return;
+  const source = names[claim];
+  if (typeof source !== 'string') return;
+  const endpoint = ((claims._claim_sources ?? {}) as Record<string, { endpoint?: unknown; access_token?: unknown }>)[source];
+  if (endpoint === undefined) return fail(`id token _claim_names contained a source ${source} missing in _claims_sources`);
+  // An aggregated claim (a JWT inline) is not supported, as upstream: ignored.
+  if (typeof endpoint.endpoint !== 'string' || endpoint.endpoint === '') return;
+  const url = endpoint.endpoint;
+  let jwt: string;
+  try {
+    jwt = await opts.fetchClaimToken!(url, typeof endpoint.access_token === 'string' && endpoint.access_token !== '' ? endpoint.access_token : undefined);
+  } catch (err) {
+    return fail(`while getting distributed claim ${JSON.stringify(claim)}: ${(err as Error).message}`);
+  }
+  const distributed = untrustedClaims(jwt);
+  if (distributed === undefined) return fail(`getting untrusted issuer from endpoint ${url} failed for claim ${JSON.stringify(claim)}: malformed token`);
+  const distributedIssuer = typeof distributed.iss === 'string' ? distributed.iss : '';
+  const keys = keysOf(distributedIssuer);
+  if (keys === undefined) return fail(`verifying untrusted issuer ${distributedIssuer} failed: verifier not initialized for issuer: ${JSON.stringify(distributedIssuer)}`);
+  const failure = await verifyToken(jwt, distributed, audiences, keys, opts);
+  if (failure !== undefined) return fail(`verify distributed claim token: ${failure}`);
+  if (!Object.hasOwn(distributed, claim)) return fail(`jwt returned by distributed claim endpoint ${JSON.stringify(url)} did not contain claim: ${claim}`);
+  claims[claim] = distributed[claim];
 }
 
 /** The token's claims, read without verifying anything (upstream's untrustedIssuer); undefined for no JWT. */
@@ -244,13 +344,13 @@ function untrustedClaims(token: string): Record<string, unknown> | undefined {
   }
 }
 
-/** The `alg` of the token's protected header ('' when it has none). */
-function algorithmOf(token: string): string {
+/** The `alg` of the token's protected header ('' when it has none; undefined when the header is not JSON). */
+function algorithmOf(token: string): string | undefined {
   try {
     const header = JSON.parse(Buffer.from(token.slice(0, token.indexOf('.')), 'base64url').toString('utf8')) as { alg?: unknown };
     return typeof header.alg === 'string' ? header.alg : '';
   } catch {
-    throw new AuthenticationFailure('oidc: verify token: oidc: malformed jwt: the header is not JSON');
+    return undefined;
   }
 }
 
@@ -271,23 +371,22 @@ function goList(values: readonly string[]): string {
  * The audience check: go-oidc's for one audience (the client id), upstream's own for
  * several (any one of them, MatchAny), each with its words.
  */
-function checkAudience(claims: Record<string, unknown>, audiences: readonly string[]): void {
+function checkAudience(claims: Record<string, unknown>, audiences: readonly string[]): string | undefined {
   const aud = typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud.filter((a): a is string => typeof a === 'string') : [];
-  if (aud.some((a) => audiences.includes(a))) return;
+  if (aud.some((a) => audiences.includes(a))) return undefined;
   const expected = audiences.length === 1 ? JSON.stringify(audiences[0]) : `in ${goList([...audiences].sort())}`;
-  throw new AuthenticationFailure(`oidc: verify token: oidc: expected audience ${expected} got ${goList(aud)}`);
+  return `oidc: expected audience ${expected} got ${goList(aud)}`;
 }
 
 /** go-oidc's expiry and not-before checks, with its words (times as Go's time.Time prints them, in UTC). */
-function checkTimes(claims: Record<string, unknown>, nowMs: number): void {
+function checkTimes(claims: Record<string, unknown>, nowMs: number): string | undefined {
   const seconds = nowMs / 1000;
   const exp = typeof claims.exp === 'number' ? claims.exp : undefined;
-  if (exp === undefined || exp < seconds) {
-    throw new AuthenticationFailure(`oidc: verify token: oidc: token is expired (Token Expiry: ${goTime(exp)})`);
-  }
+  if (exp === undefined || exp < seconds) return `oidc: token is expired (Token Expiry: ${goTime(exp)})`;
   if (typeof claims.nbf === 'number' && seconds + nbfLeewaySeconds < claims.nbf) {
-    throw new AuthenticationFailure(`oidc: verify token: oidc: current time ${goTime(seconds)} before the nbf (not before) time: ${goTime(claims.nbf)}`);
+    return `oidc: current time ${goTime(seconds)} before the nbf (not before) time: ${goTime(claims.nbf)}`;
   }
+  return undefined;
 }
 
 /** A Unix time in seconds as Go's time.Time String() prints it in UTC (`2009-11-10 23:00:00 +0000 UTC`); the zero time for none. */

@@ -38,6 +38,25 @@ function getJson(url: string, ca: string | undefined): Promise<unknown> {
   });
 }
 
+/** A distributed claim's JWT: a GET of its endpoint with the access token, the body as text (upstream's getClaimJWT). */
+function getClaimToken(url: string, accessToken: string | undefined, ca: string | undefined): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const headers = accessToken === undefined ? {} : { authorization: `Bearer ${accessToken}` };
+    const req = process.getBuiltinModule('node:https').get(url, { ...(ca !== undefined ? { ca } : {}), timeout: 30_000, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const status = res.statusCode ?? 0;
+        if (status < 200 || status > 226) reject(new Error(`error while getting distributed claim JWT: ${status} ${res.statusMessage ?? ''}`.trimEnd()));
+        else resolve(Buffer.concat(chunks).toString('utf8').trim());
+      });
+      res.on('error', (err) => reject(new Error(`Get ${JSON.stringify(url)}: ${err.message}`)));
+    });
+    req.on('timeout', () => req.destroy(new Error('context deadline exceeded')));
+    req.on('error', (err) => reject(new Error(`Get ${JSON.stringify(url)}: ${err.message}`)));
+  });
+}
+
 /** How long a new configuration's authenticators may take to become ready (upstream's UpdateAuthenticationConfigTimeout). */
 const readyTimeoutMs = 60_000;
 
@@ -74,6 +93,7 @@ export class JwtAuthenticators {
     return entries.map(({ spec, certificateAuthority }) => jwtAuthenticator(spec, {
       signingAlgs: this.#signingAlgs,
       fetchJson: (url) => getJson(url, certificateAuthority),
+      fetchClaimToken: (url, accessToken) => getClaimToken(url, accessToken, certificateAuthority),
       log: this.#log,
       observe: (result, seconds) => this.#metrics?.jwtAuthentication(spec.issuer.url, result, seconds),
       keysFetched: (result, keySet) => this.#metrics?.jwksFetch(spec.issuer.url, result, keySet),

@@ -131,3 +131,64 @@ test('times past what a Date holds are refused as expired or not yet valid, not 
   assert.match(await outcome(oidc.authenticate, await sign(key, { nbf: 1e20 })) as string, /before the nbf \(not before\) time: 100000000000000000000$/);
   oidc.close();
 });
+
+test('distributed claims: the groups claim resolved from its source\'s endpoint, verified as a token of its issuer, as upstream', async () => {
+  const key = await keyPair('k1');
+  const other = await keyPair('k2');
+  const otherIssuer = 'https://claims.example';
+  const fetched: string[] = [];
+  const asked: { url: string; accessToken: string | undefined }[] = [];
+  let answer: () => Promise<string> = async () => '';
+  const oidc = jwtAuthenticator(specOfFlags({ issuerUrl: issuer, clientId: 'plinth', usernameClaim: 'sub', usernamePrefix: '-', groupsClaim: 'groups', requiredClaims: {}, signingAlgs: ['RS256'] }), {
+    signingAlgs: ['RS256'], log: () => {},
+    fetchJson: async (url) => {
+      fetched.push(url);
+      if (url === `${issuer}/.well-known/openid-configuration`) return { issuer, jwks_uri: `${issuer}/keys` };
+      if (url === `${issuer}/keys`) return { keys: [key.jwk] };
+      if (url === `${otherIssuer}/.well-known/openid-configuration`) return { issuer: otherIssuer, jwks_uri: `${otherIssuer}/keys` };
+      if (url === `${otherIssuer}/keys`) return { keys: [other.jwk] };
+      throw new Error(`unexpected ${url}`);
+    },
+    fetchClaimToken: async (url, accessToken) => {
+      asked.push({ url, accessToken });
+      return answer();
+    },
+  });
+  await oidc.start();
+  const sources = { _claim_names: { groups: 'src1' }, _claim_sources: { src1: { endpoint: `${issuer}/groups`, access_token: 'groups_token' } } };
+  const distributed = (claims: Record<string, unknown>, by = key) => async () => sign(by, { sub: undefined, ...claims });
+
+  answer = distributed({ groups: ['team1', 'team2'] });
+  assert.deepEqual(await outcome(oidc.authenticate, await sign(key, sources)), { user: { name: 'alice-id', uid: '', groups: ['team1', 'team2'] } });
+  assert.deepEqual(asked, [{ url: `${issuer}/groups`, accessToken: 'groups_token' }]);
+  // A string is one group, as in the token itself.
+  answer = distributed({ groups: 'team1' });
+  assert.deepEqual((await outcome(oidc.authenticate, await sign(key, sources)) as { user: { groups: string[] } }).user.groups, ['team1']);
+  // The token's own claim wins: the endpoint is not asked.
+  const before = asked.length;
+  assert.deepEqual((await outcome(oidc.authenticate, await sign(key, { ...sources, groups: 'team0' })) as { user: { groups: string[] } }).user.groups, ['team0']);
+  assert.equal(asked.length, before);
+  // An aggregated claim (a JWT inline, no endpoint) is ignored.
+  assert.deepEqual((await outcome(oidc.authenticate, await sign(key, { _claim_names: { groups: 'src1' }, _claim_sources: { src1: { JWT: 'some.jwt.token' } } })) as { user: { groups: string[] } }).user.groups, []);
+
+  const refused: [Record<string, unknown>, () => Promise<string>, string][] = [
+    [{ _claim_names: { groups: 'nonexistent' }, _claim_sources: sources._claim_sources }, distributed({ groups: ['x'] }), 'oidc: verify token: oidc: source does not exist'],
+    [{ _claim_names: { groups: 'src1' } }, distributed({ groups: ['x'] }), 'oidc: verify token: oidc: source does not exist'],
+    [sources, distributed({}), `oidc: could not expand distributed claims: jwt returned by distributed claim endpoint "${issuer}/groups" did not contain claim: groups`],
+    [sources, distributed({ groups: ['x'], aud: 'your-client' }), 'oidc: could not expand distributed claims: verify distributed claim token: oidc: expected audience "plinth" got ["your-client"]'],
+    [sources, async () => {
+      throw new Error(`Get "${issuer}/groups": some unexpected oidc error`);
+    }, `oidc: could not expand distributed claims: while getting distributed claim "groups": Get "${issuer}/groups": some unexpected oidc error`],
+  ];
+  for (const [claims, distributedAnswer, message] of refused) {
+    answer = distributedAnswer;
+    assert.equal(await outcome(oidc.authenticate, await sign(key, claims)), message, JSON.stringify(claims));
+  }
+
+  // A distributed token of another issuer: its keys are read on first use, as upstream's async verifier.
+  answer = distributed({ iss: otherIssuer, groups: ['far'] }, other);
+  assert.equal(await outcome(oidc.authenticate, await sign(key, sources)), `oidc: could not expand distributed claims: verifying untrusted issuer ${otherIssuer} failed: verifier not initialized for issuer: "${otherIssuer}"`);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.deepEqual((await outcome(oidc.authenticate, await sign(key, sources)) as { user: { groups: string[] } }).user.groups, ['far']);
+  oidc.close();
+});
