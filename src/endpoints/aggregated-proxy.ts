@@ -93,29 +93,32 @@ export async function proxyToExtension(req: HttpRequest, res: HttpResponse, targ
       res.writeHead(answer.statusCode ?? 502, answerHeaders);
       res.flushHeaders?.();
       answer.on('data', (chunk: Buffer) => {
+        if (gone) return;
         if (!res.write(chunk)) {
           answer.pause();
           res.once('drain', () => answer.resume());
         }
       });
-      answer.on('end', () => {
-        res.end();
+      const finish = () => {
+        if (!gone && !res.writableEnded) res.end();
         resolve();
-      });
-      answer.on('error', () => {
-        res.end();
-        resolve();
-      });
+      };
+      answer.on('end', finish);
+      answer.on('error', finish);
+      // Cut off (the caller gone, the call destroyed): done, whatever else it says.
+      answer.on('close', finish);
     });
+    let gone = false;
     upstream.on('error', (err) => {
       clearTimeout(timer);
-      if (!res.headersSent) proxyError(res, err.message, 503);
+      // The caller went away (and the call with it): nobody to answer.
+      if (!gone && !res.headersSent) proxyError(res, err.message, 503);
       resolve();
     });
     // Upstream's request timeout (non-long-running requests): a 504 Status when the extension server has not answered.
     if (!isWatch(req.url ?? '/')) {
       timer = setTimeout(() => {
-        if (!res.headersSent) {
+        if (!gone && !res.headersSent) {
           res.statusCode = 504;
           res.setHeader('Content-Type', 'application/json');
           res.end(timeoutStatus);
@@ -125,7 +128,12 @@ export async function proxyToExtension(req: HttpRequest, res: HttpResponse, targ
       }, target.timeoutMs);
     }
     // The caller going away ends the call (a watch, most often).
-    res.once('close', () => upstream.destroy());
+    res.once('close', () => {
+      gone = true;
+      clearTimeout(timer);
+      upstream.destroy();
+      resolve();
+    });
     void (async () => {
       try {
         for await (const chunk of req) upstream.write(chunk);

@@ -30,6 +30,8 @@ const resourceList = {
 
 /** Answers the extension server holds back (a request that never completes). */
 const held: import('node:http').ServerResponse[] = [];
+/** The endless watch's connections that closed. */
+const watchClosed: boolean[] = [];
 
 before(async () => {
   server = await startServer({ requestTimeoutMs: 500 });
@@ -42,7 +44,12 @@ before(async () => {
     const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate();
     seen.push({ url: req.url ?? '', headers: req.headers, proxyCertificate: String(peer.subject?.CN) });
     const path = (req.url ?? '').split('?')[0];
-    if (path === '/apis/metrics.k8s.io/v1beta1/nodes') {
+    if (path === '/apis/metrics.k8s.io/v1beta1/nodes' && (req.url ?? '').includes('watch=true')) {
+      // A watch that goes on until its caller leaves.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(`${JSON.stringify({ type: 'ADDED', object: { kind: 'NodeMetrics', apiVersion: 'metrics.k8s.io/v1beta1', metadata: { name: 'n1' } } })}\n`);
+      req.socket.once('close', () => watchClosed.push(true));
+    } else if (path === '/apis/metrics.k8s.io/v1beta1/nodes') {
       held.push(res);
     } else if (path === '/openapi/v3') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ paths: { 'apis/metrics.k8s.io/v1beta1': { serverRelativeURL: '/openapi/v3/apis/metrics.k8s.io/v1beta1?hash=ABC123' } } }));
@@ -137,6 +144,21 @@ test('a watch streams through the proxy', async () => {
   const res = await server.request('GET', '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods?watch=true');
   assert.equal(res.status, 200);
   assert.deepEqual(res.text.trim().split('\n').map((line) => JSON.parse(line).object.metadata.name), ['web', 'db']);
+});
+
+test('a caller leaving a proxied watch ends the call to the extension server', async () => {
+  await eventually(async () => assert.equal((await availability())?.status, 'True'));
+  const firstLine = await new Promise<string>((resolve, reject) => {
+    const req = https.get(new URL('/apis/metrics.k8s.io/v1beta1/nodes?watch=true', server.url), { ca: server.caPem, headers: { authorization: `Bearer ${server.token}` } }, (res) => {
+      res.once('data', (chunk: Buffer) => {
+        resolve(chunk.toString('utf8'));
+        req.destroy();
+      });
+    });
+    req.on('error', (err) => (err.message.includes('socket hang up') ? undefined : reject(err)));
+  });
+  assert.equal(JSON.parse(firstLine).object.metadata.name, 'n1');
+  await eventually(() => assert.equal(watchClosed.length, 1));
 });
 
 test('discovery lists the aggregated group, its versions and resources', async () => {
