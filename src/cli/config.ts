@@ -37,6 +37,8 @@ export interface Config {
   admissionControlConfigFile?: string;
   /** `--client-ca-file`: CAs whose client certificates authenticate; default the data dir's client CA (`pki/client-ca.crt`), created at first start. */
   clientCaFile: string | undefined;
+  /** `--enable-bootstrap-token-auth`: bootstrap tokens (kube-system's `bootstrap-token-<id>` Secrets) authenticate, as `kubeadm join` uses them. */
+  enableBootstrapTokenAuth?: boolean;
   /** `--anonymous-auth`: requests with no credentials are system:anonymous (true, as upstream). */
   anonymousAuth: boolean;
   /** Whether `--anonymous-auth` was given (the authentication configuration may not then configure anonymous access). */
@@ -486,6 +488,7 @@ Flags (kube-apiserver's names where one exists):
   --client-ca-file string            CA bundle whose client certificates authenticate (CN user, O groups)
                                      (default "<data-dir>/pki/client-ca.crt", created with an admin certificate)
   --anonymous-auth[=false]           requests without credentials are system:anonymous (default true)
+  --enable-bootstrap-token-auth      bootstrap tokens (kube-system's bootstrap-token-<id> Secrets) authenticate, as kubeadm join uses them
   --service-account-signing-key-file string
                                      key service-account tokens are signed with (default "<data-dir>/pki/sa.key", created)
   --service-account-key-file string  public keys tokens are verified with, repeatable (default the signing key)
@@ -547,7 +550,7 @@ Flags (kube-apiserver's names where one exists):
 `;
 
 /** Flags that may be given bare (`--leader-elect`), meaning true, as pflag reads them. */
-const bareBooleanFlags = new Set(['--anonymous-auth', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable']);
+const bareBooleanFlags = new Set(['--anonymous-auth', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable', '--enable-bootstrap-token-auth']);
 
 /** A boolean flag's value: true or false, as pflag takes them; the default when not given. */
 function booleanFlag(name: string, value: string | undefined, otherwise: boolean): boolean {
@@ -597,6 +600,7 @@ export function parseServeFlags(args: string[]): Config {
       'admission-control-config-file': { type: 'string' },
       'client-ca-file': { type: 'string' },
       'anonymous-auth': { type: 'string' },
+      'enable-bootstrap-token-auth': { type: 'string' },
       'service-account-signing-key-file': { type: 'string' },
       'service-account-key-file': { type: 'string', multiple: true },
       'service-account-issuer': { type: 'string', multiple: true },
@@ -700,6 +704,7 @@ export function parseServeFlags(args: string[]): Config {
   if (values['client-ca-file'] !== undefined) config.clientCaFile = values['client-ca-file'];
   config.anonymousAuth = booleanFlag('anonymous-auth', values['anonymous-auth'], config.anonymousAuth);
   if (values['anonymous-auth'] !== undefined) config.anonymousAuthFlagSet = true;
+  if (booleanFlag('enable-bootstrap-token-auth', values['enable-bootstrap-token-auth'], false)) config.enableBootstrapTokenAuth = true;
   if (values['service-account-signing-key-file'] !== undefined) config.serviceAccountSigningKeyFile = values['service-account-signing-key-file'];
   if (values['service-account-key-file'] !== undefined) config.serviceAccountKeyFiles = values['service-account-key-file'];
   if (values['service-account-issuer'] !== undefined) {

@@ -52,6 +52,7 @@ import { UsageError, type AuditWebhookFlags, type Config } from './config.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { RbacInformers, rbacStores, reconcileBootstrapPolicy } from './rbac.ts';
 import { authorizationSetup } from './authorization.ts';
+import { bootstrapTokenAuthenticator, type BootstrapSecretGetter } from '../auth/bootstrap-token.ts';
 import { ApiAggregation } from '../controllers/api-aggregation.ts';
 import { NodeAuthorization } from './node-authorization.ts';
 import { authenticationSetup } from './authentication.ts';
@@ -393,6 +394,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       bearerTokenAuthenticator(unionTokenAuthenticator([
         audienceAgnostic(apiAudiences, tokenFileAuthenticator(tokens.users)),
         serviceAccountTokenAuthenticator({ issuers: config.serviceAccountIssuers, keys: serviceAccountKeys, apiAudiences, getter: tokenGetter(registry) }),
+        // After the service accounts, before the JWT issuers, as upstream's union.
+        ...(config.enableBootstrapTokenAuth === true ? [audienceAgnostic(apiAudiences, bootstrapTokenAuthenticator(bootstrapSecrets(registry)))] : []),
         ...(authn.jwt === undefined ? [] : [authn.jwt]),
         // Last, and not audience-agnostic: the webhook is told the audiences and answers for them.
         ...(authn.tokenWebhook === undefined ? [] : [authn.tokenWebhook]),
@@ -606,6 +609,24 @@ function tokenGetter(registry: ResourceRegistry): ServiceAccountTokenGetter {
   const serviceAccounts = lookup('serviceaccounts');
   const nodes = lookup('nodes');
   return { serviceAccount: serviceAccounts, pod: lookup('pods'), secret: lookup('secrets'), node: (name) => nodes('', name) };
+}
+
+/** kube-system's Secrets as the bootstrap token authenticator reads them (a consistent read: a deleted token stops at once). */
+function bootstrapSecrets(registry: ResourceRegistry): BootstrapSecretGetter {
+  return async (name) => {
+    let secret: KubeObject;
+    try {
+      secret = await registry.lookup('', 'v1', 'secrets')!.store.get('kube-system', name);
+    } catch (err) {
+      if (isStatusError(err) && err.code === 404) return undefined;
+      throw err;
+    }
+    const data: Record<string, string> = {};
+    for (const [key, value] of Object.entries((secret.data ?? {}) as Record<string, unknown>)) {
+      if (typeof value === 'string') data[key] = Buffer.from(value, 'base64').toString('utf8');
+    }
+    return { type: typeof secret.type === 'string' ? secret.type : '', data, deleting: secret.metadata.deletionTimestamp !== undefined && secret.metadata.deletionTimestamp !== null };
+  };
 }
 
 /** The authentication side of the API (TokenRequest, TokenReview, the issuer's discovery) over auth/. */
