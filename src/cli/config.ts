@@ -73,6 +73,8 @@ export interface Config {
   etcdCompactionIntervalMs: number;
   /** Bytes of events each resource's watch cache keeps at most, whatever their age (`--watch-cache-window-bytes`). */
   watchCacheWindowBytes: number;
+  /** `--event-ttl` in whole seconds: how long an Event is kept after its last write; 0 keeps them for good. */
+  eventTtlSeconds: number;
   /** Where the kubeconfig goes; defaults to `<dataDir>/kubeconfig`. */
   kubeconfigPath: string | undefined;
   /** An EncryptionConfiguration file (upstream's format): how values are encrypted at rest. */
@@ -178,6 +180,7 @@ export function defaultConfig(): Config {
     serviceNodePortRange: '30000-32767',
     etcdCompactionIntervalMs: 5 * 60_000,
     watchCacheWindowBytes: 256 * 1024 * 1024,
+    eventTtlSeconds: 3600,
     kubeconfigPath: undefined,
     encryptionProviderConfig: undefined,
     verbosity: 0,
@@ -509,6 +512,7 @@ Flags (kube-apiserver's names where one exists):
   --service-node-port-range string   NodePort range (default "30000-32767")
   --etcd-compaction-interval dur     history kept before compaction (default 5m)
   --watch-cache-window-bytes bytes   events each resource's watch cache keeps at most, e.g. 64Mi (default 256Mi)
+  --event-ttl dur                    how long Events are kept after their last write, in whole seconds (default 1h0m0s)
   --kubeconfig string                where to write the kubeconfig (default "<data-dir>/kubeconfig")
   --encryption-provider-config file  EncryptionConfiguration (apiserver.config.k8s.io/v1): encryption at rest with
                                      aescbc, aesgcm, secretbox or identity providers
@@ -619,6 +623,7 @@ export function parseServeFlags(args: string[]): Config {
       'service-node-port-range': { type: 'string' },
       'etcd-compaction-interval': { type: 'string' },
       'watch-cache-window-bytes': { type: 'string' },
+      'event-ttl': { type: 'string' },
       kubeconfig: { type: 'string' },
       'encryption-provider-config': { type: 'string' },
       controllers: { type: 'string' },
@@ -725,6 +730,8 @@ export function parseServeFlags(args: string[]): Config {
   if (values['service-node-port-range'] !== undefined) config.serviceNodePortRange = values['service-node-port-range'];
   if (values['etcd-compaction-interval'] !== undefined) config.etcdCompactionIntervalMs = parseDuration(values['etcd-compaction-interval']);
   if (values['watch-cache-window-bytes'] !== undefined) config.watchCacheWindowBytes = parseBytes('--watch-cache-window-bytes', values['watch-cache-window-bytes']);
+  // Whole seconds, as upstream converts the duration for its storage: under a second is none.
+  if (values['event-ttl'] !== undefined) config.eventTtlSeconds = Math.trunc(parseDuration(values['event-ttl']) / 1000);
   if (values.kubeconfig !== undefined) config.kubeconfigPath = values.kubeconfig;
   if (values['encryption-provider-config'] !== undefined) config.encryptionProviderConfig = values['encryption-provider-config'];
   if (values.controllers !== undefined) {

@@ -42,7 +42,7 @@ import { Store } from '../registry/store.ts';
 import { ApplyOffload } from '../registry/apply-offload/client.ts';
 import { ApiServer } from '../server/server.ts';
 import { ensureClientMaterial, ensureFrontProxyMaterial, ensureServingMaterial, frontProxyClientName } from '../server/tls-material.ts';
-import { compactorFor, EncryptingBackend, openBackend } from '../storage/index.ts';
+import { compactorFor, EncryptingBackend, openBackend, withTimeToLive } from '../storage/index.ts';
 import { keyResourceResolver, loadEncryptionConfig, resourceTransformers } from './encryption-config.ts';
 import { ensureSystemPriorityClasses } from '../registry/builtin/priorityclasses.ts';
 import { admissionPlugins } from './admission-plugins.ts';
@@ -272,7 +272,9 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     // Built-in objects stored as served are shown as stored: their JSON comes from the stored bytes.
     // A type that stores nothing (bindings, componentstatuses) has no cache.
     const cache = type.virtual ? undefined : newCache(type, (kv) => decoder.store!.decode(kv), type.storage === undefined ? storedJsonWithResourceVersion : undefined);
-    const store = new Store(type, backend, admission, cache, { applyOffload });
+    // Events live for --event-ttl after their last write, as upstream's event storage's TTLFunc keeps them (both APIs store core/v1 Events).
+    const storesEvents = config.eventTtlSeconds > 0 && resourcePrefix(type) === '/registry/events/';
+    const store = new Store(type, storesEvents ? withTimeToLive(backend, config.eventTtlSeconds) : backend, admission, cache, { applyOffload });
     decoder.store = store;
     if (cache !== undefined) caches.push(cache);
     registry.add({ type, store });

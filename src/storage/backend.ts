@@ -71,6 +71,18 @@ export interface Watch extends AsyncIterable<StorageEvent> {
   readonly caughtUp?: boolean;
 }
 
+/** How a create or update writes, beyond its value. */
+export interface PutOptions {
+  /**
+   * Whole seconds (> 0) the key lives without another write: then the backend deletes it,
+   * an ordinary delete with its event, as etcd deletes the keys of an expired lease
+   * (kube-apiserver stores Events so, `--event-ttl`). A later write without it keeps the
+   * key for good. At least this long; how much longer is the backend's: about a second
+   * in this process, and on etcd the lease's reuse window (a tenth of it, at most 60 s).
+   */
+  ttlSeconds?: number;
+}
+
 /**
  * A new store is at revision 1 (as in etcd), so its first write gets revision 2.
  * A write whose promise resolved is durable (for sqlite, on disk) and its events
@@ -83,9 +95,9 @@ export interface Backend {
   /** Keys under `prefix` (a plain string prefix) in bytewise order. */
   list(prefix: string, opts?: ListOptions): Promise<ListResult>;
   /** Fails with `KeyExists` when the key is present. Returns the new revision. */
-  create(key: string, value: Uint8Array): Promise<number>;
+  create(key: string, value: Uint8Array, opts?: PutOptions): Promise<number>;
   /** Fails with `RevisionMismatch` (or `KeyNotFound`) unless the key's modRevision is expectRevision. */
-  update(key: string, value: Uint8Array, expectRevision: number): Promise<number>;
+  update(key: string, value: Uint8Array, expectRevision: number, opts?: PutOptions): Promise<number>;
   /** Deletes the key (`KeyNotFound` if absent); with expectRevision, only if its modRevision matches (else `RevisionMismatch`). Returns the new revision. */
   delete(key: string, expectRevision?: number): Promise<number>;
   /** Events for keys under the prefix with revision > fromRevision, in order; `Compacted` if that history is gone. */

@@ -1,6 +1,6 @@
 // A Backend decorator that transforms values on their way to and from another backend
 // (encryption at rest), so that every backend encrypts the same way.
-import type { Backend, KeyValue, ListOptions, ListResult, StorageEvent, Watch } from './backend.ts';
+import type { Backend, KeyValue, ListOptions, ListResult, PutOptions, StorageEvent, Watch } from './backend.ts';
 import type { ValueTransformer } from './value-transformers.ts';
 
 /** The transformer for a key; undefined: the value is stored as it is. */
@@ -54,12 +54,12 @@ export class EncryptingBackend implements Backend {
     return { ...result, items: result.items.map((kv) => this.#read(kv)) };
   }
 
-  create(key: string, value: Uint8Array): Promise<number> {
-    return this.#inner.create(key, this.#write(key, value));
+  create(key: string, value: Uint8Array, opts?: PutOptions): Promise<number> {
+    return this.#inner.create(key, this.#write(key, value), opts);
   }
 
-  update(key: string, value: Uint8Array, expectRevision: number): Promise<number> {
-    return this.#inner.update(key, this.#write(key, value), expectRevision);
+  update(key: string, value: Uint8Array, expectRevision: number, opts?: PutOptions): Promise<number> {
+    return this.#inner.update(key, this.#write(key, value), expectRevision, opts);
   }
 
   delete(key: string, expectRevision?: number): Promise<number> {

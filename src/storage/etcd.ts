@@ -6,9 +6,10 @@
 
 import { noop } from 'cockatiel';
 import { Etcd3, type IKeyValue, type IWatchResponse } from 'etcd3';
-import type { Backend, KeyValue, ListOptions, ListResult, StorageError, StorageEvent, Watch } from './backend.ts';
+import type { Backend, KeyValue, ListOptions, ListResult, PutOptions, StorageError, StorageEvent, Watch } from './backend.ts';
 import { isStorageError } from './backend.ts';
 import { compacted, futureRevision, keyExists, keyNotFound, revisionMismatch, unavailable } from './errors.ts';
+import { LeaseReuse } from './etcd-leases.ts';
 
 export interface EtcdBackendOptions {
   /** Client URLs of the cluster's members, e.g. http://127.0.0.1:2379. */
@@ -68,6 +69,8 @@ export class EtcdBackend implements Backend {
   /** The last write submitted per key: writes to one key are sent in call order. */
   readonly #lastWrite = new Map<string, Promise<unknown>>();
   readonly #pendingWrites = new Set<Promise<unknown>>();
+  /** The leases of keys written with a time to live (PutOptions.ttlSeconds). */
+  readonly #leases: LeaseReuse;
   #closed = false;
 
   constructor(opts: EtcdBackendOptions) {
@@ -84,6 +87,7 @@ export class EtcdBackend implements Backend {
     this.#namespace = Buffer.from(opts.namespace ?? '', 'utf8');
     this.#queueLimit = opts.watchQueueLimit ?? DEFAULT_WATCH_QUEUE_LIMIT;
     this.#log = opts.log;
+    this.#leases = new LeaseReuse(async (ttl) => (await this.#client.leaseClient.leaseGrant({ TTL: ttl, ID: 0 })).ID);
   }
 
   async get(key: string, opts: { revision?: number } = {}): Promise<KeyValue | undefined> {
@@ -110,13 +114,13 @@ export class EtcdBackend implements Backend {
     return { items, revision, more: remaining > 0, remaining };
   }
 
-  create(key: string, value: Uint8Array): Promise<number> {
+  create(key: string, value: Uint8Array, opts?: PutOptions): Promise<number> {
     const wire = this.#wire(key);
     const copy = Buffer.from(value);
     return this.#write(key, async (attempt) => {
       const response = await this.#client.kv.txn({
         compare: [{ key: wire, target: 'Create', result: 'Equal', create_revision: 0 }],
-        success: [{ request_put: { key: wire, value: copy } }],
+        success: [{ request_put: { key: wire, value: copy, lease: await this.#lease(opts) } }],
         failure: [{ request_range: { key: wire } }],
       });
       if (response.succeeded) return Number(response.header.revision);
@@ -126,13 +130,13 @@ export class EtcdBackend implements Backend {
     }, 'idempotent');
   }
 
-  update(key: string, value: Uint8Array, expectRevision: number): Promise<number> {
+  update(key: string, value: Uint8Array, expectRevision: number, opts?: PutOptions): Promise<number> {
     const wire = this.#wire(key);
     const copy = Buffer.from(value);
     return this.#write(key, async (attempt) => {
       const response = await this.#client.kv.txn({
         compare: [{ key: wire, target: 'Mod', result: 'Equal', mod_revision: expectRevision }],
-        success: [{ request_put: { key: wire, value: copy } }],
+        success: [{ request_put: { key: wire, value: copy, lease: await this.#lease(opts) } }],
         failure: [{ request_range: { key: wire } }],
       });
       if (response.succeeded) return Number(response.header.revision);
@@ -318,6 +322,11 @@ export class EtcdBackend implements Backend {
     stream.cancel();
     this.#compacted = Math.max(this.#compacted, learned);
     return this.#compacted;
+  }
+
+  /** The lease a put is made under: none (0, which also detaches an earlier one) without a time to live. */
+  async #lease(opts: PutOptions | undefined): Promise<string | number> {
+    return opts?.ttlSeconds === undefined ? 0 : this.#leases.leaseFor(opts.ttlSeconds);
   }
 
   #wire(key: string): Buffer {

@@ -3,8 +3,9 @@
 // Writes apply synchronously, so each one is its own "commit".
 
 import { searchIndex } from '../api/binary-search.ts';
-import type { Backend, KeyValue, ListOptions, ListResult, StorageEvent, Watch } from './backend.ts';
+import type { Backend, KeyValue, ListOptions, ListResult, PutOptions, StorageEvent, Watch } from './backend.ts';
 import { futureRevision, unavailable } from './errors.ts';
+import { Expiries, notDue } from './expiries.ts';
 import { listRange } from './keys.ts';
 import { INITIAL_REVISION, readRevision } from './revisions.ts';
 import { SortedKeys } from './sorted-keys.ts';
@@ -35,6 +36,10 @@ export class MemoryBackend implements Backend {
   #log: string[] = [];
   #logStart = INITIAL_REVISION + 1;
   readonly #watches: WatchHub;
+  /** Keys written with a time to live: deleted once due. */
+  readonly #expiries = new Expiries((due) => {
+    for (const { key, at } of due) this.#write({ type: 'delete', key, expectRevision: undefined, dueAt: at }).catch(() => {});
+  });
   #closed = false;
 
   constructor(opts: MemoryBackendOptions = {}) {
@@ -78,12 +83,12 @@ export class MemoryBackend implements Backend {
     return { items, revision, more: remaining > 0, remaining };
   }
 
-  create(key: string, value: Uint8Array): Promise<number> {
-    return this.#write({ type: 'create', key, value: value.slice() });
+  create(key: string, value: Uint8Array, opts?: PutOptions): Promise<number> {
+    return this.#write({ type: 'create', key, value: value.slice(), ttlSeconds: opts?.ttlSeconds });
   }
 
-  update(key: string, value: Uint8Array, expectRevision: number): Promise<number> {
-    return this.#write({ type: 'update', key, value: value.slice(), expectRevision });
+  update(key: string, value: Uint8Array, expectRevision: number, opts?: PutOptions): Promise<number> {
+    return this.#write({ type: 'update', key, value: value.slice(), expectRevision, ttlSeconds: opts?.ttlSeconds });
   }
 
   delete(key: string, expectRevision?: number): Promise<number> {
@@ -133,14 +138,16 @@ export class MemoryBackend implements Backend {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#expiries.close();
     this.#watches.closeAll();
   }
 
   #write(op: WriteOp): Promise<number> {
     if (this.#closed) return Promise.reject(unavailable('the storage backend is closed'));
     const existing = this.#current(op.key);
-    const failure = preconditionFailure(op, existing);
+    const failure = op.type === 'delete' && op.dueAt !== undefined && !this.#expiries.isDue(op.key, op.dueAt) ? notDue(op.key) : preconditionFailure(op, existing);
     if (failure !== undefined) return Promise.reject(failure);
+    this.#expiries.record(op);
     const revision = ++this.#revision;
     const { kv, event } = applyOp(op, existing, revision);
     let versions = this.#versions.get(op.key);

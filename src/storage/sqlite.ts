@@ -9,6 +9,8 @@
 //            lists walk this table's primary key: O(limit + log n).
 //   meta     the current revision, the compacted revision, and how far the
 //            compaction sweep has got.
+//   expiry   the keys written with a time to live, and when each is due (wall-clock
+//            milliseconds); expiries.ts deletes them then, as etcd revokes a lease.
 // Keys are TEXT with SQLite's default BINARY collation: bytewise, like etcd.
 //
 // Writes go through GroupCommit (see group-commit.ts): one transaction per burst.
@@ -23,9 +25,10 @@
 // batch waits.
 
 import { DatabaseSync, type SQLInputValue, type SQLOutputValue, type StatementSync } from 'node:sqlite';
-import type { Backend, KeyValue, ListOptions, ListResult, StorageEvent, Watch } from './backend.ts';
+import type { Backend, KeyValue, ListOptions, ListResult, PutOptions, StorageEvent, Watch } from './backend.ts';
 import { isStorageError } from './backend.ts';
 import { compacted, futureRevision, unavailable } from './errors.ts';
+import { Expiries, notDue } from './expiries.ts';
 import { GroupCommit } from './group-commit.ts';
 import { listRange, type KeyRange } from './keys.ts';
 import { INITIAL_REVISION, readRevision } from './revisions.ts';
@@ -56,7 +59,7 @@ export interface SqliteBackendOptions {
 }
 
 /** Bump when the tables change; a newer file is refused rather than misread. */
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS history (
@@ -75,6 +78,10 @@ CREATE TABLE IF NOT EXISTS kv (
 CREATE TABLE IF NOT EXISTS meta (
   name TEXT PRIMARY KEY,
   value INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS expiry (
+  key TEXT PRIMARY KEY,
+  at INTEGER NOT NULL
 ) WITHOUT ROWID;
 INSERT OR IGNORE INTO meta (name, value) VALUES ('revision', ${INITIAL_REVISION}), ('compacted', 0), ('swept', 0);
 `;
@@ -109,6 +116,8 @@ export class SqliteBackend implements Backend {
   #unsynced = false;
   /** Set when a sync failed: writes are refused from then on (see #commitBatch). */
   #failed: Error | undefined;
+  /** The expiry table's due times, kept in memory: deleted through the group commit once due. */
+  readonly #expiries: Expiries;
 
   /** Opens (creating if needed) the database file at `path`; it continues from the stored revision. */
   constructor(path: string, opts: SqliteBackendOptions = {}) {
@@ -120,6 +129,10 @@ export class SqliteBackend implements Backend {
     this.#compacted = this.#meta('compacted');
     this.#swept = this.#meta('swept');
     this.#writes = new GroupCommit((ops) => this.#commitBatch(ops));
+    this.#expiries = new Expiries((due) => {
+      for (const { key, at } of due) this.#writes.submit({ type: 'delete', key, expectRevision: undefined, dueAt: at }).catch(() => {});
+    });
+    this.#readExpiries();
     this.#watches = new WatchHub(
       {
         currentRevision: () => this.#revision,
@@ -153,12 +166,12 @@ export class SqliteBackend implements Backend {
     return { items, revision, more, remaining };
   }
 
-  create(key: string, value: Uint8Array): Promise<number> {
-    return this.#writes.submit({ type: 'create', key, value: owned(value) });
+  create(key: string, value: Uint8Array, opts?: PutOptions): Promise<number> {
+    return this.#writes.submit({ type: 'create', key, value: owned(value), ttlSeconds: opts?.ttlSeconds });
   }
 
-  update(key: string, value: Uint8Array, expectRevision: number): Promise<number> {
-    return this.#writes.submit({ type: 'update', key, value: owned(value), expectRevision });
+  update(key: string, value: Uint8Array, expectRevision: number, opts?: PutOptions): Promise<number> {
+    return this.#writes.submit({ type: 'update', key, value: owned(value), expectRevision, ttlSeconds: opts?.ttlSeconds });
   }
 
   delete(key: string, expectRevision?: number): Promise<number> {
@@ -203,6 +216,7 @@ export class SqliteBackend implements Backend {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#expiries.close();
     await this.#writes.close();
     this.#watches.closeAll();
     await this.#sweeping;
@@ -220,11 +234,12 @@ export class SqliteBackend implements Backend {
     const results: Array<number | Error> = [];
     const events: StorageEvent[] = [];
     let revision = this.#revision;
+    let expiriesChanged = false;
     try {
       this.#db.exec('BEGIN');
       for (const op of ops) {
         const existing = this.#currentForWrite(op.key);
-        const failure = preconditionFailure(op, existing);
+        const failure = op.type === 'delete' && op.dueAt !== undefined && !this.#expiries.isDue(op.key, op.dueAt) ? notDue(op.key) : preconditionFailure(op, existing);
         if (failure !== undefined) {
           results.push(failure);
           continue;
@@ -238,6 +253,12 @@ export class SqliteBackend implements Backend {
           this.#sql('INSERT INTO history (revision, key, value, create_revision, deleted) VALUES (?, ?, ?, ?, 0)').run(revision, op.key, kv.value, kv.createRevision);
           this.#sql('INSERT INTO kv (key, create_revision, mod_revision) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET mod_revision = excluded.mod_revision').run(op.key, kv.createRevision, revision);
         }
+        const due = this.#expiries.record(op);
+        if (due !== undefined) {
+          expiriesChanged = true;
+          if (due === null) this.#sql('DELETE FROM expiry WHERE key = ?').run(op.key);
+          else this.#sql('INSERT INTO expiry (key, at) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET at = excluded.at').run(op.key, due);
+        }
         events.push(event);
         results.push(revision);
       }
@@ -245,6 +266,7 @@ export class SqliteBackend implements Backend {
       this.#db.exec('COMMIT');
     } catch (err) {
       if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      if (expiriesChanged) this.#readExpiries();
       const failure = unavailable(`sqlite write failed: ${(err as Error).message}`);
       return ops.map(() => failure);
     }
@@ -424,6 +446,12 @@ export class SqliteBackend implements Backend {
       this.#swept = through;
       await new Promise((resolve) => setImmediate(resolve));
     }
+  }
+
+  /** The due times as stored (at open, and after a transaction that changed them failed). */
+  #readExpiries(): void {
+    this.#expiries.clear();
+    for (const row of this.#sql('SELECT key, at FROM expiry').all()) this.#expiries.set(row.key as string, row.at as number);
   }
 
   #meta(name: string): number {

@@ -5,9 +5,10 @@ import type { KeyValue, StorageError, StorageEvent } from './backend.ts';
 import { keyExists, keyNotFound, revisionMismatch } from './errors.ts';
 
 export type WriteOp =
-  | { type: 'create'; key: string; value: Uint8Array }
-  | { type: 'update'; key: string; value: Uint8Array; expectRevision: number }
-  | { type: 'delete'; key: string; expectRevision: number | undefined };
+  | { type: 'create'; key: string; value: Uint8Array; ttlSeconds?: number | undefined }
+  | { type: 'update'; key: string; value: Uint8Array; expectRevision: number; ttlSeconds?: number | undefined }
+  /** `dueAt`: an expiry's delete, which applies only while the key is still due at that time (expiries.ts). */
+  | { type: 'delete'; key: string; expectRevision: number | undefined; dueAt?: number };
 
 /** Why `op` cannot apply to the key's current version `existing`, or undefined when it can. */
 export function preconditionFailure(op: WriteOp, existing: KeyValue | undefined): StorageError | undefined {

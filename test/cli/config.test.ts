@@ -30,6 +30,14 @@ test('--watch-cache-window-bytes refuses what is not a byte count', () => {
   }
 });
 
+test('--event-ttl is a duration kept in whole seconds, an hour by default; under a second keeps Events for good', () => {
+  assert.equal(parseServeFlags([]).eventTtlSeconds, 3600);
+  const cases: [string, number][] = [['2h', 7200], ['90s', 90], ['1500ms', 1], ['999ms', 0], ['0', 0]];
+  for (const [flag, seconds] of cases) assert.equal(parseServeFlags(['--event-ttl', flag]).eventTtlSeconds, seconds, flag);
+  assert.throws(() => parseServeFlags(['--event-ttl', 'an hour']), (err) => err instanceof UsageError && /invalid duration "an hour"/.test(err.message));
+  assert.match(serveUsage, /--event-ttl dur/);
+});
+
 test('--authorization-mode is a list of modes in order, RBAC by default; unknown and repeated modes are usage errors', () => {
   assert.deepEqual(parseServeFlags([]).authorizationModes, ['RBAC']);
   const accepted: [string, string[]][] = [

@@ -558,6 +558,47 @@ export function storageContract(name: string, open: OpenBackend): void {
       });
     });
 
+    describe('time to live', () => {
+      test('a key written with a time to live is deleted once it passes: a delete event with its last value; other keys stay', async (t) => {
+        const backend = await fresh(t, open);
+        await backend.create('/registry/events/default/kept', bytes('kept'));
+        const created = await backend.create('/registry/events/default/a', bytes('a1'), { ttlSeconds: 1 });
+        const watch = backend.watch('/registry/events/', created);
+        t.after(() => watch.close());
+        const event = await nextEvent(watch);
+        assert.deepEqual({ ...summary(event), revision: undefined, modRevision: undefined }, { type: 'delete', key: '/registry/events/default/a', value: 'a1', prev: 'a1', revision: undefined, modRevision: undefined });
+        assert.equal(event.kv.modRevision, event.revision);
+        assert.ok(event.revision > created);
+        assert.equal(await backend.get('/registry/events/default/a'), undefined);
+        assert.equal(text((await backend.get('/registry/events/default/kept'))!.value), 'kept');
+        // The key can be created again, for good.
+        await backend.create('/registry/events/default/a', bytes('a2'));
+        assert.equal(text((await backend.get('/registry/events/default/a'))!.value), 'a2');
+      });
+
+      test('a write without a time to live keeps the key for good; one with it starts it again; a delete ends it', async (t) => {
+        const backend = await fresh(t, open);
+        const kept = await backend.create('/registry/events/default/kept', bytes('k1'), { ttlSeconds: 1 });
+        await backend.update('/registry/events/default/kept', bytes('k2'), kept);
+        const renewed = await backend.create('/registry/events/default/renewed', bytes('r1'), { ttlSeconds: 1 });
+        await backend.update('/registry/events/default/renewed', bytes('r2'), renewed, { ttlSeconds: 4 });
+        await backend.create('/registry/events/default/gone', bytes('g1'), { ttlSeconds: 1 });
+        await backend.delete('/registry/events/default/gone');
+        const again = await backend.create('/registry/events/default/gone', bytes('g2'));
+        const marker = await backend.create('/registry/events/default/marker', bytes('m'), { ttlSeconds: 1 });
+        const watch = backend.watch('/registry/events/', marker);
+        t.after(() => watch.close());
+        const first = await nextEvent(watch);
+        assert.deepEqual([first.type, first.kv.key], ['delete', '/registry/events/default/marker']);
+        const live = async () => keysOf((await backend.list('/registry/events/')).items);
+        assert.deepEqual(await live(), ['/registry/events/default/gone', '/registry/events/default/kept', '/registry/events/default/renewed']);
+        const second = await nextEvent(watch);
+        assert.deepEqual([second.type, second.kv.key, text(second.kv.value)], ['delete', '/registry/events/default/renewed', 'r2']);
+        assert.deepEqual(await live(), ['/registry/events/default/gone', '/registry/events/default/kept']);
+        assert.equal((await backend.get('/registry/events/default/gone'))!.modRevision, again);
+      });
+    });
+
     describe('close', () => {
       test('after close, reads and writes fail with Unavailable', async () => {
         const backend = await open();

@@ -61,6 +61,59 @@ describe('sqlite backend: the file', () => {
     }
   });
 
+  test('a time to live outlasts a restart: a key that fell due while the file was closed is deleted once it is open again', async () => {
+    const file = newDatabasePath();
+    const first = new SqliteBackend(file);
+    await first.create('/registry/events/default/a', bytes('a'), { ttlSeconds: 1 });
+    await first.create('/registry/events/default/b', bytes('b'), { ttlSeconds: 3600 });
+    const last = await first.create('/registry/events/default/c', bytes('c'));
+    await first.close();
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const second = new SqliteBackend(file);
+    try {
+      const watch = second.watch('/registry/events/', last);
+      const { value: event } = await watch[Symbol.asyncIterator]().next();
+      watch.close();
+      assert.deepEqual([event?.type, event?.kv.key, event?.revision], ['delete', '/registry/events/default/a', last + 1]);
+      assert.deepEqual((await second.list('/registry/events/')).items.map((kv) => kv.key), ['/registry/events/default/b', '/registry/events/default/c']);
+    } finally {
+      await second.close();
+    }
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      assert.deepEqual(db.prepare('SELECT key FROM expiry').all().map((row) => row.key), ['/registry/events/default/b']);
+    } finally {
+      db.close();
+    }
+  });
+
+  test('a file of the first schema opens: its keys have no time to live, and it gains the table for them', async () => {
+    const file = newDatabasePath();
+    const first = new SqliteBackend(file);
+    await first.create('/registry/x/a', bytes('a'));
+    await first.close();
+    const db = new DatabaseSync(file);
+    db.exec('DROP TABLE expiry; PRAGMA user_version = 1');
+    db.close();
+    const second = new SqliteBackend(file);
+    try {
+      const revision = await second.create('/registry/events/default/e', bytes('e'), { ttlSeconds: 60 });
+      assert.equal(text((await second.get('/registry/x/a'))!.value), 'a');
+      assert.equal((await second.get('/registry/events/default/e'))!.modRevision, revision);
+    } finally {
+      await second.close();
+    }
+  });
+
+  test('a file of a newer schema is refused', async () => {
+    const file = newDatabasePath();
+    await new SqliteBackend(file).close();
+    const db = new DatabaseSync(file);
+    db.exec('PRAGMA user_version = 99');
+    db.close();
+    assert.throws(() => new SqliteBackend(file), /written by a newer Plinth \(schema 99, this one knows 2\)/);
+  });
+
   test('a second backend on a file in use fails with Unavailable', async () => {
     const file = newDatabasePath();
     const first = new SqliteBackend(file);
