@@ -62,6 +62,9 @@ export interface Config {
   requestTimeoutMs?: number;
   /** `--proxy-client-cert-file` and `--proxy-client-key-file`: how Plinth proxies to extension API servers; default the data dir's front-proxy client. */
   proxyClientCertFile?: string;
+  /** `--tls-cert-file` and `--tls-private-key-file`: the serving certificate (its chain) and key, followed as they change; default the data dir's, issued by its CA. */
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
   proxyClientKeyFile?: string;
   /** `--authentication-token-webhook-*`: a TokenReview webhook for bearer tokens nothing else recognises. */
   tokenWebhook?: TokenWebhookFlags;
@@ -489,6 +492,9 @@ Flags (kube-apiserver's names where one exists):
   --admission-control-config-file file
                                      AdmissionConfiguration (apiserver.config.k8s.io/v1): PodSecurity's defaults and exemptions
   --client-ca-file string            CA bundle whose client certificates authenticate (CN user, O groups)
+  --tls-cert-file string             serving certificate, followed by its intermediates (default: the data dir's, issued by its CA);
+                                     served anew to new connections when the file changes
+  --tls-private-key-file string      its key
                                      (default "<data-dir>/pki/client-ca.crt", created with an admin certificate)
   --anonymous-auth[=false]           requests without credentials are system:anonymous (default true)
   --enable-bootstrap-token-auth      bootstrap tokens (kube-system's bootstrap-token-<id> Secrets) authenticate, as kubeadm join uses them
@@ -603,6 +609,8 @@ export function parseServeFlags(args: string[]): Config {
       'disable-admission-plugins': { type: 'string' },
       'admission-control-config-file': { type: 'string' },
       'client-ca-file': { type: 'string' },
+      'tls-cert-file': { type: 'string' },
+      'tls-private-key-file': { type: 'string' },
       'anonymous-auth': { type: 'string' },
       'enable-bootstrap-token-auth': { type: 'string' },
       'service-account-signing-key-file': { type: 'string' },
@@ -707,6 +715,14 @@ export function parseServeFlags(args: string[]): Config {
   const overlap = config.enableAdmissionPlugins.filter((name) => config.disableAdmissionPlugins.includes(name)).sort();
   if (overlap.length > 0) throw new UsageError(`[${overlap.join(' ')}] in enable-admission-plugins and disable-admission-plugins overlapped`);
   if (values['client-ca-file'] !== undefined) config.clientCaFile = values['client-ca-file'];
+  const tlsCert = values['tls-cert-file'] ?? '';
+  const tlsKey = values['tls-private-key-file'] ?? '';
+  // Upstream's words when one of the two is missing.
+  if ((tlsCert === '') !== (tlsKey === '')) throw new UsageError('missing filename for serving cert: --tls-cert-file and --tls-private-key-file go together');
+  if (tlsCert !== '') {
+    config.tlsCertFile = tlsCert;
+    config.tlsPrivateKeyFile = tlsKey;
+  }
   config.anonymousAuth = booleanFlag('anonymous-auth', values['anonymous-auth'], config.anonymousAuth);
   if (values['anonymous-auth'] !== undefined) config.anonymousAuthFlagSet = true;
   if (booleanFlag('enable-bootstrap-token-auth', values['enable-bootstrap-token-auth'], false)) config.enableBootstrapTokenAuth = true;

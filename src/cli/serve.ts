@@ -42,6 +42,8 @@ import { Store } from '../registry/store.ts';
 import { ApplyOffload } from '../registry/apply-offload/client.ts';
 import { ApiServer } from '../server/server.ts';
 import { ensureClientMaterial, ensureFrontProxyMaterial, ensureServingMaterial, frontProxyClientName } from '../server/tls-material.ts';
+import { readServingFiles } from '../server/serving-files.ts';
+import { followServingFiles } from './serving-certificate.ts';
 import { compactorFor, EncryptingBackend, openBackend, withTimeToLive } from '../storage/index.ts';
 import { keyResourceResolver, loadEncryptionConfig, resourceTransformers } from './encryption-config.ts';
 import { ensureSystemPriorityClasses } from '../registry/builtin/priorityclasses.ts';
@@ -164,7 +166,9 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
 
   const [material, tokens, clientMaterial, frontProxy] = await Promise.all([
-    ensureServingMaterial(dataDir, { hosts: extraHosts(config.bindAddress), sync: config.syncDataDirFiles }),
+    config.tlsCertFile === undefined
+      ? ensureServingMaterial(dataDir, { hosts: extraHosts(config.bindAddress), sync: config.syncDataDirFiles })
+      : readServingFiles(config.tlsCertFile, config.tlsPrivateKeyFile!),
     loadTokens(config, dataDir),
     config.clientCaFile === undefined ? ensureClientMaterial(dataDir, { sync: config.syncDataDirFiles }) : undefined,
     frontProxyMaterial(config, dataDir),
@@ -463,9 +467,12 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     inflightQueueWaitMs: config.inflightQueueWaitMs,
     http2MaxStreamsPerConnection: config.http2MaxStreamsPerConnection,
   });
+  const servingFiles = config.tlsCertFile === undefined ? undefined
+    : followServingFiles(config.tlsCertFile, config.tlsPrivateKeyFile!, material, (next) => server.setServingCertificate(next.certPem, next.keyPem), log);
   let reconciled: Promise<void> | undefined;
   // Everything opened above, closed in order: by close(), or when the server cannot listen or finish starting.
   const shutdown = async () => {
+    servingFiles?.close();
     await server.close();
     await reconciled;
     // Controllers finish their work in flight while the caches and storage are still there.

@@ -3,7 +3,7 @@ import type http from 'node:http';
 import http2 from 'node:http2';
 import net, { type AddressInfo, type Socket } from 'node:net';
 import { constants as cryptoConstants, X509Certificate } from 'node:crypto';
-import { DEFAULT_CIPHERS, type DetailedPeerCertificate, type TLSSocket } from 'node:tls';
+import { DEFAULT_CIPHERS, type DetailedPeerCertificate, type SecureContextOptions, type TLSSocket } from 'node:tls';
 import { notFoundPath, StatusError, unauthorized } from '../api/index.ts';
 import type { Authenticator, AuthorizationAttributes, Authorizer, ClientCertificate, UserInfo } from '../auth/index.ts';
 import { AuthenticationFailure, anonymousUser, forbiddenError, impersonate, wantsImpersonation } from '../auth/index.ts';
@@ -251,15 +251,9 @@ export class ApiServer {
     if (mutating !== undefined) this.limiters.mutating = mutating;
     const maxStreams = opts.http2MaxStreamsPerConnection || defaultMaxStreams;
     this.server = http2.createSecureServer({
-      cert: opts.certPem,
-      key: opts.keyPem,
+      ...this.secureContextOptions(opts.certPem, opts.keyPem),
       allowHTTP1: true,
-      ciphers: cipherPreference,
-      honorCipherOrder: true,
-      secureOptions: cryptoConstants.SSL_OP_PRIORITIZE_CHACHA,
-      ...(opts.clientCaPem !== undefined || opts.requestHeaderCaPem !== undefined
-        ? { requestCert: true, rejectUnauthorized: false, ca: [opts.clientCaPem, opts.requestHeaderCaPem].filter((pem) => pem !== undefined) }
-        : {}),
+      ...(opts.clientCaPem !== undefined || opts.requestHeaderCaPem !== undefined ? { requestCert: true, rejectUnauthorized: false } : {}),
       // Node's HTTP/1.1 options, which the HTTP/2 server's types do not list, reach its HTTP/1.1 connections.
       ...http1Limits,
       settings: { maxConcurrentStreams: maxStreams, initialWindowSize: uploadBufferPerStream, maxFrameSize: uploadBufferPerStream, maxHeaderListSize },
@@ -287,6 +281,24 @@ export class ApiServer {
     });
     // A TLS handshake that fails (a client not trusting our CA) is the client's business.
     this.server.on('tlsClientError', () => {});
+  }
+
+  /** What the TLS context of new connections is made of: the serving certificate, the CAs client certificates are asked of, the ciphers. */
+  private secureContextOptions(certPem: string, keyPem: string): SecureContextOptions {
+    const cas = [this.opts.clientCaPem, this.opts.requestHeaderCaPem].filter((pem) => pem !== undefined);
+    return {
+      cert: certPem,
+      key: keyPem,
+      ciphers: cipherPreference,
+      honorCipherOrder: true,
+      secureOptions: cryptoConstants.SSL_OP_PRIORITIZE_CHACHA,
+      ...(cas.length > 0 ? { ca: cas } : {}),
+    };
+  }
+
+  /** Serve new connections with this certificate (a serving certificate file changed); open ones keep theirs. */
+  setServingCertificate(certPem: string, keyPem: string): void {
+    this.server.setSecureContext(this.secureContextOptions(certPem, keyPem));
   }
 
   private accept(req: Request, res: Response): void {

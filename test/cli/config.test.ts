@@ -38,6 +38,15 @@ test('--event-ttl is a duration kept in whole seconds, an hour by default; under
   assert.match(serveUsage, /--event-ttl dur/);
 });
 
+test('--tls-cert-file and --tls-private-key-file go together', () => {
+  assert.deepEqual([parseServeFlags([]).tlsCertFile, parseServeFlags([]).tlsPrivateKeyFile], [undefined, undefined]);
+  const both = parseServeFlags(['--tls-cert-file', '/etc/pki/apiserver.crt', '--tls-private-key-file', '/etc/pki/apiserver.key']);
+  assert.deepEqual([both.tlsCertFile, both.tlsPrivateKeyFile], ['/etc/pki/apiserver.crt', '/etc/pki/apiserver.key']);
+  for (const args of [['--tls-cert-file', 'a.crt'], ['--tls-private-key-file', 'a.key']]) {
+    assert.throws(() => parseServeFlags(args), (err) => err instanceof UsageError && /^missing filename for serving cert/.test(err.message), args.join(' '));
+  }
+});
+
 test('--authorization-mode is a list of modes in order, RBAC by default; unknown and repeated modes are usage errors', () => {
   assert.deepEqual(parseServeFlags([]).authorizationModes, ['RBAC']);
   const accepted: [string, string[]][] = [
