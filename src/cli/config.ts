@@ -1,4 +1,5 @@
 // `plinth serve` flags, parsed into the Config the composition root builds from.
+import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { parseControllers } from './controllers-flag.ts';
 import { defaultLeaderElectionTimings, leaderElectionTimingsProblem } from '../controllers/runtime/index.ts';
@@ -7,6 +8,8 @@ import type { OidcFlags } from '../auth/oidc.ts';
 export interface Config {
   dataDir: string;
   bindAddress: string;
+  /** `--advertise-address`: the IP address others are told to reach this server at (the kubernetes Service's endpoint); default the bind address. */
+  advertiseAddress?: string;
   /** 0 picks a free port. */
   securePort: number;
   storage: 'sqlite' | 'memory' | 'etcd';
@@ -459,6 +462,7 @@ export const serveUsage = `Usage: plinth serve [flags]
 Flags (kube-apiserver's names where one exists):
   --data-dir string                  data directory: database, certificates, tokens, kubeconfig (default "./data")
   --bind-address string              address to listen on (default "127.0.0.1")
+  --advertise-address ip             address the kubernetes Service's endpoints and discovery name (default: the bind address)
   --secure-port int                  HTTPS port; 0 picks a free one (default 6443)
   --storage sqlite|memory|etcd       storage backend (default "sqlite")
   --etcd-servers strings             etcd endpoints, comma-separated (with --storage etcd)
@@ -578,6 +582,7 @@ export function parseServeFlags(args: string[]): Config {
     options: {
       'data-dir': { type: 'string' },
       'bind-address': { type: 'string' },
+      'advertise-address': { type: 'string' },
       'secure-port': { type: 'string' },
       storage: { type: 'string' },
       'etcd-servers': { type: 'string' },
@@ -668,6 +673,12 @@ export function parseServeFlags(args: string[]): Config {
   const config = defaultConfig();
   if (values['data-dir'] !== undefined) config.dataDir = values['data-dir'];
   if (values['bind-address'] !== undefined) config.bindAddress = values['bind-address'];
+  const advertise = values['advertise-address'];
+  if (advertise !== undefined && advertise !== '') {
+    // pflag's IP flag: Go's net.ParseIP (no zone, no brackets), and its words.
+    if (isIP(advertise) === 0) throw new UsageError(`invalid argument ${JSON.stringify(advertise)} for "--advertise-address" flag: failed to parse IP: ${JSON.stringify(advertise)}`);
+    config.advertiseAddress = advertise;
+  }
   if (values['secure-port'] !== undefined) {
     const port = Number(values['secure-port']);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid --secure-port "${values['secure-port']}"`);

@@ -32,7 +32,7 @@ import { OpenApiService } from '../endpoints/openapi-service.ts';
 import { builtinDefinitionsCopy } from '../schema/builtin/index.ts';
 import { builtinResourceTypes } from '../registry/builtin/index.ts';
 import { resourcePrefix } from '../registry/keys.ts';
-import { bootstrapObjects } from '../registry/bootstrap.ts';
+import { advertisedAddress, bootstrapObjects } from '../registry/bootstrap.ts';
 import { customResourceDefinitionsType } from '../registry/crd/customresourcedefinitions.ts';
 import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
 import type { CustomResourceVersion } from '../registry/crd/custom-resource.ts';
@@ -167,7 +167,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
 
   const [material, tokens, clientMaterial, frontProxy] = await Promise.all([
     config.tlsCertFile === undefined
-      ? ensureServingMaterial(dataDir, { hosts: extraHosts(config.bindAddress), sync: config.syncDataDirFiles })
+      ? ensureServingMaterial(dataDir, { hosts: extraHosts(config.bindAddress, config.advertiseAddress), sync: config.syncDataDirFiles })
       : readServingFiles(config.tlsCertFile, config.tlsPrivateKeyFile!),
     loadTokens(config, dataDir),
     config.clientCaFile === undefined ? ensureClientMaterial(dataDir, { sync: config.syncDataDirFiles }) : undefined,
@@ -368,7 +368,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     const host = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress;
     return `https://${host}:${port}`;
   };
-  const discovery = new Discovery(registry, () => `${config.bindAddress}:${port}`);
+  const address = advertisedAddress(config.advertiseAddress, config.bindAddress);
+  const discovery = new Discovery(registry, () => (address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`));
   // The aggregation layer: APIServices that name a service are proxied to it.
   const aggregation = new ApiAggregation({
     apiServices: storeFor(registry, 'apiregistration.k8s.io', 'v1', 'apiservices'), services: storeFor(registry, '', 'v1', 'services'),
@@ -498,7 +499,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     writeKubeconfig(kubeconfigPath, { server: serverUrl(), caPem: material.caPem, token: tokens.admin });
     // The kubernetes Service's targetPort is the port just bound.
     ({ reconciled } = await bootstrapObjects(registry, {
-      serviceClusterIPRange: config.serviceClusterIPRange, bindAddress: config.bindAddress, port, authenticationTrust: authn.authenticationTrust,
+      serviceClusterIPRange: config.serviceClusterIPRange, address, port, authenticationTrust: authn.authenticationTrust,
     }, log));
   } catch (err) {
     closing = shutdown();
@@ -589,8 +590,8 @@ async function loadInBackground(caches: WatchCache[], stopped: () => boolean): P
   }
 }
 
-function extraHosts(bindAddress: string): string[] {
-  return bindAddress === '127.0.0.1' || bindAddress === '0.0.0.0' || bindAddress === '::' ? [] : [bindAddress];
+function extraHosts(bindAddress: string, advertiseAddress: string | undefined): string[] {
+  return [bindAddress, advertiseAddress ?? ''].filter((address) => address !== '' && address !== '127.0.0.1' && address !== '0.0.0.0' && address !== '::');
 }
 
 async function loadTokens(config: Config, dataDir: string) {

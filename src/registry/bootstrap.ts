@@ -13,8 +13,8 @@ import type { Store } from './store.ts';
 export interface BootstrapOptions {
   /** --service-cluster-ip-range; the kubernetes Service takes its first address. */
   serviceClusterIPRange: string;
-  /** The address clients reach Plinth at (0.0.0.0 and :: stand for the loopback address). */
-  bindAddress: string;
+  /** The address clients reach Plinth at: `advertisedAddress`'s choice. */
+  address: string;
   /** The port Plinth serves on. */
   port: number;
   /**
@@ -46,15 +46,22 @@ function defaultServiceCIDR(serviceClusterIPRange: string, now: string): KubeObj
   };
 }
 
-/** The endpoint address of the kubernetes Service: the bind address, loopback when it is unspecified. */
-function endpointAddress(bindAddress: string): { ip: string; addressType: 'IPv4' | 'IPv6' } {
-  if (bindAddress === '0.0.0.0' || bindAddress === '') return { ip: '127.0.0.1', addressType: 'IPv4' };
-  if (bindAddress === '::') return { ip: '::1', addressType: 'IPv6' };
-  return { ip: bindAddress, addressType: bindAddress.includes(':') ? 'IPv6' : 'IPv4' };
+/**
+ * The address this server tells others to reach it at (the kubernetes Service's endpoint,
+ * discovery's serverAddressByClientCIDRs), as upstream defaults it: `--advertise-address`,
+ * else the bind address; an unspecified one (0.0.0.0, ::) stands for the loopback address,
+ * where upstream would take the host's default interface.
+ */
+export function advertisedAddress(advertiseAddress: string | undefined, bindAddress: string): string {
+  const specified = (address: string | undefined): address is string => address !== undefined && address !== '' && address !== '0.0.0.0' && address !== '::';
+  if (specified(advertiseAddress)) return advertiseAddress;
+  if (specified(bindAddress)) return bindAddress;
+  return bindAddress === '::' ? '::1' : '127.0.0.1';
 }
 
 function kubernetesObjects(opts: BootstrapOptions): { service: KubeObject; endpoints: KubeObject; slice: KubeObject } {
-  const { ip, addressType } = endpointAddress(opts.bindAddress);
+  const ip = opts.address;
+  const addressType = ip.includes(':') ? 'IPv6' : 'IPv4';
   const service: KubeObject = {
     apiVersion: 'v1',
     kind: 'Service',

@@ -38,6 +38,13 @@ test('--event-ttl is a duration kept in whole seconds, an hour by default; under
   assert.match(serveUsage, /--event-ttl dur/);
 });
 
+test('--advertise-address takes an IP address, in pflag\'s words otherwise', () => {
+  assert.equal(parseServeFlags([]).advertiseAddress, undefined);
+  assert.equal(parseServeFlags(['--advertise-address', '192.168.1.10']).advertiseAddress, '192.168.1.10');
+  assert.equal(parseServeFlags(['--advertise-address=fd00::10']).advertiseAddress, 'fd00::10');
+  assert.throws(() => parseServeFlags(['--advertise-address', 'api.example.com']), (err) => err instanceof UsageError && err.message === 'invalid argument "api.example.com" for "--advertise-address" flag: failed to parse IP: "api.example.com"');
+});
+
 test('--tls-cert-file and --tls-private-key-file go together', () => {
   assert.deepEqual([parseServeFlags([]).tlsCertFile, parseServeFlags([]).tlsPrivateKeyFile], [undefined, undefined]);
   const both = parseServeFlags(['--tls-cert-file', '/etc/pki/apiserver.crt', '--tls-private-key-file', '/etc/pki/apiserver.key']);

@@ -2,6 +2,7 @@
 // pod, the subresources that would reach a kubelet answering at once, componentstatuses,
 // CSR approval, ephemeral containers, and the kubernetes Service, flowcontrol and APIService
 // objects made at start-up (again, unchanged, after a restart).
+import tls from 'node:tls';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -288,6 +289,29 @@ describe('objects every cluster has', () => {
     const table = await server.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices/v1.apps', { headers: { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' } });
     assert.deepEqual(table.json.columnDefinitions.map((c: { name: string }) => c.name), ['Name', 'Service', 'Available', 'Age']);
     assert.deepEqual(table.json.rows[0].cells.slice(0, 3), ['v1.apps', 'Local', 'True']);
+  });
+
+  test('--advertise-address is the kubernetes Service\'s endpoint, discovery\'s server address and in the serving certificate', async () => {
+    for (const [address, family, serverAddress] of [['10.20.30.40', 'IPv4', '10.20.30.40'], ['2001:db8::7', 'IPv6', '[2001:db8::7]']] as const) {
+      const advertised = await startServer({ advertiseAddress: address });
+      try {
+        const slice = (await advertised.request('GET', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes')).json;
+        assert.deepEqual([slice.addressType, slice.endpoints[0].addresses], [family, [address]]);
+        const ep = (await advertised.request('GET', '/api/v1/namespaces/default/endpoints/kubernetes')).json;
+        assert.deepEqual(ep.subsets[0].addresses, [{ ip: address }]);
+        const api = (await advertised.request('GET', '/api')).json;
+        assert.deepEqual(api.serverAddressByClientCIDRs, [{ clientCIDR: '0.0.0.0/0', serverAddress: `${serverAddress}:${advertised.port}` }]);
+        const san = await new Promise<string>((resolve, reject) => {
+          const socket = tls.connect({ host: '127.0.0.1', port: advertised.port, ca: advertised.caPem }, () => {
+            resolve(socket.getPeerCertificate().subjectaltname ?? '');
+            socket.end();
+          }).on('error', reject);
+        });
+        assert.ok(san.split(', ').includes(`IP Address:${address.replace('2001:db8::7', '2001:DB8:0:0:0:0:0:7')}`), san);
+      } finally {
+        await advertised.stop();
+      }
+    }
   });
 
   // The objects exist when the server serves; moving them to the new port follows right
