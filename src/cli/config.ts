@@ -1,6 +1,7 @@
 // `plinth serve` flags, parsed into the Config the composition root builds from.
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
+import { compileGoRegexp } from '../schema/regexp.ts';
 import { parseControllers } from './controllers-flag.ts';
 import { defaultLeaderElectionTimings, leaderElectionTimingsProblem } from '../controllers/runtime/index.ts';
 import type { OidcFlags } from '../auth/oidc.ts';
@@ -114,6 +115,14 @@ export interface Config {
   controllers: string[];
   /** `--simulated-nodes`: how many nodes Plinth plays the kubelet of (0: none). */
   simulatedNodes: number;
+  /** `--min-request-timeout`: a watch without `timeoutSeconds` ends after between this many seconds and twice that (1800; 0: never). */
+  minRequestTimeoutSeconds: number;
+  /** `--cors-allowed-origins`: Go regular expressions of the origins that get CORS headers (none: no CORS). */
+  corsAllowedOrigins: string[];
+  /** `--strict-transport-security-directives`: the HSTS header's directives (none: no header). */
+  hstsDirectives: string[];
+  /** `--goaway-chance`: the share of HTTP/2 requests after which the connection is closed gracefully (0 to 0.02). */
+  goawayChance: number;
   /** `--max-requests-inflight` and `--max-mutating-requests-inflight` (upstream's 400 and 200; 0: no limit): past them, 429. */
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
@@ -203,6 +212,10 @@ export function defaultConfig(): Config {
     podGcQuarantineMs: 40_000,
     controllers: ['*'],
     simulatedNodes: 0,
+    minRequestTimeoutSeconds: 1800,
+    corsAllowedOrigins: [],
+    hstsDirectives: [],
+    goawayChance: 0,
     maxRequestsInflight: 400,
     maxMutatingRequestsInflight: 200,
     http2MaxStreamsPerConnection: 0,
@@ -425,6 +438,74 @@ export function parseAdmissionPlugins(value: string, flag = 'enable-admission-pl
   return names;
 }
 
+/** pflag's string slice: comma-separated, an empty value none. */
+function stringSlice(value: string | undefined): string[] | undefined {
+  return value === undefined ? undefined : value === '' ? [] : value.split(',');
+}
+
+/**
+ * The server run options kube-apiserver checks together (its ServerRunOptions.Validate):
+ * CORS origins, HSTS directives, the GOAWAY chance and the watches' minimum timeout, refused
+ * with upstream's words, several errors as its aggregate shows them.
+ */
+function parseServerRunFlags(values: Record<string, string | string[] | boolean | undefined>, config: Config): void {
+  const errors: string[] = [];
+  const text = (name: string) => (typeof values[name] === 'string' ? values[name] : undefined);
+  const minTimeout = text('min-request-timeout');
+  if (minTimeout !== undefined) {
+    const n = Number(minTimeout);
+    if (minTimeout.trim() === '' || !Number.isInteger(n)) throw new UsageError(`invalid argument ${JSON.stringify(minTimeout)} for "--min-request-timeout" flag: strconv.ParseInt: parsing ${JSON.stringify(minTimeout)}: invalid syntax`);
+    if (n < 0) errors.push('--min-request-timeout can not be negative value');
+    config.minRequestTimeoutSeconds = n;
+  }
+  const goaway = text('goaway-chance');
+  if (goaway !== undefined) {
+    const n = Number(goaway);
+    if (goaway.trim() === '' || Number.isNaN(n)) throw new UsageError(`invalid argument ${JSON.stringify(goaway)} for "--goaway-chance" flag: strconv.ParseFloat: parsing ${JSON.stringify(goaway)}: invalid syntax`);
+    if (n < 0 || n > 0.02) errors.push('--goaway-chance can not be less than 0 or greater than 0.02');
+    config.goawayChance = n;
+  }
+  const hsts = stringSlice(text('strict-transport-security-directives'));
+  if (hsts !== undefined) {
+    for (const directive of hsts) {
+      if (directive.trim() === '') {
+        errors.push('empty value in strict-transport-security-directives');
+        continue;
+      }
+      const maxAge = directive.split('=');
+      if (directive !== 'includeSubDomains' && directive !== 'preload' && (maxAge.length !== 2 || maxAge[0] !== 'max-age')) {
+        errors.push('--strict-transport-security-directives invalid, allowed values: max-age=expireTime, includeSubDomains, preload. see https://tools.ietf.org/html/rfc6797#section-6.1 for more information');
+      }
+    }
+    config.hstsDirectives = hsts;
+  }
+  const origins = stringSlice(text('cors-allowed-origins'));
+  if (origins !== undefined) {
+    const help = 'each expression must pin the start of the host (\'^\' or \'//\') and its end (\'$\' or the \':\' of a port), e.g. \'//example\\.com(:|$)\' or \'^https://example\\.com(:|$)\'';
+    const corsErrors: string[] = [];
+    for (const origin of origins) {
+      if (origin === '') {
+        corsErrors.push(`empty value in --cors-allowed-origins, help: ${help}`);
+        continue;
+      }
+      const compiled = compileGoRegexp(origin);
+      // The expression must pin the host in the Origin header at both ends (CVE-2022-1996), as upstream checks it.
+      const problem = compiled.error ?? (!['^', '//'].some((m) => origin.includes(m)) || !['$', ':'].some((m) => origin.includes(m))
+        ? 'regular expression does not pin to start/end of host in the origin header' : undefined);
+      if (problem !== undefined) corsErrors.push(`--cors-allowed-origins has an invalid regular expression: ${problem}, help: ${help}`);
+    }
+    errors.push(...corsErrors);
+    config.corsAllowedOrigins = origins;
+  }
+  if (errors.length > 0) throw new UsageError(aggregate(errors));
+}
+
+/** apimachinery's aggregate error text: flattened, each message once; one as it is, several as `[a, b]`. */
+function aggregate(errors: string[]): string {
+  const messages = [...new Set(errors)];
+  return messages.length === 1 ? messages[0]! : `[${messages.join(', ')}]`;
+}
+
 /** Go-style durations as kube-apiserver's flags take them ("5m", "90s", "1h30m", "250ms", "0"), in milliseconds. */
 export function parseDuration(text: string): number {
   const units: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, µs: 0.001, ns: 0.000001 };
@@ -529,6 +610,14 @@ Flags (kube-apiserver's names where one exists):
   --controllers strings              Plinth's own controllers, in kube-controller-manager's syntax: '*' all,
                                      'name' on, '-name' off, e.g. '*,-garbagecollector' (default "*")
   --simulated-nodes int              play the kubelets of this many nodes: pods bound to them run (default 0)
+  --min-request-timeout int          seconds a watch without timeoutSeconds lasts at least (at most twice
+                                     that, at random); 0: no end (default 1800)
+  --cors-allowed-origins strings     regular expressions (Go's) of origins answered with CORS headers; each must
+                                     pin the host's start ('^' or '//') and end ('$' or ':'), e.g. '//example\.com(:|$)'
+  --strict-transport-security-directives strings
+                                     HSTS directives sent with every answer, e.g. 'max-age=31536000,includeSubDomains,preload'
+  --goaway-chance float              share of HTTP/2 requests after which the connection is closed gracefully
+                                     (GOAWAY), so clients spread over replicas; 0 to 0.02 (default 0)
   --max-requests-inflight int        reads served at once before others get 429; 0: no limit (default 400)
   --max-mutating-requests-inflight int
                                      writes served at once before others get 429; 0: no limit (default 200)
@@ -642,6 +731,10 @@ export function parseServeFlags(args: string[]): Config {
       controllers: { type: 'string' },
       'simulated-nodes': { type: 'string' },
       'max-requests-inflight': { type: 'string' },
+      'min-request-timeout': { type: 'string' },
+      'cors-allowed-origins': { type: 'string' },
+      'strict-transport-security-directives': { type: 'string' },
+      'goaway-chance': { type: 'string' },
       'max-mutating-requests-inflight': { type: 'string' },
       'http2-max-streams-per-connection': { type: 'string' },
       'audit-policy-file': { type: 'string' },
@@ -776,6 +869,7 @@ export function parseServeFlags(args: string[]): Config {
   if (values['audit-log-path'] !== undefined) config.auditLogPath = values['audit-log-path'];
   const auditWebhook = parseAuditWebhookFlags(values);
   if (auditWebhook !== undefined) config.auditWebhook = auditWebhook;
+  parseServerRunFlags(values, config);
   // Counts: what 0 means, and the largest accepted (HTTP/2 caps its stream setting at 2^31-1).
   for (const [flag, field, zero, max] of [
     ['max-requests-inflight', 'maxRequestsInflight', 'no limit', Infinity],

@@ -33,6 +33,7 @@ import { builtinDefinitionsCopy } from '../schema/builtin/index.ts';
 import { builtinResourceTypes } from '../registry/builtin/index.ts';
 import { resourcePrefix } from '../registry/keys.ts';
 import { advertisedAddress, bootstrapObjects } from '../registry/bootstrap.ts';
+import { compileGoRegexp, type GoRegexp } from '../schema/regexp.ts';
 import { customResourceDefinitionsType } from '../registry/crd/customresourcedefinitions.ts';
 import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
 import type { CustomResourceVersion } from '../registry/crd/custom-resource.ts';
@@ -384,6 +385,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   let server: ApiServer | undefined;
   const watchStreams = new WatchStreams({
     writeGraceMs: config.watchWriteGraceMs,
+    minTimeoutSeconds: config.minRequestTimeoutSeconds,
     onEvent: (type, count) => metrics.watchEvent(type.group, type.version, type.kind, count),
     onTerminated: (type) => {
       metrics.watcherTerminated(type.group, type.resource);
@@ -467,6 +469,9 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     maxMutatingRequestsInflight: config.maxMutatingRequestsInflight,
     inflightQueueWaitMs: config.inflightQueueWaitMs,
     http2MaxStreamsPerConnection: config.http2MaxStreamsPerConnection,
+    ...(config.corsAllowedOrigins.length > 0 ? { corsAllowedOrigins: config.corsAllowedOrigins.map(corsOrigin) } : {}),
+    hstsDirectives: config.hstsDirectives,
+    ...(config.goawayChance > 0 ? { goawayChance: config.goawayChance } : {}),
   });
   const servingFiles = config.tlsCertFile === undefined ? undefined
     : followServingFiles(config.tlsCertFile, config.tlsPrivateKeyFile!, material, (next) => server.setServingCertificate(next.certPem, next.keyPem), log);
@@ -588,6 +593,13 @@ async function loadInBackground(caches: WatchCache[], stopped: () => boolean): P
     // It rejects only when that cache was closed (its CRD deleted, or the server closing).
     await cache.start().catch(() => {});
   }
+}
+
+/** An allowed CORS origin compiled (the flag's were checked when read; a library caller's are here). */
+function corsOrigin(pattern: string): GoRegexp {
+  const compiled = compileGoRegexp(pattern);
+  if (compiled.regexp === undefined) throw new Error(`--cors-allowed-origins has an invalid regular expression: ${compiled.error}`);
+  return compiled.regexp;
 }
 
 function extraHosts(bindAddress: string, advertiseAddress: string | undefined): string[] {

@@ -60,9 +60,13 @@ export class WatchStreams {
   readonly #onEvent: ((type: WatchedType, count: number) => void) | undefined;
   readonly #onTerminated: ((type: WatchedType) => void) | undefined;
 
+  /** `--min-request-timeout`: a watch without `timeoutSeconds` ends after between this many seconds and twice that; 0 never. */
+  readonly minTimeoutSeconds: number;
+
   /** `onEvent`: events were written to a watch; `onTerminated`: a watch was cut off for not reading. */
-  constructor(opts: { writeGraceMs: number; onEvent?: (type: WatchedType, count: number) => void; onTerminated?: (type: WatchedType) => void }) {
+  constructor(opts: { writeGraceMs: number; minTimeoutSeconds?: number; onEvent?: (type: WatchedType, count: number) => void; onTerminated?: (type: WatchedType) => void }) {
     this.writeGraceMs = opts.writeGraceMs;
+    this.minTimeoutSeconds = opts.minTimeoutSeconds ?? 1800;
     this.#onEvent = opts.onEvent;
     this.#onTerminated = opts.onTerminated;
   }

@@ -46,6 +46,12 @@ export interface ApiServerOptions {
    */
   anonymousOnlyPublicPaths?: boolean;
   handler: ApiHandler;
+  /** `--cors-allowed-origins`, compiled: a request whose Origin one of them matches gets CORS headers, its preflight a 204 before authentication. */
+  corsAllowedOrigins?: ReadonlyArray<{ test(origin: string): boolean }>;
+  /** `--strict-transport-security-directives`: sent with every answer as one Strict-Transport-Security header. */
+  hstsDirectives?: readonly string[];
+  /** `--goaway-chance`: after this share of HTTP/2 requests the connection is closed gracefully (GOAWAY), so clients reconnect, perhaps elsewhere. */
+  goawayChance?: number;
   log: (message: string) => void;
   /** Detail worth logging only when asked (`-v 4` and up): clients going away mid-request. */
   debug?: (message: string) => void;
@@ -238,6 +244,8 @@ export class ApiServer {
   /** With a request-header CA: its certificates' fingerprints, and the client CA's (a client certificate's root tells them apart). */
   private readonly proxyCas: ReadonlySet<string> | undefined;
   private readonly clientCas: ReadonlySet<string>;
+  /** The Strict-Transport-Security header, when directives are configured (upstream joins them with "; "). */
+  private readonly hsts: string | undefined;
   private idleWaiters: (() => void)[] = [];
   private stopping = false;
 
@@ -247,6 +255,7 @@ export class ApiServer {
     const [readOnly, mutating] = [limiter(opts.maxRequestsInflight), limiter(opts.maxMutatingRequestsInflight)];
     this.proxyCas = opts.requestHeaderCaPem === undefined ? undefined : fingerprintsOf(opts.requestHeaderCaPem);
     this.clientCas = fingerprintsOf(opts.clientCaPem);
+    this.hsts = opts.hstsDirectives === undefined || opts.hstsDirectives.length === 0 ? undefined : opts.hstsDirectives.join('; ');
     if (readOnly !== undefined) this.limiters.readOnly = readOnly;
     if (mutating !== undefined) this.limiters.mutating = mutating;
     const maxStreams = opts.http2MaxStreamsPerConnection || defaultMaxStreams;
@@ -302,6 +311,9 @@ export class ApiServer {
   }
 
   private accept(req: Request, res: Response): void {
+    if (this.hsts !== undefined) res.setHeader('Strict-Transport-Security', this.hsts);
+    // Upstream's probabilistic GOAWAY: the streams open go on, the client's next request takes a new connection.
+    if (this.opts.goawayChance !== undefined && 'stream' in req && Math.random() < this.opts.goawayChance) req.stream.session?.close();
     releaseUnreadBody(req, res, this.opts.unreadBodyGraceMs);
     this.noteDisconnect(req, res);
     // In flight from arrival, so that close() waits for those still to start too.
@@ -410,6 +422,7 @@ export class ApiServer {
 
   private async filterChain(req: HttpRequest, res: HttpResponse, path: string, query: URLSearchParams, info: RequestInfo): Promise<void> {
     if (this.stopping) res.setHeader('Connection', 'close');
+    if (this.opts.corsAllowedOrigins !== undefined && answeredCors(req, res, this.opts.corsAllowedOrigins)) return;
     let user = await this.authenticate(req, path);
     const release = await this.admitInflight(req.method ?? 'GET', info, user);
     if (release !== undefined) res.once('close', release);
@@ -492,6 +505,25 @@ export class ApiServer {
     if (found.user.name === anonymousUser.name && this.opts.anonymousOnlyPublicPaths && !publicPaths.has(path)) throw unauthorized();
     return found.user;
   }
+}
+
+/**
+ * Upstream's CORS filter, outside authentication: a request from an allowed origin gets the
+ * headers a browser needs to read the answer (credentials allowed); its preflight (OPTIONS)
+ * is answered here, 204. Other origins pass untouched. Answers whether the request was answered.
+ */
+function answeredCors(req: HttpRequest, res: HttpResponse, allowed: ReadonlyArray<{ test(origin: string): boolean }>): boolean {
+  const origin = req.headers.origin;
+  if (typeof origin !== 'string' || origin === '' || !allowed.some((pattern) => pattern.test(origin))) return false;
+  res.setHeader('Access-Control-Allow-Origin', origin);
+  res.setHeader('Access-Control-Allow-Methods', 'POST, GET, OPTIONS, PUT, DELETE, PATCH');
+  res.setHeader('Access-Control-Allow-Headers', 'Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since');
+  res.setHeader('Access-Control-Expose-Headers', 'Date');
+  res.setHeader('Access-Control-Allow-Credentials', 'true');
+  if (req.method !== 'OPTIONS') return false;
+  res.writeHead(204);
+  res.end();
+  return true;
 }
 
 /**

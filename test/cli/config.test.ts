@@ -45,6 +45,43 @@ test('--advertise-address takes an IP address, in pflag\'s words otherwise', () 
   assert.throws(() => parseServeFlags(['--advertise-address', 'api.example.com']), (err) => err instanceof UsageError && err.message === 'invalid argument "api.example.com" for "--advertise-address" flag: failed to parse IP: "api.example.com"');
 });
 
+test('--cors-allowed-origins: Go expressions pinned to the host at both ends, as upstream validates them', () => {
+  assert.deepEqual(parseServeFlags([]).corsAllowedOrigins, []);
+  for (const origins of ['^http://foo.com$', '^http://foo.com', '://foo.com$', '//foo.com$', '^http://foo.com(:|$)', '//foo.com(:|$)', '(^foo.com$)', '^http://foo.com$,//bar.com(:|$)']) {
+    assert.deepEqual(parseServeFlags(['--cors-allowed-origins', origins]).corsAllowedOrigins, origins.split(','), origins);
+  }
+  const refused: Array<[string, RegExp]> = [
+    ['^foo.com', /^--cors-allowed-origins has an invalid regular expression: regular expression does not pin to start\/end of host in the origin header, help: /],
+    ['//foo.com', /does not pin to start\/end of host/],
+    ['foo.com$', /does not pin to start\/end of host/],
+    ['foo.com(:|$)', /does not pin to start\/end of host/],
+    ['^http://foo.com$,', /^empty value in --cors-allowed-origins, help: /],
+    ['^(foo$', /^--cors-allowed-origins has an invalid regular expression: error parsing regexp: missing closing \): `\^\(foo\$`, help: /],
+    // Two entries with one fault are one message; two faults two, as upstream's aggregate shows them.
+    ['^foo.com,foo.com$', /^--cors-allowed-origins has an invalid regular expression: regular expression does not pin[^[]*$/],
+    ['^foo.com,^(foo$', /^\[--cors-allowed-origins has an invalid regular expression: regular expression does not pin.*, --cors-allowed-origins has an invalid regular expression: error parsing regexp: .*\]$/],
+  ];
+  for (const [origins, message] of refused) {
+    assert.throws(() => parseServeFlags([`--cors-allowed-origins=${origins}`]), (err) => err instanceof UsageError && message.test(err.message), origins);
+  }
+});
+
+test('--strict-transport-security-directives, --goaway-chance and --min-request-timeout are checked as upstream checks them', () => {
+  const defaults = parseServeFlags([]);
+  assert.deepEqual([defaults.hstsDirectives, defaults.goawayChance, defaults.minRequestTimeoutSeconds], [[], 0, 1800]);
+  const set = parseServeFlags(['--strict-transport-security-directives', 'max-age=31536000,includeSubDomains,preload', '--goaway-chance', '0.001', '--min-request-timeout', '60']);
+  assert.deepEqual([set.hstsDirectives, set.goawayChance, set.minRequestTimeoutSeconds], [['max-age=31536000', 'includeSubDomains', 'preload'], 0.001, 60]);
+  const refused: Array<[string[], string]> = [
+    [['--strict-transport-security-directives', 'max-age=1,subdomains'], '--strict-transport-security-directives invalid, allowed values: max-age=expireTime, includeSubDomains, preload. see https://tools.ietf.org/html/rfc6797#section-6.1 for more information'],
+    [['--strict-transport-security-directives', 'max-age=1, '], 'empty value in strict-transport-security-directives'],
+    [['--goaway-chance', '0.5'], '--goaway-chance can not be less than 0 or greater than 0.02'],
+    [['--goaway-chance', 'often'], 'invalid argument "often" for "--goaway-chance" flag: strconv.ParseFloat: parsing "often": invalid syntax'],
+    [['--min-request-timeout=-1'], '--min-request-timeout can not be negative value'],
+    [['--min-request-timeout=-1', '--goaway-chance=-1'], '[--min-request-timeout can not be negative value, --goaway-chance can not be less than 0 or greater than 0.02]'],
+  ];
+  for (const [args, message] of refused) assert.throws(() => parseServeFlags(args), (err) => err instanceof UsageError && err.message === message, args.join(' '));
+});
+
 test('--tls-cert-file and --tls-private-key-file go together', () => {
   assert.deepEqual([parseServeFlags([]).tlsCertFile, parseServeFlags([]).tlsPrivateKeyFile], [undefined, undefined]);
   const both = parseServeFlags(['--tls-cert-file', '/etc/pki/apiserver.crt', '--tls-private-key-file', '/etc/pki/apiserver.key']);

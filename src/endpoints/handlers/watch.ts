@@ -158,9 +158,13 @@ function setLongTimeout(fire: () => void, ms: number): () => void {
 /** At most this many events are joined into one write of a watch stream. */
 const maxEventsPerWrite = 100;
 
-/** Upstream ends a watch after a random time between --min-request-timeout (1800 s) and twice that. */
-function defaultTimeoutSeconds(): number {
-  return 1800 * (1 + Math.random());
+/**
+ * When a watch ends: after its `timeoutSeconds`, else, as upstream spreads them out, after a
+ * random time between --min-request-timeout (1800 s) and twice that; never when that is 0.
+ */
+function timeoutSecondsOf(requested: number | undefined, minTimeoutSeconds: number): number | undefined {
+  if (requested !== undefined) return requested;
+  return minTimeoutSeconds > 0 ? minTimeoutSeconds * (1 + Math.random()) : undefined;
 }
 
 function watchFilter(scope: RequestScope): ObjectFilter | undefined {
@@ -221,7 +225,8 @@ export async function watchHandler(scope: RequestScope): Promise<void> {
   res.flushHeaders?.();
   const w = watcher;
   const stop = () => w.close();
-  const clearTimer = setLongTimeout(stop, (params.timeoutSeconds ?? defaultTimeoutSeconds()) * 1000);
+  const timeoutSeconds = timeoutSecondsOf(params.timeoutSeconds, scope.watchStreams.minTimeoutSeconds);
+  const clearTimer = timeoutSeconds === undefined ? () => {} : setLongTimeout(stop, timeoutSeconds * 1000);
   const untrack = scope.trackLongRunning(stop);
   res.once('close', stop);
   const { type } = scope.served;
