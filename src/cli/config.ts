@@ -123,6 +123,12 @@ export interface Config {
   hstsDirectives: string[];
   /** `--goaway-chance`: the share of HTTP/2 requests after which the connection is closed gracefully (0 to 0.02). */
   goawayChance: number;
+  /** `--shutdown-delay-duration`: how long a stopping server keeps serving, /readyz failing, before it stops taking requests. */
+  shutdownDelayMs: number;
+  /** `--shutdown-send-retry-after`: then answer new requests 429 with Retry-After while those in flight finish, rather than closing the listener at once. */
+  shutdownSendRetryAfter: boolean;
+  /** `--shutdown-watch-termination-grace-period`: watches are ended spread over this long rather than all at once. */
+  shutdownWatchTerminationGraceMs: number;
   /** `--max-requests-inflight` and `--max-mutating-requests-inflight` (upstream's 400 and 200; 0: no limit): past them, 429. */
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
@@ -216,6 +222,9 @@ export function defaultConfig(): Config {
     corsAllowedOrigins: [],
     hstsDirectives: [],
     goawayChance: 0,
+    shutdownDelayMs: 0,
+    shutdownSendRetryAfter: false,
+    shutdownWatchTerminationGraceMs: 0,
     maxRequestsInflight: 400,
     maxMutatingRequestsInflight: 200,
     http2MaxStreamsPerConnection: 0,
@@ -497,6 +506,9 @@ function parseServerRunFlags(values: Record<string, string | string[] | boolean 
     errors.push(...corsErrors);
     config.corsAllowedOrigins = origins;
   }
+  if (text('shutdown-delay-duration') !== undefined) config.shutdownDelayMs = parseDuration(text('shutdown-delay-duration')!);
+  config.shutdownSendRetryAfter = booleanFlag('shutdown-send-retry-after', text('shutdown-send-retry-after'), config.shutdownSendRetryAfter);
+  if (text('shutdown-watch-termination-grace-period') !== undefined) config.shutdownWatchTerminationGraceMs = parseDuration(text('shutdown-watch-termination-grace-period')!);
   if (errors.length > 0) throw new UsageError(aggregate(errors));
 }
 
@@ -618,6 +630,12 @@ Flags (kube-apiserver's names where one exists):
                                      HSTS directives sent with every answer, e.g. 'max-age=31536000,includeSubDomains,preload'
   --goaway-chance float              share of HTTP/2 requests after which the connection is closed gracefully
                                      (GOAWAY), so clients spread over replicas; 0 to 0.02 (default 0)
+  --shutdown-delay-duration dur      on SIGTERM, keep serving this long with /readyz failing, so load balancers
+                                     turn away first (default 0s)
+  --shutdown-send-retry-after        after the delay, answer new requests 429 Retry-After until those in flight
+                                     are done, rather than closing the listener at once
+  --shutdown-watch-termination-grace-period dur
+                                     end open watches spread over this long rather than all at once (default 0s)
   --max-requests-inflight int        reads served at once before others get 429; 0: no limit (default 400)
   --max-mutating-requests-inflight int
                                      writes served at once before others get 429; 0: no limit (default 200)
@@ -653,7 +671,7 @@ Flags (kube-apiserver's names where one exists):
 `;
 
 /** Flags that may be given bare (`--leader-elect`), meaning true, as pflag reads them. */
-const bareBooleanFlags = new Set(['--anonymous-auth', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable', '--enable-bootstrap-token-auth']);
+const bareBooleanFlags = new Set(['--anonymous-auth', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable', '--enable-bootstrap-token-auth', '--shutdown-send-retry-after']);
 
 /** A boolean flag's value: true or false, as pflag takes them; the default when not given. */
 function booleanFlag(name: string, value: string | undefined, otherwise: boolean): boolean {
@@ -735,6 +753,9 @@ export function parseServeFlags(args: string[]): Config {
       'cors-allowed-origins': { type: 'string' },
       'strict-transport-security-directives': { type: 'string' },
       'goaway-chance': { type: 'string' },
+      'shutdown-delay-duration': { type: 'string' },
+      'shutdown-send-retry-after': { type: 'string' },
+      'shutdown-watch-termination-grace-period': { type: 'string' },
       'max-mutating-requests-inflight': { type: 'string' },
       'http2-max-streams-per-connection': { type: 'string' },
       'audit-policy-file': { type: 'string' },

@@ -426,7 +426,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       { name: 'etcd', check: () => withDeadline(backend.currentRevision(), STORAGE_CHECK_TIMEOUT_MS, 'the storage did not answer') },
     ],
     readyChecks: [
-      { name: 'shutdown', check: () => { if (server?.isStopping) throw new Error('shutting down'); } },
+      // Fails from the moment a shutdown begins, through its delay (--shutdown-delay-duration), as upstream's.
+      { name: 'shutdown', check: () => { if (closing !== undefined || server?.isStopping) throw new Error('shutting down'); } },
     ],
     plinthVersion,
     featureGates: config.featureGates,
@@ -478,8 +479,10 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   let reconciled: Promise<void> | undefined;
   // Everything opened above, closed in order: by close(), or when the server cannot listen or finish starting.
   const shutdown = async () => {
+    // Serving on while load balancers see /readyz fail and turn away, as upstream's shutdown delay.
+    if (serving && config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
     servingFiles?.close();
-    await server.close();
+    await server.close({ sendRetryAfter: config.shutdownSendRetryAfter, watchGraceMs: config.shutdownWatchTerminationGraceMs });
     await reconciled;
     // Controllers finish their work in flight while the caches and storage are still there.
     // The lease is released last, so that another replica takes over once they have.

@@ -80,6 +80,18 @@ export class ApiHandler {
     for (const stop of this.longRunning) stop();
   }
 
+  /**
+   * Ends the long-running requests one after the other, spread evenly over `ms`, as upstream
+   * terminates watches over its grace period so that their clients do not all come back at once.
+   */
+  async stopLongRunningOver(ms: number): Promise<void> {
+    const stops = [...this.longRunning];
+    for (const [i, stop] of stops.entries()) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, ms / stops.length));
+      stop();
+    }
+  }
+
   private trackLongRunning = (stop: () => void): (() => void) => {
     this.longRunning.add(stop);
     return () => this.longRunning.delete(stop);

@@ -246,7 +246,12 @@ export class ApiServer {
   private readonly clientCas: ReadonlySet<string>;
   /** The Strict-Transport-Security header, when directives are configured (upstream joins them with "; "). */
   private readonly hsts: string | undefined;
-  private idleWaiters: (() => void)[] = [];
+  /** What a shutdown waits for among the requests in flight (see waitUntil). */
+  private readonly waiters = new Set<{ done: () => boolean; resolve: () => void }>();
+  /** Of the requests in flight, the long-running ones (watches): a drain before closing the listener does not wait for them. */
+  private longRunningInFlight = 0;
+  /** Set while a shutdown with `sendRetryAfter` drains: new requests are refused. */
+  private refusing = false;
   private stopping = false;
 
   constructor(opts: ApiServerOptions) {
@@ -344,21 +349,51 @@ export class ApiServer {
     return (this.server.address() as AddressInfo).port;
   }
 
-  /** Stop accepting, end watches, let in-flight requests finish (up to a grace period), then close connections. */
-  async close(graceMs = 10_000): Promise<void> {
+  /**
+   * Graceful termination, as upstream's once its shutdown delay has passed: the listener closes
+   * (idle connections with it, HTTP/2 ones told GOAWAY), or, with `sendRetryAfter`, stays open
+   * until the requests in flight that are not watches are done while new ones (but health
+   * checks, metrics and the server's own) get upstream's 429 and `Retry-After: 5`. Then
+   * watches end (all at once, or spread over `watchGraceMs` so that their clients come back a
+   * few at a time), the requests left get up to `graceMs`, and the connections close.
+   */
+  async close(opts: ShutdownOptions = {}): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    const graceMs = opts.graceMs ?? 10_000;
+    if (opts.sendRetryAfter === true) {
+      this.refusing = true;
+      await this.waitUntil(() => this.inFlight === this.longRunningInFlight, graceMs);
+    }
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    this.opts.handler.stopLongRunning();
+    if (opts.watchGraceMs !== undefined && opts.watchGraceMs > 0) await this.opts.handler.stopLongRunningOver(opts.watchGraceMs);
+    else this.opts.handler.stopLongRunning();
     for (const session of this.sessions) session.close();
-    await Promise.race([this.idle(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+    await this.waitUntil(() => this.inFlight === 0, graceMs);
     for (const socket of this.sockets) socket.destroy();
     await closed;
   }
 
-  private idle(): Promise<void> {
-    if (this.inFlight === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  /** Resolves once `done` holds (checked as requests end) or `ms` passed. */
+  private waitUntil(done: () => boolean, ms: number): Promise<void> {
+    if (done()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiter = {
+        done,
+        resolve: () => {
+          clearTimeout(timer);
+          this.waiters.delete(waiter);
+          resolve();
+        },
+      };
+      const timer = setTimeout(waiter.resolve, ms).unref();
+      this.waiters.add(waiter);
+    });
+  }
+
+  /** A request ended: wake the shutdown waiting for what it waits for. */
+  private requestEnded(): void {
+    for (const waiter of this.waiters) if (waiter.done()) waiter.resolve();
   }
 
   /** Serves a request counted in flight on arrival. */
@@ -371,15 +406,26 @@ export class ApiServer {
       await this.opts.handler.writeError(req as HttpRequest, res as unknown as HttpResponse, err);
     } finally {
       this.inFlight--;
-      if (this.inFlight === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+      if (this.waiters.size > 0) this.requestEnded();
     }
   }
 
   /** The request through the filter chain, counted and timed for /metrics once its target parsed. */
   private async measured(req: Request, res: Response): Promise<void> {
     const { path, query } = parseRequestTarget(req.url ?? '/');
+    if (this.refusing && !exemptFromRefusal(req, path)) {
+      refuseWhileShuttingDown(res as unknown as HttpResponse);
+      return;
+    }
     const info = requestInfo(req.method ?? 'GET', path, query);
     const method = req.method ?? 'GET';
+    if (isLongRunning(info)) {
+      this.longRunningInFlight++;
+      res.once('close', () => {
+        this.longRunningInFlight--;
+        if (this.waiters.size > 0) this.requestEnded();
+      });
+    }
     const finished = this.opts.metrics?.startRequest({
       verb: metricVerb(method, info.verb, info.isResourceRequest, req.headers['content-type']),
       dryRun: query.has('dryRun'),
@@ -505,6 +551,40 @@ export class ApiServer {
     if (found.user.name === anonymousUser.name && this.opts.anonymousOnlyPublicPaths && !publicPaths.has(path)) throw unauthorized();
     return found.user;
   }
+}
+
+/** How a shutdown ends: see ApiServer.close. */
+export interface ShutdownOptions {
+  /** How long the requests left may take once the listener closed (default 10 s). */
+  graceMs?: number;
+  /** `--shutdown-send-retry-after`. */
+  sendRetryAfter?: boolean;
+  /** `--shutdown-watch-termination-grace-period`: watches are ended spread over this long. */
+  watchGraceMs?: number;
+}
+
+/**
+ * What a draining server still serves (upstream's isRequestExemptFromRetryAfter): its
+ * own loopback requests (the `kube-apiserver/` user agent upstream gives them), health checks
+ * and metrics.
+ */
+function exemptFromRefusal(req: Request, path: string): boolean {
+  const agent = req.headers['user-agent'];
+  if (typeof agent === 'string' && agent.startsWith('kube-apiserver/')) return true;
+  return ['/metrics', '/readyz', '/livez', '/healthz'].some((prefix) => path.startsWith(prefix));
+}
+
+/**
+ * A request that arrived while a shutdown drains: upstream's WithRetryAfter answer (429, plain
+ * text, try again in 5 s, the connection to be closed once idle).
+ */
+function refuseWhileShuttingDown(res: HttpResponse): void {
+  res.statusCode = 429;
+  res.setHeader('Connection', 'close');
+  res.setHeader('Retry-After', '5');
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.end('The apiserver is shutting down, please try again later.\n');
 }
 
 /**

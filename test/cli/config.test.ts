@@ -82,6 +82,16 @@ test('--strict-transport-security-directives, --goaway-chance and --min-request-
   for (const [args, message] of refused) assert.throws(() => parseServeFlags(args), (err) => err instanceof UsageError && err.message === message, args.join(' '));
 });
 
+test('the shutdown flags: a delay, Retry-After answers while draining, and the watches\' grace period, none by default', () => {
+  const defaults = parseServeFlags([]);
+  assert.deepEqual([defaults.shutdownDelayMs, defaults.shutdownSendRetryAfter, defaults.shutdownWatchTerminationGraceMs], [0, false, 0]);
+  const set = parseServeFlags(['--shutdown-delay-duration', '15s', '--shutdown-send-retry-after', '--shutdown-watch-termination-grace-period=1m']);
+  assert.deepEqual([set.shutdownDelayMs, set.shutdownSendRetryAfter, set.shutdownWatchTerminationGraceMs], [15_000, true, 60_000]);
+  assert.equal(parseServeFlags(['--shutdown-send-retry-after=false']).shutdownSendRetryAfter, false);
+  assert.throws(() => parseServeFlags(['--shutdown-send-retry-after=maybe']), (err) => err instanceof UsageError && /must be true or false/.test(err.message));
+  assert.throws(() => parseServeFlags(['--shutdown-delay-duration', 'soon']), (err) => err instanceof UsageError && /invalid duration "soon"/.test(err.message));
+});
+
 test('--tls-cert-file and --tls-private-key-file go together', () => {
   assert.deepEqual([parseServeFlags([]).tlsCertFile, parseServeFlags([]).tlsPrivateKeyFile], [undefined, undefined]);
   const both = parseServeFlags(['--tls-cert-file', '/etc/pki/apiserver.crt', '--tls-private-key-file', '/etc/pki/apiserver.key']);
