@@ -67,7 +67,7 @@ export async function issueServiceAccountToken(key: SigningKey, issuer: string, 
 /** Upstream's WarnOnlyBoundTokenExpirationSeconds: what a kubelet asks for projected volumes (an hour and 7 seconds). */
 export const projectedTokenExpirationSeconds = 3607;
 /** Upstream's ExpirationExtensionSeconds: how long such a token is really valid (a year) with `--service-account-extend-token-expiration`. */
-const extendedExpirationSeconds = 365 * 24 * 60 * 60;
+export const extendedTokenExpirationSeconds = 365 * 24 * 60 * 60;
 
 export interface ServiceAccountTokenIssuerOptions {
   issuer: string;
@@ -88,7 +88,7 @@ export function serviceAccountTokenIssuer(opts: ServiceAccountTokenIssuerOptions
     const { signing } = await opts.keys();
     const extend = (opts.extendExpiration ?? true) && request.pod !== undefined && request.expirationSeconds === projectedTokenExpirationSeconds
       && request.audiences.every((a) => opts.apiAudiences.includes(a));
-    const claims = extend ? { ...request, expirationSeconds: extendedExpirationSeconds, warnAfterSeconds: request.expirationSeconds } : request;
+    const claims = extend ? { ...request, expirationSeconds: extendedTokenExpirationSeconds, warnAfterSeconds: request.expirationSeconds } : request;
     return issueServiceAccountToken(signing, opts.issuer, claims);
   };
 }

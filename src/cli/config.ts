@@ -53,6 +53,14 @@ export interface Config {
   serviceAccountKeyFiles: string[];
   /** `--service-account-issuer` (repeatable): the first signs, all are accepted. */
   serviceAccountIssuers: string[];
+  /** `--service-account-jwks-uri`: the key set's URL the OpenID discovery document names; default the server's own. */
+  serviceAccountJwksUri?: string;
+  /** `--service-account-max-token-expiration` in seconds: TokenRequests asking longer get this; undefined: no limit. */
+  serviceAccountMaxTokenExpirationSeconds?: number;
+  /** `--service-account-extend-token-expiration`: a kubelet's 3607 s projected token is valid a year, warning after the time asked. */
+  serviceAccountExtendTokenExpiration: boolean;
+  /** `--external-hostname`: the host URLs meant for others are made with (the key set's); default the advertised address. */
+  externalHostname?: string;
   /** `--api-audiences`: default the issuers. */
   apiAudiences: string[];
   /** `--oidc-*`: OpenID Connect ID tokens of one issuer; undefined without `--oidc-issuer-url`. */
@@ -196,6 +204,7 @@ export function defaultConfig(): Config {
     serviceAccountSigningKeyFile: undefined,
     serviceAccountKeyFiles: [],
     serviceAccountIssuers: ['https://kubernetes.default.svc.cluster.local'],
+    serviceAccountExtendTokenExpiration: true,
     apiAudiences: [],
     serviceClusterIPRange: '10.96.0.0/12',
     serviceNodePortRange: '30000-32767',
@@ -512,6 +521,33 @@ function parseServerRunFlags(values: Record<string, string | string[] | boolean 
   if (errors.length > 0) throw new UsageError(aggregate(errors));
 }
 
+/** The service-account token flags beyond keys and issuers, checked as upstream's options check them. */
+function parseServiceAccountFlags(values: Record<string, string | string[] | boolean | undefined>, config: Config): void {
+  const text = (name: string) => (typeof values[name] === 'string' ? values[name] : undefined);
+  const jwksUri = text('service-account-jwks-uri');
+  if (jwksUri !== undefined && jwksUri !== '') {
+    let url: URL;
+    try {
+      url = new URL(jwksUri);
+    } catch (err) {
+      throw new UsageError(`service-account-jwks-uri must be a valid URL: ${(err as Error).message}`);
+    }
+    if (url.protocol !== 'https:') throw new UsageError(`service-account-jwks-uri requires https scheme, parsed as: ${jwksUri}`);
+    config.serviceAccountJwksUri = jwksUri;
+  }
+  const max = text('service-account-max-token-expiration');
+  if (max !== undefined) {
+    const ms = parseDuration(max);
+    if (ms !== 0) {
+      if (ms < 3_600_000 || ms > 2 ** 32 * 1000) throw new UsageError('the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
+      config.serviceAccountMaxTokenExpirationSeconds = Math.trunc(ms / 1000);
+    }
+  }
+  config.serviceAccountExtendTokenExpiration = booleanFlag('service-account-extend-token-expiration', text('service-account-extend-token-expiration'), config.serviceAccountExtendTokenExpiration);
+  const external = text('external-hostname');
+  if (external !== undefined && external !== '') config.externalHostname = external;
+}
+
 /** apimachinery's aggregate error text: flattened, each message once; one as it is, several as `[a, b]`. */
 function aggregate(errors: string[]): string {
   const messages = [...new Set(errors)];
@@ -601,6 +637,14 @@ Flags (kube-apiserver's names where one exists):
   --service-account-issuer string    token issuer, repeatable: the first signs
                                      (default "https://kubernetes.default.svc.cluster.local")
   --api-audiences strings            audiences tokens must be meant for (default the issuers)
+  --service-account-jwks-uri string  the key set's URL (https) the OpenID discovery document names
+                                     (default https://<external host>:<port>/openid/v1/jwks)
+  --service-account-max-token-expiration dur
+                                     the longest a TokenRequest's token is valid, 1h to 2^32s (default 0: no limit)
+  --service-account-extend-token-expiration
+                                     a kubelet's 3607 s projected token is valid a year, with a warning after the
+                                     time asked (default true)
+  --external-hostname string         host of URLs given to others, such as the key set's (default the advertised address)
   --authentication-config string     AuthenticationConfiguration file: JWT authenticators (several issuers, CEL claim mappings and rules) and anonymous access; reloaded when it changes
   --oidc-issuer-url string           OpenID Connect issuer (https) whose ID tokens authenticate, with --oidc-client-id
   --oidc-client-id string            the audience its tokens must carry
@@ -671,7 +715,7 @@ Flags (kube-apiserver's names where one exists):
 `;
 
 /** Flags that may be given bare (`--leader-elect`), meaning true, as pflag reads them. */
-const bareBooleanFlags = new Set(['--anonymous-auth', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable', '--enable-bootstrap-token-auth', '--shutdown-send-retry-after']);
+const bareBooleanFlags = new Set(['--anonymous-auth', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable', '--enable-bootstrap-token-auth', '--shutdown-send-retry-after', '--service-account-extend-token-expiration']);
 
 /** A boolean flag's value: true or false, as pflag takes them; the default when not given. */
 function booleanFlag(name: string, value: string | undefined, otherwise: boolean): boolean {
@@ -728,6 +772,10 @@ export function parseServeFlags(args: string[]): Config {
       'service-account-signing-key-file': { type: 'string' },
       'service-account-key-file': { type: 'string', multiple: true },
       'service-account-issuer': { type: 'string', multiple: true },
+      'service-account-jwks-uri': { type: 'string' },
+      'service-account-max-token-expiration': { type: 'string' },
+      'service-account-extend-token-expiration': { type: 'string' },
+      'external-hostname': { type: 'string' },
       'api-audiences': { type: 'string' },
       'authentication-config': { type: 'string' },
       'oidc-issuer-url': { type: 'string' },
@@ -857,6 +905,7 @@ export function parseServeFlags(args: string[]): Config {
     config.serviceAccountIssuers = values['service-account-issuer'].filter((s) => s !== '');
     if (config.serviceAccountIssuers.length === 0) throw new UsageError('--service-account-issuer must not be empty');
   }
+  parseServiceAccountFlags(values, config);
   if (values['api-audiences'] !== undefined) config.apiAudiences = values['api-audiences'].split(',').map((s) => s.trim()).filter((s) => s !== '');
   if (values['authentication-config'] !== undefined && values['authentication-config'] !== '') {
     // Upstream's check: any --oidc-* flag given, valid or not, conflicts with the file.

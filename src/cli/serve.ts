@@ -9,7 +9,7 @@ import type { ResourceType } from '../registry/resource-type.ts';
 import { isStorageError, type Backend, type KeyValue } from '../storage/backend.ts';
 import { WatchCache } from '../cache/index.ts';
 import {
-  AuthenticationFailure, audienceAgnostic, bearerTokenAuthenticator, clientCertificateAuthenticator, ensureAdminToken, forbiddenError, lazyServiceAccountKeys,
+  AuthenticationFailure, audienceAgnostic, extendedTokenExpirationSeconds, projectedTokenExpirationSeconds, bearerTokenAuthenticator, clientCertificateAuthenticator, ensureAdminToken, forbiddenError, lazyServiceAccountKeys,
   openIdConfiguration, parseTokenFile, publicJwks, requestAuthenticator, serviceAccountTokenAuthenticator, serviceAccountTokenIssuer, tokenFileAuthenticator, unionTokenAuthenticator,
   type Authenticator, type Authorizer, type BoundObject, type ServiceAccountKeys, type ServiceAccountTokenGetter,
 } from '../auth/index.ts';
@@ -34,6 +34,7 @@ import { builtinResourceTypes } from '../registry/builtin/index.ts';
 import { resourcePrefix } from '../registry/keys.ts';
 import { advertisedAddress, bootstrapObjects } from '../registry/bootstrap.ts';
 import { compileGoRegexp, type GoRegexp } from '../schema/regexp.ts';
+import { formatDuration } from '../encoding/protobuf/special-types.ts';
 import { customResourceDefinitionsType } from '../registry/crd/customresourcedefinitions.ts';
 import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
 import type { CustomResourceVersion } from '../registry/crd/custom-resource.ts';
@@ -175,6 +176,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     frontProxyMaterial(config, dataDir),
   ]);
   const clientCaPem = clientMaterial?.clientCaPem ?? await readFile(config.clientCaFile!, 'utf8');
+  warnOfTokenExpirations(config, log);
   // Keys named by flags are read now, so that a wrong path fails the start; the default one is made on first use.
   const keyOptions = { dataDir, ...(config.serviceAccountSigningKeyFile !== undefined ? { signingKeyFile: config.serviceAccountSigningKeyFile } : {}), keyFiles: config.serviceAccountKeyFiles, sync: config.syncDataDirFiles };
   const serviceAccountKeys = lazyServiceAccountKeys(keyOptions);
@@ -370,7 +372,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     return `https://${host}:${port}`;
   };
   const address = advertisedAddress(config.advertiseAddress, config.bindAddress);
-  const discovery = new Discovery(registry, () => (address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`));
+  const discovery = new Discovery(registry, () => joinHostPort(address, port));
   // The aggregation layer: APIServices that name a service are proxied to it.
   const aggregation = new ApiAggregation({
     apiServices: storeFor(registry, 'apiregistration.k8s.io', 'v1', 'apiservices'), services: storeFor(registry, '', 'v1', 'services'),
@@ -413,7 +415,11 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     anonymous: authn.anonymous,
   });
   const authentication = authenticationApi({
-    authenticator, apiAudiences, issuer: config.serviceAccountIssuers[0]!, keys: serviceAccountKeys, jwksUri: () => `${serverUrl()}/openid/v1/jwks`,
+    authenticator, apiAudiences, issuer: config.serviceAccountIssuers[0]!, keys: serviceAccountKeys,
+    // Upstream's default: the external host (--external-hostname, else the advertised address) and the port.
+    jwksUri: () => config.serviceAccountJwksUri ?? `https://${joinHostPort(config.externalHostname ?? address, port)}/openid/v1/jwks`,
+    extendExpiration: config.serviceAccountExtendTokenExpiration,
+    maxExpirationSeconds: config.serviceAccountMaxTokenExpirationSeconds,
   });
   const handler = new ApiHandler({
     registry,
@@ -598,6 +604,24 @@ async function loadInBackground(caches: WatchCache[], stopped: () => boolean): P
   }
 }
 
+/** Upstream's start-up warnings when extended projected tokens outlive --service-account-max-token-expiration. */
+function warnOfTokenExpirations(config: Config, log: (message: string) => void): void {
+  const max = config.serviceAccountMaxTokenExpirationSeconds;
+  if (max === undefined || !config.serviceAccountExtendTokenExpiration) return;
+  const duration = formatDuration(max * 1e9);
+  if (max < projectedTokenExpirationSeconds) {
+    log(`service-account-extend-token-expiration is true, in order to correctly trigger safe transition logic, service-account-max-token-expiration must be set longer than ${projectedTokenExpirationSeconds} seconds (currently ${duration})`);
+  }
+  if (max < extendedTokenExpirationSeconds) {
+    log(`service-account-extend-token-expiration is true, enabling tokens valid up to ${extendedTokenExpirationSeconds} seconds, which is longer than service-account-max-token-expiration set to ${duration}`);
+  }
+}
+
+/** Go's net.JoinHostPort: an IPv6 address in brackets. */
+function joinHostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
 /** An allowed CORS origin compiled (the flag's were checked when read; a library caller's are here). */
 function corsOrigin(pattern: string): GoRegexp {
   const compiled = compileGoRegexp(pattern);
@@ -661,11 +685,16 @@ function authenticationApi(opts: {
   issuer: string;
   keys: () => Promise<ServiceAccountKeys>;
   jwksUri: () => string;
+  /** `--service-account-extend-token-expiration`. */
+  extendExpiration: boolean;
+  /** `--service-account-max-token-expiration`, in seconds; undefined: none. */
+  maxExpirationSeconds: number | undefined;
 }): AuthenticationApi {
-  const issue = serviceAccountTokenIssuer({ issuer: opts.issuer, keys: opts.keys, apiAudiences: opts.apiAudiences });
+  const issue = serviceAccountTokenIssuer({ issuer: opts.issuer, keys: opts.keys, apiAudiences: opts.apiAudiences, extendExpiration: opts.extendExpiration });
   const ref = (object: KubeObject | undefined) => (object === undefined ? undefined : { name: object.metadata.name ?? '', uid: object.metadata.uid ?? '' });
   return {
     apiAudiences: opts.apiAudiences,
+    ...(opts.maxExpirationSeconds !== undefined ? { maxExpirationSeconds: opts.maxExpirationSeconds } : {}),
     async issueToken(request) {
       const pod = ref(request.pod);
       const secret = ref(request.secret);

@@ -92,6 +92,21 @@ test('the shutdown flags: a delay, Retry-After answers while draining, and the w
   assert.throws(() => parseServeFlags(['--shutdown-delay-duration', 'soon']), (err) => err instanceof UsageError && /invalid duration "soon"/.test(err.message));
 });
 
+test('the service-account token flags: an https key set URL, a maximum of 1 hour to 2^32 s, extension on by default', () => {
+  const defaults = parseServeFlags([]);
+  assert.deepEqual([defaults.serviceAccountJwksUri, defaults.serviceAccountMaxTokenExpirationSeconds, defaults.serviceAccountExtendTokenExpiration, defaults.externalHostname], [undefined, undefined, true, undefined]);
+  const set = parseServeFlags(['--service-account-jwks-uri', 'https://keys.example.test/jwks', '--service-account-max-token-expiration', '24h', '--service-account-extend-token-expiration=false', '--external-hostname', 'api.example.test']);
+  assert.deepEqual([set.serviceAccountJwksUri, set.serviceAccountMaxTokenExpirationSeconds, set.serviceAccountExtendTokenExpiration, set.externalHostname], ['https://keys.example.test/jwks', 86_400, false, 'api.example.test']);
+  assert.equal(parseServeFlags(['--service-account-max-token-expiration', '0']).serviceAccountMaxTokenExpirationSeconds, undefined);
+  const refused: Array<[string[], RegExp]> = [
+    [['--service-account-jwks-uri', 'http://keys.example.test/jwks'], /^service-account-jwks-uri requires https scheme, parsed as: http:\/\/keys\.example\.test\/jwks$/],
+    [['--service-account-jwks-uri', 'not a url'], /^service-account-jwks-uri must be a valid URL: /],
+    [['--service-account-max-token-expiration', '30m'], /^the service-account-max-token-expiration must be between 1 hour and 2\^32 seconds$/],
+    [['--service-account-max-token-expiration', '1193047h'], /^the service-account-max-token-expiration must be between 1 hour and 2\^32 seconds$/],
+  ];
+  for (const [args, message] of refused) assert.throws(() => parseServeFlags(args), (err) => err instanceof UsageError && message.test(err.message), args.join(' '));
+});
+
 test('--tls-cert-file and --tls-private-key-file go together', () => {
   assert.deepEqual([parseServeFlags([]).tlsCertFile, parseServeFlags([]).tlsPrivateKeyFile], [undefined, undefined]);
   const both = parseServeFlags(['--tls-cert-file', '/etc/pki/apiserver.crt', '--tls-private-key-file', '/etc/pki/apiserver.key']);

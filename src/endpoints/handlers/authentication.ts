@@ -1,7 +1,7 @@
 // authentication.k8s.io requests: serviceaccounts/token (TokenRequest), tokenreviews and selfsubjectreviews, answered as upstream's registries answer them.
 import { badRequest, conflict, invalid, isStatusError, type KubeObject } from '../../api/index.ts';
 import { goFieldTypeError, isGoInt64, isObject } from '../../api/json.ts';
-import { currentRequest } from '../../api/request-context.ts';
+import { addWarning, currentRequest } from '../../api/request-context.ts';
 import * as field from '../../api/field-errors.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
 import { writeAnswer } from '../answer.ts';
@@ -25,6 +25,8 @@ export interface ReviewedUser {
 export interface AuthenticationApi {
   /** `--api-audiences`: a TokenRequest or TokenReview without audiences is for these. */
   apiAudiences: readonly string[];
+  /** `--service-account-max-token-expiration` in seconds: a TokenRequest asking longer is shortened to it, with a warning. */
+  maxExpirationSeconds?: number;
   /** Signs a bound service-account token. */
   issueToken(request: {
     namespace: string;
@@ -76,7 +78,7 @@ export async function tokenRequestHandler(scope: RequestScope, registry: Resourc
     throw conflict({ group, resource: 'TokenRequest' }, name, `the UID in the token request (${request.metadata.uid}) does not match the UID of the service account (${serviceAccount.metadata.uid})`);
   }
   const audiences = spec.audiences !== undefined && spec.audiences.length > 0 ? spec.audiences : [...api.apiAudiences];
-  const expirationSeconds = spec.expirationSeconds ?? defaultExpirationSeconds;
+  let expirationSeconds = spec.expirationSeconds ?? defaultExpirationSeconds;
   if (expirationSeconds < minExpirationSeconds) {
     throw invalid('TokenRequest', '', [field.invalid('spec.expirationSeconds', expirationSeconds, 'may not specify a duration less than 10 minutes')], group);
   }
@@ -116,6 +118,10 @@ export async function tokenRequestHandler(scope: RequestScope, registry: Resourc
     }
   }
 
+  if (api.maxExpirationSeconds !== undefined && expirationSeconds > api.maxExpirationSeconds) {
+    addWarning(`requested expiration of ${expirationSeconds} seconds shortened to ${api.maxExpirationSeconds} seconds`);
+    expirationSeconds = api.maxExpirationSeconds;
+  }
   const now = new Date();
   const { token } = await api.issueToken({ namespace, serviceAccount, ...bound, audiences, expirationSeconds });
   const answer: KubeObject = {
