@@ -2,6 +2,7 @@
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { compileGoRegexp } from '../schema/regexp.ts';
+import { parseTlsCipherSuites, parseTlsMinVersion } from './tls-flags.ts';
 import { parseControllers } from './controllers-flag.ts';
 import { defaultLeaderElectionTimings, leaderElectionTimingsProblem } from '../controllers/runtime/index.ts';
 import type { OidcFlags } from '../auth/oidc.ts';
@@ -74,6 +75,10 @@ export interface Config {
   requestTimeoutMs?: number;
   /** `--proxy-client-cert-file` and `--proxy-client-key-file`: how Plinth proxies to extension API servers; default the data dir's front-proxy client. */
   proxyClientCertFile?: string;
+  /** `--tls-min-version`, as Node names it; default Node's (TLS 1.2, as upstream's). */
+  tlsMinVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+  /** `--tls-cipher-suites`, as an OpenSSL cipher string (TLS 1.3's suites always in it); default Plinth's preference. */
+  tlsCiphers?: string;
   /** `--tls-cert-file` and `--tls-private-key-file`: the serving certificate (its chain) and key, followed as they change; default the data dir's, issued by its CA. */
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
@@ -628,6 +633,9 @@ Flags (kube-apiserver's names where one exists):
   --tls-cert-file string             serving certificate, followed by its intermediates (default: the data dir's, issued by its CA);
                                      served anew to new connections when the file changes
   --tls-private-key-file string      its key
+  --tls-min-version string           VersionTLS10, VersionTLS11, VersionTLS12 or VersionTLS13 (default VersionTLS12)
+  --tls-cipher-suites strings        TLS 1.2 cipher suites by Go's names, e.g. TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256
+                                     (TLS 1.3's are not configurable, as upstream)
                                      (default "<data-dir>/pki/client-ca.crt", created with an admin certificate)
   --anonymous-auth[=false]           requests without credentials are system:anonymous (default true)
   --enable-bootstrap-token-auth      bootstrap tokens (kube-system's bootstrap-token-<id> Secrets) authenticate, as kubeadm join uses them
@@ -767,6 +775,8 @@ export function parseServeFlags(args: string[]): Config {
       'client-ca-file': { type: 'string' },
       'tls-cert-file': { type: 'string' },
       'tls-private-key-file': { type: 'string' },
+      'tls-min-version': { type: 'string' },
+      'tls-cipher-suites': { type: 'string' },
       'anonymous-auth': { type: 'string' },
       'enable-bootstrap-token-auth': { type: 'string' },
       'service-account-signing-key-file': { type: 'string' },
@@ -895,6 +905,13 @@ export function parseServeFlags(args: string[]): Config {
   if (tlsCert !== '') {
     config.tlsCertFile = tlsCert;
     config.tlsPrivateKeyFile = tlsKey;
+  }
+  try {
+    if (values['tls-min-version'] !== undefined && values['tls-min-version'] !== '') config.tlsMinVersion = parseTlsMinVersion(values['tls-min-version']);
+    const ciphers = values['tls-cipher-suites'] === undefined ? undefined : parseTlsCipherSuites(values['tls-cipher-suites']);
+    if (ciphers !== undefined) config.tlsCiphers = ciphers;
+  } catch (err) {
+    throw new UsageError((err as Error).message);
   }
   config.anonymousAuth = booleanFlag('anonymous-auth', values['anonymous-auth'], config.anonymousAuth);
   if (values['anonymous-auth'] !== undefined) config.anonymousAuthFlagSet = true;

@@ -478,6 +478,9 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     http2MaxStreamsPerConnection: config.http2MaxStreamsPerConnection,
     ...(config.corsAllowedOrigins.length > 0 ? { corsAllowedOrigins: config.corsAllowedOrigins.map(corsOrigin) } : {}),
     hstsDirectives: config.hstsDirectives,
+    ...(config.tlsMinVersion !== undefined || config.tlsCiphers !== undefined
+      ? { tls: { ...(config.tlsMinVersion !== undefined ? { minVersion: config.tlsMinVersion } : {}), ...(config.tlsCiphers !== undefined ? { ciphers: config.tlsCiphers } : {}) } }
+      : {}),
     ...(config.goawayChance > 0 ? { goawayChance: config.goawayChance } : {}),
   });
   const servingFiles = config.tlsCertFile === undefined ? undefined

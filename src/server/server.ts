@@ -3,7 +3,7 @@ import type http from 'node:http';
 import http2 from 'node:http2';
 import net, { type AddressInfo, type Socket } from 'node:net';
 import { constants as cryptoConstants, X509Certificate } from 'node:crypto';
-import { DEFAULT_CIPHERS, type DetailedPeerCertificate, type SecureContextOptions, type TLSSocket } from 'node:tls';
+import { DEFAULT_CIPHERS, type DetailedPeerCertificate, type SecureContextOptions, type SecureVersion, type TLSSocket } from 'node:tls';
 import { notFoundPath, StatusError, unauthorized } from '../api/index.ts';
 import type { Authenticator, AuthorizationAttributes, Authorizer, ClientCertificate, UserInfo } from '../auth/index.ts';
 import { AuthenticationFailure, anonymousUser, forbiddenError, impersonate, wantsImpersonation } from '../auth/index.ts';
@@ -50,6 +50,8 @@ export interface ApiServerOptions {
   corsAllowedOrigins?: ReadonlyArray<{ test(origin: string): boolean }>;
   /** `--strict-transport-security-directives`: sent with every answer as one Strict-Transport-Security header. */
   hstsDirectives?: readonly string[];
+  /** `--tls-min-version` and `--tls-cipher-suites` (an OpenSSL cipher string): default TLS 1.2 and Plinth's preference. */
+  tls?: { minVersion?: SecureVersion; ciphers?: string };
   /** `--goaway-chance`: after this share of HTTP/2 requests the connection is closed gracefully (GOAWAY), so clients reconnect, perhaps elsewhere. */
   goawayChance?: number;
   log: (message: string) => void;
@@ -303,9 +305,10 @@ export class ApiServer {
     return {
       cert: certPem,
       key: keyPem,
-      ciphers: cipherPreference,
+      ciphers: this.opts.tls?.ciphers ?? cipherPreference,
       honorCipherOrder: true,
       secureOptions: cryptoConstants.SSL_OP_PRIORITIZE_CHACHA,
+      ...(this.opts.tls?.minVersion !== undefined ? { minVersion: this.opts.tls.minVersion } : {}),
       ...(cas.length > 0 ? { ca: cas } : {}),
     };
   }

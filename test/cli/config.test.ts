@@ -107,6 +107,17 @@ test('the service-account token flags: an https key set URL, a maximum of 1 hour
   for (const [args, message] of refused) assert.throws(() => parseServeFlags(args), (err) => err instanceof UsageError && message.test(err.message), args.join(' '));
 });
 
+test('--tls-min-version and --tls-cipher-suites take Go\'s names, TLS 1.3\'s suites always kept', () => {
+  assert.deepEqual([parseServeFlags([]).tlsMinVersion, parseServeFlags([]).tlsCiphers], [undefined, undefined]);
+  assert.equal(parseServeFlags(['--tls-min-version', 'VersionTLS13']).tlsMinVersion, 'TLSv1.3');
+  assert.equal(
+    parseServeFlags(['--tls-cipher-suites', 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305,TLS_AES_128_GCM_SHA256']).tlsCiphers,
+    'TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305',
+  );
+  assert.throws(() => parseServeFlags(['--tls-min-version', 'TLS1.3']), (err) => err instanceof UsageError && err.message === 'unknown tls version "TLS1.3"');
+  assert.throws(() => parseServeFlags(['--tls-cipher-suites', 'ECDHE-RSA-AES128-GCM-SHA256']), (err) => err instanceof UsageError && err.message === "Cipher suite ECDHE-RSA-AES128-GCM-SHA256 not supported or doesn't exist");
+});
+
 test('--tls-cert-file and --tls-private-key-file go together', () => {
   assert.deepEqual([parseServeFlags([]).tlsCertFile, parseServeFlags([]).tlsPrivateKeyFile], [undefined, undefined]);
   const both = parseServeFlags(['--tls-cert-file', '/etc/pki/apiserver.crt', '--tls-private-key-file', '/etc/pki/apiserver.key']);

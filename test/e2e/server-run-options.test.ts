@@ -5,6 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http2 from 'node:http2';
+import tls from 'node:tls';
+import { parseServeFlags } from '../../src/cli/config.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 test('CORS: an allowed origin gets the headers and its preflight a 204 without credentials; another origin nothing', async (t) => {
@@ -108,4 +110,34 @@ test('--min-request-timeout: a watch without timeoutSeconds ends between it and 
   const watch = endless.request('GET', '/api/v1/namespaces/default/configmaps?watch=1').then(() => 'ended');
   const still = await Promise.race([watch, new Promise((resolve) => setTimeout(() => resolve('open'), 2500))]);
   assert.equal(still, 'open');
+});
+
+/** How a TLS handshake with these client options ends: the protocol and Go's name of the suite, or the error. */
+function handshake(server: TestServer, opts: tls.ConnectionOptions): Promise<{ protocol: string | null; suite: string | undefined } | { error: string }> {
+  return new Promise((resolve) => {
+    const socket = tls.connect({ host: '127.0.0.1', port: server.port, ca: server.caPem, servername: 'localhost', ...opts }, () => {
+      resolve({ protocol: socket.getProtocol(), suite: socket.getCipher().standardName });
+      socket.end();
+    });
+    socket.on('error', (err) => resolve({ error: err.message }));
+  });
+}
+
+test('--tls-min-version and --tls-cipher-suites: older protocols and other TLS 1.2 suites refused, TLS 1.3 kept', async (t) => {
+  const plain = await startServer();
+  t.after(() => plain.stop());
+  assert.deepEqual(await handshake(plain, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES128-GCM-SHA256' }), { protocol: 'TLSv1.2', suite: 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256' });
+
+  const modern = await startServer({ tlsMinVersion: 'TLSv1.3' });
+  t.after(() => modern.stop());
+  assert.ok('error' in await handshake(modern, { maxVersion: 'TLSv1.2' }));
+  assert.equal(((await handshake(modern, {})) as { protocol: string }).protocol, 'TLSv1.3');
+
+  const suites = parseServeFlags(['--tls-cipher-suites', 'TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384']).tlsCiphers!;
+  const chosen = await startServer({ tlsCiphers: suites });
+  t.after(() => chosen.stop());
+  assert.ok('error' in await handshake(chosen, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES128-GCM-SHA256' }));
+  assert.deepEqual(await handshake(chosen, { maxVersion: 'TLSv1.2' }), { protocol: 'TLSv1.2', suite: 'TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384' });
+  assert.equal(((await handshake(chosen, {})) as { protocol: string }).protocol, 'TLSv1.3');
+  assert.equal((await chosen.request('GET', '/api')).status, 200);
 });
