@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { compileGoRegexp } from '../schema/regexp.ts';
 import { parseTlsCipherSuites, parseTlsMinVersion } from './tls-flags.ts';
+import { parseRuntimeConfig } from './runtime-config.ts';
 import { parseControllers } from './controllers-flag.ts';
 import { defaultLeaderElectionTimings, leaderElectionTimingsProblem } from '../controllers/runtime/index.ts';
 import type { OidcFlags } from '../auth/oidc.ts';
@@ -130,6 +131,8 @@ export interface Config {
   simulatedNodes: number;
   /** `--min-request-timeout`: a watch without `timeoutSeconds` ends after between this many seconds and twice that (1800; 0: never). */
   minRequestTimeoutSeconds: number;
+  /** `--runtime-config`, as its key=value pairs: group versions and resources turned off (or back on). */
+  runtimeConfig: Map<string, string>;
   /** `--cors-allowed-origins`: Go regular expressions of the origins that get CORS headers (none: no CORS). */
   corsAllowedOrigins: string[];
   /** `--strict-transport-security-directives`: the HSTS header's directives (none: no header). */
@@ -233,6 +236,7 @@ export function defaultConfig(): Config {
     controllers: ['*'],
     simulatedNodes: 0,
     minRequestTimeoutSeconds: 1800,
+    runtimeConfig: new Map(),
     corsAllowedOrigins: [],
     hstsDirectives: [],
     goawayChance: 0,
@@ -676,6 +680,8 @@ Flags (kube-apiserver's names where one exists):
   --simulated-nodes int              play the kubelets of this many nodes: pods bound to them run (default 0)
   --min-request-timeout int          seconds a watch without timeoutSeconds lasts at least (at most twice
                                      that, at random); 0: no end (default 1800)
+  --runtime-config mapData           API group versions or resources to turn off or on, e.g. 'batch/v1=false',
+                                     'api/beta=false', 'apps/v1/daemonsets=false' (Plinth serves upstream's default set)
   --cors-allowed-origins strings     regular expressions (Go's) of origins answered with CORS headers; each must
                                      pin the host's start ('^' or '//') and end ('$' or ':'), e.g. '//example\.com(:|$)'
   --strict-transport-security-directives strings
@@ -809,6 +815,7 @@ export function parseServeFlags(args: string[]): Config {
       'max-requests-inflight': { type: 'string' },
       'min-request-timeout': { type: 'string' },
       'cors-allowed-origins': { type: 'string' },
+      'runtime-config': { type: 'string', multiple: true },
       'strict-transport-security-directives': { type: 'string' },
       'goaway-chance': { type: 'string' },
       'shutdown-delay-duration': { type: 'string' },
@@ -957,6 +964,7 @@ export function parseServeFlags(args: string[]): Config {
   const auditWebhook = parseAuditWebhookFlags(values);
   if (auditWebhook !== undefined) config.auditWebhook = auditWebhook;
   parseServerRunFlags(values, config);
+  if (values['runtime-config'] !== undefined) config.runtimeConfig = parseRuntimeConfig(values['runtime-config']);
   // Counts: what 0 means, and the largest accepted (HTTP/2 caps its stream setting at 2^31-1).
   for (const [flag, field, zero, max] of [
     ['max-requests-inflight', 'maxRequestsInflight', 'no limit', Infinity],

@@ -34,6 +34,7 @@ import { builtinResourceTypes } from '../registry/builtin/index.ts';
 import { resourcePrefix } from '../registry/keys.ts';
 import { advertisedAddress, bootstrapObjects } from '../registry/bootstrap.ts';
 import { compileGoRegexp, type GoRegexp } from '../schema/regexp.ts';
+import { runtimeConfigDisabled } from './runtime-config.ts';
 import { formatDuration } from '../encoding/protobuf/special-types.ts';
 import { customResourceDefinitionsType } from '../registry/crd/customresourcedefinitions.ts';
 import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
@@ -196,6 +197,9 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     log: auditSinks(auditBackends),
   };
   const builtinTypes = builtinResourceTypes({ serviceClusterIPRange: config.serviceClusterIPRange, serviceNodePortRange: config.serviceNodePortRange });
+  // --runtime-config: what is turned off stays registered for the server's own use, unserved.
+  const crdType = customResourceDefinitionsType();
+  const runtimeDisabled = runtimeConfigDisabled(config.runtimeConfig, [...builtinTypes, crdType]);
   // /metrics: watchers and objects are read from the watch caches when scraped; every
   // storage call is timed (etcd_request_duration_seconds, whatever the backend), and the
   // embedded storage's syncs too.
@@ -273,7 +277,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     cacheTypes.set(cache, type);
     return cache;
   }
-  for (const type of [...builtinTypes, customResourceDefinitionsType()]) {
+  for (const type of [...builtinTypes, crdType]) {
     // The cache decodes with the Store's decoder; the Store reads through the cache.
     const decoder: { store?: Store } = {};
     // Built-in objects stored as served are shown as stored: their JSON comes from the stored bytes.
@@ -284,7 +288,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     const store = new Store(type, storesEvents ? withTimeToLive(backend, config.eventTtlSeconds) : backend, admission, cache, { applyOffload });
     decoder.store = store;
     if (cache !== undefined) caches.push(cache);
-    registry.add({ type, store });
+    registry.add({ type, store, ...(runtimeDisabled.has(`${type.group}/${type.version}/${type.resource}`) ? { disabled: true } : {}) });
     if (type.group === '' && type.resource === 'namespaces') namespaces.store = store;
   }
   // Caches load lazily: what start-up needs below (webhook configurations, Services

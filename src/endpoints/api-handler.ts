@@ -176,7 +176,7 @@ export class ApiHandler {
 
   private async handleResource(req: HttpRequest, res: HttpResponse, info: ResourceRequestInfo, query: URLSearchParams): Promise<void> {
     const served = this.opts.registry.lookup(info.group, info.version, info.resource);
-    if (served === undefined) throw notFoundPath();
+    if (served === undefined || served.disabled === true) throw notFoundPath();
     const { type } = served;
     // Paths that do not exist for the type's scope: a namespaced object needs its namespace
     // (except for lists and watches across namespaces), a cluster-scoped one has none: upstream

@@ -139,7 +139,7 @@ export class Discovery {
 
   private groups(): GroupVersions[] {
     const byGroup = new Map<string, GroupVersions>();
-    for (const { type } of this.registry.all()) {
+    for (const { type } of this.registry.served()) {
       let entry = byGroup.get(type.group);
       if (entry === undefined) {
         entry = { group: type.group, versions: new Map() };

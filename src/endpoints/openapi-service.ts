@@ -42,7 +42,7 @@ export class OpenApiService {
 
   private documents(): Built {
     if (this.built === undefined) {
-      const types = this.registry.all().map((r) => r.type);
+      const types = this.registry.served().map((r) => r.type);
       const v3 = buildOpenApiV3(types, this.definitions);
       const v2 = buildOpenApiV2(types, this.definitions);
       this.built = {

@@ -173,7 +173,7 @@ const apiServicePriorities: Record<string, { group: number; version: number }> =
 /** A Local APIService for each built-in group version served (custom resources' groups get theirs from the CRD controller upstream). */
 export function localAPIServices(registry: ResourceRegistry, now: string): KubeObject[] {
   const groupVersions = new Set<string>();
-  for (const { type } of registry.all()) if (!type.customResource) groupVersions.add(type.group === '' ? type.version : `${type.group}/${type.version}`);
+  for (const { type } of registry.served()) if (!type.customResource) groupVersions.add(type.group === '' ? type.version : `${type.group}/${type.version}`);
   return [...groupVersions].sort().flatMap((gv) => {
     const priority = apiServicePriorities[gv];
     if (priority === undefined) return [];

@@ -5,6 +5,12 @@ import type { Store } from './store.ts';
 export interface ServedResource {
   type: ResourceType;
   store: Store;
+  /**
+   * Kept for the server's own use but not served (`--runtime-config` turned its version or
+   * resource off): no route, no discovery, no OpenAPI, no APIService; in-process controllers
+   * still reach its Store.
+   */
+  disabled?: boolean;
 }
 
 /** The served resources, looked up by group, version and plural name. */
@@ -26,8 +32,14 @@ export class ResourceRegistry {
     return this.byPath.get(`${group}/${version}/${resource}`);
   }
 
+  /** Every resource registered, served or not (see `disabled`): what the server's own code works with. */
   all(): ServedResource[] {
     return [...this.byPath.values()];
+  }
+
+  /** The resources clients can reach: what routing, discovery and OpenAPI show. */
+  served(): ServedResource[] {
+    return this.all().filter((r) => r.disabled !== true);
   }
 
   /** Called whenever the set of served resources changes (discovery and OpenAPI rebuild). */
