@@ -22,6 +22,8 @@ export interface RequestContext {
   addAuditAnnotation?(key: string, value: string): void;
   /** Told the request's body once read, when the request is audited at level Request or above. */
   auditRequestBody?(body: Uint8Array, contentType: string | undefined): void;
+  /** False under `--allow-privileged=false` (upstream's default): privileged containers are refused as the cluster's policy. */
+  allowPrivileged?: boolean;
 }
 
 // Per-request state lives in the async context, not in a global: each request sees its own.
@@ -34,6 +36,15 @@ export function runInRequestContext<T>(context: RequestContext, fn: () => T): T 
 /** The context of the request being served, or undefined outside a request. */
 export function currentRequest(): RequestContext | undefined {
   return storage.getStore();
+}
+
+/**
+ * Whether the cluster's policy allows privileged containers (upstream's capabilities
+ * AllowPrivileged, `--allow-privileged`): as the request's server says; the server's own
+ * writes, outside any request, are allowed.
+ */
+export function privilegedContainersAllowed(): boolean {
+  return storage.getStore()?.allowPrivileged !== false;
 }
 
 /** Upstream's warning.AddWarning: a no-op outside a request. */

@@ -131,6 +131,8 @@ export interface Config {
   simulatedNodes: number;
   /** `--min-request-timeout`: a watch without `timeoutSeconds` ends after between this many seconds and twice that (1800; 0: never). */
   minRequestTimeoutSeconds: number;
+  /** `--allow-privileged`: privileged containers allowed (upstream's default: no; kubeadm passes true). */
+  allowPrivileged: boolean;
   /** `--runtime-config`, as its key=value pairs: group versions and resources turned off (or back on). */
   runtimeConfig: Map<string, string>;
   /** `--cors-allowed-origins`: Go regular expressions of the origins that get CORS headers (none: no CORS). */
@@ -237,6 +239,7 @@ export function defaultConfig(): Config {
     simulatedNodes: 0,
     minRequestTimeoutSeconds: 1800,
     runtimeConfig: new Map(),
+    allowPrivileged: false,
     corsAllowedOrigins: [],
     hstsDirectives: [],
     goawayChance: 0,
@@ -680,6 +683,7 @@ Flags (kube-apiserver's names where one exists):
   --simulated-nodes int              play the kubelets of this many nodes: pods bound to them run (default 0)
   --min-request-timeout int          seconds a watch without timeoutSeconds lasts at least (at most twice
                                      that, at random); 0: no end (default 1800)
+  --allow-privileged                 allow privileged containers (default false, as upstream; kubeadm sets it)
   --runtime-config mapData           API group versions or resources to turn off or on, e.g. 'batch/v1=false',
                                      'api/beta=false', 'apps/v1/daemonsets=false' (Plinth serves upstream's default set)
   --cors-allowed-origins strings     regular expressions (Go's) of origins answered with CORS headers; each must
@@ -729,7 +733,7 @@ Flags (kube-apiserver's names where one exists):
 `;
 
 /** Flags that may be given bare (`--leader-elect`), meaning true, as pflag reads them. */
-const bareBooleanFlags = new Set(['--anonymous-auth', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable', '--enable-bootstrap-token-auth', '--shutdown-send-retry-after', '--service-account-extend-token-expiration']);
+const bareBooleanFlags = new Set(['--anonymous-auth', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable', '--enable-bootstrap-token-auth', '--shutdown-send-retry-after', '--service-account-extend-token-expiration', '--allow-privileged']);
 
 /** A boolean flag's value: true or false, as pflag takes them; the default when not given. */
 function booleanFlag(name: string, value: string | undefined, otherwise: boolean): boolean {
@@ -816,6 +820,7 @@ export function parseServeFlags(args: string[]): Config {
       'min-request-timeout': { type: 'string' },
       'cors-allowed-origins': { type: 'string' },
       'runtime-config': { type: 'string', multiple: true },
+      'allow-privileged': { type: 'string' },
       'strict-transport-security-directives': { type: 'string' },
       'goaway-chance': { type: 'string' },
       'shutdown-delay-duration': { type: 'string' },
@@ -965,6 +970,7 @@ export function parseServeFlags(args: string[]): Config {
   if (auditWebhook !== undefined) config.auditWebhook = auditWebhook;
   parseServerRunFlags(values, config);
   if (values['runtime-config'] !== undefined) config.runtimeConfig = parseRuntimeConfig(values['runtime-config']);
+  config.allowPrivileged = booleanFlag('allow-privileged', values['allow-privileged'], config.allowPrivileged);
   // Counts: what 0 means, and the largest accepted (HTTP/2 caps its stream setting at 2^31-1).
   for (const [flag, field, zero, max] of [
     ['max-requests-inflight', 'maxRequestsInflight', 'no limit', Infinity],

@@ -482,6 +482,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     http2MaxStreamsPerConnection: config.http2MaxStreamsPerConnection,
     ...(config.corsAllowedOrigins.length > 0 ? { corsAllowedOrigins: config.corsAllowedOrigins.map(corsOrigin) } : {}),
     hstsDirectives: config.hstsDirectives,
+    allowPrivileged: config.allowPrivileged,
     ...(config.tlsMinVersion !== undefined || config.tlsCiphers !== undefined
       ? { tls: { ...(config.tlsMinVersion !== undefined ? { minVersion: config.tlsMinVersion } : {}), ...(config.tlsCiphers !== undefined ? { ciphers: config.tlsCiphers } : {}) } }
       : {}),

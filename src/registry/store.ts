@@ -15,7 +15,7 @@ import type { ObjectFilter } from './filter.ts';
 import { freshCopy, ReadPath, type ListItem, type ListPage, type ListRequest, type ReadConsistency, type WatchRequest } from './read-path.ts';
 import type { CacheWatcher, WatchCache } from '../cache/index.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.ts';
-import { addWarning, currentRequest } from '../api/request-context.ts';
+import { addWarning, currentRequest, privilegedContainersAllowed } from '../api/request-context.ts';
 import type { ApplyOffload } from './apply-offload/client.ts';
 import type { OffloadedConfiguration } from './apply-offload/messages.ts';
 import { clone, deepEqual, isObject, setMember, type JsonObject } from '../api/json.ts';
@@ -714,6 +714,7 @@ export class Store {
       fieldManager: opts.fieldManager, force: opts.force,
       directive: opts.fieldValidation?.directive ?? 'Ignore',
       user: currentRequest()?.user ?? { name: '', uid: '', groups: [] },
+      allowPrivileged: privilegedContainersAllowed(),
     };
     // The object's bytes (19 KB for a 10-container Deployment) go to the worker only when it may not have the object.
     const fromAnswer = this.applyOffload!.answerAt(key, revision);

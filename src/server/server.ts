@@ -50,6 +50,8 @@ export interface ApiServerOptions {
   corsAllowedOrigins?: ReadonlyArray<{ test(origin: string): boolean }>;
   /** `--strict-transport-security-directives`: sent with every answer as one Strict-Transport-Security header. */
   hstsDirectives?: readonly string[];
+  /** `--allow-privileged`: false refuses privileged containers (validation's `disallowed by cluster policy`). Absent: allowed. */
+  allowPrivileged?: boolean;
   /** `--tls-min-version` and `--tls-cipher-suites` (an OpenSSL cipher string): default TLS 1.2 and Plinth's preference. */
   tls?: { minVersion?: SecureVersion; ciphers?: string };
   /** `--goaway-chance`: after this share of HTTP/2 requests the connection is closed gracefully (GOAWAY), so clients reconnect, perhaps elsewhere. */
@@ -512,6 +514,7 @@ export class ApiServer {
     // Admission and the Store learn the user, and add warnings, through the request context.
     const context = {
       user, addWarning: warningRecorder(res),
+      ...(this.opts.allowPrivileged === false ? { allowPrivileged: false } : {}),
       ...(audit !== undefined ? { addAuditAnnotation: audit.annotate } : {}),
       ...(audit?.requestBody !== undefined ? { auditRequestBody: audit.requestBody } : {}),
     };

@@ -118,6 +118,13 @@ test('--tls-min-version and --tls-cipher-suites take Go\'s names, TLS 1.3\'s sui
   assert.throws(() => parseServeFlags(['--tls-cipher-suites', 'ECDHE-RSA-AES128-GCM-SHA256']), (err) => err instanceof UsageError && err.message === "Cipher suite ECDHE-RSA-AES128-GCM-SHA256 not supported or doesn't exist");
 });
 
+test('--allow-privileged is off by default, as upstream; the bare flag turns it on', () => {
+  assert.equal(parseServeFlags([]).allowPrivileged, false);
+  assert.equal(parseServeFlags(['--allow-privileged']).allowPrivileged, true);
+  assert.equal(parseServeFlags(['--allow-privileged=true']).allowPrivileged, true);
+  assert.throws(() => parseServeFlags(['--allow-privileged=yes']), (err) => err instanceof UsageError && /must be true or false/.test(err.message));
+});
+
 test('--tls-cert-file and --tls-private-key-file go together', () => {
   assert.deepEqual([parseServeFlags([]).tlsCertFile, parseServeFlags([]).tlsPrivateKeyFile], [undefined, undefined]);
   const both = parseServeFlags(['--tls-cert-file', '/etc/pki/apiserver.crt', '--tls-private-key-file', '/etc/pki/apiserver.key']);

@@ -9,7 +9,7 @@ import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
 before(async () => {
-  server = await startServer();
+  server = await startServer({ allowPrivileged: true });
 });
 after(() => server.stop());
 
@@ -70,7 +70,7 @@ test('warn adds a warning to a pod and to a Deployment\'s template; an invalid l
 });
 
 test('--disable-admission-plugins PodSecurity,DefaultTolerationSeconds: the labels are not enforced and pods keep their tolerations', async () => {
-  const bare = await startServer({ disableAdmissionPlugins: ['PodSecurity', 'DefaultTolerationSeconds'] });
+  const bare = await startServer({ allowPrivileged: true, disableAdmissionPlugins: ['PodSecurity', 'DefaultTolerationSeconds'] });
   try {
     const ns = await bare.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'psa-off', labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } } } });
     assert.equal(ns.status, 201, ns.text);
@@ -92,7 +92,7 @@ test('--admission-control-config-file: PodSecurity\'s defaults apply to unlabell
   ].join('\n'));
   const file = path.join(dir, 'admission.yaml');
   writeFileSync(file, ['apiVersion: apiserver.config.k8s.io/v1', 'kind: AdmissionConfiguration', 'plugins:', '- name: PodSecurity', '  path: pod-security.yaml', ''].join('\n'));
-  const configured = await startServer({ admissionControlConfigFile: file });
+  const configured = await startServer({ allowPrivileged: true, admissionControlConfigFile: file });
   try {
     const plain = await configured.newNamespace('psa-default');
     const refused = await configured.request('POST', `/api/v1/namespaces/${plain}/pods`, { body: pod('root', { privileged: true }) });

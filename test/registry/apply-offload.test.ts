@@ -13,6 +13,7 @@ function request(applied: unknown) {
     current: { key: '/registry/deployments/ns/web', value: new TextEncoder().encode('{}'), createRevision: 1, modRevision: 1 },
     fromAnswer: undefined, fieldManager: 'm', force: true, directive: 'Ignore' as const,
     user: { name: 'u', uid: '', groups: [] },
+    allowPrivileged: true,
   };
 }
 

@@ -27,6 +27,8 @@ export interface OffloadedApply {
   force: boolean;
   directive: FieldValidationDirective;
   user: RequestUser;
+  /** The request's `allowPrivileged` (request-context.ts): the worker validates under the same policy. */
+  allowPrivileged: boolean;
 }
 
 /**

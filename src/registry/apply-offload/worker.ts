@@ -99,7 +99,7 @@ async function handle(request: OffloadedApply, decodeBody: ApplyBodyDecoder): Pr
   const user: RequestUser = request.user;
   try {
     const { value, duplicateFields } = await decodedConfiguration(request, store.type.namespaced, decodeBody);
-    await runInRequestContext({ user, addWarning: (text) => warnings.push(text) }, () => store.apply(request.namespace, request.name, value, {
+    await runInRequestContext({ user, addWarning: (text) => warnings.push(text), ...(request.allowPrivileged ? {} : { allowPrivileged: false }) }, () => store.apply(request.namespace, request.name, value, {
       fieldManager: request.fieldManager,
       force: request.force,
       fieldValidation: { directive: request.directive, duplicateFields },

@@ -1,9 +1,11 @@
 // Pod and container security contexts, validated as upstream's ValidatePodSpec does
 // (pkg/apis/core/validation: validatePodSpecSecurityContext, ValidateSecurityContext,
 // validateSysctls, the seccomp and AppArmor profile fields), with its messages.
-// Privileged containers are allowed, as kube-apiserver with --allow-privileged (kubeadm's).
+// Privileged containers are refused unless the server allows them (`--allow-privileged`), as
+// upstream's cluster policy.
 
 import type { StatusCause } from '../../api/index.ts';
+import { privilegedContainersAllowed } from '../../api/request-context.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { child, duplicate, forbidden, index, invalid, notSupported, required, tooLong, type FieldPath } from '../validation/field.ts';
 import { inclusiveRangeError } from '../validation/names.ts';
@@ -116,7 +118,9 @@ export function validatePodSecurityContext(spec: JsonObject, path: FieldPath): S
 export function validateContainerSecurityContext(container: JsonObject, hostUsers: boolean, path: FieldPath): StatusCause[] {
   const sc = container.securityContext;
   if (!isObject(sc)) return [];
-  const causes: StatusCause[] = [...idCauses(sc.runAsUser, child(path, 'runAsUser')), ...idCauses(sc.runAsGroup, child(path, 'runAsGroup'))];
+  const causes: StatusCause[] = [];
+  if (sc.privileged === true && !privilegedContainersAllowed()) causes.push(forbidden(child(path, 'privileged'), 'disallowed by cluster policy'));
+  causes.push(...idCauses(sc.runAsUser, child(path, 'runAsUser')), ...idCauses(sc.runAsGroup, child(path, 'runAsGroup')));
   const procMount = sc.procMount;
   if (procMount !== undefined && procMount !== null) {
     if (procMount !== 'Default' && procMount !== 'Unmasked') causes.push(notSupported(child(path, 'procMount'), procMount, ['Default', 'Unmasked']));
