@@ -74,7 +74,7 @@ async function requestHeaderSetup(flags: RequestHeaderFlags, clientCaPem: string
 }
 
 /** kube-system/extension-apiserver-authentication's data, as upstream's cluster authentication trust controller writes it. */
-function authenticationTrustOf(clientCaPem: string, flags: RequestHeaderFlags | undefined, requestHeaderCaPem: string | undefined): Record<string, string> {
+export function authenticationTrustOf(clientCaPem: string, flags: RequestHeaderFlags | undefined, requestHeaderCaPem: string | undefined): Record<string, string> {
   const data: Record<string, string> = { 'client-ca-file': clientCaPem };
   if (flags === undefined || requestHeaderCaPem === undefined) return data;
   // Go's json.Marshal of a nil slice: null.

@@ -32,7 +32,7 @@ import { OpenApiService } from '../endpoints/openapi-service.ts';
 import { builtinDefinitionsCopy } from '../schema/builtin/index.ts';
 import { builtinResourceTypes } from '../registry/builtin/index.ts';
 import { resourcePrefix } from '../registry/keys.ts';
-import { advertisedAddress, bootstrapObjects } from '../registry/bootstrap.ts';
+import { advertisedAddress, bootstrapObjects, updateAuthenticationTrust } from '../registry/bootstrap.ts';
 import { compileGoRegexp, type GoRegexp } from '../schema/regexp.ts';
 import { runtimeConfigDisabled } from './runtime-config.ts';
 import { formatDuration } from '../encoding/protobuf/special-types.ts';
@@ -47,6 +47,7 @@ import { ApiServer } from '../server/server.ts';
 import { ensureClientMaterial, ensureFrontProxyMaterial, ensureServingMaterial, frontProxyClientName } from '../server/tls-material.ts';
 import { readServingFiles } from '../server/serving-files.ts';
 import { followServingFiles } from './serving-certificate.ts';
+import { followClientCas } from './client-ca.ts';
 import { compactorFor, EncryptingBackend, openBackend, withTimeToLive } from '../storage/index.ts';
 import { keyResourceResolver, loadEncryptionConfig, resourceTransformers } from './encryption-config.ts';
 import { ensureSystemPriorityClasses } from '../registry/builtin/priorityclasses.ts';
@@ -60,7 +61,7 @@ import { authorizationSetup } from './authorization.ts';
 import { bootstrapTokenAuthenticator, type BootstrapSecretGetter } from '../auth/bootstrap-token.ts';
 import { ApiAggregation } from '../controllers/api-aggregation.ts';
 import { NodeAuthorization } from './node-authorization.ts';
-import { authenticationSetup } from './authentication.ts';
+import { authenticationSetup, authenticationTrustOf } from './authentication.ts';
 import { podSecurityConfiguration } from './admission-config.ts';
 
 export const plinthVersion = '0.1.0';
@@ -490,12 +491,22 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   });
   const servingFiles = config.tlsCertFile === undefined ? undefined
     : followServingFiles(config.tlsCertFile, config.tlsPrivateKeyFile!, material, (next) => server.setServingCertificate(next.certPem, next.keyPem), log);
+  // CA files the flags name are followed; the data dir's own do not change while serving.
+  const caFiles = { clientCaFile: config.clientCaFile, requestHeaderCaFile: config.requestHeader?.clientCaFile };
+  const clientCaFiles = caFiles.clientCaFile === undefined && caFiles.requestHeaderCaFile === undefined ? undefined
+    : followClientCas(caFiles, { clientCaPem, requestHeaderCaPem: authn.requestHeader?.caPem }, (next) => {
+      server.setClientCas(next.clientCaPem, next.requestHeaderCaPem);
+      // Extension API servers learn of it as upstream's cluster authentication trust controller tells them.
+      updateAuthenticationTrust(registry, authenticationTrustOf(next.clientCaPem, requestHeader, next.requestHeaderCaPem))
+        .catch((err: unknown) => log(`updating kube-system/extension-apiserver-authentication: ${(err as Error).message}`));
+    }, log);
   let reconciled: Promise<void> | undefined;
   // Everything opened above, closed in order: by close(), or when the server cannot listen or finish starting.
   const shutdown = async () => {
     // Serving on while load balancers see /readyz fail and turn away, as upstream's shutdown delay.
     if (serving && config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
     servingFiles?.close();
+    clientCaFiles?.close();
     await server.close({ sendRetryAfter: config.shutdownSendRetryAfter, watchGraceMs: config.shutdownWatchTerminationGraceMs });
     await reconciled;
     // Controllers finish their work in flight while the caches and storage are still there.

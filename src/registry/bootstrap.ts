@@ -256,6 +256,17 @@ function storeOf(registry: ResourceRegistry, group: string, version: string, res
   return served.store;
 }
 
+/** kube-system/extension-apiserver-authentication: what extension API servers read to trust this server's clients and proxies. */
+function authenticationTrustConfigMap(data: Record<string, string>): KubeObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'extension-apiserver-authentication', namespace: 'kube-system' }, data };
+}
+
+/** Brings extension-apiserver-authentication to `data` (a client or proxy CA file changed). */
+export async function updateAuthenticationTrust(registry: ResourceRegistry, data: Record<string, string>): Promise<void> {
+  const update = await ensure(storeOf(registry, '', 'v1', 'configmaps'), authenticationTrustConfigMap(data), ['data']);
+  await update?.();
+}
+
 /**
  * Makes the objects every cluster has. Idempotent: across restarts it creates what is
  * missing and brings the kubernetes Service, Endpoints and EndpointSlice to the current
@@ -275,9 +286,7 @@ export async function bootstrapObjects(registry: ResourceRegistry, opts: Bootstr
     ...mandatoryFlowSchemas.map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas'), withFoundLevel(o, now), []]),
     ...localAPIServices(registry, now).map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'apiregistration.k8s.io', 'v1', 'apiservices'), o, []]),
     [storeOf(registry, '', 'v1', 'configmaps'), legacyTokenTracking(now), []],
-    ...(opts.authenticationTrust !== undefined ? [[storeOf(registry, '', 'v1', 'configmaps'), {
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'extension-apiserver-authentication', namespace: 'kube-system' }, data: opts.authenticationTrust,
-    }, ['data']] as [Store, KubeObject, string[]]] : []),
+    ...(opts.authenticationTrust !== undefined ? [[storeOf(registry, '', 'v1', 'configmaps'), authenticationTrustConfigMap(opts.authenticationTrust), ['data']] as [Store, KubeObject, string[]]] : []),
   ];
   // One object that cannot be written (a kubernetes Service whose ClusterIP moved with the
   // service range) is logged; the others are still made. All at once: their writes share

@@ -246,8 +246,13 @@ export class ApiServer {
   /** The in-flight limits of reads and writes, when set. */
   private readonly limiters: { readOnly?: FairLimiter; mutating?: FairLimiter } = {};
   /** With a request-header CA: its certificates' fingerprints, and the client CA's (a client certificate's root tells them apart). */
-  private readonly proxyCas: ReadonlySet<string> | undefined;
-  private readonly clientCas: ReadonlySet<string>;
+  private proxyCas: ReadonlySet<string> | undefined;
+  private clientCas: ReadonlySet<string>;
+  /** The CA bundles in the TLS context, as given or as last changed (setClientCas). */
+  private clientCaPem: string | undefined;
+  private requestHeaderCaPem: string | undefined;
+  /** The serving certificate and key in the TLS context, as given or as last changed. */
+  private serving: { certPem: string; keyPem: string };
   /** The Strict-Transport-Security header, when directives are configured (upstream joins them with "; "). */
   private readonly hsts: string | undefined;
   /** What a shutdown waits for among the requests in flight (see waitUntil). */
@@ -264,6 +269,9 @@ export class ApiServer {
     const [readOnly, mutating] = [limiter(opts.maxRequestsInflight), limiter(opts.maxMutatingRequestsInflight)];
     this.proxyCas = opts.requestHeaderCaPem === undefined ? undefined : fingerprintsOf(opts.requestHeaderCaPem);
     this.clientCas = fingerprintsOf(opts.clientCaPem);
+    this.clientCaPem = opts.clientCaPem;
+    this.requestHeaderCaPem = opts.requestHeaderCaPem;
+    this.serving = { certPem: opts.certPem, keyPem: opts.keyPem };
     this.hsts = opts.hstsDirectives === undefined || opts.hstsDirectives.length === 0 ? undefined : opts.hstsDirectives.join('; ');
     if (readOnly !== undefined) this.limiters.readOnly = readOnly;
     if (mutating !== undefined) this.limiters.mutating = mutating;
@@ -303,7 +311,7 @@ export class ApiServer {
 
   /** What the TLS context of new connections is made of: the serving certificate, the CAs client certificates are asked of, the ciphers. */
   private secureContextOptions(certPem: string, keyPem: string): SecureContextOptions {
-    const cas = [this.opts.clientCaPem, this.opts.requestHeaderCaPem].filter((pem) => pem !== undefined);
+    const cas = [this.clientCaPem, this.requestHeaderCaPem].filter((pem) => pem !== undefined);
     return {
       cert: certPem,
       key: keyPem,
@@ -317,7 +325,20 @@ export class ApiServer {
 
   /** Serve new connections with this certificate (a serving certificate file changed); open ones keep theirs. */
   setServingCertificate(certPem: string, keyPem: string): void {
+    this.serving = { certPem, keyPem };
     this.server.setSecureContext(this.secureContextOptions(certPem, keyPem));
+  }
+
+  /**
+   * Trust these CAs for client certificates, and these for authenticating proxies, from the
+   * next TLS handshake on (a CA file changed); open connections keep what they proved.
+   */
+  setClientCas(clientCaPem: string, requestHeaderCaPem: string | undefined): void {
+    this.clientCaPem = clientCaPem;
+    this.requestHeaderCaPem = requestHeaderCaPem;
+    this.clientCas = fingerprintsOf(clientCaPem);
+    this.proxyCas = requestHeaderCaPem === undefined ? undefined : fingerprintsOf(requestHeaderCaPem);
+    this.server.setSecureContext(this.secureContextOptions(this.serving.certPem, this.serving.keyPem));
   }
 
   private accept(req: Request, res: Response): void {

@@ -6,6 +6,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import path from 'node:path';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { eventually } from '../helpers/eventually.ts';
 import { ensureClientMaterial } from '../../src/server/tls-material.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 
@@ -32,7 +34,8 @@ function whoami(target: TestServer, cert: { certPem: string; keyPem: string }, h
   const payload = JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
   return new Promise((resolve, reject) => {
     const req = https.request(url, {
-      method: 'POST', ca: target.caPem, cert: cert.certPem, key: cert.keyPem,
+      // A connection of its own: what a certificate proves is decided at the handshake.
+      method: 'POST', ca: target.caPem, cert: cert.certPem, key: cert.keyPem, agent: false,
       headers: { 'content-type': 'application/json', ...headers },
     }, (res) => {
       const chunks: Buffer[] = [];
@@ -84,4 +87,29 @@ test('--requestheader-client-ca-file may not share a certificate with the client
   const own = await ensureClientMaterial(dataDir);
   await assert.rejects(startServer({ dataDir, requestHeader: { ...flags([]), clientCaFile: path.join(dataDir, 'pki', 'client-ca.crt') } }), /contain overlapping certificates; --requestheader-allowed-names must be specified/);
   assert.ok(own.clientCaPem.length > 0);
+});
+
+test('a changed --requestheader-client-ca-file is trusted from the next handshake on and published', async () => {
+  const dir = tempDir('plinth-proxy-ca-');
+  const otherDir = tempDir('plinth-other-proxy-');
+  const other = await ensureClientMaterial(otherDir);
+  const caFile = path.join(dir, 'front-proxy-ca.crt');
+  writeFileSync(caFile, proxy.clientCaPem);
+  const following = await startServer({ requestHeader: { ...flags(['kubernetes-admin']), clientCaFile: caFile } });
+  try {
+    const as = (material: { adminCertPem: string; adminKeyPem: string }) => whoami(following, { certPem: material.adminCertPem, keyPem: material.adminKeyPem }, { 'X-Remote-User': 'alice' });
+    assert.equal((await as(proxy)).body.status.userInfo.username, 'alice');
+    assert.equal((await as(other)).status, 401);
+    writeFileSync(`${caFile}.new`, other.clientCaPem);
+    renameSync(`${caFile}.new`, caFile);
+    await eventually(async () => assert.equal((await as(other)).body.status?.userInfo.username, 'alice'));
+    assert.equal((await as(proxy)).status, 401);
+    const published = await following.request('GET', '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication');
+    await eventually(async () => assert.equal((await following.request('GET', '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication')).json.data['requestheader-client-ca-file'], other.clientCaPem));
+    assert.equal(published.status, 200);
+  } finally {
+    await following.stop();
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(otherDir, { recursive: true, force: true });
+  }
 });
