@@ -100,6 +100,8 @@ export interface Config {
   kubeconfigPath: string | undefined;
   /** An EncryptionConfiguration file (upstream's format): how values are encrypted at rest. */
   encryptionProviderConfig: string | undefined;
+  /** `--encryption-provider-config-automatic-reload`: follow that file as it changes. */
+  encryptionProviderConfigAutomaticReload: boolean;
   /** Log verbosity as klog's `-v`: 3 and up logs every request (upstream's httplog), 4 and up clients going away mid-request. */
   verbosity: number;
   /** `--log-format`: klog's text lines or JSON lines. */
@@ -223,6 +225,7 @@ export function defaultConfig(): Config {
     eventTtlSeconds: 3600,
     kubeconfigPath: undefined,
     encryptionProviderConfig: undefined,
+    encryptionProviderConfigAutomaticReload: false,
     verbosity: 0,
     logFormat: 'text',
     watchBookmarkIntervalMs: 60_000,
@@ -678,6 +681,8 @@ Flags (kube-apiserver's names where one exists):
   --kubeconfig string                where to write the kubeconfig (default "<data-dir>/kubeconfig")
   --encryption-provider-config file  EncryptionConfiguration (apiserver.config.k8s.io/v1): encryption at rest with
                                      aescbc, aesgcm, secretbox or identity providers
+  --encryption-provider-config-automatic-reload
+                                     follow that file as it changes (default false)
   --controllers strings              Plinth's own controllers, in kube-controller-manager's syntax: '*' all,
                                      'name' on, '-name' off, e.g. '*,-garbagecollector' (default "*")
   --simulated-nodes int              play the kubelets of this many nodes: pods bound to them run (default 0)
@@ -733,7 +738,7 @@ Flags (kube-apiserver's names where one exists):
 `;
 
 /** Flags that may be given bare (`--leader-elect`), meaning true, as pflag reads them. */
-const bareBooleanFlags = new Set(['--anonymous-auth', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable', '--enable-bootstrap-token-auth', '--shutdown-send-retry-after', '--service-account-extend-token-expiration', '--allow-privileged']);
+const bareBooleanFlags = new Set(['--anonymous-auth', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable', '--enable-bootstrap-token-auth', '--shutdown-send-retry-after', '--service-account-extend-token-expiration', '--allow-privileged', '--encryption-provider-config-automatic-reload']);
 
 /** A boolean flag's value: true or false, as pflag takes them; the default when not given. */
 function booleanFlag(name: string, value: string | undefined, otherwise: boolean): boolean {
@@ -814,6 +819,7 @@ export function parseServeFlags(args: string[]): Config {
       'event-ttl': { type: 'string' },
       kubeconfig: { type: 'string' },
       'encryption-provider-config': { type: 'string' },
+      'encryption-provider-config-automatic-reload': { type: 'string' },
       controllers: { type: 'string' },
       'simulated-nodes': { type: 'string' },
       'max-requests-inflight': { type: 'string' },
@@ -953,6 +959,10 @@ export function parseServeFlags(args: string[]): Config {
   if (values['event-ttl'] !== undefined) config.eventTtlSeconds = Math.trunc(parseDuration(values['event-ttl']) / 1000);
   if (values.kubeconfig !== undefined) config.kubeconfigPath = values.kubeconfig;
   if (values['encryption-provider-config'] !== undefined) config.encryptionProviderConfig = values['encryption-provider-config'];
+  config.encryptionProviderConfigAutomaticReload = booleanFlag('encryption-provider-config-automatic-reload', values['encryption-provider-config-automatic-reload'], false);
+  if (config.encryptionProviderConfigAutomaticReload && config.encryptionProviderConfig === undefined) {
+    throw new UsageError('--encryption-provider-config-automatic-reload must be set with --encryption-provider-config');
+  }
   if (values.controllers !== undefined) {
     try {
       config.controllers = parseControllers(values.controllers);

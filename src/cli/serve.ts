@@ -48,6 +48,7 @@ import { ensureClientMaterial, ensureFrontProxyMaterial, ensureServingMaterial, 
 import { readServingFiles } from '../server/serving-files.ts';
 import { followServingFiles } from './serving-certificate.ts';
 import { followClientCas } from './client-ca.ts';
+import { watchFile } from './watch-file.ts';
 import { compactorFor, EncryptingBackend, openBackend, withTimeToLive } from '../storage/index.ts';
 import { keyResourceResolver, loadEncryptionConfig, resourceTransformers } from './encryption-config.ts';
 import { ensureSystemPriorityClasses } from '../registry/builtin/priorityclasses.ts';
@@ -218,7 +219,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     syncLater: applyOffload === undefined ? undefined : () => applyOffload.busy,
   });
   const timedStorage = instrumentedBackend(stored, (operation, resource, seconds) => metrics.storageCall(operation, '', resource, seconds));
-  const backend = await withEncryption(config, builtinTypes, timedStorage);
+  const encryption = await withEncryption(config, builtinTypes, timedStorage, metrics, log);
+  const backend = encryption.backend;
   // Compaction needs no transformation: it works on the storage itself.
   const compactor = compactorFor(stored, { intervalMs: config.etcdCompactionIntervalMs, onError: (err) => log(`storage compaction failed: ${(err as Error).message}`) });
   compactor.start();
@@ -507,6 +509,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     if (serving && config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
     servingFiles?.close();
     clientCaFiles?.close();
+    encryption.close();
     await server.close({ sendRetryAfter: config.shutdownSendRetryAfter, watchGraceMs: config.shutdownWatchTerminationGraceMs });
     await reconciled;
     // Controllers finish their work in flight while the caches and storage are still there.
@@ -578,11 +581,14 @@ export async function serve(config: Config, log: (message: string) => void = (m)
 }
 
 /** The backend behind --encryption-provider-config's transformers, when the flag is given. */
-async function withEncryption(config: Config, types: ResourceType[], backend: Backend): Promise<Backend> {
-  if (config.encryptionProviderConfig === undefined) return backend;
+async function withEncryption(config: Config, types: ResourceType[], backend: Backend, metrics: ApiMetrics, log: (message: string) => void): Promise<{ backend: Backend; close(): void }> {
+  const file = config.encryptionProviderConfig;
+  if (file === undefined) return { backend, close() {} };
+  let forResource: ReturnType<typeof resourceTransformers>;
   let transformerFor;
   try {
-    const forResource = resourceTransformers(await loadEncryptionConfig(config.encryptionProviderConfig));
+    forResource = resourceTransformers(await loadEncryptionConfig(file));
+    metrics.encryptionConfig(await readFile(file, 'utf8'));
     const resourceOf = keyResourceResolver([...types, customResourceDefinitionsType()].map((type) => {
       const { group, resource } = type.storage ?? type;
       return { prefix: resourcePrefix(type), group, resource };
@@ -595,7 +601,24 @@ async function withEncryption(config: Config, types: ResourceType[], backend: Ba
     await backend.close();
     throw err;
   }
-  return new EncryptingBackend(backend, transformerFor);
+  // --encryption-provider-config-automatic-reload: a changed file that loads replaces the
+  // providers for the next write and read; one that does not is logged and the providers stay.
+  let last = await readFile(file, 'utf8').catch(() => '');
+  const following = !config.encryptionProviderConfigAutomaticReload ? undefined : watchFile(file, async () => {
+    const text = await readFile(file, 'utf8').catch(() => undefined);
+    if (text === undefined || text === last) return;
+    try {
+      forResource = resourceTransformers(await loadEncryptionConfig(file));
+    } catch (err) {
+      metrics.encryptionConfig(text, 'failure');
+      log(`failed to load the encryption configuration, the providers in use stay: ${(err as Error).message}`);
+      return;
+    }
+    last = text;
+    metrics.encryptionConfig(text, 'success');
+    log(`loaded new encryption configuration content from ${file}`);
+  });
+  return { backend: new EncryptingBackend(backend, transformerFor), close: () => following?.close() };
 }
 
 /**

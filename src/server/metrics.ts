@@ -84,6 +84,9 @@ export class ApiMetrics {
   readonly #authzMatchErrors: PlainCounter;
   readonly #authzMatchExclusions: PlainCounter;
   readonly #authzMatchSeconds: PlainHistogram;
+  readonly #encryptionReloads: PlainCounter;
+  readonly #encryptionReloadTimes: PlainGauge;
+  #encryptionConfigHash: string | undefined;
   readonly #authzReloads: PlainCounter;
   readonly #authzReloadTimes: PlainGauge;
   #authzConfigHash: string | undefined;
@@ -122,6 +125,10 @@ export class ApiMetrics {
     this.#authzReloadTimes = new PlainGauge(list, 'apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds', 'Timestamp of the last automatic reload of authorization configuration split by status and apiserver identity.');
     new CollectedGauge(list, 'apiserver_authorization_config_controller_last_config_info', 'Information about the last applied authorization configuration with hash as label, split by apiserver identity.',
       () => (this.#authzConfigHash === undefined ? [] : [{ labels: { apiserver_id_hash: this.#serverIdHash, hash: this.#authzConfigHash }, value: 1 }]));
+    this.#encryptionReloads = new PlainCounter(list, 'apiserver_encryption_config_controller_automatic_reloads_total', 'Total number of reload successes and failures of encryption configuration split by apiserver identity.');
+    this.#encryptionReloadTimes = new PlainGauge(list, 'apiserver_encryption_config_controller_automatic_reload_last_timestamp_seconds', 'Timestamp of the last successful or failed automatic reload of encryption configuration split by apiserver identity.');
+    new CollectedGauge(list, 'apiserver_encryption_config_controller_last_config_info', 'Information about the last applied encryption configuration with hash as label, split by apiserver identity.',
+      () => (this.#encryptionConfigHash === undefined ? [] : [{ labels: { apiserver_id_hash: this.#serverIdHash, hash: this.#encryptionConfigHash }, value: 1 }]));
     new CollectedGauge(list, 'apiserver_registered_watchers', 'Number of currently registered watchers for a given resources',
       () => sources.registeredWatchers().map((w) => ({ labels: { group: w.group, version: w.version, kind: w.kind }, value: w.count })));
     new CollectedGauge(list, 'apiserver_storage_objects', 'Number of stored objects at the time of last check split by kind.',
@@ -237,6 +244,15 @@ export class ApiMetrics {
     const counter = outcome === 'excluded' ? this.#authzMatchExclusions : this.#authzMatchErrors;
     counter.series(name, () => ({ type: 'Webhook', name })).value++;
     this.#authzMatchSeconds.series(name, () => ({ type: 'Webhook', name })).observe(seconds);
+  }
+
+  /** The encryption configuration in use: loaded at start, or reloaded (`status`) when the file changed. */
+  encryptionConfig(data: string, status?: 'success' | 'failure'): void {
+    if (status !== undefined) {
+      this.#encryptionReloads.series(status, () => ({ status, apiserver_id_hash: this.#serverIdHash })).value++;
+      this.#encryptionReloadTimes.series(status, () => ({ status, apiserver_id_hash: this.#serverIdHash })).value = Date.now() / 1000;
+    }
+    if (status !== 'failure') this.#encryptionConfigHash = sha256Label(data);
   }
 
   /** The authorization configuration in use: loaded at start, or reloaded (`status`) when the file changed. */

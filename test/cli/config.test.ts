@@ -125,6 +125,11 @@ test('--allow-privileged is off by default, as upstream; the bare flag turns it 
   assert.throws(() => parseServeFlags(['--allow-privileged=yes']), (err) => err instanceof UsageError && /must be true or false/.test(err.message));
 });
 
+test('--encryption-provider-config-automatic-reload needs --encryption-provider-config', () => {
+  assert.equal(parseServeFlags(['--encryption-provider-config', 'e.yaml', '--encryption-provider-config-automatic-reload']).encryptionProviderConfigAutomaticReload, true);
+  assert.throws(() => parseServeFlags(['--encryption-provider-config-automatic-reload']), (err) => err instanceof UsageError && err.message === '--encryption-provider-config-automatic-reload must be set with --encryption-provider-config');
+});
+
 test('--tls-cert-file and --tls-private-key-file go together', () => {
   assert.deepEqual([parseServeFlags([]).tlsCertFile, parseServeFlags([]).tlsPrivateKeyFile], [undefined, undefined]);
   const both = parseServeFlags(['--tls-cert-file', '/etc/pki/apiserver.crt', '--tls-private-key-file', '/etc/pki/apiserver.key']);
