@@ -133,6 +133,11 @@ export interface Config {
   simulatedNodes: number;
   /** `--min-request-timeout`: a watch without `timeoutSeconds` ends after between this many seconds and twice that (1800; 0: never). */
   minRequestTimeoutSeconds: number;
+  /** `--endpoint-reconciler-type`: `lease` (replicas keep the kubernetes endpoints together through leases in storage) or `none`. */
+  endpointReconcilerType: 'lease' | 'none';
+  /** Not flags (tests lower them): the endpoint lease's time to live in seconds (15) and how often it is renewed (10 s). */
+  endpointLeaseTtlSeconds: number;
+  endpointReconcileIntervalMs: number;
   /** `--allow-privileged`: privileged containers allowed (upstream's default: no; kubeadm passes true). */
   allowPrivileged: boolean;
   /** `--runtime-config`, as its key=value pairs: group versions and resources turned off (or back on). */
@@ -243,6 +248,9 @@ export function defaultConfig(): Config {
     minRequestTimeoutSeconds: 1800,
     runtimeConfig: new Map(),
     allowPrivileged: false,
+    endpointReconcilerType: 'lease',
+    endpointLeaseTtlSeconds: 15,
+    endpointReconcileIntervalMs: 10_000,
     corsAllowedOrigins: [],
     hstsDirectives: [],
     goawayChance: 0,
@@ -688,6 +696,8 @@ Flags (kube-apiserver's names where one exists):
   --simulated-nodes int              play the kubelets of this many nodes: pods bound to them run (default 0)
   --min-request-timeout int          seconds a watch without timeoutSeconds lasts at least (at most twice
                                      that, at random); 0: no end (default 1800)
+  --endpoint-reconciler-type string  how the kubernetes Service's endpoints are kept: lease (each replica's address
+                                     while its lease in storage lives) or none (default "lease")
   --allow-privileged                 allow privileged containers (default false, as upstream; kubeadm sets it)
   --runtime-config mapData           API group versions or resources to turn off or on, e.g. 'batch/v1=false',
                                      'api/beta=false', 'apps/v1/daemonsets=false' (Plinth serves upstream's default set)
@@ -827,6 +837,7 @@ export function parseServeFlags(args: string[]): Config {
       'cors-allowed-origins': { type: 'string' },
       'runtime-config': { type: 'string', multiple: true },
       'allow-privileged': { type: 'string' },
+      'endpoint-reconciler-type': { type: 'string' },
       'strict-transport-security-directives': { type: 'string' },
       'goaway-chance': { type: 'string' },
       'shutdown-delay-duration': { type: 'string' },
@@ -981,6 +992,13 @@ export function parseServeFlags(args: string[]): Config {
   parseServerRunFlags(values, config);
   if (values['runtime-config'] !== undefined) config.runtimeConfig = parseRuntimeConfig(values['runtime-config']);
   config.allowPrivileged = booleanFlag('allow-privileged', values['allow-privileged'], config.allowPrivileged);
+  const reconciler = values['endpoint-reconciler-type'];
+  if (reconciler !== undefined) {
+    if (reconciler !== 'lease' && reconciler !== 'none') {
+      throw new UsageError(`invalid --endpoint-reconciler-type "${reconciler}": lease or none (master-count, deprecated upstream, is not built)`);
+    }
+    config.endpointReconcilerType = reconciler;
+  }
   // Counts: what 0 means, and the largest accepted (HTTP/2 caps its stream setting at 2^31-1).
   for (const [flag, field, zero, max] of [
     ['max-requests-inflight', 'maxRequestsInflight', 'no limit', Infinity],

@@ -33,6 +33,7 @@ import { builtinDefinitionsCopy } from '../schema/builtin/index.ts';
 import { builtinResourceTypes } from '../registry/builtin/index.ts';
 import { resourcePrefix } from '../registry/keys.ts';
 import { advertisedAddress, bootstrapObjects, updateAuthenticationTrust } from '../registry/bootstrap.ts';
+import { LeaseEndpointReconciler } from '../registry/endpoint-reconciler.ts';
 import { compileGoRegexp, type GoRegexp } from '../schema/regexp.ts';
 import { runtimeConfigDisabled } from './runtime-config.ts';
 import { formatDuration } from '../encoding/protobuf/special-types.ts';
@@ -503,9 +504,12 @@ export async function serve(config: Config, log: (message: string) => void = (m)
         .catch((err: unknown) => log(`updating kube-system/extension-apiserver-authentication: ${(err as Error).message}`));
     }, log);
   let reconciled: Promise<void> | undefined;
+  let endpointReconciler: LeaseEndpointReconciler | undefined;
   // Everything opened above, closed in order: by close(), or when the server cannot listen or finish starting.
   const shutdown = async () => {
-    // Serving on while load balancers see /readyz fail and turn away, as upstream's shutdown delay.
+    // Out of the kubernetes endpoints first, as upstream's pre-shutdown hook takes it out, then
+    // serving on while load balancers see /readyz fail and turn away, as upstream's shutdown delay.
+    await endpointReconciler?.stop();
     if (serving && config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
     servingFiles?.close();
     clientCaFiles?.close();
@@ -535,8 +539,15 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     writeKubeconfig(kubeconfigPath, { server: serverUrl(), caPem: material.caPem, token: tokens.admin });
     // The kubernetes Service's targetPort is the port just bound.
     ({ reconciled } = await bootstrapObjects(registry, {
-      serviceClusterIPRange: config.serviceClusterIPRange, address, port, authenticationTrust: authn.authenticationTrust,
+      serviceClusterIPRange: config.serviceClusterIPRange, address, port, authenticationTrust: authn.authenticationTrust, endpointReconciler: config.endpointReconcilerType,
     }, log));
+    if (config.endpointReconcilerType === 'lease') {
+      endpointReconciler = new LeaseEndpointReconciler({
+        registry, backend, address, port, leaseTtlSeconds: config.endpointLeaseTtlSeconds, intervalMs: config.endpointReconcileIntervalMs, log,
+      });
+      // After the bootstrap's own writes, so that the two do not race for the same objects.
+      void reconciled.then(() => endpointReconciler?.start());
+    }
   } catch (err) {
     closing = shutdown();
     await closing.catch(() => {});

@@ -9,6 +9,7 @@ import { semanticEqual } from './builtin/object.ts';
 import { formatIP, parseCIDR } from './builtin/ip.ts';
 import type { ResourceRegistry } from './registry.ts';
 import type { Store } from './store.ts';
+import { kubernetesEndpoints } from './endpoint-reconciler.ts';
 
 export interface BootstrapOptions {
   /** --service-cluster-ip-range; the kubernetes Service takes its first address. */
@@ -17,6 +18,8 @@ export interface BootstrapOptions {
   address: string;
   /** The port Plinth serves on. */
   port: number;
+  /** `--endpoint-reconciler-type`: `none` makes no Endpoints or EndpointSlice for the kubernetes Service. */
+  endpointReconciler?: 'lease' | 'none';
   /**
    * What extension API servers read to trust this server's clients and authenticating proxies
    * (kube-system/extension-apiserver-authentication's data); kept as given at every start.
@@ -60,8 +63,6 @@ export function advertisedAddress(advertiseAddress: string | undefined, bindAddr
 }
 
 function kubernetesObjects(opts: BootstrapOptions): { service: KubeObject; endpoints: KubeObject; slice: KubeObject } {
-  const ip = opts.address;
-  const addressType = ip.includes(':') ? 'IPv6' : 'IPv4';
   const service: KubeObject = {
     apiVersion: 'v1',
     kind: 'Service',
@@ -73,21 +74,7 @@ function kubernetesObjects(opts: BootstrapOptions): { service: KubeObject; endpo
       ports: [{ name: 'https', protocol: 'TCP', port: 443, targetPort: opts.port }],
     },
   };
-  const endpoints: KubeObject = {
-    apiVersion: 'v1',
-    kind: 'Endpoints',
-    metadata: { name: 'kubernetes', namespace: 'default', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } },
-    subsets: [{ addresses: [{ ip }], ports: [{ name: 'https', port: opts.port, protocol: 'TCP' }] }],
-  };
-  const slice: KubeObject = {
-    apiVersion: 'discovery.k8s.io/v1',
-    kind: 'EndpointSlice',
-    metadata: { name: 'kubernetes', namespace: 'default', labels: { 'kubernetes.io/service-name': 'kubernetes' } },
-    addressType,
-    endpoints: [{ addresses: [ip], conditions: { ready: true } }],
-    ports: [{ name: 'https', port: opts.port, protocol: 'TCP' }],
-  };
-  return { service, endpoints, slice };
+  return { service, ...kubernetesEndpoints([opts.address], opts.port) };
 }
 
 const everything = { verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] };
@@ -279,8 +266,11 @@ export async function bootstrapObjects(registry: ResourceRegistry, opts: Bootstr
   const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   const work: [Store, KubeObject, string[]][] = [
     [storeOf(registry, '', 'v1', 'services'), service, ['spec']],
-    [storeOf(registry, '', 'v1', 'endpoints'), endpoints, ['subsets']],
-    [storeOf(registry, 'discovery.k8s.io', 'v1', 'endpointslices'), slice, ['addressType', 'endpoints', 'ports']],
+    // Made if missing; kept by the endpoint reconciler from then on (endpoint-reconciler.ts), or by nobody with `none`.
+    ...(opts.endpointReconciler === 'none' ? [] : [
+      [storeOf(registry, '', 'v1', 'endpoints'), endpoints, []],
+      [storeOf(registry, 'discovery.k8s.io', 'v1', 'endpointslices'), slice, []],
+    ] as Array<[Store, KubeObject, string[]]>),
     [storeOf(registry, 'networking.k8s.io', 'v1', 'servicecidrs'), defaultServiceCIDR(opts.serviceClusterIPRange, now), []],
     ...mandatoryPriorityLevels.map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'flowcontrol.apiserver.k8s.io', 'v1', 'prioritylevelconfigurations'), o, []]),
     ...mandatoryFlowSchemas.map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas'), withFoundLevel(o, now), []]),

@@ -130,6 +130,12 @@ test('--encryption-provider-config-automatic-reload needs --encryption-provider-
   assert.throws(() => parseServeFlags(['--encryption-provider-config-automatic-reload']), (err) => err instanceof UsageError && err.message === '--encryption-provider-config-automatic-reload must be set with --encryption-provider-config');
 });
 
+test('--endpoint-reconciler-type is lease by default, or none; master-count is not built', () => {
+  assert.equal(parseServeFlags([]).endpointReconcilerType, 'lease');
+  assert.equal(parseServeFlags(['--endpoint-reconciler-type', 'none']).endpointReconcilerType, 'none');
+  assert.throws(() => parseServeFlags(['--endpoint-reconciler-type', 'master-count']), (err) => err instanceof UsageError && /lease or none/.test(err.message));
+});
+
 test('--tls-cert-file and --tls-private-key-file go together', () => {
   assert.deepEqual([parseServeFlags([]).tlsCertFile, parseServeFlags([]).tlsPrivateKeyFile], [undefined, undefined]);
   const both = parseServeFlags(['--tls-cert-file', '/etc/pki/apiserver.crt', '--tls-private-key-file', '/etc/pki/apiserver.key']);
