@@ -15,7 +15,7 @@ import { podResizeValidator } from '../admission/pod-resize-validator.ts';
 import { nodeRestriction, nodeRestrictionPluginName } from '../admission/node-restriction.ts';
 import { certificateApproval, certificateSigning, certificateSubjectRestriction, type SignerAuthorizer } from '../admission/certificates.ts';
 import { defaultIngressClassAdmission } from '../admission/default-ingress-class.ts';
-import { defaultTolerationSeconds } from '../admission/default-toleration-seconds.ts';
+import { defaultTolerationSeconds, type DefaultTolerations } from '../admission/default-toleration-seconds.ts';
 import { persistentVolumeClaimResize } from '../admission/persistent-volume-claim-resize.ts';
 import { runtimeClassAdmission } from '../admission/runtime-class.ts';
 import { taintNodesByCondition } from '../admission/taint-nodes-by-condition.ts';
@@ -134,6 +134,8 @@ export interface AdmissionOptions {
   podSecurity?: PodSecurityConfiguration;
   /** The server's authorizer, for the certificate plugins; without it (tests) signers are allowed. */
   authorizeSigner?: SignerAuthorizer;
+  /** `--default-not-ready-toleration-seconds` and `--default-unreachable-toleration-seconds` (300 each). */
+  defaultTolerations?: DefaultTolerations;
 }
 
 export function admissionPlugins(registry: ResourceRegistry, log: (message: string) => void, options: AdmissionOptions = {}): AdmissionPlugins {
@@ -205,7 +207,7 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
         get: (name) => storeOf(registry, 'scheduling.k8s.io', 'priorityclasses').find('', name),
         list: async () => (await storeOf(registry, 'scheduling.k8s.io', 'priorityclasses').list('', { consistency: { kind: 'any' } })).items.map((item) => item.object),
       }),
-      defaultTolerationSeconds(),
+      defaultTolerationSeconds(options.defaultTolerations),
       defaultStorageClassAdmission(async () => (await storeOf(registry, 'storage.k8s.io', 'storageclasses').list('', { consistency: { kind: 'any' } })).items.map((item) => item.object)),
       storageObjectInUseProtection(),
       podResizeValidator({ get: (name) => storeOf(registry, '', 'nodes').find('', name) }),

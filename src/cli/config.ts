@@ -133,6 +133,9 @@ export interface Config {
   simulatedNodes: number;
   /** `--min-request-timeout`: a watch without `timeoutSeconds` ends after between this many seconds and twice that (1800; 0: never). */
   minRequestTimeoutSeconds: number;
+  /** `--default-not-ready-toleration-seconds` and `--default-unreachable-toleration-seconds`: what DefaultTolerationSeconds gives pods (300 each). */
+  defaultNotReadyTolerationSeconds: number;
+  defaultUnreachableTolerationSeconds: number;
   /** `--endpoint-reconciler-type`: `lease` (replicas keep the kubernetes endpoints together through leases in storage) or `none`. */
   endpointReconcilerType: 'lease' | 'none';
   /** Not flags (tests lower them): the endpoint lease's time to live in seconds (15) and how often it is renewed (10 s). */
@@ -249,6 +252,8 @@ export function defaultConfig(): Config {
     runtimeConfig: new Map(),
     allowPrivileged: false,
     endpointReconcilerType: 'lease',
+    defaultNotReadyTolerationSeconds: 300,
+    defaultUnreachableTolerationSeconds: 300,
     endpointLeaseTtlSeconds: 15,
     endpointReconcileIntervalMs: 10_000,
     corsAllowedOrigins: [],
@@ -696,6 +701,10 @@ Flags (kube-apiserver's names where one exists):
   --simulated-nodes int              play the kubelets of this many nodes: pods bound to them run (default 0)
   --min-request-timeout int          seconds a watch without timeoutSeconds lasts at least (at most twice
                                      that, at random); 0: no end (default 1800)
+  --default-not-ready-toleration-seconds int
+                                     seconds a pod tolerates its node not being ready, unless it says (default 300)
+  --default-unreachable-toleration-seconds int
+                                     seconds a pod tolerates its node being unreachable, unless it says (default 300)
   --endpoint-reconciler-type string  how the kubernetes Service's endpoints are kept: lease (each replica's address
                                      while its lease in storage lives) or none (default "lease")
   --allow-privileged                 allow privileged containers (default false, as upstream; kubeadm sets it)
@@ -838,6 +847,8 @@ export function parseServeFlags(args: string[]): Config {
       'runtime-config': { type: 'string', multiple: true },
       'allow-privileged': { type: 'string' },
       'endpoint-reconciler-type': { type: 'string' },
+      'default-not-ready-toleration-seconds': { type: 'string' },
+      'default-unreachable-toleration-seconds': { type: 'string' },
       'strict-transport-security-directives': { type: 'string' },
       'goaway-chance': { type: 'string' },
       'shutdown-delay-duration': { type: 'string' },
@@ -992,6 +1003,13 @@ export function parseServeFlags(args: string[]): Config {
   parseServerRunFlags(values, config);
   if (values['runtime-config'] !== undefined) config.runtimeConfig = parseRuntimeConfig(values['runtime-config']);
   config.allowPrivileged = booleanFlag('allow-privileged', values['allow-privileged'], config.allowPrivileged);
+  for (const [flag, field] of [['default-not-ready-toleration-seconds', 'defaultNotReadyTolerationSeconds'], ['default-unreachable-toleration-seconds', 'defaultUnreachableTolerationSeconds']] as const) {
+    const text = values[flag];
+    if (text === undefined) continue;
+    // pflag's int64: Go's ParseInt, its words.
+    if (!/^[+-]?\d+$/.test(text)) throw new UsageError(`invalid argument ${JSON.stringify(text)} for "--${flag}" flag: strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
+    config[field] = Number(text);
+  }
   const reconciler = values['endpoint-reconciler-type'];
   if (reconciler !== undefined) {
     if (reconciler !== 'lease' && reconciler !== 'none') {

@@ -242,6 +242,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const authz = await authorizationSetup(config, log, metrics);
   const admissionSetup = admissionPlugins(registry, log, {
     podSecurity,
+    defaultTolerations: { notReadySeconds: config.defaultNotReadyTolerationSeconds, unreachableSeconds: config.defaultUnreachableTolerationSeconds },
     enabled: config.enableAdmissionPlugins,
     disabled: config.disableAdmissionPlugins,
     // The certificate plugins ask the authorizer about signers, as upstream's IsAuthorizedForSignerName.

@@ -59,6 +59,12 @@ test('DefaultTolerationSeconds adds the not-ready and unreachable tolerations a 
   assert.deepEqual(status.spec, {});
 });
 
+test('DefaultTolerationSeconds gives the seconds of --default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds', async () => {
+  const pod = object({ spec: {} });
+  await outcome('admit', defaultTolerationSeconds({ notReadySeconds: 60, unreachableSeconds: 120 }), attrs({ object: pod }));
+  assert.deepEqual((pod.spec as { tolerations: Array<{ tolerationSeconds: number }> }).tolerations.map((t) => t.tolerationSeconds), [60, 120]);
+});
+
 test('TaintNodesByCondition taints a new Node not-ready unless it has that taint', async () => {
   const plugin = taintNodesByCondition();
   const node = object({ spec: { taints: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoExecute' }] } });

@@ -136,6 +136,14 @@ test('--endpoint-reconciler-type is lease by default, or none; master-count is n
   assert.throws(() => parseServeFlags(['--endpoint-reconciler-type', 'master-count']), (err) => err instanceof UsageError && /lease or none/.test(err.message));
 });
 
+test('--default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds: 300 by default, Go\'s integers', () => {
+  const defaults = parseServeFlags([]);
+  assert.deepEqual([defaults.defaultNotReadyTolerationSeconds, defaults.defaultUnreachableTolerationSeconds], [300, 300]);
+  const set = parseServeFlags(['--default-not-ready-toleration-seconds', '60', '--default-unreachable-toleration-seconds=0']);
+  assert.deepEqual([set.defaultNotReadyTolerationSeconds, set.defaultUnreachableTolerationSeconds], [60, 0]);
+  assert.throws(() => parseServeFlags(['--default-not-ready-toleration-seconds', '5m']), (err) => err instanceof UsageError && err.message === 'invalid argument "5m" for "--default-not-ready-toleration-seconds" flag: strconv.ParseInt: parsing "5m": invalid syntax');
+});
+
 test('--tls-cert-file and --tls-private-key-file go together', () => {
   assert.deepEqual([parseServeFlags([]).tlsCertFile, parseServeFlags([]).tlsPrivateKeyFile], [undefined, undefined]);
   const both = parseServeFlags(['--tls-cert-file', '/etc/pki/apiserver.crt', '--tls-private-key-file', '/etc/pki/apiserver.key']);
