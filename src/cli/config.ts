@@ -500,7 +500,7 @@ function parseServerRunFlags(values: Record<string, string | string[] | boolean 
   const minTimeout = text('min-request-timeout');
   if (minTimeout !== undefined) {
     const n = Number(minTimeout);
-    if (minTimeout.trim() === '' || !Number.isInteger(n)) throw new UsageError(`invalid argument ${JSON.stringify(minTimeout)} for "--min-request-timeout" flag: strconv.ParseInt: parsing ${JSON.stringify(minTimeout)}: invalid syntax`);
+    if (!/^[+-]?\d+$/.test(minTimeout)) throw new UsageError(`invalid argument ${JSON.stringify(minTimeout)} for "--min-request-timeout" flag: strconv.ParseInt: parsing ${JSON.stringify(minTimeout)}: invalid syntax`);
     if (n < 0) errors.push('--min-request-timeout can not be negative value');
     config.minRequestTimeoutSeconds = n;
   }

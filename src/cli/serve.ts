@@ -203,6 +203,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   // --runtime-config: what is turned off stays registered for the server's own use, unserved.
   const crdType = customResourceDefinitionsType();
   const runtimeDisabled = runtimeConfigDisabled(config.runtimeConfig, [...builtinTypes, crdType]);
+  const corsOrigins = config.corsAllowedOrigins.map(corsOrigin);
   // /metrics: watchers and objects are read from the watch caches when scraped; every
   // storage call is timed (etcd_request_duration_seconds, whatever the backend), and the
   // embedded storage's syncs too.
@@ -485,7 +486,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     maxMutatingRequestsInflight: config.maxMutatingRequestsInflight,
     inflightQueueWaitMs: config.inflightQueueWaitMs,
     http2MaxStreamsPerConnection: config.http2MaxStreamsPerConnection,
-    ...(config.corsAllowedOrigins.length > 0 ? { corsAllowedOrigins: config.corsAllowedOrigins.map(corsOrigin) } : {}),
+    ...(corsOrigins.length > 0 ? { corsAllowedOrigins: corsOrigins } : {}),
     hstsDirectives: config.hstsDirectives,
     allowPrivileged: config.allowPrivileged,
     ...(config.tlsMinVersion !== undefined || config.tlsCiphers !== undefined
@@ -598,9 +599,11 @@ async function withEncryption(config: Config, types: ResourceType[], backend: Ba
   if (file === undefined) return { backend, close() {} };
   let forResource: ReturnType<typeof resourceTransformers>;
   let transformerFor;
+  let last: string;
   try {
     forResource = resourceTransformers(await loadEncryptionConfig(file));
-    metrics.encryptionConfig(await readFile(file, 'utf8'));
+    last = await readFile(file, 'utf8');
+    metrics.encryptionConfig(last);
     const resourceOf = keyResourceResolver([...types, customResourceDefinitionsType()].map((type) => {
       const { group, resource } = type.storage ?? type;
       return { prefix: resourcePrefix(type), group, resource };
@@ -615,7 +618,6 @@ async function withEncryption(config: Config, types: ResourceType[], backend: Ba
   }
   // --encryption-provider-config-automatic-reload: a changed file that loads replaces the
   // providers for the next write and read; one that does not is logged and the providers stay.
-  let last = await readFile(file, 'utf8').catch(() => '');
   const following = !config.encryptionProviderConfigAutomaticReload ? undefined : watchFile(file, async () => {
     const text = await readFile(file, 'utf8').catch(() => undefined);
     if (text === undefined || text === last) return;
