@@ -900,7 +900,12 @@ export function parseServeFlags(args: string[]): Config {
     if (values.storage !== 'sqlite' && values.storage !== 'memory' && values.storage !== 'etcd') throw new UsageError(`invalid --storage "${values.storage}": sqlite, memory or etcd`);
     config.storage = values.storage;
   }
-  if (values['etcd-servers'] !== undefined) config.etcdServers = values['etcd-servers'].split(',').filter((s) => s !== '');
+  if (values['etcd-servers'] !== undefined) {
+    config.etcdServers = values['etcd-servers'].split(',').filter((s) => s !== '');
+    // kube-apiserver's flags name etcd by its servers alone (its --storage-backend is etcd3): so does Plinth's.
+    if (values.storage === undefined && config.etcdServers.length > 0) config.storage = 'etcd';
+    else if (config.storage !== 'etcd' && config.etcdServers.length > 0) throw new UsageError(`--etcd-servers is for --storage etcd, not ${config.storage}`);
+  }
   if (values['etcd-prefix'] !== undefined) {
     if (!values['etcd-prefix'].startsWith('/')) throw new UsageError(`invalid --etcd-prefix "${values['etcd-prefix']}": it must start with /`);
     config.etcdPrefix = values['etcd-prefix'].replace(/\/+$/, '');

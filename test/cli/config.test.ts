@@ -245,6 +245,13 @@ test('--storage etcd takes --etcd-servers and an --etcd-prefix ending in /regist
   }
 });
 
+test('--etcd-servers alone means etcd storage, as kube-apiserver\'s flags say it; with another --storage it is refused', () => {
+  const kubeadm = parseServeFlags(['--etcd-servers=https://127.0.0.1:2379']);
+  assert.deepEqual([kubeadm.storage, kubeadm.etcdServers], ['etcd', ['https://127.0.0.1:2379']]);
+  assert.equal(parseServeFlags([]).storage, 'sqlite');
+  assert.throws(() => parseServeFlags(['--storage=sqlite', '--etcd-servers=https://127.0.0.1:2379']), (err) => err instanceof UsageError && err.message === '--etcd-servers is for --storage etcd, not sqlite');
+});
+
 test('--etcd-cafile, --etcd-certfile and --etcd-keyfile set TLS to etcd; a certificate needs its key', () => {
   const etcd = ['--storage=etcd', '--etcd-servers=https://a:2379'];
   const cases: Array<[string[], { etcdCaFile?: string; etcdCertFile?: string; etcdKeyFile?: string } | RegExp]> = [
