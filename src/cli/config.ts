@@ -90,6 +90,11 @@ export interface Config {
   authenticationConfig?: string;
   serviceClusterIPRange: string;
   serviceNodePortRange: string;
+  /** `--etcd-healthcheck-timeout` and `--etcd-readycheck-timeout`: how long the storage's health (`etcd`) and readiness (`etcd-readiness`) checks wait (2 s each). */
+  etcdHealthcheckTimeoutMs: number;
+  etcdReadycheckTimeoutMs: number;
+  /** `--lease-reuse-duration-seconds`: on etcd, the longest a lease for keys with a time to live is reused (60 s). */
+  leaseReuseDurationSeconds: number;
   /** History kept before compaction, in milliseconds (upstream's --etcd-compaction-interval). */
   etcdCompactionIntervalMs: number;
   /** Bytes of events each resource's watch cache keeps at most, whatever their age (`--watch-cache-window-bytes`). */
@@ -229,6 +234,9 @@ export function defaultConfig(): Config {
     serviceClusterIPRange: '10.96.0.0/12',
     serviceNodePortRange: '30000-32767',
     etcdCompactionIntervalMs: 5 * 60_000,
+    etcdHealthcheckTimeoutMs: 2000,
+    etcdReadycheckTimeoutMs: 2000,
+    leaseReuseDurationSeconds: 60,
     watchCacheWindowBytes: 256 * 1024 * 1024,
     eventTtlSeconds: 3600,
     kubeconfigPath: undefined,
@@ -689,6 +697,9 @@ Flags (kube-apiserver's names where one exists):
   --service-cluster-ip-range string  CIDR for Service ClusterIPs (default "10.96.0.0/12")
   --service-node-port-range string   NodePort range (default "30000-32767")
   --etcd-compaction-interval dur     history kept before compaction (default 5m)
+  --etcd-healthcheck-timeout dur     how long the storage health check (/livez, /healthz, /readyz: etcd) waits (default 2s)
+  --etcd-readycheck-timeout dur      how long the storage readiness check (/readyz: etcd-readiness) waits (default 2s)
+  --lease-reuse-duration-seconds int on etcd, the longest a lease for Events' time to live is reused (default 60)
   --watch-cache-window-bytes bytes   events each resource's watch cache keeps at most, e.g. 64Mi (default 256Mi)
   --event-ttl dur                    how long Events are kept after their last write, in whole seconds (default 1h0m0s)
   --kubeconfig string                where to write the kubeconfig (default "<data-dir>/kubeconfig")
@@ -834,6 +845,9 @@ export function parseServeFlags(args: string[]): Config {
       'service-cluster-ip-range': { type: 'string' },
       'service-node-port-range': { type: 'string' },
       'etcd-compaction-interval': { type: 'string' },
+      'etcd-healthcheck-timeout': { type: 'string' },
+      'etcd-readycheck-timeout': { type: 'string' },
+      'lease-reuse-duration-seconds': { type: 'string' },
       'watch-cache-window-bytes': { type: 'string' },
       'event-ttl': { type: 'string' },
       kubeconfig: { type: 'string' },
@@ -981,6 +995,18 @@ export function parseServeFlags(args: string[]): Config {
   if (values['service-cluster-ip-range'] !== undefined) config.serviceClusterIPRange = values['service-cluster-ip-range'];
   if (values['service-node-port-range'] !== undefined) config.serviceNodePortRange = values['service-node-port-range'];
   if (values['etcd-compaction-interval'] !== undefined) config.etcdCompactionIntervalMs = parseDuration(values['etcd-compaction-interval']);
+  for (const [flag, field] of [['etcd-healthcheck-timeout', 'etcdHealthcheckTimeoutMs'], ['etcd-readycheck-timeout', 'etcdReadycheckTimeoutMs']] as const) {
+    if (values[flag] === undefined) continue;
+    const ms = parseDuration(values[flag]);
+    if (ms <= 0) throw new UsageError(`--${flag} must be a positive duration, such as 2s`);
+    config[field] = ms;
+  }
+  if (values['lease-reuse-duration-seconds'] !== undefined) {
+    const text = values['lease-reuse-duration-seconds'];
+    if (!/^[+-]?\d+$/.test(text)) throw new UsageError(`invalid argument ${JSON.stringify(text)} for "--lease-reuse-duration-seconds" flag: strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
+    if (Number(text) < 1) throw new UsageError('--lease-reuse-duration-seconds must be at least 1');
+    config.leaseReuseDurationSeconds = Number(text);
+  }
   if (values['watch-cache-window-bytes'] !== undefined) config.watchCacheWindowBytes = parseBytes('--watch-cache-window-bytes', values['watch-cache-window-bytes']);
   // Whole seconds, as upstream converts the duration for its storage: under a second is none.
   if (values['event-ttl'] !== undefined) config.eventTtlSeconds = Math.trunc(parseDuration(values['event-ttl']) / 1000);

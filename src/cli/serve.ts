@@ -216,7 +216,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const applyOffload = config.applyWorkerAfter >= 0 ? new ApplyOffload(config.applyWorkerAfter, applyWorkerEntry) : undefined;
   const stored = deps.backend ?? await openBackend(config.storage, {
     dataDir, etcdServers: config.etcdServers, etcdPrefix: config.etcdPrefix,
-    etcdCaFile: config.etcdCaFile, etcdCertFile: config.etcdCertFile, etcdKeyFile: config.etcdKeyFile, log,
+    etcdCaFile: config.etcdCaFile, etcdCertFile: config.etcdCertFile, etcdKeyFile: config.etcdKeyFile, leaseReuseSeconds: config.leaseReuseDurationSeconds, log,
     onWalSync: (seconds, onLoop) => metrics.walSync(seconds, onLoop),
     syncLater: applyOffload === undefined ? undefined : () => applyOffload.busy,
   });
@@ -439,9 +439,11 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     healthChecks: [
       { name: 'ping', check: () => {} },
       { name: 'log', check: () => {} },
-      { name: 'etcd', check: () => withDeadline(backend.currentRevision(), STORAGE_CHECK_TIMEOUT_MS, 'the storage did not answer') },
+      { name: 'etcd', check: () => withDeadline(backend.currentRevision(), config.etcdHealthcheckTimeoutMs, 'the storage did not answer') },
     ],
     readyChecks: [
+      // Upstream's readiness check of its storage, apart from the health check, with its own timeout.
+      { name: 'etcd-readiness', check: () => withDeadline(backend.currentRevision(), config.etcdReadycheckTimeoutMs, 'the storage did not answer') },
       // Fails from the moment a shutdown begins, through its delay (--shutdown-delay-duration), as upstream's.
       { name: 'shutdown', check: () => { if (closing !== undefined || server?.isStopping) throw new Error('shutting down'); } },
     ],
@@ -791,13 +793,8 @@ async function ensureNamespaces(store: Store): Promise<void> {
   }
 }
 
-/**
- * How long the `etcd` health check waits for the storage, as upstream's
- * --etcd-healthcheck-timeout and --etcd-readycheck-timeout (default 2s): an unreachable
- * etcd fails the check rather than holding /readyz.
- */
-const STORAGE_CHECK_TIMEOUT_MS = 2000;
 
+/** The storage checks' deadline (--etcd-healthcheck-timeout, --etcd-readycheck-timeout): an unreachable etcd fails the check rather than holding it. */
 async function withDeadline(work: Promise<unknown>, ms: number, message: string): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${message} within ${ms / 1000}s`)), ms)));

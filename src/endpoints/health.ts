@@ -21,21 +21,19 @@ export async function serveHealth(res: HttpResponse, endpoint: string, checks: H
     writeBytes(res, 404, 'text/plain; charset=utf-8', '404 page not found\n');
     return;
   }
-  const lines: string[] = [];
-  let failed = false;
-  for (const c of selected) {
-    if (excluded.has(c.name)) {
-      lines.push(`[+]${c.name} excluded: ok`);
-      continue;
-    }
+  // The checks run together (the storage's health and readiness checks each wait up to their
+  // timeout for an unreachable etcd); their lines keep the checks' order.
+  const outcomes = await Promise.all(selected.map(async (c) => {
+    if (excluded.has(c.name)) return { line: `[+]${c.name} excluded: ok`, ok: true };
     try {
       await c.check();
-      lines.push(`[+]${c.name} ok`);
+      return { line: `[+]${c.name} ok`, ok: true };
     } catch {
-      failed = true;
-      lines.push(`[-]${c.name} failed: reason withheld`);
+      return { line: `[-]${c.name} failed: reason withheld`, ok: false };
     }
-  }
+  }));
+  const lines = outcomes.map((o) => o.line);
+  const failed = outcomes.some((o) => !o.ok);
   const unmatched = [...excluded].filter((name) => !checks.some((c) => c.name === name));
   if (unmatched.length > 0) lines.push(`warn: some health checks cannot be excluded: no matches for ${unmatched.map((n) => `"${n}"`).join(',')}`);
   const verbose = query.has('verbose') || failed;

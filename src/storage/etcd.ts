@@ -26,6 +26,8 @@ export interface EtcdBackendOptions {
   watchQueueLimit?: number;
   /** Where broken watch streams are reported (they resume by themselves). */
   log?: (message: string) => void;
+  /** `--lease-reuse-duration-seconds`: the longest a lease for keys with a time to live is reused (60). */
+  leaseReuseSeconds?: number;
 }
 
 const DEFAULT_WATCH_QUEUE_LIMIT = 10_000;
@@ -87,7 +89,7 @@ export class EtcdBackend implements Backend {
     this.#namespace = Buffer.from(opts.namespace ?? '', 'utf8');
     this.#queueLimit = opts.watchQueueLimit ?? DEFAULT_WATCH_QUEUE_LIMIT;
     this.#log = opts.log;
-    this.#leases = new LeaseReuse(async (ttl) => (await this.#client.leaseClient.leaseGrant({ TTL: ttl, ID: 0 })).ID);
+    this.#leases = new LeaseReuse(async (ttl) => (await this.#client.leaseClient.leaseGrant({ TTL: ttl, ID: 0 })).ID, Date.now, opts.leaseReuseSeconds);
   }
 
   async get(key: string, opts: { revision?: number } = {}): Promise<KeyValue | undefined> {

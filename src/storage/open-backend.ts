@@ -19,6 +19,8 @@ export interface OpenBackendOptions {
   etcdCaFile?: string;
   etcdCertFile?: string;
   etcdKeyFile?: string;
+  /** `--lease-reuse-duration-seconds`, for the etcd backend. */
+  leaseReuseSeconds?: number;
   /** Where the etcd backend says which etcd it found. */
   log?: (message: string) => void;
   /** The sqlite backend's syncs of its write-ahead log: seconds each, and whether on the event loop. */
@@ -48,7 +50,7 @@ export async function openBackend(kind: BackendKind, opts: OpenBackendOptions = 
       const log = opts.log ?? (() => {});
       // Loaded here: the etcd client (gRPC, protobufjs) costs ~100 ms of start-up that SQLite does not need.
       const { EtcdBackend, progressNotifyReliable } = await import('./etcd.ts');
-      const backend = new EtcdBackend({ servers: opts.etcdServers ?? [], namespace: prefix.slice(0, -'/registry'.length), tls, log });
+      const backend = new EtcdBackend({ servers: opts.etcdServers ?? [], namespace: prefix.slice(0, -'/registry'.length), tls, log, leaseReuseSeconds: opts.leaseReuseSeconds });
       // Only said: consistent reads go to etcd whatever the version (see consistentReadsFromStorage).
       await backend.serverVersion().then(
         (version) => log(`etcd ${version}: ${progressNotifyReliable(version) ? 'progress notifications are reliable, but ' : 'no reliable progress notifications (before 3.4.31/3.5.13): '}consistent reads go to etcd`),

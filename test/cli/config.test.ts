@@ -144,6 +144,15 @@ test('--default-not-ready-toleration-seconds and --default-unreachable-toleratio
   assert.throws(() => parseServeFlags(['--default-not-ready-toleration-seconds', '5m']), (err) => err instanceof UsageError && err.message === 'invalid argument "5m" for "--default-not-ready-toleration-seconds" flag: strconv.ParseInt: parsing "5m": invalid syntax');
 });
 
+test('--etcd-healthcheck-timeout, --etcd-readycheck-timeout and --lease-reuse-duration-seconds: upstream\'s defaults, positive values', () => {
+  const defaults = parseServeFlags([]);
+  assert.deepEqual([defaults.etcdHealthcheckTimeoutMs, defaults.etcdReadycheckTimeoutMs, defaults.leaseReuseDurationSeconds], [2000, 2000, 60]);
+  const set = parseServeFlags(['--etcd-healthcheck-timeout', '5s', '--etcd-readycheck-timeout=500ms', '--lease-reuse-duration-seconds', '10']);
+  assert.deepEqual([set.etcdHealthcheckTimeoutMs, set.etcdReadycheckTimeoutMs, set.leaseReuseDurationSeconds], [5000, 500, 10]);
+  assert.throws(() => parseServeFlags(['--etcd-readycheck-timeout', '0']), (err) => err instanceof UsageError && /--etcd-readycheck-timeout must be a positive duration/.test(err.message));
+  assert.throws(() => parseServeFlags(['--lease-reuse-duration-seconds', '0']), (err) => err instanceof UsageError && err.message === '--lease-reuse-duration-seconds must be at least 1');
+});
+
 test('--tls-cert-file and --tls-private-key-file go together', () => {
   assert.deepEqual([parseServeFlags([]).tlsCertFile, parseServeFlags([]).tlsPrivateKeyFile], [undefined, undefined]);
   const both = parseServeFlags(['--tls-cert-file', '/etc/pki/apiserver.crt', '--tls-private-key-file', '/etc/pki/apiserver.key']);

@@ -70,6 +70,7 @@ describe('a server whose etcd goes down and comes back', { skip: etcdUnavailable
     const readyz = await server.request('GET', '/readyz?verbose');
     assert.equal(readyz.status, 500, readyz.text);
     assert.match(readyz.text, /\[-\]etcd failed/);
+    assert.match(readyz.text, /\[-\]etcd-readiness failed/);
     assert.ok(Date.now() - started < 5000, `/readyz took ${Date.now() - started} ms`);
 
     await etcd.restart();

@@ -30,3 +30,10 @@ test('named health checks and other paths are not public-info-viewer\'s: 403 ano
     assert.equal((await server.request('GET', path, { anonymous: true })).status, 403, path);
   }
 });
+
+test('/readyz checks the storage\'s readiness (etcd-readiness) besides its health (etcd); /livez its health alone', async () => {
+  const ready = await server.request('GET', '/readyz?verbose');
+  assert.deepEqual(ready.text.split('\n').filter((line) => line.startsWith('[')), ['[+]ping ok', '[+]log ok', '[+]etcd ok', '[+]etcd-readiness ok', '[+]shutdown ok']);
+  const live = await server.request('GET', '/livez?verbose');
+  assert.deepEqual(live.text.split('\n').filter((line) => line.startsWith('[')), ['[+]ping ok', '[+]log ok', '[+]etcd ok']);
+});

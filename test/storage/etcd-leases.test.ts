@@ -55,3 +55,14 @@ test('writes asking together share one grant; a failed grant fails its write alo
   assert.deepEqual([second, third].map((r) => r.status === 'fulfilled' && r.value), ['lease', 'lease']);
   assert.equal(calls, 2);
 });
+
+test('--lease-reuse-duration-seconds caps the window', async () => {
+  const granted: number[] = [];
+  const reuse = new LeaseReuse(async (ttl) => {
+    granted.push(ttl);
+    return 'lease';
+  }, () => 0, 5);
+  await reuse.leaseFor(3600);
+  await reuse.leaseFor(30);
+  assert.deepEqual(granted, [3605, 33]);
+});
