@@ -182,6 +182,8 @@ export interface Config {
   auditLogPath?: string;
   /** `--audit-webhook-*`: audit events also (or only) sent to a webhook, in batches; needs `--audit-policy-file`. */
   auditWebhook?: AuditWebhookFlags;
+  /** `--audit-log-compress`: rotated audit logs are gzipped. */
+  auditLogCompress: boolean;
   /** `--audit-log-maxsize` (MB), `--audit-log-maxbackup`, `--audit-log-maxage` (days); 0: no limit. */
   auditLogMaxSizeMB: number;
   auditLogMaxBackups: number;
@@ -279,6 +281,7 @@ export function defaultConfig(): Config {
     auditLogMaxSizeMB: 0,
     auditLogMaxBackups: 0,
     auditLogMaxAgeDays: 0,
+    auditLogCompress: false,
     simulatedPodRunMs: 3_000,
     simulatedMaxGracePeriodMs: 3_000,
     leaderElect: true,
@@ -744,6 +747,7 @@ Flags (kube-apiserver's names where one exists):
   --audit-log-maxsize int            megabytes before the audit log is rotated (default 0: never)
   --audit-log-maxbackup int          rotated audit logs kept (default 0: all)
   --audit-log-maxage int             days a rotated audit log is kept (default 0: forever)
+  --audit-log-compress               gzip rotated audit logs (default false)
   --audit-webhook-config-file file   kubeconfig of a webhook audit events are sent to as EventLists, in batches
   --audit-webhook-mode string        batch (the only mode here; upstream's default for webhooks)
   --audit-webhook-initial-backoff duration  first wait before a failed batch is sent again (default 10s)
@@ -768,7 +772,7 @@ Flags (kube-apiserver's names where one exists):
 `;
 
 /** Flags that may be given bare (`--leader-elect`), meaning true, as pflag reads them. */
-const bareBooleanFlags = new Set(['--anonymous-auth', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable', '--enable-bootstrap-token-auth', '--shutdown-send-retry-after', '--service-account-extend-token-expiration', '--allow-privileged', '--encryption-provider-config-automatic-reload']);
+const bareBooleanFlags = new Set(['--anonymous-auth', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable', '--enable-bootstrap-token-auth', '--shutdown-send-retry-after', '--service-account-extend-token-expiration', '--allow-privileged', '--encryption-provider-config-automatic-reload', '--audit-log-compress']);
 
 /** A boolean flag's value: true or false, as pflag takes them; the default when not given. */
 function booleanFlag(name: string, value: string | undefined, otherwise: boolean): boolean {
@@ -876,6 +880,7 @@ export function parseServeFlags(args: string[]): Config {
       'audit-log-maxsize': { type: 'string' },
       'audit-log-maxbackup': { type: 'string' },
       'audit-log-maxage': { type: 'string' },
+      'audit-log-compress': { type: 'string' },
       'audit-webhook-config-file': { type: 'string' },
       'audit-webhook-mode': { type: 'string' },
       'audit-webhook-version': { type: 'string' },
@@ -1029,6 +1034,7 @@ export function parseServeFlags(args: string[]): Config {
     config.logFormat = values['log-format'];
   }
   if (values['audit-log-path'] !== undefined) config.auditLogPath = values['audit-log-path'];
+  config.auditLogCompress = booleanFlag('audit-log-compress', values['audit-log-compress'], false);
   const auditWebhook = parseAuditWebhookFlags(values);
   if (auditWebhook !== undefined) config.auditWebhook = auditWebhook;
   parseServerRunFlags(values, config);

@@ -190,7 +190,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   // a webhook kubeconfig that does not load fails the start.
   const auditWebhook = config.auditPolicyFile === undefined || config.auditWebhook === undefined ? undefined : await auditWebhookSink(config.auditWebhook, log);
   const auditBackends = [
-    ...(config.auditLogPath !== undefined ? [new AuditLog({ path: config.auditLogPath, maxSizeMB: config.auditLogMaxSizeMB, maxBackups: config.auditLogMaxBackups, maxAgeDays: config.auditLogMaxAgeDays })] : []),
+    ...(config.auditLogPath !== undefined ? [new AuditLog({ path: config.auditLogPath, maxSizeMB: config.auditLogMaxSizeMB, maxBackups: config.auditLogMaxBackups, maxAgeDays: config.auditLogMaxAgeDays, compress: config.auditLogCompress })] : []),
     ...(auditWebhook !== undefined ? [auditWebhook.sink] : []),
   ];
   const audit = config.auditPolicyFile === undefined || auditBackends.length === 0 ? undefined : {

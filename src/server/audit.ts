@@ -4,8 +4,8 @@
 // `--audit-log-path` (audit.k8s.io/v1 Events as JSON lines, the file rotated by size as
 // upstream's --audit-log-maxsize, --audit-log-maxbackup and --audit-log-maxage say).
 
-import { appendFileSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { appendFileSync, createReadStream, createWriteStream, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { replaceLoneSurrogateEscapes } from '../api/lone-surrogates.ts';
 import { loadedYaml, loadYaml } from '../api/yaml.ts';
@@ -128,6 +128,8 @@ export interface AuditLogOptions {
   maxBackups: number;
   /** --audit-log-maxage: days a rotated file is kept (0: forever). */
   maxAgeDays: number;
+  /** --audit-log-compress: rotated files are gzipped (`audit-<time>.log.gz`), as lumberjack compresses them. */
+  compress?: boolean;
 }
 
 /** Where audit events go (upstream's backends): the log file, a webhook, or both. */
@@ -156,6 +158,8 @@ export class AuditLog implements AuditSink {
   #size: number;
   #pending: string[] = [];
   #scheduled = false;
+  /** Rotated files being gzipped, one after the other. */
+  #compressions: Promise<void> = Promise.resolve();
 
   constructor(opts: AuditLogOptions) {
     this.#opts = opts;
@@ -197,28 +201,47 @@ export class AuditLog implements AuditSink {
     this.#size += bytes;
   }
 
-  /** `audit.log` becomes `audit-2026-11-28T13-45-00.123.log`; the oldest backups past the limits go. */
+  /**
+   * `audit.log` becomes `audit-2026-11-28T13-45-00.123.log` (gzipped to `….log.gz` with
+   * `compress`, off the event loop); the oldest backups past the limits go.
+   */
   #rotate(): void {
     const file = this.#opts.path;
     const ext = path.extname(file);
     const base = file.slice(0, file.length - ext.length);
     const stamp = new Date().toISOString().replace(/:/g, '-').replace(/Z$/, '');
+    const backup = `${base}-${stamp}${ext}`;
     try {
-      renameSync(file, `${base}-${stamp}${ext}`);
+      renameSync(file, backup);
     } catch {
       return;
     }
     this.#size = 0;
+    if (this.#opts.compress === true) this.#compressions = this.#compressions.then(() => compressBackup(backup));
     const dir = path.dirname(file);
     const prefix = `${path.basename(base)}-`;
-    const backups = readdirSync(dir).filter((f) => f.startsWith(prefix) && f.endsWith(ext)).sort().reverse();
+    // A backup is one file, or two while it is gzipped: counted once, removed in both forms.
+    const names = readdirSync(dir).filter((f) => f.startsWith(prefix) && (f.endsWith(ext) || f.endsWith(`${ext}.gz`)));
+    const backups = [...new Set(names.map((f) => (f.endsWith('.gz') ? f.slice(0, -'.gz'.length) : f)))].sort().reverse();
     const now = Date.now();
     backups.forEach((f, i) => {
-      const full = path.join(dir, f);
+      const forms = [f, `${f}.gz`].filter((name) => names.includes(name)).map((name) => path.join(dir, name));
       const tooMany = this.#opts.maxBackups > 0 && i >= this.#opts.maxBackups;
-      const tooOld = this.#opts.maxAgeDays > 0 && now - statSync(full).mtimeMs > this.#opts.maxAgeDays * 86_400_000;
-      if (tooMany || tooOld) unlinkSync(full);
+      const tooOld = this.#opts.maxAgeDays > 0 && now - statSync(forms[0]!).mtimeMs > this.#opts.maxAgeDays * 86_400_000;
+      if (tooMany || tooOld) for (const form of forms) unlinkSync(form);
     });
+  }
+}
+
+/** Gzips a rotated log beside it (`.gz`) and removes it; a failure leaves it as it is. */
+async function compressBackup(file: string): Promise<void> {
+  // Loaded on first use: a start does not need them.
+  const [{ pipeline }, { createGzip }] = await Promise.all([import('node:stream/promises'), import('node:zlib')]);
+  try {
+    await pipeline(createReadStream(file), createGzip(), createWriteStream(`${file}.gz`, { mode: 0o600 }));
+    await unlink(file);
+  } catch {
+    await unlink(`${file}.gz`).catch(() => {});
   }
 }
 

@@ -153,6 +153,11 @@ test('--etcd-healthcheck-timeout, --etcd-readycheck-timeout and --lease-reuse-du
   assert.throws(() => parseServeFlags(['--lease-reuse-duration-seconds', '0']), (err) => err instanceof UsageError && err.message === '--lease-reuse-duration-seconds must be at least 1');
 });
 
+test('--audit-log-compress is off by default; the bare flag turns it on', () => {
+  assert.equal(parseServeFlags([]).auditLogCompress, false);
+  assert.equal(parseServeFlags(['--audit-log-compress']).auditLogCompress, true);
+});
+
 test('--tls-cert-file and --tls-private-key-file go together', () => {
   assert.deepEqual([parseServeFlags([]).tlsCertFile, parseServeFlags([]).tlsPrivateKeyFile], [undefined, undefined]);
   const both = parseServeFlags(['--tls-cert-file', '/etc/pki/apiserver.crt', '--tls-private-key-file', '/etc/pki/apiserver.key']);

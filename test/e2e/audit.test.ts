@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { AuditLog } from '../../src/server/audit.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
@@ -151,6 +152,24 @@ describe('audit', () => {
     const backups = files.filter((f) => /^audit-.*\.log$/.test(f));
     assert.ok(backups.length >= 1 && backups.length <= 2, files.join(', '));
     assert.ok(readFileSync(rotating).length <= 1024 * 1024);
+  });
+
+  test('--audit-log-compress gzips the rotated files, their events intact', async () => {
+    const rotating = path.join(tempDir('plinth-audit-gzip-'), 'audit.log');
+    const log = new AuditLog({ path: rotating, maxSizeMB: 1, maxBackups: 3, maxAgeDays: 0, compress: true });
+    for (let i = 0; i < 25; i++) {
+      log.write({ kind: 'Event', n: i, padding: 'x'.repeat(100_000) });
+      log.flush();
+    }
+    const gzipped = await eventually(() => {
+      const files = readdirSync(path.dirname(rotating));
+      assert.deepEqual(files.filter((f) => /^audit-.*\.log$/.test(f)), [], files.join(', '));
+      const found = files.filter((f) => /^audit-.*\.log\.gz$/.test(f)).sort();
+      assert.ok(found.length >= 1 && found.length <= 3, files.join(', '));
+      return found;
+    });
+    const first = gunzipSync(readFileSync(path.join(path.dirname(rotating), gzipped[0]!))).toString('utf8').trim().split('\n').map((line) => JSON.parse(line) as { n: number });
+    assert.ok(first.length > 0 && first.every((event, i) => i === 0 || event.n === first[i - 1]!.n + 1));
   });
 });
 
