@@ -13,7 +13,7 @@ export interface ClientCas {
 }
 
 /** A CA bundle's text when it holds at least one certificate, every one of which parses; else throws upstream's words. */
-async function readCaBundle(file: string): Promise<string> {
+export async function readCaBundle(file: string): Promise<string> {
   const pem = await readFile(file, 'utf8');
   const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
   if (blocks.length === 0) throw new Error('data does not contain any valid RSA or ECDSA certificates');

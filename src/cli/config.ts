@@ -141,6 +141,12 @@ export interface Config {
   /** `--default-not-ready-toleration-seconds` and `--default-unreachable-toleration-seconds`: what DefaultTolerationSeconds gives pods (300 each). */
   defaultNotReadyTolerationSeconds: number;
   defaultUnreachableTolerationSeconds: number;
+  /** `--kubelet-preferred-address-types`: which node address names its kubelet (default upstream's order). */
+  kubeletPreferredAddressTypes?: string[];
+  /** `--kubelet-client-certificate`, `--kubelet-client-key`, `--kubelet-certificate-authority`: checked at start; Plinth dials no kubelet. */
+  kubeletClientCertificate?: string;
+  kubeletClientKey?: string;
+  kubeletCertificateAuthority?: string;
   /** `--endpoint-reconciler-type`: `lease` (replicas keep the kubernetes endpoints together through leases in storage) or `none`. */
   endpointReconcilerType: 'lease' | 'none';
   /** Not flags (tests lower them): the endpoint lease's time to live in seconds (15) and how often it is renewed (10 s). */
@@ -719,6 +725,11 @@ Flags (kube-apiserver's names where one exists):
                                      seconds a pod tolerates its node not being ready, unless it says (default 300)
   --default-unreachable-toleration-seconds int
                                      seconds a pod tolerates its node being unreachable, unless it says (default 300)
+  --kubelet-preferred-address-types strings
+                                     node address types a kubelet is named by, in order
+                                     (default Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP)
+  --kubelet-client-certificate string, --kubelet-client-key string, --kubelet-certificate-authority string
+                                     TLS to kubelets, as upstream's: checked at start (Plinth dials no kubelet)
   --endpoint-reconciler-type string  how the kubernetes Service's endpoints are kept: lease (each replica's address
                                      while its lease in storage lives) or none (default "lease")
   --allow-privileged                 allow privileged containers (default false, as upstream; kubeadm sets it)
@@ -865,6 +876,10 @@ export function parseServeFlags(args: string[]): Config {
       'runtime-config': { type: 'string', multiple: true },
       'allow-privileged': { type: 'string' },
       'endpoint-reconciler-type': { type: 'string' },
+      'kubelet-preferred-address-types': { type: 'string' },
+      'kubelet-client-certificate': { type: 'string' },
+      'kubelet-client-key': { type: 'string' },
+      'kubelet-certificate-authority': { type: 'string' },
       'default-not-ready-toleration-seconds': { type: 'string' },
       'default-unreachable-toleration-seconds': { type: 'string' },
       'strict-transport-security-directives': { type: 'string' },
@@ -1047,6 +1062,22 @@ export function parseServeFlags(args: string[]): Config {
     if (!/^[+-]?\d+$/.test(text)) throw new UsageError(`invalid argument ${JSON.stringify(text)} for "--${flag}" flag: strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
     config[field] = Number(text);
   }
+  const addressTypes = values['kubelet-preferred-address-types'];
+  if (addressTypes !== undefined) {
+    const types = addressTypes.split(',').map((t) => t.trim()).filter((t) => t !== '');
+    const known = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'];
+    const unknown = types.find((t) => !known.includes(t));
+    if (unknown !== undefined || types.length === 0) throw new UsageError(`invalid --kubelet-preferred-address-types "${addressTypes}": of ${known.join(', ')}`);
+    config.kubeletPreferredAddressTypes = types;
+  }
+  const kubeletCert = values['kubelet-client-certificate'] ?? '';
+  const kubeletKey = values['kubelet-client-key'] ?? '';
+  if ((kubeletCert === '') !== (kubeletKey === '')) throw new UsageError('--kubelet-client-certificate and --kubelet-client-key go together');
+  if (kubeletCert !== '') {
+    config.kubeletClientCertificate = kubeletCert;
+    config.kubeletClientKey = kubeletKey;
+  }
+  if (values['kubelet-certificate-authority'] !== undefined && values['kubelet-certificate-authority'] !== '') config.kubeletCertificateAuthority = values['kubelet-certificate-authority'];
   const reconciler = values['endpoint-reconciler-type'];
   if (reconciler !== undefined) {
     if (reconciler !== 'lease' && reconciler !== 'none') {

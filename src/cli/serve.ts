@@ -48,7 +48,7 @@ import { ApiServer } from '../server/server.ts';
 import { ensureClientMaterial, ensureFrontProxyMaterial, ensureServingMaterial, frontProxyClientName } from '../server/tls-material.ts';
 import { readServingFiles } from '../server/serving-files.ts';
 import { followServingFiles } from './serving-certificate.ts';
-import { followClientCas } from './client-ca.ts';
+import { followClientCas, readCaBundle } from './client-ca.ts';
 import { watchFile } from './watch-file.ts';
 import { compactorFor, EncryptingBackend, openBackend, withTimeToLive } from '../storage/index.ts';
 import { keyResourceResolver, loadEncryptionConfig, resourceTransformers } from './encryption-config.ts';
@@ -181,6 +181,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   ]);
   const clientCaPem = clientMaterial?.clientCaPem ?? await readFile(config.clientCaFile!, 'utf8');
   warnOfTokenExpirations(config, log);
+  await checkKubeletClientFiles(config);
   // Keys named by flags are read now, so that a wrong path fails the start; the default one is made on first use.
   const keyOptions = { dataDir, ...(config.serviceAccountSigningKeyFile !== undefined ? { signingKeyFile: config.serviceAccountSigningKeyFile } : {}), keyFiles: config.serviceAccountKeyFiles, sync: config.syncDataDirFiles };
   const serviceAccountKeys = lazyServiceAccountKeys(keyOptions);
@@ -433,6 +434,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   });
   const handler = new ApiHandler({
     registry,
+    ...(config.kubeletPreferredAddressTypes !== undefined ? { kubeletPreferredAddressTypes: config.kubeletPreferredAddressTypes } : {}),
     discovery,
     aggregation: aggregation.lookup,
     openapi,
@@ -659,6 +661,20 @@ async function loadInBackground(caches: WatchCache[], stopped: () => boolean): P
     if (stopped()) return;
     // It rejects only when that cache was closed (its CRD deleted, or the server closing).
     await cache.start().catch(() => {});
+  }
+}
+
+/**
+ * `--kubelet-client-certificate`, `--kubelet-client-key` and `--kubelet-certificate-authority`
+ * loaded as upstream's kubelet client loads them at start, so that a wrong path or pair fails
+ * the start; Plinth dials no kubelet, so nothing else reads them.
+ */
+async function checkKubeletClientFiles(config: Config): Promise<void> {
+  try {
+    if (config.kubeletClientCertificate !== undefined) await readServingFiles(config.kubeletClientCertificate, config.kubeletClientKey!);
+    if (config.kubeletCertificateAuthority !== undefined) await readCaBundle(config.kubeletCertificateAuthority);
+  } catch (err) {
+    throw new Error(`kubelet client: ${(err as Error).message}`);
   }
 }
 

@@ -27,6 +27,8 @@ import { WatchStreams } from './watch-streams.ts';
 
 export interface ApiHandlerOptions {
   registry: ResourceRegistry;
+  /** `--kubelet-preferred-address-types`; default upstream's order. */
+  kubeletPreferredAddressTypes?: readonly string[];
   discovery: Discovery;
   /** The aggregation layer: which groups and versions extension API servers answer. */
   aggregation?: AggregationLookup;
@@ -203,6 +205,7 @@ export class ApiHandler {
       await subresourceHandler({
         req, res, info, query, served, negotiated: negotiateObject(req.headers.accept, media),
         gzip: false, watchList: false, cbor: this.cbor, trackLongRunning: this.trackLongRunning, watchStreams: this.watchStreams, log: this.opts.log,
+        ...(this.opts.kubeletPreferredAddressTypes !== undefined ? { kubeletAddressTypes: this.opts.kubeletPreferredAddressTypes } : {}),
       }, this.opts.registry, this.opts.authentication);
       return;
     }

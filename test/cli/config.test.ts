@@ -158,6 +158,13 @@ test('--audit-log-compress is off by default; the bare flag turns it on', () => 
   assert.equal(parseServeFlags(['--audit-log-compress']).auditLogCompress, true);
 });
 
+test('the --kubelet-* flags kubeadm passes: address types of upstream\'s names, a client certificate with its key', () => {
+  const set = parseServeFlags(['--kubelet-preferred-address-types', 'InternalIP,ExternalIP,Hostname', '--kubelet-client-certificate', 'k.crt', '--kubelet-client-key', 'k.key']);
+  assert.deepEqual([set.kubeletPreferredAddressTypes, set.kubeletClientCertificate, set.kubeletClientKey], [['InternalIP', 'ExternalIP', 'Hostname'], 'k.crt', 'k.key']);
+  assert.throws(() => parseServeFlags(['--kubelet-preferred-address-types', 'InternalIP,LegacyHostIP']), (err) => err instanceof UsageError && /invalid --kubelet-preferred-address-types/.test(err.message));
+  assert.throws(() => parseServeFlags(['--kubelet-client-certificate', 'k.crt']), (err) => err instanceof UsageError && /go together/.test(err.message));
+});
+
 test('--tls-cert-file and --tls-private-key-file go together', () => {
   assert.deepEqual([parseServeFlags([]).tlsCertFile, parseServeFlags([]).tlsPrivateKeyFile], [undefined, undefined]);
   const both = parseServeFlags(['--tls-cert-file', '/etc/pki/apiserver.crt', '--tls-private-key-file', '/etc/pki/apiserver.key']);

@@ -32,11 +32,13 @@ function containerOf(pod: KubeObject, name: string, requested: string): string {
   return requested;
 }
 
-/** Where upstream would reach the node's kubelet: its first address and the kubelet port it reports. */
-function kubeletAddress(node: KubeObject, nodeName: string): string {
+/** Upstream's default `--kubelet-preferred-address-types`: the hostname, then internal DNS before IP, then external. */
+export const defaultKubeletAddressTypes = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'];
+
+/** Where upstream would reach the node's kubelet: its address of the first preferred type it has, and the kubelet port it reports. */
+function kubeletAddress(node: KubeObject, nodeName: string, types: readonly string[] = defaultKubeletAddressTypes): string {
   const addresses = objectsAt(objectAt(node, 'status'), 'addresses');
-  const preferred = ['Hostname', 'InternalIP', 'InternalDNS', 'ExternalDNS', 'ExternalIP']
-    .map((type) => addresses.find((a) => a.type === type)).find((a) => a !== undefined);
+  const preferred = types.map((type) => addresses.find((a) => a.type === type)).find((a) => a !== undefined);
   const host = preferred === undefined ? nodeName : stringAt(preferred, 'address');
   const endpoint = objectAt(objectAt(objectAt(node, 'status'), 'daemonEndpoints'), 'kubeletEndpoint');
   const port = typeof endpoint?.Port === 'number' && endpoint.Port > 0 ? endpoint.Port : 10250;
@@ -67,7 +69,7 @@ export async function podConnectHandler(scope: RequestScope, registry: ResourceR
     writeBytes(scope.res, 200, 'text/plain', simulatedLogLine(info.namespace, info.name, container, nodeName));
     return;
   }
-  const address = kubeletAddress(node, nodeName);
+  const address = kubeletAddress(node, nodeName, scope.kubeletAddressTypes);
   if (info.subresource === 'log') {
     throw unclassifiedError(`Get "https://${address}/containerLogs/${info.namespace}/${info.name}/${container}": ${kubeletUnreachable}`);
   }
@@ -86,6 +88,6 @@ export async function serviceProxyHandler(scope: RequestScope, registry: Resourc
 
 /** nodes/{name}/proxy: the node must exist; its kubelet cannot be reached. */
 export async function nodeProxyHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
-  const address = kubeletAddress(await registry.lookup('', 'v1', 'nodes')!.store.get('', scope.info.name), scope.info.name);
+  const address = kubeletAddress(await registry.lookup('', 'v1', 'nodes')!.store.get('', scope.info.name), scope.info.name, scope.kubeletAddressTypes);
   throw serviceUnavailable(`error trying to reach service: ${kubeletUnreachable} (node ${JSON.stringify(scope.info.name)} at ${address})`);
 }

@@ -29,5 +29,7 @@ export interface RequestScope {
   authorizeCreate?(): Promise<void>;
   /** Authorizes another verb on the request's resource (403 when denied); absent: allowed. */
   authorizeVerb?(verb: string): Promise<void>;
+  /** `--kubelet-preferred-address-types`: which of a node's addresses its kubelet is named by (subresources that would reach it). */
+  kubeletAddressTypes?: readonly string[];
   log(message: string): void;
 }
