@@ -165,6 +165,22 @@ test('the --kubelet-* flags kubeadm passes: address types of upstream\'s names, 
   assert.throws(() => parseServeFlags(['--kubelet-client-certificate', 'k.crt']), (err) => err instanceof UsageError && /go together/.test(err.message));
 });
 
+test('the flags of kubeadm\'s kube-apiserver manifest are all taken', () => {
+  const pki = '/etc/kubernetes/pki';
+  const config = parseServeFlags([
+    '--advertise-address=192.168.1.10', '--allow-privileged=true', '--authorization-mode=Node,RBAC', `--client-ca-file=${pki}/ca.crt`,
+    '--enable-admission-plugins=NodeRestriction', '--enable-bootstrap-token-auth=true', `--etcd-cafile=${pki}/etcd/ca.crt`,
+    `--etcd-certfile=${pki}/apiserver-etcd-client.crt`, `--etcd-keyfile=${pki}/apiserver-etcd-client.key`, '--etcd-servers=https://127.0.0.1:2379',
+    `--kubelet-client-certificate=${pki}/apiserver-kubelet-client.crt`, `--kubelet-client-key=${pki}/apiserver-kubelet-client.key`,
+    '--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname', `--proxy-client-cert-file=${pki}/front-proxy-client.crt`,
+    `--proxy-client-key-file=${pki}/front-proxy-client.key`, '--requestheader-allowed-names=front-proxy-client', `--requestheader-client-ca-file=${pki}/front-proxy-ca.crt`,
+    '--requestheader-extra-headers-prefix=X-Remote-Extra-', '--requestheader-group-headers=X-Remote-Group', '--requestheader-username-headers=X-Remote-User',
+    '--secure-port=6443', '--service-account-issuer=https://kubernetes.default.svc.cluster.local', `--service-account-key-file=${pki}/sa.pub`,
+    `--service-account-signing-key-file=${pki}/sa.key`, '--service-cluster-ip-range=10.96.0.0/12', `--tls-cert-file=${pki}/apiserver.crt`, `--tls-private-key-file=${pki}/apiserver.key`,
+  ]);
+  assert.deepEqual([config.storage, config.allowPrivileged, config.advertiseAddress, config.tlsCertFile], ['etcd', true, '192.168.1.10', `${pki}/apiserver.crt`]);
+});
+
 test('--tls-cert-file and --tls-private-key-file go together', () => {
   assert.deepEqual([parseServeFlags([]).tlsCertFile, parseServeFlags([]).tlsPrivateKeyFile], [undefined, undefined]);
   const both = parseServeFlags(['--tls-cert-file', '/etc/pki/apiserver.crt', '--tls-private-key-file', '/etc/pki/apiserver.key']);
