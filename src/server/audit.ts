@@ -4,7 +4,7 @@
 // `--audit-log-path` (audit.k8s.io/v1 Events as JSON lines, the file rotated by size as
 // upstream's --audit-log-maxsize, --audit-log-maxbackup and --audit-log-maxage say).
 
-import { appendFileSync, createReadStream, createWriteStream, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { appendFileSync, createReadStream, createWriteStream, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { replaceLoneSurrogateEscapes } from '../api/lone-surrogates.ts';
@@ -226,9 +226,14 @@ export class AuditLog implements AuditSink {
     const now = Date.now();
     backups.forEach((f, i) => {
       const forms = [f, `${f}.gz`].filter((name) => names.includes(name)).map((name) => path.join(dir, name));
-      const tooMany = this.#opts.maxBackups > 0 && i >= this.#opts.maxBackups;
-      const tooOld = this.#opts.maxAgeDays > 0 && now - statSync(forms[0]!).mtimeMs > this.#opts.maxAgeDays * 86_400_000;
-      if (tooMany || tooOld) for (const form of forms) unlinkSync(form);
+      // A gzip finishing meanwhile removes the uncompressed form: a file already gone is no error.
+      try {
+        const tooMany = this.#opts.maxBackups > 0 && i >= this.#opts.maxBackups;
+        const tooOld = this.#opts.maxAgeDays > 0 && now - statSync(forms[forms.length - 1]!).mtimeMs > this.#opts.maxAgeDays * 86_400_000;
+        if (tooMany || tooOld) for (const form of forms) rmSync(form, { force: true });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
     });
   }
 }
