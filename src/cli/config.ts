@@ -183,6 +183,8 @@ export interface Config {
   slowRequestMs: number;
   /** Not a flag (tests lower it): how long a request may wait its turn for an in-flight slot before 429 (15 s). */
   inflightQueueWaitMs: number;
+  /** `--enable-priority-and-fairness`: fair queuing past the in-flight limits (true); false, requests past them are refused at once. */
+  enablePriorityAndFairness: boolean;
   /** `--audit-policy-file` and `--audit-log-path` ('-': standard output): both are needed for an audit log. */
   auditPolicyFile?: string;
   auditLogPath?: string;
@@ -283,6 +285,7 @@ export function defaultConfig(): Config {
     http2MaxStreamsPerConnection: 0,
     syncDataDirFiles: true,
     inflightQueueWaitMs: 15_000,
+    enablePriorityAndFairness: true,
     slowRequestMs: 1_000,
     auditLogMaxSizeMB: 0,
     auditLogMaxBackups: 0,
@@ -748,6 +751,8 @@ Flags (kube-apiserver's names where one exists):
   --shutdown-watch-termination-grace-period dur
                                      end open watches spread over this long rather than all at once (default 0s)
   --max-requests-inflight int        reads served at once before others get 429; 0: no limit (default 400)
+  --enable-priority-and-fairness     past the in-flight limits a request waits in its user's queue (default true);
+                                     false refuses it at once (429), as upstream's max-in-flight filter
   --max-mutating-requests-inflight int
                                      writes served at once before others get 429; 0: no limit (default 200)
   --http2-max-streams-per-connection int
@@ -783,7 +788,7 @@ Flags (kube-apiserver's names where one exists):
 `;
 
 /** Flags that may be given bare (`--leader-elect`), meaning true, as pflag reads them. */
-const bareBooleanFlags = new Set(['--anonymous-auth', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable', '--enable-bootstrap-token-auth', '--shutdown-send-retry-after', '--service-account-extend-token-expiration', '--allow-privileged', '--encryption-provider-config-automatic-reload', '--audit-log-compress']);
+const bareBooleanFlags = new Set(['--anonymous-auth', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable', '--enable-bootstrap-token-auth', '--shutdown-send-retry-after', '--service-account-extend-token-expiration', '--allow-privileged', '--encryption-provider-config-automatic-reload', '--audit-log-compress', '--enable-priority-and-fairness']);
 
 /** A boolean flag's value: true or false, as pflag takes them; the default when not given. */
 function booleanFlag(name: string, value: string | undefined, otherwise: boolean): boolean {
@@ -871,6 +876,7 @@ export function parseServeFlags(args: string[]): Config {
       controllers: { type: 'string' },
       'simulated-nodes': { type: 'string' },
       'max-requests-inflight': { type: 'string' },
+      'enable-priority-and-fairness': { type: 'string' },
       'min-request-timeout': { type: 'string' },
       'cors-allowed-origins': { type: 'string' },
       'runtime-config': { type: 'string', multiple: true },
@@ -1052,8 +1058,15 @@ export function parseServeFlags(args: string[]): Config {
   config.auditLogCompress = booleanFlag('audit-log-compress', values['audit-log-compress'], false);
   const auditWebhook = parseAuditWebhookFlags(values);
   if (auditWebhook !== undefined) config.auditWebhook = auditWebhook;
-  parseServerRunFlags(values, config);
   if (values['runtime-config'] !== undefined) config.runtimeConfig = parseRuntimeConfig(values['runtime-config']);
+  parseServerRunFlags(values, config);
+  config.enablePriorityAndFairness = booleanFlag('enable-priority-and-fairness', values['enable-priority-and-fairness'], true);
+  // Upstream's check: priority and fairness needs its API.
+  if (config.enablePriorityAndFairness) {
+    for (const key of ['flowcontrol.apiserver.k8s.io/v1', 'api/ga', 'api/all']) {
+      if (config.runtimeConfig.get(key) === 'false') throw new UsageError(`--runtime-config=${key}=false conflicts with --enable-priority-and-fairness=true`);
+    }
+  }
   config.allowPrivileged = booleanFlag('allow-privileged', values['allow-privileged'], config.allowPrivileged);
   for (const [flag, field] of [['default-not-ready-toleration-seconds', 'defaultNotReadyTolerationSeconds'], ['default-unreachable-toleration-seconds', 'defaultUnreachableTolerationSeconds']] as const) {
     const text = values[flag];

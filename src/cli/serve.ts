@@ -489,6 +489,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     maxRequestsInflight: config.maxRequestsInflight,
     maxMutatingRequestsInflight: config.maxMutatingRequestsInflight,
     inflightQueueWaitMs: config.inflightQueueWaitMs,
+    fairQueuing: config.enablePriorityAndFairness,
     http2MaxStreamsPerConnection: config.http2MaxStreamsPerConnection,
     ...(corsOrigins.length > 0 ? { corsAllowedOrigins: corsOrigins } : {}),
     hstsDirectives: config.hstsDirectives,

@@ -72,6 +72,8 @@ export interface ApiServerOptions {
   maxMutatingRequestsInflight?: number;
   /** How long a request may wait for an in-flight slot before it is refused (15 s). */
   inflightQueueWaitMs?: number;
+  /** `--enable-priority-and-fairness`: past the limits a request waits in its user's queue (default); false refuses it at once. */
+  fairQueuing?: boolean;
   /**
    * `--http2-max-streams-per-connection`: streams an HTTP/2 client may have open at once
    * on one connection; 0 or unset is kube-apiserver's 100. Clients needing more open
@@ -265,7 +267,9 @@ export class ApiServer {
 
   constructor(opts: ApiServerOptions) {
     this.opts = opts;
-    const limiter = (limit: number | undefined) => (limit === undefined || limit <= 0 ? undefined : new FairLimiter({ limit, queueLength: 50, maxWaitMs: opts.inflightQueueWaitMs ?? 15_000 }));
+    // Without fair queuing (--enable-priority-and-fairness=false) a request past the limit is refused at once, as upstream's max-in-flight filter refuses it.
+    const queueLength = opts.fairQueuing === false ? 0 : 50;
+    const limiter = (limit: number | undefined) => (limit === undefined || limit <= 0 ? undefined : new FairLimiter({ limit, queueLength, maxWaitMs: opts.inflightQueueWaitMs ?? 15_000 }));
     const [readOnly, mutating] = [limiter(opts.maxRequestsInflight), limiter(opts.maxMutatingRequestsInflight)];
     this.proxyCas = opts.requestHeaderCaPem === undefined ? undefined : fingerprintsOf(opts.requestHeaderCaPem);
     this.clientCas = fingerprintsOf(opts.clientCaPem);

@@ -181,6 +181,15 @@ test('the flags of kubeadm\'s kube-apiserver manifest are all taken', () => {
   assert.deepEqual([config.storage, config.allowPrivileged, config.advertiseAddress, config.tlsCertFile], ['etcd', true, '192.168.1.10', `${pki}/apiserver.crt`]);
 });
 
+test('--enable-priority-and-fairness is on by default; while it is, --runtime-config may not turn its API off', () => {
+  assert.equal(parseServeFlags([]).enablePriorityAndFairness, true);
+  assert.equal(parseServeFlags(['--enable-priority-and-fairness=false']).enablePriorityAndFairness, false);
+  for (const key of ['flowcontrol.apiserver.k8s.io/v1', 'api/ga', 'api/all']) {
+    assert.throws(() => parseServeFlags([`--runtime-config=${key}=false,apps/v1=true`]), (err) => err instanceof UsageError && err.message === `--runtime-config=${key}=false conflicts with --enable-priority-and-fairness=true`, key);
+  }
+  assert.equal(parseServeFlags(['--enable-priority-and-fairness=false', '--runtime-config=api/all=false,apps/v1=true']).runtimeConfig.get('api/all'), 'false');
+});
+
 test('--tls-cert-file and --tls-private-key-file go together', () => {
   assert.deepEqual([parseServeFlags([]).tlsCertFile, parseServeFlags([]).tlsPrivateKeyFile], [undefined, undefined]);
   const both = parseServeFlags(['--tls-cert-file', '/etc/pki/apiserver.crt', '--tls-private-key-file', '/etc/pki/apiserver.key']);

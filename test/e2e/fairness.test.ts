@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { heldCreate } from '../helpers/held-request.ts';
 import { startServer, tempDir } from '../helpers/server.ts';
 
 test('a greedy user gets 429s past its queue; a polite user is answered every time', async () => {
@@ -32,5 +33,35 @@ test('a greedy user gets 429s past its queue; a polite user is answered every ti
     assert.ok(greedy.ok > 0);
   } finally {
     await server.stop();
+  }
+});
+
+test('--enable-priority-and-fairness=false: a write past the limit is refused at once, as upstream\'s max-in-flight filter; with it, it waits its turn', async () => {
+  const file = path.join(tempDir('plinth-inflight-'), 'tokens.csv');
+  writeFileSync(file, ['admin-token,admin,admin,"system:masters"', 'writer-token,writer,writer-uid,"writers"'].join('\n'));
+  for (const fairQueuing of [false, true]) {
+    const server = await startServer({ tokenAuthFile: file, maxMutatingRequestsInflight: 1, authorizationModes: ['AlwaysAllow'], enablePriorityAndFairness: fairQueuing });
+    try {
+      // A create whose body is still coming holds the one slot.
+      const { answered: held, finish } = heldCreate(server, { token: 'writer-token' });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const sent = performance.now();
+      const second = server.request('POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'second' } }, token: 'writer-token' });
+      if (!fairQueuing) {
+        const refused = await second;
+        assert.equal(refused.status, 429);
+        // At once, not after the queue's 15 s wait.
+        assert.ok(performance.now() - sent < 5000, `refused after ${Math.round(performance.now() - sent)} ms`);
+        assert.equal(refused.headers['retry-after'], '1');
+        finish();
+        assert.equal(await held, 201);
+      } else {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        finish();
+        assert.deepEqual([await held, (await second).status], [201, 201]);
+      }
+    } finally {
+      await server.stop();
+    }
   }
 });

@@ -5,27 +5,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import https from 'node:https';
+import { heldCreate } from '../helpers/held-request.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
-
-/** A create whose body is sent only when `finish` is called: a request held in flight. */
-function heldCreate(server: TestServer): { answered: Promise<number>; finish(): void } {
-  const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'held' } });
-  let finish = () => {};
-  const answered = new Promise<number>((resolve, reject) => {
-    const req = https.request(new URL('/api/v1/namespaces/default/configmaps', server.url), {
-      method: 'POST', ca: server.caPem, agent: false,
-      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-    }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('error', reject);
-    req.write(body.slice(0, 10));
-    finish = () => req.end(body.slice(10));
-  });
-  return { answered, finish: () => finish() };
-}
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
