@@ -46,9 +46,9 @@ export function goSyntax(v: unknown): string {
 }
 
 /**
- * A value rendered as upstream's ErrorBody renders a bad value: simple types plainly,
- * strings quoted, anything else with %#v. A `GoValue` passes its text through unchanged
- * (for values upstream prints with a String() method or a Go type name).
+ * A bad value's text given as upstream renders it, passed through unchanged: for values
+ * whose Go type the JSON data does not tell (a struct's fields in declaration order, an
+ * internal type's Go field names, a quantity's canonical form).
  */
 export class GoValue {
   readonly text: string;
@@ -57,12 +57,44 @@ export class GoValue {
   }
 }
 
+/** JSON.stringify's text with what Go's encoder escapes besides: `<`, `>`, `&`, U+2028, U+2029. */
+function goEscaped(json: string): string {
+  return json.replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+/**
+ * Go's json.Marshal: compact, with Go's escapes. Objects keep their key order (a Go
+ * struct's fields in declaration order) unless `sortKeys`, as a Go map's are (written
+ * out here: a JavaScript object would put integer-like keys first). A `GoValue` inside
+ * is taken as already rendered (a map within a struct).
+ */
+export function goJson(value: unknown, sortKeys = false): GoValue {
+  const render = (v: unknown): string => {
+    if (v instanceof GoValue) return v.text;
+    if (v === null || v === undefined) return 'null';
+    if (Array.isArray(v)) return `[${v.map(render).join(',')}]`;
+    if (typeof v !== 'object') return goEscaped(JSON.stringify(v));
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o).filter((k) => o[k] !== undefined);
+    if (sortKeys) keys.sort();
+    return `{${keys.map((k) => `${goEscaped(JSON.stringify(k))}:${render(o[k])}`).join(',')}}`;
+  };
+  return new GoValue(render(value));
+}
+
+/**
+ * A value rendered as upstream's ErrorBody renders a bad value (apimachinery since
+ * Kubernetes 1.34): booleans and numbers plainly, strings quoted, anything else as
+ * json.Marshal writes it. Plain objects are taken for Go maps (keys sorted); a struct's
+ * rendering is given as a `GoValue`.
+ */
 function formatBadValue(value: unknown): string {
   if (value instanceof GoValue) return value.text;
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'string') return goQuote(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return goSyntax(value);
+  return goJson(value, true).text;
 }
 
 /** A field path: `spec.containers[0].name`, `metadata.labels`, `data[key]`. */
@@ -144,18 +176,7 @@ export function typeInvalid(field: FieldPath, value: unknown, detail: string): S
   return cause('FieldValueTypeInvalid', field, `Invalid value: ${formatBadValue(value)}`, detail);
 }
 
-/**
- * Go's %#v of a value decoded from JSON into interface{} (how apiextensions prints list
- * keys and set items): `map[string]interface {}{"name":"a"}`, `[]interface {}{1, "x"}`.
- */
+/** A value decoded from JSON into interface{} (apiextensions' list keys, set items, defaults): JSON, map keys sorted. */
 export function goUnstructured(v: unknown): GoValue {
-  const render = (x: unknown): string => {
-    if (x === null || x === undefined) return 'interface {}(nil)';
-    if (typeof x === 'string') return goQuote(x);
-    if (typeof x === 'number' || typeof x === 'boolean') return String(x);
-    if (Array.isArray(x)) return `[]interface {}{${x.map(render).join(', ')}}`;
-    const entries = Object.entries(x as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `map[string]interface {}{${entries.map(([k, val]) => `${goQuote(k)}:${render(val)}`).join(', ')}}`;
-  };
-  return new GoValue(render(v));
+  return goJson(v, true);
 }

@@ -2,7 +2,7 @@
 // pkg/util/validation define them. The watch cache and the registry both match with them.
 
 import { badRequest } from './errors.ts';
-import { invalid, required } from './field-errors.ts';
+import { goJson, invalid, required, type GoValue } from './field-errors.ts';
 import type { StatusCause } from './types.ts';
 import { isObject } from './json.ts';
 
@@ -139,8 +139,13 @@ function quote(s: string): string {
   return JSON.stringify(s);
 }
 
+/**
+ * A requirement's values as a bad value: JSON, and `null` when there are none (only a
+ * metav1.LabelSelector gets these errors, and LabelSelectorAsSelector hands its values
+ * over as a copy appended to a nil slice).
+ */
 function goStringSlice(values: string[]): string {
-  return values.length === 0 ? '[]string{}' : `[]string{${values.map(quote).join(', ')}}`;
+  return values.length === 0 ? 'null' : goJson(values).text;
 }
 
 /** Upstream's NewRequirement checks; returns error strings formatted like field errors with a nil path. */
@@ -330,7 +335,8 @@ class Parser {
     let values: string[];
     if (op === 'in' || op === 'notin') values = this.parseValues();
     else values = this.parseExactValue();
-    return newRequirement(key, op, values);
+    // Upstream hands over the parsed set as a sorted list.
+    return newRequirement(key, op, sortedUnique(values));
   }
 
   private parseOperator(): LabelOperator {
@@ -404,11 +410,11 @@ class Parser {
   }
 }
 
+/** Upstream's NewRequirement: the values are checked in the order given. */
 function newRequirement(key: string, operator: LabelOperator, values: string[]): LabelRequirement {
-  const sorted = sortedUnique(values);
-  const errs = requirementErrors(key, operator, sorted);
+  const errs = requirementErrors(key, operator, values);
   if (errs.length > 0) throw new SelectorParseError(aggregate(errs));
-  return { key, operator, values: sorted };
+  return { key, operator, values: sortedUnique(values) };
 }
 
 /**
@@ -460,6 +466,26 @@ export function labelSelectorFromObject(ls: LabelSelectorObject | null | undefin
     throw err;
   }
   return { requirements: sortRequirements(requirements) };
+}
+
+/**
+ * A metav1.LabelSelector as json.Marshal writes it when it is a field error's bad value:
+ * json names, empty parts left out (omitempty), `null` for none.
+ */
+export function labelSelectorJson(ls: unknown): GoValue {
+  if (!isObject(ls)) return goJson(null);
+  const out: Record<string, unknown> = {};
+  if (isObject(ls.matchLabels) && Object.keys(ls.matchLabels).length > 0) {
+    out.matchLabels = goJson(ls.matchLabels, true);
+  }
+  if (Array.isArray(ls.matchExpressions) && ls.matchExpressions.length > 0) {
+    out.matchExpressions = ls.matchExpressions.map((raw) => {
+      const expr = isObject(raw) ? raw : {};
+      const values = Array.isArray(expr.values) && expr.values.length > 0 ? { values: expr.values } : {};
+      return { key: expr.key ?? '', operator: expr.operator ?? '', ...values };
+    });
+  }
+  return goJson(out);
 }
 
 /** A selector matching exactly the given labels (upstream's SelectorFromSet). */

@@ -7,7 +7,7 @@
 // with validation ratcheting a rule that fails on a value left unchanged only warns.
 
 import { Optional } from '@marcbachmann/cel-js';
-import { child, forbidden, GoValue, goQuote, index, invalid, invalidOmittingValue, key, required, duplicate } from '../api/field-errors.ts';
+import { child, forbidden, goJson, GoValue, index, invalid, invalidOmittingValue, key, required, duplicate } from '../api/field-errors.ts';
 import type { StatusCause } from '../api/index.ts';
 import { cardinality, costErrorMessage, crdCostLimit, estimateRuleCost, perCallLimit } from './cost.ts';
 import { compile, escapePropertyName, type Compiled } from './environment.ts';
@@ -61,11 +61,19 @@ function compileMessage(rule: Rule): Compiled {
   return compile(text(rule.messageExpression), variablesFor(rule));
 }
 
-/** Go's %#v of an apiextensions.ValidationRule, as upstream's compile errors show the rule. */
+/** An x-kubernetes-validations rule as the internal apiextensions.ValidationRule: Go field names, unset pointers `null`. */
+export function internalValidationRule(rule: unknown): Record<string, unknown> {
+  const r: Rule = isObject(rule) ? rule : {};
+  return {
+    Rule: text(r.rule), Message: text(r.message), MessageExpression: text(r.messageExpression),
+    Reason: typeof r.reason === 'string' ? r.reason : null, FieldPath: text(r.fieldPath),
+    OptionalOldSelf: typeof r.optionalOldSelf === 'boolean' ? r.optionalOldSelf : null,
+  };
+}
+
+/** A rule as upstream's compile errors show it (the internal struct, json.Marshal'd). */
 function goRule(rule: Rule): GoValue {
-  const reason = typeof rule.reason === 'string' ? `(*v1.FieldValueErrorReason)(${goQuote(rule.reason)})` : '(*v1.FieldValueErrorReason)(nil)';
-  const optional = typeof rule.optionalOldSelf === 'boolean' ? `(*bool)(${rule.optionalOldSelf})` : '(*bool)(nil)';
-  return new GoValue(`v1.ValidationRule{Rule:${goQuote(text(rule.rule))}, Message:${goQuote(text(rule.message))}, MessageExpression:${goQuote(text(rule.messageExpression))}, Reason:${reason}, FieldPath:${goQuote(text(rule.fieldPath))}, OptionalOldSelf:${optional}}`);
+  return goJson(internalValidationRule(rule));
 }
 
 /**

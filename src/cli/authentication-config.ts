@@ -6,7 +6,7 @@
 // compiled here, and the auth layer gets them as functions.
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { child, duplicate, GoValue, index, invalid, required, tooMany } from '../api/field-errors.ts';
+import { child, duplicate, goJson, index, invalid, required, tooMany } from '../api/field-errors.ts';
 import { isDomainPrefixedPath } from '../api/labels.ts';
 import type { StatusCause } from '../api/types.ts';
 import type { CompiledExpression, JwtAuthenticatorSpec, PrefixedClaimOrExpression } from '../auth/oidc.ts';
@@ -288,10 +288,6 @@ function validateJwt(jwt: JwtConfig, disallowed: readonly string[], at: string):
   return { spec, causes };
 }
 
-function conditionsText(conditions: readonly { path: string }[]): string {
-  return `[]apiserver.AnonymousAuthCondition{${conditions.map((c) => `apiserver.AnonymousAuthCondition{Path:${JSON.stringify(c.path)}}`).join(', ')}}`;
-}
-
 export interface LoadedAuthenticationConfiguration {
   jwt: JwtEntry[];
   anonymous?: AnonymousConfig;
@@ -331,7 +327,9 @@ export async function parseAuthenticationConfiguration(data: string, disallowedI
     });
   }
   if (config.anonymous !== undefined && !config.anonymous.enabled && config.anonymous.conditions.length > 0) {
-    causes.push(invalid('anonymous.conditions', new GoValue(conditionsText(config.anonymous.conditions)), 'enabled should be set to true when conditions are defined'));
+    // The internal []apiserver.AnonymousAuthCondition, json.Marshal'd: Go field names.
+    const conditions = goJson(config.anonymous.conditions.map((c) => ({ Path: c.path })));
+    causes.push(invalid('anonymous.conditions', conditions, 'enabled should be set to true when conditions are defined'));
   }
   if (causes.length > 0) throw new InvalidConfiguration(fieldErrorsText(causes));
   return { jwt: entries, ...(config.anonymous !== undefined ? { anonymous: config.anonymous } : {}), data };

@@ -1,6 +1,8 @@
 // --encryption-provider-config: upstream's EncryptionConfiguration (apiserver.config.k8s.io/v1),
 // read and validated as kube-apiserver does, turned into the transformer of each storage key.
 import { readFile } from 'node:fs/promises';
+import { goJson } from '../api/field-errors.ts';
+import { isObject } from '../api/json.ts';
 import { loadYaml } from '../api/yaml.ts';
 import {
   identityTransformer, prefixTransformers, providerPrefix, providerTransformer, type PrefixedTransformer, type ProviderKind, type ValueTransformer,
@@ -32,8 +34,27 @@ function fieldError(field: string, type: 'Required value' | 'Invalid value', det
   return type === 'Required value' ? `${field}: Required value: ${detail}` : `${field}: Invalid value: ${value}: ${detail}`;
 }
 
-function goStrings(values: string[]): string {
-  return `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/**
+ * A provider as the bad value upstream prints: the internal apiserver.ProviderConfiguration
+ * json.Marshal'd after v1's defaults, Go field names and secrets as they are (Key's
+ * redacting String method does not apply to JSON). A KMS timeout is shown as given, not
+ * normalised as metav1.Duration would.
+ */
+function goProvider(provider: ProviderConfig | null | undefined): string {
+  const p: Record<string, unknown> = isObject(provider) ? provider : {};
+  const keys = (c: unknown) => (isObject(c)
+    ? { Keys: Array.isArray(c.keys) ? c.keys.map((k) => ({ Name: text(isObject(k) ? k.name : ''), Secret: text(isObject(k) ? k.secret : '') })) : null }
+    : null);
+  const kms = isObject(p.kms) ? p.kms : undefined;
+  const apiVersion = text(kms?.apiVersion) || 'v1';
+  return goJson({
+    AESGCM: keys(p.aesgcm), AESCBC: keys(p.aescbc), Secretbox: keys(p.secretbox), Identity: p.identity != null ? {} : null,
+    KMS: kms === undefined ? null : {
+      APIVersion: apiVersion, Name: text(kms.name), CacheSize: kms.cachesize ?? (apiVersion === 'v1' ? 1000 : null), Endpoint: text(kms.endpoint), Timeout: kms.timeout ?? '3s',
+    },
+  }).text;
 }
 
 function validateKeys(keys: KeyConfig[] | undefined, path: string, sizes: number[], errors: string[]): void {
@@ -90,9 +111,9 @@ function validateResourceOverlap(resources: string[], path: string, errors: stri
     }
     if ((a.group === '*' && a.resource === '*') || (a.group === b.group && (a.resource === '*' || b.resource === '*'))) overlap = true;
   }));
-  if (duplicate) errors.push(fieldError(path, 'Invalid value', 'the same resource cannot be specified multiple times', goStrings(resources)));
+  if (duplicate) errors.push(fieldError(path, 'Invalid value', 'the same resource cannot be specified multiple times', goJson(resources).text));
   if (overlap) {
-    errors.push(fieldError(path, 'Invalid value', "using overlapping resources such as 'secrets' and '*.' in the same resource list is not allowed as they will be masked", goStrings(resources)));
+    errors.push(fieldError(path, 'Invalid value', "using overlapping resources such as 'secrets' and '*.' in the same resource list is not allowed as they will be masked", goJson(resources).text));
   }
 }
 
@@ -113,11 +134,11 @@ export function validateEncryptionConfiguration(config: { resources?: ResourceCo
       const at = `${p}[${j}]`;
       const present = ['kms', ...providerKinds].filter((kind) => provider?.[kind as keyof ProviderConfig] != null);
       if (present.length === 0) {
-        errors.push(fieldError(at, 'Invalid value', 'provider does not contain any of the expected providers: KMS, AESGCM, AESCBC, Secretbox, Identity', '{}'));
+        errors.push(fieldError(at, 'Invalid value', 'provider does not contain any of the expected providers: KMS, AESGCM, AESCBC, Secretbox, Identity', goProvider(provider)));
         return;
       }
       if (present.length > 1) {
-        errors.push(fieldError(at, 'Invalid value', 'more than one provider specified in a single element, should split into different list elements', `{${present.join(', ')}}`));
+        errors.push(fieldError(at, 'Invalid value', 'more than one provider specified in a single element, should split into different list elements', goProvider(provider)));
         return;
       }
       const kind = present[0] as 'kms' | ProviderKind;

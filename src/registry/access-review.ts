@@ -8,7 +8,8 @@ import { badRequest, invalid as invalidObject, type KubeObject, type StatusCause
 import { isObject, type JsonObject } from '../api/json.ts';
 import { parseFieldSelector, type FieldSelector } from '../api/fields.ts';
 import { parseLabelSelector } from '../api/labels.ts';
-import { GoValue, goQuote, invalid, required } from './validation/field.ts';
+import { goJson, type GoValue, invalid, required } from './validation/field.ts';
+import { objectMetaJson } from './validation/object-meta.ts';
 import { operatorValuesCauses } from './builtin/selector-validation.ts';
 
 const group = 'authorization.k8s.io';
@@ -274,9 +275,9 @@ function readSpec(body: KubeObject, kind: string): ReviewSpec {
   return out;
 }
 
-// Go's %#v of the NonResourceAttributes that upstream's messages print (fields in Go's order).
+/** The internal authorization.NonResourceAttributes as json.Marshal writes it (Go field names). */
 function goNonResourceAttributes(attrs: NonResourceAttributes): GoValue {
-  return new GoValue(`authorization.NonResourceAttributes{Path:${goQuote(attrs.path ?? '')}, Verb:${goQuote(attrs.verb ?? '')}}`);
+  return goJson({ Path: attrs.path ?? '', Verb: attrs.verb ?? '' });
 }
 
 /** Upstream's ValidateSelfSubjectAccessReviewSpec: exactly one kind of attributes. */
@@ -308,11 +309,11 @@ export function validateSpec(spec: ReviewSpec): StatusCause[] {
   return causes;
 }
 
-// Only managedFields may be set (and a local review's namespace), as upstream.
+// Only managedFields may be set (and a local review's namespace), as upstream; the bad value is the whole ObjectMeta.
 function validateMetadata(meta: KubeObject['metadata'], local: boolean): StatusCause[] {
   const set = Object.entries(meta).filter(([key, value]) => key !== 'managedFields' && !(local && key === 'namespace') && value !== undefined && value !== '');
   if (set.length === 0) return [];
-  return [invalid('metadata', new GoValue(`v1.ObjectMeta{${set.map(([k]) => k).join(', ')}}`), local ? 'must be empty except for namespace' : 'must be empty')];
+  return [invalid('metadata', goJson(objectMetaJson(meta)), local ? 'must be empty except for namespace' : 'must be empty')];
 }
 
 function validateResourceAttributes(attrs: ResourceAttributes | undefined): StatusCause[] {

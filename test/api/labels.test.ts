@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isStatusError } from '../../src/api/index.ts';
 import {
-  isLabelKey, isLabelValue, labelRequiresExactMatch, labelSelectorFromObject, labelSelectorFromSet, labelSelectorString,
+  isLabelKey, isLabelValue, labelRequiresExactMatch, labelSelectorFromObject, labelSelectorFromSet, labelSelectorJson, labelSelectorString,
   matchLabels, parseLabelSelector,
 } from '../../src/api/labels.ts';
 
@@ -113,7 +113,13 @@ test('a metav1.LabelSelector with a bad operator or values is a 400', () => {
     message: '"Equals" is not a valid label selector operator',
   });
   assert.throws(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'In', values: [] }] }), {
-    message: "values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty",
+    message: "values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty",
+  });
+  assert.throws(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['z', 'b'] }] }), {
+    message: 'values: Invalid value: ["z","b"]: values set must be empty for exists and does not exist',
+  });
+  assert.throws(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'In', values: ['ok', 'not ok'] }] }), {
+    message: "values[1][a]: Invalid value: \"not ok\": " + labelValueRule,
   });
 });
 
@@ -124,7 +130,7 @@ test('a metav1.LabelSelector with a missing key or wrongly typed fields is a 400
     { name: 'key a number', selector: { matchExpressions: [{ key: 1, operator: 'Exists' }] }, message: keyRule },
     { name: 'no operator', selector: { matchExpressions: [{ key: 'a', values: ['a'] }] }, message: '"" is not a valid label selector operator' },
     { name: 'operator a number', selector: { matchExpressions: [{ key: 'a', operator: 1 }] }, message: '"" is not a valid label selector operator' },
-    { name: 'values a string', selector: { matchExpressions: [{ key: 'a', operator: 'In', values: 'a' }] }, message: "values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty" },
+    { name: 'values a string', selector: { matchExpressions: [{ key: 'a', operator: 'In', values: 'a' }] }, message: "values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty" },
     { name: 'an expression that is not an object', selector: { matchExpressions: [1] }, message: '"" is not a valid label selector operator' },
   ];
   for (const row of rows) {
@@ -148,6 +154,24 @@ test('a selector from a set requires each label', () => {
   assert.equal(labelRequiresExactMatch(sel, 'b'), '2');
   assert.equal(labelRequiresExactMatch(parseLabelSelector('b in (1,2)'), 'b'), undefined);
 });
+
+const selectorJsonCases: { name: string; selector: unknown; json: string }[] = [
+  { name: 'none', selector: undefined, json: 'null' },
+  { name: 'empty', selector: {}, json: '{}' },
+  { name: 'empty parts are left out', selector: { matchLabels: {}, matchExpressions: [] }, json: '{}' },
+  { name: 'labels sorted', selector: { matchLabels: { b: '2', a: '1' } }, json: '{"matchLabels":{"a":"1","b":"2"}}' },
+  {
+    name: 'expressions in order, no values left out',
+    selector: { matchExpressions: [{ operator: 'In', key: 'env', values: ['prod', 'dev'] }, { key: 'tier', operator: 'Exists', values: [] }], matchLabels: { app: 'web' } },
+    json: '{"matchLabels":{"app":"web"},"matchExpressions":[{"key":"env","operator":"In","values":["prod","dev"]},{"key":"tier","operator":"Exists"}]}',
+  },
+];
+
+for (const { name, selector, json } of selectorJsonCases) {
+  test(`a metav1.LabelSelector as a bad value: ${name}`, () => {
+    assert.equal(labelSelectorJson(selector).text, json);
+  });
+}
 
 test('label keys and values follow upstream rules', () => {
   assert.deepEqual(isLabelKey('app.kubernetes.io/name'), []);

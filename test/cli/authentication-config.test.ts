@@ -135,7 +135,7 @@ test('claim validation rules, claim mappings and user validation rules are valid
 test('anonymous: conditions only when enabled; a reload may not change it', async () => {
   assert.equal(
     await refusal(configOf([], { anonymous: { enabled: false, conditions: [{ path: '/livez' }] } })),
-    invalid('anonymous.conditions: Invalid value: []apiserver.AnonymousAuthCondition{apiserver.AnonymousAuthCondition{Path:"/livez"}}: enabled should be set to true when conditions are defined'),
+    invalid('anonymous.conditions: Invalid value: [{"Path":"/livez"}]: enabled should be set to true when conditions are defined'),
   );
   const loaded = await parseAuthenticationConfiguration(configOf([], { anonymous: { enabled: true, conditions: [{ path: '/livez' }] } }), []);
   assert.deepEqual(loaded.anonymous, { enabled: true, conditions: [{ path: '/livez' }] });

@@ -95,7 +95,7 @@ describe('admission policies', needsKubectl, () => {
       ['spec.validations[0].message: Invalid value: "a\\nb": message must not contain line breaks', 'spec.validations[0].reason: Unsupported value: "Gone": supported values: "Forbidden", "Invalid", "RequestEntityTooLarge"']],
     ['a binding with Deny and Warn', 'validatingadmissionpolicybindings',
       { kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: 'bad-binding' }, spec: { policyName: 'replica-limit', validationActions: ['Deny', 'Warn'] } },
-      ['spec.validationActions: Invalid value: []string{"Deny", "Warn"}: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)']],
+      ['spec.validationActions: Invalid value: ["Deny","Warn"]: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)']],
     ['a mutating policy matching DELETE without mutations', 'mutatingadmissionpolicies',
       { kind: 'MutatingAdmissionPolicy', metadata: { name: 'bad-mutating' }, spec: { matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['DELETE'], resources: ['pods'] }] } } },
       ['spec.matchConstraints.resourceRules.operations: Unsupported value: "DELETE": supported values: "*", "CONNECT", "CREATE", "UPDATE"', 'spec.mutations: Required value: mutations must contain at least one item']],

@@ -57,7 +57,7 @@ describe('label selectors from user data', () => {
       includes: [
         'spec.selector.matchExpressions[0].key: Invalid value: "": name part must be non-empty',
         `spec.selector.matchExpressions[0].key: Invalid value: "": ${nameRule}`,
-        'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"a":"b"}, MatchExpressions:[]v1.LabelSelectorRequirement{v1.LabelSelectorRequirement{Key:"", Operator:"In", Values:[]string{"a"}}}}: invalid label selector',
+        'spec.selector: Invalid value: {"matchLabels":{"a":"b"},"matchExpressions":[{"key":"","operator":"In","values":["a"]}]}: invalid label selector',
       ],
     },
     {

@@ -186,7 +186,7 @@ describe('workloads through kubectl 1.33', { skip: existsSync(kubectlBin) ? fals
       {
         name: 'a ReplicaSet\'s selector',
         yaml: manifests.split('---')[0]!.replaceAll('app: web-rs}', 'app: web-rs, v: "2"}'),
-        message: 'The ReplicaSet "web-rs" is invalid: spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"web-rs", "v":"2"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable',
+        message: 'The ReplicaSet "web-rs" is invalid: spec.selector: Invalid value: {"matchLabels":{"app":"web-rs","v":"2"}}: field is immutable',
       },
     ];
     for (const c of cases) {

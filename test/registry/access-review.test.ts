@@ -100,7 +100,7 @@ test('access reviews are validated as upstream\'s pkg/apis/authorization/validat
     },
     {
       name: 'both kinds of attributes', resource: 'selfsubjectaccessreviews', body: { spec: { resourceAttributes: podsInDev, nonResourceAttributes: nra } }, code: 422,
-      message: 'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.nonResourceAttributes: Invalid value: authorization.NonResourceAttributes{Path:"/x", Verb:"get"}: cannot be specified in combination with resourceAttributes',
+      message: 'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.nonResourceAttributes: Invalid value: {"Path":"/x","Verb":"get"}: cannot be specified in combination with resourceAttributes',
     },
     {
       name: 'a self review needs no user', resource: 'selfsubjectaccessreviews', body: { spec: {} }, code: 422,
@@ -108,7 +108,12 @@ test('access reviews are validated as upstream\'s pkg/apis/authorization/validat
     },
     {
       name: 'metadata must be empty', resource: 'subjectaccessreviews', body: { metadata: { name: 'x' }, spec: { user: 'bob', resourceAttributes: podsInDev } }, code: 422,
-      message: 'SubjectAccessReview.authorization.k8s.io "" is invalid: metadata: Invalid value: v1.ObjectMeta{name}: must be empty',
+      message: 'SubjectAccessReview.authorization.k8s.io "" is invalid: metadata: Invalid value: {"name":"x","creationTimestamp":null}: must be empty',
+    },
+    {
+      name: 'a local review\'s metadata holds its namespace and nothing else', resource: 'localsubjectaccessreviews', namespace: 'dev',
+      body: { metadata: { labels: { b: '2', a: '1' }, namespace: 'dev' }, spec: { user: 'bob', resourceAttributes: podsInDev } }, code: 422,
+      message: 'LocalSubjectAccessReview.authorization.k8s.io "" is invalid: metadata: Invalid value: {"namespace":"dev","creationTimestamp":null,"labels":{"a":"1","b":"2"}}: must be empty except for namespace',
     },
     {
       name: 'a local review asks about its own namespace', resource: 'localsubjectaccessreviews', namespace: 'other', body: { spec: { user: 'bob', resourceAttributes: podsInDev } }, code: 422,
@@ -116,7 +121,7 @@ test('access reviews are validated as upstream\'s pkg/apis/authorization/validat
     },
     {
       name: 'a local review has no non-resource attributes', resource: 'localsubjectaccessreviews', namespace: 'dev', body: { spec: { user: 'bob', nonResourceAttributes: nra } }, code: 422,
-      message: 'LocalSubjectAccessReview.authorization.k8s.io "" is invalid: spec.nonResourceAttributes: Invalid value: authorization.NonResourceAttributes{Path:"/x", Verb:"get"}: disallowed on this kind of request',
+      message: 'LocalSubjectAccessReview.authorization.k8s.io "" is invalid: spec.nonResourceAttributes: Invalid value: {"Path":"/x","Verb":"get"}: disallowed on this kind of request',
     },
     {
       name: 'a local review whose metadata names another namespace', resource: 'localsubjectaccessreviews', namespace: 'dev', body: { metadata: { namespace: 'other' }, spec: { user: 'bob', resourceAttributes: podsInDev } }, code: 400,

@@ -8,9 +8,9 @@ import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { cel } from '../../cel/lazy.ts';
 import type { Strategy } from '../resource-type.ts';
-import { duplicate, forbidden, GoValue, goQuote, invalid, notSupported, required } from '../validation/field.ts';
+import { duplicate, forbidden, goJson, type GoValue, invalid, notSupported, required } from '../validation/field.ts';
 import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, validateName } from '../validation/names.ts';
-import { checkEnum, failurePolicies, goStrings, matchPolicies, reinvocationPolicies, strings, validateMatchConditions, validateRule } from './admission-rules.ts';
+import { checkEnum, failurePolicies, matchPolicies, reinvocationPolicies, strings, validateMatchConditions, validateRule } from './admission-rules.ts';
 import { generationStrategy, specStatusStrategy } from './common.ts';
 import { objectAt, objectsAt, setDefault, stringAt } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
@@ -162,10 +162,9 @@ function validateAuditAnnotation(policyName: string, annotation: JsonObject, pat
   return causes;
 }
 
-/** %#v of the internal []AuditAnnotation, as the too-many error prints it. */
+/** The internal []admissionregistration.AuditAnnotation as json.Marshal writes it, for the too-many error. */
 function goAuditAnnotations(annotations: JsonObject[]): GoValue {
-  const items = annotations.map((a) => `admissionregistration.AuditAnnotation{Key:${goQuote(stringAt(a, 'key'))}, ValueExpression:${goQuote(stringAt(a, 'valueExpression'))}}`);
-  return new GoValue(`[]admissionregistration.AuditAnnotation{${items.join(', ')}}`);
+  return goJson(annotations.map((a) => ({ Key: stringAt(a, 'key'), ValueExpression: stringAt(a, 'valueExpression') })));
 }
 
 function validateMutation(mutation: JsonObject, path: string): StatusCause[] {
@@ -278,7 +277,7 @@ function validateValidationActions(actions: string[], path: string): StatusCause
     seen.add(action);
   });
   if (seen.has('Deny') && seen.has('Warn')) {
-    causes.push(invalid(path, goStrings(actions), 'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)'));
+    causes.push(invalid(path, actions, 'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)'));
   }
   if (seen.size === 0) causes.push(required(path, 'at least one validation action is required'));
   return causes;

@@ -5,7 +5,7 @@
 import { cel } from '../../cel/lazy.ts';
 import type { StatusCause } from '../../api/index.ts';
 import type { JsonObject } from '../../api/json.ts';
-import { duplicate, GoValue, goSyntax, invalid, notSupported, required, tooMany } from '../validation/field.ts';
+import { duplicate, invalid, notSupported, required, tooMany } from '../validation/field.ts';
 import { isQualifiedName } from '../validation/names.ts';
 import { stringAt } from './object.ts';
 
@@ -18,11 +18,6 @@ const scopes = ['*', 'Cluster', 'Namespaced'];
 /** A list of strings as decoded into a Go []string (anything else: empty). */
 export function strings(v: unknown): string[] {
   return Array.isArray(v) ? v.map((x) => String(x)) : [];
-}
-
-/** A []string as field errors print it (%#v). */
-export function goStrings(values: string[]): GoValue {
-  return new GoValue(goSyntax(values));
 }
 
 /** A value that must be one of `allowed` when set. */
@@ -59,8 +54,8 @@ function validateResources(resources: string[], path: string): StatusCause[] {
     if (sub === '*') withWildcardSub.add(res);
     if (res === '*') subWithWildcardRes.add(sub);
   });
-  if (resources.length > 1 && doubleWildcard) causes.push(invalid(path, goStrings(resources), "if '*/*' is present, must not specify other resources"));
-  if (singleWildcard && withoutSub) causes.push(invalid(path, goStrings(resources), "if '*' is present, must not specify other resources without subresources"));
+  if (resources.length > 1 && doubleWildcard) causes.push(invalid(path, resources, "if '*/*' is present, must not specify other resources"));
+  if (singleWildcard && withoutSub) causes.push(invalid(path, resources, "if '*' is present, must not specify other resources without subresources"));
   return causes;
 }
 
@@ -69,14 +64,14 @@ export function validateRule(rule: JsonObject, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const ops = strings(rule.operations);
   if (ops.length === 0) causes.push(required(`${path}.operations`));
-  if (ops.length > 1 && ops.includes('*')) causes.push(invalid(`${path}.operations`, goStrings(ops), "if '*' is present, must not specify other operations"));
+  if (ops.length > 1 && ops.includes('*')) causes.push(invalid(`${path}.operations`, ops, "if '*' is present, must not specify other operations"));
   ops.forEach((op, i) => causes.push(...checkEnum(op, operations, `${path}.operations[${i}]`)));
   const groups = strings(rule.apiGroups);
   if (groups.length === 0) causes.push(required(`${path}.apiGroups`));
-  if (groups.length > 1 && groups.includes('*')) causes.push(invalid(`${path}.apiGroups`, goStrings(groups), "if '*' is present, must not specify other API groups"));
+  if (groups.length > 1 && groups.includes('*')) causes.push(invalid(`${path}.apiGroups`, groups, "if '*' is present, must not specify other API groups"));
   const versions = strings(rule.apiVersions);
   if (versions.length === 0) causes.push(required(`${path}.apiVersions`));
-  if (versions.length > 1 && versions.includes('*')) causes.push(invalid(`${path}.apiVersions`, goStrings(versions), "if '*' is present, must not specify other API versions"));
+  if (versions.length > 1 && versions.includes('*')) causes.push(invalid(`${path}.apiVersions`, versions, "if '*' is present, must not specify other API versions"));
   versions.forEach((v, i) => {
     if (v === '') causes.push(required(`${path}.apiVersions[${i}]`));
   });

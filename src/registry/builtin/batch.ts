@@ -2,6 +2,7 @@
 // and pkg/apis/batch/validation, Table columns after printers.go (printJob, printCronJob).
 
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
+import { labelSelectorJson } from '../../api/labels.ts';
 import type { JsonObject } from '../../api/json.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, humanDuration, nameColumn, timestampMs, translateTimestampSince } from '../table-columns.ts';
@@ -10,7 +11,7 @@ import { clone } from '../../api/json.ts';
 import { specStatusStrategy } from './common.ts';
 import { scheduleError, timeZoneError } from './cron-schedule.ts';
 import {
-  defaultJob, defaultJobTemplateSpec, generateSelector, hadPrefixedLabels, selectorJSON,
+  defaultJob, defaultJobTemplateSpec, generateSelector, hadPrefixedLabels,
   validateJob, validateJobSpecCommon, validateJobStatus, validateJobUpdate,
 } from './job-spec.ts';
 import { arrayAt, ensureObject, numberAt, objectAt, objectsAt, stringAt } from './object.ts';
@@ -139,7 +140,7 @@ function defaultCronJob(cronJob: KubeObject): void {
 function validateJobTemplateSpec(template: unknown, path: string): StatusCause[] {
   const spec = objectAt(template, 'spec') ?? {};
   const causes = validateJobSpecCommon(spec, `${path}.spec`);
-  if (spec.selector !== undefined && spec.selector !== null) causes.push(invalid(`${path}.spec.selector`, selectorJSON(spec.selector), '`selector` will be auto-generated'));
+  if (spec.selector !== undefined && spec.selector !== null) causes.push(invalid(`${path}.spec.selector`, labelSelectorJson(spec.selector), '`selector` will be auto-generated'));
   if (spec.manualSelector === true) causes.push(notSupported(`${path}.spec.manualSelector`, true, ['nil', 'false']));
   return causes;
 }

@@ -165,7 +165,7 @@ export function validateCertificateSigningRequest(csr: KubeObject, old?: KubeObj
   const spec = objectAt(csr, 'spec') ?? {};
   const requestProblem = requestError(spec.request);
   if (requestProblem !== undefined && !(old !== undefined && semanticEqual(spec.request, objectAt(old, 'spec')?.request))) {
-    causes.push(invalid('spec.request', spec.request ?? '', requestProblem));
+    causes.push(invalid('spec.request', spec.request ?? null, requestProblem));
   }
   const usages = arrayAt(spec, 'usages');
   if (usages.length === 0) causes.push(required('spec.usages'));

@@ -6,11 +6,11 @@ import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { fieldImmutable, forbidden, GoValue, invalid, notSupported, required } from '../validation/field.ts';
+import { fieldImmutable, forbidden, goJson, type GoValue, invalid, notSupported, required } from '../validation/field.ts';
 import { isDNS1123Subdomain } from '../validation/names.ts';
 import { keepOldSpec, keepOldStatus, nowTimestamp } from './common.ts';
 import { ensureObject, objectAt, semanticEqual, stringAt } from './object.ts';
-import { compareQuantity, isPositive, parseQuantity, type Quantity } from '../../api/quantity.ts';
+import { canonicalQuantity, compareQuantity, isPositive, parseQuantity, type Quantity } from '../../api/quantity.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 import { builtinType } from './skeleton.ts';
 
@@ -38,7 +38,8 @@ function validateAccessModes(modes: unknown[], path: string): StatusCause[] {
   let once = false;
   let other = false;
   for (const mode of modes) {
-    if (!accessModes.includes(String(mode))) causes.push(notSupported(path, mode, accessModes));
+    // A typed string: json.Marshal writes it (`<`, `>`, `&` escaped), not %q.
+    if (!accessModes.includes(String(mode))) causes.push(notSupported(path, goJson(mode), accessModes));
     if (mode === 'ReadWriteOncePod') once = true;
     else if (accessModes.includes(String(mode))) other = true;
   }
@@ -83,11 +84,45 @@ function validateVolumeSource(key: string, source: JsonObject, path: string): St
   return causes;
 }
 
-/** A ResourceList as Go's %#v prints it in the capacity error (quantities shown by their text). */
-function goResourceList(v: unknown): GoValue {
-  if (!isObject(v)) return new GoValue('core.ResourceList(nil)');
-  const entries = Object.keys(v).sort().map((k) => `"${k}":resource.MustParse("${String(v[k])}")`);
-  return new GoValue(`core.ResourceList{${entries.join(', ')}}`);
+/** A core.ResourceList as json.Marshal writes it: a map of canonical quantities (`null` for none). */
+function goResourceList(v: unknown): Record<string, string> | null {
+  return isObject(v) ? Object.fromEntries(Object.entries(v).map(([k, q]) => [k, canonicalQuantity(q)])) : null;
+}
+
+/** The internal core.VolumeNodeAffinity as json.Marshal writes it: Go field names, nil lists `null`. */
+function goVolumeNodeAffinity(affinity: unknown): GoValue | null {
+  if (!isObject(affinity)) return null;
+  const list = <T>(v: unknown, item: (x: unknown) => T): T[] | null => (Array.isArray(v) ? v.map(item) : null);
+  const requirements = (v: unknown) => list(v, (r) => ({
+    Key: stringAt(r, 'key'), Operator: stringAt(r, 'operator'), Values: list(isObject(r) ? r.values : undefined, String),
+  }));
+  const required = objectAt(affinity, 'required');
+  return goJson({
+    Required: required === undefined ? null : {
+      NodeSelectorTerms: list(required.nodeSelectorTerms, (t) => ({
+        MatchExpressions: requirements(isObject(t) ? t.matchExpressions : undefined), MatchFields: requirements(isObject(t) ? t.matchFields : undefined),
+      })),
+    },
+  });
+}
+
+/** The beta topology labels whose GA label a volume's node affinity may move to (upstream's betaToGALabel). */
+const betaToGALabel: Record<string, string> = {
+  'failure-domain.beta.kubernetes.io/zone': 'topology.kubernetes.io/zone',
+  'failure-domain.beta.kubernetes.io/region': 'topology.kubernetes.io/region',
+  'beta.kubernetes.io/os': 'kubernetes.io/os',
+  'beta.kubernetes.io/arch': 'kubernetes.io/arch',
+  'beta.kubernetes.io/instance-type': 'node.kubernetes.io/instance-type',
+};
+
+/** `old` with each requirement key that `updated` moved from a beta label to its GA label moved too. */
+function withGALabels(updated: unknown, old: unknown): unknown {
+  if (Array.isArray(old)) return old.map((item, i) => withGALabels(Array.isArray(updated) ? updated[i] : undefined, item));
+  if (!isObject(old)) return old;
+  const next = isObject(updated) ? updated : {};
+  const out = Object.fromEntries(Object.entries(old).map(([k, v]) => [k, withGALabels(next[k], v)]));
+  if (typeof old.key === 'string' && betaToGALabel[old.key] === next.key) out.key = next.key;
+  return out;
 }
 
 /** ValidatePersistentVolume, beyond metadata. */
@@ -125,7 +160,7 @@ export function validatePersistentVolumeSpec(spec: JsonObject, path: string, inl
     if (inline) {
       if (policy !== 'Retain') causes.push(forbidden(`${path}.persistentVolumeReclaimPolicy`, 'may only be Retain in the context of inline volumes'));
     } else if (!reclaimPolicies.includes(policy)) {
-      causes.push(notSupported(`${path}.persistentVolumeReclaimPolicy`, policy, reclaimPolicies));
+      causes.push(notSupported(`${path}.persistentVolumeReclaimPolicy`, goJson(policy), reclaimPolicies));
     }
   }
   if (inline && present(spec.nodeAffinity)) causes.push(forbidden(`${path}.nodeAffinity`, inlineOnly));
@@ -154,7 +189,7 @@ export function validatePersistentVolumeSpec(spec: JsonObject, path: string, inl
     return causes;
   }
   causes.push(...validateClassName(spec.storageClassName, `${path}.storageClassName`));
-  if (present(spec.volumeMode) && !volumeModes.includes(String(spec.volumeMode))) causes.push(notSupported(`${path}.volumeMode`, spec.volumeMode, volumeModes));
+  if (present(spec.volumeMode) && !volumeModes.includes(String(spec.volumeMode))) causes.push(notSupported(`${path}.volumeMode`, goJson(spec.volumeMode), volumeModes));
   if (present(spec.volumeAttributesClassName)) {
     if (spec.volumeAttributesClassName === '') causes.push(required(`${path}.volumeAttributesClassName`, 'an empty string is disallowed'));
     else causes.push(...validateClassName(spec.volumeAttributesClassName, `${path}.volumeAttributesClassName`));
@@ -185,8 +220,11 @@ export function validatePersistentVolumeUpdate(pv: KubeObject, old: KubeObject):
     source.csi = rest;
   }
   if (!semanticEqual(source, oldSource)) causes.push(forbidden('spec.persistentvolumesource', 'spec.persistentvolumesource is immutable after creation'));
-  if (!semanticEqual(spec?.volumeMode, oldSpec?.volumeMode)) causes.push(invalid('volumeMode', spec?.volumeMode ?? null, fieldImmutable));
-  if (present(oldSpec?.nodeAffinity) && !semanticEqual(spec?.nodeAffinity, oldSpec?.nodeAffinity)) causes.push(invalid('nodeAffinity', new GoValue('core.VolumeNodeAffinity{...}'), fieldImmutable));
+  if (!semanticEqual(spec?.volumeMode, oldSpec?.volumeMode)) causes.push(invalid('volumeMode', goJson(spec?.volumeMode), fieldImmutable));
+  // validatePvNodeAffinity (MutablePVNodeAffinity is off by default).
+  if (present(oldSpec?.nodeAffinity) && !semanticEqual(spec?.nodeAffinity, withGALabels(spec?.nodeAffinity, oldSpec?.nodeAffinity))) {
+    causes.push(invalid('nodeAffinity', goVolumeNodeAffinity(spec?.nodeAffinity), `${fieldImmutable}, except for updating from beta label to GA`));
+  }
   if (present(oldSpec?.volumeAttributesClassName) && !present(spec?.volumeAttributesClassName)) {
     causes.push(forbidden('spec.volumeAttributesClassName', 'update from non-nil value to nil is forbidden'));
   }

@@ -4,15 +4,16 @@
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { GoValue, goQuote, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
+import { goJson, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
 import { type JsonObject } from '../../api/json.ts';
+import { labelSelectorJson } from '../../api/labels.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
 import { ensureObject, numberAt, objectAt, semanticEqual, setDefault } from './object.ts';
 import {
   podSelectorOf, selectorCount, validateAlwaysRestarts, validateCollisionCount, validateCounters, validateImmutableSelector, validateTemplateMatches, withZeroCounters,
 } from './pod-controllers.ts';
 import { defaultPodTemplate, validatePodTemplateSpec } from './pod-spec.ts';
-import { goLabelSelector, intOrPercentValue, validateLabelSelector, validatePositiveIntOrPercent } from './selector-validation.ts';
+import { goIntOrString, intOrPercentValue, validateLabelSelector, validatePositiveIntOrPercent } from './selector-validation.ts';
 import { builtinType } from './skeleton.ts';
 import { containersColumn, count, formatLabels, formatLabelSelector, imagesColumn, templateContainers } from './table-columns.ts';
 
@@ -54,11 +55,11 @@ function validateRollingUpdate(rollingUpdate: JsonObject, path: string): StatusC
   for (const k of ['maxUnavailable', 'maxSurge']) causes.push(...validatePositiveIntOrPercent(rollingUpdate[k], `${path}.${k}`));
   for (const k of ['maxUnavailable', 'maxSurge']) {
     const v = intOrPercentValue(rollingUpdate[k]);
-    if (v?.percent && v.value > 100) causes.push(invalid(`${path}.${k}`, new GoValue(String(rollingUpdate[k])), 'must not be greater than 100%'));
+    if (v?.percent && v.value > 100) causes.push(invalid(`${path}.${k}`, goIntOrString(rollingUpdate[k]), 'must not be greater than 100%'));
   }
   const hasUnavailable = (intOrPercentValue(rollingUpdate.maxUnavailable)?.value ?? 0) !== 0;
   const hasSurge = (intOrPercentValue(rollingUpdate.maxSurge)?.value ?? 0) !== 0;
-  if (hasUnavailable && hasSurge) causes.push(invalid(`${path}.maxSurge`, new GoValue(String(rollingUpdate.maxSurge)), 'may not be set when maxUnavailable is non-zero'));
+  if (hasUnavailable && hasSurge) causes.push(invalid(`${path}.maxSurge`, goIntOrString(rollingUpdate.maxSurge), 'may not be set when maxUnavailable is non-zero'));
   if (!hasUnavailable && !hasSurge) causes.push(required(`${path}.maxUnavailable`, 'cannot be 0 when maxSurge is 0'));
   return causes;
 }
@@ -74,8 +75,12 @@ function validateUpdateStrategy(strategy: JsonObject | undefined): StatusCause[]
       if (rollingUpdate === undefined) return [required('spec.updateStrategy.rollingUpdate')];
       return validateRollingUpdate(rollingUpdate, 'spec.updateStrategy.rollingUpdate');
     default: {
-      const pointer = rollingUpdate === undefined ? '(*apps.RollingUpdateDaemonSet)(nil)' : '(*apps.RollingUpdateDaemonSet)(0xc000000000)';
-      return [notSupported('spec.updateStrategy', new GoValue(`apps.DaemonSetUpdateStrategy{Type:${goQuote(String(type))}, RollingUpdate:${pointer}}`), ['RollingUpdate', 'OnDelete'])];
+      // The internal apps.DaemonSetUpdateStrategy, whose unset int-or-strings are 0.
+      const value = goJson({
+        Type: type,
+        RollingUpdate: rollingUpdate === undefined ? null : { MaxUnavailable: rollingUpdate.maxUnavailable ?? 0, MaxSurge: rollingUpdate.maxSurge ?? 0 },
+      });
+      return [notSupported('spec.updateStrategy', value, ['RollingUpdate', 'OnDelete'])];
     }
   }
 }
@@ -89,7 +94,7 @@ function validateDaemonSet(ds: KubeObject): StatusCause[] {
   // A missing selector matches nothing; one that does not parse is left to the checks above.
   const selector = podSelectorOf(spec);
   if (selector !== undefined) causes.push(...validateTemplateMatches(selector, template, 'spec.template'));
-  if (selectorObj !== undefined && selectorCount(selectorObj) === 0) causes.push(invalid('spec.selector', goLabelSelector(selectorObj), 'empty selector is invalid for daemonset'));
+  if (selectorObj !== undefined && selectorCount(selectorObj) === 0) causes.push(invalid('spec.selector', labelSelectorJson(selectorObj), 'empty selector is invalid for daemonset'));
   causes.push(...validatePodTemplateSpec(template, 'spec.template'));
   causes.push(...validateAlwaysRestarts(template, 'spec.template', 'DaemonSet'));
   causes.push(...validateNonnegative(numberAt(spec, 'minReadySeconds') ?? 0, 'spec.minReadySeconds'));

@@ -4,7 +4,7 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { builtinType } from './skeleton.ts';
-import { forbidden, GoValue, goQuote, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
+import { forbidden, goJson, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { keepOldSpec, keepOldStatus } from './common.ts';
 import { clone, isObject, type JsonObject } from '../../api/json.ts';
@@ -12,7 +12,7 @@ import { ensureObject, numberAt, objectAt, semanticEqual } from './object.ts';
 import { defaultPodTemplate } from './pod-spec.ts';
 import { defaultReplicas, validateImmutableSelector, validateReplicaCounts, validateReplicatedTemplate, validateSelectorAndTemplate } from './pod-controllers.ts';
 import { replicasScale } from './scale-access.ts';
-import { intOrPercentValue, validatePositiveIntOrPercent } from './selector-validation.ts';
+import { goIntOrString, intOrPercentValue, validatePositiveIntOrPercent } from './selector-validation.ts';
 import { deploymentColumns } from './table-columns.ts';
 
 function specOf(d: KubeObject): JsonObject {
@@ -55,15 +55,19 @@ function validateStrategy(strategy: unknown, path: string): StatusCause[] {
       const unavailable = intOrPercentValue(ru.maxUnavailable);
       const surge = intOrPercentValue(ru.maxSurge);
       if (unavailable?.value === 0 && surge?.value === 0) {
-        causes.push(invalid(`${path}.rollingUpdate.maxUnavailable`, new GoValue(String(ru.maxUnavailable)), 'may not be 0 when `maxSurge` is 0'));
+        causes.push(invalid(`${path}.rollingUpdate.maxUnavailable`, goIntOrString(ru.maxUnavailable), 'may not be 0 when `maxSurge` is 0'));
       }
       if (unavailable?.percent && unavailable.value > 100) {
-        causes.push(invalid(`${path}.rollingUpdate.maxUnavailable`, new GoValue(String(ru.maxUnavailable)), 'must not be greater than 100%'));
+        causes.push(invalid(`${path}.rollingUpdate.maxUnavailable`, goIntOrString(ru.maxUnavailable), 'must not be greater than 100%'));
       }
       break;
     }
-    default:
-      causes.push(notSupported(path, new GoValue(`apps.DeploymentStrategy{Type:${goQuote(String(s.type ?? ''))}}`), ['Recreate', 'RollingUpdate']));
+    default: {
+      // The internal apps.DeploymentStrategy, whose unset int-or-strings are 0.
+      const ru = objectAt(s, 'rollingUpdate');
+      const value = goJson({ Type: s.type ?? '', RollingUpdate: ru === undefined ? null : { MaxUnavailable: ru.maxUnavailable ?? 0, MaxSurge: ru.maxSurge ?? 0 } });
+      causes.push(notSupported(path, value, ['Recreate', 'RollingUpdate']));
+    }
   }
   return causes;
 }

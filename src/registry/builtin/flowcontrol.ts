@@ -7,7 +7,7 @@ import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import type { JsonObject } from '../../api/json.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { child, duplicate, forbidden, GoValue, index, invalid, notSupported, required, type FieldPath } from '../validation/field.ts';
+import { child, duplicate, forbidden, goJson, index, invalid, notSupported, required, type FieldPath } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain } from '../validation/names.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
 import { numberAt, objectAt, objectsAt, stringAt, stringsAt } from './object.ts';
@@ -216,7 +216,8 @@ export function validateFlowSchema(fs: KubeObject): StatusCause[] {
   if (precedence === 1 && fs.metadata.name !== exemptName) causes.push(invalid('spec.matchingPrecedence', precedence, "only the schema named 'exempt' may have matchingPrecedence 1"));
   const method = objectAt(spec, 'distinguisherMethod');
   if (method !== undefined && !distinguisherMethods.includes(stringAt(method, 'type'))) {
-    causes.push(notSupported('spec.distinguisherMethod.type', new GoValue(`flowcontrol.FlowDistinguisherMethod{Type:${JSON.stringify(stringAt(method, 'type'))}}`), distinguisherMethods));
+    // Upstream reports the whole internal *flowcontrol.FlowDistinguisherMethod.
+    causes.push(notSupported('spec.distinguisherMethod.type', goJson({ Type: stringAt(method, 'type') }), distinguisherMethods));
   }
   const level = stringAt(objectAt(spec, 'priorityLevelConfiguration'), 'name');
   if (level === '') causes.push(required('spec.priorityLevelConfiguration.name', 'must reference a priority level'));

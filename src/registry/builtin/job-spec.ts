@@ -4,9 +4,9 @@
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { isStatusError } from '../../api/index.ts';
-import { labelSelectorFromObject, matchLabels, type LabelSelector, type LabelSelectorObject } from '../../api/labels.ts';
+import { labelSelectorFromObject, labelSelectorJson, matchLabels, type LabelSelector, type LabelSelectorObject } from '../../api/labels.ts';
 import { clone, isObject, type JsonObject } from '../../api/json.ts';
-import { child, duplicate, fieldImmutable, GoValue, index, invalid, notSupported, required, tooLong, tooMany, validateNonnegative } from '../validation/field.ts';
+import { child, duplicate, fieldImmutable, GoValue, goJson, index, invalid, notSupported, required, tooLong, tooMany, validateNonnegative } from '../validation/field.ts';
 import type { FieldPath } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
 import { arrayAt, ensureObject, numberAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
@@ -19,42 +19,6 @@ const legacyJobNameLabel = 'job-name';
 const legacyControllerUidLabel = 'controller-uid';
 
 const present = (v: unknown): boolean => v !== undefined && v !== null;
-
-/**
- * Go's json.Marshal of a bad value, which is how current apimachinery renders values that
- * are not strings, numbers or booleans in field errors. Map keys come sorted; objects
- * standing for Go structs must be given with their fields in struct order.
- */
-export function goJSON(value: unknown, sortKeys = false): GoValue {
-  const sorted = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(sorted);
-    if (!isObject(v)) return v;
-    const keys = sortKeys ? Object.keys(v).sort() : Object.keys(v);
-    return Object.fromEntries(keys.map((k) => [k, sorted(v[k])]));
-  };
-  const text = JSON.stringify(sorted(value ?? null))
-    .replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
-  return new GoValue(text);
-}
-
-/** A metav1.LabelSelector as json.Marshal writes it: matchLabels (sorted), then matchExpressions. */
-export function selectorJSON(selector: unknown): GoValue {
-  if (!isObject(selector)) return new GoValue('null');
-  const out: JsonObject = {};
-  if (isObject(selector.matchLabels) && Object.keys(selector.matchLabels).length > 0) {
-    out.matchLabels = Object.fromEntries(Object.keys(selector.matchLabels).sort().map((k) => [k, (selector.matchLabels as JsonObject)[k]!]));
-  }
-  if (Array.isArray(selector.matchExpressions) && selector.matchExpressions.length > 0) {
-    out.matchExpressions = selector.matchExpressions.map((e) => {
-      const x = isObject(e) ? e : {};
-      const req: JsonObject = { key: x.key ?? '', operator: x.operator ?? '' };
-      if (Array.isArray(x.values) && x.values.length > 0) req.values = x.values;
-      return req;
-    });
-  }
-  return goJSON(out);
-}
 
 // ---------- defaults ----------
 
@@ -130,7 +94,7 @@ function selectorOf(selectorObj: unknown): LabelSelector | undefined {
 
 /** A label map as upstream renders it in an error: JSON with sorted keys, null when unset. */
 function labelsJSON(labels: unknown): GoValue {
-  return isObject(labels) ? goJSON(labels, true) : new GoValue('null');
+  return isObject(labels) ? goJson(labels, true) : new GoValue('null');
 }
 
 /** ValidateHasLabel. */
@@ -162,7 +126,7 @@ function validateGeneratedSelector(job: KubeObject, requirePrefixedLabels: boole
   }
   const selector = selectorOf(spec.selector);
   if (selector !== undefined && !matchLabels(selector, expected)) {
-    causes.push(invalid('spec.selector', selectorJSON(spec.selector), '`selector` not auto-generated'));
+    causes.push(invalid('spec.selector', labelSelectorJson(spec.selector), '`selector` not auto-generated'));
   }
   return causes;
 }
@@ -182,7 +146,7 @@ function validateOnExitCodes(onExitCodes: JsonObject, path: FieldPath, container
   }
   const valuesPath = child(path, 'values');
   const values = arrayAt(onExitCodes, 'values').map(Number);
-  if (values.length === 0) causes.push(invalid(valuesPath, goJSON(onExitCodes.values ?? null), 'at least one value is required'));
+  if (values.length === 0) causes.push(invalid(valuesPath, goJson(onExitCodes.values ?? null), 'at least one value is required'));
   else if (values.length > 255) causes.push(tooMany(valuesPath, values.length, 255));
   const seen = new Set<number>();
   let ordered = true;
@@ -192,7 +156,7 @@ function validateOnExitCodes(onExitCodes: JsonObject, path: FieldPath, container
     else seen.add(value);
     if (j > 0 && values[j - 1]! > value) ordered = false;
   });
-  if (!ordered) causes.push(invalid(valuesPath, goJSON(values), 'must be ordered'));
+  if (!ordered) causes.push(invalid(valuesPath, goJson(values), 'must be ordered'));
   return causes;
 }
 
@@ -352,7 +316,7 @@ export function validateJobSpecCommon(spec: JsonObject, path: FieldPath): Status
   }
   if (present(spec.podFailurePolicy)) causes.push(...validatePodFailurePolicy(spec, child(path, 'podFailurePolicy')));
   if (present(spec.successPolicy)) {
-    if (mode !== 'Indexed') causes.push(invalid(child(path, 'successPolicy'), goJSON(spec.successPolicy), 'requires indexed completion mode'));
+    if (mode !== 'Indexed') causes.push(invalid(child(path, 'successPolicy'), goJson(spec.successPolicy), 'requires indexed completion mode'));
     else causes.push(...validateSuccessPolicy(spec, child(path, 'successPolicy')));
   }
   const replacement = spec.podReplacementPolicy;
@@ -447,17 +411,17 @@ export function validateJobUpdate(job: KubeObject, old: KubeObject): StatusCause
   } else {
     immutable('completions', spec.completions ?? null);
   }
-  if (!semanticEqual(spec.selector, oldSpec.selector)) causes.push(invalid('spec.selector', selectorJSON(spec.selector), fieldImmutable));
+  if (!semanticEqual(spec.selector, oldSpec.selector)) causes.push(invalid('spec.selector', labelSelectorJson(spec.selector), fieldImmutable));
   const suspended = oldSpec.suspend === true;
   const started = present(objectAt(old, 'status')?.startTime);
   const template = objectAt(spec, 'template') ?? {};
   const oldTemplate = comparableOldTemplate(template, objectAt(oldSpec, 'template') ?? {}, suspended && !started);
-  if (!semanticEqual(template, oldTemplate)) causes.push(invalid('spec.template', goJSON(template), fieldImmutable));
+  if (!semanticEqual(template, oldTemplate)) causes.push(invalid('spec.template', goJson(template), fieldImmutable));
   immutable('completionMode', spec.completionMode ?? null);
-  immutable('podFailurePolicy', goJSON(spec.podFailurePolicy ?? null));
+  immutable('podFailurePolicy', goJson(spec.podFailurePolicy ?? null));
   immutable('backoffLimitPerIndex', spec.backoffLimitPerIndex ?? null);
   immutable('managedBy', spec.managedBy ?? null);
-  immutable('successPolicy', goJSON(spec.successPolicy ?? null));
+  immutable('successPolicy', goJson(spec.successPolicy ?? null));
   return causes;
 }
 

@@ -5,10 +5,10 @@ import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { compareQuantity, formatQuantity, integerValue, milliValue, quantityOf, type Quantity } from '../../api/quantity.ts';
 import type { Strategy } from '../resource-type.ts';
-import { child, duplicate, forbidden, index, invalid, key, required, type FieldPath } from '../validation/field.ts';
+import { child, duplicate, forbidden, goJson, index, invalid, key, required, type FieldPath } from '../validation/field.ts';
 import { objectAt, objectsAt } from './object.ts';
 import {
-  goQuantity, isOvercommitAllowed, isQualifiedName, quantitiesOf, validateContainerResourceName, validateResourceName,
+  isOvercommitAllowed, isQualifiedName, quantitiesOf, validateContainerResourceName, validateResourceName,
 } from './resource-names.ts';
 
 const limitTypes = ['Pod', 'Container', 'PersistentVolumeClaim'];
@@ -37,10 +37,11 @@ export function defaultLimitRange(lr: KubeObject): void {
   }
 }
 
+/** The type is a core.LimitType, a typed string: json.Marshal writes it (`<`, `>`, `&` escaped), not %q. */
 function validateLimitType(type: string, path: FieldPath): StatusCause[] {
-  const causes = isQualifiedName(type).map((msg) => invalid(path, type, msg));
+  const causes = isQualifiedName(type).map((msg) => invalid(path, goJson(type), msg));
   if (causes.length === 0 && !type.includes('/') && !limitTypes.includes(type)) {
-    causes.push(invalid(path, type, 'must be a standard limit type or fully qualified'));
+    causes.push(invalid(path, goJson(type), 'must be a standard limit type or fully qualified'));
   }
   return causes;
 }
@@ -63,19 +64,18 @@ export function validateLimitRange(lr: KubeObject): StatusCause[] {
     const path = index('spec.limits', i);
     const type = typeof item.type === 'string' ? item.type : '';
     causes.push(...validateLimitType(type, child(path, 'type')));
-    if (seen.has(type)) causes.push(duplicate(child(path, 'type'), type));
+    if (seen.has(type)) causes.push(duplicate(child(path, 'type'), goJson(type)));
     seen.add(type);
 
     const keys = new Set<string>();
     const maps: Record<string, Map<string, Quantity>> = {};
-    const raw: Record<string, JsonObject> = {};
     const collect = (field: string) => {
-      raw[field] = objectAt(item, field) ?? {};
-      for (const name of Object.keys(raw[field]!)) {
+      const given = objectAt(item, field) ?? {};
+      for (const name of Object.keys(given)) {
         causes.push(...validateItemResourceName(type, name, key(child(path, field), name)));
         keys.add(name);
       }
-      maps[field] = quantitiesOf(raw[field]);
+      maps[field] = quantitiesOf(given);
     };
     collect('max');
     collect('min');
@@ -100,7 +100,8 @@ export function validateLimitRange(lr: KubeObject): StatusCause[] {
       const dreq = maps.defaultRequest!.get(name);
       const ratio = maps.maxLimitRequestRatio!.get(name);
       const s = formatQuantity;
-      const bad = (field: string) => goQuantity(raw[field]![name]);
+      // The bad value is a resource.Quantity, which marshals as its canonical string.
+      const bad = (field: string) => s(maps[field]!.get(name)!);
       if (min && max && compareQuantity(min, max) > 0) {
         causes.push(invalid(key(child(path, 'min'), name), bad('min'), `min value ${s(min)} is greater than max value ${s(max)}`));
       }

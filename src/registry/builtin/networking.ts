@@ -7,7 +7,7 @@ import type { JsonObject } from '../../api/json.ts';
 import { isDomainPrefixedPath, regexError } from '../../api/labels.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { fieldImmutable, forbidden, GoValue, invalid, notSupported, required, tooLong } from '../validation/field.ts';
+import { fieldImmutable, forbidden, goJson, invalid, notSupported, required, tooLong } from '../validation/field.ts';
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isValidPortName, isValidPortNum, validateName } from '../validation/names.ts';
 import { generationStrategy, specStatusStrategy } from './common.ts';
 import { parseCIDR, parseIP } from './ip.ts';
@@ -104,7 +104,7 @@ export function validateIngress(ingress: KubeObject): StatusCause[] {
   const rules = objectsAt(spec, 'rules');
   const defaultBackend = objectAt(spec, 'defaultBackend');
   if (rules.length === 0 && defaultBackend === undefined) {
-    causes.push(invalid('spec', new GoValue(Array.isArray(spec.rules) ? '[]networking.IngressRule{}' : '[]networking.IngressRule(nil)'), 'either `defaultBackend` or `rules` must be specified'));
+    causes.push(invalid('spec', Array.isArray(spec.rules) ? spec.rules : null, 'either `defaultBackend` or `rules` must be specified'));
   }
   if (defaultBackend !== undefined) causes.push(...validateBackend(defaultBackend, 'spec.defaultBackend'));
   rules.forEach((rule, i) => {
@@ -237,7 +237,8 @@ const cidrMessage = 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::
 
 function validatePort(port: JsonObject, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  if (present(port.protocol) && !protocols.includes(String(port.protocol))) causes.push(notSupported(`${path}.protocol`, port.protocol, protocols));
+  // A typed string: json.Marshal writes it (`<`, `>`, `&` escaped), not %q.
+  if (present(port.protocol) && !protocols.includes(String(port.protocol))) causes.push(notSupported(`${path}.protocol`, goJson(port.protocol), protocols));
   const endPort = port.endPort;
   if (typeof port.port === 'number') {
     for (const msg of isValidPortNum(port.port)) causes.push(invalid(`${path}.port`, port.port, msg));
@@ -305,11 +306,11 @@ export function validateNetworkPolicy(np: KubeObject): StatusCause[] {
   }
   const types = Array.isArray(spec.policyTypes) ? spec.policyTypes : [];
   if (types.length > policyTypes.length) {
-    causes.push(invalid('spec.policyTypes', new GoValue(`&[]networking.PolicyType{${types.map((t) => JSON.stringify(String(t))).join(', ')}}`), 'may not specify more than two policyTypes'));
+    causes.push(invalid('spec.policyTypes', types, 'may not specify more than two policyTypes'));
     return causes;
   }
   types.forEach((t, i) => {
-    if (!policyTypes.includes(String(t))) causes.push(notSupported(`spec.policyTypes[${i}]`, t, policyTypes));
+    if (!policyTypes.includes(String(t))) causes.push(notSupported(`spec.policyTypes[${i}]`, goJson(t), policyTypes));
   });
   return causes;
 }

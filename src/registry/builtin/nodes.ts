@@ -3,7 +3,7 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { builtinType } from './skeleton.ts';
-import { child, duplicate, forbidden, GoValue, goQuote, index, invalid, notSupported, required } from '../validation/field.ts';
+import { child, duplicate, forbidden, goJson, index, invalid, notSupported, required } from '../validation/field.ts';
 import { isLabelValue, isQualifiedName } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { keepOldSpec, keepOldStatus } from './common.ts';
@@ -60,7 +60,8 @@ function validateTaints(node: KubeObject): StatusCause[] {
     else if (!taintEffects.includes(effect)) causes.push(notSupported(child(p, 'effect'), effect, taintEffects));
     const k = `${effect}\u0000${key}`;
     if (seen.has(k)) {
-      const cause = duplicate(p, new GoValue(`core.Taint{Key:${goQuote(key)}, Value:${goQuote(value)}, Effect:${goQuote(effect)}, TimeAdded:<nil>}`));
+      // The internal core.Taint; timeAdded is already in metav1.Time's canonical form.
+      const cause = duplicate(p, goJson({ Key: key, Value: value, Effect: effect, TimeAdded: stringAt(taint, 'timeAdded') || null }));
       cause.message = `${cause.message}: taints must be unique by key and effect pair`;
       causes.push(cause);
     }

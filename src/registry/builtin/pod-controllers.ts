@@ -5,15 +5,15 @@
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { isStatusError } from '../../api/index.ts';
-import { isEverything, labelSelectorFromObject, matchLabels } from '../../api/labels.ts';
+import { isEverything, labelSelectorFromObject, labelSelectorJson, matchLabels } from '../../api/labels.ts';
 import type { LabelSelector, LabelSelectorObject } from '../../api/labels.ts';
-import { child, fieldImmutable, forbidden, GoValue, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
+import { child, fieldImmutable, forbidden, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
 import type { FieldPath } from '../validation/field.ts';
 import { labelsOf } from './common.ts';
 import type { JsonObject } from '../../api/json.ts';
 import { ensureObject, numberAt, objectAt, semanticEqual } from './object.ts';
 import { validatePodTemplateSpec } from './pod-spec.ts';
-import { goLabelSelector, validateLabelSelector } from './selector-validation.ts';
+import { validateLabelSelector } from './selector-validation.ts';
 
 /** The parsed `spec.selector` (a LabelSelector); undefined when it does not parse. */
 export function podSelectorOf(spec: unknown): LabelSelector | undefined {
@@ -30,9 +30,9 @@ export function defaultReplicas(spec: JsonObject): void {
   if (spec.replicas === undefined || spec.replicas === null) spec.replicas = 1;
 }
 
-/** The template's labels as Go's %#v prints them. */
+/** The template's labels, a Go map: null when there are none. */
 function templateLabelsValue(template: JsonObject): unknown {
-  return objectAt(objectAt(template, 'metadata'), 'labels') ?? new GoValue('map[string]string(nil)');
+  return objectAt(objectAt(template, 'metadata'), 'labels') ?? null;
 }
 
 /** "`selector` does not match template `labels`", unless the selector is empty. */
@@ -77,10 +77,10 @@ export function validateSelectorAndTemplate(
     causes.push(required('spec.selector'));
   } else {
     causes.push(...validateLabelSelector(selectorObj, 'spec.selector'));
-    if (selectorCount(selectorObj) === 0) causes.push(invalid('spec.selector', goLabelSelector(selectorObj), `empty selector is invalid for ${opts.workload}`));
+    if (selectorCount(selectorObj) === 0) causes.push(invalid('spec.selector', labelSelectorJson(selectorObj), `empty selector is invalid for ${opts.workload}`));
   }
   const selector = podSelectorOf(spec);
-  if (selector === undefined) causes.push(invalid('spec.selector', goLabelSelector(selectorObj), opts.invalidDetail));
+  if (selector === undefined) causes.push(invalid('spec.selector', labelSelectorJson(selectorObj), opts.invalidDetail));
   else causes.push(...opts.validateTemplate(selector, objectAt(spec, 'template')));
   return causes;
 }
@@ -143,5 +143,5 @@ export function withZeroCounters(obj: KubeObject, fields: readonly string[]): vo
 /** spec.selector may not change (apps/v1 Deployments, ReplicaSets, DaemonSets). */
 export function validateImmutableSelector(obj: KubeObject, old: KubeObject): StatusCause[] {
   const selector = objectAt(obj, 'spec')?.selector;
-  return semanticEqual(selector, objectAt(old, 'spec')?.selector) ? [] : [invalid('spec.selector', goLabelSelector(selector), fieldImmutable)];
+  return semanticEqual(selector, objectAt(old, 'spec')?.selector) ? [] : [invalid('spec.selector', labelSelectorJson(selector), fieldImmutable)];
 }

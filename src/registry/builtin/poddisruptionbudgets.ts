@@ -5,26 +5,20 @@ import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { builtinType } from './skeleton.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { GoValue, goSyntax, invalid, notSupported, validateNonnegative } from '../validation/field.ts';
+import { goJson, GoValue, invalid, notSupported, validateNonnegative } from '../validation/field.ts';
+import { labelSelectorJson } from '../../api/labels.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { keepOldSpec, keepOldStatus } from './common.ts';
 import { isObject } from '../../api/json.ts';
 import { numberAt, objectAt, objectsAt, semanticEqual } from './object.ts';
-import { intOrPercentValue, validateLabelSelector, validatePositiveIntOrPercent } from './selector-validation.ts';
+import { goIntOrString, intOrPercentValue, validateLabelSelector, validatePositiveIntOrPercent } from './selector-validation.ts';
 
 const unhealthyPodEvictionPolicies = ['AlwaysAllow', 'IfHealthyBudget'];
-
-/** An IntOrString as Go's %#v prints a *intstr.IntOrString field of the spec. */
-function goIntOrString(v: unknown): string {
-  if (v === undefined || v === null) return '(*intstr.IntOrString)(nil)';
-  return typeof v === 'number' ? `{Type:0, IntVal:${v}, StrVal:""}` : `{Type:1, IntVal:0, StrVal:${goSyntax(String(v))}}`;
-}
 
 function validateIntOrPercentField(v: unknown, path: string): StatusCause[] {
   const causes = validatePositiveIntOrPercent(v, path);
   const parsed = intOrPercentValue(v);
-  // IsNotMoreThan100Percent reports the value's String(): quoted, unlike the IntOrString itself.
-  if (parsed?.percent && parsed.value > 100) causes.push(invalid(path, String(v), 'must not be greater than 100%'));
+  if (parsed?.percent && parsed.value > 100) causes.push(invalid(path, goIntOrString(v), 'must not be greater than 100%'));
   return causes;
 }
 
@@ -34,7 +28,12 @@ function validateSpec(pdb: KubeObject): StatusCause[] {
   const causes = validateKubeFinalizerNames(pdb.metadata.finalizers, 'metadata.finalizers');
   const has = (k: string) => spec[k] !== undefined && spec[k] !== null;
   if (has('minAvailable') && has('maxUnavailable')) {
-    const value = new GoValue(`policy.PodDisruptionBudgetSpec{MinAvailable:${goIntOrString(spec.minAvailable)}, Selector:(*v1.LabelSelector)(nil), MaxUnavailable:${goIntOrString(spec.maxUnavailable)}}`);
+    // The internal policy.PodDisruptionBudgetSpec (Go field names); its selector marshals by its json tags.
+    const json = (v: unknown) => goJson(v ?? null).text;
+    const value = new GoValue(
+      `{"MinAvailable":${json(spec.minAvailable)},"Selector":${labelSelectorJson(spec.selector).text},` +
+      `"MaxUnavailable":${json(spec.maxUnavailable)},"UnhealthyPodEvictionPolicy":${json(spec.unhealthyPodEvictionPolicy)}}`,
+    );
     causes.push(invalid('spec', value, 'minAvailable and maxUnavailable cannot be both set'));
   }
   if (has('minAvailable')) causes.push(...validateIntOrPercentField(spec.minAvailable, 'spec.minAvailable'));

@@ -7,7 +7,7 @@ import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { ageColumn, column, createdAtColumn, nameColumn } from '../table-columns.ts';
-import { GoValue, goQuote, index, invalid, notSupported, required } from '../validation/field.ts';
+import { goJson, type GoValue, index, invalid, notSupported, required } from '../validation/field.ts';
 import { isDNS1123Subdomain, validateName } from '../validation/names.ts';
 import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
@@ -118,10 +118,9 @@ function bindingStrategy(namespaced: boolean): Strategy {
   };
 }
 
-/** How Go prints an rbac.RoleRef value in the message (%#v). */
+/** The internal rbac.RoleRef as json.Marshal writes it. */
 function goRoleRef(ref: unknown): GoValue {
-  const r = isObject(ref) ? ref : {};
-  return new GoValue(`rbac.RoleRef{APIGroup:${goQuote(stringAt(r, 'apiGroup'))}, Kind:${goQuote(stringAt(r, 'kind'))}, Name:${goQuote(stringAt(r, 'name'))}}`);
+  return goJson({ APIGroup: stringAt(ref, 'apiGroup'), Kind: stringAt(ref, 'kind'), Name: stringAt(ref, 'name') });
 }
 
 /** rbac.SubjectsStrings: user names, group names and namespace/name of service accounts. */

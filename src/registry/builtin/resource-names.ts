@@ -5,7 +5,7 @@
 import type { StatusCause } from '../../api/index.ts';
 import { isLabelKey } from '../../api/labels.ts';
 import { parseQuantity, type Quantity } from '../../api/quantity.ts';
-import { GoValue, invalid, type FieldPath } from '../validation/field.ts';
+import { invalid, type FieldPath } from '../validation/field.ts';
 import { isObject } from '../../api/json.ts';
 
 const computeResources = ['cpu', 'memory', 'ephemeral-storage'];
@@ -104,38 +104,4 @@ export function quantitiesOf(map: unknown): Map<string, Quantity> {
     if (q !== undefined) out.set(name, q);
   }
   return out;
-}
-
-const decimalExponents: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
-const binaryExponents: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
-
-/**
- * A resource.Quantity as field errors print a bad value (%#v of the Go struct, since its
- * String method has a pointer receiver): ParseQuantity's int64 amount, the string it keeps
- * when the input was already canonical, and the format.
- */
-export function goQuantity(raw: unknown): GoValue {
-  const text = typeof raw === 'number' ? String(raw) : String(raw ?? '');
-  const m = /^([+-]?)(\d*)(?:\.(\d*))?(.*)$/.exec(text.trim());
-  const q = parseQuantity(text.trim());
-  if (m === null || q === undefined) return new GoValue(text);
-  const [, sign, whole = '', frac = '', suffix = ''] = m;
-  const format = q.format ?? 'DecimalSI';
-  let value: bigint;
-  let scale = 0;
-  let kept = '';
-  const digits = (whole + frac).replace(/^0+(?=\d)/, '') || '0';
-  if (format === 'BinarySI') {
-    const exponent = binaryExponents[suffix] ?? 0;
-    value = BigInt(digits) << BigInt(exponent);
-    if (frac === '' && (BigInt(whole || '0') & 7n) !== 0n) kept = text;
-  } else {
-    const exponent = format === 'DecimalExponent' ? Number(suffix.slice(1)) : (decimalExponents[suffix] ?? 0);
-    value = BigInt(digits);
-    scale = exponent - frac.length;
-    const shifted = whole + frac;
-    if (scale % 3 === 0 && !shifted.endsWith('000') && shifted[0] !== '0') kept = text;
-  }
-  if (sign === '-') value = -value;
-  return new GoValue(`resource.Quantity{i:resource.int64Amount{value:${value}, scale:${scale}}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:${JSON.stringify(kept)}, Format:"${format}"}`);
 }

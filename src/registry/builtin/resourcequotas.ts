@@ -2,15 +2,14 @@
 // ValidateResourceQuota and its update rules) and kubectl's table (printResourceQuota).
 
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
-import { goQuote, GoValue } from '../../api/field-errors.ts';
+import { goJson, type GoValue } from '../../api/field-errors.ts';
 import { isObject } from '../../api/json.ts';
 import { canonicalQuantity, isNegative, milliValue, parseQuantity } from '../../api/quantity.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import type { Strategy } from '../resource-type.ts';
 import { child, fieldImmutable, invalid, key, required, type FieldPath } from '../validation/field.ts';
-import { semanticEqual } from './object.ts';
 import { arrayAt, objectAt, objectsAt, stringAt } from './object.ts';
-import { goQuantity, isIntegerResourceName, isStandardQuotaResourceName, validateQuotaResourceName } from './resource-names.ts';
+import { isIntegerResourceName, isStandardQuotaResourceName, validateQuotaResourceName } from './resource-names.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
 
 const standardScopes = ['Terminating', 'NotTerminating', 'BestEffort', 'NotBestEffort', 'PriorityClass', 'CrossNamespacePodAffinity', 'VolumeAttributesClass'];
@@ -34,17 +33,16 @@ function scopeValidForResource(scope: string, resource: string): boolean {
   }
 }
 
-/** %#v of the scopes list, as upstream prints it in these errors. */
-function goScopes(scopes: unknown[]): GoValue {
-  return new GoValue(`[]core.ResourceQuotaScope{${scopes.map((s) => goQuote(String(s))).join(', ')}}`);
-}
+/** A list as json.Marshal writes the Go slice: `null` when it was not given. */
+const goList = (v: unknown): unknown[] | null => (Array.isArray(v) ? v : null);
 
-/** %#v of a scope selector, close to upstream's pointer rendering. */
+/** The internal core.ScopeSelector as json.Marshal writes it: Go field names, no omitempty. */
 function goScopeSelector(selector: unknown): GoValue {
-  const exprs = objectsAt(selector, 'matchExpressions').map((e) =>
-    `core.ScopedResourceSelectorRequirement{ScopeName:${goQuote(stringAt(e, 'scopeName'))}, Operator:${goQuote(stringAt(e, 'operator'))}, Values:${
-      arrayAt(e, 'values').length === 0 ? '[]string(nil)' : `[]string{${arrayAt(e, 'values').map((v) => goQuote(String(v))).join(', ')}}`}}`);
-  return new GoValue(`&core.ScopeSelector{MatchExpressions:[]core.ScopedResourceSelectorRequirement{${exprs.join(', ')}}}`);
+  return goJson({
+    MatchExpressions: objectsAt(selector, 'matchExpressions').map((e) => ({
+      ScopeName: stringAt(e, 'scopeName'), Operator: stringAt(e, 'operator'), Values: goList(e.values),
+    })),
+  });
 }
 
 function validateQuantities(map: unknown, path: FieldPath): StatusCause[] {
@@ -56,7 +54,8 @@ function validateQuantities(map: unknown, path: FieldPath): StatusCause[] {
     const q = parseQuantity(raw);
     if (q === undefined) continue;
     if (isNegative(q)) causes.push(invalid(p, canonicalQuantity(raw), 'must be greater than or equal to 0'));
-    if (isIntegerResourceName(name) && milliValue(q) % 1000n !== 0n) causes.push(invalid(p, goQuantity(raw), 'must be an integer'));
+    // A resource.Quantity marshals as its canonical string.
+    if (isIntegerResourceName(name) && milliValue(q) % 1000n !== 0n) causes.push(invalid(p, canonicalQuantity(raw), 'must be an integer'));
   }
   return causes;
 }
@@ -68,14 +67,14 @@ function validateScopes(spec: Record<string, unknown>, path: FieldPath): StatusC
   const p = child(path, 'scopes');
   const hard = Object.keys(objectAt(spec, 'hard') ?? {}).sort();
   for (const scope of scopes) {
-    if (!standardScopes.includes(String(scope))) causes.push(invalid(p, goScopes(scopes), 'unsupported scope'));
+    if (!standardScopes.includes(String(scope))) causes.push(invalid(p, scopes, 'unsupported scope'));
     for (const resource of hard) {
       if (isStandardQuotaResourceName(resource) && !scopeValidForResource(String(scope), resource)) {
-        causes.push(invalid(p, goScopes(scopes), 'unsupported scope applied to resource'));
+        causes.push(invalid(p, scopes, 'unsupported scope applied to resource'));
       }
     }
   }
-  for (const pair of conflictingScopes) if (pair.every((s) => scopes.includes(s))) causes.push(invalid(p, goScopes(scopes), 'conflicting scopes'));
+  for (const pair of conflictingScopes) if (pair.every((s) => scopes.includes(s))) causes.push(invalid(p, scopes, 'conflicting scopes'));
   return causes;
 }
 
@@ -90,29 +89,31 @@ function validateScopeSelector(spec: Record<string, unknown>, path: FieldPath): 
     const scope = stringAt(req, 'scopeName');
     const operator = stringAt(req, 'operator');
     const values = arrayAt(req, 'values');
-    if (!standardScopes.includes(scope)) causes.push(invalid(child(p, 'scopeName'), scope, 'unsupported scope'));
+    // Scope names and operators are typed strings: json.Marshal writes them, not %q.
+    if (!standardScopes.includes(scope)) causes.push(invalid(child(p, 'scopeName'), goJson(scope), 'unsupported scope'));
     for (const resource of hard) {
       if (isStandardQuotaResourceName(resource) && !scopeValidForResource(scope, resource)) {
         causes.push(invalid(p, goScopeSelector(selector), 'unsupported scope applied to resource'));
       }
     }
     if (existsOnlyScopes.includes(scope) && operator !== 'Exists') {
-      causes.push(invalid(child(p, 'operator'), operator,
-        "must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity"));
+      causes.push(invalid(child(p, 'operator'), goJson(operator),
+        "must be 'Exists' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity"));
     }
     if (operator === 'In' || operator === 'NotIn') {
       if (values.length === 0) causes.push(required(child(p, 'values'), "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"));
     } else if (operator === 'Exists' || operator === 'DoesNotExist') {
       if (values.length > 0) {
-        causes.push(invalid(child(p, 'values'), new GoValue(`[]string{${values.map((v) => goQuote(String(v))).join(', ')}}`),
+        causes.push(invalid(child(p, 'values'), values,
           "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector"));
       }
     } else {
-      causes.push(invalid(child(p, 'operator'), operator, 'not a valid selector operator'));
+      causes.push(invalid(child(p, 'operator'), goJson(operator), 'not a valid selector operator'));
     }
     names.add(scope);
   }
-  for (const pair of conflictingScopes) if (pair.every((s) => names.has(s))) causes.push(invalid(p, goScopeSelector(selector), 'conflicting scopes'));
+  // Upstream reports the conflict with spec.scopes as the bad value, not the selector.
+  for (const pair of conflictingScopes) if (pair.every((s) => names.has(s))) causes.push(invalid(p, goList(spec.scopes), 'conflicting scopes'));
   return causes;
 }
 
@@ -134,8 +135,10 @@ export const resourceQuotaStrategy: Strategy = specStatusStrategy({
   validate: validateResourceQuota,
   validateUpdate(rq, old) {
     const causes: StatusCause[] = [];
-    const scopes = arrayAt(objectAt(rq, 'spec'), 'scopes');
-    if (!semanticEqual(scopes, arrayAt(objectAt(old, 'spec'), 'scopes'))) causes.push(invalid('spec.scopes', goScopes(scopes), fieldImmutable));
+    // Upstream compares the scopes as sets: reordering them is no change.
+    const scopes = new Set(arrayAt(objectAt(rq, 'spec'), 'scopes').map(String));
+    const oldScopes = new Set(arrayAt(objectAt(old, 'spec'), 'scopes').map(String));
+    if (scopes.size !== oldScopes.size || [...scopes].some((s) => !oldScopes.has(s))) causes.push(invalid('spec.scopes', goList(objectAt(rq, 'spec')?.scopes), fieldImmutable));
     return causes;
   },
   subresources: {

@@ -4,7 +4,7 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { builtinType } from './skeleton.ts';
-import { fieldImmutable, forbidden, invalid, key, required, tooLong } from '../validation/field.ts';
+import { fieldImmutable, forbidden, goJson, invalid, key, required, tooLong } from '../validation/field.ts';
 import { isConfigMapKey } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { isImmutable } from './common.ts';
@@ -100,7 +100,8 @@ const secretStrategy: Strategy = {
   validateUpdate(secret, old) {
     const causes: StatusCause[] = [];
     const type = stringAt(secret, 'type');
-    if (type !== stringAt(old, 'type')) causes.push(invalid('type', type, fieldImmutable));
+    // core.SecretType is a typed string: json.Marshal writes it, not %q.
+    if (type !== stringAt(old, 'type')) causes.push(invalid('type', goJson(type), fieldImmutable));
     if (isImmutable(old)) {
       if (!isImmutable(secret)) causes.push(forbidden('immutable', immutableMessage));
       if (!mapsEqual(secret.data, old.data)) causes.push(forbidden('data', immutableMessage));

@@ -2,26 +2,10 @@
 // have them (deployments, pod disruption budgets, webhook configurations).
 
 import type { StatusCause } from '../../api/index.ts';
-import { forbidden, GoValue, goQuote, goSyntax, invalid, required, validateNonnegative } from '../validation/field.ts';
+import { forbidden, goJson, type GoValue, invalid, required, validateNonnegative } from '../validation/field.ts';
 import { isLabelValue, isQualifiedName, isValidPercent } from '../validation/names.ts';
 import { validateLabels } from '../validation/object-meta.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
-
-/** A metav1.LabelSelector as Go's %#v prints it (the value in "field is immutable" messages). */
-export function goLabelSelector(sel: unknown): GoValue {
-  if (!isObject(sel)) return new GoValue('(*v1.LabelSelector)(nil)');
-  const matchLabels = isObject(sel.matchLabels) ? goSyntax(sel.matchLabels) : 'map[string]string(nil)';
-  const exprs = Array.isArray(sel.matchExpressions)
-    ? `[]v1.LabelSelectorRequirement{${sel.matchExpressions
-        .map((e) => {
-          const x = isObject(e) ? e : {};
-          const values = Array.isArray(x.values) ? goSyntax(x.values) : '[]string(nil)';
-          return `v1.LabelSelectorRequirement{Key:${goQuote(String(x.key ?? ''))}, Operator:${goQuote(String(x.operator ?? ''))}, Values:${values}}`;
-        })
-        .join(', ')}}`
-    : '[]v1.LabelSelectorRequirement(nil)';
-  return new GoValue(`v1.LabelSelector{MatchLabels:${matchLabels}, MatchExpressions:${exprs}}`);
-}
 
 /**
  * The causes of a selector requirement's values for its operator (In and NotIn need
@@ -66,8 +50,13 @@ export function intOrPercentValue(v: unknown): { value: number; percent: boolean
   return undefined;
 }
 
+/** An intstr.IntOrString as json.Marshal writes it: its bare number or (quoted) string. */
+export function goIntOrString(v: unknown): GoValue {
+  return goJson(v);
+}
+
 export function validatePositiveIntOrPercent(v: unknown, path: string): StatusCause[] {
-  if (typeof v === 'string') return isValidPercent(v).map((msg) => invalid(path, new GoValue(v), msg));
+  if (typeof v === 'string') return isValidPercent(v).map((msg) => invalid(path, goIntOrString(v), msg));
   if (typeof v === 'number') return validateNonnegative(v, path);
   return [invalid(path, v ?? null, "must be an integer or percentage (e.g '5%')")];
 }

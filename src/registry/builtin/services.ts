@@ -4,7 +4,7 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { builtinType } from './skeleton.ts';
-import { child, duplicate, forbidden, GoValue, goQuote, index, invalid, notSupported, required } from '../validation/field.ts';
+import { child, duplicate, forbidden, goJson, index, invalid, notSupported, required } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortName, isValidPortNum } from '../validation/names.ts';
 import { validateKubeFinalizerNames, validateLabels } from '../validation/object-meta.ts';
 import { keepOldSpec, keepOldStatus } from './common.ts';
@@ -187,10 +187,6 @@ const serviceTypes = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
 const ipFamilyPolicies = ['SingleStack', 'PreferDualStack', 'RequireDualStack'];
 const kubeletPort = 10250;
 
-function goIntOrString(v: unknown): GoValue {
-  return new GoValue(typeof v === 'number' ? `intstr.IntOrString{Type:0, IntVal:${v}, StrVal:""}` : `intstr.IntOrString{Type:1, IntVal:0, StrVal:${goQuote(String(v ?? ''))}}`);
-}
-
 function validateServicePort(port: JsonObject, requireName: boolean, names: Set<string>, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const name = stringAt(port, 'name');
@@ -341,10 +337,9 @@ function validateService(svc: KubeObject, clusterFamilies: IPFamily[]): StatusCa
   ports.forEach((port, i) => {
     const k = `${String(port.protocol)}/${String(port.port)}`;
     if (portKeys.has(k)) {
-      const goKey = new GoValue(
-        `core.ServicePort{Name:"", Protocol:${goQuote(String(port.protocol ?? ''))}, AppProtocol:(*string)(nil), Port:${Number(port.port ?? 0)}, TargetPort:${goIntOrString(0).text}, NodePort:0}`,
-      );
-      causes.push(duplicate(index('spec.ports', i), goKey));
+      // The internal core.ServicePort upstream keys ports by: only its protocol and port set.
+      const key = goJson({ Name: '', Protocol: port.protocol ?? '', AppProtocol: null, Port: port.port ?? 0, TargetPort: 0, NodePort: 0 });
+      causes.push(duplicate(index('spec.ports', i), key));
     }
     portKeys.add(k);
   });
@@ -396,7 +391,7 @@ function validateServiceUpdate(svc: KubeObject, old: KubeObject): StatusCause[] 
       if (ip !== ips[i]) causes.push(invalid(`spec.clusterIPs[${i}]`, ips, 'may not change once set'));
     });
   } else if (oldIPs.length > ips.length) {
-    if (ips.length === 0) causes.push(invalid('spec.clusterIPs[0]', ips, 'primary clusterIP can not be unset'));
+    if (ips.length === 0) causes.push(invalid('spec.clusterIPs[0]', spec.clusterIPs ?? null, 'primary clusterIP can not be unset'));
     else if (ips[0] !== oldIPs[0]) causes.push(invalid('spec.clusterIPs[0]', ips, 'may not change once set'));
   } else if (oldIPs.length > 0 && ips[0] !== oldIPs[0]) {
     causes.push(invalid('spec.clusterIPs[0]', ips, 'may not change once set'));

@@ -4,7 +4,7 @@
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { forbidden, GoValue, goQuote, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
+import { forbidden, goJson, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
 import { validateAnnotations, validateLabels } from '../validation/object-meta.ts';
 import { type JsonObject } from '../../api/json.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
@@ -59,9 +59,10 @@ function dropMaxUnavailable(sts: KubeObject, old: KubeObject | undefined): void 
   if (rollingUpdate !== undefined) delete rollingUpdate.maxUnavailable;
 }
 
-/** An internal apps.RollingUpdateStatefulSetStrategy pointer as Go's %#v prints it inside a struct. */
-function goRollingUpdatePointer(rollingUpdate: unknown): string {
-  return rollingUpdate === undefined || rollingUpdate === null ? '(*apps.RollingUpdateStatefulSetStrategy)(nil)' : '(*apps.RollingUpdateStatefulSetStrategy)(0xc000000000)';
+/** The internal *apps.RollingUpdateStatefulSetStrategy as json.Marshal writes it (null when unset). */
+function goRollingUpdate(rollingUpdate: JsonObject | undefined): unknown {
+  if (rollingUpdate === undefined) return null;
+  return { Partition: numberAt(rollingUpdate, 'partition') ?? 0, MaxUnavailable: rollingUpdate.maxUnavailable ?? null };
 }
 
 function validateUpdateStrategy(spec: JsonObject): StatusCause[] {
@@ -73,20 +74,12 @@ function validateUpdateStrategy(spec: JsonObject): StatusCause[] {
       return [required('spec.updateStrategy')];
     case 'OnDelete':
       if (rollingUpdate === undefined) return [];
-      return [invalid('spec.updateStrategy.rollingUpdate', goRollingUpdate(rollingUpdate), "only allowed for updateStrategy 'RollingUpdate'")];
+      return [invalid('spec.updateStrategy.rollingUpdate', goJson(goRollingUpdate(rollingUpdate)), "only allowed for updateStrategy 'RollingUpdate'")];
     case 'RollingUpdate':
       return rollingUpdate === undefined ? [] : validateNonnegative(numberAt(rollingUpdate, 'partition') ?? 0, 'spec.updateStrategy.rollingUpdate.partition');
     default:
-      return [invalid(
-        'spec.updateStrategy',
-        new GoValue(`apps.StatefulSetUpdateStrategy{Type:${goQuote(String(type))}, RollingUpdate:${goRollingUpdatePointer(rollingUpdate)}}`),
-        "must be 'RollingUpdate' or 'OnDelete'",
-      )];
+      return [invalid('spec.updateStrategy', goJson({ Type: type, RollingUpdate: goRollingUpdate(rollingUpdate) }), "must be 'RollingUpdate' or 'OnDelete'")];
   }
-}
-
-function goRollingUpdate(rollingUpdate: JsonObject): GoValue {
-  return new GoValue(`apps.RollingUpdateStatefulSetStrategy{Partition:${numberAt(rollingUpdate, 'partition') ?? 0}, MaxUnavailable:(*intstr.IntOrString)(nil)}`);
 }
 
 /** ValidateStatefulSetSpec. */

@@ -8,13 +8,13 @@ import { isObject, type JsonObject } from '../../api/json.ts';
 import { canonicalQuantity, isNegative, parseQuantity } from '../../api/quantity.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { byteLength } from '../../api/labels.ts';
-import { duplicate, fieldImmutable, forbidden, goQuote, GoValue, invalid, notSupported, required, tooLong, validateNonnegative, type FieldPath } from '../validation/field.ts';
+import { byteLength, labelSelectorJson } from '../../api/labels.ts';
+import { duplicate, fieldImmutable, forbidden, goJson, GoValue, invalid, notSupported, required, tooLong, validateNonnegative, type FieldPath } from '../validation/field.ts';
 import { inclusiveRangeError, isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
 import { validatePersistentVolumeSpec } from './core-storage.ts';
 import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt, stringsAt } from './object.ts';
-import { goLabelSelector, validateLabelSelector } from './selector-validation.ts';
+import { validateLabelSelector } from './selector-validation.ts';
 import { builtinType } from './skeleton.ts';
 
 const classReclaimPolicies = ['Delete', 'Retain'];
@@ -66,9 +66,10 @@ export function validateStorageClass(sc: KubeObject): StatusCause[] {
   causes.push(...validateProvisioner(stringAt(obj, 'provisioner'), 'provisioner'));
   causes.push(...validateParameters(obj.parameters, true));
   const policy = stringAt(obj, 'reclaimPolicy');
-  if (policy !== '' && !classReclaimPolicies.includes(policy)) causes.push(notSupported('reclaimPolicy', policy, classReclaimPolicies));
+  // Enum values are typed strings: json.Marshal writes them (`<`, `>`, `&` escaped), not %q.
+  if (policy !== '' && !classReclaimPolicies.includes(policy)) causes.push(notSupported('reclaimPolicy', goJson(policy), classReclaimPolicies));
   if (!present(obj.volumeBindingMode)) causes.push(required('volumeBindingMode'));
-  else if (!volumeBindingModes.includes(String(obj.volumeBindingMode))) causes.push(notSupported('volumeBindingMode', obj.volumeBindingMode, volumeBindingModes));
+  else if (!volumeBindingModes.includes(String(obj.volumeBindingMode))) causes.push(notSupported('volumeBindingMode', goJson(obj.volumeBindingMode), volumeBindingModes));
   return causes;
 }
 
@@ -80,7 +81,7 @@ export function validateStorageClassUpdate(sc: KubeObject, old: KubeObject): Sta
   if (!sameParameters(obj.parameters, before.parameters)) causes.push(forbidden('parameters', 'updates to parameters are forbidden.'));
   if (stringAt(obj, 'provisioner') !== stringAt(before, 'provisioner')) causes.push(forbidden('provisioner', 'updates to provisioner are forbidden.'));
   if (stringAt(obj, 'reclaimPolicy') !== stringAt(before, 'reclaimPolicy')) causes.push(forbidden('reclaimPolicy', 'updates to reclaimPolicy are forbidden.'));
-  if (!semanticEqual(obj.volumeBindingMode, before.volumeBindingMode)) causes.push(invalid('volumeBindingMode', obj.volumeBindingMode ?? null, fieldImmutable));
+  if (!semanticEqual(obj.volumeBindingMode, before.volumeBindingMode)) causes.push(invalid('volumeBindingMode', goJson(obj.volumeBindingMode), fieldImmutable));
   return causes;
 }
 
@@ -133,7 +134,7 @@ function validateCSIDriver(driver: KubeObject): StatusCause[] {
     if (!present(spec?.[key!])) causes.push(required(path!));
   }
   const policy = spec?.fsGroupPolicy;
-  if (present(policy) && !fsGroupPolicies.includes(String(policy))) causes.push(notSupported('spec.fsGroupPolicy', policy, fsGroupPolicies));
+  if (present(policy) && !fsGroupPolicies.includes(String(policy))) causes.push(notSupported('spec.fsGroupPolicy', goJson(policy), fsGroupPolicies));
   const audiences = new Set<string>();
   objectsAt(spec, 'tokenRequests').forEach((request, i) => {
     const path = `spec.tokenRequests[${i}]`;
@@ -149,7 +150,7 @@ function validateCSIDriver(driver: KubeObject): StatusCause[] {
     if (seconds > 2 ** 32) causes.push(invalid(`${path}.expirationSeconds`, seconds, 'may not specify a duration larger than 2^32 seconds'));
   });
   for (const mode of arrayAt(spec, 'volumeLifecycleModes')) {
-    if (!lifecycleModes.includes(String(mode))) causes.push(notSupported('spec.volumeLifecycleModes', mode, lifecycleModes));
+    if (!lifecycleModes.includes(String(mode))) causes.push(notSupported('spec.volumeLifecycleModes', goJson(mode), lifecycleModes));
   }
   if (!present(spec?.seLinuxMount)) causes.push(required('spec.seLinuxMount'));
   const period = spec?.nodeAllocatableUpdatePeriodSeconds;
@@ -164,8 +165,8 @@ function validateCSIDriverUpdate(driver: KubeObject, old: KubeObject): StatusCau
   const causes: StatusCause[] = [];
   if (!semanticEqual(spec?.attachRequired, before?.attachRequired)) causes.push(invalid('spec.attachedRequired', spec?.attachRequired ?? null, fieldImmutable));
   if (!semanticEqual(spec?.volumeLifecycleModes, before?.volumeLifecycleModes)) {
-    const modes = arrayAt(spec, 'volumeLifecycleModes').map((m) => goQuote(String(m))).join(', ');
-    causes.push(invalid('spec.volumeLifecycleModes', new GoValue(`[]storage.VolumeLifecycleMode{${modes}}`), fieldImmutable));
+    const modes = spec?.volumeLifecycleModes;
+    causes.push(invalid('spec.volumeLifecycleModes', Array.isArray(modes) ? modes : null, fieldImmutable));
   }
   return causes;
 }
@@ -247,10 +248,13 @@ function validateCSINode(node: KubeObject): StatusCause[] {
   return causes;
 }
 
-/** Go's %#v of a CSINodeDriver without its allocatable count, which may change (MutableCSINodeAllocatableCount). */
+/**
+ * The internal storage.CSINodeDriver as json.Marshal writes it (Go field names), without
+ * its allocatable count, which may change (MutableCSINodeAllocatableCount).
+ */
 function csiNodeDriverGo(driver: JsonObject): GoValue {
-  const keys = Array.isArray(driver.topologyKeys) ? `[]string{${stringsAt(driver, 'topologyKeys').map(goQuote).join(', ')}}` : '[]string(nil)';
-  return new GoValue(`storage.CSINodeDriver{Name:${goQuote(stringAt(driver, 'name'))}, NodeID:${goQuote(stringAt(driver, 'nodeID'))}, TopologyKeys:${keys}, Allocatable:(*storage.VolumeNodeResources)(nil)}`);
+  const keys = Array.isArray(driver.topologyKeys) ? driver.topologyKeys : null;
+  return goJson({ Name: stringAt(driver, 'name'), NodeID: stringAt(driver, 'nodeID'), TopologyKeys: keys, Allocatable: null });
 }
 
 /** ValidateCSINodeUpdate: a driver of the same name keeps its node ID and topology keys. */
@@ -299,7 +303,7 @@ function validateCSIStorageCapacityUpdate(capacity: KubeObject, old: KubeObject)
   const before = old as unknown as JsonObject;
   const causes: StatusCause[] = [];
   if (!semanticEqual(obj.nodeTopology, before.nodeTopology)) {
-    causes.push(invalid('nodeTopology', present(obj.nodeTopology) ? goLabelSelector(obj.nodeTopology) : null, fieldImmutable));
+    causes.push(invalid('nodeTopology', labelSelectorJson(obj.nodeTopology), fieldImmutable));
   }
   const className = stringAt(obj, 'storageClassName');
   if (className !== stringAt(before, 'storageClassName')) causes.push(invalid('storageClassName', className, fieldImmutable));
@@ -361,9 +365,25 @@ function validateVolumeAttachment(va: KubeObject): StatusCause[] {
   return causes;
 }
 
-/** The spec never changes (upstream prints the whole Go struct, pointers as addresses). */
+/**
+ * The internal storage.VolumeAttachmentSpec as json.Marshal writes it (Go field names). An
+ * inline volume spec is not rendered but shown as `{...}`: it is an internal
+ * core.PersistentVolumeSpec, some thirty fields with the volume source pointers inlined.
+ */
+function goVolumeAttachmentSpec(spec: JsonObject | undefined): GoValue {
+  const source = objectAt(spec, 'source');
+  const name = source?.persistentVolumeName;
+  const text = goJson({
+    Attacher: stringAt(spec, 'attacher'),
+    Source: { PersistentVolumeName: typeof name === 'string' ? name : null, InlineVolumeSpec: null },
+    NodeName: stringAt(spec, 'nodeName'),
+  }).text;
+  return new GoValue(present(source?.inlineVolumeSpec) ? text.replace('"InlineVolumeSpec":null', '"InlineVolumeSpec":{...}') : text);
+}
+
+/** The spec never changes. */
 function validateVolumeAttachmentUpdate(va: KubeObject, old: KubeObject): StatusCause[] {
-  return semanticEqual(va.spec, old.spec) ? [] : [invalid('spec', new GoValue('storage.VolumeAttachmentSpec{...}'), fieldImmutable)];
+  return semanticEqual(va.spec, old.spec) ? [] : [invalid('spec', goVolumeAttachmentSpec(objectAt(va, 'spec')), fieldImmutable)];
 }
 
 export function volumeAttachmentsType(): ResourceType {

@@ -5,10 +5,10 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { duplicate, goSyntax, invalid, notSupported, required } from '../validation/field.ts';
+import { duplicate, goQuote, invalid, notSupported, required } from '../validation/field.ts';
 import { isDNS1035Label, isDNS1123Subdomain, isValidPortNum } from '../validation/names.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
-import { checkEnum, failurePolicies, goStrings, matchPolicies, reinvocationPolicies, strings, validateMatchConditions, validateRule } from './admission-rules.ts';
+import { checkEnum, failurePolicies, matchPolicies, reinvocationPolicies, strings, validateMatchConditions, validateRule } from './admission-rules.ts';
 import { arrayAt, objectAt, objectsAt, semanticEqual, setDefault, stringAt } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 import { builtinType } from './skeleton.ts';
@@ -52,7 +52,7 @@ function validateURL(raw: string, path: string): StatusCause[] {
   try {
     url = new URL(raw);
   } catch {
-    return [required(path, `url must be a valid URL: parse ${goSyntax(raw)}: invalid URI for request${form}`)];
+    return [required(path, `url must be a valid URL: parse ${goQuote(raw)}: invalid URI for request${form}`)];
   }
   const causes: StatusCause[] = [];
   const scheme = url.protocol.replace(/:$/, '');
@@ -107,7 +107,7 @@ function validateReviewVersions(versions: unknown, path: string, requireRecogniz
     for (const msg of isDNS1035Label(v)) causes.push(invalid(`${path}[${i}]`, v, msg));
     if (acceptedReviewVersions.includes(v)) recognized = true;
   });
-  if (requireRecognized && !recognized) causes.push(invalid(path, goStrings(list), `must include at least one of ${acceptedReviewVersions.join(', ')}`));
+  if (requireRecognized && !recognized) causes.push(invalid(path, list, `must include at least one of ${acceptedReviewVersions.join(', ')}`));
   return causes;
 }
 

@@ -7,7 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { fieldImmutable, GoValue, invalid, required, validateNonnegative } from '../validation/field.ts';
+import { fieldImmutable, goJson, invalid, required, validateNonnegative } from '../validation/field.ts';
 import { type JsonObject } from '../../api/json.ts';
 import { ensureObject, numberAt, objectAt, objectsAt, semanticEqual } from './object.ts';
 import { defaultPodTemplate, validatePodTemplateSpec } from './pod-spec.ts';
@@ -48,12 +48,6 @@ export function podTemplatesType(): ResourceType {
 
 // ---- ControllerRevisions ----
 
-/** The data of a revision as upstream's field errors print it: the raw JSON bytes it holds. */
-function goRawData(data: unknown): GoValue {
-  const bytes = [...new TextEncoder().encode(JSON.stringify(data))].map((b) => `0x${b.toString(16)}`).join(', ');
-  return new GoValue(`runtime.Unknown{TypeMeta:runtime.TypeMeta{APIVersion:"", Kind:""}, Raw:[]uint8{${bytes}}, ContentEncoding:"", ContentType:"application/json"}`);
-}
-
 /** ValidateControllerRevision: data is mandatory, the revision not negative. */
 function validateControllerRevision(cr: KubeObject): StatusCause[] {
   const causes: StatusCause[] = [];
@@ -84,10 +78,11 @@ export function controllerRevisionsType(): ResourceType {
   return builtinType('apps', 'v1', 'controllerrevisions', {
     strategy: {
       validate: validateControllerRevision,
-      // Upstream validates the revision a second time on update (its causes repeat), then the data.
+      // Upstream validates the revision a second time on update (its causes repeat), then the
+      // data: a runtime.RawExtension, which marshals as the JSON it holds, keys in their order.
       validateUpdate(cr, old) {
         const data = (cr as JsonObject).data;
-        const immutable = isDeepStrictEqual(data, (old as JsonObject).data) ? [] : [invalid('data', goRawData(data), fieldImmutable)];
+        const immutable = isDeepStrictEqual(data, (old as JsonObject).data) ? [] : [invalid('data', goJson(data), fieldImmutable)];
         return [...validateControllerRevision(cr), ...immutable];
       },
     },

@@ -4,9 +4,10 @@
 // Kubernetes, list and map types, and defaults. Structural checks come after these
 // (schema/structural.ts), and only when these found nothing.
 
-import { child, forbidden, GoValue, index, invalid, key, notSupported, required } from '../../api/field-errors.ts';
+import { child, forbidden, index, invalid, key, notSupported, required } from '../../api/field-errors.ts';
 import type { StatusCause } from '../../api/index.ts';
 import { isObject } from '../../api/json.ts';
+import { goSchemaProps } from './internal-json.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -113,9 +114,6 @@ function listAndMapTypeChecks(s: Raw, path: string, out: StatusCause[]): void {
   }
 
   const listType = s['x-kubernetes-list-type'];
-  if (present(listType) && listType !== 'atomic' && listType !== 'set' && listType !== 'map') {
-    out.push(notSupported(child(path, 'x-kubernetes-list-type'), listType, ['atomic', 'set', 'map']));
-  }
   const items = isObject(s.items) ? s.items : undefined;
   if (present(listType) && type !== 'array') {
     if (type === '') out.push(required(child(path, 'type'), 'must be array if x-kubernetes-list-type is specified'));
@@ -126,15 +124,19 @@ function listAndMapTypeChecks(s: Raw, path: string, out: StatusCause[]): void {
     if (itemType === 'array' && present(items['x-kubernetes-list-type']) && items['x-kubernetes-list-type'] !== 'atomic') {
       out.push(invalid(child(path, 'items', 'x-kubernetes-list-type'), items['x-kubernetes-list-type'], 'must be atomic as item of a list with x-kubernetes-list-type=set'));
     } else if (itemType === 'object' && items['x-kubernetes-map-type'] !== 'atomic') {
-      // Upstream reports the item's list type here (unset: "null"), whatever its map type.
-      const value = present(items['x-kubernetes-list-type']) ? items['x-kubernetes-list-type'] : 'null';
+      // Upstream reports the item's list type here (unset: null), whatever its map type.
+      const value = present(items['x-kubernetes-list-type']) ? items['x-kubernetes-list-type'] : null;
       out.push(invalid(child(path, 'items', 'x-kubernetes-map-type'), value, 'must be atomic as item of a list with x-kubernetes-list-type=set'));
     }
+  }
+  if (present(listType) && listType !== 'atomic' && listType !== 'set' && listType !== 'map') {
+    out.push(notSupported(child(path, 'x-kubernetes-list-type'), listType, ['atomic', 'set', 'map']));
   }
 
   const mapKeys = Array.isArray(s['x-kubernetes-list-map-keys']) ? (s['x-kubernetes-list-map-keys'] as unknown[]) : [];
   if (mapKeys.length > 0 && listType !== 'map') {
-    out.push(forbidden(child(path, 'x-kubernetes-list-map-keys'), 'must only be used if x-kubernetes-list-type is map'));
+    if (!present(listType)) out.push(required(child(path, 'x-kubernetes-list-type'), 'must be map if x-kubernetes-list-map-keys is non-empty'));
+    else out.push(invalid(child(path, 'x-kubernetes-list-type'), listType, 'must be map if x-kubernetes-list-map-keys is non-empty'));
   }
   if (listType === 'map') {
     if (mapKeys.length === 0) out.push(required(child(path, 'x-kubernetes-list-map-keys'), 'must not be empty if x-kubernetes-list-type is map'));
@@ -151,7 +153,8 @@ function listAndMapTypeChecks(s: Raw, path: string, out: StatusCause[]): void {
         if (isObject(property)) {
           const propertyType = stringOf(property.type);
           if (propertyType === 'array' || propertyType === 'object') {
-            out.push(invalid(child(key(child(path, 'items', 'properties'), name), 'type'), propertyType, "must be a scalar type if parent array's x-kubernetes-list-type is map"));
+            // Upstream names the item's type ("object") as the bad value, not the key's.
+            out.push(invalid(child(key(child(path, 'items', 'properties'), name), 'type'), 'object', "must be a scalar type if parent array's x-kubernetes-list-type is map"));
           }
         } else {
           out.push(invalid(child(path, 'x-kubernetes-list-map-keys'), mapKeys, 'entries must all be names of item properties'));
@@ -169,13 +172,13 @@ function listAndMapTypeChecks(s: Raw, path: string, out: StatusCause[]): void {
  * beyond these), in the order of upstream's JSONSchemaProps struct.
  */
 const rootFieldOrder: [json: string, allowed: boolean][] = [
-  ['id', false], ['$schema', false], ['$ref', false], ['description', true], ['type', true], ['format', true], ['title', true],
+  ['id', false], ['$schema', false], ['$ref', false], ['description', true], ['type', true], ['nullable', false], ['format', true], ['title', true],
   ['default', false], ['maximum', true], ['exclusiveMaximum', true], ['minimum', true], ['exclusiveMinimum', true],
   ['maxLength', true], ['minLength', true], ['pattern', true], ['maxItems', true], ['minItems', true], ['uniqueItems', true],
   ['multipleOf', true], ['enum', false], ['maxProperties', false], ['minProperties', false], ['required', true], ['items', true],
   ['allOf', false], ['oneOf', false], ['anyOf', false], ['not', false], ['properties', true], ['additionalProperties', false],
   ['patternProperties', false], ['dependencies', false], ['additionalItems', false], ['definitions', false],
-  ['externalDocs', true], ['example', true], ['nullable', false], ['x-kubernetes-preserve-unknown-fields', true],
+  ['externalDocs', true], ['example', true], ['x-kubernetes-preserve-unknown-fields', true],
   ['x-kubernetes-embedded-resource', false], ['x-kubernetes-int-or-string', false], ['x-kubernetes-list-map-keys', false],
   ['x-kubernetes-list-type', false], ['x-kubernetes-map-type', false], ['x-kubernetes-validations', true],
 ];
@@ -195,7 +198,7 @@ export function statusRootChecks(schema: unknown, path: string): StatusCause[] {
       continue;
     }
     if (!allowed) {
-      return [invalid(`${path}.openAPIV3Schema`, new GoValue('apiextensions.JSONSchemaProps{...}'), `only ${allowedAtRootNames} fields are allowed at the root of the schema if the status subresource is enabled`)];
+      return [invalid(`${path}.openAPIV3Schema`, goSchemaProps(schema), `only ${allowedAtRootNames} fields are allowed at the root of the schema if the status subresource is enabled`)];
     }
   }
   return [];

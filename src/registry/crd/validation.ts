@@ -10,7 +10,7 @@
 import { cel } from '../../cel/lazy.ts';
 import { hasValidationRules } from '../../cel/rules-present.ts';
 import {
-  child, duplicate, fieldImmutable, forbidden, goUnstructured, GoValue, index, invalid, key, notSupported, required, tooLong, tooMany,
+  child, duplicate, fieldImmutable, forbidden, goUnstructured, index, invalid, key, notSupported, required, tooLong, tooMany,
 } from '../../api/field-errors.ts';
 import type { StatusCause } from '../../api/index.ts';
 import { isDNS1123Subdomain } from '../../api/labels.ts';
@@ -21,6 +21,7 @@ import { validate } from '../../schema/validate.ts';
 import { clone, isObject } from '../../api/json.ts';
 import { semanticEqual } from '../builtin/object.ts';
 import { isDNS1035Label } from '../validation/names.ts';
+import { goVersions, type InternalLayout } from './internal-json.ts';
 import { openApiSchemaChecks, statusRootChecks } from './openapi-checks.ts';
 import {
   isConditionTrue, type CustomResourceColumnDefinition, type CustomResourceDefinition, type CustomResourceDefinitionNames,
@@ -48,13 +49,6 @@ function listOf<T>(v: unknown): T[] {
 
 function objectOf<T extends object>(v: unknown): T {
   return (isObject(v) ? v : {}) as T;
-}
-
-/** What upstream's conversion to the internal version moves to the top level: shared by every version. */
-interface InternalLayout {
-  schemaShared: boolean;
-  subresourcesShared: boolean;
-  columnsShared: boolean;
 }
 
 function sharedByAll(versions: CustomResourceDefinitionVersion[], get: (v: CustomResourceDefinitionVersion) => unknown): boolean {
@@ -158,8 +152,8 @@ function validateSpec(crd: CustomResourceDefinition): StatusCause[] {
     if (errs.length > 0) causes.push(invalid(child(path, 'name'), versionName, errs.join(',')));
     causes.push(...validateVersion(version, path, layout));
   });
-  if (!unique) causes.push(invalid('spec.versions', versionsValue(versions), 'must contain unique version names'));
-  if (storageCount !== 1) causes.push(invalid('spec.versions', versionsValue(versions), 'must have exactly one version marked as storage version'));
+  if (!unique) causes.push(invalid('spec.versions', goVersions(versions, layout), 'must contain unique version names'));
+  if (storageCount !== 1) causes.push(invalid('spec.versions', goVersions(versions, layout), 'must have exactly one version marked as storage version'));
 
   const names = objectOf<CustomResourceDefinitionNames>(spec.names);
   if (stringOf(names.plural) === '') causes.push(required('spec.names.plural'));
@@ -192,11 +186,6 @@ function validateSpec(crd: CustomResourceDefinition): StatusCause[] {
     });
   }
   return causes;
-}
-
-/** spec.versions as upstream prints it in messages: Go's %#v of internal structs is unreadable; the names say enough. */
-function versionsValue(versions: CustomResourceDefinitionVersion[]): GoValue {
-  return new GoValue(`[]apiextensions.CustomResourceDefinitionVersion{${versions.map((v) => `{Name:${JSON.stringify(stringOf(v.name))}, Served:${v.served === true}, Storage:${v.storage === true}}`).join(', ')}}`);
 }
 
 function validateVersion(version: CustomResourceDefinitionVersion, path: string, layout: InternalLayout): StatusCause[] {
@@ -246,20 +235,22 @@ function validateStatus(crd: CustomResourceDefinition): StatusCause[] {
   return validateNames(objectOf<CustomResourceDefinitionNames>(crd.status?.acceptedNames), 'status.acceptedNames');
 }
 
-/** status.storedVersions: the storage version among them, and only versions that exist. */
+/** status.storedVersions: the storage version among them, and only versions that exist (ValidateCustomResourceDefinitionStoredVersions). */
 function validateStoredVersions(crd: CustomResourceDefinition): StatusCause[] {
-  const stored = listOf<unknown>(crd.status?.storedVersions).map(stringOf);
-  if (stored.length === 0) return [invalid('status.storedVersions', new GoValue('[]string(nil)'), 'must have at least one stored version')];
+  const given = crd.status?.storedVersions;
+  const stored = listOf<unknown>(given).map(stringOf);
+  if (stored.length === 0) return [invalid('status.storedVersions', Array.isArray(given) ? given : null, 'must have at least one stored version')];
   const causes: StatusCause[] = [];
   const remaining = new Map(stored.map((v, i) => [v, i]));
   for (const version of versionsOf(crd)) {
     const name = stringOf(version.name);
-    if (version.storage === true && !remaining.has(name)) {
-      causes.push(invalid('status.storedVersions', new GoValue(`apiextensions.CustomResourceDefinitionVersion{Name:${JSON.stringify(name)}}`), `must have the storage version ${name}`));
-    }
+    if (version.storage === true && !remaining.has(name)) causes.push(invalid('status.storedVersions', stored, `must have the storage version ${name}`));
     remaining.delete(name);
   }
-  for (const [version, i] of remaining) causes.push(invalid(index('status.storedVersions', i), version, 'must appear in spec.versions'));
+  for (const [version, i] of remaining) {
+    causes.push(invalid(index('status.storedVersions', i), version,
+      `missing from spec.versions; ${version} was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in ${version} and removes ${version} from status.storedVersions`));
+  }
   return causes;
 }
 

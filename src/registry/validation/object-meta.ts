@@ -2,8 +2,9 @@
 // on create (validateObjectMeta) and on update (validateObjectMetaUpdate).
 
 import type { KubeObject, ObjectMeta, OwnerReference, StatusCause } from '../../api/index.ts';
+import { isObject } from '../../api/json.ts';
 import { byteLength, isLabelKey, isLabelValue } from '../../api/labels.ts';
-import { child, fieldImmutable, forbidden, GoValue, goQuote, goSyntax, index, invalid, required, tooLong, validateNonnegative } from './field.ts';
+import { child, fieldImmutable, forbidden, goJson, goSyntax, index, invalid, required, tooLong, validateNonnegative } from './field.ts';
 import type { FieldPath } from './field.ts';
 import { isDNS1123Label, validateName } from './names.ts';
 import type { NameRule } from './names.ts';
@@ -37,11 +38,46 @@ export function validateAnnotations(annotations: unknown, path: FieldPath): Stat
   return causes;
 }
 
-function ownerReferenceGoValue(ref: OwnerReference): GoValue {
-  const ptr = (v: boolean | undefined) => (v === undefined ? '(*bool)(nil)' : `&${v}`);
-  return new GoValue(
-    `v1.OwnerReference{APIVersion:${goQuote(ref.apiVersion ?? '')}, Kind:${goQuote(ref.kind ?? '')}, Name:${goQuote(ref.name ?? '')}, UID:${goQuote(ref.uid ?? '')}, Controller:${ptr(ref.controller)}, BlockOwnerDeletion:${ptr(ref.blockOwnerDeletion)}}`,
-  );
+/** Whether json.Marshal's omitempty leaves a value out: zero scalars, empty lists and maps, nil. */
+const omitted = (v: unknown): boolean =>
+  v === undefined || v === null || v === '' || v === 0 || v === false || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
+
+/** The members of `value` named in `order` that omitempty keeps; `pointers` are left out only when unset. */
+function keptByOmitempty(value: Record<string, unknown>, order: string[], pointers: string[] = []): Record<string, unknown> {
+  const kept = order.filter((k) => (pointers.includes(k) ? value[k] !== undefined && value[k] !== null : !omitted(value[k])));
+  return Object.fromEntries(kept.map((k) => [k, value[k]]));
+}
+
+const sortedMap = (m: unknown) => (isObject(m) ? Object.fromEntries(Object.keys(m).sort().map((k) => [k, m[k]])) : m);
+
+/**
+ * A metav1.ObjectMeta as json.Marshal writes it when it is a field error's bad value:
+ * json names in declaration order, empty members left out (omitempty), but
+ * creationTimestamp, a struct, always there (`null` when unset).
+ */
+export function objectMetaJson(meta: ObjectMeta): Record<string, unknown> {
+  const m = meta as Record<string, unknown>;
+  const first = keptByOmitempty(m, ['name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation']);
+  const pointers = ['deletionTimestamp', 'deletionGracePeriodSeconds'];
+  const later = keptByOmitempty(m, [...pointers, 'labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields'], pointers);
+  if (later.labels !== undefined) later.labels = sortedMap(later.labels);
+  if (later.annotations !== undefined) later.annotations = sortedMap(later.annotations);
+  if (Array.isArray(later.ownerReferences)) later.ownerReferences = later.ownerReferences.map((r) => ownerReferenceJson(isObject(r) ? r : {}));
+  if (Array.isArray(later.managedFields)) {
+    const entryFields = ['manager', 'operation', 'apiVersion', 'time', 'fieldsType', 'fieldsV1', 'subresource'];
+    later.managedFields = later.managedFields.map((e) => keptByOmitempty(isObject(e) ? e : {}, entryFields, ['time', 'fieldsV1']));
+  }
+  return { ...first, creationTimestamp: m.creationTimestamp || null, ...later };
+}
+
+/** A metav1.OwnerReference as json.Marshal writes it: json names, unset pointers left out (omitempty). */
+function ownerReferenceJson(ref: Partial<Record<keyof OwnerReference, unknown>>): Record<string, unknown> {
+  const text = (v: unknown) => (typeof v === 'string' ? v : '');
+  return {
+    apiVersion: text(ref.apiVersion), kind: text(ref.kind), name: text(ref.name), uid: text(ref.uid),
+    ...(typeof ref.controller === 'boolean' ? { controller: ref.controller } : {}),
+    ...(typeof ref.blockOwnerDeletion === 'boolean' ? { blockOwnerDeletion: ref.blockOwnerDeletion } : {}),
+  };
 }
 
 function validateOwnerReferences(refs: unknown, path: FieldPath): StatusCause[] {
@@ -60,12 +96,12 @@ function validateOwnerReferences(refs: unknown, path: FieldPath): StatusCause[] 
     if (!ref.name) causes.push(invalid(child(path, 'name'), ref.name ?? '', 'must not be empty'));
     if (!ref.uid) causes.push(invalid(child(path, 'uid'), ref.uid ?? '', 'must not be empty'));
     if (group === '' && version === 'v1' && ref.kind === 'Event') {
-      causes.push(invalid(path, ownerReferenceGoValue(ref), '/v1, Kind=Event is disallowed from being an owner'));
+      causes.push(invalid(path, goJson(ownerReferenceJson(ref)), '/v1, Kind=Event is disallowed from being an owner'));
     }
     if (ref.controller === true) {
       const current = `${ref.kind}/${ref.name}`;
       if (firstController !== '') {
-        const all = new GoValue(`[]v1.OwnerReference{${(refs as OwnerReference[]).map((r) => ownerReferenceGoValue(r ?? {}).text).join(', ')}}`);
+        const all = goJson((refs as OwnerReference[]).map((r) => ownerReferenceJson(r ?? {})));
         causes.push(invalid(path, all, `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`));
       } else {
         firstController = current;

@@ -112,6 +112,7 @@ const bothRequired = [
   'spec.validations: Required value: validations or auditAnnotations must contain at least one item',
   'spec.auditAnnotations: Required value: validations or auditAnnotations must contain at least one item',
 ];
+const manyAnnotations = Array.from({ length: 21 }, (_, i) => ({ key: `k${i}`, valueExpression: '"v"' }));
 
 const validatingPolicyCases: Case[] = [
   ['a valid policy with everything', vap({
@@ -136,10 +137,10 @@ const validatingPolicyCases: Case[] = [
     'spec.matchConstraints.resourceRules[0].scope: Unsupported value: "Global": supported values: "*", "Cluster", "Namespaced"',
   ]],
   ['wildcards beside other values', vap({ matchConstraints: { excludeResourceRules: [{ operations: ['*', 'CREATE'], apiGroups: ['*', 'apps'], apiVersions: ['*', 'v1'], resources: ['*', 'pods'] }], resourceRules: [podRule] } }), [
-    `spec.matchConstraints.excludeResourceRules[0].operations: Invalid value: []string{"*", "CREATE"}: if '*' is present, must not specify other operations`,
-    `spec.matchConstraints.excludeResourceRules[0].apiGroups: Invalid value: []string{"*", "apps"}: if '*' is present, must not specify other API groups`,
-    `spec.matchConstraints.excludeResourceRules[0].apiVersions: Invalid value: []string{"*", "v1"}: if '*' is present, must not specify other API versions`,
-    `spec.matchConstraints.excludeResourceRules[0].resources: Invalid value: []string{"*", "pods"}: if '*' is present, must not specify other resources without subresources`,
+    `spec.matchConstraints.excludeResourceRules[0].operations: Invalid value: ["*","CREATE"]: if '*' is present, must not specify other operations`,
+    `spec.matchConstraints.excludeResourceRules[0].apiGroups: Invalid value: ["*","apps"]: if '*' is present, must not specify other API groups`,
+    `spec.matchConstraints.excludeResourceRules[0].apiVersions: Invalid value: ["*","v1"]: if '*' is present, must not specify other API versions`,
+    `spec.matchConstraints.excludeResourceRules[0].resources: Invalid value: ["*","pods"]: if '*' is present, must not specify other resources without subresources`,
   ]],
   ['bad and duplicate resourceNames', vap({ matchConstraints: { resourceRules: [{ ...podRule, resourceNames: ['a/b', 'x', 'x'] }] } }), [
     `spec.matchConstraints.resourceRules[0].resourceNames[0]: Invalid value: "a/b": may not contain '/'`,
@@ -159,6 +160,9 @@ const validatingPolicyCases: Case[] = [
     'spec.auditAnnotations[0].valueExpression: Required value: valueExpression is not specified',
   ]],
   ['duplicate audit annotation keys', vap({ auditAnnotations: [{ key: 'k', valueExpression: '"a"' }, { key: 'k', valueExpression: '"b"' }] }), ['spec.auditAnnotations[1].key: Duplicate value: "k"']],
+  ['more than 20 audit annotations, reported as the internal []AuditAnnotation', vap({ auditAnnotations: manyAnnotations }), [
+    `spec.auditAnnotations: Invalid value: [${manyAnnotations.map((a) => `{"Key":"${a.key}","ValueExpression":"\\"v\\""}`).join(',')}]: must not have more than 20 auditAnnotations`,
+  ]],
   ['a valueExpression over 5 KiB', vap({ auditAnnotations: [{ key: 'k', valueExpression: `"${'x'.repeat(5 * 1024)}"` }] }), ['spec.auditAnnotations[0].valueExpression: Required value: must not exceed 5120 bytes in length']],
   ['match conditions: bad name, duplicate, no expression', vap({ matchConditions: [{ name: 'a', expression: 'true' }, { name: 'a', expression: '' }, { name: '-x-', expression: 'true' }, { expression: 'true' }] }), [
     'spec.matchConditions[1].expression: Required value',
@@ -214,7 +218,7 @@ const validatingBindingCases: Case[] = [
   ['an unknown validationAction', vapb({ validationActions: ['Block'] }), ['spec.validationActions[0]: Unsupported value: "Block": supported values: "Audit", "Deny", "Warn"']],
   ['a repeated validationAction', vapb({ validationActions: ['Deny', 'Deny'] }), ['spec.validationActions[1]: Duplicate value: "Deny"']],
   ['Deny and Warn together', vapb({ validationActions: ['Deny', 'Warn'] }), [
-    'spec.validationActions: Invalid value: []string{"Deny", "Warn"}: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)',
+    'spec.validationActions: Invalid value: ["Deny","Warn"]: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)',
   ]],
   ['paramRef with both name and selector', vapb({ paramRef: { name: 'p', selector: {}, parameterNotFoundAction: 'Deny' } }), [
     'spec.paramRef.name: Forbidden: name and selector are mutually exclusive',

@@ -26,7 +26,7 @@ describe('poddisruptionbudgets', () => {
     ['maxUnavailable as a percentage', { maxUnavailable: '25%' }, []],
     ['negative minAvailable', { minAvailable: -1 }, ['spec.minAvailable: Invalid value: -1: must be greater than or equal to 0']],
     ['percentage above 100', { minAvailable: '101%' }, ['spec.minAvailable: Invalid value: "101%": must not be greater than 100%']],
-    ['not a percentage', { maxUnavailable: 'half' }, ["spec.maxUnavailable: Invalid value: half: a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"]],
+    ['not a percentage', { maxUnavailable: 'half' }, ["spec.maxUnavailable: Invalid value: \"half\": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"]],
     ['an invalid selector operator', { selector: { matchExpressions: [{ key: 'a', operator: 'Near' }] } }, ['spec.selector.matchExpressions[0].operator: Invalid value: "Near": not a valid selector operator']],
     ['an unknown unhealthyPodEvictionPolicy', { minAvailable: 1, unhealthyPodEvictionPolicy: 'Sometimes' }, ['spec.unhealthyPodEvictionPolicy: Unsupported value: "Sometimes": supported values: "AlwaysAllow", "IfHealthyBudget"']],
   ];
@@ -37,7 +37,13 @@ describe('poddisruptionbudgets', () => {
   test('both minAvailable and maxUnavailable', async () => {
     const [cause] = (await storeCreate(pdbs, pdb({ minAvailable: 1, maxUnavailable: '10%' }))).causes;
     assert.equal(cause!.field, 'spec');
-    assert.match(cause!.message!, /^Invalid value: policy.PodDisruptionBudgetSpec\{.*\}: minAvailable and maxUnavailable cannot be both set$/);
+    assert.equal(cause!.message, 'Invalid value: {"MinAvailable":1,"Selector":null,"MaxUnavailable":"10%","UnhealthyPodEvictionPolicy":null}: minAvailable and maxUnavailable cannot be both set');
+  });
+
+  test('both minAvailable and maxUnavailable: the whole internal spec, its selector as a LabelSelector marshals', async () => {
+    const spec = { maxUnavailable: 0, minAvailable: '50%', selector: { matchLabels: { b: '2', a: '1' } }, unhealthyPodEvictionPolicy: 'AlwaysAllow' };
+    const [cause] = (await storeCreate(pdbs, pdb(spec))).causes;
+    assert.equal(cause!.message, 'Invalid value: {"MinAvailable":"50%","Selector":{"matchLabels":{"a":"1","b":"2"}},"MaxUnavailable":0,"UnhealthyPodEvictionPolicy":"AlwaysAllow"}: minAvailable and maxUnavailable cannot be both set');
   });
 
   test('spec changes bump the generation and keep the status; status writes keep the spec', async () => {
@@ -110,10 +116,10 @@ describe('webhook configurations', () => {
       'webhooks[0].clientConfig.service.path: Invalid value: "x": segment[0] may not be empty',
     ]],
     ['no admissionReviewVersions', [webhook({ admissionReviewVersions: [] })], ['webhooks[0].admissionReviewVersions: Required value: must specify one of v1, v1beta1']],
-    ['only unknown review versions', [webhook({ admissionReviewVersions: ['v2'] })], ['webhooks[0].admissionReviewVersions: Invalid value: []string{"v2"}: must include at least one of v1, v1beta1']],
+    ['only unknown review versions', [webhook({ admissionReviewVersions: ['v2'] })], ['webhooks[0].admissionReviewVersions: Invalid value: ["v2"]: must include at least one of v1, v1beta1']],
     ['a rule without operations', [webhook({ rules: [{ apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }] })], ['webhooks[0].rules[0].operations: Required value']],
     ['an unknown operation', [webhook({ rules: [{ operations: ['PATCH'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }] })], ['webhooks[0].rules[0].operations[0]: Unsupported value: "PATCH": supported values: "*", "CONNECT", "CREATE", "DELETE", "UPDATE"']],
-    ['"*" with other resources', [webhook({ rules: [{ operations: ['*'], apiGroups: [''], apiVersions: ['v1'], resources: ['*', 'pods'] }] })], ['webhooks[0].rules[0].resources: Invalid value: []string{"*", "pods"}: if \'*\' is present, must not specify other resources without subresources']],
+    ['"*" with other resources', [webhook({ rules: [{ operations: ['*'], apiGroups: [''], apiVersions: ['v1'], resources: ['*', 'pods'] }] })], ['webhooks[0].rules[0].resources: Invalid value: ["*","pods"]: if \'*\' is present, must not specify other resources without subresources']],
     ['"pods/*" with "pods/status"', [webhook({ rules: [{ operations: ['*'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/*', 'pods/status'] }] })], ["webhooks[0].rules[0].resources[1]: Invalid value: \"pods/status\": if 'pods/*' is present, must not specify pods/status"]],
     ['an unknown scope', [webhook({ rules: [{ operations: ['*'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], scope: 'Global' }] })], ['webhooks[0].rules[0].scope: Unsupported value: "Global": supported values: "*", "Cluster", "Namespaced"']],
     ['an invalid namespaceSelector', [webhook({ namespaceSelector: { matchExpressions: [{ key: 'a', operator: 'In' }] } })], ["webhooks[0].namespaceSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'"]],

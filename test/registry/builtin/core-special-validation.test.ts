@@ -42,10 +42,10 @@ describe('RBAC roles: policy rules', () => {
     ]],
     ['non-resource URLs in a cluster role', clusterRoles, [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }], []],
     ['non-resource URLs in a namespaced role', roles, [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }], [
-      'rules[0].nonResourceURLs: Invalid value: []string{"/healthz"}: namespaced rules cannot apply to non-resource URLs',
+      'rules[0].nonResourceURLs: Invalid value: ["/healthz"]: namespaced rules cannot apply to non-resource URLs',
     ]],
     ['non-resource URLs mixed with resources', clusterRoles, [{ verbs: ['get'], nonResourceURLs: ['/healthz'], resources: ['pods'] }], [
-      'rules[0].nonResourceURLs: Invalid value: []string{"/healthz"}: rules cannot apply to both regular resources and non-resource URLs',
+      'rules[0].nonResourceURLs: Invalid value: ["/healthz"]: rules cannot apply to both regular resources and non-resource URLs',
     ]],
   ];
   for (const [name, type, rules, expected] of cases) {
@@ -109,7 +109,7 @@ describe('RBAC bindings', () => {
 
   test('roleRef is immutable', () => {
     assert.deepEqual(updateErrors(roleBindings, { roleRef }, { roleRef: { ...roleRef, name: 'other' } }), [
-      'roleRef: Invalid value: rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"Role", Name:"other"}: cannot change roleRef',
+      'roleRef: Invalid value: {"APIGroup":"rbac.authorization.k8s.io","Kind":"Role","Name":"other"}: cannot change roleRef',
     ]);
     assert.deepEqual(updateErrors(roleBindings, { roleRef }, { roleRef, subjects: [{ kind: 'User', name: 'bob' }] }), []);
   });

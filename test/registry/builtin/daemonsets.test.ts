@@ -32,17 +32,17 @@ const invalidCases: { name: string; spec: Record<string, unknown>; causes: strin
   {
     name: 'the selector must match the template labels',
     spec: { ...minimal, selector: { matchLabels: { app: 'other' } } },
-    causes: ['spec.template.metadata.labels: Invalid value: map[string]string{"app":"agent"}: `selector` does not match template `labels`'],
+    causes: ['spec.template.metadata.labels: Invalid value: {"app":"agent"}: `selector` does not match template `labels`'],
   },
   {
     name: 'an empty selector is refused',
     spec: { ...minimal, selector: {} },
-    causes: ['spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for daemonset'],
+    causes: ['spec.selector: Invalid value: {}: empty selector is invalid for daemonset'],
   },
   {
     name: 'maxUnavailable and maxSurge may not both be set',
     spec: { ...minimal, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: '10%' } } },
-    causes: ['spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: 10%: may not be set when maxUnavailable is non-zero'],
+    causes: ['spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "10%": may not be set when maxUnavailable is non-zero'],
   },
   {
     name: 'maxUnavailable and maxSurge may not both be zero',
@@ -52,12 +52,17 @@ const invalidCases: { name: string; spec: Record<string, unknown>; causes: strin
   {
     name: 'percentages are at most 100%',
     spec: { ...minimal, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '150%' } } },
-    causes: ['spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: 150%: must not be greater than 100%'],
+    causes: ['spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "150%": must not be greater than 100%'],
   },
   {
     name: 'the update strategy is RollingUpdate or OnDelete',
     spec: { ...minimal, updateStrategy: { type: 'Later' } },
-    causes: ['spec.updateStrategy: Unsupported value: apps.DaemonSetUpdateStrategy{Type:"Later", RollingUpdate:(*apps.RollingUpdateDaemonSet)(nil)}: supported values: "RollingUpdate", "OnDelete"'],
+    causes: ['spec.updateStrategy: Unsupported value: {"Type":"Later","RollingUpdate":null}: supported values: "RollingUpdate", "OnDelete"'],
+  },
+  {
+    name: 'an unknown update strategy is reported whole, its unset int-or-strings 0',
+    spec: { ...minimal, updateStrategy: { type: 'Later', rollingUpdate: { maxUnavailable: '10%' } } },
+    causes: ['spec.updateStrategy: Unsupported value: {"Type":"Later","RollingUpdate":{"MaxUnavailable":"10%","MaxSurge":0}}: supported values: "RollingUpdate", "OnDelete"'],
   },
   {
     name: 'pods must restart Always and have no deadline',
@@ -91,7 +96,7 @@ test('the DaemonSet selector is immutable', async () => {
   const { obj: old } = await storeCreate(daemonSets, daemonSet(minimal));
   const next = daemonSet({ selector: { matchLabels: { app: 'agent', v: '2' } }, template: { ...template, metadata: { labels: { app: 'agent', v: '2' } } } });
   assert.deepEqual(fields((await storeUpdate(daemonSets, next, old)).causes), [
-    'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"agent", "v":"2"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable',
+    'spec.selector: Invalid value: {"matchLabels":{"app":"agent","v":"2"}}: field is immutable',
   ]);
 });
 

@@ -69,17 +69,27 @@ const invalidCases: { name: string; spec: Record<string, unknown>; causes: strin
     name: 'a selector is required',
     spec: { template: minimal.template },
     // A missing selector matches nothing (LabelSelectorAsSelector(nil)), so the labels check fails too, as upstream.
-    causes: ['spec.selector: Required value', 'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` does not match template `labels`'],
+    causes: ['spec.selector: Required value', 'spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`'],
   },
   {
     name: 'the selector must match the template labels',
     spec: { ...minimal, selector: { matchLabels: { app: 'db' } } },
-    causes: ['spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` does not match template `labels`'],
+    causes: ['spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`'],
+  },
+  {
+    name: 'the template labels are reported as a Go map, keys sorted',
+    spec: { ...minimal, selector: { matchLabels: { app: 'db' } }, template: { ...minimal.template, metadata: { labels: { tier: 'fe', app: 'web' } } } },
+    causes: ['spec.template.metadata.labels: Invalid value: {"app":"web","tier":"fe"}: `selector` does not match template `labels`'],
+  },
+  {
+    name: 'a template without labels is reported as null',
+    spec: { ...minimal, template: { spec: minimal.template.spec } },
+    causes: ['spec.template.metadata.labels: Invalid value: null: `selector` does not match template `labels`'],
   },
   {
     name: 'an empty selector is refused',
     spec: { ...minimal, selector: {} },
-    causes: ['spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment'],
+    causes: ['spec.selector: Invalid value: {}: empty selector is invalid for deployment'],
   },
   {
     name: 'replicas may not be negative',
@@ -104,7 +114,22 @@ const invalidCases: { name: string; spec: Record<string, unknown>; causes: strin
   {
     name: 'maxUnavailable is a number or a percentage',
     spec: { ...minimal, strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 'half' } } },
-    causes: ["spec.strategy.rollingUpdate.maxUnavailable: Invalid value: half: a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"],
+    causes: ["spec.strategy.rollingUpdate.maxUnavailable: Invalid value: \"half\": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"],
+  },
+  {
+    name: 'maxUnavailable is at most 100%',
+    spec: { ...minimal, strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '101%' } } },
+    causes: ['spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "101%": must not be greater than 100%'],
+  },
+  {
+    name: 'the strategy is Recreate or RollingUpdate, reported whole',
+    spec: { ...minimal, strategy: { type: 'Blue' } },
+    causes: ['spec.strategy: Unsupported value: {"Type":"Blue","RollingUpdate":null}: supported values: "Recreate", "RollingUpdate"'],
+  },
+  {
+    name: 'an unknown strategy with a rollingUpdate has its unset int-or-strings 0',
+    spec: { ...minimal, strategy: { type: 'Blue', rollingUpdate: { maxSurge: 2 } } },
+    causes: ['spec.strategy: Unsupported value: {"Type":"Blue","RollingUpdate":{"MaxUnavailable":0,"MaxSurge":2}}: supported values: "Recreate", "RollingUpdate"'],
   },
   {
     name: 'Recreate takes no rollingUpdate',
@@ -119,7 +144,7 @@ const invalidCases: { name: string; spec: Record<string, unknown>; causes: strin
   {
     name: 'selector expressions are checked',
     spec: { ...minimal, selector: { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In' }] } },
-    causes: ["spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'", 'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"web"}, MatchExpressions:[]v1.LabelSelectorRequirement{v1.LabelSelectorRequirement{Key:"tier", Operator:"In", Values:[]string(nil)}}}: invalid label selector'],
+    causes: ["spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'", 'spec.selector: Invalid value: {"matchLabels":{"app":"web"},"matchExpressions":[{"key":"tier","operator":"In"}]}: invalid label selector'],
   },
 ];
 
@@ -172,7 +197,7 @@ test('the selector is immutable', async () => {
   spec.selector = { matchLabels: { app: 'web', tier: 'fe' } };
   (spec.template!.metadata as Record<string, unknown>).labels = { app: 'web', tier: 'fe' };
   assert.deepEqual(fields((await storeUpdate(deployments, next, old)).causes), [
-    'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"web", "tier":"fe"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable',
+    'spec.selector: Invalid value: {"matchLabels":{"app":"web","tier":"fe"}}: field is immutable',
   ]);
 });
 

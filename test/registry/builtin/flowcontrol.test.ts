@@ -40,7 +40,7 @@ test('a FlowSchema is validated as upstream validates it', async () => {
   });
   assert.deepEqual(fields((await storeCreate(flowSchemas, bad)).causes), [
     "spec.matchingPrecedence: Invalid value: 1: only the schema named 'exempt' may have matchingPrecedence 1",
-    'spec.distinguisherMethod.type: Unsupported value: flowcontrol.FlowDistinguisherMethod{Type:"ByPod"}: supported values: "ByNamespace", "ByUser"',
+    'spec.distinguisherMethod.type: Unsupported value: {"Type":"ByPod"}: supported values: "ByNamespace", "ByUser"',
     "spec.priorityLevelConfiguration.name: Invalid value: \"Work_Load\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
     'spec.rules[0].subjects: Required value: subjects must contain at least one value',
     'spec.rules[0]: Required value: at least one of resourceRules and nonResourceRules has to be non-empty',
@@ -49,11 +49,11 @@ test('a FlowSchema is validated as upstream validates it', async () => {
     "spec.rules[1].subjects[0].user: Forbidden: user is forbidden when subject kind is not 'User'",
     'spec.rules[1].subjects[1].kind: Unsupported value: "Robot": supported values: "Group", "ServiceAccount", "User"',
     "spec.rules[1].subjects[2].user: Required value: user is required when subject kind is 'User'",
-    'spec.rules[1].resourceRules[0].verbs: Invalid value: []string{"get", "*"}: if \'*\' is present, must not specify other verbs',
-    'spec.rules[1].resourceRules[0].apiGroups: Invalid value: []string{"*", "apps"}: if \'*\' is present, must not specify other api groups',
+    'spec.rules[1].resourceRules[0].verbs: Invalid value: ["get","*"]: if \'*\' is present, must not specify other verbs',
+    'spec.rules[1].resourceRules[0].apiGroups: Invalid value: ["*","apps"]: if \'*\' is present, must not specify other api groups',
     'spec.rules[1].resourceRules[0].resources: Required value: resource rules must supply at least one resource',
     "spec.rules[1].resourceRules[0].namespaces[0]: Invalid value: \"Team_A\": each member of this list must be '*' or a DNS-1123 label; a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
-    'spec.rules[1].nonResourceRules[0].verbs: Unsupported value: []string{"fetch"}: supported values: "create", "delete", "deletecollection", "get", "list", "patch", "proxy", "update", "watch"',
+    'spec.rules[1].nonResourceRules[0].verbs: Unsupported value: ["fetch"]: supported values: "create", "delete", "deletecollection", "get", "list", "patch", "proxy", "update", "watch"',
     'spec.rules[1].nonResourceRules[0].nonResourceURLs[0]: Invalid value: "healthz": must start with slash',
     'spec.rules[1].nonResourceRules[0].nonResourceURLs[1]: Invalid value: "/a//b": must not contain double slash',
     'spec.rules[1].nonResourceRules[0].nonResourceURLs[2]: Invalid value: "/a*": wildcard can only do suffix matching',

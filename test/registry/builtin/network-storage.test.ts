@@ -27,7 +27,7 @@ test('Ingress validation, case by case', async () => {
   const cases: [string, KubeObject, string[]][] = [
     ['a rule with a Prefix path', httpPath({ path: '/', pathType: 'Prefix', backend: svcBackend }), []],
     ['a default backend only', ingress({ defaultBackend: svcBackend }), []],
-    ['nothing to route', ingress({}), ['spec: Invalid value: []networking.IngressRule(nil): either `defaultBackend` or `rules` must be specified']],
+    ['nothing to route', ingress({}), ['spec: Invalid value: null: either `defaultBackend` or `rules` must be specified']],
     ['no pathType', httpPath({ path: '/', backend: svcBackend }), ['spec.rules[0].http.paths[0].pathType: Required value: pathType must be specified']],
     ['unknown pathType', httpPath({ path: '/', pathType: 'Regex', backend: svcBackend }), ['spec.rules[0].http.paths[0].pathType: Unsupported value: "Regex": supported values: "Exact", "ImplementationSpecific", "Prefix"']],
     ['relative Exact path', httpPath({ path: 'a', pathType: 'Exact', backend: svcBackend }), ['spec.rules[0].http.paths[0].path: Invalid value: "a": must be an absolute path']],
@@ -76,6 +76,7 @@ test('NetworkPolicy defaults policyTypes and port protocols, and checks peers', 
     [{ podSelector: {}, egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/33' } }] }] }, ['spec.egress[0].to[0].ipBlock.cidr: Invalid value: "10.0.0.0/33": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)']],
     [{ podSelector: {}, egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/8', except: ['11.0.0.0/16'] } }] }] }, ['spec.egress[0].to[0].ipBlock.except[0]: Invalid value: "11.0.0.0/16": must be a strict subset of `cidr`']],
     [{ podSelector: {}, ingress: [{ ports: [{ port: 80, endPort: 70 }] }] }, ['spec.ingress[0].ports[0].endPort: Invalid value: 80: must be greater than or equal to `port`']],
+    [{ podSelector: {}, policyTypes: ['Ingress', 'Egress', 'Ingress'] }, ['spec.policyTypes: Invalid value: ["Ingress","Egress","Ingress"]: may not specify more than two policyTypes']],
     [{ podSelector: {}, policyTypes: ['Sideways'] }, ['spec.policyTypes[0]: Unsupported value: "Sideways": supported values: "Ingress", "Egress"']],
   ];
   for (const [spec, want] of invalid) assert.deepEqual(fields((await storeCreate(networkPolicies, np(spec))).causes), want, JSON.stringify(spec));
@@ -98,6 +99,7 @@ test('PersistentVolume defaults and validation', async () => {
     [{ ...goodPV, capacity: { storage: '0' } }, ['spec.capacity[storage]: Invalid value: "0": must be greater than zero']],
     [{ capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'] }, ['spec: Required value: must specify a volume type']],
     [{ ...goodPV, nfs: { server: 'nfs', path: '/x' } }, ['spec.nfs: Forbidden: may not specify more than 1 volume type']],
+    [{ ...goodPV, capacity: { storage: '1024Mi', cpu: '1.5' } }, ['spec.capacity: Unsupported value: {"cpu":"1500m","storage":"1Gi"}: supported values: "storage"']],
     [{ ...goodPV, persistentVolumeReclaimPolicy: 'Keep' }, ['spec.persistentVolumeReclaimPolicy: Unsupported value: "Keep": supported values: "Delete", "Recycle", "Retain"']],
   ];
   for (const [spec, want] of cases) assert.deepEqual(fields((await storeCreate(pvs, pv(spec))).causes), want, JSON.stringify(spec));
@@ -108,6 +110,18 @@ test('a PersistentVolume keeps its volume source', async () => {
   const update = await storeUpdate(pvs, pv({ ...goodPV, hostPath: { path: '/other' } }), old);
   assert.deepEqual(fields(update.causes), ['spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation']);
   assert.deepEqual((await storeUpdate(pvs, pv({ ...goodPV, capacity: { storage: '2Gi' } }), old)).causes, []);
+});
+
+test('a PersistentVolume keeps its node affinity, but for beta labels moving to GA', async () => {
+  const affinity = (key: string, values?: string[]) => ({ required: { nodeSelectorTerms: [{ matchExpressions: [{ key, operator: 'In', ...(values ? { values } : {}) }] }] } });
+  const old = (await storeCreate(pvs, pv({ ...goodPV, nodeAffinity: affinity('failure-domain.beta.kubernetes.io/zone', ['a']) }))).obj;
+  assert.deepEqual((await storeUpdate(pvs, pv({ ...goodPV, nodeAffinity: affinity('topology.kubernetes.io/zone', ['a']) }), old)).causes, []);
+  assert.deepEqual(fields((await storeUpdate(pvs, pv({ ...goodPV, nodeAffinity: affinity('topology.kubernetes.io/zone', ['b']) }), old)).causes), [
+    'nodeAffinity: Invalid value: {"Required":{"NodeSelectorTerms":[{"MatchExpressions":[{"Key":"topology.kubernetes.io/zone","Operator":"In","Values":["b"]}],"MatchFields":null}]}}: field is immutable, except for updating from beta label to GA',
+  ]);
+  assert.deepEqual(fields((await storeUpdate(pvs, pv(goodPV), old)).causes), [
+    'nodeAffinity: Invalid value: null: field is immutable, except for updating from beta label to GA',
+  ]);
 });
 
 const pvc = (spec: object, status?: object): KubeObject => ({ metadata: meta('data', 'default'), spec, ...(status ? { status } : {}) } as KubeObject);
@@ -157,6 +171,7 @@ test('StorageClass defaults, validation and immutable fields', async () => {
     [{}, ['provisioner: Required value']],
     [{ provisioner: 'a', reclaimPolicy: 'Recycle' }, ['reclaimPolicy: Unsupported value: "Recycle": supported values: "Delete", "Retain"']],
     [{ provisioner: 'a', volumeBindingMode: 'Later' }, ['volumeBindingMode: Unsupported value: "Later": supported values: "Immediate", "WaitForFirstConsumer"']],
+    [{ provisioner: 'a', volumeBindingMode: '<Later>' }, ['volumeBindingMode: Unsupported value: "\\u003cLater\\u003e": supported values: "Immediate", "WaitForFirstConsumer"']],
   ];
   for (const [extra, want] of cases) assert.deepEqual(fields((await storeCreate(storageClasses, sc(extra))).causes), want, JSON.stringify(extra));
   const update = await storeUpdate(storageClasses, sc({ provisioner: 'b', parameters: { type: 'ssd' }, reclaimPolicy: 'Retain', volumeBindingMode: 'WaitForFirstConsumer' }), obj);
@@ -195,7 +210,7 @@ test('CSIDriver validation: policies, token requests, lifecycle modes; whether i
   const stored = driver({ attachRequired: true, volumeLifecycleModes: ['Persistent'] });
   assert.deepEqual(fields((await storeUpdate(csiDrivers, driver({ attachRequired: false, volumeLifecycleModes: ['Persistent', 'Ephemeral'] }), stored)).causes), [
     'spec.attachedRequired: Invalid value: false: field is immutable',
-    'spec.volumeLifecycleModes: Invalid value: []storage.VolumeLifecycleMode{"Persistent", "Ephemeral"}: field is immutable',
+    'spec.volumeLifecycleModes: Invalid value: ["Persistent","Ephemeral"]: field is immutable',
   ]);
   assert.deepEqual((await storeUpdate(csiDrivers, driver({ attachRequired: true, volumeLifecycleModes: ['Persistent'], podInfoOnMount: true }), stored)).causes, []);
 });
@@ -210,8 +225,11 @@ test('CSIStorageCapacity validation: topology, class name, capacity; what it was
     'capacity: Invalid value: "-1Gi": must be greater than or equal to 0',
   ]);
   assert.deepEqual(fields((await storeUpdate(csiCapacities, capacity({ ...ok, storageClassName: 'slow', nodeTopology: { matchLabels: { 'topology.kubernetes.io/zone': 'b' } } }), capacity(ok))).causes), [
-    'nodeTopology: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"topology.kubernetes.io/zone":"b"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable',
+    'nodeTopology: Invalid value: {"matchLabels":{"topology.kubernetes.io/zone":"b"}}: field is immutable',
     'storageClassName: Invalid value: "slow": field is immutable',
+  ]);
+  assert.deepEqual(fields((await storeUpdate(csiCapacities, capacity({ storageClassName: 'fast', capacity: '10Gi' }), capacity(ok))).causes), [
+    'nodeTopology: Invalid value: null: field is immutable',
   ]);
   // The capacity itself is what changes.
   assert.deepEqual((await storeUpdate(csiCapacities, capacity({ ...ok, capacity: '5Gi' }), capacity(ok))).causes, []);
@@ -255,7 +273,10 @@ test('CSINode validation: driver names, node IDs, counts and topology keys; a dr
   // The count may change; the node ID may not.
   assert.deepEqual((await storeUpdate(csiNodes, node([{ ...ok, allocatable: { count: 30 } }]), node([ok]))).causes, []);
   assert.deepEqual(fields((await storeUpdate(csiNodes, node([{ ...ok, nodeID: 'i-0456' }]), node([ok]))).causes), [
-    'spec.drivers: Invalid value: storage.CSINodeDriver{Name:"ebs.csi.aws.com", NodeID:"i-0456", TopologyKeys:[]string{"topology.ebs.csi.aws.com/zone"}, Allocatable:(*storage.VolumeNodeResources)(nil)}: field is immutable',
+    'spec.drivers: Invalid value: {"Name":"ebs.csi.aws.com","NodeID":"i-0456","TopologyKeys":["topology.ebs.csi.aws.com/zone"],"Allocatable":null}: field is immutable',
+  ]);
+  assert.deepEqual(fields((await storeUpdate(csiNodes, node([{ name: ok.name, nodeID: 'i-0123' }]), node([ok]))).causes), [
+    'spec.drivers: Invalid value: {"Name":"ebs.csi.aws.com","NodeID":"i-0123","TopologyKeys":null,"Allocatable":null}: field is immutable',
   ]);
 });
 
@@ -304,7 +325,11 @@ test('VolumeAttachment validation: attacher, one source, node name, status sizes
   ]);
   assert.deepEqual((await storeUpdate(volumeAttachments, attachment(ok, { attached: true }), stored, 'status')).causes, []);
   assert.deepEqual(fields((await storeUpdate(volumeAttachments, attachment({ ...ok, nodeName: 'node-2' }), stored)).causes), [
-    'spec: Invalid value: storage.VolumeAttachmentSpec{...}: field is immutable',
+    'spec: Invalid value: {"Attacher":"ebs.csi.aws.com","Source":{"PersistentVolumeName":"pv-1","InlineVolumeSpec":null},"NodeName":"node-2"}: field is immutable',
+  ]);
+  const inlineSpec = { accessModes: ['ReadWriteOnce'], csi: { driver: 'ebs.csi.aws.com', volumeHandle: 'vol-1' } };
+  assert.deepEqual(fields((await storeUpdate(volumeAttachments, inline(inlineSpec), attachment({ ...ok, source: { inlineVolumeSpec: { ...inlineSpec, accessModes: ['ReadOnlyMany'] } } }))).causes), [
+    'spec: Invalid value: {"Attacher":"ebs.csi.aws.com","Source":{"PersistentVolumeName":null,"InlineVolumeSpec":{...}},"NodeName":"node-1"}: field is immutable',
   ]);
 });
 

@@ -9,6 +9,7 @@ const endpoints = builtinType('endpoints');
 const nodes = builtinType('nodes');
 const leases = builtinType('leases');
 const serviceaccounts = builtinType('serviceaccounts');
+const csrs = builtinType('certificatesigningrequests');
 
 test('a core/v1 Event of the old style needs namespaces that agree', async () => {
   const ok: KubeObject = { metadata: { name: 'web.17a', namespace: 'default' }, involvedObject: { kind: 'Pod', name: 'web', namespace: 'default' }, reason: 'Started' };
@@ -98,9 +99,22 @@ test('a Node may set its status on create and gets the empty structs upstream sh
 test('Node taints are checked and unique by key and effect', async () => {
   const n: KubeObject = { metadata: { name: 'n' }, spec: { taints: [{ key: 'a', effect: 'NoSchedule' }, { key: 'a', effect: 'NoSchedule' }, { key: 'b', effect: 'Sometimes' }] } };
   assert.deepEqual(fields((await storeCreate(nodes, n)).causes), [
-    'spec.taints[1]: Duplicate value: core.Taint{Key:"a", Value:"", Effect:"NoSchedule", TimeAdded:<nil>}: taints must be unique by key and effect pair',
+    'spec.taints[1]: Duplicate value: {"Key":"a","Value":"","Effect":"NoSchedule","TimeAdded":null}: taints must be unique by key and effect pair',
     'spec.taints[2].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
   ]);
+});
+
+test('a duplicate Node taint is reported with its timeAdded', async () => {
+  const taint = { key: 'a', value: 'x', effect: 'NoExecute', timeAdded: '2024-01-01T00:00:00Z' };
+  const n: KubeObject = { metadata: { name: 'n' }, spec: { taints: [taint, taint] } };
+  assert.deepEqual(fields((await storeCreate(nodes, n)).causes), [
+    'spec.taints[1]: Duplicate value: {"Key":"a","Value":"x","Effect":"NoExecute","TimeAdded":"2024-01-01T00:00:00Z"}: taints must be unique by key and effect pair',
+  ]);
+});
+
+test('a CertificateSigningRequest without a request reports it as null, a nil []byte', async () => {
+  const csr: KubeObject = { metadata: { name: 'c' }, spec: { signerName: 'example.com/signer', usages: ['client auth'] } };
+  assert.deepEqual(fields((await storeCreate(csrs, csr)).causes), ['spec.request: Invalid value: null: PEM block type must be CERTIFICATE REQUEST']);
 });
 
 test('a Node update keeps the status; nodes/status keeps the spec', async () => {

@@ -212,7 +212,7 @@ const cases: Case[] = [
   { name: 'DNS config: what dnsPolicy None needs', pod: pod({ dnsPolicy: 'None', dnsConfig: { searches: ['example.com'] } }),
     causes: ['spec.dnsConfig.nameservers: Required value: must provide at least one DNS nameserver when `dnsPolicy` is None'] },
   { name: 'DNS config: nameservers and options', pod: pod({ dnsConfig: { nameservers: ['1.1.1.1', '8.8.8.8', '9.9.9.9', 'dns.example.com'], options: [{ value: '2' }] } }), causes: [
-    'spec.dnsConfig.nameservers: Invalid value: []string{"1.1.1.1", "8.8.8.8", "9.9.9.9", "dns.example.com"}: must not have more than 3 nameservers',
+    'spec.dnsConfig.nameservers: Invalid value: ["1.1.1.1","8.8.8.8","9.9.9.9","dns.example.com"]: must not have more than 3 nameservers',
     'spec.dnsConfig.nameservers[3]: Invalid value: "dns.example.com": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
     'spec.dnsConfig.options[0]: Required value: must not be empty',
   ] },

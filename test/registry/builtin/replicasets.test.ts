@@ -44,12 +44,12 @@ const invalidReplicaSets: { name: string; spec: Record<string, unknown>; causes:
   {
     name: 'the selector must match the template labels',
     spec: { ...minimalRS, selector: { matchLabels: { app: 'db' } } },
-    causes: ['spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` does not match template `labels`'],
+    causes: ['spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`'],
   },
   {
     name: 'an empty selector is refused, with upstream\'s wording',
     spec: { ...minimalRS, selector: {} },
-    causes: ['spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment'],
+    causes: ['spec.selector: Invalid value: {}: empty selector is invalid for deployment'],
   },
   {
     name: 'pods must restart Always',
@@ -101,7 +101,7 @@ test('the ReplicaSet selector is immutable', async () => {
   const old = await storedReplicaSet();
   const next = replicaSet({ selector: { matchLabels: { app: 'web', tier: 'fe' } }, template: { ...template, metadata: { labels: { app: 'web', tier: 'fe' } } } });
   assert.deepEqual(fields((await storeUpdate(replicaSets, next, old)).causes), [
-    'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"web", "tier":"fe"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable',
+    'spec.selector: Invalid value: {"matchLabels":{"app":"web","tier":"fe"}}: field is immutable',
   ]);
 });
 
@@ -186,7 +186,7 @@ const invalidControllers: { name: string; spec: Record<string, unknown>; causes:
   {
     name: 'the selector must match the template labels',
     spec: { template, selector: { app: 'db' } },
-    causes: ['spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` does not match template `labels`'],
+    causes: ['spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`'],
   },
   {
     name: 'a template is required',

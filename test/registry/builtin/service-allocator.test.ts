@@ -57,7 +57,7 @@ test('the first address of the range is kept for the kubernetes service', async 
   await rejects(
     alloc.allocate(serviceA),
     422,
-    'Service "a" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.1"}: failed to allocate IP 10.96.0.1: provided IP is already allocated',
+    'Service "a" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.1"]: failed to allocate IP 10.96.0.1: provided IP is already allocated',
   );
   const kubernetes: KubeObject = { metadata: { name: 'kubernetes', namespace: 'default' }, spec: { clusterIP: '10.96.0.1', clusterIPs: ['10.96.0.1'], ipFamilies: ['IPv4'], ports: [{ port: 443 }] } };
   await alloc.allocate(kubernetes);
@@ -105,7 +105,7 @@ test('a requested address already taken is refused with 422', async () => {
   await rejects(
     alloc.allocate(serviceB),
     422,
-    'Service "b" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.10"}: failed to allocate IP 10.96.0.10: provided IP is already allocated',
+    'Service "b" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.10"]: failed to allocate IP 10.96.0.10: provided IP is already allocated',
   );
 });
 
@@ -115,7 +115,7 @@ test('a requested address outside the range is refused with 422', async () => {
   await rejects(
     alloc.allocate(serviceA),
     422,
-    'Service "a" is invalid: spec.clusterIPs: Invalid value: []string{"192.168.0.1"}: failed to allocate IP 192.168.0.1: the provided IP (192.168.0.1) is not in the valid range. The range of valid IPs is 10.96.0.0/12',
+    'Service "a" is invalid: spec.clusterIPs: Invalid value: ["192.168.0.1"]: failed to allocate IP 192.168.0.1: the provided IP (192.168.0.1) is not in the valid range. The range of valid IPs is 10.96.0.0/12',
   );
   // The network and broadcast addresses are not in the range either.
   const tiny = allocator({ serviceClusterIPRange: '10.0.0.0/29' });

@@ -67,12 +67,17 @@ const invalidCases: { name: string; spec: Record<string, unknown>; causes: strin
   {
     name: 'updateStrategy is RollingUpdate or OnDelete',
     spec: { ...minimal, updateStrategy: { type: 'Sometimes' } },
-    causes: ['spec.updateStrategy: Invalid value: apps.StatefulSetUpdateStrategy{Type:"Sometimes", RollingUpdate:(*apps.RollingUpdateStatefulSetStrategy)(nil)}: must be \'RollingUpdate\' or \'OnDelete\''],
+    causes: ['spec.updateStrategy: Invalid value: {"Type":"Sometimes","RollingUpdate":null}: must be \'RollingUpdate\' or \'OnDelete\''],
+  },
+  {
+    name: 'an unknown updateStrategy is reported whole',
+    spec: { ...minimal, updateStrategy: { type: 'Sometimes', rollingUpdate: { partition: 2 } } },
+    causes: ['spec.updateStrategy: Invalid value: {"Type":"Sometimes","RollingUpdate":{"Partition":2,"MaxUnavailable":null}}: must be \'RollingUpdate\' or \'OnDelete\''],
   },
   {
     name: 'OnDelete takes no rollingUpdate',
     spec: { ...minimal, updateStrategy: { type: 'OnDelete', rollingUpdate: { partition: 1 } } },
-    causes: ["spec.updateStrategy.rollingUpdate: Invalid value: apps.RollingUpdateStatefulSetStrategy{Partition:1, MaxUnavailable:(*intstr.IntOrString)(nil)}: only allowed for updateStrategy 'RollingUpdate'"],
+    causes: [`spec.updateStrategy.rollingUpdate: Invalid value: {"Partition":1,"MaxUnavailable":null}: only allowed for updateStrategy 'RollingUpdate'`],
   },
   {
     name: 'the partition may not be negative',
@@ -87,12 +92,12 @@ const invalidCases: { name: string; spec: Record<string, unknown>; causes: strin
   {
     name: 'an empty selector is refused',
     spec: { ...minimal, selector: {} },
-    causes: ['spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for statefulset'],
+    causes: ['spec.selector: Invalid value: {}: empty selector is invalid for statefulset'],
   },
   {
     name: 'the selector must match the template labels',
     spec: { ...minimal, selector: { matchLabels: { app: 'web' } } },
-    causes: ['spec.template.metadata.labels: Invalid value: map[string]string{"app":"db"}: `selector` does not match template `labels`'],
+    causes: ['spec.template.metadata.labels: Invalid value: {"app":"db"}: `selector` does not match template `labels`'],
   },
   {
     name: 'pods must restart Always',

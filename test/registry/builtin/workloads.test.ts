@@ -69,6 +69,13 @@ test('a ControllerRevision\'s data is immutable, its revision may change', async
   const { obj: old } = await storeCreate(controllerRevisions, revision({ a: 1 }, 1));
   assert.deepEqual((await storeUpdate(controllerRevisions, revision({ a: 1 }, 2), old)).causes, []);
   assert.deepEqual(fields((await storeUpdate(controllerRevisions, revision({ a: 2 }, 1), old)).causes), [
-    'data: Invalid value: runtime.Unknown{TypeMeta:runtime.TypeMeta{APIVersion:"", Kind:""}, Raw:[]uint8{0x7b, 0x22, 0x61, 0x22, 0x3a, 0x32, 0x7d}, ContentEncoding:"", ContentType:"application/json"}: field is immutable',
+    'data: Invalid value: {"a":2}: field is immutable',
+  ]);
+});
+
+test('changed ControllerRevision data is reported as the JSON it holds, keys in their order', async () => {
+  const { obj: old } = await storeCreate(controllerRevisions, revision({ a: 1 }, 1));
+  assert.deepEqual(fields((await storeUpdate(controllerRevisions, revision({ z: '<b>', a: [1, null] }, 1), old)).causes), [
+    'data: Invalid value: {"z":"\\u003cb\\u003e","a":[1,null]}: field is immutable',
   ]);
 });

@@ -78,6 +78,21 @@ test('schema keywords Go would omit when empty are dropped', () => {
   assert.equal('required' in s.properties.spec, false);
 });
 
+/** The fields of the internal apiextensions.JSONSchemaProps in declaration order, at their zero values. */
+const schemaPropsFields: [string, string][] = [
+  ['ID', '""'], ['Schema', '""'], ['Ref', 'null'], ['Description', '""'], ['Type', '""'], ['Nullable', 'false'], ['Format', '""'], ['Title', '""'],
+  ['Default', 'null'], ['Maximum', 'null'], ['ExclusiveMaximum', 'false'], ['Minimum', 'null'], ['ExclusiveMinimum', 'false'],
+  ['MaxLength', 'null'], ['MinLength', 'null'], ['Pattern', '""'], ['MaxItems', 'null'], ['MinItems', 'null'], ['UniqueItems', 'false'],
+  ['MultipleOf', 'null'], ['Enum', 'null'], ['MaxProperties', 'null'], ['MinProperties', 'null'], ['Required', 'null'], ['Items', 'null'],
+  ['AllOf', 'null'], ['OneOf', 'null'], ['AnyOf', 'null'], ['Not', 'null'], ['Properties', 'null'], ['AdditionalProperties', 'null'],
+  ['PatternProperties', 'null'], ['Dependencies', 'null'], ['AdditionalItems', 'null'], ['Definitions', 'null'], ['ExternalDocs', 'null'],
+  ['Example', 'null'], ['XPreserveUnknownFields', 'null'], ['XEmbeddedResource', 'false'], ['XIntOrString', 'false'], ['XListMapKeys', 'null'],
+  ['XListType', 'null'], ['XMapType', 'null'], ['XValidations', 'null'],
+];
+
+/** A JSONSchemaProps as json.Marshal writes the internal struct, with the given fields' JSON set. */
+const goProps = (set: Record<string, string> = {}) => `{${schemaPropsFields.map(([k, zero]) => `"${k}":${set[k] ?? zero}`).join(',')}}`;
+
 const invalidCases: { name: string; edit: (c: Json) => void; expected: string[] }[] = [
   {
     name: 'the name must be <plural>.<group>',
@@ -98,14 +113,40 @@ const invalidCases: { name: string; edit: (c: Json) => void; expected: string[] 
     name: 'exactly one storage version',
     edit: (c) => { c.spec.versions.push({ ...structuredClone(c.spec.versions[0]), name: 'v2' }); },
     expected: [
-      'spec.versions: Invalid value: []apiextensions.CustomResourceDefinitionVersion{{Name:"v1", Served:true, Storage:true}, {Name:"v2", Served:true, Storage:true}}: must have exactly one version marked as storage version',
-      'status.storedVersions: Invalid value: apiextensions.CustomResourceDefinitionVersion{Name:"v2"}: must have the storage version v2',
+      'spec.versions: Invalid value: [{"Name":"v1","Served":true,"Storage":true,"Deprecated":false,"DeprecationWarning":null,"Schema":null,"Subresources":null,"AdditionalPrinterColumns":null,"SelectableFields":null},'
+        + '{"Name":"v2","Served":true,"Storage":true,"Deprecated":false,"DeprecationWarning":null,"Schema":null,"Subresources":null,"AdditionalPrinterColumns":null,"SelectableFields":null}]: must have exactly one version marked as storage version',
+      'status.storedVersions: Invalid value: ["v1"]: must have the storage version v2',
+    ],
+  },
+  {
+    name: 'versions keep what they do not share in the internal version',
+    edit: (c) => {
+      c.spec.versions = [
+        { name: 'v1', served: true, storage: true, deprecated: true, deprecationWarning: 'old', subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
+        {
+          name: 'v2', served: false, storage: true, subresources: { status: {} },
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'string', maxLength: 3, enum: ['a', 'b'] } } } },
+          additionalPrinterColumns: [{ name: 'A', type: 'string', jsonPath: '.spec' }], selectableFields: [{ jsonPath: '.spec' }],
+        },
+      ];
+    },
+    expected: [
+      'spec.versions: Invalid value: [{"Name":"v1","Served":true,"Storage":true,"Deprecated":true,"DeprecationWarning":"old",'
+        + `"Schema":{"OpenAPIV3Schema":${goProps({ Type: '"object"', XPreserveUnknownFields: 'true' })}},"Subresources":null,"AdditionalPrinterColumns":null,"SelectableFields":null},`
+        + '{"Name":"v2","Served":false,"Storage":true,"Deprecated":false,"DeprecationWarning":null,'
+        + `"Schema":{"OpenAPIV3Schema":${goProps({ Type: '"object"', Properties: `{"spec":${goProps({ Type: '"string"', MaxLength: '3', Enum: '["a","b"]' })}}` })}},`
+        + '"Subresources":null,"AdditionalPrinterColumns":[{"Name":"A","Type":"string","Format":"","Description":"","Priority":0,"JSONPath":".spec"}],"SelectableFields":[{"JSONPath":".spec"}]}]'
+        + ': must have exactly one version marked as storage version',
+      'status.storedVersions: Invalid value: ["v1"]: must have the storage version v2',
     ],
   },
   {
     name: 'version names are DNS-1035 labels and unique',
     edit: (c) => { c.spec.versions.push({ ...structuredClone(c.spec.versions[0]), storage: false }); },
-    expected: ['spec.versions: Invalid value: []apiextensions.CustomResourceDefinitionVersion{{Name:"v1", Served:true, Storage:true}, {Name:"v1", Served:true, Storage:false}}: must contain unique version names'],
+    expected: [
+      'spec.versions: Invalid value: [{"Name":"v1","Served":true,"Storage":true,"Deprecated":false,"DeprecationWarning":null,"Schema":null,"Subresources":null,"AdditionalPrinterColumns":null,"SelectableFields":null},'
+        + '{"Name":"v1","Served":true,"Storage":false,"Deprecated":false,"DeprecationWarning":null,"Schema":null,"Subresources":null,"AdditionalPrinterColumns":null,"SelectableFields":null}]: must contain unique version names',
+    ],
   },
   {
     name: 'v1 requires a schema for every version',
@@ -140,7 +181,32 @@ const invalidCases: { name: string; edit: (c: Json) => void; expected: string[] 
         items: { type: 'object', properties: { name: { type: 'string' } } },
       };
     },
-    expected: ['spec.validation.openAPIV3Schema.properties[spec].properties[ports].x-kubernetes-list-map-keys: Invalid value: []string{"name", "port"}: entries must all be names of item properties'],
+    expected: ['spec.validation.openAPIV3Schema.properties[spec].properties[ports].x-kubernetes-list-map-keys: Invalid value: ["name","port"]: entries must all be names of item properties'],
+  },
+  {
+    name: 'a list-type map key must be a scalar (upstream names the item type)',
+    edit: (c) => {
+      c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.ports = {
+        type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'],
+        items: { type: 'object', required: ['name'], properties: { name: { type: 'array', items: { type: 'string' } } } },
+      };
+    },
+    expected: ["spec.validation.openAPIV3Schema.properties[spec].properties[ports].items.properties[name].type: Invalid value: \"object\": must be a scalar type if parent array's x-kubernetes-list-type is map"],
+  },
+  {
+    name: 'list-map keys need the map list type',
+    edit: (c) => {
+      c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.ports = {
+        type: 'array', 'x-kubernetes-list-type': 'set', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'string' },
+      };
+      c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.hosts = {
+        type: 'array', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'string' },
+      };
+    },
+    expected: [
+      'spec.validation.openAPIV3Schema.properties[spec].properties[ports].x-kubernetes-list-type: Invalid value: "set": must be map if x-kubernetes-list-map-keys is non-empty',
+      'spec.validation.openAPIV3Schema.properties[spec].properties[hosts].x-kubernetes-list-type: Required value: must be map if x-kubernetes-list-map-keys is non-empty',
+    ],
   },
   {
     name: 'items of a set list must be atomic',
@@ -149,7 +215,7 @@ const invalidCases: { name: string; edit: (c: Json) => void; expected: string[] 
         type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'object', properties: { a: { type: 'string' } } },
       };
     },
-    expected: ['spec.validation.openAPIV3Schema.properties[spec].properties[tags].items.x-kubernetes-map-type: Invalid value: "null": must be atomic as item of a list with x-kubernetes-list-type=set'],
+    expected: ['spec.validation.openAPIV3Schema.properties[spec].properties[tags].items.x-kubernetes-map-type: Invalid value: null: must be atomic as item of a list with x-kubernetes-list-type=set'],
   },
   {
     name: 'properties and additionalProperties exclude each other',
@@ -162,7 +228,11 @@ const invalidCases: { name: string; edit: (c: Json) => void; expected: string[] 
       c.spec.versions[0].subresources = { status: {} };
       c.spec.versions[0].schema.openAPIV3Schema.anyOf = [{ required: ['spec'] }];
     },
-    expected: ['spec.validation.openAPIV3Schema: Invalid value: apiextensions.JSONSchemaProps{...}: only [Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations] fields are allowed at the root of the schema if the status subresource is enabled'],
+    expected: [`spec.validation.openAPIV3Schema: Invalid value: ${goProps({
+      Type: '"object"', AnyOf: `[${goProps({ Required: '["spec"]' })}]`,
+      Properties: `{"spec":${goProps({ Type: '"object"', Properties: `{"cronSpec":${goProps({ Type: '"string"' })},"replicas":${goProps({ Type: '"integer"', Default: '1' })}}` })},`
+        + `"status":${goProps({ Type: '"object"', Properties: `{"replicas":${goProps({ Type: '"integer"' })}}` })}}`,
+    })}: only [Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations] fields are allowed at the root of the schema if the status subresource is enabled`],
   },
   {
     name: 'defaults must validate against their schema',
@@ -172,7 +242,7 @@ const invalidCases: { name: string; edit: (c: Json) => void; expected: string[] 
   {
     name: 'defaults must be pruned',
     edit: (c) => { c.spec.versions[0].schema.openAPIV3Schema.properties.spec.default = { cronSpec: 'x', extra: true }; },
-    expected: ['spec.validation.openAPIV3Schema.properties[spec].default: Invalid value: map[string]interface {}{"cronSpec":"x", "extra":true}: must not have unknown fields'],
+    expected: ['spec.validation.openAPIV3Schema.properties[spec].default: Invalid value: {"cronSpec":"x","extra":true}: must not have unknown fields'],
   },
   {
     name: 'no defaults in top-level metadata',
@@ -269,6 +339,17 @@ test('group and plural never change; scope and kind not once established', () =>
     'spec.group: Invalid value: "other.example.com": field is immutable',
     'spec.names.plural: Invalid value: "crons": field is immutable',
   ]);
+});
+
+test('status.storedVersions holds the storage version and only versions in spec.versions', () => {
+  const messages = (obj: Json) => crds.strategy.validate!(obj as KubeObject).map((c) => `${c.field}: ${c.message}`);
+  const obj = create(crd()).obj;
+  obj.status.storedVersions = ['v1', 'v0'];
+  assert.deepEqual(messages(obj), [
+    'status.storedVersions[1]: Invalid value: "v0": missing from spec.versions; v0 was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in v0 and removes v0 from status.storedVersions',
+  ]);
+  delete obj.status.storedVersions;
+  assert.deepEqual(messages(obj), ['status.storedVersions: Invalid value: null: must have at least one stored version']);
 });
 
 test('a new storage version is recorded in status.storedVersions', () => {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { KubeObject, ObjectMeta, StatusCause } from '../../../src/api/index.ts';
 import { invalid as invalidError } from '../../../src/api/index.ts';
 import { totalAnnotationSizeLimit, validateObjectMeta, validateObjectMetaUpdate } from '../../../src/registry/validation/index.ts';
+import { objectMetaJson } from '../../../src/registry/validation/object-meta.ts';
 
 function obj(metadata: ObjectMeta): KubeObject {
   return { metadata };
@@ -99,7 +100,16 @@ const createCases: { name: string; meta: ObjectMeta; namespaced?: boolean; cause
       reason: 'FieldValueInvalid',
       field: 'metadata.ownerReferences',
       message:
-        'Invalid value: []v1.OwnerReference{v1.OwnerReference{APIVersion:"apps/v1", Kind:"ReplicaSet", Name:"a", UID:"1", Controller:&true, BlockOwnerDeletion:(*bool)(nil)}, v1.OwnerReference{APIVersion:"apps/v1", Kind:"ReplicaSet", Name:"b", UID:"2", Controller:&true, BlockOwnerDeletion:(*bool)(nil)}}: Only one reference can have Controller set to true. Found "true" in references for ReplicaSet/a and ReplicaSet/b',
+        'Invalid value: [{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"a","uid":"1","controller":true},{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"b","uid":"2","controller":true}]: Only one reference can have Controller set to true. Found "true" in references for ReplicaSet/a and ReplicaSet/b',
+    }],
+  },
+  {
+    name: 'an Event may not be an owner',
+    meta: { name: 'web', namespace: 'default', ownerReferences: [{ apiVersion: 'v1', kind: 'Event', name: 'e', uid: '1', blockOwnerDeletion: false }] },
+    causes: [{
+      reason: 'FieldValueInvalid',
+      field: 'metadata.ownerReferences',
+      message: 'Invalid value: {"apiVersion":"v1","kind":"Event","name":"e","uid":"1","blockOwnerDeletion":false}: /v1, Kind=Event is disallowed from being an owner',
     }],
   },
   {
@@ -108,7 +118,7 @@ const createCases: { name: string; meta: ObjectMeta; namespaced?: boolean; cause
     causes: [{
       reason: 'FieldValueInvalid',
       field: 'metadata.finalizers',
-      message: 'Invalid value: []string{"orphan", "foregroundDeletion"}: finalizer orphan and foregroundDeletion cannot be both set',
+      message: 'Invalid value: ["orphan","foregroundDeletion"]: finalizer orphan and foregroundDeletion cannot be both set',
     }],
   },
   {
@@ -169,5 +179,29 @@ const updateCases: { name: string; meta: ObjectMeta; old?: ObjectMeta; causes: S
 for (const c of updateCases) {
   test(`validateObjectMetaUpdate: ${c.name}`, () => {
     assert.deepEqual(validateObjectMetaUpdate(obj(c.meta), obj(c.old ?? stored)), c.causes);
+  });
+}
+
+const metaJsonCases: { name: string; meta: ObjectMeta; json: object }[] = [
+  { name: 'an empty ObjectMeta still has its creationTimestamp', meta: {}, json: { creationTimestamp: null } },
+  {
+    name: 'json names in declaration order, zero values left out, set pointers kept',
+    meta: {
+      managedFields: [{ manager: 'kubectl', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: {} }], labels: { b: '2', a: '1' }, generation: 0,
+      deletionGracePeriodSeconds: 0, ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'p', uid: 'u', controller: false }], name: 'x', namespace: '',
+      creationTimestamp: '2024-01-01T00:00:00Z', finalizers: [],
+    },
+    json: {
+      name: 'x', creationTimestamp: '2024-01-01T00:00:00Z', deletionGracePeriodSeconds: 0, labels: { a: '1', b: '2' },
+      ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'p', uid: 'u', controller: false }],
+      managedFields: [{ manager: 'kubectl', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: {} }],
+    },
+  },
+];
+
+for (const c of metaJsonCases) {
+  test(`objectMetaJson: ${c.name}`, () => {
+    // Key order matters: compare the JSON text.
+    assert.equal(JSON.stringify(objectMetaJson(c.meta)), JSON.stringify(c.json));
   });
 }
