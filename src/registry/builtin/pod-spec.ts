@@ -12,7 +12,7 @@ import { compareQuantity, isNegative, isZero, parseQuantity, zeroQuantity } from
 import { invalidIPMessage, parseIP } from './ip.ts';
 import { validateContainerProbes } from './pod-probes.ts';
 import { validateAffinity, validateTopologySpreadConstraints } from './pod-scheduling.ts';
-import { validateContainerSecurityContext, validatePodSecurityContext } from './pod-security.ts';
+import { validateContainerSecurityContext, validateForOS, validateHostProcessPod, validateHostUsers, validatePodSecurityContext } from './pod-security.ts';
 import { hasBackstep, validateVolumeSource } from './pod-volume-sources.ts';
 
 // ---------- defaults ----------
@@ -551,6 +551,7 @@ export function validatePodSpec(spec: unknown, path: FieldPath, opts: PodSpecOpt
   causes.push(...validatePodSecurityContext(s, child(path, 'securityContext')));
   causes.push(...validateAffinity(s.affinity, child(path, 'affinity')));
   causes.push(...validateTopologySpreadConstraints(arrayAt(s, 'topologySpreadConstraints'), child(path, 'topologySpreadConstraints')));
+  causes.push(...validateHostProcessPod(s, path), ...validateHostUsers(s, path));
   causes.push(...validatePodExtras(s, path));
   return causes;
 }
@@ -605,6 +606,7 @@ function validatePodExtras(s: JsonObject, path: FieldPath): StatusCause[] {
     const name = stringAt(os, 'name');
     if (name === '') causes.push(required(child(path, 'os', 'name'), 'cannot be empty'));
     else if (name !== 'linux' && name !== 'windows') causes.push(notSupported(child(path, 'os'), name, ['linux', 'windows']));
+    else causes.push(...validateForOS(s, name, path));
   }
   return causes;
 }

@@ -205,9 +205,75 @@ const cases: Case[] = [
     runAsGroup: -5, procMount: 'Unmasked', seccompProfile: { type: '' }, appArmorProfile: { type: 'Custom' },
   } }), causes: [
     `${c}.securityContext.runAsGroup: Invalid value: -5: must be between 0 and 2147483647, inclusive`,
-    `${c}.securityContext.procMount: Forbidden: \`hostUsers\` must be false to use \`Unmasked\``,
+    `${c}.securityContext.procMount: Invalid value: "Unmasked": \`hostUsers\` must be false to use \`Unmasked\``,
     `${c}.securityContext.seccompProfile.type: Required value: type is required when seccompProfile is set`,
     `${c}.securityContext.appArmorProfile.type: Unsupported value: "Custom": supported values: "Localhost", "RuntimeDefault", "Unconfined"`,
+  ] },
+  { name: 'allowPrivilegeEscalation false with privileged or CAP_SYS_ADMIN: the context as the internal Go struct', pod: withContainer({ securityContext: {
+    allowPrivilegeEscalation: false, privileged: true, capabilities: { add: ['NET_ADMIN', 'CAP_SYS_ADMIN'] }, runAsUser: 1000,
+  } }), causes: [
+    `${c}.securityContext: Invalid value: {"Capabilities":{"Add":["NET_ADMIN","CAP_SYS_ADMIN"],"Drop":null},"Privileged":true,"SELinuxOptions":null,"WindowsOptions":null,"RunAsUser":1000,"RunAsGroup":null,"RunAsNonRoot":null,"ReadOnlyRootFilesystem":null,"AllowPrivilegeEscalation":false,"ProcMount":null,"SeccompProfile":null,"AppArmorProfile":null}: cannot set \`allowPrivilegeEscalation\` to false and \`privileged\` to true`,
+    `${c}.securityContext: Invalid value: {"Capabilities":{"Add":["NET_ADMIN","CAP_SYS_ADMIN"],"Drop":null},"Privileged":true,"SELinuxOptions":null,"WindowsOptions":null,"RunAsUser":1000,"RunAsGroup":null,"RunAsNonRoot":null,"ReadOnlyRootFilesystem":null,"AllowPrivilegeEscalation":false,"ProcMount":null,"SeccompProfile":null,"AppArmorProfile":null}: cannot set \`allowPrivilegeEscalation\` to false and \`capabilities.Add\` CAP_SYS_ADMIN`,
+  ] },
+  { name: 'allowPrivilegeEscalation true with privileged passes', causes: [], pod: withContainer({ securityContext: { allowPrivilegeEscalation: true, privileged: true } }) },
+  { name: 'Windows options: credential spec names and user names', pod: pod({
+    initContainers: [{ name: 'a', image: 'x', securityContext: { windowsOptions: { runAsUserName: 'DOM\\AIN\\user' } } }],
+    containers: [
+      { name: 'b', image: 'x', securityContext: { windowsOptions: { gmsaCredentialSpecName: 'Not_Valid', gmsaCredentialSpec: '', runAsUserName: 'bad\u0001' } } },
+      { name: 'c', image: 'x', securityContext: { windowsOptions: { runAsUserName: '.bad.domain\\..' } } },
+      { name: 'd', image: 'x', securityContext: { windowsOptions: { runAsUserName: 'CORP\\a@b', gmsaCredentialSpec: 'x'.repeat(65 * 1024) } } },
+      { name: 'e', image: 'x', securityContext: { windowsOptions: { runAsUserName: `${'u'.repeat(105)}` } } },
+      { name: 'f', image: 'x', securityContext: { windowsOptions: { runAsUserName: 'example.com\\svc', gmsaCredentialSpecName: 'webapp-spec' } } },
+    ],
+    securityContext: { windowsOptions: { runAsUserName: 'DOMAIN\\' } },
+  }), causes: [
+    'spec.initContainers[0].securityContext.windowsOptions.runAsUserName: Invalid value: "DOM\\\\AIN\\\\user": runAsUserName cannot contain more than one backslash',
+    `${c}.securityContext.windowsOptions.gmsaCredentialSpecName: Invalid value: "Not_Valid": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+    `${c}.securityContext.windowsOptions.gmsaCredentialSpec: Invalid value: "": gmsaCredentialSpec cannot be an empty string`,
+    `${c}.securityContext.windowsOptions.runAsUserName: Invalid value: "bad\\x01": runAsUserName cannot contain control characters`,
+    'spec.containers[1].securityContext.windowsOptions.runAsUserName: Invalid value: ".bad.domain\\\\..": runAsUserName\'s Domain doesn\'t match the NetBios nor the DNS format',
+    'spec.containers[1].securityContext.windowsOptions.runAsUserName: Invalid value: ".bad.domain\\\\..": runAsUserName\'s User cannot contain only periods or spaces',
+    `spec.containers[2].securityContext.windowsOptions.gmsaCredentialSpec: Invalid value: "${'x'.repeat(65 * 1024)}": gmsaCredentialSpec size must be under 64 KiB`,
+    'spec.containers[2].securityContext.windowsOptions.runAsUserName: Invalid value: "CORP\\\\a@b": runAsUserName\'s User cannot contain the following characters: "/\\:;|=,+*?<>@[]',
+    `spec.containers[3].securityContext.windowsOptions.runAsUserName: Invalid value: "${'u'.repeat(105)}": runAsUserName's User length must not be longer than 104 characters`,
+    'spec.securityContext.windowsOptions.runAsUserName: Invalid value: "DOMAIN\\\\": runAsUserName\'s User cannot be empty',
+  ] },
+  { name: 'pod security context: supplemental groups and SELinux change policies', pod: pod({ securityContext: { supplementalGroupsPolicy: 'Loose', seLinuxChangePolicy: 'Sometimes' } }), causes: [
+    'spec.securityContext.supplementalGroupsPolicy: Unsupported value: "Loose": supported values: "Merge", "Strict"',
+    'spec.securityContext.seLinuxChangePolicy: Unsupported value: "Sometimes": supported values: "MountOption", "Recursive"',
+  ] },
+  { name: 'host process containers: all or none, on the host network, the same as the pod', pod: pod({
+    securityContext: { windowsOptions: { hostProcess: true } },
+    initContainers: [{ name: 'init', image: 'x', securityContext: { windowsOptions: { hostProcess: false } } }],
+    containers: [{ name: 'app', image: 'x' }, { name: 'side', image: 'x', securityContext: { windowsOptions: { hostProcess: true } } }],
+  }), causes: [
+    'spec.initContainers[0].securityContext.windowsOptions.hostProcess: Invalid value: false: pod hostProcess value must be identical if both are specified, was true',
+    'spec: Invalid value: "": If pod contains any hostProcess containers then all containers must be HostProcess containers',
+    'spec.hostNetwork: Invalid value: false: hostNetwork must be true if pod contains any hostProcess containers',
+  ] },
+  { name: 'a host process pod on the host network passes', causes: [], pod: pod({ hostNetwork: true, os: { name: 'windows' }, securityContext: { windowsOptions: { hostProcess: true, runAsUserName: 'NT AUTHORITY\\SYSTEM' } } }) },
+  { name: 'hostUsers false shares none of the host namespaces', pod: pod({ hostUsers: false, hostNetwork: true, hostPID: true, hostIPC: true }), causes: [
+    'spec.hostNetwork: Forbidden: when `pod.Spec.HostUsers` is false',
+    'spec.HostPID: Forbidden: when `pod.Spec.HostUsers` is false',
+    'spec.HostIPC: Forbidden: when `pod.Spec.HostUsers` is false',
+  ] },
+  { name: 'a linux pod may not set Windows options', pod: pod({
+    os: { name: 'linux' }, securityContext: { windowsOptions: {} },
+    containers: [{ name: 'app', image: 'x', securityContext: { windowsOptions: { runAsUserName: 'svc' } } }],
+  }), causes: [
+    'spec.securityContext.windowsOptions: Forbidden: windows options cannot be set for a linux pod',
+    `${c}.securityContext.windowsOptions: Forbidden: windows options cannot be set for a linux pod`,
+  ] },
+  { name: 'a windows pod may not set what only Linux has', pod: pod({
+    os: { name: 'windows' }, hostPID: true, hostIPC: true, shareProcessNamespace: false,
+    securityContext: { runAsUser: 1, runAsGroup: 1, fsGroup: 1, supplementalGroups: [1], sysctls: [{ name: 'vm.swappiness', value: '1' }], seccompProfile: { type: 'RuntimeDefault' }, seLinuxOptions: { level: 's0' }, appArmorProfile: { type: 'RuntimeDefault' }, fsGroupChangePolicy: 'Always', supplementalGroupsPolicy: 'Merge', seLinuxChangePolicy: 'Recursive' },
+    containers: [{ name: 'app', image: 'x', securityContext: { capabilities: {}, readOnlyRootFilesystem: true, privileged: false, allowPrivilegeEscalation: false, procMount: 'Default', runAsUser: 1, runAsGroup: 1, seccompProfile: { type: 'RuntimeDefault' }, seLinuxOptions: {}, appArmorProfile: { type: 'RuntimeDefault' }, windowsOptions: { runAsUserName: 'svc' } } }],
+  }), causes: [
+    ...['appArmorProfile', 'seLinuxOptions', 'seccompProfile', 'fsGroup', 'fsGroupChangePolicy', 'sysctls', 'runAsUser', 'runAsGroup', 'supplementalGroups', 'supplementalGroupsPolicy', 'seLinuxChangePolicy']
+      .map((f) => `spec.securityContext.${f}: Forbidden: cannot be set for a windows pod`),
+    ...['hostPID', 'hostIPC', 'shareProcessNamespace'].map((f) => `spec.${f}: Forbidden: cannot be set for a windows pod`),
+    ...['appArmorProfile', 'seLinuxOptions', 'seccompProfile', 'capabilities', 'readOnlyRootFilesystem', 'privileged', 'allowPrivilegeEscalation', 'procMount', 'runAsUser', 'runAsGroup']
+      .map((f) => `${c}.securityContext.${f}: Forbidden: cannot be set for a windows pod`),
   ] },
   { name: 'DNS config: what dnsPolicy None needs', pod: pod({ dnsPolicy: 'None', dnsConfig: { searches: ['example.com'] } }),
     causes: ['spec.dnsConfig.nameservers: Required value: must provide at least one DNS nameserver when `dnsPolicy` is None'] },
