@@ -12,6 +12,7 @@ import { ensureObject, numberAt, objectAt, objectsAt, semanticEqual, setDefault 
 import {
   defaultReplicas, validateAlwaysRestarts, validateCollisionCount, validateReplicaCounts, validateSelectorAndTemplate, validateTemplateMatches, withZeroCounters,
 } from './pod-controllers.ts';
+import { goIntOrString, intOrPercentValue, validatePositiveIntOrPercent } from './selector-validation.ts';
 import { defaultPodTemplate } from './pod-spec.ts';
 import { replicasScale } from './scale-access.ts';
 import { builtinType } from './skeleton.ts';
@@ -32,7 +33,11 @@ function defaultStatefulSet(sts: KubeObject): void {
     ensureObject(strategy, 'rollingUpdate');
   }
   const rollingUpdate = objectAt(strategy, 'rollingUpdate');
-  if (strategy.type === 'RollingUpdate' && rollingUpdate !== undefined) setDefault(rollingUpdate, 'partition', 0);
+  if (strategy.type === 'RollingUpdate' && rollingUpdate !== undefined) {
+    setDefault(rollingUpdate, 'partition', 0);
+    // MaxUnavailableStatefulSet, beta and on since Kubernetes 1.35.
+    setDefault(rollingUpdate, 'maxUnavailable', 1);
+  }
   const retention = ensureObject(spec, 'persistentVolumeClaimRetentionPolicy');
   setDefault(retention, 'whenDeleted', 'Retain');
   setDefault(retention, 'whenScaled', 'Retain');
@@ -48,21 +53,24 @@ function defaultStatefulSet(sts: KubeObject): void {
   }
 }
 
-/**
- * maxUnavailable needs the MaxUnavailableStatefulSet feature gate, off in v1.36: dropped
- * unless the stored object already has it (upstream's dropStatefulSetDisabledFields).
- */
-function dropMaxUnavailable(sts: KubeObject, old: KubeObject | undefined): void {
-  const oldRollingUpdate = objectAt(objectAt(objectAt(old, 'spec'), 'updateStrategy'), 'rollingUpdate');
-  if (oldRollingUpdate?.maxUnavailable !== undefined && oldRollingUpdate.maxUnavailable !== null) return;
-  const rollingUpdate = objectAt(objectAt(objectAt(sts, 'spec'), 'updateStrategy'), 'rollingUpdate');
-  if (rollingUpdate !== undefined) delete rollingUpdate.maxUnavailable;
-}
-
 /** The internal *apps.RollingUpdateStatefulSetStrategy as json.Marshal writes it (null when unset). */
 function goRollingUpdate(rollingUpdate: JsonObject | undefined): unknown {
   if (rollingUpdate === undefined) return null;
   return { Partition: numberAt(rollingUpdate, 'partition') ?? 0, MaxUnavailable: rollingUpdate.maxUnavailable ?? null };
+}
+
+/** validateRollingUpdateStatefulSet: a partition of at least 0, at most 100% and not 0 unavailable. */
+function validateRollingUpdate(rollingUpdate: JsonObject): StatusCause[] {
+  const path = 'spec.updateStrategy.rollingUpdate';
+  const causes = validateNonnegative(numberAt(rollingUpdate, 'partition') ?? 0, `${path}.partition`);
+  const maxUnavailable = rollingUpdate.maxUnavailable;
+  if (maxUnavailable === undefined || maxUnavailable === null) return causes;
+  const maxPath = `${path}.maxUnavailable`;
+  causes.push(...validatePositiveIntOrPercent(maxUnavailable, maxPath));
+  const v = intOrPercentValue(maxUnavailable);
+  if ((v?.value ?? 0) === 0) causes.push(invalid(maxPath, goIntOrString(maxUnavailable), 'cannot be 0'));
+  if (v?.percent && v.value > 100) causes.push(invalid(maxPath, goIntOrString(maxUnavailable), 'must not be greater than 100%'));
+  return causes;
 }
 
 function validateUpdateStrategy(spec: JsonObject): StatusCause[] {
@@ -76,7 +84,7 @@ function validateUpdateStrategy(spec: JsonObject): StatusCause[] {
       if (rollingUpdate === undefined) return [];
       return [invalid('spec.updateStrategy.rollingUpdate', goJson(goRollingUpdate(rollingUpdate)), "only allowed for updateStrategy 'RollingUpdate'")];
     case 'RollingUpdate':
-      return rollingUpdate === undefined ? [] : validateNonnegative(numberAt(rollingUpdate, 'partition') ?? 0, 'spec.updateStrategy.rollingUpdate.partition');
+      return rollingUpdate === undefined ? [] : validateRollingUpdate(rollingUpdate);
     default:
       return [invalid('spec.updateStrategy', goJson({ Type: type, RollingUpdate: goRollingUpdate(rollingUpdate) }), "must be 'RollingUpdate' or 'OnDelete'")];
   }
@@ -162,12 +170,10 @@ export function statefulSetsType(): ResourceType {
     strategy: specStatusStrategy({
       prepareForCreate(sts) {
         defaultStatefulSet(sts);
-        dropMaxUnavailable(sts, undefined);
         withZeroCounters(sts, alwaysSerialised);
       },
       prepareForUpdate(sts, old) {
         defaultStatefulSet(sts);
-        dropMaxUnavailable(sts, old);
       },
       validate: validateStatefulSet,
       validateUpdate: validateStatefulSetUpdate,

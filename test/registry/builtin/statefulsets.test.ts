@@ -31,7 +31,7 @@ test('a created StatefulSet gets upstream defaults and status {replicas: 0, avai
       status: { phase: 'Pending' },
     }],
     podManagementPolicy: 'OrderedReady',
-    updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0 } },
+    updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0, maxUnavailable: 1 } },
     persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' },
     replicas: 1,
     revisionHistoryLimit: 10,
@@ -43,11 +43,12 @@ test('a created StatefulSet gets upstream defaults and status {replicas: 0, avai
 
 const defaultCases: { name: string; updateStrategy: unknown; expected: unknown }[] = [
   { name: 'OnDelete gets no rolling update', updateStrategy: { type: 'OnDelete' }, expected: { type: 'OnDelete' } },
-  { name: 'a given partition is kept', updateStrategy: { rollingUpdate: { partition: 2 } }, expected: { type: 'RollingUpdate', rollingUpdate: { partition: 2 } } },
+  { name: 'a given partition is kept', updateStrategy: { rollingUpdate: { partition: 2 } }, expected: { type: 'RollingUpdate', rollingUpdate: { partition: 2, maxUnavailable: 1 } } },
   {
-    name: 'maxUnavailable is dropped while its feature gate is off',
-    updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2 } },
-    expected: { type: 'RollingUpdate', rollingUpdate: { partition: 0 } },
+    // MaxUnavailableStatefulSet is beta and on since Kubernetes 1.35.
+    name: 'a given maxUnavailable is kept',
+    updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%' } },
+    expected: { type: 'RollingUpdate', rollingUpdate: { partition: 0, maxUnavailable: '25%' } },
   },
 ];
 
@@ -83,6 +84,24 @@ const invalidCases: { name: string; spec: Record<string, unknown>; causes: strin
     name: 'the partition may not be negative',
     spec: { ...minimal, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: -1 } } },
     causes: ['spec.updateStrategy.rollingUpdate.partition: Invalid value: -1: must be greater than or equal to 0'],
+  },
+  {
+    name: 'maxUnavailable: not 0, at most 100%, an integer or a percentage',
+    spec: { ...minimal, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0 } } },
+    causes: ['spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: 0: cannot be 0'],
+  },
+  {
+    name: 'maxUnavailable over 100%',
+    spec: { ...minimal, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '150%' } } },
+    causes: ['spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "150%": must not be greater than 100%'],
+  },
+  {
+    name: 'maxUnavailable neither a number nor a percentage',
+    spec: { ...minimal, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 'half' } } },
+    causes: [
+      'spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "half": a valid percent string must be a numeric string followed by an ending \'%\' (e.g. \'1%\',  or \'93%\', regex used for validation is \'[0-9]+%\')',
+      'spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "half": cannot be 0',
+    ],
   },
   {
     name: 'retention policies are Retain or Delete',
