@@ -15,7 +15,8 @@ import { cel, loadCel } from '../cel/lazy.ts';
 import { DecodeError, decodeConfiguration, fieldErrorsText, type Structs } from './config-decoding.ts';
 import type { Config } from './config.ts';
 
-export type AuthorizerType = 'AlwaysAllow' | 'AlwaysDeny' | 'Node' | 'RBAC' | 'Webhook';
+/** ABAC only from the `--authorization-mode` flag: upstream's file does not take it. */
+export type AuthorizerType = 'AlwaysAllow' | 'AlwaysDeny' | 'ABAC' | 'Node' | 'RBAC' | 'Webhook';
 
 /** A match condition compiled: its expression and a function of the review's spec. */
 export interface MatchCondition {

@@ -5,6 +5,7 @@
 // them and change the webhooks, as upstream's reloader allows.
 import { readFile } from 'node:fs/promises';
 import { AgentPool } from '../admission/webhook-client.ts';
+import { abacAuthorizer, parseAbacPolicies } from '../auth/abac.ts';
 import { alwaysAllow, alwaysDeny, unionAuthorizer, type AuthorizationDecision, type Authorizer } from '../auth/authorize.ts';
 import { privilegedGroupsAuthorizer } from '../auth/rbac.ts';
 import type { RuleResolver } from '../auth/rule-resolver.ts';
@@ -31,6 +32,18 @@ type ChainAuthorizer = Authorizer & RuleResolver;
 export interface ChainParts {
   rbac?: ChainAuthorizer;
   node?: Authorizer;
+}
+
+/** The ABAC mode's policy file, read and parsed once at start as upstream's NewFromFile; a file that does not load fails the start. */
+async function abacOf(file: string, log: (message: string) => void): Promise<ChainAuthorizer> {
+  let loaded;
+  try {
+    loaded = parseAbacPolicies(await readFile(file, 'utf8'), file);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (loaded.unversioned > 0) log(`Policy file ${file} contained unversioned rules. See docs/admin/authorization.md#abac-mode for ABAC file format details.`);
+  return abacAuthorizer(loaded.policies);
 }
 
 export interface AuthorizationSetup {
@@ -117,7 +130,9 @@ function instrumented(type: string, name: string, authorizer: Authorizer, metric
 }
 
 /** The chain of the entries: system:masters first, then each in order. */
-async function chainOf(entries: readonly AuthorizerEntry[], parts: ChainParts, agents: AgentPool, metrics: AuthorizationMetrics | undefined): Promise<ChainAuthorizer> {
+async function chainOf(
+  entries: readonly AuthorizerEntry[], parts: ChainParts, abac: ChainAuthorizer | undefined, agents: AgentPool, metrics: AuthorizationMetrics | undefined,
+): Promise<ChainAuthorizer> {
   const authorizers: Authorizer[] = [privilegedGroupsAuthorizer([systemMasters])];
   for (const entry of entries) {
     let authorizer: Authorizer;
@@ -125,6 +140,7 @@ async function chainOf(entries: readonly AuthorizerEntry[], parts: ChainParts, a
     else if (entry.type === 'AlwaysDeny') authorizer = alwaysDeny;
     else if (entry.type === 'Node') authorizer = parts.node!;
     else if (entry.type === 'RBAC') authorizer = parts.rbac!;
+    else if (entry.type === 'ABAC') authorizer = abac!;
     else authorizer = await webhookOf(entry.name, entry.webhook!, agents, metrics);
     authorizers.push(instrumented(entry.type, entry.name, authorizer, metrics));
   }
@@ -151,6 +167,7 @@ export async function authorizationSetup(config: Config, log: (message: string) 
     }
   }
   const types = new Set(entries.map((e) => e.type));
+  const abac = config.authorizationPolicyFile !== undefined && types.has('ABAC') ? await abacOf(config.authorizationPolicyFile, log) : undefined;
   const agents = new AgentPool();
   let current: ChainAuthorizer | undefined;
   let following: { close(): void } | undefined;
@@ -161,11 +178,11 @@ export async function authorizationSetup(config: Config, log: (message: string) 
   return {
     types,
     async start(parts) {
-      current = await chainOf(entries, parts, agents, metrics);
+      current = await chainOf(entries, parts, abac, agents, metrics);
       if (loaded !== undefined) {
         metrics?.authorizationConfig(loaded.data);
         following = followFile(config.authorizationConfig!, loaded.data, types, async (next) => {
-          current = await chainOf(next, parts, agents, metrics);
+          current = await chainOf(next, parts, abac, agents, metrics);
         }, log, metrics);
       }
       return chain;

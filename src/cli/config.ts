@@ -30,6 +30,8 @@ export interface Config {
   authorizationModes: AuthorizationMode[];
   /** `--authorization-webhook-*`: the Webhook mode's kubeconfig, SubjectAccessReview version and cache TTLs. */
   authorizationWebhook?: AuthorizationWebhookFlags;
+  /** `--authorization-policy-file`: the ABAC mode's policies, one JSON object a line. */
+  authorizationPolicyFile?: string;
   /** `--authorization-config`: an AuthorizationConfiguration file (the authorizer chain, webhooks with match conditions), reloaded when it changes. */
   authorizationConfig?: string;
   /**
@@ -428,7 +430,7 @@ export interface TokenWebhookFlags {
 /**
  * The authorization flags as kube-apiserver checks them together: `--authorization-config`
  * excludes `--authorization-mode` and the webhook flags; the Webhook mode needs its
- * kubeconfig and the kubeconfig the mode.
+ * kubeconfig and the kubeconfig the mode, the ABAC mode its policy file and the file the mode.
  */
 function parseAuthorizationFlags(values: Record<string, string | string[] | boolean | undefined>, config: Config): void {
   const webhookFlags = ['authorization-webhook-config-file', 'authorization-webhook-version', 'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl'];
@@ -442,6 +444,10 @@ function parseAuthorizationFlags(values: Record<string, string | string[] | bool
     return;
   }
   if (values['authorization-mode'] !== undefined) config.authorizationModes = parseAuthorizationModes(text('authorization-mode')!);
+  const policyFile = text('authorization-policy-file') ?? '';
+  if (config.authorizationModes.includes('ABAC') && policyFile === '') throw new UsageError("authorization-mode ABAC's authorization policy file not passed");
+  if (!config.authorizationModes.includes('ABAC') && policyFile !== '') throw new UsageError('cannot specify --authorization-policy-file without mode ABAC');
+  if (policyFile !== '') config.authorizationPolicyFile = policyFile;
   const webhookFile = text('authorization-webhook-config-file') ?? '';
   if (config.authorizationModes.includes('Webhook') && webhookFile === '') throw new UsageError("authorization-mode Webhook's authorization config file not passed");
   if (!config.authorizationModes.includes('Webhook') && webhookFile !== '') throw new UsageError('cannot specify --authorization-webhook-config-file without mode Webhook');
@@ -467,16 +473,16 @@ function parseTokenWebhookFlags(values: Record<string, string | string[] | boole
 }
 
 /** An `--authorization-mode` this server has. */
-export type AuthorizationMode = 'AlwaysAllow' | 'AlwaysDeny' | 'Node' | 'RBAC' | 'Webhook';
+export type AuthorizationMode = 'AlwaysAllow' | 'AlwaysDeny' | 'ABAC' | 'Node' | 'RBAC' | 'Webhook';
 
-const authorizationModes: readonly string[] = ['AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC', 'Webhook'];
+const authorizationModes: readonly string[] = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Node', 'RBAC', 'Webhook'];
 
-/** Upstream's mode names (ABAC is not built). */
+/** Upstream's mode names. */
 export function parseAuthorizationModes(value: string): AuthorizationMode[] {
   const modes: AuthorizationMode[] = [];
   for (const name of value.split(',').map((m) => m.trim())) {
     if (!authorizationModes.includes(name)) {
-      throw new UsageError(`authorization-mode ${JSON.stringify(name)} is not a valid mode: AlwaysAllow, AlwaysDeny, Node, RBAC or Webhook`);
+      throw new UsageError(`authorization-mode ${JSON.stringify(name)} is not a valid mode: AlwaysAllow, AlwaysDeny, ABAC, Node, RBAC or Webhook`);
     }
     const mode = name as AuthorizationMode;
     if (modes.includes(mode)) throw new UsageError(`authorization-mode ${JSON.stringify(mode)} has mode specified more than once`);
@@ -649,7 +655,8 @@ Flags (kube-apiserver's names where one exists):
   --etcd-keyfile string              private key of --etcd-certfile
   --feature-gates string             e.g. APIResponseCompression=true,WatchList=false
   --token-auth-file string           static token file (default "<data-dir>/tokens.csv", created with an admin token)
-  --authorization-mode strings       modes in order, of AlwaysAllow, AlwaysDeny, Node, RBAC, Webhook (default "RBAC")
+  --authorization-mode strings       modes in order, of AlwaysAllow, AlwaysDeny, ABAC, Node, RBAC, Webhook (default "RBAC")
+  --authorization-policy-file string the ABAC mode's policies: one JSON Policy object a line
   --authorization-webhook-config-file string     kubeconfig of the Webhook mode's SubjectAccessReview webhook
   --authorization-webhook-version string         SubjectAccessReview version sent to it: v1 or v1beta1 (default "v1beta1")
   --authorization-webhook-cache-authorized-ttl duration    how long its allowed answers are reused (default 5m0s)
@@ -818,6 +825,7 @@ export function parseServeFlags(args: string[]): Config {
       'token-auth-file': { type: 'string' },
       'authorization-mode': { type: 'string' },
       'authorization-config': { type: 'string' },
+      'authorization-policy-file': { type: 'string' },
       'authorization-webhook-config-file': { type: 'string' },
       'authorization-webhook-version': { type: 'string' },
       'authorization-webhook-cache-authorized-ttl': { type: 'string' },

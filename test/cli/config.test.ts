@@ -207,7 +207,8 @@ test('--authorization-mode is a list of modes in order, RBAC by default; unknown
   for (const [flag, modes] of accepted) assert.deepEqual(parseServeFlags([`--authorization-mode=${flag}`]).authorizationModes, modes, flag);
   const refused: [string, RegExp][] = [
     ['Webhook', /authorization-mode Webhook's authorization config file not passed/],
-    ['ABAC', /"ABAC" is not a valid mode: AlwaysAllow, AlwaysDeny, Node, RBAC or Webhook/],
+    ['ABAC', /authorization-mode ABAC's authorization policy file not passed/],
+    ['abac', /"abac" is not a valid mode: AlwaysAllow, AlwaysDeny, ABAC, Node, RBAC or Webhook/],
     ['RBAC,RBAC', /has mode specified more than once/],
   ];
   for (const [flag, message] of refused) {
@@ -224,6 +225,9 @@ test('--authorization-webhook-* go with the Webhook mode, --authorization-config
     '--authorization-mode=Webhook', '--authorization-webhook-config-file=/w', '--authorization-webhook-version=v1', '--authorization-webhook-cache-authorized-ttl=1m', '--authorization-webhook-cache-unauthorized-ttl=0',
   ]).authorizationWebhook, { configFile: '/w', version: 'v1', authorizedTtlMs: 60_000, unauthorizedTtlMs: 0 });
   usage(['--authorization-webhook-config-file=/w'], /cannot specify --authorization-webhook-config-file without mode Webhook/);
+  usage(['--authorization-policy-file=/p'], /cannot specify --authorization-policy-file without mode ABAC/);
+  const abac = parseServeFlags(['--authorization-mode=ABAC,RBAC', '--authorization-policy-file=/etc/abac.jsonl']);
+  assert.deepEqual([abac.authorizationModes, abac.authorizationPolicyFile], [['ABAC', 'RBAC'], '/etc/abac.jsonl']);
   usage(['--authorization-mode=Webhook', '--authorization-webhook-config-file=/w', '--authorization-webhook-version=v2'], /unsupported webhook authorizer version "v2"/);
   usage(['--authorization-config=/c', '--authorization-mode=RBAC'], /--authorization-config can not be specified when --authorization-mode or --authorization-webhook-\* flags are defined/);
   usage(['--authorization-config=/c', '--authorization-webhook-version=v1'], /--authorization-config can not be specified/);
