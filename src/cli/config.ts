@@ -7,6 +7,7 @@ import { parseRuntimeConfig } from './runtime-config.ts';
 import { parseControllers } from './controllers-flag.ts';
 import { defaultLeaderElectionTimings, leaderElectionTimingsProblem } from '../controllers/runtime/index.ts';
 import type { OidcFlags } from '../auth/oidc.ts';
+import type { AuditTruncation } from '../server/audit.ts';
 
 export interface Config {
   dataDir: string;
@@ -192,6 +193,10 @@ export interface Config {
   auditLogPath?: string;
   /** `--audit-webhook-*`: audit events also (or only) sent to a webhook, in batches; needs `--audit-policy-file`. */
   auditWebhook?: AuditWebhookFlags;
+  /** `--audit-log-format`: JSON lines (the default) or upstream's one-line `legacy` text. */
+  auditLogFormat: 'json' | 'legacy';
+  /** `--audit-log-truncate-*`: when enabled, the limits events written to the log are truncated to. */
+  auditLogTruncate?: AuditTruncation;
   /** `--audit-log-compress`: rotated audit logs are gzipped. */
   auditLogCompress: boolean;
   /** `--audit-log-maxsize` (MB), `--audit-log-maxbackup`, `--audit-log-maxage` (days); 0: no limit. */
@@ -293,6 +298,7 @@ export function defaultConfig(): Config {
     auditLogMaxBackups: 0,
     auditLogMaxAgeDays: 0,
     auditLogCompress: false,
+    auditLogFormat: 'json',
     simulatedPodRunMs: 3_000,
     simulatedMaxGracePeriodMs: 3_000,
     leaderElect: true,
@@ -358,6 +364,8 @@ export interface AuthorizationWebhookFlags {
 /** The `--audit-webhook-*` flags (batch mode, upstream's defaults). */
 export interface AuditWebhookFlags {
   configFile: string;
+  /** `--audit-webhook-truncate-*`, when enabled. */
+  truncate?: AuditTruncation;
   version: string;
   initialBackoffMs: number;
   bufferSize: number;
@@ -384,14 +392,56 @@ function parseAuditWebhookFlags(values: Record<string, string | string[] | boole
     return n;
   };
   const throttleEnabled = booleanFlag('audit-webhook-batch-throttle-enable', text('batch-throttle-enable'), true);
+  const truncate = parseAuditTruncateFlags(values, 'webhook');
   return {
-    configFile: file, version,
+    configFile: file, version, ...(truncate !== undefined ? { truncate } : {}),
     initialBackoffMs: text('initial-backoff') === undefined ? 10_000 : parseDuration(text('initial-backoff')!),
     bufferSize: Math.floor(positive('batch-buffer-size', 10_000, 'buffer size')),
     maxBatchSize: Math.floor(positive('batch-max-size', 400, 'max size')),
     maxWaitMs: text('batch-max-wait') === undefined ? 30_000 : parseDuration(text('batch-max-wait')!),
     ...(throttleEnabled ? { throttle: { qps: positive('batch-throttle-qps', 10, 'throttle QPS'), burst: Math.floor(positive('batch-throttle-burst', 15, 'throttle burst')) } } : {}),
   };
+}
+
+/**
+ * `--audit-<backend>-truncate-*` as upstream's AuditTruncateOptions validates them (enabled
+ * or not): the event limit positive (100 KiB by default), the batch limit (10 MiB) not below it.
+ */
+function parseAuditTruncateFlags(values: Record<string, string | string[] | boolean | undefined>, backend: 'log' | 'webhook'): AuditTruncation | undefined {
+  const flag = (name: string) => {
+    const value = values[`audit-${backend}-truncate-${name}`];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const int64 = (name: string, fallback: number): number => {
+    const given = flag(name);
+    if (given === undefined) return fallback;
+    if (!/^[+-]?\d+$/.test(given.trim()) || given.trim() !== given) {
+      throw new UsageError(`invalid argument "${given}" for "--audit-${backend}-truncate-${name}" flag: strconv.ParseInt: parsing ${JSON.stringify(given)}: invalid syntax`);
+    }
+    return Number(given);
+  };
+  const maxEventSize = int64('max-event-size', 100 * 1024);
+  const maxBatchSize = int64('max-batch-size', 10 * 1024 * 1024);
+  if (maxEventSize <= 0) throw new UsageError(`invalid audit truncate ${backend} max event size ${maxEventSize}, must be a positive number`);
+  if (maxBatchSize < maxEventSize) throw new UsageError(`invalid audit truncate ${backend} max batch size ${maxBatchSize}, must be greater than max event size (${maxEventSize})`);
+  return booleanFlag(`audit-${backend}-truncate-enabled`, flag('enabled'), false) ? { maxEventSize, maxBatchSize } : undefined;
+}
+
+/**
+ * `--audit-log-format`, `--audit-log-version` and `--audit-log-truncate-*`, checked as
+ * upstream's AuditLogOptions checks them: only when a log path is set.
+ */
+function parseAuditLogFlags(values: Record<string, string | string[] | boolean | undefined>, config: Config): void {
+  const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  if ((text('audit-log-path') ?? '') === '') return;
+  const truncate = parseAuditTruncateFlags(values, 'log');
+  if (truncate !== undefined) config.auditLogTruncate = truncate;
+  const version = text('audit-log-version') ?? 'audit.k8s.io/v1';
+  if (version.split('/').length > 2) throw new UsageError(`unexpected GroupVersion string: ${version}`);
+  if (version !== 'audit.k8s.io/v1') throw new UsageError('invalid group version, allowed versions are ["audit.k8s.io/v1"]');
+  const format = text('audit-log-format') ?? 'json';
+  if (format !== 'json' && format !== 'legacy') throw new UsageError(`invalid audit log format ${format}, allowed formats are "legacy,json"`);
+  config.auditLogFormat = format;
 }
 
 /** The `--requestheader-*` flags. */
@@ -771,6 +821,12 @@ Flags (kube-apiserver's names where one exists):
   --audit-log-maxbackup int          rotated audit logs kept (default 0: all)
   --audit-log-maxage int             days a rotated audit log is kept (default 0: forever)
   --audit-log-compress               gzip rotated audit logs (default false)
+  --audit-log-format string          json (one Event a line) or legacy (upstream's one-line text) (default "json")
+  --audit-log-version string         audit.k8s.io/v1, the only version (default "audit.k8s.io/v1")
+  --audit-log-truncate-enabled       events over the max event size lose their request and response objects (default false)
+  --audit-log-truncate-max-event-size int   bytes of an event's JSON (default 102400)
+  --audit-log-truncate-max-batch-size int   bytes of a batch, at least the event size (default 10485760)
+  --audit-webhook-truncate-enabled, --audit-webhook-truncate-max-event-size, --audit-webhook-truncate-max-batch-size   the same for the webhook
   --audit-webhook-config-file file   kubeconfig of a webhook audit events are sent to as EventLists, in batches
   --audit-webhook-mode string        batch (the only mode here; upstream's default for webhooks)
   --audit-webhook-initial-backoff duration  first wait before a failed batch is sent again (default 10s)
@@ -795,7 +851,7 @@ Flags (kube-apiserver's names where one exists):
 `;
 
 /** Flags that may be given bare (`--leader-elect`), meaning true, as pflag reads them. */
-const bareBooleanFlags = new Set(['--anonymous-auth', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable', '--enable-bootstrap-token-auth', '--shutdown-send-retry-after', '--service-account-extend-token-expiration', '--allow-privileged', '--encryption-provider-config-automatic-reload', '--audit-log-compress', '--enable-priority-and-fairness']);
+const bareBooleanFlags = new Set(['--anonymous-auth', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable', '--enable-bootstrap-token-auth', '--shutdown-send-retry-after', '--service-account-extend-token-expiration', '--allow-privileged', '--encryption-provider-config-automatic-reload', '--audit-log-compress', '--enable-priority-and-fairness', '--audit-log-truncate-enabled', '--audit-webhook-truncate-enabled']);
 
 /** A boolean flag's value: true or false, as pflag takes them; the default when not given. */
 function booleanFlag(name: string, value: string | undefined, otherwise: boolean): boolean {
@@ -910,6 +966,14 @@ export function parseServeFlags(args: string[]): Config {
       'audit-log-maxbackup': { type: 'string' },
       'audit-log-maxage': { type: 'string' },
       'audit-log-compress': { type: 'string' },
+      'audit-log-format': { type: 'string' },
+      'audit-log-version': { type: 'string' },
+      'audit-log-truncate-enabled': { type: 'string' },
+      'audit-log-truncate-max-batch-size': { type: 'string' },
+      'audit-log-truncate-max-event-size': { type: 'string' },
+      'audit-webhook-truncate-enabled': { type: 'string' },
+      'audit-webhook-truncate-max-batch-size': { type: 'string' },
+      'audit-webhook-truncate-max-event-size': { type: 'string' },
       'audit-webhook-config-file': { type: 'string' },
       'audit-webhook-mode': { type: 'string' },
       'audit-webhook-version': { type: 'string' },
@@ -1063,6 +1127,7 @@ export function parseServeFlags(args: string[]): Config {
     config.logFormat = values['log-format'];
   }
   if (values['audit-log-path'] !== undefined) config.auditLogPath = values['audit-log-path'];
+  parseAuditLogFlags(values, config);
   config.auditLogCompress = booleanFlag('audit-log-compress', values['audit-log-compress'], false);
   const auditWebhook = parseAuditWebhookFlags(values);
   if (auditWebhook !== undefined) config.auditWebhook = auditWebhook;

@@ -20,7 +20,7 @@ import { reviewedUser, type AuthenticationApi } from '../endpoints/handlers/auth
 import { CrdController } from '../controllers/crd.ts';
 import { ApiHandler } from '../endpoints/api-handler.ts';
 import type { ApiMetrics } from '../server/metrics.ts';
-import { AuditLog, auditSinks, loadAuditPolicy } from '../server/audit.ts';
+import { AuditLog, auditSinks, loadAuditPolicy, truncatingSink, type AuditSink, type AuditTruncation } from '../server/audit.ts';
 import { AuditWebhookSink } from '../server/audit-webhook.ts';
 import { AgentPool } from '../admission/webhook-client.ts';
 import { defaultBackoff, webhookCaller } from './webhook-caller.ts';
@@ -132,6 +132,11 @@ function storeFor(registry: ResourceRegistry, group: string, version: string, re
   return served.store;
 }
 
+/** A backend behind upstream's truncate backend when `--audit-<backend>-truncate-enabled`. */
+function truncated(sink: AuditSink, truncation: AuditTruncation | undefined, log: (message: string) => void): AuditSink {
+  return truncation === undefined ? sink : truncatingSink(sink, truncation, log);
+}
+
 /** `--audit-webhook-*`: the batching backend, sending through the kubeconfig's webhook with upstream's retries. */
 async function auditWebhookSink(flags: AuditWebhookFlags, log: (message: string) => void): Promise<{ sink: AuditWebhookSink; close(): Promise<void> }> {
   let connection;
@@ -191,8 +196,11 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   // a webhook kubeconfig that does not load fails the start.
   const auditWebhook = config.auditPolicyFile === undefined || config.auditWebhook === undefined ? undefined : await auditWebhookSink(config.auditWebhook, log);
   const auditBackends = [
-    ...(config.auditLogPath !== undefined ? [new AuditLog({ path: config.auditLogPath, maxSizeMB: config.auditLogMaxSizeMB, maxBackups: config.auditLogMaxBackups, maxAgeDays: config.auditLogMaxAgeDays, compress: config.auditLogCompress })] : []),
-    ...(auditWebhook !== undefined ? [auditWebhook.sink] : []),
+    ...(config.auditLogPath !== undefined ? [truncated(new AuditLog({
+      path: config.auditLogPath, maxSizeMB: config.auditLogMaxSizeMB, maxBackups: config.auditLogMaxBackups, maxAgeDays: config.auditLogMaxAgeDays,
+      compress: config.auditLogCompress, format: config.auditLogFormat,
+    }), config.auditLogTruncate, log)] : []),
+    ...(auditWebhook !== undefined ? [truncated(auditWebhook.sink, config.auditWebhook?.truncate, log)] : []),
   ];
   const audit = config.auditPolicyFile === undefined || auditBackends.length === 0 ? undefined : {
     policy: await loadAuditPolicy(config.auditPolicyFile).catch((err: unknown) => {

@@ -1,12 +1,14 @@
 // Auditing as kube-apiserver does it: `--audit-policy-file` (an audit.k8s.io/v1 Policy:
 // rules matched in order by user, group, verb, resource, namespace and non-resource URL,
 // each giving a level None, Metadata, Request or RequestResponse, and stages to omit) and
-// `--audit-log-path` (audit.k8s.io/v1 Events as JSON lines, the file rotated by size as
-// upstream's --audit-log-maxsize, --audit-log-maxbackup and --audit-log-maxage say).
+// `--audit-log-path` (audit.k8s.io/v1 Events as JSON lines, or upstream's one-line legacy
+// text, the file rotated by size as upstream's --audit-log-maxsize, --audit-log-maxbackup and
+// --audit-log-maxage say), events too large truncated as upstream's truncate backend does.
 
 import { appendFileSync, createReadStream, createWriteStream, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { goQuote } from '../api/field-errors.ts';
 import { replaceLoneSurrogateEscapes } from '../api/lone-surrogates.ts';
 import { loadedYaml, loadYaml } from '../api/yaml.ts';
 import type { AuthorizationAttributes } from '../auth/authorize.ts';
@@ -130,6 +132,8 @@ export interface AuditLogOptions {
   maxAgeDays: number;
   /** --audit-log-compress: rotated files are gzipped (`audit-<time>.log.gz`), as lumberjack compresses them. */
   compress?: boolean;
+  /** --audit-log-format: JSON lines (the default) or upstream's one-line text. */
+  format?: 'json' | 'legacy';
 }
 
 /** Where audit events go (upstream's backends): the log file, a webhook, or both. */
@@ -149,6 +153,63 @@ export function auditSinks(sinks: readonly AuditSink[]): AuditSink {
     flush: () => {
       for (const sink of sinks) sink.flush();
     },
+  };
+}
+
+/** A Go %q of each string, joined by commas (upstream's auditStringSlice). */
+const quotedList = (values: readonly unknown[]) => values.map((v) => goQuote(String(v))).join(',');
+
+/** MicroTime as Go's RFC3339Nano writes it: the fraction's trailing zeros dropped. */
+function rfc3339Nano(time: unknown): string {
+  return String(time ?? '').replace(/\.(\d*?)0*Z$/, (_, digits: string) => (digits === '' ? 'Z' : `.${digits}Z`));
+}
+
+/** An event as upstream's audit.EventString writes it for `--audit-log-format legacy`: one line of its main fields. */
+export function legacyEventString(event: object): string {
+  const e = event as Record<string, any>;
+  const user = e.user ?? {};
+  const hasName = typeof user.username === 'string' && user.username !== '';
+  const groups = hasName && Array.isArray(user.groups) && user.groups.length > 0 ? quotedList(user.groups) : '<none>';
+  const as = e.impersonatedUser;
+  const asGroups = as !== undefined && Array.isArray(as.groups) ? quotedList(as.groups) : '<lookup>';
+  const namespace = typeof e.objectRef?.namespace === 'string' && e.objectRef.namespace !== '' ? e.objectRef.namespace : '<none>';
+  const response = typeof e.responseStatus?.code === 'number' ? String(e.responseStatus.code) : '<deferred>';
+  const ip = Array.isArray(e.sourceIPs) && e.sourceIPs.length > 0 ? String(e.sourceIPs[0]) : '<unknown>';
+  const q = (v: unknown) => goQuote(String(v ?? ''));
+  return `${rfc3339Nano(e.requestReceivedTimestamp)} AUDIT: id=${q(e.auditID)} stage=${q(e.stage)} ip=${q(ip)} method=${q(e.verb)} user=${q(hasName ? user.username : '<none>')} `
+    + `groups=${q(groups)} as=${q(as !== undefined ? as.username : '<self>')} asgroups=${q(asGroups)} user-agent=${q(e.userAgent)} namespace=${q(namespace)} `
+    + `uri=${q(e.requestURI)} response="${response}"`;
+}
+
+/** `--audit-<backend>-truncate-*`: events over the size limit lose their objects (upstream's truncate backend). */
+export interface AuditTruncation {
+  /** Bytes of an event's JSON. */
+  maxEventSize: number;
+  /** Bytes of a batch: validated as upstream's; each event goes on alone here. */
+  maxBatchSize: number;
+}
+
+/**
+ * A backend whose events over `maxEventSize` bytes of JSON are sent without their request
+ * and response objects, annotated `audit.k8s.io/truncated: "true"` (events of the Request
+ * levels only); one still too large is dropped with upstream's plugin error.
+ */
+export function truncatingSink(delegate: AuditSink, truncation: AuditTruncation, log: (message: string) => void): AuditSink {
+  const size = (event: object) => Buffer.byteLength(JSON.stringify(event)) + 1;
+  return {
+    write(event) {
+      let e = event as Record<string, unknown>;
+      if (size(e) > truncation.maxEventSize && (e.level === 'Request' || e.level === 'RequestResponse')) {
+        const { requestObject: _request, responseObject: _response, ...rest } = e;
+        e = { ...rest, annotations: { ...(e.annotations as Record<string, string> | undefined), 'audit.k8s.io/truncated': 'true' } };
+      }
+      if (size(e) > truncation.maxEventSize) {
+        log(`Error in audit plugin 'truncate' affecting 1 audit events: event is too large even after truncating\nImpacted events:\n${legacyEventString(e)}`);
+        return;
+      }
+      delegate.write(e);
+    },
+    flush: () => delegate.flush(),
   };
 }
 
@@ -178,7 +239,7 @@ export class AuditLog implements AuditSink {
    * (one write per batch, not per event: a synchronous write each would stall requests).
    */
   write(event: object): void {
-    this.#pending.push(`${JSON.stringify(event)}\n`);
+    this.#pending.push(`${this.#opts.format === 'legacy' ? legacyEventString(event) : JSON.stringify(event)}\n`);
     if (!this.#scheduled) {
       this.#scheduled = true;
       setImmediate(() => this.flush());
@@ -316,7 +377,7 @@ function decodeJsonBody(bytes: Uint8Array, contentType: string | undefined): unk
  * request body (undefined when the level is None).
  */
 export interface AuditHooks {
-  /** Hands the request body over (levels Request and RequestResponse). */
+  /** Hands the request body over (levels Request and RequestResponse; a create's or update's at every level, for its name). */
   requestBody?(body: Uint8Array, contentType: string | undefined): void;
   /** Adds an annotation to the event. */
   annotate(key: string, value: string): void;
@@ -330,19 +391,28 @@ export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRe
   const auditID = crypto.randomUUID();
   res.setHeader('Audit-Id', auditID);
   const a = request.attributes;
-  const objectRef = !a.resourceRequest ? undefined : {
-    resource: a.resource, ...(a.namespace !== '' ? { namespace: a.namespace } : {}), ...(a.name !== '' ? { name: a.name } : {}),
-    ...(a.group !== '' ? { apiGroup: a.group } : {}), apiVersion: request.apiVersion, ...(a.subresource !== '' ? { subresource: a.subresource } : {}),
+  // audit.k8s.io/v1's ObjectReference, its fields in order; a create's or update's body completes it (upstream's LogRequestObject).
+  const reference = (meta: Record<string, unknown> = {}) => {
+    const field = (name: string, given: string) => (given !== '' ? given : typeof meta[name] === 'string' ? meta[name] : '');
+    const [namespace, name, uid, resourceVersion] = [field('namespace', a.namespace), field('name', a.name), field('uid', ''), field('resourceVersion', '')];
+    return {
+      resource: a.resource, ...(namespace !== '' ? { namespace } : {}), ...(name !== '' ? { name } : {}), ...(uid !== '' ? { uid } : {}),
+      ...(a.group !== '' ? { apiGroup: a.group } : {}), apiVersion: request.apiVersion, ...(resourceVersion !== '' ? { resourceVersion } : {}),
+      ...(a.subresource !== '' ? { subresource: a.subresource } : {}),
+    };
   };
-  const base = {
-    kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: decision.level, auditID, requestURI: request.url, verb: request.verb,
-    user: userInfo(request.user), ...(request.impersonatedUser !== undefined ? { impersonatedUser: userInfo(request.impersonatedUser) } : {}),
-    sourceIPs: request.sourceIP === undefined ? [] : [request.sourceIP.replace(/^::ffff:/, '')],
-    ...(request.userAgent !== undefined ? { userAgent: request.userAgent } : {}), ...(objectRef !== undefined ? { objectRef } : {}),
-  };
-  const emit = (stage: AuditStage, extra: Record<string, unknown>) => {
+  let objectRef = a.resourceRequest ? reference() : undefined;
+  // audit.k8s.io/v1's Event, its fields in order.
+  const emit = (stage: AuditStage, extra: { responseStatus?: unknown; requestObject?: unknown; responseObject?: unknown }) => {
     if (decision.omitStages.includes(stage)) return;
-    log.write({ ...base, stage, ...extra, requestReceivedTimestamp: microTime(received), stageTimestamp: microTime(Date.now()) });
+    log.write({
+      kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: decision.level, auditID, stage, requestURI: request.url, verb: request.verb,
+      user: userInfo(request.user), ...(request.impersonatedUser !== undefined ? { impersonatedUser: userInfo(request.impersonatedUser) } : {}),
+      sourceIPs: request.sourceIP === undefined ? [] : [request.sourceIP.replace(/^::ffff:/, '')],
+      ...(request.userAgent !== undefined ? { userAgent: request.userAgent } : {}), ...(objectRef !== undefined ? { objectRef } : {}),
+      ...extra, requestReceivedTimestamp: microTime(received), stageTimestamp: microTime(Date.now()),
+      ...(Object.keys(annotations).length > 0 ? { annotations: { ...annotations } } : {}),
+    });
   };
   let requestObject: unknown;
   const chunks: Buffer[] = [];
@@ -378,16 +448,20 @@ export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRe
     const trim = (v: unknown) => (decision.omitManagedFields ? withoutManagedFields(v) : v);
     emit('ResponseComplete', {
       responseStatus,
-      ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
       ...(decision.level !== 'Metadata' && requestObject !== undefined ? { requestObject: trim(requestObject) } : {}),
       ...(decision.level === 'RequestResponse' && answer !== undefined ? { responseObject: trim(answer) } : {}),
     });
   });
   const annotate = (key: string, value: string) => void (annotations[key] = value);
-  return decision.level === 'Metadata' ? { annotate } : {
+  const completesReference = objectRef !== undefined && (request.verb === 'create' || request.verb === 'update');
+  if (decision.level === 'Metadata' && !completesReference) return { annotate };
+  return {
     annotate,
     requestBody(body, contentType) {
-      requestObject = decodeJsonBody(body, contentType);
+      const decoded = decodeJsonBody(body, contentType);
+      const meta = (decoded as { metadata?: unknown } | undefined)?.metadata;
+      if (completesReference && meta !== null && typeof meta === 'object') objectRef = reference(meta as Record<string, unknown>);
+      if (decision.level !== 'Metadata') requestObject = decoded;
     },
   };
 }

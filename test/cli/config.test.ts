@@ -153,6 +153,26 @@ test('--etcd-healthcheck-timeout, --etcd-readycheck-timeout and --lease-reuse-du
   assert.throws(() => parseServeFlags(['--lease-reuse-duration-seconds', '0']), (err) => err instanceof UsageError && err.message === '--lease-reuse-duration-seconds must be at least 1');
 });
 
+test('--audit-log-format, --audit-log-version and --audit-*-truncate-* as upstream validates them, with a log path', () => {
+  const usage = (flags: string[], message: RegExp) => assert.throws(() => parseServeFlags(flags), (err) => err instanceof UsageError && message.test(err.message), flags.join(' '));
+  const log = ['--audit-log-path=/var/log/audit.log'];
+  assert.equal(parseServeFlags(log).auditLogFormat, 'json');
+  assert.equal(parseServeFlags([...log, '--audit-log-format=legacy']).auditLogFormat, 'legacy');
+  assert.equal(parseServeFlags([...log, '--audit-log-version=audit.k8s.io/v1']).auditLogTruncate, undefined);
+  assert.deepEqual(parseServeFlags([...log, '--audit-log-truncate-enabled']).auditLogTruncate, { maxEventSize: 102400, maxBatchSize: 10485760 });
+  assert.deepEqual(parseServeFlags([...log, '--audit-log-truncate-enabled=true', '--audit-log-truncate-max-event-size=2048', '--audit-log-truncate-max-batch-size=4096']).auditLogTruncate, { maxEventSize: 2048, maxBatchSize: 4096 });
+  usage([...log, '--audit-log-format=xml'], /^invalid audit log format xml, allowed formats are "legacy,json"$/);
+  usage([...log, '--audit-log-version=audit.k8s.io/v1beta1'], /^invalid group version, allowed versions are \["audit.k8s.io\/v1"\]$/);
+  usage([...log, '--audit-log-truncate-max-event-size=0'], /^invalid audit truncate log max event size 0, must be a positive number$/);
+  usage([...log, '--audit-log-truncate-max-batch-size=100'], /^invalid audit truncate log max batch size 100, must be greater than max event size \(102400\)$/);
+  usage([...log, '--audit-log-truncate-max-event-size=1k'], /invalid argument "1k" for "--audit-log-truncate-max-event-size" flag: strconv.ParseInt/);
+  // Without a log path the log's options are not looked at, as upstream's.
+  assert.equal(parseServeFlags(['--audit-log-format=xml']).auditLogFormat, 'json');
+  const webhook = ['--audit-webhook-config-file=/etc/audit-webhook.kubeconfig'];
+  assert.deepEqual(parseServeFlags([...webhook, '--audit-webhook-truncate-enabled']).auditWebhook?.truncate, { maxEventSize: 102400, maxBatchSize: 10485760 });
+  usage([...webhook, '--audit-webhook-truncate-max-event-size=-1'], /^invalid audit truncate webhook max event size -1, must be a positive number$/);
+});
+
 test('--audit-log-compress is off by default; the bare flag turns it on', () => {
   assert.equal(parseServeFlags([]).auditLogCompress, false);
   assert.equal(parseServeFlags(['--audit-log-compress']).auditLogCompress, true);

@@ -83,7 +83,9 @@ describe('audit', () => {
     const [event] = full;
     assert.equal(event!.verb, 'create');
     assert.equal(event!.requestURI, '/api/v1/namespaces/full/configmaps');
-    assert.deepEqual(event!.objectRef, { resource: 'configmaps', namespace: 'full', apiVersion: 'v1' });
+    // The object's name comes from the request body, as upstream's LogRequestObject completes the reference.
+    assert.deepEqual(event!.objectRef, { resource: 'configmaps', namespace: 'full', name: 'c', apiVersion: 'v1' });
+    assert.deepEqual(Object.keys(event!).slice(0, 6), ['kind', 'apiVersion', 'level', 'auditID', 'stage', 'requestURI']);
     assert.deepEqual(event!.responseStatus, { metadata: {}, code: 201 });
     assert.deepEqual(event!.requestObject.data, { a: '1' });
     assert.equal(event!.responseObject.metadata.name, 'c');
@@ -93,7 +95,11 @@ describe('audit', () => {
     assert.equal(secret.level, 'Request');
     assert.deepEqual(secret.requestObject.stringData, { k: 'v' });
     assert.equal(secret.responseObject, undefined);
-    // Metadata for the rest: no bodies.
+    // Metadata for the rest: no bodies, but a create's reference still named from its body.
+    const namespace = all.find((e) => e.objectRef?.resource === 'namespaces' && e.verb === 'create' && e.stage === 'ResponseComplete')!;
+    assert.equal(namespace.level, 'Metadata');
+    assert.deepEqual(namespace.objectRef, { resource: 'namespaces', name: 'full', apiVersion: 'v1' });
+    assert.equal(namespace.requestObject, undefined);
     const list = all.filter((e) => e.verb === 'list' && e.user.username === 'admin' && e.objectRef?.namespace === 'plain');
     assert.ok(list.length >= 1);
     assert.ok(list.every((e) => e.level === 'Metadata' && e.requestObject === undefined && e.responseObject === undefined));
@@ -189,4 +195,36 @@ test('a policy file that is not an audit Policy fails the start with a usage err
       (err: Error) => err instanceof UsageError && /^--audit-policy-file: /.test(err.message) && message.test(err.message),
     );
   }
+});
+
+test('--audit-log-format legacy writes upstream\'s one-line text; --audit-log-truncate-* drops the objects of large events', async (t) => {
+  const dir = tempDir('plinth-audit-legacy-');
+  writeFileSync(path.join(dir, 'policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: RequestResponse\n  resources: [{group: "", resources: ["configmaps"]}]\n');
+  const legacyLog = path.join(dir, 'legacy.log');
+  const legacy = await startServer({ auditPolicyFile: path.join(dir, 'policy.yaml'), auditLogPath: legacyLog, auditLogFormat: 'legacy' });
+  t.after(() => legacy.stop());
+  assert.equal((await legacy.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'l' } } })).status, 201);
+  const line = await eventually(() => {
+    const found = readFileSync(legacyLog, 'utf8').split('\n').find((l) => l.includes('method="create"'));
+    assert.ok(found);
+    return found;
+  });
+  assert.match(line, /^\d{4}-\d\d-\d\dT[\d:.]+Z AUDIT: id="[0-9a-f-]{36}" stage="ResponseComplete" ip="127\.0\.0\.1" method="create" user="[^"]+" groups=".*" as="<self>" asgroups="<lookup>" user-agent="[^"]*" namespace="default" uri="\/api\/v1\/namespaces\/default\/configmaps" response="201"$/);
+
+  const jsonLog = path.join(dir, 'truncated.log');
+  const truncating = await startServer({ auditPolicyFile: path.join(dir, 'policy.yaml'), auditLogPath: jsonLog, auditLogTruncate: { maxEventSize: 3000, maxBatchSize: 3000 } });
+  t.after(() => truncating.stop());
+  assert.equal((await truncating.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'small' }, data: { a: '1' } } })).status, 201);
+  assert.equal((await truncating.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'big' }, data: { a: 'x'.repeat(4000) } } })).status, 201);
+  const events = await eventually(() => {
+    const found = readFileSync(jsonLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as AuditEvent & { annotations?: Record<string, string> }).filter((e) => e.verb === 'create');
+    assert.equal(found.length, 2);
+    return found;
+  });
+  const [small, big] = [events.find((e) => e.objectRef?.name === 'small')!, events.find((e) => e.objectRef?.name === 'big')!];
+  assert.equal(small.requestObject.data.a, '1');
+  assert.equal(small.annotations?.['audit.k8s.io/truncated'], undefined);
+  assert.equal(big.requestObject, undefined);
+  assert.equal(big.responseObject, undefined);
+  assert.equal(big.annotations?.['audit.k8s.io/truncated'], 'true');
 });

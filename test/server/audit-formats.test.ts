@@ -1,0 +1,45 @@
+// The audit log's legacy format (upstream's audit.EventString) and the truncate backend
+// (`--audit-<backend>-truncate-*`): objects dropped from events over the size, annotated,
+// events still too large dropped with upstream's plugin error.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { legacyEventString, truncatingSink } from '../../src/server/audit.ts';
+
+const event = {
+  kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'RequestResponse', auditID: 'a1b2', stage: 'ResponseComplete',
+  requestURI: '/api/v1/namespaces/dev/configmaps?fieldManager=kubectl', verb: 'create',
+  user: { username: 'alice', uid: 'u1', groups: ['dev', 'system:authenticated'] },
+  sourceIPs: ['10.0.0.7', '127.0.0.1'], userAgent: 'kubectl/v1.32.0 (linux/amd64) "quoted"',
+  objectRef: { resource: 'configmaps', namespace: 'dev', name: 'c', apiVersion: 'v1' },
+  responseStatus: { metadata: {}, code: 201 },
+  requestObject: { data: { a: 'x'.repeat(2000) } }, responseObject: { data: { a: 'x'.repeat(2000) } },
+  requestReceivedTimestamp: '2026-11-30T20:01:02.120000Z', stageTimestamp: '2026-11-30T20:01:02.130000Z',
+};
+
+test('the legacy line: upstream\'s fields, quoting and placeholders', () => {
+  assert.equal(legacyEventString(event),
+    '2026-11-30T20:01:02.12Z AUDIT: id="a1b2" stage="ResponseComplete" ip="10.0.0.7" method="create" user="alice" groups="\\"dev\\",\\"system:authenticated\\"" '
+    + 'as="<self>" asgroups="<lookup>" user-agent="kubectl/v1.32.0 (linux/amd64) \\"quoted\\"" namespace="dev" uri="/api/v1/namespaces/dev/configmaps?fieldManager=kubectl" response="201"');
+  const bare = { auditID: 'x', stage: 'RequestReceived', verb: 'get', requestURI: '/healthz', user: { username: 'system:anonymous' }, impersonatedUser: { username: 'bob', groups: ['g'] }, requestReceivedTimestamp: '2026-11-30T20:01:02.000000Z' };
+  assert.equal(legacyEventString(bare),
+    '2026-11-30T20:01:02Z AUDIT: id="x" stage="RequestReceived" ip="<unknown>" method="get" user="system:anonymous" groups="<none>" as="bob" asgroups="\\"g\\"" user-agent="" namespace="<none>" uri="/healthz" response="<deferred>"');
+});
+
+test('truncation: objects dropped and the event annotated over the size; Metadata events and events still too large dropped', () => {
+  const written: Record<string, unknown>[] = [];
+  const logged: string[] = [];
+  const sink = truncatingSink({ write: (e) => written.push(e as Record<string, unknown>), flush: () => {} }, { maxEventSize: 1500, maxBatchSize: 10_000 }, (m) => logged.push(m));
+  const small = { ...event, requestObject: { a: 1 }, responseObject: { b: 2 } };
+  sink.write(small);
+  assert.equal(written[0], small, 'an event within the size goes on as it is');
+  sink.write(event);
+  assert.equal(written[1]!.requestObject, undefined);
+  assert.equal(written[1]!.responseObject, undefined);
+  assert.deepEqual(written[1]!.annotations, { 'audit.k8s.io/truncated': 'true' });
+  assert.equal(Object.keys(written[1]!).at(-1), 'annotations');
+  sink.write({ ...event, level: 'Metadata', annotations: { big: 'y'.repeat(2000) } });
+  sink.write({ ...event, annotations: { big: 'y'.repeat(2000) } });
+  assert.equal(written.length, 2);
+  assert.equal(logged.length, 2);
+  assert.match(logged[1]!, /^Error in audit plugin 'truncate' affecting 1 audit events: event is too large even after truncating\nImpacted events:\n2026-11-30T20:01:02.12Z AUDIT: id="a1b2"/);
+});
