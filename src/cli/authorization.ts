@@ -1,8 +1,8 @@
 // The authorizer chain, from `--authorization-config` (followed as the file changes) or the
-// `--authorization-mode` and `--authorization-webhook-*` flags, composed as kube-apiserver
-// composes it: the system:masters authorizer first, then each authorizer in order, the first
-// that allows or denies deciding. Node and RBAC are built once, at start; a reload may reorder
-// them and change the webhooks, as upstream's reloader allows.
+// `--authorization-mode`, `--authorization-policy-file` (ABAC) and `--authorization-webhook-*`
+// flags, composed as kube-apiserver composes it: the system:masters authorizer first, then each
+// authorizer in order, the first that allows or denies deciding. Node, RBAC and ABAC are built
+// once, at start; a reload may reorder them and change the webhooks, as upstream's reloader allows.
 import { readFile } from 'node:fs/promises';
 import { AgentPool } from '../admission/webhook-client.ts';
 import { abacAuthorizer, parseAbacPolicies } from '../auth/abac.ts';

@@ -48,7 +48,7 @@ function keptByOmitempty(value: Record<string, unknown>, order: string[], pointe
   return Object.fromEntries(kept.map((k) => [k, value[k]]));
 }
 
-const sortedMap = (m: unknown) => (isObject(m) ? Object.fromEntries(Object.keys(m).sort().map((k) => [k, m[k]])) : m);
+const sortedMap = (m: unknown) => (isObject(m) ? goJson(m, true) : m);
 
 /**
  * A metav1.ObjectMeta as json.Marshal writes it when it is a field error's bad value:

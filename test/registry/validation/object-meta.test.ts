@@ -4,6 +4,7 @@ import type { KubeObject, ObjectMeta, StatusCause } from '../../../src/api/index
 import { invalid as invalidError } from '../../../src/api/index.ts';
 import { totalAnnotationSizeLimit, validateObjectMeta, validateObjectMetaUpdate } from '../../../src/registry/validation/index.ts';
 import { objectMetaJson } from '../../../src/registry/validation/object-meta.ts';
+import { goJson } from '../../../src/api/field-errors.ts';
 
 function obj(metadata: ObjectMeta): KubeObject {
   return { metadata };
@@ -202,6 +203,10 @@ const metaJsonCases: { name: string; meta: ObjectMeta; json: object }[] = [
 for (const c of metaJsonCases) {
   test(`objectMetaJson: ${c.name}`, () => {
     // Key order matters: compare the JSON text.
-    assert.equal(JSON.stringify(objectMetaJson(c.meta)), JSON.stringify(c.json));
+    assert.equal(goJson(objectMetaJson(c.meta)).text, JSON.stringify(c.json));
   });
 }
+
+test('objectMetaJson: label and annotation keys sorted as Go sorts a map\'s, integer-like keys too', () => {
+  assert.equal(goJson(objectMetaJson({ name: 'x', labels: { b: '1', 10: '2', 9: '3' } })).text, '{"name":"x","creationTimestamp":null,"labels":{"10":"2","9":"3","b":"1"}}');
+});
