@@ -55,10 +55,10 @@ function validateRollingUpdate(rollingUpdate: JsonObject, path: string): StatusC
   for (const k of ['maxUnavailable', 'maxSurge']) causes.push(...validatePositiveIntOrPercent(rollingUpdate[k], `${path}.${k}`));
   for (const k of ['maxUnavailable', 'maxSurge']) {
     const v = intOrPercentValue(rollingUpdate[k]);
-    if (v?.percent && v.value > 100) causes.push(invalid(`${path}.${k}`, goIntOrString(rollingUpdate[k]), 'must not be greater than 100%'));
+    if (v.percent && v.value > 100) causes.push(invalid(`${path}.${k}`, goIntOrString(rollingUpdate[k]), 'must not be greater than 100%'));
   }
-  const hasUnavailable = (intOrPercentValue(rollingUpdate.maxUnavailable)?.value ?? 0) !== 0;
-  const hasSurge = (intOrPercentValue(rollingUpdate.maxSurge)?.value ?? 0) !== 0;
+  const hasUnavailable = intOrPercentValue(rollingUpdate.maxUnavailable).value !== 0;
+  const hasSurge = intOrPercentValue(rollingUpdate.maxSurge).value !== 0;
   if (hasUnavailable && hasSurge) causes.push(invalid(`${path}.maxSurge`, goIntOrString(rollingUpdate.maxSurge), 'may not be set when maxUnavailable is non-zero'));
   if (!hasUnavailable && !hasSurge) causes.push(required(`${path}.maxUnavailable`, 'cannot be 0 when maxSurge is 0'));
   return causes;

@@ -54,10 +54,10 @@ function validateStrategy(strategy: unknown, path: string): StatusCause[] {
       causes.push(...validatePositiveIntOrPercent(ru.maxSurge, `${path}.rollingUpdate.maxSurge`));
       const unavailable = intOrPercentValue(ru.maxUnavailable);
       const surge = intOrPercentValue(ru.maxSurge);
-      if (unavailable?.value === 0 && surge?.value === 0) {
+      if (unavailable.value === 0 && surge.value === 0) {
         causes.push(invalid(`${path}.rollingUpdate.maxUnavailable`, goIntOrString(ru.maxUnavailable), 'may not be 0 when `maxSurge` is 0'));
       }
-      if (unavailable?.percent && unavailable.value > 100) {
+      if (unavailable.percent && unavailable.value > 100) {
         causes.push(invalid(`${path}.rollingUpdate.maxUnavailable`, goIntOrString(ru.maxUnavailable), 'must not be greater than 100%'));
       }
       break;

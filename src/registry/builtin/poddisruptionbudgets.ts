@@ -18,7 +18,7 @@ const unhealthyPodEvictionPolicies = ['AlwaysAllow', 'IfHealthyBudget'];
 function validateIntOrPercentField(v: unknown, path: string): StatusCause[] {
   const causes = validatePositiveIntOrPercent(v, path);
   const parsed = intOrPercentValue(v);
-  if (parsed?.percent && parsed.value > 100) causes.push(invalid(path, goIntOrString(v), 'must not be greater than 100%'));
+  if (parsed.percent && parsed.value > 100) causes.push(invalid(path, goIntOrString(v), 'must not be greater than 100%'));
   return causes;
 }
 

@@ -44,10 +44,16 @@ export function validateLabelSelector(sel: JsonObject, path: string): StatusCaus
   return causes;
 }
 
-export function intOrPercentValue(v: unknown): { value: number; percent: boolean } | undefined {
+/**
+ * An int-or-string's amount as upstream's getIntOrPercentValue reads it: a percentage's
+ * number, an integer as it is, and any other string as Go's strconv.Atoi (0 when it is not
+ * a number), unset as 0.
+ */
+export function intOrPercentValue(v: unknown): { value: number; percent: boolean } {
   if (typeof v === 'number') return { value: v, percent: false };
-  if (typeof v === 'string' && /^[0-9]+%$/.test(v)) return { value: Number(v.slice(0, -1)), percent: true };
-  return undefined;
+  if (typeof v !== 'string') return { value: 0, percent: false };
+  if (/^[0-9]+%$/.test(v)) return { value: Number(v.slice(0, -1)), percent: true };
+  return { value: /^[+-]?[0-9]+$/.test(v) ? Number(v) : 0, percent: false };
 }
 
 /** An intstr.IntOrString as json.Marshal writes it: its bare number or (quoted) string. */

@@ -68,8 +68,8 @@ function validateRollingUpdate(rollingUpdate: JsonObject): StatusCause[] {
   const maxPath = `${path}.maxUnavailable`;
   causes.push(...validatePositiveIntOrPercent(maxUnavailable, maxPath));
   const v = intOrPercentValue(maxUnavailable);
-  if ((v?.value ?? 0) === 0) causes.push(invalid(maxPath, goIntOrString(maxUnavailable), 'cannot be 0'));
-  if (v?.percent && v.value > 100) causes.push(invalid(maxPath, goIntOrString(maxUnavailable), 'must not be greater than 100%'));
+  if (v.value === 0) causes.push(invalid(maxPath, goIntOrString(maxUnavailable), 'cannot be 0'));
+  if (v.percent && v.value > 100) causes.push(invalid(maxPath, goIntOrString(maxUnavailable), 'must not be greater than 100%'));
   return causes;
 }
 

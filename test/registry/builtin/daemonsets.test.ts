@@ -50,6 +50,12 @@ const invalidCases: { name: string; spec: Record<string, unknown>; causes: strin
     causes: ['spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when maxSurge is 0'],
   },
   {
+    // A string that is not a percentage counts as its number (strconv.Atoi): "2" is non-zero.
+    name: 'a numeric string is not a percentage, but counts as its number',
+    spec: { ...minimal, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '2' } } },
+    causes: ['spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "2": a valid percent string must be a numeric string followed by an ending \'%\' (e.g. \'1%\',  or \'93%\', regex used for validation is \'[0-9]+%\')'],
+  },
+  {
     name: 'percentages are at most 100%',
     spec: { ...minimal, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '150%' } } },
     causes: ['spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "150%": must not be greater than 100%'],

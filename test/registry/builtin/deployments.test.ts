@@ -112,6 +112,16 @@ const invalidCases: { name: string; spec: Record<string, unknown>; causes: strin
     causes: ['spec.strategy.rollingUpdate.maxUnavailable: Invalid value: 0: may not be 0 when `maxSurge` is 0'],
   },
   {
+    // Upstream reads a string that is not a percentage as strconv.Atoi does: "x" is 0, "5" is 5.
+    name: 'a string that is not a percentage counts as its number, or 0',
+    spec: { ...minimal, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 'x', maxUnavailable: '0' } } },
+    causes: [
+      'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "0": a valid percent string must be a numeric string followed by an ending \'%\' (e.g. \'1%\',  or \'93%\', regex used for validation is \'[0-9]+%\')',
+      'spec.strategy.rollingUpdate.maxSurge: Invalid value: "x": a valid percent string must be a numeric string followed by an ending \'%\' (e.g. \'1%\',  or \'93%\', regex used for validation is \'[0-9]+%\')',
+      'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "0": may not be 0 when `maxSurge` is 0',
+    ],
+  },
+  {
     name: 'maxUnavailable is a number or a percentage',
     spec: { ...minimal, strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 'half' } } },
     causes: ["spec.strategy.rollingUpdate.maxUnavailable: Invalid value: \"half\": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"],
