@@ -8,7 +8,9 @@
 import { appendFileSync, createReadStream, createWriteStream, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { goQuote } from '../api/field-errors.ts';
+import { child, goQuote, index, invalid, notSupported, required } from '../api/field-errors.ts';
+import { isDNS1123Subdomain } from '../api/labels.ts';
+import type { StatusCause } from '../api/types.ts';
 import { replaceLoneSurrogateEscapes } from '../api/lone-surrogates.ts';
 import { loadedYaml, loadYaml } from '../api/yaml.ts';
 import type { AuthorizationAttributes } from '../auth/authorize.ts';
@@ -17,7 +19,7 @@ export type AuditLevel = 'None' | 'Metadata' | 'Request' | 'RequestResponse';
 export type AuditStage = 'RequestReceived' | 'ResponseStarted' | 'ResponseComplete' | 'Panic';
 
 const levels: AuditLevel[] = ['None', 'Metadata', 'Request', 'RequestResponse'];
-const stages: AuditStage[] = ['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic'];
+const auditStages: AuditStage[] = ['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic'];
 
 interface GroupResources {
   group: string;
@@ -57,34 +59,68 @@ export interface AuditDecision {
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
 
-function stagesOf(v: unknown, where: string): AuditStage[] {
-  const list = strings(v);
-  for (const s of list) if (!stages.includes(s as AuditStage)) throw new Error(`${where}: unknown stage ${JSON.stringify(s)}`);
-  return list as AuditStage[];
+/** validateOmitStages: each stage one of upstream's, in its words. */
+function omitStagesCauses(stages: string[], path: string): StatusCause[] {
+  return stages.flatMap((stage, i) => (auditStages.includes(stage as AuditStage) ? [] : [invalid(index(path, i), stage, `allowed stages are ${auditStages.join(',')}`)]));
 }
 
-/** Reads and checks a policy file (YAML or JSON). */
+/** upstream's ValidatePolicy for one rule: the level, non-resource URLs, resource groups and names, omitted stages. */
+function ruleCauses(raw: Record<string, unknown>, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const level = typeof raw.level === 'string' ? raw.level : '';
+  if (level === '') causes.push(required(child(path, 'level')));
+  else if (!levels.includes(level as AuditLevel)) causes.push(notSupported(child(path, 'level'), level, levels));
+  const urls = strings(raw.nonResourceURLs);
+  urls.forEach((url, i) => {
+    if (url === '*') return;
+    if (!url.startsWith('/')) causes.push(invalid(index(child(path, 'nonResourceURLs'), i), url, "non-resource URL rules must begin with a '/' character"));
+    if (url !== '' && url.slice(0, -1).includes('*')) causes.push(invalid(index(child(path, 'nonResourceURLs'), i), url, "non-resource URL wildcards '*' must be the final character of the rule"));
+  });
+  const resources = Array.isArray(raw.resources) ? raw.resources : [];
+  for (const gr of resources as Record<string, unknown>[]) {
+    const group = typeof gr?.group === 'string' ? gr.group : '';
+    if (group !== '') {
+      const msgs = isDNS1123Subdomain(group);
+      if (msgs.length > 0) causes.push(invalid(child(path, 'resources', 'group'), group, msgs.join(',')));
+    }
+    const names = strings(gr?.resourceNames);
+    if (names.length > 0 && strings(gr?.resources).length === 0) causes.push(invalid(child(path, 'resources', 'resourceNames'), names, 'using resourceNames requires at least one resource'));
+  }
+  causes.push(...omitStagesCauses(strings(raw.omitStages), child(path, 'omitStages')));
+  if (urls.length > 0 && (resources.length > 0 || strings(raw.namespaces).length > 0)) {
+    causes.push(invalid(child(path, 'nonResourceURLs'), urls, 'rules cannot apply to both regular resources and non-resource URLs'));
+  }
+  return causes;
+}
+
+/**
+ * Reads and checks a policy file (YAML or JSON) as upstream's LoadPolicyFromFile: an
+ * audit.k8s.io/v1 Policy, validated with upstream's field paths and words (several errors
+ * as apimachinery's aggregate shows them), at least one rule.
+ */
 export async function loadAuditPolicy(file: string): Promise<AuditPolicy> {
   const doc = (await loadYaml()).parse(await readFile(file, 'utf8')) as Record<string, unknown> | null;
-  if (doc === null || typeof doc !== 'object') throw new Error(`${file}: not an audit policy`);
-  if (doc.kind !== 'Policy' || (doc.apiVersion !== 'audit.k8s.io/v1')) throw new Error(`${file}: want kind Policy, apiVersion audit.k8s.io/v1`);
-  const rules = (Array.isArray(doc.rules) ? doc.rules : []).map((raw: Record<string, unknown>, i: number): PolicyRule => {
-    const where = `${file}: rules[${i}]`;
-    if (!levels.includes(raw.level as AuditLevel)) throw new Error(`${where}: level must be one of ${levels.join(', ')}`);
-    const resources = (Array.isArray(raw.resources) ? raw.resources : []).map((r: Record<string, unknown>) => ({
-      group: typeof r.group === 'string' ? r.group : '', resources: strings(r.resources), resourceNames: strings(r.resourceNames),
-    }));
-    const nonResourceURLs = strings(raw.nonResourceURLs);
-    if (nonResourceURLs.length > 0 && (resources.length > 0 || strings(raw.namespaces).length > 0)) {
-      throw new Error(`${where}: rules cannot apply to both regular resources and non-resource URLs`);
-    }
-    return {
-      level: raw.level as AuditLevel, users: strings(raw.users), userGroups: strings(raw.userGroups), verbs: strings(raw.verbs), resources,
-      namespaces: strings(raw.namespaces), nonResourceURLs, omitStages: stagesOf(raw.omitStages, where),
-      ...(typeof raw.omitManagedFields === 'boolean' ? { omitManagedFields: raw.omitManagedFields } : {}),
-    };
-  });
-  return { rules, omitStages: stagesOf(doc.omitStages, file), omitManagedFields: doc.omitManagedFields === true };
+  const fail = (message: string) => new Error(`${message}: from file ${file}`);
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw fail('failed decoding: not an audit Policy object');
+  if (doc.apiVersion !== 'audit.k8s.io/v1' || doc.kind !== 'Policy') {
+    throw fail(`failed decoding: no kind ${JSON.stringify(String(doc.kind ?? ''))} is registered for version ${JSON.stringify(String(doc.apiVersion ?? ''))}`);
+  }
+  const rawRules = (Array.isArray(doc.rules) ? doc.rules : []).map((r) => (r !== null && typeof r === 'object' ? r as Record<string, unknown> : {}));
+  const causes = [...omitStagesCauses(strings(doc.omitStages), 'omitStages'), ...rawRules.flatMap((raw, i) => ruleCauses(raw, index('rules', i)))];
+  if (causes.length > 0) {
+    const messages = causes.map((c) => `${c.field}: ${c.message}`);
+    throw fail(messages.length === 1 ? messages[0]! : `[${messages.join(', ')}]`);
+  }
+  if (rawRules.length === 0) throw fail('loaded illegal policy with 0 rules');
+  const rules = rawRules.map((raw): PolicyRule => ({
+    level: raw.level as AuditLevel, users: strings(raw.users), userGroups: strings(raw.userGroups), verbs: strings(raw.verbs),
+    resources: (Array.isArray(raw.resources) ? raw.resources : []).map((r: Record<string, unknown>) => ({
+      group: typeof r?.group === 'string' ? r.group : '', resources: strings(r?.resources), resourceNames: strings(r?.resourceNames),
+    })),
+    namespaces: strings(raw.namespaces), nonResourceURLs: strings(raw.nonResourceURLs), omitStages: strings(raw.omitStages) as AuditStage[],
+    ...(typeof raw.omitManagedFields === 'boolean' ? { omitManagedFields: raw.omitManagedFields } : {}),
+  }));
+  return { rules, omitStages: strings(doc.omitStages) as AuditStage[], omitManagedFields: doc.omitManagedFields === true };
 }
 
 function ruleMatches(rule: PolicyRule, a: AuditAttributes): boolean {
@@ -103,15 +139,14 @@ function ruleMatches(rule: PolicyRule, a: AuditAttributes): boolean {
   return true;
 }
 
+/** upstream's ruleMatchesResource for one group: its group exactly, then its resources (names only beside resources). */
 function groupResourcesMatch(gr: GroupResources, a: AuditAttributes): boolean {
-  if (gr.group !== '*' && gr.group !== a.group) return false;
-  if (gr.resources.length > 0) {
-    const combined = a.subresource === '' ? a.resource : `${a.resource}/${a.subresource}`;
-    const matches = gr.resources.some((r) => r === '*' || r === combined || (r === '*/' + a.subresource && a.subresource !== '') || (r === `${a.resource}/*` && a.subresource !== ''));
-    if (!matches) return false;
-  }
+  if (gr.group !== a.group) return false;
+  if (gr.resources.length === 0) return true;
   if (gr.resourceNames.length > 0 && !gr.resourceNames.includes(a.name)) return false;
-  return true;
+  const combined = a.subresource === '' ? a.resource : `${a.resource}/${a.subresource}`;
+  return gr.resources.some((r) => r === combined || r === '*' || (a.subresource !== '' && r.startsWith('*/') && r.slice(2) === a.subresource)
+    || (r.endsWith('/*') && r.slice(0, -2) === a.resource));
 }
 
 /** The level and omitted stages for a request: the first rule that matches, else None. */

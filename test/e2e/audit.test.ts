@@ -179,15 +179,18 @@ describe('audit', () => {
   });
 });
 
-test('a policy file that is not an audit Policy fails the start with a usage error', async () => {
+test('a policy file that is not an audit Policy, or not a valid one, fails the start with upstream\'s words', async () => {
   const { serve } = await import('../../src/cli/serve.ts');
   const { defaultConfig, UsageError } = await import('../../src/cli/config.ts');
   const dir = tempDir('plinth-audit-bad-');
   const file = path.join(dir, 'policy.yaml');
   for (const [text, message] of [
-    ['kind: Nope\n', /want kind Policy, apiVersion audit\.k8s\.io\/v1/],
-    ['apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Loud\n', /rules\[0\]: level must be one of None, Metadata, Request, RequestResponse/],
-    ['apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n  omitStages: [Later]\n', /unknown stage "Later"/],
+    ['kind: Nope\n', /failed decoding: no kind "Nope" is registered for version "": from file /],
+    ['apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Loud\n', /rules\[0\]\.level: Unsupported value: "Loud": supported values: "None", "Metadata", "Request", "RequestResponse": from file /],
+    ['apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n  omitStages: [Later]\n', /rules\[0\]\.omitStages\[0\]: Invalid value: "Later": allowed stages are RequestReceived,ResponseStarted,ResponseComplete,Panic: from file/],
+    ['apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [Never]\nrules:\n- nonResourceURLs: ["healthz", "/a*b"]\n  namespaces: [x]\n  resources: [{group: "Bad_Group", resourceNames: [n]}]\n',
+      /^--audit-policy-file: \[omitStages\[0\]: Invalid value: "Never": allowed stages are RequestReceived,ResponseStarted,ResponseComplete,Panic, rules\[0\]\.level: Required value, rules\[0\]\.nonResourceURLs\[0\]: Invalid value: "healthz": non-resource URL rules must begin with a '\/' character, rules\[0\]\.nonResourceURLs\[1\]: Invalid value: "\/a\*b": non-resource URL wildcards '\*' must be the final character of the rule, rules\[0\]\.resources\.group: Invalid value: "Bad_Group": a lowercase RFC 1123 subdomain .*, rules\[0\]\.resources\.resourceNames: Invalid value: \["n"\]: using resourceNames requires at least one resource, rules\[0\]\.nonResourceURLs: Invalid value: \["healthz","\/a\*b"\]: rules cannot apply to both regular resources and non-resource URLs\]: from file /],
+    ['apiVersion: audit.k8s.io/v1\nkind: Policy\n', /loaded illegal policy with 0 rules: from file /],
   ] as const) {
     writeFileSync(file, text);
     await assert.rejects(

@@ -43,3 +43,32 @@ test('truncation: objects dropped and the event annotated over the size; Metadat
   assert.equal(logged.length, 2);
   assert.match(logged[1]!, /^Error in audit plugin 'truncate' affecting 1 audit events: event is too large even after truncating\nImpacted events:\n2026-11-30T20:01:02.12Z AUDIT: id="a1b2"/);
 });
+
+test('policy rules match resources as upstream\'s checker: the group exactly, resource/* its subresources and itself', async () => {
+  const { writeFileSync } = await import('node:fs');
+  const path = await import('node:path');
+  const { tempDir } = await import('../helpers/server.ts');
+  const { auditDecision, loadAuditPolicy } = await import('../../src/server/audit.ts');
+  const file = path.join(tempDir('plinth-audit-rules-'), 'policy.yaml');
+  writeFileSync(file, [
+    'apiVersion: audit.k8s.io/v1', 'kind: Policy', 'rules:',
+    '- level: RequestResponse', '  resources: [{group: "", resources: ["pods/*"]}]',
+    '- level: Request', '  resources: [{group: "apps", resources: ["deployments"], resourceNames: ["web"]}]',
+    '- level: Metadata', '  resources: [{group: "apps"}]',
+    '- level: None',
+  ].join('\n'));
+  const policy = await loadAuditPolicy(file);
+  const level = (a: { group?: string; resource: string; subresource?: string; name?: string }) => auditDecision(policy, {
+    verb: 'get', group: a.group ?? '', resource: a.resource, subresource: a.subresource ?? '', namespace: 'default', name: a.name ?? '', path: '',
+    user: { name: 'u', groups: [] }, resourceRequest: true,
+  }).level;
+  assert.equal(level({ resource: 'pods', subresource: 'log' }), 'RequestResponse');
+  assert.equal(level({ resource: 'pods' }), 'RequestResponse', 'pods/* matches pods too');
+  assert.equal(level({ group: 'apps', resource: 'deployments', name: 'web' }), 'Request');
+  assert.equal(level({ group: 'apps', resource: 'deployments', name: 'other' }), 'Metadata', 'a group without resources matches all of its resources');
+  assert.equal(level({ group: 'batch', resource: 'jobs' }), 'None');
+  assert.equal(level({ resource: 'configmaps' }), 'None');
+  // A group of "*" is no wildcard upstream: such a policy does not load.
+  writeFileSync(file, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources: [{group: "*", resources: ["*"]}]\n');
+  await assert.rejects(loadAuditPolicy(file), /rules\[0\]\.resources\.group: Invalid value: "\*": a lowercase RFC 1123 subdomain/);
+});
