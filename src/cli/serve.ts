@@ -198,7 +198,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const auditBackends = [
     ...(config.auditLogPath !== undefined ? [truncated(new AuditLog({
       path: config.auditLogPath, maxSizeMB: config.auditLogMaxSizeMB, maxBackups: config.auditLogMaxBackups, maxAgeDays: config.auditLogMaxAgeDays,
-      compress: config.auditLogCompress, format: config.auditLogFormat,
+      compress: config.auditLogCompress, format: config.auditLogFormat, onError: log,
     }), config.auditLogTruncate, log)] : []),
     ...(auditWebhook !== undefined ? [truncated(auditWebhook.sink, config.auditWebhook?.truncate, log)] : []),
   ];

@@ -5,7 +5,7 @@
 // text, the file rotated by size as upstream's --audit-log-maxsize, --audit-log-maxbackup and
 // --audit-log-maxage say), events too large truncated as upstream's truncate backend does.
 
-import { appendFileSync, createReadStream, createWriteStream, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, createReadStream, createWriteStream, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { child, goQuote, index, invalid, notSupported, required } from '../api/field-errors.ts';
@@ -169,6 +169,8 @@ export interface AuditLogOptions {
   compress?: boolean;
   /** --audit-log-format: JSON lines (the default) or upstream's one-line text. */
   format?: 'json' | 'legacy';
+  /** Where a write that fails is reported (upstream's plugin error); the server goes on. */
+  onError?: (message: string) => void;
 }
 
 /** Where audit events go (upstream's backends): the log file, a webhook, or both. */
@@ -253,6 +255,8 @@ export class AuditLog implements AuditSink {
   readonly #opts: AuditLogOptions;
   #size: number;
   #pending: string[] = [];
+  /** The queued events, for the report of a write that fails. */
+  #pendingEvents: object[] = [];
   #scheduled = false;
   /** Rotated files being gzipped, one after the other. */
   #compressions: Promise<void> = Promise.resolve();
@@ -275,26 +279,49 @@ export class AuditLog implements AuditSink {
    */
   write(event: object): void {
     this.#pending.push(`${this.#opts.format === 'legacy' ? legacyEventString(event) : JSON.stringify(event)}\n`);
+    this.#pendingEvents.push(event);
     if (!this.#scheduled) {
       this.#scheduled = true;
       setImmediate(() => this.flush());
     }
   }
 
-  /** Writes what is queued now. */
+  /**
+   * Writes what is queued now. A write that fails (the disk full, the directory gone and
+   * not made again) is reported with upstream's plugin error and the events dropped, as
+   * upstream's log backend does: auditing never stops the server.
+   */
   flush(): void {
     this.#scheduled = false;
     if (this.#pending.length === 0) return;
     const lines = this.#pending.join('');
+    const events = this.#pendingEvents;
     this.#pending = [];
+    this.#pendingEvents = [];
     if (this.#opts.path === '-') {
       process.stdout.write(lines);
       return;
     }
-    const bytes = Buffer.byteLength(lines);
-    if (this.#opts.maxSizeMB > 0 && this.#size > 0 && this.#size + bytes > this.#opts.maxSizeMB * 1024 * 1024) this.#rotate();
-    appendFileSync(this.#opts.path, lines, { mode: 0o600 });
-    this.#size += bytes;
+    try {
+      const bytes = Buffer.byteLength(lines);
+      if (this.#opts.maxSizeMB > 0 && this.#size > 0 && this.#size + bytes > this.#opts.maxSizeMB * 1024 * 1024) this.#rotate();
+      this.#append(lines);
+      this.#size += bytes;
+    } catch (err) {
+      const report = this.#opts.onError ?? ((message: string) => console.error(message));
+      report(`Error in audit plugin 'log' affecting ${events.length} audit events: ${(err as Error).message}\nImpacted events:\n${events.map(legacyEventString).join('\n')}`);
+    }
+  }
+
+  /** Appends to the file, making its directory again if it went (lumberjack makes it for a new file). */
+  #append(lines: string): void {
+    try {
+      appendFileSync(this.#opts.path, lines, { mode: 0o600 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      mkdirSync(path.dirname(this.#opts.path), { recursive: true, mode: 0o700 });
+      appendFileSync(this.#opts.path, lines, { mode: 0o600 });
+    }
   }
 
   /**

@@ -72,3 +72,28 @@ test('policy rules match resources as upstream\'s checker: the group exactly, re
   writeFileSync(file, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources: [{group: "*", resources: ["*"]}]\n');
   await assert.rejects(loadAuditPolicy(file), /rules\[0\]\.resources\.group: Invalid value: "\*": a lowercase RFC 1123 subdomain/);
 });
+
+test('a log write that fails is reported and dropped, never thrown; a directory that went is made again', async () => {
+  const { mkdirSync, readFileSync, rmSync } = await import('node:fs');
+  const path = await import('node:path');
+  const { tempDir } = await import('../helpers/server.ts');
+  const { AuditLog } = await import('../../src/server/audit.ts');
+  const dir = tempDir('plinth-audit-fail-');
+  const nested = path.join(dir, 'gone', 'audit.log');
+  const errors: string[] = [];
+  const log = new AuditLog({ path: nested, maxSizeMB: 0, maxBackups: 0, maxAgeDays: 0, onError: (m) => errors.push(m) });
+  log.write({ auditID: 'a', stage: 'ResponseComplete', verb: 'get', requestURI: '/x', user: { username: 'u' }, requestReceivedTimestamp: '2026-11-30T00:00:00.000000Z' });
+  log.flush();
+  rmSync(path.join(dir, 'gone'), { recursive: true });
+  log.write({ auditID: 'b' });
+  log.flush();
+  assert.match(readFileSync(nested, 'utf8'), /"auditID":"b"/);
+  // A path that cannot be written (a directory) reports the events instead of crashing.
+  const blocked = path.join(dir, 'blocked');
+  mkdirSync(blocked);
+  const broken = new AuditLog({ path: blocked, maxSizeMB: 0, maxBackups: 0, maxAgeDays: 0, onError: (m) => errors.push(m) });
+  broken.write({ auditID: 'c', stage: 'ResponseComplete', verb: 'create', requestURI: '/y', user: { username: 'alice' }, requestReceivedTimestamp: '2026-11-30T00:00:00.000000Z' });
+  assert.doesNotThrow(() => broken.flush());
+  assert.equal(errors.length, 1);
+  assert.match(errors[0]!, /^Error in audit plugin 'log' affecting 1 audit events: EISDIR.*\nImpacted events:\n2026-11-30T00:00:00Z AUDIT: id="c" stage="ResponseComplete"/);
+});
