@@ -2,6 +2,7 @@
 import { badRequest, type KubeObject } from '../api/index.ts';
 import { isObject } from '../api/json.ts';
 import { objectMetaDecodeError, objectMetaTimeError } from '../api/go-object-meta.ts';
+import { currentRequest } from '../api/request-context.ts';
 import { decodeBodyLoading, notAnObjectBody, type DecodeOptions } from '../encoding/decode.ts';
 
 const stringMetaFields = ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'];
@@ -69,5 +70,6 @@ export async function decodeObjectBody(contentType: string | undefined, body: Ui
   if (value.apiVersion !== undefined && typeof value.apiVersion !== 'string') throw badRequest('the body of the request could not be decoded: apiVersion must be a string');
   if (value.kind !== undefined && typeof value.kind !== 'string') throw badRequest('the body of the request could not be decoded: kind must be a string');
   value.metadata = meta;
+  currentRequest()?.auditRequestObject?.(value);
   return { object: value as KubeObject, duplicateFields };
 }

@@ -441,6 +441,11 @@ function decodeJsonBody(bytes: Uint8Array, contentType: string | undefined): unk
 export interface AuditHooks {
   /** Hands the request body over (levels Request and RequestResponse; a create's or update's at every level, for its name). */
   requestBody?(body: Uint8Array, contentType: string | undefined): void;
+  /**
+   * Hands an object body over once decoded, whatever its encoding (upstream's LogRequestObject):
+   * it names the object reference and, at the Request levels, is the event's request object.
+   */
+  requestObject?(object: Readonly<Record<string, unknown>>): void;
   /** Adds an annotation to the event. */
   annotate(key: string, value: string): void;
 }
@@ -517,13 +522,16 @@ export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRe
   const annotate = (key: string, value: string) => void (annotations[key] = value);
   const completesReference = objectRef !== undefined && (request.verb === 'create' || request.verb === 'update');
   if (decision.level === 'Metadata' && !completesReference) return { annotate };
+  const take = (decoded: unknown) => {
+    const meta = (decoded as { metadata?: unknown } | undefined)?.metadata;
+    if (completesReference && meta !== null && typeof meta === 'object') objectRef = reference(meta as Record<string, unknown>);
+    if (decision.level !== 'Metadata') requestObject = decoded;
+  };
   return {
     annotate,
-    requestBody(body, contentType) {
-      const decoded = decodeJsonBody(body, contentType);
-      const meta = (decoded as { metadata?: unknown } | undefined)?.metadata;
-      if (completesReference && meta !== null && typeof meta === 'object') objectRef = reference(meta as Record<string, unknown>);
-      if (decision.level !== 'Metadata') requestObject = decoded;
-    },
+    // The bytes serve bodies that are not objects (patches); an object body, decoded, replaces them.
+    requestBody: (body, contentType) => take(decodeJsonBody(body, contentType)),
+    // A copy: the request goes on to default and change the object it decoded.
+    requestObject: (object) => take(decision.level === 'Metadata' ? object : JSON.parse(JSON.stringify(object))),
   };
 }

@@ -542,6 +542,7 @@ export class ApiServer {
       ...(this.opts.allowPrivileged === false ? { allowPrivileged: false } : {}),
       ...(audit !== undefined ? { addAuditAnnotation: audit.annotate } : {}),
       ...(audit?.requestBody !== undefined ? { auditRequestBody: audit.requestBody } : {}),
+      ...(audit?.requestObject !== undefined ? { auditRequestObject: audit.requestObject } : {}),
     };
     await runInRequestContext(context, () => this.opts.handler.handle(req, res, info, query));
   }

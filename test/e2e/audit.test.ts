@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { AuditLog } from '../../src/server/audit.ts';
+import { encodeProtobufObject } from '../../src/encoding/protobuf/index.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 
@@ -230,4 +231,28 @@ test('--audit-log-format legacy writes upstream\'s one-line text; --audit-log-tr
   assert.equal(big.requestObject, undefined);
   assert.equal(big.responseObject, undefined);
   assert.equal(big.annotations?.['audit.k8s.io/truncated'], 'true');
+});
+
+test('a Protobuf body is audited as a JSON one: the request object decoded, the reference named from it', async (t) => {
+  const dir = tempDir('plinth-audit-protobuf-');
+  writeFileSync(path.join(dir, 'policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Request\n  resources: [{group: "", resources: ["secrets"]}]\n- level: Metadata\n');
+  const logPath = path.join(dir, 'audit.log');
+  const server = await startServer({ auditPolicyFile: path.join(dir, 'policy.yaml'), auditLogPath: logPath });
+  t.after(() => server.stop());
+  const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'token', namespace: 'default' }, data: { k: Buffer.from('v').toString('base64') } };
+  const created = await server.request('POST', '/api/v1/namespaces/default/secrets', { raw: Buffer.from(encodeProtobufObject(secret)), headers: { 'content-type': 'application/vnd.kubernetes.protobuf' } });
+  assert.equal(created.status, 201, created.text);
+  const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'default' }, data: { a: '1' } };
+  assert.equal((await server.request('POST', '/api/v1/namespaces/default/configmaps', { raw: Buffer.from(encodeProtobufObject(configMap)), headers: { 'content-type': 'application/vnd.kubernetes.protobuf' } })).status, 201);
+  const events = await eventually(() => {
+    const found = readFileSync(logPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as AuditEvent).filter((e) => e.verb === 'create');
+    assert.equal(found.length, 2);
+    return found;
+  });
+  const [secretEvent, configMapEvent] = [events.find((e) => e.objectRef?.resource === 'secrets')!, events.find((e) => e.objectRef?.resource === 'configmaps')!];
+  assert.equal(secretEvent.objectRef?.name, 'token');
+  assert.deepEqual(secretEvent.requestObject.data, { k: 'dg==' });
+  assert.equal(configMapEvent.level, 'Metadata');
+  assert.equal(configMapEvent.objectRef?.name, 'settings');
+  assert.equal(configMapEvent.requestObject, undefined);
 });
