@@ -13,7 +13,9 @@ export function watchFile(file: string, reload: () => Promise<void>, intervalMs 
       again = true;
       return;
     }
-    running = reload().finally(() => {
+    // The reloads report their own failures; one that throws still must not stop the server
+    // (an unhandled rejection would).
+    running = reload().catch(() => {}).finally(() => {
       running = undefined;
       if (again) {
         again = false;
