@@ -20,7 +20,7 @@ export interface RequestContext {
   addWarning(text: string): void;
   /** Adds an annotation to the request's audit event (a no-op when the request is not audited). */
   addAuditAnnotation?(key: string, value: string): void;
-  /** Told the request's body once read, when the request is audited at level Request or above (or it is a create or update). */
+  /** Told the request's body once read, when the request is audited at level Request or above. */
   auditRequestBody?(body: Uint8Array, contentType: string | undefined): void;
   /** Told an object body once decoded (JSON, YAML, Protobuf or CBOR), as upstream's LogRequestObject is, when the request is audited. */
   auditRequestObject?(object: Readonly<Record<string, unknown>>): void;

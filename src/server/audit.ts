@@ -439,7 +439,7 @@ function decodeJsonBody(bytes: Uint8Array, contentType: string | undefined): unk
  * request body (undefined when the level is None).
  */
 export interface AuditHooks {
-  /** Hands the request body over (levels Request and RequestResponse; a create's or update's at every level, for its name). */
+  /** Hands the request body over (levels Request and RequestResponse). */
   requestBody?(body: Uint8Array, contentType: string | undefined): void;
   /**
    * Hands an object body over once decoded, whatever its encoding (upstream's LogRequestObject):
@@ -527,11 +527,14 @@ export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRe
     if (completesReference && meta !== null && typeof meta === 'object') objectRef = reference(meta as Record<string, unknown>);
     if (decision.level !== 'Metadata') requestObject = decoded;
   };
+  // A copy: the request goes on to default and change the object it decoded.
+  const requestObjectHook = (object: Readonly<Record<string, unknown>>) => take(decision.level === 'Metadata' ? object : JSON.parse(JSON.stringify(object)));
+  // At Metadata only a create's or update's decoded object matters, for its name.
+  if (decision.level === 'Metadata') return { annotate, requestObject: requestObjectHook };
   return {
     annotate,
     // The bytes serve bodies that are not objects (patches); an object body, decoded, replaces them.
     requestBody: (body, contentType) => take(decodeJsonBody(body, contentType)),
-    // A copy: the request goes on to default and change the object it decoded.
-    requestObject: (object) => take(decision.level === 'Metadata' ? object : JSON.parse(JSON.stringify(object))),
+    requestObject: requestObjectHook,
   };
 }
