@@ -86,6 +86,24 @@ export function isDNS1123Label(value: string): string[] {
   return errs;
 }
 
+/**
+ * Go's IsFullyQualifiedDomainName (a trailing dot allowed, at least two labels): undefined,
+ * `required` for an empty name, or the bad value (the name, or its first bad label) and detail.
+ */
+export function fullyQualifiedDomainNameError(name: string): 'required' | { value: string; detail: string } | undefined {
+  if (name === '') return 'required';
+  const trimmed = name.endsWith('.') ? name.slice(0, -1) : name;
+  const errs = isDNS1123Subdomain(trimmed);
+  if (errs.length > 0) return { value: trimmed, detail: errs.join(',') };
+  const labels = trimmed.split('.');
+  if (labels.length < 2) return { value: trimmed, detail: 'should be a domain with at least two segments separated by dots' };
+  for (const label of labels) {
+    const labelErrs = isDNS1123Label(label);
+    if (labelErrs.length > 0) return { value: label, detail: labelErrs.join(',') };
+  }
+  return undefined;
+}
+
 const dns1035LabelFmt = '[a-z]([-a-z0-9]*[a-z0-9])?';
 const dns1035LabelRegexp = new RegExp(`^${dns1035LabelFmt}$`);
 const dns1035LabelErrMsg =

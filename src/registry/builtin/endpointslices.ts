@@ -5,6 +5,7 @@
 
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
+import { fullyQualifiedDomainNameError } from '../../api/labels.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { duplicate, fieldImmutable, index, invalid, notSupported, required, tooMany } from '../validation/field.ts';
@@ -25,17 +26,9 @@ const maxZoneHints = 8;
 
 /** IsFullyQualifiedDomainName: a DNS subdomain of at least two labels, a trailing dot allowed. */
 function validateFQDN(name: string, path: string): StatusCause[] {
-  if (name === '') return [required(path)];
-  const trimmed = name.endsWith('.') ? name.slice(0, -1) : name;
-  const errs = isDNS1123Subdomain(trimmed);
-  if (errs.length > 0) return [invalid(path, trimmed, errs.join(','))];
-  const labels = trimmed.split('.');
-  if (labels.length < 2) return [invalid(path, trimmed, 'should be a domain with at least two segments separated by dots')];
-  for (const label of labels) {
-    const labelErrs = isDNS1123Label(label);
-    if (labelErrs.length > 0) return [invalid(path, label, labelErrs.join(','))];
-  }
-  return [];
+  const error = fullyQualifiedDomainNameError(name);
+  if (error === undefined) return [];
+  return [error === 'required' ? required(path) : invalid(path, error.value, error.detail)];
 }
 
 function validateAddress(address: unknown, addressType: string, path: string, allowSpecial: boolean): StatusCause[] {
