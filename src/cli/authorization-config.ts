@@ -13,7 +13,7 @@ import { isDNS1123Subdomain } from '../api/labels.ts';
 import type { StatusCause } from '../api/types.ts';
 import { cel, loadCel } from '../cel/lazy.ts';
 import { DecodeError, decodeConfiguration, fieldErrorsText, type Structs } from './config-decoding.ts';
-import type { Config } from './config.ts';
+import { goDuration, type Config } from './config.ts';
 
 /** ABAC only from the `--authorization-mode` flag: upstream's file does not take it. */
 export type AuthorizerType = 'AlwaysAllow' | 'AlwaysDeny' | 'ABAC' | 'Node' | 'RBAC' | 'Webhook';
@@ -79,16 +79,6 @@ interface AuthorizerConfig { type: string; name: string; webhook?: WebhookConfig
 
 /** kube-apiserver's known types (ABAC is one, but Plinth has no ABAC authorizer). */
 const knownTypes = ['AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC', 'Webhook'];
-
-/** A duration as Go's time.Duration String() prints it (`30s`, `1m0s`, `1h30m0s`, `500ms`). */
-function goDuration(ms: number): string {
-  if (ms === 0) return '0s';
-  if (ms < 1000) return `${ms}ms`;
-  const h = Math.floor(ms / 3_600_000);
-  const m = Math.floor((ms % 3_600_000) / 60_000);
-  const s = (ms % 60_000) / 1000;
-  return `${h > 0 ? `${h}h` : ''}${h > 0 || m > 0 ? `${m}m` : ''}${s}s`;
-}
 
 /** Upstream's ValidateWebhookConfiguration (its paths are the authorizer's, not `.webhook`'s), with match conditions compiled. */
 function validateWebhook(w: WebhookConfig, at: string, causes: StatusCause[]): WebhookSettings | undefined {

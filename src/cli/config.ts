@@ -673,6 +673,17 @@ export function parseDuration(text: string): number {
   return total;
 }
 
+/** A duration in milliseconds as Go's time.Duration String() prints it (`30s`, `1m0s`, `1h30m0s`, `500ms`, `-3s`). */
+export function goDuration(ms: number): string {
+  if (ms < 0) return `-${goDuration(-ms)}`;
+  if (ms === 0) return '0s';
+  if (ms < 1000) return `${ms}ms`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = (ms % 60_000) / 1000;
+  return `${h > 0 ? `${h}h` : ''}${h > 0 || m > 0 ? `${m}m` : ''}${s}s`;
+}
+
 /** A byte count: an integer, with an optional binary suffix as Kubernetes quantities write them ("256Mi", "1Gi"). */
 function parseBytes(flag: string, text: string): number {
   const match = /^(\d+)(Ki|Mi|Gi)?$/.exec(text);
