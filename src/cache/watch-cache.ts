@@ -159,8 +159,10 @@ export class WatchCache {
   /** Current objects by key, and the same in key order. */
   #objects = new Map<string, CachedObject>();
   #sorted = new SortedEntries<CachedObject>();
-  /** Keys whose current value cannot be decoded, with the error that says so. */
-  #corrupt = new Map<string, Error>();
+  /** Keys whose current value cannot be decoded, with the error that says so and the value's revision. */
+  #corrupt = new Map<string, { error: Error; modRevision: number }>();
+  /** A read of the corrupt keys again (retryCorrupt), while one runs. */
+  #retrying: Promise<void> | undefined;
   readonly #history = new EventHistory(0);
   readonly #overlays = new SnapshotOverlays();
   #revision = 0;
@@ -362,7 +364,43 @@ export class WatchCache {
 
   /** The error of a key whose current value cannot be decoded (get answers undefined for it). */
   corruptError(key: string): Error | undefined {
-    return this.#corrupt.get(key);
+    return this.#corrupt.get(key)?.error;
+  }
+
+  /**
+   * Reads the corrupt keys again from the backend, once at a time. A value that now reads
+   * at the revision it was corrupt at (its key management service back, its key added by a
+   * configuration reload) takes the corrupt entry's place: the state at that revision is the
+   * same, now readable, so gets and lists answer it; watchers are not told anything (those
+   * that would have seen it ended with its error and list again). Without corrupt keys, nothing.
+   */
+  retryCorrupt(): Promise<void> {
+    if (this.#corrupt.size === 0) return Promise.resolve();
+    this.#retrying ??= this.#readCorruptAgain().finally(() => {
+      this.#retrying = undefined;
+    });
+    return this.#retrying;
+  }
+
+  async #readCorruptAgain(): Promise<void> {
+    const epoch = this.#epoch;
+    for (const [key, entry] of [...this.#corrupt]) {
+      const kv = await this.#backend.get(key).catch(() => undefined);
+      // Changed meanwhile (a later write's event, a re-list): that answer stands.
+      if (kv === undefined || epoch !== this.#epoch || this.#corrupt.get(key) !== entry || kv.modRevision !== entry.modRevision) continue;
+      let object: KubeObject;
+      try {
+        object = this.#decode(kv);
+      } catch (err) {
+        // Still unreadable: its error as it is now.
+        this.#corrupt.set(key, { error: err instanceof Error ? err : new Error(String(err)), modRevision: entry.modRevision });
+        continue;
+      }
+      this.#corrupt.delete(key);
+      const state = this.#cached(key, object, kv.modRevision, kv);
+      this.#objects.set(key, state);
+      this.#sorted.set(state);
+    }
   }
 
   /** Corrupt keys under `prefix` after `startAfter` and up to `through` (inclusive) when given, in key order. */
@@ -370,7 +408,7 @@ export class WatchCache {
     if (this.#corrupt.size === 0) return [];
     const { after, inclusive } = keyRange(prefix, startAfter);
     const keys = [...this.#corrupt.keys()].filter((key) => key.startsWith(prefix) && (inclusive ? key >= after : key > after) && (through === undefined || key <= through));
-    return keys.sort().map((key) => this.#corrupt.get(key)!);
+    return keys.sort().map((key) => this.#corrupt.get(key)!.error);
   }
 
   /**
@@ -523,7 +561,7 @@ export class WatchCache {
     this.#backendWatch?.close();
     this.#backendWatch = undefined;
     const items: CachedObject[] = [];
-    const corrupt = new Map<string, Error>();
+    const corrupt = new Map<string, { error: Error; modRevision: number }>();
     let revision: number | undefined;
     let startAfter: string | undefined;
     const stale = () => epoch !== this.#epoch || this.#closed;
@@ -535,7 +573,7 @@ export class WatchCache {
       for (let i = 0; i < page.items.length; i++) {
         const kv = page.items[i]!;
         const object = this.#decodeOrLog(kv);
-        if (object instanceof Error) corrupt.set(kv.key, object);
+        if (object instanceof Error) corrupt.set(kv.key, { error: object, modRevision: kv.modRevision });
         else items.push(this.#cached(kv.key, object, kv.modRevision, kv));
         if (slice.due(i)) {
           await slice.next();
@@ -789,7 +827,7 @@ export class WatchCache {
    * ERROR event, as upstream's storage watch), also those that replay it from the history.
    */
   #applyCorrupt(key: string, prev: CachedObject | undefined, error: Error, revision: number): void {
-    this.#corrupt.set(key, error);
+    this.#corrupt.set(key, { error, modRevision: revision });
     if (prev !== undefined) {
       this.#objects.delete(key);
       this.#sorted.delete(key);

@@ -96,7 +96,12 @@ export class ReadPath {
     if (this.cache !== undefined && this.cache.ready && !this.consistentFromStorage(consistency)) {
       const waiting = this.catchUp(this.cache, consistency);
       if (waiting !== undefined) await waiting;
-      const cached = this.cache.get(key);
+      let cached = this.cache.get(key);
+      if (cached === undefined && this.cache.corruptError(key) !== undefined) {
+        // A value that could not be read may read now (a key service back): asked again first.
+        await this.cache.retryCorrupt();
+        cached = this.cache.get(key);
+      }
       if (cached === undefined) throw this.cache.corruptError(key) ?? notFound(groupResource, name);
       return cached;
     }
@@ -228,13 +233,19 @@ export class ReadPath {
     if (this.cache !== undefined && this.cache.ready && !fromStorage) {
       const waiting = this.catchUp(this.cache, consistency);
       if (waiting !== undefined) await waiting;
-      const page = this.cache.list({
+      const listCache = () => this.cache!.list({
         prefix,
         revision: consistency.kind === 'exact' ? consistency.revision : undefined,
         startAfter,
         limit: limit === 0 ? undefined : limit,
         predicate,
       });
+      let page = listCache();
+      if (page?.corrupt !== undefined) {
+        // As a get: values that could not be read are asked again, then the page taken again.
+        await this.cache.retryCorrupt();
+        page = listCache();
+      }
       if (page?.corrupt !== undefined) throw corruptListError(this.groupResource, page.corrupt);
       if (page !== undefined) {
         const last = page.items[page.items.length - 1];

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isStatusError, type KubeObject, type StatusError } from '../../src/api/index.ts';
 import type { CacheEvent, CacheWatcher } from '../../src/cache/index.ts';
-import { MemoryBackend, SqliteBackend } from '../../src/storage/index.ts';
+import { EncryptingBackend, MemoryBackend, SqliteBackend, type KeyValue } from '../../src/storage/index.ts';
 import { encodeForStorage, isEncodedHere, offerWritten, offerWrittenView, storedJsonWithResourceVersion, writtenObject, writtenView } from '../../src/registry/codec.ts';
 import { metadataViewJson, metadataViewOf } from '../../src/cache/metadata-view.ts';
 import type { CachedState } from '../../src/cache/states.ts';
@@ -611,6 +611,43 @@ describe('following the backend', () => {
     const f = await startCache(t, {}, backend);
     assert.deepEqual(names(f.cache.list({ prefix: PREFIX })!.items), ['ns/good']);
     assert.ok(f.cache.corruptError(key('ns', 'bad')) !== undefined);
+  });
+
+  test('corrupt values are read again on request: one that reads now (its key service back) takes its place, one still unreadable stays corrupt', async (t) => {
+    let readable = false;
+    const transformer = {
+      toStorage: (data: Uint8Array) => data,
+      fromStorage(data: Uint8Array) {
+        if (!readable) throw new Error('key service down');
+        return data;
+      },
+    };
+    const inner = new MemoryBackend();
+    const loaded = await inner.create(key('ns', 'loaded'), configMap('ns', 'loaded'));
+    await inner.create(key('ns', 'garbage'), new TextEncoder().encode('nope'));
+    // As the registry's codec: a value the backend could not read is an error to decode.
+    const decode = (kv: KeyValue) => {
+      if (kv.transformError !== undefined) throw new Error(kv.transformError);
+      return decodeConfigMap(kv);
+    };
+    const f = await startCache(t, { decode }, new EncryptingBackend(inner, () => transformer));
+    const watched = await f.put('ns', 'watched');
+    await f.cache.waitUntilFresh();
+    assert.match(f.cache.corruptError(key('ns', 'loaded'))!.message, /key service down/, 'corrupt from the load');
+    assert.match(f.cache.corruptError(key('ns', 'watched'))!.message, /key service down/, 'corrupt from its event');
+    await f.cache.retryCorrupt();
+    assert.equal(f.cache.list({ prefix: PREFIX })!.corrupt?.length, 3, 'still down: all three stay');
+    readable = true;
+    await f.cache.retryCorrupt();
+    assert.equal(f.cache.get(key('ns', 'loaded'))?.revision, loaded, 'readable now, at the revision it was corrupt at');
+    assert.equal(f.cache.get(key('ns', 'watched'))?.revision, watched);
+    assert.deepEqual(names(f.cache.list({ prefix: PREFIX })!.items), ['ns/loaded', 'ns/watched']);
+    assert.match(f.cache.corruptError(key('ns', 'garbage'))!.message, /JSON/, 'a value that does not decode stays corrupt');
+    assert.equal(f.cache.list({ prefix: PREFIX })!.corrupt?.length, 1);
+    // What the cache follows afterwards is as usual.
+    const next = await f.put('ns', 'loaded', { v: '2' });
+    await f.cache.waitUntilFresh();
+    assert.equal(f.cache.get(key('ns', 'loaded'))?.revision, next);
   });
 });
 
