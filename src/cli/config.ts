@@ -784,7 +784,7 @@ Flags (kube-apiserver's names where one exists):
   --event-ttl dur                    how long Events are kept after their last write, in whole seconds (default 1h0m0s)
   --kubeconfig string                where to write the kubeconfig (default "<data-dir>/kubeconfig")
   --encryption-provider-config file  EncryptionConfiguration (apiserver.config.k8s.io/v1): encryption at rest with
-                                     aescbc, aesgcm, secretbox or identity providers
+                                     aescbc, aesgcm, secretbox, kms (v2) or identity providers
   --encryption-provider-config-automatic-reload
                                      follow that file as it changes (default false)
   --controllers strings              Plinth's own controllers, in kube-controller-manager's syntax: '*' all,

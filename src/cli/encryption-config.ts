@@ -4,17 +4,27 @@ import { readFile } from 'node:fs/promises';
 import { goJson } from '../api/field-errors.ts';
 import { isObject } from '../api/json.ts';
 import { loadYaml } from '../api/yaml.ts';
+import { KmsV2Provider, type KmsService } from '../storage/kms-v2.ts';
 import {
   identityTransformer, prefixTransformers, providerPrefix, providerTransformer, type PrefixedTransformer, type ProviderKind, type ValueTransformer,
 } from '../storage/value-transformers.ts';
-import { UsageError } from './config.ts';
+import { goDuration, parseDuration, UsageError } from './config.ts';
 
 interface KeyConfig { name?: unknown; secret?: unknown }
-interface ProviderConfig { aescbc?: { keys?: KeyConfig[] }; aesgcm?: { keys?: KeyConfig[] }; secretbox?: { keys?: KeyConfig[] }; identity?: object; kms?: object }
+interface KmsConfig { apiVersion?: unknown; name?: unknown; cachesize?: unknown; endpoint?: unknown; timeout?: unknown }
+interface ProviderConfig { aescbc?: { keys?: KeyConfig[] }; aesgcm?: { keys?: KeyConfig[] }; secretbox?: { keys?: KeyConfig[] }; identity?: object; kms?: KmsConfig }
 interface ResourceConfig { resources?: unknown[]; providers?: ProviderConfig[] }
 
+/** A KMS provider after v1's defaults (apiVersion v1, a 3 s timeout, v1's cache of 1000), its timeout in milliseconds. */
+interface KmsSettings { apiVersion: string; name: string; cachesize: number | undefined; endpoint: string; timeoutMs: number }
+
+export type ProviderSettings =
+  | { kind: Exclude<ProviderKind, 'identity'>; keys: Array<{ name: string; secret: Uint8Array }> }
+  | { kind: 'identity' }
+  | ({ kind: 'kms' } & KmsSettings);
+
 export interface EncryptionConfiguration {
-  resources: Array<{ resources: string[]; providers: Array<{ kind: ProviderKind; keys: Array<{ name: string; secret: Uint8Array }> }> }>;
+  resources: Array<{ resources: string[]; providers: ProviderSettings[] }>;
 }
 
 export interface GroupResource { group: string; resource: string }
@@ -36,25 +46,73 @@ function fieldError(field: string, type: 'Required value' | 'Invalid value', det
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
+/** A metav1.Duration as Go decodes it (a sign allowed), in milliseconds; throws Go's decoding error. */
+function decodeDuration(value: unknown): number {
+  const given = typeof value === 'string' ? value : '';
+  const sign = given.startsWith('-') ? -1 : 1;
+  try {
+    return sign * parseDuration(given.replace(/^[-+]/, ''));
+  } catch {
+    throw new Error(`time: invalid duration ${JSON.stringify(given)}`);
+  }
+}
+
+/** A KMS provider's settings after v1's defaults, as upstream's internal type holds them. */
+function kmsSettings(kms: KmsConfig): KmsSettings {
+  const apiVersion = text(kms.apiVersion) || 'v1';
+  const cachesize = typeof kms.cachesize === 'number' ? kms.cachesize : (apiVersion === 'v1' ? 1000 : undefined);
+  return { apiVersion, name: text(kms.name), cachesize, endpoint: text(kms.endpoint), timeoutMs: kms.timeout == null ? 3000 : decodeDuration(kms.timeout) };
+}
+
 /**
  * A provider as the bad value upstream prints: the internal apiserver.ProviderConfiguration
  * json.Marshal'd after v1's defaults, Go field names and secrets as they are (Key's
- * redacting String method does not apply to JSON). A KMS timeout is shown as given, not
- * normalised as metav1.Duration would.
+ * redacting String method does not apply to JSON).
  */
 function goProvider(provider: ProviderConfig | null | undefined): string {
   const p: Record<string, unknown> = isObject(provider) ? provider : {};
   const keys = (c: unknown) => (isObject(c)
     ? { Keys: Array.isArray(c.keys) ? c.keys.map((k) => ({ Name: text(isObject(k) ? k.name : ''), Secret: text(isObject(k) ? k.secret : '') })) : null }
     : null);
-  const kms = isObject(p.kms) ? p.kms : undefined;
-  const apiVersion = text(kms?.apiVersion) || 'v1';
+  const kms = isObject(p.kms) ? kmsSettings(p.kms) : undefined;
   return goJson({
     AESGCM: keys(p.aesgcm), AESCBC: keys(p.aescbc), Secretbox: keys(p.secretbox), Identity: p.identity != null ? {} : null,
     KMS: kms === undefined ? null : {
-      APIVersion: apiVersion, Name: text(kms.name), CacheSize: kms.cachesize ?? (apiVersion === 'v1' ? 1000 : null), Endpoint: text(kms.endpoint), Timeout: kms.timeout ?? '3s',
+      APIVersion: kms.apiVersion, Name: kms.name, CacheSize: kms.cachesize ?? null, Endpoint: kms.endpoint, Timeout: goDuration(kms.timeoutMs),
     },
   }).text;
+}
+
+/** The scheme of an endpoint as Go's url.Parse reads it (lower case; none without one). */
+function urlScheme(endpoint: string): string | { error: string } {
+  if (endpoint.startsWith(':')) return { error: `parse ${JSON.stringify(endpoint)}: missing protocol scheme` };
+  const match = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(endpoint);
+  return match === null ? '' : match[1]!.toLowerCase();
+}
+
+/** Upstream's validateKMSConfiguration: name, timeout, endpoint, cache size, version, in that order. */
+function validateKms(kms: KmsSettings, at: string, names: Set<string>, reload: boolean, errors: string[]): void {
+  if (kms.name === '') errors.push(fieldError(`${at}.name`, 'Required value', 'name is a mandatory field for a provider'));
+  if (kms.apiVersion !== 'v1' && kms.name.includes(':')) {
+    errors.push(fieldError(`${at}.name`, 'Invalid value', `invalid KMS provider name ${kms.name}, must not contain ':'`, JSON.stringify(kms.name)));
+  }
+  if ((reload || kms.apiVersion !== 'v1') && names.has(kms.name)) {
+    errors.push(fieldError(`${at}.name`, 'Invalid value', `duplicate KMS provider name ${kms.name}, names must be unique`, JSON.stringify(kms.name)));
+  }
+  names.add(kms.name);
+  if (kms.timeoutMs <= 0) errors.push(fieldError(`${at}.timeout`, 'Invalid value', 'timeout should be a positive value', JSON.stringify(goDuration(kms.timeoutMs))));
+  if (kms.endpoint === '') errors.push(fieldError(`${at}.endpoint`, 'Invalid value', 'endpoint is a mandatory field for a kms', '""'));
+  else {
+    const scheme = urlScheme(kms.endpoint);
+    if (typeof scheme !== 'string') errors.push(fieldError(`${at}.endpoint`, 'Invalid value', `invalid endpoint for kms provider, error: ${scheme.error}`, JSON.stringify(kms.endpoint)));
+    else if (scheme !== 'unix') errors.push(fieldError(`${at}.endpoint`, 'Invalid value', `unsupported scheme ${JSON.stringify(scheme)} for KMS provider, only unix is supported`, JSON.stringify(kms.endpoint)));
+  }
+  if (kms.apiVersion !== 'v1' && kms.cachesize !== undefined) errors.push(fieldError(`${at}.cachesize`, 'Invalid value', 'cachesize is not supported in v2', String(kms.cachesize)));
+  if (kms.apiVersion === 'v1' && kms.cachesize === 0) errors.push(fieldError(`${at}.cachesize`, 'Invalid value', 'cachesize should be a positive value, or negative to disable', '0'));
+  // Upstream's message names the field, not the value given.
+  if (kms.apiVersion !== 'v1' && kms.apiVersion !== 'v2') {
+    errors.push(fieldError(`${at}.apiVersion`, 'Invalid value', 'unsupported apiVersion apiVersion for KMS provider, only v1 and v2 are supported', JSON.stringify(kms.apiVersion)));
+  }
 }
 
 function validateKeys(keys: KeyConfig[] | undefined, path: string, sizes: number[], errors: string[]): void {
@@ -117,10 +175,14 @@ function validateResourceOverlap(resources: string[], path: string, errors: stri
   }
 }
 
-/** Upstream's ValidateEncryptionConfiguration, its messages in its order (KMS is not offered). */
-export function validateEncryptionConfiguration(config: { resources?: ResourceConfig[] }): string[] {
+/**
+ * Upstream's ValidateEncryptionConfiguration, its messages in its order. KMS provider names
+ * are unique among v2 providers, and among all of them when the file is followed (`reload`).
+ */
+export function validateEncryptionConfiguration(config: { resources?: ResourceConfig[] }, reload = false): string[] {
   const errors: string[] = [];
   if (!Array.isArray(config.resources) || config.resources.length === 0) return [fieldError('resources', 'Required value', 'at least one resources is required')];
+  const kmsNames = new Set<string>();
   config.resources.forEach((entry, i) => {
     const r = `resources[${i}].resources`;
     const p = `resources[${i}].providers`;
@@ -142,7 +204,7 @@ export function validateEncryptionConfiguration(config: { resources?: ResourceCo
         return;
       }
       const kind = present[0] as 'kms' | ProviderKind;
-      if (kind === 'kms') errors.push(fieldError(`${at}.kms`, 'Invalid value', 'KMS providers are not supported by Plinth', '{}'));
+      if (kind === 'kms') validateKms(kmsSettings(provider.kms!), `${at}.kms`, kmsNames, reload, errors);
       else if (kind !== 'identity') validateKeys(provider[kind]?.keys, `${at}.${kind}.keys`, kind === 'secretbox' ? secretboxKeySizes : aesKeySizes, errors);
     });
   });
@@ -150,7 +212,7 @@ export function validateEncryptionConfiguration(config: { resources?: ResourceCo
 }
 
 /** Reads and validates the file, failing with kube-apiserver's wording. */
-export async function loadEncryptionConfig(file: string): Promise<EncryptionConfiguration> {
+export async function loadEncryptionConfig(file: string, reload = false): Promise<EncryptionConfiguration> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -168,28 +230,99 @@ export async function loadEncryptionConfig(file: string): Promise<EncryptionConf
   if (obj.kind !== 'EncryptionConfiguration' || obj.apiVersion !== 'apiserver.config.k8s.io/v1') {
     throw new UsageError(`error decoding encryption provider configuration file ${JSON.stringify(file)}: expected kind EncryptionConfiguration in apiVersion apiserver.config.k8s.io/v1, got kind ${JSON.stringify(obj.kind)} in apiVersion ${JSON.stringify(obj.apiVersion)}`);
   }
-  const errors = [...new Set(validateEncryptionConfiguration(obj))];
+  // A KMS timeout is a metav1.Duration: one Go cannot parse fails the decoding.
+  for (const entry of Array.isArray(obj.resources) ? obj.resources : []) {
+    for (const provider of Array.isArray(entry?.providers) ? entry.providers : []) {
+      const timeout = isObject(provider) && isObject(provider.kms) ? provider.kms.timeout : undefined;
+      if (timeout == null) continue;
+      try {
+        if (typeof timeout !== 'string') throw new Error(`json: cannot unmarshal ${typeof timeout === 'number' ? 'number' : 'object'} into Go value of type string`);
+        decodeDuration(timeout);
+      } catch (err) {
+        throw new UsageError(`error decoding encryption provider configuration file ${JSON.stringify(file)}: ${(err as Error).message}`);
+      }
+    }
+  }
+  const errors = [...new Set(validateEncryptionConfiguration(obj, reload))];
   if (errors.length > 0) throw new UsageError(`error while parsing file: ${errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`}`);
   return {
     resources: obj.resources!.map((entry) => ({
       resources: entry.resources!.map(String),
-      providers: entry.providers!.map((provider) => {
+      providers: entry.providers!.map((provider): ProviderSettings => {
+        if (provider.kms != null) return { kind: 'kms', ...kmsSettings(provider.kms) };
         const kind = providerKinds.find((k) => provider[k] != null)!;
-        const keys = kind === 'identity' ? [] : (provider[kind]!.keys ?? []).map((k) => ({ name: String(k.name), secret: new Uint8Array(Buffer.from(String(k.secret), 'base64')) }));
-        return { kind, keys };
+        if (kind === 'identity') return { kind };
+        return { kind, keys: (provider[kind]!.keys ?? []).map((k) => ({ name: String(k.name), secret: new Uint8Array(Buffer.from(String(k.secret), 'base64')) })) };
       }),
     })),
   };
 }
 
-/** The transformer of each configured group/resource: every key of every provider, in order; the first writes. */
-export function resourceTransformers(config: EncryptionConfiguration): (gr: GroupResource) => ValueTransformer {
+/** How a KMS provider's plugin is reached: its endpoint and call timeout. */
+export type KmsServiceFactory = (endpoint: string, timeoutMs: number) => Promise<KmsService>;
+
+/** The configuration's KMS providers, started: their health, and their plugins' connections to close. */
+export interface KmsProviders {
+  /** By name (v2 names are unique). */
+  byName: Map<string, KmsV2Provider>;
+  /** Upstream's `kms-providers` check: every provider's, failures named `kms-provider-<i>`. */
+  check(): Promise<void>;
+  /** How long a replaced configuration's providers stay for the calls in flight (twice their timeouts). */
+  closeGraceMs: number;
+  close(): void;
+}
+
+/**
+ * Connects and primes each KMS provider (a plugin that does not answer yet is polled in the
+ * background, as upstream's). v1 providers are refused as upstream refuses them while the
+ * deprecated KMSv1 gate is off, which Plinth does not offer.
+ */
+export async function startKmsProviders(config: EncryptionConfiguration, connect: KmsServiceFactory, log: (message: string) => void): Promise<KmsProviders> {
+  const settings = config.resources.flatMap((entry) => entry.providers).filter((p): p is Extract<ProviderSettings, { kind: 'kms' }> => p.kind === 'kms');
+  const started: KmsV2Provider[] = [];
+  const close = () => started.forEach((provider) => provider.close());
+  try {
+    for (const kms of settings) {
+      if (kms.apiVersion === 'v1') {
+        throw new UsageError('error while building transformers: KMSv1 is deprecated and will only receive security updates going forward. Use KMSv2 instead.  Set --feature-gates=KMSv1=true to use the deprecated KMSv1 feature.');
+      }
+      const provider = new KmsV2Provider({ name: kms.name, service: await connect(kms.endpoint, kms.timeoutMs), log });
+      started.push(provider);
+      await provider.start();
+    }
+  } catch (err) {
+    close();
+    throw err;
+  }
+  return {
+    byName: new Map(started.map((provider) => [provider.name, provider])),
+    async check() {
+      const errors: string[] = [];
+      for (const [i, provider] of started.entries()) {
+        await provider.check().catch((err: unknown) => errors.push(`kms-provider-${i}: ${(err as Error).message}`));
+      }
+      if (errors.length > 0) throw new Error(errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`);
+    },
+    closeGraceMs: 2 * settings.reduce((sum, kms) => sum + kms.timeoutMs, 0),
+    close,
+  };
+}
+
+/**
+ * The transformer of each configured group/resource: every key of every provider, in order;
+ * the first writes. KMS providers are the started ones of the same configuration.
+ */
+export function resourceTransformers(config: EncryptionConfiguration, kms?: KmsProviders): (gr: GroupResource) => ValueTransformer {
   const byResource = new Map<string, ValueTransformer>();
   for (const entry of config.resources) {
     const chain: PrefixedTransformer[] = [];
     for (const provider of entry.providers) {
       if (provider.kind === 'identity') chain.push({ prefix: providerPrefix('identity', ''), transformer: identityTransformer });
-      else for (const key of provider.keys) chain.push({ prefix: providerPrefix(provider.kind, key.name), transformer: providerTransformer(provider.kind, key.secret) });
+      else if (provider.kind === 'kms') {
+        const started = kms?.byName.get(provider.name);
+        if (started === undefined) throw new Error(`KMS provider ${provider.name} was not started`);
+        chain.push({ prefix: Buffer.from(`k8s:enc:kms:v2:${provider.name}:`), transformer: started.transformer });
+      } else for (const key of provider.keys) chain.push({ prefix: providerPrefix(provider.kind, key.name), transformer: providerTransformer(provider.kind, key.secret) });
     }
     const transformer = prefixTransformers(chain);
     for (const res of entry.resources) {

@@ -19,6 +19,7 @@ import { currentRequest } from '../api/request-context.ts';
 import { reviewedUser, type AuthenticationApi } from '../endpoints/handlers/authentication.ts';
 import { CrdController } from '../controllers/crd.ts';
 import { ApiHandler } from '../endpoints/api-handler.ts';
+import type { HealthCheck } from '../endpoints/health.ts';
 import type { ApiMetrics } from '../server/metrics.ts';
 import { AuditLog, auditSinks, loadAuditPolicy, truncatingSink, type AuditSink, type AuditTruncation } from '../server/audit.ts';
 import { AuditWebhookSink } from '../server/audit-webhook.ts';
@@ -50,8 +51,8 @@ import { readServingFiles } from '../server/serving-files.ts';
 import { followServingFiles } from './serving-certificate.ts';
 import { followClientCas, readCaBundle } from './client-ca.ts';
 import { watchFile } from './watch-file.ts';
-import { compactorFor, EncryptingBackend, openBackend, withTimeToLive } from '../storage/index.ts';
-import { keyResourceResolver, loadEncryptionConfig, resourceTransformers } from './encryption-config.ts';
+import { compactorFor, EncryptingBackend, grpcKmsService, openBackend, withTimeToLive } from '../storage/index.ts';
+import { keyResourceResolver, loadEncryptionConfig, resourceTransformers, startKmsProviders, type KmsProviders } from './encryption-config.ts';
 import { ensureSystemPriorityClasses } from '../registry/builtin/priorityclasses.ts';
 import { admissionPlugins } from './admission-plugins.ts';
 import { controllersLease, electedControllers, LeaderControllers } from './leader-controllers.ts';
@@ -450,6 +451,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       { name: 'ping', check: () => {} },
       { name: 'log', check: () => {} },
       { name: 'etcd', check: () => withDeadline(backend.currentRevision(), config.etcdHealthcheckTimeoutMs, 'the storage did not answer') },
+      // Upstream adds its encryption providers' check to /healthz, /livez and /readyz alike.
+      ...(encryption.healthCheck === undefined ? [] : [encryption.healthCheck]),
     ],
     readyChecks: [
       // Upstream's readiness check of its storage, apart from the health check, with its own timeout.
@@ -606,15 +609,32 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   };
 }
 
-/** The backend behind --encryption-provider-config's transformers, when the flag is given. */
-async function withEncryption(config: Config, types: ResourceType[], backend: Backend, metrics: ApiMetrics, log: (message: string) => void): Promise<{ backend: Backend; close(): void }> {
+/**
+ * The backend behind --encryption-provider-config's transformers, when the flag is given,
+ * and upstream's `kms-providers` health check: present with KMS providers or a followed file
+ * (a no-op without KMS providers then), as upstream adds it.
+ */
+async function withEncryption(
+  config: Config, types: ResourceType[], backend: Backend, metrics: ApiMetrics, log: (message: string) => void,
+): Promise<{ backend: Backend; healthCheck?: HealthCheck; close(): void }> {
   const file = config.encryptionProviderConfig;
   if (file === undefined) return { backend, close() {} };
-  let forResource: ReturnType<typeof resourceTransformers>;
+  const reload = config.encryptionProviderConfigAutomaticReload === true;
+  const open = async () => {
+    const loaded = await loadEncryptionConfig(file, reload);
+    const kms = await startKmsProviders(loaded, grpcKmsService, log);
+    try {
+      return { forResource: resourceTransformers(loaded, kms), kms };
+    } catch (err) {
+      kms.close();
+      throw err;
+    }
+  };
+  let current: Awaited<ReturnType<typeof open>>;
   let transformerFor;
   let last: string;
   try {
-    forResource = resourceTransformers(await loadEncryptionConfig(file));
+    current = await open();
     last = await readFile(file, 'utf8');
     metrics.encryptionConfig(last);
     const resourceOf = keyResourceResolver([...types, customResourceDefinitionsType()].map((type) => {
@@ -623,29 +643,52 @@ async function withEncryption(config: Config, types: ResourceType[], backend: Ba
     }));
     transformerFor = (key: string) => {
       const gr = resourceOf(key);
-      return gr === undefined ? undefined : forResource(gr);
+      return gr === undefined ? undefined : current.forResource(gr);
     };
   } catch (err) {
     await backend.close();
     throw err;
   }
+  const retired = new Map<NodeJS.Timeout, KmsProviders>();
   // --encryption-provider-config-automatic-reload: a changed file that loads replaces the
   // providers for the next write and read; one that does not is logged and the providers stay.
-  const following = !config.encryptionProviderConfigAutomaticReload ? undefined : watchFile(file, async () => {
+  // The replaced KMS providers are closed once the calls in flight are done.
+  const following = !reload ? undefined : watchFile(file, async () => {
     const text = await readFile(file, 'utf8').catch(() => undefined);
     if (text === undefined || text === last) return;
+    let next: typeof current;
     try {
-      forResource = resourceTransformers(await loadEncryptionConfig(file));
+      next = await open();
     } catch (err) {
       metrics.encryptionConfig(text, 'failure');
       log(`failed to load the encryption configuration, the providers in use stay: ${(err as Error).message}`);
       return;
     }
+    const previous = current.kms;
+    current = next;
+    const timer = setTimeout(() => {
+      retired.delete(timer);
+      previous.close();
+    }, previous.closeGraceMs);
+    timer.unref();
+    retired.set(timer, previous);
     last = text;
     metrics.encryptionConfig(text, 'success');
     log(`loaded new encryption configuration content from ${file}`);
   });
-  return { backend: new EncryptingBackend(backend, transformerFor), close: () => following?.close() };
+  const kmsUsed = current.kms.byName.size > 0;
+  return {
+    backend: new EncryptingBackend(backend, transformerFor),
+    ...(kmsUsed || reload ? { healthCheck: { name: 'kms-providers', check: () => current.kms.check() } } : {}),
+    close() {
+      following?.close();
+      for (const [timer, kms] of retired) {
+        clearTimeout(timer);
+        kms.close();
+      }
+      current.kms.close();
+    },
+  };
 }
 
 /**

@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { promisify } from 'node:util';
 import { internalError, isStatusError, requestEntityTooLarge, StatusError, type KubeObject, type Status } from '../api/index.ts';
 import { currentRequest } from '../api/request-context.ts';
-import { unreachableStorageStatus } from '../registry/storage-errors.ts';
+import { storageErrorStatus } from '../registry/storage-errors.ts';
 import { loadCborObjectCodec } from '../encoding/cbor-loader.ts';
 import { encodeYaml } from '../encoding/decode.ts';
 import { loadYaml } from '../api/yaml.ts';
@@ -312,8 +312,8 @@ export async function writeError(res: HttpResponse, err: unknown, log: (message:
 export function toStatusError(err: unknown, log: (message: string) => void = console.error): StatusError {
   if (isStatusError(err)) return err;
   log(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-  // An unreachable storage no registry path interpreted: 503, as upstream's convertStorageErrorOrNot.
-  const unreachable = unreachableStorageStatus(err);
-  if (unreachable !== undefined) return unreachable;
+  // An unreachable storage (503) or a value it could not take (500), as upstream answers them.
+  const fromStorage = storageErrorStatus(err);
+  if (fromStorage !== undefined) return fromStorage;
   return internalError(err instanceof Error ? err.message : String(err));
 }

@@ -1,7 +1,7 @@
 // What a verb answers when its storage cannot be reached, as upstream's registry does
 // (k8s.io/apiserver pkg/storage/errors: InterpretGetError, InterpretListError, ...).
 
-import { serverTimeout, serviceUnavailable, type GroupResource, type StatusError } from '../api/index.ts';
+import { serverTimeout, serviceUnavailable, unclassifiedError, type GroupResource, type StatusError } from '../api/index.ts';
 import { isStorageError } from '../storage/backend.ts';
 
 /** The operations upstream names in its ServerTimeout answer (details.name). */
@@ -24,9 +24,13 @@ export async function interpretUnreachable<T>(gr: GroupResource, operation: Stor
 }
 
 /**
- * An unreachable storage that no registry path interpreted, as a Status: 503, as
- * upstream's convertStorageErrorOrNot; undefined for any other error.
+ * A storage error no registry path interpreted, as a Status: an unreachable storage 503, as
+ * upstream's convertStorageErrorOrNot; a value that could not be prepared for storage (a
+ * transformer that cannot write) 500 with its bare message and no reason, as upstream's
+ * ErrorToAPIStatus answers its storage.InternalError; undefined for any other error.
  */
-export function unreachableStorageStatus(err: unknown): StatusError | undefined {
-  return isStorageError(err, 'Unavailable') ? serviceUnavailable(err.message) : undefined;
+export function storageErrorStatus(err: unknown): StatusError | undefined {
+  if (isStorageError(err, 'Unavailable')) return serviceUnavailable(err.message);
+  if (isStorageError(err, 'Internal')) return unclassifiedError(err.message);
+  return undefined;
 }

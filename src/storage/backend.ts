@@ -134,7 +134,8 @@ export interface Backend {
   close(): Promise<void>;
 }
 
-export type StorageErrorCode = 'KeyExists' | 'KeyNotFound' | 'RevisionMismatch' | 'Compacted' | 'FutureRevision' | 'CorruptObject' | 'Unavailable';
+/** `Internal`: a value could not be prepared for storage (upstream's storage.InternalError: a transformer that cannot write). */
+export type StorageErrorCode = 'KeyExists' | 'KeyNotFound' | 'RevisionMismatch' | 'Compacted' | 'FutureRevision' | 'CorruptObject' | 'Unavailable' | 'Internal';
 
 export class StorageError extends Error {
   readonly code: StorageErrorCode;

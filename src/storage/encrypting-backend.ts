@@ -1,6 +1,6 @@
 // A Backend decorator that transforms values on their way to and from another backend
 // (encryption at rest), so that every backend encrypts the same way.
-import type { Backend, KeyValue, ListOptions, ListResult, PutOptions, StorageEvent, Watch } from './backend.ts';
+import { StorageError, type Backend, type KeyValue, type ListOptions, type ListResult, type PutOptions, type StorageEvent, type Watch } from './backend.ts';
 import type { ValueTransformer } from './value-transformers.ts';
 
 /** The transformer for a key; undefined: the value is stored as it is. */
@@ -30,17 +30,27 @@ export class EncryptingBackend implements Backend {
     return this.#inner.fillPageSize;
   }
 
+  /** A transformer that cannot write (a key service not reached yet) fails the write as upstream's storage: an internal error. */
   #write(key: string, value: Uint8Array): Uint8Array {
-    return this.#transformerFor(key)?.toStorage(value, key) ?? value;
+    const transformer = this.#transformerFor(key);
+    if (transformer === undefined) return value;
+    try {
+      return transformer.toStorage(value, key);
+    } catch (err) {
+      throw new StorageError('Internal', (err as Error).message, key);
+    }
   }
 
-  #read(kv: KeyValue): KeyValue {
+  #read(kv: KeyValue): KeyValue | Promise<KeyValue> {
     const transformer = this.#transformerFor(kv.key);
     if (transformer === undefined) return kv;
+    const unreadable = (err: unknown): KeyValue => ({ ...kv, transformError: (err as Error).message });
     try {
-      return { ...kv, value: transformer.fromStorage(kv.value, kv.key) };
+      const value = transformer.fromStorage(kv.value, kv.key);
+      if (value instanceof Promise) return value.then((plain) => ({ ...kv, value: plain }), unreadable);
+      return { ...kv, value };
     } catch (err) {
-      return { ...kv, transformError: (err as Error).message };
+      return unreadable(err);
     }
   }
 
@@ -51,14 +61,16 @@ export class EncryptingBackend implements Backend {
 
   async list(prefix: string, opts?: ListOptions): Promise<ListResult> {
     const result = await this.#inner.list(prefix, opts);
-    return { ...result, items: result.items.map((kv) => this.#read(kv)) };
+    const items = result.items.map((kv) => this.#read(kv));
+    // Only values whose key had to be asked for wait; the rest are read already.
+    return { ...result, items: items.some((kv) => kv instanceof Promise) ? await Promise.all(items) : (items as KeyValue[]) };
   }
 
-  create(key: string, value: Uint8Array, opts?: PutOptions): Promise<number> {
+  async create(key: string, value: Uint8Array, opts?: PutOptions): Promise<number> {
     return this.#inner.create(key, this.#write(key, value), opts);
   }
 
-  update(key: string, value: Uint8Array, expectRevision: number, opts?: PutOptions): Promise<number> {
+  async update(key: string, value: Uint8Array, expectRevision: number, opts?: PutOptions): Promise<number> {
     return this.#inner.update(key, this.#write(key, value), expectRevision, opts);
   }
 
@@ -68,9 +80,9 @@ export class EncryptingBackend implements Backend {
 
   watch(prefix: string, fromRevision: number): Watch {
     const inner = this.#inner.watch(prefix, fromRevision);
-    const readEvent = (event: StorageEvent): StorageEvent => {
-      const out: StorageEvent = { type: event.type, kv: this.#read(event.kv), revision: event.revision };
-      if (event.prev !== undefined) out.prev = this.#read(event.prev);
+    const readEvent = async (event: StorageEvent): Promise<StorageEvent> => {
+      const out: StorageEvent = { type: event.type, kv: await this.#read(event.kv), revision: event.revision };
+      if (event.prev !== undefined) out.prev = await this.#read(event.prev);
       return out;
     };
     return {
@@ -80,7 +92,7 @@ export class EncryptingBackend implements Backend {
         return {
           async next() {
             const result = await iterator.next();
-            return result.done === true ? result : { done: false, value: readEvent(result.value) };
+            return result.done === true ? result : { done: false, value: await readEvent(result.value) };
           },
           async return() {
             inner.close();

@@ -7,4 +7,5 @@ export { Compactor, compactorFor } from './compactor.ts';
 export { SharedCompactor, type CompactionClock } from './shared-compactor.ts';
 export { openBackend } from './open-backend.ts';
 export { EncryptingBackend, type TransformerForKey } from './encrypting-backend.ts';
+export { grpcKmsService } from './kms-grpc.ts';
 export { withTimeToLive } from './time-to-live.ts';

@@ -6,11 +6,17 @@ import { xsalsa20poly1305 } from '@noble/ciphers/salsa.js';
 
 /**
  * Stored bytes to plain bytes and back, for one storage key (AES-GCM authenticates the key,
- * so a value copied to another key does not decrypt). fromStorage throws an Error worded as
- * upstream's transformer when the bytes cannot be read.
+ * so a value copied to another key does not decrypt). fromStorage throws (or rejects) with
+ * an Error worded as upstream's transformer when the bytes cannot be read. A read may have to
+ * ask a key management service first (KMS v2, a key not seen yet): it answers a promise then.
  */
 export interface ValueTransformer {
   toStorage(data: Uint8Array, key: string): Uint8Array;
+  fromStorage(data: Uint8Array, key: string): Uint8Array | Promise<Uint8Array>;
+}
+
+/** A transformer whose keys are all at hand: every read answers at once. */
+export interface LocalValueTransformer extends ValueTransformer {
   fromStorage(data: Uint8Array, key: string): Uint8Array;
 }
 
@@ -34,7 +40,7 @@ function concat(...parts: Uint8Array[]): Uint8Array {
 }
 
 /** Writes the bytes as they are; refuses to read what another provider encrypted (upstream's identity check). */
-export const identityTransformer: ValueTransformer = {
+export const identityTransformer: LocalValueTransformer = {
   toStorage: (data) => data,
   fromStorage(data) {
     if (startsWith(data, encryptedPrefix)) throw new Error('identity transformer tried to read encrypted data');
@@ -47,7 +53,7 @@ function aesAlgorithm(mode: 'cbc' | 'gcm', secret: Uint8Array): string {
 }
 
 /** AES-CBC with PKCS#7 padding: a random 16-byte IV, then the ciphertext. */
-export function aescbcTransformer(secret: Uint8Array): ValueTransformer {
+export function aescbcTransformer(secret: Uint8Array): LocalValueTransformer {
   const algorithm = aesAlgorithm('cbc', secret);
   return {
     toStorage(data) {
@@ -72,7 +78,7 @@ export function aescbcTransformer(secret: Uint8Array): ValueTransformer {
 }
 
 /** AES-GCM: a random 12-byte nonce, the ciphertext, the 16-byte tag; the storage key is the additional data. */
-export function aesgcmTransformer(secret: Uint8Array): ValueTransformer {
+export function aesgcmTransformer(secret: Uint8Array): LocalValueTransformer {
   const algorithm = aesAlgorithm('gcm', secret) as 'aes-256-gcm';
   return {
     toStorage(data, key) {
@@ -96,7 +102,7 @@ export function aesgcmTransformer(secret: Uint8Array): ValueTransformer {
 }
 
 /** NaCl secretbox (XSalsa20-Poly1305): a random 24-byte nonce, then the sealed box (tag, ciphertext). */
-export function secretboxTransformer(secret: Uint8Array): ValueTransformer {
+export function secretboxTransformer(secret: Uint8Array): LocalValueTransformer {
   return {
     toStorage(data) {
       const nonce = randomBytes(secretboxNonce);
@@ -125,7 +131,7 @@ export function providerPrefix(kind: ProviderKind, keyName: string): Uint8Array 
   return kind === 'identity' ? new Uint8Array(0) : Buffer.from(`k8s:enc:${kind}:v1:${keyName}:`);
 }
 
-export function providerTransformer(kind: Exclude<ProviderKind, 'identity'>, secret: Uint8Array): ValueTransformer {
+export function providerTransformer(kind: Exclude<ProviderKind, 'identity'>, secret: Uint8Array): LocalValueTransformer {
   switch (kind) {
     case 'aescbc': return aescbcTransformer(secret);
     case 'aesgcm': return aesgcmTransformer(secret);
@@ -137,30 +143,42 @@ export function providerTransformer(kind: Exclude<ProviderKind, 'identity'>, sec
  * Upstream's prefix transformers: the first writes (with its prefix); a read goes to the
  * transformers whose prefix the data has, in order. An identity transformer (empty prefix)
  * that refuses encrypted data lets the others try; when none reads the data, the errors of
- * those that tried, else "no matching prefix found".
+ * those that tried, else "no matching prefix found". A read stays synchronous until a
+ * transformer answers a promise.
  */
 export function prefixTransformers(transformers: PrefixedTransformer[]): ValueTransformer {
   const first = transformers[0];
   if (first === undefined) throw new Error('prefixTransformers needs at least one transformer');
+  const failed = (errors: string[]): Error => {
+    if (errors.length === 1) return new Error(errors[0]);
+    if (errors.length > 1) return new Error(`[${errors.join(', ')}]`);
+    return new Error('no matching prefix found');
+  };
+  const readFrom = (data: Uint8Array, key: string, start: number, errors: string[]): Uint8Array | Promise<Uint8Array> => {
+    for (let i = start; i < transformers.length; i++) {
+      const { prefix, transformer } = transformers[i]!;
+      if (!startsWith(data, prefix)) continue;
+      const noted = (err: unknown) => {
+        if (prefix.length !== 0) errors.push((err as Error).message);
+      };
+      try {
+        const out = transformer.fromStorage(data.subarray(prefix.length), key);
+        if (!(out instanceof Promise)) return out;
+        return out.catch((err: unknown) => {
+          noted(err);
+          return readFrom(data, key, i + 1, errors);
+        });
+      } catch (err) {
+        noted(err);
+      }
+    }
+    throw failed(errors);
+  };
   return {
     toStorage(data, key) {
       const out = first.transformer.toStorage(data, key);
       return first.prefix.length === 0 ? out : concat(first.prefix, out);
     },
-    fromStorage(data, key) {
-      const errors: string[] = [];
-      for (const { prefix, transformer } of transformers) {
-        if (!startsWith(data, prefix)) continue;
-        try {
-          return transformer.fromStorage(data.subarray(prefix.length), key);
-        } catch (err) {
-          if (prefix.length === 0) continue;
-          errors.push((err as Error).message);
-        }
-      }
-      if (errors.length === 1) throw new Error(errors[0]);
-      if (errors.length > 1) throw new Error(`[${errors.join(', ')}]`);
-      throw new Error('no matching prefix found');
-    },
+    fromStorage: (data, key) => readFrom(data, key, 0, []),
   };
 }

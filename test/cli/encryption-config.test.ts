@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { keyResourceResolver, loadEncryptionConfig, resourceTransformers } from '../../src/cli/encryption-config.ts';
+import { keyResourceResolver, loadEncryptionConfig, resourceTransformers, startKmsProviders } from '../../src/cli/encryption-config.ts';
 import { parseServeFlags, UsageError } from '../../src/cli/config.ts';
 import { tempDir } from '../helpers/server.ts';
 
@@ -51,6 +51,45 @@ test('invalid configurations are refused with kube-apiserver\'s messages', async
     await assert.rejects(loadEncryptionConfig(file(content)), (err: Error) => err instanceof UsageError && err.message.includes(message), name);
   }
   await assert.rejects(loadEncryptionConfig(path.join(dir, 'missing.yaml')), /error opening encryption provider configuration file/);
+});
+
+test('KMS providers are validated as upstream validates them, and v1 providers refused as upstream refuses them with KMSv1 off', async () => {
+  const kms = (...providers: string[]) => `${header}resources:\n- resources: [secrets]\n  providers:\n${providers.map((p) => `  - kms: ${p}\n`).join('')}`;
+  const at = 'resources[0].providers[0].kms';
+  const cases: Array<[string, string, string]> = [
+    ['no name, no endpoint', kms('{apiVersion: v2}'),
+      `error while parsing file: [${at}.name: Required value: name is a mandatory field for a provider, ${at}.endpoint: Invalid value: "": endpoint is a mandatory field for a kms]`],
+    ['a colon in a v2 name', kms('{apiVersion: v2, name: "a:b", endpoint: "unix:///k.sock"}'),
+      `error while parsing file: ${at}.name: Invalid value: "a:b": invalid KMS provider name a:b, must not contain ':'`],
+    ['a duplicate v2 name', kms('{apiVersion: v2, name: a, endpoint: "unix:///k.sock"}', '{apiVersion: v2, name: a, endpoint: "unix:///k.sock"}'),
+      'error while parsing file: resources[0].providers[1].kms.name: Invalid value: "a": duplicate KMS provider name a, names must be unique'],
+    ['a timeout that is not positive', kms('{apiVersion: v2, name: a, endpoint: "unix:///k.sock", timeout: 0s}'),
+      `error while parsing file: ${at}.timeout: Invalid value: "0s": timeout should be a positive value`],
+    ['a negative timeout', kms('{apiVersion: v2, name: a, endpoint: "unix:///k.sock", timeout: -90s}'),
+      `error while parsing file: ${at}.timeout: Invalid value: "-1m30s": timeout should be a positive value`],
+    ['a timeout Go cannot parse', kms('{apiVersion: v2, name: a, endpoint: "unix:///k.sock", timeout: soon}'), 'time: invalid duration "soon"'],
+    ['another scheme', kms('{apiVersion: v2, name: a, endpoint: "tcp://127.0.0.1:1"}'),
+      `error while parsing file: ${at}.endpoint: Invalid value: "tcp://127.0.0.1:1": unsupported scheme "tcp" for KMS provider, only unix is supported`],
+    ['no scheme', kms('{apiVersion: v2, name: a, endpoint: "/k.sock"}'),
+      `error while parsing file: ${at}.endpoint: Invalid value: "/k.sock": unsupported scheme "" for KMS provider, only unix is supported`],
+    ['a cache size in v2', kms('{apiVersion: v2, name: a, endpoint: "unix:///k.sock", cachesize: 10}'),
+      `error while parsing file: ${at}.cachesize: Invalid value: 10: cachesize is not supported in v2`],
+    ['an unknown version', kms('{apiVersion: v3, name: a, endpoint: "unix:///k.sock"}'),
+      `error while parsing file: ${at}.apiVersion: Invalid value: "v3": unsupported apiVersion apiVersion for KMS provider, only v1 and v2 are supported`],
+    ['a v1 cache size of 0', kms('{name: a, endpoint: "unix:///k.sock", cachesize: 0}'),
+      `error while parsing file: ${at}.cachesize: Invalid value: 0: cachesize should be a positive value, or negative to disable`],
+  ];
+  for (const [name, content, message] of cases) {
+    await assert.rejects(loadEncryptionConfig(file(content)), (err: Error) => err instanceof UsageError && err.message.includes(message), `${name}: ${message}`);
+  }
+  // v1 names may repeat, unless the file is followed.
+  const v1Twice = file(kms('{name: a, endpoint: "unix:///k.sock"}', '{name: a, endpoint: "unix:///k.sock"}'));
+  const loaded = await loadEncryptionConfig(v1Twice);
+  assert.deepEqual(loaded.resources[0]!.providers[0], { kind: 'kms', apiVersion: 'v1', name: 'a', cachesize: 1000, endpoint: 'unix:///k.sock', timeoutMs: 3000 });
+  await assert.rejects(loadEncryptionConfig(v1Twice, true), /resources\[0\]\.providers\[1\]\.kms\.name: Invalid value: "a": duplicate KMS provider name a, names must be unique/);
+  const connect = async () => assert.fail('a v1 provider is never connected');
+  await assert.rejects(startKmsProviders(loaded, connect, () => {}), (err: Error) => err instanceof UsageError
+    && err.message === 'error while building transformers: KMSv1 is deprecated and will only receive security updates going forward. Use KMSv2 instead.  Set --feature-gates=KMSv1=true to use the deprecated KMSv1 feature.');
 });
 
 test('each resource gets the first entry naming it: exact, then group wildcard, then *.*; others the identity check', async () => {

@@ -6,7 +6,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { xsalsa20poly1305 } from '@noble/ciphers/salsa.js';
 import { EncryptingBackend, MemoryBackend } from '../../src/storage/index.ts';
 import {
-  aescbcTransformer, aesgcmTransformer, identityTransformer, prefixTransformers, providerPrefix, secretboxTransformer, type ValueTransformer,
+  aescbcTransformer, aesgcmTransformer, identityTransformer, prefixTransformers, providerPrefix, secretboxTransformer, type LocalValueTransformer, type ValueTransformer,
 } from '../../src/storage/value-transformers.ts';
 
 const key32 = Buffer.alloc(32, 7);
@@ -31,7 +31,7 @@ const golden = {
 };
 
 test('each provider reads the layout upstream stores, and writes one that Node\'s crypto reads back', () => {
-  const cases: Array<[string, ValueTransformer, Buffer, (stored: Uint8Array) => Buffer]> = [
+  const cases: Array<[string, LocalValueTransformer, Buffer, (stored: Uint8Array) => Buffer]> = [
     ['aescbc, 32-byte key', aescbcTransformer(key32), golden.aescbc(key32, plain), (stored) => {
       const decipher = createDecipheriv('aes-256-cbc', key32, stored.subarray(0, 16));
       return Buffer.concat([decipher.update(stored.subarray(16)), decipher.final()]);
@@ -76,7 +76,7 @@ test('a value that does not decrypt fails with upstream\'s messages', () => {
   for (const [name, read, message] of cases) assert.throws(read, { message }, name);
 });
 
-test('prefix transformers: the first provider writes, every one reads its own prefix, identity reads unprefixed data', () => {
+test('prefix transformers: the first provider writes, every one reads its own prefix, identity reads unprefixed data', async () => {
   const chain = (...names: Array<'key1' | 'key2' | 'identity'>) => prefixTransformers(names.map((name) => name === 'identity'
     ? { prefix: providerPrefix('identity', ''), transformer: identityTransformer }
     : { prefix: providerPrefix('aescbc', name), transformer: aescbcTransformer(name === 'key1' ? key32 : key16) }));
@@ -95,7 +95,7 @@ test('prefix transformers: the first provider writes, every one reads its own pr
     let got: string;
     let threw = false;
     try {
-      got = text(transformer.fromStorage(stored, storageKey));
+      got = text(await transformer.fromStorage(stored, storageKey));
     } catch (err) {
       got = (err as Error).message;
       threw = true;
