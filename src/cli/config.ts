@@ -193,6 +193,9 @@ export interface Config {
   auditLogPath?: string;
   /** `--audit-webhook-*`: audit events also (or only) sent to a webhook, in batches; needs `--audit-policy-file`. */
   auditWebhook?: AuditWebhookFlags;
+  /** `--audit-log-mode` (`blocking` by default) and, in batch mode, `--audit-log-batch-*`. */
+  auditLogMode?: AuditMode;
+  auditLogBatch?: AuditBatchFlags;
   /** `--audit-log-format`: JSON lines (the default) or upstream's one-line `legacy` text. */
   auditLogFormat: 'json' | 'legacy';
   /** `--audit-log-truncate-*`: when enabled, the limits events written to the log are truncated to. */
@@ -361,45 +364,102 @@ export interface AuthorizationWebhookFlags {
   unauthorizedTtlMs: number;
 }
 
-/** The `--audit-webhook-*` flags (batch mode, upstream's defaults). */
+/** How an audit backend takes events (`--audit-<backend>-mode`), as upstream's. */
+export type AuditMode = 'batch' | 'blocking' | 'blocking-strict';
+
+/** `--audit-<backend>-batch-*`: the buffered backend's settings, in batch mode. */
+export interface AuditBatchFlags {
+  bufferSize: number;
+  maxBatchSize: number;
+  maxWaitMs: number;
+  /** Batches a second and the burst (undefined: not throttled). */
+  throttle?: { qps: number; burst: number };
+}
+
+/** The `--audit-webhook-*` flags. */
 export interface AuditWebhookFlags {
   configFile: string;
+  /** `batch` (upstream's default for webhooks) sends buffered batches; the blocking modes one event at a time, the request waiting for its first. */
+  mode: AuditMode;
+  /** In batch mode. */
+  batch?: AuditBatchFlags;
   /** `--audit-webhook-truncate-*`, when enabled. */
   truncate?: AuditTruncation;
   version: string;
   initialBackoffMs: number;
-  bufferSize: number;
-  maxBatchSize: number;
-  maxWaitMs: number;
-  throttle?: { qps: number; burst: number };
 }
 
-/** `--audit-webhook-*`, as upstream's AuditWebhookOptions validates them; only batch mode is there. */
-function parseAuditWebhookFlags(values: Record<string, string | string[] | boolean | undefined>): AuditWebhookFlags | undefined {
+type FlagValues = Record<string, string | string[] | boolean | undefined>;
+
+/**
+ * `--audit-<backend>-mode` and `--audit-<backend>-batch-*` as upstream's
+ * validateBackendBatchOptions checks them (the batch settings only in batch mode), flag
+ * values refused in pflag's words. The defaults differ by backend, as upstream's.
+ */
+function parseAuditBatchFlags(
+  values: FlagValues, backend: 'log' | 'webhook',
+  defaults: { mode: AuditMode; maxBatchSize: number; maxWaitMs: number; throttle: boolean; qps: number; burst: number },
+): { mode: AuditMode; batch?: AuditBatchFlags } {
+  const name = (flag: string) => `audit-${backend}-${flag}`;
+  const text = (flag: string) => (typeof values[name(flag)] === 'string' ? (values[name(flag)] as string) : undefined);
+  const invalidArgument = (flag: string, given: string, reason: string) => new UsageError(`invalid argument ${JSON.stringify(given)} for "--${name(flag)}" flag: ${reason}`);
+  const int = (flag: string, fallback: number): number => {
+    const given = text(flag);
+    if (given === undefined) return fallback;
+    if (!/^[+-]?\d+$/.test(given)) throw invalidArgument(flag, given, `strconv.ParseInt: parsing ${JSON.stringify(given)}: invalid syntax`);
+    return Number(given);
+  };
+  const float = (flag: string, fallback: number): number => {
+    const given = text(flag);
+    if (given === undefined) return fallback;
+    const n = Number(given);
+    if (given.trim() !== given || given === '' || Number.isNaN(n)) throw invalidArgument(flag, given, `strconv.ParseFloat: parsing ${JSON.stringify(given)}: invalid syntax`);
+    return n;
+  };
+  const duration = (flag: string, fallback: number): number => {
+    const given = text(flag);
+    if (given === undefined) return fallback;
+    try {
+      return parseDuration(given);
+    } catch {
+      throw invalidArgument(flag, given, `time: invalid duration ${JSON.stringify(given)}`);
+    }
+  };
+  const batch = {
+    bufferSize: int('batch-buffer-size', 10_000), maxBatchSize: int('batch-max-size', defaults.maxBatchSize), maxWaitMs: duration('batch-max-wait', defaults.maxWaitMs),
+    throttleEnabled: booleanFlag(name('batch-throttle-enable'), text('batch-throttle-enable'), defaults.throttle),
+    qps: float('batch-throttle-qps', defaults.qps), burst: int('batch-throttle-burst', defaults.burst),
+  };
+  const mode = text('mode') ?? defaults.mode;
+  if (mode !== 'batch' && mode !== 'blocking' && mode !== 'blocking-strict') {
+    throw new UsageError(`invalid audit ${backend} mode ${mode}, allowed modes are "batch,blocking,blocking-strict"`);
+  }
+  if (mode !== 'batch') return { mode };
+  const positive = (value: number, what: string) => {
+    if (value <= 0) throw new UsageError(`invalid audit batch ${backend} ${what} ${value}, must be a positive number`);
+  };
+  positive(batch.bufferSize, 'buffer size');
+  positive(batch.maxBatchSize, 'max batch size');
+  if (batch.throttleEnabled) {
+    positive(batch.qps, 'throttle QPS');
+    positive(batch.burst, 'throttle burst');
+  }
+  const { bufferSize, maxBatchSize, maxWaitMs } = batch;
+  return { mode, batch: { bufferSize, maxBatchSize, maxWaitMs, ...(batch.throttleEnabled ? { throttle: { qps: batch.qps, burst: batch.burst } } : {}) } };
+}
+
+/** `--audit-webhook-*`, as upstream's AuditWebhookOptions validates them: batches of 400 within 30 s, 10 a second, by default. */
+function parseAuditWebhookFlags(values: FlagValues): AuditWebhookFlags | undefined {
   const text = (name: string) => (typeof values[`audit-webhook-${name}`] === 'string' ? (values[`audit-webhook-${name}`] as string) : undefined);
   const file = text('config-file') ?? '';
   if (file === '') return undefined;
-  const mode = text('mode') ?? 'batch';
-  if (mode === 'blocking' || mode === 'blocking-strict') throw new UsageError(`--audit-webhook-mode ${mode} is not supported: audit events are sent in batches (batch)`);
-  if (mode !== 'batch') throw new UsageError(`invalid audit webhook mode ${mode}, allowed modes are "batch,blocking,blocking-strict"`);
+  const { mode, batch } = parseAuditBatchFlags(values, 'webhook', { mode: 'batch', maxBatchSize: 400, maxWaitMs: 30_000, throttle: true, qps: 10, burst: 15 });
   const version = text('version') ?? 'audit.k8s.io/v1';
   if (version !== 'audit.k8s.io/v1') throw new UsageError(`invalid audit webhook version ${version}, allowed versions are "audit.k8s.io/v1"`);
-  const positive = (name: string, fallback: number, what: string): number => {
-    const given = text(name);
-    if (given === undefined) return fallback;
-    const n = Number(given);
-    if (given.trim() === '' || !Number.isFinite(n) || n <= 0) throw new UsageError(`invalid audit batch webhook ${what} ${given}, must be a positive number`);
-    return n;
-  };
-  const throttleEnabled = booleanFlag('audit-webhook-batch-throttle-enable', text('batch-throttle-enable'), true);
   const truncate = parseAuditTruncateFlags(values, 'webhook');
   return {
-    configFile: file, version, ...(truncate !== undefined ? { truncate } : {}),
+    configFile: file, mode, ...(batch !== undefined ? { batch } : {}), version, ...(truncate !== undefined ? { truncate } : {}),
     initialBackoffMs: text('initial-backoff') === undefined ? 10_000 : parseDuration(text('initial-backoff')!),
-    bufferSize: Math.floor(positive('batch-buffer-size', 10_000, 'buffer size')),
-    maxBatchSize: Math.floor(positive('batch-max-size', 400, 'max size')),
-    maxWaitMs: text('batch-max-wait') === undefined ? 30_000 : parseDuration(text('batch-max-wait')!),
-    ...(throttleEnabled ? { throttle: { qps: positive('batch-throttle-qps', 10, 'throttle QPS'), burst: Math.floor(positive('batch-throttle-burst', 15, 'throttle burst')) } } : {}),
   };
 }
 
@@ -431,9 +491,13 @@ function parseAuditTruncateFlags(values: Record<string, string | string[] | bool
  * `--audit-log-format`, `--audit-log-version` and `--audit-log-truncate-*`, checked as
  * upstream's AuditLogOptions checks them: only when a log path is set.
  */
-function parseAuditLogFlags(values: Record<string, string | string[] | boolean | undefined>, config: Config): void {
+function parseAuditLogFlags(values: FlagValues, config: Config): void {
   const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
   if ((text('audit-log-path') ?? '') === '') return;
+  // Upstream's log backend blocks by default; in batch mode it writes each event alone unless told otherwise, unthrottled.
+  const { mode, batch } = parseAuditBatchFlags(values, 'log', { mode: 'blocking', maxBatchSize: 1, maxWaitMs: 0, throttle: false, qps: 0, burst: 0 });
+  config.auditLogMode = mode;
+  if (batch !== undefined) config.auditLogBatch = batch;
   const truncate = parseAuditTruncateFlags(values, 'log');
   if (truncate !== undefined) config.auditLogTruncate = truncate;
   const version = text('audit-log-version') ?? 'audit.k8s.io/v1';
@@ -833,13 +897,22 @@ Flags (kube-apiserver's names where one exists):
   --audit-log-maxage int             days a rotated audit log is kept (default 0: forever)
   --audit-log-compress               gzip rotated audit logs (default false)
   --audit-log-format string          json (one Event a line) or legacy (upstream's one-line text) (default "json")
+  --audit-log-mode string            blocking (each event written as it comes), blocking-strict (a request whose first
+                                     event cannot be written fails) or batch (default "blocking")
+  --audit-log-batch-buffer-size int         batch mode: events waiting at most; more are dropped (default 10000)
+  --audit-log-batch-max-size int            batch mode: events written together at most (default 1)
+  --audit-log-batch-max-wait duration       batch mode: how long an event waits for its batch to fill (default 0s)
+  --audit-log-batch-throttle-enable         batch mode: throttle the batches (default false)
+  --audit-log-batch-throttle-qps float      batch mode: batches a second
+  --audit-log-batch-throttle-burst int      batch mode: batches at once
   --audit-log-version string         audit.k8s.io/v1, the only version (default "audit.k8s.io/v1")
   --audit-log-truncate-enabled       events over the max event size lose their request and response objects (default false)
   --audit-log-truncate-max-event-size int   bytes of an event's JSON (default 102400)
   --audit-log-truncate-max-batch-size int   bytes of a batch, at least the event size (default 10485760)
   --audit-webhook-truncate-enabled, --audit-webhook-truncate-max-event-size, --audit-webhook-truncate-max-batch-size   the same for the webhook
   --audit-webhook-config-file file   kubeconfig of a webhook audit events are sent to as EventLists, in batches
-  --audit-webhook-mode string        batch (the only mode here; upstream's default for webhooks)
+  --audit-webhook-mode string        batch (buffered batches), blocking (one event a call, a request waiting for its
+                                     first) or blocking-strict (a request whose first event is not sent fails) (default "batch")
   --audit-webhook-initial-backoff duration  first wait before a failed batch is sent again (default 10s)
   --audit-webhook-batch-buffer-size int     events waiting at most; more are dropped (default 10000)
   --audit-webhook-batch-max-size int        events in one batch at most (default 400)
@@ -862,7 +935,7 @@ Flags (kube-apiserver's names where one exists):
 `;
 
 /** Flags that may be given bare (`--leader-elect`), meaning true, as pflag reads them. */
-const bareBooleanFlags = new Set(['--anonymous-auth', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable', '--enable-bootstrap-token-auth', '--shutdown-send-retry-after', '--service-account-extend-token-expiration', '--allow-privileged', '--encryption-provider-config-automatic-reload', '--audit-log-compress', '--enable-priority-and-fairness', '--audit-log-truncate-enabled', '--audit-webhook-truncate-enabled']);
+const bareBooleanFlags = new Set(['--anonymous-auth', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable', '--audit-log-batch-throttle-enable', '--enable-bootstrap-token-auth', '--shutdown-send-retry-after', '--service-account-extend-token-expiration', '--allow-privileged', '--encryption-provider-config-automatic-reload', '--audit-log-compress', '--enable-priority-and-fairness', '--audit-log-truncate-enabled', '--audit-webhook-truncate-enabled']);
 
 /** A boolean flag's value: true or false, as pflag takes them; the default when not given. */
 function booleanFlag(name: string, value: string | undefined, otherwise: boolean): boolean {
@@ -978,6 +1051,13 @@ export function parseServeFlags(args: string[]): Config {
       'audit-log-maxage': { type: 'string' },
       'audit-log-compress': { type: 'string' },
       'audit-log-format': { type: 'string' },
+      'audit-log-mode': { type: 'string' },
+      'audit-log-batch-buffer-size': { type: 'string' },
+      'audit-log-batch-max-size': { type: 'string' },
+      'audit-log-batch-max-wait': { type: 'string' },
+      'audit-log-batch-throttle-enable': { type: 'string' },
+      'audit-log-batch-throttle-qps': { type: 'string' },
+      'audit-log-batch-throttle-burst': { type: 'string' },
       'audit-log-version': { type: 'string' },
       'audit-log-truncate-enabled': { type: 'string' },
       'audit-log-truncate-max-batch-size': { type: 'string' },

@@ -22,7 +22,7 @@ import { ApiHandler } from '../endpoints/api-handler.ts';
 import type { HealthCheck } from '../endpoints/health.ts';
 import type { ApiMetrics } from '../server/metrics.ts';
 import { AuditLog, auditSinks, loadAuditPolicy, truncatingSink, type AuditSink, type AuditTruncation } from '../server/audit.ts';
-import { AuditWebhookSink } from '../server/audit-webhook.ts';
+import { BlockingAuditSink, BufferedAuditSink } from '../server/audit-delivery.ts';
 import { AgentPool } from '../admission/webhook-client.ts';
 import { defaultBackoff, webhookCaller } from './webhook-caller.ts';
 import { loadWebhookKubeconfig } from './webhook-kubeconfig.ts';
@@ -138,8 +138,8 @@ function truncated(sink: AuditSink, truncation: AuditTruncation | undefined, log
   return truncation === undefined ? sink : truncatingSink(sink, truncation, log);
 }
 
-/** `--audit-webhook-*`: the batching backend, sending through the kubeconfig's webhook with upstream's retries. */
-async function auditWebhookSink(flags: AuditWebhookFlags, log: (message: string) => void): Promise<{ sink: AuditWebhookSink; close(): Promise<void> }> {
+/** `--audit-webhook-*`: the webhook backend in its mode, sending through the kubeconfig's webhook with upstream's retries. */
+async function auditWebhookSink(flags: AuditWebhookFlags, log: (message: string) => void): Promise<{ sink: AuditSink; close(): Promise<void> }> {
   let connection;
   try {
     connection = await loadWebhookKubeconfig(flags.configFile);
@@ -148,13 +148,12 @@ async function auditWebhookSink(flags: AuditWebhookFlags, log: (message: string)
   }
   const agents = new AgentPool();
   const call = webhookCaller(connection, agents, { backoff: { ...defaultBackoff, initialMs: flags.initialBackoffMs } });
-  const sink = new AuditWebhookSink({
-    send: async (events) => {
-      await call(events);
-    },
-    version: flags.version, bufferSize: flags.bufferSize, maxBatchSize: flags.maxBatchSize, maxWaitMs: flags.maxWaitMs,
-    ...(flags.throttle !== undefined ? { throttle: flags.throttle } : {}), log,
-  });
+  const deliver = async (items: object[]) => {
+    await call({ kind: 'EventList', apiVersion: flags.version, metadata: {}, items });
+  };
+  const sink = flags.batch === undefined
+    ? new BlockingAuditSink({ name: 'webhook', deliver, strict: flags.mode === 'blocking-strict', log })
+    : new BufferedAuditSink({ name: 'webhook', deliver, ...flags.batch, log });
   return {
     sink,
     async close() {
@@ -162,6 +161,23 @@ async function auditWebhookSink(flags: AuditWebhookFlags, log: (message: string)
       agents.close();
     },
   };
+}
+
+/** `--audit-log-*`: the log file in its mode (upstream's log backend blocks by default; batch mode buffers before it). */
+function auditLogSink(config: Config, log: (message: string) => void): AuditSink {
+  const file = new AuditLog({
+    path: config.auditLogPath!, maxSizeMB: config.auditLogMaxSizeMB, maxBackups: config.auditLogMaxBackups, maxAgeDays: config.auditLogMaxAgeDays,
+    compress: config.auditLogCompress, format: config.auditLogFormat, onError: log, strict: config.auditLogMode === 'blocking-strict',
+  });
+  if (config.auditLogBatch === undefined) return file;
+  return new BufferedAuditSink({
+    name: 'log',
+    deliver(events) {
+      for (const event of events) file.write(event);
+      file.flush();
+    },
+    ...config.auditLogBatch, log,
+  });
 }
 
 /** What tests may hand in instead of what the Config names. */
@@ -197,10 +213,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   // a webhook kubeconfig that does not load fails the start.
   const auditWebhook = config.auditPolicyFile === undefined || config.auditWebhook === undefined ? undefined : await auditWebhookSink(config.auditWebhook, log);
   const auditBackends = [
-    ...(config.auditLogPath !== undefined ? [truncated(new AuditLog({
-      path: config.auditLogPath, maxSizeMB: config.auditLogMaxSizeMB, maxBackups: config.auditLogMaxBackups, maxAgeDays: config.auditLogMaxAgeDays,
-      compress: config.auditLogCompress, format: config.auditLogFormat, onError: log,
-    }), config.auditLogTruncate, log)] : []),
+    ...(config.auditLogPath !== undefined ? [truncated(auditLogSink(config, log), config.auditLogTruncate, log)] : []),
     ...(auditWebhook !== undefined ? [truncated(auditWebhook.sink, config.auditWebhook?.truncate, log)] : []),
   ];
   const audit = config.auditPolicyFile === undefined || auditBackends.length === 0 ? undefined : {

@@ -171,21 +171,29 @@ export interface AuditLogOptions {
   format?: 'json' | 'legacy';
   /** Where a write that fails is reported (upstream's plugin error); the server goes on. */
   onError?: (message: string) => void;
+  /** `--audit-log-mode blocking-strict`: each event written at once, and a failed write told to the request. */
+  strict?: boolean;
 }
 
 /** Where audit events go (upstream's backends): the log file, a webhook, or both. */
 export interface AuditSink {
-  write(event: object): void;
+  /**
+   * Takes an event: whether it was stored (at once, or once a blocking backend has sent it).
+   * Only a blocking-strict backend answers false; a request whose first event one did not
+   * store is refused (upstream's "failed to store audit event").
+   */
+  write(event: object): boolean | Promise<boolean>;
   /** Sends or writes what is queued (at shutdown). */
   flush(): void;
 }
 
-/** Several backends, each given every event (upstream's union backend). */
+/** Several backends, each given every event (upstream's union backend): stored when every one stored it. */
 export function auditSinks(sinks: readonly AuditSink[]): AuditSink {
   if (sinks.length === 1) return sinks[0]!;
   return {
     write: (event) => {
-      for (const sink of sinks) sink.write(event);
+      const results = sinks.map((sink) => sink.write(event));
+      return results.some((r) => r instanceof Promise) ? Promise.all(results).then((all) => all.every(Boolean)) : results.every(Boolean);
     },
     flush: () => {
       for (const sink of sinks) sink.flush();
@@ -242,9 +250,9 @@ export function truncatingSink(delegate: AuditSink, truncation: AuditTruncation,
       }
       if (size(e) > truncation.maxEventSize) {
         log(`Error in audit plugin 'truncate' affecting 1 audit events: event is too large even after truncating\nImpacted events:\n${legacyEventString(e)}`);
-        return;
+        return true;
       }
-      delegate.write(e);
+      return delegate.write(e);
     },
     flush: () => delegate.flush(),
   };
@@ -276,40 +284,45 @@ export class AuditLog implements AuditSink {
   /**
    * Queues an event; queued events are written together once the current work is done
    * (one write per batch, not per event: a synchronous write each would stall requests).
+   * Blocking-strict (`strict`): written at once, answering whether it was.
    */
-  write(event: object): void {
+  write(event: object): boolean {
     this.#pending.push(`${this.#opts.format === 'legacy' ? legacyEventString(event) : JSON.stringify(event)}\n`);
     this.#pendingEvents.push(event);
+    if (this.#opts.strict === true) return this.flush();
     if (!this.#scheduled) {
       this.#scheduled = true;
       setImmediate(() => this.flush());
     }
+    return true;
   }
 
   /**
-   * Writes what is queued now. A write that fails (the disk full, the directory gone and
-   * not made again) is reported with upstream's plugin error and the events dropped, as
-   * upstream's log backend does: auditing never stops the server.
+   * Writes what is queued now; false when the write failed. A write that fails (the disk
+   * full, the directory gone and not made again) is reported with upstream's plugin error
+   * and the events dropped, as upstream's log backend does: auditing never stops the server.
    */
-  flush(): void {
+  flush(): boolean {
     this.#scheduled = false;
-    if (this.#pending.length === 0) return;
+    if (this.#pending.length === 0) return true;
     const lines = this.#pending.join('');
     const events = this.#pendingEvents;
     this.#pending = [];
     this.#pendingEvents = [];
     if (this.#opts.path === '-') {
       process.stdout.write(lines);
-      return;
+      return true;
     }
     try {
       const bytes = Buffer.byteLength(lines);
       if (this.#opts.maxSizeMB > 0 && this.#size > 0 && this.#size + bytes > this.#opts.maxSizeMB * 1024 * 1024) this.#rotate();
       this.#append(lines);
       this.#size += bytes;
+      return true;
     } catch (err) {
       const report = this.#opts.onError ?? ((message: string) => console.error(message));
       report(`Error in audit plugin 'log' affecting ${events.length} audit events: ${(err as Error).message}\nImpacted events:\n${events.map(legacyEventString).join('\n')}`);
+      return false;
     }
   }
 
@@ -448,6 +461,8 @@ export interface AuditHooks {
   requestObject?(object: Readonly<Record<string, unknown>>): void;
   /** Adds an annotation to the event. */
   annotate(key: string, value: string): void;
+  /** Whether the RequestReceived event was stored: false (a blocking-strict backend could not) refuses the request. */
+  stored: boolean | Promise<boolean>;
 }
 
 export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRequest, res: AuditedResponse): AuditHooks | undefined {
@@ -470,9 +485,9 @@ export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRe
   };
   let objectRef = a.resourceRequest ? reference() : undefined;
   // audit.k8s.io/v1's Event, its fields in order.
-  const emit = (stage: AuditStage, extra: { responseStatus?: unknown; requestObject?: unknown; responseObject?: unknown }) => {
-    if (decision.omitStages.includes(stage)) return;
-    log.write({
+  const emit = (stage: AuditStage, extra: { responseStatus?: unknown; requestObject?: unknown; responseObject?: unknown }): boolean | Promise<boolean> => {
+    if (decision.omitStages.includes(stage)) return true;
+    return log.write({
       kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: decision.level, auditID, stage, requestURI: request.url, verb: request.verb,
       user: userInfo(request.user), ...(request.impersonatedUser !== undefined ? { impersonatedUser: userInfo(request.impersonatedUser) } : {}),
       sourceIPs: request.sourceIP === undefined ? [] : [request.sourceIP.replace(/^::ffff:/, '')],
@@ -501,7 +516,7 @@ export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRe
     capture(args[0]);
     return end(...args);
   };
-  emit('RequestReceived', {});
+  const stored = emit('RequestReceived', {});
   res.once('close', () => {
     const code = res.statusCode;
     const encoded = res.getHeader('content-encoding') !== undefined;
@@ -513,7 +528,7 @@ export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRe
       metadata: {}, ...(status?.status === 'Failure' ? { status: 'Failure', message: status.message, reason: status.reason } : {}), code,
     };
     const trim = (v: unknown) => (decision.omitManagedFields ? withoutManagedFields(v) : v);
-    emit('ResponseComplete', {
+    void emit('ResponseComplete', {
       responseStatus,
       ...(decision.level !== 'Metadata' && requestObject !== undefined ? { requestObject: trim(requestObject) } : {}),
       ...(decision.level === 'RequestResponse' && answer !== undefined ? { responseObject: trim(answer) } : {}),
@@ -521,7 +536,7 @@ export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRe
   });
   const annotate = (key: string, value: string) => void (annotations[key] = value);
   const completesReference = objectRef !== undefined && (request.verb === 'create' || request.verb === 'update');
-  if (decision.level === 'Metadata' && !completesReference) return { annotate };
+  if (decision.level === 'Metadata' && !completesReference) return { annotate, stored };
   const take = (decoded: unknown) => {
     const meta = (decoded as { metadata?: unknown } | undefined)?.metadata;
     if (completesReference && meta !== null && typeof meta === 'object') objectRef = reference(meta as Record<string, unknown>);
@@ -530,9 +545,10 @@ export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRe
   // A copy: the request goes on to default and change the object it decoded.
   const requestObjectHook = (object: Readonly<Record<string, unknown>>) => take(decision.level === 'Metadata' ? object : JSON.parse(JSON.stringify(object)));
   // At Metadata only a create's or update's decoded object matters, for its name.
-  if (decision.level === 'Metadata') return { annotate, requestObject: requestObjectHook };
+  if (decision.level === 'Metadata') return { annotate, stored, requestObject: requestObjectHook };
   return {
     annotate,
+    stored,
     // The bytes serve bodies that are not objects (patches); an object body, decoded, replaces them.
     requestBody: (body, contentType) => take(decodeJsonBody(body, contentType)),
     requestObject: requestObjectHook,

@@ -519,6 +519,11 @@ export class ApiServer {
         namespace: info.isResourceRequest ? info.namespace : '', name: info.isResourceRequest ? info.name || info.selectedName : '',
       },
     }, res as unknown as Parameters<typeof beginAudit>[3]);
+    // A blocking-strict backend that did not store the request's first event: refused, as upstream's audit filter.
+    if (audit !== undefined && audit.stored !== true && !(await audit.stored)) {
+      internalError(res, req.url ?? '/', 'failed to store audit event');
+      return;
+    }
     const attributes = info.isResourceRequest
       ? {
         verb: info.verb, group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name || info.selectedName, path: info.path,

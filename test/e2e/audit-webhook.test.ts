@@ -77,10 +77,16 @@ test('audit events reach the webhook as EventLists in batches of at most the bat
 
 test('--audit-webhook-* flags are checked as upstream checks them', () => {
   assert.throws(() => parseServeFlags(['--audit-webhook-config-file=/k', '--audit-webhook-mode=sometimes']), /invalid audit webhook mode sometimes, allowed modes are "batch,blocking,blocking-strict"/);
-  assert.throws(() => parseServeFlags(['--audit-webhook-config-file=/k', '--audit-webhook-batch-max-size=0']), /invalid audit batch webhook max size 0, must be a positive number/);
-  assert.throws(() => parseServeFlags(['--audit-webhook-config-file=/k', '--audit-webhook-mode=blocking']), /blocking is not supported/);
+  assert.throws(() => parseServeFlags(['--audit-webhook-config-file=/k', '--audit-webhook-batch-max-size=0']), { message: 'invalid audit batch webhook max batch size 0, must be a positive number' });
+  assert.throws(() => parseServeFlags(['--audit-webhook-config-file=/k', '--audit-webhook-batch-buffer-size=x']),
+    { message: 'invalid argument "x" for "--audit-webhook-batch-buffer-size" flag: strconv.ParseInt: parsing "x": invalid syntax' });
+  assert.throws(() => parseServeFlags(['--audit-webhook-config-file=/k', '--audit-webhook-batch-throttle-qps=-1']), { message: 'invalid audit batch webhook throttle QPS -1, must be a positive number' });
   assert.deepEqual(parseServeFlags(['--audit-webhook-config-file=/k']).auditWebhook, {
-    configFile: '/k', version: 'audit.k8s.io/v1', initialBackoffMs: 10_000, bufferSize: 10_000, maxBatchSize: 400, maxWaitMs: 30_000, throttle: { qps: 10, burst: 15 },
+    configFile: '/k', mode: 'batch', batch: { bufferSize: 10_000, maxBatchSize: 400, maxWaitMs: 30_000, throttle: { qps: 10, burst: 15 } }, version: 'audit.k8s.io/v1', initialBackoffMs: 10_000,
   });
-  assert.equal(parseServeFlags(['--audit-webhook-config-file=/k', '--audit-webhook-batch-throttle-enable=false']).auditWebhook!.throttle, undefined);
+  assert.equal(parseServeFlags(['--audit-webhook-config-file=/k', '--audit-webhook-batch-throttle-enable=false']).auditWebhook!.batch!.throttle, undefined);
+  // The blocking modes leave the batch settings unchecked, as upstream.
+  assert.deepEqual(parseServeFlags(['--audit-webhook-config-file=/k', '--audit-webhook-mode=blocking-strict', '--audit-webhook-batch-max-size=0']).auditWebhook, {
+    configFile: '/k', mode: 'blocking-strict', version: 'audit.k8s.io/v1', initialBackoffMs: 10_000,
+  });
 });
