@@ -16,35 +16,39 @@ function varint(out: number[], value: number): void {
   out.push(v);
 }
 
-function lengthDelimited(out: number[], field: number, bytes: Uint8Array): void {
-  varint(out, (field << 3) | 2);
-  varint(out, bytes.length);
-  for (const b of bytes) out.push(b);
+/** A field's tag and length as bytes, then the bytes themselves (not copied byte by byte: values are kilobytes). */
+function lengthDelimited(parts: Uint8Array[], field: number, bytes: Uint8Array): void {
+  const head: number[] = [];
+  varint(head, (field << 3) | 2);
+  varint(head, bytes.length);
+  parts.push(Uint8Array.from(head), bytes);
 }
 
 /** The message of `fields` (field number, value) in field order; a map's entries by key. */
 export function encodeMessage(fields: Array<[number, WireValue]>): Uint8Array {
-  const out: number[] = [];
+  const parts: Uint8Array[] = [];
   for (const [field, value] of fields) {
     if (value === undefined) continue;
     if (typeof value === 'number') {
       if (value === 0) continue;
-      varint(out, field << 3);
-      varint(out, value);
+      const head: number[] = [];
+      varint(head, field << 3);
+      varint(head, value);
+      parts.push(Uint8Array.from(head));
     } else if (typeof value === 'string' || value instanceof Uint8Array) {
       const bytes = typeof value === 'string' ? Buffer.from(value) : value;
-      if (bytes.length > 0) lengthDelimited(out, field, bytes);
+      if (bytes.length > 0) lengthDelimited(parts, field, bytes);
     } else {
       // A map entry always carries its key and value, as Go's encoder writes them.
       for (const key of [...value.keys()].sort()) {
-        const entry: number[] = [];
+        const entry: Uint8Array[] = [];
         lengthDelimited(entry, 1, Buffer.from(key));
         lengthDelimited(entry, 2, value.get(key)!);
-        lengthDelimited(out, field, Uint8Array.from(entry));
+        lengthDelimited(parts, field, Buffer.concat(entry));
       }
     }
   }
-  return Uint8Array.from(out);
+  return Buffer.concat(parts);
 }
 
 /** A decoded message: the last value of each field, and every entry of its map fields. */
