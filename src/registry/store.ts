@@ -133,6 +133,8 @@ interface UpdateBase {
   copy(): KubeObject;
   /** From the watch cache, which may be behind the storage. */
   cached: boolean;
+  /** Read from the storage through a key that no longer writes (KeyValue.stale). */
+  stale?: true;
 }
 
 /**
@@ -454,9 +456,13 @@ export class Store {
       }
       // A write that changes nothing is not written: the resourceVersion stays (upstream).
       // Compared as values: the same content may arrive with its keys in another order.
+      // Unless the stored value is stale (read through an encryption key that no longer
+      // writes): then it is written again, as upstream's GuaranteedUpdate, so that
+      // `kubectl get … -o json | kubectl replace -f -` moves objects to the current key.
       if (sameContent(obj, current)) {
-        if (await this.movedPast(base)) continue;
-        return { object: current, created: false };
+        const stored = base.cached ? await this.backend.get(base.key) : undefined;
+        if (base.cached && stored?.modRevision !== base.revision) continue;
+        if ((stored ?? base).stale !== true) return { object: current, created: false };
       }
       const written = await this.writeUpdate(base, obj, opts, mayRetry);
       if (written !== retry) return written;
@@ -484,7 +490,7 @@ export class Store {
     if (kv === undefined) return undefined;
     // The cache's copy when it holds this revision (read-only), else decoded.
     const current = this.reads.cachedAt(kv.key, kv.modRevision) ?? this.decode(kv);
-    return { key, revision: kv.modRevision, current, cached: false, copy: () => this.decode(kv) };
+    return { key, revision: kv.modRevision, current, cached: false, copy: () => this.decode(kv), ...(kv.stale === true ? { stale: true as const } : {}) };
   }
 
   /** Create-on-update of a missing object, by the create rules; `retry` when someone else created it meanwhile. */

@@ -15,6 +15,12 @@ export interface KeyValue {
    * a whole list or watch for it.
    */
   transformError?: string;
+  /**
+   * Set when the value was read through a key that no longer writes (a provider or key after
+   * the first, a KMS key id since replaced): an update that changes nothing writes it anyway,
+   * so that rewriting objects moves them to the current key (upstream's stale reads).
+   */
+  stale?: true;
 }
 
 /** Events are shared by every watcher that receives them: treat them as read-only. */

@@ -45,10 +45,14 @@ export class EncryptingBackend implements Backend {
     const transformer = this.#transformerFor(kv.key);
     if (transformer === undefined) return kv;
     const unreadable = (err: unknown): KeyValue => ({ ...kv, transformError: (err as Error).message });
+    let stale = false;
+    const read = (value: Uint8Array): KeyValue => (stale ? { ...kv, value, stale: true } : { ...kv, value });
     try {
-      const value = transformer.fromStorage(kv.value, kv.key);
-      if (value instanceof Promise) return value.then((plain) => ({ ...kv, value: plain }), unreadable);
-      return { ...kv, value };
+      const value = transformer.fromStorage(kv.value, kv.key, () => {
+        stale = true;
+      });
+      if (value instanceof Promise) return value.then(read, unreadable);
+      return read(value);
     } catch (err) {
       return unreadable(err);
     }

@@ -220,7 +220,7 @@ export class KmsV2Provider {
     this.#retryIntervalMs = opts.retryIntervalMs ?? retryIntervalMs;
     this.transformer = {
       toStorage: (data, key) => this.#toStorage(data, key),
-      fromStorage: (data, key) => this.#fromStorage(data, key),
+      fromStorage: (data, key, onStale) => this.#fromStorage(data, key, onStale),
     };
   }
 
@@ -361,9 +361,11 @@ export class KmsV2Provider {
     return encodeEncryptedObject({ ...state.object, encryptedData: state.transformer.toStorage(data, key) });
   }
 
-  #fromStorage(data: Uint8Array, key: string): Uint8Array | Promise<Uint8Array> {
+  #fromStorage(data: Uint8Array, key: string, onStale: (() => void) | undefined): Uint8Array | Promise<Uint8Array> {
     const object = decodeEncryptedObject(data);
-    this.#currentState();
+    const state = this.#currentState();
+    // Sealed under another key id (or the older plain-key scheme) than this server writes with now: stale, as upstream's.
+    if (onStale !== undefined && (object.keyId !== state.object.keyId || object.encryptedDEKSourceType !== state.object.encryptedDEKSourceType)) onStale();
     const id = cacheKey(object);
     const now = this.#now();
     const known = this.#seeds.get(id);

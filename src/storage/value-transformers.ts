@@ -12,12 +12,13 @@ import { xsalsa20poly1305 } from '@noble/ciphers/salsa.js';
  */
 export interface ValueTransformer {
   toStorage(data: Uint8Array, key: string): Uint8Array;
-  fromStorage(data: Uint8Array, key: string): Uint8Array | Promise<Uint8Array>;
+  /** `onStale` is called when the data was written by a key that no longer writes (upstream's stale read). */
+  fromStorage(data: Uint8Array, key: string, onStale?: () => void): Uint8Array | Promise<Uint8Array>;
 }
 
 /** A transformer whose keys are all at hand: every read answers at once. */
 export interface LocalValueTransformer extends ValueTransformer {
-  fromStorage(data: Uint8Array, key: string): Uint8Array;
+  fromStorage(data: Uint8Array, key: string, onStale?: () => void): Uint8Array;
 }
 
 export type ProviderKind = 'aescbc' | 'aesgcm' | 'secretbox' | 'identity';
@@ -143,7 +144,8 @@ export function providerTransformer(kind: Exclude<ProviderKind, 'identity'>, sec
  * Upstream's prefix transformers: the first writes (with its prefix); a read goes to the
  * transformers whose prefix the data has, in order. An identity transformer (empty prefix)
  * that refuses encrypted data lets the others try; when none reads the data, the errors of
- * those that tried, else "no matching prefix found". A read stays synchronous until a
+ * those that tried, else "no matching prefix found". Data read by any but the first is
+ * stale, as is what the one that read it calls stale. A read stays synchronous until a
  * transformer answers a promise.
  */
 export function prefixTransformers(transformers: PrefixedTransformer[]): ValueTransformer {
@@ -154,7 +156,7 @@ export function prefixTransformers(transformers: PrefixedTransformer[]): ValueTr
     if (errors.length > 1) return new Error(`[${errors.join(', ')}]`);
     return new Error('no matching prefix found');
   };
-  const readFrom = (data: Uint8Array, key: string, start: number, errors: string[]): Uint8Array | Promise<Uint8Array> => {
+  const readFrom = (data: Uint8Array, key: string, onStale: (() => void) | undefined, start: number, errors: string[]): Uint8Array | Promise<Uint8Array> => {
     for (let i = start; i < transformers.length; i++) {
       const { prefix, transformer } = transformers[i]!;
       if (!startsWith(data, prefix)) continue;
@@ -162,11 +164,17 @@ export function prefixTransformers(transformers: PrefixedTransformer[]): ValueTr
         if (prefix.length !== 0) errors.push((err as Error).message);
       };
       try {
-        const out = transformer.fromStorage(data.subarray(prefix.length), key);
-        if (!(out instanceof Promise)) return out;
-        return out.catch((err: unknown) => {
+        const out = transformer.fromStorage(data.subarray(prefix.length), key, onStale);
+        if (!(out instanceof Promise)) {
+          if (i !== 0) onStale?.();
+          return out;
+        }
+        return out.then((plain) => {
+          if (i !== 0) onStale?.();
+          return plain;
+        }, (err: unknown) => {
           noted(err);
-          return readFrom(data, key, i + 1, errors);
+          return readFrom(data, key, onStale, i + 1, errors);
         });
       } catch (err) {
         noted(err);
@@ -179,6 +187,6 @@ export function prefixTransformers(transformers: PrefixedTransformer[]): ValueTr
       const out = first.transformer.toStorage(data, key);
       return first.prefix.length === 0 ? out : concat(first.prefix, out);
     },
-    fromStorage: (data, key) => readFrom(data, key, 0, []),
+    fromStorage: (data, key, onStale) => readFrom(data, key, onStale, 0, []),
   };
 }

@@ -62,10 +62,15 @@ test('Secrets are encrypted at rest, keys rotate by rewriting, and a Secret whos
     const a = await server.request('GET', `/api/v1/namespaces/${ns}/secrets/a`);
     assert.equal(a.status, 200, a.text);
     for (const name of ['a', 'b']) {
-      const current: { metadata: { annotations?: Record<string, string> } } = (await server.request('GET', `/api/v1/namespaces/${ns}/secrets/${name}`)).json;
-      // A PUT of the same content writes nothing; the annotation makes it a real rewrite, as `kubectl replace` of a changed object.
-      current.metadata.annotations = { rotated: 'true' };
-      assert.equal((await server.request('PUT', `/api/v1/namespaces/${ns}/secrets/${name}`, { body: current })).status, 200);
+      // `kubectl get -o json | kubectl replace -f -`: a PUT of the same content. Read through a
+      // key that no longer writes, the value is stale and written again (a new resourceVersion).
+      const current: { metadata: { resourceVersion: string } } = (await server.request('GET', `/api/v1/namespaces/${ns}/secrets/${name}`)).json;
+      const replaced = await server.request('PUT', `/api/v1/namespaces/${ns}/secrets/${name}`, { body: current });
+      assert.equal(replaced.status, 200);
+      assert.notEqual(replaced.json.metadata.resourceVersion, current.metadata.resourceVersion, `${name}: rewritten though unchanged`);
+      // Now under the current key: the same PUT again writes nothing, as usual.
+      const again = await server.request('PUT', `/api/v1/namespaces/${ns}/secrets/${name}`, { body: replaced.json });
+      assert.equal(again.json.metadata.resourceVersion, replaced.json.metadata.resourceVersion, `${name}: a second replace is a no-op`);
     }
     await server.stop();
     for (const name of ['a', 'b']) assert.ok(storedValue(dataDir, keyOf(name)).startsWith('k8s:enc:aesgcm:v1:key2:'), name);

@@ -99,8 +99,13 @@ resources:
     server = await start();
     assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/secrets/a`)).status, 200);
     assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: secretBody('c', 'plain-c') })).status, 201);
+    // A replace that changes nothing rewrites a value sealed under the old key id (stale), as upstream's.
+    const b = (await server.request('GET', `/api/v1/namespaces/${ns}/secrets/b`)).json;
+    const replaced = await server.request('PUT', `/api/v1/namespaces/${ns}/secrets/b`, { body: b });
+    assert.notEqual(replaced.json.metadata.resourceVersion, b.metadata.resourceVersion);
     await server.stop();
     assert.equal(openStored(plugin, storedValue(dataDir, keyOf('c')), keyOf('c')).keyId, 'key-2');
+    assert.equal(openStored(plugin, storedValue(dataDir, keyOf('b')), keyOf('b')).keyId, 'key-2', 'moved to the new key id');
     assert.equal(openStored(plugin, storedValue(dataDir, keyOf('a')), keyOf('a')).keyId, 'key-1', 'not rewritten by a read');
 
     // 4. The plugin is down: the server starts; its check fails, writes and reads fail as upstream's.

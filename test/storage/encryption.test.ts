@@ -158,3 +158,27 @@ test('EncryptingBackend keeps its backend\'s page size for a filling cache', asy
   assert.equal(new EncryptingBackend(remote, () => undefined).fillPageSize, 1_000);
   await Promise.all([plain.close(), remote.close()]);
 });
+
+test('a read through any provider or key but the first is stale (upstream\'s stale reads): an unchanged update writes it again', async () => {
+  const chain = (...names: Array<'key1' | 'key2' | 'identity'>) => prefixTransformers(names.map((name) => name === 'identity'
+    ? { prefix: providerPrefix('identity', ''), transformer: identityTransformer }
+    : { prefix: providerPrefix('aescbc', name), transformer: aescbcTransformer(name === 'key1' ? key32 : key16) }));
+  const byKey1 = chain('key1').toStorage(plain, storageKey);
+  const staleness = (transformer: ValueTransformer, stored: Uint8Array) => {
+    let stale = false;
+    transformer.fromStorage(stored, storageKey, () => {
+      stale = true;
+    });
+    return stale;
+  };
+  assert.equal(staleness(chain('key1', 'key2'), byKey1), false, 'the first key');
+  assert.equal(staleness(chain('key2', 'key1'), byKey1), true, 'a rotated key');
+  assert.equal(staleness(chain('identity', 'key1'), plain), false, 'identity first, plain data');
+  assert.equal(staleness(chain('key1', 'identity'), plain), true, 'plain data once a key writes');
+  assert.equal(staleness(chain('identity', 'key1'), byKey1), true, 'encrypted data once identity writes');
+  // Through the backend: the flag on what get answers.
+  const inner = new MemoryBackend();
+  await inner.create(storageKey, byKey1);
+  assert.equal((await new EncryptingBackend(inner, () => chain('key2', 'key1')).get(storageKey))!.stale, true);
+  assert.equal((await new EncryptingBackend(inner, () => chain('key1')).get(storageKey))!.stale, undefined);
+});

@@ -161,6 +161,14 @@ test('a new key id makes a new seed; the same one renews the seed for three minu
   assert.equal(decodeEncryptedObject(second).keyId, 'k2');
   assert.equal(text(await p.transformer.fromStorage(first, storageKey)), plain.toString(), 'the old seed still reads, from the cache');
   assert.equal(service.calls.decrypt, 0);
+  const staleRead = (stored: Uint8Array) => {
+    let stale = false;
+    void p.transformer.fromStorage(stored, storageKey, () => {
+      stale = true;
+    });
+    return stale;
+  };
+  assert.deepEqual([staleRead(first), staleRead(second)], [true, false], 'sealed under the old key id: stale');
 
   // The plugin stops answering: writes go on until three minutes after the last good status.
   service.statusError = 'rpc error: code = Unavailable desc = connection refused';
