@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { goJson } from '../api/field-errors.ts';
 import { isObject } from '../api/json.ts';
 import { loadYaml } from '../api/yaml.ts';
-import { KmsV2Provider, type KmsService } from '../storage/kms-v2.ts';
+import { KmsV2Provider, type KmsMetrics, type KmsService } from '../storage/kms-v2.ts';
 import {
   identityTransformer, prefixTransformers, providerPrefix, providerTransformer, type PrefixedTransformer, type ProviderKind, type ValueTransformer,
 } from '../storage/value-transformers.ts';
@@ -258,8 +258,8 @@ export async function loadEncryptionConfig(file: string, reload = false): Promis
   };
 }
 
-/** How a KMS provider's plugin is reached: its endpoint and call timeout. */
-export type KmsServiceFactory = (endpoint: string, timeoutMs: number) => Promise<KmsService>;
+/** How a KMS provider's plugin is reached: its endpoint and call timeout (and the provider's name, for its metrics). */
+export type KmsServiceFactory = (endpoint: string, timeoutMs: number, name: string) => Promise<KmsService>;
 
 /** The configuration's KMS providers, started: their health, and their plugins' connections to close. */
 export interface KmsProviders {
@@ -277,7 +277,9 @@ export interface KmsProviders {
  * background, as upstream's). v1 providers are refused as upstream refuses them while the
  * deprecated KMSv1 gate is off, which Plinth does not offer.
  */
-export async function startKmsProviders(config: EncryptionConfiguration, connect: KmsServiceFactory, log: (message: string) => void): Promise<KmsProviders> {
+export async function startKmsProviders(
+  config: EncryptionConfiguration, connect: KmsServiceFactory, log: (message: string) => void, metrics?: KmsMetrics,
+): Promise<KmsProviders> {
   const settings = config.resources.flatMap((entry) => entry.providers).filter((p): p is Extract<ProviderSettings, { kind: 'kms' }> => p.kind === 'kms');
   const started: KmsV2Provider[] = [];
   const close = () => started.forEach((provider) => provider.close());
@@ -286,7 +288,7 @@ export async function startKmsProviders(config: EncryptionConfiguration, connect
       if (kms.apiVersion === 'v1') {
         throw new UsageError('error while building transformers: KMSv1 is deprecated and will only receive security updates going forward. Use KMSv2 instead.  Set --feature-gates=KMSv1=true to use the deprecated KMSv1 feature.');
       }
-      const provider = new KmsV2Provider({ name: kms.name, service: await connect(kms.endpoint, kms.timeoutMs), log });
+      const provider = new KmsV2Provider({ name: kms.name, service: await connect(kms.endpoint, kms.timeoutMs, kms.name), log, ...(metrics !== undefined ? { metrics } : {}) });
       started.push(provider);
       await provider.start();
     }

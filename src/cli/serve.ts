@@ -635,7 +635,15 @@ async function withEncryption(
   const reload = config.encryptionProviderConfigAutomaticReload === true;
   const open = async () => {
     const loaded = await loadEncryptionConfig(file, reload);
-    const kms = await startKmsProviders(loaded, grpcKmsService, log);
+    const connect = (endpoint: string, timeoutMs: number, name: string) => grpcKmsService(endpoint, timeoutMs, (method, code, seconds) => metrics.kmsOperation(name, method, code, seconds));
+    const kms = await startKmsProviders(loaded, connect, log, {
+      keyIdUsed: (transformation, provider, keyId) => metrics.kmsKeyIdUsed(transformation, provider, keyId),
+      statusKeyId: (provider, keyId) => metrics.kmsStatusKeyId(provider, keyId),
+      invalidStatusKeyId: (provider, error) => metrics.kmsInvalidStatusKeyId(provider, error),
+      seedCacheSize: (provider, size) => metrics.kmsSeedCacheSize(provider, size),
+      cacheMiss: () => metrics.kmsCacheMiss(),
+      dataKeyGeneration: (seconds, failed) => metrics.dataKeyGeneration(seconds, failed),
+    });
     try {
       return { forResource: resourceTransformers(loaded, kms), kms };
     } catch (err) {

@@ -22,6 +22,12 @@ const walSyncBuckets = Array.from({ length: 16 }, (_, i) => 0.0001 * 2 ** i);
 /** Upstream's apiserver_authentication_jwt_authenticator_latency_seconds buckets (the defaults from 1 ms). */
 const jwtLatencyBuckets = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** Prometheus' default buckets (component-base's DefBuckets). */
+/** KMS calls: 0.1 ms doubling to ~52 s, as upstream's. */
+const kmsOperationBuckets = Array.from({ length: 20 }, (_, i) => 0.0001 * 2 ** i);
+/** Data key generation: 5 µs doubling, 14 buckets, as upstream's. */
+const dataKeyGenerationBuckets = Array.from({ length: 14 }, (_, i) => 5e-6 * 2 ** i);
+/** Label sets of KMS key ids kept, the least recently used dropped first (upstream's LRU of 10). */
+const kmsKeyIdSeries = 10;
 const defaultBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** Upstream's apiserver_authorization_match_condition_evaluation_seconds buckets. */
 const matchConditionBuckets = [0.001, 0.005, 0.01, 0.025, 0.1, 0.2, 0.25];
@@ -87,6 +93,18 @@ export class ApiMetrics {
   readonly #encryptionReloads: PlainCounter;
   readonly #encryptionReloadTimes: PlainGauge;
   #encryptionConfigHash: string | undefined;
+  readonly #kmsKeyIdTotal: PlainCounter;
+  readonly #kmsKeyIdLast: PlainGauge;
+  readonly #kmsStatusKeyIdLast: PlainGauge;
+  readonly #kmsInvalidStatusKeyId: PlainCounter;
+  readonly #kmsOperations: PlainHistogram;
+  readonly #kmsSeedCacheSize: PlainGauge;
+  readonly #kmsCacheMisses: { value: number };
+  readonly #dataKeyGenerations: HistogramSeries;
+  readonly #dataKeyGenerationFailures: { value: number };
+  /** The key id label sets in use, least recently used first. */
+  readonly #kmsKeyIdSets = new Set<string>();
+  readonly #kmsStatusKeyIdSets = new Set<string>();
   readonly #authzReloads: PlainCounter;
   readonly #authzReloadTimes: PlainGauge;
   #authzConfigHash: string | undefined;
@@ -129,6 +147,15 @@ export class ApiMetrics {
     this.#encryptionReloadTimes = new PlainGauge(list, 'apiserver_encryption_config_controller_automatic_reload_last_timestamp_seconds', 'Timestamp of the last successful or failed automatic reload of encryption configuration split by apiserver identity.');
     new CollectedGauge(list, 'apiserver_encryption_config_controller_last_config_info', 'Information about the last applied encryption configuration with hash as label, split by apiserver identity.',
       () => (this.#encryptionConfigHash === undefined ? [] : [{ labels: { apiserver_id_hash: this.#serverIdHash, hash: this.#encryptionConfigHash }, value: 1 }]));
+    this.#kmsKeyIdTotal = new PlainCounter(list, 'apiserver_envelope_encryption_key_id_hash_total', 'Number of times a keyID is used split by transformation type, provider, and apiserver identity.');
+    this.#kmsKeyIdLast = new PlainGauge(list, 'apiserver_envelope_encryption_key_id_hash_last_timestamp_seconds', 'The last time in seconds when a keyID was used.');
+    this.#kmsStatusKeyIdLast = new PlainGauge(list, 'apiserver_envelope_encryption_key_id_hash_status_last_timestamp_seconds', 'The last time in seconds when a keyID was returned by the Status RPC call.');
+    this.#kmsInvalidStatusKeyId = new PlainCounter(list, 'apiserver_envelope_encryption_invalid_key_id_from_status_total', 'Number of times an invalid keyID is returned by the Status RPC call split by error.');
+    this.#kmsOperations = new PlainHistogram(list, 'apiserver_envelope_encryption_kms_operations_latency_seconds', 'KMS operation duration with gRPC error code status total.', kmsOperationBuckets);
+    this.#kmsSeedCacheSize = new PlainGauge(list, 'apiserver_envelope_encryption_dek_source_cache_size', 'Number of records in data encryption key (DEK) source cache. On a restart, this value is an approximation of the number of decrypt RPC calls the server will make to the KMS plugin.');
+    this.#kmsCacheMisses = new PlainCounter(list, 'apiserver_storage_envelope_transformation_cache_misses_total', 'Total number of cache misses while accessing key decryption key(KEK).').series('', () => ({}));
+    this.#dataKeyGenerations = new PlainHistogram(list, 'apiserver_storage_data_key_generation_duration_seconds', 'Latencies in seconds of data encryption key(DEK) generation operations.', dataKeyGenerationBuckets).series('', () => ({}));
+    this.#dataKeyGenerationFailures = new PlainCounter(list, 'apiserver_storage_data_key_generation_failures_total', 'Total number of failed data encryption key(DEK) generation operations.').series('', () => ({}));
     new CollectedGauge(list, 'apiserver_registered_watchers', 'Number of currently registered watchers for a given resources',
       () => sources.registeredWatchers().map((w) => ({ labels: { group: w.group, version: w.version, kind: w.kind }, value: w.count })));
     new CollectedGauge(list, 'apiserver_storage_objects', 'Number of stored objects at the time of last check split by kind.',
@@ -253,6 +280,56 @@ export class ApiMetrics {
       this.#encryptionReloadTimes.series(status, () => ({ status, apiserver_id_hash: this.#serverIdHash })).value = Date.now() / 1000;
     }
     if (status !== 'failure') this.#encryptionConfigHash = sha256Label(data);
+  }
+
+  /** A KMS provider wrote (`to_storage`) or read (`from_storage`) a value under a key id. */
+  kmsKeyIdUsed(transformation: 'from_storage' | 'to_storage', provider: string, keyId: string): void {
+    const key = `${transformation}\0${provider}\0${keyId}`;
+    const labels = () => ({ transformation_type: transformation, provider_name: provider, key_id_hash: sha256Label(keyId), apiserver_id_hash: this.#serverIdHash });
+    this.#touchKeyIdSet(this.#kmsKeyIdSets, key, [this.#kmsKeyIdTotal, this.#kmsKeyIdLast]);
+    this.#kmsKeyIdTotal.series(key, labels).value++;
+    this.#kmsKeyIdLast.series(key, labels).value = Date.now() / 1000;
+  }
+
+  /** A KMS provider's plugin reported its key id in a status. */
+  kmsStatusKeyId(provider: string, keyId: string): void {
+    const key = `${provider}\0${keyId}`;
+    this.#touchKeyIdSet(this.#kmsStatusKeyIdSets, key, [this.#kmsStatusKeyIdLast]);
+    this.#kmsStatusKeyIdLast.series(key, () => ({ provider_name: provider, key_id_hash: sha256Label(keyId), apiserver_id_hash: this.#serverIdHash })).value = Date.now() / 1000;
+  }
+
+  /** Upstream keeps the series of the last ten key id label sets: the least recently used go. */
+  #touchKeyIdSet(sets: Set<string>, key: string, metrics: Array<PlainCounter | PlainGauge>): void {
+    sets.delete(key);
+    sets.add(key);
+    if (sets.size <= kmsKeyIdSeries) return;
+    const oldest = sets.values().next().value!;
+    sets.delete(oldest);
+    for (const metric of metrics) metric.delete(oldest);
+  }
+
+  kmsInvalidStatusKeyId(provider: string, error: 'empty' | 'too_long'): void {
+    this.#kmsInvalidStatusKeyId.series(`${provider}\0${error}`, () => ({ provider_name: provider, error })).value++;
+  }
+
+  /** A call to a KMS plugin (`/v2.KeyManagementService/<Method>`) ended with its gRPC code (OK, or the failure's). */
+  kmsOperation(provider: string, method: string, code: string, seconds: number): void {
+    this.#kmsOperations.series(`${provider}\0${method}\0${code}`, () => ({ provider_name: provider, method_name: method, grpc_status_code: code })).observe(seconds);
+  }
+
+  kmsSeedCacheSize(provider: string, size: number): void {
+    this.#kmsSeedCacheSize.series(provider, () => ({ provider_name: provider })).value = size;
+  }
+
+  /** A read needed a data key source the server had not decrypted yet. */
+  kmsCacheMiss(): void {
+    this.#kmsCacheMisses.value++;
+  }
+
+  /** A data key (a KMS seed) was made: its time, or a failure (counted, not timed), as upstream's. */
+  dataKeyGeneration(seconds: number, failed: boolean): void {
+    if (failed) this.#dataKeyGenerationFailures.value++;
+    else this.#dataKeyGenerations.observe(seconds);
   }
 
   /** The authorization configuration in use: loaded at start, or reloaded (`status`) when the file changed. */

@@ -39,6 +39,11 @@ abstract class PlainMetric<S> {
     return found.series;
   }
 
+  /** Drops a label set's series (upstream deletes the series of key ids it no longer tracks). */
+  delete(key: string): void {
+    this.#series.delete(key);
+  }
+
   protected abstract create(): S;
 
   protected entries(): IterableIterator<{ labels: Labels; series: S }> {

@@ -29,18 +29,25 @@ export function socketPath(endpoint: string): string {
   return decodeURIComponent(url.pathname);
 }
 
+/** How a call went, for upstream's latency metric: its full method name, its gRPC code (`OK`, `Unavailable`, …) and seconds. */
+export type KmsCallObserver = (method: string, code: string, seconds: number) => void;
+
 /** A client of the plugin at `endpoint`, each call bounded by `timeoutMs`. */
-export async function grpcKmsService(endpoint: string, timeoutMs: number): Promise<KmsService> {
+export async function grpcKmsService(endpoint: string, timeoutMs: number, observe?: KmsCallObserver): Promise<KmsService> {
   const grpc = await import('@grpc/grpc-js');
   const client = new grpc.Client(`unix://${socketPath(endpoint)}`, grpc.credentials.createInsecure(), { 'grpc.default_authority': 'localhost' });
   const call = <T>(method: string, request: Uint8Array, read: (m: WireMessage) => T): Promise<T> => new Promise((resolve, reject) => {
     const metadata = new grpc.Metadata();
     // Wait for the plugin's socket until the deadline, rather than failing at once (grpc-go's WaitForReady).
     metadata.setOptions({ waitForReady: true });
+    const path = `${service}/${method}`;
+    const started = performance.now();
     client.makeUnaryRequest(
-      `${service}/${method}`, (bytes: Uint8Array) => Buffer.from(bytes), (bytes: Buffer) => bytes, request, metadata,
+      path, (bytes: Uint8Array) => Buffer.from(bytes), (bytes: Buffer) => bytes, request, metadata,
       { deadline: Date.now() + timeoutMs },
       (err, response) => {
+        const code = err === null ? 'OK' : err.code === undefined ? 'unknown-non-grpc' : (codeNames[err.code] ?? `Code(${err.code})`);
+        observe?.(path, code, (performance.now() - started) / 1000);
         if (err !== null || response === undefined) {
           reject(callError(err ?? new Error('no response')));
           return;

@@ -55,11 +55,11 @@ export function decodeEncryptedObject(data: Uint8Array): EncryptedObject {
   return o;
 }
 
-/** Upstream's ValidateKeyID: the error, or undefined. */
-export function keyIdError(keyId: string): string | undefined {
+/** Upstream's ValidateKeyID: undefined, or the error and its metric code. */
+export function keyIdError(keyId: string): { code: 'empty' | 'too_long'; message: string } | undefined {
   const size = Buffer.byteLength(keyId);
-  if (size === 0) return 'keyID is empty';
-  if (size > keyIdMaxSize) return `keyID is ${size} bytes, which exceeds the max size of ${keyIdMaxSize}`;
+  if (size === 0) return { code: 'empty', message: 'keyID is empty' };
+  if (size > keyIdMaxSize) return { code: 'too_long', message: `keyID is ${size} bytes, which exceeds the max size of ${keyIdMaxSize}` };
   return undefined;
 }
 
@@ -93,7 +93,7 @@ export function validateEncryptedObject(o: EncryptedObject): void {
     throw new Error(`failed to validate encrypted DEK source: encrypted DEK source is ${o.encryptedDEKSource.length} bytes, which exceeds the max size of ${encryptedDEKSourceMaxSize}`);
   }
   const keyId = keyIdError(o.keyId);
-  if (keyId !== undefined) throw new Error(`failed to validate key id: ${keyId}`);
+  if (keyId !== undefined) throw new Error(`failed to validate key id: ${keyId.message}`);
   const annotations = annotationsError(o.annotations);
   if (annotations !== undefined) throw new Error(`failed to validate annotations: ${annotations}`);
 }
@@ -173,6 +173,16 @@ interface WriteState {
   expiresAt: number;
 }
 
+/** What a provider reports for upstream's `apiserver_envelope_encryption_*` metrics. */
+export interface KmsMetrics {
+  keyIdUsed(transformation: 'from_storage' | 'to_storage', provider: string, keyId: string): void;
+  statusKeyId(provider: string, keyId: string): void;
+  invalidStatusKeyId(provider: string, error: 'empty' | 'too_long'): void;
+  seedCacheSize(provider: string, size: number): void;
+  cacheMiss(): void;
+  dataKeyGeneration(seconds: number, failed: boolean): void;
+}
+
 export interface KmsV2Options {
   /** The provider's name in the configuration (its stored prefix is `k8s:enc:kms:v2:<name>:`). */
   name: string;
@@ -182,6 +192,7 @@ export interface KmsV2Options {
   retryIntervalMs?: number;
   now?: () => number;
   log?: (message: string) => void;
+  metrics?: KmsMetrics;
 }
 
 /** The status poll's intervals and how long a seed may write without a good status, as upstream's. */
@@ -198,6 +209,7 @@ export class KmsV2Provider {
   readonly #service: KmsService;
   readonly #now: () => number;
   readonly #log: (message: string) => void;
+  readonly #metrics: KmsMetrics | undefined;
   readonly #statusIntervalMs: number;
   readonly #retryIntervalMs: number;
   #state: WriteState | undefined;
@@ -216,6 +228,7 @@ export class KmsV2Provider {
     this.#service = opts.service;
     this.#now = opts.now ?? Date.now;
     this.#log = opts.log ?? (() => {});
+    this.#metrics = opts.metrics;
     this.#statusIntervalMs = opts.statusIntervalMs ?? statusIntervalMs;
     this.#retryIntervalMs = opts.retryIntervalMs ?? retryIntervalMs;
     this.transformer = {
@@ -296,8 +309,11 @@ export class KmsV2Provider {
       if (this.#version !== status.version) errors.push(`KMSv2 API version should not change after the initial status response version ${this.#version}, got ${status.version}`);
     }
     const keyId = keyIdError(status.keyId);
-    if (keyId !== undefined) errors.push(`got invalid KMSv2 KeyID hash ${JSON.stringify(keyIdHash(status.keyId))}: ${keyId}`);
-    else {
+    if (keyId !== undefined) {
+      this.#metrics?.invalidStatusKeyId(this.name, keyId.code);
+      errors.push(`got invalid KMSv2 KeyID hash ${JSON.stringify(keyIdHash(status.keyId))}: ${keyId.message}`);
+    } else {
+      this.#metrics?.statusKeyId(this.name, status.keyId);
       const rotation = await this.#rotateOnKeyIdChange(status.keyId);
       if (rotation !== undefined) errors.push(rotation);
     }
@@ -318,7 +334,9 @@ export class KmsV2Provider {
       return undefined;
     }
     const uid = randomUUID();
+    const started = performance.now();
     const seed = randomBytes(seedSize);
+    this.#metrics?.dataKeyGeneration((performance.now() - started) / 1000, false);
     let generated: WriteState | undefined;
     let failure: string | undefined;
     try {
@@ -358,7 +376,9 @@ export class KmsV2Provider {
     }
     // What this server writes it reads without asking the plugin.
     this.#remember(state.cacheKey, state.transformer, now);
-    return encodeEncryptedObject({ ...state.object, encryptedData: state.transformer.toStorage(data, key) });
+    const sealed = state.transformer.toStorage(data, key);
+    this.#metrics?.keyIdUsed('to_storage', this.name, state.object.keyId);
+    return encodeEncryptedObject({ ...state.object, encryptedData: sealed });
   }
 
   #fromStorage(data: Uint8Array, key: string, onStale: (() => void) | undefined): Uint8Array | Promise<Uint8Array> {
@@ -371,14 +391,20 @@ export class KmsV2Provider {
     const known = this.#seeds.get(id);
     if (known !== undefined && now - known.usedAt < seedCacheTtlMs) {
       known.usedAt = now;
+      this.#metrics?.keyIdUsed('from_storage', this.name, object.keyId);
       return known.transformer.fromStorage(object.encryptedData, key);
     }
     let pending = this.#decrypting.get(id);
     if (pending === undefined) {
+      // Counted once per seed asked for: reads waiting for the same one share its Decrypt.
+      this.#metrics?.cacheMiss();
       pending = this.#decryptSeed(object, id).finally(() => this.#decrypting.delete(id));
       this.#decrypting.set(id, pending);
     }
-    return pending.then((transformer) => transformer.fromStorage(object.encryptedData, key));
+    return pending.then((transformer) => {
+      this.#metrics?.keyIdUsed('from_storage', this.name, object.keyId);
+      return transformer.fromStorage(object.encryptedData, key);
+    });
   }
 
   async #decryptSeed(object: EncryptedObject, id: string): Promise<LocalValueTransformer> {
@@ -402,5 +428,6 @@ export class KmsV2Provider {
     // Seeds unused for a day go when a new one comes: a handful per key id and restart.
     for (const [other, entry] of this.#seeds) if (now - entry.usedAt >= seedCacheTtlMs) this.#seeds.delete(other);
     this.#seeds.set(id, { transformer, usedAt: now });
+    this.#metrics?.seedCacheSize(this.name, this.#seeds.size);
   }
 }

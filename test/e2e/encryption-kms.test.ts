@@ -7,12 +7,13 @@
 // that takes a KMS provider on.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createDecipheriv, createHmac } from 'node:crypto';
+import { createDecipheriv, createHash, createHmac } from 'node:crypto';
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { MemoryBackend } from '../../src/storage/index.ts';
 import { eventually } from '../helpers/eventually.ts';
+import { sample } from '../helpers/metrics.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { decodeEncryptedObject, KmsPlugin, pluginAnnotation } from '../helpers/kms-plugin.ts';
 
@@ -73,6 +74,14 @@ resources:
     assert.equal((await server.request('GET', '/healthz/kms-providers')).text, 'ok');
     assert.equal((await server.request('GET', '/livez/kms-providers')).status, 200);
     assert.equal(plugin.calls.encrypt, 1, 'writes reuse the seed');
+    const scrape = (await server.request('GET', '/metrics')).text;
+    const keyHash = `sha256:${createHash('sha256').update('key-1').digest('hex')}`;
+    assert.equal(sample(scrape, 'apiserver_envelope_encryption_kms_operations_latency_seconds_count', { provider_name: 'vault', method_name: '/v2.KeyManagementService/Encrypt', grpc_status_code: 'OK' }), 1);
+    assert.ok(sample(scrape, 'apiserver_envelope_encryption_kms_operations_latency_seconds_count', { method_name: '/v2.KeyManagementService/Status', grpc_status_code: 'OK' }) >= 1);
+    assert.equal(sample(scrape, 'apiserver_envelope_encryption_key_id_hash_total', { transformation_type: 'to_storage', provider_name: 'vault', key_id_hash: keyHash }), 2, 'two writes');
+    assert.ok(sample(scrape, 'apiserver_envelope_encryption_key_id_hash_status_last_timestamp_seconds', { provider_name: 'vault', key_id_hash: keyHash }) > 0);
+    assert.equal(sample(scrape, 'apiserver_envelope_encryption_dek_source_cache_size', { provider_name: 'vault' }), 1);
+    assert.equal(sample(scrape, 'apiserver_storage_data_key_generation_duration_seconds_count'), 1);
     await server.stop();
     const keyOf = (name: string) => `/registry/secrets/${ns}/${name}`;
     const a = openStored(plugin, storedValue(dataDir, keyOf('a')), keyOf('a'));
@@ -91,6 +100,7 @@ resources:
     }
     assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/secrets`)).json.items.length, 2);
     assert.equal(plugin.calls.decrypt - decryptsBefore, 1, 'one Decrypt for the seed');
+    assert.equal(sample((await server.request('GET', '/metrics')).text, 'apiserver_storage_envelope_transformation_cache_misses_total'), 1, 'one miss, the rest from the cache');
     assert.ok(plugin.uids.every((uid) => /^[0-9a-f-]{36}$/.test(uid)), 'each call carries a uid');
     await server.stop();
 

@@ -1,7 +1,9 @@
 import { test } from 'node:test';
+import { createHash } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { CollectedGauge, PlainCounter, PlainGauge, PlainHistogram, type MetricList } from '../../src/server/series.ts';
+import { sample } from '../helpers/metrics.ts';
 
 test('plain counters, gauges and histograms render exactly as prom-client\'s own', async () => {
   const bounds = [0.005, 0.025, 0.1, 1, 2.5];
@@ -60,4 +62,29 @@ test('the API metrics render through prom-client made on the first scrape, with 
   assert.match(text, /^apiserver_request_total\{verb="GET",dry_run="",group="",version="v1",resource="pods",subresource="",scope="namespace",component="apiserver",code="200"\} 1$/m);
   assert.match(text, /^process_resident_memory_bytes \d+/m);
   assert.equal(await metrics.text() !== '', true, 'a second scrape uses the same registry');
+});
+
+test('KMS metrics: key ids hashed, the last ten key id label sets kept as upstream\'s, call latencies by gRPC code', async () => {
+  const { ApiMetrics } = await import('../../src/server/metrics.ts');
+  const metrics = new ApiMetrics({ registeredWatchers: () => [], storageObjects: () => [] }, 'apiserver-test');
+  const hash = (text: string) => `sha256:${createHash('sha256').update(text).digest('hex')}`;
+  for (let i = 0; i < 11; i++) metrics.kmsKeyIdUsed('to_storage', 'vault', `key-${i}`);
+  metrics.kmsKeyIdUsed('to_storage', 'vault', 'key-10');
+  metrics.kmsOperation('vault', '/v2.KeyManagementService/Status', 'OK', 0.0003);
+  metrics.kmsOperation('vault', '/v2.KeyManagementService/Decrypt', 'Unavailable', 1.5);
+  metrics.kmsInvalidStatusKeyId('vault', 'empty');
+  metrics.kmsCacheMiss();
+  const text = await metrics.text();
+  const server = hash('apiserver-test');
+  const used = (keyId: string) => sample(text, 'apiserver_envelope_encryption_key_id_hash_total', {
+    transformation_type: 'to_storage', provider_name: 'vault', key_id_hash: hash(keyId), apiserver_id_hash: server,
+  });
+  assert.equal(used('key-10'), 2);
+  assert.equal(used('key-1'), 1);
+  assert.equal(used('key-0'), 0, 'the least recently used of eleven is dropped');
+  assert.ok(!text.includes(`key_id_hash="${hash('key-0')}"`), 'from the timestamps too');
+  assert.equal(sample(text, 'apiserver_envelope_encryption_kms_operations_latency_seconds_count', { provider_name: 'vault', method_name: '/v2.KeyManagementService/Decrypt', grpc_status_code: 'Unavailable' }), 1);
+  assert.equal(sample(text, 'apiserver_envelope_encryption_kms_operations_latency_seconds_bucket', { method_name: '/v2.KeyManagementService/Status', le: '0.0004' }), 1);
+  assert.equal(sample(text, 'apiserver_envelope_encryption_invalid_key_id_from_status_total', { provider_name: 'vault', error: 'empty' }), 1);
+  assert.equal(sample(text, 'apiserver_storage_envelope_transformation_cache_misses_total'), 1);
 });
