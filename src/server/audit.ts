@@ -401,9 +401,8 @@ export interface AuditRequest {
   verb: string;
   userAgent: string | undefined;
   sourceIP: string | undefined;
+  /** The authenticated user: the event's, and the one the policy's rules match (before any impersonation, as upstream's filter runs). */
   user: { name: string; uid: string; groups: readonly string[]; extra?: Readonly<Record<string, readonly string[]>> };
-  /** The user impersonated, when the request impersonates. */
-  impersonatedUser?: { name: string; uid: string; groups: readonly string[] };
   attributes: AuditAttributes;
   apiVersion: string;
 }
@@ -461,6 +460,8 @@ export interface AuditHooks {
   requestObject?(object: Readonly<Record<string, unknown>>): void;
   /** Adds an annotation to the event. */
   annotate(key: string, value: string): void;
+  /** The user the request impersonates, once granted: named in the events from then on (not the RequestReceived one, as upstream's). */
+  impersonated(user: { name: string; uid: string; groups: readonly string[]; extra?: Readonly<Record<string, readonly string[]>> }): void;
   /** Whether the RequestReceived event was stored: false (a blocking-strict backend could not) refuses the request. */
   stored: boolean | Promise<boolean>;
 }
@@ -484,12 +485,13 @@ export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRe
     };
   };
   let objectRef = a.resourceRequest ? reference() : undefined;
+  let impersonatedUser: AuditRequest['user'] | undefined;
   // audit.k8s.io/v1's Event, its fields in order.
   const emit = (stage: AuditStage, extra: { responseStatus?: unknown; requestObject?: unknown; responseObject?: unknown }): boolean | Promise<boolean> => {
     if (decision.omitStages.includes(stage)) return true;
     return log.write({
       kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: decision.level, auditID, stage, requestURI: request.url, verb: request.verb,
-      user: userInfo(request.user), ...(request.impersonatedUser !== undefined ? { impersonatedUser: userInfo(request.impersonatedUser) } : {}),
+      user: userInfo(request.user), ...(impersonatedUser !== undefined ? { impersonatedUser: userInfo(impersonatedUser) } : {}),
       sourceIPs: request.sourceIP === undefined ? [] : [request.sourceIP.replace(/^::ffff:/, '')],
       ...(request.userAgent !== undefined ? { userAgent: request.userAgent } : {}), ...(objectRef !== undefined ? { objectRef } : {}),
       ...extra, requestReceivedTimestamp: microTime(received), stageTimestamp: microTime(Date.now()),
@@ -535,8 +537,11 @@ export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRe
     });
   });
   const annotate = (key: string, value: string) => void (annotations[key] = value);
+  const impersonated = (user: AuditRequest['user']) => {
+    impersonatedUser = user;
+  };
   const completesReference = objectRef !== undefined && (request.verb === 'create' || request.verb === 'update');
-  if (decision.level === 'Metadata' && !completesReference) return { annotate, stored };
+  if (decision.level === 'Metadata' && !completesReference) return { annotate, impersonated, stored };
   const take = (decoded: unknown) => {
     const meta = (decoded as { metadata?: unknown } | undefined)?.metadata;
     if (completesReference && meta !== null && typeof meta === 'object') objectRef = reference(meta as Record<string, unknown>);
@@ -545,9 +550,10 @@ export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRe
   // A copy: the request goes on to default and change the object it decoded.
   const requestObjectHook = (object: Readonly<Record<string, unknown>>) => take(decision.level === 'Metadata' ? object : JSON.parse(JSON.stringify(object)));
   // At Metadata only a create's or update's decoded object matters, for its name.
-  if (decision.level === 'Metadata') return { annotate, stored, requestObject: requestObjectHook };
+  if (decision.level === 'Metadata') return { annotate, impersonated, stored, requestObject: requestObjectHook };
   return {
     annotate,
+    impersonated,
     stored,
     // The bytes serve bodies that are not objects (patches); an object body, decoded, replaces them.
     requestBody: (body, contentType) => take(decodeJsonBody(body, contentType)),

@@ -502,16 +502,13 @@ export class ApiServer {
     let user = await this.authenticate(req, path);
     const release = await this.admitInflight(req.method ?? 'GET', info, user);
     if (release !== undefined) res.once('close', release);
-    // As upstream, impersonation comes after authentication and before authorization.
-    const rawHeaders = req.rawHeaders ?? [];
-    const authenticated = user;
-    if (wantsImpersonation(rawHeaders)) user = await impersonate(user, rawHeaders, this.opts.authorizer);
-    // Audited from here: what authorization refuses is in the log too.
+    // Audited from here, as upstream's filter comes after authentication: what impersonation
+    // and authorization refuse is in the log too, and the policy matches the authenticated user.
     const audit = this.opts.audit === undefined ? undefined : beginAudit(this.opts.audit.policy, this.opts.audit.log, {
       url: req.url ?? '/', verb: info.verb,
       userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : undefined,
       sourceIP: (req as unknown as { socket?: { remoteAddress?: string } }).socket?.remoteAddress,
-      user: authenticated, ...(user !== authenticated ? { impersonatedUser: user } : {}),
+      user,
       apiVersion: info.isResourceRequest ? info.version : '',
       attributes: {
         user, verb: info.verb, resourceRequest: info.isResourceRequest, path: info.path,
@@ -523,6 +520,12 @@ export class ApiServer {
     if (audit !== undefined && audit.stored !== true && !(await audit.stored)) {
       internalError(res, req.url ?? '/', 'failed to store audit event');
       return;
+    }
+    // As upstream, impersonation comes after auditing and before authorization.
+    const rawHeaders = req.rawHeaders ?? [];
+    if (wantsImpersonation(rawHeaders)) {
+      user = await impersonate(user, rawHeaders, this.opts.authorizer);
+      audit?.impersonated(user);
     }
     const attributes = info.isResourceRequest
       ? {

@@ -86,6 +86,11 @@ describe('the log backend', () => {
     for (const name of ['d1', 'd2', 'd3']) assert.equal((await server.request('POST', '/api/v1/namespaces/default/configmaps', { body: configMap(name) })).status, 201);
     await eventually(() => assert.deepEqual(logged(logPath).filter((e) => e.verb === 'create').map((e) => `${e.objectRef?.name} ${e.stage}`),
       ['undefined RequestReceived', 'd1 ResponseComplete', 'undefined RequestReceived', 'd2 ResponseComplete', 'undefined RequestReceived', 'd3 ResponseComplete']));
+    // An impersonating request: the impersonated user is named from the stage after the first, as upstream's filters order it.
+    const headers = { 'Impersonate-User': 'erin', 'Impersonate-Group': 'system:masters' };
+    assert.equal((await server.request('GET', '/api/v1/namespaces/default/configmaps/d1', { headers })).status, 200);
+    await eventually(() => assert.deepEqual(logged(logPath).filter((e) => e.verb === 'get' && e.objectRef?.name === 'd1')
+      .map((e) => `${e.stage} ${(e as { impersonatedUser?: { username: string } }).impersonatedUser?.username}`), ['RequestReceived undefined', 'ResponseComplete erin']));
   });
 });
 

@@ -114,6 +114,24 @@ describe('audit', () => {
     assert.ok(!all.some((e) => e.requestURI === '/healthz'));
   });
 
+  test('impersonation is audited as upstream orders its filters: the policy matches the authenticated user, a refused impersonation is logged', async () => {
+    // admin (system:masters) as "quiet", whom a None rule silences: the rules match admin, the requester.
+    const granted = await server.request('GET', '/api/v1/namespaces/plain/configmaps?limit=7', { token: 'admin-token', headers: { 'Impersonate-User': 'quiet', 'Impersonate-Group': 'system:masters' } });
+    assert.equal(granted.status, 200);
+    // dave may not impersonate: refused before authorization, and audited.
+    const refused = await server.request('GET', '/api/v1/namespaces/plain/configmaps?limit=8', { token: 'dave-token', headers: { 'Impersonate-User': 'admin' } });
+    assert.equal(refused.status, 403);
+    await eventually(() => assert.equal(events().filter((e) => e.requestURI.endsWith('limit=8') && e.stage === 'ResponseComplete').length, 1));
+    const impersonating = events().filter((e) => e.requestURI.endsWith('limit=7'));
+    assert.deepEqual(impersonating.map((e) => [e.stage, e.user.username, (e as { impersonatedUser?: { username: string } }).impersonatedUser?.username]),
+      [['ResponseComplete', 'admin', 'quiet']], 'logged (RequestReceived is omitted by this policy)');
+    const denied = events().find((e) => e.requestURI.endsWith('limit=8') && e.stage === 'ResponseComplete')!;
+    assert.equal(denied.user.username, 'dave');
+    assert.equal((denied as { impersonatedUser?: unknown }).impersonatedUser, undefined);
+    assert.deepEqual([denied.responseStatus!.code, denied.responseStatus!.reason], [403, 'Forbidden']);
+    assert.match(denied.responseStatus!.message!, /User "dave" cannot impersonate resource "users"/);
+  });
+
   test('a ValidatingAdmissionPolicy\'s Audit action and auditAnnotations go into the event\'s annotations', async () => {
     const admin = { token: 'admin-token' };
     assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'audited', labels: { audited: 'yes' } } }, ...admin })).status, 201);
