@@ -155,6 +155,9 @@ export interface Config {
   /** Not flags (tests lower them): the endpoint lease's time to live in seconds (15) and how often it is renewed (10 s). */
   endpointLeaseTtlSeconds: number;
   endpointReconcileIntervalMs: number;
+  /** `--identity-lease-duration-seconds` (3600) and `--identity-lease-renew-interval-seconds` (10): the server's identity lease in kube-system. */
+  identityLeaseDurationSeconds: number;
+  identityLeaseRenewIntervalSeconds: number;
   /** `--allow-privileged`: privileged containers allowed (upstream's default: no; kubeadm passes true). */
   allowPrivileged: boolean;
   /** `--runtime-config`, as its key=value pairs: group versions and resources turned off (or back on). */
@@ -284,6 +287,8 @@ export function defaultConfig(): Config {
     defaultUnreachableTolerationSeconds: 300,
     endpointLeaseTtlSeconds: 15,
     endpointReconcileIntervalMs: 10_000,
+    identityLeaseDurationSeconds: 3600,
+    identityLeaseRenewIntervalSeconds: 10,
     corsAllowedOrigins: [],
     hstsDirectives: [],
     goawayChance: 0,
@@ -867,6 +872,8 @@ Flags (kube-apiserver's names where one exists):
                                      TLS to kubelets, as upstream's: checked at start (Plinth dials no kubelet)
   --endpoint-reconciler-type string  how the kubernetes Service's endpoints are kept: lease (each replica's address
                                      while its lease in storage lives) or none (default "lease")
+  --identity-lease-duration-seconds int       the server's identity lease in kube-system lasts this long (default 3600)
+  --identity-lease-renew-interval-seconds int how often the identity lease is renewed (default 10)
   --allow-privileged                 allow privileged containers (default false, as upstream; kubeadm sets it)
   --runtime-config mapData           API group versions or resources to turn off or on, e.g. 'batch/v1=false',
                                      'api/beta=false', 'apps/v1/daemonsets=false' (Plinth serves upstream's default set)
@@ -1030,6 +1037,8 @@ export function parseServeFlags(args: string[]): Config {
       'runtime-config': { type: 'string', multiple: true },
       'allow-privileged': { type: 'string' },
       'endpoint-reconciler-type': { type: 'string' },
+      'identity-lease-duration-seconds': { type: 'string' },
+      'identity-lease-renew-interval-seconds': { type: 'string' },
       'kubelet-preferred-address-types': { type: 'string' },
       'kubelet-client-certificate': { type: 'string' },
       'kubelet-client-key': { type: 'string' },
@@ -1255,6 +1264,17 @@ export function parseServeFlags(args: string[]): Config {
     config.kubeletClientKey = kubeletKey;
   }
   if (values['kubelet-certificate-authority'] !== undefined && values['kubelet-certificate-authority'] !== '') config.kubeletCertificateAuthority = values['kubelet-certificate-authority'];
+  // As upstream's validateAPIServerIdentity: both positive, each error in its words (collected).
+  const identityErrors: string[] = [];
+  for (const [flag, field] of [['identity-lease-duration-seconds', 'identityLeaseDurationSeconds'], ['identity-lease-renew-interval-seconds', 'identityLeaseRenewIntervalSeconds']] as const) {
+    const text = values[flag];
+    if (text === undefined) continue;
+    if (!/^[+-]?\d+$/.test(text)) throw new UsageError(`invalid argument ${JSON.stringify(text)} for "--${flag}" flag: strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
+    const n = Number(text);
+    if (n <= 0) identityErrors.push(`--${flag} should be a positive number, but value '${n}' provided`);
+    config[field] = n;
+  }
+  if (identityErrors.length > 0) throw new UsageError(aggregate(identityErrors));
   const reconciler = values['endpoint-reconciler-type'];
   if (reconciler !== undefined) {
     if (reconciler !== 'lease' && reconciler !== 'none') {

@@ -1,6 +1,7 @@
 // The composition root: builds storage, caches, registry, controllers and the server from a Config.
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { AdmissionChain } from '../admission/chain.ts';
 import { apiVersionOf, isStatusError, type KubeObject } from '../api/index.ts';
@@ -35,6 +36,7 @@ import { builtinResourceTypes } from '../registry/builtin/index.ts';
 import { resourcePrefix } from '../registry/keys.ts';
 import { advertisedAddress, bootstrapObjects, updateAuthenticationTrust } from '../registry/bootstrap.ts';
 import { LeaseEndpointReconciler } from '../registry/endpoint-reconciler.ts';
+import { IdentityLeaseController } from '../registry/identity-lease.ts';
 import { compileGoRegexp, type GoRegexp } from '../schema/regexp.ts';
 import { runtimeConfigDisabled } from './runtime-config.ts';
 import { formatDuration } from '../encoding/protobuf/special-types.ts';
@@ -536,11 +538,13 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     }, log);
   let reconciled: Promise<void> | undefined;
   let endpointReconciler: LeaseEndpointReconciler | undefined;
+  let identityLease: IdentityLeaseController | undefined;
   // Everything opened above, closed in order: by close(), or when the server cannot listen or finish starting.
   const shutdown = async () => {
     // Out of the kubernetes endpoints first, as upstream's pre-shutdown hook takes it out, then
     // serving on while load balancers see /readyz fail and turn away, as upstream's shutdown delay.
     await endpointReconciler?.stop();
+    await identityLease?.stop();
     if (serving && config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
     servingFiles?.close();
     clientCaFiles?.close();
@@ -579,6 +583,11 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       // After the bootstrap's own writes, so that the two do not race for the same objects.
       void reconciled.then(() => endpointReconciler?.start());
     }
+    // The server's identity lease (upstream's APIServerIdentity), once kube-system exists.
+    identityLease = new IdentityLeaseController({
+      registry, hostname: hostname(), durationSeconds: config.identityLeaseDurationSeconds, renewIntervalSeconds: config.identityLeaseRenewIntervalSeconds, log,
+    });
+    void reconciled.then(() => identityLease?.start());
   } catch (err) {
     closing = shutdown();
     await closing.catch(() => {});
