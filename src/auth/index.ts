@@ -9,7 +9,7 @@ export { clientCertificateAuthenticator, credentialIdKey } from './x509.ts';
 export type { ServiceAccountKeys, SigningKey, VerificationKey } from './service-account-keys.ts';
 export { defaultSigningKeyPath, keyIdOf, lazyServiceAccountKeys, loadServiceAccountKeys, openIdConfiguration, publicJwks } from './service-account-keys.ts';
 export type { BoundObject, ObjectRef, ServiceAccountTokenGetter, TokenClaimsRequest } from './service-account-token.ts';
-export { extendedTokenExpirationSeconds, issueServiceAccountToken, projectedTokenExpirationSeconds, serviceAccountTokenAuthenticator, serviceAccountTokenIssuer } from './service-account-token.ts';
+export { extendedTokenExpirationSeconds, issueServiceAccountToken, legacyIssuer, legacyServiceAccountTokenAuthenticator, projectedTokenExpirationSeconds, serviceAccountTokenAuthenticator, serviceAccountTokenIssuer } from './service-account-token.ts';
 export { impersonate, wantsImpersonation } from './impersonation.ts';
 export type { AuthorizationAttributes, AuthorizationDecision, Authorizer, Decision } from './authorize.ts';
 export { alwaysAllow, alwaysDeny, forbiddenError, unionAuthorizer } from './authorize.ts';

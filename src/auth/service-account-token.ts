@@ -1,5 +1,5 @@
 // Service-account tokens as upstream's pkg/serviceaccount: bound JWTs issued for TokenRequests, and their authentication.
-import { randomUUID } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { CompactSign, compactVerify } from 'jose';
 import { AuthenticationFailure, type TokenAuthenticator } from './authenticate.ts';
 import type { ServiceAccountKeys, SigningKey, VerificationKey } from './service-account-keys.ts';
@@ -97,6 +97,11 @@ export function serviceAccountTokenIssuer(opts: ServiceAccountTokenIssuerOptions
 export interface BoundObject {
   uid: string;
   deletionTimestamp?: string;
+  labels?: Readonly<Record<string, string>>;
+  /** A Secret's `data.token`, decoded. */
+  token?: string;
+  /** A ServiceAccount's `secrets` references, by name. */
+  secretNames?: readonly string[];
 }
 
 /** Looks up what tokens name, as upstream's ServiceAccountTokenGetter (the watch caches, then storage). */
@@ -105,6 +110,8 @@ export interface ServiceAccountTokenGetter {
   pod(namespace: string, name: string): Promise<BoundObject | undefined>;
   secret(namespace: string, name: string): Promise<BoundObject | undefined>;
   node(name: string): Promise<BoundObject | undefined>;
+  /** Labels a token Secret `kubernetes.io/legacy-token-last-used: <date>` (its uid a precondition). */
+  markLegacyTokenUsed?(namespace: string, name: string, uid: string, date: string): Promise<void>;
 }
 
 export interface ServiceAccountTokenAuthenticatorOptions {
@@ -149,20 +156,7 @@ export function serviceAccountTokenAuthenticator(opts: ServiceAccountTokenAuthen
     const unverified = unverifiedClaims(token);
     if (unverified === undefined || typeof unverified.iss !== 'string' || !issuers.has(unverified.iss)) return undefined;
 
-    const kid = unverifiedKeyId(token);
-    const { verification } = await opts.keys();
-    const keys = kid === undefined ? verification : verification.filter((k) => k.keyId === kid);
-    if (keys.length === 0) throw new AuthenticationFailure('invalid signature, no keys found');
-    const claims = await verifiedClaims(token, keys);
-
-    if (typeof claims.iss !== 'string' || !issuers.has(claims.iss)) throw new AuthenticationFailure(`token issuer ${goQuote(String(claims.iss))} is invalid`);
-    const tokenAudiences = audiencesOf(claims.aud);
-    const wanted = requestedAudiences ?? opts.apiAudiences;
-    const tokenAuds = tokenAudiences.length === 0 ? [...opts.apiAudiences] : tokenAudiences;
-    const audiences = tokenAuds.filter((a) => wanted.includes(a));
-    if (audiences.length === 0 && opts.apiAudiences.length > 0) {
-      throw new AuthenticationFailure(`token audiences ${goQuoteList(tokenAuds)} is invalid for the target audiences ${goQuoteList(wanted)}`);
-    }
+    const { claims, audiences } = await verifiedToken(token, opts, requestedAudiences, (iss) => issuers.has(iss));
 
     const nowSeconds = now() / 1000;
     if (typeof claims.exp === 'number' && nowSeconds > claims.exp + leewaySeconds) throw new AuthenticationFailure('service account token has expired');
@@ -172,6 +166,121 @@ export function serviceAccountTokenAuthenticator(opts: ServiceAccountTokenAuthen
     const user = await boundUser(claims, opts.getter, nowSeconds);
     return { user, audiences };
   };
+}
+
+/**
+ * Upstream's JWTTokenAuthenticator's common part: the signature by one of our keys (the one
+ * the token names, else any), an issuer `accepts`, and the audiences: the token's (the API's
+ * own when it names none) that the request wants, at least one when the API has audiences.
+ */
+async function verifiedToken(
+  token: string, opts: { keys: () => Promise<ServiceAccountKeys>; apiAudiences: readonly string[] }, requestedAudiences: readonly string[] | undefined, accepts: (iss: string) => boolean,
+): Promise<{ claims: Claims; audiences: string[] }> {
+  const kid = unverifiedKeyId(token);
+  const { verification } = await opts.keys();
+  const keys = kid === undefined ? verification : verification.filter((k) => k.keyId === kid);
+  if (keys.length === 0) throw new AuthenticationFailure('invalid signature, no keys found');
+  const claims = await verifiedClaims(token, keys);
+  if (typeof claims.iss !== 'string' || !accepts(claims.iss)) throw new AuthenticationFailure(`token issuer ${goQuote(String(claims.iss))} is invalid`);
+  const tokenAudiences = audiencesOf(claims.aud);
+  const wanted = requestedAudiences ?? opts.apiAudiences;
+  const tokenAuds = tokenAudiences.length === 0 ? [...opts.apiAudiences] : tokenAudiences;
+  const audiences = tokenAuds.filter((a) => wanted.includes(a));
+  if (audiences.length === 0 && opts.apiAudiences.length > 0) {
+    throw new AuthenticationFailure(`token audiences ${goQuoteList(tokenAuds)} is invalid for the target audiences ${goQuoteList(wanted)}`);
+  }
+  return { claims, audiences };
+}
+
+/** The issuer of the long-lived tokens kept in Secrets of type `kubernetes.io/service-account-token`. */
+export const legacyIssuer = 'kubernetes/serviceaccount';
+const lastUsedLabel = 'kubernetes.io/legacy-token-last-used';
+const invalidSinceLabel = 'kubernetes.io/legacy-token-invalid-since';
+
+interface LegacyClaims {
+  sub?: unknown;
+  'kubernetes.io/serviceaccount/namespace'?: unknown;
+  'kubernetes.io/serviceaccount/secret.name'?: unknown;
+  'kubernetes.io/serviceaccount/service-account.name'?: unknown;
+  'kubernetes.io/serviceaccount/service-account.uid'?: unknown;
+}
+
+export interface LegacyServiceAccountTokenAuthenticatorOptions {
+  keys: () => Promise<ServiceAccountKeys>;
+  apiAudiences: readonly string[];
+  /** `--service-account-lookup` (true): the Secret must still hold the token, and the account exist with its uid. */
+  lookup: boolean;
+  getter: ServiceAccountTokenGetter;
+  now?: () => number;
+}
+
+/**
+ * Upstream's legacy token authenticator: a token of the `kubernetes/serviceaccount` issuer
+ * (what kube-controller-manager's token controller writes into a Secret of type
+ * `kubernetes.io/service-account-token`), signed by a key of ours, meant for the API's
+ * audiences, with its claims; with lookup, its Secret must exist, not be deleted, hold this
+ * very token and not be marked invalid by the legacy token cleaner, and its account must
+ * exist with the uid it names. Each use labels the Secret with the day (once a day), as
+ * upstream's legacy token tracking. Failures carry upstream's messages.
+ */
+export function legacyServiceAccountTokenAuthenticator(opts: LegacyServiceAccountTokenAuthenticatorOptions): TokenAuthenticator {
+  const now = opts.now ?? Date.now;
+  return async (token, requestedAudiences) => {
+    const unverified = unverifiedClaims(token);
+    if (unverified === undefined || unverified.iss !== legacyIssuer) return undefined;
+    // A legacy token names no audience: it is meant for the API's own (upstream's implicit audiences).
+    const verified = await verifiedToken(token, opts, requestedAudiences, (iss) => iss === legacyIssuer);
+    const claims = verified.claims as Claims & LegacyClaims;
+    const { audiences } = verified;
+    const text = (v: unknown) => (typeof v === 'string' ? v : '');
+    const subject = text(claims.sub);
+    const namespace = text(claims['kubernetes.io/serviceaccount/namespace']);
+    const secretName = text(claims['kubernetes.io/serviceaccount/secret.name']);
+    const name = text(claims['kubernetes.io/serviceaccount/service-account.name']);
+    const uid = text(claims['kubernetes.io/serviceaccount/service-account.uid']);
+    if (subject === '') throw new AuthenticationFailure('sub claim is missing');
+    if (namespace === '') throw new AuthenticationFailure('namespace claim is missing');
+    if (secretName === '') throw new AuthenticationFailure('secretName claim is missing');
+    if (name === '') throw new AuthenticationFailure('serviceAccountName claim is missing');
+    if (uid === '') throw new AuthenticationFailure('serviceAccountUID claim is missing');
+    if (subject !== `${serviceAccountUsernamePrefix}${namespace}:${name}`) throw new AuthenticationFailure('sub claim is invalid');
+    if (opts.lookup) {
+      const secret = await opts.getter.secret(namespace, secretName);
+      if (secret === undefined || secret.deletionTimestamp !== undefined) throw new AuthenticationFailure('Token has been invalidated');
+      if (!sameToken(secret.token ?? '', token)) throw new AuthenticationFailure("Token does not match server's copy");
+      const account = await opts.getter.serviceAccount(namespace, name);
+      if (account === undefined) throw new AuthenticationFailure(`serviceaccounts ${goQuote(name)} not found`);
+      if (account.deletionTimestamp !== undefined) throw new AuthenticationFailure(`ServiceAccount ${namespace}/${name} has been deleted`);
+      if (account.uid !== uid) throw new AuthenticationFailure(`ServiceAccount UID (${account.uid}) does not match claim (${uid})`);
+      const markUsed = () => markLegacyTokenUsed(opts.getter, namespace, secretName, secret, now());
+      if (secret.labels?.[invalidSinceLabel] !== undefined && secret.labels[invalidSinceLabel] !== '') {
+        await markUsed();
+        throw new AuthenticationFailure(`the token in secret ${namespace}/${secretName} for service account ${namespace}/${name} has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the '${invalidSinceLabel}' label from the secret to temporarily allow use of this token`);
+      }
+      await markUsed();
+    }
+    return {
+      user: { name: `${serviceAccountUsernamePrefix}${namespace}:${name}`, uid, groups: [allServiceAccountsGroup, `${allServiceAccountsGroup}:${namespace}`], extra: {} },
+      audiences,
+    };
+  };
+}
+
+/** Compared in constant time, as upstream's subtle.ConstantTimeCompare. */
+function sameToken(stored: string, given: string): boolean {
+  const a = Buffer.from(stored);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Today's date on the Secret unless it already says today (or tomorrow, a clock ahead), as upstream's tracking. */
+async function markLegacyTokenUsed(getter: ServiceAccountTokenGetter, namespace: string, name: string, secret: BoundObject, nowMs: number): Promise<void> {
+  const today = new Date(nowMs).toISOString().slice(0, 10);
+  const tomorrow = new Date(nowMs + 86_400_000).toISOString().slice(0, 10);
+  const lastUsed = secret.labels?.[lastUsedLabel];
+  if (lastUsed === today || lastUsed === tomorrow || getter.markLegacyTokenUsed === undefined) return;
+  // A failed label is logged upstream, never a failed authentication.
+  await getter.markLegacyTokenUsed(namespace, name, secret.uid, today).catch(() => {});
 }
 
 /** The validator's lookups: the account and what the token is bound to must exist with the uids it names. */

@@ -155,6 +155,10 @@ export interface Config {
   /** Not flags (tests lower them): the endpoint lease's time to live in seconds (15) and how often it is renewed (10 s). */
   endpointLeaseTtlSeconds: number;
   endpointReconcileIntervalMs: number;
+  /** `--aggregator-reject-forwarding-redirect` (true): an extension server's redirects are answered 502, not forwarded. */
+  aggregatorRejectForwardingRedirect: boolean;
+  /** `--service-account-lookup` (true): a long-lived Secret token authenticates only while its Secret holds it and its account exists. */
+  serviceAccountLookup: boolean;
   /** `--identity-lease-duration-seconds` (3600) and `--identity-lease-renew-interval-seconds` (10): the server's identity lease in kube-system. */
   identityLeaseDurationSeconds: number;
   identityLeaseRenewIntervalSeconds: number;
@@ -205,7 +209,7 @@ export interface Config {
   auditLogTruncate?: AuditTruncation;
   /** `--audit-log-compress`: rotated audit logs are gzipped. */
   auditLogCompress: boolean;
-  /** `--audit-log-maxsize` (MB), `--audit-log-maxbackup`, `--audit-log-maxage` (days); 0: no limit. */
+  /** `--audit-log-maxsize` (MB; 100), `--audit-log-maxbackup` (100), `--audit-log-maxage` (days; 366), as v1.36 defaults them; 0: no limit. */
   auditLogMaxSizeMB: number;
   auditLogMaxBackups: number;
   auditLogMaxAgeDays: number;
@@ -287,6 +291,8 @@ export function defaultConfig(): Config {
     defaultUnreachableTolerationSeconds: 300,
     endpointLeaseTtlSeconds: 15,
     endpointReconcileIntervalMs: 10_000,
+    serviceAccountLookup: true,
+    aggregatorRejectForwardingRedirect: true,
     identityLeaseDurationSeconds: 3600,
     identityLeaseRenewIntervalSeconds: 10,
     corsAllowedOrigins: [],
@@ -302,9 +308,9 @@ export function defaultConfig(): Config {
     inflightQueueWaitMs: 15_000,
     enablePriorityAndFairness: true,
     slowRequestMs: 1_000,
-    auditLogMaxSizeMB: 0,
-    auditLogMaxBackups: 0,
-    auditLogMaxAgeDays: 0,
+    auditLogMaxSizeMB: 100,
+    auditLogMaxBackups: 100,
+    auditLogMaxAgeDays: 366,
     auditLogCompress: false,
     auditLogFormat: 'json',
     simulatedPodRunMs: 3_000,
@@ -872,6 +878,9 @@ Flags (kube-apiserver's names where one exists):
                                      TLS to kubelets, as upstream's: checked at start (Plinth dials no kubelet)
   --endpoint-reconciler-type string  how the kubernetes Service's endpoints are kept: lease (each replica's address
                                      while its lease in storage lives) or none (default "lease")
+  --aggregator-reject-forwarding-redirect   an extension API server's redirects are answered 502, not forwarded (default true)
+  --service-account-lookup           a long-lived token of a kubernetes.io/service-account-token Secret authenticates
+                                     only while the Secret holds it and its account exists (default true)
   --identity-lease-duration-seconds int       the server's identity lease in kube-system lasts this long (default 3600)
   --identity-lease-renew-interval-seconds int how often the identity lease is renewed (default 10)
   --allow-privileged                 allow privileged containers (default false, as upstream; kubeadm sets it)
@@ -899,9 +908,9 @@ Flags (kube-apiserver's names where one exists):
                                      0: the default, 100
   --audit-policy-file file           audit.k8s.io/v1 Policy: which requests are audited, at which level
   --audit-log-path file              where audit events go as JSON lines ('-': standard output)
-  --audit-log-maxsize int            megabytes before the audit log is rotated (default 0: never)
-  --audit-log-maxbackup int          rotated audit logs kept (default 0: all)
-  --audit-log-maxage int             days a rotated audit log is kept (default 0: forever)
+  --audit-log-maxsize int            megabytes before the audit log is rotated, 0 never (default 100)
+  --audit-log-maxbackup int          rotated audit logs kept, 0 all (default 100)
+  --audit-log-maxage int             days a rotated audit log is kept, 0 forever (default 366)
   --audit-log-compress               gzip rotated audit logs (default false)
   --audit-log-format string          json (one Event a line) or legacy (upstream's one-line text) (default "json")
   --audit-log-mode string            blocking (each event written as it comes), blocking-strict (a request whose first
@@ -942,7 +951,7 @@ Flags (kube-apiserver's names where one exists):
 `;
 
 /** Flags that may be given bare (`--leader-elect`), meaning true, as pflag reads them. */
-const bareBooleanFlags = new Set(['--anonymous-auth', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable', '--audit-log-batch-throttle-enable', '--enable-bootstrap-token-auth', '--shutdown-send-retry-after', '--service-account-extend-token-expiration', '--allow-privileged', '--encryption-provider-config-automatic-reload', '--audit-log-compress', '--enable-priority-and-fairness', '--audit-log-truncate-enabled', '--audit-webhook-truncate-enabled']);
+const bareBooleanFlags = new Set(['--anonymous-auth', '--service-account-lookup', '--aggregator-reject-forwarding-redirect', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable', '--audit-log-batch-throttle-enable', '--enable-bootstrap-token-auth', '--shutdown-send-retry-after', '--service-account-extend-token-expiration', '--allow-privileged', '--encryption-provider-config-automatic-reload', '--audit-log-compress', '--enable-priority-and-fairness', '--audit-log-truncate-enabled', '--audit-webhook-truncate-enabled']);
 
 /** A boolean flag's value: true or false, as pflag takes them; the default when not given. */
 function booleanFlag(name: string, value: string | undefined, otherwise: boolean): boolean {
@@ -1038,6 +1047,8 @@ export function parseServeFlags(args: string[]): Config {
       'allow-privileged': { type: 'string' },
       'endpoint-reconciler-type': { type: 'string' },
       'identity-lease-duration-seconds': { type: 'string' },
+      'service-account-lookup': { type: 'string' },
+      'aggregator-reject-forwarding-redirect': { type: 'string' },
       'identity-lease-renew-interval-seconds': { type: 'string' },
       'kubelet-preferred-address-types': { type: 'string' },
       'kubelet-client-certificate': { type: 'string' },
@@ -1264,6 +1275,8 @@ export function parseServeFlags(args: string[]): Config {
     config.kubeletClientKey = kubeletKey;
   }
   if (values['kubelet-certificate-authority'] !== undefined && values['kubelet-certificate-authority'] !== '') config.kubeletCertificateAuthority = values['kubelet-certificate-authority'];
+  config.serviceAccountLookup = booleanFlag('service-account-lookup', values['service-account-lookup'], true);
+  config.aggregatorRejectForwardingRedirect = booleanFlag('aggregator-reject-forwarding-redirect', values['aggregator-reject-forwarding-redirect'], true);
   // As upstream's validateAPIServerIdentity: both positive, each error in its words (collected).
   const identityErrors: string[] = [];
   for (const [flag, field] of [['identity-lease-duration-seconds', 'identityLeaseDurationSeconds'], ['identity-lease-renew-interval-seconds', 'identityLeaseRenewIntervalSeconds']] as const) {

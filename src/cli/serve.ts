@@ -11,7 +11,7 @@ import { isStorageError, type Backend, type KeyValue } from '../storage/backend.
 import { WatchCache } from '../cache/index.ts';
 import {
   AuthenticationFailure, audienceAgnostic, extendedTokenExpirationSeconds, projectedTokenExpirationSeconds, bearerTokenAuthenticator, clientCertificateAuthenticator, ensureAdminToken, forbiddenError, lazyServiceAccountKeys,
-  openIdConfiguration, parseTokenFile, publicJwks, requestAuthenticator, serviceAccountTokenAuthenticator, serviceAccountTokenIssuer, tokenFileAuthenticator, unionTokenAuthenticator,
+  openIdConfiguration, parseTokenFile, publicJwks, legacyServiceAccountTokenAuthenticator, requestAuthenticator, serviceAccountTokenAuthenticator, serviceAccountTokenIssuer, tokenFileAuthenticator, unionTokenAuthenticator,
   type Authenticator, type Authorizer, type BoundObject, type ServiceAccountKeys, type ServiceAccountTokenGetter,
 } from '../auth/index.ts';
 import { rbacEscalationCheck } from '../auth/escalation.ts';
@@ -439,6 +439,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       clientCertificateAuthenticator(),
       bearerTokenAuthenticator(unionTokenAuthenticator([
         audienceAgnostic(apiAudiences, tokenFileAuthenticator(tokens.users)),
+        // Upstream's order: the long-lived Secret tokens before the bound ones.
+        legacyServiceAccountTokenAuthenticator({ keys: serviceAccountKeys, apiAudiences, lookup: config.serviceAccountLookup, getter: tokenGetter(registry) }),
         serviceAccountTokenAuthenticator({ issuers: config.serviceAccountIssuers, keys: serviceAccountKeys, apiAudiences, getter: tokenGetter(registry) }),
         // After the service accounts, before the JWT issuers, as upstream's union.
         ...(config.enableBootstrapTokenAuth === true ? [audienceAgnostic(apiAudiences, bootstrapTokenAuthenticator(bootstrapSecrets(registry)))] : []),
@@ -461,6 +463,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     ...(config.kubeletPreferredAddressTypes !== undefined ? { kubeletPreferredAddressTypes: config.kubeletPreferredAddressTypes } : {}),
     discovery,
     aggregation: aggregation.lookup,
+    aggregatorRejectForwardingRedirect: config.aggregatorRejectForwardingRedirect,
     openapi,
     healthChecks: [
       { name: 'ping', check: () => {} },
@@ -803,17 +806,34 @@ async function loadTokens(config: Config, dataDir: string) {
 /** What service-account tokens name, read through the Stores (a consistent read: a deleted account's tokens stop at once). */
 function tokenGetter(registry: ResourceRegistry): ServiceAccountTokenGetter {
   const lookup = (resource: string) => async (namespace: string, name: string): Promise<BoundObject | undefined> => {
+    let object: KubeObject;
     try {
-      const object = await registry.lookup('', 'v1', resource)!.store.get(namespace, name);
-      return { uid: object.metadata.uid ?? '', ...(object.metadata.deletionTimestamp ? { deletionTimestamp: object.metadata.deletionTimestamp } : {}) };
+      object = await registry.lookup('', 'v1', resource)!.store.get(namespace, name);
     } catch (err) {
       if (isStatusError(err) && err.code === 404) return undefined;
       throw err;
     }
+    const meta = object.metadata;
+    const bound: BoundObject = { uid: meta.uid ?? '', ...(meta.deletionTimestamp ? { deletionTimestamp: meta.deletionTimestamp } : {}), ...(meta.labels ? { labels: meta.labels } : {}) };
+    // What the legacy token validator compares: a Secret's token, an account's secret references.
+    const token = (object.data as Record<string, unknown> | undefined)?.token;
+    if (typeof token === 'string') bound.token = Buffer.from(token, 'base64').toString('utf8');
+    if (Array.isArray(object.secrets)) bound.secretNames = object.secrets.map((ref) => String((ref as { name?: unknown })?.name ?? ''));
+    return bound;
   };
   const serviceAccounts = lookup('serviceaccounts');
   const nodes = lookup('nodes');
-  return { serviceAccount: serviceAccounts, pod: lookup('pods'), secret: lookup('secrets'), node: (name) => nodes('', name) };
+  return {
+    serviceAccount: serviceAccounts, pod: lookup('pods'), secret: lookup('secrets'), node: (name) => nodes('', name),
+    async markLegacyTokenUsed(namespace, name, uid, date) {
+      await registry.lookup('', 'v1', 'secrets')!.store.guaranteedUpdate(namespace, name, undefined, { fieldManager: 'kube-apiserver' }, (current) => {
+        const secret = current!;
+        if (secret.metadata.uid !== uid) throw new Error(`the secret's uid changed`);
+        secret.metadata.labels = { ...secret.metadata.labels, 'kubernetes.io/legacy-token-last-used': date };
+        return secret;
+      }, { createIfMissing: false });
+    },
+  };
 }
 
 /** kube-system's Secrets as the bootstrap token authenticator reads them (a consistent read: a deleted token stops at once). */

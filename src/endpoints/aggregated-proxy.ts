@@ -61,8 +61,15 @@ function proxyError(res: HttpResponse, message: string, code: number): void {
   res.end(`${message}\n`);
 }
 
-/** Passes the request to the target and its answer back. */
-export async function proxyToExtension(req: HttpRequest, res: HttpResponse, target: AggregationTarget | undefined, user: RequestUser): Promise<void> {
+/** What upstream's proxy answers for a redirect it will not forward (`--aggregator-reject-forwarding-redirect`). */
+const redirectRejected = 'the backend attempted to redirect this request, which is not permitted';
+
+/**
+ * Passes the request to the target and its answer back. A redirect the extension server
+ * answers (3xx with a Location) is not forwarded unless `forwardRedirects`: the caller gets
+ * upstream's 502 instead, as `--aggregator-reject-forwarding-redirect` (on by default) does.
+ */
+export async function proxyToExtension(req: HttpRequest, res: HttpResponse, target: AggregationTarget | undefined, user: RequestUser, forwardRedirects = false): Promise<void> {
   if (target === undefined) {
     proxyError(res, 'service unavailable', 503);
     return;
@@ -84,13 +91,24 @@ export async function proxyToExtension(req: HttpRequest, res: HttpResponse, targ
     let timer: NodeJS.Timeout | undefined;
     const upstream = https.request(`${target.origin}${req.url ?? '/'}`, { method: req.method ?? 'GET', headers, agent: target.agent }, (answer) => {
       clearTimeout(timer);
+      const code = answer.statusCode ?? 502;
+      const location = answer.headers.location;
+      if (!forwardRedirects && code >= 300 && code <= 399 && location !== undefined && location !== '') {
+        answer.resume();
+        if (!gone) {
+          res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(redirectRejected)) });
+          res.end(redirectRejected);
+        }
+        resolve();
+        return;
+      }
       const answerHeaders: Record<string, string | string[]> = {};
       for (const [name, value] of Object.entries(answer.headers)) {
         // Connection-level headers stay with their hop (an HTTP/2 answer may not carry them at all).
         if (value === undefined || connectionHeaders.has(name)) continue;
         answerHeaders[name] = value;
       }
-      res.writeHead(answer.statusCode ?? 502, answerHeaders);
+      res.writeHead(code, answerHeaders);
       res.flushHeaders?.();
       answer.on('data', (chunk: Buffer) => {
         if (gone) return;

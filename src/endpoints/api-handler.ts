@@ -34,6 +34,8 @@ export interface ApiHandlerOptions {
   aggregation?: AggregationLookup;
   openapi: OpenApiService;
   healthChecks: HealthCheck[];
+  /** `--aggregator-reject-forwarding-redirect` (true): an extension server's redirects answered 502, not forwarded. */
+  aggregatorRejectForwardingRedirect?: boolean;
   /** Readiness adds checks that pass only once the server serves (e.g. not shutting down). */
   readyChecks: HealthCheck[];
   plinthVersion: string;
@@ -123,7 +125,7 @@ export class ApiHandler {
       const group = info.isResourceRequest ? info.group : parts[0] === 'apis' && parts.length >= 3 ? parts[1]! : openapi ? parts[3]! : '';
       const found = group === '' ? undefined : aggregation(group, info.isResourceRequest ? info.version : openapi ? parts[4]! : parts[2]!);
       const user = currentRequest()?.user;
-      if (found !== undefined && user !== undefined) return proxyToExtension(req, res, found.target, user);
+      if (found !== undefined && user !== undefined) return proxyToExtension(req, res, found.target, user, this.opts.aggregatorRejectForwardingRedirect === false);
     }
     if (info.isResourceRequest) return this.handleResource(req, res, info, query);
     return this.handleNonResource(req, res, info, query);

@@ -395,3 +395,14 @@ test('--http2-max-streams-per-connection takes a count, 0 (the default) for kube
       (err) => err instanceof UsageError && err.message === `invalid --http2-max-streams-per-connection "${flag}": a count, 0 for the default (100)`, flag);
   }
 });
+
+test('v1.36\'s audit log rotation defaults (100 MB, 100 files, 366 days), and the lookup and redirect flags', () => {
+  const config = parseServeFlags([]);
+  assert.deepEqual([config.auditLogMaxSizeMB, config.auditLogMaxBackups, config.auditLogMaxAgeDays], [100, 100, 366]);
+  const off = parseServeFlags(['--audit-log-maxsize=0', '--audit-log-maxbackup=0', '--audit-log-maxage=0']);
+  assert.deepEqual([off.auditLogMaxSizeMB, off.auditLogMaxBackups, off.auditLogMaxAgeDays], [0, 0, 0], '0 turns a limit off');
+  assert.deepEqual([config.serviceAccountLookup, config.aggregatorRejectForwardingRedirect], [true, true]);
+  const flipped = parseServeFlags(['--service-account-lookup=false', '--aggregator-reject-forwarding-redirect=false']);
+  assert.deepEqual([flipped.serviceAccountLookup, flipped.aggregatorRejectForwardingRedirect], [false, false]);
+  assert.equal(parseServeFlags(['--service-account-lookup']).serviceAccountLookup, true, 'bare, as pflag reads a boolean');
+});

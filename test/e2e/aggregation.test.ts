@@ -51,6 +51,10 @@ before(async () => {
       req.socket.once('close', () => watchClosed.push(true));
     } else if (path === '/apis/metrics.k8s.io/v1beta1/nodes') {
       held.push(res);
+    } else if (path === '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/moved') {
+      res.writeHead(302, { location: 'https://elsewhere.example/' }).end('see elsewhere');
+    } else if (path === '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/not-modified') {
+      res.writeHead(304).end();
     } else if (path === '/openapi/v3') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ paths: { 'apis/metrics.k8s.io/v1beta1': { serverRelativeURL: '/openapi/v3/apis/metrics.k8s.io/v1beta1?hash=ABC123' } } }));
     } else if (path === '/openapi/v3/apis/metrics.k8s.io/v1beta1') {
@@ -129,6 +133,16 @@ test('a request for the group is authorized here, then proxied with the user in 
   const refused = await server.request('GET', '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods', { anonymous: true });
   assert.equal(refused.status, 403);
   assert.equal(seen.length, before);
+});
+
+test('an extension server\'s redirect is not forwarded (--aggregator-reject-forwarding-redirect): upstream\'s 502', async () => {
+  await eventually(async () => assert.equal((await availability())?.status, 'True'));
+  const res = await server.request('GET', '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/moved');
+  assert.equal(res.status, 502);
+  assert.equal(res.text, 'the backend attempted to redirect this request, which is not permitted');
+  assert.equal(res.headers.location, undefined);
+  // A 3xx without a Location goes through.
+  assert.equal((await server.request('GET', '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/not-modified')).status, 304);
 });
 
 test('a request the extension server does not answer in --request-timeout is 504, as upstream\'s timeout filter answers', async () => {
