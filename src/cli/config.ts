@@ -155,6 +155,17 @@ export interface Config {
   /** Not flags (tests lower them): the endpoint lease's time to live in seconds (15) and how often it is renewed (10 s). */
   endpointLeaseTtlSeconds: number;
   endpointReconcileIntervalMs: number;
+  /**
+   * `--storage-initialization-timeout` (1m): how long a request waits for a type's cache to
+   * load before upstream's 429 `storage is (re)initializing`.
+   */
+  storageInitializationTimeoutMs: number;
+  /** `--permit-port-sharing`: the port bound with SO_REUSEPORT, so that several servers may share it. */
+  permitPortSharing: boolean;
+  /** `--disabled-metrics`: metric names left out of `/metrics`. */
+  disabledMetrics: string[];
+  /** What the flags given say of themselves (deprecated flags), as pflag prints it at start. */
+  flagWarnings: string[];
   /** `--aggregator-reject-forwarding-redirect` (true): an extension server's redirects are answered 502, not forwarded. */
   aggregatorRejectForwardingRedirect: boolean;
   /** `--service-account-lookup` (true): a long-lived Secret token authenticates only while its Secret holds it and its account exists. */
@@ -293,6 +304,10 @@ export function defaultConfig(): Config {
     endpointReconcileIntervalMs: 10_000,
     serviceAccountLookup: true,
     aggregatorRejectForwardingRedirect: true,
+    storageInitializationTimeoutMs: 60_000,
+    permitPortSharing: false,
+    disabledMetrics: [],
+    flagWarnings: [],
     identityLeaseDurationSeconds: 3600,
     identityLeaseRenewIntervalSeconds: 10,
     corsAllowedOrigins: [],
@@ -947,13 +962,159 @@ Flags (kube-apiserver's names where one exists):
                                      garbage collection that returns the memory the burst grew (a 50–200 ms
                                      pause, at most every 30 s) (default true)
   -v, --v int                        log verbosity: 3 and up logs every request, 4 and up clients going away mid-request (default 0)
-  --log-format string                text (klog's lines) or json (default "text")
+  --log-format string                text (klog's lines) or json (default "text"); upstream's --logging-format too
+  --storage-initialization-timeout duration  how long a request waits for its type's cache to load (default 1m0s)
+  --permit-port-sharing              bind the port with SO_REUSEPORT, so that several servers share it (default false)
+  --disabled-metrics strings         metrics left out of /metrics, by name
+  Accepted as kube-apiserver takes them (checked, no work of their own here): --profiling, --contention-profiling,
+  --debug-socket-path, --enable-aggregator-routing, --watch-cache, --watch-cache-sizes, --default-watch-cache-size,
+  --storage-media-type, --storage-backend, --delete-collection-workers, --livez-grace-period, --vmodule,
+  --log-flush-frequency, --kubelet-timeout, --kubelet-port, --max-connection-bytes-per-sec, --permit-address-sharing,
+  --allow-metric-labels, --allow-metric-labels-manifest, --show-hidden-metrics-for-version,
+  --etcd-count-metric-poll-period, --etcd-db-metric-poll-interval, --enable-logs-handler
 `;
 
 /** Flags that may be given bare (`--leader-elect`), meaning true, as pflag reads them. */
-const bareBooleanFlags = new Set(['--anonymous-auth', '--service-account-lookup', '--aggregator-reject-forwarding-redirect', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable', '--audit-log-batch-throttle-enable', '--enable-bootstrap-token-auth', '--shutdown-send-retry-after', '--service-account-extend-token-expiration', '--allow-privileged', '--encryption-provider-config-automatic-reload', '--audit-log-compress', '--enable-priority-and-fairness', '--audit-log-truncate-enabled', '--audit-webhook-truncate-enabled']);
 
 /** A boolean flag's value: true or false, as pflag takes them; the default when not given. */
+/** kube-apiserver's operational flags Plinth takes: booleans, and those given more than once (string slices). */
+const operationalBooleans = ['profiling', 'contention-profiling', 'enable-aggregator-routing', 'watch-cache', 'permit-port-sharing', 'permit-address-sharing', 'enable-logs-handler', 'log-text-split-stream', 'log-json-split-stream'];
+const operationalSlices = ['watch-cache-sizes', 'disabled-metrics', 'allow-metric-labels', 'vmodule', 'etcd-servers-overrides'];
+const operationalStrings = [
+  'debug-socket-path', 'default-watch-cache-size', 'storage-media-type', 'delete-collection-workers', 'storage-initialization-timeout', 'livez-grace-period',
+  'logging-format', 'log-flush-frequency', 'log-text-info-buffer-size', 'log-json-info-buffer-size', 'kubelet-timeout', 'kubelet-port', 'max-connection-bytes-per-sec',
+  'allow-metric-labels-manifest', 'show-hidden-metrics-for-version', 'etcd-count-metric-poll-period', 'etcd-db-metric-poll-interval', 'storage-backend',
+];
+const operationalFlagOptions: Record<string, { type: 'string'; multiple?: true }> = Object.fromEntries([
+  ...[...operationalBooleans, ...operationalStrings].map((name) => [name, { type: 'string' as const }]),
+  ...operationalSlices.map((name) => [name, { type: 'string' as const, multiple: true as const }]),
+]);
+
+const bareBooleanFlags = new Set([...operationalBooleans.map((name) => `--${name}`), '--anonymous-auth', '--service-account-lookup', '--aggregator-reject-forwarding-redirect', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable', '--audit-log-batch-throttle-enable', '--enable-bootstrap-token-auth', '--shutdown-send-retry-after', '--service-account-extend-token-expiration', '--allow-privileged', '--encryption-provider-config-automatic-reload', '--audit-log-compress', '--enable-priority-and-fairness', '--audit-log-truncate-enabled', '--audit-webhook-truncate-enabled']);
+
+/**
+ * kube-apiserver's operational flags, read and checked as upstream's options read them (pflag's
+ * words for a value of the wrong type, upstream's for one it refuses). Those whose work Plinth
+ * does act; the others are accepted for a command line to carry over, and say so in the README:
+ * profiling (Go's pprof: none here), the watch cache's switch and sizes (caches are always on
+ * and sized by their window), the storage media type (JSON is stored), the logs handler, the
+ * kubelet's timeout and port (no kubelet is dialed).
+ */
+function parseOperationalFlags(values: Record<string, string | string[] | boolean | undefined>, config: Config): void {
+  const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const list = (name: string) => (Array.isArray(values[name]) ? (values[name] as string[]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '') : []);
+  const invalid = (name: string, given: string, reason: string) => new UsageError(`invalid argument ${JSON.stringify(given)} for "--${name}" flag: ${reason}`);
+  const bool = (name: string, otherwise: boolean) => {
+    const given = text(name);
+    if (given === undefined) return otherwise;
+    if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(given)) return true;
+    if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(given)) return false;
+    throw invalid(name, given, `strconv.ParseBool: parsing ${JSON.stringify(given)}: invalid syntax`);
+  };
+  const int = (name: string) => {
+    const given = text(name);
+    if (given === undefined) return undefined;
+    if (!/^[+-]?\d+$/.test(given)) throw invalid(name, given, `strconv.ParseInt: parsing ${JSON.stringify(given)}: invalid syntax`);
+    return Number(given);
+  };
+  const duration = (name: string) => {
+    const given = text(name);
+    if (given === undefined) return undefined;
+    try {
+      return (given.startsWith('-') ? -1 : 1) * parseDuration(given.replace(/^[-+]/, ''));
+    } catch {
+      throw invalid(name, given, `time: invalid duration ${JSON.stringify(given)}`);
+    }
+  };
+  const deprecated = (name: string, message: string) => {
+    if (values[name] !== undefined) config.flagWarnings.push(`Flag --${name} has been deprecated, ${message}`);
+  };
+  for (const name of ['profiling', 'contention-profiling', 'enable-aggregator-routing', 'permit-address-sharing', 'enable-logs-handler']) bool(name, false);
+  for (const name of ['delete-collection-workers', 'max-connection-bytes-per-sec']) int(name);
+  for (const name of ['livez-grace-period', 'log-flush-frequency', 'kubelet-timeout', 'etcd-count-metric-poll-period', 'etcd-db-metric-poll-interval']) duration(name);
+  deprecated('enable-logs-handler', 'Log handler functionality is deprecated');
+  deprecated('default-watch-cache-size', 'watch caches are sized automatically and this flag will be removed in a future version');
+  int('default-watch-cache-size');
+  deprecated('kubelet-port', 'kubelet-port is deprecated and will be removed.');
+  int('kubelet-port');
+  config.permitPortSharing = bool('permit-port-sharing', false);
+
+  // The watch cache: sizes checked only while it is on, as upstream's completion does.
+  if (bool('watch-cache', true)) {
+    for (const entry of list('watch-cache-sizes')) {
+      const parts = entry.split('#');
+      if (parts.length !== 2) throw new UsageError(`invalid value of watch cache size: ${entry}`);
+      if (!/^[+-]?\d+$/.test(parts[1]!)) throw new UsageError(`invalid size of watch cache size: ${entry}`);
+      if (Number(parts[1]) < 0) throw new UsageError(`watch cache size cannot be negative: ${entry}`);
+    }
+  }
+  const mediaType = text('storage-media-type');
+  const mediaTypes = ['application/json', 'application/vnd.kubernetes.protobuf', 'application/yaml'];
+  if (mediaType !== undefined && mediaType !== '' && !mediaTypes.includes(mediaType)) {
+    throw new UsageError(`--storage-media-type ${JSON.stringify(mediaType)} invalid, allowed values: ${mediaTypes.join(', ')}`);
+  }
+  const backend = text('storage-backend');
+  if (backend !== undefined && backend !== '' && backend !== 'etcd3') {
+    throw new UsageError("--storage-backend invalid, allowed values: etcd3. If not specified, it will default to 'etcd3'");
+  }
+  if (list('etcd-servers-overrides').length > 0) {
+    for (const entry of list('etcd-servers-overrides')) {
+      const [resource, servers, ...rest] = entry.split('#');
+      if (servers === undefined || rest.length > 0 || resource!.split('/').length !== 2) {
+        throw new UsageError('--etcd-servers-overrides invalid, must be of format: group/resource#servers, where servers are URLs, semicolon separated');
+      }
+    }
+    throw new UsageError('--etcd-servers-overrides is not supported: Plinth keeps every resource in one storage');
+  }
+
+  const initialization = duration('storage-initialization-timeout');
+  if (initialization !== undefined) {
+    if (initialization < 0) throw new UsageError('--storage-initialization-timeout can not be negative value');
+    config.storageInitializationTimeoutMs = initialization;
+  }
+  if ((duration('livez-grace-period') ?? 0) < 0) throw new UsageError('--livez-grace-period can not be a negative value');
+
+  // Logging, as component-base's options validate it.
+  const format = text('logging-format');
+  if (format !== undefined) {
+    if (format !== 'text' && format !== 'json') throw new UsageError(`format: Invalid value: ${JSON.stringify(format)}: Unsupported log format`);
+    config.logFormat = format;
+  }
+  const vmodule = list('vmodule');
+  for (const item of vmodule) {
+    const [pattern, level, ...extra] = item.split('=');
+    if (level === undefined || extra.length > 0) throw invalid('vmodule', item, `${JSON.stringify(item)} does not have the pattern=N format`);
+    if (!/^\d+$/.test(level) || Number(level) > 2147483647) throw invalid('vmodule', item, `parsing verbosity in ${JSON.stringify(item)}: strconv.ParseUint: parsing ${JSON.stringify(level)}: invalid syntax`);
+    if (pattern === '') throw new UsageError('vmodule[0]: Required value: File pattern must not be empty');
+  }
+  if (vmodule.length > 0 && config.logFormat !== 'text') throw new UsageError('vmodule: Forbidden: Only supported for text log format');
+  for (const [name, field] of [['log-text-split-stream', 'options.text.splitStream'], ['log-json-split-stream', 'options.json.splitStream']] as const) {
+    if (bool(name, false)) throw new UsageError(`${field}: Forbidden: Feature LoggingAlphaOptions is disabled`);
+  }
+  for (const [name, field] of [['log-text-info-buffer-size', 'options.text.infoBufferSize'], ['log-json-info-buffer-size', 'options.json.infoBufferSize']] as const) {
+    const given = text(name);
+    if (given !== undefined && given !== '0') throw new UsageError(`${field}: Forbidden: Feature LoggingAlphaOptions is disabled`);
+  }
+
+  // Metrics, as component-base's metrics options validate them.
+  const metricName = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+  for (const name of list('disabled-metrics')) {
+    if (!metricName.test(name)) throw new UsageError(`--disabled-metrics must be fully qualified metric names matching ${JSON.stringify(metricName.source)}, got ${JSON.stringify(name)}`);
+    config.disabledMetrics.push(name);
+  }
+  for (const entry of (Array.isArray(values['allow-metric-labels']) ? values['allow-metric-labels'] as string[] : [])) {
+    const key = entry.split('=')[0] ?? '';
+    if (!entry.includes('=')) throw invalid('allow-metric-labels', entry, `${entry} must be formatted as key=value`);
+    if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*,[a-zA-Z_][a-zA-Z0-9_]*$/.test(key)) {
+      throw new UsageError('--allow-metric-labels must have a list of kv pair with format `metricName,labelName=labelValue, labelValue,...`');
+    }
+  }
+  const hidden = text('show-hidden-metrics-for-version');
+  if (hidden !== undefined && hidden !== '' && hidden !== '1.35') {
+    throw new UsageError("--show-hidden-metrics-for-version must be omitted or have the value '1.35'. Only the previous minor version is allowed");
+  }
+}
+
 function booleanFlag(name: string, value: string | undefined, otherwise: boolean): boolean {
   if (value === undefined) return otherwise;
   if (value !== 'true' && value !== 'false') throw new UsageError(`invalid argument "${value}" for "--${name}" flag: must be true or false`);
@@ -1065,6 +1226,7 @@ export function parseServeFlags(args: string[]): Config {
       'http2-max-streams-per-connection': { type: 'string' },
       'audit-policy-file': { type: 'string' },
       'log-format': { type: 'string' },
+      ...operationalFlagOptions,
       'audit-log-path': { type: 'string' },
       'audit-log-maxsize': { type: 'string' },
       'audit-log-maxbackup': { type: 'string' },
@@ -1239,6 +1401,7 @@ export function parseServeFlags(args: string[]): Config {
   }
   if (values['audit-log-path'] !== undefined) config.auditLogPath = values['audit-log-path'];
   parseAuditLogFlags(values, config);
+  parseOperationalFlags(values, config);
   config.auditLogCompress = booleanFlag('audit-log-compress', values['audit-log-compress'], false);
   const auditWebhook = parseAuditWebhookFlags(values);
   if (auditWebhook !== undefined) config.auditWebhook = auditWebhook;

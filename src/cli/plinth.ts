@@ -39,6 +39,8 @@ async function main(argv: string[], hooks: RunHooks): Promise<number> {
     return 0;
   }
   const config = parseServeFlags(args);
+  // As pflag prints them: deprecated flags still work, and say so.
+  for (const warning of config.flagWarnings) process.stderr.write(`${warning}\n`);
   const logger = createLogger({ format: config.logFormat, verbosity: config.verbosity });
   const running = await serve(config, (message) => logger.info(message));
   logger.info(`plinth serving on ${running.url} (ready ${Math.round(performance.now())} ms after process start); kubeconfig: ${running.kubeconfigPath}`);

@@ -237,6 +237,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     registeredWatchers: () => [...cacheTypes].map(([cache, type]) => ({ group: type.group, version: type.version, kind: type.kind, count: cache.watcherCount })),
     storageObjects: () => [...cacheTypes].map(([cache, type]) => ({ resource: type.group === '' ? type.resource : `${type.resource}.${type.group}`, count: cache.size })),
   });
+  metrics.disable(config.disabledMetrics);
   // Applies of built-in workloads may run on a worker thread; the storage syncs off the loop while they do.
   const applyOffload = config.applyWorkerAfter >= 0 ? new ApplyOffload(config.applyWorkerAfter, applyWorkerEntry) : undefined;
   const stored = deps.backend ?? await openBackend(config.storage, {
@@ -297,6 +298,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     metadataViewsOnLoad: garbageCollectorRuns,
     bookmark: { kind: type.kind, apiVersion: apiVersionOf(type.group, type.version) },
     historyWindowMs: config.etcdCompactionIntervalMs,
+    loadWaitMs: config.storageInitializationTimeoutMs,
     maxHistoryBytes: config.watchCacheWindowBytes,
     watcherQueueBytes: config.watchMaxQueuedBytes,
     bookmarkIntervalMs: config.watchBookmarkIntervalMs,
@@ -499,6 +501,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   server = new ApiServer({
     bindAddress: config.bindAddress,
     port: config.securePort,
+    ...(config.permitPortSharing ? { reusePort: true } : {}),
     certPem: material.certPem,
     keyPem: material.keyPem,
     authenticator,

@@ -66,6 +66,7 @@ interface RequestSeries {
 
 export class ApiMetrics {
   readonly #list: MetricList = [];
+  readonly #disabled = new Set<string>();
   #registry: Promise<Registry> | undefined;
   readonly #requests: PlainCounter;
   readonly #durations: PlainHistogram;
@@ -341,6 +342,11 @@ export class ApiMetrics {
     if (status !== 'failure') this.#authzConfigHash = sha256Label(data);
   }
 
+  /** `--disabled-metrics`: these are left out of every scrape (upstream's metrics options). */
+  disable(names: readonly string[]): void {
+    for (const name of names) this.#disabled.add(name);
+  }
+
   async text(): Promise<string> {
     return (await this.#promRegistry()).metrics();
   }
@@ -356,8 +362,11 @@ export class ApiMetrics {
       // export, the start-up bundle (npm start) only as the default export.
       const { collectDefaultMetrics, Registry } = loaded.default;
       const registry = new Registry();
-      for (const metric of this.#list) registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
+      for (const metric of this.#list) {
+        if (!this.#disabled.has(metric.name)) registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
+      }
       collectDefaultMetrics({ register: registry });
+      for (const name of this.#disabled) registry.removeSingleMetric(name);
       return registry;
     });
     return this.#registry;

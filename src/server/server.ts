@@ -25,6 +25,8 @@ export interface ApiServerOptions {
   bindAddress: string;
   /** 0 picks a free port. */
   port: number;
+  /** `--permit-port-sharing`: SO_REUSEPORT, so that several servers may bind the same address and port. */
+  reusePort?: boolean;
   certPem: string;
   keyPem: string;
   authenticator: Authenticator;
@@ -363,6 +365,14 @@ export class ApiServer {
   async start(): Promise<number> {
     await new Promise<void>((resolve, reject) => {
       const { port, bindAddress } = this.opts;
+      if (this.opts.reusePort === true) {
+        this.server.once('error', reject);
+        this.server.listen({ port, host: bindAddress, reusePort: true }, () => {
+          this.server.off('error', reject);
+          resolve();
+        });
+        return;
+      }
       const bound = boundSocket(port, bindAddress);
       if (bound instanceof Error) {
         reject(bound);

@@ -406,3 +406,46 @@ test('v1.36\'s audit log rotation defaults (100 MB, 100 files, 366 days), and th
   assert.deepEqual([flipped.serviceAccountLookup, flipped.aggregatorRejectForwardingRedirect], [false, false]);
   assert.equal(parseServeFlags(['--service-account-lookup']).serviceAccountLookup, true, 'bare, as pflag reads a boolean');
 });
+
+test('kube-apiserver\'s operational flags are taken and checked with upstream\'s and pflag\'s words', () => {
+  const taken = parseServeFlags([
+    '--profiling=false', '--contention-profiling', '--debug-socket-path=/run/debug.sock', '--enable-aggregator-routing=true', '--watch-cache=true',
+    '--watch-cache-sizes=pods#0,events#0', '--storage-media-type=application/json', '--storage-backend=etcd3', '--delete-collection-workers=2',
+    '--storage-initialization-timeout=30s', '--livez-grace-period=10s', '--logging-format=json', '--log-flush-frequency=5s', '--kubelet-timeout=5s',
+    '--max-connection-bytes-per-sec=0', '--permit-port-sharing', '--permit-address-sharing=true', '--disabled-metrics=apiserver_request_total,etcd_request_duration_seconds',
+    '--allow-metric-labels=apiserver_request_total,verb=GET,LIST', '--show-hidden-metrics-for-version=1.35', '--etcd-count-metric-poll-period=1m',
+    '--etcd-db-metric-poll-interval=30s', '--enable-logs-handler=false', '--default-watch-cache-size=100', '--kubelet-port=10250',
+  ]);
+  assert.equal(taken.storageInitializationTimeoutMs, 30_000);
+  assert.equal(taken.logFormat, 'json', 'upstream\'s --logging-format');
+  assert.equal(taken.permitPortSharing, true);
+  assert.deepEqual(taken.disabledMetrics, ['apiserver_request_total', 'etcd_request_duration_seconds']);
+  assert.deepEqual(taken.flagWarnings, [
+    'Flag --enable-logs-handler has been deprecated, Log handler functionality is deprecated',
+    'Flag --default-watch-cache-size has been deprecated, watch caches are sized automatically and this flag will be removed in a future version',
+    'Flag --kubelet-port has been deprecated, kubelet-port is deprecated and will be removed.',
+  ]);
+  const refused: Array<[string[], string]> = [
+    [['--profiling=maybe'], 'invalid argument "maybe" for "--profiling" flag: strconv.ParseBool: parsing "maybe": invalid syntax'],
+    [['--watch-cache-sizes=pods'], 'invalid value of watch cache size: pods'],
+    [['--watch-cache-sizes=pods#x'], 'invalid size of watch cache size: pods#x'],
+    [['--watch-cache-sizes=pods#-1'], 'watch cache size cannot be negative: pods#-1'],
+    [['--storage-media-type=foo/bar'], '--storage-media-type "foo/bar" invalid, allowed values: application/json, application/vnd.kubernetes.protobuf, application/yaml'],
+    [['--storage-backend=etcd2'], "--storage-backend invalid, allowed values: etcd3. If not specified, it will default to 'etcd3'"],
+    [['--storage-initialization-timeout=-1s'], '--storage-initialization-timeout can not be negative value'],
+    [['--livez-grace-period=-1s'], '--livez-grace-period can not be a negative value'],
+    [['--logging-format=xml'], 'format: Invalid value: "xml": Unsupported log format'],
+    [['--logging-format=json', '--vmodule=server=2'], 'vmodule: Forbidden: Only supported for text log format'],
+    [['--vmodule=server'], 'invalid argument "server" for "--vmodule" flag: "server" does not have the pattern=N format'],
+    [['--log-text-split-stream'], 'options.text.splitStream: Forbidden: Feature LoggingAlphaOptions is disabled'],
+    [['--disabled-metrics=bad-name'], '--disabled-metrics must be fully qualified metric names matching "^[a-zA-Z_:][a-zA-Z0-9_:]*$", got "bad-name"'],
+    [['--allow-metric-labels=nolabel=x'], '--allow-metric-labels must have a list of kv pair with format `metricName,labelName=labelValue, labelValue,...`'],
+    [['--show-hidden-metrics-for-version=1.30'], "--show-hidden-metrics-for-version must be omitted or have the value '1.35'. Only the previous minor version is allowed"],
+    [['--delete-collection-workers=many'], 'invalid argument "many" for "--delete-collection-workers" flag: strconv.ParseInt: parsing "many": invalid syntax'],
+    [['--kubelet-timeout=soon'], 'invalid argument "soon" for "--kubelet-timeout" flag: time: invalid duration "soon"'],
+    [['--etcd-servers-overrides=/events'], '--etcd-servers-overrides invalid, must be of format: group/resource#servers, where servers are URLs, semicolon separated'],
+    [['--etcd-servers-overrides=/events#http://127.0.0.1:4001'], '--etcd-servers-overrides is not supported: Plinth keeps every resource in one storage'],
+  ];
+  for (const [args, message] of refused) assert.throws(() => parseServeFlags(args), (err: Error) => err instanceof UsageError && err.message === message, args.join(' '));
+  assert.doesNotThrow(() => parseServeFlags(['--watch-cache=false', '--watch-cache-sizes=pods']), 'the sizes are checked only with the cache on');
+});
