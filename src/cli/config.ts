@@ -83,6 +83,8 @@ export interface Config {
   tlsMinVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
   /** `--tls-cipher-suites`, as an OpenSSL cipher string (TLS 1.3's suites always in it); default Plinth's preference. */
   tlsCiphers?: string;
+  /** `--tls-sni-cert-key`: certificate and key files served for names (given, else the certificate's), in priority order. */
+  tlsSniCertKeys: Array<{ certFile: string; keyFile: string; names: string[] }>;
   /** `--tls-cert-file` and `--tls-private-key-file`: the serving certificate (its chain) and key, followed as they change; default the data dir's, issued by its CA. */
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
@@ -308,6 +310,7 @@ export function defaultConfig(): Config {
     permitPortSharing: false,
     disabledMetrics: [],
     flagWarnings: [],
+    tlsSniCertKeys: [],
     identityLeaseDurationSeconds: 3600,
     identityLeaseRenewIntervalSeconds: 10,
     corsAllowedOrigins: [],
@@ -834,6 +837,8 @@ Flags (kube-apiserver's names where one exists):
   --tls-cert-file string             serving certificate, followed by its intermediates (default: the data dir's, issued by its CA);
                                      served anew to new connections when the file changes
   --tls-private-key-file string      its key
+  --tls-sni-cert-key cert,key[:names]  a certificate served to clients asking for one of its names (SNI; default the
+                                     certificate's own), repeatable, the first naming a name serves it
   --tls-min-version string           VersionTLS10, VersionTLS11, VersionTLS12 or VersionTLS13 (default VersionTLS12)
   --tls-cipher-suites strings        TLS 1.2 cipher suites by Go's names, e.g. TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256
                                      (TLS 1.3's are not configurable, as upstream)
@@ -1164,6 +1169,7 @@ export function parseServeFlags(args: string[]): Config {
       'admission-control-config-file': { type: 'string' },
       'client-ca-file': { type: 'string' },
       'tls-cert-file': { type: 'string' },
+      'tls-sni-cert-key': { type: 'string', multiple: true },
       'tls-private-key-file': { type: 'string' },
       'tls-min-version': { type: 'string' },
       'tls-cipher-suites': { type: 'string' },
@@ -1335,6 +1341,16 @@ export function parseServeFlags(args: string[]): Config {
   if (tlsCert !== '') {
     config.tlsCertFile = tlsCert;
     config.tlsPrivateKeyFile = tlsKey;
+  }
+  // `cert,key[:name,…]`, each use one more certificate, as upstream's NamedCertKey flag reads them.
+  for (const given of (values['tls-sni-cert-key'] as string[] | undefined) ?? []) {
+    const invalid = (reason: string) => new UsageError(`invalid argument ${JSON.stringify(given)} for "--tls-sni-cert-key" flag: ${reason}`);
+    const colon = given.indexOf(':');
+    const files = (colon < 0 ? given : given.slice(0, colon)).split(',').map((part) => part.trim());
+    const names = colon < 0 ? [] : given.slice(colon + 1).split(',').map((part) => part.trim());
+    if (colon >= 0 && names.every((name) => name === '')) throw invalid('empty names list is not allowed');
+    if (files.length !== 2 || files.some((file) => file === '')) throw invalid('expected comma separated certificate and key file paths');
+    config.tlsSniCertKeys.push({ certFile: files[0]!, keyFile: files[1]!, names: names.filter((name) => name !== '') });
   }
   try {
     if (values['tls-min-version'] !== undefined && values['tls-min-version'] !== '') config.tlsMinVersion = parseTlsMinVersion(values['tls-min-version']);

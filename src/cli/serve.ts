@@ -49,7 +49,7 @@ import { Store } from '../registry/store.ts';
 import { ApplyOffload } from '../registry/apply-offload/client.ts';
 import { ApiServer } from '../server/server.ts';
 import { ensureClientMaterial, ensureFrontProxyMaterial, ensureServingMaterial, frontProxyClientName } from '../server/tls-material.ts';
-import { readServingFiles } from '../server/serving-files.ts';
+import { certificateNames, readServingFiles } from '../server/serving-files.ts';
 import { followServingFiles } from './serving-certificate.ts';
 import { followClientCas, readCaBundle } from './client-ca.ts';
 import { watchFile } from './watch-file.ts';
@@ -211,6 +211,15 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const serviceAccountKeys = lazyServiceAccountKeys(keyOptions);
   if (config.serviceAccountSigningKeyFile !== undefined || config.serviceAccountKeyFiles.length > 0) await serviceAccountKeys();
 
+  // --tls-sni-cert-key: each pair read and checked now, as upstream fails its start on one that does not load.
+  const sniCertificates = await Promise.all(config.tlsSniCertKeys.map(async ({ certFile, keyFile, names }) => {
+    try {
+      const { certPem, keyPem } = await readServingFiles(certFile, keyFile);
+      return { certPem, keyPem, names: names.length > 0 ? names : certificateNames(certPem) };
+    } catch (err) {
+      throw new UsageError(`failed to load SNI cert and key: ${(err as Error).message}`);
+    }
+  }));
   // Auditing needs a policy and a backend (the log, a webhook or both), as upstream; a policy or
   // a webhook kubeconfig that does not load fails the start.
   const auditWebhook = config.auditPolicyFile === undefined || config.auditWebhook === undefined ? undefined : await auditWebhookSink(config.auditWebhook, log);
@@ -530,6 +539,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       ? { tls: { ...(config.tlsMinVersion !== undefined ? { minVersion: config.tlsMinVersion } : {}), ...(config.tlsCiphers !== undefined ? { ciphers: config.tlsCiphers } : {}) } }
       : {}),
     ...(config.goawayChance > 0 ? { goawayChance: config.goawayChance } : {}),
+    ...(sniCertificates.length > 0 ? { sniCertificates } : {}),
   });
   const servingFiles = config.tlsCertFile === undefined ? undefined
     : followServingFiles(config.tlsCertFile, config.tlsPrivateKeyFile!, material, (next) => server.setServingCertificate(next.certPem, next.keyPem), log);

@@ -3,7 +3,7 @@ import type http from 'node:http';
 import http2 from 'node:http2';
 import net, { type AddressInfo, type Socket } from 'node:net';
 import { constants as cryptoConstants, X509Certificate } from 'node:crypto';
-import { DEFAULT_CIPHERS, type DetailedPeerCertificate, type SecureContextOptions, type SecureVersion, type TLSSocket } from 'node:tls';
+import { createSecureContext, DEFAULT_CIPHERS, type DetailedPeerCertificate, type SecureContext, type SecureContextOptions, type SecureVersion, type TLSSocket } from 'node:tls';
 import { notFoundPath, StatusError, unauthorized } from '../api/index.ts';
 import type { Authenticator, AuthorizationAttributes, Authorizer, ClientCertificate, UserInfo } from '../auth/index.ts';
 import { AuthenticationFailure, anonymousUser, forbiddenError, impersonate, wantsImpersonation } from '../auth/index.ts';
@@ -56,6 +56,11 @@ export interface ApiServerOptions {
   allowPrivileged?: boolean;
   /** `--tls-min-version` and `--tls-cipher-suites` (an OpenSSL cipher string): default TLS 1.2 and Plinth's preference. */
   tls?: { minVersion?: SecureVersion; ciphers?: string };
+  /**
+   * `--tls-sni-cert-key`: certificates served to clients that ask for one of their names (SNI),
+   * in priority order; the serving certificate for every other name and for none.
+   */
+  sniCertificates?: ReadonlyArray<{ certPem: string; keyPem: string; names: readonly string[] }>;
   /** `--goaway-chance`: after this share of HTTP/2 requests the connection is closed gracefully (GOAWAY), so clients reconnect, perhaps elsewhere. */
   goawayChance?: number;
   log: (message: string) => void;
@@ -257,6 +262,8 @@ export class ApiServer {
   private requestHeaderCaPem: string | undefined;
   /** The serving certificate and key in the TLS context, as given or as last changed. */
   private serving: { certPem: string; keyPem: string };
+  /** `--tls-sni-cert-key` contexts by the names they serve. */
+  private sniContexts = new Map<string, SecureContext>();
   /** The Strict-Transport-Security header, when directives are configured (upstream joins them with "; "). */
   private readonly hsts: string | undefined;
   /** What a shutdown waits for among the requests in flight (see waitUntil). */
@@ -282,8 +289,10 @@ export class ApiServer {
     if (readOnly !== undefined) this.limiters.readOnly = readOnly;
     if (mutating !== undefined) this.limiters.mutating = mutating;
     const maxStreams = opts.http2MaxStreamsPerConnection || defaultMaxStreams;
+    this.sniContexts = this.buildSniContexts();
     this.server = http2.createSecureServer({
       ...this.secureContextOptions(opts.certPem, opts.keyPem),
+      ...(opts.sniCertificates !== undefined && opts.sniCertificates.length > 0 ? { SNICallback: (name: string, done: (err: Error | null, ctx?: SecureContext) => void) => done(null, this.sniContext(name)) } : {}),
       allowHTTP1: true,
       ...(opts.clientCaPem !== undefined || opts.requestHeaderCaPem !== undefined ? { requestCert: true, rejectUnauthorized: false } : {}),
       // Node's HTTP/1.1 options, which the HTTP/2 server's types do not list, reach its HTTP/1.1 connections.
@@ -329,6 +338,30 @@ export class ApiServer {
     };
   }
 
+  /**
+   * The SNI certificates' contexts by name, as upstream's named certificates: the first
+   * certificate naming a name serves it, names given on the flag before those read from a
+   * certificate.
+   */
+  private buildSniContexts(): Map<string, SecureContext> {
+    const byName = new Map<string, SecureContext>();
+    for (const cert of this.opts.sniCertificates ?? []) {
+      const context = createSecureContext(this.secureContextOptions(cert.certPem, cert.keyPem));
+      for (const name of cert.names) if (!byName.has(name.toLowerCase())) byName.set(name.toLowerCase(), context);
+    }
+    return byName;
+  }
+
+  /** The context for a name a client asked for: an exact name, else the wildcard of its first label; undefined for the serving certificate. */
+  private sniContext(serverName: string): SecureContext | undefined {
+    const name = serverName.toLowerCase();
+    const exact = this.sniContexts.get(name);
+    if (exact !== undefined) return exact;
+    const labels = name.split('.');
+    labels[0] = '*';
+    return this.sniContexts.get(labels.join('.'));
+  }
+
   /** Serve new connections with this certificate (a serving certificate file changed); open ones keep theirs. */
   setServingCertificate(certPem: string, keyPem: string): void {
     this.serving = { certPem, keyPem };
@@ -345,6 +378,8 @@ export class ApiServer {
     this.clientCas = fingerprintsOf(clientCaPem);
     this.proxyCas = requestHeaderCaPem === undefined ? undefined : fingerprintsOf(requestHeaderCaPem);
     this.server.setSecureContext(this.secureContextOptions(this.serving.certPem, this.serving.keyPem));
+    // The SNI certificates' contexts ask for client certificates of the same CAs.
+    this.sniContexts = this.buildSniContexts();
   }
 
   private accept(req: Request, res: Response): void {

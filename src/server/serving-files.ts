@@ -2,6 +2,8 @@
 // read and checked as upstream's dynamic serving content reads it: both files non-empty,
 // the key matching the certificate, errors in Go's crypto/tls words.
 import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { isIP } from 'node:net';
+import { isDNS1123Subdomain } from '../api/labels.ts';
 import { readFile } from 'node:fs/promises';
 import type { ServingMaterial } from './tls-material.ts';
 
@@ -39,4 +41,20 @@ export async function readServingFiles(certFile: string, keyFile: string): Promi
   }
   if (!matches) throw new Error('tls: private key does not match public key');
   return { certPem, keyPem, caPem: `${certificates[certificates.length - 1]!}\n` };
+}
+
+/**
+ * The names an SNI certificate serves when none are given, as upstream reads them: its common
+ * name when that is a domain (or `*`) and not an IP address, then its DNS names (IP addresses
+ * never: SNI does not carry them).
+ */
+export function certificateNames(certPem: string): string[] {
+  const cert = new X509Certificate(certPem);
+  const cn = /(?:^|\n)CN=([^\n]*)/.exec(cert.subject)?.[1] ?? '';
+  const names: string[] = [];
+  if (cn !== '' && isIP(cn) === 0 && (cn === '*' || isDNS1123Subdomain(cn.replace(/^\*\./, '')).length === 0)) names.push(cn);
+  for (const entry of (cert.subjectAltName ?? '').split(', ')) {
+    if (entry.startsWith('DNS:')) names.push(entry.slice(4));
+  }
+  return names;
 }
