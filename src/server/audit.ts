@@ -466,6 +466,40 @@ export interface AuditHooks {
   stored: boolean | Promise<boolean>;
 }
 
+/** audit.k8s.io/v1's ObjectReference of a request, its fields in order; a create's or update's body completes it (upstream's LogRequestObject). */
+function objectReference(request: Pick<AuditRequest, 'attributes' | 'apiVersion'>, meta: Record<string, unknown> = {}): Record<string, unknown> {
+  const a = request.attributes;
+  const field = (name: string, given: string) => (given !== '' ? given : typeof meta[name] === 'string' ? meta[name] : '');
+  const [namespace, name, uid, resourceVersion] = [field('namespace', a.namespace), field('name', a.name), field('uid', ''), field('resourceVersion', '')];
+  return {
+    resource: a.resource, ...(namespace !== '' ? { namespace } : {}), ...(name !== '' ? { name } : {}), ...(uid !== '' ? { uid } : {}),
+    ...(a.group !== '' ? { apiGroup: a.group } : {}), apiVersion: request.apiVersion, ...(resourceVersion !== '' ? { resourceVersion } : {}),
+    ...(a.subresource !== '' ? { subresource: a.subresource } : {}),
+  };
+}
+
+/**
+ * A request whose credentials name nobody (answered 401), as upstream's failed-authentication
+ * audit logs it: the policy decides for a request without a user, and one event at
+ * ResponseStarted names the kinds of credential tried.
+ */
+export function auditFailedAuthentication(
+  policy: AuditPolicy, log: AuditSink, request: Omit<AuditRequest, 'user'>, methods: readonly string[], res: Pick<AuditedResponse, 'setHeader'>,
+): void {
+  const decision = auditDecision(policy, request.attributes);
+  if (decision.level === 'None' || decision.omitStages.includes('ResponseStarted')) return;
+  const auditID = crypto.randomUUID();
+  res.setHeader('Audit-Id', auditID);
+  const now = microTime(Date.now());
+  void log.write({
+    kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: decision.level, auditID, stage: 'ResponseStarted', requestURI: request.url, verb: request.verb,
+    user: {}, sourceIPs: request.sourceIP === undefined ? [] : [request.sourceIP.replace(/^::ffff:/, '')],
+    ...(request.userAgent !== undefined ? { userAgent: request.userAgent } : {}), ...(request.attributes.resourceRequest ? { objectRef: objectReference(request) } : {}),
+    responseStatus: { metadata: {}, message: methods.length > 0 ? `Authentication failed, attempted: ${methods.join(', ')}` : 'Authentication failed, no credentials provided', code: 401 },
+    requestReceivedTimestamp: now, stageTimestamp: now,
+  });
+}
+
 export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRequest, res: AuditedResponse): AuditHooks | undefined {
   const decision = auditDecision(policy, request.attributes);
   if (decision.level === 'None') return undefined;
@@ -474,16 +508,7 @@ export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRe
   const auditID = crypto.randomUUID();
   res.setHeader('Audit-Id', auditID);
   const a = request.attributes;
-  // audit.k8s.io/v1's ObjectReference, its fields in order; a create's or update's body completes it (upstream's LogRequestObject).
-  const reference = (meta: Record<string, unknown> = {}) => {
-    const field = (name: string, given: string) => (given !== '' ? given : typeof meta[name] === 'string' ? meta[name] : '');
-    const [namespace, name, uid, resourceVersion] = [field('namespace', a.namespace), field('name', a.name), field('uid', ''), field('resourceVersion', '')];
-    return {
-      resource: a.resource, ...(namespace !== '' ? { namespace } : {}), ...(name !== '' ? { name } : {}), ...(uid !== '' ? { uid } : {}),
-      ...(a.group !== '' ? { apiGroup: a.group } : {}), apiVersion: request.apiVersion, ...(resourceVersion !== '' ? { resourceVersion } : {}),
-      ...(a.subresource !== '' ? { subresource: a.subresource } : {}),
-    };
-  };
+  const reference = (meta?: Record<string, unknown>) => objectReference(request, meta);
   let objectRef = a.resourceRequest ? reference() : undefined;
   let impersonatedUser: AuditRequest['user'] | undefined;
   // audit.k8s.io/v1's Event, its fields in order.

@@ -15,7 +15,7 @@ import { requestInfo, type RequestInfo, type ResourceRequestInfo } from '../endp
 import { parseFieldSelector } from '../api/fields.ts';
 import { metricVerb, type ApiMetrics } from './metrics.ts';
 import { FairLimiter } from './fair-queue.ts';
-import { beginAudit, type AuditPolicy, type AuditSink } from './audit.ts';
+import { auditFailedAuthentication, beginAudit, type AuditPolicy, type AuditSink } from './audit.ts';
 import { parseRequestTarget } from './request-target.ts';
 import { TurnLimiter } from './turns.ts';
 import { releaseUnreadBody } from './unread-body.ts';
@@ -183,6 +183,20 @@ function rootFingerprint(peer: DetailedPeerCertificate): string {
 }
 
 /** The TLS client certificate of the request's connection, with the handshake's verdict on it. */
+/** The kinds of credential a request carries, named as upstream's failed-authentication audit names them. */
+function credentialsTried(req: HttpRequest, query: URLSearchParams): string[] {
+  const methods: string[] = [];
+  const authorization = String(req.headers.authorization ?? '').trim();
+  const [scheme = '', ...rest] = authorization.split(' ');
+  if (scheme.toLowerCase() === 'basic' && Buffer.from(rest.join(' '), 'base64').toString('latin1').includes(':')) methods.push('basic');
+  if (scheme.toLowerCase() === 'bearer' && rest.length > 0) methods.push('bearer');
+  if ((query.get('access_token') ?? '').trim() !== '') methods.push('access_token');
+  const socket = ('stream' in req ? (req as unknown as Request & { stream: http2.ServerHttp2Stream }).stream.session?.socket : (req as unknown as { socket?: unknown }).socket) as TLSSocket | undefined;
+  const peer = typeof socket?.getPeerCertificate === 'function' ? socket.getPeerCertificate() : null;
+  if (peer !== null && peer !== undefined && Object.keys(peer).length > 0) methods.push('x509');
+  return methods;
+}
+
 function clientCertificateOf(req: Request, proxyCas: ReadonlySet<string> | undefined, clientCas: ReadonlySet<string>): ClientCertificate | undefined {
   const socket = ('stream' in req ? req.stream.session?.socket : req.socket) as TLSSocket | undefined;
   if (socket === undefined || typeof socket.getPeerCertificate !== 'function') return undefined;
@@ -544,23 +558,33 @@ export class ApiServer {
   private async filterChain(req: HttpRequest, res: HttpResponse, path: string, query: URLSearchParams, info: RequestInfo): Promise<void> {
     if (this.stopping) res.setHeader('Connection', 'close');
     if (this.opts.corsAllowedOrigins !== undefined && answeredCors(req, res, this.opts.corsAllowedOrigins)) return;
-    let user = await this.authenticate(req, path);
+    const auditRequest = (who: UserInfo) => ({
+      url: req.url ?? '/', verb: info.verb,
+      userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : undefined,
+      sourceIP: (req as unknown as { socket?: { remoteAddress?: string } }).socket?.remoteAddress,
+      user: who,
+      apiVersion: info.isResourceRequest ? info.version : '',
+      attributes: {
+        user: who, verb: info.verb, resourceRequest: info.isResourceRequest, path: info.path,
+        group: info.isResourceRequest ? info.group : '', resource: info.isResourceRequest ? info.resource : '', subresource: info.isResourceRequest ? info.subresource : '',
+        namespace: info.isResourceRequest ? info.namespace : '', name: info.isResourceRequest ? info.name || info.selectedName : '',
+      },
+    });
+    let user: UserInfo;
+    try {
+      user = await this.authenticate(req, path);
+    } catch (err) {
+      // Credentials that name nobody are audited too, as upstream's failed-authentication audit does.
+      if (this.opts.audit !== undefined && err instanceof StatusError && err.code === 401) {
+        auditFailedAuthentication(this.opts.audit.policy, this.opts.audit.log, auditRequest({ name: '', uid: '', groups: [] }), credentialsTried(req, query), res);
+      }
+      throw err;
+    }
     const release = await this.admitInflight(req.method ?? 'GET', info, user);
     if (release !== undefined) res.once('close', release);
     // Audited from here, as upstream's filter comes after authentication: what impersonation
     // and authorization refuse is in the log too, and the policy matches the authenticated user.
-    const audit = this.opts.audit === undefined ? undefined : beginAudit(this.opts.audit.policy, this.opts.audit.log, {
-      url: req.url ?? '/', verb: info.verb,
-      userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : undefined,
-      sourceIP: (req as unknown as { socket?: { remoteAddress?: string } }).socket?.remoteAddress,
-      user,
-      apiVersion: info.isResourceRequest ? info.version : '',
-      attributes: {
-        user, verb: info.verb, resourceRequest: info.isResourceRequest, path: info.path,
-        group: info.isResourceRequest ? info.group : '', resource: info.isResourceRequest ? info.resource : '', subresource: info.isResourceRequest ? info.subresource : '',
-        namespace: info.isResourceRequest ? info.namespace : '', name: info.isResourceRequest ? info.name || info.selectedName : '',
-      },
-    }, res as unknown as Parameters<typeof beginAudit>[3]);
+    const audit = this.opts.audit === undefined ? undefined : beginAudit(this.opts.audit.policy, this.opts.audit.log, auditRequest(user), res as unknown as Parameters<typeof beginAudit>[3]);
     // A blocking-strict backend that did not store the request's first event: refused, as upstream's audit filter.
     if (audit !== undefined && audit.stored !== true && !(await audit.stored)) {
       internalError(res, req.url ?? '/', 'failed to store audit event');

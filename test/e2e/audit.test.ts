@@ -132,6 +132,23 @@ describe('audit', () => {
     assert.match(denied.responseStatus!.message!, /User "dave" cannot impersonate resource "users"/);
   });
 
+  test('a request whose credentials name nobody is audited as upstream\'s failed-authentication audit logs it', async () => {
+    const refused = await server.request('GET', '/api/v1/namespaces/plain/configmaps?limit=9', { token: 'no-such-token' });
+    assert.equal(refused.status, 401);
+    const auditId = String(refused.headers['audit-id']);
+    assert.match(auditId, /^[0-9a-f-]{36}$/);
+    const logged = await eventually(() => {
+      const found = events().filter((e) => e.auditID === auditId);
+      assert.equal(found.length, 1);
+      return found[0]!;
+    });
+    assert.equal(logged.stage, 'ResponseStarted');
+    assert.equal(logged.level, 'Metadata');
+    assert.deepEqual(logged.user, {});
+    assert.deepEqual(logged.responseStatus, { metadata: {}, message: 'Authentication failed, attempted: bearer', code: 401 });
+    assert.deepEqual(logged.objectRef, { resource: 'configmaps', namespace: 'plain', apiVersion: 'v1' });
+  });
+
   test('a ValidatingAdmissionPolicy\'s Audit action and auditAnnotations go into the event\'s annotations', async () => {
     const admin = { token: 'admin-token' };
     assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'audited', labels: { audited: 'yes' } } }, ...admin })).status, 201);
