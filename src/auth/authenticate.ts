@@ -35,6 +35,10 @@ export interface Authenticated {
   user: UserInfo;
   /** The audiences the credential was accepted for (TokenReview's status.audiences). */
   audiences?: string[];
+  /** What the authenticator adds to the request's audit event (upstream's AddAuditAnnotation). */
+  auditAnnotations?: Readonly<Record<string, string>>;
+  /** Warnings for the caller (a `Warning` header each), as upstream's authenticators add them. */
+  warnings?: readonly string[];
 }
 
 /**

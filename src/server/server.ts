@@ -5,7 +5,7 @@ import net, { type AddressInfo, type Socket } from 'node:net';
 import { constants as cryptoConstants, X509Certificate } from 'node:crypto';
 import { createSecureContext, DEFAULT_CIPHERS, type DetailedPeerCertificate, type SecureContext, type SecureContextOptions, type SecureVersion, type TLSSocket } from 'node:tls';
 import { notFoundPath, StatusError, unauthorized } from '../api/index.ts';
-import type { Authenticator, AuthorizationAttributes, Authorizer, ClientCertificate, UserInfo } from '../auth/index.ts';
+import type { Authenticated, Authenticator, AuthorizationAttributes, Authorizer, ClientCertificate, UserInfo } from '../auth/index.ts';
 import { AuthenticationFailure, anonymousUser, forbiddenError, impersonate, wantsImpersonation } from '../auth/index.ts';
 import type { ApiHandler } from '../endpoints/api-handler.ts';
 import type { HttpRequest, HttpResponse } from '../endpoints/http.ts';
@@ -571,8 +571,10 @@ export class ApiServer {
       },
     });
     let user: UserInfo;
+    let authenticated: Authenticated;
     try {
-      user = await this.authenticate(req, path);
+      authenticated = await this.authenticate(req, path);
+      user = authenticated.user;
     } catch (err) {
       // Credentials that name nobody are audited too, as upstream's failed-authentication audit does.
       if (this.opts.audit !== undefined && err instanceof StatusError && err.code === 401) {
@@ -585,6 +587,10 @@ export class ApiServer {
     // Audited from here, as upstream's filter comes after authentication: what impersonation
     // and authorization refuse is in the log too, and the policy matches the authenticated user.
     const audit = this.opts.audit === undefined ? undefined : beginAudit(this.opts.audit.policy, this.opts.audit.log, auditRequest(user), res as unknown as Parameters<typeof beginAudit>[3]);
+    // What the authenticator noted: the event's annotations, the caller's warnings.
+    const addWarning = warningRecorder(res);
+    for (const warning of authenticated.warnings ?? []) addWarning(warning);
+    if (audit !== undefined) for (const [key, value] of Object.entries(authenticated.auditAnnotations ?? {})) audit.annotate(key, value);
     // A blocking-strict backend that did not store the request's first event: refused, as upstream's audit filter.
     if (audit !== undefined && audit.stored !== true && !(await audit.stored)) {
       internalError(res, req.url ?? '/', 'failed to store audit event');
@@ -615,7 +621,7 @@ export class ApiServer {
     if (path.includes('//')) throw notFoundPath();
     // Admission and the Store learn the user, and add warnings, through the request context.
     const context = {
-      user, addWarning: warningRecorder(res),
+      user, addWarning,
       ...(this.opts.allowPrivileged === false ? { allowPrivileged: false } : {}),
       ...(audit !== undefined ? { addAuditAnnotation: audit.annotate } : {}),
       ...(audit?.requestBody !== undefined ? { auditRequestBody: audit.requestBody } : {}),
@@ -645,7 +651,7 @@ export class ApiServer {
    * system:anonymous for a request with none; invalid credentials are 401, as is
    * anonymous access when it is off (or, see anonymousOnlyPublicPaths, off this path).
    */
-  private async authenticate(req: HttpRequest, path: string): Promise<UserInfo> {
+  private async authenticate(req: HttpRequest, path: string): Promise<Authenticated> {
     const clientCertificate = clientCertificateOf(req as unknown as Request, this.proxyCas, this.clientCas);
     let found;
     try {
@@ -658,7 +664,7 @@ export class ApiServer {
     }
     if (found === undefined) throw unauthorized();
     if (found.user.name === anonymousUser.name && this.opts.anonymousOnlyPublicPaths && !publicPaths.has(path)) throw unauthorized();
-    return found.user;
+    return found;
   }
 }
 

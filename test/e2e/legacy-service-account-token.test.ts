@@ -6,9 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SignJWT } from 'jose';
+import { eventually } from '../helpers/eventually.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 
 test('a Secret\'s legacy token authenticates as upstream\'s legacy validator allows it', async () => {
@@ -16,7 +17,12 @@ test('a Secret\'s legacy token authenticates as upstream\'s legacy validator all
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const keyFile = path.join(dataDir, 'sa.key');
   writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
-  const start = (lookup: boolean) => startServer({ dataDir, storage: 'sqlite', serviceAccountSigningKeyFile: keyFile, serviceAccountKeyFiles: [keyFile], serviceAccountLookup: lookup });
+  const policy = path.join(dataDir, 'policy.yaml');
+  writeFileSync(policy, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n');
+  const auditLog = path.join(dataDir, 'audit.log');
+  const start = (lookup: boolean) => startServer({
+    dataDir, storage: 'sqlite', serviceAccountSigningKeyFile: keyFile, serviceAccountKeyFiles: [keyFile], serviceAccountLookup: lookup, auditPolicyFile: policy, auditLogPath: auditLog,
+  });
   let server: TestServer | undefined;
   try {
     server = await start(true);
@@ -38,6 +44,19 @@ test('a Secret\'s legacy token authenticates as upstream\'s legacy validator all
     const review = await whoAmI();
     assert.equal(review.status, 201, review.text);
     assert.deepEqual(review.json.status.userInfo, { username: `system:serviceaccount:${ns}:robot`, uid: account.json.metadata.uid, groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'] });
+    assert.equal(review.headers.warning, undefined, 'a Secret made by hand: no warning');
+    // The authenticator's notes reach the request's audit event.
+    const event = await eventually(() => {
+      const found = readFileSync(auditLog, 'utf8').trim().split('\n').map((line) => JSON.parse(line)).find((e) => e.auditID === review.headers['audit-id']);
+      assert.ok(found !== undefined);
+      return found;
+    });
+    assert.deepEqual(event.annotations, { 'authentication.k8s.io/legacy-token': `system:serviceaccount:${ns}:robot`, 'authentication.k8s.io/legacy-token-manual-secret': 'robot-token' });
+    // The account naming the Secret in its secrets: a token generated for it, which upstream warns of.
+    const robot = (await server.request('GET', `/api/v1/namespaces/${ns}/serviceaccounts/robot`)).json;
+    robot.secrets = [{ name: 'robot-token' }];
+    assert.equal((await server.request('PUT', `/api/v1/namespaces/${ns}/serviceaccounts/robot`, { body: robot })).status, 200);
+    assert.equal((await whoAmI()).headers.warning, '299 - "Use tokens from the TokenRequest API or manually created secret-based tokens instead of auto-generated secret-based tokens."');
     const labelled = (await server.request('GET', `/api/v1/namespaces/${ns}/secrets/robot-token`)).json;
     assert.equal(labelled.metadata.labels['kubernetes.io/legacy-token-last-used'], new Date().toISOString().slice(0, 10), 'the day of use');
 
