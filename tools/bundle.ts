@@ -13,6 +13,7 @@ const dataFiles = [
   ['src/schema/builtin/generated/definitions.json', 'generated/definitions.json'],
   ['src/schema/builtin/generated/go-encoding.json', 'generated/go-encoding.json'],
   ['src/auth/bootstrap-policy/policy.json', 'bootstrap-policy/policy.json'],
+  ['src/cli/feature-gates/kube.json', 'feature-gates/kube.json'],
 ] as const;
 
 /** Installed packages change only with these. */

@@ -1,4 +1,5 @@
 // `plinth serve` flags, parsed into the Config the composition root builds from.
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { compileGoRegexp } from '../schema/regexp.ts';
@@ -785,13 +786,61 @@ function parseBytes(flag: string, text: string): number {
   return Number(match[1]) * scale;
 }
 
-function parseFeatureGates(text: string, into: Record<string, boolean>): void {
-  for (const pair of text.split(',').filter((p) => p.trim() !== '')) {
-    const [name = '', value = ''] = pair.split('=').map((s) => s.trim());
-    if (!(name in defaultFeatureGates)) throw new UsageError(`unrecognized feature gate: ${name}`);
-    if (value !== 'true' && value !== 'false') throw new UsageError(`invalid value of ${name}: ${value}, err: must be true or false`);
-    into[name] = value === 'true';
+interface KubeFeatureGate { default: boolean; preRelease: 'ALPHA' | 'BETA' | 'GA' | 'DEPRECATED'; lockToDefault: boolean }
+
+let kubeGates: Record<string, KubeFeatureGate> | undefined;
+
+/**
+ * kube-apiserver v1.36's feature gates, their stage and default at 1.36 (feature-gates/kube.json,
+ * from upstream's versioned feature list): read when a command line sets gates.
+ */
+function kubeFeatureGates(): Record<string, KubeFeatureGate> {
+  kubeGates ??= JSON.parse(readFileSync(new URL('./feature-gates/kube.json', import.meta.url), 'utf8')) as Record<string, KubeFeatureGate>;
+  return kubeGates;
+}
+
+/**
+ * `--feature-gates` (repeatable, `[kube:]Name=bool,…`) as upstream's feature gate takes it:
+ * any gate kube-apiserver v1.36 knows, values as Go's ParseBool reads them, a locked gate only
+ * at its default, a GA or deprecated gate with upstream's warning; AllAlpha and AllBeta set
+ * every alpha or beta gate not set by name. Plinth acts on its own few (its defaults are
+ * upstream's); the others are checked and kept.
+ */
+function parseFeatureGates(texts: readonly string[], config: Config): void {
+  const known = kubeFeatureGates();
+  const given = new Map<string, boolean>();
+  for (const pair of texts.flatMap((text) => text.split(',')).map((p) => p.trim()).filter((p) => p !== '')) {
+    const equals = pair.indexOf('=');
+    let key = (equals < 0 ? pair : pair.slice(0, equals)).trim();
+    const colon = key.indexOf(':');
+    if (colon >= 0) {
+      const component = key.slice(0, colon);
+      if (component !== 'kube') throw new UsageError(`component not registered: ${component}`);
+      key = key.slice(colon + 1);
+    }
+    if (equals < 0) throw new UsageError(`missing bool value for ${key}`);
+    const value = pair.slice(equals + 1).trim();
+    const parsed = ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value) ? true : ['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value) ? false : undefined;
+    if (parsed === undefined) throw new UsageError(`invalid value of ${key}=${value}, err: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
+    given.set(key, parsed);
   }
+  const errors: string[] = [];
+  for (const [key, value] of given) {
+    if (key === 'AllAlpha' || key === 'AllBeta') continue;
+    const gate = known[key];
+    if (gate === undefined) throw new UsageError(`unrecognized feature gate: ${key}`);
+    if (gate.lockToDefault && gate.default !== value) errors.push(`cannot set feature gate ${key} to ${value}, feature is locked to ${gate.default}`);
+    if (gate.preRelease === 'GA') config.flagWarnings.push(`Setting GA feature gate ${key}=${value}. It will be removed in a future release.`);
+    if (gate.preRelease === 'DEPRECATED') config.flagWarnings.push(`Setting deprecated feature gate ${key}=${value}. It will be removed in a future release.`);
+  }
+  if (errors.length > 0) throw new UsageError(aggregate(errors));
+  // AllAlpha and AllBeta reach the gates Plinth acts on that are not set by name.
+  for (const [special, stage] of [['AllAlpha', 'ALPHA'], ['AllBeta', 'BETA']] as const) {
+    const value = given.get(special);
+    if (value === undefined) continue;
+    for (const name of Object.keys(defaultFeatureGates)) if (known[name]?.preRelease === stage && !given.has(name)) config.featureGates[name] = value;
+  }
+  for (const [key, value] of given) if (key !== 'AllAlpha' && key !== 'AllBeta') config.featureGates[key] = value;
 }
 
 export const serveUsage = `Usage: plinth serve [flags]
@@ -1143,7 +1192,7 @@ export function parseServeFlags(args: string[]): Config {
       'etcd-cafile': { type: 'string' },
       'etcd-certfile': { type: 'string' },
       'etcd-keyfile': { type: 'string' },
-      'feature-gates': { type: 'string' },
+      'feature-gates': { type: 'string', multiple: true },
       'token-auth-file': { type: 'string' },
       'authorization-mode': { type: 'string' },
       'authorization-config': { type: 'string' },
@@ -1309,7 +1358,7 @@ export function parseServeFlags(args: string[]): Config {
   if (values['etcd-keyfile'] !== undefined) config.etcdKeyFile = values['etcd-keyfile'];
   // gRPC's TLS takes a client key only with its certificate, and the other way round.
   if ((config.etcdCertFile === undefined) !== (config.etcdKeyFile === undefined)) throw new UsageError('--etcd-certfile and --etcd-keyfile go together');
-  if (values['feature-gates'] !== undefined) parseFeatureGates(values['feature-gates'], config.featureGates);
+  if (values['feature-gates'] !== undefined) parseFeatureGates(values['feature-gates'], config);
   if (values['token-auth-file'] !== undefined) config.tokenAuthFile = values['token-auth-file'];
   parseAuthorizationFlags(values, config);
   const requestHeader = parseRequestHeaderFlags(values);

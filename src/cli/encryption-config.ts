@@ -275,16 +275,17 @@ export interface KmsProviders {
 /**
  * Connects and primes each KMS provider (a plugin that does not answer yet is polled in the
  * background, as upstream's). v1 providers are refused as upstream refuses them while the
- * deprecated KMSv1 gate is off, which Plinth does not offer.
+ * deprecated KMSv1 gate is off; with it on, as Plinth does not build them.
  */
 export async function startKmsProviders(
-  config: EncryptionConfiguration, connect: KmsServiceFactory, log: (message: string) => void, metrics?: KmsMetrics,
+  config: EncryptionConfiguration, connect: KmsServiceFactory, log: (message: string) => void, metrics?: KmsMetrics, kmsV1Gate = false,
 ): Promise<KmsProviders> {
   const settings = config.resources.flatMap((entry) => entry.providers).filter((p): p is Extract<ProviderSettings, { kind: 'kms' }> => p.kind === 'kms');
   const started: KmsV2Provider[] = [];
   const close = () => started.forEach((provider) => provider.close());
   try {
     for (const kms of settings) {
+      if (kms.apiVersion === 'v1' && kmsV1Gate) throw new UsageError(`error while building transformers: KMS v1 providers are not supported by Plinth (provider ${JSON.stringify(kms.name)}): use apiVersion v2`);
       if (kms.apiVersion === 'v1') {
         throw new UsageError('error while building transformers: KMSv1 is deprecated and will only receive security updates going forward. Use KMSv2 instead.  Set --feature-gates=KMSv1=true to use the deprecated KMSv1 feature.');
       }

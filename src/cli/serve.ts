@@ -668,7 +668,7 @@ async function withEncryption(
       seedCacheSize: (provider, size) => metrics.kmsSeedCacheSize(provider, size),
       cacheMiss: () => metrics.kmsCacheMiss(),
       dataKeyGeneration: (seconds, failed) => metrics.dataKeyGeneration(seconds, failed),
-    });
+    }, config.featureGates.KMSv1 === true);
     try {
       return { forResource: resourceTransformers(loaded, kms), kms };
     } catch (err) {

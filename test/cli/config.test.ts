@@ -449,3 +449,25 @@ test('kube-apiserver\'s operational flags are taken and checked with upstream\'s
   for (const [args, message] of refused) assert.throws(() => parseServeFlags(args), (err: Error) => err instanceof UsageError && err.message === message, args.join(' '));
   assert.doesNotThrow(() => parseServeFlags(['--watch-cache=false', '--watch-cache-sizes=pods']), 'the sizes are checked only with the cache on');
 });
+
+test('--feature-gates takes kube-apiserver v1.36\'s gates as upstream\'s feature gate does', () => {
+  const config = parseServeFlags(['--feature-gates=kube:WatchList=false,InPlacePodVerticalScaling=true', '--feature-gates', 'StorageVersionAPI=1,KMSv1=T']);
+  assert.equal(config.featureGates.WatchList, false, 'one Plinth acts on');
+  assert.deepEqual([config.featureGates.StorageVersionAPI, config.featureGates.KMSv1], [true, true], 'others kept, Go\'s ParseBool values');
+  assert.deepEqual(config.flagWarnings, [
+    'Setting GA feature gate InPlacePodVerticalScaling=true. It will be removed in a future release.',
+    'Setting deprecated feature gate KMSv1=true. It will be removed in a future release.',
+  ]);
+  // AllAlpha and AllBeta set the gates of their stage not set by name.
+  const all = parseServeFlags(['--feature-gates=AllAlpha=true,AllBeta=false,WatchList=true']);
+  assert.deepEqual([all.featureGates.CBORServingAndStorage, all.featureGates.AllowUnsafeMalformedObjectDeletion], [true, true]);
+  assert.deepEqual([all.featureGates.APIResponseCompression, all.featureGates.ListFromCacheSnapshot, all.featureGates.WatchList], [false, false, true]);
+  const refused: Array<[string, string]> = [
+    ['NoSuchGate=true', 'unrecognized feature gate: NoSuchGate'],
+    ['WatchList=maybe', 'invalid value of WatchList=maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax'],
+    ['WatchList', 'missing bool value for WatchList'],
+    ['InPlacePodVerticalScaling=false', 'cannot set feature gate InPlacePodVerticalScaling to false, feature is locked to true'],
+    ['scheduler:WatchList=true', 'component not registered: scheduler'],
+  ];
+  for (const [given, message] of refused) assert.throws(() => parseServeFlags([`--feature-gates=${given}`]), (err: Error) => err instanceof UsageError && err.message === message, given);
+});

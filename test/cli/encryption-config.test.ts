@@ -90,6 +90,8 @@ test('KMS providers are validated as upstream validates them, and v1 providers r
   const connect = async () => assert.fail('a v1 provider is never connected');
   await assert.rejects(startKmsProviders(loaded, connect, () => {}), (err: Error) => err instanceof UsageError
     && err.message === 'error while building transformers: KMSv1 is deprecated and will only receive security updates going forward. Use KMSv2 instead.  Set --feature-gates=KMSv1=true to use the deprecated KMSv1 feature.');
+  await assert.rejects(startKmsProviders(loaded, connect, () => {}, undefined, true), (err: Error) => err instanceof UsageError
+    && err.message === 'error while building transformers: KMS v1 providers are not supported by Plinth (provider "a"): use apiVersion v2', 'with the gate on: refused all the same, in Plinth\'s words');
 });
 
 test('each resource gets the first entry naming it: exact, then group wildcard, then *.*; others the identity check', async () => {
