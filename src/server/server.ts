@@ -182,7 +182,6 @@ function rootFingerprint(peer: DetailedPeerCertificate): string {
   return cert.fingerprint256;
 }
 
-/** The TLS client certificate of the request's connection, with the handshake's verdict on it. */
 /** The kinds of credential a request carries, named as upstream's failed-authentication audit names them. */
 function credentialsTried(req: HttpRequest, query: URLSearchParams): string[] {
   const methods: string[] = [];
@@ -191,12 +190,14 @@ function credentialsTried(req: HttpRequest, query: URLSearchParams): string[] {
   if (scheme.toLowerCase() === 'basic' && Buffer.from(rest.join(' '), 'base64').toString('latin1').includes(':')) methods.push('basic');
   if (scheme.toLowerCase() === 'bearer' && rest.length > 0) methods.push('bearer');
   if ((query.get('access_token') ?? '').trim() !== '') methods.push('access_token');
-  const socket = ('stream' in req ? (req as unknown as Request & { stream: http2.ServerHttp2Stream }).stream.session?.socket : (req as unknown as { socket?: unknown }).socket) as TLSSocket | undefined;
+  const r = req as unknown as Request;
+  const socket = ('stream' in r ? r.stream.session?.socket : r.socket) as TLSSocket | undefined;
   const peer = typeof socket?.getPeerCertificate === 'function' ? socket.getPeerCertificate() : null;
   if (peer !== null && peer !== undefined && Object.keys(peer).length > 0) methods.push('x509');
   return methods;
 }
 
+/** The TLS client certificate of the request's connection, with the handshake's verdict on it. */
 function clientCertificateOf(req: Request, proxyCas: ReadonlySet<string> | undefined, clientCas: ReadonlySet<string>): ClientCertificate | undefined {
   const socket = ('stream' in req ? req.stream.session?.socket : req.socket) as TLSSocket | undefined;
   if (socket === undefined || typeof socket.getPeerCertificate !== 'function') return undefined;
