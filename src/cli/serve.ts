@@ -543,6 +543,11 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   });
   const servingFiles = config.tlsCertFile === undefined ? undefined
     : followServingFiles(config.tlsCertFile, config.tlsPrivateKeyFile!, material, (next) => server.setServingCertificate(next.certPem, next.keyPem), log);
+  // Each SNI pair followed too: a change that loads is served (its names read again when none were given).
+  const sniFiles = config.tlsSniCertKeys.map(({ certFile, keyFile, names }, i) => followServingFiles(certFile, keyFile, sniCertificates[i]!, (next) => {
+    sniCertificates[i] = { certPem: next.certPem, keyPem: next.keyPem, names: names.length > 0 ? names : certificateNames(next.certPem) };
+    server.setSniCertificates([...sniCertificates]);
+  }, log, 'sni-serving-cert'));
   // CA files the flags name are followed; the data dir's own do not change while serving.
   const caFiles = { clientCaFile: config.clientCaFile, requestHeaderCaFile: config.requestHeader?.clientCaFile };
   const clientCaFiles = caFiles.clientCaFile === undefined && caFiles.requestHeaderCaFile === undefined ? undefined
@@ -563,6 +568,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     await identityLease?.stop();
     if (serving && config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
     servingFiles?.close();
+    for (const files of sniFiles) files.close();
     clientCaFiles?.close();
     encryption.close();
     await server.close({ sendRetryAfter: config.shutdownSendRetryAfter, watchGraceMs: config.shutdownWatchTerminationGraceMs });

@@ -277,7 +277,8 @@ export class ApiServer {
   private requestHeaderCaPem: string | undefined;
   /** The serving certificate and key in the TLS context, as given or as last changed. */
   private serving: { certPem: string; keyPem: string };
-  /** `--tls-sni-cert-key` contexts by the names they serve. */
+  /** `--tls-sni-cert-key` certificates, as given or as last changed, and their contexts by the names they serve. */
+  private sniCertificates: NonNullable<ApiServerOptions['sniCertificates']>;
   private sniContexts = new Map<string, SecureContext>();
   /** The Strict-Transport-Security header, when directives are configured (upstream joins them with "; "). */
   private readonly hsts: string | undefined;
@@ -304,6 +305,7 @@ export class ApiServer {
     if (readOnly !== undefined) this.limiters.readOnly = readOnly;
     if (mutating !== undefined) this.limiters.mutating = mutating;
     const maxStreams = opts.http2MaxStreamsPerConnection || defaultMaxStreams;
+    this.sniCertificates = opts.sniCertificates ?? [];
     this.sniContexts = this.buildSniContexts();
     this.server = http2.createSecureServer({
       ...this.secureContextOptions(opts.certPem, opts.keyPem),
@@ -360,7 +362,7 @@ export class ApiServer {
    */
   private buildSniContexts(): Map<string, SecureContext> {
     const byName = new Map<string, SecureContext>();
-    for (const cert of this.opts.sniCertificates ?? []) {
+    for (const cert of this.sniCertificates) {
       const context = createSecureContext(this.secureContextOptions(cert.certPem, cert.keyPem));
       for (const name of cert.names) if (!byName.has(name.toLowerCase())) byName.set(name.toLowerCase(), context);
     }
@@ -375,6 +377,12 @@ export class ApiServer {
     const labels = name.split('.');
     labels[0] = '*';
     return this.sniContexts.get(labels.join('.'));
+  }
+
+  /** Serve these SNI certificates to new connections (an SNI file changed); open ones keep theirs. */
+  setSniCertificates(certificates: NonNullable<ApiServerOptions['sniCertificates']>): void {
+    this.sniCertificates = certificates;
+    this.sniContexts = this.buildSniContexts();
   }
 
   /** Serve new connections with this certificate (a serving certificate file changed); open ones keep theirs. */

@@ -1,14 +1,16 @@
 // --tls-sni-cert-key: a certificate served to clients that ask for one of its names (the
 // names given, else the certificate's own; a wildcard for any first label), the serving
-// certificate for other names and none; files that do not load fail the start.
+// certificate for other names and none; the files followed as they change; files that do
+// not load fail the start.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import tls from 'node:tls';
 import { parseServeFlags, UsageError } from '../../src/cli/config.ts';
 import { ensureServingMaterial } from '../../src/server/tls-material.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { startServer, tempDir } from '../helpers/server.ts';
 
 /** The fingerprint of the certificate the server presents for `servername` (none: no SNI). */
@@ -48,6 +50,16 @@ test('certificates are chosen by the name a client asks for', async (t) => {
   assert.equal(await presented(server.port, 'named.example'), named.fingerprint, 'a name given on the flag');
   assert.equal(await presented(server.port, 'unrelated.example'), serving, 'a certificate with names given serves only those');
   assert.equal(await presented(server.port, 'other.example'), serving, 'any other name: the serving certificate');
+
+  // The files followed: a new pair is served to new connections, its names read again.
+  const renewed = await ensureServingMaterial(path.join(dir, 'renewed'), { hosts: ['alt2.example'] });
+  for (const [file, text] of [[own.keyFile, renewed.keyPem], [own.certFile, renewed.certPem]] as const) {
+    writeFileSync(`${file}.new`, text);
+    renameSync(`${file}.new`, file);
+  }
+  const renewedFingerprint = new X509Certificate(renewed.certPem).fingerprint256;
+  await eventually(async () => assert.equal(await presented(server.port, 'alt2.example'), renewedFingerprint));
+  assert.equal(await presented(server.port, 'alt.example'), named.fingerprint, 'the old name now falls to the next certificate naming it');
 
   await assert.rejects(startServer({ tlsSniCertKeys: [{ certFile: own.certFile, keyFile: named.keyFile, names: [] }] }),
     (err: Error) => err instanceof UsageError && err.message === 'failed to load SNI cert and key: tls: private key does not match public key');
