@@ -451,8 +451,12 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       bearerTokenAuthenticator(unionTokenAuthenticator([
         audienceAgnostic(apiAudiences, tokenFileAuthenticator(tokens.users)),
         // Upstream's order: the long-lived Secret tokens before the bound ones.
-        legacyServiceAccountTokenAuthenticator({ keys: serviceAccountKeys, apiAudiences, lookup: config.serviceAccountLookup, getter: tokenGetter(registry) }),
-        serviceAccountTokenAuthenticator({ issuers: config.serviceAccountIssuers, keys: serviceAccountKeys, apiAudiences, getter: tokenGetter(registry) }),
+        legacyServiceAccountTokenAuthenticator({
+          keys: serviceAccountKeys, apiAudiences, lookup: config.serviceAccountLookup, getter: tokenGetter(registry), observe: (use) => metrics.serviceAccountTokenUsed(use),
+        }),
+        serviceAccountTokenAuthenticator({
+          issuers: config.serviceAccountIssuers, keys: serviceAccountKeys, apiAudiences, getter: tokenGetter(registry), observe: (use) => metrics.serviceAccountTokenUsed(use),
+        }),
         // After the service accounts, before the JWT issuers, as upstream's union.
         ...(config.enableBootstrapTokenAuth === true ? [audienceAgnostic(apiAudiences, bootstrapTokenAuthenticator(bootstrapSecrets(registry)))] : []),
         ...(authn.jwt === undefined ? [] : [authn.jwt]),

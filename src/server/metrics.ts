@@ -106,6 +106,7 @@ export class ApiMetrics {
   /** The key id label sets in use, least recently used first. */
   readonly #kmsKeyIdSets = new Set<string>();
   readonly #kmsStatusKeyIdSets = new Set<string>();
+  readonly #serviceAccountTokenUses = new Map<string, { value: number }>();
   readonly #authzReloads: PlainCounter;
   readonly #authzReloadTimes: PlainGauge;
   #authzConfigHash: string | undefined;
@@ -157,6 +158,17 @@ export class ApiMetrics {
     this.#kmsCacheMisses = new PlainCounter(list, 'apiserver_storage_envelope_transformation_cache_misses_total', 'Total number of cache misses while accessing key decryption key(KEK).').series('', () => ({}));
     this.#dataKeyGenerations = new PlainHistogram(list, 'apiserver_storage_data_key_generation_duration_seconds', 'Latencies in seconds of data encryption key(DEK) generation operations.', dataKeyGenerationBuckets).series('', () => ({}));
     this.#dataKeyGenerationFailures = new PlainCounter(list, 'apiserver_storage_data_key_generation_failures_total', 'Total number of failed data encryption key(DEK) generation operations.').series('', () => ({}));
+    for (const [use, help] of [
+      ['legacy', 'Cumulative legacy service account tokens used'],
+      ['stale', 'Cumulative stale projected service account tokens used'],
+      ['valid', 'Cumulative valid projected service account tokens used'],
+      ['legacy_manual', 'Cumulative manually created legacy tokens used'],
+      ['legacy_auto', 'Cumulative auto-generated legacy tokens used'],
+      ['invalid_legacy_auto', 'Cumulative invalid auto-generated legacy tokens used'],
+    ] as const) {
+      const name = use === 'legacy' || use === 'stale' || use === 'valid' ? `serviceaccount_${use}_tokens_total` : `serviceaccount_${use}_token_uses_total`;
+      this.#serviceAccountTokenUses.set(use, new PlainCounter(list, name, help).series('', () => ({})));
+    }
     new CollectedGauge(list, 'apiserver_registered_watchers', 'Number of currently registered watchers for a given resources',
       () => sources.registeredWatchers().map((w) => ({ labels: { group: w.group, version: w.version, kind: w.kind }, value: w.count })));
     new CollectedGauge(list, 'apiserver_storage_objects', 'Number of stored objects at the time of last check split by kind.',
@@ -281,6 +293,11 @@ export class ApiMetrics {
       this.#encryptionReloadTimes.series(status, () => ({ status, apiserver_id_hash: this.#serverIdHash })).value = Date.now() / 1000;
     }
     if (status !== 'failure') this.#encryptionConfigHash = sha256Label(data);
+  }
+
+  /** A service account token was used: legacy, stale or valid projected, a long-lived one made by hand or generated, or one marked invalid. */
+  serviceAccountTokenUsed(use: 'legacy' | 'stale' | 'valid' | 'legacy_manual' | 'legacy_auto' | 'invalid_legacy_auto'): void {
+    this.#serviceAccountTokenUses.get(use)!.value++;
   }
 
   /** A KMS provider wrote (`to_storage`) or read (`from_storage`) a value under a key id. */

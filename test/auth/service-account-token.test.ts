@@ -124,6 +124,23 @@ test('a projected-volume token (3607 s, pod-bound, API audiences) is valid a yea
   assert.equal(plain['kubernetes.io'].warnafter, undefined);
 });
 
+test('a token used past its warnafter is stale: noted for the audit and counted, as upstream\'s validator does', async () => {
+  const uses: string[] = [];
+  const world: World = { serviceAccounts: new Map([['ns/robot', { uid: 'sa-1' }]]), pods: new Map([['ns/p', { uid: 'pod-1' }]]) };
+  const authenticate = (at: number) => serviceAccountTokenAuthenticator({
+    issuers: [issuer], keys: async () => ours.keys, apiAudiences: [issuer], now: () => at, observe: (use) => uses.push(use),
+    getter: { serviceAccount: async (ns, name) => world.serviceAccounts.get(`${ns}/${name}`), pod: async (ns, name) => world.pods.get(`${ns}/${name}`), secret: async () => undefined, node: async () => undefined },
+  });
+  const { token } = await issueServiceAccountToken(ours.signing, issuer, { ...request, pod: { name: 'p', uid: 'pod-1' }, expirationSeconds: 365 * 24 * 3600, warnAfterSeconds: 3607 }, now);
+  assert.equal((await authenticate(now + 3600 * 1000)(token, undefined))?.auditAnnotations, undefined, 'within its warnafter');
+  const stale = await authenticate(now + 7207 * 1000)(token, undefined);
+  assert.deepEqual(stale?.auditAnnotations, { 'authentication.k8s.io/stale-token': 'subject: system:serviceaccount:ns:robot, seconds after warning threshold: 3600' });
+  assert.deepEqual(uses, ['valid', 'stale']);
+  // A token without warnafter is neither.
+  await authenticate(now)((await issueServiceAccountToken(ours.signing, issuer, request, now)).token, undefined);
+  assert.deepEqual(uses, ['valid', 'stale']);
+});
+
 test('key files: the signing key verifies by default; --service-account-key-file keys replace it; the key id is upstream\'s', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sa-keys-'));
   try {

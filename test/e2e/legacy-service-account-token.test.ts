@@ -10,6 +10,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SignJWT } from 'jose';
 import { eventually } from '../helpers/eventually.ts';
+import { sample } from '../helpers/metrics.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 
 test('a Secret\'s legacy token authenticates as upstream\'s legacy validator allows it', async () => {
@@ -52,6 +53,8 @@ test('a Secret\'s legacy token authenticates as upstream\'s legacy validator all
       return found;
     });
     assert.deepEqual(event.annotations, { 'authentication.k8s.io/legacy-token': `system:serviceaccount:${ns}:robot`, 'authentication.k8s.io/legacy-token-manual-secret': 'robot-token' });
+    const scrape = (await server.request('GET', '/metrics')).text;
+    assert.deepEqual([sample(scrape, 'serviceaccount_legacy_tokens_total'), sample(scrape, 'serviceaccount_legacy_manual_token_uses_total')], [1, 1], 'upstream\'s counters');
     // The account naming the Secret in its secrets: a token generated for it, which upstream warns of.
     const robot = (await server.request('GET', `/api/v1/namespaces/${ns}/serviceaccounts/robot`)).json;
     robot.secrets = [{ name: 'robot-token' }];
