@@ -45,7 +45,21 @@ export interface Authenticated {
  * Credentials that name nobody (a bad token, an unverified certificate): 401, whatever
  * else the request carries, as upstream's union with anonymous "fail on error".
  */
-export class AuthenticationFailure extends Error {}
+export class AuthenticationFailure extends Error {
+  /** What the refusing authenticator adds to the request's audit event (upstream's AddAuditAnnotation before it failed). */
+  readonly auditAnnotations: Readonly<Record<string, string>> | undefined;
+
+  constructor(message: string, auditAnnotations?: Readonly<Record<string, string>>) {
+    super(message);
+    this.auditAnnotations = auditAnnotations;
+  }
+}
+
+/** Several refusals as one: their messages joined, their audit annotations together. */
+function joinedFailure(failures: readonly AuthenticationFailure[], first?: string): AuthenticationFailure {
+  const annotations = Object.assign({}, ...failures.map((f) => f.auditAnnotations ?? {})) as Record<string, string>;
+  return new AuthenticationFailure(aggregate([...(first === undefined ? [] : [first]), ...failures.map((f) => f.message)]), Object.keys(annotations).length > 0 ? annotations : undefined);
+}
 
 /**
  * As upstream's authenticator.Request: the user the request's credentials name,
@@ -75,14 +89,14 @@ function afterAnswer(answer: Answer, next: (found: Authenticated | undefined) =>
  * AuthenticationFailure (its message kept in `failures`), passes to the next; any other
  * error ends the search. Synchronous while the attempts answer at once.
  */
-function firstRecognised(count: number, attempt: (i: number) => Answer, failures: string[], from = 0): Answer {
+function firstRecognised(count: number, attempt: (i: number) => Answer, failures: AuthenticationFailure[], from = 0): Answer {
   for (let i = from; i < count; i++) {
     let found: Answer;
     try {
       found = attempt(i);
     } catch (err) {
       if (!(err instanceof AuthenticationFailure)) throw err;
-      failures.push(err.message);
+      failures.push(err);
       continue;
     }
     if (found instanceof Promise) {
@@ -90,7 +104,7 @@ function firstRecognised(count: number, attempt: (i: number) => Answer, failures
         (value) => (value !== undefined ? value : firstRecognised(count, attempt, failures, i + 1)),
         (err: unknown) => {
           if (!(err instanceof AuthenticationFailure)) throw err;
-          failures.push(err.message);
+          failures.push(err);
           return firstRecognised(count, attempt, failures, i + 1);
         },
       );
@@ -135,10 +149,10 @@ export function audienceAgnostic(apiAudiences: readonly string[], authenticate: 
  */
 export function unionTokenAuthenticator(authenticators: readonly TokenAuthenticator[]): TokenAuthenticator {
   return (token, audiences) => {
-    const failures: string[] = [];
+    const failures: AuthenticationFailure[] = [];
     return afterAnswer(firstRecognised(authenticators.length, (i) => authenticators[i]!(token, audiences), failures), (found) => {
       if (found !== undefined) return found;
-      if (failures.length > 0) throw new AuthenticationFailure(aggregate(failures));
+      if (failures.length > 0) throw joinedFailure(failures);
       return undefined;
     });
   };
@@ -151,7 +165,7 @@ export function unionTokenAuthenticator(authenticators: readonly TokenAuthentica
  */
 export function bearerTokenAuthenticator(authenticate: TokenAuthenticator): Authenticator {
   const refused = (err: unknown): never => {
-    if (err instanceof AuthenticationFailure) throw new AuthenticationFailure(aggregate(['invalid bearer token', err.message]));
+    if (err instanceof AuthenticationFailure) throw joinedFailure([err], 'invalid bearer token');
     throw err;
   };
   const recognised = (found: Authenticated | undefined): Authenticated => {
@@ -203,10 +217,10 @@ export const anonymousUser: UserInfo = Object.freeze({ name: 'system:anonymous',
 export function requestAuthenticator(opts: RequestAuthenticatorOptions): Authenticator {
   const { authenticators } = opts;
   return (request) => {
-    const failures: string[] = [];
+    const failures: AuthenticationFailure[] = [];
     return afterAnswer(firstRecognised(authenticators.length, (i) => authenticators[i]!(request), failures), (found) => {
       if (found !== undefined) return { ...found, user: withAuthenticatedGroup(found.user) };
-      if (failures.length > 0) throw new AuthenticationFailure(aggregate(failures));
+      if (failures.length > 0) throw joinedFailure(failures);
       return anonymousAllowed(opts.anonymous, request.path) ? { user: anonymousUser } : undefined;
     });
   };

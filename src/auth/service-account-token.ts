@@ -280,7 +280,9 @@ export function legacyServiceAccountTokenAuthenticator(opts: LegacyServiceAccoun
       if (secret.labels?.[invalidSinceLabel] !== undefined && secret.labels[invalidSinceLabel] !== '') {
         opts.observe?.('invalid_legacy_auto');
         await markUsed();
-        throw new AuthenticationFailure(`the token in secret ${namespace}/${secretName} for service account ${namespace}/${name} has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the '${invalidSinceLabel}' label from the secret to temporarily allow use of this token`);
+        // Noted for the request's audit event, as upstream's validator notes it before refusing.
+        annotations['authentication.k8s.io/legacy-token-invalidated'] = `${secretName}/${namespace}`;
+        throw new AuthenticationFailure(`the token in secret ${namespace}/${secretName} for service account ${namespace}/${name} has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the '${invalidSinceLabel}' label from the secret to temporarily allow use of this token`, annotations);
       }
       await markUsed();
       // Upstream's tracking: a token the account's own secrets list names was generated for it, and is warned of.

@@ -485,6 +485,7 @@ function objectReference(request: Pick<AuditRequest, 'attributes' | 'apiVersion'
  */
 export function auditFailedAuthentication(
   policy: AuditPolicy, log: AuditSink, request: Omit<AuditRequest, 'user'>, methods: readonly string[], res: Pick<AuditedResponse, 'setHeader'>,
+  annotations?: Readonly<Record<string, string>>,
 ): void {
   const decision = auditDecision(policy, request.attributes);
   if (decision.level === 'None' || decision.omitStages.includes('ResponseStarted')) return;
@@ -497,6 +498,7 @@ export function auditFailedAuthentication(
     ...(request.userAgent !== undefined ? { userAgent: request.userAgent } : {}), ...(request.attributes.resourceRequest ? { objectRef: objectReference(request) } : {}),
     responseStatus: { metadata: {}, message: methods.length > 0 ? `Authentication failed, attempted: ${methods.join(', ')}` : 'Authentication failed, no credentials provided', code: 401 },
     requestReceivedTimestamp: now, stageTimestamp: now,
+    ...(annotations !== undefined && Object.keys(annotations).length > 0 ? { annotations: { ...annotations } } : {}),
   });
 }
 

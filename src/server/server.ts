@@ -587,7 +587,8 @@ export class ApiServer {
     } catch (err) {
       // Credentials that name nobody are audited too, as upstream's failed-authentication audit does.
       if (this.opts.audit !== undefined && err instanceof StatusError && err.code === 401) {
-        auditFailedAuthentication(this.opts.audit.policy, this.opts.audit.log, auditRequest({ name: '', uid: '', groups: [] }), credentialsTried(req, query), res);
+        const { auditAnnotations } = err as { auditAnnotations?: Readonly<Record<string, string>> };
+        auditFailedAuthentication(this.opts.audit.policy, this.opts.audit.log, auditRequest({ name: '', uid: '', groups: [] }), credentialsTried(req, query), res, auditAnnotations);
       }
       throw err;
     }
@@ -668,7 +669,8 @@ export class ApiServer {
         headers: req.headers, path, ...(this.proxyCas !== undefined ? { rawHeaders: req.rawHeaders ?? [] } : {}), ...(clientCertificate !== undefined ? { clientCertificate } : {}),
       });
     } catch (err) {
-      if (err instanceof AuthenticationFailure) throw unauthorized();
+      // The refusal's audit annotations go with the 401 to the failed-authentication event.
+      if (err instanceof AuthenticationFailure) throw Object.assign(unauthorized(), { auditAnnotations: err.auditAnnotations });
       throw err;
     }
     if (found === undefined) throw unauthorized();

@@ -66,7 +66,16 @@ test('a Secret\'s legacy token authenticates as upstream\'s legacy validator all
     // The legacy token cleaner's label: refused until it is removed.
     labelled.metadata.labels['kubernetes.io/legacy-token-invalid-since'] = '2026-01-01';
     assert.equal((await server.request('PUT', `/api/v1/namespaces/${ns}/secrets/robot-token`, { body: labelled })).status, 200);
-    assert.equal((await whoAmI()).status, 401);
+    const invalidated = await whoAmI();
+    assert.equal(invalidated.status, 401);
+    // Its failed-authentication event says why, as upstream's.
+    const refusedEvent = await eventually(() => {
+      const found = readFileSync(auditLog, 'utf8').trim().split('\n').map((line) => JSON.parse(line)).find((e) => e.auditID === invalidated.headers['audit-id']);
+      assert.ok(found !== undefined);
+      return found;
+    });
+    assert.equal(refusedEvent.stage, 'ResponseStarted');
+    assert.deepEqual(refusedEvent.annotations, { 'authentication.k8s.io/legacy-token': `system:serviceaccount:${ns}:robot`, 'authentication.k8s.io/legacy-token-invalidated': `robot-token/${ns}` });
     assert.equal((await server.request('DELETE', `/api/v1/namespaces/${ns}/secrets/robot-token`)).status, 200);
     assert.equal((await whoAmI()).status, 401, 'its Secret gone');
     await server.stop();
