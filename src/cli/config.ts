@@ -432,29 +432,15 @@ function parseAuditBatchFlags(
 ): { mode: AuditMode; batch?: AuditBatchFlags } {
   const name = (flag: string) => `audit-${backend}-${flag}`;
   const text = (flag: string) => (typeof values[name(flag)] === 'string' ? (values[name(flag)] as string) : undefined);
-  const invalidArgument = (flag: string, given: string, reason: string) => new UsageError(`invalid argument ${JSON.stringify(given)} for "--${name(flag)}" flag: ${reason}`);
-  const int = (flag: string, fallback: number): number => {
-    const given = text(flag);
-    if (given === undefined) return fallback;
-    if (!/^[+-]?\d+$/.test(given)) throw invalidArgument(flag, given, `strconv.ParseInt: parsing ${JSON.stringify(given)}: invalid syntax`);
-    return Number(given);
-  };
+  const int = (flag: string, fallback: number): number => intFlag(name(flag), text(flag)) ?? fallback;
   const float = (flag: string, fallback: number): number => {
     const given = text(flag);
     if (given === undefined) return fallback;
     const n = Number(given);
-    if (given.trim() !== given || given === '' || Number.isNaN(n)) throw invalidArgument(flag, given, `strconv.ParseFloat: parsing ${JSON.stringify(given)}: invalid syntax`);
+    if (given.trim() !== given || given === '' || Number.isNaN(n)) throw invalidFlagValue(name(flag), given, `strconv.ParseFloat: parsing ${JSON.stringify(given)}: invalid syntax`);
     return n;
   };
-  const duration = (flag: string, fallback: number): number => {
-    const given = text(flag);
-    if (given === undefined) return fallback;
-    try {
-      return parseDuration(given);
-    } catch {
-      throw invalidArgument(flag, given, `time: invalid duration ${JSON.stringify(given)}`);
-    }
-  };
+  const duration = (flag: string, fallback: number): number => durationFlag(name(flag), text(flag)) ?? fallback;
   const batch = {
     bufferSize: int('batch-buffer-size', 10_000), maxBatchSize: int('batch-max-size', defaults.maxBatchSize), maxWaitMs: duration('batch-max-wait', defaults.maxWaitMs),
     throttleEnabled: booleanFlag(name('batch-throttle-enable'), text('batch-throttle-enable'), defaults.throttle),
@@ -767,6 +753,52 @@ export function parseDuration(text: string): number {
   return total;
 }
 
+/** pflag's error for a value its flag's type refuses: `invalid argument "x" for "--name" flag: <Go's error>`. */
+function invalidFlagValue(flag: string, given: string, reason: string): UsageError {
+  return new UsageError(`invalid argument ${JSON.stringify(given)} for "--${flag}" flag: ${reason}`);
+}
+
+/** Go's strconv.ParseBool; undefined for what it refuses. */
+function goParseBool(text: string): boolean | undefined {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(text)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(text)) return false;
+  return undefined;
+}
+
+/** A pflag bool: Go's ParseBool, `otherwise` when not given. */
+function boolFlag(flag: string, given: string | undefined, otherwise: boolean): boolean {
+  if (given === undefined) return otherwise;
+  const value = goParseBool(given);
+  if (value === undefined) throw invalidFlagValue(flag, given, `strconv.ParseBool: parsing ${JSON.stringify(given)}: invalid syntax`);
+  return value;
+}
+
+/** A pflag int: Go's ParseInt, undefined when not given. */
+function intFlag(flag: string, given: string | undefined): number | undefined {
+  if (given === undefined) return undefined;
+  if (!/^[+-]?\d+$/.test(given)) throw invalidFlagValue(flag, given, `strconv.ParseInt: parsing ${JSON.stringify(given)}: invalid syntax`);
+  return Number(given);
+}
+
+/** Go's time.ParseDuration in milliseconds, a sign allowed; throws its error (`time: invalid duration "x"`). */
+export function parseSignedDuration(text: string): number {
+  try {
+    return (text.startsWith('-') ? -1 : 1) * parseDuration(text.replace(/^[-+]/, ''));
+  } catch {
+    throw new Error(`time: invalid duration ${JSON.stringify(text)}`);
+  }
+}
+
+/** A pflag duration, undefined when not given. */
+function durationFlag(flag: string, given: string | undefined): number | undefined {
+  if (given === undefined) return undefined;
+  try {
+    return parseSignedDuration(given);
+  } catch (err) {
+    throw invalidFlagValue(flag, given, (err as Error).message);
+  }
+}
+
 /** A duration in milliseconds as Go's time.Duration String() prints it (`30s`, `1m0s`, `1h30m0s`, `500ms`, `-3s`). */
 export function goDuration(ms: number): string {
   if (ms < 0) return `-${goDuration(-ms)}`;
@@ -820,7 +852,7 @@ function parseFeatureGates(texts: readonly string[], config: Config): void {
     }
     if (equals < 0) throw new UsageError(`missing bool value for ${key}`);
     const value = pair.slice(equals + 1).trim();
-    const parsed = ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value) ? true : ['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value) ? false : undefined;
+    const parsed = goParseBool(value);
     if (parsed === undefined) throw new UsageError(`invalid value of ${key}=${value}, err: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
     given.set(key, parsed);
   }
@@ -1057,29 +1089,9 @@ const bareBooleanFlags = new Set([...operationalBooleans.map((name) => `--${name
 function parseOperationalFlags(values: Record<string, string | string[] | boolean | undefined>, config: Config): void {
   const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
   const list = (name: string) => (Array.isArray(values[name]) ? (values[name] as string[]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '') : []);
-  const invalid = (name: string, given: string, reason: string) => new UsageError(`invalid argument ${JSON.stringify(given)} for "--${name}" flag: ${reason}`);
-  const bool = (name: string, otherwise: boolean) => {
-    const given = text(name);
-    if (given === undefined) return otherwise;
-    if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(given)) return true;
-    if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(given)) return false;
-    throw invalid(name, given, `strconv.ParseBool: parsing ${JSON.stringify(given)}: invalid syntax`);
-  };
-  const int = (name: string) => {
-    const given = text(name);
-    if (given === undefined) return undefined;
-    if (!/^[+-]?\d+$/.test(given)) throw invalid(name, given, `strconv.ParseInt: parsing ${JSON.stringify(given)}: invalid syntax`);
-    return Number(given);
-  };
-  const duration = (name: string) => {
-    const given = text(name);
-    if (given === undefined) return undefined;
-    try {
-      return (given.startsWith('-') ? -1 : 1) * parseDuration(given.replace(/^[-+]/, ''));
-    } catch {
-      throw invalid(name, given, `time: invalid duration ${JSON.stringify(given)}`);
-    }
-  };
+  const bool = (name: string, otherwise: boolean) => boolFlag(name, text(name), otherwise);
+  const int = (name: string) => intFlag(name, text(name));
+  const duration = (name: string) => durationFlag(name, text(name));
   const deprecated = (name: string, message: string) => {
     if (values[name] !== undefined) config.flagWarnings.push(`Flag --${name} has been deprecated, ${message}`);
   };
@@ -1137,8 +1149,8 @@ function parseOperationalFlags(values: Record<string, string | string[] | boolea
   const vmodule = list('vmodule');
   for (const item of vmodule) {
     const [pattern, level, ...extra] = item.split('=');
-    if (level === undefined || extra.length > 0) throw invalid('vmodule', item, `${JSON.stringify(item)} does not have the pattern=N format`);
-    if (!/^\d+$/.test(level) || Number(level) > 2147483647) throw invalid('vmodule', item, `parsing verbosity in ${JSON.stringify(item)}: strconv.ParseUint: parsing ${JSON.stringify(level)}: invalid syntax`);
+    if (level === undefined || extra.length > 0) throw invalidFlagValue('vmodule', item, `${JSON.stringify(item)} does not have the pattern=N format`);
+    if (!/^\d+$/.test(level) || Number(level) > 2147483647) throw invalidFlagValue('vmodule', item, `parsing verbosity in ${JSON.stringify(item)}: strconv.ParseUint: parsing ${JSON.stringify(level)}: invalid syntax`);
     if (pattern === '') throw new UsageError('vmodule[0]: Required value: File pattern must not be empty');
   }
   if (vmodule.length > 0 && config.logFormat !== 'text') throw new UsageError('vmodule: Forbidden: Only supported for text log format');
@@ -1158,7 +1170,7 @@ function parseOperationalFlags(values: Record<string, string | string[] | boolea
   }
   for (const entry of (Array.isArray(values['allow-metric-labels']) ? values['allow-metric-labels'] as string[] : [])) {
     const key = entry.split('=')[0] ?? '';
-    if (!entry.includes('=')) throw invalid('allow-metric-labels', entry, `${entry} must be formatted as key=value`);
+    if (!entry.includes('=')) throw invalidFlagValue('allow-metric-labels', entry, `${entry} must be formatted as key=value`);
     if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*,[a-zA-Z_][a-zA-Z0-9_]*$/.test(key)) {
       throw new UsageError('--allow-metric-labels must have a list of kv pair with format `metricName,labelName=labelValue, labelValue,...`');
     }
@@ -1169,6 +1181,7 @@ function parseOperationalFlags(values: Record<string, string | string[] | boolea
   }
 }
 
+/** The flags read before boolFlag: only `true`/`false`, stricter than pflag's ParseBool (their tests hold that message). */
 function booleanFlag(name: string, value: string | undefined, otherwise: boolean): boolean {
   if (value === undefined) return otherwise;
   if (value !== 'true' && value !== 'false') throw new UsageError(`invalid argument "${value}" for "--${name}" flag: must be true or false`);
@@ -1508,10 +1521,8 @@ export function parseServeFlags(args: string[]): Config {
   // As upstream's validateAPIServerIdentity: both positive, each error in its words (collected).
   const identityErrors: string[] = [];
   for (const [flag, field] of [['identity-lease-duration-seconds', 'identityLeaseDurationSeconds'], ['identity-lease-renew-interval-seconds', 'identityLeaseRenewIntervalSeconds']] as const) {
-    const text = values[flag];
-    if (text === undefined) continue;
-    if (!/^[+-]?\d+$/.test(text)) throw new UsageError(`invalid argument ${JSON.stringify(text)} for "--${flag}" flag: strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
-    const n = Number(text);
+    const n = intFlag(flag, values[flag]);
+    if (n === undefined) continue;
     if (n <= 0) identityErrors.push(`--${flag} should be a positive number, but value '${n}' provided`);
     config[field] = n;
   }

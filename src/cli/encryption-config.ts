@@ -8,7 +8,7 @@ import { KmsV2Provider, type KmsMetrics, type KmsService } from '../storage/kms-
 import {
   identityTransformer, prefixTransformers, providerPrefix, providerTransformer, type PrefixedTransformer, type ProviderKind, type ValueTransformer,
 } from '../storage/value-transformers.ts';
-import { goDuration, parseDuration, UsageError } from './config.ts';
+import { goDuration, parseSignedDuration, UsageError } from './config.ts';
 
 interface KeyConfig { name?: unknown; secret?: unknown }
 interface KmsConfig { apiVersion?: unknown; name?: unknown; cachesize?: unknown; endpoint?: unknown; timeout?: unknown }
@@ -48,13 +48,7 @@ const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** A metav1.Duration as Go decodes it (a sign allowed), in milliseconds; throws Go's decoding error. */
 function decodeDuration(value: unknown): number {
-  const given = typeof value === 'string' ? value : '';
-  const sign = given.startsWith('-') ? -1 : 1;
-  try {
-    return sign * parseDuration(given.replace(/^[-+]/, ''));
-  } catch {
-    throw new Error(`time: invalid duration ${JSON.stringify(given)}`);
-  }
+  return parseSignedDuration(typeof value === 'string' ? value : '');
 }
 
 /** A KMS provider's settings after v1's defaults, as upstream's internal type holds them. */
