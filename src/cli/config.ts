@@ -488,14 +488,7 @@ function parseAuditTruncateFlags(values: Record<string, string | string[] | bool
     const value = values[`audit-${backend}-truncate-${name}`];
     return typeof value === 'string' ? value : undefined;
   };
-  const int64 = (name: string, fallback: number): number => {
-    const given = flag(name);
-    if (given === undefined) return fallback;
-    if (!/^[+-]?\d+$/.test(given.trim()) || given.trim() !== given) {
-      throw new UsageError(`invalid argument "${given}" for "--audit-${backend}-truncate-${name}" flag: strconv.ParseInt: parsing ${JSON.stringify(given)}: invalid syntax`);
-    }
-    return Number(given);
-  };
+  const int64 = (name: string, fallback: number): number => intFlag(`audit-${backend}-truncate-${name}`, flag(name)) ?? fallback;
   const maxEventSize = int64('max-event-size', 100 * 1024);
   const maxBatchSize = int64('max-batch-size', 10 * 1024 * 1024);
   if (maxEventSize <= 0) throw new UsageError(`invalid audit truncate ${backend} max event size ${maxEventSize}, must be a positive number`);
@@ -653,12 +646,10 @@ function stringSlice(value: string | undefined): string[] | undefined {
 function parseServerRunFlags(values: Record<string, string | string[] | boolean | undefined>, config: Config): void {
   const errors: string[] = [];
   const text = (name: string) => (typeof values[name] === 'string' ? values[name] : undefined);
-  const minTimeout = text('min-request-timeout');
+  const minTimeout = intFlag('min-request-timeout', text('min-request-timeout'));
   if (minTimeout !== undefined) {
-    const n = Number(minTimeout);
-    if (!/^[+-]?\d+$/.test(minTimeout)) throw new UsageError(`invalid argument ${JSON.stringify(minTimeout)} for "--min-request-timeout" flag: strconv.ParseInt: parsing ${JSON.stringify(minTimeout)}: invalid syntax`);
-    if (n < 0) errors.push('--min-request-timeout can not be negative value');
-    config.minRequestTimeoutSeconds = n;
+    if (minTimeout < 0) errors.push('--min-request-timeout can not be negative value');
+    config.minRequestTimeoutSeconds = minTimeout;
   }
   const goaway = text('goaway-chance');
   if (goaway !== undefined) {
@@ -1450,11 +1441,10 @@ export function parseServeFlags(args: string[]): Config {
     if (ms <= 0) throw new UsageError(`--${flag} must be a positive duration, such as 2s`);
     config[field] = ms;
   }
-  if (values['lease-reuse-duration-seconds'] !== undefined) {
-    const text = values['lease-reuse-duration-seconds'];
-    if (!/^[+-]?\d+$/.test(text)) throw new UsageError(`invalid argument ${JSON.stringify(text)} for "--lease-reuse-duration-seconds" flag: strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
-    if (Number(text) < 1) throw new UsageError('--lease-reuse-duration-seconds must be at least 1');
-    config.leaseReuseDurationSeconds = Number(text);
+  const leaseReuse = intFlag('lease-reuse-duration-seconds', values['lease-reuse-duration-seconds']);
+  if (leaseReuse !== undefined) {
+    if (leaseReuse < 1) throw new UsageError('--lease-reuse-duration-seconds must be at least 1');
+    config.leaseReuseDurationSeconds = leaseReuse;
   }
   if (values['watch-cache-window-bytes'] !== undefined) config.watchCacheWindowBytes = parseBytes('--watch-cache-window-bytes', values['watch-cache-window-bytes']);
   // Whole seconds, as upstream converts the duration for its storage: under a second is none.
@@ -1494,11 +1484,8 @@ export function parseServeFlags(args: string[]): Config {
   }
   config.allowPrivileged = booleanFlag('allow-privileged', values['allow-privileged'], config.allowPrivileged);
   for (const [flag, field] of [['default-not-ready-toleration-seconds', 'defaultNotReadyTolerationSeconds'], ['default-unreachable-toleration-seconds', 'defaultUnreachableTolerationSeconds']] as const) {
-    const text = values[flag];
-    if (text === undefined) continue;
-    // pflag's int64: Go's ParseInt, its words.
-    if (!/^[+-]?\d+$/.test(text)) throw new UsageError(`invalid argument ${JSON.stringify(text)} for "--${flag}" flag: strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
-    config[field] = Number(text);
+    const seconds = intFlag(flag, values[flag]);
+    if (seconds !== undefined) config[field] = seconds;
   }
   const addressTypes = values['kubelet-preferred-address-types'];
   if (addressTypes !== undefined) {

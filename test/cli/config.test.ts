@@ -78,6 +78,7 @@ test('--strict-transport-security-directives, --goaway-chance and --min-request-
     [['--goaway-chance', 'often'], 'invalid argument "often" for "--goaway-chance" flag: strconv.ParseFloat: parsing "often": invalid syntax'],
     [['--min-request-timeout=-1'], '--min-request-timeout can not be negative value'],
     [['--min-request-timeout=-1', '--goaway-chance=-1'], '[--min-request-timeout can not be negative value, --goaway-chance can not be less than 0 or greater than 0.02]'],
+    [['--min-request-timeout', '1m'], 'invalid argument "1m" for "--min-request-timeout" flag: strconv.ParseInt: parsing "1m": invalid syntax'],
   ];
   for (const [args, message] of refused) assert.throws(() => parseServeFlags(args), (err) => err instanceof UsageError && err.message === message, args.join(' '));
 });
@@ -151,6 +152,7 @@ test('--etcd-healthcheck-timeout, --etcd-readycheck-timeout and --lease-reuse-du
   assert.deepEqual([set.etcdHealthcheckTimeoutMs, set.etcdReadycheckTimeoutMs, set.leaseReuseDurationSeconds], [5000, 500, 10]);
   assert.throws(() => parseServeFlags(['--etcd-readycheck-timeout', '0']), (err) => err instanceof UsageError && /--etcd-readycheck-timeout must be a positive duration/.test(err.message));
   assert.throws(() => parseServeFlags(['--lease-reuse-duration-seconds', '0']), (err) => err instanceof UsageError && err.message === '--lease-reuse-duration-seconds must be at least 1');
+  assert.throws(() => parseServeFlags(['--lease-reuse-duration-seconds', '1.5']), (err) => err instanceof UsageError && err.message === 'invalid argument "1.5" for "--lease-reuse-duration-seconds" flag: strconv.ParseInt: parsing "1.5": invalid syntax');
 });
 
 test('--audit-log-format, --audit-log-version and --audit-*-truncate-* as upstream validates them, with a log path', () => {
