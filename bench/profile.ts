@@ -8,11 +8,14 @@
 // turn, force), patch (a strategic merge patch of such a Deployment: one container's
 // image and an annotation, as kubectl set image sends), delete (of ConfigMaps). The profiler slows the server: read the shares, and the figures against
 // each other, not against the benchmark's rates. BENCH_PROFILE_OUT=FILE keeps the profile.
+// BENCH_PROFILE_ALLOC=1 samples what the requests allocate instead (V8's sampling heap
+// profiler, garbage included): bytes per request by the same parts and by function, which
+// is what the young generation's collections (and V8's helper threads) pay for.
 
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import { startServerProcess, tempDir } from '../test/helpers/server.ts';
-import { cpuBreakdown, type CpuProfile } from './profile-categories.ts';
+import { cpuBreakdown, type CpuProfile, type CpuProfileNode } from './profile-categories.ts';
 
 type Kind = 'create' | 'update' | 'get' | 'apply' | 'patch' | 'delete';
 const kinds: readonly Kind[] = ['create', 'update', 'get', 'apply', 'patch', 'delete'];
@@ -154,6 +157,47 @@ async function inspector(webSocketUrl: string): Promise<Inspector> {
   };
 }
 
+/** A sampling heap profile's tree (HeapProfiler.stopSampling): each node's bytes allocated by that frame itself. */
+interface HeapProfileNode {
+  id: number;
+  callFrame: CpuProfileNode['callFrame'];
+  selfSize: number;
+  children: HeapProfileNode[];
+}
+
+/** What the n requests allocate, garbage included, by part of the request flow and by function: bytes per request. */
+async function allocationLines(session: Inspector, kind: Kind, n: number, requests: () => Promise<void>): Promise<string[]> {
+  await session.call('HeapProfiler.enable');
+  await session.call('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  const started = performance.now();
+  await requests();
+  const ms = performance.now() - started;
+  const { profile } = await session.call('HeapProfiler.stopSampling');
+  session.close();
+  if (process.env.BENCH_PROFILE_OUT !== undefined) writeFileSync(process.env.BENCH_PROFILE_OUT, JSON.stringify(profile));
+  // The tree as a CPU profile whose samples weigh bytes, so that the CPU profile's categories apply.
+  const nodes: CpuProfileNode[] = [];
+  const samples: number[] = [];
+  const weights: number[] = [];
+  const visit = (node: HeapProfileNode) => {
+    nodes.push({ id: node.id, callFrame: node.callFrame, children: node.children.map((c) => c.id) });
+    if (node.selfSize > 0) {
+      samples.push(node.id);
+      weights.push(node.selfSize);
+    }
+    node.children.forEach(visit);
+  };
+  visit((profile as { head: HeapProfileNode }).head);
+  const breakdown = cpuBreakdown({ nodes, samples, timeDeltas: weights });
+  const perOp = (bytes: number) => `${(bytes / n / 1024).toFixed(1).padStart(6)} KiB`;
+  return [
+    `allocation of ${n} ${kind} requests (HTTP/2, ${concurrency} in flight), sampled: ${(n / ms * 1000).toFixed(0)}/s, ${perOp(breakdown.busyUs).trim()} per request`,
+    ...breakdown.categories.map((c) => `  ${c.name.padEnd(38)} ${(100 * c.us / breakdown.busyUs).toFixed(1).padStart(5)}% ${perOp(c.us)}`),
+    'functions by what they allocate themselves:',
+    ...breakdown.functions.slice(0, 25).map((f) => `  ${(100 * f.us / breakdown.busyUs).toFixed(1).padStart(5)}% ${perOp(f.us)}  ${f.name}`),
+  ];
+}
+
 async function serverCpuUs(session: Inspector): Promise<number> {
   const { result } = await session.call('Runtime.evaluate', { expression: '(() => { const u = process.cpuUsage(); return u.user + u.system; })()', returnByValue: true });
   return (result as { value: number }).value;
@@ -189,6 +233,7 @@ export async function profileBench(): Promise<string[]> {
     const warm = Math.min(500, Math.ceil(n / 10));
     const send = await prepare(kind, client, n + warm);
     await run(warm, kind === 'create' ? [201] : [200, 201], (i) => send(n + i));
+    if (process.env.BENCH_PROFILE_ALLOC === '1') return await allocationLines(session, kind, n, () => run(n, kind === 'create' ? [201] : [200, 201], send));
     await session.call('Profiler.enable');
     await session.call('Profiler.setSamplingInterval', { interval: 200 });
     const syncsBefore = await walSyncs(client);

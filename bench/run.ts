@@ -68,7 +68,7 @@ async function main() {
     for (const line of await namespaceDeleteBench()) console.log(line);
     return;
   }
-  // BENCH_ONLY=profile: where the server's CPU goes per request (BENCH_PROFILE=create|update|get|apply).
+  // BENCH_ONLY=profile: where the server's CPU goes per request (BENCH_PROFILE=create|update|get|apply|patch|delete), or what it allocates (BENCH_PROFILE_ALLOC=1).
   if (process.env.BENCH_ONLY === 'profile') {
     for (const line of await profileBench()) console.log(line);
     return;
