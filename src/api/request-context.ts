@@ -35,6 +35,15 @@ export function runInRequestContext<T>(context: RequestContext, fn: () => T): T 
   return storage.run(context, fn);
 }
 
+/**
+ * Runs `fn` outside any request: for work a request sets going that outlives it and serves
+ * every request (a watch cache loading on first use), whose asynchronous continuations
+ * would otherwise carry that one request's user, warnings and resource for ever.
+ */
+export function outsideRequest<T>(fn: () => T): T {
+  return storage.exit(fn);
+}
+
 /** The context of the request being served, or undefined outside a request. */
 export function currentRequest(): RequestContext | undefined {
   return storage.getStore();

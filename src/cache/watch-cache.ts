@@ -12,6 +12,7 @@
 // watchers always agree on what happened up to `revision`.
 
 import { type KubeObject, type StatusError } from '../api/index.ts';
+import { outsideRequest } from '../api/request-context.ts';
 import { TimeSlice } from '../api/time-slice.ts';
 import { isStorageError, StorageError, type Backend, type KeyValue, type StorageEvent, type Watch } from '../storage/index.ts';
 import { encodeJson } from './encode.ts';
@@ -242,9 +243,12 @@ export class WatchCache {
   start(): Promise<void> {
     if (!this.#started && !this.#closed) {
       this.#started = true;
-      void this.#relist().catch((err: unknown) => this.#recover(err));
-      this.#bookmarkTimer = setInterval(() => this.#sendBookmarks(), this.#bookmarkIntervalMs);
-      this.#bookmarkTimer.unref();
+      // The cache serves every request: whichever started it does not own its reads and watch.
+      outsideRequest(() => {
+        void this.#relist().catch((err: unknown) => this.#recover(err));
+        this.#bookmarkTimer = setInterval(() => this.#sendBookmarks(), this.#bookmarkIntervalMs);
+      });
+      this.#bookmarkTimer?.unref();
     }
     return this.#loaded.promise;
   }

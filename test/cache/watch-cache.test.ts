@@ -12,6 +12,7 @@ import { encodeForStorage, isEncodedHere, offerWritten, offerWrittenView, stored
 import { metadataViewJson, metadataViewOf } from '../../src/cache/metadata-view.ts';
 import type { CachedState } from '../../src/cache/states.ts';
 import { spyOnJson } from '../helpers/json-spy.ts';
+import { currentRequest, runInRequestContext } from '../../src/api/request-context.ts';
 import { assertNothingBefore, brief, configMap, decodeConfigMap, FlakyBackend, json, key, nextEvent, nextEvents, nextResult, PREFIX, startCache, startReading, type Fixture } from './fixtures.ts';
 
 const names = (items: { object: KubeObject }[]): string[] => items.map((i) => `${i.object.metadata.namespace}/${i.object.metadata.name}`);
@@ -1066,4 +1067,21 @@ describe('taking the writer\'s object', () => {
     assert.equal(f.cache.adopt(key('ns', 'w'), revision, { ...written, metadata: { ...written.metadata, resourceVersion: String(revision) } }), false);
     assert.equal(Object.isFrozen(written.data), false);
   });
+});
+
+test('a cache that a request starts loads and follows its backend outside that request', async (t) => {
+  // What the backend sees of the request: a cache shared by every request must not read as the one that started it.
+  const seen: Array<string | undefined> = [];
+  class Spying extends MemoryBackend {
+    override list(...args: Parameters<MemoryBackend['list']>) {
+      seen.push(currentRequest()?.user.name);
+      return super.list(...args);
+    }
+  }
+  const backend = new Spying();
+  await backend.create(key('ns', 'a'), configMap('ns', 'a'));
+  const started = runInRequestContext({ user: { name: 'first-caller', uid: '', groups: [] }, addWarning: () => {} }, () => startCache(t, {}, backend));
+  const f = await started;
+  assert.deepEqual(seen, [undefined], 'the load is nobody\'s');
+  assert.equal(f.cache.size, 1);
 });
