@@ -26,6 +26,9 @@ export interface RequestContext {
   auditRequestObject?(object: Readonly<Record<string, unknown>>): void;
   /** False under `--allow-privileged=false` (upstream's default): privileged containers are refused as the cluster's policy. */
   allowPrivileged?: boolean;
+  /** The API group and resource the request names (upstream's RequestInfo), empty for a request of no resource. */
+  group?: string;
+  resource?: string;
 }
 
 // Per-request state lives in the async context, not in a global: each request sees its own.
@@ -56,6 +59,17 @@ export function currentRequest(): RequestContext | undefined {
  */
 export function privilegedContainersAllowed(): boolean {
   return storage.getStore()?.allowPrivileged !== false;
+}
+
+/**
+ * The resource of the request being served as upstream's GroupResource prints it (`secrets`,
+ * `deployments.apps`): empty outside a request or for a request of no resource.
+ */
+export function requestGroupResource(): string {
+  const context = storage.getStore();
+  const resource = context?.resource ?? '';
+  const group = context?.group ?? '';
+  return group === '' ? resource : `${resource}.${group}`;
 }
 
 /** Upstream's warning.AddWarning: a no-op outside a request. */

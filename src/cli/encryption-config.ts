@@ -6,7 +6,7 @@ import { isObject } from '../api/json.ts';
 import { loadYaml } from '../api/yaml.ts';
 import { KmsV2Provider, type KmsMetrics, type KmsService } from '../storage/kms-v2.ts';
 import {
-  identityTransformer, prefixTransformers, providerPrefix, providerTransformer, type PrefixedTransformer, type ProviderKind, type ValueTransformer,
+  identityTransformer, keyedProvider, prefixTransformers, type PrefixedTransformer, type ProviderKind, type TransformationObserver, type ValueTransformer,
 } from '../storage/value-transformers.ts';
 import { goDuration, parseSignedDuration, UsageError } from './config.ts';
 
@@ -306,22 +306,24 @@ export async function startKmsProviders(
 }
 
 /**
- * The transformer of each configured group/resource: every key of every provider, in order;
- * the first writes. KMS providers are the started ones of the same configuration.
+ * The transformer of each configured group/resource: its providers in order, the first
+ * writing, each keyed provider a chain of its keys, as upstream nests them. KMS providers are
+ * the started ones of the same configuration. Each chain tells `observe` what it did, as
+ * upstream's transformation metrics count it.
  */
-export function resourceTransformers(config: EncryptionConfiguration, kms?: KmsProviders): (gr: GroupResource) => ValueTransformer {
+export function resourceTransformers(config: EncryptionConfiguration, kms?: KmsProviders, observe?: TransformationObserver): (gr: GroupResource) => ValueTransformer {
   const byResource = new Map<string, ValueTransformer>();
   for (const entry of config.resources) {
     const chain: PrefixedTransformer[] = [];
     for (const provider of entry.providers) {
-      if (provider.kind === 'identity') chain.push({ prefix: providerPrefix('identity', ''), transformer: identityTransformer });
+      if (provider.kind === 'identity') chain.push({ prefix: new Uint8Array(0), transformer: identityTransformer });
       else if (provider.kind === 'kms') {
         const started = kms?.byName.get(provider.name);
         if (started === undefined) throw new Error(`KMS provider ${provider.name} was not started`);
         chain.push({ prefix: Buffer.from(`k8s:enc:kms:v2:${provider.name}:`), transformer: started.transformer });
-      } else for (const key of provider.keys) chain.push({ prefix: providerPrefix(provider.kind, key.name), transformer: providerTransformer(provider.kind, key.secret) });
+      } else chain.push(keyedProvider(provider.kind, provider.keys, observe));
     }
-    const transformer = prefixTransformers(chain);
+    const transformer = prefixTransformers(chain, observe !== undefined ? { observe } : {});
     for (const res of entry.resources) {
       const { group, resource } = parseGroupResource(res);
       const id = `${group}/${resource}`;

@@ -16,7 +16,7 @@ import {
 } from '../auth/index.ts';
 import { rbacEscalationCheck } from '../auth/escalation.ts';
 import { RbacAuthorizer } from '../auth/rbac.ts';
-import { currentRequest } from '../api/request-context.ts';
+import { currentRequest, requestGroupResource } from '../api/request-context.ts';
 import { reviewedUser, type AuthenticationApi } from '../endpoints/handlers/authentication.ts';
 import { CrdController } from '../controllers/crd.ts';
 import { ApiHandler } from '../endpoints/api-handler.ts';
@@ -53,7 +53,7 @@ import { certificateNames, readServingFiles } from '../server/serving-files.ts';
 import { followServingFiles } from './serving-certificate.ts';
 import { followClientCas, readCaBundle } from './client-ca.ts';
 import { watchFile } from './watch-file.ts';
-import { compactorFor, EncryptingBackend, grpcKmsService, openBackend, withTimeToLive } from '../storage/index.ts';
+import { compactorFor, EncryptingBackend, grpcKmsService, openBackend, transformationStatus, withTimeToLive, type TransformationObserver } from '../storage/index.ts';
 import { keyResourceResolver, loadEncryptionConfig, resourceTransformers, startKmsProviders, type KmsProviders } from './encryption-config.ts';
 import { ensureSystemPriorityClasses } from '../registry/builtin/priorityclasses.ts';
 import { admissionPlugins } from './admission-plugins.ts';
@@ -680,7 +680,8 @@ async function withEncryption(
       dataKeyGeneration: (seconds, failed) => metrics.dataKeyGeneration(seconds, failed),
     }, config.featureGates.KMSv1 === true);
     try {
-      return { forResource: resourceTransformers(loaded, kms), kms };
+      const observe: TransformationObserver = (type, prefix, seconds, error) => metrics.transformation(requestGroupResource(), type, prefix, seconds, transformationStatus(error));
+      return { forResource: resourceTransformers(loaded, kms, observe), kms };
     } catch (err) {
       kms.close();
       throw err;

@@ -26,6 +26,8 @@ const jwtLatencyBuckets = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2
 const kmsOperationBuckets = Array.from({ length: 20 }, (_, i) => 0.0001 * 2 ** i);
 /** Data key generation: 5 µs doubling, 14 buckets, as upstream's. */
 const dataKeyGenerationBuckets = Array.from({ length: 14 }, (_, i) => 5e-6 * 2 ** i);
+/** Upstream's: from the microseconds of an in-process cipher to the seconds a key service may take. */
+const transformationBuckets = Array.from({ length: 25 }, (_, i) => 5e-6 * 2 ** i);
 /** Label sets of KMS key ids kept, the least recently used dropped first (upstream's LRU of 10). */
 const kmsKeyIdSeries = 10;
 const defaultBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -103,6 +105,8 @@ export class ApiMetrics {
   readonly #kmsCacheMisses: { value: number };
   readonly #dataKeyGenerations: HistogramSeries;
   readonly #dataKeyGenerationFailures: { value: number };
+  readonly #transformations: PlainCounter;
+  readonly #transformationDurations: PlainHistogram;
   /** The key id label sets in use, least recently used first. */
   readonly #kmsKeyIdSets = new Set<string>();
   readonly #kmsStatusKeyIdSets = new Set<string>();
@@ -158,6 +162,8 @@ export class ApiMetrics {
     this.#kmsCacheMisses = new PlainCounter(list, 'apiserver_storage_envelope_transformation_cache_misses_total', 'Total number of cache misses while accessing key decryption key(KEK).').series('', () => ({}));
     this.#dataKeyGenerations = new PlainHistogram(list, 'apiserver_storage_data_key_generation_duration_seconds', 'Latencies in seconds of data encryption key(DEK) generation operations.', dataKeyGenerationBuckets).series('', () => ({}));
     this.#dataKeyGenerationFailures = new PlainCounter(list, 'apiserver_storage_data_key_generation_failures_total', 'Total number of failed data encryption key(DEK) generation operations.').series('', () => ({}));
+    this.#transformations = new PlainCounter(list, 'apiserver_storage_transformation_operations_total', "Total number of transformations. Successful transformation will have a status 'OK' and a varied status string when the transformation fails. This status and transformation_type fields may be used for alerting on encryption/decryption failure using transformation_type from_storage for decryption and to_storage for encryption");
+    this.#transformationDurations = new PlainHistogram(list, 'apiserver_storage_transformation_duration_seconds', 'Latencies in seconds of value transformation operations.', transformationBuckets);
     for (const [use, help] of [
       ['legacy', 'Cumulative legacy service account tokens used'],
       ['stale', 'Cumulative stale projected service account tokens used'],
@@ -348,6 +354,16 @@ export class ApiMetrics {
   dataKeyGeneration(seconds: number, failed: boolean): void {
     if (failed) this.#dataKeyGenerationFailures.value++;
     else this.#dataKeyGenerations.observe(seconds);
+  }
+
+  /**
+   * A value went through a prefix of the encryption configuration (`to_storage` on a write,
+   * `from_storage` on a read) with `status` (`OK`, a key service's gRPC code,
+   * `unknown-non-grpc`), for the request's `resource` (empty outside one); only successes are timed, as upstream's.
+   */
+  transformation(resource: string, type: 'from_storage' | 'to_storage', prefix: string, seconds: number, status: string): void {
+    this.#transformations.series(`${resource}\0${type}\0${prefix}\0${status}`, () => ({ resource, status, transformation_type: type, transformer_prefix: prefix })).value++;
+    if (status === 'OK') this.#transformationDurations.series(`${resource}\0${type}\0${prefix}`, () => ({ resource, transformation_type: type, transformer_prefix: prefix })).observe(seconds);
   }
 
   /** The authorization configuration in use: loaded at start, or reloaded (`status`) when the file changed. */

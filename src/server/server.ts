@@ -632,6 +632,7 @@ export class ApiServer {
     // Admission and the Store learn the user, and add warnings, through the request context.
     const context = {
       user, addWarning,
+      group: info.isResourceRequest ? info.group : '', resource: info.isResourceRequest ? info.resource : '',
       ...(this.opts.allowPrivileged === false ? { allowPrivileged: false } : {}),
       ...(audit !== undefined ? { addAuditAnnotation: audit.annotate } : {}),
       ...(audit?.requestBody !== undefined ? { auditRequestBody: audit.requestBody } : {}),

@@ -8,4 +8,5 @@ export { SharedCompactor, type CompactionClock } from './shared-compactor.ts';
 export { openBackend } from './open-backend.ts';
 export { EncryptingBackend, type TransformerForKey } from './encrypting-backend.ts';
 export { grpcKmsService } from './kms-grpc.ts';
+export { transformationStatus, type TransformationObserver } from './value-transformers.ts';
 export { withTimeToLive } from './time-to-live.ts';

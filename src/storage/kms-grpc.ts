@@ -13,11 +13,15 @@ const codeNames = [
 ];
 const DEADLINE_EXCEEDED = 4;
 
-/** A failed call worded as grpc-go's status error (`rpc error: code = Unavailable desc = …`); a deadline is the context's. */
+/**
+ * A failed call worded as grpc-go's status error (`rpc error: code = Unavailable desc = …`); a
+ * deadline is the context's. `grpcCode` names the code, for the metrics that count by it.
+ */
 function callError(err: { code?: number; details?: string; message: string }): Error {
   if (err.code === undefined) return new Error(err.message);
   const desc = err.code === DEADLINE_EXCEEDED ? 'context deadline exceeded' : (err.details ?? err.message);
-  return new Error(`rpc error: code = ${codeNames[err.code] ?? `Code(${err.code})`} desc = ${desc}`);
+  const code = codeNames[err.code] ?? `Code(${err.code})`;
+  return Object.assign(new Error(`rpc error: code = ${code} desc = ${desc}`), { grpcCode: code });
 }
 
 /**

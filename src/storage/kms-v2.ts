@@ -344,7 +344,7 @@ export class KmsV2Provider {
       try {
         response = await this.#service.encrypt(uid, seed);
       } catch (err) {
-        throw new Error(`failed to encrypt DEK, error: ${(err as Error).message}`);
+        throw new Error(`failed to encrypt DEK, error: ${(err as Error).message}`, { cause: err });
       }
       const object = { keyId: response.keyId, encryptedDEKSource: response.ciphertext, annotations: response.annotations, encryptedDEKSourceType: HKDF_SHA256_XNONCE_AES_GCM_SEED };
       validateEncryptedObject({ ...object, encryptedData: Uint8Array.of(0) });
@@ -412,7 +412,7 @@ export class KmsV2Provider {
     try {
       plain = await this.#service.decrypt(randomUUID(), { ciphertext: object.encryptedDEKSource, keyId: object.keyId, annotations: object.annotations });
     } catch (err) {
-      throw new Error(`failed to decrypt DEK, error: ${(err as Error).message}`);
+      throw new Error(`failed to decrypt DEK, error: ${(err as Error).message}`, { cause: err });
     }
     const transformer = readTransformer(plain, object.encryptedDEKSourceType);
     this.#remember(id, transformer, this.#now());

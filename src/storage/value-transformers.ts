@@ -141,52 +141,112 @@ export function providerTransformer(kind: Exclude<ProviderKind, 'identity'>, sec
 }
 
 /**
+ * How a transformation went, as upstream's `apiserver_storage_transformation_*` metrics count
+ * it: the prefix that did it (`identity` for a read by the identity provider, `unknown` when no
+ * prefix matched), how long the chain had taken, and the error when it failed.
+ */
+export type TransformationObserver = (type: 'from_storage' | 'to_storage', prefix: string, seconds: number, error?: Error) => void;
+
+export interface PrefixTransformersOptions {
+  /** The error when no transformer's prefix matches the data (upstream's chains each have their own). */
+  noMatch?: string;
+  observe?: TransformationObserver;
+}
+
+const utf8 = new TextDecoder();
+const secondsSince = (started: number) => (performance.now() - started) / 1000;
+
+/**
  * Upstream's prefix transformers: the first writes (with its prefix); a read goes to the
  * transformers whose prefix the data has, in order. An identity transformer (empty prefix)
  * that refuses encrypted data lets the others try; when none reads the data, the errors of
- * those that tried, else "no matching prefix found". Data read by any but the first is
+ * those that tried, else the chain's own (`noMatch`). Data read by any but the first is
  * stale, as is what the one that read it calls stale. A read stays synchronous until a
- * transformer answers a promise.
+ * transformer answers a promise. Each attempt but the identity's refusal is told to
+ * `observe`, as upstream records it.
  */
-export function prefixTransformers(transformers: PrefixedTransformer[]): ValueTransformer {
+export function prefixTransformers(transformers: PrefixedTransformer[], opts: PrefixTransformersOptions = {}): ValueTransformer {
   const first = transformers[0];
   if (first === undefined) throw new Error('prefixTransformers needs at least one transformer');
-  const failed = (errors: string[]): Error => {
+  const { observe } = opts;
+  const noMatch = opts.noMatch ?? 'no matching prefix found';
+  const labels = transformers.map(({ prefix }) => utf8.decode(prefix));
+  const failed = (errors: string[], started: number): Error => {
     if (errors.length === 1) return new Error(errors[0]);
     if (errors.length > 1) return new Error(`[${errors.join(', ')}]`);
-    return new Error('no matching prefix found');
+    const err = new Error(noMatch);
+    observe?.('from_storage', 'unknown', secondsSince(started), err);
+    return err;
   };
-  const readFrom = (data: Uint8Array, key: string, onStale: (() => void) | undefined, start: number, errors: string[]): Uint8Array | Promise<Uint8Array> => {
+  const readFrom = (data: Uint8Array, key: string, onStale: (() => void) | undefined, start: number, errors: string[], started: number): Uint8Array | Promise<Uint8Array> => {
     for (let i = start; i < transformers.length; i++) {
       const { prefix, transformer } = transformers[i]!;
       if (!startsWith(data, prefix)) continue;
-      const noted = (err: unknown) => {
-        if (prefix.length !== 0) errors.push((err as Error).message);
+      const identity = prefix.length === 0;
+      const read = (plain: Uint8Array): Uint8Array => {
+        observe?.('from_storage', identity ? 'identity' : labels[i]!, secondsSince(started));
+        if (i !== 0) onStale?.();
+        return plain;
       };
+      // The identity provider's refusal of encrypted data is no error: the others try.
+      const noted = (err: unknown) => {
+        if (identity) return;
+        observe?.('from_storage', labels[i]!, secondsSince(started), err as Error);
+        errors.push((err as Error).message);
+      };
+      let out: Uint8Array | Promise<Uint8Array>;
       try {
-        const out = transformer.fromStorage(data.subarray(prefix.length), key, onStale);
-        if (!(out instanceof Promise)) {
-          if (i !== 0) onStale?.();
-          return out;
-        }
-        return out.then((plain) => {
-          if (i !== 0) onStale?.();
-          return plain;
-        }, (err: unknown) => {
-          noted(err);
-          return readFrom(data, key, onStale, i + 1, errors);
-        });
+        out = transformer.fromStorage(data.subarray(prefix.length), key, onStale);
       } catch (err) {
         noted(err);
+        continue;
       }
+      if (!(out instanceof Promise)) return read(out);
+      return out.then(read, (err: unknown) => {
+        noted(err);
+        return readFrom(data, key, onStale, i + 1, errors, started);
+      });
     }
-    throw failed(errors);
+    throw failed(errors, started);
   };
   return {
     toStorage(data, key) {
-      const out = first.transformer.toStorage(data, key);
+      const started = performance.now();
+      let out: Uint8Array;
+      try {
+        out = first.transformer.toStorage(data, key);
+      } catch (err) {
+        observe?.('to_storage', labels[0]!, secondsSince(started), err as Error);
+        throw err;
+      }
+      observe?.('to_storage', labels[0]!, secondsSince(started));
       return first.prefix.length === 0 ? out : concat(first.prefix, out);
     },
-    fromStorage: (data, key, onStale) => readFrom(data, key, onStale, 0, []),
+    fromStorage: (data, key, onStale) => readFrom(data, key, onStale, 0, [], performance.now()),
   };
+}
+
+/**
+ * A provider with named keys (aescbc, aesgcm, secretbox) as upstream builds it: a chain of
+ * its keys, each under its name and a colon, under the provider's prefix
+ * `k8s:enc:<kind>:v1:`. Data under the prefix with no key of that name is upstream's
+ * `no matching key was found for the provided AES transformer` (Secretbox for secretbox).
+ */
+export function keyedProvider(kind: Exclude<ProviderKind, 'identity'>, keys: Array<{ name: string; secret: Uint8Array }>, observe?: TransformationObserver): PrefixedTransformer {
+  const chain = keys.map(({ name, secret }) => ({ prefix: Buffer.from(`${name}:`), transformer: providerTransformer(kind, secret) }));
+  const noMatch = `no matching key was found for the provided ${kind === 'secretbox' ? 'Secretbox' : 'AES'} transformer`;
+  return { prefix: Buffer.from(`k8s:enc:${kind}:v1:`), transformer: prefixTransformers(chain, { noMatch, ...(observe !== undefined ? { observe } : {}) }) };
+}
+
+/**
+ * The status upstream's transformation metrics give an outcome: `OK`, the gRPC code of a
+ * key management service's failure (`Unavailable`, …), else `unknown-non-grpc`.
+ */
+export function transformationStatus(error: Error | undefined): string {
+  if (error === undefined) return 'OK';
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    const code = (e as { grpcCode?: unknown }).grpcCode;
+    if (typeof code === 'string') return code;
+  }
+  return 'unknown-non-grpc';
 }

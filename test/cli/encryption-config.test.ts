@@ -118,6 +118,42 @@ test('each resource gets the first entry naming it: exact, then group wildcard, 
   assert.throws(() => onlySecrets({ group: '', resource: 'configmaps' }).fromStorage(Buffer.from('k8s:enc:aesgcm:v1:g:x'), '/k'), /identity transformer tried to read encrypted data/);
 });
 
+test('providers nest their keys as upstream does: a key the configuration lacks is upstream\'s "no matching key" error, and every step is observed as its metrics count it', async () => {
+  const key = (fill: number) => Buffer.alloc(32, fill).toString('base64');
+  const load = (providers: string) => loadEncryptionConfig(file(`${header}resources:\n- resources: [secrets]\n  providers: ${providers}\n`));
+  const calls: string[] = [];
+  const observe = (type: string, prefix: string, _seconds: number, error?: Error) => calls.push(`${type} ${prefix} ${error === undefined ? 'OK' : error.message}`);
+  const write = (providers: string) => load(providers).then((config) => resourceTransformers(config, undefined, observe)({ group: '', resource: 'secrets' }));
+  const plain = Buffer.from('{"kind":"Secret"}');
+  const byKey1 = (await write(`[{aescbc: {keys: [{name: key1, secret: ${key(1)}}]}}]`)).toStorage(plain, '/k');
+  const bySecretbox = (await write(`[{secretbox: {keys: [{name: key1, secret: ${key(1)}}]}}]`)).toStorage(plain, '/k');
+  assert.deepEqual(calls.splice(0), ['to_storage key1: OK', 'to_storage k8s:enc:aescbc:v1: OK', 'to_storage key1: OK', 'to_storage k8s:enc:secretbox:v1: OK'], 'each level records its own prefix');
+  const cases: Array<[string, string, Uint8Array, string, string[]]> = [
+    ['the key is there', `[{aescbc: {keys: [{name: key2, secret: ${key(2)}}, {name: key1, secret: ${key(1)}}]}}]`, byKey1, plain.toString(),
+      ['from_storage key1: OK', 'from_storage k8s:enc:aescbc:v1: OK']],
+    ['the key was removed, identity kept', `[{aescbc: {keys: [{name: key2, secret: ${key(2)}}]}}, {identity: {}}]`, byKey1, 'no matching key was found for the provided AES transformer',
+      ['from_storage unknown no matching key was found for the provided AES transformer', 'from_storage k8s:enc:aescbc:v1: no matching key was found for the provided AES transformer']],
+    ['a secretbox key removed', `[{secretbox: {keys: [{name: key2, secret: ${key(2)}}]}}]`, bySecretbox, 'no matching key was found for the provided Secretbox transformer',
+      ['from_storage unknown no matching key was found for the provided Secretbox transformer', 'from_storage k8s:enc:secretbox:v1: no matching key was found for the provided Secretbox transformer']],
+    ['the provider was removed', `[{aesgcm: {keys: [{name: key1, secret: ${key(1)}}]}}, {identity: {}}]`, byKey1, 'no matching prefix found', ['from_storage unknown no matching prefix found']],
+    ['plain data through identity', `[{aesgcm: {keys: [{name: key1, secret: ${key(1)}}]}}, {identity: {}}]`, plain, plain.toString(), ['from_storage identity OK']],
+  ];
+  for (const [name, providers, stored, expected, observed] of cases) {
+    const transformer = await write(providers);
+    let got: string;
+    try {
+      got = Buffer.from(await transformer.fromStorage(stored, '/k')).toString();
+    } catch (err) {
+      got = (err as Error).message;
+    }
+    assert.equal(got, expected, name);
+    assert.deepEqual(calls.splice(0), observed, name);
+  }
+  // An identity provider first writes without a prefix, and says so with an empty one (upstream's label for it on reads is `identity`).
+  assert.equal((await write(`[{identity: {}}, {aescbc: {keys: [{name: key1, secret: ${key(1)}}]}}]`)).toStorage(plain, '/k'), plain);
+  assert.deepEqual(calls.splice(0), ['to_storage  OK']);
+});
+
 test('a storage key is resolved to its group and resource', () => {
   const resolve = keyResourceResolver([
     { prefix: '/registry/secrets/', group: '', resource: 'secrets' },

@@ -9,6 +9,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { defaultConfig } from '../../src/cli/config.ts';
 import { openStream, startServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { kubectlAt } from '../helpers/kubectl.ts';
+import { sample } from '../helpers/metrics.ts';
 
 const kubectl133 = '/usr/lib/google-cloud-sdk/bin/kubectl.1.33';
 const secret = (bytes: number, fill: number) => Buffer.alloc(bytes, fill).toString('base64');
@@ -51,6 +52,12 @@ test('Secrets are encrypted at rest, keys rotate by rewriting, and a Secret whos
     await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' }, data: { v: 'visible' } } });
     const keyOf = (name: string) => `/registry/secrets/${ns}/${name}`;
     assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/secrets/a`)).json.data.value, Buffer.from('plain-a').toString('base64'));
+    // Upstream's transformation metrics: each write counted at both levels of the provider, for the request's resource.
+    const scrape = (await server.request('GET', '/metrics')).text;
+    for (const prefix of ['k8s:enc:aescbc:v1:', 'key1:']) {
+      assert.equal(sample(scrape, 'apiserver_storage_transformation_operations_total', { resource: 'secrets', status: 'OK', transformation_type: 'to_storage', transformer_prefix: prefix }), 3, prefix);
+    }
+    assert.doesNotMatch(scrape, /apiserver_storage_transformation_operations_total\{resource="configmaps"/, 'resources left out of the configuration are not transformed');
     await server.stop();
     // The server holds the file while it runs: read it between runs.
     assert.ok(storedValue(dataDir, keyOf('a')).startsWith('k8s:enc:aescbc:v1:key1:'));

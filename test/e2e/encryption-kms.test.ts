@@ -82,6 +82,9 @@ resources:
     assert.ok(sample(scrape, 'apiserver_envelope_encryption_key_id_hash_status_last_timestamp_seconds', { provider_name: 'vault', key_id_hash: keyHash }) > 0);
     assert.equal(sample(scrape, 'apiserver_envelope_encryption_dek_source_cache_size', { provider_name: 'vault' }), 1);
     assert.equal(sample(scrape, 'apiserver_storage_data_key_generation_duration_seconds_count'), 1);
+    const written = { resource: 'secrets', transformation_type: 'to_storage', transformer_prefix: 'k8s:enc:kms:v2:vault:' };
+    assert.equal(sample(scrape, 'apiserver_storage_transformation_operations_total', { ...written, status: 'OK' }), 2, 'each write counted under its prefix');
+    assert.equal(sample(scrape, 'apiserver_storage_transformation_duration_seconds_count', written), 2);
     await server.stop();
     const keyOf = (name: string) => `/registry/secrets/${ns}/${name}`;
     const a = openStored(plugin, storedValue(dataDir, keyOf('a')), keyOf('a'));
@@ -127,6 +130,8 @@ resources:
     const write = await server.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: secretBody('d', 'plain-d') });
     assert.equal(write.status, 500, write.text);
     assert.deepEqual([write.json.reason, write.json.message], [undefined, 'got unexpected nil transformer'], 'no reason, as upstream\'s ErrorToAPIStatus');
+    const failedWrites = { resource: 'secrets', status: 'unknown-non-grpc', transformation_type: 'to_storage', transformer_prefix: 'k8s:enc:kms:v2:vault:' };
+    assert.equal(sample((await server.request('GET', '/metrics')).text, 'apiserver_storage_transformation_operations_total', failedWrites), 1, 'the failed write counted, not timed');
     const read = await server.request('GET', `/api/v1/namespaces/${ns}/secrets/a`);
     assert.equal(read.status, 500);
     assert.match(read.json.message, /corrupt object.*not transformable revision=0: got unexpected nil transformer$/);

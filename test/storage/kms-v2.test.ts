@@ -9,7 +9,7 @@ import {
   AES_GCM_KEY, decodeEncryptedObject, encodeEncryptedObject, extendedNonceTransformer, HKDF_SHA256_XNONCE_AES_GCM_SEED, KmsV2Provider,
   type KmsDecryptRequest, type KmsService,
 } from '../../src/storage/kms-v2.ts';
-import { EncryptingBackend, MemoryBackend } from '../../src/storage/index.ts';
+import { EncryptingBackend, MemoryBackend, transformationStatus } from '../../src/storage/index.ts';
 import { decodeEncryptedObject as decodeIndependently, EncryptedObject } from '../helpers/kms-plugin.ts';
 
 const storageKey = '/registry/secrets/ns/s';
@@ -123,6 +123,14 @@ test('a provider primed by a good status writes under its seed, reads its own va
   const failing = provider(Object.assign(new FakeService(), { decryptError: 'rpc error: code = Unavailable desc = down' }));
   await failing.check();
   await assert.rejects(async () => failing.transformer.fromStorage(stored, storageKey), { message: 'failed to decrypt DEK, error: rpc error: code = Unavailable desc = down' });
+  // The metrics count a failure by the plugin's gRPC code, found through the wrapping as upstream's errors.As finds it.
+  const down = Object.assign(new FakeService(), { decrypt: async () => { throw Object.assign(new Error('rpc error: code = Unavailable desc = down'), { grpcCode: 'Unavailable' }); } });
+  const unreachable = provider(down);
+  await unreachable.check();
+  const failure = await Promise.resolve(unreachable.transformer.fromStorage(stored, storageKey)).then(() => undefined, (err: Error) => err);
+  assert.equal(transformationStatus(failure), 'Unavailable');
+  assert.equal(transformationStatus(new Error('got unexpected nil transformer')), 'unknown-non-grpc');
+  assert.equal(transformationStatus(undefined), 'OK');
   const unprimed = provider(new FakeService());
   assert.throws(() => unprimed.transformer.fromStorage(stored, storageKey), { message: 'got unexpected nil transformer' }, 'reads need a primed provider too, as upstream\'s');
 });
