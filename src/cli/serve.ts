@@ -20,6 +20,7 @@ import { currentRequest, requestGroupResource } from '../api/request-context.ts'
 import { reviewedUser, type AuthenticationApi } from '../endpoints/handlers/authentication.ts';
 import { CrdController } from '../controllers/crd.ts';
 import { ApiHandler } from '../endpoints/api-handler.ts';
+import { KubeletClient, type KubeletTls } from '../endpoints/kubelet-client.ts';
 import type { HealthCheck } from '../endpoints/health.ts';
 import type { ApiMetrics } from '../server/metrics.ts';
 import { AuditLog, auditSinks, loadAuditPolicy, truncatingSink, type AuditSink, type AuditTruncation } from '../server/audit.ts';
@@ -205,7 +206,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   ]);
   const clientCaPem = clientMaterial?.clientCaPem ?? await readFile(config.clientCaFile!, 'utf8');
   warnOfTokenExpirations(config, log);
-  await checkKubeletClientFiles(config);
+  const kubelet = new KubeletClient(await kubeletClientTls(config));
   // Keys named by flags are read now, so that a wrong path fails the start; the default one is made on first use.
   const keyOptions = { dataDir, ...(config.serviceAccountSigningKeyFile !== undefined ? { signingKeyFile: config.serviceAccountSigningKeyFile } : {}), keyFiles: config.serviceAccountKeyFiles, sync: config.syncDataDirFiles };
   const serviceAccountKeys = lazyServiceAccountKeys(keyOptions);
@@ -476,6 +477,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const handler = new ApiHandler({
     registry,
     ...(config.kubeletPreferredAddressTypes !== undefined ? { kubeletPreferredAddressTypes: config.kubeletPreferredAddressTypes } : {}),
+    kubelet,
     discovery,
     aggregation: aggregation.lookup,
     aggregatorRejectForwardingRedirect: config.aggregatorRejectForwardingRedirect,
@@ -584,6 +586,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     authz.close();
     await aggregationStarted;
     await aggregation.close();
+    kubelet.close();
     await Promise.all([crdController.close(), rbacInformers?.close(), nodeAuthorization?.close()]);
     admissionSetup.close();
     await applyOffload?.close();
@@ -776,12 +779,17 @@ async function loadInBackground(caches: WatchCache[], stopped: () => boolean): P
 /**
  * `--kubelet-client-certificate`, `--kubelet-client-key` and `--kubelet-certificate-authority`
  * loaded as upstream's kubelet client loads them at start, so that a wrong path or pair fails
- * the start; Plinth dials no kubelet, so nothing else reads them.
+ * the start: what pods/log and nodes/proxy present to kubelets and check them against.
  */
-async function checkKubeletClientFiles(config: Config): Promise<void> {
+async function kubeletClientTls(config: Config): Promise<KubeletTls> {
   try {
-    if (config.kubeletClientCertificate !== undefined) await readServingFiles(config.kubeletClientCertificate, config.kubeletClientKey!);
-    if (config.kubeletCertificateAuthority !== undefined) await readCaBundle(config.kubeletCertificateAuthority);
+    const tls: KubeletTls = {};
+    if (config.kubeletClientCertificate !== undefined) {
+      const { certPem, keyPem } = await readServingFiles(config.kubeletClientCertificate, config.kubeletClientKey!);
+      Object.assign(tls, { certPem, keyPem });
+    }
+    if (config.kubeletCertificateAuthority !== undefined) tls.caPem = await readCaBundle(config.kubeletCertificateAuthority);
+    return tls;
   } catch (err) {
     throw new Error(`kubelet client: ${(err as Error).message}`);
   }

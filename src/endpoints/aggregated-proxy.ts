@@ -8,6 +8,7 @@
 import type https from 'node:https';
 import type { RequestUser } from '../api/request-context.ts';
 import type { HttpRequest, HttpResponse } from './http.ts';
+import { answeredHeaders, hopByHopHeaders, streamAnswer } from './proxy-stream.ts';
 
 /** Where an aggregated group and version is served: the extension server's address and the TLS agent to reach it. */
 export interface AggregationTarget {
@@ -35,12 +36,9 @@ function isWatch(url: string): boolean {
 /** What the handler asks of the aggregation layer: undefined for a group and version served here. */
 export type AggregationLookup = (group: string, version: string) => { target?: AggregationTarget } | undefined;
 
-/** Headers of one connection: not passed on either way. */
-const connectionHeaders = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'http2-settings']);
-
 /** Headers a proxy does not pass on (hop-by-hop, the caller's credentials, what the proxy sets itself). */
 function dropped(name: string): boolean {
-  return connectionHeaders.has(name) || name === 'authorization' || name === 'host' || name.startsWith('proxy-')
+  return hopByHopHeaders.has(name) || name === 'authorization' || name === 'host' || name.startsWith('proxy-')
     || name.startsWith('impersonate-') || name.startsWith('x-remote-') || name.startsWith(':');
 }
 
@@ -102,29 +100,10 @@ export async function proxyToExtension(req: HttpRequest, res: HttpResponse, targ
         resolve();
         return;
       }
-      const answerHeaders: Record<string, string | string[]> = {};
-      for (const [name, value] of Object.entries(answer.headers)) {
-        // Connection-level headers stay with their hop (an HTTP/2 answer may not carry them at all).
-        if (value === undefined || connectionHeaders.has(name)) continue;
-        answerHeaders[name] = value;
-      }
-      res.writeHead(code, answerHeaders);
+      // Connection-level headers stay with their hop (an HTTP/2 answer may not carry them at all).
+      res.writeHead(code, answeredHeaders(answer));
       res.flushHeaders?.();
-      answer.on('data', (chunk: Buffer) => {
-        if (gone) return;
-        if (!res.write(chunk)) {
-          answer.pause();
-          res.once('drain', () => answer.resume());
-        }
-      });
-      const finish = () => {
-        if (!gone && !res.writableEnded) res.end();
-        resolve();
-      };
-      answer.on('end', finish);
-      answer.on('error', finish);
-      // Cut off (the caller gone, the call destroyed): done, whatever else it says.
-      answer.on('close', finish);
+      void streamAnswer(answer, res).then(resolve);
     });
     let gone = false;
     upstream.on('error', (err) => {

@@ -23,12 +23,15 @@ import { serveHealth, type HealthCheck } from './health.ts';
 import { acceptsGzip, writeBytes, writeError, type HttpRequest, type HttpResponse } from './http.ts';
 import type { OpenApiService } from './openapi-service.ts';
 import { versionInfo } from './version.ts';
+import type { KubeletClient } from './kubelet-client.ts';
 import { WatchStreams } from './watch-streams.ts';
 
 export interface ApiHandlerOptions {
   registry: ResourceRegistry;
   /** `--kubelet-preferred-address-types`; default upstream's order. */
   kubeletPreferredAddressTypes?: readonly string[];
+  /** Reaches nodes' kubelets (pods/log, nodes/proxy); absent: none is reached, as for simulated nodes. */
+  kubelet?: KubeletClient;
   discovery: Discovery;
   /** The aggregation layer: which groups and versions extension API servers answer. */
   aggregation?: AggregationLookup;
@@ -208,6 +211,7 @@ export class ApiHandler {
         req, res, info, query, served, negotiated: negotiateObject(req.headers.accept, media),
         gzip: false, watchList: false, cbor: this.cbor, trackLongRunning: this.trackLongRunning, watchStreams: this.watchStreams, log: this.opts.log,
         ...(this.opts.kubeletPreferredAddressTypes !== undefined ? { kubeletAddressTypes: this.opts.kubeletPreferredAddressTypes } : {}),
+        ...(this.opts.kubelet !== undefined ? { kubelet: this.opts.kubelet } : {}),
       }, this.opts.registry, this.opts.authentication);
       return;
     }

@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { eventually } from '../helpers/eventually.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
@@ -103,7 +104,7 @@ describe('binding pods', () => {
   });
 });
 
-describe('subresources that need a kubelet answer at once', { skip: noKubectl }, () => {
+describe('subresources that need a kubelet answer at once, or as soon as it refuses', { skip: noKubectl }, () => {
   test('kubectl logs and exec print the error and fail, without hanging', async () => {
     const ns = await server.newNamespace('kubelet');
     await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod('p') });
@@ -117,9 +118,16 @@ describe('subresources that need a kubelet answer at once', { skip: noKubectl },
     assert.match(unscheduled.stderr, /pod p does not have a host assigned/);
 
     await server.request('POST', `/api/v1/namespaces/${ns}/pods/p/binding`, { body: binding('p', 'node-1') });
-    await server.request('POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, status: { addresses: [{ type: 'InternalIP', address: '10.0.0.5' }] } } });
+    // A node whose kubelet is not there: nothing listens on its port.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    await server.request('POST', '/api/v1/nodes', {
+      body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: port } } } },
+    });
     const cases: [string[], RegExp][] = [
-      [['logs', 'p'], /Get "https:\/\/10\.0\.0\.5:10250\/containerLogs\/[^/]+\/p\/c": no kubelet is reachable/],
+      [['logs', 'p'], new RegExp(`Get "https://127\\.0\\.0\\.1:${port}/containerLogs/[^/]+/p/c": dial tcp 127\\.0\\.0\\.1:${port}: connect: connection refused`)],
       [['exec', 'p', '--', 'ls'], /error dialing backend: no kubelet is reachable/],
       [['logs', 'p', '-c', 'nope'], /container nope is not valid for pod p/],
     ];

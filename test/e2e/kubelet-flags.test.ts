@@ -1,5 +1,6 @@
-// The --kubelet-* flags kubeadm passes: which node address names a kubelet (in the answers of
-// the subresources that would reach it), and the client certificate files checked at start.
+// The --kubelet-* flags kubeadm passes: which node address names a kubelet (where pods/log and
+// nodes/proxy reach it, kubelet-proxy.test.ts; named in the answers of exec), and the client
+// certificate files checked at start.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,9 +19,12 @@ test('a kubelet is named by the first address of the preferred types: upstream\'
     const server = await startServer(types === undefined ? {} : { kubeletPreferredAddressTypes: [...types] });
     t.after(() => server.stop());
     assert.equal((await server.request('POST', '/api/v1/nodes', { body: node })).status, 201);
-    const proxied = await server.request('GET', '/api/v1/nodes/node-1/proxy/');
-    assert.equal(proxied.status, 503);
-    assert.ok(proxied.json.message.endsWith(`(node "node-1" at ${expected})`), proxied.json.message);
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'busybox' }] } };
+    assert.equal((await server.request('POST', '/api/v1/namespaces/default/pods', { body: pod })).status, 201);
+    // exec is not passed to kubelets: its answer names the address it would dial.
+    const exec = await server.request('GET', '/api/v1/namespaces/default/pods/p/exec?command=ls');
+    assert.equal(exec.status, 500);
+    assert.ok(exec.json.message.endsWith(`(node "node-1" at ${expected})`), exec.json.message);
   }
 });
 

@@ -1,22 +1,23 @@
 // Subresources that connect through to a kubelet or a pod upstream (pods/log, exec, attach,
-// portforward, proxy; services/proxy; nodes/proxy). Plinth runs no kubelets and no pod
-// network: each answers at once with the Status upstream gives when it cannot reach the
-// other end, after the same checks upstream makes first (the object exists, the container
-// is valid, the pod is bound to a node).
+// portforward, proxy; services/proxy; nodes/proxy). Logs (pod-log.ts) and node proxying
+// reach a node's kubelet when it is a real one (kubelet-client.ts); the rest, and anything
+// a simulated node would have to serve, answer at once with the Status upstream gives when
+// it cannot reach the other end, after the same checks upstream makes first (the object
+// exists, the container is valid, the pod is bound to a node). Plinth has no pod network.
 import { badRequest, serviceUnavailable, unclassifiedError, type KubeObject } from '../../api/index.ts';
 import { objectAt, objectsAt, stringAt } from '../../registry/builtin/object.ts';
-import { simulatedLogLine, simulatedNodeAnnotation } from '../../registry/builtin/nodes.ts';
+import { simulatedNodeAnnotation } from '../../registry/builtin/nodes.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
-import { writeBytes } from '../http.ts';
+import { answeredHeaders, forwardedHeaders, streamAnswer } from '../proxy-stream.ts';
 import type { RequestScope } from './scope.ts';
 
-const kubeletUnreachable = 'no kubelet is reachable: Plinth runs no kubelets';
+export const kubeletUnreachable = 'no kubelet is reachable: Plinth runs no kubelets';
 
 /**
  * The container a request names, as upstream's validateContainer: the only one when
  * none is named, 400 when several could be meant or the named one does not exist.
  */
-function containerOf(pod: KubeObject, name: string, requested: string): string {
+export function containerOf(pod: KubeObject, name: string, requested: string): string {
   const containers = objectsAt(objectAt(pod, 'spec'), 'containers').map((c) => stringAt(c, 'name'));
   const init = objectsAt(objectAt(pod, 'spec'), 'initContainers').map((c) => stringAt(c, 'name'));
   const ephemeral = objectsAt(objectAt(pod, 'spec'), 'ephemeralContainers').map((c) => stringAt(c, 'name'));
@@ -36,7 +37,7 @@ function containerOf(pod: KubeObject, name: string, requested: string): string {
 export const defaultKubeletAddressTypes = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'];
 
 /** Where upstream would reach the node's kubelet: its address of the first preferred type it has, and the kubelet port it reports. */
-function kubeletAddress(node: KubeObject, nodeName: string, types: readonly string[] = defaultKubeletAddressTypes): string {
+export function kubeletAddress(node: KubeObject, nodeName: string, types: readonly string[] = defaultKubeletAddressTypes): string {
   const addresses = objectsAt(objectAt(node, 'status'), 'addresses');
   const preferred = types.map((type) => addresses.find((a) => a.type === type)).find((a) => a !== undefined);
   const host = preferred === undefined ? nodeName : stringAt(preferred, 'address');
@@ -45,7 +46,7 @@ function kubeletAddress(node: KubeObject, nodeName: string, types: readonly stri
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-/** pods/{name}/log, exec, attach, portforward and proxy. */
+/** pods/{name}/exec, attach, portforward and proxy (log: pod-log.ts). */
 export async function podConnectHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
   const { info, query } = scope;
   const pod = await scope.served.store.get(info.namespace, info.name);
@@ -54,25 +55,11 @@ export async function podConnectHandler(scope: RequestScope, registry: ResourceR
     if (ip === '' || ip.startsWith('127.') || ip === '::1' || ip === '0.0.0.0') throw badRequest('address not allowed');
     throw serviceUnavailable(`error trying to reach service: no pod network is reachable: Plinth runs no pods`);
   }
-  const container = info.subresource === 'portforward' ? '' : containerOf(pod, info.name, query.get('container') ?? '');
+  if (info.subresource !== 'portforward') containerOf(pod, info.name, query.get('container') ?? '');
   const nodeName = stringAt(objectAt(pod, 'spec'), 'nodeName');
-  if (nodeName === '') {
-    // Upstream streams an empty log for a pod not scheduled yet; the others need a host.
-    if (info.subresource === 'log') {
-      writeBytes(scope.res, 200, 'text/plain', '');
-      return;
-    }
-    throw badRequest(`pod ${info.name} does not have a host assigned`);
-  }
+  if (nodeName === '') throw badRequest(`pod ${info.name} does not have a host assigned`);
   const node = await registry.lookup('', 'v1', 'nodes')!.store.get('', nodeName);
-  if (info.subresource === 'log' && node.metadata.annotations?.[simulatedNodeAnnotation] === 'true') {
-    writeBytes(scope.res, 200, 'text/plain', simulatedLogLine(info.namespace, info.name, container, nodeName));
-    return;
-  }
   const address = kubeletAddress(node, nodeName, scope.kubeletAddressTypes);
-  if (info.subresource === 'log') {
-    throw unclassifiedError(`Get "https://${address}/containerLogs/${info.namespace}/${info.name}/${container}": ${kubeletUnreachable}`);
-  }
   throw unclassifiedError(`error dialing backend: ${kubeletUnreachable} (node ${JSON.stringify(nodeName)} at ${address})`);
 }
 
@@ -86,8 +73,32 @@ export async function serviceProxyHandler(scope: RequestScope, registry: Resourc
   throw serviceUnavailable('error trying to reach service: no pod network is reachable: Plinth runs no pods');
 }
 
-/** nodes/{name}/proxy: the node must exist; its kubelet cannot be reached. */
+/**
+ * nodes/{name}/proxy/{path}: the request passed to the node's kubelet as it came (method,
+ * path after `proxy`, query, body, headers but the caller's credentials), its answer streamed
+ * back. A simulated node's kubelet, or one that cannot be reached, is a 503.
+ */
 export async function nodeProxyHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
-  const address = kubeletAddress(await registry.lookup('', 'v1', 'nodes')!.store.get('', scope.info.name), scope.info.name, scope.kubeletAddressTypes);
-  throw serviceUnavailable(`error trying to reach service: ${kubeletUnreachable} (node ${JSON.stringify(scope.info.name)} at ${address})`);
+  const { info, req, res } = scope;
+  const node = await registry.lookup('', 'v1', 'nodes')!.store.get('', info.name);
+  const address = kubeletAddress(node, info.name, scope.kubeletAddressTypes);
+  const kubelet = scope.kubelet;
+  if (kubelet === undefined || node.metadata.annotations?.[simulatedNodeAnnotation] === 'true') {
+    throw serviceUnavailable(`error trying to reach service: ${kubeletUnreachable} (node ${JSON.stringify(info.name)} at ${address})`);
+  }
+  const marker = `/nodes/${info.name}/proxy`;
+  const rest = info.path.slice(info.path.indexOf(marker) + marker.length);
+  const search = scope.query.toString();
+  const target = `${rest === '' ? '/' : rest}${search === '' ? '' : `?${search}`}`;
+  let answer;
+  try {
+    answer = await kubelet.request({ address, method: req.method ?? 'GET', target, headers: forwardedHeaders(req) }, req as unknown as NodeJS.ReadableStream);
+  } catch (err) {
+    throw serviceUnavailable(`error trying to reach service: ${(err as Error).message}`);
+  }
+  const untrack = scope.trackLongRunning(() => answer.destroy());
+  res.writeHead(answer.statusCode ?? 502, answeredHeaders(answer));
+  res.flushHeaders?.();
+  await streamAnswer(answer, res);
+  untrack();
 }

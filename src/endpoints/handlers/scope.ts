@@ -3,6 +3,7 @@ import type { Negotiated } from '../../encoding/negotiate.ts';
 import type { ServedResource } from '../../registry/registry.ts';
 import type { ResourceRequestInfo } from '../request-info.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
+import type { KubeletClient } from '../kubelet-client.ts';
 import type { WatchStreams } from '../watch-streams.ts';
 
 /** Everything a verb handler needs about one request. */
@@ -31,5 +32,7 @@ export interface RequestScope {
   authorizeVerb?(verb: string): Promise<void>;
   /** `--kubelet-preferred-address-types`: which of a node's addresses its kubelet is named by (subresources that would reach it). */
   kubeletAddressTypes?: readonly string[];
+  /** Reaches nodes' kubelets (pods/log, nodes/proxy); absent: none is reached. */
+  kubelet?: KubeletClient;
   log(message: string): void;
 }

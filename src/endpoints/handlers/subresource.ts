@@ -10,6 +10,7 @@ import { decodeObjectBody } from '../object-body.ts';
 import { fieldManagerOf, parseDryRun, parseFieldValidation } from '../query.ts';
 import { evictionHandler } from './eviction.ts';
 import { nodeProxyHandler, podConnectHandler, serviceProxyHandler } from './connect.ts';
+import { podLogHandler } from './pod-log.ts';
 import { bindingHandler } from './virtual.ts';
 import type { RequestScope } from './scope.ts';
 import { tokenRequestHandler, type AuthenticationApi } from './authentication.ts';
@@ -60,7 +61,7 @@ export async function subresourceHandler(scope: RequestScope, registry: Resource
       if (verb === 'patch') return patchObject(scope);
       break;
     case 'log':
-      if (verb === 'get') return podConnectHandler(scope, registry);
+      if (verb === 'get') return podLogHandler(scope, registry);
       break;
     case 'exec':
     case 'attach':

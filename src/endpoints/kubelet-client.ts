@@ -1,0 +1,98 @@
+// Reaching a node's kubelet as kube-apiserver's kubelet client does (pods/log, nodes/proxy):
+// HTTPS to the address the node reports (connect.ts picks it), presenting the client
+// certificate of --kubelet-client-certificate and --kubelet-client-key, and checking the
+// kubelet's certificate against --kubelet-certificate-authority, or not at all without one:
+// kubelets serve self-signed certificates, and upstream's transport is insecure when no CA
+// is configured. A request may ask to skip the check (pods/log's insecureSkipTLSVerifyBackend).
+// Failures are worded as Go's HTTP client words them, which is what upstream's answers carry.
+import https from 'node:https';
+import type { IncomingMessage } from 'node:http';
+
+/** The client's TLS material, as the flags' files hold it. */
+export interface KubeletTls {
+  certPem?: string;
+  keyPem?: string;
+  caPem?: string;
+}
+
+export interface KubeletRequest {
+  /** `host:port` (`[v6]:port`). */
+  address: string;
+  method: string;
+  /** The path and query, as sent. */
+  target: string;
+  headers?: Record<string, string | string[]>;
+  /** Skip checking the kubelet's certificate even with a CA configured. */
+  insecure?: boolean;
+}
+
+/** A refused connection, a name that does not resolve, a certificate not trusted: as Go's net and crypto/tls say it. */
+export function goDialError(err: NodeJS.ErrnoException, address: string): string {
+  const host = address.startsWith('[') ? address.slice(1, address.indexOf(']')) : address.slice(0, address.lastIndexOf(':'));
+  switch (err.code) {
+    case 'ECONNREFUSED': return `dial tcp ${address}: connect: connection refused`;
+    case 'EHOSTUNREACH': return `dial tcp ${address}: connect: no route to host`;
+    case 'ENETUNREACH': return `dial tcp ${address}: connect: network is unreachable`;
+    case 'ETIMEDOUT': return `dial tcp ${address}: i/o timeout`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN': return `dial tcp: lookup ${host}: no such host`;
+    case 'ECONNRESET': return `read tcp ${address}: read: connection reset by peer`;
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY': return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
+    case 'TLS_HANDSHAKE_TIMEOUT': return 'net/http: TLS handshake timeout';
+    case 'CERT_HAS_EXPIRED': return 'tls: failed to verify certificate: x509: certificate has expired or is not yet valid';
+    case 'ERR_TLS_CERT_ALTNAME_INVALID': return `tls: failed to verify certificate: x509: certificate is valid for other names, not ${host}`;
+    default: return err.message;
+  }
+}
+
+const connectTimeoutMs = 30_000;
+const handshakeTimeoutMs = 10_000;
+
+export class KubeletClient {
+  readonly #agent: https.Agent;
+  readonly #insecureAgent: https.Agent;
+
+  constructor(tls: KubeletTls = {}) {
+    const identity = { ...(tls.certPem !== undefined ? { cert: tls.certPem } : {}), ...(tls.keyPem !== undefined ? { key: tls.keyPem } : {}) };
+    this.#insecureAgent = new https.Agent({ keepAlive: true, ...identity, rejectUnauthorized: false });
+    this.#agent = tls.caPem === undefined ? this.#insecureAgent : new https.Agent({ keepAlive: true, ...identity, ca: tls.caPem });
+  }
+
+  /** The kubelet's answer (its body unread), or an Error worded as Go's client's. */
+  request(req: KubeletRequest, body?: NodeJS.ReadableStream): Promise<IncomingMessage> {
+    const { address } = req;
+    const colon = address.lastIndexOf(':');
+    const host = address.startsWith('[') ? address.slice(1, address.indexOf(']')) : address.slice(0, colon);
+    return new Promise((resolve, reject) => {
+      const outgoing = https.request({
+        host, port: Number(address.slice(colon + 1)), method: req.method, path: req.target, headers: req.headers,
+        agent: req.insecure === true ? this.#insecureAgent : this.#agent,
+        // The kubelet's certificate names its node, not necessarily the address dialed; upstream checks it against the address.
+        servername: /^[\d.]+$|:/.test(host) ? '' : host,
+      }, resolve);
+      outgoing.once('error', (err: NodeJS.ErrnoException) => reject(new Error(goDialError(err, address))));
+      // Go's transport defaults, as upstream's kubelet transport has them: 30 s to connect, 10 s for the handshake.
+      outgoing.once('socket', (socket) => {
+        if (!socket.connecting) return;
+        const fail = (code: string, message: string) => outgoing.destroy(Object.assign(new Error(message), { code }));
+        let timer = setTimeout(() => fail('ETIMEDOUT', 'connect timeout'), connectTimeoutMs);
+        socket.once('connect', () => {
+          clearTimeout(timer);
+          timer = setTimeout(() => fail('TLS_HANDSHAKE_TIMEOUT', 'net/http: TLS handshake timeout'), handshakeTimeoutMs);
+        });
+        socket.once('secureConnect', () => clearTimeout(timer));
+        socket.once('close', () => clearTimeout(timer));
+      });
+      if (body === undefined) outgoing.end();
+      else body.pipe(outgoing);
+    });
+  }
+
+  close(): void {
+    this.#agent.destroy();
+    this.#insecureAgent.destroy();
+  }
+}

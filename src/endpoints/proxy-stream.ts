@@ -1,0 +1,60 @@
+// Passing an answer from another server (a kubelet) back to the caller as it comes.
+import type { IncomingMessage } from 'node:http';
+import type { HttpRequest, HttpResponse } from './http.ts';
+
+/** Headers of one connection: not passed on either way. */
+export const hopByHopHeaders: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'http2-settings']);
+
+/**
+ * The caller's headers to pass on: not those of its connection, not its credentials or
+ * impersonation (upstream's filters remove them once used), not the host.
+ */
+export function forwardedHeaders(req: HttpRequest): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  const raw = req.rawHeaders ?? [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (hopByHopHeaders.has(name) || name === 'authorization' || name === 'host' || name.startsWith('impersonate-') || name.startsWith(':')) continue;
+    const existing = headers[name];
+    headers[name] = existing === undefined ? raw[i + 1]! : [...(Array.isArray(existing) ? existing : [existing]), raw[i + 1]!];
+  }
+  return headers;
+}
+
+/** The answer's headers to pass back: all but its connection's. */
+export function answeredHeaders(answer: IncomingMessage): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(answer.headers)) {
+    if (value !== undefined && !hopByHopHeaders.has(name)) headers[name] = value;
+  }
+  return headers;
+}
+
+/**
+ * Streams the answer's body to the response, holding the answer back while the caller does
+ * not read; the caller going away ends the answer. Resolves once the answer has ended, failed
+ * or been cut off (what came is what the caller gets).
+ */
+export function streamAnswer(answer: IncomingMessage, res: HttpResponse): Promise<void> {
+  return new Promise((resolve) => {
+    let gone = false;
+    res.once('close', () => {
+      gone = true;
+      answer.destroy();
+    });
+    answer.on('data', (chunk: Buffer) => {
+      if (gone) return;
+      if (!res.write(chunk)) {
+        answer.pause();
+        res.once('drain', () => answer.resume());
+      }
+    });
+    const finish = () => {
+      if (!gone && !res.writableEnded) res.end();
+      resolve();
+    };
+    answer.once('end', finish);
+    answer.once('error', finish);
+    answer.once('close', finish);
+  });
+}
