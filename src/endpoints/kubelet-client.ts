@@ -62,7 +62,7 @@ export class KubeletClient {
   }
 
   /** The kubelet's answer (its body unread), or an Error worded as Go's client's. */
-  request(req: KubeletRequest, body?: NodeJS.ReadableStream): Promise<IncomingMessage> {
+  request(req: KubeletRequest, body?: AsyncIterable<Buffer | string>): Promise<IncomingMessage> {
     const { address } = req;
     const colon = address.lastIndexOf(':');
     const host = address.startsWith('[') ? address.slice(1, address.indexOf(']')) : address.slice(0, colon);
@@ -87,7 +87,17 @@ export class KubeletClient {
         socket.once('close', () => clearTimeout(timer));
       });
       if (body === undefined) outgoing.end();
-      else body.pipe(outgoing);
+      else {
+        // The caller's body as it comes (an HTTP/2 request is no Node stream to pipe).
+        void (async () => {
+          try {
+            for await (const chunk of body) outgoing.write(chunk);
+            outgoing.end();
+          } catch {
+            outgoing.destroy();
+          }
+        })();
+      }
     });
   }
 

@@ -4,6 +4,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
+import http2 from 'node:http2';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
@@ -62,6 +63,11 @@ function answer(req: import('node:http').IncomingMessage, res: import('node:http
     res.end('no such container');
     return;
   }
+  if (url.pathname === '/echo') {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(`${req.method} ${(req as { body?: string }).body ?? ''}`);
+    return;
+  }
   if (url.pathname === '/metrics') {
     res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4', 'x-kubelet': 'yes' });
     res.end(`kubelet_up 1 ${req.method}\n`);
@@ -88,8 +94,12 @@ before(async () => {
   kubelet = https.createServer({ cert: material.certPem, key: material.keyPem, requestCert: true, rejectUnauthorized: false }, (req, res) => {
     const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate();
     seen.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, client: peer?.fingerprint256 });
-    req.resume();
-    req.on('end', () => answer(req, res));
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      (req as { body?: string }).body = Buffer.concat(chunks).toString();
+      answer(req, res);
+    });
   });
   await new Promise<void>((resolve) => kubelet.listen(0, '127.0.0.1', resolve));
   kubeletPort = (kubelet.address() as AddressInfo).port;
@@ -236,6 +246,29 @@ test('nodes/proxy passes the request to the kubelet without the caller\'s creden
   assert.equal(metrics.text, 'kubelet_up 1 GET\n');
   assert.equal(metrics.headers['x-kubelet'], 'yes');
   assert.deepEqual(seen, [{ method: 'GET', url: '/metrics?x=1', authorization: undefined, client: clientFingerprint }]);
+  // A body goes through, over HTTP/1.1 and over HTTP/2 (kubectl's), and a log reads over HTTP/2 too.
+  const posted = await server.request('POST', '/api/v1/nodes/real-3/proxy/echo', { body: 'hello', headers: { 'content-type': 'text/plain' } });
+  assert.equal(posted.text, 'POST "hello"');
+  const overH2 = async (method: string, urlPath: string, body?: string): Promise<{ status: number; text: string }> => {
+    const session = http2.connect(server.url, { ca: server.caPem });
+    try {
+      return await new Promise((resolve, reject) => {
+        const stream = session.request({ ':method': method, ':path': urlPath, authorization: `Bearer ${server.token}` });
+        let status = 0;
+        let text = '';
+        stream.on('response', (headers) => { status = Number(headers[':status']); });
+        stream.setEncoding('utf8');
+        stream.on('data', (chunk: string) => { text += chunk; });
+        stream.on('end', () => resolve({ status, text }));
+        stream.on('error', reject);
+        stream.end(body);
+      });
+    } finally {
+      session.close();
+    }
+  };
+  assert.deepEqual(await overH2('POST', '/api/v1/nodes/real-3/proxy/echo', 'over h2'), { status: 200, text: 'POST over h2' });
+  assert.deepEqual(await overH2('GET', `/api/v1/namespaces/${ns}/pods/p/log?container=c`), { status: 200, text: 'line 1\nline 2\n' });
   const missing = await server.request('GET', '/api/v1/nodes/real-3/proxy/nothing');
   assert.equal(missing.status, 404);
   assert.equal(missing.text, '404 page not found\n');

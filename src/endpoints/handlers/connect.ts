@@ -92,7 +92,7 @@ export async function nodeProxyHandler(scope: RequestScope, registry: ResourceRe
   const target = `${rest === '' ? '/' : rest}${search === '' ? '' : `?${search}`}`;
   let answer;
   try {
-    answer = await kubelet.request({ address, method: req.method ?? 'GET', target, headers: forwardedHeaders(req) }, req as unknown as NodeJS.ReadableStream);
+    answer = await kubelet.request({ address, method: req.method ?? 'GET', target, headers: forwardedHeaders(req) }, req);
   } catch (err) {
     throw serviceUnavailable(`error trying to reach service: ${(err as Error).message}`);
   }
