@@ -8,7 +8,7 @@
 import type https from 'node:https';
 import type { RequestUser } from '../api/request-context.ts';
 import type { HttpRequest, HttpResponse } from './http.ts';
-import { answeredHeaders, hopByHopHeaders, streamAnswer } from './proxy-stream.ts';
+import { answeredHeaders, hopByHopHeaders, sendBody, streamAnswer } from './proxy-stream.ts';
 
 /** Where an aggregated group and version is served: the extension server's address and the TLS agent to reach it. */
 export interface AggregationTarget {
@@ -131,13 +131,6 @@ export async function proxyToExtension(req: HttpRequest, res: HttpResponse, targ
       upstream.destroy();
       resolve();
     });
-    void (async () => {
-      try {
-        for await (const chunk of req) upstream.write(chunk);
-        upstream.end();
-      } catch {
-        upstream.destroy();
-      }
-    })();
+    sendBody(req, upstream);
   });
 }

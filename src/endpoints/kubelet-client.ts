@@ -7,6 +7,7 @@
 // Failures are worded as Go's HTTP client words them, which is what upstream's answers carry.
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
+import { sendBody } from './proxy-stream.ts';
 
 /** The client's TLS material, as the flags' files hold it. */
 export interface KubeletTls {
@@ -87,17 +88,7 @@ export class KubeletClient {
         socket.once('close', () => clearTimeout(timer));
       });
       if (body === undefined) outgoing.end();
-      else {
-        // The caller's body as it comes (an HTTP/2 request is no Node stream to pipe).
-        void (async () => {
-          try {
-            for await (const chunk of body) outgoing.write(chunk);
-            outgoing.end();
-          } catch {
-            outgoing.destroy();
-          }
-        })();
-      }
+      else sendBody(body, outgoing);
     });
   }
 

@@ -1,5 +1,5 @@
 // Passing an answer from another server (a kubelet) back to the caller as it comes.
-import type { IncomingMessage } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { HttpRequest, HttpResponse } from './http.ts';
 
 /** Headers of one connection: not passed on either way. */
@@ -57,4 +57,16 @@ export function streamAnswer(answer: IncomingMessage, res: HttpResponse): Promis
     answer.once('error', finish);
     answer.once('close', finish);
   });
+}
+
+/** Writes the caller's body to the outgoing request as it comes, then ends it (an HTTP/2 request is no Node stream to pipe); a body that fails ends the request. */
+export function sendBody(body: AsyncIterable<Buffer | string>, outgoing: ClientRequest): void {
+  void (async () => {
+    try {
+      for await (const chunk of body) outgoing.write(chunk);
+      outgoing.end();
+    } catch {
+      outgoing.destroy();
+    }
+  })();
 }
