@@ -241,11 +241,11 @@ test('nodes/proxy passes the request to the kubelet without the caller\'s creden
   const ns = await server.newNamespace('node-proxy-pod');
   await podOnNode(ns, 'real-3', kubeletPort);
   seen.length = 0;
-  const metrics = await server.request('GET', '/api/v1/nodes/real-3/proxy/metrics?x=1');
+  const metrics = await server.request('GET', '/api/v1/nodes/real-3/proxy/metrics?x=1&y=a%20b');
   assert.equal(metrics.status, 200, metrics.text);
   assert.equal(metrics.text, 'kubelet_up 1 GET\n');
   assert.equal(metrics.headers['x-kubelet'], 'yes');
-  assert.deepEqual(seen, [{ method: 'GET', url: '/metrics?x=1', authorization: undefined, client: clientFingerprint }]);
+  assert.deepEqual(seen, [{ method: 'GET', url: '/metrics?x=1&y=a%20b', authorization: undefined, client: clientFingerprint }], 'the query as sent');
   // A body goes through, over HTTP/1.1 and over HTTP/2 (kubectl's), and a log reads over HTTP/2 too.
   const posted = await server.request('POST', '/api/v1/nodes/real-3/proxy/echo', { body: 'hello', headers: { 'content-type': 'text/plain' } });
   assert.equal(posted.text, 'POST "hello"');

@@ -88,8 +88,10 @@ export async function nodeProxyHandler(scope: RequestScope, registry: ResourceRe
   }
   const marker = `/nodes/${info.name}/proxy`;
   const rest = info.path.slice(info.path.indexOf(marker) + marker.length);
-  const search = scope.query.toString();
-  const target = `${rest === '' ? '/' : rest}${search === '' ? '' : `?${search}`}`;
+  // The query as sent (upstream passes the raw query on), not as parsed and encoded again.
+  const url = req.url ?? '';
+  const mark = url.indexOf('?');
+  const target = `${rest === '' ? '/' : rest}${mark < 0 ? '' : url.slice(mark)}`;
   let answer;
   try {
     answer = await kubelet.request({ address, method: req.method ?? 'GET', target, headers: forwardedHeaders(req) }, req);
