@@ -278,3 +278,23 @@ test('nodes/proxy passes the request to the kubelet without the caller\'s creden
   assert.equal(down.status, 503, down.text);
   assert.equal(down.json.message, `error trying to reach service: dial tcp 127.0.0.1:${closed}: connect: connection refused`);
 });
+
+test('a simulated node\'s kubelet is not dialed: its pods log one line, its proxy and a pod\'s exec say the node is simulated; a real node\'s exec says upgrades are not passed yet', async () => {
+  const ns = await server.newNamespace('simulated');
+  const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'sim-1', annotations: { 'simulation.plinth.dev/simulated': 'true' } }, status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: kubeletPort } } } };
+  assert.equal((await server.request('POST', '/api/v1/nodes', { body: node })).status, 201);
+  await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { nodeName: 'sim-1', containers: [{ name: 'c', image: 'busybox' }] } } });
+  seen.length = 0;
+  const log = await server.request('GET', `/api/v1/namespaces/${ns}/pods/p/log`);
+  assert.equal(log.status, 200);
+  assert.notEqual(log.text, 'line 1\nline 2\n', 'not the kubelet\'s');
+  const proxy = await server.request('GET', '/api/v1/nodes/sim-1/proxy/metrics');
+  assert.deepEqual([proxy.status, proxy.json.message], [503, `error trying to reach service: no kubelet is reachable: the node is simulated (node "sim-1" at 127.0.0.1:${kubeletPort})`]);
+  const exec = await server.request('GET', `/api/v1/namespaces/${ns}/pods/p/exec?command=ls`);
+  assert.deepEqual([exec.status, exec.json.message], [500, `error dialing backend: no kubelet is reachable: the node is simulated (node "sim-1" at 127.0.0.1:${kubeletPort})`]);
+  assert.deepEqual(seen, [], 'nothing reached the kubelet');
+  const real = await server.newNamespace('real-exec');
+  await podOnNode(real, 'real-4', kubeletPort);
+  const realExec = await server.request('GET', `/api/v1/namespaces/${real}/pods/p/exec?command=ls&container=c`);
+  assert.equal(realExec.json.message, `error dialing backend: no kubelet is reachable for exec, attach or port-forward: Plinth does not pass upgraded connections to kubelets yet (node "real-4" at 127.0.0.1:${kubeletPort})`);
+});

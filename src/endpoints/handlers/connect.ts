@@ -11,7 +11,11 @@ import type { ResourceRegistry } from '../../registry/registry.ts';
 import { answeredHeaders, forwardedHeaders, streamAnswer } from '../proxy-stream.ts';
 import type { RequestScope } from './scope.ts';
 
-export const kubeletUnreachable = 'no kubelet is reachable: Plinth runs no kubelets';
+/** Why Plinth answers in a kubelet's stead: a server without a kubelet client (a library's), or a simulated node's, which Plinth plays without running anything. */
+export const noKubeletClient = 'no kubelet is reachable: this server has no kubelet client';
+const simulatedKubelet = 'no kubelet is reachable: the node is simulated';
+/** exec, attach and port-forward upgrade the connection, which Plinth does not pass to a real kubelet yet. */
+const upgradesNotPassed = 'no kubelet is reachable for exec, attach or port-forward: Plinth does not pass upgraded connections to kubelets yet';
 
 /**
  * The container a request names, as upstream's validateContainer: the only one when
@@ -60,7 +64,8 @@ export async function podConnectHandler(scope: RequestScope, registry: ResourceR
   if (nodeName === '') throw badRequest(`pod ${info.name} does not have a host assigned`);
   const node = await registry.lookup('', 'v1', 'nodes')!.store.get('', nodeName);
   const address = kubeletAddress(node, nodeName, scope.kubeletAddressTypes);
-  throw unclassifiedError(`error dialing backend: ${kubeletUnreachable} (node ${JSON.stringify(nodeName)} at ${address})`);
+  const why = node.metadata.annotations?.[simulatedNodeAnnotation] === 'true' ? simulatedKubelet : upgradesNotPassed;
+  throw unclassifiedError(`error dialing backend: ${why} (node ${JSON.stringify(nodeName)} at ${address})`);
 }
 
 /** services/{name}/proxy: 503 with no endpoints, as upstream, and 503 when it would dial one. */
@@ -83,8 +88,9 @@ export async function nodeProxyHandler(scope: RequestScope, registry: ResourceRe
   const node = await registry.lookup('', 'v1', 'nodes')!.store.get('', info.name);
   const address = kubeletAddress(node, info.name, scope.kubeletAddressTypes);
   const kubelet = scope.kubelet;
-  if (kubelet === undefined || node.metadata.annotations?.[simulatedNodeAnnotation] === 'true') {
-    throw serviceUnavailable(`error trying to reach service: ${kubeletUnreachable} (node ${JSON.stringify(info.name)} at ${address})`);
+  const simulated = node.metadata.annotations?.[simulatedNodeAnnotation] === 'true';
+  if (kubelet === undefined || simulated) {
+    throw serviceUnavailable(`error trying to reach service: ${simulated ? simulatedKubelet : noKubeletClient} (node ${JSON.stringify(info.name)} at ${address})`);
   }
   const marker = `/nodes/${info.name}/proxy`;
   const rest = info.path.slice(info.path.indexOf(marker) + marker.length);

@@ -13,7 +13,7 @@ import { writeBytes } from '../http.ts';
 import { streamAnswer } from '../proxy-stream.ts';
 import { parseInteger } from '../query.ts';
 import { queryBool } from '../request-info.ts';
-import { containerOf, kubeletAddress, kubeletUnreachable } from './connect.ts';
+import { containerOf, kubeletAddress, noKubeletClient } from './connect.ts';
 import type { RequestScope } from './scope.ts';
 
 /** What a log request asks (core/v1 PodLogOptions). */
@@ -139,7 +139,7 @@ export async function podLogHandler(scope: RequestScope, registry: ResourceRegis
   const target = `/containerLogs/${info.namespace}/${info.name}/${container}${kubeletLogQuery(options)}`;
   const url = `https://${address}${target}`;
   const kubelet = scope.kubelet;
-  if (kubelet === undefined) throw unclassifiedError(`Get ${JSON.stringify(url)}: ${kubeletUnreachable}`);
+  if (kubelet === undefined) throw unclassifiedError(`Get ${JSON.stringify(url)}: ${noKubeletClient}`);
   let answer;
   try {
     answer = await kubelet.request({ address, method: 'GET', target, insecure: options.insecureSkipTLSVerifyBackend });
