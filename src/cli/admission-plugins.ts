@@ -19,7 +19,7 @@ import { defaultTolerationSeconds, type DefaultTolerations } from '../admission/
 import { persistentVolumeClaimResize } from '../admission/persistent-volume-claim-resize.ts';
 import { runtimeClassAdmission } from '../admission/runtime-class.ts';
 import { taintNodesByCondition } from '../admission/taint-nodes-by-condition.ts';
-import { podSecurityAdmission, type PodSecurityConfiguration } from '../admission/pod-security/plugin.ts';
+import { podSecurityAdmission, type PodSecurityConfiguration, type PodSecurityMetrics } from '../admission/pod-security/plugin.ts';
 import { podTopologyLabels } from '../admission/pod-topology-labels.ts';
 import { priorityAdmission } from '../admission/priority.ts';
 import type { GroupResource } from '../admission/quota-usage.ts';
@@ -132,6 +132,8 @@ export interface AdmissionOptions {
   disabled?: readonly string[];
   /** PodSecurity's configuration (`--admission-control-config-file`); upstream's defaults without one. */
   podSecurity?: PodSecurityConfiguration;
+  /** PodSecurity's counters (`/metrics`). */
+  podSecurityMetrics?: PodSecurityMetrics;
   /** The server's authorizer, for the certificate plugins; without it (tests) signers are allowed. */
   authorizeSigner?: SignerAuthorizer;
   /** `--default-not-ready-toleration-seconds` and `--default-unreachable-toleration-seconds` (300 each). */
@@ -202,7 +204,7 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
       podSecurityAdmission({
         namespace,
         pods: async (name) => (await storeOf(registry, '', 'pods').list(name, { consistency: { kind: 'any' } })).items.map((item) => item.object),
-      }, options.podSecurity),
+      }, options.podSecurity, options.podSecurityMetrics),
       priorityAdmission({
         get: (name) => storeOf(registry, 'scheduling.k8s.io', 'priorityclasses').find('', name),
         list: async () => (await storeOf(registry, 'scheduling.k8s.io', 'priorityclasses').list('', { consistency: { kind: 'any' } })).items.map((item) => item.object),

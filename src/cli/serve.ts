@@ -279,6 +279,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const authz = await authorizationSetup(config, log, metrics);
   const admissionSetup = admissionPlugins(registry, log, {
     podSecurity,
+    podSecurityMetrics: metrics.podSecurity,
     defaultTolerations: { notReadySeconds: config.defaultNotReadyTolerationSeconds, unreachableSeconds: config.defaultUnreachableTolerationSeconds },
     enabled: config.enableAdmissionPlugins,
     disabled: config.disableAdmissionPlugins,

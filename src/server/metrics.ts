@@ -28,6 +28,10 @@ const kmsOperationBuckets = Array.from({ length: 20 }, (_, i) => 0.0001 * 2 ** i
 const dataKeyGenerationBuckets = Array.from({ length: 14 }, (_, i) => 5e-6 * 2 ** i);
 /** Upstream's: from the microseconds of an in-process cipher to the seconds a key service may take. */
 const transformationBuckets = Array.from({ length: 25 }, (_, i) => 5e-6 * 2 ** i);
+function sortedLabels(labels: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
 /** Label sets of KMS key ids kept, the least recently used dropped first (upstream's LRU of 10). */
 const kmsKeyIdSeries = 10;
 const defaultBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -106,6 +110,9 @@ export class ApiMetrics {
   readonly #dataKeyGenerations: HistogramSeries;
   readonly #dataKeyGenerationFailures: { value: number };
   readonly #transformations: PlainCounter;
+  readonly #podSecurityEvaluations: PlainCounter;
+  readonly #podSecurityExemptions: PlainCounter;
+  readonly #podSecurityErrors: PlainCounter;
   readonly #transformationDurations: PlainHistogram;
   /** The key id label sets in use, least recently used first. */
   readonly #kmsKeyIdSets = new Set<string>();
@@ -164,6 +171,9 @@ export class ApiMetrics {
     this.#dataKeyGenerationFailures = new PlainCounter(list, 'apiserver_storage_data_key_generation_failures_total', 'Total number of failed data encryption key(DEK) generation operations.').series('', () => ({}));
     this.#transformations = new PlainCounter(list, 'apiserver_storage_transformation_operations_total', "Total number of transformations. Successful transformation will have a status 'OK' and a varied status string when the transformation fails. This status and transformation_type fields may be used for alerting on encryption/decryption failure using transformation_type from_storage for decryption and to_storage for encryption");
     this.#transformationDurations = new PlainHistogram(list, 'apiserver_storage_transformation_duration_seconds', 'Latencies in seconds of value transformation operations.', transformationBuckets);
+    this.#podSecurityEvaluations = new PlainCounter(list, 'pod_security_evaluations_total', 'Number of policy evaluations that occurred, not counting ignored or exempt requests.');
+    this.#podSecurityExemptions = new PlainCounter(list, 'pod_security_exemptions_total', 'Number of exempt requests, not counting ignored or out of scope requests.');
+    this.#podSecurityErrors = new PlainCounter(list, 'pod_security_errors_total', 'Number of errors prevent normal evaluation. Non-fatal errors are evaluated against a default policy.');
     for (const [use, help] of [
       ['legacy', 'Cumulative legacy service account tokens used'],
       ['stale', 'Cumulative stale projected service account tokens used'],
@@ -365,6 +375,19 @@ export class ApiMetrics {
     this.#transformations.series(`${resource}\0${type}\0${prefix}\0${status}`, () => ({ resource, status, transformation_type: type, transformer_prefix: prefix })).value++;
     if (status === 'OK') this.#transformationDurations.series(`${resource}\0${type}\0${prefix}`, () => ({ resource, transformation_type: type, transformer_prefix: prefix })).observe(seconds);
   }
+
+  /** PodSecurity admission's counters (upstream's pod_security_*), with the labels the plugin gives (written sorted by name, as Prometheus' Go client writes them). */
+  readonly podSecurity = {
+    evaluation: (labels: Record<string, string>): void => {
+      this.#podSecurityEvaluations.series(Object.values(labels).join('\0'), () => sortedLabels(labels)).value++;
+    },
+    exemption: (labels: Record<string, string>): void => {
+      this.#podSecurityExemptions.series(Object.values(labels).join('\0'), () => sortedLabels(labels)).value++;
+    },
+    error: (labels: Record<string, string>): void => {
+      this.#podSecurityErrors.series(Object.values(labels).join('\0'), () => sortedLabels(labels)).value++;
+    },
+  };
 
   /** The authorization configuration in use: loaded at start, or reloaded (`status`) when the file changed. */
   authorizationConfig(data: string, status?: 'success' | 'failure'): void {

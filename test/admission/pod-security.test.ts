@@ -220,3 +220,35 @@ test('raising a namespace\'s enforce level warns of the existing pods it would r
   assert.equal(pinned.warnings[0], 'existing pods in namespace "ns" violate the new PodSecurity enforce level "baseline:v1.30"');
   existingPods = [];
 });
+
+test('the counters as upstream\'s recorder keeps them: a label that does not parse is a non-fatal error, a missing namespace a fatal one, exempt runtime classes an exemption', async () => {
+  const recorded: string[] = [];
+  const record = (kind: string) => (labels: Record<string, string>) => recorded.push(`${kind} ${Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  const counted = podSecurityAdmission({ namespace: async (name) => namespaces[name], pods: async () => [] }, {
+    defaults: { enforce: { level: 'privileged', version: { text: 'latest', minor: Number.POSITIVE_INFINITY } }, audit: { level: 'privileged', version: { text: 'latest', minor: Number.POSITIVE_INFINITY } }, warn: { level: 'privileged', version: { text: 'latest', minor: Number.POSITIVE_INFINITY } } },
+    exemptions: { namespaces: [], usernames: [], runtimeClasses: ['kata'] },
+  }, { evaluation: record('evaluation'), exemption: record('exemption'), error: record('error') });
+  const run = (a: AdmissionAttributes) => runInRequestContext({ user: { name: 'alice', uid: '', groups: [] }, addWarning: () => {} }, async () => {
+    try {
+      await counted.validate!(a);
+    } catch (err) {
+      if (!(err instanceof StatusError)) throw err;
+    }
+  });
+  // "broken": enforce fails closed to restricted, the error counted as not fatal.
+  await run(attrs({ namespace: 'broken', object: plainPod }));
+  assert.deepEqual(recorded.splice(0), [
+    'error fatal=false request_operation=create resource=pod subresource=',
+    'evaluation decision=deny policy_level=restricted policy_version=latest mode=enforce request_operation=create resource=pod subresource=',
+  ]);
+  await run(attrs({ namespace: 'nowhere', object: plainPod }));
+  assert.deepEqual(recorded.splice(0), ['error fatal=true request_operation=create resource=pod subresource=']);
+  await run(attrs({ namespace: 'strict', object: pod('p', { runtimeClassName: 'kata', containers: [{ name: 'c', image: 'i' }] }) }));
+  assert.deepEqual(recorded.splice(0), ['exemption request_operation=create resource=pod subresource=']);
+  // A pod controller's template: audit and warn only, counted as upstream labels anything but a pod, `controller`.
+  await run(attrs({ namespace: 'mixed', resource: 'deployments', group: 'apps', kind: 'Deployment', object: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'mixed' }, spec: { template: { spec: privilegedPod.spec } } } }));
+  assert.deepEqual(recorded.splice(0), [
+    'evaluation decision=deny policy_level=restricted policy_version=v1.24 mode=audit request_operation=create resource=controller subresource=',
+    'evaluation decision=deny policy_level=restricted policy_version=latest mode=warn request_operation=create resource=controller subresource=',
+  ]);
+});

@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { sample } from '../helpers/metrics.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
@@ -100,6 +101,9 @@ test('--admission-control-config-file: PodSecurity\'s defaults apply to unlabell
     assert.equal(refused.json.message, 'pods "root" is forbidden: violates PodSecurity "baseline:latest": privileged (container "app" must not set securityContext.privileged=true)');
     assert.equal((await configured.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'psa-exempt' } } })).status, 201);
     assert.equal((await configured.request('POST', '/api/v1/namespaces/psa-exempt/pods', { body: pod('root', { privileged: true }) })).status, 201);
+    const scrape = (await configured.request('GET', '/metrics')).text;
+    assert.equal(sample(scrape, 'pod_security_exemptions_total', { request_operation: 'create', resource: 'pod', subresource: '' }), 1, 'the exempt namespace\'s pod counted as exempt');
+    assert.equal(sample(scrape, 'pod_security_evaluations_total', { decision: 'deny', mode: 'enforce', policy_level: 'baseline', policy_version: 'latest', resource: 'pod' }), 1);
   } finally {
     await configured.stop();
   }
@@ -109,4 +113,30 @@ test('--admission-control-config-file: PodSecurity\'s defaults apply to unlabell
   await assert.rejects(startServer({ admissionControlConfigFile: path.join(dir, 'missing.yaml') }), /unable to read admission control configuration/);
   writeFileSync(file, 'apiVersion: v1\nkind: ConfigMap\n');
   await assert.rejects(startServer({ admissionControlConfigFile: file }), /is not an AdmissionConfiguration/);
+});
+
+test('upstream\'s pod_security_* counters: enforce allowing and denying, audit and warn denying, by level, version, operation and resource', async () => {
+  const metrics = async () => (await server.request('GET', '/metrics')).text;
+  const count = (text: string, name: string, labels: Record<string, string>) => sample(text, name, labels);
+  await namespace('psa-metrics', { 'pod-security.kubernetes.io/enforce': 'baseline', 'pod-security.kubernetes.io/enforce-version': 'v1.30', 'pod-security.kubernetes.io/audit': 'restricted', 'pod-security.kubernetes.io/warn-version': 'v1.99' });
+  const before = await metrics();
+  const evaluation = (labels: Record<string, string>) => ({ request_operation: 'create', resource: 'pod', subresource: '', ...labels });
+  const enforceAllow = evaluation({ decision: 'allow', mode: 'enforce', policy_level: 'baseline', policy_version: 'v1.30' });
+  const enforceDeny = evaluation({ decision: 'deny', mode: 'enforce', policy_level: 'baseline', policy_version: 'v1.30' });
+  const auditDeny = evaluation({ decision: 'deny', mode: 'audit', policy_level: 'restricted', policy_version: 'latest' });
+  assert.equal((await server.request('POST', '/api/v1/namespaces/psa-metrics/pods', { body: pod('plain') })).status, 201);
+  assert.equal((await server.request('POST', '/api/v1/namespaces/psa-metrics/pods', { body: pod('root', { privileged: true }) })).status, 403);
+  // A template: audit and warn only (the warn level was raised to enforce's, at the version its label names).
+  const deployment = await server.request('POST', '/apis/apps/v1/namespaces/psa-metrics/deployments', {
+    body: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { hostNetwork: true, containers: [{ name: 'app', image: 'nginx' }] } } } },
+  });
+  assert.equal(deployment.status, 201, deployment.text);
+  const after = await metrics();
+  const delta = (name: string, labels: Record<string, string>) => count(after, name, labels) - count(before, name, labels);
+  assert.equal(delta('pod_security_evaluations_total', enforceAllow), 1);
+  assert.equal(delta('pod_security_evaluations_total', enforceDeny), 1);
+  assert.equal(delta('pod_security_evaluations_total', auditDeny), 2, 'both pods violate restricted');
+  assert.equal(delta('pod_security_evaluations_total', { ...auditDeny, resource: 'controller' }), 1);
+  assert.equal(delta('pod_security_evaluations_total', { decision: 'deny', mode: 'warn', policy_level: 'baseline', policy_version: 'future', request_operation: 'create', resource: 'controller', subresource: '' }), 1, 'a version past the server\'s is "future"');
+  assert.match(after, /pod_security_evaluations_total\{decision="deny",mode="enforce",policy_level="baseline",policy_version="v1\.30",request_operation="create",resource="pod",subresource=""\} 1/, 'labels sorted by name, as upstream writes them');
 });

@@ -32,10 +32,43 @@ export {
   defaultPodSecurityConfiguration, parsePodSecurityConfiguration, type PodSecurityConfiguration, type PodSecurityExemptions,
 } from './configuration.ts';
 
-/** What the handlers share: where namespaces and pods come from, and the configuration. */
+/**
+ * Upstream's pod_security_* counters (k8s.io/pod-security-admission/metrics), labelled as
+ * its recorder labels them: the operation in lower case, the resource `pod` for pods and
+ * `controller` for anything else (upstream's `namespace` case names a resource that does not
+ * exist, so namespaces count as controllers too), the subresource as requested.
+ */
+export interface PodSecurityMetrics {
+  /** A policy evaluated: enforce allowing or denying, audit and warn denying. `version` is `latest`, `v1.N`, or `future` past this server's. */
+  evaluation(labels: { decision: 'allow' | 'deny'; policy_level: string; policy_version: string; mode: 'enforce' | 'audit' | 'warn'; request_operation: string; resource: string; subresource: string }): void;
+  /** A request exempt by namespace, user or runtime class. */
+  exemption(labels: { request_operation: string; resource: string; subresource: string }): void;
+  /** An error that kept the policy from being evaluated normally (`fatal`: not evaluated at all). */
+  error(labels: { fatal: 'true' | 'false'; request_operation: string; resource: string; subresource: string }): void;
+}
+
+/** What the handlers share: where namespaces and pods come from, the configuration, the counters. */
 interface PodSecurity {
   sources: PodSecuritySources;
   configuration: PodSecurityConfiguration;
+  metrics: PodSecurityMetrics | undefined;
+}
+
+/** The minor version of the Pod Security Standards this server implements: policies of later versions count as `future`. */
+const apiMinor = 36;
+
+function requestLabels(attrs: AdmissionAttributes): { request_operation: string; resource: string; subresource: string } {
+  return {
+    request_operation: attrs.operation.toLowerCase(),
+    resource: attrs.group === '' && attrs.resource === 'pods' ? 'pod' : 'controller',
+    subresource: attrs.subresource,
+  };
+}
+
+function recordEvaluation(ps: PodSecurity, attrs: AdmissionAttributes, decision: 'allow' | 'deny', lv: LevelVersion, mode: 'enforce' | 'audit' | 'warn'): void {
+  if (ps.metrics === undefined) return;
+  const version = lv.version.text === 'latest' ? 'latest' : lv.version.minor <= apiMinor ? lv.version.text : 'future';
+  ps.metrics.evaluation({ decision, policy_level: lv.level, policy_version: version, mode, ...requestLabels(attrs) });
 }
 
 /** Pod subresources that cannot change what the checks read; any other (ephemeralcontainers, resize) is evaluated. */
@@ -69,8 +102,8 @@ const podTemplates: Record<string, (object: KubeObject) => PodTemplate | undefin
 };
 
 /** The plugin; `configuration` as parsePodSecurityConfiguration reads it, kube-apiserver's default without. */
-export function podSecurityAdmission(sources: PodSecuritySources, configuration: PodSecurityConfiguration = defaultPodSecurityConfiguration): AdmissionPlugin {
-  const ps: PodSecurity = { sources, configuration };
+export function podSecurityAdmission(sources: PodSecuritySources, configuration: PodSecurityConfiguration = defaultPodSecurityConfiguration, metrics?: PodSecurityMetrics): AdmissionPlugin {
+  const ps: PodSecurity = { sources, configuration, metrics };
   return {
     name: podSecurityPluginName,
     validate(attrs) {
@@ -107,15 +140,11 @@ function exemptRuntimeClass(ps: PodSecurity, spec: JsonObject): boolean {
  * the namespace first, then the user, each audited as the reason. True when exempt.
  */
 function exemptRequest(ps: PodSecurity, attrs: AdmissionAttributes): boolean {
-  if (exemptNamespace(ps, attrs.namespace)) {
-    annotate('exempt', 'namespace');
-    return true;
-  }
-  if (exemptUser(ps)) {
-    annotate('exempt', 'user');
-    return true;
-  }
-  return false;
+  const reason = exemptNamespace(ps, attrs.namespace) ? 'namespace' : exemptUser(ps) ? 'user' : undefined;
+  if (reason === undefined) return false;
+  annotate('exempt', reason);
+  ps.metrics?.exemption(requestLabels(attrs));
+  return true;
 }
 
 /** Upstream prefixes its audit annotation keys with the label prefix. */
@@ -174,6 +203,7 @@ function validatePod(ps: PodSecurity, attrs: AdmissionAttributes): Promise<void>
 async function evaluatePodRequest(ps: PodSecurity, attrs: AdmissionAttributes): Promise<void> {
   const namespace = await ps.sources.namespace(attrs.namespace);
   if (namespace === undefined) {
+    ps.metrics?.error({ fatal: 'true', ...requestLabels(attrs) });
     const error = internalError(`failed to lookup namespace ${goQuote(attrs.namespace)}`);
     annotate('error', `${error.message}: namespaces ${goQuote(attrs.namespace)} not found`);
     throw error;
@@ -197,6 +227,7 @@ function validatePodController(ps: PodSecurity, attrs: AdmissionAttributes, temp
 async function evaluatePodController(ps: PodSecurity, attrs: AdmissionAttributes, templateOf: TemplateOf): Promise<void> {
   const namespace = await ps.sources.namespace(attrs.namespace);
   if (namespace === undefined) {
+    ps.metrics?.error({ fatal: 'true', ...requestLabels(attrs) });
     annotate('error', `failed to lookup namespace ${goQuote(attrs.namespace)}: namespaces ${goQuote(attrs.namespace)} not found`);
     return;
   }
@@ -218,9 +249,13 @@ function aggregateOf(errors: readonly StatusCause[]): string | undefined {
 function evaluate(ps: PodSecurity, attrs: AdmissionAttributes, policy: Policy, policyError: string | undefined, pod: PodTemplate, enforce: boolean): void {
   if (exemptRuntimeClass(ps, pod.spec)) {
     annotate('exempt', 'runtimeClass');
+    ps.metrics?.exemption(requestLabels(attrs));
     return;
   }
-  if (policyError !== undefined) annotate('error', `Failed to parse policy: ${policyError}`);
+  if (policyError !== undefined) {
+    annotate('error', `Failed to parse policy: ${policyError}`);
+    ps.metrics?.error({ fatal: 'false', ...requestLabels(attrs) });
+  }
   const results = new Map<string, Violation[]>();
   const violationsOf = (lv: LevelVersion) => {
     const key = levelVersionString(lv);
@@ -236,12 +271,19 @@ function evaluate(ps: PodSecurity, attrs: AdmissionAttributes, policy: Policy, p
     annotate('enforce-policy', levelVersionString(policy.enforce));
     const violations = violationsOf(policy.enforce);
     if (violations.length > 0) refusal = forbidden(attrs, `violates PodSecurity ${goQuote(levelVersionString(policy.enforce))}: ${forbiddenDetail(violations)}`);
+    recordEvaluation(ps, attrs, refusal === undefined ? 'allow' : 'deny', policy.enforce, 'enforce');
   }
   const audited = violationsOf(policy.audit);
-  if (audited.length > 0) annotate('audit-violations', `would violate PodSecurity ${goQuote(levelVersionString(policy.audit))}: ${forbiddenDetail(audited)}`);
+  if (audited.length > 0) {
+    annotate('audit-violations', `would violate PodSecurity ${goQuote(levelVersionString(policy.audit))}: ${forbiddenDetail(audited)}`);
+    recordEvaluation(ps, attrs, 'deny', policy.audit, 'audit');
+  }
   if (refusal !== undefined) throw refusal;
   const warned = violationsOf(policy.warn);
-  if (warned.length > 0) addWarning(`would violate PodSecurity ${goQuote(levelVersionString(policy.warn))}: ${forbiddenDetail(warned)}`);
+  if (warned.length > 0) {
+    addWarning(`would violate PodSecurity ${goQuote(levelVersionString(policy.warn))}: ${forbiddenDetail(warned)}`);
+    recordEvaluation(ps, attrs, 'deny', policy.warn, 'warn');
+  }
 }
 
 /** apimachinery's NewForbidden for the request's resource and name. */
