@@ -144,9 +144,10 @@ test('pods/log streams the kubelet\'s log, with upstream\'s parameters and the c
 
   // Every option upstream passes on, in Go's order; the sinceTime in RFC 3339.
   seen.length = 0;
-  const query = 'container=c&timestamps=true&tailLines=5&limitBytes=100&sinceTime=2026-01-02T03:04:05%2B01:00&previous=1';
+  const query = 'container=c&timestamps=true&tailLines=%2B05&limitBytes=9223372036854775807&sinceTime=2026-01-02T03:04:05%2B01:00&previous=1';
   assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/pods/p/log?${query}`)).status, 200);
-  assert.equal(seen[0]!.url, `/containerLogs/${ns}/p/c?limitBytes=100&previous=true&sinceTime=2026-01-02T02%3A04%3A05Z&tailLines=5&timestamps=true`);
+  // Integers as Go's FormatInt writes what it parsed: no sign or leading zero, exact past 2^53.
+  assert.equal(seen[0]!.url, `/containerLogs/${ns}/p/c?limitBytes=9223372036854775807&previous=true&sinceTime=2026-01-02T02%3A04%3A05Z&tailLines=5&timestamps=true`);
 
   // A followed log arrives as the kubelet writes it.
   const followed = await server.request('GET', `/api/v1/namespaces/${ns}/pods/p/log?container=c&follow=true`);

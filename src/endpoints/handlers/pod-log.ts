@@ -28,6 +28,8 @@ export interface PodLogOptions {
   tailLines?: number;
   limitBytes?: number;
   insecureSkipTLSVerifyBackend: boolean;
+  /** The integer options in decimal, exactly as given (an int64 may not fit a number). */
+  integers: Partial<Record<'sinceSeconds' | 'tailLines' | 'limitBytes', string>>;
 }
 
 /**
@@ -41,10 +43,14 @@ export function podLogOptions(query: URLSearchParams, name: string): PodLogOptio
     previous: queryBool(query.get('previous')) === true,
     timestamps: queryBool(query.get('timestamps')) === true,
     insecureSkipTLSVerifyBackend: queryBool(query.get('insecureSkipTLSVerifyBackend')) === true,
+    integers: {},
   };
   for (const key of ['sinceSeconds', 'tailLines', 'limitBytes'] as const) {
     const value = parseInteger(query, key);
-    if (value !== undefined) options[key] = value;
+    if (value === undefined) continue;
+    options[key] = value;
+    // Passed on as Go's FormatInt writes the int64 it parsed: exact past 2^53, without a sign or leading zeros.
+    options.integers[key] = BigInt(query.get(key)!).toString();
   }
   const sinceTime = query.get('sinceTime');
   if (sinceTime !== null) {
@@ -69,11 +75,11 @@ export function podLogOptions(query: URLSearchParams, name: string): PodLogOptio
 export function kubeletLogQuery(options: PodLogOptions): string {
   const params: Array<[string, string]> = [];
   if (options.follow) params.push(['follow', 'true']);
-  if (options.limitBytes !== undefined) params.push(['limitBytes', String(options.limitBytes)]);
+  if (options.integers.limitBytes !== undefined) params.push(['limitBytes', options.integers.limitBytes]);
   if (options.previous) params.push(['previous', 'true']);
-  if (options.sinceSeconds !== undefined) params.push(['sinceSeconds', String(options.sinceSeconds)]);
+  if (options.integers.sinceSeconds !== undefined) params.push(['sinceSeconds', options.integers.sinceSeconds]);
   if (options.sinceTime !== undefined) params.push(['sinceTime', options.sinceTime]);
-  if (options.tailLines !== undefined) params.push(['tailLines', String(options.tailLines)]);
+  if (options.integers.tailLines !== undefined) params.push(['tailLines', options.integers.tailLines]);
   if (options.timestamps) params.push(['timestamps', 'true']);
   return params.length === 0 ? '' : `?${new URLSearchParams(params).toString()}`;
 }
