@@ -187,6 +187,8 @@ function auditLogSink(config: Config, log: (message: string) => void): AuditSink
 export interface ServeDependencies {
   /** Storage to serve from (the server closes it), perhaps shared with other servers; by default the one --storage names. */
   backend?: Backend;
+  /** Which addresses nodes/proxy may reach; upstream's rule (no loopback or link-local) by default. Tests' kubelets listen on loopback. */
+  proxyableAddress?: (ip: string) => boolean;
 }
 
 /** Builds the object graph from a Config and starts serving (the composition root). */
@@ -206,7 +208,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   ]);
   const clientCaPem = clientMaterial?.clientCaPem ?? await readFile(config.clientCaFile!, 'utf8');
   warnOfTokenExpirations(config, log);
-  const kubelet = new KubeletClient(await kubeletClientTls(config));
+  const kubelet = new KubeletClient(await kubeletClientTls(config), deps.proxyableAddress);
   // Keys named by flags are read now, so that a wrong path fails the start; the default one is made on first use.
   const keyOptions = { dataDir, ...(config.serviceAccountSigningKeyFile !== undefined ? { signingKeyFile: config.serviceAccountSigningKeyFile } : {}), keyFiles: config.serviceAccountKeyFiles, sync: config.syncDataDirFiles };
   const serviceAccountKeys = lazyServiceAccountKeys(keyOptions);

@@ -5,7 +5,9 @@
 // kubelets serve self-signed certificates, and upstream's transport is insecure when no CA
 // is configured. A request may ask to skip the check (pods/log's insecureSkipTLSVerifyBackend).
 // Failures are worded as Go's HTTP client words them, which is what upstream's answers carry.
+import { lookup } from 'node:dns/promises';
 import https from 'node:https';
+import { isIPv4, isIPv6 } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import { sendBody } from './proxy-stream.ts';
 
@@ -49,14 +51,33 @@ export function goDialError(err: NodeJS.ErrnoException, address: string): string
   }
 }
 
+/**
+ * Go's proxyutil.IsProxyableIP: not loopback, link-local unicast, link-local multicast or
+ * interface-local multicast (IPv4-mapped IPv6 addresses as their IPv4 address).
+ */
+export function isProxyableIp(ip: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  const v4 = mapped?.[1] ?? (isIPv4(ip) ? ip : undefined);
+  if (v4 !== undefined) {
+    const [a, b, c] = v4.split('.').map(Number);
+    return !(a === 127 || (a === 169 && b === 254) || (a === 224 && b === 0 && c === 0));
+  }
+  if (!isIPv6(ip)) return true;
+  const lower = ip.toLowerCase();
+  return !(lower === '::1' || /^fe[89ab]/.test(lower) || lower.startsWith('ff01:') || lower.startsWith('ff02:'));
+}
+
 const connectTimeoutMs = 30_000;
 const handshakeTimeoutMs = 10_000;
 
 export class KubeletClient {
   readonly #agent: https.Agent;
   readonly #insecureAgent: https.Agent;
+  readonly #proxyable: (ip: string) => boolean;
 
-  constructor(tls: KubeletTls = {}) {
+  /** `proxyable`: which addresses nodes/proxy may reach (upstream's IsProxyableIP; tests on loopback widen it). */
+  constructor(tls: KubeletTls = {}, proxyable: (ip: string) => boolean = isProxyableIp) {
+    this.#proxyable = proxyable;
     const identity = { ...(tls.certPem !== undefined ? { cert: tls.certPem } : {}), ...(tls.keyPem !== undefined ? { key: tls.keyPem } : {}) };
     this.#insecureAgent = new https.Agent({ keepAlive: true, ...identity, rejectUnauthorized: false });
     this.#agent = tls.caPem === undefined ? this.#insecureAgent : new https.Agent({ keepAlive: true, ...identity, ca: tls.caPem });
@@ -90,6 +111,23 @@ export class KubeletClient {
       if (body === undefined) outgoing.end();
       else sendBody(body, outgoing);
     });
+  }
+
+  /**
+   * Upstream's isProxyableHostname for nodes/proxy: every address the host resolves to must be
+   * proxyable, so that a Node's reported address cannot turn the server's proxy on its own
+   * loopback or link-local services. Throws upstream's words (`address not allowed`, a failed lookup).
+   */
+  async checkProxyable(address: string): Promise<void> {
+    const host = address.startsWith('[') ? address.slice(1, address.indexOf(']')) : address.slice(0, address.lastIndexOf(':'));
+    let found: Array<{ address: string }>;
+    try {
+      found = isIPv4(host) || isIPv6(host) ? [{ address: host }] : await lookup(host, { all: true });
+    } catch {
+      throw new Error(`lookup ${host}: no such host`);
+    }
+    if (found.length === 0) throw new Error('no addresses for hostname');
+    if (found.some((a) => !this.#proxyable(a.address))) throw new Error('address not allowed');
   }
 
   close(): void {

@@ -9,6 +9,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { isProxyableIp } from '../../src/endpoints/kubelet-client.ts';
 import { ensureServingMaterial } from '../../src/server/tls-material.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { kubectl, needsKubectl } from '../helpers/kubectl.ts';
@@ -107,7 +108,7 @@ before(async () => {
     kubeletClientCertificate: path.join(clientDir, 'pki/apiserver.crt'),
     kubeletClientKey: path.join(clientDir, 'pki/apiserver.key'),
     kubeletCertificateAuthority: path.join(kubeletDir, 'pki/ca.crt'),
-  });
+  }, { proxyableAddress: () => true }); // the fake kubelet listens on loopback, which nodes/proxy refuses by default
 });
 
 after(async () => {
@@ -206,7 +207,7 @@ test('log options are decoded and validated as upstream\'s PodLogOptions, before
   }
 });
 
-test('a kubelet that cannot be reached or trusted is Go\'s client error; insecureSkipTLSVerifyBackend skips the check', async () => {
+test('a kubelet that cannot be reached or trusted is Go\'s client error; insecureSkipTLSVerifyBackend skips the check; nodes/proxy keeps off loopback', async () => {
   const ns = await server.newNamespace('log-dial');
   const closed = await freePort();
   await podOnNode(ns, 'real-down', closed);
@@ -228,6 +229,12 @@ test('a kubelet that cannot be reached or trusted is Go\'s client error; insecur
     const untrusted = await other.request('GET', `/api/v1/namespaces/${ns2}/pods/p/log`);
     assert.equal(untrusted.status, 500, untrusted.text);
     assert.equal(untrusted.json.message, `Get "https://127.0.0.1:${kubeletPort}/containerLogs/${ns2}/p/c": tls: failed to verify certificate: x509: certificate signed by unknown authority`);
+    // nodes/proxy refuses, as upstream's isProxyableHostname, a node whose kubelet is on a loopback or link-local address, or does not resolve.
+    const loopback = await other.request('GET', '/api/v1/nodes/real-tls/proxy/metrics');
+    assert.deepEqual([loopback.status, loopback.json.reason, loopback.json.message], [400, 'BadRequest', 'address not allowed']);
+    await other.request('POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'nowhere' }, status: { addresses: [{ type: 'Hostname', address: 'nowhere.invalid' }] } } });
+    const unresolved = await other.request('GET', '/api/v1/nodes/nowhere/proxy/metrics');
+    assert.deepEqual([unresolved.status, unresolved.json.message], [400, 'lookup nowhere.invalid: no such host']);
     const skipped = await other.request('GET', `/api/v1/namespaces/${ns2}/pods/p/log?insecureSkipTLSVerifyBackend=true`);
     assert.equal(skipped.status, 200, skipped.text);
     assert.equal(skipped.text, 'line 1\nline 2\n');
@@ -298,4 +305,13 @@ test('a simulated node\'s kubelet is not dialed: its pods log one line, its prox
   await podOnNode(real, 'real-4', kubeletPort);
   const realExec = await server.request('GET', `/api/v1/namespaces/${real}/pods/p/exec?command=ls&container=c`);
   assert.equal(realExec.json.message, `error dialing backend: no kubelet is reachable for exec, attach or port-forward: Plinth does not pass upgraded connections to kubelets yet (node "real-4" at 127.0.0.1:${kubeletPort})`);
+});
+
+test('the addresses nodes/proxy may reach are Go\'s proxyable ones', () => {
+  const cases: Array<[string, boolean]> = [
+    ['10.0.0.5', true], ['192.0.2.7', true], ['2001:db8::1', true], ['node-1.internal', true],
+    ['127.0.0.1', false], ['127.1.2.3', false], ['169.254.169.254', false], ['224.0.0.251', false], ['224.0.1.1', true],
+    ['::1', false], ['fe80::1', false], ['FEBF::1', false], ['ff02::1', false], ['ff01::1', false], ['ff05::1', true], ['::ffff:127.0.0.1', false], ['::ffff:10.0.0.1', true],
+  ];
+  for (const [ip, allowed] of cases) assert.equal(isProxyableIp(ip), allowed, ip);
 });

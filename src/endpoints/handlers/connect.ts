@@ -92,6 +92,11 @@ export async function nodeProxyHandler(scope: RequestScope, registry: ResourceRe
   if (kubelet === undefined || simulated) {
     throw serviceUnavailable(`error trying to reach service: ${simulated ? simulatedKubelet : noKubeletClient} (node ${JSON.stringify(info.name)} at ${address})`);
   }
+  try {
+    await kubelet.checkProxyable(address);
+  } catch (err) {
+    throw badRequest((err as Error).message);
+  }
   const marker = `/nodes/${info.name}/proxy`;
   const rest = info.path.slice(info.path.indexOf(marker) + marker.length);
   // The query as sent (upstream passes the raw query on), not as parsed and encoded again.
