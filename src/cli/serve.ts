@@ -208,7 +208,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   ]);
   const clientCaPem = clientMaterial?.clientCaPem ?? await readFile(config.clientCaFile!, 'utf8');
   warnOfTokenExpirations(config, log);
-  const kubelet = new KubeletClient(await kubeletClientTls(config), deps.proxyableAddress);
+  const kubeletTls = await kubeletClientTls(config);
   // Keys named by flags are read now, so that a wrong path fails the start; the default one is made on first use.
   const keyOptions = { dataDir, ...(config.serviceAccountSigningKeyFile !== undefined ? { signingKeyFile: config.serviceAccountSigningKeyFile } : {}), keyFiles: config.serviceAccountKeyFiles, sync: config.syncDataDirFiles };
   const serviceAccountKeys = lazyServiceAccountKeys(keyOptions);
@@ -250,6 +250,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     storageObjects: () => [...cacheTypes].map(([cache, type]) => ({ resource: type.group === '' ? type.resource : `${type.resource}.${type.group}`, count: cache.size })),
   });
   metrics.disable(config.disabledMetrics);
+  const kubelet = new KubeletClient(kubeletTls, deps.proxyableAddress, metrics.podLogs);
   // Applies of built-in workloads may run on a worker thread; the storage syncs off the loop while they do.
   const applyOffload = config.applyWorkerAfter >= 0 ? new ApplyOffload(config.applyWorkerAfter, applyWorkerEntry) : undefined;
   const stored = deps.backend ?? await openBackend(config.storage, {

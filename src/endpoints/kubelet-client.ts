@@ -29,6 +29,16 @@ export interface KubeletRequest {
   insecure?: boolean;
 }
 
+/** Node's codes for a server certificate that did not verify. */
+const certificateErrors: ReadonlySet<string> = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** Whether a request failed on the kubelet's certificate (KubeletClient.request's errors say so). */
+export function isCertificateRejected(err: unknown): boolean {
+  return (err as { certificateRejected?: unknown }).certificateRejected === true;
+}
+
 /** A refused connection, a name that does not resolve, a certificate not trusted: as Go's net and crypto/tls say it. */
 export function goDialError(err: NodeJS.ErrnoException, address: string): string {
   const host = address.startsWith('[') ? address.slice(1, address.indexOf(']')) : address.slice(0, address.lastIndexOf(':'));
@@ -70,14 +80,25 @@ export function isProxyableIp(ip: string): boolean {
 const connectTimeoutMs = 30_000;
 const handshakeTimeoutMs = 10_000;
 
+/** Upstream's pods/log counters (`kube_apiserver_pod_logs_*`). */
+export interface PodLogCounters {
+  /** A log request, by whether it asked to skip the kubelet's certificate check. */
+  logRequest(usage: 'enforce_tls' | 'skip_tls_allowed'): void;
+  /** A log request that failed on the kubelet's certificate. */
+  logTlsFailure(): void;
+}
+
 export class KubeletClient {
   readonly #agent: https.Agent;
   readonly #insecureAgent: https.Agent;
   readonly #proxyable: (ip: string) => boolean;
+  /** Counted by pods/log, which is what upstream counts them for. */
+  readonly logCounters: PodLogCounters | undefined;
 
   /** `proxyable`: which addresses nodes/proxy may reach (upstream's IsProxyableIP; tests on loopback widen it). */
-  constructor(tls: KubeletTls = {}, proxyable: (ip: string) => boolean = isProxyableIp) {
+  constructor(tls: KubeletTls = {}, proxyable: (ip: string) => boolean = isProxyableIp, logCounters?: PodLogCounters) {
     this.#proxyable = proxyable;
+    this.logCounters = logCounters;
     const identity = { ...(tls.certPem !== undefined ? { cert: tls.certPem } : {}), ...(tls.keyPem !== undefined ? { key: tls.keyPem } : {}) };
     this.#insecureAgent = new https.Agent({ keepAlive: true, ...identity, rejectUnauthorized: false });
     this.#agent = tls.caPem === undefined ? this.#insecureAgent : new https.Agent({ keepAlive: true, ...identity, ca: tls.caPem });
@@ -95,7 +116,7 @@ export class KubeletClient {
         // The kubelet's certificate names its node, not necessarily the address dialed; upstream checks it against the address.
         servername: /^[\d.]+$|:/.test(host) ? '' : host,
       }, resolve);
-      outgoing.once('error', (err: NodeJS.ErrnoException) => reject(new Error(goDialError(err, address))));
+      outgoing.once('error', (err: NodeJS.ErrnoException) => reject(Object.assign(new Error(goDialError(err, address)), { certificateRejected: certificateErrors.has(err.code ?? '') })));
       // Go's transport defaults, as upstream's kubelet transport has them: 30 s to connect, 10 s for the handshake.
       outgoing.once('socket', (socket) => {
         if (!socket.connecting) return;

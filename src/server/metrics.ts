@@ -113,6 +113,8 @@ export class ApiMetrics {
   readonly #podSecurityEvaluations: PlainCounter;
   readonly #podSecurityExemptions: PlainCounter;
   readonly #podSecurityErrors: PlainCounter;
+  readonly #podLogsUsage: PlainCounter;
+  readonly #podLogsTlsFailures: { value: number };
   readonly #transformationDurations: PlainHistogram;
   /** The key id label sets in use, least recently used first. */
   readonly #kmsKeyIdSets = new Set<string>();
@@ -174,6 +176,8 @@ export class ApiMetrics {
     this.#podSecurityEvaluations = new PlainCounter(list, 'pod_security_evaluations_total', 'Number of policy evaluations that occurred, not counting ignored or exempt requests.');
     this.#podSecurityExemptions = new PlainCounter(list, 'pod_security_exemptions_total', 'Number of exempt requests, not counting ignored or out of scope requests.');
     this.#podSecurityErrors = new PlainCounter(list, 'pod_security_errors_total', 'Number of errors prevent normal evaluation. Non-fatal errors are evaluated against a default policy.');
+    this.#podLogsUsage = new PlainCounter(list, 'kube_apiserver_pod_logs_insecure_backend_total', 'Total number of requests for pods/logs sliced by usage type: enforce_tls, skip_tls_allowed, skip_tls_denied');
+    this.#podLogsTlsFailures = new PlainCounter(list, 'kube_apiserver_pod_logs_backend_tls_failure_total', 'Total number of requests for pods/logs that failed due to kubelet server TLS verification').series('', () => ({}));
     for (const [use, help] of [
       ['legacy', 'Cumulative legacy service account tokens used'],
       ['stale', 'Cumulative stale projected service account tokens used'],
@@ -375,6 +379,16 @@ export class ApiMetrics {
     this.#transformations.series(`${resource}\0${type}\0${prefix}\0${status}`, () => ({ resource, status, transformation_type: type, transformer_prefix: prefix })).value++;
     if (status === 'OK') this.#transformationDurations.series(`${resource}\0${type}\0${prefix}`, () => ({ resource, transformation_type: type, transformer_prefix: prefix })).observe(seconds);
   }
+
+  /** pods/log's counters (upstream's kube_apiserver_pod_logs_*): requests by whether they skip the kubelet's certificate check, and certificate failures. */
+  readonly podLogs = {
+    logRequest: (usage: 'enforce_tls' | 'skip_tls_allowed'): void => {
+      this.#podLogsUsage.series(usage, () => ({ usage })).value++;
+    },
+    logTlsFailure: (): void => {
+      this.#podLogsTlsFailures.value++;
+    },
+  };
 
   /** PodSecurity admission's counters (upstream's pod_security_*), with the labels the plugin gives (written sorted by name, as Prometheus' Go client writes them). */
   readonly podSecurity = {

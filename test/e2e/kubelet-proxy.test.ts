@@ -13,6 +13,7 @@ import { isProxyableIp } from '../../src/endpoints/kubelet-client.ts';
 import { ensureServingMaterial } from '../../src/server/tls-material.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { kubectl, needsKubectl } from '../helpers/kubectl.ts';
+import { sample } from '../helpers/metrics.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 
 interface Seen {
@@ -239,6 +240,13 @@ test('a kubelet that cannot be reached or trusted is Go\'s client error; insecur
     assert.equal(skipped.status, 200, skipped.text);
     assert.equal(skipped.text, 'line 1\nline 2\n');
     assert.equal(seen.at(-1)!.client, undefined, 'no client certificate configured, none presented');
+    // Upstream's pods/log counters: each request by its use of the skip (a refused one too), each certificate failure.
+    assert.equal((await other.request('GET', `/api/v1/namespaces/${ns2}/pods/p/log?tailLines=-1`)).status, 422);
+    const scrape = (await other.request('GET', '/metrics')).text;
+    assert.equal(sample(scrape, 'kube_apiserver_pod_logs_insecure_backend_total', { usage: 'enforce_tls' }), 2);
+    assert.equal(sample(scrape, 'kube_apiserver_pod_logs_insecure_backend_total', { usage: 'skip_tls_allowed' }), 1);
+    assert.equal(sample(scrape, 'kube_apiserver_pod_logs_backend_tls_failure_total'), 1);
+    assert.match(scrape, /^kube_apiserver_pod_logs_backend_tls_failure_total 1$/m);
   } finally {
     await other.close();
   }

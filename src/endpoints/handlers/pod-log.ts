@@ -10,6 +10,7 @@ import { objectAt, stringAt } from '../../registry/builtin/object.ts';
 import { simulatedLogLine, simulatedNodeAnnotation } from '../../registry/builtin/nodes.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
 import { writeBytes } from '../http.ts';
+import { isCertificateRejected } from '../kubelet-client.ts';
 import { streamAnswer } from '../proxy-stream.ts';
 import { parseInteger } from '../query.ts';
 import { queryBool } from '../request-info.ts';
@@ -37,6 +38,13 @@ export interface PodLogOptions {
  * a time that is not RFC 3339: 400), then ValidatePodLogOptions (422 PodLogOptions).
  */
 export function podLogOptions(query: URLSearchParams, name: string): PodLogOptions {
+  const options = decodePodLogOptions(query);
+  validatePodLogOptions(options, name);
+  return options;
+}
+
+/** The query as upstream's parameter codec decodes PodLogOptions: 400 for a number Go cannot parse or a time that is not RFC 3339. */
+export function decodePodLogOptions(query: URLSearchParams): PodLogOptions {
   const options: PodLogOptions = {
     container: query.get('container') ?? '',
     follow: queryBool(query.get('follow')) === true,
@@ -62,13 +70,17 @@ export function podLogOptions(query: URLSearchParams, name: string): PodLogOptio
       options.sinceTime = parsed.value ?? '0001-01-01T00:00:00Z';
     }
   }
+  return options;
+}
+
+/** Upstream's ValidatePodLogOptions: 422 PodLogOptions with each field's error. */
+export function validatePodLogOptions(options: PodLogOptions, name: string): void {
   const causes: StatusCause[] = [];
   if (options.tailLines !== undefined && options.tailLines < 0) causes.push(invalidField('tailLines', options.tailLines, 'must be greater than or equal to 0'));
   if (options.limitBytes !== undefined && options.limitBytes < 1) causes.push(invalidField('limitBytes', options.limitBytes, 'must be greater than 0'));
   if (options.sinceSeconds !== undefined && options.sinceTime !== undefined) causes.push(forbidden('[]', 'at most one of `sinceTime` or `sinceSeconds` may be specified'));
   else if (options.sinceSeconds !== undefined && options.sinceSeconds < 1) causes.push(invalidField('sinceSeconds', options.sinceSeconds, 'must be greater than 0'));
   if (causes.length > 0) throw invalid('PodLogOptions', name, causes);
-  return options;
 }
 
 /** The query the kubelet is sent: upstream's parameters, in Go's url.Values order (by key). */
@@ -127,7 +139,10 @@ async function readLimited(stream: AsyncIterable<Buffer>, limit: number): Promis
 
 export async function podLogHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
   const { info, res } = scope;
-  const options = podLogOptions(scope.query, info.name);
+  const options = decodePodLogOptions(scope.query);
+  // Counted before validation, as upstream's LogREST counts every request whose options decoded.
+  scope.kubelet?.logCounters?.logRequest(options.insecureSkipTLSVerifyBackend ? 'skip_tls_allowed' : 'enforce_tls');
+  validatePodLogOptions(options, info.name);
   const pod = await scope.served.store.get(info.namespace, info.name);
   const container = containerOf(pod, info.name, options.container);
   const nodeName = stringAt(objectAt(pod, 'spec'), 'nodeName');
@@ -150,6 +165,7 @@ export async function podLogHandler(scope: RequestScope, registry: ResourceRegis
   try {
     answer = await kubelet.request({ address, method: 'GET', target, insecure: options.insecureSkipTLSVerifyBackend });
   } catch (err) {
+    if (isCertificateRejected(err)) kubelet.logCounters?.logTlsFailure();
     // Go's client's error, as upstream answers it: 500 without a reason.
     throw unclassifiedError(`Get ${JSON.stringify(url)}: ${(err as Error).message}`);
   }
