@@ -110,8 +110,11 @@ export async function nodeProxyHandler(scope: RequestScope, registry: ResourceRe
     throw serviceUnavailable(`error trying to reach service: ${(err as Error).message}`);
   }
   const untrack = scope.trackLongRunning(() => answer.destroy());
-  res.writeHead(answer.statusCode ?? 502, answeredHeaders(answer));
-  res.flushHeaders?.();
-  await streamAnswer(answer, res);
-  untrack();
+  try {
+    res.writeHead(answer.statusCode ?? 502, answeredHeaders(answer));
+    res.flushHeaders?.();
+    await streamAnswer(answer, res);
+  } finally {
+    untrack();
+  }
 }

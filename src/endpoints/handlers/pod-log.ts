@@ -177,8 +177,11 @@ export async function podLogHandler(scope: RequestScope, registry: ResourceRegis
   if (code < 200 || code > 206) throw kubeletRefusal(code, await readLimited(answer, maxErrorBody), info.name);
   // Streamed as it comes (a followed log for as long as both ends stay).
   const untrack = scope.trackLongRunning(() => answer.destroy());
-  res.writeHead(200, { 'Content-Type': 'text/plain' });
-  res.flushHeaders?.();
-  await streamAnswer(answer, res);
-  untrack();
+  try {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.flushHeaders?.();
+    await streamAnswer(answer, res);
+  } finally {
+    untrack();
+  }
 }
