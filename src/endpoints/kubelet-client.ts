@@ -39,9 +39,14 @@ export function isCertificateRejected(err: unknown): boolean {
   return (err as { certificateRejected?: unknown }).certificateRejected === true;
 }
 
+/** The host of `host:port` or `[v6]:port`. */
+function hostOf(address: string): string {
+  return address.startsWith('[') ? address.slice(1, address.indexOf(']')) : address.slice(0, address.lastIndexOf(':'));
+}
+
 /** A refused connection, a name that does not resolve, a certificate not trusted: as Go's net and crypto/tls say it. */
 export function goDialError(err: NodeJS.ErrnoException, address: string): string {
-  const host = address.startsWith('[') ? address.slice(1, address.indexOf(']')) : address.slice(0, address.lastIndexOf(':'));
+  const host = hostOf(address);
   switch (err.code) {
     case 'ECONNREFUSED': return `dial tcp ${address}: connect: connection refused`;
     case 'EHOSTUNREACH': return `dial tcp ${address}: connect: no route to host`;
@@ -107,11 +112,10 @@ export class KubeletClient {
   /** The kubelet's answer (its body unread), or an Error worded as Go's client's. */
   request(req: KubeletRequest, body?: AsyncIterable<Buffer | string>): Promise<IncomingMessage> {
     const { address } = req;
-    const colon = address.lastIndexOf(':');
-    const host = address.startsWith('[') ? address.slice(1, address.indexOf(']')) : address.slice(0, colon);
+    const host = hostOf(address);
     return new Promise((resolve, reject) => {
       const outgoing = https.request({
-        host, port: Number(address.slice(colon + 1)), method: req.method, path: req.target, headers: req.headers,
+        host, port: Number(address.slice(address.lastIndexOf(':') + 1)), method: req.method, path: req.target, headers: req.headers,
         agent: req.insecure === true ? this.#insecureAgent : this.#agent,
         // The kubelet's certificate names its node, not necessarily the address dialed; upstream checks it against the address.
         servername: /^[\d.]+$|:/.test(host) ? '' : host,
@@ -140,7 +144,7 @@ export class KubeletClient {
    * loopback or link-local services. Throws upstream's words (`address not allowed`, a failed lookup).
    */
   async checkProxyable(address: string): Promise<void> {
-    const host = address.startsWith('[') ? address.slice(1, address.indexOf(']')) : address.slice(0, address.lastIndexOf(':'));
+    const host = hostOf(address);
     let found: Array<{ address: string }>;
     try {
       found = isIPv4(host) || isIPv6(host) ? [{ address: host }] : await lookup(host, { all: true });
