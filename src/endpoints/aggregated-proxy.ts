@@ -8,7 +8,7 @@
 import type https from 'node:https';
 import type { RequestUser } from '../api/request-context.ts';
 import type { HttpRequest, HttpResponse } from './http.ts';
-import { answeredHeaders, hopByHopHeaders, sendBody, streamAnswer } from './proxy-stream.ts';
+import { answeredHeaders, forwardedHeaders, notForwarded, sendBody, streamAnswer } from './proxy-stream.ts';
 
 /** Where an aggregated group and version is served: the extension server's address and the TLS agent to reach it. */
 export interface AggregationTarget {
@@ -36,10 +36,9 @@ function isWatch(url: string): boolean {
 /** What the handler asks of the aggregation layer: undefined for a group and version served here. */
 export type AggregationLookup = (group: string, version: string) => { target?: AggregationTarget } | undefined;
 
-/** Headers a proxy does not pass on (hop-by-hop, the caller's credentials, what the proxy sets itself). */
+/** Headers the aggregator does not pass on: besides a proxy's usual ones, proxy headers and what it sets itself (the user's). */
 function dropped(name: string): boolean {
-  return hopByHopHeaders.has(name) || name === 'authorization' || name === 'host' || name.startsWith('proxy-')
-    || name.startsWith('impersonate-') || name.startsWith('x-remote-') || name.startsWith(':');
+  return notForwarded(name) || name.startsWith('proxy-') || name.startsWith('x-remote-');
 }
 
 /** Extra keys escaped as client-go's transport escapes them into header names. */
@@ -72,14 +71,7 @@ export async function proxyToExtension(req: HttpRequest, res: HttpResponse, targ
     proxyError(res, 'service unavailable', 503);
     return;
   }
-  const headers: Record<string, string | string[]> = {};
-  const raw = req.rawHeaders ?? [];
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    if (dropped(name)) continue;
-    const existing = headers[name];
-    headers[name] = existing === undefined ? raw[i + 1]! : [...(Array.isArray(existing) ? existing : [existing]), raw[i + 1]!];
-  }
+  const headers = forwardedHeaders(req, dropped);
   headers['X-Remote-User'] = user.name;
   if (user.uid !== '') headers['X-Remote-Uid'] = user.uid;
   if (user.groups.length > 0) headers['X-Remote-Group'] = [...user.groups];

@@ -6,15 +6,20 @@ import type { HttpRequest, HttpResponse } from './http.ts';
 export const hopByHopHeaders: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'http2-settings']);
 
 /**
- * The caller's headers to pass on: not those of its connection, not its credentials or
- * impersonation (upstream's filters remove them once used), not the host.
+ * Headers not passed on by default: those of the caller's connection, its credentials and
+ * impersonation (upstream's filters remove them once used), the host, HTTP/2's pseudo-headers.
  */
-export function forwardedHeaders(req: HttpRequest): Record<string, string | string[]> {
+export function notForwarded(name: string): boolean {
+  return hopByHopHeaders.has(name) || name === 'authorization' || name === 'host' || name.startsWith('impersonate-') || name.startsWith(':');
+}
+
+/** The caller's headers to pass on (names in lower case, repeated ones kept), but those `dropped` names. */
+export function forwardedHeaders(req: HttpRequest, dropped: (name: string) => boolean = notForwarded): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
   const raw = req.rawHeaders ?? [];
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
-    if (hopByHopHeaders.has(name) || name === 'authorization' || name === 'host' || name.startsWith('impersonate-') || name.startsWith(':')) continue;
+    if (dropped(name)) continue;
     const existing = headers[name];
     headers[name] = existing === undefined ? raw[i + 1]! : [...(Array.isArray(existing) ? existing : [existing]), raw[i + 1]!];
   }
