@@ -2,6 +2,7 @@
 // to the URL with `?timeout=Ns`, the configuration's CA bundle (or the system roots), and
 // errors worded like Go's ("Post \"URL\": context deadline exceeded").
 
+import { genericServerResponse } from '../api/index.ts';
 import type https from 'node:https';
 
 /** node:https, loaded with the first webhook call rather than at every start. */
@@ -20,28 +21,6 @@ export class WebhookCallError extends Error {
     super(message);
     this.statusCode = statusCode;
     this.connectionReset = connectionReset;
-  }
-}
-
-/**
- * apimachinery's NewGenericServerResponse: the message client-go gives an error status
- * whose body is not a Status.
- */
-function genericServerResponse(code: number, body: string): string {
-  switch (code) {
-    case 400: return 'the server rejected our request for an unknown reason';
-    case 401: return 'the server has asked for the client to provide credentials';
-    case 403: return body;
-    case 404: return 'the server could not find the requested resource';
-    case 405: return 'the server does not allow this method on the requested resource';
-    case 409: return 'the server reported a conflict';
-    case 422: return 'the server rejected our request due to an error in our request';
-    case 429: return 'the server has received too many requests and has asked us to try again later';
-    case 503: return 'the server is currently unable to handle the request';
-    case 504: return 'the server was unable to return a response in the time allotted, but may still be processing the request';
-    default:
-      return code >= 500 ? `an error on the server (${JSON.stringify(body)}) has prevented the request from succeeding`
-        : `the server responded with the status code ${code} but did not return more information`;
   }
 }
 
@@ -132,7 +111,7 @@ export function postJSON(url: string, body: unknown, opts: CallOptions, agents: 
         if (status < 200 || status > 206) {
           // client-go: a Status body is the error; otherwise a generic one naming the code.
           const message = typeof (parsed as { message?: unknown } | undefined)?.message === 'string' ? (parsed as { message: string }).message : '';
-          reject(new WebhookCallError(message !== '' ? message : genericServerResponse(status, text.slice(0, 256)), status));
+          reject(new WebhookCallError(message !== '' ? message : genericServerResponse(status, text.slice(0, 256)).message, status));
           return;
         }
         if (parsed === undefined) {

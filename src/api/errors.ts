@@ -133,6 +133,30 @@ export function unclassifiedError(message: string): StatusError {
   return new StatusError(500, '', message);
 }
 
+/**
+ * apimachinery's NewGenericServerResponse for an answer from another server that is no
+ * Status (a webhook's, a kubelet's): the reason and message its code gives, before any
+ * resource is named.
+ */
+export function genericServerResponse(code: number, body: string): { reason: string; message: string } {
+  switch (code) {
+    case 400: return { reason: 'BadRequest', message: 'the server rejected our request for an unknown reason' };
+    case 401: return { reason: 'Unauthorized', message: 'the server has asked for the client to provide credentials' };
+    case 403: return { reason: 'Forbidden', message: body };
+    case 404: return { reason: 'NotFound', message: 'the server could not find the requested resource' };
+    case 405: return { reason: 'MethodNotAllowed', message: 'the server does not allow this method on the requested resource' };
+    case 409: return { reason: 'Conflict', message: 'the server reported a conflict' };
+    case 422: return { reason: 'Invalid', message: 'the server rejected our request due to an error in our request' };
+    case 429: return { reason: 'TooManyRequests', message: 'the server has received too many requests and has asked us to try again later' };
+    case 503: return { reason: 'ServiceUnavailable', message: 'the server is currently unable to handle the request' };
+    case 504: return { reason: 'Timeout', message: 'the server was unable to return a response in the time allotted, but may still be processing the request' };
+    default:
+      return code >= 500
+        ? { reason: 'InternalError', message: `an error on the server (${JSON.stringify(body)}) has prevented the request from succeeding` }
+        : { reason: '', message: `the server responded with the status code ${code} but did not return more information` };
+  }
+}
+
 /** 503: what the server would reach (a kubelet, a service's endpoints) is not available. */
 export function serviceUnavailable(message: string): StatusError {
   return new StatusError(503, 'ServiceUnavailable', message);

@@ -3,7 +3,7 @@
 // the kubelet of the pod's node (`GET https://<node>:<port>/containerLogs/<ns>/<pod>/<container>`
 // with the options upstream passes on); a kubelet's refusal answered as upstream's response
 // checker words it. A pod not scheduled yet has an empty log; a simulated node writes one line.
-import { badRequest, invalid, StatusError, unclassifiedError, type StatusCause } from '../../api/index.ts';
+import { badRequest, genericServerResponse, internalError, invalid, StatusError, unclassifiedError, type StatusCause } from '../../api/index.ts';
 import { canonicalGoTime } from '../../api/go-time.ts';
 import { forbidden, invalid as invalidField } from '../../api/field-errors.ts';
 import { objectAt, stringAt } from '../../registry/builtin/object.ts';
@@ -99,31 +99,13 @@ export function kubeletLogQuery(options: PodLogOptions): string {
 /** The most of a refusal's body that is read into the error, as upstream's response checker reads. */
 const maxErrorBody = 50_000;
 
-/** Upstream's NewGenericServerResponse for a kubelet's answer that is no success, with no verb and `pods/log` as the resource. */
-function genericServerResponse(code: number, body: string, name: string): StatusError {
-  const known: Record<number, [string, string]> = {
-    401: ['Unauthorized', 'the server has asked for the client to provide credentials'],
-    403: ['Forbidden', body],
-    404: ['NotFound', 'the server could not find the requested resource'],
-    405: ['MethodNotAllowed', 'the server does not allow this method on the requested resource'],
-    409: ['Conflict', 'the server reported a conflict'],
-    422: ['Invalid', 'the server rejected our request due to an error in our request'],
-    429: ['TooManyRequests', 'the server has received too many requests and has asked us to try again later'],
-    503: ['ServiceUnavailable', 'the server is currently unable to handle the request'],
-    504: ['Timeout', 'the server was unable to return a response in the time allotted, but may still be processing the request'],
-  };
-  let [reason, message] = known[code] ?? (code >= 500
-    ? ['InternalError', `an error on the server (${JSON.stringify(body)}) has prevented the request from succeeding`]
-    : ['', `the server responded with the status code ${code} but did not return more information`]);
-  message = `${message} ( pods/log ${name})`;
-  return new StatusError(code, reason, message, { name, kind: 'pods/log' });
-}
-
 /** Upstream's GenericHttpResponseChecker: a 500's body is an internal error, a 400's a bad request, the rest a generic response. */
 function kubeletRefusal(code: number, body: string, name: string): StatusError {
-  if (code === 500) return new StatusError(500, 'InternalError', `Internal error occurred: ${body}`, { causes: [{ message: body }] });
+  if (code === 500) return internalError(body);
   if (code === 400) return badRequest(body);
-  return genericServerResponse(code, body, name);
+  // No verb, the resource `pods/log`: hence the double space.
+  const { reason, message } = genericServerResponse(code, body);
+  return new StatusError(code, reason, `${message} ( pods/log ${name})`, { name, kind: 'pods/log' });
 }
 
 async function readLimited(stream: AsyncIterable<Buffer>, limit: number): Promise<string> {
