@@ -2,6 +2,7 @@
 // to the URL with `?timeout=Ns`, the configuration's CA bundle (or the system roots), and
 // errors worded like Go's ("Post \"URL\": context deadline exceeded").
 
+import { goDialError } from '../api/go-dial-error.ts';
 import { genericServerResponse } from '../api/index.ts';
 import type https from 'node:https';
 
@@ -49,23 +50,11 @@ export function callURL(base: string, timeoutSeconds: number): string {
   return `${base}${base.includes('?') ? '&' : '?'}timeout=${timeoutSeconds}s`;
 }
 
-function goError(err: NodeJS.ErrnoException, url: URL): string {
+/** `host:port` of the URL dialed (443 by default), as Go's errors name it. */
+function addressOf(url: URL): string {
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   const port = url.port === '' ? '443' : url.port;
-  const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-  switch (err.code) {
-    case 'ECONNREFUSED': return `dial tcp ${address}: connect: connection refused`;
-    case 'ENOTFOUND': return `dial tcp: lookup ${host}: no such host`;
-    case 'EHOSTUNREACH': return `dial tcp ${address}: connect: no route to host`;
-    case 'ECONNRESET': return `read tcp ${address}: read: connection reset by peer`;
-    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
-    case 'SELF_SIGNED_CERT_IN_CHAIN':
-    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
-      return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
-    case 'ERR_TLS_CERT_ALTNAME_INVALID': return `tls: failed to verify certificate: x509: certificate is not valid for ${host}`;
-    case 'CERT_HAS_EXPIRED': return 'tls: failed to verify certificate: x509: certificate has expired or is not yet valid';
-    default: return err.message;
-  }
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 /**
@@ -122,7 +111,7 @@ export function postJSON(url: string, body: unknown, opts: CallOptions, agents: 
       });
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
-      const why = signal.aborted || err.name === 'AbortError' || err.name === 'TimeoutError' ? 'context deadline exceeded' : goError(err, target);
+      const why = signal.aborted || err.name === 'AbortError' || err.name === 'TimeoutError' ? 'context deadline exceeded' : goDialError(err, addressOf(target));
       reject(new WebhookCallError(`Post "${url}": ${why}`, undefined, err.code === 'ECONNRESET'));
     });
     req.end(payload);

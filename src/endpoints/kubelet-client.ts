@@ -9,6 +9,7 @@ import { lookup } from 'node:dns/promises';
 import https from 'node:https';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { IncomingMessage } from 'node:http';
+import { certificateErrorCodes, goDialError, hostOf } from '../api/go-dial-error.ts';
 import { sendBody } from './proxy-stream.ts';
 
 /** The client's TLS material, as the flags' files hold it. */
@@ -29,41 +30,9 @@ export interface KubeletRequest {
   insecure?: boolean;
 }
 
-/** Node's codes for a server certificate that did not verify. */
-const certificateErrors: ReadonlySet<string> = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
-
 /** Whether a request failed on the kubelet's certificate (KubeletClient.request's errors say so). */
 export function isCertificateRejected(err: unknown): boolean {
   return (err as { certificateRejected?: unknown }).certificateRejected === true;
-}
-
-/** The host of `host:port` or `[v6]:port`. */
-function hostOf(address: string): string {
-  return address.startsWith('[') ? address.slice(1, address.indexOf(']')) : address.slice(0, address.lastIndexOf(':'));
-}
-
-/** A refused connection, a name that does not resolve, a certificate not trusted: as Go's net and crypto/tls say it. */
-export function goDialError(err: NodeJS.ErrnoException, address: string): string {
-  const host = hostOf(address);
-  switch (err.code) {
-    case 'ECONNREFUSED': return `dial tcp ${address}: connect: connection refused`;
-    case 'EHOSTUNREACH': return `dial tcp ${address}: connect: no route to host`;
-    case 'ENETUNREACH': return `dial tcp ${address}: connect: network is unreachable`;
-    case 'ETIMEDOUT': return `dial tcp ${address}: i/o timeout`;
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN': return `dial tcp: lookup ${host}: no such host`;
-    case 'ECONNRESET': return `read tcp ${address}: read: connection reset by peer`;
-    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
-    case 'SELF_SIGNED_CERT_IN_CHAIN':
-    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
-    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY': return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
-    case 'TLS_HANDSHAKE_TIMEOUT': return 'net/http: TLS handshake timeout';
-    case 'CERT_HAS_EXPIRED': return 'tls: failed to verify certificate: x509: certificate has expired or is not yet valid';
-    case 'ERR_TLS_CERT_ALTNAME_INVALID': return `tls: failed to verify certificate: x509: certificate is valid for other names, not ${host}`;
-    default: return err.message;
-  }
 }
 
 /**
@@ -120,7 +89,7 @@ export class KubeletClient {
         // The kubelet's certificate names its node, not necessarily the address dialed; upstream checks it against the address.
         servername: /^[\d.]+$|:/.test(host) ? '' : host,
       }, resolve);
-      outgoing.once('error', (err: NodeJS.ErrnoException) => reject(Object.assign(new Error(goDialError(err, address)), { certificateRejected: certificateErrors.has(err.code ?? '') })));
+      outgoing.once('error', (err: NodeJS.ErrnoException) => reject(Object.assign(new Error(goDialError(err, address)), { certificateRejected: certificateErrorCodes.has(err.code ?? '') })));
       // Go's transport defaults, as upstream's kubelet transport has them: 30 s to connect, 10 s for the handshake.
       outgoing.once('socket', (socket) => {
         if (!socket.connecting) return;
