@@ -28,8 +28,9 @@ const kmsOperationBuckets = Array.from({ length: 20 }, (_, i) => 0.0001 * 2 ** i
 const dataKeyGenerationBuckets = Array.from({ length: 14 }, (_, i) => 5e-6 * 2 ** i);
 /** Upstream's: from the microseconds of an in-process cipher to the seconds a key service may take. */
 const transformationBuckets = Array.from({ length: 25 }, (_, i) => 5e-6 * 2 ** i);
-function sortedLabels(labels: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1)));
+/** One more in the series of `labels` (always given in the same order), its labels written sorted by name. */
+function countSorted(counter: PlainCounter, labels: Record<string, string>): void {
+  counter.series(Object.values(labels).join('\0'), () => Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1)))).value++;
 }
 
 /** Label sets of KMS key ids kept, the least recently used dropped first (upstream's LRU of 10). */
@@ -392,15 +393,9 @@ export class ApiMetrics {
 
   /** PodSecurity admission's counters (upstream's pod_security_*), with the labels the plugin gives (written sorted by name, as Prometheus' Go client writes them). */
   readonly podSecurity = {
-    evaluation: (labels: Record<string, string>): void => {
-      this.#podSecurityEvaluations.series(Object.values(labels).join('\0'), () => sortedLabels(labels)).value++;
-    },
-    exemption: (labels: Record<string, string>): void => {
-      this.#podSecurityExemptions.series(Object.values(labels).join('\0'), () => sortedLabels(labels)).value++;
-    },
-    error: (labels: Record<string, string>): void => {
-      this.#podSecurityErrors.series(Object.values(labels).join('\0'), () => sortedLabels(labels)).value++;
-    },
+    evaluation: (labels: Record<string, string>): void => countSorted(this.#podSecurityEvaluations, labels),
+    exemption: (labels: Record<string, string>): void => countSorted(this.#podSecurityExemptions, labels),
+    error: (labels: Record<string, string>): void => countSorted(this.#podSecurityErrors, labels),
   };
 
   /** The authorization configuration in use: loaded at start, or reloaded (`status`) when the file changed. */
