@@ -89,10 +89,15 @@ export function checkRequest(
 
 /** Creates of objects, and the updates their evaluator says may change what they use. */
 function handled(attrs: AdmissionAttributes): boolean {
-  if (!attrs.namespaced || attrs.namespace === '' || attrs.object === undefined || ignored.has(`${attrs.group}/${attrs.resource}`)) return false;
-  if (attrs.operation === 'CREATE') return attrs.subresource === '';
-  if (attrs.operation !== 'UPDATE' || attrs.oldObject === undefined) return false;
-  return updateEvaluatorFor({ group: attrs.group, resource: attrs.resource })?.handlesUpdate!(attrs.subresource, attrs.object, attrs.oldObject) === true;
+  // The object is read last: an apply decodes what it wrote only when a plugin reads it
+  // (Store.applyOffloaded), and most updates are not charged.
+  if (!attrs.namespaced || attrs.namespace === '' || ignored.has(`${attrs.group}/${attrs.resource}`)) return false;
+  if (attrs.operation === 'CREATE') return attrs.subresource === '' && attrs.object !== undefined;
+  if (attrs.operation !== 'UPDATE') return false;
+  const evaluator = updateEvaluatorFor({ group: attrs.group, resource: attrs.resource });
+  if (evaluator === undefined || attrs.oldObject === undefined) return false;
+  const object = attrs.object;
+  return object !== undefined && evaluator.handlesUpdate!(attrs.subresource, object, attrs.oldObject);
 }
 
 /**

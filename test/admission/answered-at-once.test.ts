@@ -124,3 +124,24 @@ test('ResourceQuota passes a create at once when the namespace is known at once 
   await answer;
   assert.equal(listed, 1);
 });
+
+test('ResourceQuota does not read the object of an update no quota charges', async () => {
+  // An apply decodes the object it wrote only when a plugin reads it; a Deployment's update
+  // is never charged (only creates count it), so reading it cost every apply a decode.
+  let reads = 0;
+  const update: AdmissionAttributes = {
+    ...attrs(), operation: 'UPDATE', group: 'apps', resource: 'deployments', kind: 'Deployment', name: 'd',
+    oldObject: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'default', resourceVersion: '5' } },
+  };
+  Object.defineProperty(update, 'object', { get: () => (reads++, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'default' } }), enumerable: true });
+  let listed = 0;
+  const plugin = resourceQuotaAdmission({ list: async () => (listed++, []), updateStatus: async () => {}, objects: async () => [], noneNow: () => false });
+  assert.equal(plugin.validate!(update), undefined);
+  assert.equal(reads, 0);
+  assert.equal(listed, 0);
+  // A pod's update may be charged (its resources can grow): that one is read.
+  const podUpdate: AdmissionAttributes = { ...attrs(), operation: 'UPDATE', resource: 'pods', kind: 'Pod', name: 'p', oldObject: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default', resourceVersion: '5' }, spec: { containers: [] } } };
+  Object.defineProperty(podUpdate, 'object', { get: () => (reads++, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default' }, spec: { containers: [] } }), enumerable: true });
+  await plugin.validate!(podUpdate);
+  assert.ok(reads > 0);
+});

@@ -192,6 +192,25 @@ test('pod controllers\' templates are warned and audited, never refused', async 
   assert.match(cron.warnings[0] ?? '', /host namespaces \(hostNetwork=true\)/);
 });
 
+test('a pod controller\'s object is not read in a namespace that warns and audits nothing', async () => {
+  // Upstream's ValidatePodController returns before it decodes the object; an apply decodes
+  // what it wrote only when a plugin reads it, so reading it here cost every apply a decode.
+  const deployment: KubeObject = {
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'open' },
+    spec: { template: { spec: privilegedPod.spec } },
+  };
+  let reads = 0;
+  const lazy = (namespace: string): AdmissionAttributes => {
+    const a = attrs({ group: 'apps', resource: 'deployments', kind: 'Deployment', name: 'd', namespace, operation: 'UPDATE' });
+    Object.defineProperty(a, 'object', { get: () => { reads++; return { ...deployment, metadata: { ...deployment.metadata, namespace } }; }, enumerable: true });
+    return a;
+  };
+  assert.deepEqual(await validate(lazy('open')), { warnings: [], annotations: {} });
+  assert.equal(reads, 0);
+  assert.match((await validate(lazy('strict'))).warnings[0] ?? '', /^would violate PodSecurity "restricted:latest": privileged/);
+  assert.equal(reads, 1);
+});
+
 test('raising a namespace\'s enforce level warns of the existing pods it would refuse', async () => {
   const owned = (name: string, uid: string, spec: JsonObject): KubeObject => ({
     ...pod(name, spec), metadata: { name, namespace: 'ns', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid, controller: true }] },

@@ -107,11 +107,13 @@ export function podSecurityAdmission(sources: PodSecuritySources, configuration:
   return {
     name: podSecurityPluginName,
     validate(attrs) {
-      // Upstream's handler takes creates and updates only.
-      if (attrs.operation === 'DELETE' || attrs.object === undefined) return undefined;
+      // Upstream's handler takes creates and updates only. A pod controller's object is
+      // read only once the namespace's policy asks for it, as upstream's: an apply decodes
+      // the object it wrote only when someone reads it (Store.applyOffloaded).
+      if (attrs.operation === 'DELETE') return undefined;
       const groupResource = `${attrs.group}/${attrs.resource}`;
-      if (groupResource === '/namespaces') return attrs.subresource === '' ? validateNamespace(ps, attrs) : undefined;
-      if (groupResource === '/pods') return ignoredPodSubresources.has(attrs.subresource) ? undefined : validatePod(ps, attrs);
+      if (groupResource === '/namespaces') return attrs.subresource === '' && attrs.object !== undefined ? validateNamespace(ps, attrs) : undefined;
+      if (groupResource === '/pods') return ignoredPodSubresources.has(attrs.subresource) || attrs.object === undefined ? undefined : validatePod(ps, attrs);
       const templateOf = podTemplates[groupResource];
       if (templateOf === undefined || attrs.subresource !== '') return undefined;
       return validatePodController(ps, attrs, templateOf);
@@ -233,7 +235,8 @@ async function evaluatePodController(ps: PodSecurity, attrs: AdmissionAttributes
   }
   const { policy, errors } = policyToEvaluate(namespace.metadata.labels, ps.configuration.defaults);
   if (errors.length === 0 && policy.warn.level === 'privileged' && policy.audit.level === 'privileged') return;
-  const podTemplate = templateOf(attrs.object!);
+  const object = attrs.object;
+  const podTemplate = object === undefined ? undefined : templateOf(object);
   if (podTemplate !== undefined) evaluate(ps, attrs, policy, aggregateOf(errors), podTemplate, false);
 }
 
