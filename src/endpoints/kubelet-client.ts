@@ -8,7 +8,8 @@
 import { lookup } from 'node:dns/promises';
 import https from 'node:https';
 import { isIPv4, isIPv6 } from 'node:net';
-import type { IncomingMessage } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { certificateErrorCodes, goDialError, hostOf } from '../api/go-dial-error.ts';
 import { sendBody } from './proxy-stream.ts';
 
@@ -29,6 +30,11 @@ export interface KubeletRequest {
   /** Skip checking the kubelet's certificate even with a CA configured. */
   insecure?: boolean;
 }
+
+/** A kubelet's answer to a request to switch protocols: switched, with the connection, or not. */
+export type KubeletUpgrade =
+  | { switched: true; answer: IncomingMessage; socket: Duplex; head: Buffer }
+  | { switched: false; answer: IncomingMessage };
 
 /** Whether a request failed on the kubelet's certificate (KubeletClient.request's errors say so). */
 export function isCertificateRejected(err: unknown): boolean {
@@ -80,31 +86,52 @@ export class KubeletClient {
 
   /** The kubelet's answer (its body unread), or an Error worded as Go's client's. */
   request(req: KubeletRequest, body?: AsyncIterable<Buffer | string>): Promise<IncomingMessage> {
-    const { address } = req;
-    const host = hostOf(address);
     return new Promise((resolve, reject) => {
-      const outgoing = https.request({
-        host, port: Number(address.slice(address.lastIndexOf(':') + 1)), method: req.method, path: req.target, headers: req.headers,
-        agent: req.insecure === true ? this.#insecureAgent : this.#agent,
-        // The kubelet's certificate names its node, not necessarily the address dialed; upstream checks it against the address.
-        servername: /^[\d.]+$|:/.test(host) ? '' : host,
-      }, resolve);
-      outgoing.once('error', (err: NodeJS.ErrnoException) => reject(Object.assign(new Error(goDialError(err, address)), { certificateRejected: certificateErrorCodes.has(err.code ?? '') })));
-      // Go's transport defaults, as upstream's kubelet transport has them: 30 s to connect, 10 s for the handshake.
-      outgoing.once('socket', (socket) => {
-        if (!socket.connecting) return;
-        const fail = (code: string, message: string) => outgoing.destroy(Object.assign(new Error(message), { code }));
-        let timer = setTimeout(() => fail('ETIMEDOUT', 'connect timeout'), connectTimeoutMs);
-        socket.once('connect', () => {
-          clearTimeout(timer);
-          timer = setTimeout(() => fail('TLS_HANDSHAKE_TIMEOUT', 'net/http: TLS handshake timeout'), handshakeTimeoutMs);
-        });
-        socket.once('secureConnect', () => clearTimeout(timer));
-        socket.once('close', () => clearTimeout(timer));
-      });
+      const outgoing = this.#dial(req, reject);
+      outgoing.once('response', resolve);
       if (body === undefined) outgoing.end();
       else sendBody(body, outgoing);
     });
+  }
+
+  /**
+   * The request sent to switch protocols (its headers say which): the kubelet's 101 and the
+   * connection, now the caller's to use, or its answer when it did not switch (the body
+   * unread); an Error worded as Go's client's when it could not be reached.
+   */
+  upgrade(req: KubeletRequest): Promise<KubeletUpgrade> {
+    return new Promise((resolve, reject) => {
+      const outgoing = this.#dial(req, reject);
+      outgoing.once('response', (answer: IncomingMessage) => resolve({ switched: false, answer }));
+      outgoing.once('upgrade', (answer: IncomingMessage, socket: Duplex, head: Buffer) => resolve({ switched: true, answer, socket, head }));
+      outgoing.end();
+    });
+  }
+
+  /** The request, on its way to the kubelet; a failure to reach it rejects with Go's words. */
+  #dial(req: KubeletRequest, reject: (err: Error) => void): ClientRequest {
+    const { address } = req;
+    const host = hostOf(address);
+    const outgoing = https.request({
+      host, port: Number(address.slice(address.lastIndexOf(':') + 1)), method: req.method, path: req.target, headers: req.headers,
+      agent: req.insecure === true ? this.#insecureAgent : this.#agent,
+      // The kubelet's certificate names its node, not necessarily the address dialed; upstream checks it against the address.
+      servername: /^[\d.]+$|:/.test(host) ? '' : host,
+    });
+    outgoing.once('error', (err: NodeJS.ErrnoException) => reject(Object.assign(new Error(goDialError(err, address)), { certificateRejected: certificateErrorCodes.has(err.code ?? '') })));
+    // Go's transport defaults, as upstream's kubelet transport has them: 30 s to connect, 10 s for the handshake.
+    outgoing.once('socket', (socket) => {
+      if (!socket.connecting) return;
+      const fail = (code: string, message: string) => outgoing.destroy(Object.assign(new Error(message), { code }));
+      let timer = setTimeout(() => fail('ETIMEDOUT', 'connect timeout'), connectTimeoutMs);
+      socket.once('connect', () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => fail('TLS_HANDSHAKE_TIMEOUT', 'net/http: TLS handshake timeout'), handshakeTimeoutMs);
+      });
+      socket.once('secureConnect', () => clearTimeout(timer));
+      socket.once('close', () => clearTimeout(timer));
+    });
+    return outgoing;
   }
 
   /**

@@ -1,5 +1,6 @@
 // The listener: HTTPS with HTTP/1.1 and HTTP/2, and the filter chain before endpoints.
 import type http from 'node:http';
+import { ServerResponse } from 'node:http';
 import http2 from 'node:http2';
 import net, { type AddressInfo, type Socket } from 'node:net';
 import { constants as cryptoConstants, X509Certificate } from 'node:crypto';
@@ -10,6 +11,7 @@ import { AuthenticationFailure, anonymousUser, forbiddenError, impersonate, want
 import type { ApiHandler } from '../endpoints/api-handler.ts';
 import type { HttpRequest, HttpResponse } from '../endpoints/http.ts';
 import { warningRecorder } from '../endpoints/warnings.ts';
+import { connectionTaken, mayUpgrade, offerConnection } from '../endpoints/upgrade.ts';
 import { runInRequestContext } from '../api/request-context.ts';
 import { requestInfo, type RequestInfo, type ResourceRequestInfo } from '../endpoints/request-info.ts';
 import { parseFieldSelector } from '../api/fields.ts';
@@ -326,6 +328,11 @@ export class ApiServer {
     };
     this.server.on('stream', onStream);
     this.server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => this.accept(req, res));
+    // exec, attach and port-forward switch protocols: those requests come with their connection
+    // (endpoints/upgrade.ts). Node's HTTP/1.1 code asks the server which upgrades to hand over;
+    // any other is served as a plain request, its Upgrade header ignored.
+    (this.server as unknown as { shouldUpgradeCallback(req: http.IncomingMessage): boolean }).shouldUpgradeCallback = (req) => mayUpgrade(req.url);
+    this.server.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) => this.acceptUpgrade(req, socket, head));
     // A 'request' listener makes Node add its compatibility layer as a second 'stream' listener: not for us.
     for (const listener of this.server.listeners('stream')) if (listener !== onStream) this.server.removeListener('stream', listener as (...args: unknown[]) => void);
     this.server.on('secureConnection', (socket: TLSSocket) => {
@@ -403,6 +410,24 @@ export class ApiServer {
     this.server.setSecureContext(this.secureContextOptions(this.serving.certPem, this.serving.keyPem));
     // The SNI certificates' contexts ask for client certificates of the same CAs.
     this.sniContexts = this.buildSniContexts();
+  }
+
+  /**
+   * An upgrade request, answered through a response of our own on its connection: any answer
+   * but a switch ends the connection after it; a handler that switches takes the connection.
+   * The response closes with the connection (so a switched one counts as long-running until
+   * it ends), as Node's own responses close with theirs.
+   */
+  private acceptUpgrade(req: http.IncomingMessage, socket: Socket, head: Buffer): void {
+    socket.on('error', ignoreStreamError);
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket);
+    offerConnection(req, socket, head);
+    res.once('finish', () => {
+      if (!connectionTaken(req)) socket.end();
+    });
+    this.accept(req, res);
   }
 
   private accept(req: Request, res: Response): void {

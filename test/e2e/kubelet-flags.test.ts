@@ -1,6 +1,6 @@
-// The --kubelet-* flags kubeadm passes: which node address names a kubelet (where pods/log and
-// nodes/proxy reach it, kubelet-proxy.test.ts; named in the answers of exec), and the client
-// certificate files checked at start.
+// The --kubelet-* flags kubeadm passes: which node address names a kubelet (where pods/log,
+// nodes/proxy and exec reach it, kubelet-proxy.test.ts and kubelet-upgrade.test.ts; named in
+// a simulated node's answers), and the client certificate files checked at start.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +10,8 @@ import { ensureClientMaterial } from '../../src/server/tls-material.ts';
 import { startServer, tempDir } from '../helpers/server.ts';
 
 const node = {
-  apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' },
+  // Simulated: its kubelet is not dialed (these addresses lead nowhere), and the answers name the address.
+  apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', annotations: { 'simulation.plinth.dev/simulated': 'true' } },
   status: { addresses: [{ type: 'InternalIP', address: '10.0.0.5' }, { type: 'ExternalIP', address: '192.0.2.7' }, { type: 'InternalDNS', address: 'node-1.internal' }] },
 };
 
@@ -19,12 +20,9 @@ test('a kubelet is named by the first address of the preferred types: upstream\'
     const server = await startServer(types === undefined ? {} : { kubeletPreferredAddressTypes: [...types] });
     t.after(() => server.stop());
     assert.equal((await server.request('POST', '/api/v1/nodes', { body: node })).status, 201);
-    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'busybox' }] } };
-    assert.equal((await server.request('POST', '/api/v1/namespaces/default/pods', { body: pod })).status, 201);
-    // exec is not passed to kubelets: its answer names the address it would dial.
-    const exec = await server.request('GET', '/api/v1/namespaces/default/pods/p/exec?command=ls');
-    assert.equal(exec.status, 500);
-    assert.ok(exec.json.message.endsWith(`(node "node-1" at ${expected})`), exec.json.message);
+    const proxy = await server.request('GET', '/api/v1/nodes/node-1/proxy/metrics');
+    assert.equal(proxy.status, 503);
+    assert.ok(proxy.json.message.endsWith(`(node "node-1" at ${expected})`), proxy.json.message);
   }
 });
 

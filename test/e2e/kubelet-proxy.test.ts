@@ -3,18 +3,16 @@
 // sends and answers as a kubelet would; kubectl logs reads through Plinth.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { X509Certificate } from 'node:crypto';
 import http2 from 'node:http2';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { isProxyableIp } from '../../src/endpoints/kubelet-client.ts';
-import { ensureServingMaterial } from '../../src/server/tls-material.ts';
 import { eventually } from '../helpers/eventually.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { kubectl, needsKubectl } from '../helpers/kubectl.ts';
 import { sample } from '../helpers/metrics.ts';
-import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+import { fakeKubeletTls, listenOnLoopback } from '../helpers/fake-kubelet.ts';
 
 interface Seen {
   method: string;
@@ -30,7 +28,6 @@ const foreverClosed: string[] = [];
 let kubelet: https.Server;
 let kubeletPort: number;
 let clientFingerprint: string;
-let kubeletDir: string;
 let clientDir: string;
 let server: TestServer;
 
@@ -79,21 +76,12 @@ function answer(req: import('node:http').IncomingMessage, res: import('node:http
   res.end('404 page not found\n');
 }
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 before(async () => {
-  kubeletDir = tempDir('plinth-kubelet-');
-  clientDir = tempDir('plinth-kubelet-client-');
-  const material = await ensureServingMaterial(kubeletDir);
-  const client = await ensureServingMaterial(clientDir);
-  clientFingerprint = new X509Certificate(client.certPem).fingerprint256;
-  kubelet = https.createServer({ cert: material.certPem, key: material.keyPem, requestCert: true, rejectUnauthorized: false }, (req, res) => {
+  const tls = await fakeKubeletTls();
+  clientFingerprint = tls.clientFingerprint;
+  clientDir = tls.clientDir;
+  kubelet = https.createServer(tls.serverOptions, (req, res) => {
     const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate();
     seen.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, client: peer?.fingerprint256 });
     const chunks: Buffer[] = [];
@@ -103,13 +91,8 @@ before(async () => {
       answer(req, res);
     });
   });
-  await new Promise<void>((resolve) => kubelet.listen(0, '127.0.0.1', resolve));
-  kubeletPort = (kubelet.address() as AddressInfo).port;
-  server = await startServer({
-    kubeletClientCertificate: path.join(clientDir, 'pki/apiserver.crt'),
-    kubeletClientKey: path.join(clientDir, 'pki/apiserver.key'),
-    kubeletCertificateAuthority: path.join(kubeletDir, 'pki/ca.crt'),
-  }, { proxyableAddress: () => true }); // the fake kubelet listens on loopback, which nodes/proxy refuses by default
+  kubeletPort = await listenOnLoopback(kubelet);
+  server = await startServer(tls.flags, { proxyableAddress: () => true }); // the fake kubelet listens on loopback, which nodes/proxy refuses by default
 });
 
 after(async () => {
@@ -295,7 +278,7 @@ test('nodes/proxy passes the request to the kubelet without the caller\'s creden
   assert.equal(down.json.message, `error trying to reach service: dial tcp 127.0.0.1:${closed}: connect: connection refused`);
 });
 
-test('a simulated node\'s kubelet is not dialed: its pods log one line, its proxy and a pod\'s exec say the node is simulated; a real node\'s exec says upgrades are not passed yet', async () => {
+test('a simulated node\'s kubelet is not dialed: its pods log one line, and its proxy says the node is simulated; exec asks for an upgrade first, as upstream', async () => {
   const ns = await server.newNamespace('simulated');
   const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'sim-1', annotations: { 'simulation.plinth.dev/simulated': 'true' } }, status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: kubeletPort } } } };
   assert.equal((await server.request('POST', '/api/v1/nodes', { body: node })).status, 201);
@@ -306,13 +289,10 @@ test('a simulated node\'s kubelet is not dialed: its pods log one line, its prox
   assert.notEqual(log.text, 'line 1\nline 2\n', 'not the kubelet\'s');
   const proxy = await server.request('GET', '/api/v1/nodes/sim-1/proxy/metrics');
   assert.deepEqual([proxy.status, proxy.json.message], [503, `error trying to reach service: no kubelet is reachable: the node is simulated (node "sim-1" at 127.0.0.1:${kubeletPort})`]);
+  // Over HTTP/2 no request is an upgrade: upstream's UpgradeAwareHandler refuses before it dials (kubelet-upgrade.test.ts upgrades).
   const exec = await server.request('GET', `/api/v1/namespaces/${ns}/pods/p/exec?command=ls`);
-  assert.deepEqual([exec.status, exec.json.message], [500, `error dialing backend: no kubelet is reachable: the node is simulated (node "sim-1" at 127.0.0.1:${kubeletPort})`]);
+  assert.deepEqual([exec.status, exec.json.message], [400, 'Upgrade request required']);
   assert.deepEqual(seen, [], 'nothing reached the kubelet');
-  const real = await server.newNamespace('real-exec');
-  await podOnNode(real, 'real-4', kubeletPort);
-  const realExec = await server.request('GET', `/api/v1/namespaces/${real}/pods/p/exec?command=ls&container=c`);
-  assert.equal(realExec.json.message, `error dialing backend: no kubelet is reachable for exec, attach or port-forward: Plinth does not pass upgraded connections to kubelets yet (node "real-4" at 127.0.0.1:${kubeletPort})`);
 });
 
 test('the addresses nodes/proxy may reach are Go\'s proxyable ones', () => {

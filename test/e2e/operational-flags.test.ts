@@ -3,16 +3,9 @@
 // /metrics, Node's default metrics too).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { freePort } from '../helpers/free-port.ts';
 
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 test('--permit-port-sharing lets a second server bind the same port; without it the bind fails', async () => {
   const port = await freePort();

@@ -1,21 +1,24 @@
 // Subresources that connect through to a kubelet or a pod upstream (pods/log, exec, attach,
-// portforward, proxy; services/proxy; nodes/proxy). Logs (pod-log.ts) and node proxying
-// reach a node's kubelet when it is a real one (kubelet-client.ts); the rest, and anything
-// a simulated node would have to serve, answer at once with the Status upstream gives when
-// it cannot reach the other end, after the same checks upstream makes first (the object
-// exists, the container is valid, the pod is bound to a node). Plinth has no pod network.
+// portforward, proxy; services/proxy; nodes/proxy). Logs (pod-log.ts), node proxying and
+// the upgraded connections of exec, attach and port-forward reach a node's kubelet when it
+// is a real one (kubelet-client.ts); the rest, and anything a simulated node would have to
+// serve, answer at once with the Status upstream gives when it cannot reach the other end,
+// after the same checks upstream makes first (the object exists, the container is valid,
+// the pod is bound to a node). Plinth has no pod network.
 import { badRequest, serviceUnavailable, unclassifiedError, type KubeObject } from '../../api/index.ts';
 import { objectAt, objectsAt, stringAt } from '../../registry/builtin/object.ts';
 import { simulatedNodeAnnotation } from '../../registry/builtin/nodes.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
 import { answeredHeaders, forwardedHeaders, streamAnswer } from '../proxy-stream.ts';
+import type { KubeletClient } from '../kubelet-client.ts';
+import { queryBool } from '../request-info.ts';
+import { isUpgradeRequest, spliceConnections, takeConnection } from '../upgrade.ts';
+import { goQuote } from '../../api/field-errors.ts';
 import type { RequestScope } from './scope.ts';
 
 /** Why Plinth answers in a kubelet's stead: a server without a kubelet client (a library's), or a simulated node's, which Plinth plays without running anything. */
 export const noKubeletClient = 'no kubelet is reachable: this server has no kubelet client';
 const simulatedKubelet = 'no kubelet is reachable: the node is simulated';
-/** exec, attach and port-forward upgrade the connection, which Plinth does not pass to a real kubelet yet. */
-const upgradesNotPassed = 'no kubelet is reachable for exec, attach or port-forward: Plinth does not pass upgraded connections to kubelets yet';
 
 /**
  * The container a request names, as upstream's validateContainer: the only one when
@@ -50,22 +53,153 @@ export function kubeletAddress(node: KubeObject, nodeName: string, types: readon
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
+/** What exec and attach ask (core/v1 PodExecOptions, PodAttachOptions), as the kubelet is told it. */
+interface StreamOptions {
+  container: string;
+  stdin: boolean;
+  stdout: boolean;
+  stderr: boolean;
+  tty: boolean;
+  /** exec's command, each argument a `command` parameter. */
+  command: string[];
+}
+
+function streamOptions(query: URLSearchParams): StreamOptions {
+  return {
+    container: query.get('container') ?? '',
+    stdin: queryBool(query.get('stdin')) === true,
+    stdout: queryBool(query.get('stdout')) === true,
+    stderr: queryBool(query.get('stderr')) === true,
+    tty: queryBool(query.get('tty')) === true,
+    command: query.getAll('command'),
+  };
+}
+
+/**
+ * PodPortForwardOptions' ports as Go's query conversion reads them: every `ports` value,
+ * each split at commas, parsed as a 16-bit unsigned number (400 otherwise).
+ */
+export function portForwardPorts(query: URLSearchParams): number[] {
+  const ports: number[] = [];
+  for (const value of query.getAll('ports')) {
+    for (const part of value.split(',')) {
+      if (!/^\d+$/.test(part)) throw badRequest(`cannot convert to []int32: strconv.ParseUint: parsing ${goQuote(part)}: invalid syntax`);
+      const port = Number(part);
+      if (port > 0xffff) throw badRequest(`cannot convert to []int32: strconv.ParseUint: parsing ${goQuote(part)}: value out of range`);
+      ports.push(port);
+    }
+  }
+  return ports;
+}
+
+/** Go's url.QueryEscape: all but letters, digits and `-_.~` escaped, spaces as `+`. */
+function goQueryEscape(value: string): string {
+  return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, '+');
+}
+
+/**
+ * The kubelet's path and query for exec, attach and port-forward, as upstream's streamLocation
+ * builds them: `/exec/<ns>/<pod>/<container>` with `input`, `output`, `error`, `tty` and each
+ * `command`; `/portForward/<ns>/<pod>` with each `port`; the query in Go's url.Values order (by key).
+ */
+export function kubeletStreamTarget(subresource: string, namespace: string, name: string, container: string, query: URLSearchParams): string {
+  const params: Array<[string, string]> = [];
+  let path: string;
+  if (subresource === 'portforward') {
+    path = `/portForward/${namespace}/${name}`;
+    for (const port of portForwardPorts(query)) params.push(['port', String(port)]);
+  } else {
+    path = `/${subresource}/${namespace}/${name}/${container}`;
+    const options = streamOptions(query);
+    if (options.stdin) params.push(['input', '1']);
+    if (options.stdout) params.push(['output', '1']);
+    if (options.stderr) params.push(['error', '1']);
+    if (options.tty) params.push(['tty', '1']);
+    if (subresource === 'exec') for (const arg of options.command) params.push(['command', arg]);
+  }
+  // url.Values.Encode: keys sorted, a key's values in the order added.
+  params.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const encoded = params.map(([k, v]) => `${goQueryEscape(k)}=${goQueryEscape(v)}`).join('&');
+  return encoded === '' ? path : `${path}?${encoded}`;
+}
+
 /** pods/{name}/exec, attach, portforward and proxy (log: pod-log.ts). */
 export async function podConnectHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
   const { info, query } = scope;
+  // The options decode first, as upstream's connect handler reads them before anything else.
+  if (info.subresource === 'portforward') portForwardPorts(query);
   const pod = await scope.served.store.get(info.namespace, info.name);
   if (info.subresource === 'proxy') {
     const ip = stringAt(objectAt(pod, 'status'), 'podIP');
     if (ip === '' || ip.startsWith('127.') || ip === '::1' || ip === '0.0.0.0') throw badRequest('address not allowed');
     throw serviceUnavailable(`error trying to reach service: no pod network is reachable: Plinth runs no pods`);
   }
-  if (info.subresource !== 'portforward') containerOf(pod, info.name, query.get('container') ?? '');
+  const container = info.subresource === 'portforward' ? '' : containerOf(pod, info.name, query.get('container') ?? '');
   const nodeName = stringAt(objectAt(pod, 'spec'), 'nodeName');
   if (nodeName === '') throw badRequest(`pod ${info.name} does not have a host assigned`);
   const node = await registry.lookup('', 'v1', 'nodes')!.store.get('', nodeName);
   const address = kubeletAddress(node, nodeName, scope.kubeletAddressTypes);
-  const why = node.metadata.annotations?.[simulatedNodeAnnotation] === 'true' ? simulatedKubelet : upgradesNotPassed;
-  throw unclassifiedError(`error dialing backend: ${why} (node ${JSON.stringify(nodeName)} at ${address})`);
+  // Upstream's UpgradeAwareHandler, which these subresources require an upgrade of.
+  if (!isUpgradeRequest(scope.req)) throw badRequest('Upgrade request required');
+  const simulated = node.metadata.annotations?.[simulatedNodeAnnotation] === 'true';
+  if (scope.kubelet === undefined || simulated) {
+    throw unclassifiedError(`error dialing backend: ${simulated ? simulatedKubelet : noKubeletClient} (node ${JSON.stringify(nodeName)} at ${address})`);
+  }
+  await upgradeToKubelet(scope, scope.kubelet, address, kubeletStreamTarget(info.subresource, info.namespace, info.name, container, query));
+}
+
+/**
+ * The upgrade passed to the kubelet as upstream's UpgradeAwareHandler passes it: the caller's
+ * request with its headers (but the credentials and impersonation the filters used) and
+ * X-Forwarded-For; the kubelet's 101 and then both connections joined until either is done;
+ * a refusal (400 and above) passed back as it came, anything else that is not a switch a 500.
+ */
+async function upgradeToKubelet(scope: RequestScope, kubelet: KubeletClient, address: string, target: string): Promise<void> {
+  const { req, res } = scope;
+  const headers = forwardedHeaders(req, (name) => name === 'authorization' || name.startsWith('impersonate-') || name.startsWith(':'));
+  const clientIp = (req as { socket?: { remoteAddress?: string } }).socket?.remoteAddress;
+  if (clientIp !== undefined) {
+    const prior = headers['x-forwarded-for'];
+    headers['x-forwarded-for'] = prior === undefined ? clientIp : `${[prior].flat().join(', ')}, ${clientIp}`;
+  }
+  let upgrade;
+  try {
+    upgrade = await kubelet.upgrade({ address, method: req.method ?? 'GET', target, headers });
+  } catch (err) {
+    throw unclassifiedError(`error dialing backend: ${(err as Error).message}`);
+  }
+  const { answer } = upgrade;
+  const status = answer.statusCode ?? 0;
+  if (!upgrade.switched) {
+    if (status < 400) {
+      answer.destroy();
+      throw unclassifiedError(`invalid upgrade response: status code ${status}`);
+    }
+    res.writeHead(status, answeredHeaders(answer));
+    await streamAnswer(answer, res);
+    return;
+  }
+  const client = takeConnection(req);
+  if (client === undefined) {
+    upgrade.socket.destroy();
+    throw unclassifiedError('request connection cannot be hijacked');
+  }
+  // The kubelet's 101 as it came (its Connection and Upgrade headers too), then the protocol it switched to.
+  const switched: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined) switched[name] = value;
+  res.writeHead(101, switched);
+  res.end();
+  if (upgrade.head.length > 0) client.socket.write(upgrade.head);
+  if (client.head.length > 0) upgrade.socket.write(client.head);
+  const untrack = scope.trackLongRunning(() => {
+    client.socket.destroy();
+    upgrade.socket.destroy();
+  });
+  try {
+    await spliceConnections(client.socket, upgrade.socket);
+  } finally {
+    untrack();
+  }
 }
 
 /** services/{name}/proxy: 503 with no endpoints, as upstream, and 503 when it would dial one. */

@@ -1,0 +1,79 @@
+// Upgraded connections (exec, attach, port-forward): an HTTP/1.1 request asking to switch
+// protocols reaches the handlers through the usual filters with its connection on offer;
+// a handler that upgrades it takes the connection and joins it to the kubelet's, as
+// upstream's UpgradeAwareHandler hijacks and copies both ways.
+import type { Duplex } from 'node:stream';
+import type { HttpRequest } from './http.ts';
+
+/** Requests whose connection may be taken over: only the connect subresources that upgrade. */
+const upgradablePath = /^\/api\/v1\/namespaces\/[^/?]+\/pods\/[^/?]+\/(?:exec|attach|portforward)\/?(?:\?|$)/;
+
+/**
+ * Whether the server should hand an HTTP/1.1 upgrade request over with its connection (else
+ * Node serves it as any request, its Upgrade header ignored, which is what a resource
+ * that does not upgrade does upstream).
+ */
+export function mayUpgrade(url: string | undefined): boolean {
+  return url !== undefined && upgradablePath.test(url);
+}
+
+interface Offered {
+  socket: Duplex;
+  head: Buffer;
+  taken: boolean;
+}
+
+const offered = new WeakMap<object, Offered>();
+
+/** The server hands over the connection of an upgrade request (`head`: what came after its headers). */
+export function offerConnection(req: object, socket: Duplex, head: Buffer): void {
+  offered.set(req, { socket, head, taken: false });
+}
+
+/** Whether a handler took the request's connection (the server then leaves it alone). */
+export function connectionTaken(req: object): boolean {
+  return offered.get(req)?.taken === true;
+}
+
+/** The request's connection and what the client sent past its headers; undefined when none is on offer (HTTP/2, or not an upgrade). */
+export function takeConnection(req: HttpRequest): { socket: Duplex; head: Buffer } | undefined {
+  const entry = offered.get(req);
+  if (entry === undefined || entry.taken) return undefined;
+  entry.taken = true;
+  return { socket: entry.socket, head: entry.head };
+}
+
+/** apimachinery's httpstream.IsUpgradeRequest: a Connection header that mentions upgrade. */
+export function isUpgradeRequest(req: HttpRequest): boolean {
+  const connection = req.headers.connection;
+  return typeof connection === 'string' && connection.toLowerCase().includes('upgrade');
+}
+
+/**
+ * Copies both ways until one side is done (it ended or closed, and what it sent is written
+ * to the other), or either fails; then closes both, as upstream's two copies do. Resolves then.
+ */
+export function spliceConnections(a: Duplex, b: Duplex): Promise<void> {
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      a.destroy();
+      b.destroy();
+      resolve();
+    };
+    const flushThenFinish = (to: Duplex) => {
+      if (to.writableFinished || to.destroyed) return finish();
+      to.once('finish', finish);
+      to.once('close', finish);
+      if (!to.writableEnded) to.end();
+    };
+    for (const [from, to] of [[a, b], [b, a]] as const) {
+      from.pipe(to);
+      from.once('end', () => flushThenFinish(to));
+      from.once('close', () => flushThenFinish(to));
+      from.once('error', finish);
+    }
+  });
+}

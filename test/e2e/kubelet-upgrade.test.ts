@@ -1,0 +1,331 @@
+// exec, attach and port-forward reach a node's kubelet as kube-apiserver's
+// UpgradeAwareHandler passes them: the upgrade request sent on with upstream's kubelet path
+// and query, the kubelet's 101 passed back and both connections joined. A fake kubelet
+// (HTTPS, its own CA) speaks SPDY's remote command protocol as a kubelet does, so kubectl
+// exec runs through Plinth; it refuses WebSocket's v5 protocol as kubelets do, so kubectl
+// falls back to SPDY as it does against an API server that passes upgrades on.
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import https from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { connect as netConnect } from 'node:net';
+import { kubeletStreamTarget } from '../../src/endpoints/handlers/connect.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { freePort } from '../helpers/free-port.ts';
+import { sample } from '../helpers/metrics.ts';
+import { SpdySession, type SpdyStream } from '../helpers/spdy.ts';
+import { kubectl, kubectlAt, needsKubectl } from '../helpers/kubectl.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+import { fakeKubeletTls, listenOnLoopback } from '../helpers/fake-kubelet.ts';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  client: string | undefined;
+}
+
+const seen: Seen[] = [];
+/** The ports the kubelet was asked to forward to, a data stream each. */
+const forwardedPorts: string[] = [];
+/** Upgraded connections the kubelet saw end. */
+let endedUpgrades = 0;
+let kubelet: https.Server;
+let kubeletPort: number;
+let clientFingerprint: string;
+let server: TestServer;
+
+/**
+ * The kubelet's side of `kubectl exec` (remote command protocol v4 over SPDY): once the
+ * error and stdout streams are open, the command's words go to stdout and a Success status
+ * to the error stream.
+ */
+function serveRemoteCommand(socket: Socket, url: URL): void {
+  const streams = new Map<string, SpdyStream>();
+  new SpdySession(socket, (stream) => {
+    streams.set(stream.headers.streamtype ?? '', stream);
+    const error = streams.get('error');
+    const stdout = streams.get('stdout');
+    if (error === undefined || stdout === undefined || (url.searchParams.has('error') && !streams.has('stderr'))) return;
+    stdout.end(`ran: ${url.searchParams.getAll('command').join(' ')}\n`);
+    streams.get('stderr')?.end();
+    error.end(JSON.stringify({ metadata: {}, status: 'Success' }));
+  });
+}
+
+/** The kubelet's side of `kubectl port-forward` (portforward.k8s.io over SPDY): each data stream's bytes written back in capitals. */
+function servePortForward(socket: Socket): void {
+  new SpdySession(socket, (stream) => {
+    if (stream.headers.streamtype !== 'data') return;
+    forwardedPorts.push(stream.headers.port ?? '');
+    stream.on('data', (chunk: Buffer) => stream.write(chunk.toString().toUpperCase()));
+    stream.on('end', () => stream.end());
+  });
+}
+
+/** The kubelet's answers to upgrades, by path. */
+function upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
+  socket.on('error', () => {});
+  socket.once('close', () => endedUpgrades++);
+  const peer = (socket as unknown as TLSSocket).getPeerCertificate();
+  seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, client: peer?.fingerprint256 });
+  const url = new URL(req.url ?? '/', 'https://kubelet.invalid');
+  const protocol = (req.headers.upgrade ?? '').toLowerCase();
+  if (url.pathname.endsWith('/refused')) {
+    socket.end('HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: 9\r\n\r\nforbidden');
+    return;
+  }
+  if (url.pathname.endsWith('/plain')) {
+    socket.end('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+    return;
+  }
+  if (protocol === 'websocket') {
+    // A kubelet's streaming server knows WebSocket's protocols up to v4: kubectl's v5 is refused.
+    const body = 'requested protocol(s) are not supported: [v5.channel.k8s.io]';
+    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    return;
+  }
+  if (protocol === 'echo') {
+    // Whatever comes after the switch is written back, in capitals.
+    socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo\r\nX-Kubelet: yes\r\n\r\n');
+    if (head.length > 0) socket.write(head.toString().toUpperCase());
+    socket.on('data', (chunk: Buffer) => socket.write(chunk.toString().toUpperCase()));
+    return;
+  }
+  const offered = String(req.headers['x-stream-protocol-version'] ?? '').split(/,\s*/);
+  if (url.pathname.startsWith('/portForward/') && protocol === 'spdy/3.1' && offered.includes('portforward.k8s.io')) {
+    socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: portforward.k8s.io\r\n\r\n');
+    servePortForward(socket);
+    return;
+  }
+  if (protocol !== 'spdy/3.1' || !offered.includes('v4.channel.k8s.io')) {
+    socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n');
+    return;
+  }
+  socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: v4.channel.k8s.io\r\n\r\n');
+  serveRemoteCommand(socket, url);
+}
+
+
+before(async () => {
+  const tls = await fakeKubeletTls();
+  clientFingerprint = tls.clientFingerprint;
+  kubelet = https.createServer(tls.serverOptions, (req, res) => {
+    seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, client: undefined });
+    res.writeHead(400);
+    res.end('Upgrade request required');
+  });
+  kubelet.on('upgrade', upgrade);
+  kubeletPort = await listenOnLoopback(kubelet);
+  kubeletFlags = tls.flags;
+  server = await startServer(tls.flags);
+});
+
+let kubeletFlags: Awaited<ReturnType<typeof fakeKubeletTls>>['flags'];
+
+after(async () => {
+  await server?.close();
+  kubelet?.closeAllConnections();
+  await new Promise((resolve) => kubelet?.close(resolve));
+});
+
+/** A node whose kubelet listens at 127.0.0.1:port, and a pod bound to it with containers c, d, refused and plain. */
+async function podOnNode(ns: string, node: string, port: number): Promise<void> {
+  const status = { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: port } } };
+  const created = await server.request('POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'Node', metadata: { name: node } } });
+  assert.ok(created.status === 201 || created.status === 409, created.text);
+  const current = (await server.request('GET', `/api/v1/nodes/${node}`)).json;
+  current.status = status;
+  assert.equal((await server.request('PUT', `/api/v1/nodes/${node}/status`, { body: current })).status, 200);
+  const containers = ['c', 'd', 'refused', 'plain'].map((name) => ({ name, image: 'busybox' }));
+  assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers, nodeName: node } } })).status, 201);
+}
+
+/** The client's side of an upgrade through Plinth over HTTP/1.1: the answer's head, and the connection when it switched. */
+async function upgradeThroughPlinth(target: string, protocol: string, extra = '', method = 'POST'): Promise<{ head: string; body: string; socket: TLSSocket }> {
+  const url = new URL(server.url);
+  const socket = tlsConnect({ host: url.hostname, port: Number(url.port), ca: server.caPem, ALPNProtocols: ['http/1.1'], servername: 'localhost' });
+  await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+  socket.write(`${method} ${target} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${server.token}\r\nConnection: Upgrade\r\nUpgrade: ${protocol}\r\n\r\n${extra}`);
+  let received = '';
+  await new Promise<void>((resolve) => {
+    const onData = (chunk: Buffer) => {
+      received += chunk.toString();
+      if (received.includes('\r\n\r\n') && (received.startsWith('HTTP/1.1 101') || /Content-Length: (\d+)/i.test(received))) {
+        const [, length] = /Content-Length: (\d+)/i.exec(received) ?? [];
+        const body = received.slice(received.indexOf('\r\n\r\n') + 4);
+        if (received.startsWith('HTTP/1.1 101') || body.length >= Number(length)) {
+          socket.off('data', onData);
+          resolve();
+        }
+      }
+    };
+    socket.on('data', onData);
+    socket.once('close', resolve);
+  });
+  const split = received.indexOf('\r\n\r\n');
+  return { head: received.slice(0, split), body: received.slice(split + 4), socket };
+}
+
+test('kubectl exec runs through Plinth on the kubelet: WebSocket refused, then SPDY passed through', needsKubectl, async () => {
+  const ns = await server.newNamespace('exec');
+  await podOnNode(ns, 'real-exec', kubeletPort);
+  seen.length = 0;
+  assert.equal(await kubectl(server, '-n', ns, 'exec', 'p', '-c', 'c', '--', 'echo', 'a b', '*~'), 'ran: echo a b *~\n');
+  // kubectl's WebSocket attempt, then SPDY, each sent on with upstream's kubelet path and query and the client certificate, without the caller's credentials.
+  assert.deepEqual(seen.map((s) => [s.method, s.headers.upgrade?.toLowerCase(), s.url, s.client]), [
+    ['GET', 'websocket', `/exec/${ns}/p/c?command=echo&command=a+b&command=%2A~&error=1&output=1`, clientFingerprint],
+    ['POST', 'spdy/3.1', `/exec/${ns}/p/c?command=echo&command=a+b&command=%2A~&error=1&output=1`, clientFingerprint],
+  ]);
+  for (const s of seen) {
+    assert.equal(s.headers.authorization, undefined);
+    assert.equal(s.headers['x-forwarded-for'], '127.0.0.1');
+    assert.match(String(s.headers['user-agent']), /^kubectl/);
+  }
+});
+
+const kubectl127 = '/usr/lib/google-cloud-sdk/bin/kubectl.1.27';
+
+test('kubectl 1.27, which speaks SPDY only, execs through Plinth', { skip: existsSync(kubectl127) ? false : 'kubectl 1.27 is not installed' }, async () => {
+  const ns = await server.newNamespace('exec-127');
+  await podOnNode(ns, 'real-exec-127', kubeletPort);
+  seen.length = 0;
+  assert.equal(await kubectlAt(kubectl127, ['--kubeconfig', server.kubeconfigPath], '-n', ns, 'exec', 'p', '-c', 'd', '--', 'date'), 'ran: date\n');
+  assert.deepEqual(seen.map((s) => [s.method, s.headers.upgrade?.toLowerCase(), s.url]), [['POST', 'spdy/3.1', `/exec/${ns}/p/d?command=date&error=1&output=1`]]);
+});
+
+test('kubectl port-forward forwards a local connection through Plinth to the kubelet', needsKubectl, async () => {
+  const ns = await server.newNamespace('forward');
+  await podOnNode(ns, 'real-forward', kubeletPort);
+  // kubectl forwards only to a running pod.
+  const pod = (await server.request('GET', `/api/v1/namespaces/${ns}/pods/p`)).json;
+  pod.status = { ...pod.status, phase: 'Running' };
+  assert.equal((await server.request('PUT', `/api/v1/namespaces/${ns}/pods/p/status`, { body: pod })).status, 200);
+  seen.length = 0;
+  forwardedPorts.length = 0;
+  const local = await freePort();
+  const child = spawn('/usr/bin/kubectl', ['--kubeconfig', server.kubeconfigPath, '-n', ns, 'port-forward', 'pod/p', `${local}:8080`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    let printed = '';
+    child.stdout.on('data', (chunk: Buffer) => { printed += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => { printed += chunk.toString(); });
+    await eventually(() => assert.match(printed, /Forwarding from 127\.0\.0\.1:/), { timeoutMs: 20_000 });
+    const answer = await new Promise<string>((resolve, reject) => {
+      const connection = netConnect(local, '127.0.0.1', () => connection.write('ping'));
+      let got = '';
+      connection.on('data', (chunk: Buffer) => {
+        got += chunk.toString();
+        if (got.length >= 4) {
+          connection.end();
+          resolve(got);
+        }
+      });
+      connection.on('error', reject);
+    });
+    assert.equal(answer, 'PING');
+    assert.deepEqual(forwardedPorts, ['8080']);
+    assert.deepEqual(seen.at(-1)!.url, `/portForward/${ns}/p`);
+  } finally {
+    child.kill();
+  }
+});
+
+test('an upgraded connection carries both ways until one side ends, and a refusal comes back as the kubelet wrote it', async () => {
+  const ns = await server.newNamespace('echo');
+  await podOnNode(ns, 'real-echo', kubeletPort);
+  const target = `/api/v1/namespaces/${ns}/pods/p/exec?container=d&command=cat&stdin=true&stdout=1&tty=yes&stderr=false`;
+  seen.length = 0;
+  endedUpgrades = 0;
+  const switches = async () => sample((await server.request('GET', '/metrics')).text, 'apiserver_request_total', { code: '101', resource: 'pods', subresource: 'exec' });
+  const switchesBefore = await switches();
+  const { head, body, socket } = await upgradeThroughPlinth(target, 'echo', 'early ');
+  assert.match(head, /^HTTP\/1\.1 101 Switching Protocols\r\n/);
+  assert.match(head, /\r\nupgrade: echo/i);
+  assert.match(head, /\r\nx-kubelet: yes/i);
+  assert.equal(seen[0]!.url, `/exec/${ns}/p/d?command=cat&input=1&output=1&tty=1`);
+  let echoed = body;
+  socket.on('data', (chunk: Buffer) => { echoed += chunk.toString(); });
+  socket.write('hello');
+  await eventually(() => assert.equal(echoed, 'EARLY HELLO'));
+  // The caller hangs up: the kubelet's side ends too.
+  socket.end();
+  await eventually(() => assert.equal(endedUpgrades, 1));
+  // Counted as upstream counts a switch: code 101.
+  await eventually(async () => assert.equal(await switches(), switchesBefore + 1));
+
+  // A kubelet that refuses: its answer as it wrote it, and the connection closed.
+  const refused = await upgradeThroughPlinth(`/api/v1/namespaces/${ns}/pods/p/attach?container=refused`, 'echo');
+  assert.match(refused.head, /^HTTP\/1\.1 403 Forbidden\r\n/);
+  assert.equal(refused.body, 'forbidden');
+  // One that answers without switching: upstream's error.
+  const plain = await upgradeThroughPlinth(`/api/v1/namespaces/${ns}/pods/p/attach?container=plain`, 'echo');
+  assert.match(plain.head, /^HTTP\/1\.1 500 /);
+  assert.equal(JSON.parse(plain.body).message, 'invalid upgrade response: status code 200');
+  refused.socket.destroy();
+  plain.socket.destroy();
+});
+
+test('a server that stops ends the upgraded connections it joined', async () => {
+  const own = await startServer(kubeletFlags);
+  const shared = server;
+  server = own;
+  try {
+    const ns = await server.newNamespace('stopping');
+    await podOnNode(ns, 'real-stopping', kubeletPort);
+    endedUpgrades = 0;
+    const { head, socket } = await upgradeThroughPlinth(`/api/v1/namespaces/${ns}/pods/p/attach?container=c&stdin=1`, 'echo');
+    assert.match(head, /^HTTP\/1\.1 101 /);
+    const clientClosed = new Promise((resolve) => socket.once('close', resolve));
+    await own.close();
+    await clientClosed;
+    await eventually(() => assert.equal(endedUpgrades, 1));
+  } finally {
+    server = shared;
+    await own.close();
+  }
+});
+
+test('exec answers without an upgrade, and a kubelet that cannot be reached, as upstream', async () => {
+  const ns = await server.newNamespace('exec-errors');
+  await podOnNode(ns, 'real-exec-2', kubeletPort);
+  const plain = await server.request('POST', `/api/v1/namespaces/${ns}/pods/p/exec?container=c&command=ls`);
+  assert.deepEqual([plain.status, plain.json.reason, plain.json.message], [400, 'BadRequest', 'Upgrade request required']);
+  // A simulated node's kubelet is not dialed; the answer says so.
+  const simulated = await server.newNamespace('exec-simulated');
+  const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'sim-exec', annotations: { 'simulation.plinth.dev/simulated': 'true' } } };
+  assert.equal((await server.request('POST', '/api/v1/nodes', { body: node })).status, 201);
+  await server.request('POST', `/api/v1/namespaces/${simulated}/pods`, { body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { nodeName: 'sim-exec', containers: [{ name: 'c', image: 'busybox' }] } } });
+  const sim = await upgradeThroughPlinth(`/api/v1/namespaces/${simulated}/pods/p/attach?container=c`, 'SPDY/3.1');
+  assert.match(sim.head, /^HTTP\/1\.1 500 /);
+  assert.equal(JSON.parse(sim.body).message, 'error dialing backend: no kubelet is reachable: the node is simulated (node "sim-exec" at sim-exec:10250)');
+  sim.socket.destroy();
+  const closed = await freePort();
+  const down = await server.newNamespace('exec-down');
+  await podOnNode(down, 'real-down', closed);
+  const dial = await upgradeThroughPlinth(`/api/v1/namespaces/${down}/pods/p/exec?container=c&command=ls`, 'SPDY/3.1');
+  assert.match(dial.head, /^HTTP\/1\.1 500 /);
+  assert.equal(JSON.parse(dial.body).message, `error dialing backend: dial tcp 127.0.0.1:${closed}: connect: connection refused`);
+  dial.socket.destroy();
+  // Port-forward's ports decode as Go's query conversion reads them.
+  const badPort = await server.request('POST', `/api/v1/namespaces/${ns}/pods/p/portforward?ports=80,x`);
+  assert.deepEqual([badPort.status, badPort.json.message], [400, 'cannot convert to []int32: strconv.ParseUint: parsing "x": invalid syntax']);
+  const bigPort = await server.request('POST', `/api/v1/namespaces/${ns}/pods/p/portforward?ports=65536`);
+  assert.deepEqual([bigPort.status, bigPort.json.message], [400, 'cannot convert to []int32: strconv.ParseUint: parsing "65536": value out of range']);
+  // Another resource's Upgrade header is ignored: it is served as any request.
+  const list = await upgradeThroughPlinth(`/api/v1/namespaces/${ns}/configmaps`, 'websocket', '', 'GET');
+  assert.match(list.head, /^HTTP\/1\.1 200 /);
+  assert.equal(JSON.parse(list.body).kind, 'ConfigMapList');
+  list.socket.destroy();
+});
+
+test('the kubelet\'s path and query as upstream\'s streamLocation builds them', () => {
+  const q = (s: string) => new URLSearchParams(s);
+  assert.equal(kubeletStreamTarget('exec', 'n', 'p', 'c', q('command=sh&command=-c&command=echo $HOME&stdin=true&tty=true&stdout=false')), '/exec/n/p/c?command=sh&command=-c&command=echo+%24HOME&input=1&tty=1');
+  assert.equal(kubeletStreamTarget('attach', 'n', 'p', 'c', q('stdout=1&stderr=1&command=ignored')), '/attach/n/p/c?error=1&output=1');
+  assert.equal(kubeletStreamTarget('portforward', 'n', 'p', '', q('ports=8080,9090&ports=22')), '/portForward/n/p?port=8080&port=9090&port=22');
+  assert.equal(kubeletStreamTarget('portforward', 'n', 'p', '', q('')), '/portForward/n/p');
+});
