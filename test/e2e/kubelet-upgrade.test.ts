@@ -79,6 +79,11 @@ function upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
     socket.end('HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: 9\r\n\r\nforbidden');
     return;
   }
+  if (url.pathname.endsWith('/hanging')) {
+    // A refusal whose body never comes.
+    socket.write('HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\npartial');
+    return;
+  }
   if (url.pathname.endsWith('/plain')) {
     socket.end('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
     return;
@@ -133,7 +138,7 @@ after(async () => {
   await new Promise((resolve) => kubelet?.close(resolve));
 });
 
-/** A node whose kubelet listens at 127.0.0.1:port, and a pod bound to it with containers c, d, refused and plain. */
+/** A node whose kubelet listens at 127.0.0.1:port, and a pod bound to it with containers c, d, refused, plain and hanging. */
 async function podOnNode(ns: string, node: string, port: number): Promise<void> {
   const status = { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: port } } };
   const created = await server.request('POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'Node', metadata: { name: node } } });
@@ -141,7 +146,7 @@ async function podOnNode(ns: string, node: string, port: number): Promise<void> 
   const current = (await server.request('GET', `/api/v1/nodes/${node}`)).json;
   current.status = status;
   assert.equal((await server.request('PUT', `/api/v1/nodes/${node}/status`, { body: current })).status, 200);
-  const containers = ['c', 'd', 'refused', 'plain'].map((name) => ({ name, image: 'busybox' }));
+  const containers = ['c', 'd', 'refused', 'plain', 'hanging'].map((name) => ({ name, image: 'busybox' }));
   assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers, nodeName: node } } })).status, 201);
 }
 
@@ -267,6 +272,16 @@ test('an upgraded connection carries both ways until one side ends, and a refusa
   assert.equal(JSON.parse(plain.body).message, 'invalid upgrade response: status code 200');
   refused.socket.destroy();
   plain.socket.destroy();
+});
+
+test('a refusal that does not end is cut off after upstream\'s 10 seconds', { timeout: 20_000 }, async () => {
+  const ns = await server.newNamespace('hanging');
+  await podOnNode(ns, 'real-hanging', kubeletPort);
+  const started = performance.now();
+  const hanging = await upgradeThroughPlinth(`/api/v1/namespaces/${ns}/pods/p/attach?container=hanging`, 'echo');
+  assert.match(hanging.head, /^HTTP\/1\.1 403 Forbidden\r\n/);
+  await new Promise((resolve) => (hanging.socket.closed ? resolve(undefined) : hanging.socket.once('close', resolve)));
+  assert.ok(performance.now() - started >= 9_000, 'cut off before the deadline');
 });
 
 test('a server that stops ends the upgraded connections it joined', async () => {

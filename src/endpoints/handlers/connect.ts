@@ -148,6 +148,9 @@ export async function podConnectHandler(scope: RequestScope, registry: ResourceR
   await upgradeToKubelet(scope, scope.kubelet, address, kubeletStreamTarget(info.subresource, info.namespace, info.name, container, query));
 }
 
+/** How long a kubelet's refusal of an upgrade may take to come back (upstream's deadline). */
+const refusalDeadlineMs = 10_000;
+
 /**
  * The upgrade passed to the kubelet as upstream's UpgradeAwareHandler passes it: the caller's
  * request with its headers (but the credentials and impersonation the filters used) and
@@ -175,8 +178,14 @@ async function upgradeToKubelet(scope: RequestScope, kubelet: KubeletClient, add
       answer.destroy();
       throw unclassifiedError(`invalid upgrade response: status code ${status}`);
     }
-    res.writeHead(status, answeredHeaders(answer));
-    await streamAnswer(answer, res);
+    // Upstream gives the refusal 10 seconds to be written back, then closes both.
+    const deadline = setTimeout(() => answer.destroy(), refusalDeadlineMs);
+    try {
+      res.writeHead(status, answeredHeaders(answer));
+      await streamAnswer(answer, res);
+    } finally {
+      clearTimeout(deadline);
+    }
     return;
   }
   const client = takeConnection(req);
