@@ -43,6 +43,19 @@ export function takeConnection(req: HttpRequest): { socket: Duplex; head: Buffer
   return { socket: entry.socket, head: entry.head };
 }
 
+/** The WebSocket protocol of remote commands that carries the CLOSE signal (the stream translator serves it). */
+export const protocolV5 = 'v5.channel.k8s.io';
+
+/**
+ * apimachinery's wsstream.IsWebSocketRequestWithStreamCloseProtocol: a WebSocket upgrade
+ * (`Connection` naming upgrade as a token, `Upgrade: websocket`) that asks for v5.
+ */
+export function wantsStreamTranslation(req: HttpRequest): boolean {
+  const connection = String(req.headers.connection ?? '').toLowerCase();
+  if (!/(^|.*,\s*)upgrade($|\s*,)/.test(connection) || String(req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return false;
+  return String(req.headers['sec-websocket-protocol'] ?? '').split(',').some((p) => p.trim() === protocolV5);
+}
+
 /** apimachinery's httpstream.IsUpgradeRequest: a Connection header that mentions upgrade. */
 export function isUpgradeRequest(req: HttpRequest): boolean {
   const connection = req.headers.connection;

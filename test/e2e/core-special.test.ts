@@ -128,7 +128,8 @@ describe('subresources that need a kubelet answer at once, or as soon as it refu
     });
     const cases: [string[], RegExp][] = [
       [['logs', 'p'], new RegExp(`Get "https://127\\.0\\.0\\.1:${port}/containerLogs/[^/]+/p/c": dial tcp 127\\.0\\.0\\.1:${port}: connect: connection refused`)],
-      [['exec', 'p', '--', 'ls'], new RegExp(`error dialing backend: dial tcp 127\\.0\\.0\\.1:${port}: connect: connection refused`)],
+      // kubectl's WebSocket exec, which Plinth runs on the kubelet over SPDY as upstream's stream translator: client-go's words.
+      [['exec', 'p', '--', 'ls'], new RegExp(`Internal error occurred: error sending request: Post "https://127\\.0\\.0\\.1:${port}/exec/${ns}/p/c\\?command=ls&error=1&output=1": dial tcp 127\\.0\\.0\\.1:${port}: connect: connection refused`)],
       [['logs', 'p', '-c', 'nope'], /container nope is not valid for pod p/],
     ];
     for (const [args, expected] of cases) {

@@ -11,13 +11,14 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { spawn } from 'node:child_process';
+import { WebSocket } from 'ws';
 import { existsSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import { kubeletStreamTarget } from '../../src/endpoints/handlers/connect.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { sample } from '../helpers/metrics.ts';
-import { SpdySession, type SpdyStream } from '../helpers/spdy.ts';
+import { SpdySession, type SpdyStream } from '../../src/endpoints/spdy.ts';
 import { kubectl, kubectlAt, needsKubectl } from '../helpers/kubectl.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { fakeKubeletTls, listenOnLoopback } from '../helpers/fake-kubelet.ts';
@@ -46,12 +47,32 @@ let server: TestServer;
  */
 function serveRemoteCommand(socket: Socket, url: URL): void {
   const streams = new Map<string, SpdyStream>();
-  new SpdySession(socket, (stream) => {
+  const command = url.searchParams.getAll('command');
+  new SpdySession(socket, 'server', (stream) => {
     streams.set(stream.headers.streamtype ?? '', stream);
     const error = streams.get('error');
     const stdout = streams.get('stdout');
     if (error === undefined || stdout === undefined || (url.searchParams.has('error') && !streams.has('stderr'))) return;
-    stdout.end(`ran: ${url.searchParams.getAll('command').join(' ')}\n`);
+    if (url.searchParams.has('input') && !streams.has('stdin')) return;
+    const stdin = streams.get('stdin');
+    if (command[0] === 'cat' && stdin !== undefined) {
+      // Its input, in capitals, until the input ends.
+      stdin.on('data', (chunk: Buffer) => stdout.write(chunk.toString().toUpperCase()));
+      stdin.once('end', () => {
+        stdout.end();
+        streams.get('stderr')?.end();
+        error.end(JSON.stringify({ metadata: {}, status: 'Success' }));
+      });
+      return;
+    }
+    if (command[0] === 'fail') {
+      // A command that writes to stderr and exits with the code it is given.
+      stdout.end();
+      streams.get('stderr')?.end('failing\n');
+      error.end(JSON.stringify({ metadata: {}, status: 'Failure', message: `command terminated with exit code ${command[1]}`, reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: command[1] }] } }));
+      return;
+    }
+    stdout.end(`ran: ${command.join(' ')}\n`);
     streams.get('stderr')?.end();
     error.end(JSON.stringify({ metadata: {}, status: 'Success' }));
   });
@@ -59,7 +80,7 @@ function serveRemoteCommand(socket: Socket, url: URL): void {
 
 /** The kubelet's side of `kubectl port-forward` (portforward.k8s.io over SPDY): each data stream's bytes written back in capitals. */
 function servePortForward(socket: Socket): void {
-  new SpdySession(socket, (stream) => {
+  new SpdySession(socket, 'server', (stream) => {
     if (stream.headers.streamtype !== 'data') return;
     forwardedPorts.push(stream.headers.port ?? '');
     stream.on('data', (chunk: Buffer) => stream.write(chunk.toString().toUpperCase()));
@@ -176,21 +197,60 @@ async function upgradeThroughPlinth(target: string, protocol: string, extra = ''
   return { head: received.slice(0, split), body: received.slice(split + 4), socket };
 }
 
-test('kubectl exec runs through Plinth on the kubelet: WebSocket refused, then SPDY passed through', needsKubectl, async () => {
+test('kubectl exec over WebSocket v5 runs through Plinth, which speaks SPDY to the kubelet as upstream\'s stream translator', { ...needsKubectl, timeout: 30_000 }, async () => {
   const ns = await server.newNamespace('exec');
   await podOnNode(ns, 'real-exec', kubeletPort);
   seen.length = 0;
   assert.equal(await kubectl(server, '-n', ns, 'exec', 'p', '-c', 'c', '--', 'echo', 'a b', '*~'), 'ran: echo a b *~\n');
-  // kubectl's WebSocket attempt, then SPDY, each sent on with upstream's kubelet path and query and the client certificate, without the caller's credentials.
+  // One request reached the kubelet: Plinth's own SPDY upgrade (the WebSocket ended at Plinth), with upstream's path and query and the client certificate.
+  assert.deepEqual(seen.map((s) => [s.method, s.headers.upgrade, s.url, s.client]), [
+    ['POST', 'SPDY/3.1', `/exec/${ns}/p/c?command=echo&command=a+b&command=%2A~&error=1&output=1`, clientFingerprint],
+  ]);
+  assert.equal(seen[0]!.headers['x-stream-protocol-version'], 'v5.channel.k8s.io, v4.channel.k8s.io');
+  assert.equal(seen[0]!.headers.authorization, undefined);
+
+  // Input reaches the command and its end is passed on (v5's CLOSE signal, then SPDY's FIN).
+  const piped = await new Promise<string>((resolve, reject) => {
+    const child = spawn('/usr/bin/kubectl', ['--kubeconfig', server.kubeconfigPath, '-n', ns, 'exec', '-i', 'p', '-c', 'c', '--', 'cat'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => { err += chunk.toString(); });
+    child.once('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`kubectl exited ${code}: ${err}`))));
+    child.stdin.end('hello\nworld\n');
+  });
+  assert.equal(piped, 'HELLO\nWORLD\n');
+
+  // A command's exit code comes back as kubectl's own.
+  const failed = await new Promise<{ code: number | null; err: string }>((resolve) => {
+    const child = spawn('/usr/bin/kubectl', ['--kubeconfig', server.kubeconfigPath, '-n', ns, 'exec', 'p', '-c', 'c', '--', 'fail', '3'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => { err += chunk.toString(); });
+    child.once('close', (code) => resolve({ code, err }));
+  });
+  assert.equal(failed.code, 3, failed.err);
+  assert.match(failed.err, /failing\n/);
+  assert.match(failed.err, /command terminated with exit code 3/);
+});
+
+test('kubectl exec falls back to SPDY, passed through to the kubelet, when WebSocket is refused', needsKubectl, async () => {
+  const ns = await server.newNamespace('exec-fallback');
+  await podOnNode(ns, 'real-exec-fallback', kubeletPort);
+  seen.length = 0;
+  // KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false: kubectl speaks SPDY alone, and Plinth passes it on with the caller's headers.
+  const out = await new Promise<string>((resolve, reject) => {
+    const child = spawn('/usr/bin/kubectl', ['--kubeconfig', server.kubeconfigPath, '-n', ns, 'exec', 'p', '-c', 'c', '--', 'echo', 'a b', '*~'], { env: { ...process.env, KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' } });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+    child.once('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`kubectl exited ${code}`))));
+  });
+  assert.equal(out, 'ran: echo a b *~\n');
   assert.deepEqual(seen.map((s) => [s.method, s.headers.upgrade?.toLowerCase(), s.url, s.client]), [
-    ['GET', 'websocket', `/exec/${ns}/p/c?command=echo&command=a+b&command=%2A~&error=1&output=1`, clientFingerprint],
     ['POST', 'spdy/3.1', `/exec/${ns}/p/c?command=echo&command=a+b&command=%2A~&error=1&output=1`, clientFingerprint],
   ]);
-  for (const s of seen) {
-    assert.equal(s.headers.authorization, undefined);
-    assert.equal(s.headers['x-forwarded-for'], '127.0.0.1');
-    assert.match(String(s.headers['user-agent']), /^kubectl/);
-  }
+  assert.equal(seen[0]!.headers.authorization, undefined);
+  assert.equal(seen[0]!.headers['x-forwarded-for'], '127.0.0.1');
+  assert.match(String(seen[0]!.headers['user-agent']), /^kubectl/);
 });
 
 const kubectl127 = '/usr/lib/google-cloud-sdk/bin/kubectl.1.27';
@@ -245,7 +305,7 @@ test('an upgraded connection carries both ways until one side ends, and a refusa
   const target = `/api/v1/namespaces/${ns}/pods/p/exec?container=d&command=cat&stdin=true&stdout=1&tty=yes&stderr=false`;
   seen.length = 0;
   endedUpgrades = 0;
-  const switches = async () => sample((await server.request('GET', '/metrics')).text, 'apiserver_request_total', { code: '101', resource: 'pods', subresource: 'exec' });
+  const switches = async () => sample((await server.request('GET', '/metrics')).text, 'apiserver_request_total', { verb: 'POST', code: '101', resource: 'pods', subresource: 'exec' });
   const switchesBefore = await switches();
   const { head, body, socket } = await upgradeThroughPlinth(target, 'echo', 'early ');
   assert.match(head, /^HTTP\/1\.1 101 Switching Protocols\r\n/);
@@ -335,6 +395,42 @@ test('exec answers without an upgrade, and a kubelet that cannot be reached, as 
   assert.match(list.head, /^HTTP\/1\.1 200 /);
   assert.equal(JSON.parse(list.body).kind, 'ConfigMapList');
   list.socket.destroy();
+});
+
+/** A WebSocket v5 client's view of an exec through Plinth: the messages (channel, text) until the server closed. */
+async function execOverWebSocket(path: string): Promise<Array<[number, string]>> {
+  const ws = new WebSocket(new URL(path, server.url.replace('https:', 'wss:')), ['v5.channel.k8s.io'], { ca: server.caPem, headers: { authorization: `Bearer ${server.token}` } });
+  const messages: Array<[number, string]> = [];
+  ws.on('message', (data: Buffer) => messages.push([data[0]!, data.subarray(1).toString()]));
+  await new Promise((resolve, reject) => {
+    ws.once('close', resolve);
+    ws.once('error', reject);
+  });
+  return messages;
+}
+
+test('a translated exec that cannot run ends with upstream\'s Status on the error channel', async () => {
+  const closed = await freePort();
+  const down = await server.newNamespace('ws-down');
+  await podOnNode(down, 'real-ws-down', closed);
+  // Ready (an empty stdout message), then the Status: the kubelet could not be reached (client-go's words around Go's).
+  const dialError = `error sending request: Post "https://127.0.0.1:${closed}/exec/${down}/p/c?command=ls&output=1": dial tcp 127.0.0.1:${closed}: connect: connection refused`;
+  assert.deepEqual(await execOverWebSocket(`/api/v1/namespaces/${down}/pods/p/exec?container=c&command=ls&stdout=true`), [
+    [1, ''],
+    [3, JSON.stringify({ metadata: {}, status: 'Failure', message: `Internal error occurred: ${dialError}`, reason: 'InternalError', details: { causes: [{ message: dialError }] }, code: 500 })],
+  ]);
+  // A kubelet that refuses: its words, as client-go's SPDY round tripper reports them.
+  const ns = await server.newNamespace('ws-refused');
+  await podOnNode(ns, 'real-ws-refused', kubeletPort);
+  const refused = await execOverWebSocket(`/api/v1/namespaces/${ns}/pods/p/exec?container=refused&command=ls&stderr=true`);
+  assert.deepEqual(refused[0], [2, '']);
+  assert.equal(JSON.parse(refused[1]![1]).message, 'Internal error occurred: unable to upgrade connection: forbidden');
+  // The command's exit code, as upstream's translator words it.
+  const failed = await execOverWebSocket(`/api/v1/namespaces/${ns}/pods/p/exec?container=c&command=fail&command=7&stdout=1&stderr=1`);
+  assert.deepEqual(failed, [
+    [1, ''], [2, 'failing\n'],
+    [3, JSON.stringify({ metadata: {}, status: 'Failure', message: 'command terminated with non-zero exit code: command terminated with exit code 7', reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '7' }] } })],
+  ]);
 });
 
 test('the kubelet\'s path and query as upstream\'s streamLocation builds them', () => {

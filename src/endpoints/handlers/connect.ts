@@ -1,7 +1,8 @@
 // Subresources that connect through to a kubelet or a pod upstream (pods/log, exec, attach,
 // portforward, proxy; services/proxy; nodes/proxy). Logs (pod-log.ts), node proxying and
 // the upgraded connections of exec, attach and port-forward reach a node's kubelet when it
-// is a real one (kubelet-client.ts); the rest, and anything a simulated node would have to
+// is a real one (kubelet-client.ts; exec and attach over WebSocket v5 through the stream
+// translator, stream-translator.ts); the rest, and anything a simulated node would have to
 // serve, answer at once with the Status upstream gives when it cannot reach the other end,
 // after the same checks upstream makes first (the object exists, the container is valid,
 // the pod is bound to a node). Plinth has no pod network.
@@ -12,7 +13,8 @@ import type { ResourceRegistry } from '../../registry/registry.ts';
 import { answeredHeaders, forwardedHeaders, streamAnswer } from '../proxy-stream.ts';
 import type { KubeletClient } from '../kubelet-client.ts';
 import { queryBool } from '../request-info.ts';
-import { isUpgradeRequest, spliceConnections, takeConnection } from '../upgrade.ts';
+import { isUpgradeRequest, spliceConnections, takeConnection, wantsStreamTranslation } from '../upgrade.ts';
+import type { IncomingMessage } from 'node:http';
 import { goQuote } from '../../api/field-errors.ts';
 import type { RequestScope } from './scope.ts';
 
@@ -145,7 +147,30 @@ export async function podConnectHandler(scope: RequestScope, registry: ResourceR
   if (scope.kubelet === undefined || simulated) {
     throw unclassifiedError(`error dialing backend: ${simulated ? simulatedKubelet : noKubeletClient} (node ${JSON.stringify(nodeName)} at ${address})`);
   }
-  await upgradeToKubelet(scope, scope.kubelet, address, kubeletStreamTarget(info.subresource, info.namespace, info.name, container, query));
+  const target = kubeletStreamTarget(info.subresource, info.namespace, info.name, container, query);
+  if (info.subresource !== 'portforward' && wantsStreamTranslation(scope.req)) {
+    await translateToKubelet(scope, scope.kubelet, address, target);
+    return;
+  }
+  await upgradeToKubelet(scope, scope.kubelet, address, target);
+}
+
+/**
+ * An exec or attach over WebSocket v5: served here and run on the kubelet over SPDY, as
+ * upstream's stream translator (stream-translator.ts, loaded on first use).
+ */
+async function translateToKubelet(scope: RequestScope, kubelet: KubeletClient, address: string, target: string): Promise<void> {
+  const client = takeConnection(scope.req);
+  if (client === undefined) throw unclassifiedError('request connection cannot be hijacked');
+  const { translateStreams } = await import('../stream-translator.ts');
+  const options = streamOptions(scope.query);
+  const switched = await translateStreams({ req: scope.req as unknown as IncomingMessage, ...client }, kubelet, address, target, options, {
+    // The WebSocket library answered the upgrade on the connection: the response is counted as a switch.
+    onSwitched: () => { scope.res.statusCode = 101; },
+    track: (stop) => scope.trackLongRunning(stop),
+  });
+  // A handshake the library refused: it answered 400 and closed the connection.
+  if (!switched) scope.res.statusCode = 400;
 }
 
 /** How long a kubelet's refusal of an upgrade may take to come back (upstream's deadline). */
