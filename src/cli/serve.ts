@@ -250,7 +250,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     storageObjects: () => [...cacheTypes].map(([cache, type]) => ({ resource: type.group === '' ? type.resource : `${type.resource}.${type.group}`, count: cache.size })),
   });
   metrics.disable(config.disabledMetrics);
-  const kubelet = new KubeletClient(kubeletTls, deps.proxyableAddress, metrics.podLogs);
+  const kubelet = new KubeletClient(kubeletTls, deps.proxyableAddress, metrics.kubelet);
   // Applies of built-in workloads may run on a worker thread; the storage syncs off the loop while they do.
   const applyOffload = config.applyWorkerAfter >= 0 ? new ApplyOffload(config.applyWorkerAfter, applyWorkerEntry) : undefined;
   const stored = deps.backend ?? await openBackend(config.storage, {

@@ -60,25 +60,27 @@ export function isProxyableIp(ip: string): boolean {
 const connectTimeoutMs = 30_000;
 const handshakeTimeoutMs = 10_000;
 
-/** Upstream's pods/log counters (`kube_apiserver_pod_logs_*`). */
-export interface PodLogCounters {
+/** The counters of what reaches kubelets: upstream's pods/log ones (`kube_apiserver_pod_logs_*`) and its stream translator's. */
+export interface KubeletCounters {
   /** A log request, by whether it asked to skip the kubelet's certificate check. */
   logRequest(usage: 'enforce_tls' | 'skip_tls_allowed'): void;
   /** A log request that failed on the kubelet's certificate. */
   logTlsFailure(): void;
+  /** An exec or attach over WebSocket v5 done, by the code it ended with (`apiserver_stream_translator_requests_total`). */
+  translatedStream(code: number): void;
 }
 
 export class KubeletClient {
   readonly #agent: https.Agent;
   readonly #insecureAgent: https.Agent;
   readonly #proxyable: (ip: string) => boolean;
-  /** Counted by pods/log, which is what upstream counts them for. */
-  readonly logCounters: PodLogCounters | undefined;
+  /** Counted by pods/log and the stream translator, which is what upstream counts them for. */
+  readonly counters: KubeletCounters | undefined;
 
   /** `proxyable`: which addresses nodes/proxy may reach (upstream's IsProxyableIP; tests on loopback widen it). */
-  constructor(tls: KubeletTls = {}, proxyable: (ip: string) => boolean = isProxyableIp, logCounters?: PodLogCounters) {
+  constructor(tls: KubeletTls = {}, proxyable: (ip: string) => boolean = isProxyableIp, counters?: KubeletCounters) {
     this.#proxyable = proxyable;
-    this.logCounters = logCounters;
+    this.counters = counters;
     const identity = { ...(tls.certPem !== undefined ? { cert: tls.certPem } : {}), ...(tls.keyPem !== undefined ? { key: tls.keyPem } : {}) };
     this.#insecureAgent = new https.Agent({ keepAlive: true, ...identity, rejectUnauthorized: false });
     this.#agent = tls.caPem === undefined ? this.#insecureAgent : new https.Agent({ keepAlive: true, ...identity, ca: tls.caPem });

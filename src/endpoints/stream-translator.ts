@@ -79,6 +79,12 @@ function acceptWebSocket(req: IncomingMessage, socket: Duplex, head: Buffer): Pr
   });
 }
 
+/** The code upstream counts a translated stream by: a command that ran (whatever its exit code) 200, else its Status's code. */
+function countedCode(status: FinalStatus): number {
+  if (status.status === 'Success' || status.reason === 'NonZeroExitCode') return 200;
+  return typeof status.code === 'number' ? status.code : 0;
+}
+
 /** The client's messages, held until a receiver is given, then passed to it as they come. */
 class Inbox {
   readonly #ws: WebSocket;
@@ -125,7 +131,10 @@ export async function translateStreams(
   hooks: { onSwitched(): void; track(stop: () => void): () => void },
 ): Promise<boolean> {
   const ws = await acceptWebSocket(connection.req, connection.socket, connection.head);
-  if (ws === undefined) return false;
+  if (ws === undefined) {
+    kubelet.counters?.translatedStream(400);
+    return false;
+  }
   hooks.onSwitched();
   // What the client sends from the start (its input may come before the kubelet answers) waits for the streams.
   const received = new Inbox(ws);
@@ -138,6 +147,7 @@ export async function translateStreams(
     // Upstream tells the client the streams are ready with an empty message on the lowest channel it writes.
     ws.send(frame(streams.stdout ? channel.stdout : streams.stderr ? channel.stderr : channel.error));
     const status = await runOnKubelet(ws, received, kubelet, address, target, streams, (s) => { session = s; });
+    kubelet.counters?.translatedStream(countedCode(status));
     if (ws.readyState === ws.OPEN) {
       ws.send(frame(channel.error, Buffer.from(JSON.stringify(status))));
       ws.close(1000);

@@ -116,6 +116,7 @@ export class ApiMetrics {
   readonly #podSecurityErrors: PlainCounter;
   readonly #podLogsUsage: PlainCounter;
   readonly #podLogsTlsFailures: { value: number };
+  readonly #streamTranslations: PlainCounter;
   readonly #transformationDurations: PlainHistogram;
   /** The key id label sets in use, least recently used first. */
   readonly #kmsKeyIdSets = new Set<string>();
@@ -179,6 +180,7 @@ export class ApiMetrics {
     this.#podSecurityErrors = new PlainCounter(list, 'pod_security_errors_total', 'Number of errors prevent normal evaluation. Non-fatal errors are evaluated against a default policy.');
     this.#podLogsUsage = new PlainCounter(list, 'kube_apiserver_pod_logs_insecure_backend_total', 'Total number of requests for pods/logs sliced by usage type: enforce_tls, skip_tls_allowed, skip_tls_denied');
     this.#podLogsTlsFailures = new PlainCounter(list, 'kube_apiserver_pod_logs_backend_tls_failure_total', 'Total number of requests for pods/logs that failed due to kubelet server TLS verification').series('', () => ({}));
+    this.#streamTranslations = new PlainCounter(list, 'apiserver_stream_translator_requests_total', 'Total number of requests that were handled by the StreamTranslatorProxy, which processes streaming RemoteCommand/V5');
     for (const [use, help] of [
       ['legacy', 'Cumulative legacy service account tokens used'],
       ['stale', 'Cumulative stale projected service account tokens used'],
@@ -381,13 +383,20 @@ export class ApiMetrics {
     if (status === 'OK') this.#transformationDurations.series(`${resource}\0${type}\0${prefix}`, () => ({ resource, transformation_type: type, transformer_prefix: prefix })).observe(seconds);
   }
 
-  /** pods/log's counters (upstream's kube_apiserver_pod_logs_*): requests by whether they skip the kubelet's certificate check, and certificate failures. */
-  readonly podLogs = {
+  /**
+   * What reaches kubelets: pods/log's counters (upstream's kube_apiserver_pod_logs_*: requests by
+   * whether they skip the kubelet's certificate check, and certificate failures) and the stream
+   * translator's requests by the code they ended with.
+   */
+  readonly kubelet = {
     logRequest: (usage: 'enforce_tls' | 'skip_tls_allowed'): void => {
       this.#podLogsUsage.series(usage, () => ({ usage })).value++;
     },
     logTlsFailure: (): void => {
       this.#podLogsTlsFailures.value++;
+    },
+    translatedStream: (code: number): void => {
+      this.#streamTranslations.series(String(code), () => ({ code: String(code) })).value++;
     },
   };
 

@@ -410,6 +410,8 @@ async function execOverWebSocket(path: string): Promise<Array<[number, string]>>
 }
 
 test('a translated exec that cannot run ends with upstream\'s Status on the error channel', async () => {
+  const translated = async (code: string) => sample((await server.request('GET', '/metrics')).text, 'apiserver_stream_translator_requests_total', { code });
+  const [ok, failing] = [await translated('200'), await translated('500')];
   const closed = await freePort();
   const down = await server.newNamespace('ws-down');
   await podOnNode(down, 'real-ws-down', closed);
@@ -431,6 +433,9 @@ test('a translated exec that cannot run ends with upstream\'s Status on the erro
     [1, ''], [2, 'failing\n'],
     [3, JSON.stringify({ metadata: {}, status: 'Failure', message: 'command terminated with non-zero exit code: command terminated with exit code 7', reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '7' }] } })],
   ]);
+  // Counted as upstream's translator counts them: a command that ran is 200 whatever its exit code, a failure by its Status's code.
+  assert.equal(await translated('200'), ok + 1);
+  assert.equal(await translated('500'), failing + 2);
 });
 
 test('the kubelet\'s path and query as upstream\'s streamLocation builds them', () => {

@@ -123,7 +123,7 @@ export async function podLogHandler(scope: RequestScope, registry: ResourceRegis
   const { info, res } = scope;
   const options = decodePodLogOptions(scope.query);
   // Counted before validation, as upstream's LogREST counts every request whose options decoded.
-  scope.kubelet?.logCounters?.logRequest(options.insecureSkipTLSVerifyBackend ? 'skip_tls_allowed' : 'enforce_tls');
+  scope.kubelet?.counters?.logRequest(options.insecureSkipTLSVerifyBackend ? 'skip_tls_allowed' : 'enforce_tls');
   validatePodLogOptions(options, info.name);
   const pod = await scope.served.store.get(info.namespace, info.name);
   const container = containerOf(pod, info.name, options.container);
@@ -147,7 +147,7 @@ export async function podLogHandler(scope: RequestScope, registry: ResourceRegis
   try {
     answer = await kubelet.request({ address, method: 'GET', target, insecure: options.insecureSkipTLSVerifyBackend });
   } catch (err) {
-    if (isCertificateRejected(err)) kubelet.logCounters?.logTlsFailure();
+    if (isCertificateRejected(err)) kubelet.counters?.logTlsFailure();
     // Go's client's error, as upstream answers it: 500 without a reason.
     throw unclassifiedError(`Get ${JSON.stringify(url)}: ${(err as Error).message}`);
   }
