@@ -6,7 +6,8 @@
 // and ends with the command's Status on the WebSocket's error channel.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
+import { acceptWebSocket } from './websocket-accept.ts';
 import type { KubeletClient } from './kubelet-client.ts';
 import { SpdySession, type SpdyStream } from './spdy.ts';
 
@@ -65,20 +66,6 @@ export function commandStatus(message: string): FinalStatus {
   return internalErrorStatus(typeof status.message === 'string' ? status.message : '');
 }
 
-const servers = new WebSocketServer({ noServer: true, perMessageDeflate: false, handleProtocols: (offered) => (offered.has(protocolV5) ? protocolV5 : false) });
-
-/** The WebSocket handshake on the caller's connection; undefined when it failed (the library answered 400 and closed it). */
-function acceptWebSocket(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<WebSocket | undefined> {
-  return new Promise((resolve) => {
-    const failed = () => resolve(undefined);
-    socket.once('close', failed);
-    servers.handleUpgrade(req, socket, head, (ws) => {
-      socket.off('close', failed);
-      resolve(ws);
-    });
-  });
-}
-
 /** The code upstream counts a translated stream by: a command that ran (whatever its exit code) 200, else its Status's code. */
 function countedCode(status: FinalStatus): number {
   if (status.status === 'Success' || status.reason === 'NonZeroExitCode') return 200;
@@ -130,7 +117,7 @@ export async function translateStreams(
   kubelet: KubeletClient, address: string, target: string, streams: TranslatedStreams,
   hooks: { onSwitched(): void; track(stop: () => void): () => void },
 ): Promise<boolean> {
-  const ws = await acceptWebSocket(connection.req, connection.socket, connection.head);
+  const ws = await acceptWebSocket(connection, protocolV5);
   if (ws === undefined) {
     kubelet.counters?.translatedStream(400);
     return false;

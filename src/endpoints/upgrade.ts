@@ -51,9 +51,27 @@ export const protocolV5 = 'v5.channel.k8s.io';
  * (`Connection` naming upgrade as a token, `Upgrade: websocket`) that asks for v5.
  */
 export function wantsStreamTranslation(req: HttpRequest): boolean {
-  const connection = String(req.headers.connection ?? '').toLowerCase();
-  if (!/(^|.*,\s*)upgrade($|\s*,)/.test(connection) || String(req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return false;
+  if (!isWebSocketUpgrade(req)) return false;
   return String(req.headers['sec-websocket-protocol'] ?? '').split(',').some((p) => p.trim() === protocolV5);
+}
+
+/**
+ * The SPDY protocols a port-forward over WebSocket tunnels (upstream's
+ * IsWebSocketRequestWithTunnelingProtocol and spdyProtocolsFromWebsocketProtocols): of a
+ * WebSocket upgrade's protocols, those `SPDY/3.1+<name>.k8s.io`, without the prefix. Empty
+ * for any other request.
+ */
+export function tunnelledProtocols(req: HttpRequest): string[] {
+  if (!isWebSocketUpgrade(req)) return [];
+  const prefix = 'SPDY/3.1+';
+  return String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim())
+    .filter((p) => p.startsWith(prefix) && p.endsWith('.k8s.io')).map((p) => p.slice(prefix.length));
+}
+
+/** apimachinery's wsstream.IsWebSocketRequest: `Connection` naming upgrade as a token, and `Upgrade: websocket`. */
+function isWebSocketUpgrade(req: HttpRequest): boolean {
+  const connection = String(req.headers.connection ?? '').toLowerCase();
+  return /(^|.*,\s*)upgrade($|\s*,)/.test(connection) && String(req.headers.upgrade ?? '').toLowerCase() === 'websocket';
 }
 
 /** apimachinery's httpstream.IsUpgradeRequest: a Connection header that mentions upgrade. */

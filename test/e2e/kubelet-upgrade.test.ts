@@ -1,9 +1,10 @@
-// exec, attach and port-forward reach a node's kubelet as kube-apiserver's
-// UpgradeAwareHandler passes them: the upgrade request sent on with upstream's kubelet path
-// and query, the kubelet's 101 passed back and both connections joined. A fake kubelet
-// (HTTPS, its own CA) speaks SPDY's remote command protocol as a kubelet does, so kubectl
-// exec runs through Plinth; it refuses WebSocket's v5 protocol as kubelets do, so kubectl
-// falls back to SPDY as it does against an API server that passes upgrades on.
+// exec, attach and port-forward reach a node's kubelet as kube-apiserver passes them: an
+// upgrade sent on with upstream's kubelet path and query, the kubelet's 101 passed back and
+// both connections joined (UpgradeAwareHandler); exec and attach over WebSocket v5 served here
+// and run on the kubelet over SPDY (the stream translator); port-forward's SPDY tunnelled in a
+// WebSocket carried to the kubelet's SPDY (the tunneling handler). A fake kubelet (HTTPS, its
+// own CA) speaks SPDY's remote command and port-forward protocols as a kubelet does and
+// refuses WebSockets as kubelets do, so kubectl runs through Plinth as it would through upstream.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
@@ -233,7 +234,7 @@ test('kubectl exec over WebSocket v5 runs through Plinth, which speaks SPDY to t
   assert.match(failed.err, /command terminated with exit code 3/);
 });
 
-test('kubectl exec falls back to SPDY, passed through to the kubelet, when WebSocket is refused', needsKubectl, async () => {
+test('kubectl exec told to speak SPDY (KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false) is passed through to the kubelet', needsKubectl, async () => {
   const ns = await server.newNamespace('exec-fallback');
   await podOnNode(ns, 'real-exec-fallback', kubeletPort);
   seen.length = 0;
@@ -263,41 +264,49 @@ test('kubectl 1.27, which speaks SPDY only, execs through Plinth', { skip: exist
   assert.deepEqual(seen.map((s) => [s.method, s.headers.upgrade?.toLowerCase(), s.url]), [['POST', 'spdy/3.1', `/exec/${ns}/p/d?command=date&error=1&output=1`]]);
 });
 
-test('kubectl port-forward forwards a local connection through Plinth to the kubelet', needsKubectl, async () => {
-  const ns = await server.newNamespace('forward');
-  await podOnNode(ns, 'real-forward', kubeletPort);
-  // kubectl forwards only to a running pod.
-  const pod = (await server.request('GET', `/api/v1/namespaces/${ns}/pods/p`)).json;
-  pod.status = { ...pod.status, phase: 'Running' };
-  assert.equal((await server.request('PUT', `/api/v1/namespaces/${ns}/pods/p/status`, { body: pod })).status, 200);
-  seen.length = 0;
-  forwardedPorts.length = 0;
-  const local = await freePort();
-  const child = spawn('/usr/bin/kubectl', ['--kubeconfig', server.kubeconfigPath, '-n', ns, 'port-forward', 'pod/p', `${local}:8080`], { stdio: ['ignore', 'pipe', 'pipe'] });
-  try {
-    let printed = '';
-    child.stdout.on('data', (chunk: Buffer) => { printed += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { printed += chunk.toString(); });
-    await eventually(() => assert.match(printed, /Forwarding from 127\.0\.0\.1:/), { timeoutMs: 20_000 });
-    const answer = await new Promise<string>((resolve, reject) => {
-      const connection = netConnect(local, '127.0.0.1', () => connection.write('ping'));
-      let got = '';
-      connection.on('data', (chunk: Buffer) => {
-        got += chunk.toString();
-        if (got.length >= 4) {
-          connection.end();
-          resolve(got);
-        }
+for (const websockets of [true, false]) {
+  const how = websockets ? 'SPDY tunnelled in a WebSocket, which Plinth carries to the kubelet\'s SPDY' : 'SPDY alone, passed through';
+  test(`kubectl port-forward forwards a local connection through Plinth to the kubelet: ${how}`, needsKubectl, async () => {
+    const ns = await server.newNamespace('forward');
+    await podOnNode(ns, `real-forward-${websockets}`, kubeletPort);
+    // kubectl forwards only to a running pod.
+    const pod = (await server.request('GET', `/api/v1/namespaces/${ns}/pods/p`)).json;
+    pod.status = { ...pod.status, phase: 'Running' };
+    assert.equal((await server.request('PUT', `/api/v1/namespaces/${ns}/pods/p/status`, { body: pod })).status, 200);
+    seen.length = 0;
+    forwardedPorts.length = 0;
+    const local = await freePort();
+    const env = { ...process.env, KUBECTL_PORT_FORWARD_WEBSOCKETS: String(websockets) };
+    const child = spawn('/usr/bin/kubectl', ['--kubeconfig', server.kubeconfigPath, '-n', ns, 'port-forward', 'pod/p', `${local}:8080`], { stdio: ['ignore', 'pipe', 'pipe'], env });
+    try {
+      let printed = '';
+      child.stdout.on('data', (chunk: Buffer) => { printed += chunk.toString(); });
+      child.stderr.on('data', (chunk: Buffer) => { printed += chunk.toString(); });
+      await eventually(() => assert.match(printed, /Forwarding from 127\.0\.0\.1:/), { timeoutMs: 20_000 });
+      const answer = await new Promise<string>((resolve, reject) => {
+        const connection = netConnect(local, '127.0.0.1', () => connection.write('ping'));
+        let got = '';
+        connection.on('data', (chunk: Buffer) => {
+          got += chunk.toString();
+          if (got.length >= 4) {
+            connection.end();
+            resolve(got);
+          }
+        });
+        connection.on('error', reject);
       });
-      connection.on('error', reject);
-    });
-    assert.equal(answer, 'PING');
-    assert.deepEqual(forwardedPorts, ['8080']);
-    assert.deepEqual(seen.at(-1)!.url, `/portForward/${ns}/p`);
-  } finally {
-    child.kill();
-  }
-});
+      assert.equal(answer, 'PING');
+      assert.deepEqual(forwardedPorts, ['8080']);
+      // One SPDY upgrade reached the kubelet either way: Plinth's own for the tunnel (no WebSocket headers), kubectl's passed through.
+      assert.deepEqual(seen.map((s) => [s.method, s.headers.upgrade, s.headers['x-stream-protocol-version'], s.url, s.headers['sec-websocket-protocol']]), [
+        ['POST', 'SPDY/3.1', 'portforward.k8s.io', `/portForward/${ns}/p`, undefined],
+      ]);
+      assert.match(String(seen[0]!.headers['user-agent']), /^kubectl/);
+    } finally {
+      child.kill();
+    }
+  });
+}
 
 test('an upgraded connection carries both ways until one side ends, and a refusal comes back as the kubelet wrote it', async () => {
   const ns = await server.newNamespace('echo');

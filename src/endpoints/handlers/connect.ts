@@ -2,7 +2,8 @@
 // portforward, proxy; services/proxy; nodes/proxy). Logs (pod-log.ts), node proxying and
 // the upgraded connections of exec, attach and port-forward reach a node's kubelet when it
 // is a real one (kubelet-client.ts; exec and attach over WebSocket v5 through the stream
-// translator, stream-translator.ts); the rest, and anything a simulated node would have to
+// translator, stream-translator.ts; port-forward's WebSocket tunnel, stream-tunnel.ts); the
+// rest, and anything a simulated node would have to
 // serve, answer at once with the Status upstream gives when it cannot reach the other end,
 // after the same checks upstream makes first (the object exists, the container is valid,
 // the pod is bound to a node). Plinth has no pod network.
@@ -11,9 +12,10 @@ import { objectAt, objectsAt, stringAt } from '../../registry/builtin/object.ts'
 import { simulatedNodeAnnotation } from '../../registry/builtin/nodes.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
 import { answeredHeaders, forwardedHeaders, streamAnswer } from '../proxy-stream.ts';
-import type { KubeletClient } from '../kubelet-client.ts';
+import type { KubeletClient, KubeletUpgrade } from '../kubelet-client.ts';
+import type { HttpRequest } from '../http.ts';
 import { queryBool } from '../request-info.ts';
-import { isUpgradeRequest, spliceConnections, takeConnection, wantsStreamTranslation } from '../upgrade.ts';
+import { isUpgradeRequest, spliceConnections, takeConnection, tunnelledProtocols, wantsStreamTranslation } from '../upgrade.ts';
 import type { IncomingMessage } from 'node:http';
 import { goQuote } from '../../api/field-errors.ts';
 import type { RequestScope } from './scope.ts';
@@ -152,6 +154,10 @@ export async function podConnectHandler(scope: RequestScope, registry: ResourceR
     await translateToKubelet(scope, scope.kubelet, address, target);
     return;
   }
+  if (info.subresource === 'portforward' && tunnelledProtocols(scope.req).length > 0) {
+    await tunnelToKubelet(scope, scope.kubelet, address, target);
+    return;
+  }
   await upgradeToKubelet(scope, scope.kubelet, address, target);
 }
 
@@ -184,35 +190,8 @@ const refusalDeadlineMs = 10_000;
  */
 async function upgradeToKubelet(scope: RequestScope, kubelet: KubeletClient, address: string, target: string): Promise<void> {
   const { req, res } = scope;
-  const headers = forwardedHeaders(req, (name) => name === 'authorization' || name.startsWith('impersonate-') || name.startsWith(':'));
-  const clientIp = (req as { socket?: { remoteAddress?: string } }).socket?.remoteAddress;
-  if (clientIp !== undefined) {
-    const prior = headers['x-forwarded-for'];
-    headers['x-forwarded-for'] = prior === undefined ? clientIp : `${[prior].flat().join(', ')}, ${clientIp}`;
-  }
-  let upgrade;
-  try {
-    upgrade = await kubelet.upgrade({ address, method: req.method ?? 'GET', target, headers });
-  } catch (err) {
-    throw unclassifiedError(`error dialing backend: ${(err as Error).message}`);
-  }
-  const { answer } = upgrade;
-  const status = answer.statusCode ?? 0;
-  if (!upgrade.switched) {
-    if (status < 400) {
-      answer.destroy();
-      throw unclassifiedError(`invalid upgrade response: status code ${status}`);
-    }
-    // Upstream gives the refusal 10 seconds to be written back, then closes both.
-    const deadline = setTimeout(() => answer.destroy(), refusalDeadlineMs);
-    try {
-      res.writeHead(status, answeredHeaders(answer));
-      await streamAnswer(answer, res);
-    } finally {
-      clearTimeout(deadline);
-    }
-    return;
-  }
+  const upgrade = await dialUpgrade(kubelet, address, req.method ?? 'GET', target, upgradeHeaders(req, () => false));
+  if (!upgrade.switched) return answerWithoutSwitch(scope, upgrade.answer);
   const client = takeConnection(req);
   if (client === undefined) {
     upgrade.socket.destroy();
@@ -220,7 +199,7 @@ async function upgradeToKubelet(scope: RequestScope, kubelet: KubeletClient, add
   }
   // The kubelet's 101 as it came (its Connection and Upgrade headers too), then the protocol it switched to.
   const switched: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined) switched[name] = value;
+  for (const [name, value] of Object.entries(upgrade.answer.headers)) if (value !== undefined) switched[name] = value;
   res.writeHead(101, switched);
   res.end();
   if (upgrade.head.length > 0) client.socket.write(upgrade.head);
@@ -234,6 +213,84 @@ async function upgradeToKubelet(scope: RequestScope, kubelet: KubeletClient, add
   } finally {
     untrack();
   }
+}
+
+/**
+ * The caller's headers as upstream's UpgradeAwareHandler sends them on: all but the
+ * credentials and impersonation the filters used (and those `dropped`), with X-Forwarded-For.
+ */
+function upgradeHeaders(req: HttpRequest, dropped: (name: string) => boolean): Record<string, string | string[]> {
+  const headers = forwardedHeaders(req, (name) => name === 'authorization' || name.startsWith('impersonate-') || name.startsWith(':') || dropped(name));
+  const clientIp = (req as { socket?: { remoteAddress?: string } }).socket?.remoteAddress;
+  if (clientIp !== undefined) {
+    const prior = headers['x-forwarded-for'];
+    headers['x-forwarded-for'] = prior === undefined ? clientIp : `${[prior].flat().join(', ')}, ${clientIp}`;
+  }
+  return headers;
+}
+
+/** The upgrade sent to the kubelet; one that cannot be reached is upstream's 500 `error dialing backend: …`. */
+async function dialUpgrade(kubelet: KubeletClient, address: string, method: string, target: string, headers: Record<string, string | string[]>): Promise<KubeletUpgrade> {
+  try {
+    return await kubelet.upgrade({ address, method, target, headers });
+  } catch (err) {
+    throw unclassifiedError(`error dialing backend: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * A kubelet that did not switch: its refusal (400 and above) passed back as it wrote it, with
+ * upstream's 10 seconds to come back; anything else upstream's 500 `invalid upgrade response`.
+ */
+async function answerWithoutSwitch(scope: RequestScope, answer: IncomingMessage): Promise<void> {
+  const status = answer.statusCode ?? 0;
+  if (status < 400) {
+    answer.destroy();
+    throw unclassifiedError(`invalid upgrade response: status code ${status}`);
+  }
+  const deadline = setTimeout(() => answer.destroy(), refusalDeadlineMs);
+  try {
+    scope.res.writeHead(status, answeredHeaders(answer));
+    await streamAnswer(answer, scope.res);
+  } finally {
+    clearTimeout(deadline);
+  }
+}
+
+/**
+ * A port-forward over WebSocket (kubectl 1.31+): SPDY tunnelled in the WebSocket's binary
+ * messages, as upstream's tunneling handler serves it. The upgrade goes to the kubelet as
+ * SPDY with the protocols the WebSocket named (`SPDY/3.1+portforward.k8s.io` asks for
+ * `portforward.k8s.io`); once the kubelet switches, the WebSocket is accepted with the
+ * protocol it chose and carries its bytes both ways; a kubelet that does not switch is
+ * answered as for any upgrade.
+ */
+async function tunnelToKubelet(scope: RequestScope, kubelet: KubeletClient, address: string, target: string): Promise<void> {
+  const { req, res } = scope;
+  const protocols = tunnelledProtocols(req);
+  const tunnelHeaders = new Set(['sec-websocket-protocol', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'upgrade', 'x-stream-protocol-version']);
+  const headers = { ...upgradeHeaders(req, (name) => tunnelHeaders.has(name)), upgrade: 'SPDY/3.1', 'x-stream-protocol-version': protocols };
+  const upgrade = await dialUpgrade(kubelet, address, 'POST', target, headers);
+  if (!upgrade.switched) return answerWithoutSwitch(scope, upgrade.answer);
+  const connection = String(upgrade.answer.headers.connection ?? '').toLowerCase();
+  const switchedTo = String(upgrade.answer.headers.upgrade ?? '').toLowerCase();
+  if (!connection.includes('upgrade') || !switchedTo.includes('spdy/3.1')) {
+    upgrade.socket.destroy();
+    res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' });
+    res.end('unable to upgrade: missing upgrade headers in response\n');
+    return;
+  }
+  const client = takeConnection(req);
+  if (client === undefined) {
+    upgrade.socket.destroy();
+    throw unclassifiedError('request connection cannot be hijacked');
+  }
+  const chosen = String(upgrade.answer.headers['x-stream-protocol-version'] ?? '').trim();
+  const { tunnel } = await import('../stream-tunnel.ts');
+  await tunnel({ req: req as unknown as IncomingMessage, ...client }, upgrade, chosen === '' ? undefined : `SPDY/3.1+${chosen}`, {
+    onSwitched: () => { res.statusCode = 101; },
+    track: (stop) => scope.trackLongRunning(stop),
+  });
 }
 
 /** services/{name}/proxy: 503 with no endpoints, as upstream, and 503 when it would dial one. */

@@ -1,0 +1,30 @@
+// The WebSocket handshake on a connection the server handed over (upgrade.ts), by the ws
+// library: the stream translator and the port-forward tunnel answer WebSockets themselves.
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+/**
+ * Accepts the WebSocket with `protocol` when the client offered it (else with none, as
+ * gorilla's upgrader does); undefined when the handshake failed: the library answered 400
+ * and closed the connection.
+ *
+ * The protocol is chosen here rather than by the library, which takes only RFC 7230 tokens:
+ * the tunnel's `SPDY/3.1+portforward.k8s.io` has a `/`, which Go's WebSocket servers accept.
+ */
+export function acceptWebSocket(connection: { req: IncomingMessage; socket: Duplex; head: Buffer }, protocol: string | undefined): Promise<WebSocket | undefined> {
+  const { req } = connection;
+  const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+  const chosen = protocol !== undefined && offered.includes(protocol) ? protocol : undefined;
+  delete req.headers['sec-websocket-protocol'];
+  const server = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  if (chosen !== undefined) server.on('headers', (headers: string[]) => headers.push(`Sec-WebSocket-Protocol: ${chosen}`));
+  return new Promise((resolve) => {
+    const failed = () => resolve(undefined);
+    connection.socket.once('close', failed);
+    server.handleUpgrade(req, connection.socket, connection.head, (ws) => {
+      connection.socket.off('close', failed);
+      resolve(ws);
+    });
+  });
+}
