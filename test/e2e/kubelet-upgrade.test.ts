@@ -15,7 +15,7 @@ import { spawn } from 'node:child_process';
 import { WebSocket } from 'ws';
 import { existsSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
-import { kubeletStreamTarget } from '../../src/endpoints/handlers/connect.ts';
+import { kubeletStreamTarget } from '../../src/endpoints/handlers/kubelet-streams.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { sample } from '../helpers/metrics.ts';

@@ -1,0 +1,226 @@
+// exec, attach and port-forward on a real node, as kube-apiserver serves them once the pod's
+// kubelet is known (connect.ts checks the rest first): the kubelet's path and query as
+// upstream's streamLocation builds them, then the caller's upgrade passed to the kubelet
+// (UpgradeAwareHandler), an exec or attach over WebSocket v5 run on the kubelet over SPDY
+// (the stream translator, stream-translator.ts), or port-forward's SPDY tunnelled in a
+// WebSocket carried to the kubelet's SPDY (the tunneling handler, stream-tunnel.ts).
+import type { IncomingMessage } from 'node:http';
+import { badRequest, unclassifiedError } from '../../api/index.ts';
+import { goQuote } from '../../api/field-errors.ts';
+import type { HttpRequest } from '../http.ts';
+import type { KubeletClient, KubeletUpgrade } from '../kubelet-client.ts';
+import { answeredHeaders, forwardedHeaders, streamAnswer } from '../proxy-stream.ts';
+import { queryBool } from '../request-info.ts';
+import { spliceConnections, takeConnection, tunnelledProtocols, wantsStreamTranslation } from '../upgrade.ts';
+import type { RequestScope } from './scope.ts';
+
+/** What exec and attach ask (core/v1 PodExecOptions, PodAttachOptions), as the kubelet is told it. */
+interface StreamOptions {
+  container: string;
+  stdin: boolean;
+  stdout: boolean;
+  stderr: boolean;
+  tty: boolean;
+  /** exec's command, each argument a `command` parameter. */
+  command: string[];
+}
+
+function streamOptions(query: URLSearchParams): StreamOptions {
+  return {
+    container: query.get('container') ?? '',
+    stdin: queryBool(query.get('stdin')) === true,
+    stdout: queryBool(query.get('stdout')) === true,
+    stderr: queryBool(query.get('stderr')) === true,
+    tty: queryBool(query.get('tty')) === true,
+    command: query.getAll('command'),
+  };
+}
+
+/**
+ * PodPortForwardOptions' ports as Go's query conversion reads them: every `ports` value,
+ * each split at commas, parsed as a 16-bit unsigned number (400 otherwise).
+ */
+export function portForwardPorts(query: URLSearchParams): number[] {
+  const ports: number[] = [];
+  for (const value of query.getAll('ports')) {
+    for (const part of value.split(',')) {
+      if (!/^\d+$/.test(part)) throw badRequest(`cannot convert to []int32: strconv.ParseUint: parsing ${goQuote(part)}: invalid syntax`);
+      const port = Number(part);
+      if (port > 0xffff) throw badRequest(`cannot convert to []int32: strconv.ParseUint: parsing ${goQuote(part)}: value out of range`);
+      ports.push(port);
+    }
+  }
+  return ports;
+}
+
+/** Go's url.QueryEscape: all but letters, digits and `-_.~` escaped, spaces as `+`. */
+function goQueryEscape(value: string): string {
+  return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, '+');
+}
+
+/**
+ * The kubelet's path and query for exec, attach and port-forward, as upstream's streamLocation
+ * builds them: `/exec/<ns>/<pod>/<container>` with `input`, `output`, `error`, `tty` and each
+ * `command`; `/portForward/<ns>/<pod>` with each `port`; the query in Go's url.Values order (by key).
+ */
+export function kubeletStreamTarget(subresource: string, namespace: string, name: string, container: string, query: URLSearchParams): string {
+  const params: Array<[string, string]> = [];
+  let path: string;
+  if (subresource === 'portforward') {
+    path = `/portForward/${namespace}/${name}`;
+    for (const port of portForwardPorts(query)) params.push(['port', String(port)]);
+  } else {
+    path = `/${subresource}/${namespace}/${name}/${container}`;
+    const options = streamOptions(query);
+    if (options.stdin) params.push(['input', '1']);
+    if (options.stdout) params.push(['output', '1']);
+    if (options.stderr) params.push(['error', '1']);
+    if (options.tty) params.push(['tty', '1']);
+    if (subresource === 'exec') for (const arg of options.command) params.push(['command', arg]);
+  }
+  // url.Values.Encode: keys sorted, a key's values in the order added.
+  params.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const encoded = params.map(([k, v]) => `${goQueryEscape(k)}=${goQueryEscape(v)}`).join('&');
+  return encoded === '' ? path : `${path}?${encoded}`;
+}
+
+/** The request passed to the kubelet at `address` (`target`: its path and query) the way its upgrade asks. */
+export async function streamToKubelet(scope: RequestScope, kubelet: KubeletClient, address: string, target: string): Promise<void> {
+  const subresource = scope.info.subresource;
+  if (subresource !== 'portforward' && wantsStreamTranslation(scope.req)) return translateToKubelet(scope, kubelet, address, target);
+  if (subresource === 'portforward' && tunnelledProtocols(scope.req).length > 0) return tunnelToKubelet(scope, kubelet, address, target);
+  return upgradeToKubelet(scope, kubelet, address, target);
+}
+
+/**
+ * An exec or attach over WebSocket v5: served here and run on the kubelet over SPDY, as
+ * upstream's stream translator (stream-translator.ts, loaded on first use).
+ */
+async function translateToKubelet(scope: RequestScope, kubelet: KubeletClient, address: string, target: string): Promise<void> {
+  const client = takeConnection(scope.req);
+  if (client === undefined) throw unclassifiedError('request connection cannot be hijacked');
+  const { translateStreams } = await import('../stream-translator.ts');
+  const options = streamOptions(scope.query);
+  const switched = await translateStreams({ req: scope.req as unknown as IncomingMessage, ...client }, kubelet, address, target, options, {
+    // The WebSocket library answered the upgrade on the connection: the response is counted as a switch.
+    onSwitched: () => { scope.res.statusCode = 101; },
+    track: (stop) => scope.trackLongRunning(stop),
+  });
+  // A handshake the library refused: it answered 400 and closed the connection.
+  if (!switched) scope.res.statusCode = 400;
+}
+
+/** How long a kubelet's refusal of an upgrade may take to come back (upstream's deadline). */
+const refusalDeadlineMs = 10_000;
+
+/**
+ * The upgrade passed to the kubelet as upstream's UpgradeAwareHandler passes it: the caller's
+ * request with its headers (but the credentials and impersonation the filters used) and
+ * X-Forwarded-For; the kubelet's 101 and then both connections joined until either is done;
+ * a refusal (400 and above) passed back as it came, anything else that is not a switch a 500.
+ */
+async function upgradeToKubelet(scope: RequestScope, kubelet: KubeletClient, address: string, target: string): Promise<void> {
+  const { req, res } = scope;
+  const upgrade = await dialUpgrade(kubelet, address, req.method ?? 'GET', target, upgradeHeaders(req, () => false));
+  if (!upgrade.switched) return answerWithoutSwitch(scope, upgrade.answer);
+  const client = takeConnection(req);
+  if (client === undefined) {
+    upgrade.socket.destroy();
+    throw unclassifiedError('request connection cannot be hijacked');
+  }
+  // The kubelet's 101 as it came (its Connection and Upgrade headers too), then the protocol it switched to.
+  const switched: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(upgrade.answer.headers)) if (value !== undefined) switched[name] = value;
+  res.writeHead(101, switched);
+  res.end();
+  if (upgrade.head.length > 0) client.socket.write(upgrade.head);
+  if (client.head.length > 0) upgrade.socket.write(client.head);
+  const untrack = scope.trackLongRunning(() => {
+    client.socket.destroy();
+    upgrade.socket.destroy();
+  });
+  try {
+    await spliceConnections(client.socket, upgrade.socket);
+  } finally {
+    untrack();
+  }
+}
+
+/**
+ * The caller's headers as upstream's UpgradeAwareHandler sends them on: all but the
+ * credentials and impersonation the filters used (and those `dropped`), with X-Forwarded-For.
+ */
+function upgradeHeaders(req: HttpRequest, dropped: (name: string) => boolean): Record<string, string | string[]> {
+  const headers = forwardedHeaders(req, (name) => name === 'authorization' || name.startsWith('impersonate-') || name.startsWith(':') || dropped(name));
+  const clientIp = (req as { socket?: { remoteAddress?: string } }).socket?.remoteAddress;
+  if (clientIp !== undefined) {
+    const prior = headers['x-forwarded-for'];
+    headers['x-forwarded-for'] = prior === undefined ? clientIp : `${[prior].flat().join(', ')}, ${clientIp}`;
+  }
+  return headers;
+}
+
+/** The upgrade sent to the kubelet; one that cannot be reached is upstream's 500 `error dialing backend: …`. */
+async function dialUpgrade(kubelet: KubeletClient, address: string, method: string, target: string, headers: Record<string, string | string[]>): Promise<KubeletUpgrade> {
+  try {
+    return await kubelet.upgrade({ address, method, target, headers });
+  } catch (err) {
+    throw unclassifiedError(`error dialing backend: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * A kubelet that did not switch: its refusal (400 and above) passed back as it wrote it, with
+ * upstream's 10 seconds to come back; anything else upstream's 500 `invalid upgrade response`.
+ */
+async function answerWithoutSwitch(scope: RequestScope, answer: IncomingMessage): Promise<void> {
+  const status = answer.statusCode ?? 0;
+  if (status < 400) {
+    answer.destroy();
+    throw unclassifiedError(`invalid upgrade response: status code ${status}`);
+  }
+  const deadline = setTimeout(() => answer.destroy(), refusalDeadlineMs);
+  try {
+    scope.res.writeHead(status, answeredHeaders(answer));
+    await streamAnswer(answer, scope.res);
+  } finally {
+    clearTimeout(deadline);
+  }
+}
+
+/**
+ * A port-forward over WebSocket (kubectl 1.31+): SPDY tunnelled in the WebSocket's binary
+ * messages, as upstream's tunneling handler serves it. The upgrade goes to the kubelet as
+ * SPDY with the protocols the WebSocket named (`SPDY/3.1+portforward.k8s.io` asks for
+ * `portforward.k8s.io`); once the kubelet switches, the WebSocket is accepted with the
+ * protocol it chose and carries its bytes both ways; a kubelet that does not switch is
+ * answered as for any upgrade.
+ */
+async function tunnelToKubelet(scope: RequestScope, kubelet: KubeletClient, address: string, target: string): Promise<void> {
+  const { req, res } = scope;
+  const protocols = tunnelledProtocols(req);
+  const tunnelHeaders = new Set(['sec-websocket-protocol', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'upgrade', 'x-stream-protocol-version']);
+  const headers = { ...upgradeHeaders(req, (name) => tunnelHeaders.has(name)), upgrade: 'SPDY/3.1', 'x-stream-protocol-version': protocols };
+  const upgrade = await dialUpgrade(kubelet, address, 'POST', target, headers);
+  if (!upgrade.switched) return answerWithoutSwitch(scope, upgrade.answer);
+  const connection = String(upgrade.answer.headers.connection ?? '').toLowerCase();
+  const switchedTo = String(upgrade.answer.headers.upgrade ?? '').toLowerCase();
+  if (!connection.includes('upgrade') || !switchedTo.includes('spdy/3.1')) {
+    upgrade.socket.destroy();
+    res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' });
+    res.end('unable to upgrade: missing upgrade headers in response\n');
+    return;
+  }
+  const client = takeConnection(req);
+  if (client === undefined) {
+    upgrade.socket.destroy();
+    throw unclassifiedError('request connection cannot be hijacked');
+  }
+  const chosen = String(upgrade.answer.headers['x-stream-protocol-version'] ?? '').trim();
+  const { tunnel } = await import('../stream-tunnel.ts');
+  await tunnel({ req: req as unknown as IncomingMessage, ...client }, upgrade, chosen === '' ? undefined : `SPDY/3.1+${chosen}`, {
+    onSwitched: () => { res.statusCode = 101; },
+    track: (stop) => scope.trackLongRunning(stop),
+  });
+}
+
