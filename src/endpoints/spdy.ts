@@ -57,7 +57,13 @@ class HeaderCodec {
   process(block: Buffer): Promise<Buffer> {
     const next = this.#queue.then(() => new Promise<Buffer>((resolve, reject) => {
       const out: Buffer[] = [];
-      const onData = (chunk: Buffer) => out.push(chunk);
+      let size = 0;
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        // A header block that inflates past any real one ends the connection.
+        if (size > maxFrameBytes) this.#stream.destroy(new Error('header block too large'));
+        else out.push(chunk);
+      };
       const onError = (err: Error) => {
         this.#stream.off('data', onData);
         reject(err);

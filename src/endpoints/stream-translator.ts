@@ -7,11 +7,11 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
-import { acceptWebSocket } from './websocket-accept.ts';
 import type { KubeletClient } from './kubelet-client.ts';
 import { SpdySession, type SpdyStream } from './spdy.ts';
-
 import { protocolV5 } from './upgrade.ts';
+import { acceptWebSocket } from './websocket-accept.ts';
+
 /** What the kubelet is asked to speak over SPDY, in client-go's order of preference (v5 adds nothing over SPDY). */
 const spdyProtocols = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
 
@@ -165,36 +165,11 @@ async function runOnKubelet(ws: WebSocket, received: Inbox, kubelet: KubeletClie
   opened(session);
   if (upgrade.head.length > 0) upgrade.socket.unshift(upgrade.head);
   const wsClosed = new Promise<void>((resolve) => ws.once('close', () => resolve()));
-  const open = (type: string) => session.openStream({ streamtype: type });
-  let errorStream: SpdyStream, stdin: SpdyStream | undefined, stdout: SpdyStream | undefined, stderr: SpdyStream | undefined, resize: SpdyStream | undefined;
-  try {
-    // client-go's order: error, stdin, stdout, stderr (not with a terminal), resize (only with one).
-    errorStream = await open('error');
-    if (streams.stdin) stdin = await open('stdin');
-    if (streams.stdout) stdout = await open('stdout');
-    if (streams.stderr && !streams.tty) stderr = await open('stderr');
-    if (streams.tty) resize = await open('resize');
-  } catch (err) {
-    return internalErrorStatus((err as Error).message);
-  }
-  // Input the kubelet's connection cannot take yet holds the client back, as Go's copy blocks.
   const kubeletSocket = upgrade.socket;
-  kubeletSocket.on('drain', () => ws.resume());
-  received.deliver((data) => {
-    if (kubeletSocket.writableLength > highWaterBytes) ws.pause();
-    if (data.length === 0) return;
-    if (data[0] === channel.close) {
-      if (data.length === 2 && data[1] === channel.stdin) stdin?.end();
-      return;
-    }
-    if (data[0] === channel.stdin) stdin?.write(data.subarray(1));
-    else if (data[0] === channel.resize) resize?.write(data.subarray(1));
-  });
-  ws.once('close', () => session.close());
   // Output the client has not taken yet holds the kubelet back.
   let unsent = 0;
-  const forward = (stream: SpdyStream | undefined, id: number) => new Promise<void>((resolve) => {
-    if (stream === undefined) return resolve();
+  /** Each output stream's data to its channel, from the moment it is open; resolves at its end. */
+  const forward = (stream: SpdyStream, id: number) => new Promise<void>((resolve) => {
     stream.on('data', (chunk: Buffer) => {
       if (ws.readyState !== ws.OPEN) return;
       unsent += chunk.length;
@@ -207,12 +182,40 @@ async function runOnKubelet(ws: WebSocket, received: Inbox, kubelet: KubeletClie
     if (stream.remoteEnded) resolve();
     else stream.once('end', resolve);
   });
-  const errorText = new Promise<string>((resolve) => {
-    const chunks: Buffer[] = [];
-    errorStream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    errorStream.once('end', () => resolve(Buffer.concat(chunks).toString()));
+  const open = (type: string) => session.openStream({ streamtype: type });
+  let errorText: Promise<string>;
+  const outputs: Array<Promise<void>> = [];
+  let stdin: SpdyStream | undefined, resize: SpdyStream | undefined;
+  try {
+    // client-go's order: error, stdin, stdout, stderr (not with a terminal), resize (only with one).
+    const errorStream = await open('error');
+    errorText = new Promise<string>((resolve) => {
+      const chunks: Buffer[] = [];
+      errorStream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      if (errorStream.remoteEnded) resolve('');
+      else errorStream.once('end', () => resolve(Buffer.concat(chunks).toString()));
+    });
+    if (streams.stdin) stdin = await open('stdin');
+    if (streams.stdout) outputs.push(forward(await open('stdout'), channel.stdout));
+    if (streams.stderr && !streams.tty) outputs.push(forward(await open('stderr'), channel.stderr));
+    if (streams.tty) resize = await open('resize');
+  } catch (err) {
+    return internalErrorStatus((err as Error).message);
+  }
+  // Input the kubelet's connection cannot take yet holds the client back, as Go's copy blocks.
+  kubeletSocket.on('drain', () => ws.resume());
+  received.deliver((data) => {
+    if (kubeletSocket.writableLength > highWaterBytes) ws.pause();
+    if (data.length === 0) return;
+    if (data[0] === channel.close) {
+      if (data.length === 2 && data[1] === channel.stdin) stdin?.end();
+      return;
+    }
+    if (data[0] === channel.stdin) stdin?.write(data.subarray(1));
+    else if (data[0] === channel.resize) resize?.write(data.subarray(1));
   });
-  const done = Promise.all([errorText, forward(stdout, channel.stdout), forward(stderr, channel.stderr)]);
+  ws.once('close', () => session.close());
+  const done = Promise.all([errorText, ...outputs]);
   const ended = await Promise.race([done.then(([text]) => text), wsClosed.then(() => undefined)]);
   return ended === undefined ? success : commandStatus(ended);
 }

@@ -51,6 +51,8 @@ function serveRemoteCommand(socket: Socket, url: URL): void {
   const command = url.searchParams.getAll('command');
   new SpdySession(socket, 'server', (stream) => {
     streams.set(stream.headers.streamtype ?? '', stream);
+    // A command that writes as soon as its stdout is there, before the other streams are (a kubelet waits; this one does not).
+    if (command[0] === 'eager' && stream.headers.streamtype === 'stdout') stream.write('early\n');
     const error = streams.get('error');
     const stdout = streams.get('stdout');
     if (error === undefined || stdout === undefined || (url.searchParams.has('error') && !streams.has('stderr'))) return;
@@ -418,7 +420,7 @@ async function execOverWebSocket(path: string): Promise<Array<[number, string]>>
   return messages;
 }
 
-test('a translated exec that cannot run ends with upstream\'s Status on the error channel', async () => {
+test('a translated exec ends with upstream\'s Status on the error channel, its output all there', async () => {
   const translated = async (code: string) => sample((await server.request('GET', '/metrics')).text, 'apiserver_stream_translator_requests_total', { code });
   const [ok, failing] = [await translated('200'), await translated('500')];
   const closed = await freePort();
@@ -442,8 +444,11 @@ test('a translated exec that cannot run ends with upstream\'s Status on the erro
     [1, ''], [2, 'failing\n'],
     [3, JSON.stringify({ metadata: {}, status: 'Failure', message: 'command terminated with non-zero exit code: command terminated with exit code 7', reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '7' }] } })],
   ]);
+  // Output written the moment its stream opens is not lost.
+  const eager = await execOverWebSocket(`/api/v1/namespaces/${ns}/pods/p/exec?container=c&command=eager&stdout=1&stderr=1`);
+  assert.deepEqual(eager.slice(0, 3), [[1, ''], [1, 'early\n'], [1, 'ran: eager\n']]);
   // Counted as upstream's translator counts them: a command that ran is 200 whatever its exit code, a failure by its Status's code.
-  assert.equal(await translated('200'), ok + 1);
+  assert.equal(await translated('200'), ok + 2);
   assert.equal(await translated('500'), failing + 2);
 });
 
