@@ -1,7 +1,7 @@
 // Port-forward over WebSocket (kubectl 1.31+, PortForwardWebsockets): the client speaks
 // SPDY inside the WebSocket's binary messages, which kubelets do not take; the server
 // carries the bytes of those messages to and from the kubelet's SPDY connection, as
-// upstream's tunneling handler does once the kubelet has switched (connect.ts asks it).
+// upstream's tunneling handler does once the kubelet has switched (kubelet-streams.ts asks it).
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { acceptWebSocket } from './websocket-accept.ts';

@@ -1,7 +1,8 @@
 // Upgraded connections (exec, attach, port-forward): an HTTP/1.1 request asking to switch
-// protocols reaches the handlers through the usual filters with its connection on offer;
-// a handler that upgrades it takes the connection and joins it to the kubelet's, as
-// upstream's UpgradeAwareHandler hijacks and copies both ways.
+// protocols reaches the handlers through the usual filters with its connection on offer; a
+// handler that upgrades it takes the connection, and joins it to the kubelet's as upstream's
+// UpgradeAwareHandler hijacks and copies both ways, or answers its WebSocket itself (the
+// stream translator and the port-forward tunnel, which these checks tell apart).
 import type { Duplex } from 'node:stream';
 import type { HttpRequest } from './http.ts';
 

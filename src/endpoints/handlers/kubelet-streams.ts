@@ -218,9 +218,11 @@ async function tunnelToKubelet(scope: RequestScope, kubelet: KubeletClient, addr
   }
   const chosen = String(upgrade.answer.headers['x-stream-protocol-version'] ?? '').trim();
   const { tunnel } = await import('../stream-tunnel.ts');
-  await tunnel({ req: req as unknown as IncomingMessage, ...client }, upgrade, chosen === '' ? undefined : `SPDY/3.1+${chosen}`, {
+  const switched = await tunnel({ req: req as unknown as IncomingMessage, ...client }, upgrade, chosen === '' ? undefined : `SPDY/3.1+${chosen}`, {
     onSwitched: () => { res.statusCode = 101; },
     track: (stop) => scope.trackLongRunning(stop),
   });
+  // A handshake the library refused: it answered 400 and closed the connection.
+  if (!switched) res.statusCode = 400;
 }
 
