@@ -184,8 +184,12 @@ export class SpdySession extends EventEmitter {
   #reading: Promise<unknown> = Promise.resolve();
   #closed = false;
 
-  constructor(socket: Duplex, role: 'client' | 'server', onStream?: (stream: SpdyStream) => void) {
+  /** How long an opened stream waits for its reply (client-go's 30 s; tests shorten it). */
+  readonly #replyTimeoutMs: number;
+
+  constructor(socket: Duplex, role: 'client' | 'server', onStream?: (stream: SpdyStream) => void, opts: { replyTimeoutMs?: number } = {}) {
     super();
+    this.#replyTimeoutMs = opts.replyTimeoutMs ?? 30_000;
     this.#socket = socket;
     this.#onStream = onStream;
     this.#nextId = role === 'client' ? 1 : 2;
@@ -201,7 +205,18 @@ export class SpdySession extends EventEmitter {
     this.#nextId += 2;
     const stream = new SpdyStream(this, id, headers);
     this.#streams.set(id, stream);
-    const opened = new Promise<SpdyStream>((resolve, reject) => this.#opening.set(id, { resolve, reject, stream }));
+    const opened = new Promise<SpdyStream>((resolve, reject) => {
+      // client-go waits 30 s for a stream's reply, then fails with spdystream's words.
+      const timer = setTimeout(() => {
+        this.#opening.delete(id);
+        reject(new Error('Timeout occurred'));
+      }, this.#replyTimeoutMs);
+      const settle = <T>(done: (value: T) => void) => (value: T) => {
+        clearTimeout(timer);
+        done(value);
+      };
+      this.#opening.set(id, { resolve: settle(resolve), reject: settle(reject), stream });
+    });
     // Stream id, no associated stream, priority 0 and slot 0, then the header block.
     const fixed = Buffer.concat([uint32(id), uint32(0), Buffer.from([0, 0])]);
     this.send(this.#deflate.process(encodeHeaders(headers)).then((block) => controlFrame(SYN_STREAM, 0, Buffer.concat([fixed, block]))));

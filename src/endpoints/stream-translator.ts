@@ -163,6 +163,8 @@ async function runOnKubelet(ws: WebSocket, received: Inbox, kubelet: KubeletClie
   }
   const session = new SpdySession(upgrade.socket, 'client');
   opened(session);
+  // The client leaving ends the kubelet's side, whatever stage the streams are at.
+  ws.once('close', () => session.close());
   if (upgrade.head.length > 0) upgrade.socket.unshift(upgrade.head);
   const wsClosed = new Promise<void>((resolve) => ws.once('close', () => resolve()));
   const kubeletSocket = upgrade.socket;
@@ -214,7 +216,6 @@ async function runOnKubelet(ws: WebSocket, received: Inbox, kubelet: KubeletClie
     if (data[0] === channel.stdin) stdin?.write(data.subarray(1));
     else if (data[0] === channel.resize) resize?.write(data.subarray(1));
   });
-  ws.once('close', () => session.close());
   const done = Promise.all([errorText, ...outputs]);
   const ended = await Promise.race([done.then(([text]) => text), wsClosed.then(() => undefined)]);
   return ended === undefined ? success : commandStatus(ended);

@@ -84,3 +84,12 @@ test('bad input ends the connection: a frame past the limit, a header block that
     a.destroy();
   }
 });
+
+test('a stream the peer never answers fails as client-go\'s does, after the reply timeout', async () => {
+  const [a, b] = await socketPair();
+  b.resume(); // a peer that reads and never replies
+  const client = new SpdySession(a, 'client', undefined, { replyTimeoutMs: 50 });
+  await assert.rejects(client.openStream({ streamtype: 'error' }), /^Error: Timeout occurred$/);
+  client.close();
+  b.destroy();
+});
