@@ -55,9 +55,22 @@ function serveRemoteCommand(socket: Socket, url: URL): void {
     if (command[0] === 'eager' && stream.headers.streamtype === 'stdout') stream.write('early\n');
     const error = streams.get('error');
     const stdout = streams.get('stdout');
-    if (error === undefined || stdout === undefined || (url.searchParams.has('error') && !streams.has('stderr'))) return;
+    // As a kubelet: stderr is expected only without a terminal.
+    const wantsStderr = url.searchParams.has('error') && !url.searchParams.has('tty');
+    if (error === undefined || stdout === undefined || (wantsStderr && !streams.has('stderr'))) return;
     if (url.searchParams.has('input') && !streams.has('stdin')) return;
+    if (url.searchParams.has('tty') && !streams.has('resize')) return;
     const stdin = streams.get('stdin');
+    if (command[0] === 'sh' && stdin !== undefined) {
+      // A terminal: each resize and each input said on stdout, until the input ends.
+      streams.get('resize')?.on('data', (chunk: Buffer) => stdout.write(`resized ${chunk.toString()}\n`));
+      stdin.on('data', (chunk: Buffer) => stdout.write(`typed ${chunk.toString()}\n`));
+      stdin.once('end', () => {
+        stdout.end();
+        error.end(JSON.stringify({ metadata: {}, status: 'Success' }));
+      });
+      return;
+    }
     if (command[0] === 'cat' && stdin !== undefined) {
       // Its input, in capitals, until the input ends.
       stdin.on('data', (chunk: Buffer) => stdout.write(chunk.toString().toUpperCase()));
@@ -450,6 +463,26 @@ test('a translated exec ends with upstream\'s Status on the error channel, its o
   // Counted as upstream's translator counts them: a command that ran is 200 whatever its exit code, a failure by its Status's code.
   assert.equal(await translated('200'), ok + 2);
   assert.equal(await translated('500'), failing + 2);
+});
+
+test('a translated exec with a terminal carries resizes and input, and the CLOSE signal ends the input', async () => {
+  const ns = await server.newNamespace('ws-tty');
+  await podOnNode(ns, 'real-ws-tty', kubeletPort);
+  seen.length = 0;
+  const ws = new WebSocket(new URL(`/api/v1/namespaces/${ns}/pods/p/exec?container=c&command=sh&stdin=1&stdout=1&stderr=1&tty=1`, server.url.replace('https:', 'wss:')), ['v5.channel.k8s.io'], { ca: server.caPem, headers: { authorization: `Bearer ${server.token}` } });
+  const messages: Array<[number, string]> = [];
+  ws.on('message', (data: Buffer) => messages.push([data[0]!, data.subarray(1).toString()]));
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  assert.equal(ws.protocol, 'v5.channel.k8s.io');
+  ws.send(Buffer.concat([Buffer.from([4]), Buffer.from('{"Width":80,"Height":24}')]));
+  await eventually(() => assert.ok(messages.some(([, text]) => text.startsWith('resized')), JSON.stringify(messages)));
+  ws.send(Buffer.concat([Buffer.from([0]), Buffer.from('ls')]));
+  await eventually(() => assert.ok(messages.some(([, text]) => text.startsWith('typed')), JSON.stringify(messages)));
+  ws.send(Buffer.from([255, 0]));
+  await new Promise((resolve) => ws.once('close', resolve));
+  // With a terminal there is no stderr stream: the kubelet is asked for none, and stdout carries it all.
+  assert.equal(seen[0]!.url, `/exec/${ns}/p/c?command=sh&error=1&input=1&output=1&tty=1`);
+  assert.deepEqual(messages, [[1, ''], [1, 'resized {"Width":80,"Height":24}\n'], [1, 'typed ls\n'], [3, JSON.stringify({ metadata: {}, status: 'Success' })]]);
 });
 
 test('the kubelet\'s path and query as upstream\'s streamLocation builds them', () => {
