@@ -5,17 +5,18 @@
 // stream translator and the port-forward tunnel, which these checks tell apart).
 import type { Duplex } from 'node:stream';
 import type { HttpRequest } from './http.ts';
-
-/** Requests whose connection may be taken over: only the connect subresources that upgrade. */
-const upgradablePath = /^\/api\/v1\/namespaces\/[^/?]+\/pods\/[^/?]+\/(?:exec|attach|portforward)\/?(?:\?|$)/;
+import type { RequestInfo } from './request-info.ts';
 
 /**
- * Whether the server should hand an HTTP/1.1 upgrade request over with its connection (else
- * Node serves it as any request, its Upgrade header ignored, which is what a resource
- * that does not upgrade does upstream).
+ * Whether the server should hand an HTTP/1.1 upgrade request over with its connection: the
+ * connect subresources that upgrade (exec, attach, portforward) and watches, which upstream
+ * serves over WebSocket too. Any other is served as a plain request, its Upgrade header
+ * ignored, which is what a resource that does not upgrade does upstream.
  */
-export function mayUpgrade(url: string | undefined): boolean {
-  return url !== undefined && upgradablePath.test(url);
+export function mayUpgrade(info: RequestInfo): boolean {
+  if (!info.isResourceRequest) return false;
+  if (info.verb === 'watch') return true;
+  return info.group === '' && info.resource === 'pods' && (info.subresource === 'exec' || info.subresource === 'attach' || info.subresource === 'portforward');
 }
 
 interface Offered {
@@ -34,6 +35,11 @@ export function offerConnection(req: object, socket: Duplex, head: Buffer): void
 /** Whether a handler took the request's connection (the server then leaves it alone). */
 export function connectionTaken(req: object): boolean {
   return offered.get(req)?.taken === true;
+}
+
+/** Whether the request's connection is on offer and not yet taken. */
+export function connectionOffered(req: HttpRequest): boolean {
+  return offered.get(req)?.taken === false;
 }
 
 /** The request's connection and what the client sent past its headers; undefined when none is on offer (HTTP/2, or not an upgrade). */
@@ -70,7 +76,7 @@ export function tunnelledProtocols(req: HttpRequest): string[] {
 }
 
 /** apimachinery's wsstream.IsWebSocketRequest: `Connection` naming upgrade as a token, and `Upgrade: websocket`. */
-function isWebSocketUpgrade(req: HttpRequest): boolean {
+export function isWebSocketUpgrade(req: HttpRequest): boolean {
   const connection = String(req.headers.connection ?? '').toLowerCase();
   return /(^|.*,\s*)upgrade($|\s*,)/.test(connection) && String(req.headers.upgrade ?? '').toLowerCase() === 'websocket';
 }

@@ -328,10 +328,13 @@ export class ApiServer {
     };
     this.server.on('stream', onStream);
     this.server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => this.accept(req, res));
-    // exec, attach and port-forward switch protocols: those requests come with their connection
-    // (endpoints/upgrade.ts). Node's HTTP/1.1 code asks the server which upgrades to hand over;
-    // any other is served as a plain request, its Upgrade header ignored.
-    (this.server as unknown as { shouldUpgradeCallback(req: http.IncomingMessage): boolean }).shouldUpgradeCallback = (req) => mayUpgrade(req.url);
+    // exec, attach and port-forward switch protocols, and watches may be asked for over WebSocket:
+    // those requests come with their connection (endpoints/upgrade.ts). Node's HTTP/1.1 code asks
+    // the server which upgrades to hand over; any other is served as a plain request.
+    (this.server as unknown as { shouldUpgradeCallback(req: http.IncomingMessage): boolean }).shouldUpgradeCallback = (req) => {
+      const { path, query } = parseRequestTarget(req.url ?? '/');
+      return mayUpgrade(requestInfo(req.method ?? 'GET', path, query));
+    };
     this.server.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) => this.acceptUpgrade(req, socket, head));
     // A 'request' listener makes Node add its compatibility layer as a second 'stream' listener: not for us.
     for (const listener of this.server.listeners('stream')) if (listener !== onStream) this.server.removeListener('stream', listener as (...args: unknown[]) => void);

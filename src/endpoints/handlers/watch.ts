@@ -14,6 +14,7 @@ import { toStatusError, type HttpResponse } from '../http.ts';
 import { protobufEvent } from '../protobuf-answers.ts';
 import { watchParams } from '../read-options.ts';
 import { filterFromQuery } from '../selectors.ts';
+import { wantsWebSocket, watchOverWebSocket } from '../websocket-response.ts';
 import type { RequestScope } from './scope.ts';
 
 const encoder = new TextEncoder();
@@ -198,7 +199,8 @@ function writeTogether(res: HttpResponse, frames: Uint8Array[]): boolean {
  * (watch-streams.ts).
  */
 export async function watchHandler(scope: RequestScope): Promise<void> {
-  const { res, served, info } = scope;
+  const { served, info } = scope;
+  let res: HttpResponse = scope.res;
   const params = watchParams(scope.query, scope.watchList);
   const filter = watchFilter(scope);
   const encode = await watchEncoder(scope);
@@ -216,6 +218,17 @@ export async function watchHandler(scope: RequestScope): Promise<void> {
     startError = err;
   }
 
+  if (wantsWebSocket(scope.req)) {
+    // Asked for over WebSocket, as upstream's watch server answers one: each event a message.
+    const ws = await watchOverWebSocket(scope.req, scope.negotiated.contentType);
+    scope.res.statusCode = ws === 'refused' ? 400 : 101;
+    if (ws === 'refused') {
+      watcher?.close();
+      return;
+    }
+    res = ws;
+    scope = { ...scope, res };
+  }
   res.writeHead(200, { 'Content-Type': scope.negotiated.contentType, 'Cache-Control': 'no-cache, private' });
   if (watcher === undefined) {
     res.end(encode.error(toStatusError(startError).toStatus()));
