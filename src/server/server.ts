@@ -332,8 +332,13 @@ export class ApiServer {
     // those requests come with their connection (endpoints/upgrade.ts). Node's HTTP/1.1 code asks
     // the server which upgrades to hand over; any other is served as a plain request.
     (this.server as unknown as { shouldUpgradeCallback(req: http.IncomingMessage): boolean }).shouldUpgradeCallback = (req) => {
-      const { path, query } = parseRequestTarget(req.url ?? '/');
-      return mayUpgrade(requestInfo(req.method ?? 'GET', path, query));
+      try {
+        const { path, query } = parseRequestTarget(req.url ?? '/');
+        return mayUpgrade(requestInfo(req.method ?? 'GET', path, query));
+      } catch {
+        // A target that does not parse is served as a plain request, which answers it with a 400.
+        return false;
+      }
     };
     this.server.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) => this.acceptUpgrade(req, socket, head));
     // A 'request' listener makes Node add its compatibility layer as a second 'stream' listener: not for us.

@@ -414,6 +414,11 @@ test('exec answers without an upgrade, and a kubelet that cannot be reached, as 
   assert.deepEqual([badPort.status, badPort.json.message], [400, 'cannot convert to []int32: strconv.ParseUint: parsing "x": invalid syntax']);
   const bigPort = await server.request('POST', `/api/v1/namespaces/${ns}/pods/p/portforward?ports=65536`);
   assert.deepEqual([bigPort.status, bigPort.json.message], [400, 'cannot convert to []int32: strconv.ParseUint: parsing "65536": value out of range']);
+  // A target that does not parse, asking to upgrade: the usual 400, and the server goes on.
+  const garbled = await upgradeThroughPlinth(`/api/v1/namespaces/%ZZ/pods/p/exec`, 'SPDY/3.1');
+  assert.match(garbled.head, /^HTTP\/1\.1 400 /);
+  garbled.socket.destroy();
+  assert.equal((await server.request('GET', '/readyz')).status, 200);
   // Another resource's Upgrade header is ignored: it is served as any request.
   const list = await upgradeThroughPlinth(`/api/v1/namespaces/${ns}/configmaps`, 'websocket', '', 'GET');
   assert.match(list.head, /^HTTP\/1\.1 200 /);
