@@ -17,7 +17,8 @@ export function acceptWebSocket(connection: { req: IncomingMessage; socket: Dupl
   const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
   const chosen = protocol !== undefined && offered.includes(protocol) ? protocol : undefined;
   delete req.headers['sec-websocket-protocol'];
-  const server = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  // Messages up to x/net/websocket's 32 MiB, which upstream's watch and remote command servers read with (ws allows 100).
+  const server = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 32 << 20 });
   if (chosen !== undefined) server.on('headers', (headers: string[]) => headers.push(`Sec-WebSocket-Protocol: ${chosen}`));
   return new Promise((resolve) => {
     const failed = () => resolve(undefined);

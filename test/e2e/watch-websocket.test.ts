@@ -88,3 +88,14 @@ test('a watch asking to upgrade to anything but a WebSocket is the usual stream'
   assert.match(received, /\r\ntransfer-encoding: chunked\r\n/i);
   assert.match(received, /\r\n0\r\n\r\n$/, 'the stream ends when the watch does');
 });
+
+test('a message past 32 MiB (x/net/websocket\'s limit) closes the WebSocket rather than fill the server', { timeout: 30_000 }, async () => {
+  const ns = await server.newNamespace('ws-watch-big');
+  const ws = open(`/api/v1/namespaces/${ns}/configmaps?watch=true`);
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  const closed = new Promise<number>((resolve) => ws.once('close', resolve));
+  ws.on('error', () => {});
+  ws.send(Buffer.alloc((32 << 20) + 1));
+  assert.equal(await closed, 1009);
+  assert.equal((await server.request('GET', '/readyz')).status, 200);
+});
