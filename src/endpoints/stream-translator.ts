@@ -10,7 +10,7 @@ import type { WebSocket } from 'ws';
 import type { KubeletClient } from './kubelet-client.ts';
 import { SpdySession, type SpdyStream } from './spdy.ts';
 import { protocolV5 } from './upgrade.ts';
-import { acceptWebSocket } from './websocket-accept.ts';
+import { acceptWebSocket, highWaterBytes, holdBackWhileFull, sendHoldingBack } from './websockets.ts';
 
 /** What the kubelet is asked to speak over SPDY, in client-go's order of preference (v5 adds nothing over SPDY). */
 const spdyProtocols = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
@@ -99,9 +99,6 @@ class Inbox {
   }
 }
 
-/** How much may wait to be written either way before the side sending it is no longer read. */
-const highWaterBytes = 1 << 20;
-
 /** A WebSocket message on `id`: the channel's byte, then the data. */
 function frame(id: number, data: Uint8Array = new Uint8Array(0)): Buffer {
   return Buffer.concat([Buffer.from([id]), data]);
@@ -167,19 +164,12 @@ async function runOnKubelet(ws: WebSocket, received: Inbox, kubelet: KubeletClie
   ws.once('close', () => session.close());
   if (upgrade.head.length > 0) upgrade.socket.unshift(upgrade.head);
   const wsClosed = new Promise<void>((resolve) => ws.once('close', () => resolve()));
-  const kubeletSocket = upgrade.socket;
   // Output the client has not taken yet holds the kubelet back.
-  let unsent = 0;
+  const send = sendHoldingBack(ws, upgrade.socket);
   /** Each output stream's data to its channel, from the moment it is open; resolves at its end. */
   const forward = (stream: SpdyStream, id: number) => new Promise<void>((resolve) => {
     stream.on('data', (chunk: Buffer) => {
-      if (ws.readyState !== ws.OPEN) return;
-      unsent += chunk.length;
-      if (unsent > highWaterBytes) kubeletSocket.pause();
-      ws.send(frame(id, chunk), () => {
-        unsent -= chunk.length;
-        if (unsent <= highWaterBytes / 2) kubeletSocket.resume();
-      });
+      if (ws.readyState === ws.OPEN) send(frame(id, chunk));
     });
     if (stream.remoteEnded) resolve();
     else stream.once('end', resolve);
@@ -205,9 +195,9 @@ async function runOnKubelet(ws: WebSocket, received: Inbox, kubelet: KubeletClie
     return internalErrorStatus((err as Error).message);
   }
   // Input the kubelet's connection cannot take yet holds the client back, as Go's copy blocks.
-  kubeletSocket.on('drain', () => ws.resume());
+  const holdBack = holdBackWhileFull(ws, upgrade.socket);
   received.deliver((data) => {
-    if (kubeletSocket.writableLength > highWaterBytes) ws.pause();
+    holdBack();
     if (data.length === 0) return;
     if (data[0] === channel.close) {
       if (data.length === 2 && data[1] === channel.stdin) stdin?.end();

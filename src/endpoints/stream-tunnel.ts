@@ -4,10 +4,7 @@
 // upstream's tunneling handler does once the kubelet has switched (kubelet-streams.ts asks it).
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { acceptWebSocket } from './websocket-accept.ts';
-
-/** How much may wait to be written either way before the side sending it is no longer read. */
-const highWaterBytes = 1 << 20;
+import { acceptWebSocket, holdBackWhileFull, sendHoldingBack } from './websockets.ts';
 
 /**
  * Accepts the WebSocket with `protocol` (the kubelet's choice, as `SPDY/3.1+<protocol>`), then
@@ -37,20 +34,13 @@ export async function tunnel(
         resolve();
       };
       // The tunnel's bytes are binary messages; any other message ends it, as client-go's tunnel reads them.
+      const holdBack = holdBackWhileFull(ws, kubelet.socket);
       ws.on('message', (data: Buffer, binary: boolean) => {
         if (!binary) return finish();
-        if (!kubelet.socket.write(data) || kubelet.socket.writableLength > highWaterBytes) ws.pause();
+        kubelet.socket.write(data);
+        holdBack();
       });
-      kubelet.socket.on('drain', () => ws.resume());
-      let unsent = 0;
-      const toClient = (chunk: Buffer) => {
-        unsent += chunk.length;
-        if (unsent > highWaterBytes) kubelet.socket.pause();
-        ws.send(chunk, { binary: true }, () => {
-          unsent -= chunk.length;
-          if (unsent <= highWaterBytes / 2) kubelet.socket.resume();
-        });
-      };
+      const toClient = sendHoldingBack(ws, kubelet.socket);
       if (kubelet.head.length > 0) toClient(kubelet.head);
       kubelet.socket.on('data', toClient);
       ws.once('close', finish);

@@ -92,7 +92,7 @@ export async function watchOverWebSocket(req: HttpRequest, contentType: string):
   if (connection === undefined) return 'refused';
   // x/net/websocket, which upstream's watch uses, takes a single protocol the client names as the one spoken.
   const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
-  const { acceptWebSocket } = await import('./websocket-accept.ts');
+  const { acceptWebSocket } = await import('./websockets.ts');
   const ws = await acceptWebSocket({ req: req as unknown as IncomingMessage, ...connection }, offered.length === 1 ? offered[0] : undefined);
   if (ws === undefined) return 'refused';
   return new WebSocketResponse(ws, connection.socket as Socket, contentType);

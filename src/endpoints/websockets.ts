@@ -1,5 +1,6 @@
-// The WebSocket handshake on a connection the server handed over (upgrade.ts), by the ws
-// library: the stream translator and the port-forward tunnel answer WebSockets themselves.
+// WebSockets on connections the server handed over (upgrade.ts), by the ws library: the
+// handshake, and the back-pressure between a WebSocket and the kubelet connection it is
+// joined to (the stream translator, the port-forward tunnel), as Go's blocking copies give it.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -28,4 +29,34 @@ export function acceptWebSocket(connection: { req: IncomingMessage; socket: Dupl
       resolve(ws);
     });
   });
+}
+
+/** How much may wait to be written either way before the side sending it is no longer read. */
+export const highWaterBytes = 1 << 20;
+
+/**
+ * Sends to the WebSocket what the kubelet's connection sends, holding that connection back
+ * (not read) while more than `highWaterBytes` waits to go out. Returns the send function.
+ */
+export function sendHoldingBack(ws: WebSocket, kubelet: Duplex): (message: Buffer) => void {
+  let unsent = 0;
+  return (message) => {
+    unsent += message.length;
+    if (unsent > highWaterBytes) kubelet.pause();
+    ws.send(message, { binary: true }, () => {
+      unsent -= message.length;
+      if (unsent <= highWaterBytes / 2) kubelet.resume();
+    });
+  };
+}
+
+/**
+ * Holds the WebSocket back (not read) while the kubelet's connection has more than
+ * `highWaterBytes` to write; call the function returned after each write to it.
+ */
+export function holdBackWhileFull(ws: WebSocket, kubelet: Duplex): () => void {
+  kubelet.on('drain', () => ws.resume());
+  return () => {
+    if (kubelet.writableLength > highWaterBytes) ws.pause();
+  };
 }
