@@ -9,14 +9,17 @@ import type { RequestInfo } from './request-info.ts';
 
 /**
  * Whether the server should hand an HTTP/1.1 upgrade request over with its connection: the
- * connect subresources that upgrade (exec, attach, portforward) and watches, which upstream
+ * connect subresources that upgrade (exec, attach, portforward), a node's proxy (which
+ * passes an upgrade on to the kubelet as upstream's does), and watches, which upstream
  * serves over WebSocket too. Any other is served as a plain request, its Upgrade header
  * ignored, which is what a resource that does not upgrade does upstream.
  */
 export function mayUpgrade(info: RequestInfo): boolean {
   if (!info.isResourceRequest) return false;
   if (info.verb === 'watch') return true;
-  return info.group === '' && info.resource === 'pods' && (info.subresource === 'exec' || info.subresource === 'attach' || info.subresource === 'portforward');
+  if (info.group !== '') return false;
+  if (info.resource === 'nodes') return info.subresource === 'proxy';
+  return info.resource === 'pods' && (info.subresource === 'exec' || info.subresource === 'attach' || info.subresource === 'portforward');
 }
 
 interface Offered {

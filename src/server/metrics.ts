@@ -216,10 +216,9 @@ export class ApiMetrics {
       }
       requests.value++;
       if (longRunning) series.longRunning().value--;
-      else {
-        inflight.value--;
-        series.durations.observe((performance.now() - started) / 1000);
-      }
+      else inflight.value--;
+      // Every request is timed, watches and connections too, as upstream's MonitorRequest times them (their verbs, WATCH and CONNECT, keep them apart).
+      series.durations.observe((performance.now() - started) / 1000);
     };
   }
 
@@ -447,10 +446,19 @@ export class ApiMetrics {
   }
 }
 
-/** Upstream's metric verb for a request (metrics.CleanVerb). */
-export function metricVerb(method: string, verb: string, isResourceRequest: boolean, contentType: string | string[] | undefined): string {
+/** The subresources upstream's metrics count as CONNECT, whatever the method (metrics' validConnectRequests). */
+const connectSubresources: ReadonlySet<string> = new Set(['log', 'exec', 'portforward', 'attach', 'proxy']);
+
+/**
+ * Upstream's metric verb for a request (metrics.CleanVerb): a request to a connect
+ * subresource is CONNECT (a `kubectl exec` is no POST to the SLO rules that count writes,
+ * nor are its minutes a write's latency), otherwise the verb as the method and the
+ * request's kind tell it.
+ */
+export function metricVerb(method: string, verb: string, isResourceRequest: boolean, contentType: string | string[] | undefined, subresource = ''): string {
   const type = Array.isArray(contentType) ? contentType[0] : contentType;
   if (!isResourceRequest) return method.toUpperCase();
+  if (subresource !== '' && connectSubresources.has(subresource)) return 'CONNECT';
   switch (verb) {
     case 'list': return 'LIST';
     case 'watch': return 'WATCH';

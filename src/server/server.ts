@@ -558,7 +558,7 @@ export class ApiServer {
       });
     }
     const finished = this.opts.metrics?.startRequest({
-      verb: metricVerb(method, info.verb, info.isResourceRequest, req.headers['content-type']),
+      verb: metricVerb(method, info.verb, info.isResourceRequest, req.headers['content-type'], info.isResourceRequest ? info.subresource : ''),
       dryRun: query.has('dryRun'),
       group: info.isResourceRequest ? info.group : '',
       version: info.isResourceRequest ? info.version : '',

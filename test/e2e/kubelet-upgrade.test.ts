@@ -16,6 +16,7 @@ import { WebSocket } from 'ws';
 import { existsSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import { kubeletStreamTarget } from '../../src/endpoints/handlers/kubelet-streams.ts';
+import { simulatedNodeAnnotation } from '../../src/registry/builtin/nodes.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { sample } from '../helpers/metrics.ts';
@@ -164,7 +165,7 @@ before(async () => {
   kubelet.on('upgrade', upgrade);
   kubeletPort = await listenOnLoopback(kubelet);
   kubeletFlags = tls.flags;
-  server = await startServer(tls.flags);
+  server = await startServer(tls.flags, { proxyableAddress: () => true }); // the fake kubelet listens on loopback, which nodes/proxy refuses by default
 });
 
 let kubeletFlags: Awaited<ReturnType<typeof fakeKubeletTls>>['flags'];
@@ -323,28 +324,35 @@ for (const websockets of [true, false]) {
   });
 }
 
+/**
+ * The fake kubelet's echo through a switched connection: what was sent early and then comes
+ * back in capitals; the caller hanging up ends the kubelet's side too, and the switch is
+ * counted as upstream counts one (code 101).
+ */
+async function echoesThenEnds(socket: TLSSocket, body: string, switches: () => Promise<number>, switchesBefore: number): Promise<void> {
+  let echoed = body;
+  socket.on('data', (chunk: Buffer) => { echoed += chunk.toString(); });
+  socket.write('hello');
+  await eventually(() => assert.equal(echoed, 'EARLY HELLO'));
+  socket.end();
+  await eventually(() => assert.equal(endedUpgrades, 1));
+  await eventually(async () => assert.equal(await switches(), switchesBefore + 1));
+}
+
 test('an upgraded connection carries both ways until one side ends, and a refusal comes back as the kubelet wrote it', async () => {
   const ns = await server.newNamespace('echo');
   await podOnNode(ns, 'real-echo', kubeletPort);
   const target = `/api/v1/namespaces/${ns}/pods/p/exec?container=d&command=cat&stdin=true&stdout=1&tty=yes&stderr=false`;
   seen.length = 0;
   endedUpgrades = 0;
-  const switches = async () => sample((await server.request('GET', '/metrics')).text, 'apiserver_request_total', { verb: 'POST', code: '101', resource: 'pods', subresource: 'exec' });
+  const switches = async () => sample((await server.request('GET', '/metrics')).text, 'apiserver_request_total', { verb: 'CONNECT', code: '101', resource: 'pods', subresource: 'exec' });
   const switchesBefore = await switches();
   const { head, body, socket } = await upgradeThroughPlinth(target, 'echo', 'early ');
   assert.match(head, /^HTTP\/1\.1 101 Switching Protocols\r\n/);
   assert.match(head, /\r\nupgrade: echo/i);
   assert.match(head, /\r\nx-kubelet: yes/i);
   assert.equal(seen[0]!.url, `/exec/${ns}/p/d?command=cat&input=1&output=1&tty=1`);
-  let echoed = body;
-  socket.on('data', (chunk: Buffer) => { echoed += chunk.toString(); });
-  socket.write('hello');
-  await eventually(() => assert.equal(echoed, 'EARLY HELLO'));
-  // The caller hangs up: the kubelet's side ends too.
-  socket.end();
-  await eventually(() => assert.equal(endedUpgrades, 1));
-  // Counted as upstream counts a switch: code 101.
-  await eventually(async () => assert.equal(await switches(), switchesBefore + 1));
+  await echoesThenEnds(socket, body, switches, switchesBefore);
 
   // A kubelet that refuses: its answer as it wrote it, and the connection closed.
   const refused = await upgradeThroughPlinth(`/api/v1/namespaces/${ns}/pods/p/attach?container=refused`, 'echo');
@@ -356,6 +364,47 @@ test('an upgraded connection carries both ways until one side ends, and a refusa
   assert.equal(JSON.parse(plain.body).message, 'invalid upgrade response: status code 200');
   refused.socket.destroy();
   plain.socket.destroy();
+});
+
+test('an upgrade through nodes/proxy is passed to the kubelet\'s path and joined, as upstream\'s node proxy passes it', async () => {
+  const ns = await server.newNamespace('node-proxy-upgrade');
+  await podOnNode(ns, 'proxied-echo', kubeletPort);
+  seen.length = 0;
+  endedUpgrades = 0;
+  const switches = async () => sample((await server.request('GET', '/metrics')).text, 'apiserver_request_total', { verb: 'CONNECT', code: '101', resource: 'nodes', subresource: 'proxy' });
+  const switchesBefore = await switches();
+  const { head, body, socket } = await upgradeThroughPlinth('/api/v1/nodes/proxied-echo/proxy/some/path?x=1&y=%2F', 'echo', 'early ', 'GET');
+  assert.match(head, /^HTTP\/1\.1 101 Switching Protocols\r\n/);
+  assert.match(head, /\r\nx-kubelet: yes/i);
+  assert.equal(seen[0]!.method, 'GET');
+  assert.equal(seen[0]!.url, '/some/path?x=1&y=%2F');
+  assert.equal(seen[0]!.headers.authorization, undefined);
+  assert.equal(seen[0]!.headers['x-forwarded-for'], '127.0.0.1');
+  assert.equal(seen[0]!.client, clientFingerprint);
+  await echoesThenEnds(socket, body, switches, switchesBefore);
+
+  // The kubelet's refusal comes back as it wrote it; an answer that is not a switch is upstream's error.
+  const refused = await upgradeThroughPlinth('/api/v1/nodes/proxied-echo/proxy/refused', 'echo', '', 'GET');
+  assert.match(refused.head, /^HTTP\/1\.1 403 Forbidden\r\n/);
+  assert.equal(refused.body, 'forbidden');
+  const plain = await upgradeThroughPlinth('/api/v1/nodes/proxied-echo/proxy/plain', 'echo', '', 'GET');
+  assert.match(plain.head, /^HTTP\/1\.1 500 /);
+  assert.equal(JSON.parse(plain.body).message, 'invalid upgrade response: status code 200');
+  refused.socket.destroy();
+  plain.socket.destroy();
+  // Without an upgrade, the same path is proxied as any request.
+  const proxied = await server.request('GET', '/api/v1/nodes/proxied-echo/proxy/some/path');
+  assert.equal(proxied.status, 400);
+  assert.equal(proxied.text, 'Upgrade request required');
+});
+
+test('an upgrade through a simulated node\'s proxy is answered as its plain requests are', async () => {
+  const created = await server.request('POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'simulated-proxy', annotations: { [simulatedNodeAnnotation]: 'true' } } } });
+  assert.equal(created.status, 201, created.text);
+  const { head, body, socket } = await upgradeThroughPlinth('/api/v1/nodes/simulated-proxy/proxy/x', 'echo', '', 'GET');
+  assert.match(head, /^HTTP\/1\.1 503 /);
+  assert.match(JSON.parse(body).message, /^error trying to reach service: no kubelet is reachable: the node is simulated/);
+  socket.destroy();
 });
 
 test('a refusal that does not end is cut off after upstream\'s 10 seconds', { timeout: 20_000 }, async () => {

@@ -10,8 +10,8 @@ import { objectAt, objectsAt, stringAt } from '../../registry/builtin/object.ts'
 import { simulatedNodeAnnotation } from '../../registry/builtin/nodes.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
 import { answeredHeaders, forwardedHeaders, streamAnswer } from '../proxy-stream.ts';
-import { isUpgradeRequest } from '../upgrade.ts';
-import { kubeletStreamTarget, portForwardPorts, streamToKubelet } from './kubelet-streams.ts';
+import { connectionOffered, isUpgradeRequest } from '../upgrade.ts';
+import { kubeletStreamTarget, portForwardPorts, streamToKubelet, upgradeToKubelet } from './kubelet-streams.ts';
 import type { RequestScope } from './scope.ts';
 
 /** Why Plinth answers in a kubelet's stead: a server without a kubelet client (a library's), or a simulated node's, which Plinth plays without running anything. */
@@ -111,6 +111,8 @@ export async function nodeProxyHandler(scope: RequestScope, registry: ResourceRe
   const url = req.url ?? '';
   const mark = url.indexOf('?');
   const target = `${rest === '' ? '/' : rest}${mark < 0 ? '' : url.slice(mark)}`;
+  // An upgrade (a WebSocket, SPDY) is passed on and, once the kubelet switches, both connections joined.
+  if (isUpgradeRequest(req) && connectionOffered(req)) return upgradeToKubelet(scope, kubelet, address, target);
   let answer;
   try {
     answer = await kubelet.request({ address, method: req.method ?? 'GET', target, headers: forwardedHeaders(req) }, req);

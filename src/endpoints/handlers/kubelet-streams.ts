@@ -118,8 +118,9 @@ const refusalDeadlineMs = 10_000;
  * request with its headers (but the credentials and impersonation the filters used) and
  * X-Forwarded-For; the kubelet's 101 and then both connections joined until either is done;
  * a refusal (400 and above) passed back as it came, anything else that is not a switch a 500.
+ * exec, attach and port-forward over SPDY come here, and any upgrade through nodes/proxy.
  */
-async function upgradeToKubelet(scope: RequestScope, kubelet: KubeletClient, address: string, target: string): Promise<void> {
+export async function upgradeToKubelet(scope: RequestScope, kubelet: KubeletClient, address: string, target: string): Promise<void> {
   const { req, res } = scope;
   const upgrade = await dialUpgrade(kubelet, address, req.method ?? 'GET', target, upgradeHeaders(req, () => false));
   if (!upgrade.switched) return answerWithoutSwitch(scope, upgrade.answer);
