@@ -12,6 +12,7 @@ import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { certificateErrorCodes, goDialError, hostOf } from '../api/go-dial-error.ts';
 import { sendBody } from './proxy-stream.ts';
+import type { BackendUpgrade } from './upgrade.ts';
 
 /** The client's TLS material, as the flags' files hold it. */
 export interface KubeletTls {
@@ -31,10 +32,6 @@ export interface KubeletRequest {
   insecure?: boolean;
 }
 
-/** A kubelet's answer to a request to switch protocols: switched, with the connection, or not. */
-export type KubeletUpgrade =
-  | { switched: true; answer: IncomingMessage; socket: Duplex; head: Buffer }
-  | { switched: false; answer: IncomingMessage };
 
 /** Whether a request failed on the kubelet's certificate (KubeletClient.request's errors say so). */
 export function isCertificateRejected(err: unknown): boolean {
@@ -101,7 +98,7 @@ export class KubeletClient {
    * connection, now the caller's to use, or its answer when it did not switch (the body
    * unread); an Error worded as Go's client's when it could not be reached.
    */
-  upgrade(req: KubeletRequest): Promise<KubeletUpgrade> {
+  upgrade(req: KubeletRequest): Promise<BackendUpgrade> {
     return new Promise((resolve, reject) => {
       const outgoing = this.#dial(req, reject);
       outgoing.once('response', (answer: IncomingMessage) => resolve({ switched: false, answer }));

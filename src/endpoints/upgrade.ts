@@ -1,10 +1,13 @@
-// Upgraded connections (exec, attach, port-forward): an HTTP/1.1 request asking to switch
-// protocols reaches the handlers through the usual filters with its connection on offer; a
-// handler that upgrades it takes the connection, and joins it to the kubelet's as upstream's
-// UpgradeAwareHandler hijacks and copies both ways, or answers its WebSocket itself (the
-// stream translator and the port-forward tunnel, which these checks tell apart).
+// Upgraded connections (exec, attach, port-forward, a node's proxy, the aggregator's): an
+// HTTP/1.1 request asking to switch protocols reaches the handlers through the usual filters
+// with its connection on offer; a handler that upgrades it takes the connection, and joins it
+// to the backend's (a kubelet, an extension API server) as upstream's UpgradeAwareHandler
+// hijacks and copies both ways, or answers its WebSocket itself (the stream translator and
+// the port-forward tunnel, which these checks tell apart).
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { HttpRequest } from './http.ts';
+import type { HttpRequest, HttpResponse } from './http.ts';
+import { answeredHeaders, forwardedHeaders, streamAnswer } from './proxy-stream.ts';
 import type { RequestInfo } from './request-info.ts';
 
 /**
@@ -117,4 +120,80 @@ export function spliceConnections(a: Duplex, b: Duplex): Promise<void> {
       from.once('error', finish);
     }
   });
+}
+
+/** A backend's answer to an upgrade passed to it: its connection once it switched, else its answer (the body unread). */
+export type BackendUpgrade =
+  | { switched: true; answer: IncomingMessage; socket: Duplex; head: Buffer }
+  | { switched: false; answer: IncomingMessage };
+
+/** Why an upgrade could not be passed on, in upstream's words: each proxy answers it as its errors are answered (a Status, plain text). */
+export class UpgradeFailure extends Error {}
+
+/**
+ * The caller's headers as upstream's UpgradeAwareHandler sends an upgrade on: all but the
+ * credentials and impersonation the filters used (and those `dropped`), its Connection and
+ * Upgrade too, with the caller's address appended to X-Forwarded-For.
+ */
+export function upgradeRequestHeaders(req: HttpRequest, dropped: (name: string) => boolean): Record<string, string | string[]> {
+  const headers = forwardedHeaders(req, (name) => name === 'authorization' || name.startsWith('impersonate-') || name.startsWith(':') || dropped(name));
+  const clientIp = (req as { socket?: { remoteAddress?: string } }).socket?.remoteAddress;
+  if (clientIp !== undefined) {
+    const prior = headers['x-forwarded-for'];
+    headers['x-forwarded-for'] = prior === undefined ? clientIp : `${[prior].flat().join(', ')}, ${clientIp}`;
+  }
+  return headers;
+}
+
+/** How long a backend's refusal of an upgrade may take to come back (upstream's deadline). */
+const refusalDeadlineMs = 10_000;
+
+/**
+ * The backend's answer to the caller's upgrade, as upstream's tryUpgrade gives it: once it
+ * switched, its 101 as it came (its Connection and Upgrade headers too) and then both
+ * connections joined until either is done (`track` lets a server that stops end them); a
+ * refusal passed back (answerRefusal). Throws UpgradeFailure when it cannot.
+ */
+export async function joinUpgrade(req: HttpRequest, res: HttpResponse, upgrade: BackendUpgrade, track: (stop: () => void) => () => void): Promise<void> {
+  if (!upgrade.switched) return answerRefusal(res, upgrade.answer);
+  const client = takeConnection(req);
+  if (client === undefined) {
+    upgrade.socket.destroy();
+    throw new UpgradeFailure('request connection cannot be hijacked');
+  }
+  const switched: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(upgrade.answer.headers)) if (value !== undefined) switched[name] = value;
+  res.writeHead(101, switched);
+  res.end();
+  if (upgrade.head.length > 0) client.socket.write(upgrade.head);
+  if (client.head.length > 0) upgrade.socket.write(client.head);
+  const untrack = track(() => {
+    client.socket.destroy();
+    upgrade.socket.destroy();
+  });
+  try {
+    await spliceConnections(client.socket, upgrade.socket);
+  } finally {
+    untrack();
+  }
+}
+
+/**
+ * A backend that did not switch: its refusal (400 and above) passed back as it wrote it, with
+ * upstream's 10 seconds to come back; anything else upstream's `invalid upgrade response`
+ * (thrown as UpgradeFailure).
+ */
+export async function answerRefusal(res: HttpResponse, answer: IncomingMessage): Promise<void> {
+  const status = answer.statusCode ?? 0;
+  if (status < 400) {
+    answer.destroy();
+    throw new UpgradeFailure(`invalid upgrade response: status code ${status}`);
+  }
+  const deadline = setTimeout(() => answer.destroy(), refusalDeadlineMs);
+  try {
+    res.writeHead(status, answeredHeaders(answer));
+    await streamAnswer(answer, res);
+  } finally {
+    clearTimeout(deadline);
+  }
 }

@@ -7,11 +7,11 @@
 import type { IncomingMessage } from 'node:http';
 import { badRequest, unclassifiedError } from '../../api/index.ts';
 import { goQuote } from '../../api/field-errors.ts';
-import type { HttpRequest } from '../http.ts';
-import type { KubeletClient, KubeletUpgrade } from '../kubelet-client.ts';
-import { answeredHeaders, forwardedHeaders, streamAnswer } from '../proxy-stream.ts';
+import type { KubeletClient } from '../kubelet-client.ts';
 import { queryBool } from '../request-info.ts';
-import { spliceConnections, takeConnection, tunnelledProtocols, wantsStreamTranslation } from '../upgrade.ts';
+import {
+  answerRefusal, joinUpgrade, takeConnection, tunnelledProtocols, upgradeRequestHeaders, UpgradeFailure, wantsStreamTranslation, type BackendUpgrade,
+} from '../upgrade.ts';
 import type { RequestScope } from './scope.ts';
 
 /** What exec and attach ask (core/v1 PodExecOptions, PodAttachOptions), as the kubelet is told it. */
@@ -110,82 +110,34 @@ async function translateToKubelet(scope: RequestScope, kubelet: KubeletClient, a
   if (!switched) scope.res.statusCode = 400;
 }
 
-/** How long a kubelet's refusal of an upgrade may take to come back (upstream's deadline). */
-const refusalDeadlineMs = 10_000;
-
 /**
- * The upgrade passed to the kubelet as upstream's UpgradeAwareHandler passes it: the caller's
- * request with its headers (but the credentials and impersonation the filters used) and
- * X-Forwarded-For; the kubelet's 101 and then both connections joined until either is done;
- * a refusal (400 and above) passed back as it came, anything else that is not a switch a 500.
- * exec, attach and port-forward over SPDY come here, and any upgrade through nodes/proxy.
+ * The upgrade passed to the kubelet as upstream's UpgradeAwareHandler passes it (joinUpgrade):
+ * the caller's request with its headers (but the credentials and impersonation the filters
+ * used) and X-Forwarded-For; the kubelet's 101 and then both connections joined; a refusal
+ * passed back as it came; anything else that is not a switch a 500. exec, attach and
+ * port-forward over SPDY come here, and any upgrade through nodes/proxy.
  */
 export async function upgradeToKubelet(scope: RequestScope, kubelet: KubeletClient, address: string, target: string): Promise<void> {
   const { req, res } = scope;
-  const upgrade = await dialUpgrade(kubelet, address, req.method ?? 'GET', target, upgradeHeaders(req, () => false));
-  if (!upgrade.switched) return answerWithoutSwitch(scope, upgrade.answer);
-  const client = takeConnection(req);
-  if (client === undefined) {
-    upgrade.socket.destroy();
-    throw unclassifiedError('request connection cannot be hijacked');
-  }
-  // The kubelet's 101 as it came (its Connection and Upgrade headers too), then the protocol it switched to.
-  const switched: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(upgrade.answer.headers)) if (value !== undefined) switched[name] = value;
-  res.writeHead(101, switched);
-  res.end();
-  if (upgrade.head.length > 0) client.socket.write(upgrade.head);
-  if (client.head.length > 0) upgrade.socket.write(client.head);
-  const untrack = scope.trackLongRunning(() => {
-    client.socket.destroy();
-    upgrade.socket.destroy();
-  });
-  try {
-    await spliceConnections(client.socket, upgrade.socket);
-  } finally {
-    untrack();
-  }
+  const upgrade = await dialUpgrade(kubelet, address, req.method ?? 'GET', target, upgradeRequestHeaders(req, () => false));
+  await asStatus(() => joinUpgrade(req, res, upgrade, scope.trackLongRunning));
 }
 
-/**
- * The caller's headers as upstream's UpgradeAwareHandler sends them on: all but the
- * credentials and impersonation the filters used (and those `dropped`), with X-Forwarded-For.
- */
-function upgradeHeaders(req: HttpRequest, dropped: (name: string) => boolean): Record<string, string | string[]> {
-  const headers = forwardedHeaders(req, (name) => name === 'authorization' || name.startsWith('impersonate-') || name.startsWith(':') || dropped(name));
-  const clientIp = (req as { socket?: { remoteAddress?: string } }).socket?.remoteAddress;
-  if (clientIp !== undefined) {
-    const prior = headers['x-forwarded-for'];
-    headers['x-forwarded-for'] = prior === undefined ? clientIp : `${[prior].flat().join(', ')}, ${clientIp}`;
+/** An upgrade that could not be passed on, as upstream's connect handlers answer it: a 500 Status. */
+async function asStatus(pass: () => Promise<void>): Promise<void> {
+  try {
+    await pass();
+  } catch (err) {
+    throw err instanceof UpgradeFailure ? unclassifiedError(err.message) : err;
   }
-  return headers;
 }
 
 /** The upgrade sent to the kubelet; one that cannot be reached is upstream's 500 `error dialing backend: …`. */
-async function dialUpgrade(kubelet: KubeletClient, address: string, method: string, target: string, headers: Record<string, string | string[]>): Promise<KubeletUpgrade> {
+async function dialUpgrade(kubelet: KubeletClient, address: string, method: string, target: string, headers: Record<string, string | string[]>): Promise<BackendUpgrade> {
   try {
     return await kubelet.upgrade({ address, method, target, headers });
   } catch (err) {
     throw unclassifiedError(`error dialing backend: ${(err as Error).message}`);
-  }
-}
-
-/**
- * A kubelet that did not switch: its refusal (400 and above) passed back as it wrote it, with
- * upstream's 10 seconds to come back; anything else upstream's 500 `invalid upgrade response`.
- */
-async function answerWithoutSwitch(scope: RequestScope, answer: IncomingMessage): Promise<void> {
-  const status = answer.statusCode ?? 0;
-  if (status < 400) {
-    answer.destroy();
-    throw unclassifiedError(`invalid upgrade response: status code ${status}`);
-  }
-  const deadline = setTimeout(() => answer.destroy(), refusalDeadlineMs);
-  try {
-    scope.res.writeHead(status, answeredHeaders(answer));
-    await streamAnswer(answer, scope.res);
-  } finally {
-    clearTimeout(deadline);
   }
 }
 
@@ -201,9 +153,9 @@ async function tunnelToKubelet(scope: RequestScope, kubelet: KubeletClient, addr
   const { req, res } = scope;
   const protocols = tunnelledProtocols(req);
   const tunnelHeaders = new Set(['sec-websocket-protocol', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'upgrade', 'x-stream-protocol-version']);
-  const headers = { ...upgradeHeaders(req, (name) => tunnelHeaders.has(name)), upgrade: 'SPDY/3.1', 'x-stream-protocol-version': protocols };
+  const headers = { ...upgradeRequestHeaders(req, (name) => tunnelHeaders.has(name)), upgrade: 'SPDY/3.1', 'x-stream-protocol-version': protocols };
   const upgrade = await dialUpgrade(kubelet, address, 'POST', target, headers);
-  if (!upgrade.switched) return answerWithoutSwitch(scope, upgrade.answer);
+  if (!upgrade.switched) return asStatus(() => answerRefusal(res, upgrade.answer));
   const connection = String(upgrade.answer.headers.connection ?? '').toLowerCase();
   const switchedTo = String(upgrade.answer.headers.upgrade ?? '').toLowerCase();
   if (!connection.includes('upgrade') || !switchedTo.includes('spdy/3.1')) {
