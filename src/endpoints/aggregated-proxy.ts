@@ -5,10 +5,17 @@
 // X-Remote-User, X-Remote-Uid, X-Remote-Group and X-Remote-Extra-* headers over the
 // front-proxy client certificate, the caller's own credentials and impersonation headers
 // removed. An APIService not available, or a service that cannot be reached, is a plain-text 503.
+// An HTTP/1.1 upgrade (a WebSocket, SPDY: a console or an exec an extension server serves)
+// is passed on with the user's headers and, once the extension server switches, both
+// connections joined, as upstream's proxy passes it.
+import type { IncomingMessage } from 'node:http';
 import type https from 'node:https';
+import type { Duplex } from 'node:stream';
+import { goDialError } from '../api/go-dial-error.ts';
 import type { RequestUser } from '../api/request-context.ts';
 import type { HttpRequest, HttpResponse } from './http.ts';
 import { answeredHeaders, forwardedHeaders, notForwarded, sendBody, streamAnswer } from './proxy-stream.ts';
+import { connectionOffered, isUpgradeRequest, joinUpgrade, upgradeRequestHeaders, UpgradeFailure, type BackendUpgrade } from './upgrade.ts';
 
 /** Where an aggregated group and version is served: the extension server's address and the TLS agent to reach it. */
 export interface AggregationTarget {
@@ -61,21 +68,70 @@ function proxyError(res: HttpResponse, message: string, code: number): void {
 /** What upstream's proxy answers for a redirect it will not forward (`--aggregator-reject-forwarding-redirect`). */
 const redirectRejected = 'the backend attempted to redirect this request, which is not permitted';
 
+export interface ExtensionProxyOptions {
+  /** Pass a redirect on (`--aggregator-reject-forwarding-redirect=false`). */
+  forwardRedirects: boolean;
+  /** Lets a server that stops end an upgraded connection (the handler's long-running requests). */
+  track: (stop: () => void) => () => void;
+}
+
+/** The user, as the extension server reads it from the front proxy (X-Remote-*). */
+function remoteUserHeaders(user: RequestUser): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = { 'X-Remote-User': user.name };
+  if (user.uid !== '') headers['X-Remote-Uid'] = user.uid;
+  if (user.groups.length > 0) headers['X-Remote-Group'] = [...user.groups];
+  for (const [key, values] of Object.entries(user.extra ?? {})) headers[extraHeader(key)] = [...values];
+  return headers;
+}
+
+/**
+ * An upgrade passed to the extension server as upstream's aggregator passes it: the caller's
+ * headers (Connection and Upgrade among them, but its credentials, impersonation and any
+ * X-Remote-* it sent), the user's X-Remote-* headers, X-Forwarded-For; then the extension
+ * server's 101 and both connections joined, or its refusal passed back. One that cannot be
+ * reached, or answers neither, is upstream's plain-text 503.
+ */
+async function upgradeToExtension(req: HttpRequest, res: HttpResponse, target: AggregationTarget, user: RequestUser, track: (stop: () => void) => () => void): Promise<void> {
+  const headers = { ...upgradeRequestHeaders(req, (name) => name === 'host' || name.startsWith('x-remote-') || name.startsWith('proxy-')), ...remoteUserHeaders(user) };
+  let upgrade: BackendUpgrade;
+  try {
+    upgrade = await dialUpgrade(`${target.origin}${req.url ?? '/'}`, req.method ?? 'GET', headers, target.agent);
+  } catch (err) {
+    proxyError(res, `error dialing backend: ${goDialError(err as NodeJS.ErrnoException, new URL(target.origin).host)}`, 503);
+    return;
+  }
+  try {
+    await joinUpgrade(req, res, upgrade, track);
+  } catch (err) {
+    if (!(err instanceof UpgradeFailure)) throw err;
+    proxyError(res, err.message, 503);
+  }
+}
+
+/** The upgrade request sent: the extension server's switch with its connection, or its answer. */
+function dialUpgrade(url: string, method: string, headers: Record<string, string | string[]>, agent: https.Agent): Promise<BackendUpgrade> {
+  return new Promise((resolve, reject) => {
+    const outgoing = process.getBuiltinModule('node:https').request(url, { method, headers, agent });
+    outgoing.once('error', reject);
+    outgoing.once('response', (answer: IncomingMessage) => resolve({ switched: false, answer }));
+    outgoing.once('upgrade', (answer: IncomingMessage, socket: Duplex, head: Buffer) => resolve({ switched: true, answer, socket, head }));
+    outgoing.end();
+  });
+}
+
 /**
  * Passes the request to the target and its answer back. A redirect the extension server
  * answers (3xx with a Location) is not forwarded unless `forwardRedirects`: the caller gets
  * upstream's 502 instead, as `--aggregator-reject-forwarding-redirect` (on by default) does.
  */
-export async function proxyToExtension(req: HttpRequest, res: HttpResponse, target: AggregationTarget | undefined, user: RequestUser, forwardRedirects = false): Promise<void> {
+export async function proxyToExtension(req: HttpRequest, res: HttpResponse, target: AggregationTarget | undefined, user: RequestUser, opts: ExtensionProxyOptions): Promise<void> {
   if (target === undefined) {
     proxyError(res, 'service unavailable', 503);
     return;
   }
-  const headers = forwardedHeaders(req, dropped);
-  headers['X-Remote-User'] = user.name;
-  if (user.uid !== '') headers['X-Remote-Uid'] = user.uid;
-  if (user.groups.length > 0) headers['X-Remote-Group'] = [...user.groups];
-  for (const [key, values] of Object.entries(user.extra ?? {})) headers[extraHeader(key)] = [...values];
+  if (isUpgradeRequest(req) && connectionOffered(req)) return upgradeToExtension(req, res, target, user, opts.track);
+  const { forwardRedirects } = opts;
+  const headers = { ...forwardedHeaders(req, dropped), ...remoteUserHeaders(user) };
   const https = process.getBuiltinModule('node:https');
   await new Promise<void>((resolve) => {
     let timer: NodeJS.Timeout | undefined;

@@ -25,6 +25,7 @@ import type { OpenApiService } from './openapi-service.ts';
 import { versionInfo } from './version.ts';
 import type { KubeletClient } from './kubelet-client.ts';
 import { WatchStreams } from './watch-streams.ts';
+import { mayUpgrade as upgrades } from './upgrade.ts';
 
 export interface ApiHandlerOptions {
   registry: ResourceRegistry;
@@ -118,6 +119,16 @@ export class ApiHandler {
     return this.opts.featureGates.CBORServingAndStorage ?? false;
   }
 
+  /**
+   * Whether an HTTP/1.1 upgrade request is handed over with its connection: those upgrade.ts
+   * names, and any resource request an extension server answers (the aggregator's proxy
+   * passes an upgrade on).
+   */
+  mayUpgrade(info: RequestInfo): boolean {
+    if (upgrades(info)) return true;
+    return info.isResourceRequest && info.group !== '' && this.opts.aggregation?.(info.group, info.version) !== undefined;
+  }
+
   async handle(req: HttpRequest, res: HttpResponse, info: RequestInfo, query: URLSearchParams): Promise<void> {
     const aggregation = this.opts.aggregation;
     if (aggregation !== undefined) {
@@ -128,7 +139,7 @@ export class ApiHandler {
       const group = info.isResourceRequest ? info.group : parts[0] === 'apis' && parts.length >= 3 ? parts[1]! : openapi ? parts[3]! : '';
       const found = group === '' ? undefined : aggregation(group, info.isResourceRequest ? info.version : openapi ? parts[4]! : parts[2]!);
       const user = currentRequest()?.user;
-      if (found !== undefined && user !== undefined) return proxyToExtension(req, res, found.target, user, this.opts.aggregatorRejectForwardingRedirect === false);
+      if (found !== undefined && user !== undefined) return proxyToExtension(req, res, found.target, user, { forwardRedirects: this.opts.aggregatorRejectForwardingRedirect === false, track: this.trackLongRunning });
     }
     if (info.isResourceRequest) return this.handleResource(req, res, info, query);
     return this.handleNonResource(req, res, info, query);

@@ -11,7 +11,7 @@ import { AuthenticationFailure, anonymousUser, forbiddenError, impersonate, want
 import type { ApiHandler } from '../endpoints/api-handler.ts';
 import type { HttpRequest, HttpResponse } from '../endpoints/http.ts';
 import { warningRecorder } from '../endpoints/warnings.ts';
-import { connectionTaken, mayUpgrade, offerConnection } from '../endpoints/upgrade.ts';
+import { connectionTaken, offerConnection } from '../endpoints/upgrade.ts';
 import { runInRequestContext } from '../api/request-context.ts';
 import { requestInfo, type RequestInfo, type ResourceRequestInfo } from '../endpoints/request-info.ts';
 import { parseFieldSelector } from '../api/fields.ts';
@@ -328,13 +328,14 @@ export class ApiServer {
     };
     this.server.on('stream', onStream);
     this.server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => this.accept(req, res));
-    // exec, attach and port-forward switch protocols, and watches may be asked for over WebSocket:
-    // those requests come with their connection (endpoints/upgrade.ts). Node's HTTP/1.1 code asks
-    // the server which upgrades to hand over; any other is served as a plain request.
+    // exec, attach and port-forward switch protocols, a node's and the aggregator's proxies pass
+    // upgrades on, and watches may be asked for over WebSocket: those requests come with their
+    // connection (endpoints/upgrade.ts). Node's HTTP/1.1 code asks the server which upgrades to
+    // hand over (the handler knows); any other is served as a plain request.
     (this.server as unknown as { shouldUpgradeCallback(req: http.IncomingMessage): boolean }).shouldUpgradeCallback = (req) => {
       try {
         const { path, query } = parseRequestTarget(req.url ?? '/');
-        return mayUpgrade(requestInfo(req.method ?? 'GET', path, query));
+        return this.opts.handler.mayUpgrade(requestInfo(req.method ?? 'GET', path, query));
       } catch {
         // A target that does not parse is served as a plain request, which answers it with a 400.
         return false;

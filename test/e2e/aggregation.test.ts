@@ -7,11 +7,13 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { ensureServingMaterial } from '../../src/server/tls-material.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { kubectl, needsKubectl } from '../helpers/kubectl.ts';
+import { sample } from '../helpers/metrics.ts';
+import { upgradeThrough } from '../helpers/raw-upgrade.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
@@ -32,6 +34,8 @@ const resourceList = {
 const held: import('node:http').ServerResponse[] = [];
 /** The endless watch's connections that closed. */
 const watchClosed: boolean[] = [];
+/** The upgraded connections the extension server saw close. */
+const upgradesEnded: boolean[] = [];
 
 before(async () => {
   server = await startServer({ requestTimeoutMs: 500 });
@@ -73,6 +77,24 @@ before(async () => {
     } else {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
     }
+  });
+  // Upgrades: a console that echoes what it is sent in capitals, a refusal, and an answer that is not a switch.
+  extension.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    const peer = (socket as unknown as import('node:tls').TLSSocket).getPeerCertificate();
+    seen.push({ url: req.url ?? '', headers: req.headers, proxyCertificate: String(peer.subject?.CN) });
+    socket.on('error', () => {});
+    socket.once('close', () => upgradesEnded.push(true));
+    if ((req.url ?? '').includes('/pods/refused/')) {
+      socket.end('HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: 9\r\n\r\nforbidden');
+      return;
+    }
+    if ((req.url ?? '').includes('/pods/plain/')) {
+      socket.end('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+      return;
+    }
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ${req.headers.upgrade}\r\nX-Console: yes\r\n\r\n`);
+    if (head.length > 0) socket.write(head.toString().toUpperCase());
+    socket.on('data', (chunk: Buffer) => socket.write(chunk.toString().toUpperCase()));
   });
   await new Promise<void>((resolve) => extension.listen(0, '127.0.0.1', resolve));
   extensionPort = (extension.address() as AddressInfo).port;
@@ -173,6 +195,47 @@ test('a caller leaving a proxied watch ends the call to the extension server', a
   });
   assert.equal(JSON.parse(firstLine).object.metadata.name, 'n1');
   await eventually(() => assert.equal(watchClosed.length, 1));
+});
+
+test('an upgrade is passed to the extension server with the user\'s headers, and both connections joined once it switches', async () => {
+  await eventually(async () => assert.equal((await availability())?.status, 'True'));
+  const console = '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/web/console';
+  const switches = async () => sample((await server.request('GET', '/metrics')).text, 'apiserver_request_total', { group: 'metrics.k8s.io', resource: 'pods', subresource: 'console', code: '101' });
+  const switchesBefore = await switches();
+  const { head, body, socket } = await upgradeThrough(server, `${console}?x=1`, 'websocket', 'early ', 'GET');
+  assert.match(head, /^HTTP\/1\.1 101 Switching Protocols\r\n/);
+  assert.match(head, /\r\nx-console: yes/i);
+  // Found by its path: the availability checks reach the extension server meanwhile too.
+  const request = seen.find((r) => r.url === `${console}?x=1`)!;
+  assert.equal(request.proxyCertificate, 'front-proxy-client');
+  assert.equal(request.headers.upgrade, 'websocket');
+  assert.match(String(request.headers['x-remote-group']), /system:masters/);
+  assert.ok(String(request.headers['x-remote-user']) !== '');
+  assert.equal(request.headers.authorization, undefined);
+  assert.equal(request.headers['x-forwarded-for'], '127.0.0.1');
+  let echoed = body;
+  socket.on('data', (chunk: Buffer) => { echoed += chunk.toString(); });
+  socket.write('hello');
+  await eventually(() => assert.equal(echoed, 'EARLY HELLO'));
+  const endedBefore = upgradesEnded.length;
+  socket.end();
+  await eventually(() => assert.equal(upgradesEnded.length, endedBefore + 1));
+  await eventually(async () => assert.equal(await switches(), switchesBefore + 1));
+
+  // A refusal comes back as the extension server wrote it; an answer that is not a switch is upstream's plain-text 503.
+  const refused = await upgradeThrough(server, console.replace('/web/', '/refused/'), 'websocket', '', 'GET');
+  assert.match(refused.head, /^HTTP\/1\.1 403 Forbidden\r\n/);
+  assert.equal(refused.body, 'forbidden');
+  const plain = await upgradeThrough(server, console.replace('/web/', '/plain/'), 'websocket', '', 'GET');
+  assert.match(plain.head, /^HTTP\/1\.1 503 /);
+  assert.equal(plain.body, 'invalid upgrade response: status code 200\n');
+  refused.socket.destroy();
+  plain.socket.destroy();
+  // Someone RBAC does not allow is refused here, before any proxying.
+  const anonymous = await upgradeThrough(server, console, 'websocket', '', 'GET', '');
+  assert.match(anonymous.head, /^HTTP\/1\.1 403 /);
+  assert.equal(seen.filter((r) => r.url === console).length, 0);
+  anonymous.socket.destroy();
 });
 
 test('discovery lists the aggregated group, its versions and resources', async () => {

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import type { TLSSocket } from 'node:tls';
 import { spawn } from 'node:child_process';
 import { WebSocket } from 'ws';
 import { existsSync } from 'node:fs';
@@ -24,6 +24,7 @@ import { SpdySession, type SpdyStream } from '../../src/endpoints/spdy.ts';
 import { kubectl, kubectlAt, needsKubectl } from '../helpers/kubectl.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { fakeKubeletTls, listenOnLoopback } from '../helpers/fake-kubelet.ts';
+import { upgradeThrough } from '../helpers/raw-upgrade.ts';
 
 interface Seen {
   method: string;
@@ -189,29 +190,8 @@ async function podOnNode(ns: string, node: string, port: number): Promise<void> 
 }
 
 /** The client's side of an upgrade through Plinth over HTTP/1.1: the answer's head, and the connection when it switched. */
-async function upgradeThroughPlinth(target: string, protocol: string, extra = '', method = 'POST'): Promise<{ head: string; body: string; socket: TLSSocket }> {
-  const url = new URL(server.url);
-  const socket = tlsConnect({ host: url.hostname, port: Number(url.port), ca: server.caPem, ALPNProtocols: ['http/1.1'], servername: 'localhost' });
-  await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
-  socket.write(`${method} ${target} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${server.token}\r\nConnection: Upgrade\r\nUpgrade: ${protocol}\r\n\r\n${extra}`);
-  let received = '';
-  await new Promise<void>((resolve) => {
-    const onData = (chunk: Buffer) => {
-      received += chunk.toString();
-      if (received.includes('\r\n\r\n') && (received.startsWith('HTTP/1.1 101') || /Content-Length: (\d+)/i.test(received))) {
-        const [, length] = /Content-Length: (\d+)/i.exec(received) ?? [];
-        const body = received.slice(received.indexOf('\r\n\r\n') + 4);
-        if (received.startsWith('HTTP/1.1 101') || body.length >= Number(length)) {
-          socket.off('data', onData);
-          resolve();
-        }
-      }
-    };
-    socket.on('data', onData);
-    socket.once('close', resolve);
-  });
-  const split = received.indexOf('\r\n\r\n');
-  return { head: received.slice(0, split), body: received.slice(split + 4), socket };
+function upgradeThroughPlinth(target: string, protocol: string, extra = '', method = 'POST'): Promise<{ head: string; body: string; socket: TLSSocket }> {
+  return upgradeThrough(server, target, protocol, extra, method);
 }
 
 test('kubectl exec over WebSocket v5 runs through Plinth, which speaks SPDY to the kubelet as upstream\'s stream translator', { ...needsKubectl, timeout: 30_000 }, async () => {
