@@ -84,16 +84,41 @@ export function wantsWebSocket(req: HttpRequest): boolean {
 
 /**
  * The WebSocket a watch request asks for (wantsWebSocket), its messages framed for
- * `contentType`; 'refused' when the handshake failed (the library answered 400 and closed
- * the connection).
+ * `contentType`; else the status the handshake was refused with, the connection answered and
+ * closed (x/net/websocket's refusals, or the library's 400 for a malformed handshake).
  */
-export async function watchOverWebSocket(req: HttpRequest, contentType: string): Promise<WebSocketResponse | 'refused'> {
+export async function watchOverWebSocket(req: HttpRequest, contentType: string): Promise<WebSocketResponse | number> {
   const connection = takeConnection(req);
-  if (connection === undefined) return 'refused';
-  // x/net/websocket, which upstream's watch uses, takes a single protocol the client names as the one spoken.
+  if (connection === undefined) return 400;
   const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const refusal = handshakeRefusal(req, offered);
+  if (refusal !== undefined) {
+    connection.socket.end(`HTTP/1.1 ${refusal === 403 ? '403 Forbidden' : '400 Bad Request'}\r\n\r\n`);
+    return refusal;
+  }
   const { acceptWebSocket } = await import('./websockets.ts');
-  const ws = await acceptWebSocket({ req: req as unknown as IncomingMessage, ...connection }, offered.length === 1 ? offered[0] : undefined);
-  if (ws === undefined) return 'refused';
+  const ws = await acceptWebSocket({ req: req as unknown as IncomingMessage, ...connection }, offered[0]);
+  if (ws === undefined) return 400;
   return new WebSocketResponse(ws, connection.socket as Socket, contentType);
+}
+
+/**
+ * What x/net/websocket's Handler, which upstream's watch server answers WebSockets with,
+ * refuses before the switch, with only a status line: a request without an Origin, or with
+ * one that is no URL (Go's ParseRequestURI: an absolute URI or path; a browser's `null`
+ * is neither), 403; more than one protocol offered, 400 (it speaks the one a client names).
+ */
+function handshakeRefusal(req: HttpRequest, offered: readonly string[]): 400 | 403 | undefined {
+  const origin = req.headers.origin;
+  if (typeof origin !== 'string' || !isRequestUri(origin)) return 403;
+  if (offered.length > 1) return 400;
+  return undefined;
+}
+
+function isRequestUri(text: string): boolean {
+  // Controls and spaces are refused anywhere; past that, a path, or a scheme and what URL reads after it.
+  if (text === '' || /[\u0000-\u0020\u007f]/.test(text)) return false;
+  if (text.startsWith('/')) return true;
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:/.test(text)) return false;
+  return URL.canParse(text);
 }

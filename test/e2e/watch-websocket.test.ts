@@ -16,8 +16,20 @@ after(async () => {
   await server?.close();
 });
 
-function open(path: string, protocols: string[] = [], headers: Record<string, string> = {}): WebSocket {
-  return new WebSocket(new URL(path, server.url.replace('https:', 'wss:')), protocols, { ca: server.caPem, headers: { authorization: `Bearer ${server.token}`, ...headers } });
+/** A WebSocket to the server with an Origin, as a browser opens one (x/net/websocket's handler, upstream's, requires one). */
+function open(path: string, protocols: string[] = [], headers: Record<string, string> = {}, origin: string | null = 'https://dashboard.example'): WebSocket {
+  return new WebSocket(new URL(path, server.url.replace('https:', 'wss:')), protocols, { ca: server.caPem, headers: { authorization: `Bearer ${server.token}`, ...headers }, ...(origin === null ? {} : { origin }) });
+}
+
+/** The status a WebSocket's handshake was refused with (101 when it was not: the test then fails rather than wait). */
+function refusedWith(ws: WebSocket): Promise<number> {
+  return new Promise((resolve) => {
+    ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)).once('error', () => resolve(-1));
+    ws.once('open', () => {
+      ws.close();
+      resolve(101);
+    });
+  });
 }
 
 test('a watch over WebSocket sends each event as a text message and closes when the watch ends', async () => {
@@ -55,8 +67,25 @@ test('a watch over WebSocket names the one protocol the client asked for; a bad 
   await new Promise((resolve) => ws.once('close', resolve));
   // A bad request is answered before any WebSocket: an HTTP error.
   const bad = open(`/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=x`);
-  const status = await new Promise<number>((resolve) => bad.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)).once('error', () => resolve(-1)));
-  assert.equal(status, 400);
+  assert.equal(await refusedWith(bad), 400);
+});
+
+test('a watch over WebSocket is refused as x/net/websocket\'s handler refuses it: no Origin or one that is no URL 403, several protocols 400', async () => {
+  const ns = await server.newNamespace('ws-watch-refused');
+  const path = `/api/v1/namespaces/${ns}/configmaps?watch=1`;
+  const refusals = async () => sample((await server.request('GET', '/metrics')).text, 'apiserver_request_total', { verb: 'WATCH', resource: 'configmaps', code: '403' });
+  const before = await refusals();
+  assert.equal(await refusedWith(open(path, [], {}, null)), 403);
+  assert.equal(await refusedWith(open(path, [], {}, 'null')), 403);
+  assert.equal(await refusedWith(open(path, ['v1.a.example', 'v1.b.example'])), 400);
+  assert.equal(await refusals(), before + 2);
+  // An Origin that is a path, or any absolute URL, is one.
+  for (const origin of ['/', 'app://console']) {
+    const ws = open(path, [], {}, origin);
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    ws.close();
+    await new Promise((resolve) => ws.once('close', resolve));
+  }
 });
 
 test('a Protobuf watch over WebSocket sends each event as a binary message, without the stream\'s length prefix', async () => {

@@ -221,8 +221,8 @@ export async function watchHandler(scope: RequestScope): Promise<void> {
   if (wantsWebSocket(scope.req)) {
     // Asked for over WebSocket, as upstream's watch server answers one: each event a message.
     const ws = await watchOverWebSocket(scope.req, scope.negotiated.contentType);
-    scope.res.statusCode = ws === 'refused' ? 400 : 101;
-    if (ws === 'refused') {
+    scope.res.statusCode = typeof ws === 'number' ? ws : 101;
+    if (typeof ws === 'number') {
       watcher?.close();
       return;
     }
