@@ -15,7 +15,7 @@ import { goDialError } from '../api/go-dial-error.ts';
 import type { RequestUser } from '../api/request-context.ts';
 import type { HttpRequest, HttpResponse } from './http.ts';
 import { answeredHeaders, forwardedHeaders, notForwarded, sendBody, streamAnswer } from './proxy-stream.ts';
-import { connectionOffered, isUpgradeRequest, joinUpgrade, upgradeRequestHeaders, UpgradeFailure, type BackendUpgrade } from './upgrade.ts';
+import { abandonWithCaller, connectionOffered, isUpgradeRequest, joinUpgrade, upgradeRequestHeaders, UpgradeFailure, type BackendUpgrade } from './upgrade.ts';
 
 /** Where an aggregated group and version is served: the extension server's address and the TLS agent to reach it. */
 export interface AggregationTarget {
@@ -95,7 +95,7 @@ async function upgradeToExtension(req: HttpRequest, res: HttpResponse, target: A
   const headers = { ...upgradeRequestHeaders(req, (name) => name === 'host' || name.startsWith('x-remote-') || name.startsWith('proxy-')), ...remoteUserHeaders(user) };
   let upgrade: BackendUpgrade;
   try {
-    upgrade = await dialUpgrade(`${target.origin}${req.url ?? '/'}`, req.method ?? 'GET', headers, target.agent);
+    upgrade = await dialUpgrade(req, `${target.origin}${req.url ?? '/'}`, headers, target.agent);
   } catch (err) {
     proxyError(res, `error dialing backend: ${goDialError(err as NodeJS.ErrnoException, new URL(target.origin).host)}`, 503);
     return;
@@ -109,9 +109,10 @@ async function upgradeToExtension(req: HttpRequest, res: HttpResponse, target: A
 }
 
 /** The upgrade request sent: the extension server's switch with its connection, or its answer. */
-function dialUpgrade(url: string, method: string, headers: Record<string, string | string[]>, agent: https.Agent): Promise<BackendUpgrade> {
+function dialUpgrade(req: HttpRequest, url: string, headers: Record<string, string | string[]>, agent: https.Agent): Promise<BackendUpgrade> {
   return new Promise((resolve, reject) => {
-    const outgoing = process.getBuiltinModule('node:https').request(url, { method, headers, agent });
+    const outgoing = process.getBuiltinModule('node:https').request(url, { method: req.method ?? 'GET', headers, agent });
+    abandonWithCaller(req, outgoing);
     outgoing.once('error', reject);
     outgoing.once('response', (answer: IncomingMessage) => resolve({ switched: false, answer }));
     outgoing.once('upgrade', (answer: IncomingMessage, socket: Duplex, head: Buffer) => resolve({ switched: true, answer, socket, head }));

@@ -98,9 +98,10 @@ export class KubeletClient {
    * connection, now the caller's to use, or its answer when it did not switch (the body
    * unread); an Error worded as Go's client's when it could not be reached.
    */
-  upgrade(req: KubeletRequest): Promise<BackendUpgrade> {
+  upgrade(req: KubeletRequest, sent?: (outgoing: ClientRequest) => void): Promise<BackendUpgrade> {
     return new Promise((resolve, reject) => {
       const outgoing = this.#dial(req, reject);
+      sent?.(outgoing);
       outgoing.once('response', (answer: IncomingMessage) => resolve({ switched: false, answer }));
       outgoing.once('upgrade', (answer: IncomingMessage, socket: Duplex, head: Buffer) => resolve({ switched: true, answer, socket, head }));
       outgoing.end();

@@ -4,7 +4,7 @@
 // to the backend's (a kubelet, an extension API server) as upstream's UpgradeAwareHandler
 // hijacks and copies both ways, or answers its WebSocket itself (the stream translator and
 // the port-forward tunnel, which these checks tell apart).
-import type { IncomingMessage } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { HttpRequest, HttpResponse } from './http.ts';
 import { answeredHeaders, forwardedHeaders, streamAnswer } from './proxy-stream.ts';
@@ -54,6 +54,21 @@ export function takeConnection(req: HttpRequest): { socket: Duplex; head: Buffer
   if (entry === undefined || entry.taken) return undefined;
   entry.taken = true;
   return { socket: entry.socket, head: entry.head };
+}
+
+/**
+ * Ends `outgoing`, the caller's upgrade on its way to a backend, when the caller's connection
+ * closes before the backend has answered: one that never answers would hold it for ever.
+ */
+export function abandonWithCaller(req: HttpRequest, outgoing: ClientRequest): void {
+  const socket = offered.get(req)?.socket;
+  if (socket === undefined) return;
+  const abandon = () => outgoing.destroy();
+  socket.once('close', abandon);
+  const answered = () => socket.off('close', abandon);
+  outgoing.once('response', answered);
+  outgoing.once('upgrade', answered);
+  outgoing.once('error', answered);
 }
 
 /** The WebSocket protocol of remote commands that carries the CLOSE signal (the stream translator serves it). */

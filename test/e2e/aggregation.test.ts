@@ -13,7 +13,7 @@ import { ensureServingMaterial } from '../../src/server/tls-material.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { kubectl, needsKubectl } from '../helpers/kubectl.ts';
 import { sample } from '../helpers/metrics.ts';
-import { upgradeThrough } from '../helpers/raw-upgrade.ts';
+import { sendUpgrade, upgradeThrough } from '../helpers/raw-upgrade.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
@@ -34,8 +34,8 @@ const resourceList = {
 const held: import('node:http').ServerResponse[] = [];
 /** The endless watch's connections that closed. */
 const watchClosed: boolean[] = [];
-/** The upgraded connections the extension server saw close. */
-const upgradesEnded: boolean[] = [];
+/** The paths of the upgraded connections the extension server saw close. */
+const upgradesEnded: string[] = [];
 
 before(async () => {
   server = await startServer({ requestTimeoutMs: 500 });
@@ -83,11 +83,12 @@ before(async () => {
     const peer = (socket as unknown as import('node:tls').TLSSocket).getPeerCertificate();
     seen.push({ url: req.url ?? '', headers: req.headers, proxyCertificate: String(peer.subject?.CN) });
     socket.on('error', () => {});
-    socket.once('close', () => upgradesEnded.push(true));
+    socket.once('close', () => upgradesEnded.push(req.url ?? ''));
     if ((req.url ?? '').includes('/pods/refused/')) {
       socket.end('HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: 9\r\n\r\nforbidden');
       return;
     }
+    if ((req.url ?? '').includes('/pods/silent/')) return; // never answers
     if ((req.url ?? '').includes('/pods/plain/')) {
       socket.end('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
       return;
@@ -217,9 +218,8 @@ test('an upgrade is passed to the extension server with the user\'s headers, and
   socket.on('data', (chunk: Buffer) => { echoed += chunk.toString(); });
   socket.write('hello');
   await eventually(() => assert.equal(echoed, 'EARLY HELLO'));
-  const endedBefore = upgradesEnded.length;
   socket.end();
-  await eventually(() => assert.equal(upgradesEnded.length, endedBefore + 1));
+  await eventually(() => assert.ok(upgradesEnded.includes(`${console}?x=1`)));
   await eventually(async () => assert.equal(await switches(), switchesBefore + 1));
 
   // A refusal comes back as the extension server wrote it; an answer that is not a switch is upstream's plain-text 503.
@@ -231,6 +231,12 @@ test('an upgrade is passed to the extension server with the user\'s headers, and
   assert.equal(plain.body, 'invalid upgrade response: status code 200\n');
   refused.socket.destroy();
   plain.socket.destroy();
+  // A caller leaving before the extension server answers ends the upgrade sent to it.
+  const silentPath = console.replace('/web/', '/silent/');
+  const silent = await sendUpgrade(server, silentPath, 'websocket', '', 'GET');
+  await eventually(() => assert.ok(seen.some((r) => r.url === silentPath)));
+  silent.destroy();
+  await eventually(() => assert.ok(upgradesEnded.includes(silentPath)));
   // Someone RBAC does not allow is refused here, before any proxying.
   const anonymous = await upgradeThrough(server, console, 'websocket', '', 'GET', '');
   assert.match(anonymous.head, /^HTTP\/1\.1 403 /);

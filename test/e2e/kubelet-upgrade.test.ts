@@ -24,7 +24,7 @@ import { SpdySession, type SpdyStream } from '../../src/endpoints/spdy.ts';
 import { kubectl, kubectlAt, needsKubectl } from '../helpers/kubectl.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { fakeKubeletTls, listenOnLoopback } from '../helpers/fake-kubelet.ts';
-import { upgradeThrough } from '../helpers/raw-upgrade.ts';
+import { sendUpgrade, upgradeThrough } from '../helpers/raw-upgrade.ts';
 
 interface Seen {
   method: string;
@@ -123,6 +123,7 @@ function upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
     socket.write('HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\npartial');
     return;
   }
+  if (url.pathname.endsWith('/silent')) return; // never answers
   if (url.pathname.endsWith('/plain')) {
     socket.end('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
     return;
@@ -177,7 +178,7 @@ after(async () => {
   await new Promise((resolve) => kubelet?.close(resolve));
 });
 
-/** A node whose kubelet listens at 127.0.0.1:port, and a pod bound to it with containers c, d, refused, plain and hanging. */
+/** A node whose kubelet listens at 127.0.0.1:port, and a pod bound to it with containers c, d, refused, plain, hanging and silent. */
 async function podOnNode(ns: string, node: string, port: number): Promise<void> {
   const status = { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: port } } };
   const created = await server.request('POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'Node', metadata: { name: node } } });
@@ -185,7 +186,7 @@ async function podOnNode(ns: string, node: string, port: number): Promise<void> 
   const current = (await server.request('GET', `/api/v1/nodes/${node}`)).json;
   current.status = status;
   assert.equal((await server.request('PUT', `/api/v1/nodes/${node}/status`, { body: current })).status, 200);
-  const containers = ['c', 'd', 'refused', 'plain', 'hanging'].map((name) => ({ name, image: 'busybox' }));
+  const containers = ['c', 'd', 'refused', 'plain', 'hanging', 'silent'].map((name) => ({ name, image: 'busybox' }));
   assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers, nodeName: node } } })).status, 201);
 }
 
@@ -376,6 +377,20 @@ test('an upgrade through nodes/proxy is passed to the kubelet\'s path and joined
   const proxied = await server.request('GET', '/api/v1/nodes/proxied-echo/proxy/some/path');
   assert.equal(proxied.status, 400);
   assert.equal(proxied.text, 'Upgrade request required');
+});
+
+test('a caller leaving before the kubelet answers its upgrade ends the upgrade sent to the kubelet', async () => {
+  const ns = await server.newNamespace('silent-kubelet');
+  await podOnNode(ns, 'silent-kubelet', kubeletPort);
+  seen.length = 0;
+  endedUpgrades = 0;
+  for (const path of [`/api/v1/namespaces/${ns}/pods/p/attach?container=silent`, '/api/v1/nodes/silent-kubelet/proxy/silent']) {
+    const socket = await sendUpgrade(server, path, 'echo', '', path.includes('/nodes/') ? 'GET' : 'POST');
+    const before = seen.length;
+    await eventually(() => assert.equal(seen.length, before + 1));
+    socket.destroy();
+    await eventually(() => assert.equal(endedUpgrades, before + 1));
+  }
 });
 
 test('an upgrade through a simulated node\'s proxy is answered as its plain requests are', async () => {

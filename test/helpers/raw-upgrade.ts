@@ -9,13 +9,19 @@ interface UpgradeTarget {
   token: string;
 }
 
-/** The answer's head, what came after it, and the connection (to go on with once it switched). */
-export async function upgradeThrough(server: UpgradeTarget, target: string, protocol: string, extra = '', method = 'POST', token = server.token): Promise<{ head: string; body: string; socket: TLSSocket }> {
+/** The upgrade request sent, and its connection, before any answer. */
+export async function sendUpgrade(server: UpgradeTarget, target: string, protocol: string, extra = '', method = 'POST', token = server.token): Promise<TLSSocket> {
   const url = new URL(server.url);
   const socket = tlsConnect({ host: url.hostname, port: Number(url.port), ca: server.caPem, ALPNProtocols: ['http/1.1'], servername: 'localhost' });
   await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
   const authorization = token === '' ? '' : `Authorization: Bearer ${token}\r\n`;
   socket.write(`${method} ${target} HTTP/1.1\r\nHost: ${url.host}\r\n${authorization}Connection: Upgrade\r\nUpgrade: ${protocol}\r\n\r\n${extra}`);
+  return socket;
+}
+
+/** The answer's head, what came after it, and the connection (to go on with once it switched). */
+export async function upgradeThrough(server: UpgradeTarget, target: string, protocol: string, extra = '', method = 'POST', token = server.token): Promise<{ head: string; body: string; socket: TLSSocket }> {
+  const socket = await sendUpgrade(server, target, protocol, extra, method, token);
   let received = '';
   await new Promise<void>((resolve) => {
     const onData = (chunk: Buffer) => {

@@ -10,7 +10,7 @@ import { goQuote } from '../../api/field-errors.ts';
 import type { KubeletClient } from '../kubelet-client.ts';
 import { queryBool } from '../request-info.ts';
 import {
-  answerRefusal, joinUpgrade, takeConnection, tunnelledProtocols, upgradeRequestHeaders, UpgradeFailure, wantsStreamTranslation, type BackendUpgrade,
+  abandonWithCaller, answerRefusal, joinUpgrade, takeConnection, tunnelledProtocols, upgradeRequestHeaders, UpgradeFailure, wantsStreamTranslation, type BackendUpgrade,
 } from '../upgrade.ts';
 import type { RequestScope } from './scope.ts';
 
@@ -119,7 +119,7 @@ async function translateToKubelet(scope: RequestScope, kubelet: KubeletClient, a
  */
 export async function upgradeToKubelet(scope: RequestScope, kubelet: KubeletClient, address: string, target: string): Promise<void> {
   const { req, res } = scope;
-  const upgrade = await dialUpgrade(kubelet, address, req.method ?? 'GET', target, upgradeRequestHeaders(req, () => false));
+  const upgrade = await dialUpgrade(scope, kubelet, address, req.method ?? 'GET', target, upgradeRequestHeaders(req, () => false));
   await asStatus(() => joinUpgrade(req, res, upgrade, scope.trackLongRunning));
 }
 
@@ -133,9 +133,9 @@ async function asStatus(pass: () => Promise<void>): Promise<void> {
 }
 
 /** The upgrade sent to the kubelet; one that cannot be reached is upstream's 500 `error dialing backend: …`. */
-async function dialUpgrade(kubelet: KubeletClient, address: string, method: string, target: string, headers: Record<string, string | string[]>): Promise<BackendUpgrade> {
+async function dialUpgrade(scope: RequestScope, kubelet: KubeletClient, address: string, method: string, target: string, headers: Record<string, string | string[]>): Promise<BackendUpgrade> {
   try {
-    return await kubelet.upgrade({ address, method, target, headers });
+    return await kubelet.upgrade({ address, method, target, headers }, (outgoing) => abandonWithCaller(scope.req, outgoing));
   } catch (err) {
     throw unclassifiedError(`error dialing backend: ${(err as Error).message}`);
   }
@@ -154,7 +154,7 @@ async function tunnelToKubelet(scope: RequestScope, kubelet: KubeletClient, addr
   const protocols = tunnelledProtocols(req);
   const tunnelHeaders = new Set(['sec-websocket-protocol', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'upgrade', 'x-stream-protocol-version']);
   const headers = { ...upgradeRequestHeaders(req, (name) => tunnelHeaders.has(name)), upgrade: 'SPDY/3.1', 'x-stream-protocol-version': protocols };
-  const upgrade = await dialUpgrade(kubelet, address, 'POST', target, headers);
+  const upgrade = await dialUpgrade(scope, kubelet, address, 'POST', target, headers);
   if (!upgrade.switched) return asStatus(() => answerRefusal(res, upgrade.answer));
   const connection = String(upgrade.answer.headers.connection ?? '').toLowerCase();
   const switchedTo = String(upgrade.answer.headers.upgrade ?? '').toLowerCase();
