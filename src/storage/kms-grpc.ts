@@ -26,11 +26,19 @@ function callError(err: { code?: number; details?: string; message: string }): E
 
 /**
  * The socket path of a `unix://` endpoint (upstream's ParseEndpoint): `unix:///var/run/kms.sock`
- * → `/var/run/kms.sock`. Configuration validation has already refused other schemes.
+ * → `/var/run/kms.sock`; `unix:///@kms` names the Linux abstract socket `kms`, as Go dials an
+ * address that starts with `@` (Node's: a path that starts with a NUL). Configuration
+ * validation has already refused other schemes.
  */
 export function socketPath(endpoint: string): string {
-  const url = new URL(endpoint);
-  return decodeURIComponent(url.pathname);
+  const path = decodeURIComponent(new URL(endpoint).pathname);
+  return path.startsWith('/@') ? `\0${path.slice(2)}` : path;
+}
+
+/** grpc-js's target for the socket (its `unix:` resolver passes the path to Node as it is). */
+function grpcTarget(endpoint: string): string {
+  const path = socketPath(endpoint);
+  return path.startsWith('\0') ? `unix:${path}` : `unix://${path}`;
 }
 
 /** How a call went, for upstream's latency metric: its full method name, its gRPC code (`OK`, `Unavailable`, …) and seconds. */
@@ -39,7 +47,7 @@ export type KmsCallObserver = (method: string, code: string, seconds: number) =>
 /** A client of the plugin at `endpoint`, each call bounded by `timeoutMs`. */
 export async function grpcKmsService(endpoint: string, timeoutMs: number, observe?: KmsCallObserver): Promise<KmsService> {
   const grpc = await import('@grpc/grpc-js');
-  const client = new grpc.Client(`unix://${socketPath(endpoint)}`, grpc.credentials.createInsecure(), { 'grpc.default_authority': 'localhost' });
+  const client = new grpc.Client(grpcTarget(endpoint), grpc.credentials.createInsecure(), { 'grpc.default_authority': 'localhost' });
   const call = <T>(method: string, request: Uint8Array, read: (m: WireMessage) => T): Promise<T> => new Promise((resolve, reject) => {
     const metadata = new grpc.Metadata();
     // Wait for the plugin's socket until the deadline, rather than failing at once (grpc-go's WaitForReady).

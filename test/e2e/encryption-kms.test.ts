@@ -27,6 +27,19 @@ function storedValue(dataDir: string, key: string): Buffer {
   }
 }
 
+/** An EncryptionConfiguration sealing Secrets with `plugin` (as `vault`), then the `more` providers' lines, in `dir`; its path. */
+function writeKmsConfig(dir: string, plugin: KmsPlugin, more = ''): string {
+  const file = path.join(dir, 'encryption.yaml');
+  writeFileSync(file, `apiVersion: apiserver.config.k8s.io/v1
+kind: EncryptionConfiguration
+resources:
+- resources: [secrets]
+  providers:
+  - kms: {apiVersion: v2, name: vault, endpoint: "${plugin.endpoint}", timeout: 1s}
+${more}`);
+  return file;
+}
+
 const secretBody = (name: string, value: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name }, stringData: { value } });
 const prefix = 'k8s:enc:kms:v2:vault:';
 
@@ -52,15 +65,7 @@ test('Secrets are sealed by a KMS v2 plugin in upstream\'s stored format, read b
   const dataDir = tempDir('plinth-kms-e2e-');
   const plugin = new KmsPlugin(dataDir);
   await plugin.start();
-  const configFile = path.join(dataDir, 'encryption.yaml');
-  writeFileSync(configFile, `apiVersion: apiserver.config.k8s.io/v1
-kind: EncryptionConfiguration
-resources:
-- resources: [secrets]
-  providers:
-  - kms: {apiVersion: v2, name: vault, endpoint: "${plugin.endpoint}", timeout: 1s}
-  - identity: {}
-`);
+  const configFile = writeKmsConfig(dataDir, plugin, '  - identity: {}\n');
   const start = () => startServer({ dataDir, storage: 'sqlite', encryptionProviderConfig: configFile });
   let server: TestServer | undefined;
   try {
@@ -150,6 +155,26 @@ resources:
     await plugin.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+});
+
+test('a plugin on a Linux abstract socket (`unix:///@name`) is reached as upstream reaches it', { skip: process.platform === 'linux' ? false : 'abstract sockets are Linux\'s' }, async () => {
+  const dataDir = tempDir('plinth-kms-abstract-');
+  const plugin = new KmsPlugin(dataDir, { abstract: `plinth-kms-${process.pid}-${Date.now()}` });
+  await plugin.start();
+  const configFile = writeKmsConfig(dataDir, plugin);
+  const server = await startServer({ dataDir, storage: 'sqlite', encryptionProviderConfig: configFile });
+  let ns: string;
+  try {
+    ns = await server.newNamespace('kms-abstract');
+    assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: secretBody('a', 'plain-a') })).status, 201);
+    assert.equal(plugin.calls.encrypt, 1, 'the seed sealed by the plugin');
+    assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/secrets/a`)).json.data.value, Buffer.from('plain-a').toString('base64'));
+  } finally {
+    await server.stop();
+    await plugin.stop();
+  }
+  const key = `/registry/secrets/${ns}/a`;
+  assert.equal(JSON.parse(openStored(plugin, storedValue(dataDir, key), key).plain).data.value, Buffer.from('plain-a').toString('base64'));
 });
 
 test('a followed configuration takes a KMS provider on without a restart; its check is there (a no-op) before', async (t) => {

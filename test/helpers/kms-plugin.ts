@@ -72,9 +72,10 @@ export class KmsPlugin {
   readonly #keks = new Map<string, Buffer>();
   #server: grpc.Server | undefined;
 
-  constructor(dir = tempDir('plinth-kms-')) {
-    this.socket = path.join(dir, 'kms.sock');
-    this.endpoint = `unix://${this.socket}`;
+  /** On `dir`'s kms.sock, or on the Linux abstract socket `abstract` names (endpoint `unix:///@<name>`). */
+  constructor(dir = tempDir('plinth-kms-'), opts: { abstract?: string } = {}) {
+    this.socket = opts.abstract === undefined ? path.join(dir, 'kms.sock') : `\0${opts.abstract}`;
+    this.endpoint = opts.abstract === undefined ? `unix://${this.socket}` : `unix:///@${opts.abstract}`;
   }
 
   #kek(keyId: string): Buffer {
@@ -131,7 +132,8 @@ export class KmsPlugin {
         return { plaintext: this.open(request.ciphertext as Uint8Array, String(request.key_id)) };
       }),
     });
-    await new Promise<void>((resolve, reject) => server.bindAsync(`unix://${this.socket}`, grpc.ServerCredentials.createInsecure(), (err) => (err === null ? resolve() : reject(err))));
+    const target = this.socket.startsWith('\0') ? `unix:${this.socket}` : `unix://${this.socket}`;
+    await new Promise<void>((resolve, reject) => server.bindAsync(target, grpc.ServerCredentials.createInsecure(), (err) => (err === null ? resolve() : reject(err))));
     this.#server = server;
   }
 
