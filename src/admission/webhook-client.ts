@@ -3,6 +3,7 @@
 // errors worded like Go's ("Post \"URL\": context deadline exceeded").
 
 import { goDialError } from '../api/go-dial-error.ts';
+import { goJsonSyntaxError } from '../api/go-json-syntax.ts';
 import { genericServerResponse } from '../api/index.ts';
 import type https from 'node:https';
 
@@ -104,7 +105,7 @@ export function postJSON(url: string, body: unknown, opts: CallOptions, agents: 
           return;
         }
         if (parsed === undefined) {
-          reject(new WebhookCallError(`couldn't get version/kind; json parse error: ${text === '' ? 'unexpected end of JSON input' : 'invalid character in response'}`));
+          reject(new WebhookCallError(`couldn't get version/kind; json parse error: ${goJsonSyntaxError(Buffer.from(text, 'utf8')) ?? 'unexpected end of JSON input'}`));
           return;
         }
         resolve(parsed);

@@ -1,6 +1,7 @@
 // Request bodies: JSON, YAML, Protobuf and (with its gate) CBOR decoded by Content-Type, with duplicate fields found.
 import type { Document } from 'yaml';
 import { badRequest, firstTooDeep, isStatusError, mayNestTooDeep, tooDeepMessage, unsupportedMediaType, type StatusError } from '../api/index.ts';
+import { goJsonSyntaxError } from '../api/go-json-syntax.ts';
 import { goJsonKind } from '../api/json.ts';
 import { replaceLoneSurrogateEscapes } from '../api/lone-surrogates.ts';
 import { decodeCbor } from './cbor.ts';
@@ -146,13 +147,18 @@ export function notAnObjectBody(value: unknown): StatusError {
   return badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonKind(value)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
 }
 
-/** JSON text (DeleteOptions and other non-object bodies), refused as the object bodies are when malformed or too deep. */
+/**
+ * JSON text (DeleteOptions and other non-object bodies), refused as the object bodies are
+ * when malformed or too deep: a syntax error in Go's words under the prefix of
+ * apimachinery's kind sniffing, which meets it first.
+ */
 export function parseJson(text: string): unknown {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw badRequest(`the body of the request could not be decoded as JSON: ${(err as Error).message}`);
+    const syntax = goJsonSyntaxError(Buffer.from(text, 'utf8')) ?? (err as Error).message;
+    throw badRequest(`couldn't get version/kind; json parse error: ${syntax}`);
   }
   if (mayNestTooDeep(text)) refuseDeepNesting(value);
   return value;

@@ -7,6 +7,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
+import { goQuote } from '../api/field-errors.ts';
+import { goJsonSyntaxError } from '../api/go-json-syntax.ts';
 import type { KubeletClient } from './kubelet-client.ts';
 import { SpdySession, type SpdyStream } from './spdy.ts';
 import { protocolV5 } from './upgrade.ts';
@@ -47,7 +49,8 @@ export function commandStatus(message: string): FinalStatus {
   try {
     status = JSON.parse(message) as typeof status;
   } catch (err) {
-    return internalErrorStatus(`error stream protocol error: ${(err as Error).message} in ${JSON.stringify(message)}`);
+    // client-go's words: Go's syntax error and the message as %q quotes it.
+    return internalErrorStatus(`error stream protocol error: ${goJsonSyntaxError(Buffer.from(message, 'utf8')) ?? (err as Error).message} in ${goQuote(message)}`);
   }
   if (status?.status === 'Success') return success;
   if (status?.status !== 'Failure') return internalErrorStatus('error stream protocol error: unknown error');

@@ -52,6 +52,12 @@ test('JSON bodies read lone surrogates\' escapes as U+FFFD, as Go\'s encoding/js
   });
 });
 
+test('a JSON body that does not parse is 400 with Go\'s syntax error under the kind sniffing\'s prefix', () => {
+  assert.deepEqual(refusal(json, '{oops'), { code: 400, message: "couldn't get version/kind; json parse error: invalid character 'o' looking for beginning of object key string" });
+  assert.deepEqual(refusal(json, '{"metadata": {"name": "a",}}'), { code: 400, message: "couldn't get version/kind; json parse error: invalid character '}' looking for beginning of object key string" });
+  assert.deepEqual(refusal(json, '{"metadata": '), { code: 400, message: "couldn't get version/kind; json parse error: unexpected end of JSON input" });
+});
+
 test('a body nested exactly maxNestingDepth levels decodes, as JSON and as YAML', () => {
   for (const contentType of [json, yamlType]) {
     const { value } = decodeBody(contentType, Buffer.from(nestedJson(maxNestingDepth)));
