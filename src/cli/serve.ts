@@ -21,6 +21,7 @@ import { reviewedUser, type AuthenticationApi } from '../endpoints/handlers/auth
 import { CrdController } from '../controllers/crd.ts';
 import { ApiHandler } from '../endpoints/api-handler.ts';
 import { KubeletClient, type KubeletTls } from '../endpoints/kubelet-client.ts';
+import { PodNetworkClient } from '../endpoints/pod-network-client.ts';
 import type { HealthCheck } from '../endpoints/health.ts';
 import type { ApiMetrics } from '../server/metrics.ts';
 import { AuditLog, auditSinks, loadAuditPolicy, truncatingSink, type AuditSink, type AuditTruncation } from '../server/audit.ts';
@@ -189,6 +190,8 @@ export interface ServeDependencies {
   backend?: Backend;
   /** Which addresses nodes/proxy may reach; upstream's rule (no loopback or link-local) by default. Tests' kubelets listen on loopback. */
   proxyableAddress?: (ip: string) => boolean;
+  /** Which pod IPs pods/proxy may reach; upstream's rule (global unicast) by default. Tests' pods listen on loopback. */
+  podAddressAllowed?: (ip: string) => boolean;
 }
 
 /** Builds the object graph from a Config and starts serving (the composition root). */
@@ -251,6 +254,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   });
   metrics.disable(config.disabledMetrics);
   const kubelet = new KubeletClient(kubeletTls, deps.proxyableAddress, metrics.kubelet);
+  const podNetwork = new PodNetworkClient(deps.podAddressAllowed);
   // Applies of built-in workloads may run on a worker thread; the storage syncs off the loop while they do.
   const applyOffload = config.applyWorkerAfter >= 0 ? new ApplyOffload(config.applyWorkerAfter, applyWorkerEntry) : undefined;
   const stored = deps.backend ?? await openBackend(config.storage, {
@@ -482,6 +486,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     registry,
     ...(config.kubeletPreferredAddressTypes !== undefined ? { kubeletPreferredAddressTypes: config.kubeletPreferredAddressTypes } : {}),
     kubelet,
+    podNetwork,
     discovery,
     aggregation: aggregation.lookup,
     aggregatorRejectForwardingRedirect: config.aggregatorRejectForwardingRedirect,

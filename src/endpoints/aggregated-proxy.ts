@@ -8,10 +8,9 @@
 // An HTTP/1.1 upgrade (a WebSocket, SPDY: a console or an exec an extension server serves)
 // is passed on with the user's headers and, once the extension server switches, both
 // connections joined, as upstream's proxy passes it.
-import type { IncomingMessage } from 'node:http';
 import type https from 'node:https';
-import type { Duplex } from 'node:stream';
 import { goDialError } from '../api/go-dial-error.ts';
+import { switchOf } from './backend-request.ts';
 import type { RequestUser } from '../api/request-context.ts';
 import type { HttpRequest, HttpResponse } from './http.ts';
 import { answeredHeaders, forwardedHeaders, notForwarded, sendBody, streamAnswer } from './proxy-stream.ts';
@@ -110,14 +109,8 @@ async function upgradeToExtension(req: HttpRequest, res: HttpResponse, target: A
 
 /** The upgrade request sent: the extension server's switch with its connection, or its answer. */
 function dialUpgrade(req: HttpRequest, url: string, headers: Record<string, string | string[]>, agent: https.Agent): Promise<BackendUpgrade> {
-  return new Promise((resolve, reject) => {
-    const outgoing = process.getBuiltinModule('node:https').request(url, { method: req.method ?? 'GET', headers, agent });
-    abandonWithCaller(req, outgoing);
-    outgoing.once('error', reject);
-    outgoing.once('response', (answer: IncomingMessage) => resolve({ switched: false, answer }));
-    outgoing.once('upgrade', (answer: IncomingMessage, socket: Duplex, head: Buffer) => resolve({ switched: true, answer, socket, head }));
-    outgoing.end();
-  });
+  const outgoing = process.getBuiltinModule('node:https').request(url, { method: req.method ?? 'GET', headers, agent });
+  return switchOf(outgoing, (err) => err, (sent) => abandonWithCaller(req, sent));
 }
 
 /**

@@ -24,6 +24,7 @@ import { acceptsGzip, writeBytes, writeError, type HttpRequest, type HttpRespons
 import type { OpenApiService } from './openapi-service.ts';
 import { versionInfo } from './version.ts';
 import type { KubeletClient } from './kubelet-client.ts';
+import type { PodNetworkClient } from './pod-network-client.ts';
 import { WatchStreams } from './watch-streams.ts';
 import { mayUpgrade as upgrades } from './upgrade.ts';
 
@@ -33,6 +34,8 @@ export interface ApiHandlerOptions {
   kubeletPreferredAddressTypes?: readonly string[];
   /** Reaches nodes' kubelets (pods/log, nodes/proxy); absent: none is reached, as for simulated nodes. */
   kubelet?: KubeletClient;
+  /** Reaches pods at their IPs (pods/proxy, services/proxy); absent: none is reached. */
+  podNetwork?: PodNetworkClient;
   discovery: Discovery;
   /** The aggregation layer: which groups and versions extension API servers answer. */
   aggregation?: AggregationLookup;
@@ -223,6 +226,7 @@ export class ApiHandler {
         gzip: false, watchList: false, cbor: this.cbor, trackLongRunning: this.trackLongRunning, watchStreams: this.watchStreams, log: this.opts.log,
         ...(this.opts.kubeletPreferredAddressTypes !== undefined ? { kubeletAddressTypes: this.opts.kubeletPreferredAddressTypes } : {}),
         ...(this.opts.kubelet !== undefined ? { kubelet: this.opts.kubelet } : {}),
+        ...(this.opts.podNetwork !== undefined ? { podNetwork: this.opts.podNetwork } : {}),
       }, this.opts.registry, this.opts.authentication);
       return;
     }

@@ -9,9 +9,8 @@ import { lookup } from 'node:dns/promises';
 import https from 'node:https';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { ClientRequest, IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
 import { certificateErrorCodes, goDialError, hostOf } from '../api/go-dial-error.ts';
-import { sendBody } from './proxy-stream.ts';
+import { answerOf, boundDial, switchOf } from './backend-request.ts';
 import type { BackendUpgrade } from './upgrade.ts';
 
 /** The client's TLS material, as the flags' files hold it. */
@@ -54,8 +53,10 @@ export function isProxyableIp(ip: string): boolean {
   return !(lower === '::1' || /^fe[89ab]/.test(lower) || lower.startsWith('ff01:') || lower.startsWith('ff02:'));
 }
 
-const connectTimeoutMs = 30_000;
-const handshakeTimeoutMs = 10_000;
+/** A failure to reach the kubelet at `address` in Go's words, marked when it was the kubelet's certificate. */
+function failedReaching(address: string): (err: NodeJS.ErrnoException) => Error {
+  return (err) => Object.assign(new Error(goDialError(err, address)), { certificateRejected: certificateErrorCodes.has(err.code ?? '') });
+}
 
 /** The counters of what reaches kubelets: upstream's pods/log ones (`kube_apiserver_pod_logs_*`) and its stream translator's. */
 export interface KubeletCounters {
@@ -85,12 +86,7 @@ export class KubeletClient {
 
   /** The kubelet's answer (its body unread), or an Error worded as Go's client's. */
   request(req: KubeletRequest, body?: AsyncIterable<Buffer | string>): Promise<IncomingMessage> {
-    return new Promise((resolve, reject) => {
-      const outgoing = this.#dial(req, reject);
-      outgoing.once('response', resolve);
-      if (body === undefined) outgoing.end();
-      else sendBody(body, outgoing);
-    });
+    return answerOf(this.#open(req), failedReaching(req.address), body);
   }
 
   /**
@@ -99,17 +95,11 @@ export class KubeletClient {
    * unread); an Error worded as Go's client's when it could not be reached.
    */
   upgrade(req: KubeletRequest, sent?: (outgoing: ClientRequest) => void): Promise<BackendUpgrade> {
-    return new Promise((resolve, reject) => {
-      const outgoing = this.#dial(req, reject);
-      sent?.(outgoing);
-      outgoing.once('response', (answer: IncomingMessage) => resolve({ switched: false, answer }));
-      outgoing.once('upgrade', (answer: IncomingMessage, socket: Duplex, head: Buffer) => resolve({ switched: true, answer, socket, head }));
-      outgoing.end();
-    });
+    return switchOf(this.#open(req), failedReaching(req.address), sent);
   }
 
-  /** The request, on its way to the kubelet; a failure to reach it rejects with Go's words. */
-  #dial(req: KubeletRequest, reject: (err: Error) => void): ClientRequest {
+  /** The request, on its way to the kubelet, within Go's transport's time to connect and shake hands. */
+  #open(req: KubeletRequest): ClientRequest {
     const { address } = req;
     const host = hostOf(address);
     const outgoing = https.request({
@@ -118,19 +108,7 @@ export class KubeletClient {
       // The kubelet's certificate names its node, not necessarily the address dialed; upstream checks it against the address.
       servername: /^[\d.]+$|:/.test(host) ? '' : host,
     });
-    outgoing.once('error', (err: NodeJS.ErrnoException) => reject(Object.assign(new Error(goDialError(err, address)), { certificateRejected: certificateErrorCodes.has(err.code ?? '') })));
-    // Go's transport defaults, as upstream's kubelet transport has them: 30 s to connect, 10 s for the handshake.
-    outgoing.once('socket', (socket) => {
-      if (!socket.connecting) return;
-      const fail = (code: string, message: string) => outgoing.destroy(Object.assign(new Error(message), { code }));
-      let timer = setTimeout(() => fail('ETIMEDOUT', 'connect timeout'), connectTimeoutMs);
-      socket.once('connect', () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => fail('TLS_HANDSHAKE_TIMEOUT', 'net/http: TLS handshake timeout'), handshakeTimeoutMs);
-      });
-      socket.once('secureConnect', () => clearTimeout(timer));
-      socket.once('close', () => clearTimeout(timer));
-    });
+    boundDial(outgoing, true);
     return outgoing;
   }
 

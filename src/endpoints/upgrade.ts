@@ -12,8 +12,8 @@ import type { RequestInfo } from './request-info.ts';
 
 /**
  * Whether the server should hand an HTTP/1.1 upgrade request over with its connection: the
- * connect subresources that upgrade (exec, attach, portforward), a node's proxy (which
- * passes an upgrade on to the kubelet as upstream's does), and watches, which upstream
+ * connect subresources that upgrade (exec, attach, portforward), the proxies of nodes, pods
+ * and services (which pass an upgrade on as upstream's do), and watches, which upstream
  * serves over WebSocket too. Any other is served as a plain request, its Upgrade header
  * ignored, which is what a resource that does not upgrade does upstream.
  */
@@ -21,7 +21,7 @@ export function mayUpgrade(info: RequestInfo): boolean {
   if (!info.isResourceRequest) return false;
   if (info.verb === 'watch') return true;
   if (info.group !== '') return false;
-  if (info.resource === 'nodes') return info.subresource === 'proxy';
+  if (info.subresource === 'proxy') return info.resource === 'nodes' || info.resource === 'pods' || info.resource === 'services';
   return info.resource === 'pods' && (info.subresource === 'exec' || info.subresource === 'attach' || info.subresource === 'portforward');
 }
 

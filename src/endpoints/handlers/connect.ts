@@ -1,10 +1,10 @@
-// Subresources that connect through to a kubelet or a pod upstream (pods/log, exec, attach,
-// portforward, proxy; services/proxy; nodes/proxy). Logs (pod-log.ts), node proxying and the
-// upgraded connections of exec, attach and port-forward (kubelet-streams.ts) reach a node's
-// kubelet when it is a real one (kubelet-client.ts); the rest, and anything a simulated node
-// would have to serve, answer at once with the Status upstream gives when it cannot reach
-// the other end, after the same checks upstream makes first (the object exists, the
-// container is valid, the pod is bound to a node). Plinth has no pod network.
+// Subresources that connect through to a node's kubelet upstream (pods/exec, attach,
+// portforward; nodes/proxy; pods/log is pod-log.ts, the pods' and services' proxies
+// workload-proxy.ts). Node proxying and the upgraded connections of exec, attach and
+// port-forward (kubelet-streams.ts) reach a node's kubelet when it is a real one
+// (kubelet-client.ts); what a simulated node would have to serve answers at once with the
+// Status upstream gives when it cannot reach the other end, after the same checks upstream
+// makes first (the object exists, the container is valid, the pod is bound to a node).
 import { badRequest, serviceUnavailable, unclassifiedError, type KubeObject } from '../../api/index.ts';
 import { objectAt, objectsAt, stringAt } from '../../registry/builtin/object.ts';
 import { simulatedNodeAnnotation } from '../../registry/builtin/nodes.ts';
@@ -51,17 +51,12 @@ export function kubeletAddress(node: KubeObject, nodeName: string, types: readon
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-/** pods/{name}/exec, attach, portforward and proxy (log: pod-log.ts). */
+/** pods/{name}/exec, attach and portforward (log: pod-log.ts; proxy: workload-proxy.ts). */
 export async function podConnectHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
   const { info, query } = scope;
   // The options decode first, as upstream's connect handler reads them before anything else.
   if (info.subresource === 'portforward') portForwardPorts(query);
   const pod = await scope.served.store.get(info.namespace, info.name);
-  if (info.subresource === 'proxy') {
-    const ip = stringAt(objectAt(pod, 'status'), 'podIP');
-    if (ip === '' || ip.startsWith('127.') || ip === '::1' || ip === '0.0.0.0') throw badRequest('address not allowed');
-    throw serviceUnavailable(`error trying to reach service: no pod network is reachable: Plinth runs no pods`);
-  }
   const container = info.subresource === 'portforward' ? '' : containerOf(pod, info.name, query.get('container') ?? '');
   const nodeName = stringAt(objectAt(pod, 'spec'), 'nodeName');
   if (nodeName === '') throw badRequest(`pod ${info.name} does not have a host assigned`);
@@ -74,16 +69,6 @@ export async function podConnectHandler(scope: RequestScope, registry: ResourceR
     throw unclassifiedError(`error dialing backend: ${simulated ? simulatedKubelet : noKubeletClient} (node ${JSON.stringify(nodeName)} at ${address})`);
   }
   await streamToKubelet(scope, scope.kubelet, address, kubeletStreamTarget(info.subresource, info.namespace, info.name, container, query));
-}
-
-/** services/{name}/proxy: 503 with no endpoints, as upstream, and 503 when it would dial one. */
-export async function serviceProxyHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
-  const { info } = scope;
-  await scope.served.store.get(info.namespace, info.name);
-  const endpoints = await registry.lookup('', 'v1', 'endpoints')!.store.find(info.namespace, info.name);
-  const ready = objectsAt(endpoints, 'subsets').some((s) => objectsAt(s, 'addresses').length > 0);
-  if (!ready) throw serviceUnavailable(`no endpoints available for service ${JSON.stringify(info.name)}`);
-  throw serviceUnavailable('error trying to reach service: no pod network is reachable: Plinth runs no pods');
 }
 
 /**

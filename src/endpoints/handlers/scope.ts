@@ -4,6 +4,7 @@ import type { ServedResource } from '../../registry/registry.ts';
 import type { ResourceRequestInfo } from '../request-info.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { KubeletClient } from '../kubelet-client.ts';
+import type { PodNetworkClient } from '../pod-network-client.ts';
 import type { WatchStreams } from '../watch-streams.ts';
 
 /** Everything a verb handler needs about one request. */
@@ -34,5 +35,7 @@ export interface RequestScope {
   kubeletAddressTypes?: readonly string[];
   /** Reaches nodes' kubelets (pods/log, nodes/proxy); absent: none is reached. */
   kubelet?: KubeletClient;
+  /** Reaches pods at their IPs (pods/proxy, services/proxy); absent: none is reached. */
+  podNetwork?: PodNetworkClient;
   log(message: string): void;
 }

@@ -9,7 +9,8 @@ import { readBody } from '../http.ts';
 import { decodeObjectBody } from '../object-body.ts';
 import { fieldManagerOf, parseDryRun, parseFieldValidation } from '../query.ts';
 import { evictionHandler } from './eviction.ts';
-import { nodeProxyHandler, podConnectHandler, serviceProxyHandler } from './connect.ts';
+import { nodeProxyHandler, podConnectHandler } from './connect.ts';
+import { podProxyHandler, serviceProxyHandler } from './workload-proxy.ts';
 import { podLogHandler } from './pod-log.ts';
 import { bindingHandler } from './virtual.ts';
 import type { RequestScope } from './scope.ts';
@@ -70,7 +71,7 @@ export async function subresourceHandler(scope: RequestScope, registry: Resource
       break;
     case 'proxy':
       if (verb === 'list' || verb === 'watch' || verb === 'deletecollection') break;
-      if (type.resource === 'pods') return podConnectHandler(scope, registry);
+      if (type.resource === 'pods') return podProxyHandler(scope, registry);
       if (type.resource === 'services') return serviceProxyHandler(scope, registry);
       return nodeProxyHandler(scope, registry);
     default:
