@@ -15,7 +15,7 @@ import { goQuote } from '../../api/field-errors.ts';
 import { objectAt, objectsAt, stringAt } from '../../registry/builtin/object.ts';
 import { simulatedNodeAnnotation } from '../../registry/builtin/nodes.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
-import type { PodNetworkClient } from '../pod-network-client.ts';
+import { isGlobalUnicast, type PodNetworkClient } from '../pod-network-client.ts';
 import { answeredHeaders, forwardedHeaders, streamAnswer } from '../proxy-stream.ts';
 import { abandonWithCaller, connectionOffered, isUpgradeRequest, joinUpgrade, upgradeRequestHeaders, UpgradeFailure } from '../upgrade.ts';
 import type { RequestScope } from './scope.ts';
@@ -42,7 +42,7 @@ export async function podProxyHandler(scope: RequestScope, registry: ResourceReg
     if (typeof first === 'number') port = String(first);
   }
   const ip = stringAt(objectsAt(objectAt(pod, 'status'), 'podIPs')[0], 'ip');
-  if (isIP(ip) === 0 || scope.podNetwork?.allows(ip) !== true) throw badRequest('address not allowed');
+  if (isIP(ip) === 0 || !(scope.podNetwork?.allows(ip) ?? isGlobalUnicast(ip))) throw badRequest('address not allowed');
   await refuseSimulated(registry, pod);
   await proxyToPod(scope, scope.podNetwork, target(id.scheme, ip, port));
 }
