@@ -14,7 +14,7 @@ import { switchOf } from './backend-request.ts';
 import type { RequestUser } from '../api/request-context.ts';
 import type { HttpRequest, HttpResponse } from './http.ts';
 import { answeredHeaders, forwardedHeaders, notForwarded, sendBody, streamAnswer } from './proxy-stream.ts';
-import { abandonWithCaller, connectionOffered, isUpgradeRequest, joinUpgrade, upgradeRequestHeaders, UpgradeFailure, type BackendUpgrade } from './upgrade.ts';
+import { abandonWithCaller, connectionOffered, isUpgradeRequest, joinUpgrade, passedOnHeaders, UpgradeFailure, type BackendUpgrade } from './upgrade.ts';
 
 /** Where an aggregated group and version is served: the extension server's address and the TLS agent to reach it. */
 export interface AggregationTarget {
@@ -91,7 +91,7 @@ function remoteUserHeaders(user: RequestUser): Record<string, string | string[]>
  * reached, or answers neither, is upstream's plain-text 503.
  */
 async function upgradeToExtension(req: HttpRequest, res: HttpResponse, target: AggregationTarget, user: RequestUser, track: (stop: () => void) => () => void): Promise<void> {
-  const headers = { ...upgradeRequestHeaders(req, (name) => name === 'host' || name.startsWith('x-remote-') || name.startsWith('proxy-')), ...remoteUserHeaders(user) };
+  const headers = { ...passedOnHeaders(req, (name) => name === 'host' || name.startsWith('x-remote-') || name.startsWith('proxy-')), ...remoteUserHeaders(user) };
   let upgrade: BackendUpgrade;
   try {
     upgrade = await dialUpgrade(req, `${target.origin}${req.url ?? '/'}`, headers, target.agent);

@@ -146,11 +146,11 @@ export type BackendUpgrade =
 export class UpgradeFailure extends Error {}
 
 /**
- * The caller's headers as upstream's UpgradeAwareHandler sends an upgrade on: all but the
- * credentials and impersonation the filters used (and those `dropped`), its Connection and
- * Upgrade too, with the caller's address appended to X-Forwarded-For.
+ * The caller's headers as upstream's proxies pass them on: all but the credentials and
+ * impersonation the filters used (and those `dropped`; an upgrade keeps its Connection and
+ * Upgrade), with the caller's address appended to X-Forwarded-For.
  */
-export function upgradeRequestHeaders(req: HttpRequest, dropped: (name: string) => boolean): Record<string, string | string[]> {
+export function passedOnHeaders(req: HttpRequest, dropped: (name: string) => boolean): Record<string, string | string[]> {
   const headers = forwardedHeaders(req, (name) => name === 'authorization' || name.startsWith('impersonate-') || name.startsWith(':') || dropped(name));
   const clientIp = (req as { socket?: { remoteAddress?: string } }).socket?.remoteAddress;
   if (clientIp !== undefined) {

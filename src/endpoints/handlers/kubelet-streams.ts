@@ -10,7 +10,7 @@ import { goQuote } from '../../api/field-errors.ts';
 import type { KubeletClient } from '../kubelet-client.ts';
 import { queryBool } from '../request-info.ts';
 import {
-  abandonWithCaller, answerRefusal, joinUpgrade, takeConnection, tunnelledProtocols, upgradeRequestHeaders, UpgradeFailure, wantsStreamTranslation, type BackendUpgrade,
+  abandonWithCaller, answerRefusal, joinUpgrade, takeConnection, tunnelledProtocols, passedOnHeaders, UpgradeFailure, wantsStreamTranslation, type BackendUpgrade,
 } from '../upgrade.ts';
 import type { RequestScope } from './scope.ts';
 
@@ -119,7 +119,7 @@ async function translateToKubelet(scope: RequestScope, kubelet: KubeletClient, a
  */
 export async function upgradeToKubelet(scope: RequestScope, kubelet: KubeletClient, address: string, target: string): Promise<void> {
   const { req, res } = scope;
-  const upgrade = await dialUpgrade(scope, kubelet, address, req.method ?? 'GET', target, upgradeRequestHeaders(req, () => false));
+  const upgrade = await dialUpgrade(scope, kubelet, address, req.method ?? 'GET', target, passedOnHeaders(req, () => false));
   await asStatus(() => joinUpgrade(req, res, upgrade, scope.trackLongRunning));
 }
 
@@ -153,7 +153,7 @@ async function tunnelToKubelet(scope: RequestScope, kubelet: KubeletClient, addr
   const { req, res } = scope;
   const protocols = tunnelledProtocols(req);
   const tunnelHeaders = new Set(['sec-websocket-protocol', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'upgrade', 'x-stream-protocol-version']);
-  const headers = { ...upgradeRequestHeaders(req, (name) => tunnelHeaders.has(name)), upgrade: 'SPDY/3.1', 'x-stream-protocol-version': protocols };
+  const headers = { ...passedOnHeaders(req, (name) => tunnelHeaders.has(name)), upgrade: 'SPDY/3.1', 'x-stream-protocol-version': protocols };
   const upgrade = await dialUpgrade(scope, kubelet, address, 'POST', target, headers);
   if (!upgrade.switched) return asStatus(() => answerRefusal(res, upgrade.answer));
   const connection = String(upgrade.answer.headers.connection ?? '').toLowerCase();

@@ -16,8 +16,8 @@ import { objectAt, objectsAt, stringAt } from '../../registry/builtin/object.ts'
 import { simulatedNodeAnnotation } from '../../registry/builtin/nodes.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
 import { isGlobalUnicast, type PodNetworkClient } from '../pod-network-client.ts';
-import { answeredHeaders, forwardedHeaders, streamAnswer } from '../proxy-stream.ts';
-import { abandonWithCaller, connectionOffered, isUpgradeRequest, joinUpgrade, upgradeRequestHeaders, UpgradeFailure } from '../upgrade.ts';
+import { answeredHeaders, notForwarded, streamAnswer } from '../proxy-stream.ts';
+import { abandonWithCaller, connectionOffered, isUpgradeRequest, joinUpgrade, passedOnHeaders, UpgradeFailure } from '../upgrade.ts';
 import type { RequestScope } from './scope.ts';
 
 /** apimachinery's SplitSchemeNamePort: `name`, `name:port`, `scheme:name:port`, the scheme http, https or none. */
@@ -139,7 +139,7 @@ async function proxyToPod(scope: RequestScope, podNetwork: PodNetworkClient | un
   if (isUpgradeRequest(req) && connectionOffered(req)) {
     let upgrade;
     try {
-      upgrade = await podNetwork.upgrade({ url: location, method: req.method ?? 'GET', headers: upgradeRequestHeaders(req, () => false) }, (outgoing) => abandonWithCaller(req, outgoing));
+      upgrade = await podNetwork.upgrade({ url: location, method: req.method ?? 'GET', headers: passedOnHeaders(req, () => false) }, (outgoing) => abandonWithCaller(req, outgoing));
     } catch (err) {
       throw unclassifiedError(`error dialing backend: ${(err as Error).message}`);
     }
@@ -157,12 +157,11 @@ async function proxyToPod(scope: RequestScope, podNetwork: PodNetworkClient | un
     return;
   }
   const prefix = requestPath.slice(0, requestPath.length - rest.length);
-  const headers = forwardedHeaders(req);
+  // Go's reverse proxy drops the hop-by-hop headers.
+  const headers = passedOnHeaders(req, notForwarded);
   // The Host the caller sent (HTTP/2's authority), as Go's reverse proxy passes it.
   const host = req.headers.host ?? req.headers[':authority'];
   if (typeof host === 'string') headers.host = host;
-  const clientIp = (req as { socket?: { remoteAddress?: string } }).socket?.remoteAddress;
-  if (clientIp !== undefined) headers['x-forwarded-for'] = headers['x-forwarded-for'] === undefined ? clientIp : `${[headers['x-forwarded-for']].flat().join(', ')}, ${clientIp}`;
   headers['x-forwarded-uri'] = goPathJoin(prefix, location.pathname) + (location.pathname.endsWith('/') ? '/' : '');
   let answer;
   try {
