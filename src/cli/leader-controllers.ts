@@ -12,6 +12,7 @@
 import { computeQuotaStatus, countedResources, evaluatorFor } from '../admission/quota-usage.ts';
 import { AdmissionPolicyStatusController } from '../controllers/admission-policy-status.ts';
 import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation.ts';
+import { FlowSchemaStatusController } from '../controllers/flow-schema-status.ts';
 import type { CrdController } from '../controllers/crd.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
@@ -146,7 +147,7 @@ export interface ElectedControllersOptions {
   crdController: CrdController;
   /** What the root CA publisher puts in every namespace. */
   caPem: string;
-  config: Pick<Config, 'enableGarbageCollector' | 'enableRootCaPublisher' | 'podGcQuarantineMs' | 'controllers' | 'simulatedNodes' | 'simulatedPodRunMs' | 'simulatedMaxGracePeriodMs'>;
+  config: Pick<Config, 'enableGarbageCollector' | 'enableRootCaPublisher' | 'podGcQuarantineMs' | 'controllers' | 'simulatedNodes' | 'simulatedPodRunMs' | 'simulatedMaxGracePeriodMs' | 'enablePriorityAndFairness'>;
   log: (message: string) => void;
 }
 
@@ -200,6 +201,12 @@ export function electedControllers({ registry, crdController, caPem, config, log
   }
   // Every version a CRD serves gets its local APIService, as kube-apiserver's autoregistration (the API server's own: always).
   add('crd autoregistration', 'serving', () => new CrdApiServices({ crds: store('apiextensions.k8s.io', 'customresourcedefinitions'), apiServices: store('apiregistration.k8s.io', 'apiservices'), log }));
+  // Whether each FlowSchema's priority level exists (upstream's priority and fairness controller, the API server's own).
+  if (config.enablePriorityAndFairness) {
+    add('flowschema status', 'serving', () => new FlowSchemaStatusController({
+      schemas: store('flowcontrol.apiserver.k8s.io', 'flowschemas'), levels: store('flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations'), log,
+    }));
+  }
   // Policies' type checking, into their status.
   if (enabled('validatingadmissionpolicy-status-controller')) {
     add('validatingadmissionpolicy-status controller', 'serving', () => new AdmissionPolicyStatusController({

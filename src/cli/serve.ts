@@ -64,6 +64,7 @@ import { controllerEnabled } from './controllers-flag.ts';
 import { UsageError, type AuditWebhookFlags, type Config } from './config.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { RbacInformers, rbacStores, reconcileBootstrapPolicy } from './rbac.ts';
+import { FlowControlInformers } from './flow-control.ts';
 import { authorizationSetup } from './authorization.ts';
 import { bootstrapTokenAuthenticator, type BootstrapSecretGetter } from '../auth/bootstrap-token.ts';
 import { ApiAggregation } from '../controllers/api-aggregation.ts';
@@ -415,6 +416,9 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   }
   const nodeAuthorization = authz.types.has('Node') ? new NodeAuthorization(registry, log) : undefined;
   await nodeAuthorization?.start();
+  // Priority and fairness classifies each request against the stored FlowSchemas.
+  const flowControl = config.enablePriorityAndFairness ? new FlowControlInformers(registry, log) : undefined;
+  await flowControl?.start();
   const authorizer = await authz.start({
     ...(authorization.rbac !== undefined ? { rbac: authorization.rbac } : {}),
     ...(nodeAuthorization !== undefined ? { node: nodeAuthorization.authorizer } : {}),
@@ -546,6 +550,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     maxMutatingRequestsInflight: config.maxMutatingRequestsInflight,
     inflightQueueWaitMs: config.inflightQueueWaitMs,
     fairQueuing: config.enablePriorityAndFairness,
+    ...(flowControl !== undefined ? { flowControl: flowControl.classifier } : {}),
     http2MaxStreamsPerConnection: config.http2MaxStreamsPerConnection,
     ...(corsOrigins.length > 0 ? { corsAllowedOrigins: corsOrigins } : {}),
     hstsDirectives: config.hstsDirectives,
@@ -596,7 +601,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     await aggregationStarted;
     await aggregation.close();
     kubelet.close();
-    await Promise.all([crdController.close(), rbacInformers?.close(), nodeAuthorization?.close()]);
+    await Promise.all([crdController.close(), rbacInformers?.close(), nodeAuthorization?.close(), flowControl?.close()]);
     admissionSetup.close();
     await applyOffload?.close();
     for (const cache of caches) cache.close();

@@ -1,8 +1,8 @@
 // The objects every cluster has from the start, made (or brought up to date) once at
 // start-up, as kube-apiserver's bootstrap controllers make them: the default/kubernetes
 // Service with its Endpoints and EndpointSlice, the default ServiceCIDR, flowcontrol's
-// mandatory FlowSchemas and PriorityLevelConfigurations, and the Local APIServices of the
-// served group versions.
+// mandatory and suggested FlowSchemas and PriorityLevelConfigurations, and the Local
+// APIServices of the served group versions.
 
 import { isStatusError, type KubeObject } from '../api/index.ts';
 import { semanticEqual } from './builtin/object.ts';
@@ -10,6 +10,7 @@ import { formatIP, parseCIDR } from './builtin/ip.ts';
 import type { ResourceRegistry } from './registry.ts';
 import type { Store } from './store.ts';
 import { kubernetesEndpoints } from './endpoint-reconciler.ts';
+import { danglingCondition, levelOf, mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from './flowcontrol-config.ts';
 
 export interface BootstrapOptions {
   /** --service-cluster-ip-range; the kubernetes Service takes its first address. */
@@ -77,58 +78,9 @@ function kubernetesObjects(opts: BootstrapOptions): { service: KubeObject; endpo
   return { service, ...kubernetesEndpoints([opts.address], opts.port) };
 }
 
-const everything = { verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] };
-const everyURL = { verbs: ['*'], nonResourceURLs: ['*'] };
-
-function flowSchema(name: string, level: string, matchingPrecedence: number, groups: string[], distinguisher?: string): KubeObject {
-  const spec: Record<string, unknown> = {
-    priorityLevelConfiguration: { name: level },
-    matchingPrecedence,
-    rules: [{
-      subjects: groups.map((group) => ({ kind: 'Group', group: { name: group } })),
-      resourceRules: [everything],
-      nonResourceRules: [everyURL],
-    }],
-  };
-  if (distinguisher !== undefined) spec.distinguisherMethod = { type: distinguisher };
-  return {
-    apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
-    kind: 'FlowSchema',
-    metadata: { name, annotations: { 'apf.kubernetes.io/autoupdate-spec': 'true' } },
-    spec,
-  };
-}
-
-function priorityLevel(name: string, spec: Record<string, unknown>): KubeObject {
-  return {
-    apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
-    kind: 'PriorityLevelConfiguration',
-    metadata: { name, annotations: { 'apf.kubernetes.io/autoupdate-spec': 'true' } },
-    spec,
-  };
-}
-
-/** apiserver/pkg/apis/flowcontrol/bootstrap's mandatory configuration. */
-export const mandatoryPriorityLevels: KubeObject[] = [
-  priorityLevel('exempt', { type: 'Exempt', exempt: { nominalConcurrencyShares: 0, lendablePercent: 0 } }),
-  priorityLevel('catch-all', { type: 'Limited', limited: { nominalConcurrencyShares: 5, lendablePercent: 0, limitResponse: { type: 'Reject' } } }),
-];
-
-export const mandatoryFlowSchemas: KubeObject[] = [
-  flowSchema('exempt', 'exempt', 1, ['system:masters']),
-  flowSchema('catch-all', 'catch-all', 10000, ['system:unauthenticated', 'system:authenticated'], 'ByUser'),
-];
-
-/** The Dangling condition upstream's APF controller writes on a FlowSchema whose priority level exists. */
+/** A FlowSchema as made at start: its level (made at start too) exists. */
 function withFoundLevel(schema: KubeObject, now: string): KubeObject {
-  const level = (schema.spec as { priorityLevelConfiguration: { name: string } }).priorityLevelConfiguration.name;
-  return {
-    ...schema,
-    status: { conditions: [{
-      type: 'Dangling', status: 'False', lastTransitionTime: now, reason: 'Found',
-      message: `This FlowSchema references the PriorityLevelConfiguration object named ${JSON.stringify(level)} and it exists`,
-    }] },
-  };
+  return { ...schema, status: { conditions: [danglingCondition(levelOf(schema), true, now)] } };
 }
 
 /** The aggregator's priorities of the group versions Plinth serves (kube-apiserver's apiVersionPriorities). */
@@ -272,8 +224,8 @@ export async function bootstrapObjects(registry: ResourceRegistry, opts: Bootstr
       [storeOf(registry, 'discovery.k8s.io', 'v1', 'endpointslices'), slice, []],
     ] as Array<[Store, KubeObject, string[]]>),
     [storeOf(registry, 'networking.k8s.io', 'v1', 'servicecidrs'), defaultServiceCIDR(opts.serviceClusterIPRange, now), []],
-    ...mandatoryPriorityLevels.map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'flowcontrol.apiserver.k8s.io', 'v1', 'prioritylevelconfigurations'), o, []]),
-    ...mandatoryFlowSchemas.map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas'), withFoundLevel(o, now), []]),
+    ...[...mandatoryPriorityLevels, ...suggestedPriorityLevels].map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'flowcontrol.apiserver.k8s.io', 'v1', 'prioritylevelconfigurations'), o, []]),
+    ...[...mandatoryFlowSchemas, ...suggestedFlowSchemas].map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas'), withFoundLevel(o, now), []]),
     ...localAPIServices(registry, now).map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'apiregistration.k8s.io', 'v1', 'apiservices'), o, []]),
     [storeOf(registry, '', 'v1', 'configmaps'), legacyTokenTracking(now), []],
     ...(opts.authenticationTrust !== undefined ? [[storeOf(registry, '', 'v1', 'configmaps'), authenticationTrustConfigMap(opts.authenticationTrust), ['data']] as [Store, KubeObject, string[]]] : []),

@@ -8,6 +8,7 @@ import { createSecureContext, DEFAULT_CIPHERS, type DetailedPeerCertificate, typ
 import { notFoundPath, StatusError, unauthorized } from '../api/index.ts';
 import type { Authenticated, Authenticator, AuthorizationAttributes, Authorizer, ClientCertificate, UserInfo } from '../auth/index.ts';
 import { AuthenticationFailure, anonymousUser, forbiddenError, impersonate, wantsImpersonation } from '../auth/index.ts';
+import type { FlowClassifier } from '../auth/flow-schemas.ts';
 import type { ApiHandler } from '../endpoints/api-handler.ts';
 import type { HttpRequest, HttpResponse } from '../endpoints/http.ts';
 import { warningRecorder } from '../endpoints/warnings.ts';
@@ -83,6 +84,12 @@ export interface ApiServerOptions {
   inflightQueueWaitMs?: number;
   /** `--enable-priority-and-fairness`: past the limits a request waits in its user's queue (default); false refuses it at once. */
   fairQueuing?: boolean;
+  /**
+   * API Priority and Fairness' FlowSchemas (with `fairQueuing`): each request is classified,
+   * its schema's and level's uids answered in upstream's headers; an exempt level's requests
+   * are never limited, others wait in their flow's queue (the schema and its distinguisher).
+   */
+  flowControl?: Pick<FlowClassifier, 'classify'>;
   /**
    * `--http2-max-streams-per-connection`: streams an HTTP/2 client may have open at once
    * on one connection; 0 or unset is kube-apiserver's 100. Clients needing more open
@@ -626,8 +633,6 @@ export class ApiServer {
       }
       throw err;
     }
-    const release = await this.admitInflight(req.method ?? 'GET', info, user);
-    if (release !== undefined) res.once('close', release);
     // Audited from here, as upstream's filter comes after authentication: what impersonation
     // and authorization refuse is in the log too, and the policy matches the authenticated user.
     const audit = this.opts.audit === undefined ? undefined : beginAudit(this.opts.audit.policy, this.opts.audit.log, auditRequest(user), res as unknown as Parameters<typeof beginAudit>[3]);
@@ -646,6 +651,10 @@ export class ApiServer {
       user = await impersonate(user, rawHeaders, this.opts.authorizer);
       audit?.impersonated(user);
     }
+    // The limits come after impersonation, as upstream's priority and fairness filter: the
+    // impersonated user is classified and queued, and a refusal is audited.
+    const release = await this.admitInflight(req.method ?? 'GET', info, user, res);
+    if (release !== undefined) res.once('close', release);
     const attributes = info.isResourceRequest
       ? {
         verb: info.verb, group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name || info.selectedName, path: info.path,
@@ -681,12 +690,21 @@ export class ApiServer {
    * limit, and is answered 429 when its user's queue is full or it waited too long.
    * Answers the release to call when it ends, if it counted.
    */
-  private async admitInflight(method: string, info: RequestInfo, user: UserInfo): Promise<(() => void) | undefined> {
-    if (isLongRunning(info)) return undefined;
+  private async admitInflight(method: string, info: RequestInfo, user: UserInfo, res: HttpResponse): Promise<(() => void) | undefined> {
+    const watch = info.isResourceRequest && info.verb === 'watch';
+    // Other long-running requests pass unclassified; watches are classified, not limited.
+    if (isLongRunning(info) && !watch) return undefined;
+    const classified = this.opts.fairQueuing === false ? undefined : this.opts.flowControl?.classify(user, info);
+    if (classified !== undefined) {
+      res.setHeader('X-Kubernetes-Pf-Flowschema-Uid', classified.schemaUid);
+      res.setHeader('X-Kubernetes-Pf-Prioritylevel-Uid', classified.levelUid);
+    }
+    if (watch) return undefined;
     const limiter = mutatingMethods.has(method) ? this.limiters.mutating : this.limiters.readOnly;
-    // A system:masters user (the admin, or loopback) always gets an answer, as upstream's exempt priority level.
-    if (limiter === undefined || user.groups.includes('system:masters')) return undefined;
-    const release = await limiter.acquire(user.name);
+    // An exempt level's requests (system:masters', probes') always get an answer; without
+    // the classification, system:masters' (the admin, or loopback) as the exempt schema has it.
+    if (limiter === undefined || (classified?.exempt ?? user.groups.includes('system:masters'))) return undefined;
+    const release = await limiter.acquire(classified === undefined ? user.name : `${classified.schemaName}\0${classified.flow}`);
     if (release === undefined) throw new StatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 }, { 'Retry-After': '1' });
     return release;
   }

@@ -274,11 +274,19 @@ describe('objects every cluster has', () => {
     assert.deepEqual(slice.ports, [{ name: 'https', port: server.port, protocol: 'TCP' }]);
   });
 
-  test('flowcontrol\'s mandatory objects', async () => {
+  test('flowcontrol\'s mandatory and suggested objects', async () => {
     const schemas = (await server.request('GET', '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas')).json.items;
-    assert.deepEqual(schemas.map((s: { metadata: { name: string }; spec: { matchingPrecedence: number } }) => [s.metadata.name, s.spec.matchingPrecedence]), [['catch-all', 10000], ['exempt', 1]]);
+    assert.deepEqual(schemas.map((s: { metadata: { name: string }; spec: { matchingPrecedence: number; priorityLevelConfiguration: { name: string } } }) => [s.metadata.name, s.spec.matchingPrecedence, s.spec.priorityLevelConfiguration.name]), [
+      ['catch-all', 10000, 'catch-all'], ['endpoint-controller', 150, 'workload-high'], ['exempt', 1, 'exempt'], ['global-default', 9900, 'global-default'],
+      ['kube-controller-manager', 800, 'workload-high'], ['kube-scheduler', 800, 'workload-high'], ['kube-system-service-accounts', 900, 'workload-high'],
+      ['probes', 2, 'exempt'], ['service-accounts', 9000, 'workload-low'], ['system-leader-election', 100, 'leader-election'], ['system-node-high', 400, 'node-high'],
+      ['system-nodes', 500, 'system'], ['workload-leader-election', 200, 'leader-election'],
+    ]);
     const levels = (await server.request('GET', '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations')).json.items;
-    assert.deepEqual(levels.map((l: { metadata: { name: string }; spec: { type: string } }) => [l.metadata.name, l.spec.type]), [['catch-all', 'Limited'], ['exempt', 'Exempt']]);
+    assert.deepEqual(levels.map((l: { metadata: { name: string }; spec: { type: string; limited?: { nominalConcurrencyShares: number; lendablePercent: number } } }) => [l.metadata.name, l.spec.type, l.spec.limited?.nominalConcurrencyShares, l.spec.limited?.lendablePercent]), [
+      ['catch-all', 'Limited', 5, 0], ['exempt', 'Exempt', undefined, undefined], ['global-default', 'Limited', 20, 50], ['leader-election', 'Limited', 10, 0],
+      ['node-high', 'Limited', 40, 25], ['system', 'Limited', 30, 33], ['workload-high', 'Limited', 40, 50], ['workload-low', 'Limited', 100, 90],
+    ]);
   });
 
   test('the legacy token tracking ConfigMap, as kube-controller-manager\'s legacy token cleaner reads it', async () => {

@@ -1,7 +1,7 @@
 // flowcontrol.apiserver.k8s.io/v1 flowschemas and prioritylevelconfigurations: stored,
-// defaulted and validated as upstream's pkg/apis/flowcontrol (v1 defaults, validation);
-// Plinth does not limit requests by them. The mandatory objects are made at start-up
-// (../bootstrap.ts).
+// defaulted and validated as upstream's pkg/apis/flowcontrol (v1 defaults, validation).
+// The server classifies requests by them (auth/flow-schemas.ts); the mandatory and
+// suggested objects are made at start-up (../bootstrap.ts, ../flowcontrol-config.ts).
 
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import type { JsonObject } from '../../api/json.ts';

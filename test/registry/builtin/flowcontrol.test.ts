@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/api/index.ts';
-import { mandatoryFlowSchemas, mandatoryPriorityLevels } from '../../../src/registry/bootstrap.ts';
+import { mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from '../../../src/registry/flowcontrol-config.ts';
 import { builtinType, fields, storeCreate, storeUpdate } from '../../helpers/store.ts';
 
 const flowSchemas = builtinType('flowschemas');
@@ -133,7 +133,15 @@ test('status conditions need a type, once each', async () => {
   ]);
 });
 
-test('the mandatory objects made at start-up are valid', async () => {
-  for (const level of mandatoryPriorityLevels) assert.deepEqual((await storeCreate(priorityLevels, structuredClone(level))).causes, [], level.metadata.name);
-  for (const schema of mandatoryFlowSchemas) assert.deepEqual((await storeCreate(flowSchemas, structuredClone(schema))).causes, [], schema.metadata.name);
+test('the mandatory and suggested objects made at start-up are valid, and defaulting changes none of them', async () => {
+  for (const level of [...mandatoryPriorityLevels, ...suggestedPriorityLevels]) {
+    const made = await storeCreate(priorityLevels, structuredClone(level));
+    assert.deepEqual(made.causes, [], level.metadata.name);
+    assert.deepEqual(made.obj?.spec, level.spec, level.metadata.name);
+  }
+  for (const schema of [...mandatoryFlowSchemas, ...suggestedFlowSchemas]) {
+    const made = await storeCreate(flowSchemas, structuredClone(schema));
+    assert.deepEqual(made.causes, [], schema.metadata.name);
+    assert.deepEqual(made.obj?.spec, schema.spec, schema.metadata.name);
+  }
 });

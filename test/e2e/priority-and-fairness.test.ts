@@ -1,0 +1,103 @@
+// API Priority and Fairness' configuration and classification as a client sees them: the
+// mandatory and suggested objects a server makes, and the headers that name the FlowSchema
+// and priority level each request was classified into (upstream's X-Kubernetes-PF-*).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
+
+const base = '/apis/flowcontrol.apiserver.k8s.io/v1';
+
+function tokenFile(): string {
+  const file = path.join(tempDir('plinth-apf-'), 'tokens.csv');
+  writeFileSync(file, ['admin-token,admin,admin,"system:masters"', 'alice-token,alice,alice-uid,""'].join('\n'));
+  return file;
+}
+
+type Schema = { metadata: { managedFields?: Array<{ manager: string; operation: string; subresource?: string }> }; status?: { conditions?: Array<{ type: string; status: string; reason: string; message: string }> } };
+
+/** The schema's Dangling condition once it is `status` (the controller writes it after the change). */
+async function dangling(server: TestServer, name: string, status: string): Promise<Schema> {
+  for (let i = 0; ; i++) {
+    const schema = (await server.request('GET', `${base}/flowschemas/${name}`, { token: 'admin-token' })).json as Schema;
+    if (schema.status?.conditions?.find((c) => c.type === 'Dangling')?.status === status || i === 100) return schema;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function uids(server: TestServer, resource: string): Promise<Map<string, string>> {
+  const list = await server.request('GET', `${base}/${resource}`, { token: 'admin-token' });
+  assert.equal(list.status, 200);
+  return new Map((list.json as { items: Array<{ metadata: { name: string; uid: string } }> }).items.map((o) => [o.metadata.name, o.metadata.uid]));
+}
+
+function classifiedAs(res: { headers: Record<string, string | string[] | undefined> }): [schema: unknown, level: unknown] {
+  return [res.headers['x-kubernetes-pf-flowschema-uid'], res.headers['x-kubernetes-pf-prioritylevel-uid']];
+}
+
+test('a server makes the mandatory and suggested configuration, and names each request\'s schema and level in its answer', async (t) => {
+  const server = await startServer({ tokenAuthFile: tokenFile(), authorizationModes: ['AlwaysAllow'] });
+  t.after(() => server.stop());
+  const schemas = await uids(server, 'flowschemas');
+  const levels = await uids(server, 'prioritylevelconfigurations');
+  assert.deepEqual([...schemas.keys()].sort(), [
+    'catch-all', 'endpoint-controller', 'exempt', 'global-default', 'kube-controller-manager', 'kube-scheduler', 'kube-system-service-accounts',
+    'probes', 'service-accounts', 'system-leader-election', 'system-node-high', 'system-nodes', 'workload-leader-election',
+  ]);
+  assert.deepEqual([...levels.keys()].sort(), ['catch-all', 'exempt', 'global-default', 'leader-election', 'node-high', 'system', 'workload-high', 'workload-low']);
+  const probes = await server.request('GET', `${base}/flowschemas/probes`, { token: 'admin-token' });
+  assert.deepEqual((probes.json as { spec: unknown }).spec, {
+    priorityLevelConfiguration: { name: 'exempt' }, matchingPrecedence: 2,
+    rules: [{ subjects: [{ kind: 'Group', group: { name: 'system:unauthenticated' } }, { kind: 'Group', group: { name: 'system:authenticated' } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/readyz', '/livez'] }] }],
+  });
+  assert.deepEqual((probes.json as { status: { conditions: Array<{ type: string; status: string; reason: string }> } }).status.conditions.map((c) => [c.type, c.status, c.reason]), [['Dangling', 'False', 'Found']]);
+
+  const admin = await server.request('GET', '/api/v1/namespaces/default/configmaps', { token: 'admin-token' });
+  assert.deepEqual(classifiedAs(admin), [schemas.get('exempt'), levels.get('exempt')]);
+  const alice = await server.request('GET', '/api/v1/namespaces/default/configmaps', { token: 'alice-token' });
+  assert.deepEqual(classifiedAs(alice), [schemas.get('global-default'), levels.get('global-default')]);
+  assert.deepEqual(classifiedAs(await server.request('GET', '/livez', { token: 'alice-token' })), [schemas.get('probes'), levels.get('exempt')]);
+  // The impersonated user is classified, as upstream's filter comes after impersonation.
+  const asAlice = await server.request('GET', '/api/v1/namespaces/default/configmaps', { token: 'admin-token', headers: { 'Impersonate-User': 'alice' } });
+  assert.deepEqual(classifiedAs(asAlice), [schemas.get('global-default'), levels.get('global-default')]);
+  // Watches are classified too.
+  const watch = await server.request('GET', '/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1', { token: 'alice-token' });
+  assert.deepEqual(classifiedAs(watch), [schemas.get('global-default'), levels.get('global-default')]);
+
+  // A schema of alice's own, once its level exists, takes her requests.
+  const mine = await server.request('POST', `${base}/flowschemas`, { token: 'admin-token', body: {
+    apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name: 'alice' },
+    spec: { priorityLevelConfiguration: { name: 'alice' }, matchingPrecedence: 100, rules: [{ subjects: [{ kind: 'User', user: { name: 'alice' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }] }] },
+  } });
+  assert.equal(mine.status, 201);
+  const missing = await dangling(server, 'alice', 'True');
+  assert.deepEqual(missing.status?.conditions?.map(({ type, status, reason, message }) => ({ type, status, reason, message })), [
+    { type: 'Dangling', status: 'True', reason: 'NotFound', message: 'This FlowSchema references the PriorityLevelConfiguration object named "alice" but there is no such object' },
+  ]);
+  assert.ok(missing.metadata.managedFields?.some((f) => f.manager === 'api-priority-and-fairness-config-consumer-v1' && f.operation === 'Apply' && f.subresource === 'status'));
+  assert.deepEqual(classifiedAs(await server.request('GET', '/api/v1/namespaces/default/configmaps', { token: 'alice-token' })), [schemas.get('global-default'), levels.get('global-default')]);
+  const level = await server.request('POST', `${base}/prioritylevelconfigurations`, { token: 'admin-token', body: {
+    apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 'alice' }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 10, limitResponse: { type: 'Reject' } } },
+  } });
+  assert.equal(level.status, 201);
+  const found = await dangling(server, 'alice', 'False');
+  assert.deepEqual(found.status?.conditions?.map(({ type, status, reason, message }) => ({ type, status, reason, message })), [
+    { type: 'Dangling', status: 'False', reason: 'Found', message: 'This FlowSchema references the PriorityLevelConfiguration object named "alice" and it exists' },
+  ]);
+  const want = [(mine.json as { metadata: { uid: string } }).metadata.uid, (level.json as { metadata: { uid: string } }).metadata.uid];
+  let seen: unknown[] = [];
+  for (let i = 0; i < 100 && JSON.stringify(seen) !== JSON.stringify(want); i++) {
+    seen = classifiedAs(await server.request('GET', '/api/v1/namespaces/default/configmaps', { token: 'alice-token' }));
+    if (JSON.stringify(seen) !== JSON.stringify(want)) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.deepEqual(seen, want);
+});
+
+test('--enable-priority-and-fairness=false: no classification, no headers', async (t) => {
+  const server = await startServer({ tokenAuthFile: tokenFile(), authorizationModes: ['AlwaysAllow'], enablePriorityAndFairness: false });
+  t.after(() => server.stop());
+  const res = await server.request('GET', '/api/v1/namespaces/default/configmaps', { token: 'alice-token' });
+  assert.equal(res.status, 200);
+  assert.deepEqual(classifiedAs(res), [undefined, undefined]);
+});
