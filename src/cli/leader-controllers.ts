@@ -13,6 +13,7 @@ import { computeQuotaStatus, countedResources, evaluatorFor } from '../admission
 import { AdmissionPolicyStatusController } from '../controllers/admission-policy-status.ts';
 import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation.ts';
 import { FlowSchemaStatusController } from '../controllers/flow-schema-status.ts';
+import { FlowControlEnsurer } from '../controllers/flowcontrol-ensurer.ts';
 import type { CrdController } from '../controllers/crd.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { NamespaceController } from '../controllers/namespace.ts';
@@ -201,11 +202,13 @@ export function electedControllers({ registry, crdController, caPem, config, log
   }
   // Every version a CRD serves gets its local APIService, as kube-apiserver's autoregistration (the API server's own: always).
   add('crd autoregistration', 'serving', () => new CrdApiServices({ crds: store('apiextensions.k8s.io', 'customresourcedefinitions'), apiServices: store('apiregistration.k8s.io', 'apiservices'), log }));
-  // Whether each FlowSchema's priority level exists (upstream's priority and fairness controller, the API server's own).
-  if (config.enablePriorityAndFairness) {
-    add('flowschema status', 'serving', () => new FlowSchemaStatusController({
-      schemas: store('flowcontrol.apiserver.k8s.io', 'flowschemas'), levels: store('flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations'), log,
-    }));
+  // Priority and fairness' configuration kept (upstream's config producer, the API server's own,
+  // whether or not it classifies) and whether each FlowSchema's priority level exists (its
+  // controller, which runs when it does).
+  if (registry.lookup('flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas') !== undefined) {
+    const flowControl = { schemas: store('flowcontrol.apiserver.k8s.io', 'flowschemas'), levels: store('flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations'), log };
+    add('priority and fairness configuration', 'serving', () => new FlowControlEnsurer(flowControl));
+    if (config.enablePriorityAndFairness) add('flowschema status', 'serving', () => new FlowSchemaStatusController(flowControl));
   }
   // Policies' type checking, into their status.
   if (enabled('validatingadmissionpolicy-status-controller')) {

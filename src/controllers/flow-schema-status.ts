@@ -5,11 +5,9 @@
 // status, reason or message change, by server-side apply of the status with upstream's
 // field manager.
 import { isStatusError, type KubeObject } from '../api/index.ts';
-import { danglingCondition, levelOf } from '../registry/flowcontrol-config.ts';
+import { danglingCondition, flowControlConsumer, levelOf } from '../registry/flowcontrol-config.ts';
 import type { Store } from '../registry/store.ts';
 import { Controller, Informer } from './runtime/index.ts';
-
-const fieldManager = 'api-priority-and-fairness-config-consumer-v1';
 
 type Condition = { type?: string; status?: string; reason?: string; message?: string };
 
@@ -59,6 +57,6 @@ export class FlowSchemaStatusController {
     if (have !== undefined && have.status === want.status && have.reason === want.reason && have.message === want.message) return;
     await this.#schemas.apply('', name, {
       apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name }, status: { conditions: [want] },
-    }, { fieldManager, force: true }, 'status');
+    }, { fieldManager: flowControlConsumer, force: true }, 'status');
   }
 }

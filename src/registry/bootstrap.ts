@@ -10,7 +10,7 @@ import { formatIP, parseCIDR } from './builtin/ip.ts';
 import type { ResourceRegistry } from './registry.ts';
 import type { Store } from './store.ts';
 import { kubernetesEndpoints } from './endpoint-reconciler.ts';
-import { danglingCondition, levelOf, mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from './flowcontrol-config.ts';
+import { danglingCondition, flowControlProducer, levelOf, mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from './flowcontrol-config.ts';
 
 export interface BootstrapOptions {
   /** --service-cluster-ip-range; the kubernetes Service takes its first address. */
@@ -78,11 +78,6 @@ function kubernetesObjects(opts: BootstrapOptions): { service: KubeObject; endpo
   return { service, ...kubernetesEndpoints([opts.address], opts.port) };
 }
 
-/** A FlowSchema as made at start: its level (made at start too) exists. */
-function withFoundLevel(schema: KubeObject, now: string): KubeObject {
-  return { ...schema, status: { conditions: [danglingCondition(levelOf(schema), true, now)] } };
-}
-
 /** The aggregator's priorities of the group versions Plinth serves (kube-apiserver's apiVersionPriorities). */
 const apiServicePriorities: Record<string, { group: number; version: number }> = {
   'v1': { group: 18000, version: 1 },
@@ -145,13 +140,13 @@ function differs(desired: KubeObject, current: KubeObject, fields: string[]): bo
  * update that brings those fields (and the labels) back to what bootstrap wants, for the
  * caller to run. Concurrent creators (replicas starting together) are tolerated.
  */
-async function ensure(store: Store, desired: KubeObject, reconcile: string[] = []): Promise<(() => Promise<unknown>) | undefined> {
+async function ensure(store: Store, desired: KubeObject, reconcile: string[] = [], fieldManager?: string): Promise<(() => Promise<unknown>) | undefined> {
   const namespace = desired.metadata.namespace ?? '';
   const name = desired.metadata.name!;
   const current = await store.find(namespace, name);
   if (current === undefined) {
     try {
-      await store.create(namespace, structuredClone(desired));
+      await store.create(namespace, structuredClone(desired), fieldManager === undefined ? {} : { fieldManager });
       // Status is not taken on create: written after, as upstream's controllers do.
       if (desired.status !== undefined && store.type.subresources.includes('status')) {
         await store.guaranteedUpdate(namespace, name, undefined, {}, (obj) => ({ ...obj!, status: structuredClone(desired.status) }), { subresource: 'status', createIfMissing: false });
@@ -206,6 +201,14 @@ export async function updateAuthenticationTrust(registry: ResourceRegistry, data
   await update?.();
 }
 
+/** A FlowSchema as made at start, with the Dangling condition its level (made at start too) gives it. */
+function withFoundLevel(schema: KubeObject, now: string): KubeObject {
+  return { ...schema, status: { conditions: [danglingCondition(levelOf(schema), true, now)] } };
+}
+
+/** An object to make if missing: its Store, the object, the fields to bring back to it when present, who writes it. */
+type Work = [store: Store, desired: KubeObject, reconcile: string[], fieldManager?: string];
+
 /**
  * Makes the objects every cluster has. Idempotent: across restarts it creates what is
  * missing and brings the kubernetes Service, Endpoints and EndpointSlice to the current
@@ -216,19 +219,21 @@ export async function updateAuthenticationTrust(registry: ResourceRegistry, data
 export async function bootstrapObjects(registry: ResourceRegistry, opts: BootstrapOptions, log: (message: string) => void): Promise<{ reconciled: Promise<void> }> {
   const { service, endpoints, slice } = kubernetesObjects(opts);
   const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const work: [Store, KubeObject, string[]][] = [
+  const work: Work[] = [
     [storeOf(registry, '', 'v1', 'services'), service, ['spec']],
     // Made if missing; kept by the endpoint reconciler from then on (endpoint-reconciler.ts), or by nobody with `none`.
     ...(opts.endpointReconciler === 'none' ? [] : [
       [storeOf(registry, '', 'v1', 'endpoints'), endpoints, []],
       [storeOf(registry, 'discovery.k8s.io', 'v1', 'endpointslices'), slice, []],
-    ] as Array<[Store, KubeObject, string[]]>),
+    ] as Work[]),
     [storeOf(registry, 'networking.k8s.io', 'v1', 'servicecidrs'), defaultServiceCIDR(opts.serviceClusterIPRange, now), []],
-    ...[...mandatoryPriorityLevels, ...suggestedPriorityLevels].map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'flowcontrol.apiserver.k8s.io', 'v1', 'prioritylevelconfigurations'), o, []]),
-    ...[...mandatoryFlowSchemas, ...suggestedFlowSchemas].map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas'), withFoundLevel(o, now), []]),
-    ...localAPIServices(registry, now).map((o): [Store, KubeObject, string[]] => [storeOf(registry, 'apiregistration.k8s.io', 'v1', 'apiservices'), o, []]),
+    // Made by upstream's producer, whose ensurer keeps them from then on (controllers/flowcontrol-ensurer.ts);
+    // the schemas' status as the consumer's controller finds it (controllers/flow-schema-status.ts), their levels made here too.
+    ...[...mandatoryPriorityLevels, ...suggestedPriorityLevels].map((o): Work => [storeOf(registry, 'flowcontrol.apiserver.k8s.io', 'v1', 'prioritylevelconfigurations'), o, [], flowControlProducer]),
+    ...[...mandatoryFlowSchemas, ...suggestedFlowSchemas].map((o): Work => [storeOf(registry, 'flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas'), withFoundLevel(o, now), [], flowControlProducer]),
+    ...localAPIServices(registry, now).map((o): Work => [storeOf(registry, 'apiregistration.k8s.io', 'v1', 'apiservices'), o, []]),
     [storeOf(registry, '', 'v1', 'configmaps'), legacyTokenTracking(now), []],
-    ...(opts.authenticationTrust !== undefined ? [[storeOf(registry, '', 'v1', 'configmaps'), authenticationTrustConfigMap(opts.authenticationTrust), ['data']] as [Store, KubeObject, string[]]] : []),
+    ...(opts.authenticationTrust !== undefined ? [[storeOf(registry, '', 'v1', 'configmaps'), authenticationTrustConfigMap(opts.authenticationTrust), ['data']] as Work] : []),
   ];
   // One object that cannot be written (a kubernetes Service whose ClusterIP moved with the
   // service range) is logged; the others are still made. All at once: their writes share
@@ -236,8 +241,8 @@ export async function bootstrapObjects(registry: ResourceRegistry, opts: Bootstr
   const failed = (store: Store, desired: KubeObject) => (err: unknown) => {
     log(`bootstrap: ${store.type.resource} ${desired.metadata.name}: ${err instanceof Error ? err.message : String(err)}`);
   };
-  const updates = await Promise.all(work.map(([store, desired, reconcile]) =>
-    ensure(store, desired, reconcile).catch((err: unknown) => void failed(store, desired)(err))));
+  const updates = await Promise.all(work.map(([store, desired, reconcile, fieldManager]) =>
+    ensure(store, desired, reconcile, fieldManager).catch((err: unknown) => void failed(store, desired)(err))));
   const reconciled = Promise.all(updates.map((update, i) => update?.().catch(failed(work[i]![0], work[i]![1])))).then(() => {});
   return { reconciled };
 }

@@ -6,6 +6,10 @@
 import type { KubeObject } from '../api/index.ts';
 
 const apiVersion = 'flowcontrol.apiserver.k8s.io/v1';
+/** Who makes and keeps the configuration objects (upstream's ensurer's field manager). */
+export const flowControlProducer = 'api-priority-and-fairness-config-producer-v1';
+/** Who writes FlowSchemas' Dangling condition (upstream's controller's field manager). */
+export const flowControlConsumer = 'api-priority-and-fairness-config-consumer-v1';
 /** The annotation that lets the server bring an object's spec back to its default. */
 export const autoUpdateAnnotation = 'apf.kubernetes.io/autoupdate-spec';
 
