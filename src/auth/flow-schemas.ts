@@ -20,6 +20,8 @@ export interface Classification {
   levelUid: string;
   /** The level is of type Exempt: its requests are never limited or queued. */
   exempt: boolean;
+  /** The level's configuration, for dispatching. */
+  level: LevelConfig;
   /** The flow distinguisher: the user's name (ByUser), the namespace (ByNamespace), or empty. */
   flow: string;
 }
@@ -43,10 +45,40 @@ interface Schema {
   rules: PolicyRules[];
 }
 
+/** A priority level as dispatching needs it (server/priority-levels.ts). */
+export interface LevelConfig {
+  name: string;
+  exempt: boolean;
+  /** nominalConcurrencyShares (v1's default 30 when a Limited level leaves it out; an Exempt one's 0). */
+  shares: number;
+  /** Its queues; undefined for a level that rejects past its limit. */
+  queuing?: { queues: number; handSize: number; queueLengthLimit: number };
+}
+
 interface Level {
   name: string;
   uid: string;
   exempt: boolean;
+  config: LevelConfig;
+}
+
+function levelOf(object: KubeObject): Level {
+  const name = object.metadata.name ?? '';
+  const spec = (object.spec ?? {}) as {
+    type?: string;
+    exempt?: { nominalConcurrencyShares?: number };
+    limited?: { nominalConcurrencyShares?: number; limitResponse?: { type?: string; queuing?: { queues?: number; handSize?: number; queueLengthLimit?: number } } };
+  };
+  const exempt = spec.type === 'Exempt';
+  const queuing = spec.limited?.limitResponse?.type === 'Queue' ? spec.limited.limitResponse.queuing : undefined;
+  const config: LevelConfig = {
+    name, exempt,
+    shares: exempt ? spec.exempt?.nominalConcurrencyShares ?? 0 : spec.limited?.nominalConcurrencyShares ?? 30,
+    ...(!exempt && spec.limited?.limitResponse?.type === 'Queue'
+      ? { queuing: { queues: queuing?.queues ?? 64, handSize: queuing?.handSize ?? 8, queueLengthLimit: queuing?.queueLengthLimit ?? 50 } }
+      : {}),
+  };
+  return { name, uid: object.metadata.uid ?? '', exempt, config };
 }
 
 const serviceAccountPrefix = 'system:serviceaccount:';
@@ -126,6 +158,7 @@ function schemaOf(object: KubeObject): Schema {
 export class FlowClassifier {
   #schemas: Schema[] = [];
   #levels = new Map<string, Level>();
+  #levelConfigs: readonly LevelConfig[] = [];
   /** The schemas in matching order with their levels: dangling ones left out. */
   #order: Array<{ schema: Schema; level: Level }> = [];
 
@@ -138,10 +171,16 @@ export class FlowClassifier {
   /** Takes the PriorityLevelConfigurations stored now. */
   setLevels(objects: readonly KubeObject[]): void {
     this.#levels = new Map(objects.map((o) => {
-      const name = o.metadata.name ?? '';
-      return [name, { name, uid: o.metadata.uid ?? '', exempt: (o.spec as { type?: string } | undefined)?.type === 'Exempt' }];
+      const level = levelOf(o);
+      return [level.name, level];
     }));
+    this.#levelConfigs = [...this.#levels.values()].map((level) => level.config);
     this.#reorder();
+  }
+
+  /** Every level's configuration; the same array until the levels change. */
+  levels(): readonly LevelConfig[] {
+    return this.#levelConfigs;
   }
 
   /** The request's schema and level; undefined only when not even catch-all is stored. */
@@ -163,5 +202,5 @@ export class FlowClassifier {
 
 function classification(schema: Schema, level: Level, user: UserInfo, request: FlowRequest): Classification {
   const flow = schema.distinguisher === 'ByUser' ? user.name : schema.distinguisher === 'ByNamespace' && request.isResourceRequest ? request.namespace : '';
-  return { schemaName: schema.name, schemaUid: schema.uid, levelName: level.name, levelUid: level.uid, exempt: level.exempt, flow };
+  return { schemaName: schema.name, schemaUid: schema.uid, levelName: level.name, levelUid: level.uid, exempt: level.exempt, level: level.config, flow };
 }

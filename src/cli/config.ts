@@ -205,7 +205,7 @@ export interface Config {
   syncDataDirFiles: boolean;
   /** Not a flag (tests lower it): requests slower than this are logged whatever the verbosity (1 s). */
   slowRequestMs: number;
-  /** Not a flag (tests lower it): how long a request may wait its turn for an in-flight slot before 429 (15 s). */
+  /** How long a request may wait its turn for a seat before 429: a quarter of `--request-timeout`, at most a minute (15 s); tests lower it. */
   inflightQueueWaitMs: number;
   /** `--enable-priority-and-fairness`: fair queuing past the in-flight limits (true); false, requests past them are refused at once. */
   enablePriorityAndFairness: boolean;
@@ -1371,6 +1371,8 @@ export function parseServeFlags(args: string[]): Config {
     const ms = parseDuration(values['request-timeout']);
     if (ms <= 0) throw new UsageError('--request-timeout can not be zero: a duration such as 1m0s');
     config.requestTimeoutMs = ms;
+    // Upstream's priority and fairness lets a request wait a quarter of its deadline, at most a minute.
+    config.inflightQueueWaitMs = Math.min(ms / 4, 60_000);
   }
   const proxyCert = typeof values['proxy-client-cert-file'] === 'string' ? values['proxy-client-cert-file'] : '';
   const proxyKey = typeof values['proxy-client-key-file'] === 'string' ? values['proxy-client-key-file'] : '';

@@ -1,8 +1,9 @@
-// The in-flight limits with fair queuing, the basic shape of API Priority and Fairness:
-// past the limit a request waits in its flow's queue (a flow is a user, as APF's
-// ByUser distinguisher makes it) instead of being refused at once, and freed slots go to
-// the flows in turn, so that one client sending many requests cannot starve the others.
-// A request is refused (429) when its flow's queue is full or it waited too long.
+// The in-flight limits of reads and writes for requests priority and fairness has not
+// classified (its levels are priority-levels.ts): with fairness off, refused at once past
+// the limit (a queue length of 0, upstream's max-in-flight filter); with it on but no
+// FlowSchemas to classify by, a request waits in its flow's queue (a flow is a user, as
+// APF's ByUser distinguisher makes it), freed slots going to the flows in turn, and is
+// refused (429) when its flow's queue is full or it waited too long.
 
 export interface FairLimiterOptions {
   /** Requests served at once. */

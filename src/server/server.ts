@@ -18,6 +18,7 @@ import { requestInfo, type RequestInfo, type ResourceRequestInfo } from '../endp
 import { parseFieldSelector } from '../api/fields.ts';
 import { metricVerb, type ApiMetrics } from './metrics.ts';
 import { FairLimiter } from './fair-queue.ts';
+import { PriorityLevels } from './priority-levels.ts';
 import { auditFailedAuthentication, beginAudit, type AuditPolicy, type AuditSink } from './audit.ts';
 import { parseRequestTarget } from './request-target.ts';
 import { TurnLimiter } from './turns.ts';
@@ -74,22 +75,23 @@ export interface ApiServerOptions {
   /** Where requests are counted and timed (/metrics). */
   metrics?: ApiMetrics;
   /**
-   * `--max-requests-inflight` and `--max-mutating-requests-inflight`: past these many
-   * requests at once (reads, writes), others are answered 429; 0 is no limit.
-   * Long-running requests (watches) and system:masters are exempt, as upstream.
+   * `--max-requests-inflight` and `--max-mutating-requests-inflight`: with priority and
+   * fairness, their sum is the seats its levels share (priority-levels.ts); otherwise, past
+   * these many requests at once (reads, writes) others are answered 429. 0 is no limit.
+   * Long-running requests (watches) and exempt ones (system:masters) are never held, as upstream.
    */
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
   /** How long a request may wait for an in-flight slot before it is refused (15 s). */
   inflightQueueWaitMs?: number;
-  /** `--enable-priority-and-fairness`: past the limits a request waits in its user's queue (default); false refuses it at once. */
+  /** `--enable-priority-and-fairness`: requests classified and queued past the limits (default); false, refused at once past them. */
   fairQueuing?: boolean;
   /**
    * API Priority and Fairness' FlowSchemas (with `fairQueuing`): each request is classified,
    * its schema's and level's uids answered in upstream's headers; an exempt level's requests
    * are never limited, others wait in their flow's queue (the schema and its distinguisher).
    */
-  flowControl?: Pick<FlowClassifier, 'classify'>;
+  flowControl?: Pick<FlowClassifier, 'classify' | 'levels'>;
   /**
    * `--http2-max-streams-per-connection`: streams an HTTP/2 client may have open at once
    * on one connection; 0 or unset is kube-apiserver's 100. Clients needing more open
@@ -276,8 +278,10 @@ export class ApiServer {
   private inFlight = 0;
   /** Starts at most a few requests per turn of the event loop (turns.ts says why). */
   private readonly turns = new TurnLimiter();
-  /** The in-flight limits of reads and writes, when set. */
+  /** The in-flight limits of reads and writes, when set: what limits requests priority and fairness has not classified. */
   private readonly limiters: { readOnly?: FairLimiter; mutating?: FairLimiter } = {};
+  /** Priority and fairness' levels, sharing both limits' seats, for the requests it classified. */
+  private readonly priorityLevels: PriorityLevels | undefined;
   /** With a request-header CA: its certificates' fingerprints, and the client CA's (a client certificate's root tells them apart). */
   private proxyCas: ReadonlySet<string> | undefined;
   private clientCas: ReadonlySet<string>;
@@ -313,6 +317,11 @@ export class ApiServer {
     this.hsts = opts.hstsDirectives === undefined || opts.hstsDirectives.length === 0 ? undefined : opts.hstsDirectives.join('; ');
     if (readOnly !== undefined) this.limiters.readOnly = readOnly;
     if (mutating !== undefined) this.limiters.mutating = mutating;
+    // Upstream's server concurrency limit: both flags' sum, shared out among the levels.
+    const serverLimit = Math.max(0, opts.maxRequestsInflight ?? 0) + Math.max(0, opts.maxMutatingRequestsInflight ?? 0);
+    this.priorityLevels = opts.fairQueuing !== false && opts.flowControl !== undefined && serverLimit > 0
+      ? new PriorityLevels({ serverLimit, maxWaitMs: opts.inflightQueueWaitMs ?? 15_000 })
+      : undefined;
     const maxStreams = opts.http2MaxStreamsPerConnection || defaultMaxStreams;
     this.sniCertificates = opts.sniCertificates ?? [];
     this.sniContexts = this.buildSniContexts();
@@ -653,8 +662,9 @@ export class ApiServer {
     }
     // The limits come after impersonation, as upstream's priority and fairness filter: the
     // impersonated user is classified and queued, and a refusal is audited.
-    const release = await this.admitInflight(req.method ?? 'GET', info, user, res);
-    if (release !== undefined) res.once('close', release);
+    const admitted = await this.admitInflight(req.method ?? 'GET', info, user, res);
+    if (admitted === false) return;
+    if (admitted !== undefined) res.once('close', admitted);
     const attributes = info.isResourceRequest
       ? {
         verb: info.verb, group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name || info.selectedName, path: info.path,
@@ -685,12 +695,14 @@ export class ApiServer {
   }
 
   /**
-   * Counts the request against its in-flight limit (upstream's WithMaxInFlightLimit, with
-   * fair queuing per user as API Priority and Fairness does): it waits its turn past the
-   * limit, and is answered 429 when its user's queue is full or it waited too long.
-   * Answers the release to call when it ends, if it counted.
+   * Counts the request against the limits. Classified by priority and fairness, it takes a
+   * seat of its priority level, waiting in the level's queues past its limit
+   * (priority-levels.ts); otherwise (fairness off, or not configured) against the in-flight
+   * limit of reads or writes (upstream's WithMaxInFlightLimit; with fairness on, a queue per
+   * user). Answers the release to call when it ends, if it counted, or false when it was
+   * refused with upstream's 429.
    */
-  private async admitInflight(method: string, info: RequestInfo, user: UserInfo, res: HttpResponse): Promise<(() => void) | undefined> {
+  private async admitInflight(method: string, info: RequestInfo, user: UserInfo, res: HttpResponse): Promise<(() => void) | undefined | false> {
     const watch = info.isResourceRequest && info.verb === 'watch';
     // Other long-running requests pass unclassified; watches are classified, not limited.
     if (isLongRunning(info) && !watch) return undefined;
@@ -699,14 +711,23 @@ export class ApiServer {
       res.setHeader('X-Kubernetes-Pf-Flowschema-Uid', classified.schemaUid);
       res.setHeader('X-Kubernetes-Pf-Prioritylevel-Uid', classified.levelUid);
     }
-    if (watch) return undefined;
-    const limiter = mutatingMethods.has(method) ? this.limiters.mutating : this.limiters.readOnly;
     // An exempt level's requests (system:masters', probes') always get an answer; without
     // the classification, system:masters' (the admin, or loopback) as the exempt schema has it.
-    if (limiter === undefined || (classified?.exempt ?? user.groups.includes('system:masters'))) return undefined;
-    const release = await limiter.acquire(classified === undefined ? user.name : `${classified.schemaName}\0${classified.flow}`);
-    if (release === undefined) throw new StatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 }, { 'Retry-After': '1' });
-    return release;
+    if (watch || (classified?.exempt ?? user.groups.includes('system:masters'))) return undefined;
+    const levels = this.priorityLevels;
+    if (classified !== undefined && levels !== undefined) {
+      levels.configure(this.opts.flowControl!.levels());
+      const seat = await levels.acquire(classified.levelName, classified.schemaName, classified.flow);
+      if (typeof seat === 'object') return seat.release;
+      tooManyRequests(res, levels.retryAfter(classified.levelName));
+      return false;
+    }
+    const limiter = mutatingMethods.has(method) ? this.limiters.mutating : this.limiters.readOnly;
+    if (limiter === undefined) return undefined;
+    const release = await limiter.acquire(user.name);
+    if (release !== undefined) return release;
+    tooManyRequests(res, 1);
+    return false;
   }
 
   /**
@@ -751,6 +772,15 @@ function exemptFromRefusal(req: Request, path: string): boolean {
   const agent = req.headers['user-agent'];
   if (typeof agent === 'string' && agent.startsWith('kube-apiserver/')) return true;
   return ['/metrics', '/readyz', '/livez', '/healthz'].some((prefix) => path.startsWith(prefix));
+}
+
+/** Upstream's refusal past the limits: 429, plain text (Go's http.Error), try again after `retryAfter` seconds. */
+function tooManyRequests(res: HttpResponse, retryAfter: number): void {
+  res.statusCode = 429;
+  res.setHeader('Retry-After', String(retryAfter));
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.end('Too many requests, please try again later.\n');
 }
 
 /**

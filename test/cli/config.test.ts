@@ -473,3 +473,9 @@ test('--feature-gates takes kube-apiserver v1.36\'s gates as upstream\'s feature
   ];
   for (const [given, message] of refused) assert.throws(() => parseServeFlags([`--feature-gates=${given}`]), (err: Error) => err instanceof UsageError && err.message === message, given);
 });
+
+test('--request-timeout sets how long a request may wait for its priority level\'s seat: a quarter of it, at most a minute', () => {
+  assert.equal(parseServeFlags([]).inflightQueueWaitMs, 15_000);
+  assert.equal(parseServeFlags(['--request-timeout', '2m']).inflightQueueWaitMs, 30_000);
+  assert.equal(parseServeFlags(['--request-timeout', '10m']).inflightQueueWaitMs, 60_000);
+});

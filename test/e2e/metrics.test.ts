@@ -158,7 +158,7 @@ describe('in-flight limits', () => {
     await hooks?.close();
   });
 
-  test('past --max-mutating-requests-inflight a write waits its turn, then is 429 with Retry-After; reads and system:masters go on', async () => {
+  test('past its priority level\'s seats a request waits its turn, then is upstream\'s 429 with Retry-After; system:masters go on', async () => {
     const ns = await server.newNamespace('limited');
     // carol may write ConfigMaps in the namespace.
     const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'carol-edit' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'carol' }] };
@@ -187,12 +187,19 @@ describe('in-flight limits', () => {
     const heldWrite = server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'held' } }, token: tokens.carol });
     await eventually(() => assert.equal(hooks.received('/hold').length, 1, 'the held write reached the webhook'));
 
+    // The server's one seat (both flags' sum) is global-default's, which the held write takes:
+    // another write waits its turn, and is refused once it waited too long (upstream's plain-text
+    // answer, Go's http.Error), still naming its schema and level.
     const refused = await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'second' } }, token: tokens.carol });
     assert.equal(refused.status, 429, refused.text);
     assert.equal(refused.headers['retry-after'], '1');
-    assert.deepEqual([refused.json.reason, refused.json.message, refused.json.details], ['TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 }]);
-    // Reads are not mutating; system:masters always gets an answer.
-    assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/configmaps`, { token: tokens.carol })).status, 200);
+    assert.equal(refused.headers['content-type'], 'text/plain; charset=utf-8');
+    assert.equal(refused.headers['x-content-type-options'], 'nosniff');
+    assert.equal(refused.text, 'Too many requests, please try again later.\n');
+    const levels = (await server.request('GET', '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/global-default', { token: tokens.admin })).json;
+    assert.equal(refused.headers['x-kubernetes-pf-prioritylevel-uid'], levels.metadata.uid);
+    // Reads share the level's seats, as upstream's priority and fairness has them; system:masters always gets an answer.
+    assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/configmaps`, { token: tokens.carol })).status, 429);
     assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'by-admin' } }, token: tokens.admin })).status, 201);
 
     release();

@@ -5,13 +5,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { heldCreate } from '../helpers/held-request.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 
 const base = '/apis/flowcontrol.apiserver.k8s.io/v1';
 
 function tokenFile(): string {
   const file = path.join(tempDir('plinth-apf-'), 'tokens.csv');
-  writeFileSync(file, ['admin-token,admin,admin,"system:masters"', 'alice-token,alice,alice-uid,""'].join('\n'));
+  writeFileSync(file, ['admin-token,admin,admin,"system:masters"', 'alice-token,alice,alice-uid,""', 'ctl-token,system:serviceaccount:kube-system:ctl,ctl-uid,"system:serviceaccounts"'].join('\n'));
   return file;
 }
 
@@ -101,4 +102,25 @@ test('--enable-priority-and-fairness=false: no classification, no headers', asyn
   const res = await server.request('GET', '/api/v1/namespaces/default/configmaps', { token: 'alice-token' });
   assert.equal(res.status, 200);
   assert.deepEqual(classifiedAs(res), [undefined, undefined]);
+});
+
+test('each priority level has seats of its own: a full level holds its requests, another level\'s go on', async (t) => {
+  // One seat for the server: every Limited level gets one (its share, rounded up).
+  const server = await startServer({ tokenAuthFile: tokenFile(), authorizationModes: ['AlwaysAllow'], maxRequestsInflight: 1, maxMutatingRequestsInflight: 0, inflightQueueWaitMs: 300 });
+  t.after(() => server.stop());
+  // alice's create, its body still coming, holds global-default's seat.
+  const { answered, finish } = heldCreate(server, { token: 'alice-token', name: 'held' });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const [held, other] = await Promise.all([
+    server.request('GET', '/api/v1/namespaces/default/configmaps', { token: 'alice-token' }),
+    // A kube-system service account's request is workload-high's (kube-system-service-accounts).
+    server.request('GET', '/api/v1/namespaces/default/configmaps', { token: 'ctl-token' }),
+  ]);
+  assert.equal(other.status, 200);
+  assert.equal(held.status, 429, held.text);
+  const levels = await uids(server, 'prioritylevelconfigurations');
+  assert.deepEqual([held.headers['x-kubernetes-pf-prioritylevel-uid'], other.headers['x-kubernetes-pf-prioritylevel-uid']], [levels.get('global-default'), levels.get('workload-high')]);
+  finish();
+  assert.equal(await answered, 201);
+  assert.equal((await server.request('GET', '/api/v1/namespaces/default/configmaps', { token: 'alice-token' })).status, 200, 'the seat is free again');
 });
