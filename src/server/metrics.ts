@@ -71,6 +71,14 @@ interface RequestSeries {
   longRunning(): { value: number };
 }
 
+/** What a request classified by priority and fairness counts. */
+export interface FlowSeries {
+  dispatched: { value: number };
+  inQueue: { value: number };
+  executing: { value: number };
+  rejected(reason: string): void;
+}
+
 export class ApiMetrics {
   readonly #list: MetricList = [];
   readonly #disabled = new Set<string>();
@@ -92,6 +100,12 @@ export class ApiMetrics {
   readonly #authnReloadTimes: PlainGauge;
   #authnConfigHash: string | undefined;
   readonly #authzDecisions: PlainCounter;
+  readonly #flowDispatched: PlainCounter;
+  readonly #flowRejected: PlainCounter;
+  readonly #flowInQueue: PlainGauge;
+  readonly #flowExecuting: PlainGauge;
+  readonly #flowSeries = new Map<string, FlowSeries>();
+  #nominalSeats: () => ReadonlyArray<readonly [level: string, seats: number]> = () => [];
   readonly #authzWebhookEvaluations: PlainCounter;
   readonly #authzWebhookDurations: PlainHistogram;
   readonly #authzWebhookFailOpen: PlainCounter;
@@ -192,10 +206,44 @@ export class ApiMetrics {
       const name = use === 'legacy' || use === 'stale' || use === 'valid' ? `serviceaccount_${use}_tokens_total` : `serviceaccount_${use}_token_uses_total`;
       this.#serviceAccountTokenUses.set(use, new PlainCounter(list, name, help).series('', () => ({})));
     }
+    // API Priority and Fairness, by upstream's names and labels (apiserver_flowcontrol_*).
+    this.#flowDispatched = new PlainCounter(list, 'apiserver_flowcontrol_dispatched_requests_total', 'Number of requests executed by API Priority and Fairness subsystem');
+    this.#flowRejected = new PlainCounter(list, 'apiserver_flowcontrol_rejected_requests_total', 'Number of requests rejected by API Priority and Fairness subsystem');
+    this.#flowInQueue = new PlainGauge(list, 'apiserver_flowcontrol_current_inqueue_requests', 'Number of requests currently pending in queues of the API Priority and Fairness subsystem');
+    this.#flowExecuting = new PlainGauge(list, 'apiserver_flowcontrol_current_executing_requests', 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem');
+    new CollectedGauge(list, 'apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level',
+      () => this.#nominalSeats().map(([level, seats]) => ({ labels: { priority_level: level }, value: seats })));
     new CollectedGauge(list, 'apiserver_registered_watchers', 'Number of currently registered watchers for a given resources',
       () => sources.registeredWatchers().map((w) => ({ labels: { group: w.group, version: w.version, kind: w.kind }, value: w.count })));
     new CollectedGauge(list, 'apiserver_storage_objects', 'Number of stored objects at the time of last check split by kind.',
       () => sources.storageObjects().map((o) => ({ labels: { resource: o.resource }, value: o.count })));
+  }
+
+  /** The priority and fairness series of a schema and level, found once per pair. */
+  flowControl(schema: string, level: string): FlowSeries {
+    const key = `${level}\0${schema}`;
+    let series = this.#flowSeries.get(key);
+    if (series === undefined) {
+      const labels = () => ({ flow_schema: schema, priority_level: level });
+      const rejected = new Map<string, { value: number }>();
+      series = {
+        dispatched: this.#flowDispatched.series(key, labels),
+        inQueue: this.#flowInQueue.series(key, labels),
+        executing: this.#flowExecuting.series(key, labels),
+        rejected: (reason) => {
+          let counter = rejected.get(reason);
+          if (counter === undefined) rejected.set(reason, (counter = this.#flowRejected.series(`${key}\0${reason}`, () => ({ flow_schema: schema, priority_level: level, reason }))));
+          counter.value++;
+        },
+      };
+      this.#flowSeries.set(key, series);
+    }
+    return series;
+  }
+
+  /** Where apiserver_flowcontrol_nominal_limit_seats is read from: each level's seats. */
+  nominalSeatsFrom(collect: () => ReadonlyArray<readonly [level: string, seats: number]>): void {
+    this.#nominalSeats = collect;
   }
 
   /** A request has begun; the answer to it calls the function returned with its status code. */

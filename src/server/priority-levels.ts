@@ -159,6 +159,7 @@ export class PriorityLevels {
   readonly #now: () => number;
   readonly #levels = new Map<string, Level>();
   #configured: readonly LevelConfig[] | undefined;
+  #seats: Array<readonly [level: string, seats: number]> = [];
 
   /** `serverLimit`: the seats of all levels together; `maxWaitMs`: how long a request may wait in a queue. */
   constructor(opts: { serverLimit: number; maxWaitMs: number; now?: () => number }) {
@@ -172,13 +173,20 @@ export class PriorityLevels {
     if (levels === this.#configured) return;
     this.#configured = levels;
     const shares = levels.reduce((sum, level) => sum + level.shares, 0);
+    this.#seats = [];
     for (const config of levels) {
-      if (config.exempt) continue;
       const limit = shares > 0 ? Math.ceil(this.#serverLimit * config.shares / shares) : 0;
+      this.#seats.push([config.name, limit]);
+      if (config.exempt) continue;
       let level = this.#levels.get(config.name);
       if (level === undefined) this.#levels.set(config.name, (level = new Level()));
       level.configure(limit, config.queuing);
     }
+  }
+
+  /** Every level's nominal seats, exempt ones' too (apiserver_flowcontrol_nominal_limit_seats). */
+  seats(): ReadonlyArray<readonly [level: string, seats: number]> {
+    return this.#seats;
   }
 
   /** The limit a level serves at once now (tests, metrics). */

@@ -322,6 +322,13 @@ export class ApiServer {
     this.priorityLevels = opts.fairQueuing !== false && opts.flowControl !== undefined && serverLimit > 0
       ? new PriorityLevels({ serverLimit, maxWaitMs: opts.inflightQueueWaitMs ?? 15_000 })
       : undefined;
+    const levels = this.priorityLevels;
+    if (levels !== undefined) {
+      opts.metrics?.nominalSeatsFrom(() => {
+        levels.configure(opts.flowControl!.levels());
+        return levels.seats();
+      });
+    }
     const maxStreams = opts.http2MaxStreamsPerConnection || defaultMaxStreams;
     this.sniCertificates = opts.sniCertificates ?? [];
     this.sniContexts = this.buildSniContexts();
@@ -713,12 +720,35 @@ export class ApiServer {
     }
     // An exempt level's requests (system:masters', probes') always get an answer; without
     // the classification, system:masters' (the admin, or loopback) as the exempt schema has it.
-    if (watch || (classified?.exempt ?? user.groups.includes('system:masters'))) return undefined;
+    const flow = classified === undefined ? undefined : this.opts.metrics?.flowControl(classified.schemaName, classified.levelName);
+    if (watch || (classified?.exempt ?? user.groups.includes('system:masters'))) {
+      // Upstream counts what its exempt level dispatches too (not, here, how many run at once).
+      if (flow !== undefined && !watch) flow.dispatched.value++;
+      return undefined;
+    }
     const levels = this.priorityLevels;
     if (classified !== undefined && levels !== undefined) {
       levels.configure(this.opts.flowControl!.levels());
-      const seat = await levels.acquire(classified.levelName, classified.schemaName, classified.flow);
-      if (typeof seat === 'object') return seat.release;
+      let seat = levels.acquire(classified.levelName, classified.schemaName, classified.flow);
+      if (seat instanceof Promise) {
+        if (flow !== undefined) flow.inQueue.value++;
+        seat = await seat;
+        if (flow !== undefined) flow.inQueue.value--;
+      }
+      if (typeof seat === 'object') {
+        if (flow === undefined) return seat.release;
+        flow.dispatched.value++;
+        flow.executing.value++;
+        const { release } = seat;
+        let released = false;
+        return () => {
+          if (released) return;
+          released = true;
+          flow.executing.value--;
+          release();
+        };
+      }
+      flow?.rejected(seat);
       tooManyRequests(res, levels.retryAfter(classified.levelName));
       return false;
     }

@@ -205,6 +205,19 @@ describe('in-flight limits', () => {
     release();
     assert.equal((await heldWrite).status, 201);
     assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'after' } }, token: tokens.carol })).status, 201, 'the slot is free again');
+    // Priority and fairness' own metrics, by upstream's names and labels.
+    const text = (await server.request('GET', '/metrics', { token: tokens.admin })).text;
+    const global = { flow_schema: 'global-default', priority_level: 'global-default' };
+    assert.equal(sample(text, 'apiserver_flowcontrol_rejected_requests_total', { ...global, reason: 'time-out' }), 2);
+    // carol's held write and the one after it.
+    assert.equal(sample(text, 'apiserver_flowcontrol_dispatched_requests_total', global), 2);
+    assert.ok(sample(text, 'apiserver_flowcontrol_dispatched_requests_total', { flow_schema: 'exempt', priority_level: 'exempt' }) >= 2);
+    assert.equal(sample(text, 'apiserver_flowcontrol_current_inqueue_requests', global), 0);
+    // The scrape itself is the admin's (exempt): nobody of global-default runs now.
+    assert.equal(sample(text, 'apiserver_flowcontrol_current_executing_requests', global), 0);
+    // One seat for the server (--max-mutating-requests-inflight=1, --max-requests-inflight=0): each Limited level's share rounds up to one.
+    assert.equal(sample(text, 'apiserver_flowcontrol_nominal_limit_seats', { priority_level: 'global-default' }), 1);
+    assert.equal(sample(text, 'apiserver_flowcontrol_nominal_limit_seats', { priority_level: 'exempt' }), 0);
   });
 });
 

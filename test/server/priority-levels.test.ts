@@ -28,6 +28,10 @@ test('each level serves its share of the server\'s seats, rounded up (upstream\'
   assert.deepEqual(bootstrap.map((l) => [l.name, levels.limitOf(l.name)]), [
     ['exempt', undefined], ['catch-all', 13], ['system', 74], ['node-high', 98], ['leader-election', 25], ['workload-high', 98], ['workload-low', 245], ['global-default', 49],
   ]);
+  // What apiserver_flowcontrol_nominal_limit_seats shows, the exempt level's none.
+  assert.deepEqual(Object.fromEntries(levels.seats()), {
+    'exempt': 0, 'catch-all': 13, 'system': 74, 'node-high': 98, 'leader-election': 25, 'workload-high': 98, 'workload-low': 245, 'global-default': 49,
+  });
 });
 
 test('a Reject level refuses at once past its limit; a freed seat serves the next', () => {
