@@ -23,6 +23,8 @@ import type { LevelConfig } from '../auth/flow-schemas.ts';
 export type { LevelConfig };
 
 export type Refusal = 'concurrency-limit' | 'queue-full' | 'time-out';
+/** A waiting request its client gave up on: taken out of its queue, not counted as refused. */
+export type Abandoned = 'abandoned';
 
 export interface Admitted {
   release(): void;
@@ -194,8 +196,12 @@ export class PriorityLevels {
     return this.#levels.get(name)?.limit;
   }
 
-  /** A seat at the level for the flow: granted now or after waiting, or refused with the reason. */
-  acquire(levelName: string, schema: string, distinguisher: string): Admitted | Refusal | Promise<Admitted | Refusal> {
+  /**
+   * A seat at the level for the flow: granted now or after waiting, or refused with the
+   * reason. `whenAbandoned` is handed a function that takes a waiting request out of its
+   * queue (its client went away); called once the request has its seat, it does nothing.
+   */
+  acquire(levelName: string, schema: string, distinguisher: string, whenAbandoned?: (abandon: () => void) => void): Admitted | Refusal | Promise<Admitted | Refusal | Abandoned> {
     const level = this.#levels.get(levelName);
     if (level === undefined) return { release: () => {} };
     if (level.executing < level.limit && level.waiting === 0) return this.#seat(level);
@@ -203,24 +209,32 @@ export class PriorityLevels {
     const queue = level.queueFor(flowHash(schema, distinguisher));
     if (queue === undefined) return this.#refuse(level, 'queue-full');
     return new Promise((resolve) => {
+      /** Takes the waiter out of its queue: whether it was still there. */
+      const leave = () => {
+        for (const q of level.queues) {
+          const at = q.indexOf(waiter);
+          if (at < 0) continue;
+          q.splice(at, 1);
+          level.waiting--;
+          clearTimeout(waiter.timer);
+          return true;
+        }
+        return false;
+      };
       const waiter: Waiter = {
         grant: () => {
           clearTimeout(waiter.timer);
           resolve(this.#seated(level));
         },
         timer: setTimeout(() => {
-          for (const q of level.queues) {
-            const at = q.indexOf(waiter);
-            if (at < 0) continue;
-            q.splice(at, 1);
-            level.waiting--;
-            resolve(this.#refuse(level, 'time-out'));
-            return;
-          }
+          if (leave()) resolve(this.#refuse(level, 'time-out'));
         }, this.#maxWaitMs),
       };
       queue.push(waiter);
       level.waiting++;
+      whenAbandoned?.(() => {
+        if (leave()) resolve('abandoned');
+      });
     });
   }
 

@@ -729,11 +729,16 @@ export class ApiServer {
     const levels = this.priorityLevels;
     if (classified !== undefined && levels !== undefined) {
       levels.configure(this.opts.flowControl!.levels());
-      let seat = levels.acquire(classified.levelName, classified.schemaName, classified.flow);
-      if (seat instanceof Promise) {
+      // A client that goes away while its request waits takes it out of the queue.
+      const acquired = levels.acquire(classified.levelName, classified.schemaName, classified.flow, (abandon) => res.once('close', abandon));
+      let seat: Awaited<typeof acquired>;
+      if (acquired instanceof Promise) {
         if (flow !== undefined) flow.inQueue.value++;
-        seat = await seat;
+        seat = await acquired;
         if (flow !== undefined) flow.inQueue.value--;
+        if (seat === 'abandoned') return false;
+      } else {
+        seat = acquired;
       }
       if (typeof seat === 'object') {
         if (flow === undefined) return seat.release;

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
+import https from 'node:https';
 import path from 'node:path';
 import { heldCreate } from '../helpers/held-request.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
@@ -123,4 +124,27 @@ test('each priority level has seats of its own: a full level holds its requests,
   finish();
   assert.equal(await answered, 201);
   assert.equal((await server.request('GET', '/api/v1/namespaces/default/configmaps', { token: 'alice-token' })).status, 200, 'the seat is free again');
+});
+
+test('a request whose client goes away while it waits leaves its queue: the seat is not lost', async (t) => {
+  const server = await startServer({ tokenAuthFile: tokenFile(), authorizationModes: ['AlwaysAllow'], maxRequestsInflight: 1, maxMutatingRequestsInflight: 0, inflightQueueWaitMs: 3000 });
+  t.after(() => server.stop());
+  const { answered, finish } = heldCreate(server, { token: 'alice-token', name: 'held' });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  // alice's list waits for global-default's one seat; her client gives up.
+  await new Promise<void>((resolve) => {
+    const req = https.get(new URL('/api/v1/namespaces/default/configmaps', server.url), { ca: server.caPem, agent: false, headers: { authorization: 'Bearer alice-token' } });
+    req.on('error', () => {});
+    setTimeout(() => {
+      req.destroy();
+      resolve();
+    }, 200);
+  });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  finish();
+  assert.equal(await answered, 201);
+  // The seat is free again: the next request has it at once (a seat given to the request
+  // nobody waits for any more would be held for ever, and this one refused after 3 s).
+  const next = await server.request('GET', '/api/v1/namespaces/default/configmaps', { token: 'alice-token' });
+  assert.equal(next.status, 200, next.text);
 });

@@ -2,7 +2,7 @@
 // levels past it, shuffle-sharded queues served in turn, and upstream's Retry-After.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dealHand, flowHash, PriorityLevels, type Admitted, type LevelConfig, type Refusal } from '../../src/server/priority-levels.ts';
+import { dealHand, flowHash, PriorityLevels, type Abandoned, type Admitted, type LevelConfig, type Refusal } from '../../src/server/priority-levels.ts';
 
 const queuing = (queues: number, handSize: number, queueLengthLimit = 50) => ({ queues, handSize, queueLengthLimit });
 /** The bootstrap levels' shares and queues. */
@@ -17,7 +17,7 @@ const bootstrap: LevelConfig[] = [
   { name: 'global-default', exempt: false, shares: 20, queuing: queuing(128, 6) },
 ];
 
-const seated = (a: Admitted | Refusal): Admitted => {
+const seated = (a: Admitted | Refusal | Abandoned): Admitted => {
   assert.equal(typeof a, 'object', `refused: ${String(a)}`);
   return a as Admitted;
 };
@@ -115,4 +115,23 @@ test('Retry-After grows while a level keeps refusing and shrinks after, as upstr
   refuse(); // none in the last 2 s → down by one
   assert.equal(levels.retryAfter('r'), 1);
   assert.equal(levels.retryAfter('unknown'), 1);
+});
+
+test('a waiting request its client abandons leaves its queue, and is not counted as refused', async () => {
+  const levels = new PriorityLevels({ serverLimit: 1, maxWaitMs: 5000 });
+  levels.configure([{ name: 'q', exempt: false, shares: 1, queuing: queuing(1, 1, 1) }]);
+  const first = seated(levels.acquire('q', 's', 'a') as Admitted);
+  let abandon = () => {};
+  const waiting = levels.acquire('q', 's', 'a', (a) => (abandon = a));
+  // The queue (length 1) is full...
+  assert.equal(levels.acquire('q', 's', 'a'), 'queue-full');
+  abandon();
+  assert.equal(await waiting, 'abandoned');
+  // ...and free again; the seat is still the first's.
+  const next = levels.acquire('q', 's', 'a', (a) => (abandon = a));
+  first.release();
+  const granted = seated(await next);
+  abandon(); // too late: it has its seat, which stays taken until released
+  assert.equal(levels.acquire('q', 's', 'b') instanceof Promise, true);
+  granted.release();
 });
