@@ -141,17 +141,21 @@ class Level {
   }
 
   dispatch(): void {
-    while (this.executing < this.limit && this.waiting > 0) {
-      for (let i = 0; i < this.queues.length; i++) {
-        const queue = this.queues[(this.#turn + i) % this.queues.length]!;
-        if (queue.length === 0) continue;
-        this.#turn = (this.#turn + i + 1) % this.queues.length;
-        this.waiting--;
-        this.executing++;
-        queue.shift()!.grant();
-        break;
-      }
+    while (this.executing < this.limit && this.waiting > 0 && this.#grantNext()) { /* next */ }
+  }
+
+  /** Gives a seat to the head of the next queue in turn with requests: whether there was one. */
+  #grantNext(): boolean {
+    for (let i = 0; i < this.queues.length; i++) {
+      const queue = this.queues[(this.#turn + i) % this.queues.length]!;
+      if (queue.length === 0) continue;
+      this.#turn = (this.#turn + i + 1) % this.queues.length;
+      this.waiting--;
+      this.executing++;
+      queue.shift()!.grant();
+      return true;
     }
+    return false;
   }
 }
 

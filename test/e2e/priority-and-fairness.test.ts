@@ -23,7 +23,7 @@ type Schema = { metadata: { managedFields?: Array<{ manager: string; operation: 
 async function dangling(server: TestServer, name: string, status: string): Promise<Schema> {
   for (let i = 0; ; i++) {
     const schema = (await server.request('GET', `${base}/flowschemas/${name}`, { token: 'admin-token' })).json as Schema;
-    if (schema.status?.conditions?.find((c) => c.type === 'Dangling')?.status === status || i === 100) return schema;
+    if (schema.status?.conditions?.find((c) => c.type === 'Dangling')?.status === status || i === 250) return schema;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -90,7 +90,7 @@ test('a server makes the mandatory and suggested configuration, and names each r
   ]);
   const want = [(mine.json as { metadata: { uid: string } }).metadata.uid, (level.json as { metadata: { uid: string } }).metadata.uid];
   let seen: unknown[] = [];
-  for (let i = 0; i < 100 && JSON.stringify(seen) !== JSON.stringify(want); i++) {
+  for (let i = 0; i < 250 && JSON.stringify(seen) !== JSON.stringify(want); i++) {
     seen = classifiedAs(await server.request('GET', '/api/v1/namespaces/default/configmaps', { token: 'alice-token' }));
     if (JSON.stringify(seen) !== JSON.stringify(want)) await new Promise((resolve) => setTimeout(resolve, 20));
   }
