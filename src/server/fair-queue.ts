@@ -33,29 +33,41 @@ export class FairLimiter {
     return this.#inUse;
   }
 
-  /** A slot for `flow`: its release function, or undefined when the request is to be refused. */
-  acquire(flow: string): Promise<(() => void) | undefined> {
+  /**
+   * A slot for `flow`: its release function, or undefined when the request is to be
+   * refused. `whenAbandoned` is handed a function that takes a waiting request out of its
+   * queue (its client went away: 'abandoned'); once the request has its slot it does nothing.
+   */
+  acquire(flow: string, whenAbandoned?: (abandon: () => void) => void): Promise<(() => void) | undefined | 'abandoned'> {
     if (this.#inUse < this.#opts.limit && this.#queues.size === 0) return Promise.resolve(this.#take());
     const queue = this.#queues.get(flow) ?? [];
     if (queue.length >= this.#opts.queueLength) return Promise.resolve(undefined);
     return new Promise((resolve) => {
+      /** Takes the waiter out of its flow's queue: whether it was still there. */
+      const leave = () => {
+        clearTimeout(waiter.timer);
+        const waiting = this.#queues.get(flow);
+        const at = waiting?.indexOf(waiter) ?? -1;
+        if (waiting === undefined || at < 0) return false;
+        waiting.splice(at, 1);
+        if (waiting.length === 0) this.#queues.delete(flow);
+        return true;
+      };
       const waiter: Waiter = {
         grant: (release) => {
           clearTimeout(waiter.timer);
           resolve(release);
         },
         timer: setTimeout(() => {
-          const waiting = this.#queues.get(flow);
-          const at = waiting?.indexOf(waiter) ?? -1;
-          if (waiting !== undefined && at >= 0) {
-            waiting.splice(at, 1);
-            if (waiting.length === 0) this.#queues.delete(flow);
-          }
+          leave();
           resolve(undefined);
         }, this.#opts.maxWaitMs),
       };
       queue.push(waiter);
       this.#queues.set(flow, queue);
+      whenAbandoned?.(() => {
+        if (leave()) resolve('abandoned');
+      });
       this.#dispatch();
     });
   }

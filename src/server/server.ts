@@ -759,7 +759,9 @@ export class ApiServer {
     }
     const limiter = mutatingMethods.has(method) ? this.limiters.mutating : this.limiters.readOnly;
     if (limiter === undefined) return undefined;
-    const release = await limiter.acquire(user.name);
+    // A client that goes away while its request waits takes it out of the queue.
+    const release = await limiter.acquire(user.name, (abandon) => res.once('close', abandon));
+    if (release === 'abandoned') return false;
     if (release !== undefined) return release;
     tooManyRequests(res, 1);
     return false;
