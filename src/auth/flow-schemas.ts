@@ -16,11 +16,8 @@ export type FlowRequest =
 export interface Classification {
   schemaName: string;
   schemaUid: string;
-  levelName: string;
   levelUid: string;
-  /** The level is of type Exempt: its requests are never limited or queued. */
-  exempt: boolean;
-  /** The level's configuration, for dispatching. */
+  /** The level: its name, whether it is Exempt (its requests never limited or queued), its dispatching. */
   level: LevelConfig;
   /** The flow distinguisher: the user's name (ByUser), the namespace (ByNamespace), or empty. */
   flow: string;
@@ -56,13 +53,11 @@ export interface LevelConfig {
 }
 
 interface Level {
-  name: string;
   uid: string;
-  exempt: boolean;
   config: LevelConfig;
 }
 
-function levelOf(object: KubeObject): Level {
+function levelFrom(object: KubeObject): Level {
   const name = object.metadata.name ?? '';
   const spec = (object.spec ?? {}) as {
     type?: string;
@@ -70,15 +65,15 @@ function levelOf(object: KubeObject): Level {
     limited?: { nominalConcurrencyShares?: number; limitResponse?: { type?: string; queuing?: { queues?: number; handSize?: number; queueLengthLimit?: number } } };
   };
   const exempt = spec.type === 'Exempt';
-  const queuing = spec.limited?.limitResponse?.type === 'Queue' ? spec.limited.limitResponse.queuing : undefined;
+  const response = exempt ? undefined : spec.limited?.limitResponse;
   const config: LevelConfig = {
     name, exempt,
     shares: exempt ? spec.exempt?.nominalConcurrencyShares ?? 0 : spec.limited?.nominalConcurrencyShares ?? 30,
-    ...(!exempt && spec.limited?.limitResponse?.type === 'Queue'
-      ? { queuing: { queues: queuing?.queues ?? 64, handSize: queuing?.handSize ?? 8, queueLengthLimit: queuing?.queueLengthLimit ?? 50 } }
+    ...(response?.type === 'Queue'
+      ? { queuing: { queues: response.queuing?.queues ?? 64, handSize: response.queuing?.handSize ?? 8, queueLengthLimit: response.queuing?.queueLengthLimit ?? 50 } }
       : {}),
   };
-  return { name, uid: object.metadata.uid ?? '', exempt, config };
+  return { uid: object.metadata.uid ?? '', config };
 }
 
 const serviceAccountPrefix = 'system:serviceaccount:';
@@ -171,8 +166,8 @@ export class FlowClassifier {
   /** Takes the PriorityLevelConfigurations stored now. */
   setLevels(objects: readonly KubeObject[]): void {
     this.#levels = new Map(objects.map((o) => {
-      const level = levelOf(o);
-      return [level.name, level];
+      const level = levelFrom(o);
+      return [level.config.name, level];
     }));
     this.#levelConfigs = [...this.#levels.values()].map((level) => level.config);
     this.#reorder();
@@ -202,5 +197,5 @@ export class FlowClassifier {
 
 function classification(schema: Schema, level: Level, user: UserInfo, request: FlowRequest): Classification {
   const flow = schema.distinguisher === 'ByUser' ? user.name : schema.distinguisher === 'ByNamespace' && request.isResourceRequest ? request.namespace : '';
-  return { schemaName: schema.name, schemaUid: schema.uid, levelName: level.name, levelUid: level.uid, exempt: level.exempt, level: level.config, flow };
+  return { schemaName: schema.name, schemaUid: schema.uid, levelUid: level.uid, level: level.config, flow };
 }

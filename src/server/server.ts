@@ -720,8 +720,8 @@ export class ApiServer {
     }
     // An exempt level's requests (system:masters', probes') always get an answer; without
     // the classification, system:masters' (the admin, or loopback) as the exempt schema has it.
-    const flow = classified === undefined ? undefined : this.opts.metrics?.flowControl(classified.schemaName, classified.levelName);
-    if (watch || (classified?.exempt ?? user.groups.includes('system:masters'))) {
+    const flow = classified === undefined ? undefined : this.opts.metrics?.flowControl(classified.schemaName, classified.level.name);
+    if (watch || (classified?.level.exempt ?? user.groups.includes('system:masters'))) {
       // Upstream counts what its exempt level dispatches too (not, here, how many run at once).
       if (flow !== undefined && !watch) flow.dispatched.value++;
       return undefined;
@@ -730,7 +730,7 @@ export class ApiServer {
     if (classified !== undefined && levels !== undefined) {
       levels.configure(this.opts.flowControl!.levels());
       // A client that goes away while its request waits takes it out of the queue.
-      const acquired = levels.acquire(classified.levelName, classified.schemaName, classified.flow, (abandon) => res.once('close', abandon));
+      const acquired = levels.acquire(classified.level.name, classified.schemaName, classified.flow, (abandon) => res.once('close', abandon));
       let seat: Awaited<typeof acquired>;
       if (acquired instanceof Promise) {
         if (flow !== undefined) flow.inQueue.value++;
@@ -754,7 +754,7 @@ export class ApiServer {
         };
       }
       flow?.rejected(seat);
-      tooManyRequests(res, levels.retryAfter(classified.levelName));
+      tooManyRequests(res, levels.retryAfter(classified.level.name));
       return false;
     }
     const limiter = mutatingMethods.has(method) ? this.limiters.mutating : this.limiters.readOnly;

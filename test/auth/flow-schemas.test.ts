@@ -30,7 +30,7 @@ const url = (path: string, verb = 'get'): FlowRequest => ({ isResourceRequest: f
 function classify(classifier: FlowClassifier, who: UserInfo, request: FlowRequest): [schema: string, level: string, flow: string] {
   const found = classifier.classify(who, request);
   assert.ok(found !== undefined);
-  return [found.schemaName, found.levelName, found.flow];
+  return [found.schemaName, found.level.name, found.flow];
 }
 
 test('the suggested schemas route each kind of caller to its level, by precedence', () => {
@@ -63,7 +63,7 @@ test('the suggested schemas route each kind of caller to its level, by precedenc
   const found = c.classify(authenticated('alice'), resource('get', '', 'pods', 'web'));
   assert.equal(found?.schemaUid, 'uid-FlowSchema-global-default');
   assert.equal(found?.levelUid, 'uid-PriorityLevelConfiguration-global-default');
-  assert.equal(found?.exempt, false);
+  assert.equal(found?.level.exempt, false);
 });
 
 test('a schema whose level does not exist is passed over until the level is made; ties go by name', () => {
