@@ -48,6 +48,10 @@ export interface LevelConfig {
   exempt: boolean;
   /** nominalConcurrencyShares (v1's default 30 when a Limited level leaves it out; an Exempt one's 0). */
   shares: number;
+  /** The percent of its nominal seats it lends to busier levels; undefined: 0. */
+  lendablePercent?: number;
+  /** The percent of its nominal seats it may borrow; undefined: as many as the server has. */
+  borrowingLimitPercent?: number;
   /** Its queues; undefined for a level that rejects past its limit. */
   queuing?: { queues: number; handSize: number; queueLengthLimit: number };
 }
@@ -61,14 +65,16 @@ function levelFrom(object: KubeObject): Level {
   const name = object.metadata.name ?? '';
   const spec = (object.spec ?? {}) as {
     type?: string;
-    exempt?: { nominalConcurrencyShares?: number };
-    limited?: { nominalConcurrencyShares?: number; limitResponse?: { type?: string; queuing?: { queues?: number; handSize?: number; queueLengthLimit?: number } } };
+    exempt?: { nominalConcurrencyShares?: number; lendablePercent?: number };
+    limited?: { nominalConcurrencyShares?: number; lendablePercent?: number; borrowingLimitPercent?: number | null; limitResponse?: { type?: string; queuing?: { queues?: number; handSize?: number; queueLengthLimit?: number } } };
   };
   const exempt = spec.type === 'Exempt';
   const response = exempt ? undefined : spec.limited?.limitResponse;
   const config: LevelConfig = {
     name, exempt,
     shares: exempt ? spec.exempt?.nominalConcurrencyShares ?? 0 : spec.limited?.nominalConcurrencyShares ?? 30,
+    lendablePercent: (exempt ? spec.exempt?.lendablePercent : spec.limited?.lendablePercent) ?? 0,
+    ...(!exempt && typeof spec.limited?.borrowingLimitPercent === 'number' ? { borrowingLimitPercent: spec.limited.borrowingLimitPercent } : {}),
     ...(response?.type === 'Queue'
       ? { queuing: { queues: response.queuing?.queues ?? 64, handSize: response.queuing?.handSize ?? 8, queueLengthLimit: response.queuing?.queueLengthLimit ?? 50 } }
       : {}),

@@ -11,6 +11,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { CollectedGauge, HistogramSeries, PlainCounter, PlainGauge, PlainHistogram, type MetricList } from './series.ts';
+import type { LevelSeats } from './priority-levels.ts';
 
 /** prom-client's Prometheus text content type (its Registry.contentType), known before prom-client loads. */
 const prometheusContentType = 'text/plain; version=0.0.4; charset=utf-8';
@@ -105,7 +106,7 @@ export class ApiMetrics {
   readonly #flowInQueue: PlainGauge;
   readonly #flowExecuting: PlainGauge;
   readonly #flowSeries = new Map<string, FlowSeries>();
-  #nominalSeats: () => ReadonlyArray<readonly [level: string, seats: number]> = () => [];
+  #levelSeats: () => { levels: readonly LevelSeats[]; fairFraction: number } = () => ({ levels: [], fairFraction: 0 });
   readonly #authzWebhookEvaluations: PlainCounter;
   readonly #authzWebhookDurations: PlainHistogram;
   readonly #authzWebhookFailOpen: PlainCounter;
@@ -211,8 +212,22 @@ export class ApiMetrics {
     this.#flowRejected = new PlainCounter(list, 'apiserver_flowcontrol_rejected_requests_total', 'Number of requests rejected by API Priority and Fairness subsystem');
     this.#flowInQueue = new PlainGauge(list, 'apiserver_flowcontrol_current_inqueue_requests', 'Number of requests currently pending in queues of the API Priority and Fairness subsystem');
     this.#flowExecuting = new PlainGauge(list, 'apiserver_flowcontrol_current_executing_requests', 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem');
-    new CollectedGauge(list, 'apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level',
-      () => this.#nominalSeats().map(([level, seats]) => ({ labels: { priority_level: level }, value: seats })));
+    const levelGauge = (name: string, help: string, value: (seats: LevelSeats) => number) =>
+      new CollectedGauge(list, `apiserver_flowcontrol_${name}`, help, () => this.#levelSeats().levels.map((seats) => ({ labels: { priority_level: seats.level }, value: value(seats) })));
+    levelGauge('nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', (seats) => seats.nominal);
+    levelGauge('lower_limit_seats', 'Configured lower bound on number of execution seats available to each priority level', (seats) => seats.lower);
+    levelGauge('upper_limit_seats', 'Configured upper bound on number of execution seats available to each priority level', (seats) => seats.upper);
+    levelGauge('current_limit_seats', 'current derived number of execution seats available to each priority level', (seats) => seats.current);
+    levelGauge('demand_seats_high_watermark', 'High watermark, over last adjustment period, of demand_seats', (seats) => seats.demand.highWatermark);
+    levelGauge('demand_seats_average', 'Time-weighted average, over last adjustment period, of demand_seats', (seats) => seats.demand.average);
+    levelGauge('demand_seats_stdev', 'Time-weighted standard deviation, over last adjustment period, of demand_seats', (seats) => seats.demand.deviation);
+    levelGauge('demand_seats_smoothed', 'Smoothed seat demands', (seats) => seats.demand.smoothed);
+    levelGauge('target_seats', 'Seat allocation targets', (seats) => seats.target);
+    new CollectedGauge(list, 'apiserver_flowcontrol_seat_fair_frac', "Fair fraction of server's concurrency to allocate to each priority level that can use it",
+      () => {
+        const { levels, fairFraction } = this.#levelSeats();
+        return levels.length === 0 ? [] : [{ labels: {}, value: fairFraction }];
+      });
     new CollectedGauge(list, 'apiserver_registered_watchers', 'Number of currently registered watchers for a given resources',
       () => sources.registeredWatchers().map((w) => ({ labels: { group: w.group, version: w.version, kind: w.kind }, value: w.count })));
     new CollectedGauge(list, 'apiserver_storage_objects', 'Number of stored objects at the time of last check split by kind.',
@@ -241,9 +256,9 @@ export class ApiMetrics {
     return series;
   }
 
-  /** Where apiserver_flowcontrol_nominal_limit_seats is read from: each level's seats. */
-  nominalSeatsFrom(collect: () => ReadonlyArray<readonly [level: string, seats: number]>): void {
-    this.#nominalSeats = collect;
+  /** Where the priority levels' seat gauges (apiserver_flowcontrol_*_limit_seats, demand_seats_*, seat_fair_frac) are read from. */
+  levelSeatsFrom(collect: () => { levels: readonly LevelSeats[]; fairFraction: number }): void {
+    this.#levelSeats = collect;
   }
 
   /** A request has begun; the answer to it calls the function returned with its status code. */

@@ -3,9 +3,10 @@
 // (apiserver/pkg/util/flowcontrol/fairqueuing) do in their simplest shape:
 //
 // - the server's limit is --max-requests-inflight plus --max-mutating-requests-inflight;
-//   a level's is that times its nominalConcurrencyShares over all levels' shares, rounded
-//   up (upstream's nominal concurrency limit). Levels do not lend or borrow seats yet, and
-//   every request takes one seat;
+//   a level's nominal limit is that times its nominalConcurrencyShares over all levels'
+//   shares, rounded up. Every 10 s the levels' limits move by their demand: a level lends
+//   up to its lendablePercent of its nominal limit to busier ones and borrows up to its
+//   borrowingLimitPercent (seat-borrowing.ts). Every request takes one seat;
 // - a level whose limitResponse is Reject refuses a request past its limit at once;
 // - a Queue level puts it in one of its queues: the flow (the schema and its
 //   distinguisher) is hashed as upstream hashes it and dealt a hand of `handSize` queues
@@ -19,6 +20,7 @@
 // tracker does (1 s, doubled while the level keeps dropping, at most 32).
 import { createHash } from 'node:crypto';
 import type { LevelConfig } from '../auth/flow-schemas.ts';
+import { allocateSeats, Integrator, updateDemand, type AllocationItem, type DemandStats } from './seat-borrowing.ts';
 
 export type { LevelConfig };
 
@@ -102,10 +104,36 @@ class DroppedRequests {
   }
 }
 
+/** A level's seats as the metrics show them (apiserver_flowcontrol_*_limit_seats, demand_seats_*, target_seats). */
+export interface LevelSeats {
+  level: string;
+  nominal: number;
+  lower: number;
+  upper: number;
+  current: number;
+  demand: Readonly<DemandStats>;
+  target: number;
+}
+
+/** How often the levels' limits are worked out again from their demand (upstream's borrowingAdjustmentPeriod). */
+export const adjustmentPeriodMs = 10_000;
+
 class Level {
+  readonly name: string;
+  exempt = false;
+  /** The seats it is configured with, lends down to, and borrows up to. */
+  nominal = 0;
+  lower = 0;
+  upper = 0;
+  /** The seats it serves at once now; an exempt level's is shown, never enforced. */
   limit = 0;
+  target = 0;
+  /** Whether the configuration still names it: one it no longer names is dropped once idle. */
+  configured = true;
   executing = 0;
   waiting = 0;
+  readonly demand: Integrator;
+  readonly demandStats: DemandStats = { average: 0, deviation: 0, highWatermark: 0, smoothed: 0 };
   queuing: LevelConfig['queuing'];
   queues: Waiter[][] = [];
   /** Which queue gets the next freed seat, then the ones after it. */
@@ -114,8 +142,12 @@ class Level {
   #enqueues = 0;
   readonly dropped = new DroppedRequests();
 
-  configure(limit: number, queuing: LevelConfig['queuing']): void {
-    this.limit = limit;
+  constructor(name: string, now: () => number) {
+    this.name = name;
+    this.demand = new Integrator(now);
+  }
+
+  configure(queuing: LevelConfig['queuing']): void {
     const same = queuing !== undefined && this.queuing !== undefined && queuing.queues === this.queuing.queues;
     this.queuing = queuing;
     if (!same) {
@@ -124,7 +156,20 @@ class Level {
       this.queues = Array.from({ length: queuing?.queues ?? (waiting.length > 0 ? 1 : 0) }, () => []);
       if (waiting.length > 0) this.queues[0]!.push(...waiting);
     }
-    this.dispatch();
+  }
+
+  get idle(): boolean {
+    return this.executing === 0 && this.waiting === 0;
+  }
+
+  /** Whether a request fits now: within the limit, or the only one (a level of no seats still serves one at a time, as upstream's). */
+  get fits(): boolean {
+    return this.exempt || this.executing + 1 <= this.limit || this.executing === 0;
+  }
+
+  /** The seats its requests hold and wait for changed. */
+  noteDemand(): void {
+    this.demand.set(this.executing + this.waiting);
   }
 
   /** The queue of the flow's hand with the fewest waiting; undefined when it is full. */
@@ -141,7 +186,7 @@ class Level {
   }
 
   dispatch(): void {
-    while (this.executing < this.limit && this.waiting > 0 && this.#grantNext()) { /* next */ }
+    while (this.waiting > 0 && this.fits && this.#grantNext()) { /* next */ }
   }
 
   /** Gives a seat to the head of the next queue in turn with requests: whether there was one. */
@@ -152,6 +197,7 @@ class Level {
       this.#turn = (this.#turn + i + 1) % this.queues.length;
       this.waiting--;
       this.executing++;
+      this.noteDemand();
       queue.shift()!.grant();
       return true;
     }
@@ -165,50 +211,152 @@ export class PriorityLevels {
   readonly #now: () => number;
   readonly #levels = new Map<string, Level>();
   #configured: readonly LevelConfig[] | undefined;
-  #seats: Array<readonly [level: string, seats: number]> = [];
+  #fairFraction = 0;
+  #timer: NodeJS.Timeout | undefined;
 
-  /** `serverLimit`: the seats of all levels together; `maxWaitMs`: how long a request may wait in a queue. */
+  /**
+   * `serverLimit`: the seats of all levels together; `maxWaitMs`: how long a request may
+   * wait in a queue; `now`: the clock in milliseconds (the demand's integrals, Retry-After).
+   * The limits move every adjustment period once `start()` is called, or at each `adjust()`.
+   */
   constructor(opts: { serverLimit: number; maxWaitMs: number; now?: () => number }) {
     this.#serverLimit = opts.serverLimit;
     this.#maxWaitMs = opts.maxWaitMs;
-    this.#now = opts.now ?? Date.now;
+    this.#now = opts.now ?? (() => performance.timeOrigin + performance.now());
   }
 
-  /** Each level's limit from its shares of the server's (upstream's nominal concurrency limit). */
+  /** Moves the limits every adjustment period until `stop()`. */
+  start(): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setInterval(() => this.adjust(), adjustmentPeriodMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /**
+   * Takes the levels configured now: each one's nominal limit from its shares of the
+   * server's, what it may lend and borrow, a new level starting halfway into what it may
+   * lend; then the limits are worked out again at once, as upstream does on each change.
+   */
   configure(levels: readonly LevelConfig[]): void {
     if (levels === this.#configured) return;
     this.#configured = levels;
+    const names = new Set(levels.map((level) => level.name));
+    for (const [name, level] of this.#levels) {
+      level.configured = names.has(name);
+      // One no longer configured serves what it holds, then goes.
+      if (!level.configured && level.idle) this.#levels.delete(name);
+    }
     const shares = levels.reduce((sum, level) => sum + level.shares, 0);
-    this.#seats = [];
     for (const config of levels) {
-      const limit = shares > 0 ? Math.ceil(this.#serverLimit * config.shares / shares) : 0;
-      this.#seats.push([config.name, limit]);
-      if (config.exempt) continue;
+      const nominal = shares > 0 ? Math.ceil(this.#serverLimit * config.shares / shares) : 0;
+      const lendable = Math.round(nominal * (config.lendablePercent ?? 0) / 100);
+      const borrowable = config.borrowingLimitPercent === undefined ? this.#serverLimit : Math.round(nominal * config.borrowingLimitPercent / 100);
       let level = this.#levels.get(config.name);
-      if (level === undefined) this.#levels.set(config.name, (level = new Level()));
-      level.configure(limit, config.queuing);
+      if (level === undefined) {
+        this.#levels.set(config.name, (level = new Level(config.name, this.#now)));
+        level.limit = nominal - Math.floor(lendable / 2);
+      }
+      level.exempt = config.exempt;
+      level.nominal = nominal;
+      level.lower = nominal - lendable;
+      level.upper = nominal + borrowable;
+      level.configure(config.exempt ? undefined : config.queuing);
+    }
+    // Levels left over keep their bounds while they drain, as upstream's lingering levels.
+    this.adjust();
+  }
+
+  /**
+   * Works the limits out again from the demand since the last time (upstream's
+   * updateBorrowing). An exempt level takes what its demand reached (its limit only shown);
+   * the others share what is left: each at least what it does not lend, then up to its
+   * floor (its nominal limit, or its demand's high watermark if less) in proportion to
+   * the way to it when that is all there is, and past that by the allocation problem over
+   * their smoothed demands (which shares out the nominal limits' sum, as upstream's does).
+   */
+  adjust(): void {
+    const levels = [...this.#levels.values()];
+    let remaining = levels.reduce((sum, level) => sum + level.nominal, 0);
+    const total = remaining;
+    let lowerSum = 0;
+    let floorSum = 0;
+    const floors = new Map<Level, number>();
+    const limited: Level[] = [];
+    const items: AllocationItem[] = [];
+    for (const level of levels) {
+      updateDemand(level.demandStats, level.demand.reset());
+      const highWatermark = level.demandStats.highWatermark;
+      const floor = level.exempt ? Math.max(level.lower, highWatermark) : Math.max(level.lower, Math.min(level.nominal, highWatermark));
+      floors.set(level, floor);
+      if (level.exempt) {
+        remaining -= floor;
+        level.target = floor;
+        continue;
+      }
+      limited.push(level);
+      items.push({ lower: floor, upper: level.upper, target: Math.max(floor, level.demandStats.smoothed) });
+      lowerSum += level.lower;
+      floorSum += floor;
+    }
+    let limitOf: (level: Level, i: number) => number;
+    this.#fairFraction = 0;
+    if (remaining <= lowerSum) {
+      limitOf = (level) => level.lower;
+    } else if (remaining <= floorSum) {
+      const fraction = (remaining - lowerSum) / (floorSum - lowerSum);
+      limitOf = (level) => level.lower + Math.round((floors.get(level)! - level.lower) * fraction);
+    } else {
+      let shares: number[] | undefined;
+      try {
+        const allocation = allocateSeats(total, items);
+        shares = allocation.shares;
+        this.#fairFraction = allocation.fairFraction;
+      } catch {
+        // Bounds that cannot be met (a configuration in the middle of changing): the limits stay.
+      }
+      limitOf = (level, i) => (shares === undefined ? level.limit : Math.round(shares[i]!));
+    }
+    for (const level of levels) if (level.exempt) level.limit = floors.get(level)!;
+    for (const [i, level] of limited.entries()) {
+      level.target = items[i]!.target;
+      level.limit = limitOf(level, i);
+      level.dispatch();
     }
   }
 
-  /** Every level's nominal seats, exempt ones' too (apiserver_flowcontrol_nominal_limit_seats). */
-  seats(): ReadonlyArray<readonly [level: string, seats: number]> {
-    return this.#seats;
+  /** Every level's seats: nominal, bounds, current limit, demand (the metrics). */
+  seats(): LevelSeats[] {
+    return [...this.#levels.values()].map((level) => ({
+      level: level.name, nominal: level.nominal, lower: level.lower, upper: level.upper, current: level.limit, demand: level.demandStats, target: level.target,
+    }));
+  }
+
+  /** The fraction of its target each level was last given (apiserver_flowcontrol_seat_fair_frac). */
+  get fairFraction(): number {
+    return this.#fairFraction;
   }
 
   /** The limit a level serves at once now (tests, metrics). */
   limitOf(name: string): number | undefined {
-    return this.#levels.get(name)?.limit;
+    const level = this.#levels.get(name);
+    return level === undefined || level.exempt ? undefined : level.limit;
   }
 
   /**
    * A seat at the level for the flow: granted now or after waiting, or refused with the
    * reason. `whenAbandoned` is handed a function that takes a waiting request out of its
    * queue (its client went away); called once the request has its seat, it does nothing.
+   * An exempt level's requests are never held: their seats count only as its demand.
    */
   acquire(levelName: string, schema: string, distinguisher: string, whenAbandoned?: (abandon: () => void) => void): Admitted | Refusal | Promise<Admitted | Refusal | Abandoned> {
     const level = this.#levels.get(levelName);
     if (level === undefined) return { release: () => {} };
-    if (level.executing < level.limit && level.waiting === 0) return this.#seat(level);
+    if (level.waiting === 0 && level.fits) return this.#seat(level);
     if (level.queuing === undefined) return this.#refuse(level, 'concurrency-limit');
     const queue = level.queueFor(flowHash(schema, distinguisher));
     if (queue === undefined) return this.#refuse(level, 'queue-full');
@@ -220,6 +368,7 @@ export class PriorityLevels {
           if (at < 0) continue;
           q.splice(at, 1);
           level.waiting--;
+          level.noteDemand();
           clearTimeout(waiter.timer);
           return true;
         }
@@ -236,6 +385,7 @@ export class PriorityLevels {
       };
       queue.push(waiter);
       level.waiting++;
+      level.noteDemand();
       whenAbandoned?.(() => {
         if (leave()) resolve('abandoned');
       });
@@ -249,6 +399,7 @@ export class PriorityLevels {
 
   #seat(level: Level): Admitted {
     level.executing++;
+    level.noteDemand();
     return this.#seated(level);
   }
 
@@ -259,7 +410,9 @@ export class PriorityLevels {
         if (released) return;
         released = true;
         level.executing--;
+        level.noteDemand();
         level.dispatch();
+        if (!level.configured && level.idle && this.#levels.get(level.name) === level) this.#levels.delete(level.name);
       },
     };
   }

@@ -324,9 +324,9 @@ export class ApiServer {
       : undefined;
     const levels = this.priorityLevels;
     if (levels !== undefined) {
-      opts.metrics?.nominalSeatsFrom(() => {
+      opts.metrics?.levelSeatsFrom(() => {
         levels.configure(opts.flowControl!.levels());
-        return levels.seats();
+        return { levels: levels.seats(), fairFraction: levels.fairFraction };
       });
     }
     const maxStreams = opts.http2MaxStreamsPerConnection || defaultMaxStreams;
@@ -501,6 +501,7 @@ export class ApiServer {
       if (bound !== undefined) this.server.listen(bound, listening);
       else this.server.listen(port, bindAddress, listening);
     });
+    this.priorityLevels?.start();
     return (this.server.address() as AddressInfo).port;
   }
 
@@ -515,6 +516,7 @@ export class ApiServer {
   async close(opts: ShutdownOptions = {}): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    this.priorityLevels?.stop();
     const graceMs = opts.graceMs ?? 10_000;
     if (opts.sendRetryAfter === true) {
       this.refusing = true;
@@ -721,12 +723,17 @@ export class ApiServer {
     // An exempt level's requests (system:masters', probes') always get an answer; without
     // the classification, system:masters' (the admin, or loopback) as the exempt schema has it.
     const flow = classified === undefined ? undefined : this.opts.metrics?.flowControl(classified.schemaName, classified.level.name);
-    if (watch || (classified?.level.exempt ?? user.groups.includes('system:masters'))) {
-      // Upstream counts what its exempt level dispatches too (not, here, how many run at once).
-      if (flow !== undefined && !watch) flow.dispatched.value++;
-      return undefined;
-    }
     const levels = this.priorityLevels;
+    if (watch || (classified?.level.exempt ?? user.groups.includes('system:masters'))) {
+      if (watch || classified === undefined) return undefined;
+      // Upstream counts what its exempt level dispatches too (not, here, how many run at
+      // once), and its seats as the level's demand, which leaves less for others to borrow.
+      if (flow !== undefined) flow.dispatched.value++;
+      if (levels === undefined) return undefined;
+      levels.configure(this.opts.flowControl!.levels());
+      const seat = levels.acquire(classified.level.name, classified.schemaName, classified.flow);
+      return typeof seat === 'object' && !(seat instanceof Promise) ? seat.release : undefined;
+    }
     if (classified !== undefined && levels !== undefined) {
       levels.configure(this.opts.flowControl!.levels());
       // A client that goes away while its request waits takes it out of the queue.

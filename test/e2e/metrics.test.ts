@@ -218,6 +218,14 @@ describe('in-flight limits', () => {
     // One seat for the server (--max-mutating-requests-inflight=1, --max-requests-inflight=0): each Limited level's share rounds up to one.
     assert.equal(sample(text, 'apiserver_flowcontrol_nominal_limit_seats', { priority_level: 'global-default' }), 1);
     assert.equal(sample(text, 'apiserver_flowcontrol_nominal_limit_seats', { priority_level: 'exempt' }), 0);
+    // What it may lend (50% of one seat, rounded) and borrow (as many as the server has), and what it has now.
+    assert.equal(sample(text, 'apiserver_flowcontrol_lower_limit_seats', { priority_level: 'global-default' }), 0);
+    assert.equal(sample(text, 'apiserver_flowcontrol_upper_limit_seats', { priority_level: 'global-default' }), 2);
+    assert.equal(sample(text, 'apiserver_flowcontrol_lower_limit_seats', { priority_level: 'catch-all' }), 1);
+    for (const name of ['current_limit_seats', 'demand_seats_high_watermark', 'demand_seats_average', 'demand_seats_stdev', 'demand_seats_smoothed', 'target_seats']) {
+      assert.ok(Number.isFinite(sample(text, `apiserver_flowcontrol_${name}`, { priority_level: 'global-default' })), name);
+    }
+    assert.match(text, /^apiserver_flowcontrol_seat_fair_frac \d/m);
   });
 });
 

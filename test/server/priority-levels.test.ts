@@ -29,7 +29,7 @@ test('each level serves its share of the server\'s seats, rounded up (upstream\'
     ['exempt', undefined], ['catch-all', 13], ['system', 74], ['node-high', 98], ['leader-election', 25], ['workload-high', 98], ['workload-low', 245], ['global-default', 49],
   ]);
   // What apiserver_flowcontrol_nominal_limit_seats shows, the exempt level's none.
-  assert.deepEqual(Object.fromEntries(levels.seats()), {
+  assert.deepEqual(Object.fromEntries(levels.seats().map((s) => [s.level, s.nominal])), {
     'exempt': 0, 'catch-all': 13, 'system': 74, 'node-high': 98, 'leader-election': 25, 'workload-high': 98, 'workload-low': 245, 'global-default': 49,
   });
 });
@@ -134,4 +134,116 @@ test('a waiting request its client abandons leaves its queue, and is not counted
   abandon(); // too late: it has its seat, which stays taken until released
   assert.equal(levels.acquire('q', 's', 'b') instanceof Promise, true);
   granted.release();
+});
+
+/** Holds `demand` seats of a level: those it can serve at once, and the rest waiting over many flows. */
+function demand(levels: PriorityLevels, level: string, count: number) {
+  const seats: Admitted[] = [];
+  const abandons: Array<() => void> = [];
+  for (let i = 0; i < count; i++) {
+    const acquired = levels.acquire(level, level, `flow-${i % 300}`, (abandon) => abandons.push(abandon));
+    if (acquired instanceof Promise) void acquired.then((a) => typeof a === 'object' && seats.push(a));
+    else seats.push(seated(acquired));
+  }
+  return {
+    /** Gives up everything but `keep` seats (waiting ones first). */
+    shrinkTo(keep: number) {
+      for (const abandon of abandons.splice(0)) abandon();
+      for (const seat of seats.splice(keep)) seat.release();
+    },
+  };
+}
+
+test('levels lend and borrow seats by their demand, the exempt level taking what it used first (upstream\'s three scenarios)', async () => {
+  let now = 0;
+  // Upstream's test: exempt, workload-high, workload-low and a small level that lends nothing; 145 shares × 6 seats.
+  const levels = new PriorityLevels({ serverLimit: 870, maxWaitMs: 600_000, now: () => now });
+  levels.configure([
+    { name: 'exempt', exempt: true, shares: 0 },
+    { name: 'high', exempt: false, shares: 40, lendablePercent: 50, queuing: queuing(128, 6) },
+    { name: 'mid', exempt: false, shares: 100, lendablePercent: 90, queuing: queuing(128, 6) },
+    { name: 'low', exempt: false, shares: 5, queuing: queuing(64, 6) },
+  ]);
+  const seatsOf = () => Object.fromEntries(levels.seats().map((s) => [s.level, { nominal: s.nominal, lower: s.lower, upper: s.upper, current: s.current }]));
+  assert.deepEqual(seatsOf(), {
+    // Nothing used yet: the seats go in proportion to what each does not lend.
+    exempt: { nominal: 0, lower: 0, upper: 870, current: 0 },
+    high: { nominal: 240, lower: 120, upper: 1110, current: Math.round(870 * 120 / 210) },
+    mid: { nominal: 600, lower: 60, upper: 1470, current: Math.round(870 * 60 / 210) },
+    low: { nominal: 30, lower: 30, upper: 900, current: Math.round(870 * 30 / 210) },
+  });
+  // 1. Everyone wants more than the server has, the exempt level most: the others keep what they do not lend.
+  const exempt = demand(levels, 'exempt', 970);
+  const high = demand(levels, 'high', 970);
+  const mid = demand(levels, 'mid', 970);
+  const low = demand(levels, 'low', 970);
+  now += 10_000;
+  levels.adjust();
+  assert.deepEqual(Object.fromEntries(levels.seats().map((s) => [s.level, s.current])), { exempt: 970, high: 120, mid: 60, low: 30 });
+  assert.equal(levels.fairFraction, 0);
+  // 2. The exempt level uses less: the others share what is left halfway to their nominal limits.
+  exempt.shrinkTo(330);
+  now += 10_000;
+  levels.adjust();
+  now += 10_000;
+  levels.adjust();
+  assert.deepEqual(Object.fromEntries(levels.seats().map((s) => [s.level, s.current])), { exempt: 330, high: 180, mid: 330, low: 30 });
+  await new Promise((resolve) => setImmediate(resolve));
+  // Waiting requests took the seats the limits grew by.
+  assert.equal(levels.seats().find((s) => s.level === 'high')!.demand.highWatermark, 970);
+  // 3. Only mid lends (it uses one seat), and the exempt level borrows all of it.
+  mid.shrinkTo(1);
+  const moreExempt = demand(levels, 'exempt', 210);
+  now += 10_000;
+  levels.adjust();
+  now += 10_000;
+  levels.adjust();
+  assert.deepEqual(Object.fromEntries(levels.seats().map((s) => [s.level, s.current])), { exempt: 540, high: 240, mid: 60, low: 30 });
+  for (const held of [exempt, moreExempt, high, mid, low]) held.shrinkTo(0);
+});
+
+test('a busy level borrows what idle ones lend, up to its borrowing limit, and its waiting requests take the seats at once', async () => {
+  let now = 0;
+  const levels = new PriorityLevels({ serverLimit: 100, maxWaitMs: 600_000, now: () => now });
+  levels.configure([
+    { name: 'a', exempt: false, shares: 50, lendablePercent: 50, queuing: queuing(64, 6) },
+    { name: 'b', exempt: false, shares: 50, lendablePercent: 50, borrowingLimitPercent: 20, queuing: queuing(64, 6) },
+  ]);
+  const current = () => Object.fromEntries(levels.seats().map((s) => [s.level, s.current]));
+  assert.deepEqual(Object.fromEntries(levels.seats().map((s) => [s.level, [s.lower, s.upper]])), { a: [25, 150], b: [25, 60] });
+  const a = demand(levels, 'a', 90);
+  now += 10_000;
+  levels.adjust();
+  // a's target (90) against b's floor (25): a borrows 25 of b's seats.
+  assert.deepEqual(current(), { a: 75, b: 25 });
+  await new Promise((resolve) => setImmediate(resolve));
+  const aSeats = levels.seats().find((s) => s.level === 'a')!;
+  assert.equal(aSeats.target, 90);
+  assert.ok(levels.fairFraction > 0.83 && levels.fairFraction < 0.84, String(levels.fairFraction));
+  // Idle for long, the smoothed demand decays and the seats go back to what each does not lend and its share of the rest.
+  a.shrinkTo(0);
+  for (let i = 0; i < 200; i++) {
+    now += 10_000;
+    levels.adjust();
+  }
+  assert.deepEqual(current(), { a: 50, b: 50 });
+  // b may borrow only 20% of its 50 seats: a gets the rest.
+  const b = demand(levels, 'b', 90);
+  now += 10_000;
+  levels.adjust();
+  assert.deepEqual(current(), { a: 40, b: 60 });
+  b.shrinkTo(0);
+});
+
+test('a level\'s seat demand counts the seats its requests hold and wait for, over time', () => {
+  let now = 0;
+  const levels = new PriorityLevels({ serverLimit: 2, maxWaitMs: 600_000, now: () => now });
+  levels.configure([{ name: 'q', exempt: false, shares: 1, queuing: queuing(8, 2) }]);
+  const held = demand(levels, 'q', 4); // 2 served, 2 waiting, for 5 s
+  now += 5_000;
+  held.shrinkTo(0); // none for 5 s
+  now += 5_000;
+  levels.adjust();
+  const { demand: stats } = levels.seats()[0]!;
+  assert.deepEqual({ ...stats }, { average: 2, deviation: 2, highWatermark: 4, smoothed: 4 });
 });
