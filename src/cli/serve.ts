@@ -249,6 +249,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   // storage call is timed (etcd_request_duration_seconds, whatever the backend), and the
   // embedded storage's syncs too.
   const cacheTypes = new Map<WatchCache, ResourceType>();
+  // The same caches by group and resource: a list's work estimate reads how many objects it holds.
+  const cachesByResource = new Map<string, WatchCache>();
   const metrics: ApiMetrics = new (await metricsModule).ApiMetrics({
     registeredWatchers: () => [...cacheTypes].map(([cache, type]) => ({ group: type.group, version: type.version, kind: type.kind, count: cache.watcherCount })),
     storageObjects: () => [...cacheTypes].map(([cache, type]) => ({ resource: type.group === '' ? type.resource : `${type.resource}.${type.group}`, count: cache.size })),
@@ -327,6 +329,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   }));
   function registerCache(type: ResourceType, cache: WatchCache): WatchCache {
     cacheTypes.set(cache, type);
+    cachesByResource.set(`${type.group}/${type.resource}`, cache);
     return cache;
   }
   for (const type of [...builtinTypes, crdType]) {
@@ -374,6 +377,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
           close() {
             cache.close();
             cacheTypes.delete(cache);
+            const key = `${type.group}/${type.resource}`;
+            if (cachesByResource.get(key) === cache) cachesByResource.delete(key);
             const at = caches.indexOf(cache);
             if (at >= 0) caches.splice(at, 1);
           },
@@ -551,6 +556,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     inflightQueueWaitMs: config.inflightQueueWaitMs,
     fairQueuing: config.enablePriorityAndFairness,
     ...(flowControl !== undefined ? { flowControl: flowControl.classifier } : {}),
+    objectCount: (group, resource) => cachesByResource.get(`${group}/${resource}`)?.size,
     http2MaxStreamsPerConnection: config.http2MaxStreamsPerConnection,
     ...(corsOrigins.length > 0 ? { corsAllowedOrigins: corsOrigins } : {}),
     hstsDirectives: config.hstsDirectives,

@@ -76,8 +76,14 @@ interface RequestSeries {
 export interface FlowSeries {
   dispatched: { value: number };
   inQueue: { value: number };
+  inQueueSeats: { value: number };
   executing: { value: number };
+  executingSeats: { value: number };
   rejected(reason: string): void;
+  /** A request's estimated seats (apiserver_flowcontrol_work_estimated_seats). */
+  observeEstimatedSeats(seats: number): void;
+  /** The watches a write's event goes to (apiserver_flowcontrol_watch_count_samples). */
+  observeWatchCount(count: number): void;
 }
 
 export class ApiMetrics {
@@ -105,6 +111,10 @@ export class ApiMetrics {
   readonly #flowRejected: PlainCounter;
   readonly #flowInQueue: PlainGauge;
   readonly #flowExecuting: PlainGauge;
+  readonly #flowInQueueSeats: PlainGauge;
+  readonly #flowExecutingSeats: PlainGauge;
+  readonly #flowEstimatedSeats: PlainHistogram;
+  readonly #flowWatchCounts: PlainHistogram;
   readonly #flowSeries = new Map<string, FlowSeries>();
   #levelSeats: () => { levels: readonly LevelSeats[]; fairFraction: number } = () => ({ levels: [], fairFraction: 0 });
   readonly #authzWebhookEvaluations: PlainCounter;
@@ -212,6 +222,10 @@ export class ApiMetrics {
     this.#flowRejected = new PlainCounter(list, 'apiserver_flowcontrol_rejected_requests_total', 'Number of requests rejected by API Priority and Fairness subsystem');
     this.#flowInQueue = new PlainGauge(list, 'apiserver_flowcontrol_current_inqueue_requests', 'Number of requests currently pending in queues of the API Priority and Fairness subsystem');
     this.#flowExecuting = new PlainGauge(list, 'apiserver_flowcontrol_current_executing_requests', 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem');
+    this.#flowInQueueSeats = new PlainGauge(list, 'apiserver_flowcontrol_current_inqueue_seats', 'Number of seats currently pending in queues of the API Priority and Fairness subsystem');
+    this.#flowExecutingSeats = new PlainGauge(list, 'apiserver_flowcontrol_current_executing_seats', 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem');
+    this.#flowEstimatedSeats = new PlainHistogram(list, 'apiserver_flowcontrol_work_estimated_seats', 'Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness', [1, 2, 4, 10]);
+    this.#flowWatchCounts = new PlainHistogram(list, 'apiserver_flowcontrol_watch_count_samples', 'count of watchers for mutating requests in API Priority and Fairness', [0, 1, 10, 100, 1000, 10000]);
     const levelGauge = (name: string, help: string, value: (seats: LevelSeats) => number) =>
       new CollectedGauge(list, `apiserver_flowcontrol_${name}`, help, () => this.#levelSeats().levels.map((seats) => ({ labels: { priority_level: seats.level }, value: value(seats) })));
     levelGauge('nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', (seats) => seats.nominal);
@@ -241,10 +255,17 @@ export class ApiMetrics {
     if (series === undefined) {
       const labels = () => ({ flow_schema: schema, priority_level: level });
       const rejected = new Map<string, { value: number }>();
+      // Histogram series appear with their first observation, as upstream's.
+      let estimated: HistogramSeries | undefined;
+      let watchCounts: HistogramSeries | undefined;
       series = {
         dispatched: this.#flowDispatched.series(key, labels),
         inQueue: this.#flowInQueue.series(key, labels),
+        inQueueSeats: this.#flowInQueueSeats.series(key, labels),
         executing: this.#flowExecuting.series(key, labels),
+        executingSeats: this.#flowExecutingSeats.series(key, labels),
+        observeEstimatedSeats: (seats) => (estimated ??= this.#flowEstimatedSeats.series(key, labels)).observe(seats),
+        observeWatchCount: (count) => (watchCounts ??= this.#flowWatchCounts.series(key, labels)).observe(count),
         rejected: (reason) => {
           let counter = rejected.get(reason);
           if (counter === undefined) rejected.set(reason, (counter = this.#flowRejected.series(`${key}\0${reason}`, () => ({ flow_schema: schema, priority_level: level, reason }))));

@@ -6,7 +6,11 @@
 //   a level's nominal limit is that times its nominalConcurrencyShares over all levels'
 //   shares, rounded up. Every 10 s the levels' limits move by their demand: a level lends
 //   up to its lendablePercent of its nominal limit to busier ones and borrows up to its
-//   borrowingLimitPercent (seat-borrowing.ts). Every request takes one seat;
+//   borrowingLimitPercent (seat-borrowing.ts);
+// - a request takes the seats its work is estimated at (work-estimate.ts): one for most, up
+//   to ten for a large list, and a write whose event goes to many watches holds some for a
+//   few milliseconds after its answer; it starts once its seats fit in the level's limit (or
+//   it is the only one running);
 // - a level whose limitResponse is Reject refuses a request past its limit at once;
 // - a Queue level puts it in one of its queues: the flow (the schema and its
 //   distinguisher) is hashed as upstream hashes it and dealt a hand of `handSize` queues
@@ -21,6 +25,7 @@
 import { createHash } from 'node:crypto';
 import type { LevelConfig } from '../auth/flow-schemas.ts';
 import { allocateSeats, Integrator, updateDemand, type AllocationItem, type DemandStats } from './seat-borrowing.ts';
+import { maxSeatsOf, oneSeat, type WorkEstimate } from './work-estimate.ts';
 
 export type { LevelConfig };
 
@@ -33,6 +38,8 @@ export interface Admitted {
 }
 
 interface Waiter {
+  /** The seats it needs to start: its work's most. */
+  seats: number;
   grant(): void;
   timer: NodeJS.Timeout;
 }
@@ -130,8 +137,13 @@ class Level {
   target = 0;
   /** Whether the configuration still names it: one it no longer names is dropped once idle. */
   configured = true;
+  /** The most seats one of its requests may take (0: the server's most). */
+  maxSeats = 0;
   executing = 0;
   waiting = 0;
+  /** The seats its requests hold (running, or just answered and still fanning out), and wait for. */
+  seatsInUse = 0;
+  waitingSeats = 0;
   readonly demand: Integrator;
   readonly demandStats: DemandStats = { average: 0, deviation: 0, highWatermark: 0, smoothed: 0 };
   queuing: LevelConfig['queuing'];
@@ -159,17 +171,22 @@ class Level {
   }
 
   get idle(): boolean {
-    return this.executing === 0 && this.waiting === 0;
+    return this.executing === 0 && this.waiting === 0 && this.seatsInUse === 0;
   }
 
-  /** Whether a request fits now: within the limit, or the only one (a level of no seats still serves one at a time, as upstream's). */
-  get fits(): boolean {
-    return this.exempt || this.executing + 1 <= this.limit || this.executing === 0;
+  /**
+   * Whether a request of `seats` fits now: within the limit; one wider than the whole
+   * limit only when nothing else runs (as upstream's, so that it is not held forever).
+   */
+  fits(seats: number): boolean {
+    if (this.exempt) return true;
+    if (seats > this.limit) return this.executing === 0;
+    return this.seatsInUse + seats <= this.limit;
   }
 
   /** The seats its requests hold and wait for changed. */
   noteDemand(): void {
-    this.demand.set(this.executing + this.waiting);
+    this.demand.set(this.seatsInUse + this.waitingSeats);
   }
 
   /** The queue of the flow's hand with the fewest waiting; undefined when it is full. */
@@ -186,19 +203,27 @@ class Level {
   }
 
   dispatch(): void {
-    while (this.waiting > 0 && this.fits && this.#grantNext()) { /* next */ }
+    while (this.waiting > 0 && this.seatsInUse < this.limit && this.#grantNext()) { /* next */ }
   }
 
-  /** Gives a seat to the head of the next queue in turn with requests: whether there was one. */
+  /**
+   * Gives seats to the head of the next queue in turn with requests: whether it had them.
+   * A head that does not fit waits, its queue still next, until seats free up.
+   */
   #grantNext(): boolean {
     for (let i = 0; i < this.queues.length; i++) {
       const queue = this.queues[(this.#turn + i) % this.queues.length]!;
       if (queue.length === 0) continue;
+      const head = queue[0]!;
+      if (!this.fits(head.seats)) return false;
       this.#turn = (this.#turn + i + 1) % this.queues.length;
+      queue.shift();
       this.waiting--;
+      this.waitingSeats -= head.seats;
       this.executing++;
+      this.seatsInUse += head.seats;
       this.noteDemand();
-      queue.shift()!.grant();
+      head.grant();
       return true;
     }
     return false;
@@ -262,6 +287,8 @@ export class PriorityLevels {
         level.limit = nominal - Math.floor(lendable / 2);
       }
       level.exempt = config.exempt;
+      // A request takes at most 15% of its level's nominal seats, and no more than one hand's share of them (upstream's max seats).
+      level.maxSeats = config.queuing === undefined || config.exempt ? 0 : Math.max(1, Math.min(Math.ceil(nominal * 0.15), Math.floor(nominal / config.queuing.handSize)));
       level.nominal = nominal;
       level.lower = nominal - lendable;
       level.upper = nominal + borrowable;
@@ -341,6 +368,11 @@ export class PriorityLevels {
     return this.#fairFraction;
   }
 
+  /** The most seats one request of the level may take (0: the server's most), for its work estimate. */
+  levelMaxSeats(name: string): number {
+    return this.#levels.get(name)?.maxSeats ?? 0;
+  }
+
   /** The limit a level serves at once now (tests, metrics). */
   limitOf(name: string): number | undefined {
     const level = this.#levels.get(name);
@@ -353,10 +385,11 @@ export class PriorityLevels {
    * queue (its client went away); called once the request has its seat, it does nothing.
    * An exempt level's requests are never held: their seats count only as its demand.
    */
-  acquire(levelName: string, schema: string, distinguisher: string, whenAbandoned?: (abandon: () => void) => void): Admitted | Refusal | Promise<Admitted | Refusal | Abandoned> {
+  acquire(levelName: string, schema: string, distinguisher: string, whenAbandoned?: (abandon: () => void) => void, work: WorkEstimate = oneSeat): Admitted | Refusal | Promise<Admitted | Refusal | Abandoned> {
     const level = this.#levels.get(levelName);
     if (level === undefined) return { release: () => {} };
-    if (level.waiting === 0 && level.fits) return this.#seat(level);
+    const seats = maxSeatsOf(work);
+    if (level.waiting === 0 && level.fits(seats)) return this.#seat(level, seats, work);
     if (level.queuing === undefined) return this.#refuse(level, 'concurrency-limit');
     const queue = level.queueFor(flowHash(schema, distinguisher));
     if (queue === undefined) return this.#refuse(level, 'queue-full');
@@ -368,16 +401,20 @@ export class PriorityLevels {
           if (at < 0) continue;
           q.splice(at, 1);
           level.waiting--;
+          level.waitingSeats -= seats;
           level.noteDemand();
           clearTimeout(waiter.timer);
+          // A wide request that left may have held narrower ones back.
+          level.dispatch();
           return true;
         }
         return false;
       };
       const waiter: Waiter = {
+        seats,
         grant: () => {
           clearTimeout(waiter.timer);
-          resolve(this.#seated(level));
+          resolve(this.#seated(level, seats, work));
         },
         timer: setTimeout(() => {
           if (leave()) resolve(this.#refuse(level, 'time-out'));
@@ -385,6 +422,7 @@ export class PriorityLevels {
       };
       queue.push(waiter);
       level.waiting++;
+      level.waitingSeats += seats;
       level.noteDemand();
       whenAbandoned?.(() => {
         if (leave()) resolve('abandoned');
@@ -397,22 +435,32 @@ export class PriorityLevels {
     return this.#levels.get(levelName)?.dropped.retryAfter ?? 1;
   }
 
-  #seat(level: Level): Admitted {
+  #seat(level: Level, seats: number, work: WorkEstimate): Admitted {
     level.executing++;
+    level.seatsInUse += seats;
     level.noteDemand();
-    return this.#seated(level);
+    return this.#seated(level, seats, work);
   }
 
-  #seated(level: Level): Admitted {
+  /**
+   * The seats taken: released when the request ends, or, for a write whose event still
+   * goes out to its watches, that much later (the client does not wait for it).
+   */
+  #seated(level: Level, seats: number, work: WorkEstimate): Admitted {
     let released = false;
+    const free = () => {
+      level.seatsInUse -= seats;
+      level.noteDemand();
+      level.dispatch();
+      if (!level.configured && level.idle && this.#levels.get(level.name) === level) this.#levels.delete(level.name);
+    };
     return {
       release: () => {
         if (released) return;
         released = true;
         level.executing--;
-        level.noteDemand();
-        level.dispatch();
-        if (!level.configured && level.idle && this.#levels.get(level.name) === level) this.#levels.delete(level.name);
+        if (work.additionalLatencyMs > 0) setTimeout(free, work.additionalLatencyMs).unref();
+        else free();
       },
     };
   }

@@ -19,6 +19,7 @@ import { parseFieldSelector } from '../api/fields.ts';
 import { metricVerb, type ApiMetrics } from './metrics.ts';
 import { FairLimiter } from './fair-queue.ts';
 import { PriorityLevels } from './priority-levels.ts';
+import { estimateWork, maxSeatsOf, oneSeat, WatchTracker, type EstimateSources } from './work-estimate.ts';
 import { auditFailedAuthentication, beginAudit, type AuditPolicy, type AuditSink } from './audit.ts';
 import { parseRequestTarget } from './request-target.ts';
 import { TurnLimiter } from './turns.ts';
@@ -92,6 +93,8 @@ export interface ApiServerOptions {
    * are never limited, others wait in their flow's queue (the schema and its distinguisher).
    */
   flowControl?: Pick<FlowClassifier, 'classify' | 'levels'>;
+  /** The objects stored of a resource (its watch cache's), for a list's work estimate; undefined for one not kept here. */
+  objectCount?: (group: string, resource: string) => number | undefined;
   /**
    * `--http2-max-streams-per-connection`: streams an HTTP/2 client may have open at once
    * on one connection; 0 or unset is kube-apiserver's 100. Clients needing more open
@@ -282,6 +285,8 @@ export class ApiServer {
   private readonly limiters: { readOnly?: FairLimiter; mutating?: FairLimiter } = {};
   /** Priority and fairness' levels, sharing both limits' seats, for the requests it classified. */
   private readonly priorityLevels: PriorityLevels | undefined;
+  /** What a request's work is estimated from: the objects stored, the watches open (counted while fairness is on). */
+  private readonly workSources: EstimateSources;
   /** With a request-header CA: its certificates' fingerprints, and the client CA's (a client certificate's root tells them apart). */
   private proxyCas: ReadonlySet<string> | undefined;
   private clientCas: ReadonlySet<string>;
@@ -322,6 +327,7 @@ export class ApiServer {
     this.priorityLevels = opts.fairQueuing !== false && opts.flowControl !== undefined && serverLimit > 0
       ? new PriorityLevels({ serverLimit, maxWaitMs: opts.inflightQueueWaitMs ?? 15_000 })
       : undefined;
+    this.workSources = { objectCount: opts.objectCount ?? (() => undefined), watches: new WatchTracker() };
     const levels = this.priorityLevels;
     if (levels !== undefined) {
       opts.metrics?.levelSeatsFrom(() => {
@@ -671,7 +677,7 @@ export class ApiServer {
     }
     // The limits come after impersonation, as upstream's priority and fairness filter: the
     // impersonated user is classified and queued, and a refusal is audited.
-    const admitted = await this.admitInflight(req.method ?? 'GET', info, user, res);
+    const admitted = await this.admitInflight(req.method ?? 'GET', info, query, user, res);
     if (admitted === false) return;
     if (admitted !== undefined) res.once('close', admitted);
     const attributes = info.isResourceRequest
@@ -711,7 +717,7 @@ export class ApiServer {
    * user). Answers the release to call when it ends, if it counted, or false when it was
    * refused with upstream's 429.
    */
-  private async admitInflight(method: string, info: RequestInfo, user: UserInfo, res: HttpResponse): Promise<(() => void) | undefined | false> {
+  private async admitInflight(method: string, info: RequestInfo, query: URLSearchParams, user: UserInfo, res: HttpResponse): Promise<(() => void) | undefined | false> {
     const watch = info.isResourceRequest && info.verb === 'watch';
     // Other long-running requests pass unclassified; watches are classified, not limited.
     if (isLongRunning(info) && !watch) return undefined;
@@ -724,25 +730,39 @@ export class ApiServer {
     // the classification, system:masters' (the admin, or loopback) as the exempt schema has it.
     const flow = classified === undefined ? undefined : this.opts.metrics?.flowControl(classified.schemaName, classified.level.name);
     const levels = this.priorityLevels;
-    if (watch || (classified?.level.exempt ?? user.groups.includes('system:masters'))) {
-      if (watch || classified === undefined) return undefined;
+    // A watch is never held; while it lasts it counts toward the work of writes it will hear of.
+    if (watch) return classified === undefined ? undefined : this.workSources.watches.register(info);
+    // The seats its work takes (upstream estimates the exempt level's requests too).
+    const work = classified === undefined || levels === undefined || !info.isResourceRequest
+      ? oneSeat
+      : estimateWork(info, query, levels.levelMaxSeats(classified.level.name), this.workSources, flow?.observeWatchCount);
+    const seats = maxSeatsOf(work);
+    flow?.observeEstimatedSeats(seats);
+    if (classified?.level.exempt ?? user.groups.includes('system:masters')) {
+      if (classified === undefined) return undefined;
       // Upstream counts what its exempt level dispatches too (not, here, how many run at
       // once), and its seats as the level's demand, which leaves less for others to borrow.
       if (flow !== undefined) flow.dispatched.value++;
       if (levels === undefined) return undefined;
       levels.configure(this.opts.flowControl!.levels());
-      const seat = levels.acquire(classified.level.name, classified.schemaName, classified.flow);
+      const seat = levels.acquire(classified.level.name, classified.schemaName, classified.flow, undefined, work);
       return typeof seat === 'object' && !(seat instanceof Promise) ? seat.release : undefined;
     }
     if (classified !== undefined && levels !== undefined) {
       levels.configure(this.opts.flowControl!.levels());
       // A client that goes away while its request waits takes it out of the queue.
-      const acquired = levels.acquire(classified.level.name, classified.schemaName, classified.flow, (abandon) => res.once('close', abandon));
+      const acquired = levels.acquire(classified.level.name, classified.schemaName, classified.flow, (abandon) => res.once('close', abandon), work);
       let seat: Awaited<typeof acquired>;
       if (acquired instanceof Promise) {
-        if (flow !== undefined) flow.inQueue.value++;
+        if (flow !== undefined) {
+          flow.inQueue.value++;
+          flow.inQueueSeats.value += seats;
+        }
         seat = await acquired;
-        if (flow !== undefined) flow.inQueue.value--;
+        if (flow !== undefined) {
+          flow.inQueue.value--;
+          flow.inQueueSeats.value -= seats;
+        }
         if (seat === 'abandoned') return false;
       } else {
         seat = acquired;
@@ -751,12 +771,14 @@ export class ApiServer {
         if (flow === undefined) return seat.release;
         flow.dispatched.value++;
         flow.executing.value++;
+        flow.executingSeats.value += seats;
         const { release } = seat;
         let released = false;
         return () => {
           if (released) return;
           released = true;
           flow.executing.value--;
+          flow.executingSeats.value -= seats;
           release();
         };
       }

@@ -6,8 +6,10 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
+import { eventually } from '../helpers/eventually.ts';
 import { heldCreate } from '../helpers/held-request.ts';
-import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
+import { sample } from '../helpers/metrics.ts';
+import { openStream, startServer, tempDir, type TestServer } from '../helpers/server.ts';
 
 const base = '/apis/flowcontrol.apiserver.k8s.io/v1';
 
@@ -147,4 +149,41 @@ test('a request whose client goes away while it waits leaves its queue: the seat
   // nobody waits for any more would be held for ever, and this one refused after 3 s).
   const next = await server.request('GET', '/api/v1/namespaces/default/configmaps', { token: 'alice-token' });
   assert.equal(next.status, 200, next.text);
+});
+
+test('a request\'s seats are its estimated work: a large list several, a write several more while its watches hear of it', async (t) => {
+  const server = await startServer({ tokenAuthFile: tokenFile(), authorizationModes: ['AlwaysAllow'] });
+  t.after(() => server.stop());
+  assert.equal((await server.request('POST', '/api/v1/namespaces', { token: 'admin-token', body: { metadata: { name: 'work' } } })).status, 201);
+  for (let i = 0; i < 250; i += 50) {
+    await Promise.all(Array.from({ length: 50 }, (_, j) => server.request('POST', '/api/v1/namespaces/work/configmaps', { token: 'admin-token', body: { metadata: { name: `cm-${i + j}` } } })));
+  }
+  const global = { flow_schema: 'global-default', priority_level: 'global-default' };
+  const scrape = async () => (await server.request('GET', '/metrics', { token: 'admin-token' })).text;
+  // alice's list goes through 250 objects of the watch cache: three seats.
+  assert.equal((await server.request('GET', '/api/v1/namespaces/work/configmaps', { token: 'alice-token' })).status, 200);
+  let text = await scrape();
+  assert.equal(sample(text, 'apiserver_flowcontrol_work_estimated_seats_sum', global), 3);
+  assert.equal(sample(text, 'apiserver_flowcontrol_work_estimated_seats_bucket', { ...global, le: '2' }), 0);
+  assert.equal(sample(text, 'apiserver_flowcontrol_work_estimated_seats_bucket', { ...global, le: '4' }), 1);
+  // Twenty watches of the namespace's ConfigMaps (and one of another namespace's, not told of it): a create there takes two seats.
+  const watches = await Promise.all([
+    ...Array.from({ length: 20 }, () => openStream(server, '/api/v1/namespaces/work/configmaps?watch=1', { authorization: 'Bearer alice-token' })),
+    openStream(server, '/api/v1/namespaces/default/configmaps?watch=1', { authorization: 'Bearer alice-token' }),
+  ]);
+  t.after(() => watches.forEach((w) => w.close()));
+  assert.equal((await server.request('POST', '/api/v1/namespaces/work/configmaps', { token: 'alice-token', body: { metadata: { name: 'heard' } } })).status, 201);
+  text = await scrape();
+  assert.equal(sample(text, 'apiserver_flowcontrol_watch_count_samples_sum', global), 20);
+  assert.equal(sample(text, 'apiserver_flowcontrol_work_estimated_seats_sum', global), 5);
+  // The watches gone, a create is one seat again.
+  for (const w of watches) w.close();
+  await eventually(async () => {
+    const before = sample(text, 'apiserver_flowcontrol_work_estimated_seats_sum', global);
+    assert.equal((await server.request('POST', '/api/v1/namespaces/work/configmaps', { token: 'alice-token', body: { metadata: { generateName: 'quiet-' } } })).status, 201);
+    text = await scrape();
+    assert.equal(sample(text, 'apiserver_flowcontrol_work_estimated_seats_sum', global) - before, 1);
+  });
+  assert.equal(sample(text, 'apiserver_flowcontrol_current_executing_seats', global), 0);
+  assert.equal(sample(text, 'apiserver_flowcontrol_current_inqueue_seats', global), 0);
 });

@@ -247,3 +247,52 @@ test('a level\'s seat demand counts the seats its requests hold and wait for, ov
   const { demand: stats } = levels.seats()[0]!;
   assert.deepEqual({ ...stats }, { average: 2, deviation: 2, highWatermark: 4, smoothed: 4 });
 });
+
+test('a request takes the seats its work is estimated at: a wide one waits for them, one wider than the level runs alone', async () => {
+  const levels = new PriorityLevels({ serverLimit: 4, maxWaitMs: 5000 });
+  levels.configure([{ name: 'q', exempt: false, shares: 1, queuing: queuing(4, 1) }]);
+  const work = (seats: number) => ({ initialSeats: seats, finalSeats: 0, additionalLatencyMs: 0 });
+  const one = seated(levels.acquire('q', 'q', 'a') as Admitted);
+  const two = seated(levels.acquire('q', 'q', 'a') as Admitted);
+  const wide = levels.acquire('q', 'q', 'a', undefined, work(3));
+  assert.ok(wide instanceof Promise, 'three seats do not fit beside two');
+  one.release();
+  const widely = seated(await wide);
+  // Four seats in use: even one more waits.
+  const next = levels.acquire('q', 'q', 'b');
+  assert.ok(next instanceof Promise);
+  widely.release();
+  seated(await next).release();
+  // Wider than the level: only once nothing runs.
+  const huge = levels.acquire('q', 'q', 'c', undefined, work(10));
+  assert.ok(huge instanceof Promise);
+  two.release();
+  const alone = seated(await huge);
+  assert.ok(levels.acquire('q', 'q', 'd') instanceof Promise, 'nothing beside it');
+  alone.release();
+  // The server's bootstrap levels: at most 15% of a level's seats, and a hand's share, for one request.
+  const server = new PriorityLevels({ serverLimit: 600, maxWaitMs: 5000 });
+  server.configure(bootstrap);
+  assert.deepEqual(Object.fromEntries(bootstrap.map((l) => [l.name, server.levelMaxSeats(l.name)])), {
+    'exempt': 0, 'catch-all': 0, 'system': 12, 'node-high': 15, 'leader-election': 4, 'workload-high': 15, 'workload-low': 37, 'global-default': 8,
+  });
+});
+
+test('a write fanning its event out holds its final seats a while after it answered', async () => {
+  let now = 0;
+  const levels = new PriorityLevels({ serverLimit: 3, maxWaitMs: 5000, now: () => now });
+  levels.configure([{ name: 'q', exempt: false, shares: 1, queuing: queuing(4, 1) }]);
+  const write = seated(levels.acquire('q', 'q', 'a', undefined, { initialSeats: 1, finalSeats: 3, additionalLatencyMs: 40 }) as Admitted);
+  const waiting = levels.acquire('q', 'q', 'b');
+  assert.ok(waiting instanceof Promise, 'it takes its most seats from the start');
+  const started = performance.now();
+  write.release();
+  const after = levels.acquire('q', 'q', 'b');
+  assert.ok(after instanceof Promise, 'the seats are still held');
+  seated(await waiting).release();
+  seated(await after).release();
+  assert.ok(performance.now() - started >= 35, 'the seats came back after the fan-out');
+  now += 10_000;
+  levels.adjust();
+  assert.equal(levels.seats()[0]!.demand.highWatermark, 5); // three held, two waiting
+});
