@@ -529,6 +529,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     },
     authentication,
     metrics,
+    flowControlDump: (name, query) => server?.flowControlDump(name, query),
     log,
   });
   server = new ApiServer({

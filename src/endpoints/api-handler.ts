@@ -60,6 +60,8 @@ export interface ApiHandlerOptions {
   authentication?: AuthenticationApi;
   /** /metrics, in Prometheus text format. */
   metrics?: { text(): Promise<string>; readonly contentType: string };
+  /** /debug/api_priority_and_fairness/<name>: the dump the name asks for, undefined for none (or with priority and fairness off). */
+  flowControlDump?: (name: string, query: URLSearchParams) => string | undefined;
   log: (message: string) => void;
 }
 
@@ -181,6 +183,13 @@ export class ApiHandler {
         if (rest.length > 0 || this.opts.metrics === undefined) throw notFoundPath();
         writeBytes(res, 200, this.opts.metrics.contentType, await this.opts.metrics.text());
         return;
+      case 'debug': {
+        const dump = rest.length === 2 && rest[0] === 'api_priority_and_fairness' ? this.opts.flowControlDump?.(rest[1]!, query) : undefined;
+        if (dump === undefined) throw notFoundPath();
+        // Go's handler sets no type: net/http sniffs the text.
+        writeBytes(res, 200, 'text/plain; charset=utf-8', dump);
+        return;
+      }
       // The service-account issuer's OpenID discovery, as upstream's routes.OpenIDMetadataServer.
       case '.well-known':
         if (rest.length !== 1 || rest[0] !== 'openid-configuration' || this.opts.authentication === undefined) throw notFoundPath();

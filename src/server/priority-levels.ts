@@ -37,13 +37,6 @@ export interface Admitted {
   release(): void;
 }
 
-interface Waiter {
-  /** The seats it needs to start: its work's most. */
-  seats: number;
-  grant(): void;
-  timer: NodeJS.Timeout;
-}
-
 /** upstream's hashFlowID: SHA-256 of the schema's name, a zero byte and the distinguisher; the first 8 bytes little-endian. */
 export function flowHash(schema: string, distinguisher: string): bigint {
   const sum = createHash('sha256').update(schema).update(Buffer.of(0)).update(distinguisher).digest();
@@ -122,8 +115,74 @@ export interface LevelSeats {
   target: number;
 }
 
+/** What a request shows of itself while it waits (upstream's dump_requests). */
+export interface QueuedRequest {
+  user: string;
+  verb: string;
+  path: string;
+  namespace: string;
+  name: string;
+  group: string;
+  version: string;
+  resource: string;
+  subresource: string;
+}
+
+/** How a request asks for its seats: its work, its client leaving, what it shows of itself. */
+export interface AcquireOptions {
+  work?: WorkEstimate;
+  /** Handed a function that takes the request out of its queue (its client went away); once it has its seats, the function does nothing. */
+  whenAbandoned?: (abandon: () => void) => void;
+  /** What it shows of itself, asked only if it waits. */
+  describe?: () => QueuedRequest;
+}
+
+/** A level as upstream's debug dump shows it. */
+export interface LevelDump {
+  name: string;
+  exempt: boolean;
+  configured: boolean;
+  activeQueues: number;
+  idle: boolean;
+  waiting: number;
+  executing: number;
+  dispatched: number;
+  rejected: number;
+  timedOut: number;
+  cancelled: number;
+  queues: QueueDump[];
+}
+
+export interface QueueDump {
+  waiting: ReadonlyArray<{ schema: string; flow: string; arrived: number; work: WorkEstimate; request?: QueuedRequest }>;
+  executing: number;
+  seatsInUse: number;
+}
+
 /** How often the levels' limits are worked out again from their demand (upstream's borrowingAdjustmentPeriod). */
 export const adjustmentPeriodMs = 10_000;
+
+interface Waiter {
+  schema: string;
+  flow: string;
+  work: WorkEstimate;
+  /** The seats it needs to start: its work's most. */
+  seats: number;
+  arrived: number;
+  request: QueuedRequest | undefined;
+  grant(): void;
+  timer: NodeJS.Timeout;
+}
+
+/** One of a level's queues: who waits in it, and what it dispatched that still runs. */
+interface Queue {
+  waiting: Waiter[];
+  waitingSeats: number;
+  executing: number;
+  seatsInUse: number;
+}
+
+const newQueue = (): Queue => ({ waiting: [], waitingSeats: 0, executing: 0, seatsInUse: 0 });
 
 class Level {
   readonly name: string;
@@ -144,10 +203,16 @@ class Level {
   /** The seats its requests hold (running, or just answered and still fanning out), and wait for. */
   seatsInUse = 0;
   waitingSeats = 0;
+  dispatched = 0;
+  rejected = 0;
+  timedOut = 0;
+  cancelled = 0;
   readonly demand: Integrator;
   readonly demandStats: DemandStats = { average: 0, deviation: 0, highWatermark: 0, smoothed: 0 };
   queuing: LevelConfig['queuing'];
-  queues: Waiter[][] = [];
+  queues: Queue[] = [];
+  /** Each flow's hand of queues, dealt once (a hash and a deal are a few µs). */
+  #hands = new Map<string, number[]>();
   /** Which queue gets the next freed seat, then the ones after it. */
   #turn = 0;
   /** Rotates where the shortest queue of a hand is looked for first (upstream's enqueues offset). */
@@ -160,13 +225,17 @@ class Level {
   }
 
   configure(queuing: LevelConfig['queuing']): void {
-    const same = queuing !== undefined && this.queuing !== undefined && queuing.queues === this.queuing.queues;
+    const same = queuing !== undefined && this.queuing !== undefined && queuing.queues === this.queuing.queues && queuing.handSize === this.queuing.handSize;
     this.queuing = queuing;
     if (!same) {
+      this.#hands.clear();
       // Requests already waiting keep their turn: they move to the new queues in order.
-      const waiting = this.queues.flat();
-      this.queues = Array.from({ length: queuing?.queues ?? (waiting.length > 0 ? 1 : 0) }, () => []);
-      if (waiting.length > 0) this.queues[0]!.push(...waiting);
+      const waiting = this.queues.flatMap((queue) => queue.waiting);
+      this.queues = Array.from({ length: queuing?.queues ?? (waiting.length > 0 ? 1 : 0) }, newQueue);
+      if (waiting.length > 0) {
+        this.queues[0]!.waiting.push(...waiting);
+        this.queues[0]!.waitingSeats = waiting.reduce((sum, waiter) => sum + waiter.seats, 0);
+      }
     }
   }
 
@@ -189,21 +258,49 @@ class Level {
     this.demand.set(this.seatsInUse + this.waitingSeats);
   }
 
-  /** The queue of the flow's hand with the fewest waiting; undefined when it is full. */
-  queueFor(hash: bigint): Waiter[] | undefined {
-    const queuing = this.queuing!;
-    const hand = dealHand(hash, queuing.queues, Math.min(queuing.handSize, queuing.queues));
+  /**
+   * The queue of the flow's hand with the least work (the seats its requests wait for
+   * and hold), looked for from a rotating start (upstream's shuffle sharding).
+   */
+  queueFor(schema: string, flow: string): Queue {
+    const key = `${schema}\0${flow}`;
+    let hand = this.#hands.get(key);
+    if (hand === undefined) {
+      const queuing = this.queuing!;
+      hand = dealHand(flowHash(schema, flow), queuing.queues, Math.min(queuing.handSize, queuing.queues));
+      // Flows come and go: past a few thousand the hands are dealt afresh.
+      if (this.#hands.size >= 4096) this.#hands.clear();
+      this.#hands.set(key, hand);
+    }
     const offset = this.#enqueues++ % hand.length;
-    let best: Waiter[] | undefined;
+    let best: Queue | undefined;
+    let bestWork = Infinity;
     for (let i = 0; i < hand.length; i++) {
       const queue = this.queues[hand[(offset + i) % hand.length]!]!;
-      if (best === undefined || queue.length < best.length) best = queue;
+      const work = queue.waitingSeats + queue.seatsInUse;
+      if (work < bestWork) {
+        best = queue;
+        bestWork = work;
+      }
     }
-    return best !== undefined && best.length < queuing.queueLengthLimit ? best : undefined;
+    return best!;
   }
 
+  /** Counts the request's seats as held, by its queue too when it has one. */
+  start(seats: number, queue: Queue | undefined): void {
+    this.executing++;
+    this.seatsInUse += seats;
+    this.dispatched++;
+    if (queue !== undefined) {
+      queue.executing++;
+      queue.seatsInUse += seats;
+    }
+    this.noteDemand();
+  }
+
+  /** Serves waiting requests while seats are free; a level left with none serves one at a time (upstream's would hold them all). */
   dispatch(): void {
-    while (this.waiting > 0 && this.seatsInUse < this.limit && this.#grantNext()) { /* next */ }
+    while (this.waiting > 0 && (this.seatsInUse < this.limit || this.executing === 0) && this.#grantNext()) { /* next */ }
   }
 
   /**
@@ -213,16 +310,15 @@ class Level {
   #grantNext(): boolean {
     for (let i = 0; i < this.queues.length; i++) {
       const queue = this.queues[(this.#turn + i) % this.queues.length]!;
-      if (queue.length === 0) continue;
-      const head = queue[0]!;
+      if (queue.waiting.length === 0) continue;
+      const head = queue.waiting[0]!;
       if (!this.fits(head.seats)) return false;
       this.#turn = (this.#turn + i + 1) % this.queues.length;
-      queue.shift();
+      queue.waiting.shift();
+      queue.waitingSeats -= head.seats;
       this.waiting--;
       this.waitingSeats -= head.seats;
-      this.executing++;
-      this.seatsInUse += head.seats;
-      this.noteDemand();
+      this.start(head.seats, queue);
       head.grant();
       return true;
     }
@@ -380,26 +476,33 @@ export class PriorityLevels {
   }
 
   /**
-   * A seat at the level for the flow: granted now or after waiting, or refused with the
-   * reason. `whenAbandoned` is handed a function that takes a waiting request out of its
-   * queue (its client went away); called once the request has its seat, it does nothing.
-   * An exempt level's requests are never held: their seats count only as its demand.
+   * Seats at the level for the flow: granted now or after waiting, or refused with the
+   * reason. An exempt level's requests are never held: their seats count only as its demand.
    */
-  acquire(levelName: string, schema: string, distinguisher: string, whenAbandoned?: (abandon: () => void) => void, work: WorkEstimate = oneSeat): Admitted | Refusal | Promise<Admitted | Refusal | Abandoned> {
+  acquire(levelName: string, schema: string, flow: string, opts: AcquireOptions = {}): Admitted | Refusal | Promise<Admitted | Refusal | Abandoned> {
     const level = this.#levels.get(levelName);
     if (level === undefined) return { release: () => {} };
+    const work = opts.work ?? oneSeat;
     const seats = maxSeatsOf(work);
-    if (level.waiting === 0 && level.fits(seats)) return this.#seat(level, seats, work);
-    if (level.queuing === undefined) return this.#refuse(level, 'concurrency-limit');
-    const queue = level.queueFor(flowHash(schema, distinguisher));
-    if (queue === undefined) return this.#refuse(level, 'queue-full');
+    if (level.queuing === undefined) {
+      if (!level.fits(seats)) return this.#refuse(level, 'concurrency-limit');
+      level.start(seats, undefined);
+      return this.#seated(level, seats, work, undefined);
+    }
+    const queue = level.queueFor(schema, flow);
+    if (level.waiting === 0 && level.fits(seats)) {
+      level.start(seats, queue);
+      return this.#seated(level, seats, work, queue);
+    }
+    if (queue.waiting.length >= level.queuing.queueLengthLimit) return this.#refuse(level, 'queue-full');
     return new Promise((resolve) => {
       /** Takes the waiter out of its queue: whether it was still there. */
       const leave = () => {
         for (const q of level.queues) {
-          const at = q.indexOf(waiter);
+          const at = q.waiting.indexOf(waiter);
           if (at < 0) continue;
-          q.splice(at, 1);
+          q.waiting.splice(at, 1);
+          q.waitingSeats -= seats;
           level.waiting--;
           level.waitingSeats -= seats;
           level.noteDemand();
@@ -411,21 +514,26 @@ export class PriorityLevels {
         return false;
       };
       const waiter: Waiter = {
-        seats,
+        schema, flow, work, seats, arrived: Date.now(), request: opts.describe?.(),
         grant: () => {
           clearTimeout(waiter.timer);
-          resolve(this.#seated(level, seats, work));
+          resolve(this.#seated(level, seats, work, queue));
         },
         timer: setTimeout(() => {
-          if (leave()) resolve(this.#refuse(level, 'time-out'));
+          if (!leave()) return;
+          level.timedOut++;
+          resolve(this.#refuse(level, 'time-out'));
         }, this.#maxWaitMs),
       };
-      queue.push(waiter);
+      queue.waiting.push(waiter);
+      queue.waitingSeats += seats;
       level.waiting++;
       level.waitingSeats += seats;
       level.noteDemand();
-      whenAbandoned?.(() => {
-        if (leave()) resolve('abandoned');
+      opts.whenAbandoned?.(() => {
+        if (!leave()) return;
+        level.cancelled++;
+        resolve('abandoned');
       });
     });
   }
@@ -435,21 +543,31 @@ export class PriorityLevels {
     return this.#levels.get(levelName)?.dropped.retryAfter ?? 1;
   }
 
-  #seat(level: Level, seats: number, work: WorkEstimate): Admitted {
-    level.executing++;
-    level.seatsInUse += seats;
-    level.noteDemand();
-    return this.#seated(level, seats, work);
+  /** Every level, its queues and who waits in them, by name (upstream's /debug/api_priority_and_fairness dumps). */
+  dump(): LevelDump[] {
+    return [...this.#levels.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((level) => ({
+      name: level.name, exempt: level.exempt, configured: level.configured,
+      activeQueues: level.queues.filter((queue) => queue.waiting.length > 0).length,
+      idle: level.waiting === 0 && level.executing === 0,
+      waiting: level.waiting, executing: level.executing,
+      dispatched: level.dispatched, rejected: level.rejected, timedOut: level.timedOut, cancelled: level.cancelled,
+      queues: level.queues.map((queue) => ({
+        waiting: queue.waiting.map(({ schema, flow, arrived, work, request }) => ({ schema, flow, arrived, work, ...(request !== undefined ? { request } : {}) })),
+        executing: queue.executing,
+        seatsInUse: queue.seatsInUse,
+      })),
+    }));
   }
 
   /**
    * The seats taken: released when the request ends, or, for a write whose event still
    * goes out to its watches, that much later (the client does not wait for it).
    */
-  #seated(level: Level, seats: number, work: WorkEstimate): Admitted {
+  #seated(level: Level, seats: number, work: WorkEstimate, queue: Queue | undefined): Admitted {
     let released = false;
     const free = () => {
       level.seatsInUse -= seats;
+      if (queue !== undefined) queue.seatsInUse -= seats;
       level.noteDemand();
       level.dispatch();
       if (!level.configured && level.idle && this.#levels.get(level.name) === level) this.#levels.delete(level.name);
@@ -459,6 +577,7 @@ export class PriorityLevels {
         if (released) return;
         released = true;
         level.executing--;
+        if (queue !== undefined) queue.executing--;
         if (work.additionalLatencyMs > 0) setTimeout(free, work.additionalLatencyMs).unref();
         else free();
       },
@@ -466,6 +585,7 @@ export class PriorityLevels {
   }
 
   #refuse(level: Level, reason: Refusal): Refusal {
+    level.rejected++;
     level.dropped.record(Math.floor(this.#now() / 1000));
     return reason;
   }

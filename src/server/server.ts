@@ -18,7 +18,8 @@ import { requestInfo, type RequestInfo, type ResourceRequestInfo } from '../endp
 import { parseFieldSelector } from '../api/fields.ts';
 import { metricVerb, type ApiMetrics } from './metrics.ts';
 import { FairLimiter } from './fair-queue.ts';
-import { PriorityLevels } from './priority-levels.ts';
+import { flowControlDump } from './flow-control-dump.ts';
+import { PriorityLevels, type QueuedRequest } from './priority-levels.ts';
 import { estimateWork, maxSeatsOf, oneSeat, WatchTracker, type EstimateSources } from './work-estimate.ts';
 import { auditFailedAuthentication, beginAudit, type AuditPolicy, type AuditSink } from './audit.ts';
 import { parseRequestTarget } from './request-target.ts';
@@ -479,6 +480,13 @@ export class ApiServer {
     this.turns.admit(() => void this.serve(req, res));
   }
 
+  /** API Priority and Fairness' debug dump of that name (flow-control-dump.ts); undefined without priority levels. */
+  flowControlDump(name: string, query: URLSearchParams): string | undefined {
+    if (this.priorityLevels === undefined) return undefined;
+    this.priorityLevels.configure(this.opts.flowControl!.levels());
+    return flowControlDump(this.priorityLevels.dump(), name, query);
+  }
+
   get isStopping(): boolean {
     return this.stopping;
   }
@@ -745,13 +753,15 @@ export class ApiServer {
       if (flow !== undefined) flow.dispatched.value++;
       if (levels === undefined) return undefined;
       levels.configure(this.opts.flowControl!.levels());
-      const seat = levels.acquire(classified.level.name, classified.schemaName, classified.flow, undefined, work);
+      const seat = levels.acquire(classified.level.name, classified.schemaName, classified.flow, { work });
       return typeof seat === 'object' && !(seat instanceof Promise) ? seat.release : undefined;
     }
     if (classified !== undefined && levels !== undefined) {
       levels.configure(this.opts.flowControl!.levels());
       // A client that goes away while its request waits takes it out of the queue.
-      const acquired = levels.acquire(classified.level.name, classified.schemaName, classified.flow, (abandon) => res.once('close', abandon), work);
+      const acquired = levels.acquire(classified.level.name, classified.schemaName, classified.flow, {
+        work, whenAbandoned: (abandon) => res.once('close', abandon), describe: () => queuedRequest(user, info),
+      });
       let seat: Awaited<typeof acquired>;
       if (acquired instanceof Promise) {
         if (flow !== undefined) {
@@ -841,6 +851,13 @@ function exemptFromRefusal(req: Request, path: string): boolean {
 }
 
 /** Upstream's refusal past the limits: 429, plain text (Go's http.Error), try again after `retryAfter` seconds. */
+/** What a waiting request shows of itself in /debug/api_priority_and_fairness/dump_requests. */
+function queuedRequest(user: UserInfo, info: RequestInfo): QueuedRequest {
+  return info.isResourceRequest
+    ? { user: user.name, verb: info.verb, path: info.path, namespace: info.namespace, name: info.name || info.selectedName, group: info.group, version: info.version, resource: info.resource, subresource: info.subresource }
+    : { user: user.name, verb: info.verb, path: info.path, namespace: '', name: '', group: '', version: '', resource: '', subresource: '' };
+}
+
 function tooManyRequests(res: HttpResponse, retryAfter: number): void {
   res.statusCode = 429;
   res.setHeader('Retry-After', String(retryAfter));

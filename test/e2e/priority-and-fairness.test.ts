@@ -187,3 +187,46 @@ test('a request\'s seats are its estimated work: a large list several, a write s
   assert.equal(sample(text, 'apiserver_flowcontrol_current_executing_seats', global), 0);
   assert.equal(sample(text, 'apiserver_flowcontrol_current_inqueue_seats', global), 0);
 });
+
+test('/debug/api_priority_and_fairness dumps the levels, their queues and who waits, as upstream\'s tables', async (t) => {
+  const server = await startServer({ tokenAuthFile: tokenFile(), authorizationModes: ['AlwaysAllow'], maxRequestsInflight: 1, maxMutatingRequestsInflight: 0, inflightQueueWaitMs: 5000 });
+  t.after(() => server.stop());
+  const { answered, finish } = heldCreate(server, { token: 'alice-token', name: 'held' });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  // alice's list waits for global-default's seat, which her create holds.
+  const waiting = server.request('GET', '/api/v1/namespaces/default/configmaps?limit=5', { token: 'alice-token' });
+  const dump = async (name: string) => {
+    const res = await server.request('GET', `/debug/api_priority_and_fairness/${name}`, { token: 'admin-token' });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.headers['content-type'], 'text/plain; charset=utf-8');
+    return res.text.split('\n').filter((line) => line !== '').map((line) => line.split(',').map((cell) => cell.trim()));
+  };
+  const levels = await eventually(async () => {
+    const rows = await dump('dump_priority_levels');
+    assert.deepEqual(rows.find((r) => r[0] === 'global-default')?.slice(4, 6), ['1', '1']);
+    return rows;
+  });
+  assert.deepEqual(levels[0], ['PriorityLevelName', 'ActiveQueues', 'IsIdle', 'IsQuiescing', 'WaitingRequests', 'ExecutingRequests', 'DispatchedRequests', 'RejectedRequests', 'TimedoutRequests', 'CancelledRequests']);
+  assert.deepEqual(levels.map((r) => r[0]).slice(1), ['catch-all', 'exempt', 'global-default', 'leader-election', 'node-high', 'system', 'workload-high', 'workload-low']);
+  assert.deepEqual(levels.find((r) => r[0] === 'global-default'), ['global-default', '1', 'false', 'false', '1', '1', '1', '0', '0', '0']);
+  // The queue alice's flow was dealt holds her list.
+  const queues = await dump('dump_queues');
+  assert.deepEqual(queues[0], ['PriorityLevelName', 'Index', 'PendingRequests', 'ExecutingRequests', 'SeatsInUse', 'NextDispatchR', 'InitialSeatsSum', 'MaxSeatsSum', 'TotalWorkSum']);
+  assert.equal(queues.filter((r) => r[0] === 'global-default').length, 128);
+  assert.deepEqual(queues.filter((r) => r[0] === 'global-default' && r[2] !== '0').map((r) => [r[2], r[6], r[7]]), [['1', '1', '1']]);
+  const requests = await dump('dump_requests?includeRequestDetails=1');
+  assert.equal(requests.length, 2);
+  const [header, row] = requests as [string[], string[]];
+  const named = Object.fromEntries(header.map((h, i) => [h, row[i]]));
+  assert.equal(named.PriorityLevelName, 'global-default');
+  assert.equal(named.FlowSchemaName, 'global-default');
+  assert.equal(named.FlowDistingsher, 'alice');
+  assert.match(named.ArriveTime!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+  assert.deepEqual([named.InitialSeats, named.FinalSeats, named.AdditionalLatency], ['1', '0', '0s']);
+  assert.deepEqual([named.UserName, named.Verb, named.APIPath, named.Namespace, named.APIVersion, named.Resource], ['alice', 'list', '/api/v1/namespaces/default/configmaps', 'default', 'v1', 'configmaps']);
+  assert.equal((await dump('dump_requests'))[0]!.length, 9);
+  assert.equal((await server.request('GET', '/debug/api_priority_and_fairness/dump_other', { token: 'admin-token' })).status, 404);
+  finish();
+  assert.equal(await answered, 201);
+  assert.equal((await waiting).status, 200);
+});

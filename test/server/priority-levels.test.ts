@@ -122,13 +122,13 @@ test('a waiting request its client abandons leaves its queue, and is not counted
   levels.configure([{ name: 'q', exempt: false, shares: 1, queuing: queuing(1, 1, 1) }]);
   const first = seated(levels.acquire('q', 's', 'a') as Admitted);
   let abandon = () => {};
-  const waiting = levels.acquire('q', 's', 'a', (a) => (abandon = a));
+  const waiting = levels.acquire('q', 's', 'a', { whenAbandoned: (a) => (abandon = a) });
   // The queue (length 1) is full...
   assert.equal(levels.acquire('q', 's', 'a'), 'queue-full');
   abandon();
   assert.equal(await waiting, 'abandoned');
   // ...and free again; the seat is still the first's.
-  const next = levels.acquire('q', 's', 'a', (a) => (abandon = a));
+  const next = levels.acquire('q', 's', 'a', { whenAbandoned: (a) => (abandon = a) });
   first.release();
   const granted = seated(await next);
   abandon(); // too late: it has its seat, which stays taken until released
@@ -141,7 +141,7 @@ function demand(levels: PriorityLevels, level: string, count: number) {
   const seats: Admitted[] = [];
   const abandons: Array<() => void> = [];
   for (let i = 0; i < count; i++) {
-    const acquired = levels.acquire(level, level, `flow-${i % 300}`, (abandon) => abandons.push(abandon));
+    const acquired = levels.acquire(level, level, `flow-${i % 300}`, { whenAbandoned: (abandon) => abandons.push(abandon) });
     if (acquired instanceof Promise) void acquired.then((a) => typeof a === 'object' && seats.push(a));
     else seats.push(seated(acquired));
   }
@@ -254,7 +254,7 @@ test('a request takes the seats its work is estimated at: a wide one waits for t
   const work = (seats: number) => ({ initialSeats: seats, finalSeats: 0, additionalLatencyMs: 0 });
   const one = seated(levels.acquire('q', 'q', 'a') as Admitted);
   const two = seated(levels.acquire('q', 'q', 'a') as Admitted);
-  const wide = levels.acquire('q', 'q', 'a', undefined, work(3));
+  const wide = levels.acquire('q', 'q', 'a', { work: work(3) });
   assert.ok(wide instanceof Promise, 'three seats do not fit beside two');
   one.release();
   const widely = seated(await wide);
@@ -264,7 +264,7 @@ test('a request takes the seats its work is estimated at: a wide one waits for t
   widely.release();
   seated(await next).release();
   // Wider than the level: only once nothing runs.
-  const huge = levels.acquire('q', 'q', 'c', undefined, work(10));
+  const huge = levels.acquire('q', 'q', 'c', { work: work(10) });
   assert.ok(huge instanceof Promise);
   two.release();
   const alone = seated(await huge);
@@ -282,7 +282,7 @@ test('a write fanning its event out holds its final seats a while after it answe
   let now = 0;
   const levels = new PriorityLevels({ serverLimit: 3, maxWaitMs: 5000, now: () => now });
   levels.configure([{ name: 'q', exempt: false, shares: 1, queuing: queuing(4, 1) }]);
-  const write = seated(levels.acquire('q', 'q', 'a', undefined, { initialSeats: 1, finalSeats: 3, additionalLatencyMs: 40 }) as Admitted);
+  const write = seated(levels.acquire('q', 'q', 'a', { work: { initialSeats: 1, finalSeats: 3, additionalLatencyMs: 40 } }) as Admitted);
   const waiting = levels.acquire('q', 'q', 'b');
   assert.ok(waiting instanceof Promise, 'it takes its most seats from the start');
   const started = performance.now();
@@ -295,4 +295,18 @@ test('a write fanning its event out holds its final seats a while after it answe
   now += 10_000;
   levels.adjust();
   assert.equal(levels.seats()[0]!.demand.highWatermark, 5); // three held, two waiting
+});
+
+test('a level whose seats all went to others still serves one request at a time, its queue in turn', async () => {
+  const levels = new PriorityLevels({ serverLimit: 1, maxWaitMs: 5000 });
+  levels.configure([
+    { name: 'lends-all', exempt: false, shares: 1, lendablePercent: 100, queuing: queuing(4, 1) },
+    { name: 'keeps', exempt: false, shares: 1 },
+  ]);
+  assert.equal(levels.limitOf('lends-all'), 0);
+  const first = seated(levels.acquire('lends-all', 's', 'a') as Admitted);
+  const second = levels.acquire('lends-all', 's', 'a');
+  assert.ok(second instanceof Promise);
+  first.release();
+  seated(await second).release();
 });
