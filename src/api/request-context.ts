@@ -29,6 +29,8 @@ export interface RequestContext {
   /** The API group and resource the request names (upstream's RequestInfo), empty for a request of no resource. */
   group?: string;
   resource?: string;
+  /** A watch's handler says its watch is established (upstream's WatchInitialized): the seats it took are given back. */
+  watchInitialized?(): void;
 }
 
 // Per-request state lives in the async context, not in a global: each request sees its own.
@@ -80,4 +82,9 @@ export function addWarning(text: string): void {
 /** Upstream's audit.AddAuditAnnotation: a no-op outside an audited request. */
 export function addAuditAnnotation(key: string, value: string): void {
   storage.getStore()?.addAuditAnnotation?.(key, value);
+}
+
+/** Upstream's flowcontrol.WatchInitialized: the request's watch is established; a no-op outside a watch. */
+export function watchInitialized(): void {
+  storage.getStore()?.watchInitialized?.();
 }

@@ -687,7 +687,7 @@ export class ApiServer {
     // impersonated user is classified and queued, and a refusal is audited.
     const admitted = await this.admitInflight(req.method ?? 'GET', info, query, user, res);
     if (admitted === false) return;
-    if (admitted !== undefined) res.once('close', admitted);
+    if (admitted !== undefined) res.once('close', admitted.release);
     const attributes = info.isResourceRequest
       ? {
         verb: info.verb, group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name || info.selectedName, path: info.path,
@@ -713,53 +713,53 @@ export class ApiServer {
       ...(audit !== undefined ? { addAuditAnnotation: audit.annotate } : {}),
       ...(audit?.requestBody !== undefined ? { auditRequestBody: audit.requestBody } : {}),
       ...(audit?.requestObject !== undefined ? { auditRequestObject: audit.requestObject } : {}),
+      ...(admitted?.initialized !== undefined ? { watchInitialized: admitted.initialized } : {}),
     };
     await runInRequestContext(context, () => this.opts.handler.handle(req, res, info, query));
   }
 
   /**
-   * Counts the request against the limits. Classified by priority and fairness, it takes a
-   * seat of its priority level, waiting in the level's queues past its limit
-   * (priority-levels.ts); otherwise (fairness off, or not configured) against the in-flight
-   * limit of reads or writes (upstream's WithMaxInFlightLimit; with fairness on, a queue per
-   * user). Answers the release to call when it ends, if it counted, or false when it was
-   * refused with upstream's 429.
+   * Counts the request against the limits. Classified by priority and fairness, it takes
+   * the seats its work is estimated at in its priority level, waiting in the level's queues
+   * past its limit (priority-levels.ts); a watch holds them only until it is initialized
+   * (the handler says when). Otherwise (fairness off, or not configured) against the
+   * in-flight limit of reads or writes (upstream's WithMaxInFlightLimit; with fairness on,
+   * a queue per user). Answers what to call when it ends, if it counted, or false when it
+   * was refused with upstream's 429.
    */
-  private async admitInflight(method: string, info: RequestInfo, query: URLSearchParams, user: UserInfo, res: HttpResponse): Promise<(() => void) | undefined | false> {
+  private async admitInflight(method: string, info: RequestInfo, query: URLSearchParams, user: UserInfo, res: HttpResponse): Promise<Admission | undefined | false> {
     const watch = info.isResourceRequest && info.verb === 'watch';
-    // Other long-running requests pass unclassified; watches are classified, not limited.
+    // Other long-running requests pass unclassified.
     if (isLongRunning(info) && !watch) return undefined;
     const classified = this.opts.fairQueuing === false ? undefined : this.opts.flowControl?.classify(user, info);
     if (classified !== undefined) {
       res.setHeader('X-Kubernetes-Pf-Flowschema-Uid', classified.schemaUid);
       res.setHeader('X-Kubernetes-Pf-Prioritylevel-Uid', classified.levelUid);
     }
-    // An exempt level's requests (system:masters', probes') always get an answer; without
-    // the classification, system:masters' (the admin, or loopback) as the exempt schema has it.
+    // Without the classification, watches are not limited, and system:masters' requests
+    // (the admin, or loopback) are served as the exempt schema would serve them.
+    if (classified === undefined && (watch || user.groups.includes('system:masters'))) return undefined;
     const flow = classified === undefined ? undefined : this.opts.metrics?.flowControl(classified.schemaName, classified.level.name);
     const levels = this.priorityLevels;
-    // A watch is never held; while it lasts it counts toward the work of writes it will hear of.
-    if (watch) return classified === undefined ? undefined : this.workSources.watches.register(info);
+    // While it lasts, a watch counts toward the work of writes it will hear of.
+    const forgetWatch = watch ? this.workSources.watches.register(info) : undefined;
+    if (classified !== undefined && levels === undefined) {
+      // Nothing limits it (both in-flight flags 0): counted, not held.
+      if (flow !== undefined && !watch) flow.dispatched.value++;
+      return forgetWatch === undefined ? undefined : { release: forgetWatch };
+    }
     // The seats its work takes (upstream estimates the exempt level's requests too).
-    const work = classified === undefined || levels === undefined || !info.isResourceRequest
+    const work = classified === undefined || !info.isResourceRequest
       ? oneSeat
-      : estimateWork(info, query, levels.levelMaxSeats(classified.level.name), this.workSources, flow?.observeWatchCount);
+      : estimateWork(info, query, levels!.levelMaxSeats(classified.level.name), this.workSources, flow?.observeWatchCount);
     const seats = maxSeatsOf(work);
     flow?.observeEstimatedSeats(seats);
-    if (classified?.level.exempt ?? user.groups.includes('system:masters')) {
-      if (classified === undefined) return undefined;
-      // Upstream counts what its exempt level dispatches too (not, here, how many run at
-      // once), and its seats as the level's demand, which leaves less for others to borrow.
-      if (flow !== undefined) flow.dispatched.value++;
-      if (levels === undefined) return undefined;
-      levels.configure(this.opts.flowControl!.levels());
-      const seat = levels.acquire(classified.level.name, classified.schemaName, classified.flow, { work });
-      return typeof seat === 'object' && !(seat instanceof Promise) ? seat.release : undefined;
-    }
-    if (classified !== undefined && levels !== undefined) {
-      levels.configure(this.opts.flowControl!.levels());
-      // A client that goes away while its request waits takes it out of the queue.
-      const acquired = levels.acquire(classified.level.name, classified.schemaName, classified.flow, {
+    if (classified !== undefined) {
+      levels!.configure(this.opts.flowControl!.levels());
+      // A client that goes away while its request waits takes it out of the queue; an
+      // exempt level's requests never wait (their seats count as its demand, which leaves
+      // less for others to borrow).
+      const acquired = levels!.acquire(classified.level.name, classified.schemaName, classified.flow, {
         work, whenAbandoned: (abandon) => res.once('close', abandon), describe: () => queuedRequest(user, info),
       });
       let seat: Awaited<typeof acquired>;
@@ -773,18 +773,27 @@ export class ApiServer {
           flow.inQueue.value--;
           flow.inQueueSeats.value -= seats;
         }
-        if (seat === 'abandoned') return false;
+        if (seat === 'abandoned') {
+          forgetWatch?.();
+          return false;
+        }
       } else {
         seat = acquired;
       }
-      if (typeof seat === 'object') {
-        if (flow === undefined) return seat.release;
+      if (typeof seat !== 'object') {
+        forgetWatch?.();
+        flow?.rejected(seat);
+        tooManyRequests(res, levels!.retryAfter(classified.level.name));
+        return false;
+      }
+      let done = seat.release;
+      if (flow !== undefined) {
         flow.dispatched.value++;
         flow.executing.value++;
         flow.executingSeats.value += seats;
-        const { release } = seat;
         let released = false;
-        return () => {
+        const { release } = seat;
+        done = () => {
           if (released) return;
           released = true;
           flow.executing.value--;
@@ -792,16 +801,22 @@ export class ApiServer {
           release();
         };
       }
-      flow?.rejected(seat);
-      tooManyRequests(res, levels.retryAfter(classified.level.name));
-      return false;
+      if (forgetWatch === undefined) return done === seat.release ? seat : { release: done };
+      // A watch gives its seats back once it is initialized, or when it ends before that.
+      return {
+        release: () => {
+          forgetWatch();
+          done();
+        },
+        initialized: done,
+      };
     }
     const limiter = mutatingMethods.has(method) ? this.limiters.mutating : this.limiters.readOnly;
     if (limiter === undefined) return undefined;
     // A client that goes away while its request waits takes it out of the queue.
     const release = await limiter.acquire(user.name, (abandon) => res.once('close', abandon));
     if (release === 'abandoned') return false;
-    if (release !== undefined) return release;
+    if (release !== undefined) return { release };
     tooManyRequests(res, 1);
     return false;
   }
@@ -851,6 +866,12 @@ function exemptFromRefusal(req: Request, path: string): boolean {
 }
 
 /** Upstream's refusal past the limits: 429, plain text (Go's http.Error), try again after `retryAfter` seconds. */
+/** A request counted against the limits: what ends it, and for a watch, what gives its seats back once it is initialized. */
+interface Admission {
+  release(): void;
+  initialized?: () => void;
+}
+
 /** What a waiting request shows of itself in /debug/api_priority_and_fairness/dump_requests. */
 function queuedRequest(user: UserInfo, info: RequestInfo): QueuedRequest {
   return info.isResourceRequest

@@ -2,10 +2,11 @@
 // Fairness work estimator reckons it (apiserver/pkg/util/flowcontrol/request): one for most
 // requests; for a list, one per hundred objects it will go through (read from the watch
 // cache: every object of the resource; from storage with a limit: twice the page, or all
-// of them and the page when it selects), at most the level's maximum; for a write, one
+// of them and the page when it selects), at most the level's maximum, and as much for a
+// watch that starts with its list's objects (`sendInitialEvents`); for a write, one
 // while it runs, and then, when ten or more watches will be sent its event, one per ten of
 // them, held 5 ms per seat after the answer (the time fanning the event out takes).
-import type { ResourceRequestInfo } from '../endpoints/request-info.ts';
+import { queryBool, type ResourceRequestInfo } from '../endpoints/request-info.ts';
 
 export interface WorkEstimate {
   /** Seats held while the request runs. */
@@ -78,6 +79,9 @@ export function estimateWork(info: ResourceRequestInfo, query: URLSearchParams, 
   switch (info.verb) {
     case 'list':
       return listWork(info, query, maxSeats, sources);
+    // A watch's start is a list only when it asks for its initial events that way, read from the watch cache.
+    case 'watch':
+      return queryBool(query.get('sendInitialEvents')) === true ? listWork(info, query, maxSeats, sources, true) : oneSeat;
     case 'create': case 'update': case 'patch': case 'delete':
       return writeWork(info, maxSeats, sources, observeWatchCount);
     default:
@@ -87,7 +91,7 @@ export function estimateWork(info: ResourceRequestInfo, query: URLSearchParams, 
 
 const integer = /^[+-]?\d+$/;
 
-function listWork(info: ResourceRequestInfo, query: URLSearchParams, maxSeats: number, sources: EstimateSources): WorkEstimate {
+function listWork(info: ResourceRequestInfo, query: URLSearchParams, maxSeats: number, sources: EstimateSources, fromCache = false): WorkEstimate {
   // A list of one named object is read as a get.
   if (info.name !== '' || info.selectedName !== '') return oneSeat;
   const limitParam = query.get('limit');
@@ -99,7 +103,7 @@ function listWork(info: ResourceRequestInfo, query: URLSearchParams, maxSeats: n
   const askedLimit = limitParam === null || limitParam === '' ? 0 : Number(limitParam);
   const limit = askedLimit > 0 && askedLimit < stored ? askedLimit : stored;
   let objects: number;
-  if (!fromStorage(query, askedLimit)) objects = stored;
+  if (fromCache || !fromStorage(query, askedLimit)) objects = stored;
   else if ((query.get('fieldSelector') ?? '') !== '' || (query.get('labelSelector') ?? '') !== '') objects = stored + limit;
   else objects = 2 * limit;
   return seats(Math.min(maxSeats, Math.max(1, Math.ceil(objects / objectsPerSeat))));

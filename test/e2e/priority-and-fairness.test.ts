@@ -175,7 +175,8 @@ test('a request\'s seats are its estimated work: a large list several, a write s
   assert.equal((await server.request('POST', '/api/v1/namespaces/work/configmaps', { token: 'alice-token', body: { metadata: { name: 'heard' } } })).status, 201);
   text = await scrape();
   assert.equal(sample(text, 'apiserver_flowcontrol_watch_count_samples_sum', global), 20);
-  assert.equal(sample(text, 'apiserver_flowcontrol_work_estimated_seats_sum', global), 5);
+  // The list's 3, a seat for each watch's start, the create's 2.
+  assert.equal(sample(text, 'apiserver_flowcontrol_work_estimated_seats_sum', global), 3 + 21 + 2);
   // The watches gone, a create is one seat again.
   for (const w of watches) w.close();
   await eventually(async () => {
@@ -229,4 +230,31 @@ test('/debug/api_priority_and_fairness dumps the levels, their queues and who wa
   finish();
   assert.equal(await answered, 201);
   assert.equal((await waiting).status, 200);
+});
+
+test('a watch takes a seat of its level while it starts, waiting for it as other requests do, and gives it back once established', async (t) => {
+  const server = await startServer({ tokenAuthFile: tokenFile(), authorizationModes: ['AlwaysAllow'], maxRequestsInflight: 1, maxMutatingRequestsInflight: 0, inflightQueueWaitMs: 300 });
+  t.after(() => server.stop());
+  const { answered, finish } = heldCreate(server, { token: 'alice-token', name: 'held' });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  // global-default's seat is taken: alice's watch waits, and is refused after the wait limit.
+  const refused = await server.request('GET', '/api/v1/namespaces/default/configmaps?watch=1', { token: 'alice-token' });
+  assert.equal(refused.status, 429, refused.text);
+  finish();
+  assert.equal(await answered, 201);
+  // Established, the watch holds no seat: alice's list has it at once, while the watch goes on.
+  const watch = await openStream(server, '/api/v1/namespaces/default/configmaps?watch=1', { authorization: 'Bearer alice-token' });
+  t.after(() => watch.close());
+  assert.equal(watch.status, 200);
+  assert.equal((await server.request('GET', '/api/v1/namespaces/default/configmaps', { token: 'alice-token' })).status, 200);
+  assert.equal((await server.request('POST', '/api/v1/namespaces/default/configmaps', { token: 'alice-token', body: { metadata: { name: 'seen' } } })).status, 201);
+  const names: string[] = [];
+  while (!names.includes('seen')) names.push((await watch.next()).object.metadata.name);
+  assert.deepEqual(names, ['held', 'seen']);
+  const text = (await server.request('GET', '/metrics', { token: 'admin-token' })).text;
+  const global = { flow_schema: 'global-default', priority_level: 'global-default' };
+  assert.equal(sample(text, 'apiserver_flowcontrol_current_executing_requests', global), 0);
+  assert.equal(sample(text, 'apiserver_flowcontrol_rejected_requests_total', { ...global, reason: 'time-out' }), 1);
+  // The scrape is the admin's own, exempt, and counted while it runs.
+  assert.equal(sample(text, 'apiserver_flowcontrol_current_executing_requests', { flow_schema: 'exempt', priority_level: 'exempt' }), 1);
 });

@@ -43,6 +43,11 @@ test('a list takes a seat per hundred objects it goes through, as upstream recko
   assert.equal(seats('/api/v1/configmaps?fieldSelector=metadata.name%3Dx'), 1);
   assert.equal(seatsFor('GET', '/apis/metrics.k8s.io/v1beta1/pods', src).initialSeats, 1);
   assert.equal(seats('/api/v1/pods?limit=abc', 6), 6);
+  // A watch starting with its list's objects costs what the list from the cache would; another, one.
+  assert.equal(seats('/api/v1/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan'), 10);
+  assert.equal(seats('/api/v1/configmaps?watch=1&sendInitialEvents=true&resourceVersion=5&limit=100'), 10);
+  assert.equal(seats('/api/v1/configmaps?watch=1'), 1);
+  assert.equal(seats('/api/v1/configmaps?watch=1&sendInitialEvents=false'), 1);
   // Gets and other verbs, one.
   assert.deepEqual(seatsFor('GET', '/api/v1/namespaces/a/configmaps/x', src), { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 });
 });

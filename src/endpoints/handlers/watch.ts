@@ -2,6 +2,7 @@
 // Protobuf frames, CBOR sequences), bookmarks and timeouts.
 import { isStatusError, notAcceptable, type IncludeObject, type KubeObject, type Status, type Table } from '../../api/index.ts';
 import { parseFieldSelector } from '../../api/fields.ts';
+import { watchInitialized } from '../../api/request-context.ts';
 import { watchFrame, type CacheEvent, type CacheWatcher } from '../../cache/index.ts';
 import { loadCborObjectCodec, type CborObjectCodec } from '../../encoding/cbor-loader.ts';
 import { partialObjectMetadata } from '../../encoding/partial-metadata.ts';
@@ -236,6 +237,8 @@ export async function watchHandler(scope: RequestScope): Promise<void> {
   }
   // A watch may stay quiet for long: the client must see it established now.
   res.flushHeaders?.();
+  // Its initial events are queued: the seats priority and fairness lent its start go back.
+  watchInitialized();
   const w = watcher;
   const stop = () => w.close();
   const timeoutSeconds = timeoutSecondsOf(params.timeoutSeconds, scope.watchStreams.minTimeoutSeconds);
