@@ -759,9 +759,9 @@ export class ApiServer {
       // A client that goes away while its request waits takes it out of the queue; an
       // exempt level's requests never wait (their seats count as its demand, which leaves
       // less for others to borrow).
-      const acquired = levels!.acquire(classified.level.name, classified.schemaName, classified.flow, {
-        work, whenAbandoned: (abandon) => res.once('close', abandon), describe: () => queuedRequest(user, info),
-      });
+      const acquired = levels!.acquire(classified.level.name, classified.schemaName, classified.flow, classified.level.exempt
+        ? (work === oneSeat ? exemptOneSeat : { work })
+        : { work, whenAbandoned: (abandon) => res.once('close', abandon), describe: () => queuedRequest(user, info) });
       let seat: Awaited<typeof acquired>;
       if (acquired instanceof Promise) {
         if (flow !== undefined) {
@@ -866,6 +866,9 @@ function exemptFromRefusal(req: Request, path: string): boolean {
 }
 
 /** Upstream's refusal past the limits: 429, plain text (Go's http.Error), try again after `retryAfter` seconds. */
+/** An exempt level's usual request: it never waits, so nothing to hear of its client leaving nor to show of it. */
+const exemptOneSeat = Object.freeze({ work: oneSeat });
+
 /** A request counted against the limits: what ends it, and for a watch, what gives its seats back once it is initialized. */
 interface Admission {
   release(): void;
