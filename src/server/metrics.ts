@@ -84,6 +84,12 @@ export interface FlowSeries {
   observeEstimatedSeats(seats: number): void;
   /** The watches a write's event goes to (apiserver_flowcontrol_watch_count_samples). */
   observeWatchCount(count: number): void;
+  /** How long a request of a limited level waited, and whether it then ran (apiserver_flowcontrol_request_wait_duration_seconds). */
+  observeWait(seconds: number, executed: boolean): void;
+  /** How long it ran, a watch until it was initialized (apiserver_flowcontrol_request_execution_seconds). */
+  observeExecution(seconds: number, watch: boolean): void;
+  /** Its queue's length once it joined it (apiserver_flowcontrol_request_queue_length_after_enqueue). */
+  observeQueueLength(length: number): void;
 }
 
 export class ApiMetrics {
@@ -115,6 +121,9 @@ export class ApiMetrics {
   readonly #flowExecutingSeats: PlainGauge;
   readonly #flowEstimatedSeats: PlainHistogram;
   readonly #flowWatchCounts: PlainHistogram;
+  readonly #flowWaits: PlainHistogram;
+  readonly #flowExecutions: PlainHistogram;
+  readonly #flowQueueLengths: PlainHistogram;
   readonly #flowSeries = new Map<string, FlowSeries>();
   #levelSeats: () => { levels: readonly LevelSeats[]; fairFraction: number } = () => ({ levels: [], fairFraction: 0 });
   readonly #authzWebhookEvaluations: PlainCounter;
@@ -226,6 +235,10 @@ export class ApiMetrics {
     this.#flowExecutingSeats = new PlainGauge(list, 'apiserver_flowcontrol_current_executing_seats', 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem');
     this.#flowEstimatedSeats = new PlainHistogram(list, 'apiserver_flowcontrol_work_estimated_seats', 'Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness', [1, 2, 4, 10]);
     this.#flowWatchCounts = new PlainHistogram(list, 'apiserver_flowcontrol_watch_count_samples', 'count of watchers for mutating requests in API Priority and Fairness', [0, 1, 10, 100, 1000, 10000]);
+    const flowDurations = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30];
+    this.#flowWaits = new PlainHistogram(list, 'apiserver_flowcontrol_request_wait_duration_seconds', 'Length of time a request spent waiting in its queue', flowDurations);
+    this.#flowExecutions = new PlainHistogram(list, 'apiserver_flowcontrol_request_execution_seconds', 'Duration of initial stage (for a WATCH) or any (for a non-WATCH) stage of request execution in the API Priority and Fairness subsystem', flowDurations);
+    this.#flowQueueLengths = new PlainHistogram(list, 'apiserver_flowcontrol_request_queue_length_after_enqueue', 'Length of queue in the API Priority and Fairness subsystem, as seen by each request after it is enqueued', [0, 10, 25, 50, 100, 250, 500, 1000]);
     const levelGauge = (name: string, help: string, value: (seats: LevelSeats) => number) =>
       new CollectedGauge(list, `apiserver_flowcontrol_${name}`, help, () => this.#levelSeats().levels.map((seats) => ({ labels: { priority_level: seats.level }, value: value(seats) })));
     levelGauge('nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', (seats) => seats.nominal);
@@ -258,6 +271,9 @@ export class ApiMetrics {
       // Histogram series appear with their first observation, as upstream's.
       let estimated: HistogramSeries | undefined;
       let watchCounts: HistogramSeries | undefined;
+      let queueLengths: HistogramSeries | undefined;
+      const waits: Array<HistogramSeries | undefined> = [undefined, undefined];
+      const executions: Array<HistogramSeries | undefined> = [undefined, undefined];
       series = {
         dispatched: this.#flowDispatched.series(key, labels),
         inQueue: this.#flowInQueue.series(key, labels),
@@ -266,6 +282,15 @@ export class ApiMetrics {
         executingSeats: this.#flowExecutingSeats.series(key, labels),
         observeEstimatedSeats: (seats) => (estimated ??= this.#flowEstimatedSeats.series(key, labels)).observe(seats),
         observeWatchCount: (count) => (watchCounts ??= this.#flowWatchCounts.series(key, labels)).observe(count),
+        observeQueueLength: (length) => (queueLengths ??= this.#flowQueueLengths.series(key, labels)).observe(length),
+        observeWait: (seconds, executed) => {
+          const i = executed ? 1 : 0;
+          (waits[i] ??= this.#flowWaits.series(`${key}\0${executed}`, () => ({ flow_schema: schema, priority_level: level, execute: String(executed) }))).observe(seconds);
+        },
+        observeExecution: (seconds, watch) => {
+          const i = watch ? 1 : 0;
+          (executions[i] ??= this.#flowExecutions.series(`${key}\0${watch}`, () => ({ flow_schema: schema, priority_level: level, type: watch ? 'watch' : 'regular' }))).observe(seconds);
+        },
         rejected: (reason) => {
           let counter = rejected.get(reason);
           if (counter === undefined) rejected.set(reason, (counter = this.#flowRejected.series(`${key}\0${reason}`, () => ({ flow_schema: schema, priority_level: level, reason }))));

@@ -135,6 +135,8 @@ export interface AcquireOptions {
   whenAbandoned?: (abandon: () => void) => void;
   /** What it shows of itself, asked only if it waits. */
   describe?: () => QueuedRequest;
+  /** Told the length of its queue once it joined it (a request served at once joined an empty one, as upstream's are all queued first). */
+  enqueued?: (queueLength: number) => void;
 }
 
 /** A level as upstream's debug dump shows it. */
@@ -491,6 +493,7 @@ export class PriorityLevels {
     }
     const queue = level.queueFor(schema, flow);
     if (level.waiting === 0 && level.fits(seats)) {
+      opts.enqueued?.(1);
       level.start(seats, queue);
       return this.#seated(level, seats, work, queue);
     }
@@ -526,6 +529,7 @@ export class PriorityLevels {
         }, this.#maxWaitMs),
       };
       queue.waiting.push(waiter);
+      opts.enqueued?.(queue.waiting.length);
       queue.waitingSeats += seats;
       level.waiting++;
       level.waitingSeats += seats;

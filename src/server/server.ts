@@ -759,9 +759,12 @@ export class ApiServer {
       // A client that goes away while its request waits takes it out of the queue; an
       // exempt level's requests never wait (their seats count as its demand, which leaves
       // less for others to borrow).
-      const acquired = levels!.acquire(classified.level.name, classified.schemaName, classified.flow, classified.level.exempt
+      const exempt = classified.level.exempt;
+      // Upstream times the wait of every request of a limited level, whether it waited or not.
+      const waitStarted = exempt || flow === undefined ? 0 : performance.now();
+      const acquired = levels!.acquire(classified.level.name, classified.schemaName, classified.flow, exempt
         ? (work === oneSeat ? exemptOneSeat : { work })
-        : { work, whenAbandoned: (abandon) => res.once('close', abandon), describe: () => queuedRequest(user, info) });
+        : { work, whenAbandoned: (abandon) => res.once('close', abandon), describe: () => queuedRequest(user, info), ...(flow !== undefined ? { enqueued: flow.observeQueueLength } : {}) });
       let seat: Awaited<typeof acquired>;
       if (acquired instanceof Promise) {
         if (flow !== undefined) {
@@ -780,6 +783,7 @@ export class ApiServer {
       } else {
         seat = acquired;
       }
+      if (!exempt) flow?.observeWait((performance.now() - waitStarted) / 1000, typeof seat === 'object');
       if (typeof seat !== 'object') {
         forgetWatch?.();
         flow?.rejected(seat);
@@ -793,11 +797,13 @@ export class ApiServer {
         flow.executingSeats.value += seats;
         let released = false;
         const { release } = seat;
+        const started = performance.now();
         done = () => {
           if (released) return;
           released = true;
           flow.executing.value--;
           flow.executingSeats.value -= seats;
+          flow.observeExecution((performance.now() - started) / 1000, watch);
           release();
         };
       }

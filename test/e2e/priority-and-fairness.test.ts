@@ -251,10 +251,23 @@ test('a watch takes a seat of its level while it starts, waiting for it as other
   const names: string[] = [];
   while (!names.includes('seen')) names.push((await watch.next()).object.metadata.name);
   assert.deepEqual(names, ['held', 'seen']);
-  const text = (await server.request('GET', '/metrics', { token: 'admin-token' })).text;
   const global = { flow_schema: 'global-default', priority_level: 'global-default' };
-  assert.equal(sample(text, 'apiserver_flowcontrol_current_executing_requests', global), 0);
+  // Every request has ended (its seat's release comes with its stream's close).
+  const text = await eventually(async () => {
+    const scraped = (await server.request('GET', '/metrics', { token: 'admin-token' })).text;
+    assert.equal(sample(scraped, 'apiserver_flowcontrol_current_executing_requests', global), 0);
+    return scraped;
+  });
   assert.equal(sample(text, 'apiserver_flowcontrol_rejected_requests_total', { ...global, reason: 'time-out' }), 1);
+  // Each request's wait (the refused watch's 300 ms among them), how long each ran (the watch until it was established), its queue's length.
+  assert.equal(sample(text, 'apiserver_flowcontrol_request_wait_duration_seconds_count', { ...global, execute: 'true' }), 4);
+  assert.equal(sample(text, 'apiserver_flowcontrol_request_wait_duration_seconds_count', { ...global, execute: 'false' }), 1);
+  assert.ok(sample(text, 'apiserver_flowcontrol_request_wait_duration_seconds_sum', { ...global, execute: 'false' }) >= 0.29);
+  assert.equal(sample(text, 'apiserver_flowcontrol_request_wait_duration_seconds_bucket', { ...global, execute: 'false', le: '0.2' }), 0);
+  assert.equal(sample(text, 'apiserver_flowcontrol_request_execution_seconds_count', { ...global, type: 'watch' }), 1);
+  assert.equal(sample(text, 'apiserver_flowcontrol_request_execution_seconds_count', { ...global, type: 'regular' }), 3);
+  assert.equal(sample(text, 'apiserver_flowcontrol_request_queue_length_after_enqueue_count', global), 5);
+  assert.equal(sample(text, 'apiserver_flowcontrol_request_queue_length_after_enqueue_bucket', { ...global, le: '0' }), 0);
   // The scrape is the admin's own, exempt, and counted while it runs.
   assert.equal(sample(text, 'apiserver_flowcontrol_current_executing_requests', { flow_schema: 'exempt', priority_level: 'exempt' }), 1);
 });
