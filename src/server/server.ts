@@ -871,7 +871,6 @@ function exemptFromRefusal(req: Request, path: string): boolean {
   return ['/metrics', '/readyz', '/livez', '/healthz'].some((prefix) => path.startsWith(prefix));
 }
 
-/** Upstream's refusal past the limits: 429, plain text (Go's http.Error), try again after `retryAfter` seconds. */
 /** An exempt level's usual request: it never waits, so nothing to hear of its client leaving nor to show of it. */
 const exemptOneSeat = Object.freeze({ work: oneSeat });
 
@@ -888,6 +887,7 @@ function queuedRequest(user: UserInfo, info: RequestInfo): QueuedRequest {
     : { user: user.name, verb: info.verb, path: info.path, namespace: '', name: '', group: '', version: '', resource: '', subresource: '' };
 }
 
+/** Upstream's refusal past the limits: 429, plain text (Go's http.Error), try again after `retryAfter` seconds. */
 function tooManyRequests(res: HttpResponse, retryAfter: number): void {
   res.statusCode = 429;
   res.setHeader('Retry-After', String(retryAfter));
