@@ -38,11 +38,11 @@ export function mutatingAdmissionPolicy(sources: MutatingPolicySources): Admissi
       const variables: Record<string, unknown> = { ...(await requestVariables(attrs, sources)), params: param === null ? null : celValue(param, undefined) };
       const conditions = objects(spec.matchConditions).map((c) => ({ name: text(c.name), expression: text(c.expression) }));
       if (conditions.length > 0) {
-        const outcome = evaluateMatchConditions(conditions, variables);
+        const outcome = await evaluateMatchConditions(conditions, variables);
         if ('error' in outcome) throw new MutationFailure(outcome.error);
         if (!outcome.matches) continue;
       }
-      const broken = composeVariables(spec, variables);
+      const broken = await composeVariables(spec, variables);
       for (const mutation of objects(spec.mutations)) {
         const patchType = text(mutation.patchType);
         const holder = patchType === 'JSONPatch' ? mutation.jsonPatch : mutation.applyConfiguration;
@@ -53,7 +53,7 @@ export function mutatingAdmissionPolicy(sources: MutatingPolicySources): Admissi
         if (compiled.program === undefined) throw new MutationFailure(`compilation error: ${compiled.error}`);
         let result: unknown;
         try {
-          result = celToJson(compiled.program(variables));
+          result = celToJson(await compiled.program(variables));
         } catch (err) {
           throw new MutationFailure(`expression '${expression}' resulted in error: ${firstLine(err)}`);
         }

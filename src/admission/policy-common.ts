@@ -6,6 +6,7 @@ import type { KubeObject } from '../api/index.ts';
 import { isObject } from '../api/json.ts';
 import { isEverything, matchLabels, type LabelSelector } from '../api/labels.ts';
 import { currentRequest, type RequestUser } from '../api/request-context.ts';
+import { noAuthorizer, type Authorize } from '../cel/authz.ts';
 import { cel, loadCel } from '../cel/lazy.ts';
 import type { AdmissionAttributes } from './chain.ts';
 import { admissionReview } from './webhook-review.ts';
@@ -19,7 +20,7 @@ export const objects = (v: unknown): Raw[] => (Array.isArray(v) ? v.filter(isObj
 const apiserverUser: RequestUser = { name: 'system:apiserver', uid: '', groups: ['system:authenticated', 'system:masters'] };
 
 /** What a policy's expressions see (all dynamically typed). */
-export const policyVariableTypes = { object: 'dyn', oldObject: 'dyn', request: 'dyn', params: 'dyn', namespaceObject: 'dyn', variables: 'dyn', authorizer: 'dyn' } as const;
+export const policyVariableTypes = { object: 'dyn', oldObject: 'dyn', request: 'dyn', params: 'dyn', namespaceObject: 'dyn', variables: 'dyn', authorizer: 'kubernetes.authorization.Authorizer' } as const;
 
 export function specOf(o: KubeObject): Raw {
   const spec = (o as Raw).spec;
@@ -37,6 +38,8 @@ export interface PolicySources {
    * cluster-scoped), by name or label selector; undefined when the kind is not served.
    */
   params(apiVersion: string, kind: string, namespace: string, name: string | undefined, selector: LabelSelector | undefined): Promise<KubeObject[] | undefined>;
+  /** The server's authorizer, which the expressions' `authorizer` asks; without it (tests) every check has no opinion. */
+  authorize?: Authorize;
   log(message: string): void;
 }
 
@@ -120,26 +123,30 @@ export async function paramsFor(policy: KubeObject, binding: KubeObject, attrs: 
   return { params: found };
 }
 
-/** object, oldObject, request and namespaceObject, in CEL form. */
-export async function requestVariables(attrs: AdmissionAttributes, sources: PolicySources): Promise<Record<string, unknown>> {
+/** object, oldObject, request and namespaceObject, in CEL form, and the authorizer library for the requesting user. */
+export async function requestVariables(attrs: AdmissionAttributes, sources: Pick<PolicySources, 'namespace' | 'authorize'>): Promise<Record<string, unknown>> {
   // Every policy's evaluation starts here: CEL is loaded from here on (composeVariables and the plugins call cel()).
-  const { celValue } = await loadCel();
-  const request = (admissionReview('v1', '', attrs, currentRequest()?.user ?? apiserverUser) as { request: unknown }).request;
+  const { celValue, CelAuthorizer } = await loadCel();
+  const user = currentRequest()?.user ?? apiserverUser;
+  const request = (admissionReview('v1', '', attrs, user) as { request: unknown }).request;
   const namespaceObject = attrs.namespace === '' ? undefined : await sources.namespace(attrs.namespace);
   return {
     object: attrs.object === undefined ? null : celValue(attrs.object, undefined),
     oldObject: attrs.oldObject === undefined ? null : celValue(attrs.oldObject, undefined),
     request: celValue(request, undefined),
     namespaceObject: namespaceObject === undefined ? null : celValue(namespaceObject, undefined),
-    authorizer: null,
+    authorizer: new CelAuthorizer(user, sources.authorize ?? noAuthorizer, {
+      group: attrs.group, version: attrs.version, resource: attrs.resource, subresource: attrs.subresource, namespace: attrs.namespace, name: attrs.name,
+    }),
   };
 }
+
 
 /**
  * Sets `variables.variables` to the policy's variables, each evaluated in order (able to
  * use those before it); answers the errors of those that failed, by name.
  */
-export function composeVariables(spec: Raw, variables: Record<string, unknown>): Map<string, string> {
+export async function composeVariables(spec: Raw, variables: Record<string, unknown>): Promise<Map<string, string>> {
   const composed: Record<string, unknown> = {};
   const broken = new Map<string, string>();
   variables.variables = composed;
@@ -151,7 +158,7 @@ export function composeVariables(spec: Raw, variables: Record<string, unknown>):
       continue;
     }
     try {
-      composed[name] = compiled.program(variables);
+      composed[name] = await compiled.program(variables);
     } catch (err) {
       broken.set(name, `expression '${text(v.expression)}' resulted in error: ${firstLine(err)}`);
     }

@@ -50,7 +50,7 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
       const variables: Record<string, unknown> = { ...base, params: param === null ? null : celValue(param, undefined) };
       const conditions: MatchCondition[] = objects(spec.matchConditions).map((c) => ({ name: text(c.name), expression: text(c.expression) }));
       if (conditions.length > 0) {
-        const outcome = evaluateMatchConditions(conditions, variables);
+        const outcome = await evaluateMatchConditions(conditions, variables);
         if ('error' in outcome) {
           decisions.push(...failure(outcome.error));
           continue;
@@ -58,12 +58,12 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
         if (!outcome.matches) continue;
       }
       // Variables in order, each able to use those before it; one that fails fails what uses it.
-      const broken = composeVariables(spec, variables);
+      const broken = await composeVariables(spec, variables);
       // auditAnnotations: each value expression's string (null: none) under `<policy>/<key>`.
       for (const annotation of objects(spec.auditAnnotations)) {
         const compiled = compile(text(annotation.valueExpression), policyVariableTypes);
         try {
-          const value = compiled.program?.(variables);
+          const value = await compiled.program?.(variables);
           if (typeof value === 'string' && value !== '') addAuditAnnotation(`${policy.metadata.name}/${text(annotation.key)}`, value.slice(0, 10 * 1024));
         } catch (err) {
           decisions.push(...failure(`expression '${text(annotation.valueExpression)}' resulted in error: ${firstLine(err)}`));
@@ -83,7 +83,7 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
         }
         let result: unknown;
         try {
-          result = compiled.program(variables);
+          result = await compiled.program(variables);
         } catch (err) {
           decisions.push(...failure(`expression '${expression}' resulted in error: ${firstLine(err)}`));
           continue;
@@ -93,7 +93,7 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
           decisions.push(...failure(`expression '${expression}' resulted in an unexpected type: want bool`));
           continue;
         }
-        decisions.push({ action: 'deny', message: messageOf(validation, variables), reason: text(validation.reason) || 'Invalid', expressionIndex: index });
+        decisions.push({ action: 'deny', message: await messageOf(validation, variables), reason: text(validation.reason) || 'Invalid', expressionIndex: index });
       }
     }
     return decisions;
@@ -138,12 +138,12 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
 }
 
 /** A failed validation's message: its message, else its messageExpression's answer, else upstream's default. */
-function messageOf(validation: Raw, variables: Record<string, unknown>): string {
+async function messageOf(validation: Raw, variables: Record<string, unknown>): Promise<string> {
   if (text(validation.message) !== '') return text(validation.message);
   if (text(validation.messageExpression) !== '') {
     const compiled = cel().compile(text(validation.messageExpression), policyVariableTypes);
     try {
-      const message = compiled.program?.(variables);
+      const message = await compiled.program?.(variables);
       if (typeof message === 'string' && message.trim() !== '' && !message.includes('\n')) return message.trim();
     } catch {
       // As upstream: a messageExpression that fails falls back to the default message.

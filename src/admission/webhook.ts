@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { badRequest, forbidden, internalError, type KubeObject } from '../api/index.ts';
 import { addWarning, currentRequest, type RequestUser } from '../api/request-context.ts';
 import { deepEqual, isObject } from '../api/json.ts';
+import { noAuthorizer, type Authorize } from '../cel/authz.ts';
 import { loadCel } from '../cel/lazy.ts';
 import { applyJsonPatch } from '../patch/index.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
@@ -24,6 +25,8 @@ export interface WebhookAdmissionOptions {
   validating: WebhookConfigurationSource;
   /** A namespace's labels, or undefined when it does not exist (namespaceSelector). */
   namespaceLabels(name: string): Promise<Record<string, string> | undefined>;
+  /** The server's authorizer, which match conditions' `authorizer` asks. */
+  authorize?: Authorize;
   log(message: string): void;
 }
 
@@ -124,12 +127,16 @@ export class WebhookAdmission {
   private async shouldSend(hook: Webhook, attrs: AdmissionAttributes, match: MatchContext): Promise<boolean> {
     if (!(await shouldCall(hook, attrs, match))) return false;
     if (hook.matchConditions.length === 0) return true;
-    const { evaluateMatchConditions, celValue } = await loadCel();
-    const request = (admissionReview('v1', '', attrs, currentRequest()?.user ?? apiserverUser) as { request: unknown }).request;
-    const outcome = evaluateMatchConditions(hook.matchConditions, {
+    const { evaluateMatchConditions, celValue, CelAuthorizer } = await loadCel();
+    const user = currentRequest()?.user ?? apiserverUser;
+    const request = (admissionReview('v1', '', attrs, user) as { request: unknown }).request;
+    const outcome = await evaluateMatchConditions(hook.matchConditions, {
       object: attrs.object === undefined ? null : celValue(attrs.object, undefined),
       oldObject: attrs.oldObject === undefined ? null : celValue(attrs.oldObject, undefined),
       request: celValue(request, undefined),
+      authorizer: new CelAuthorizer(user, this.opts.authorize ?? noAuthorizer, {
+        group: attrs.group, version: attrs.version, resource: attrs.resource, subresource: attrs.subresource, namespace: attrs.namespace, name: attrs.name,
+      }),
     });
     if ('error' in outcome) {
       if (hook.failurePolicy === 'Ignore') return false;

@@ -5,3 +5,4 @@ export { celToJson } from './objects.ts';
 export { undefinedFieldErrors } from './type-check.ts';
 export { celValue, evaluateValidationRules, validationRuleErrors } from './validation-rules.ts';
 export { compileAuthenticationExpression, compileAuthorizationCondition, selectsField } from './authentication.ts';
+export { CelAuthorizer, type Authorize } from './authz.ts';

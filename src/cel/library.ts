@@ -4,6 +4,7 @@
 // (k8s.io/apiserver/pkg/cel/library); regular expressions are RE2, as Go's.
 
 import type { Environment } from '@marcbachmann/cel-js';
+import { registerAuthzLibrary } from './authz.ts';
 import { registerTwoVariableComprehensions } from './comprehensions.ts';
 import { CelEvalError } from './errors.ts';
 import { construct } from './objects.ts';
@@ -159,6 +160,7 @@ function namespace(env: Environment, name: string, type: new () => object): void
 export function registerKubernetesLibraries(env: Environment): Environment {
   const fn = (signature: string, handler: (...args: any[]) => unknown) => env.registerFunction(signature, handler);
   registerTwoVariableComprehensions(env);
+  registerAuthzLibrary(env);
 
   // cel-go's strings extension: the parts cel-js does not have (it has lowerAscii,
   // upperAscii, split, trim, indexOf, lastIndexOf, substring, join).

@@ -10,12 +10,13 @@ export interface MatchCondition {
   expression: string;
 }
 
-/** What match conditions see: the object, the old object and the AdmissionRequest, in CEL form. */
-export const matchConditionVariables = { object: 'dyn', oldObject: 'dyn', request: 'dyn', params: 'dyn', namespaceObject: 'dyn' } as const;
+/** What match conditions see: the object, the old object and the AdmissionRequest, in CEL form, and the authorizer library. */
+export const matchConditionVariables = { object: 'dyn', oldObject: 'dyn', request: 'dyn', params: 'dyn', namespaceObject: 'dyn', authorizer: 'kubernetes.authorization.Authorizer' } as const;
 
 export type MatchOutcome = { matches: true } | { matches: false; failedCondition: string } | { error: string };
 
-export function evaluateMatchConditions(conditions: readonly MatchCondition[], variables: Record<string, unknown>): MatchOutcome {
+/** Evaluates the conditions in order; a promise only when an authorizer check must wait for its answer. */
+export async function evaluateMatchConditions(conditions: readonly MatchCondition[], variables: Record<string, unknown>): Promise<MatchOutcome> {
   const errors: string[] = [];
   for (const condition of conditions) {
     const compiled = compile(condition.expression, matchConditionVariables);
@@ -25,7 +26,7 @@ export function evaluateMatchConditions(conditions: readonly MatchCondition[], v
     }
     let result: unknown;
     try {
-      result = compiled.program(variables);
+      result = await compiled.program(variables);
     } catch (err) {
       errors.push(`expression '${condition.expression}' resulted in error: ${((err as Error).message ?? String(err)).split('\n')[0]}`);
       continue;

@@ -29,6 +29,7 @@ import { WebhookAdmission, type WebhookConfigurationSource } from '../admission/
 import { isStatusError, type KubeObject } from '../api/index.ts';
 import { clone } from '../api/json.ts';
 import type { CacheWatcher } from '../cache/index.ts';
+import type { Authorize } from '../cel/authz.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { Store } from '../registry/store.ts';
 
@@ -136,6 +137,8 @@ export interface AdmissionOptions {
   podSecurityMetrics?: PodSecurityMetrics;
   /** The server's authorizer, for the certificate plugins; without it (tests) signers are allowed. */
   authorizeSigner?: SignerAuthorizer;
+  /** The server's authorizer, for the `authorizer` of admission policies' and webhooks' expressions. */
+  authorize?: Authorize;
   /** `--default-not-ready-toleration-seconds` and `--default-unreachable-toleration-seconds` (300 each). */
   defaultTolerations?: DefaultTolerations;
 }
@@ -176,6 +179,7 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
       const items = (await served.store.list(scope, { consistency: { kind: 'any' } })).items.map((item) => item.object);
       return selector === undefined ? items : items.filter((o) => matchLabels(selector, o.metadata.labels ?? {}));
     },
+    ...(options.authorize !== undefined ? { authorize: options.authorize } : {}),
     log,
   };
   const webhooks = new WebhookAdmission({
@@ -189,6 +193,7 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
         throw err;
       }
     },
+    ...(options.authorize !== undefined ? { authorize: options.authorize } : {}),
     log,
   });
   return {

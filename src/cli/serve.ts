@@ -300,6 +300,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       });
       return decision?.decision === 'Allow';
     },
+    // Admission policies' and webhooks' `authorizer` asks the server's own.
+    authorize: (user, attributes) => authorization.authorizer?.authorize(user, attributes) ?? { decision: 'NoOpinion', reason: 'the authorizer is not ready' },
   });
   // Escalation prevention comes first, as upstream's rbac storages check before admission.
   const admission = new AdmissionChain([
