@@ -136,7 +136,7 @@ export async function requestVariables(attrs: AdmissionAttributes, sources: Pick
     request: celValue(request, undefined),
     namespaceObject: namespaceObject === undefined ? null : celValue(namespaceObject, undefined),
     authorizer: new CelAuthorizer(user, sources.authorize ?? noAuthorizer, {
-      group: attrs.group, version: attrs.version, resource: attrs.resource, subresource: attrs.subresource, namespace: attrs.namespace, name: attrs.name,
+      group: attrs.group, resource: attrs.resource, subresource: attrs.subresource, namespace: attrs.namespace, name: attrs.name,
     }),
   };
 }

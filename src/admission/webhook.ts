@@ -135,7 +135,7 @@ export class WebhookAdmission {
       oldObject: attrs.oldObject === undefined ? null : celValue(attrs.oldObject, undefined),
       request: celValue(request, undefined),
       authorizer: new CelAuthorizer(user, this.opts.authorize ?? noAuthorizer, {
-        group: attrs.group, version: attrs.version, resource: attrs.resource, subresource: attrs.subresource, namespace: attrs.namespace, name: attrs.name,
+        group: attrs.group, resource: attrs.resource, subresource: attrs.subresource, namespace: attrs.namespace, name: attrs.name,
       }),
     });
     if ('error' in outcome) {

@@ -23,7 +23,6 @@ export const noAuthorizer: Authorize = () => ({ decision: 'NoOpinion', reason: '
 /** The request's own resource, for `authorizer.requestResource`. */
 export interface RequestResource {
   group: string;
-  version: string;
   resource: string;
   subresource: string;
   namespace: string;
@@ -40,7 +39,7 @@ export class CelAuthorizer {
     this.user = user;
     this.authorize = authorize;
     this.requestResource = request === undefined ? null : new CelResourceCheck(this, request.group, request.resource, {
-      version: request.version, subresource: request.subresource, namespace: request.namespace, name: request.name,
+      subresource: request.subresource, namespace: request.namespace, name: request.name,
     });
   }
 }
@@ -66,7 +65,6 @@ export class CelGroupCheck {
 }
 
 interface ResourceCheckParts {
-  version: string;
   subresource: string;
   namespace: string;
   name: string;
@@ -84,8 +82,7 @@ export class CelResourceCheck {
     this.authorizer = authorizer;
     this.group = group;
     this.resource = resource;
-    // A resource check asks for any version unless it is the request's own.
-    this.parts = { version: '*', subresource: '', namespace: '', name: '', fieldSelector: '', labelSelector: '', ...parts };
+    this.parts = { subresource: '', namespace: '', name: '', fieldSelector: '', labelSelector: '', ...parts };
   }
 
   with(parts: Partial<ResourceCheckParts>): CelResourceCheck {
@@ -120,7 +117,8 @@ function decide(authorizer: CelAuthorizer, attributes: AuthorizationAttributes):
 function resourceAttributes(check: CelResourceCheck, verb: string): AuthorizationAttributes {
   const { parts } = check;
   const attributes: AuthorizationAttributes = {
-    verb, group: check.group, resource: check.resource, subresource: parts.subresource, namespace: parts.namespace, name: parts.name, path: '', version: parts.version,
+    // Any version, the request's own resource too, as upstream's checks ask.
+    verb, group: check.group, resource: check.resource, subresource: parts.subresource, namespace: parts.namespace, name: parts.name, path: '', version: '*',
   };
   if (parts.labelSelector !== '') attributes.labelSelector = parts.labelSelector;
   if (parts.fieldSelector !== '') {

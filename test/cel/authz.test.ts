@@ -21,15 +21,15 @@ test('a resource check asks the authorizer with the check\'s parts and the user,
   const authorizer = new CelAuthorizer(alice, (user, attributes) => {
     asked.push([user.name, attributes]);
     return attributes.verb === 'get' ? { decision: 'Allow' } : { decision: 'NoOpinion', reason: 'no rule' };
-  }, { group: 'apps', version: 'v1', resource: 'deployments', subresource: '', namespace: 'ns', name: 'web' });
+  }, { group: 'apps', resource: 'deployments', subresource: '', namespace: 'ns', name: 'web' });
   assert.equal(run("authorizer.group('apps').resource('deployments').subresource('scale').namespace('ns').name('web').check('get').allowed()", authorizer), true);
   assert.deepEqual(asked.pop(), ['alice', { verb: 'get', group: 'apps', resource: 'deployments', subresource: 'scale', namespace: 'ns', name: 'web', path: '', version: '*' }]);
   assert.equal(run("authorizer.group('').resource('secrets').check('list').allowed()", authorizer), false);
   assert.equal(run("authorizer.group('').resource('secrets').check('list').reason()", authorizer), 'no rule');
   assert.equal(run("authorizer.group('').resource('secrets').check('list').errored()", authorizer), false);
-  // The request's own resource, in its version.
+  // The request's own resource (any version, as every check).
   assert.equal(run("authorizer.requestResource.check('approve').allowed()", authorizer), false);
-  assert.deepEqual(asked.pop()![1], { verb: 'approve', group: 'apps', resource: 'deployments', subresource: '', namespace: 'ns', name: 'web', path: '', version: 'v1' });
+  assert.deepEqual(asked.pop()![1], { verb: 'approve', group: 'apps', resource: 'deployments', subresource: '', namespace: 'ns', name: 'web', path: '', version: '*' });
   // Selectors go with the check.
   run("authorizer.group('').resource('pods').fieldSelector('spec.nodeName=n1').labelSelector('a=b').check('list').allowed()", authorizer);
   const [, selected] = asked.pop()!;
