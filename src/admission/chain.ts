@@ -1,5 +1,6 @@
 // The admission chain: mutating then validating plugins, called by the Store on every write.
 import type { KubeObject } from '../api/index.ts';
+import { clone, deepEqual } from '../api/json.ts';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE';
 
@@ -26,6 +27,66 @@ export interface AdmissionAttributes {
    * strategy after mutating admission.
    */
   mutated?: boolean;
+  /** The mutating phase's reinvocation, once a plugin that may run again made one (reinvocationOf). */
+  reinvocation?: Reinvocation;
+}
+
+/**
+ * Upstream's reinvocation context. A webhook or admission policy that changes the object
+ * asks for the mutating phase to run once more: every built-in plugin again (a webhook may
+ * have added what they default), and of the webhooks and policies those that asked to be
+ * (reinvocationPolicy IfNeeded) and ran before a change. Each plugin keeps its own record.
+ */
+export class Reinvocation {
+  /** The second pass. */
+  again = false;
+  /** Something changed the object: the phase runs once more. */
+  requested = false;
+  readonly #records = new Map<string, ReinvocationRecord>();
+
+  record(plugin: string): ReinvocationRecord {
+    let record = this.#records.get(plugin);
+    if (record === undefined) this.#records.set(plugin, (record = new ReinvocationRecord()));
+    return record;
+  }
+}
+
+/** What of one plugin (its webhooks, its policies, by key) may run again, and must. */
+export class ReinvocationRecord {
+  #invoked = new Set<string>();
+  readonly #again = new Set<string>();
+  #output: unknown;
+
+  /** It ran `key`, which asked to run again when something changes the object after it. */
+  invoked(key: string): void {
+    this.#invoked.add(key);
+  }
+
+  /** The object changed: what ran before and asked to, runs again. */
+  changed(): void {
+    for (const key of this.#invoked) this.#again.add(key);
+    this.#invoked = new Set();
+  }
+
+  /** Whether `key` runs in the second pass. */
+  runsAgain(key: string): boolean {
+    return this.#again.has(key);
+  }
+
+  /** The object as the plugin left it, to tell at its next pass whether others changed it since. */
+  left(object: KubeObject | undefined): void {
+    this.#output = clone(object);
+  }
+
+  /** Whether the object is no longer as the plugin left it. */
+  changedSince(object: KubeObject | undefined): boolean {
+    return !deepEqual(this.#output, object);
+  }
+}
+
+/** The request's reinvocation context, made on first use. */
+export function reinvocationOf(attrs: AdmissionAttributes): Reinvocation {
+  return (attrs.reinvocation ??= new Reinvocation());
 }
 
 /** A built-in plugin or a webhook. Errors are thrown as StatusError. */
@@ -53,9 +114,18 @@ export class AdmissionChain {
     this.plugins = plugins;
   }
 
+  /** The mutating phase, and once more when a plugin asked for it (see Reinvocation). */
+  async admit(attrs: AdmissionAttributes): Promise<void> {
+    await this.#admitOnce(attrs);
+    const reinvocation = attrs.reinvocation;
+    if (reinvocation?.requested !== true) return;
+    reinvocation.again = true;
+    await this.#admitOnce(attrs);
+  }
+
   // A plugin that answered at once is not awaited: an `await` of nothing still makes a
   // promise and waits a turn of the microtask queue, and most plugins pass most writes at once.
-  async admit(attrs: AdmissionAttributes): Promise<void> {
+  async #admitOnce(attrs: AdmissionAttributes): Promise<void> {
     for (const plugin of this.plugins) {
       const pending = plugin.admit?.(attrs);
       if (pending !== undefined) await pending;

@@ -4,13 +4,15 @@
 // (`Object{spec: Object.spec{…}}`) merged into the object by its type's structure, or a
 // list of JSONPatch operations. Each mutation sees the object as the ones before left it.
 // An expression that cannot be evaluated, or a binding that cannot be applied, refuses the
-// request under failurePolicy Fail and is passed over under Ignore.
+// request under failurePolicy Fail and is passed over under Ignore. A policy that changed the
+// object makes the chain run the mutating phase again (chain.ts's Reinvocation), where the
+// policies with reinvocationPolicy IfNeeded that ran before a change apply again.
 
 import { StatusError, type KubeObject } from '../api/index.ts';
 import { deepEqual, isObject } from '../api/json.ts';
 import { loadCel } from '../cel/lazy.ts';
 import { applyJsonPatch } from '../patch/index.ts';
-import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
+import { reinvocationOf, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
 import {
   bindingApplies, boundPolicies, brokenVariableUsed, composeVariables, firstLine, objects, paramsFor, policyVariableTypes, requestVariables, specOf, text, type BoundPolicy, type PolicySources,
 } from './policy-common.ts';
@@ -24,16 +26,17 @@ export interface MutatingPolicySources extends PolicySources {
 class MutationFailure extends Error {}
 
 export function mutatingAdmissionPolicy(sources: MutatingPolicySources): AdmissionPlugin {
-  /** Applies one policy's mutations under one binding to attrs.object. */
-  async function mutate(policy: KubeObject, binding: KubeObject, attrs: AdmissionAttributes): Promise<void> {
+  /** Applies one policy's mutations under one binding to attrs.object: whether they changed it. */
+  async function mutate(policy: KubeObject, binding: KubeObject, attrs: AdmissionAttributes): Promise<boolean> {
     const { compile, evaluateMatchConditions, celToJson, celValue } = await loadCel();
     const spec = specOf(policy);
     const params = await paramsFor(policy, binding, attrs, sources);
     if ('error' in params) throw new MutationFailure(params.error);
     if ('missing' in params) {
       if (params.missing === 'Deny') throw new MutationFailure('no params found for policy binding with `Deny` parameterNotFoundAction');
-      return;
+      return false;
     }
+    let changed = false;
     for (const param of params.params) {
       const variables: Record<string, unknown> = { ...(await requestVariables(attrs, sources)), params: param === null ? null : celValue(param, undefined) };
       const conditions = objects(spec.matchConditions).map((c) => ({ name: text(c.name), expression: text(c.expression) }));
@@ -77,10 +80,12 @@ export function mutatingAdmissionPolicy(sources: MutatingPolicySources): Admissi
         for (const k of Object.keys(obj)) delete (obj as Record<string, unknown>)[k];
         Object.assign(obj, next);
         attrs.mutated = true;
+        changed = true;
         // The next mutation sees the object as this one left it.
         variables.object = celValue(obj, undefined);
       }
     }
+    return changed;
   }
 
   return {
@@ -96,10 +101,20 @@ export function mutatingAdmissionPolicy(sources: MutatingPolicySources): Admissi
   };
 
   async function admitWith(attrs: AdmissionAttributes, pending: BoundPolicy[] | Promise<BoundPolicy[]>): Promise<void> {
+    const reinvocation = reinvocationOf(attrs);
+    const record = reinvocation.record('MutatingAdmissionPolicy');
+    // Changed by others since this plugin's last pass: every policy that asked to applies again.
+    if (reinvocation.again && record.changedSince(attrs.object)) record.changed();
     for (const { policy, binding } of await pending) {
+      const key = `${policy.metadata.name}\0${binding.metadata.name}`;
+      if (reinvocation.again && !record.runsAgain(key)) continue;
       if (!(await bindingApplies(policy, binding, attrs, sources))) continue;
       try {
-        await mutate(policy, binding, attrs);
+        if (await mutate(policy, binding, attrs)) {
+          record.changed();
+          reinvocation.requested = true;
+        }
+        if (text(specOf(policy).reinvocationPolicy) === 'IfNeeded') record.invoked(key);
       } catch (err) {
         if (!(err instanceof MutationFailure)) throw err;
         if (text(specOf(policy).failurePolicy) === 'Ignore') {
@@ -113,5 +128,6 @@ export function mutatingAdmissionPolicy(sources: MutatingPolicySources): Admissi
         });
       }
     }
+    record.left(attrs.object);
   }
 }

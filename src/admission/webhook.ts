@@ -9,7 +9,7 @@ import { deepEqual, isObject } from '../api/json.ts';
 import { noAuthorizer, type Authorize } from '../cel/authz.ts';
 import { loadCel } from '../cel/lazy.ts';
 import { applyJsonPatch } from '../patch/index.ts';
-import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
+import { reinvocationOf, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
 import { AgentPool, callURL, postJSON, WebhookCallError } from './webhook-client.ts';
 import { admissionReview, InvalidResponseError, refusal, reviewVersionFor, verifyResponse } from './webhook-review.ts';
 import { isExemptFromWebhooks, orderedWebhooks, shouldCall, type MatchContext, type Webhook, type WebhookKind } from './webhook-rules.ts';
@@ -94,19 +94,29 @@ export class WebhookAdmission {
     return hooks;
   }
 
+  /**
+   * The mutating webhooks in order. One that changes the object makes the chain run the
+   * mutating phase again, where the webhooks asking to be called again (reinvocationPolicy
+   * IfNeeded) that ran before a change are, once; all of them if something else changed the
+   * object after the last webhook.
+   */
   private async admit(attrs: AdmissionAttributes, match: MatchContext, configs: KubeObject[] | Promise<KubeObject[]>): Promise<void> {
     const hooks = await this.hooks('mutating', configs);
     if (hooks.length === 0) return;
-    // Webhooks asking to be called again (reinvocationPolicy IfNeeded) are, once, when a later one changed the object.
-    const invoked: Webhook[] = [];
-    let reinvoke: Webhook[] = [];
+    const reinvocation = reinvocationOf(attrs);
+    const record = reinvocation.record('MutatingAdmissionWebhook');
+    if (reinvocation.again && record.changedSince(attrs.object)) record.changed();
     for (const hook of hooks) {
+      const key = `${hook.configurationName}\0${hook.name}`;
+      if (reinvocation.again && !record.runsAgain(key)) continue;
       if (!(await this.shouldSend(hook, attrs, match))) continue;
-      const changed = await this.callFailingPerPolicy(hook, attrs, true);
-      if (changed) reinvoke = invoked.filter((h) => h.reinvocationPolicy === 'IfNeeded');
-      invoked.push(hook);
+      if (await this.callFailingPerPolicy(hook, attrs, true)) {
+        record.changed();
+        reinvocation.requested = true;
+      }
+      if (hook.reinvocationPolicy === 'IfNeeded') record.invoked(key);
     }
-    for (const hook of reinvoke) await this.callFailingPerPolicy(hook, attrs, true);
+    record.left(attrs.object);
   }
 
   private async validate(attrs: AdmissionAttributes, match: MatchContext, configs: KubeObject[] | Promise<KubeObject[]>): Promise<void> {

@@ -2,7 +2,7 @@
 // (sideEffects Some/Unknown, kept from older servers) and a real HTTPS webhook server.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AdmissionAttributes } from '../../src/admission/chain.ts';
+import { AdmissionChain, type AdmissionAttributes } from '../../src/admission/chain.ts';
 import { WebhookAdmission } from '../../src/admission/webhook.ts';
 import type { KubeObject } from '../../src/api/index.ts';
 import { isStatusError } from '../../src/api/index.ts';
@@ -112,15 +112,25 @@ describe('reinvocation', () => {
       hook('never.example.com', '/never', { reinvocationPolicy: 'Never' }),
       hook('changer.example.com', '/changer'),
     ])], []);
+    // A built-in plugin of the chain runs again too (a webhook may have added what it defaults).
+    let builtIn = 0;
+    const chain = new AdmissionChain([{ name: 'built-in', admit: () => void builtIn++ }, admission.mutating]);
     try {
       const a = attrs();
-      await admission.mutating.admit!(a);
+      await chain.admit(a);
+      assert.equal(builtIn, 2);
       assert.equal(a.object!.metadata.labels?.changed, 'yes');
       assert.equal(a.mutated, true);
       assert.equal(hooks.received('/reinvoked').length, 2);
       assert.equal(hooks.received('/never').length, 1);
       assert.equal(hooks.received('/changer').length, 1);
       assert.equal(hooks.received('/reinvoked')[1]!.review.request.object.metadata.labels.changed, 'yes');
+      // Nothing changed: one pass.
+      hooks.handle('/changer', () => allow());
+      builtIn = 0;
+      await chain.admit(attrs());
+      assert.equal(builtIn, 1);
+      assert.equal(hooks.received('/reinvoked').length, 3);
     } finally {
       admission.close();
     }
