@@ -12,7 +12,27 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import { parseFieldSelector } from '../api/fields.ts';
 import type { RequestUser } from '../api/request-context.ts';
-import type { AuthorizationAttributes, AuthorizationDecision } from '../auth/authorize.ts';
+
+// What the server's authorizer is asked and answers, as the library needs it (auth/authorize.ts
+// has the whole; CEL sits below auth and is handed the authorizer).
+interface AuthorizationAttributes {
+  verb: string;
+  group: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+  path: string;
+  version?: string;
+  fieldSelector?: ReturnType<typeof parseFieldSelector>['terms'];
+  labelSelector?: string;
+}
+
+interface AuthorizationDecision {
+  decision: 'Allow' | 'Deny' | 'NoOpinion';
+  reason?: string;
+  error?: string;
+}
 
 /** The server's authorizer (auth/authorize.ts), as the library asks it. */
 export type Authorize = (user: RequestUser, attributes: AuthorizationAttributes) => AuthorizationDecision | Promise<AuthorizationDecision>;
