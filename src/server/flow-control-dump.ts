@@ -27,17 +27,14 @@ function priorityLevels(levels: LevelDump[]): string {
   return tabulate(rows);
 }
 
-/**
- * A row per queue. Plinth serves a level's queues in turn rather than by upstream's virtual
- * time, so the columns that read that clock (NextDispatchR, TotalWorkSum) have no value.
- */
+/** A row per queue, its virtual times in seat-seconds. */
 function queues(levels: LevelDump[]): string {
   const rows = [['PriorityLevelName', 'Index', 'PendingRequests', 'ExecutingRequests', 'SeatsInUse', 'NextDispatchR', 'InitialSeatsSum', 'MaxSeatsSum', 'TotalWorkSum']];
   for (const level of levels) {
     level.queues.forEach((queue, index) => {
       const initial = queue.waiting.reduce((sum, w) => sum + w.work.initialSeats, 0);
       const most = queue.waiting.reduce((sum, w) => sum + Math.max(w.work.initialSeats, w.work.finalSeats), 0);
-      rows.push([level.name, String(index), String(queue.waiting.length), String(queue.executing), String(queue.seatsInUse), '<none>', String(initial), String(most), '<none>']);
+      rows.push([level.name, String(index), String(queue.waiting.length), String(queue.executing), String(queue.seatsInUse), seatSeconds(queue.nextDispatchR), String(initial), String(most), seatSeconds(queue.waitingWork)]);
     });
   }
   return tabulate(rows);
@@ -68,6 +65,13 @@ export function tabulate(rows: string[][]): string {
     for (let i = 0; i < row.length - 1; i++) widths[i] = Math.max(widths[i] ?? 8, [...row[i]!].length + 1);
   }
   return cells.map((row) => row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]! - [...cell].length + cell.length) : cell)).join('')).join('\n') + '\n';
+}
+
+/** Upstream's SeatSeconds.String: eight decimals and `ss`. */
+function seatSeconds(value: number): string {
+  const scaled = Math.max(0, Math.round(value * 1e8));
+  const whole = Math.floor(scaled / 1e8);
+  return `${whole}.${String(scaled - whole * 1e8).padStart(8, '0')}ss`;
 }
 
 /** Go's time.RFC3339Nano in UTC: the fraction's trailing zeros dropped. */

@@ -90,6 +90,8 @@ export interface FlowSeries {
   observeExecution(seconds: number, watch: boolean): void;
   /** Its queue's length once it joined it (apiserver_flowcontrol_request_queue_length_after_enqueue). */
   observeQueueLength(length: number): void;
+  /** A dispatch that found no seats for its head (apiserver_flowcontrol_request_dispatch_no_accommodation_total). */
+  noteNoAccommodation(): void;
 }
 
 export class ApiMetrics {
@@ -124,6 +126,7 @@ export class ApiMetrics {
   readonly #flowWaits: PlainHistogram;
   readonly #flowExecutions: PlainHistogram;
   readonly #flowQueueLengths: PlainHistogram;
+  readonly #flowNoAccommodation: PlainCounter;
   readonly #flowSeries = new Map<string, FlowSeries>();
   #levelSeats: () => { levels: readonly LevelSeats[]; fairFraction: number } = () => ({ levels: [], fairFraction: 0 });
   readonly #authzWebhookEvaluations: PlainCounter;
@@ -238,6 +241,7 @@ export class ApiMetrics {
     const flowDurations = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30];
     this.#flowWaits = new PlainHistogram(list, 'apiserver_flowcontrol_request_wait_duration_seconds', 'Length of time a request spent waiting in its queue', flowDurations);
     this.#flowExecutions = new PlainHistogram(list, 'apiserver_flowcontrol_request_execution_seconds', 'Duration of initial stage (for a WATCH) or any (for a non-WATCH) stage of request execution in the API Priority and Fairness subsystem', flowDurations);
+    this.#flowNoAccommodation = new PlainCounter(list, 'apiserver_flowcontrol_request_dispatch_no_accommodation_total', 'Number of times a dispatch attempt resulted in a non accommodation due to lack of available seats');
     this.#flowQueueLengths = new PlainHistogram(list, 'apiserver_flowcontrol_request_queue_length_after_enqueue', 'Length of queue in the API Priority and Fairness subsystem, as seen by each request after it is enqueued', [0, 10, 25, 50, 100, 250, 500, 1000]);
     const levelGauge = (name: string, help: string, value: (seats: LevelSeats) => number) =>
       new CollectedGauge(list, `apiserver_flowcontrol_${name}`, help, () => this.#levelSeats().levels.map((seats) => ({ labels: { priority_level: seats.level }, value: value(seats) })));
@@ -272,16 +276,19 @@ export class ApiMetrics {
       let estimated: HistogramSeries | undefined;
       let watchCounts: HistogramSeries | undefined;
       let queueLengths: HistogramSeries | undefined;
+      let noAccommodation: { value: number } | undefined;
       const waits: Array<HistogramSeries | undefined> = [undefined, undefined];
       const executions: Array<HistogramSeries | undefined> = [undefined, undefined];
       series = {
         dispatched: this.#flowDispatched.series(key, labels),
         inQueue: this.#flowInQueue.series(key, labels),
         inQueueSeats: this.#flowInQueueSeats.series(key, labels),
+
         executing: this.#flowExecuting.series(key, labels),
         executingSeats: this.#flowExecutingSeats.series(key, labels),
         observeEstimatedSeats: (seats) => (estimated ??= this.#flowEstimatedSeats.series(key, labels)).observe(seats),
         observeWatchCount: (count) => (watchCounts ??= this.#flowWatchCounts.series(key, labels)).observe(count),
+        noteNoAccommodation: () => void (noAccommodation ??= this.#flowNoAccommodation.series(key, labels)).value++,
         observeQueueLength: (length) => (queueLengths ??= this.#flowQueueLengths.series(key, labels)).observe(length),
         observeWait: (seconds, executed) => {
           const i = executed ? 1 : 0;

@@ -1,6 +1,6 @@
 // API Priority and Fairness' dispatching: each priority level serves at most its share of
 // the server's concurrency, and holds what is past it in queues, as upstream's queue sets
-// (apiserver/pkg/util/flowcontrol/fairqueuing) do in their simplest shape:
+// (apiserver/pkg/util/flowcontrol/fairqueuing) do:
 //
 // - the server's limit is --max-requests-inflight plus --max-mutating-requests-inflight;
 //   a level's nominal limit is that times its nominalConcurrencyShares over all levels'
@@ -14,11 +14,11 @@
 // - a level whose limitResponse is Reject refuses a request past its limit at once;
 // - a Queue level puts it in one of its queues: the flow (the schema and its
 //   distinguisher) is hashed as upstream hashes it and dealt a hand of `handSize` queues
-//   (shuffle sharding, upstream's dealer), of which the request joins the shortest; a
-//   queue holding `queueLengthLimit` refuses it; a request waiting longer than the wait
-//   limit is refused;
-// - a freed seat goes to the next queue with requests in turn (upstream orders queues by
-//   virtual finish time, which with equal requests comes to the same turns).
+//   (shuffle sharding, upstream's dealer), of which the request joins the one whose
+//   waiting requests have the least work; a queue holding `queueLengthLimit` refuses it; a
+//   request waiting longer than the wait limit is refused;
+// - freed seats go to the queue whose head would finish first in virtual time (fair
+//   queuing in seat-seconds: see Level).
 //
 // Refusals are counted per level to answer `Retry-After` as upstream's dropped-requests
 // tracker does (1 s, doubled while the level keeps dropping, at most 32).
@@ -159,6 +159,9 @@ export interface QueueDump {
   waiting: ReadonlyArray<{ schema: string; flow: string; arrived: number; work: WorkEstimate; request?: QueuedRequest }>;
   executing: number;
   seatsInUse: number;
+  /** Virtual time, seat-seconds: when its next request is dispatched, and its waiting requests' work. */
+  nextDispatchR: number;
+  waitingWork: number;
 }
 
 /** How often the levels' limits are worked out again from their demand (upstream's borrowingAdjustmentPeriod). */
@@ -170,22 +173,50 @@ interface Waiter {
   work: WorkEstimate;
   /** The seats it needs to start: its work's most. */
   seats: number;
+  /** Its work in seat-seconds (upstream's totalWork), and the virtual time it arrived at. */
+  totalWork: number;
+  arrivalR: number;
   arrived: number;
   request: QueuedRequest | undefined;
-  grant(): void;
+  /** Told the queue it was dispatched from. */
+  grant(from: Queue): void;
   timer: NodeJS.Timeout;
 }
 
-/** One of a level's queues: who waits in it, and what it dispatched that still runs. */
+/** One of a level's queues: who waits in it, what it dispatched that still runs, and its virtual time. */
 interface Queue {
   waiting: Waiter[];
   waitingSeats: number;
+  /** The waiting requests' work, seat-seconds (upstream's TotalWorkSum). */
+  waitingWork: number;
   executing: number;
   seatsInUse: number;
+  /** The virtual time its next request is dispatched at (upstream's nextDispatchR). */
+  nextDispatchR: number;
 }
 
-const newQueue = (): Queue => ({ waiting: [], waitingSeats: 0, executing: 0, seatsInUse: 0 });
+const newQueue = (): Queue => ({ waiting: [], waitingSeats: 0, waitingWork: 0, executing: 0, seatsInUse: 0, nextDispatchR: 0 });
 
+/** How long upstream reckons a request runs before it knows (its estimatedServiceDuration), in seconds. */
+const estimatedServiceSeconds = 0.003;
+
+/** A request's work in seat-seconds: its seats while it runs, and its final seats while its event goes out. */
+function totalWork(work: WorkEstimate): number {
+  return work.initialSeats * estimatedServiceSeconds + work.finalSeats * work.additionalLatencyMs / 1000;
+}
+
+const isActive = (queue: Queue) => queue.waiting.length > 0 || queue.executing > 0;
+
+/**
+ * A priority level: its seats, its demand, and for a level that queues, upstream's fair
+ * queuing for server requests. Virtual time (R, in seat-seconds) advances at the rate the
+ * busy queues would each be served at, min(seats requested, limit) over the active queues;
+ * a request joining an idle queue starts it at the current R; each dispatch moves its
+ * queue's next dispatch R on by the request's work (3 ms of its seats, and its final seats'
+ * time), corrected by how long it really ran when it ends; the queue whose head would
+ * finish first in virtual time goes next, ties in turn; and a queue never dispatches
+ * before its head arrived in virtual time.
+ */
 class Level {
   readonly name: string;
   exempt = false;
@@ -213,30 +244,44 @@ class Level {
   readonly demandStats: DemandStats = { average: 0, deviation: 0, highWatermark: 0, smoothed: 0 };
   queuing: LevelConfig['queuing'];
   queues: Queue[] = [];
+  /** Virtual time now, and when it was last brought up to date (ms). */
+  currentR = 0;
+  #lastSync: number;
   /** Each flow's hand of queues, dealt once (a hash and a deal are a few µs). */
   #hands = new Map<string, number[]>();
-  /** Which queue gets the next freed seat, then the ones after it. */
-  #turn = 0;
-  /** Rotates where the shortest queue of a hand is looked for first (upstream's enqueues offset). */
+  /** The queue last dispatched from: ties go to the ones after it (upstream's robinIndex). */
+  #robin = -1;
+  /** Rotates where the hand's queues are looked at first (upstream's enqueues offset). */
   #enqueues = 0;
   readonly dropped = new DroppedRequests();
+  readonly #now: () => number;
+  /** Told the schema of a head that could not be dispatched for want of seats. */
+  readonly #noAccommodation: ((level: string, schema: string) => void) | undefined;
 
-  constructor(name: string, now: () => number) {
+  constructor(name: string, now: () => number, noAccommodation?: (level: string, schema: string) => void) {
     this.name = name;
+    this.#now = now;
+    this.#noAccommodation = noAccommodation;
+    this.#lastSync = now();
     this.demand = new Integrator(now);
   }
 
   configure(queuing: LevelConfig['queuing']): void {
     const same = queuing !== undefined && this.queuing !== undefined && queuing.queues === this.queuing.queues && queuing.handSize === this.queuing.handSize;
+    this.syncTime();
     this.queuing = queuing;
     if (!same) {
       this.#hands.clear();
+      this.#robin = -1;
       // Requests already waiting keep their turn: they move to the new queues in order.
       const waiting = this.queues.flatMap((queue) => queue.waiting);
       this.queues = Array.from({ length: queuing?.queues ?? (waiting.length > 0 ? 1 : 0) }, newQueue);
       if (waiting.length > 0) {
-        this.queues[0]!.waiting.push(...waiting);
-        this.queues[0]!.waitingSeats = waiting.reduce((sum, waiter) => sum + waiter.seats, 0);
+        const first = this.queues[0]!;
+        first.waiting.push(...waiting);
+        first.waitingSeats = waiting.reduce((sum, waiter) => sum + waiter.seats, 0);
+        first.waitingWork = waiting.reduce((sum, waiter) => sum + waiter.totalWork, 0);
+        first.nextDispatchR = this.currentR;
       }
     }
   }
@@ -260,9 +305,23 @@ class Level {
     this.demand.set(this.seatsInUse + this.waitingSeats);
   }
 
+  /** Brings virtual time up to now, at the rate the queues' state since the last time gave it. */
+  syncTime(): void {
+    const now = this.#now();
+    const seconds = (now - this.#lastSync) / 1000;
+    this.#lastSync = now;
+    if (seconds <= 0 || this.queues.length === 0) return;
+    // Every queued request's seats are its queue's (the level's limit counts no others).
+    const requested = this.seatsInUse + this.waitingSeats;
+    if (requested === 0) return;
+    let active = 0;
+    for (const queue of this.queues) if (isActive(queue)) active++;
+    if (active > 0) this.currentR += seconds * Math.min(requested, this.limit) / active;
+  }
+
   /**
-   * The queue of the flow's hand with the least work (the seats its requests wait for
-   * and hold), looked for from a rotating start (upstream's shuffle sharding).
+   * The queue of the flow's hand whose waiting requests have the least work, looked for from
+   * a rotating start (upstream's shuffle sharding).
    */
   queueFor(schema: string, flow: string): Queue {
     const key = `${schema}\0${flow}`;
@@ -279,17 +338,70 @@ class Level {
     let bestWork = Infinity;
     for (let i = 0; i < hand.length; i++) {
       const queue = this.queues[hand[(offset + i) % hand.length]!]!;
-      const work = queue.waitingSeats + queue.seatsInUse;
-      if (work < bestWork) {
+      if (queue.waitingWork < bestWork) {
         best = queue;
-        bestWork = work;
+        bestWork = queue.waitingWork;
       }
     }
     return best!;
   }
 
-  /** Counts the request's seats as held, by its queue too when it has one. */
-  start(seats: number, queue: Queue | undefined): void {
+  /** A queue that was idle starts at the current virtual time (call with the time synced). */
+  #wake(queue: Queue): void {
+    if (!isActive(queue)) queue.nextDispatchR = this.currentR;
+  }
+
+  /** Upstream's anti-windup: a queue never dispatches before its head arrived in virtual time. */
+  #bound(queue: Queue): void {
+    const head = queue.waiting[0];
+    if (head !== undefined && queue.nextDispatchR < head.arrivalR) queue.nextDispatchR = head.arrivalR;
+  }
+
+  /** A request joins its queue to wait. */
+  enqueue(queue: Queue, waiter: Waiter): void {
+    this.syncTime();
+    this.#wake(queue);
+    waiter.arrivalR = this.currentR;
+    queue.waiting.push(waiter);
+    queue.waitingSeats += waiter.seats;
+    queue.waitingWork += waiter.totalWork;
+    this.waiting++;
+    this.waitingSeats += waiter.seats;
+    this.#bound(queue);
+    this.noteDemand();
+  }
+
+  /** A waiting request leaves (its wait ran out, or its client went away): whether it was still there. */
+  leave(waiter: Waiter): boolean {
+    for (const queue of this.queues) {
+      const at = queue.waiting.indexOf(waiter);
+      if (at < 0) continue;
+      this.syncTime();
+      queue.waiting.splice(at, 1);
+      queue.waitingSeats -= waiter.seats;
+      queue.waitingWork -= waiter.totalWork;
+      this.waiting--;
+      this.waitingSeats -= waiter.seats;
+      this.#bound(queue);
+      this.noteDemand();
+      // A wide request that left may have held narrower ones back.
+      this.dispatch();
+      return true;
+    }
+    return false;
+  }
+
+  /** A request runs at once: through its queue when it has one (upstream's are all queued, then dispatched). */
+  startNow(seats: number, work: WorkEstimate, queue: Queue | undefined): void {
+    if (queue !== undefined) {
+      this.syncTime();
+      this.#wake(queue);
+      queue.nextDispatchR += totalWork(work);
+    }
+    this.#start(seats, queue);
+  }
+
+  #start(seats: number, queue: Queue | undefined): void {
     this.executing++;
     this.seatsInUse += seats;
     this.dispatched++;
@@ -300,31 +412,70 @@ class Level {
     this.noteDemand();
   }
 
+  /** A request ended: its queue's virtual time is corrected by how long it really ran. */
+  finish(queue: Queue | undefined, initialSeats: number, ranSeconds: number): void {
+    this.syncTime();
+    this.executing--;
+    if (queue === undefined) return;
+    queue.executing--;
+    queue.nextDispatchR += initialSeats * (ranSeconds - estimatedServiceSeconds);
+    this.#bound(queue);
+  }
+
+  /** Its seats come back (at its end, or after its final seats' time). */
+  free(queue: Queue | undefined, seats: number): void {
+    this.syncTime();
+    this.seatsInUse -= seats;
+    if (queue !== undefined) queue.seatsInUse -= seats;
+    this.noteDemand();
+    this.dispatch();
+  }
+
   /** Serves waiting requests while seats are free; a level left with none serves one at a time (upstream's would hold them all). */
   dispatch(): void {
-    while (this.waiting > 0 && (this.seatsInUse < this.limit || this.executing === 0) && this.#grantNext()) { /* next */ }
+    if (this.waiting === 0) return;
+    this.syncTime();
+    while (this.waiting > 0 && (this.seatsInUse < this.limit || this.executing === 0) && this.#dispatchNext()) { /* next */ }
   }
 
   /**
-   * Gives seats to the head of the next queue in turn with requests: whether it had them.
-   * A head that does not fit waits, its queue still next, until seats free up.
+   * Dispatches the head of the queue that would finish it first in virtual time (ties to
+   * the queues after the last one served): whether it could. A head whose seats do not fit
+   * waits, and nothing else goes before it.
    */
-  #grantNext(): boolean {
-    for (let i = 0; i < this.queues.length; i++) {
-      const queue = this.queues[(this.#turn + i) % this.queues.length]!;
-      if (queue.waiting.length === 0) continue;
-      const head = queue.waiting[0]!;
-      if (!this.fits(head.seats)) return false;
-      this.#turn = (this.#turn + i + 1) % this.queues.length;
-      queue.waiting.shift();
-      queue.waitingSeats -= head.seats;
-      this.waiting--;
-      this.waitingSeats -= head.seats;
-      this.start(head.seats, queue);
-      head.grant();
-      return true;
+  #dispatchNext(): boolean {
+    const count = this.queues.length;
+    let chosen = -1;
+    let finish = Infinity;
+    for (let i = 1; i <= count; i++) {
+      const index = (this.#robin + i) % count;
+      const queue = this.queues[index]!;
+      const head = queue.waiting[0];
+      if (head === undefined) continue;
+      const at = queue.nextDispatchR + head.totalWork;
+      if (at < finish) {
+        finish = at;
+        chosen = index;
+      }
     }
-    return false;
+    if (chosen < 0) return false;
+    const queue = this.queues[chosen]!;
+    const head = queue.waiting[0]!;
+    if (!this.fits(head.seats)) {
+      this.#noAccommodation?.(this.name, head.schema);
+      return false;
+    }
+    this.#robin = chosen;
+    queue.waiting.shift();
+    queue.waitingSeats -= head.seats;
+    queue.waitingWork -= head.totalWork;
+    this.waiting--;
+    this.waitingSeats -= head.seats;
+    queue.nextDispatchR += head.totalWork;
+    this.#bound(queue);
+    this.#start(head.seats, queue);
+    head.grant(queue);
+    return true;
   }
 }
 
@@ -336,16 +487,18 @@ export class PriorityLevels {
   #configured: readonly LevelConfig[] | undefined;
   #fairFraction = 0;
   #timer: NodeJS.Timeout | undefined;
+  readonly #noAccommodation: ((level: string, schema: string) => void) | undefined;
 
   /**
    * `serverLimit`: the seats of all levels together; `maxWaitMs`: how long a request may
    * wait in a queue; `now`: the clock in milliseconds (the demand's integrals, Retry-After).
    * The limits move every adjustment period once `start()` is called, or at each `adjust()`.
    */
-  constructor(opts: { serverLimit: number; maxWaitMs: number; now?: () => number }) {
+  constructor(opts: { serverLimit: number; maxWaitMs: number; now?: () => number; noAccommodation?: (level: string, schema: string) => void }) {
     this.#serverLimit = opts.serverLimit;
     this.#maxWaitMs = opts.maxWaitMs;
     this.#now = opts.now ?? (() => performance.timeOrigin + performance.now());
+    this.#noAccommodation = opts.noAccommodation;
   }
 
   /** Moves the limits every adjustment period until `stop()`. */
@@ -381,7 +534,7 @@ export class PriorityLevels {
       const borrowable = config.borrowingLimitPercent === undefined ? this.#serverLimit : Math.round(nominal * config.borrowingLimitPercent / 100);
       let level = this.#levels.get(config.name);
       if (level === undefined) {
-        this.#levels.set(config.name, (level = new Level(config.name, this.#now)));
+        this.#levels.set(config.name, (level = new Level(config.name, this.#now, this.#noAccommodation)));
         level.limit = nominal - Math.floor(lendable / 2);
       }
       level.exempt = config.exempt;
@@ -488,54 +641,34 @@ export class PriorityLevels {
     const seats = maxSeatsOf(work);
     if (level.queuing === undefined) {
       if (!level.fits(seats)) return this.#refuse(level, 'concurrency-limit');
-      level.start(seats, undefined);
+      level.startNow(seats, work, undefined);
       return this.#seated(level, seats, work, undefined);
     }
     const queue = level.queueFor(schema, flow);
     if (level.waiting === 0 && level.fits(seats)) {
       opts.enqueued?.(1);
-      level.start(seats, queue);
+      level.startNow(seats, work, queue);
       return this.#seated(level, seats, work, queue);
     }
     if (queue.waiting.length >= level.queuing.queueLengthLimit) return this.#refuse(level, 'queue-full');
     return new Promise((resolve) => {
-      /** Takes the waiter out of its queue: whether it was still there. */
-      const leave = () => {
-        for (const q of level.queues) {
-          const at = q.waiting.indexOf(waiter);
-          if (at < 0) continue;
-          q.waiting.splice(at, 1);
-          q.waitingSeats -= seats;
-          level.waiting--;
-          level.waitingSeats -= seats;
-          level.noteDemand();
-          clearTimeout(waiter.timer);
-          // A wide request that left may have held narrower ones back.
-          level.dispatch();
-          return true;
-        }
-        return false;
-      };
       const waiter: Waiter = {
-        schema, flow, work, seats, arrived: Date.now(), request: opts.describe?.(),
-        grant: () => {
+        schema, flow, work, seats, totalWork: totalWork(work), arrivalR: 0, arrived: Date.now(), request: opts.describe?.(),
+        grant: (from) => {
           clearTimeout(waiter.timer);
-          resolve(this.#seated(level, seats, work, queue));
+          resolve(this.#seated(level, seats, work, from));
         },
         timer: setTimeout(() => {
-          if (!leave()) return;
+          if (!level.leave(waiter)) return;
           level.timedOut++;
           resolve(this.#refuse(level, 'time-out'));
         }, this.#maxWaitMs),
       };
-      queue.waiting.push(waiter);
+      level.enqueue(queue, waiter);
       opts.enqueued?.(queue.waiting.length);
-      queue.waitingSeats += seats;
-      level.waiting++;
-      level.waitingSeats += seats;
-      level.noteDemand();
       opts.whenAbandoned?.(() => {
-        if (!leave()) return;
+        if (!level.leave(waiter)) return;
+        clearTimeout(waiter.timer);
         level.cancelled++;
         resolve('abandoned');
       });
@@ -549,6 +682,7 @@ export class PriorityLevels {
 
   /** Every level, its queues and who waits in them, by name (upstream's /debug/api_priority_and_fairness dumps). */
   dump(): LevelDump[] {
+    for (const level of this.#levels.values()) level.syncTime();
     return [...this.#levels.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((level) => ({
       name: level.name, exempt: level.exempt, configured: level.configured,
       activeQueues: level.queues.filter((queue) => queue.waiting.length > 0).length,
@@ -559,6 +693,8 @@ export class PriorityLevels {
         waiting: queue.waiting.map(({ schema, flow, arrived, work, request }) => ({ schema, flow, arrived, work, ...(request !== undefined ? { request } : {}) })),
         executing: queue.executing,
         seatsInUse: queue.seatsInUse,
+        nextDispatchR: queue.nextDispatchR,
+        waitingWork: queue.waitingWork,
       })),
     }));
   }
@@ -569,19 +705,16 @@ export class PriorityLevels {
    */
   #seated(level: Level, seats: number, work: WorkEstimate, queue: Queue | undefined): Admitted {
     let released = false;
+    const started = this.#now();
     const free = () => {
-      level.seatsInUse -= seats;
-      if (queue !== undefined) queue.seatsInUse -= seats;
-      level.noteDemand();
-      level.dispatch();
+      level.free(queue, seats);
       if (!level.configured && level.idle && this.#levels.get(level.name) === level) this.#levels.delete(level.name);
     };
     return {
       release: () => {
         if (released) return;
         released = true;
-        level.executing--;
-        if (queue !== undefined) queue.executing--;
+        level.finish(queue, work.initialSeats, (this.#now() - started) / 1000);
         if (work.additionalLatencyMs > 0) setTimeout(free, work.additionalLatencyMs).unref();
         else free();
       },

@@ -326,7 +326,10 @@ export class ApiServer {
     // Upstream's server concurrency limit: both flags' sum, shared out among the levels.
     const serverLimit = Math.max(0, opts.maxRequestsInflight ?? 0) + Math.max(0, opts.maxMutatingRequestsInflight ?? 0);
     this.priorityLevels = opts.fairQueuing !== false && opts.flowControl !== undefined && serverLimit > 0
-      ? new PriorityLevels({ serverLimit, maxWaitMs: opts.inflightQueueWaitMs ?? 15_000 })
+      ? new PriorityLevels({
+        serverLimit, maxWaitMs: opts.inflightQueueWaitMs ?? 15_000,
+        ...(opts.metrics !== undefined ? { noAccommodation: (level: string, schema: string) => opts.metrics!.flowControl(schema, level).noteNoAccommodation() } : {}),
+      })
       : undefined;
     this.workSources = { objectCount: opts.objectCount ?? (() => undefined), watches: new WatchTracker() };
     const levels = this.priorityLevels;

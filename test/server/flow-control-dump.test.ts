@@ -11,7 +11,7 @@ test('columns are padded to their widest cell and one more, at least 8, the last
 });
 
 test('the dumps show each level, its queues and who waits in them; other names are none', async () => {
-  const levels = new PriorityLevels({ serverLimit: 1, maxWaitMs: 5000 });
+  const levels = new PriorityLevels({ serverLimit: 1, maxWaitMs: 5000, now: () => 0 });
   levels.configure([{ name: 'q', exempt: false, shares: 1, queuing: { queues: 2, handSize: 1, queueLengthLimit: 5 } }, { name: 'exempt', exempt: true, shares: 0 }]);
   const held = levels.acquire('q', 's', 'bob') as { release(): void };
   const waiting = levels.acquire('q', 's', 'bob', {
@@ -26,7 +26,8 @@ test('the dumps show each level, its queues and who waits in them; other names a
   ]);
   const queues = lines(flowControlDump(levels.dump(), 'dump_queues', q)!).slice(1);
   assert.equal(queues.length, 2);
-  assert.deepEqual(queues.find((r) => r[2] === '1')!.slice(2), ['1', '1', '1', '<none>', '1', '2', '<none>']);
+  // The held request went out of the same queue (3 ms of its seat in virtual time); the waiting one's work is 3 ms of one seat and 2.5 ms of two.
+  assert.deepEqual(queues.find((r) => r[2] === '1')!.slice(2), ['1', '1', '1', '0.00300000ss', '1', '2', '0.00800000ss']);
   const [, row] = lines(flowControlDump(levels.dump(), 'dump_requests', new URLSearchParams('includeRequestDetails=true'))!);
   assert.deepEqual(row!.filter((_, i) => i !== 5), ['q', 's', queues.find((r) => r[2] === '1')![1], '0', 'bob', '1', '2', '2.5ms', 'bob', 'create', '/apis/apps/v1/namespaces/n/deployments', 'n', '', 'apps/v1', 'deployments', '']);
   assert.equal(flowControlDump(levels.dump(), 'dump_other', q), undefined);

@@ -67,23 +67,53 @@ test('a Queue level holds requests past its limit in order, refuses them past th
   seated(levels.acquire('q', 's', 'a') as Admitted);
 });
 
-test('flows are dealt hands of queues and served in turn: a greedy flow cannot starve a polite one', async () => {
-  const levels = new PriorityLevels({ serverLimit: 1, maxWaitMs: 5000 });
+test('flows are dealt hands of queues and served fairly in virtual time: a greedy flow cannot starve a polite one', async () => {
+  let now = 0;
+  const levels = new PriorityLevels({ serverLimit: 1, maxWaitMs: 5000, now: () => now });
   levels.configure([{ name: 'global-default', exempt: false, shares: 20, queuing: queuing(128, 6) }]);
   const holder = seated(levels.acquire('global-default', 'global-default', 'greedy') as Admitted);
   const served: string[] = [];
-  const greedy = Array.from({ length: 30 }, () => Promise.resolve(levels.acquire('global-default', 'global-default', 'greedy')).then((a) => {
-    served.push('greedy');
+  // Each request runs 5 ms.
+  const serve = (who: string) => (a: Admitted | Refusal | Abandoned) => {
+    served.push(who);
+    now += 5;
     seated(a).release();
-  }));
-  const polite = Promise.resolve(levels.acquire('global-default', 'global-default', 'polite')).then((a) => {
-    served.push('polite');
-    seated(a).release();
-  });
+  };
+  const greedy = Array.from({ length: 30 }, () => Promise.resolve(levels.acquire('global-default', 'global-default', 'greedy')).then(serve('greedy')));
+  const polite = Promise.resolve(levels.acquire('global-default', 'global-default', 'polite')).then(serve('polite'));
+  now += 5;
   holder.release();
   await Promise.all([...greedy, polite]);
-  // The greedy flow's requests fill at most the six queues of its hand; the polite one waits in a seventh.
+  // The greedy flow's requests fill at most the six queues of its hand; the polite one, in a
+  // seventh, is as early in virtual time as theirs: it goes within the first round.
   assert.ok(served.indexOf('polite') <= 6, served.join(' '));
+});
+
+test('a queue whose requests run longer is served less often: fairness is in seat-seconds', async () => {
+  let now = 0;
+  const levels = new PriorityLevels({ serverLimit: 1, maxWaitMs: 60_000, now: () => now });
+  levels.configure([{ name: 'l', exempt: false, shares: 1, queuing: queuing(2, 1) }]);
+  const holder = seated(levels.acquire('l', 's', 'x') as Admitted);
+  // Two flows, each with its own queue (a hand of one out of two), ten requests each: slow's run 20 ms, quick's 2 ms.
+  const hands = new Map<string, number>();
+  for (const flow of ['a', 'b', 'c', 'd', 'e', 'f']) hands.set(flow, dealHand(flowHash('s', flow), 2, 1)[0]!);
+  const [slowFlow, quickFlow] = [[...hands].find(([, q]) => q === 0)![0], [...hands].find(([, q]) => q === 1)![0]];
+  const served: string[] = [];
+  const run = (who: string, ms: number) => (a: Admitted | Refusal | Abandoned) => {
+    served.push(who);
+    now += ms;
+    seated(a).release();
+  };
+  const all = [
+    ...Array.from({ length: 10 }, () => Promise.resolve(levels.acquire('l', 's', slowFlow)).then(run('slow', 20))),
+    ...Array.from({ length: 10 }, () => Promise.resolve(levels.acquire('l', 's', quickFlow)).then(run('quick', 2))),
+  ];
+  holder.release();
+  await Promise.all(all);
+  // In the time the slow flow's first few run, the quick one gets through most of its ten.
+  const firstFive = served.slice(0, 5);
+  assert.ok(served.slice(0, 12).filter((w) => w === 'quick').length >= 9, served.join(' '));
+  assert.ok(firstFive.includes('slow') && firstFive.includes('quick'), served.join(' '));
 });
 
 test('the dealer deals distinct queues of the deck from the hash, the same for the same flow', () => {
@@ -309,4 +339,17 @@ test('a level whose seats all went to others still serves one request at a time,
   assert.ok(second instanceof Promise);
   first.release();
   seated(await second).release();
+});
+
+test('a dispatch that finds no seats for the head it chose says so, with the head\'s schema', async () => {
+  const missed: string[] = [];
+  const levels = new PriorityLevels({ serverLimit: 4, maxWaitMs: 5000, noAccommodation: (level, schema) => missed.push(`${level}/${schema}`) });
+  levels.configure([{ name: 'q', exempt: false, shares: 1, queuing: queuing(4, 1) }]);
+  const held = [0, 1, 2].map(() => seated(levels.acquire('q', 's', 'a') as Admitted));
+  const wide = levels.acquire('q', 'wide-schema', 'b', { work: { initialSeats: 3, finalSeats: 0, additionalLatencyMs: 0 } });
+  held[0]!.release();
+  assert.deepEqual(missed, ['q/wide-schema']);
+  held[1]!.release();
+  seated(await wide).release();
+  held[2]!.release();
 });
