@@ -148,6 +148,9 @@ export interface LevelDump {
   idle: boolean;
   waiting: number;
   executing: number;
+  /** Seats its requests hold (running, or fanning their event out) and wait for. */
+  seatsInUse: number;
+  waitingSeats: number;
   dispatched: number;
   rejected: number;
   timedOut: number;
@@ -687,7 +690,7 @@ export class PriorityLevels {
       name: level.name, exempt: level.exempt, configured: level.configured,
       activeQueues: level.queues.filter((queue) => queue.waiting.length > 0).length,
       idle: level.waiting === 0 && level.executing === 0,
-      waiting: level.waiting, executing: level.executing,
+      waiting: level.waiting, executing: level.executing, seatsInUse: level.seatsInUse, waitingSeats: level.waitingSeats,
       dispatched: level.dispatched, rejected: level.rejected, timedOut: level.timedOut, cancelled: level.cancelled,
       queues: level.queues.map((queue) => ({
         waiting: queue.waiting.map(({ schema, flow, arrived, work, request }) => ({ schema, flow, arrived, work, ...(request !== undefined ? { request } : {}) })),
@@ -722,7 +725,8 @@ export class PriorityLevels {
   }
 
   #refuse(level: Level, reason: Refusal): Refusal {
-    level.rejected++;
+    // The dumps count time-outs apart.
+    if (reason !== 'time-out') level.rejected++;
     level.dropped.record(Math.floor(this.#now() / 1000));
     return reason;
   }
