@@ -43,10 +43,6 @@ export class Integrator {
     this.#since = now();
   }
 
-  get value(): number {
-    return this.#value;
-  }
-
   set(value: number): void {
     this.#advance();
     this.#value = value;
