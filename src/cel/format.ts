@@ -30,8 +30,16 @@ function shortestDouble(n: number): string {
 }
 
 /** RFC 3339 with nanoseconds trimmed, as Go's time.Time prints in CEL. */
-function timestampText(d: Date): string {
+export function timestampText(d: Date): string {
   return d.toISOString().replace(/\.000Z$/, 'Z').replace(/(\.\d*?)0+Z$/, '$1Z');
+}
+
+/** A duration as cel-go prints it: its seconds, with the fraction needed, and `s` ("-60.25s"). */
+export function durationText(d: { seconds: bigint; nanos: number }): string {
+  const total = d.seconds * 1_000_000_000n + BigInt(d.nanos);
+  const abs = total < 0n ? -total : total;
+  const fraction = String(abs % 1_000_000_000n).padStart(9, '0').replace(/0+$/, '');
+  return `${total < 0n ? '-' : ''}${abs / 1_000_000_000n}${fraction === '' ? '' : `.${fraction}`}s`;
 }
 
 /** `%s`: any value as CEL's string conversion gives it. */
@@ -43,7 +51,7 @@ function asString(v: unknown): string {
   if (v === null) return 'null';
   if (v instanceof Uint8Array) return new TextDecoder().decode(v);
   if (v instanceof Date) return timestampText(v);
-  if (isDuration(v)) return String(v);
+  if (isDuration(v)) return durationText(v as { seconds: bigint; nanos: number });
   if (isType(v)) return String(v).replace(/^Type<(.*)>$/, '$1');
   if (Array.isArray(v)) return `[${v.map(asString).join(', ')}]`;
   if (v instanceof Map || (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype)) {

@@ -10,7 +10,7 @@ import { CelEvalError } from './errors.ts';
 import { construct } from './objects.ts';
 import { registerFormatLibrary } from './format-library.ts';
 import { listConcat, listEquals } from './list-types.ts';
-import { formatString } from './format.ts';
+import { durationText, formatString, timestampText } from './format.ts';
 import { CelCidr, CelIp, cidrContainsCidr, cidrContainsIp, ipChecks, maskedCidr, parseCidr, parseIp, sameIp } from './network.ts';
 import { CelSemver, compareSemver, parseSemver } from './semver.ts';
 import { RE2JS } from 're2js';
@@ -161,6 +161,12 @@ export function registerKubernetesLibraries(env: Environment): Environment {
   const fn = (signature: string, handler: (...args: any[]) => unknown) => env.registerFunction(signature, handler);
   registerTwoVariableComprehensions(env);
   registerAuthzLibrary(env);
+
+  // Conversions of the standard library cel-js lacks: timestamps and durations to their
+  // text (RFC 3339, seconds with an `s`), and a timestamp to its Unix seconds.
+  fn('string(google.protobuf.Timestamp): string', (t: Date) => timestampText(t));
+  fn('string(google.protobuf.Duration): string', durationText);
+  fn('int(google.protobuf.Timestamp): int', (t: Date) => BigInt(Math.floor(t.getTime() / 1000)));
 
   // cel-go's strings extension: the parts cel-js does not have (it has lowerAscii,
   // upperAscii, split, trim, indexOf, lastIndexOf, substring, join).

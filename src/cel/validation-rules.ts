@@ -15,6 +15,7 @@ import { rewriteListSemantics } from './list-types.ts';
 import { undefinedFieldErrors } from './type-check.ts';
 import { isObject } from '../api/json.ts';
 import { rulesOf as rulesIn } from './rules-present.ts';
+import { formattedString } from './schema-formats.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -144,12 +145,14 @@ function undefinedFields(rule: Rule, schema: Raw, resourceRoot: boolean): string
 
 /**
  * A JSON value as CEL sees it under its schema: integers as int (BigInt), other numbers
- * as double, properties under their escaped names (unescapable ones left out), a
- * resource root with apiVersion, kind and metadata.name/generateName only.
+ * as double, strings of the date, date-time, duration and byte formats as timestamps,
+ * durations and bytes, properties under their escaped names (unescapable ones left out),
+ * a resource root with apiVersion, kind and metadata.name/generateName only.
  */
 export function celValue(value: unknown, schema: unknown, resourceRoot = false): unknown {
   const s = isObject(schema) ? schema : {};
   if (typeof value === 'number') return s.type === 'number' || !Number.isInteger(value) ? value : BigInt(value);
+  if (typeof value === 'string') return s.type === 'string' && s.format !== undefined ? formattedString(value, s.format) : value;
   if (Array.isArray(value)) return value.map((item) => celValue(item, s.items));
   if (!isObject(value)) return value;
   const out: Raw = {};

@@ -11,6 +11,12 @@ function evaluate(expression: string, self?: unknown): unknown {
 }
 
 const answers: Array<[string, unknown]> = [
+  // conversions of timestamps and durations cel-js lacks
+  ['string(timestamp("2024-05-01T10:00:00.5Z"))', '2024-05-01T10:00:00.5Z'],
+  ['string(duration("1h1.5s"))', '3601.5s'],
+  ['string(duration("-1m0.25s"))', '-60.25s'],
+  ["'%s'.format([duration('-0.5s')])", '-0.5s'],
+  ['int(timestamp("2024-05-01T10:00:00Z"))', 1714557600n],
   // strings extension
   ["'tacocat'.charAt(3)", 'o'],
   ["'tacocat'.charAt(7)", ''],

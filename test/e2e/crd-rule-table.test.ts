@@ -52,6 +52,12 @@ const table: Row[] = [
   { fn: 'optional', schema: { type: 'object', properties: { name: str } }, rule: "self.?name.orValue('default') != 'forbidden'", pass: {}, fail: { name: 'forbidden' } },
   { fn: 'cel.bind', schema: ints, rule: 'cel.bind(n, self.size(), n == 0 || n <= 3)', pass: [1], fail: [1, 2, 3, 4] },
   { fn: 'int arithmetic', schema: { type: 'integer' }, rule: 'self % 2 == 0', pass: 4, fail: 5, shown: '5' },
+  // Strings of these formats are CEL timestamps, durations and bytes, as upstream converts them.
+  { fn: 'date-time as timestamp', schema: { type: 'string', format: 'date-time' }, rule: "self > timestamp('2020-01-01T00:00:00Z')", pass: '2024-01-01T10:00:00+02:00', fail: '2019-06-01T00:00:00Z', shown: '"2019-06-01T00:00:00Z"' },
+  { fn: 'date as timestamp', schema: { type: 'string', format: 'date' }, rule: 'self.getFullYear() >= 2000', pass: '2024-02-29', fail: '1999-12-31', shown: '"1999-12-31"' },
+  { fn: 'duration', schema: { type: 'string', format: 'duration' }, rule: "self <= duration('1h') && string(self) != '0s'", pass: '1m30s', fail: '2h', shown: '"2h"' },
+  { fn: 'byte as bytes', schema: { type: 'string', format: 'byte' }, rule: "self == b'abc'", pass: 'YWJj', fail: 'YWJk', shown: '"YWJk"' },
+  { fn: 'timestamp arithmetic', schema: { type: 'object', properties: { from: { type: 'string', format: 'date-time' }, span: { type: 'string', format: 'duration' }, until: { type: 'string', format: 'date-time' } } }, rule: 'self.from + self.span == self.until', pass: { from: '2024-01-01T00:00:00Z', span: '36h', until: '2024-01-02T12:00:00Z' }, fail: { from: '2024-01-01T00:00:00Z', span: '1d', until: '2024-01-02T12:00:00Z' } },
 ];
 
 describe('CRD validation rules, one per library function', () => {
