@@ -6,6 +6,7 @@
 // finds misspelt fields, not every type error cel-go's static types would.
 
 import { compile, escapePropertyName } from './environment.ts';
+import { checkerError } from './errors.ts';
 import { isObject } from '../api/json.ts';
 
 type Raw = Record<string, unknown>;
@@ -109,11 +110,6 @@ export function undefinedFieldErrors(
     // cel-go places a field access at its dot.
     let offset = at;
     while (offset > 0 && expression[offset] !== '.') offset--;
-    const before = expression.slice(0, offset);
-    const line = before.split('\n').length;
-    const lineStart = before.lastIndexOf('\n') + 1;
-    const column = offset - lineStart;
-    const text = expression.split('\n')[line - 1] ?? '';
-    return `ERROR: <input>:${line}:${column + 1}: ${message}\n | ${text}\n | ${'.'.repeat(column)}^`;
+    return checkerError(expression, offset, message);
   });
 }

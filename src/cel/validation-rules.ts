@@ -12,10 +12,10 @@ import type { StatusCause } from '../api/index.ts';
 import { cardinality, costErrorMessage, crdCostLimit, estimateRuleCost, perCallLimit } from './cost.ts';
 import { compile, escapePropertyName, type Compiled } from './environment.ts';
 import { rewriteListSemantics } from './list-types.ts';
-import { undefinedFieldErrors } from './type-check.ts';
 import { isObject } from '../api/json.ts';
 import { rulesOf as rulesIn } from './rules-present.ts';
 import { formattedString } from './schema-formats.ts';
+import { typeCheckRule } from './schema-types.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -90,10 +90,12 @@ export function validationRuleErrors(schema: unknown, path: string): StatusCause
     rulesOf(s).forEach((rule, i) => {
       const rulePath = index(child(at, 'x-kubernetes-validations'), i);
       const compiled = compileRule(rule, s);
-      if (compiled.error !== undefined) causes.push(invalid(child(rulePath, 'rule'), goRule(rule), `compilation failed: ${compiled.error}`));
-      else if (compiled.type !== 'bool' && compiled.type !== 'dyn') causes.push(invalid(child(rulePath, 'rule'), goRule(rule), 'compilation failed: cel expression must evaluate to a bool'));
-      else if (undefinedFields(rule, s, resourceRoot).length > 0) {
-        causes.push(invalid(child(rulePath, 'rule'), goRule(rule), `compilation failed: ${undefinedFields(rule, s, resourceRoot).join('\n')}`));
+      // The schema's types decide (their errors are cel-go's); a syntax error is the parser's.
+      const typed = typeCheckRule(text(rule.rule), s, { resourceRoot, optionalOldSelf: rule.optionalOldSelf === true });
+      const error = typed.error ?? compiled.error;
+      if (error !== undefined) causes.push(invalid(child(rulePath, 'rule'), goRule(rule), `compilation failed: ${error}`));
+      else if (![compiled.type, typed.type].every((t) => t === 'bool' || t === 'dyn')) {
+        causes.push(invalid(child(rulePath, 'rule'), goRule(rule), 'compilation failed: cel expression must evaluate to a bool'));
       } else {
         const cost = estimateRuleCost(compiled.ast, s);
         if (cost > perCallLimit) causes.push(forbidden(child(rulePath, 'rule'), costErrorMessage('estimated rule cost', perCallLimit, cost)));
@@ -104,8 +106,12 @@ export function validationRuleErrors(schema: unknown, path: string): StatusCause
       }
       if (text(rule.messageExpression) !== '') {
         const message = compileMessage(rule);
-        if (message.error !== undefined) causes.push(invalid(child(rulePath, 'messageExpression'), goRule(rule), `messageExpression compilation failed: ${message.error}`));
-        else if (message.type !== 'string' && message.type !== 'dyn') causes.push(invalid(child(rulePath, 'messageExpression'), goRule(rule), 'must evaluate to a string'));
+        const typedMessage = typeCheckRule(text(rule.messageExpression), s, { resourceRoot, optionalOldSelf: rule.optionalOldSelf === true });
+        const error = typedMessage.error ?? message.error;
+        if (error !== undefined) causes.push(invalid(child(rulePath, 'messageExpression'), goRule(rule), `messageExpression compilation failed: ${error}`));
+        else if (![message.type, typedMessage.type].every((t) => t === 'string' || t === 'dyn')) {
+          causes.push(invalid(child(rulePath, 'messageExpression'), goRule(rule), 'must evaluate to a string'));
+        }
       }
     });
     const embedded = (sub: unknown) => isObject(sub) && sub['x-kubernetes-embedded-resource'] === true;
@@ -118,29 +124,6 @@ export function validationRuleErrors(schema: unknown, path: string): StatusCause
     causes.push(forbidden(path, costErrorMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', crdCostLimit, total)));
   }
   return causes;
-}
-
-/**
- * Fields a rule reads that its node's schema does not have (cel-go's "undefined field"),
- * as upstream's checker refuses them when the CRD is written. A resource's root (and an
- * embedded resource) also has apiVersion, kind and metadata.name/generateName.
- */
-function undefinedFields(rule: Rule, schema: Raw, resourceRoot: boolean): string[] {
-  let node = schema;
-  if (resourceRoot || schema['x-kubernetes-embedded-resource'] === true) {
-    const properties = isObject(schema.properties) ? schema.properties : {};
-    node = {
-      ...schema,
-      properties: {
-        ...properties, apiVersion: { type: 'string' }, kind: { type: 'string' },
-        metadata: { type: 'object', properties: { name: { type: 'string' }, generateName: { type: 'string' } } },
-      },
-    };
-    // An embedded resource's other fields are whatever it holds.
-    if (schema['x-kubernetes-embedded-resource'] === true && !resourceRoot) return [];
-  }
-  const roots = { self: node, oldSelf: node };
-  return undefinedFieldErrors(text(rule.rule), variablesFor(rule), roots, (s) => s);
 }
 
 /**

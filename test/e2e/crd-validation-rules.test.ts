@@ -101,6 +101,27 @@ describe('CRD validation rules', () => {
     ]);
   });
 
+  test('a rule that does not type-check against its schema refuses the CRD, in cel-go\'s words', async () => {
+    const crd = widgetCrd([{ rule: 'self.minReplicas == true' }, { rule: "self.name + 1 == 'a1'" }, { rule: 'self.minReplicas' }, { rule: 'true', messageExpression: 'self.maxReplicas' }]);
+    crd.metadata.name = 'gizmos.rules.example.com';
+    crd.spec.names = { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo', listKind: 'GizmoList' };
+    const res = await server.request('POST', crdsPath, { body: crd });
+    assert.equal(res.status, 422, res.text);
+    const messages = res.json.details.causes.map((c: { field: string; message: string }) => `${c.field}: ${c.message.replace(/^Invalid value: \{"Rule":.*?"OptionalOldSelf":null\}: /, '')}`);
+    assert.deepEqual(messages, [
+      "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: compilation failed: ERROR: <input>:1:18: found no matching overload for '_==_' applied to '(int, bool)'\n | self.minReplicas == true\n | .................^",
+      "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[1].rule: compilation failed: ERROR: <input>:1:11: found no matching overload for '_+_' applied to '(string, int)'\n | self.name + 1 == 'a1'\n | ..........^",
+      'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[2].rule: compilation failed: cel expression must evaluate to a bool',
+      'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[3].messageExpression: must evaluate to a string',
+    ]);
+    // The same rules against a schema where they are well typed are accepted.
+    const ok = widgetCrd([{ rule: "self.name + '1' == 'a1'" }, { rule: 'true', messageExpression: 'string(self.maxReplicas)' }]);
+    ok.metadata.name = 'gizmos.rules.example.com';
+    ok.spec.names = crd.spec.names;
+    const created = await server.request('POST', crdsPath, { body: ok });
+    assert.equal(created.status, 201, created.text);
+  });
+
   test('a rule whose estimated cost exceeds the budget refuses the CRD, as upstream', async () => {
     const crd = widgetCrd([]);
     crd.metadata.name = 'gadgets.rules.example.com';

@@ -1,0 +1,225 @@
+// Static types for CRD rules, as upstream's SchemaDeclType gives a structural schema's
+// nodes to cel-go's checker: an object with properties is an object type with those
+// fields (a resource root, or an embedded resource, also apiVersion, kind and
+// metadata.name/generateName; unknown fields are not selectable), an object with
+// additionalProperties a map(string, T), an array a list(T), int-or-string dyn, a string
+// by its format (timestamp, duration, bytes), and nodes with no type not exposed at all.
+// A rule is checked against its node's type when the CRD is written, so a rule that
+// compares a string with an int, or an object with a map, is refused as upstream refuses
+// it; evaluation stays dynamically typed. Errors are worded as cel-go's checker words them.
+
+import { escapePropertyName, typedEnvironment } from './environment.ts';
+import { checkerError } from './errors.ts';
+import { formatType } from './schema-formats.ts';
+import { undefinedFieldErrors } from './type-check.ts';
+import { isObject } from '../api/json.ts';
+import type { Environment } from '@marcbachmann/cel-js';
+
+type Raw = Record<string, unknown>;
+
+const isEmbedded = (s: unknown) => isObject(s) && s['x-kubernetes-embedded-resource'] === true;
+const hasType = (s: unknown, type: string) => isObject(s) && s.type === type;
+
+/**
+ * A resource's properties with apiVersion, kind and metadata (name and generateName only)
+ * as rules see them: the schema's own when it declares all of them so, else these.
+ */
+function withTypeAndObjectMeta(properties: Raw): Raw {
+  const meta = properties.metadata;
+  const declared = hasType(properties.kind, 'string') && hasType(properties.apiVersion, 'string') && hasType(meta, 'object')
+    && isObject((meta as Raw).properties) && hasType(((meta as Raw).properties as Raw).name, 'string') && hasType(((meta as Raw).properties as Raw).generateName, 'string');
+  if (declared) return properties;
+  return {
+    ...properties, kind: { type: 'string' }, apiVersion: { type: 'string' },
+    metadata: { type: 'object', properties: { name: { type: 'string' }, generateName: { type: 'string' } } },
+  };
+}
+
+/**
+ * The schema as rules see it (undefined: not exposed): objects closed to the fields they
+ * declare, a resource's type and object meta added, nodes with no type left out, int-or-string
+ * open (`{}`). For the walk that finds undefined fields, `has()` included.
+ */
+export function celView(schema: unknown, resourceRoot: boolean): Raw | undefined {
+  if (!isObject(schema)) return undefined;
+  if (schema['x-kubernetes-int-or-string'] === true) return {};
+  switch (schema.type) {
+    case 'array': {
+      const items = celView(schema.items, isEmbedded(schema.items));
+      return items === undefined ? undefined : { type: 'array', items };
+    }
+    case 'object': {
+      if (isObject(schema.additionalProperties)) {
+        const values = celView(schema.additionalProperties, isEmbedded(schema.additionalProperties));
+        return values === undefined ? undefined : { type: 'object', additionalProperties: values };
+      }
+      const own = isObject(schema.properties) ? schema.properties : {};
+      const properties: Raw = {};
+      for (const [name, sub] of Object.entries(resourceRoot || isEmbedded(schema) ? withTypeAndObjectMeta(own) : own)) {
+        const view = celView(sub, isEmbedded(sub));
+        if (view !== undefined) properties[name] = view;
+      }
+      return { type: 'object', properties };
+    }
+    case 'string':
+    case 'boolean':
+    case 'number':
+    case 'integer': return { type: schema.type };
+    default: return undefined;
+  }
+}
+
+/** Declares the schema's type (and the object types within it) on `env`; undefined: not exposed to CEL. */
+function declare(env: Environment, schema: unknown, resourceRoot: boolean, names: { next: number }): string | undefined {
+  if (!isObject(schema)) return undefined;
+  if (schema['x-kubernetes-int-or-string'] === true) return 'dyn';
+  const embedded = resourceRoot || isEmbedded(schema);
+  switch (schema.type) {
+    case 'array': {
+      const items = declare(env, schema.items, isEmbedded(schema.items), names);
+      return items === undefined ? undefined : `list<${items}>`;
+    }
+    case 'object': {
+      if (isObject(schema.additionalProperties)) {
+        const values = declare(env, schema.additionalProperties, isEmbedded(schema.additionalProperties), names);
+        return values === undefined ? undefined : `map<string, ${values}>`;
+      }
+      const own = isObject(schema.properties) ? schema.properties : {};
+      const properties = embedded ? withTypeAndObjectMeta(own) : own;
+      const fields: Record<string, string> = {};
+      for (const [name, sub] of Object.entries(properties)) {
+        const escaped = escapePropertyName(name);
+        const type = declare(env, sub, isEmbedded(sub), names);
+        if (escaped !== undefined && type !== undefined) fields[escaped] = type;
+      }
+      const name = `${objectPrefix}${names.next++}`;
+      env.registerType(name, { fields });
+      // Objects compare with objects of their own type (cel-go's equality on them; `!=` comes with it).
+      env.registerOperator(`${name} == ${name}`, () => false);
+      return name;
+    }
+    case 'string': return formatType(schema.format);
+    case 'boolean': return 'bool';
+    case 'number': return 'double';
+    case 'integer': return 'int';
+    default: return undefined;
+  }
+}
+
+// The object types' names within an environment; shown as `object` in errors.
+const objectPrefix = 'k8s_object_';
+
+const environments = new WeakMap<Raw, Map<string, Environment>>();
+
+/** An environment where `self` and `oldSelf` have the schema's type (kept per schema node). */
+function environmentFor(schema: Raw, resourceRoot: boolean, optionalOldSelf: boolean): Environment {
+  const id = `${resourceRoot}/${optionalOldSelf}`;
+  let byOptions = environments.get(schema);
+  if (byOptions === undefined) environments.set(schema, (byOptions = new Map()));
+  let env = byOptions.get(id);
+  if (env === undefined) {
+    env = typedEnvironment();
+    const type = declare(env, schema, resourceRoot, { next: 0 }) ?? 'dyn';
+    env.registerVariable('self', type);
+    env.registerVariable('oldSelf', optionalOldSelf ? `optional<${type}>` : type);
+    byOptions.set(id, env);
+  }
+  return env;
+}
+
+export interface TypedCheck {
+  /** The expression's type, as cel-go names it (`bool`, `string`, `list(int)`…). */
+  type?: string;
+  /** cel-go's checker error: `ERROR: <input>:L:C: …`, the line and a caret. */
+  error?: string;
+}
+
+/**
+ * Checks a rule (or a messageExpression) against its node's schema: first the fields it
+ * selects (in `has()` too, which cel-js's checker does not look into), then its types. An
+ * expression that does not parse has neither a type nor an error here: its syntax error is
+ * compile()'s.
+ */
+export function typeCheckRule(expression: string, schema: Raw, opts: { resourceRoot: boolean; optionalOldSelf: boolean }): TypedCheck {
+  const view = celView(schema, opts.resourceRoot) ?? {};
+  const variables = { self: 'dyn', oldSelf: opts.optionalOldSelf ? 'optional<dyn>' : 'dyn' };
+  const undefinedFields = undefinedFieldErrors(expression, variables, { self: view, oldSelf: view }, (s) => s);
+  if (undefinedFields.length > 0) return { error: undefinedFields.join('\n') };
+  let result;
+  try {
+    result = environmentFor(schema, opts.resourceRoot, opts.optionalOldSelf).check(expression);
+  } catch (err) {
+    return { error: `ERROR: <input>: ${String((err as Error).message).split('\n')[0]}` };
+  }
+  if (result.valid) return { type: typeName(String(result.type)) };
+  const error = result.error as unknown as { name?: string; message: string; range?: { start: number; end: number }; node?: AstNode } | undefined;
+  if (error?.name === 'ParseError') return {};
+  const message = String(error?.message ?? 'invalid expression').split('\n')[0]!;
+  const { text, offset } = celGoError(message, expression, error?.range?.start ?? 0, error?.node);
+  return { error: checkerError(expression, offset, text) };
+}
+
+interface AstNode { op?: string; args?: unknown; start?: number; end?: number }
+
+/** cel-js's type text in cel-go's notation: list(T), map(K, V), object types as `object`. */
+function typeName(type: string): string {
+  let out = type;
+  // Innermost first: list<…> and map<…> without nested angle brackets.
+  for (let previous = ''; previous !== out;) {
+    previous = out;
+    out = out.replace(/\b(list|map|optional)<([^<>]*)>/g, (_, kind: string, inner: string) => (kind === 'optional' ? `optional_type(${inner})` : `${kind}(${inner})`));
+  }
+  return out.replace(new RegExp(`\\b${objectPrefix}\\d+\\b`, 'g'), 'object');
+}
+
+/** cel-js's checker message as cel-go's, and where cel-go places it. */
+function celGoError(message: string, source: string, start: number, node: AstNode | undefined): { text: string; offset: number } {
+  const binary = /^no such overload: (.+?) (==|!=|<=|>=|<|>|\+|-|\*|\/|%|in) (.+)$/.exec(message);
+  if (binary !== null) {
+    const [, left, op, right] = binary;
+    const fn = op === 'in' ? '@in' : `_${op}_`;
+    return { text: `found no matching overload for '${fn}' applied to '(${typeName(left!)}, ${typeName(right!)})'`, offset: operatorOffset(source, node, op!, start) };
+  }
+  const unary = /^no such overload: ([-!])(.+)$/.exec(message);
+  if (unary !== null) return { text: `found no matching overload for '${unary[1]}_' applied to '(${typeName(unary[2]!)})'`, offset: start };
+  const call = /^found no matching overload for '(.+)\((.*)\)'$/.exec(message);
+  if (call !== null) {
+    const [, callee, args] = call;
+    const dot = callee!.lastIndexOf('.');
+    const receiver = dot < 0 ? undefined : callee!.slice(0, dot);
+    const name = dot < 0 ? callee! : callee!.slice(dot + 1);
+    const at = source.indexOf('(', source.indexOf(name, start));
+    // A library's namespace (`sets.contains`) is a constant of a type of its own here, a qualified function in cel-go.
+    const namespace = receiver === undefined ? undefined : /^(\w+)Namespace$/.exec(receiver)?.[1]?.toLowerCase();
+    const shown = namespace !== undefined ? `'${namespace}.${name}' applied to '(${typeName(args!)})'`
+      : receiver === undefined ? `'${name}' applied to '(${typeName(args!)})'` : `'${name}' applied to '${typeName(receiver)}.(${typeName(args!)})'`;
+    return { text: `found no matching overload for ${shown}`, offset: at < 0 ? start : at };
+  }
+  const logical = /^Logical operator requires bool operands, got '(.+)'$/.exec(message);
+  if (logical !== null) return { text: `expected type 'bool' but found '${typeName(logical[1]!)}'`, offset: operatorOffset(source, node, node?.op === '||' ? '||' : '&&', start) };
+  const ternary = /^Ternary branches must have the same type, got '(.+)' and '(.+)'$/.exec(message);
+  if (ternary !== null) {
+    return { text: `found no matching overload for '_?_:_' applied to '(bool, ${typeName(ternary[1]!)}, ${typeName(ternary[2]!)})'`, offset: operatorOffset(source, node, '?', start) };
+  }
+  const field = /^No such key: (.+)$/.exec(message);
+  if (field !== null) return { text: `undefined field '${field[1]}'`, offset: dotBefore(source, start) };
+  const selection = /^Cannot index type '(.+)'$/.exec(message);
+  if (selection !== null && source[dotBefore(source, start)] === '.') {
+    return { text: `type '${typeName(selection[1]!)}' does not support field selection`, offset: dotBefore(source, start) };
+  }
+  return { text: typeName(message), offset: start };
+}
+
+/** The operator token between a binary node's operands (cel-go places the error there). */
+function operatorOffset(source: string, node: AstNode | undefined, op: string, fallback: number): number {
+  const args = Array.isArray(node?.args) ? (node!.args as AstNode[]) : [];
+  const from = typeof args[0]?.end === 'number' ? args[0].end : fallback;
+  const at = source.indexOf(op, from);
+  return at < 0 ? fallback : at;
+}
+
+function dotBefore(source: string, offset: number): number {
+  let at = offset;
+  while (at > 0 && source[at] !== '.') at--;
+  return source[at] === '.' ? at : offset;
+}

@@ -1,0 +1,97 @@
+// CRD rules checked against their node's static type, as upstream's checker checks them
+// when a CRD is written: expressions upstream's own tests accept compile, those it refuses
+// at compile time are refused with cel-go's wording and position.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { typeCheckRule } from '../../src/cel/schema-types.ts';
+
+type Raw = Record<string, unknown>;
+const str = { type: 'string' };
+const int = { type: 'integer' };
+const num = { type: 'number' };
+const obj = (properties: Raw): Raw => ({ type: 'object', properties });
+const list = (items: Raw): Raw => ({ type: 'array', items });
+const map = (values: Raw): Raw => ({ type: 'object', additionalProperties: values });
+const format = (f: string): Raw => ({ type: 'string', format: f });
+
+const schema = obj({
+  val1: int, val2: num, s: str, flag: { type: 'boolean' },
+  d: format('duration'), ts: format('date-time'), day: format('date'), b: format('byte'),
+  a: obj({ b: int, c: int, d: { ...int, nullable: true } }),
+  objs: list(obj({ k: str, v: str })),
+  listMap: { ...list(obj({ k: str, v: str, v2: str })), 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['k'] },
+  m: map(int), l: list(int), mapOfObj: map(obj({ field2: str })), listOfMap: list(map(str)),
+  ios: { 'x-kubernetes-int-or-string': true },
+  withUnknown: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+  known: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { known: int } },
+  anyval: { 'x-kubernetes-preserve-unknown-fields': true },
+  anyvalList: list({ 'x-kubernetes-preserve-unknown-fields': true }),
+  embedded: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+  true: int, 'dot.dot': int, self: int,
+});
+
+const check = (expression: string, optionalOldSelf = false) => typeCheckRule(expression, schema, { resourceRoot: true, optionalOldSelf });
+
+describe('CRD rules with the schema\'s types', () => {
+  test('what upstream accepts type-checks (and to the type cel-go gives)', () => {
+    const valid = [
+      'self.val1 == 1', 'type(self.val1) == int', 'self.val2 == 1.0', 'type(self.val2) == double', 'self.val1 < 1.5', 'self.val2 > 0',
+      'double(self.val1) == self.val2', 'int(self.val2) == self.val1', 'string(self.val1) == self.s',
+      "self.s.startsWith('Rook') && self.s.charAt(3) == 'k' && self.s.split(' ').size() == 3", "self.s in ['a', 'b']",
+      "self.b == b'AB' && size(self.b) == 2 && type(self.b) == bytes",
+      "self.d == duration('1h2m') + duration('3s4ms') && self.d.getMinutes() == 62 && type(self.d) == google.protobuf.Duration",
+      "self.day.getFullYear() == 1997 && type(self.day) == google.protobuf.Timestamp", "self.ts == timestamp('2011-08-18T00:00:00.000+01:00') + duration('19h3m37s10ms')",
+      'duration(self.s) == self.d', 'string(self.d) == self.s', 'timestamp(self.s) == self.ts', 'string(self.ts) == self.s',
+      'has(self.a.b) && !has(self.a.d)', 'self.objs[0] == self.objs[1]', 'self.listMap.all(m, !has(m.v2) || m.v2 == \'z\')',
+      "self.listMap.map(m, has(m.v2) && m.v2 == 'z', m.v2).size() == 1", "'k1' in self.m", 'self.m.all(k, self.m[k] > 0)', 'has(self.m.b)',
+      'self.m.map(k, self.m[k]).exists(v, v == 1)', "self.mapOfObj['k'].field2 == 'c'", "self.listOfMap[0]['z'] == 'g'",
+      'self.l.map(e, e * 20).filter(e, e > 50).exists(e, e == 60)', 'self.l + [4, 5] == [1, 2, 3, 4, 5]', 'self.l.all(i, v, v >= i)',
+      "type(self.ios) == int ? self.ios == 1 : self.ios == '25%'", "type(self.ios) == string && self.ios.matches(r'(\\d+(\\.\\d+)?%)')",
+      'has(self.withUnknown)', 'self.known.known == 1', "self.embedded.kind == 'Pod' && self.embedded.metadata.generateName == 'x'",
+      "self.kind == 'Pod' && self.apiVersion == 'v1' && self.metadata.name == 'foo'",
+      'self.__true__ == 1 && self.dot__dot__dot == 401 && self.self == 201', 'type(self) == type(self)',
+      'self == oldSelf', 'self.objs == oldSelf.objs', "self.?s.orValue('') == ''",
+      "isQuantity(self.s) && quantity(self.s).isLessThan(quantity('1Gi'))", 'sets.contains(self.l, [1])',
+    ];
+    for (const expression of valid) assert.deepEqual(check(expression), { type: 'bool' }, expression);
+    assert.deepEqual(check('oldSelf.hasValue() && oldSelf.value().val1 <= self.val1', true), { type: 'bool' });
+    assert.deepEqual(check('self.s'), { type: 'string' });
+    assert.deepEqual(check('self.l.map(x, x * 2)'), { type: 'list(int)' });
+    assert.deepEqual(check('self.m'), { type: 'map(string, int)' });
+  });
+
+  test('what upstream refuses at compile time, worded as cel-go words it', () => {
+    const refused: Array<[string, string]> = [
+      ['self.val2 == 1', "ERROR: <input>:1:11: found no matching overload for '_==_' applied to '(double, int)'\n | self.val2 == 1\n | ..........^"],
+      ['self.val1 == true', "ERROR: <input>:1:11: found no matching overload for '_==_' applied to '(int, bool)'\n | self.val1 == true\n | ..........^"],
+      ['self.s == null', "ERROR: <input>:1:8: found no matching overload for '_==_' applied to '(string, null)'\n | self.s == null\n | .......^"],
+      ["self.objs[0] == {'k': 'a', 'v': '1'}", "ERROR: <input>:1:14: found no matching overload for '_==_' applied to '(object, map(string, string))'\n | self.objs[0] == {'k': 'a', 'v': '1'}\n | .............^"],
+      ['self == 201', "ERROR: <input>:1:6: found no matching overload for '_==_' applied to '(object, int)'\n | self == 201\n | .....^"],
+      ["string(type(self.objs[0])).endsWith('x')", "ERROR: <input>:1:7: found no matching overload for 'string' applied to '(type)'\n | string(type(self.objs[0])).endsWith('x')\n | ......^"],
+      ['has(self.withUnknown.field1)', "ERROR: <input>:1:21: undefined field 'field1'\n | has(self.withUnknown.field1)\n | ....................^"],
+      ['self.anyval == 1', "ERROR: <input>:1:5: undefined field 'anyval'\n | self.anyval == 1\n | ....^"],
+      ['self.anyvalList.size() > 0', "ERROR: <input>:1:5: undefined field 'anyvalList'\n | self.anyvalList.size() > 0\n | ....^"],
+      ['self.embedded.spec == 1', "ERROR: <input>:1:14: undefined field 'spec'\n | self.embedded.spec == 1\n | .............^"],
+      ['self.metadata.namespace == "x"', "ERROR: <input>:1:14: undefined field 'namespace'\n | self.metadata.namespace == \"x\"\n | .............^"],
+      ["self.listMap.exists(m, m.zz == '')", "ERROR: <input>:1:25: undefined field 'zz'\n | self.listMap.exists(m, m.zz == '')\n | ........................^"],
+      ['self.s + 1 == "a1"', "ERROR: <input>:1:8: found no matching overload for '_+_' applied to '(string, int)'\n | self.s + 1 == \"a1\"\n | .......^"],
+      ['self.s in self.l', "ERROR: <input>:1:8: found no matching overload for '@in' applied to '(string, list(int))'\n | self.s in self.l\n | .......^"],
+      ['-self.s == ""', "ERROR: <input>:1:1: found no matching overload for '-_' applied to '(string)'\n | -self.s == \"\"\n | ^"],
+      ['self.s.matches(1)', "ERROR: <input>:1:15: found no matching overload for 'matches' applied to 'string.(int)'\n | self.s.matches(1)\n | ..............^"],
+      ['sets.contains(self.l, 1)', "ERROR: <input>:1:14: found no matching overload for 'sets.contains' applied to '(list(int), int)'\n | sets.contains(self.l, 1)\n | .............^"],
+      ['self.flag &&\n  self.val1', "ERROR: <input>:1:11: expected type 'bool' but found 'int'\n | self.flag &&\n | ..........^"],
+      ["self.val1 > 1 ? 'a' : 1", "ERROR: <input>:1:15: found no matching overload for '_?_:_' applied to '(bool, string, int)'\n | self.val1 > 1 ? 'a' : 1\n | ..............^"],
+      ['self.s.y == 1', "ERROR: <input>:1:7: type 'string' does not support field selection\n | self.s.y == 1\n | ......^"],
+      ['self.ts < "2020-01-01"', "ERROR: <input>:1:9: found no matching overload for '_<_' applied to '(google.protobuf.Timestamp, string)'\n | self.ts < \"2020-01-01\"\n | ........^"],
+    ];
+    for (const [expression, error] of refused) assert.deepEqual(check(expression), { error }, expression);
+  });
+
+  test('a node with no type CEL can see is dyn, and each schema node keeps its own environment', () => {
+    assert.deepEqual(typeCheckRule('self.anything == 1', { 'x-kubernetes-preserve-unknown-fields': true }, { resourceRoot: false, optionalOldSelf: false }), { type: 'bool' });
+    const a = obj({ x: int });
+    const b = obj({ x: str });
+    assert.deepEqual(typeCheckRule('self.x == 1', a, { resourceRoot: false, optionalOldSelf: false }), { type: 'bool' });
+    assert.match(typeCheckRule('self.x == 1', b, { resourceRoot: false, optionalOldSelf: false }).error ?? '', /'\(string, int\)'/);
+  });
+});
