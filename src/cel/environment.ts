@@ -4,7 +4,7 @@
 // integers as int, other numbers as double, objects of a schema with properties with
 // their names escaped.
 
-import { Environment } from '@marcbachmann/cel-js';
+import { Environment, serialize, type ASTNode } from '@marcbachmann/cel-js';
 import { registerKubernetesLibraries } from './library.ts';
 import { rewriteObjectConstruction } from './objects.ts';
 
@@ -64,7 +64,7 @@ export function compile(expression: string, variables: Variables, opts: { object
   const known = compiled.get(id);
   if (known !== undefined) return known;
   const env = environmentFor(variables);
-  const source = opts.objects === true ? rewriteObjectConstruction(expression) : expression;
+  const source = rewriteHasOperands(opts.objects === true ? rewriteObjectConstruction(expression) : expression);
   let result: Compiled;
   try {
     const checked = env.check(source);
@@ -79,6 +79,55 @@ export function compile(expression: string, variables: Variables, opts: { object
   if (compiled.size > 10_000) compiled.clear();
   compiled.set(id, result);
   return result;
+}
+
+type Node = { op: string; args: unknown; start: number; end: number };
+
+/**
+ * cel-go's has() tests a field of any expression (`has(self[0].matches)`, as Gateway API's
+ * CRDs write), cel-js's only of a chain of selections from a variable. Such a has() is
+ * rewritten to select from a bound variable, which means the same:
+ * `cel.bind(__has0__, self[0], has(__has0__.matches))`. Other expressions are returned as
+ * they are (one that does not parse too: its error is the checker's).
+ */
+export function rewriteHasOperands(source: string): string {
+  if (!source.includes('has(')) return source;
+  let out = source;
+  for (let round = 0; round < 8; round++) {
+    let ast: Node;
+    try {
+      ast = (baseEnvironment().parse(out) as unknown as { ast: Node }).ast;
+    } catch {
+      return out;
+    }
+    const edits: Array<{ start: number; end: number; text: string }> = [];
+    const visit = (node: unknown): void => {
+      if (node === null || typeof node !== 'object') return;
+      if (Array.isArray(node)) return node.forEach(visit);
+      const n = node as Node;
+      if (typeof n.op !== 'string') return;
+      const [name, args] = Array.isArray(n.args) ? n.args as [unknown, unknown] : [];
+      if (n.op === 'call' && name === 'has' && Array.isArray(args) && args.length === 1) {
+        let base = args[0] as Node;
+        let chain = '';
+        while (base.op === '.' || base.op === '.?') {
+          const [operand, field] = base.args as [Node, string];
+          chain = `${base.op}${field}${chain}`;
+          base = operand;
+        }
+        if (chain !== '' && base.op !== 'id') {
+          const bound = `__has${edits.length}__`;
+          edits.push({ start: n.start, end: n.end, text: `cel.bind(${bound}, ${serialize(base as unknown as ASTNode)}, has(${bound}${chain}))` });
+          return;
+        }
+      }
+      visit(n.args);
+    };
+    visit(ast);
+    if (edits.length === 0) return out;
+    for (const edit of edits.sort((a, b) => b.start - a.start)) out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
+  }
+  return out;
 }
 
 function firstLine(message: string): string {

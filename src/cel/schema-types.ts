@@ -8,7 +8,7 @@
 // compares a string with an int, or an object with a map, is refused as upstream refuses
 // it; evaluation stays dynamically typed. Errors are worded as cel-go's checker words them.
 
-import { escapePropertyName, typedEnvironment } from './environment.ts';
+import { escapePropertyName, rewriteHasOperands, typedEnvironment } from './environment.ts';
 import { checkerError } from './errors.ts';
 import { formatType } from './schema-formats.ts';
 import { undefinedFieldErrors } from './type-check.ts';
@@ -145,9 +145,11 @@ export function typeCheckRule(expression: string, schema: Raw, opts: { resourceR
   const variables = { self: 'dyn', oldSelf: opts.optionalOldSelf ? 'optional<dyn>' : 'dyn' };
   const undefinedFields = undefinedFieldErrors(expression, variables, { self: view, oldSelf: view }, (s) => s);
   if (undefinedFields.length > 0) return { error: undefinedFields.join('\n') };
+  // Checked (and errors shown) as compiled: has() of a non-variable rewritten (see rewriteHasOperands).
+  const source = rewriteHasOperands(expression);
   let result;
   try {
-    result = environmentFor(schema, opts.resourceRoot, opts.optionalOldSelf).check(expression);
+    result = environmentFor(schema, opts.resourceRoot, opts.optionalOldSelf).check(source);
   } catch (err) {
     return { error: `ERROR: <input>: ${String((err as Error).message).split('\n')[0]}` };
   }
@@ -155,8 +157,8 @@ export function typeCheckRule(expression: string, schema: Raw, opts: { resourceR
   const error = result.error as unknown as { name?: string; message: string; range?: { start: number; end: number }; node?: AstNode } | undefined;
   if (error?.name === 'ParseError') return {};
   const message = String(error?.message ?? 'invalid expression').split('\n')[0]!;
-  const { text, offset } = celGoError(message, expression, error?.range?.start ?? 0, error?.node);
-  return { error: checkerError(expression, offset, text) };
+  const { text, offset } = celGoError(message, source, error?.range?.start ?? 0, error?.node);
+  return { error: checkerError(source, offset, text) };
 }
 
 interface AstNode { op?: string; args?: unknown; start?: number; end?: number }

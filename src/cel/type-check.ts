@@ -5,7 +5,7 @@
 // caret under the access). Plinth's expressions are otherwise dynamically typed, so this
 // finds misspelt fields, not every type error cel-go's static types would.
 
-import { compile, escapePropertyName } from './environment.ts';
+import { compile, escapePropertyName, rewriteHasOperands } from './environment.ts';
 import { checkerError } from './errors.ts';
 import { isObject } from '../api/json.ts';
 
@@ -63,6 +63,12 @@ function walk(node: Ast, scope: ReadonlyMap<string, Raw | undefined>, resolve: S
     }
     case 'rcall': {
       const [name, receiver, args] = node.args as [string, Ast, Ast[]];
+      if (name === 'bind' && receiver?.op === 'id' && receiver.args === 'cel' && args.length === 3 && args[0]?.op === 'id') {
+        // cel.bind(v, init, body): v has init's schema in body.
+        const inner = new Map(scope);
+        inner.set(args[0].args as string, walk(args[1]!, scope, resolve, found, names));
+        return walk(args[2]!, inner, resolve, found, names);
+      }
       const range = walk(receiver, scope, resolve, found, names);
       const macro = ['all', 'exists', 'exists_one', 'existsOne', 'map', 'filter', 'transformList', 'transformMap', 'transformMapEntry'].includes(name);
       if (macro && args[0]?.op === 'id') {
@@ -108,8 +114,10 @@ export function undefinedFieldErrors(
   walk(compiled.ast as Ast, new Map(Object.entries(roots)), resolve, found, opts.nativeFields === true ? (name) => name : escapePropertyName);
   return found.map(({ message, offset: at }) => {
     // cel-go places a field access at its dot.
+    // Offsets are the compiled text's (has() of a non-variable is rewritten: see rewriteHasOperands).
+    const shown = rewriteHasOperands(expression);
     let offset = at;
-    while (offset > 0 && expression[offset] !== '.') offset--;
-    return checkerError(expression, offset, message);
+    while (offset > 0 && shown[offset] !== '.') offset--;
+    return checkerError(shown, offset, message);
   });
 }

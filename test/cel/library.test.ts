@@ -120,6 +120,17 @@ test('library functions answer as upstream', () => {
   for (const [expression, want] of answers) assert.deepEqual(evaluate(expression, {}), want, expression);
 });
 
+test('has() tests a field of any expression, as cel-go\'s (Gateway API\'s CRDs write has(self[0].matches))', () => {
+  const self = [{ matches: [1], spec: { a: 1 } }, { spec: {} }];
+  assert.equal(evaluate('has(self[0].matches)', self), true);
+  assert.equal(evaluate('has(self[1].matches)', self), false);
+  assert.equal(evaluate('has(self[1].spec.a) || has(self[0].spec.a)', self), true);
+  assert.equal(evaluate("has({'k': {'v': 1}}['k'].v) && !has(self[1].spec.?a.b)", self), true);
+  assert.equal(evaluate('(self.size() > 0 ? (has(self[0].matches) ? self[0].matches.size() : 0) : 0) == 1', self), true);
+  assert.equal(evaluate('self.exists(x, has(x.matches)) && has(self[has(self[0].spec) ? 0 : 1].spec)', self), true);
+  assert.throws(() => evaluate('has(self[0].nothing.a)', self), /No such key: nothing/);
+});
+
 test('library functions raise upstream\'s errors', () => {
   assert.throws(() => evaluate("'abc'.charAt(4)"), /index out of range: 4/);
   assert.throws(() => evaluate('[].min()'), /min called on empty list/);

@@ -52,6 +52,7 @@ describe('CRD rules with the schema\'s types', () => {
       'self.__true__ == 1 && self.dot__dot__dot == 401 && self.self == 201', 'type(self) == type(self)',
       'self == oldSelf', 'self.objs == oldSelf.objs', "self.?s.orValue('') == ''",
       "isQuantity(self.s) && quantity(self.s).isLessThan(quantity('1Gi'))", 'sets.contains(self.l, [1])',
+      "has(self.objs[0].k) && self.objs[0].k != ''", '(self.objs.size() > 0 ? (has(self.objs[0].v) ? self.objs[0].v.size() : 0) : 0) <= 128',
     ];
     for (const expression of valid) assert.deepEqual(check(expression), { type: 'bool' }, expression);
     assert.deepEqual(check('oldSelf.hasValue() && oldSelf.value().val1 <= self.val1', true), { type: 'bool' });
@@ -82,6 +83,9 @@ describe('CRD rules with the schema\'s types', () => {
       ['self.flag &&\n  self.val1', "ERROR: <input>:1:11: expected type 'bool' but found 'int'\n | self.flag &&\n | ..........^"],
       ["self.val1 > 1 ? 'a' : 1", "ERROR: <input>:1:15: found no matching overload for '_?_:_' applied to '(bool, string, int)'\n | self.val1 > 1 ? 'a' : 1\n | ..............^"],
       ['self.s.y == 1', "ERROR: <input>:1:7: type 'string' does not support field selection\n | self.s.y == 1\n | ......^"],
+      ['cel.bind(o, self.a, o.b + o.zz > 0)', "ERROR: <input>:1:28: undefined field 'zz'\n | cel.bind(o, self.a, o.b + o.zz > 0)\n | ...........................^"],
+      // has() of an item is checked as compiled: the item bound to a variable.
+      ['has(self.objs[0].zz)', "ERROR: <input>:1:46: undefined field 'zz'\n | cel.bind(__has0__, self.objs[0], has(__has0__.zz))\n | .............................................^"],
       ['self.ts < "2020-01-01"', "ERROR: <input>:1:9: found no matching overload for '_<_' applied to '(google.protobuf.Timestamp, string)'\n | self.ts < \"2020-01-01\"\n | ........^"],
     ];
     for (const [expression, error] of refused) assert.deepEqual(check(expression), { error }, expression);

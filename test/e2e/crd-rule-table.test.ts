@@ -52,6 +52,7 @@ const table: Row[] = [
   { fn: 'optional', schema: { type: 'object', properties: { name: str } }, rule: "self.?name.orValue('default') != 'forbidden'", pass: {}, fail: { name: 'forbidden' } },
   { fn: 'cel.bind', schema: ints, rule: 'cel.bind(n, self.size(), n == 0 || n <= 3)', pass: [1], fail: [1, 2, 3, 4] },
   { fn: 'int arithmetic', schema: { type: 'integer' }, rule: 'self % 2 == 0', pass: 4, fail: 5, shown: '5' },
+  { fn: 'has on an item', schema: { type: 'array', maxItems: 4, items: { type: 'object', properties: { name: str } } }, rule: "self.size() == 0 || !has(self[0].name) || self[0].name != 'x'", pass: [{ name: 'a' }, {}], fail: [{ name: 'x' }] },
   // Strings of these formats are CEL timestamps, durations and bytes, as upstream converts them.
   { fn: 'date-time as timestamp', schema: { type: 'string', format: 'date-time' }, rule: "self > timestamp('2020-01-01T00:00:00Z')", pass: '2024-01-01T10:00:00+02:00', fail: '2019-06-01T00:00:00Z', shown: '"2019-06-01T00:00:00Z"' },
   { fn: 'date as timestamp', schema: { type: 'string', format: 'date' }, rule: 'self.getFullYear() >= 2000', pass: '2024-02-29', fail: '1999-12-31', shown: '"1999-12-31"' },
