@@ -115,10 +115,12 @@ function estimate(node: Ast, scope: Scope): Estimate {
         const twoVariables = args.length >= 3 && args[1]?.op === 'id' && name !== 'map' && name !== 'filter';
         const inner = new Map(scope);
         const element = elementSchema(range.schema);
+        // A map's keys are sized as upstream's declared string type is, with no maximum: 0.
+        const mapKey = isObject(range.schema?.additionalProperties) ? { type: 'string', maxLength: 0 } : undefined;
         if (twoVariables) {
-          inner.set(args[0]!.args as string, undefined);
+          inner.set(args[0]!.args as string, mapKey);
           inner.set(args[1]!.args as string, element);
-        } else inner.set(args[0]!.args as string, isObject(range.schema?.items) ? element : isObject(range.schema?.additionalProperties) ? { type: 'string' } : element);
+        } else inner.set(args[0]!.args as string, mapKey ?? element);
         const body = args.slice(twoVariables ? 2 : 1).reduce((t, a) => t + estimate(a, inner).cost, 0);
         const n = cardinality(range.schema);
         // What map, filter and transformList give is no longer than their range, as cel-go's estimator tracks.

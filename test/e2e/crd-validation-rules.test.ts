@@ -142,6 +142,21 @@ describe('CRD validation rules', () => {
     const worse = await server.request('POST', crdsPath, { body: nested });
     assert.equal(worse.status, 422, worse.text);
     assert.ok(worse.json.details.causes.some((c: { message: string }) => c.message.includes('by factor of more than 100x')), worse.text);
+    // A map's keys have no size of their own in the estimate (upstream sizes them 0): Gateway API's
+    // annotation rules over 16 properties of values up to 4 KiB fit.
+    const keyed = widgetCrd([]);
+    keyed.metadata.name = 'gadgets.rules.example.com';
+    keyed.spec.names = crd.spec.names;
+    keyed.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.annotations = {
+      type: 'object', maxProperties: 16, additionalProperties: { type: 'string', minLength: 0, maxLength: 4096 },
+      'x-kubernetes-validations': [
+        { rule: 'self.all(key, key.matches(r"""^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$"""))' },
+        { rule: 'self.all(key, key.split("/")[0].size() < 253)' },
+      ],
+    };
+    const accepted = await server.request('POST', crdsPath, { body: keyed });
+    assert.equal(accepted.status, 201, accepted.text);
+    assert.equal((await server.request('DELETE', `${crdsPath}/gadgets.rules.example.com`)).status, 200);
   });
 
   test('the runtime budget stops evaluation of an object whose rules cost too much in all', async () => {
