@@ -143,7 +143,7 @@ export interface TypedCheck {
 export function typeCheckRule(expression: string, schema: Raw, opts: { resourceRoot: boolean; optionalOldSelf: boolean }): TypedCheck {
   const view = celView(schema, opts.resourceRoot) ?? {};
   const variables = { self: 'dyn', oldSelf: opts.optionalOldSelf ? 'optional<dyn>' : 'dyn' };
-  const undefinedFields = undefinedFieldErrors(expression, variables, { self: view, oldSelf: view }, (s) => s);
+  const undefinedFields = undefinedFieldErrors(expression, variables, { self: view, oldSelf: view }, (s) => s, { objectIndex: true });
   if (undefinedFields.length > 0) return { error: undefinedFields.join('\n') };
   // Checked (and errors shown) as compiled: has() of a non-variable rewritten (see rewriteHasOperands).
   const source = rewriteHasOperands(expression);

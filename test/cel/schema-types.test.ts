@@ -83,6 +83,7 @@ describe('CRD rules with the schema\'s types', () => {
       ['self.flag &&\n  self.val1', "ERROR: <input>:1:11: expected type 'bool' but found 'int'\n | self.flag &&\n | ..........^"],
       ["self.val1 > 1 ? 'a' : 1", "ERROR: <input>:1:15: found no matching overload for '_?_:_' applied to '(bool, string, int)'\n | self.val1 > 1 ? 'a' : 1\n | ..............^"],
       ['self.s.y == 1', "ERROR: <input>:1:7: type 'string' does not support field selection\n | self.s.y == 1\n | ......^"],
+      ["self.a['b'] == 1", "ERROR: <input>:1:7: found no matching overload for '_[_]' applied to '(object, string)'\n | self.a['b'] == 1\n | ......^"],
       ['cel.bind(o, self.a, o.b + o.zz > 0)', "ERROR: <input>:1:28: undefined field 'zz'\n | cel.bind(o, self.a, o.b + o.zz > 0)\n | ...........................^"],
       // has() of an item is checked as compiled: the item bound to a variable.
       ['has(self.objs[0].zz)', "ERROR: <input>:1:46: undefined field 'zz'\n | cel.bind(__has0__, self.objs[0], has(__has0__.zz))\n | .............................................^"],
