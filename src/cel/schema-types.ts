@@ -42,6 +42,18 @@ function withTypeAndObjectMeta(properties: Raw): Raw {
  */
 export function celView(schema: unknown, resourceRoot: boolean): Raw | undefined {
   if (!isObject(schema)) return undefined;
+  // Kept per node: each of a node's rules, and each rule above it, walks the same view.
+  const views = resourceRoot ? rootViews : nodeViews;
+  if (views.has(schema)) return views.get(schema);
+  const view = viewOf(schema, resourceRoot);
+  views.set(schema, view);
+  return view;
+}
+
+const rootViews = new WeakMap<Raw, Raw | undefined>();
+const nodeViews = new WeakMap<Raw, Raw | undefined>();
+
+function viewOf(schema: Raw, resourceRoot: boolean): Raw | undefined {
   if (schema['x-kubernetes-int-or-string'] === true) return {};
   switch (schema.type) {
     case 'array': {
