@@ -12,30 +12,51 @@ import { isObject } from '../api/json.ts';
 type Raw = Record<string, unknown>;
 type Ast = { op: string; args: any };
 
-/** Upstream's PerCallLimit and StaticEstimatedCRDCostLimit. */
+/** Upstream's PerCallLimit (one evaluation), StaticEstimatedCostLimit (one rule's estimate) and StaticEstimatedCRDCostLimit. */
 export const perCallLimit = 1_000_000;
+export const staticCostLimit = 10_000_000;
 export const crdCostLimit = 100_000_000;
 const maxRequestSizeBytes = 3 * 1024 * 1024;
 
 
-/** The least bytes one element of this schema takes in a JSON list (with its comma). */
-function minSize(schema: Raw | undefined): number {
-  switch (schema?.type) {
-    case 'string': return 3;
-    case 'boolean': return 5;
+/**
+ * The least bytes a value of this schema takes in JSON, as upstream's declared types count
+ * them: a string its quotes (a date, date-time or duration its shortest form), a boolean
+ * `true`, a number one digit, an object its braces and each required property without a
+ * default (its name, quotes, colon and comma and its value), a list or map its brackets.
+ */
+function minSerializedSize(schema: Raw | undefined): number {
+  if (schema === undefined || schema['x-kubernetes-int-or-string'] === true) return 1;
+  switch (schema.type) {
+    case 'string':
+      return schema.format === 'date' ? 12 : schema.format === 'date-time' ? 22 : schema.format === 'duration' ? 4 : 2;
+    case 'boolean': return 4;
     case 'integer':
-    case 'number': return 2;
-    default: return 3;
+    case 'number': return 1;
+    case 'object': {
+      if (!isObject(schema.properties)) return 2;
+      const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
+      let size = 2;
+      for (const [name, sub] of Object.entries(schema.properties)) {
+        if (required.has(name) && isObject(sub) && sub.default === undefined) size += name.length + minSerializedSize(sub) + 4;
+      }
+      return size;
+    }
+    default: return 2;
   }
 }
 
-/** How many elements a list or map of this schema can hold. */
+/**
+ * How many elements a list or map of this schema can hold: its maxItems or maxProperties,
+ * else as many of its smallest elements as fit in a request (a list's with a comma, a
+ * map's with a key of at least one character, quotes, colon and comma).
+ */
 export function cardinality(schema: Raw | undefined): number {
-  if (schema === undefined) return Math.floor(maxRequestSizeBytes / 2);
-  if (typeof schema.maxItems === 'number') return schema.maxItems;
-  if (typeof schema.maxProperties === 'number') return schema.maxProperties;
-  const element = isObject(schema.items) ? schema.items : isObject(schema.additionalProperties) ? schema.additionalProperties : undefined;
-  return Math.floor(maxRequestSizeBytes / minSize(element));
+  if (schema === undefined) return Math.floor((maxRequestSizeBytes - 2) / 2);
+  if (typeof schema.maxItems === 'number') return Math.max(0, schema.maxItems);
+  if (typeof schema.maxProperties === 'number') return Math.max(0, schema.maxProperties);
+  if (isObject(schema.additionalProperties)) return Math.floor((maxRequestSizeBytes - 2) / (minSerializedSize(schema.additionalProperties) + 6));
+  return Math.floor((maxRequestSizeBytes - 2) / (minSerializedSize(isObject(schema.items) ? schema.items : undefined) + 1));
 }
 
 /** The longest a string of this schema can be. */
@@ -44,6 +65,10 @@ function stringLength(schema: Raw | undefined): number {
   if (schema?.format === 'date-time' || schema?.format === 'date' || schema?.format === 'duration') return 64;
   return maxRequestSizeBytes - 2;
 }
+
+/** cel-go's cost factors: a tenth of a unit per character traversed, a quarter per character of a regex. */
+const traversal = (size: number) => Math.ceil(size * 0.1);
+const regexFactor = (size: number) => Math.ceil(size * 0.25);
 
 const stringFunctions = new Set([
   'matches', 'contains', 'startsWith', 'endsWith', 'find', 'findAll', 'split', 'replace', 'lowerAscii', 'upperAscii', 'trim', 'indexOf', 'lastIndexOf',
@@ -56,6 +81,14 @@ interface Estimate {
   cost: number;
   /** The schema of the value, when known. */
   schema?: Raw;
+  /** A string literal's length. */
+  length?: number;
+}
+
+/** The most characters a string argument can have (unknown: the request limit). */
+function sizeOf(e: Estimate | undefined): number {
+  if (e?.length !== undefined) return e.length;
+  return stringLength(e?.schema?.type === 'string' ? e.schema : undefined);
 }
 
 type Scope = ReadonlyMap<string, Raw | undefined>;
@@ -83,7 +116,7 @@ function estimate(node: Ast, scope: Scope): Estimate {
   if (node === null || typeof node !== 'object') return { cost: 0 };
   const sum = (nodes: Ast[]) => nodes.reduce((total, n) => total + estimate(n, scope).cost, 0);
   switch (node.op) {
-    case 'value': return { cost: 0 };
+    case 'value': return typeof node.args === 'string' ? { cost: 0, length: node.args.length } : { cost: 0 };
     case 'id': return scope.has(node.args) ? { cost: 1, schema: scope.get(node.args) } : { cost: 1 };
     case '.':
     case '.?': {
@@ -102,8 +135,10 @@ function estimate(node: Ast, scope: Scope): Estimate {
       if (name === 'has') return { cost: 1 + sum(args) };
       const argEstimates = args.map((a) => estimate(a, scope));
       let cost = 1 + argEstimates.reduce((t, e) => t + e.cost, 0);
-      // Functions over a string argument walk it (size, string and int do not).
-      if (!['size', 'string', 'int'].includes(name) && argEstimates[0]?.schema?.type === 'string') cost += Math.ceil(stringLength(argEstimates[0].schema) * 0.1);
+      // matches(s, re): the string's length (plus one) times the regex's, as cel-go's.
+      if (name === 'matches' && argEstimates.length === 2) cost += traversal(sizeOf(argEstimates[0]) + 1) * regexFactor(sizeOf(argEstimates[1])) - 1;
+      // Other functions over a string argument walk it (size, string and int do not).
+      else if (!['size', 'string', 'int'].includes(name) && argEstimates[0]?.schema?.type === 'string') cost += traversal(stringLength(argEstimates[0].schema));
       return { cost };
     }
     case 'rcall': {
@@ -128,7 +163,13 @@ function estimate(node: Ast, scope: Scope): Estimate {
         return { cost: range.cost + n * (body + 1) + 1, ...(result === undefined ? {} : { schema: result }) };
       }
       let cost = range.cost + 1 + sum(args);
-      if (range.schema?.type === 'string' && stringFunctions.has(name)) cost += Math.ceil(stringLength(range.schema) * 0.1);
+      const argument = args[0] === undefined ? undefined : estimate(args[0], scope);
+      // As cel-go's: a prefix or suffix test walks the prefix, matches the string (plus one)
+      // times the regex, contains the string times the substring; the rest the string.
+      if (name === 'startsWith' || name === 'endsWith') cost += traversal(sizeOf(argument)) - 1;
+      else if (name === 'matches' && range.schema?.type === 'string') cost += traversal(stringLength(range.schema) + 1) * regexFactor(sizeOf(argument)) - 1;
+      else if (name === 'contains' && range.schema?.type === 'string') cost += traversal(stringLength(range.schema)) * traversal(sizeOf(argument)) - 1;
+      else if (range.schema?.type === 'string' && stringFunctions.has(name)) cost += traversal(stringLength(range.schema));
       else if (range.schema?.type === 'array' && listFunctions.has(name)) cost += cardinality(range.schema);
       // Lists made from a string hold at most as many strings as it has characters.
       if ((name === 'split' || name === 'findAll') && range.schema?.type === 'string') {

@@ -9,7 +9,7 @@
 import { Optional } from '@marcbachmann/cel-js';
 import { child, forbidden, goJson, GoValue, index, invalid, invalidOmittingValue, key, required, duplicate } from '../api/field-errors.ts';
 import type { StatusCause } from '../api/index.ts';
-import { cardinality, costErrorMessage, crdCostLimit, estimateRuleCost, perCallLimit } from './cost.ts';
+import { cardinality, costErrorMessage, crdCostLimit, estimateRuleCost, perCallLimit, staticCostLimit } from './cost.ts';
 import { compile, escapePropertyName, type Compiled } from './environment.ts';
 import { rewriteListSemantics } from './list-types.ts';
 import { isObject } from '../api/json.ts';
@@ -98,7 +98,7 @@ export function validationRuleErrors(schema: unknown, path: string): StatusCause
         causes.push(invalid(child(rulePath, 'rule'), goRule(rule), 'compilation failed: cel expression must evaluate to a bool'));
       } else {
         const cost = estimateRuleCost(compiled.ast, s);
-        if (cost > perCallLimit) causes.push(forbidden(child(rulePath, 'rule'), costErrorMessage('estimated rule cost', perCallLimit, cost)));
+        if (cost > staticCostLimit) causes.push(forbidden(child(rulePath, 'rule'), costErrorMessage('estimated rule cost', staticCostLimit, cost)));
         total += cost * times;
       }
       if (rule.optionalOldSelf === true && !usesOldSelf(text(rule.rule))) {
