@@ -81,41 +81,67 @@ function viewOf(schema: Raw, resourceRoot: boolean): Raw | undefined {
   }
 }
 
-/** Declares the schema's type (and the object types within it) on `env`; undefined: not exposed to CEL. */
-function declare(env: Environment, schema: unknown, resourceRoot: boolean, names: { next: number }): string | undefined {
-  if (!isObject(schema)) return undefined;
+interface Declaring {
+  env: Environment;
+  next: number;
+  /** Follows a built-in type's $refs (a CRD's structural schema has none). */
+  resolve: (schema: Raw) => Raw;
+  /** A node with no type is dyn (a built-in type's oneOf: Quantity), not hidden as a CRD's. */
+  typelessIsDyn: boolean;
+  /** The object types declared per resolved node, and the nodes being declared (recursive types are dyn). */
+  declared: Map<Raw, string | undefined>;
+  declaring: Set<Raw>;
+}
+
+/** Declares the schema's type (and the object types within it) on the environment; undefined: not exposed to CEL. */
+function declare(ctx: Declaring, node: unknown, resourceRoot: boolean): string | undefined {
+  if (!isObject(node)) return undefined;
+  const schema = ctx.resolve(node);
   if (schema['x-kubernetes-int-or-string'] === true) return 'dyn';
-  const embedded = resourceRoot || isEmbedded(schema);
+  const embedded = resourceRoot || isEmbedded(schema) || isEmbedded(node);
   switch (schema.type) {
     case 'array': {
-      const items = declare(env, schema.items, isEmbedded(schema.items), names);
+      const items = declare(ctx, schema.items, isEmbedded(schema.items));
       return items === undefined ? undefined : `list<${items}>`;
     }
     case 'object': {
       if (isObject(schema.additionalProperties)) {
-        const values = declare(env, schema.additionalProperties, isEmbedded(schema.additionalProperties), names);
+        const values = declare(ctx, schema.additionalProperties, isEmbedded(schema.additionalProperties));
         return values === undefined ? undefined : `map<string, ${values}>`;
       }
+      if (!embedded && ctx.declared.has(schema)) return ctx.declared.get(schema);
+      if (ctx.declaring.has(schema)) return 'dyn';
+      ctx.declaring.add(schema);
       const own = isObject(schema.properties) ? schema.properties : {};
       const properties = embedded ? withTypeAndObjectMeta(own) : own;
       const fields: Record<string, string> = {};
       for (const [name, sub] of Object.entries(properties)) {
         const escaped = escapePropertyName(name);
-        const type = declare(env, sub, isEmbedded(sub), names);
+        const type = declare(ctx, sub, isEmbedded(sub));
         if (escaped !== undefined && type !== undefined) fields[escaped] = type;
       }
-      const name = `${objectPrefix}${names.next++}`;
-      env.registerType(name, { fields });
-      // Objects compare with objects of their own type (cel-go's equality on them; `!=` comes with it).
-      env.registerOperator(`${name} == ${name}`, () => false);
+      ctx.declaring.delete(schema);
+      const name = `${objectPrefix}${ctx.next++}`;
+      ctx.env.registerType(name, { fields });
+      // Objects compare with objects of their own type and with null (cel-go's objects are nullable
+      // messages; `!=` comes with each).
+      ctx.env.registerOperator(`${name} == ${name}`, () => false);
+      ctx.env.registerOperator(`${name} == null`, () => false);
+      if (!embedded) ctx.declared.set(schema, name);
       return name;
     }
     case 'string': return formatType(schema.format);
     case 'boolean': return 'bool';
     case 'number': return 'double';
     case 'integer': return 'int';
-    default: return undefined;
+    default: return ctx.typelessIsDyn ? 'dyn' : undefined;
   }
+}
+
+function declaring(env: Environment, builtIn?: { resolve: (schema: Raw) => Raw }): Declaring {
+  return {
+    env, next: 0, resolve: builtIn?.resolve ?? ((s) => s), typelessIsDyn: builtIn !== undefined, declared: new Map(), declaring: new Set(),
+  };
 }
 
 // The object types' names within an environment; shown as `object` in errors.
@@ -131,12 +157,38 @@ function environmentFor(schema: Raw, resourceRoot: boolean, optionalOldSelf: boo
   let env = byOptions.get(id);
   if (env === undefined) {
     env = typedEnvironment();
-    const type = declare(env, schema, resourceRoot, { next: 0 }) ?? 'dyn';
+    const type = declare(declaring(env), schema, resourceRoot) ?? 'dyn';
     env.registerVariable('self', type);
     env.registerVariable('oldSelf', optionalOldSelf ? `optional<${type}>` : type);
     byOptions.set(id, env);
   }
   return env;
+}
+
+const policyEnvironments = new WeakMap<Raw, Environment>();
+
+/**
+ * An admission policy's expression checked against the kind it matches, as upstream's
+ * policy type checker does for status.typeChecking: `object` and `oldObject` have the
+ * kind's type (a built-in type's schema, its $refs followed; recursive and typeless nodes
+ * dyn), the other variables are dyn. Undefined: no type error (or none found here; a
+ * syntax error is the policy's validation's).
+ */
+export function policyTypeError(expression: string, kind: { schema: Raw; resolve: (schema: Raw) => Raw }): string | undefined {
+  const environment = () => {
+    let env = policyEnvironments.get(kind.schema);
+    if (env === undefined) {
+      env = typedEnvironment();
+      // A built-in kind declares all of its metadata (not a custom resource's root).
+      const type = declare(declaring(env, { resolve: kind.resolve }), kind.schema, false) ?? 'dyn';
+      env.registerVariable('object', type);
+      env.registerVariable('oldObject', type);
+      for (const name of ['request', 'params', 'namespaceObject', 'variables', 'authorizer']) env.registerVariable(name, 'dyn');
+      policyEnvironments.set(kind.schema, env);
+    }
+    return env;
+  };
+  return checked(environment, expression).error;
 }
 
 export interface TypedCheck {
@@ -157,17 +209,26 @@ export function typeCheckRule(expression: string, schema: Raw, opts: { resourceR
   const variables = { self: 'dyn', oldSelf: opts.optionalOldSelf ? 'optional<dyn>' : 'dyn' };
   const undefinedFields = undefinedFieldErrors(expression, variables, { self: view, oldSelf: view }, (s) => s, { objectIndex: true });
   if (undefinedFields.length > 0) return { error: undefinedFields.join('\n') };
+  return checked(() => environmentFor(schema, opts.resourceRoot, opts.optionalOldSelf), expression);
+}
+
+/** The expression checked in the environment, its type or error as cel-go's. */
+function checked(env: () => Environment, expression: string): TypedCheck {
   // Checked (and errors shown) as compiled: has() of a non-variable rewritten (see rewriteHasOperands).
   const source = rewriteHasOperands(expression);
   let result;
   try {
-    result = environmentFor(schema, opts.resourceRoot, opts.optionalOldSelf).check(source);
+    result = env().check(source);
   } catch (err) {
     return { error: `ERROR: <input>: ${String((err as Error).message).split('\n')[0]}` };
   }
   if (result.valid) return { type: typeName(String(result.type)) };
   const error = result.error as unknown as { name?: string; message: string; range?: { start: number; end: number }; node?: AstNode } | undefined;
   if (error?.name === 'ParseError') return {};
+  // A branch of null beside one of another type (`x > 5 ? 'many' : null`, as upstream's documented audit
+  // annotations write) is not held against the expression here: cel-js will not join them, cel-go's wording
+  // on it is not known; its type is then unknown (dyn).
+  if (/^Ternary branches must have the same type, got '[^']*' and 'null'|^Ternary branches must have the same type, got 'null'/.test(String(error?.message ?? ''))) return { type: 'dyn' };
   const message = String(error?.message ?? 'invalid expression').split('\n')[0]!;
   const { text, offset } = celGoError(message, source, error?.range?.start ?? 0, error?.node);
   return { error: checkerError(source, offset, text) };

@@ -54,7 +54,12 @@ export function policyWarnings(policy: KubeObject, registry: ResourceRegistry): 
   const kinds = matchedStores(policy, registry).map((store) => ({ store, gvk: `${store.type.group}/${store.type.version}, Kind=${store.type.kind}`, ...store.typeSchema() }));
   const warnings: ExpressionWarning[] = [];
   for (const [fieldRef, expression] of expressions) {
-    const lines = kinds.flatMap(({ gvk, schema, resolve }) => cel().undefinedFieldErrors(expression, variables, { object: schema, oldObject: schema }, resolve).map((error) => `${gvk}: ${error}`));
+    const lines = kinds.flatMap(({ gvk, schema, resolve }) => {
+      const fields = cel().undefinedFieldErrors(expression, variables, { object: schema, oldObject: schema }, resolve);
+      // Undefined fields first (cel-js's checker does not look into has()), then the types.
+      const errors = fields.length > 0 ? fields : [cel().policyTypeError(expression, { schema, resolve })].filter((e) => e !== undefined);
+      return errors.map((error) => `${gvk}: ${error}`);
+    });
     if (lines.length > 0) warnings.push({ fieldRef, warning: lines.join('\n') });
   }
   return warnings;

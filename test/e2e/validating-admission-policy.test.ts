@@ -142,7 +142,10 @@ describe('ValidatingAdmissionPolicy', () => {
         validations: [
           { expression: 'object.spec.replicas <= 5' },
           { expression: 'object.spec.replica <= 5', messageExpression: "'too many: ' + string(object.spec.replicas)" },
+          // Well typed against a Deployment: objects are nullable, a Quantity is dyn.
+          { expression: "(oldObject == null || object.metadata.name == oldObject.metadata.name) && object.spec.template.spec.containers.all(c, !has(c.resources.limits) || !('cpu' in c.resources.limits) || c.resources.limits.cpu != '0')" },
         ],
+        auditAnnotations: [{ key: 'replicas', valueExpression: "object.spec.replicas == 'three' ? 'three' : null" }],
       },
     };
     assert.equal((await server.request('POST', policiesPath, { body })).status, 201);
@@ -155,11 +158,16 @@ describe('ValidatingAdmissionPolicy', () => {
       expressionWarnings: [{
         fieldRef: 'spec.validations[1].expression',
         warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replica'\n | object.spec.replica <= 5\n | ...........^",
+      }, {
+        // Types as upstream's checker gives them: replicas is an int.
+        fieldRef: 'spec.auditAnnotations[0].valueExpression',
+        warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:22: found no matching overload for '_==_' applied to '(int, string)'\n | object.spec.replicas == 'three' ? 'three' : null\n | .....................^",
       }],
     });
     // Fixed: a new generation, checked again, no warnings.
     const current = (await server.request('GET', `${policiesPath}/typed`)).json;
     current.spec.validations[1].expression = 'object.spec.replicas >= 1';
+    current.spec.auditAnnotations[0].valueExpression = "object.spec.replicas == 3 ? 'three' : null";
     assert.equal((await server.request('PUT', `${policiesPath}/typed`, { body: current })).status, 200);
     await eventually(async () => {
       const res = await server.request('GET', `${policiesPath}/typed`);
