@@ -44,6 +44,8 @@ import { runtimeConfigDisabled } from './runtime-config.ts';
 import { formatDuration } from '../encoding/protobuf/special-types.ts';
 import { customResourceDefinitionsType } from '../registry/crd/customresourcedefinitions.ts';
 import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
+import { WebhookConverter } from '../registry/crd/conversion-webhook.ts';
+import { ConvertingBackend } from '../registry/crd/converting-backend.ts';
 import type { CustomResourceVersion } from '../registry/crd/custom-resource.ts';
 import { ResourceRegistry } from '../registry/registry.ts';
 import type { Definitions } from '../schema/types.ts';
@@ -312,8 +314,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const garbageCollectorRuns = config.enableGarbageCollector && controllerEnabled(config.controllers, 'garbage-collector-controller');
   let serving = false;
   let closing: Promise<void> | undefined;
-  const newCache = (type: ResourceType, decode: (kv: KeyValue) => KubeObject, encode?: (kv: KeyValue) => Uint8Array | undefined) => registerCache(type, new WatchCache({
-    backend,
+  const newCache = (type: ResourceType, decode: (kv: KeyValue) => KubeObject, encode?: (kv: KeyValue) => Uint8Array | undefined, from: Backend = backend) => registerCache(type, new WatchCache({
+    backend: from,
     prefix: resourcePrefix(type),
     decode,
     ...(encode ? { encode, decodesLater: isEncodedHere, writtenObject, writtenView } : {}),
@@ -366,10 +368,13 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     definitions,
     resources: {
       // A custom resource version gets its watch cache and Store like a built-in type.
-      async start({ type, deprecationWarning }: CustomResourceVersion) {
+      async start({ type, deprecationWarning, conversion }: CustomResourceVersion) {
         const decoder: { store?: Store } = {};
-        const cache = newCache(type, (kv) => decoder.store!.decode(kv));
-        const store = new CustomResourceStore(type, backend, admission, cache, { definitions, deprecationWarning });
+        // Versions that convert by webhook read and write through their own converting storage.
+        const converter = conversion === undefined ? undefined : new WebhookConverter(conversion.webhook);
+        const storage = converter === undefined ? backend : new ConvertingBackend(backend, converter, apiVersionOf(type.group, type.version), conversion!.storageAPIVersion);
+        const cache = newCache(type, (kv) => decoder.store!.decode(kv), undefined, storage);
+        const store = new CustomResourceStore(type, storage, admission, cache, { definitions, deprecationWarning });
         decoder.store = store;
         caches.push(cache);
         // Served CRDs registered at start-up load with the other caches in the background.
@@ -378,6 +383,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
           store,
           close() {
             cache.close();
+            converter?.close();
             cacheTypes.delete(cache);
             const key = `${type.group}/${type.resource}`;
             if (cachesByResource.get(key) === cache) cachesByResource.delete(key);

@@ -5,8 +5,9 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { duplicate, goQuote, invalid, notSupported, required } from '../validation/field.ts';
-import { isDNS1035Label, isDNS1123Subdomain, isValidPortNum } from '../validation/names.ts';
+import { duplicate, invalid, notSupported, required } from '../validation/field.ts';
+import { isDNS1123Subdomain } from '../validation/names.ts';
+import { validateReviewVersionList, validateWebhookService, validateWebhookURL } from '../validation/webhook-client.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { checkEnum, failurePolicies, matchPolicies, reinvocationPolicies, strings, validateMatchConditions, validateRule } from './admission-rules.ts';
 import { arrayAt, objectAt, objectsAt, semanticEqual, setDefault, stringAt } from './object.ts';
@@ -45,70 +46,11 @@ function validateFullyQualifiedName(name: string, path: string): StatusCause[] {
   return [];
 }
 
-/** webhook.ValidateWebhookURL with https required. */
-function validateURL(raw: string, path: string): StatusCause[] {
-  const form = '; desired format: https://host[/path]';
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return [required(path, `url must be a valid URL: parse ${goQuote(raw)}: invalid URI for request${form}`)];
-  }
-  const causes: StatusCause[] = [];
-  const scheme = url.protocol.replace(/:$/, '');
-  if (scheme !== 'https') causes.push(invalid(path, scheme, `'https' is the only allowed URL scheme${form}`));
-  if (url.host === '') causes.push(invalid(path, url.host, `host must be specified${form}`));
-  if (url.username !== '' || url.password !== '') {
-    causes.push(invalid(path, url.password === '' ? url.username : `${url.username}:${url.password}`, 'user information is not permitted in the URL'));
-  }
-  if (url.hash !== '') causes.push(invalid(path, url.hash.slice(1), 'fragments are not permitted in the URL'));
-  if (url.search !== '') causes.push(invalid(path, url.search.slice(1), 'query parameters are not permitted in the URL'));
-  return causes;
-}
-
-/** webhook.ValidateWebhookService. */
-function validateService(service: JsonObject, path: string): StatusCause[] {
-  const causes: StatusCause[] = [];
-  if (stringAt(service, 'name') === '') causes.push(required(`${path}.name`, 'service name is required'));
-  if (stringAt(service, 'namespace') === '') causes.push(required(`${path}.namespace`, 'service namespace is required'));
-  const port = typeof service.port === 'number' ? service.port : 443;
-  const portErrs = isValidPortNum(port);
-  if (portErrs.length > 0) causes.push(invalid(`${path}.port`, port, `port is not valid: ${portErrs.join(', ')}`));
-  if (typeof service.path !== 'string') return causes;
-  const urlPath = service.path;
-  if (urlPath === '/' || urlPath === '') return causes;
-  if (urlPath === '//') return [...causes, invalid(`${path}.path`, urlPath, 'segment[0] may not be empty')];
-  if (!urlPath.startsWith('/')) causes.push(invalid(`${path}.path`, urlPath, "must start with a '/'"));
-  let toCheck = urlPath.slice(1);
-  if (toCheck.endsWith('/')) toCheck = toCheck.slice(0, -1);
-  toCheck.split('/').forEach((step, i) => {
-    if (step === '') {
-      causes.push(invalid(`${path}.path`, urlPath, `segment[${i}] may not be empty`));
-      return;
-    }
-    for (const failure of isDNS1123Subdomain(step)) causes.push(invalid(`${path}.path`, urlPath, `segment[${i}]: ${failure}`));
-  });
-  return causes;
-}
-
 /** validateAdmissionReviewVersions. */
 function validateReviewVersions(versions: unknown, path: string, requireRecognized: boolean): StatusCause[] {
   const list = strings(versions);
   if (list.length === 0) return [required(path, `must specify one of ${acceptedReviewVersions.join(', ')}`)];
-  const causes: StatusCause[] = [];
-  const seen = new Set<string>();
-  let recognized = false;
-  list.forEach((v, i) => {
-    if (seen.has(v)) {
-      causes.push(invalid(`${path}[${i}]`, v, 'duplicate version'));
-      return;
-    }
-    seen.add(v);
-    for (const msg of isDNS1035Label(v)) causes.push(invalid(`${path}[${i}]`, v, msg));
-    if (acceptedReviewVersions.includes(v)) recognized = true;
-  });
-  if (requireRecognized && !recognized) causes.push(invalid(path, list, `must include at least one of ${acceptedReviewVersions.join(', ')}`));
-  return causes;
+  return validateReviewVersionList(list, path, acceptedReviewVersions, requireRecognized);
 }
 
 interface ValidationOptions {
@@ -136,8 +78,8 @@ function validateWebhook(hook: JsonObject, kind: WebhookKind, opts: ValidationOp
   const hasURL = typeof cc.url === 'string';
   const service = objectAt(cc, 'service');
   if (hasURL === (service !== undefined)) causes.push(required(`${path}.clientConfig`, 'exactly one of url or service is required'));
-  else if (hasURL) causes.push(...validateURL(cc.url as string, `${path}.clientConfig.url`));
-  else causes.push(...validateService(service!, `${path}.clientConfig.service`));
+  else if (hasURL) causes.push(...validateWebhookURL(cc.url as string, `${path}.clientConfig.url`));
+  else causes.push(...validateWebhookService(service!, `${path}.clientConfig.service`));
   causes.push(...validateMatchConditions(objectsAt(hook, 'matchConditions'), `${path}.matchConditions`));
   return causes;
 }

@@ -15,6 +15,7 @@ import type { Definitions, Schema } from '../../schema/types.ts';
 import { allVerbs } from '../builtin/common.ts';
 import { clone, deepEqual, isObject } from '../../api/json.ts';
 import type { ResourceType, ScaleAccess, Strategy } from '../resource-type.ts';
+import { conversionWebhookOf, type ConversionWebhookConfig } from './conversion-webhook.ts';
 import { normalizeSchema } from './defaults.ts';
 import { setAtSimplePath, valueAtSimplePath } from './jsonpath.ts';
 import { printerColumnsOf } from './printer-columns.ts';
@@ -33,6 +34,8 @@ export interface CustomResourceVersion {
   definition: Schema;
   /** The warning every request to a deprecated version gets (upstream's deprecationWarning or its default). */
   deprecationWarning?: string;
+  /** Set when the CRD's versions convert by webhook: the webhook, and the apiVersion objects are stored in. */
+  conversion?: { webhook: ConversionWebhookConfig; storageAPIVersion: string };
 }
 
 export interface CustomResourceOptions {
@@ -277,6 +280,10 @@ export function customResourceVersions(crd: CustomResourceDefinition, opts: Cust
   // Discovery names the storage version only when it is also served, as upstream does.
   const storage = versions.find((v) => v.storage === true);
   const storageVersion = storage === undefined ? null : { group, version: storage.name!, kind: names.kind };
+  // Objects are written in the storage version whether or not it is served.
+  const stored = (Array.isArray(crd.spec?.versions) ? crd.spec.versions : []).find((v) => isObject(v) && v.storage === true);
+  const webhook = conversionWebhookOf(crd.metadata.name ?? '', crd.spec?.conversion);
+  const conversion = webhook === undefined || stored === undefined ? undefined : { webhook, storageAPIVersion: `${group}/${stringOf(stored.name)}` };
   return versions.map((version) => {
     const name = version.name!;
     const schemaName = customResourceSchemaName(group, name, names.kind);
@@ -316,6 +323,7 @@ export function customResourceVersions(crd: CustomResourceDefinition, opts: Cust
       storageVersion,
     };
     const served: CustomResourceVersion = { type, definition: publishedDefinition(schema, group, name, names.kind) };
+    if (conversion !== undefined) served.conversion = conversion;
     if (version.deprecated === true) {
       served.deprecationWarning = typeof version.deprecationWarning === 'string' ? version.deprecationWarning : `${group}/${name} ${names.kind} is deprecated`;
     }

@@ -21,6 +21,7 @@ import { validate } from '../../schema/validate.ts';
 import { clone, isObject } from '../../api/json.ts';
 import { semanticEqual } from '../builtin/object.ts';
 import { isDNS1035Label } from '../validation/names.ts';
+import { validateReviewVersionList, validateWebhookService, validateWebhookURL } from '../validation/webhook-client.ts';
 import { goVersions, type InternalLayout } from './internal-json.ts';
 import { openApiSchemaChecks, statusRootChecks } from './openapi-checks.ts';
 import {
@@ -289,19 +290,36 @@ function validateApiApproval(crd: CustomResourceDefinition, old: CustomResourceD
   }
 }
 
-/** Only the None strategy: Plinth calls no conversion webhooks (every version stores the same object). */
+/** Upstream's validateCustomResourceConversion, at the internal type's paths (spec.conversion.webhookClientConfig). */
 function validateConversion(conversion: unknown): StatusCause[] {
   if (!isObject(conversion)) return [];
   const strategy = stringOf(conversion.strategy);
   if (strategy === '') return [required('spec.conversion.strategy')];
-  if (strategy !== 'None') return [notSupported('spec.conversion.strategy', strategy, ['None'])];
+  if (strategy !== 'None' && strategy !== 'Webhook') return [notSupported('spec.conversion.strategy', strategy, ['None', 'Webhook'])];
   const webhook = objectOf<Raw>(conversion.webhook);
+  const reviewVersions = listOf<unknown>(webhook.conversionReviewVersions);
   const causes: StatusCause[] = [];
-  if (isObject(webhook.clientConfig)) causes.push(forbidden('spec.conversion.webhookClientConfig', 'should not be set when strategy is not set to Webhook'));
-  if (listOf<unknown>(webhook.conversionReviewVersions).length > 0) {
-    causes.push(forbidden('spec.conversion.conversionReviewVersions', 'should not be set when strategy is not set to Webhook'));
+  if (strategy === 'None') {
+    if (isObject(webhook.clientConfig)) causes.push(forbidden('spec.conversion.webhookClientConfig', 'should not be set when strategy is not set to Webhook'));
+    if (reviewVersions.length > 0) causes.push(forbidden('spec.conversion.conversionReviewVersions', 'should not be set when strategy is not set to Webhook'));
+    return causes;
   }
+  if (!isObject(webhook.clientConfig)) causes.push(required('spec.conversion.webhookClientConfig', 'required when strategy is set to Webhook'));
+  else {
+    const cc = webhook.clientConfig as Raw;
+    const hasURL = typeof cc.url === 'string';
+    if (hasURL === isObject(cc.service)) causes.push(required('spec.conversion.webhookClientConfig', 'exactly one of url or service is required'));
+    else if (hasURL) causes.push(...validateWebhookURL(cc.url as string, 'spec.conversion.webhookClientConfig.url'));
+    else causes.push(...validateWebhookService(cc.service as Raw, 'spec.conversion.webhookClientConfig.service'));
+  }
+  causes.push(...validateConversionReviewVersions(reviewVersions, 'spec.conversion.conversionReviewVersions'));
   return causes;
+}
+
+/** Upstream's validateConversionReviewVersions, a recognized version required. */
+function validateConversionReviewVersions(versions: unknown[], path: string): StatusCause[] {
+  if (versions.length === 0) return [required(path)];
+  return validateReviewVersionList(versions.map(stringOf), path, ['v1', 'v1beta1']);
 }
 
 /** Upstream's validateSimpleJSONPath: a dot path. */

@@ -275,9 +275,49 @@ const invalidCases: { name: string; edit: (c: Json) => void; expected: string[] 
     ],
   },
   {
-    name: 'only the None conversion strategy',
+    name: 'conversion strategies are None and Webhook',
+    edit: (c) => { c.spec.conversion = { strategy: 'Magic' }; },
+    expected: ['spec.conversion.strategy: Unsupported value: "Magic": supported values: "None", "Webhook"'],
+  },
+  {
+    name: 'a conversion webhook needs its client config',
     edit: (c) => { c.spec.conversion = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'] } }; },
-    expected: ['spec.conversion.strategy: Unsupported value: "Webhook": supported values: "None"'],
+    expected: ['spec.conversion.webhookClientConfig: Required value: required when strategy is set to Webhook'],
+  },
+  {
+    name: 'a conversion webhook is called by https and speaks a known review version',
+    edit: (c) => { c.spec.conversion = { strategy: 'Webhook', webhook: { clientConfig: { url: 'http://example.com/convert?x=1' }, conversionReviewVersions: ['v3', 'v3'] } }; },
+    expected: [
+      'spec.conversion.webhookClientConfig.url: Invalid value: "http": \'https\' is the only allowed URL scheme; desired format: https://host[/path]',
+      'spec.conversion.webhookClientConfig.url: Invalid value: "x=1": query parameters are not permitted in the URL',
+      'spec.conversion.conversionReviewVersions[1]: Invalid value: "v3": duplicate version',
+      'spec.conversion.conversionReviewVersions: Invalid value: ["v3","v3"]: must include at least one of v1, v1beta1',
+    ],
+  },
+  {
+    name: 'a conversion webhook has a url or a service, not both',
+    edit: (c) => { c.spec.conversion = { strategy: 'Webhook', webhook: { clientConfig: { url: 'https://example.com', service: { name: 'conv', namespace: 'default' } }, conversionReviewVersions: [] } }; },
+    expected: [
+      'spec.conversion.webhookClientConfig: Required value: exactly one of url or service is required',
+      'spec.conversion.conversionReviewVersions: Required value',
+    ],
+  },
+  {
+    name: 'a conversion webhook service has a name, a namespace and a path of segments',
+    edit: (c) => { c.spec.conversion = { strategy: 'Webhook', webhook: { clientConfig: { service: { name: '', namespace: 'default', path: 'convert', port: 0 } }, conversionReviewVersions: ['v1beta1'] } }; },
+    expected: [
+      'spec.conversion.webhookClientConfig.service.name: Required value: service name is required',
+      'spec.conversion.webhookClientConfig.service.port: Invalid value: 0: port is not valid: must be between 1 and 65535, inclusive',
+      'spec.conversion.webhookClientConfig.service.path: Invalid value: "convert": must start with a \'/\'',
+    ],
+  },
+  {
+    name: 'a None strategy takes no webhook',
+    edit: (c) => { c.spec.conversion = { strategy: 'None', webhook: { clientConfig: { url: 'https://example.com' }, conversionReviewVersions: ['v1'] } }; },
+    expected: [
+      'spec.conversion.webhookClientConfig: Forbidden: should not be set when strategy is not set to Webhook',
+      'spec.conversion.conversionReviewVersions: Forbidden: should not be set when strategy is not set to Webhook',
+    ],
   },
   {
     name: 'preserveUnknownFields cannot be true in v1',

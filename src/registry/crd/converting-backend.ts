@@ -1,0 +1,239 @@
+// The storage of one served version of a CRD whose versions convert by webhook: a Backend
+// decorator that writes objects in the CRD's storage version and reads them in the served
+// version, calling the webhook for those stored in another (a list's in one review). Each
+// served version has its own (its Store and watch cache read through it), as upstream's
+// storage of each version converts with its own codec.
+//
+// Reads that cannot convert fail with upstream's error (500, the converter's message, no
+// reason) and writes with an internal error; a watch whose event cannot convert ends, and its
+// watch cache lists again, backing off while the webhook keeps failing. Deletions' events
+// pass unconverted: readers take a deleted object's last state from what they hold.
+
+import type { KubeObject } from '../../api/index.ts';
+import { internalError, unclassifiedError } from '../../api/errors.ts';
+import type { Backend, KeyValue, ListOptions, ListResult, PutOptions, StorageEvent, Watch } from '../../storage/backend.ts';
+import { ConversionError } from './conversion-webhook.ts';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** The object a stored value holds; undefined when it is not one (left for the Store to report). */
+function objectOf(kv: KeyValue): KubeObject | undefined {
+  if (kv.transformError !== undefined) return undefined;
+  try {
+    const obj = JSON.parse(decoder.decode(kv.value)) as unknown;
+    return obj !== null && typeof obj === 'object' && !Array.isArray(obj) ? obj as KubeObject : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What converts objects between versions (WebhookConverter); fails with ConversionError. */
+export interface ObjectConverter {
+  convert(objects: KubeObject[], desiredAPIVersion: string, asList: boolean): Promise<KubeObject[]>;
+}
+
+export class ConvertingBackend implements Backend {
+  readonly #inner: Backend;
+  readonly #converter: ObjectConverter;
+  readonly #servedVersion: string;
+  readonly #storageVersion: string;
+  readonly #watches = new Set<ConvertingWatch>();
+
+  /** `servedVersion` and `storageVersion` are apiVersions ("group/version"). */
+  constructor(inner: Backend, converter: ObjectConverter, servedVersion: string, storageVersion: string) {
+    this.#inner = inner;
+    this.#converter = converter;
+    this.#servedVersion = servedVersion;
+    this.#storageVersion = storageVersion;
+  }
+
+  /**
+   * Consistent reads convert what storage holds now, as upstream's reads from etcd do: a
+   * cache whose conversions fail keeps what it had, and would answer that or wait.
+   */
+  get consistentReadsFromStorage(): boolean {
+    return true;
+  }
+
+  get fillPageSize(): number | undefined {
+    return this.#inner.fillPageSize;
+  }
+
+  /** The values in the served version; those that are not objects, or are in it already, as they are. */
+  async #read(kvs: KeyValue[]): Promise<KeyValue[]> {
+    const objects = kvs.map(objectOf);
+    const pending = objects.filter((obj): obj is KubeObject => obj !== undefined && obj.apiVersion !== this.#servedVersion);
+    if (pending.length === 0) return kvs;
+    let converted: KubeObject[];
+    try {
+      converted = await this.#converter.convert(pending, this.#servedVersion, pending.length > 1);
+    } catch (err) {
+      throw err instanceof ConversionError ? unclassifiedError(err.message) : err;
+    }
+    let next = 0;
+    return kvs.map((kv, i) => {
+      const obj = objects[i];
+      if (obj === undefined || obj.apiVersion === this.#servedVersion) return kv;
+      return { ...kv, value: encoder.encode(JSON.stringify(converted[next++])) };
+    });
+  }
+
+  /** A value to write, in the storage version. */
+  async #write(value: Uint8Array): Promise<Uint8Array> {
+    const obj = objectOf({ key: '', value, createRevision: 0, modRevision: 0 });
+    if (obj === undefined || obj.apiVersion === this.#storageVersion) return value;
+    try {
+      const [stored] = await this.#converter.convert([obj], this.#storageVersion, false);
+      return encoder.encode(JSON.stringify(stored));
+    } catch (err) {
+      throw err instanceof ConversionError ? internalError(err.message) : err;
+    }
+  }
+
+  async get(key: string, opts?: { revision?: number }): Promise<KeyValue | undefined> {
+    const kv = await this.#inner.get(key, opts);
+    return kv === undefined ? undefined : (await this.#read([kv]))[0];
+  }
+
+  async list(prefix: string, opts?: ListOptions): Promise<ListResult> {
+    const result = await this.#inner.list(prefix, opts);
+    return { ...result, items: await this.#read(result.items) };
+  }
+
+  async create(key: string, value: Uint8Array, opts?: PutOptions): Promise<number> {
+    return this.#inner.create(key, await this.#write(value), opts);
+  }
+
+  async update(key: string, value: Uint8Array, expectRevision: number, opts?: PutOptions): Promise<number> {
+    return this.#inner.update(key, await this.#write(value), expectRevision, opts);
+  }
+
+  delete(key: string, expectRevision?: number): Promise<number> {
+    return this.#inner.delete(key, expectRevision);
+  }
+
+  watch(prefix: string, fromRevision: number): Watch {
+    const watch = new ConvertingWatch(this.#inner.watch(prefix, fromRevision), (kvs) => this.#read(kvs), () => this.#watches.delete(watch));
+    this.#watches.add(watch);
+    return watch;
+  }
+
+  /**
+   * The backend's current revision, once every open watch has converted the events up to
+   * it: a watch cache counts the revision as reached when it has applied what its watch
+   * queued by then (the Backend contract), and conversion makes events arrive later.
+   */
+  async currentRevision(): Promise<number> {
+    const revision = await this.#inner.currentRevision();
+    // The inner watches queued their events up to `revision` as it became current; a turn
+    // of the loop later each watch here has taken them, and then waits for their conversion.
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.all([...this.#watches].map((w) => w.converted()));
+    return revision;
+  }
+
+  compact(revision: number): Promise<void> {
+    return this.#inner.compact(revision);
+  }
+
+  /** The inner backend is shared with every other resource: it stays open. */
+  async close(): Promise<void> {}
+}
+
+/**
+ * A watch whose put events are converted, in order, as they arrive from the inner watch
+ * (not when its consumer asks), so that `converted()` can tell when those taken so far
+ * are ready. An event that cannot convert ends the watch with the error.
+ */
+class ConvertingWatch implements Watch {
+  readonly #inner: Watch;
+  readonly #read: (kvs: KeyValue[]) => Promise<KeyValue[]>;
+  readonly #closed: () => void;
+  /** The last event taken, converted (or failed); resolves when all taken before it are too. */
+  #tail: Promise<unknown> = Promise.resolve();
+  readonly #ready: Array<Promise<StorageEvent>> = [];
+  #waiting: (() => void) | undefined;
+  #done = false;
+  #failure: { error: unknown } | undefined;
+
+  constructor(inner: Watch, read: (kvs: KeyValue[]) => Promise<KeyValue[]>, closed: () => void) {
+    this.#inner = inner;
+    this.#read = read;
+    this.#closed = closed;
+    void this.#pump();
+  }
+
+  async #pump(): Promise<void> {
+    try {
+      for await (const event of this.#inner) {
+        if (this.#done) return;
+        const converted = event.type !== 'put'
+          ? Promise.resolve(event)
+          : this.#read([event.kv]).then(([kv]) => ({ type: event.type, kv: kv!, revision: event.revision }));
+        converted.catch(() => {});
+        this.#ready.push(converted);
+        // Conversions run side by side; the tail waits for this one and every one before it.
+        this.#tail = Promise.all([this.#tail, converted.catch(() => {})]);
+        this.#wake();
+      }
+    } catch (error) {
+      this.#failure = { error };
+    }
+    this.#done = true;
+    this.#wake();
+  }
+
+  #wake(): void {
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    waiting?.();
+  }
+
+  /** Resolves once the events taken so far are converted (or failed). */
+  converted(): Promise<unknown> {
+    return this.#tail;
+  }
+
+  close(): void {
+    if (!this.#done) {
+      this.#done = true;
+      this.#inner.close();
+    }
+    this.#closed();
+    this.#wake();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<StorageEvent> {
+    return {
+      next: async (): Promise<IteratorResult<StorageEvent>> => {
+        for (;;) {
+          const first = this.#ready.shift();
+          if (first !== undefined) {
+            try {
+              return { done: false, value: await first };
+            } catch (err) {
+              this.close();
+              throw err;
+            }
+          }
+          if (this.#failure !== undefined) {
+            const { error } = this.#failure;
+            this.#failure = undefined;
+            this.close();
+            throw error;
+          }
+          if (this.#done) {
+            this.close();
+            return { done: true, value: undefined };
+          }
+          await new Promise<void>((resolve) => (this.#waiting = resolve));
+        }
+      },
+      return: async (): Promise<IteratorResult<StorageEvent>> => {
+        this.close();
+        return { done: true, value: undefined };
+      },
+    };
+  }
+}

@@ -1,0 +1,225 @@
+// A CRD whose versions convert by webhook (spec.conversion.strategy Webhook): objects are
+// stored in the storage version whichever version wrote them, read in the version asked
+// for, a list's objects converted in one review; the webhook's answers are checked as
+// upstream checks them, and its failures answered with upstream's errors.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { eventually } from '../helpers/eventually.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+import { startWebhookServer, type WebhookServer } from '../helpers/webhook-server.ts';
+
+type Json = Record<string, any>;
+
+const crdsPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+
+let server: TestServer;
+let hooks: WebhookServer;
+before(async () => {
+  [server, hooks] = await Promise.all([startServer(), startWebhookServer()]);
+});
+after(async () => {
+  await Promise.all([server?.stop(), hooks?.close()]);
+});
+
+let counter = 0;
+
+/** v1 says spec.size ("3"), v2 spec.replicas (3); v2 stores. */
+function widgetCrd(path: string, edit: (c: Json) => void = () => {}): Json {
+  const group = `conv${++counter}.example.com`;
+  const version = (name: string, spec: Json) => ({
+    name,
+    served: true,
+    storage: name === 'v2',
+    schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: spec } } } },
+  });
+  const c: Json = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `widgets.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+      versions: [version('v1', { size: { type: 'string' } }), version('v2', { replicas: { type: 'integer' } })],
+      conversion: {
+        strategy: 'Webhook',
+        webhook: { clientConfig: { url: `${hooks.url}${path}`, caBundle: hooks.caBundle }, conversionReviewVersions: ['v1'] },
+      },
+    },
+  };
+  edit(c);
+  return c;
+}
+
+/** Converts between the two versions' specs. */
+function convert(obj: Json, to: string): Json {
+  const out = structuredClone(obj);
+  out.apiVersion = to;
+  const spec = out.spec ?? {};
+  if (to.endsWith('/v2') && 'size' in spec) {
+    spec.replicas = Number(spec.size);
+    delete spec.size;
+  } else if (to.endsWith('/v1') && 'replicas' in spec) {
+    spec.size = String(spec.replicas);
+    delete spec.replicas;
+  }
+  return out;
+}
+
+/** A ConversionReview answer; `edit` changes the converted objects or the response. */
+function answer(review: Json, edit: (response: Json) => void = () => {}): { raw: string } {
+  const { uid, desiredAPIVersion, objects } = review.request;
+  const response: Json = { uid, result: { status: 'Success' }, convertedObjects: objects.map((o: Json) => convert(o, desiredAPIVersion)) };
+  edit(response);
+  return { raw: JSON.stringify({ apiVersion: review.apiVersion, kind: 'ConversionReview', response }) };
+}
+
+async function establish(crd: Json): Promise<void> {
+  const res = await server.request('POST', crdsPath, { body: crd });
+  assert.equal(res.status, 201, res.text);
+  await eventually(async () => {
+    for (const v of ['v1', 'v2']) {
+      assert.equal((await server.request('GET', `/apis/${crd.spec.group}/${v}/namespaces/default/widgets`)).status, 200, `${v} served`);
+    }
+  });
+}
+
+const widget = (group: string, version: string, name: string, spec: Json) => ({ apiVersion: `${group}/${version}`, kind: 'Widget', metadata: { name }, spec });
+
+describe('a CRD converting by webhook', () => {
+  test('stores objects in the storage version and reads them in the version asked for', async () => {
+    const path = '/convert-basic';
+    hooks.handle(path, (review) => answer(review));
+    const crd = widgetCrd(path);
+    const group = crd.spec.group;
+    await establish(crd);
+    const base = (v: string) => `/apis/${group}/${v}/namespaces/default/widgets`;
+
+    const created = await server.request('POST', base('v1'), { body: widget(group, 'v1', 'small', { size: '3' }) });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.json.apiVersion, `${group}/v1`);
+    // The write went to the webhook to be stored as v2.
+    const toStorage = hooks.received(path).find((r) => r.review.request.desiredAPIVersion === `${group}/v2`);
+    assert.ok(toStorage, 'converted to the storage version');
+    assert.equal(toStorage.review.apiVersion, 'apiextensions.k8s.io/v1');
+    assert.equal(toStorage.query, 'timeout=30s');
+    assert.deepEqual(toStorage.review.request.objects.map((o: Json) => [o.apiVersion, o.spec]), [[`${group}/v1`, { size: '3' }]]);
+
+    const v2 = await server.request('GET', `${base('v2')}/small`);
+    assert.equal(v2.status, 200, v2.text);
+    assert.equal(v2.json.apiVersion, `${group}/v2`);
+    assert.deepEqual(v2.json.spec, { replicas: 3 });
+    assert.equal(v2.json.metadata.uid, created.json.metadata.uid);
+
+    const v1 = await server.request('GET', `${base('v1')}/small`);
+    assert.deepEqual([v1.json.apiVersion, v1.json.spec], [`${group}/v1`, { size: '3' }]);
+
+    // A list's objects in one review.
+    assert.equal((await server.request('POST', base('v2'), { body: widget(group, 'v2', 'large', { replicas: 9 }) })).status, 201);
+    const before = hooks.received(path).length;
+    const list = await server.request('GET', base('v1'));
+    assert.equal(list.status, 200, list.text);
+    assert.deepEqual(list.json.items.map((o: Json) => [o.metadata.name, o.apiVersion, o.spec]), [
+      ['large', `${group}/v1`, { size: '9' }],
+      ['small', `${group}/v1`, { size: '3' }],
+    ]);
+    // (The v1 watch cache converts each event on its own meanwhile.)
+    const reviews = hooks.received(path).slice(before).filter((r) => r.review.request.objects.length > 1);
+    assert.deepEqual(reviews.map((r) => r.review.request.objects.map((o: Json) => o.metadata.name)), [['large', 'small']], 'one review for the list');
+
+    // A watch of v1 sees a write through v2 converted.
+    const current = (await server.request('GET', `${base('v2')}/large`)).json;
+    current.spec.replicas = 10;
+    assert.equal((await server.request('PUT', `${base('v2')}/large`, { body: current })).status, 200);
+    const watched = await server.request('GET', `${base('v1')}?watch=true&resourceVersion=${list.json.metadata.resourceVersion}&timeoutSeconds=1`);
+    const events = watched.text.trim().split('\n').map((line) => JSON.parse(line));
+    assert.deepEqual(events.map((e: Json) => [e.type, e.object.apiVersion, e.object.spec]), [['MODIFIED', `${group}/v1`, { size: '10' }]]);
+  });
+
+  test('keeps the original metadata but the labels and annotations the webhook set', async () => {
+    const path = '/convert-metadata';
+    hooks.handle(path, (review) => answer(review, (response) => {
+      for (const o of response.convertedObjects) {
+        o.metadata.labels = { converted: 'yes' };
+        o.metadata.generation = 42;
+        o.metadata.finalizers = ['example.com/sneaky'];
+      }
+    }));
+    const crd = widgetCrd(path);
+    const group = crd.spec.group;
+    await establish(crd);
+    const created = await server.request('POST', `/apis/${group}/v2/namespaces/default/widgets`, { body: widget(group, 'v2', 'w', { replicas: 1 }) });
+    assert.equal(created.status, 201, created.text);
+    const v1 = await server.request('GET', `/apis/${group}/v1/namespaces/default/widgets/w`);
+    assert.equal(v1.status, 200, v1.text);
+    assert.deepEqual(v1.json.metadata.labels, { converted: 'yes' });
+    assert.equal(v1.json.metadata.generation, 1);
+    assert.equal(v1.json.metadata.finalizers, undefined);
+  });
+
+  test('answers what is wrong with the webhook or its answer, as upstream', async () => {
+    const path = '/convert-bad';
+    let mode = 'uid';
+    hooks.handle(path, (review) => {
+      switch (mode) {
+        case 'uid': return answer(review, (r) => { r.uid = 'not-the-request'; });
+        case 'failed': return answer(review, (r) => { r.result = { status: 'Failure', message: 'cannot convert widgets today' }; });
+        case 'count': return answer(review, (r) => { r.convertedObjects = []; });
+        case 'version': return answer(review, (r) => { r.convertedObjects[0].apiVersion = 'other.example.com/v9'; });
+        case 'name': return answer(review, (r) => { r.convertedObjects[0].metadata.name = 'renamed'; });
+        case 'label': return answer(review, (r) => { r.convertedObjects[0].metadata.labels = { 'bad key!': 'x' }; });
+        default: return { raw: 'not json', status: 500 };
+      }
+    });
+    const crd = widgetCrd(path);
+    const group = crd.spec.group;
+    await establish(crd);
+    // Written in the storage version: no conversion.
+    assert.equal((await server.request('POST', `/apis/${group}/v2/namespaces/default/widgets`, { body: widget(group, 'v2', 'w', { replicas: 1 }) })).status, 201);
+    const gvk = `${group}/v2, Kind=Widget`;
+    const expected: Record<string, string> = {
+      uid: `conversion webhook for ${gvk} failed: expected response.uid=`,
+      failed: `conversion webhook for ${gvk} failed: cannot convert widgets today`,
+      count: `conversion webhook for ${gvk} returned 0 objects, expected 1`,
+      version: `conversion webhook for ${gvk} returned invalid object at index 0: invalid groupVersion (expected ${group}/v1, received other.example.com/v9)`,
+      name: `conversion webhook for ${gvk} returned invalid object: must have the same name: w != renamed`,
+      label: `conversion webhook for ${gvk} returned invalid metadata: metadata.labels: Invalid value: "bad key!": name part must consist of alphanumeric characters`,
+      status: `conversion webhook for ${gvk} failed: an error on the server ("not json") has prevented the request from succeeding`,
+    };
+    for (const [m, message] of Object.entries(expected)) {
+      mode = m;
+      const res = await server.request('GET', `/apis/${group}/v1/namespaces/default/widgets/w`);
+      assert.equal(res.status, 500, `${m}: ${res.text}`);
+      assert.equal(res.json.reason, undefined, m);
+      assert.ok(res.json.message.startsWith(message), `${m}: ${res.json.message}`);
+    }
+
+    // A write that cannot be converted to the storage version is an internal error.
+    mode = 'failed';
+    const create = await server.request('POST', `/apis/${group}/v1/namespaces/default/widgets`, { body: widget(group, 'v1', 'x', { size: '2' }) });
+    assert.equal(create.status, 500, create.text);
+    assert.equal(create.json.reason, 'InternalError');
+    assert.equal(create.json.message, `Internal error occurred: conversion webhook for ${group}/v1, Kind=Widget failed: cannot convert widgets today`);
+    assert.equal((await server.request('GET', `/apis/${group}/v2/namespaces/default/widgets/x`)).status, 404, 'nothing stored');
+  });
+
+  test('a webhook that cannot be reached, and v1beta1 reviews', async () => {
+    const path = '/convert-beta';
+    hooks.handle(path, (review) => answer(review, (r) => { delete r.uid; }));
+    const crd = widgetCrd(path, (c) => { c.spec.conversion.webhook.conversionReviewVersions = ['v1beta1']; });
+    const group = crd.spec.group;
+    await establish(crd);
+    const created = await server.request('POST', `/apis/${group}/v1/namespaces/default/widgets`, { body: widget(group, 'v1', 'w', { size: '5' }) });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(hooks.received(path)[0]!.review.apiVersion, 'apiextensions.k8s.io/v1beta1');
+    assert.deepEqual((await server.request('GET', `/apis/${group}/v2/namespaces/default/widgets/w`)).json.spec, { replicas: 5 });
+
+    // A service reference: Plinth has no cluster network to reach it.
+    const far = widgetCrd(path, (c) => { c.spec.conversion.webhook.clientConfig = { service: { namespace: 'default', name: 'converter', path: '/convert' } }; });
+    await establish(far);
+    assert.equal((await server.request('POST', `/apis/${far.spec.group}/v2/namespaces/default/widgets`, { body: widget(far.spec.group, 'v2', 'w', { replicas: 1 }) })).status, 201);
+    const res = await server.request('GET', `/apis/${far.spec.group}/v1/namespaces/default/widgets/w`);
+    assert.equal(res.status, 500);
+    assert.equal(res.json.message, `conversion webhook for ${far.spec.group}/v2, Kind=Widget failed: Post "https://converter.default.svc:443/convert?timeout=30s": service "default/converter" cannot be reached: Plinth has no cluster network; use clientConfig.url`);
+  });
+});
