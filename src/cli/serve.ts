@@ -371,7 +371,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       async start({ type, deprecationWarning, conversion }: CustomResourceVersion) {
         const decoder: { store?: Store } = {};
         // Versions that convert by webhook read and write through their own converting storage.
-        const converter = conversion === undefined ? undefined : new WebhookConverter(conversion.webhook);
+        const converter = conversion === undefined ? undefined : new WebhookConverter(conversion.webhook, (o) => metrics.conversionWebhook(o));
         const storage = converter === undefined ? backend : new ConvertingBackend(backend, converter, apiVersionOf(type.group, type.version), conversion!.storageAPIVersion);
         const cache = newCache(type, (kv) => decoder.store!.decode(kv), undefined, storage);
         const store = new CustomResourceStore(type, storage, admission, cache, { definitions, deprecationWarning });

@@ -39,6 +39,10 @@ const kmsKeyIdSeries = 10;
 const defaultBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** Upstream's apiserver_authorization_match_condition_evaluation_seconds buckets. */
 const matchConditionBuckets = [0.001, 0.005, 0.01, 0.025, 0.1, 0.2, 0.25];
+/** Upstream's apiserver_conversion_webhook_duration_seconds buckets: 5 ms to 60 s. */
+const conversionBuckets = [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 45, 60];
+/** Upstream's apiserver_crd_conversion_webhook_duration_seconds buckets: 1 ms doubling, fifteen. */
+const crdConversionBuckets = Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i);
 /** Upstream's etcd_request_duration_seconds buckets. */
 const storageBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 
@@ -131,6 +135,9 @@ export class ApiMetrics {
   #levelSeats: () => { levels: readonly LevelSeats[]; fairFraction: number } = () => ({ levels: [], fairFraction: 0 });
   readonly #authzWebhookEvaluations: PlainCounter;
   readonly #authzWebhookDurations: PlainHistogram;
+  readonly #conversionRequests: PlainCounter;
+  readonly #conversionDurations: PlainHistogram;
+  readonly #crdConversionDurations: PlainHistogram;
   readonly #authzWebhookFailOpen: PlainCounter;
   readonly #authzMatchErrors: PlainCounter;
   readonly #authzMatchExclusions: PlainCounter;
@@ -189,6 +196,9 @@ export class ApiMetrics {
     this.#authzDecisions = new PlainCounter(list, 'apiserver_authorization_decisions_total', 'Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.');
     this.#authzWebhookEvaluations = new PlainCounter(list, 'apiserver_authorization_webhook_evaluations_total', 'Round-trips to authorization webhooks.');
     this.#authzWebhookDurations = new PlainHistogram(list, 'apiserver_authorization_webhook_duration_seconds', 'Request latency in seconds.', defaultBuckets);
+    this.#conversionRequests = new PlainCounter(list, 'apiserver_conversion_webhook_request_total', 'Counter for conversion webhook requests with success/failure and failure error type');
+    this.#conversionDurations = new PlainHistogram(list, 'apiserver_conversion_webhook_duration_seconds', 'Conversion webhook request latency', conversionBuckets);
+    this.#crdConversionDurations = new PlainHistogram(list, 'apiserver_crd_conversion_webhook_duration_seconds', 'CRD webhook conversion duration in seconds', crdConversionBuckets);
     this.#authzWebhookFailOpen = new PlainCounter(list, 'apiserver_authorization_webhook_evaluations_fail_open_total', 'NoOpinion results due to webhook timeout or error.');
     this.#authzMatchErrors = new PlainCounter(list, 'apiserver_authorization_match_condition_evaluation_errors_total', 'Total number of errors when an authorization webhook encounters a match condition error split by authorizer type and name.');
     this.#authzMatchExclusions = new PlainCounter(list, 'apiserver_authorization_match_condition_exclusions_total', 'Total number of exclusions when an authorization webhook is skipped because match conditions exclude it.');
@@ -410,6 +420,18 @@ export class ApiMetrics {
   authorizationWebhookAttempt(name: string, result: string, seconds: number): void {
     this.#authzWebhookEvaluations.series(`${name}\0${result}`, () => ({ name, result })).value++;
     this.#authzWebhookDurations.series(`${name}\0${result}`, () => ({ name, result })).observe(seconds);
+  }
+
+  /** One call of a CRD's conversion webhook: its result and failure type, and its CRD and versions. */
+  conversionWebhook(o: { crdName: string; fromVersion: string; toVersion: string; seconds: number; failureType: string }): void {
+    const result = o.failureType === '' ? 'success' : 'failure';
+    const labels = () => ({ result, failure_type: o.failureType });
+    this.#conversionRequests.series(`${result}\0${o.failureType}`, labels).value++;
+    this.#conversionDurations.series(`${result}\0${o.failureType}`, labels).observe(o.seconds);
+    if (o.fromVersion === o.toVersion) return;
+    const succeeded = String(o.failureType === '');
+    this.#crdConversionDurations.series(`${o.crdName}\0${o.fromVersion}\0${o.toVersion}\0${succeeded}`,
+      () => ({ crd_name: o.crdName, from_version: o.fromVersion, to_version: o.toVersion, succeeded })).observe(o.seconds);
   }
 
   /** A webhook with failurePolicy NoOpinion could not be asked. */

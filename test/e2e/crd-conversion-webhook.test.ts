@@ -194,6 +194,16 @@ describe('a CRD converting by webhook', () => {
       assert.ok(res.json.message.startsWith(message), `${m}: ${res.json.message}`);
     }
 
+    // Each call counted by its failure type, and timed by CRD and versions.
+    const metrics = (await server.request('GET', '/metrics')).text;
+    const count = (failureType: string) => Number(new RegExp(`^apiserver_conversion_webhook_request_total\\{(?=[^}]*result="failure")(?=[^}]*failure_type="${failureType}")[^}]*\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0);
+    assert.ok(count('conversion_webhook_malformed_response_failure') >= 2, 'uid and result');
+    assert.ok(count('conversion_webhook_partial_response_failure') >= 1, 'count');
+    assert.ok(count('conversion_webhook_invalid_converted_object_failure') >= 3, 'version, name, label');
+    assert.ok(count('conversion_webhook_call_failure') >= 1, 'an error status');
+    assert.match(metrics, new RegExp(`^apiserver_crd_conversion_webhook_duration_seconds_count\\{(?=[^}]*crd_name="${crd.metadata.name}")(?=[^}]*from_version="v2")(?=[^}]*to_version="v1")(?=[^}]*succeeded="false")[^}]*\\} \\d+$`, 'm'));
+    assert.match(metrics, /^apiserver_crd_conversion_webhook_duration_seconds_bucket\{[^}]*le="0\.008"[^}]*\} \d+$/m);
+
     // A write that cannot be converted to the storage version is an internal error.
     mode = 'failed';
     const create = await server.request('POST', `/apis/${group}/v1/namespaces/default/widgets`, { body: widget(group, 'v1', 'x', { size: '2' }) });

@@ -144,13 +144,45 @@ function goTypeName(value: unknown): string {
 /** A conversion that failed; the message is upstream's. */
 export class ConversionError extends Error {}
 
+/** Upstream's failure types of a conversion webhook call (apiserver_conversion_webhook_request_total). */
+export type ConversionFailureType =
+  | 'conversion_webhook_call_failure'
+  | 'conversion_webhook_malformed_response_failure'
+  | 'conversion_webhook_partial_response_failure'
+  | 'conversion_webhook_invalid_converted_object_failure';
+
+/** One call of a conversion webhook, for the metrics. */
+export interface ConversionObservation {
+  crdName: string;
+  /** The version of the objects sent and the one asked for (versions, without the group). */
+  fromVersion: string;
+  toVersion: string;
+  seconds: number;
+  /** '' when the conversion succeeded. */
+  failureType: ConversionFailureType | '';
+}
+
+const versionOf = (apiVersion: string | undefined) => (apiVersion ?? '').slice((apiVersion ?? '').indexOf('/') + 1);
+
+/** A ConversionError with its failure type for the metrics. */
+class ConversionFailure extends ConversionError {
+  readonly failureType: ConversionFailureType;
+
+  constructor(failureType: ConversionFailureType, message: string) {
+    super(message);
+    this.failureType = failureType;
+  }
+}
+
 /** Calls one CRD's conversion webhook. */
 export class WebhookConverter {
   readonly #config: ConversionWebhookConfig;
   readonly #agents = new AgentPool();
+  readonly #observe: ((o: ConversionObservation) => void) | undefined;
 
-  constructor(config: ConversionWebhookConfig) {
+  constructor(config: ConversionWebhookConfig, observe?: (o: ConversionObservation) => void) {
     this.#config = config;
+    this.#observe = observe;
   }
 
   /**
@@ -161,9 +193,29 @@ export class WebhookConverter {
   async convert(objects: KubeObject[], desiredAPIVersion: string, asList: boolean): Promise<KubeObject[]> {
     const sent = objects.filter((obj) => obj.apiVersion !== desiredAPIVersion);
     if (sent.length === 0) return objects;
-    const what = gvkString(sent[0]);
     const reviewVersion = this.#config.reviewVersions.find((v) => spokenReviewVersions.has(v));
     if (reviewVersion === undefined) throw new ConversionError('no supported conversion review versions');
+    const started = performance.now();
+    let failureType: ConversionFailureType | '' = '';
+    try {
+      return await this.#call(objects, sent, desiredAPIVersion, reviewVersion, asList);
+    } catch (err) {
+      failureType = err instanceof ConversionFailure ? err.failureType : 'conversion_webhook_call_failure';
+      throw err;
+    } finally {
+      this.#observe?.({
+        crdName: this.#config.crdName,
+        fromVersion: versionOf(sent[0]!.apiVersion),
+        toVersion: versionOf(desiredAPIVersion),
+        seconds: (performance.now() - started) / 1000,
+        failureType,
+      });
+    }
+  }
+
+  async #call(objects: KubeObject[], sent: KubeObject[], desiredAPIVersion: string, reviewVersion: string, asList: boolean): Promise<KubeObject[]> {
+    const what = gvkString(sent[0]);
+    const fail = (type: ConversionFailureType, message: string) => new ConversionFailure(type, message);
     const uid = randomUUID();
     const review = {
       kind: 'ConversionReview',
@@ -171,14 +223,20 @@ export class WebhookConverter {
       request: { uid, desiredAPIVersion, objects: sent },
       response: { uid: '', convertedObjects: null, result: { metadata: {} } },
     };
+    let body: unknown;
+    try {
+      body = await postJSON(this.#url(), review, { timeoutMs: timeoutSeconds * 1000, ...(this.#config.caPem === undefined ? {} : { caPem: this.#config.caPem }) }, this.#agents);
+    } catch (err) {
+      throw fail('conversion_webhook_call_failure', `conversion webhook for ${what} failed: ${(err as Error).message}`);
+    }
     let converted: unknown[];
     try {
-      const body = await postJSON(this.#url(), review, { timeoutMs: timeoutSeconds * 1000, ...(this.#config.caPem === undefined ? {} : { caPem: this.#config.caPem }) }, this.#agents);
       converted = convertedObjectsOf(reviewVersion, uid, body);
     } catch (err) {
-      throw new ConversionError(`conversion webhook for ${what} failed: ${(err as Error).message}`);
+      throw fail('conversion_webhook_malformed_response_failure', `conversion webhook for ${what} failed: ${(err as Error).message}`);
     }
-    if (converted.length !== sent.length) throw new ConversionError(`conversion webhook for ${what} returned ${converted.length} objects, expected ${sent.length}`);
+    if (converted.length !== sent.length) throw fail('conversion_webhook_partial_response_failure', `conversion webhook for ${what} returned ${converted.length} objects, expected ${sent.length}`);
+    const invalid = (message: string) => fail('conversion_webhook_invalid_converted_object_failure', message);
     const out: KubeObject[] = [];
     let next = 0;
     for (const original of objects) {
@@ -191,22 +249,22 @@ export class WebhookConverter {
       // Upstream counts a list's items from 1 past this point, and a single object's as 0.
       const index = asList ? `converted object at index ${at + 1}` : 'object at index 0';
       if (!isObject(item)) {
-        throw new ConversionError(asList
+        throw invalid(asList
           ? `conversion webhook for ${what} returned invalid converted object at index ${at}: Object 'Kind' is missing in '${JSON.stringify(item)}'`
           : `Object 'Kind' is missing in '${JSON.stringify(item)}'`);
       }
       const gotVersion = typeof item.apiVersion === 'string' ? item.apiVersion : '';
       if (gotVersion !== desiredAPIVersion) {
-        throw new ConversionError(`conversion webhook for ${what} returned invalid ${index}: invalid groupVersion (expected ${desiredAPIVersion}, received ${gotVersion})`);
+        throw invalid(`conversion webhook for ${what} returned invalid ${index}: invalid groupVersion (expected ${desiredAPIVersion}, received ${gotVersion})`);
       }
       const gotKind = typeof item.kind === 'string' ? item.kind : '';
       if (gotKind !== original.kind) {
-        throw new ConversionError(`conversion webhook for ${what} returned invalid ${index}: invalid kind (expected ${original.kind}, received ${gotKind})`);
+        throw invalid(`conversion webhook for ${what} returned invalid ${index}: invalid kind (expected ${original.kind}, received ${gotKind})`);
       }
       const refused = restoreConverted(original, item);
       if (refused !== undefined) {
-        if ('invalid' in refused) throw new ConversionError(`conversion webhook for ${what} returned invalid ${asList ? `converted object at index ${at + 1}` : 'object'}: ${refused.invalid}`);
-        throw new ConversionError(`conversion webhook for ${what} returned invalid metadata${asList ? ` in object at index ${at + 1}` : ''}: ${refused.metadata}`);
+        if ('invalid' in refused) throw invalid(`conversion webhook for ${what} returned invalid ${asList ? `converted object at index ${at + 1}` : 'object'}: ${refused.invalid}`);
+        throw invalid(`conversion webhook for ${what} returned invalid metadata${asList ? ` in object at index ${at + 1}` : ''}: ${refused.metadata}`);
       }
       out.push(item as KubeObject);
     }
