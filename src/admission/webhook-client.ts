@@ -40,6 +40,46 @@ export interface CallOptions extends TlsOptions {
   timeoutMs: number;
   /** Sent as `Authorization: Bearer <token>`. */
   token?: string;
+  /** Where to connect when not the URL's host and port (a service's endpoint); the URL still names the call. */
+  connect?: ServiceEndpoint;
+}
+
+/** An address and port a service is served at. */
+export interface ServiceEndpoint {
+  host: string;
+  port: number;
+}
+
+/**
+ * Where a service's port is served, or why it cannot be reached in upstream's words
+ * (`service "x" not found`, `no endpoints available for service "x"`).
+ */
+export type ServiceResolver = (namespace: string, name: string, port: number) => Promise<ServiceEndpoint | { error: string }>;
+
+/** A webhook's clientConfig.service. */
+export interface ServiceReference {
+  namespace: string;
+  name: string;
+  port: number;
+  path?: string;
+}
+
+/** The URL a service reference is called at, as upstream's client names it. */
+export function serviceURL(svc: ServiceReference, timeoutSeconds: number): string {
+  return callURL(`https://${svc.name}.${svc.namespace}.svc:${svc.port}${svc.path ?? ''}`, timeoutSeconds);
+}
+
+/**
+ * How to call a service reference: at a ready endpoint of the service (Plinth has no
+ * service network: upstream's endpoint routing, `--enable-aggregator-routing`), its
+ * certificate checked for the service's name (`name.namespace.svc`). Throws WebhookCallError
+ * (`Post "URL": <why>`) when the service cannot be reached.
+ */
+export async function serviceCall(svc: ServiceReference, url: string, resolve: ServiceResolver | undefined): Promise<{ connect: ServiceEndpoint; serverName: string }> {
+  if (resolve === undefined) throw new WebhookCallError(`Post "${url}": service "${svc.namespace}/${svc.name}" cannot be reached: no service resolver; use clientConfig.url`);
+  const target = await resolve(svc.namespace, svc.name, svc.port);
+  if ('error' in target) throw new WebhookCallError(`Post "${url}": ${target.error}`);
+  return { connect: target, serverName: `${svc.name}.${svc.namespace}.svc` };
 }
 
 /** Largest webhook response read, as upstream's limit on admission responses. */
@@ -72,7 +112,9 @@ export function postJSON(url: string, body: unknown, opts: CallOptions, agents: 
       method: 'POST',
       agent: agents.agentFor(opts),
       signal,
+      ...(opts.connect === undefined ? {} : { hostname: opts.connect.host, port: opts.connect.port, servername: opts.serverName }),
       headers: {
+        ...(opts.connect === undefined ? {} : { Host: target.host }),
         'Content-Type': 'application/json', Accept: 'application/json, */*', 'Content-Length': payload.byteLength,
         ...(opts.token !== undefined ? { Authorization: `Bearer ${opts.token}` } : {}),
       },
@@ -112,7 +154,8 @@ export function postJSON(url: string, body: unknown, opts: CallOptions, agents: 
       });
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
-      const why = signal.aborted || err.name === 'AbortError' || err.name === 'TimeoutError' ? 'context deadline exceeded' : goDialError(err, addressOf(target));
+      const dialed = opts.connect === undefined ? addressOf(target) : addressOf(new URL(`https://${opts.connect.host.includes(':') ? `[${opts.connect.host}]` : opts.connect.host}:${opts.connect.port}`));
+      const why = signal.aborted || err.name === 'AbortError' || err.name === 'TimeoutError' ? 'context deadline exceeded' : goDialError(err, dialed, opts.connect === undefined ? undefined : opts.serverName);
       reject(new WebhookCallError(`Post "${url}": ${why}`, undefined, err.code === 'ECONNRESET'));
     });
     req.end(payload);

@@ -10,7 +10,7 @@ import { noAuthorizer, type Authorize } from '../cel/authz.ts';
 import { loadCel } from '../cel/lazy.ts';
 import { applyJsonPatch } from '../patch/index.ts';
 import { reinvocationOf, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
-import { AgentPool, callURL, postJSON, WebhookCallError } from './webhook-client.ts';
+import { AgentPool, callURL, postJSON, serviceCall, serviceURL, WebhookCallError, type ServiceResolver } from './webhook-client.ts';
 import { admissionReview, InvalidResponseError, refusal, reviewVersionFor, verifyResponse } from './webhook-review.ts';
 import { isExemptFromWebhooks, orderedWebhooks, shouldCall, type MatchContext, type Webhook, type WebhookKind } from './webhook-rules.ts';
 
@@ -27,6 +27,8 @@ export interface WebhookAdmissionOptions {
   namespaceLabels(name: string): Promise<Record<string, string> | undefined>;
   /** The server's authorizer, which match conditions' `authorizer` asks. */
   authorize?: Authorize;
+  /** Where a webhook named by a service is called (a ready endpoint of the service). */
+  resolveService?: ServiceResolver;
   log(message: string): void;
 }
 
@@ -184,10 +186,12 @@ export class WebhookAdmission {
     if (version === undefined) throw new CallingWebhookError(hook.name, 'webhook does not accept known AdmissionReview versions (v1, v1beta1)');
     const uid = randomUUID();
     const review = admissionReview(version, uid, attrs, currentRequest()?.user ?? apiserverUser);
-    const url = webhookURL(hook);
+    const { url: configured, service, caPem } = hook.clientConfig;
+    const url = configured !== undefined ? callURL(configured, hook.timeoutSeconds) : serviceURL(service!, hook.timeoutSeconds);
     let body: unknown;
     try {
-      body = await postJSON(url, review, { caPem: hook.clientConfig.caPem, timeoutMs: hook.timeoutSeconds * 1000 }, this.agents);
+      const route = service === undefined || configured !== undefined ? {} : await serviceCall(service, url, this.opts.resolveService);
+      body = await postJSON(url, review, { caPem, timeoutMs: hook.timeoutSeconds * 1000, ...route }, this.agents);
     } catch (err) {
       if (err instanceof WebhookCallError) throw new CallingWebhookError(hook.name, `failed to call webhook: ${err.message}`);
       throw err;
@@ -204,19 +208,6 @@ export class WebhookAdmission {
     if (!mutating || result.patch === undefined || (Array.isArray(result.patch) && result.patch.length === 0)) return false;
     return applyPatch(hook, attrs, result.patch);
   }
-}
-
-/**
- * Where a webhook is called. A service reference names a Service in the cluster, which
- * Plinth (with no cluster network) cannot reach: the call fails, and failurePolicy
- * decides, as for a service upstream cannot resolve.
- */
-function webhookURL(hook: Webhook): string {
-  const cc = hook.clientConfig;
-  if (cc.url !== undefined) return callURL(cc.url, hook.timeoutSeconds);
-  const svc = cc.service!;
-  const url = callURL(`https://${svc.name}.${svc.namespace}.svc:${svc.port}${svc.path ?? ''}`, hook.timeoutSeconds);
-  throw new CallingWebhookError(hook.name, `failed to call webhook: Post "${url}": service "${svc.namespace}/${svc.name}" cannot be reached: Plinth has no cluster network; use clientConfig.url`);
 }
 
 /**

@@ -26,8 +26,11 @@ function hostnameError(host: string, subjectAltName: string | undefined): string
   return `x509: certificate is valid for ${names.join(', ')}, not ${host}`;
 }
 
-/** `err`, from dialing `address` (`host:port`), as Go's dialer and TLS client say it. */
-export function goDialError(err: NodeJS.ErrnoException & { cert?: { subjectaltname?: string } }, address: string): string {
+/**
+ * `err`, from dialing `address` (`host:port`), as Go's dialer and TLS client say it;
+ * `serverName`: the name the certificate was checked for, when not the address's host.
+ */
+export function goDialError(err: NodeJS.ErrnoException & { cert?: { subjectaltname?: string } }, address: string, serverName?: string): string {
   const host = hostOf(address);
   const code = err.code ?? '';
   if (unknownAuthority.has(code)) return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
@@ -40,7 +43,7 @@ export function goDialError(err: NodeJS.ErrnoException & { cert?: { subjectaltna
     case 'EAI_AGAIN': return `dial tcp: lookup ${host}: no such host`;
     case 'ECONNRESET': return `read tcp ${address}: read: connection reset by peer`;
     case 'CERT_HAS_EXPIRED': return 'tls: failed to verify certificate: x509: certificate has expired or is not yet valid';
-    case 'ERR_TLS_CERT_ALTNAME_INVALID': return `tls: failed to verify certificate: ${hostnameError(host, err.cert?.subjectaltname)}`;
+    case 'ERR_TLS_CERT_ALTNAME_INVALID': return `tls: failed to verify certificate: ${hostnameError(serverName ?? host, err.cert?.subjectaltname)}`;
     default: return err.message;
   }
 }

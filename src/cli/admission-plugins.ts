@@ -30,6 +30,7 @@ import { isStatusError, type KubeObject } from '../api/index.ts';
 import { clone } from '../api/json.ts';
 import type { CacheWatcher } from '../cache/index.ts';
 import type { Authorize } from '../cel/authz.ts';
+import type { ServiceResolver } from '../admission/webhook-client.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { Store } from '../registry/store.ts';
 
@@ -141,6 +142,8 @@ export interface AdmissionOptions {
   authorize?: Authorize;
   /** `--default-not-ready-toleration-seconds` and `--default-unreachable-toleration-seconds` (300 each). */
   defaultTolerations?: DefaultTolerations;
+  /** Where webhooks named by a service are called; without it (tests) their calls fail. */
+  resolveService?: ServiceResolver;
 }
 
 export function admissionPlugins(registry: ResourceRegistry, log: (message: string) => void, options: AdmissionOptions = {}): AdmissionPlugins {
@@ -194,6 +197,7 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
       }
     },
     ...(options.authorize !== undefined ? { authorize: options.authorize } : {}),
+    ...(options.resolveService !== undefined ? { resolveService: options.resolveService } : {}),
     log,
   });
   return {

@@ -46,6 +46,7 @@ import { customResourceDefinitionsType } from '../registry/crd/customresourcedef
 import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
 import { WebhookConverter } from '../registry/crd/conversion-webhook.ts';
 import { ConvertingBackend } from '../registry/crd/converting-backend.ts';
+import { serviceEndpointResolver } from '../registry/service-endpoints.ts';
 import type { CustomResourceVersion } from '../registry/crd/custom-resource.ts';
 import { ResourceRegistry } from '../registry/registry.ts';
 import type { Definitions } from '../schema/types.ts';
@@ -289,7 +290,13 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   });
   const authn = await authenticationSetup({ ...config, ...(requestHeader !== undefined ? { requestHeader } : {}) }, apiAudiences, log, clientCaPem, metrics);
   const authz = await authorizationSetup(config, log, metrics);
+  // Webhooks named by a service (admission and conversion) are called at an endpoint of it.
+  const resolveService = serviceEndpointResolver(() => ({
+    services: registry.lookup('', 'v1', 'services')!.store,
+    endpointSlices: registry.lookup('discovery.k8s.io', 'v1', 'endpointslices')!.store,
+  }));
   const admissionSetup = admissionPlugins(registry, log, {
+    resolveService,
     podSecurity,
     podSecurityMetrics: metrics.podSecurity,
     defaultTolerations: { notReadySeconds: config.defaultNotReadyTolerationSeconds, unreachableSeconds: config.defaultUnreachableTolerationSeconds },
@@ -371,7 +378,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       async start({ type, deprecationWarning, conversion }: CustomResourceVersion) {
         const decoder: { store?: Store } = {};
         // Versions that convert by webhook read and write through their own converting storage.
-        const converter = conversion === undefined ? undefined : new WebhookConverter(conversion.webhook, (o) => metrics.conversionWebhook(o));
+        const converter = conversion === undefined ? undefined : new WebhookConverter(conversion.webhook, { observe: (o) => metrics.conversionWebhook(o), resolveService });
         const storage = converter === undefined ? backend : new ConvertingBackend(backend, converter, apiVersionOf(type.group, type.version), conversion!.storageAPIVersion);
         const cache = newCache(type, (kv) => decoder.store!.decode(kv), undefined, storage);
         const store = new CustomResourceStore(type, storage, admission, cache, { definitions, deprecationWarning });

@@ -15,7 +15,8 @@ const crdsPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 let server: TestServer;
 let hooks: WebhookServer;
 before(async () => {
-  [server, hooks] = await Promise.all([startServer(), startWebhookServer()]);
+  // The certificate also names the Service a test reaches the webhook by.
+  [server, hooks] = await Promise.all([startServer(), startWebhookServer({ hosts: ['converter.default.svc'] })]);
 });
 after(async () => {
   await Promise.all([server?.stop(), hooks?.close()]);
@@ -224,12 +225,36 @@ describe('a CRD converting by webhook', () => {
     assert.equal(hooks.received(path)[0]!.review.apiVersion, 'apiextensions.k8s.io/v1beta1');
     assert.deepEqual((await server.request('GET', `/apis/${group}/v2/namespaces/default/widgets/w`)).json.spec, { replicas: 5 });
 
-    // A service reference: Plinth has no cluster network to reach it.
-    const far = widgetCrd(path, (c) => { c.spec.conversion.webhook.clientConfig = { service: { namespace: 'default', name: 'converter', path: '/convert' } }; });
+    // A service reference: called at the service (an ExternalName one here: the webhook
+    // server listens on loopback, which an EndpointSlice may not name), its certificate
+    // checked for the service's name.
+    const servicePath = '/convert-service';
+    hooks.handle(servicePath, (review) => answer(review));
+    const viaService = (name: string) => widgetCrd(servicePath, (c) => {
+      c.spec.conversion.webhook.clientConfig = { service: { namespace: 'default', name, path: servicePath, port: hooks.port }, caBundle: hooks.caBundle };
+    });
+    const far = viaService('converter');
     await establish(far);
-    assert.equal((await server.request('POST', `/apis/${far.spec.group}/v2/namespaces/default/widgets`, { body: widget(far.spec.group, 'v2', 'w', { replicas: 1 }) })).status, 201);
-    const res = await server.request('GET', `/apis/${far.spec.group}/v1/namespaces/default/widgets/w`);
-    assert.equal(res.status, 500);
-    assert.equal(res.json.message, `conversion webhook for ${far.spec.group}/v2, Kind=Widget failed: Post "https://converter.default.svc:443/convert?timeout=30s": service "default/converter" cannot be reached: Plinth has no cluster network; use clientConfig.url`);
+    const farGroup = far.spec.group;
+    assert.equal((await server.request('POST', `/apis/${farGroup}/v2/namespaces/default/widgets`, { body: widget(farGroup, 'v2', 'w', { replicas: 1 }) })).status, 201);
+    const read = () => server.request('GET', `/apis/${farGroup}/v1/namespaces/default/widgets/w`);
+    const missing = await read();
+    assert.equal(missing.status, 500);
+    assert.equal(missing.json.message, `conversion webhook for ${farGroup}/v2, Kind=Widget failed: Post "https://converter.default.svc:${hooks.port}${servicePath}?timeout=30s": service "converter" not found`);
+    const service = (name: string) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { type: 'ExternalName', externalName: '127.0.0.1' } });
+    assert.equal((await server.request('POST', '/api/v1/namespaces/default/services', { body: service('converter') })).status, 201);
+    await eventually(async () => assert.deepEqual((await read()).json.spec, { size: '1' }));
+
+    const stranger = viaService('stranger');
+    await establish(stranger);
+    assert.equal((await server.request('POST', '/api/v1/namespaces/default/services', { body: service('stranger') })).status, 201);
+    assert.equal((await server.request('POST', `/apis/${stranger.spec.group}/v2/namespaces/default/widgets`, { body: widget(stranger.spec.group, 'v2', 'w', { replicas: 1 }) })).status, 201);
+    const untrusted = await eventually(async () => {
+      const res = await server.request('GET', `/apis/${stranger.spec.group}/v1/namespaces/default/widgets/w`);
+      assert.equal(res.status, 500, res.text);
+      assert.doesNotMatch(res.json.message, /not found/);
+      return res.json.message;
+    });
+    assert.match(untrusted, /: tls: failed to verify certificate: x509: certificate is valid for .*converter\.default\.svc.*, not stranger\.default\.svc$/, 'the certificate does not name the service');
   });
 });

@@ -10,7 +10,8 @@ let server: TestServer;
 let hooks: WebhookServer;
 
 before(async () => {
-  [server, hooks] = await Promise.all([startServer(), startWebhookServer()]);
+  // The certificate also names the Service the service-reference test routes to it.
+  [server, hooks] = await Promise.all([startServer(), startWebhookServer({ hosts: ['hook.default.svc'] })]);
 });
 after(async () => {
   await server?.stop();
@@ -358,18 +359,43 @@ describe('validating webhooks', () => {
     }
   });
 
-  test('a service reference cannot be reached: failurePolicy decides', async () => {
+  test('a service reference is called at a ready endpoint of the service; one that cannot be reached: failurePolicy decides', async () => {
     const ns = await namespace();
-    const service = { service: { namespace: 'default', name: 'hook', path: '/validate' }, caBundle: hooks.caBundle };
+    hooks.handle('/validate-svc', (review) => (review.request.object.metadata.name === 'denied' ? deny('no') : allow()));
+    const service = { service: { namespace: 'default', name: 'hook', path: '/validate-svc', port: hooks.port }, caBundle: hooks.caBundle };
     const remove = await configure('validating', [
       webhook('svc-fail.example.com', ns, { path: '', clientConfig: service, objectSelector: { matchLabels: { policy: 'fail' } } }),
       webhook('svc-ignore.example.com', ns, { path: '', clientConfig: service, failurePolicy: 'Ignore', objectSelector: { matchLabels: { policy: 'ignore' } } }),
     ]);
+    const url = `https://hook.default.svc:${hooks.port}/validate-svc?timeout=10s`;
+    const refusal = async (name: string) => {
+      const res = await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod(name, { policy: 'fail' }) });
+      assert.equal(res.status, 500, res.text);
+      return res.json.message;
+    };
+    const services = '/api/v1/namespaces/default/services';
     try {
-      const failed = await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod('f', { policy: 'fail' }) });
-      assert.equal(failed.status, 500);
-      assert.match(failed.json.message, /failed calling webhook "svc-fail.example.com": failed to call webhook: Post "https:\/\/hook\.default\.svc:443\/validate\?timeout=10s"/);
+      assert.equal(await refusal('a'), `Internal error occurred: failed calling webhook "svc-fail.example.com": failed to call webhook: Post "${url}": service "hook" not found`);
       assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod('i', { policy: 'ignore' }) })).status, 201);
+
+      // A ClusterIP service: a ready endpoint of its EndpointSlices for the port's name.
+      const clusterIP = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'hook' }, spec: { ports: [{ name: 'https', port: hooks.port }] } };
+      assert.equal((await server.request('POST', services, { body: clusterIP })).status, 201);
+      assert.equal(await refusal('b'), `Internal error occurred: failed calling webhook "svc-fail.example.com": failed to call webhook: Post "${url}": no endpoints available for service "hook"`);
+      assert.equal((await server.request('DELETE', `${services}/hook`)).status, 200);
+
+      // The webhook server listens on loopback, which an EndpointSlice may not name: an
+      // ExternalName service reaches it, its certificate checked for hook.default.svc.
+      const external = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'hook' }, spec: { type: 'ExternalName', externalName: '127.0.0.1' } };
+      await eventually(async () => assert.equal((await server.request('POST', services, { body: external })).status, 201));
+      await eventually(async () => {
+        const allowed = await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod('allowed', { policy: 'fail' }) });
+        assert.equal(allowed.status, 201, allowed.text);
+      });
+      assert.equal(hooks.received('/validate-svc').at(-1)!.query, 'timeout=10s');
+      const denied = await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod('denied', { policy: 'fail' }) });
+      assert.equal(denied.status, 403, denied.text);
+      await server.request('DELETE', `${services}/hook`);
     } finally {
       await remove();
     }

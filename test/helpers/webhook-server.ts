@@ -22,6 +22,7 @@ export type WebhookHandler = (review: any) => WebhookAnswer | Promise<WebhookAns
 
 export interface WebhookServer {
   url: string;
+  port: number;
   /** Base64 PEM of the CA that issued the serving certificate, for clientConfig.caBundle. */
   caBundle: string;
   /** Every review received, in order. */
@@ -46,9 +47,10 @@ export function patch(ops: unknown[], extra: Record<string, unknown> = {}): Webh
   return { response: { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64'), ...extra } };
 }
 
-export async function startWebhookServer(): Promise<WebhookServer> {
+/** `hosts`: names the serving certificate carries beyond localhost (a service's `name.namespace.svc`). */
+export async function startWebhookServer(opts: { hosts?: string[] } = {}): Promise<WebhookServer> {
   const dir = tempDir('plinth-webhook-');
-  const material = await ensureServingMaterial(dir);
+  const material = await ensureServingMaterial(dir, { hosts: opts.hosts ?? [] });
   const handlers = new Map<string, WebhookHandler>();
   const requests: ReviewRequest[] = [];
   const sockets = new Set<{ destroy(): void }>();
@@ -84,6 +86,7 @@ export async function startWebhookServer(): Promise<WebhookServer> {
   const port = (server.address() as AddressInfo).port;
   return {
     url: `https://127.0.0.1:${port}`,
+    port,
     caBundle: Buffer.from(material.caPem).toString('base64'),
     requests,
     handle: (path, handler) => void handlers.set(path, handler),

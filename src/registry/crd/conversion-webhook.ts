@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../../api/index.ts';
 import { isObject } from '../../api/json.ts';
-import { AgentPool, callURL, postJSON } from '../../admission/webhook-client.ts';
+import { AgentPool, callURL, postJSON, serviceCall, serviceURL, type ServiceResolver } from '../../admission/webhook-client.ts';
 import { validateAnnotations, validateLabels } from '../validation/object-meta.ts';
 
 /** Where the webhook is: spec.conversion.webhook of the CRD. */
@@ -179,10 +179,12 @@ export class WebhookConverter {
   readonly #config: ConversionWebhookConfig;
   readonly #agents = new AgentPool();
   readonly #observe: ((o: ConversionObservation) => void) | undefined;
+  readonly #resolveService: ServiceResolver | undefined;
 
-  constructor(config: ConversionWebhookConfig, observe?: (o: ConversionObservation) => void) {
+  constructor(config: ConversionWebhookConfig, opts: { observe?: (o: ConversionObservation) => void; resolveService?: ServiceResolver } = {}) {
     this.#config = config;
-    this.#observe = observe;
+    this.#observe = opts.observe;
+    this.#resolveService = opts.resolveService;
   }
 
   /**
@@ -223,9 +225,12 @@ export class WebhookConverter {
       request: { uid, desiredAPIVersion, objects: sent },
       response: { uid: '', convertedObjects: null, result: { metadata: {} } },
     };
+    const { url: configured, service, caPem } = this.#config;
+    const url = configured !== undefined ? callURL(configured, timeoutSeconds) : serviceURL(service!, timeoutSeconds);
     let body: unknown;
     try {
-      body = await postJSON(this.#url(), review, { timeoutMs: timeoutSeconds * 1000, ...(this.#config.caPem === undefined ? {} : { caPem: this.#config.caPem }) }, this.#agents);
+      const route = configured !== undefined ? {} : await serviceCall(service!, url, this.#resolveService);
+      body = await postJSON(url, review, { timeoutMs: timeoutSeconds * 1000, ...(caPem === undefined ? {} : { caPem }), ...route }, this.#agents);
     } catch (err) {
       throw fail('conversion_webhook_call_failure', `conversion webhook for ${what} failed: ${(err as Error).message}`);
     }
@@ -269,18 +274,6 @@ export class WebhookConverter {
       out.push(item as KubeObject);
     }
     return out;
-  }
-
-  /**
-   * The URL called. A service reference names a Service in the cluster, which Plinth (with
-   * no cluster network) cannot reach: the call fails, as admission webhooks' calls do.
-   */
-  #url(): string {
-    const { url, service } = this.#config;
-    if (url !== undefined) return callURL(url, timeoutSeconds);
-    const svc = service!;
-    const target = callURL(`https://${svc.name}.${svc.namespace}.svc:${svc.port}${svc.path ?? ''}`, timeoutSeconds);
-    throw new Error(`Post "${target}": service "${svc.namespace}/${svc.name}" cannot be reached: Plinth has no cluster network; use clientConfig.url`);
   }
 
   close(): void {
