@@ -14,6 +14,12 @@ export interface AdmissionAttributes {
   kind: string;
   /** Group and version of `kind` when they are not the resource's (a subresource's own kind: autoscaling/v1 Scale, policy/v1 Eviction). */
   kindGroupVersion?: { group: string; version: string };
+  /**
+   * The request's own resource and kind, when these attributes are another version's: an
+   * admission webhook matched through an equivalent resource sees the object in that
+   * version, and its review names both (requestKind, requestResource).
+   */
+  requestedAs?: Pick<AdmissionAttributes, 'group' | 'version' | 'resource' | 'kind' | 'kindGroupVersion'>;
   namespace: string;
   name: string;
   /** The object as it would be stored (create, update); plugins in the mutating phase may change it. */

@@ -24,16 +24,20 @@ function optionsOf(attrs: AdmissionAttributes): Record<string, unknown> | null {
 }
 
 export function admissionReview(version: string, uid: string, attrs: AdmissionAttributes, user: RequestUser): Record<string, unknown> {
-  const kindGroupVersion = attrs.kindGroupVersion ?? { group: attrs.group, version: attrs.version };
-  const kind = { group: kindGroupVersion.group, version: kindGroupVersion.version, kind: attrs.kind };
+  const kindOf = (a: Pick<AdmissionAttributes, 'group' | 'version' | 'kind' | 'kindGroupVersion'>) => {
+    const gv = a.kindGroupVersion ?? { group: a.group, version: a.version };
+    return { group: gv.group, version: gv.version, kind: a.kind };
+  };
+  const kind = kindOf(attrs);
   const resource = { group: attrs.group, version: attrs.version, resource: attrs.resource };
+  const asked = attrs.requestedAs;
   const userInfo: Record<string, unknown> = { username: user.name };
   if (user.uid !== '') userInfo.uid = user.uid;
   if (user.groups.length > 0) userInfo.groups = user.groups;
   const request: Record<string, unknown> = { uid, kind, resource };
   if (attrs.subresource !== '') request.subResource = attrs.subresource;
-  request.requestKind = kind;
-  request.requestResource = resource;
+  request.requestKind = asked === undefined ? kind : kindOf(asked);
+  request.requestResource = asked === undefined ? resource : { group: asked.group, version: asked.version, resource: asked.resource };
   if (attrs.subresource !== '') request.requestSubResource = attrs.subresource;
   if (attrs.name !== '') request.name = attrs.name;
   if (attrs.namespace !== '') request.namespace = attrs.namespace;

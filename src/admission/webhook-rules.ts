@@ -167,6 +167,21 @@ export function ruleMatches(rule: WebhookRule, attrs: AdmissionAttributes): bool
 export interface MatchContext {
   /** The namespace's labels, or undefined when it does not exist. */
   namespaceLabels(name: string): Promise<Record<string, string> | undefined>;
+  /** The resources stored with the request's (its other versions), for webhooks whose matchPolicy is Equivalent. */
+  equivalents?(attrs: AdmissionAttributes): EquivalentResource[];
+}
+
+/** A resource stored with the request's, and the kind it serves. */
+export interface EquivalentResource {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+}
+
+/** What a webhook is called for: the request's own resource, or the equivalent one its rules named. */
+export interface Invocation {
+  equivalent?: EquivalentResource;
 }
 
 /**
@@ -174,7 +189,7 @@ export interface MatchContext {
  * problems (a namespace that does not exist, a selector that does not parse) fail the
  * request only when the rules match, as upstream.
  */
-export async function shouldCall(hook: Webhook, attrs: AdmissionAttributes, ctx: MatchContext): Promise<boolean> {
+export async function shouldCall(hook: Webhook, attrs: AdmissionAttributes, ctx: MatchContext): Promise<Invocation | false> {
   let selectorError: Error | undefined;
 
   // namespaceSelector: cluster-scoped objects other than namespaces always match.
@@ -207,7 +222,24 @@ export async function shouldCall(hook: Webhook, attrs: AdmissionAttributes, ctx:
     if (!matches) return false;
   }
 
-  if (!hook.rules.some((rule) => ruleMatches(rule, attrs))) return false;
+  const invocation = matchingRule(hook, attrs, ctx);
+  if (invocation === undefined) return false;
   if (selectorError !== undefined) throw selectorError;
-  return true;
+  return invocation;
+}
+
+/**
+ * The rules against the request's resource; under matchPolicy Equivalent, when none names
+ * it, against each resource stored with it, rule by rule (upstream's ShouldCallHook).
+ */
+function matchingRule(hook: Webhook, attrs: AdmissionAttributes, ctx: MatchContext): Invocation | undefined {
+  if (hook.rules.some((rule) => ruleMatches(rule, attrs))) return {};
+  if (hook.matchPolicy !== 'Equivalent' || ctx.equivalents === undefined) return undefined;
+  const equivalents = ctx.equivalents(attrs).filter((e) => e.group !== attrs.group || e.version !== attrs.version || e.resource !== attrs.resource);
+  for (const rule of hook.rules) {
+    for (const equivalent of equivalents) {
+      if (ruleMatches(rule, { ...attrs, group: equivalent.group, version: equivalent.version, resource: equivalent.resource })) return { equivalent };
+    }
+  }
+  return undefined;
 }

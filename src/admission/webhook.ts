@@ -11,8 +11,15 @@ import { loadCel } from '../cel/lazy.ts';
 import { applyJsonPatch } from '../patch/index.ts';
 import { reinvocationOf, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
 import { AgentPool, callURL, postJSON, serviceCall, serviceURL, WebhookCallError, type ServiceResolver } from './webhook-client.ts';
+
+/** A resource by group, version and plural name. */
+export interface ResourceRef {
+  group: string;
+  version: string;
+  resource: string;
+}
 import { admissionReview, InvalidResponseError, refusal, reviewVersionFor, verifyResponse } from './webhook-review.ts';
-import { isExemptFromWebhooks, orderedWebhooks, shouldCall, type MatchContext, type Webhook, type WebhookKind } from './webhook-rules.ts';
+import { isExemptFromWebhooks, orderedWebhooks, shouldCall, type EquivalentResource, type MatchContext, type Webhook, type WebhookKind } from './webhook-rules.ts';
 
 /** Where the stored configurations of one kind come from (their Store, through its watch cache). */
 export interface WebhookConfigurationSource {
@@ -29,6 +36,10 @@ export interface WebhookAdmissionOptions {
   authorize?: Authorize;
   /** Where a webhook named by a service is called (a ready endpoint of the service). */
   resolveService?: ServiceResolver;
+  /** The resources stored with a request's (its other versions), for matchPolicy Equivalent. */
+  equivalents?(attrs: AdmissionAttributes): EquivalentResource[];
+  /** An object of one resource as an equivalent one serves it (a webhook matched through it sees that). */
+  convert?(obj: KubeObject, from: ResourceRef, to: ResourceRef): Promise<KubeObject>;
   log(message: string): void;
 }
 
@@ -58,7 +69,10 @@ export class WebhookAdmission {
 
   constructor(opts: WebhookAdmissionOptions) {
     this.opts = opts;
-    const match: MatchContext = { namespaceLabels: (name) => opts.namespaceLabels(name) };
+    const match: MatchContext = {
+      namespaceLabels: (name) => opts.namespaceLabels(name),
+      ...(opts.equivalents !== undefined && opts.convert !== undefined ? { equivalents: opts.equivalents } : {}),
+    };
     // No promise for a write no webhook can see: an exempt one, or none configured (known at once).
     const configurations = (attrs: AdmissionAttributes, source: WebhookConfigurationSource) => {
       if (isExemptFromWebhooks(attrs)) return undefined;
@@ -111,8 +125,9 @@ export class WebhookAdmission {
     for (const hook of hooks) {
       const key = `${hook.configurationName}\0${hook.name}`;
       if (reinvocation.again && !record.runsAgain(key)) continue;
-      if (!(await this.shouldSend(hook, attrs, match))) continue;
-      if (await this.callFailingPerPolicy(hook, attrs, true)) {
+      const sent = await this.shouldSend(hook, attrs, match);
+      if (sent === undefined) continue;
+      if (await this.callFailingPerPolicy(hook, sent, true) && (sent === attrs || await this.convertBack(sent, attrs))) {
         record.changed();
         reinvocation.requested = true;
       }
@@ -124,10 +139,13 @@ export class WebhookAdmission {
   private async validate(attrs: AdmissionAttributes, match: MatchContext, configs: KubeObject[] | Promise<KubeObject[]>): Promise<void> {
     const hooks = await this.hooks('validating', configs);
     if (hooks.length === 0) return;
-    const relevant: Webhook[] = [];
-    for (const hook of hooks) if (await this.shouldSend(hook, attrs, match)) relevant.push(hook);
+    const relevant: Array<{ hook: Webhook; sent: AdmissionAttributes }> = [];
+    for (const hook of hooks) {
+      const sent = await this.shouldSend(hook, attrs, match);
+      if (sent !== undefined) relevant.push({ hook, sent });
+    }
     // Validating webhooks run in parallel; the first error (in calling order) is the answer.
-    const results = await Promise.allSettled(relevant.map((hook) => this.callFailingPerPolicy(hook, attrs, false)));
+    const results = await Promise.allSettled(relevant.map(({ hook, sent }) => this.callFailingPerPolicy(hook, sent, false)));
     for (const r of results) if (r.status === 'rejected') throw r.reason;
   }
 
@@ -136,27 +154,68 @@ export class WebhookAdmission {
    * matchConditions are all true. A condition that fails to evaluate fails the request
    * (403, as upstream's dispatcher) under failurePolicy Fail and skips the webhook under Ignore.
    */
-  private async shouldSend(hook: Webhook, attrs: AdmissionAttributes, match: MatchContext): Promise<boolean> {
-    if (!(await shouldCall(hook, attrs, match))) return false;
-    if (hook.matchConditions.length === 0) return true;
+  private async shouldSend(hook: Webhook, request: AdmissionAttributes, match: MatchContext): Promise<AdmissionAttributes | undefined> {
+    const invocation = await shouldCall(hook, request, match);
+    if (invocation === false) return undefined;
+    const attrs = invocation.equivalent === undefined ? request : await this.versioned(request, invocation.equivalent);
+    if (hook.matchConditions.length === 0) return attrs;
     const { evaluateMatchConditions, celValue, CelAuthorizer } = await loadCel();
     const user = currentRequest()?.user ?? apiserverUser;
-    const request = (admissionReview('v1', '', attrs, user) as { request: unknown }).request;
+    const review = (admissionReview('v1', '', attrs, user) as { request: unknown }).request;
     const outcome = await evaluateMatchConditions(hook.matchConditions, {
       object: attrs.object === undefined ? null : celValue(attrs.object, undefined),
       oldObject: attrs.oldObject === undefined ? null : celValue(attrs.oldObject, undefined),
-      request: celValue(request, undefined),
+      request: celValue(review, undefined),
       authorizer: new CelAuthorizer(user, this.opts.authorize ?? noAuthorizer, {
         group: attrs.group, resource: attrs.resource, subresource: attrs.subresource, namespace: attrs.namespace, name: attrs.name,
       }),
     });
     if ('error' in outcome) {
-      if (hook.failurePolicy === 'Ignore') return false;
+      if (hook.failurePolicy === 'Ignore') return undefined;
       this.opts.log(`Failed evaluating match conditions, failing closed ${hook.name}: ${outcome.error}`);
-      const resource = attrs.group === '' ? attrs.resource : `${attrs.resource}.${attrs.group}`;
-      throw forbidden(`${resource} "${attrs.name}" is forbidden: ${outcome.error}`);
+      const resource = request.group === '' ? request.resource : `${request.resource}.${request.group}`;
+      throw forbidden(`${resource} "${request.name}" is forbidden: ${outcome.error}`);
     }
-    return outcome.matches;
+    return outcome.matches ? attrs : undefined;
+  }
+
+  /**
+   * The request's attributes as the equivalent resource serves them: its group, version,
+   * resource and kind, the objects converted (a subresource with a kind of its own, such as
+   * a Scale, is the same in every version), and the request's own kept for the review.
+   */
+  private async versioned(request: AdmissionAttributes, to: EquivalentResource): Promise<AdmissionAttributes> {
+    const from: ResourceRef = { group: request.group, version: request.version, resource: request.resource };
+    const ownKind = request.kindGroupVersion !== undefined;
+    const convert = (obj: KubeObject | undefined) => (obj === undefined || ownKind ? obj : this.opts.convert!(obj, from, to));
+    const [object, oldObject] = await Promise.all([convert(request.object), convert(request.oldObject)]);
+    const { group, version, resource, kind, kindGroupVersion } = request;
+    return {
+      ...request,
+      group: to.group,
+      version: to.version,
+      resource: to.resource,
+      kind: ownKind ? kind : to.kind,
+      object,
+      oldObject,
+      requestedAs: { group, version, resource, kind, ...(kindGroupVersion !== undefined ? { kindGroupVersion } : {}) },
+    };
+  }
+
+  /** A mutating webhook changed the object it was sent in another version: the request's object becomes it, converted back. */
+  private async convertBack(sent: AdmissionAttributes, request: AdmissionAttributes): Promise<boolean> {
+    const target = request.object!;
+    if (request.kindGroupVersion === undefined) {
+      const to: ResourceRef = { group: request.group, version: request.version, resource: request.resource };
+      const back = await this.opts.convert!(sent.object!, { group: sent.group, version: sent.version, resource: sent.resource }, to);
+      for (const key of Object.keys(target)) delete (target as Record<string, unknown>)[key];
+      Object.assign(target, back);
+    } else if (sent.object !== target) {
+      for (const key of Object.keys(target)) delete (target as Record<string, unknown>)[key];
+      Object.assign(target, sent.object);
+    }
+    request.mutated = true;
+    return true;
   }
 
   /**

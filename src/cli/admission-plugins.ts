@@ -26,7 +26,7 @@ import type { GroupResource } from '../admission/quota-usage.ts';
 import { resourceQuotaAdmission } from '../admission/resource-quota.ts';
 import { serviceAccountAdmission } from '../admission/service-account.ts';
 import { WebhookAdmission, type WebhookConfigurationSource } from '../admission/webhook.ts';
-import { isStatusError, type KubeObject } from '../api/index.ts';
+import { internalError, isStatusError, type KubeObject } from '../api/index.ts';
 import { clone } from '../api/json.ts';
 import type { CacheWatcher } from '../cache/index.ts';
 import type { Authorize } from '../cel/authz.ts';
@@ -198,6 +198,15 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
     },
     ...(options.authorize !== undefined ? { authorize: options.authorize } : {}),
     ...(options.resolveService !== undefined ? { resolveService: options.resolveService } : {}),
+    // matchPolicy Equivalent: the request's other versions, and the object as they serve it.
+    equivalents: (attrs) => registry.equivalents(attrs.group, attrs.version, attrs.resource, attrs.subresource)
+      .map(({ type }) => ({ group: type.group, version: type.version, resource: type.resource, kind: type.kind })),
+    convert(obj, from, to) {
+      const source = registry.lookup(from.group, from.version, from.resource);
+      const target = registry.lookup(to.group, to.version, to.resource);
+      if (source === undefined || target === undefined) throw internalError(`unable to convert to ${to.group}/${to.version}, Resource=${to.resource}: unknown kind`);
+      return target.store.convertFrom(obj, source.store);
+    },
     log,
   });
   return {

@@ -381,7 +381,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
         const converter = conversion === undefined ? undefined : new WebhookConverter(conversion.webhook, { observe: (o) => metrics.conversionWebhook(o), resolveService });
         const storage = converter === undefined ? backend : new ConvertingBackend(backend, converter, apiVersionOf(type.group, type.version), conversion!.storageAPIVersion);
         const cache = newCache(type, (kv) => decoder.store!.decode(kv), undefined, storage);
-        const store = new CustomResourceStore(type, storage, admission, cache, { definitions, deprecationWarning });
+        const store = new CustomResourceStore(type, storage, admission, cache, { definitions, deprecationWarning, ...(converter === undefined ? {} : { converter }) });
         decoder.store = store;
         caches.push(cache);
         // Served CRDs registered at start-up load with the other caches in the background.

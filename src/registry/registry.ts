@@ -1,4 +1,5 @@
 // The served resources by group, version and resource: what discovery and routing look up.
+import { resourcePrefix } from './keys.ts';
 import type { ResourceType } from './resource-type.ts';
 import type { Store } from './store.ts';
 
@@ -35,6 +36,18 @@ export class ResourceRegistry {
   /** Every resource registered, served or not (see `disabled`): what the server's own code works with. */
   all(): ServedResource[] {
     return [...this.byPath.values()];
+  }
+
+  /**
+   * The served resources stored with this one, itself included, in registration order
+   * (upstream's equivalent resources: its other versions, and another group's name for the
+   * same objects, such as events.k8s.io's Events); with a subresource, those serving it.
+   */
+  equivalents(group: string, version: string, resource: string, subresource = ''): ServedResource[] {
+    const own = this.lookup(group, version, resource);
+    if (own === undefined) return [];
+    const prefix = resourcePrefix(own.type);
+    return this.served().filter((r) => resourcePrefix(r.type) === prefix && (subresource === '' || r.type.subresources.includes(subresource)));
   }
 
   /** The resources clients can reach: what routing, discovery and OpenAPI show. */

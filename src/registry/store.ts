@@ -979,6 +979,18 @@ export class Store {
     return { kind: this.type.kind, apiVersion: this.apiVersion, metadata: { ...metadata, resourceVersion: stored.metadata.resourceVersion }, ...rest };
   }
 
+  /**
+   * `obj` as `source` (the Store of an equivalent resource: another version of this one, or
+   * one stored with it) serves it, as this Store serves it: through the stored form. What
+   * an admission webhook matched through an equivalent resource is sent (a new object).
+   */
+  async convertFrom(obj: KubeObject, source: Store): Promise<KubeObject> {
+    const stored = source.type.storage === undefined ? obj : source.type.storage.toStorage(obj);
+    const own = this.type.storage === undefined ? stored : this.type.storage.fromStorage(stored);
+    const { apiVersion: _a, kind: _k, ...rest } = own;
+    return { kind: this.type.kind, apiVersion: this.apiVersion, ...rest } as KubeObject;
+  }
+
   /** The bytes an object is stored as: converted first when the type is stored in another version. */
   private encode(obj: KubeObject): Uint8Array {
     const conversion = this.type.storage;

@@ -70,9 +70,34 @@ describe('selectors (namespaceSelector, objectSelector)', () => {
   for (const [name, extra, a, expected] of cases) {
     test(name, async () => {
       if (expected instanceof RegExp) await assert.rejects(shouldCall(hook(extra), attrs(a), ctx), expected);
-      else assert.equal(await shouldCall(hook(extra), attrs(a), ctx), expected);
+      else assert.equal((await shouldCall(hook(extra), attrs(a), ctx)) !== false, expected);
     });
   }
+});
+
+describe('matchPolicy (Equivalent, Exact)', () => {
+  // autoscaling/v1 and v2 HorizontalPodAutoscalers are one stored resource.
+  const hpa = { group: 'autoscaling', resource: 'horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler' };
+  const equivalents = () => [{ ...hpa, version: 'v2' }, { ...hpa, version: 'v1' }];
+  const ctx = { namespaceLabels: async () => ({}), equivalents };
+  const hook = (matchPolicy: string | undefined, versions: string[]) => webhooksOf(config('c', [{
+    name: 'h.example.com', rules: [{ operations: ['*'], apiGroups: ['autoscaling'], apiVersions: versions, resources: ['horizontalpodautoscalers'] }],
+    ...(matchPolicy === undefined ? {} : { matchPolicy }),
+  }]), 'validating')[0]!;
+  const v1 = attrs({ ...hpa, version: 'v1' });
+
+  test('the request\'s own resource matches directly', async () => {
+    assert.deepEqual(await shouldCall(hook('Equivalent', ['v1']), v1, ctx), {});
+  });
+  test('Equivalent (the default) calls a webhook for another version, as that version', async () => {
+    assert.deepEqual(await shouldCall(hook(undefined, ['v2']), v1, ctx), { equivalent: { ...hpa, version: 'v2' } });
+  });
+  test('Exact does not', async () => {
+    assert.equal(await shouldCall(hook('Exact', ['v2']), v1, ctx), false);
+  });
+  test('nothing stored with it: no call', async () => {
+    assert.equal(await shouldCall(hook('Equivalent', ['v3']), v1, ctx), false);
+  });
 });
 
 test('configurations are called in name order, their webhooks in order', () => {

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/eventually.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { startWebhookServer, type WebhookServer } from '../helpers/webhook-server.ts';
+import { allow, patch, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.ts';
 
 type Json = Record<string, any>;
 
@@ -212,6 +212,48 @@ describe('a CRD converting by webhook', () => {
     assert.equal(create.json.reason, 'InternalError');
     assert.equal(create.json.message, `Internal error occurred: conversion webhook for ${group}/v1, Kind=Widget failed: cannot convert widgets today`);
     assert.equal((await server.request('GET', `/apis/${group}/v2/namespaces/default/widgets/x`)).status, 404, 'nothing stored');
+  });
+
+  test('admission webhooks for another version see the object converted to it (matchPolicy Equivalent)', async () => {
+    const path = '/convert-admission';
+    hooks.handle(path, (review) => answer(review));
+    const crd = widgetCrd(path);
+    const group = crd.spec.group;
+    await establish(crd);
+    // Both webhooks know only v2; the mutating one bumps spec.replicas and labels the object.
+    hooks.handle('/mutate-v2', (review) => patch([
+      { op: 'replace', path: '/spec/replicas', value: review.request.object.spec.replicas + 1 },
+      { op: 'add', path: '/metadata/labels', value: { mutated: 'yes' } },
+    ]));
+    hooks.handle('/validate-v2', () => allow());
+    const rules = [{ operations: ['CREATE'], apiGroups: [group], apiVersions: ['v2'], resources: ['widgets'] }];
+    const hook = (name: string, hookPath: string, extra: Json = {}) => ({
+      name, rules, sideEffects: 'None', admissionReviewVersions: ['v1'], clientConfig: { url: `${hooks.url}${hookPath}`, caBundle: hooks.caBundle }, ...extra,
+    });
+    const configs: Array<[string, Json]> = [
+      ['/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: `m-${group}` }, webhooks: [hook('mutate.example.com', '/mutate-v2')] }],
+      ['/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: `v-${group}` }, webhooks: [hook('validate.example.com', '/validate-v2'), hook('exact.example.com', '/validate-exact', { matchPolicy: 'Exact' })] }],
+    ];
+    for (const [collection, body] of configs) assert.equal((await server.request('POST', collection, { body })).status, 201);
+    try {
+      const created = await eventually(async () => {
+        const res = await server.request('POST', `/apis/${group}/v1/namespaces/default/widgets`, { body: widget(group, 'v1', `w${hooks.received('/validate-v2').length}`, { size: '3' }) });
+        assert.equal(res.status, 201, res.text);
+        assert.equal(res.json.metadata.labels?.mutated, 'yes', 'the mutating webhook was called');
+        return res.json;
+      });
+      // The mutation came back in v1.
+      assert.deepEqual([created.apiVersion, created.spec], [`${group}/v1`, { size: '4' }]);
+      const mutate = hooks.received('/mutate-v2').at(-1)!.review.request;
+      assert.deepEqual([mutate.kind, mutate.resource], [{ group, version: 'v2', kind: 'Widget' }, { group, version: 'v2', resource: 'widgets' }]);
+      assert.deepEqual([mutate.requestKind, mutate.requestResource], [{ group, version: 'v1', kind: 'Widget' }, { group, version: 'v1', resource: 'widgets' }]);
+      assert.deepEqual([mutate.object.apiVersion, mutate.object.spec], [`${group}/v2`, { replicas: 3 }]);
+      const validate = hooks.received('/validate-v2').at(-1)!.review.request;
+      assert.deepEqual([validate.object.apiVersion, validate.object.spec, validate.object.metadata.labels], [`${group}/v2`, { replicas: 4 }, { mutated: 'yes' }]);
+      assert.deepEqual(hooks.received('/validate-exact'), [], 'matchPolicy Exact: not called for v1');
+    } finally {
+      for (const [collection, body] of configs) await server.request('DELETE', `${collection}/${body.metadata.name}`);
+    }
   });
 
   test('a webhook that cannot be reached, and v1beta1 reviews', async () => {

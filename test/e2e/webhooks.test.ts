@@ -47,6 +47,7 @@ interface HookOptions {
   failurePolicy?: string;
   sideEffects?: string;
   timeoutSeconds?: number;
+  matchPolicy?: string;
   clientConfig?: unknown;
   reinvocationPolicy?: string;
   matchConditions?: { name: string; expression: string }[];
@@ -67,6 +68,7 @@ function webhook(name: string, ns: string | undefined, o: HookOptions): Record<s
   if (o.objectSelector !== undefined) hook.objectSelector = o.objectSelector;
   if (o.failurePolicy !== undefined) hook.failurePolicy = o.failurePolicy;
   if (o.timeoutSeconds !== undefined) hook.timeoutSeconds = o.timeoutSeconds;
+  if (o.matchPolicy !== undefined) hook.matchPolicy = o.matchPolicy;
   if (o.reinvocationPolicy !== undefined) hook.reinvocationPolicy = o.reinvocationPolicy;
   if (o.matchConditions !== undefined) hook.matchConditions = o.matchConditions;
   return hook;
@@ -547,6 +549,34 @@ describe('mutating webhooks', () => {
       assert.deepEqual(request.resource, { group: 'apps', version: 'v1', resource: 'deployments' });
       assert.equal(request.subResource, 'scale');
       assert.equal(request.oldObject.spec.replicas, 1);
+    } finally {
+      await remove();
+    }
+  });
+
+  test('a webhook for autoscaling/v2 sees a v1 HorizontalPodAutoscaler as v2, and its patch comes back in v1 (matchPolicy Equivalent)', async () => {
+    const ns = await namespace();
+    hooks.handle('/hpa-v2', (review) => patch([{ op: 'replace', path: '/spec/maxReplicas', value: Math.min(review.request.object.spec.maxReplicas, 7) }]));
+    const v2Rules = [{ operations: ['CREATE'], apiGroups: ['autoscaling'], apiVersions: ['v2'], resources: ['horizontalpodautoscalers'] }];
+    const remove = await configure('mutating', [
+      webhook('cap-hpa.example.com', ns, { path: '/hpa-v2', rules: v2Rules }),
+      webhook('exact-hpa.example.com', ns, { path: '/hpa-exact', rules: v2Rules, matchPolicy: 'Exact' }),
+    ]);
+    try {
+      const hpa = {
+        apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'web' },
+        spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, maxReplicas: 20, targetCPUUtilizationPercentage: 50 },
+      };
+      const res = await server.request('POST', `/apis/autoscaling/v1/namespaces/${ns}/horizontalpodautoscalers`, { body: hpa });
+      assert.equal(res.status, 201, res.text);
+      assert.deepEqual([res.json.apiVersion, res.json.spec.maxReplicas, res.json.spec.targetCPUUtilizationPercentage], ['autoscaling/v1', 7, 50]);
+      const { request } = hooks.received('/hpa-v2').at(-1)!.review;
+      assert.deepEqual(request.kind, { group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscaler' });
+      assert.deepEqual(request.requestKind, { group: 'autoscaling', version: 'v1', kind: 'HorizontalPodAutoscaler' });
+      assert.deepEqual(request.requestResource, { group: 'autoscaling', version: 'v1', resource: 'horizontalpodautoscalers' });
+      assert.equal(request.object.apiVersion, 'autoscaling/v2');
+      assert.deepEqual(request.object.spec.metrics, [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }]);
+      assert.deepEqual(hooks.received('/hpa-exact'), [], 'matchPolicy Exact: not called for v1');
     } finally {
       await remove();
     }

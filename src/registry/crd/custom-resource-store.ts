@@ -15,10 +15,15 @@ import type { Backend, KeyValue } from '../../storage/backend.ts';
 import type { WatchCache } from '../../cache/index.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { Store } from '../store.ts';
+import { internalError } from '../../api/errors.ts';
+import { ConversionError } from './conversion-webhook.ts';
+import type { ObjectConverter } from './converting-backend.ts';
 
 export interface CustomResourceStoreOptions {
   /** Where the version's schema is, under its schemaName. */
   definitions: Definitions;
+  /** The CRD's conversion webhook, when its versions convert by one. */
+  converter?: ObjectConverter;
   /** Sent as a warning with every request to the version (a deprecated version). */
   deprecationWarning?: string;
 }
@@ -27,12 +32,28 @@ export class CustomResourceStore extends Store {
   readonly #definitions: Definitions;
   readonly #schema: Schema;
   readonly #warning: string | undefined;
+  readonly #converter: ObjectConverter | undefined;
 
   constructor(type: ResourceType, backend: Backend, admission: AdmissionChain, cache: WatchCache | undefined, opts: CustomResourceStoreOptions) {
     super(type, backend, admission, cache, { definitions: opts.definitions });
     this.#definitions = opts.definitions;
     this.#schema = { $ref: schemaRef(type.schemaName) };
     this.#warning = opts.deprecationWarning;
+    this.#converter = opts.converter;
+  }
+
+  /** Another version's object in this one: its apiVersion changed, or converted by the CRD's webhook. */
+  override async convertFrom(obj: KubeObject): Promise<KubeObject> {
+    if (this.#converter === undefined) {
+      const { apiVersion: _a, kind: _k, ...rest } = obj;
+      return { kind: this.type.kind, apiVersion: this.apiVersion, ...rest } as KubeObject;
+    }
+    try {
+      const [converted] = await this.#converter.convert([obj], this.apiVersion, false);
+      return converted!;
+    } catch (err) {
+      throw err instanceof ConversionError ? internalError(err.message) : err;
+    }
   }
 
   // A deprecated version warns on every request, as upstream's crdHandler does.
