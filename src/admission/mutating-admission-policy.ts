@@ -13,6 +13,7 @@ import { deepEqual, isObject } from '../api/json.ts';
 import { loadCel } from '../cel/lazy.ts';
 import { applyJsonPatch } from '../patch/index.ts';
 import { reinvocationOf, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
+import { takeMutation } from './equivalents.ts';
 import {
   bindingApplies, boundPolicies, brokenVariableUsed, composeVariables, firstLine, objects, paramsFor, policyVariableTypes, requestVariables, specOf, text, type BoundPolicy, type PolicySources,
 } from './policy-common.ts';
@@ -108,9 +109,12 @@ export function mutatingAdmissionPolicy(sources: MutatingPolicySources): Admissi
     for (const { policy, binding } of await pending) {
       const key = `${policy.metadata.name}\0${binding.metadata.name}`;
       if (reinvocation.again && !record.runsAgain(key)) continue;
-      if (!(await bindingApplies(policy, binding, attrs, sources))) continue;
+      const sent = await bindingApplies(policy, binding, attrs, sources);
+      if (sent === undefined) continue;
       try {
-        if (await mutate(policy, binding, attrs)) {
+        if (await mutate(policy, binding, sent)) {
+          // Mutated as another version serves the object (matchPolicy Equivalent): back to the request's.
+          if (sent !== attrs) await takeMutation(sent, attrs, sources.equivalents!);
           record.changed();
           reinvocation.requested = true;
         }

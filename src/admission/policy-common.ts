@@ -2,13 +2,14 @@
 // request (the policy's matchConstraints and the binding's matchResources), the parameter
 // objects a binding's paramRef selects, and the variables their expressions see.
 
-import type { KubeObject } from '../api/index.ts';
+import { isStatusError, type KubeObject } from '../api/index.ts';
 import { isObject } from '../api/json.ts';
 import { isEverything, matchLabels, type LabelSelector } from '../api/labels.ts';
 import { currentRequest, type RequestUser } from '../api/request-context.ts';
 import { noAuthorizer, type Authorize } from '../cel/authz.ts';
 import { cel, loadCel } from '../cel/lazy.ts';
 import type { AdmissionAttributes } from './chain.ts';
+import { equivalentMatch, versionedAttributes, type EquivalentResource, type Equivalents } from './equivalents.ts';
 import { admissionReview } from './webhook-review.ts';
 import { ruleMatches, rulesOf, selectorOf, type WebhookRule } from './webhook-rules.ts';
 
@@ -40,6 +41,8 @@ export interface PolicySources {
   params(apiVersion: string, kind: string, namespace: string, name: string | undefined, selector: LabelSelector | undefined): Promise<KubeObject[] | undefined>;
   /** The server's authorizer, which the expressions' `authorizer` asks; without it (tests) every check has no opinion. */
   authorize?: Authorize;
+  /** The resources stored with a request's and conversion between them, for matchPolicy Equivalent. */
+  equivalents?: Equivalents;
   log(message: string): void;
 }
 
@@ -50,6 +53,7 @@ interface Resources {
   excludeNames: string[][];
   namespaceSelector: LabelSelector | Error;
   objectSelector: LabelSelector | Error;
+  matchPolicy: string;
 }
 
 function resourcesOf(raw: unknown): Resources {
@@ -62,45 +66,64 @@ function resourcesOf(raw: unknown): Resources {
     excludeNames: names(objects(r.excludeResourceRules)),
     namespaceSelector: selectorOf(r.namespaceSelector),
     objectSelector: selectorOf(r.objectSelector),
+    matchPolicy: typeof r.matchPolicy === 'string' ? r.matchPolicy : 'Equivalent',
   };
 }
 
-function namedRuleMatches(rule: WebhookRule, names: string[], attrs: AdmissionAttributes): boolean {
-  return ruleMatches(rule, attrs) && (names.length === 0 || names.includes(attrs.name));
+/**
+ * The resource a rule list matches the request through (upstream's matchesResourceRules):
+ * the request's own (`{}`) when a rule and its resourceNames match; else, under
+ * matchPolicy Equivalent, the first resource stored with it a rule matches (names not
+ * checked there, as upstream); undefined when none.
+ */
+function matchedThrough(rules: WebhookRule[], names: string[][], matchPolicy: string, attrs: AdmissionAttributes, sources: PolicySources): { equivalent?: EquivalentResource } | undefined {
+  if (rules.some((rule, i) => ruleMatches(rule, attrs) && (names[i]!.length === 0 || names[i]!.includes(attrs.name)))) return {};
+  if (matchPolicy !== 'Equivalent' || sources.equivalents === undefined) return undefined;
+  const equivalent = equivalentMatch(rules, attrs, sources.equivalents, ruleMatches);
+  return equivalent === undefined ? undefined : { equivalent };
 }
 
-/** Whether a binding (and its policy) applies to the request; a selector that does not parse is logged and counts as no. */
-export async function bindingApplies(policy: KubeObject, binding: KubeObject, attrs: AdmissionAttributes, sources: PolicySources): Promise<boolean> {
+/**
+ * The request as the binding's policy sees it, when the binding applies: the request's own
+ * attributes, or those of the equivalent resource the policy's matchConstraints matched
+ * through (objects converted); undefined when it does not apply. A selector that does not
+ * parse is logged and counts as not applying.
+ */
+export async function bindingApplies(policy: KubeObject, binding: KubeObject, attrs: AdmissionAttributes, sources: PolicySources): Promise<AdmissionAttributes | undefined> {
   const spec = specOf(policy);
   const bindingSpec = specOf(binding);
-  if (!isObject(spec.matchConstraints)) return false;
+  if (!isObject(spec.matchConstraints)) return undefined;
   try {
-    if (!(await within(resourcesOf(spec.matchConstraints), attrs, false, sources))) return false;
-    return !isObject(bindingSpec.matchResources) || (await within(resourcesOf(bindingSpec.matchResources), attrs, true, sources));
+    const through = await within(resourcesOf(spec.matchConstraints), attrs, false, sources);
+    if (through === undefined) return undefined;
+    if (isObject(bindingSpec.matchResources) && (await within(resourcesOf(bindingSpec.matchResources), attrs, true, sources)) === undefined) return undefined;
+    return through.equivalent === undefined ? attrs : await versionedAttributes(attrs, through.equivalent, sources.equivalents!);
   } catch (err) {
+    if (isStatusError(err)) throw err;
     sources.log(`admission policy ${policy.metadata.name}: ${(err as Error).message}`);
-    return false;
+    return undefined;
   }
 }
 
-/** Whether the request is within `resources` (an empty rule list: every request, for a binding's matchResources). */
-async function within(resources: Resources, attrs: AdmissionAttributes, emptyMatchesAll: boolean, sources: PolicySources): Promise<boolean> {
-  const included = resources.rules.length === 0 ? emptyMatchesAll : resources.rules.some((rule, i) => namedRuleMatches(rule, resources.resourceNames[i]!, attrs));
-  if (!included) return false;
-  if (resources.exclude.some((rule, i) => namedRuleMatches(rule, resources.excludeNames[i]!, attrs))) return false;
+/** Whether the request is within `resources` (an empty rule list: every request, for a binding's matchResources), and through which resource. */
+async function within(resources: Resources, attrs: AdmissionAttributes, emptyMatchesAll: boolean, sources: PolicySources): Promise<{ equivalent?: EquivalentResource } | undefined> {
+  if (matchedThrough(resources.exclude, resources.excludeNames, resources.matchPolicy, attrs, sources) !== undefined) return undefined;
+  const included = resources.rules.length === 0 ? (emptyMatchesAll ? {} : undefined) : matchedThrough(resources.rules, resources.resourceNames, resources.matchPolicy, attrs, sources);
+  if (included === undefined) return undefined;
   const namespaceName = attrs.group === '' && attrs.resource === 'namespaces' ? attrs.name : attrs.namespace;
   if (resources.namespaceSelector instanceof Error) throw resources.namespaceSelector;
   if (namespaceName !== '' && !isEverything(resources.namespaceSelector)) {
     const labels = attrs.group === '' && attrs.resource === 'namespaces' && attrs.object !== undefined
       ? attrs.object.metadata.labels ?? {}
       : (await sources.namespace(namespaceName))?.metadata.labels ?? {};
-    if (!matchLabels(resources.namespaceSelector, labels)) return false;
+    if (!matchLabels(resources.namespaceSelector, labels)) return undefined;
   }
   if (resources.objectSelector instanceof Error) throw resources.objectSelector;
   if (!isEverything(resources.objectSelector)) {
-    return [attrs.object, attrs.oldObject].some((o) => o !== undefined && matchLabels(resources.objectSelector as LabelSelector, o.metadata?.labels ?? {}));
+    const selected = [attrs.object, attrs.oldObject].some((o) => o !== undefined && matchLabels(resources.objectSelector as LabelSelector, o.metadata?.labels ?? {}));
+    if (!selected) return undefined;
   }
-  return true;
+  return included;
 }
 
 

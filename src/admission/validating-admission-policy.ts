@@ -113,9 +113,10 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
     const audited: Array<Record<string, unknown>> = [];
     for (const { policy, binding } of await pending) {
       const bindingSpec = specOf(binding);
-      if (!(await bindingApplies(policy, binding, attrs, sources))) continue;
+      const sent = await bindingApplies(policy, binding, attrs, sources);
+      if (sent === undefined) continue;
       const actions = Array.isArray(bindingSpec.validationActions) ? bindingSpec.validationActions.map(String) : [];
-      for (const decision of await decide(policy, binding, attrs)) {
+      for (const decision of await decide(policy, binding, sent)) {
         if (decision.action !== 'deny') continue;
         const [policyName, bindingName] = [policy.metadata.name ?? '', binding.metadata.name ?? ''];
         if (actions.includes('Warn')) addWarning(`Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${decision.message}`);

@@ -2,6 +2,7 @@
 // their configurations, and upstream's matching (apiserver/pkg/admission/plugin/webhook:
 // predicates/rules, predicates/namespace, predicates/object, generic.ShouldCallHook).
 
+import { equivalentMatch, type EquivalentResource, type Equivalents } from './equivalents.ts';
 import { internalError, notFound, type KubeObject } from '../api/index.ts';
 import { isEverything, labelSelectorFromObject, matchLabels, type LabelSelector, type LabelSelectorObject } from '../api/labels.ts';
 import type { AdmissionAttributes } from './chain.ts';
@@ -168,15 +169,7 @@ export interface MatchContext {
   /** The namespace's labels, or undefined when it does not exist. */
   namespaceLabels(name: string): Promise<Record<string, string> | undefined>;
   /** The resources stored with the request's (its other versions), for webhooks whose matchPolicy is Equivalent. */
-  equivalents?(attrs: AdmissionAttributes): EquivalentResource[];
-}
-
-/** A resource stored with the request's, and the kind it serves. */
-export interface EquivalentResource {
-  group: string;
-  version: string;
-  resource: string;
-  kind: string;
+  equivalents?: Equivalents;
 }
 
 /** What a webhook is called for: the request's own resource, or the equivalent one its rules named. */
@@ -235,11 +228,6 @@ export async function shouldCall(hook: Webhook, attrs: AdmissionAttributes, ctx:
 function matchingRule(hook: Webhook, attrs: AdmissionAttributes, ctx: MatchContext): Invocation | undefined {
   if (hook.rules.some((rule) => ruleMatches(rule, attrs))) return {};
   if (hook.matchPolicy !== 'Equivalent' || ctx.equivalents === undefined) return undefined;
-  const equivalents = ctx.equivalents(attrs).filter((e) => e.group !== attrs.group || e.version !== attrs.version || e.resource !== attrs.resource);
-  for (const rule of hook.rules) {
-    for (const equivalent of equivalents) {
-      if (ruleMatches(rule, { ...attrs, group: equivalent.group, version: equivalent.version, resource: equivalent.resource })) return { equivalent };
-    }
-  }
-  return undefined;
+  const equivalent = equivalentMatch(hook.rules, attrs, ctx.equivalents, ruleMatches);
+  return equivalent === undefined ? undefined : { equivalent };
 }

@@ -11,15 +11,9 @@ import { loadCel } from '../cel/lazy.ts';
 import { applyJsonPatch } from '../patch/index.ts';
 import { reinvocationOf, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
 import { AgentPool, callURL, postJSON, serviceCall, serviceURL, WebhookCallError, type ServiceResolver } from './webhook-client.ts';
-
-/** A resource by group, version and plural name. */
-export interface ResourceRef {
-  group: string;
-  version: string;
-  resource: string;
-}
 import { admissionReview, InvalidResponseError, refusal, reviewVersionFor, verifyResponse } from './webhook-review.ts';
-import { isExemptFromWebhooks, orderedWebhooks, shouldCall, type EquivalentResource, type MatchContext, type Webhook, type WebhookKind } from './webhook-rules.ts';
+import { isExemptFromWebhooks, orderedWebhooks, shouldCall, type MatchContext, type Webhook, type WebhookKind } from './webhook-rules.ts';
+import { takeMutation, versionedAttributes, type Equivalents } from './equivalents.ts';
 
 /** Where the stored configurations of one kind come from (their Store, through its watch cache). */
 export interface WebhookConfigurationSource {
@@ -36,10 +30,8 @@ export interface WebhookAdmissionOptions {
   authorize?: Authorize;
   /** Where a webhook named by a service is called (a ready endpoint of the service). */
   resolveService?: ServiceResolver;
-  /** The resources stored with a request's (its other versions), for matchPolicy Equivalent. */
-  equivalents?(attrs: AdmissionAttributes): EquivalentResource[];
-  /** An object of one resource as an equivalent one serves it (a webhook matched through it sees that). */
-  convert?(obj: KubeObject, from: ResourceRef, to: ResourceRef): Promise<KubeObject>;
+  /** The resources stored with a request's and conversion between them, for matchPolicy Equivalent. */
+  equivalents?: Equivalents;
   log(message: string): void;
 }
 
@@ -71,7 +63,7 @@ export class WebhookAdmission {
     this.opts = opts;
     const match: MatchContext = {
       namespaceLabels: (name) => opts.namespaceLabels(name),
-      ...(opts.equivalents !== undefined && opts.convert !== undefined ? { equivalents: opts.equivalents } : {}),
+      ...(opts.equivalents !== undefined ? { equivalents: opts.equivalents } : {}),
     };
     // No promise for a write no webhook can see: an exempt one, or none configured (known at once).
     const configurations = (attrs: AdmissionAttributes, source: WebhookConfigurationSource) => {
@@ -127,7 +119,8 @@ export class WebhookAdmission {
       if (reinvocation.again && !record.runsAgain(key)) continue;
       const sent = await this.shouldSend(hook, attrs, match);
       if (sent === undefined) continue;
-      if (await this.callFailingPerPolicy(hook, sent, true) && (sent === attrs || await this.convertBack(sent, attrs))) {
+      if (await this.callFailingPerPolicy(hook, sent, true)) {
+        if (sent !== attrs) await takeMutation(sent, attrs, this.opts.equivalents!);
         record.changed();
         reinvocation.requested = true;
       }
@@ -157,7 +150,7 @@ export class WebhookAdmission {
   private async shouldSend(hook: Webhook, request: AdmissionAttributes, match: MatchContext): Promise<AdmissionAttributes | undefined> {
     const invocation = await shouldCall(hook, request, match);
     if (invocation === false) return undefined;
-    const attrs = invocation.equivalent === undefined ? request : await this.versioned(request, invocation.equivalent);
+    const attrs = invocation.equivalent === undefined ? request : await versionedAttributes(request, invocation.equivalent, this.opts.equivalents!);
     if (hook.matchConditions.length === 0) return attrs;
     const { evaluateMatchConditions, celValue, CelAuthorizer } = await loadCel();
     const user = currentRequest()?.user ?? apiserverUser;
@@ -177,45 +170,6 @@ export class WebhookAdmission {
       throw forbidden(`${resource} "${request.name}" is forbidden: ${outcome.error}`);
     }
     return outcome.matches ? attrs : undefined;
-  }
-
-  /**
-   * The request's attributes as the equivalent resource serves them: its group, version,
-   * resource and kind, the objects converted (a subresource with a kind of its own, such as
-   * a Scale, is the same in every version), and the request's own kept for the review.
-   */
-  private async versioned(request: AdmissionAttributes, to: EquivalentResource): Promise<AdmissionAttributes> {
-    const from: ResourceRef = { group: request.group, version: request.version, resource: request.resource };
-    const ownKind = request.kindGroupVersion !== undefined;
-    const convert = (obj: KubeObject | undefined) => (obj === undefined || ownKind ? obj : this.opts.convert!(obj, from, to));
-    const [object, oldObject] = await Promise.all([convert(request.object), convert(request.oldObject)]);
-    const { group, version, resource, kind, kindGroupVersion } = request;
-    return {
-      ...request,
-      group: to.group,
-      version: to.version,
-      resource: to.resource,
-      kind: ownKind ? kind : to.kind,
-      object,
-      oldObject,
-      requestedAs: { group, version, resource, kind, ...(kindGroupVersion !== undefined ? { kindGroupVersion } : {}) },
-    };
-  }
-
-  /** A mutating webhook changed the object it was sent in another version: the request's object becomes it, converted back. */
-  private async convertBack(sent: AdmissionAttributes, request: AdmissionAttributes): Promise<boolean> {
-    const target = request.object!;
-    if (request.kindGroupVersion === undefined) {
-      const to: ResourceRef = { group: request.group, version: request.version, resource: request.resource };
-      const back = await this.opts.convert!(sent.object!, { group: sent.group, version: sent.version, resource: sent.resource }, to);
-      for (const key of Object.keys(target)) delete (target as Record<string, unknown>)[key];
-      Object.assign(target, back);
-    } else if (sent.object !== target) {
-      for (const key of Object.keys(target)) delete (target as Record<string, unknown>)[key];
-      Object.assign(target, sent.object);
-    }
-    request.mutated = true;
-    return true;
   }
 
   /**

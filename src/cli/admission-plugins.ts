@@ -31,6 +31,7 @@ import { clone } from '../api/json.ts';
 import type { CacheWatcher } from '../cache/index.ts';
 import type { Authorize } from '../cel/authz.ts';
 import type { ServiceResolver } from '../admission/webhook-client.ts';
+import type { Equivalents } from '../admission/equivalents.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { Store } from '../registry/store.ts';
 
@@ -168,7 +169,19 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
   const bindings = new WatchedConfigurations(() => storeOf(registry, 'admissionregistration.k8s.io', 'validatingadmissionpolicybindings'), log);
   const mutatingPolicies = new WatchedConfigurations(() => storeOf(registry, 'admissionregistration.k8s.io', 'mutatingadmissionpolicies'), log);
   const mutatingBindings = new WatchedConfigurations(() => storeOf(registry, 'admissionregistration.k8s.io', 'mutatingadmissionpolicybindings'), log);
+  // matchPolicy Equivalent: the request's other versions, and the object as they serve it.
+  const equivalents: Equivalents = {
+    equivalents: (attrs) => registry.equivalents(attrs.group, attrs.version, attrs.resource, attrs.subresource)
+      .map(({ type }) => ({ group: type.group, version: type.version, resource: type.resource, kind: type.kind })),
+    async convert(obj, from, to) {
+      const source = registry.lookup(from.group, from.version, from.resource);
+      const target = registry.lookup(to.group, to.version, to.resource);
+      if (source === undefined || target === undefined) throw internalError(`unable to convert to ${to.group}/${to.version}, Resource=${to.resource}: unknown kind`);
+      return target.store.convertFrom(obj, source.store);
+    },
+  };
   const policySources = {
+    equivalents,
     namespace,
     async params(apiVersion: string, kind: string, namespace: string, name: string | undefined, selector: LabelSelector | undefined) {
       const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') as [string, string] : ['', apiVersion];
@@ -198,15 +211,7 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
     },
     ...(options.authorize !== undefined ? { authorize: options.authorize } : {}),
     ...(options.resolveService !== undefined ? { resolveService: options.resolveService } : {}),
-    // matchPolicy Equivalent: the request's other versions, and the object as they serve it.
-    equivalents: (attrs) => registry.equivalents(attrs.group, attrs.version, attrs.resource, attrs.subresource)
-      .map(({ type }) => ({ group: type.group, version: type.version, resource: type.resource, kind: type.kind })),
-    convert(obj, from, to) {
-      const source = registry.lookup(from.group, from.version, from.resource);
-      const target = registry.lookup(to.group, to.version, to.resource);
-      if (source === undefined || target === undefined) throw internalError(`unable to convert to ${to.group}/${to.version}, Resource=${to.resource}: unknown kind`);
-      return target.store.convertFrom(obj, source.store);
-    },
+    equivalents,
     log,
   });
   return {

@@ -79,7 +79,7 @@ describe('matchPolicy (Equivalent, Exact)', () => {
   // autoscaling/v1 and v2 HorizontalPodAutoscalers are one stored resource.
   const hpa = { group: 'autoscaling', resource: 'horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler' };
   const equivalents = () => [{ ...hpa, version: 'v2' }, { ...hpa, version: 'v1' }];
-  const ctx = { namespaceLabels: async () => ({}), equivalents };
+  const ctx = { namespaceLabels: async () => ({}), equivalents: { equivalents, convert: async (o: KubeObject) => o } };
   const hook = (matchPolicy: string | undefined, versions: string[]) => webhooksOf(config('c', [{
     name: 'h.example.com', rules: [{ operations: ['*'], apiGroups: ['autoscaling'], apiVersions: versions, resources: ['horizontalpodautoscalers'] }],
     ...(matchPolicy === undefined ? {} : { matchPolicy }),

@@ -59,6 +59,29 @@ describe('MutatingAdmissionPolicy', () => {
     assert.deepEqual(created.json.data, { a: '1' });
   });
 
+  test('a policy for autoscaling/v2 mutates a v1 HorizontalPodAutoscaler as v2, the change converted back (matchPolicy Equivalent)', async () => {
+    const ns = await namespace();
+    await policyAndBinding('cap-cpu', ns, { group: 'autoscaling', resource: 'horizontalpodautoscalers' }, {
+      matchConstraints: {
+        resourceRules: [{ apiGroups: ['autoscaling'], apiVersions: ['v2'], operations: ['CREATE'], resources: ['horizontalpodautoscalers'] }],
+        namespaceSelector: { matchLabels: { map: ns } },
+      },
+      // The metrics list is v2's: v1 holds the target as targetCPUUtilizationPercentage.
+      mutations: [{ patchType: 'JSONPatch', jsonPatch: { expression: "[JSONPatch{op: 'replace', path: '/spec/metrics/0/resource/target/averageUtilization', value: 60}]" } }],
+    });
+    const hpa = {
+      apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler',
+      spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, maxReplicas: 3, targetCPUUtilizationPercentage: 95 },
+    };
+    const created = await eventually(async () => {
+      const res = await server.request('POST', `/apis/autoscaling/v1/namespaces/${ns}/horizontalpodautoscalers`, { body: { ...hpa, metadata: { name: `hpa-${++seq}` } } });
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.json.spec.targetCPUUtilizationPercentage, 60, 'the policy reached the cache');
+      return res;
+    });
+    assert.equal(created.json.apiVersion, 'autoscaling/v1');
+  });
+
   test('an apply configuration merges a list map by its keys: the other containers stay', async () => {
     const ns = await namespace();
     await policyAndBinding('pin-image', ns, { group: 'apps', resource: 'deployments' }, {

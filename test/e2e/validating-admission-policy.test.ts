@@ -72,6 +72,40 @@ describe('ValidatingAdmissionPolicy', () => {
     await server.request('DELETE', `${bindingsPath}/size-limit-warn`);
   });
 
+  test('a policy for autoscaling/v2 checks a v1 HorizontalPodAutoscaler as v2 (matchPolicy Equivalent); Exact does not', async () => {
+    const ns = await namespace();
+    const v2Only = (matchPolicy: string) => ({
+      matchConstraints: {
+        resourceRules: [{ apiGroups: ['autoscaling'], apiVersions: ['v2'], operations: ['CREATE'], resources: ['horizontalpodautoscalers'] }],
+        namespaceSelector: { matchLabels: { vap: ns } },
+        matchPolicy,
+      },
+    });
+    // v2's metrics list exists only in the converted object; request names both kinds.
+    await policy(`hpa-cpu-${ns}`, ns, {
+      ...v2Only('Equivalent'),
+      validations: [{
+        expression: "object.spec.metrics.all(m, m.resource.target.averageUtilization <= 80)",
+        messageExpression: "'as ' + request.kind.version + ' asked as ' + request.requestKind.version + ': at most 80%'",
+      }],
+    });
+    await binding(`hpa-cpu-${ns}`, { policyName: `hpa-cpu-${ns}`, validationActions: ['Deny'] });
+    await policy(`hpa-exact-${ns}`, ns, { ...v2Only('Exact'), validations: [{ expression: 'false', message: 'exact matched' }] });
+    await binding(`hpa-exact-${ns}`, { policyName: `hpa-exact-${ns}`, validationActions: ['Deny'] });
+    const hpa = (name: string, cpu: number) => ({
+      apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name },
+      spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, maxReplicas: 3, targetCPUUtilizationPercentage: cpu },
+    });
+    const refused = await eventually(async () => {
+      const res = await server.request('POST', `/apis/autoscaling/v1/namespaces/${ns}/horizontalpodautoscalers`, { body: hpa(`hot-${++seq}`, 95) });
+      assert.equal(res.status, 422, res.text);
+      return res;
+    });
+    assert.match(refused.json.message, /denied request: as v2 asked as v1: at most 80%$/);
+    const fine = await server.request('POST', `/apis/autoscaling/v1/namespaces/${ns}/horizontalpodautoscalers`, { body: hpa('cool', 50) });
+    assert.equal(fine.status, 201, fine.text);
+  });
+
   test('params from a paramRef: by name, by selector, and parameterNotFoundAction', async () => {
     const ns = await namespace();
     // The parameters live where the policy does not look (a namespace without its label).
