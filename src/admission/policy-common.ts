@@ -2,7 +2,7 @@
 // request (the policy's matchConstraints and the binding's matchResources), the parameter
 // objects a binding's paramRef selects, and the variables their expressions see.
 
-import { isStatusError, type KubeObject } from '../api/index.ts';
+import type { KubeObject } from '../api/index.ts';
 import { isObject } from '../api/json.ts';
 import { isEverything, matchLabels, type LabelSelector } from '../api/labels.ts';
 import { currentRequest, type RequestUser } from '../api/request-context.ts';
@@ -93,16 +93,17 @@ export async function bindingApplies(policy: KubeObject, binding: KubeObject, at
   const spec = specOf(policy);
   const bindingSpec = specOf(binding);
   if (!isObject(spec.matchConstraints)) return undefined;
+  let through: { equivalent?: EquivalentResource } | undefined;
   try {
-    const through = await within(resourcesOf(spec.matchConstraints), attrs, false, sources);
+    through = await within(resourcesOf(spec.matchConstraints), attrs, false, sources);
     if (through === undefined) return undefined;
     if (isObject(bindingSpec.matchResources) && (await within(resourcesOf(bindingSpec.matchResources), attrs, true, sources)) === undefined) return undefined;
-    return through.equivalent === undefined ? attrs : await versionedAttributes(attrs, through.equivalent, sources.equivalents!);
   } catch (err) {
-    if (isStatusError(err)) throw err;
     sources.log(`admission policy ${policy.metadata.name}: ${(err as Error).message}`);
     return undefined;
   }
+  // A conversion that fails fails the request (an internal error, as upstream's).
+  return through.equivalent === undefined ? attrs : await versionedAttributes(attrs, through.equivalent, sources.equivalents!);
 }
 
 /** Whether the request is within `resources` (an empty rule list: every request, for a binding's matchResources), and through which resource. */
