@@ -115,6 +115,16 @@ describe('a CRD converting by webhook', () => {
     const v1 = await server.request('GET', `${base('v1')}/small`);
     assert.deepEqual([v1.json.apiVersion, v1.json.spec], [`${group}/v1`, { size: '3' }]);
 
+    // Server-side apply through v1 of an object stored as v2.
+    const applied = await server.request('PATCH', `${base('v1')}/small?fieldManager=tester&force=true`, {
+      raw: JSON.stringify(widget(group, 'v1', 'small', { size: '5' })), headers: { 'content-type': 'application/apply-patch+yaml' },
+    });
+    assert.equal(applied.status, 200, applied.text);
+    assert.deepEqual([applied.json.apiVersion, applied.json.spec], [`${group}/v1`, { size: '5' }]);
+    assert.deepEqual((await server.request('GET', `${base('v2')}/small`)).json.spec, { replicas: 5 });
+    const patched = await server.request('PATCH', `${base('v2')}/small`, { raw: '{"spec":{"replicas":3}}', headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(patched.status, 200, patched.text);
+
     // A list's objects in one review.
     assert.equal((await server.request('POST', base('v2'), { body: widget(group, 'v2', 'large', { replicas: 9 }) })).status, 201);
     const before = hooks.received(path).length;
