@@ -42,6 +42,8 @@ export interface CallOptions extends TlsOptions {
   token?: string;
   /** Where to connect when not the URL's host and port (a service's endpoint); the URL still names the call. */
   connect?: ServiceEndpoint;
+  /** The largest response read (default: upstream's limit on admission responses, 3 MiB). */
+  maxResponseBytes?: number;
 }
 
 /** An address and port a service is served at. */
@@ -83,7 +85,7 @@ export async function serviceCall(svc: ServiceReference, url: string, resolve: S
 }
 
 /** Largest webhook response read, as upstream's limit on admission responses. */
-const maxResponseBytes = 3 * 1024 * 1024;
+const defaultMaxResponseBytes = 3 * 1024 * 1024;
 
 /** The URL called: the configured one with `timeout` added (client-go's Request.Timeout). */
 export function callURL(base: string, timeoutSeconds: number): string {
@@ -123,7 +125,7 @@ export function postJSON(url: string, body: unknown, opts: CallOptions, agents: 
       let size = 0;
       res.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > maxResponseBytes) {
+        if (size > (opts.maxResponseBytes ?? defaultMaxResponseBytes)) {
           req.destroy();
           reject(fail('response body too large'));
           return;

@@ -28,6 +28,13 @@ export interface ConversionWebhookConfig {
 /** The ConversionReview versions Plinth sends. */
 const spokenReviewVersions = new Set(['v1', 'v1beta1']);
 
+/**
+ * The largest answer read: a review carries objects of at most ~1 MiB together (or one
+ * larger object, up to the 3 MiB a request may write), and the converted objects may be
+ * larger than the originals. Upstream's client reads any size.
+ */
+const maxResponseBytes = 64 * 1024 * 1024;
+
 /** Upstream's conversion client waits this long (its `?timeout=30s`). */
 const timeoutSeconds = 30;
 
@@ -230,7 +237,7 @@ export class WebhookConverter {
     let body: unknown;
     try {
       const route = configured !== undefined ? {} : await serviceCall(service!, url, this.#resolveService);
-      body = await postJSON(url, review, { timeoutMs: timeoutSeconds * 1000, ...(caPem === undefined ? {} : { caPem }), ...route }, this.#agents);
+      body = await postJSON(url, review, { timeoutMs: timeoutSeconds * 1000, maxResponseBytes, ...(caPem === undefined ? {} : { caPem }), ...route }, this.#agents);
     } catch (err) {
       throw fail('conversion_webhook_call_failure', `conversion webhook for ${what} failed: ${(err as Error).message}`);
     }

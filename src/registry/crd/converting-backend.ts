@@ -15,6 +15,9 @@ import type { Backend, KeyValue, ListOptions, ListResult, PutOptions, StorageEve
 import { ConversionError } from './conversion-webhook.ts';
 
 const encoder = new TextEncoder();
+
+/** The most bytes of stored objects one ConversionReview carries (a larger object goes alone). */
+export const reviewBytes = 1024 * 1024;
 const decoder = new TextDecoder();
 
 /** The object a stored value holds; undefined when it is not one (left for the Store to report). */
@@ -60,23 +63,38 @@ export class ConvertingBackend implements Backend {
     return this.#inner.fillPageSize;
   }
 
-  /** The values in the served version; those that are not objects, or are in it already, as they are. */
+  /**
+   * The values in the served version; those that are not objects, or are in it already, as
+   * they are. A page's objects go to the webhook together, in reviews of at most
+   * `reviewBytes` of objects (one larger object alone), so that neither a review nor its
+   * answer grows with the page.
+   */
   async #read(kvs: KeyValue[]): Promise<KeyValue[]> {
     const objects = kvs.map(objectOf);
-    const pending = objects.filter((obj): obj is KubeObject => obj !== undefined && obj.apiVersion !== this.#servedVersion);
-    if (pending.length === 0) return kvs;
-    let converted: KubeObject[];
-    try {
-      converted = await this.#converter.convert(pending, this.#servedVersion, pending.length > 1);
-    } catch (err) {
-      throw err instanceof ConversionError ? unclassifiedError(err.message) : err;
-    }
-    let next = 0;
-    return kvs.map((kv, i) => {
-      const obj = objects[i];
-      if (obj === undefined || obj.apiVersion === this.#servedVersion) return kv;
-      return { ...kv, value: encoder.encode(JSON.stringify(converted[next++])) };
+    const batches: Array<{ at: number[]; objects: KubeObject[]; bytes: number }> = [];
+    objects.forEach((obj, i) => {
+      if (obj === undefined || obj.apiVersion === this.#servedVersion) return;
+      const size = kvs[i]!.value.byteLength;
+      let batch = batches.at(-1);
+      if (batch === undefined || (batch.objects.length > 0 && batch.bytes + size > reviewBytes)) batches.push(batch = { at: [], objects: [], bytes: 0 });
+      batch.at.push(i);
+      batch.objects.push(obj);
+      batch.bytes += size;
     });
+    if (batches.length === 0) return kvs;
+    const out = [...kvs];
+    for (const batch of batches) {
+      let converted: KubeObject[];
+      try {
+        converted = await this.#converter.convert(batch.objects, this.#servedVersion, batch.objects.length > 1);
+      } catch (err) {
+        throw err instanceof ConversionError ? unclassifiedError(err.message) : err;
+      }
+      batch.at.forEach((i, n) => {
+        out[i] = { ...kvs[i]!, value: encoder.encode(JSON.stringify(converted[n])) };
+      });
+    }
+    return out;
   }
 
   /** A value to write, in the storage version. */

@@ -46,6 +46,18 @@ test('writes in the storage version, reads in the served one, a list in one call
   assert.equal(new TextDecoder().decode((await v1.get('/w/d'))!.value), 'not json');
 });
 
+test('a page\'s objects go in reviews of at most a MiB of them, a larger one alone', async () => {
+  const inner = new MemoryBackend();
+  const converter = fakeConverter();
+  const v1 = new ConvertingBackend(inner, converter, 'g/v1', 'g/v2');
+  const big = (name: string, kib: number) => ({ ...obj('g/v2', name, 0), data: 'x'.repeat(kib * 1024) });
+  for (const [name, kib] of [['a', 400], ['b', 400], ['c', 400], ['d', 1500], ['e', 10], ['f', 10]] as const) await inner.create(`/w/${name}`, enc(big(name, kib)));
+  converter.calls.length = 0;
+  const listed = await v1.list('/w/');
+  assert.deepEqual(converter.calls.map((c) => c.names), [['a', 'b'], ['c'], ['d'], ['e', 'f']]);
+  assert.deepEqual(listed.items.map((kv) => [kv.key, dec(kv.value).apiVersion]), ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => [`/w/${n}`, 'g/v1']));
+});
+
 test('a failed conversion: reads 500 with its message, writes an internal error', async () => {
   const inner = new MemoryBackend();
   const converter = fakeConverter();
