@@ -11,7 +11,7 @@
 
 import type { KubeObject } from '../../api/index.ts';
 import { internalError, unclassifiedError } from '../../api/errors.ts';
-import type { Backend, KeyValue, ListOptions, ListResult, PutOptions, StorageEvent, Watch } from '../../storage/backend.ts';
+import { StorageError, type Backend, type KeyValue, type ListOptions, type ListResult, type PutOptions, type StorageEvent, type Watch } from '../../storage/backend.ts';
 import { ConversionError } from './conversion-webhook.ts';
 
 const encoder = new TextEncoder();
@@ -159,10 +159,15 @@ export class ConvertingBackend implements Backend {
   async close(): Promise<void> {}
 }
 
+/** Events a converting watch holds for its consumer at most, as the backends' watches bound theirs. */
+export const convertingQueueLimit = 10_000;
+
 /**
  * A watch whose put events are converted, in order, as they arrive from the inner watch
  * (not when its consumer asks), so that `converted()` can tell when those taken so far
- * are ready. An event that cannot convert ends the watch with the error.
+ * are ready. An event that cannot convert ends the watch with the error; a consumer that
+ * falls more than `convertingQueueLimit` events behind, with `Unavailable`, as a backend's
+ * watch ends (its reader watches again from the last revision it applied).
  */
 class ConvertingWatch implements Watch {
   readonly #inner: Watch;
@@ -186,6 +191,9 @@ class ConvertingWatch implements Watch {
     try {
       for await (const event of this.#inner) {
         if (this.#done) return;
+        if (this.#ready.length >= convertingQueueLimit) {
+          throw new StorageError('Unavailable', `watch fell more than ${convertingQueueLimit} events behind its conversions and was ended to bound memory; watch again from the last revision received`);
+        }
         const converted = event.type !== 'put'
           ? Promise.resolve(event)
           : this.#read([event.kv]).then(([kv]) => ({ type: event.type, kv: kv!, revision: event.revision }));
@@ -197,6 +205,7 @@ class ConvertingWatch implements Watch {
       }
     } catch (error) {
       this.#failure = { error };
+      this.#inner.close();
     }
     this.#done = true;
     this.#wake();

@@ -7,7 +7,7 @@ import type { KubeObject } from '../../../src/api/index.ts';
 import { MemoryBackend } from '../../../src/storage/memory.ts';
 import type { StorageEvent } from '../../../src/storage/backend.ts';
 import { ConversionError } from '../../../src/registry/crd/conversion-webhook.ts';
-import { ConvertingBackend, type ObjectConverter } from '../../../src/registry/crd/converting-backend.ts';
+import { ConvertingBackend, convertingQueueLimit, type ObjectConverter } from '../../../src/registry/crd/converting-backend.ts';
 
 const enc = (obj: unknown) => new TextEncoder().encode(JSON.stringify(obj));
 const dec = (bytes: Uint8Array) => JSON.parse(new TextDecoder().decode(bytes));
@@ -97,4 +97,19 @@ test('watch events convert in order, and the current revision waits for them', a
   await inner.create('/w/c', enc(obj('g/v2', 'c', 1)));
   await assert.rejects(consumed, (err: any) => err.code === 500);
   watch.close();
+});
+
+test('a consumer that falls too far behind: the events it has, then Unavailable', async () => {
+  const inner = new MemoryBackend();
+  const v1 = new ConvertingBackend(inner, fakeConverter(), 'g/v1', 'g/v2');
+  const watch = v1.watch('/w/', await inner.currentRevision());
+  for (let i = 0; i <= convertingQueueLimit; i++) await inner.create(`/w/${i}`, enc(obj('g/v2', String(i), i)));
+  let received = 0;
+  await assert.rejects((async () => {
+    for await (const event of watch) {
+      assert.equal(dec(event.kv.value).apiVersion, 'g/v1');
+      received++;
+    }
+  })(), (err: any) => err.code === 'Unavailable');
+  assert.equal(received, convertingQueueLimit);
 });
