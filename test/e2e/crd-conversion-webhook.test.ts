@@ -178,6 +178,7 @@ describe('a CRD converting by webhook', () => {
         case 'count': return answer(review, (r) => { r.convertedObjects = []; });
         case 'version': return answer(review, (r) => { r.convertedObjects[0].apiVersion = 'other.example.com/v9'; });
         case 'name': return answer(review, (r) => { r.convertedObjects[0].metadata.name = 'renamed'; });
+        case 'kindless': return answer(review, (r) => { delete r.convertedObjects[0].kind; });
         case 'label': return answer(review, (r) => { r.convertedObjects[0].metadata.labels = { 'bad key!': 'x' }; });
         default: return { raw: 'not json', status: 500 };
       }
@@ -194,6 +195,7 @@ describe('a CRD converting by webhook', () => {
       count: `conversion webhook for ${gvk} returned 0 objects, expected 1`,
       version: `conversion webhook for ${gvk} returned invalid object at index 0: invalid groupVersion (expected ${group}/v1, received other.example.com/v9)`,
       name: `conversion webhook for ${gvk} returned invalid object: must have the same name: w != renamed`,
+      kindless: `Object 'Kind' is missing in '{"apiVersion":"${group}/v1",`,
       label: `conversion webhook for ${gvk} returned invalid metadata: metadata.labels: Invalid value: "bad key!": name part must consist of alphanumeric characters`,
       status: `conversion webhook for ${gvk} failed: an error on the server ("not json") has prevented the request from succeeding`,
     };

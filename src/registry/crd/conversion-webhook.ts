@@ -260,7 +260,8 @@ export class WebhookConverter {
       const item = converted[at];
       // Upstream counts a list's items from 1 past this point, and a single object's as 0.
       const index = asList ? `converted object at index ${at + 1}` : 'object at index 0';
-      if (!isObject(item)) {
+      // Upstream decodes each as an unstructured object, which must name its kind.
+      if (!isObject(item) || typeof item.kind !== 'string' || item.kind === '') {
         throw invalid(asList
           ? `conversion webhook for ${what} returned invalid converted object at index ${at}: Object 'Kind' is missing in '${JSON.stringify(item)}'`
           : `Object 'Kind' is missing in '${JSON.stringify(item)}'`);

@@ -15,10 +15,10 @@ import { StorageError, type Backend, type KeyValue, type ListOptions, type ListR
 import { ConversionError } from './conversion-webhook.ts';
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /** The most bytes of stored objects one ConversionReview carries (a larger object goes alone). */
 export const reviewBytes = 1024 * 1024;
-const decoder = new TextDecoder();
 
 /** The object a stored value holds; undefined when it is not one (left for the Store to report). */
 function objectOf(kv: KeyValue): KubeObject | undefined {
