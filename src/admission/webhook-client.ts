@@ -156,8 +156,9 @@ export function postJSON(url: string, body: unknown, opts: CallOptions, agents: 
       });
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
-      const dialed = opts.connect === undefined ? addressOf(target) : addressOf(new URL(`https://${opts.connect.host.includes(':') ? `[${opts.connect.host}]` : opts.connect.host}:${opts.connect.port}`));
-      const why = signal.aborted || err.name === 'AbortError' || err.name === 'TimeoutError' ? 'context deadline exceeded' : goDialError(err, dialed, opts.connect === undefined ? undefined : opts.serverName);
+      const { connect } = opts;
+      const dialed = connect === undefined ? addressOf(target) : `${connect.host.includes(':') ? `[${connect.host}]` : connect.host}:${connect.port}`;
+      const why = signal.aborted || err.name === 'AbortError' || err.name === 'TimeoutError' ? 'context deadline exceeded' : goDialError(err, dialed, connect === undefined ? undefined : opts.serverName);
       reject(new WebhookCallError(`Post "${url}": ${why}`, undefined, err.code === 'ECONNRESET'));
     });
     req.end(payload);

@@ -18,6 +18,8 @@ export interface ServedResource {
 export class ResourceRegistry {
   private readonly byPath = new Map<string, ServedResource>();
   private readonly listeners = new Set<() => void>();
+  /** equivalents() by its arguments, until the resources change (asked on writes that admission webhooks see). */
+  private readonly equivalentsByKey = new Map<string, ServedResource[]>();
 
   add(resource: ServedResource): void {
     const { group, version, resource: plural } = resource.type;
@@ -44,10 +46,15 @@ export class ResourceRegistry {
    * same objects, such as events.k8s.io's Events); with a subresource, those serving it.
    */
   equivalents(group: string, version: string, resource: string, subresource = ''): ServedResource[] {
-    const own = this.lookup(group, version, resource);
-    if (own === undefined) return [];
-    const prefix = resourcePrefix(own.type);
-    return this.served().filter((r) => resourcePrefix(r.type) === prefix && (subresource === '' || r.type.subresources.includes(subresource)));
+    const key = `${group}/${version}/${resource}/${subresource}`;
+    let found = this.equivalentsByKey.get(key);
+    if (found === undefined) {
+      const own = this.lookup(group, version, resource);
+      const prefix = own === undefined ? undefined : resourcePrefix(own.type);
+      found = prefix === undefined ? [] : this.served().filter((r) => resourcePrefix(r.type) === prefix && (subresource === '' || r.type.subresources.includes(subresource)));
+      this.equivalentsByKey.set(key, found);
+    }
+    return found;
   }
 
   /** The resources clients can reach: what routing, discovery and OpenAPI show. */
@@ -62,6 +69,7 @@ export class ResourceRegistry {
   }
 
   private changed(): void {
+    this.equivalentsByKey.clear();
     for (const listener of this.listeners) listener();
   }
 }
