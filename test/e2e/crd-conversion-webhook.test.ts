@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/eventually.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { kubectl, needsKubectl } from '../helpers/kubectl.ts';
 import { allow, patch, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.ts';
 
 type Json = Record<string, any>;
@@ -310,5 +311,23 @@ describe('a CRD converting by webhook', () => {
       return res.json.message;
     });
     assert.match(untrusted, /: tls: failed to verify certificate: x509: certificate is valid for .*converter\.default\.svc.*, not stranger\.default\.svc$/, 'the certificate does not name the service');
+  });
+});
+
+describe('kubectl and a CRD converting by webhook', needsKubectl, () => {
+  test('gets each version as converted, and prints upstream\'s error when the webhook cannot be reached', async () => {
+    const path = '/convert-kubectl';
+    let up = true;
+    hooks.handle(path, (review) => (up ? answer(review) : { raw: 'down', status: 503 }));
+    const crd = widgetCrd(path);
+    const group = crd.spec.group;
+    await establish(crd);
+    assert.equal((await server.request('POST', `/apis/${group}/v2/namespaces/default/widgets`, { body: widget(group, 'v2', 'k', { replicas: 2 }) })).status, 201);
+    const spec = (version: string) => kubectl(server, 'get', `widgets.${version}.${group}`, 'k', '-n', 'default', '-o', 'jsonpath={.apiVersion} {.spec}');
+    assert.equal(await spec('v1'), `${group}/v1 {"size":"2"}`);
+    assert.equal(await spec('v2'), `${group}/v2 {"replicas":2}`);
+    up = false;
+    await assert.rejects(spec('v1'), (err: Error) => err.message.includes(`Error from server: conversion webhook for ${group}/v2, Kind=Widget failed: the server is currently unable to handle the request`));
+    assert.equal(await spec('v2'), `${group}/v2 {"replicas":2}`, 'the storage version needs no webhook');
   });
 });
