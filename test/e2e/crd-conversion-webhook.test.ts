@@ -148,6 +148,28 @@ describe('a CRD converting by webhook', () => {
     assert.deepEqual(events.map((e: Json) => [e.type, e.object.apiVersion, e.object.spec]), [['MODIFIED', `${group}/v1`, { size: '10' }]]);
   });
 
+  test('a write\'s answer is the object read back from storage, as upstream answers', async () => {
+    const path = '/convert-clamp';
+    // Stored as v2, replicas are at most 10.
+    hooks.handle(path, (review) => answer(review, (r) => {
+      for (const o of r.convertedObjects) if (typeof o.spec?.replicas === 'number') o.spec.replicas = Math.min(o.spec.replicas, 10);
+    }));
+    const crd = widgetCrd(path);
+    const group = crd.spec.group;
+    await establish(crd);
+    const base = `/apis/${group}/v1/namespaces/default/widgets`;
+    const created = await server.request('POST', base, { body: widget(group, 'v1', 'big', { size: '50' }) });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual([created.json.apiVersion, created.json.spec], [`${group}/v1`, { size: '10' }]);
+    const updated = await server.request('PUT', `${base}/big`, { body: { ...created.json, spec: { size: '70' } } });
+    assert.equal(updated.status, 200, updated.text);
+    assert.deepEqual(updated.json.spec, { size: '10' });
+    assert.equal(updated.json.metadata.resourceVersion, (await server.request('GET', `${base}/big`)).json.metadata.resourceVersion);
+    // A dry run is answered as written.
+    const dry = await server.request('POST', `${base}?dryRun=All`, { body: widget(group, 'v1', 'dry', { size: '50' }) });
+    assert.deepEqual(dry.json.spec, { size: '50' });
+  });
+
   test('keeps the original metadata but the labels and annotations the webhook set', async () => {
     const path = '/convert-metadata';
     hooks.handle(path, (review) => answer(review, (response) => {

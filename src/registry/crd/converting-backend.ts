@@ -20,6 +20,9 @@ const decoder = new TextDecoder();
 /** The most bytes of stored objects one ConversionReview carries (a larger object goes alone). */
 export const reviewBytes = 1024 * 1024;
 
+/** Converted writes kept for their writers' readBack at most. */
+const writtenKept = 256;
+
 /** The object a stored value holds; undefined when it is not one (left for the Store to report). */
 function objectOf(kv: KeyValue): KubeObject | undefined {
   if (kv.transformError !== undefined) return undefined;
@@ -42,6 +45,8 @@ export class ConvertingBackend implements Backend {
   readonly #servedVersion: string;
   readonly #storageVersion: string;
   readonly #watches = new Set<ConvertingWatch>();
+  /** The last value written converted under each key, until its writer reads it back (readBack). */
+  readonly #written = new Map<string, { revision: number; value: Uint8Array }>();
 
   /** `servedVersion` and `storageVersion` are apiVersions ("group/version"). */
   constructor(inner: Backend, converter: ObjectConverter, servedVersion: string, storageVersion: string) {
@@ -109,6 +114,29 @@ export class ConvertingBackend implements Backend {
     }
   }
 
+  /** Keeps a converted write's stored value for its writer's readBack (a few, should a writer not ask). */
+  #remember(key: string, revision: number, stored: Uint8Array, value: Uint8Array): number {
+    if (stored === value) return revision;
+    this.#written.delete(key);
+    this.#written.set(key, { revision, value: stored });
+    if (this.#written.size > writtenKept) this.#written.delete(this.#written.keys().next().value!);
+    return revision;
+  }
+
+  /**
+   * The object just written under `key` at `revision`, read back from its stored form in
+   * the served version, as upstream answers a write (its storage decodes what it wrote):
+   * what the webhook changed on the way shows in the answer. Undefined when that write
+   * needed no conversion (or is not the last one here).
+   */
+  async readBack(key: string, revision: number): Promise<KeyValue | undefined> {
+    const written = this.#written.get(key);
+    if (written === undefined || written.revision !== revision) return undefined;
+    this.#written.delete(key);
+    const [kv] = await this.#read([{ key, value: written.value, createRevision: revision, modRevision: revision }]);
+    return kv;
+  }
+
   async get(key: string, opts?: { revision?: number }): Promise<KeyValue | undefined> {
     const kv = await this.#inner.get(key, opts);
     return kv === undefined ? undefined : (await this.#read([kv]))[0];
@@ -120,11 +148,13 @@ export class ConvertingBackend implements Backend {
   }
 
   async create(key: string, value: Uint8Array, opts?: PutOptions): Promise<number> {
-    return this.#inner.create(key, await this.#write(value), opts);
+    const stored = await this.#write(value);
+    return this.#remember(key, await this.#inner.create(key, stored, opts), stored, value);
   }
 
   async update(key: string, value: Uint8Array, expectRevision: number, opts?: PutOptions): Promise<number> {
-    return this.#inner.update(key, await this.#write(value), expectRevision, opts);
+    const stored = await this.#write(value);
+    return this.#remember(key, await this.#inner.update(key, stored, expectRevision, opts), stored, value);
   }
 
   delete(key: string, expectRevision?: number): Promise<number> {

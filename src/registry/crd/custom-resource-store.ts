@@ -17,13 +17,16 @@ import type { ResourceType } from '../resource-type.ts';
 import { Store } from '../store.ts';
 import { internalError } from '../../api/errors.ts';
 import { ConversionError } from './conversion-webhook.ts';
-import type { ObjectConverter } from './converting-backend.ts';
+import type { ConvertingBackend, ObjectConverter } from './converting-backend.ts';
+import { objectKey } from '../keys.ts';
 
 export interface CustomResourceStoreOptions {
   /** Where the version's schema is, under its schemaName. */
   definitions: Definitions;
   /** The CRD's conversion webhook, when its versions convert by one. */
   converter?: ObjectConverter;
+  /** The version's converting storage, when its versions convert by webhook (the Store's backend). */
+  converting?: ConvertingBackend;
   /** Sent as a warning with every request to the version (a deprecated version). */
   deprecationWarning?: string;
 }
@@ -33,6 +36,7 @@ export class CustomResourceStore extends Store {
   readonly #schema: Schema;
   readonly #warning: string | undefined;
   readonly #converter: ObjectConverter | undefined;
+  readonly #converting: ConvertingBackend | undefined;
 
   constructor(type: ResourceType, backend: Backend, admission: AdmissionChain, cache: WatchCache | undefined, opts: CustomResourceStoreOptions) {
     super(type, backend, admission, cache, { definitions: opts.definitions });
@@ -40,6 +44,19 @@ export class CustomResourceStore extends Store {
     this.#schema = { $ref: schemaRef(type.schemaName) };
     this.#warning = opts.deprecationWarning;
     this.#converter = opts.converter;
+    this.#converting = opts.converting;
+  }
+
+  /**
+   * A write's answer as upstream's storage gives it: decoded from what was stored, so a
+   * write converted to the storage version is converted back (what the webhook changed on
+   * the way shows). The object as written otherwise (no conversion, a dry run, no write).
+   */
+  async #answer(obj: KubeObject): Promise<KubeObject> {
+    if (this.#converting === undefined) return obj;
+    const { namespace, name, resourceVersion } = obj.metadata;
+    const kv = await this.#converting.readBack(objectKey(this.type, namespace ?? '', name ?? ''), Number(resourceVersion));
+    return kv === undefined ? obj : this.decode(kv);
   }
 
   /** Another version's object in this one: its apiVersion changed, or converted by the CRD's webhook. */
@@ -77,14 +94,16 @@ export class CustomResourceStore extends Store {
     return super.watch(...args);
   }
 
-  override create(...args: Parameters<Store['create']>): Promise<KubeObject> {
+  override async create(...args: Parameters<Store['create']>): Promise<KubeObject> {
     this.#warn();
-    return super.create(...args);
+    return this.#answer(await super.create(...args));
   }
 
-  override guaranteedUpdate(...args: Parameters<Store['guaranteedUpdate']>): ReturnType<Store['guaranteedUpdate']> {
+  override async guaranteedUpdate(...args: Parameters<Store['guaranteedUpdate']>): ReturnType<Store['guaranteedUpdate']> {
     this.#warn();
-    return super.guaranteedUpdate(...args);
+    const result = await super.guaranteedUpdate(...args);
+    const object = await this.#answer(result.object);
+    return object === result.object ? result : { object, created: result.created };
   }
 
   override delete(...args: Parameters<Store['delete']>): ReturnType<Store['delete']> {

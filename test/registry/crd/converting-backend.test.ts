@@ -46,6 +46,18 @@ test('writes in the storage version, reads in the served one, a list in one call
   assert.equal(new TextDecoder().decode((await v1.get('/w/d'))!.value), 'not json');
 });
 
+test('a converted write is read back once, from what was stored', async () => {
+  const inner = new MemoryBackend();
+  const v1 = new ConvertingBackend(inner, fakeConverter(), 'g/v1', 'g/v2');
+  const rev = await v1.create('/w/a', enc(obj('g/v1', 'a', 1)));
+  const back = await v1.readBack('/w/a', rev);
+  // Through v2 and back: each conversion tags spec.via, the last one's wins.
+  assert.deepEqual(dec(back!.value).spec, { n: 1, via: 'g/v1' });
+  assert.equal(await v1.readBack('/w/a', rev), undefined, 'once');
+  const stored = await v1.create('/w/b', enc(obj('g/v2', 'b', 2)));
+  assert.equal(await v1.readBack('/w/b', stored), undefined, 'a write in the storage version needs no conversion back');
+});
+
 test('a page\'s objects go in reviews of at most a MiB of them, a larger one alone', async () => {
   const inner = new MemoryBackend();
   const converter = fakeConverter();
