@@ -1,6 +1,8 @@
 // The Store of a custom resource version: the generic Store, reading objects as this
 // version shows them. Every version of a CRD shares one storage prefix; with conversion
-// strategy None an object read through another version differs only in apiVersion.
+// strategy None an object read through another version differs only in apiVersion, with
+// Webhook the version's storage converts it (converting-backend.ts) and a converted
+// write's answer is read back through it.
 // Defaults and pruning also apply on read, as upstream's storage codec applies them, so
 // a schema that gained a default shows it on objects stored before.
 
