@@ -165,9 +165,13 @@ describe('a CRD converting by webhook', () => {
     assert.equal(updated.status, 200, updated.text);
     assert.deepEqual(updated.json.spec, { size: '10' });
     assert.equal(updated.json.metadata.resourceVersion, (await server.request('GET', `${base}/big`)).json.metadata.resourceVersion);
-    // A dry run is answered as written.
+    // A dry run too: converted there and back, nothing stored.
     const dry = await server.request('POST', `${base}?dryRun=All`, { body: widget(group, 'v1', 'dry', { size: '50' }) });
-    assert.deepEqual(dry.json.spec, { size: '50' });
+    assert.equal(dry.status, 201, dry.text);
+    assert.deepEqual([dry.json.spec, dry.json.metadata.resourceVersion], [{ size: '10' }, undefined]);
+    assert.equal((await server.request('GET', `${base}/dry`)).status, 404);
+    const dryUpdate = await server.request('PUT', `${base}/big?dryRun=All`, { body: { ...updated.json, spec: { size: '90' } } });
+    assert.deepEqual([dryUpdate.json.spec, dryUpdate.json.metadata.resourceVersion], [{ size: '10' }, updated.json.metadata.resourceVersion]);
   });
 
   test('keeps the original metadata but the labels and annotations the webhook set', async () => {
@@ -247,6 +251,9 @@ describe('a CRD converting by webhook', () => {
     assert.equal(create.json.reason, 'InternalError');
     assert.equal(create.json.message, `Internal error occurred: conversion webhook for ${group}/v1, Kind=Widget failed: cannot convert widgets today`);
     assert.equal((await server.request('GET', `/apis/${group}/v2/namespaces/default/widgets/x`)).status, 404, 'nothing stored');
+    // A dry run predicts it.
+    const dry = await server.request('POST', `/apis/${group}/v1/namespaces/default/widgets?dryRun=All`, { body: widget(group, 'v1', 'x', { size: '2' }) });
+    assert.deepEqual([dry.status, dry.json.reason], [500, 'InternalError']);
   });
 
   test('admission webhooks for another version see the object converted to it (matchPolicy Equivalent)', async () => {

@@ -137,6 +137,19 @@ export class ConvertingBackend implements Backend {
     return kv;
   }
 
+  /**
+   * A dry run's object as its real write would be answered: converted to the storage
+   * version and back, nothing stored (upstream's dry-run storage encodes and decodes it so).
+   * Undefined when it is in the storage version already.
+   */
+  async throughStorage(obj: KubeObject): Promise<KeyValue | undefined> {
+    const value = encoder.encode(JSON.stringify(obj));
+    const stored = await this.#write(value);
+    if (stored === value) return undefined;
+    const [kv] = await this.#read([{ key: '', value: stored, createRevision: 0, modRevision: 0 }]);
+    return kv;
+  }
+
   async get(key: string, opts?: { revision?: number }): Promise<KeyValue | undefined> {
     const kv = await this.#inner.get(key, opts);
     return kv === undefined ? undefined : (await this.#read([kv]))[0];

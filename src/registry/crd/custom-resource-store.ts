@@ -52,11 +52,21 @@ export class CustomResourceStore extends Store {
   /**
    * A write's answer as upstream's storage gives it: decoded from what was stored, so a
    * write converted to the storage version is converted back (what the webhook changed on
-   * the way shows). The object as written otherwise (no conversion, a dry run, no write).
+   * the way shows); a dry run converted there and back, nothing stored. The object as
+   * written otherwise (no conversion, no write).
    */
-  async #answer(obj: KubeObject): Promise<KubeObject> {
+  async #answer(obj: KubeObject, dryRun: boolean | undefined): Promise<KubeObject> {
     if (this.#converting === undefined) return obj;
     const { namespace, name, resourceVersion } = obj.metadata;
+    if (dryRun === true) {
+      const kv = await this.#converting.throughStorage(obj);
+      if (kv === undefined) return obj;
+      const answer = this.decode(kv);
+      // What the dry run would have stored keeps the resourceVersion it was answered with.
+      if (resourceVersion === undefined) delete answer.metadata.resourceVersion;
+      else answer.metadata.resourceVersion = resourceVersion;
+      return answer;
+    }
     const kv = await this.#converting.readBack(objectKey(this.type, namespace ?? '', name ?? ''), Number(resourceVersion));
     return kv === undefined ? obj : this.decode(kv);
   }
@@ -98,13 +108,13 @@ export class CustomResourceStore extends Store {
 
   override async create(...args: Parameters<Store['create']>): Promise<KubeObject> {
     this.#warn();
-    return this.#answer(await super.create(...args));
+    return this.#answer(await super.create(...args), args[2]?.dryRun);
   }
 
   override async guaranteedUpdate(...args: Parameters<Store['guaranteedUpdate']>): ReturnType<Store['guaranteedUpdate']> {
     this.#warn();
     const result = await super.guaranteedUpdate(...args);
-    const object = await this.#answer(result.object);
+    const object = await this.#answer(result.object, args[3].dryRun);
     return object === result.object ? result : { object, created: result.created };
   }
 
