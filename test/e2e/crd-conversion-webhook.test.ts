@@ -86,15 +86,20 @@ async function establish(crd: Json): Promise<void> {
   });
 }
 
+/** A widgets CRD converting at `path`, established; its group. */
+async function establishWidgets(path: string, edit?: (c: Json) => void): Promise<{ crd: Json; group: string }> {
+  const crd = widgetCrd(path, edit);
+  await establish(crd);
+  return { crd, group: crd.spec.group };
+}
+
 const widget = (group: string, version: string, name: string, spec: Json) => ({ apiVersion: `${group}/${version}`, kind: 'Widget', metadata: { name }, spec });
 
 describe('a CRD converting by webhook', () => {
   test('stores objects in the storage version and reads them in the version asked for', async () => {
     const path = '/convert-basic';
     hooks.handle(path, (review) => answer(review));
-    const crd = widgetCrd(path);
-    const group = crd.spec.group;
-    await establish(crd);
+    const { group } = await establishWidgets(path);
     const base = (v: string) => `/apis/${group}/${v}/namespaces/default/widgets`;
 
     const created = await server.request('POST', base('v1'), { body: widget(group, 'v1', 'small', { size: '3' }) });
@@ -154,9 +159,7 @@ describe('a CRD converting by webhook', () => {
     hooks.handle(path, (review) => answer(review, (r) => {
       for (const o of r.convertedObjects) if (typeof o.spec?.replicas === 'number') o.spec.replicas = Math.min(o.spec.replicas, 10);
     }));
-    const crd = widgetCrd(path);
-    const group = crd.spec.group;
-    await establish(crd);
+    const { group } = await establishWidgets(path);
     const base = `/apis/${group}/v1/namespaces/default/widgets`;
     const created = await server.request('POST', base, { body: widget(group, 'v1', 'big', { size: '50' }) });
     assert.equal(created.status, 201, created.text);
@@ -183,9 +186,7 @@ describe('a CRD converting by webhook', () => {
         o.metadata.finalizers = ['example.com/sneaky'];
       }
     }));
-    const crd = widgetCrd(path);
-    const group = crd.spec.group;
-    await establish(crd);
+    const { group } = await establishWidgets(path);
     const created = await server.request('POST', `/apis/${group}/v2/namespaces/default/widgets`, { body: widget(group, 'v2', 'w', { replicas: 1 }) });
     assert.equal(created.status, 201, created.text);
     const v1 = await server.request('GET', `/apis/${group}/v1/namespaces/default/widgets/w`);
@@ -210,9 +211,7 @@ describe('a CRD converting by webhook', () => {
         default: return { raw: 'not json', status: 500 };
       }
     });
-    const crd = widgetCrd(path);
-    const group = crd.spec.group;
-    await establish(crd);
+    const { crd, group } = await establishWidgets(path);
     // Written in the storage version: no conversion.
     assert.equal((await server.request('POST', `/apis/${group}/v2/namespaces/default/widgets`, { body: widget(group, 'v2', 'w', { replicas: 1 }) })).status, 201);
     const gvk = `${group}/v2, Kind=Widget`;
@@ -259,9 +258,7 @@ describe('a CRD converting by webhook', () => {
   test('admission webhooks for another version see the object converted to it (matchPolicy Equivalent)', async () => {
     const path = '/convert-admission';
     hooks.handle(path, (review) => answer(review));
-    const crd = widgetCrd(path);
-    const group = crd.spec.group;
-    await establish(crd);
+    const { group } = await establishWidgets(path);
     // Both webhooks know only v2; the mutating one bumps spec.replicas and labels the object.
     hooks.handle('/mutate-v2', (review) => patch([
       { op: 'replace', path: '/spec/replicas', value: review.request.object.spec.replicas + 1 },
@@ -301,9 +298,7 @@ describe('a CRD converting by webhook', () => {
   test('a webhook that cannot be reached, and v1beta1 reviews', async () => {
     const path = '/convert-beta';
     hooks.handle(path, (review) => answer(review, (r) => { delete r.uid; }));
-    const crd = widgetCrd(path, (c) => { c.spec.conversion.webhook.conversionReviewVersions = ['v1beta1']; });
-    const group = crd.spec.group;
-    await establish(crd);
+    const { group } = await establishWidgets(path, (c) => { c.spec.conversion.webhook.conversionReviewVersions = ['v1beta1']; });
     const created = await server.request('POST', `/apis/${group}/v1/namespaces/default/widgets`, { body: widget(group, 'v1', 'w', { size: '5' }) });
     assert.equal(created.status, 201, created.text);
     assert.equal(hooks.received(path)[0]!.review.apiVersion, 'apiextensions.k8s.io/v1beta1');
@@ -348,9 +343,7 @@ describe('kubectl and a CRD converting by webhook', needsKubectl, () => {
     const path = '/convert-kubectl';
     let up = true;
     hooks.handle(path, (review) => (up ? answer(review) : { raw: 'down', status: 503 }));
-    const crd = widgetCrd(path);
-    const group = crd.spec.group;
-    await establish(crd);
+    const { group } = await establishWidgets(path);
     assert.equal((await server.request('POST', `/apis/${group}/v2/namespaces/default/widgets`, { body: widget(group, 'v2', 'k', { replicas: 2 }) })).status, 201);
     const spec = (version: string) => kubectl(server, 'get', `widgets.${version}.${group}`, 'k', '-n', 'default', '-o', 'jsonpath={.apiVersion} {.spec}');
     assert.equal(await spec('v1'), `${group}/v1 {"size":"2"}`);
