@@ -66,8 +66,37 @@ export interface ServiceReference {
   path?: string;
 }
 
+/** A webhook's clientConfig: a URL or a service reference, and its CA. */
+export interface WebhookClientConfig {
+  url?: string;
+  service?: ServiceReference;
+  /** PEM of the CA bundle; unset: the system's roots. */
+  caPem?: string;
+}
+
+/**
+ * POSTs `body` to the webhook a clientConfig names (its URL, or an endpoint of its service)
+ * with `?timeout=Ns`, and answers the decoded JSON response. Throws WebhookCallError.
+ */
+export async function callWebhook(
+  cc: WebhookClientConfig,
+  body: unknown,
+  opts: { timeoutSeconds: number; maxResponseBytes?: number; resolveService: ServiceResolver | undefined },
+  agents: AgentPool,
+): Promise<unknown> {
+  const { url: configured, service, caPem } = cc;
+  const url = configured !== undefined ? callURL(configured, opts.timeoutSeconds) : serviceURL(service!, opts.timeoutSeconds);
+  const route = configured !== undefined ? {} : await serviceCall(service!, url, opts.resolveService);
+  return postJSON(url, body, {
+    timeoutMs: opts.timeoutSeconds * 1000,
+    ...(caPem === undefined ? {} : { caPem }),
+    ...(opts.maxResponseBytes === undefined ? {} : { maxResponseBytes: opts.maxResponseBytes }),
+    ...route,
+  }, agents);
+}
+
 /** The URL a service reference is called at, as upstream's client names it. */
-export function serviceURL(svc: ServiceReference, timeoutSeconds: number): string {
+function serviceURL(svc: ServiceReference, timeoutSeconds: number): string {
   return callURL(`https://${svc.name}.${svc.namespace}.svc:${svc.port}${svc.path ?? ''}`, timeoutSeconds);
 }
 
@@ -77,7 +106,7 @@ export function serviceURL(svc: ServiceReference, timeoutSeconds: number): strin
  * certificate checked for the service's name (`name.namespace.svc`). Throws WebhookCallError
  * (`Post "URL": <why>`) when the service cannot be reached.
  */
-export async function serviceCall(svc: ServiceReference, url: string, resolve: ServiceResolver | undefined): Promise<{ connect: ServiceEndpoint; serverName: string }> {
+async function serviceCall(svc: ServiceReference, url: string, resolve: ServiceResolver | undefined): Promise<{ connect: ServiceEndpoint; serverName: string }> {
   if (resolve === undefined) throw new WebhookCallError(`Post "${url}": service "${svc.namespace}/${svc.name}" cannot be reached: no service resolver; use clientConfig.url`);
   const target = await resolve(svc.namespace, svc.name, svc.port);
   if ('error' in target) throw new WebhookCallError(`Post "${url}": ${target.error}`);

@@ -10,7 +10,7 @@ import { noAuthorizer, type Authorize } from '../cel/authz.ts';
 import { loadCel } from '../cel/lazy.ts';
 import { applyJsonPatch } from '../patch/index.ts';
 import { reinvocationOf, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
-import { AgentPool, callURL, postJSON, serviceCall, serviceURL, WebhookCallError, type ServiceResolver } from './webhook-client.ts';
+import { AgentPool, callWebhook, WebhookCallError, type ServiceResolver } from './webhook-client.ts';
 import { admissionReview, InvalidResponseError, refusal, reviewVersionFor, verifyResponse } from './webhook-review.ts';
 import { isExemptFromWebhooks, orderedWebhooks, shouldCall, type MatchContext, type Webhook, type WebhookKind } from './webhook-rules.ts';
 import { takeMutation, versionedAttributes, type Equivalents } from './equivalents.ts';
@@ -199,12 +199,9 @@ export class WebhookAdmission {
     if (version === undefined) throw new CallingWebhookError(hook.name, 'webhook does not accept known AdmissionReview versions (v1, v1beta1)');
     const uid = randomUUID();
     const review = admissionReview(version, uid, attrs, currentRequest()?.user ?? apiserverUser);
-    const { url: configured, service, caPem } = hook.clientConfig;
-    const url = configured !== undefined ? callURL(configured, hook.timeoutSeconds) : serviceURL(service!, hook.timeoutSeconds);
     let body: unknown;
     try {
-      const route = service === undefined || configured !== undefined ? {} : await serviceCall(service, url, this.opts.resolveService);
-      body = await postJSON(url, review, { caPem, timeoutMs: hook.timeoutSeconds * 1000, ...route }, this.agents);
+      body = await callWebhook(hook.clientConfig, review, { timeoutSeconds: hook.timeoutSeconds, resolveService: this.opts.resolveService }, this.agents);
     } catch (err) {
       if (err instanceof WebhookCallError) throw new CallingWebhookError(hook.name, `failed to call webhook: ${err.message}`);
       throw err;

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../../api/index.ts';
 import { isObject } from '../../api/json.ts';
-import { AgentPool, callURL, postJSON, serviceCall, serviceURL, type ServiceResolver } from '../../admission/webhook-client.ts';
+import { AgentPool, callWebhook, type ServiceResolver } from '../../admission/webhook-client.ts';
 import { validateAnnotations, validateLabels } from '../validation/object-meta.ts';
 
 /** Where the webhook is: spec.conversion.webhook of the CRD. */
@@ -232,12 +232,9 @@ export class WebhookConverter {
       request: { uid, desiredAPIVersion, objects: sent },
       response: { uid: '', convertedObjects: null, result: { metadata: {} } },
     };
-    const { url: configured, service, caPem } = this.#config;
-    const url = configured !== undefined ? callURL(configured, timeoutSeconds) : serviceURL(service!, timeoutSeconds);
     let body: unknown;
     try {
-      const route = configured !== undefined ? {} : await serviceCall(service!, url, this.#resolveService);
-      body = await postJSON(url, review, { timeoutMs: timeoutSeconds * 1000, maxResponseBytes, ...(caPem === undefined ? {} : { caPem }), ...route }, this.#agents);
+      body = await callWebhook(this.#config, review, { timeoutSeconds, maxResponseBytes, resolveService: this.#resolveService }, this.#agents);
     } catch (err) {
       throw fail('conversion_webhook_call_failure', `conversion webhook for ${what} failed: ${(err as Error).message}`);
     }

@@ -72,11 +72,8 @@ export class CustomResourceStore extends Store {
   }
 
   /** Another version's object in this one: its apiVersion changed, or converted by the CRD's webhook. */
-  override async convertFrom(obj: KubeObject): Promise<KubeObject> {
-    if (this.#converter === undefined) {
-      const { apiVersion: _a, kind: _k, ...rest } = obj;
-      return { kind: this.type.kind, apiVersion: this.apiVersion, ...rest } as KubeObject;
-    }
+  override async convertFrom(obj: KubeObject, source: Store): Promise<KubeObject> {
+    if (this.#converter === undefined) return super.convertFrom(obj, source);
     try {
       const [converted] = await this.#converter.convert([obj], this.apiVersion, false);
       return converted!;
