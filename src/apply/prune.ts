@@ -2,9 +2,9 @@
 // with addBackOwnedItems and addBackDanglingItems (merge/update.go), whose net effect is:
 // a member of the applier's previous set that the object still has as a member (a leaf,
 // an empty or null map or struct, a map entry, a list item) goes with everything in it
-// when no applier (the applier's new configuration included) owns it now. Fields only
-// Update managers own do not keep it; a struct is never removed for what is below it, only
-// what the applier owned in it goes. A map or list that removals leave empty becomes null,
+// when no other manager, applier or updater, owns it now (nor the applier's new
+// configuration); a struct is never removed for what is below it, only what the applier
+// owned in it goes. A map or list that removals leave empty becomes null,
 // as RemoveItems leaves it: a custom resource keeps that null (its validation judges it), a
 // built-in type's Go value drops it.
 
@@ -18,7 +18,7 @@ import { LEAF, MAP, fieldType, isDeclared, itemElement, shapeOf } from './typed.
 
 /**
  * `merged` without the members of `lastApplied` (the applier's previous set) that none of
- * the `owned` sets (the appliers' sets after this apply) holds. Returns `merged` itself
+ * the `owned` sets (every manager's set after this apply) holds. Returns `merged` itself
  * when nothing goes; never modifies it.
  */
 export function prune(merged: unknown, topology: Topology, lastApplied: FieldSet, owned: readonly FieldSet[]): unknown {

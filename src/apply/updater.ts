@@ -149,10 +149,10 @@ export function applyOwnership(
       // same set keep the one read from managedFields, which encodes back as it came.
       if (kept.isSubsetOf(last.set)) kept = last.set;
     } else {
-      // Pruning sees the applier's whole set: owning metadata.name keeps .metadata. Only
-      // appliers keep a field: what an Update manager owns does not (addBackOwnedItems).
+      // Pruning sees the applier's whole set: owning metadata.name keeps .metadata. What
+      // any other manager owns stays, an Update manager's too (addBackOwnedItems).
       const owners = [set];
-      for (const [id, vs] of managers) if (id !== manager && vs.applied) owners.push(vs.set);
+      for (const [id, vs] of managers) if (id !== manager) owners.push(vs.set);
       const before = merged;
       merged = prune(merged, topology, last.set, owners);
       pruned = merged !== before;

@@ -110,6 +110,21 @@ describe('removing what an applier stopped applying', () => {
     assert.deepEqual(body(obj), { spec: { n: 5, labels: null } });
   });
 
+  // structured-merge-diff merge/multiple_appliers_test.go, unset_scalar_shared_with_updater
+  // (one version): an Update manager's fields are added back after pruning, as an applier's.
+  test('a value the applier stops applying stays while an updater owns it', () => {
+    const obj = run(scope, [
+      { update: 'updater', object: thing({ spec: { a: '1', labels: { k: 'v' } } }) },
+      { apply: 'applier', object: thing({ spec: { a: '1', labels: { k: 'v' }, n: 2 } }) },
+      { apply: 'applier', object: thing({ spec: { n: 2 } }) },
+    ]);
+    assert.deepEqual(body(obj), { spec: { a: '1', labels: { k: 'v' }, n: 2 } });
+    assert.deepEqual(ownership(obj), {
+      applier: ['.spec.n'],
+      'updater (Update)': ['.spec', '.spec.a', '.spec.labels', '.spec.labels.k'],
+    });
+  });
+
   test('a map emptied by removals is null, as RemoveItems leaves it', () => {
     const obj = run(scope, [
       { apply: 'a', object: thing({ spec: { a: '1', labels: { k: 'v' } } }) },
