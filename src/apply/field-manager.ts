@@ -17,7 +17,7 @@ import { fieldElement } from './field-path.ts';
 import type { Topology } from './topology.ts';
 import { deepEqual, deepEqualNullAsAbsent, goJsonKind, isObject, type JsonObject } from '../api/json.ts';
 import { TypedError } from './typed.ts';
-import type { OwnershipConflict } from './updater.ts';
+import type { OwnershipConflict, UpdaterOptions, Versions } from './updater.ts';
 import { applyOwnership, updateOwnership } from './updater.ts';
 import { configurationErrors } from './validate.ts';
 import { rfc3339Seconds } from '../api/time.ts';
@@ -43,6 +43,13 @@ export interface ManagedFieldsScope {
    * leaves where the live object has nothing changes nothing (the Store drops it).
    */
   keepsNulls?: boolean;
+  /**
+   * The API versions the object is served at: managers that wrote through another version
+   * own fields as that version names them, and lose them by what a write changed there;
+   * managers of a version the object is not served at are dropped. Absent: every manager's
+   * fields are read as of `apiVersion`.
+   */
+  versions?: Versions;
   /** The clock for entry times; now by default. */
   now?: () => Date;
 }
@@ -106,10 +113,17 @@ function startingManaged(scope: ManagedFieldsScope, live: KubeObject | undefined
   return decodeOrEmpty(liveEntries);
 }
 
+function updaterOptions(scope: ManagedFieldsScope): UpdaterOptions {
+  const opts: UpdaterOptions = {};
+  if (scope.resetFields !== undefined) opts.ignored = scope.resetFields;
+  if (scope.versions !== undefined) opts.versions = scope.versions;
+  return opts;
+}
+
 /** Records a non-apply write by `manager` (upstream's Update chain below the version check). */
 function recordUpdate(scope: ManagedFieldsScope, live: unknown, obj: unknown, managed: Managed, manager: string): Managed {
   const id = managerIdentifier({ manager: manager || 'unknown', operation: 'Update', apiVersion: scope.apiVersion, subresource: scope.subresource });
-  const opts = scope.resetFields !== undefined ? { ignored: scope.resetFields } : {};
+  const opts = updaterOptions(scope);
   const fields = updateOwnership(live, obj, scope.topology, managed.fields, currentOperation, scope.apiVersion, opts);
   const taken = fields.get(currentOperation);
   fields.delete(currentOperation);
@@ -335,7 +349,8 @@ type AppliedOnce =
 /** One apply through upstream's layers below the last-applied ones. */
 function applyOnce(scope: ManagedFieldsScope, live: JsonObject, applied: JsonObject, managed: Managed, manager: string, force: boolean): AppliedOnce {
   const id = managerIdentifier({ manager: manager || 'unknown', operation: 'Apply', subresource: scope.subresource });
-  const opts = scope.resetFields !== undefined ? { ignored: scope.resetFields, stripped } : { stripped };
+  const opts = updaterOptions(scope);
+  opts.stripped = stripped;
   const outcome = applyOwnership(live, applied, scope.topology, managed.fields, id, scope.apiVersion, force, opts);
   if (!outcome.ok) return { conflicts: outcome.conflicts };
   const fields = outcome.managers;
