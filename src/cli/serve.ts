@@ -343,6 +343,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     cachesByResource.set(`${type.group}/${type.resource}`, cache);
     return cache;
   }
+  // A Store reads the managed fields of managers that wrote through another version of its objects by the Store of that version.
+  const equivalentStores = (type: ResourceType) => (): Store[] => registry.equivalents(type.group, type.version, type.resource).map((r) => r.store);
   for (const type of [...builtinTypes, crdType]) {
     // The cache decodes with the Store's decoder; the Store reads through the cache.
     const decoder: { store?: Store } = {};
@@ -351,7 +353,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     const cache = type.virtual ? undefined : newCache(type, (kv) => decoder.store!.decode(kv), type.storage === undefined ? storedJsonWithResourceVersion : undefined);
     // Events live for --event-ttl after their last write, as upstream's event storage's TTLFunc keeps them (both APIs store core/v1 Events).
     const storesEvents = config.eventTtlSeconds > 0 && resourcePrefix(type) === '/registry/events/';
-    const store = new Store(type, storesEvents ? withTimeToLive(backend, config.eventTtlSeconds) : backend, admission, cache, { applyOffload });
+    const store = new Store(type, storesEvents ? withTimeToLive(backend, config.eventTtlSeconds) : backend, admission, cache, { applyOffload, equivalents: equivalentStores(type) });
     decoder.store = store;
     if (cache !== undefined) caches.push(cache);
     registry.add({ type, store, ...(runtimeDisabled.has(`${type.group}/${type.version}/${type.resource}`) ? { disabled: true } : {}) });
@@ -382,7 +384,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
         const converting = converter === undefined ? undefined : new ConvertingBackend(backend, converter, apiVersionOf(type.group, type.version), conversion!.storageAPIVersion);
         const storage = converting ?? backend;
         const cache = newCache(type, (kv) => decoder.store!.decode(kv), undefined, storage);
-        const store = new CustomResourceStore(type, storage, admission, cache, { definitions, deprecationWarning, ...(converter === undefined ? {} : { converter, converting }) });
+        const store = new CustomResourceStore(type, storage, admission, cache, { definitions, deprecationWarning, equivalents: equivalentStores(type), ...(converter === undefined ? {} : { converter, converting }) });
         decoder.store = store;
         caches.push(cache);
         // Served CRDs registered at start-up load with the other caches in the background.

@@ -2,7 +2,7 @@
 import { apiVersionOf, type KubeObject, type ManagedFieldsEntry } from '../api/index.ts';
 import { addWarning } from '../api/request-context.ts';
 import { deepEqual } from '../api/json.ts';
-import { apply, applyConflictError, compileTopology, fieldSetOf, managedFieldsProblem, merge, updateManagedFields, type FieldSet, type ManagedFieldsScope, type Topology } from '../apply/index.ts';
+import { apply, applyConflictError, compileTopology, fieldSetOf, managedFieldsProblem, merge, updateManagedFields, type FieldSet, type ManagedFieldsScope, type Topology, type Versions } from '../apply/index.ts';
 
 /** Endpoints name a write's manager with this (fieldManager, else the User-Agent). */
 export { managerOrUserAgent } from '../apply/index.ts';
@@ -21,16 +21,22 @@ const specFields = fieldSetOf(['spec']);
 export class FieldManager {
   private readonly type: ResourceType;
   private readonly definitions: Definitions;
-  private topology: Topology | undefined;
+  private compiled: Topology | undefined;
+  private readonly versions: Versions;
 
-  constructor(type: ResourceType, definitions: Definitions) {
+  /** `versions`: those the type's objects are served at, this one among them. */
+  constructor(type: ResourceType, definitions: Definitions, versions: Versions) {
     this.type = type;
     this.definitions = definitions;
+    this.versions = versions;
+  }
+
+  topology(): Topology {
+    return this.compiled ??= compileTopology({ $ref: schemaRef(this.type.schemaName) }, this.definitions);
   }
 
   private scope(subresource: string): ManagedFieldsScope {
-    this.topology ??= compileTopology({ $ref: schemaRef(this.type.schemaName) }, this.definitions);
-    const scope: ManagedFieldsScope = { topology: this.topology, apiVersion: apiVersionOf(this.type.group, this.type.version), kind: this.type.kind };
+    const scope: ManagedFieldsScope = { topology: this.topology(), apiVersion: apiVersionOf(this.type.group, this.type.version), kind: this.type.kind, versions: this.versions };
     if (this.type.customResource === true) scope.keepsNulls = true;
     if (subresource !== '') scope.subresource = subresource;
     const reset = this.resetFields(subresource);

@@ -25,6 +25,7 @@ import {
   schemaRef, validate, type Definitions, type GoDecoding, type Schema, type ValidateOptions,
 } from '../schema/index.ts';
 import { FieldManager } from './field-manager.ts';
+import type { Versions } from '../apply/index.ts';
 import { strictDecodingErrors, strictDecodingMessage, type FieldValidation } from './field-validation.ts';
 import { rfc3339Seconds } from '../api/time.ts';
 import { celLoaded, loadCel } from '../cel/lazy.ts';
@@ -56,6 +57,12 @@ export interface StoreOptions {
   definitions?: Definitions;
   /** A worker thread that may run this type's applies (apply-offload/client.ts). */
   applyOffload?: ApplyOffload;
+  /**
+   * The Stores serving this one's objects (itself among them: its other versions, another
+   * group's name for them), as served now: managed fields of managers that wrote through
+   * one of them are read in its version. Absent: this Store's version only.
+   */
+  equivalents?: () => readonly Store[];
 }
 
 export interface DeleteOptions extends WriteOptions, PropagationOptions {
@@ -172,7 +179,7 @@ export class Store {
     if (this.definitions[type.schemaName] === undefined) throw new Error(`no schema ${type.schemaName} for ${type.resource}`);
     this.schema = { $ref: schemaRef(type.schemaName) };
     this.validation = type.schemaValidation ?? builtinValidation;
-    this.fieldManager = new FieldManager(type, this.definitions);
+    this.fieldManager = new FieldManager(type, this.definitions, this.servedVersions(opts.equivalents));
     this.goDecoding = type.customResource === true ? undefined : goDecoding(this.definitions, this.schema);
     // Only types served as stored, with nothing to allocate: the worker's Store has neither.
     if (type.customResource !== true && type.storage === undefined && this.allocator === undefined) this.applyOffload = opts.applyOffload;
@@ -985,10 +992,36 @@ export class Store {
    * an admission webhook matched through an equivalent resource is sent (a new object).
    */
   async convertFrom(obj: KubeObject, source: Store): Promise<KubeObject> {
+    return this.convertThroughStorage(obj, source);
+  }
+
+  /** convertFrom by the types' storage conversions alone (a CRD's webhook is not called: its versions then differ only in apiVersion). */
+  convertThroughStorage(obj: KubeObject, source: Store): KubeObject {
     const stored = source.type.storage === undefined ? obj : source.type.storage.toStorage(obj);
     const own = this.type.storage === undefined ? stored : this.type.storage.fromStorage(stored);
     const { apiVersion: _a, kind: _k, ...rest } = own;
     return { kind: this.type.kind, apiVersion: this.apiVersion, ...rest } as KubeObject;
+  }
+
+  /**
+   * The versions this Store's objects are served at, for the managed fields of managers
+   * that wrote through another one (upstream's field manager converts through its scheme,
+   * or for a CRD through its converter; a CRD's webhook is not called here, as the apply
+   * runs without waiting).
+   */
+  private servedVersions(equivalents: (() => readonly Store[]) | undefined): Versions {
+    const own = this.apiVersion;
+    const storeAt = (apiVersion: string): Store | undefined => (apiVersion === own ? this : equivalents?.().find((s) => s.apiVersion === apiVersion));
+    return {
+      has: (apiVersion) => storeAt(apiVersion) !== undefined,
+      convert: (obj, from, to) => {
+        // The empty object a create starts from has no metadata; the conversions expect it.
+        const o = obj as KubeObject;
+        const input = isObject(o.metadata) ? o : { ...o, metadata: {} } as KubeObject;
+        return storeAt(to)!.convertThroughStorage(input, storeAt(from)!);
+      },
+      topology: (apiVersion) => storeAt(apiVersion)!.fieldManager.topology(),
+    };
   }
 
   /** The bytes an object is stored as: converted first when the type is stored in another version. */

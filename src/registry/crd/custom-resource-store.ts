@@ -31,6 +31,8 @@ export interface CustomResourceStoreOptions {
   converting?: ConvertingBackend;
   /** Sent as a warning with every request to the version (a deprecated version). */
   deprecationWarning?: string;
+  /** The Stores of the CRD's served versions (StoreOptions.equivalents). */
+  equivalents?: () => readonly Store[];
 }
 
 export class CustomResourceStore extends Store {
@@ -41,7 +43,7 @@ export class CustomResourceStore extends Store {
   readonly #converting: ConvertingBackend | undefined;
 
   constructor(type: ResourceType, backend: Backend, admission: AdmissionChain, cache: WatchCache | undefined, opts: CustomResourceStoreOptions) {
-    super(type, backend, admission, cache, { definitions: opts.definitions });
+    super(type, backend, admission, cache, { definitions: opts.definitions, ...(opts.equivalents === undefined ? {} : { equivalents: opts.equivalents }) });
     this.#definitions = opts.definitions;
     this.#schema = { $ref: schemaRef(type.schemaName) };
     this.#warning = opts.deprecationWarning;
