@@ -15,3 +15,4 @@ export { apply, updateManagedFields } from './field-manager.ts';
 export { managedFieldsProblem } from './managed-fields.ts';
 export { lastAppliedAnnotation } from './last-applied.ts';
 export { managerFromUserAgent, managerOrUserAgent } from './user-agent.ts';
+export { parentEntriesOf, scaleApiVersion, scaleEntriesOf, type ReplicasPathAt } from './scale-entries.ts';

@@ -89,6 +89,8 @@ export interface ScaleAccess {
   get(obj: KubeObject): { replicas: number; statusReplicas: number; selector: string };
   /** Set the desired replicas on the object (then prepareForUpdate/validateUpdate run as for a PUT). */
   set(obj: KubeObject, replicas: number): void;
+  /** Where `set` writes, by field names (`['spec', 'replicas']`): what owning the Scale's replicas owns. */
+  replicasPath: readonly string[];
 }
 
 /**

@@ -5,12 +5,26 @@
 import { badRequest, conflict, invalid, notFound, type KubeObject, type StatusCause } from '../api/index.ts';
 import { objectMetaDecodeError } from '../api/go-object-meta.ts';
 import { clone } from '../api/json.ts';
+import { apply, applyConflictError, compileTopology, parentEntriesOf, scaleApiVersion, scaleEntriesOf, updateManagedFields, type ManagedFieldsScope } from '../apply/index.ts';
 import { builtinDefinitions, goDecoding, schemaRef, type GoDecoding } from '../schema/index.ts';
 import type { ScaleAccess } from './resource-type.ts';
 import type { AdmissionView, Store, WriteOptions } from './store.ts';
 
-const scaleApiVersion = 'autoscaling/v1';
 const scaleGroupVersion = { group: 'autoscaling', version: 'v1' };
+
+let scaleManagedFields: ManagedFieldsScope | undefined;
+
+/** The Scale's field manager scope (compiled on the first scale write): its managers are the object's owning replicas, as autoscaling/v1 names them. */
+function scaleScope(): ManagedFieldsScope {
+  scaleManagedFields ??= {
+    topology: compileTopology({ $ref: schemaRef('io.k8s.api.autoscaling.v1.Scale') }, builtinDefinitions),
+    apiVersion: scaleApiVersion,
+    kind: 'Scale',
+    subresource: 'scale',
+    versions: { has: (apiVersion) => apiVersion === scaleApiVersion, convert: (obj) => obj, topology: () => scaleManagedFields!.topology },
+  };
+  return scaleManagedFields;
+}
 
 function scaleAccess(store: Store): ScaleAccess {
   const access = store.type.strategy.scale;
@@ -91,9 +105,54 @@ function scaleView(access: ScaleAccess): AdmissionView {
 }
 
 /**
+ * Writes spec.replicas from a Scale: `write` gets the current Scale, with the managed
+ * fields of the object's managers that own its replicas, and returns the Scale to store
+ * with its managers after the write (a PUT's body, the current one patched, or applied).
+ * A resourceVersion in the request is a precondition (409 when stale); a uid must match.
+ * The object's managed fields take the Scale's back (upstream's ScaleHandler). Answers the
+ * resulting Scale.
+ */
+async function writeScale(
+  store: Store,
+  namespace: string,
+  name: string,
+  expectedResourceVersion: string | undefined,
+  opts: WriteOptions,
+  write: (current: KubeObject) => KubeObject,
+): Promise<KubeObject> {
+  const access = scaleAccess(store);
+  const replicasPathAt = (apiVersion: string) => store.replicasPathAt(apiVersion);
+  const { object } = await store.guaranteedUpdate(namespace, name, expectedResourceVersion, { ...opts, managedFieldsSet: true }, (current) => {
+    const entries = current!.metadata.managedFields;
+    const live = scaleOf(access, current!);
+    const liveEntries = scaleEntriesOf(entries, replicasPathAt);
+    if (liveEntries !== undefined) live.metadata.managedFields = liveEntries;
+    const scale = write(live);
+    const uid = scale.metadata?.uid;
+    if (uid !== undefined && uid !== '' && uid !== current!.metadata.uid) {
+      throw conflict({ group: store.type.group, resource: `${store.type.resource}/scale` }, name,
+        `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current!.metadata.uid}`);
+    }
+    const obj = clone(current!);
+    access.set(obj, replicasOf(scale) as number);
+    const after = parentEntriesOf(entries, scale.metadata?.managedFields, replicasPathAt, store.apiVersion);
+    if (after === undefined) delete obj.metadata.managedFields;
+    else obj.metadata.managedFields = after;
+    return obj;
+  }, { createIfMissing: false, subresource: 'scale', admissionView: scaleView(access), mutateArgument: 'copies' });
+  return scaleOf(access, object);
+}
+
+function checkScale(scale: KubeObject, name: string): void {
+  checkScaleTypeMeta(scale);
+  const causes = validateScale(scale);
+  if (causes.length > 0) throw invalid('Scale', name, causes, 'autoscaling');
+}
+
+/**
  * Writes spec.replicas from a Scale: `desired` gets the current Scale and returns the one
- * to apply (a PUT's body, or the current one patched). A resourceVersion in the request
- * is a precondition (409 when stale); a uid must match. Answers the resulting Scale.
+ * to store (a PUT's body, or the current one patched); the writer takes the replicas it
+ * changed as a Scale's Update manager.
  */
 export async function updateScale(
   store: Store,
@@ -103,20 +162,33 @@ export async function updateScale(
   opts: WriteOptions,
   desired: (current: KubeObject) => KubeObject,
 ): Promise<KubeObject> {
-  const access = scaleAccess(store);
-  const { object } = await store.guaranteedUpdate(namespace, name, expectedResourceVersion, opts, (current) => {
-    const scale = desired(scaleOf(access, current!));
-    checkScaleTypeMeta(scale);
-    const causes = validateScale(scale);
-    if (causes.length > 0) throw invalid('Scale', name, causes, 'autoscaling');
-    const uid = scale.metadata?.uid;
-    if (uid !== undefined && uid !== '' && uid !== current!.metadata.uid) {
-      throw conflict({ group: store.type.group, resource: `${store.type.resource}/scale` }, name,
-        `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current!.metadata.uid}`);
-    }
-    const obj = clone(current!);
-    access.set(obj, replicasOf(scale) as number);
-    return obj;
-  }, { createIfMissing: false, subresource: 'scale', admissionView: scaleView(access), mutateArgument: 'copies' });
-  return scaleOf(access, object);
+  return writeScale(store, namespace, name, expectedResourceVersion, opts, (live) => {
+    const scale = desired(live);
+    checkScale(scale, name);
+    const managedFields = opts.fieldManager === undefined ? live.metadata.managedFields : updateManagedFields(scaleScope(), live, scale, opts.fieldManager);
+    const metadata = { ...scale.metadata };
+    if (managedFields === undefined) delete metadata.managedFields;
+    else metadata.managedFields = managedFields;
+    return { ...scale, metadata };
+  });
+}
+
+/**
+ * Server-side apply of a Scale configuration (`application/apply-patch+yaml` to /scale):
+ * the applier owns the Scale's fields it applies, conflicting (409) with the object's
+ * managers that own its replicas unless `force`; the object must exist.
+ */
+export async function applyScale(
+  store: Store,
+  namespace: string,
+  name: string,
+  applied: unknown,
+  opts: WriteOptions & { fieldManager: string; force: boolean },
+): Promise<KubeObject> {
+  return writeScale(store, namespace, name, undefined, opts, (live) => {
+    const result = apply(scaleScope(), live, applied, opts.fieldManager, { force: opts.force });
+    if (!result.ok) throw applyConflictError(result.conflicts);
+    checkScale(result.object, name);
+    return result.object;
+  });
 }

@@ -167,6 +167,7 @@ export class Store {
   private readonly goDecoding: GoDecoding | undefined;
   /** The worker thread that runs this type's applies, when it may (see applyOffloaded). */
   private readonly applyOffload: ApplyOffload | undefined;
+  private readonly equivalents: (() => readonly Store[]) | undefined;
 
   constructor(type: ResourceType, backend: Backend, admission: AdmissionChain, cache?: WatchCache, opts: StoreOptions = {}) {
     this.type = type;
@@ -179,7 +180,8 @@ export class Store {
     if (this.definitions[type.schemaName] === undefined) throw new Error(`no schema ${type.schemaName} for ${type.resource}`);
     this.schema = { $ref: schemaRef(type.schemaName) };
     this.validation = type.schemaValidation ?? builtinValidation;
-    this.fieldManager = new FieldManager(type, this.definitions, this.servedVersions(opts.equivalents));
+    this.equivalents = opts.equivalents;
+    this.fieldManager = new FieldManager(type, this.definitions, this.servedVersions());
     this.goDecoding = type.customResource === true ? undefined : goDecoding(this.definitions, this.schema);
     // Only types served as stored, with nothing to allocate: the worker's Store has neither.
     if (type.customResource !== true && type.storage === undefined && this.allocator === undefined) this.applyOffload = opts.applyOffload;
@@ -1009,9 +1011,8 @@ export class Store {
    * or for a CRD through its converter; a CRD's webhook is not called here, as the apply
    * runs without waiting).
    */
-  private servedVersions(equivalents: (() => readonly Store[]) | undefined): Versions {
-    const own = this.apiVersion;
-    const storeAt = (apiVersion: string): Store | undefined => (apiVersion === own ? this : equivalents?.().find((s) => s.apiVersion === apiVersion));
+  private servedVersions(): Versions {
+    const storeAt = (apiVersion: string): Store | undefined => this.storeAt(apiVersion);
     return {
       has: (apiVersion) => storeAt(apiVersion) !== undefined,
       convert: (obj, from, to) => {
@@ -1022,6 +1023,21 @@ export class Store {
       },
       topology: (apiVersion) => storeAt(apiVersion)!.fieldManager.topology(),
     };
+  }
+
+  /** The Store serving this one's objects at `apiVersion` (this one at its own), if any. */
+  private storeAt(apiVersion: string): Store | undefined {
+    return apiVersion === this.apiVersion ? this : this.equivalents?.().find((s) => s.apiVersion === apiVersion);
+  }
+
+  /**
+   * The objects' replicas field as `apiVersion` names it, for managed fields written
+   * through /scale: null for a version without the scale subresource, undefined for one
+   * they are not served at.
+   */
+  replicasPathAt(apiVersion: string): readonly string[] | null | undefined {
+    const store = this.storeAt(apiVersion);
+    return store === undefined ? undefined : store.type.strategy.scale?.replicasPath ?? null;
   }
 
   /** The bytes an object is stored as: converted first when the type is stored in another version. */

@@ -358,6 +358,23 @@ describe('custom resources', () => {
     const obj = await server.request('GET', `${base}/scaled`);
     assert.equal(obj.json.spec.replicas, 5);
   });
+
+  test('an apply through the scale subresource owns the object\'s replica path, conflicting with its applier', async () => {
+    const applying = { 'content-type': 'application/apply-patch+yaml' };
+    const created = await server.request('PATCH', `${base}/applied?fieldManager=alice`, { raw: JSON.stringify(body('applied', { replicas: 2, image: 'nginx' })), headers: applying });
+    assert.equal(created.status, 201, created.text);
+    const scale = (replicas: number) => JSON.stringify({ apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'applied' }, spec: { replicas } });
+    const clash = await server.request('PATCH', `${base}/applied/scale?fieldManager=bob`, { raw: scale(3), headers: applying });
+    assert.equal(clash.status, 409, clash.text);
+    assert.deepEqual(clash.json.details.causes, [{ reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.spec.replicas' }]);
+    const forced = await server.request('PATCH', `${base}/applied/scale?fieldManager=bob&force=true`, { raw: scale(3), headers: applying });
+    assert.equal(forced.status, 200, forced.text);
+    const obj = (await server.request('GET', `${base}/applied`)).json;
+    assert.equal(obj.spec.replicas, 3);
+    const bob = obj.metadata.managedFields.find((e: Json) => e.manager === 'bob');
+    assert.deepEqual([bob.operation, bob.apiVersion, bob.subresource, bob.fieldsV1], ['Apply', obj.apiVersion, 'scale', { 'f:spec': { 'f:replicas': {} } }]);
+    assert.deepEqual(obj.metadata.managedFields.find((e: Json) => e.manager === 'alice').fieldsV1['f:spec'], { 'f:image': {} });
+  });
 });
 
 describe('server-side apply of custom resources', () => {

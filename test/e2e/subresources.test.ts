@@ -242,6 +242,69 @@ describe('deployments/scale', () => {
   });
 });
 
+describe('managed fields through deployments/scale', () => {
+  const applying = { 'content-type': 'application/apply-patch+yaml' };
+  const scaleBody = (replicas: number) => JSON.stringify({ apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'web' }, spec: { replicas } });
+  const entries = (obj: any) => obj.metadata.managedFields.map((e: any) => [e.manager, e.operation, e.apiVersion, e.subresource ?? '', e.fieldsV1]);
+  const others = { 'f:spec': { 'f:selector': {}, 'f:template': { 'f:metadata': { 'f:labels': { 'f:app': {} } }, 'f:spec': { 'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:image': {}, 'f:name': {} } } } } } };
+  const replicas = { 'f:spec': { 'f:replicas': {} } };
+
+  async function applied(ns: string): Promise<string> {
+    const path = `/apis/apps/v1/namespaces/${ns}/deployments/web`;
+    const res = await server.request('PATCH', `${path}?fieldManager=alice`, { raw: JSON.stringify(deployment('web', 2)), headers: applying });
+    assert.equal(res.status, 201, res.text);
+    return `${path}/scale`;
+  }
+
+  test('an apply to /scale conflicts with the applier of the replicas; forced, it takes them as a scale entry of the object\'s version', async () => {
+    const scale = await applied(await namespace());
+    const clash = await server.request('PATCH', `${scale}?fieldManager=bob`, { raw: scaleBody(5), headers: applying });
+    assert.equal(clash.status, 409, clash.text);
+    assert.deepEqual(clash.json.details.causes, [{ reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.spec.replicas' }]);
+    const forced = await server.request('PATCH', `${scale}?fieldManager=bob&force=true`, { raw: scaleBody(5), headers: applying });
+    assert.equal(forced.status, 200, forced.text);
+    assert.deepEqual([forced.json.kind, forced.json.spec.replicas, forced.json.metadata.managedFields], ['Scale', 5, undefined], 'a Scale answers no managed fields, as upstream\'s');
+    const obj = (await server.request('GET', scale.replace(/\/scale$/, ''))).json;
+    assert.equal(obj.spec.replicas, 5);
+    // Upstream's scale handler gives a new manager of the Scale no time: it sorts first.
+    assert.deepEqual(entries(obj), [
+      ['bob', 'Apply', 'apps/v1', 'scale', replicas],
+      ['alice', 'Apply', 'apps/v1', '', others],
+    ]);
+    // Applying the same replicas again through /scale changes nothing.
+    const again = await server.request('PATCH', `${scale}?fieldManager=bob`, { raw: scaleBody(5), headers: applying });
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.json.metadata.resourceVersion, forced.json.metadata.resourceVersion);
+  });
+
+  test('an update through /scale takes the replicas from their applier, who then conflicts with it', async () => {
+    const scale = await applied(await namespace());
+    const put = await server.request('PUT', `${scale}?fieldManager=hpa`, { body: { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'web' }, spec: { replicas: 7 } } });
+    assert.equal(put.status, 200, put.text);
+    const obj = (await server.request('GET', scale.replace(/\/scale$/, ''))).json;
+    // Upstream's scale handler gives a new manager of the Scale no time.
+    assert.deepEqual(obj.metadata.managedFields.map((e: any) => [e.manager, e.time === undefined]), [['alice', false], ['hpa', true]]);
+    assert.deepEqual(entries(obj)[1], ['hpa', 'Update', 'apps/v1', 'scale', replicas]);
+    const clash = await server.request('PATCH', `${scale.replace(/\/scale$/, '')}?fieldManager=alice`, { raw: JSON.stringify(deployment('web', 2)), headers: applying });
+    assert.equal(clash.status, 409, clash.text);
+    assert.match(clash.json.message, /conflict with "hpa" with subresource "scale" using apps\/v1: \.spec\.replicas/);
+  });
+
+  test('apply to /scale: a configuration of another kind or name is 400, fieldManager is required, a missing object 404', async () => {
+    const scale = await applied(await namespace());
+    const wrongKind = await server.request('PATCH', `${scale}?fieldManager=bob`, { raw: JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' } }), headers: applying });
+    assert.equal(wrongKind.status, 400, wrongKind.text);
+    assert.equal(wrongKind.json.message, 'invalid object type: apps/v1, Kind=Deployment');
+    const wrongName = await server.request('PATCH', `${scale}?fieldManager=bob`, { raw: JSON.stringify({ apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'other' } }), headers: applying });
+    assert.equal(wrongName.status, 400, wrongName.text);
+    assert.equal((await server.request('PATCH', scale, { raw: scaleBody(3), headers: applying })).status, 422);
+    const missing = await server.request('PATCH', `${scale.replace('/web/', '/none/')}?fieldManager=bob`, { raw: JSON.stringify({ apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'none' }, spec: { replicas: 1 } }), headers: applying });
+    assert.equal(missing.status, 404, missing.text);
+    const negative = await server.request('PATCH', `${scale}?fieldManager=bob&force=true`, { raw: scaleBody(-1), headers: applying });
+    assert.equal(negative.status, 422, negative.text);
+  });
+});
+
 describe('Tables of subresources', () => {
   const asTable = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' };
   test('status answers the type\'s row; scale answers Name, Desired, Available (kubectl get --subresource)', async () => {

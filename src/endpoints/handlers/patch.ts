@@ -31,9 +31,9 @@ export async function patchObject(scope: RequestScope, subresource = scope.info.
   const { info, served } = scope;
   const dryRun = parseDryRun(scope.query, 'PatchOptions');
   const directive = parseFieldValidation(scope.query, 'PatchOptions');
-  const media = parseMediaType(scope.req.headers['content-type'] ?? '');
-  if (media?.subtype === 'apply-patch+yaml' || (scope.cbor && media?.type === 'application' && media.subtype === 'apply-patch+cbor')) {
-    await serverSideApply(scope, subresource, dryRun, directive, media.subtype === 'apply-patch+cbor');
+  const applying = applyPatchOf(scope);
+  if (applying !== undefined) {
+    await serverSideApply(scope, subresource, dryRun, directive, applying === 'cbor');
     return;
   }
   const fieldManager = fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'PatchOptions');
@@ -62,31 +62,49 @@ function decodeApplyCbor(body: Uint8Array): DecodedBody {
   }
 }
 
+/** Whether the PATCH is server-side apply: `application/apply-patch+yaml`, or `+cbor` with its gate. */
+export function applyPatchOf(scope: RequestScope): 'yaml' | 'cbor' | undefined {
+  const media = parseMediaType(scope.req.headers['content-type'] ?? '');
+  if (media?.subtype === 'apply-patch+yaml') return 'yaml';
+  if (scope.cbor && media?.type === 'application' && media.subtype === 'apply-patch+cbor') return 'cbor';
+  return undefined;
+}
+
+/** An apply request's manager (required: 422), `force` and body. */
+export async function applyRequest(scope: RequestScope): Promise<{ fieldManager: string; force: boolean; body: Uint8Array }> {
+  const { query } = scope;
+  const fieldManager = query.get('fieldManager') ?? '';
+  if (fieldManager === '') {
+    throw invalid('PatchOptions', '', [{ reason: 'FieldValueRequired', field: 'fieldManager', message: 'Required value: is required for apply patch' }], 'meta.k8s.io');
+  }
+  fieldManagerOf(query, undefined, 'PatchOptions');
+  return { fieldManager, force: queryBool(query.get('force')) === true, body: await readBody(scope.req) };
+}
+
+/** An apply configuration decoded (JSON is YAML: kubectl sends JSON), naming the object the URL names (400 otherwise, as upstream's apply patcher checks). */
+export async function decodeApplyConfiguration(scope: RequestScope, body: Uint8Array, cbor: boolean, directive: FieldValidationDirective): Promise<DecodedBody> {
+  const decoded = cbor ? decodeApplyCbor(body) : await decodeBodyLoading('application/yaml', body, { findDuplicates: directive !== 'Ignore' });
+  const { info, served } = scope;
+  const mismatch = configurationTargetError(decoded.value, info.name, info.namespace, served.type.namespaced);
+  if (mismatch !== undefined) throw badRequest(mismatch);
+  return decoded;
+}
+
 /**
  * `application/apply-patch+yaml` (and `+cbor` with its gate): fieldManager is required
  * (422), `force` is true or false, managedFields in the body are refused (400), a
  * malformed body is 400; creates when absent (201), patches when present (200).
  */
 async function serverSideApply(scope: RequestScope, subresource: string, dryRun: boolean, directive: FieldValidationDirective, cbor: boolean): Promise<void> {
-  const { info, served, query } = scope;
-  const fieldManager = query.get('fieldManager') ?? '';
-  if (fieldManager === '') {
-    throw invalid('PatchOptions', '', [{ reason: 'FieldValueRequired', field: 'fieldManager', message: 'Required value: is required for apply patch' }], 'meta.k8s.io');
-  }
-  fieldManagerOf(query, undefined, 'PatchOptions');
-  const body = await readBody(scope.req);
-  const force = queryBool(query.get('force')) === true;
+  const { info, served } = scope;
+  const { fieldManager, force, body } = await applyRequest(scope);
   // An apply the worker thread takes: it decodes and checks the body itself; what it does
   // not finish is served below from the start.
   if (!cbor && served.store.appliesOnWorker(subresource, dryRun)) {
     const done = await served.store.applyBodyOnWorker(info.namespace, info.name, body, { fieldManager, force, fieldValidation: { directive } });
     if (done !== undefined) return writeStoredAnswer(scope, done.created ? 201 : 200, done);
   }
-  // JSON is YAML: kubectl sends its apply configurations as JSON.
-  const { value: applied, duplicateFields } = cbor ? decodeApplyCbor(body) : await decodeBodyLoading('application/yaml', body, { findDuplicates: directive !== 'Ignore' });
-  // The configuration names the object the URL names, as upstream's apply patcher checks.
-  const mismatch = configurationTargetError(applied, info.name, info.namespace, served.type.namespaced);
-  if (mismatch !== undefined) throw badRequest(mismatch);
+  const { value: applied, duplicateFields } = await decodeApplyConfiguration(scope, body, cbor, directive);
   const result = await served.store.apply(info.namespace, info.name, applied, {
     dryRun, fieldManager, force, workerAsked: !cbor,
     fieldValidation: { directive, duplicateFields, strictError: strictPatchError },

@@ -2,7 +2,7 @@
 // itself), scale, eviction, binding, and the ones that would connect to a kubelet.
 import { badRequest, methodNotAllowed, notFoundPath, type KubeObject, type TableColumn } from '../../api/index.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
-import { getScale, scaleDecodeError, updateScale } from '../../registry/scale.ts';
+import { applyScale, getScale, scaleDecodeError, updateScale } from '../../registry/scale.ts';
 import { column, nameColumn } from '../../registry/table-columns.ts';
 import { writeAnswer } from '../answer.ts';
 import { readBody } from '../http.ts';
@@ -16,7 +16,7 @@ import { bindingHandler } from './virtual.ts';
 import type { RequestScope } from './scope.ts';
 import { tokenRequestHandler, type AuthenticationApi } from './authentication.ts';
 import { decodePatch } from '../patch-body.ts';
-import { patchObject, strictPatchError } from './patch.ts';
+import { applyPatchOf, applyRequest, decodeApplyConfiguration, patchObject, strictPatchError } from './patch.ts';
 
 const scaleSchema = 'io.k8s.api.autoscaling.v1.Scale';
 
@@ -144,7 +144,15 @@ async function updateScaleObject(scope: RequestScope): Promise<void> {
 async function patchScale(scope: RequestScope): Promise<void> {
   const { info, served } = scope;
   const dryRun = parseDryRun(scope.query, 'PatchOptions');
-  parseFieldValidation(scope.query, 'PatchOptions');
+  const directive = parseFieldValidation(scope.query, 'PatchOptions');
+  const applying = applyPatchOf(scope);
+  if (applying !== undefined) {
+    const { fieldManager, force, body } = await applyRequest(scope);
+    const { value } = await decodeApplyConfiguration(scope, body, applying === 'cbor', directive);
+    const scale = await applyScale(served.store, info.namespace, info.name, value, { dryRun, fieldManager, force });
+    await writeAnswer(scope, 200, scale, { source: scaleTable });
+    return;
+  }
   const patch = decodePatch(scope.req.headers['content-type'], scope.query, await readBody(scope.req), {
     schemaName: scaleSchema, groupResource: served.store.groupResource, cbor: scope.cbor,
   });

@@ -35,5 +35,6 @@ export function replicasScale(opts: { mapSelector?: boolean } = {}): ScaleAccess
     set(obj, replicas) {
       ensureObject(obj as JsonObject, 'spec').replicas = replicas;
     },
+    replicasPath: ['spec', 'replicas'],
   };
 }

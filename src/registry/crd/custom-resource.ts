@@ -161,6 +161,7 @@ function scaleAccess(scale: CustomResourceSubresourceScale): ScaleAccess {
     set(obj, replicas) {
       setAtSimplePath(obj, specPath, replicas);
     },
+    replicasPath: specPath.replace(/^\./, '').split('.'),
   };
 }
 
