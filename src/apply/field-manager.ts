@@ -18,7 +18,7 @@ import type { Topology } from './topology.ts';
 import { deepEqual, deepEqualNullAsAbsent, goJsonKind, isObject, type JsonObject } from '../api/json.ts';
 import { TypedError } from './typed.ts';
 import type { OwnershipConflict, UpdaterOptions, Versions } from './updater.ts';
-import { applyOwnership, updateOwnership } from './updater.ts';
+import { applyOwnership, ConversionPending, updateOwnership } from './updater.ts';
 import { configurationErrors } from './validate.ts';
 import { rfc3339Seconds } from '../api/time.ts';
 
@@ -164,7 +164,8 @@ export function updateManagedFields(scope: ManagedFieldsScope, live: KubeObject 
   try {
     const after = recordUpdate(scope, withoutManagedFields(live ?? {}), withoutManagedFields(obj), managed, manager);
     return encodeManagedFields(after);
-  } catch {
+  } catch (err) {
+    if (err instanceof ConversionPending) throw err;
     // Upstream's UpdateNoErrors: a write never fails for its managed fields.
     return live?.metadata?.managedFields;
   }

@@ -11,6 +11,7 @@ export type { Conflict } from './conflicts.ts';
 export { applyConflictError } from './conflicts.ts';
 export type { ManagedFieldsScope } from './field-manager.ts';
 export type { Versions } from './updater.ts';
+export { ConversionPending } from './updater.ts';
 export { apply, updateManagedFields } from './field-manager.ts';
 export { managedFieldsProblem } from './managed-fields.ts';
 export { lastAppliedAnnotation } from './last-applied.ts';

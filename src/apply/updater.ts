@@ -43,6 +43,25 @@ export interface Versions {
   topology(apiVersion: string): Topology;
 }
 
+/**
+ * Thrown by Versions.convert for a conversion it cannot make at once (a CRD's conversion
+ * webhook): the caller makes it, then runs the write's managed fields again, when the
+ * conversion is at hand. Nothing in the field manager catches it.
+ */
+export class ConversionPending extends Error {
+  readonly obj: unknown;
+  readonly from: string;
+  readonly to: string;
+
+  constructor(obj: unknown, from: string, to: string) {
+    super(`conversion from ${from} to ${to} pending`);
+    this.name = 'ConversionPending';
+    this.obj = obj;
+    this.from = from;
+    this.to = to;
+  }
+}
+
 export interface UpdaterOptions {
   /** Fields whose changes are never recorded (upstream's reset fields). */
   ignored?: FieldSet;

@@ -1,7 +1,7 @@
 // The generic Store: one resource's object lifecycle (create, update, delete, dry run, managed fields) over a storage Backend.
 import { randomUUID } from 'node:crypto';
 import {
-  alreadyExists, apiVersionOf, badRequest, conflict, generateNameConflict, invalid, isStatusError, notFound, staleObject,
+  alreadyExists, apiVersionOf, badRequest, conflict, generateNameConflict, internalError, invalid, isStatusError, notFound, staleObject,
   unclassifiedError, type GroupResource, type KubeList, type KubeObject, type Status, type StatusCause,
 } from '../api/index.ts';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/chain.ts';
@@ -25,7 +25,7 @@ import {
   schemaRef, validate, type Definitions, type GoDecoding, type Schema, type ValidateOptions,
 } from '../schema/index.ts';
 import { FieldManager } from './field-manager.ts';
-import type { Versions } from '../apply/index.ts';
+import { ConversionPending, type Versions } from '../apply/index.ts';
 import { strictDecodingErrors, strictDecodingMessage, type FieldValidation } from './field-validation.ts';
 import { rfc3339Seconds } from '../api/time.ts';
 import { celLoaded, loadCel } from '../cel/lazy.ts';
@@ -90,6 +90,13 @@ export interface UpdateResult {
 
 /** How many times a write without a client precondition is retried on a concurrent change. */
 const maxRetries = 10;
+/** The most webhook conversions one write's managed fields wait for (each a retry of the attempt). */
+const maxPendingConversions = 16;
+
+/** A conversion made for a write's managed fields, by its target version and object (each attempt builds the same objects the same way). */
+function conversionKey(obj: unknown, to: string): string {
+  return `${to}\n${JSON.stringify(obj)}`;
+}
 
 /** What an update attempt answers when a concurrent write came first: read again and retry. */
 const retry = Symbol('retry');
@@ -168,6 +175,11 @@ export class Store {
   /** The worker thread that runs this type's applies, when it may (see applyOffloaded). */
   private readonly applyOffload: ApplyOffload | undefined;
   private readonly equivalents: (() => readonly Store[]) | undefined;
+  /**
+   * While a write's managed fields are worked out: the conversions made for it by a
+   * webhook (servedVersions), by target version and object, or the error making one met.
+   */
+  private conversions: Map<string, KubeObject | Error> | undefined;
 
   constructor(type: ResourceType, backend: Backend, admission: AdmissionChain, cache?: WatchCache, opts: StoreOptions = {}) {
     this.type = type;
@@ -289,7 +301,10 @@ export class Store {
 
     // The writer's fields are recorded before mutating admission, as upstream's handlers do:
     // what a plugin adds (a service account's token volume, a webhook's sidecar) is no one's.
-    if (opts.fieldManager !== undefined && !opts.managedFieldsSet) this.fieldManager.recordUpdate(undefined, obj, opts.fieldManager);
+    if (opts.fieldManager !== undefined && !opts.managedFieldsSet) {
+      const pending = this.recordCreate(obj, opts.fieldManager);
+      if (pending !== undefined) await pending;
+    }
     const attrs = this.attributes('CREATE', namespace, obj, undefined, opts);
     await this.admit(attrs, obj);
     // Upstream decodes and prepares a new object after mutating admission: unknown fields a
@@ -424,6 +439,7 @@ export class Store {
     // attempt starts from the storage, as it does after a write refused for its revision.
     // A dry run reads the storage: nothing would catch a stale copy, since it writes nothing.
     let fromCache = opts.dryRun !== true;
+    let conversions: Map<string, KubeObject | Error> | undefined;
     for (let attempt = 0; ; attempt++) {
       // A pinned resourceVersion makes a concurrent change the client's conflict (409), not a retry.
       const mayRetry = !pinned && attempt < maxRetries;
@@ -442,9 +458,14 @@ export class Store {
       }
       let obj: KubeObject;
       try {
-        obj = this.desiredUpdate(base, mutate, opts, mutateArgument);
-        rules.prepare(obj, current);
-        if (opts.fieldManager !== undefined && !opts.managedFieldsSet) this.fieldManager.recordUpdate(current, obj, opts.fieldManager, subresource);
+        this.conversions = conversions;
+        try {
+          obj = this.desiredUpdate(base, mutate, opts, mutateArgument);
+          rules.prepare(obj, current);
+          if (opts.fieldManager !== undefined && !opts.managedFieldsSet) this.fieldManager.recordUpdate(current, obj, opts.fieldManager, subresource);
+        } finally {
+          this.conversions = undefined;
+        }
         const attrs = this.updateAttributes(namespace, obj, current, opts, subresource, admissionView);
         await this.admitUpdate(attrs, obj, current, rules, admissionView);
         rules.validate(obj, current);
@@ -452,6 +473,14 @@ export class Store {
         await this.admission.validate(attrs);
         this.completeGoValue(obj);
       } catch (err) {
+        // Managed fields that wait for a webhook's conversion: made, then the attempt again.
+        if (err instanceof ConversionPending) {
+          if ((conversions?.size ?? 0) >= maxPendingConversions) throw internalError(`more than ${maxPendingConversions} conversions for the managed fields of one write`);
+          conversions ??= new Map();
+          await this.convertPending(err, conversions);
+          attempt--;
+          continue;
+        }
         // Refused on a copy the storage has moved past (a uid, an immutable field, an
         // apply's conflict): decided again on the stored object, as upstream's etcd store does.
         if (await this.movedPast(base)) continue;
@@ -997,6 +1026,52 @@ export class Store {
     return this.convertThroughStorage(obj, source);
   }
 
+  /**
+   * A create's managed fields, recorded at once; a promise only when they wait for a
+   * webhook's conversion (managed fields sent with the object, of another version).
+   */
+  private recordCreate(obj: KubeObject, manager: string): Promise<void> | undefined {
+    try {
+      this.fieldManager.recordUpdate(undefined, obj, manager);
+      return undefined;
+    } catch (err) {
+      if (!(err instanceof ConversionPending)) throw err;
+      return (async () => {
+        const conversions = new Map<string, KubeObject | Error>();
+        // A pending conversion throws before the managed fields are set: each try starts from the object as sent.
+        for (let pending = err; conversions.size < maxPendingConversions;) {
+          await this.convertPending(pending, conversions);
+          this.conversions = conversions;
+          try {
+            this.fieldManager.recordUpdate(undefined, obj, manager);
+            return;
+          } catch (again) {
+            if (!(again instanceof ConversionPending)) throw again;
+            pending = again;
+          } finally {
+            this.conversions = undefined;
+          }
+        }
+        throw internalError(`more than ${maxPendingConversions} conversions for the managed fields of one write`);
+      })();
+    }
+  }
+
+  /** Makes the conversion a write's managed fields wait for (by the CRD's webhook), keeping it, or the error met, for the write's next attempt. */
+  private async convertPending(pending: ConversionPending, conversions: Map<string, KubeObject | Error>): Promise<void> {
+    const key = conversionKey(pending.obj, pending.to);
+    try {
+      conversions.set(key, await this.storeAt(pending.to)!.convertFrom(pending.obj as KubeObject, this.storeAt(pending.from)!));
+    } catch (err) {
+      conversions.set(key, err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  /** Whether convertFrom converts without waiting (no CRD conversion webhook to call). */
+  convertsAtOnce(): boolean {
+    return true;
+  }
+
   /** convertFrom by the types' storage conversions alone (a CRD's webhook is not called: its versions then differ only in apiVersion). */
   convertThroughStorage(obj: KubeObject, source: Store): KubeObject {
     const stored = source.type.storage === undefined ? obj : source.type.storage.toStorage(obj);
@@ -1008,18 +1083,25 @@ export class Store {
   /**
    * The versions this Store's objects are served at, for the managed fields of managers
    * that wrote through another one (upstream's field manager converts through its scheme,
-   * or for a CRD through its converter; a CRD's webhook is not called here, as the apply
-   * runs without waiting).
+   * or for a CRD through its converter). A conversion by a CRD's webhook is made outside
+   * the field manager, which runs without waiting: asked for, it is pending until the
+   * write has made it (`conversions`).
    */
   private servedVersions(): Versions {
     const storeAt = (apiVersion: string): Store | undefined => this.storeAt(apiVersion);
     return {
       has: (apiVersion) => storeAt(apiVersion) !== undefined,
       convert: (obj, from, to) => {
-        // The empty object a create starts from has no metadata; the conversions expect it.
+        // The empty object a create starts from is one of the kind with nothing set, as upstream's.
         const o = obj as KubeObject;
-        const input = isObject(o.metadata) ? o : { ...o, metadata: {} } as KubeObject;
-        return storeAt(to)!.convertThroughStorage(input, storeAt(from)!);
+        const source = storeAt(from)!;
+        const input = isObject(o.metadata) ? o : { apiVersion: from, kind: source.type.kind, ...o, metadata: {} } as KubeObject;
+        const target = storeAt(to)!;
+        if (target.convertsAtOnce()) return target.convertThroughStorage(input, source);
+        const made = this.conversions?.get(conversionKey(input, to));
+        if (made === undefined) throw new ConversionPending(input, from, to);
+        if (made instanceof Error) throw isStatusError(made) ? made : internalError(made.message);
+        return made;
       },
       topology: (apiVersion) => storeAt(apiVersion)!.fieldManager.topology(),
     };

@@ -336,6 +336,37 @@ describe('a CRD converting by webhook', () => {
     });
     assert.match(untrusted, /: tls: failed to verify certificate: x509: certificate is valid for .*converter\.default\.svc.*, not stranger\.default\.svc$/, 'the certificate does not name the service');
   });
+
+  test('managers of the other version own fields as the webhook converts them', async () => {
+    const path = '/convert-managers';
+    hooks.handle(path, (review) => answer(review));
+    const { group } = await establishWidgets(path);
+    const item = (v: string) => `/apis/${group}/${v}/namespaces/default/widgets/w`;
+    const apply = (v: string, spec: Json, manager: string, force = false) => server.request('PATCH', `${item(v)}?fieldManager=${manager}${force ? '&force=true' : ''}`, {
+      raw: JSON.stringify(widget(group, v, 'w', spec)), headers: { 'content-type': 'application/apply-patch+yaml' },
+    });
+    assert.equal((await apply('v2', { replicas: 3 }, 'v2-applier')).status, 201);
+    // v1's size is v2's replicas: a conflict, named as the v2 applier owns it.
+    const clash = await apply('v1', { size: '4' }, 'v1-applier');
+    assert.equal(clash.status, 409, clash.text);
+    assert.deepEqual(clash.json.details.causes, [{ reason: 'FieldManagerConflict', message: 'conflict with "v2-applier"', field: '.spec.replicas' }]);
+    const forced = await apply('v1', { size: '4' }, 'v1-applier', true);
+    assert.equal(forced.status, 200, forced.text);
+    const owners = Object.fromEntries(forced.json.metadata.managedFields.map((e: Json) => [e.manager, [e.apiVersion, e.fieldsV1]]));
+    assert.deepEqual(owners, { 'v1-applier': [`${group}/v1`, { 'f:spec': { 'f:size': {} } }] }, 'the v2 applier lost the replicas, its only field');
+    // An update through v2 takes the size from the v1 applier.
+    const put = await server.request('PATCH', `${item('v2')}?fieldManager=editor`, { raw: '{"spec":{"replicas":6}}', headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(put.status, 200, put.text);
+    assert.deepEqual(put.json.metadata.managedFields.map((e: Json) => [e.manager, e.operation, e.fieldsV1]), [['editor', 'Update', { 'f:spec': { 'f:replicas': {} } }]]);
+
+    // A create sending managed fields of the other version: its writer takes what it set, as converted.
+    const sent = { manager: 'old', operation: 'Apply', apiVersion: `${group}/v2`, fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:replicas': {} } } };
+    const created = await server.request('POST', `/apis/${group}/v1/namespaces/default/widgets?fieldManager=creator`, {
+      body: { ...widget(group, 'v1', 'w2', { size: '2' }), metadata: { name: 'w2', managedFields: [sent] } },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(created.json.metadata.managedFields.map((e: Json) => [e.manager, e.fieldsV1]), [['creator', { 'f:spec': { '.': {}, 'f:size': {} } }]]);
+  });
 });
 
 describe('kubectl and a CRD converting by webhook', needsKubectl, () => {

@@ -73,6 +73,10 @@ export class CustomResourceStore extends Store {
     return kv === undefined ? obj : this.decode(kv);
   }
 
+  override convertsAtOnce(): boolean {
+    return this.#converter === undefined;
+  }
+
   /** Another version's object in this one: its apiVersion changed, or converted by the CRD's webhook. */
   override async convertFrom(obj: KubeObject, source: Store): Promise<KubeObject> {
     if (this.#converter === undefined) return super.convertFrom(obj, source);
