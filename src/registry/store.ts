@@ -440,10 +440,13 @@ export class Store {
     // A dry run reads the storage: nothing would catch a stale copy, since it writes nothing.
     let fromCache = opts.dryRun !== true;
     let conversions: Map<string, KubeObject | Error> | undefined;
+    // The object an attempt that waited for conversions goes on from.
+    let again: UpdateBase | undefined;
     for (let attempt = 0; ; attempt++) {
       // A pinned resourceVersion makes a concurrent change the client's conflict (409), not a retry.
       const mayRetry = !pinned && attempt < maxRetries;
-      const base = (fromCache ? this.cachedBase(key) : undefined) ?? await this.storedBase(key);
+      const base = again ?? (fromCache ? this.cachedBase(key) : undefined) ?? await this.storedBase(key);
+      again = undefined;
       fromCache = false;
       if (base === undefined) {
         if (!createIfMissing || pinned || subresource !== '') throw notFound(this.groupResource, name);
@@ -478,6 +481,7 @@ export class Store {
           if ((conversions?.size ?? 0) >= maxPendingConversions) throw internalError(`more than ${maxPendingConversions} conversions for the managed fields of one write`);
           conversions ??= new Map();
           await this.convertPending(err, conversions);
+          again = base;
           attempt--;
           continue;
         }
