@@ -11,7 +11,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { CollectedGauge, HistogramSeries, PlainCounter, PlainGauge, PlainHistogram, type MetricList } from './series.ts';
-import type { LevelSeats } from './priority-levels.ts';
+import type { LevelClock, LevelSeats } from './priority-levels.ts';
 
 /** prom-client's Prometheus text content type (its Registry.contentType), known before prom-client loads. */
 const prometheusContentType = 'text/plain; version=0.0.4; charset=utf-8';
@@ -264,6 +264,22 @@ export class ApiMetrics {
     levelGauge('demand_seats_stdev', 'Time-weighted standard deviation, over last adjustment period, of demand_seats', (seats) => seats.demand.deviation);
     levelGauge('demand_seats_smoothed', 'Smoothed seat demands', (seats) => seats.demand.smoothed);
     levelGauge('target_seats', 'Seat allocation targets', (seats) => seats.target);
+    // The limited levels' virtual clocks (what a dispatch from a queue sets once there was one).
+    const clockGauge = (name: string, help: string, value: (clock: LevelClock) => number | undefined) =>
+      new CollectedGauge(list, `apiserver_flowcontrol_${name}`, help, () => this.#levelSeats().levels.flatMap((seats) => {
+        const v = seats.clock === undefined ? undefined : value(seats.clock);
+        return v === undefined ? [] : [{ labels: { priority_level: seats.level }, value: v }];
+      }));
+    clockGauge('current_r', 'R(time of last change)', (clock) => clock.currentR);
+    clockGauge('dispatch_r', 'R(time of last dispatch)', (clock) => clock.dispatch?.r);
+    clockGauge('latest_s', 'S(most recently dispatched request)', (clock) => clock.dispatch?.s);
+    const boundsGauge = (name: string, help: string, min: (d: NonNullable<LevelClock['dispatch']>) => number, max: (d: NonNullable<LevelClock['dispatch']>) => number) =>
+      new CollectedGauge(list, `apiserver_flowcontrol_${name}`, help, () => this.#levelSeats().levels.flatMap((seats) => {
+        const d = seats.clock?.dispatch;
+        return d === undefined ? [] : [{ labels: { priority_level: seats.level, bound: 'min' }, value: min(d) }, { labels: { priority_level: seats.level, bound: 'max' }, value: max(d) }];
+      }));
+    boundsGauge('next_s_bounds', 'min and max, over queues, of S(oldest waiting request in queue)', (d) => d.sMin, (d) => d.sMax);
+    boundsGauge('next_discounted_s_bounds', 'min and max, over queues, of S(oldest waiting request in queue) - estimated work in progress', (d) => d.dsMin, (d) => d.dsMax);
     new CollectedGauge(list, 'apiserver_flowcontrol_seat_fair_frac', "Fair fraction of server's concurrency to allocate to each priority level that can use it",
       () => {
         const { levels, fairFraction } = this.#levelSeats();

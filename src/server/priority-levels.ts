@@ -104,7 +104,20 @@ class DroppedRequests {
   }
 }
 
-/** A level's seats as the metrics show them (apiserver_flowcontrol_*_limit_seats, demand_seats_*, target_seats). */
+/**
+ * A limited level's virtual clock as upstream's metrics show it (seat-seconds), from its
+ * configuration on: R as last brought up to date (current_r), and at its last dispatch
+ * from a queue R (dispatch_r),
+ * the dispatched request's start S (latest_s), and the least and greatest S over the
+ * queues with a request waiting (next_s_bounds), less each queue's estimated work in
+ * progress (next_discounted_s_bounds).
+ */
+export interface LevelClock {
+  currentR: number;
+  dispatch?: { r: number; s: number; sMin: number; sMax: number; dsMin: number; dsMax: number };
+}
+
+/** A level's seats as the metrics show them (apiserver_flowcontrol_*_limit_seats, demand_seats_*, target_seats), and a limited level's clock. */
 export interface LevelSeats {
   level: string;
   nominal: number;
@@ -113,6 +126,7 @@ export interface LevelSeats {
   current: number;
   demand: Readonly<DemandStats>;
   target: number;
+  clock?: LevelClock;
 }
 
 /** What a request shows of itself while it waits (upstream's dump_requests). */
@@ -250,6 +264,8 @@ class Level {
   /** Virtual time now, and when it was last brought up to date (ms). */
   currentR = 0;
   #lastSync: number;
+  /** Its last dispatch from a queue, for the metrics. */
+  lastDispatch: LevelClock['dispatch'];
   /** Each flow's hand of queues, dealt once (a hash and a deal are a few µs). */
   #hands = new Map<string, number[]>();
   /** The queue last dispatched from: ties go to the ones after it (upstream's robinIndex). */
@@ -399,6 +415,12 @@ class Level {
     if (queue !== undefined) {
       this.syncTime();
       this.#wake(queue);
+      // Upstream's anti-windup, with the request at the head of its queue, arrived now.
+      if (queue.nextDispatchR < this.currentR) queue.nextDispatchR = this.currentR;
+      // Dispatched as the only request waiting at this level.
+      const s = queue.nextDispatchR;
+      const ds = s - queue.seatsInUse * estimatedServiceSeconds;
+      this.lastDispatch = { r: this.currentR, s, sMin: s, sMax: s, dsMin: ds, dsMax: ds };
       queue.nextDispatchR += totalWork(work);
     }
     this.#start(seats, queue);
@@ -450,11 +472,21 @@ class Level {
     const count = this.queues.length;
     let chosen = -1;
     let finish = Infinity;
+    let sMin = Infinity;
+    let sMax = -Infinity;
+    let dsMin = Infinity;
+    let dsMax = -Infinity;
     for (let i = 1; i <= count; i++) {
       const index = (this.#robin + i) % count;
       const queue = this.queues[index]!;
       const head = queue.waiting[0];
       if (head === undefined) continue;
+      const s = queue.nextDispatchR;
+      const ds = s - queue.seatsInUse * estimatedServiceSeconds;
+      if (s < sMin) sMin = s;
+      if (s > sMax) sMax = s;
+      if (ds < dsMin) dsMin = ds;
+      if (ds > dsMax) dsMax = ds;
       const at = queue.nextDispatchR + head.totalWork;
       if (at < finish) {
         finish = at;
@@ -469,6 +501,7 @@ class Level {
       return false;
     }
     this.#robin = chosen;
+    this.lastDispatch = { r: this.currentR, s: queue.nextDispatchR, sMin, sMax, dsMin, dsMax };
     queue.waiting.shift();
     queue.waitingSeats -= head.seats;
     queue.waitingWork -= head.totalWork;
@@ -612,9 +645,16 @@ export class PriorityLevels {
 
   /** Every level's seats: nominal, bounds, current limit, demand (the metrics). */
   seats(): LevelSeats[] {
-    return [...this.#levels.values()].map((level) => ({
-      level: level.name, nominal: level.nominal, lower: level.lower, upper: level.upper, current: level.limit, demand: level.demandStats, target: level.target,
-    }));
+    return [...this.#levels.values()].map((level) => {
+      const seats: LevelSeats = {
+        level: level.name, nominal: level.nominal, lower: level.lower, upper: level.upper, current: level.limit, demand: level.demandStats, target: level.target,
+      };
+      if (!level.exempt) {
+        seats.clock = { currentR: level.currentR };
+        if (level.lastDispatch !== undefined) seats.clock.dispatch = level.lastDispatch;
+      }
+      return seats;
+    });
   }
 
   /** The fraction of its target each level was last given (apiserver_flowcontrol_seat_fair_frac). */

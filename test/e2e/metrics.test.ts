@@ -226,6 +226,16 @@ describe('in-flight limits', () => {
       assert.ok(Number.isFinite(sample(text, `apiserver_flowcontrol_${name}`, { priority_level: 'global-default' })), name);
     }
     assert.match(text, /^apiserver_flowcontrol_seat_fair_frac \d/m);
+    // The limited levels' virtual clocks (seat-seconds; still at 0 here, where a level with its one seat lent away
+    // serves a request at a time); global-default dispatched from its queues. The exempt level has none.
+    assert.equal(sample(text, 'apiserver_flowcontrol_current_r', { priority_level: 'catch-all' }), 0);
+    const dispatchR = sample(text, 'apiserver_flowcontrol_dispatch_r', { priority_level: 'global-default' });
+    assert.ok(dispatchR >= 0 && dispatchR <= sample(text, 'apiserver_flowcontrol_current_r', { priority_level: 'global-default' }));
+    const latestS = sample(text, 'apiserver_flowcontrol_latest_s', { priority_level: 'global-default' });
+    assert.ok(latestS >= sample(text, 'apiserver_flowcontrol_next_s_bounds', { priority_level: 'global-default', bound: 'min' }));
+    assert.ok(latestS <= sample(text, 'apiserver_flowcontrol_next_s_bounds', { priority_level: 'global-default', bound: 'max' }));
+    assert.ok(Number.isFinite(sample(text, 'apiserver_flowcontrol_next_discounted_s_bounds', { priority_level: 'global-default', bound: 'min' })));
+    assert.doesNotMatch(text, /^apiserver_flowcontrol_current_r\{priority_level="exempt"\}/m);
   });
 });
 

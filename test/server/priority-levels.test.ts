@@ -353,3 +353,47 @@ test('a dispatch that finds no seats for the head it chose says so, with the hea
   seated(await wide).release();
   held[2]!.release();
 });
+
+test('a level\'s virtual clock as upstream\'s metrics show it: R, and at each dispatch R, S and the queues\' next S', () => {
+  let now = 0;
+  const levels = new PriorityLevels({ serverLimit: 2, maxWaitMs: 60_000, now: () => now });
+  levels.configure([{ name: 'exempt', exempt: true, shares: 0 }, { name: 'l', exempt: false, shares: 1, queuing: queuing(2, 1) }]);
+  const flowAt = (queue: number) => ['a', 'b', 'c', 'd', 'e', 'f'].find((flow) => dealHand(flowHash('s', flow), 2, 1)[0] === queue)!;
+  const [qa, qb] = [flowAt(0), flowAt(1)];
+  const clock = () => levels.seats().find((s) => s.level === 'l')!.clock;
+  assert.deepEqual(clock(), { currentR: 0 }, 'configured, nothing dispatched yet');
+  seated(levels.acquire('exempt', 'exempt', 'x') as Admitted);
+  assert.equal(levels.seats().find((s) => s.level === 'exempt')!.clock, undefined, 'the exempt level has no clock');
+
+  // Two requests run at once, each dispatched from its idle queue at R = 0 (3 ms of a seat each).
+  const a1 = seated(levels.acquire('l', 's', qa) as Admitted);
+  seated(levels.acquire('l', 's', qb) as Admitted);
+  assert.deepEqual(clock(), { currentR: 0, dispatch: { r: 0, s: 0, sMin: 0, sMax: 0, dsMin: 0, dsMax: 0 } });
+  // One more of each waits; after 10 ms qa's first ends: R moved at 2 seats over 2 active queues.
+  const a2 = levels.acquire('l', 's', qa);
+  const b2 = levels.acquire('l', 's', qb);
+  assert.ok(a2 instanceof Promise && b2 instanceof Promise);
+  now = 10;
+  a1.release();
+  // qa ran 7 ms longer than estimated: its next S is 3 + 7 ms; qb's is 3 ms with one request (3 ms) in progress.
+  const c = clock()!;
+  assert.ok(Math.abs(c.currentR - 0.01) < 1e-9, String(c.currentR));
+  const d = c.dispatch!;
+  assert.ok(Math.abs(d.r - 0.01) < 1e-9 && Math.abs(d.s - 0.003) < 1e-9, JSON.stringify(d));
+  assert.ok(Math.abs(d.sMin - 0.003) < 1e-9 && Math.abs(d.sMax - 0.01) < 1e-9, JSON.stringify(d));
+  assert.ok(Math.abs(d.dsMin - 0) < 1e-9 && Math.abs(d.dsMax - 0.01) < 1e-9, JSON.stringify(d));
+});
+
+test('a request that runs at once starts no earlier in virtual time than it arrived, as upstream\'s anti-windup bounds it', () => {
+  let now = 0;
+  const levels = new PriorityLevels({ serverLimit: 3, maxWaitMs: 60_000, now: () => now });
+  levels.configure([{ name: 'l', exempt: false, shares: 1, queuing: queuing(2, 1) }]);
+  const flowAt = (queue: number) => ['a', 'b', 'c', 'd', 'e', 'f'].find((flow) => dealHand(flowHash('s', flow), 2, 1)[0] === queue)!;
+  seated(levels.acquire('l', 's', flowAt(0)) as Admitted);
+  seated(levels.acquire('l', 's', flowAt(1)) as Admitted);
+  // 100 ms later R is 0.1 (two seats over two busy queues); the first queue's next S is still 3 ms.
+  now = 100;
+  seated(levels.acquire('l', 's', flowAt(0)) as Admitted);
+  const d = levels.seats()[0]!.clock!.dispatch!;
+  assert.ok(Math.abs(d.r - 0.1) < 1e-9 && Math.abs(d.s - 0.1) < 1e-9, JSON.stringify(d));
+});
