@@ -10,8 +10,9 @@
 
 import { createHash, randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
-import { CollectedGauge, HistogramSeries, PlainCounter, PlainGauge, PlainHistogram, type MetricList } from './series.ts';
-import type { LevelClock, LevelSeats } from './priority-levels.ts';
+import { CollectedGauge, CollectedHistogram, HistogramSeries, PlainCounter, PlainGauge, PlainHistogram, type MetricList } from './series.ts';
+import { requestUtilizationBounds, seatDemandBounds, seatUtilizationBounds, type LevelClock, type LevelSeats } from './priority-levels.ts';
+import type { TimingReading } from './timing-ratio.ts';
 
 /** prom-client's Prometheus text content type (its Registry.contentType), known before prom-client loads. */
 const prometheusContentType = 'text/plain; version=0.0.4; charset=utf-8';
@@ -264,7 +265,7 @@ export class ApiMetrics {
     levelGauge('demand_seats_stdev', 'Time-weighted standard deviation, over last adjustment period, of demand_seats', (seats) => seats.demand.deviation);
     levelGauge('demand_seats_smoothed', 'Smoothed seat demands', (seats) => seats.demand.smoothed);
     levelGauge('target_seats', 'Seat allocation targets', (seats) => seats.target);
-    // The limited levels' virtual clocks (what a dispatch from a queue sets once there was one).
+    // The levels' virtual clocks (what a dispatch from a queue sets once there was one).
     const clockGauge = (name: string, help: string, value: (clock: LevelClock) => number | undefined) =>
       new CollectedGauge(list, `apiserver_flowcontrol_${name}`, help, () => this.#levelSeats().levels.flatMap((seats) => {
         const v = seats.clock === undefined ? undefined : value(seats.clock);
@@ -280,6 +281,16 @@ export class ApiMetrics {
       }));
     boundsGauge('next_s_bounds', 'min and max, over queues, of S(oldest waiting request in queue)', (d) => d.sMin, (d) => d.sMax);
     boundsGauge('next_discounted_s_bounds', 'min and max, over queues, of S(oldest waiting request in queue) - estimated work in progress', (d) => d.dsMin, (d) => d.dsMax);
+    // Upstream's timing ratio histograms: nanoseconds spent at each ratio.
+    const utilization = (name: string, help: string, bounds: readonly number[], readings: (u: NonNullable<LevelSeats['utilization']>, level: string) => Array<{ labels: Record<string, string>; reading: TimingReading }>) =>
+      new CollectedHistogram(list, `apiserver_flowcontrol_${name}`, help, bounds, () => this.#levelSeats().levels.flatMap((seats) =>
+        seats.utilization === undefined ? [] : readings(seats.utilization, seats.level).map(({ labels, reading }) => ({ labels, counts: reading.nanos, sum: reading.sum, count: reading.count }))));
+    utilization('priority_level_seat_utilization', 'Observations, at the end of every nanosecond, of utilization of seats for any stage of execution (but only initial stage for WATCHes); denominator is current seat limit or max(1, round(server seat limit/10))',
+      seatUtilizationBounds, (u, level) => [{ labels: { phase: 'executing', priority_level: level }, reading: u.seats }]);
+    utilization('priority_level_request_utilization', 'Observations, at the end of every nanosecond, of number of requests (as a fraction of the relevant limit) waiting or in any stage of execution (but only initial stage for WATCHes)',
+      requestUtilizationBounds, (u, level) => [{ labels: { phase: 'waiting', priority_level: level }, reading: u.waiting }, { labels: { phase: 'executing', priority_level: level }, reading: u.executing }]);
+    utilization('demand_seats', 'Observations, at the end of every nanosecond, of (the number of seats each priority level could use) / (current seat limit for that level if that is not zero otherwise max(1, round(server seat limit/10)))',
+      seatDemandBounds, (u, level) => [{ labels: { priority_level: level }, reading: u.demand }]);
     new CollectedGauge(list, 'apiserver_flowcontrol_seat_fair_frac', "Fair fraction of server's concurrency to allocate to each priority level that can use it",
       () => {
         const { levels, fairFraction } = this.#levelSeats();

@@ -26,6 +26,7 @@ import { createHash } from 'node:crypto';
 import type { LevelConfig } from '../auth/flow-schemas.ts';
 import { allocateSeats, Integrator, updateDemand, type AllocationItem, type DemandStats } from './seat-borrowing.ts';
 import { maxSeatsOf, oneSeat, type WorkEstimate } from './work-estimate.ts';
+import { TimingRatio, type TimingReading } from './timing-ratio.ts';
 
 export type { LevelConfig };
 
@@ -105,7 +106,7 @@ class DroppedRequests {
 }
 
 /**
- * A limited level's virtual clock as upstream's metrics show it (seat-seconds), from its
+ * A level's virtual clock as upstream's metrics show it (seat-seconds), from its
  * configuration on: R as last brought up to date (current_r), and at its last dispatch
  * from a queue R (dispatch_r),
  * the dispatched request's start S (latest_s), and the least and greatest S over the
@@ -117,7 +118,7 @@ export interface LevelClock {
   dispatch?: { r: number; s: number; sMin: number; sMax: number; dsMin: number; dsMax: number };
 }
 
-/** A level's seats as the metrics show them (apiserver_flowcontrol_*_limit_seats, demand_seats_*, target_seats), and a limited level's clock. */
+/** A level's seats as the metrics show them (apiserver_flowcontrol_*_limit_seats, demand_seats_*, target_seats), and its clock. */
 export interface LevelSeats {
   level: string;
   nominal: number;
@@ -127,6 +128,8 @@ export interface LevelSeats {
   demand: Readonly<DemandStats>;
   target: number;
   clock?: LevelClock;
+  /** Upstream's timing ratio histograms of the level (priority_level_seat_utilization, priority_level_request_utilization by phase, demand_seats). */
+  utilization?: { seats: TimingReading; executing: TimingReading; waiting: TimingReading; demand: TimingReading };
 }
 
 /** What a request shows of itself while it waits (upstream's dump_requests). */
@@ -217,6 +220,11 @@ const newQueue = (): Queue => ({ waiting: [], waitingSeats: 0, waitingWork: 0, e
 /** How long upstream reckons a request runs before it knows (its estimatedServiceDuration), in seconds. */
 const estimatedServiceSeconds = 0.003;
 
+/** Upstream's buckets: seat utilization (0.99 and 1 to show saturation), request utilization, seat demand. */
+export const seatUtilizationBounds = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1];
+export const requestUtilizationBounds = [0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.25, 0.5, 0.75, 1];
+export const seatDemandBounds = [0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.4, 1.7, 2, 2.8, 4, 6];
+
 /** A request's work in seat-seconds: its seats while it runs, and its final seats while its event goes out. */
 function totalWork(work: WorkEstimate): number {
   return work.initialSeats * estimatedServiceSeconds + work.finalSeats * work.additionalLatencyMs / 1000;
@@ -277,12 +285,40 @@ class Level {
   /** Told the schema of a head that could not be dispatched for want of seats. */
   readonly #noAccommodation: ((level: string, schema: string) => void) | undefined;
 
+  /**
+   * Upstream's utilization metrics over time: seats in use and requests running against its
+   * seats, requests waiting against its queues' room, and its seat demand against its seats.
+   */
+  readonly utilization: { seats: TimingRatio; executing: TimingRatio; waiting: TimingRatio; demand: TimingRatio };
+
   constructor(name: string, now: () => number, noAccommodation?: (level: string, schema: string) => void) {
     this.name = name;
     this.#now = now;
     this.#noAccommodation = noAccommodation;
-    this.#lastSync = now();
+    const t = now();
+    this.#lastSync = t;
     this.demand = new Integrator(now);
+    this.utilization = {
+      seats: new TimingRatio(seatUtilizationBounds, 0, 1, t),
+      executing: new TimingRatio(requestUtilizationBounds, 0, 1, t),
+      waiting: new TimingRatio(requestUtilizationBounds, 0, 1, t),
+      demand: new TimingRatio(seatDemandBounds, 0, 1, t),
+    };
+  }
+
+  /**
+   * The denominators of its utilization: its seats now, or a tenth of the server's when it
+   * has none (upstream's concurrency denominator), and its queues' room (one when it has none).
+   */
+  noteLimits(serverLimit: number): void {
+    const now = this.#now();
+    const seats = this.limit > 0 ? this.limit : Math.max(1, Math.round(serverLimit / 10));
+    const { utilization } = this;
+    utilization.seats.setDenominator(seats, now);
+    utilization.executing.setDenominator(seats, now);
+    utilization.demand.setDenominator(seats, now);
+    const queuing = this.queuing;
+    utilization.waiting.setDenominator(Math.max(1, queuing?.queueLengthLimit ?? 0) * (queuing !== undefined && queuing.queues > 0 ? queuing.queues : 1), now);
   }
 
   configure(queuing: LevelConfig['queuing']): void {
@@ -319,9 +355,16 @@ class Level {
     return this.seatsInUse + seats <= this.limit;
   }
 
-  /** The seats its requests hold and wait for changed. */
+  /** The seats its requests hold and wait for, or the requests running or waiting, changed. */
   noteDemand(): void {
-    this.demand.set(this.seatsInUse + this.waitingSeats);
+    const now = this.#now();
+    const demand = this.seatsInUse + this.waitingSeats;
+    this.demand.set(demand, now);
+    const { utilization } = this;
+    utilization.seats.set(this.seatsInUse, now);
+    utilization.executing.set(this.executing, now);
+    utilization.waiting.set(this.waiting, now);
+    utilization.demand.set(demand, now);
   }
 
   /** Brings virtual time up to now, at the rate the queues' state since the last time gave it. */
@@ -441,6 +484,7 @@ class Level {
   finish(queue: Queue | undefined, initialSeats: number, ranSeconds: number): void {
     this.syncTime();
     this.executing--;
+    this.utilization.executing.set(this.executing, this.#now());
     if (queue === undefined) return;
     queue.executing--;
     queue.nextDispatchR += initialSeats * (ranSeconds - estimatedServiceSeconds);
@@ -641,6 +685,7 @@ export class PriorityLevels {
       level.limit = limitOf(level, i);
       level.dispatch();
     }
+    for (const level of levels) level.noteLimits(this.#serverLimit);
   }
 
   /** Every level's seats: nominal, bounds, current limit, demand (the metrics). */
@@ -649,10 +694,12 @@ export class PriorityLevels {
       const seats: LevelSeats = {
         level: level.name, nominal: level.nominal, lower: level.lower, upper: level.upper, current: level.limit, demand: level.demandStats, target: level.target,
       };
-      if (!level.exempt) {
-        seats.clock = { currentR: level.currentR };
-        if (level.lastDispatch !== undefined) seats.clock.dispatch = level.lastDispatch;
-      }
+      // The exempt level's too: upstream's serves it through a queueset without queues, whose R stays 0.
+      seats.clock = { currentR: level.currentR };
+      if (level.lastDispatch !== undefined) seats.clock.dispatch = level.lastDispatch;
+      const now = this.#now();
+      const { utilization } = level;
+      seats.utilization = { seats: utilization.seats.read(now), executing: utilization.executing.read(now), waiting: utilization.waiting.read(now), demand: utilization.demand.read(now) };
       return seats;
     });
   }

@@ -43,8 +43,9 @@ export class Integrator {
     this.#since = now();
   }
 
-  set(value: number): void {
-    this.#advance();
+  /** The value from now (or `now`, ms, read from the same clock) on. */
+  set(value: number, now?: number): void {
+    this.#advance(now);
     this.#value = value;
     if (value > this.#max) this.#max = value;
   }
@@ -61,8 +62,8 @@ export class Integrator {
     return result;
   }
 
-  #advance(): void {
-    const now = this.#now();
+  #advance(at?: number): void {
+    const now = at ?? this.#now();
     const dt = (now - this.#since) / 1000;
     this.#since = now;
     if (dt <= 0) return;

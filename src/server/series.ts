@@ -102,6 +102,38 @@ export class CollectedGauge {
   }
 }
 
+/** A histogram read from elsewhere when scraped: per label set its buckets' counts (not cumulative, the overflow last), sum and count. */
+export class CollectedHistogram {
+  readonly name: string;
+  readonly help: string;
+  readonly #bounds: readonly number[];
+  readonly #collect: () => Array<{ labels: Labels; counts: readonly number[]; sum: number; count: number }>;
+
+  constructor(list: MetricList, name: string, help: string, bounds: readonly number[], collect: () => Array<{ labels: Labels; counts: readonly number[]; sum: number; count: number }>) {
+    this.name = name;
+    this.help = help;
+    this.#bounds = bounds;
+    this.#collect = collect;
+    list.push(this);
+  }
+
+  /** As PlainHistogram renders it. */
+  get(): Exported {
+    const values: Exported['values'] = [];
+    for (const { labels, counts, sum, count } of this.#collect()) {
+      let cumulative = 0;
+      this.#bounds.forEach((bound, i) => {
+        cumulative += counts[i]!;
+        values.push({ value: cumulative, labels: { le: String(bound) }, metricName: `${this.name}_bucket`, sharedLabels: labels });
+      });
+      values.push({ value: count, labels: { le: '+Inf' }, metricName: `${this.name}_bucket`, sharedLabels: labels });
+      values.push({ value: sum, labels: {}, metricName: `${this.name}_sum`, sharedLabels: labels });
+      values.push({ value: count, labels: {}, metricName: `${this.name}_count`, sharedLabels: labels });
+    }
+    return { name: this.name, help: this.help, type: 'histogram', aggregator: 'sum', values };
+  }
+}
+
 /** Observations counted per bucket (not yet cumulative), their sum and count. */
 export class HistogramSeries {
   readonly #bounds: readonly number[];

@@ -226,16 +226,31 @@ describe('in-flight limits', () => {
       assert.ok(Number.isFinite(sample(text, `apiserver_flowcontrol_${name}`, { priority_level: 'global-default' })), name);
     }
     assert.match(text, /^apiserver_flowcontrol_seat_fair_frac \d/m);
-    // The limited levels' virtual clocks (seat-seconds; still at 0 here, where a level with its one seat lent away
-    // serves a request at a time); global-default dispatched from its queues. The exempt level has none.
-    assert.equal(sample(text, 'apiserver_flowcontrol_current_r', { priority_level: 'catch-all' }), 0);
+    // The levels' virtual clocks (seat-seconds; still at 0 here, where a level with its one seat lent away serves a
+    // request at a time, and always for the exempt level, without queues); global-default dispatched from its queues.
+    assert.match(text, /^apiserver_flowcontrol_current_r\{priority_level="catch-all"\} 0$/m);
+    for (const name of ['dispatch_r', 'latest_s']) assert.match(text, new RegExp(`^apiserver_flowcontrol_${name}\\{priority_level="global-default"\\} `, 'm'), name);
+    for (const name of ['next_s_bounds', 'next_discounted_s_bounds']) {
+      for (const bound of ['min', 'max']) assert.match(text, new RegExp(`^apiserver_flowcontrol_${name}\\{priority_level="global-default",bound="${bound}"\\} `, 'm'), `${name} ${bound}`);
+    }
     const dispatchR = sample(text, 'apiserver_flowcontrol_dispatch_r', { priority_level: 'global-default' });
     assert.ok(dispatchR >= 0 && dispatchR <= sample(text, 'apiserver_flowcontrol_current_r', { priority_level: 'global-default' }));
     const latestS = sample(text, 'apiserver_flowcontrol_latest_s', { priority_level: 'global-default' });
     assert.ok(latestS >= sample(text, 'apiserver_flowcontrol_next_s_bounds', { priority_level: 'global-default', bound: 'min' }));
     assert.ok(latestS <= sample(text, 'apiserver_flowcontrol_next_s_bounds', { priority_level: 'global-default', bound: 'max' }));
     assert.ok(Number.isFinite(sample(text, 'apiserver_flowcontrol_next_discounted_s_bounds', { priority_level: 'global-default', bound: 'min' })));
-    assert.doesNotMatch(text, /^apiserver_flowcontrol_current_r\{priority_level="exempt"\}/m);
+    assert.match(text, /^apiserver_flowcontrol_current_r\{priority_level="exempt"\} 0$/m);
+    // Utilization over time (nanoseconds at each ratio): every level's, since the server started.
+    const utilized = sample(text, 'apiserver_flowcontrol_priority_level_seat_utilization_count', { phase: 'executing', priority_level: 'global-default' });
+    assert.ok(utilized > 1e6, String(utilized));
+    assert.equal(sample(text, 'apiserver_flowcontrol_priority_level_seat_utilization_bucket', { phase: 'executing', priority_level: 'global-default', le: '+Inf' }), utilized);
+    for (const phase of ['waiting', 'executing']) {
+      assert.ok(sample(text, 'apiserver_flowcontrol_priority_level_request_utilization_count', { phase, priority_level: 'global-default' }) > 0, phase);
+    }
+    // carol's write waited: some of global-default's time its queues were not empty.
+    const waitedAtNone = sample(text, 'apiserver_flowcontrol_priority_level_request_utilization_bucket', { phase: 'waiting', priority_level: 'global-default', le: '0' });
+    assert.ok(waitedAtNone < sample(text, 'apiserver_flowcontrol_priority_level_request_utilization_count', { phase: 'waiting', priority_level: 'global-default' }));
+    assert.ok(sample(text, 'apiserver_flowcontrol_demand_seats_count', { priority_level: 'exempt' }) > 0);
   });
 });
 

@@ -363,7 +363,7 @@ test('a level\'s virtual clock as upstream\'s metrics show it: R, and at each di
   const clock = () => levels.seats().find((s) => s.level === 'l')!.clock;
   assert.deepEqual(clock(), { currentR: 0 }, 'configured, nothing dispatched yet');
   seated(levels.acquire('exempt', 'exempt', 'x') as Admitted);
-  assert.equal(levels.seats().find((s) => s.level === 'exempt')!.clock, undefined, 'the exempt level has no clock');
+  assert.deepEqual(levels.seats().find((s) => s.level === 'exempt')!.clock, { currentR: 0 }, 'the exempt level\'s clock, without queues, stays at 0');
 
   // Two requests run at once, each dispatched from its idle queue at R = 0 (3 ms of a seat each).
   const a1 = seated(levels.acquire('l', 's', qa) as Admitted);
@@ -396,4 +396,29 @@ test('a request that runs at once starts no earlier in virtual time than it arri
   seated(levels.acquire('l', 's', flowAt(0)) as Admitted);
   const d = levels.seats()[0]!.clock!.dispatch!;
   assert.ok(Math.abs(d.r - 0.1) < 1e-9 && Math.abs(d.s - 0.1) < 1e-9, JSON.stringify(d));
+});
+
+test('a level\'s utilization over time, as upstream\'s timing ratio histograms count it', async () => {
+  let now = 0;
+  const levels = new PriorityLevels({ serverLimit: 2, maxWaitMs: 60_000, now: () => now });
+  levels.configure([{ name: 'l', exempt: false, shares: 1, queuing: queuing(1, 1, 4) }]);
+  const a = seated(levels.acquire('l', 's', 'x') as Admitted);
+  now = 10;
+  seated(levels.acquire('l', 's', 'x') as Admitted);
+  const c = levels.acquire('l', 's', 'x');
+  assert.ok(c instanceof Promise);
+  now = 30;
+  a.release();
+  seated(await c);
+  now = 40;
+  const u = levels.seats()[0]!.utilization!;
+  const ms = (n: number) => n * 1e6;
+  // Seats in use of the level's 2: 1 for 10 ms (the 0.5 bucket), then 2 for 30 ms (the 1 bucket).
+  assert.deepEqual(u.seats.nanos, [0, 0, 0, 0, 0, ms(10), 0, 0, 0, 0, 0, 0, ms(30), 0]);
+  assert.equal(u.seats.sum, 0.5 * ms(10) + 1 * ms(30));
+  // One request waited 20 ms of its queue's room of 4 (the 0.25 bucket).
+  assert.deepEqual(u.waiting.nanos, [ms(20), 0, 0, 0, 0, 0, ms(20), 0, 0, 0, 0]);
+  // Demand (seats held and waited for) over the level's seats: 0.5, then 1.5 while one waited, then 1.
+  assert.deepEqual(u.demand.nanos, [0, 0, ms(10), 0, ms(10), 0, 0, ms(20), 0, 0, 0, 0, 0]);
+  assert.equal(u.executing.count, ms(40));
 });
