@@ -170,8 +170,12 @@ export class Store {
   private readonly schema: Schema;
   private readonly validation: ValidateOptions;
   private readonly fieldManager: FieldManager;
-  /** What decoding a body into the built-in type's Go struct checks and rewrites beyond its schema (quantities, times, bytes, integers); undefined when nothing. */
-  private readonly goDecoding: GoDecoding | undefined;
+  /**
+   * What decoding a body into the built-in type's Go struct checks and rewrites beyond its
+   * schema (quantities, times, bytes, integers); undefined when nothing, null until the
+   * type's first write compiles it (compiling every type's took ~15 ms of a start).
+   */
+  private goDecodingOfType: GoDecoding | undefined | null = null;
   /** The worker thread that runs this type's applies, when it may (see applyOffloaded). */
   private readonly applyOffload: ApplyOffload | undefined;
   private readonly equivalents: (() => readonly Store[]) | undefined;
@@ -194,7 +198,6 @@ export class Store {
     this.validation = type.schemaValidation ?? builtinValidation;
     this.equivalents = opts.equivalents;
     this.fieldManager = new FieldManager(type, this.definitions, this.servedVersions());
-    this.goDecoding = type.customResource === true ? undefined : goDecoding(this.definitions, this.schema);
     // Only types served as stored, with nothing to allocate: the worker's Store has neither.
     if (type.customResource !== true && type.storage === undefined && this.allocator === undefined) this.applyOffload = opts.applyOffload;
   }
@@ -1202,10 +1205,15 @@ export class Store {
    * fail the write (422, with what the strategy finds besides when it can tell:
    * `ownCauses` runs it on a copy).
    */
+  private goDecoding(): GoDecoding | undefined {
+    if (this.goDecodingOfType === null) this.goDecodingOfType = this.type.customResource === true ? undefined : goDecoding(this.definitions, this.schema);
+    return this.goDecodingOfType;
+  }
+
   private decodeFields(obj: KubeObject, opts: WriteOptions, ownCauses: (probe: KubeObject) => StatusCause[]): void {
     const fieldValidation = opts.fieldValidation;
     // A value the Go type cannot hold fails decoding before strict field validation looks.
-    const decodeError = objectMetaDecodeError(obj.metadata) ?? this.goDecoding?.(obj);
+    const decodeError = objectMetaDecodeError(obj.metadata) ?? this.goDecoding()?.(obj);
     if (decodeError !== undefined) {
       throw fieldValidation?.strictError?.(decodeError, obj)
         ?? badRequest(`${this.type.kind} in version ${JSON.stringify(this.type.version)} cannot be handled as a ${this.type.kind}: ${decodeError}`);
