@@ -67,6 +67,17 @@ function answer(req: import('node:http').IncomingMessage, res: import('node:http
     res.end(`${req.method} ${(req as { body?: string }).body ?? ''}`);
     return;
   }
+  if (url.pathname === '/logs/') {
+    // The kubelet's log directory listing, which names its entries by relative and absolute paths.
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'access-control-allow-origin': '*', 'x-forwarded-uri-seen': req.headers['x-forwarded-uri'] ?? '' });
+    res.end('<pre>\n<a href="kubelet.log">kubelet.log</a>\n<a href="/logs/pods/">pods/</a>\n</pre>\n');
+    return;
+  }
+  if (url.pathname === '/old') {
+    res.writeHead(302, { location: `https://${req.headers.host}/logs/` });
+    res.end();
+    return;
+  }
   if (url.pathname === '/metrics') {
     res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4', 'x-kubelet': 'yes' });
     res.end(`kubelet_up 1 ${req.method}\n`);
@@ -276,6 +287,19 @@ test('nodes/proxy passes the request to the kubelet without the caller\'s creden
   const down = await server.request('GET', '/api/v1/nodes/real-down-2/proxy/metrics');
   assert.equal(down.status, 503, down.text);
   assert.equal(down.json.message, `error trying to reach service: dial tcp 127.0.0.1:${closed}: connect: connection refused`);
+});
+
+test('nodes/proxy answers as upstream\'s proxy transport: X-Forwarded-Uri, no CORS headers, a redirect to the kubelet and an HTML page\'s links under the proxy, its root redirected to its slash', async () => {
+  await podOnNode(await server.newNamespace('node-proxy-links'), 'real-links', kubeletPort);
+  const listing = await server.request('GET', '/api/v1/nodes/real-links/proxy/logs/');
+  assert.equal(listing.status, 200, listing.text);
+  assert.equal(listing.text, '<pre>\n<a href="kubelet.log">kubelet.log</a>\n<a href="/api/v1/nodes/real-links/proxy/logs/pods/">pods/</a>\n</pre>\n');
+  assert.equal(listing.headers['x-forwarded-uri-seen'], '/api/v1/nodes/real-links/proxy/logs/');
+  assert.equal(listing.headers['access-control-allow-origin'], undefined);
+  const moved = await server.request('GET', '/api/v1/nodes/real-links/proxy/old');
+  assert.deepEqual([moved.status, moved.headers.location], [302, '/api/v1/nodes/real-links/proxy/logs/']);
+  const root = await server.request('GET', '/api/v1/nodes/real-links/proxy?x=1');
+  assert.deepEqual([root.status, root.headers.location], [301, '/api/v1/nodes/real-links/proxy/?x=1']);
 });
 
 test('a simulated node\'s kubelet is not dialed: its pods log one line, and its proxy says the node is simulated; exec asks for an upgrade first, as upstream', async () => {

@@ -1,10 +1,12 @@
 // pods/proxy and services/proxy to a pod that answers (a server on loopback playing it, which
 // the server is told it may reach): the target as upstream finds it, the request as upstream's
-// proxy passes it on, the answer back, redirects, upgrades, and what cannot be reached.
+// proxy passes it on, the answer back, redirects and HTML links, upgrades, and what cannot be
+// reached.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { isGlobalUnicast } from '../../src/endpoints/pod-network-client.ts';
 import { splitSchemeNamePort } from '../../src/endpoints/handlers/workload-proxy.ts';
 import { simulatedNodeAnnotation } from '../../src/registry/builtin/nodes.ts';
@@ -30,6 +32,13 @@ before(async () => {
     if (url === '/redirect-self') return void res.writeHead(302, { location: `http://127.0.0.1:${podPort}/login?next=1` }).end();
     if (url === '/redirect-away') return void res.writeHead(302, { location: 'https://elsewhere.example/x' }).end();
     if (url === '/cors') return void res.writeHead(200, { 'access-control-allow-origin': '*', 'x-other': 'kept' }).end('cors');
+    if (url.startsWith('/page')) {
+      const html = `<A HREF="/docs/">docs</A><img src="http://127.0.0.1:${podPort}/logo.png"><a href="https://elsewhere.example/">away</a><a href="next.html">next</a>`;
+      const encoding = url === '/page.gz' ? 'gzip' : url === '/page.br' ? 'br' : undefined;
+      const body = encoding === 'gzip' ? gzipSync(html) : encoding === 'br' ? brotliCompressSync(html) : Buffer.from(html);
+      return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': body.length, ...(encoding ? { 'content-encoding': encoding } : {}) }).end(body);
+    }
+    if (url === '/not-gzip') return void res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end('<p>plain</p>');
     let body = '';
     req.setEncoding('utf8');
     req.on('data', (chunk: string) => { body += chunk; });
@@ -118,6 +127,27 @@ test('a redirect to the pod itself becomes a path under the proxy; one elsewhere
   assert.equal(cors.text, 'cors');
   assert.equal(cors.headers['access-control-allow-origin'], undefined);
   assert.equal(cors.headers['x-other'], 'kept');
+});
+
+test('an HTML page\'s links to the pod become paths under the proxy, in the encoding it came in, as upstream\'s proxy transport writes them', async () => {
+  const links = (prefix: string) => `<a href="${prefix}/docs/">docs</A><img src="${prefix}/logo.png"><a href="https://elsewhere.example/">away</a><a href="next.html">next</a>`;
+  const podPrefix = `/api/v1/namespaces/${ns}/pods/web/proxy`;
+  const plain = await server.request('GET', `${podPrefix}/page`);
+  assert.equal(plain.status, 200);
+  assert.equal(plain.text, links(podPrefix));
+  assert.equal(plain.headers['content-type'], 'text/html; charset=utf-8');
+  const length = plain.headers['content-length'];
+  assert.ok(length === undefined || Number(length) === plain.bytes.length, 'the pod\'s length is not passed on with the rewritten page');
+  const gzipped = await server.request('GET', `${podPrefix}/page.gz`, { headers: { 'accept-encoding': 'gzip' } });
+  assert.equal(gzipped.headers['content-encoding'], 'gzip');
+  assert.equal(gunzipSync(gzipped.bytes).toString(), links(podPrefix));
+  const servicePrefix = `/api/v1/namespaces/${ns}/services/web:http/proxy`;
+  assert.equal((await server.request('GET', `${servicePrefix}/page`)).text, links(servicePrefix));
+  // An encoding upstream does not read passes as it came.
+  const brotli = await server.request('GET', `${podPrefix}/page.br`, { headers: { 'accept-encoding': 'br' } });
+  assert.match(brotliDecompressSync(brotli.bytes).toString(), /^<A HREF="\/docs\/">/);
+  const broken = await server.request('GET', `${podPrefix}/not-gzip`);
+  assert.deepEqual([broken.status, broken.json.message], [500, 'errorf making gzip reader: gzip: invalid header']);
 });
 
 test('a service\'s proxy reaches an address of its endpoints, its port named or numbered', async () => {

@@ -9,10 +9,12 @@ import { badRequest, serviceUnavailable, unclassifiedError, type KubeObject } fr
 import { objectAt, objectsAt, stringAt } from '../../registry/builtin/object.ts';
 import { simulatedNodeAnnotation } from '../../registry/builtin/nodes.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
-import { answeredHeaders, forwardedHeaders, streamAnswer } from '../proxy-stream.ts';
+import { goPathJoin } from '../proxy-links.ts';
+import { forwardedHeaders } from '../proxy-stream.ts';
 import { connectionOffered, isUpgradeRequest } from '../upgrade.ts';
 import { kubeletStreamTarget, portForwardPorts, streamToKubelet, upgradeToKubelet } from './kubelet-streams.ts';
 import type { RequestScope } from './scope.ts';
+import { answerAsProxied } from './workload-proxy.ts';
 
 /** Why Plinth answers in a kubelet's stead: a server without a kubelet client (a library's), or a simulated node's, which Plinth plays without running anything. */
 export const noKubeletClient = 'no kubelet is reachable: this server has no kubelet client';
@@ -73,8 +75,10 @@ export async function podConnectHandler(scope: RequestScope, registry: ResourceR
 
 /**
  * nodes/{name}/proxy/{path}: the request passed to the node's kubelet as it came (method,
- * path after `proxy`, query, body, headers but the caller's credentials), its answer streamed
- * back. A simulated node's kubelet, or one that cannot be reached, is a 503.
+ * path after `proxy`, query, body, headers but the caller's credentials, with
+ * X-Forwarded-Uri), its answer back as upstream's proxy transport passes it (redirects and
+ * HTML links under the proxy, no CORS headers). A simulated node's kubelet, or one that
+ * cannot be reached, is a 503.
  */
 export async function nodeProxyHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
   const { info, req, res } = scope;
@@ -95,21 +99,25 @@ export async function nodeProxyHandler(scope: RequestScope, registry: ResourceRe
   // The query as sent (upstream passes the raw query on), not as parsed and encoded again.
   const url = req.url ?? '';
   const mark = url.indexOf('?');
-  const target = `${rest === '' ? '/' : rest}${mark < 0 ? '' : url.slice(mark)}`;
+  const path = rest === '' ? '/' : rest;
+  const target = `${path}${mark < 0 ? '' : url.slice(mark)}`;
   // An upgrade (a WebSocket, SPDY) is passed on and, once the kubelet switches, both connections joined.
   if (isUpgradeRequest(req) && connectionOffered(req)) return upgradeToKubelet(scope, kubelet, address, target);
+  // The proxy's root without its slash is redirected to it, as upstream's redirect hack.
+  if (rest === '' && (req.method === 'GET' || req.method === 'HEAD')) {
+    res.writeHead(301, { location: `${info.path}/${mark < 0 ? '' : url.slice(mark)}` });
+    res.end();
+    return;
+  }
+  const prefix = info.path.slice(0, info.path.length - rest.length);
+  const headers = forwardedHeaders(req);
+  headers['x-forwarded-uri'] = goPathJoin(prefix, path) + (path.endsWith('/') ? '/' : '');
   let answer;
   try {
-    answer = await kubelet.request({ address, method: req.method ?? 'GET', target, headers: forwardedHeaders(req) }, req);
+    answer = await kubelet.request({ address, method: req.method ?? 'GET', target, headers }, req);
   } catch (err) {
     throw serviceUnavailable(`error trying to reach service: ${(err as Error).message}`);
   }
-  const untrack = scope.trackLongRunning(() => answer.destroy());
-  try {
-    res.writeHead(answer.statusCode ?? 502, answeredHeaders(answer));
-    res.flushHeaders?.();
-    await streamAnswer(answer, res);
-  } finally {
-    untrack();
-  }
+  const host = req.headers.host ?? req.headers[':authority'];
+  await answerAsProxied(scope, answer, { prefix, backend: new URL(`https://${address}${path}`), requestHost: typeof host === 'string' ? host : '' });
 }

@@ -5,10 +5,10 @@
 // passed on as upstream's UpgradeAwareHandler passes it (the path after `proxy`, the query as
 // sent, the body, the caller's headers but its credentials, with X-Forwarded-For and
 // X-Forwarded-Uri) and the answer streamed back without CORS headers and with a redirect to
-// the pod itself made a path under the proxy; an upgrade is joined (upgrade.ts). A pod on a
-// simulated node has no network: 503 at once. Not done: upstream's rewriting of the links in
-// HTML answers.
-import { posix } from 'node:path';
+// the pod itself made a path under the proxy, and so the links of an HTML page
+// (proxy-links.ts); an upgrade is joined (upgrade.ts). A pod on a simulated node has no
+// network: 503 at once.
+import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import { badRequest, serviceUnavailable, unclassifiedError, type KubeObject } from '../../api/index.ts';
 import { goQuote } from '../../api/field-errors.ts';
@@ -16,6 +16,7 @@ import { objectAt, objectsAt, stringAt } from '../../registry/builtin/object.ts'
 import { simulatedNodeAnnotation } from '../../registry/builtin/nodes.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
 import { isGlobalUnicast, type PodNetworkClient } from '../pod-network-client.ts';
+import { goPathJoin, isHtml, proxiedUrl, RewriteError, rewrittenHtmlBody, type ProxyPlace } from '../proxy-links.ts';
 import { answeredHeaders, notForwarded, streamAnswer } from '../proxy-stream.ts';
 import { abandonWithCaller, connectionOffered, isUpgradeRequest, joinUpgrade, passedOnHeaders, UpgradeFailure } from '../upgrade.ts';
 import type { RequestScope } from './scope.ts';
@@ -114,14 +115,6 @@ function target(scheme: string, ip: string, port: string): URL {
   return new URL(`${scheme === '' ? 'http' : scheme}://${host}${port === '' ? '' : `:${port}`}`);
 }
 
-/** Go's path.Join: the non-empty elements joined and cleaned; nothing when all are empty. */
-function goPathJoin(...elements: string[]): string {
-  const joined = elements.filter((e) => e !== '').join('/');
-  if (joined === '') return '';
-  const cleaned = posix.normalize(joined);
-  return cleaned.length > 1 && cleaned.endsWith('/') ? cleaned.slice(0, -1) : cleaned;
-}
-
 /** The request passed to the pod at `base` and its answer back (upstream's UpgradeAwareHandler with its rewriting transport). */
 async function proxyToPod(scope: RequestScope, podNetwork: PodNetworkClient | undefined, base: URL): Promise<void> {
   if (podNetwork === undefined) throw serviceUnavailable('error trying to reach service: no pod network is reachable: this server has no pod network client');
@@ -169,12 +162,31 @@ async function proxyToPod(scope: RequestScope, podNetwork: PodNetworkClient | un
   } catch (err) {
     throw serviceUnavailable(`error trying to reach service: ${(err as Error).message}`);
   }
+  await answerAsProxied(scope, answer, { prefix, backend: location, requestHost: typeof host === 'string' ? host : '' });
+}
+
+/**
+ * The backend's answer back to the caller, as through upstream's proxy transport: without
+ * CORS headers, a redirect to the backend made a path under the proxy, and an HTML page's
+ * links with it (proxy-links.ts); else streamed as it comes.
+ */
+export async function answerAsProxied(scope: RequestScope, answer: IncomingMessage, place: ProxyPlace): Promise<void> {
+  const { res } = scope;
   const untrack = scope.trackLongRunning(() => answer.destroy());
   try {
     const answered = answeredHeaders(answer);
     for (const name of ['access-control-allow-credentials', 'access-control-allow-headers', 'access-control-allow-methods', 'access-control-allow-origin']) delete answered[name];
     const redirect = answer.headers.location;
-    if (typeof redirect === 'string' && redirect !== '') answered.location = rewriteLocation(redirect, location, typeof host === 'string' ? host : '', prefix);
+    if (typeof redirect === 'string' && redirect !== '') answered.location = proxiedUrl(redirect, place);
+    else if (isHtml(answer.headers['content-type'])) {
+      const page = await rewrittenPage(answer, place);
+      if (page !== undefined) {
+        delete answered['content-length'];
+        res.writeHead(answer.statusCode ?? 502, answered);
+        res.end(page);
+        return;
+      }
+    }
     res.writeHead(answer.statusCode ?? 502, answered);
     res.flushHeaders?.();
     await streamAnswer(answer, res);
@@ -184,24 +196,18 @@ async function proxyToPod(scope: RequestScope, podNetwork: PodNetworkClient | un
 }
 
 /**
- * A redirect the pod answered, as upstream's proxy transport rewrites it: one to another
- * host, or to a relative path, as it came; one to the pod itself (or to the server's own
- * host) a path under the proxy's prefix, without scheme and host.
+ * An HTML answer read whole and its links rewritten (proxy-links.ts), in the encoding it came
+ * in; undefined for an encoding upstream passes on as it came. A body that cannot be read
+ * is upstream's unclassified 500 with Go's words.
  */
-function rewriteLocation(location: string, podUrl: URL, requestHost: string, prefix: string): string {
-  let url: URL;
+async function rewrittenPage(answer: IncomingMessage, place: ProxyPlace): Promise<Buffer | undefined> {
+  const encoding = answer.headers['content-encoding'] ?? '';
+  if (encoding !== '' && encoding !== 'gzip' && encoding !== 'deflate') return undefined;
+  const chunks: Buffer[] = [];
+  for await (const chunk of answer) chunks.push(chunk as Buffer);
   try {
-    url = new URL(location, 'relative:/');
-  } catch {
-    return location;
+    return await rewrittenHtmlBody(Buffer.concat(chunks), encoding, (url) => proxiedUrl(url, place));
+  } catch (err) {
+    throw err instanceof RewriteError ? unclassifiedError(err.message) : err;
   }
-  const host = url.host;
-  // Go's URL path: what follows the scheme and authority (`http://pod:80` has none, and is left alone).
-  const path = location.replace(/^[a-z][a-z0-9+.-]*:/i, '').replace(/^\/\/[^/?#]*/, '');
-  if ((host !== '' && host !== podUrl.host && host !== requestHost) || !path.startsWith('/')) return location;
-  // The server's own host stays named; the pod's is dropped, leaving a path on the server.
-  const origin = host !== '' && host === requestHost ? `${url.protocol}//${host}` : '';
-  const tail = `${url.search}${url.hash}`;
-  if (url.pathname.startsWith(prefix)) return `${origin}${url.pathname}${tail}`;
-  return `${origin}${goPathJoin(prefix, url.pathname)}${url.pathname.endsWith('/') ? '/' : ''}${tail}`;
 }
