@@ -126,6 +126,15 @@ describe('gate on: CBOR answers', () => {
 
     const patched = await on.request('PATCH', `${base}/d`, { body: { metadata: { labels: { x: 'y' } } }, headers: { 'content-type': 'application/merge-patch+json', accept: cbor } });
     assert.equal((decodeCborObject(patched.bytes) as any).metadata.labels.x, 'y');
+    // DeleteOptions come in CBOR too: a precondition that fails shows the body was read.
+    const options = (uid: string) => {
+      const raw = Buffer.from(encodeCborObject({ apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid } } as never));
+      return { raw, headers: { 'content-type': cbor, 'content-length': String(raw.length) } };
+    };
+    const refused = await on.request('DELETE', `${base}/d`, options('not-its-uid'));
+    assert.equal(refused.status, 409, refused.text);
+    assert.match(refused.text, /the UID in the precondition \(not-its-uid\) does not match/);
+    assert.equal((await off.request('DELETE', `${base}/d`, options('not-its-uid'))).status, 415, 'without the gate CBOR is no body type');
     const deleted = await on.request('DELETE', `${base}/d`, { headers: { accept: cbor } });
     assert.equal(deleted.status, 200);
     assert.equal(deleted.headers['content-type'], cbor);
