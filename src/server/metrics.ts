@@ -12,6 +12,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { CollectedGauge, CollectedHistogram, HistogramSeries, PlainCounter, PlainGauge, PlainHistogram, type MetricList } from './series.ts';
 import { requestUtilizationBounds, seatDemandBounds, seatUtilizationBounds, type LevelClock, type LevelSeats } from './priority-levels.ts';
+import { readWriteBounds, type RequestConcurrency, type RequestPhase } from './request-concurrency.ts';
 import type { TimingReading } from './timing-ratio.ts';
 
 /** prom-client's Prometheus text content type (its Registry.contentType), known before prom-client loads. */
@@ -110,8 +111,8 @@ export class ApiMetrics {
   readonly #terminatedWatchers: PlainCounter;
   readonly #storage: PlainHistogram;
   readonly #walSyncs: PlainHistogram;
-  readonly #readOnlyInflight: { value: number };
-  readonly #mutatingInflight: { value: number };
+  /** Requests executing and waiting by kind, as the in-flight filter counts them (requestConcurrencyFrom). */
+  #concurrency: RequestConcurrency | undefined;
   readonly #series = new Map<string, RequestSeries>();
   readonly #jwtLatency: PlainHistogram;
   readonly #jwksFetched: PlainGauge;
@@ -179,9 +180,11 @@ export class ApiMetrics {
     this.#requests = new PlainCounter(list, 'apiserver_request_total', 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.');
     this.#durations = new PlainHistogram(list, 'apiserver_request_duration_seconds', 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', requestBuckets);
     this.#longRunning = new PlainGauge(list, 'apiserver_longrunning_requests', 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.');
-    const inflight = new PlainGauge(list, 'apiserver_current_inflight_requests', 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.');
-    this.#readOnlyInflight = inflight.series('readOnly', () => ({ request_kind: 'readOnly' }));
-    this.#mutatingInflight = inflight.series('mutating', () => ({ request_kind: 'mutating' }));
+    const watermarks = (phase: RequestPhase) => () => (this.#concurrency?.watermarks(phase) ?? []).map(({ kind, value }) => ({ labels: { request_kind: kind }, value }));
+    new CollectedGauge(list, 'apiserver_current_inflight_requests', 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', watermarks('executing'));
+    new CollectedGauge(list, 'apiserver_current_inqueue_requests', 'Maximal number of queued requests in this apiserver per request kind in last second.', watermarks('waiting'));
+    new CollectedHistogram(list, 'apiserver_flowcontrol_read_vs_write_current_requests', 'Observations, at the end of every nanosecond, of the number of requests (as a fraction of the relevant limit) waiting or in regular stage of execution', readWriteBounds,
+      () => (this.#concurrency?.readings() ?? []).map(({ phase, kind, reading }) => ({ labels: { phase, request_kind: kind }, counts: reading.nanos, sum: reading.sum, count: reading.count })));
     this.#watchEvents = new PlainCounter(list, 'apiserver_watch_events_total', 'Number of events sent in watch clients');
     this.#terminatedWatchers = new PlainCounter(list, 'apiserver_terminated_watchers_total', 'Counter of watchers closed due to unresponsiveness broken by resource type.');
     this.#storage = new PlainHistogram(list, 'etcd_request_duration_seconds', 'Etcd request latency in seconds for each operation and object type.', storageBuckets);
@@ -351,13 +354,16 @@ export class ApiMetrics {
     this.#levelSeats = collect;
   }
 
+  /** Where the executing and waiting requests by kind are read from (the server's in-flight filter). */
+  requestConcurrencyFrom(concurrency: RequestConcurrency): void {
+    this.#concurrency = concurrency;
+  }
+
   /** A request has begun; the answer to it calls the function returned with its status code. */
-  startRequest(labels: RequestLabels, longRunning: boolean, mutating: boolean): (code: number) => void {
+  startRequest(labels: RequestLabels, longRunning: boolean): (code: number) => void {
     const started = performance.now();
     const series = this.#requestSeries(labels);
-    const inflight = mutating ? this.#mutatingInflight : this.#readOnlyInflight;
     if (longRunning) series.longRunning().value++;
-    else inflight.value++;
     let done = false;
     return (code) => {
       if (done) return;
@@ -369,7 +375,6 @@ export class ApiMetrics {
       }
       requests.value++;
       if (longRunning) series.longRunning().value--;
-      else inflight.value--;
       // Every request is timed, watches and connections too, as upstream's MonitorRequest times them (their verbs, WATCH and CONNECT, keep them apart).
       series.durations.observe((performance.now() - started) / 1000);
     };

@@ -20,6 +20,7 @@ import { metricVerb, type ApiMetrics } from './metrics.ts';
 import { FairLimiter } from './fair-queue.ts';
 import { flowControlDump } from './flow-control-dump.ts';
 import { PriorityLevels, type QueuedRequest } from './priority-levels.ts';
+import { RequestConcurrency } from './request-concurrency.ts';
 import { estimateWork, maxSeatsOf, oneSeat, WatchTracker, type EstimateSources } from './work-estimate.ts';
 import { auditFailedAuthentication, beginAudit, type AuditPolicy, type AuditSink } from './audit.ts';
 import { parseRequestTarget } from './request-target.ts';
@@ -286,6 +287,8 @@ export class ApiServer {
   private readonly limiters: { readOnly?: FairLimiter; mutating?: FairLimiter } = {};
   /** Priority and fairness' levels, sharing both limits' seats, for the requests it classified. */
   private readonly priorityLevels: PriorityLevels | undefined;
+  /** Requests executing and waiting by kind, as upstream's in-flight filters count them (metrics). */
+  private readonly concurrency: RequestConcurrency;
   /** What a request's work is estimated from: the objects stored, the watches open (counted while fairness is on). */
   private readonly workSources: EstimateSources;
   /** With a request-header CA: its certificates' fingerprints, and the client CA's (a client certificate's root tells them apart). */
@@ -332,6 +335,11 @@ export class ApiServer {
       })
       : undefined;
     this.workSources = { objectCount: opts.objectCount ?? (() => undefined), watches: new WatchTracker() };
+    // Without priority and fairness the executing counts are fractions of the in-flight limits; with it, counts.
+    this.concurrency = new RequestConcurrency(opts.fairQueuing === false
+      ? { waiting: false, limits: { readOnly: opts.maxRequestsInflight ?? 0, mutating: opts.maxMutatingRequestsInflight ?? 0 } }
+      : { waiting: true });
+    opts.metrics?.requestConcurrencyFrom(this.concurrency);
     const levels = this.priorityLevels;
     if (levels !== undefined) {
       opts.metrics?.levelSeatsFrom(() => {
@@ -608,7 +616,7 @@ export class ApiServer {
       resource: info.isResourceRequest ? info.resource : '',
       subresource: info.isResourceRequest ? info.subresource : '',
       scope: !info.isResourceRequest ? '' : info.name !== '' ? 'resource' : info.namespace !== '' ? 'namespace' : 'cluster',
-    }, isLongRunning(info), mutatingMethods.has(method));
+    }, isLongRunning(info));
     if (finished !== undefined) res.once('close', () => finished(res.statusCode));
     const requestLog = this.opts.requestLog;
     const slowLog = isLongRunning(info) ? undefined : this.opts.slowRequestLog;
@@ -734,6 +742,7 @@ export class ApiServer {
     const watch = info.isResourceRequest && info.verb === 'watch';
     // Other long-running requests pass unclassified.
     if (isLongRunning(info) && !watch) return undefined;
+    const mutating = mutatingMethods.has(method);
     const classified = this.opts.fairQueuing === false ? undefined : this.opts.flowControl?.classify(user, info);
     if (classified !== undefined) {
       res.setHeader('X-Kubernetes-Pf-Flowschema-Uid', classified.schemaUid);
@@ -774,7 +783,9 @@ export class ApiServer {
           flow.inQueue.value++;
           flow.inQueueSeats.value += seats;
         }
+        this.concurrency.note('waiting', mutating, 1);
         seat = await acquired;
+        this.concurrency.note('waiting', mutating, -1);
         if (flow !== undefined) {
           flow.inQueue.value--;
           flow.inQueueSeats.value -= seats;
@@ -793,24 +804,28 @@ export class ApiServer {
         tooManyRequests(res, levels!.retryAfter(classified.level.name));
         return false;
       }
-      let done = seat.release;
+      const concurrency = this.concurrency;
+      concurrency.note('executing', mutating, 1);
       if (flow !== undefined) {
         flow.dispatched.value++;
         flow.executing.value++;
         flow.executingSeats.value += seats;
-        let released = false;
-        const { release } = seat;
-        const started = performance.now();
-        done = () => {
-          if (released) return;
-          released = true;
+      }
+      let released = false;
+      const { release } = seat;
+      const started = flow === undefined ? 0 : performance.now();
+      const done = () => {
+        if (released) return;
+        released = true;
+        concurrency.note('executing', mutating, -1);
+        if (flow !== undefined) {
           flow.executing.value--;
           flow.executingSeats.value -= seats;
           flow.observeExecution((performance.now() - started) / 1000, watch);
-          release();
-        };
-      }
-      if (forgetWatch === undefined) return done === seat.release ? seat : { release: done };
+        }
+        release();
+      };
+      if (forgetWatch === undefined) return { release: done };
       // A watch gives its seats back once it is initialized, or when it ends before that.
       return {
         release: () => {
@@ -820,12 +835,24 @@ export class ApiServer {
         initialized: done,
       };
     }
-    const limiter = mutatingMethods.has(method) ? this.limiters.mutating : this.limiters.readOnly;
+    const limiter = mutating ? this.limiters.mutating : this.limiters.readOnly;
     if (limiter === undefined) return undefined;
     // A client that goes away while its request waits takes it out of the queue.
     const release = await limiter.acquire(user.name, (abandon) => res.once('close', abandon));
     if (release === 'abandoned') return false;
-    if (release !== undefined) return { release };
+    if (release !== undefined) {
+      const concurrency = this.concurrency;
+      concurrency.note('executing', mutating, 1);
+      let released = false;
+      return {
+        release: () => {
+          if (released) return;
+          released = true;
+          concurrency.note('executing', mutating, -1);
+          release();
+        },
+      };
+    }
     tooManyRequests(res, 1);
     return false;
   }

@@ -53,7 +53,12 @@ describe('/metrics', () => {
     assert.ok(sample(after, 'etcd_request_duration_seconds_count', { operation: 'create', resource: 'configmaps' }) >= 3);
     assert.ok(sample(after, 'apiserver_storage_objects', { resource: 'configmaps' }) >= 3);
     assert.ok(sample(after, 'process_resident_memory_bytes') > 0);
-    assert.equal(sample(after, 'apiserver_current_inflight_requests', { request_kind: 'mutating' }), 0);
+    // The in-flight filter's counts: the last whole second's most (0 or 1 here, as the writes went one at a time), and over time.
+    assert.ok([0, 1].includes(sample(after, 'apiserver_current_inflight_requests', { request_kind: 'mutating' })));
+    assert.ok([0, 1].includes(sample(after, 'apiserver_current_inqueue_requests', { request_kind: 'readOnly' })));
+    const executingWrites = { phase: 'executing', request_kind: 'mutating' };
+    assert.ok(sample(after, 'apiserver_flowcontrol_read_vs_write_current_requests_sum', executingWrites) > sample(before, 'apiserver_flowcontrol_read_vs_write_current_requests_sum', executingWrites), 'the writes executed for a while');
+    assert.ok(sample(after, 'apiserver_flowcontrol_read_vs_write_current_requests_count', { phase: 'waiting', request_kind: 'readOnly' }) > 0);
   });
 
   test('requests to connect subresources (log, exec, attach, portforward, proxy) are counted as CONNECT, whatever their method, as upstream counts them', async () => {
@@ -250,6 +255,10 @@ describe('in-flight limits', () => {
     // carol's write waited: some of global-default's time its queues were not empty.
     const waitedAtNone = sample(text, 'apiserver_flowcontrol_priority_level_request_utilization_bucket', { phase: 'waiting', priority_level: 'global-default', le: '0' });
     assert.ok(waitedAtNone < sample(text, 'apiserver_flowcontrol_priority_level_request_utilization_count', { phase: 'waiting', priority_level: 'global-default' }));
+    // So a write waited, counted among all writes (upstream's read_vs_write_current_requests: with priority and fairness a count, not a fraction).
+    const writesWaiting = { phase: 'waiting', request_kind: 'mutating' };
+    assert.ok(sample(text, 'apiserver_flowcontrol_read_vs_write_current_requests_bucket', { ...writesWaiting, le: '0' }) < sample(text, 'apiserver_flowcontrol_read_vs_write_current_requests_count', writesWaiting));
+    assert.ok(sample(text, 'apiserver_flowcontrol_read_vs_write_current_requests_sum', writesWaiting) > 1e6, 'a write waited over a millisecond');
     assert.ok(sample(text, 'apiserver_flowcontrol_demand_seats_count', { priority_level: 'exempt' }) > 0);
   });
 });
