@@ -58,7 +58,7 @@ function failedReaching(address: string): (err: NodeJS.ErrnoException) => Error 
   return (err) => Object.assign(new Error(goDialError(err, address)), { certificateRejected: certificateErrorCodes.has(err.code ?? '') });
 }
 
-/** The counters of what reaches kubelets: upstream's pods/log ones (`kube_apiserver_pod_logs_*`) and its stream translator's. */
+/** The counters of what reaches kubelets: upstream's pods/log ones (`kube_apiserver_pod_logs_*`), its stream translator's and its tunnel's. */
 export interface KubeletCounters {
   /** A log request, by whether it asked to skip the kubelet's certificate check. */
   logRequest(usage: 'enforce_tls' | 'skip_tls_allowed'): void;
@@ -66,6 +66,8 @@ export interface KubeletCounters {
   logTlsFailure(): void;
   /** An exec or attach over WebSocket v5 done, by the code it ended with (`apiserver_stream_translator_requests_total`). */
   translatedStream(code: number): void;
+  /** A port-forward tunnelled over WebSocket, by the code it was answered (`apiserver_stream_tunnel_requests_total`). */
+  tunnelledStream(code: number): void;
 }
 
 export class KubeletClient {

@@ -163,6 +163,7 @@ export class ApiMetrics {
   readonly #podLogsUsage: PlainCounter;
   readonly #podLogsTlsFailures: { value: number };
   readonly #streamTranslations: PlainCounter;
+  readonly #streamTunnels: PlainCounter;
   readonly #transformationDurations: PlainHistogram;
   /** The key id label sets in use, least recently used first. */
   readonly #kmsKeyIdSets = new Set<string>();
@@ -232,6 +233,7 @@ export class ApiMetrics {
     this.#podLogsUsage = new PlainCounter(list, 'kube_apiserver_pod_logs_insecure_backend_total', 'Total number of requests for pods/logs sliced by usage type: enforce_tls, skip_tls_allowed, skip_tls_denied');
     this.#podLogsTlsFailures = new PlainCounter(list, 'kube_apiserver_pod_logs_backend_tls_failure_total', 'Total number of requests for pods/logs that failed due to kubelet server TLS verification').series('', () => ({}));
     this.#streamTranslations = new PlainCounter(list, 'apiserver_stream_translator_requests_total', 'Total number of requests that were handled by the StreamTranslatorProxy, which processes streaming RemoteCommand/V5');
+    this.#streamTunnels = new PlainCounter(list, 'apiserver_stream_tunnel_requests_total', 'Total number of requests that were handled by the StreamTunnelProxy, which processes streaming PortForward/V2');
     for (const [use, help] of [
       ['legacy', 'Cumulative legacy service account tokens used'],
       ['stale', 'Cumulative stale projected service account tokens used'],
@@ -566,6 +568,9 @@ export class ApiMetrics {
     },
     translatedStream: (code: number): void => {
       this.#streamTranslations.series(String(code), () => ({ code: String(code) })).value++;
+    },
+    tunnelledStream: (code: number): void => {
+      this.#streamTunnels.series(String(code), () => ({ code: String(code) })).value++;
     },
   };
 

@@ -272,6 +272,8 @@ for (const websockets of [true, false]) {
     assert.equal((await server.request('PUT', `/api/v1/namespaces/${ns}/pods/p/status`, { body: pod })).status, 200);
     seen.length = 0;
     forwardedPorts.length = 0;
+    const tunnelled = async () => sample((await server.request('GET', '/metrics')).text, 'apiserver_stream_tunnel_requests_total', { code: '101' });
+    const tunnelledBefore = await tunnelled();
     const local = await freePort();
     const env = { ...process.env, KUBECTL_PORT_FORWARD_WEBSOCKETS: String(websockets) };
     const child = spawn('/usr/bin/kubectl', ['--kubeconfig', server.kubeconfigPath, '-n', ns, 'port-forward', 'pod/p', `${local}:8080`], { stdio: ['ignore', 'pipe', 'pipe'], env });
@@ -299,6 +301,8 @@ for (const websockets of [true, false]) {
         ['POST', 'SPDY/3.1', 'portforward.k8s.io', `/portForward/${ns}/p`, undefined],
       ]);
       assert.match(String(seen[0]!.headers['user-agent']), /^kubectl/);
+      // Upstream's tunneling handler counts the switch it makes (code 101); SPDY alone is no tunnel.
+      assert.equal(await tunnelled() - tunnelledBefore, websockets ? 1 : 0);
     } finally {
       child.kill();
     }

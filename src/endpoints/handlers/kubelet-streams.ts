@@ -155,11 +155,17 @@ async function tunnelToKubelet(scope: RequestScope, kubelet: KubeletClient, addr
   const tunnelHeaders = new Set(['sec-websocket-protocol', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'upgrade', 'x-stream-protocol-version']);
   const headers = { ...passedOnHeaders(req, (name) => tunnelHeaders.has(name)), upgrade: 'SPDY/3.1', 'x-stream-protocol-version': protocols };
   const upgrade = await dialUpgrade(scope, kubelet, address, 'POST', target, headers);
-  if (!upgrade.switched) return asStatus(() => answerRefusal(res, upgrade.answer));
+  // Counted as upstream's tunneling handler counts them: by the answer, the kubelet's when it did not switch.
+  const counted = (code: number) => kubelet.counters?.tunnelledStream(code);
+  if (!upgrade.switched) {
+    counted(upgrade.answer.statusCode ?? 500);
+    return asStatus(() => answerRefusal(res, upgrade.answer));
+  }
   const connection = String(upgrade.answer.headers.connection ?? '').toLowerCase();
   const switchedTo = String(upgrade.answer.headers.upgrade ?? '').toLowerCase();
   if (!connection.includes('upgrade') || !switchedTo.includes('spdy/3.1')) {
     upgrade.socket.destroy();
+    counted(500);
     res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' });
     res.end('unable to upgrade: missing upgrade headers in response\n');
     return;
@@ -172,10 +178,16 @@ async function tunnelToKubelet(scope: RequestScope, kubelet: KubeletClient, addr
   const chosen = String(upgrade.answer.headers['x-stream-protocol-version'] ?? '').trim();
   const { tunnel } = await import('../stream-tunnel.ts');
   const switched = await tunnel({ req: req as unknown as IncomingMessage, ...client }, upgrade, chosen === '' ? undefined : `SPDY/3.1+${chosen}`, {
-    onSwitched: () => { res.statusCode = 101; },
+    onSwitched: () => {
+      res.statusCode = 101;
+      counted(101);
+    },
     track: (stop) => scope.trackLongRunning(stop),
   });
   // A handshake the library refused: it answered 400 and closed the connection.
-  if (!switched) res.statusCode = 400;
+  if (!switched) {
+    res.statusCode = 400;
+    counted(400);
+  }
 }
 
