@@ -87,6 +87,12 @@ const gzip = promisify(zlib.gzip);
 const inflateRaw = promisify(zlib.inflateRaw);
 const deflateRaw = promisify(zlib.deflateRaw);
 
+/**
+ * How large a decompressed page may grow (upstream reads any size into memory): a page that
+ * inflates past it is refused rather than taking the server's memory.
+ */
+const maxInflatedBytes = 256 * 1024 * 1024;
+
 /** A failure rewriting a page, in Go's words; the proxy answers it as an unclassified 500. */
 export class RewriteError extends Error {}
 
@@ -95,26 +101,28 @@ export class RewriteError extends Error {}
  * deflate read as Go's compress/flate reads it: raw); undefined for an encoding upstream
  * does not read, which passes as it came.
  */
-export async function rewrittenHtmlBody(body: Buffer, encoding: string, rewrite: (url: string) => string): Promise<Buffer | undefined> {
+export async function rewrittenHtmlBody(body: Buffer, encoding: string, rewrite: (url: string) => string, maxInflated = maxInflatedBytes): Promise<Buffer | undefined> {
   if (encoding === '') return rewriteHtmlLinks(body, rewrite);
+  const inflateLimit = { maxOutputLength: maxInflated };
   if (encoding === 'gzip') {
     // gzip.NewReader reads the header at once: an empty or foreign body fails there.
     if (body.length === 0) throw new RewriteError('errorf making gzip reader: EOF');
     if (body.length < 10) throw new RewriteError('errorf making gzip reader: unexpected EOF');
     if (body[0] !== 0x1f || body[1] !== 0x8b || body[2] !== 8) throw new RewriteError('errorf making gzip reader: gzip: invalid header');
-    return gzip(rewriteHtmlLinks(await inflated(gunzip(body)), rewrite));
+    return gzip(rewriteHtmlLinks(await inflated(gunzip(body, inflateLimit), maxInflated), rewrite));
   }
-  if (encoding === 'deflate') return deflateRaw(rewriteHtmlLinks(await inflated(inflateRaw(body)), rewrite), { level: zlib.constants.Z_BEST_COMPRESSION });
+  if (encoding === 'deflate') return deflateRaw(rewriteHtmlLinks(await inflated(inflateRaw(body, inflateLimit), maxInflated), rewrite), { level: zlib.constants.Z_BEST_COMPRESSION });
   return undefined;
 }
 
 /** The inflated bytes, or the failure in Go's words where they are known. */
-async function inflated(inflating: Promise<Buffer>): Promise<Buffer> {
+async function inflated(inflating: Promise<Buffer>, maxInflated: number): Promise<Buffer> {
   try {
     return await inflating;
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === 'Z_BUF_ERROR') throw new RewriteError('unexpected EOF');
+    if (code === 'ERR_BUFFER_TOO_LARGE') throw new RewriteError(`the page inflates past ${maxInflated} bytes`);
     if ((err as Error).message === 'incorrect data check') throw new RewriteError('gzip: invalid checksum');
     throw new RewriteError((err as Error).message);
   }

@@ -80,4 +80,11 @@ test('gzip and raw deflate pages are rewritten in their encoding; other encoding
   const corrupt = zlib.gzipSync('<p>x</p>');
   corrupt[corrupt.length - 5]! ^= 0xff;
   assert.equal(await failure(corrupt, 'gzip'), 'gzip: invalid checksum');
+  // A page that inflates past the bound (256 MiB by default) is refused, not read into memory.
+  try {
+    await rewrittenHtmlBody(zlib.deflateRawSync(Buffer.alloc(1 << 20)), 'deflate', rewrite, 1 << 16);
+    assert.fail('expected a failure');
+  } catch (err) {
+    assert.equal((err as Error).message, 'the page inflates past 65536 bytes');
+  }
 });
