@@ -88,10 +88,10 @@ const inflateRaw = promisify(zlib.inflateRaw);
 const deflateRaw = promisify(zlib.deflateRaw);
 
 /**
- * How large a decompressed page may grow (upstream reads any size into memory): a page that
- * inflates past it is refused rather than taking the server's memory.
+ * How large a page may be, read or decompressed (upstream reads any size into memory): a
+ * larger one is refused rather than taking the server's memory.
  */
-const maxInflatedBytes = 256 * 1024 * 1024;
+export const maxPageBytes = 256 * 1024 * 1024;
 
 /** A failure rewriting a page, in Go's words; the proxy answers it as an unclassified 500. */
 export class RewriteError extends Error {}
@@ -101,7 +101,7 @@ export class RewriteError extends Error {}
  * deflate read as Go's compress/flate reads it: raw); undefined for an encoding upstream
  * does not read, which passes as it came.
  */
-export async function rewrittenHtmlBody(body: Buffer, encoding: string, rewrite: (url: string) => string, maxInflated = maxInflatedBytes): Promise<Buffer | undefined> {
+export async function rewrittenHtmlBody(body: Buffer, encoding: string, rewrite: (url: string) => string, maxInflated = maxPageBytes): Promise<Buffer | undefined> {
   if (encoding === '') return rewriteHtmlLinks(body, rewrite);
   const inflateLimit = { maxOutputLength: maxInflated };
   if (encoding === 'gzip') {

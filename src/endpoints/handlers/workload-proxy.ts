@@ -16,7 +16,7 @@ import { objectAt, objectsAt, stringAt } from '../../registry/builtin/object.ts'
 import { simulatedNodeAnnotation } from '../../registry/builtin/nodes.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
 import { isGlobalUnicast, type PodNetworkClient } from '../pod-network-client.ts';
-import { goPathJoin, isHtml, proxiedUrl, RewriteError, rewrittenHtmlBody, type ProxyPlace } from '../proxy-links.ts';
+import { goPathJoin, isHtml, maxPageBytes, proxiedUrl, RewriteError, rewrittenHtmlBody, type ProxyPlace } from '../proxy-links.ts';
 import { answeredHeaders, notForwarded, streamAnswer } from '../proxy-stream.ts';
 import { abandonWithCaller, connectionOffered, isUpgradeRequest, joinUpgrade, passedOnHeaders, UpgradeFailure } from '../upgrade.ts';
 import type { RequestScope } from './scope.ts';
@@ -204,7 +204,15 @@ async function rewrittenPage(answer: IncomingMessage, place: ProxyPlace): Promis
   const encoding = answer.headers['content-encoding'] ?? '';
   if (encoding !== '' && encoding !== 'gzip' && encoding !== 'deflate') return undefined;
   const chunks: Buffer[] = [];
-  for await (const chunk of answer) chunks.push(chunk as Buffer);
+  let read = 0;
+  for await (const chunk of answer) {
+    read += (chunk as Buffer).length;
+    if (read > maxPageBytes) {
+      answer.destroy();
+      throw unclassifiedError(`the page is larger than ${maxPageBytes} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
   try {
     return await rewrittenHtmlBody(Buffer.concat(chunks), encoding, (url) => proxiedUrl(url, place));
   } catch (err) {
