@@ -6,7 +6,7 @@ import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
 import type { ResourceRegistry, ServedResource } from '../registry/registry.ts';
 import type { NonResourceRequestInfo, RequestInfo, ResourceRequestInfo } from './request-info.ts';
 import { currentRequest } from '../api/request-context.ts';
-import { negotiateDiscovery, type Discovery } from './discovery.ts';
+import { discoveryCodecs, negotiateDiscovery, type Discovery } from './discovery.ts';
 import { proxyToExtension, type AggregationLookup } from './aggregated-proxy.ts';
 import { createHandler } from './handlers/create.ts';
 import { deleteCollectionHandler, deleteHandler } from './handlers/delete.ts';
@@ -157,6 +157,7 @@ export class ApiHandler {
       case 'api':
       case 'apis': {
         const form = negotiateDiscovery(req.headers.accept);
+        await discoveryCodecs(form);
         const doc = this.opts.discovery.serve(info.parts, form);
         if (doc === undefined) throw notFoundPath();
         const headers = { ETag: doc.etag, Vary: 'Accept' };

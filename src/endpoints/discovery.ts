@@ -1,7 +1,11 @@
-// Discovery: /api, /apis, per group and version, and aggregated discovery.
+// Discovery: /api, /apis, per group and version, and aggregated discovery; in JSON, YAML or
+// Protobuf, as upstream's codecs serve them.
 import { createHash } from 'node:crypto';
-import { apiVersionOf } from '../api/index.ts';
+import { apiVersionOf, type KubeObject } from '../api/index.ts';
+import { encodeYaml } from '../encoding/decode.ts';
 import { parseAccept } from '../encoding/media-type.ts';
+import { loadedProtobufCodec, loadProtobufCodec } from '../encoding/protobuf-loader.ts';
+import { loadYaml } from '../api/yaml.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import { notAcceptable } from '../api/index.ts';
@@ -25,38 +29,54 @@ interface GroupVersions {
 
 /** A rendered discovery answer: body, content type and its ETag. */
 export interface DiscoveryDocument {
-  body: string;
+  body: string | Uint8Array;
   contentType: string;
   etag: string;
 }
 
-function document(value: unknown, contentType: string): DiscoveryDocument {
-  const body = JSON.stringify(value);
-  const etag = `"${createHash('sha512').update(body).digest('hex').slice(0, 64).toUpperCase()}"`;
-  return { body, contentType, etag };
+/** The media types discovery is served in, as upstream's codecs serve it. */
+const encodings = { 'application/json': 'json', 'application/yaml': 'yaml', 'application/vnd.kubernetes.protobuf': 'protobuf' } as const;
+type DiscoveryEncoding = (typeof encodings)[keyof typeof encodings];
+
+/**
+ * A discovery answer in its encoding (the Protobuf codec and the YAML library already
+ * loaded: discoveryCodecs). Its ETag is its JSON's hash whatever the encoding, as upstream's.
+ */
+function document(value: KubeObject, mediaType: string, encoding: DiscoveryEncoding, params = '', protobufValue = value): DiscoveryDocument {
+  const json = JSON.stringify(value);
+  const etag = `"${createHash('sha512').update(json).digest('hex').slice(0, 64).toUpperCase()}"`;
+  const body = encoding === 'json' ? json : encoding === 'yaml' ? encodeYaml(value) : loadedProtobufCodec()!.encodeProtobufObject(protobufValue);
+  return { body, contentType: `${mediaType}${params}`, etag };
 }
 
 const aggregatedVersions = ['v2', 'v2beta1'] as const;
 type AggregatedVersion = (typeof aggregatedVersions)[number];
 
+/** The form a client asked for: an aggregated APIGroupDiscoveryList or the legacy documents, and the media type. */
+export interface DiscoveryForm {
+  version: AggregatedVersion | 'legacy';
+  mediaType: keyof typeof encodings;
+}
+
 /**
- * Which discovery form the client asked for: an aggregated APIGroupDiscoveryList
- * (v2 for kubectl 1.30+, v2beta1 before) or the legacy JSON documents. Entries are
- * taken in the client's order of preference, as upstream does.
+ * Which discovery form the client asked for: an aggregated APIGroupDiscoveryList (v2 for
+ * kubectl 1.30+, v2beta1 before) or the legacy documents, each in JSON, YAML or
+ * Protobuf. Entries are taken in the client's order of preference, as upstream does.
  */
-export function negotiateDiscovery(accept: string | undefined): AggregatedVersion | 'legacy' {
+export function negotiateDiscovery(accept: string | undefined): DiscoveryForm {
   for (const m of parseAccept(accept)) {
     if (m.q <= 0) continue;
     const essence = `${m.type}/${m.subtype}`;
-    if (essence === 'application/json' && m.params.as === 'APIGroupDiscoveryList' && m.params.g === 'apidiscovery.k8s.io') {
+    const mediaType = Object.hasOwn(encodings, essence) ? essence as keyof typeof encodings : undefined;
+    if (m.params.as !== undefined) {
       const v = m.params.v as AggregatedVersion;
-      if (aggregatedVersions.includes(v)) return v;
+      if (mediaType !== undefined && m.params.as === 'APIGroupDiscoveryList' && m.params.g === 'apidiscovery.k8s.io' && aggregatedVersions.includes(v)) return { version: v, mediaType };
       continue;
     }
-    if (m.params.as !== undefined) continue;
-    if (essence === 'application/json' || essence === '*/*') return 'legacy';
+    if (mediaType !== undefined) return { version: 'legacy', mediaType };
+    if (essence === '*/*') return { version: 'legacy', mediaType: 'application/json' };
   }
-  throw notAcceptable('only the following media types are accepted: application/json, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList, application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList');
+  throw notAcceptable(`only the following media types are accepted: ${Object.keys(encodings).join(', ')}`);
 }
 
 /** A group and version an extension API server answers (an APIService naming a service). */
@@ -88,9 +108,12 @@ export class Discovery {
     this.cache = new Map();
   }
 
-  /** The document for a discovery path (`/api`, `/apis`, `/apis/{g}`, `/api/v1`, `/apis/{g}/{v}`), or undefined. */
-  serve(parts: string[], form: AggregatedVersion | 'legacy'): DiscoveryDocument | undefined {
-    const key = `${parts.join('/')}|${form}`;
+  /**
+   * The document for a discovery path (`/api`, `/apis`, `/apis/{g}`, `/api/v1`, `/apis/{g}/{v}`),
+   * or undefined; the form's codec loaded (discoveryCodecs).
+   */
+  serve(parts: string[], form: DiscoveryForm): DiscoveryDocument | undefined {
+    const key = `${parts.join('/')}|${form.version}|${form.mediaType}`;
     let doc = this.cache.get(key);
     if (doc === undefined) {
       doc = this.build(parts, form);
@@ -99,42 +122,47 @@ export class Discovery {
     return doc;
   }
 
-  private build(parts: string[], form: AggregatedVersion | 'legacy'): DiscoveryDocument | undefined {
+  private build(parts: string[], form: DiscoveryForm): DiscoveryDocument | undefined {
+    const { mediaType } = form;
+    const encoding = encodings[mediaType];
+    const legacy = (value: KubeObject) => document(value, mediaType, encoding);
     const groups = this.groups();
     const core = groups.find((g) => g.group === '');
     const named = groups.filter((g) => g.group !== '');
     const [root, a, b] = parts;
     const remote = root === 'apis' ? this.remoteGroups(named) : [];
-    if (parts.length === 1 && (root === 'api' || root === 'apis') && form !== 'legacy') {
-      return this.aggregated(root === 'api' ? (core ? [core] : []) : named, form, remote);
+    if (parts.length === 1 && (root === 'api' || root === 'apis') && form.version !== 'legacy') {
+      return this.aggregated(root === 'api' ? (core ? [core] : []) : named, form.version, mediaType, remote);
     }
     if (parts.length === 1 && root === 'api') {
-      return document({
+      // Upstream's JSON names no apiVersion here; its Protobuf envelope says v1, as for the others.
+      const versions = {
         kind: 'APIVersions',
         versions: core ? [...core.versions.keys()] : [],
         serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: this.serverAddress() }],
-      }, 'application/json');
+      } as unknown as KubeObject;
+      return document(versions, mediaType, encoding, '', { ...versions, apiVersion: 'v1' });
     }
     if (parts.length === 1 && root === 'apis') {
-      return document({ kind: 'APIGroupList', apiVersion: 'v1', groups: [...named.map((g) => apiGroup(g, remote)), ...remote.filter((r) => !r.local).map(remoteApiGroup)] }, 'application/json');
+      return legacy({ kind: 'APIGroupList', apiVersion: 'v1', groups: [...named.map((g) => apiGroup(g, remote)), ...remote.filter((r) => !r.local).map(remoteApiGroup)] } as unknown as KubeObject);
     }
     if (parts.length === 2 && root === 'apis') {
       const group = named.find((g) => g.group === a);
-      if (group !== undefined) return document({ kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(group, remote) }, 'application/json');
+      if (group !== undefined) return legacy({ kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(group, remote) } as unknown as KubeObject);
       const remoteGroup = remote.find((r) => r.group === a);
-      return remoteGroup ? document({ kind: 'APIGroup', apiVersion: 'v1', ...remoteApiGroup(remoteGroup) }, 'application/json') : undefined;
+      return remoteGroup ? legacy({ kind: 'APIGroup', apiVersion: 'v1', ...remoteApiGroup(remoteGroup) } as unknown as KubeObject) : undefined;
     }
     const groupName = root === 'api' && parts.length === 2 ? '' : root === 'apis' && parts.length === 3 ? a : undefined;
     const version = root === 'api' ? a : b;
     if (groupName === undefined || version === undefined) return undefined;
     const types = groups.find((g) => g.group === groupName)?.versions.get(version);
     if (types === undefined) return undefined;
-    return document({
+    return legacy({
       kind: 'APIResourceList',
       apiVersion: 'v1',
       groupVersion: apiVersionOf(groupName, version),
       resources: types.flatMap(apiResources),
-    }, 'application/json');
+    } as unknown as KubeObject);
   }
 
   private groups(): GroupVersions[] {
@@ -165,7 +193,7 @@ export class Discovery {
     return [...byGroup.values()].sort((x, y) => y.priority - x.priority || (x.group < y.group ? -1 : x.group > y.group ? 1 : 0));
   }
 
-  private aggregated(groups: GroupVersions[], version: AggregatedVersion, remote: RemoteGroup[] = []): DiscoveryDocument {
+  private aggregated(groups: GroupVersions[], version: AggregatedVersion, mediaType: keyof typeof encodings, remote: RemoteGroup[] = []): DiscoveryDocument {
     const remoteVersions = (r: RemoteGroup | undefined) => (r?.versions ?? []).map((v) => ({
       version: v.version,
       resources: v.resources === undefined ? [] : aggregatedRemoteResources(v.resources),
@@ -185,8 +213,8 @@ export class Discovery {
       })),
       ...remote.filter((r) => !r.local).map((r) => ({ metadata: { name: r.group, creationTimestamp: null }, versions: remoteVersions(r) })),
     ];
-    const contentType = `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`;
-    return document({ kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items }, contentType);
+    const list = { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items } as unknown as KubeObject;
+    return document(list, mediaType, encodings[mediaType], `;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`);
   }
 }
 
@@ -299,4 +327,10 @@ function aggregatedResource(t: ResourceType) {
     });
   }
   return entry;
+}
+
+/** Loads what a form's encoding needs before serve() builds it: the Protobuf codec, the YAML library. */
+export async function discoveryCodecs(form: DiscoveryForm): Promise<void> {
+  if (form.mediaType === 'application/vnd.kubernetes.protobuf') await loadProtobufCodec();
+  else if (form.mediaType === 'application/yaml') await loadYaml();
 }

@@ -1,6 +1,8 @@
-// Discovery, /version and health endpoints as clients read them.
+// Discovery (in JSON, YAML and Protobuf), /version and health endpoints as clients read them.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { parse } from 'yaml';
+import { decodeProtobufObject } from '../../src/encoding/protobuf/index.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
@@ -56,6 +58,37 @@ for (const [accept, version] of [[`${v2},${v2beta1},application/json`, 'v2'], [`
     assert.ok(core.items[0].versions[0].resources.some((r: any) => r.resource === 'pods'));
   });
 }
+
+test('discovery in YAML and Protobuf, legacy and aggregated, as upstream\'s codecs serve it; one ETag for every encoding; 406 names the types', async () => {
+  const pb = 'application/vnd.kubernetes.protobuf';
+  // The decoded form leaves out what Protobuf carries as a zero Time (an aggregated group's creationTimestamp: null).
+  const withoutNullTimes = (value: any) => JSON.parse(JSON.stringify(value, (key, v) => (key === 'creationTimestamp' && v === null ? undefined : v)));
+  for (const path of ['/api', '/apis', '/apis/apps', '/api/v1', '/apis/apps/v1']) {
+    const json = await server.request('GET', path);
+    const proto = await server.request('GET', path, { headers: { accept: `${pb}, application/json` } });
+    assert.equal(proto.headers['content-type'], pb, path);
+    assert.deepEqual(proto.bytes.subarray(0, 4), Buffer.from('k8s\0'), path);
+    // /api's JSON names no apiVersion, as upstream's; its envelope says v1.
+    assert.deepEqual(decodeProtobufObject(proto.bytes), path === '/api' ? { apiVersion: 'v1', ...json.json } : json.json, path);
+    const yaml = await server.request('GET', path, { headers: { accept: 'application/yaml' } });
+    assert.equal(yaml.headers['content-type'], 'application/yaml', path);
+    assert.deepEqual(parse(yaml.text), json.json, path);
+    assert.equal(proto.headers.etag, json.headers.etag, path);
+    assert.equal(yaml.headers.etag, json.headers.etag, path);
+  }
+  for (const version of ['v2', 'v2beta1']) {
+    const params = `;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`;
+    const json = await server.request('GET', '/apis', { headers: { accept: `application/json${params}` } });
+    const proto = await server.request('GET', '/apis', { headers: { accept: `${pb}${params},application/json` } });
+    assert.equal(proto.headers['content-type'], `${pb}${params}`);
+    assert.deepEqual(decodeProtobufObject(proto.bytes), withoutNullTimes(json.json));
+    const yaml = await server.request('GET', '/api', { headers: { accept: `application/yaml${params}` } });
+    assert.equal(yaml.headers['content-type'], `application/yaml${params}`);
+    assert.equal(parse(yaml.text).kind, 'APIGroupDiscoveryList');
+  }
+  const refused = await server.request('GET', '/apis', { headers: { accept: 'text/plain' } });
+  assert.deepEqual([refused.status, refused.json.message], [406, 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf']);
+});
 
 test('discovery answers 304 to a matching If-None-Match', async () => {
   const first = await server.request('GET', '/apis', { headers: { accept: v2 } });

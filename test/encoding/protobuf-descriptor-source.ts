@@ -27,6 +27,8 @@ export const otherRoots = [
   'meta.v1.ObjectMeta', 'meta.v1.ListMeta', 'meta.v1.Status', 'meta.v1.List', 'meta.v1.DeleteOptions',
   'meta.v1.WatchEvent', 'meta.v1.Condition', 'meta.v1.LabelSelector',
   'meta.v1.PartialObjectMetadata', 'meta.v1.PartialObjectMetadataList', 'meta.v1beta1.PartialObjectMetadataList',
+  'meta.v1.APIVersions', 'meta.v1.APIGroupList', 'meta.v1.APIGroup', 'meta.v1.APIResourceList',
+  'apidiscovery.v2.APIGroupDiscoveryList', 'apidiscovery.v2beta1.APIGroupDiscoveryList',
 ];
 
 export const rootMessages = [...new Set([...servedMessages, ...otherRoots])];

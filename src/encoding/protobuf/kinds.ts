@@ -1,6 +1,7 @@
 // Which message of messages.ts a (apiVersion, kind) is encoded as: the served kinds, their
 // lists and their subresources' kinds as roots.ts (generated from upstream's discovery)
-// lists them, plus the kinds of meta.k8s.io every version carries and its own.
+// lists them, plus the kinds of meta.k8s.io every version carries and its own, and the
+// discovery documents'.
 
 import { messages } from './messages.ts';
 import { servedKinds } from './roots.ts';
@@ -10,7 +11,10 @@ import { servedKinds } from './roots.ts';
  * views as meta.k8s.io/v1.
  */
 const metaKinds: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  v1: { List: 'meta.v1.List' },
+  // The discovery documents are meta/v1's unversioned kinds, and apidiscovery's lists.
+  v1: { List: 'meta.v1.List', APIVersions: 'meta.v1.APIVersions', APIGroupList: 'meta.v1.APIGroupList', APIGroup: 'meta.v1.APIGroup', APIResourceList: 'meta.v1.APIResourceList' },
+  'apidiscovery.k8s.io/v2': { APIGroupDiscoveryList: 'apidiscovery.v2.APIGroupDiscoveryList' },
+  'apidiscovery.k8s.io/v2beta1': { APIGroupDiscoveryList: 'apidiscovery.v2beta1.APIGroupDiscoveryList' },
   'meta.k8s.io/v1': { PartialObjectMetadata: 'meta.v1.PartialObjectMetadata', PartialObjectMetadataList: 'meta.v1.PartialObjectMetadataList' },
   // v1beta1's object view is v1's type; its list numbers its fields the other way round.
   'meta.k8s.io/v1beta1': { PartialObjectMetadata: 'meta.v1.PartialObjectMetadata', PartialObjectMetadataList: 'meta.v1beta1.PartialObjectMetadataList' },

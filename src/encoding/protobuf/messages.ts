@@ -209,6 +209,64 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [2, 'caBundle', 'bytes', ''],
     [3, 'url', 'string', 'p'],
   ],
+  'apidiscovery.v2.APIGroupDiscovery': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', ''],
+    [2, 'versions', 'apidiscovery.v2.APIVersionDiscovery', 're'],
+  ],
+  'apidiscovery.v2.APIGroupDiscoveryList': [
+    [1, 'metadata', 'meta.v1.ListMeta', ''],
+    [2, 'items', 'apidiscovery.v2.APIGroupDiscovery', 'r'],
+  ],
+  'apidiscovery.v2.APIResourceDiscovery': [
+    [1, 'resource', 'string', 'z'],
+    [2, 'responseKind', 'meta.v1.GroupVersionKind', 'p'],
+    [3, 'scope', 'string', 'z'],
+    [4, 'singularResource', 'string', 'z'],
+    [5, 'verbs', 'string', 'r'],
+    [6, 'shortNames', 'string', 're'],
+    [7, 'categories', 'string', 're'],
+    [8, 'subresources', 'apidiscovery.v2.APISubresourceDiscovery', 're'],
+  ],
+  'apidiscovery.v2.APISubresourceDiscovery': [
+    [1, 'subresource', 'string', 'z'],
+    [2, 'responseKind', 'meta.v1.GroupVersionKind', 'p'],
+    [3, 'acceptedTypes', 'meta.v1.GroupVersionKind', 're'],
+    [4, 'verbs', 'string', 'r'],
+  ],
+  'apidiscovery.v2.APIVersionDiscovery': [
+    [1, 'version', 'string', 'z'],
+    [2, 'resources', 'apidiscovery.v2.APIResourceDiscovery', 're'],
+    [3, 'freshness', 'string', ''],
+  ],
+  'apidiscovery.v2beta1.APIGroupDiscovery': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', ''],
+    [2, 'versions', 'apidiscovery.v2beta1.APIVersionDiscovery', 're'],
+  ],
+  'apidiscovery.v2beta1.APIGroupDiscoveryList': [
+    [1, 'metadata', 'meta.v1.ListMeta', ''],
+    [2, 'items', 'apidiscovery.v2beta1.APIGroupDiscovery', 'r'],
+  ],
+  'apidiscovery.v2beta1.APIResourceDiscovery': [
+    [1, 'resource', 'string', 'z'],
+    [2, 'responseKind', 'meta.v1.GroupVersionKind', 'p'],
+    [3, 'scope', 'string', 'z'],
+    [4, 'singularResource', 'string', 'z'],
+    [5, 'verbs', 'string', 'r'],
+    [6, 'shortNames', 'string', 're'],
+    [7, 'categories', 'string', 're'],
+    [8, 'subresources', 'apidiscovery.v2beta1.APISubresourceDiscovery', 're'],
+  ],
+  'apidiscovery.v2beta1.APISubresourceDiscovery': [
+    [1, 'subresource', 'string', 'z'],
+    [2, 'responseKind', 'meta.v1.GroupVersionKind', 'p'],
+    [3, 'acceptedTypes', 'meta.v1.GroupVersionKind', 're'],
+    [4, 'verbs', 'string', 'r'],
+  ],
+  'apidiscovery.v2beta1.APIVersionDiscovery': [
+    [1, 'version', 'string', 'z'],
+    [2, 'resources', 'apidiscovery.v2beta1.APIResourceDiscovery', 're'],
+    [3, 'freshness', 'string', ''],
+  ],
   'apiextensions.v1.CustomResourceColumnDefinition': [
     [1, 'name', 'string', 'z'],
     [2, 'type', 'string', 'z'],
@@ -2629,6 +2687,35 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   'flowcontrol.v1.UserSubject': [
     [1, 'name', 'string', 'z'],
   ],
+  'meta.v1.APIGroup': [
+    [1, 'name', 'string', 'z'],
+    [2, 'versions', 'meta.v1.GroupVersionForDiscovery', 'r'],
+    [3, 'preferredVersion', 'meta.v1.GroupVersionForDiscovery', ''],
+    [4, 'serverAddressByClientCIDRs', 'meta.v1.ServerAddressByClientCIDR', 're'],
+  ],
+  'meta.v1.APIGroupList': [
+    [1, 'groups', 'meta.v1.APIGroup', 'r'],
+  ],
+  'meta.v1.APIResource': [
+    [1, 'name', 'string', 'z'],
+    [2, 'namespaced', 'bool', 'z'],
+    [3, 'kind', 'string', 'z'],
+    [4, 'verbs', 'meta.v1.Verbs', 'p'],
+    [5, 'shortNames', 'string', 're'],
+    [6, 'singularName', 'string', 'z'],
+    [7, 'categories', 'string', 're'],
+    [8, 'group', 'string', ''],
+    [9, 'version', 'string', ''],
+    [10, 'storageVersionHash', 'string', ''],
+  ],
+  'meta.v1.APIResourceList': [
+    [1, 'groupVersion', 'string', 'z'],
+    [2, 'resources', 'meta.v1.APIResource', 'r'],
+  ],
+  'meta.v1.APIVersions': [
+    [1, 'versions', 'string', 'r'],
+    [2, 'serverAddressByClientCIDRs', 'meta.v1.ServerAddressByClientCIDR', 'r'],
+  ],
   'meta.v1.Condition': [
     [1, 'type', 'string', 'z'],
     [2, 'status', 'string', 'z'],
@@ -2649,6 +2736,15 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [1, 'key', 'string', 'z'],
     [2, 'operator', 'string', 'z'],
     [3, 'values', 'string', 're'],
+  ],
+  'meta.v1.GroupVersionForDiscovery': [
+    [1, 'groupVersion', 'string', 'z'],
+    [2, 'version', 'string', 'z'],
+  ],
+  'meta.v1.GroupVersionKind': [
+    [1, 'group', 'string', 'z'],
+    [2, 'version', 'string', 'z'],
+    [3, 'kind', 'string', 'z'],
   ],
   'meta.v1.LabelSelector': [
     [1, 'matchLabels', 'string', 'me'],
@@ -2715,6 +2811,10 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [1, 'uid', 'string', 'p'],
     [2, 'resourceVersion', 'string', 'p'],
   ],
+  'meta.v1.ServerAddressByClientCIDR': [
+    [1, 'clientCIDR', 'string', 'z'],
+    [2, 'serverAddress', 'string', 'z'],
+  ],
   'meta.v1.ShardInfo': [
     [1, 'selector', 'string', 'z'],
   ],
@@ -2738,6 +2838,9 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [4, 'causes', 'meta.v1.StatusCause', 're'],
     [5, 'retryAfterSeconds', 'int32', ''],
     [6, 'uid', 'string', ''],
+  ],
+  'meta.v1.Verbs': [
+    [1, '', 'string', 'r'],
   ],
   'meta.v1.WatchEvent': [
     [1, 'type', 'string', 'z'],
