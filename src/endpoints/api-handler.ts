@@ -156,7 +156,7 @@ export class ApiHandler {
     switch (root) {
       case 'api':
       case 'apis': {
-        const form = negotiateDiscovery(req.headers.accept);
+        const form = negotiateDiscovery(req.headers.accept, this.cbor);
         await discoveryCodecs(form);
         const doc = this.opts.discovery.serve(info.parts, form);
         if (doc === undefined) throw notFoundPath();

@@ -1,7 +1,8 @@
-// Discovery: /api, /apis, per group and version, and aggregated discovery; in JSON, YAML or
-// Protobuf, as upstream's codecs serve them.
+// Discovery: /api, /apis, per group and version, and aggregated discovery; in JSON, YAML,
+// Protobuf or (with its gate) CBOR, as upstream's codecs serve them.
 import { createHash } from 'node:crypto';
 import { apiVersionOf, type KubeObject } from '../api/index.ts';
+import { encodeCborObject } from '../encoding/cbor-objects.ts';
 import { encodeYaml } from '../encoding/decode.ts';
 import { parseAccept } from '../encoding/media-type.ts';
 import { loadedProtobufCodec, loadProtobufCodec } from '../encoding/protobuf-loader.ts';
@@ -34,8 +35,8 @@ export interface DiscoveryDocument {
   etag: string;
 }
 
-/** The media types discovery is served in, as upstream's codecs serve it. */
-const encodings = { 'application/json': 'json', 'application/yaml': 'yaml', 'application/vnd.kubernetes.protobuf': 'protobuf' } as const;
+/** The media types discovery is served in, as upstream's codecs serve it: CBOR last, with its gate. */
+const encodings = { 'application/json': 'json', 'application/yaml': 'yaml', 'application/vnd.kubernetes.protobuf': 'protobuf', 'application/cbor': 'cbor' } as const;
 type DiscoveryEncoding = (typeof encodings)[keyof typeof encodings];
 
 /**
@@ -45,7 +46,8 @@ type DiscoveryEncoding = (typeof encodings)[keyof typeof encodings];
 function document(value: KubeObject, mediaType: string, encoding: DiscoveryEncoding, params = '', protobufValue = value): DiscoveryDocument {
   const json = JSON.stringify(value);
   const etag = `"${createHash('sha512').update(json).digest('hex').slice(0, 64).toUpperCase()}"`;
-  const body = encoding === 'json' ? json : encoding === 'yaml' ? encodeYaml(value) : loadedProtobufCodec()!.encodeProtobufObject(protobufValue);
+  const body = encoding === 'json' ? json : encoding === 'yaml' ? encodeYaml(value)
+    : encoding === 'cbor' ? encodeCborObject(value) : loadedProtobufCodec()!.encodeProtobufObject(protobufValue);
   return { body, contentType: `${mediaType}${params}`, etag };
 }
 
@@ -60,14 +62,16 @@ export interface DiscoveryForm {
 
 /**
  * Which discovery form the client asked for: an aggregated APIGroupDiscoveryList (v2 for
- * kubectl 1.30+, v2beta1 before) or the legacy documents, each in JSON, YAML or
- * Protobuf. Entries are taken in the client's order of preference, as upstream does.
+ * kubectl 1.30+, v2beta1 before) or the legacy documents, each in JSON, YAML, Protobuf or,
+ * with the CBORServingAndStorage gate, CBOR. Entries are taken in the client's order of
+ * preference, as upstream does.
  */
-export function negotiateDiscovery(accept: string | undefined): DiscoveryForm {
+export function negotiateDiscovery(accept: string | undefined, cbor = false): DiscoveryForm {
+  const served = (essence: string) => Object.hasOwn(encodings, essence) && (cbor || essence !== 'application/cbor');
   for (const m of parseAccept(accept)) {
     if (m.q <= 0) continue;
     const essence = `${m.type}/${m.subtype}`;
-    const mediaType = Object.hasOwn(encodings, essence) ? essence as keyof typeof encodings : undefined;
+    const mediaType = served(essence) ? essence as keyof typeof encodings : undefined;
     if (m.params.as !== undefined) {
       const v = m.params.v as AggregatedVersion;
       if (mediaType !== undefined && m.params.as === 'APIGroupDiscoveryList' && m.params.g === 'apidiscovery.k8s.io' && aggregatedVersions.includes(v)) return { version: v, mediaType };
@@ -76,7 +80,7 @@ export function negotiateDiscovery(accept: string | undefined): DiscoveryForm {
     if (mediaType !== undefined) return { version: 'legacy', mediaType };
     if (essence === '*/*') return { version: 'legacy', mediaType: 'application/json' };
   }
-  throw notAcceptable(`only the following media types are accepted: ${Object.keys(encodings).join(', ')}`);
+  throw notAcceptable(`only the following media types are accepted: ${Object.keys(encodings).filter(served).join(', ')}`);
 }
 
 /** A group and version an extension API server answers (an APIService naming a service). */

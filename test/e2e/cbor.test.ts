@@ -267,6 +267,22 @@ describe('gate on: CBOR answers', () => {
     assert.equal(strategic.json.message, 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/apply-patch+cbor');
   });
 
+  test('discovery in CBOR, legacy and aggregated, as upstream\'s codecs serve it with the gate', async () => {
+    for (const path of ['/apis', '/apis/apps/v1']) {
+      const json = await on.request('GET', path);
+      const answer = await on.request('GET', path, { headers: { accept: cbor } });
+      assert.equal(answer.headers['content-type'], cbor, path);
+      assert.deepEqual(decodeCborObject(answer.bytes), json.json, path);
+      assert.equal(answer.headers.etag, json.headers.etag, path);
+    }
+    const params = ';g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+    const aggregated = await on.request('GET', '/apis', { headers: { accept: `${cbor}${params}` } });
+    assert.equal(aggregated.headers['content-type'], `${cbor}${params}`);
+    assert.deepEqual(decodeCborObject(aggregated.bytes), (await on.request('GET', '/apis', { headers: { accept: `application/json${params}` } })).json);
+    const refused = await on.request('GET', '/apis', { headers: { accept: 'text/plain' } });
+    assert.equal(refused.json.message, 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/cbor');
+  });
+
   test('the other patch types have no CBOR form: 415 naming the accepted types', async () => {
     const ns = await on.newNamespace('cbor');
     await createConfigMap(on, ns, 'p');
@@ -327,6 +343,8 @@ describe('gate off: no CBOR', () => {
     const fallback = await off.request('GET', `/api/v1/namespaces/${ns}/configmaps/n`, { headers: { accept: `${cbor}, application/json` } });
     assert.equal(fallback.status, 200);
     assert.equal(fallback.headers['content-type'], 'application/json');
+    const discovery = await off.request('GET', '/apis', { headers: { accept: cbor } });
+    assert.deepEqual([discovery.status, discovery.json.message], [406, 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf']);
     const watch = await off.request('GET', `/api/v1/namespaces/${ns}/configmaps?watch=1`, { headers: { accept: cbor } });
     assert.equal(watch.status, 406);
     assert.equal(watch.json.message, 'only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch');
