@@ -156,7 +156,8 @@ export class ApiHandler {
     switch (root) {
       case 'api':
       case 'apis': {
-        const form = negotiateDiscovery(req.headers.accept, this.cbor);
+        // A group's or version's document has no aggregated form: upstream's handler for it passes those entries over.
+        const form = negotiateDiscovery(req.headers.accept, this.cbor, info.parts.length === 1);
         await discoveryCodecs(form);
         const doc = this.opts.discovery.serve(info.parts, form);
         if (doc === undefined) throw notFoundPath();

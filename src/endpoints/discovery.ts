@@ -62,11 +62,11 @@ export interface DiscoveryForm {
 
 /**
  * Which discovery form the client asked for: an aggregated APIGroupDiscoveryList (v2 for
- * kubectl 1.30+, v2beta1 before) or the legacy documents, each in JSON, YAML, Protobuf or,
- * with the CBORServingAndStorage gate, CBOR. Entries are taken in the client's order of
- * preference, as upstream does.
+ * kubectl 1.30+, v2beta1 before; only `/api` and `/apis` have one, `aggregated`) or the
+ * legacy documents, each in JSON, YAML, Protobuf or, with the CBORServingAndStorage gate,
+ * CBOR. Entries are taken in the client's order of preference, as upstream does.
  */
-export function negotiateDiscovery(accept: string | undefined, cbor = false): DiscoveryForm {
+export function negotiateDiscovery(accept: string | undefined, cbor = false, aggregated = true): DiscoveryForm {
   const served = (essence: string) => Object.hasOwn(encodings, essence) && (cbor || essence !== 'application/cbor');
   for (const m of parseAccept(accept)) {
     if (m.q <= 0) continue;
@@ -74,7 +74,7 @@ export function negotiateDiscovery(accept: string | undefined, cbor = false): Di
     const mediaType = served(essence) ? essence as keyof typeof encodings : undefined;
     if (m.params.as !== undefined) {
       const v = m.params.v as AggregatedVersion;
-      if (mediaType !== undefined && m.params.as === 'APIGroupDiscoveryList' && m.params.g === 'apidiscovery.k8s.io' && aggregatedVersions.includes(v)) return { version: v, mediaType };
+      if (aggregated && mediaType !== undefined && m.params.as === 'APIGroupDiscoveryList' && m.params.g === 'apidiscovery.k8s.io' && aggregatedVersions.includes(v)) return { version: v, mediaType };
       continue;
     }
     if (mediaType !== undefined) return { version: 'legacy', mediaType };

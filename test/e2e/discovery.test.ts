@@ -86,6 +86,11 @@ test('discovery in YAML and Protobuf, legacy and aggregated, as upstream\'s code
     assert.equal(yaml.headers['content-type'], `application/yaml${params}`);
     assert.equal(parse(yaml.text).kind, 'APIGroupDiscoveryList');
   }
+  // A group's or version's document has no aggregated form: the entry is passed over, as upstream's legacy handler does.
+  const aggregatedOnly = await server.request('GET', '/apis/apps/v1', { headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' } });
+  assert.equal(aggregatedOnly.status, 406);
+  const withFallback = await server.request('GET', '/apis/apps/v1', { headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' } });
+  assert.deepEqual([withFallback.headers['content-type'], withFallback.json.kind], ['application/json', 'APIResourceList']);
   const refused = await server.request('GET', '/apis', { headers: { accept: 'text/plain' } });
   assert.deepEqual([refused.status, refused.json.message], [406, 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf']);
 });
