@@ -36,18 +36,22 @@ export interface DiscoveryDocument {
 }
 
 /** The media types discovery is served in, as upstream's codecs serve it: CBOR last, with its gate. */
-const encodings = { 'application/json': 'json', 'application/yaml': 'yaml', 'application/vnd.kubernetes.protobuf': 'protobuf', 'application/cbor': 'cbor' } as const;
-type DiscoveryEncoding = (typeof encodings)[keyof typeof encodings];
+const mediaTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf', 'application/cbor'] as const;
+type DiscoveryMediaType = (typeof mediaTypes)[number];
 
 /**
- * A discovery answer in its encoding (the Protobuf codec and the YAML library already
- * loaded: discoveryCodecs). Its ETag is its JSON's hash whatever the encoding, as upstream's.
+ * A discovery answer in its media type (the Protobuf codec and the YAML library already
+ * loaded: discoveryCodecs), `params` after it. Its ETag is its JSON's hash whatever the
+ * encoding, as upstream's. `protobufValue`: what the Protobuf envelope names, when the JSON
+ * differs.
  */
-function document(value: KubeObject, mediaType: string, encoding: DiscoveryEncoding, params = '', protobufValue = value): DiscoveryDocument {
+function document(value: Record<string, unknown>, mediaType: DiscoveryMediaType, params = '', protobufValue = value): DiscoveryDocument {
   const json = JSON.stringify(value);
   const etag = `"${createHash('sha512').update(json).digest('hex').slice(0, 64).toUpperCase()}"`;
-  const body = encoding === 'json' ? json : encoding === 'yaml' ? encodeYaml(value)
-    : encoding === 'cbor' ? encodeCborObject(value) : loadedProtobufCodec()!.encodeProtobufObject(protobufValue);
+  const body = mediaType === 'application/json' ? json
+    : mediaType === 'application/yaml' ? encodeYaml(value)
+      : mediaType === 'application/cbor' ? encodeCborObject(value as unknown as KubeObject)
+        : loadedProtobufCodec()!.encodeProtobufObject(protobufValue as unknown as KubeObject);
   return { body, contentType: `${mediaType}${params}`, etag };
 }
 
@@ -57,7 +61,7 @@ type AggregatedVersion = (typeof aggregatedVersions)[number];
 /** The form a client asked for: an aggregated APIGroupDiscoveryList or the legacy documents, and the media type. */
 export interface DiscoveryForm {
   version: AggregatedVersion | 'legacy';
-  mediaType: keyof typeof encodings;
+  mediaType: DiscoveryMediaType;
 }
 
 /**
@@ -67,11 +71,11 @@ export interface DiscoveryForm {
  * CBOR. Entries are taken in the client's order of preference, as upstream does.
  */
 export function negotiateDiscovery(accept: string | undefined, cbor = false, aggregated = true): DiscoveryForm {
-  const served = (essence: string) => Object.hasOwn(encodings, essence) && (cbor || essence !== 'application/cbor');
+  const served = (essence: string): essence is DiscoveryMediaType => (mediaTypes as readonly string[]).includes(essence) && (cbor || essence !== 'application/cbor');
   for (const m of parseAccept(accept)) {
     if (m.q <= 0) continue;
     const essence = `${m.type}/${m.subtype}`;
-    const mediaType = served(essence) ? essence as keyof typeof encodings : undefined;
+    const mediaType = served(essence) ? essence : undefined;
     if (m.params.as !== undefined) {
       const v = m.params.v as AggregatedVersion;
       if (aggregated && mediaType !== undefined && m.params.as === 'APIGroupDiscoveryList' && m.params.g === 'apidiscovery.k8s.io' && aggregatedVersions.includes(v)) return { version: v, mediaType };
@@ -80,7 +84,7 @@ export function negotiateDiscovery(accept: string | undefined, cbor = false, agg
     if (mediaType !== undefined) return { version: 'legacy', mediaType };
     if (essence === '*/*') return { version: 'legacy', mediaType: 'application/json' };
   }
-  throw notAcceptable(`only the following media types are accepted: ${Object.keys(encodings).filter(served).join(', ')}`);
+  throw notAcceptable(`only the following media types are accepted: ${mediaTypes.filter(served).join(', ')}`);
 }
 
 /** A group and version an extension API server answers (an APIService naming a service). */
@@ -128,8 +132,7 @@ export class Discovery {
 
   private build(parts: string[], form: DiscoveryForm): DiscoveryDocument | undefined {
     const { mediaType } = form;
-    const encoding = encodings[mediaType];
-    const legacy = (value: KubeObject) => document(value, mediaType, encoding);
+    const legacy = (value: Record<string, unknown>) => document(value, mediaType);
     const groups = this.groups();
     const core = groups.find((g) => g.group === '');
     const named = groups.filter((g) => g.group !== '');
@@ -144,17 +147,17 @@ export class Discovery {
         kind: 'APIVersions',
         versions: core ? [...core.versions.keys()] : [],
         serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: this.serverAddress() }],
-      } as unknown as KubeObject;
-      return document(versions, mediaType, encoding, '', { ...versions, apiVersion: 'v1' });
+      };
+      return document(versions, mediaType, '', { ...versions, apiVersion: 'v1' });
     }
     if (parts.length === 1 && root === 'apis') {
-      return legacy({ kind: 'APIGroupList', apiVersion: 'v1', groups: [...named.map((g) => apiGroup(g, remote)), ...remote.filter((r) => !r.local).map(remoteApiGroup)] } as unknown as KubeObject);
+      return legacy({ kind: 'APIGroupList', apiVersion: 'v1', groups: [...named.map((g) => apiGroup(g, remote)), ...remote.filter((r) => !r.local).map(remoteApiGroup)] });
     }
     if (parts.length === 2 && root === 'apis') {
       const group = named.find((g) => g.group === a);
-      if (group !== undefined) return legacy({ kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(group, remote) } as unknown as KubeObject);
+      if (group !== undefined) return legacy({ kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(group, remote) });
       const remoteGroup = remote.find((r) => r.group === a);
-      return remoteGroup ? legacy({ kind: 'APIGroup', apiVersion: 'v1', ...remoteApiGroup(remoteGroup) } as unknown as KubeObject) : undefined;
+      return remoteGroup ? legacy({ kind: 'APIGroup', apiVersion: 'v1', ...remoteApiGroup(remoteGroup) }) : undefined;
     }
     const groupName = root === 'api' && parts.length === 2 ? '' : root === 'apis' && parts.length === 3 ? a : undefined;
     const version = root === 'api' ? a : b;
@@ -166,7 +169,7 @@ export class Discovery {
       apiVersion: 'v1',
       groupVersion: apiVersionOf(groupName, version),
       resources: types.flatMap(apiResources),
-    } as unknown as KubeObject);
+    });
   }
 
   private groups(): GroupVersions[] {
@@ -197,7 +200,7 @@ export class Discovery {
     return [...byGroup.values()].sort((x, y) => y.priority - x.priority || (x.group < y.group ? -1 : x.group > y.group ? 1 : 0));
   }
 
-  private aggregated(groups: GroupVersions[], version: AggregatedVersion, mediaType: keyof typeof encodings, remote: RemoteGroup[] = []): DiscoveryDocument {
+  private aggregated(groups: GroupVersions[], version: AggregatedVersion, mediaType: DiscoveryMediaType, remote: RemoteGroup[] = []): DiscoveryDocument {
     const remoteVersions = (r: RemoteGroup | undefined) => (r?.versions ?? []).map((v) => ({
       version: v.version,
       resources: v.resources === undefined ? [] : aggregatedRemoteResources(v.resources),
@@ -217,8 +220,8 @@ export class Discovery {
       })),
       ...remote.filter((r) => !r.local).map((r) => ({ metadata: { name: r.group, creationTimestamp: null }, versions: remoteVersions(r) })),
     ];
-    const list = { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items } as unknown as KubeObject;
-    return document(list, mediaType, encodings[mediaType], `;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`);
+    const list = { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items };
+    return document(list, mediaType, `;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`);
   }
 }
 
