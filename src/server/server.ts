@@ -804,27 +804,21 @@ export class ApiServer {
         tooManyRequests(res, levels!.retryAfter(classified.level.name));
         return false;
       }
-      const concurrency = this.concurrency;
-      concurrency.note('executing', mutating, 1);
       if (flow !== undefined) {
         flow.dispatched.value++;
         flow.executing.value++;
         flow.executingSeats.value += seats;
       }
-      let released = false;
       const { release } = seat;
       const started = flow === undefined ? 0 : performance.now();
-      const done = () => {
-        if (released) return;
-        released = true;
-        concurrency.note('executing', mutating, -1);
+      const done = this.executing(mutating, () => {
         if (flow !== undefined) {
           flow.executing.value--;
           flow.executingSeats.value -= seats;
           flow.observeExecution((performance.now() - started) / 1000, watch);
         }
         release();
-      };
+      });
       if (forgetWatch === undefined) return { release: done };
       // A watch gives its seats back once it is initialized, or when it ends before that.
       return {
@@ -841,20 +835,23 @@ export class ApiServer {
     const release = await limiter.acquire(user.name, (abandon) => res.once('close', abandon));
     if (release === 'abandoned') return false;
     if (release !== undefined) {
-      const concurrency = this.concurrency;
-      concurrency.note('executing', mutating, 1);
-      let released = false;
-      return {
-        release: () => {
-          if (released) return;
-          released = true;
-          concurrency.note('executing', mutating, -1);
-          release();
-        },
-      };
+      return { release: this.executing(mutating, release) };
     }
     tooManyRequests(res, 1);
     return false;
+  }
+
+  /** Counts a request executing from now until the function returned is first called, which then calls `release`. */
+  private executing(mutating: boolean, release: () => void): () => void {
+    const concurrency = this.concurrency;
+    concurrency.note('executing', mutating, 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      concurrency.note('executing', mutating, -1);
+      release();
+    };
   }
 
   /**
