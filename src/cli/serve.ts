@@ -466,6 +466,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const aggregationStarted = aggregation.start().catch((err: unknown) => log(`aggregation: ${(err as Error).message}`));
   const openapi = new OpenApiService(registry, definitions);
   openapi.remote = () => aggregation.remote().flatMap((r) => (r.openapi !== undefined ? [{ path: `apis/${r.group}/${r.version}`, serverRelativeURL: r.openapi }] : []));
+  openapi.remoteV2 = () => aggregation.remote().flatMap((r) => (r.openapiV2 !== undefined ? [{ ...r, document: r.openapiV2 }] : []));
   let server: ApiServer | undefined;
   const watchStreams = new WatchStreams({
     writeGraceMs: config.watchWriteGraceMs,

@@ -5,6 +5,7 @@
 // discovery request over the front-proxy client certificate; its Available condition says
 // how that went, with upstream's reasons and words. The proxy routes its group and version
 // to the endpoint while it is available, and discovery lists the resources it answered.
+import { createHash } from 'node:crypto';
 import type https from 'node:https';
 import { isStatusError, type KubeObject } from '../api/index.ts';
 import type { Store } from '../registry/store.ts';
@@ -20,8 +21,10 @@ export interface AggregationTarget {
   timeoutMs: number;
 }
 
-/** An aggregated group and version, for discovery. */
+/** An aggregated group and version, for discovery and OpenAPI. */
 export interface RemoteGroupVersion {
+  /** The APIService's name. */
+  name: string;
   group: string;
   version: string;
   groupPriorityMinimum: number;
@@ -30,6 +33,15 @@ export interface RemoteGroupVersion {
   resources?: Raw[];
   /** Where the extension server serves this group and version's OpenAPI v3 document (with its hash), when it lists one. */
   openapi?: string;
+  /** Its OpenAPI v2 document, once downloaded (the last one that was, while it cannot be). */
+  openapiV2?: Raw;
+}
+
+/** A downloaded OpenAPI v2 document, its ETag to ask with next (when the server sent one) and a hash of its bytes. */
+interface DownloadedSwagger {
+  document: Raw;
+  etag: string | undefined;
+  hash: string;
 }
 
 export interface ApiAggregationOptions {
@@ -57,9 +69,12 @@ interface Entry {
   available: boolean;
   resources?: Raw[];
   openapi?: string;
+  openapiV2?: DownloadedSwagger;
 }
 
 const checkTimeoutMs = 5000;
+/** Who the aggregator downloads OpenAPI v2 documents as (upstream's aggregatorUser). */
+const openapiUser = 'system:aggregator';
 
 function text(value: unknown): string {
   return typeof value === 'string' ? value : '';
@@ -118,8 +133,9 @@ export class ApiAggregation {
   /** The aggregated groups and versions, for discovery. */
   remote(): RemoteGroupVersion[] {
     return [...this.#entries.values()].map((e) => ({
-      group: e.group, version: e.version, groupPriorityMinimum: e.groupPriorityMinimum, versionPriority: e.versionPriority,
+      name: e.name, group: e.group, version: e.version, groupPriorityMinimum: e.groupPriorityMinimum, versionPriority: e.versionPriority,
       ...(e.resources !== undefined ? { resources: e.resources } : {}), ...(e.available && e.openapi !== undefined ? { openapi: e.openapi } : {}),
+      ...(e.openapiV2 !== undefined ? { openapiV2: e.openapiV2.document } : {}),
     }));
   }
 
@@ -180,24 +196,52 @@ export class ApiAggregation {
     return { resources: Array.isArray(resources) ? (resources as Raw[]) : [] };
   }
 
+  /**
+   * The extension server's OpenAPI v2 document, as kube-aggregator downloads it (as
+   * system:aggregator, with the ETag of the last one): the last one when it did not change
+   * or cannot be had now, undefined when it serves none (404).
+   */
+  async #openapiV2(target: AggregationTarget, last: DownloadedSwagger | undefined): Promise<DownloadedSwagger | undefined> {
+    const headers: Record<string, string> = { accept: 'application/json', 'x-remote-user': openapiUser };
+    if (last?.etag !== undefined) headers['if-none-match'] = last.etag;
+    const answer = await this.#request(target, '/openapi/v2', headers);
+    if ('error' in answer || answer.status === 304) return last;
+    if (answer.status === 404) return undefined;
+    if (answer.status < 200 || answer.status > 299) return last;
+    const hash = createHash('sha256').update(answer.bytes).digest('hex');
+    if (hash === last?.hash) return last;
+    let document: unknown;
+    try {
+      document = JSON.parse(answer.bytes.toString('utf8'));
+    } catch {
+      return last;
+    }
+    if (typeof document !== 'object' || document === null || Array.isArray(document)) return last;
+    return { document: document as Raw, etag: answer.etag, hash };
+  }
+
   /** A GET of the extension server as the aggregator (system:kube-aggregator), its JSON answer or upstream's words for why not. */
-  #get(target: AggregationTarget, path: string): Promise<{ body: unknown } | { error: string }> {
+  async #get(target: AggregationTarget, path: string): Promise<{ body: unknown } | { error: string }> {
+    const answer = await this.#request(target, path, { accept: 'application/json', 'x-remote-user': 'system:kube-aggregator', 'x-remote-group': 'system:masters' });
+    if ('error' in answer) return answer;
+    if (answer.status < 200 || answer.status > 299) return { error: `failing or missing response from ${answer.url}: bad status from ${answer.url}: ${answer.status}` };
+    try {
+      return { body: JSON.parse(answer.bytes.toString('utf8')) };
+    } catch {
+      return { body: undefined };
+    }
+  }
+
+  /** A GET of the extension server: its status, ETag and bytes, or why there are none in upstream's words. */
+  #request(target: AggregationTarget, path: string, headers: Record<string, string>): Promise<{ url: string; status: number; etag: string | undefined; bytes: Buffer } | { error: string }> {
     const url = `${target.origin}${path}`;
     return new Promise((resolve) => {
-      const req = process.getBuiltinModule('node:https').get(url, { agent: target.agent, timeout: checkTimeoutMs, headers: { accept: 'application/json', 'x-remote-user': 'system:kube-aggregator', 'x-remote-group': 'system:masters' } }, (res) => {
+      const req = process.getBuiltinModule('node:https').get(url, { agent: target.agent, timeout: checkTimeoutMs, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          if (status < 200 || status > 299) {
-            resolve({ error: `failing or missing response from ${url}: bad status from ${url}: ${status}` });
-            return;
-          }
-          try {
-            resolve({ body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-          } catch {
-            resolve({ body: undefined });
-          }
+          const etag = res.headers.etag;
+          resolve({ url, status: res.statusCode ?? 0, etag: typeof etag === 'string' && etag !== '' ? etag : undefined, bytes: Buffer.concat(chunks) });
         });
         res.on('error', (err) => resolve({ error: `failing or missing response from ${url}: ${err.message}` }));
       });
@@ -245,10 +289,17 @@ export class ApiAggregation {
         if (openapi !== undefined) entry.openapi = openapi;
       }
     }
+    // Its OpenAPI v2 document goes into /openapi/v2; the last one downloaded stays while it cannot be had.
+    const lastV2 = before !== undefined && before.group === entry.group && before.version === entry.version ? before.openapiV2 : undefined;
+    const openapiV2 = entry.available && entry.target !== undefined ? await this.#openapiV2(entry.target, lastV2) : lastV2;
+    if (openapiV2 !== undefined) entry.openapiV2 = openapiV2;
     // The entry in use is replaced once checked: a recheck leaves the proxy routing meanwhile.
     if (before !== undefined) this.#entries.delete(`${before.group}/${before.version}`);
     this.#entries.set(`${entry.group}/${entry.version}`, entry);
-    if (before === undefined || before.available !== entry.available || before.openapi !== entry.openapi || JSON.stringify(before.resources) !== JSON.stringify(entry.resources)) this.#opts.onChange();
+    if (
+      before === undefined || before.available !== entry.available || before.openapi !== entry.openapi || before.openapiV2 !== entry.openapiV2 ||
+      JSON.stringify(before.resources) !== JSON.stringify(entry.resources)
+    ) this.#opts.onChange();
     await this.#writeCondition(apiService, condition);
     return { requeueAfterMs: this.#opts.recheckMs ?? 30_000 };
   }

@@ -31,6 +31,8 @@ export interface OpenApiV3 {
 }
 
 export interface OpenApiV2 {
+  /** The document itself (shared: do not change it). */
+  document: Json;
   json: string;
   /** The gnostic `openapi.v2.Document` encoding, for application/com.github.proto-openapi.spec.v2@v1.0+protobuf. */
   protobuf: Uint8Array;
@@ -301,7 +303,11 @@ function buildSwaggerDocument(types: readonly ResourceType[], defs: Definitions,
 
 /** /openapi/v2 as JSON and as Protobuf, from one document so the two always agree. */
 export function buildOpenApiV2(types: readonly ResourceType[], defs: Definitions, opts: OpenApiOptions = {}): OpenApiV2 {
-  const doc = buildSwaggerDocument(types, defs, opts);
-  const json = JSON.stringify(doc);
-  return { json, protobuf: encodeSwaggerProtobuf(doc), etag: sha512Hex(json) };
+  return swaggerForms(buildSwaggerDocument(types, defs, opts));
+}
+
+/** A Swagger document's JSON and Protobuf forms and its ETag (the aggregated one's too). */
+export function swaggerForms(document: Json): OpenApiV2 {
+  const json = JSON.stringify(document);
+  return { document, json, protobuf: encodeSwaggerProtobuf(document), etag: sha512Hex(json) };
 }

@@ -30,6 +30,35 @@ const resourceList = {
   ],
 };
 
+/** The extension server's OpenAPI v2 document: its group's paths, one of Plinth's, one of another group's. */
+const metricsDefinition = (name: string) => `io.k8s.metrics.pkg.apis.metrics.v1beta1.${name}`;
+const extensionSwagger = {
+  swagger: '2.0', info: { title: 'metrics-server', version: 'v0.7' },
+  paths: {
+    '/apis/metrics.k8s.io/v1beta1/': { get: { responses: { 200: { description: 'OK', schema: { $ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList' } } } } },
+    '/apis/metrics.k8s.io/v1beta1/namespaces/{namespace}/pods': {
+      get: { parameters: [{ $ref: '#/parameters/pretty-tJGM1-ng' }], responses: { 200: { description: 'OK', schema: { $ref: `#/definitions/${metricsDefinition('PodMetricsList')}` } } } },
+    },
+    '/api/v1/namespaces': { get: { responses: { 200: { description: 'not ours', schema: { $ref: '#/definitions/Elsewhere' } } } } },
+    '/apis/other.example/v1/things': { get: { responses: { 200: { description: 'OK', schema: { $ref: '#/definitions/Elsewhere' } } } } },
+  },
+  parameters: { 'pretty-tJGM1-ng': { name: 'pretty', in: 'query', type: 'string', uniqueItems: true } },
+  definitions: {
+    'io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList': { type: 'object', description: 'the extension server\'s own' },
+    'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta': { type: 'object', properties: { name: { type: 'string' } } },
+    [metricsDefinition('PodMetricsList')]: { type: 'object', properties: { items: { type: 'array', items: { $ref: `#/definitions/${metricsDefinition('PodMetrics')}` } } } },
+    [metricsDefinition('PodMetrics')]: {
+      description: 'PodMetrics sets resource usage metrics of a pod.', type: 'object',
+      properties: {
+        metadata: { $ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+        window: { description: 'How long the usage was measured over.', type: 'string' },
+      },
+      'x-kubernetes-group-version-kind': [{ group: 'metrics.k8s.io', kind: 'PodMetrics', version: 'v1beta1' }],
+    },
+    Elsewhere: { type: 'object' },
+  },
+};
+
 /** Answers the extension server holds back (a request that never completes). */
 const held: import('node:http').ServerResponse[] = [];
 /** The endless watch's connections that closed. */
@@ -59,6 +88,9 @@ before(async () => {
       res.writeHead(302, { location: 'https://elsewhere.example/' }).end('see elsewhere');
     } else if (path === '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/not-modified') {
       res.writeHead(304).end();
+    } else if (path === '/openapi/v2') {
+      if (req.headers['if-none-match'] === '"v2-1"') res.writeHead(304).end();
+      else res.writeHead(200, { 'content-type': 'application/json', etag: '"v2-1"' }).end(JSON.stringify(extensionSwagger));
     } else if (path === '/openapi/v3') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ paths: { 'apis/metrics.k8s.io/v1beta1': { serverRelativeURL: '/openapi/v3/apis/metrics.k8s.io/v1beta1?hash=ABC123' } } }));
     } else if (path === '/openapi/v3/apis/metrics.k8s.io/v1beta1') {
@@ -269,6 +301,44 @@ test('its OpenAPI v3 document is listed in /openapi/v3 and served from the exten
   assert.deepEqual(Object.keys(doc.json.components.schemas), ['io.k8s.metrics.pkg.apis.metrics.v1beta1.PodMetrics']);
 });
 
+test('its OpenAPI v2 document is merged into /openapi/v2, cut to its group and version, conflicting definitions renamed', async () => {
+  await eventually(async () => assert.equal((await availability())?.status, 'True'));
+  const v2 = await eventually(async () => {
+    const got = await server.request('GET', '/openapi/v2');
+    assert.ok(got.json.paths['/apis/metrics.k8s.io/v1beta1/namespaces/{namespace}/pods'] !== undefined);
+    return got;
+  });
+  const doc = v2.json;
+  assert.deepEqual(Object.keys(doc.paths).filter((p: string) => p.startsWith('/apis/metrics.k8s.io/')), ['/apis/metrics.k8s.io/v1beta1/', '/apis/metrics.k8s.io/v1beta1/namespaces/{namespace}/pods']);
+  // Another group's path is not the APIService's to add; a path Plinth serves stays Plinth's.
+  assert.equal(doc.paths['/apis/other.example/v1/things'], undefined);
+  assert.equal(doc.definitions.Elsewhere, undefined);
+  assert.notEqual(doc.paths['/api/v1/namespaces'].get.responses['200'].description, 'not ours');
+  // Definitions Plinth has with another content are the extension server's under a new name, its references following.
+  assert.equal(doc.definitions['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'].description !== undefined, true);
+  assert.deepEqual(doc.definitions['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta_v2'], extensionSwagger.definitions['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta']);
+  assert.deepEqual(doc.definitions[metricsDefinition('PodMetrics')].properties.metadata, { $ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta_v2' });
+  assert.deepEqual(doc.paths['/apis/metrics.k8s.io/v1beta1/'].get.responses['200'].schema, { $ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList_v2' });
+  assert.deepEqual(doc.parameters, extensionSwagger.parameters);
+  // Maps in Go's order, the served document's info; one ETag for the merged document, in JSON and Protobuf.
+  assert.deepEqual(Object.keys(doc.definitions), [...Object.keys(doc.definitions)].sort());
+  assert.equal(doc.info.title, 'Kubernetes');
+  const etag = v2.headers.etag as string;
+  assert.equal((await server.request('GET', '/openapi/v2', { headers: { 'if-none-match': etag } })).status, 304);
+  const protobuf = await server.request('GET', '/openapi/v2', { headers: { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } });
+  assert.equal(protobuf.status, 200);
+  assert.equal(protobuf.headers.etag, etag);
+  // Downloaded as the aggregator.
+  const download = seen.find((s) => s.url === '/openapi/v2')!;
+  assert.equal(download.headers['x-remote-user'], 'system:aggregator');
+});
+
+test('kubectl explains the aggregated kind from the merged OpenAPI v2 document', needsKubectl, async () => {
+  await eventually(async () => assert.ok((await server.request('GET', '/openapi/v2')).json.definitions[metricsDefinition('PodMetrics')] !== undefined));
+  const explained = await kubectl(server, 'explain', 'podmetrics.window', '--api-version=metrics.k8s.io/v1beta1', '--output=plaintext-openapiv2');
+  assert.match(explained, /How long the usage was measured over\./);
+});
+
 test('kubectl sees the aggregated API', needsKubectl, async () => {
   await eventually(async () => assert.equal((await availability())?.status, 'True'));
   assert.equal(JSON.parse(await kubectl(server, 'get', '--raw', '/apis/metrics.k8s.io/v1beta1')).groupVersion, 'metrics.k8s.io/v1beta1');
@@ -298,4 +368,16 @@ test('a service without endpoints, or none at all, makes the APIService unavaila
   const res = await server.request('GET', '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods');
   assert.equal(res.status, 503);
   assert.equal(res.text, 'service unavailable\n');
+  // The OpenAPI v2 document last downloaded stays merged while the server cannot be reached, as upstream's.
+  assert.ok((await server.request('GET', '/openapi/v2')).json.paths['/apis/metrics.k8s.io/v1beta1/namespaces/{namespace}/pods'] !== undefined);
+});
+
+test('the APIService deleted, its paths and definitions leave /openapi/v2', async () => {
+  assert.equal((await server.request('DELETE', '/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.k8s.io')).status, 200);
+  await eventually(async () => {
+    const doc = (await server.request('GET', '/openapi/v2')).json;
+    assert.equal(Object.keys(doc.paths).some((p: string) => p.startsWith('/apis/metrics.k8s.io/')), false);
+    assert.equal(doc.definitions[metricsDefinition('PodMetrics')], undefined);
+    assert.equal(doc.parameters, undefined);
+  });
 });
