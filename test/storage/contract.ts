@@ -4,6 +4,7 @@
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { isStorageError, type Backend, type KeyValue, type StorageError, type StorageErrorCode, type StorageEvent, type Watch } from '../../src/storage/index.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { random } from '../helpers/random.ts';
 
 export interface ContractOptions {
@@ -468,6 +469,33 @@ export function storageContract(name: string, open: OpenBackend): void {
         await backend.create('/registry/services/default/b', bytes('service'));
         await backend.create('/registry/pods/default/b', bytes('pod'));
         assert.equal((await nextEvent(watch)).kv.key, '/registry/pods/default/b');
+      });
+
+      test('live watches on nested, overlapping and partial prefixes each get exactly their keys\' events, in order', async (t) => {
+        const backend = await fresh(t, open);
+        const start = await backend.currentRevision();
+        const prefixes = ['/registry/pods/', '/registry/pods/', '/registry/pods/ns1/', '/registry/po', '/registry/pods/ns1/a', '/registry/services/'];
+        const watches = prefixes.map((prefix) => backend.watch(prefix, start));
+        t.after(() => watches.forEach((w) => w.close()));
+        const received = watches.map(() => [] as string[]);
+        const consumed = watches.map(async (watch, i) => {
+          for await (const event of watch) received[i]!.push(event.kv.key);
+        });
+        await nextTurn();
+        // Writes in one turn share a commit where the backend groups them.
+        const keys = ['/registry/pods/ns1/a', '/registry/pods/ns2/b', '/registry/podtemplates/ns1/c', '/registry/services/ns1/d', '/registry/pods/ns1/ab'];
+        await Promise.all(keys.map((key) => backend.create(key, bytes(key))));
+        await backend.create('/registry/pods/ns1/e', bytes('e'));
+        const written = [...keys, '/registry/pods/ns1/e'];
+        const expected = prefixes.map((prefix) => written.filter((key) => key.startsWith(prefix)));
+        await eventually(async () => assert.deepEqual(received.map((r) => r.length), expected.map((e) => e.length)));
+        watches.forEach((w) => w.close());
+        await Promise.all(consumed);
+        // Each in revision order: the order the writes were made in (the grouped ones in any order among themselves, once each).
+        for (const [i, prefix] of prefixes.entries()) {
+          assert.deepEqual([...received[i]!].sort(), [...expected[i]!].sort(), prefix);
+          assert.equal(received[i]!.at(-1) === '/registry/pods/ns1/e', expected[i]!.includes('/registry/pods/ns1/e'), prefix);
+        }
       });
 
       test('a watch from a future revision starts after it', async (t) => {
