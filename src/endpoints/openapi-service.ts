@@ -57,8 +57,11 @@ export class OpenApiService {
     const remote = this.remoteV2();
     if (remote.length === 0) return served;
     const last = this.aggregated;
-    const same = last !== undefined && last.served === served && last.from.length === remote.length &&
-      last.from.every((r, i) => r.document === remote[i]!.document && r.name === remote[i]!.name);
+    const same = last !== undefined && last.served === served && last.from.length === remote.length && last.from.every((r, i) => {
+      const now = remote[i]!;
+      return r.document === now.document && r.name === now.name && r.group === now.group && r.version === now.version &&
+        r.groupPriorityMinimum === now.groupPriorityMinimum && r.versionPriority === now.versionPriority;
+    });
     if (same) return last.v2;
     const v2 = swaggerForms(aggregateSwagger(served.document, remote));
     this.aggregated = { served, from: remote, v2 };

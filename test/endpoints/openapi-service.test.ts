@@ -62,6 +62,35 @@ describe('OpenApiService', () => {
     assert.equal(again.status, 304);
   });
 
+  test('extension servers\' v2 documents merge by priority: the first keeps a shared definition name, the next gets it renamed', async () => {
+    const svc = service();
+    const extension = (group: string, shape: string) => ({
+      paths: { [`/apis/${group}/v1/things`]: { get: { responses: { 200: { description: 'OK', schema: { $ref: '#/definitions/Thing' } } } } } },
+      definitions: { Thing: { type: 'object', description: shape } },
+    });
+    let remote = [
+      { name: 'v1.low.example', group: 'low.example', version: 'v1', groupPriorityMinimum: 100, versionPriority: 10, document: extension('low.example', 'low') },
+      { name: 'v1.high.example', group: 'high.example', version: 'v1', groupPriorityMinimum: 2000, versionPriority: 10, document: extension('high.example', 'high') },
+    ];
+    svc.remoteV2 = () => remote;
+    const read = async () => {
+      const answer = await get(svc, '/openapi/v2', { accept: 'application/json' });
+      return { doc: JSON.parse(answer.body.toString()), etag: String(answer.headers.ETag) };
+    };
+    const first = await read();
+    assert.equal(first.doc.definitions.Thing.description, 'high');
+    assert.equal(first.doc.definitions.Thing_v2.description, 'low');
+    assert.deepEqual(first.doc.paths['/apis/low.example/v1/things'].get.responses['200'].schema, { $ref: '#/definitions/Thing_v2' });
+    assert.ok(first.doc.paths['/api/v1/pods'] !== undefined, 'the served paths stay');
+    // The same inputs: the same document; a priority changed: made again, the other first.
+    assert.equal((await read()).etag, first.etag);
+    remote = [{ ...remote[0]!, groupPriorityMinimum: 5000 }, remote[1]!];
+    const second = await read();
+    assert.notEqual(second.etag, first.etag);
+    assert.equal(second.doc.definitions.Thing.description, 'low');
+    assert.equal(second.doc.definitions.Thing_v2.description, 'high');
+  });
+
   test('the v3 index links documents served under their hash', async () => {
     const svc = service();
     const index = JSON.parse((await get(svc, '/openapi/v3')).body.toString());
