@@ -18,6 +18,7 @@ import type { Topology } from './topology.ts';
 import { deepEqual, deepEqualNullAsAbsent, goJsonKind, isObject, type JsonObject } from '../api/json.ts';
 import { TypedError } from './typed.ts';
 import type { OwnershipConflict, UpdaterOptions, Versions } from './updater.ts';
+import { rememberInLine } from './reconcile.ts';
 import { applyOwnership, ConversionPending, updateOwnership } from './updater.ts';
 import { configurationErrors } from './validate.ts';
 import { rfc3339Seconds } from '../api/time.ts';
@@ -113,6 +114,21 @@ function startingManaged(scope: ManagedFieldsScope, live: KubeObject | undefined
   return decodeOrEmpty(liveEntries);
 }
 
+/**
+ * The entries of managed fields a write made, each remembered as fitting the schema of its
+ * version (reconcile.ts): the write reconciled every set it started from.
+ */
+function encodedInLine(scope: ManagedFieldsScope, managed: Managed): ManagedFieldsEntry[] | undefined {
+  const entries = encodeManagedFields(managed);
+  for (const entry of entries ?? []) {
+    const version = entry.apiVersion ?? scope.apiVersion;
+    const versions = scope.versions;
+    if (version === scope.apiVersion || versions === undefined) rememberInLine(entry.fieldsV1, scope.topology);
+    else if (versions.has(version)) rememberInLine(entry.fieldsV1, versions.topology(version));
+  }
+  return entries;
+}
+
 function updaterOptions(scope: ManagedFieldsScope): UpdaterOptions {
   const opts: UpdaterOptions = {};
   if (scope.resetFields !== undefined) opts.ignored = scope.resetFields;
@@ -163,7 +179,7 @@ export function updateManagedFields(scope: ManagedFieldsScope, live: KubeObject 
   if (managed.fields.size === 0 && uidOf(live) !== '') return undefined;
   try {
     const after = recordUpdate(scope, withoutManagedFields(live ?? {}), withoutManagedFields(obj), managed, manager);
-    return encodeManagedFields(after);
+    return encodedInLine(scope, after);
   } catch (err) {
     if (err instanceof ConversionPending) throw err;
     // Upstream's UpdateNoErrors: a write never fails for its managed fields.
@@ -336,7 +352,7 @@ export function apply(
       changed = true;
     }
   }
-  const managedFields = encodeManagedFields(result.managed);
+  const managedFields = encodedInLine(scope, result.managed);
   const metadata: JsonObject = { ...(isObject(object.metadata) ? object.metadata : {}) };
   if (managedFields !== undefined) metadata.managedFields = managedFields;
   else delete metadata.managedFields;

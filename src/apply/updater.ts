@@ -9,6 +9,7 @@ import { fieldsOf } from './fields-of.ts';
 import { mergeApplied } from './merge.ts';
 import type { Path } from './field-path.ts';
 import { prune } from './prune.ts';
+import { reconcileWithSchema } from './reconcile.ts';
 import type { Topology } from './topology.ts';
 import { deepEqual } from '../api/json.ts';
 
@@ -184,6 +185,24 @@ function reassign(changes: ChangesByVersion, managers: Managers, workflow: strin
 }
 
 /**
+ * Every manager's set reconciled with the schema of its version (reconcile.ts), as
+ * upstream's Updater does before an apply or update. A manager of a version the object is
+ * no longer served at is left as it is (the write drops it).
+ */
+function inLineWithSchema(topology: Topology, managers: Managers, apiVersion: string, opts: UpdaterOptions): Managers {
+  const versions = opts.versions;
+  let out: Map<string, VersionedSet> | undefined;
+  for (const [id, vs] of managers) {
+    const version = versions === undefined ? apiVersion : vs.apiVersion;
+    if (version !== apiVersion && !versions!.has(version)) continue;
+    const there = version === apiVersion ? topology : versions!.topology(version);
+    const reconciled = reconcileWithSchema(vs.set, there);
+    if (reconciled !== undefined) (out ??= new Map(managers)).set(id, { set: reconciled, apiVersion: vs.apiVersion, applied: vs.applied });
+  }
+  return out ?? managers;
+}
+
+/**
  * Ownership after a non-apply write that turned `live` into `obj` (upstream Updater.Update):
  * the writer takes every field it changed or added, from everyone, without conflicts.
  */
@@ -196,6 +215,7 @@ export function updateOwnership(
   apiVersion: string,
   opts: UpdaterOptions = {},
 ): Map<string, VersionedSet> {
+  managers = inLineWithSchema(topology, managers, apiVersion, opts);
   const comparison = excludeIgnored(compare(live, obj, topology), opts.ignored);
   const { managers: out } = reassign(new ChangesByVersion(live, obj, apiVersion, comparison, opts), managers, manager, true);
   const previous = out.get(manager)?.set ?? new FieldSet();
@@ -229,6 +249,7 @@ export function applyOwnership(
   force: boolean,
   opts: UpdaterOptions = {},
 ): ApplyOutcome {
+  managers = inLineWithSchema(topology, managers, apiVersion, opts);
   const m = mergeApplied(live, applied, topology);
   let set = m.applied;
   if (opts.ignored !== undefined) set = set.recursiveDifference(opts.ignored);

@@ -502,6 +502,31 @@ test('a version added by an update is served at once; every version reads the sa
   assert.equal((await server.request('GET', `/apis/${group}/v1/namespaces/${ns}/crontabs/shared`)).json.apiVersion, `${group}/v1`);
 });
 
+test('a list a CRD update makes atomic: the next write by anyone gives its item owners the list itself, as upstream reconciles managed fields', async () => {
+  const crd = crontabCrd((c) => {
+    c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.hosts = { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' };
+  });
+  const stored = await establish(crd);
+  const group = groupOf(crd);
+  const ns = await namespace();
+  const base = `/apis/${group}/v1/namespaces/${ns}/crontabs`;
+  const applied = await server.request('PATCH', `${base}/web?fieldManager=alice`, {
+    raw: JSON.stringify({ apiVersion: `${group}/v1`, kind: 'CronTab', metadata: { name: 'web' }, spec: { hosts: ['a', 'b'] } }), headers: { 'content-type': 'application/apply-patch+yaml' },
+  });
+  assert.equal(applied.status, 201, applied.text);
+  const alice = (obj: Json) => obj.metadata.managedFields.find((e: Json) => e.manager === 'alice').fieldsV1['f:spec'];
+  assert.deepEqual(alice(applied.json), { 'f:hosts': { 'v:"a"': {}, 'v:"b"': {} } });
+  const updated = structuredClone(stored);
+  updated.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.hosts['x-kubernetes-list-type'] = 'atomic';
+  assert.equal((await server.request('PUT', `${crdsPath}/${crd.metadata.name}`, { body: updated })).status, 200);
+  // Once the new schema is served, a write that touches neither alice's fields nor the list reconciles hers.
+  await eventually(async () => {
+    const patched = await server.request('PATCH', `${base}/web?fieldManager=bob`, { raw: JSON.stringify({ spec: { cronSpec: `${Date.now() % 59} * * * *` } }), headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(patched.status, 200, patched.text);
+    assert.deepEqual(alice(patched.json), { 'f:hosts': {} });
+  });
+});
+
 describe('deleting a CRD', () => {
   test('deletes its objects, then goes, and its resource is no longer served', async () => {
     const crd = crontabCrd();
