@@ -31,6 +31,8 @@ export interface RemoteGroupVersion {
   versionPriority: number;
   /** The APIResourceList's resources the extension server answered, when it did. */
   resources?: Raw[];
+  /** Its own aggregated discovery entry for the group and version (an APIVersionDiscovery), when it serves aggregated discovery. */
+  discovery?: Raw;
   /** Where the extension server serves this group and version's OpenAPI v3 document (with its hash), when it lists one. */
   openapi?: string;
   /** Its OpenAPI v2 document, once downloaded (the last one that was, while it cannot be). */
@@ -68,11 +70,16 @@ interface Entry {
   target?: AggregationTarget;
   available: boolean;
   resources?: Raw[];
+  discovery?: Raw;
   openapi?: string;
   openapiV2?: DownloadedSwagger;
 }
 
 const checkTimeoutMs = 5000;
+/** Who the aggregator checks and asks extension servers as. */
+const aggregatorHeaders = { 'x-remote-user': 'system:kube-aggregator', 'x-remote-group': 'system:masters' };
+/** What kube-aggregator's discovery manager asks an extension server's `/apis` for. */
+const aggregatedDiscoveryAccept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList';
 /** Who the aggregator downloads OpenAPI v2 documents as (upstream's aggregatorUser). */
 const openapiUser = 'system:aggregator';
 
@@ -134,7 +141,8 @@ export class ApiAggregation {
   remote(): RemoteGroupVersion[] {
     return [...this.#entries.values()].map((e) => ({
       name: e.name, group: e.group, version: e.version, groupPriorityMinimum: e.groupPriorityMinimum, versionPriority: e.versionPriority,
-      ...(e.resources !== undefined ? { resources: e.resources } : {}), ...(e.available && e.openapi !== undefined ? { openapi: e.openapi } : {}),
+      ...(e.resources !== undefined ? { resources: e.resources } : {}), ...(e.discovery !== undefined ? { discovery: e.discovery } : {}),
+      ...(e.available && e.openapi !== undefined ? { openapi: e.openapi } : {}),
       ...(e.openapiV2 !== undefined ? { openapiV2: e.openapiV2.document } : {}),
     }));
   }
@@ -197,6 +205,32 @@ export class ApiAggregation {
   }
 
   /**
+   * The extension server's own aggregated discovery entry for the group and version, as
+   * kube-aggregator's discovery manager asks `/apis` for it (v2, else v2beta1); undefined
+   * when it answers the legacy form or nothing for this group and version (its legacy
+   * APIResourceList is converted then).
+   */
+  async #aggregatedDiscovery(target: AggregationTarget, group: string, version: string): Promise<Raw | undefined> {
+    const answer = await this.#request(target, '/apis', { ...aggregatorHeaders, accept: aggregatedDiscoveryAccept });
+    if ('error' in answer || answer.status !== 200) return undefined;
+    const contentType = String(answer.contentType ?? '');
+    if (!/;\s*g=apidiscovery\.k8s\.io/.test(contentType) || !/as=APIGroupDiscoveryList/.test(contentType)) return undefined;
+    let list: unknown;
+    try {
+      list = JSON.parse(answer.bytes.toString('utf8'));
+    } catch {
+      return undefined;
+    }
+    const items = (list as { items?: unknown } | null)?.items;
+    if (!Array.isArray(items)) return undefined;
+    const item = items.find((i: Raw) => ((i?.metadata ?? {}) as Raw).name === group) as Raw | undefined;
+    const versions = item?.versions;
+    if (!Array.isArray(versions)) return undefined;
+    const found = versions.find((v: Raw) => v?.version === version) as Raw | undefined;
+    return found !== undefined && typeof found === 'object' ? found : undefined;
+  }
+
+  /**
    * The extension server's OpenAPI v2 document, as kube-aggregator downloads it (as
    * system:aggregator, with the ETag of the last one): the last one when it did not change
    * or cannot be had now, undefined when it serves none (404).
@@ -222,7 +256,7 @@ export class ApiAggregation {
 
   /** A GET of the extension server as the aggregator (system:kube-aggregator), its JSON answer or upstream's words for why not. */
   async #get(target: AggregationTarget, path: string): Promise<{ body: unknown } | { error: string }> {
-    const answer = await this.#request(target, path, { accept: 'application/json', 'x-remote-user': 'system:kube-aggregator', 'x-remote-group': 'system:masters' });
+    const answer = await this.#request(target, path, { ...aggregatorHeaders, accept: 'application/json' });
     if ('error' in answer) return answer;
     if (answer.status < 200 || answer.status > 299) return { error: `failing or missing response from ${answer.url}: bad status from ${answer.url}: ${answer.status}` };
     try {
@@ -233,7 +267,7 @@ export class ApiAggregation {
   }
 
   /** A GET of the extension server: its status, ETag and bytes, or why there are none in upstream's words. */
-  #request(target: AggregationTarget, path: string, headers: Record<string, string>): Promise<{ url: string; status: number; etag: string | undefined; bytes: Buffer } | { error: string }> {
+  #request(target: AggregationTarget, path: string, headers: Record<string, string>): Promise<{ url: string; status: number; etag: string | undefined; contentType: string | undefined; bytes: Buffer } | { error: string }> {
     const url = `${target.origin}${path}`;
     return new Promise((resolve) => {
       const req = process.getBuiltinModule('node:https').get(url, { agent: target.agent, timeout: checkTimeoutMs, headers }, (res) => {
@@ -241,7 +275,7 @@ export class ApiAggregation {
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const etag = res.headers.etag;
-          resolve({ url, status: res.statusCode ?? 0, etag: typeof etag === 'string' && etag !== '' ? etag : undefined, bytes: Buffer.concat(chunks) });
+          resolve({ url, status: res.statusCode ?? 0, etag: typeof etag === 'string' && etag !== '' ? etag : undefined, contentType: res.headers['content-type'], bytes: Buffer.concat(chunks) });
         });
         res.on('error', (err) => resolve({ error: `failing or missing response from ${url}: ${err.message}` }));
       });
@@ -284,6 +318,8 @@ export class ApiAggregation {
         condition = { status: 'True', reason: 'Passed', message: 'all checks passed' };
         entry.available = true;
         entry.resources = checked.resources;
+        const discovery = await this.#aggregatedDiscovery(entry.target, entry.group, entry.version);
+        if (discovery !== undefined) entry.discovery = discovery;
         // Its OpenAPI document is listed in /openapi/v3 when it serves one (not a condition of availability).
         const openapi = await this.#openapiPath(entry.target, entry.group, entry.version);
         if (openapi !== undefined) entry.openapi = openapi;
@@ -298,7 +334,7 @@ export class ApiAggregation {
     this.#entries.set(`${entry.group}/${entry.version}`, entry);
     if (
       before === undefined || before.available !== entry.available || before.openapi !== entry.openapi || before.openapiV2 !== entry.openapiV2 ||
-      JSON.stringify(before.resources) !== JSON.stringify(entry.resources)
+      JSON.stringify(before.resources) !== JSON.stringify(entry.resources) || JSON.stringify(before.discovery) !== JSON.stringify(entry.discovery)
     ) this.#opts.onChange();
     await this.#writeCondition(apiService, condition);
     return { requeueAfterMs: this.#opts.recheckMs ?? 30_000 };

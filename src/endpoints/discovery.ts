@@ -95,6 +95,8 @@ export interface RemoteGroupVersion {
   versionPriority: number;
   /** Its APIResourceList's resources, once the extension server answered. */
   resources?: Record<string, unknown>[];
+  /** Its own aggregated discovery entry (an APIVersionDiscovery), when it serves aggregated discovery: listed as it gave it. */
+  discovery?: Record<string, unknown>;
 }
 
 /** Discovery documents built from the served resources and the aggregated ones; rebuilt when they change. */
@@ -201,7 +203,7 @@ export class Discovery {
   }
 
   private aggregated(groups: GroupVersions[], version: AggregatedVersion, mediaType: DiscoveryMediaType, remote: RemoteGroup[] = []): DiscoveryDocument {
-    const remoteVersions = (r: RemoteGroup | undefined) => (r?.versions ?? []).map((v) => ({
+    const remoteVersions = (r: RemoteGroup | undefined) => (r?.versions ?? []).map((v) => (v.discovery !== undefined ? ownDiscovery(v.version, v.discovery) : {
       version: v.version,
       resources: v.resources === undefined ? [] : aggregatedRemoteResources(v.resources),
       freshness: v.resources === undefined ? 'Stale' : 'Current',
@@ -264,6 +266,43 @@ function compareKubeVersions(a: string, b: string): number {
   const y = rank(b);
   if (x === undefined || y === undefined) return x !== undefined ? -1 : y !== undefined ? 1 : a < b ? -1 : a > b ? 1 : 0;
   return y[0] - x[0] || y[1] - x[1] || y[2] - x[2];
+}
+
+/**
+ * An extension server's own entry for a group version, as kube-aggregator lists it after
+ * reading it into its Go types: the fields those have, in their order; a missing
+ * responseKind (of a resource or subresource) an empty one, as upstream fills them for
+ * older clients; freshness when it gave one.
+ */
+function ownDiscovery(version: string, entry: Record<string, unknown>): Record<string, unknown> {
+  const text = (v: unknown) => (typeof v === 'string' ? v : '');
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : null);
+  const gvk = (v: unknown) => {
+    const k = (v ?? {}) as Record<string, unknown>;
+    return { group: text(k.group), version: text(k.version), kind: text(k.kind) };
+  };
+  const resources = (Array.isArray(entry.resources) ? entry.resources : []).map((raw: unknown) => {
+    const r = (raw ?? {}) as Record<string, unknown>;
+    const out: Record<string, unknown> = {
+      resource: text(r.resource), responseKind: gvk(r.responseKind), scope: text(r.scope), singularResource: text(r.singularResource), verbs: strings(r.verbs),
+    };
+    if ((strings(r.shortNames) ?? []).length > 0) out.shortNames = strings(r.shortNames);
+    if ((strings(r.categories) ?? []).length > 0) out.categories = strings(r.categories);
+    if (Array.isArray(r.subresources) && r.subresources.length > 0) {
+      out.subresources = r.subresources.map((rawSub: unknown) => {
+        const sub = (rawSub ?? {}) as Record<string, unknown>;
+        const subOut: Record<string, unknown> = { subresource: text(sub.subresource), responseKind: gvk(sub.responseKind) };
+        if (Array.isArray(sub.acceptedTypes) && sub.acceptedTypes.length > 0) subOut.acceptedTypes = sub.acceptedTypes.map(gvk);
+        subOut.verbs = strings(sub.verbs);
+        return subOut;
+      });
+    }
+    return out;
+  });
+  const out: Record<string, unknown> = { version };
+  if (resources.length > 0) out.resources = resources;
+  if (typeof entry.freshness === 'string' && entry.freshness !== '') out.freshness = entry.freshness;
+  return out;
 }
 
 /** An extension server's APIResourceList resources in aggregated discovery's form. */

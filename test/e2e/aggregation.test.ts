@@ -30,6 +30,28 @@ const resourceList = {
   ],
 };
 
+/**
+ * The extension server's own aggregated discovery: what its legacy list says, and what
+ * only the aggregated form carries (a subresource's accepted types); a field no Go type
+ * has, and a subresource without its responseKind, as older servers write it.
+ */
+const extensionDiscovery = {
+  kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2', metadata: {},
+  items: [{
+    metadata: { name: 'metrics.k8s.io' },
+    versions: [{
+      version: 'v1beta1', freshness: 'Current',
+      resources: [
+        { resource: 'nodes', responseKind: { group: '', version: '', kind: 'NodeMetrics' }, scope: 'Cluster', singularResource: '', verbs: ['get', 'list'], categories: ['metrics'], notAField: true },
+        {
+          resource: 'pods', responseKind: { group: '', version: '', kind: 'PodMetrics' }, scope: 'Namespaced', singularResource: '', verbs: ['get', 'list', 'watch'],
+          subresources: [{ subresource: 'window', verbs: ['get'], acceptedTypes: [{ group: 'metrics.k8s.io', version: 'v1beta1', kind: 'Window' }] }],
+        },
+      ],
+    }],
+  }],
+};
+
 /** The extension server's OpenAPI v2 document: its group's paths, one of Plinth's, one of another group's. */
 const metricsDefinition = (name: string) => `io.k8s.metrics.pkg.apis.metrics.v1beta1.${name}`;
 const extensionSwagger = {
@@ -88,6 +110,8 @@ before(async () => {
       res.writeHead(302, { location: 'https://elsewhere.example/' }).end('see elsewhere');
     } else if (path === '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/not-modified') {
       res.writeHead(304).end();
+    } else if (path === '/apis' && (req.headers.accept ?? '').includes('as=APIGroupDiscoveryList')) {
+      res.writeHead(200, { 'content-type': 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' }).end(JSON.stringify(extensionDiscovery));
     } else if (path === '/openapi/v2') {
       if (req.headers['if-none-match'] === '"v2-1"') res.writeHead(304).end();
       else res.writeHead(200, { 'content-type': 'application/json', etag: '"v2-1"' }).end(JSON.stringify(extensionSwagger));
@@ -288,6 +312,26 @@ test('discovery lists the aggregated group, its versions and resources', async (
   assert.deepEqual(item.versions[0].resources.map((r: { resource: string; scope: string; responseKind: { kind: string } }) => [r.resource, r.scope, r.responseKind.kind]), [
     ['nodes', 'Cluster', 'NodeMetrics'], ['pods', 'Namespaced', 'PodMetrics'],
   ]);
+});
+
+test('an extension server serving aggregated discovery is listed as it gives its group version there', async () => {
+  await eventually(async () => assert.equal((await availability())?.status, 'True'));
+  const aggregated = await server.request('GET', '/apis', { headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' } });
+  const item = aggregated.json.items.find((i: { metadata: { name: string } }) => i.metadata.name === 'metrics.k8s.io');
+  assert.deepEqual(item.versions, [{
+    version: 'v1beta1',
+    resources: [
+      { resource: 'nodes', responseKind: { group: '', version: '', kind: 'NodeMetrics' }, scope: 'Cluster', singularResource: '', verbs: ['get', 'list'], categories: ['metrics'] },
+      {
+        resource: 'pods', responseKind: { group: '', version: '', kind: 'PodMetrics' }, scope: 'Namespaced', singularResource: '', verbs: ['get', 'list', 'watch'],
+        subresources: [{ subresource: 'window', responseKind: { group: '', version: '', kind: '' }, acceptedTypes: [{ group: 'metrics.k8s.io', version: 'v1beta1', kind: 'Window' }], verbs: ['get'] }],
+      },
+    ],
+    freshness: 'Current',
+  }]);
+  // Asked as kube-aggregator's discovery manager asks.
+  const asked = seen.find((s) => s.url === '/apis' && String(s.headers.accept).includes('as=APIGroupDiscoveryList'))!;
+  assert.equal(asked.headers['x-remote-user'], 'system:kube-aggregator');
 });
 
 test('its OpenAPI v3 document is listed in /openapi/v3 and served from the extension server', async () => {
