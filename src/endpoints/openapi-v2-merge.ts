@@ -253,7 +253,15 @@ export function aggregateSwagger(served: SwaggerDocument, extensions: readonly A
   const merged: SwaggerDocument = { ...served, paths: { ...record(served.paths) }, definitions: { ...record(served.definitions) } };
   if (isRecord(served.parameters)) merged.parameters = { ...served.parameters };
   // Each cut to its group and version's paths, as kube-aggregator cuts what it downloads.
-  for (const e of ordered) mergeSwagger(merged, filterByPathPrefixes(e.document, [`/apis/${e.group}/${e.version}/`]));
+  // One the walks cannot read (nested past the stack's depth) is left out, as upstream
+  // leaves out a document it cannot decode; the merge changes `merged` only after them.
+  for (const e of ordered) {
+    try {
+      mergeSwagger(merged, filterByPathPrefixes(e.document, [`/apis/${e.group}/${e.version}/`]));
+    } catch (err) {
+      if (!(err instanceof RangeError)) throw err;
+    }
+  }
   for (const key of ['paths', 'definitions', 'parameters'] as const) {
     const entries = merged[key];
     if (isRecord(entries)) merged[key] = Object.fromEntries(Object.keys(entries).sort().map((name) => [name, entries[name]]));

@@ -1,7 +1,7 @@
 // The aggregated OpenAPI v2 document's merge, after kube-openapi's aggregator package.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { filterByPathPrefixes, mergeSwagger, type SwaggerDocument } from '../../src/endpoints/openapi-v2-merge.ts';
+import { aggregateSwagger, filterByPathPrefixes, mergeSwagger, type SwaggerDocument } from '../../src/endpoints/openapi-v2-merge.ts';
 
 const ref = (name: string) => ({ $ref: `#/definitions/${name}` });
 const gvk = (group: string, version: string, kind: string) => ({ group, version, kind });
@@ -114,4 +114,17 @@ test('a source without paths, or whose paths are all there already, adds nothing
   mergeSwagger(dest, deepFreeze({ definitions: { B: {} } }));
   mergeSwagger(dest, deepFreeze({ paths: { '/a': op('C') }, definitions: { C: {} } }));
   assert.deepEqual(dest, { paths: { '/a': op('A') }, definitions: { A: {} } });
+});
+
+test('an extension server\'s document nested past what can be walked is left out; the others are merged', () => {
+  let deep: Record<string, unknown> = { type: 'string' };
+  for (let i = 0; i < 200_000; i++) deep = { properties: { x: deep } };
+  const served: SwaggerDocument = { swagger: '2.0', paths: { '/api/v1/pods': op('Pod') }, definitions: { Pod: {} } };
+  const merged = aggregateSwagger(served, [
+    { name: 'v1.deep.example', group: 'deep.example', version: 'v1', groupPriorityMinimum: 2000, versionPriority: 1, document: { paths: { '/apis/deep.example/v1/x': op('Deep') }, definitions: { Deep: deep } } },
+    { name: 'v1.fine.example', group: 'fine.example', version: 'v1', groupPriorityMinimum: 100, versionPriority: 1, document: { paths: { '/apis/fine.example/v1/y': op('Fine') }, definitions: { Fine: {} } } },
+  ]);
+  assert.deepEqual(Object.keys(merged.paths!), ['/api/v1/pods', '/apis/fine.example/v1/y']);
+  assert.deepEqual(Object.keys(merged.definitions!), ['Fine', 'Pod']);
+  assert.deepEqual(Object.keys(served.paths!), ['/api/v1/pods'], 'the served document is not changed');
 });
