@@ -91,7 +91,7 @@ function withPathsWhere(doc: SwaggerDocument, keep: (path: string) => boolean): 
 function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => sameJson(item, b[i]));
-  if (!isRecord(a) || !isRecord(b) || Array.isArray(b)) return false;
+  if (!isRecord(a) || !isRecord(b)) return false;
   const keys = Object.keys(a);
   if (keys.length !== Object.keys(b).length) return false;
   return keys.every((key) => Object.hasOwn(b, key) && sameJson(a[key], b[key]));
