@@ -64,10 +64,15 @@ export function compile(expression: string, variables: Variables, opts: { object
   const known = compiled.get(id);
   if (known !== undefined) return known;
   const env = environmentFor(variables);
-  const source = rewriteHasOperands(opts.objects === true ? rewriteObjectConstruction(expression) : expression);
+  let source = rewriteHasOperands(opts.objects === true ? rewriteObjectConstruction(expression) : expression);
   let result: Compiled;
   try {
-    const checked = env.check(source);
+    let checked = env.check(source);
+    // A null branch beside a nullable one is run as dyn, which cel-js joins with anything.
+    for (let round = 0, join = nullBranchJoin(checked, source); join !== undefined && round < maxJoins; round++, join = nullBranchJoin(checked, source)) {
+      source = `${source.slice(0, join.start)}dyn(${source.slice(join.start, join.end)})${source.slice(join.end)}`;
+      checked = env.check(source);
+    }
     if (!checked.valid) result = { error: `ERROR: <input>: ${firstLine(checked.error?.message ?? 'invalid expression')}` };
     else {
       const parsed = env.parse(source);
@@ -128,6 +133,38 @@ export function rewriteHasOperands(source: string): string {
     for (const edit of edits.sort((a, b) => b.start - a.start)) out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
   }
   return out;
+}
+
+/** A conditional's `null` branch cel-js could not join with its other branch, of `otherType`. */
+export interface NullBranch { start: number; end: number; otherType: string }
+
+/** Conditionals with a null branch joined in one expression, at most (each is checked again). */
+export const maxJoins = 32;
+
+// cel-go's checker joins a null branch with one of a type its legacy checker called
+// nullable (objects, library types, timestamps, durations, optionals; dyn joins anything);
+// beside a scalar, a list or a map it finds no overload for '_?_:_'. cel-js joins null with
+// null and dyn only, and says so in this message.
+const unjoinable = /^Ternary branches must have the same type, got '(.+)' and '(.+)'$/;
+const notNullable = /^(?:bool|int|uint|double|string|bytes|type|list<.*>|map<.*>)$/;
+
+/**
+ * The `null` literal branch of the conditional a failed check could not join, when cel-go's
+ * checker joins it with the other branch's type; undefined for any other error.
+ */
+export function nullBranchJoin(checked: { valid: boolean; error?: unknown }, source: string): NullBranch | undefined {
+  if (checked.valid) return undefined;
+  const error = checked.error as { message?: unknown; node?: { op?: unknown; args?: unknown } } | undefined;
+  const types = unjoinable.exec(firstLine(String(error?.message ?? '')));
+  const args = error?.node?.op === '?:' && Array.isArray(error.node.args) ? error.node.args as Array<{ start?: unknown; end?: unknown }> : undefined;
+  if (types === null || args === undefined || args.length !== 3) return undefined;
+  const [, left, right] = types as unknown as [string, string, string];
+  const nullLeft = left === 'null';
+  const otherType = nullLeft ? right : left;
+  if ((!nullLeft && right !== 'null') || notNullable.test(otherType)) return undefined;
+  const { start, end } = args[nullLeft ? 1 : 2]!;
+  if (typeof start !== 'number' || typeof end !== 'number' || source.slice(start, end) !== 'null') return undefined;
+  return { start, end, otherType };
 }
 
 function firstLine(message: string): string {

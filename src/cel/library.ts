@@ -325,7 +325,21 @@ export function registerKubernetesLibraries(env: Environment): Environment {
   fn('Semver.isGreaterThan(Semver): bool', (a: CelSemver, b: CelSemver) => compareSemver(a, b) > 0);
   fn('Semver.compareTo(Semver): int', (a: CelSemver, b: CelSemver) => BigInt(compareSemver(a, b)));
   env.registerOperator('Semver == Semver', (a: CelSemver, b: CelSemver) => compareSemver(a, b) === 0);
+
+  // cel-go compares null with the types its legacy checker called nullable: messages (the
+  // libraries' types are object types there), timestamps, durations and optionals. A value
+  // of one is never null (`!=` comes with each).
+  const authz = 'kubernetes.authorization.';
+  for (const type of [
+    'optional<dyn>', 'google.protobuf.Timestamp', 'google.protobuf.Duration', 'Quantity', 'URL', 'net.IP', 'net.CIDR', 'Semver', 'Format',
+    `${authz}Authorizer`, `${authz}PathCheck`, `${authz}GroupCheck`, `${authz}ResourceCheck`, `${authz}Decision`,
+  ]) comparableWithNull(env, type);
   return env;
+}
+
+/** `type == null` (false; cel-js adds `null == type`), as cel-go checks and runs it for a nullable type. */
+export function comparableWithNull(env: Environment, type: string): void {
+  env.registerOperator(`${type} == null`, () => false);
 }
 
 function withinInt64(v: bigint): boolean {

@@ -8,7 +8,8 @@
 // compares a string with an int, or an object with a map, is refused as upstream refuses
 // it; evaluation stays dynamically typed. Errors are worded as cel-go's checker words them.
 
-import { escapePropertyName, rewriteHasOperands, typedEnvironment } from './environment.ts';
+import { escapePropertyName, maxJoins, nullBranchJoin, rewriteHasOperands, typedEnvironment } from './environment.ts';
+import { comparableWithNull } from './library.ts';
 import { checkerError } from './errors.ts';
 import { formatType } from './schema-formats.ts';
 import { undefinedFieldErrors } from './type-check.ts';
@@ -126,7 +127,7 @@ function declare(ctx: Declaring, node: unknown, resourceRoot: boolean): string |
       // Objects compare with objects of their own type and with null (cel-go's objects are nullable
       // messages; `!=` comes with each).
       ctx.env.registerOperator(`${name} == ${name}`, () => false);
-      ctx.env.registerOperator(`${name} == null`, () => false);
+      comparableWithNull(ctx.env, name);
       if (!embedded) ctx.declared.set(schema, name);
       return name;
     }
@@ -216,22 +217,39 @@ export function typeCheckRule(expression: string, schema: Raw, opts: { resourceR
 function checked(env: () => Environment, expression: string): TypedCheck {
   // Checked (and errors shown) as compiled: has() of a non-variable rewritten (see rewriteHasOperands).
   const source = rewriteHasOperands(expression);
+  // A `null` branch cel-go joins with its other branch is checked as a variable of the other
+  // branch's type, named in as many characters (the type cel-go gives when null comes second).
+  let checking = source;
   let result;
   try {
-    result = env().check(source);
+    let checker = env();
+    result = checker.check(checking);
+    for (let joined = 0, join = nullBranchJoin(result, checking); join !== undefined && joined < maxJoins; joined++, join = nullBranchJoin(result, checking)) {
+      const name = unusedName(checking, joined);
+      checker = checker.clone();
+      checker.registerVariable(name, join.otherType);
+      checking = checking.slice(0, join.start) + name + checking.slice(join.end);
+      result = checker.check(checking);
+    }
   } catch (err) {
     return { error: `ERROR: <input>: ${String((err as Error).message).split('\n')[0]}` };
   }
   if (result.valid) return { type: typeName(String(result.type)) };
   const error = result.error as unknown as { name?: string; message: string; range?: { start: number; end: number }; node?: AstNode } | undefined;
   if (error?.name === 'ParseError') return {};
-  // A branch of null beside one of another type (`x > 5 ? 'many' : null`, as upstream's documented audit
-  // annotations write) is not held against the expression here: cel-js will not join them, cel-go's wording
-  // on it is not known; its type is then unknown (dyn).
-  if (/^Ternary branches must have the same type, got '[^']*' and 'null'|^Ternary branches must have the same type, got 'null'/.test(String(error?.message ?? ''))) return { type: 'dyn' };
   const message = String(error?.message ?? 'invalid expression').split('\n')[0]!;
-  const { text, offset } = celGoError(message, source, error?.range?.start ?? 0, error?.node);
+  const { text, offset } = celGoError(message, checking, error?.range?.start ?? 0, error?.node);
   return { error: checkerError(source, offset, text) };
+}
+
+/** A four-character identifier (as long as `null`) the source does not use, the n-th or later. */
+function unusedName(source: string, n: number): string {
+  let name = '';
+  for (let i = n; i < 36 * 36; i++) {
+    name = `_${i.toString(36).padStart(2, '0')}_`;
+    if (!source.includes(name)) break;
+  }
+  return name;
 }
 
 interface AstNode { op?: string; args?: unknown; start?: number; end?: number }

@@ -146,6 +146,20 @@ test('library functions raise upstream\'s errors', () => {
   assert.throws(() => evaluate("'%d'.format(['x'])"), /decimal clause can only be used on integers/);
 });
 
+test('null compares with and joins a conditional with the types cel-go calls nullable', () => {
+  // Timestamps, durations and the libraries' types (object types in cel-go) are never null.
+  assert.equal(evaluate("timestamp('2020-01-01T00:00:00Z') != null && null != duration('1s') && quantity('1') != null && !(url('https://x') == null)"), true);
+  assert.equal(evaluate("ip('10.0.0.1') == null || null == cidr('10.0.0.0/8') || semver('1.0.0') == null"), false);
+  const joined = "(self > 1 ? timestamp('2020-01-01T00:00:00Z') : null) == null";
+  assert.equal(evaluate(joined, 2n), false);
+  assert.equal(evaluate(joined, 0n), true);
+  assert.equal(evaluate("(self > 1 ? null : (self > 0 ? optional.of(1) : null)) == null && optional.none() != null", 1n), false);
+  // A scalar, a list or a map is not nullable: cel-go finds no overload for '_?_:_'.
+  for (const expression of ["self > 1 ? 'many' : null", 'self > 1 ? null : [1]', "self > 1 ? {'a': 1} : null", "timestamp('2020-01-01T00:00:00Z') == 'a'"]) {
+    assert.match(compile(expression, { self: 'dyn' }).error ?? '', /^ERROR: <input>: /, expression);
+  }
+});
+
 test('compile errors are reported, not thrown', () => {
   assert.match(compile('self.foo(', { self: 'dyn' }).error ?? '', /^ERROR: <input>: /);
   assert.match(compile('unknownFn(self)', { self: 'dyn' }).error ?? '', /^ERROR: <input>: /);

@@ -54,7 +54,15 @@ describe('CRD rules with the schema\'s types', () => {
       "isQuantity(self.s) && quantity(self.s).isLessThan(quantity('1Gi'))", 'sets.contains(self.l, [1])',
       "has(self.objs[0].k) && self.objs[0].k != ''", '(self.objs.size() > 0 ? (has(self.objs[0].v) ? self.objs[0].v.size() : 0) : 0) <= 128',
     ];
+    // null beside what cel-go's checker calls nullable: objects, timestamps, durations, optionals, the libraries' types.
+    valid.push(
+      '(self.val1 > 1 ? self.a : null) == null', '(self.val1 > 1 ? null : self.a) != null', 'null == self.a && self.ts != null && self.d != null',
+      '(self.val1 > 1 ? self.a : null).b == 1', "(self.val1 > 1 ? (self.val1 > 2 ? self.a : null) : null) == null",
+      "((self.val1 > 1) ? (null) : self.ts) == null", "(has(self.s) ? quantity(self.s) : null) != null", '(self.val1 > 1 ? optional.of(self.a) : null) != null',
+    );
     for (const expression of valid) assert.deepEqual(check(expression), { type: 'bool' }, expression);
+    assert.deepEqual(check('self.val1 > 1 ? self.a : null'), { type: 'object' });
+    assert.deepEqual(check('self.val1 > 1 ? null : null'), { type: 'null' });
     assert.deepEqual(check('oldSelf.hasValue() && oldSelf.value().val1 <= self.val1', true), { type: 'bool' });
     assert.deepEqual(check('self.s'), { type: 'string' });
     assert.deepEqual(check('self.l.map(x, x * 2)'), { type: 'list(int)' });
@@ -82,6 +90,11 @@ describe('CRD rules with the schema\'s types', () => {
       ['sets.contains(self.l, 1)', "ERROR: <input>:1:14: found no matching overload for 'sets.contains' applied to '(list(int), int)'\n | sets.contains(self.l, 1)\n | .............^"],
       ['self.flag &&\n  self.val1', "ERROR: <input>:1:11: expected type 'bool' but found 'int'\n | self.flag &&\n | ..........^"],
       ["self.val1 > 1 ? 'a' : 1", "ERROR: <input>:1:15: found no matching overload for '_?_:_' applied to '(bool, string, int)'\n | self.val1 > 1 ? 'a' : 1\n | ..............^"],
+      ["self.val1 > 1 ? 'a' : null", "ERROR: <input>:1:15: found no matching overload for '_?_:_' applied to '(bool, string, null)'\n | self.val1 > 1 ? 'a' : null\n | ..............^"],
+      ['self.flag ? null : self.l', "ERROR: <input>:1:11: found no matching overload for '_?_:_' applied to '(bool, null, list(int))'\n | self.flag ? null : self.l\n | ..........^"],
+      ['self.flag ? self.m : (self.flag ? self.a : null)', "ERROR: <input>:1:11: found no matching overload for '_?_:_' applied to '(bool, map(string, int), object)'\n | self.flag ? self.m : (self.flag ? self.a : null)\n | ..........^"],
+      ['(self.flag ? self.a : null).zz == 1', "ERROR: <input>:1:28: undefined field 'zz'\n | (self.flag ? self.a : null).zz == 1\n | ...........................^"],
+      ['(self.flag ? self.a : null) == null && self.s == 1', "ERROR: <input>:1:47: found no matching overload for '_==_' applied to '(string, int)'\n | (self.flag ? self.a : null) == null && self.s == 1\n | ..............................................^"],
       ['self.s.y == 1', "ERROR: <input>:1:7: type 'string' does not support field selection\n | self.s.y == 1\n | ......^"],
       ["self.a['b'] == 1", "ERROR: <input>:1:7: found no matching overload for '_[_]' applied to '(object, string)'\n | self.a['b'] == 1\n | ......^"],
       ['cel.bind(o, self.a, o.b + o.zz > 0)', "ERROR: <input>:1:28: undefined field 'zz'\n | cel.bind(o, self.a, o.b + o.zz > 0)\n | ...........................^"],
