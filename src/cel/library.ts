@@ -3,7 +3,7 @@
 // libraries and the sets extension. Names, overloads and error texts are upstream's
 // (k8s.io/apiserver/pkg/cel/library); regular expressions are RE2, as Go's.
 
-import type { Environment } from '@marcbachmann/cel-js';
+import type { Environment, Optional } from '@marcbachmann/cel-js';
 import { registerAuthzLibrary } from './authz.ts';
 import { registerTwoVariableComprehensions } from './comprehensions.ts';
 import { CelEvalError } from './errors.ts';
@@ -334,6 +334,18 @@ export function registerKubernetesLibraries(env: Environment): Environment {
     'optional<dyn>', 'google.protobuf.Timestamp', 'google.protobuf.Duration', 'Quantity', 'URL', 'net.IP', 'net.CIDR', 'Semver', 'Format',
     `${authz}Authorizer`, `${authz}PathCheck`, `${authz}GroupCheck`, `${authz}ResourceCheck`, `${authz}Decision`,
   ]) comparableWithNull(env, type);
+
+  // Optionals are equal when both are empty or both hold equal values (by CEL's own equality).
+  let valuesEqual: ((vars: Record<string, unknown>) => unknown) | undefined;
+  env.registerOperator('optional<dyn> == optional<dyn>', (a: Optional, b: Optional) => {
+    if (a.hasValue() !== b.hasValue()) return false;
+    if (!a.hasValue()) return true;
+    if (valuesEqual === undefined) {
+      const values = env.clone().registerVariable('a', 'dyn').registerVariable('b', 'dyn');
+      valuesEqual = values.parse('a == b');
+    }
+    return valuesEqual({ a: a.value(), b: b.value() }) === true;
+  });
   return env;
 }
 
