@@ -5,6 +5,7 @@
 // their names escaped.
 
 import { Environment, serialize, type ASTNode } from '@marcbachmann/cel-js';
+import { checkFailure } from './checker-errors.ts';
 import { registerKubernetesLibraries } from './library.ts';
 import { rewriteObjectConstruction } from './objects.ts';
 
@@ -73,7 +74,7 @@ export function compile(expression: string, variables: Variables, opts: { object
       source = `${source.slice(0, join.start)}dyn(${source.slice(join.start, join.end)})${source.slice(join.end)}`;
       checked = env.check(source);
     }
-    if (!checked.valid) result = { error: `ERROR: <input>: ${firstLine(checked.error?.message ?? 'invalid expression')}` };
+    if (!checked.valid) result = { error: checkFailure(checked.error, source, env) ?? `ERROR: <input>: ${firstLine(checked.error?.message ?? 'invalid expression')}` };
     else {
       const parsed = env.parse(source);
       result = { program: (vars) => parsed(vars), type: String(checked.type), ast: (parsed as unknown as { ast: unknown }).ast };

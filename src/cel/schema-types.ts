@@ -10,7 +10,7 @@
 
 import { escapePropertyName, maxJoins, nullBranchJoin, rewriteHasOperands, typedEnvironment } from './environment.ts';
 import { comparableWithNull } from './library.ts';
-import { checkerError } from './errors.ts';
+import { checkFailure, objectPrefix, typeName } from './checker-errors.ts';
 import { formatType } from './schema-formats.ts';
 import { undefinedFieldErrors } from './type-check.ts';
 import { isObject } from '../api/json.ts';
@@ -145,9 +145,6 @@ function declaring(env: Environment, builtIn?: { resolve: (schema: Raw) => Raw }
   };
 }
 
-// The object types' names within an environment; shown as `object` in errors.
-const objectPrefix = 'k8s_object_';
-
 const environments = new WeakMap<Raw, Map<string, Environment>>();
 
 /** An environment where `self` and `oldSelf` have the schema's type (kept per schema node). */
@@ -221,8 +218,9 @@ function checked(env: () => Environment, expression: string): TypedCheck {
   // branch's type, named in as many characters (the type cel-go gives when null comes second).
   let checking = source;
   let result;
+  let checker: Environment | undefined;
   try {
-    let checker = env();
+    checker = env();
     result = checker.check(checking);
     for (let joined = 0, join = nullBranchJoin(result, checking); join !== undefined && joined < maxJoins; joined++, join = nullBranchJoin(result, checking)) {
       const name = unusedName(checking, joined);
@@ -235,11 +233,8 @@ function checked(env: () => Environment, expression: string): TypedCheck {
     return { error: `ERROR: <input>: ${String((err as Error).message).split('\n')[0]}` };
   }
   if (result.valid) return { type: typeName(String(result.type)) };
-  const error = result.error as unknown as { name?: string; message: string; range?: { start: number; end: number }; node?: AstNode } | undefined;
-  if (error?.name === 'ParseError') return {};
-  const message = String(error?.message ?? 'invalid expression').split('\n')[0]!;
-  const { text, offset } = celGoError(message, checking, error?.range?.start ?? 0, error?.node);
-  return { error: checkerError(source, offset, text) };
+  const error = checkFailure(result.error, checking, checker, source);
+  return error === undefined ? {} : { error };
 }
 
 /** A four-character identifier (as long as `null`) the source does not use, the n-th or later. */
@@ -252,67 +247,3 @@ function unusedName(source: string, n: number): string {
   return name;
 }
 
-interface AstNode { op?: string; args?: unknown; start?: number; end?: number }
-
-/** cel-js's type text in cel-go's notation: list(T), map(K, V), object types as `object`. */
-function typeName(type: string): string {
-  let out = type;
-  // Innermost first: list<…> and map<…> without nested angle brackets.
-  for (let previous = ''; previous !== out;) {
-    previous = out;
-    out = out.replace(/\b(list|map|optional)<([^<>]*)>/g, (_, kind: string, inner: string) => (kind === 'optional' ? `optional_type(${inner})` : `${kind}(${inner})`));
-  }
-  return out.replace(new RegExp(`\\b${objectPrefix}\\d+\\b`, 'g'), 'object');
-}
-
-/** cel-js's checker message as cel-go's, and where cel-go places it. */
-function celGoError(message: string, source: string, start: number, node: AstNode | undefined): { text: string; offset: number } {
-  const binary = /^no such overload: (.+?) (==|!=|<=|>=|<|>|\+|-|\*|\/|%|in) (.+)$/.exec(message);
-  if (binary !== null) {
-    const [, left, op, right] = binary;
-    const fn = op === 'in' ? '@in' : `_${op}_`;
-    return { text: `found no matching overload for '${fn}' applied to '(${typeName(left!)}, ${typeName(right!)})'`, offset: operatorOffset(source, node, op!, start) };
-  }
-  const unary = /^no such overload: ([-!])(.+)$/.exec(message);
-  if (unary !== null) return { text: `found no matching overload for '${unary[1]}_' applied to '(${typeName(unary[2]!)})'`, offset: start };
-  const call = /^found no matching overload for '(.+)\((.*)\)'$/.exec(message);
-  if (call !== null) {
-    const [, callee, args] = call;
-    const dot = callee!.lastIndexOf('.');
-    const receiver = dot < 0 ? undefined : callee!.slice(0, dot);
-    const name = dot < 0 ? callee! : callee!.slice(dot + 1);
-    const at = source.indexOf('(', source.indexOf(name, start));
-    // A library's namespace (`sets.contains`) is a constant of a type of its own here, a qualified function in cel-go.
-    const namespace = receiver === undefined ? undefined : /^(\w+)Namespace$/.exec(receiver)?.[1]?.toLowerCase();
-    const shown = namespace !== undefined ? `'${namespace}.${name}' applied to '(${typeName(args!)})'`
-      : receiver === undefined ? `'${name}' applied to '(${typeName(args!)})'` : `'${name}' applied to '${typeName(receiver)}.(${typeName(args!)})'`;
-    return { text: `found no matching overload for ${shown}`, offset: at < 0 ? start : at };
-  }
-  const logical = /^Logical operator requires bool operands, got '(.+)'$/.exec(message);
-  if (logical !== null) return { text: `expected type 'bool' but found '${typeName(logical[1]!)}'`, offset: operatorOffset(source, node, node?.op === '||' ? '||' : '&&', start) };
-  const ternary = /^Ternary branches must have the same type, got '(.+)' and '(.+)'$/.exec(message);
-  if (ternary !== null) {
-    return { text: `found no matching overload for '_?_:_' applied to '(bool, ${typeName(ternary[1]!)}, ${typeName(ternary[2]!)})'`, offset: operatorOffset(source, node, '?', start) };
-  }
-  const field = /^No such key: (.+)$/.exec(message);
-  if (field !== null) return { text: `undefined field '${field[1]}'`, offset: dotBefore(source, start) };
-  const selection = /^Cannot index type '(.+)'$/.exec(message);
-  if (selection !== null && source[dotBefore(source, start)] === '.') {
-    return { text: `type '${typeName(selection[1]!)}' does not support field selection`, offset: dotBefore(source, start) };
-  }
-  return { text: typeName(message), offset: start };
-}
-
-/** The operator token between a binary node's operands (cel-go places the error there). */
-function operatorOffset(source: string, node: AstNode | undefined, op: string, fallback: number): number {
-  const args = Array.isArray(node?.args) ? (node!.args as AstNode[]) : [];
-  const from = typeof args[0]?.end === 'number' ? args[0].end : fallback;
-  const at = source.indexOf(op, from);
-  return at < 0 ? fallback : at;
-}
-
-function dotBefore(source: string, offset: number): number {
-  let at = offset;
-  while (at > 0 && source[at] !== '.') at--;
-  return source[at] === '.' ? at : offset;
-}

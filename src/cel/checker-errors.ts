@@ -1,0 +1,107 @@
+// cel-js's checker errors in cel-go's words and places, as upstream's messages print them
+// (`found no matching overload for '_==_' applied to '(int, string)'`, `undeclared
+// reference to 'x' (in container '')`), for the checks of CRD rules, admission policies
+// and the other expressions Kubernetes compiles.
+
+import type { Environment } from '@marcbachmann/cel-js';
+import { checkerError } from './errors.ts';
+
+// The object types' names within an environment (schema-types.ts declares them); shown as `object`.
+export const objectPrefix = 'k8s_object_';
+
+export interface AstNode { op?: string; args?: unknown; start?: number; end?: number }
+
+/** cel-js's type text in cel-go's notation: list(T), map(K, V), object types as `object`. */
+export function typeName(type: string): string {
+  let out = type;
+  // Innermost first: list<…> and map<…> without nested angle brackets.
+  for (let previous = ''; previous !== out;) {
+    previous = out;
+    out = out.replace(/\b(list|map|optional)<([^<>]*)>/g, (_, kind: string, inner: string) => (kind === 'optional' ? `optional_type(${inner})` : `${kind}(${inner})`));
+  }
+  return out.replace(new RegExp(`\\b${objectPrefix}\\d+\\b`, 'g'), 'object');
+}
+
+const functionNames = new WeakMap<Environment, Set<string>>();
+
+/** The names of the functions an environment declares (its own and its libraries'). */
+export function declaredFunctions(env: Environment | undefined): Set<string> {
+  if (env === undefined) return new Set();
+  let names = functionNames.get(env);
+  if (names === undefined) functionNames.set(env, (names = new Set(env.getDefinitions().functions.map((f) => f.name))));
+  return names;
+}
+
+/** cel-js's checker message as cel-go's, and where cel-go places it. */
+export function celGoError(message: string, source: string, start: number, node: AstNode | undefined, declared: (fn: string) => boolean): { text: string; offset: number } {
+  const variable = /^Unknown variable: (.+)$/.exec(message);
+  if (variable !== null) return { text: undeclared(variable[1]!), offset: start };
+  if (message === 'has() invalid argument') return { text: 'invalid argument to has() macro', offset: start };
+  const binary = /^no such overload: (.+?) (==|!=|<=|>=|<|>|\+|-|\*|\/|%|in) (.+)$/.exec(message);
+  if (binary !== null) {
+    const [, left, op, right] = binary;
+    const fn = op === 'in' ? '@in' : `_${op}_`;
+    return { text: `found no matching overload for '${fn}' applied to '(${typeName(left!)}, ${typeName(right!)})'`, offset: operatorOffset(source, node, op!, start) };
+  }
+  const unary = /^no such overload: ([-!])(.+)$/.exec(message);
+  if (unary !== null) return { text: `found no matching overload for '${unary[1]}_' applied to '(${typeName(unary[2]!)})'`, offset: start };
+  const call = /^found no matching overload for '(.+)\((.*)\)'$/.exec(message);
+  if (call !== null) {
+    const [, callee, args] = call;
+    const dot = callee!.lastIndexOf('.');
+    const receiver = dot < 0 ? undefined : callee!.slice(0, dot);
+    const name = dot < 0 ? callee! : callee!.slice(dot + 1);
+    const at = source.indexOf('(', source.indexOf(name, start));
+    // A library's namespace (`sets.contains`) is a constant of a type of its own here, a qualified function in cel-go.
+    if (!declared(name)) return { text: undeclared(name), offset: at < 0 ? start : at };
+    const namespace = receiver === undefined ? undefined : /^(\w+)Namespace$/.exec(receiver)?.[1]?.toLowerCase();
+    const shown = namespace !== undefined ? `'${namespace}.${name}' applied to '(${typeName(args!)})'`
+      : receiver === undefined ? `'${name}' applied to '(${typeName(args!)})'` : `'${name}' applied to '${typeName(receiver)}.(${typeName(args!)})'`;
+    return { text: `found no matching overload for ${shown}`, offset: at < 0 ? start : at };
+  }
+  const logical = /^Logical operator requires bool operands, got '(.+)'$/.exec(message);
+  if (logical !== null) return { text: `expected type 'bool' but found '${typeName(logical[1]!)}'`, offset: operatorOffset(source, node, node?.op === '||' ? '||' : '&&', start) };
+  const ternary = /^Ternary branches must have the same type, got '(.+)' and '(.+)'$/.exec(message);
+  if (ternary !== null) {
+    return { text: `found no matching overload for '_?_:_' applied to '(bool, ${typeName(ternary[1]!)}, ${typeName(ternary[2]!)})'`, offset: operatorOffset(source, node, '?', start) };
+  }
+  const field = /^No such key: (.+)$/.exec(message);
+  if (field !== null) return { text: `undefined field '${field[1]}'`, offset: dotBefore(source, start) };
+  const selection = /^Cannot index type '(.+)'$/.exec(message);
+  if (selection !== null && source[dotBefore(source, start)] === '.') {
+    return { text: `type '${typeName(selection[1]!)}' does not support field selection`, offset: dotBefore(source, start) };
+  }
+  return { text: typeName(message), offset: start };
+}
+
+/** cel-go's words for a name nothing declares (Kubernetes' environments have no container). */
+function undeclared(name: string): string {
+  return `undeclared reference to '${name}' (in container '')`;
+}
+
+/** The operator token between a binary node's operands (cel-go places the error there). */
+function operatorOffset(source: string, node: AstNode | undefined, op: string, fallback: number): number {
+  const args = Array.isArray(node?.args) ? (node!.args as AstNode[]) : [];
+  const from = typeof args[0]?.end === 'number' ? args[0].end : fallback;
+  const at = source.indexOf(op, from);
+  return at < 0 ? fallback : at;
+}
+
+function dotBefore(source: string, offset: number): number {
+  let at = offset;
+  while (at > 0 && source[at] !== '.') at--;
+  return source[at] === '.' ? at : offset;
+}
+
+/**
+ * A failed check's first error as cel-go prints it (`ERROR: <input>:L:C: …`, the line and a
+ * caret), found in `checked` (the text cel-js checked) and shown on `shown` (the same
+ * length, or the same text); undefined for a syntax error, which is the parser's to word.
+ */
+export function checkFailure(error: unknown, checked: string, env: Environment | undefined, shown = checked): string | undefined {
+  const e = error as { name?: string; message?: unknown; range?: { start: number }; node?: AstNode } | undefined;
+  if (e?.name === 'ParseError') return undefined;
+  const message = String(e?.message ?? 'invalid expression').split('\n')[0]!;
+  const { text, offset } = celGoError(message, checked, e?.range?.start ?? 0, e?.node, (name) => declaredFunctions(env).has(name));
+  return checkerError(shown, offset, text);
+}
