@@ -12,6 +12,7 @@ import { deepEqual, isObject } from '../api/json.ts';
 import type { StatusCause } from '../api/types.ts';
 import { compileSchema, type SchemaNode } from './compiled.ts';
 import { checkStringFormat } from './formats.ts';
+import { requiredDecidedElsewhere } from './builtin/index.ts';
 import { addedZerosIn, hasAddedZeros, isStillAddedZero } from './go-zero.ts';
 import type { Definitions, Schema } from './types.ts';
 
@@ -374,7 +375,9 @@ function validateObject(ctx: Context, node: SchemaNode, value: Record<string, un
     }
   }
   if (s.required !== undefined) {
+    const decidedElsewhere = requiredDecidedElsewhere(s);
     for (const key of s.required) {
+      if (decidedElsewhere?.has(key) === true) continue;
       const item = value[key];
       // A key that is there, null or not, is there (kube-openapi's required check); for a
       // built-in type a null is its zero value, so not there.

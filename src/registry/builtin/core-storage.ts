@@ -231,30 +231,34 @@ export function validatePersistentVolumeUpdate(pv: KubeObject, old: KubeObject):
   return causes;
 }
 
-/** ValidatePersistentVolumeClaimSpec. */
+/** ValidatePersistentVolumeClaim, beyond metadata. */
 export function validatePersistentVolumeClaim(pvc: KubeObject): StatusCause[] {
-  const spec = objectAt(pvc, 'spec') ?? {};
+  return validatePersistentVolumeClaimSpec(objectAt(pvc, 'spec') ?? {}, 'spec');
+}
+
+/** ValidatePersistentVolumeClaimSpec at `path`: a claim's spec, or the claim template's of an ephemeral volume. */
+export function validatePersistentVolumeClaimSpec(spec: JsonObject, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const modes = Array.isArray(spec.accessModes) ? spec.accessModes : [];
-  if (modes.length === 0) causes.push(required('spec.accessModes', 'at least 1 access mode is required'));
+  if (modes.length === 0) causes.push(required(`${path}.accessModes`, 'at least 1 access mode is required'));
   const selector = objectAt(spec, 'selector');
-  if (selector !== undefined) causes.push(...validateLabelSelector(selector, 'spec.selector'));
-  causes.push(...validateAccessModes(modes, 'spec.accessModes'));
+  if (selector !== undefined) causes.push(...validateLabelSelector(selector, `${path}.selector`));
+  causes.push(...validateAccessModes(modes, `${path}.accessModes`));
   const requests = objectAt(objectAt(spec, 'resources'), 'requests');
-  if (requests === undefined || !present(requests.storage)) causes.push(required('spec.resources[storage]'));
-  else causes.push(...validatePositiveQuantity(requests.storage, 'spec.resources[storage]'));
-  causes.push(...validateClassName(spec.storageClassName, 'spec.storageClassName'));
-  if (present(spec.volumeMode) && !volumeModes.includes(String(spec.volumeMode))) causes.push(notSupported('spec.volumeMode', spec.volumeMode, volumeModes));
+  if (requests === undefined || !present(requests.storage)) causes.push(required(`${path}.resources[storage]`));
+  else causes.push(...validatePositiveQuantity(requests.storage, `${path}.resources[storage]`));
+  causes.push(...validateClassName(spec.storageClassName, `${path}.storageClassName`));
+  if (present(spec.volumeMode) && !volumeModes.includes(String(spec.volumeMode))) causes.push(notSupported(`${path}.volumeMode`, spec.volumeMode, volumeModes));
   for (const key of ['dataSource', 'dataSourceRef']) {
     const ref = objectAt(spec, key);
     if (ref === undefined) continue;
-    if (stringAt(ref, 'name') === '') causes.push(required(`spec.${key}.name`));
-    if (stringAt(ref, 'kind') === '') causes.push(required(`spec.${key}.kind`));
+    if (stringAt(ref, 'name') === '') causes.push(required(`${path}.${key}.name`));
+    if (stringAt(ref, 'kind') === '') causes.push(required(`${path}.${key}.kind`));
     if (stringAt(ref, 'apiGroup') === '' && ref.kind !== 'PersistentVolumeClaim') {
-      causes.push(invalid(`spec.${key}`, stringAt(ref, 'kind'), "must be 'PersistentVolumeClaim' when referencing the default apiGroup"));
+      causes.push(invalid(`${path}.${key}`, stringAt(ref, 'kind'), "must be 'PersistentVolumeClaim' when referencing the default apiGroup"));
     }
   }
-  causes.push(...validateClassName(spec.volumeAttributesClassName, 'spec.volumeAttributesClassName'));
+  causes.push(...validateClassName(spec.volumeAttributesClassName, `${path}.volumeAttributesClassName`));
   return causes;
 }
 

@@ -170,7 +170,7 @@ function validatePodResize(pod: KubeObject, old: KubeObject): StatusCause[] {
   const oldSpec = objectAt(old, 'spec') ?? {};
   const oldInit = objectsAt(oldSpec, 'initContainers');
   const keepsInitRestartContainer = oldInit.some((c) => c.restartPolicy !== 'Always' && objectsAt(c, 'resizePolicy').some((p) => p.restartPolicy === 'RestartContainer'));
-  const causes = validatePodSpec(spec, 'spec', { isPod: true, keepsInitRestartContainer });
+  const causes = validatePodSpec(spec, 'spec', { isPod: true, podName: pod.metadata.name ?? '', keepsInitRestartContainer });
   if (old.metadata.annotations?.['kubernetes.io/config.mirror'] !== undefined) return [forbidden('', 'static pods cannot be resized')];
   if (stringAt(objectAt(oldSpec, 'os'), 'name') === 'windows') return [forbidden('', 'windows pods cannot be resized')];
   const oldQOS = stringAt(objectAt(old, 'status'), 'qosClass') || podQOSClass(oldSpec);

@@ -13,7 +13,7 @@ import { invalidIPMessage, parseIP } from './ip.ts';
 import { validateContainerProbes } from './pod-probes.ts';
 import { validateAffinity, validateTopologySpreadConstraints } from './pod-scheduling.ts';
 import { validateContainerSecurityContext, validateForOS, validateHostProcessPod, validateHostUsers, validatePodSecurityContext } from './pod-security.ts';
-import { hasBackstep, validateVolumeSource } from './pod-volume-sources.ts';
+import { hasBackstep, validateVolumeSource, type VolumeSourceContext } from './pod-volume-sources.ts';
 
 // ---------- defaults ----------
 
@@ -93,6 +93,12 @@ function defaultVolume(volume: JsonObject): void {
   }
   const hostPath = objectAt(volume, 'hostPath');
   if (hostPath && hostPath.type === undefined) hostPath.type = '';
+  // An image volume pulls as a container does: always for `latest`, else if not present.
+  const image = objectAt(volume, 'image');
+  if (image && !image.pullPolicy) image.pullPolicy = imageTag(stringAt(image, 'reference')) === 'latest' ? 'Always' : 'IfNotPresent';
+  // An ephemeral volume's claim template is defaulted as a claim's spec is (SetDefaults_PersistentVolumeClaimSpec).
+  const claimSpec = objectAt(objectAt(objectAt(volume, 'ephemeral'), 'volumeClaimTemplate'), 'spec');
+  if (claimSpec) setDefault(claimSpec, 'volumeMode', 'Filesystem');
 }
 
 /** SetDefaults_PodSpec and what it holds; applies to pods and pod templates alike. */
@@ -377,7 +383,7 @@ function validateContainer(container: JsonObject, volumes: PodVolumes, path: Fie
   return causes;
 }
 
-function validateVolumes(volumes: unknown[], path: FieldPath): { causes: StatusCause[]; volumes: PodVolumes } {
+function validateVolumes(volumes: unknown[], path: FieldPath, pod: VolumeSourceContext): { causes: StatusCause[]; volumes: PodVolumes } {
   const causes: StatusCause[] = [];
   const names = new Set<string>();
   const claims = new Set<string>();
@@ -400,7 +406,7 @@ function validateVolumes(volumes: unknown[], path: FieldPath): { causes: StatusC
     const present = volumeSources.filter((s) => volume[s] !== undefined && volume[s] !== null);
     if (present.length === 0) causes.push(required(p, 'must specify a volume type'));
     for (const extra of present.slice(1)) causes.push(forbidden(child(p, extra), 'may not specify more than 1 volume type'));
-    if (present.length > 0) causes.push(...validateVolumeSource(volume, present[0]!, p));
+    if (present.length > 0) causes.push(...validateVolumeSource(volume, present[0]!, p, pod));
     const secret = objectAt(volume, 'secret');
     if (secret && present[0] === 'secret' && stringAt(secret, 'secretName') === '') causes.push(required(child(p, 'secret', 'secretName')));
     const configMap = objectAt(volume, 'configMap');
@@ -453,8 +459,10 @@ export function validateTolerations(tolerations: unknown[], path: FieldPath): St
 }
 
 export interface PodSpecOptions {
-  /** A Pod (true) rather than a pod template: containers' images may not have surrounding whitespace. */
+  /** A Pod (true) rather than a pod template: containers' images may not have surrounding whitespace, image volumes name their image. */
   isPod: boolean;
+  /** A Pod's name: its ephemeral volumes' claims are named "<pod>-<volume>". */
+  podName?: string;
   /** The spec before an update already had a non-sidecar init container resized by RestartContainer: it may stay (upstream ratchets). */
   keepsInitRestartContainer?: boolean;
 }
@@ -484,7 +492,7 @@ function validateResizePolicy(policies: unknown[], path: FieldPath, podRestartPo
 /** Upstream's ValidatePodSpec, for the rules clients observe; `path` is "spec" or "spec.template.spec". */
 export function validatePodSpec(spec: unknown, path: FieldPath, opts: PodSpecOptions): StatusCause[] {
   const s = isObject(spec) ? spec : {};
-  const { causes, volumes } = validateVolumes(arrayAt(s, 'volumes'), child(path, 'volumes'));
+  const { causes, volumes } = validateVolumes(arrayAt(s, 'volumes'), child(path, 'volumes'), { isPod: opts.isPod, ...(opts.podName === undefined ? {} : { podName: opts.podName }) });
 
   const containerNames = new Set<string>();
   const containers = arrayAt(s, 'containers');

@@ -1,12 +1,18 @@
-// What a pod volume's source holds, validated as upstream's ValidateVolumes does for the
-// sources written by hand (pkg/apis/core/validation: validateKeyToPath, the downward API's
-// files, projections, NFS, host path types), with its messages. The volume's name, its one
-// source and the names sources refer to are pod-spec.ts's.
+// What a pod volume's source holds, validated as upstream's validateVolumeSource does for
+// each kind of source (pkg/apis/core/validation: validateKeyToPath, the downward API's
+// files, projections, and the checks of every other source), with its messages. The
+// volume's name, its one source, the names secret, configMap and persistentVolumeClaim
+// sources refer to and the default modes are pod-spec.ts's.
 
 import type { StatusCause } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
-import { child, forbidden, index, invalid, notSupported, required, type FieldPath } from '../validation/field.ts';
-import { itemsAt, numberAt, objectAt, stringAt } from './object.ts';
+import { byteLength } from '../../api/labels.ts';
+import { isNegative, parseQuantity } from '../../api/quantity.ts';
+import { child, forbidden, goQuote, index, invalid, key, notSupported, required, tooLong, type FieldPath } from '../validation/field.ts';
+import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain } from '../validation/names.ts';
+import { validateAnnotations, validateLabels } from '../validation/object-meta.ts';
+import { validatePersistentVolumeClaimSpec } from './core-storage.ts';
+import { arrayAt, itemsAt, numberAt, objectAt, stringAt } from './object.ts';
 
 const fileModeError = 'must be a number between 0 and 0777 (octal), both inclusive';
 
@@ -106,35 +112,331 @@ function validateProjection(projected: JsonObject, path: FieldPath): StatusCause
 
 const hostPathTypes = ['', 'BlockDevice', 'CharDevice', 'Directory', 'DirectoryOrCreate', 'File', 'FileOrCreate', 'Socket'];
 
-/** The checks of the source `kind` (the volume's one source) beyond the names pod-spec.ts checks. */
-export function validateVolumeSource(volume: JsonObject, kind: string, path: FieldPath): StatusCause[] {
-  const source = objectAt(volume, kind);
-  if (source === undefined) return [];
-  const p = child(path, kind);
-  const causes: StatusCause[] = [];
-  switch (kind) {
-    case 'secret':
-    case 'configMap':
-      itemsAt(source, 'items').forEach((item, i) => causes.push(...validateKeyToPath(item, index(child(p, 'items'), i))));
-      break;
-    case 'downwardAPI':
-      for (const file of itemsAt(source, 'items')) causes.push(...validateDownwardAPIFile(file, p));
-      break;
-    case 'projected':
-      causes.push(...validateProjection(source, p));
-      break;
-    case 'nfs': {
-      if (stringAt(source, 'server') === '') causes.push(required(child(p, 'server')));
-      const target = stringAt(source, 'path');
-      if (target === '') causes.push(required(child(p, 'path')));
-      if (!target.startsWith('/')) causes.push(invalid(child(p, 'path'), target, 'must be an absolute path'));
-      break;
-    }
-    case 'hostPath': {
-      const type = source.type;
-      if (type !== undefined && type !== null && !hostPathTypes.includes(String(type))) causes.push(notSupported(child(p, 'type'), type, hostPathTypes));
-      break;
+/** What the pod a volume belongs to tells its source's checks; a pod template's volumes leave both out. */
+export interface VolumeSourceContext {
+  /** A Pod's volume, not a template's: an image volume must name its image (upstream's ResourceIsPod). */
+  isPod?: boolean;
+  /** The Pod's name: an ephemeral volume's claim is named "<pod>-<volume>", which must be a valid name. */
+  podName?: string;
+}
+
+/** The volume a source belongs to: its name, its path, and what its pod tells. */
+interface OwningVolume {
+  name: string;
+  path: FieldPath;
+  context: VolumeSourceContext;
+}
+
+type SourceCheck = (source: JsonObject, path: FieldPath, volume: OwningVolume) => StatusCause[];
+
+/** field.Required for each of `fields` the source leaves empty, in order. */
+function requireStrings(source: JsonObject, path: FieldPath, ...fields: string[]): StatusCause[] {
+  return fields.filter((field) => stringAt(source, field) === '').map((field) => required(child(path, field)));
+}
+
+/** A secretRef's name, when the source has a secretRef (cinder, storageos). */
+function secretRefName(source: JsonObject, path: FieldPath): StatusCause[] {
+  const ref = objectAt(source, 'secretRef');
+  return ref !== undefined && stringAt(ref, 'name') === '' ? [required(child(path, 'secretRef', 'name'))] : [];
+}
+
+// Upstream's initiator name formats: unanchored at the start like its iqn expression; Go's
+// `.` is any character but a newline and its `\s` is [\t\n\f\r ].
+const iqnFormat = /iqn\.\d{4}-\d{2}\.([A-Za-z0-9\-.]+)(:[^,;*&$|\t\n\f\r ]+)$/u;
+const euiFormat = /^eui[^\n][A-Za-z0-9]{16}$/u;
+const naaFormat = /^naa[^\n][A-Za-z0-9]{32}$/u;
+
+/** Upstream's check of an iSCSI qualified name (the volume's iqn, its initiatorName). */
+function iscsiNameError(name: string): string | undefined {
+  if (!name.startsWith('iqn') && !name.startsWith('eui') && !name.startsWith('naa')) return 'must be valid format starting with iqn, eui, or naa';
+  const format = name.startsWith('iqn') ? iqnFormat : name.startsWith('eui') ? euiFormat : naaFormat;
+  return format.test(name) ? undefined : 'must be valid format';
+}
+
+/** validateISCSIVolumeSource, and the length of "<volume>:<targetPortal>" an initiator name needs. */
+const validateISCSI: SourceCheck = (source, path, volume) => {
+  const causes = requireStrings(source, path, 'targetPortal');
+  const iqn = stringAt(source, 'iqn');
+  if (iqn === '') causes.push(required(child(path, 'iqn')));
+  else {
+    const iqnError = iscsiNameError(iqn);
+    if (iqnError !== undefined) causes.push(invalid(child(path, 'iqn'), iqn, iqnError));
+  }
+  const lun = numberAt(source, 'lun') ?? 0;
+  if (lun < 0 || lun > 255) causes.push(invalid(child(path, 'lun'), lun, inclusiveRangeError(0, 255)));
+  if ((source.chapAuthDiscovery === true || source.chapAuthSession === true) && !isObject(source.secretRef)) causes.push(required(child(path, 'secretRef')));
+  const initiator = source.initiatorName;
+  if (typeof initiator === 'string') {
+    const initiatorError = iscsiNameError(initiator);
+    if (initiatorError !== undefined) causes.push(invalid(child(path, 'initiatorname'), initiator, initiatorError));
+    if (byteLength(`${volume.name}:${stringAt(source, 'targetPortal')}`) > 64) {
+      causes.push(invalid(child(volume.path, 'name'), volume.name, 'Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if iscsi.initiatorName is specified.'));
     }
   }
   return causes;
+};
+
+/** validateFCVolumeSource: target WWNs (with a lun) or WWIDs, not both. */
+const validateFC: SourceCheck = (source, path) => {
+  const causes: StatusCause[] = [];
+  const wwns = arrayAt(source, 'targetWWNs');
+  const wwids = arrayAt(source, 'wwids');
+  if (wwns.length === 0 && wwids.length === 0) causes.push(required(child(path, 'targetWWNs'), 'must specify either targetWWNs or wwids, but not both'));
+  if (wwns.length > 0 && wwids.length > 0) causes.push(invalid(child(path, 'targetWWNs'), wwns, 'targetWWNs and wwids can not be specified simultaneously'));
+  if (wwns.length > 0) {
+    const lun = numberAt(source, 'lun');
+    if (lun === undefined) causes.push(required(child(path, 'lun'), 'lun is required if targetWWNs is specified'));
+    else if (lun < 0 || lun > 255) causes.push(invalid(child(path, 'lun'), lun, inclusiveRangeError(0, 255)));
+  }
+  return causes;
+};
+
+/** A GCE or AWS disk's partition: upstream allows 0 to 255 but words its message for 1 to 255. */
+function diskPartition(source: JsonObject, path: FieldPath): StatusCause[] {
+  const partition = numberAt(source, 'partition') ?? 0;
+  return partition < 0 || partition > 255 ? [invalid(child(path, 'partition'), partition, inclusiveRangeError(1, 255))] : [];
+}
+
+/** Go's net.SplitHostPort, for whether it fails: a port after the last colon, a bracketed host if it has colons. */
+function splitsHostPort(hostport: string): boolean {
+  const colon = hostport.lastIndexOf(':');
+  if (colon < 0) return false;
+  let from = 0;
+  let after = 0;
+  if (hostport.startsWith('[')) {
+    const end = hostport.indexOf(']');
+    if (end < 0 || end + 1 !== colon) return false;
+    from = 1;
+    after = end + 1;
+  } else if (hostport.slice(0, colon).includes(':')) {
+    return false;
+  }
+  return !hostport.slice(from).includes('[') && !hostport.slice(after).includes(']');
+}
+
+const quobyteRegistryError = 'must be a host:port pair or multiple pairs separated by commas';
+
+/** validateQuobyteVolumeSource: a registry of host:port pairs, a tenant of at most 64 bytes, a volume. */
+const validateQuobyte: SourceCheck = (source, path) => {
+  const causes: StatusCause[] = [];
+  const registry = stringAt(source, 'registry');
+  if (registry === '') causes.push(required(child(path, 'registry'), quobyteRegistryError));
+  // Upstream reports a long tenant as Required, and then does not look at the registry's pairs.
+  else if (byteLength(stringAt(source, 'tenant')) >= 65) causes.push(required(child(path, 'tenant'), 'must be a UUID and may not exceed a length of 64 characters'));
+  else {
+    for (const pair of registry.split(',')) if (!splitsHostPort(pair)) causes.push(invalid(child(path, 'registry'), registry, quobyteRegistryError));
+  }
+  causes.push(...requireStrings(source, path, 'volume'));
+  return causes;
+};
+
+/** validateFlockerVolumeSource: a dataset name (without '/') or UUID, not both. */
+const validateFlocker: SourceCheck = (source, path) => {
+  const causes: StatusCause[] = [];
+  const name = stringAt(source, 'datasetName');
+  const uuid = stringAt(source, 'datasetUUID');
+  if (name === '' && uuid === '') causes.push(required(path, 'one of datasetName and datasetUUID is required'));
+  if (name !== '' && uuid !== '') causes.push(invalid(path, 'resource', 'datasetName and datasetUUID can not be specified simultaneously'));
+  if (name.includes('/')) causes.push(invalid(child(path, 'datasetName'), name, "must not contain '/'"));
+  return causes;
+};
+
+/** validateFlexVolumeSource: a driver, and options outside the kubernetes.io and k8s.io namespaces. */
+const validateFlexVolume: SourceCheck = (source, path) => {
+  const causes = requireStrings(source, path, 'driver');
+  for (const option of Object.keys(objectAt(source, 'options') ?? {})) {
+    const slash = option.indexOf('/');
+    const domain = `.${(slash < 0 ? option : option.slice(0, slash)).toLowerCase()}`;
+    if (domain.endsWith('.kubernetes.io') || domain.endsWith('.k8s.io')) {
+      causes.push(invalid(key(child(path, 'options'), option), option, 'kubernetes.io and k8s.io namespaces are reserved'));
+    }
+  }
+  return causes;
+};
+
+const azureCachingModes = ['None', 'ReadOnly', 'ReadWrite'];
+const azureDiskKinds = ['Dedicated', 'Managed', 'Shared'];
+
+/**
+ * validateAzureDisk: a name, a URI whose form the kind decides (a managed disk's an Azure
+ * resource ID, a blob's an https URL), known caching modes and kinds. Both default (ReadWrite,
+ * Shared) before validation, so a disk without a kind is a blob.
+ */
+const validateAzureDisk: SourceCheck = (source, path) => {
+  const causes = requireStrings(source, path, 'diskName', 'diskURI');
+  const uri = stringAt(source, 'diskURI');
+  const cachingMode = source.cachingMode;
+  if (cachingMode !== undefined && cachingMode !== null && !azureCachingModes.includes(String(cachingMode))) {
+    causes.push(notSupported(child(path, 'cachingMode'), cachingMode, azureCachingModes));
+  }
+  const kind = source.kind;
+  if (kind === undefined || kind === null) return causes;
+  if (!azureDiskKinds.includes(String(kind))) causes.push(notSupported(child(path, 'kind'), kind, azureDiskKinds));
+  if (kind === 'Managed' && !uri.startsWith('/subscriptions/')) {
+    causes.push(notSupported(child(path, 'diskURI'), uri, ['/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/{disk-id}']));
+  }
+  if (kind !== 'Managed' && !uri.startsWith('https://')) {
+    causes.push(notSupported(child(path, 'diskURI'), uri, ['https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd']));
+  }
+  return causes;
+};
+
+/** validateStorageOSVolumeSource: volume and namespace names are DNS labels; a secretRef names its secret. */
+const validateStorageOS: SourceCheck = (source, path) => {
+  const causes: StatusCause[] = [];
+  const volumeName = stringAt(source, 'volumeName');
+  if (volumeName === '') causes.push(required(child(path, 'volumeName')));
+  else for (const msg of isDNS1123Label(volumeName)) causes.push(invalid(child(path, 'volumeName'), volumeName, msg));
+  const namespace = stringAt(source, 'volumeNamespace');
+  if (namespace !== '') for (const msg of isDNS1123Label(namespace)) causes.push(invalid(child(path, 'volumeNamespace'), namespace, msg));
+  causes.push(...secretRefName(source, path));
+  return causes;
+};
+
+/** ValidateCSIDriverName: required, at most 63 bytes, a DNS subdomain once lower-cased. */
+function validateCSIDriverName(driver: string, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (driver === '') causes.push(required(path));
+  if (byteLength(driver) > 63) causes.push(tooLong(path, 63));
+  for (const msg of isDNS1123Subdomain(driver.toLowerCase())) causes.push(invalid(path, driver, msg));
+  return causes;
+}
+
+/** validateCSIVolumeSource: the driver's name, and the name of the node publish secret. */
+const validateCSI: SourceCheck = (source, path) => {
+  const causes = validateCSIDriverName(stringAt(source, 'driver'), child(path, 'driver'));
+  const secretRef = objectAt(source, 'nodePublishSecretRef');
+  if (secretRef !== undefined) {
+    const name = stringAt(secretRef, 'name');
+    if (name === '') causes.push(required(child(path, 'nodePublishSecretRef', 'name')));
+    // Upstream reports an invalid secret name at csi.name.
+    else for (const msg of isDNS1123Subdomain(name)) causes.push(invalid(child(path, 'name'), name, msg));
+  }
+  return causes;
+};
+
+/** ObjectMeta's fields a claim template may not set (all but labels and annotations), with the path upstream names each by (its Go field name, first letter lowered). */
+const templateMetaFields: [field: string, pathName: string][] = [
+  ['name', 'name'], ['generateName', 'generateName'], ['namespace', 'namespace'], ['selfLink', 'selfLink'], ['uid', 'uID'],
+  ['resourceVersion', 'resourceVersion'], ['generation', 'generation'], ['creationTimestamp', 'creationTimestamp'],
+  ['deletionTimestamp', 'deletionTimestamp'], ['deletionGracePeriodSeconds', 'deletionGracePeriodSeconds'],
+  ['ownerReferences', 'ownerReferences'], ['finalizers', 'finalizers'], ['managedFields', 'managedFields'],
+];
+
+/** Whether a metadata field holds other than its Go zero value: "" and 0 are a value's zero; a pointer (deletionGracePeriodSeconds) is set even at 0, a list even when empty. */
+function isSet(field: string, value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (Array.isArray(value) || field === 'deletionGracePeriodSeconds') return true;
+  return value !== '' && value !== 0;
+}
+
+/** ValidateTemplateObjectMeta: valid annotations and labels, nothing else. */
+function validateTemplateObjectMeta(meta: JsonObject, path: FieldPath): StatusCause[] {
+  const causes = [...validateAnnotations(meta.annotations, child(path, 'annotations')), ...validateLabels(meta.labels, child(path, 'labels'))];
+  for (const [field, pathName] of templateMetaFields) {
+    if (isSet(field, meta[field])) causes.push(forbidden(child(path, pathName), 'cannot be set'));
+  }
+  return causes;
+}
+
+/** validateEphemeralVolumeSource, and the name of the claim a Pod's ephemeral volume gets. */
+const validateEphemeral: SourceCheck = (source, path, volume) => {
+  const template = objectAt(source, 'volumeClaimTemplate');
+  if (template === undefined) return [required(child(path, 'volumeClaimTemplate'))];
+  const templatePath = child(path, 'volumeClaimTemplate');
+  const causes = [
+    ...validateTemplateObjectMeta(objectAt(template, 'metadata') ?? {}, child(templatePath, 'metadata')),
+    ...validatePersistentVolumeClaimSpec(objectAt(template, 'spec') ?? {}, child(templatePath, 'spec')),
+  ];
+  const podName = volume.context.podName ?? '';
+  if (podName !== '' && volume.name !== '') {
+    const claimName = `${podName}-${volume.name}`;
+    for (const msg of isDNS1123Subdomain(claimName)) causes.push(invalid(child(volume.path, 'name'), volume.name, `PVC name ${goQuote(claimName)}: ${msg}`));
+  }
+  return causes;
+};
+
+const pullPolicies = ['Always', 'IfNotPresent', 'Never'];
+
+/**
+ * validateImageVolumeSource: a Pod's image volume names its image (a template's may leave
+ * it to be filled in); the pull policy is known. An empty policy is defaulted before
+ * validation upstream, so it is not reported missing.
+ */
+const validateImage: SourceCheck = (source, path, volume) => {
+  const causes: StatusCause[] = [];
+  if (volume.context.isPod === true && stringAt(source, 'reference') === '') causes.push(required(child(path, 'reference')));
+  const policy = source.pullPolicy;
+  if (policy !== undefined && policy !== null && policy !== '' && !pullPolicies.includes(String(policy))) {
+    causes.push(notSupported(child(path, 'pullPolicy'), policy, pullPolicies));
+  }
+  return causes;
+};
+
+/** A secret's or config map's items (its name and default mode are pod-spec.ts's). */
+const validateKeyToPathItems: SourceCheck = (source, path) => itemsAt(source, 'items').flatMap((item, i) => validateKeyToPath(item, index(child(path, 'items'), i)));
+
+/** The checks of each source kind, as upstream's validate<Kind>VolumeSource. */
+const sourceChecks: Record<string, SourceCheck> = {
+  secret: validateKeyToPathItems,
+  configMap: validateKeyToPathItems,
+  downwardAPI: (source, path) => itemsAt(source, 'items').flatMap((file) => validateDownwardAPIFile(file, path)),
+  projected: (source, path) => validateProjection(source, path),
+  nfs: (source, path) => {
+    const causes = requireStrings(source, path, 'server', 'path');
+    const target = stringAt(source, 'path');
+    if (!target.startsWith('/')) causes.push(invalid(child(path, 'path'), target, 'must be an absolute path'));
+    return causes;
+  },
+  hostPath: (source, path) => {
+    // An empty path is pod-spec.ts's to report; upstream then checks nothing else.
+    const target = stringAt(source, 'path');
+    if (target === '') return [];
+    const causes = hasBackstep(target) ? [invalid(child(path, 'path'), target, "must not contain '..'")] : [];
+    const type = source.type;
+    if (type !== undefined && type !== null && !hostPathTypes.includes(String(type))) causes.push(notSupported(child(path, 'type'), type, hostPathTypes));
+    return causes;
+  },
+  emptyDir: (source, path) => {
+    const sizeLimit = source.sizeLimit;
+    const q = sizeLimit === undefined || sizeLimit === null ? undefined : parseQuantity(sizeLimit);
+    return q !== undefined && isNegative(q) ? [forbidden(child(path, 'sizeLimit'), 'SizeLimit field must be a valid resource quantity')] : [];
+  },
+  gitRepo: (source, path) => [...requireStrings(source, path, 'repository'), ...localDescendingPath(stringAt(source, 'directory'), child(path, 'directory'))],
+  // Upstream reports a GCE disk's fields under "persistentDisk".
+  gcePersistentDisk: (source, _path, volume) => {
+    const pdPath = child(volume.path, 'persistentDisk');
+    return [...requireStrings(source, pdPath, 'pdName'), ...diskPartition(source, pdPath)];
+  },
+  awsElasticBlockStore: (source, path) => [...requireStrings(source, path, 'volumeID'), ...diskPartition(source, path)],
+  iscsi: validateISCSI,
+  glusterfs: (source, path) => requireStrings(source, path, 'endpoints', 'path'),
+  flocker: validateFlocker,
+  rbd: (source, path) => [...(arrayAt(source, 'monitors').length === 0 ? [required(child(path, 'monitors'))] : []), ...requireStrings(source, path, 'image')],
+  cinder: (source, path) => [...requireStrings(source, path, 'volumeID'), ...secretRefName(source, path)],
+  cephfs: (source, path) => (arrayAt(source, 'monitors').length === 0 ? [required(child(path, 'monitors'))] : []),
+  quobyte: validateQuobyte,
+  fc: validateFC,
+  flexVolume: validateFlexVolume,
+  azureFile: (source, path) => requireStrings(source, path, 'secretName', 'shareName'),
+  vsphereVolume: (source, path) => requireStrings(source, path, 'volumePath'),
+  photonPersistentDisk: (source, path) => requireStrings(source, path, 'pdID'),
+  portworxVolume: (source, path) => requireStrings(source, path, 'volumeID'),
+  azureDisk: validateAzureDisk,
+  storageos: validateStorageOS,
+  scaleIO: (source, path) => requireStrings(source, path, 'gateway', 'system', 'volumeName'),
+  csi: validateCSI,
+  ephemeral: validateEphemeral,
+  image: validateImage,
+};
+
+/**
+ * The checks of the source `kind` (the volume's one source) beyond the names pod-spec.ts
+ * checks; `path` is the volume's. `context` tells a Pod's volumes from a template's.
+ */
+export function validateVolumeSource(volume: JsonObject, kind: string, path: FieldPath, context: VolumeSourceContext = {}): StatusCause[] {
+  const source = objectAt(volume, kind);
+  const check = sourceChecks[kind];
+  if (source === undefined || check === undefined) return [];
+  return check(source, child(path, kind), { name: stringAt(volume, 'name'), path, context });
 }

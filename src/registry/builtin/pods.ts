@@ -157,7 +157,7 @@ function validateEphemeralContainersUpdate(pod: KubeObject, old: KubeObject): St
     return [forbidden('', 'static pods do not support ephemeral containers')];
   }
   const spec = specOf(pod);
-  const causes = [...validatePodSpec(spec, 'spec', { isPod: true }), ...validateEphemeralContainers(spec)];
+  const causes = [...validatePodSpec(spec, 'spec', { isPod: true, podName: pod.metadata.name ?? '' }), ...validateEphemeralContainers(spec)];
   const next = new Map(objectsAt(spec, 'ephemeralContainers').map((c) => [stringAt(c, 'name'), c]));
   for (const previous of objectsAt(objectAt(old, 'spec'), 'ephemeralContainers')) {
     const name = stringAt(previous, 'name');
@@ -194,7 +194,7 @@ const podStrategy: Strategy = {
   validate(pod) {
     const spec = specOf(pod);
     const causes = validateKubeFinalizerNames(pod.metadata.finalizers, 'metadata.finalizers');
-    causes.push(...validatePodSpec(spec, 'spec', { isPod: true }));
+    causes.push(...validatePodSpec(spec, 'spec', { isPod: true, podName: pod.metadata.name ?? '' }));
     if (arrayAt(spec, 'ephemeralContainers').length > 0) causes.push(forbidden('spec.ephemeralContainers', 'cannot be set on create'));
     if (stringAt(spec, 'nodeName') !== '' && arrayAt(spec, 'schedulingGates').length > 0) {
       causes.push(forbidden('spec.nodeName', 'cannot be set until all schedulingGates have been cleared'));

@@ -101,8 +101,26 @@ const none: ReadonlySet<string> = new Set();
 type GoEncodingEntry = { zero?: string[]; emptyList?: string[]; emptyMap?: string[]; written?: Record<string, unknown> };
 let goEncodingEntries: Record<string, GoEncodingEntry> | undefined;
 
+// Properties the published schema requires (Go fields without omitempty) whose absence the
+// type's own validation decides: it accepts the Go zero (an iSCSI volume's lun 0, a ScaleIO
+// volume without a secret reference) or names the field by another path (a GCE disk's
+// name, as persistentDisk.pdName). The schema's `Required value` would be wrong there.
+const decidedByValidation: Readonly<Record<string, readonly string[]>> = {
+  'io.k8s.api.core.v1.ISCSIVolumeSource': ['lun'],
+  'io.k8s.api.core.v1.ScaleIOVolumeSource': ['secretRef'],
+  'io.k8s.api.core.v1.GCEPersistentDiskVolumeSource': ['pdName'],
+};
+const notRequiredBySchema = new WeakMap<Schema, ReadonlySet<string>>();
+
+/** The properties of a built-in definition its schema's `required` does not decide (see decidedByValidation). */
+export function requiredDecidedElsewhere(schema: Schema): ReadonlySet<string> | undefined {
+  return notRequiredBySchema.get(schema);
+}
+
 /** Keeps what generated/go-encoding.json says of the definition `name` for goEncodingOf, as it is parsed. */
 function withGoEncoding(name: string, definition: Schema): Schema {
+  const decided = decidedByValidation[name];
+  if (decided !== undefined) notRequiredBySchema.set(definition, new Set(decided));
   goEncodingEntries ??= JSON.parse(readFileSync(new URL('./generated/go-encoding.json', import.meta.url), 'utf8')) as Record<string, GoEncodingEntry>;
   const entry = goEncodingEntries[name];
   if (entry === undefined) return definition;
