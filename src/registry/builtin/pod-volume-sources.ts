@@ -293,8 +293,8 @@ const validateStorageOS: SourceCheck = (source, path) => {
   return causes;
 };
 
-/** ValidateCSIDriverName: required, at most 63 bytes, a DNS subdomain once lower-cased. */
-function validateCSIDriverName(driver: string, path: FieldPath): StatusCause[] {
+/** Core validation's ValidateCSIDriverName (volumes' and CSIDriver objects'): required, at most 63 bytes, a DNS subdomain once lower-cased. */
+export function validateCSIDriverName(driver: string, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
   if (driver === '') causes.push(required(path));
   if (byteLength(driver) > 63) causes.push(tooLong(path, 63));

@@ -16,6 +16,7 @@ import { validatePersistentVolumeSpec } from './core-storage.ts';
 import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt, stringsAt } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 import { builtinType } from './skeleton.ts';
+import { validateCSIDriverName } from './pod-volume-sources.ts';
 
 const classReclaimPolicies = ['Delete', 'Retain'];
 const volumeBindingModes = ['Immediate', 'WaitForFirstConsumer'];
@@ -207,15 +208,6 @@ export function csiDriversType(): ResourceType {
     strategy: { prepareForCreate: defaultCSIDriver, prepareForUpdate: defaultCSIDriver, validate: validateCSIDriver, validateUpdate: validateCSIDriverUpdate },
     tableColumns: csiDriverColumns,
   });
-}
-
-/** Core validation's ValidateCSIDriverName: a DNS subdomain (letters' case aside) of at most 63 bytes. */
-function validateCSIDriverName(name: string, path: FieldPath): StatusCause[] {
-  const causes: StatusCause[] = [];
-  if (name === '') causes.push(required(path));
-  if (byteLength(name) > 63) causes.push(tooLong(path, 63));
-  for (const msg of isDNS1123Subdomain(name.toLowerCase())) causes.push(invalid(path, name, msg));
-  return causes;
 }
 
 /** The longest node ID a driver may report (upstream's strategy allows the longer limit). */
