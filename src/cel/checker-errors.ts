@@ -68,7 +68,7 @@ export function celGoError(message: string, source: string, start: number, node:
   const field = /^No such key: (.+)$/.exec(message);
   if (field !== null) return { text: `undefined field '${field[1]}'`, offset: dotBefore(source, start) };
   const selection = /^Cannot index type '(.+)'$/.exec(message);
-  if (selection !== null && source[dotBefore(source, start)] === '.') {
+  if (selection !== null && (node?.op === '.' || source[dotBefore(source, start)] === '.')) {
     return { text: `type '${typeName(selection[1]!)}' does not support field selection`, offset: dotBefore(source, start) };
   }
   return { text: typeName(message), offset: start };
@@ -102,6 +102,43 @@ export function checkFailure(error: unknown, checked: string, env: Environment |
   const e = error as { name?: string; message?: unknown; range?: { start: number }; node?: AstNode } | undefined;
   if (e?.name === 'ParseError') return undefined;
   const message = String(e?.message ?? 'invalid expression').split('\n')[0]!;
+  const index = e?.node?.op === '[]' && /^(Cannot index type|List index must be int)/.test(message) ? indexError(checked, e.node, env) : undefined;
+  if (index !== undefined) return checkerError(shown, index.offset, index.text);
   const { text, offset } = celGoError(message, checked, e?.range?.start ?? 0, e?.node, (name) => declaredFunctions(env).has(name));
   return checkerError(shown, offset, text);
+}
+
+/**
+ * An index cel-js will not type (`'abc'[0]`, `[1]['a']`) as cel-go words it, with both
+ * operands' types: cel-js's message names one at most, so the index is checked again as a
+ * call of a function nobody declares (`__index__('abc', 0)`), whose error names both; as a
+ * method (`('abc').__index__(0)`, whose receiver a list's loses its item type) where the
+ * operand stands in parentheses the call cannot take apart.
+ */
+function indexError(source: string, node: AstNode, env: Environment | undefined): { text: string; offset: number } | undefined {
+  const [operand, index] = Array.isArray(node.args) ? node.args as AstNode[] : [];
+  if (env === undefined || typeof operand?.start !== 'number' || typeof operand.end !== 'number' || typeof index?.start !== 'number'
+    || typeof index.end !== 'number' || typeof node.end !== 'number') return undefined;
+  const bracket = source.indexOf('[', operand.end);
+  if (bracket < 0 || bracket > index.start) return undefined;
+  const indexText = source.slice(index.start, index.end);
+  const after = source.slice(node.end);
+  const probes = [
+    ...(bracket === operand.end ? [`${source.slice(0, operand.start)}__index__(${source.slice(operand.start, operand.end)}, ${indexText})${after}`] : []),
+    `${source.slice(0, bracket)}.__index__(${indexText})${after}`,
+  ];
+  for (const probe of probes) {
+    let message = '';
+    try {
+      const result = env.check(probe);
+      if (result.valid) continue;
+      message = String((result.error as { message?: unknown } | undefined)?.message ?? '').split('\n')[0]!;
+    } catch {
+      continue;
+    }
+    const types = /^found no matching overload for '__index__\((.+)\)'$/.exec(message)?.[1]?.match(/^(.+), ([^,]+)$/)
+      ?? /^found no matching overload for '(.+)\.__index__\((.+)\)'$/.exec(message);
+    if (types) return { text: `found no matching overload for '_[_]' applied to '(${typeName(types[1]!)}, ${typeName(types[2]!)})'`, offset: bracket };
+  }
+  return undefined;
 }
