@@ -69,18 +69,26 @@ function defaultContainer(container: JsonObject): void {
   for (const env of objectsAt(container, 'env')) defaultFieldRef(objectAt(env, 'valueFrom')?.fieldRef);
 }
 
-const volumeSources = [
-  'hostPath', 'emptyDir', 'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'secret', 'nfs', 'iscsi', 'glusterfs',
-  'persistentVolumeClaim', 'rbd', 'flexVolume', 'cinder', 'cephfs', 'flocker', 'downwardAPI', 'fc', 'azureFile',
-  'configMap', 'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'projected', 'portworxVolume',
-  'scaleIO', 'storageos', 'csi', 'ephemeral', 'image',
+// A volume's sources in the order upstream's validateVolumeSource looks at them: the first
+// one present is checked, each other one is forbidden under the path named here (upstream
+// names cephfs `cephFS` and downwardAPI `downwarAPI` there).
+const volumeSourceOrder: readonly (readonly [source: string, forbiddenAt: string])[] = [
+  ['emptyDir', 'emptyDir'], ['hostPath', 'hostPath'], ['gitRepo', 'gitRepo'], ['gcePersistentDisk', 'gcePersistentDisk'],
+  ['awsElasticBlockStore', 'awsElasticBlockStore'], ['secret', 'secret'], ['nfs', 'nfs'], ['iscsi', 'iscsi'], ['glusterfs', 'glusterfs'],
+  ['flocker', 'flocker'], ['persistentVolumeClaim', 'persistentVolumeClaim'], ['rbd', 'rbd'], ['cinder', 'cinder'], ['cephfs', 'cephFS'],
+  ['quobyte', 'quobyte'], ['downwardAPI', 'downwarAPI'], ['fc', 'fc'], ['flexVolume', 'flexVolume'], ['configMap', 'configMap'],
+  ['azureFile', 'azureFile'], ['vsphereVolume', 'vsphereVolume'], ['photonPersistentDisk', 'photonPersistentDisk'],
+  ['portworxVolume', 'portworxVolume'], ['azureDisk', 'azureDisk'], ['storageos', 'storageos'], ['projected', 'projected'],
+  ['scaleIO', 'scaleIO'], ['csi', 'csi'], ['ephemeral', 'ephemeral'], ['image', 'image'],
 ];
+const volumeSources = volumeSourceOrder.map(([source]) => source);
+const present = (value: unknown): boolean => value !== undefined && value !== null;
 
 // 0644, upstream's default mode for secret, configMap, downwardAPI and projected volumes.
 const defaultVolumeMode = 420;
 
 function defaultVolume(volume: JsonObject): void {
-  if (!volumeSources.some((s) => volume[s] !== undefined && volume[s] !== null)) volume.emptyDir = {};
+  if (!volumeSources.some((s) => present(volume[s]))) volume.emptyDir = {};
   for (const source of ['secret', 'configMap', 'downwardAPI', 'projected']) {
     const v = objectAt(volume, source);
     if (v) setDefault(v, 'defaultMode', defaultVolumeMode);
@@ -383,48 +391,57 @@ function validateContainer(container: JsonObject, volumes: PodVolumes, path: Fie
   return causes;
 }
 
+/**
+ * Upstream's ValidateVolumes: each volume's source (the first present, in upstream's order),
+ * then its name. A volume with any error is left out of the names mounts and devices may
+ * use (they are then not found), as upstream leaves it out; a claim may not be one the
+ * Pod's own ephemeral volumes create.
+ */
 function validateVolumes(volumes: unknown[], path: FieldPath, pod: VolumeSourceContext): { causes: StatusCause[]; volumes: PodVolumes } {
   const causes: StatusCause[] = [];
   const names = new Set<string>();
   const claims = new Set<string>();
-  volumes.forEach((raw, i) => {
-    const volume = isObject(raw) ? raw : {};
+  const objects = volumes.map((raw) => (isObject(raw) ? raw : {}));
+  const podName = pod.podName ?? '';
+  const createdClaims = new Set(podName === '' ? [] : objects.filter((v) => present(v.ephemeral)).map((v) => `${podName}-${stringAt(v, 'name')}`));
+  objects.forEach((volume, i) => {
     const p = index(path, i);
+    const errors: StatusCause[] = [];
+    const sources = volumeSourceOrder.filter(([source]) => present(volume[source]));
+    sources.forEach(([source, forbiddenAt], n) => {
+      if (n > 0) errors.push(forbidden(child(p, forbiddenAt), 'may not specify more than 1 volume type'));
+      else errors.push(...namedSourceCauses(volume, source, p), ...validateVolumeSource(volume, source, p, pod));
+    });
+    if (sources.length === 0) errors.push(required(p, 'must specify a volume type'));
     const name = stringAt(volume, 'name');
-    if (name === '') causes.push(required(child(p, 'name')));
-    else {
-      const msgs = isDNS1123Label(name);
-      for (const msg of msgs) causes.push(invalid(child(p, 'name'), name, msg));
-      if (msgs.length === 0) {
-        if (names.has(name)) causes.push(duplicate(child(p, 'name'), name));
-        else {
-          names.add(name);
-          if (isObject(volume.persistentVolumeClaim) || isObject(volume.ephemeral)) claims.add(name);
-        }
-      }
+    if (name === '') errors.push(required(child(p, 'name')));
+    else for (const msg of isDNS1123Label(name)) errors.push(invalid(child(p, 'name'), name, msg));
+    if (names.has(name)) errors.push(duplicate(child(p, 'name'), name));
+    if (errors.length === 0) {
+      names.add(name);
+      if (present(volume.persistentVolumeClaim) || present(volume.ephemeral)) claims.add(name);
     }
-    const present = volumeSources.filter((s) => volume[s] !== undefined && volume[s] !== null);
-    if (present.length === 0) causes.push(required(p, 'must specify a volume type'));
-    for (const extra of present.slice(1)) causes.push(forbidden(child(p, extra), 'may not specify more than 1 volume type'));
-    if (present.length > 0) causes.push(...validateVolumeSource(volume, present[0]!, p, pod));
-    const secret = objectAt(volume, 'secret');
-    if (secret && present[0] === 'secret' && stringAt(secret, 'secretName') === '') causes.push(required(child(p, 'secret', 'secretName')));
-    const configMap = objectAt(volume, 'configMap');
-    if (configMap && present[0] === 'configMap' && stringAt(configMap, 'name') === '') causes.push(required(child(p, 'configMap', 'name')));
-    const pvc = objectAt(volume, 'persistentVolumeClaim');
-    if (pvc && present[0] === 'persistentVolumeClaim' && stringAt(pvc, 'claimName') === '') {
-      causes.push(required(child(p, 'persistentVolumeClaim', 'claimName')));
-    }
-    const hostPath = objectAt(volume, 'hostPath');
-    if (hostPath && present[0] === 'hostPath' && stringAt(hostPath, 'path') === '') causes.push(required(child(p, 'hostPath', 'path')));
-    for (const source of ['secret', 'configMap', 'downwardAPI', 'projected']) {
-      const mode = numberAt(objectAt(volume, source), 'defaultMode');
-      if (mode !== undefined && (mode < 0 || mode > 0o777)) {
-        causes.push(invalid(child(p, source, 'defaultMode'), mode, 'must be a number between 0 and 0777 (octal), both inclusive'));
-      }
+    causes.push(...errors);
+    const claimName = stringAt(objectAt(volume, 'persistentVolumeClaim'), 'claimName');
+    if (createdClaims.has(claimName)) {
+      causes.push(invalid(child(p, 'persistentVolumeClaim', 'claimName'), claimName, 'must not reference a PVC that gets created for an ephemeral volume'));
     }
   });
   return { causes, volumes: { names, claims } };
+}
+
+
+/** What a secret, config map, claim or host path volume names and a file source's default mode, checked before the rest of its source. */
+function namedSourceCauses(volume: JsonObject, source: string, p: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const named = objectAt(volume, source) ?? {};
+  const nameField = ({ secret: 'secretName', configMap: 'name', persistentVolumeClaim: 'claimName', hostPath: 'path' } as Record<string, string>)[source];
+  if (nameField !== undefined && stringAt(named, nameField) === '') causes.push(required(child(p, source, nameField)));
+  const mode = ['secret', 'configMap', 'downwardAPI', 'projected'].includes(source) ? numberAt(named, 'defaultMode') : undefined;
+  if (mode !== undefined && (mode < 0 || mode > 0o777)) {
+    causes.push(invalid(child(p, source, 'defaultMode'), mode, 'must be a number between 0 and 0777 (octal), both inclusive'));
+  }
+  return causes;
 }
 
 const taintEffects = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];

@@ -329,3 +329,33 @@ test('an image volume\'s pull policy and an ephemeral claim\'s volume mode are d
   assert.deepEqual(volumes.slice(0, 3).map((volume) => volume.image.pullPolicy), ['Always', 'IfNotPresent', 'Never']);
   assert.equal(volumes[3]!.ephemeral.volumeClaimTemplate.spec.volumeMode, 'Filesystem');
 });
+
+test('volumes are checked as upstream\'s ValidateVolumes orders them: the first source in upstream\'s order, then the name', async () => {
+  // Two sources: the first in upstream's order is checked, the other forbidden (cephfs under upstream's "cephFS").
+  const two = await storeCreate(pods, pod({ name: 'v', cephfs: { monitors: [] }, hostPath: { path: '' } }));
+  assert.deepEqual(two.causes.map(show), [
+    `FieldValueRequired ${v}.hostPath.path: Required value`,
+    `FieldValueForbidden ${v}.cephFS: Forbidden: may not specify more than 1 volume type`,
+  ]);
+  const downward = await storeCreate(pods, pod({ name: 'v', emptyDir: {}, downwardAPI: { items: [] } }));
+  assert.deepEqual(downward.causes.map(show), [`FieldValueForbidden ${v}.downwarAPI: Forbidden: may not specify more than 1 volume type`]);
+  // The source's causes come before the name's.
+  const both = await storeCreate(pods, pod({ name: 'Bad_Name', secret: { secretName: '' } }));
+  assert.deepEqual(both.causes.map((c) => c.field), [`${v}.secret.secretName`, `${v}.name`]);
+});
+
+test('a volume with errors is not one mounts can name, and a claim may not be one an ephemeral volume creates', async () => {
+  const spec = { containers: [{ name: 'app', image: 'nginx:1', volumeMounts: [{ name: 'broken', mountPath: '/data' }] }], volumes: [{ name: 'broken', nfs: { server: '', path: '/x' } }] };
+  const mounted = await storeCreate(pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec });
+  assert.deepEqual(mounted.causes.map(show), [
+    `FieldValueRequired ${v}.nfs.server: Required value`,
+    'FieldValueNotFound spec.containers[0].volumeMounts[0].name: Not found: "broken"',
+  ]);
+  const claims = await storeCreate(pods, pod(
+    { name: 'scratch', ephemeral: { volumeClaimTemplate: { spec: claimSpec } } },
+    { name: 'reuse', persistentVolumeClaim: { claimName: 'web-scratch' } },
+  ));
+  assert.deepEqual(claims.causes.map(show), [
+    'FieldValueInvalid spec.volumes[1].persistentVolumeClaim.claimName: Invalid value: "web-scratch": must not reference a PVC that gets created for an ephemeral volume',
+  ]);
+});
