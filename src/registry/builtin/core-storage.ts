@@ -6,11 +6,15 @@ import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { fieldImmutable, forbidden, goJson, type GoValue, invalid, notSupported, required } from '../validation/field.ts';
-import { isDNS1123Subdomain } from '../validation/names.ts';
+import { child, fieldImmutable, forbidden, goJson, type FieldPath, type GoValue, invalid, notSupported, required } from '../validation/field.ts';
+import { isDNS1123Label, isDNS1123Subdomain } from '../validation/names.ts';
 import { keepOldSpec, keepOldStatus, nowTimestamp } from './common.ts';
 import { ensureObject, objectAt, semanticEqual, stringAt } from './object.ts';
 import { canonicalQuantity, compareQuantity, isPositive, parseQuantity, type Quantity } from '../../api/quantity.ts';
+import {
+  iscsiPortalTooLong, pathWithoutBacksteps, requireStrings, secretRefFields, validateCSIDriverName, validateHostPathBeyondPath,
+  validateISCSIInitiator, validateISCSITarget, validateStorageOS, validateVolumeSource,
+} from './pod-volume-sources.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 import { builtinType } from './skeleton.ts';
 
@@ -20,17 +24,94 @@ const reclaimPolicies = ['Delete', 'Recycle', 'Retain'];
 /** The annotation that named a volume's or claim's class before spec.storageClassName. */
 const betaStorageClassAnnotation = 'volume.beta.kubernetes.io/storage-class';
 
-/** The volume sources of a PersistentVolumeSpec, in the order upstream checks them, with the path it reports. */
-const volumeSources: [key: string, path: string][] = [
-  ['hostPath', 'hostPath'], ['gcePersistentDisk', 'gcePersistentDisk'], ['awsElasticBlockStore', 'awsElasticBlockStore'],
-  ['glusterfs', 'glusterfs'], ['flocker', 'flocker'], ['nfs', 'nfs'], ['rbd', 'rbd'], ['quobyte', 'quobyte'],
-  ['cephfs', 'cephFS'], ['iscsi', 'iscsi'], ['cinder', 'cinder'], ['fc', 'fc'], ['flexVolume', 'flexVolume'],
-  ['azureFile', 'azureFile'], ['vsphereVolume', 'vsphereVolume'], ['photonPersistentDisk', 'photonPersistentDisk'],
-  ['portworxVolume', 'portworxVolume'], ['azureDisk', 'azureDisk'], ['scaleIO', 'scaleIO'], ['local', 'local'],
-  ['storageos', 'storageos'], ['csi', 'csi'],
-];
-
 const present = (v: unknown): boolean => v !== undefined && v !== null;
+
+/** A PersistentVolume source's own checks at `path` (the source's); `pvName` is the volume's name, "" for an inline spec. */
+type PersistentSourceCheck = (source: JsonObject, path: FieldPath, pvName: string) => StatusCause[];
+
+/** validateHostPathVolumeSource and validateLocalVolumeSource: a path is required, and without one nothing else is checked. */
+const pathFirst = (rest: (source: JsonObject, path: FieldPath) => StatusCause[]): PersistentSourceCheck => (source, path) => (
+  stringAt(source, 'path') === '' ? [required(child(path, 'path'))] : rest(source, path)
+);
+
+/** validateGlusterfsPersistentVolumeSource: endpoints and a path; an endpointsNamespace, if set, is a namespace's name. */
+const validateGlusterfs: PersistentSourceCheck = (source, path) => {
+  const causes = requireStrings(source, path, 'endpoints', 'path');
+  const namespace = source.endpointsNamespace;
+  if (typeof namespace !== 'string') return causes;
+  const namespacePath = child(path, 'endpointsNamespace');
+  if (namespace === '') causes.push(invalid(namespacePath, namespace, 'if the endpointnamespace is set, it must be a valid namespace name'));
+  else for (const msg of isDNS1123Label(namespace)) causes.push(invalid(namespacePath, namespace, msg));
+  return causes;
+};
+
+/** How an iSCSI PersistentVolume's checks word a name of none of the three formats (a pod volume's name the formats). */
+const unknownPersistentISCSIFormat = 'must be valid format';
+
+/**
+ * validateISCSIPersistentVolumeSource: a pod volume's checks, but for the wording of a name of
+ * no known format; "<pv name>:<targetPortal>" is reported at targetportal, and a secretRef
+ * names its secret.
+ */
+const validateISCSI: PersistentSourceCheck = (source, path, pvName) => {
+  const causes = requireStrings(source, path, 'targetPortal');
+  const tooLong = iscsiPortalTooLong(source, pvName);
+  if (tooLong !== undefined) causes.push(invalid(child(path, 'targetportal'), stringAt(source, 'targetPortal'), tooLong));
+  causes.push(
+    ...validateISCSITarget(source, path, unknownPersistentISCSIFormat),
+    ...secretRefFields(source, path, 'name'),
+    ...validateISCSIInitiator(source, path, unknownPersistentISCSIFormat),
+  );
+  return causes;
+};
+
+/** validateAzureFilePV: a secret and a share; a secretNamespace, if set, is not empty. */
+const validateAzureFile: PersistentSourceCheck = (source, path) => {
+  const causes = requireStrings(source, path, 'secretName', 'shareName');
+  if (source.secretNamespace === '') causes.push(required(child(path, 'secretNamespace')));
+  return causes;
+};
+
+/** validatePVSecretReference: a secret's name (a DNS subdomain) and namespace (a DNS label), both required. */
+function validateSecretReference(ref: JsonObject, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  for (const [field, check] of [['name', isDNS1123Subdomain], ['namespace', isDNS1123Label]] as const) {
+    const value = stringAt(ref, field);
+    if (value === '') causes.push(required(child(path, field)));
+    else for (const msg of check(value)) causes.push(invalid(child(path, field), value, msg));
+  }
+  return causes;
+}
+
+/** The secret references of a CSI PersistentVolume upstream checks (not nodeStageSecretRef), in its order. */
+const csiSecretRefs = ['controllerPublishSecretRef', 'controllerExpandSecretRef', 'nodePublishSecretRef', 'nodeExpandSecretRef'];
+
+/** validateCSIPersistentVolumeSource: the driver's name, a volume handle, and each secret reference given. */
+const validateCSI: PersistentSourceCheck = (source, path) => {
+  const causes = [...validateCSIDriverName(stringAt(source, 'driver'), child(path, 'driver')), ...requireStrings(source, path, 'volumeHandle')];
+  for (const field of csiSecretRefs) {
+    const ref = objectAt(source, field);
+    if (ref !== undefined) causes.push(...validateSecretReference(ref, child(path, field)));
+  }
+  return causes;
+};
+
+/**
+ * The volume sources of a PersistentVolumeSpec, in the order upstream checks them, with the
+ * path it reports a second source at, and the check of the PersistentVolume variant where
+ * upstream has one of its own; the others are checked as a pod volume's source (upstream
+ * calls the same validate<Kind>VolumeSource for both).
+ */
+const volumeSources: [key: string, path: string, check?: PersistentSourceCheck][] = [
+  ['hostPath', 'hostPath', pathFirst(validateHostPathBeyondPath)], ['gcePersistentDisk', 'gcePersistentDisk'], ['awsElasticBlockStore', 'awsElasticBlockStore'],
+  ['glusterfs', 'glusterfs', validateGlusterfs], ['flocker', 'flocker'], ['nfs', 'nfs'], ['rbd', 'rbd'], ['quobyte', 'quobyte'],
+  ['cephfs', 'cephFS'], ['iscsi', 'iscsi', validateISCSI],
+  ['cinder', 'cinder', (source, path) => [...requireStrings(source, path, 'volumeID'), ...secretRefFields(source, path, 'name', 'namespace')]],
+  ['fc', 'fc'], ['flexVolume', 'flexVolume'], ['azureFile', 'azureFile', validateAzureFile], ['vsphereVolume', 'vsphereVolume'],
+  ['photonPersistentDisk', 'photonPersistentDisk'], ['portworxVolume', 'portworxVolume'], ['azureDisk', 'azureDisk'], ['scaleIO', 'scaleIO'],
+  ['local', 'local', pathFirst((source, path) => pathWithoutBacksteps(stringAt(source, 'path'), child(path, 'path')))],
+  ['storageos', 'storageos', (source, path) => validateStorageOS(source, path, 'name', 'namespace')], ['csi', 'csi', validateCSI],
+];
 
 /** Access modes: each one known, ReadWriteOncePod alone. */
 function validateAccessModes(modes: unknown[], path: string): StatusCause[] {
@@ -56,32 +137,6 @@ function validateClassName(value: unknown, path: string): StatusCause[] {
 function validatePositiveQuantity(value: unknown, path: string): StatusCause[] {
   const q = parseQuantity(value);
   return q !== undefined && !isPositive(q) ? [invalid(path, String(value), 'must be greater than zero')] : [];
-}
-
-/** The checks upstream makes inside the volume sources Plinth sees most (no plugin acts on any). */
-function validateVolumeSource(key: string, source: JsonObject, path: string): StatusCause[] {
-  const causes: StatusCause[] = [];
-  const requireString = (field: string) => {
-    if (stringAt(source, field) === '') causes.push(required(`${path}.${field}`));
-  };
-  switch (key) {
-    case 'hostPath':
-      requireString('path');
-      break;
-    case 'nfs':
-      requireString('server');
-      requireString('path');
-      if (stringAt(source, 'path') !== '' && !stringAt(source, 'path').startsWith('/')) causes.push(invalid(`${path}.path`, stringAt(source, 'path'), 'must be an absolute path'));
-      break;
-    case 'local':
-      requireString('path');
-      break;
-    case 'csi':
-      requireString('driver');
-      requireString('volumeHandle');
-      break;
-  }
-  return causes;
 }
 
 /** A core.ResourceList as json.Marshal writes it: a map of canonical quantities (`null` for none). */
@@ -127,7 +182,7 @@ function withGALabels(updated: unknown, old: unknown): unknown {
 
 /** ValidatePersistentVolume, beyond metadata. */
 export function validatePersistentVolume(pv: KubeObject): StatusCause[] {
-  return validatePersistentVolumeSpec(objectAt(pv, 'spec') ?? {}, 'spec', false);
+  return validatePersistentVolumeSpec(objectAt(pv, 'spec') ?? {}, 'spec', false, pv.metadata.name ?? '');
 }
 
 const inlineOnly = 'may not be specified in the context of inline volumes';
@@ -136,9 +191,10 @@ const inlineOnly = 'may not be specified in the context of inline volumes';
  * ValidatePersistentVolumeSpec at `path`: a PersistentVolume's, or `inline` a
  * VolumeAttachment's inline volume spec (a CSI volume with no capacity, claim, class or
  * node affinity of its own, kept on Retain and Filesystem; upstream does not check its
- * volumeAttributesClassName there).
+ * volumeAttributesClassName there). `pvName` is the PersistentVolume's name (an inline
+ * spec has none), which an iSCSI source's initiator name limits.
  */
-export function validatePersistentVolumeSpec(spec: JsonObject, path: string, inline: boolean): StatusCause[] {
+export function validatePersistentVolumeSpec(spec: JsonObject, path: string, inline: boolean, pvName = ''): StatusCause[] {
   const causes: StatusCause[] = [];
   const capacity = objectAt(spec, 'capacity');
   const capacityKeys = capacity === undefined ? [] : Object.keys(capacity);
@@ -165,7 +221,7 @@ export function validatePersistentVolumeSpec(spec: JsonObject, path: string, inl
   }
   if (inline && present(spec.nodeAffinity)) causes.push(forbidden(`${path}.nodeAffinity`, inlineOnly));
   let count = 0;
-  for (const [key, fieldName] of volumeSources) {
+  for (const [key, fieldName, check] of volumeSources) {
     const source = spec[key];
     if (!present(source)) continue;
     if (count > 0 && key !== 'flexVolume') {
@@ -173,7 +229,9 @@ export function validatePersistentVolumeSpec(spec: JsonObject, path: string, inl
       continue;
     }
     count++;
-    causes.push(...validateVolumeSource(key, isObject(source) ? source : {}, `${path}.${key}`));
+    // A PersistentVolumeSpec holds its source as a Volume does (upstream embeds the source in both).
+    if (check === undefined) causes.push(...validateVolumeSource(spec, key, path));
+    else causes.push(...check(isObject(source) ? source : {}, child(path, key), pvName));
     if (key === 'local' && (inline || !present(spec.nodeAffinity))) causes.push(required(`${path}.nodeAffinity`, 'Local volume requires node affinity'));
   }
   if (count === 0) causes.push(required(path, 'must specify a volume type'));

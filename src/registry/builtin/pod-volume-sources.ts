@@ -21,11 +21,16 @@ export function hasBackstep(target: string): boolean {
   return target.split('/').includes('..');
 }
 
+/** Upstream's validatePathNoBacksteps: a path without a ".." element. */
+export function pathWithoutBacksteps(target: string, path: FieldPath): StatusCause[] {
+  return hasBackstep(target) ? [invalid(path, target, "must not contain '..'")] : [];
+}
+
 /** Upstream's validateLocalDescendingPath: relative, without a ".." element. */
 export function localDescendingPath(target: string, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
   if (target.startsWith('/')) causes.push(invalid(path, target, 'must be a relative path'));
-  if (hasBackstep(target)) causes.push(invalid(path, target, "must not contain '..'"));
+  causes.push(...pathWithoutBacksteps(target, path));
   return causes;
 }
 
@@ -112,6 +117,14 @@ function validateProjection(projected: JsonObject, path: FieldPath): StatusCause
 
 const hostPathTypes = ['', 'BlockDevice', 'CharDevice', 'Directory', 'DirectoryOrCreate', 'File', 'FileOrCreate', 'Socket'];
 
+/** validateHostPathVolumeSource once its path is there (it checks nothing more without one): no ".." element, a known type. */
+export function validateHostPathBeyondPath(source: JsonObject, path: FieldPath): StatusCause[] {
+  const causes = pathWithoutBacksteps(stringAt(source, 'path'), child(path, 'path'));
+  const type = source.type;
+  if (type !== undefined && type !== null && !hostPathTypes.includes(String(type))) causes.push(notSupported(child(path, 'type'), type, hostPathTypes));
+  return causes;
+}
+
 /** What the pod a volume belongs to tells its source's checks; a pod template's volumes leave both out. */
 export interface VolumeSourceContext {
   /** A Pod's volume, not a template's: an image volume must name its image (upstream's ResourceIsPod). */
@@ -130,14 +143,18 @@ interface OwningVolume {
 type SourceCheck = (source: JsonObject, path: FieldPath, volume: OwningVolume) => StatusCause[];
 
 /** field.Required for each of `fields` the source leaves empty, in order. */
-function requireStrings(source: JsonObject, path: FieldPath, ...fields: string[]): StatusCause[] {
+export function requireStrings(source: JsonObject, path: FieldPath, ...fields: string[]): StatusCause[] {
   return fields.filter((field) => stringAt(source, field) === '').map((field) => required(child(path, field)));
 }
 
-/** A secretRef's name, when the source has a secretRef (cinder, storageos). */
-function secretRefName(source: JsonObject, path: FieldPath): StatusCause[] {
+/**
+ * field.Required for each of `fields` a source's secretRef leaves empty, when it has one:
+ * its name (cinder, storageos, iSCSI); a PersistentVolume's cinder and storageos sources
+ * also need its namespace.
+ */
+export function secretRefFields(source: JsonObject, path: FieldPath, ...fields: string[]): StatusCause[] {
   const ref = objectAt(source, 'secretRef');
-  return ref !== undefined && stringAt(ref, 'name') === '' ? [required(child(path, 'secretRef', 'name'))] : [];
+  return ref === undefined ? [] : requireStrings(ref, child(path, 'secretRef'), ...fields);
 }
 
 // Upstream's initiator name formats: unanchored at the start like its iqn expression; Go's
@@ -146,33 +163,57 @@ const iqnFormat = /iqn\.\d{4}-\d{2}\.([A-Za-z0-9\-.]+)(:[^,;*&$|\t\n\f\r ]+)$/u;
 const euiFormat = /^eui[^\n][A-Za-z0-9]{16}$/u;
 const naaFormat = /^naa[^\n][A-Za-z0-9]{32}$/u;
 
-/** Upstream's check of an iSCSI qualified name (the volume's iqn, its initiatorName). */
-function iscsiNameError(name: string): string | undefined {
-  if (!name.startsWith('iqn') && !name.startsWith('eui') && !name.startsWith('naa')) return 'must be valid format starting with iqn, eui, or naa';
+/** How a pod volume's iSCSI checks word a name of none of the three formats (a PersistentVolume's say only "must be valid format"). */
+const unknownISCSIFormat = 'must be valid format starting with iqn, eui, or naa';
+
+/** Upstream's check of an iSCSI qualified name (the volume's iqn, its initiatorName); `unknownFormat` words a name of no known format. */
+function iscsiNameError(name: string, unknownFormat: string): string | undefined {
+  if (!name.startsWith('iqn') && !name.startsWith('eui') && !name.startsWith('naa')) return unknownFormat;
   const format = name.startsWith('iqn') ? iqnFormat : name.startsWith('eui') ? euiFormat : naaFormat;
   return format.test(name) ? undefined : 'must be valid format';
 }
 
-/** validateISCSIVolumeSource, and the length of "<volume>:<targetPortal>" an initiator name needs. */
-const validateISCSI: SourceCheck = (source, path, volume) => {
-  const causes = requireStrings(source, path, 'targetPortal');
+/** The target checks of validateISCSIVolumeSource and its PersistentVolume variant: the iqn, the lun, a secret for CHAP. */
+export function validateISCSITarget(source: JsonObject, path: FieldPath, unknownFormat: string): StatusCause[] {
+  const causes: StatusCause[] = [];
   const iqn = stringAt(source, 'iqn');
   if (iqn === '') causes.push(required(child(path, 'iqn')));
   else {
-    const iqnError = iscsiNameError(iqn);
+    const iqnError = iscsiNameError(iqn, unknownFormat);
     if (iqnError !== undefined) causes.push(invalid(child(path, 'iqn'), iqn, iqnError));
   }
   const lun = numberAt(source, 'lun') ?? 0;
   if (lun < 0 || lun > 255) causes.push(invalid(child(path, 'lun'), lun, inclusiveRangeError(0, 255)));
   if ((source.chapAuthDiscovery === true || source.chapAuthSession === true) && !isObject(source.secretRef)) causes.push(required(child(path, 'secretRef')));
+  return causes;
+}
+
+/** An iSCSI source's initiator name, when it has one, in a known format. */
+export function validateISCSIInitiator(source: JsonObject, path: FieldPath, unknownFormat: string): StatusCause[] {
   const initiator = source.initiatorName;
-  if (typeof initiator === 'string') {
-    const initiatorError = iscsiNameError(initiator);
-    if (initiatorError !== undefined) causes.push(invalid(child(path, 'initiatorname'), initiator, initiatorError));
-    if (byteLength(`${volume.name}:${stringAt(source, 'targetPortal')}`) > 64) {
-      causes.push(invalid(child(volume.path, 'name'), volume.name, 'Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if iscsi.initiatorName is specified.'));
-    }
-  }
+  if (typeof initiator !== 'string') return [];
+  const initiatorError = iscsiNameError(initiator, unknownFormat);
+  return initiatorError === undefined ? [] : [invalid(child(path, 'initiatorname'), initiator, initiatorError)];
+}
+
+/**
+ * Upstream's message when a source with an initiator name makes "<name>:<targetPortal>" longer
+ * than 64 bytes: `name` is a pod volume's name, or a PersistentVolume's.
+ */
+export function iscsiPortalTooLong(source: JsonObject, name: string): string | undefined {
+  if (typeof source.initiatorName !== 'string' || byteLength(`${name}:${stringAt(source, 'targetPortal')}`) <= 64) return undefined;
+  return 'Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if iscsi.initiatorName is specified.';
+}
+
+/** validateISCSIVolumeSource, and the length of "<volume>:<targetPortal>" an initiator name needs. */
+const validateISCSI: SourceCheck = (source, path, volume) => {
+  const causes = [
+    ...requireStrings(source, path, 'targetPortal'),
+    ...validateISCSITarget(source, path, unknownISCSIFormat),
+    ...validateISCSIInitiator(source, path, unknownISCSIFormat),
+  ];
+  const tooLong = iscsiPortalTooLong(source, volume.name);
+  if (tooLong !== undefined) causes.push(invalid(child(volume.path, 'name'), volume.name, tooLong));
   return causes;
 };
 
@@ -281,17 +322,20 @@ const validateAzureDisk: SourceCheck = (source, path) => {
   return causes;
 };
 
-/** validateStorageOSVolumeSource: volume and namespace names are DNS labels; a secretRef names its secret. */
-const validateStorageOS: SourceCheck = (source, path) => {
+/**
+ * validateStorageOSVolumeSource: volume and namespace names are DNS labels; a secretRef has
+ * each of `secretFields` (a pod volume's its name, a PersistentVolume's also its namespace).
+ */
+export function validateStorageOS(source: JsonObject, path: FieldPath, ...secretFields: string[]): StatusCause[] {
   const causes: StatusCause[] = [];
   const volumeName = stringAt(source, 'volumeName');
   if (volumeName === '') causes.push(required(child(path, 'volumeName')));
   else for (const msg of isDNS1123Label(volumeName)) causes.push(invalid(child(path, 'volumeName'), volumeName, msg));
   const namespace = stringAt(source, 'volumeNamespace');
   if (namespace !== '') for (const msg of isDNS1123Label(namespace)) causes.push(invalid(child(path, 'volumeNamespace'), namespace, msg));
-  causes.push(...secretRefName(source, path));
+  causes.push(...secretRefFields(source, path, ...secretFields));
   return causes;
-};
+}
 
 /** Core validation's ValidateCSIDriverName (volumes' and CSIDriver objects'): required, at most 63 bytes, a DNS subdomain once lower-cased. */
 export function validateCSIDriverName(driver: string, path: FieldPath): StatusCause[] {
@@ -388,15 +432,8 @@ const sourceChecks: Record<string, SourceCheck> = {
     if (!target.startsWith('/')) causes.push(invalid(child(path, 'path'), target, 'must be an absolute path'));
     return causes;
   },
-  hostPath: (source, path) => {
-    // An empty path is pod-spec.ts's to report; upstream then checks nothing else.
-    const target = stringAt(source, 'path');
-    if (target === '') return [];
-    const causes = hasBackstep(target) ? [invalid(child(path, 'path'), target, "must not contain '..'")] : [];
-    const type = source.type;
-    if (type !== undefined && type !== null && !hostPathTypes.includes(String(type))) causes.push(notSupported(child(path, 'type'), type, hostPathTypes));
-    return causes;
-  },
+  // An empty path is pod-spec.ts's to report; upstream then checks nothing else.
+  hostPath: (source, path) => (stringAt(source, 'path') === '' ? [] : validateHostPathBeyondPath(source, path)),
   emptyDir: (source, path) => {
     const sizeLimit = source.sizeLimit;
     const q = sizeLimit === undefined || sizeLimit === null ? undefined : parseQuantity(sizeLimit);
@@ -413,7 +450,7 @@ const sourceChecks: Record<string, SourceCheck> = {
   glusterfs: (source, path) => requireStrings(source, path, 'endpoints', 'path'),
   flocker: validateFlocker,
   rbd: (source, path) => [...(arrayAt(source, 'monitors').length === 0 ? [required(child(path, 'monitors'))] : []), ...requireStrings(source, path, 'image')],
-  cinder: (source, path) => [...requireStrings(source, path, 'volumeID'), ...secretRefName(source, path)],
+  cinder: (source, path) => [...requireStrings(source, path, 'volumeID'), ...secretRefFields(source, path, 'name')],
   cephfs: (source, path) => (arrayAt(source, 'monitors').length === 0 ? [required(child(path, 'monitors'))] : []),
   quobyte: validateQuobyte,
   fc: validateFC,
@@ -423,7 +460,7 @@ const sourceChecks: Record<string, SourceCheck> = {
   photonPersistentDisk: (source, path) => requireStrings(source, path, 'pdID'),
   portworxVolume: (source, path) => requireStrings(source, path, 'volumeID'),
   azureDisk: validateAzureDisk,
-  storageos: validateStorageOS,
+  storageos: (source, path) => validateStorageOS(source, path, 'name'),
   scaleIO: (source, path) => requireStrings(source, path, 'gateway', 'system', 'volumeName'),
   csi: validateCSI,
   ephemeral: validateEphemeral,

@@ -103,11 +103,14 @@ let goEncodingEntries: Record<string, GoEncodingEntry> | undefined;
 
 // Properties the published schema requires (Go fields without omitempty) whose absence the
 // type's own validation decides: it accepts the Go zero (an iSCSI volume's lun 0, a ScaleIO
-// volume without a secret reference) or names the field by another path (a GCE disk's
-// name, as persistentDisk.pdName). The schema's `Required value` would be wrong there.
+// volume without a secret reference, in a pod or a PersistentVolume) or names the field by
+// another path (a GCE disk's name, as persistentDisk.pdName). The schema's `Required value`
+// would be wrong there.
 const decidedByValidation: Readonly<Record<string, readonly string[]>> = {
   'io.k8s.api.core.v1.ISCSIVolumeSource': ['lun'],
+  'io.k8s.api.core.v1.ISCSIPersistentVolumeSource': ['lun'],
   'io.k8s.api.core.v1.ScaleIOVolumeSource': ['secretRef'],
+  'io.k8s.api.core.v1.ScaleIOPersistentVolumeSource': ['secretRef'],
   'io.k8s.api.core.v1.GCEPersistentDiskVolumeSource': ['pdName'],
 };
 const notRequiredBySchema = new WeakMap<Schema, ReadonlySet<string>>();

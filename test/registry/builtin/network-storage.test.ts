@@ -314,6 +314,7 @@ test('VolumeAttachment validation: attacher, one source, node name, status sizes
   ]);
   assert.deepEqual(fields((await storeCreate(volumeAttachments, inline({ accessModes: ['ReadWriteOnce'], csi: { driver: '', volumeHandle: 'vol-1' } }))).causes), [
     `${at}.csi.driver: Required value`,
+    `${at}.csi.driver: Invalid value: "": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
   ]);
   // Status is the attacher's to write, through the status subresource.
   const stored = attachment(ok);
