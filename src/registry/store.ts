@@ -1309,14 +1309,18 @@ function isAtOrUnder(field: string | undefined, parent: string | undefined): boo
  * not mention (`spec.containers: Required value` once, not twice). A required struct the
  * client left out is the type's to report when it speaks of anything in it: a FlowSchema
  * without `priorityLevelConfiguration` gets upstream's `priorityLevelConfiguration.name:
- * Required value: must reference a priority level` alone.
+ * Required value: must reference a priority level` alone. Nothing is said of what a field
+ * the type forbids holds (a pod volume's second source: upstream says only that it is one
+ * too many).
  */
 function mergeCauses(own: StatusCause[], schema: StatusCause[]): StatusCause[] {
   if (schema.length === 0) return own;
   const typeErrors = schema.filter((c) => c.reason === 'FieldValueTypeInvalid');
   const kept = own.filter((c) => !typeErrors.some((t) => isAtOrUnder(c.field, t.field)));
   const mentioned = new Set(own.map((c) => c.field));
-  const explained = (c: StatusCause) => mentioned.has(c.field) || (c.reason === 'FieldValueRequired' && own.some((o) => isAtOrUnder(o.field, c.field)));
+  const forbidden = own.filter((o) => o.reason === 'FieldValueForbidden');
+  const explained = (c: StatusCause) => mentioned.has(c.field) || (c.reason === 'FieldValueRequired' && own.some((o) => isAtOrUnder(o.field, c.field)))
+    || forbidden.some((o) => isAtOrUnder(c.field, o.field));
   const others = schema.filter((c) => c.reason !== 'FieldValueTypeInvalid' && !explained(c));
   return [...typeErrors, ...kept, ...others];
 }

@@ -359,3 +359,8 @@ test('a volume with errors is not one mounts can name, and a claim may not be on
     'FieldValueInvalid spec.volumes[1].persistentVolumeClaim.claimName: Invalid value: "web-scratch": must not reference a PVC that gets created for an ephemeral volume',
   ]);
 });
+
+test('what a forbidden second source holds is not checked: upstream says only that it is one too many', async () => {
+  const two = await storeCreate(pods, pod({ name: 'v', hostPath: { path: '/data' }, nfs: {} }));
+  assert.deepEqual(two.causes.map(show), [`FieldValueForbidden ${v}.nfs: Forbidden: may not specify more than 1 volume type`]);
+});
