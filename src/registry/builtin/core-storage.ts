@@ -1,6 +1,7 @@
 // core/v1 persistentvolumes and persistentvolumeclaims, after kubernetes
 // pkg/apis/core/v1/defaults.go, pkg/apis/core/validation (PersistentVolume*),
-// pkg/registry/core/persistentvolume(claim)/strategy.go and printers.go.
+// pkg/volume/validation (the mount-options annotation), pkg/api/persistentvolumeclaim (a
+// claim's data sources), pkg/registry/core/persistentvolume(claim)/strategy.go and printers.go.
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
@@ -180,9 +181,30 @@ function withGALabels(updated: unknown, old: unknown): unknown {
   return out;
 }
 
-/** ValidatePersistentVolume, beyond metadata. */
+/** ValidatePersistentVolume beyond metadata, then the volume plugins' own check of the mount-options annotation. */
 export function validatePersistentVolume(pv: KubeObject): StatusCause[] {
-  return validatePersistentVolumeSpec(objectAt(pv, 'spec') ?? {}, 'spec', false, pv.metadata.name ?? '');
+  const spec = objectAt(pv, 'spec') ?? {};
+  return [...validatePersistentVolumeSpec(spec, 'spec', false, pv.metadata.name ?? ''), ...validateMountOptionsAnnotation(pv, spec)];
+}
+
+/** The annotation that gave a volume's mount options before spec.mountOptions. */
+const mountOptionsAnnotation = 'volume.beta.kubernetes.io/mount-options';
+
+/** The volume sources whose plugins take mount options, as upstream's checkMountOption lists them. */
+const mountOptionSources = [
+  'gcePersistentDisk', 'awsElasticBlockStore', 'glusterfs', 'nfs', 'rbd', 'quobyte', 'iscsi', 'cinder', 'cephfs',
+  'azureFile', 'vsphereVolume', 'azureDisk', 'photonPersistentDisk',
+];
+
+/**
+ * checkMountOption (pkg/volume/validation, which the PersistentVolume strategy runs after
+ * ValidatePersistentVolume): the mount-options annotation, even empty, only on a volume of
+ * a source listed above. Upstream checks spec.mountOptions against no source.
+ */
+function validateMountOptionsAnnotation(pv: KubeObject, spec: JsonObject): StatusCause[] {
+  const annotations = pv.metadata.annotations ?? {};
+  if (!Object.hasOwn(annotations, mountOptionsAnnotation) || mountOptionSources.some((key) => present(spec[key]))) return [];
+  return [forbidden(child('metadata', 'annotations', mountOptionsAnnotation), 'may not specify mount options for this volume type')];
 }
 
 const inlineOnly = 'may not be specified in the context of inline volumes';
@@ -267,7 +289,8 @@ function volumeSourceOf(spec: JsonObject | undefined): JsonObject {
 export function validatePersistentVolumeUpdate(pv: KubeObject, old: KubeObject): StatusCause[] {
   const spec = objectAt(pv, 'spec');
   const oldSpec = objectAt(old, 'spec');
-  const causes = validatePersistentVolume(pv);
+  // Upstream's ValidatePersistentVolumeUpdate checks the spec again, but not the mount-options annotation.
+  const causes = validatePersistentVolumeSpec(spec ?? {}, 'spec', false, pv.metadata.name ?? '');
   const source = volumeSourceOf(spec);
   const oldSource = volumeSourceOf(oldSpec);
   // A CSI volume may gain a controllerExpandSecretRef it did not have.
@@ -289,13 +312,44 @@ export function validatePersistentVolumeUpdate(pv: KubeObject, old: KubeObject):
   return causes;
 }
 
-/** ValidatePersistentVolumeClaim, beyond metadata. */
-export function validatePersistentVolumeClaim(pvc: KubeObject): StatusCause[] {
-  return validatePersistentVolumeClaimSpec(objectAt(pvc, 'spec') ?? {}, 'spec');
+/** ValidatePersistentVolumeClaim beyond metadata, with the options of a create, or of an update from `old`. */
+export function validatePersistentVolumeClaim(pvc: KubeObject, old?: KubeObject): StatusCause[] {
+  return validatePersistentVolumeClaimSpec(objectAt(pvc, 'spec') ?? {}, 'spec', old !== undefined && namedAPIGroup(objectAt(old, 'spec')));
 }
 
-/** ValidatePersistentVolumeClaimSpec at `path`: a claim's spec, or the claim template's of an ephemeral volume. */
-export function validatePersistentVolumeClaimSpec(spec: JsonObject, path: string): StatusCause[] {
+/**
+ * The bad value of the checks across dataSource and dataSourceRef: upstream gives the
+ * field.Path of dataSource, which json.Marshal writes as {} (its fields are unexported).
+ */
+const fieldPathValue = goJson({});
+
+/**
+ * validateDataSource and validateDataSourceRef at `path`: a name and a kind; a kind of the
+ * core group only PersistentVolumeClaim; an API group a DNS subdomain (unless the stored
+ * claim already had one); and, of a dataSourceRef (`namespaced`), a namespace a DNS label.
+ */
+function validateDataSourceReference(ref: JsonObject, path: string, namespaced: boolean, allowInvalidAPIGroup: boolean): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (stringAt(ref, 'name') === '') causes.push(required(`${path}.name`));
+  const kind = stringAt(ref, 'kind');
+  if (kind === '') causes.push(required(`${path}.kind`));
+  const apiGroup = stringAt(ref, 'apiGroup');
+  if (apiGroup === '' && kind !== 'PersistentVolumeClaim') causes.push(invalid(path, kind, "must be 'PersistentVolumeClaim' when referencing the default apiGroup"));
+  if (apiGroup !== '' && !allowInvalidAPIGroup) for (const msg of isDNS1123Subdomain(apiGroup)) causes.push(invalid(`${path}.apiGroup`, apiGroup, msg));
+  const namespace = namespaced ? stringAt(ref, 'namespace') : '';
+  if (namespace !== '') for (const msg of isDNS1123Label(namespace)) causes.push(invalid(`${path}.namespace`, namespace, msg));
+  return causes;
+}
+
+/**
+ * ValidatePersistentVolumeClaimSpec at `path`: a claim's spec, or the claim template's of an
+ * ephemeral volume. Upstream checks no resource but the storage request (limits, and other
+ * requests, go unchecked), and the dataSourceRef's namespace whatever the
+ * CrossNamespaceVolumeDataSource gate (the claim strategy drops such a dataSourceRef while it
+ * is off; a pod's claim template keeps it). `allowInvalidAPIGroup` when the stored claim's
+ * data source already named an API group.
+ */
+export function validatePersistentVolumeClaimSpec(spec: JsonObject, path: string, allowInvalidAPIGroup = false): StatusCause[] {
   const causes: StatusCause[] = [];
   const modes = Array.isArray(spec.accessModes) ? spec.accessModes : [];
   if (modes.length === 0) causes.push(required(`${path}.accessModes`, 'at least 1 access mode is required'));
@@ -306,18 +360,66 @@ export function validatePersistentVolumeClaimSpec(spec: JsonObject, path: string
   if (requests === undefined || !present(requests.storage)) causes.push(required(`${path}.resources[storage]`));
   else causes.push(...validatePositiveQuantity(requests.storage, `${path}.resources[storage]`));
   causes.push(...validateClassName(spec.storageClassName, `${path}.storageClassName`));
-  if (present(spec.volumeMode) && !volumeModes.includes(String(spec.volumeMode))) causes.push(notSupported(`${path}.volumeMode`, spec.volumeMode, volumeModes));
-  for (const key of ['dataSource', 'dataSourceRef']) {
-    const ref = objectAt(spec, key);
-    if (ref === undefined) continue;
-    if (stringAt(ref, 'name') === '') causes.push(required(`${path}.${key}.name`));
-    if (stringAt(ref, 'kind') === '') causes.push(required(`${path}.${key}.kind`));
-    if (stringAt(ref, 'apiGroup') === '' && ref.kind !== 'PersistentVolumeClaim') {
-      causes.push(invalid(`${path}.${key}`, stringAt(ref, 'kind'), "must be 'PersistentVolumeClaim' when referencing the default apiGroup"));
-    }
+  // A typed string: json.Marshal writes it, as a volume's.
+  if (present(spec.volumeMode) && !volumeModes.includes(String(spec.volumeMode))) causes.push(notSupported(`${path}.volumeMode`, goJson(spec.volumeMode), volumeModes));
+  const source = objectAt(spec, 'dataSource');
+  const sourceRef = objectAt(spec, 'dataSourceRef');
+  if (source !== undefined) causes.push(...validateDataSourceReference(source, `${path}.dataSource`, false, allowInvalidAPIGroup));
+  if (sourceRef !== undefined) causes.push(...validateDataSourceReference(sourceRef, `${path}.dataSourceRef`, true, allowInvalidAPIGroup));
+  if (sourceRef !== undefined && stringAt(sourceRef, 'namespace') !== '') {
+    if (source !== undefined) causes.push(invalid(path, fieldPathValue, 'may not be specified when dataSourceRef.namespace is specified'));
+  } else if (source !== undefined && sourceRef !== undefined && !sameReference(source, sourceRef)) {
+    causes.push(invalid(path, fieldPathValue, 'must match dataSourceRef'));
   }
   causes.push(...validateClassName(spec.volumeAttributesClassName, `${path}.volumeAttributesClassName`));
   return causes;
+}
+
+/** isDataSourceEqualDataSourceRef: the same kind, name and API group, where an API group given (even empty) differs from none. */
+function sameReference(a: JsonObject, b: JsonObject): boolean {
+  const sameGroup = present(a.apiGroup) === present(b.apiGroup) && stringAt(a, 'apiGroup') === stringAt(b, 'apiGroup');
+  return sameGroup && stringAt(a, 'kind') === stringAt(b, 'kind') && stringAt(a, 'name') === stringAt(b, 'name');
+}
+
+/** A reference's kind, name and, if it has one, API group: what upstream copies from one data source field to the other. */
+function copyReference(ref: JsonObject): JsonObject {
+  return { ...(present(ref.apiGroup) ? { apiGroup: ref.apiGroup! } : {}), kind: stringAt(ref, 'kind'), name: stringAt(ref, 'name') };
+}
+
+/** NormalizeDataSources (AnyVolumeDataSource, GA): whichever of dataSource and dataSourceRef is set fills the other, but a dataSourceRef into another namespace. */
+function normalizeDataSources(spec: JsonObject): void {
+  const source = objectAt(spec, 'dataSource');
+  const sourceRef = objectAt(spec, 'dataSourceRef');
+  if (source !== undefined && !present(spec.dataSourceRef)) spec.dataSourceRef = copyReference(source);
+  else if (sourceRef !== undefined && !present(spec.dataSource) && stringAt(sourceRef, 'namespace') === '') spec.dataSource = copyReference(sourceRef);
+}
+
+/** The data sources a claim could always name: another claim, or a VolumeSnapshot (upstream's dataSourceIsPvcOrSnapshot). */
+function isClaimOrSnapshot(ref: JsonObject | undefined): boolean {
+  const kind = stringAt(ref, 'kind');
+  const apiGroup = stringAt(ref, 'apiGroup');
+  return (kind === 'PersistentVolumeClaim' && apiGroup === '') || (kind === 'VolumeSnapshot' && apiGroup === 'snapshot.storage.k8s.io');
+}
+
+/**
+ * The claim strategy's data source steps, before validation, on a create (`oldSpec`
+ * undefined) or an update: DropDisabledFields drops a dataSourceRef naming a namespace
+ * (CrossNamespaceVolumeDataSource, alpha and off in 1.36) unless the stored claim had a
+ * dataSourceRef; EnforceDataSourceBackwardsCompatibility silently drops a dataSource other
+ * than a claim or VolumeSnapshot when no dataSourceRef is given and the stored claim had no
+ * data source; then NormalizeDataSources.
+ */
+function prepareDataSources(spec: JsonObject, oldSpec: JsonObject | undefined): void {
+  const sourceRef = objectAt(spec, 'dataSourceRef');
+  if (sourceRef !== undefined && stringAt(sourceRef, 'namespace') !== '' && !present(oldSpec?.dataSourceRef)) delete spec.dataSourceRef;
+  const hadDataSource = present(oldSpec?.dataSource) || present(oldSpec?.dataSourceRef);
+  if (!hadDataSource && !present(spec.dataSourceRef) && !isClaimOrSnapshot(objectAt(spec, 'dataSource'))) delete spec.dataSource;
+  normalizeDataSources(spec);
+}
+
+/** ValidationOptionsForPersistentVolumeClaim's AllowInvalidAPIGroupInDataSourceOrRef: the stored claim's data source named an API group. */
+function namedAPIGroup(spec: JsonObject | undefined): boolean {
+  return present(objectAt(spec, 'dataSource')?.apiGroup) || present(objectAt(spec, 'dataSourceRef')?.apiGroup);
 }
 
 const storageRequest = (spec: JsonObject | undefined): Quantity => parseQuantity(objectAt(objectAt(spec, 'resources'), 'requests')?.storage) ?? { num: 0n, den: 1n };
@@ -329,9 +431,11 @@ const storageRequest = (spec: JsonObject | undefined): Quantity => parseQuantity
  * what status.capacity records (RecoverVolumeExpansionFailure, on by default).
  */
 export function validatePersistentVolumeClaimUpdate(pvc: KubeObject, old: KubeObject): StatusCause[] {
-  const causes = validatePersistentVolumeClaim(pvc);
+  const causes = validatePersistentVolumeClaim(pvc, old);
   const spec = structuredClone(objectAt(pvc, 'spec') ?? {});
   const oldSpec = structuredClone(objectAt(old, 'spec') ?? {});
+  // Upstream normalizes the stored claim's data sources too, for claims stored before it filled them in.
+  normalizeDataSources(oldSpec);
   if (stringAt(oldSpec, 'volumeName') === '') {
     if (present(spec.volumeName)) oldSpec.volumeName = spec.volumeName!;
     else delete oldSpec.volumeName;
@@ -404,10 +508,11 @@ function defaultPersistentVolume(pv: KubeObject): void {
   if (!present(spec.volumeMode)) spec.volumeMode = 'Filesystem';
 }
 
-/** SetDefaults_PersistentVolumeClaimSpec. */
-function defaultPersistentVolumeClaim(pvc: KubeObject): void {
+/** SetDefaults_PersistentVolumeClaimSpec, then the strategy's data source steps (`old` on an update). */
+function preparePersistentVolumeClaim(pvc: KubeObject, old?: KubeObject): void {
   const spec = ensureObject(pvc as unknown as JsonObject, 'spec');
   if (!present(spec.volumeMode)) spec.volumeMode = 'Filesystem';
+  prepareDataSources(spec, old === undefined ? undefined : objectAt(old, 'spec') ?? {});
 }
 
 const persistentVolumeStrategy: Strategy = {
@@ -441,11 +546,11 @@ const persistentVolumeStrategy: Strategy = {
 
 const persistentVolumeClaimStrategy: Strategy = {
   prepareForCreate(pvc) {
-    defaultPersistentVolumeClaim(pvc);
+    preparePersistentVolumeClaim(pvc);
     pvc.status = { phase: 'Pending' };
   },
   prepareForUpdate(pvc, old) {
-    defaultPersistentVolumeClaim(pvc);
+    preparePersistentVolumeClaim(pvc, old);
     keepOldStatus(pvc, old);
   },
   validate: validatePersistentVolumeClaim,
