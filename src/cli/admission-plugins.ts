@@ -1,7 +1,12 @@
-// The admission chain kube-apiserver runs by default, as far as Plinth has its plugins:
-// NamespaceLifecycle, LimitRanger, ServiceAccount, Priority, DefaultStorageClass,
-// StorageObjectInUseProtection, PodResizeValidator, MutatingAdmissionPolicy, MutatingAdmissionWebhook,
-// ValidatingAdmissionPolicy, ValidatingAdmissionWebhook, ResourceQuota.
+// The admission chain kube-apiserver runs by default, as far as Plinth has its plugins, in
+// v1.36's order (AllOrderedPlugins): NamespaceLifecycle, LimitRanger, ServiceAccount,
+// (NodeRestriction), TaintNodesByCondition, PodSecurity, Priority, DefaultTolerationSeconds,
+// DefaultStorageClass, StorageObjectInUseProtection, PersistentVolumeClaimResize, RuntimeClass,
+// CertificateApproval, CertificateSigning, CertificateSubjectRestriction, DefaultIngressClass,
+// PodTopologyLabels, NodeDeclaredFeatureValidator, PodResizeValidator, MutatingAdmissionPolicy,
+// MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook, ResourceQuota.
+// Of v1.36's default plugins, ClusterTrustBundleAttest, PodGroupProtection,
+// PodGroupWorkloadExists and JobValidation are not here.
 
 import type { AdmissionPlugin } from '../admission/chain.ts';
 import { defaultStorageClassAdmission } from '../admission/default-storage-class.ts';
@@ -12,6 +17,7 @@ import { matchLabels, type LabelSelector } from '../api/labels.ts';
 import { limitRanger } from '../admission/limit-ranger.ts';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.ts';
 import { podResizeValidator } from '../admission/pod-resize-validator.ts';
+import { nodeDeclaredFeatureValidator } from '../admission/node-declared-feature-validator.ts';
 import { nodeRestriction, nodeRestrictionPluginName } from '../admission/node-restriction.ts';
 import { certificateApproval, certificateSigning, certificateSubjectRestriction, type SignerAuthorizer } from '../admission/certificates.ts';
 import { defaultIngressClassAdmission } from '../admission/default-ingress-class.ts';
@@ -145,6 +151,8 @@ export interface AdmissionOptions {
   defaultTolerations?: DefaultTolerations;
   /** Where webhooks named by a service are called; without it (tests) their calls fail. */
   resolveService?: ServiceResolver;
+  /** The NodeDeclaredFeatures gate (beta, on by default in v1.36): NodeDeclaredFeatureValidator checks pod updates under it. */
+  nodeDeclaredFeatures?: boolean;
 }
 
 export function admissionPlugins(registry: ResourceRegistry, log: (message: string) => void, options: AdmissionOptions = {}): AdmissionPlugins {
@@ -163,6 +171,7 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
     }
   };
   const quotas = () => storeOf(registry, '', 'resourcequotas');
+  const node = (name: string) => storeOf(registry, '', 'nodes').find('', name);
   const mutating = new WatchedConfigurations(() => storeOf(registry, 'admissionregistration.k8s.io', 'mutatingwebhookconfigurations'), log);
   const validating = new WatchedConfigurations(() => storeOf(registry, 'admissionregistration.k8s.io', 'validatingwebhookconfigurations'), log);
   const policies = new WatchedConfigurations(() => storeOf(registry, 'admissionregistration.k8s.io', 'validatingadmissionpolicies'), log);
@@ -221,7 +230,7 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
       serviceAccountAdmission({ get: (namespace, name) => storeOf(registry, '', 'serviceaccounts').find(namespace, name) }),
       ...(enabled.includes(nodeRestrictionPluginName) ? [nodeRestriction({
         pod: (namespace, name) => storeOf(registry, '', 'pods').find(namespace, name),
-        node: (name) => storeOf(registry, '', 'nodes').find('', name),
+        node,
       })] : []),
       taintNodesByCondition(),
       podSecurityAdmission({
@@ -235,14 +244,15 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
       defaultTolerationSeconds(options.defaultTolerations),
       defaultStorageClassAdmission(async () => (await storeOf(registry, 'storage.k8s.io', 'storageclasses').list('', { consistency: { kind: 'any' } })).items.map((item) => item.object)),
       storageObjectInUseProtection(),
-      podResizeValidator({ get: (name) => storeOf(registry, '', 'nodes').find('', name) }),
       persistentVolumeClaimResize((name) => storeOf(registry, 'storage.k8s.io', 'storageclasses').find('', name)),
       runtimeClassAdmission((name) => storeOf(registry, 'node.k8s.io', 'runtimeclasses').find('', name)),
       certificateApproval(authorizeSigner),
       certificateSigning(authorizeSigner),
       certificateSubjectRestriction(),
       defaultIngressClassAdmission(async () => (await storeOf(registry, 'networking.k8s.io', 'ingressclasses').list('', { consistency: { kind: 'any' } })).items.map((item) => item.object)),
-      podTopologyLabels((name) => storeOf(registry, '', 'nodes').find('', name)),
+      podTopologyLabels(node),
+      nodeDeclaredFeatureValidator({ get: node }, options.nodeDeclaredFeatures ?? true),
+      podResizeValidator({ get: node }),
       mutatingAdmissionPolicy({
         ...policySources,
         policies: () => mutatingPolicies.list(),

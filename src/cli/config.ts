@@ -250,6 +250,7 @@ const defaultFeatureGates: Record<string, boolean> = {
   ListFromCacheSnapshot: true,
   CBORServingAndStorage: false,
   AllowUnsafeMalformedObjectDeletion: false,
+  NodeDeclaredFeatures: true,
 };
 
 export function defaultConfig(): Config {
@@ -617,9 +618,9 @@ export function parseAuthorizationModes(value: string): AuthorizationMode[] {
 /** The admission plugins Plinth runs by default, in upstream's order, and NodeRestriction, which it runs when asked. */
 const admissionPluginNames: readonly string[] = [
   'NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds',
-  'DefaultStorageClass', 'StorageObjectInUseProtection', 'PodResizeValidator', 'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval',
-  'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'PodTopologyLabels', 'MutatingAdmissionPolicy', 'MutatingAdmissionWebhook',
-  'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota',
+  'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning',
+  'CertificateSubjectRestriction', 'DefaultIngressClass', 'PodTopologyLabels', 'NodeDeclaredFeatureValidator', 'PodResizeValidator', 'MutatingAdmissionPolicy',
+  'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota',
 ];
 
 /** `--enable-admission-plugins` or `--disable-admission-plugins`, comma-separated; a plugin Plinth does not have is a usage error. */

@@ -302,6 +302,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     defaultTolerations: { notReadySeconds: config.defaultNotReadyTolerationSeconds, unreachableSeconds: config.defaultUnreachableTolerationSeconds },
     enabled: config.enableAdmissionPlugins,
     disabled: config.disableAdmissionPlugins,
+    nodeDeclaredFeatures: config.featureGates.NodeDeclaredFeatures ?? true,
     // The certificate plugins ask the authorizer about signers, as upstream's IsAuthorizedForSignerName.
     async authorizeSigner(user, verb, signerName) {
       const decision = await authorization.authorizer?.authorize(user, {

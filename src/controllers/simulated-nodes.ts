@@ -1,9 +1,9 @@
 // Simulated nodes (`--simulated-nodes N`): Plinth plays N kubelets, as kwok does, in the
-// same process. Each node is a Node object with capacity, addresses and a Ready
-// condition, and a Lease in kube-node-lease renewed as a kubelet renews it; pods bound
-// to a node start at once (Running, a pod IP from the node's pod CIDR, containers
-// started and ready, readiness gates honoured), Job pods finish after a while (or fail
-// when an annotation asks), and terminating pods are removed after their grace period,
+// same process. Each node is a Node object with capacity, addresses, a Ready condition and
+// the features a v1.36 kubelet declares, and a Lease in kube-node-lease renewed as a kubelet
+// renews it; pods bound to a node start at once (Running, a pod IP from the node's pod CIDR,
+// containers started and ready, readiness gates honoured), Job pods finish after a while (or
+// fail when an annotation asks), and terminating pods are removed after their grace period,
 // capped at a few seconds. No process runs anywhere: only the API objects move, which
 // is what upstream's controllers and scheduler see of a cluster.
 import { isStatusError, type KubeObject } from '../api/index.ts';
@@ -12,6 +12,7 @@ import type { Store } from '../registry/store.ts';
 import { Controller, Informer, type Clock, type ReconcileResult, type Timer } from './runtime/index.ts';
 import { systemClock } from './runtime/clock.ts';
 import { rfc3339Seconds } from '../api/time.ts';
+import { defaultNodeFeatures } from '../api/node-declared-features.ts';
 
 /** On a pod: the exit code its containers finish with (non-zero fails the pod, or restarts the container under OnFailure). */
 export const exitCodeAnnotation = 'simulation.plinth.dev/exit-code';
@@ -20,6 +21,11 @@ export const runSecondsAnnotation = 'simulation.plinth.dev/run-seconds';
 
 const kubeletVersion = 'v1.36.2';
 const fieldManager = 'kubelet';
+/**
+ * `status.declaredFeatures`: what a v1.36 kubelet with default gates discovers of itself. A
+ * resize, which these kubelets take at once, then passes NodeDeclaredFeatureValidator.
+ */
+const declaredFeatures = defaultNodeFeatures();
 
 export interface SimulatedNodesOptions {
   /** How many nodes: sim-node-0 … sim-node-(count-1). */
@@ -251,6 +257,7 @@ export class SimulatedNodes {
         kernelVersion: '6.1.0-simulated', osImage: 'Plinth simulated node', containerRuntimeVersion: 'simulated://1.0.0',
         kubeletVersion, kubeProxyVersion: '', operatingSystem: 'linux', architecture: 'amd64',
       },
+      declaredFeatures,
     };
   }
 

@@ -464,6 +464,7 @@ test('--feature-gates takes kube-apiserver v1.36\'s gates as upstream\'s feature
   const all = parseServeFlags(['--feature-gates=AllAlpha=true,AllBeta=false,WatchList=true']);
   assert.deepEqual([all.featureGates.CBORServingAndStorage, all.featureGates.AllowUnsafeMalformedObjectDeletion], [true, true]);
   assert.deepEqual([all.featureGates.APIResponseCompression, all.featureGates.ListFromCacheSnapshot, all.featureGates.WatchList], [false, false, true]);
+  assert.deepEqual([config.featureGates.NodeDeclaredFeatures, all.featureGates.NodeDeclaredFeatures], [true, false], 'NodeDeclaredFeatures: beta, on by default');
   const refused: Array<[string, string]> = [
     ['NoSuchGate=true', 'unrecognized feature gate: NoSuchGate'],
     ['WatchList=maybe', 'invalid value of WatchList=maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax'],

@@ -54,6 +54,10 @@ describe('simulated nodes', () => {
     assert.deepEqual(node.status.addresses, [{ type: 'InternalIP', address: '172.18.0.3' }, { type: 'Hostname', address: 'sim-node-1' }]);
     assert.equal(node.status.allocatable.pods, '110');
     assert.equal(node.status.nodeInfo.kubeletVersion, 'v1.36.2');
+    // What a v1.36 kubelet with default gates declares, sorted as it writes them.
+    assert.deepEqual(node.status.declaredFeatures, [
+      'ExtendWebSocketsToKubelet', 'InPlacePodLevelResourcesVerticalScaling', 'InPlacePodVerticalScalingInitContainers', 'RestartAllContainersOnContainerExits',
+    ]);
     // TaintNodesByCondition created it tainted not-ready; Ready, it is lifted, as the node lifecycle controller does.
     assert.equal(node.spec.taints, undefined);
     const lease = (await server.request('GET', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/sim-node-1')).json;
@@ -167,6 +171,29 @@ describe('simulated nodes', () => {
     assert.equal(tooBig.status, 403, tooBig.text);
     assert.equal(tooBig.json.message, 'pods "r" is forbidden: Node didn\'t have enough allocatable resources: cpu, requested: 40000, allocatable: 32000');
     assert.deepEqual(tooBig.json.details.causes, [{ reason: 'NodeCapacity' }]);
+  });
+
+  test('resizing an init container passes on a simulated node, which declares it; a node that declares nothing refuses (NodeDeclaredFeatureValidator)', async () => {
+    const ns = await server.newNamespace('sim-declared');
+    const init = { name: 'setup', image: 'busybox:1.36', resources: { requests: { cpu: '100m' }, limits: { cpu: '100m' } } };
+    const resizeInit = (name: string) => server.request('PATCH', `/api/v1/namespaces/${ns}/pods/${name}/resize`, {
+      headers: { 'content-type': 'application/strategic-merge-patch+json' },
+      body: { spec: { initContainers: [{ name: 'setup', resources: { requests: { cpu: '200m' }, limits: { cpu: '200m' } } }] } },
+    });
+    await createPod(ns, 'sim', { spec: { initContainers: [init] } });
+    await eventually(async () => assert.equal((await podStatus(ns, 'sim')).phase, 'Running'));
+    const passed = await resizeInit('sim');
+    assert.equal(passed.status, 200, passed.text);
+    assert.equal(passed.json.spec.initContainers[0].resources.requests.cpu, '200m');
+
+    // A Node a client made, declaring nothing: the same resize is refused, before
+    // PodResizeValidator would refuse it for the node's missing allocatable (upstream's order).
+    const bare = await server.request('POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'undeclared-node' } } });
+    assert.equal(bare.status, 201, bare.text);
+    await createPod(ns, 'elsewhere', { spec: { nodeName: 'undeclared-node', initContainers: [init] } });
+    const refused = await resizeInit('elsewhere');
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal(refused.json.message, 'pods "elsewhere" is forbidden: pod update requires features InPlacePodVerticalScalingInitContainers which are not available on node "undeclared-node"');
   });
 
   test('a pod deleted with a 30 s grace period is removed after the capped grace', async () => {
