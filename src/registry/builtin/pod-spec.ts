@@ -4,7 +4,7 @@
 import type { StatusCause } from '../../api/index.ts';
 import { child, duplicate, forbidden, index, invalid, key, notFound, notSupported, required } from '../validation/field.ts';
 import type { FieldPath } from '../validation/field.ts';
-import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortName, isValidPortNum, isLabelValue } from '../validation/names.ts';
+import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain, isDNS1123SubdomainWithUnderscore, isQualifiedName, isValidPortName, isValidPortNum, isLabelValue } from '../validation/names.ts';
 import { validateAnnotations, validateLabels } from '../validation/object-meta.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { arrayAt, defaultEmptyObject, ensureObject, numberAt, objectAt, objectsAt, setDefault, stringAt } from './object.ts';
@@ -581,7 +581,14 @@ export function validatePodSpec(spec: unknown, path: FieldPath, opts: PodSpecOpt
   return causes;
 }
 
-/** validatePodDNSConfig: what dnsPolicy None needs, at most 3 nameservers that are IPs, named options. */
+// Upstream's MaxDNSSearchPaths and MaxDNSSearchListChars: the expanded limits (ExpandedDNSConfig, GA).
+const maxDNSSearchPaths = 32;
+const maxDNSSearchListChars = 2048;
+
+/**
+ * validatePodDNSConfig: what dnsPolicy None needs, at most 3 nameservers that are IPs, search
+ * domains within upstream's limits, named options.
+ */
 function validateDNSConfig(s: JsonObject, path: FieldPath): StatusCause[] {
   const config = objectAt(s, 'dnsConfig');
   const nameservers = arrayAt(config, 'nameservers');
@@ -594,6 +601,20 @@ function validateDNSConfig(s: JsonObject, path: FieldPath): StatusCause[] {
   if (nameservers.length > 3) causes.push(invalid(child(path, 'nameservers'), nameservers, 'must not have more than 3 nameservers'));
   nameservers.forEach((ns, i) => {
     if (parseIP(String(ns)) === undefined) causes.push(invalid(index(child(path, 'nameservers'), i), String(ns), invalidIPMessage));
+  });
+  const searches = arrayAt(config, 'searches').map(String);
+  const searchesPath = child(path, 'searches');
+  if (searches.length > maxDNSSearchPaths) causes.push(invalid(searchesPath, searches, `must not have more than ${maxDNSSearchPaths} search paths`));
+  // The limit counts the spaces that join the domains in resolv.conf.
+  if (Buffer.byteLength(searches.join(' ')) > maxDNSSearchListChars) {
+    causes.push(invalid(searchesPath, searches, `must not have more than ${maxDNSSearchListChars} characters (including spaces) in the search list`));
+  }
+  searches.forEach((search, i) => {
+    // RelaxedDNSSearchValidation (GA, locked on): a lone "." is accepted, underscores too,
+    // and a trailing dot is dropped before the check.
+    if (search === '.') return;
+    const domain = search.endsWith('.') ? search.slice(0, -1) : search;
+    for (const msg of isDNS1123SubdomainWithUnderscore(domain)) causes.push(invalid(index(searchesPath, i), domain, msg));
   });
   arrayAt(config, 'options').forEach((option, i) => {
     if (stringAt(isObject(option) ? option : {}, 'name') === '') causes.push(required(index(child(path, 'options'), i), 'must not be empty'));

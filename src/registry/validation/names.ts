@@ -39,6 +39,22 @@ export function validateName(name: string, rule: NameRule, prefix = false): stri
   }
 }
 
+const dns1123LabelWithUnderscoreFmt = '_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?';
+const dns1123SubdomainWithUnderscoreFmt = `${dns1123LabelWithUnderscoreFmt}(\\.${dns1123LabelWithUnderscoreFmt})*`;
+const dns1123SubdomainWithUnderscoreRegexp = new RegExp(`^${dns1123SubdomainWithUnderscoreFmt}$`);
+const dns1123SubdomainWithUnderscoreErrMsg =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character";
+
+/** Upstream's IsDNS1123SubdomainWithUnderscore: a DNS subdomain whose labels may hold '_' (and start with one). */
+export function isDNS1123SubdomainWithUnderscore(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > 253) errs.push(maxLenError(253));
+  if (!dns1123SubdomainWithUnderscoreRegexp.test(value)) {
+    errs.push(regexError(dns1123SubdomainWithUnderscoreErrMsg, dns1123SubdomainWithUnderscoreFmt, 'example.com'));
+  }
+  return errs;
+}
+
 const configMapKeyFmt = '[-._a-zA-Z0-9]+';
 const configMapKeyRegexp = new RegExp(`^${configMapKeyFmt}$`);
 const configMapKeyErrMsg = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
