@@ -110,12 +110,24 @@ export function checkFailure(error: unknown, checked: string, env: Environment |
 
 /**
  * An index cel-js will not type (`'abc'[0]`, `[1]['a']`) as cel-go words it, with both
- * operands' types: cel-js's message names one at most, so the index is checked again as a
- * call of a function nobody declares (`__index__('abc', 0)`), whose error names both; as a
- * method (`('abc').__index__(0)`, whose receiver a list's loses its item type) where the
- * operand stands in parentheses the call cannot take apart.
+ * operands' types (cel-js's message names one at most).
  */
 function indexError(source: string, node: AstNode, env: Environment | undefined): { text: string; offset: number } | undefined {
+  const types = indexTypes(source, node, env);
+  return types === undefined ? undefined : { text: indexOverloadError(types), offset: types.bracket };
+}
+
+function indexOverloadError(types: { operand: string; index: string }): string {
+  return `found no matching overload for '_[_]' applied to '(${typeName(types.operand)}, ${typeName(types.index)})'`;
+}
+
+/**
+ * The types of an index's operand and index as cel-js gives them, found by checking the
+ * index again as a call of a function nobody declares (`__index__('abc', 0)`), whose error
+ * names both; as a method (`('abc').__index__(0)`, whose receiver a list's loses its item
+ * type) where the operand stands in parentheses the call cannot take apart.
+ */
+function indexTypes(source: string, node: AstNode, env: Environment | undefined): { operand: string; index: string; bracket: number } | undefined {
   const [operand, index] = Array.isArray(node.args) ? node.args as AstNode[] : [];
   if (env === undefined || typeof operand?.start !== 'number' || typeof operand.end !== 'number' || typeof index?.start !== 'number'
     || typeof index.end !== 'number' || typeof node.end !== 'number') return undefined;
@@ -138,7 +150,39 @@ function indexError(source: string, node: AstNode, env: Environment | undefined)
     }
     const types = /^found no matching overload for '__index__\((.+)\)'$/.exec(message)?.[1]?.match(/^(.+), ([^,]+)$/)
       ?? /^found no matching overload for '(.+)\.__index__\((.+)\)'$/.exec(message);
-    if (types) return { text: `found no matching overload for '_[_]' applied to '(${typeName(types[1]!)}, ${typeName(types[2]!)})'`, offset: bracket };
+    if (types) return { operand: types[1]!, index: types[2]!, bracket };
+  }
+  return undefined;
+}
+
+/**
+ * A map indexed by a key of another type (`self.labels[1]` on a map of strings), which
+ * cel-js lets pass and cel-go's checker refuses (index_map takes the map's own key type);
+ * cel-go's error, as checkFailure gives one, or undefined. For an expression that checked.
+ */
+export function mapIndexError(checked: string, env: Environment, shown = checked): string | undefined {
+  if (!checked.includes('[')) return undefined;
+  let ast: unknown;
+  try {
+    ast = (env.parse(checked) as unknown as { ast: unknown }).ast;
+  } catch {
+    return undefined;
+  }
+  const indexes: AstNode[] = [];
+  const visit = (value: unknown): void => {
+    if (value === null || typeof value !== 'object') return;
+    if (Array.isArray(value)) return value.forEach(visit);
+    const node = value as AstNode;
+    if (typeof node.op !== 'string') return;
+    if (node.op === '[]') indexes.push(node);
+    visit(node.args);
+  };
+  visit(ast);
+  for (const node of indexes.sort((a, b) => (a.start ?? 0) - (b.start ?? 0))) {
+    const types = indexTypes(checked, node, env);
+    const key = types === undefined ? undefined : /^map<(.+?), /.exec(types.operand)?.[1];
+    if (types === undefined || key === undefined || key === 'dyn' || types.index === 'dyn' || types.index === key) continue;
+    return checkerError(shown, types.bracket, indexOverloadError(types));
   }
   return undefined;
 }

@@ -10,7 +10,7 @@
 
 import { escapePropertyName, maxJoins, nullBranchJoin, rewriteHasOperands, typedEnvironment } from './environment.ts';
 import { comparableWithNull } from './library.ts';
-import { checkFailure, objectPrefix, typeName } from './checker-errors.ts';
+import { checkFailure, mapIndexError, objectPrefix, typeName } from './checker-errors.ts';
 import { formatType } from './schema-formats.ts';
 import { undefinedFieldErrors } from './type-check.ts';
 import { isObject } from '../api/json.ts';
@@ -232,7 +232,10 @@ function checked(env: () => Environment, expression: string): TypedCheck {
   } catch (err) {
     return { error: `ERROR: <input>: ${String((err as Error).message).split('\n')[0]}` };
   }
-  if (result.valid) return { type: typeName(String(result.type)) };
+  if (result.valid) {
+    const mapIndex = mapIndexError(checking, checker, source);
+    return mapIndex === undefined ? { type: typeName(String(result.type)) } : { error: mapIndex };
+  }
   const error = checkFailure(result.error, checking, checker, source);
   return error === undefined ? {} : { error };
 }

@@ -102,6 +102,7 @@ describe('CRD rules with the schema\'s types', () => {
       ["self.s[0] == 'a'", "ERROR: <input>:1:7: found no matching overload for '_[_]' applied to '(string, int)'\n | self.s[0] == 'a'\n | ......^"],
       ["self.l['a'] == 1", "ERROR: <input>:1:7: found no matching overload for '_[_]' applied to '(list(int), string)'\n | self.l['a'] == 1\n | ......^"],
       ["self.l.all(x, self.s[x] == 'a')", "ERROR: <input>:1:21: found no matching overload for '_[_]' applied to '(string, int)'\n | self.l.all(x, self.s[x] == 'a')\n | ....................^"],
+      ["self.m[1] == 2", "ERROR: <input>:1:7: found no matching overload for '_[_]' applied to '(map(string, int), int)'\n | self.m[1] == 2\n | ......^"],
       ['has(self)', "ERROR: <input>:1:5: invalid argument to has() macro\n | has(self)\n | ....^"],
       ['self.s.y == 1', "ERROR: <input>:1:7: type 'string' does not support field selection\n | self.s.y == 1\n | ......^"],
       ["self.a['b'] == 1", "ERROR: <input>:1:7: found no matching overload for '_[_]' applied to '(object, string)'\n | self.a['b'] == 1\n | ......^"],
