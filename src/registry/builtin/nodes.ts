@@ -3,12 +3,14 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { builtinType } from './skeleton.ts';
-import { child, duplicate, forbidden, goJson, index, invalid, notSupported, required } from '../validation/field.ts';
+import { child, duplicate, forbidden, goJson, goQuote, index, invalid, notSupported, required } from '../validation/field.ts';
 import { isLabelValue, isQualifiedName } from '../validation/names.ts';
+import { byteLength, maxLenError } from '../../api/labels.ts';
+import { compareStrings } from '../../apply/field-path.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { keepOldSpec, keepOldStatus } from './common.ts';
 import type { JsonObject } from '../../api/json.ts';
-import { arrayAt, defaultEmptyObject, ensureObject, objectAt, semanticEqual, stringAt } from './object.ts';
+import { arrayAt, defaultEmptyObject, ensureObject, objectAt, semanticEqual, stringAt, stringsAt } from './object.ts';
 import { nodeColumns } from './table-columns.ts';
 
 /**
@@ -70,6 +72,56 @@ function validateTaints(node: KubeObject): StatusCause[] {
   return causes;
 }
 
+// A declared feature's name: an UpperCamelCase segment, then '/'-separated segments of either case.
+const declaredFeatureName = /^[A-Z][a-zA-Z0-9]*(\/[a-zA-Z][a-zA-Z0-9]*)*$/;
+
+function declaredFeatureNameError(name: string): string | undefined {
+  if (byteLength(name) > 253) return `invalid feature name ${goQuote(name)}: ${maxLenError(253)}`;
+  if (!declaredFeatureName.test(name)) {
+    return `invalid feature name ${goQuote(name)}: must start with an UpperCamelCase segment, with subsequent segments separated by '/' (e.g., MyFeature or MyFeature/mySubFeature), and contain only alphanumeric characters and slashes`;
+  }
+  return undefined;
+}
+
+/**
+ * upstream's validateNodeDeclaredFeatures: each name well formed, and the list sorted
+ * (Go's string order) without repeats, each pair judged at its second entry.
+ */
+function validateDeclaredFeatures(node: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const features = stringsAt(objectAt(node, 'status'), 'declaredFeatures');
+  features.forEach((feature, i) => {
+    const nameError = declaredFeatureNameError(feature);
+    if (nameError !== undefined) causes.push(invalid(index('status.declaredFeatures', i), feature, nameError));
+    if (i + 1 === features.length) return;
+    const next = features[i + 1]!;
+    const order = compareStrings(feature, next);
+    if (order === 0) causes.push(duplicate(index('status.declaredFeatures', i + 1), next));
+    else if (order > 0) causes.push(invalid(index('status.declaredFeatures', i + 1), next, 'list must be sorted alphabetically'));
+  });
+  return causes;
+}
+
+/**
+ * upstream's ValidateNodeUpdate, what of it Plinth checks; nodes/status runs it alone, a
+ * PUT after `validate` (ValidateNode), so a bad stored list is reported twice there as upstream does.
+ */
+function validateNodeUpdate(node: KubeObject, old: KubeObject): StatusCause[] {
+  const causes = validateDeclaredFeatures(node);
+  const spec = objectAt(node, 'spec') ?? {};
+  const oldSpec = objectAt(old, 'spec') ?? {};
+  // podCIDR(s) and providerID may only go from unset to set.
+  const oldCIDRs = arrayAt(oldSpec, 'podCIDRs');
+  if (oldCIDRs.length > 0 && !semanticEqual(oldCIDRs, spec.podCIDRs)) {
+    causes.push(forbidden('spec.podCIDRs', 'node updates may not change podCIDR except from "" to valid'));
+  }
+  const oldProvider = stringAt(oldSpec, 'providerID');
+  if (oldProvider !== '' && oldProvider !== stringAt(spec, 'providerID')) {
+    causes.push(forbidden('spec.providerID', 'node updates may not change providerID except from "" to valid'));
+  }
+  return causes;
+}
+
 const nodeStrategy: Strategy = {
   // Nodes may set their status on create.
   prepareForCreate: defaultNode,
@@ -82,24 +134,11 @@ const nodeStrategy: Strategy = {
   validate(node) {
     const causes = validateKubeFinalizerNames(node.metadata.finalizers, 'metadata.finalizers');
     causes.push(...validateTaints(node));
+    causes.push(...validateDeclaredFeatures(node));
     return causes;
   },
 
-  validateUpdate(node, old) {
-    const causes: StatusCause[] = [];
-    const spec = objectAt(node, 'spec') ?? {};
-    const oldSpec = objectAt(old, 'spec') ?? {};
-    // podCIDR(s) and providerID may only go from unset to set.
-    const oldCIDRs = arrayAt(oldSpec, 'podCIDRs');
-    if (oldCIDRs.length > 0 && !semanticEqual(oldCIDRs, spec.podCIDRs)) {
-      causes.push(forbidden('spec.podCIDRs', 'node updates may not change podCIDR except from "" to valid'));
-    }
-    const oldProvider = stringAt(oldSpec, 'providerID');
-    if (oldProvider !== '' && oldProvider !== stringAt(spec, 'providerID')) {
-      causes.push(forbidden('spec.providerID', 'node updates may not change providerID except from "" to valid'));
-    }
-    return causes;
-  },
+  validateUpdate: validateNodeUpdate,
 
   selectableFields(node) {
     return { 'spec.unschedulable': String(objectAt(node, 'spec')?.unschedulable === true) };
@@ -113,6 +152,7 @@ const nodeStrategy: Strategy = {
         keepOldSpec(node, old);
         defaultNode(node);
       },
+      validateUpdate: validateNodeUpdate,
     },
   },
 };
