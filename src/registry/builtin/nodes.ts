@@ -51,7 +51,8 @@ function validateTaints(node: KubeObject): StatusCause[] {
   const causes: StatusCause[] = [];
   const seen = new Set<string>();
   arrayAt(objectAt(node, 'spec'), 'taints').forEach((taint, i) => {
-    const p = index('spec.taints', i);
+    // Upstream builds the path from "metadata" (ValidateNode's fldPath), not "spec".
+    const p = index('metadata.taints', i);
     const key = stringAt(taint, 'key');
     const value = stringAt(taint, 'value');
     const effect = stringAt(taint, 'effect');

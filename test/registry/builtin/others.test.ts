@@ -99,8 +99,8 @@ test('a Node may set its status on create and gets the empty structs upstream sh
 test('Node taints are checked and unique by key and effect', async () => {
   const n: KubeObject = { metadata: { name: 'n' }, spec: { taints: [{ key: 'a', effect: 'NoSchedule' }, { key: 'a', effect: 'NoSchedule' }, { key: 'b', effect: 'Sometimes' }] } };
   assert.deepEqual(fields((await storeCreate(nodes, n)).causes), [
-    'spec.taints[1]: Duplicate value: {"Key":"a","Value":"","Effect":"NoSchedule","TimeAdded":null}: taints must be unique by key and effect pair',
-    'spec.taints[2].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
+    'metadata.taints[1]: Duplicate value: {"Key":"a","Value":"","Effect":"NoSchedule","TimeAdded":null}: taints must be unique by key and effect pair',
+    'metadata.taints[2].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
   ]);
 });
 
@@ -108,7 +108,7 @@ test('a duplicate Node taint is reported with its timeAdded', async () => {
   const taint = { key: 'a', value: 'x', effect: 'NoExecute', timeAdded: '2024-01-01T00:00:00Z' };
   const n: KubeObject = { metadata: { name: 'n' }, spec: { taints: [taint, taint] } };
   assert.deepEqual(fields((await storeCreate(nodes, n)).causes), [
-    'spec.taints[1]: Duplicate value: {"Key":"a","Value":"x","Effect":"NoExecute","TimeAdded":"2024-01-01T00:00:00Z"}: taints must be unique by key and effect pair',
+    'metadata.taints[1]: Duplicate value: {"Key":"a","Value":"x","Effect":"NoExecute","TimeAdded":"2024-01-01T00:00:00Z"}: taints must be unique by key and effect pair',
   ]);
 });
 
