@@ -12,9 +12,11 @@ import { fieldImmutable, invalid } from '../validation/field.ts';
 import { isDNS1123Label, validateName } from '../validation/names.ts';
 import { validateLabels } from '../validation/object-meta.ts';
 import { mutatingBindingStrategy, mutatingPolicyStrategy, validatingBindingStrategy, validatingPolicyStrategy } from './admission-policies.ts';
-import { generationStrategy, specStatusStrategy } from './common.ts';
+import { specStatusStrategy } from './common.ts';
 import { arrayAt, objectAt, objectsAt, stringAt } from './object.ts';
 import { validateTolerations } from './pod-spec.ts';
+import { resourceClaimStrategy, resourceClaimTemplateStrategy } from './resource-claims.ts';
+import { deviceClassStrategy, resourceSliceStrategy } from './resource-slices.ts';
 import { builtinType } from './skeleton.ts';
 
 export { priorityClassesType } from './priorityclasses.ts';
@@ -175,18 +177,18 @@ export function resourceAllocationTypes(): ResourceType[] {
   const group = 'resource.k8s.io';
   return [
     // Upstream prints only Name and Age for classes and claim templates.
-    builtinType(group, 'v1', 'deviceclasses', { strategy: generationStrategy(), tableColumns: [nameColumn, ageColumn] }),
+    builtinType(group, 'v1', 'deviceclasses', { strategy: deviceClassStrategy(), tableColumns: [nameColumn, ageColumn] }),
     builtinType(group, 'v1', 'resourceclaims', {
-      strategy: specStatusStrategy(),
+      strategy: resourceClaimStrategy(),
       tableColumns: [
         nameColumn,
         column('State', resourceClaimState, { description: 'A summary of the current state (allocated, pending, reserved, etc.).' }),
         ageColumn,
       ],
     }),
-    builtinType(group, 'v1', 'resourceclaimtemplates', { tableColumns: [nameColumn, ageColumn] }),
+    builtinType(group, 'v1', 'resourceclaimtemplates', { strategy: resourceClaimTemplateStrategy(), tableColumns: [nameColumn, ageColumn] }),
     builtinType(group, 'v1', 'resourceslices', {
-      strategy: generationStrategy(),
+      strategy: resourceSliceStrategy(),
       tableColumns: [
         nameColumn,
         column('Node', (s) => stringAt(objectAt(s, 'spec'), 'nodeName'), {
