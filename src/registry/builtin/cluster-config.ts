@@ -177,16 +177,17 @@ export function resourceAllocationTypes(): ResourceType[] {
   const group = 'resource.k8s.io';
   return [
     // Upstream prints only Name and Age for classes and claim templates.
-    builtinType(group, 'v1', 'deviceclasses', { strategy: deviceClassStrategy(), tableColumns: [nameColumn, ageColumn] }),
+    builtinType(group, 'v1', 'deviceclasses', { strategy: deviceClassStrategy(), strategyUsesCel: true, tableColumns: [nameColumn, ageColumn] }),
     builtinType(group, 'v1', 'resourceclaims', {
       strategy: resourceClaimStrategy(),
+      strategyUsesCel: true,
       tableColumns: [
         nameColumn,
         column('State', resourceClaimState, { description: 'A summary of the current state (allocated, pending, reserved, etc.).' }),
         ageColumn,
       ],
     }),
-    builtinType(group, 'v1', 'resourceclaimtemplates', { strategy: resourceClaimTemplateStrategy(), tableColumns: [nameColumn, ageColumn] }),
+    builtinType(group, 'v1', 'resourceclaimtemplates', { strategy: resourceClaimTemplateStrategy(), strategyUsesCel: true, tableColumns: [nameColumn, ageColumn] }),
     builtinType(group, 'v1', 'resourceslices', {
       strategy: resourceSliceStrategy(),
       tableColumns: [

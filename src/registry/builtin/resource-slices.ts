@@ -2,15 +2,535 @@
 // (pkg/registry/resource/resourceslice, deviceclass and pkg/apis/resource/validation):
 // their defaults, validation and update rules.
 
+import type { StatusCause } from '../../api/index.ts';
+import { isObject, type JsonObject } from '../../api/json.ts';
+import { byteLength } from '../../api/labels.ts';
+import { addQuantity, compareQuantity, formatQuantity, integerValue, isPositive, parseQuantity, type Quantity } from '../../api/quantity.ts';
+import { cel } from '../../cel/lazy.ts';
 import type { Strategy } from '../resource-type.ts';
-import { generationStrategy } from './common.ts';
+import {
+  child, duplicate, fieldImmutable, forbidden, goJson, index, invalid, key, notSupported, required, tooLong, tooMany, type FieldPath,
+} from '../validation/field.ts';
+import { isDNS1123Label, isDNS1123Subdomain, isLabelValue } from '../validation/names.ts';
+import { generationStrategy, nowTimestamp } from './common.ts';
+import { arrayAt, itemsAt, objectAt, semanticEqual, stringAt } from './object.ts';
+import { validateAffinity } from './pod-scheduling.ts';
+import { validateCSIDriverName } from './pod-volume-sources.ts';
+import { isExtendedResourceName, isQualifiedName } from './resource-names.ts';
 
-/** A ResourceSlice's strategy: its generation moves with any change. */
-export function resourceSliceStrategy(): Strategy {
-  return generationStrategy();
+// Limits of pkg/apis/resource (types.go).
+const poolNameMaxLength = 253;
+const maxDevices = 128;
+const maxDevicesWithAdvancedFeatures = 64;
+const maxCounterSets = 8;
+const maxCountersPerSet = 32;
+const maxCounterConsumptionsPerDevice = 2;
+const maxCountersPerConsumption = 32;
+const maxAttributesAndCapacities = 32;
+const maxAttributeValues = 48;
+const maxDomainLength = 63;
+const maxIDLength = 32;
+const attributeValueMaxLength = 64;
+const maxTaints = 16;
+const maxBindingConditions = 4;
+const maxDiscreteOptions = 10;
+const maxSelectors = 32;
+const maxConfigs = 32;
+const celExpressionMaxLength = 10 * 1024;
+const opaqueParametersMaxLength = 10 * 1024;
+/** DNS1123LabelMaxLength: counter names are labels. */
+const labelMaxLength = 63;
+
+const taintEffects = ['NoExecute', 'NoSchedule', 'None'];
+const attributeScalars = ['int', 'bool', 'string', 'version'] as const;
+const attributeLists = ['ints', 'bools', 'strings', 'versions'] as const;
+
+const present = (v: unknown): boolean => v !== undefined && v !== null;
+
+/** Validation's DNS-1123 helpers (ValidateDNS1123Label/Subdomain): each message an Invalid of the value. */
+function asInvalid(messages: string[], path: FieldPath, value: string): StatusCause[] {
+  return messages.map((msg) => invalid(path, value, msg));
 }
 
-/** A DeviceClass's strategy: its generation moves with any change. */
+/** A map's keys in a stable order (upstream ranges over a Go map, in no order). */
+function entriesOf(map: unknown): [string, unknown][] {
+  return isObject(map) ? Object.entries(map).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : [];
+}
+
+/** A long map key in a field path, cut in the middle as upstream's truncateIfTooLong does. */
+function truncatedKey(name: string, maxLength: number): string {
+  const limit = Math.max(maxLength, 16);
+  if (name.length <= limit) return name;
+  const remaining = limit - 3;
+  return `${name.slice(0, Math.ceil(remaining / 2))}...${name.slice(name.length - Math.floor(remaining / 2))}`;
+}
+
+/**
+ * upstream's validateSet/validateSlice: too many items is the one error (it stops there);
+ * otherwise each item's errors, then a Duplicate for each repeated key when `keyOf` is given.
+ */
+function validateList<T>(items: T[], max: number, path: FieldPath, each: (item: T, p: FieldPath) => StatusCause[], keyOf?: (item: T) => string): StatusCause[] {
+  if (max >= 0 && items.length > max) return [tooMany(path, items.length, max)];
+  const causes = items.flatMap((item, i) => each(item, index(path, i)));
+  if (keyOf !== undefined) {
+    const seen = new Set<string>();
+    items.forEach((item, i) => {
+      const k = keyOf(item);
+      if (seen.has(k)) causes.push(duplicate(index(path, i), k));
+      seen.add(k);
+    });
+  }
+  return causes;
+}
+
+/** upstream's validateMap: too many entries stops there; key errors at the map, value errors at the key. */
+function validateMap(map: unknown, max: number, truncateAt: number, path: FieldPath,
+  validateKey: (name: string, p: FieldPath) => StatusCause[], validateValue: (value: unknown, p: FieldPath) => StatusCause[]): StatusCause[] {
+  const entries = entriesOf(map);
+  if (max >= 0 && entries.length > max) return [tooMany(path, entries.length, max)];
+  return entries.flatMap(([name, value]) => [...validateKey(name, path), ...validateValue(value, key(path, truncatedKey(name, truncateAt)))]);
+}
+
+/** A DRA driver's name: a CSI driver's rules. */
+const validateDriverName = validateCSIDriverName;
+
+function validatePoolName(name: string, path: FieldPath): StatusCause[] {
+  if (name === '') return [required(path)];
+  const causes: StatusCause[] = [];
+  if (byteLength(name) > poolNameMaxLength) causes.push(tooLong(path, poolNameMaxLength));
+  for (const part of name.split('/')) causes.push(...asInvalid(isDNS1123Subdomain(part), path, part));
+  return causes;
+}
+
+const cIdentifierFmt = '[A-Za-z_][A-Za-z0-9_]*';
+
+/** An attribute or capacity name's identifier: a C identifier of at most 32 bytes. */
+function validateCIdentifier(id: string, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (byteLength(id) > maxIDLength) causes.push(tooLong(path, maxIDLength));
+  if (!new RegExp(`^${cIdentifierFmt}$`).test(id)) {
+    causes.push(invalid(path, id, `a valid C identifier must start with alphabetic character or '_', followed by a string of alphanumeric characters or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName', regex used for validation is '${cIdentifierFmt}')`));
+  }
+  return causes;
+}
+
+/** A qualified attribute or capacity name: an identifier, optionally behind a driver-like domain and '/'. */
+function validateQualifiedName(name: string, path: FieldPath): StatusCause[] {
+  const parts = name.split('/');
+  if (parts.length === 1) return validateCIdentifier(name, path);
+  if (parts.length > 2) return [invalid(path, name, 'must not contain more than one slash')];
+  const [domain, id] = parts as [string, string];
+  return [
+    ...(domain === '' ? [invalid(path, '', 'the domain must not be empty')] : validateDriverName(domain, path)),
+    ...(id === '' ? [invalid(path, '', 'the name must not be empty')] : validateCIdentifier(id, path)),
+  ];
+}
+
+const semver = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*)?(\+[0-9a-zA-Z-]+(\.[0-9a-zA-Z-]+)*)?$/;
+
+function validateStringValue(value: string, path: FieldPath): StatusCause[] {
+  return byteLength(value) > attributeValueMaxLength ? [tooLong(path, attributeValueMaxLength)] : [];
+}
+
+function validateVersionValue(value: string, path: FieldPath): StatusCause[] {
+  const causes = semver.test(value) ? [] : [invalid(path, value, 'must be a string compatible with semver.org spec 2.0.0')];
+  return [...causes, ...validateStringValue(value, path)];
+}
+
+/** An attribute as upstream prints it in an error: its set members, in the Go struct's order. */
+function attributeJson(attr: JsonObject) {
+  return goJson(Object.fromEntries([...attributeScalars, ...attributeLists].filter((k) => present(attr[k]) && !(Array.isArray(attr[k]) && attr[k].length === 0)).map((k) => [k, attr[k]])));
+}
+
+function validateDeviceAttribute(raw: unknown, path: FieldPath): StatusCause[] {
+  const attr = isObject(raw) ? raw : {};
+  const causes: StatusCause[] = [];
+  let set = 0;
+  for (const name of attributeScalars) {
+    if (!present(attr[name])) continue;
+    set++;
+    if (name === 'string') causes.push(...validateStringValue(String(attr.string), child(path, 'string')));
+    if (name === 'version') causes.push(...validateVersionValue(String(attr.version), child(path, 'version')));
+  }
+  for (const name of attributeLists) {
+    if (!present(attr[name])) continue;
+    set++;
+    const values = arrayAt(attr, name);
+    if (values.length === 0) causes.push(invalid(child(path, name), values, 'must not be empty if specified'));
+    if (name === 'strings') values.forEach((v, i) => causes.push(...validateStringValue(String(v), index(child(path, name), i))));
+    if (name === 'versions') values.forEach((v, i) => causes.push(...validateVersionValue(String(v), index(child(path, name), i))));
+  }
+  if (set === 0) causes.push(invalid(path, '', 'exactly one value must be specified'));
+  else if (set > 1) causes.push(invalid(path, attributeJson(attr), 'exactly one value must be specified'));
+  return causes;
+}
+
+/** How many attribute values a device has: one per scalar, each item of a list. */
+function attributeValueCount(device: JsonObject): number {
+  return entriesOf(device.attributes).reduce((n, [, raw]) => {
+    const attr = isObject(raw) ? raw : {};
+    const items = attributeLists.reduce((m, name) => m + arrayAt(attr, name).length, 0);
+    return n + (items === 0 ? 1 : items);
+  }, 0);
+}
+
+const quantityAt = (parent: unknown, name: string): Quantity | undefined => (isObject(parent) ? parseQuantity(parent[name]) : undefined);
+
+function validateValidValues(defaultValue: Quantity, capacity: Quantity, values: unknown[], path: FieldPath): StatusCause[] {
+  const quantities = values.map((v) => parseQuantity(v) ?? { num: 0n, den: 1n });
+  const causes: StatusCause[] = [];
+  for (let i = 0; i + 1 < quantities.length; i++) {
+    if (compareQuantity(quantities[i]!, quantities[i + 1]!) > 0) causes.push(invalid(index(path, i + 1), formatQuantity(quantities[i + 1]!), 'values must be sorted in ascending order'));
+  }
+  let foundDefault = false;
+  causes.push(...validateList(quantities, maxDiscreteOptions, path, (option, p) => {
+    if (compareQuantity(option, defaultValue) === 0) foundDefault = true;
+    return compareQuantity(option, capacity) > 0 ? [invalid(p, formatQuantity(option), `option is larger than capacity value: ${formatQuantity(capacity)}`)] : [];
+  }, (option) => String(integerValue(option))));
+  if (!foundDefault) causes.push(invalid(path, formatQuantity(defaultValue), 'default value is not valid according to the requestPolicy'));
+  return causes;
+}
+
+function stepCauses(value: Quantity, min: Quantity, step: Quantity, path: FieldPath): StatusCause[] {
+  if ((integerValue(value) - integerValue(min)) % integerValue(step) === 0n) return [];
+  return [invalid(path, formatQuantity(value), `value is not a multiple of a given step (${formatQuantity(step)}) from (${formatQuantity(min)})`)];
+}
+
+function validateValidRange(defaultValue: Quantity, capacity: Quantity, range: JsonObject, path: FieldPath): StatusCause[] {
+  const min = quantityAt(range, 'min');
+  if (min === undefined) return [required(child(path, 'min'), 'required when validRange is defined')];
+  const max = quantityAt(range, 'max');
+  const step = quantityAt(range, 'step');
+  const causes: StatusCause[] = [];
+  const cap = formatQuantity(capacity);
+  if (compareQuantity(min, capacity) > 0) causes.push(invalid(child(path, 'min'), formatQuantity(min), `min is larger than capacity value: ${cap}`));
+  if (compareQuantity(defaultValue, min) < 0) causes.push(invalid(child(path, 'default'), formatQuantity(defaultValue), `default is less than min: ${formatQuantity(min)}`));
+  if (max !== undefined) {
+    if (compareQuantity(min, max) > 0) causes.push(invalid(child(path, 'max'), formatQuantity(min), `min is larger than max: ${formatQuantity(max)}`));
+    if (compareQuantity(max, capacity) > 0) causes.push(invalid(child(path, 'max'), formatQuantity(max), `max is larger than capacity value: ${cap}`));
+    if (compareQuantity(defaultValue, max) > 0) causes.push(invalid(child(path, 'default'), formatQuantity(defaultValue), `default is more than max: ${formatQuantity(max)}`));
+  }
+  if (step !== undefined) {
+    const stepPath = child(path, 'step');
+    if (!isPositive(step)) return [...causes, invalid(stepPath, formatQuantity(step), 'must be greater than zero')];
+    const added = addQuantity(min, step);
+    if (compareQuantity(added, capacity) > 0) causes.push(invalid(stepPath, formatQuantity(step), `one step ${formatQuantity(added)} is larger than capacity value: ${cap}`));
+    causes.push(...stepCauses(defaultValue, min, step, stepPath));
+    if (max !== undefined) causes.push(...stepCauses(max, min, step, stepPath));
+  }
+  return causes;
+}
+
+/** A consumable capacity's request policy (a device allowing multiple allocations). */
+function validateRequestPolicy(capacity: Quantity, policy: JsonObject, path: FieldPath): StatusCause[] {
+  const validValues = arrayAt(policy, 'validValues');
+  const range = objectAt(policy, 'validRange');
+  if (validValues.length > 0 && range !== undefined) {
+    return [forbidden(path, 'exactly one policy can be specified, cannot specify "validValues" and "validRange" at the same time')];
+  }
+  const defaultValue = quantityAt(policy, 'default');
+  if (validValues.length > 0) {
+    if (defaultValue === undefined) return [required(child(path, 'default'), 'required when validValues is defined')];
+    return validateValidValues(defaultValue, capacity, validValues, child(path, 'validValues'));
+  }
+  if (range !== undefined) {
+    if (defaultValue === undefined) return [required(child(path, 'default'), 'required when validRange is defined')];
+    return validateValidRange(defaultValue, capacity, range, child(path, 'validRange'));
+  }
+  return [];
+}
+
+/** A node selector as core validation's ValidateNodeSelector checks it (strict label values). */
+function validateNodeSelector(selector: JsonObject, path: FieldPath): StatusCause[] {
+  // pod-scheduling.ts checks a node affinity's required selector the same way; its paths are moved here.
+  const at = 'nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution';
+  return validateAffinity({ nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: selector } }, '')
+    .map((c) => ({ ...c, field: `${path}${(c.field ?? '').slice(at.length)}` }));
+}
+
+/** A core NodeSelectorTerm list as json.Marshal writes it in an error. */
+function nodeSelectorTermsJson(terms: unknown[]) {
+  const requirement = (r: unknown) => {
+    const req = isObject(r) ? r : {};
+    return { key: stringAt(req, 'key'), operator: stringAt(req, 'operator'), ...(arrayAt(req, 'values').length > 0 ? { values: arrayAt(req, 'values') } : {}) };
+  };
+  return goJson(terms.map((t) => {
+    const term = isObject(t) ? t : {};
+    const out: Record<string, unknown> = {};
+    for (const name of ['matchExpressions', 'matchFields']) if (arrayAt(term, name).length > 0) out[name] = arrayAt(term, name).map(requirement);
+    return out;
+  }));
+}
+
+function validateNodeName(name: string, path: FieldPath): StatusCause[] {
+  return asInvalid(isDNS1123Subdomain(name), path, name);
+}
+
+function validateDeviceTaint(raw: unknown, path: FieldPath): StatusCause[] {
+  const taint = isObject(raw) ? raw : {};
+  const taintKey = stringAt(taint, 'key');
+  const value = stringAt(taint, 'value');
+  const effect = stringAt(taint, 'effect');
+  const causes = asInvalid(isQualifiedName(taintKey), child(path, 'key'), taintKey);
+  if (value !== '') causes.push(...asInvalid(isLabelValue(value), child(path, 'value'), value));
+  if (effect === '') causes.push(required(child(path, 'effect')));
+  else if (!taintEffects.includes(effect)) causes.push(notSupported(child(path, 'effect'), effect, taintEffects));
+  return causes;
+}
+
+function validateCounterName(name: string, path: FieldPath): StatusCause[] {
+  return asInvalid(isDNS1123Label(name), path, name);
+}
+
+/** A counter set (spec.sharedCounters) or a device's consumption of one: a name and a map of counters. */
+function validateCounters(item: JsonObject, nameField: string, maxCounters: number, path: FieldPath): StatusCause[] {
+  const name = stringAt(item, nameField);
+  const causes = name === '' ? [required(child(path, nameField))] : validateCounterName(name, child(path, nameField));
+  if (entriesOf(item.counters).length === 0) causes.push(required(child(path, 'counters')));
+  else causes.push(...validateMap(item.counters, maxCounters, labelMaxLength, child(path, 'counters'), validateCounterName, () => []));
+  return causes;
+}
+
+function validateBindingConditions(device: JsonObject, path: FieldPath): StatusCause[] {
+  const conditions = arrayAt(device, 'bindingConditions').map(String);
+  const failures = arrayAt(device, 'bindingFailureConditions').map(String);
+  const conditionsPath = child(path, 'bindingConditions');
+  const failuresPath = child(path, 'bindingFailureConditions');
+  const qualified = (name: string, p: FieldPath) => asInvalid(isQualifiedName(name), p, name);
+  const causes = [...validateList(conditions, maxBindingConditions, conditionsPath, qualified), ...validateList(failures, maxBindingConditions, failuresPath, qualified)];
+  const seen = new Set<string>();
+  conditions.forEach((c, i) => {
+    if (seen.has(c)) causes.push(duplicate(index(conditionsPath, i), c));
+    seen.add(c);
+  });
+  const seenFailures = new Set<string>();
+  failures.forEach((c, i) => {
+    if (seenFailures.has(c)) causes.push(duplicate(index(failuresPath, i), c));
+    seenFailures.add(c);
+    if (conditions.includes(c)) causes.push(invalid(index(failuresPath, i), c, 'bindingFailureConditions must not overlap with bindingConditions'));
+  });
+  const listValue = (name: string) => (Array.isArray(device[name]) ? device[name] : null);
+  if (conditions.length === 0 && failures.length > 0) causes.push(invalid(conditionsPath, listValue('bindingConditions'), 'bindingConditions are required to use bindingFailureConditions'));
+  if (failures.length === 0 && conditions.length > 0) causes.push(invalid(failuresPath, listValue('bindingFailureConditions'), 'bindingFailureConditions are required to use bindingConditions'));
+  return causes;
+}
+
+/** Where a device's nodes are said when the slice selects nodes per device, and that they are not said otherwise. */
+function validateDeviceNodes(device: JsonObject, perDevice: boolean, path: FieldPath): StatusCause[] {
+  const exactlyOne = 'exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec';
+  if (!perDevice) {
+    if (!present(device.nodeName) && !present(device.nodeSelector) && !present(device.allNodes)) return [];
+    return [invalid(path, null, '`nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` is set to true in the ResourceSlice spec')];
+  }
+  const causes: StatusCause[] = [];
+  const set: string[] = [];
+  if (present(device.nodeName)) {
+    const nodeName = String(device.nodeName);
+    if (nodeName === '') causes.push(invalid(child(path, 'nodeName'), '', 'must not be empty'));
+    else {
+      set.push('`nodeName`');
+      causes.push(...validateNodeName(nodeName, child(path, 'nodeName')));
+    }
+  }
+  const selector = objectAt(device, 'nodeSelector');
+  if (selector !== undefined) {
+    set.push('`nodeSelector`');
+    causes.push(...validateNodeSelector(selector, child(path, 'nodeSelector')));
+  }
+  if (present(device.allNodes)) {
+    if (device.allNodes === true) set.push('`allNodes`');
+    else causes.push(invalid(child(path, 'allNodes'), device.allNodes, 'must be either unset or set to true'));
+  }
+  if (set.length === 0) causes.push(required(path, exactlyOne));
+  else if (set.length > 1) causes.push(invalid(path, `{${set.join(', ')}}`, exactlyOne));
+  return causes;
+}
+
+function validateDevice(device: JsonObject, old: JsonObject | undefined, perDevice: boolean, path: FieldPath): StatusCause[] {
+  const name = stringAt(device, 'name');
+  const causes = asInvalid(isDNS1123Label(name), child(path, 'name'), name);
+  const attributesAndCapacities = entriesOf(device.attributes).length + entriesOf(device.capacity).length;
+  if (attributesAndCapacities > maxAttributesAndCapacities) {
+    causes.push(invalid(path, attributesAndCapacities, `the total number of attributes and capacities must not exceed ${maxAttributesAndCapacities}`));
+  }
+  const values = attributeValueCount(device);
+  if (values > maxAttributeValues) causes.push(invalid(path, values, `the total number of attribute values must not exceed ${maxAttributeValues}`));
+  const nameLimit = maxDomainLength + 1 + maxIDLength;
+  causes.push(...validateMap(device.attributes, -1, nameLimit, child(path, 'attributes'), validateQualifiedName, validateDeviceAttribute));
+  // Unchanged capacities and taints are not checked again (upstream's rules tightened since they were stored).
+  if (old === undefined || !semanticEqual(old.capacity, device.capacity)) {
+    const multiple = device.allowMultipleAllocations === true;
+    causes.push(...validateMap(device.capacity, -1, nameLimit, child(path, 'capacity'), validateQualifiedName, (raw, p) => {
+      const policy = objectAt(raw, 'requestPolicy');
+      if (policy === undefined) return [];
+      if (!multiple) return [forbidden(child(p, 'requestPolicy'), 'allowMultipleAllocations must be true')];
+      return validateRequestPolicy(quantityAt(raw, 'value') ?? { num: 0n, den: 1n }, policy, child(p, 'requestPolicy'));
+    }));
+  }
+  if (old === undefined || !semanticEqual(old.taints, device.taints)) {
+    causes.push(...validateList(arrayAt(device, 'taints'), maxTaints, child(path, 'taints'), validateDeviceTaint));
+  }
+  causes.push(...validateList(itemsAt(device, 'consumesCounters'), maxCounterConsumptionsPerDevice, child(path, 'consumesCounters'),
+    (c, p) => validateCounters(c, 'counterSet', maxCountersPerConsumption, p), (c) => stringAt(c, 'counterSet')));
+  causes.push(...validateDeviceNodes(device, perDevice, path));
+  causes.push(...validateBindingConditions(device, path));
+  return causes;
+}
+
+function hasListAttributes(device: JsonObject): boolean {
+  return entriesOf(device.attributes).some(([, attr]) => attributeLists.some((name) => isObject(attr) && present(attr[name])));
+}
+
+/** Taints, counter consumption and list attributes make a slice's devices costlier: fewer are allowed. */
+function deviceLimit(devices: JsonObject[]): number {
+  const advanced = devices.some((d) => arrayAt(d, 'taints').length > 0 || arrayAt(d, 'consumesCounters').length > 0 || hasListAttributes(d));
+  return advanced ? maxDevicesWithAdvancedFeatures : maxDevices;
+}
+
+const exactlyOneNodeSelection = 'exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required';
+
+/** validateResourceSliceSpec; `old` on update. */
+export function validateResourceSliceSpec(spec: JsonObject, old: JsonObject | undefined): StatusCause[] {
+  const driver = stringAt(spec, 'driver');
+  const pool = objectAt(spec, 'pool') ?? {};
+  const causes = validateDriverName(driver, 'spec.driver');
+  causes.push(...validatePoolName(stringAt(pool, 'name'), 'spec.pool.name'));
+  const sliceCount = typeof pool.resourceSliceCount === 'number' ? pool.resourceSliceCount : 0;
+  if (sliceCount <= 0) causes.push(invalid('spec.pool.resourceSliceCount', sliceCount, 'must be greater than zero'));
+  const generation = typeof pool.generation === 'number' ? pool.generation : 0;
+  if (generation < 0) causes.push(invalid('spec.pool.generation', generation, 'must be greater than or equal to zero'));
+  if (old !== undefined) {
+    const oldPoolName = stringAt(objectAt(old, 'pool'), 'name');
+    if (stringAt(pool, 'name') !== oldPoolName) causes.push(invalid('spec.pool.name', stringAt(pool, 'name'), fieldImmutable));
+    if (driver !== stringAt(old, 'driver')) causes.push(invalid('spec.driver', driver, fieldImmutable));
+    if (!semanticEqual(spec.nodeName ?? null, old.nodeName ?? null)) causes.push(invalid('spec.nodeName', spec.nodeName ?? null, fieldImmutable));
+  }
+
+  const set: string[] = [];
+  if (present(spec.nodeName)) {
+    const nodeName = String(spec.nodeName);
+    if (nodeName === '') causes.push(invalid('spec.nodeName', '', 'must be either unset or set to a non-empty string'));
+    else {
+      set.push('`nodeName`');
+      causes.push(...validateNodeName(nodeName, 'spec.nodeName'));
+    }
+  }
+  const selector = objectAt(spec, 'nodeSelector');
+  if (selector !== undefined) {
+    set.push('`nodeSelector`');
+    causes.push(...validateNodeSelector(selector, 'spec.nodeSelector'));
+    const terms = arrayAt(selector, 'nodeSelectorTerms');
+    // One term keeps the merging of selectors simple when a claim's devices come from several slices.
+    if (terms.length !== 1) causes.push(invalid('spec.nodeSelector.nodeSelectorTerms', Array.isArray(selector.nodeSelectorTerms) ? nodeSelectorTermsJson(terms) : null, 'must have exactly one node selector term'));
+  }
+  for (const flag of ['allNodes', 'perDeviceNodeSelection']) {
+    if (!present(spec[flag])) continue;
+    if (spec[flag] === true) set.push(`\`${flag}\``);
+    else causes.push(invalid(`spec.${flag}`, spec[flag], 'must be either unset or set to true'));
+  }
+  if (set.length === 0) causes.push(required('spec', exactlyOneNodeSelection));
+  else if (set.length > 1) causes.push(invalid('spec', `{${set.join(', ')}}`, `${exactlyOneNodeSelection}, but multiple fields are set`));
+
+  if (present(spec.sharedCounters) && present(spec.devices)) causes.push(invalid('spec', '', 'only one of `sharedCounters` or `devices` is allowed'));
+  const devices = itemsAt(spec, 'devices');
+  const oldDevices = old === undefined ? [] : itemsAt(old, 'devices');
+  const perDevice = spec.perDeviceNodeSelection === true;
+  causes.push(...validateList(devices, deviceLimit(devices), 'spec.devices',
+    (d, p) => validateDevice(d, oldDevices.find((o) => stringAt(o, 'name') === stringAt(d, 'name')), perDevice, p), (d) => stringAt(d, 'name')));
+  causes.push(...validateList(itemsAt(spec, 'sharedCounters'), maxCounterSets, 'spec.sharedCounters',
+    (c, p) => validateCounters(c, 'name', maxCountersPerSet, p), (c) => stringAt(c, 'name')));
+  return causes;
+}
+
+/**
+ * Decoding's defaults and the strategy's dropping of fields whose feature gate is off in
+ * v1.36 (DRANodeAllocatableResources, DRAListTypeAttributes), unless the stored slice uses them.
+ */
+function prepareSlice(spec: JsonObject | undefined, old: JsonObject | undefined): void {
+  if (spec === undefined) return;
+  const devices = itemsAt(spec, 'devices');
+  for (const device of devices) {
+    // SetDefaults_DeviceTaint: a taint without a time was added now.
+    for (const taint of itemsAt(device, 'taints')) if (!present(taint.timeAdded)) taint.timeAdded = nowTimestamp();
+  }
+  const oldDevices = old === undefined ? [] : itemsAt(old, 'devices');
+  if (!oldDevices.some((d) => entriesOf(d.nodeAllocatableResourceMappings).length > 0)) {
+    for (const device of devices) delete device.nodeAllocatableResourceMappings;
+  }
+  if (!oldDevices.some(hasListAttributes)) {
+    for (const device of devices) {
+      for (const [, attr] of entriesOf(device.attributes)) if (isObject(attr)) for (const name of attributeLists) delete attr[name];
+    }
+  }
+}
+
+/** A ResourceSlice's strategy: defaults, dropped gated fields, validation; its generation moves with any change. */
+export function resourceSliceStrategy(): Strategy {
+  return generationStrategy({
+    prepareForCreate(obj) {
+      prepareSlice(objectAt(obj, 'spec'), undefined);
+    },
+    prepareForUpdate(obj, old) {
+      prepareSlice(objectAt(obj, 'spec'), objectAt(old, 'spec'));
+    },
+    validate(obj, old) {
+      return validateResourceSliceSpec(objectAt(obj, 'spec') ?? {}, old === undefined ? undefined : objectAt(old, 'spec') ?? {});
+    },
+  });
+}
+
+/** A device selector's CEL expression, compiled as a new expression (`device` declared dyn). */
+function validateCELExpression(expression: string, path: FieldPath): StatusCause[] {
+  if (byteLength(expression) > celExpressionMaxLength) return [tooLong(path, celExpressionMaxLength)];
+  const compiled = cel().compile(expression, { device: 'dyn' });
+  if (compiled.error !== undefined) return [invalid(path, expression, `compilation failed: ${compiled.error}`)];
+  if (compiled.type !== 'bool' && compiled.type !== 'dyn') return [invalid(path, expression, `must evaluate to bool or the unknown type, not ${compiled.type}`)];
+  return [];
+}
+
+/** validateRawExtension of opaque parameters: a JSON object, at most 10 KiB when new. */
+function validateParameters(parameters: unknown, stored: boolean, path: FieldPath): StatusCause[] {
+  if (parameters === undefined || parameters === null) return [required(path)];
+  if (!stored && byteLength(JSON.stringify(parameters)) > opaqueParametersMaxLength) return [tooLong(path, opaqueParametersMaxLength)];
+  if (!isObject(parameters)) return [invalid(path, '<value omitted>', 'must be a valid JSON object')];
+  return [];
+}
+
+/** A class's (or claim's) device configuration: opaque, for a driver. */
+function validateDeviceConfiguration(config: JsonObject, stored: boolean, path: FieldPath): StatusCause[] {
+  const opaque = objectAt(config, 'opaque');
+  if (opaque === undefined) return [required(child(path, 'opaque'))];
+  return [
+    ...validateDriverName(stringAt(opaque, 'driver'), child(path, 'opaque', 'driver')),
+    ...validateParameters(opaque.parameters, stored, child(path, 'opaque', 'parameters')),
+  ];
+}
+
+/** validateDeviceClassSpec; on update, selectors and config as stored are not checked again. */
+export function validateDeviceClassSpec(spec: JsonObject, old: JsonObject | undefined): StatusCause[] {
+  const selectorsStored = old !== undefined && semanticEqual(spec.selectors ?? [], old.selectors ?? []);
+  const causes = validateList(arrayAt(spec, 'selectors'), maxSelectors, 'spec.selectors', (raw, p) => {
+    const selector = objectAt(raw, 'cel');
+    if (selector === undefined) return [required(child(p, 'cel'))];
+    return selectorsStored ? [] : validateCELExpression(stringAt(selector, 'expression'), child(p, 'cel', 'expression'));
+  });
+  const configStored = old !== undefined && semanticEqual(spec.config ?? [], old.config ?? []);
+  causes.push(...validateList(itemsAt(spec, 'config'), maxConfigs, 'spec.config', (c, p) => validateDeviceConfiguration(c, configStored, p)));
+  if (present(spec.extendedResourceName)) {
+    const name = String(spec.extendedResourceName);
+    if (!isExtendedResourceName(name)) causes.push(invalid('spec.extendedResourceName', name, 'must be a valid extended resource name'));
+  }
+  return causes;
+}
+
+/** A DeviceClass's strategy: validation (CEL selectors compile); its generation moves with any change. */
 export function deviceClassStrategy(): Strategy {
-  return generationStrategy();
+  return generationStrategy({
+    validate(obj, old) {
+      const spec = objectAt(obj, 'spec') ?? {};
+      // Upstream's ValidateUpdate runs the create validation and then the update one, each with its own causes.
+      const causes = validateDeviceClassSpec(spec, undefined);
+      return old === undefined ? causes : [...causes, ...validateDeviceClassSpec(spec, objectAt(old, 'spec') ?? {})];
+    },
+  });
 }

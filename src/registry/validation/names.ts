@@ -96,3 +96,12 @@ export function isValidPercent(percent: string): string[] {
     ? []
     : [regexError("a valid percent string must be a numeric string followed by an ending '%'", percentFmt, '1%', '93%')];
 }
+
+const cIdentifierFmt = '[A-Za-z_][A-Za-z0-9_]*';
+const cIdentifierRegexp = new RegExp(`^${cIdentifierFmt}$`);
+const cIdentifierErrMsg = "a valid C identifier must start with alphabetic character or '_', followed by a string of alphanumeric characters or '_'";
+
+/** Upstream's IsCIdentifier: a letter or '_', then letters, digits or '_'. */
+export function isCIdentifier(value: string): string[] {
+  return cIdentifierRegexp.test(value) ? [] : [regexError(cIdentifierErrMsg, cIdentifierFmt, 'my_name', 'MY_NAME', 'MyName')];
+}

@@ -242,3 +242,27 @@ export function validateObjectMetaUpdate(obj: KubeObject, old: KubeObject): Stat
   causes.push(...validateManagedFields(meta.managedFields, 'metadata.managedFields'));
   return causes;
 }
+
+/** ObjectMeta's fields a template's metadata may not set (all but labels and annotations), with the path upstream names each by (its Go field name, first letter lowered). */
+const templateMetaFields: [field: string, pathName: string][] = [
+  ['name', 'name'], ['generateName', 'generateName'], ['namespace', 'namespace'], ['selfLink', 'selfLink'], ['uid', 'uID'],
+  ['resourceVersion', 'resourceVersion'], ['generation', 'generation'], ['creationTimestamp', 'creationTimestamp'],
+  ['deletionTimestamp', 'deletionTimestamp'], ['deletionGracePeriodSeconds', 'deletionGracePeriodSeconds'],
+  ['ownerReferences', 'ownerReferences'], ['finalizers', 'finalizers'], ['managedFields', 'managedFields'],
+];
+
+/** Whether a metadata field holds other than its Go zero value: "" and 0 are a value's zero; a pointer (deletionGracePeriodSeconds) is set even at 0, a list even when empty. */
+function isSetInTemplate(field: string, value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (Array.isArray(value) || field === 'deletionGracePeriodSeconds') return true;
+  return value !== '' && value !== 0;
+}
+
+/** Upstream's ValidateTemplateObjectMeta (claim templates' metadata): valid annotations and labels, nothing else. */
+export function validateTemplateObjectMeta(meta: Record<string, unknown>, path: FieldPath): StatusCause[] {
+  const causes = [...validateAnnotations(meta.annotations, child(path, 'annotations')), ...validateLabels(meta.labels, child(path, 'labels'))];
+  for (const [field, pathName] of templateMetaFields) {
+    if (isSetInTemplate(field, meta[field])) causes.push(forbidden(child(path, pathName), 'cannot be set'));
+  }
+  return causes;
+}
