@@ -66,7 +66,7 @@ function validateNodeFieldSelectorRequirement(req: JsonObject, path: FieldPath):
   return causes;
 }
 
-function validateNodeSelectorTerm(term: JsonObject, strictValues: boolean, path: FieldPath): StatusCause[] {
+export function validateNodeSelectorTerm(term: JsonObject, strictValues: boolean, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
   itemsAt(term, 'matchExpressions').forEach((req, j) => causes.push(...validateNodeSelectorRequirement(req, strictValues, index(child(path, 'matchExpressions'), j))));
   itemsAt(term, 'matchFields').forEach((req, j) => causes.push(...validateNodeFieldSelectorRequirement(req, index(child(path, 'matchFields'), j))));

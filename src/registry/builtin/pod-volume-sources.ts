@@ -10,7 +10,7 @@ import { byteLength } from '../../api/labels.ts';
 import { isNegative, parseQuantity } from '../../api/quantity.ts';
 import { child, forbidden, goQuote, index, invalid, key, notSupported, required, tooLong, type FieldPath } from '../validation/field.ts';
 import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain } from '../validation/names.ts';
-import { validateAnnotations, validateLabels } from '../validation/object-meta.ts';
+import { validateTemplateObjectMeta } from '../validation/object-meta.ts';
 import { validatePersistentVolumeClaimSpec } from './core-storage.ts';
 import { arrayAt, itemsAt, numberAt, objectAt, stringAt } from './object.ts';
 
@@ -358,30 +358,6 @@ const validateCSI: SourceCheck = (source, path) => {
   }
   return causes;
 };
-
-/** ObjectMeta's fields a claim template may not set (all but labels and annotations), with the path upstream names each by (its Go field name, first letter lowered). */
-const templateMetaFields: [field: string, pathName: string][] = [
-  ['name', 'name'], ['generateName', 'generateName'], ['namespace', 'namespace'], ['selfLink', 'selfLink'], ['uid', 'uID'],
-  ['resourceVersion', 'resourceVersion'], ['generation', 'generation'], ['creationTimestamp', 'creationTimestamp'],
-  ['deletionTimestamp', 'deletionTimestamp'], ['deletionGracePeriodSeconds', 'deletionGracePeriodSeconds'],
-  ['ownerReferences', 'ownerReferences'], ['finalizers', 'finalizers'], ['managedFields', 'managedFields'],
-];
-
-/** Whether a metadata field holds other than its Go zero value: "" and 0 are a value's zero; a pointer (deletionGracePeriodSeconds) is set even at 0, a list even when empty. */
-function isSet(field: string, value: unknown): boolean {
-  if (value === undefined || value === null) return false;
-  if (Array.isArray(value) || field === 'deletionGracePeriodSeconds') return true;
-  return value !== '' && value !== 0;
-}
-
-/** ValidateTemplateObjectMeta: valid annotations and labels, nothing else. */
-function validateTemplateObjectMeta(meta: JsonObject, path: FieldPath): StatusCause[] {
-  const causes = [...validateAnnotations(meta.annotations, child(path, 'annotations')), ...validateLabels(meta.labels, child(path, 'labels'))];
-  for (const [field, pathName] of templateMetaFields) {
-    if (isSet(field, meta[field])) causes.push(forbidden(child(path, pathName), 'cannot be set'));
-  }
-  return causes;
-}
 
 /** validateEphemeralVolumeSource, and the name of the claim a Pod's ephemeral volume gets. */
 const validateEphemeral: SourceCheck = (source, path, volume) => {

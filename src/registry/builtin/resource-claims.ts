@@ -11,67 +11,38 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { canonicalQuantity } from '../../api/quantity.ts';
-import { cel } from '../../cel/lazy.ts';
 import type { Strategy } from '../resource-type.ts';
 import {
-  child, duplicate, fieldImmutable, forbidden, goJson, GoValue, index, invalid, notSupported, required, tooLong, tooMany, type FieldPath,
+  child, fieldImmutable, forbidden, goJson, GoValue, index, invalid, notSupported, required, tooLong, tooMany, type FieldPath,
 } from '../validation/field.ts';
-import { isCIdentifier, isDNS1123Label, isDNS1123Subdomain, isLabelValue, isQualifiedName } from '../validation/names.ts';
+import { isDNS1123Label, isDNS1123Subdomain, isLabelValue, isQualifiedName } from '../validation/names.ts';
 import { objectMetaJson, validateTemplateObjectMeta } from '../validation/object-meta.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
 import { formatIP, parseCIDR, parseIP } from './ip.ts';
 import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
-import { validateCSIDriverName } from './pod-volume-sources.ts';
+import {
+  deviceConfigMaxSize, deviceTaintEffects, validateDeviceBindingParameters, validateDeviceConfiguration, validateDeviceName, validateDeviceSelectors,
+  validateDriverName, validateFullyQualifiedName, validatePoolName, validateRawExtension, validateSet, validateSlice, type Validate,
+} from './resource-devices.ts';
 
 // Limits of pkg/apis/resource (types.go).
 const requestsMaxSize = 32;
 const firstAvailableMaxSize = 8;
 const constraintsMaxSize = 32;
-const configMaxSize = 32;
-const selectorsMaxSize = 32;
-const celExpressionMaxLength = 10 * 1024;
-const opaqueParametersMaxLength = 10 * 1024;
 const reservedForMaxSize = 256;
 const allocationResultsMaxSize = 32;
-const deviceMaxIDLength = 32;
-const poolNameMaxLength = 253;
 const deviceStatusMaxConditions = 8;
 const deviceStatusDataMaxLength = 10 * 1024;
 const interfaceNameMaxLength = 256;
 const hardwareAddressMaxLength = 128;
 const networkDataMaxIPs = 16;
-const bindingConditionsMaxSize = 4;
 
 const allocationModes = ['All', 'ExactCount'];
 const tolerationOperators = ['Equal', 'Exists'];
-/** sets.List order (sorted), as upstream lists them. */
-const taintEffects = ['NoExecute', 'NoSchedule', 'None'];
 const configSources = ['FromClaim', 'FromClass'];
 const requestRefMessage = "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'";
 
-type Validate<T> = (item: T, path: FieldPath) => StatusCause[];
-
 const has = (v: unknown): boolean => v !== undefined && v !== null;
-
-/** Upstream's validateSlice: too many items is the one error (no item is looked at then). */
-function validateSlice<T>(items: readonly T[], maxSize: number, each: Validate<T>, path: FieldPath): StatusCause[] {
-  if (maxSize >= 0 && items.length > maxSize) return [tooMany(path, items.length, maxSize)];
-  return items.flatMap((item, i) => each(item, index(path, i)));
-}
-
-/** Upstream's validateSet: validateSlice, then a duplicate key at each repeated item. */
-function validateSet<T>(items: readonly T[], maxSize: number, each: Validate<T>, key: (item: T) => unknown, path: FieldPath): StatusCause[] {
-  if (maxSize >= 0 && items.length > maxSize) return [tooMany(path, items.length, maxSize)];
-  const causes = items.flatMap((item, i) => each(item, index(path, i)));
-  const seen = new Set<string>();
-  items.forEach((item, i) => {
-    const k = key(item);
-    const id = k instanceof GoValue ? k.text : JSON.stringify(k);
-    if (seen.has(id)) causes.push(duplicate(index(path, i), k));
-    else seen.add(id);
-  });
-  return causes;
-}
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map((s) => (typeof s === 'string' ? s : String(s))) : []);
 
@@ -79,117 +50,11 @@ function dns1123Label(name: string, path: FieldPath): StatusCause[] {
   return isDNS1123Label(name).map((msg) => invalid(path, name, msg));
 }
 
-function labelName(name: string, path: FieldPath): StatusCause[] {
-  return isQualifiedName(name).map((msg) => invalid(path, name, msg));
-}
-
-/** A DRA driver's name: the rules of a CSI driver's (upstream reuses ValidateCSIDriverName). */
-export function validateDriverName(name: string, path: FieldPath): StatusCause[] {
-  return validateCSIDriverName(name, path);
-}
-
-/** validatePoolName: required, at most 253 bytes, DNS subdomains separated by '/'. */
-export function validatePoolName(name: string, path: FieldPath): StatusCause[] {
-  if (name === '') return [required(path)];
-  const causes: StatusCause[] = [];
-  if (Buffer.byteLength(name) > poolNameMaxLength) causes.push(tooLong(path, poolNameMaxLength));
-  for (const part of name.split('/')) causes.push(...isDNS1123Subdomain(part).map((msg) => invalid(path, part, msg)));
-  return causes;
-}
-
-/** A device's name in its pool: a DNS label. */
-export function validateDeviceName(name: string, path: FieldPath): StatusCause[] {
-  return dns1123Label(name, path);
-}
-
-function validateCIdentifier(id: string, path: FieldPath): StatusCause[] {
-  const causes: StatusCause[] = [];
-  if (Buffer.byteLength(id) > deviceMaxIDLength) causes.push(tooLong(path, deviceMaxIDLength));
-  causes.push(...isCIdentifier(id).map((msg) => invalid(path, id, msg)));
-  return causes;
-}
-
-/** validateQualifiedName: an attribute or capacity name, a C identifier with an optional `<driver name>/` domain. */
-export function validateQualifiedName(name: string, path: FieldPath): StatusCause[] {
-  const parts = name.split('/');
-  if (parts.length === 1) return validateCIdentifier(parts[0]!, path);
-  // Upstream checks no more than two parts: "a/b/c" passes.
-  if (parts.length !== 2) return [];
-  const [domain, id] = parts as [string, string];
-  return [
-    ...(domain === '' ? [invalid(path, '', 'the domain must not be empty')] : validateDriverName(domain, path)),
-    ...(id === '' ? [invalid(path, '', 'the name must not be empty')] : validateCIdentifier(id, path)),
-  ];
-}
-
-/** validateFullyQualifiedName: a qualified name that has its domain. */
-export function validateFullyQualifiedName(name: string, path: FieldPath): StatusCause[] {
-  const causes = validateQualifiedName(name, path);
-  if (!name.includes('/')) causes.push(invalid(path, name, 'a fully qualified name must be a domain and a name separated by a slash'));
-  return causes;
-}
-
-/** The byte length of a RawExtension's data as the client sent it, compact JSON here. */
-function rawLength(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value));
-}
-
-/**
- * validateRawExtension: present, not over `maxLength` bytes (on create: stored data keeps
- * what an older limit allowed), and a JSON object.
- */
-export function validateRawExtension(value: unknown, path: FieldPath, stored: boolean, maxLength: number): StatusCause[] {
-  if (value === undefined || value === null) return [required(path)];
-  if (!stored && rawLength(value) > maxLength) return [tooLong(path, maxLength)];
-  if (!isObject(value)) return [invalid(path, '<value omitted>', 'must be a valid JSON object')];
-  return [];
-}
-
-/** validateDeviceConfiguration: opaque driver parameters, required. */
-export function validateDeviceConfiguration(config: JsonObject, path: FieldPath, stored: boolean): StatusCause[] {
-  const opaque = objectAt(config, 'opaque');
-  if (opaque === undefined) return [required(child(path, 'opaque'))];
-  const opaquePath = child(path, 'opaque');
-  return [
-    ...validateDriverName(stringAt(opaque, 'driver'), child(opaquePath, 'driver')),
-    ...validateRawExtension(opaque.parameters, child(opaquePath, 'parameters'), stored, opaqueParametersMaxLength),
-  ];
-}
-
-/** The variables a device selector sees. Upstream types `device`; here it is dynamic, so only the result's type is checked. */
-const selectorVariables = { device: 'dyn' };
-
-/**
- * validateCELSelector: at most 10 KiB, and an expression that compiles to a bool (or to
- * something whose type is only known when it runs). Upstream's cost limit is not estimated.
- */
-export function validateCELSelector(selector: JsonObject, path: FieldPath): StatusCause[] {
-  const expression = stringAt(selector, 'expression');
-  const expressionPath = child(path, 'expression');
-  if (Buffer.byteLength(expression) > celExpressionMaxLength) return [tooLong(expressionPath, celExpressionMaxLength)];
-  const compiled = cel().compile(expression, selectorVariables);
-  if (compiled.error !== undefined) return [invalid(expressionPath, expression, `compilation failed: ${compiled.error}`)];
-  const type = compiled.type ?? 'dyn';
-  if (type !== 'bool' && type !== 'dyn') return [invalid(expressionPath, expression, `must evaluate to bool or the unknown type, not ${type}`)];
-  return [];
-}
-
-/** validateSelector: a CEL selector, required. */
-export function validateDeviceSelector(selector: JsonObject, path: FieldPath): StatusCause[] {
-  const celSelector = objectAt(selector, 'cel');
-  return celSelector === undefined ? [required(child(path, 'cel'))] : validateCELSelector(celSelector, child(path, 'cel'));
-}
-
-/** validateSelectorSlice: at most 32 selectors. */
-export function validateDeviceSelectors(selectors: JsonObject[], path: FieldPath): StatusCause[] {
-  return validateSlice(selectors, selectorsMaxSize, validateDeviceSelector, path);
-}
-
 /** validateDeviceToleration. */
-export function validateDeviceToleration(toleration: JsonObject, path: FieldPath): StatusCause[] {
+function validateDeviceToleration(toleration: JsonObject, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
   const key = stringAt(toleration, 'key');
-  if (key !== '') causes.push(...labelName(key, child(path, 'key')));
+  if (key !== '') causes.push(...isQualifiedName(key).map((msg) => invalid(child(path, 'key'), key, msg)));
   const operator = stringAt(toleration, 'operator');
   const value = stringAt(toleration, 'value');
   switch (operator) {
@@ -206,35 +71,7 @@ export function validateDeviceToleration(toleration: JsonObject, path: FieldPath
       causes.push(notSupported(child(path, 'operator'), operator, tolerationOperators));
   }
   const effect = stringAt(toleration, 'effect');
-  if (effect !== '' && !taintEffects.includes(effect)) causes.push(notSupported(child(path, 'effect'), effect, taintEffects));
-  return causes;
-}
-
-/** validateDeviceBindingParameters: a device's (or allocation result's) binding conditions and binding failure conditions. */
-export function validateDeviceBindingParameters(holder: JsonObject, path: FieldPath): StatusCause[] {
-  const conditions = strings(holder.bindingConditions);
-  const failures = strings(holder.bindingFailureConditions);
-  const conditionsPath = child(path, 'bindingConditions');
-  const failuresPath = child(path, 'bindingFailureConditions');
-  const causes = [
-    ...validateSlice(conditions, bindingConditionsMaxSize, labelName, conditionsPath),
-    ...validateSlice(failures, bindingConditionsMaxSize, labelName, failuresPath),
-  ];
-  const seen = new Set<string>();
-  conditions.forEach((c, i) => {
-    if (seen.has(c)) causes.push(duplicate(index(conditionsPath, i), c));
-    else seen.add(c);
-  });
-  const seenFailures = new Set<string>();
-  failures.forEach((c, i) => {
-    if (seenFailures.has(c)) causes.push(duplicate(index(failuresPath, i), c));
-    else seenFailures.add(c);
-    if (conditions.includes(c)) causes.push(invalid(index(failuresPath, i), c, 'bindingFailureConditions must not overlap with bindingConditions'));
-  });
-  // The bad value is the Go slice: null when unset.
-  const goSlice = (v: unknown) => (Array.isArray(v) ? goJson(v) : null);
-  if (conditions.length === 0 && failures.length > 0) causes.push(invalid(conditionsPath, goSlice(holder.bindingConditions), 'bindingConditions are required to use bindingFailureConditions'));
-  if (failures.length === 0 && conditions.length > 0) causes.push(invalid(failuresPath, goSlice(holder.bindingFailureConditions), 'bindingFailureConditions are required to use bindingConditions'));
+  if (effect !== '' && !deviceTaintEffects.includes(effect)) causes.push(notSupported(child(path, 'effect'), effect, deviceTaintEffects));
   return causes;
 }
 
@@ -343,7 +180,7 @@ function validateDeviceClaim(devices: JsonObject, path: FieldPath): StatusCause[
   return [
     ...validateSet(objectsAt(devices, 'requests'), requestsMaxSize, validateDeviceRequest, (r) => stringAt(r, 'name'), child(path, 'requests')),
     ...validateSlice(objectsAt(devices, 'constraints'), constraintsMaxSize, validateDeviceConstraint(names), child(path, 'constraints')),
-    ...validateSlice(objectsAt(devices, 'config'), configMaxSize, validateDeviceClaimConfiguration(names), child(path, 'config')),
+    ...validateSlice(objectsAt(devices, 'config'), deviceConfigMaxSize, validateDeviceClaimConfiguration(names), child(path, 'config')),
   ];
 }
 
@@ -535,7 +372,7 @@ function validateAllocationResult(allocation: JsonObject, path: FieldPath, names
   const devicesPath = child(path, 'devices');
   return [
     ...validateSlice(objectsAt(devices, 'results'), allocationResultsMaxSize, validateAllocationResultEntry(names), child(devicesPath, 'results')),
-    ...validateSlice(objectsAt(devices, 'config'), 2 * configMaxSize, validateAllocationConfiguration(names), child(devicesPath, 'config')),
+    ...validateSlice(objectsAt(devices, 'config'), 2 * deviceConfigMaxSize, validateAllocationConfiguration(names), child(devicesPath, 'config')),
   ];
 }
 

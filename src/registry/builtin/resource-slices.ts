@@ -6,20 +6,21 @@ import type { StatusCause } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { byteLength } from '../../api/labels.ts';
 import { addQuantity, compareQuantity, formatQuantity, integerValue, isPositive, parseQuantity, type Quantity } from '../../api/quantity.ts';
-import { cel } from '../../cel/lazy.ts';
 import type { Strategy } from '../resource-type.ts';
 import {
-  child, duplicate, fieldImmutable, forbidden, goJson, index, invalid, key, notSupported, required, tooLong, tooMany, type FieldPath,
+  child, fieldImmutable, forbidden, goJson, index, invalid, key, notSupported, required, tooLong, tooMany, type FieldPath,
 } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelValue } from '../validation/names.ts';
 import { generationStrategy, nowTimestamp } from './common.ts';
 import { arrayAt, itemsAt, objectAt, semanticEqual, stringAt } from './object.ts';
-import { validateAffinity } from './pod-scheduling.ts';
-import { validateCSIDriverName } from './pod-volume-sources.ts';
+import { validateNodeSelectorTerm } from './pod-scheduling.ts';
+import {
+  deviceConfigMaxSize, deviceMaxIDLength, deviceTaintEffects, validateDeviceBindingParameters, validateDeviceConfiguration, validateDeviceName,
+  validateDeviceSelectors, validateDriverName, validatePoolName, validateQualifiedName, validateSet, validateSlice,
+} from './resource-devices.ts';
 import { isExtendedResourceName, isQualifiedName } from './resource-names.ts';
 
 // Limits of pkg/apis/resource (types.go).
-const poolNameMaxLength = 253;
 const maxDevices = 128;
 const maxDevicesWithAdvancedFeatures = 64;
 const maxCounterSets = 8;
@@ -29,19 +30,12 @@ const maxCountersPerConsumption = 32;
 const maxAttributesAndCapacities = 32;
 const maxAttributeValues = 48;
 const maxDomainLength = 63;
-const maxIDLength = 32;
 const attributeValueMaxLength = 64;
 const maxTaints = 16;
-const maxBindingConditions = 4;
 const maxDiscreteOptions = 10;
-const maxSelectors = 32;
-const maxConfigs = 32;
-const celExpressionMaxLength = 10 * 1024;
-const opaqueParametersMaxLength = 10 * 1024;
 /** DNS1123LabelMaxLength: counter names are labels. */
 const labelMaxLength = 63;
 
-const taintEffects = ['NoExecute', 'NoSchedule', 'None'];
 const attributeScalars = ['int', 'bool', 'string', 'version'] as const;
 const attributeLists = ['ints', 'bools', 'strings', 'versions'] as const;
 
@@ -65,65 +59,12 @@ function truncatedKey(name: string, maxLength: number): string {
   return `${name.slice(0, Math.ceil(remaining / 2))}...${name.slice(name.length - Math.floor(remaining / 2))}`;
 }
 
-/**
- * upstream's validateSet/validateSlice: too many items is the one error (it stops there);
- * otherwise each item's errors, then a Duplicate for each repeated key when `keyOf` is given.
- */
-function validateList<T>(items: T[], max: number, path: FieldPath, each: (item: T, p: FieldPath) => StatusCause[], keyOf?: (item: T) => string): StatusCause[] {
-  if (max >= 0 && items.length > max) return [tooMany(path, items.length, max)];
-  const causes = items.flatMap((item, i) => each(item, index(path, i)));
-  if (keyOf !== undefined) {
-    const seen = new Set<string>();
-    items.forEach((item, i) => {
-      const k = keyOf(item);
-      if (seen.has(k)) causes.push(duplicate(index(path, i), k));
-      seen.add(k);
-    });
-  }
-  return causes;
-}
-
 /** upstream's validateMap: too many entries stops there; key errors at the map, value errors at the key. */
 function validateMap(map: unknown, max: number, truncateAt: number, path: FieldPath,
   validateKey: (name: string, p: FieldPath) => StatusCause[], validateValue: (value: unknown, p: FieldPath) => StatusCause[]): StatusCause[] {
   const entries = entriesOf(map);
   if (max >= 0 && entries.length > max) return [tooMany(path, entries.length, max)];
   return entries.flatMap(([name, value]) => [...validateKey(name, path), ...validateValue(value, key(path, truncatedKey(name, truncateAt)))]);
-}
-
-/** A DRA driver's name: a CSI driver's rules. */
-const validateDriverName = validateCSIDriverName;
-
-function validatePoolName(name: string, path: FieldPath): StatusCause[] {
-  if (name === '') return [required(path)];
-  const causes: StatusCause[] = [];
-  if (byteLength(name) > poolNameMaxLength) causes.push(tooLong(path, poolNameMaxLength));
-  for (const part of name.split('/')) causes.push(...asInvalid(isDNS1123Subdomain(part), path, part));
-  return causes;
-}
-
-const cIdentifierFmt = '[A-Za-z_][A-Za-z0-9_]*';
-
-/** An attribute or capacity name's identifier: a C identifier of at most 32 bytes. */
-function validateCIdentifier(id: string, path: FieldPath): StatusCause[] {
-  const causes: StatusCause[] = [];
-  if (byteLength(id) > maxIDLength) causes.push(tooLong(path, maxIDLength));
-  if (!new RegExp(`^${cIdentifierFmt}$`).test(id)) {
-    causes.push(invalid(path, id, `a valid C identifier must start with alphabetic character or '_', followed by a string of alphanumeric characters or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName', regex used for validation is '${cIdentifierFmt}')`));
-  }
-  return causes;
-}
-
-/** A qualified attribute or capacity name: an identifier, optionally behind a driver-like domain and '/'. */
-function validateQualifiedName(name: string, path: FieldPath): StatusCause[] {
-  const parts = name.split('/');
-  if (parts.length === 1) return validateCIdentifier(name, path);
-  if (parts.length > 2) return [invalid(path, name, 'must not contain more than one slash')];
-  const [domain, id] = parts as [string, string];
-  return [
-    ...(domain === '' ? [invalid(path, '', 'the domain must not be empty')] : validateDriverName(domain, path)),
-    ...(id === '' ? [invalid(path, '', 'the name must not be empty')] : validateCIdentifier(id, path)),
-  ];
 }
 
 const semver = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*)?(\+[0-9a-zA-Z-]+(\.[0-9a-zA-Z-]+)*)?$/;
@@ -183,10 +124,10 @@ function validateValidValues(defaultValue: Quantity, capacity: Quantity, values:
     if (compareQuantity(quantities[i]!, quantities[i + 1]!) > 0) causes.push(invalid(index(path, i + 1), formatQuantity(quantities[i + 1]!), 'values must be sorted in ascending order'));
   }
   let foundDefault = false;
-  causes.push(...validateList(quantities, maxDiscreteOptions, path, (option, p) => {
+  causes.push(...validateSet(quantities, maxDiscreteOptions, (option, p) => {
     if (compareQuantity(option, defaultValue) === 0) foundDefault = true;
     return compareQuantity(option, capacity) > 0 ? [invalid(p, formatQuantity(option), `option is larger than capacity value: ${formatQuantity(capacity)}`)] : [];
-  }, (option) => String(integerValue(option))));
+  }, (option) => String(integerValue(option)), path));
   if (!foundDefault) causes.push(invalid(path, formatQuantity(defaultValue), 'default value is not valid according to the requestPolicy'));
   return causes;
 }
@@ -240,12 +181,12 @@ function validateRequestPolicy(capacity: Quantity, policy: JsonObject, path: Fie
   return [];
 }
 
-/** A node selector as core validation's ValidateNodeSelector checks it (strict label values). */
+/** Core validation's ValidateNodeSelector: at least one term, each with strict label values. */
 function validateNodeSelector(selector: JsonObject, path: FieldPath): StatusCause[] {
-  // pod-scheduling.ts checks a node affinity's required selector the same way; its paths are moved here.
-  const at = 'nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution';
-  return validateAffinity({ nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: selector } }, '')
-    .map((c) => ({ ...c, field: `${path}${(c.field ?? '').slice(at.length)}` }));
+  const termsPath = child(path, 'nodeSelectorTerms');
+  const terms = itemsAt(selector, 'nodeSelectorTerms');
+  if (terms.length === 0) return [required(termsPath, 'must have at least one node selector term')];
+  return terms.flatMap((term, i) => validateNodeSelectorTerm(term, true, index(termsPath, i)));
 }
 
 /** A core NodeSelectorTerm list as json.Marshal writes it in an error. */
@@ -274,7 +215,7 @@ function validateDeviceTaint(raw: unknown, path: FieldPath): StatusCause[] {
   const causes = asInvalid(isQualifiedName(taintKey), child(path, 'key'), taintKey);
   if (value !== '') causes.push(...asInvalid(isLabelValue(value), child(path, 'value'), value));
   if (effect === '') causes.push(required(child(path, 'effect')));
-  else if (!taintEffects.includes(effect)) causes.push(notSupported(child(path, 'effect'), effect, taintEffects));
+  else if (!deviceTaintEffects.includes(effect)) causes.push(notSupported(child(path, 'effect'), effect, deviceTaintEffects));
   return causes;
 }
 
@@ -288,30 +229,6 @@ function validateCounters(item: JsonObject, nameField: string, maxCounters: numb
   const causes = name === '' ? [required(child(path, nameField))] : validateCounterName(name, child(path, nameField));
   if (entriesOf(item.counters).length === 0) causes.push(required(child(path, 'counters')));
   else causes.push(...validateMap(item.counters, maxCounters, labelMaxLength, child(path, 'counters'), validateCounterName, () => []));
-  return causes;
-}
-
-function validateBindingConditions(device: JsonObject, path: FieldPath): StatusCause[] {
-  const conditions = arrayAt(device, 'bindingConditions').map(String);
-  const failures = arrayAt(device, 'bindingFailureConditions').map(String);
-  const conditionsPath = child(path, 'bindingConditions');
-  const failuresPath = child(path, 'bindingFailureConditions');
-  const qualified = (name: string, p: FieldPath) => asInvalid(isQualifiedName(name), p, name);
-  const causes = [...validateList(conditions, maxBindingConditions, conditionsPath, qualified), ...validateList(failures, maxBindingConditions, failuresPath, qualified)];
-  const seen = new Set<string>();
-  conditions.forEach((c, i) => {
-    if (seen.has(c)) causes.push(duplicate(index(conditionsPath, i), c));
-    seen.add(c);
-  });
-  const seenFailures = new Set<string>();
-  failures.forEach((c, i) => {
-    if (seenFailures.has(c)) causes.push(duplicate(index(failuresPath, i), c));
-    seenFailures.add(c);
-    if (conditions.includes(c)) causes.push(invalid(index(failuresPath, i), c, 'bindingFailureConditions must not overlap with bindingConditions'));
-  });
-  const listValue = (name: string) => (Array.isArray(device[name]) ? device[name] : null);
-  if (conditions.length === 0 && failures.length > 0) causes.push(invalid(conditionsPath, listValue('bindingConditions'), 'bindingConditions are required to use bindingFailureConditions'));
-  if (failures.length === 0 && conditions.length > 0) causes.push(invalid(failuresPath, listValue('bindingFailureConditions'), 'bindingFailureConditions are required to use bindingConditions'));
   return causes;
 }
 
@@ -348,14 +265,14 @@ function validateDeviceNodes(device: JsonObject, perDevice: boolean, path: Field
 
 function validateDevice(device: JsonObject, old: JsonObject | undefined, perDevice: boolean, path: FieldPath): StatusCause[] {
   const name = stringAt(device, 'name');
-  const causes = asInvalid(isDNS1123Label(name), child(path, 'name'), name);
+  const causes = validateDeviceName(name, child(path, 'name'));
   const attributesAndCapacities = entriesOf(device.attributes).length + entriesOf(device.capacity).length;
   if (attributesAndCapacities > maxAttributesAndCapacities) {
     causes.push(invalid(path, attributesAndCapacities, `the total number of attributes and capacities must not exceed ${maxAttributesAndCapacities}`));
   }
   const values = attributeValueCount(device);
   if (values > maxAttributeValues) causes.push(invalid(path, values, `the total number of attribute values must not exceed ${maxAttributeValues}`));
-  const nameLimit = maxDomainLength + 1 + maxIDLength;
+  const nameLimit = maxDomainLength + 1 + deviceMaxIDLength;
   causes.push(...validateMap(device.attributes, -1, nameLimit, child(path, 'attributes'), validateQualifiedName, validateDeviceAttribute));
   // Unchanged capacities and taints are not checked again (upstream's rules tightened since they were stored).
   if (old === undefined || !semanticEqual(old.capacity, device.capacity)) {
@@ -368,12 +285,12 @@ function validateDevice(device: JsonObject, old: JsonObject | undefined, perDevi
     }));
   }
   if (old === undefined || !semanticEqual(old.taints, device.taints)) {
-    causes.push(...validateList(arrayAt(device, 'taints'), maxTaints, child(path, 'taints'), validateDeviceTaint));
+    causes.push(...validateSlice(arrayAt(device, 'taints'), maxTaints, validateDeviceTaint, child(path, 'taints')));
   }
-  causes.push(...validateList(itemsAt(device, 'consumesCounters'), maxCounterConsumptionsPerDevice, child(path, 'consumesCounters'),
-    (c, p) => validateCounters(c, 'counterSet', maxCountersPerConsumption, p), (c) => stringAt(c, 'counterSet')));
+  causes.push(...validateSet(itemsAt(device, 'consumesCounters'), maxCounterConsumptionsPerDevice,
+    (c, p) => validateCounters(c, 'counterSet', maxCountersPerConsumption, p), (c) => stringAt(c, 'counterSet'), child(path, 'consumesCounters')));
   causes.push(...validateDeviceNodes(device, perDevice, path));
-  causes.push(...validateBindingConditions(device, path));
+  causes.push(...validateDeviceBindingParameters(device, path));
   return causes;
 }
 
@@ -435,10 +352,10 @@ export function validateResourceSliceSpec(spec: JsonObject, old: JsonObject | un
   const devices = itemsAt(spec, 'devices');
   const oldDevices = old === undefined ? [] : itemsAt(old, 'devices');
   const perDevice = spec.perDeviceNodeSelection === true;
-  causes.push(...validateList(devices, deviceLimit(devices), 'spec.devices',
-    (d, p) => validateDevice(d, oldDevices.find((o) => stringAt(o, 'name') === stringAt(d, 'name')), perDevice, p), (d) => stringAt(d, 'name')));
-  causes.push(...validateList(itemsAt(spec, 'sharedCounters'), maxCounterSets, 'spec.sharedCounters',
-    (c, p) => validateCounters(c, 'name', maxCountersPerSet, p), (c) => stringAt(c, 'name')));
+  causes.push(...validateSet(devices, deviceLimit(devices),
+    (d, p) => validateDevice(d, oldDevices.find((o) => stringAt(o, 'name') === stringAt(d, 'name')), perDevice, p), (d) => stringAt(d, 'name'), 'spec.devices'));
+  causes.push(...validateSet(itemsAt(spec, 'sharedCounters'), maxCounterSets,
+    (c, p) => validateCounters(c, 'name', maxCountersPerSet, p), (c) => stringAt(c, 'name'), 'spec.sharedCounters'));
   return causes;
 }
 
@@ -479,43 +396,12 @@ export function resourceSliceStrategy(): Strategy {
   });
 }
 
-/** A device selector's CEL expression, compiled as a new expression (`device` declared dyn). */
-function validateCELExpression(expression: string, path: FieldPath): StatusCause[] {
-  if (byteLength(expression) > celExpressionMaxLength) return [tooLong(path, celExpressionMaxLength)];
-  const compiled = cel().compile(expression, { device: 'dyn' });
-  if (compiled.error !== undefined) return [invalid(path, expression, `compilation failed: ${compiled.error}`)];
-  if (compiled.type !== 'bool' && compiled.type !== 'dyn') return [invalid(path, expression, `must evaluate to bool or the unknown type, not ${compiled.type}`)];
-  return [];
-}
-
-/** validateRawExtension of opaque parameters: a JSON object, at most 10 KiB when new. */
-function validateParameters(parameters: unknown, stored: boolean, path: FieldPath): StatusCause[] {
-  if (parameters === undefined || parameters === null) return [required(path)];
-  if (!stored && byteLength(JSON.stringify(parameters)) > opaqueParametersMaxLength) return [tooLong(path, opaqueParametersMaxLength)];
-  if (!isObject(parameters)) return [invalid(path, '<value omitted>', 'must be a valid JSON object')];
-  return [];
-}
-
-/** A class's (or claim's) device configuration: opaque, for a driver. */
-function validateDeviceConfiguration(config: JsonObject, stored: boolean, path: FieldPath): StatusCause[] {
-  const opaque = objectAt(config, 'opaque');
-  if (opaque === undefined) return [required(child(path, 'opaque'))];
-  return [
-    ...validateDriverName(stringAt(opaque, 'driver'), child(path, 'opaque', 'driver')),
-    ...validateParameters(opaque.parameters, stored, child(path, 'opaque', 'parameters')),
-  ];
-}
-
 /** validateDeviceClassSpec; on update, selectors and config as stored are not checked again. */
 export function validateDeviceClassSpec(spec: JsonObject, old: JsonObject | undefined): StatusCause[] {
   const selectorsStored = old !== undefined && semanticEqual(spec.selectors ?? [], old.selectors ?? []);
-  const causes = validateList(arrayAt(spec, 'selectors'), maxSelectors, 'spec.selectors', (raw, p) => {
-    const selector = objectAt(raw, 'cel');
-    if (selector === undefined) return [required(child(p, 'cel'))];
-    return selectorsStored ? [] : validateCELExpression(stringAt(selector, 'expression'), child(p, 'cel', 'expression'));
-  });
+  const causes = validateDeviceSelectors(itemsAt(spec, 'selectors'), 'spec.selectors', selectorsStored);
   const configStored = old !== undefined && semanticEqual(spec.config ?? [], old.config ?? []);
-  causes.push(...validateList(itemsAt(spec, 'config'), maxConfigs, 'spec.config', (c, p) => validateDeviceConfiguration(c, configStored, p)));
+  causes.push(...validateSlice(itemsAt(spec, 'config'), deviceConfigMaxSize, (c, p) => validateDeviceConfiguration(c, p, configStored), 'spec.config'));
   if (present(spec.extendedResourceName)) {
     const name = String(spec.extendedResourceName);
     if (!isExtendedResourceName(name)) causes.push(invalid('spec.extendedResourceName', name, 'must be a valid extended resource name'));

@@ -258,7 +258,7 @@ function isSetInTemplate(field: string, value: unknown): boolean {
   return value !== '' && value !== 0;
 }
 
-/** Upstream's ValidateTemplateObjectMeta (claim templates' metadata): valid annotations and labels, nothing else. */
+/** Upstream's ValidateTemplateObjectMeta (a ResourceClaimTemplate's claim metadata, an ephemeral volume's claim template's): valid annotations and labels, nothing else. */
 export function validateTemplateObjectMeta(meta: Record<string, unknown>, path: FieldPath): StatusCause[] {
   const causes = [...validateAnnotations(meta.annotations, child(path, 'annotations')), ...validateLabels(meta.labels, child(path, 'labels'))];
   for (const [field, pathName] of templateMetaFields) {

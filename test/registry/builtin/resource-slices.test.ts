@@ -115,6 +115,7 @@ describe('ResourceSlice create', () => {
       ]],
     ['bad attributes', nodeSpec({ devices: [{ name: 'd', attributes: {
       '1st': { bool: true },
+      // v1.36 lets a name of more than one slash pass (kubernetes/kubernetes#141869; refused only later).
       'a/b/c': { bool: true },
       '/x': { int: 1 },
       both: { bool: true, int: 1 },
@@ -125,7 +126,6 @@ describe('ResourceSlice create', () => {
     [
       ['FieldValueInvalid', 'spec.devices[0].attributes', `Invalid value: "": the domain must not be empty`],
       ['FieldValueInvalid', 'spec.devices[0].attributes', `Invalid value: "1st": ${cIdentifierMessage}`],
-      ['FieldValueInvalid', 'spec.devices[0].attributes', 'Invalid value: "a/b/c": must not contain more than one slash'],
       ['FieldValueInvalid', 'spec.devices[0].attributes[both]', 'Invalid value: {"int":1,"bool":true}: exactly one value must be specified'],
       ['FieldValueTooLong', 'spec.devices[0].attributes[long].string', 'Too long: may not be more than 64 bytes'],
       ['FieldValueInvalid', 'spec.devices[0].attributes[none]', 'Invalid value: "": exactly one value must be specified'],
