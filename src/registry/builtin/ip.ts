@@ -129,3 +129,30 @@ export function parseCIDR(s: string): CIDR | undefined {
 export function ipFamilyOf(s: string): IPFamily | undefined {
   return parseIP(s)?.family;
 }
+
+/**
+ * Upstream's IsValidIPForLegacyField with StrictIPCIDRValidation on (its v1.36 default):
+ * what Go's sloppy parser reads, except IPv4 parts with leading zeros and IPv4-mapped IPv6
+ * addresses; a value among `validOldIPs` (what the object held before) is kept as it is.
+ */
+export function ipForLegacyFieldErrors(value: string, validOldIPs: readonly string[] = []): string[] {
+  if (validOldIPs.includes(value)) return [];
+  const ip = parseIP(value);
+  if (ip === undefined) return [invalidIPMessage];
+  const errs: string[] = [];
+  const v4Part = value.slice(value.lastIndexOf(':') + 1);
+  if (v4Part.includes('.') && v4Part.split('.').some((part) => part.length > 1 && part.startsWith('0'))) errs.push('must not have leading 0s');
+  if (value.includes(':') && ip.family === 'IPv4') errs.push('must not be an IPv4-mapped IPv6 address');
+  return errs;
+}
+
+/** netutils.IsDualStackIPStrings: at least one address of each family; undefined when one does not parse. */
+export function isDualStackIPs(ips: readonly string[]): boolean | undefined {
+  const families = new Set<IPFamily>();
+  for (const s of ips) {
+    const family = ipFamilyOf(s);
+    if (family === undefined) return undefined;
+    families.add(family);
+  }
+  return families.size === 2;
+}

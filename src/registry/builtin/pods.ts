@@ -12,6 +12,7 @@ import { arrayAt, ensureObject, numberAt, objectAt, objectsAt, semanticEqual, st
 import { defaultPodOnly, defaultPodSpec, podQOSClass, validatePodSpec } from './pod-spec.ts';
 import { podColumns, podRowConditions } from './table-columns.ts';
 import { resizeStrategy } from './pod-resize.ts';
+import { validatePodStatusUpdate } from './pod-status.ts';
 
 function specOf(pod: KubeObject): JsonObject {
   return ensureObject(pod as JsonObject, 'spec');
@@ -168,6 +169,24 @@ function validateEphemeralContainersUpdate(pod: KubeObject, old: KubeObject): St
   return causes;
 }
 
+/**
+ * Upstream's preserveOldObservedGeneration: a status or condition written without an
+ * observedGeneration keeps the old one (conditions matched by type, in order, as
+ * validation lets a type repeat).
+ */
+function keepOldObservedGenerations(status: JsonObject, oldStatus: JsonObject): void {
+  if (!status.observedGeneration && oldStatus.observedGeneration) status.observedGeneration = oldStatus.observedGeneration;
+  const oldGenerations = new Map<string, unknown[]>();
+  for (const condition of objectsAt(oldStatus, 'conditions')) {
+    const type = stringAt(condition, 'type');
+    oldGenerations.set(type, [...(oldGenerations.get(type) ?? []), condition.observedGeneration]);
+  }
+  for (const condition of objectsAt(status, 'conditions')) {
+    const previous = oldGenerations.get(stringAt(condition, 'type'))?.shift();
+    if (!condition.observedGeneration && previous) condition.observedGeneration = previous;
+  }
+}
+
 const podStrategy: Strategy = {
   prepareForCreate(pod) {
     defaultPod(pod);
@@ -257,8 +276,9 @@ const podStrategy: Strategy = {
         const oldStatus = objectAt(old, 'status') ?? {};
         // The QoS class is set at creation and kept.
         if (!status.qosClass && oldStatus.qosClass) status.qosClass = oldStatus.qosClass;
-        if (!status.observedGeneration && oldStatus.observedGeneration) status.observedGeneration = oldStatus.observedGeneration;
+        keepOldObservedGenerations(status, oldStatus);
       },
+      validateUpdate: validatePodStatusUpdate,
     },
   },
 };
