@@ -179,7 +179,8 @@ describe('ValidatingAdmissionPolicy', () => {
           // Well typed against a Deployment: objects are nullable, a Quantity is dyn.
           { expression: "(oldObject == null || object.metadata.name == oldObject.metadata.name) && object.spec.template.spec.containers.all(c, !has(c.resources.limits) || !('cpu' in c.resources.limits) || c.resources.limits.cpu != '0')" },
         ],
-        auditAnnotations: [{ key: 'replicas', valueExpression: "object.spec.replicas == 'three' ? 'three' : null" }],
+        // A string or null: a string and null do not join (cel-go finds no overload for '_?_:_').
+        auditAnnotations: [{ key: 'replicas', valueExpression: "object.spec.replicas == 'three' ? 'three' : ''" }],
       },
     };
     assert.equal((await server.request('POST', policiesPath, { body })).status, 201);
@@ -195,13 +196,12 @@ describe('ValidatingAdmissionPolicy', () => {
       }, {
         // Types as upstream's checker gives them: replicas is an int.
         fieldRef: 'spec.auditAnnotations[0].valueExpression',
-        warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:22: found no matching overload for '_==_' applied to '(int, string)'\n | object.spec.replicas == 'three' ? 'three' : null\n | .....................^",
+        warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:22: found no matching overload for '_==_' applied to '(int, string)'\n | object.spec.replicas == 'three' ? 'three' : ''\n | .....................^",
       }],
     });
     // Fixed: a new generation, checked again, no warnings.
     const current = (await server.request('GET', `${policiesPath}/typed`)).json;
     current.spec.validations[1].expression = 'object.spec.replicas >= 1';
-    // A string and null do not join (cel-go finds no overload for '_?_:_'); an empty value leaves the annotation out as null would.
     current.spec.auditAnnotations[0].valueExpression = "object.spec.replicas == 3 ? 'three' : ''";
     assert.equal((await server.request('PUT', `${policiesPath}/typed`, { body: current })).status, 200);
     await eventually(async () => {
@@ -228,6 +228,30 @@ describe('ValidatingAdmissionPolicy', () => {
       ['spec.variables[0].expression', 'Invalid value: "object.": compilation failed: ERROR: <input>: …'],
       ['spec.validations[0].expression', 'Invalid value: "size(object.data) <": compilation failed: ERROR: <input>: …'],
       ['spec.validations[0].messageExpression', 'Invalid value: "\'unterminated": compilation failed: ERROR: <input>: …'],
+    ]);
+  });
+
+  test('expressions of the wrong type refuse the policy as upstream\'s compiler words it', async () => {
+    const res = await server.request('POST', policiesPath, {
+      body: {
+        apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: 'mistyped' },
+        spec: {
+          matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] },
+          validations: [{ expression: 'object.data', messageExpression: '0 == 0' }, { expression: 'true', messageExpression: "'fine'" }],
+          auditAnnotations: [{ key: 'a', valueExpression: 'true' }, { key: 'b', valueExpression: 'null' }, { key: 'c', valueExpression: "object.x ? 'x' : null" }, { key: 'd', valueExpression: ' object.x in [1, 2, ' }],
+        },
+      },
+    });
+    assert.equal(res.status, 422, res.text);
+    const causes = res.json.details.causes.map((c: { field: string; message: string }) => [c.field, c.message.replace(/ERROR: <input>: .*/s, 'ERROR: <input>: …')]);
+    assert.deepEqual(causes, [
+      ['spec.validations[0].expression', 'Invalid value: "object.data": must evaluate to bool'],
+      ['spec.validations[0].messageExpression', 'Invalid value: "0 == 0": must evaluate to string'],
+      ['spec.auditAnnotations[0].valueExpression', 'Invalid value: "true": must evaluate to one of [string null_type]'],
+      // A string and null do not join in a conditional (cel-go's checker: '_?_:_' applied to '(bool, string, null)').
+      ['spec.auditAnnotations[2].valueExpression', `Invalid value: "object.x ? 'x' : null": compilation failed: ERROR: <input>:1:10: found no matching overload for '_?_:_' applied to '(bool, string, null)'\n | object.x ? 'x' : null\n | .........^`],
+      // Compiled trimmed, shown as written.
+      ['spec.auditAnnotations[3].valueExpression', 'Invalid value: " object.x in [1, 2, ": compilation failed: ERROR: <input>: …'],
     ]);
   });
 

@@ -120,9 +120,20 @@ const celReserved = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'cons
 /** What a policy's expressions see (all dynamically typed). */
 const policyVariables = { object: 'dyn', oldObject: 'dyn', request: 'dyn', params: 'dyn', namespaceObject: 'dyn', variables: 'dyn', authorizer: 'dyn' };
 
-function compiles(expression: string, path: string, objects = false): StatusCause[] {
-  const compiled = cel().compile(expression, policyVariables, { objects });
-  return compiled.error === undefined ? [] : [invalid(path, expression, `compilation failed: ${compiled.error}`)];
+/**
+ * An expression compiles, and when `returns` names the types it may have (by cel-js's names),
+ * has one of them exactly, as upstream's compiler requires (a dyn result is none of them:
+ * `must evaluate to bool`, `must evaluate to one of [string null_type]`). `shown` is the value
+ * the error shows (an audit annotation's untrimmed expression).
+ */
+function compiles(expression: string, path: string, opts: { objects?: boolean; returns?: readonly string[]; shown?: string } = {}): StatusCause[] {
+  const compiled = cel().compile(expression, policyVariables, { objects: opts.objects === true });
+  const shown = opts.shown ?? expression;
+  if (compiled.error !== undefined) return [invalid(path, shown, `compilation failed: ${compiled.error}`)];
+  const returns = opts.returns;
+  if (returns === undefined || returns.includes(compiled.type ?? '')) return [];
+  const names = returns.map((type) => (type === 'null' ? 'null_type' : type));
+  return [invalid(path, shown, names.length === 1 ? `must evaluate to ${names[0]}` : `must evaluate to one of [${names.join(' ')}]`)];
 }
 
 function validateVariable(variable: JsonObject, path: string): StatusCause[] {
@@ -138,10 +149,10 @@ function validateVariable(variable: JsonObject, path: string): StatusCause[] {
 function validateValidation(validation: JsonObject, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   if (blank(validation.expression)) causes.push(required(`${path}.expression`, 'expression is not specified'));
-  else causes.push(...compiles(stringAt(validation, 'expression'), `${path}.expression`));
+  else causes.push(...compiles(stringAt(validation, 'expression'), `${path}.expression`, { returns: ['bool'] }));
   const messageExpression = stringAt(validation, 'messageExpression');
   if (messageExpression !== '' && messageExpression.trim() === '') causes.push(invalid(`${path}.messageExpression`, messageExpression, 'must be non-empty if specified'));
-  else if (messageExpression !== '') causes.push(...compiles(messageExpression, `${path}.messageExpression`));
+  else if (messageExpression !== '') causes.push(...compiles(messageExpression, `${path}.messageExpression`, { returns: ['string'] }));
   const message = stringAt(validation, 'message');
   if (message !== '' && message.trim() === '') causes.push(invalid(`${path}.message`, message, 'message must be non-empty if specified'));
   else if (/[\n\r]/.test(message.trim())) causes.push(invalid(`${path}.message`, message, 'message must not contain line breaks'));
@@ -154,11 +165,12 @@ function validateAuditAnnotation(policyName: string, annotation: JsonObject, pat
   const key = stringAt(annotation, 'key');
   if (policyName === '') causes.push(invalid(`${path}.key`, key, 'requires metadata.name be non-empty'));
   else for (const msg of isQualifiedName(`${policyName}/${key}`)) causes.push(invalid(`${path}.key`, `${policyName}/${key}`, msg));
-  const value = stringAt(annotation, 'valueExpression').trim();
+  const written = stringAt(annotation, 'valueExpression');
+  const value = written.trim();
   if (value === '') causes.push(required(`${path}.valueExpression`, 'valueExpression is not specified'));
   else if (Buffer.byteLength(value) > maxAuditAnnotationValueExpressionLength) {
     causes.push(required(`${path}.valueExpression`, `must not exceed ${maxAuditAnnotationValueExpressionLength} bytes in length`));
-  }
+  } else causes.push(...compiles(value, `${path}.valueExpression`, { returns: ['string', 'null'], shown: written }));
   return causes;
 }
 
@@ -178,13 +190,13 @@ function validateMutation(mutation: JsonObject, path: string): StatusCause[] {
     case 'JSONPatch':
       if (jsonPatch === undefined) causes.push(required(`${path}.jsonPatch`, 'must be specified when patchType is JSONPatch'));
       else if (blank(jsonPatch.expression)) causes.push(required(`${path}.jsonPatch.expression`));
-      else causes.push(...compiles(stringAt(jsonPatch, 'expression'), `${path}.jsonPatch.expression`, true));
+      else causes.push(...compiles(stringAt(jsonPatch, 'expression'), `${path}.jsonPatch.expression`, { objects: true }));
       if (applyConfiguration !== undefined) causes.push(invalid(`${path}.applyConfiguration`, '{applyConfiguration}', 'must not be specified when patchType is JSONPatch'));
       return causes;
     case 'ApplyConfiguration':
       if (applyConfiguration === undefined) causes.push(required(`${path}.applyConfiguration`, 'must be specified when patchType is ApplyConfiguration'));
       else if (blank(applyConfiguration.expression)) causes.push(required(`${path}.applyConfiguration.expression`));
-      else causes.push(...compiles(stringAt(applyConfiguration, 'expression'), `${path}.applyConfiguration.expression`, true));
+      else causes.push(...compiles(stringAt(applyConfiguration, 'expression'), `${path}.applyConfiguration.expression`, { objects: true }));
       if (jsonPatch !== undefined) causes.push(invalid(`${path}.jsonPatch`, '{jsonPatch}', 'must not be specified when patchType is ApplyConfiguration'));
       return causes;
     default:
