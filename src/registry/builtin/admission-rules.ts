@@ -92,7 +92,8 @@ export function validateMatchConditions(conditions: JsonObject[], path: string):
       // Compiled as upstream does when the configuration is written: a broken expression is 422, not a failure at admission.
       const compiled = cel().compile(expression, cel().matchConditionVariables);
       if (compiled.error !== undefined) causes.push(invalid(`${path}[${i}].expression`, expression, `compilation failed: ${compiled.error}`));
-      else if (compiled.type !== 'bool' && compiled.type !== 'dyn') causes.push(invalid(`${path}[${i}].expression`, expression, 'must evaluate to bool'));
+      // Exactly bool, as upstream's compiler asks of a result type: a dynamically typed one is refused.
+      else if (compiled.type !== 'bool') causes.push(invalid(`${path}[${i}].expression`, expression, 'must evaluate to bool'));
     }
     const name = stringAt(c, 'name');
     if (name === '') {
