@@ -7,7 +7,7 @@
 // joined after it. None of v1.36's features has a maximum version, so a v1.36 server
 // requires, and a v1.36 kubelet declares, every one of them.
 import { deepEqualNullAsAbsent, isObject, type JsonObject } from './json.ts';
-import { compareQuantity, parseQuantity } from './quantity.ts';
+import { sameResourceRequirements } from './quantity.ts';
 import type { KubeObject } from './types.ts';
 
 export interface DeclaredFeature {
@@ -31,31 +31,12 @@ function itemsOf(value: unknown): JsonObject[] {
 
 const absent = (value: unknown) => value === undefined || value === null;
 
-/** Resource maps equal as upstream's semantic equality has them: quantities by value, an empty map as none. */
-function sameResourceMaps(a: unknown, b: unknown): boolean {
-  const x = isObject(a) ? a : {};
-  const y = isObject(b) ? b : {};
-  const keys = Object.keys(x);
-  if (keys.length !== Object.keys(y).length) return false;
-  return keys.every((key) => {
-    if (!Object.hasOwn(y, key)) return false;
-    const [p, q] = [parseQuantity(x[key]), parseQuantity(y[key])];
-    return p !== undefined && q !== undefined ? compareQuantity(p, q) === 0 : deepEqualNullAsAbsent(x[key], y[key]);
-  });
-}
-
-/** Pod-level resources compared as upstream's apiequality.Semantic.DeepEqual compares them. */
-function sameRequirements(a: JsonObject, b: JsonObject): boolean {
-  const claims = (value: unknown) => (Array.isArray(value) ? value : []);
-  return sameResourceMaps(a.limits, b.limits) && sameResourceMaps(a.requests, b.requests) && deepEqualNullAsAbsent(claims(a.claims), claims(b.claims));
-}
-
 /** A pod's own resources (`spec.resources`) change: present in either, and not the same. */
 function podLevelResourcesChange(old: KubeObject, updated: KubeObject): boolean {
   const [before, after] = [specOf(old).resources, specOf(updated).resources];
   if (absent(before) && absent(after)) return false;
   if (!isObject(before) || !isObject(after)) return true;
-  return !sameRequirements(before, after);
+  return !sameResourceRequirements(before, after);
 }
 
 /** A sidecar: an init container that keeps running (restartPolicy Always). */

@@ -4,6 +4,8 @@
 // Stored objects keep quantities as the client wrote them.
 
 /** How a quantity is written: decimal suffixes (k, M, m), binary ones (Ki, Mi) or an exponent (1e3). */
+import { deepEqualNullAsAbsent, isObject } from './json.ts';
+
 export type QuantityFormat = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
 
 export interface Quantity {
@@ -170,4 +172,25 @@ export function formatQuantity(q: Quantity): string {
 export function canonicalQuantity(input: unknown): string {
   const q = parseQuantity(input);
   return q === undefined ? String(input) : formatQuantity(q);
+}
+
+/** Resource maps equal as upstream's semantic equality has them: quantities by value ("1000m" is "1"), an empty map as none. */
+function sameResourceLists(a: unknown, b: unknown): boolean {
+  const x = isObject(a) ? a : {};
+  const y = isObject(b) ? b : {};
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return false;
+  return keys.every((key) => {
+    if (!Object.hasOwn(y, key)) return false;
+    const [p, q] = [parseQuantity(x[key]), parseQuantity(y[key])];
+    return p !== undefined && q !== undefined ? compareQuantity(p, q) === 0 : deepEqualNullAsAbsent(x[key], y[key]);
+  });
+}
+
+/** Resource requirements (limits, requests, claims) compared as upstream's apiequality.Semantic.DeepEqual compares them. */
+export function sameResourceRequirements(a: unknown, b: unknown): boolean {
+  const x = isObject(a) ? a : {};
+  const y = isObject(b) ? b : {};
+  const claims = (value: unknown) => (Array.isArray(value) ? value : []);
+  return sameResourceLists(x.limits, y.limits) && sameResourceLists(x.requests, y.requests) && deepEqualNullAsAbsent(claims(x.claims), claims(y.claims));
 }

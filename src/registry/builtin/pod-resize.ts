@@ -5,7 +5,7 @@
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { clone, isObject, type JsonObject } from '../../api/json.ts';
-import { compareQuantity, parseQuantity } from '../../api/quantity.ts';
+import { sameResourceRequirements } from '../../api/quantity.ts';
 import type { SubresourceStrategy } from '../resource-type.ts';
 import { forbidden, invalid } from '../validation/field.ts';
 import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
@@ -64,28 +64,10 @@ function keepOnlyResize(pod: KubeObject, old: KubeObject, defaultPod: (pod: Kube
   if (!semanticEqual(pod.spec, old.spec)) pod.metadata.generation = (old.metadata.generation ?? 0) + 1;
 }
 
-/** Quantities compared by value ("1000m" is "1"), anything else as Go's semantic equality sees it. */
-function sameQuantities(a: unknown, b: unknown): boolean {
-  const left = isObject(a) ? a : {};
-  const right = isObject(b) ? b : {};
-  for (const name of new Set([...Object.keys(left), ...Object.keys(right)])) {
-    const l = parseQuantity(left[name]);
-    const r = parseQuantity(right[name]);
-    if (l !== undefined && r !== undefined ? compareQuantity(l, r) !== 0 : !semanticEqual(left[name], right[name])) return false;
-  }
-  return true;
-}
-
-function sameResources(a: unknown, b: unknown): boolean {
-  return sameQuantities(objectAt(a, 'limits'), objectAt(b, 'limits'))
-    && sameQuantities(objectAt(a, 'requests'), objectAt(b, 'requests'))
-    && semanticEqual(objectAt(a, 'claims'), objectAt(b, 'claims'));
-}
-
 function sameContainer(a: JsonObject, b: JsonObject): boolean {
   const { resources: ra, ...restA } = a;
   const { resources: rb, ...restB } = b;
-  return sameResources(ra, rb) && semanticEqual(restA, restB);
+  return sameResourceRequirements(ra, rb) && semanticEqual(restA, restB);
 }
 
 /** A resource list with cpu and memory as they were (dropCPUMemoryUpdates): what may not change, to compare. */
@@ -133,7 +115,7 @@ function validatePodLevelResize(spec: JsonObject, oldSpec: JsonObject): StatusCa
   const limits = withOldCpuMemory(objectAt(next, 'limits'), objectAt(prev, 'limits'));
   const requests = withOldCpuMemory(objectAt(next, 'requests'), objectAt(prev, 'requests'));
   const masked = { limits, requests, claims: next?.claims };
-  if (!sameResources(masked, prev)) causes.push(forbidden('spec', 'only cpu and memory resources are mutable at pod-level'));
+  if (!sameResourceRequirements(masked, prev)) causes.push(forbidden('spec', 'only cpu and memory resources are mutable at pod-level'));
   return causes;
 }
 
