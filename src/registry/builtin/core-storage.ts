@@ -10,7 +10,7 @@ import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { child, fieldImmutable, forbidden, goJson, type FieldPath, type GoValue, invalid, notSupported, required } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain } from '../validation/names.ts';
 import { keepOldSpec, keepOldStatus, nowTimestamp } from './common.ts';
-import { ensureObject, objectAt, semanticEqual, stringAt } from './object.ts';
+import { ensureObject, objectAt, present, semanticEqual, stringAt } from './object.ts';
 import { canonicalQuantity, compareQuantity, isPositive, parseQuantity, type Quantity } from '../../api/quantity.ts';
 import {
   iscsiPortalTooLong, pathWithoutBacksteps, requireStrings, secretRefFields, validateCSIDriverName, validateHostPathBeyondPath,
@@ -25,7 +25,6 @@ const reclaimPolicies = ['Delete', 'Recycle', 'Retain'];
 /** The annotation that named a volume's or claim's class before spec.storageClassName. */
 const betaStorageClassAnnotation = 'volume.beta.kubernetes.io/storage-class';
 
-const present = (v: unknown): boolean => v !== undefined && v !== null;
 
 /** A PersistentVolume source's own checks at `path` (the source's); `pvName` is the volume's name, "" for an inline spec. */
 type PersistentSourceCheck = (source: JsonObject, path: FieldPath, pvName: string) => StatusCause[];

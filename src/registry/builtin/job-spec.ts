@@ -9,7 +9,7 @@ import { clone, isObject, type JsonObject } from '../../api/json.ts';
 import { child, duplicate, fieldImmutable, GoValue, goJson, index, invalid, notSupported, required, tooLong, tooMany, validateNonnegative } from '../validation/field.ts';
 import type { FieldPath } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
-import { arrayAt, ensureObject, numberAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
+import { arrayAt, ensureObject, numberAt, objectAt, objectsAt, present, semanticEqual, stringAt } from './object.ts';
 import { defaultPodTemplate, validatePodTemplateSpec } from './pod-spec.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 
@@ -18,7 +18,6 @@ export const controllerUidLabel = 'batch.kubernetes.io/controller-uid';
 const legacyJobNameLabel = 'job-name';
 const legacyControllerUidLabel = 'controller-uid';
 
-const present = (v: unknown): boolean => v !== undefined && v !== null;
 
 // ---------- defaults ----------
 

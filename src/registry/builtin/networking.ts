@@ -11,12 +11,11 @@ import { fieldImmutable, forbidden, goJson, invalid, notSupported, required, too
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isValidPortName, isValidPortNum, validateName } from '../validation/names.ts';
 import { generationStrategy, specStatusStrategy } from './common.ts';
 import { parseCIDR, parseIP } from './ip.ts';
-import { arrayAt, ensureObject, objectAt, objectsAt, stringAt } from './object.ts';
+import { arrayAt, ensureObject, objectAt, objectsAt, present, stringAt } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 import { builtinType } from './skeleton.ts';
 import { formatSelector } from './table-columns.ts';
 
-const present = (v: unknown): boolean => v !== undefined && v !== null;
 
 // ---- ingresses ----
 

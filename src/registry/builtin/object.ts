@@ -12,6 +12,11 @@ export function ensureObject(parent: JsonObject, key: string): JsonObject {
   return created;
 }
 
+/** A field a decoded Go value would hold: neither absent nor null. */
+export function present(value: unknown): boolean {
+  return value !== undefined && value !== null;
+}
+
 export function objectAt(parent: unknown, key: string): JsonObject | undefined {
   if (!isObject(parent)) return undefined;
   const v = parent[key];

@@ -7,7 +7,7 @@ import type { FieldPath } from '../validation/field.ts';
 import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain, isDNS1123SubdomainWithUnderscore, isQualifiedName, isValidPortName, isValidPortNum, isLabelValue } from '../validation/names.ts';
 import { validateAnnotations, validateLabels } from '../validation/object-meta.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
-import { arrayAt, defaultEmptyObject, ensureObject, numberAt, objectAt, objectsAt, setDefault, stringAt } from './object.ts';
+import { arrayAt, defaultEmptyObject, ensureObject, numberAt, objectAt, objectsAt, present, setDefault, stringAt } from './object.ts';
 import { compareQuantity, isNegative, isZero, parseQuantity, zeroQuantity } from '../../api/quantity.ts';
 import { invalidIPMessage, parseIP } from './ip.ts';
 import { validateContainerProbes } from './pod-probes.ts';
@@ -82,7 +82,6 @@ const volumeSourceOrder: readonly (readonly [source: string, forbiddenAt: string
   ['scaleIO', 'scaleIO'], ['csi', 'csi'], ['ephemeral', 'ephemeral'], ['image', 'image'],
 ];
 const volumeSources = volumeSourceOrder.map(([source]) => source);
-const present = (value: unknown): boolean => value !== undefined && value !== null;
 
 // 0644, upstream's default mode for secret, configMap, downwardAPI and projected volumes.
 const defaultVolumeMode = 420;

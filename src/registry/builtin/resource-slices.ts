@@ -12,7 +12,7 @@ import {
 } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelValue } from '../validation/names.ts';
 import { generationStrategy, nowTimestamp } from './common.ts';
-import { arrayAt, itemsAt, objectAt, semanticEqual, stringAt } from './object.ts';
+import { arrayAt, itemsAt, objectAt, present, semanticEqual, stringAt } from './object.ts';
 import { validateNodeSelectorTerm } from './pod-scheduling.ts';
 import {
   deviceConfigMaxSize, deviceMaxIDLength, deviceTaintEffects, validateDeviceBindingParameters, validateDeviceConfiguration, validateDeviceName,
@@ -39,7 +39,6 @@ const labelMaxLength = 63;
 const attributeScalars = ['int', 'bool', 'string', 'version'] as const;
 const attributeLists = ['ints', 'bools', 'strings', 'versions'] as const;
 
-const present = (v: unknown): boolean => v !== undefined && v !== null;
 
 /** Validation's DNS-1123 helpers (ValidateDNS1123Label/Subdomain): each message an Invalid of the value. */
 function asInvalid(messages: string[], path: FieldPath, value: string): StatusCause[] {

@@ -13,7 +13,7 @@ import { duplicate, fieldImmutable, forbidden, goJson, GoValue, invalid, notSupp
 import { inclusiveRangeError, isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
 import { validatePersistentVolumeSpec } from './core-storage.ts';
-import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt, stringsAt } from './object.ts';
+import { arrayAt, objectAt, objectsAt, present, semanticEqual, stringAt, stringsAt } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 import { builtinType } from './skeleton.ts';
 import { validateCSIDriverName } from './pod-volume-sources.ts';
@@ -23,7 +23,6 @@ const volumeBindingModes = ['Immediate', 'WaitForFirstConsumer'];
 const maxParameters = 512;
 const maxParametersSize = 256 * 1024;
 
-const present = (v: unknown): boolean => v !== undefined && v !== null;
 
 /** SetDefaults_StorageClass. */
 function defaultStorageClass(sc: KubeObject): void {
