@@ -378,14 +378,14 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     definitions,
     resources: {
       // A custom resource version gets its watch cache and Store like a built-in type.
-      async start({ type, deprecationWarning, conversion }: CustomResourceVersion) {
+      async start({ type, conversion }: CustomResourceVersion) {
         const decoder: { store?: Store } = {};
         // Versions that convert by webhook read and write through their own converting storage.
         const converter = conversion === undefined ? undefined : new WebhookConverter(conversion.webhook, { observe: (o) => metrics.conversionWebhook(o), resolveService });
         const converting = converter === undefined ? undefined : new ConvertingBackend(backend, converter, apiVersionOf(type.group, type.version), conversion!.storageAPIVersion);
         const storage = converting ?? backend;
         const cache = newCache(type, (kv) => decoder.store!.decode(kv), undefined, storage);
-        const store = new CustomResourceStore(type, storage, admission, cache, { definitions, deprecationWarning, equivalents: equivalentStores(type), ...(converter === undefined ? {} : { converter, converting }) });
+        const store = new CustomResourceStore(type, storage, admission, cache, { definitions, equivalents: equivalentStores(type), ...(converter === undefined ? {} : { converter, converting }) });
         decoder.store = store;
         caches.push(cache);
         // Served CRDs registered at start-up load with the other caches in the background.

@@ -20,6 +20,13 @@ export interface Strategy {
   /** Field errors of an update (immutability rules and the like). */
   validateUpdate?(obj: KubeObject, old: KubeObject): StatusCause[];
   /**
+   * What a valid new object is warned of (upstream's WarningsOnCreate): deprecated fields and
+   * annotations, values a later release will refuse, likely mistakes. Sent as Warning headers.
+   */
+  warningsOnCreate?(obj: KubeObject): string[];
+  /** The same for an update; `old` is the stored object (upstream's WarningsOnUpdate). */
+  warningsOnUpdate?(obj: KubeObject, old: KubeObject): string[];
+  /**
    * Field-selector values of an object, beyond metadata.name and metadata.namespace
    * which every type has (upstream's selectable fields / GetAttrs).
    */
@@ -82,6 +89,8 @@ export interface SubresourceStrategy {
   /** Reset on `obj` whatever the subresource may not change (e.g. spec = old.spec). */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   validateUpdate?(obj: KubeObject, old: KubeObject): StatusCause[];
+  /** Warnings of a valid write through the subresource (upstream's WarningsOnUpdate of its strategy). */
+  warningsOnUpdate?(obj: KubeObject, old: KubeObject): string[];
 }
 
 export interface ScaleAccess {
@@ -230,6 +239,12 @@ export interface ResourceType {
    * (cel/lazy.ts): the Store loads it before such a type's writes. Reads do not wait for it.
    */
   strategyUsesCel?: boolean;
+  /**
+   * Sent as a warning with every request to the resource, its subresources included: a
+   * deprecated API, in upstream's words ("v1 Endpoints is deprecated in v1.33+; use
+   * discovery.k8s.io/v1 EndpointSlice"; a CRD's deprecated version its own).
+   */
+  deprecationWarning?: string;
   /** Conditions of an object's Table row (upstream marks finished pods Completed). */
   tableRowConditions?(obj: KubeObject): TableRowCondition[] | undefined;
 }

@@ -591,7 +591,10 @@ export class Store {
     const strategy = this.type.strategy.subresources?.[subresource];
     return {
       prepare: strategy?.prepareForUpdate !== undefined ? (obj, current) => strategy.prepareForUpdate!(obj, current) : keepAllButStatus,
-      validate: (obj, current) => this.throwIfInvalid(obj, [...validateObjectMetaUpdate(obj, current), ...(strategy?.validateUpdate?.(obj, current) ?? [])]),
+      validate: (obj, current) => {
+        this.throwIfInvalid(obj, [...validateObjectMetaUpdate(obj, current), ...(strategy?.validateUpdate?.(obj, current) ?? [])]);
+        warn(strategy?.warningsOnUpdate?.(obj, current));
+      },
     };
   }
 
@@ -1284,17 +1287,26 @@ export class Store {
     return validate(this.definitions, this.schema, obj, this.validation);
   }
 
+  // A valid write's warnings follow its validation, as upstream's BeforeCreate and BeforeUpdate
+  // add them: after mutating admission, before validating admission (a dry run gets them too).
   private validateCreate(obj: KubeObject): void {
     this.throwIfInvalid(obj, mergeCauses(this.createCauses(obj), this.schemaCauses(obj)));
+    warn(this.type.strategy.warningsOnCreate?.(obj));
   }
 
   private validateUpdate(obj: KubeObject, old: KubeObject): void {
     this.throwIfInvalid(obj, mergeCauses(this.updateCauses(obj, old), this.schemaCauses(obj)));
+    warn(this.type.strategy.warningsOnUpdate?.(obj, old));
   }
 
   private throwIfInvalid(obj: KubeObject, causes: StatusCause[]): void {
     if (causes.length > 0) throw invalid(this.type.kind, obj.metadata.name ?? obj.metadata.generateName ?? '', causes, this.type.group);
   }
+}
+
+/** A strategy's warnings, to the request's Warning headers (the same text is sent once). */
+function warn(warnings: readonly string[] | undefined): void {
+  if (warnings !== undefined) for (const warning of warnings) addWarning(warning);
 }
 
 function isAtOrUnder(field: string | undefined, parent: string | undefined): boolean {

@@ -180,6 +180,22 @@ describe('componentstatuses', { skip: noKubectl }, () => {
   });
 });
 
+describe('deprecated built-in APIs', () => {
+  test('every request to v1 Endpoints is warned of its deprecation, errors included; EndpointSlices are not', async () => {
+    const ns = await server.newNamespace('deprecated');
+    const warning = '299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"';
+    const created = await server.request('POST', `/api/v1/namespaces/${ns}/endpoints`, { body: { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'e' } } });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.headers.warning, warning);
+    for (const [method, url] of [['GET', `/api/v1/namespaces/${ns}/endpoints`], ['GET', '/api/v1/endpoints'], ['GET', `/api/v1/namespaces/${ns}/endpoints/missing`], ['DELETE', `/api/v1/namespaces/${ns}/endpoints/e`]] as const) {
+      const res = await server.request(method, url);
+      assert.equal(res.headers.warning, warning, `${method} ${url}: ${res.status}`);
+    }
+    assert.equal((await server.request('GET', `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`)).headers.warning, undefined);
+    assert.equal((await server.request('GET', '/api/v1/componentstatuses/etcd-0')).headers.warning, '299 - "v1 ComponentStatus is deprecated in v1.19+"');
+  });
+});
+
 describe('pods/ephemeralcontainers', () => {
   test('adds an ephemeral container; existing ones may not change; nothing else changes', async () => {
     const ns = await server.newNamespace('ephemeral');

@@ -1,11 +1,11 @@
 // Requests to types that store nothing: POST bindings (binds a pod, as pods/binding does),
 // GET componentstatuses (synthesised health), POST access reviews (asks the authorizer) and
 // the authentication reviews.
-import { addWarning, currentRequest } from '../../api/request-context.ts';
+import { currentRequest } from '../../api/request-context.ts';
 import { methodNotAllowed, notFound, type KubeObject } from '../../api/index.ts';
 import { isReviewResource, review, type ReviewAuthorizer } from '../../registry/access-review.ts';
 import { bindPod } from '../../registry/binding.ts';
-import { componentStatusDeprecation, componentStatuses } from '../../registry/builtin/componentstatuses.ts';
+import { componentStatuses } from '../../registry/builtin/componentstatuses.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
 import { readBody, writeObject } from '../http.ts';
 import { decodeObjectBody } from '../object-body.ts';
@@ -67,7 +67,6 @@ export async function bindingHandler(scope: RequestScope, registry: ResourceRegi
 
 /** GET componentstatuses[/name]: etcd-0 healthy when storage answers a read. */
 async function componentStatusesHandler(scope: RequestScope): Promise<void> {
-  addWarning(componentStatusDeprecation);
   let storageError: string | undefined;
   try {
     await scope.served.store.list('', { limit: 1 });

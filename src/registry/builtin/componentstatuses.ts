@@ -9,9 +9,6 @@ import { column, nameColumn } from '../table-columns.ts';
 import { objectsAt, stringAt } from './object.ts';
 import { builtinType } from './skeleton.ts';
 
-/** The warning upstream adds to every componentstatuses answer. */
-export const componentStatusDeprecation = 'v1 ComponentStatus is deprecated in v1.19+';
-
 /** The components upstream checks, with the health endpoints it dials. */
 const unreachable: { name: string; url: string }[] = [
   { name: 'scheduler', url: 'https://127.0.0.1:10259/healthz' },

@@ -140,10 +140,103 @@ export function ipForLegacyFieldErrors(value: string, validOldIPs: readonly stri
   const ip = parseIP(value);
   if (ip === undefined) return [invalidIPMessage];
   const errs: string[] = [];
-  const v4Part = value.slice(value.lastIndexOf(':') + 1);
-  if (v4Part.includes('.') && v4Part.split('.').some((part) => part.length > 1 && part.startsWith('0'))) errs.push('must not have leading 0s');
+  if (hasLeadingZeros(value)) errs.push('must not have leading 0s');
   if (value.includes(':') && ip.family === 'IPv4') errs.push('must not be an IPv4-mapped IPv6 address');
   return errs;
+}
+
+/** Whether Go's netip.ParseAddr would refuse what the sloppy parser read: IPv4 parts with leading zeros. */
+function hasLeadingZeros(value: string): boolean {
+  const v4Part = value.slice(value.lastIndexOf(':') + 1);
+  return v4Part.includes('.') && v4Part.split('.').some((part) => part.length > 1 && part.startsWith('0'));
+}
+
+/**
+ * Upstream's GetWarningsForIP, for a value a legacy field accepted: a form a later release
+ * will refuse (leading zeros, IPv4-mapped IPv6), or IPv6 not in RFC 5952's canonical form.
+ */
+export function ipWarnings(path: string, value: string): string[] {
+  const ip = parseIP(value);
+  if (ip === undefined) return [];
+  const canonical = formatIP(ip);
+  if (hasLeadingZeros(value) || (value.includes(':') && ip.family === 'IPv4')) {
+    return [`${path}: non-standard IP address ${JSON.stringify(value)} will be considered invalid in a future Kubernetes release: use ${JSON.stringify(canonical)}`];
+  }
+  if (ip.family === 'IPv6' && canonical !== value) {
+    return [`${path}: IPv6 address ${JSON.stringify(value)} should be in RFC 5952 canonical format (${JSON.stringify(canonical)})`];
+  }
+  return [];
+}
+
+/** A CIDR as Go's ParseCIDRSloppy reads it: the address as written, the prefix, and the network. */
+interface SloppyCIDR {
+  ip: IP;
+  /** Written in IPv6 form (an IPv4-mapped address counts its prefix of 128 bits). */
+  mapped: boolean;
+  prefix: number;
+  network: IP;
+}
+
+function parseSloppyCIDR(value: string): SloppyCIDR | undefined {
+  const slash = value.indexOf('/');
+  if (slash < 0) return undefined;
+  const address = value.slice(0, slash);
+  const ip = parseIP(address);
+  const prefixText = value.slice(slash + 1);
+  if (ip === undefined || !/^\d{1,3}$/.test(prefixText)) return undefined;
+  const mapped = address.includes(':') && ip.family === 'IPv4';
+  const bits = mapped ? 128 : ip.family === 'IPv4' ? 32 : 128;
+  const prefix = Number(prefixText);
+  if (prefix > bits) return undefined;
+  const hostBits = BigInt(Math.min(bits - prefix, ip.family === 'IPv4' ? 32 : 128));
+  return { ip, mapped, prefix, network: { family: ip.family, value: (ip.value >> hostBits) << hostBits } };
+}
+
+/** Upstream's IsValidCIDR message for a value that is not a CIDR. */
+export const invalidCIDRMessage = 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)';
+
+/**
+ * Upstream's IsValidCIDRForLegacyField with StrictIPCIDRValidation on (its v1.36 default):
+ * what Go's sloppy parser reads, except leading zeros (in the address or the prefix
+ * length), IPv4-mapped IPv6 addresses and bits set beyond the prefix length; a value among
+ * `validOldCIDRs` (what the object held before) is kept as it is.
+ */
+export function cidrForLegacyFieldErrors(value: string, validOldCIDRs: readonly string[] = []): string[] {
+  if (validOldCIDRs.includes(value)) return [];
+  const cidr = parseSloppyCIDR(value);
+  if (cidr === undefined) return [invalidCIDRMessage];
+  const prefixText = value.slice(value.indexOf('/') + 1);
+  if (hasLeadingZeros(value.slice(0, value.indexOf('/'))) || (prefixText.length > 1 && prefixText.startsWith('0'))) return ['must not have leading 0s in IP or prefix length'];
+  if (cidr.mapped) return ['must not have an IPv4-mapped IPv6 address'];
+  if (cidr.network.value !== cidr.ip.value) return ['must not have bits set beyond the prefix length'];
+  return [];
+}
+
+/**
+ * Upstream's GetWarningsForCIDR, for a value a legacy field accepted: an address with bits
+ * beyond the prefix (ambiguous), a form a later release will refuse, or IPv6 not in RFC
+ * 5952's canonical form.
+ */
+export function cidrWarnings(path: string, value: string): string[] {
+  const cidr = parseSloppyCIDR(value);
+  if (cidr === undefined) return [];
+  // Go prints an IPv4-mapped network in IPv4 form, its prefix less the 96 bits before it.
+  const networkText = `${formatIP(cidr.network)}/${cidr.mapped ? Math.max(cidr.prefix - 96, 0) : cidr.prefix}`;
+  const warnings: string[] = [];
+  if (cidr.network.value !== cidr.ip.value) {
+    const bits = cidr.mapped || cidr.ip.family === 'IPv6' ? 128 : 32;
+    warnings.push(`${path}: CIDR value ${JSON.stringify(value)} is ambiguous in this context (should be ${JSON.stringify(networkText)} or ${JSON.stringify(`${formatIP(cidr.ip)}/${bits}`)}?)`);
+  }
+  const address = value.slice(0, value.indexOf('/'));
+  const prefixText = value.slice(value.indexOf('/') + 1);
+  if (hasLeadingZeros(address) || (prefixText.length > 1 && prefixText.startsWith('0')) || cidr.mapped) {
+    warnings.push(`${path}: non-standard CIDR value ${JSON.stringify(value)} will be considered invalid in a future Kubernetes release: use ${JSON.stringify(networkText)}`);
+  }
+  if (warnings.length === 0 && cidr.ip.family === 'IPv6') {
+    const canonical = `${formatIP(cidr.ip)}/${cidr.prefix}`;
+    if (canonical !== value) warnings.push(`${path}: IPv6 CIDR value ${JSON.stringify(value)} should be in RFC 5952 canonical format (${JSON.stringify(canonical)})`);
+  }
+  return warnings;
 }
 
 /** netutils.IsDualStackIPStrings: at least one address of each family; undefined when one does not parse. */

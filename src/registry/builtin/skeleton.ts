@@ -33,6 +33,24 @@ export function skeletonOf(group: string, version: string, resource: string): Re
  */
 const genericSubresources = new Set(['status', 'scale']);
 
+/**
+ * The built-in kinds v1.36 serves deprecated, with the release that deprecated them and
+ * their replacement (upstream's prerelease-lifecycle markers), by `group/version/resource`.
+ */
+const deprecatedKinds: Record<string, { since: string; replacement?: string }> = {
+  '/v1/componentstatuses': { since: '1.19' },
+  '/v1/endpoints': { since: '1.33', replacement: 'discovery.k8s.io/v1 EndpointSlice' },
+};
+
+/** Upstream's deprecation.WarningMessage for a deprecated built-in kind. */
+function deprecationWarning(s: ResourceSkeleton): string | undefined {
+  const deprecated = deprecatedKinds[`${s.group}/${s.version}/${s.resource}`];
+  if (deprecated === undefined) return undefined;
+  const groupVersion = s.group === '' ? s.version : `${s.group}/${s.version}`;
+  const replacement = deprecated.replacement === undefined ? '' : `; use ${deprecated.replacement}`;
+  return `${groupVersion} ${s.kind} is deprecated in v${deprecated.since}+${replacement}`;
+}
+
 /** What a built-in type adds to its skeleton: everything no data holds. */
 export type BuiltinParts = Partial<Omit<ResourceType, 'group' | 'version' | 'resource' | 'singular' | 'kind' | 'listKind' | 'namespaced' | 'shortNames' | 'categories'>>;
 
@@ -45,6 +63,7 @@ export type BuiltinParts = Partial<Omit<ResourceType, 'group' | 'version' | 'res
 export function builtinType(group: string, version: string, resource: string, parts: BuiltinParts = {}): ResourceType {
   const s = skeletonOf(group, version, resource);
   if (s.schemaName === undefined && parts.schemaName === undefined) throw new Error(`no schema for ${group}/${version}/${resource}`);
+  const deprecation = deprecationWarning(s);
   return {
     group: s.group,
     version: s.version,
@@ -64,6 +83,7 @@ export function builtinType(group: string, version: string, resource: string, pa
     allowUnconditionalUpdate: true,
     deleteReturnsObject: false,
     nameRule: 'dns1123-subdomain',
+    ...(deprecation === undefined ? {} : { deprecationWarning: deprecation }),
     ...parts,
   };
 }

@@ -6,8 +6,7 @@
 // Defaults and pruning also apply on read, as upstream's storage codec applies them, so
 // a schema that gained a default shows it on objects stored before.
 
-import type { KubeObject, KubeList } from '../../api/index.ts';
-import { addWarning } from '../../api/request-context.ts';
+import type { KubeObject } from '../../api/index.ts';
 import { schemaRef } from '../../schema/builtin/index.ts';
 import { applyDefaults } from '../../schema/defaults.ts';
 import { prune } from '../../schema/prune.ts';
@@ -29,8 +28,6 @@ export interface CustomResourceStoreOptions {
   converter?: ObjectConverter;
   /** The version's converting storage, when its versions convert by webhook (the Store's backend). */
   converting?: ConvertingBackend;
-  /** Sent as a warning with every request to the version (a deprecated version). */
-  deprecationWarning?: string;
   /** The Stores of the CRD's served versions (StoreOptions.equivalents). */
   equivalents?: () => readonly Store[];
 }
@@ -38,7 +35,6 @@ export interface CustomResourceStoreOptions {
 export class CustomResourceStore extends Store {
   readonly #definitions: Definitions;
   readonly #schema: Schema;
-  readonly #warning: string | undefined;
   readonly #converter: ObjectConverter | undefined;
   readonly #converting: ConvertingBackend | undefined;
 
@@ -46,7 +42,6 @@ export class CustomResourceStore extends Store {
     super(type, backend, admission, cache, { definitions: opts.definitions, ...(opts.equivalents === undefined ? {} : { equivalents: opts.equivalents }) });
     this.#definitions = opts.definitions;
     this.#schema = { $ref: schemaRef(type.schemaName) };
-    this.#warning = opts.deprecationWarning;
     this.#converter = opts.converter;
     this.#converting = opts.converting;
   }
@@ -88,51 +83,14 @@ export class CustomResourceStore extends Store {
     }
   }
 
-  // A deprecated version warns on every request, as upstream's crdHandler does.
-  override get(...args: Parameters<Store['get']>): Promise<KubeObject> {
-    this.#warn();
-    return super.get(...args);
-  }
-
-  override getForAnswer(...args: Parameters<Store['getForAnswer']>): ReturnType<Store['getForAnswer']> {
-    this.#warn();
-    return super.getForAnswer(...args);
-  }
-
-  override list(...args: Parameters<Store['list']>): ReturnType<Store['list']> {
-    this.#warn();
-    return super.list(...args);
-  }
-
-  override watch(...args: Parameters<Store['watch']>): ReturnType<Store['watch']> {
-    this.#warn();
-    return super.watch(...args);
-  }
-
   override async create(...args: Parameters<Store['create']>): Promise<KubeObject> {
-    this.#warn();
     return this.#answer(await super.create(...args), args[2]?.dryRun);
   }
 
   override async guaranteedUpdate(...args: Parameters<Store['guaranteedUpdate']>): ReturnType<Store['guaranteedUpdate']> {
-    this.#warn();
     const result = await super.guaranteedUpdate(...args);
     const object = await this.#answer(result.object, args[3].dryRun);
     return object === result.object ? result : { object, created: result.created };
-  }
-
-  override delete(...args: Parameters<Store['delete']>): ReturnType<Store['delete']> {
-    this.#warn();
-    return super.delete(...args);
-  }
-
-  override deleteCollection(...args: Parameters<Store['deleteCollection']>): Promise<KubeList> {
-    this.#warn();
-    return super.deleteCollection(...args);
-  }
-
-  #warn(): void {
-    if (this.#warning !== undefined) addWarning(this.#warning);
   }
 
   override decode(kv: KeyValue): KubeObject {

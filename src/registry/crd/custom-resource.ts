@@ -32,8 +32,6 @@ export type { Definitions };
 export interface CustomResourceVersion {
   type: ResourceType;
   definition: Schema;
-  /** The warning every request to a deprecated version gets (upstream's deprecationWarning or its default). */
-  deprecationWarning?: string;
   /** Set when the CRD's versions convert by webhook: the webhook, and the apiVersion objects are stored in. */
   conversion?: { webhook: ConversionWebhookConfig; storageAPIVersion: string };
 }
@@ -322,12 +320,13 @@ export function customResourceVersions(crd: CustomResourceDefinition, opts: Cust
       tableColumns: printerColumnsOf(version.additionalPrinterColumns),
       customResource: true,
       storageVersion,
+      // A deprecated version warns on every request, as upstream's crdHandler does.
+      ...(version.deprecated === true
+        ? { deprecationWarning: typeof version.deprecationWarning === 'string' ? version.deprecationWarning : `${group}/${name} ${names.kind} is deprecated` }
+        : {}),
     };
     const served: CustomResourceVersion = { type, definition: publishedDefinition(schema, group, name, names.kind) };
     if (conversion !== undefined) served.conversion = conversion;
-    if (version.deprecated === true) {
-      served.deprecationWarning = typeof version.deprecationWarning === 'string' ? version.deprecationWarning : `${group}/${name} ${names.kind} is deprecated`;
-    }
     return served;
   });
 }
