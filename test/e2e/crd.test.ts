@@ -299,6 +299,24 @@ describe('custom resources', () => {
     assert.equal(res.json.metadata.generation, 1);
   });
 
+  test('finalizers a write adds without a path are warned of, standard ones and those kept are not', async () => {
+    const finalizers = ['widgets', 'example.com/cleanup', 'cleanup.example.com', 'foregroundDeletion'];
+    const created = await server.request('POST', base, { body: body('finalized', { cronSpec: '* * * * *' }, { metadata: { name: 'finalized', finalizers } }) });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.headers.warning, [
+      '299 - "metadata.finalizers: \\"cleanup.example.com\\": prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers"',
+      '299 - "metadata.finalizers: \\"widgets\\": prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers"',
+    ].join(', '));
+    const updated = await server.request('PATCH', `${base}/finalized`, {
+      body: { metadata: { finalizers: [...finalizers, 'more'] } }, headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    assert.equal(updated.status, 200, updated.text);
+    assert.equal(updated.headers.warning, '299 - "metadata.finalizers: \\"more\\": prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers"');
+    const cleared = await server.request('PATCH', `${base}/finalized`, { body: { metadata: { finalizers: null } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(cleared.status, 200, cleared.text);
+    assert.equal(cleared.headers.warning, undefined);
+  });
+
   test('fieldValidation=Strict refuses unknown fields', async () => {
     const res = await server.request('POST', `${base}?fieldValidation=Strict`, { body: body('strict', { cronSpec: '* * * * *', bogus: 1 }) });
     assert.equal(res.status, 400, res.text);

@@ -13,6 +13,7 @@ import { schemaRef } from '../../schema/builtin/index.ts';
 import { customResourceValidation, validate } from '../../schema/validate.ts';
 import type { Definitions, Schema } from '../../schema/types.ts';
 import { allVerbs } from '../builtin/common.ts';
+import { isQualifiedName } from '../validation/names.ts';
 import { clone, deepEqual, isObject } from '../../api/json.ts';
 import type { ResourceType, ScaleAccess, Strategy } from '../resource-type.ts';
 import { conversionWebhookOf, type ConversionWebhookConfig } from './conversion-webhook.ts';
@@ -188,6 +189,27 @@ function ruleCauses(schema: Record<string, unknown> | undefined, obj: KubeObject
   return causes;
 }
 
+/** The finalizers whose names need no domain: the garbage collector's and namespaces'. */
+const standardFinalizers = new Set(['orphan', 'foregroundDeletion', 'kubernetes']);
+
+/**
+ * Upstream's customResourceStrategy warnings: each finalizer a write adds (sorted) whose name
+ * has no path, unless a standard one; a dotted name is told to add a path.
+ */
+function finalizerWarnings(obj: KubeObject, old?: KubeObject): string[] {
+  const before = new Set(old?.metadata.finalizers ?? []);
+  const added = [...new Set(obj.metadata.finalizers ?? [])].filter((f) => !before.has(f)).sort();
+  const warnings: string[] = [];
+  for (const name of added) {
+    const quoted = JSON.stringify(name);
+    for (const message of isQualifiedName(name)) warnings.push(`metadata.finalizers: ${quoted}: ${message}`);
+    if (name.includes('/') || standardFinalizers.has(name)) continue;
+    const advice = name.includes('.') ? 'prefer a domain-qualified finalizer name including a path (/)' : 'prefer a domain-qualified finalizer name';
+    warnings.push(`metadata.finalizers: ${quoted}: ${advice} to avoid accidental conflicts with other finalizer writers`);
+  }
+  return warnings;
+}
+
 function customResourceStrategy({ statusEnabled, scale, selectableFields, schemaName, rulesSchema, opts }: StrategyParams): Strategy {
   const strategy: Strategy = {
     prepareForCreate(obj) {
@@ -211,6 +233,9 @@ function customResourceStrategy({ statusEnabled, scale, selectableFields, schema
       const causes = ruleCauses(rulesSchema, obj, old);
       return scale === undefined ? causes : [...validateReplicasAt(obj, stringOf(scale.specReplicasPath)), ...validateScaleStatus(obj, scale), ...causes];
     },
+
+    warningsOnCreate: (obj) => finalizerWarnings(obj),
+    warningsOnUpdate: (obj, old) => finalizerWarnings(obj, old),
 
     fieldLabels: ['metadata.name', 'metadata.namespace', ...selectableFields.map((p) => p.slice(1))],
   };
