@@ -110,6 +110,11 @@ const checkers: Record<string, (s: string) => boolean> = {
   k8slongname: isK8sLongName,
 };
 
+/** Whether upstream checks the string `format` (go-openapi's names, dashes ignored). */
+export function isKnownStringFormat(format: string): boolean {
+  return Object.hasOwn(checkers, format.replaceAll('-', ''));
+}
+
 /**
  * Whether `value` is valid for the string `format`; undefined when the format is not one
  * upstream checks (it is then ignored).

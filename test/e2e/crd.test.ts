@@ -259,6 +259,26 @@ describe('creating a CRD', () => {
     assert.equal((await server.request('GET', `/apis/${first.spec.group}/v1/namespaces/default/crons`)).status, 200);
   });
 
+  test('formats upstream does not recognise are warned of, and on update only those the old spec lacked', async () => {
+    const crd = crontabCrd((c) => {
+      const props = c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
+      props.replicas.format = 'int32';
+      props.image.format = 'uri-reference';
+      props.weight = { type: 'number', format: 'double' };
+      props.tags = { type: 'array', items: { type: 'string', format: 'k8s-short-name' } };
+      props.labels = { type: 'object', additionalProperties: { type: 'string', format: 'colour' } };
+      props.flag = { type: 'boolean', format: 'int32' };
+    });
+    const created = await server.request('POST', crdsPath, { body: crd });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.headers.warning, '299 - "unrecognized format \\"uri-reference\\"", 299 - "unrecognized format \\"colour\\"", 299 - "unrecognized format \\"int32\\""');
+    const current = (await server.request('GET', `${crdsPath}/${crd.metadata.name}`)).json;
+    current.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.extra = { type: 'string', format: 'hex' };
+    const updated = await server.request('PUT', `${crdsPath}/${crd.metadata.name}`, { body: current });
+    assert.equal(updated.status, 200, updated.text);
+    assert.equal(updated.headers.warning, '299 - "unrecognized format \\"hex\\""');
+  });
+
   test('a deprecated version warns on every request; a CRD with CEL rules is accepted without a warning', async () => {
     const crd = crontabCrd((c) => {
       const v1 = c.spec.versions[0];

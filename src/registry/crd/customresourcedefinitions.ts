@@ -14,6 +14,7 @@ import { semanticEqual } from '../builtin/object.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { recordStorageVersion, setCustomResourceDefinitionDefaults } from './defaults.ts';
 import { setCondition } from './conditions.ts';
+import { formatWarningsOnCreate, formatWarningsOnUpdate } from './format-warnings.ts';
 import {
   cleanupFinalizer, crdGroup, crdVersion, type CustomResourceDefinition,
 } from './types.ts';
@@ -61,6 +62,9 @@ function customResourceDefinitionStrategy(): Strategy {
       if (hasTypeErrors(obj)) return [];
       return validateCustomResourceDefinitionUpdate(obj as CustomResourceDefinition, old as CustomResourceDefinition);
     },
+
+    warningsOnCreate: (obj) => formatWarningsOnCreate(obj.spec),
+    warningsOnUpdate: (obj, old) => formatWarningsOnUpdate(obj.spec, old.spec),
 
     // Deleting a CRD first deletes its objects: the CRD finalizer (controllers/crd.ts)
     // removes this finalizer once they are gone (upstream adds it in the REST Delete).
