@@ -1,6 +1,7 @@
 // Real Stores over the memory backend for unit tests of the Store and of the types'
 // strategies: a write goes through the whole lifecycle, as a request's would.
 import { isStatusError, type KubeObject, type StatusCause } from '../../src/api/index.ts';
+import { runInRequestContext } from '../../src/api/request-context.ts';
 import { AdmissionChain, type AdmissionPlugin } from '../../src/admission/chain.ts';
 import { builtinResourceTypes } from '../../src/registry/builtin/index.ts';
 import { encodeForStorage } from '../../src/registry/codec.ts';
@@ -47,6 +48,14 @@ async function outcome(write: Promise<KubeObject>, input: KubeObject): Promise<O
     if (!isStatusError(err) || err.reason !== 'Invalid') throw err;
     return { obj: input, causes: err.details?.causes ?? [] };
   }
+}
+
+/** What `write` answers and the warnings it sent (a request's Warning headers). */
+export async function withWarnings<T>(write: () => Promise<T>): Promise<{ result: T; warnings: string[] }> {
+  const warnings: string[] = [];
+  const context = { user: { name: 'tester', uid: '', groups: [] }, addWarning: (text: string) => void warnings.push(text) };
+  const result = await runInRequestContext(context, write);
+  return { result, warnings };
 }
 
 /** POST of `input` (into its metadata.namespace). */

@@ -12,6 +12,7 @@ import { base64Length, immutableMessage, maxDataSize } from './configmaps.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { ensureObject, mapsEqual, objectAt, stringAt } from './object.ts';
 import { secretColumns } from './table-columns.ts';
+import { x509KeyPairError } from './tls-key-pair.ts';
 
 /**
  * SetDefaults_Secret (type Opaque) and the v1 → internal conversion: stringData is
@@ -87,6 +88,14 @@ function validateSecret(secret: KubeObject): StatusCause[] {
   return causes;
 }
 
+/** Upstream's warningsForSecret: a TLS Secret whose certificate and key Go's tls.X509KeyPair refuses. */
+function tlsWarnings(secret: KubeObject): string[] {
+  if (stringAt(secret, 'type') !== 'kubernetes.io/tls') return [];
+  const data = objectAt(secret, 'data') ?? {};
+  const error = x509KeyPairError(decoded(data, 'tls.crt') ?? Buffer.alloc(0), decoded(data, 'tls.key') ?? Buffer.alloc(0));
+  return error === undefined ? [] : [error];
+}
+
 const secretStrategy: Strategy = {
 
   prepareForCreate: prepareSecret,
@@ -108,6 +117,9 @@ const secretStrategy: Strategy = {
     }
     return causes;
   },
+
+  warningsOnCreate: tlsWarnings,
+  warningsOnUpdate: tlsWarnings,
 
   selectableFields(secret) {
     return { type: stringAt(secret, 'type') };
