@@ -181,6 +181,19 @@ describe('audit', () => {
     ]);
   });
 
+  test('a request to a deprecated API is marked k8s.io/deprecated in its event', async () => {
+    const admin = { token: 'admin-token' };
+    const deprecated = await server.request('GET', '/api/v1/namespaces/default/endpoints', admin);
+    const current = await server.request('GET', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', admin);
+    const complete = (res: typeof deprecated) => eventually(() => {
+      const e = events().find((x: any) => x.auditID === res.headers['audit-id'] && x.stage === 'ResponseComplete');
+      assert.ok(e);
+      return e as any;
+    });
+    assert.equal((await complete(deprecated)).annotations?.['k8s.io/deprecated'], 'true');
+    assert.equal((await complete(current)).annotations?.['k8s.io/deprecated'], undefined);
+  });
+
   test('the log rotates by size, keeping --audit-log-maxbackup files', () => {
     const rotating = path.join(tempDir('plinth-audit-rotate-'), 'audit.log');
     const log = new AuditLog({ path: rotating, maxSizeMB: 1, maxBackups: 2, maxAgeDays: 0 });
