@@ -29,6 +29,11 @@ export interface RequestContext {
   /** The API group and resource the request names (upstream's RequestInfo), empty for a request of no resource. */
   group?: string;
   resource?: string;
+  /**
+   * The request names a deprecated API (`removedRelease`: the release that removes it, or
+   * empty): counted and audited as upstream's MonitorRequest does.
+   */
+  deprecatedApiRequested?(removedRelease: string): void;
   /** A watch's handler says its watch is established (upstream's WatchInitialized): the seats it took are given back. */
   watchInitialized?(): void;
 }
@@ -77,6 +82,11 @@ export function requestGroupResource(): string {
 /** Upstream's warning.AddWarning: a no-op outside a request. */
 export function addWarning(text: string): void {
   storage.getStore()?.addWarning(text);
+}
+
+/** The request being served names a deprecated API; a no-op outside a request. */
+export function deprecatedApiRequested(removedRelease = ''): void {
+  storage.getStore()?.deprecatedApiRequested?.(removedRelease);
 }
 
 /** Upstream's audit.AddAuditAnnotation: a no-op outside an audited request. */

@@ -5,7 +5,7 @@ import type { ReviewAuthorizer } from '../registry/access-review.ts';
 import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
 import type { ResourceRegistry, ServedResource } from '../registry/registry.ts';
 import type { NonResourceRequestInfo, RequestInfo, ResourceRequestInfo } from './request-info.ts';
-import { addAuditAnnotation, addWarning, currentRequest } from '../api/request-context.ts';
+import { addWarning, currentRequest, deprecatedApiRequested } from '../api/request-context.ts';
 import { discoveryCodecs, negotiateDiscovery, type Discovery } from './discovery.ts';
 import { proxyToExtension, type AggregationLookup } from './aggregated-proxy.ts';
 import { createHandler } from './handlers/create.ts';
@@ -211,10 +211,10 @@ export class ApiHandler {
     if (served === undefined || served.disabled === true) throw notFoundPath();
     const { type } = served;
     // Upstream's installer warns of a deprecated API on every route it serves, errors included,
-    // and marks the request's audit event.
+    // and its metrics count the request and mark its audit event.
     if (type.deprecationWarning !== undefined) {
       addWarning(type.deprecationWarning);
-      addAuditAnnotation('k8s.io/deprecated', 'true');
+      deprecatedApiRequested();
     }
     // Paths that do not exist for the type's scope: a namespaced object needs its namespace
     // (except for lists and watches across namespaces), a cluster-scoped one has none: upstream

@@ -164,6 +164,7 @@ export class ApiMetrics {
   readonly #podLogsTlsFailures: { value: number };
   readonly #streamTranslations: PlainCounter;
   readonly #streamTunnels: PlainCounter;
+  readonly #deprecatedApis: PlainGauge;
   readonly #transformationDurations: PlainHistogram;
   /** The key id label sets in use, least recently used first. */
   readonly #kmsKeyIdSets = new Set<string>();
@@ -234,6 +235,7 @@ export class ApiMetrics {
     this.#podLogsTlsFailures = new PlainCounter(list, 'kube_apiserver_pod_logs_backend_tls_failure_total', 'Total number of requests for pods/logs that failed due to kubelet server TLS verification').series('', () => ({}));
     this.#streamTranslations = new PlainCounter(list, 'apiserver_stream_translator_requests_total', 'Total number of requests that were handled by the StreamTranslatorProxy, which processes streaming RemoteCommand/V5');
     this.#streamTunnels = new PlainCounter(list, 'apiserver_stream_tunnel_requests_total', 'Total number of requests that were handled by the StreamTunnelProxy, which processes streaming PortForward/V2');
+    this.#deprecatedApis = new PlainGauge(list, 'apiserver_requested_deprecated_apis', 'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.');
     for (const [use, help] of [
       ['legacy', 'Cumulative legacy service account tokens used'],
       ['stale', 'Cumulative stale projected service account tokens used'],
@@ -573,6 +575,13 @@ export class ApiMetrics {
       this.#streamTunnels.series(String(code), () => ({ code: String(code) })).value++;
     },
   };
+
+  /** A request named a deprecated API: its series of apiserver_requested_deprecated_apis is set to 1, as upstream's MonitorRequest sets it. */
+  requestedDeprecatedApi(labels: { group: string; version: string; resource: string; subresource: string; removedRelease: string }): void {
+    const { group, version, resource, subresource, removedRelease } = labels;
+    this.#deprecatedApis.series(`${group}\0${version}\0${resource}\0${subresource}\0${removedRelease}`,
+      () => ({ group, version, resource, subresource, removed_release: removedRelease })).value = 1;
+  }
 
   /** PodSecurity admission's counters (upstream's pod_security_*), with the labels the plugin gives (written sorted by name, as Prometheus' Go client writes them). */
   readonly podSecurity = {

@@ -725,6 +725,13 @@ export class ApiServer {
       ...(audit?.requestBody !== undefined ? { auditRequestBody: audit.requestBody } : {}),
       ...(audit?.requestObject !== undefined ? { auditRequestObject: audit.requestObject } : {}),
       ...(admitted?.initialized !== undefined ? { watchInitialized: admitted.initialized } : {}),
+      deprecatedApiRequested: (removedRelease: string) => {
+        audit?.annotate('k8s.io/deprecated', 'true');
+        if (removedRelease !== '') audit?.annotate('k8s.io/removed-release', removedRelease);
+        if (info.isResourceRequest) {
+          this.opts.metrics?.requestedDeprecatedApi({ group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, removedRelease });
+        }
+      },
     };
     await runInRequestContext(context, () => this.opts.handler.handle(req, res, info, query));
   }

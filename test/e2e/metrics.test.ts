@@ -61,6 +61,16 @@ describe('/metrics', () => {
     assert.ok(sample(after, 'apiserver_flowcontrol_read_vs_write_current_requests_count', { phase: 'waiting', request_kind: 'readOnly' }) > 0);
   });
 
+  test('a request to a deprecated API sets its apiserver_requested_deprecated_apis series', async () => {
+    const before = await scrape();
+    assert.equal(sample(before, 'apiserver_requested_deprecated_apis', { resource: 'endpoints' }), 0);
+    assert.equal((await server.request('GET', '/api/v1/endpoints', { token: tokens.admin })).status, 200);
+    assert.equal((await server.request('GET', '/apis/discovery.k8s.io/v1/endpointslices', { token: tokens.admin })).status, 200);
+    const after = await scrape();
+    assert.equal(sample(after, 'apiserver_requested_deprecated_apis', { group: '', version: 'v1', resource: 'endpoints', subresource: '', removed_release: '' }), 1);
+    assert.equal(sample(after, 'apiserver_requested_deprecated_apis', { resource: 'endpointslices' }), 0);
+  });
+
   test('requests to connect subresources (log, exec, attach, portforward, proxy) are counted as CONNECT, whatever their method, as upstream counts them', async () => {
     const ns = await server.newNamespace('connect-metrics');
     const created = await server.request('POST', `/api/v1/namespaces/${ns}/services`, { body: { metadata: { name: 'web' }, spec: { ports: [{ port: 80 }] } }, token: tokens.admin });
