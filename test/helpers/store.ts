@@ -50,12 +50,40 @@ async function outcome(write: Promise<KubeObject>, input: KubeObject): Promise<O
   }
 }
 
-/** What `write` answers and the warnings it sent (a request's Warning headers). */
+/** What `write` answers and the warnings it sent: each text once, in order, as the server's Warning headers keep them. */
 export async function withWarnings<T>(write: () => Promise<T>): Promise<{ result: T; warnings: string[] }> {
   const warnings: string[] = [];
-  const context = { user: { name: 'tester', uid: '', groups: [] }, addWarning: (text: string) => void warnings.push(text) };
-  const result = await runInRequestContext(context, write);
+  const addWarning = (text: string) => {
+    if (!warnings.includes(text)) warnings.push(text);
+  };
+  const result = await runInRequestContext({ user: { name: 'tester', uid: '', groups: [] }, addWarning }, write);
   return { result, warnings };
+}
+
+/** A write's outcome with the warnings it sent. */
+export interface Warned extends Outcome {
+  warnings: string[];
+}
+
+async function warned(write: () => Promise<Outcome>): Promise<Warned> {
+  const { result, warnings } = await withWarnings(write);
+  return { ...result, warnings };
+}
+
+/** POST of `input` to a Store of its own for `type`, with its warnings. */
+export function createWarned(type: ResourceType, input: KubeObject): Promise<Warned> {
+  return warned(() => tryCreate(memoryStore(type).store, input));
+}
+
+/**
+ * A client that read `old` (stored as it is: what a create answered, say) writes `input` at
+ * its resourceVersion, by a PUT or through `subresource`; with its warnings.
+ */
+export async function updateWarned(type: ResourceType, input: KubeObject, old: KubeObject, subresource = ''): Promise<Warned> {
+  const fx = memoryStore(type);
+  const stored = await putStored(fx, old);
+  const sent = { ...input, metadata: { ...input.metadata, resourceVersion: stored.metadata.resourceVersion } };
+  return warned(() => tryUpdate(fx.store, sent, subresource));
 }
 
 /** POST of `input` (into its metadata.namespace). */

@@ -11,9 +11,10 @@ import { clone } from '../../api/json.ts';
 import { specStatusStrategy } from './common.ts';
 import { scheduleError, timeZoneError } from './cron-schedule.ts';
 import {
-  defaultJob, defaultJobTemplateSpec, generateSelector, hadPrefixedLabels,
+  defaultJob, defaultJobTemplateSpec, generateSelector, hadPrefixedLabels, jobSpecWarnings,
   validateJob, validateJobSpecCommon, validateJobStatus, validateJobUpdate,
 } from './job-spec.ts';
+import { podNamePrefixWarnings, whenGenerationChanged } from './pod-warnings.ts';
 import { arrayAt, ensureObject, numberAt, objectAt, objectsAt, stringAt } from './object.ts';
 import { builtinType } from './skeleton.ts';
 import { formatSelector } from './table-columns.ts';
@@ -44,6 +45,8 @@ const jobStrategy = specStatusStrategy({
   validateUpdate(job, old) {
     return validateJobUpdate(job, old);
   },
+  warningsOnCreate: (job) => [...podNamePrefixWarnings(job), ...jobSpecWarnings(objectAt(job, 'spec'), 'spec')],
+  warningsOnUpdate: (job, old) => whenGenerationChanged(job, old, () => jobSpecWarnings(objectAt(job, 'spec'), 'spec')),
   subresources: {
     status: {
       prepareForUpdate(job, old) {
@@ -200,6 +203,8 @@ function validateCronJobSpec(cronJob: KubeObject, old: KubeObject | undefined): 
 // The CronJob controller names its Jobs `<name>-<11 characters>`; Job names stop at 63.
 const maxCronJobNameLength = 63 - 11;
 
+const jobTemplateSpecOf = (cronJob: KubeObject) => objectAt(objectAt(objectAt(cronJob, 'spec'), 'jobTemplate'), 'spec');
+
 const cronJobStrategy = specStatusStrategy({
   prepareForCreate: defaultCronJob,
   prepareForUpdate: defaultCronJob,
@@ -212,6 +217,13 @@ const cronJobStrategy = specStatusStrategy({
     }
     return causes;
   },
+  warningsOnCreate: (cronJob) => [...podNamePrefixWarnings(cronJob), ...jobSpecWarnings(jobTemplateSpecOf(cronJob), 'spec.jobTemplate.spec')],
+  warningsOnUpdate: (cronJob, old) => [
+    ...whenGenerationChanged(cronJob, old, () => jobSpecWarnings(jobTemplateSpecOf(cronJob), 'spec.jobTemplate.spec')),
+    // TZ= in a schedule, which only an older CronJob may keep; upstream's message says "spec.spec".
+    ...(stringAt(objectAt(cronJob, 'spec'), 'schedule').includes('TZ')
+      ? ['cannot use TZ or CRON_TZ in spec.spec.schedule, use timeZone instead, see https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for more details'] : []),
+  ],
 });
 
 /** printBoolPtr: "True"/"False", "<unset>" when absent. */

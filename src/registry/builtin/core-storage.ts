@@ -18,12 +18,11 @@ import {
 } from './pod-volume-sources.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 import { builtinType } from './skeleton.ts';
+import { betaStorageClassAnnotation, persistentVolumeClaimWarnings, persistentVolumeWarnings } from './storage-warnings.ts';
 
 const accessModes = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
 const volumeModes = ['Block', 'Filesystem'];
 const reclaimPolicies = ['Delete', 'Recycle', 'Retain'];
-/** The annotation that named a volume's or claim's class before spec.storageClassName. */
-const betaStorageClassAnnotation = 'volume.beta.kubernetes.io/storage-class';
 
 
 /** A PersistentVolume source's own checks at `path` (the source's); `pvName` is the volume's name, "" for an inline spec. */
@@ -525,6 +524,8 @@ const persistentVolumeStrategy: Strategy = {
   },
   validate: validatePersistentVolume,
   validateUpdate: validatePersistentVolumeUpdate,
+  warningsOnCreate: persistentVolumeWarnings,
+  warningsOnUpdate: persistentVolumeWarnings,
   subresources: {
     status: {
       prepareForUpdate(pv, old) {
@@ -554,6 +555,8 @@ const persistentVolumeClaimStrategy: Strategy = {
   },
   validate: validatePersistentVolumeClaim,
   validateUpdate: validatePersistentVolumeClaimUpdate,
+  warningsOnCreate: persistentVolumeClaimWarnings,
+  warningsOnUpdate: persistentVolumeClaimWarnings,
   subresources: {
     status: {
       prepareForUpdate(pvc, old) {

@@ -10,8 +10,10 @@ import { labelSelectorJson } from '../../api/labels.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
 import { ensureObject, numberAt, objectAt, semanticEqual, setDefault } from './object.ts';
 import {
-  podSelectorOf, selectorCount, validateAlwaysRestarts, validateCollisionCount, validateCounters, validateImmutableSelector, validateTemplateMatches, withZeroCounters,
+  podSelectorOf, selectorCount, templateOf, validateAlwaysRestarts, validateCollisionCount, validateCounters, validateImmutableSelector, validateTemplateMatches,
+  withZeroCounters,
 } from './pod-controllers.ts';
+import { podTemplateWarnings } from './pod-warnings.ts';
 import { defaultPodTemplate, validatePodTemplateSpec } from './pod-spec.ts';
 import { goIntOrString, intOrPercentValue, validateLabelSelector, validatePositiveIntOrPercent } from './selector-validation.ts';
 import { builtinType } from './skeleton.ts';
@@ -163,6 +165,9 @@ export function daemonSetsType(): ResourceType {
       validate: validateDaemonSet,
       // Upstream validates the spec a second time on update (its causes repeat), then the selector.
       validateUpdate: (ds, old) => [...validateDaemonSet(ds), ...validateImmutableSelector(ds, old)],
+      warningsOnCreate: (ds) => podTemplateWarnings(templateOf(ds), 'spec.template'),
+      // Upstream warns of an update that changed the template (its template generation moved).
+      warningsOnUpdate: (ds, old) => (templateGenerationOf(ds) === templateGenerationOf(old) ? [] : podTemplateWarnings(templateOf(ds), 'spec.template')),
       subresources: {
         status: {
           prepareForUpdate(ds, old) {

@@ -10,7 +10,10 @@ import { keepOldSpec, keepOldStatus } from './common.ts';
 import { clone, isObject, type JsonObject } from '../../api/json.ts';
 import { ensureObject, numberAt, objectAt, semanticEqual } from './object.ts';
 import { defaultPodTemplate } from './pod-spec.ts';
-import { defaultReplicas, validateImmutableSelector, validateReplicaCounts, validateReplicatedTemplate, validateSelectorAndTemplate } from './pod-controllers.ts';
+import {
+  defaultReplicas, replicatedWarningsOnCreate, templateWarningsOnUpdate, validateImmutableSelector, validateReplicaCounts, validateReplicatedTemplate,
+  validateSelectorAndTemplate,
+} from './pod-controllers.ts';
 import { replicasScale } from './scale-access.ts';
 import { goIntOrString, intOrPercentValue, validatePositiveIntOrPercent } from './selector-validation.ts';
 import { deploymentColumns } from './table-columns.ts';
@@ -128,6 +131,9 @@ const deploymentStrategy: Strategy = {
   },
 
   validateUpdate: validateImmutableSelector,
+
+  warningsOnCreate: replicatedWarningsOnCreate,
+  warningsOnUpdate: templateWarningsOnUpdate,
 
   subresources: {
     status: {

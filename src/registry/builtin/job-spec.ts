@@ -1,6 +1,7 @@
-// Job specs' defaults, generated selector and validation, shared by Jobs and CronJobs'
-// job templates, after kubernetes pkg/apis/batch/v1/defaults.go,
-// pkg/registry/batch/job/strategy.go and pkg/apis/batch/validation/validation.go.
+// Job specs' defaults, generated selector, validation and warnings, shared by Jobs and
+// CronJobs' job templates, after kubernetes pkg/apis/batch/v1/defaults.go,
+// pkg/registry/batch/job/strategy.go, pkg/apis/batch/validation/validation.go and
+// pkg/api/job/warnings.go.
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { isStatusError } from '../../api/index.ts';
@@ -11,6 +12,7 @@ import type { FieldPath } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
 import { arrayAt, ensureObject, numberAt, objectAt, objectsAt, present, semanticEqual, stringAt } from './object.ts';
 import { defaultPodTemplate, validatePodTemplateSpec } from './pod-spec.ts';
+import { podTemplateWarnings } from './pod-warnings.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 
 export const jobNameLabel = 'batch.kubernetes.io/job-name';
@@ -451,4 +453,22 @@ export function validateJobStatus(job: KubeObject): StatusCause[] {
   const ready = numberAt(status, 'ready');
   if (ready !== undefined && ready > (numberAt(status, 'active') ?? 0)) causes.push(invalid('status.ready', ready, 'cannot set more ready pods than active'));
   return causes;
+}
+
+// ---------- warnings ----------
+
+/** Above these an Indexed Job's completed indexes may not all be tracked when many fail. */
+const completionsSoftLimit = 100_000;
+const parallelismSoftLimit = 10_000;
+
+/** Upstream's WarningsForJobSpec: an Indexed Job too large to track well, then its pod template's warnings; `path` is the spec's. */
+export function jobSpecWarnings(spec: unknown, path: FieldPath): string[] {
+  const warnings: string[] = [];
+  const completions = numberAt(spec, 'completions') ?? 0;
+  const parallelism = numberAt(spec, 'parallelism') ?? 0;
+  if (stringAt(spec, 'completionMode') === 'Indexed' && completions > completionsSoftLimit && parallelism > parallelismSoftLimit) {
+    warnings.push(`${path}: In Indexed Jobs with a number of completions higher than 10^5 and a parallelism higher than 10^4, Kubernetes might not be able to track completedIndexes when a big number of indexes fail`);
+  }
+  warnings.push(...podTemplateWarnings(objectAt(spec, 'template'), child(path, 'template')));
+  return warnings;
 }

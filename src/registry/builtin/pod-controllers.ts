@@ -1,7 +1,8 @@
 // What the controllers of pods share (Deployments, ReplicaSets, ReplicationControllers,
 // StatefulSets, DaemonSets), after kubernetes pkg/apis/apps/validation and
 // pkg/apis/core/validation: the pod selector against the template's labels, the restart
-// policy their pods need, replica counters, and the status fields Go always serialises.
+// policy their pods need, replica counters, the status fields Go always serialises, and
+// what their writes are warned of.
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { isStatusError } from '../../api/index.ts';
@@ -13,6 +14,7 @@ import { labelsOf } from './common.ts';
 import type { JsonObject } from '../../api/json.ts';
 import { ensureObject, numberAt, objectAt, semanticEqual } from './object.ts';
 import { validatePodTemplateSpec } from './pod-spec.ts';
+import { podNamePrefixWarnings, podTemplateWarnings, whenGenerationChanged } from './pod-warnings.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 
 /** The parsed `spec.selector` (a LabelSelector); undefined when it does not parse. */
@@ -144,4 +146,19 @@ export function withZeroCounters(obj: KubeObject, fields: readonly string[]): vo
 export function validateImmutableSelector(obj: KubeObject, old: KubeObject): StatusCause[] {
   const selector = objectAt(obj, 'spec')?.selector;
   return semanticEqual(selector, objectAt(old, 'spec')?.selector) ? [] : [invalid('spec.selector', labelSelectorJson(selector), fieldImmutable)];
+}
+
+/** The pod template at `spec.template`. */
+export function templateOf(obj: KubeObject): unknown {
+  return objectAt(obj, 'spec')?.template;
+}
+
+/** A new ReplicaSet's, Deployment's or ReplicationController's warnings: its name (its pods' names start with it), its template's. */
+export function replicatedWarningsOnCreate(obj: KubeObject): string[] {
+  return [...podNamePrefixWarnings(obj), ...podTemplateWarnings(templateOf(obj), 'spec.template')];
+}
+
+/** An update's: the template's, when the update bumped the generation. */
+export function templateWarningsOnUpdate(obj: KubeObject, old: KubeObject): string[] {
+  return whenGenerationChanged(obj, old, () => podTemplateWarnings(templateOf(obj), 'spec.template'));
 }

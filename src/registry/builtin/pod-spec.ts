@@ -9,7 +9,7 @@ import { validateAnnotations, validateLabels } from '../validation/object-meta.t
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { arrayAt, defaultEmptyObject, ensureObject, numberAt, objectAt, objectsAt, present, setDefault, stringAt } from './object.ts';
 import { compareQuantity, isNegative, isZero, parseQuantity, zeroQuantity } from '../../api/quantity.ts';
-import { invalidIPMessage, parseIP } from './ip.ts';
+import { ipForLegacyFieldErrors } from './ip.ts';
 import { validateContainerProbes } from './pod-probes.ts';
 import { validateAffinity, validateTopologySpreadConstraints } from './pod-scheduling.ts';
 import { validateContainerSecurityContext, validateForOS, validateHostProcessPod, validateHostUsers, validatePodSecurityContext } from './pod-security.ts';
@@ -586,7 +586,9 @@ const maxDNSSearchListChars = 2048;
 
 /**
  * validatePodDNSConfig: what dnsPolicy None needs, at most 3 nameservers that are IPs, search
- * domains within upstream's limits, named options.
+ * domains within upstream's limits, named options. The nameservers and host aliases' IPs
+ * are legacy fields checked strictly (StrictIPCIDRValidation, on in v1.36), with no earlier
+ * values let through: upstream passes none, these fields being immutable in a Pod.
  */
 function validateDNSConfig(s: JsonObject, path: FieldPath): StatusCause[] {
   const config = objectAt(s, 'dnsConfig');
@@ -599,7 +601,7 @@ function validateDNSConfig(s: JsonObject, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
   if (nameservers.length > 3) causes.push(invalid(child(path, 'nameservers'), nameservers, 'must not have more than 3 nameservers'));
   nameservers.forEach((ns, i) => {
-    if (parseIP(String(ns)) === undefined) causes.push(invalid(index(child(path, 'nameservers'), i), String(ns), invalidIPMessage));
+    for (const msg of ipForLegacyFieldErrors(String(ns))) causes.push(invalid(index(child(path, 'nameservers'), i), String(ns), msg));
   });
   const searches = arrayAt(config, 'searches').map(String);
   const searchesPath = child(path, 'searches');
@@ -628,7 +630,7 @@ function validatePodExtras(s: JsonObject, path: FieldPath): StatusCause[] {
     const alias = isObject(raw) ? raw : {};
     const p = index(child(path, 'hostAliases'), i);
     const ip = stringAt(alias, 'ip');
-    if (parseIP(ip) === undefined) causes.push(invalid(child(p, 'ip'), ip, invalidIPMessage));
+    for (const msg of ipForLegacyFieldErrors(ip)) causes.push(invalid(child(p, 'ip'), ip, msg));
     arrayAt(alias, 'hostnames').forEach((hostname, j) => {
       for (const msg of isDNS1123Subdomain(String(hostname))) causes.push(invalid(index(child(p, 'hostnames'), j), String(hostname), msg));
     });

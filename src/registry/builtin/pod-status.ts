@@ -12,11 +12,11 @@ import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { JsonObject } from '../../api/json.ts';
 import { child, duplicate, fieldImmutable, forbidden, goJson, index, invalid, key, notSupported, required, type FieldPath } from '../validation/field.ts';
 import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
-import { ipForLegacyFieldErrors, isDualStackIPs } from './ip.ts';
-import { arrayAt, numberAt, objectAt, objectsAt, stringAt } from './object.ts';
+import { ipForLegacyFieldErrors, ipWarnings, isDualStackIPs } from './ip.ts';
+import { arrayAt, itemsAt, numberAt, objectAt, objectsAt, stringAt } from './object.ts';
+import { appArmorAnnotationPrefix } from './pod-warnings.ts';
 
 const mirrorPodAnnotation = 'kubernetes.io/config.mirror';
-const appArmorAnnotationPrefix = 'container.apparmor.security.beta.kubernetes.io/';
 const deletionCostAnnotation = 'controller.kubernetes.io/pod-deletion-cost';
 
 /** Upstream's GetDeletionCostFromPodAnnotations: whether the annotation, when set, is a canonical 32-bit integer. */
@@ -380,4 +380,11 @@ export function validatePodStatusUpdate(pod: KubeObject, old: KubeObject): Statu
     }
   });
   return causes;
+}
+
+/** The pods/status strategy's WarningsOnUpdate: pod and host IPs in forms a later release will refuse, or IPv6 not canonical. */
+export function podStatusWarnings(pod: KubeObject): string[] {
+  const status = objectAt(pod, 'status');
+  return ['podIPs', 'hostIPs'].flatMap((field) =>
+    itemsAt(status, field).flatMap((entry, i) => ipWarnings(child(index(`status.${field}`, i), 'ip'), stringAt(entry, 'ip'))));
 }

@@ -12,7 +12,9 @@ import { arrayAt, ensureObject, numberAt, objectAt, objectsAt, semanticEqual, st
 import { defaultPodOnly, defaultPodSpec, podQOSClass, validatePodSpec } from './pod-spec.ts';
 import { podColumns, podRowConditions } from './table-columns.ts';
 import { resizeStrategy } from './pod-resize.ts';
-import { validatePodStatusUpdate } from './pod-status.ts';
+import { podStatusWarnings, validatePodStatusUpdate } from './pod-status.ts';
+import { applyAppArmorVersionSkew } from './pod-apparmor.ts';
+import { podWarnings } from './pod-warnings.ts';
 
 function specOf(pod: KubeObject): JsonObject {
   return ensureObject(pod as JsonObject, 'spec');
@@ -200,6 +202,7 @@ const podStrategy: Strategy = {
       }];
     }
     pod.status = status;
+    applyAppArmorVersionSkew(pod);
   },
 
   prepareForUpdate(pod, old) {
@@ -223,6 +226,9 @@ const podStrategy: Strategy = {
 
   // The Store runs validate on the new object too; these are the update-only rules.
   validateUpdate: validatePodUpdate,
+
+  // Upstream warns of no Pod update: people seldom write pods, controllers often do.
+  warningsOnCreate: podWarnings,
 
   // Upstream's CheckGracefulDelete: the grace asked for, else the pod's own; a pod no node
   // runs (unscheduled, or finished) has nothing to stop and goes at once.
@@ -279,6 +285,7 @@ const podStrategy: Strategy = {
         keepOldObservedGenerations(status, oldStatus);
       },
       validateUpdate: validatePodStatusUpdate,
+      warningsOnUpdate: podStatusWarnings,
     },
   },
 };

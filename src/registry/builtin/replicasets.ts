@@ -12,8 +12,10 @@ import { clone, type JsonObject } from '../../api/json.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
 import { ensureObject, numberAt, objectAt } from './object.ts';
 import {
-  defaultReplicas, validateImmutableSelector, validateReplicaSetStatus, validateReplicatedTemplate, validateSelectorAndTemplate, withZeroCounters,
+  defaultReplicas, replicatedWarningsOnCreate, templateOf, templateWarningsOnUpdate, validateImmutableSelector, validateReplicaSetStatus,
+  validateReplicatedTemplate, validateSelectorAndTemplate, withZeroCounters,
 } from './pod-controllers.ts';
+import { podTemplateWarnings, whenGenerationChanged } from './pod-warnings.ts';
 import { defaultPodTemplate } from './pod-spec.ts';
 import { replicasScale } from './scale-access.ts';
 import { builtinType } from './skeleton.ts';
@@ -24,13 +26,15 @@ const alwaysSerialised = ['replicas'];
 
 /**
  * What both share: defaults on every write (before the generation compares specs), a new
- * object's status `{replicas: 0}`, status written only through /status, and upstream's
- * update validation, which checks the spec a second time (its causes repeat).
+ * object's status `{replicas: 0}`, status written only through /status, upstream's update
+ * validation, which checks the spec a second time (its causes repeat), and the warnings of
+ * a create: the name and the template.
  */
 function replicatedStrategy(opts: {
   defaults(obj: KubeObject): void;
   validate(obj: KubeObject): StatusCause[];
   validateUpdate(obj: KubeObject, old: KubeObject): StatusCause[];
+  warningsOnUpdate(obj: KubeObject, old: KubeObject): string[];
   scale: ScaleAccess;
   defaultGarbageCollectionPolicy?: GarbageCollectionPolicy;
 }) {
@@ -45,6 +49,8 @@ function replicatedStrategy(opts: {
     },
     validate: opts.validate,
     validateUpdate: opts.validateUpdate,
+    warningsOnCreate: replicatedWarningsOnCreate,
+    warningsOnUpdate: opts.warningsOnUpdate,
     subresources: {
       status: {
         prepareForUpdate(obj, old) {
@@ -115,6 +121,7 @@ export function replicaSetsType(): ResourceType {
       defaults: defaultReplicaSet,
       validate: validateReplicaSet,
       validateUpdate: (rs, old) => [...validateReplicaSet(rs), ...validateImmutableSelector(rs, old)],
+      warningsOnUpdate: templateWarningsOnUpdate,
       scale: replicasScale(),
     }),
     tableColumns: replicaSetColumns,
@@ -173,6 +180,8 @@ export function replicationControllersType(): ResourceType {
       defaults: defaultReplicationController,
       validate: validateReplicationController,
       validateUpdate: validateReplicationController,
+      // Upstream's rcStrategy passes the templates the wrong way round: an update is warned of the old one.
+      warningsOnUpdate: (rc, old) => whenGenerationChanged(rc, old, () => podTemplateWarnings(templateOf(old), 'spec.template')),
       scale: replicasScale({ mapSelector: true }),
       // core/v1 keeps a deleted ReplicationController's pods unless the client says otherwise (upstream, for compatibility).
       defaultGarbageCollectionPolicy: 'OrphanDependents',

@@ -8,10 +8,13 @@ import { forbidden, goJson, invalid, notSupported, required, validateNonnegative
 import { validateAnnotations, validateLabels } from '../validation/object-meta.ts';
 import { type JsonObject } from '../../api/json.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
-import { ensureObject, numberAt, objectAt, objectsAt, semanticEqual, setDefault } from './object.ts';
+import { ensureObject, itemsAt, numberAt, objectAt, objectsAt, semanticEqual, setDefault } from './object.ts';
 import {
-  defaultReplicas, validateAlwaysRestarts, validateCollisionCount, validateReplicaCounts, validateSelectorAndTemplate, validateTemplateMatches, withZeroCounters,
+  defaultReplicas, templateOf, templateWarningsOnUpdate, validateAlwaysRestarts, validateCollisionCount, validateReplicaCounts, validateSelectorAndTemplate,
+  validateTemplateMatches, withZeroCounters,
 } from './pod-controllers.ts';
+import { podTemplateWarnings } from './pod-warnings.ts';
+import { persistentVolumeClaimSpecWarnings } from './storage-warnings.ts';
 import { goIntOrString, intOrPercentValue, validatePositiveIntOrPercent } from './selector-validation.ts';
 import { defaultPodTemplate } from './pod-spec.ts';
 import { replicasScale } from './scale-access.ts';
@@ -153,6 +156,19 @@ function validateStatefulSetStatus(sts: KubeObject, old: KubeObject): StatusCaus
   ];
 }
 
+/**
+ * What a StatefulSet's every write is warned of (upstream's strategy): its claim templates'
+ * fractional storage, named as `claimPath` says (upstream's paths differ between create and
+ * update), and a negative revisionHistoryLimit.
+ */
+function statefulSetSpecWarnings(sts: KubeObject, claimPath: (i: number) => string): string[] {
+  const spec = objectAt(sts, 'spec');
+  const warnings = itemsAt(spec, 'volumeClaimTemplates').flatMap((claim, i) => persistentVolumeClaimSpecWarnings(claim.spec, claimPath(i)));
+  const limit = numberAt(spec, 'revisionHistoryLimit');
+  if (limit !== undefined && limit < 0) warnings.push('spec.revisionHistoryLimit: a negative value retains all historical revisions; a value >= 0 is recommended');
+  return warnings;
+}
+
 export const statefulSetColumns: TableColumn[] = [
   nameColumn,
   column('Ready', (sts) => `${count(objectAt(sts, 'status')?.readyReplicas)}/${count(objectAt(sts, 'spec')?.replicas)}`, {
@@ -177,6 +193,14 @@ export function statefulSetsType(): ResourceType {
       },
       validate: validateStatefulSet,
       validateUpdate: validateStatefulSetUpdate,
+      warningsOnCreate: (sts) => [
+        ...podTemplateWarnings(templateOf(sts), 'spec.template'),
+        ...statefulSetSpecWarnings(sts, (i) => `spec.volumeClaimTemplates[${i}]`),
+      ],
+      warningsOnUpdate: (sts, old) => [
+        ...templateWarningsOnUpdate(sts, old),
+        ...statefulSetSpecWarnings(sts, (i) => `spec.volumeClaimTemplates[${i}].Spec`),
+      ],
       subresources: {
         status: {
           prepareForUpdate(sts, old) {

@@ -12,6 +12,7 @@ import { byteLength, labelSelectorJson } from '../../api/labels.ts';
 import { duplicate, fieldImmutable, forbidden, goJson, GoValue, invalid, notSupported, required, tooLong, validateNonnegative, type FieldPath } from '../validation/field.ts';
 import { inclusiveRangeError, isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
+import { storageClassWarnings } from './storage-warnings.ts';
 import { validatePersistentVolumeSpec } from './core-storage.ts';
 import { arrayAt, objectAt, objectsAt, present, semanticEqual, stringAt, stringsAt } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
@@ -98,6 +99,8 @@ export function storageClassesType(): ResourceType {
       prepareForUpdate: defaultStorageClass,
       validate: validateStorageClass,
       validateUpdate: validateStorageClassUpdate,
+      warningsOnCreate: storageClassWarnings,
+      warningsOnUpdate: storageClassWarnings,
     },
     // pkg/printers/internalversion: printStorageClass.
     tableColumns: [

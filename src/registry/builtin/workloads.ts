@@ -11,6 +11,7 @@ import { fieldImmutable, goJson, invalid, required, validateNonnegative } from '
 import { type JsonObject } from '../../api/json.ts';
 import { ensureObject, numberAt, objectAt, objectsAt, semanticEqual } from './object.ts';
 import { defaultPodTemplate, validatePodTemplateSpec } from './pod-spec.ts';
+import { podTemplateWarnings, whenGenerationChanged } from './pod-warnings.ts';
 import { builtinType } from './skeleton.ts';
 import { containersColumn, formatLabels, imagesColumn } from './table-columns.ts';
 
@@ -41,6 +42,8 @@ export function podTemplatesType(): ResourceType {
         pt.metadata.generation = semanticEqual(objectAt(pt, 'template'), objectAt(old, 'template')) ? generation : generation + 1;
       },
       validate: (pt) => validatePodTemplateSpec(objectAt(pt, 'template'), 'template'),
+      warningsOnCreate: (pt) => podTemplateWarnings(objectAt(pt, 'template'), 'template'),
+      warningsOnUpdate: (pt, old) => whenGenerationChanged(pt, old, () => podTemplateWarnings(objectAt(pt, 'template'), 'template')),
     },
     tableColumns: podTemplateColumns,
   });

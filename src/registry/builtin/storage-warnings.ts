@@ -1,0 +1,86 @@
+// Warnings for storage objects and the volumes pods use, after kubernetes
+// pkg/api/persistentvolumeclaim/util.go (GetWarningsForPersistentVolumeClaim[Spec]),
+// pkg/api/persistentvolume/util.go (GetWarningsForPersistentVolume), pkg/api/storage/util.go
+// (GetWarningsForStorageClass), and the deprecated volume plugins pkg/api/pod/warnings.go
+// names in the same words.
+
+import type { KubeObject } from '../../api/index.ts';
+import { formatQuantity, milliValue, parseQuantity } from '../../api/quantity.ts';
+import { child, goQuote, index, key, type FieldPath } from '../validation/field.ts';
+import { nodeLabelDeprecatedMessage, nodeSelectorTermWarnings } from './node-label-warnings.ts';
+import { itemsAt, objectAt, stringAt } from './object.ts';
+
+/** Volume plugins gone or going, by their v1 field: the name upstream's message path gives it, and why. */
+const deprecatedVolumePlugins: Readonly<Record<string, readonly [pathName: string, message: string]>> = {
+  photonPersistentDisk: ['photonPersistentDisk', 'deprecated in v1.11, non-functional in v1.16+'],
+  // The GitRepoVolumeDriver gate is off by default since v1.33.
+  gitRepo: ['gitRepo', 'deprecated in v1.11, and disabled by default in v1.33+'],
+  scaleIO: ['scaleIO', 'deprecated in v1.16, non-functional in v1.22+'],
+  flocker: ['flocker', 'deprecated in v1.22, non-functional in v1.25+'],
+  // Upstream's path names the Go field.
+  storageos: ['storageOS', 'deprecated in v1.22, non-functional in v1.25+'],
+  quobyte: ['quobyte', 'deprecated in v1.22, non-functional in v1.25+'],
+  glusterfs: ['glusterfs', 'deprecated in v1.25, non-functional in v1.26+'],
+  cephfs: ['cephfs', 'deprecated in v1.28, non-functional in v1.31+'],
+  rbd: ['rbd', 'deprecated in v1.28, non-functional in v1.31+'],
+};
+
+/** The warnings for the deprecated plugins `source` (a volume or a PersistentVolume's spec) uses, in the order given. */
+export function deprecatedVolumePluginWarnings(source: unknown, plugins: readonly string[], path: FieldPath): string[] {
+  return plugins.flatMap((plugin) => {
+    const [pathName, message] = deprecatedVolumePlugins[plugin]!;
+    return objectAt(source, plugin) !== undefined ? [`${child(path, pathName)}: ${message}`] : [];
+  });
+}
+
+/** A memory or storage quantity that is no whole number of bytes (its milli-value not a multiple of 1000), printed canonically. */
+export function fractionalBytesWarnings(value: unknown, path: FieldPath): string[] {
+  const quantity = parseQuantity(value);
+  if (quantity === undefined || milliValue(quantity) % 1000n === 0n) return [];
+  return [`${path}: fractional byte value ${goQuote(formatQuantity(quantity))} is invalid, must be an integer`];
+}
+
+/** The annotation that named a volume's or claim's class before spec.storageClassName. */
+export const betaStorageClassAnnotation = 'volume.beta.kubernetes.io/storage-class';
+const deprecatedStorageClassAnnotation = 'deprecated since v1.8; use "storageClassName" attribute instead';
+
+function betaStorageClassWarnings(obj: KubeObject): string[] {
+  if (obj.metadata.annotations?.[betaStorageClassAnnotation] === undefined) return [];
+  return [`${key('metadata.annotations', betaStorageClassAnnotation)}: ${deprecatedStorageClassAnnotation}`];
+}
+
+/** Upstream's GetWarningsForPersistentVolumeClaimSpec: fractional storage requests and limits. */
+export function persistentVolumeClaimSpecWarnings(spec: unknown, path: FieldPath): string[] {
+  const resources = objectAt(spec, 'resources');
+  return ['requests', 'limits'].flatMap((kind) => fractionalBytesWarnings(objectAt(resources, kind)?.storage, key(child(path, 'resources', kind), 'storage')));
+}
+
+/** Upstream's GetWarningsForPersistentVolumeClaim: the beta storage-class annotation, then the spec's. */
+export function persistentVolumeClaimWarnings(pvc: KubeObject): string[] {
+  return [...betaStorageClassWarnings(pvc), ...persistentVolumeClaimSpecWarnings(objectAt(pvc, 'spec'), 'spec')];
+}
+
+/**
+ * Upstream's GetWarningsForPersistentVolume: the beta storage-class annotation, the Recycle
+ * reclaim policy, deprecated node labels in the node affinity, deprecated volume plugins.
+ */
+export function persistentVolumeWarnings(pv: KubeObject): string[] {
+  const spec = objectAt(pv, 'spec');
+  const warnings = betaStorageClassWarnings(pv);
+  if (stringAt(spec, 'persistentVolumeReclaimPolicy') === 'Recycle') {
+    warnings.push('spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning.');
+  }
+  itemsAt(objectAt(objectAt(spec, 'nodeAffinity'), 'required'), 'nodeSelectorTerms').forEach((term, i) => {
+    warnings.push(...nodeSelectorTermWarnings(term, false, index('spec.nodeAffinity.required.nodeSelectorTerms', i)));
+  });
+  warnings.push(...deprecatedVolumePluginWarnings(spec, ['cephfs', 'photonPersistentDisk', 'scaleIO', 'storageos', 'glusterfs', 'rbd'], 'spec'));
+  return warnings;
+}
+
+/** Upstream's GetWarningsForStorageClass: deprecated node labels in allowedTopologies. */
+export function storageClassWarnings(sc: KubeObject): string[] {
+  return itemsAt(sc, 'allowedTopologies').flatMap((topology, i) => itemsAt(topology, 'matchLabelExpressions').flatMap((expression, j) => {
+    const deprecated = nodeLabelDeprecatedMessage(stringAt(expression, 'key'));
+    return deprecated === undefined ? [] : [`allowedTopologies[${i}].matchLabelExpressions[${j}].key: ${deprecated}`];
+  }));
+}

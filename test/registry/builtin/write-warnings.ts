@@ -1,0 +1,1 @@
+export { createWarned, updateWarned, type Warned } from '../../helpers/store.ts';
