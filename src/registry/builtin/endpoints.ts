@@ -7,9 +7,10 @@ import { builtinType } from './skeleton.ts';
 import { child, index, invalid, required } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
-import { invalidIPMessage, parseIP } from './ip.ts';
+import { ipWarnings } from './ip.ts';
+import { endpointIPCauses, legacyIPCauses } from './legacy-ip-fields.ts';
 import { isObject } from '../../api/json.ts';
-import { arrayAt, objectsAt, stringAt } from './object.ts';
+import { arrayAt, objectsAt, semanticEqual, stringAt } from './object.ts';
 import { validateProtocol } from './pod-spec.ts';
 import { endpointsColumns } from './table-columns.ts';
 
@@ -22,47 +23,40 @@ function defaultEndpoints(ep: KubeObject): void {
 /**
  * The default/kubernetes Endpoints and EndpointSlice, which Plinth's start-up writes
  * with its own address: on a loopback bind address that is a loopback IP, which
- * ValidateNonSpecialIP refuses for every other endpoint.
+ * ValidateEndpointIP refuses for every other endpoint.
  */
 export function isKubernetesEndpoints(obj: KubeObject): boolean {
   return obj.metadata.namespace === 'default' && obj.metadata.name === 'kubernetes';
 }
 
-/** ValidateNonSpecialIP: addresses that cannot be an endpoint. */
-export function specialIPMessage(ip: string): string | undefined {
-  const parsed = parseIP(ip);
-  if (parsed === undefined) return undefined;
-  const v = parsed.value;
-  if (parsed.family === 'IPv4') {
-    if (v === 0n) return 'may not be unspecified (0.0.0.0, ::)';
-    if (v >> 24n === 127n) return 'may not be in the loopback range (127.0.0.0/8, ::1/128)';
-    if (v >> 16n === 0xa9fen) return 'may not be in the link-local range (169.254.0.0/16, fe80::/10)';
-    if (v >> 8n === 0xe00000n) return 'may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)';
-    return undefined;
-  }
-  if (v === 0n) return 'may not be unspecified (0.0.0.0, ::)';
-  if (v === 1n) return 'may not be in the loopback range (127.0.0.0/8, ::1/128)';
-  if (v >> 118n === 0x3fan) return 'may not be in the link-local range (169.254.0.0/16, fe80::/10)';
-  if (v >> 112n === 0xff02n) return 'may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)';
-  return undefined;
-}
-
+/** validateEndpointAddress; ValidateEndpointIP spares the default/kubernetes Endpoints. */
 function validateAddress(address: unknown, path: string, allowSpecial: boolean): StatusCause[] {
-  const causes: StatusCause[] = [];
   const ip = stringAt(address, 'ip');
-  if (parseIP(ip) === undefined) causes.push(invalid(child(path, 'ip'), ip, invalidIPMessage));
+  const ipPath = child(path, 'ip');
+  const causes = legacyIPCauses(ipPath, ip);
   const hostname = stringAt(address, 'hostname');
   if (hostname !== '') for (const msg of isDNS1123Label(hostname)) causes.push(invalid(child(path, 'hostname'), hostname, msg));
   if (isObject(address) && typeof address.nodeName === 'string') {
     for (const msg of isDNS1123Subdomain(address.nodeName)) causes.push(invalid(child(path, 'nodeName'), address.nodeName, msg));
   }
-  const special = allowSpecial ? undefined : specialIPMessage(ip);
-  if (special !== undefined) causes.push(invalid(child(path, 'ip'), ip, special));
+  if (!allowSpecial) causes.push(...endpointIPCauses(ip, ipPath));
   return causes;
 }
 
-function validateEndpoints(ep: KubeObject): StatusCause[] {
+/**
+ * ValidateEndpoints. An update that leaves the subsets as they were is spared their errors:
+ * older releases accepted them (upstream's ratcheting of the IPs of Endpoints is the whole
+ * of subsets, not address by address).
+ */
+function validateEndpoints(ep: KubeObject, old?: KubeObject): StatusCause[] {
   const causes = validateKubeFinalizerNames(ep.metadata.finalizers, 'metadata.finalizers');
+  const subsetCauses = validateSubsets(ep);
+  if (subsetCauses.length > 0 && old !== undefined && semanticEqual(old.subsets, ep.subsets)) return causes;
+  return [...causes, ...subsetCauses];
+}
+
+function validateSubsets(ep: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
   arrayAt(ep, 'subsets').forEach((subset, i) => {
     const p = index('subsets', i);
     const addresses = arrayAt(subset, 'addresses');
@@ -87,12 +81,30 @@ function validateEndpoints(ep: KubeObject): StatusCause[] {
   return causes;
 }
 
+/** The Endpoints controller's managed-by label (pkg/controller/endpoint): it writes only valid IPs. */
+const managedByLabel = 'endpoints.kubernetes.io/managed-by';
+const endpointsControllerName = 'endpoint-controller';
+
+/** upstream's endpointsWarnings: IPs a later release will refuse, unless the Endpoints controller wrote them. */
+function endpointsWarnings(ep: KubeObject): string[] {
+  if (ep.metadata.labels?.[managedByLabel] === endpointsControllerName) return [];
+  const warnings: string[] = [];
+  arrayAt(ep, 'subsets').forEach((subset, i) => {
+    for (const list of ['addresses', 'notReadyAddresses']) {
+      arrayAt(subset, list).forEach((address, j) => warnings.push(...ipWarnings(child(index(child(index('subsets', i), list), j), 'ip'), stringAt(address, 'ip'))));
+    }
+  });
+  return warnings;
+}
+
 const endpointsStrategy: Strategy = {
   prepareForCreate: defaultEndpoints,
   prepareForUpdate(ep) {
     defaultEndpoints(ep);
   },
   validate: validateEndpoints,
+  warningsOnCreate: endpointsWarnings,
+  warningsOnUpdate: endpointsWarnings,
 };
 
 export function endpointsType(): ResourceType {

@@ -1,7 +1,7 @@
 // discovery.k8s.io/v1 endpointslices, after kubernetes pkg/registry/discovery/endpointslice
-// (strategy) and pkg/apis/discovery/validation: the address type required and immutable,
-// addresses checked by it, ports' names and protocols, at most 1000 endpoints; and the
-// printer's columns.
+// (strategy, its warnings) and pkg/apis/discovery/validation: the address type required and
+// immutable, addresses checked by it, ports' names and protocols, at most 1000 endpoints;
+// and the printer's columns.
 
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
@@ -11,9 +11,10 @@ import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { duplicate, fieldImmutable, index, invalid, notSupported, required, tooMany } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum } from '../validation/names.ts';
 import { validateLabels } from '../validation/object-meta.ts';
-import { isKubernetesEndpoints, specialIPMessage } from './endpoints.ts';
-import { parseIP } from './ip.ts';
-import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
+import { isKubernetesEndpoints } from './endpoints.ts';
+import { ipFamilyOf, ipWarnings } from './ip.ts';
+import { endpointIPCauses, legacyIPCauses } from './legacy-ip-fields.ts';
+import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt, stringsAt } from './object.ts';
 import { builtinType } from './skeleton.ts';
 
 const addressTypes = ['FQDN', 'IPv4', 'IPv6'];
@@ -31,16 +32,20 @@ function validateFQDN(name: string, path: string): StatusCause[] {
   return [error === 'required' ? required(path) : invalid(path, error.value, error.detail)];
 }
 
-function validateAddress(address: unknown, addressType: string, path: string, allowSpecial: boolean): StatusCause[] {
+/**
+ * An address of the slice's type. An IP is a legacy field's (strict, KEP-4858), then of the
+ * slice's family (upstream reports a wrong family at the addresses list, not the entry),
+ * then one ValidateEndpointIP accepts.
+ */
+function validateAddress(address: unknown, addressType: string, addressesPath: string, path: string, allowSpecial: boolean): StatusCause[] {
   const text = typeof address === 'string' ? address : '';
   if (addressType === 'FQDN') return validateFQDN(text, path);
   if (addressType !== 'IPv4' && addressType !== 'IPv6') return [];
-  const ip = parseIP(text);
-  // Go's ParseIP refuses IPv4-mapped IPv6 for IPv4 and dotted quads for IPv6.
-  const ok = ip !== undefined && ip.family === addressType && (addressType === 'IPv4' ? !text.includes(':') : text.includes(':'));
-  if (!ok) return [invalid(path, text, `must be a valid ${addressType} address`)];
-  const special = allowSpecial ? undefined : specialIPMessage(text);
-  return special === undefined ? [] : [invalid(path, text, special)];
+  const causes = legacyIPCauses(path, text);
+  if (causes.length > 0) return causes;
+  if (ipFamilyOf(text) !== addressType) causes.push(invalid(addressesPath, text, `must be an ${addressType} address`));
+  if (!allowSpecial) causes.push(...endpointIPCauses(text, path));
+  return causes;
 }
 
 function validateHints(hints: JsonObject, path: string): StatusCause[] {
@@ -69,7 +74,7 @@ function validateEndpoints(slice: KubeObject, addressType: string): StatusCause[
     const addresses = arrayAt(endpoint, 'addresses');
     if (addresses.length === 0) causes.push(required(`${p}.addresses`, 'must contain at least 1 address'));
     else if (addresses.length > maxAddresses) causes.push(tooMany(`${p}.addresses`, addresses.length, maxAddresses));
-    addresses.forEach((address, j) => causes.push(...validateAddress(address, addressType, index(`${p}.addresses`, j), allowSpecial)));
+    addresses.forEach((address, j) => causes.push(...validateAddress(address, addressType, `${p}.addresses`, index(`${p}.addresses`, j), allowSpecial)));
     if (typeof endpoint.nodeName === 'string') {
       for (const msg of isDNS1123Subdomain(endpoint.nodeName)) causes.push(invalid(`${p}.nodeName`, endpoint.nodeName, msg));
     }
@@ -111,14 +116,20 @@ function validatePorts(slice: KubeObject): StatusCause[] {
   return causes;
 }
 
-/** Upstream's ValidateEndpointSlice. */
-export function validateEndpointSlice(slice: KubeObject): StatusCause[] {
+/**
+ * Upstream's ValidateEndpointSlice. An update that leaves the endpoints as they were is
+ * spared their errors: older releases accepted them (upstream's ratcheting of the IPs of
+ * EndpointSlices is the whole of endpoints, not address by address).
+ */
+export function validateEndpointSlice(slice: KubeObject, old?: KubeObject): StatusCause[] {
   const causes: StatusCause[] = [];
   const addressType = stringAt(slice, 'addressType');
   if (addressType === '') causes.push(required('addressType'));
   else if (!addressTypes.includes(addressType)) causes.push(notSupported('addressType', addressType, addressTypes));
-  causes.push(...validateEndpoints(slice, addressType), ...validatePorts(slice));
-  return causes;
+  causes.push(...validatePorts(slice));
+  const endpointCauses = validateEndpoints(slice, addressType);
+  if (endpointCauses.length > 0 && old !== undefined && semanticEqual(old.endpoints, slice.endpoints)) return causes;
+  return [...causes, ...endpointCauses];
 }
 
 /** SetDefaults_EndpointPort: name "" and protocol TCP. */
@@ -129,6 +140,17 @@ function defaultEndpointSlice(slice: KubeObject): void {
   }
 }
 
+/** The managed-by label, and the controllers whose slices hold only valid IPs (pkg/controller/endpointslice, endpointslicemirroring). */
+const managedByLabel = 'endpointslice.kubernetes.io/managed-by';
+const trustedManagers = ['endpointslice-controller.k8s.io', 'endpointslicemirroring-controller.k8s.io'];
+
+/** warnOnBadIPs: IPs a later release will refuse, unless one of upstream's own controllers wrote them. */
+function badIPWarnings(slice: KubeObject): string[] {
+  if (trustedManagers.includes(slice.metadata.labels?.[managedByLabel] ?? '')) return [];
+  return arrayAt(slice, 'endpoints').flatMap((endpoint, i) =>
+    stringsAt(endpoint, 'addresses').flatMap((address, j) => ipWarnings(index(`${index('endpoints', i)}.addresses`, j), address)));
+}
+
 const endpointSliceStrategy: Strategy = {
   prepareForCreate: defaultEndpointSlice,
   prepareForUpdate: defaultEndpointSlice,
@@ -137,6 +159,9 @@ const endpointSliceStrategy: Strategy = {
     if (semanticEqual(slice.addressType, old.addressType)) return [];
     return [invalid('addressType', slice.addressType ?? '', fieldImmutable)];
   },
+  // warnOnDeprecatedAddressType on create only, as upstream's strategy.
+  warningsOnCreate: (slice) => [...(slice.addressType === 'FQDN' ? ['spec.addressType: FQDN endpoints are deprecated'] : []), ...badIPWarnings(slice)],
+  warningsOnUpdate: badIPWarnings,
 };
 
 /** printers.go's listWithMoreString: at most three entries, "+ N more...", "<unset>" when empty. */

@@ -1,16 +1,19 @@
 // networking.k8s.io/v1 ingresses, ingressclasses, networkpolicies, ipaddresses and servicecidrs.
 // Ingresses, IngressClasses and NetworkPolicies after kubernetes
-// pkg/apis/networking/v1/defaults.go, pkg/apis/networking/validation and printers.go.
+// pkg/apis/networking/v1/defaults.go, pkg/apis/networking/validation, printers.go and the
+// warnings of pkg/registry/networking (IngressClasses, IPAddresses and ServiceCIDRs give none).
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { JsonObject } from '../../api/json.ts';
 import { isDomainPrefixedPath, regexError } from '../../api/labels.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { fieldImmutable, forbidden, goJson, invalid, notSupported, required, tooLong } from '../validation/field.ts';
+import { fieldImmutable, forbidden, goJson, goQuote, invalid, notSupported, required, tooLong } from '../validation/field.ts';
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isValidPortName, isValidPortNum, validateName } from '../validation/names.ts';
-import { generationStrategy, specStatusStrategy } from './common.ts';
-import { parseCIDR, parseIP } from './ip.ts';
+import { generationStrategy, keepOldSpec, specStatusStrategy } from './common.ts';
+import { cidrWarnings, parseCIDR, parseIP } from './ip.ts';
+import { legacyCIDRCauses } from './legacy-ip-fields.ts';
+import { loadBalancerIngressCauses, loadBalancerIngressWarnings } from './load-balancer-status.ts';
 import { arrayAt, ensureObject, objectAt, objectsAt, present, stringAt } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 import { builtinType } from './skeleton.ts';
@@ -149,9 +152,29 @@ function addressCell(ingress: KubeObject): string {
     .join(',');
 }
 
+const ingressClassAnnotation = 'kubernetes.io/ingress.class';
+
+/** The ingress strategy's WarningsOnCreate (it warns of nothing on update). */
+function ingressWarningsOnCreate(ingress: KubeObject): string[] {
+  if (ingress.metadata.annotations?.[ingressClassAnnotation] === undefined || present(objectAt(ingress, 'spec')?.ingressClassName)) return [];
+  return [`annotation ${goQuote(ingressClassAnnotation)} is deprecated, please use 'spec.ingressClassName' instead`];
+}
+
 export function ingressesType(): ResourceType {
   return builtinType('networking.k8s.io', 'v1', 'ingresses', {
-    strategy: specStatusStrategy({ validate: validateIngress, validateUpdate: validateIngress }),
+    // ValidateIngressUpdate is ValidateIngressCreate's spec rules again: `validate` runs on update too.
+    strategy: specStatusStrategy({
+      validate: validateIngress,
+      warningsOnCreate: ingressWarningsOnCreate,
+      subresources: {
+        status: {
+          prepareForUpdate: keepOldSpec,
+          // ValidateIngressStatusUpdate: ValidateIngressLoadBalancerStatus.
+          validateUpdate: (ingress, old) => loadBalancerIngressCauses(ingress, old),
+          warningsOnUpdate: loadBalancerIngressWarnings,
+        },
+      },
+    }),
     // pkg/printers/internalversion: printIngress.
     tableColumns: [
       nameColumn,
@@ -232,7 +255,12 @@ export function ingressClassesType(): ResourceType {
 
 const policyTypes = ['Ingress', 'Egress'];
 const protocols = ['TCP', 'UDP', 'SCTP'];
-const cidrMessage = 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)';
+/** The rule lists of a policy's spec and the field naming their peers. */
+const ruleDirections = [['ingress', 'from'], ['egress', 'to']] as const;
+
+function exceptsOf(block: JsonObject): string[] {
+  return arrayAt(block, 'except').map(String);
+}
 
 function validatePort(port: JsonObject, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
@@ -254,26 +282,27 @@ function validatePort(port: JsonObject, path: string): StatusCause[] {
   return causes;
 }
 
-function validateIPBlock(block: JsonObject, path: string): StatusCause[] {
+/**
+ * ValidateIPBlock. A CIDR the stored policy held anywhere is kept as it is (upstream's
+ * AllowCIDRsEvenIfInvalid: an update may move peers and rules about).
+ */
+function validateIPBlock(block: JsonObject, path: string, allowedCIDRs: readonly string[]): StatusCause[] {
   const cidrText = stringAt(block, 'cidr');
   if (cidrText === '') return [required(`${path}.cidr`)];
+  const causes = legacyCIDRCauses(`${path}.cidr`, cidrText, allowedCIDRs);
   const cidr = parseCIDR(cidrText);
-  if (cidr === undefined) return [invalid(`${path}.cidr`, cidrText, cidrMessage)];
-  const causes: StatusCause[] = [];
-  (Array.isArray(block.except) ? block.except : []).forEach((raw, i) => {
-    const text = String(raw);
+  if (cidr === undefined) return causes;
+  exceptsOf(block).forEach((text, i) => {
+    causes.push(...legacyCIDRCauses(`${path}.except[${i}]`, text, allowedCIDRs));
     const except = parseCIDR(text);
-    if (except === undefined) {
-      causes.push(invalid(`${path}.except[${i}]`, text, cidrMessage));
-      return;
-    }
+    if (except === undefined) return;
     const inside = except.family === cidr.family && except.base >= cidr.base && except.base < cidr.base + cidr.size;
     if (!inside || cidr.prefix >= except.prefix) causes.push(invalid(`${path}.except[${i}]`, text, 'must be a strict subset of `cidr`'));
   });
   return causes;
 }
 
-function validatePeer(peer: JsonObject, path: string): StatusCause[] {
+function validatePeer(peer: JsonObject, path: string, allowedCIDRs: readonly string[]): StatusCause[] {
   const causes: StatusCause[] = [];
   let count = 0;
   for (const key of ['podSelector', 'namespaceSelector']) {
@@ -285,22 +314,33 @@ function validatePeer(peer: JsonObject, path: string): StatusCause[] {
   const block = objectAt(peer, 'ipBlock');
   if (block !== undefined) {
     count++;
-    causes.push(...validateIPBlock(block, `${path}.ipBlock`));
+    causes.push(...validateIPBlock(block, `${path}.ipBlock`, allowedCIDRs));
   }
   if (count === 0) causes.push(required(path, 'must specify a peer'));
   else if (count > 1 && block !== undefined) causes.push(forbidden(path, 'may not specify both ipBlock and another peer'));
   return causes;
 }
 
-/** ValidateNetworkPolicySpec. */
-export function validateNetworkPolicy(np: KubeObject): StatusCause[] {
+/** The ipBlock peers of a policy's rules, ingress then egress, with their paths. */
+function ipBlocks(np: KubeObject): { block: JsonObject; path: string }[] {
+  const spec = objectAt(np, 'spec');
+  return ruleDirections.flatMap(([direction, peers]) => objectsAt(spec, direction).flatMap((rule, i) =>
+    objectsAt(rule, peers).flatMap((peer, j) => {
+      const block = objectAt(peer, 'ipBlock');
+      return block === undefined ? [] : [{ block, path: `spec.${direction}[${i}].${peers}[${j}].ipBlock` }];
+    })));
+}
+
+/** ValidateNetworkPolicySpec; on update (ValidateNetworkPolicyUpdate) every CIDR of the stored policy is kept as it is. */
+export function validateNetworkPolicy(np: KubeObject, old?: KubeObject): StatusCause[] {
   const spec = objectAt(np, 'spec') ?? {};
+  const allowedCIDRs = old === undefined ? [] : ipBlocks(old).flatMap(({ block }) => [stringAt(block, 'cidr'), ...exceptsOf(block)]);
   const causes = validateLabelSelector(objectAt(spec, 'podSelector') ?? {}, 'spec.podSelector');
-  for (const [direction, peers] of [['ingress', 'from'], ['egress', 'to']] as const) {
+  for (const [direction, peers] of ruleDirections) {
     objectsAt(spec, direction).forEach((rule, i) => {
       const path = `spec.${direction}[${i}]`;
       objectsAt(rule, 'ports').forEach((port, j) => causes.push(...validatePort(port, `${path}.ports[${j}]`)));
-      objectsAt(rule, peers).forEach((peer, j) => causes.push(...validatePeer(peer, `${path}.${peers}[${j}]`)));
+      objectsAt(rule, peers).forEach((peer, j) => causes.push(...validatePeer(peer, `${path}.${peers}[${j}]`, allowedCIDRs)));
     });
   }
   const types = Array.isArray(spec.policyTypes) ? spec.policyTypes : [];
@@ -312,6 +352,14 @@ export function validateNetworkPolicy(np: KubeObject): StatusCause[] {
     if (!policyTypes.includes(String(t))) causes.push(notSupported(`spec.policyTypes[${i}]`, goJson(t), policyTypes));
   });
   return causes;
+}
+
+/** The network policy strategy's warnings: GetWarningsForCIDR of each ipBlock's cidr and except. */
+function networkPolicyWarnings(np: KubeObject): string[] {
+  return ipBlocks(np).flatMap(({ block, path }) => [
+    ...cidrWarnings(`${path}.cidr`, stringAt(block, 'cidr')),
+    ...exceptsOf(block).flatMap((except, k) => cidrWarnings(`${path}.except[${k}]`, except)),
+  ]);
 }
 
 /** SetDefaults_NetworkPolicy and SetDefaults_NetworkPolicyPort. */
@@ -328,7 +376,14 @@ function defaultNetworkPolicy(np: KubeObject): void {
 
 export function networkPoliciesType(): ResourceType {
   return builtinType('networking.k8s.io', 'v1', 'networkpolicies', {
-    strategy: generationStrategy({ prepareForCreate: defaultNetworkPolicy, prepareForUpdate: defaultNetworkPolicy, validate: validateNetworkPolicy, validateUpdate: validateNetworkPolicy }),
+    // ValidateNetworkPolicyUpdate is the spec's rules again, with the stored CIDRs allowed: `validate` runs on update too.
+    strategy: generationStrategy({
+      prepareForCreate: defaultNetworkPolicy,
+      prepareForUpdate: defaultNetworkPolicy,
+      validate: validateNetworkPolicy,
+      warningsOnCreate: networkPolicyWarnings,
+      warningsOnUpdate: networkPolicyWarnings,
+    }),
     // pkg/printers/internalversion: printNetworkPolicy.
     tableColumns: [
       nameColumn,

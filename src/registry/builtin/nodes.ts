@@ -1,4 +1,5 @@
-// core/v1 nodes, after kubernetes pkg/registry/core/node/strategy.go.
+// core/v1 nodes, after kubernetes pkg/registry/core/node/strategy.go and
+// pkg/apis/core/validation's ValidateNode and ValidateNodeUpdate.
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
@@ -10,7 +11,9 @@ import { compareStrings } from '../../apply/field-path.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { keepOldSpec, keepOldStatus } from './common.ts';
 import type { JsonObject } from '../../api/json.ts';
-import { arrayAt, defaultEmptyObject, ensureObject, objectAt, semanticEqual, stringAt, stringsAt } from './object.ts';
+import { cidrForLegacyFieldErrors, cidrWarnings, invalidCIDRMessage, ipFamilyOf } from './ip.ts';
+import { legacyCIDRCauses } from './legacy-ip-fields.ts';
+import { arrayAt, defaultEmptyObject, ensureObject, objectAt, present, stringAt, stringsAt } from './object.ts';
 import { nodeColumns } from './table-columns.ts';
 
 /**
@@ -104,6 +107,38 @@ function validateDeclaredFeatures(node: KubeObject): StatusCause[] {
 }
 
 /**
+ * The pod CIDRs as upstream's internal Node holds them: spec.podCIDRs, or else the single
+ * spec.podCIDR (v1's conversion), at spec.podCIDRs' paths either way.
+ */
+function podCIDRsOf(node: KubeObject): string[] {
+  const spec = objectAt(node, 'spec');
+  const cidrs = stringsAt(spec, 'podCIDRs');
+  if (cidrs.length > 0) return cidrs;
+  const single = stringAt(spec, 'podCIDR');
+  return single === '' ? [] : [single];
+}
+
+/**
+ * ValidateNode's pod CIDRs: each a legacy field's CIDR (strict, KEP-4858; upstream passes no
+ * old values: a node's CIDRs never change once set), and more than one a dual-stack pair.
+ */
+function validatePodCIDRs(node: KubeObject): StatusCause[] {
+  const cidrs = podCIDRsOf(node);
+  const path = 'spec.podCIDRs';
+  const causes = cidrs.flatMap((cidr, i) => legacyCIDRCauses(index(path, i), cidr));
+  if (cidrs.length < 2) return causes;
+  // netutils.IsDualStackCIDRStrings (Go's sloppy parser), whose parse error upstream reports as an internal one.
+  const bad = cidrs.findIndex((cidr) => cidrForLegacyFieldErrors(cidr)[0] === invalidCIDRMessage);
+  if (bad >= 0) {
+    const message = `invalid PodCIDRs. failed to check with dual stack with error:failed to parse cidr value:${goQuote(cidrs[bad]!)} with error:invalid CIDR address: ${cidrs[bad]!}`;
+    causes.push({ reason: 'InternalError', field: path, message: `Internal error: ${message}` });
+  }
+  const dualStack = bad < 0 && new Set(cidrs.map((cidr) => ipFamilyOf(cidr.slice(0, cidr.indexOf('/'))))).size === 2;
+  if (!dualStack || cidrs.length > 2) causes.push(invalid(path, cidrs, 'may specify no more than one CIDR for each IP family'));
+  return causes;
+}
+
+/**
  * upstream's ValidateNodeUpdate, what of it Plinth checks; nodes/status runs it alone, a
  * PUT after `validate` (ValidateNode), so a bad stored list is reported twice there as upstream does.
  */
@@ -112,9 +147,12 @@ function validateNodeUpdate(node: KubeObject, old: KubeObject): StatusCause[] {
   const spec = objectAt(node, 'spec') ?? {};
   const oldSpec = objectAt(old, 'spec') ?? {};
   // podCIDR(s) and providerID may only go from unset to set.
-  const oldCIDRs = arrayAt(oldSpec, 'podCIDRs');
-  if (oldCIDRs.length > 0 && !semanticEqual(oldCIDRs, spec.podCIDRs)) {
-    causes.push(forbidden('spec.podCIDRs', 'node updates may not change podCIDR except from "" to valid'));
+  const cidrs = podCIDRsOf(node);
+  const oldCIDRs = podCIDRsOf(old);
+  if (oldCIDRs.length > 0) {
+    // Upstream compares the lists entry by entry, reporting each difference.
+    const changes = oldCIDRs.length !== cidrs.length ? 1 : oldCIDRs.filter((cidr, i) => cidr !== cidrs[i]).length;
+    for (let i = 0; i < changes; i++) causes.push(forbidden('spec.podCIDRs', 'node updates may not change podCIDR except from "" to valid'));
   }
   const oldProvider = stringAt(oldSpec, 'providerID');
   if (oldProvider !== '' && oldProvider !== stringAt(spec, 'providerID')) {
@@ -123,12 +161,37 @@ function validateNodeUpdate(node: KubeObject, old: KubeObject): StatusCause[] {
   return causes;
 }
 
+/**
+ * dropDisabledFields: the removed dynamic kubelet configuration. spec.configSource and
+ * status.config are kept only where the stored node had them; a new node gets neither.
+ */
+function dropRemovedConfig(node: KubeObject, old: KubeObject | undefined): void {
+  const spec = objectAt(node, 'spec');
+  if (spec !== undefined && !present(objectAt(old, 'spec')?.configSource)) delete spec.configSource;
+  const status = objectAt(node, 'status');
+  if (status !== undefined && !present(objectAt(old, 'status')?.config)) delete status.config;
+}
+
+/** nodeWarnings: deprecated fields, and pod CIDRs a later release may refuse. */
+function nodeWarnings(node: KubeObject): string[] {
+  const spec = objectAt(node, 'spec');
+  const warnings: string[] = [];
+  if (present(spec?.configSource)) warnings.push('spec.configSource: the feature is removed');
+  if (stringAt(spec, 'externalID') !== '') warnings.push('spec.externalID: this field is deprecated, and is unused by Kubernetes');
+  podCIDRsOf(node).forEach((cidr, i) => warnings.push(...cidrWarnings(index('spec.podCIDRs', i), cidr)));
+  return warnings;
+}
+
 const nodeStrategy: Strategy = {
   // Nodes may set their status on create.
-  prepareForCreate: defaultNode,
+  prepareForCreate(node) {
+    dropRemovedConfig(node, undefined);
+    defaultNode(node);
+  },
 
   prepareForUpdate(node, old) {
     keepOldStatus(node, old);
+    dropRemovedConfig(node, old);
     defaultNode(node);
   },
 
@@ -136,10 +199,14 @@ const nodeStrategy: Strategy = {
     const causes = validateKubeFinalizerNames(node.metadata.finalizers, 'metadata.finalizers');
     causes.push(...validateTaints(node));
     causes.push(...validateDeclaredFeatures(node));
+    causes.push(...validatePodCIDRs(node));
     return causes;
   },
 
   validateUpdate: validateNodeUpdate,
+
+  warningsOnCreate: nodeWarnings,
+  warningsOnUpdate: nodeWarnings,
 
   selectableFields(node) {
     return { 'spec.unschedulable': String(objectAt(node, 'spec')?.unschedulable === true) };
@@ -151,6 +218,7 @@ const nodeStrategy: Strategy = {
     status: {
       prepareForUpdate(node, old) {
         keepOldSpec(node, old);
+        dropRemovedConfig(node, old);
         defaultNode(node);
       },
       validateUpdate: validateNodeUpdate,

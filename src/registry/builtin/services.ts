@@ -1,17 +1,21 @@
 // core/v1 services, after kubernetes pkg/registry/core/service (strategy.go and the
-// storage's field normalisation) and pkg/apis/core/validation's ValidateService.
+// storage's field normalisation) and pkg/apis/core/validation's ValidateService and
+// ValidateServiceStatusUpdate. Its IP and CIDR fields are legacy ones (KEP-4858): strict for
+// new values, kept as they are when the stored service held them.
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { builtinType } from './skeleton.ts';
-import { child, duplicate, forbidden, goJson, index, invalid, notSupported, required } from '../validation/field.ts';
+import { child, duplicate, forbidden, goJson, index, invalid, key, notSupported, required } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortName, isValidPortNum } from '../validation/names.ts';
 import { validateKubeFinalizerNames, validateLabels } from '../validation/object-meta.ts';
 import { keepOldSpec, keepOldStatus } from './common.ts';
 import type { IPFamily } from './ip.ts';
-import { invalidIPMessage, ipFamilyOf, parseIP } from './ip.ts';
+import { ipFamilyOf } from './ip.ts';
+import { endpointIPCauses, legacyCIDRCauses, legacyIPCauses } from './legacy-ip-fields.ts';
+import { loadBalancerIngressCauses, loadBalancerIngressPath, loadBalancerIngresses, loadBalancerIngressWarnings } from './load-balancer-status.ts';
 import { clone, isObject, type JsonObject } from '../../api/json.ts';
-import { arrayAt, ensureObject, numberAt, objectAt, semanticEqual, stringAt } from './object.ts';
+import { arrayAt, ensureObject, numberAt, objectAt, semanticEqual, stringAt, stringsAt } from './object.ts';
 import { validateProtocol } from './pod-spec.ts';
 import { ServiceAllocator } from './service-allocator.ts';
 import {
@@ -20,6 +24,7 @@ import {
 import {
   clusterIPsOf, externallyAccessible, isHeadless, needsClusterIP, needsHealthCheckNodePort, needsNodePort, servicePorts, serviceType, usesNodePorts,
 } from './service-spec.ts';
+import { serviceWarnings } from './service-warnings.ts';
 import { serviceColumns } from './table-columns.ts';
 
 const defaultClientIPTimeoutSeconds = 10800;
@@ -209,9 +214,11 @@ function validateServicePort(port: JsonObject, requireName: boolean, names: Set<
   return causes;
 }
 
-function validateClusterIPFields(spec: JsonObject, clusterFamilies: IPFamily[]): StatusCause[] {
+/** ValidateServiceClusterIPsRelatedFields, and what the cluster serves; the stored service's cluster IPs are kept as they are. */
+function validateClusterIPFields(spec: JsonObject, clusterFamilies: IPFamily[], oldSpec: JsonObject | undefined): StatusCause[] {
   const causes: StatusCause[] = [];
   const clusterIPs = clusterIPsOf(spec);
+  const existingClusterIPs = oldSpec === undefined ? [] : clusterIPsOf(oldSpec);
   if (serviceType(spec) === 'ExternalName') {
     if (clusterIPs.length > 0) causes.push(forbidden('spec.clusterIPs', 'may not be set for ExternalName services'));
     if (arrayAt(spec, 'ipFamilies').length > 0) causes.push(forbidden('spec.ipFamilies', 'may not be set for ExternalName services'));
@@ -241,10 +248,9 @@ function validateClusterIPFields(spec: JsonObject, clusterFamilies: IPFamily[]):
       }
       return;
     }
-    if (parseIP(ip) === undefined) {
-      badIPs = true;
-      causes.push(invalid(`spec.clusterIPs[${i}]`, ip, invalidIPMessage));
-    }
+    const ipCauses = legacyIPCauses(index('spec.clusterIPs', i), ip, existingClusterIPs);
+    if (ipCauses.length > 0) badIPs = true;
+    causes.push(...ipCauses);
   });
   if (clusterIPs.length > 2) causes.push(invalid('spec.clusterIPs', clusterIPs, 'may only hold up to 2 values'));
   if (badIPs) return causes;
@@ -274,9 +280,10 @@ function validateClusterIPFields(spec: JsonObject, clusterFamilies: IPFamily[]):
   return causes;
 }
 
-/** ValidateService, for the rules clients observe. */
-function validateService(svc: KubeObject, clusterFamilies: IPFamily[]): StatusCause[] {
+/** ValidateService, for the rules clients observe; `old` is the stored service on update. */
+function validateService(svc: KubeObject, clusterFamilies: IPFamily[], old: KubeObject | undefined): StatusCause[] {
   const spec = objectAt(svc, 'spec') ?? {};
+  const oldSpec = old === undefined ? undefined : objectAt(old, 'spec') ?? {};
   const causes = validateKubeFinalizerNames(svc.metadata.finalizers, 'metadata.finalizers');
   const type = serviceType(spec);
   const ports = servicePorts(spec);
@@ -312,10 +319,13 @@ function validateService(svc: KubeObject, clusterFamilies: IPFamily[]): StatusCa
     causes.push(forbidden('spec.sessionAffinityConfig', 'must not be set when session affinity is None'));
   }
 
-  causes.push(...validateClusterIPFields(spec, clusterFamilies));
+  causes.push(...validateClusterIPFields(spec, clusterFamilies, oldSpec));
 
-  arrayAt(spec, 'externalIPs').forEach((ip, i) => {
-    if (typeof ip !== 'string' || parseIP(ip) === undefined) causes.push(invalid(index('spec.externalIPs', i), ip, invalidIPMessage));
+  // For historical reasons a valid external IP is also one ValidateEndpointIP accepts.
+  const existingExternalIPs = stringsAt(oldSpec, 'externalIPs');
+  stringsAt(spec, 'externalIPs').forEach((ip, i) => {
+    const ipCauses = legacyIPCauses(index('spec.externalIPs', i), ip, existingExternalIPs);
+    causes.push(...(ipCauses.length > 0 ? ipCauses : endpointIPCauses(ip, index('spec.externalIPs', i))));
   });
 
   if (!spec.type) causes.push(required('spec.type'));
@@ -344,9 +354,7 @@ function validateService(svc: KubeObject, clusterFamilies: IPFamily[]): StatusCa
     portKeys.add(k);
   });
 
-  if (arrayAt(spec, 'loadBalancerSourceRanges').length > 0 && type !== 'LoadBalancer') {
-    causes.push(forbidden('spec.LoadBalancerSourceRanges', "may only be used when `type` is 'LoadBalancer'"));
-  }
+  causes.push(...validateSourceRanges(svc, type, old));
 
   const etp = spec.externalTrafficPolicy;
   if (!externallyAccessible(spec)) {
@@ -375,6 +383,50 @@ function validateService(svc: KubeObject, clusterFamilies: IPFamily[]): StatusCa
     causes.push(forbidden('spec.allocateLoadBalancerNodePorts', "may only be used when `type` is 'LoadBalancer'"));
   }
   return causes;
+}
+
+const sourceRangesAnnotation = 'service.beta.kubernetes.io/load-balancer-source-ranges';
+
+/**
+ * The load balancer's source ranges: the field (its entries may be space-padded, a historical
+ * accident; the stored service's kept as they are), or else the annotation, a comma-separated
+ * list checked only when it changed. Upstream names the field with a capital L.
+ */
+function validateSourceRanges(svc: KubeObject, type: string, old: KubeObject | undefined): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const notLoadBalancer = "may only be used when `type` is 'LoadBalancer'";
+  const ranges = stringsAt(svc.spec, 'loadBalancerSourceRanges');
+  if (ranges.length > 0) {
+    const path = 'spec.LoadBalancerSourceRanges';
+    if (type !== 'LoadBalancer') causes.push(forbidden(path, notLoadBalancer));
+    const existing = stringsAt(old?.spec, 'loadBalancerSourceRanges').map((value) => value.trim());
+    ranges.forEach((value, i) => causes.push(...legacyCIDRCauses(index(path, i), value.trim(), existing)));
+    return causes;
+  }
+  const annotation = svc.metadata.annotations?.[sourceRangesAnnotation];
+  if (annotation === undefined) return causes;
+  const path = key('metadata.annotations', sourceRangesAnnotation);
+  if (type !== 'LoadBalancer') causes.push(forbidden(path, notLoadBalancer));
+  if (old !== undefined && (old.metadata.annotations?.[sourceRangesAnnotation] ?? '') === annotation) return causes;
+  const list = annotation.trim();
+  if (list !== '') for (const value of list.split(',')) causes.push(...legacyCIDRCauses(path, value.trim()));
+  return causes;
+}
+
+const loadBalancerIPModes = ['Proxy', 'VIP'];
+
+/** ValidateLoadBalancerStatus: ingress points only for a LoadBalancer, each an IP (with its ipMode) or a hostname. */
+function validateLoadBalancerStatus(svc: KubeObject, old: KubeObject): StatusCause[] {
+  if (serviceType(objectAt(svc, 'spec') ?? {}) !== 'LoadBalancer') {
+    return loadBalancerIngresses(svc).length === 0 ? [] : [forbidden(loadBalancerIngressPath, "may only be used when `spec.type` is 'LoadBalancer'")];
+  }
+  return loadBalancerIngressCauses(svc, old, (entry, path) => {
+    const ip = stringAt(entry, 'ip');
+    const ipMode = isObject(entry) ? entry.ipMode : undefined;
+    if (ipMode === undefined || ipMode === null) return ip === '' ? [] : [required(child(path, 'ipMode'), 'must be specified when `ip` is set')];
+    if (ip === '') return [forbidden(child(path, 'ipMode'), 'may not be specified when `ip` is not set')];
+    return loadBalancerIPModes.includes(String(ipMode)) ? [] : [notSupported(child(path, 'ipMode'), ipMode, loadBalancerIPModes)];
+  });
 }
 
 /** ValidateServiceUpdate's own rules: the primary cluster IP and IP family never change. */
@@ -426,13 +478,16 @@ function serviceStrategy(clusterFamilies: IPFamily[]): Strategy {
       setClusterIPs(spec, clusterIPsOf(spec));
     },
 
-    validate(svc) {
-      return validateService(svc, clusterFamilies);
+    validate(svc, old) {
+      return validateService(svc, clusterFamilies, old);
     },
 
     validateUpdate(svc, old) {
       return validateServiceUpdate(svc, old);
     },
+
+    warningsOnCreate: serviceWarnings,
+    warningsOnUpdate: serviceWarnings,
 
     selectableFields(svc) {
       const spec = objectAt(svc, 'spec') ?? {};
@@ -447,19 +502,8 @@ function serviceStrategy(clusterFamilies: IPFamily[]): Strategy {
           keepOldSpec(svc, old);
           defaultIngressIPMode(svc);
         },
-        validateUpdate(svc) {
-          const causes: StatusCause[] = [];
-          const ingress = arrayAt(objectAt(svc.status, 'loadBalancer'), 'ingress');
-          ingress.forEach((raw, i) => {
-            const ip = stringAt(raw, 'ip');
-            const p = `status.loadBalancer.ingress[${i}]`;
-            if (ip !== '' && parseIP(ip) === undefined) causes.push(invalid(`${p}.ip`, ip, 'must be a valid IP address'));
-            if (isObject(raw) && raw.ipMode !== undefined && raw.ipMode !== null && ip === '') {
-              causes.push(forbidden(`${p}.ipMode`, 'may not be specified when `ip` is not set'));
-            }
-          });
-          return causes;
-        },
+        validateUpdate: validateLoadBalancerStatus,
+        warningsOnUpdate: loadBalancerIngressWarnings,
       },
     },
   };

@@ -72,6 +72,8 @@ test('Endpoints default port protocols and check addresses', async () => {
   assert.deepEqual(fields((await storeCreate(endpoints, ep)).causes), [
     'subsets[0].addresses[1].ip: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)',
     'subsets[0].addresses[2].ip: Invalid value: "x": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+    // ValidateEndpointIP reports it too, as upstream's validateEndpointAddress does.
+    'subsets[0].addresses[2].ip: Invalid value: "x": must be a valid IP address',
     'subsets[1]: Required value: must specify `addresses` or `notReadyAddresses`',
   ]);
 });

@@ -1,1 +1,0 @@
-export { createWarned, updateWarned, type Warned } from '../../helpers/store.ts';
