@@ -188,7 +188,6 @@ const endpointSliceColumns: TableColumn[] = [
 
 export function endpointSlicesType(): ResourceType {
   return builtinType('discovery.k8s.io', 'v1', 'endpointslices', {
-    allowCreateOnUpdate: true,
     strategy: endpointSliceStrategy,
     tableColumns: endpointSliceColumns,
   });

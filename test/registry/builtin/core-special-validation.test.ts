@@ -6,7 +6,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { KubeObject, StatusCause } from '../../../src/api/index.ts';
+import { isStatusError, type KubeObject, type StatusCause } from '../../../src/api/index.ts';
+import { memoryStore } from '../../helpers/store.ts';
 import { rbacTypes } from '../../../src/registry/builtin/rbac.ts';
 import { endpointSlicesType } from '../../../src/registry/builtin/endpointslices.ts';
 import { certificateSigningRequestsType, validateSignerName } from '../../../src/registry/builtin/certificatesigningrequests.ts';
@@ -160,6 +161,14 @@ describe('EndpointSlices', () => {
     const o = { metadata: { name: 's' }, addressType: 'IPv4', ports: [{ port: 80 }] } as unknown as KubeObject;
     slices.strategy.prepareForCreate!(o);
     assert.deepEqual(o.ports, [{ port: 80, name: '', protocol: 'TCP' }]);
+  });
+
+  test('a PUT of a missing slice is 404, not a create (upstream: AllowCreateOnUpdate false); apply still creates', async () => {
+    const { store } = memoryStore(slices);
+    const slice = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 's', namespace: 'ns' }, addressType: 'IPv4', endpoints: [] } as unknown as KubeObject;
+    await assert.rejects(store.update('ns', 's', slice), (err: unknown) => isStatusError(err) && err.code === 404);
+    const applied = await store.apply('ns', 's', slice, { fieldManager: 'test', force: false });
+    assert.equal(applied.created, true);
   });
 
   test('addressType is immutable', () => {
