@@ -11,7 +11,7 @@ import { isDNS1123Label } from '../validation/names.ts';
 import { ipWarnings } from './ip.ts';
 import { nodeLabelDeprecatedMessage, nodeSelectorTermWarnings } from './node-label-warnings.ts';
 import { arrayAt, itemsAt, numberAt, objectAt, present, stringAt } from './object.ts';
-import { deprecatedVolumePluginWarnings, fractionalBytesWarnings, persistentVolumeClaimSpecWarnings } from './storage-warnings.ts';
+import { deprecatedVolumePluginWarnings, fractionalBytesWarnings, isWholeBytes, persistentVolumeClaimSpecWarnings } from './storage-warnings.ts';
 import { overlappingVolumePathWarnings } from './volume-path-warnings.ts';
 
 /** The annotation that once set a container's AppArmor profile, by container name. */
@@ -144,7 +144,8 @@ function containerWarnings({ path, spec, annotations, isTemplate }: PodShape): s
     const resources = objectAt(container, 'resources');
     for (const resource of fractionalResources) {
       for (const kind of ['limits', 'requests']) {
-        warnings.push(...fractionalBytesWarnings(objectAt(resources, kind)?.[resource], key(child(p, 'resources', kind), resource)));
+        const value = objectAt(resources, kind)?.[resource];
+        if (!isWholeBytes(value)) warnings.push(...fractionalBytesWarnings(value, key(child(p, 'resources', kind), resource)));
       }
     }
     return [...warnings, ...duplicateEnvWarnings(container, p)];

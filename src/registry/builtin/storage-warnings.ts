@@ -33,8 +33,19 @@ export function deprecatedVolumePluginWarnings(source: unknown, plugins: readonl
   });
 }
 
+const wholeQuantity = /^\+?\d+(?:[kMGTPE]|[KMGTPE]i)?$/;
+
+/**
+ * Whether a quantity is absent or plainly whole (digits with no fraction, exponent or
+ * sub-unit suffix, as most are): what needs no parse to know it warns of nothing.
+ */
+export function isWholeBytes(value: unknown): boolean {
+  return value === undefined || (typeof value === 'string' && wholeQuantity.test(value));
+}
+
 /** A memory or storage quantity that is no whole number of bytes (its milli-value not a multiple of 1000), printed canonically. */
 export function fractionalBytesWarnings(value: unknown, path: FieldPath): string[] {
+  if (isWholeBytes(value)) return [];
   const quantity = parseQuantity(value);
   if (quantity === undefined || milliValue(quantity) % 1000n === 0n) return [];
   return [`${path}: fractional byte value ${goQuote(formatQuantity(quantity))} is invalid, must be an integer`];
