@@ -14,7 +14,7 @@ import { validateLabels } from '../validation/object-meta.ts';
 import { mutatingBindingStrategy, mutatingPolicyStrategy, validatingBindingStrategy, validatingPolicyStrategy } from './admission-policies.ts';
 import { specStatusStrategy } from './common.ts';
 import { arrayAt, objectAt, objectsAt, stringAt } from './object.ts';
-import { validateTolerations } from './pod-spec.ts';
+import { validateTolerations } from './pod-scheduling.ts';
 import { resourceClaimStrategy, resourceClaimTemplateStrategy } from './resource-claims.ts';
 import { deviceClassStrategy, resourceSliceStrategy } from './resource-slices.ts';
 import { builtinType } from './skeleton.ts';

@@ -208,3 +208,34 @@ export function validateTopologySpreadConstraints(constraints: unknown[], path: 
   });
   return causes;
 }
+
+const taintEffects = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
+
+/** Upstream's ValidateTolerations (pods, RuntimeClasses' scheduling). */
+export function validateTolerations(tolerations: unknown[], path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  tolerations.forEach((raw, i) => {
+    const t = isObject(raw) ? raw : {};
+    const p = index(path, i);
+    const tkey = stringAt(t, 'key');
+    const operator = stringAt(t, 'operator');
+    const effect = stringAt(t, 'effect');
+    if (tkey !== '') for (const msg of isQualifiedName(tkey)) causes.push(invalid(child(p, 'key'), tkey, msg));
+    if (tkey === '' && operator !== 'Exists') {
+      causes.push(invalid(child(p, 'operator'), operator, 'operator must be Exists when `key` is empty, which means "match all values and all keys"'));
+    }
+    if (t.tolerationSeconds !== undefined && t.tolerationSeconds !== null && effect !== 'NoExecute') {
+      causes.push(invalid(child(p, 'effect'), effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"));
+    }
+    if (operator === '' || operator === 'Equal') {
+      const errs = isLabelValue(stringAt(t, 'value'));
+      if (errs.length > 0) causes.push(invalid(child(p, 'operator'), stringAt(t, 'value'), errs.join(';')));
+    } else if (operator === 'Exists') {
+      if (stringAt(t, 'value') !== '') causes.push(invalid(child(p, 'operator'), t, "value must be empty when `operator` is 'Exists'"));
+    } else {
+      causes.push(notSupported(child(p, 'operator'), operator, ['Equal', 'Exists']));
+    }
+    if (effect !== '' && !taintEffects.includes(effect)) causes.push(notSupported(child(p, 'effect'), effect, taintEffects));
+  });
+  return causes;
+}

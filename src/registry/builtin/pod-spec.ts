@@ -4,14 +4,15 @@
 import type { StatusCause } from '../../api/index.ts';
 import { child, duplicate, forbidden, index, invalid, key, notFound, notSupported, required } from '../validation/field.ts';
 import type { FieldPath } from '../validation/field.ts';
-import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain, isDNS1123SubdomainWithUnderscore, isQualifiedName, isValidPortName, isValidPortNum, isLabelValue } from '../validation/names.ts';
+import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain, isDNS1123SubdomainWithUnderscore, isQualifiedName, isValidPortName, isValidPortNum } from '../validation/names.ts';
 import { validateAnnotations, validateLabels } from '../validation/object-meta.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { arrayAt, defaultEmptyObject, ensureObject, numberAt, objectAt, objectsAt, present, setDefault, stringAt } from './object.ts';
 import { compareQuantity, isNegative, isZero, parseQuantity, zeroQuantity } from '../../api/quantity.ts';
 import { ipForLegacyFieldErrors } from './ip.ts';
+import { validatePodSpecificAnnotations } from './pod-annotations.ts';
 import { validateContainerProbes } from './pod-probes.ts';
-import { validateAffinity, validateTopologySpreadConstraints } from './pod-scheduling.ts';
+import { validateAffinity, validateTolerations, validateTopologySpreadConstraints } from './pod-scheduling.ts';
 import { validateContainerSecurityContext, validateForOS, validateHostProcessPod, validateHostUsers, validatePodSecurityContext } from './pod-security.ts';
 import { hasBackstep, validateVolumeSource, type VolumeSourceContext } from './pod-volume-sources.ts';
 
@@ -443,37 +444,6 @@ function namedSourceCauses(volume: JsonObject, source: string, p: FieldPath): St
   return causes;
 }
 
-const taintEffects = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
-
-/** Upstream's ValidateTolerations (pods, RuntimeClasses' scheduling). */
-export function validateTolerations(tolerations: unknown[], path: FieldPath): StatusCause[] {
-  const causes: StatusCause[] = [];
-  tolerations.forEach((raw, i) => {
-    const t = isObject(raw) ? raw : {};
-    const p = index(path, i);
-    const tkey = stringAt(t, 'key');
-    const operator = stringAt(t, 'operator');
-    const effect = stringAt(t, 'effect');
-    if (tkey !== '') for (const msg of isQualifiedName(tkey)) causes.push(invalid(child(p, 'key'), tkey, msg));
-    if (tkey === '' && operator !== 'Exists') {
-      causes.push(invalid(child(p, 'operator'), operator, 'operator must be Exists when `key` is empty, which means "match all values and all keys"'));
-    }
-    if (t.tolerationSeconds !== undefined && t.tolerationSeconds !== null && effect !== 'NoExecute') {
-      causes.push(invalid(child(p, 'effect'), effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"));
-    }
-    if (operator === '' || operator === 'Equal') {
-      const errs = isLabelValue(stringAt(t, 'value'));
-      if (errs.length > 0) causes.push(invalid(child(p, 'operator'), stringAt(t, 'value'), errs.join(';')));
-    } else if (operator === 'Exists') {
-      if (stringAt(t, 'value') !== '') causes.push(invalid(child(p, 'operator'), t, "value must be empty when `operator` is 'Exists'"));
-    } else {
-      causes.push(notSupported(child(p, 'operator'), operator, ['Equal', 'Exists']));
-    }
-    if (effect !== '' && !taintEffects.includes(effect)) causes.push(notSupported(child(p, 'effect'), effect, taintEffects));
-  });
-  return causes;
-}
-
 export interface PodSpecOptions {
   /** A Pod (true) rather than a pod template: containers' images may not have surrounding whitespace, image volumes name their image. */
   isPod: boolean;
@@ -665,6 +635,7 @@ export function validatePodTemplateSpec(template: unknown, path: FieldPath): Sta
   const causes: StatusCause[] = [];
   causes.push(...validateLabels(meta.labels, child(path, 'labels')));
   causes.push(...validateAnnotations(meta.annotations, child(path, 'annotations')));
+  causes.push(...validatePodSpecificAnnotations((meta.annotations ?? {}) as Record<string, string>, objectAt(t, 'spec') ?? {}, child(path, 'annotations')));
   causes.push(...validatePodSpec(t.spec, child(path, 'spec'), { isPod: false }));
   if (arrayAt(t.spec, 'ephemeralContainers').length > 0) {
     causes.push(forbidden(child(path, 'spec', 'ephemeralContainers'), 'ephemeral containers not allowed in pod template'));

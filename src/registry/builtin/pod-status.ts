@@ -10,70 +10,11 @@
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { JsonObject } from '../../api/json.ts';
-import { child, duplicate, fieldImmutable, forbidden, goJson, index, invalid, key, notSupported, required, type FieldPath } from '../validation/field.ts';
+import { child, duplicate, fieldImmutable, forbidden, goJson, index, invalid, notSupported, required, type FieldPath } from '../validation/field.ts';
 import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
 import { ipForLegacyFieldErrors, ipWarnings, isDualStackIPs } from './ip.ts';
 import { arrayAt, itemsAt, numberAt, objectAt, objectsAt, stringAt } from './object.ts';
-import { appArmorAnnotationPrefix } from './pod-warnings.ts';
-
-const mirrorPodAnnotation = 'kubernetes.io/config.mirror';
-const deletionCostAnnotation = 'controller.kubernetes.io/pod-deletion-cost';
-
-/** Upstream's GetDeletionCostFromPodAnnotations: whether the annotation, when set, is a canonical 32-bit integer. */
-function validDeletionCost(annotations: Record<string, string>): boolean {
-  const value = annotations[deletionCostAnnotation];
-  if (value === undefined) return true;
-  // "+10" and "008" are refused, as Go's ParseInt alone would not.
-  if (!/^(-|0$|[1-9])/.test(value) || !/^-?\d+$/.test(value)) return false;
-  const n = Number(value);
-  return n >= -2147483648 && n <= 2147483647;
-}
-
-function containerNames(spec: JsonObject): Set<string> {
-  return new Set(['containers', 'initContainers', 'ephemeralContainers'].flatMap((list) => objectsAt(spec, list).map((c) => stringAt(c, 'name'))));
-}
-
-/**
- * Upstream's ValidatePodSpecificAnnotationUpdates: the mirror pod and AppArmor annotations
- * may be neither added, changed nor removed; then the new annotations' own rules, where a
- * deletion cost already invalid before may stay so (AllowInvalidPodDeletionCost).
- * The seccomp and tolerations annotations' formats are not checked here.
- */
-function validatePodAnnotationUpdates(pod: KubeObject, old: KubeObject): StatusCause[] {
-  const path = 'metadata.annotations';
-  const next = pod.metadata.annotations ?? {};
-  const prev = old.metadata.annotations ?? {};
-  const causes: StatusCause[] = [];
-  for (const [k, value] of Object.entries(prev)) {
-    if (next[k] === value) continue;
-    if (k.startsWith(appArmorAnnotationPrefix)) causes.push(forbidden(key(path, k), 'may not remove or update AppArmor annotations'));
-    if (k === mirrorPodAnnotation) causes.push(forbidden(key(path, k), 'may not remove or update mirror pod annotation'));
-  }
-  for (const k of Object.keys(next)) {
-    if (k in prev) continue;
-    if (k.startsWith(appArmorAnnotationPrefix)) causes.push(forbidden(key(path, k), 'may not add AppArmor annotations'));
-    if (k === mirrorPodAnnotation) causes.push(forbidden(key(path, k), 'may not add mirror pod annotation'));
-  }
-
-  const spec = objectAt(pod, 'spec') ?? {};
-  const mirror = next[mirrorPodAnnotation];
-  if (mirror !== undefined && stringAt(spec, 'nodeName') === '') {
-    causes.push(invalid(key(path, mirrorPodAnnotation), mirror, 'must set spec.nodeName if mirror pod annotation is set'));
-  }
-  if (validDeletionCost(prev) && !validDeletionCost(next)) {
-    causes.push(invalid(key(path, deletionCostAnnotation), next[deletionCostAnnotation], 'must be a 32bit integer'));
-  }
-  const names = containerNames(spec);
-  for (const [k, profile] of Object.entries(next)) {
-    if (!k.startsWith(appArmorAnnotationPrefix)) continue;
-    const container = k.slice(appArmorAnnotationPrefix.length);
-    if (!names.has(container)) causes.push(invalid(key(path, k), container, 'container not found'));
-    if (profile !== '' && profile !== 'runtime/default' && profile !== 'unconfined' && !profile.startsWith('localhost/')) {
-      causes.push(invalid(key(path, k), profile, `invalid AppArmor profile name: ${JSON.stringify(profile)}`));
-    }
-  }
-  return causes;
-}
+import { validatePodSpecificAnnotationUpdates } from './pod-annotations.ts';
 
 const systemConditions = new Set(['PodScheduled', 'Ready', 'Initialized']);
 
@@ -336,7 +277,7 @@ export function validatePodStatusUpdate(pod: KubeObject, old: KubeObject): Statu
   const oldSpec = objectAt(old, 'spec') ?? {};
   const status = objectAt(pod, 'status') ?? {};
   const oldStatus = objectAt(old, 'status') ?? {};
-  const causes = validatePodAnnotationUpdates(pod, old);
+  const causes = validatePodSpecificAnnotationUpdates(pod, old);
   causes.push(...validatePodConditions(objectsAt(status, 'conditions'), 'status.conditions'));
 
   if (stringAt(spec, 'nodeName') !== stringAt(oldSpec, 'nodeName')) causes.push(forbidden('status.nodeName', 'may not be changed directly'));

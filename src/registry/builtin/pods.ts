@@ -13,6 +13,7 @@ import { defaultPodOnly, defaultPodSpec, podQOSClass, validatePodSpec } from './
 import { podColumns, podRowConditions } from './table-columns.ts';
 import { resizeStrategy } from './pod-resize.ts';
 import { podStatusWarnings, validatePodStatusUpdate } from './pod-status.ts';
+import { validatePodSpecificAnnotations, validatePodSpecificAnnotationUpdates } from './pod-annotations.ts';
 import { applyAppArmorVersionSkew } from './pod-apparmor.ts';
 import { podWarnings } from './pod-warnings.ts';
 
@@ -57,7 +58,7 @@ function onlyAddedTolerations(next: unknown[], prev: unknown[]): boolean {
 function validatePodUpdate(pod: KubeObject, old: KubeObject): StatusCause[] {
   const spec = specOf(pod);
   const oldSpec = objectAt(old, 'spec') ?? {};
-  const causes: StatusCause[] = [];
+  const causes = validatePodSpecificAnnotationUpdates(pod, old);
   for (const list of ['containers', 'initContainers']) {
     const r = validateContainerUpdates(arrayAt(spec, list), arrayAt(oldSpec, list), `spec.${list}`);
     causes.push(...r.causes);
@@ -213,9 +214,11 @@ const podStrategy: Strategy = {
     if (generation !== undefined || changed) pod.metadata.generation = (generation ?? 0) + (changed ? 1 : 0);
   },
 
-  validate(pod) {
+  validate(pod, old) {
     const spec = specOf(pod);
     const causes = validateKubeFinalizerNames(pod.metadata.finalizers, 'metadata.finalizers');
+    // An update checks them with what it may not change (validatePodUpdate).
+    if (old === undefined) causes.push(...validatePodSpecificAnnotations(pod.metadata.annotations ?? {}, spec, 'metadata.annotations'));
     causes.push(...validatePodSpec(spec, 'spec', { isPod: true, podName: pod.metadata.name ?? '' }));
     if (arrayAt(spec, 'ephemeralContainers').length > 0) causes.push(forbidden('spec.ephemeralContainers', 'cannot be set on create'));
     if (stringAt(spec, 'nodeName') !== '' && arrayAt(spec, 'schedulingGates').length > 0) {
