@@ -116,6 +116,55 @@ export function validatePodSpecificAnnotations(annotations: Record<string, strin
   return causes;
 }
 
+/** A security profile field as the annotation of the old form should say it: `type` or `localhostProfile` when it does not. */
+function profileMismatch(annotation: string, profile: JsonObject, names: { unconfined: string; runtimeDefault: readonly string[] }): 'type' | 'localhostProfile' | undefined {
+  switch (stringAt(profile, 'type')) {
+    case 'Unconfined': return annotation === names.unconfined ? undefined : 'type';
+    case 'RuntimeDefault': return names.runtimeDefault.includes(annotation) ? undefined : 'type';
+    case 'Localhost':
+      if (!annotation.startsWith('localhost/')) return 'type';
+      return annotation.slice('localhost/'.length) === profile.localhostProfile ? undefined : 'localhostProfile';
+    default: return undefined;
+  }
+}
+
+const seccompNames = { unconfined: 'unconfined', runtimeDefault: ['runtime/default', 'docker/default'] };
+const appArmorNames = { unconfined: 'unconfined', runtimeDefault: ['runtime/default'] };
+
+/**
+ * Upstream's validateSeccompAnnotationsAndFields and validateAppArmorAnnotationsAndFieldsMatchOnCreate
+ * (a new pod, every pod template): where both the old annotation and the field give a
+ * container's (or the pod's) seccomp or AppArmor profile, they must say the same.
+ */
+export function validateSecurityAnnotationsMatchFields(annotations: Record<string, string>, spec: JsonObject, specPath: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const podSecurity = objectAt(spec, 'securityContext');
+  const podSeccomp = objectAt(podSecurity, 'seccompProfile');
+  const podAnnotation = annotations[seccompPodAnnotation];
+  if (podSeccomp !== undefined && podAnnotation !== undefined) {
+    const field = profileMismatch(podAnnotation, podSeccomp, seccompNames);
+    if (field !== undefined) causes.push(forbidden(child(specPath, 'securityContext', 'seccompProfile', field), `seccomp ${field === 'type' ? 'type' : 'profile'} in annotation and field must match`));
+  }
+  const containers = podContainers(spec, specPath);
+  for (const { container, path } of containers) {
+    const seccomp = objectAt(objectAt(container, 'securityContext'), 'seccompProfile');
+    const annotation = annotations[seccompContainerAnnotationPrefix + stringAt(container, 'name')];
+    if (seccomp === undefined || annotation === undefined) continue;
+    const field = profileMismatch(annotation, seccomp, seccompNames);
+    if (field !== undefined) causes.push(forbidden(child(path, 'securityContext', 'seccompProfile', field), `seccomp ${field === 'type' ? 'type' : 'profile'} in annotation and field must match`));
+  }
+  if (stringAt(objectAt(spec, 'os'), 'name') === 'windows') return causes;
+  const podAppArmor = objectAt(podSecurity, 'appArmorProfile');
+  for (const { container, path } of containers) {
+    const appArmor = objectAt(objectAt(container, 'securityContext'), 'appArmorProfile') ?? podAppArmor;
+    const annotation = annotations[appArmorAnnotationPrefix + stringAt(container, 'name')];
+    if (appArmor === undefined || annotation === undefined) continue;
+    const field = profileMismatch(annotation, appArmor, appArmorNames);
+    if (field !== undefined) causes.push(forbidden(child(path, 'securityContext', 'appArmorProfile', field), `apparmor ${field === 'type' ? 'type' : 'profile'} in annotation and field must match`));
+  }
+  return causes;
+}
+
 /**
  * Upstream's ValidatePodSpecificAnnotationUpdates: the mirror pod and AppArmor annotations
  * may be neither added, changed nor removed; then the new annotations' own rules, a deletion

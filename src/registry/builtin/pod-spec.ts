@@ -10,7 +10,7 @@ import { isObject, type JsonObject } from '../../api/json.ts';
 import { arrayAt, defaultEmptyObject, ensureObject, numberAt, objectAt, objectsAt, present, setDefault, stringAt } from './object.ts';
 import { compareQuantity, isNegative, isZero, parseQuantity, zeroQuantity } from '../../api/quantity.ts';
 import { ipForLegacyFieldErrors } from './ip.ts';
-import { validatePodSpecificAnnotations } from './pod-annotations.ts';
+import { validatePodSpecificAnnotations, validateSecurityAnnotationsMatchFields } from './pod-annotations.ts';
 import { validateContainerProbes } from './pod-probes.ts';
 import { validateAffinity, validateTolerations, validateTopologySpreadConstraints } from './pod-scheduling.ts';
 import { validateContainerSecurityContext, validateForOS, validateHostProcessPod, validateHostUsers, validatePodSecurityContext } from './pod-security.ts';
@@ -637,6 +637,7 @@ export function validatePodTemplateSpec(template: unknown, path: FieldPath): Sta
   causes.push(...validateAnnotations(meta.annotations, child(path, 'annotations')));
   causes.push(...validatePodSpecificAnnotations((meta.annotations ?? {}) as Record<string, string>, objectAt(t, 'spec') ?? {}, child(path, 'annotations')));
   causes.push(...validatePodSpec(t.spec, child(path, 'spec'), { isPod: false }));
+  causes.push(...validateSecurityAnnotationsMatchFields((meta.annotations ?? {}) as Record<string, string>, objectAt(t, 'spec') ?? {}, child(path, 'spec')));
   if (arrayAt(t.spec, 'ephemeralContainers').length > 0) {
     causes.push(forbidden(child(path, 'spec', 'ephemeralContainers'), 'ephemeral containers not allowed in pod template'));
   }

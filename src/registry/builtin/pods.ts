@@ -13,7 +13,7 @@ import { defaultPodOnly, defaultPodSpec, podQOSClass, validatePodSpec } from './
 import { podColumns, podRowConditions } from './table-columns.ts';
 import { resizeStrategy } from './pod-resize.ts';
 import { podStatusWarnings, validatePodStatusUpdate } from './pod-status.ts';
-import { validatePodSpecificAnnotations, validatePodSpecificAnnotationUpdates } from './pod-annotations.ts';
+import { validatePodSpecificAnnotations, validatePodSpecificAnnotationUpdates, validateSecurityAnnotationsMatchFields } from './pod-annotations.ts';
 import { applyAppArmorVersionSkew } from './pod-apparmor.ts';
 import { podWarnings } from './pod-warnings.ts';
 
@@ -224,6 +224,7 @@ const podStrategy: Strategy = {
     if (stringAt(spec, 'nodeName') !== '' && arrayAt(spec, 'schedulingGates').length > 0) {
       causes.push(forbidden('spec.nodeName', 'cannot be set until all schedulingGates have been cleared'));
     }
+    if (old === undefined) causes.push(...validateSecurityAnnotationsMatchFields(pod.metadata.annotations ?? {}, spec, 'spec'));
     return causes;
   },
 

@@ -99,3 +99,35 @@ test("a pod template's annotations are held to the same rules, at the template's
     'FieldValueInvalid spec.template.annotations[container.apparmor.security.beta.kubernetes.io/nope]: Invalid value: "nope": container not found',
   ]);
 });
+
+test('a new pod or template: seccomp and AppArmor annotations must agree with the profile fields they stand beside', async () => {
+  assert.deepEqual(await created(pod(
+    { 'seccomp.security.alpha.kubernetes.io/pod': 'docker/default', 'container.apparmor.security.beta.kubernetes.io/app': 'localhost/a' },
+    { securityContext: { seccompProfile: { type: 'RuntimeDefault' } }, containers: [{ name: 'app', image: 'nginx:1', securityContext: { appArmorProfile: { type: 'Localhost', localhostProfile: 'a' } } }] },
+  )), []);
+  assert.deepEqual(await created(pod(
+    { 'seccomp.security.alpha.kubernetes.io/pod': 'unconfined', 'container.seccomp.security.alpha.kubernetes.io/app': 'localhost/x', 'container.apparmor.security.beta.kubernetes.io/app': 'runtime/default' },
+    {
+      securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
+      // A container field (a lone annotation would become one on create, as upstream's version skew handling does).
+      containers: [{ name: 'app', image: 'nginx:1', securityContext: { seccompProfile: { type: 'Localhost', localhostProfile: 'y' }, appArmorProfile: { type: 'Unconfined' } } }],
+    },
+  )), [
+    'FieldValueForbidden spec.securityContext.seccompProfile.type: Forbidden: seccomp type in annotation and field must match',
+    'FieldValueForbidden spec.containers[0].securityContext.seccompProfile.localhostProfile: Forbidden: seccomp profile in annotation and field must match',
+    'FieldValueForbidden spec.containers[0].securityContext.appArmorProfile.type: Forbidden: apparmor type in annotation and field must match',
+  ]);
+  const deployment: KubeObject = {
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'default' },
+    spec: {
+      selector: { matchLabels: { app: 'd' } },
+      template: {
+        metadata: { labels: { app: 'd' }, annotations: { 'container.apparmor.security.beta.kubernetes.io/app': 'unconfined' } },
+        spec: { containers: [{ name: 'app', image: 'nginx:1', securityContext: { appArmorProfile: { type: 'RuntimeDefault' } } }] },
+      },
+    },
+  };
+  assert.deepEqual((await storeCreate(deployments, deployment)).causes.map(show), [
+    'FieldValueForbidden spec.template.spec.containers[0].securityContext.appArmorProfile.type: Forbidden: apparmor type in annotation and field must match',
+  ]);
+});
