@@ -154,7 +154,7 @@ describe('pods/resize', () => {
     assert.equal(both.status, 200, both.text);
     assert.equal(both.json.spec.containers[0].resources.limits.cpu, '200m');
 
-    await createPod(ns, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 's', annotations: { 'kubernetes.io/config.mirror': 'x' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+    await createPod(ns, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 's', annotations: { 'kubernetes.io/config.mirror': 'x' } }, spec: { nodeName: 'static-node', containers: [{ name: 'c', image: 'busybox' }] } });
     const mirror = await server.request('PATCH', `/api/v1/namespaces/${ns}/pods/s/resize`, { headers: smp, body: { spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] } } });
     assert.equal(mirror.status, 422, mirror.text);
     assert.deepEqual(mirror.json.details.causes, [{ reason: 'FieldValueForbidden', field: '', message: 'Forbidden: static pods cannot be resized' }]);
