@@ -111,15 +111,23 @@ export function formatIP(ip: IP): string {
   return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLen).join(':')}`;
 }
 
-/** Parses "10.96.0.0/12"; the address is masked to the network. */
-export function parseCIDR(s: string): CIDR | undefined {
+/** "address/length" split and parsed as Go's sloppy parsers read it (the length in at most three digits). */
+function splitCIDR(s: string): { address: string; ip: IP; prefix: number } | undefined {
   const slash = s.indexOf('/');
   if (slash < 0) return undefined;
-  const ip = parseIP(s.slice(0, slash));
+  const address = s.slice(0, slash);
+  const ip = parseIP(address);
   const prefixText = s.slice(slash + 1);
   if (ip === undefined || !/^\d{1,3}$/.test(prefixText)) return undefined;
+  return { address, ip, prefix: Number(prefixText) };
+}
+
+/** Parses "10.96.0.0/12"; the address is masked to the network. */
+export function parseCIDR(s: string): CIDR | undefined {
+  const split = splitCIDR(s);
+  if (split === undefined) return undefined;
+  const { ip, prefix } = split;
   const bits = ip.family === 'IPv4' ? 32 : 128;
-  const prefix = Number(prefixText);
   if (prefix > bits) return undefined;
   const hostBits = BigInt(bits - prefix);
   const base = (ip.value >> hostBits) << hostBits;
@@ -178,15 +186,11 @@ interface SloppyCIDR {
 }
 
 function parseSloppyCIDR(value: string): SloppyCIDR | undefined {
-  const slash = value.indexOf('/');
-  if (slash < 0) return undefined;
-  const address = value.slice(0, slash);
-  const ip = parseIP(address);
-  const prefixText = value.slice(slash + 1);
-  if (ip === undefined || !/^\d{1,3}$/.test(prefixText)) return undefined;
+  const split = splitCIDR(value);
+  if (split === undefined) return undefined;
+  const { address, ip, prefix } = split;
   const mapped = address.includes(':') && ip.family === 'IPv4';
-  const bits = mapped ? 128 : ip.family === 'IPv4' ? 32 : 128;
-  const prefix = Number(prefixText);
+  const bits = mapped || ip.family === 'IPv6' ? 128 : 32;
   if (prefix > bits) return undefined;
   const hostBits = BigInt(Math.min(bits - prefix, ip.family === 'IPv4' ? 32 : 128));
   return { ip, mapped, prefix, network: { family: ip.family, value: (ip.value >> hostBits) << hostBits } };

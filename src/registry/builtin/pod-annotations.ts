@@ -6,6 +6,7 @@
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { goJsonSyntaxError } from '../../api/go-json-syntax.ts';
+import { mirrorPodAnnotation } from '../../api/pod-references.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { child, forbidden, invalid, key, type FieldPath } from '../validation/field.ts';
 import { objectAt, stringAt } from './object.ts';
@@ -13,14 +14,13 @@ import { validateTolerations } from './pod-scheduling.ts';
 import { localDescendingPath } from './pod-volume-sources.ts';
 import { appArmorAnnotationPrefix, podContainers } from './pod-warnings.ts';
 
-export const mirrorPodAnnotation = 'kubernetes.io/config.mirror';
 const tolerationsAnnotation = 'scheduler.alpha.kubernetes.io/tolerations';
 const deletionCostAnnotation = 'controller.kubernetes.io/pod-deletion-cost';
 const seccompPodAnnotation = 'seccomp.security.alpha.kubernetes.io/pod';
 const seccompContainerAnnotationPrefix = 'container.seccomp.security.alpha.kubernetes.io/';
 
 /** Upstream's GetDeletionCostFromPodAnnotations: whether the annotation, when set, is a canonical 32-bit integer. */
-export function validDeletionCost(annotations: Record<string, string>): boolean {
+function validDeletionCost(annotations: Record<string, string>): boolean {
   const value = annotations[deletionCostAnnotation];
   if (value === undefined) return true;
   // "+10" and "008" are refused, as Go's ParseInt alone would not.
