@@ -1,7 +1,7 @@
 // Whether a kubernetes.io/tls Secret's certificate and key make a pair, in the words of Go's
 // tls.X509KeyPair, whose error upstream's Secret strategy sends as a warning: PEM blocks
 // read as Go's pem.Decode reads them, the first certificate's public key compared with the
-// private key (RSA modulus, EC point, Ed25519 key).
+// private key (RSA modulus, EC curve and point, Ed25519 key).
 import { createPrivateKey, createPublicKey, X509Certificate, type KeyObject } from 'node:crypto';
 
 interface PemBlock {
@@ -48,17 +48,19 @@ function parsePrivateKey(der: Buffer): KeyObject | string {
       continue;
     }
     const kind = key.asymmetricKeyType;
-    if (kind === 'rsa' || kind === 'ec' || kind === 'ed25519') return key;
+    if (kind === 'rsa' || kind === 'ed25519' || (kind === 'ec' && goCurve(key))) return key;
     if (type === 'pkcs8' && kind === 'x25519') return 'tls: found unknown private key type in PKCS#8 wrapping';
   }
   return 'tls: failed to parse private key';
 }
 
-/** The parts of a public key Go compares: RSA's modulus, EC's curve and point, Ed25519's key. */
-function publicParts(key: KeyObject): string {
-  const jwk = key.export({ format: 'jwk' });
-  return JSON.stringify([jwk.kty, jwk.crv, jwk.n, jwk.x, jwk.y]);
-}
+/** The curves Go's crypto/x509 parses (others: `x509: unsupported elliptic curve`). */
+const goCurves = new Set(['secp224r1', 'prime256v1', 'secp384r1', 'secp521r1']);
+
+const goCurve = (key: KeyObject) => key.asymmetricKeyType !== 'ec' || goCurves.has(key.asymmetricKeyDetails?.namedCurve ?? '');
+
+/** A public key as its SubjectPublicKeyInfo, what Go's comparison of modulus, point or key amounts to. */
+const publicKeyInfo = (key: KeyObject) => key.export({ type: 'spki', format: 'der' });
 
 /** Go's tls.X509KeyPair error for this certificate and key, or undefined when they make a pair. */
 export function x509KeyPairError(certPEM: Buffer, keyPEM: Buffer): string | undefined {
@@ -94,11 +96,12 @@ export function x509KeyPairError(certPEM: Buffer, keyPEM: Buffer): string | unde
   } catch {
     return 'x509: malformed certificate';
   }
+  if (!goCurve(publicKey)) return 'x509: unsupported elliptic curve';
   const privateKey = parsePrivateKey(keyBlock.der);
   if (typeof privateKey === 'string') return privateKey;
   const kind = publicKey.asymmetricKeyType;
   if (kind !== 'rsa' && kind !== 'ec' && kind !== 'ed25519') return 'tls: unknown public key algorithm';
   if (privateKey.asymmetricKeyType !== kind) return 'tls: private key type does not match public key type';
-  if (publicParts(publicKey) !== publicParts(createPublicKey(privateKey))) return 'tls: private key does not match public key';
+  if (!publicKeyInfo(publicKey).equals(publicKeyInfo(createPublicKey(privateKey)))) return 'tls: private key does not match public key';
   return undefined;
 }

@@ -51,6 +51,13 @@ test("tls.X509KeyPair's errors", () => {
   assert.equal(pair(cert, '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n'), 'tls: failed to parse private key');
   assert.equal(pair(cert, keyPem(generateKeyPairSync('x25519').privateKey)), 'tls: found unknown private key type in PKCS#8 wrapping');
   assert.equal(pair('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n', key), 'x509: malformed certificate');
+  // Curves Go's crypto/x509 does not parse (and which no JWK names): its error, never a throw.
+  const brainpool = generateKeyPairSync('ec', { namedCurve: 'brainpoolP256r1' });
+  assert.equal(pair(certificatePem(brainpool.publicKey), keyPem(brainpool.privateKey)), 'x509: unsupported elliptic curve');
+  assert.equal(pair(cert, keyPem(brainpool.privateKey)), 'tls: failed to parse private key');
+  const p224 = generateKeyPairSync('ec', { namedCurve: 'secp224r1' });
+  assert.equal(pair(certificatePem(p224.publicKey), keyPem(p224.privateKey)), undefined);
+  assert.equal(pair(certificatePem(p224.publicKey), keyPem(generateKeyPairSync('ec', { namedCurve: 'secp224r1' }).privateKey)), 'tls: private key does not match public key');
 });
 
 const secret = (type: string, data: Record<string, string>): KubeObject =>
