@@ -9,7 +9,7 @@ import { validateAnnotations, validateLabels } from '../validation/object-meta.t
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { arrayAt, defaultEmptyObject, ensureObject, numberAt, objectAt, objectsAt, present, setDefault, stringAt } from './object.ts';
 import { compareQuantity, isNegative, isZero, parseQuantity, zeroQuantity } from '../../api/quantity.ts';
-import { ipForLegacyFieldErrors } from './ip.ts';
+import { legacyIPCauses } from './legacy-ip-fields.ts';
 import { validatePodSpecificAnnotations, validateSecurityAnnotationsMatchFields } from './pod-annotations.ts';
 import { validateContainerProbes } from './pod-probes.ts';
 import { validateAffinity, validateTolerations, validateTopologySpreadConstraints } from './pod-scheduling.ts';
@@ -571,7 +571,7 @@ function validateDNSConfig(s: JsonObject, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
   if (nameservers.length > 3) causes.push(invalid(child(path, 'nameservers'), nameservers, 'must not have more than 3 nameservers'));
   nameservers.forEach((ns, i) => {
-    for (const msg of ipForLegacyFieldErrors(String(ns))) causes.push(invalid(index(child(path, 'nameservers'), i), String(ns), msg));
+    causes.push(...legacyIPCauses(index(child(path, 'nameservers'), i), String(ns)));
   });
   const searches = arrayAt(config, 'searches').map(String);
   const searchesPath = child(path, 'searches');
@@ -600,7 +600,7 @@ function validatePodExtras(s: JsonObject, path: FieldPath): StatusCause[] {
     const alias = isObject(raw) ? raw : {};
     const p = index(child(path, 'hostAliases'), i);
     const ip = stringAt(alias, 'ip');
-    for (const msg of ipForLegacyFieldErrors(ip)) causes.push(invalid(child(p, 'ip'), ip, msg));
+    causes.push(...legacyIPCauses(child(p, 'ip'), ip));
     arrayAt(alias, 'hostnames').forEach((hostname, j) => {
       for (const msg of isDNS1123Subdomain(String(hostname))) causes.push(invalid(index(child(p, 'hostnames'), j), String(hostname), msg));
     });

@@ -12,7 +12,8 @@ import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { JsonObject } from '../../api/json.ts';
 import { child, duplicate, fieldImmutable, forbidden, goJson, index, invalid, notSupported, required, type FieldPath } from '../validation/field.ts';
 import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
-import { ipForLegacyFieldErrors, ipWarnings, isDualStackIPs } from './ip.ts';
+import { ipWarnings, isDualStackIPs } from './ip.ts';
+import { legacyIPCauses } from './legacy-ip-fields.ts';
 import { arrayAt, itemsAt, numberAt, objectAt, objectsAt, stringAt } from './object.ts';
 import { validatePodSpecificAnnotationUpdates } from './pod-annotations.ts';
 
@@ -157,7 +158,7 @@ function ipsOf(status: JsonObject, field: string): string[] {
 function validateIPList(entries: JsonObject[], oldIPs: string[], path: FieldPath): { valid: StatusCause[]; dualStack: StatusCause[] } {
   const valid = entries.flatMap((entry, i) => {
     const ip = stringAt(entry, 'ip');
-    return ipForLegacyFieldErrors(ip, oldIPs).map((msg) => invalid(index(path, i), ip, msg));
+    return legacyIPCauses(index(path, i), ip, oldIPs);
   });
   const ips = entries.map((entry) => stringAt(entry, 'ip'));
   const dualStack = ips.length > 1 && (isDualStackIPs(ips) !== true || ips.length > 2)
