@@ -42,3 +42,50 @@ test('a DeviceClass and a ResourceClaim with CEL selectors, on a server that has
   assert.equal(bad.status, 422, bad.text);
   assert.match(bad.json.details.causes[0].message, /must evaluate to bool or the unknown type, not int/);
 });
+
+test('admin access to devices only in a namespace labelled for it, as upstream checks it before admission', async () => {
+  const label = 'resource.kubernetes.io/admin-access';
+  for (const [name, labels] of [['dra-plain', {}], ['dra-admin', { [label]: 'true' }]] as const) {
+    const made = await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name, labels } } });
+    assert.equal(made.status, 201, made.text);
+  }
+  const requests = [{ name: 'any', exactly: { deviceClassName: 'gpu.example.com' } }, { name: 'admin', exactly: { deviceClassName: 'gpu.example.com', adminAccess: true } }];
+  const claim = (name: string) => ({ metadata: { name }, spec: { devices: { requests } } });
+  const template = (name: string) => ({ metadata: { name }, spec: { spec: { devices: { requests } } } });
+  const message = 'Forbidden: admin access to devices requires the `resource.kubernetes.io/admin-access: true` label on the containing namespace';
+
+  for (const [resource, body, kind] of [['resourceclaims', claim('c'), 'ResourceClaim'], ['resourceclaimtemplates', template('t'), 'ResourceClaimTemplate']] as const) {
+    for (const query of ['', '?dryRun=All']) {
+      const refused = await server.request('POST', `/apis/resource.k8s.io/v1/namespaces/dra-plain/${resource}${query}`, { body });
+      assert.equal(refused.status, 422, refused.text);
+      // The path is upstream's: the request's, without `exactly` (and without a template's `spec.`).
+      assert.deepEqual(refused.json.details.causes, [{ reason: 'FieldValueForbidden', field: 'spec.devices.requests[1].adminAccess', message }]);
+      assert.equal(refused.json.message, `${kind}.resource.k8s.io "${body.metadata.name}" is invalid: spec.devices.requests[1].adminAccess: ${message}`);
+    }
+    const allowed = await server.request('POST', `/apis/resource.k8s.io/v1/namespaces/dra-admin/${resource}`, { body });
+    assert.equal(allowed.status, 201, allowed.text);
+  }
+
+  // A status that grants admin access needs the label too, unless the allocation granted it already.
+  const result = { request: 'any', driver: 'gpu.example.com', pool: 'pool', device: 'dev-0', adminAccess: true };
+  const allocate = async (namespace: string, name: string) => {
+    const current = (await server.request('GET', `/apis/resource.k8s.io/v1/namespaces/${namespace}/resourceclaims/${name}`)).json;
+    current.status = { allocation: { devices: { results: [result] } } };
+    return server.request('PUT', `/apis/resource.k8s.io/v1/namespaces/${namespace}/resourceclaims/${name}/status`, { body: current });
+  };
+  const plain = await server.request('POST', '/apis/resource.k8s.io/v1/namespaces/dra-plain/resourceclaims', { body: { metadata: { name: 'c' }, spec: { devices: { requests: [requests[0]] } } } });
+  assert.equal(plain.status, 201, plain.text);
+  const refused = await allocate('dra-plain', 'c');
+  assert.equal(refused.status, 422, refused.text);
+  assert.deepEqual(refused.json.details.causes, [{ reason: 'FieldValueForbidden', field: 'status.allocation.devices.results[0].adminAccess', message }]);
+  const granted = await allocate('dra-admin', 'c');
+  assert.equal(granted.status, 200, granted.text);
+  // The label removed, the claim's granted allocation may still be written again.
+  const ns = (await server.request('GET', '/api/v1/namespaces/dra-admin')).json;
+  delete ns.metadata.labels[label];
+  assert.equal((await server.request('PUT', '/api/v1/namespaces/dra-admin', { body: ns })).status, 200);
+  const again = (await server.request('GET', '/apis/resource.k8s.io/v1/namespaces/dra-admin/resourceclaims/c')).json;
+  again.status.reservedFor = [{ resource: 'pods', name: 'p', uid: 'a0b1c2d3-0000-4000-8000-000000000001' }];
+  const kept = await server.request('PUT', '/apis/resource.k8s.io/v1/namespaces/dra-admin/resourceclaims/c/status', { body: again });
+  assert.equal(kept.status, 200, kept.text);
+});
