@@ -3,7 +3,7 @@
 // and for the local cluster script (tools/ha-cluster.ts). Members can be killed as in
 // a crash and started again on the same ports and data.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,7 +35,7 @@ export interface EtcdCluster {
 export interface EtcdClusterOptions {
   /** Members (default 1). */
   size?: number;
-  /** Where the members' ports come from (default freePort; a test hands out one already taken). */
+  /** Where the members' ports come from (default memberPort; a test hands out one already taken). */
   ports?: () => Promise<number>;
   /** Where the members' data dirs go (default a new temporary dir, on tmpfs where there is one, removed by stop()). */
   dataRoot?: string;
@@ -58,6 +58,35 @@ export function freePort(): Promise<number> {
       const { port } = server.address() as net.AddressInfo;
       server.close(() => resolve(port));
     });
+  });
+}
+
+/**
+ * A free port below the kernel's ephemeral range, for a member. A port from listen(0) is
+ * an ephemeral one: while a killed member is down, any outgoing connection on the machine
+ * (the other tests') may take it as its source port, and the member's restart then finds
+ * it in use. Below the range only another listener can take it, picked at random as here.
+ */
+export async function memberPort(): Promise<number> {
+  let low = 32768;
+  try {
+    low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low;
+  } catch {
+    // not Linux: the usual range's start
+  }
+  const from = Math.max(1024, low - 12_000);
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const port = from + Math.floor(Math.random() * (low - from));
+    if (await bindable(port)) return port;
+  }
+  return freePort();
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
@@ -87,7 +116,7 @@ export async function startEtcdCluster(opts: EtcdClusterOptions = {}): Promise<E
 }
 
 async function startMembers(opts: EtcdClusterOptions, size: number, root: string, ownRoot: boolean): Promise<EtcdCluster> {
-  const port = opts.ports ?? freePort;
+  const port = opts.ports ?? memberPort;
   const specs = [];
   for (let i = 0; i < size; i++) {
     const name = `etcd-${i}`;
