@@ -40,7 +40,7 @@ const jobStrategy = specStatusStrategy({
     prepareJob(job, false);
   },
   validate(job, old) {
-    return validateJob(job, old === undefined || hadPrefixedLabels(old));
+    return validateJob(job, old === undefined || hadPrefixedLabels(old), old);
   },
   validateUpdate(job, old) {
     return validateJobUpdate(job, old);
@@ -139,10 +139,10 @@ function defaultCronJob(cronJob: KubeObject): void {
   defaultJobTemplateSpec(ensureObject(ensureObject(spec, 'jobTemplate'), 'spec'));
 }
 
-/** ValidateJobTemplateSpec: a Job spec whose selector the Job will generate. */
-function validateJobTemplateSpec(template: unknown, path: string): StatusCause[] {
+/** ValidateJobTemplateSpec: a Job spec whose selector the Job will generate; `old` is the job template an update replaces. */
+function validateJobTemplateSpec(template: unknown, path: string, old: unknown): StatusCause[] {
   const spec = objectAt(template, 'spec') ?? {};
-  const causes = validateJobSpecCommon(spec, `${path}.spec`);
+  const causes = validateJobSpecCommon(spec, `${path}.spec`, objectAt(objectAt(old, 'spec'), 'template'));
   if (spec.selector !== undefined && spec.selector !== null) causes.push(invalid(`${path}.spec.selector`, labelSelectorJson(spec.selector), '`selector` will be auto-generated'));
   if (spec.manualSelector === true) causes.push(notSupported(`${path}.spec.manualSelector`, true, ['nil', 'false']));
   return causes;
@@ -192,7 +192,7 @@ function validateCronJobSpec(cronJob: KubeObject, old: KubeObject | undefined): 
   const policy = stringAt(spec, 'concurrencyPolicy');
   if (policy === '') causes.push(required('spec.concurrencyPolicy'));
   else if (!concurrencyPolicies.includes(policy)) causes.push(notSupported('spec.concurrencyPolicy', policy, concurrencyPolicies));
-  causes.push(...validateJobTemplateSpec(spec.jobTemplate, 'spec.jobTemplate'));
+  causes.push(...validateJobTemplateSpec(spec.jobTemplate, 'spec.jobTemplate', oldSpec?.jobTemplate));
   for (const field of ['successfulJobsHistoryLimit', 'failedJobsHistoryLimit']) {
     const value = numberAt(spec, field);
     if (value !== undefined) causes.push(...validateNonnegative(value, `spec.${field}`));

@@ -87,8 +87,8 @@ function validateUpdateStrategy(strategy: JsonObject | undefined): StatusCause[]
   }
 }
 
-/** ValidateDaemonSetSpec. */
-function validateDaemonSet(ds: KubeObject): StatusCause[] {
+/** ValidateDaemonSetSpec; `old` on update. */
+function validateDaemonSet(ds: KubeObject, old?: KubeObject): StatusCause[] {
   const spec = objectAt(ds, 'spec') ?? {};
   const selectorObj = objectAt(spec, 'selector');
   const template = objectAt(spec, 'template') ?? {};
@@ -97,7 +97,7 @@ function validateDaemonSet(ds: KubeObject): StatusCause[] {
   const selector = podSelectorOf(spec);
   if (selector !== undefined) causes.push(...validateTemplateMatches(selector, template, 'spec.template'));
   if (selectorObj !== undefined && selectorCount(selectorObj) === 0) causes.push(invalid('spec.selector', labelSelectorJson(selectorObj), 'empty selector is invalid for daemonset'));
-  causes.push(...validatePodTemplateSpec(template, 'spec.template'));
+  causes.push(...validatePodTemplateSpec(template, 'spec.template', templateOf(old)));
   causes.push(...validateAlwaysRestarts(template, 'spec.template', 'DaemonSet'));
   causes.push(...validateNonnegative(numberAt(spec, 'minReadySeconds') ?? 0, 'spec.minReadySeconds'));
   causes.push(...validateUpdateStrategy(objectAt(spec, 'updateStrategy')));
@@ -164,7 +164,7 @@ export function daemonSetsType(): ResourceType {
       },
       validate: validateDaemonSet,
       // Upstream validates the spec a second time on update (its causes repeat), then the selector.
-      validateUpdate: (ds, old) => [...validateDaemonSet(ds), ...validateImmutableSelector(ds, old)],
+      validateUpdate: (ds, old) => [...validateDaemonSet(ds, old), ...validateImmutableSelector(ds, old)],
       warningsOnCreate: (ds) => podTemplateWarnings(templateOf(ds), 'spec.template'),
       // Upstream warns of an update that changed the template (its template generation moved).
       warningsOnUpdate: (ds, old) => (templateGenerationOf(ds) === templateGenerationOf(old) ? [] : podTemplateWarnings(templateOf(ds), 'spec.template')),

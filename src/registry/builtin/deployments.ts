@@ -11,7 +11,7 @@ import { clone, isObject, type JsonObject } from '../../api/json.ts';
 import { ensureObject, numberAt, objectAt, semanticEqual } from './object.ts';
 import { defaultPodTemplate } from './pod-spec.ts';
 import {
-  defaultReplicas, replicatedWarningsOnCreate, templateWarningsOnUpdate, validateImmutableSelector, validateReplicaCounts, validateReplicatedTemplate,
+  defaultReplicas, replicatedWarningsOnCreate, templateOf, templateWarningsOnUpdate, validateImmutableSelector, validateReplicaCounts, validateReplicatedTemplate,
   validateSelectorAndTemplate,
 } from './pod-controllers.ts';
 import { replicasScale } from './scale-access.ts';
@@ -75,8 +75,8 @@ function validateStrategy(strategy: unknown, path: string): StatusCause[] {
   return causes;
 }
 
-/** ValidateDeploymentSpec. */
-function validateDeploymentSpec(d: KubeObject): StatusCause[] {
+/** ValidateDeploymentSpec; `old` on update. */
+function validateDeploymentSpec(d: KubeObject, old: KubeObject | undefined): StatusCause[] {
   const spec = objectAt(d, 'spec') ?? {};
   const causes = validateKubeFinalizerNames(d.metadata.finalizers, 'metadata.finalizers');
   const replicas = numberAt(spec, 'replicas') ?? 0;
@@ -84,7 +84,7 @@ function validateDeploymentSpec(d: KubeObject): StatusCause[] {
   causes.push(...validateSelectorAndTemplate(spec, {
     workload: 'deployment',
     invalidDetail: 'invalid label selector',
-    validateTemplate: (selector, template) => validateReplicatedTemplate(selector, template, 'spec.template'),
+    validateTemplate: (selector, template) => validateReplicatedTemplate(selector, template, 'spec.template', templateOf(old)),
   }));
   causes.push(...validateStrategy(spec.strategy, 'spec.strategy'));
   const minReadySeconds = numberAt(spec, 'minReadySeconds') ?? 0;
@@ -126,8 +126,8 @@ const deploymentStrategy: Strategy = {
     d.metadata.generation = changed ? generation + 1 : generation;
   },
 
-  validate(d) {
-    return validateDeploymentSpec(d);
+  validate(d, old) {
+    return validateDeploymentSpec(d, old);
   },
 
   validateUpdate: validateImmutableSelector,

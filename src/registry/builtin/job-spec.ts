@@ -260,8 +260,11 @@ function validateSuccessPolicy(spec: JsonObject, path: FieldPath): StatusCause[]
   return causes;
 }
 
-/** validateJobSpec: what a Job's spec and a CronJob's job template share. */
-export function validateJobSpecCommon(spec: JsonObject, path: FieldPath): StatusCause[] {
+/**
+ * validateJobSpec: what a Job's spec and a CronJob's job template share; `oldTemplate` is
+ * the pod template an update replaces.
+ */
+export function validateJobSpecCommon(spec: JsonObject, path: FieldPath, oldTemplate?: unknown): StatusCause[] {
   const causes: StatusCause[] = [];
   for (const field of ['parallelism', 'completions', 'activeDeadlineSeconds', 'backoffLimit', 'ttlSecondsAfterFinished', 'backoffLimitPerIndex', 'maxFailedIndexes']) {
     const value = numberAt(spec, field);
@@ -329,7 +332,7 @@ export function validateJobSpecCommon(spec: JsonObject, path: FieldPath): Status
     }
   }
   const templatePath = child(path, 'template');
-  causes.push(...validatePodTemplateSpec(spec.template, templatePath));
+  causes.push(...validatePodTemplateSpec(spec.template, templatePath, oldTemplate));
   const restartPolicy = stringAt(objectAt(spec.template, 'spec'), 'restartPolicy');
   const restartPath = child(templatePath, 'spec', 'restartPolicy');
   // A template without restartPolicy was defaulted to Always: both read as "not chosen".
@@ -341,11 +344,14 @@ export function validateJobSpecCommon(spec: JsonObject, path: FieldPath): Status
   return causes;
 }
 
-/** ValidateJob: a Job's own rules; `requirePrefixedLabels` unless an old Job never had the batch.kubernetes.io labels. */
-export function validateJob(job: KubeObject, requirePrefixedLabels: boolean): StatusCause[] {
+/**
+ * ValidateJob: a Job's own rules; `requirePrefixedLabels` unless an old Job never had the
+ * batch.kubernetes.io labels; `old` on update.
+ */
+export function validateJob(job: KubeObject, requirePrefixedLabels: boolean, old?: KubeObject): StatusCause[] {
   const spec = objectAt(job, 'spec') ?? {};
   const causes = validateGeneratedSelector(job, requirePrefixedLabels);
-  causes.push(...validateJobSpecCommon(spec, 'spec'));
+  causes.push(...validateJobSpecCommon(spec, 'spec', objectAt(objectAt(old, 'spec'), 'template')));
   if (!present(spec.selector)) causes.push(required('spec.selector'));
   else if (isObject(spec.selector)) causes.push(...validateLabelSelector(spec.selector, 'spec.selector'));
   const selector = selectorOf(spec.selector);

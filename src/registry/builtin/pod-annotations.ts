@@ -29,6 +29,16 @@ function validDeletionCost(annotations: Record<string, string>): boolean {
   return n >= -2147483648 && n <= 2147483647;
 }
 
+/**
+ * Upstream's AllowInvalidPodDeletionCost for a pod template (GetValidationOptionsFromPodSpecAndMeta):
+ * an update whose old template already held an invalid cost may keep one. `oldTemplate` is
+ * undefined on create.
+ */
+export function keepsInvalidDeletionCost(oldTemplate: unknown): boolean {
+  const old = objectAt(objectAt(oldTemplate, 'metadata'), 'annotations') ?? {};
+  return !validDeletionCost(old as Record<string, string>);
+}
+
 /** The Go type of a JSON value, as encoding/json's UnmarshalTypeError names it. */
 function jsonKind(value: unknown): string {
   if (Array.isArray(value)) return 'array';

@@ -54,12 +54,15 @@ export function validateAlwaysRestarts(template: unknown, path: FieldPath, kind:
   return causes;
 }
 
-/** ValidatePodTemplateSpecForReplicaSet (Deployments and ReplicaSets; ReplicationControllers with their own selector). */
-export function validateReplicatedTemplate(selector: LabelSelector, template: JsonObject | undefined, path: FieldPath, kind = 'ReplicaSet'): StatusCause[] {
+/**
+ * ValidatePodTemplateSpecForReplicaSet (Deployments and ReplicaSets; ReplicationControllers
+ * with their own selector); `old` is the template an update replaces.
+ */
+export function validateReplicatedTemplate(selector: LabelSelector, template: JsonObject | undefined, path: FieldPath, old: unknown, kind = 'ReplicaSet'): StatusCause[] {
   if (template === undefined) return [required(path)];
   return [
     ...validateTemplateMatches(selector, template, path),
-    ...validatePodTemplateSpec(template, path),
+    ...validatePodTemplateSpec(template, path, old),
     ...validateAlwaysRestarts(template, path, kind),
   ];
 }
@@ -148,8 +151,8 @@ export function validateImmutableSelector(obj: KubeObject, old: KubeObject): Sta
   return semanticEqual(selector, objectAt(old, 'spec')?.selector) ? [] : [invalid('spec.selector', labelSelectorJson(selector), fieldImmutable)];
 }
 
-/** The pod template at `spec.template`. */
-export function templateOf(obj: KubeObject): unknown {
+/** The pod template at `spec.template`; undefined without an object (a create has no old one). */
+export function templateOf(obj: KubeObject | undefined): unknown {
   return objectAt(obj, 'spec')?.template;
 }
 

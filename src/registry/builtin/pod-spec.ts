@@ -10,7 +10,7 @@ import { isObject, type JsonObject } from '../../api/json.ts';
 import { arrayAt, defaultEmptyObject, ensureObject, numberAt, objectAt, objectsAt, present, setDefault, stringAt } from './object.ts';
 import { compareQuantity, isNegative, isZero, parseQuantity, zeroQuantity } from '../../api/quantity.ts';
 import { legacyIPCauses } from './legacy-ip-fields.ts';
-import { validatePodSpecificAnnotations, validateSecurityAnnotationsMatchFields } from './pod-annotations.ts';
+import { keepsInvalidDeletionCost, validatePodSpecificAnnotations, validateSecurityAnnotationsMatchFields } from './pod-annotations.ts';
 import { validateContainerProbes } from './pod-probes.ts';
 import { validateAffinity, validateTolerations, validateTopologySpreadConstraints } from './pod-scheduling.ts';
 import { validateContainerSecurityContext, validateForOS, validateHostProcessPod, validateHostUsers, validatePodSecurityContext } from './pod-security.ts';
@@ -628,14 +628,17 @@ function validatePodExtras(s: JsonObject, path: FieldPath): StatusCause[] {
   return causes;
 }
 
-/** Upstream's ValidatePodTemplateSpec; `path` is e.g. "spec.template". */
-export function validatePodTemplateSpec(template: unknown, path: FieldPath): StatusCause[] {
+/**
+ * Upstream's ValidatePodTemplateSpec; `path` is e.g. "spec.template", `old` the template
+ * an update replaces (undefined on create), whose invalid deletion cost may stay.
+ */
+export function validatePodTemplateSpec(template: unknown, path: FieldPath, old?: unknown): StatusCause[] {
   const t = isObject(template) ? template : {};
   const meta = objectAt(t, 'metadata') ?? {};
   const causes: StatusCause[] = [];
   causes.push(...validateLabels(meta.labels, child(path, 'labels')));
   causes.push(...validateAnnotations(meta.annotations, child(path, 'annotations')));
-  causes.push(...validatePodSpecificAnnotations((meta.annotations ?? {}) as Record<string, string>, objectAt(t, 'spec') ?? {}, child(path, 'annotations')));
+  causes.push(...validatePodSpecificAnnotations((meta.annotations ?? {}) as Record<string, string>, objectAt(t, 'spec') ?? {}, child(path, 'annotations'), keepsInvalidDeletionCost(old)));
   causes.push(...validatePodSpec(t.spec, child(path, 'spec'), { isPod: false }));
   causes.push(...validateSecurityAnnotationsMatchFields((meta.annotations ?? {}) as Record<string, string>, objectAt(t, 'spec') ?? {}, child(path, 'spec')));
   if (arrayAt(t.spec, 'ephemeralContainers').length > 0) {

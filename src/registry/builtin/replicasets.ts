@@ -32,7 +32,7 @@ const alwaysSerialised = ['replicas'];
  */
 function replicatedStrategy(opts: {
   defaults(obj: KubeObject): void;
-  validate(obj: KubeObject): StatusCause[];
+  validate(obj: KubeObject, old?: KubeObject): StatusCause[];
   validateUpdate(obj: KubeObject, old: KubeObject): StatusCause[];
   warningsOnUpdate(obj: KubeObject, old: KubeObject): string[];
   scale: ScaleAccess;
@@ -77,8 +77,8 @@ function defaultReplicaSet(rs: KubeObject): void {
   defaultPodTemplate(ensureObject(spec, 'template'));
 }
 
-/** ValidateReplicaSetSpec. */
-function validateReplicaSet(rs: KubeObject): StatusCause[] {
+/** ValidateReplicaSetSpec; `old` on update. */
+function validateReplicaSet(rs: KubeObject, old?: KubeObject): StatusCause[] {
   const spec = objectAt(rs, 'spec') ?? {};
   return [
     ...validateNonnegative(numberAt(spec, 'replicas') ?? 0, 'spec.replicas'),
@@ -87,7 +87,7 @@ function validateReplicaSet(rs: KubeObject): StatusCause[] {
     ...validateSelectorAndTemplate(spec, {
       workload: 'deployment',
       invalidDetail: 'invalid label selector',
-      validateTemplate: (selector, template) => validateReplicatedTemplate(selector, template, 'spec.template'),
+      validateTemplate: (selector, template) => validateReplicatedTemplate(selector, template, 'spec.template', templateOf(old)),
     }),
   ];
 }
@@ -120,7 +120,7 @@ export function replicaSetsType(): ResourceType {
     strategy: replicatedStrategy({
       defaults: defaultReplicaSet,
       validate: validateReplicaSet,
-      validateUpdate: (rs, old) => [...validateReplicaSet(rs), ...validateImmutableSelector(rs, old)],
+      validateUpdate: (rs, old) => [...validateReplicaSet(rs, old), ...validateImmutableSelector(rs, old)],
       warningsOnUpdate: templateWarningsOnUpdate,
       scale: replicasScale(),
     }),
@@ -143,14 +143,14 @@ function defaultReplicationController(rc: KubeObject): void {
   if (template !== undefined) defaultPodTemplate(template);
 }
 
-/** ValidateReplicationControllerSpec. */
-function validateReplicationController(rc: KubeObject): StatusCause[] {
+/** ValidateReplicationControllerSpec; `old` on update. */
+function validateReplicationController(rc: KubeObject, old?: KubeObject): StatusCause[] {
   const spec = objectAt(rc, 'spec') ?? {};
   const selector = (objectAt(spec, 'selector') ?? {}) as Record<string, string>;
   const causes = validateNonnegative(numberAt(spec, 'minReadySeconds') ?? 0, 'spec.minReadySeconds');
   if (Object.keys(selector).length === 0) causes.push(required('spec.selector'));
   causes.push(...validateNonnegative(numberAt(spec, 'replicas') ?? 0, 'spec.replicas'));
-  causes.push(...validateReplicatedTemplate(labelSelectorFromSet(selector), objectAt(spec, 'template'), 'spec.template', 'ReplicationController'));
+  causes.push(...validateReplicatedTemplate(labelSelectorFromSet(selector), objectAt(spec, 'template'), 'spec.template', templateOf(old), 'ReplicationController'));
   return causes;
 }
 

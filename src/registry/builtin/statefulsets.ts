@@ -13,6 +13,7 @@ import {
   defaultReplicas, templateOf, templateWarningsOnUpdate, validateAlwaysRestarts, validateCollisionCount, validateReplicaCounts, validateSelectorAndTemplate,
   validateTemplateMatches, withZeroCounters,
 } from './pod-controllers.ts';
+import { keepsInvalidDeletionCost, validatePodSpecificAnnotations } from './pod-annotations.ts';
 import { podTemplateWarnings } from './pod-warnings.ts';
 import { persistentVolumeClaimSpecWarnings } from './storage-warnings.ts';
 import { goIntOrString, intOrPercentValue, validatePositiveIntOrPercent } from './selector-validation.ts';
@@ -93,8 +94,8 @@ function validateUpdateStrategy(spec: JsonObject): StatusCause[] {
   }
 }
 
-/** ValidateStatefulSetSpec. */
-function validateStatefulSet(sts: KubeObject): StatusCause[] {
+/** ValidateStatefulSetSpec; `old` on update. */
+function validateStatefulSet(sts: KubeObject, old?: KubeObject): StatusCause[] {
   const spec = objectAt(sts, 'spec') ?? {};
   const causes: StatusCause[] = [];
   const policy = spec.podManagementPolicy ?? '';
@@ -120,10 +121,12 @@ function validateStatefulSet(sts: KubeObject): StatusCause[] {
     validateTemplate: (selector, template) => {
       if (template === undefined) return [required('spec.template')];
       const meta = objectAt(template, 'metadata');
+      const annotations = (meta?.annotations ?? {}) as Record<string, string>;
       return [
         ...validateTemplateMatches(selector, template, 'spec.template'),
         ...validateLabels(meta?.labels, 'spec.template.labels'),
         ...validateAnnotations(meta?.annotations, 'spec.template.annotations'),
+        ...validatePodSpecificAnnotations(annotations, objectAt(template, 'spec') ?? {}, 'spec.template.annotations', keepsInvalidDeletionCost(templateOf(old))),
       ];
     },
   }));

@@ -41,7 +41,7 @@ export function podTemplatesType(): ResourceType {
         const generation = old.metadata.generation ?? 0;
         pt.metadata.generation = semanticEqual(objectAt(pt, 'template'), objectAt(old, 'template')) ? generation : generation + 1;
       },
-      validate: (pt) => validatePodTemplateSpec(objectAt(pt, 'template'), 'template'),
+      validate: (pt, old) => validatePodTemplateSpec(objectAt(pt, 'template'), 'template', objectAt(old, 'template')),
       warningsOnCreate: (pt) => podTemplateWarnings(objectAt(pt, 'template'), 'template'),
       warningsOnUpdate: (pt, old) => whenGenerationChanged(pt, old, () => podTemplateWarnings(objectAt(pt, 'template'), 'template')),
     },
