@@ -15,7 +15,7 @@ import type { ObjectFilter } from './filter.ts';
 import { freshCopy, ReadPath, type ListItem, type ListPage, type ListRequest, type ReadConsistency, type WatchRequest } from './read-path.ts';
 import type { CacheWatcher, WatchCache } from '../cache/index.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.ts';
-import { addWarning, currentRequest, privilegedContainersAllowed } from '../api/request-context.ts';
+import { addWarning, currentRequest, privilegedContainersAllowed, runInRequestContext } from '../api/request-context.ts';
 import type { ApplyOffload } from './apply-offload/client.ts';
 import type { OffloadedConfiguration } from './apply-offload/messages.ts';
 import { clone, deepEqual, isObject, setMember, type JsonObject } from '../api/json.ts';
@@ -1245,7 +1245,9 @@ export class Store {
     if (typeCauses.length > 0) {
       let own: StatusCause[] = [];
       try {
-        own = ownCauses(clone(obj));
+        // Upstream's decoding refuses such a body before its strategy runs: what the probe's
+        // preparation warns of (a pod's AppArmor annotations) goes unsaid.
+        own = withoutWarnings(() => ownCauses(clone(obj)));
       } catch {
         // Hand-written validation may not cope with ill-typed data; the type errors say enough.
       }
@@ -1307,6 +1309,12 @@ export class Store {
 /** A strategy's warnings, to the request's Warning headers (the same text is sent once). */
 function warn(warnings: readonly string[] | undefined): void {
   if (warnings !== undefined) for (const warning of warnings) addWarning(warning);
+}
+
+/** Runs `fn` with the warnings it adds dropped, the rest of the request's context kept. */
+function withoutWarnings<T>(fn: () => T): T {
+  const request = currentRequest();
+  return request === undefined ? fn() : runInRequestContext({ ...request, addWarning: () => {} }, fn);
 }
 
 function isAtOrUnder(field: string | undefined, parent: string | undefined): boolean {
