@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   alreadyExists, apiVersionOf, badRequest, conflict, generateNameConflict, internalError, invalid, isStatusError, notFound, staleObject,
-  unclassifiedError, type GroupResource, type KubeList, type KubeObject, type Status, type StatusCause,
+  unclassifiedError, type GroupResource, type KubeList, type KubeObject, type Status, type StatusCause, type StatusError,
 } from '../api/index.ts';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/chain.ts';
 import { isStorageError, type Backend, type KeyValue } from '../storage/backend.ts';
@@ -21,8 +21,8 @@ import type { OffloadedConfiguration } from './apply-offload/messages.ts';
 import { clone, deepEqual, isObject, setMember, type JsonObject } from '../api/json.ts';
 import { objectMetaDecodeError } from '../api/go-object-meta.ts';
 import {
-  addGoZeroValues, applyDefaults, builtinDefinitions, builtinValidation, goDecoding, prune,
-  schemaRef, validate, type Definitions, type GoDecoding, type Schema, type ValidateOptions,
+  addGoZeroValues, applyDefaults, builtinDefinitions, builtinValidation, goDecoding, goTypeError, prune,
+  schemaRef, validate, zeroNullElements, type Definitions, type GoDecoding, type Schema, type ValidateOptions,
 } from '../schema/index.ts';
 import { FieldManager } from './field-manager.ts';
 import { ConversionPending, type Versions } from '../apply/index.ts';
@@ -1217,10 +1217,7 @@ export class Store {
     const fieldValidation = opts.fieldValidation;
     // A value the Go type cannot hold fails decoding before strict field validation looks.
     const decodeError = objectMetaDecodeError(obj.metadata) ?? this.goDecoding()?.(obj);
-    if (decodeError !== undefined) {
-      throw fieldValidation?.strictError?.(decodeError, obj)
-        ?? badRequest(`${this.type.kind} in version ${JSON.stringify(this.type.version)} cannot be handled as a ${this.type.kind}: ${decodeError}`);
-    }
+    if (decodeError !== undefined) throw this.decodeFailure(decodeError, obj, opts);
     // Strict refuses the object as it came (a patch's error shows it): nothing to remove then.
     const keepUnknown = fieldValidation?.directive === 'Strict';
     // Upstream validates a custom resource's apply result as merged: the nulls it holds are
@@ -1231,17 +1228,26 @@ export class Store {
     if (fieldValidation !== undefined && fieldValidation.directive !== 'Ignore' && (unknownFields.length > 0 || duplicateFields.length > 0)) {
       const errors = strictDecodingErrors(duplicateFields, unknownFields);
       if (fieldValidation.directive === 'Strict') {
-        const message = strictDecodingMessage(errors);
-        // Upstream's create and update answer 400 with the decoder's wording (handlers' transformDecodeError).
-        throw fieldValidation.strictError?.(message, obj)
-          ?? badRequest(`${this.type.kind} in version ${JSON.stringify(this.type.version)} cannot be handled as a ${this.type.kind}: ${message}`);
+        // Go's decoding fails on a value of the wrong type before strictness is looked at.
+        const typeError = this.type.customResource === true ? undefined : goTypeError(this.definitions, this.schema, obj);
+        if (typeError !== undefined) throw this.decodeFailure(typeError, obj, opts);
+        throw this.decodeFailure(strictDecodingMessage(errors), obj, opts);
       }
       for (const error of errors) addWarning(error);
     }
     applyDefaults(this.definitions, this.schema, obj);
     // Custom resources decode into plain data: their schema is checked with the rest of validation only.
     if (this.type.schemaValidation !== undefined) return;
-    const typeCauses = validate(this.definitions, this.schema, obj, this.validation).filter((c) => c.reason === 'FieldValueTypeInvalid');
+    let typeCauses = validate(this.definitions, this.schema, obj, this.validation).filter((c) => c.reason === 'FieldValueTypeInvalid');
+    if (typeCauses.length > 0) {
+      // Decoded into the Go type, a value of another kind fails decoding (400, Go's words),
+      // and a null in a list or a map is its element's zero value.
+      const typeError = goTypeError(this.definitions, this.schema, obj);
+      if (typeError !== undefined) throw this.decodeFailure(typeError, obj, opts);
+      if (zeroNullElements(this.definitions, this.schema, obj)) {
+        typeCauses = validate(this.definitions, this.schema, obj, this.validation).filter((c) => c.reason === 'FieldValueTypeInvalid');
+      }
+    }
     if (typeCauses.length > 0) {
       let own: StatusCause[] = [];
       try {
@@ -1258,6 +1264,12 @@ export class Store {
     // admission and the type's validation see them, as upstream's do. The schema's `required`
     // does not (go-zero.ts).
     this.completeGoValue(obj);
+  }
+
+  /** Decoding's failure: 400 in the decoder's words (upstream's create and update handlers' transformDecodeError), or what a patch makes of it. */
+  private decodeFailure(error: string, obj: KubeObject, opts: WriteOptions): StatusError {
+    return opts.fieldValidation?.strictError?.(error, obj)
+      ?? badRequest(`${this.type.kind} in version ${JSON.stringify(this.type.version)} cannot be handled as a ${this.type.kind}: ${error}`);
   }
 
   /**

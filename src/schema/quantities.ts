@@ -38,7 +38,7 @@ function canonicalString(text: string): string | null {
 
 /**
  * Writes every quantity at a site in its canonical form, as decoding into the Go type and
- * encoding it again does. False when a string there is not a quantity (surrounding space
+ * encoding it again does. False when a value there is not a quantity (surrounding space
  * is trimmed, as upstream's decoding does; "" is none): the value is refused, whatever
  * was rewritten.
  */
@@ -48,6 +48,8 @@ export function canonicalizeQuantities(sites: QuantitySites, value: unknown): bo
     let canonical: string | null | undefined;
     if (typeof v === 'string') canonical = canonicalString(v);
     else if (typeof v === 'number' && Number.isFinite(v)) canonical = canonicalQuantity(v);
+    // Quantity's UnmarshalJSON parses any other JSON text (true, {}, [1]) as a quantity, and fails.
+    else if (typeof v === 'boolean' || (typeof v === 'object' && v !== null)) canonical = null;
     if (canonical === null) wellFormed = false;
     else if (canonical !== undefined && canonical !== v) (holder as Record<string | number, unknown>)[key] = canonical;
   });

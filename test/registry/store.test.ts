@@ -549,11 +549,22 @@ for (const c of fieldValidationCases) {
   }
 }
 
-test('create: a value of the wrong type is 422 FieldValueTypeInvalid, before the strategy validates', async () => {
+test('create: a value of the wrong type fails decoding into the Go type (400, Go\'s words), before the strategy validates', async () => {
   const { store } = setup();
   const got = await failure(store.create('ns', widget('w', { size: 'big' } as unknown as WidgetSpec)));
-  assert.equal(got.code, 422);
-  assert.deepEqual(got.causes.map((c) => [c.reason, c.field]), [['FieldValueTypeInvalid', 'spec.size']]);
+  assert.equal(got.code, 400);
+  // The spec is an inline object of the Widget's: the struct named is the Widget.
+  assert.equal(got.message, 'Widget in version "v1" cannot be handled as a Widget: json: cannot unmarshal string into Go struct field Widget.spec.size of type int');
+});
+
+test('create: a null in a list is its element\'s zero value, as Go decodes it', async () => {
+  const defs: Definitions = {
+    ...definitions,
+    [schemaName]: { ...definitions[schemaName]!, properties: { ...definitions[schemaName]!.properties, tags: { type: 'array', items: { type: 'string' } } } },
+  };
+  const { store } = memoryStore(widgets(), { definitions: defs });
+  const created = await store.create('ns', { ...widget('w'), tags: ['a', null] } as unknown as KubeObject);
+  assert.deepEqual(created.tags, ['a', '']);
 });
 
 // ---- admission ----

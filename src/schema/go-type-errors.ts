@@ -1,0 +1,211 @@
+// A built-in type's body decoded as Go's encoding/json decodes it into the type, for what
+// the schema calls a wrong type: a JSON value of another kind than the field's Go type
+// fails decoding (kube-apiserver answers 400: `Deployment in version "v1" cannot be
+// handled as a Deployment: json: cannot unmarshal number into Go struct field
+// EnvVar.spec.template.spec.containers.env.value of type string`), while a null in a
+// list or a map is the element's zero value (`args: [null]` is `args: [""]`). Only a
+// write the schema found ill-typed pays for this walk.
+//
+// Go names a named string type by its name (v1.Protocol), which the schema does not
+// keep: such fields are named `string` here.
+
+import { goFieldTypeError, isObject } from '../api/json.ts';
+import { refName } from './resolve.ts';
+import type { Definitions, Schema } from './types.ts';
+
+/** Definitions that decode themselves (their own UnmarshalJSON): what they accept is theirs to say. */
+const selfDecoding: Record<string, string> = {
+  'io.k8s.apimachinery.pkg.api.resource.Quantity': 'resource.Quantity',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.Time': 'v1.Time',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime': 'v1.MicroTime',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1': 'v1.FieldsV1',
+  'io.k8s.apimachinery.pkg.util.intstr.IntOrString': 'intstr.IntOrString',
+  'io.k8s.apimachinery.pkg.runtime.RawExtension': 'runtime.RawExtension',
+};
+
+/** A schema's definition name when it stands for one (`$ref`, or v3's `allOf: [{$ref}]`). */
+function definitionOf(schema: Schema): string | undefined {
+  const ref = schema.$ref ?? (schema.allOf?.length === 1 ? schema.allOf[0]!.$ref : undefined);
+  return ref === undefined ? undefined : refName(ref);
+}
+
+/** Go's name of a definition's type, package and name (io.k8s.api.apps.v1.DeploymentSpec → v1.DeploymentSpec). */
+function goTypeOfDefinition(name: string): string {
+  const parts = name.split('.');
+  return `${parts.at(-2)}.${parts.at(-1)}`;
+}
+
+interface Shape {
+  /** The definition the schema stands for, if any. */
+  definition?: string;
+  schema: Schema;
+}
+
+function shapeOf(defs: Definitions, schema: Schema): Shape {
+  let current = schema;
+  let definition: string | undefined;
+  for (let hops = 0; hops < 64; hops++) {
+    const name = definitionOf(current);
+    if (name === undefined || defs[name] === undefined) break;
+    definition = name;
+    current = defs[name]!;
+  }
+  return definition === undefined ? { schema: current } : { definition, schema: current };
+}
+
+/** Whether Go decodes what is there without asking the JSON's kind (self-decoding types, any-JSON fields). */
+function anything(shape: Shape): boolean {
+  if (shape.definition !== undefined && shape.definition in selfDecoding) return true;
+  const s = shape.schema;
+  return s['x-kubernetes-preserve-unknown-fields'] === true || s['x-kubernetes-int-or-string'] === true || (s.type === undefined && s.properties === undefined);
+}
+
+/** The Go type a field of this schema holds, as reflect names it in decoding errors. */
+function goType(defs: Definitions, schema: Schema, depth = 0): string {
+  const shape = shapeOf(defs, schema);
+  if (shape.definition !== undefined) return selfDecoding[shape.definition] ?? goTypeOfDefinition(shape.definition);
+  const s = shape.schema;
+  if (depth > 32) return 'interface {}';
+  switch (s.type) {
+    case 'array':
+      return `[]${s.items === undefined ? 'interface {}' : goType(defs, s.items, depth + 1)}`;
+    case 'object': {
+      const values = isObject(s.additionalProperties) ? s.additionalProperties : undefined;
+      if (values === undefined) return 'map[string]interface {}';
+      // core/v1's quantities by resource name are all its named map type.
+      if (definitionOf(values) === 'io.k8s.apimachinery.pkg.api.resource.Quantity') return 'v1.ResourceList';
+      return `map[string]${goType(defs, values, depth + 1)}`;
+    }
+    case 'string':
+      return s.format === 'byte' ? '[]uint8' : 'string';
+    case 'integer':
+      return s.format === 'int32' ? 'int32' : s.format === 'int64' ? 'int64' : 'int';
+    case 'number':
+      return 'float64';
+    case 'boolean':
+      return 'bool';
+    default:
+      return 'interface {}';
+  }
+}
+
+/** Whether a JSON value (not null) has the kind Go's decoding of this shape takes. */
+function kindFits(shape: Shape, value: unknown): boolean {
+  const s = shape.schema;
+  switch (s.type) {
+    case 'object':
+      return isObject(value);
+    case 'array':
+      return Array.isArray(value) || (s.format === 'byte' && typeof value === 'string');
+    case 'string':
+      return typeof value === 'string';
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'number':
+      return typeof value === 'number';
+    case 'boolean':
+      return typeof value === 'boolean';
+    default:
+      // A struct's schema may leave its type out.
+      return s.properties === undefined || isObject(value);
+  }
+}
+
+/** The zero value Go gives a list's or map's element decoded from null; undefined where null stays. */
+function zeroOf(shape: Shape): unknown {
+  if (anything(shape)) return undefined;
+  switch (shape.schema.type) {
+    case 'string':
+      return '';
+    case 'integer':
+    case 'number':
+      return 0;
+    case 'boolean':
+      return false;
+    default:
+      // A struct's zero value; a null slice or map stays null.
+      return shape.schema.properties === undefined ? undefined : {};
+  }
+}
+
+/**
+ * Replaces the nulls in lists and maps with their elements' zero values, as decoding into
+ * the Go type leaves them; true when it replaced any.
+ */
+export function zeroNullElements(defs: Definitions, schema: Schema, value: unknown, depth = 0): boolean {
+  if (value === null || typeof value !== 'object' || depth > 512) return false;
+  const shape = shapeOf(defs, schema);
+  if (anything(shape)) return false;
+  const s = shape.schema;
+  const holder = value as Record<string | number, unknown>;
+  // A list's items or a map's values: each null one zeroed, the others looked into.
+  const elements = (keys: readonly (string | number)[], element: Schema): boolean => {
+    const elementShape = shapeOf(defs, element);
+    let changed = false;
+    for (const key of keys) {
+      const zero = holder[key] === null ? zeroOf(elementShape) : undefined;
+      if (zero !== undefined) holder[key] = zero;
+      if (zero !== undefined || zeroNullElements(defs, element, holder[key], depth + 1)) changed = true;
+    }
+    return changed;
+  };
+  if (Array.isArray(value)) return s.items !== undefined && elements(value.map((_, i) => i), s.items);
+  if (s.properties !== undefined) {
+    let changed = false;
+    for (const key of Object.keys(holder)) {
+      const property = s.properties[key];
+      if (property !== undefined && zeroNullElements(defs, property, holder[key], depth + 1)) changed = true;
+    }
+    return changed;
+  }
+  return isObject(s.additionalProperties) && elements(Object.keys(holder), s.additionalProperties);
+}
+
+/**
+ * Go's decoding error for the first value, in the body's order, whose JSON kind the field's
+ * Go type cannot take (an UnmarshalTypeError: the struct holding the field, the field's
+ * JSON path from the root without indexes or map keys, the Go type), or undefined.
+ */
+export function goTypeError(defs: Definitions, schema: Schema, value: unknown): string | undefined {
+  const root = shapeOf(defs, schema);
+  const struct = root.definition === undefined ? '' : root.definition.slice(root.definition.lastIndexOf('.') + 1);
+  return typeErrorAt(defs, schema, value, struct, [], 0);
+}
+
+function typeErrorAt(defs: Definitions, schema: Schema, value: unknown, struct: string, path: string[], depth: number): string | undefined {
+  // Null leaves a field as it is; deeper than this the body was refused before.
+  if (value === null || value === undefined || depth > 512) return undefined;
+  const shape = shapeOf(defs, schema);
+  if (anything(shape)) return undefined;
+  if (!kindFits(shape, value)) return goFieldTypeError(value, struct, path.join('.'), goType(defs, schema));
+  const s = shape.schema;
+  if (Array.isArray(value)) {
+    if (s.items === undefined) return undefined;
+    for (const item of value) {
+      const error = typeErrorAt(defs, s.items, item, struct, path, depth + 1);
+      if (error !== undefined) return error;
+    }
+    return undefined;
+  }
+  if (!isObject(value)) return undefined;
+  if (s.properties !== undefined) {
+    // The fields are the definition's struct's; errors inside name it.
+    const inner = shape.definition === undefined ? struct : shape.definition.slice(shape.definition.lastIndexOf('.') + 1);
+    for (const key of Object.keys(value)) {
+      const property = s.properties[key];
+      if (property === undefined) continue;
+      path.push(key);
+      const error = typeErrorAt(defs, property, value[key], inner, path, depth + 1);
+      path.pop();
+      if (error !== undefined) return error;
+    }
+    return undefined;
+  }
+  if (isObject(s.additionalProperties)) {
+    for (const key of Object.keys(value)) {
+      const error = typeErrorAt(defs, s.additionalProperties, value[key], struct, path, depth + 1);
+      if (error !== undefined) return error;
+    }
+  }
+  return undefined;
+}
