@@ -6,6 +6,9 @@ import { readFileSync } from 'node:fs';
 import type { KubeObject } from '../../src/api/index.ts';
 import { bootstrapPolicy, reconcileClusterRole, reconcileClusterRoleBinding } from '../../src/auth/bootstrap-policy.ts';
 import { generateBootstrapPolicy, policyJsonPath } from '../../tools/generate-bootstrap-policy.ts';
+import type { AuthorizationAttributes } from '../../src/auth/authorize.ts';
+import { ruleAllows, type PolicyRule } from '../../src/auth/rbac-rules.ts';
+import { aggregatedRules } from '../../src/controllers/clusterrole-aggregation.ts';
 
 test('policy.json equals a fresh generation from the YAML data', () => {
   assert.equal(readFileSync(policyJsonPath, 'utf8'), generateBootstrapPolicy());
@@ -26,6 +29,75 @@ test('the policy has the roles and bindings the acceptance names, labelled and a
   assert.deepEqual(masters.subjects, [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:masters' }]);
   const controller = clusterRoleBindings.find((b) => b.metadata.name === 'system:controller:job-controller')!;
   assert.deepEqual(controller.subjects, [{ kind: 'ServiceAccount', name: 'job-controller', namespace: 'kube-system' }]);
+});
+
+/** The bootstrap ClusterRoles by name, aggregated ones filled as the aggregation controller does (view feeds edit, which feeds admin). */
+function bootstrapRoles(): Map<string, KubeObject> {
+  const roles = new Map(bootstrapPolicy().clusterRoles.map((r) => [r.metadata.name!, r]));
+  for (let round = 0; round < 3; round++) {
+    for (const r of roles.values()) if (r.aggregationRule) r.rules = aggregatedRules(r, [...roles.values()]);
+  }
+  return roles;
+}
+
+function request(verb: string, group: string, resource: string, subresource = '', namespace = ''): AuthorizationAttributes {
+  return { verb, group, resource, subresource, namespace, name: '', path: '' };
+}
+const urlRequest = (path: string): AuthorizationAttributes => ({ verb: 'get', group: '', resource: '', subresource: '', namespace: '', name: '', path });
+
+// What kube-apiserver v1.36 grants with its default feature gates: DynamicResourceAllocation (GA),
+// DRAExtendedResource, DRAResourceClaimGranularStatusAuthorization, ComponentFlagz and
+// ComponentStatusz (beta, on); not ClusterTrustBundle, PodCertificateRequest or
+// DRADeviceTaintRules (beta, off) nor GenericWorkload (alpha).
+const v136Grants: { role: string; request: AuthorizationAttributes; allowed: boolean }[] = [
+  { role: 'view', request: request('list', 'resource.k8s.io', 'resourceclaims', '', 'ns1'), allowed: true },
+  { role: 'view', request: request('watch', 'resource.k8s.io', 'resourceclaims', 'status', 'ns1'), allowed: true },
+  { role: 'view', request: request('get', 'events.k8s.io', 'events', '', 'ns1'), allowed: true },
+  { role: 'view', request: request('create', 'resource.k8s.io', 'resourceclaims', '', 'ns1'), allowed: false },
+  { role: 'edit', request: request('create', 'resource.k8s.io', 'resourceclaimtemplates', '', 'ns1'), allowed: true },
+  { role: 'edit', request: request('delete', 'events.k8s.io', 'events', '', 'ns1'), allowed: true },
+  { role: 'edit', request: request('list', 'scheduling.k8s.io', 'workloads', '', 'ns1'), allowed: false },
+  { role: 'system:kube-scheduler', request: request('update', 'resource.k8s.io', 'resourceclaims', 'status', 'ns1'), allowed: true },
+  { role: 'system:kube-scheduler', request: request('patch', 'resource.k8s.io', 'resourceclaims', 'binding', 'ns1'), allowed: true },
+  { role: 'system:kube-scheduler', request: request('create', 'resource.k8s.io', 'resourceclaims', '', 'ns1'), allowed: true },
+  { role: 'system:kube-scheduler', request: request('list', 'resource.k8s.io', 'resourceslices'), allowed: true },
+  { role: 'system:kube-scheduler', request: request('watch', 'resource.k8s.io', 'deviceclasses'), allowed: true },
+  { role: 'system:kube-scheduler', request: request('list', 'storage.k8s.io', 'volumeattachments'), allowed: true },
+  { role: 'system:kube-scheduler', request: request('watch', 'coordination.k8s.io', 'leasecandidates', '', 'kube-system'), allowed: true },
+  { role: 'system:kube-scheduler', request: request('list', 'resource.k8s.io', 'devicetaintrules'), allowed: false },
+  { role: 'system:kube-scheduler', request: request('list', 'scheduling.k8s.io', 'podgroups', '', 'ns1'), allowed: false },
+  { role: 'system:node', request: request('get', 'resource.k8s.io', 'resourceclaims', '', 'ns1'), allowed: true },
+  { role: 'system:node', request: request('deletecollection', 'resource.k8s.io', 'resourceslices'), allowed: true },
+  { role: 'system:node', request: request('get', '', 'serviceaccounts', '', 'ns1'), allowed: true },
+  { role: 'system:node', request: request('create', 'events.k8s.io', 'events', '', 'ns1'), allowed: true },
+  { role: 'system:node', request: request('list', 'certificates.k8s.io', 'clustertrustbundles'), allowed: false },
+  { role: 'system:node', request: request('create', 'certificates.k8s.io', 'podcertificaterequests', '', 'ns1'), allowed: false },
+  { role: 'system:node-proxier', request: request('watch', 'networking.k8s.io', 'servicecidrs'), allowed: true },
+  { role: 'system:node-proxier', request: request('list', 'discovery.k8s.io', 'endpointslices'), allowed: true },
+  { role: 'system:kubelet-api-admin', request: request('get', '', 'nodes', 'configz'), allowed: true },
+  { role: 'system:kubelet-api-admin', request: request('create', '', 'nodes', 'pods'), allowed: true },
+  { role: 'system:monitoring', request: urlRequest('/flagz'), allowed: true },
+  { role: 'system:monitoring', request: urlRequest('/statusz'), allowed: true },
+  { role: 'system:monitoring', request: request('get', '', 'nodes', 'metrics'), allowed: true },
+  { role: 'system:service-account-issuer-discovery', request: urlRequest('/openid/v1/jwks/'), allowed: true },
+];
+
+const roles136 = bootstrapRoles();
+for (const { role: name, request: req, allowed } of v136Grants) {
+  const what = `${req.verb} ${req.resource === '' ? req.path : `${req.group ? `${req.group}/` : ''}${req.resource}${req.subresource ? `/${req.subresource}` : ''}`}`;
+  test(`v1.36 defaults: ${name} ${allowed ? 'may' : 'may not'} ${what}`, () => {
+    const rules = (roles136.get(name)!.rules ?? []) as PolicyRule[];
+    assert.equal(rules.some((rule) => ruleAllows(req, rule)), allowed);
+  });
+}
+
+test('v1.36 defaults: no ClusterTrustBundle role or binding (the gate is off), and the monitoring and issuer-discovery bindings', () => {
+  const { clusterRoles, clusterRoleBindings } = bootstrapPolicy();
+  assert.ok(!clusterRoles.some((r) => r.metadata.name === 'system:cluster-trust-bundle-discovery'));
+  assert.ok(!clusterRoleBindings.some((b) => b.metadata.name === 'system:cluster-trust-bundle-discovery'));
+  const subjectsOf = (name: string) => clusterRoleBindings.find((b) => b.metadata.name === name)?.subjects;
+  assert.deepEqual(subjectsOf('system:monitoring'), [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:monitoring' }]);
+  assert.deepEqual(subjectsOf('system:service-account-issuer-discovery'), [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:serviceaccounts' }]);
 });
 
 function role(name: string, extra: Partial<KubeObject> & { labels?: Record<string, string>; annotations?: Record<string, string> } = {}): KubeObject {
