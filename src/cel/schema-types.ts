@@ -8,7 +8,7 @@
 // compares a string with an int, or an object with a map, is refused as upstream refuses
 // it; evaluation stays dynamically typed. Errors are worded as cel-go's checker words them.
 
-import { escapePropertyName, maxJoins, nullBranchJoin, rewriteHasOperands, typedEnvironment } from './environment.ts';
+import { checkJoiningNull, escapePropertyName, rewriteHasOperands, typedEnvironment } from './environment.ts';
 import { comparableWithNull } from './library.ts';
 import { checkFailure, mapIndexError, objectPrefix, typeName } from './checker-errors.ts';
 import { formatType } from './schema-formats.ts';
@@ -214,39 +214,19 @@ export function typeCheckRule(expression: string, schema: Raw, opts: { resourceR
 function checked(env: () => Environment, expression: string): TypedCheck {
   // Checked (and errors shown) as compiled: has() of a non-variable rewritten (see rewriteHasOperands).
   const source = rewriteHasOperands(expression);
-  // A `null` branch cel-go joins with its other branch is checked as a variable of the other
-  // branch's type, named in as many characters (the type cel-go gives when null comes second).
-  let checking = source;
-  let result;
-  let checker: Environment | undefined;
+  let joined;
   try {
-    checker = env();
-    result = checker.check(checking);
-    for (let joined = 0, join = nullBranchJoin(result, checking); join !== undefined && joined < maxJoins; joined++, join = nullBranchJoin(result, checking)) {
-      const name = unusedName(checking, joined);
-      checker = checker.clone();
-      checker.registerVariable(name, join.otherType);
-      checking = checking.slice(0, join.start) + name + checking.slice(join.end);
-      result = checker.check(checking);
-    }
+    // A conditional of a null and a nullable branch is typed as cel-go's checker types it (see checkJoiningNull).
+    joined = checkJoiningNull(env(), source);
   } catch (err) {
     return { error: `ERROR: <input>: ${String((err as Error).message).split('\n')[0]}` };
   }
+  const { result, checking, checker } = joined;
   if (result.valid) {
     const mapIndex = mapIndexError(checking, checker, source);
     return mapIndex === undefined ? { type: typeName(String(result.type)) } : { error: mapIndex };
   }
   const error = checkFailure(result.error, checking, checker, source);
   return error === undefined ? {} : { error };
-}
-
-/** A four-character identifier (as long as `null`) the source does not use, the n-th or later. */
-function unusedName(source: string, n: number): string {
-  let name = '';
-  for (let i = n; i < 36 * 36; i++) {
-    name = `_${i.toString(36).padStart(2, '0')}_`;
-    if (!source.includes(name)) break;
-  }
-  return name;
 }
 

@@ -160,6 +160,18 @@ test('null compares with and joins a conditional with the types cel-go calls nul
   }
 });
 
+test('a conditional with null first has type null, and runs', () => {
+  const nullFirst = "(self > 1 ? null : timestamp('2020-01-01T00:00:00Z'))";
+  assert.equal(evaluate(`${nullFirst} == null`, 2n), true);
+  assert.equal(evaluate(`${nullFirst} == null`, 0n), false);
+  assert.equal(compile(nullFirst, { self: 'dyn' }).type, 'null');
+  assert.equal(compile(`${nullFirst}.getSeconds()`, { self: 'dyn' }).type, 'int');
+  assert.equal(compile(`${nullFirst}.seconds`, { self: 'dyn' }).error,
+    `ERROR: <input>:1:54: type 'null' does not support field selection\n | ${nullFirst}.seconds\n | ${'.'.repeat(53)}^`);
+  // Null second, the other branch's type.
+  assert.equal(compile("self > 1 ? timestamp('2020-01-01T00:00:00Z') : null", { self: 'dyn' }).type, 'google.protobuf.Timestamp');
+});
+
 test('compile errors are reported, not thrown', () => {
   assert.match(compile('self.foo(', { self: 'dyn' }).error ?? '', /^ERROR: <input>: /);
   // Checker errors in cel-go's words, placed as cel-go places them.

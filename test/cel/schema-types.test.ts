@@ -114,6 +114,41 @@ describe('CRD rules with the schema\'s types', () => {
     for (const [expression, error] of refused) assert.deepEqual(check(expression), { error }, expression);
   });
 
+  test('a conditional with null first has type null, as cel-go binds _?_:_ (bool, A, A) from its first branch', () => {
+    // Null second, the conditional has the other branch's type; null first, null's, also when nested.
+    const types: Array<[string, string]> = [
+      ['self.flag ? null : self.a', 'null'], ['self.flag ? null : self.ts', 'null'], ['self.flag ? null : optional.of(1)', 'null'],
+      ['self.flag ? (self.flag ? null : self.a) : self.a', 'null'], ['self.flag ? self.a : (self.flag ? null : self.a)', 'object'],
+      ['self.flag ? self.a : null', 'object'], ['self.flag ? self.ts : null', 'google.protobuf.Timestamp'],
+    ];
+    for (const [expression, type] of types) assert.deepEqual(check(expression), { type }, expression);
+    // A null compares with a nullable value, and cel-go passes it for any nullable parameter.
+    const accepted = [
+      '(self.flag ? null : self.a) == null', '(self.flag ? null : self.a) == self.a', 'cel.bind(v, self.flag ? null : self.a, v == null)',
+      '(self.flag ? (self.flag ? null : self.a) : self.a) == null', '(self.flag ? self.a : (self.flag ? null : self.a)).b == 1',
+      '(self.flag ? null : self.ts).getSeconds() > 0', '(self.flag ? null : self.ts) < self.ts', '(self.flag ? null : optional.of(self.a)).hasValue()',
+      "(self.flag ? null : quantity('1')).isLessThan(quantity('2'))",
+    ];
+    for (const expression of accepted) assert.deepEqual(check(expression), { type: 'bool' }, expression);
+    // A null has no fields: cel-go's checker refuses the selection, at its dot.
+    const refused: Array<[string, string]> = [
+      ['(self.flag ? null : self.a).b == 1', "ERROR: <input>:1:28: type 'null' does not support field selection\n | (self.flag ? null : self.a).b == 1\n | ...........................^"],
+      ['(self.flag ? null : self.a).?b.orValue(0) == 0', "ERROR: <input>:1:28: type 'null' does not support field selection\n | (self.flag ? null : self.a).?b.orValue(0) == 0\n | ...........................^"],
+      ['(self.flag ? null : (self).a).b == 1', "ERROR: <input>:1:30: type 'null' does not support field selection\n | (self.flag ? null : (self).a).b == 1\n | .............................^"],
+      ['(self.flag ?\n  null : self.a).b == 1', "ERROR: <input>:2:17: type 'null' does not support field selection\n |   null : self.a).b == 1\n | ................^"],
+      ['(self.flag ? (self.flag ? null : self.a) : self.a).b == 1', "ERROR: <input>:1:51: type 'null' does not support field selection\n | (self.flag ? (self.flag ? null : self.a) : self.a).b == 1\n | ..................................................^"],
+      ['cel.bind(v, self.flag ? null : self.a, v.b == 1)', "ERROR: <input>:1:41: type 'null' does not support field selection\n | cel.bind(v, self.flag ? null : self.a, v.b == 1)\n | ........................................^"],
+      ['[self.flag ? null : self.a][0].b == 1', "ERROR: <input>:1:31: type 'null' does not support field selection\n | [self.flag ? null : self.a][0].b == 1\n | ..............................^"],
+      ['(self.flag ? null : self.a) == 1', "ERROR: <input>:1:29: found no matching overload for '_==_' applied to '(null, int)'\n | (self.flag ? null : self.a) == 1\n | ............................^"],
+      ['(self.flag ? null : self.ts) + 1', "ERROR: <input>:1:30: found no matching overload for '_+_' applied to '(null, int)'\n | (self.flag ? null : self.ts) + 1\n | .............................^"],
+      // Beside a scalar or a list, no overload for '_?_:_', whichever branch is null.
+      ['self.flag ? null : self.s', "ERROR: <input>:1:11: found no matching overload for '_?_:_' applied to '(bool, null, string)'\n | self.flag ? null : self.s\n | ..........^"],
+      ['self.flag ? null : -(self.val1)', "ERROR: <input>:1:11: found no matching overload for '_?_:_' applied to '(bool, null, int)'\n | self.flag ? null : -(self.val1)\n | ..........^"],
+      ['self.flag ? (self.flag ? null : self.a) : self.l', "ERROR: <input>:1:11: found no matching overload for '_?_:_' applied to '(bool, null, list(int))'\n | self.flag ? (self.flag ? null : self.a) : self.l\n | ..........^"],
+    ];
+    for (const [expression, error] of refused) assert.deepEqual(check(expression), { error }, expression);
+  });
+
   test('a node with no type CEL can see is dyn, and each schema node keeps its own environment', () => {
     assert.deepEqual(typeCheckRule('self.anything == 1', { 'x-kubernetes-preserve-unknown-fields': true }, { resourceRoot: false, optionalOldSelf: false }), { type: 'bool' });
     const a = obj({ x: int });
