@@ -20,7 +20,7 @@ import { TypedError } from './typed.ts';
 import type { OwnershipConflict, UpdaterOptions, Versions } from './updater.ts';
 import { rememberInLine } from './reconcile.ts';
 import { applyOwnership, ConversionPending, updateOwnership } from './updater.ts';
-import { configurationErrors } from './validate.ts';
+import { configurationErrors, goValueOf } from './validate.ts';
 import { rfc3339Seconds } from '../api/time.ts';
 
 /** What the Store knows about the endpoint being written. */
@@ -221,17 +221,6 @@ function objectName(obj: JsonObject): string {
 /** A 500 worded like upstream's for values structured-merge-diff refuses (it is not a Status there). */
 function typedObjectError(what: string, obj: JsonObject, scope: ManagedFieldsScope, err: TypedError): StatusError {
   return new StatusError(500, '', `failed to create typed ${what} object (${objectName(obj)}; ${gvkString(scope.apiVersion, scope.kind)}): ${err.message}`);
-}
-
-/** Go's `%v` of a structured-merge-diff value holding decoded JSON: `&{...}` around fmt's form. */
-function goValueOf(v: unknown): string {
-  const plain = (x: unknown): string => {
-    if (x === null || x === undefined) return '<nil>';
-    if (Array.isArray(x)) return `[${x.map(plain).join(' ')}]`;
-    if (isObject(x)) return `map[${Object.keys(x).sort().map((k) => `${k}:${plain(x[k])}`).join(' ')}]`;
-    return String(x);
-  };
-  return `&{${plain(v)}}`;
 }
 
 /**

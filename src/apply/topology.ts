@@ -27,6 +27,12 @@ type ListType = 'atomic' | 'set' | 'map';
 export interface Topology {
   /** What values of this type are: a scalar leaf, a map or struct, a list, or anything ("deduced"). */
   readonly kind: 'scalar' | 'map' | 'list' | 'any';
+  /**
+   * Scalars: what structured-merge-diff's typed conversion accepts there (numeric: an int or
+   * a float; untyped: any scalar, an IntOrString); undefined where it looks at nothing (a
+   * Quantity's string-or-number, which its own decoding judges).
+   */
+  readonly scalar?: ScalarType;
   /** Maps: the whole map is one field. */
   readonly atomic: boolean;
   /** Structs: the declared fields. Keys not declared here are map entries. */
@@ -77,10 +83,19 @@ function makeAny(): Topology {
 /** Untyped data: maps granular (with untyped values), lists atomic, scalars leaves. */
 const untyped: Topology = makeAny();
 
-/** A scalar leaf. */
-const scalar: Topology = Object.freeze({
-  kind: 'scalar', atomic: true, fields: undefined, elem: untyped, declaredOnly: false, listType: 'atomic', keys: [], quotedKeys: [], keyDefaults: [], item: untyped,
-});
+export type ScalarType = 'numeric' | 'string' | 'boolean' | 'untyped';
+
+/** A scalar leaf, of a type or (undefined) of any. */
+function scalarOf(type: ScalarType | undefined): Topology {
+  return Object.freeze({
+    kind: 'scalar', scalar: type, atomic: true, fields: undefined, elem: untyped, declaredOnly: false, listType: 'atomic', keys: [], quotedKeys: [], keyDefaults: [], item: untyped,
+  });
+}
+
+const scalars = {
+  integer: scalarOf('numeric'), number: scalarOf('numeric'), string: scalarOf('string'), boolean: scalarOf('boolean'),
+  intOrString: scalarOf('untyped'), unchecked: scalarOf(undefined),
+} as const;
 
 const markerNames = [
   'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'x-kubernetes-patch-strategy',
@@ -130,10 +145,10 @@ export function compileTopology(schema: Schema | undefined, defs: Definitions = 
     const cache = byTarget[preserving ? 1 : 0];
     const cached = cache.get(s);
     if (cached !== undefined) return cached;
-    if (s['x-kubernetes-int-or-string'] === true) return remember(cache, s, scalar);
+    if (s['x-kubernetes-int-or-string'] === true) return remember(cache, s, scalars.intOrString);
     const type = s.type ?? inferredType(s);
     if (type === undefined) return remember(cache, s, untyped);
-    if (primitiveTypes.has(type)) return remember(cache, s, scalar);
+    if (primitiveTypes.has(type)) return remember(cache, s, s.type === undefined ? scalars.unchecked : scalars[type as 'integer' | 'number' | 'string' | 'boolean']);
     if (type === 'array') return compileList(cache, s, preserving);
     return compileObject(cache, s, preserving);
   }

@@ -234,3 +234,59 @@ describe('metadata strings, maps and lists holding another kind of value', () =>
     });
   }
 });
+
+describe('values of another kind than their schema\'s', () => {
+  const scope = thingScope({
+    spec: {
+      type: 'object',
+      properties: {
+        replicas: { type: 'integer', format: 'int32' },
+        ratio: { type: 'number' },
+        paused: { type: 'boolean' },
+        name: str,
+        port: { 'x-kubernetes-int-or-string': true },
+        labels: { type: 'object', additionalProperties: str },
+        args: { type: 'array', items: str },
+        tags: { type: 'array', items: str, 'x-kubernetes-list-type': 'set' },
+        items: {
+          type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'],
+          items: { type: 'object', properties: { name: str, v: str } },
+        },
+        template: { type: 'object', properties: { x: str } },
+      },
+    },
+  });
+  const prefix = 'failed to create typed patch object (ns/x; /v1, Kind=Thing): ';
+  const rows: { name: string; spec: Record<string, unknown>; error: string }[] = [
+    { name: 'a string for an integer', spec: { replicas: 'x' }, error: '.spec.replicas: expected numeric (int or float), got string' },
+    { name: 'a map for a number', spec: { ratio: { a: 1 } }, error: '.spec.ratio: expected numeric (int or float), got map[string]interface {}' },
+    { name: 'a number for a string', spec: { name: 1 }, error: '.spec.name: expected string, got &value.valueUnstructured{Value:1}' },
+    { name: 'a list for a string', spec: { name: [1, 'a'] }, error: '.spec.name: expected string, got &value.valueUnstructured{Value:[]interface {}{1, "a"}}' },
+    { name: 'a string for a boolean', spec: { paused: 'no' }, error: '.spec.paused: expected boolean, got &{no}' },
+    { name: 'a map for an IntOrString', spec: { port: { a: 1 } }, error: '.spec.port: expected any scalar, got &{map[a:1]}' },
+    { name: 'a map value', spec: { labels: { a: true } }, error: '.spec.labels.a: expected string, got &value.valueUnstructured{Value:true}' },
+    { name: 'a string for a list', spec: { args: 'x' }, error: '.spec.args: expected list, got &{x}' },
+    { name: 'a list for a struct', spec: { template: ['x'] }, error: '.spec.template: expected map, got &{[x]}' },
+    { name: 'an atomic list\'s item', spec: { args: ['a', 2] }, error: '.spec.args[1]: expected string, got &value.valueUnstructured{Value:2}' },
+    { name: 'a list map item\'s field', spec: { items: [{ name: 'a', v: false }] }, error: '.spec.items[name="a"].v: expected string, got &value.valueUnstructured{Value:false}' },
+    {
+      name: 'every one, in the configuration\'s order', spec: { paused: 1, replicas: true },
+      error: 'errors:\n  .spec.paused: expected boolean, got &{1}\n  .spec.replicas: expected numeric (int or float), got bool',
+    },
+  ];
+  for (const row of rows) {
+    test(`${row.name}: 500, as upstream's typed conversion fails`, () => {
+      assert.throws(() => apply(scope, undefined, thing({ spec: row.spec }), 'a'), (err: unknown) => {
+        assert.ok(err instanceof StatusError, String(err));
+        assert.equal(err.code, 500);
+        assert.equal(err.message, prefix + row.error);
+        return true;
+      });
+    });
+  }
+
+  test('null fits every kind, and an item without identity is left to the merge', () => {
+    assert.doesNotThrow(() => apply(scope, undefined, thing({ spec: { replicas: null, name: null, args: null, template: null } }), 'a'));
+    assert.throws(() => apply(scope, undefined, thing({ spec: { items: ['x'] } }), 'a'), /element 0: associative list with keys may not have non-map elements$/);
+  });
+});
