@@ -27,6 +27,8 @@ export interface ObjectBodyOptions extends DecodeOptions {
    * kind's version, to decode its metadata as ObjectMeta here and name them in the 400.
    */
   metadataOfVersion?: string;
+  /** The version of a body a Store decodes after: its metadata's members of the wrong type are refused here already, in Go's words. */
+  version?: string;
 }
 
 export interface ObjectBody {
@@ -46,11 +48,19 @@ export async function decodeObjectBody(contentType: string | undefined, body: Ui
   const meta = value.metadata ?? {};
   if (!isObject(meta)) throw badRequest('the body of the request could not be decoded: metadata must be an object');
   // Before the checks below, whose words are Plinth's: this body's are Go's.
-  if (opts.metadataOfVersion !== undefined) {
-    const error = objectMetaDecodeError(meta) ?? objectMetaTimeError(meta);
+  const version = opts.metadataOfVersion ?? opts.version;
+  if (version !== undefined) {
+    // A Store parses the times with the rest of its type's.
+    const error = objectMetaDecodeError(meta) ?? (opts.metadataOfVersion === undefined ? undefined : objectMetaTimeError(meta));
     const kind = opts.kind ?? '';
-    if (error !== undefined) throw badRequest(`${kind} in version ${JSON.stringify(opts.metadataOfVersion)} cannot be handled as a ${kind}: ${error}`);
+    if (error !== undefined) throw badRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${error}`);
   }
+  // Go decodes a null label, annotation or finalizer as "".
+  for (const field of ['labels', 'annotations']) {
+    const map = meta[field];
+    if (isObject(map)) for (const key in map) if (map[key] === null) map[key] = '';
+  }
+  if (Array.isArray(meta.finalizers)) meta.finalizers = meta.finalizers.map((f) => f ?? '');
   for (const field of stringMetaFields) {
     if (meta[field] !== undefined && meta[field] !== null && typeof meta[field] !== 'string') cannotDecode(field, 'a string');
     if (meta[field] === null) delete meta[field];

@@ -474,3 +474,23 @@ describe('metadata of the wrong type', () => {
     assert.equal((await server.request('GET', path)).status, 404);
   });
 });
+
+describe('metadata decoded as Go decodes ObjectMeta, on create, update and status writes', () => {
+  const handled = (error: string) => `ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal ${error}`;
+  test('members of the wrong type are 400 in Go\'s words; a null label, annotation or finalizer is ""', async () => {
+    const ns = await server.newNamespace('meta');
+    const configmaps = `/api/v1/namespaces/${ns}/configmaps`;
+    const rows: [Json, string][] = [
+      [{ name: 'a', labels: { x: 1 } }, handled('number into Go struct field ObjectMeta.metadata.labels of type string')],
+      [{ name: 'a', annotations: 'x' }, handled('string into Go struct field ObjectMeta.metadata.annotations of type map[string]string')],
+      [{ name: 'a', finalizers: [true] }, handled('bool into Go struct field ObjectMeta.metadata.finalizers of type string')],
+      [{ name: 5 }, handled('number into Go struct field ObjectMeta.metadata.name of type string')],
+    ];
+    for (const [metadata, message] of rows) check({ name: message, status: 400, message }, await server.request('POST', configmaps, { body: { metadata } }));
+    const created = await server.request('POST', configmaps, { body: { metadata: { name: 'c', labels: { x: null }, annotations: { y: null } } } });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual([created.json.metadata.labels, created.json.metadata.annotations], [{ x: '' }, { y: '' }]);
+    const put = await server.request('PUT', `${configmaps}/c`, { body: { ...created.json, metadata: { ...created.json.metadata, labels: { x: [] } } } });
+    check({ name: 'put', status: 400, message: handled('array into Go struct field ObjectMeta.metadata.labels of type string') }, put);
+  });
+});
