@@ -1223,7 +1223,7 @@ export class Store {
     // Upstream validates a custom resource's apply result as merged: the nulls it holds are
     // not dropped first (a built-in type's Go value has none).
     const keepNulls = opts.managedFieldsSet === true && this.type.customResource === true;
-    const unknownFields = prune(this.definitions, this.schema, obj, { isResourceRoot: true, keepUnknown, keepNulls });
+    const unknownFields = prune(this.definitions, this.schema, obj, { isResourceRoot: true, keepUnknown, keepNulls, goValue: this.type.customResource !== true });
     const duplicateFields = fieldValidation?.duplicateFields ?? [];
     if (fieldValidation !== undefined && fieldValidation.directive !== 'Ignore' && (unknownFields.length > 0 || duplicateFields.length > 0)) {
       const errors = strictDecodingErrors(duplicateFields, unknownFields);

@@ -27,6 +27,11 @@ export interface PruneOptions {
    * go all the same: ObjectMeta is a Go value upstream, for custom resources too.
    */
   keepNulls?: boolean;
+  /**
+   * A built-in type's value: a null map entry is its value's zero, as Go decodes it into the
+   * map (`nodeSelector: {a: null}` is `{a: ""}`), where its type has a plain zero.
+   */
+  goValue?: boolean;
 }
 
 const objectMeta = builtinDefinitions['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta']!;
@@ -53,7 +58,7 @@ const objectMetaOmitted: GoEncoding | undefined = (() => {
  * such null; kubectl sends `creationTimestamp: null`).
  */
 export function prune(defs: Definitions, schema: Schema, value: unknown, opts: PruneOptions = {}): string[] {
-  const ctx: Context = { remove: !(opts.keepUnknown ?? false), dropNulls: !(opts.keepNulls ?? false), pruned: [], segments: [] };
+  const ctx: Context = { remove: !(opts.keepUnknown ?? false), dropNulls: !(opts.keepNulls ?? false), goValue: opts.goValue ?? false, pruned: [], segments: [] };
   pruneValue(ctx, compileSchema(defs, schema), value, opts.isResourceRoot ?? false);
   return ctx.pruned;
 }
@@ -61,6 +66,7 @@ export function prune(defs: Definitions, schema: Schema, value: unknown, opts: P
 interface Context {
   remove: boolean;
   dropNulls: boolean;
+  goValue: boolean;
   pruned: string[];
   /** Where the walk is: property names and item indices, made a path only for what is dropped. */
   segments: (string | number)[];
@@ -127,7 +133,9 @@ function pruneValue(ctx: Context, node: SchemaNode | undefined, value: unknown, 
       }
     } else if (additional !== undefined) {
       if (item === null) {
-        if (ctx.dropNulls && !additional.nullable && additional.defaultValue === undefined) delete obj[key];
+        const zero = ctx.goValue ? goZero(additional) : undefined;
+        if (zero !== undefined) obj[key] = zero;
+        else if (ctx.dropNulls && !additional.nullable && additional.defaultValue === undefined) delete obj[key];
       } else if (typeof item === 'object') {
         segments.push(key);
         pruneValue(ctx, additional, item, false);
@@ -165,5 +173,21 @@ function pruneObjectMeta(ctx: Context, meta: unknown, resourceRoot: boolean): vo
     if (!objectMetaFields.has(key)) drop(ctx, meta, key);
     else if (meta[key] === null) delete meta[key];
     else if (resourceRoot && objectMetaOmitted !== undefined && leftOutWhenEmpty(objectMetaOmitted, key, meta[key])) delete meta[key];
+  }
+}
+
+/** The zero value Go's decoding leaves for a null map entry of this type, when it is a plain one (a string's, a number's, a bool's). */
+function goZero(node: SchemaNode): unknown {
+  if (node.unionOf !== undefined) return undefined;
+  switch (node.schema.type) {
+    case 'string':
+      return node.schema.format === 'byte' ? undefined : '';
+    case 'integer':
+    case 'number':
+      return 0;
+    case 'boolean':
+      return false;
+    default:
+      return undefined;
   }
 }

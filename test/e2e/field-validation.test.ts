@@ -260,7 +260,7 @@ describe('type validation', () => {
     }
   });
 
-  test('a null in a list is the zero value Go decodes it to', async () => {
+  test('a null in a list or a map is the zero value Go decodes it to', async () => {
     const ns = await newNamespace();
     const res = await server.request('POST', `/api/v1/namespaces/${ns}/pods`, {
       body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i', args: ['a', null], ports: [null] }] } },
@@ -269,10 +269,14 @@ describe('type validation', () => {
     assert.equal(res.status, 422, res.text);
     assert.deepEqual(res.json.details.causes.map((c: { field: string }) => c.field), ['spec.containers[0].ports[0].containerPort']);
     const ok = await server.request('POST', `/api/v1/namespaces/${ns}/pods`, {
-      body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i', args: ['a', null] }] } },
+      body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i', args: ['a', null] }], nodeSelector: { a: null } } },
     });
     assert.equal(ok.status, 201, ok.text);
     assert.deepEqual(ok.json.spec.containers[0].args, ['a', '']);
+    assert.deepEqual(ok.json.spec.nodeSelector, { a: '' });
+    const configMap = await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'c' }, data: { a: null, b: 'x' } } });
+    assert.equal(configMap.status, 201, configMap.text);
+    assert.deepEqual(configMap.json.data, { a: '', b: 'x' });
   });
 
   test('a type error fails decoding before the type\'s own validation runs', async () => {
