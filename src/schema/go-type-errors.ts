@@ -111,21 +111,26 @@ function kindFits(shape: Shape, value: unknown): boolean {
   }
 }
 
-/** The zero value Go gives a list's or map's element decoded from null; undefined where null stays. */
-function zeroOf(shape: Shape): unknown {
-  if (anything(shape)) return undefined;
-  switch (shape.schema.type) {
+/** The zero value of a scalar schema (a string's, a number's, a bool's; not a []byte's, which is nil); undefined for others. */
+export function goScalarZero(schema: Schema): unknown {
+  switch (schema.type) {
     case 'string':
-      return '';
+      return schema.format === 'byte' ? undefined : '';
     case 'integer':
     case 'number':
       return 0;
     case 'boolean':
       return false;
     default:
-      // A struct's zero value; a null slice or map stays null.
-      return shape.schema.properties === undefined ? undefined : {};
+      return undefined;
   }
+}
+
+/** The zero value Go gives a list's or map's element decoded from null; undefined where null stays. */
+function zeroOf(shape: Shape): unknown {
+  if (anything(shape)) return undefined;
+  // A struct's zero value; a null slice or map stays null.
+  return goScalarZero(shape.schema) ?? (shape.schema.type !== 'array' && shape.schema.properties !== undefined ? {} : undefined);
 }
 
 /**

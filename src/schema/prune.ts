@@ -8,6 +8,7 @@
 import { isObject } from '../api/json.ts';
 import { builtinDefinitions, goEncodingOf, type GoEncoding } from './builtin/index.ts';
 import { compileSchema, type SchemaNode } from './compiled.ts';
+import { goScalarZero } from './go-type-errors.ts';
 import type { Definitions, Schema } from './types.ts';
 
 export interface PruneOptions {
@@ -133,7 +134,7 @@ function pruneValue(ctx: Context, node: SchemaNode | undefined, value: unknown, 
       }
     } else if (additional !== undefined) {
       if (item === null) {
-        const zero = ctx.goValue ? goZero(additional) : undefined;
+        const zero = ctx.goValue && additional.unionOf === undefined ? goScalarZero(additional.schema) : undefined;
         if (zero !== undefined) obj[key] = zero;
         else if (ctx.dropNulls && !additional.nullable && additional.defaultValue === undefined) delete obj[key];
       } else if (typeof item === 'object') {
@@ -173,21 +174,5 @@ function pruneObjectMeta(ctx: Context, meta: unknown, resourceRoot: boolean): vo
     if (!objectMetaFields.has(key)) drop(ctx, meta, key);
     else if (meta[key] === null) delete meta[key];
     else if (resourceRoot && objectMetaOmitted !== undefined && leftOutWhenEmpty(objectMetaOmitted, key, meta[key])) delete meta[key];
-  }
-}
-
-/** The zero value Go's decoding leaves for a null map entry of this type, when it is a plain one (a string's, a number's, a bool's). */
-function goZero(node: SchemaNode): unknown {
-  if (node.unionOf !== undefined) return undefined;
-  switch (node.schema.type) {
-    case 'string':
-      return node.schema.format === 'byte' ? undefined : '';
-    case 'integer':
-    case 'number':
-      return 0;
-    case 'boolean':
-      return false;
-    default:
-      return undefined;
   }
 }
