@@ -29,6 +29,8 @@ export interface RequestContext {
   /** The API group and resource the request names (upstream's RequestInfo), empty for a request of no resource. */
   group?: string;
   resource?: string;
+  /** The request's verb as authorization names it (get, create, update, patch, …). */
+  verb?: string;
   /**
    * The request names a deprecated API (`removedRelease`: the release that removes it, or
    * empty): counted and audited as upstream's MonitorRequest does.

@@ -15,6 +15,7 @@ import {
   type Authenticator, type Authorizer, type BoundObject, type ServiceAccountKeys, type ServiceAccountTokenGetter,
 } from '../auth/index.ts';
 import { rbacEscalationCheck } from '../auth/escalation.ts';
+import { draStatusAuthorization } from '../auth/dra-status-authorization.ts';
 import { draAdminAccessCheck } from '../registry/builtin/resource-claim-admin-access.ts';
 import { RbacAuthorizer } from '../auth/rbac.ts';
 import { currentRequest, requestGroupResource } from '../api/request-context.ts';
@@ -314,11 +315,12 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     // Admission policies' and webhooks' `authorizer` asks the server's own.
     authorize: (user, attributes) => authorization.authorizer?.authorize(user, attributes) ?? { decision: 'NoOpinion', reason: 'the authorizer is not ready' },
   });
-  // Escalation prevention and DRA's admin access come first: upstream's strategies check
-  // them before admission.
+  // Escalation prevention and DRA's admin access and status authorization come first:
+  // upstream's strategies check them before admission.
   const admission = new AdmissionChain([
     rbacEscalationCheck({ resolver: () => authorization.rbac, authorizer: () => authorization.authorizer }),
     draAdminAccessCheck(async (name) => (await registry.lookup('', 'v1', 'namespaces')!.store.find('', name))),
+    draStatusAuthorization(() => authorization.authorizer),
     ...admissionSetup.plugins,
   ]);
   const caches: WatchCache[] = [];

@@ -719,7 +719,7 @@ export class ApiServer {
     // Admission and the Store learn the user, and add warnings, through the request context.
     const context = {
       user, addWarning,
-      group: info.isResourceRequest ? info.group : '', resource: info.isResourceRequest ? info.resource : '',
+      group: info.isResourceRequest ? info.group : '', resource: info.isResourceRequest ? info.resource : '', verb: info.verb,
       ...(this.opts.allowPrivileged === false ? { allowPrivileged: false } : {}),
       ...(audit !== undefined ? { addAuditAnnotation: audit.annotate } : {}),
       ...(audit?.requestBody !== undefined ? { auditRequestBody: audit.requestBody } : {}),

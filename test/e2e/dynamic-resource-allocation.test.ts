@@ -89,3 +89,52 @@ test('admin access to devices only in a namespace labelled for it, as upstream c
   const kept = await server.request('PUT', '/apis/resource.k8s.io/v1/namespaces/dra-admin/resourceclaims/c/status', { body: again });
   assert.equal(kept.status, 200, kept.text);
 });
+
+test('a claim\'s status: binding and device entries take their synthetic subresources\' permissions', async () => {
+  const ns = 'dra-status';
+  assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } })).status, 201);
+  const claims = `/apis/resource.k8s.io/v1/namespaces/${ns}/resourceclaims`;
+  const made = await server.request('POST', claims, { body: { metadata: { name: 'c' }, spec: { devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'gpu.example.com' } }] } } } });
+  assert.equal(made.status, 201, made.text);
+  // A driver's service account on node-1: allowed to write claims' status, nothing else yet.
+  const sa = `system:serviceaccount:${ns}:driver`;
+  const rule = (resources: string[], verbs: string[]) => ({ apiGroups: ['resource.k8s.io'], resources, verbs });
+  const grant = async (name: string, rules: unknown[]) => {
+    assert.equal((await server.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, { body: { metadata: { name }, rules } })).status, 201);
+    const binding = { metadata: { name }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name }, subjects: [{ kind: 'ServiceAccount', name: 'driver', namespace: ns }] };
+    assert.equal((await server.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, { body: binding })).status, 201);
+  };
+  await grant('status', [rule(['resourceclaims', 'resourceclaims/status'], ['get', 'update', 'patch'])]);
+  const asDriver = { 'Impersonate-User': sa, 'Impersonate-Extra-authentication.kubernetes.io%2fnode-name': 'node-1' };
+  const writeStatus = async (status: Record<string, unknown>, headers: Record<string, string> = asDriver) => {
+    const current = (await server.request('GET', `${claims}/c`)).json;
+    return server.request('PUT', `${claims}/c/status`, { body: { ...current, status }, headers });
+  };
+  const allocation = { nodeSelector: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node-1'] }] }] }, devices: { results: [{ request: 'r', driver: 'gpu.example.com', pool: 'p', device: 'd0' }] } };
+
+  const unbound = await writeStatus({ allocation });
+  assert.equal(unbound.status, 422, unbound.text);
+  assert.deepEqual(unbound.json.details.causes, [{
+    reason: 'FieldValueForbidden', field: 'status',
+    message: `Forbidden: changing status.allocation or status.reservedFor requires resource="resourceclaims/binding", verb="update" permission: resourceclaims.resource.k8s.io is forbidden: User "${sa}" cannot update resource "resourceclaims/binding" in API group "resource.k8s.io" at the cluster scope`,
+  }]);
+  // The admin (the scheduler's part) allocates; the driver then reports its device.
+  assert.equal((await writeStatus({ allocation }, {})).status, 200);
+  const device = { driver: 'gpu.example.com', pool: 'p', device: 'd0', conditions: [{ type: 'Ready', status: 'True', reason: 'Up', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }] };
+  const refused = await writeStatus({ allocation, devices: [device] });
+  assert.equal(refused.status, 422, refused.text);
+  assert.equal(refused.json.details.causes[0].field, 'status.devices');
+  assert.equal(refused.json.details.causes[0].message, `Forbidden: changing status.devices requires resource="resourceclaims/driver", verb="[associated-node:update arbitrary-node:update]" permission: resourceclaims.resource.k8s.io "gpu.example.com" is forbidden: User "${sa}" cannot associated-node:update resource "resourceclaims/driver" in API group "resource.k8s.io" in the namespace "${ns}"`);
+  // Its own node's verb, for its own driver's name, is enough.
+  await grant('driver', [{ ...rule(['resourceclaims/driver'], ['associated-node:update']), resourceNames: ['gpu.example.com'] }]);
+  const reported = await writeStatus({ allocation, devices: [device] });
+  assert.equal(reported.status, 200, reported.text);
+  // From another node it is not: only arbitrary-node is asked then.
+  const elsewhere = await writeStatus({ allocation, devices: [{ ...device, conditions: [] }] }, { ...asDriver, 'Impersonate-Extra-authentication.kubernetes.io%2fnode-name': 'node-2' });
+  assert.equal(elsewhere.status, 422, elsewhere.text);
+  assert.match(elsewhere.json.details.causes[0].message, /verb="\[arbitrary-node:update\]" permission: .* cannot arbitrary-node:update resource "resourceclaims\/driver"/);
+  // A write that changes neither needs neither.
+  const current = (await server.request('GET', `${claims}/c`)).json;
+  const unchanged = await server.request('PUT', `${claims}/c/status`, { body: current, headers: asDriver });
+  assert.equal(unchanged.status, 200, unchanged.text);
+});
