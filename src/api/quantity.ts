@@ -152,14 +152,13 @@ export function formatQuantity(q: Quantity): string {
     }
     return `${mantissa}${binarySuffixOf.get(exponent)!}`;
   }
-  let mantissa = nanos;
-  let exponent = -9;
-  while (mantissa % 10n === 0n) {
-    mantissa /= 10n;
-    exponent += 1;
-  }
+  // The trailing zeros are counted in the digits: dividing by ten once per zero took
+  // quadratic time, seconds of blocked event loop for a quantity of 100k digits.
+  const digits = abs.toString();
+  const significant = digits.replace(/0+$/, '');
+  let exponent = -9 + digits.length - significant.length;
   const rest = ((exponent % 3) + 3) % 3;
-  mantissa *= 10n ** BigInt(rest);
+  const mantissa = `${nanos < 0n ? '-' : ''}${significant}${'0'.repeat(rest)}`;
   exponent -= rest;
   if (format === 'DecimalSI') {
     const suffix = decimalSuffixOf.get(exponent);

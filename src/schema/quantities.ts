@@ -24,16 +24,23 @@ export function quantitySites(defs: Definitions, schema: Schema): QuantitySites 
 /** Canonical forms of the strings met lately (null: not a quantity): a type's quantities repeat ("100m", "64Mi"), and parsing one is ~1 µs. */
 const canonicalForms = new Map<string, string | null>();
 const canonicalFormsKept = 1024;
+/** Longest text kept: a client's megabyte strings, 1024 of them, would fill the heap. */
+const canonicalTextMax = 64;
 
 function canonicalString(text: string): string | null {
+  if (text.length > canonicalTextMax) return canonicalOf(text);
   let canonical = canonicalForms.get(text);
   if (canonical === undefined) {
-    const trimmed = text.trim();
-    canonical = parseQuantity(trimmed) === undefined ? null : canonicalQuantity(trimmed);
+    canonical = canonicalOf(text);
     if (canonicalForms.size >= canonicalFormsKept) canonicalForms.clear();
     canonicalForms.set(text, canonical);
   }
   return canonical;
+}
+
+function canonicalOf(text: string): string | null {
+  const trimmed = text.trim();
+  return parseQuantity(trimmed) === undefined ? null : canonicalQuantity(trimmed);
 }
 
 /**

@@ -26,10 +26,17 @@ export function timeSites(defs: Definitions, schema: Schema): TimeSites | undefi
   return compileKinds(defs, schema, [[timeKind, canonicalTime], [microTimeKind, canonicalMicroTime]]);
 }
 
+/**
+ * Longest text remembered: a time is at most 35 characters, and a client's long string
+ * (with its longer parse error) kept 1024 times over filled the heap.
+ */
+const rememberedTextMax = 64;
+
 /** Results for the strings met lately: an object's times are mostly one second's, written by the server. */
 function remembered(canonical: Canonical): Canonical {
   const results = new Map<string, ReturnType<Canonical>>();
   return (text) => {
+    if (text.length > rememberedTextMax) return canonical(text);
     let result = results.get(text);
     if (result === undefined) {
       result = canonical(text);

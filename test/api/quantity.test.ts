@@ -23,6 +23,14 @@ const canonical: [input: string, expected: string][] = [
   ['100n', '100n'],
   ['0.1n', '1n'],
   ['-100m', '-100m'],
+  ['-1500', '-1500'],
+  ['-2000', '-2k'],
+  ['10000', '10k'],
+  ['1e7', '10e6'],
+  ['12e-1', '1200e-3'],
+  ['1e30', '1e30'],
+  [`1${'0'.repeat(30)}`, '1e30'],
+  ['0.000000001', '1n'],
 ];
 
 for (const [input, expected] of canonical) {
@@ -43,6 +51,13 @@ test('comparison and milli values', () => {
   assert.equal(compareQuantity(parseQuantity('1Ki')!, parseQuantity('1k')!), 1);
   assert.equal(milliValue(parseQuantity('0.5m')!), 1n);
   assert.equal(milliValue(parseQuantity('2')!), 2000n);
+});
+
+test('a quantity of a hundred thousand digits is written at once (trailing zeros counted, not divided away one by one)', () => {
+  const started = performance.now();
+  assert.equal(formatQuantity(parseQuantity(`1${'0'.repeat(100_000)}`)!), '10e99999');
+  assert.equal(formatQuantity(parseQuantity(`-${'9'.repeat(100_000)}${'0'.repeat(100_000)}`)!), `-${'9'.repeat(100_000)}0e99999`);
+  assert.ok(performance.now() - started < 500, `${Math.round(performance.now() - started)} ms`);
 });
 
 test('malformed quantities do not parse', () => {

@@ -2,6 +2,8 @@
 // not parse there are malformed; types without quantities compile to nothing to walk.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { builtinDefinitions, canonicalizeQuantities, quantitySites, schemaRef } from '../../src/schema/index.ts';
 
 const sitesOf = (name: string) => quantitySites(builtinDefinitions, { $ref: schemaRef(name) });
@@ -43,4 +45,19 @@ test('quantities are written in their canonical form, as Go\'s decoding and enco
   assert.equal(canonicalizeQuantities(sites, pod), true);
   assert.deepEqual(pod.spec.containers[0], { name: '1000m', image: 'x', resources: { requests: { cpu: '500m', memory: '1Gi' }, limits: { cpu: '1', memory: '1G', 'example.com/gpu': '1e3' } } });
   assert.deepEqual(pod.spec.volumes[0], { name: 'v', emptyDir: { sizeLimit: '1536Mi' } });
+});
+
+test('long strings are not remembered: a hundred 500 kB strings at quantity sites leave the heap as it was', () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const sites = sitesOf('io.k8s.api.core.v1.Pod')!;
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < 100; i++) {
+    const pod = { spec: { containers: [{ name: 'c', resources: { requests: { cpu: `${i}${'x'.repeat(500_000)}` } } }] } };
+    assert.equal(canonicalizeQuantities(sites, pod), false);
+  }
+  gc();
+  const grown = process.memoryUsage().heapUsed - before;
+  assert.ok(grown < 20_000_000, `the heap grew ${Math.round(grown / 1e6)} MB`);
 });

@@ -3,6 +3,8 @@
 // is the answer.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { builtinDefinitions, canonicalizeTimes, schemaRef, timeSites } from '../../src/schema/index.ts';
 
 const sitesOf = (name: string) => timeSites(builtinDefinitions, { $ref: schemaRef(name) });
@@ -26,4 +28,20 @@ test('conditions in a list, nulls and values of other types are left to the sche
   assert.deepEqual(pod.status.conditions[0], { type: 'Ready', lastProbeTime: null, lastTransitionTime: 5 });
   assert.equal(canonicalizeTimes(pods, { status: { conditions: [{ lastTransitionTime: '2024-01-01' }] } }),
     'parsing time "2024-01-01" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "T"');
+});
+
+test('long strings are not remembered: a hundred bad 300 kB times leave the heap as it was', () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const events = sitesOf('io.k8s.api.core.v1.Event')!;
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < 100; i++) {
+    const error = canonicalizeTimes(events, { firstTimestamp: `${i}${'x'.repeat(300_000)}` });
+    assert.match(error!, /^parsing time "\d+x+" as "2006-01-02T15:04:05Z07:00": cannot parse/);
+  }
+  gc();
+  // Kept, each text and its parse error stayed until 1024 of them had been seen.
+  const grown = process.memoryUsage().heapUsed - before;
+  assert.ok(grown < 20_000_000, `the heap grew ${Math.round(grown / 1e6)} MB`);
 });
