@@ -1,5 +1,5 @@
 // Routes a resource request to its verb handler, after request info has named it.
-import { methodNotAllowed, notFoundPath } from '../api/index.ts';
+import { badRequest, methodNotAllowed, notFoundPath } from '../api/index.ts';
 import { negotiateObject, negotiateStatus, wantsPretty, type NegotiateOptions } from '../encoding/negotiate.ts';
 import type { ReviewAuthorizer } from '../registry/access-review.ts';
 import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
@@ -249,6 +249,7 @@ export class ApiHandler {
     }
     const handler = handlers[info.verb];
     if (handler === undefined || !type.verbs.includes(info.verb)) throw methodNotAllowed();
+    if (!type.virtual) checkNamePresence(info, served);
     if (type.virtual) {
       await virtualHandler({
         req, res, info, query, served, negotiated: negotiateObject(req.headers.accept, media),
@@ -273,6 +274,21 @@ export class ApiHandler {
       log: this.opts.log,
     });
   }
+}
+
+/**
+ * Upstream routes PUT and PATCH to an object's path only and POST to its collection's: a
+ * built-in answers the others 405 (go-restful knows the path, not the method), where they
+ * created (POST with a name) or answered 404 for an object named "". Upstream's custom
+ * resource handler takes any of them, and an update or patch without a name is its namer's 400.
+ */
+function checkNamePresence(info: ResourceRequestInfo, served: ServedResource): void {
+  const unnamedWrite = info.name === '' && (info.verb === 'update' || info.verb === 'patch');
+  if (served.store instanceof CustomResourceStore) {
+    if (unnamedWrite) throw badRequest('name parameter required.');
+    return;
+  }
+  if (unnamedWrite || (info.name !== '' && info.verb === 'create')) throw methodNotAllowed();
 }
 
 /** Custom resources have no Protobuf form, as upstream: a client asking for Protobuf or JSON gets JSON. */

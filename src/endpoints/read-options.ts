@@ -1,5 +1,6 @@
 // Query parameters of reads: resourceVersion, resourceVersionMatch, limit, continue.
 import { badRequest, invalid, type StatusCause } from '../api/index.ts';
+import { decodeContinue } from '../registry/continue-token.ts';
 import type { ReadConsistency } from '../registry/read-path.ts';
 import { parseInteger } from './query.ts';
 import { queryBool } from './request-info.ts';
@@ -27,10 +28,22 @@ function throwIfInvalid(causes: StatusCause[]): void {
   if (causes.length > 0) throw invalid('ListOptions', '', causes, 'meta.k8s.io');
 }
 
-/** A resourceVersion parameter that is not a revision is 400, as upstream's "invalid resource version". */
+const maxUint64 = 2n ** 64n - 1n;
+
+/** A resourceVersion parameter that is not a revision (a uint64) is 400, as upstream's "invalid resource version". */
 function parseRevision(text: string): number {
   if (!/^\d+$/.test(text)) throw badRequest(`invalid resource version: strconv.ParseUint: parsing "${text}": invalid syntax`);
+  if (text.length > 19 && BigInt(text) > maxUint64) throw badRequest(`invalid resource version: strconv.ParseUint: parsing "${text}": value out of range`);
   return Number(text);
+}
+
+/**
+ * The integers of ListOptions, which upstream's parameter codec decodes for every list,
+ * watch and deletecollection before anything else looks at them: 400 with Go's error for
+ * one that does not parse, whether or not the verb uses it.
+ */
+function listIntegers(query: URLSearchParams): { limit: number | undefined; timeoutSeconds: number | undefined } {
+  return { limit: parseInteger(query, 'limit'), timeoutSeconds: parseInteger(query, 'timeoutSeconds') };
 }
 
 /** A get's consistency from `resourceVersion`. */
@@ -46,6 +59,7 @@ export function listParams(query: URLSearchParams): ListParams {
   const rv = query.get('resourceVersion') ?? '';
   const match = query.get('resourceVersionMatch') ?? '';
   const cont = query.get('continue') ?? '';
+  const { limit } = listIntegers(query);
   const causes: StatusCause[] = [];
   if (match !== '') {
     if (rv === '') causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
@@ -56,7 +70,6 @@ export function listParams(query: URLSearchParams): ListParams {
   if (query.has('sendInitialEvents')) causes.push(forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
   throwIfInvalid(causes);
 
-  const limit = parseInteger(query, 'limit');
   if (cont !== '') {
     if (rv !== '' && rv !== '0') throw badRequest('specifying resource version is not allowed when using continue');
     // The token carries its revision; the Store decodes it.
@@ -74,6 +87,7 @@ export function listParams(query: URLSearchParams): ListParams {
 export function watchParams(query: URLSearchParams, watchListEnabled: boolean): WatchParams {
   const match = query.get('resourceVersionMatch') ?? '';
   const sendInitialEvents = queryBool(query.get('sendInitialEvents'));
+  const { timeoutSeconds } = listIntegers(query);
   const causes: StatusCause[] = [];
   if (sendInitialEvents !== undefined) {
     if (match !== 'NotOlderThan') causes.push(forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
@@ -87,11 +101,25 @@ export function watchParams(query: URLSearchParams, watchListEnabled: boolean): 
   throwIfInvalid(causes);
   const rv = query.get('resourceVersion') ?? '';
   if (rv !== '' && rv !== '0') parseRevision(rv);
-  const timeoutSeconds = parseInteger(query, 'timeoutSeconds');
   return {
     resourceVersion: rv,
     sendInitialEvents,
     allowWatchBookmarks: queryBool(query.get('allowWatchBookmarks')) ?? false,
     timeoutSeconds: timeoutSeconds !== undefined && timeoutSeconds > 0 ? timeoutSeconds : undefined,
   };
+}
+
+/**
+ * A deletecollection's ListOptions, refused as upstream refuses them before deleting
+ * anything: integers that do not parse (400), ValidateListOptions (422; a watch's rules
+ * when `watch` is set), and the resourceVersion or continue token its list would read at
+ * (400). Without this a malformed request deleted every object it selected.
+ */
+export function checkDeleteCollectionListOptions(query: URLSearchParams, watchListEnabled: boolean): void {
+  if (queryBool(query.get('watch')) === true) {
+    watchParams(query, watchListEnabled);
+    return;
+  }
+  const params = listParams(query);
+  if (params.continue !== undefined) decodeContinue(params.continue);
 }

@@ -37,6 +37,8 @@ describe('list parameters that are invalid', () => {
     ['a malformed continue token', 'limit=1&continue=not-a-token', 400, /continue/],
     ['resourceVersionMatch with continue', 'continue=abc&resourceVersion=1&resourceVersionMatch=NotOlderThan', 422, /forbidden when continue is provided/],
     ['a resourceVersion that is not a number', 'resourceVersion=abc', 400, /invalid resource version/],
+    ['a resourceVersion past uint64', 'resourceVersion=18446744073709551616', 400, /^invalid resource version: strconv\.ParseUint: parsing "18446744073709551616": value out of range$/],
+    ['a timeoutSeconds that does not parse (decoded for lists too)', 'timeoutSeconds=abc', 400, /^strconv\.ParseInt: parsing "abc": invalid syntax$/],
   ];
   for (const [name, query, code, message] of rows) {
     test(`${name} answers ${code}`, async () => {

@@ -163,6 +163,30 @@ describe('deletecollection', () => {
     assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/configmaps/other`)).status, 200);
   });
 
+  // Upstream's handler decodes and validates the ListOptions before it deletes anything.
+  const refused: [query: string, status: number, message: RegExp][] = [
+    ['limit=ten', 400, /^strconv\.ParseInt: parsing "ten": invalid syntax$/],
+    ['timeoutSeconds=1.5', 400, /^strconv\.ParseInt: parsing "1\.5": invalid syntax$/],
+    ['resourceVersionMatch=Newest', 422, /resourceVersionMatch is forbidden unless resourceVersion is provided/],
+    ['resourceVersion=1&resourceVersionMatch=Newest', 422, /Unsupported value: "Newest"/],
+    ['sendInitialEvents=true', 422, /sendInitialEvents is forbidden for list/],
+    ['resourceVersion=abc', 400, /^invalid resource version: strconv\.ParseUint: parsing "abc": invalid syntax$/],
+    ['continue=not-a-token', 400, /^continue key is not valid/],
+    ['continue=abc&resourceVersion=5', 400, /^specifying resource version is not allowed when using continue$/],
+    ['watch=true&sendInitialEvents=true', 422, /sendInitialEvents requires setting resourceVersionMatch to NotOlderThan/],
+  ];
+  for (const [query, status, message] of refused) {
+    test(`${query}: ${status}, and nothing is deleted`, async () => {
+      const ns = await server.newNamespace('delete');
+      await create(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'kept' } });
+      const res = await server.request('DELETE', `/api/v1/namespaces/${ns}/configmaps?${query}`);
+      assert.equal(res.status, status, res.text);
+      assert.equal(res.json.kind, 'Status');
+      assert.match(res.json.message, message);
+      assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/configmaps/kept`)).status, 200, 'the object stays');
+    });
+  }
+
   test('custom resources: 200 with the list', async () => {
     const ns = await server.newNamespace('delete');
     await create(`/apis/${group}/v1/namespaces/${ns}/widgets`, { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'a' } });

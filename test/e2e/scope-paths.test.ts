@@ -136,3 +136,35 @@ describe('a namespaced resource without a namespace', () => {
     assert.deepEqual(res.json, unrouted);
   });
 });
+
+describe('verbs a path does not take', () => {
+  const notAllowed = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server does not allow this method on the requested resource', reason: 'MethodNotAllowed', code: 405 };
+  const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
+  const cases: Array<{ name: string; method: string; path: () => string; body?: unknown; headers?: Record<string, string> }> = [
+    { name: 'POST to a built-in object\'s path', method: 'POST', path: () => `/api/v1/namespaces/${ns}/configmaps/posted`, body: cm('posted') },
+    { name: 'POST to a cluster-scoped built-in object\'s path', method: 'POST', path: () => '/api/v1/nodes/posted-node', body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'posted-node' } } },
+    { name: 'PUT to a built-in collection', method: 'PUT', path: () => `/api/v1/namespaces/${ns}/configmaps`, body: cm('put') },
+    { name: 'PATCH of a built-in collection', method: 'PATCH', path: () => `/api/v1/namespaces/${ns}/configmaps`, body: { data: { a: 'b' } }, headers: merge.headers },
+    { name: 'PATCH of the namespaces collection', method: 'PATCH', path: () => '/api/v1/namespaces', body: { metadata: { labels: { a: 'b' } } }, headers: merge.headers },
+  ];
+  for (const c of cases) {
+    test(`${c.name} is 405`, async () => {
+      const res = await server.request(c.method, c.path(), { body: c.body, headers: c.headers });
+      assert.equal(res.status, 405, res.text);
+      assert.deepEqual(res.json, notAllowed);
+    });
+  }
+
+  test('nothing was created through those paths', async () => {
+    assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/configmaps/posted`)).status, 404);
+    assert.equal((await server.request('GET', '/api/v1/nodes/posted-node')).status, 404);
+  });
+
+  test('a custom resource collection\'s PUT or PATCH is upstream\'s 400 "name parameter required."', async () => {
+    for (const [method, headers] of [['PUT', undefined], ['PATCH', merge.headers]] as const) {
+      const res = await server.request(method, `/apis/${group}/v1/namespaces/${ns}/locals`, { body: { apiVersion: `${group}/v1`, kind: 'Local', metadata: { name: 'l' } }, headers });
+      assert.equal(res.status, 400, `${method}: ${res.text}`);
+      assert.equal(res.json.message, 'name parameter required.');
+    }
+  });
+});

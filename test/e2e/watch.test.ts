@@ -188,6 +188,20 @@ describe('bookmarks and initial events', () => {
       assert.match(res.json.message, message);
     });
   }
+
+  // Decoded with the other ListOptions before the watch starts, though a watch has no use for it.
+  const undecodable: [string, string][] = [
+    ['limit=ten', 'strconv.ParseInt: parsing "ten": invalid syntax'],
+    ['limit=9223372036854775808', 'strconv.ParseInt: parsing "9223372036854775808": value out of range'],
+    ['resourceVersion=18446744073709551616', 'invalid resource version: strconv.ParseUint: parsing "18446744073709551616": value out of range'],
+  ];
+  for (const [query, message] of undecodable) {
+    test(`watch with ${query} answers 400`, async () => {
+      const res = await server.request('GET', `/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1&${query}`);
+      assert.equal(res.status, 400, res.text);
+      assert.equal(res.json.message, message);
+    });
+  }
 });
 
 describe('selectors', () => {
