@@ -8,7 +8,7 @@ import { badRequest, invalid as invalidObject, type KubeObject, type StatusCause
 import { isObject, type JsonObject } from '../api/json.ts';
 import { parseFieldSelector, type FieldSelector } from '../api/fields.ts';
 import { parseLabelSelector } from '../api/labels.ts';
-import { goJson, type GoValue, invalid, required } from './validation/field.ts';
+import { appendAll, goJson, type GoValue, invalid, required } from './validation/field.ts';
 import { objectMetaJson } from './validation/object-meta.ts';
 import { operatorValuesCauses } from './builtin/selector-validation.ts';
 
@@ -96,7 +96,7 @@ export async function review(resource: ReviewResource, body: KubeObject, ctx: Re
 
   const spec = readSpec(body, kind);
   const causes = resource === 'selfsubjectaccessreviews' ? validateSelfSpec(spec) : validateSpec(spec);
-  causes.push(...validateMetadata(body.metadata, resource === 'localsubjectaccessreviews'));
+  appendAll(causes, validateMetadata(body.metadata, resource === 'localsubjectaccessreviews'));
   if (resource === 'localsubjectaccessreviews') {
     const ra = spec.resourceAttributes;
     if (ra !== undefined && (ra.namespace ?? '') !== ctx.namespace) {
@@ -289,7 +289,7 @@ export function validateSelfSpec(spec: ReviewSpec): StatusCause[] {
   if (spec.resourceAttributes === undefined && spec.nonResourceAttributes === undefined) {
     causes.push(invalid('spec.resourceAttributes', null, 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
   }
-  causes.push(...validateResourceAttributes(spec.resourceAttributes));
+  appendAll(causes, validateResourceAttributes(spec.resourceAttributes));
   return causes;
 }
 
@@ -305,7 +305,7 @@ export function validateSpec(spec: ReviewSpec): StatusCause[] {
   if ((spec.user ?? '') === '' && (spec.groups ?? []).length === 0) {
     causes.push(invalid('spec.user', spec.user ?? '', 'at least one of user or group must be specified'));
   }
-  causes.push(...validateResourceAttributes(spec.resourceAttributes));
+  appendAll(causes, validateResourceAttributes(spec.resourceAttributes));
   return causes;
 }
 
@@ -337,7 +337,7 @@ function validateSelectorAttributes(selector: SelectorAttributes | undefined, pa
     const values = req.values ?? [];
     if ((req.key ?? '') === '') causes.push(required(`${p}.key`, 'must be specified'));
     // An operator this server does not know is allowed, as upstream: a newer client's requirement only narrows.
-    causes.push(...(operatorValuesCauses(req.operator, values, p) ?? []));
+    appendAll(causes, (operatorValuesCauses(req.operator, values, p) ?? []));
   });
   return causes;
 }

@@ -6,6 +6,7 @@
 // `spec.containers[0].name`, map entries `spec.selector.app`.
 
 import {
+  appendAll,
   duplicate, goQuote, goUnstructured, invalid, notSupported, required, tooLong, tooMany, typeInvalid,
 } from '../api/field-errors.ts';
 import { deepEqual, isObject } from '../api/json.ts';
@@ -183,7 +184,7 @@ function validateComposition(ctx: Context, node: SchemaNode, value: unknown): vo
     }
     if (!matched) {
       outer.push(compositeError(`${path()} must validate at least one schema (anyOf)`));
-      outer.push(...fewest(failures));
+      appendAll(outer, fewest(failures));
     }
   }
   if (s.oneOf !== undefined && s.oneOf.length > 0 && node.unionOf !== 'oneOf') {
@@ -197,7 +198,7 @@ function validateComposition(ctx: Context, node: SchemaNode, value: unknown): vo
     if (valid !== 1) {
       const detail = valid === 0 ? 'Found none valid' : `Found ${valid} valid alternatives`;
       outer.push(compositeError(`${path()} must validate one and only one schema (oneOf). ${detail}`));
-      if (valid === 0) outer.push(...fewest(failures));
+      if (valid === 0) appendAll(outer, fewest(failures));
     }
   }
   if (s.allOf !== undefined && s.allOf.length > 0) {
@@ -205,7 +206,7 @@ function validateComposition(ctx: Context, node: SchemaNode, value: unknown): vo
     for (const branch of s.allOf) {
       const causes = run(branch);
       if (causes.length === 0) valid++;
-      outer.push(...causes);
+      appendAll(outer, causes);
     }
     if (valid !== s.allOf.length) {
       outer.push(compositeError(`${path()} must validate all the schemas (allOf)${valid === 0 ? '. None validated' : ''}`));

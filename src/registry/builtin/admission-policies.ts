@@ -8,7 +8,7 @@ import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { cel } from '../../cel/lazy.ts';
 import type { Strategy } from '../resource-type.ts';
-import { duplicate, forbidden, goJson, type GoValue, invalid, notSupported, required } from '../validation/field.ts';
+import { appendAll, duplicate, forbidden, goJson, type GoValue, invalid, notSupported, required } from '../validation/field.ts';
 import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, validateName } from '../validation/names.ts';
 import { checkEnum, failurePolicies, matchPolicies, reinvocationPolicies, strings, validateMatchConditions, validateRule } from './admission-rules.ts';
 import { generationStrategy, specStatusStrategy } from './common.ts';
@@ -99,11 +99,11 @@ function validateSelector(selector: unknown, path: string): StatusCause[] {
 function validateMatchResources(match: JsonObject, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   if (blank(match.matchPolicy)) causes.push(required(`${path}.matchPolicy`));
-  else causes.push(...checkEnum(match.matchPolicy, matchPolicies, `${path}.matchPolicy`));
-  causes.push(...validateSelector(match.namespaceSelector, `${path}.namespaceSelector`));
-  causes.push(...validateSelector(match.objectSelector, `${path}.objectSelector`));
-  objectsAt(match, 'resourceRules').forEach((r, i) => causes.push(...validateNamedRule(r, `${path}.resourceRules[${i}]`)));
-  objectsAt(match, 'excludeResourceRules').forEach((r, i) => causes.push(...validateNamedRule(r, `${path}.excludeResourceRules[${i}]`)));
+  else appendAll(causes, checkEnum(match.matchPolicy, matchPolicies, `${path}.matchPolicy`));
+  appendAll(causes, validateSelector(match.namespaceSelector, `${path}.namespaceSelector`));
+  appendAll(causes, validateSelector(match.objectSelector, `${path}.objectSelector`));
+  objectsAt(match, 'resourceRules').forEach((r, i) => appendAll(causes, validateNamedRule(r, `${path}.resourceRules[${i}]`)));
+  objectsAt(match, 'excludeResourceRules').forEach((r, i) => appendAll(causes, validateNamedRule(r, `${path}.excludeResourceRules[${i}]`)));
   return causes;
 }
 
@@ -142,21 +142,21 @@ function validateVariable(variable: JsonObject, path: string): StatusCause[] {
   if (name.trim() === '') causes.push(required(`${path}.name`, 'name is not specified'));
   else if (!celIdentifier.test(name) || celReserved.has(name)) causes.push(invalid(`${path}.name`, name, 'name is not a valid CEL identifier'));
   if (blank(variable.expression)) causes.push(required(`${path}.expression`, 'expression is not specified'));
-  else causes.push(...compiles(stringAt(variable, 'expression'), `${path}.expression`));
+  else appendAll(causes, compiles(stringAt(variable, 'expression'), `${path}.expression`));
   return causes;
 }
 
 function validateValidation(validation: JsonObject, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   if (blank(validation.expression)) causes.push(required(`${path}.expression`, 'expression is not specified'));
-  else causes.push(...compiles(stringAt(validation, 'expression'), `${path}.expression`, { returns: ['bool'] }));
+  else appendAll(causes, compiles(stringAt(validation, 'expression'), `${path}.expression`, { returns: ['bool'] }));
   const messageExpression = stringAt(validation, 'messageExpression');
   if (messageExpression !== '' && messageExpression.trim() === '') causes.push(invalid(`${path}.messageExpression`, messageExpression, 'must be non-empty if specified'));
-  else if (messageExpression !== '') causes.push(...compiles(messageExpression, `${path}.messageExpression`, { returns: ['string'] }));
+  else if (messageExpression !== '') appendAll(causes, compiles(messageExpression, `${path}.messageExpression`, { returns: ['string'] }));
   const message = stringAt(validation, 'message');
   if (message !== '' && message.trim() === '') causes.push(invalid(`${path}.message`, message, 'message must be non-empty if specified'));
   else if (/[\n\r]/.test(message.trim())) causes.push(invalid(`${path}.message`, message, 'message must not contain line breaks'));
-  causes.push(...checkEnum(validation.reason, validationReasons, `${path}.reason`));
+  appendAll(causes, checkEnum(validation.reason, validationReasons, `${path}.reason`));
   return causes;
 }
 
@@ -170,7 +170,7 @@ function validateAuditAnnotation(policyName: string, annotation: JsonObject, pat
   if (value === '') causes.push(required(`${path}.valueExpression`, 'valueExpression is not specified'));
   else if (Buffer.byteLength(value) > maxAuditAnnotationValueExpressionLength) {
     causes.push(required(`${path}.valueExpression`, `must not exceed ${maxAuditAnnotationValueExpressionLength} bytes in length`));
-  } else causes.push(...compiles(value, `${path}.valueExpression`, { returns: ['string', 'null'], shown: written }));
+  } else appendAll(causes, compiles(value, `${path}.valueExpression`, { returns: ['string', 'null'], shown: written }));
   return causes;
 }
 
@@ -190,13 +190,13 @@ function validateMutation(mutation: JsonObject, path: string): StatusCause[] {
     case 'JSONPatch':
       if (jsonPatch === undefined) causes.push(required(`${path}.jsonPatch`, 'must be specified when patchType is JSONPatch'));
       else if (blank(jsonPatch.expression)) causes.push(required(`${path}.jsonPatch.expression`));
-      else causes.push(...compiles(stringAt(jsonPatch, 'expression'), `${path}.jsonPatch.expression`, { objects: true }));
+      else appendAll(causes, compiles(stringAt(jsonPatch, 'expression'), `${path}.jsonPatch.expression`, { objects: true }));
       if (applyConfiguration !== undefined) causes.push(invalid(`${path}.applyConfiguration`, '{applyConfiguration}', 'must not be specified when patchType is JSONPatch'));
       return causes;
     case 'ApplyConfiguration':
       if (applyConfiguration === undefined) causes.push(required(`${path}.applyConfiguration`, 'must be specified when patchType is ApplyConfiguration'));
       else if (blank(applyConfiguration.expression)) causes.push(required(`${path}.applyConfiguration.expression`));
-      else causes.push(...compiles(stringAt(applyConfiguration, 'expression'), `${path}.applyConfiguration.expression`, { objects: true }));
+      else appendAll(causes, compiles(stringAt(applyConfiguration, 'expression'), `${path}.applyConfiguration.expression`, { objects: true }));
       if (jsonPatch !== undefined) causes.push(invalid(`${path}.jsonPatch`, '{jsonPatch}', 'must not be specified when patchType is ApplyConfiguration'));
       return causes;
     default:
@@ -208,18 +208,18 @@ function validateMutation(mutation: JsonObject, path: string): StatusCause[] {
 function validatePolicyCommon(spec: JsonObject, kind: PolicyKind): StatusCause[] {
   const causes: StatusCause[] = [];
   if (blank(spec.failurePolicy)) causes.push(required('spec.failurePolicy'));
-  else causes.push(...checkEnum(spec.failurePolicy, failurePolicies, 'spec.failurePolicy'));
+  else appendAll(causes, checkEnum(spec.failurePolicy, failurePolicies, 'spec.failurePolicy'));
   const paramKind = objectAt(spec, 'paramKind');
-  if (paramKind !== undefined) causes.push(...validateParamKind(paramKind, 'spec.paramKind'));
+  if (paramKind !== undefined) appendAll(causes, validateParamKind(paramKind, 'spec.paramKind'));
   const match = objectAt(spec, 'matchConstraints');
   if (match === undefined) causes.push(required('spec.matchConstraints'));
   else {
-    causes.push(...validateMatchResources(match, 'spec.matchConstraints'));
+    appendAll(causes, validateMatchResources(match, 'spec.matchConstraints'));
     if (objectsAt(match, 'resourceRules').length === 0) causes.push(required('spec.matchConstraints.resourceRules'));
-    if (kind === 'mutating') causes.push(...validateMutatingOperations(match, 'spec.matchConstraints.resourceRules.operations'));
+    if (kind === 'mutating') appendAll(causes, validateMutatingOperations(match, 'spec.matchConstraints.resourceRules.operations'));
   }
-  causes.push(...validateMatchConditions(objectsAt(spec, 'matchConditions'), 'spec.matchConditions'));
-  objectsAt(spec, 'variables').forEach((v, i) => causes.push(...validateVariable(v, `spec.variables[${i}]`)));
+  appendAll(causes, validateMatchConditions(objectsAt(spec, 'matchConditions'), 'spec.matchConditions'));
+  objectsAt(spec, 'variables').forEach((v, i) => appendAll(causes, validateVariable(v, `spec.variables[${i}]`)));
   return causes;
 }
 
@@ -233,13 +233,13 @@ export function validateValidatingPolicy(obj: KubeObject): StatusCause[] {
     const detail = 'validations or auditAnnotations must contain at least one item';
     return [...causes, required('spec.validations', detail), required('spec.auditAnnotations', detail)];
   }
-  validations.forEach((v, i) => causes.push(...validateValidation(v, `spec.validations[${i}]`)));
+  validations.forEach((v, i) => appendAll(causes, validateValidation(v, `spec.validations[${i}]`)));
   if (annotations.length > maxAuditAnnotations) {
     causes.push(invalid('spec.auditAnnotations', goAuditAnnotations(annotations), `must not have more than ${maxAuditAnnotations} auditAnnotations`));
   }
   const keys = new Set<string>();
   annotations.forEach((a, i) => {
-    causes.push(...validateAuditAnnotation(obj.metadata.name ?? '', a, `spec.auditAnnotations[${i}]`));
+    appendAll(causes, validateAuditAnnotation(obj.metadata.name ?? '', a, `spec.auditAnnotations[${i}]`));
     const key = stringAt(a, 'key');
     if (keys.has(key)) causes.push(duplicate(`spec.auditAnnotations[${i}].key`, key));
     keys.add(key);
@@ -253,9 +253,9 @@ export function validateMutatingPolicy(obj: KubeObject): StatusCause[] {
   const causes = validatePolicyCommon(spec, 'mutating');
   const mutations = objectsAt(spec, 'mutations');
   if (mutations.length === 0) causes.push(required('spec.mutations', 'mutations must contain at least one item'));
-  mutations.forEach((m, i) => causes.push(...validateMutation(m, `spec.mutations[${i}]`)));
+  mutations.forEach((m, i) => appendAll(causes, validateMutation(m, `spec.mutations[${i}]`)));
   if (blank(spec.reinvocationPolicy)) causes.push(required('spec.reinvocationPolicy'));
-  else causes.push(...checkEnum(spec.reinvocationPolicy, reinvocationPolicies, 'spec.reinvocationPolicy'));
+  else appendAll(causes, checkEnum(spec.reinvocationPolicy, reinvocationPolicies, 'spec.reinvocationPolicy'));
   return causes;
 }
 
@@ -269,7 +269,7 @@ function validateParamRef(ref: JsonObject, path: string): StatusCause[] {
     if (selector !== undefined) causes.push(forbidden(`${path}.name`, 'name and selector are mutually exclusive'));
   }
   if (selector !== undefined) {
-    causes.push(...validateLabelSelector(selector, `${path}.selector`));
+    appendAll(causes, validateLabelSelector(selector, `${path}.selector`));
     if (name !== '') causes.push(forbidden(`${path}.selector`, 'name and selector are mutually exclusive'));
   }
   if (name === '' && selector === undefined) causes.push(required(path, 'one of name or selector must be specified'));
@@ -284,7 +284,7 @@ function validateValidationActions(actions: string[], path: string): StatusCause
   const causes: StatusCause[] = [];
   const seen = new Set<string>();
   actions.forEach((action, i) => {
-    causes.push(...checkEnum(action, validationActions, `${path}[${i}]`));
+    appendAll(causes, checkEnum(action, validationActions, `${path}[${i}]`));
     if (seen.has(action)) causes.push(duplicate(`${path}[${i}]`, action));
     seen.add(action);
   });
@@ -302,11 +302,11 @@ function validateBindingCommon(spec: JsonObject, kind: PolicyKind): StatusCause[
   if (policyName === '') causes.push(required('spec.policyName'));
   else for (const msg of isDNS1123Subdomain(policyName)) causes.push(invalid('spec.policyName', policyName, msg));
   const paramRef = objectAt(spec, 'paramRef');
-  if (paramRef !== undefined) causes.push(...validateParamRef(paramRef, 'spec.paramRef'));
+  if (paramRef !== undefined) appendAll(causes, validateParamRef(paramRef, 'spec.paramRef'));
   const match = objectAt(spec, 'matchResources');
   if (match !== undefined) {
-    causes.push(...validateMatchResources(match, 'spec.matchResources'));
-    if (kind === 'mutating') causes.push(...validateMutatingOperations(match, 'spec.matchResources.resourceRules.operations'));
+    appendAll(causes, validateMatchResources(match, 'spec.matchResources'));
+    if (kind === 'mutating') appendAll(causes, validateMutatingOperations(match, 'spec.matchResources.resourceRules.operations'));
   }
   return causes;
 }

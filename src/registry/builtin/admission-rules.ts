@@ -5,7 +5,7 @@
 import { cel } from '../../cel/lazy.ts';
 import type { StatusCause } from '../../api/index.ts';
 import type { JsonObject } from '../../api/json.ts';
-import { duplicate, invalid, notSupported, required, tooMany } from '../validation/field.ts';
+import { appendAll, duplicate, invalid, notSupported, required, tooMany } from '../validation/field.ts';
 import { isQualifiedName } from '../validation/names.ts';
 import { stringAt } from './object.ts';
 
@@ -65,7 +65,7 @@ export function validateRule(rule: JsonObject, path: string): StatusCause[] {
   const ops = strings(rule.operations);
   if (ops.length === 0) causes.push(required(`${path}.operations`));
   if (ops.length > 1 && ops.includes('*')) causes.push(invalid(`${path}.operations`, ops, "if '*' is present, must not specify other operations"));
-  ops.forEach((op, i) => causes.push(...checkEnum(op, operations, `${path}.operations[${i}]`)));
+  ops.forEach((op, i) => appendAll(causes, checkEnum(op, operations, `${path}.operations[${i}]`)));
   const groups = strings(rule.apiGroups);
   if (groups.length === 0) causes.push(required(`${path}.apiGroups`));
   if (groups.length > 1 && groups.includes('*')) causes.push(invalid(`${path}.apiGroups`, groups, "if '*' is present, must not specify other API groups"));
@@ -75,8 +75,8 @@ export function validateRule(rule: JsonObject, path: string): StatusCause[] {
   versions.forEach((v, i) => {
     if (v === '') causes.push(required(`${path}.apiVersions[${i}]`));
   });
-  causes.push(...validateResources(strings(rule.resources), `${path}.resources`));
-  causes.push(...checkEnum(rule.scope, scopes, `${path}.scope`));
+  appendAll(causes, validateResources(strings(rule.resources), `${path}.resources`));
+  appendAll(causes, checkEnum(rule.scope, scopes, `${path}.scope`));
   return causes;
 }
 

@@ -7,7 +7,7 @@ import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import { clone, isObject, type JsonObject } from '../../api/json.ts';
 import type { ResourceType, StorageConversion, Strategy } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { child, forbidden, index, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
+import { appendAll, child, forbidden, index, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
 import { isDNS1123Label, validateName } from '../validation/names.ts';
 import { specStatusStrategy } from './common.ts';
 import { strategyThroughStorage } from './converted-strategy.ts';
@@ -86,7 +86,7 @@ function validateMetricTarget(target: JsonObject, path: string): StatusCause[] {
   if (type !== 'Utilization' && type !== 'Value' && type !== 'AverageValue') {
     causes.push(invalid(child(path, 'type'), type, 'must be either Utilization, Value, or AverageValue'));
   }
-  causes.push(...quantityCauses(target, 'value', path), ...quantityCauses(target, 'averageValue', path));
+  appendAll(causes, quantityCauses(target, 'value', path), quantityCauses(target, 'averageValue', path));
   const utilization = target.averageUtilization;
   if (typeof utilization === 'number' && utilization < 1) causes.push(invalid(child(path, 'averageUtilization'), utilization, 'must be greater than 0'));
   return causes;
@@ -104,17 +104,17 @@ function validateSource(kind: string, src: JsonObject, path: string): StatusCaus
   const causes: StatusCause[] = [];
   switch (kind) {
     case 'object':
-      causes.push(...validateCrossVersionObjectReference(objectAt(src, 'describedObject') ?? {}, child(path, 'describedObject')));
-      causes.push(...validateMetricIdentifier(objectAt(src, 'metric') ?? {}, child(path, 'metric')), ...validateMetricTarget(target, targetPath));
+      appendAll(causes, validateCrossVersionObjectReference(objectAt(src, 'describedObject') ?? {}, child(path, 'describedObject')));
+      appendAll(causes, validateMetricIdentifier(objectAt(src, 'metric') ?? {}, child(path, 'metric')), validateMetricTarget(target, targetPath));
       if (!has(target, 'value') && !has(target, 'averageValue')) causes.push(required(child(targetPath, 'averageValue'), 'must set either a target value or averageValue'));
       break;
     case 'external':
-      causes.push(...validateMetricIdentifier(objectAt(src, 'metric') ?? {}, child(path, 'metric')), ...validateMetricTarget(target, targetPath));
+      appendAll(causes, validateMetricIdentifier(objectAt(src, 'metric') ?? {}, child(path, 'metric')), validateMetricTarget(target, targetPath));
       if (!has(target, 'value') && !has(target, 'averageValue')) causes.push(required(child(targetPath, 'averageValue'), 'must set either a target value for metric or a per-pod target'));
       if (has(target, 'value') && has(target, 'averageValue')) causes.push(forbidden(child(targetPath, 'value'), 'may not set both a target value for metric and a per-pod target'));
       break;
     case 'pods':
-      causes.push(...validateMetricIdentifier(objectAt(src, 'metric') ?? {}, child(path, 'metric')), ...validateMetricTarget(target, targetPath));
+      appendAll(causes, validateMetricIdentifier(objectAt(src, 'metric') ?? {}, child(path, 'metric')), validateMetricTarget(target, targetPath));
       if (!has(target, 'averageValue')) causes.push(required(child(targetPath, 'averageValue'), 'must specify a positive target averageValue'));
       break;
     case 'resource':
@@ -125,7 +125,7 @@ function validateSource(kind: string, src: JsonObject, path: string): StatusCaus
         if (container === '') causes.push(required(child(path, 'container'), 'must specify a container'));
         else for (const msg of isDNS1123Label(container)) causes.push(invalid(child(path, 'container'), container, msg));
       }
-      causes.push(...validateMetricTarget(target, targetPath));
+      appendAll(causes, validateMetricTarget(target, targetPath));
       if (!has(target, 'averageUtilization') && !has(target, 'averageValue')) {
         causes.push(required(child(targetPath, 'averageUtilization'), 'must set either a target raw value or a target utilization'));
       }
@@ -145,7 +145,7 @@ function validateMetricSpec(metric: JsonObject, path: string): StatusCause[] {
   if (!metricSourceTypes.includes(type)) causes.push(notSupported(child(path, 'type'), type, metricSourceTypes));
   // Only the first source present is validated, as upstream.
   const present = Object.values(sourceFields).filter((key) => isObject(metric[key]));
-  if (present.length > 0) causes.push(...validateSource(present[0]!, metric[present[0]!] as JsonObject, child(path, present[0]!)));
+  if (present.length > 0) appendAll(causes, validateSource(present[0]!, metric[present[0]!] as JsonObject, child(path, present[0]!)));
   const expected = sourceFields[type];
   if (expected !== undefined && !present.includes(expected)) causes.push(required(child(path, expected), 'must populate information for the given metric source'));
   if (present.length !== 1) {
@@ -190,11 +190,11 @@ export function validateHPA(hpa: KubeObject): StatusCause[] {
   if (typeof min === 'number' && min < 1) causes.push(invalid('spec.minReplicas', min, 'must be greater than or equal to 1'));
   if (max < 1) causes.push(invalid('spec.maxReplicas', max, 'must be greater than 0'));
   if (typeof min === 'number' && max < min) causes.push(invalid('spec.maxReplicas', max, 'must be greater than or equal to `minReplicas`'));
-  causes.push(...validateCrossVersionObjectReference(objectAt(spec, 'scaleTargetRef') ?? {}, 'spec.scaleTargetRef'));
-  objectsAt(spec, 'metrics').forEach((metric, i) => causes.push(...validateMetricSpec(metric, index('spec.metrics', i))));
+  appendAll(causes, validateCrossVersionObjectReference(objectAt(spec, 'scaleTargetRef') ?? {}, 'spec.scaleTargetRef'));
+  objectsAt(spec, 'metrics').forEach((metric, i) => appendAll(causes, validateMetricSpec(metric, index('spec.metrics', i))));
   const behavior = objectAt(spec, 'behavior');
   if (behavior !== undefined) {
-    causes.push(...validateScalingRules(behavior.scaleUp, 'spec.behavior.scaleUp'), ...validateScalingRules(behavior.scaleDown, 'spec.behavior.scaleDown'));
+    appendAll(causes, validateScalingRules(behavior.scaleUp, 'spec.behavior.scaleUp'), validateScalingRules(behavior.scaleDown, 'spec.behavior.scaleDown'));
   }
   return causes;
 }

@@ -6,7 +6,7 @@ import { labelSelectorJson } from '../../api/labels.ts';
 import type { JsonObject } from '../../api/json.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, humanDuration, nameColumn, timestampMs, translateTimestampSince } from '../table-columns.ts';
-import { invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
+import { appendAll, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
 import { clone } from '../../api/json.ts';
 import { specStatusStrategy } from './common.ts';
 import { scheduleError, timeZoneError } from './cron-schedule.ts';
@@ -185,17 +185,17 @@ function validateCronJobSpec(cronJob: KubeObject, old: KubeObject | undefined): 
   const causes: StatusCause[] = [];
   const schedule = stringAt(spec, 'schedule');
   if (schedule === '') causes.push(required('spec.schedule'));
-  else causes.push(...validateSchedule(schedule, oldSpec !== undefined && stringAt(oldSpec, 'schedule').includes('TZ'), spec.timeZone));
+  else appendAll(causes, validateSchedule(schedule, oldSpec !== undefined && stringAt(oldSpec, 'schedule').includes('TZ'), spec.timeZone));
   const deadline = numberAt(spec, 'startingDeadlineSeconds');
-  if (deadline !== undefined) causes.push(...validateNonnegative(deadline, 'spec.startingDeadlineSeconds'));
-  if (oldSpec === undefined || (oldSpec.timeZone ?? null) !== (spec.timeZone ?? null)) causes.push(...validateTimeZone(spec.timeZone));
+  if (deadline !== undefined) appendAll(causes, validateNonnegative(deadline, 'spec.startingDeadlineSeconds'));
+  if (oldSpec === undefined || (oldSpec.timeZone ?? null) !== (spec.timeZone ?? null)) appendAll(causes, validateTimeZone(spec.timeZone));
   const policy = stringAt(spec, 'concurrencyPolicy');
   if (policy === '') causes.push(required('spec.concurrencyPolicy'));
   else if (!concurrencyPolicies.includes(policy)) causes.push(notSupported('spec.concurrencyPolicy', policy, concurrencyPolicies));
-  causes.push(...validateJobTemplateSpec(spec.jobTemplate, 'spec.jobTemplate', oldSpec?.jobTemplate));
+  appendAll(causes, validateJobTemplateSpec(spec.jobTemplate, 'spec.jobTemplate', oldSpec?.jobTemplate));
   for (const field of ['successfulJobsHistoryLimit', 'failedJobsHistoryLimit']) {
     const value = numberAt(spec, field);
-    if (value !== undefined) causes.push(...validateNonnegative(value, `spec.${field}`));
+    if (value !== undefined) appendAll(causes, validateNonnegative(value, `spec.${field}`));
   }
   return causes;
 }

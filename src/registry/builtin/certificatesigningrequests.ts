@@ -9,7 +9,7 @@ import { clone, isObject, type JsonObject } from '../../api/json.ts';
 import { currentRequest } from '../../api/request-context.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { ageColumn, column, humanDuration, nameColumn } from '../table-columns.ts';
-import { duplicate, forbidden, index, invalid, notSupported, required, tooLong } from '../validation/field.ts';
+import { appendAll, duplicate, forbidden, index, invalid, notSupported, required, tooLong } from '../validation/field.ts';
 import { isDNS1123Label } from '../validation/names.ts';
 import { nowTimestamp } from './common.ts';
 import { arrayAt, ensureObject, numberAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
@@ -181,13 +181,13 @@ export function validateCertificateSigningRequest(csr: KubeObject, old?: KubeObj
   if (signerName === legacyUnknownSigner) {
     causes.push(invalid('spec.signerName', signerName, 'the legacy signerName is not allowed via this API version'));
   } else {
-    causes.push(...validateSignerName('spec.signerName', signerName));
+    appendAll(causes, validateSignerName('spec.signerName', signerName));
   }
   const expiration = numberAt(spec, 'expirationSeconds');
   if (expiration !== undefined && expiration < 600) {
     causes.push(invalid('spec.expirationSeconds', expiration, 'may not specify a duration less than 600 seconds (10 minutes)'));
   }
-  causes.push(...validateConditions(csr));
+  appendAll(causes, validateConditions(csr));
   const certificate = objectAt(csr, 'status')?.certificate;
   const certProblem = certificateError(certificate);
   if (certProblem !== undefined) causes.push(invalid('status.certificate', '<certificate data>', certProblem));

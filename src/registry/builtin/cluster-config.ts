@@ -8,7 +8,7 @@ import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { fieldImmutable, invalid } from '../validation/field.ts';
+import { appendAll, fieldImmutable, invalid } from '../validation/field.ts';
 import { isDNS1123Label, validateName } from '../validation/names.ts';
 import { validateLabels } from '../validation/object-meta.ts';
 import { mutatingBindingStrategy, mutatingPolicyStrategy, validatingBindingStrategy, validatingPolicyStrategy } from './admission-policies.ts';
@@ -34,8 +34,8 @@ function validateRuntimeClass(rc: KubeObject): StatusCause[] {
   const causes = isDNS1123Label(handler).map((msg) => invalid('handler', handler, msg));
   const scheduling = objectAt(rc, 'scheduling');
   if (scheduling !== undefined) {
-    causes.push(...validateLabels(scheduling.nodeSelector, 'scheduling.nodeSelector'));
-    causes.push(...validateTolerations(arrayAt(scheduling, 'tolerations'), 'scheduling.tolerations'));
+    appendAll(causes, validateLabels(scheduling.nodeSelector, 'scheduling.nodeSelector'));
+    appendAll(causes, validateTolerations(arrayAt(scheduling, 'tolerations'), 'scheduling.tolerations'));
   }
   return causes;
 }

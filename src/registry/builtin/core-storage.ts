@@ -7,7 +7,7 @@ import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { child, fieldImmutable, forbidden, goJson, type FieldPath, type GoValue, invalid, notSupported, required } from '../validation/field.ts';
+import { appendAll, child, fieldImmutable, forbidden, goJson, type FieldPath, type GoValue, invalid, notSupported, required } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain } from '../validation/names.ts';
 import { keepOldSpec, keepOldStatus, nowTimestamp } from './common.ts';
 import { ensureObject, objectAt, present, semanticEqual, stringAt } from './object.ts';
@@ -90,7 +90,7 @@ const validateCSI: PersistentSourceCheck = (source, path) => {
   const causes = [...validateCSIDriverName(stringAt(source, 'driver'), child(path, 'driver')), ...requireStrings(source, path, 'volumeHandle')];
   for (const field of csiSecretRefs) {
     const ref = objectAt(source, field);
-    if (ref !== undefined) causes.push(...validateSecretReference(ref, child(path, field)));
+    if (ref !== undefined) appendAll(causes, validateSecretReference(ref, child(path, field)));
   }
   return causes;
 };
@@ -225,11 +225,11 @@ export function validatePersistentVolumeSpec(spec: JsonObject, path: string, inl
   }
   const modes = Array.isArray(spec.accessModes) ? spec.accessModes : [];
   if (modes.length === 0) causes.push(required(`${path}.accessModes`));
-  causes.push(...validateAccessModes(modes, `${path}.accessModes`));
+  appendAll(causes, validateAccessModes(modes, `${path}.accessModes`));
   if (!inline) {
     if (capacityKeys.length === 0) causes.push(required(`${path}.capacity`));
     if (!capacityKeys.includes('storage') || capacityKeys.length > 1) causes.push(notSupported(`${path}.capacity`, goResourceList(capacity), ['storage']));
-    for (const k of capacityKeys) causes.push(...validatePositiveQuantity(capacity![k], `${path}.capacity[${k}]`));
+    for (const k of capacityKeys) appendAll(causes, validatePositiveQuantity(capacity![k], `${path}.capacity[${k}]`));
   }
   const policy = stringAt(spec, 'persistentVolumeReclaimPolicy');
   if (policy !== '') {
@@ -250,8 +250,8 @@ export function validatePersistentVolumeSpec(spec: JsonObject, path: string, inl
     }
     count++;
     // A PersistentVolumeSpec holds its source as a Volume does (upstream embeds the source in both).
-    if (check === undefined) causes.push(...validateVolumeSource(spec, key, path));
-    else causes.push(...check(isObject(source) ? source : {}, child(path, key), pvName));
+    if (check === undefined) appendAll(causes, validateVolumeSource(spec, key, path));
+    else appendAll(causes, check(isObject(source) ? source : {}, child(path, key), pvName));
     if (key === 'local' && (inline || !present(spec.nodeAffinity))) causes.push(required(`${path}.nodeAffinity`, 'Local volume requires node affinity'));
   }
   if (count === 0) causes.push(required(path, 'must specify a volume type'));
@@ -266,11 +266,11 @@ export function validatePersistentVolumeSpec(spec: JsonObject, path: string, inl
     }
     return causes;
   }
-  causes.push(...validateClassName(spec.storageClassName, `${path}.storageClassName`));
+  appendAll(causes, validateClassName(spec.storageClassName, `${path}.storageClassName`));
   if (present(spec.volumeMode) && !volumeModes.includes(String(spec.volumeMode))) causes.push(notSupported(`${path}.volumeMode`, goJson(spec.volumeMode), volumeModes));
   if (present(spec.volumeAttributesClassName)) {
     if (spec.volumeAttributesClassName === '') causes.push(required(`${path}.volumeAttributesClassName`, 'an empty string is disallowed'));
-    else causes.push(...validateClassName(spec.volumeAttributesClassName, `${path}.volumeAttributesClassName`));
+    else appendAll(causes, validateClassName(spec.volumeAttributesClassName, `${path}.volumeAttributesClassName`));
     if (!present(spec.csi)) causes.push(required(`${path}.csi`, 'has to be specified when using volumeAttributesClassName'));
   }
   return causes;
@@ -352,24 +352,24 @@ export function validatePersistentVolumeClaimSpec(spec: JsonObject, path: string
   const modes = Array.isArray(spec.accessModes) ? spec.accessModes : [];
   if (modes.length === 0) causes.push(required(`${path}.accessModes`, 'at least 1 access mode is required'));
   const selector = objectAt(spec, 'selector');
-  if (selector !== undefined) causes.push(...validateLabelSelector(selector, `${path}.selector`));
-  causes.push(...validateAccessModes(modes, `${path}.accessModes`));
+  if (selector !== undefined) appendAll(causes, validateLabelSelector(selector, `${path}.selector`));
+  appendAll(causes, validateAccessModes(modes, `${path}.accessModes`));
   const requests = objectAt(objectAt(spec, 'resources'), 'requests');
   if (requests === undefined || !present(requests.storage)) causes.push(required(`${path}.resources[storage]`));
-  else causes.push(...validatePositiveQuantity(requests.storage, `${path}.resources[storage]`));
-  causes.push(...validateClassName(spec.storageClassName, `${path}.storageClassName`));
+  else appendAll(causes, validatePositiveQuantity(requests.storage, `${path}.resources[storage]`));
+  appendAll(causes, validateClassName(spec.storageClassName, `${path}.storageClassName`));
   // A typed string: json.Marshal writes it, as a volume's.
   if (present(spec.volumeMode) && !volumeModes.includes(String(spec.volumeMode))) causes.push(notSupported(`${path}.volumeMode`, goJson(spec.volumeMode), volumeModes));
   const source = objectAt(spec, 'dataSource');
   const sourceRef = objectAt(spec, 'dataSourceRef');
-  if (source !== undefined) causes.push(...validateDataSourceReference(source, `${path}.dataSource`, false, allowInvalidAPIGroup));
-  if (sourceRef !== undefined) causes.push(...validateDataSourceReference(sourceRef, `${path}.dataSourceRef`, true, allowInvalidAPIGroup));
+  if (source !== undefined) appendAll(causes, validateDataSourceReference(source, `${path}.dataSource`, false, allowInvalidAPIGroup));
+  if (sourceRef !== undefined) appendAll(causes, validateDataSourceReference(sourceRef, `${path}.dataSourceRef`, true, allowInvalidAPIGroup));
   if (sourceRef !== undefined && stringAt(sourceRef, 'namespace') !== '') {
     if (source !== undefined) causes.push(invalid(path, fieldPathValue, 'may not be specified when dataSourceRef.namespace is specified'));
   } else if (source !== undefined && sourceRef !== undefined && !sameReference(source, sourceRef)) {
     causes.push(invalid(path, fieldPathValue, 'must match dataSourceRef'));
   }
-  causes.push(...validateClassName(spec.volumeAttributesClassName, `${path}.volumeAttributesClassName`));
+  appendAll(causes, validateClassName(spec.volumeAttributesClassName, `${path}.volumeAttributesClassName`));
   return causes;
 }
 

@@ -4,7 +4,7 @@
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { goJson, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
+import { appendAll, goJson, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
 import { type JsonObject } from '../../api/json.ts';
 import { labelSelectorJson } from '../../api/labels.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
@@ -54,7 +54,7 @@ function setTemplateGeneration(ds: KubeObject, generation: number): void {
 /** ValidateRollingUpdateDaemonSet: exactly one of maxUnavailable and maxSurge is non-zero. */
 function validateRollingUpdate(rollingUpdate: JsonObject, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  for (const k of ['maxUnavailable', 'maxSurge']) causes.push(...validatePositiveIntOrPercent(rollingUpdate[k], `${path}.${k}`));
+  for (const k of ['maxUnavailable', 'maxSurge']) appendAll(causes, validatePositiveIntOrPercent(rollingUpdate[k], `${path}.${k}`));
   for (const k of ['maxUnavailable', 'maxSurge']) {
     const v = intOrPercentValue(rollingUpdate[k]);
     if (v.percent && v.value > 100) causes.push(invalid(`${path}.${k}`, goIntOrString(rollingUpdate[k]), 'must not be greater than 100%'));
@@ -95,14 +95,14 @@ function validateDaemonSet(ds: KubeObject, old?: KubeObject): StatusCause[] {
   const causes = selectorObj === undefined ? [] : validateLabelSelector(selectorObj, 'spec.selector');
   // A missing selector matches nothing; one that does not parse is left to the checks above.
   const selector = podSelectorOf(spec);
-  if (selector !== undefined) causes.push(...validateTemplateMatches(selector, template, 'spec.template'));
+  if (selector !== undefined) appendAll(causes, validateTemplateMatches(selector, template, 'spec.template'));
   if (selectorObj !== undefined && selectorCount(selectorObj) === 0) causes.push(invalid('spec.selector', labelSelectorJson(selectorObj), 'empty selector is invalid for daemonset'));
-  causes.push(...validatePodTemplateSpec(template, 'spec.template', templateOf(old)));
-  causes.push(...validateAlwaysRestarts(template, 'spec.template', 'DaemonSet'));
-  causes.push(...validateNonnegative(numberAt(spec, 'minReadySeconds') ?? 0, 'spec.minReadySeconds'));
-  causes.push(...validateUpdateStrategy(objectAt(spec, 'updateStrategy')));
+  appendAll(causes, validatePodTemplateSpec(template, 'spec.template', templateOf(old)));
+  appendAll(causes, validateAlwaysRestarts(template, 'spec.template', 'DaemonSet'));
+  appendAll(causes, validateNonnegative(numberAt(spec, 'minReadySeconds') ?? 0, 'spec.minReadySeconds'));
+  appendAll(causes, validateUpdateStrategy(objectAt(spec, 'updateStrategy')));
   const revisionHistoryLimit = numberAt(spec, 'revisionHistoryLimit');
-  if (revisionHistoryLimit !== undefined) causes.push(...validateNonnegative(revisionHistoryLimit, 'spec.revisionHistoryLimit'));
+  if (revisionHistoryLimit !== undefined) appendAll(causes, validateNonnegative(revisionHistoryLimit, 'spec.revisionHistoryLimit'));
   return causes;
 }
 

@@ -4,7 +4,7 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { builtinType } from './skeleton.ts';
-import { forbidden, goJson, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
+import { appendAll, forbidden, goJson, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { keepOldSpec, keepOldStatus } from './common.ts';
 import { clone, isObject, type JsonObject } from '../../api/json.ts';
@@ -53,8 +53,8 @@ function validateStrategy(strategy: unknown, path: string): StatusCause[] {
         causes.push(required(`${path}.rollingUpdate`, 'this should be defaulted and never be nil'));
         break;
       }
-      causes.push(...validatePositiveIntOrPercent(ru.maxUnavailable, `${path}.rollingUpdate.maxUnavailable`));
-      causes.push(...validatePositiveIntOrPercent(ru.maxSurge, `${path}.rollingUpdate.maxSurge`));
+      appendAll(causes, validatePositiveIntOrPercent(ru.maxUnavailable, `${path}.rollingUpdate.maxUnavailable`));
+      appendAll(causes, validatePositiveIntOrPercent(ru.maxSurge, `${path}.rollingUpdate.maxSurge`));
       const unavailable = intOrPercentValue(ru.maxUnavailable);
       const surge = intOrPercentValue(ru.maxSurge);
       if (unavailable.value === 0 && surge.value === 0) {
@@ -80,20 +80,20 @@ function validateDeploymentSpec(d: KubeObject, old: KubeObject | undefined): Sta
   const spec = objectAt(d, 'spec') ?? {};
   const causes = validateKubeFinalizerNames(d.metadata.finalizers, 'metadata.finalizers');
   const replicas = numberAt(spec, 'replicas') ?? 0;
-  causes.push(...validateNonnegative(replicas, 'spec.replicas'));
-  causes.push(...validateSelectorAndTemplate(spec, {
+  appendAll(causes, validateNonnegative(replicas, 'spec.replicas'));
+  appendAll(causes, validateSelectorAndTemplate(spec, {
     workload: 'deployment',
     invalidDetail: 'invalid label selector',
     validateTemplate: (selector, template) => validateReplicatedTemplate(selector, template, 'spec.template', templateOf(old)),
   }));
-  causes.push(...validateStrategy(spec.strategy, 'spec.strategy'));
+  appendAll(causes, validateStrategy(spec.strategy, 'spec.strategy'));
   const minReadySeconds = numberAt(spec, 'minReadySeconds') ?? 0;
-  causes.push(...validateNonnegative(minReadySeconds, 'spec.minReadySeconds'));
+  appendAll(causes, validateNonnegative(minReadySeconds, 'spec.minReadySeconds'));
   const revisionHistoryLimit = numberAt(spec, 'revisionHistoryLimit');
-  if (revisionHistoryLimit !== undefined) causes.push(...validateNonnegative(revisionHistoryLimit, 'spec.revisionHistoryLimit'));
+  if (revisionHistoryLimit !== undefined) appendAll(causes, validateNonnegative(revisionHistoryLimit, 'spec.revisionHistoryLimit'));
   const progressDeadlineSeconds = numberAt(spec, 'progressDeadlineSeconds');
   if (progressDeadlineSeconds !== undefined) {
-    causes.push(...validateNonnegative(progressDeadlineSeconds, 'spec.progressDeadlineSeconds'));
+    appendAll(causes, validateNonnegative(progressDeadlineSeconds, 'spec.progressDeadlineSeconds'));
     if (progressDeadlineSeconds <= minReadySeconds) {
       causes.push(invalid('spec.progressDeadlineSeconds', progressDeadlineSeconds, 'must be greater than minReadySeconds'));
     }

@@ -4,7 +4,7 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { builtinType } from './skeleton.ts';
-import { child, index, invalid, required } from '../validation/field.ts';
+import { appendAll, child, index, invalid, required } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { ipWarnings } from './ip.ts';
@@ -39,7 +39,7 @@ function validateAddress(address: unknown, path: string, allowSpecial: boolean):
   if (isObject(address) && typeof address.nodeName === 'string') {
     for (const msg of isDNS1123Subdomain(address.nodeName)) causes.push(invalid(child(path, 'nodeName'), address.nodeName, msg));
   }
-  if (!allowSpecial) causes.push(...endpointIPCauses(ip, ipPath));
+  if (!allowSpecial) appendAll(causes, endpointIPCauses(ip, ipPath));
   return causes;
 }
 
@@ -63,8 +63,8 @@ function validateSubsets(ep: KubeObject): StatusCause[] {
     const notReady = arrayAt(subset, 'notReadyAddresses');
     if (addresses.length === 0 && notReady.length === 0) causes.push(required(p, 'must specify `addresses` or `notReadyAddresses`'));
     const allowSpecial = isKubernetesEndpoints(ep);
-    addresses.forEach((a, j) => causes.push(...validateAddress(a, index(child(p, 'addresses'), j), allowSpecial)));
-    notReady.forEach((a, j) => causes.push(...validateAddress(a, index(child(p, 'notReadyAddresses'), j), allowSpecial)));
+    addresses.forEach((a, j) => appendAll(causes, validateAddress(a, index(child(p, 'addresses'), j), allowSpecial)));
+    notReady.forEach((a, j) => appendAll(causes, validateAddress(a, index(child(p, 'notReadyAddresses'), j), allowSpecial)));
     const ports = arrayAt(subset, 'ports');
     ports.forEach((port, j) => {
       const pp = index(child(p, 'ports'), j);
@@ -73,7 +73,7 @@ function validateSubsets(ep: KubeObject): StatusCause[] {
       else if (name !== '') for (const msg of isDNS1123Label(name)) causes.push(invalid(child(pp, 'name'), name, msg));
       const number = isObject(port) ? port.port : undefined;
       for (const msg of isValidPortNum(Number(number ?? 0))) causes.push(invalid(child(pp, 'port'), number ?? 0, msg));
-      causes.push(...validateProtocol(isObject(port) ? port.protocol : undefined, child(pp, 'protocol')));
+      appendAll(causes, validateProtocol(isObject(port) ? port.protocol : undefined, child(pp, 'protocol')));
       const appProtocol = isObject(port) ? port.appProtocol : undefined;
       if (typeof appProtocol === 'string') for (const msg of isQualifiedName(appProtocol)) causes.push(invalid(child(pp, 'appProtocol'), appProtocol, msg));
     });
@@ -91,7 +91,7 @@ function endpointsWarnings(ep: KubeObject): string[] {
   const warnings: string[] = [];
   arrayAt(ep, 'subsets').forEach((subset, i) => {
     for (const list of ['addresses', 'notReadyAddresses']) {
-      arrayAt(subset, list).forEach((address, j) => warnings.push(...ipWarnings(child(index(child(index('subsets', i), list), j), 'ip'), stringAt(address, 'ip'))));
+      arrayAt(subset, list).forEach((address, j) => appendAll(warnings, ipWarnings(child(index(child(index('subsets', i), list), j), 'ip'), stringAt(address, 'ip'))));
     }
   });
   return warnings;

@@ -8,7 +8,7 @@ import { isObject, type JsonObject } from '../../api/json.ts';
 import { fullyQualifiedDomainNameError } from '../../api/labels.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { duplicate, fieldImmutable, index, invalid, notSupported, required, tooMany } from '../validation/field.ts';
+import { appendAll, duplicate, fieldImmutable, index, invalid, notSupported, required, tooMany } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum } from '../validation/names.ts';
 import { validateLabels } from '../validation/object-meta.ts';
 import { isKubernetesEndpoints } from './endpoints.ts';
@@ -44,7 +44,7 @@ function validateAddress(address: unknown, addressType: string, addressesPath: s
   const causes = legacyIPCauses(path, text);
   if (causes.length > 0) return causes;
   if (ipFamilyOf(text) !== addressType) causes.push(invalid(addressesPath, text, `must be an ${addressType} address`));
-  if (!allowSpecial) causes.push(...endpointIPCauses(text, path));
+  if (!allowSpecial) appendAll(causes, endpointIPCauses(text, path));
   return causes;
 }
 
@@ -74,14 +74,14 @@ function validateEndpoints(slice: KubeObject, addressType: string): StatusCause[
     const addresses = arrayAt(endpoint, 'addresses');
     if (addresses.length === 0) causes.push(required(`${p}.addresses`, 'must contain at least 1 address'));
     else if (addresses.length > maxAddresses) causes.push(tooMany(`${p}.addresses`, addresses.length, maxAddresses));
-    addresses.forEach((address, j) => causes.push(...validateAddress(address, addressType, `${p}.addresses`, index(`${p}.addresses`, j), allowSpecial)));
+    addresses.forEach((address, j) => appendAll(causes, validateAddress(address, addressType, `${p}.addresses`, index(`${p}.addresses`, j), allowSpecial)));
     if (typeof endpoint.nodeName === 'string') {
       for (const msg of isDNS1123Subdomain(endpoint.nodeName)) causes.push(invalid(`${p}.nodeName`, endpoint.nodeName, msg));
     }
     const topology = objectAt(endpoint, 'deprecatedTopology');
     if (topology !== undefined) {
       if (Object.keys(topology).length > maxTopologyLabels) causes.push(tooMany(`${p}.deprecatedTopology`, Object.keys(topology).length, maxTopologyLabels));
-      causes.push(...validateLabels(topology, `${p}.deprecatedTopology`));
+      appendAll(causes, validateLabels(topology, `${p}.deprecatedTopology`));
       if ('topology.kubernetes.io/zone' in topology) {
         causes.push({ reason: 'InternalError', field: `${p}.deprecatedTopology[topology.kubernetes.io/zone]`, message: 'Internal error: reserved key, use zone instead' });
       }
@@ -90,7 +90,7 @@ function validateEndpoints(slice: KubeObject, addressType: string): StatusCause[
       for (const msg of isDNS1123Label(endpoint.hostname)) causes.push(invalid(`${p}.hostname`, endpoint.hostname, msg));
     }
     const hints = objectAt(endpoint, 'hints');
-    if (hints !== undefined) causes.push(...validateHints(hints, `${p}.hints`));
+    if (hints !== undefined) appendAll(causes, validateHints(hints, `${p}.hints`));
   });
   return causes;
 }
@@ -126,7 +126,7 @@ export function validateEndpointSlice(slice: KubeObject, old?: KubeObject): Stat
   const addressType = stringAt(slice, 'addressType');
   if (addressType === '') causes.push(required('addressType'));
   else if (!addressTypes.includes(addressType)) causes.push(notSupported('addressType', addressType, addressTypes));
-  causes.push(...validatePorts(slice));
+  appendAll(causes, validatePorts(slice));
   const endpointCauses = validateEndpoints(slice, addressType);
   if (endpointCauses.length > 0 && old !== undefined && semanticEqual(old.endpoints, slice.endpoints)) return causes;
   return [...causes, ...endpointCauses];

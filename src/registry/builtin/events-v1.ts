@@ -6,7 +6,7 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { clone, deepEqual, isObject, type JsonObject } from '../../api/json.ts';
 import type { ResourceType, StorageConversion, Strategy } from '../resource-type.ts';
-import { fieldImmutable, invalid, required } from '../validation/field.ts';
+import { appendAll, fieldImmutable, invalid, required } from '../validation/field.ts';
 import { validateEvent } from './events.ts';
 import { objectAt, stringAt } from './object.ts';
 import { builtinType } from './skeleton.ts';
@@ -93,7 +93,7 @@ function validateUpdate(event: KubeObject, old: KubeObject): StatusCause[] {
   const core = eventToCore(event) as JsonObject;
   const before = eventToCore(old) as JsonObject;
   const causes: StatusCause[] = [];
-  if (!deepEqual(core.series, before.series)) causes.push(...validateSeries(core));
+  if (!deepEqual(core.series, before.series)) appendAll(causes, validateSeries(core));
   const immutable = ['involvedObject', 'reason', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count', 'type', 'eventTime', 'action', 'related', 'reportingComponent', 'reportingInstance'];
   for (const field of immutable) {
     if (!deepEqual(core[field] ?? null, before[field] ?? null)) {

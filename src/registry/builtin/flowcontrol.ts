@@ -7,7 +7,7 @@ import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import type { JsonObject } from '../../api/json.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { child, duplicate, forbidden, goJson, index, invalid, notSupported, required, type FieldPath } from '../validation/field.ts';
+import { appendAll, child, duplicate, forbidden, goJson, index, invalid, notSupported, required, type FieldPath } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain } from '../validation/names.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
 import { numberAt, objectAt, objectsAt, stringAt, stringsAt } from './object.ts';
@@ -133,15 +133,15 @@ function checkResourceRule(rule: JsonObject, path: FieldPath): StatusCause[] {
   const causes = checkVerbs(stringsAt(rule, 'verbs'), child(path, 'verbs'));
   const groups = stringsAt(rule, 'apiGroups');
   if (groups.length === 0) causes.push(required(child(path, 'apiGroups'), 'resource rules must supply at least one api group'));
-  else causes.push(...checkWildcard(groups, child(path, 'apiGroups'), 'api groups'));
+  else appendAll(causes, checkWildcard(groups, child(path, 'apiGroups'), 'api groups'));
   const resources = stringsAt(rule, 'resources');
   if (resources.length === 0) causes.push(required(child(path, 'resources'), 'resource rules must supply at least one resource'));
-  else causes.push(...checkWildcard(resources, child(path, 'resources'), 'resources'));
+  else appendAll(causes, checkWildcard(resources, child(path, 'resources'), 'resources'));
   const namespaces = stringsAt(rule, 'namespaces');
   if (namespaces.length === 0 && rule.clusterScope !== true) {
     causes.push(required(child(path, 'namespaces'), 'resource rules that are not cluster scoped must supply at least one namespace'));
   } else if (namespaces.includes('*')) {
-    causes.push(...checkWildcard(namespaces, child(path, 'namespaces'), 'namespaces'));
+    appendAll(causes, checkWildcard(namespaces, child(path, 'namespaces'), 'namespaces'));
   } else {
     namespaces.forEach((ns, i) => {
       for (const msg of isDNS1123Label(ns)) causes.push(invalid(index(child(path, 'namespaces'), i), ns, namespaceIntro + msg));
@@ -155,8 +155,8 @@ function checkNonResourceRule(rule: JsonObject, path: FieldPath): StatusCause[] 
   const urls = stringsAt(rule, 'nonResourceURLs');
   const urlsPath = child(path, 'nonResourceURLs');
   if (urls.length === 0) causes.push(required(urlsPath, 'nonResourceURLs must contain at least one value'));
-  else if (urls.includes('*')) causes.push(...checkWildcard(urls, urlsPath, 'non-resource URLs'));
-  else urls.forEach((url, i) => causes.push(...checkNonResourceURL(url, index(urlsPath, i))));
+  else if (urls.includes('*')) appendAll(causes, checkWildcard(urls, urlsPath, 'non-resource URLs'));
+  else urls.forEach((url, i) => appendAll(causes, checkNonResourceURL(url, index(urlsPath, i))));
   return causes;
 }
 
@@ -226,14 +226,14 @@ export function validateFlowSchema(fs: KubeObject): StatusCause[] {
     const path = index('spec.rules', i);
     const subjects = objectsAt(rule, 'subjects');
     if (subjects.length === 0) causes.push(required(child(path, 'subjects'), 'subjects must contain at least one value'));
-    subjects.forEach((subject, j) => causes.push(...checkSubject(subject, index(child(path, 'subjects'), j))));
+    subjects.forEach((subject, j) => appendAll(causes, checkSubject(subject, index(child(path, 'subjects'), j))));
     const resourceRules = objectsAt(rule, 'resourceRules');
     const nonResourceRules = objectsAt(rule, 'nonResourceRules');
     if (resourceRules.length === 0 && nonResourceRules.length === 0) causes.push(required(path, 'at least one of resourceRules and nonResourceRules has to be non-empty'));
-    resourceRules.forEach((r, j) => causes.push(...checkResourceRule(r, index(child(path, 'resourceRules'), j))));
-    nonResourceRules.forEach((r, j) => causes.push(...checkNonResourceRule(r, index(child(path, 'nonResourceRules'), j))));
+    resourceRules.forEach((r, j) => appendAll(causes, checkResourceRule(r, index(child(path, 'resourceRules'), j))));
+    nonResourceRules.forEach((r, j) => appendAll(causes, checkNonResourceRule(r, index(child(path, 'nonResourceRules'), j))));
   });
-  causes.push(...checkConditions(objectAt(fs, 'status')));
+  appendAll(causes, checkConditions(objectAt(fs, 'status')));
   return causes;
 }
 
@@ -271,11 +271,11 @@ function checkLimited(limited: JsonObject, path: FieldPath): StatusCause[] {
     if (queuing !== undefined) causes.push(forbidden(child(responsePath, 'queuing'), 'must be nil if limited.limitResponse.type is not Limited'));
   } else if (type === 'Queue') {
     if (queuing === undefined) causes.push(required(child(responsePath, 'queuing'), 'must not be empty if limited.limitResponse.type is Limited'));
-    else causes.push(...checkQueuing(queuing, child(responsePath, 'queuing')));
+    else appendAll(causes, checkQueuing(queuing, child(responsePath, 'queuing')));
   } else {
     causes.push(notSupported(child(responsePath, 'type'), type, limitResponseTypes));
   }
-  causes.push(...checkPercent(limited, 'lendablePercent', path));
+  appendAll(causes, checkPercent(limited, 'lendablePercent', path));
   const borrowing = limited.borrowingLimitPercent;
   if (typeof borrowing === 'number' && borrowing < 0) causes.push(invalid(child(path, 'borrowingLimitPercent'), borrowing, 'if specified, must be a non-negative integer'));
   return causes;
@@ -294,16 +294,16 @@ export function validatePriorityLevel(plc: KubeObject): StatusCause[] {
     if (exempt !== undefined) {
       const shares = exempt.nominalConcurrencyShares;
       if (typeof shares === 'number' && shares < 0) causes.push(invalid('spec.exempt.nominalConcurrencyShares', shares, 'must be a non-negative number'));
-      causes.push(...checkPercent(exempt, 'lendablePercent', 'spec.exempt'));
+      appendAll(causes, checkPercent(exempt, 'lendablePercent', 'spec.exempt'));
     }
   } else if (type === 'Limited') {
     if (exempt !== undefined) causes.push(forbidden('spec.exempt', 'must be nil if the type is Limited'));
     if (limited === undefined) causes.push(required('spec.limited', 'must not be empty when type is Limited'));
-    else causes.push(...checkLimited(limited, 'spec.limited'));
+    else appendAll(causes, checkLimited(limited, 'spec.limited'));
   } else {
     causes.push(notSupported('spec.type', type, levelTypes));
   }
-  causes.push(...checkConditions(objectAt(plc, 'status')));
+  appendAll(causes, checkConditions(objectAt(plc, 'status')));
   return causes;
 }
 

@@ -7,7 +7,7 @@ import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { isStatusError } from '../../api/index.ts';
 import { labelSelectorFromObject, labelSelectorJson, matchLabels, type LabelSelector, type LabelSelectorObject } from '../../api/labels.ts';
 import { clone, isObject, type JsonObject } from '../../api/json.ts';
-import { child, duplicate, fieldImmutable, GoValue, goJson, index, invalid, notSupported, required, tooLong, tooMany, validateNonnegative } from '../validation/field.ts';
+import { appendAll, child, duplicate, fieldImmutable, GoValue, goJson, index, invalid, notSupported, required, tooLong, tooMany, validateNonnegative } from '../validation/field.ts';
 import type { FieldPath } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
 import { arrayAt, ensureObject, numberAt, objectAt, objectsAt, present, semanticEqual, stringAt } from './object.ts';
@@ -116,12 +116,12 @@ function validateGeneratedSelector(job: KubeObject, requirePrefixedLabels: boole
   if (uid === '') causes.push(required('metadata.uid'));
   const meta = objectAt(objectAt(spec, 'template'), 'metadata');
   const path = 'spec.template.metadata';
-  causes.push(...validateHasLabel(meta, path, legacyControllerUidLabel, uid));
-  causes.push(...validateHasLabel(meta, path, legacyJobNameLabel, name));
+  appendAll(causes, validateHasLabel(meta, path, legacyControllerUidLabel, uid));
+  appendAll(causes, validateHasLabel(meta, path, legacyJobNameLabel, name));
   const expected: Record<string, string> = { [legacyControllerUidLabel]: uid, [legacyJobNameLabel]: name };
   if (requirePrefixedLabels) {
-    causes.push(...validateHasLabel(meta, path, controllerUidLabel, uid));
-    causes.push(...validateHasLabel(meta, path, jobNameLabel, name));
+    appendAll(causes, validateHasLabel(meta, path, controllerUidLabel, uid));
+    appendAll(causes, validateHasLabel(meta, path, jobNameLabel, name));
     expected[controllerUidLabel] = uid;
     expected[jobNameLabel] = name;
   }
@@ -191,8 +191,8 @@ function validatePodFailurePolicy(spec: JsonObject, path: FieldPath): StatusCaus
     } else if (!podFailurePolicyActions.includes(action)) causes.push(notSupported(child(p, 'action'), action, podFailurePolicyActions));
     const onExitCodes = objectAt(rule, 'onExitCodes');
     const onPodConditions = objectsAt(rule, 'onPodConditions');
-    if (onExitCodes !== undefined) causes.push(...validateOnExitCodes(onExitCodes, child(p, 'onExitCodes'), containerNames));
-    if (onPodConditions.length > 0) causes.push(...validateOnPodConditions(onPodConditions, child(p, 'onPodConditions')));
+    if (onExitCodes !== undefined) appendAll(causes, validateOnExitCodes(onExitCodes, child(p, 'onExitCodes'), containerNames));
+    if (onPodConditions.length > 0) appendAll(causes, validateOnPodConditions(onPodConditions, child(p, 'onPodConditions')));
     if (onExitCodes !== undefined && onPodConditions.length > 0) {
       causes.push({ reason: 'FieldValueInvalid', field: p, message: 'Invalid value: specifying both OnExitCodes and OnPodConditions is not supported' });
     }
@@ -250,7 +250,7 @@ function validateSuccessPolicy(spec: JsonObject, path: FieldPath): StatusCause[]
     const count = numberAt(rule, 'succeededCount');
     if (count !== undefined) {
       const countPath = child(p, 'succeededCount');
-      causes.push(...validateNonnegative(count, countPath));
+      appendAll(causes, validateNonnegative(count, countPath));
       if (count > completions) causes.push(invalid(countPath, count, `must be less than or equal to ${completions} (the number of specified completions)`));
       if (typeof rule.succeededIndexes === 'string' && count > total) {
         causes.push(invalid(countPath, count, `must be less than or equal to ${total} (the number of indexes in the specified succeededIndexes field)`));
@@ -268,7 +268,7 @@ export function validateJobSpecCommon(spec: JsonObject, path: FieldPath, oldTemp
   const causes: StatusCause[] = [];
   for (const field of ['parallelism', 'completions', 'activeDeadlineSeconds', 'backoffLimit', 'ttlSecondsAfterFinished', 'backoffLimitPerIndex', 'maxFailedIndexes']) {
     const value = numberAt(spec, field);
-    if (value !== undefined) causes.push(...validateNonnegative(value, child(path, field)));
+    if (value !== undefined) appendAll(causes, validateNonnegative(value, child(path, field)));
   }
   const completions = numberAt(spec, 'completions');
   const parallelism = numberAt(spec, 'parallelism');
@@ -318,10 +318,10 @@ export function validateJobSpecCommon(spec: JsonObject, path: FieldPath, oldTemp
     if (backoffLimitPerIndex !== undefined) causes.push(invalid(child(path, 'backoffLimitPerIndex'), backoffLimitPerIndex, 'requires indexed completion mode'));
     if (maxFailedIndexes !== undefined) causes.push(invalid(child(path, 'maxFailedIndexes'), maxFailedIndexes, 'requires indexed completion mode'));
   }
-  if (present(spec.podFailurePolicy)) causes.push(...validatePodFailurePolicy(spec, child(path, 'podFailurePolicy')));
+  if (present(spec.podFailurePolicy)) appendAll(causes, validatePodFailurePolicy(spec, child(path, 'podFailurePolicy')));
   if (present(spec.successPolicy)) {
     if (mode !== 'Indexed') causes.push(invalid(child(path, 'successPolicy'), goJson(spec.successPolicy), 'requires indexed completion mode'));
-    else causes.push(...validateSuccessPolicy(spec, child(path, 'successPolicy')));
+    else appendAll(causes, validateSuccessPolicy(spec, child(path, 'successPolicy')));
   }
   const replacement = spec.podReplacementPolicy;
   if (present(replacement)) {
@@ -332,7 +332,7 @@ export function validateJobSpecCommon(spec: JsonObject, path: FieldPath, oldTemp
     }
   }
   const templatePath = child(path, 'template');
-  causes.push(...validatePodTemplateSpec(spec.template, templatePath, oldTemplate));
+  appendAll(causes, validatePodTemplateSpec(spec.template, templatePath, oldTemplate));
   const restartPolicy = stringAt(objectAt(spec.template, 'spec'), 'restartPolicy');
   const restartPath = child(templatePath, 'spec', 'restartPolicy');
   // A template without restartPolicy was defaulted to Always: both read as "not chosen".
@@ -351,9 +351,9 @@ export function validateJobSpecCommon(spec: JsonObject, path: FieldPath, oldTemp
 export function validateJob(job: KubeObject, requirePrefixedLabels: boolean, old?: KubeObject): StatusCause[] {
   const spec = objectAt(job, 'spec') ?? {};
   const causes = validateGeneratedSelector(job, requirePrefixedLabels);
-  causes.push(...validateJobSpecCommon(spec, 'spec', objectAt(objectAt(old, 'spec'), 'template')));
+  appendAll(causes, validateJobSpecCommon(spec, 'spec', objectAt(objectAt(old, 'spec'), 'template')));
   if (!present(spec.selector)) causes.push(required('spec.selector'));
-  else if (isObject(spec.selector)) causes.push(...validateLabelSelector(spec.selector, 'spec.selector'));
+  else if (isObject(spec.selector)) appendAll(causes, validateLabelSelector(spec.selector, 'spec.selector'));
   const selector = selectorOf(spec.selector);
   const templateLabels = objectAt(objectAt(spec.template, 'metadata'), 'labels');
   if (selector !== undefined && !matchLabels(selector, (templateLabels ?? {}) as Record<string, string>)) {
@@ -444,7 +444,7 @@ export function validateJobStatus(job: KubeObject): StatusCause[] {
   const causes: StatusCause[] = [];
   for (const field of ['active', 'succeeded', 'failed', 'ready', 'terminating']) {
     const value = numberAt(status, field);
-    if (value !== undefined) causes.push(...validateNonnegative(value, `status.${field}`));
+    if (value !== undefined) appendAll(causes, validateNonnegative(value, `status.${field}`));
   }
   const uncounted = objectAt(status, 'uncountedTerminatedPods');
   const seen = new Set<string>();
@@ -475,6 +475,6 @@ export function jobSpecWarnings(spec: unknown, path: FieldPath): string[] {
   if (stringAt(spec, 'completionMode') === 'Indexed' && completions > completionsSoftLimit && parallelism > parallelismSoftLimit) {
     warnings.push(`${path}: In Indexed Jobs with a number of completions higher than 10^5 and a parallelism higher than 10^4, Kubernetes might not be able to track completedIndexes when a big number of indexes fail`);
   }
-  warnings.push(...podTemplateWarnings(objectAt(spec, 'template'), child(path, 'template')));
+  appendAll(warnings, podTemplateWarnings(objectAt(spec, 'template'), child(path, 'template')));
   return warnings;
 }

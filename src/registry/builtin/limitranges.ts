@@ -5,7 +5,7 @@ import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { compareQuantity, formatQuantity, integerValue, milliValue, quantityOf, type Quantity } from '../../api/quantity.ts';
 import type { Strategy } from '../resource-type.ts';
-import { child, duplicate, forbidden, goJson, index, invalid, key, required, type FieldPath } from '../validation/field.ts';
+import { appendAll, child, duplicate, forbidden, goJson, index, invalid, key, required, type FieldPath } from '../validation/field.ts';
 import { objectAt, objectsAt } from './object.ts';
 import {
   isOvercommitAllowed, isQualifiedName, quantitiesOf, validateContainerResourceName, validateResourceName,
@@ -63,7 +63,7 @@ export function validateLimitRange(lr: KubeObject): StatusCause[] {
   objectsAt(objectAt(lr, 'spec'), 'limits').forEach((item, i) => {
     const path = index('spec.limits', i);
     const type = typeof item.type === 'string' ? item.type : '';
-    causes.push(...validateLimitType(type, child(path, 'type')));
+    appendAll(causes, validateLimitType(type, child(path, 'type')));
     if (seen.has(type)) causes.push(duplicate(child(path, 'type'), goJson(type)));
     seen.add(type);
 
@@ -72,7 +72,7 @@ export function validateLimitRange(lr: KubeObject): StatusCause[] {
     const collect = (field: string) => {
       const given = objectAt(item, field) ?? {};
       for (const name of Object.keys(given)) {
-        causes.push(...validateItemResourceName(type, name, key(child(path, field), name)));
+        appendAll(causes, validateItemResourceName(type, name, key(child(path, field), name)));
         keys.add(name);
       }
       maps[field] = quantitiesOf(given);

@@ -4,7 +4,7 @@
 // strategies give of the IPs.
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
-import { child, index, invalid } from '../validation/field.ts';
+import { appendAll, child, index, invalid } from '../validation/field.ts';
 import { isDNS1123Subdomain } from '../validation/names.ts';
 import { ipWarnings, parseIP } from './ip.ts';
 import { legacyIPCauses } from './legacy-ip-fields.ts';
@@ -26,7 +26,7 @@ export function loadBalancerIngressCauses(obj: KubeObject, old: KubeObject, betw
     const path = index(loadBalancerIngressPath, i);
     const ip = stringAt(entry, 'ip');
     const causes = ip === '' ? [] : legacyIPCauses(child(path, 'ip'), ip, existingIPs);
-    causes.push(...between(entry, path));
+    appendAll(causes, between(entry, path));
     const hostname = stringAt(entry, 'hostname');
     if (hostname !== '') {
       for (const msg of isDNS1123Subdomain(hostname)) causes.push(invalid(child(path, 'hostname'), hostname, msg));

@@ -3,7 +3,7 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { builtinType } from './skeleton.ts';
-import { invalid } from '../validation/field.ts';
+import { appendAll, invalid } from '../validation/field.ts';
 import { isQualifiedName } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { keepOldStatus } from './common.ts';
@@ -26,7 +26,7 @@ function validateSpecFinalizers(ns: KubeObject): StatusCause[] {
     const name = String(f);
     for (const msg of isQualifiedName(name)) causes.push(invalid('spec.finalizers', name, msg));
   }
-  causes.push(...validateKubeFinalizerNames(arrayAt(objectAt(ns, 'spec'), 'finalizers'), 'spec.finalizers'));
+  appendAll(causes, validateKubeFinalizerNames(arrayAt(objectAt(ns, 'spec'), 'finalizers'), 'spec.finalizers'));
   return causes;
 }
 
@@ -52,7 +52,7 @@ const namespaceStrategy: Strategy = {
 
   validate(ns) {
     const causes = validateKubeFinalizerNames(ns.metadata.finalizers, 'metadata.finalizers');
-    causes.push(...validateSpecFinalizers(ns));
+    appendAll(causes, validateSpecFinalizers(ns));
     return causes;
   },
 

@@ -8,7 +8,7 @@ import type { JsonObject } from '../../api/json.ts';
 import { isDomainPrefixedPath, regexError } from '../../api/labels.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { fieldImmutable, forbidden, goJson, goQuote, invalid, notSupported, required, tooLong } from '../validation/field.ts';
+import { appendAll, fieldImmutable, forbidden, goJson, goQuote, invalid, notSupported, required, tooLong } from '../validation/field.ts';
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isValidPortName, isValidPortNum, validateName } from '../validation/names.ts';
 import { generationStrategy, keepOldSpec, specStatusStrategy } from './common.ts';
 import { cidrWarnings, parseCIDR, parseIP } from './ip.ts';
@@ -95,7 +95,7 @@ function validateHTTPPath(p: JsonObject, path: string): StatusCause[] {
     default:
       causes.push(notSupported(`${path}.pathType`, p.pathType, pathTypes));
   }
-  causes.push(...validateBackend(objectAt(p, 'backend') ?? {}, `${path}.backend`));
+  appendAll(causes, validateBackend(objectAt(p, 'backend') ?? {}, `${path}.backend`));
   return causes;
 }
 
@@ -108,7 +108,7 @@ export function validateIngress(ingress: KubeObject): StatusCause[] {
   if (rules.length === 0 && defaultBackend === undefined) {
     causes.push(invalid('spec', Array.isArray(spec.rules) ? spec.rules : null, 'either `defaultBackend` or `rules` must be specified'));
   }
-  if (defaultBackend !== undefined) causes.push(...validateBackend(defaultBackend, 'spec.defaultBackend'));
+  if (defaultBackend !== undefined) appendAll(causes, validateBackend(defaultBackend, 'spec.defaultBackend'));
   rules.forEach((rule, i) => {
     const path = `spec.rules[${i}]`;
     const host = stringAt(rule, 'host');
@@ -120,7 +120,7 @@ export function validateIngress(ingress: KubeObject): StatusCause[] {
     if (http !== undefined) {
       const paths = objectsAt(http, 'paths');
       if (paths.length === 0) causes.push(required(`${path}.http.paths`));
-      paths.forEach((p, j) => causes.push(...validateHTTPPath(p, `${path}.http.paths[${j}]`)));
+      paths.forEach((p, j) => appendAll(causes, validateHTTPPath(p, `${path}.http.paths[${j}]`)));
     }
   });
   objectsAt(spec, 'tls').forEach((tls, i) => {
@@ -198,11 +198,11 @@ export function validateIngressClass(ic: KubeObject): StatusCause[] {
   const controller = stringAt(spec, 'controller');
   const causes: StatusCause[] = [];
   if (Buffer.byteLength(controller) > maxControllerLength) causes.push(tooLong('spec.controller', maxControllerLength));
-  causes.push(...isDomainPrefixedPath(controller, 'spec.controller'));
+  appendAll(causes, isDomainPrefixedPath(controller, 'spec.controller'));
   const params = objectAt(spec, 'parameters');
   if (params !== undefined) {
     const path = 'spec.parameters';
-    causes.push(...validateTypedReference(params, path));
+    appendAll(causes, validateTypedReference(params, path));
     if (!present(params.scope)) {
       causes.push(required(`${path}.scope`));
     } else if (!parameterScopes.includes(String(params.scope))) {
@@ -293,7 +293,7 @@ function validateIPBlock(block: JsonObject, path: string, allowedCIDRs: readonly
   const cidr = parseCIDR(cidrText);
   if (cidr === undefined) return causes;
   exceptsOf(block).forEach((text, i) => {
-    causes.push(...legacyCIDRCauses(`${path}.except[${i}]`, text, allowedCIDRs));
+    appendAll(causes, legacyCIDRCauses(`${path}.except[${i}]`, text, allowedCIDRs));
     const except = parseCIDR(text);
     if (except === undefined) return;
     const inside = except.family === cidr.family && except.base >= cidr.base && except.base < cidr.base + cidr.size;
@@ -309,12 +309,12 @@ function validatePeer(peer: JsonObject, path: string, allowedCIDRs: readonly str
     const selector = objectAt(peer, key);
     if (selector === undefined) continue;
     count++;
-    causes.push(...validateLabelSelector(selector, `${path}.${key}`));
+    appendAll(causes, validateLabelSelector(selector, `${path}.${key}`));
   }
   const block = objectAt(peer, 'ipBlock');
   if (block !== undefined) {
     count++;
-    causes.push(...validateIPBlock(block, `${path}.ipBlock`, allowedCIDRs));
+    appendAll(causes, validateIPBlock(block, `${path}.ipBlock`, allowedCIDRs));
   }
   if (count === 0) causes.push(required(path, 'must specify a peer'));
   else if (count > 1 && block !== undefined) causes.push(forbidden(path, 'may not specify both ipBlock and another peer'));
@@ -339,8 +339,8 @@ export function validateNetworkPolicy(np: KubeObject, old?: KubeObject): StatusC
   for (const [direction, peers] of ruleDirections) {
     objectsAt(spec, direction).forEach((rule, i) => {
       const path = `spec.${direction}[${i}]`;
-      objectsAt(rule, 'ports').forEach((port, j) => causes.push(...validatePort(port, `${path}.ports[${j}]`)));
-      objectsAt(rule, peers).forEach((peer, j) => causes.push(...validatePeer(peer, `${path}.${peers}[${j}]`, allowedCIDRs)));
+      objectsAt(rule, 'ports').forEach((port, j) => appendAll(causes, validatePort(port, `${path}.ports[${j}]`)));
+      objectsAt(rule, peers).forEach((peer, j) => appendAll(causes, validatePeer(peer, `${path}.${peers}[${j}]`, allowedCIDRs)));
     });
   }
   const types = Array.isArray(spec.policyTypes) ? spec.policyTypes : [];

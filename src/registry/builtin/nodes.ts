@@ -4,7 +4,7 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { builtinType } from './skeleton.ts';
-import { child, duplicate, forbidden, goJson, goQuote, index, invalid, notSupported, required } from '../validation/field.ts';
+import { appendAll, child, duplicate, forbidden, goJson, goQuote, index, invalid, notSupported, required } from '../validation/field.ts';
 import { isLabelValue, isQualifiedName } from '../validation/names.ts';
 import { byteLength, maxLenError } from '../../api/labels.ts';
 import { compareStrings } from '../../apply/field-path.ts';
@@ -178,7 +178,7 @@ function nodeWarnings(node: KubeObject): string[] {
   const warnings: string[] = [];
   if (present(spec?.configSource)) warnings.push('spec.configSource: the feature is removed');
   if (stringAt(spec, 'externalID') !== '') warnings.push('spec.externalID: this field is deprecated, and is unused by Kubernetes');
-  podCIDRsOf(node).forEach((cidr, i) => warnings.push(...cidrWarnings(index('spec.podCIDRs', i), cidr)));
+  podCIDRsOf(node).forEach((cidr, i) => appendAll(warnings, cidrWarnings(index('spec.podCIDRs', i), cidr)));
   return warnings;
 }
 
@@ -197,9 +197,9 @@ const nodeStrategy: Strategy = {
 
   validate(node) {
     const causes = validateKubeFinalizerNames(node.metadata.finalizers, 'metadata.finalizers');
-    causes.push(...validateTaints(node));
-    causes.push(...validateDeclaredFeatures(node));
-    causes.push(...validatePodCIDRs(node));
+    appendAll(causes, validateTaints(node));
+    appendAll(causes, validateDeclaredFeatures(node));
+    appendAll(causes, validatePodCIDRs(node));
     return causes;
   },
 

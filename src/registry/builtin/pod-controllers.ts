@@ -8,7 +8,7 @@ import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { isStatusError } from '../../api/index.ts';
 import { isEverything, labelSelectorFromObject, labelSelectorJson, matchLabels } from '../../api/labels.ts';
 import type { LabelSelector, LabelSelectorObject } from '../../api/labels.ts';
-import { child, fieldImmutable, forbidden, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
+import { appendAll, child, fieldImmutable, forbidden, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
 import type { FieldPath } from '../validation/field.ts';
 import { labelsOf } from './common.ts';
 import type { JsonObject } from '../../api/json.ts';
@@ -81,12 +81,12 @@ export function validateSelectorAndTemplate(
   if (selectorObj === undefined) {
     causes.push(required('spec.selector'));
   } else {
-    causes.push(...validateLabelSelector(selectorObj, 'spec.selector'));
+    appendAll(causes, validateLabelSelector(selectorObj, 'spec.selector'));
     if (selectorCount(selectorObj) === 0) causes.push(invalid('spec.selector', labelSelectorJson(selectorObj), `empty selector is invalid for ${opts.workload}`));
   }
   const selector = podSelectorOf(spec);
   if (selector === undefined) causes.push(invalid('spec.selector', labelSelectorJson(selectorObj), opts.invalidDetail));
-  else causes.push(...opts.validateTemplate(selector, objectAt(spec, 'template')));
+  else appendAll(causes, opts.validateTemplate(selector, objectAt(spec, 'template')));
   return causes;
 }
 

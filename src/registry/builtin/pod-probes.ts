@@ -6,7 +6,7 @@
 import type { StatusCause } from '../../api/index.ts';
 import { regexError } from '../../api/labels.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
-import { child, forbidden, invalid, notSupported, required, validateNonnegative, type FieldPath } from '../validation/field.ts';
+import { appendAll, child, forbidden, invalid, notSupported, required, validateNonnegative, type FieldPath } from '../validation/field.ts';
 import { isValidPortName, isValidPortNum } from '../validation/names.ts';
 import { arrayAt, numberAt, objectAt, stringAt } from './object.ts';
 
@@ -23,7 +23,7 @@ const httpSchemes = ['HTTP', 'HTTPS'];
 function validateHTTPGet(http: JsonObject, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
   if (stringAt(http, 'path') === '') causes.push(required(child(path, 'path')));
-  causes.push(...validatePortNumOrName(http.port, child(path, 'port')));
+  appendAll(causes, validatePortNumOrName(http.port, child(path, 'port')));
   const scheme = stringAt(http, 'scheme');
   if (!httpSchemes.includes(scheme)) causes.push(notSupported(child(path, 'scheme'), scheme, httpSchemes));
   for (const raw of arrayAt(http, 'httpHeaders')) {
@@ -58,14 +58,14 @@ function validateHandler(handler: JsonObject, kinds: readonly HandlerKind[], gra
         if (arrayAt(action, 'command').length === 0) causes.push(required(child(p, 'command')));
         break;
       case 'httpGet':
-        causes.push(...validateHTTPGet(action, p));
+        appendAll(causes, validateHTTPGet(action, p));
         break;
       case 'tcpSocket':
-        causes.push(...validatePortNumOrName(action.port, child(p, 'port')));
+        appendAll(causes, validatePortNumOrName(action.port, child(p, 'port')));
         break;
       case 'grpc': {
         const port = numberAt(action, 'port') ?? 0;
-        causes.push(...isValidPortNum(port).map((msg) => invalid(child(p, 'port'), port, msg)));
+        appendAll(causes, isValidPortNum(port).map((msg) => invalid(child(p, 'port'), port, msg)));
         break;
       }
       case 'sleep': {
@@ -85,7 +85,7 @@ function validateHandler(handler: JsonObject, kinds: readonly HandlerKind[], gra
 function validateProbe(probe: JsonObject, gracePeriod: number | undefined, path: FieldPath): StatusCause[] {
   const causes = validateHandler(probe, probeHandlers, gracePeriod, path);
   for (const field of ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold']) {
-    causes.push(...validateNonnegative(numberAt(probe, field) ?? 0, child(path, field)));
+    appendAll(causes, validateNonnegative(numberAt(probe, field) ?? 0, child(path, field)));
   }
   const grace = numberAt(probe, 'terminationGracePeriodSeconds');
   if (grace !== undefined && grace <= 0) causes.push(invalid(child(path, 'terminationGracePeriodSeconds'), grace, 'must be greater than 0'));
@@ -98,13 +98,13 @@ function validateProbesAndHooks(container: JsonObject, gracePeriod: number | und
   const lifecycle = objectAt(container, 'lifecycle');
   for (const hook of ['postStart', 'preStop']) {
     const handler = objectAt(lifecycle, hook);
-    if (handler !== undefined) causes.push(...validateHandler(handler, lifecycleHandlers, gracePeriod, child(path, 'lifecycle', hook)));
+    if (handler !== undefined) appendAll(causes, validateHandler(handler, lifecycleHandlers, gracePeriod, child(path, 'lifecycle', hook)));
   }
   for (const name of ['livenessProbe', 'readinessProbe', 'startupProbe']) {
     const probe = objectAt(container, name);
     if (probe === undefined) continue;
     const p = child(path, name);
-    causes.push(...validateProbe(probe, gracePeriod, p));
+    appendAll(causes, validateProbe(probe, gracePeriod, p));
     const successThreshold = numberAt(probe, 'successThreshold') ?? 0;
     if (name !== 'readinessProbe' && successThreshold !== 1) causes.push(invalid(child(p, 'successThreshold'), successThreshold, 'must be 1'));
     if (name === 'readinessProbe' && probe.terminationGracePeriodSeconds !== undefined && probe.terminationGracePeriodSeconds !== null) {

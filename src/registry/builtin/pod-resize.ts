@@ -7,7 +7,7 @@ import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { clone, isObject, type JsonObject } from '../../api/json.ts';
 import { sameResourceRequirements } from '../../api/quantity.ts';
 import type { SubresourceStrategy } from '../resource-type.ts';
-import { forbidden, invalid } from '../validation/field.ts';
+import { appendAll, forbidden, invalid } from '../validation/field.ts';
 import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
 import { podQOSClass, validatePodSpec } from './pod-spec.ts';
 
@@ -162,15 +162,15 @@ function validatePodResize(pod: KubeObject, old: KubeObject): StatusCause[] {
   // A kubelet too old to resize reports no resources for its running containers.
   const running = objectsAt(objectAt(old, 'status'), 'containerStatuses').find((s) => isObject(objectAt(s, 'state')?.running));
   if (running !== undefined && !isObject(running.resources)) causes.push(forbidden('spec', 'Pod running on node without support for resize'));
-  if (hasPodLevelResources(spec) || hasPodLevelResources(oldSpec)) causes.push(...validatePodLevelResize(spec, oldSpec));
+  if (hasPodLevelResources(spec) || hasPodLevelResources(oldSpec)) appendAll(causes, validatePodLevelResize(spec, oldSpec));
   const ordering = validateOrdering(spec, oldSpec);
   if (ordering.length > 0) return [...causes, ...ordering];
 
   const containers = objectsAt(spec, 'containers');
   const oldContainers = objectsAt(oldSpec, 'containers');
   const initContainers = objectsAt(spec, 'initContainers');
-  containers.forEach((c, i) => causes.push(...validateNothingRemoved(c, oldContainers[i]!, `spec.containers[${i}]`)));
-  initContainers.forEach((c, i) => causes.push(...validateNothingRemoved(c, oldInit[i]!, `spec.initContainers[${i}]`)));
+  containers.forEach((c, i) => appendAll(causes, validateNothingRemoved(c, oldContainers[i]!, `spec.containers[${i}]`)));
+  initContainers.forEach((c, i) => appendAll(causes, validateNothingRemoved(c, oldInit[i]!, `spec.initContainers[${i}]`)));
   containers.forEach((c, i) => {
     const old = oldContainers[i]!;
     if (!sameContainer(maskedContainer(c, old), old)) causes.push(forbidden('spec', 'only cpu and memory resources are mutable'));

@@ -5,7 +5,7 @@
 
 import type { StatusCause } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
-import { child, duplicate, forbidden, index, invalid, notSupported, required, type FieldPath } from '../validation/field.ts';
+import { appendAll, child, duplicate, forbidden, index, invalid, notSupported, required, type FieldPath } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelValue, isQualifiedName } from '../validation/names.ts';
 import { arrayAt, itemsAt, numberAt, objectAt, stringAt } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
@@ -36,7 +36,7 @@ function validateNodeSelectorRequirement(req: JsonObject, strictValues: boolean,
     default:
       causes.push(invalid(child(path, 'operator'), operator, 'not a valid selector operator'));
   }
-  causes.push(...labelNameCauses(stringAt(req, 'key'), child(path, 'key')));
+  appendAll(causes, labelNameCauses(stringAt(req, 'key'), child(path, 'key')));
   if (strictValues) {
     values.forEach((value, i) => {
       for (const msg of isLabelValue(String(value))) causes.push(invalid(index(child(path, 'values'), i), String(value), msg));
@@ -68,8 +68,8 @@ function validateNodeFieldSelectorRequirement(req: JsonObject, path: FieldPath):
 
 export function validateNodeSelectorTerm(term: JsonObject, strictValues: boolean, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
-  itemsAt(term, 'matchExpressions').forEach((req, j) => causes.push(...validateNodeSelectorRequirement(req, strictValues, index(child(path, 'matchExpressions'), j))));
-  itemsAt(term, 'matchFields').forEach((req, j) => causes.push(...validateNodeFieldSelectorRequirement(req, index(child(path, 'matchFields'), j))));
+  itemsAt(term, 'matchExpressions').forEach((req, j) => appendAll(causes, validateNodeSelectorRequirement(req, strictValues, index(child(path, 'matchExpressions'), j))));
+  itemsAt(term, 'matchFields').forEach((req, j) => appendAll(causes, validateNodeFieldSelectorRequirement(req, index(child(path, 'matchFields'), j))));
   return causes;
 }
 
@@ -80,14 +80,14 @@ function validateNodeAffinity(affinity: JsonObject, path: FieldPath): StatusCaus
     const termsPath = child(path, 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms');
     const terms = itemsAt(requiredTerms, 'nodeSelectorTerms');
     if (terms.length === 0) causes.push(required(termsPath, 'must have at least one node selector term'));
-    terms.forEach((term, i) => causes.push(...validateNodeSelectorTerm(term, true, index(termsPath, i))));
+    terms.forEach((term, i) => appendAll(causes, validateNodeSelectorTerm(term, true, index(termsPath, i))));
   }
   itemsAt(affinity, 'preferredDuringSchedulingIgnoredDuringExecution').forEach((term, i) => {
     const p = index(child(path, 'preferredDuringSchedulingIgnoredDuringExecution'), i);
     const weight = numberAt(term, 'weight') ?? 0;
     if (weight <= 0 || weight > 100) causes.push(invalid(child(p, 'weight'), weight, 'must be in the range 1-100'));
     // Preferred terms take any value: they may match when the cluster has one node.
-    causes.push(...validateNodeSelectorTerm(objectAt(term, 'preference') ?? {}, false, child(p, 'preference')));
+    appendAll(causes, validateNodeSelectorTerm(objectAt(term, 'preference') ?? {}, false, child(p, 'preference')));
   });
   return causes;
 }
@@ -101,7 +101,7 @@ function validateAffinityLabelKeys(term: JsonObject, path: FieldPath): StatusCau
   for (const [field, keys] of [['matchLabelKeys', matchKeys], ['mismatchLabelKeys', mismatchKeys]] as const) {
     if (keys.length === 0) continue;
     if (selector === undefined) causes.push(forbidden(child(path, field), 'must not be specified when labelSelector is not set'));
-    else keys.forEach((k, i) => causes.push(...labelNameCauses(k, index(child(path, field), i))));
+    else keys.forEach((k, i) => appendAll(causes, labelNameCauses(k, index(child(path, field), i))));
   }
   if (selector !== undefined) {
     const matchIndex = new Map(matchKeys.map((k, i) => [k, i]));
@@ -124,28 +124,28 @@ function validatePodAffinityTerm(term: JsonObject, path: FieldPath): StatusCause
   const causes: StatusCause[] = [];
   for (const selector of ['labelSelector', 'namespaceSelector']) {
     const sel = objectAt(term, selector);
-    if (sel !== undefined) causes.push(...validateLabelSelector(sel, child(path, selector)));
+    if (sel !== undefined) appendAll(causes, validateLabelSelector(sel, child(path, selector)));
   }
   for (const name of arrayAt(term, 'namespaces').map(String)) {
     for (const msg of isDNS1123Label(name)) causes.push(invalid(child(path, 'namespace'), name, msg));
   }
-  causes.push(...validateAffinityLabelKeys(term, path));
+  appendAll(causes, validateAffinityLabelKeys(term, path));
   const topologyKey = stringAt(term, 'topologyKey');
   if (topologyKey === '') causes.push(required(child(path, 'topologyKey'), 'can not be empty'));
-  causes.push(...labelNameCauses(topologyKey, child(path, 'topologyKey')));
+  appendAll(causes, labelNameCauses(topologyKey, child(path, 'topologyKey')));
   return causes;
 }
 
 function validatePodAffinity(affinity: JsonObject, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
   itemsAt(affinity, 'requiredDuringSchedulingIgnoredDuringExecution').forEach((term, i) => {
-    causes.push(...validatePodAffinityTerm(term, index(child(path, 'requiredDuringSchedulingIgnoredDuringExecution'), i)));
+    appendAll(causes, validatePodAffinityTerm(term, index(child(path, 'requiredDuringSchedulingIgnoredDuringExecution'), i)));
   });
   itemsAt(affinity, 'preferredDuringSchedulingIgnoredDuringExecution').forEach((weighted, j) => {
     const p = index(child(path, 'preferredDuringSchedulingIgnoredDuringExecution'), j);
     const weight = numberAt(weighted, 'weight') ?? 0;
     if (weight <= 0 || weight > 100) causes.push(invalid(child(p, 'weight'), weight, 'must be in the range 1-100'));
-    causes.push(...validatePodAffinityTerm(objectAt(weighted, 'podAffinityTerm') ?? {}, child(p, 'podAffinityTerm')));
+    appendAll(causes, validatePodAffinityTerm(objectAt(weighted, 'podAffinityTerm') ?? {}, child(p, 'podAffinityTerm')));
   });
   return causes;
 }
@@ -155,10 +155,10 @@ export function validateAffinity(affinity: unknown, path: FieldPath): StatusCaus
   if (!isObject(affinity)) return [];
   const causes: StatusCause[] = [];
   const node = objectAt(affinity, 'nodeAffinity');
-  if (node !== undefined) causes.push(...validateNodeAffinity(node, child(path, 'nodeAffinity')));
+  if (node !== undefined) appendAll(causes, validateNodeAffinity(node, child(path, 'nodeAffinity')));
   for (const kind of ['podAffinity', 'podAntiAffinity']) {
     const pod = objectAt(affinity, kind);
-    if (pod !== undefined) causes.push(...validatePodAffinity(pod, child(path, kind)));
+    if (pod !== undefined) appendAll(causes, validatePodAffinity(pod, child(path, kind)));
   }
   return causes;
 }
@@ -200,11 +200,11 @@ export function validateTopologySpreadConstraints(constraints: unknown[], path: 
       if (selector === undefined) causes.push(forbidden(keysPath, 'must not be specified when labelSelector is not set'));
       const selectorKeys = new Set([...Object.keys(objectAt(selector, 'matchLabels') ?? {}), ...itemsAt(selector, 'matchExpressions').map((e) => stringAt(e, 'key'))]);
       matchLabelKeys.forEach((k, j) => {
-        causes.push(...labelNameCauses(k, index(keysPath, j)));
+        appendAll(causes, labelNameCauses(k, index(keysPath, j)));
         if (selectorKeys.has(k)) causes.push(invalid(index(keysPath, j), k, 'exists in both matchLabelKeys and labelSelector'));
       });
     }
-    if (selector !== undefined) causes.push(...validateLabelSelector(selector, child(p, 'labelSelector')));
+    if (selector !== undefined) appendAll(causes, validateLabelSelector(selector, child(p, 'labelSelector')));
   });
   return causes;
 }

@@ -8,7 +8,7 @@
 import type { StatusCause } from '../../api/index.ts';
 import { privilegedContainersAllowed } from '../../api/request-context.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
-import { goJson } from '../../api/field-errors.ts';
+import { appendAll, goJson } from '../../api/field-errors.ts';
 import { child, duplicate, forbidden, index, invalid, notSupported, required, tooLong, type FieldPath } from '../validation/field.ts';
 import { inclusiveRangeError, isDNS1123Subdomain } from '../validation/names.ts';
 import { arrayAt, itemsAt, objectAt, stringAt } from './object.ts';
@@ -31,7 +31,7 @@ function validateSeccompProfile(profile: JsonObject | undefined, path: FieldPath
   const localhost = profile.localhostProfile;
   if (type === 'Localhost') {
     if (typeof localhost !== 'string') causes.push(required(child(path, 'localhostProfile'), 'must be set when seccomp type is Localhost'));
-    else causes.push(...localDescendingPath(localhost, child(path, 'localhostProfile')));
+    else appendAll(causes, localDescendingPath(localhost, child(path, 'localhostProfile')));
   } else if (localhost !== undefined && localhost !== null) {
     causes.push(invalid(child(path, 'localhostProfile'), profile, 'can only be set when seccomp type is Localhost'));
   }
@@ -102,18 +102,18 @@ export function validatePodSecurityContext(spec: JsonObject, path: FieldPath): S
     ...idCauses(sc.runAsUser, child(path, 'runAsUser')),
     ...idCauses(sc.runAsGroup, child(path, 'runAsGroup')),
   ];
-  arrayAt(sc, 'supplementalGroups').forEach((gid, i) => causes.push(...idCauses(gid, index(child(path, 'supplementalGroups'), i))));
+  arrayAt(sc, 'supplementalGroups').forEach((gid, i) => appendAll(causes, idCauses(gid, index(child(path, 'supplementalGroups'), i))));
   if (spec.shareProcessNamespace === true && spec.hostPID === true) {
     causes.push(invalid(child(path, 'shareProcessNamespace'), true, 'ShareProcessNamespace and HostPID cannot both be enabled'));
   }
-  causes.push(...validateSysctls(spec, itemsAt(sc, 'sysctls'), child(path, 'sysctls')));
+  appendAll(causes, validateSysctls(spec, itemsAt(sc, 'sysctls'), child(path, 'sysctls')));
   const policy = sc.fsGroupChangePolicy;
   if (policy !== undefined && policy !== null && policy !== 'Always' && policy !== 'OnRootMismatch') {
     causes.push(notSupported(child(path, 'fsGroupChangePolicy'), policy, ['Always', 'OnRootMismatch']));
   }
-  causes.push(...validateSeccompProfile(objectAt(sc, 'seccompProfile'), child(path, 'seccompProfile')));
-  causes.push(...validateWindowsOptions(objectAt(sc, 'windowsOptions'), child(path, 'windowsOptions')));
-  causes.push(...validateAppArmorProfile(objectAt(sc, 'appArmorProfile'), child(path, 'appArmorProfile')));
+  appendAll(causes, validateSeccompProfile(objectAt(sc, 'seccompProfile'), child(path, 'seccompProfile')));
+  appendAll(causes, validateWindowsOptions(objectAt(sc, 'windowsOptions'), child(path, 'windowsOptions')));
+  appendAll(causes, validateAppArmorProfile(objectAt(sc, 'appArmorProfile'), child(path, 'appArmorProfile')));
   const groupsPolicy = sc.supplementalGroupsPolicy;
   if (groupsPolicy !== undefined && groupsPolicy !== null && groupsPolicy !== 'Merge' && groupsPolicy !== 'Strict') {
     causes.push(notSupported(child(path, 'supplementalGroupsPolicy'), groupsPolicy, ['Merge', 'Strict']));
@@ -131,21 +131,21 @@ export function validateContainerSecurityContext(container: JsonObject, hostUser
   if (!isObject(sc)) return [];
   const causes: StatusCause[] = [];
   if (sc.privileged === true && !privilegedContainersAllowed()) causes.push(forbidden(child(path, 'privileged'), 'disallowed by cluster policy'));
-  causes.push(...idCauses(sc.runAsUser, child(path, 'runAsUser')), ...idCauses(sc.runAsGroup, child(path, 'runAsGroup')));
+  appendAll(causes, idCauses(sc.runAsUser, child(path, 'runAsUser')), idCauses(sc.runAsGroup, child(path, 'runAsGroup')));
   const procMount = sc.procMount;
   if (procMount !== undefined && procMount !== null) {
     if (procMount !== 'Default' && procMount !== 'Unmasked') causes.push(notSupported(child(path, 'procMount'), procMount, ['Default', 'Unmasked']));
     if (hostUsers && procMount === 'Unmasked') causes.push(invalid(child(path, 'procMount'), procMount, '`hostUsers` must be false to use `Unmasked`'));
   }
-  causes.push(...validateSeccompProfile(objectAt(sc, 'seccompProfile'), child(path, 'seccompProfile')));
+  appendAll(causes, validateSeccompProfile(objectAt(sc, 'seccompProfile'), child(path, 'seccompProfile')));
   if (sc.allowPrivilegeEscalation === false) {
     if (sc.privileged === true) causes.push(invalid(path, internalSecurityContext(sc), 'cannot set `allowPrivilegeEscalation` to false and `privileged` to true'));
     for (const capability of arrayAt(objectAt(sc, 'capabilities'), 'add')) {
       if (capability === 'CAP_SYS_ADMIN') causes.push(invalid(path, internalSecurityContext(sc), 'cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN'));
     }
   }
-  causes.push(...validateWindowsOptions(objectAt(sc, 'windowsOptions'), child(path, 'windowsOptions')));
-  causes.push(...validateAppArmorProfile(objectAt(sc, 'appArmorProfile'), child(path, 'appArmorProfile')));
+  appendAll(causes, validateWindowsOptions(objectAt(sc, 'windowsOptions'), child(path, 'windowsOptions')));
+  appendAll(causes, validateAppArmorProfile(objectAt(sc, 'appArmorProfile'), child(path, 'appArmorProfile')));
   return causes;
 }
 
@@ -196,7 +196,7 @@ function validateWindowsOptions(options: JsonObject | undefined, path: FieldPath
     else if (size > 64 * 1024) causes.push(invalid(child(path, 'gmsaCredentialSpec'), spec, 'gmsaCredentialSpec size must be under 64 KiB'));
   }
   const name = options.runAsUserName;
-  if (typeof name === 'string') causes.push(...runAsUserNameErrors(name).map((msg) => invalid(child(path, 'runAsUserName'), name, msg)));
+  if (typeof name === 'string') appendAll(causes, runAsUserNameErrors(name).map((msg) => invalid(child(path, 'runAsUserName'), name, msg)));
   return causes;
 }
 

@@ -2,7 +2,7 @@
 // kubernetes pkg/apis/core/v1/defaults.go and pkg/apis/core/validation/validation.go.
 
 import type { StatusCause } from '../../api/index.ts';
-import { child, duplicate, forbidden, index, invalid, key, notFound, notSupported, required } from '../validation/field.ts';
+import { appendAll, child, duplicate, forbidden, index, invalid, key, notFound, notSupported, required } from '../validation/field.ts';
 import type { FieldPath } from '../validation/field.ts';
 import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain, isDNS1123SubdomainWithUnderscore, isQualifiedName, isValidPortName, isValidPortNum } from '../validation/names.ts';
 import { validateAnnotations, validateLabels } from '../validation/object-meta.ts';
@@ -234,7 +234,7 @@ function validateContainerPorts(ports: unknown[], path: FieldPath): StatusCause[
     if (port.hostPort !== undefined && port.hostPort !== null && port.hostPort !== 0) {
       for (const msg of isValidPortNum(Number(port.hostPort))) causes.push(invalid(child(p, 'hostPort'), port.hostPort, msg));
     }
-    causes.push(...validateProtocol(port.protocol, child(p, 'protocol')));
+    appendAll(causes, validateProtocol(port.protocol, child(p, 'protocol')));
   });
   return causes;
 }
@@ -380,14 +380,14 @@ function validateContainer(container: JsonObject, volumes: PodVolumes, path: Fie
   else if (policy !== 'File' && policy !== 'FallbackToLogsOnError') {
     causes.push(notSupported(child(path, 'terminationMessagePolicy'), policy, ['File', 'FallbackToLogsOnError']));
   }
-  causes.push(...validateContainerPorts(arrayAt(container, 'ports'), child(path, 'ports')));
-  causes.push(...validateEnv(arrayAt(container, 'env'), child(path, 'env')));
+  appendAll(causes, validateContainerPorts(arrayAt(container, 'ports'), child(path, 'ports')));
+  appendAll(causes, validateEnv(arrayAt(container, 'env'), child(path, 'env')));
   const mounts = arrayAt(container, 'volumeMounts');
   const devices = arrayAt(container, 'volumeDevices');
-  causes.push(...validateVolumeMounts(mounts, pathsByName(devices, 'devicePath'), volumes, child(path, 'volumeMounts')));
-  causes.push(...validateVolumeDevices(devices, pathsByName(mounts, 'mountPath'), volumes, child(path, 'volumeDevices')));
-  causes.push(...validatePullPolicy(container.imagePullPolicy, child(path, 'imagePullPolicy')));
-  causes.push(...validateResources(container.resources, child(path, 'resources')));
+  appendAll(causes, validateVolumeMounts(mounts, pathsByName(devices, 'devicePath'), volumes, child(path, 'volumeMounts')));
+  appendAll(causes, validateVolumeDevices(devices, pathsByName(mounts, 'mountPath'), volumes, child(path, 'volumeDevices')));
+  appendAll(causes, validatePullPolicy(container.imagePullPolicy, child(path, 'imagePullPolicy')));
+  appendAll(causes, validateResources(container.resources, child(path, 'resources')));
   return causes;
 }
 
@@ -410,7 +410,7 @@ function validateVolumes(volumes: unknown[], path: FieldPath, pod: VolumeSourceC
     const sources = volumeSourceOrder.filter(([source]) => present(volume[source]));
     sources.forEach(([source, forbiddenAt], n) => {
       if (n > 0) errors.push(forbidden(child(p, forbiddenAt), 'may not specify more than 1 volume type'));
-      else errors.push(...namedSourceCauses(volume, source, p), ...validateVolumeSource(volume, source, p, pod));
+      else appendAll(errors, namedSourceCauses(volume, source, p), validateVolumeSource(volume, source, p, pod));
     });
     if (sources.length === 0) errors.push(required(p, 'must specify a volume type'));
     const name = stringAt(volume, 'name');
@@ -421,7 +421,7 @@ function validateVolumes(volumes: unknown[], path: FieldPath, pod: VolumeSourceC
       names.add(name);
       if (present(volume.persistentVolumeClaim) || present(volume.ephemeral)) claims.add(name);
     }
-    causes.push(...errors);
+    appendAll(causes, errors);
     const claimName = stringAt(objectAt(volume, 'persistentVolumeClaim'), 'claimName');
     if (createdClaims.has(claimName)) {
       causes.push(invalid(child(p, 'persistentVolumeClaim', 'claimName'), claimName, 'must not reference a PVC that gets created for an ephemeral volume'));
@@ -489,8 +489,8 @@ export function validatePodSpec(spec: unknown, path: FieldPath, opts: PodSpecOpt
     list.forEach((raw, i) => {
       const container = isObject(raw) ? raw : {};
       const p = index(listPath, i);
-      causes.push(...validateContainer(container, volumes, p));
-      causes.push(...validateResizePolicy(arrayAt(container, 'resizePolicy'), child(p, 'resizePolicy'), s.restartPolicy));
+      appendAll(causes, validateContainer(container, volumes, p));
+      appendAll(causes, validateResizePolicy(arrayAt(container, 'resizePolicy'), child(p, 'resizePolicy'), s.restartPolicy));
       if (init && container.restartPolicy !== 'Always' && !opts.keepsInitRestartContainer) {
         objectsAt(container, 'resizePolicy').forEach((policy, j) => {
           if (policy.restartPolicy === 'RestartContainer') {
@@ -498,9 +498,9 @@ export function validatePodSpec(spec: unknown, path: FieldPath, opts: PodSpecOpt
           }
         });
       }
-      causes.push(...validateContainerProbes(container, init, gracePeriod, p));
+      appendAll(causes, validateContainerProbes(container, init, gracePeriod, p));
       // The host's user namespace unless hostUsers is false.
-      causes.push(...validateContainerSecurityContext(container, s.hostUsers !== false, child(p, 'securityContext')));
+      appendAll(causes, validateContainerSecurityContext(container, s.hostUsers !== false, child(p, 'securityContext')));
       const name = stringAt(container, 'name');
       if (name !== '') {
         if (containerNames.has(name)) causes.push(duplicate(child(p, 'name'), name));
@@ -525,7 +525,7 @@ export function validatePodSpec(spec: unknown, path: FieldPath, opts: PodSpecOpt
   if (dnsPolicy === undefined || dnsPolicy === null || dnsPolicy === '') causes.push(required(child(path, 'dnsPolicy')));
   else if (!dnsPolicies.includes(String(dnsPolicy))) causes.push(notSupported(child(path, 'dnsPolicy'), dnsPolicy, dnsPolicies));
 
-  causes.push(...validateLabels(s.nodeSelector, child(path, 'nodeSelector')));
+  appendAll(causes, validateLabels(s.nodeSelector, child(path, 'nodeSelector')));
 
   const serviceAccountName = stringAt(s, 'serviceAccountName');
   if (serviceAccountName !== '') {
@@ -541,12 +541,12 @@ export function validatePodSpec(spec: unknown, path: FieldPath, opts: PodSpecOpt
     const value = stringAt(s, field);
     if (value !== '') for (const msg of isDNS1123Label(value)) causes.push(invalid(child(path, field), value, msg));
   }
-  causes.push(...validateTolerations(arrayAt(s, 'tolerations'), child(path, 'tolerations')));
-  causes.push(...validatePodSecurityContext(s, child(path, 'securityContext')));
-  causes.push(...validateAffinity(s.affinity, child(path, 'affinity')));
-  causes.push(...validateTopologySpreadConstraints(arrayAt(s, 'topologySpreadConstraints'), child(path, 'topologySpreadConstraints')));
-  causes.push(...validateHostProcessPod(s, path), ...validateHostUsers(s, path));
-  causes.push(...validatePodExtras(s, path));
+  appendAll(causes, validateTolerations(arrayAt(s, 'tolerations'), child(path, 'tolerations')));
+  appendAll(causes, validatePodSecurityContext(s, child(path, 'securityContext')));
+  appendAll(causes, validateAffinity(s.affinity, child(path, 'affinity')));
+  appendAll(causes, validateTopologySpreadConstraints(arrayAt(s, 'topologySpreadConstraints'), child(path, 'topologySpreadConstraints')));
+  appendAll(causes, validateHostProcessPod(s, path), validateHostUsers(s, path));
+  appendAll(causes, validatePodExtras(s, path));
   return causes;
 }
 
@@ -571,7 +571,7 @@ function validateDNSConfig(s: JsonObject, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
   if (nameservers.length > 3) causes.push(invalid(child(path, 'nameservers'), nameservers, 'must not have more than 3 nameservers'));
   nameservers.forEach((ns, i) => {
-    causes.push(...legacyIPCauses(index(child(path, 'nameservers'), i), String(ns)));
+    appendAll(causes, legacyIPCauses(index(child(path, 'nameservers'), i), String(ns)));
   });
   const searches = arrayAt(config, 'searches').map(String);
   const searchesPath = child(path, 'searches');
@@ -600,7 +600,7 @@ function validatePodExtras(s: JsonObject, path: FieldPath): StatusCause[] {
     const alias = isObject(raw) ? raw : {};
     const p = index(child(path, 'hostAliases'), i);
     const ip = stringAt(alias, 'ip');
-    causes.push(...legacyIPCauses(child(p, 'ip'), ip));
+    appendAll(causes, legacyIPCauses(child(p, 'ip'), ip));
     arrayAt(alias, 'hostnames').forEach((hostname, j) => {
       for (const msg of isDNS1123Subdomain(String(hostname))) causes.push(invalid(index(child(p, 'hostnames'), j), String(hostname), msg));
     });
@@ -617,13 +617,13 @@ function validatePodExtras(s: JsonObject, path: FieldPath): StatusCause[] {
     if (gates.has(name)) causes.push(duplicate(p, name));
     gates.add(name);
   });
-  causes.push(...validateDNSConfig(s, child(path, 'dnsConfig')));
+  appendAll(causes, validateDNSConfig(s, child(path, 'dnsConfig')));
   const os = objectAt(s, 'os');
   if (os !== undefined) {
     const name = stringAt(os, 'name');
     if (name === '') causes.push(required(child(path, 'os', 'name'), 'cannot be empty'));
     else if (name !== 'linux' && name !== 'windows') causes.push(notSupported(child(path, 'os'), name, ['linux', 'windows']));
-    else causes.push(...validateForOS(s, name, path));
+    else appendAll(causes, validateForOS(s, name, path));
   }
   return causes;
 }
@@ -636,11 +636,11 @@ export function validatePodTemplateSpec(template: unknown, path: FieldPath, old?
   const t = isObject(template) ? template : {};
   const meta = objectAt(t, 'metadata') ?? {};
   const causes: StatusCause[] = [];
-  causes.push(...validateLabels(meta.labels, child(path, 'labels')));
-  causes.push(...validateAnnotations(meta.annotations, child(path, 'annotations')));
-  causes.push(...validatePodSpecificAnnotations((meta.annotations ?? {}) as Record<string, string>, objectAt(t, 'spec') ?? {}, child(path, 'annotations'), keepsInvalidDeletionCost(old)));
-  causes.push(...validatePodSpec(t.spec, child(path, 'spec'), { isPod: false }));
-  causes.push(...validateSecurityAnnotationsMatchFields((meta.annotations ?? {}) as Record<string, string>, objectAt(t, 'spec') ?? {}, child(path, 'spec')));
+  appendAll(causes, validateLabels(meta.labels, child(path, 'labels')));
+  appendAll(causes, validateAnnotations(meta.annotations, child(path, 'annotations')));
+  appendAll(causes, validatePodSpecificAnnotations((meta.annotations ?? {}) as Record<string, string>, objectAt(t, 'spec') ?? {}, child(path, 'annotations'), keepsInvalidDeletionCost(old)));
+  appendAll(causes, validatePodSpec(t.spec, child(path, 'spec'), { isPod: false }));
+  appendAll(causes, validateSecurityAnnotationsMatchFields((meta.annotations ?? {}) as Record<string, string>, objectAt(t, 'spec') ?? {}, child(path, 'spec')));
   if (arrayAt(t.spec, 'ephemeralContainers').length > 0) {
     causes.push(forbidden(child(path, 'spec', 'ephemeralContainers'), 'ephemeral containers not allowed in pod template'));
   }

@@ -10,7 +10,7 @@
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { JsonObject } from '../../api/json.ts';
-import { child, duplicate, fieldImmutable, forbidden, goJson, index, invalid, notSupported, required, type FieldPath } from '../validation/field.ts';
+import { appendAll, child, duplicate, fieldImmutable, forbidden, goJson, index, invalid, notSupported, required, type FieldPath } from '../validation/field.ts';
 import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
 import { ipWarnings, isDualStackIPs } from './ip.ts';
 import { legacyIPCauses } from './legacy-ip-fields.ts';
@@ -195,8 +195,8 @@ function validateHostIPs(status: JsonObject, oldStatus: JsonObject): StatusCause
   const first = stringAt(entries[0], 'ip');
   if (stringAt(status, 'hostIP') !== first) causes.push(invalid(child(index(path, 0), 'ip'), first, 'must be equal to `hostIP`'));
   const { valid, dualStack } = validateIPList(entries, ipsOf(oldStatus, 'hostIPs'), path);
-  causes.push(...valid);
-  if (entries.length > 1) causes.push(...duplicateIPs(entries, path), ...dualStack);
+  appendAll(causes, valid);
+  if (entries.length > 1) appendAll(causes, duplicateIPs(entries, path), dualStack);
   return causes;
 }
 
@@ -279,7 +279,7 @@ export function validatePodStatusUpdate(pod: KubeObject, old: KubeObject): Statu
   const status = objectAt(pod, 'status') ?? {};
   const oldStatus = objectAt(old, 'status') ?? {};
   const causes = validatePodSpecificAnnotationUpdates(pod, old);
-  causes.push(...validatePodConditions(objectsAt(status, 'conditions'), 'status.conditions'));
+  appendAll(causes, validatePodConditions(objectsAt(status, 'conditions'), 'status.conditions'));
 
   if (stringAt(spec, 'nodeName') !== stringAt(oldSpec, 'nodeName')) causes.push(forbidden('status.nodeName', 'may not be changed directly'));
   const nominated = stringAt(status, 'nominatedNodeName');

@@ -8,7 +8,7 @@ import type { StatusCause } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { byteLength } from '../../api/labels.ts';
 import { isNegative, parseQuantity } from '../../api/quantity.ts';
-import { child, forbidden, goQuote, index, invalid, key, notSupported, required, tooLong, type FieldPath } from '../validation/field.ts';
+import { appendAll, child, forbidden, goQuote, index, invalid, key, notSupported, required, tooLong, type FieldPath } from '../validation/field.ts';
 import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain } from '../validation/names.ts';
 import { validateTemplateObjectMeta } from '../validation/object-meta.ts';
 import { validatePersistentVolumeClaimSpec } from './core-storage.ts';
@@ -30,7 +30,7 @@ export function pathWithoutBacksteps(target: string, path: FieldPath): StatusCau
 export function localDescendingPath(target: string, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
   if (target.startsWith('/')) causes.push(invalid(path, target, 'must be a relative path'));
-  causes.push(...pathWithoutBacksteps(target, path));
+  appendAll(causes, pathWithoutBacksteps(target, path));
   return causes;
 }
 
@@ -53,7 +53,7 @@ function validateKeyToPath(item: JsonObject, path: FieldPath): StatusCause[] {
   if (stringAt(item, 'key') === '') causes.push(required(child(path, 'key')));
   const target = stringAt(item, 'path');
   if (target === '') causes.push(required(child(path, 'path')));
-  causes.push(...localNonReservedPath(target, child(path, 'path')), ...fileMode(item, path));
+  appendAll(causes, localNonReservedPath(target, child(path, 'path')), fileMode(item, path));
   return causes;
 }
 
@@ -62,12 +62,12 @@ function validateDownwardAPIFile(file: JsonObject, path: FieldPath): StatusCause
   const causes: StatusCause[] = [];
   const target = stringAt(file, 'path');
   if (target === '') causes.push(required(child(path, 'path')));
-  causes.push(...localNonReservedPath(target, child(path, 'path')));
+  appendAll(causes, localNonReservedPath(target, child(path, 'path')));
   const fieldRef = objectAt(file, 'fieldRef');
   const resourceFieldRef = objectAt(file, 'resourceFieldRef');
   if (fieldRef !== undefined && resourceFieldRef !== undefined) causes.push(invalid(path, 'resource', 'fieldRef and resourceFieldRef can not be specified simultaneously'));
   if (fieldRef === undefined && resourceFieldRef === undefined) causes.push(required(path, 'one of fieldRef and resourceFieldRef is required'));
-  causes.push(...fileMode(file, path));
+  appendAll(causes, fileMode(file, path));
   return causes;
 }
 
@@ -89,13 +89,13 @@ function validateProjection(projected: JsonObject, path: FieldPath): StatusCause
       if (ref === undefined) continue;
       if (stringAt(ref, 'name') === '') causes.push(required(child(p, kind, 'name')));
       itemsAt(ref, 'items').forEach((item, j) => {
-        causes.push(...validateKeyToPath(item, index(child(p, kind, 'items'), j)));
+        appendAll(causes, validateKeyToPath(item, index(child(p, kind, 'items'), j)));
         claim(stringAt(item, 'path'), stringAt(ref, 'name'));
       });
     }
     const downwardAPI = objectAt(source, 'downwardAPI');
     for (const file of itemsAt(downwardAPI, 'items')) {
-      causes.push(...validateDownwardAPIFile(file, child(p, 'downwardAPI')));
+      appendAll(causes, validateDownwardAPIFile(file, child(p, 'downwardAPI')));
       claim(stringAt(file, 'path'), stringAt(file, 'path'));
     }
     const token = objectAt(source, 'serviceAccountToken');
@@ -107,7 +107,7 @@ function validateProjection(projected: JsonObject, path: FieldPath): StatusCause
       // Upstream names the projection's path here, not the source's.
       const target = stringAt(token, 'path');
       if (target === '') causes.push(required(child(path, 'path')));
-      else causes.push(...localNonReservedPath(target, child(path, 'path')));
+      else appendAll(causes, localNonReservedPath(target, child(path, 'path')));
     }
     const kinds = projectionKinds.filter((kind) => isObject(source[kind]));
     if (kinds.length > 1) causes.push(forbidden(p, 'may not specify more than 1 volume type per source'));
@@ -267,7 +267,7 @@ const validateQuobyte: SourceCheck = (source, path) => {
   else {
     for (const pair of registry.split(',')) if (!splitsHostPort(pair)) causes.push(invalid(child(path, 'registry'), registry, quobyteRegistryError));
   }
-  causes.push(...requireStrings(source, path, 'volume'));
+  appendAll(causes, requireStrings(source, path, 'volume'));
   return causes;
 };
 
@@ -333,7 +333,7 @@ export function validateStorageOS(source: JsonObject, path: FieldPath, ...secret
   else for (const msg of isDNS1123Label(volumeName)) causes.push(invalid(child(path, 'volumeName'), volumeName, msg));
   const namespace = stringAt(source, 'volumeNamespace');
   if (namespace !== '') for (const msg of isDNS1123Label(namespace)) causes.push(invalid(child(path, 'volumeNamespace'), namespace, msg));
-  causes.push(...secretRefFields(source, path, ...secretFields));
+  appendAll(causes, secretRefFields(source, path, ...secretFields));
   return causes;
 }
 

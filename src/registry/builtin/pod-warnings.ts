@@ -6,7 +6,7 @@
 
 import type { KubeObject } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
-import { child, goQuote, index, key, type FieldPath } from '../validation/field.ts';
+import { appendAll, child, goQuote, index, key, type FieldPath } from '../validation/field.ts';
 import { isDNS1123Label } from '../validation/names.ts';
 import { ipWarnings } from './ip.ts';
 import { nodeLabelDeprecatedMessage, nodeSelectorTermWarnings } from './node-label-warnings.ts';
@@ -58,10 +58,10 @@ function schedulingWarnings({ path, spec }: PodShape): string[] {
   const nodeAffinityPath = child(path, 'spec', 'affinity', 'nodeAffinity');
   const required = objectAt(nodeAffinity, 'requiredDuringSchedulingIgnoredDuringExecution');
   itemsAt(required, 'nodeSelectorTerms').forEach((term, i) => {
-    warnings.push(...nodeSelectorTermWarnings(term, false, index(child(nodeAffinityPath, 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms'), i)));
+    appendAll(warnings, nodeSelectorTermWarnings(term, false, index(child(nodeAffinityPath, 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms'), i)));
   });
   itemsAt(nodeAffinity, 'preferredDuringSchedulingIgnoredDuringExecution').forEach((term, i) => {
-    warnings.push(...nodeSelectorTermWarnings(term.preference, true, child(index(child(nodeAffinityPath, 'preferredDuringSchedulingIgnoredDuringExecution'), i), 'preference')));
+    appendAll(warnings, nodeSelectorTermWarnings(term.preference, true, child(index(child(nodeAffinityPath, 'preferredDuringSchedulingIgnoredDuringExecution'), i), 'preference')));
   });
   itemsAt(spec, 'topologySpreadConstraints').forEach((constraint, i) => {
     const p = index(child(path, 'spec', 'topologySpreadConstraints'), i);
@@ -145,7 +145,7 @@ function containerWarnings({ path, spec, annotations, isTemplate }: PodShape): s
     for (const resource of fractionalResources) {
       for (const kind of ['limits', 'requests']) {
         const value = objectAt(resources, kind)?.[resource];
-        if (!isWholeBytes(value)) warnings.push(...fractionalBytesWarnings(value, key(child(p, 'resources', kind), resource)));
+        if (!isWholeBytes(value)) appendAll(warnings, fractionalBytesWarnings(value, key(child(p, 'resources', kind), resource)));
       }
     }
     return [...warnings, ...duplicateEnvWarnings(container, p)];

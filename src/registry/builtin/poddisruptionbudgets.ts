@@ -5,7 +5,7 @@ import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { builtinType } from './skeleton.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { goJson, GoValue, invalid, notSupported, validateNonnegative } from '../validation/field.ts';
+import { appendAll, goJson, GoValue, invalid, notSupported, validateNonnegative } from '../validation/field.ts';
 import { labelSelectorJson } from '../../api/labels.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { keepOldSpec, keepOldStatus } from './common.ts';
@@ -36,10 +36,10 @@ function validateSpec(pdb: KubeObject): StatusCause[] {
     );
     causes.push(invalid('spec', value, 'minAvailable and maxUnavailable cannot be both set'));
   }
-  if (has('minAvailable')) causes.push(...validateIntOrPercentField(spec.minAvailable, 'spec.minAvailable'));
-  if (has('maxUnavailable')) causes.push(...validateIntOrPercentField(spec.maxUnavailable, 'spec.maxUnavailable'));
+  if (has('minAvailable')) appendAll(causes, validateIntOrPercentField(spec.minAvailable, 'spec.minAvailable'));
+  if (has('maxUnavailable')) appendAll(causes, validateIntOrPercentField(spec.maxUnavailable, 'spec.maxUnavailable'));
   const selector = objectAt(spec, 'selector');
-  if (selector !== undefined) causes.push(...validateLabelSelector(selector, 'spec.selector'));
+  if (selector !== undefined) appendAll(causes, validateLabelSelector(selector, 'spec.selector'));
   const policy = spec.unhealthyPodEvictionPolicy;
   if (policy !== undefined && policy !== null && !unhealthyPodEvictionPolicies.includes(String(policy))) {
     causes.push(notSupported('spec.unhealthyPodEvictionPolicy', policy, unhealthyPodEvictionPolicies));
@@ -57,7 +57,7 @@ function validateStatus(pdb: KubeObject): StatusCause[] {
     }
   });
   for (const k of ['disruptionsAllowed', 'currentHealthy', 'desiredHealthy', 'expectedPods']) {
-    causes.push(...validateNonnegative(numberAt(status, k) ?? 0, `status.${k}`));
+    appendAll(causes, validateNonnegative(numberAt(status, k) ?? 0, `status.${k}`));
   }
   return causes;
 }

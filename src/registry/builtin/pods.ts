@@ -3,7 +3,7 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { builtinType } from './skeleton.ts';
-import { duplicate, forbidden, invalid, notFound, required } from '../validation/field.ts';
+import { appendAll, duplicate, forbidden, invalid, notFound, required } from '../validation/field.ts';
 import { inclusiveRangeError, isDNS1123Label } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { keepOldStatus, nowTimestamp } from './common.ts';
@@ -61,7 +61,7 @@ function validatePodUpdate(pod: KubeObject, old: KubeObject): StatusCause[] {
   const causes = validatePodSpecificAnnotationUpdates(pod, old);
   for (const list of ['containers', 'initContainers']) {
     const r = validateContainerUpdates(arrayAt(spec, list), arrayAt(oldSpec, list), `spec.${list}`);
-    causes.push(...r.causes);
+    appendAll(causes, r.causes);
     if (r.stop) return causes;
   }
   const newDeadline = numberAt(spec, 'activeDeadlineSeconds');
@@ -218,13 +218,13 @@ const podStrategy: Strategy = {
     const spec = specOf(pod);
     const causes = validateKubeFinalizerNames(pod.metadata.finalizers, 'metadata.finalizers');
     // An update checks them with what it may not change (validatePodUpdate).
-    if (old === undefined) causes.push(...validatePodSpecificAnnotations(pod.metadata.annotations ?? {}, spec, 'metadata.annotations'));
-    causes.push(...validatePodSpec(spec, 'spec', { isPod: true, podName: pod.metadata.name ?? '' }));
+    if (old === undefined) appendAll(causes, validatePodSpecificAnnotations(pod.metadata.annotations ?? {}, spec, 'metadata.annotations'));
+    appendAll(causes, validatePodSpec(spec, 'spec', { isPod: true, podName: pod.metadata.name ?? '' }));
     if (arrayAt(spec, 'ephemeralContainers').length > 0) causes.push(forbidden('spec.ephemeralContainers', 'cannot be set on create'));
     if (stringAt(spec, 'nodeName') !== '' && arrayAt(spec, 'schedulingGates').length > 0) {
       causes.push(forbidden('spec.nodeName', 'cannot be set until all schedulingGates have been cleared'));
     }
-    if (old === undefined) causes.push(...validateSecurityAnnotationsMatchFields(pod.metadata.annotations ?? {}, spec, 'spec'));
+    if (old === undefined) appendAll(causes, validateSecurityAnnotationsMatchFields(pod.metadata.annotations ?? {}, spec, 'spec'));
     return causes;
   },
 

@@ -7,7 +7,7 @@ import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { ageColumn, column, createdAtColumn, nameColumn } from '../table-columns.ts';
-import { goJson, type GoValue, index, invalid, notSupported, required } from '../validation/field.ts';
+import { appendAll, goJson, type GoValue, index, invalid, notSupported, required } from '../validation/field.ts';
 import { isDNS1123Subdomain, validateName } from '../validation/names.ts';
 import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
@@ -81,7 +81,7 @@ export function validateBinding(binding: KubeObject, namespaced: boolean): Statu
   const name = stringAt(roleRef, 'name');
   if (name === '') causes.push(required('roleRef.name'));
   else for (const msg of validateName(name, 'path-segment')) causes.push(invalid('roleRef.name', name, msg));
-  arrayAt(binding, 'subjects').forEach((subject, i) => causes.push(...validateSubject(subject, namespaced, index('subjects', i))));
+  arrayAt(binding, 'subjects').forEach((subject, i) => appendAll(causes, validateSubject(subject, namespaced, index('subjects', i))));
   return causes;
 }
 

@@ -7,7 +7,7 @@ import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import { labelSelectorFromSet } from '../../api/labels.ts';
 import type { GarbageCollectionPolicy, ResourceType, ScaleAccess } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { required, validateNonnegative } from '../validation/field.ts';
+import { appendAll, required, validateNonnegative } from '../validation/field.ts';
 import { clone, type JsonObject } from '../../api/json.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
 import { ensureObject, numberAt, objectAt } from './object.ts';
@@ -149,8 +149,8 @@ function validateReplicationController(rc: KubeObject, old?: KubeObject): Status
   const selector = (objectAt(spec, 'selector') ?? {}) as Record<string, string>;
   const causes = validateNonnegative(numberAt(spec, 'minReadySeconds') ?? 0, 'spec.minReadySeconds');
   if (Object.keys(selector).length === 0) causes.push(required('spec.selector'));
-  causes.push(...validateNonnegative(numberAt(spec, 'replicas') ?? 0, 'spec.replicas'));
-  causes.push(...validateReplicatedTemplate(labelSelectorFromSet(selector), objectAt(spec, 'template'), 'spec.template', templateOf(old), 'ReplicationController'));
+  appendAll(causes, validateNonnegative(numberAt(spec, 'replicas') ?? 0, 'spec.replicas'));
+  appendAll(causes, validateReplicatedTemplate(labelSelectorFromSet(selector), objectAt(spec, 'template'), 'spec.template', templateOf(old), 'ReplicationController'));
   return causes;
 }
 

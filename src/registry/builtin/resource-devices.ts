@@ -6,7 +6,7 @@ import type { StatusCause } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { byteLength } from '../../api/labels.ts';
 import { cel } from '../../cel/lazy.ts';
-import { child, duplicate, goJson, GoValue, index, invalid, required, tooLong, tooMany, type FieldPath } from '../validation/field.ts';
+import { appendAll, child, duplicate, goJson, GoValue, index, invalid, required, tooLong, tooMany, type FieldPath } from '../validation/field.ts';
 import { isCIdentifier, isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
 import { arrayAt, objectAt, stringAt } from './object.ts';
 import { validateCSIDriverName } from './pod-volume-sources.ts';
@@ -60,7 +60,7 @@ export function validatePoolName(name: string, path: FieldPath): StatusCause[] {
   if (name === '') return [required(path)];
   const causes: StatusCause[] = [];
   if (byteLength(name) > poolNameMaxLength) causes.push(tooLong(path, poolNameMaxLength));
-  for (const part of name.split('/')) causes.push(...isDNS1123Subdomain(part).map((msg) => invalid(path, part, msg)));
+  for (const part of name.split('/')) appendAll(causes, isDNS1123Subdomain(part).map((msg) => invalid(path, part, msg)));
   return causes;
 }
 
@@ -73,7 +73,7 @@ export function validateDeviceName(name: string, path: FieldPath): StatusCause[]
 function validateCIdentifier(id: string, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
   if (byteLength(id) > deviceMaxIDLength) causes.push(tooLong(path, deviceMaxIDLength));
-  causes.push(...isCIdentifier(id).map((msg) => invalid(path, id, msg)));
+  appendAll(causes, isCIdentifier(id).map((msg) => invalid(path, id, msg)));
   return causes;
 }
 

@@ -8,6 +8,7 @@ import { byteLength } from '../../api/labels.ts';
 import { addQuantity, compareQuantity, formatQuantity, integerValue, isPositive, parseQuantity, type Quantity } from '../../api/quantity.ts';
 import type { Strategy } from '../resource-type.ts';
 import {
+  appendAll,
   child, fieldImmutable, forbidden, goJson, index, invalid, key, notSupported, required, tooLong, tooMany, type FieldPath,
 } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelValue } from '../validation/names.ts';
@@ -89,16 +90,16 @@ function validateDeviceAttribute(raw: unknown, path: FieldPath): StatusCause[] {
   for (const name of attributeScalars) {
     if (!present(attr[name])) continue;
     set++;
-    if (name === 'string') causes.push(...validateStringValue(String(attr.string), child(path, 'string')));
-    if (name === 'version') causes.push(...validateVersionValue(String(attr.version), child(path, 'version')));
+    if (name === 'string') appendAll(causes, validateStringValue(String(attr.string), child(path, 'string')));
+    if (name === 'version') appendAll(causes, validateVersionValue(String(attr.version), child(path, 'version')));
   }
   for (const name of attributeLists) {
     if (!present(attr[name])) continue;
     set++;
     const values = arrayAt(attr, name);
     if (values.length === 0) causes.push(invalid(child(path, name), values, 'must not be empty if specified'));
-    if (name === 'strings') values.forEach((v, i) => causes.push(...validateStringValue(String(v), index(child(path, name), i))));
-    if (name === 'versions') values.forEach((v, i) => causes.push(...validateVersionValue(String(v), index(child(path, name), i))));
+    if (name === 'strings') values.forEach((v, i) => appendAll(causes, validateStringValue(String(v), index(child(path, name), i))));
+    if (name === 'versions') values.forEach((v, i) => appendAll(causes, validateVersionValue(String(v), index(child(path, name), i))));
   }
   if (set === 0) causes.push(invalid(path, '', 'exactly one value must be specified'));
   else if (set > 1) causes.push(invalid(path, attributeJson(attr), 'exactly one value must be specified'));
@@ -123,7 +124,7 @@ function validateValidValues(defaultValue: Quantity, capacity: Quantity, values:
     if (compareQuantity(quantities[i]!, quantities[i + 1]!) > 0) causes.push(invalid(index(path, i + 1), formatQuantity(quantities[i + 1]!), 'values must be sorted in ascending order'));
   }
   let foundDefault = false;
-  causes.push(...validateSet(quantities, maxDiscreteOptions, (option, p) => {
+  appendAll(causes, validateSet(quantities, maxDiscreteOptions, (option, p) => {
     if (compareQuantity(option, defaultValue) === 0) foundDefault = true;
     return compareQuantity(option, capacity) > 0 ? [invalid(p, formatQuantity(option), `option is larger than capacity value: ${formatQuantity(capacity)}`)] : [];
   }, (option) => String(integerValue(option)), path));
@@ -155,8 +156,8 @@ function validateValidRange(defaultValue: Quantity, capacity: Quantity, range: J
     if (!isPositive(step)) return [...causes, invalid(stepPath, formatQuantity(step), 'must be greater than zero')];
     const added = addQuantity(min, step);
     if (compareQuantity(added, capacity) > 0) causes.push(invalid(stepPath, formatQuantity(step), `one step ${formatQuantity(added)} is larger than capacity value: ${cap}`));
-    causes.push(...stepCauses(defaultValue, min, step, stepPath));
-    if (max !== undefined) causes.push(...stepCauses(max, min, step, stepPath));
+    appendAll(causes, stepCauses(defaultValue, min, step, stepPath));
+    if (max !== undefined) appendAll(causes, stepCauses(max, min, step, stepPath));
   }
   return causes;
 }
@@ -212,7 +213,7 @@ function validateDeviceTaint(raw: unknown, path: FieldPath): StatusCause[] {
   const value = stringAt(taint, 'value');
   const effect = stringAt(taint, 'effect');
   const causes = asInvalid(isQualifiedName(taintKey), child(path, 'key'), taintKey);
-  if (value !== '') causes.push(...asInvalid(isLabelValue(value), child(path, 'value'), value));
+  if (value !== '') appendAll(causes, asInvalid(isLabelValue(value), child(path, 'value'), value));
   if (effect === '') causes.push(required(child(path, 'effect')));
   else if (!deviceTaintEffects.includes(effect)) causes.push(notSupported(child(path, 'effect'), effect, deviceTaintEffects));
   return causes;
@@ -227,7 +228,7 @@ function validateCounters(item: JsonObject, nameField: string, maxCounters: numb
   const name = stringAt(item, nameField);
   const causes = name === '' ? [required(child(path, nameField))] : validateCounterName(name, child(path, nameField));
   if (entriesOf(item.counters).length === 0) causes.push(required(child(path, 'counters')));
-  else causes.push(...validateMap(item.counters, maxCounters, labelMaxLength, child(path, 'counters'), validateCounterName, () => []));
+  else appendAll(causes, validateMap(item.counters, maxCounters, labelMaxLength, child(path, 'counters'), validateCounterName, () => []));
   return causes;
 }
 
@@ -245,13 +246,13 @@ function validateDeviceNodes(device: JsonObject, perDevice: boolean, path: Field
     if (nodeName === '') causes.push(invalid(child(path, 'nodeName'), '', 'must not be empty'));
     else {
       set.push('`nodeName`');
-      causes.push(...validateNodeName(nodeName, child(path, 'nodeName')));
+      appendAll(causes, validateNodeName(nodeName, child(path, 'nodeName')));
     }
   }
   const selector = objectAt(device, 'nodeSelector');
   if (selector !== undefined) {
     set.push('`nodeSelector`');
-    causes.push(...validateNodeSelector(selector, child(path, 'nodeSelector')));
+    appendAll(causes, validateNodeSelector(selector, child(path, 'nodeSelector')));
   }
   if (present(device.allNodes)) {
     if (device.allNodes === true) set.push('`allNodes`');
@@ -272,11 +273,11 @@ function validateDevice(device: JsonObject, old: JsonObject | undefined, perDevi
   const values = attributeValueCount(device);
   if (values > maxAttributeValues) causes.push(invalid(path, values, `the total number of attribute values must not exceed ${maxAttributeValues}`));
   const nameLimit = maxDomainLength + 1 + deviceMaxIDLength;
-  causes.push(...validateMap(device.attributes, -1, nameLimit, child(path, 'attributes'), validateQualifiedName, validateDeviceAttribute));
+  appendAll(causes, validateMap(device.attributes, -1, nameLimit, child(path, 'attributes'), validateQualifiedName, validateDeviceAttribute));
   // Unchanged capacities and taints are not checked again (upstream's rules tightened since they were stored).
   if (old === undefined || !semanticEqual(old.capacity, device.capacity)) {
     const multiple = device.allowMultipleAllocations === true;
-    causes.push(...validateMap(device.capacity, -1, nameLimit, child(path, 'capacity'), validateQualifiedName, (raw, p) => {
+    appendAll(causes, validateMap(device.capacity, -1, nameLimit, child(path, 'capacity'), validateQualifiedName, (raw, p) => {
       const policy = objectAt(raw, 'requestPolicy');
       if (policy === undefined) return [];
       if (!multiple) return [forbidden(child(p, 'requestPolicy'), 'allowMultipleAllocations must be true')];
@@ -284,12 +285,12 @@ function validateDevice(device: JsonObject, old: JsonObject | undefined, perDevi
     }));
   }
   if (old === undefined || !semanticEqual(old.taints, device.taints)) {
-    causes.push(...validateSlice(arrayAt(device, 'taints'), maxTaints, validateDeviceTaint, child(path, 'taints')));
+    appendAll(causes, validateSlice(arrayAt(device, 'taints'), maxTaints, validateDeviceTaint, child(path, 'taints')));
   }
-  causes.push(...validateSet(itemsAt(device, 'consumesCounters'), maxCounterConsumptionsPerDevice,
+  appendAll(causes, validateSet(itemsAt(device, 'consumesCounters'), maxCounterConsumptionsPerDevice,
     (c, p) => validateCounters(c, 'counterSet', maxCountersPerConsumption, p), (c) => stringAt(c, 'counterSet'), child(path, 'consumesCounters')));
-  causes.push(...validateDeviceNodes(device, perDevice, path));
-  causes.push(...validateDeviceBindingParameters(device, path));
+  appendAll(causes, validateDeviceNodes(device, perDevice, path));
+  appendAll(causes, validateDeviceBindingParameters(device, path));
   return causes;
 }
 
@@ -310,7 +311,7 @@ export function validateResourceSliceSpec(spec: JsonObject, old: JsonObject | un
   const driver = stringAt(spec, 'driver');
   const pool = objectAt(spec, 'pool') ?? {};
   const causes = validateDriverName(driver, 'spec.driver');
-  causes.push(...validatePoolName(stringAt(pool, 'name'), 'spec.pool.name'));
+  appendAll(causes, validatePoolName(stringAt(pool, 'name'), 'spec.pool.name'));
   const sliceCount = typeof pool.resourceSliceCount === 'number' ? pool.resourceSliceCount : 0;
   if (sliceCount <= 0) causes.push(invalid('spec.pool.resourceSliceCount', sliceCount, 'must be greater than zero'));
   const generation = typeof pool.generation === 'number' ? pool.generation : 0;
@@ -328,13 +329,13 @@ export function validateResourceSliceSpec(spec: JsonObject, old: JsonObject | un
     if (nodeName === '') causes.push(invalid('spec.nodeName', '', 'must be either unset or set to a non-empty string'));
     else {
       set.push('`nodeName`');
-      causes.push(...validateNodeName(nodeName, 'spec.nodeName'));
+      appendAll(causes, validateNodeName(nodeName, 'spec.nodeName'));
     }
   }
   const selector = objectAt(spec, 'nodeSelector');
   if (selector !== undefined) {
     set.push('`nodeSelector`');
-    causes.push(...validateNodeSelector(selector, 'spec.nodeSelector'));
+    appendAll(causes, validateNodeSelector(selector, 'spec.nodeSelector'));
     const terms = arrayAt(selector, 'nodeSelectorTerms');
     // One term keeps the merging of selectors simple when a claim's devices come from several slices.
     if (terms.length !== 1) causes.push(invalid('spec.nodeSelector.nodeSelectorTerms', Array.isArray(selector.nodeSelectorTerms) ? nodeSelectorTermsJson(terms) : null, 'must have exactly one node selector term'));
@@ -351,9 +352,9 @@ export function validateResourceSliceSpec(spec: JsonObject, old: JsonObject | un
   const devices = itemsAt(spec, 'devices');
   const oldDevices = old === undefined ? [] : itemsAt(old, 'devices');
   const perDevice = spec.perDeviceNodeSelection === true;
-  causes.push(...validateSet(devices, deviceLimit(devices),
+  appendAll(causes, validateSet(devices, deviceLimit(devices),
     (d, p) => validateDevice(d, oldDevices.find((o) => stringAt(o, 'name') === stringAt(d, 'name')), perDevice, p), (d) => stringAt(d, 'name'), 'spec.devices'));
-  causes.push(...validateSet(itemsAt(spec, 'sharedCounters'), maxCounterSets,
+  appendAll(causes, validateSet(itemsAt(spec, 'sharedCounters'), maxCounterSets,
     (c, p) => validateCounters(c, 'name', maxCountersPerSet, p), (c) => stringAt(c, 'name'), 'spec.sharedCounters'));
   return causes;
 }
@@ -400,7 +401,7 @@ export function validateDeviceClassSpec(spec: JsonObject, old: JsonObject | unde
   const selectorsStored = old !== undefined && semanticEqual(spec.selectors ?? [], old.selectors ?? []);
   const causes = validateDeviceSelectors(itemsAt(spec, 'selectors'), 'spec.selectors', selectorsStored);
   const configStored = old !== undefined && semanticEqual(spec.config ?? [], old.config ?? []);
-  causes.push(...validateSlice(itemsAt(spec, 'config'), deviceConfigMaxSize, (c, p) => validateDeviceConfiguration(c, p, configStored), 'spec.config'));
+  appendAll(causes, validateSlice(itemsAt(spec, 'config'), deviceConfigMaxSize, (c, p) => validateDeviceConfiguration(c, p, configStored), 'spec.config'));
   if (present(spec.extendedResourceName)) {
     const name = String(spec.extendedResourceName);
     if (!isExtendedResourceName(name)) causes.push(invalid('spec.extendedResourceName', name, 'must be a valid extended resource name'));

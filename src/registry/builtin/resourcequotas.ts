@@ -2,7 +2,7 @@
 // ValidateResourceQuota and its update rules) and kubectl's table (printResourceQuota).
 
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
-import { goJson, type GoValue } from '../../api/field-errors.ts';
+import { appendAll, goJson, type GoValue } from '../../api/field-errors.ts';
 import { isObject } from '../../api/json.ts';
 import { canonicalQuantity, isNegative, milliValue, parseQuantity } from '../../api/quantity.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
@@ -50,7 +50,7 @@ function validateQuantities(map: unknown, path: FieldPath): StatusCause[] {
   if (!isObject(map)) return causes;
   for (const [name, raw] of Object.entries(map)) {
     const p = key(path, name);
-    causes.push(...validateQuotaResourceName(name, p));
+    appendAll(causes, validateQuotaResourceName(name, p));
     const q = parseQuantity(raw);
     if (q === undefined) continue;
     if (isNegative(q)) causes.push(invalid(p, canonicalQuantity(raw), 'must be greater than or equal to 0'));

@@ -2,7 +2,7 @@
 // have them (deployments, pod disruption budgets, webhook configurations).
 
 import type { StatusCause } from '../../api/index.ts';
-import { forbidden, goJson, type GoValue, invalid, required, validateNonnegative } from '../validation/field.ts';
+import { appendAll, forbidden, goJson, type GoValue, invalid, required, validateNonnegative } from '../validation/field.ts';
 import { isLabelValue, isQualifiedName, isValidPercent } from '../validation/names.ts';
 import { validateLabels } from '../validation/object-meta.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
@@ -34,7 +34,7 @@ export function validateLabelSelector(sel: JsonObject, path: string): StatusCaus
     const values = Array.isArray(expr.values) ? expr.values : [];
     const operatorCauses = operatorValuesCauses(expr.operator, values, p);
     if (operatorCauses === undefined) causes.push(invalid(`${p}.operator`, expr.operator ?? '', 'not a valid selector operator'));
-    else causes.push(...operatorCauses);
+    else appendAll(causes, operatorCauses);
     const key = String(expr.key ?? '');
     for (const msg of isQualifiedName(key)) causes.push(invalid(`${p}.key`, key, msg));
     values.forEach((v, j) => {

@@ -4,7 +4,7 @@
 // IPs and CIDRs a later release will refuse.
 
 import type { KubeObject } from '../../api/index.ts';
-import { index } from '../validation/field.ts';
+import { appendAll, index } from '../validation/field.ts';
 import { cidrWarnings, ipWarnings } from './ip.ts';
 import { stringAt, stringsAt } from './object.ts';
 import { clusterIPsOf, serviceSpec, serviceType } from './service-spec.ts';
@@ -20,7 +20,7 @@ export function serviceWarnings(svc: KubeObject): string[] {
   }
   const clusterIP = stringAt(spec, 'clusterIP');
   // helper.IsServiceIPSet
-  if (clusterIP !== '' && clusterIP !== 'None') clusterIPsOf(spec).forEach((ip, i) => warnings.push(...ipWarnings(index('spec.clusterIPs', i), ip)));
+  if (clusterIP !== '' && clusterIP !== 'None') clusterIPsOf(spec).forEach((ip, i) => appendAll(warnings, ipWarnings(index('spec.clusterIPs', i), ip)));
   const type = serviceType(spec);
   const loadBalancerIP = stringAt(spec, 'loadBalancerIP');
   const externalIPs = stringsAt(spec, 'externalIPs');
@@ -31,11 +31,11 @@ export function serviceWarnings(svc: KubeObject): string[] {
     if (externalIPs.length > 0) warnings.push('spec.externalIPs is ignored for headless services');
     if (stringAt(spec, 'sessionAffinity') !== 'None') warnings.push('spec.SessionAffinity is ignored for headless services');
   }
-  externalIPs.forEach((ip, i) => warnings.push(...ipWarnings(index('spec.externalIPs', i), ip)));
+  externalIPs.forEach((ip, i) => appendAll(warnings, ipWarnings(index('spec.externalIPs', i), ip)));
   // KEP-5707: externalIPs deprecated in v1.36.
   if (externalIPs.length > 0 && !headless && type !== 'ExternalName') warnings.push('spec.externalIPs is deprecated and may no longer be implemented in some clusters');
-  if (loadBalancerIP !== '') warnings.push(...ipWarnings('spec.loadBalancerIP', loadBalancerIP));
-  stringsAt(spec, 'loadBalancerSourceRanges').forEach((cidr, i) => warnings.push(...cidrWarnings(index('spec.loadBalancerSourceRanges', i), cidr)));
+  if (loadBalancerIP !== '') appendAll(warnings, ipWarnings('spec.loadBalancerIP', loadBalancerIP));
+  stringsAt(spec, 'loadBalancerSourceRanges').forEach((cidr, i) => appendAll(warnings, cidrWarnings(index('spec.loadBalancerSourceRanges', i), cidr)));
   if (type === 'ExternalName' && externalIPs.length > 0) warnings.push('spec.externalIPs is ignored when spec.type is "ExternalName"');
   if (type !== 'ExternalName' && stringAt(spec, 'externalName') !== '') warnings.push('spec.externalName is ignored when spec.type is not "ExternalName"');
   if (spec.trafficDistribution === 'PreferClose') warnings.push('spec.trafficDistribution: "PreferClose" is deprecated; use "PreferSameZone"');

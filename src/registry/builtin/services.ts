@@ -6,7 +6,7 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { builtinType } from './skeleton.ts';
-import { child, duplicate, forbidden, goJson, index, invalid, key, notSupported, required } from '../validation/field.ts';
+import { appendAll, child, duplicate, forbidden, goJson, index, invalid, key, notSupported, required } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortName, isValidPortNum } from '../validation/names.ts';
 import { validateKubeFinalizerNames, validateLabels } from '../validation/object-meta.ts';
 import { keepOldSpec, keepOldStatus } from './common.ts';
@@ -202,7 +202,7 @@ function validateServicePort(port: JsonObject, requireName: boolean, names: Set<
     else names.add(name);
   }
   for (const msg of isValidPortNum(Number(port.port ?? 0))) causes.push(invalid(child(path, 'port'), port.port ?? 0, msg));
-  causes.push(...validateProtocol(port.protocol, child(path, 'protocol')));
+  appendAll(causes, validateProtocol(port.protocol, child(path, 'protocol')));
   const target = port.targetPort;
   if (typeof target === 'number') {
     for (const msg of isValidPortNum(target)) causes.push(invalid(child(path, 'targetPort'), target, msg));
@@ -250,7 +250,7 @@ function validateClusterIPFields(spec: JsonObject, clusterFamilies: IPFamily[], 
     }
     const ipCauses = legacyIPCauses(index('spec.clusterIPs', i), ip, existingClusterIPs);
     if (ipCauses.length > 0) badIPs = true;
-    causes.push(...ipCauses);
+    appendAll(causes, ipCauses);
   });
   if (clusterIPs.length > 2) causes.push(invalid('spec.clusterIPs', clusterIPs, 'may only hold up to 2 values'));
   if (badIPs) return causes;
@@ -304,8 +304,8 @@ function validateService(svc: KubeObject, clusterFamilies: IPFamily[], old: Kube
     else for (const msg of isDNS1123Subdomain(cname)) causes.push(invalid('spec.externalName', cname, msg));
   }
   const names = new Set<string>();
-  ports.forEach((port, i) => causes.push(...validateServicePort(port, ports.length > 1, names, index('spec.ports', i))));
-  if (spec.selector !== undefined && spec.selector !== null) causes.push(...validateLabels(spec.selector, 'spec.selector'));
+  ports.forEach((port, i) => appendAll(causes, validateServicePort(port, ports.length > 1, names, index('spec.ports', i))));
+  if (spec.selector !== undefined && spec.selector !== null) appendAll(causes, validateLabels(spec.selector, 'spec.selector'));
 
   const affinity = spec.sessionAffinity;
   if (affinity === undefined || affinity === null || affinity === '') causes.push(required('spec.sessionAffinity'));
@@ -319,13 +319,13 @@ function validateService(svc: KubeObject, clusterFamilies: IPFamily[], old: Kube
     causes.push(forbidden('spec.sessionAffinityConfig', 'must not be set when session affinity is None'));
   }
 
-  causes.push(...validateClusterIPFields(spec, clusterFamilies, oldSpec));
+  appendAll(causes, validateClusterIPFields(spec, clusterFamilies, oldSpec));
 
   // For historical reasons a valid external IP is also one ValidateEndpointIP accepts.
   const existingExternalIPs = stringsAt(oldSpec, 'externalIPs');
   stringsAt(spec, 'externalIPs').forEach((ip, i) => {
     const ipCauses = legacyIPCauses(index('spec.externalIPs', i), ip, existingExternalIPs);
-    causes.push(...(ipCauses.length > 0 ? ipCauses : endpointIPCauses(ip, index('spec.externalIPs', i))));
+    appendAll(causes, (ipCauses.length > 0 ? ipCauses : endpointIPCauses(ip, index('spec.externalIPs', i))));
   });
 
   if (!spec.type) causes.push(required('spec.type'));
@@ -354,7 +354,7 @@ function validateService(svc: KubeObject, clusterFamilies: IPFamily[], old: Kube
     portKeys.add(k);
   });
 
-  causes.push(...validateSourceRanges(svc, type, old));
+  appendAll(causes, validateSourceRanges(svc, type, old));
 
   const etp = spec.externalTrafficPolicy;
   if (!externallyAccessible(spec)) {
@@ -400,7 +400,7 @@ function validateSourceRanges(svc: KubeObject, type: string, old: KubeObject | u
     const path = 'spec.LoadBalancerSourceRanges';
     if (type !== 'LoadBalancer') causes.push(forbidden(path, notLoadBalancer));
     const existing = stringsAt(old?.spec, 'loadBalancerSourceRanges').map((value) => value.trim());
-    ranges.forEach((value, i) => causes.push(...legacyCIDRCauses(index(path, i), value.trim(), existing)));
+    ranges.forEach((value, i) => appendAll(causes, legacyCIDRCauses(index(path, i), value.trim(), existing)));
     return causes;
   }
   const annotation = svc.metadata.annotations?.[sourceRangesAnnotation];
@@ -409,7 +409,7 @@ function validateSourceRanges(svc: KubeObject, type: string, old: KubeObject | u
   if (type !== 'LoadBalancer') causes.push(forbidden(path, notLoadBalancer));
   if (old !== undefined && (old.metadata.annotations?.[sourceRangesAnnotation] ?? '') === annotation) return causes;
   const list = annotation.trim();
-  if (list !== '') for (const value of list.split(',')) causes.push(...legacyCIDRCauses(path, value.trim()));
+  if (list !== '') for (const value of list.split(',')) appendAll(causes, legacyCIDRCauses(path, value.trim()));
   return causes;
 }
 

@@ -4,7 +4,7 @@
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { forbidden, goJson, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
+import { appendAll, forbidden, goJson, invalid, notSupported, required, validateNonnegative } from '../validation/field.ts';
 import { validateAnnotations, validateLabels } from '../validation/object-meta.ts';
 import { type JsonObject } from '../../api/json.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
@@ -70,7 +70,7 @@ function validateRollingUpdate(rollingUpdate: JsonObject): StatusCause[] {
   const maxUnavailable = rollingUpdate.maxUnavailable;
   if (maxUnavailable === undefined || maxUnavailable === null) return causes;
   const maxPath = `${path}.maxUnavailable`;
-  causes.push(...validatePositiveIntOrPercent(maxUnavailable, maxPath));
+  appendAll(causes, validatePositiveIntOrPercent(maxUnavailable, maxPath));
   const v = intOrPercentValue(maxUnavailable);
   if (v.value === 0) causes.push(invalid(maxPath, goIntOrString(maxUnavailable), 'cannot be 0'));
   if (v.percent && v.value > 100) causes.push(invalid(maxPath, goIntOrString(maxUnavailable), 'must not be greater than 100%'));
@@ -101,7 +101,7 @@ function validateStatefulSet(sts: KubeObject, old?: KubeObject): StatusCause[] {
   const policy = spec.podManagementPolicy ?? '';
   if (policy === '') causes.push(required('spec.podManagementPolicy'));
   else if (policy !== 'OrderedReady' && policy !== 'Parallel') causes.push(invalid('spec.podManagementPolicy', policy, "must be 'OrderedReady' or 'Parallel'"));
-  causes.push(...validateUpdateStrategy(spec));
+  appendAll(causes, validateUpdateStrategy(spec));
   const retention = objectAt(spec, 'persistentVolumeClaimRetentionPolicy');
   if (retention !== undefined) {
     for (const k of ['whenDeleted', 'whenScaled']) {
@@ -110,11 +110,11 @@ function validateStatefulSet(sts: KubeObject, old?: KubeObject): StatusCause[] {
       }
     }
   }
-  causes.push(...validateNonnegative(numberAt(spec, 'replicas') ?? 0, 'spec.replicas'));
-  causes.push(...validateNonnegative(numberAt(spec, 'minReadySeconds') ?? 0, 'spec.minReadySeconds'));
+  appendAll(causes, validateNonnegative(numberAt(spec, 'replicas') ?? 0, 'spec.replicas'));
+  appendAll(causes, validateNonnegative(numberAt(spec, 'minReadySeconds') ?? 0, 'spec.minReadySeconds'));
   const ordinals = objectAt(spec, 'ordinals');
-  if (ordinals !== undefined) causes.push(...validateNonnegative(numberAt(ordinals, 'start') ?? 0, 'spec.ordinals.start'));
-  causes.push(...validateSelectorAndTemplate(spec, {
+  if (ordinals !== undefined) appendAll(causes, validateNonnegative(numberAt(ordinals, 'start') ?? 0, 'spec.ordinals.start'));
+  appendAll(causes, validateSelectorAndTemplate(spec, {
     workload: 'statefulset',
     invalidDetail: '',
     // Upstream checks only the template's labels and annotations here, not its pod spec.
@@ -130,7 +130,7 @@ function validateStatefulSet(sts: KubeObject, old?: KubeObject): StatusCause[] {
       ];
     },
   }));
-  causes.push(...validateAlwaysRestarts(objectAt(spec, 'template'), 'spec.template', 'StatefulSet'));
+  appendAll(causes, validateAlwaysRestarts(objectAt(spec, 'template'), 'spec.template', 'StatefulSet'));
   return causes;
 }
 

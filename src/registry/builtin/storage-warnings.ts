@@ -6,7 +6,7 @@
 
 import type { KubeObject } from '../../api/index.ts';
 import { formatQuantity, milliValue, parseQuantity } from '../../api/quantity.ts';
-import { child, goQuote, index, key, type FieldPath } from '../validation/field.ts';
+import { appendAll, child, goQuote, index, key, type FieldPath } from '../validation/field.ts';
 import { nodeLabelDeprecatedMessage, nodeSelectorTermWarnings } from './node-label-warnings.ts';
 import { itemsAt, objectAt, stringAt } from './object.ts';
 
@@ -82,9 +82,9 @@ export function persistentVolumeWarnings(pv: KubeObject): string[] {
     warnings.push('spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning.');
   }
   itemsAt(objectAt(objectAt(spec, 'nodeAffinity'), 'required'), 'nodeSelectorTerms').forEach((term, i) => {
-    warnings.push(...nodeSelectorTermWarnings(term, false, index('spec.nodeAffinity.required.nodeSelectorTerms', i)));
+    appendAll(warnings, nodeSelectorTermWarnings(term, false, index('spec.nodeAffinity.required.nodeSelectorTerms', i)));
   });
-  warnings.push(...deprecatedVolumePluginWarnings(spec, ['cephfs', 'photonPersistentDisk', 'scaleIO', 'storageos', 'glusterfs', 'rbd'], 'spec'));
+  appendAll(warnings, deprecatedVolumePluginWarnings(spec, ['cephfs', 'photonPersistentDisk', 'scaleIO', 'storageos', 'glusterfs', 'rbd'], 'spec'));
   return warnings;
 }
 

@@ -9,7 +9,7 @@ import { canonicalQuantity, isNegative, parseQuantity } from '../../api/quantity
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { byteLength, labelSelectorJson } from '../../api/labels.ts';
-import { duplicate, fieldImmutable, forbidden, goJson, GoValue, invalid, notSupported, required, tooLong, validateNonnegative, type FieldPath } from '../validation/field.ts';
+import { appendAll, duplicate, fieldImmutable, forbidden, goJson, GoValue, invalid, notSupported, required, tooLong, validateNonnegative, type FieldPath } from '../validation/field.ts';
 import { inclusiveRangeError, isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
 import { storageClassWarnings } from './storage-warnings.ts';
@@ -64,8 +64,8 @@ function validateProvisioner(provisioner: string, path: FieldPath): StatusCause[
 export function validateStorageClass(sc: KubeObject): StatusCause[] {
   const obj = sc as unknown as JsonObject;
   const causes: StatusCause[] = [];
-  causes.push(...validateProvisioner(stringAt(obj, 'provisioner'), 'provisioner'));
-  causes.push(...validateParameters(obj.parameters, true));
+  appendAll(causes, validateProvisioner(stringAt(obj, 'provisioner'), 'provisioner'));
+  appendAll(causes, validateParameters(obj.parameters, true));
   const policy = stringAt(obj, 'reclaimPolicy');
   // Enum values are typed strings: json.Marshal writes them (`<`, `>`, `&` escaped), not %q.
   if (policy !== '' && !classReclaimPolicies.includes(policy)) causes.push(notSupported('reclaimPolicy', goJson(policy), classReclaimPolicies));
@@ -222,12 +222,12 @@ function validateCSINode(node: KubeObject): StatusCause[] {
   objectsAt(objectAt(node, 'spec'), 'drivers').forEach((driver, i) => {
     const path = `spec.drivers[${i}]`;
     const name = stringAt(driver, 'name');
-    causes.push(...validateCSIDriverName(name, `${path}.name`));
+    appendAll(causes, validateCSIDriverName(name, `${path}.name`));
     const nodeID = stringAt(driver, 'nodeID');
     if (nodeID === '') causes.push(required(`${path}.nodeID`));
     if (byteLength(nodeID) > csiNodeIDMaxLength) causes.push(invalid(`${path}.nodeID`, nodeID, `must be ${csiNodeIDMaxLength} characters or less`));
     const count = objectAt(driver, 'allocatable')?.count;
-    if (typeof count === 'number') causes.push(...validateNonnegative(count, `${path}.allocatable.count`));
+    if (typeof count === 'number') appendAll(causes, validateNonnegative(count, `${path}.allocatable.count`));
     if (names.has(name)) causes.push(duplicate(`${path}.name`, name));
     names.add(name);
     // Upstream reports a topology key's errors at the driver.
@@ -281,7 +281,7 @@ function validateCSIStorageCapacity(capacity: KubeObject): StatusCause[] {
   const obj = capacity as unknown as JsonObject;
   const causes: StatusCause[] = [];
   const topology = objectAt(obj, 'nodeTopology');
-  if (topology !== undefined) causes.push(...validateLabelSelector(topology, 'nodeTopology'));
+  if (topology !== undefined) appendAll(causes, validateLabelSelector(topology, 'nodeTopology'));
   const className = stringAt(obj, 'storageClassName');
   for (const msg of isDNS1123Subdomain(className)) causes.push(invalid('storageClassName', className, msg));
   if (present(obj.capacity)) {
@@ -338,7 +338,7 @@ function validateVolumeAttachment(va: KubeObject): StatusCause[] {
   if (!named && !inline) causes.push(required('spec.source', sourceRule));
   else if (named && inline) causes.push(forbidden('spec.source', sourceRule));
   else if (named && volumeName === '') causes.push(required('spec.source.persistentVolumeName', 'must specify non empty persistentVolumeName'));
-  else if (inline) causes.push(...validatePersistentVolumeSpec(objectAt(source, 'inlineVolumeSpec') ?? {}, 'spec.source.inlineVolumeSpec', true));
+  else if (inline) appendAll(causes, validatePersistentVolumeSpec(objectAt(source, 'inlineVolumeSpec') ?? {}, 'spec.source.inlineVolumeSpec', true));
   const nodeName = stringAt(spec, 'nodeName');
   for (const msg of isDNS1123Subdomain(nodeName)) causes.push(invalid('spec.nodeName', nodeName, msg));
   const status = objectAt(va, 'status');
@@ -354,7 +354,7 @@ function validateVolumeAttachment(va: KubeObject): StatusCause[] {
     const code = error.errorCode;
     if (typeof code === 'number' && code < 0) causes.push(invalid(`status.${which}.errorCode`, code, inclusiveRangeError(0, 2 ** 31 - 1)));
   }
-  causes.push(...validateCSIDriverName(attacher, 'spec.attacher'));
+  appendAll(causes, validateCSIDriverName(attacher, 'spec.attacher'));
   if (named) for (const msg of isDNS1123Subdomain(volumeName)) causes.push(invalid('spec.source.persistentVolumeName', volumeName, msg));
   return causes;
 }

@@ -5,7 +5,7 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { duplicate, invalid, notSupported, required } from '../validation/field.ts';
+import { appendAll, duplicate, invalid, notSupported, required } from '../validation/field.ts';
 import { isDNS1123Subdomain } from '../validation/names.ts';
 import { validateReviewVersionList, validateWebhookService, validateWebhookURL } from '../validation/webhook-client.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
@@ -61,9 +61,9 @@ interface ValidationOptions {
 
 function validateWebhook(hook: JsonObject, kind: WebhookKind, opts: ValidationOptions, path: string): StatusCause[] {
   const causes = validateFullyQualifiedName(stringAt(hook, 'name'), `${path}.name`);
-  objectsAt(hook, 'rules').forEach((rule, i) => causes.push(...validateRule(rule, `${path}.rules[${i}]`)));
-  causes.push(...checkEnum(hook.failurePolicy, failurePolicies, `${path}.failurePolicy`));
-  causes.push(...checkEnum(hook.matchPolicy, matchPolicies, `${path}.matchPolicy`));
+  objectsAt(hook, 'rules').forEach((rule, i) => appendAll(causes, validateRule(rule, `${path}.rules[${i}]`)));
+  appendAll(causes, checkEnum(hook.failurePolicy, failurePolicies, `${path}.failurePolicy`));
+  appendAll(causes, checkEnum(hook.matchPolicy, matchPolicies, `${path}.matchPolicy`));
   const allowedSideEffects = opts.requireNoSideEffects ? noSideEffectClasses : sideEffectClasses;
   if (hook.sideEffects === undefined || hook.sideEffects === null) causes.push(required(`${path}.sideEffects`, `must specify one of ${allowedSideEffects.join(', ')}`));
   else if (!allowedSideEffects.includes(String(hook.sideEffects))) causes.push(notSupported(`${path}.sideEffects`, hook.sideEffects, allowedSideEffects));
@@ -71,16 +71,16 @@ function validateWebhook(hook: JsonObject, kind: WebhookKind, opts: ValidationOp
   if (typeof timeout === 'number' && (timeout > 30 || timeout < 1)) causes.push(invalid(`${path}.timeoutSeconds`, timeout, 'the timeout value must be between 1 and 30 seconds'));
   for (const selector of ['namespaceSelector', 'objectSelector']) {
     const sel = objectAt(hook, selector);
-    if (sel !== undefined) causes.push(...validateLabelSelector(sel, `${path}.${selector}`));
+    if (sel !== undefined) appendAll(causes, validateLabelSelector(sel, `${path}.${selector}`));
   }
-  if (kind === 'mutating') causes.push(...checkEnum(hook.reinvocationPolicy, reinvocationPolicies, `${path}.reinvocationPolicy`));
+  if (kind === 'mutating') appendAll(causes, checkEnum(hook.reinvocationPolicy, reinvocationPolicies, `${path}.reinvocationPolicy`));
   const cc = objectAt(hook, 'clientConfig') ?? {};
   const hasURL = typeof cc.url === 'string';
   const service = objectAt(cc, 'service');
   if (hasURL === (service !== undefined)) causes.push(required(`${path}.clientConfig`, 'exactly one of url or service is required'));
-  else if (hasURL) causes.push(...validateWebhookURL(cc.url as string, `${path}.clientConfig.url`));
-  else causes.push(...validateWebhookService(service!, `${path}.clientConfig.service`));
-  causes.push(...validateMatchConditions(objectsAt(hook, 'matchConditions'), `${path}.matchConditions`));
+  else if (hasURL) appendAll(causes, validateWebhookURL(cc.url as string, `${path}.clientConfig.url`));
+  else appendAll(causes, validateWebhookService(service!, `${path}.clientConfig.service`));
+  appendAll(causes, validateMatchConditions(objectsAt(hook, 'matchConditions'), `${path}.matchConditions`));
   return causes;
 }
 
@@ -89,8 +89,8 @@ function validateConfiguration(obj: KubeObject, kind: WebhookKind, opts: Validat
   const names = new Set<string>();
   objectsAt(obj, 'webhooks').forEach((hook, i) => {
     const path = `webhooks[${i}]`;
-    causes.push(...validateWebhook(hook, kind, opts, path));
-    causes.push(...validateReviewVersions(hook.admissionReviewVersions, `${path}.admissionReviewVersions`, opts.requireRecognizedReviewVersion));
+    appendAll(causes, validateWebhook(hook, kind, opts, path));
+    appendAll(causes, validateReviewVersions(hook.admissionReviewVersions, `${path}.admissionReviewVersions`, opts.requireRecognizedReviewVersion));
     const name = stringAt(hook, 'name');
     if (opts.requireUniqueNames && name !== '') {
       if (names.has(name)) causes.push(duplicate(`${path}.name`, name));

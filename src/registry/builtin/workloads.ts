@@ -7,7 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { fieldImmutable, goJson, invalid, required, validateNonnegative } from '../validation/field.ts';
+import { appendAll, fieldImmutable, goJson, invalid, required, validateNonnegative } from '../validation/field.ts';
 import { type JsonObject } from '../../api/json.ts';
 import { ensureObject, numberAt, objectAt, objectsAt, semanticEqual } from './object.ts';
 import { defaultPodTemplate, validatePodTemplateSpec } from './pod-spec.ts';
@@ -56,7 +56,7 @@ function validateControllerRevision(cr: KubeObject): StatusCause[] {
   const causes: StatusCause[] = [];
   const data = (cr as JsonObject).data;
   if (data === undefined || data === null) causes.push(required('data', 'data is mandatory'));
-  causes.push(...validateNonnegative(numberAt(cr, 'revision') ?? 0, 'revision'));
+  appendAll(causes, validateNonnegative(numberAt(cr, 'revision') ?? 0, 'revision'));
   return causes;
 }
 

@@ -5,7 +5,7 @@
 // among its definitions under the type's schemaName.
 
 import { methodNotAllowed, type KubeObject, type StatusCause } from '../../api/index.ts';
-import { invalid } from '../../api/field-errors.ts';
+import { appendAll, invalid } from '../../api/field-errors.ts';
 import { addWarning } from '../../api/request-context.ts';
 import { cel } from '../../cel/lazy.ts';
 import { hasValidationRules } from '../../cel/rules-present.ts';
@@ -264,8 +264,8 @@ function customResourceStrategy({ statusEnabled, scale, selectableFields, schema
         validateUpdate(obj, old) {
           const schema = opts.definitions[schemaName];
           const causes = schema === undefined ? [] : validate(opts.definitions, { $ref: schemaRef(schemaName) }, obj, customResourceValidation);
-          if (scale !== undefined) causes.push(...validateScaleStatus(obj, scale));
-          causes.push(...ruleCauses(rulesSchema, obj, old));
+          if (scale !== undefined) appendAll(causes, validateScaleStatus(obj, scale));
+          appendAll(causes, ruleCauses(rulesSchema, obj, old));
           return causes;
         },
       },

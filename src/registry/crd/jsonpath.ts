@@ -5,6 +5,7 @@
 // convertor asks (AllowMissingKeys).
 
 import { isObject } from '../../api/json.ts';
+import { appendAll } from '../validation/field.ts';
 
 type Step =
   | { kind: 'field'; names: string[] }
@@ -167,15 +168,15 @@ function apply(step: Step, values: unknown[]): unknown[] {
         }
         break;
       case 'slice':
-        if (Array.isArray(value)) out.push(...value.slice(step.start, step.end));
+        if (Array.isArray(value)) appendAll(out, value.slice(step.start, step.end));
         break;
       case 'wildcard':
-        out.push(...children(value));
+        appendAll(out, children(value));
         break;
       case 'recursive': {
         const all: unknown[] = [value];
         descendants(value, all);
-        if (step.name === undefined) out.push(...all.slice(1));
+        if (step.name === undefined) appendAll(out, all.slice(1));
         else for (const v of all) if (isObject(v) && Object.hasOwn(v, step.name)) out.push(v[step.name]);
         break;
       }

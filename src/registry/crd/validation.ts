@@ -10,6 +10,7 @@
 import { cel } from '../../cel/lazy.ts';
 import { hasValidationRules } from '../../cel/rules-present.ts';
 import {
+  appendAll,
   child, duplicate, fieldImmutable, forbidden, goUnstructured, index, invalid, key, notSupported, required, tooLong, tooMany,
 } from '../../api/field-errors.ts';
 import type { StatusCause } from '../../api/index.ts';
@@ -87,10 +88,10 @@ export function validateCustomResourceDefinition(crd: CustomResourceDefinition):
   if (name !== '' && isDNS1123Subdomain(name).length === 0 && name !== `${stringOf(names.plural)}.${stringOf(spec.group)}`) {
     causes.push(invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group'));
   }
-  causes.push(...validateApiApproval(crd, undefined));
-  causes.push(...validateSpec(crd));
-  causes.push(...validateStatus(crd));
-  causes.push(...validateStoredVersions(crd));
+  appendAll(causes, validateApiApproval(crd, undefined));
+  appendAll(causes, validateSpec(crd));
+  appendAll(causes, validateStatus(crd));
+  appendAll(causes, validateStoredVersions(crd));
   if (spec.preserveUnknownFields === true) {
     causes.push(invalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in openAPIV3Schema instead'));
   }
@@ -151,7 +152,7 @@ function validateSpec(crd: CustomResourceDefinition): StatusCause[] {
     seen.add(versionName);
     const errs = isDNS1035Label(versionName);
     if (errs.length > 0) causes.push(invalid(child(path, 'name'), versionName, errs.join(',')));
-    causes.push(...validateVersion(version, path, layout));
+    appendAll(causes, validateVersion(version, path, layout));
   });
   if (!unique) causes.push(invalid('spec.versions', goVersions(versions, layout), 'must contain unique version names'));
   if (storageCount !== 1) causes.push(invalid('spec.versions', goVersions(versions, layout), 'must have exactly one version marked as storage version'));
@@ -161,21 +162,21 @@ function validateSpec(crd: CustomResourceDefinition): StatusCause[] {
   if (stringOf(names.singular) === '') causes.push(required('spec.names.singular'));
   if (stringOf(names.kind) === '') causes.push(required('spec.names.kind'));
   if (stringOf(names.listKind) === '') causes.push(required('spec.names.listKind'));
-  causes.push(...validateNames(names, 'spec.names'));
+  appendAll(causes, validateNames(names, 'spec.names'));
 
   // What the versions share, at the top level.
   const first = versions[0];
   if (first !== undefined) {
-    if (layout.schemaShared) causes.push(...validateSchema(first.schema, hasStatus(first.subresources) || versions.some((v) => hasStatus(v.subresources)), 'spec.validation'));
-    if (layout.subresourcesShared) causes.push(...validateSubresources(first.subresources, 'spec.subresources'));
+    if (layout.schemaShared) appendAll(causes, validateSchema(first.schema, hasStatus(first.subresources) || versions.some((v) => hasStatus(v.subresources)), 'spec.validation'));
+    if (layout.subresourcesShared) appendAll(causes, validateSubresources(first.subresources, 'spec.subresources'));
     if (layout.columnsShared) {
       listOf<unknown>(first.additionalPrinterColumns).forEach((col, j) => {
-        causes.push(...validateColumn(objectOf<CustomResourceColumnDefinition>(col), index('spec.additionalPrinterColumns', j)));
+        appendAll(causes, validateColumn(objectOf<CustomResourceColumnDefinition>(col), index('spec.additionalPrinterColumns', j)));
       });
     }
   }
 
-  causes.push(...validateConversion(spec.conversion));
+  appendAll(causes, validateConversion(spec.conversion));
 
   // v1 requires a schema for every version.
   const sharedSchema = layout.schemaShared && first !== undefined ? first.schema : undefined;
@@ -193,14 +194,14 @@ function validateVersion(version: CustomResourceDefinitionVersion, path: string,
   const causes: StatusCause[] = [];
   const warning = version.deprecationWarning;
   if (typeof warning === 'string' && warning.length > 256) causes.push(tooLong(child(path, 'deprecationWarning'), 256));
-  if (!layout.schemaShared) causes.push(...validateSchema(version.schema, hasStatus(version.subresources), child(path, 'schema')));
-  if (!layout.subresourcesShared) causes.push(...validateSubresources(version.subresources, child(path, 'subresources')));
+  if (!layout.schemaShared) appendAll(causes, validateSchema(version.schema, hasStatus(version.subresources), child(path, 'schema')));
+  if (!layout.subresourcesShared) appendAll(causes, validateSubresources(version.subresources, child(path, 'subresources')));
   if (!layout.columnsShared) {
     listOf<unknown>(version.additionalPrinterColumns).forEach((col, j) => {
-      causes.push(...validateColumn(objectOf<CustomResourceColumnDefinition>(col), index(child(path, 'additionalPrinterColumns'), j)));
+      appendAll(causes, validateColumn(objectOf<CustomResourceColumnDefinition>(col), index(child(path, 'additionalPrinterColumns'), j)));
     });
   }
-  causes.push(...validateSelectableFields(version, child(path, 'selectableFields')));
+  appendAll(causes, validateSelectableFields(version, child(path, 'selectableFields')));
   return causes;
 }
 
@@ -309,10 +310,10 @@ function validateConversion(conversion: unknown): StatusCause[] {
     const cc = webhook.clientConfig as Raw;
     const hasURL = typeof cc.url === 'string';
     if (hasURL === isObject(cc.service)) causes.push(required('spec.conversion.webhookClientConfig', 'exactly one of url or service is required'));
-    else if (hasURL) causes.push(...validateWebhookURL(cc.url as string, 'spec.conversion.webhookClientConfig.url'));
-    else causes.push(...validateWebhookService(cc.service as Raw, 'spec.conversion.webhookClientConfig.service'));
+    else if (hasURL) appendAll(causes, validateWebhookURL(cc.url as string, 'spec.conversion.webhookClientConfig.url'));
+    else appendAll(causes, validateWebhookService(cc.service as Raw, 'spec.conversion.webhookClientConfig.service'));
   }
-  causes.push(...validateConversionReviewVersions(reviewVersions, 'spec.conversion.conversionReviewVersions'));
+  appendAll(causes, validateConversionReviewVersions(reviewVersions, 'spec.conversion.conversionReviewVersions'));
   return causes;
 }
 
@@ -341,7 +342,7 @@ function validateColumn(col: CustomResourceColumnDefinition, path: string): Stat
     causes.push(invalid(child(path, 'format'), format, `must be one of ${printerColumnFormats.join(',')}`));
   }
   if (jsonPath === '') causes.push(required(child(path, 'JSONPath')));
-  else causes.push(...validateSimpleJsonPath(jsonPath, child(path, 'JSONPath')));
+  else appendAll(causes, validateSimpleJsonPath(jsonPath, child(path, 'JSONPath')));
   return causes;
 }
 
@@ -355,19 +356,19 @@ function validateSubresources(subresources: unknown, path: string): StatusCause[
   if (specPath === '') causes.push(required(`${path}.scale.specReplicasPath`));
   else {
     const errs = validateSimpleJsonPath(specPath, `${path}.scale.specReplicasPath`);
-    if (errs.length > 0) causes.push(...errs);
+    if (errs.length > 0) appendAll(causes, errs);
     else if (!specPath.startsWith('.spec.')) causes.push(invalid(`${path}.scale.specReplicasPath`, specPath, 'should be a json path under .spec'));
   }
   if (statusPath === '') causes.push(required(`${path}.scale.statusReplicasPath`));
   else {
     const errs = validateSimpleJsonPath(statusPath, `${path}.scale.statusReplicasPath`);
-    if (errs.length > 0) causes.push(...errs);
+    if (errs.length > 0) appendAll(causes, errs);
     else if (!statusPath.startsWith('.status.')) causes.push(invalid(`${path}.scale.statusReplicasPath`, statusPath, 'should be a json path under .status'));
   }
   const selectorPath = stringOf(scale.labelSelectorPath);
   if (selectorPath !== '') {
     const errs = validateSimpleJsonPath(selectorPath, `${path}.scale.labelSelectorPath`);
-    if (errs.length > 0) causes.push(...errs);
+    if (errs.length > 0) appendAll(causes, errs);
     else if (!selectorPath.startsWith('.spec.') && !selectorPath.startsWith('.status.')) {
       causes.push(invalid(`${path}.scale.labelSelectorPath`, selectorPath, 'should be a json path under either .spec or .status'));
     }
@@ -404,7 +405,7 @@ function validateSelectableFields(version: CustomResourceDefinitionVersion, path
     }
     const errs = validateSimpleJsonPath(jsonPath, fieldPath);
     if (errs.length > 0) {
-      causes.push(...errs);
+      appendAll(causes, errs);
       return;
     }
     const target = schemaAtPath(schema, jsonPath);
@@ -430,8 +431,8 @@ function validateSchema(validation: unknown, statusEnabled: boolean, path: strin
   if (!isObject(schema)) return [];
   const schemaPath = child(path, 'openAPIV3Schema');
   const causes: StatusCause[] = [];
-  if (statusEnabled) causes.push(...statusRootChecks(schema, path));
-  causes.push(...openApiSchemaChecks(schema, schemaPath, true));
+  if (statusEnabled) appendAll(causes, statusRootChecks(schema, path));
+  appendAll(causes, openApiSchemaChecks(schema, schemaPath, true));
   if (causes.length > 0) return causes;
   const unsupported = unsupportedStructuralField(schema);
   if (unsupported !== undefined) return [invalid(schemaPath, '', unsupported)];
@@ -457,16 +458,16 @@ function validateDefaults(s: Raw, path: string, isRoot: boolean): StatusCause[] 
     else {
       // The default validates under its own path, as upstream names it in messages.
       const holder: Schema = { type: 'object', properties: { [defaultPath]: schema } };
-      causes.push(...validate({}, holder, { [defaultPath]: s.default }, { enums: true, formats: true, listTypes: true }));
+      appendAll(causes, validate({}, holder, { [defaultPath]: s.default }, { enums: true, formats: true, listTypes: true }));
     }
   }
-  if (isObject(s.items)) causes.push(...validateDefaults(s.items, child(path, 'items'), false));
+  if (isObject(s.items)) appendAll(causes, validateDefaults(s.items, child(path, 'items'), false));
   if (isObject(s.properties)) {
     for (const [name, property] of Object.entries(s.properties)) {
       if (!isObject(property)) continue;
       // A resource's metadata, apiVersion and kind take no defaults (checked earlier).
       if (embedded && (name === 'metadata' || name === 'apiVersion' || name === 'kind')) continue;
-      causes.push(...validateDefaults(property, key(child(path, 'properties'), name), false));
+      appendAll(causes, validateDefaults(property, key(child(path, 'properties'), name), false));
     }
   }
   return causes;

@@ -4,7 +4,7 @@
 import type { KubeObject, ObjectMeta, OwnerReference, StatusCause } from '../../api/index.ts';
 import { isObject } from '../../api/json.ts';
 import { byteLength, isLabelKey, isLabelValue } from '../../api/labels.ts';
-import { child, fieldImmutable, forbidden, goJson, goSyntax, index, invalid, required, tooLong, validateNonnegative } from './field.ts';
+import { appendAll, child, fieldImmutable, forbidden, goJson, goSyntax, index, invalid, required, tooLong, validateNonnegative } from './field.ts';
 import type { FieldPath } from './field.ts';
 import { isDNS1123Label, validateName } from './names.ts';
 import type { NameRule } from './names.ts';
@@ -177,12 +177,12 @@ function commonMetaCauses(meta: ObjectMeta, namespaced: boolean): StatusCause[] 
   } else if (namespace !== '') {
     causes.push(forbidden('metadata.namespace', 'not allowed on this type'));
   }
-  if (typeof meta.generation === 'number') causes.push(...validateNonnegative(meta.generation, 'metadata.generation'));
-  causes.push(...validateLabels(meta.labels, 'metadata.labels'));
-  causes.push(...validateAnnotations(meta.annotations, 'metadata.annotations'));
-  causes.push(...validateOwnerReferences(meta.ownerReferences, 'metadata.ownerReferences'));
-  causes.push(...validateFinalizers(meta.finalizers, 'metadata.finalizers'));
-  causes.push(...validateManagedFields(meta.managedFields, 'metadata.managedFields'));
+  if (typeof meta.generation === 'number') appendAll(causes, validateNonnegative(meta.generation, 'metadata.generation'));
+  appendAll(causes, validateLabels(meta.labels, 'metadata.labels'));
+  appendAll(causes, validateAnnotations(meta.annotations, 'metadata.annotations'));
+  appendAll(causes, validateOwnerReferences(meta.ownerReferences, 'metadata.ownerReferences'));
+  appendAll(causes, validateFinalizers(meta.finalizers, 'metadata.finalizers'));
+  appendAll(causes, validateManagedFields(meta.managedFields, 'metadata.managedFields'));
   return causes;
 }
 
@@ -202,7 +202,7 @@ export function validateObjectMeta(obj: KubeObject, nameRule: NameRule, namespac
   const name = meta.name ?? '';
   if (name === '') causes.push(required('metadata.name', 'name or generateName is required'));
   else for (const msg of validateName(name, nameRule, false)) causes.push(invalid('metadata.name', name, msg));
-  causes.push(...commonMetaCauses(meta, namespaced));
+  appendAll(causes, commonMetaCauses(meta, namespaced));
   return causes;
 }
 
@@ -235,11 +235,11 @@ export function validateObjectMetaUpdate(obj: KubeObject, old: KubeObject): Stat
   for (const field of immutable) {
     if (!sameValue(meta[field], oldMeta[field])) causes.push(invalid(`metadata.${field}`, meta[field] ?? null, fieldImmutable));
   }
-  causes.push(...validateLabels(meta.labels, 'metadata.labels'));
-  causes.push(...validateAnnotations(meta.annotations, 'metadata.annotations'));
-  causes.push(...validateOwnerReferences(meta.ownerReferences, 'metadata.ownerReferences'));
-  causes.push(...validateFinalizers(meta.finalizers, 'metadata.finalizers'));
-  causes.push(...validateManagedFields(meta.managedFields, 'metadata.managedFields'));
+  appendAll(causes, validateLabels(meta.labels, 'metadata.labels'));
+  appendAll(causes, validateAnnotations(meta.annotations, 'metadata.annotations'));
+  appendAll(causes, validateOwnerReferences(meta.ownerReferences, 'metadata.ownerReferences'));
+  appendAll(causes, validateFinalizers(meta.finalizers, 'metadata.finalizers'));
+  appendAll(causes, validateManagedFields(meta.managedFields, 'metadata.managedFields'));
   return causes;
 }
 
