@@ -4,20 +4,24 @@
 
 import type { StatusCause } from './types.ts';
 
-/** Go's strconv.Quote, close enough for the values that appear in error messages. */
+/**
+ * Go's strconv.Quote, close enough for the values that appear in error messages. One
+ * replace: a string grown a character at a time held some 30 times its length until
+ * flattened, ~90 MB for a client's 3 MB value.
+ */
 export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const code = ch.codePointAt(0)!;
-    if (ch === '"') out += '\\"';
-    else if (ch === '\\') out += '\\\\';
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\r') out += '\\r';
-    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
-    else out += ch;
+  return `"${s.replace(/[\x00-\x1f\x7f"\\]/g, goEscape)}"`;
+}
+
+function goEscape(ch: string): string {
+  switch (ch) {
+    case '"': return '\\"';
+    case '\\': return '\\\\';
+    case '\n': return '\\n';
+    case '\t': return '\\t';
+    case '\r': return '\\r';
+    default: return `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`;
   }
-  return `${out}"`;
 }
 
 /**

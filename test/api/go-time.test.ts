@@ -3,6 +3,8 @@
 // byte for byte: clients see them in a 400).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { canonicalGoMicroTime, canonicalGoTime } from '../../src/api/go-time.ts';
 
 const timeLayout = '"2006-01-02T15:04:05Z07:00"';
@@ -64,4 +66,21 @@ test('a MicroTime takes exactly six fractional digits and writes six, in UTC', (
   assert.deepEqual(canonicalGoMicroTime('2024-01-01T00:00:00.123456789Z'),
     { error: `parsing time "2024-01-01T00:00:00.123456789Z" as ${microLayout}: cannot parse "789Z" as "Z07:00"` });
   assert.deepEqual(canonicalGoMicroTime('2024-01-01T00:00:00.-12345Z'), { error: 'parsing time "2024-01-01T00:00:00.-12345Z": fractional second out of range' });
+});
+
+test('a client\'s megabyte time is quoted flat: five errors for 3 MB strings hold about their size, and quickly', () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const started = performance.now();
+  const errors: unknown[] = [];
+  for (let i = 0; i < 5; i++) errors.push(canonicalGoTime(`${i}${'x'.repeat(3_000_000)}é`));
+  const took = performance.now() - started;
+  gc();
+  const held = process.memoryUsage().heapUsed - before;
+  // Grown a character at a time, each error held ~190 MB and took ~0.7 s.
+  assert.ok(held < 100_000_000, `the errors hold ${Math.round(held / 1e6)} MB`);
+  assert.ok(took < 2_000, `${Math.round(took)} ms`);
+  assert.match((errors[4] as { error: string }).error, /^parsing time "4x{3000000}\\xc3\\xa9" as "2006-01-02T15:04:05Z07:00": cannot parse "4x+\\xc3\\xa9" as "2006"$/);
 });

@@ -316,3 +316,9 @@ test('a Pod exposes upstream\'s selectable fields', async () => {
     'status.nominatedNodeName': '',
   });
 });
+
+test('150k bad env vars are 150k causes, not a stack overflow (a 500) on the way up to the Pod', async () => {
+  const env = Array.from({ length: 150_000 }, () => ({ name: '' }));
+  const { causes } = await storeCreate(pods, pod({ containers: [{ name: 'c', image: 'busybox', env }] }));
+  assert.equal(causes.filter((c) => /^spec\.containers\[0\]\.env\[\d+\]\.name$/.test(c.field ?? '')).length, 300_000, 'required, and not a valid name');
+});

@@ -294,3 +294,10 @@ describe('DeviceClass', () => {
     assert.equal(ok.obj.metadata.generation, 2);
   });
 });
+
+test('a pool name of 200k slashes is a cause per empty part, not a stack overflow', async () => {
+  const { causes } = await storeCreate(slices, slice(nodeSpec({ pool: { name: '/'.repeat(200_000), generation: 1, resourceSliceCount: 1 } })));
+  const pool = causes.filter((c) => c.field === 'spec.pool.name');
+  assert.equal(pool.length, 200_002, 'too long, then one per part');
+  assert.deepEqual(causesOf(pool.slice(0, 1)), [['FieldValueTooLong', 'spec.pool.name', 'Too long: may not be more than 253 bytes']]);
+});

@@ -210,3 +210,16 @@ for (const c of metaJsonCases) {
 test('objectMetaJson: label and annotation keys sorted as Go sorts a map\'s, integer-like keys too', () => {
   assert.equal(goJson(objectMetaJson({ name: 'x', labels: { b: '1', 10: '2', 9: '3' } })).text, '{"name":"x","creationTimestamp":null,"labels":{"10":"2","9":"3","b":"1"}}');
 });
+
+test('a long list in the metadata is causes per entry (a quarter million finalizers, labels, owner references), not a stack overflow', () => {
+  const n = 250_000;
+  const causes = validateObjectMeta(obj({
+    name: 'web', namespace: 'default', finalizers: Array.from({ length: n }, () => ''),
+    labels: Object.fromEntries(Array.from({ length: n }, (_, i) => [`-${i}`, ''])),
+    ownerReferences: Array.from({ length: n }, () => ({}) as never),
+  }), 'dns1123-subdomain', true);
+  const count = (field: string) => causes.filter((c) => c.field === field).length;
+  assert.equal(count('metadata.finalizers'), 2 * n, 'empty, and not a qualified name');
+  assert.equal(count('metadata.labels'), n);
+  assert.equal(count('metadata.ownerReferences.uid'), n);
+});
