@@ -249,7 +249,6 @@ export class ApiHandler {
     }
     const handler = handlers[info.verb];
     if (handler === undefined || !type.verbs.includes(info.verb)) throw methodNotAllowed();
-    if (!type.virtual) checkNamePresence(info, served);
     if (type.virtual) {
       await virtualHandler({
         req, res, info, query, served, negotiated: negotiateObject(req.headers.accept, media),
@@ -257,6 +256,7 @@ export class ApiHandler {
       }, this.opts.registry, this.opts.authorizer, this.opts.authentication);
       return;
     }
+    checkNamePresence(info, served);
     const negotiated = negotiateObject(req.headers.accept, media);
     const gates = this.opts.featureGates;
     await handler({
