@@ -113,13 +113,18 @@ export function watchParams(query: URLSearchParams, watchListEnabled: boolean): 
  * A deletecollection's ListOptions, refused as upstream refuses them before deleting
  * anything: integers that do not parse (400), ValidateListOptions (422; a watch's rules
  * when `watch` is set), and the resourceVersion or continue token its list would read at
- * (400). Without this a malformed request deleted every object it selected.
+ * (400). Answers the options its list pages with (`watch` and sendInitialEvents mean
+ * nothing to a list). Without this a malformed request deleted every object it selected.
  */
-export function checkDeleteCollectionListOptions(query: URLSearchParams, watchListEnabled: boolean): void {
+export function deleteCollectionListParams(query: URLSearchParams, watchListEnabled: boolean): ListParams {
+  let listQuery = query;
   if (queryBool(query.get('watch')) === true) {
     watchParams(query, watchListEnabled);
-    return;
+    listQuery = new URLSearchParams(query);
+    listQuery.delete('sendInitialEvents');
+    if ((query.get('resourceVersion') ?? '') === '') listQuery.delete('resourceVersionMatch');
   }
-  const params = listParams(query);
+  const params = listParams(listQuery);
   if (params.continue !== undefined) decodeContinue(params.continue);
+  return params;
 }

@@ -11,7 +11,6 @@ import { objectKey } from './keys.ts';
 import { interpretUnreachable } from './storage-errors.ts';
 import type { Allocator, PropagationOptions, ResourceType } from './resource-type.ts';
 import { beforeDelete, deletionFinalizers, markAsDeleting, sameSet } from './deletion.ts';
-import type { ObjectFilter } from './filter.ts';
 import { freshCopy, ReadPath, type ListItem, type ListPage, type ListRequest, type ReadConsistency, type WatchRequest } from './read-path.ts';
 import type { CacheWatcher, WatchCache } from '../cache/index.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.ts';
@@ -92,6 +91,8 @@ export interface UpdateResult {
 const maxRetries = 10;
 /** The most webhook conversions one write's managed fields wait for (each a retry of the attempt). */
 const maxPendingConversions = 16;
+/** The page a deletecollection without a limit lists and deletes at a time (upstream's). */
+const deleteCollectionPageSize = 10_000;
 
 /** A conversion made for a write's managed fields, by its target version and object (each attempt builds the same objects the same way). */
 function conversionKey(obj: unknown, to: string): string {
@@ -983,22 +984,37 @@ export class Store {
   }
 
   /** Deletes every object matching the filter; answers the list of what was deleted, as upstream. */
-  async deleteCollection(namespace: string, filter: ObjectFilter | undefined, opts: DeleteOptions = {}): Promise<KubeList> {
+  /**
+   * Deletes what a list selects, as upstream's registry: the list is read in pages of
+   * `deleteCollectionPageSize` and each page's objects deleted before the next is read.
+   * A request with a limit deletes one page and answers it with its continue token; one
+   * without answers every object it listed (before its deletion), under the first page's
+   * metadata. NotFound (deleted meanwhile) is skipped; another failure ends it.
+   */
+  async deleteCollection(namespace: string, req: ListRequest = {}, opts: DeleteOptions = {}): Promise<KubeList> {
     const ready = this.writeReady();
     if (ready !== undefined) await ready;
-    const list = await this.list(namespace, { filter });
+    const hasLimit = req.limit !== undefined && req.limit > 0;
+    let page: ListRequest = req.limit === undefined || req.limit === 0 ? { ...req, limit: deleteCollectionPageSize } : req;
+    let first: ListPage | undefined;
     const items: KubeObject[] = [];
-    for (const { object: obj } of list.items) {
-      items.push(obj);
-      try {
-        await this.delete(obj.metadata.namespace ?? '', obj.metadata.name!, { ...opts, preconditions: undefined });
-      } catch (err) {
-        if (isStatusError(err) && err.reason === 'NotFound') continue;
-        throw err;
+    for (;;) {
+      const list = await this.list(namespace, page);
+      for (const { object } of list.items) {
+        items.push(object);
+        try {
+          await this.delete(object.metadata.namespace ?? '', object.metadata.name!, { ...opts, preconditions: undefined });
+        } catch (err) {
+          if (isStatusError(err) && err.reason === 'NotFound') continue;
+          throw err;
+        }
       }
+      if (hasLimit) return { kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata, items };
+      first ??= list;
+      const cont = list.metadata.continue;
+      if (cont === undefined || cont === '') return { kind: first.kind, apiVersion: first.apiVersion, metadata: first.metadata, items };
+      page = { filter: req.filter, limit: page.limit, continue: cont };
     }
-    // Upstream answers the list it deleted from, items as listed (before their deletion).
-    return { kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata, items };
   }
 
   /** The Success Status most types answer a DELETE with. */

@@ -187,6 +187,38 @@ describe('deletecollection', () => {
     });
   }
 
+  test('a limit deletes one page and answers its continue token; continue deletes the next', async () => {
+    const ns = await server.newNamespace('delete');
+    for (const name of ['a', 'b', 'c', 'd', 'e']) await create(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name } });
+    const names = async () => (await server.request('GET', `/api/v1/namespaces/${ns}/configmaps`)).json.items.map((i: Json) => i.metadata.name);
+    const first = await server.request('DELETE', `/api/v1/namespaces/${ns}/configmaps?limit=2`);
+    assert.equal(first.status, 200, first.text);
+    assert.deepEqual(first.json.items.map((i: Json) => i.metadata.name), ['a', 'b']);
+    assert.equal(first.json.metadata.remainingItemCount, 3);
+    assert.equal(typeof first.json.metadata.continue, 'string');
+    assert.deepEqual(await names(), ['c', 'd', 'e'], 'one page deleted');
+    const next = await server.request('DELETE', `/api/v1/namespaces/${ns}/configmaps?limit=2&continue=${encodeURIComponent(first.json.metadata.continue)}`);
+    assert.equal(next.status, 200, next.text);
+    assert.deepEqual(next.json.items.map((i: Json) => i.metadata.name), ['c', 'd']);
+    assert.deepEqual(await names(), ['e']);
+    const rest = await server.request('DELETE', `/api/v1/namespaces/${ns}/configmaps?limit=10&continue=${encodeURIComponent(next.json.metadata.continue)}`);
+    assert.deepEqual(rest.json.items.map((i: Json) => i.metadata.name), ['e']);
+    assert.equal(rest.json.metadata.continue, undefined, 'the last page');
+    assert.deepEqual(await names(), []);
+  });
+
+  test('resourceVersion and resourceVersionMatch=Exact delete what the list at that revision holds', async () => {
+    const ns = await server.newNamespace('delete');
+    const old = await create(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'old' } });
+    await create(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'new' } });
+    const res = await server.request('DELETE', `/api/v1/namespaces/${ns}/configmaps?resourceVersion=${old.object.metadata.resourceVersion}&resourceVersionMatch=Exact`);
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.json.items.map((i: Json) => i.metadata.name), ['old']);
+    assert.equal(res.json.metadata.resourceVersion, old.object.metadata.resourceVersion);
+    assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/configmaps/old`)).status, 404);
+    assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/configmaps/new`)).status, 200, 'created after that revision: kept');
+  });
+
   test('custom resources: 200 with the list', async () => {
     const ns = await server.newNamespace('delete');
     await create(`/apis/${group}/v1/namespaces/${ns}/widgets`, { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'a' } });

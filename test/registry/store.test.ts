@@ -515,6 +515,27 @@ test('deleteCollection: deletes what matches and answers it', async () => {
   assert.deepEqual((await store.listAll()).map((o) => o.metadata.name), ['c']);
 });
 
+test('deleteCollection: past one page of 10,000 deletes every page and answers all it listed under the first page\'s metadata', async () => {
+  const { store } = setup();
+  const count = 10_003;
+  for (let i = 0; i < count; i++) await store.create('ns', widget(`w${String(i).padStart(5, '0')}`));
+  const list = await store.deleteCollection('ns');
+  assert.equal(list.items.length, count);
+  assert.equal(list.items[count - 1].metadata.name, 'w10002');
+  // Upstream keeps the first page's list metadata: its continue token and remaining count.
+  assert.equal(list.metadata.remainingItemCount, 3);
+  assert.deepEqual(await store.listAll(), []);
+});
+
+test('deleteCollection: a limit deletes one page', async () => {
+  const { store } = setup();
+  for (const name of ['a', 'b', 'c']) await store.create('ns', widget(name));
+  const page = await store.deleteCollection('ns', { limit: 2 });
+  assert.deepEqual(page.items.map((o) => o.metadata.name), ['a', 'b']);
+  assert.notEqual(page.metadata.continue, undefined);
+  assert.deepEqual((await store.listAll()).map((o) => o.metadata.name), ['c']);
+});
+
 // ---- decoding: unknown fields, field validation, types ----
 
 const fieldValidationCases: { directive?: 'Ignore' | 'Warn' | 'Strict'; warnings: string[]; error?: string }[] = [

@@ -6,7 +6,7 @@ import type { DeleteOptions } from '../../registry/store.ts';
 import { shapeList, writeAnswer } from '../answer.ts';
 import { readBody, writeObject } from '../http.ts';
 import { parseDryRun, parseInteger } from '../query.ts';
-import { checkDeleteCollectionListOptions } from '../read-options.ts';
+import { deleteCollectionListParams } from '../read-options.ts';
 import { queryBool } from '../request-info.ts';
 import { filterFromQuery } from '../selectors.ts';
 import type { RequestScope } from './scope.ts';
@@ -209,12 +209,15 @@ async function deleteCorrupt(scope: RequestScope, opts: DeleteOptions): Promise<
   else await writeAnswer(scope, 200, served.store.deletedStatus(result.object));
 }
 
-/** Always 200 with the list of the objects it set out to delete, as upstream. */
+/**
+ * Always 200 with the list of the objects it set out to delete, as upstream: with a limit
+ * one page of them and that page's continue token.
+ */
 export async function deleteCollectionHandler(scope: RequestScope): Promise<void> {
-  checkDeleteCollectionListOptions(scope.query, scope.watchList);
+  const page = deleteCollectionListParams(scope.query, scope.watchList);
   const filter = filterFromQuery(scope.query, scope.served.type);
   const { ignoreStoreReadError: _ignored, ...opts } = await deleteOptions(scope, true);
-  const list = await scope.served.store.deleteCollection(scope.info.namespace, filter, opts);
+  const list = await scope.served.store.deleteCollection(scope.info.namespace, { ...page, filter }, opts);
   const { items, kind = '', apiVersion = '', metadata } = list;
   await writeObject(scope.res, 200, scope.negotiated, shapeList(scope, { kind, apiVersion, metadata }, items));
 }
