@@ -8,6 +8,7 @@ import { Environment, serialize, type ASTNode } from '@marcbachmann/cel-js';
 import { checkFailure } from './checker-errors.ts';
 import { registerKubernetesLibraries } from './library.ts';
 import { rewriteObjectConstruction } from './objects.ts';
+import { WeighedCache } from '../api/weighed-cache.ts';
 
 /** A compiled expression: call it with the variables' values. */
 export type CelProgram = (variables: Record<string, unknown>) => unknown;
@@ -41,8 +42,9 @@ export function typedEnvironment(): Environment {
   return baseEnvironment().clone();
 }
 
-const environments = new Map<string, Environment>();
-const compiled = new Map<string, Compiled>();
+// Keyed by what clients write (expressions, policies' variables): bounded by size too.
+const environments = new WeighedCache<Environment>(1000, 1 << 20);
+const compiled = new WeighedCache<Compiled>(10_000, 4 << 20);
 
 function environmentFor(variables: Variables): Environment {
   const id = JSON.stringify(variables);
@@ -86,7 +88,6 @@ export function compile(expression: string, variables: Variables, opts: { object
   } catch (err) {
     result = { error: `ERROR: <input>: ${firstLine((err as Error).message)}` };
   }
-  if (compiled.size > 10_000) compiled.clear();
   compiled.set(id, result);
   return result;
 }

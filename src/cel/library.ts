@@ -14,12 +14,13 @@ import { durationText, formatString, timestampText } from './format.ts';
 import { CelCidr, CelIp, cidrContainsCidr, cidrContainsIp, ipChecks, maskedCidr, parseCidr, parseIp, sameIp } from './network.ts';
 import { CelSemver, compareSemver, parseSemver } from './semver.ts';
 import { RE2JS } from 're2js';
+import { WeighedCache } from '../api/weighed-cache.ts';
 import {
   addQuantity, compareQuantity, formatQuantity, isNegative, isPositive, parseQuantity, quantityFormatError, quantityOf, subtractQuantity, type Quantity,
 } from '../api/quantity.ts';
 
 
-const regexCache = new Map<string, RE2JS>();
+const regexCache = new WeighedCache<RE2JS>(1000, 1 << 20);
 
 /** Compiles a pattern as Go's regexp does (RE2), cached: rules use a few constant patterns. */
 function re2(pattern: string): RE2JS {
@@ -30,7 +31,6 @@ function re2(pattern: string): RE2JS {
     } catch (err) {
       throw new CelEvalError(`error parsing regexp: ${(err as Error).message}`);
     }
-    if (regexCache.size > 1000) regexCache.clear();
     regexCache.set(pattern, compiled);
   }
   return compiled;
