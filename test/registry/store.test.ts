@@ -521,7 +521,7 @@ test('deleteCollection: past one page of 10,000 deletes every page and answers a
   for (let i = 0; i < count; i++) await store.create('ns', widget(`w${String(i).padStart(5, '0')}`));
   const list = await store.deleteCollection('ns');
   assert.equal(list.items.length, count);
-  assert.equal(list.items[count - 1].metadata.name, 'w10002');
+  assert.equal(list.items.at(-1)?.metadata.name, 'w10002');
   // Upstream keeps the first page's list metadata: its continue token and remaining count.
   assert.equal(list.metadata.remainingItemCount, 3);
   assert.deepEqual(await store.listAll(), []);
