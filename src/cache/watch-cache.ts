@@ -788,7 +788,9 @@ export class WatchCache {
     const current = await this.#backend.currentRevision();
     if (current <= this.#revision) return current;
     await new Promise((resolve) => setImmediate(resolve));
-    if (watching && epoch === this.#epoch && this.#backendWatch !== undefined && !this.#closed) this.#setRevision(current);
+    // A remote backend's watch replaying older history (or reopening) may not have them yet.
+    const watch = this.#backendWatch;
+    if (watching && epoch === this.#epoch && watch !== undefined && watch.settled !== false && !this.#closed) this.#setRevision(current);
     return current;
   }
 

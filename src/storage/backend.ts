@@ -75,6 +75,13 @@ export interface Watch extends AsyncIterable<StorageEvent> {
    * up to the backend's current revision (events are queued as they commit). Absent for etcd.
    */
   readonly caughtUp?: boolean;
+  /**
+   * A watch of a remote backend (etcd): false while it may still receive events older than
+   * a revision read from the backend now (it replays the history written before it was
+   * opened, or reopens after its connection broke); a reader must not count such a
+   * revision as reached meanwhile. Absent: the backend's watches are never behind it.
+   */
+  readonly settled?: boolean;
 }
 
 /** How a create or update writes, beyond its value. */

@@ -91,6 +91,9 @@ export class EncryptingBackend implements Backend {
     };
     return {
       close: () => inner.close(),
+      get settled() {
+        return inner.settled;
+      },
       [Symbol.asyncIterator]() {
         const iterator = inner[Symbol.asyncIterator]();
         return {

@@ -466,6 +466,14 @@ class EtcdWatch implements Watch, AsyncIterator<StorageEvent, undefined> {
   /** Whether etcd created this watch once: later streams resume it. */
   #created = false;
   #retry: NodeJS.Timeout | undefined;
+  /** The revision the current stream was opened after: etcd replays what follows it up to #createdAt. */
+  #openedAfter: number;
+  /** Whether every event up to #createdAt has been received (see `settled`). */
+  #settled = false;
+  /** What the replay must still deliver, once read (#proveReplay): its last put's revision and the keys it deletes. */
+  #replay: { through: number; deletes: Set<string> } | undefined;
+  /** Keys of the delete events received while the replay is unsettled. */
+  #deletedInReplay = new Set<string>();
 
   constructor(host: WatchHost, prefix: string, fromRevision: number) {
     this.#host = host;
@@ -473,7 +481,23 @@ class EtcdWatch implements Watch, AsyncIterator<StorageEvent, undefined> {
     this.#from = fromRevision;
     this.#received = fromRevision;
     this.#cursor = fromRevision;
+    this.#openedAfter = fromRevision;
     void this.#open();
+  }
+
+  /**
+   * Whether this watch has received every event of its prefix up to the revision etcd had
+   * when it (re)opened it: false while etcd replays the history written before, which
+   * arrives after any read of the current revision does. A reader that counts a revision
+   * read meanwhile as reached (the watch cache's progress) would count events it has not
+   * seen yet. Settled once an event at or past that revision arrives, a progress
+   * notification does (etcd sends those only to watches it has synced, in order with
+   * their events; this watch never requests one, whose answer older members send out of
+   * order), or the replay has delivered everything a read of the keys at both ends showed
+   * it holds (a key created and deleted within it aside).
+   */
+  get settled(): boolean {
+    return this.#settled;
   }
 
   /** Whether a write of `key` at `revision` will come through this watch and has not yet. */
@@ -540,6 +564,8 @@ class EtcdWatch implements Watch, AsyncIterator<StorageEvent, undefined> {
     // (events at fromRevision are dropped below). Resumed, from the one after the last
     // received, refused only if another compaction took what this watch still needs.
     const resumed = this.#created;
+    this.#openedAfter = resumed ? this.#received : this.#from;
+    this.#unsettle();
     stream.write({
       create_request: {
         key: prefix,
@@ -560,6 +586,7 @@ class EtcdWatch implements Watch, AsyncIterator<StorageEvent, undefined> {
    */
   #reconnect(reason: string): void {
     if (this.#ended) return;
+    this.#unsettle();
     this.#stream?.cancel();
     this.#stream = undefined;
     this.#attempts++;
@@ -588,15 +615,61 @@ class EtcdWatch implements Watch, AsyncIterator<StorageEvent, undefined> {
       this.#createdAt = Number(response.header.revision);
       this.#created = true;
       this.#attempts = 0;
+      if (this.#openedAfter >= this.#createdAt) this.#settled = true;
+      else void this.#proveReplay(this.#stream, this.#openedAfter, this.#createdAt);
+    } else if (response.events.length === 0 && !this.#settled && Number(response.header.revision) >= this.#createdAt) {
+      this.#settled = true;
     }
     for (const raw of response.events) {
       const event = toEvent(raw, this.#host.namespace);
       if (event.revision <= this.#received) continue;
       this.#received = event.revision;
+      if (!this.#settled && event.type === 'delete') this.#deletedInReplay.add(event.kv.key);
       this.#offer(event);
       if (this.#ended) return;
     }
+    if (!this.#settled) this.#settleIfReplayed();
     this.#wakeWriters();
+  }
+
+  #unsettle(): void {
+    this.#settled = false;
+    this.#replay = undefined;
+    this.#deletedInReplay.clear();
+  }
+
+  #settleIfReplayed(): void {
+    if (this.#received >= this.#createdAt) this.#settled = true;
+    const replay = this.#replay;
+    if (this.#settled || replay === undefined || this.#received < replay.through) return;
+    for (const key of replay.deletes) if (!this.#deletedInReplay.has(key)) return;
+    this.#settled = true;
+  }
+
+  /**
+   * What etcd's replay of (after, at] holds, from the prefix's keys at both revisions:
+   * the latest put among the keys alive at `at`, and the keys alive at `after` that are
+   * gone at `at`. A read that fails (the revision compacted, etcd unreachable) leaves the
+   * watch to settle by its events.
+   */
+  async #proveReplay(stream: WatchStream | undefined, after: number, at: number): Promise<void> {
+    const { client, namespace } = this.#host;
+    const prefix = Buffer.concat([namespace, Buffer.from(this.#prefix, 'utf8')]);
+    const keysAt = (revision: number) => client.kv.range({ key: prefix, range_end: prefixEnd(prefix), revision, keys_only: true });
+    try {
+      const [before, now] = await Promise.all([keysAt(after), keysAt(at)]);
+      if (stream !== this.#stream || this.#settled || this.#ended) return;
+      const deletes = new Set(before.kvs.map((kv) => kv.key.subarray(namespace.length).toString('utf8')));
+      let through = after;
+      for (const kv of now.kvs) {
+        deletes.delete(kv.key.subarray(namespace.length).toString('utf8'));
+        through = Math.max(through, Number(kv.mod_revision));
+      }
+      this.#replay = { through, deletes };
+      this.#settleIfReplayed();
+    } catch {
+      // Settled by the events, as without the read.
+    }
   }
 
   #offer(event: StorageEvent): void {

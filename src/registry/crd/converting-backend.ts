@@ -223,6 +223,10 @@ class ConvertingWatch implements Watch {
   #done = false;
   #failure: { error: unknown } | undefined;
 
+  get settled(): boolean | undefined {
+    return this.#inner.settled;
+  }
+
   constructor(inner: Watch, read: (kvs: KeyValue[]) => Promise<KeyValue[]>, closed: () => void) {
     this.#inner = inner;
     this.#read = read;
