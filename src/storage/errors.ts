@@ -29,3 +29,8 @@ export function futureRevision(requested: number, currentRevision: number): Stor
 export function unavailable(message: string): StorageError {
   return new StorageError('Unavailable', message);
 }
+
+/** A failure that asking again will not mend (a value too large for the backend): answered as a plain 500. */
+export function refused(message: string): StorageError {
+  return new StorageError('Internal', message);
+}

@@ -8,7 +8,7 @@ import { noop } from 'cockatiel';
 import { Etcd3, type IKeyValue, type IWatchResponse } from 'etcd3';
 import type { Backend, KeyValue, ListOptions, ListResult, PutOptions, StorageError, StorageEvent, Watch } from './backend.ts';
 import { isStorageError } from './backend.ts';
-import { compacted, futureRevision, keyExists, keyNotFound, revisionMismatch, unavailable } from './errors.ts';
+import { compacted, futureRevision, keyExists, keyNotFound, refused, revisionMismatch, unavailable } from './errors.ts';
 import { LeaseReuse } from './etcd-leases.ts';
 
 export interface EtcdBackendOptions {
@@ -301,6 +301,12 @@ export class EtcdBackend implements Backend {
       const current = await this.currentRevision().catch(() => 0);
       throw futureRevision(revision ?? 0, current);
     }
+    // etcd refusing the request itself (a value over its --max-request-bytes, a message over
+    // gRPC's limit) fails alike when sent again: not "unavailable", which clients retry.
+    // Worded as kube-apiserver passes them on (its etcd client's error text, a 500).
+    const grpc = /^(\d+) [A-Z_]+: (.*)$/s.exec(message);
+    if (grpc?.[1] === '3') throw refused(grpc[2] as string);
+    if (grpc?.[1] === '8') throw refused(`rpc error: code = ResourceExhausted desc = ${(grpc[2] as string).replace('received message larger', 'trying to send message larger')}`);
     throw unavailable(`etcd: ${message}`);
   }
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { Etcd3 } from 'etcd3';
 import { etcdUnavailable, startEtcd, type TestEtcd } from '../helpers/etcd.ts';
 import { openStream, startServer, type TestServer } from '../helpers/server.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 describe('a server on etcd storage', { skip: etcdUnavailable() }, () => {
   let etcd: TestEtcd;
@@ -53,6 +54,29 @@ describe('a server on etcd storage', { skip: etcdUnavailable() }, () => {
     } finally {
       client.close();
     }
+  });
+
+  test('an object too large for etcd is a plain 500 in etcd\'s words, not a retryable timeout, and nothing is stored', async () => {
+    // A custom resource: built-in types with values this large refuse them in validation first.
+    const group = 'big.example.com';
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `blobs.${group}` },
+      spec: {
+        group, scope: 'Namespaced', names: { plural: 'blobs', singular: 'blob', kind: 'Blob' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    };
+    assert.equal((await server.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd })).status, 201);
+    const ns = await server.newNamespace('etcd');
+    const base = `/apis/${group}/v1/namespaces/${ns}/blobs`;
+    await eventually(async () => assert.equal((await server.request('GET', base)).status, 200), { what: 'blobs to be served' });
+    // Under the 3 MiB body limit, past etcd's 1.5 MiB request limit.
+    const res = await server.request('POST', base, { body: { apiVersion: `${group}/v1`, kind: 'Blob', metadata: { name: 'big' }, data: 'x'.repeat(1_700_000) } });
+    assert.equal(res.status, 500, res.text);
+    assert.equal(res.json.message, 'etcdserver: request is too large');
+    assert.equal(res.json.reason, undefined);
+    assert.equal(res.headers['retry-after'], undefined);
+    assert.equal((await server.request('GET', `${base}/big`)).status, 404);
   });
 
   test('consistent reads go to etcd (Debian\'s 3.4.23 has no reliable progress notifications): a write another replica made is seen at once', async () => {
