@@ -706,6 +706,102 @@ export function decodeCborObject(data: Uint8Array, opts: CborDecodeOptions = {})
   return value as Record<string, unknown>;
 }
 
+/** Moves past the data item at the reader's position, which decodeCbor found well-formed. */
+function skipItem(r: Reader): void {
+  r.need(1);
+  const initial = r.data[r.pos++]!;
+  const major = initial >> 5;
+  const info = initial & 0x1f;
+  switch (major) {
+    case 0:
+    case 1:
+      r.integer(major, info);
+      return;
+    case 2:
+    case 3:
+      r.string(major, info);
+      return;
+    case 4:
+    case 5: {
+      const length = r.argument(major, info);
+      const items = major === 5 ? 2 : 1;
+      if (length >= 0) {
+        for (let i = 0; i < length * items; i++) skipItem(r);
+        return;
+      }
+      while (r.data[r.pos] !== 0xff) skipItem(r);
+      r.pos++;
+      return;
+    }
+    case 6:
+      skipTagHead(r, info);
+      skipItem(r);
+      return;
+    default:
+      r.pos += info === 24 ? 1 : info === 25 ? 2 : info === 26 ? 4 : info === 27 ? 8 : 0;
+  }
+}
+
+function skipTagHead(r: Reader, info: number): void {
+  if (info === 27) r.pos += 8;
+  else r.argument(6, info);
+}
+
+/** Moves past the tags enclosing the data item at the reader's position; returns that item's major type. */
+function skipTags(r: Reader): number {
+  for (;;) {
+    r.need(1);
+    const initial = r.data[r.pos]!;
+    if (initial >> 5 !== 6) return initial >> 5;
+    r.pos++;
+    skipTagHead(r, initial & 0x1f);
+  }
+}
+
+/**
+ * The CBOR type, as fxamacker/cbor names it in its errors (`UTF-8 text string`, `byte
+ * string`, `positive integer`, `primitives`...), of the data item at `path` (map keys and
+ * array indexes from the root) of a body decodeCbor read, tags around it left aside (the
+ * decoder reads through them); undefined where the path leads nowhere. What decoding into
+ * a Go type refuses is named by the type the body gave it, which the decoded value no
+ * longer tells (both string types are strings).
+ */
+export function cborTypeAt(data: Uint8Array, path: readonly (string | number)[]): string | undefined {
+  const r = new Reader(data, cborLimits);
+  try {
+    for (const step of path) {
+      const major = skipTags(r);
+      const initial = r.data[r.pos++]!;
+      const length = r.argument(major, initial & 0x1f);
+      const ended = (i: number) => (length >= 0 ? i >= length : r.data[r.pos] === 0xff);
+      if (major === 4 && typeof step === 'number') {
+        for (let i = 0; i < step; i++) {
+          if (ended(i)) return undefined;
+          skipItem(r);
+        }
+        if (ended(step)) return undefined;
+        continue;
+      }
+      if (major !== 5 || typeof step !== 'string') return undefined;
+      let found = false;
+      for (let i = 0; !found && !ended(i); i++) {
+        const keyMajor = skipTags(r);
+        if (keyMajor === 2 || keyMajor === 3) {
+          const keyInitial = r.data[r.pos++]!;
+          found = textOf(r.string(keyMajor, keyInitial & 0x1f)) === step;
+        } else {
+          skipItem(r);
+        }
+        if (!found) skipItem(r);
+      }
+      if (!found) return undefined;
+    }
+    return majorNames[skipTags(r)];
+  } catch {
+    return undefined;
+  }
+}
+
 /** Decodes an RFC 8742 CBOR sequence (application/cbor-seq): data items one after another. */
 export function decodeCborSequence(data: Uint8Array, opts: CborDecodeOptions = {}): unknown[] {
   const items: unknown[] = [];

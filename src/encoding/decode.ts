@@ -4,7 +4,7 @@ import { badRequest, firstTooDeep, isStatusError, mayNestTooDeep, tooDeepMessage
 import { goJsonSyntaxError } from '../api/go-json-syntax.ts';
 import { goJsonKind } from '../api/json.ts';
 import { replaceLoneSurrogateEscapes } from '../api/lone-surrogates.ts';
-import { decodeCbor } from './cbor.ts';
+import { cborTypeAt, decodeCbor } from './cbor.ts';
 import { duplicateJsonFields, duplicateYamlFields } from './duplicate-fields.ts';
 import { parseMediaType } from './media-type.ts';
 import { loadedProtobufCodec, loadProtobufCodec } from './protobuf-loader.ts';
@@ -47,6 +47,12 @@ export interface DecodedBody {
    * Protobuf body cannot repeat a field that way).
    */
   duplicateFields: string[];
+  /**
+   * A CBOR body's CBOR type of the item at a path (map keys and list indexes from the
+   * root), for decoding errors in fxamacker/cbor's words: the decoded value does not tell
+   * a byte string from a text string, nor a float from an integer.
+   */
+  cborTypeAt?: (path: readonly (string | number)[]) => string | undefined;
 }
 
 /**
@@ -91,7 +97,9 @@ export function decodeBody(contentType: string | undefined, body: Uint8Array, op
     refuseDeepNesting(value);
     return { value, duplicateFields: [] };
   }
-  if (essence === cborMediaType && opts.cbor === true) return { value: decodeCborBody(body, opts.kind ?? ''), duplicateFields: [] };
+  if (essence === cborMediaType && opts.cbor === true) {
+    return { value: decodeCborBody(body, opts.kind ?? ''), duplicateFields: [], cborTypeAt: (path) => cborTypeAt(body, path) };
+  }
   // Upstream's answer names the types, not the one sent.
   throw unsupportedMediaType('', bodyMediaTypes(opts.cbor ?? false));
 }

@@ -3,7 +3,7 @@ import { badRequest, type KubeObject } from '../api/index.ts';
 import { isObject } from '../api/json.ts';
 import { objectMetaDecodeError, objectMetaTimeError } from '../api/go-object-meta.ts';
 import { currentRequest } from '../api/request-context.ts';
-import { decodeBodyLoading, notAnObjectBody, type DecodeOptions } from '../encoding/decode.ts';
+import { decodeBodyLoading, notAnObjectBody, type DecodedBody, type DecodeOptions } from '../encoding/decode.ts';
 
 const stringMetaFields = ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'];
 
@@ -35,6 +35,8 @@ export interface ObjectBody {
   object: KubeObject;
   /** Fields given twice in one object of the body (found when asked for). */
   duplicateFields: string[];
+  /** A CBOR body's CBOR types of its items by path, which decoding errors name (decode.ts). */
+  cborTypeAt?: DecodedBody['cborTypeAt'];
 }
 
 /**
@@ -43,7 +45,7 @@ export interface ObjectBody {
  */
 export async function decodeObjectBody(contentType: string | undefined, body: Uint8Array, opts: ObjectBodyOptions = {}): Promise<ObjectBody> {
   if (body.byteLength === 0) throw badRequest('the body of the request was empty');
-  const { value, duplicateFields } = await decodeBodyLoading(contentType, body, opts);
+  const { value, duplicateFields, cborTypeAt } = await decodeBodyLoading(contentType, body, opts);
   if (!isObject(value)) throw notAnObject(value);
   const meta = value.metadata ?? {};
   if (!isObject(meta)) throw badRequest('the body of the request could not be decoded: metadata must be an object');
@@ -81,5 +83,5 @@ export async function decodeObjectBody(contentType: string | undefined, body: Ui
   if (value.kind !== undefined && typeof value.kind !== 'string') throw badRequest('the body of the request could not be decoded: kind must be a string');
   value.metadata = meta;
   currentRequest()?.auditRequestObject?.(value);
-  return { object: value as KubeObject, duplicateFields };
+  return { object: value as KubeObject, duplicateFields, cborTypeAt };
 }

@@ -43,6 +43,8 @@ export interface WriteOptions {
   fieldManager?: string;
   /** The write's managed fields are already set (server-side apply did it). */
   managedFieldsSet?: boolean;
+  /** The body was CBOR: its items' CBOR types by path, which decoding errors name in fxamacker/cbor's words (go-type-errors.ts). */
+  cborTypeAt?: (path: readonly (string | number)[]) => string | undefined;
   /**
    * For an update or apply that may create its object: authorizes `create` when it does,
    * once the object is prepared and validated, before validating admission (upstream's
@@ -1245,7 +1247,7 @@ export class Store {
       const errors = strictDecodingErrors(duplicateFields, unknownFields);
       if (fieldValidation.directive === 'Strict') {
         // Go's decoding fails on a value of the wrong type before strictness is looked at.
-        const typeError = this.type.customResource === true ? undefined : goTypeError(this.definitions, this.schema, obj);
+        const typeError = this.type.customResource === true ? undefined : goTypeError(this.definitions, this.schema, obj, opts.cborTypeAt);
         if (typeError !== undefined) throw this.decodeFailure(typeError, obj, opts);
         throw this.decodeFailure(strictDecodingMessage(errors), obj, opts);
       }
@@ -1258,7 +1260,7 @@ export class Store {
     if (typeCauses.length > 0) {
       // Decoded into the Go type, a value of another kind fails decoding (400, Go's words),
       // and a null in a list or a map is its element's zero value.
-      const typeError = goTypeError(this.definitions, this.schema, obj);
+      const typeError = goTypeError(this.definitions, this.schema, obj, opts.cborTypeAt);
       if (typeError !== undefined) throw this.decodeFailure(typeError, obj, opts);
       if (zeroNullElements(this.definitions, this.schema, obj)) {
         typeCauses = validate(this.definitions, this.schema, obj, this.validation).filter((c) => c.reason === 'FieldValueTypeInvalid');

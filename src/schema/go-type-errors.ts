@@ -6,10 +6,16 @@
 // list or a map is the element's zero value (`args: [null]` is `args: [""]`). Only a
 // write the schema found ill-typed pays for this walk.
 //
-// Go names a named string type by its name (v1.Protocol), which the schema does not
-// keep: such fields are named `string` here.
+// Go names a named type by its name (`v1.Protocol`, `[]v1.PersistentVolumeAccessMode`),
+// which the schema does not keep: go-field-types.ts has them, from the Go types.
+//
+// A CBOR body is decoded by fxamacker/cbor, which words the error its own way: the CBOR
+// type of the item, and the field of the outermost struct, each enclosing struct naming
+// the error again on its way out (`cbor: cannot unmarshal UTF-8 text string into Go struct
+// field v1.Deployment.spec of type int32`).
 
 import { goFieldTypeError, isObject } from '../api/json.ts';
+import { goFieldTypes } from './go-field-types.ts';
 import { refName } from './resolve.ts';
 import type { Definitions, Schema } from './types.ts';
 
@@ -60,21 +66,25 @@ function anything(shape: Shape): boolean {
   return s['x-kubernetes-preserve-unknown-fields'] === true || s['x-kubernetes-int-or-string'] === true || (s.type === undefined && s.properties === undefined);
 }
 
-/** The Go type a field of this schema holds, as reflect names it in decoding errors. */
-function goType(defs: Definitions, schema: Schema, depth = 0): string {
+/**
+ * The Go type a field of this schema holds, as reflect names it in decoding errors:
+ * `declared` when the Go types tell it (go-field-types.ts), else from the schema.
+ */
+function goType(defs: Definitions, schema: Schema, declared?: string, depth = 0): string {
+  if (declared !== undefined) return declared;
   const shape = shapeOf(defs, schema);
   if (shape.definition !== undefined) return selfDecoding[shape.definition] ?? goTypeOfDefinition(shape.definition);
   const s = shape.schema;
   if (depth > 32) return 'interface {}';
   switch (s.type) {
     case 'array':
-      return `[]${s.items === undefined ? 'interface {}' : goType(defs, s.items, depth + 1)}`;
+      return `[]${s.items === undefined ? 'interface {}' : goType(defs, s.items, undefined, depth + 1)}`;
     case 'object': {
       const values = isObject(s.additionalProperties) ? s.additionalProperties : undefined;
       if (values === undefined) return 'map[string]interface {}';
       // core/v1's quantities by resource name are all its named map type.
       if (definitionOf(values) === 'io.k8s.apimachinery.pkg.api.resource.Quantity') return 'v1.ResourceList';
-      return `map[string]${goType(defs, values, depth + 1)}`;
+      return `map[string]${goType(defs, values, undefined, depth + 1)}`;
     }
     case 'string':
       return s.format === 'byte' ? '[]uint8' : 'string';
@@ -167,27 +177,93 @@ export function zeroNullElements(defs: Definitions, schema: Schema, value: unkno
 }
 
 /**
- * Go's decoding error for the first value, in the body's order, whose JSON kind the field's
- * Go type cannot take (an UnmarshalTypeError: the struct holding the field, the field's
- * JSON path from the root without indexes or map keys, the Go type), or undefined.
+ * A CBOR body's data items by path (map keys and list indexes from the root): the CBOR
+ * type of the item there as fxamacker/cbor names it (`UTF-8 text string`, `byte string`,
+ * `positive integer`, `primitives`...), or undefined where the path leads nowhere.
  */
-export function goTypeError(defs: Definitions, schema: Schema, value: unknown): string | undefined {
-  const root = shapeOf(defs, schema);
-  const struct = root.definition === undefined ? '' : root.definition.slice(root.definition.lastIndexOf('.') + 1);
-  return typeErrorAt(defs, schema, value, struct, [], 0);
+export type CborTypeAt = (path: readonly (string | number)[]) => string | undefined;
+
+/** A value whose kind the field's Go type cannot take, and where it is. */
+interface KindMismatch {
+  value: unknown;
+  /** The struct holding the field (Go's name without its package) and the field's JSON path from the root, without indexes or map keys. */
+  struct: string;
+  fieldPath: string;
+  /** The full path from the root, keys and indexes. */
+  at: (string | number)[];
+  goType: string;
+  /** The Go type is a struct (fxamacker/cbor says why an array does not decode into one). */
+  toStruct: boolean;
 }
 
-function typeErrorAt(defs: Definitions, schema: Schema, value: unknown, struct: string, path: string[], depth: number): string | undefined {
+/**
+ * Go's decoding error for the first value, in the body's order, whose kind the field's Go
+ * type cannot take, or undefined. From JSON, encoding/json's UnmarshalTypeError: the struct
+ * holding the field, the field's JSON path from the root without indexes or map keys, the
+ * Go type. From CBOR (`cbor` tells its items' types), fxamacker/cbor's.
+ */
+export function goTypeError(defs: Definitions, schema: Schema, value: unknown, cbor?: CborTypeAt): string | undefined {
+  const root = shapeOf(defs, schema);
+  const struct = root.definition === undefined ? '' : root.definition.slice(root.definition.lastIndexOf('.') + 1);
+  const found = typeErrorAt(defs, schema, value, { struct, fieldPath: [], at: [] }, undefined, 0);
+  if (found === undefined) return undefined;
+  if (cbor === undefined || root.definition === undefined) return goFieldTypeError(found.value, found.struct, found.fieldPath, found.goType);
+  return cborFieldTypeError(cbor(found.at) ?? cborTypeOfValue(found.value), goTypeOfDefinition(root.definition), String(found.at[0]), found);
+}
+
+/**
+ * fxamacker/cbor's UnmarshalTypeError for a value inside a struct field: each struct it is
+ * in names the error again as it returns, so the outermost one's field is what it says.
+ */
+function cborFieldTypeError(cborType: string, rootStruct: string, field: string, found: KindMismatch): string {
+  const why = cborType === 'array' && found.toStruct ? ' (cannot decode CBOR array to struct without toarray option)' : '';
+  return `cbor: cannot unmarshal ${cborType} into Go struct field ${rootStruct}.${field} of type ${found.goType}${why}`;
+}
+
+/** The CBOR type a value most likely had, for a path the body no longer shows: strings as Kubernetes' encoders write them. */
+function cborTypeOfValue(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'string') return 'byte string';
+  if (typeof value === 'number') return Number.isInteger(value) ? (value < 0 ? 'negative integer' : 'positive integer') : 'primitives';
+  if (isObject(value)) return 'map';
+  return 'primitives';
+}
+
+interface Where {
+  /** The struct holding the value's field. */
+  struct: string;
+  /** JSON field names from the root. */
+  fieldPath: string[];
+  /** Keys and indexes from the root. */
+  at: (string | number)[];
+}
+
+/** The element type of a declared Go slice or map type (`[]v1.Capability` → `v1.Capability`); undefined for a named one. */
+function elementOf(declared: string | undefined, map: boolean): string | undefined {
+  if (declared === undefined) return undefined;
+  if (!map) return declared.startsWith('[]') ? declared.slice(2) : undefined;
+  return declared.startsWith('map[') ? declared.slice(declared.indexOf(']') + 1) : undefined;
+}
+
+function typeErrorAt(defs: Definitions, schema: Schema, value: unknown, where: Where, declared: string | undefined, depth: number): KindMismatch | undefined {
   // Null leaves a field as it is; deeper than this the body was refused before.
   if (value === null || value === undefined || depth > 512) return undefined;
   const shape = shapeOf(defs, schema);
   if (anything(shape)) return undefined;
-  if (!kindFits(shape, value)) return goFieldTypeError(value, struct, path.join('.'), goType(defs, schema));
   const s = shape.schema;
+  if (!kindFits(shape, value)) {
+    return {
+      value, struct: where.struct, fieldPath: where.fieldPath.join('.'), at: [...where.at],
+      goType: goType(defs, schema, declared), toStruct: s.properties !== undefined,
+    };
+  }
   if (Array.isArray(value)) {
     if (s.items === undefined) return undefined;
-    for (const item of value) {
-      const error = typeErrorAt(defs, s.items, item, struct, path, depth + 1);
+    const item = elementOf(declared, false);
+    for (let i = 0; i < value.length; i++) {
+      where.at.push(i);
+      const error = typeErrorAt(defs, s.items, value[i], where, item, depth + 1);
+      where.at.pop();
       if (error !== undefined) return error;
     }
     return undefined;
@@ -195,20 +271,32 @@ function typeErrorAt(defs: Definitions, schema: Schema, value: unknown, struct: 
   if (!isObject(value)) return undefined;
   if (s.properties !== undefined) {
     // The fields are the definition's struct's; errors inside name it.
-    const inner = shape.definition === undefined ? struct : shape.definition.slice(shape.definition.lastIndexOf('.') + 1);
-    for (const key of Object.keys(value)) {
-      const property = s.properties[key];
-      if (property === undefined) continue;
-      path.push(key);
-      const error = typeErrorAt(defs, property, value[key], inner, path, depth + 1);
-      path.pop();
-      if (error !== undefined) return error;
+    const struct = shape.definition === undefined ? where.struct : shape.definition.slice(shape.definition.lastIndexOf('.') + 1);
+    const fieldTypes = shape.definition === undefined ? undefined : goFieldTypes[shape.definition];
+    const outer = where.struct;
+    where.struct = struct;
+    try {
+      for (const key of Object.keys(value)) {
+        const property = s.properties[key];
+        if (property === undefined) continue;
+        where.fieldPath.push(key);
+        where.at.push(key);
+        const error = typeErrorAt(defs, property, value[key], where, fieldTypes?.[key], depth + 1);
+        where.fieldPath.pop();
+        where.at.pop();
+        if (error !== undefined) return error;
+      }
+    } finally {
+      where.struct = outer;
     }
     return undefined;
   }
   if (isObject(s.additionalProperties)) {
+    const element = elementOf(declared, true);
     for (const key of Object.keys(value)) {
-      const error = typeErrorAt(defs, s.additionalProperties, value[key], struct, path, depth + 1);
+      where.at.push(key);
+      const error = typeErrorAt(defs, s.additionalProperties, value[key], where, element, depth + 1);
+      where.at.pop();
       if (error !== undefined) return error;
     }
   }

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultConfig } from '../../src/cli/config.ts';
-import { decodeCborObject, encodeCbor } from '../../src/encoding/cbor.ts';
+import { decodeCborObject, EncodedCbor, encodeCbor } from '../../src/encoding/cbor.ts';
 import { decodeCborWatchEvents, encodeCborObject } from '../../src/encoding/cbor-objects.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { openByteStream, startServer, type TestServer } from '../helpers/server.ts';
@@ -329,6 +329,38 @@ describe('gate on: CBOR answers', () => {
     assert.match(applyArray.json.message, /^error decoding YAML: cbor: cannot unmarshal array/);
     // Still serving.
     assert.equal((await on.request('GET', path, { headers: { accept: cbor } })).status, 200);
+  });
+
+  test('a value of the wrong type in a CBOR body is a 400 in fxamacker/cbor\'s words: the item\'s CBOR type, the outermost field', async () => {
+    const ns = await on.newNamespace('cbor');
+    const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
+    const deployment = (spec: Record<string, unknown>) => ({
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' },
+      spec: { selector: { matchLabels: { app: 'd' } }, template: { metadata: { labels: { app: 'd' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } }, ...spec },
+    });
+    // encodeCbor writes strings as byte strings, as Kubernetes' encoders do; a text string is written by hand.
+    const textThree = new EncodedCbor(hex('61 33'));
+    const send = (method: string, url: string, value: unknown) => on.request(method, url, { raw: Buffer.from(encodeCbor(value)), headers: { 'content-type': cbor } });
+    const handled = (kind: string, error: string) => `${kind} in version "v1" cannot be handled as a ${kind}: ${error}`;
+
+    const text = await send('POST', deployments, deployment({ replicas: textThree }));
+    assert.equal(text.status, 400, text.text);
+    assert.equal(text.json.message, handled('Deployment', 'cbor: cannot unmarshal UTF-8 text string into Go struct field v1.Deployment.spec of type int32'));
+    const bytes = await send('POST', deployments, deployment({ replicas: '3' }));
+    assert.equal(bytes.json.message, handled('Deployment', 'cbor: cannot unmarshal byte string into Go struct field v1.Deployment.spec of type int32'));
+
+    const pods = `/api/v1/namespaces/${ns}/pods`;
+    const protocol = await send('POST', pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 80, protocol: 6 }] }] } });
+    assert.equal(protocol.status, 400, protocol.text);
+    assert.equal(protocol.json.message, handled('Pod', 'cbor: cannot unmarshal positive integer into Go struct field v1.Pod.spec of type v1.Protocol'));
+
+    // An update's body, and a JSON body's words for the same value.
+    assert.equal((await send('POST', deployments, deployment({ replicas: 1 }))).status, 201);
+    const put = await send('PUT', `${deployments}/d`, deployment({ replicas: textThree, paused: 1 }));
+    assert.equal(put.status, 400, put.text);
+    assert.equal(put.json.message, handled('Deployment', 'cbor: cannot unmarshal positive integer into Go struct field v1.Deployment.spec of type bool'));
+    const json = await on.request('PUT', `${deployments}/d`, { body: deployment({ paused: 1 }) });
+    assert.equal(json.json.message, handled('Deployment', 'json: cannot unmarshal number into Go struct field DeploymentSpec.spec.paused of type bool'));
   });
 });
 

@@ -249,6 +249,13 @@ describe('type validation', () => {
       [{ containers: [{ name: 'c', image: 'i', resources: { limits: 'x' } }] },
         'json: cannot unmarshal string into Go struct field ResourceRequirements.spec.containers.resources.limits of type v1.ResourceList'],
       [{ containers: [{ name: 'c', image: 'i' }], nodeSelector: { a: true } }, 'json: cannot unmarshal bool into Go struct field PodSpec.spec.nodeSelector of type string'],
+      // Named types by their names, as Go's reflect prints them.
+      [{ containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 80, protocol: 6 }] }] },
+        'json: cannot unmarshal number into Go struct field ContainerPort.spec.containers.ports.protocol of type v1.Protocol'],
+      [{ containers: [{ name: 'c', image: 'i', imagePullPolicy: true }] },
+        'json: cannot unmarshal bool into Go struct field Container.spec.containers.imagePullPolicy of type v1.PullPolicy'],
+      [{ containers: [{ name: 'c', image: 'i', securityContext: { capabilities: { drop: 'ALL' } } }] },
+        'json: cannot unmarshal string into Go struct field Capabilities.spec.containers.securityContext.capabilities.drop of type []v1.Capability'],
       // Quantity decodes itself: any JSON but a string or a number fails its parse.
       [{ containers: [{ name: 'c', image: 'i', resources: { limits: { cpu: true } } }] },
         "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"],

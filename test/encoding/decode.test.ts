@@ -175,7 +175,9 @@ test('a Protobuf body loads the codec on first need', async () => {
 
 test('a CBOR body: read with its gate, 415 without, refusals worded as upstream\'s decoding', () => {
   const body = Buffer.from('d9d9f7a1446b696e6449436f6e6669674d6170', 'hex'); // {kind: ConfigMap}, self-described
-  assert.deepEqual(decodeBody('application/cbor', body, { cbor: true }), { value: { kind: 'ConfigMap' }, duplicateFields: [] });
+  const { cborTypeAt, ...decoded } = decodeBody('application/cbor', body, { cbor: true });
+  assert.deepEqual(decoded, { value: { kind: 'ConfigMap' }, duplicateFields: [] });
+  assert.equal(cborTypeAt?.(['kind']), 'byte string', 'the body tells its items\' CBOR types');
   const cases: { name: string; body: string; opts: { cbor?: boolean; kind?: string }; code: number; message: string }[] = [
     { name: 'gate off', body: 'a0', opts: {}, code: 415, message: 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf' },
     { name: 'truncated', body: 'a1', opts: { cbor: true, kind: 'Pod' }, code: 400, message: 'the object provided is unrecognized (must be of type Pod): unable to determine group/version/kind: unexpected EOF (a1)' },
