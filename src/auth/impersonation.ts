@@ -42,8 +42,10 @@ export function wantsImpersonation(rawHeaders: readonly string[]): boolean {
  * `system:authenticated` is added (or `system:unauthenticated` for system:anonymous),
  * and a service account gets its account groups.
  */
-export async function impersonate(requestor: UserInfo, rawHeaders: readonly string[], authorizer: Authorizer): Promise<UserInfo> {
+export async function impersonate(requestor: UserInfo, rawHeaders: readonly string[], authorizer: Authorizer): Promise<UserInfo | undefined> {
   const requests = impersonationRequests(rawHeaders);
+  // Headers that ask for nothing (an empty Impersonate-User) leave the request as it is, as upstream.
+  if (requests.length === 0) return undefined;
   const groupsSpecified = requests.some((r) => r.kind === 'Group');
   let name = '';
   let uid = '';

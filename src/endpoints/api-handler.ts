@@ -3,6 +3,8 @@ import { badRequest, methodNotAllowed, notFoundPath } from '../api/index.ts';
 import { negotiateObject, negotiateStatus, wantsPretty, type NegotiateOptions } from '../encoding/negotiate.ts';
 import type { ReviewAuthorizer } from '../registry/access-review.ts';
 import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
+import { validateName } from '../registry/validation/names.ts';
+import { goQuote } from '../api/field-errors.ts';
 import type { ResourceRegistry, ServedResource } from '../registry/registry.ts';
 import type { NonResourceRequestInfo, RequestInfo, ResourceRequestInfo } from './request-info.ts';
 import { addWarning, currentRequest, deprecatedApiRequested } from '../api/request-context.ts';
@@ -238,6 +240,7 @@ export class ApiHandler {
       stream: info.verb === 'watch' && info.subresource === '',
     };
     if (info.subresource !== '') {
+      if (type.subresources.includes(info.subresource)) checkPathSegmentName(info);
       await subresourceHandler({
         req, res, info, query, served, negotiated: negotiateObject(req.headers.accept, media),
         gzip: false, watchList: false, cbor: this.cbor, trackLongRunning: this.trackLongRunning, watchStreams: this.watchStreams, log: this.opts.log,
@@ -257,6 +260,7 @@ export class ApiHandler {
       return;
     }
     checkNamePresence(info, served);
+    if (info.verb !== 'watch') checkPathSegmentName(info);
     const negotiated = negotiateObject(req.headers.accept, media);
     const gates = this.opts.featureGates;
     await handler({
@@ -289,6 +293,19 @@ function checkNamePresence(info: ResourceRequestInfo, served: ServedResource): v
     return;
   }
   if (unnamedWrite || (info.name !== '' && info.verb === 'create')) throw methodNotAllowed();
+}
+
+/**
+ * An object's name in the path must be one a storage key can hold: not "." or "..", no "%"
+ * (sent escaped). Upstream's registry refuses it with 400 as it makes the key
+ * (NamespaceKeyFunc / NoNamespaceKeyFunc), before reading anything; a watch only selects
+ * by the name. A "/" (sent as %2F) is left to the lookup: upstream splits the unescaped
+ * path, so such a name never reaches its registry.
+ */
+function checkPathSegmentName(info: ResourceRequestInfo): void {
+  if (info.name === '' || info.name.includes('/')) return;
+  const problems = validateName(info.name, 'path-segment');
+  if (problems.length > 0) throw badRequest(`Name parameter invalid: ${goQuote(info.name)}: ${problems.join(';')}`);
 }
 
 /** Custom resources have no Protobuf form, as upstream: a client asking for Protobuf or JSON gets JSON. */

@@ -85,3 +85,14 @@ export async function decodeObjectBody(contentType: string | undefined, body: Ui
   currentRequest()?.auditRequestObject?.(value);
   return { object: value as KubeObject, duplicateFields, cborTypeAt };
 }
+
+/**
+ * A created object's namespace against the request's, as upstream's create handler checks
+ * every create, a subresource's too (EnsureObjectNamespaceMatchesRequestNamespace): 400
+ * when the body names another namespace; set to the request's when it names none.
+ */
+export function ensureRequestNamespace(obj: KubeObject, namespace: string): void {
+  const own = obj.metadata.namespace;
+  if (own !== undefined && own !== '' && own !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  obj.metadata.namespace = namespace;
+}

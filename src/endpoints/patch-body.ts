@@ -38,9 +38,13 @@ export function patchTypesFor(strategic: boolean, cbor: boolean): string[] {
 
 const kindsByMediaType = new Map<string, PatchKind>(Object.entries(patchMediaTypes).map(([kind, media]) => [media, kind as PatchKind]));
 
-function metadataOf(obj: Record<string, unknown>): { name?: unknown; resourceVersion?: unknown } {
-  return (typeof obj.metadata === 'object' && obj.metadata !== null ? obj.metadata : {}) as { name?: unknown; resourceVersion?: unknown };
+interface PatchedMetadata { name?: unknown; namespace?: unknown; resourceVersion?: unknown }
+
+function metadataOf(obj: Record<string, unknown>): PatchedMetadata {
+  return (typeof obj.metadata === 'object' && obj.metadata !== null ? obj.metadata : {}) as PatchedMetadata;
 }
+
+const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';
 
 /**
  * Checks a PATCH request of a subresource (media type, options) and decodes its body for
@@ -73,11 +77,16 @@ export function decodePatch(contentType: string | undefined, query: URLSearchPar
     duplicateFields: kind === 'json' || parsed === undefined ? [] : duplicateJsonFields(text),
     apply(current) {
       const patched = applyPatch(kind, current, body, context) as Record<string, unknown>;
-      // Upstream's patcher checks the result names the object of the URL (rest.go's checkName).
-      const name = metadataOf(patched).name;
-      if (typeof name !== 'string' || name === '') {
-        throw badRequest(`the name of the object (${String(metadataOf(current).name ?? '')} based on URL) was undeterminable: name must be provided`);
+      // Upstream's patcher checks the result is the object of the URL: its namespace
+      // (EnsureObjectNamespaceMatchesRequestNamespace), then its name (rest.go's checkName).
+      const { name, namespace } = metadataOf(patched);
+      const urlName = String(metadataOf(current).name ?? '');
+      const urlNamespace = metadataOf(current).namespace;
+      if (nonEmpty(urlNamespace) && nonEmpty(namespace) && namespace !== urlNamespace) {
+        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
       }
+      if (!nonEmpty(name)) throw badRequest(`the name of the object (${urlName} based on URL) was undeterminable: name must be provided`);
+      if (name !== urlName) throw badRequest(`the name of the object (${name}) does not match the name on the URL (${urlName})`);
       // A JSON Patch that sets another resourceVersion asks for that version (upstream's patcher).
       const rv = metadataOf(patched).resourceVersion;
       if (kind === 'json' && typeof rv === 'string' && rv !== '' && rv !== metadataOf(current).resourceVersion) {

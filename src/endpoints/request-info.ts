@@ -116,10 +116,12 @@ export function requestInfo(method: string, path: string, query: URLSearchParams
   if (extra.length > 0 && subresource !== 'proxy') return nonResource;
 
   let selectedName = '';
+  // Only a collection's GET reads `watch`: on an object's path it is a get, the parameter
+  // ignored, as upstream (a watch of one object is `/watch/.../{name}` or a name selector).
   if (verb === 'get' && name === '') {
     verb = isWatchParam(query.get('watch')) ? 'watch' : 'list';
     selectedName = nameSelected(query);
-  } else if (verb === 'get' && isWatchParam(query.get('watch'))) verb = 'watch';
+  }
   if (verb === 'delete' && name === '') verb = 'deletecollection';
 
   return {

@@ -66,7 +66,8 @@ function deleteOptionsOf(eviction: KubeObject, opts: EvictionOptions): DeleteOpt
   const raw = (eviction as { deleteOptions?: EvictionDeleteOptions }).deleteOptions ?? {};
   const bodyDryRun = raw.dryRun ?? [];
   return {
-    dryRun: opts.dryRun || bodyDryRun.includes('All'),
+    // Any value makes it a dry run, as upstream's dryrun.IsDryRun reads the list (nothing validates it here).
+    dryRun: opts.dryRun || bodyDryRun.length > 0,
     gracePeriodSeconds: raw.gracePeriodSeconds,
     preconditions: raw.preconditions,
     propagationPolicy: raw.propagationPolicy,
@@ -75,15 +76,25 @@ function deleteOptionsOf(eviction: KubeObject, opts: EvictionOptions): DeleteOpt
 
 const evictionKinds = new Set(['policy/v1', 'policy/v1beta1']);
 
-/** Checks an Eviction body against the pod it is posted to: 400 as upstream when it does not fit. */
-export function checkEviction(eviction: KubeObject, podName: string): void {
+/**
+ * Checks an Eviction body against the pod it is posted to: 400 as upstream when it does
+ * not fit, in upstream's order: the version and kind (decoding), the namespace (the create
+ * handler's EnsureObjectNamespaceMatchesRequestNamespace; none means the pod's), the name
+ * (EvictionREST).
+ */
+export function checkEviction(eviction: KubeObject, podName: string, podNamespace: string): void {
   if (eviction.apiVersion !== undefined && !evictionKinds.has(eviction.apiVersion)) {
     throw badRequest(`the API version in the data (${eviction.apiVersion}) does not match the expected API version (policy/v1)`);
   }
   if (eviction.kind !== undefined && eviction.kind !== 'Eviction') {
     throw badRequest(`the kind in the data (${eviction.kind}) does not match the expected kind (Eviction)`);
   }
-  if ((eviction.metadata?.name ?? '') !== podName) throw badRequest('name in URL does not match name in Eviction object');
+  const namespace = eviction.metadata.namespace;
+  if (namespace !== undefined && namespace !== '' && namespace !== podNamespace) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  eviction.metadata.namespace = podNamespace;
+  if ((eviction.metadata.name ?? '') !== podName) throw badRequest('name in URL does not match name in Eviction object');
 }
 
 /**

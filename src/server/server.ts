@@ -691,8 +691,11 @@ export class ApiServer {
     // As upstream, impersonation comes after auditing and before authorization.
     const rawHeaders = req.rawHeaders ?? [];
     if (wantsImpersonation(rawHeaders)) {
-      user = await impersonate(user, rawHeaders, this.opts.authorizer);
-      audit?.impersonated(user);
+      const impersonated = await impersonate(user, rawHeaders, this.opts.authorizer);
+      if (impersonated !== undefined) {
+        user = impersonated;
+        audit?.impersonated(user);
+      }
     }
     // The limits come after impersonation, as upstream's priority and fairness filter: the
     // impersonated user is classified and queued, and a refusal is audited.

@@ -185,5 +185,7 @@ test('impersonation asks the authorizer for each thing impersonated and refuses 
     code: 403, message: 'serviceaccounts "robot" is forbidden: User "bob" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "ns"',
   });
   const anonymous = await impersonate(bob, ['Impersonate-User', 'system:anonymous'], onlyUsers);
-  assert.deepEqual(anonymous.groups, ['system:unauthenticated']);
+  assert.deepEqual(anonymous?.groups, ['system:unauthenticated']);
+  // An empty Impersonate-User asks for nothing: the request stays bob's, as upstream.
+  assert.equal(await impersonate(bob, ['Impersonate-User', ''], onlyUsers), undefined);
 });

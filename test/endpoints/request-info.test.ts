@@ -25,6 +25,8 @@ const cases: { name: string; method: string; path: string; query?: string; want:
     want: { verb: 'list' } },
   { name: 'watch=yes is a watch', method: 'GET', path: '/api/v1/configmaps', query: 'watch=yes',
     want: { verb: 'watch' } },
+  { name: 'watch on an object\'s path is a get: only a collection reads the parameter', method: 'GET', path: '/api/v1/namespaces/a/configmaps/web',
+    query: 'watch=1', want: { verb: 'get', name: 'web' } },
   { name: 'a list selecting metadata.name names it for authorization, and still lists', method: 'GET', path: '/api/v1/namespaces/a/configmaps',
     query: 'fieldSelector=metadata.name%3Dweb', want: { verb: 'list', name: '', selectedName: 'web' } },
   { name: 'a watch selecting metadata.name== among other terms', method: 'GET', path: '/api/v1/namespaces/a/secrets',

@@ -6,7 +6,7 @@ import * as field from '../../api/field-errors.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
 import { writeAnswer } from '../answer.ts';
 import { readBody } from '../http.ts';
-import { decodeObjectBody } from '../object-body.ts';
+import { decodeObjectBody, ensureRequestNamespace } from '../object-body.ts';
 import type { RequestScope } from './scope.ts';
 import { rfc3339Seconds } from '../../api/time.ts';
 
@@ -56,9 +56,11 @@ const maxExpirationSeconds = 2 ** 32;
 export async function tokenRequestHandler(scope: RequestScope, registry: ResourceRegistry, api: AuthenticationApi): Promise<void> {
   const { info } = scope;
   const request = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'TokenRequest', metadataOfVersion: 'v1' })).object;
+  checkTypeMeta(request, apiVersion, 'TokenRequest');
   const spec = decodeTokenRequestSpec(request.spec);
   const name = info.name;
   const namespace = info.namespace;
+  ensureRequestNamespace(request, namespace);
   // Admission sees the TokenRequest as upstream's create handler and TokenREST show it:
   // mutating plugins before anything is looked up, validating ones once it is valid.
   const attrs = {
@@ -69,9 +71,6 @@ export async function tokenRequestHandler(scope: RequestScope, registry: Resourc
   await scope.served.store.admission.admit(attrs);
   if (request.metadata.name && request.metadata.name !== name) {
     throw invalid('TokenRequest', name, [field.invalid('metadata.name', request.metadata.name, 'must match the service account name if specified')], group);
-  }
-  if (request.metadata.namespace && request.metadata.namespace !== namespace) {
-    throw invalid('TokenRequest', name, [field.invalid('metadata.namespace', request.metadata.namespace, 'must match the service account namespace if specified')], group);
   }
   const serviceAccount = await scope.served.store.get(namespace, name);
   if (request.metadata.uid && request.metadata.uid !== serviceAccount.metadata.uid) {
@@ -188,6 +187,7 @@ function decodeTokenRequestSpec(spec: unknown): TokenRequestSpec {
  */
 export async function tokenReviewHandler(scope: RequestScope, api: AuthenticationApi): Promise<void> {
   const review = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'TokenReview', metadataOfVersion: scope.served.type.version })).object;
+  checkTypeMeta(review, `${group}/${scope.served.type.version}`, 'TokenReview');
   const spec = decodeTokenReviewSpec(review.spec, scope.served.type.version);
   const token = spec.token ?? '';
   if (token === '') throw badRequest('token is required for TokenReview in authentication');
@@ -226,6 +226,7 @@ function decodeTokenReviewSpec(spec: unknown, version: string): { token?: string
 /** POST selfsubjectreviews: the requesting user as the server sees it (`kubectl auth whoami`). */
 export async function selfSubjectReviewHandler(scope: RequestScope): Promise<void> {
   const review = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'SelfSubjectReview', metadataOfVersion: scope.served.type.version })).object;
+  checkTypeMeta(review, `${group}/${scope.served.type.version}`, 'SelfSubjectReview');
   const userInfo = reviewedUser(currentRequest()?.user ?? { name: '', uid: '', groups: [] });
   await writeAnswer(scope, 201, { kind: 'SelfSubjectReview', apiVersion, metadata: reviewMetadata(review), status: { userInfo } });
 }
@@ -255,6 +256,19 @@ async function findOr(registry: ResourceRegistry, resource: string, namespace: s
   } catch (err) {
     if (isStatusError(err) && err.code === 404) return fallback;
     throw err;
+  }
+}
+
+/**
+ * A body's apiVersion and kind, when given (not empty), are the ones the endpoint takes: 400 otherwise,
+ * as upstream's create handler refuses data of another API version.
+ */
+function checkTypeMeta(body: KubeObject, expectedApiVersion: string, kind: string): void {
+  if (body.apiVersion !== undefined && body.apiVersion !== '' && body.apiVersion !== expectedApiVersion) {
+    throw badRequest(`the API version in the data (${body.apiVersion}) does not match the expected API version (${expectedApiVersion})`);
+  }
+  if (body.kind !== undefined && body.kind !== '' && body.kind !== kind) {
+    throw badRequest(`the kind in the data (${body.kind}) does not match the expected kind (${kind})`);
   }
 }
 

@@ -16,7 +16,7 @@ import type { RequestScope } from './scope.ts';
 export async function evictionHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
   const { info, served } = scope;
   const eviction = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'Eviction', metadataOfVersion: 'v1' })).object;
-  checkEviction(eviction, info.name);
+  checkEviction(eviction, info.name, info.namespace);
   // Upstream decodes the deleteOptions with the Eviction: a value of the wrong type is a 400 before anything is done.
   let deleteOptions: DeleteOptionsBody | undefined;
   if (eviction.deleteOptions === undefined || eviction.deleteOptions === null) delete eviction.deleteOptions;
@@ -24,11 +24,12 @@ export async function evictionHandler(scope: RequestScope, registry: ResourceReg
     const version = eviction.apiVersion?.split('/')[1] ?? 'v1';
     eviction.deleteOptions = deleteOptions = decodeDeleteOptions(eviction.deleteOptions, { kind: 'Eviction', version, field: 'deleteOptions' });
   }
-  // The request's dryRun and the Eviction's deleteOptions.dryRun both make it a dry run (upstream's propagateDryRun).
-  const dryRun = parseDryRun(scope.query, 'CreateOptions') || (deleteOptions?.dryRun ?? []).includes('All');
+  // The request's dryRun and the Eviction's deleteOptions.dryRun both make it a dry run
+  // (upstream's propagateDryRun); a deleteOptions.dryRun of any value does, as
+  // dryrun.IsDryRun reads it, since nothing on the eviction path validates it.
+  const dryRun = parseDryRun(scope.query, 'CreateOptions') || (deleteOptions?.dryRun ?? []).length > 0;
   eviction.apiVersion ??= 'policy/v1';
   eviction.kind ??= 'Eviction';
-  eviction.metadata.namespace = info.namespace;
 
   const attrs = {
     operation: 'CREATE' as const,

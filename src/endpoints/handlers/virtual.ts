@@ -8,7 +8,7 @@ import { bindPod } from '../../registry/binding.ts';
 import { componentStatuses } from '../../registry/builtin/componentstatuses.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
 import { readBody, writeObject } from '../http.ts';
-import { decodeObjectBody } from '../object-body.ts';
+import { decodeObjectBody, ensureRequestNamespace } from '../object-body.ts';
 import { parseDryRun } from '../query.ts';
 import { shapeList, writeAnswer } from '../answer.ts';
 import type { RequestScope } from './scope.ts';
@@ -46,7 +46,7 @@ export async function bindingHandler(scope: RequestScope, registry: ResourceRegi
   const dryRun = parseDryRun(scope.query, 'CreateOptions');
   binding.apiVersion ??= 'v1';
   binding.kind ??= 'Binding';
-  binding.metadata.namespace = info.namespace;
+  ensureRequestNamespace(binding, info.namespace);
   const attrs = {
     operation: 'CREATE' as const,
     group: '', version: 'v1', resource,

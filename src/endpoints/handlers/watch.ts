@@ -1,7 +1,7 @@
 // Watch streams: cache events framed as WatchEvents (JSON lines, Tables, metadata views,
 // Protobuf frames, CBOR sequences), bookmarks and timeouts.
-import { isStatusError, notAcceptable, type IncludeObject, type KubeObject, type Status, type Table } from '../../api/index.ts';
-import { parseFieldSelector } from '../../api/fields.ts';
+import { badRequest, isStatusError, notAcceptable, type IncludeObject, type KubeObject, type Status, type Table } from '../../api/index.ts';
+import { fieldRequiresExactMatch } from '../../api/fields.ts';
 import { watchInitialized } from '../../api/request-context.ts';
 import { watchFrame, type CacheEvent, type CacheWatcher } from '../../cache/index.ts';
 import { loadCborObjectCodec, type CborObjectCodec } from '../../encoding/cbor-loader.ts';
@@ -171,10 +171,15 @@ function timeoutSecondsOf(requested: number | undefined, minTimeoutSeconds: numb
 
 function watchFilter(scope: RequestScope): ObjectFilter | undefined {
   const filter = filterFromQuery(scope.query, scope.served.type);
-  if (scope.info.name === '') return filter;
-  // A watch on one object's path is a watch on its name.
-  const byName = parseFieldSelector(`metadata.name=${scope.info.name}`);
-  return { ...filter, fields: { terms: [...(filter?.fields?.terms ?? []), ...byName.terms] } };
+  const { name } = scope.info;
+  if (name === '') return filter;
+  // A watch on one object's path is a watch on its name; a field selector beside it may
+  // only name the same object (upstream's ListResource).
+  if (filter?.fields !== undefined && filter.fields.terms.length > 0) {
+    if (fieldRequiresExactMatch(filter.fields, 'metadata.name') !== name) throw badRequest("fieldSelector metadata.name doesn't match requested name");
+    return filter;
+  }
+  return { ...filter, fields: { terms: [{ field: 'metadata.name', operator: '=', value: name }] } };
 }
 
 /**
