@@ -8,7 +8,7 @@ import { gone, StatusError } from '../api/index.ts';
  * upstream's storage.NewTooLargeResourceVersionError: reason Timeout, the cause
  * ResourceVersionTooLarge, and Retry-After 1.
  */
-export function tooLargeResourceVersion(requested: number, current: number): StatusError {
+export function tooLargeResourceVersion(requested: number | string, current: number): StatusError {
   return new StatusError(
     504,
     'Timeout',

@@ -311,7 +311,7 @@ export class WatchCache {
    * revision is checked every progressIntervalMs, so that writes to other prefixes
    * count as progress. After maxWaitMs: 504 "Too large resource version", as upstream.
    */
-  waitForRevision(revision: number): Promise<void> {
+  waitForRevision(revision: number, requested?: string): Promise<void> {
     if (revision <= this.#revision) return Promise.resolve();
     if (this.#closed) return Promise.reject(cacheClosed());
     return new Promise((resolve, reject) => {
@@ -319,7 +319,7 @@ export class WatchCache {
         revision,
         resolve,
         reject,
-        timer: setTimeout(() => this.#settleWaiter(waiter, tooLargeResourceVersion(revision, this.#revision)), this.#maxWaitMs),
+        timer: setTimeout(() => this.#settleWaiter(waiter, tooLargeResourceVersion(requested ?? revision, this.#revision)), this.#maxWaitMs),
       };
       this.#waiters.add(waiter);
       this.#progressLoop ??= this.#followProgress();

@@ -1,7 +1,7 @@
 // Query parameters of reads: resourceVersion, resourceVersionMatch, limit, continue.
 import { badRequest, invalid, type StatusCause } from '../api/index.ts';
 import { decodeContinue } from '../registry/continue-token.ts';
-import type { ReadConsistency } from '../registry/read-path.ts';
+import { unsafeRevisionText, type ReadConsistency } from '../registry/read-path.ts';
 import { parseInteger } from './query.ts';
 import { queryBool } from './request-info.ts';
 
@@ -51,7 +51,13 @@ export function getConsistency(query: URLSearchParams): ReadConsistency {
   const rv = query.get('resourceVersion') ?? '';
   if (rv === '') return { kind: 'consistent' };
   if (rv === '0') return { kind: 'any' };
-  return { kind: 'notOlderThan', revision: parseRevision(rv) };
+  return { kind: 'notOlderThan', revision: parseRevision(rv), ...requestedText(rv) };
+}
+
+/** The text of a resourceVersion past 2^53, for the messages that quote it. */
+function requestedText(rv: string): { requested?: string } {
+  const requested = unsafeRevisionText(rv);
+  return requested === undefined ? {} : { requested };
 }
 
 /** List options, validated like upstream's ValidateListOptions (422) and storage's continue rules (400). */
@@ -77,9 +83,9 @@ export function listParams(query: URLSearchParams): ListParams {
   }
   let consistency: ReadConsistency;
   if (rv === '') consistency = { kind: 'consistent' };
-  else if (match === 'Exact') consistency = { kind: 'exact', revision: parseRevision(rv) };
+  else if (match === 'Exact') consistency = { kind: 'exact', revision: parseRevision(rv), ...requestedText(rv) };
   else if (rv === '0') consistency = { kind: 'any' };
-  else consistency = { kind: 'notOlderThan', revision: parseRevision(rv) };
+  else consistency = { kind: 'notOlderThan', revision: parseRevision(rv), ...requestedText(rv) };
   return { consistency, limit, continue: undefined };
 }
 

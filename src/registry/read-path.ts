@@ -12,8 +12,8 @@ import type { ResourceType } from './resource-type.ts';
 export type ReadConsistency =
   | { kind: 'consistent' }
   | { kind: 'any' }
-  | { kind: 'notOlderThan'; revision: number }
-  | { kind: 'exact'; revision: number };
+  | { kind: 'notOlderThan'; revision: number; requested?: string }
+  | { kind: 'exact'; revision: number; requested?: string };
 
 export interface ListItem {
   object: KubeObject;
@@ -58,8 +58,17 @@ const encoder = new TextEncoder();
 const comma = encoder.encode(',');
 const listEnd = encoder.encode(']}');
 
-function tooLarge(revision: number, current: number) {
-  return timeout(`Too large resource version: ${revision}, current: ${current}`, 1);
+/**
+ * A resourceVersion past 2^53 as Go prints the uint64 it parses (JavaScript's number has
+ * lost its last digits); undefined for one a number holds exactly.
+ */
+export function unsafeRevisionText(text: string): string | undefined {
+  const revision = Number(text);
+  return Number.isSafeInteger(revision) || !/^\d+$/.test(text) ? undefined : BigInt(text).toString();
+}
+
+function tooLarge(revision: number, current: number, requested?: string) {
+  return timeout(`Too large resource version: ${requested ?? revision}, current: ${current}`, 1);
 }
 
 /**
@@ -195,13 +204,13 @@ export class ReadPath {
   private async checkReached(consistency: ReadConsistency): Promise<void> {
     if (consistency.kind !== 'notOlderThan' && consistency.kind !== 'exact') return;
     const current = await this.backend.currentRevision();
-    if (consistency.revision > current) throw tooLarge(consistency.revision, current);
+    if (consistency.revision > current) throw tooLarge(consistency.revision, current, consistency.requested);
   }
 
   /** What to wait for until the cache is fresh enough for the read: nothing when it is already (most reads). */
   private catchUp(cache: WatchCache, consistency: ReadConsistency): Promise<unknown> | undefined {
     if (consistency.kind === 'consistent') return cache.isFreshNow() ? undefined : cache.waitUntilFresh();
-    if (consistency.kind === 'notOlderThan' || consistency.kind === 'exact') return consistency.revision <= cache.revision ? undefined : cache.waitForRevision(consistency.revision);
+    if (consistency.kind === 'notOlderThan' || consistency.kind === 'exact') return consistency.revision <= cache.revision ? undefined : cache.waitForRevision(consistency.revision, consistency.requested);
     return undefined;
   }
 
@@ -276,7 +285,7 @@ export class ReadPath {
     let revision = consistency.kind === 'exact' ? consistency.revision : undefined;
     if (consistency.kind === 'notOlderThan' || consistency.kind === 'exact') {
       const current = await this.backend.currentRevision();
-      if (consistency.revision > current) throw tooLarge(consistency.revision, current);
+      if (consistency.revision > current) throw tooLarge(consistency.revision, current, consistency.requested);
     }
     const items: ListItem[] = [];
     const corrupt: CorruptObjectError[] = [];
@@ -333,7 +342,7 @@ export class ReadPath {
     // A watch starts once its cache has loaded: the cache is what feeds it.
     await cache.whenReady();
     if (rv === '') await cache.waitUntilFresh();
-    else if (rv !== '0') await cache.waitForRevision(Number(rv));
+    else if (rv !== '0') await cache.waitForRevision(Number(rv), unsafeRevisionText(rv));
     const fromRevision = rv === '' || rv === '0' ? cache.revision : Number(rv);
     return cache.watch({ prefix, fromRevision, initialEvents, initialEventsEnd: req.sendInitialEvents === true, predicate, bookmarks: req.bookmarks });
   }

@@ -107,6 +107,14 @@ describe('list semantics', () => {
     assert.match(res.json.message, /Too large resource version/);
     assert.equal(res.headers['retry-after'], '1');
   });
+
+  test('a resourceVersion past 2^53 is quoted as sent (the uint64 upstream parses), for a list, a get and a watch', async () => {
+    for (const path of ['/api/v1/namespaces/default/configmaps', '/api/v1/namespaces/default/configmaps/none', '/api/v1/namespaces/default/configmaps?watch=1&x=']) {
+      const res = await server.request('GET', `${path}${path.includes('?') ? '&' : '?'}resourceVersion=18446744073709551615`);
+      assert.equal(res.status, 504, `${path}: ${res.text}`);
+      assert.match(res.json.message, /^Timeout: Too large resource version: 18446744073709551615, current: \d+$/, path);
+    }
+  });
 });
 
 describe('get semantics', () => {
