@@ -5,6 +5,7 @@ import type { ReviewAuthorizer } from '../registry/access-review.ts';
 import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
 import { validateName } from '../registry/validation/names.ts';
 import { goQuote } from '../api/field-errors.ts';
+import { goQuery } from './query.ts';
 import type { ResourceRegistry, ServedResource } from '../registry/registry.ts';
 import type { NonResourceRequestInfo, RequestInfo, ResourceRequestInfo } from './request-info.ts';
 import { addWarning, currentRequest, deprecatedApiRequested } from '../api/request-context.ts';
@@ -117,7 +118,7 @@ export class ApiHandler {
    * conversions; JSON when nothing fits), as upstream's ErrorNegotiated.
    */
   writeError(req: HttpRequest, res: HttpResponse, err: unknown): Promise<void> {
-    const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
+    const query = goQuery((req.url ?? '').split('?')[1] ?? '');
     const negotiated = negotiateStatus(req.headers.accept, { cbor: this.cbor, pretty: wantsPretty(query, req.headers['user-agent']) });
     return writeError(res, err, this.opts.log, negotiated);
   }

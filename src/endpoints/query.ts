@@ -1,4 +1,5 @@
-// Query parameters every write shares: dryRun, fieldManager, fieldValidation.
+// Query parameters every write shares (dryRun, fieldManager, fieldValidation), and the
+// query string read as Go reads it.
 import { badRequest, invalid, type StatusCause } from '../api/index.ts';
 import { managerOrUserAgent } from '../registry/field-manager.ts';
 import type { FieldValidationDirective } from '../registry/field-validation.ts';
@@ -52,4 +53,17 @@ export function fieldManagerOf(query: URLSearchParams, userAgent: string | undef
     throw invalid(optionsKind, '', [{ reason: 'FieldValueInvalid', field: 'fieldManager', message: `Invalid value: ${JSON.stringify(given)}: must only contain printable characters` }], 'meta.k8s.io');
   }
   return managerOrUserAgent(given, userAgent);
+}
+
+/** A pair Go's url.ParseQuery drops: one with a `;` (no longer a separator) or a `%` not followed by two hex digits. */
+const droppedPair = /;|%(?![0-9a-fA-F]{2})/;
+
+/**
+ * A query string read as Go's url.ParseQuery reads it for kube-apiserver's handlers: a pair
+ * with a malformed escape or a semicolon is dropped (`?watch=%zz` is a list there), where
+ * URLSearchParams keeps it as written. Everything else decodes alike.
+ */
+export function goQuery(raw: string): URLSearchParams {
+  if (!droppedPair.test(raw)) return new URLSearchParams(raw);
+  return new URLSearchParams(raw.split('&').filter((pair) => !droppedPair.test(pair)).join('&'));
 }

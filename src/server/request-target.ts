@@ -1,5 +1,6 @@
 // The request target (`:path` or the request line's URI) split strictly into path and query.
 import { badRequest, type StatusError } from '../api/index.ts';
+import { goQuery } from '../endpoints/query.ts';
 
 export interface RequestTarget {
   /** The path as sent, not decoded and not normalised (no dot-segment or slash merging). */
@@ -28,7 +29,7 @@ export function parseRequestTarget(target: string): RequestTarget {
   const mark = rest.indexOf('?');
   const path = mark < 0 ? rest : rest.slice(0, mark);
   if (badEscape.test(path)) throw invalidTarget(target);
-  return { path, query: new URLSearchParams(mark < 0 ? '' : rest.slice(mark + 1)) };
+  return { path, query: goQuery(mark < 0 ? '' : rest.slice(mark + 1)) };
 }
 
 function invalidTarget(target: string): StatusError {

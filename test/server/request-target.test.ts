@@ -18,6 +18,10 @@ describe('parseRequestTarget', () => {
     { name: 'absolute form', target: 'https://example.com:6443/version?x=1', path: '/version', query: { x: '1' } },
     { name: 'absolute form without a path', target: 'https://example.com', path: '/' },
     { name: 'asterisk form', target: '*', path: '*' },
+    // Go's url.ParseQuery drops a pair with a malformed escape or a semicolon; the others stay.
+    { name: 'a malformed escape in the query drops its pair', target: '/api/v1/configmaps?watch=%zz&limit=5', path: '/api/v1/configmaps', query: { limit: '5' } },
+    { name: 'a semicolon drops its pair', target: '/api/v1/configmaps?limit=5;x=1&watch=1', path: '/api/v1/configmaps', query: { watch: '1' } },
+    { name: 'escapes and plus signs decode', target: '/x?fieldSelector=metadata.name%3Da&q=a+b', path: '/x', query: { fieldSelector: 'metadata.name=a', q: 'a b' } },
   ];
   for (const c of cases) {
     test(c.name, () => {
@@ -83,6 +87,12 @@ describe('odd request paths over HTTPS', () => {
     const answer = await rawRequest('/api/v1/namespaces/%zz', { token: server.token });
     assert.equal(answer.status, 400);
     assert.equal(answer.json?.reason, 'BadRequest');
+  });
+
+  test('watch=%zz is dropped as Go drops it: a list, not a watch', async () => {
+    const answer = await rawRequest('/api/v1/namespaces/default/configmaps?watch=%zz', { token: server.token });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.json?.kind, 'ConfigMapList');
   });
 
   test('over HTTP/2, //x/api/v1/namespaces is not served as /api/v1/namespaces', async () => {
