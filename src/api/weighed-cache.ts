@@ -1,9 +1,8 @@
-/**
- * A cache of values by string key bounded by entries and by the keys' total length, the
- * oldest entries dropped first. For caches keyed by what clients send (CEL expressions,
- * regular expressions): a count alone lets a few huge keys, and what was built from them,
- * fill the heap.
- */
+// A cache bounded by its keys' total length as well as their number, for caches keyed by
+// what clients send (CEL expressions, regular expressions): a count alone lets a few huge
+// keys, and what was built from them, fill the heap.
+
+/** Values by string key, the oldest entries dropped first when either bound is passed. */
 export class WeighedCache<V> {
   readonly #entries = new Map<string, V>();
   #chars = 0;
