@@ -7,7 +7,7 @@
 // its own name. Requests from anyone but a node pass untouched.
 import { notFound, type KubeObject } from '../api/index.ts';
 import { deepEqual, isObject } from '../api/json.ts';
-import { goQuote } from '../api/field-errors.ts';
+import { appendAll, goQuote } from '../api/field-errors.ts';
 import { nodeIdentity } from '../api/node-identity.ts';
 import { mirrorPodAnnotation, nodeNameOf, podConfigMapNames, podSecretNames, sameResourceClaimStatuses } from '../api/pod-references.ts';
 import { currentRequest } from '../api/request-context.ts';
@@ -148,7 +148,7 @@ function differingFields(a: Record<string, unknown>, b: Record<string, unknown>,
   for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
     if (deepEqual(a[key], b[key])) continue;
     const path = prefix === '' ? key : `${prefix}.${key}`;
-    if (depth > 1 && (isObject(a[key]) || isObject(b[key]))) out.push(...differingFields(asObject(a[key]), asObject(b[key]), path, depth - 1));
+    if (depth > 1 && (isObject(a[key]) || isObject(b[key]))) appendAll(out, differingFields(asObject(a[key]), asObject(b[key]), path, depth - 1));
     else out.push(path);
   }
   return out;

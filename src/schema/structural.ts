@@ -6,7 +6,7 @@
 // Input is the JSON the client sent (a JSONSchemaProps), so nothing here trusts a
 // field's type; OpenAPI-level checks (allowed types, list types) are CRD validation's.
 
-import { child, forbidden, index, invalid, key, required } from '../api/field-errors.ts';
+import { appendAll, child, forbidden, index, invalid, key, required } from '../api/field-errors.ts';
 import { isObject } from '../api/json.ts';
 import type { StatusCause } from '../api/types.ts';
 import { compileGoRegexp } from './regexp.ts';
@@ -61,7 +61,7 @@ export function unsupportedStructuralField(schema: unknown): string | undefined 
   }
   const nested: unknown[] = [schema.items, schema.not, ...(Array.isArray(schema.allOf) ? schema.allOf : []),
     ...(Array.isArray(schema.anyOf) ? schema.anyOf : []), ...(Array.isArray(schema.oneOf) ? schema.oneOf : [])];
-  if (isObject(schema.properties)) nested.push(...Object.values(schema.properties));
+  if (isObject(schema.properties)) appendAll(nested, Object.values(schema.properties));
   if (isObject(schema.additionalProperties)) nested.push(schema.additionalProperties);
   for (const sub of nested) {
     const found = unsupportedStructuralField(sub);

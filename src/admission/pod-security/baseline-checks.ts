@@ -1,7 +1,7 @@
 // The Baseline checks of the Pod Security Standards, with their per-version revisions and
 // upstream's exact reasons and details (policy/check_*.go of k8s.io/pod-security-admission
 // as in release-1.36).
-import { goQuote } from '../../api/field-errors.ts';
+import { appendAll, goQuote } from '../../api/field-errors.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import {
   containersOf, containersPhrase, inUserNamespace, joinQuote, nameOf, objectAt, objects, pluralize, securityContextOf, sortedSet, stringAt,
@@ -59,7 +59,7 @@ const capabilitiesBaseline: CheckPod = (_metadata, spec) => {
     const nonDefault = (Array.isArray(capabilities.add) ? capabilities.add : []).map(String).filter((c) => !defaultCapabilities.has(c));
     if (nonDefault.length === 0) continue;
     badContainers.push(nameOf(container));
-    added.push(...nonDefault);
+    appendAll(added, nonDefault);
   }
   if (badContainers.length === 0) return undefined;
   return {
@@ -85,7 +85,7 @@ const hostPorts: CheckPod = (_metadata, spec) => {
     const used = objects(container.ports).map((p) => p.hostPort).filter((p) => typeof p === 'number' && p !== 0);
     if (used.length === 0) continue;
     badContainers.push(nameOf(container));
-    ports.push(...used.map(String));
+    appendAll(ports, used.map(String));
   }
   if (badContainers.length === 0) return undefined;
   // Upstream sorts the ports as strings.

@@ -1,6 +1,7 @@
 // The Restricted checks of the Pod Security Standards, with their per-version revisions,
 // the Baseline checks each replaces, and upstream's exact reasons and details
 // (policy/check_*.go of k8s.io/pod-security-admission as in release-1.36).
+import { appendAll } from '../../api/field-errors.ts';
 import { isObject } from '../../api/json.ts';
 import { explicitlyBadSeccomp, procMountDefaultOnly } from './baseline-checks.ts';
 import {
@@ -41,7 +42,7 @@ const capabilitiesRestricted: CheckPod = (_metadata, spec) => {
     const added = (Array.isArray(capabilities.add) ? capabilities.add : []).map(String).filter((c) => c !== 'NET_BIND_SERVICE');
     if (added.length > 0) {
       addingForbidden.push(nameOf(container));
-      forbidden.push(...added);
+      appendAll(forbidden, added);
     }
   }
   const details: string[] = [];

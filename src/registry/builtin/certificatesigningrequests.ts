@@ -169,8 +169,20 @@ export function validateCertificateSigningRequest(csr: KubeObject, old?: KubeObj
   }
   const usages = arrayAt(spec, 'usages');
   if (usages.length === 0) causes.push(required('spec.usages'));
+  // A repeated unsupported usage takes its first cause's message: formatting the list of
+  // valid usages again for each took half the time 150k bad usages took to refuse.
+  const unsupported = new Map<unknown, StatusCause>();
   usages.forEach((usage, i) => {
-    if (!validUsages.includes(String(usage))) causes.push(notSupported(index('spec.usages', i), usage, validUsages));
+    if (validUsages.includes(String(usage))) return;
+    const path = index('spec.usages', i);
+    const first = unsupported.get(usage);
+    if (first !== undefined) {
+      causes.push({ ...first, field: path });
+      return;
+    }
+    const cause = notSupported(path, usage, validUsages);
+    unsupported.set(usage, cause);
+    causes.push(cause);
   });
   const seen = new Set<unknown>();
   usages.forEach((usage, i) => {
@@ -217,11 +229,13 @@ function validateApprovalUpdate(csr: KubeObject, old: KubeObject): StatusCause[]
 /** Sets lastUpdateTime where unset, and lastTransitionTime from the old condition of that type when its status is unchanged. */
 function populateConditionTimestamps(csr: KubeObject, old: KubeObject): void {
   const now = nowTimestamp();
-  const oldConditions = objectsAt(objectAt(old, 'status'), 'conditions');
+  // The first old condition of each type, looked up rather than searched for each condition.
+  const oldConditions = new Map<unknown, JsonObject>();
+  for (const o of objectsAt(objectAt(old, 'status'), 'conditions')) if (!oldConditions.has(o.type)) oldConditions.set(o.type, o);
   for (const c of objectsAt(objectAt(csr, 'status'), 'conditions')) {
     if (!c.lastUpdateTime) c.lastUpdateTime = now;
     if (c.lastTransitionTime) continue;
-    const previous = oldConditions.find((o) => o.type === c.type);
+    const previous = oldConditions.get(c.type);
     c.lastTransitionTime = previous !== undefined && previous.status === c.status && previous.lastTransitionTime ? previous.lastTransitionTime : now;
   }
 }

@@ -5,7 +5,7 @@ import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { compareQuantity, formatQuantity, integerValue, milliValue, quantityOf, type Quantity } from '../../api/quantity.ts';
 import type { Strategy } from '../resource-type.ts';
-import { appendAll, child, duplicate, forbidden, goJson, index, invalid, key, required, type FieldPath } from '../validation/field.ts';
+import { appendAll, child, duplicate, forbidden, goJson, type GoValue, index, invalid, key, required, type FieldPath } from '../validation/field.ts';
 import { objectAt, objectsAt } from './object.ts';
 import {
   isOvercommitAllowed, isQualifiedName, quantitiesOf, validateContainerResourceName, validateResourceName,
@@ -38,10 +38,10 @@ export function defaultLimitRange(lr: KubeObject): void {
 }
 
 /** The type is a core.LimitType, a typed string: json.Marshal writes it (`<`, `>`, `&` escaped), not %q. */
-function validateLimitType(type: string, path: FieldPath): StatusCause[] {
-  const causes = isQualifiedName(type).map((msg) => invalid(path, goJson(type), msg));
+function validateLimitType(type: string, rendered: GoValue, path: FieldPath): StatusCause[] {
+  const causes = isQualifiedName(type).map((msg) => invalid(path, rendered, msg));
   if (causes.length === 0 && !type.includes('/') && !limitTypes.includes(type)) {
-    causes.push(invalid(path, goJson(type), 'must be a standard limit type or fully qualified'));
+    causes.push(invalid(path, rendered, 'must be a standard limit type or fully qualified'));
   }
   return causes;
 }
@@ -59,13 +59,16 @@ function ratioLimit(min: Quantity, max: Quantity, ratio: Quantity): { ratio: num
 
 export function validateLimitRange(lr: KubeObject): StatusCause[] {
   const causes: StatusCause[] = [];
-  const seen = new Set<string>();
+  // Each type rendered once, however many items repeat it.
+  const seen = new Map<string, GoValue>();
   objectsAt(objectAt(lr, 'spec'), 'limits').forEach((item, i) => {
     const path = index('spec.limits', i);
     const type = typeof item.type === 'string' ? item.type : '';
-    appendAll(causes, validateLimitType(type, child(path, 'type')));
-    if (seen.has(type)) causes.push(duplicate(child(path, 'type'), goJson(type)));
-    seen.add(type);
+    const repeated = seen.get(type);
+    const rendered = repeated ?? goJson(type);
+    appendAll(causes, validateLimitType(type, rendered, child(path, 'type')));
+    if (repeated !== undefined) causes.push(duplicate(child(path, 'type'), rendered));
+    else seen.set(type, rendered);
 
     const keys = new Set<string>();
     const maps: Record<string, Map<string, Quantity>> = {};

@@ -8,7 +8,7 @@ import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { goJsonSyntaxError } from '../../api/go-json-syntax.ts';
 import { mirrorPodAnnotation } from '../../api/pod-references.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
-import { child, forbidden, invalid, key, type FieldPath } from '../validation/field.ts';
+import { appendAll, child, forbidden, invalid, key, type FieldPath } from '../validation/field.ts';
 import { objectAt, stringAt } from './object.ts';
 import { validateTolerations } from './pod-scheduling.ts';
 import { localDescendingPath } from './pod-volume-sources.ts';
@@ -104,7 +104,7 @@ export function validatePodSpecificAnnotations(annotations: Record<string, strin
   if (tolerations !== undefined && tolerations !== '') {
     const decoded = decodeTolerations(tolerations);
     if (typeof decoded === 'string') causes.push(invalid(path, tolerationsAnnotation, decoded));
-    else causes.push(...validateTolerations(decoded, child(path, tolerationsAnnotation)));
+    else appendAll(causes, validateTolerations(decoded, child(path, tolerationsAnnotation)));
   }
   if (!allowInvalidDeletionCost && !validDeletionCost(annotations)) {
     causes.push(invalid(key(path, deletionCostAnnotation), annotations[deletionCostAnnotation], 'must be a 32bit integer'));
@@ -195,6 +195,6 @@ export function validatePodSpecificAnnotationUpdates(pod: KubeObject, old: KubeO
     if (k.startsWith(appArmorAnnotationPrefix)) causes.push(forbidden(key(path, k), 'may not add AppArmor annotations'));
     if (k === mirrorPodAnnotation) causes.push(forbidden(key(path, k), 'may not add mirror pod annotation'));
   }
-  causes.push(...validatePodSpecificAnnotations(next, objectAt(pod, 'spec') ?? {}, path, !validDeletionCost(prev)));
+  appendAll(causes, validatePodSpecificAnnotations(next, objectAt(pod, 'spec') ?? {}, path, !validDeletionCost(prev)));
   return causes;
 }

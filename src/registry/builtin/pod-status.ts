@@ -66,6 +66,16 @@ function containerShouldRestart(container: JsonObject | undefined, spec: JsonObj
   }
 }
 
+/** The first of `items` with each name, as a search from the start would find it. */
+function firstByName(items: JsonObject[]): Map<string, JsonObject> {
+  const byName = new Map<string, JsonObject>();
+  for (const item of items) {
+    const name = stringAt(item, 'name');
+    if (!byName.has(name)) byName.set(name, item);
+  }
+  return byName;
+}
+
 /**
  * Upstream's container state transition rules: a container whose old status is terminated
  * may leave that state only if it would be restarted. `containers` are the old spec's
@@ -75,18 +85,22 @@ function validateStateTransitions(
   next: JsonObject[], prev: JsonObject[], path: FieldPath, spec: JsonObject, containers: JsonObject[] | undefined,
 ): StatusCause[] {
   const causes: StatusCause[] = [];
+  // Looked up by name, not searched for each old status: long lists of statuses were quadratic.
+  const containersByName = firstByName(containers ?? []);
+  const notTerminated = new Map<string, number>();
+  for (const status of next) {
+    if (objectAt(objectAt(status, 'state'), 'terminated') !== undefined) continue;
+    const name = stringAt(status, 'name');
+    notTerminated.set(name, (notTerminated.get(name) ?? 0) + 1);
+  }
   prev.forEach((old, i) => {
     const terminated = objectAt(objectAt(old, 'state'), 'terminated');
     if (terminated === undefined) return;
     const name = stringAt(old, 'name');
-    if (containers !== undefined) {
-      const container = containers.find((c) => stringAt(c, 'name') === name);
-      if (containerShouldRestart(container, spec, numberAt(terminated, 'exitCode') ?? 0)) return;
-    }
-    for (const status of next) {
-      if (stringAt(status, 'name') === name && objectAt(objectAt(status, 'state'), 'terminated') === undefined) {
-        causes.push(forbidden(child(index(path, i), 'state'), 'may not be transitioned to non-terminated state'));
-      }
+    if (containers !== undefined && containerShouldRestart(containersByName.get(name), spec, numberAt(terminated, 'exitCode') ?? 0)) return;
+    // One cause for each new status of that name that is not terminated.
+    for (let n = notTerminated.get(name) ?? 0; n > 0; n--) {
+      causes.push(forbidden(child(index(path, i), 'state'), 'may not be transitioned to non-terminated state'));
     }
   });
   return causes;
@@ -243,8 +257,9 @@ function claimResourceNames(container: JsonObject): string[] {
  */
 function validateAllocatedResourcesStatus(statuses: JsonObject[], path: FieldPath, containers: JsonObject[]): StatusCause[] {
   const causes: StatusCause[] = [];
+  const containersByName = firstByName(containers);
   statuses.forEach((status, i) => {
-    const container = containers.find((c) => stringAt(c, 'name') === stringAt(status, 'name'));
+    const container = containersByName.get(stringAt(status, 'name'));
     objectsAt(status, 'allocatedResourcesStatus').forEach((entry, j) => {
       const p = index(child(index(path, i), 'allocatedResourcesStatus'), j);
       const name = stringAt(entry, 'name');
@@ -297,23 +312,25 @@ export function validatePodStatusUpdate(pod: KubeObject, old: KubeObject): Statu
   const statuses = objectsAt(status, 'containerStatuses');
   const initStatuses = objectsAt(status, 'initContainerStatuses');
   const ephemeralStatuses = objectsAt(status, 'ephemeralContainerStatuses');
-  causes.push(
-    ...validateStateTransitions(statuses, objectsAt(oldStatus, 'containerStatuses'), 'status.containerStatuses', oldSpec, objectsAt(oldSpec, 'containers')),
-    ...validateStateTransitions(initStatuses, objectsAt(oldStatus, 'initContainerStatuses'), 'status.initContainerStatuses', oldSpec, objectsAt(oldSpec, 'initContainers')),
-    ...validateStateTransitions(ephemeralStatuses, objectsAt(oldStatus, 'ephemeralContainerStatuses'), 'status.ephemeralContainerStatuses', oldSpec, undefined),
-    ...validateResourceClaimStatuses(objectsAt(status, 'resourceClaimStatuses'), spec, 'status.resourceClaimStatuses'),
-    ...validateExtendedResourceClaimStatus(objectAt(status, 'extendedResourceClaimStatus'), spec, 'status.extendedResourceClaimStatus'),
-    ...validatePodIPs(status, oldStatus),
-    ...validateHostIPs(status, oldStatus),
+  appendAll(
+    causes,
+    validateStateTransitions(statuses, objectsAt(oldStatus, 'containerStatuses'), 'status.containerStatuses', oldSpec, objectsAt(oldSpec, 'containers')),
+    validateStateTransitions(initStatuses, objectsAt(oldStatus, 'initContainerStatuses'), 'status.initContainerStatuses', oldSpec, objectsAt(oldSpec, 'initContainers')),
+    validateStateTransitions(ephemeralStatuses, objectsAt(oldStatus, 'ephemeralContainerStatuses'), 'status.ephemeralContainerStatuses', oldSpec, undefined),
+    validateResourceClaimStatuses(objectsAt(status, 'resourceClaimStatuses'), spec, 'status.resourceClaimStatuses'),
+    validateExtendedResourceClaimStatus(objectAt(status, 'extendedResourceClaimStatus'), spec, 'status.extendedResourceClaimStatus'),
+    validatePodIPs(status, oldStatus),
+    validateHostIPs(status, oldStatus),
   );
 
   const os = stringAt(objectAt(spec, 'os'), 'name') || 'linux';
-  causes.push(
-    ...validateContainerStatusUsers(statuses, 'status.containerStatuses', os),
-    ...validateContainerStatusUsers(initStatuses, 'status.initContainerStatuses', os),
-    ...validateContainerStatusUsers(ephemeralStatuses, 'status.ephemeralContainerStatuses', os),
-    ...validateAllocatedResourcesStatus(statuses, 'status.containerStatuses', objectsAt(spec, 'containers')),
-    ...validateAllocatedResourcesStatus(initStatuses, 'status.initContainerStatuses', objectsAt(spec, 'initContainers')),
+  appendAll(
+    causes,
+    validateContainerStatusUsers(statuses, 'status.containerStatuses', os),
+    validateContainerStatusUsers(initStatuses, 'status.initContainerStatuses', os),
+    validateContainerStatusUsers(ephemeralStatuses, 'status.ephemeralContainerStatuses', os),
+    validateAllocatedResourcesStatus(statuses, 'status.containerStatuses', objectsAt(spec, 'containers')),
+    validateAllocatedResourcesStatus(initStatuses, 'status.initContainerStatuses', objectsAt(spec, 'initContainers')),
   );
   // Ephemeral containers are given no resources.
   ephemeralStatuses.forEach((s, i) => {

@@ -13,7 +13,7 @@ import { isObject, type JsonObject } from '../../api/json.ts';
 import { canonicalQuantity } from '../../api/quantity.ts';
 import type { Strategy } from '../resource-type.ts';
 import {
-  child, fieldImmutable, forbidden, goJson, GoValue, index, invalid, notSupported, required, tooLong, tooMany, type FieldPath,
+  appendAll, child, fieldImmutable, forbidden, goJson, GoValue, index, invalid, notSupported, required, tooLong, tooMany, type FieldPath,
 } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelValue, isQualifiedName } from '../validation/names.ts';
 import { objectMetaJson, validateTemplateObjectMeta } from '../validation/object-meta.ts';
@@ -149,9 +149,9 @@ function validateDeviceRequest(request: JsonObject, path: FieldPath): StatusCaus
   if (subrequests.length > 0 && exactly !== undefined) {
     causes.push(invalid(path, null, 'exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set'));
   } else if (subrequests.length > 0) {
-    causes.push(...validateSet(subrequests, firstAvailableMaxSize, validateDeviceSubRequest, (s) => stringAt(s, 'name'), child(path, 'firstAvailable')));
+    appendAll(causes, validateSet(subrequests, firstAvailableMaxSize, validateDeviceSubRequest, (s) => stringAt(s, 'name'), child(path, 'firstAvailable')));
   } else if (exactly !== undefined) {
-    causes.push(...validateDeviceChoice(exactly, child(path, 'exactly')));
+    appendAll(causes, validateDeviceChoice(exactly, child(path, 'exactly')));
   } else {
     causes.push(required(path, 'exactly one of `exactly` or `firstAvailable` is required'));
   }

@@ -11,7 +11,7 @@ import type { JsonObject } from '../../api/json.ts';
 import { isStorageError, type Backend } from '../../storage/backend.ts';
 import { decodeFromStorage, encodeForStorage } from '../codec.ts';
 import type { Allocation, Allocator } from '../resource-type.ts';
-import { invalid as invalidField } from '../validation/field.ts';
+import { appendAll, invalid as invalidField } from '../validation/field.ts';
 import { formatIP, parseIP } from './ip.ts';
 import type { IP, IPFamily } from './ip.ts';
 import {
@@ -326,7 +326,7 @@ export class ServiceAllocator implements Allocator {
     }, { dryRun });
     if (spec.ports !== undefined) spec.ports = outcome.ports;
     if (outcome.healthCheckNodePort !== undefined) spec.healthCheckNodePort = outcome.healthCheckNodePort;
-    if (!dryRun) taken.ports.push(...outcome.newlyTaken);
+    if (!dryRun) appendAll(taken.ports, outcome.newlyTaken);
   }
 
   /** The families to allocate for, from spec.ipFamilies (the strategy defaults them), else the requested IPs, else the primary. */
