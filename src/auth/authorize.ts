@@ -1,6 +1,7 @@
 // Authorization: what a request wants to do, the Authorizer hook, the modes every server has (AlwaysAllow, AlwaysDeny, a union of several), and the 403 for a denial.
 import { StatusError, type StatusDetails } from '../api/index.ts';
 import type { FieldSelector } from '../api/fields.ts';
+import { appendAll } from '../api/field-errors.ts';
 import { isRuleResolver, type RuleResolver, type SubjectRules } from './rule-resolver.ts';
 import type { UserInfo } from './user.ts';
 
@@ -106,8 +107,8 @@ async function unionRules(authorizers: readonly Authorizer[], user: UserInfo, na
       continue;
     }
     const rules = await authorizer.rulesFor(user, namespace);
-    out.resourceRules.push(...rules.resourceRules);
-    out.nonResourceRules.push(...rules.nonResourceRules);
+    appendAll(out.resourceRules, rules.resourceRules);
+    appendAll(out.nonResourceRules, rules.nonResourceRules);
     if (rules.incomplete) out.incomplete = true;
     if (rules.evaluationError !== undefined && rules.evaluationError !== '') errors.push(rules.evaluationError);
   }

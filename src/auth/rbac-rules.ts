@@ -2,6 +2,7 @@
 // pkg/apis/rbac/v1 evaluation helpers) and whether some rules cover others (component-
 // helpers' rbac/validation Covers, used by escalation checks).
 import type { AuthorizationAttributes } from './authorize.ts';
+import { appendAll } from '../api/field-errors.ts';
 
 /** rbac.authorization.k8s.io/v1 PolicyRule. */
 export interface PolicyRule {
@@ -160,7 +161,7 @@ export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
     }
     const key = JSON.stringify([rule.apiGroups![0], rule.resources![0], names[0] ?? null]);
     const existing = simple.get(key);
-    if (existing !== undefined) existing.verbs.push(...rule.verbs);
+    if (existing !== undefined) appendAll(existing.verbs, rule.verbs);
     else simple.set(key, { ...rule, verbs: [...rule.verbs] });
   }
   return [...compacted, ...simple.values()];

@@ -2,7 +2,7 @@
 // messages print rules (CompactString), case by case.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AuthorizationAttributes } from '../../src/auth/authorize.ts';
+import { unionAuthorizer, type AuthorizationAttributes } from '../../src/auth/authorize.ts';
 import { compactRules, compactString, covers, ruleAllows, type PolicyRule } from '../../src/auth/rbac-rules.ts';
 
 function resourceRequest(verb: string, group: string, resource: string, subresource = '', name = '', namespace = 'ns'): AuthorizationAttributes {
@@ -81,4 +81,21 @@ test('escalation messages print rules as Go does, verbs of one resource compacte
     '{NonResourceURLs:["/metrics"], Verbs:["get"]}',
   ]);
   assert.equal(compactString({ verbs: ['get'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['a'] }), '{APIGroups:[""], Resources:["configmaps"], ResourceNames:["a"], Verbs:["get"]}');
+});
+
+// A role may hold as many rules, and a rule as many verbs, as a 3 MiB body carries: a
+// list's items passed as one call's arguments overflowed the stack at some 100k (a 500).
+test('rules of request size: compacted and joined across modes without overflowing the stack', async () => {
+  const verbs = Array.from({ length: 300_000 }, (_, i) => `v${i}`);
+  const rule: PolicyRule = { verbs, apiGroups: [''], resources: ['pods'] };
+  const compacted = compactRules([rule, { ...rule, verbs: ['get'] }, rule]);
+  assert.equal(compacted.length, 1);
+  assert.equal(compacted[0]!.verbs.length, 600_001);
+
+  const many = Array.from({ length: 300_000 }, (_, i) => ({ verbs: ['get'], apiGroups: [''], resources: [`r${i}`] }));
+  const resolver = { authorize: () => ({ decision: 'NoOpinion' as const }), rulesFor: async () => ({ resourceRules: many, nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/x'] }], incomplete: false }) };
+  const rules = await unionAuthorizer([resolver, resolver]).rulesFor({ name: 'bob', uid: '', groups: [] }, 'ns');
+  assert.equal(rules.resourceRules.length, 600_000);
+  assert.deepEqual(rules.resourceRules[300_001], many[1]);
+  assert.equal(rules.nonResourceRules.length, 2);
 });
