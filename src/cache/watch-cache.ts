@@ -781,16 +781,31 @@ export class WatchCache {
    * revision current (both backends publish as they commit). So when R is read, the
    * events up to R are already queued in our watch, and our consumer applies them in
    * microtasks; one macrotask later (setImmediate) they are all applied.
+   *
+   * A remote backend (etcd) publishes no such step: another server's write reaches our
+   * watch over the network after its revision is current. There the revision counts only
+   * when the backend shows the prefix unwritten since the cache's revision, with as many
+   * keys as the cache holds (changesSince); else the events on their way will move it.
    */
   async #syncProgress(): Promise<number> {
     const epoch = this.#epoch;
     const watching = this.#backendWatch !== undefined;
-    const current = await this.#backend.currentRevision();
+    const after = this.#revision;
+    const held = this.#objects.size + this.#corrupt.size;
+    let current: number;
+    let proven = true;
+    if (this.#backend.changesSince === undefined) {
+      current = await this.#backend.currentRevision();
+    } else {
+      const changes = await this.#backend.changesSince(this.#prefix, after);
+      current = changes.revision;
+      proven = !changes.changed && changes.keys === held;
+    }
     if (current <= this.#revision) return current;
     await new Promise((resolve) => setImmediate(resolve));
     // A remote backend's watch replaying older history (or reopening) may not have them yet.
     const watch = this.#backendWatch;
-    if (watching && epoch === this.#epoch && watch !== undefined && watch.settled !== false && !this.#closed) this.#setRevision(current);
+    if (proven && watching && epoch === this.#epoch && watch !== undefined && watch.settled !== false && !this.#closed) this.#setRevision(current);
     return current;
   }
 

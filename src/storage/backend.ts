@@ -84,6 +84,13 @@ export interface Watch extends AsyncIterable<StorageEvent> {
   readonly settled?: boolean;
 }
 
+/** Backend.changesSince's answer. */
+export interface PrefixChanges {
+  revision: number;
+  keys: number;
+  changed: boolean;
+}
+
 /** How a create or update writes, beyond its value. */
 export interface PutOptions {
   /**
@@ -123,6 +130,14 @@ export interface Backend {
    * Absent for etcd. A consistent read from a cache that already has it need not wait.
    */
   readonly currentRevisionNow?: () => number;
+  /**
+   * For a reader whose watch events cross a network (etcd): the latest revision, linearizable,
+   * with the number of keys under `prefix` then and whether any of them was written after
+   * `after`. Unwritten and as many as a watch cache held at `after`, the prefix had no event
+   * between: the cache has all of them up to that revision, whatever its watch still carries
+   * (another server's writes, on their way). Absent for backends in this process.
+   */
+  changesSince?(prefix: string, after: number): Promise<PrefixChanges>;
   /**
    * Forget history older than revision; reads and watches below it fail with `Compacted`
    * (reads at it, and watches from it, still work). At or below the compacted revision:

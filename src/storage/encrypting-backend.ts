@@ -118,6 +118,10 @@ export class EncryptingBackend implements Backend {
     return this.#inner.currentRevisionNow;
   }
 
+  get changesSince(): Backend['changesSince'] {
+    return this.#inner.changesSince?.bind(this.#inner);
+  }
+
   compact(revision: number): Promise<void> {
     return this.#inner.compact(revision);
   }

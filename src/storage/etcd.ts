@@ -6,7 +6,7 @@
 
 import { noop } from 'cockatiel';
 import { Etcd3, type IKeyValue, type IWatchResponse } from 'etcd3';
-import type { Backend, KeyValue, ListOptions, ListResult, PutOptions, StorageError, StorageEvent, Watch } from './backend.ts';
+import type { Backend, KeyValue, ListOptions, ListResult, PrefixChanges, PutOptions, StorageError, StorageEvent, Watch } from './backend.ts';
 import { isStorageError } from './backend.ts';
 import { compacted, futureRevision, keyExists, keyNotFound, refused, revisionMismatch, unavailable } from './errors.ts';
 import { LeaseReuse } from './etcd-leases.ts';
@@ -189,6 +189,15 @@ export class EtcdBackend implements Backend {
     // A linearizable (not serializable) range: its header has the latest committed revision.
     const response = await this.#call(() => this.#client.kv.range({ key: this.#namespace.length > 0 ? this.#namespace : Buffer.of(0), count_only: true }));
     return Number(response.header.revision);
+  }
+
+  async changesSince(prefix: string, after: number): Promise<PrefixChanges> {
+    this.#checkOpen();
+    const wire = this.#wire(prefix);
+    // etcd reads every key of the range to filter by revision (values dropped before they
+    // travel); its count is of the whole range, before the filter.
+    const response = await this.#call(() => this.#client.kv.range({ key: wire, range_end: prefixEnd(wire), keys_only: true, min_mod_revision: after + 1, limit: 1 }));
+    return { revision: Number(response.header.revision), keys: Number(response.count), changed: response.kvs.length > 0 };
   }
 
   /** The version of the member answering (etcd's maintenance Status), e.g. "3.4.23". */

@@ -48,6 +48,36 @@ function replaying(backend: EtcdBackend, between: () => Promise<void>): Backend 
   });
 }
 
+/** An etcd backend whose watches hand on each event `ms` after it arrives, as over a slow network. */
+function slowWatches(backend: EtcdBackend, ms: number): Backend {
+  return new Proxy(backend, {
+    get(target, property) {
+      if (property === 'watch') {
+        return (prefix: string, fromRevision: number): Watch => {
+          const inner = target.watch(prefix, fromRevision);
+          const events = inner[Symbol.asyncIterator]();
+          return {
+            get settled() {
+              return inner.settled;
+            },
+            [Symbol.asyncIterator]() {
+              return this;
+            },
+            async next() {
+              const result = await events.next();
+              await new Promise((resolve) => setTimeout(resolve, ms));
+              return result;
+            },
+            close: () => inner.close(),
+          } as unknown as Watch;
+        };
+      }
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 describe('watch cache on etcd', { skip }, () => {
   before(async () => void (etcd = await startEtcd()));
   after(() => etcd?.stop());
@@ -67,5 +97,26 @@ describe('watch cache on etcd', { skip }, () => {
     await f.cache.waitForRevision(current);
     assert.equal(f.cache.size, count, 'every replayed object is in the cache once its revision counts as reached');
     assert.deepEqual(logs.filter((l) => l.includes('arrived after')), []);
+  });
+
+  test("another server's write counts as reached only once its event has arrived", async (t) => {
+    const namespace = `/wc${++stores}`;
+    const writer = new EtcdBackend({ servers: [etcd!.url], namespace });
+    t.after(() => writer.close());
+    const f = await startCache(t, {}, slowWatches(new EtcdBackend({ servers: [etcd!.url], namespace }), 300));
+    await f.put('ns', 'here');
+    await f.cache.waitUntilFresh();
+    for (let round = 0; round < 3; round++) {
+      // Written by the other server, then a deletion: each reaches this cache 300 ms later.
+      await writer.create(key('ns', `other-${round}`), configMap('ns', `other-${round}`));
+      await f.cache.waitUntilFresh();
+      assert.ok(f.cache.get(key('ns', `other-${round}`)) !== undefined, `other-${round} is in the cache at the revision it counts as reached`);
+      await writer.delete(key('ns', `other-${round}`));
+      await writer.create('/registry/secrets/ns/elsewhere', new TextEncoder().encode('{}'));
+      await writer.delete('/registry/secrets/ns/elsewhere');
+      await f.cache.waitUntilFresh();
+      assert.equal(f.cache.get(key('ns', `other-${round}`)), undefined, `other-${round} is gone from the cache at the revision it counts as reached`);
+    }
+    assert.deepEqual(f.logs.filter((l) => l.includes('arrived after')), []);
   });
 });

@@ -194,6 +194,11 @@ export class ConvertingBackend implements Backend {
     return revision;
   }
 
+  /** The inner backend's: no event of the prefix in between means none to convert either. */
+  get changesSince(): Backend['changesSince'] {
+    return this.#inner.changesSince?.bind(this.#inner);
+  }
+
   compact(revision: number): Promise<void> {
     return this.#inner.compact(revision);
   }
