@@ -27,6 +27,7 @@ import { parseRequestTarget } from './request-target.ts';
 import { TurnLimiter } from './turns.ts';
 import { releaseUnreadBody } from './unread-body.ts';
 import { admitHttp2Request, Http2Request, Http2Response } from './http2-exchange.ts';
+import { answerParseError } from './http1-parse-errors.ts';
 
 export interface ApiServerOptions {
   bindAddress: string;
@@ -396,6 +397,7 @@ export class ApiServer {
     });
     // A TLS handshake that fails (a client not trusting our CA) is the client's business.
     this.server.on('tlsClientError', () => {});
+    this.server.on('clientError', answerParseError);
   }
 
   /** What the TLS context of new connections is made of: the serving certificate, the CAs client certificates are asked of, the ciphers. */
