@@ -1,5 +1,5 @@
 // The admission chain: mutating then validating plugins, called by the Store on every write.
-import type { KubeObject } from '../api/index.ts';
+import type { KubeObject, StatusCause } from '../api/index.ts';
 import { clone, deepEqual } from '../api/json.ts';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE';
@@ -102,6 +102,12 @@ export interface AdmissionPlugin {
   admit?(attrs: AdmissionAttributes): Promise<void> | void;
   /** Validating phase, after the object is final. */
   validate?(attrs: AdmissionAttributes): Promise<void> | void;
+  /**
+   * Checks upstream's strategies make in their validation with a client or the authorizer at
+   * hand (Plinth's strategies are pure): after mutating admission, their causes lead the
+   * object's own validation causes in one 422, as upstream's Validate lists them.
+   */
+  strategyCauses?(attrs: AdmissionAttributes): Promise<StatusCause[]> | StatusCause[] | undefined;
 }
 
 /**
@@ -118,6 +124,16 @@ export class AdmissionChain {
 
   constructor(plugins: AdmissionPlugin[]) {
     this.plugins = plugins;
+  }
+
+  /** Every plugin's strategy causes, in order; undefined, without a promise, when no plugin has any for the write (most writes). */
+  strategyCauses(attrs: AdmissionAttributes): Promise<StatusCause[]> | undefined {
+    let found: (Promise<StatusCause[]> | StatusCause[])[] | undefined;
+    for (const plugin of this.plugins) {
+      const causes = plugin.strategyCauses?.(attrs);
+      if (causes !== undefined) (found ??= []).push(causes);
+    }
+    return found === undefined ? undefined : Promise.all(found).then((lists) => lists.flat());
   }
 
   /** The mutating phase, and once more when a plugin asked for it (see Reinvocation). */

@@ -10,10 +10,11 @@
 //   claim's namespace, or `associated-node:<verb>` when the caller is a service account
 //   bound to the node the claim is allocated on (a driver's node plugin).
 //
-// Refusals are field errors (422), as the strategy's validation gives them. Runs as a
-// validating admission step, beside the RBAC escalation check: the strategies are pure.
+// Refusals are field errors, as the strategy's validation gives them: admission's strategy
+// step (strategyCauses; Plinth's strategies are pure) puts them ahead of the object's own
+// validation causes in one 422.
 
-import { invalid, type KubeObject, type StatusCause } from '../api/index.ts';
+import type { KubeObject, StatusCause } from '../api/index.ts';
 import { deepEqualNullAsAbsent, isObject, type JsonObject } from '../api/json.ts';
 import { isDNS1123Label, isDNS1123Subdomain } from '../api/labels.ts';
 import { currentRequest } from '../api/request-context.ts';
@@ -78,10 +79,10 @@ function serviceAccountOnNode(user: UserInfo, node: string): boolean {
 }
 
 /** The check, with the server's authorizer (undefined while there is none: nothing is checked). */
-export function draStatusAuthorization(authorizer: () => Authorizer | undefined): { name: string; validate(attrs: ClaimStatusAttributes): Promise<void> | undefined } {
+export function draStatusAuthorization(authorizer: () => Authorizer | undefined): { name: string; strategyCauses(attrs: ClaimStatusAttributes): Promise<StatusCause[]> | undefined } {
   return {
     name: 'DRAStatusAuthorization',
-    validate(attrs) {
+    strategyCauses(attrs) {
       if (attrs.group !== group || attrs.resource !== 'resourceclaims' || attrs.subresource !== 'status' || attrs.operation !== 'UPDATE') return undefined;
       const request = currentRequest();
       const authz = authorizer();
@@ -92,7 +93,7 @@ export function draStatusAuthorization(authorizer: () => Authorizer | undefined)
   };
 }
 
-async function check(attrs: ClaimStatusAttributes, user: UserInfo, verb: string, authz: Authorizer): Promise<void> {
+async function check(attrs: ClaimStatusAttributes, user: UserInfo, verb: string, authz: Authorizer): Promise<StatusCause[]> {
   const status = statusOf(attrs.object);
   const old = statusOf(attrs.oldObject);
   const causes: StatusCause[] = [];
@@ -132,5 +133,5 @@ async function check(attrs: ClaimStatusAttributes, user: UserInfo, verb: string,
       }
     }
   }
-  if (causes.length > 0) throw invalid(attrs.kind, attrs.name, causes, group);
+  return causes;
 }

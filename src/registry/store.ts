@@ -107,7 +107,8 @@ const retry = Symbol('retry');
 /** How an update through the main resource or one subresource prepares and validates the object. */
 interface UpdateRules {
   prepare(obj: KubeObject, current: KubeObject): void;
-  validate(obj: KubeObject, current: KubeObject): void;
+  /** Throws the 422 of the object's causes, `leading` first (admission's strategyCauses). */
+  validate(obj: KubeObject, current: KubeObject, leading?: StatusCause[]): void;
 }
 
 /** Upstream's generateName alphabet: no vowels, no look-alikes. */
@@ -319,7 +320,8 @@ export class Store {
       this.decodeFields(obj, {}, (probe) => this.createCauses(probe));
       this.type.strategy.prepareForCreate?.(obj);
     }
-    this.validateCreate(obj);
+    const leading = this.admission.strategyCauses(attrs);
+    this.validateCreate(obj, leading === undefined ? undefined : await leading);
     if (opts.authorizeCreate !== undefined) await opts.authorizeCreate();
     await this.admission.validate(attrs);
     this.completeGoValue(obj);
@@ -477,7 +479,8 @@ export class Store {
         }
         const attrs = this.updateAttributes(namespace, obj, current, opts, subresource, admissionView);
         await this.admitUpdate(attrs, obj, current, rules, admissionView);
-        rules.validate(obj, current);
+        const leading = this.admission.strategyCauses(attrs);
+        rules.validate(obj, current, leading === undefined ? undefined : await leading);
         if (admissionView !== undefined) attrs.object = admissionView.toView(obj);
         await this.admission.validate(attrs);
         this.completeGoValue(obj);
@@ -588,14 +591,14 @@ export class Store {
     if (subresource === '' || subresource === 'scale') {
       return {
         prepare: (obj, current) => this.type.strategy.prepareForUpdate?.(obj, current),
-        validate: (obj, current) => this.validateUpdate(obj, current),
+        validate: (obj, current, leading) => this.validateUpdate(obj, current, leading),
       };
     }
     const strategy = this.type.strategy.subresources?.[subresource];
     return {
       prepare: strategy?.prepareForUpdate !== undefined ? (obj, current) => strategy.prepareForUpdate!(obj, current) : keepAllButStatus,
-      validate: (obj, current) => {
-        this.throwIfInvalid(obj, [...validateObjectMetaUpdate(obj, current), ...(strategy?.validateUpdate?.(obj, current) ?? [])]);
+      validate: (obj, current, leading) => {
+        this.throwIfInvalid(obj, [...validateObjectMetaUpdate(obj, current), ...(strategy?.validateUpdate?.(obj, current) ?? [])], leading);
         warn(strategy?.warningsOnUpdate?.(obj, current));
       },
     };
@@ -810,6 +813,10 @@ export class Store {
           rules.validate(obj, base.current);
         }
       }
+      // The worker validated what it merged; checks that need this thread's clients lead its causes.
+      const leading = this.admission.strategyCauses(attrs);
+      const causes = leading === undefined ? [] : await leading;
+      if (causes.length > 0) rules.validate(written(), base.current, causes);
       await this.admission.validate(attrs);
       if (obj !== undefined) {
         if (attrs.mutated) {
@@ -1321,17 +1328,18 @@ export class Store {
 
   // A valid write's warnings follow its validation, as upstream's BeforeCreate and BeforeUpdate
   // add them: after mutating admission, before validating admission (a dry run gets them too).
-  private validateCreate(obj: KubeObject): void {
-    this.throwIfInvalid(obj, mergeCauses(this.createCauses(obj), this.schemaCauses(obj)));
+  private validateCreate(obj: KubeObject, leading?: StatusCause[]): void {
+    this.throwIfInvalid(obj, mergeCauses(this.createCauses(obj), this.schemaCauses(obj)), leading);
     warn(this.type.strategy.warningsOnCreate?.(obj));
   }
 
-  private validateUpdate(obj: KubeObject, old: KubeObject): void {
-    this.throwIfInvalid(obj, mergeCauses(this.updateCauses(obj, old), this.schemaCauses(obj)));
+  private validateUpdate(obj: KubeObject, old: KubeObject, leading?: StatusCause[]): void {
+    this.throwIfInvalid(obj, mergeCauses(this.updateCauses(obj, old), this.schemaCauses(obj)), leading);
     warn(this.type.strategy.warningsOnUpdate?.(obj, old));
   }
 
-  private throwIfInvalid(obj: KubeObject, causes: StatusCause[]): void {
+  private throwIfInvalid(obj: KubeObject, causes: StatusCause[], leading?: StatusCause[]): void {
+    if (leading !== undefined && leading.length > 0) causes = leading.concat(causes);
     if (causes.length > 0) throw invalid(this.type.kind, obj.metadata.name ?? obj.metadata.generateName ?? '', causes, this.type.group);
   }
 }

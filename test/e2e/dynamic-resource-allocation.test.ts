@@ -65,6 +65,11 @@ test('admin access to devices only in a namespace labelled for it, as upstream c
     const allowed = await server.request('POST', `/apis/resource.k8s.io/v1/namespaces/dra-admin/${resource}`, { body });
     assert.equal(allowed.status, 201, allowed.text);
   }
+  // Checked in the strategy's validation, as upstream's: an object invalid besides lists both, the namespace's first.
+  const invalidToo = { metadata: { name: 'both' }, spec: { devices: { requests: [{ ...requests[1], exactly: { ...requests[1]!.exactly, deviceClassName: 'Not_A_Name' } }] } } };
+  const both = await server.request('POST', '/apis/resource.k8s.io/v1/namespaces/dra-plain/resourceclaims', { body: invalidToo });
+  assert.equal(both.status, 422, both.text);
+  assert.deepEqual(both.json.details.causes.map((c: { field: string }) => c.field), ['spec.devices.requests[0].adminAccess', 'spec.devices.requests[0].exactly.deviceClassName']);
 
   // A status that grants admin access needs the label too, unless the allocation granted it already.
   const result = { request: 'any', driver: 'gpu.example.com', pool: 'pool', device: 'dev-0', adminAccess: true };
@@ -118,6 +123,12 @@ test('a claim\'s status: binding and device entries take their synthetic subreso
     reason: 'FieldValueForbidden', field: 'status',
     message: `Forbidden: changing status.allocation or status.reservedFor requires resource="resourceclaims/binding", verb="update" permission: resourceclaims.resource.k8s.io is forbidden: User "${sa}" cannot update resource "resourceclaims/binding" in API group "resource.k8s.io" at the cluster scope`,
   }]);
+  // An allocation invalid besides: the permission's cause first, then validation's, in one 422.
+  const invalidToo = await writeStatus({ allocation: { ...allocation, devices: { results: [{ ...allocation.devices.results[0], driver: 'Not A Driver' }] } } });
+  assert.equal(invalidToo.status, 422, invalidToo.text);
+  assert.equal(invalidToo.json.details.causes[0].field, 'status');
+  assert.ok(invalidToo.json.details.causes.length > 1, invalidToo.text);
+  assert.ok(invalidToo.json.details.causes.slice(1).every((c: { field: string }) => c.field.startsWith('status.allocation.devices.results[0]')), invalidToo.text);
   // The admin (the scheduler's part) allocates; the driver then reports its device.
   assert.equal((await writeStatus({ allocation }, {})).status, 200);
   const device = { driver: 'gpu.example.com', pool: 'p', device: 'd0', conditions: [{ type: 'Ready', status: 'True', reason: 'Up', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }] };

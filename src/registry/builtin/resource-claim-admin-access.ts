@@ -2,12 +2,10 @@
 // that asks for admin access to devices, and a claim status that grants it, are allowed
 // only in a namespace labelled `resource.kubernetes.io/admin-access: "true"`. Upstream's
 // strategies check it in Validate, reading the namespace through a client; Plinth's
-// strategies are pure, so the check runs as the first step of the validating phase (as
-// the RBAC escalation check does), still before admission plugins and webhooks. One
-// difference follows: an object that also fails validation is refused for that alone,
-// where upstream's answer lists both.
+// strategies are pure, so the check is admission's strategy step (strategyCauses): its
+// cause leads the object's own validation causes in one 422, as upstream's.
 
-import { invalid, type KubeObject, type StatusCause } from '../../api/index.ts';
+import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../admission/chain.ts';
 import { child, forbidden, index, type FieldPath } from '../validation/field.ts';
 import { isObject } from '../../api/json.ts';
@@ -54,23 +52,23 @@ function adminAccessPath(attrs: AdmissionAttributes): FieldPath | undefined {
 export function draAdminAccessCheck(namespace: (name: string) => Promise<KubeObject | undefined>): AdmissionPlugin {
   return {
     name: 'DRAAdminAccess',
-    validate(attrs) {
+    strategyCauses(attrs) {
       const path = adminAccessPath(attrs);
       return path === undefined ? undefined : check(attrs, path, namespace);
     },
   };
 }
 
-async function check(attrs: AdmissionAttributes, path: FieldPath, namespace: (name: string) => Promise<KubeObject | undefined>): Promise<void> {
-  let cause: StatusCause | undefined;
+async function check(attrs: AdmissionAttributes, path: FieldPath, namespace: (name: string) => Promise<KubeObject | undefined>): Promise<StatusCause[]> {
   const ns = await namespace(attrs.namespace);
   if (ns === undefined) {
-    cause = {
+    return [{
       reason: 'InternalError', field: path,
       message: `Internal error: could not retrieve namespace to verify admin access: namespaces "${attrs.namespace}" not found`,
-    };
-  } else if (ns.metadata.labels?.[adminNamespaceLabel] !== 'true') {
-    cause = forbidden(path, `admin access to devices requires the \`${adminNamespaceLabel}: true\` label on the containing namespace`);
+    }];
   }
-  if (cause !== undefined) throw invalid(attrs.kind, attrs.name, [cause], group);
+  if (ns.metadata.labels?.[adminNamespaceLabel] !== 'true') {
+    return [forbidden(path, `admin access to devices requires the \`${adminNamespaceLabel}: true\` label on the containing namespace`)];
+  }
+  return [];
 }
