@@ -27,7 +27,7 @@ test('--shutdown-send-retry-after: new requests get 429 Retry-After and the list
   const server = await startServer({ shutdownSendRetryAfter: true });
   t.after(() => server.stop());
   const held = heldCreate(server);
-  await pause(200);
+  await held.arrived;
   const closing = server.close();
   const refused = await server.request('GET', '/api/v1/namespaces/default');
   assert.equal(refused.status, 429);
@@ -48,7 +48,7 @@ test('without it, the listener closes at once and the request in flight is still
   const server = await startServer();
   t.after(() => server.stop());
   const held = heldCreate(server);
-  await pause(200);
+  await held.arrived;
   const closing = server.close();
   await pause(100);
   await assert.rejects(server.request('GET', '/livez'), /ECONNREFUSED|ECONNRESET|socket hang up/);
