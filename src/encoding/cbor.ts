@@ -533,7 +533,8 @@ function readItem(r: Reader, depth: number): unknown {
         }
         const key = readKey(r, depth + 1);
         const value = readItem(r, depth + 1);
-        if (Object.hasOwn(obj, key)) throw new CborError(`cbor: found duplicate map key ${JSON.stringify(key)} at map element index ${index}`);
+        // Go's "\"%v\"": the key as it is between quotes, nothing escaped.
+        if (Object.hasOwn(obj, key)) throw new CborError(`cbor: found duplicate map key "${key}" at map element index ${index}`);
         setField(obj, key, value);
       }
       return obj;
@@ -758,48 +759,85 @@ function skipTags(r: Reader): number {
   }
 }
 
+/** A data item's CBOR type and, for an array or a map, its items'; tags around each left aside. */
+interface TypeNode {
+  type: string;
+  items?: TypeNode[];
+  entries?: Map<string, TypeNode>;
+}
+
+/** Moves past the break that ends an indefinite-length item, or answers that the item goes on. */
+function atEnd(r: Reader, index: number, length: number): boolean {
+  if (length >= 0) return index >= length;
+  if (r.data[r.pos] !== 0xff) return false;
+  r.pos++;
+  return true;
+}
+
+/** The types of the data item at the reader's position and of everything in it, which decodeCbor found well-formed. */
+function readTypes(r: Reader): TypeNode {
+  const major = skipTags(r);
+  const type = majorNames[major]!;
+  if (major !== 4 && major !== 5) {
+    skipItem(r);
+    return { type };
+  }
+  const initial = r.data[r.pos++]!;
+  const length = r.argument(major, initial & 0x1f);
+  if (major === 4) {
+    const items: TypeNode[] = [];
+    for (let i = 0; !atEnd(r, i, length); i++) items.push(readTypes(r));
+    return { type, items };
+  }
+  const entries = new Map<string, TypeNode>();
+  for (let i = 0; !atEnd(r, i, length); i++) {
+    const keyMajor = skipTags(r);
+    if (keyMajor !== 2 && keyMajor !== 3) {
+      skipItem(r);
+      skipItem(r);
+      continue;
+    }
+    const keyInitial = r.data[r.pos++]!;
+    entries.set(textOf(r.string(keyMajor, keyInitial & 0x1f)), readTypes(r));
+  }
+  return { type, entries };
+}
+
+/**
+ * The types of each body's items, read once on the first question about it: an error
+ * names one item's type, but telling an integer from a float at every integer field of
+ * a body otherwise read the body again for each. Null: the body is not one data item.
+ */
+const typesOfBodies = new WeakMap<Uint8Array, TypeNode | null>();
+
+function typesOf(data: Uint8Array): TypeNode | undefined {
+  let types = typesOfBodies.get(data);
+  if (types === undefined) {
+    try {
+      types = readTypes(new Reader(data, cborLimits));
+    } catch {
+      types = null;
+    }
+    typesOfBodies.set(data, types);
+  }
+  return types ?? undefined;
+}
+
 /**
  * The CBOR type, as fxamacker/cbor names it in its errors (`UTF-8 text string`, `byte
  * string`, `positive integer`, `primitives`...), of the data item at `path` (map keys and
  * array indexes from the root) of a body decodeCbor read, tags around it left aside (the
  * decoder reads through them); undefined where the path leads nowhere. What decoding into
  * a Go type refuses is named by the type the body gave it, which the decoded value no
- * longer tells (both string types are strings).
+ * longer tells (both string types are strings, and 2.0 is 2).
  */
 export function cborTypeAt(data: Uint8Array, path: readonly (string | number)[]): string | undefined {
-  const r = new Reader(data, cborLimits);
-  try {
-    for (const step of path) {
-      const major = skipTags(r);
-      const initial = r.data[r.pos++]!;
-      const length = r.argument(major, initial & 0x1f);
-      const ended = (i: number) => (length >= 0 ? i >= length : r.data[r.pos] === 0xff);
-      if (major === 4 && typeof step === 'number') {
-        for (let i = 0; i < step; i++) {
-          if (ended(i)) return undefined;
-          skipItem(r);
-        }
-        if (ended(step)) return undefined;
-        continue;
-      }
-      if (major !== 5 || typeof step !== 'string') return undefined;
-      let found = false;
-      for (let i = 0; !found && !ended(i); i++) {
-        const keyMajor = skipTags(r);
-        if (keyMajor === 2 || keyMajor === 3) {
-          const keyInitial = r.data[r.pos++]!;
-          found = textOf(r.string(keyMajor, keyInitial & 0x1f)) === step;
-        } else {
-          skipItem(r);
-        }
-        if (!found) skipItem(r);
-      }
-      if (!found) return undefined;
-    }
-    return majorNames[skipTags(r)];
-  } catch {
-    return undefined;
+  let node = typesOf(data);
+  for (const step of path) {
+    if (node === undefined) return undefined;
+    node = typeof step === 'number' ? node.items?.[step] : node.entries?.get(step);
   }
+  return node?.type;
 }
 
 /** Decodes an RFC 8742 CBOR sequence (application/cbor-seq): data items one after another. */

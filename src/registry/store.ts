@@ -20,7 +20,7 @@ import type { OffloadedConfiguration } from './apply-offload/messages.ts';
 import { clone, deepEqual, isObject, setMember, type JsonObject } from '../api/json.ts';
 import { objectMetaDecodeError } from '../api/go-object-meta.ts';
 import {
-  addGoZeroValues, applyDefaults, builtinDefinitions, builtinValidation, goDecoding, goTypeError, prune,
+  addGoZeroValues, applyDefaults, builtinDefinitions, builtinValidation, cborDecodeError, cborUnknownField, goDecoding, goTypeError, prune,
   schemaRef, validate, zeroNullElements, type Definitions, type GoDecoding, type Schema, type ValidateOptions,
 } from '../schema/index.ts';
 import { FieldManager } from './field-manager.ts';
@@ -1242,19 +1242,21 @@ export class Store {
     const fieldValidation = opts.fieldValidation;
     // A value the Go type cannot hold fails decoding before strict field validation looks.
     const decodeError = objectMetaDecodeError(obj.metadata) ?? this.goDecoding()?.(obj);
-    if (decodeError !== undefined) throw this.decodeFailure(decodeError, obj, opts);
+    if (decodeError !== undefined) throw this.decodeFailure(this.cborDecodeError(obj, opts) ?? decodeError, obj, opts);
     // Strict refuses the object as it came (a patch's error shows it): nothing to remove then.
     const keepUnknown = fieldValidation?.directive === 'Strict';
     // Upstream validates a custom resource's apply result as merged: the nulls it holds are
     // not dropped first (a built-in type's Go value has none).
     const keepNulls = opts.managedFieldsSet === true && this.type.customResource === true;
+    // A CBOR body's unknown field is named by its place in its map, which pruning changes.
+    const cborUnknown = fieldValidation !== undefined && fieldValidation.directive !== 'Ignore' ? this.cborUnknownField(obj, opts) : undefined;
     const unknownFields = prune(this.definitions, this.schema, obj, { isResourceRoot: true, keepUnknown, keepNulls, goValue: this.type.customResource !== true });
     const duplicateFields = fieldValidation?.duplicateFields ?? [];
     if (fieldValidation !== undefined && fieldValidation.directive !== 'Ignore' && (unknownFields.length > 0 || duplicateFields.length > 0)) {
-      const errors = strictDecodingErrors(duplicateFields, unknownFields);
+      const errors = cborUnknown !== undefined ? [cborUnknown] : strictDecodingErrors(duplicateFields, unknownFields);
       if (fieldValidation.directive === 'Strict') {
         // Go's decoding fails on a value of the wrong type before strictness is looked at.
-        const typeError = this.type.customResource === true ? undefined : goTypeError(this.definitions, this.schema, obj, opts.cborTypeAt);
+        const typeError = this.type.customResource === true ? undefined : this.cborDecodeError(obj, opts) ?? goTypeError(this.definitions, this.schema, obj, opts.cborTypeAt);
         if (typeError !== undefined) throw this.decodeFailure(typeError, obj, opts);
         throw this.decodeFailure(strictDecodingMessage(errors), obj, opts);
       }
@@ -1267,7 +1269,7 @@ export class Store {
     if (typeCauses.length > 0) {
       // Decoded into the Go type, a value of another kind fails decoding (400, Go's words),
       // and a null in a list or a map is its element's zero value.
-      const typeError = goTypeError(this.definitions, this.schema, obj, opts.cborTypeAt);
+      const typeError = this.cborDecodeError(obj, opts) ?? goTypeError(this.definitions, this.schema, obj, opts.cborTypeAt);
       if (typeError !== undefined) throw this.decodeFailure(typeError, obj, opts);
       if (zeroNullElements(this.definitions, this.schema, obj)) {
         typeCauses = validate(this.definitions, this.schema, obj, this.validation).filter((c) => c.reason === 'FieldValueTypeInvalid');
@@ -1289,6 +1291,21 @@ export class Store {
     // admission and the type's validation see them, as upstream's do. The schema's `required`
     // does not (go-zero.ts).
     this.completeGoValue(obj);
+  }
+
+  /**
+   * For a CBOR body of a built-in type, once a check found it faulty: the error upstream's
+   * decoding into the Go type meets first in the body, in fxamacker/cbor's words.
+   */
+  private cborDecodeError(obj: KubeObject, opts: WriteOptions): string | undefined {
+    if (opts.cborTypeAt === undefined || this.type.customResource === true) return undefined;
+    return cborDecodeError(this.definitions, this.schema, obj, opts.cborTypeAt);
+  }
+
+  /** For a CBOR body of a built-in type, strict decoding's unknown field, by its place in its map (go-cbor-decoding.ts). */
+  private cborUnknownField(obj: KubeObject, opts: WriteOptions): string | undefined {
+    if (opts.cborTypeAt === undefined || this.type.customResource === true) return undefined;
+    return cborUnknownField(this.definitions, this.schema, obj);
   }
 
   /** Decoding's failure: 400 in the decoder's words (upstream's create and update handlers' transformDecodeError), or what a patch makes of it. */

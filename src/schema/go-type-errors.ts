@@ -36,18 +36,19 @@ function definitionOf(schema: Schema): string | undefined {
 }
 
 /** Go's name of a definition's type, package and name (io.k8s.api.apps.v1.DeploymentSpec → v1.DeploymentSpec). */
-function goTypeOfDefinition(name: string): string {
+export function goTypeOfDefinition(name: string): string {
   const parts = name.split('.');
   return `${parts.at(-2)}.${parts.at(-1)}`;
 }
 
-interface Shape {
+export interface Shape {
   /** The definition the schema stands for, if any. */
   definition?: string;
   schema: Schema;
 }
 
-function shapeOf(defs: Definitions, schema: Schema): Shape {
+/** What a schema stands for once its references are followed: the definition named last, and its schema. */
+export function shapeOf(defs: Definitions, schema: Schema): Shape {
   let current = schema;
   let definition: string | undefined;
   for (let hops = 0; hops < 64; hops++) {
@@ -60,7 +61,7 @@ function shapeOf(defs: Definitions, schema: Schema): Shape {
 }
 
 /** Whether Go decodes what is there without asking the JSON's kind (self-decoding types, any-JSON fields). */
-function anything(shape: Shape): boolean {
+export function anything(shape: Shape): boolean {
   if (shape.definition !== undefined && shape.definition in selfDecoding) return true;
   const s = shape.schema;
   return s['x-kubernetes-preserve-unknown-fields'] === true || s['x-kubernetes-int-or-string'] === true || (s.type === undefined && s.properties === undefined);
@@ -70,7 +71,7 @@ function anything(shape: Shape): boolean {
  * The Go type a field of this schema holds, as reflect names it in decoding errors:
  * `declared` when the Go types tell it (go-field-types.ts), else from the schema.
  */
-function goType(defs: Definitions, schema: Schema, declared?: string, depth = 0): string {
+export function goType(defs: Definitions, schema: Schema, declared?: string, depth = 0): string {
   if (declared !== undefined) return declared;
   const shape = shapeOf(defs, schema);
   if (shape.definition !== undefined) return selfDecoding[shape.definition] ?? goTypeOfDefinition(shape.definition);
@@ -208,20 +209,26 @@ export function goTypeError(defs: Definitions, schema: Schema, value: unknown, c
   const found = typeErrorAt(defs, schema, value, { struct, fieldPath: [], at: [] }, undefined, 0);
   if (found === undefined) return undefined;
   if (cbor === undefined || root.definition === undefined) return goFieldTypeError(found.value, found.struct, found.fieldPath, found.goType);
-  return cborFieldTypeError(cbor(found.at) ?? cborTypeOfValue(found.value), goTypeOfDefinition(root.definition), String(found.at[0]), found);
+  const cborType = cbor(found.at) ?? cborTypeOfValue(found.value);
+  const why = cborType === 'array' && found.toStruct ? arrayToStruct : undefined;
+  return cborUnmarshalTypeError(cborType, `${goTypeOfDefinition(root.definition)}.${String(found.at[0])}`, found.goType, why);
 }
 
+/** What fxamacker/cbor adds when an array meets a struct (decoding it from an array takes the `toarray` option). */
+export const arrayToStruct = 'cannot decode CBOR array to struct without toarray option';
+
 /**
- * fxamacker/cbor's UnmarshalTypeError for a value inside a struct field: each struct it is
- * in names the error again as it returns, so the outermost one's field is what it says.
+ * fxamacker/cbor's UnmarshalTypeError for a value inside a struct field (`field`: the
+ * struct and the field, `v1.Deployment.spec`), with what it adds in parentheses: each
+ * struct the value is in names the error again as it returns, so the outermost one's
+ * field is what it says.
  */
-function cborFieldTypeError(cborType: string, rootStruct: string, field: string, found: KindMismatch): string {
-  const why = cborType === 'array' && found.toStruct ? ' (cannot decode CBOR array to struct without toarray option)' : '';
-  return `cbor: cannot unmarshal ${cborType} into Go struct field ${rootStruct}.${field} of type ${found.goType}${why}`;
+export function cborUnmarshalTypeError(cborType: string, field: string, goType: string, detail?: string): string {
+  return `cbor: cannot unmarshal ${cborType} into Go struct field ${field} of type ${goType}${detail === undefined ? '' : ` (${detail})`}`;
 }
 
 /** The CBOR type a value most likely had, for a path the body no longer shows: strings as Kubernetes' encoders write them. */
-function cborTypeOfValue(value: unknown): string {
+export function cborTypeOfValue(value: unknown): string {
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'string') return 'byte string';
   if (typeof value === 'number') return Number.isInteger(value) ? (value < 0 ? 'negative integer' : 'positive integer') : 'primitives';
@@ -239,7 +246,7 @@ interface Where {
 }
 
 /** The element type of a declared Go slice or map type (`[]v1.Capability` → `v1.Capability`); undefined for a named one. */
-function elementOf(declared: string | undefined, map: boolean): string | undefined {
+export function elementOf(declared: string | undefined, map: boolean): string | undefined {
   if (declared === undefined) return undefined;
   if (!map) return declared.startsWith('[]') ? declared.slice(2) : undefined;
   return declared.startsWith('map[') ? declared.slice(declared.indexOf(']') + 1) : undefined;

@@ -9,6 +9,7 @@ export { addGoZeroValues } from './go-zero.ts';
 export { applyDefaults } from './defaults.ts';
 export { goDecoding, type GoDecoding } from './go-decoding.ts';
 export { goTypeError, zeroNullElements } from './go-type-errors.ts';
+export { cborDecodeError, cborObjectMetaDecodeError, cborUnknownField } from './go-cbor-decoding.ts';
 export { canonicalizeQuantities, quantitySites } from './quantities.ts';
 export { integerDecodeError, integerSites, intOrStringDecodeError, intOrStringSites } from './integers.ts';
 export { canonicalizeTimes, timeSites } from './times.ts';

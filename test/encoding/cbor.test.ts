@@ -208,6 +208,8 @@ describe('CBOR decoding follows upstream decode mode', () => {
     ['duplicate text string keys', 'a2614101614102', 'cbor: found duplicate map key "A" at map element index 1'],
     ['duplicate byte and text string keys', 'a2414101614102', 'cbor: found duplicate map key "A" at map element index 1'],
     ['duplicate keys split into chunks differently', 'a25f426865436c6c6fff015f416844656c6c6fff02', 'cbor: found duplicate map key "hello" at map element index 1'],
+    // Go's "\"%v\"": the key between quotes as it is, a quote and a backslash unescaped.
+    ['duplicate keys with a quote and a backslash', 'a2 43 615c22 01 43 615c22 02', 'cbor: found duplicate map key "a\\"" at map element index 1'],
     ['an integer key', 'a10101', 'cbor: cannot unmarshal positive integer into Go value of type string'],
     ['a float key', 'a1fb40091eb851eb851f63706965', 'cbor: cannot unmarshal primitives into Go value of type string'],
     ['invalid UTF-8 in a text string', '6180', 'cbor: invalid UTF-8 string'],
