@@ -6,18 +6,20 @@ import { badRequest, conflict, invalid, notFound, type KubeObject, type StatusCa
 import { objectMetaDecodeError } from '../api/go-object-meta.ts';
 import { clone } from '../api/json.ts';
 import { apply, applyConflictError, compileTopology, parentEntriesOf, scaleApiVersion, scaleEntriesOf, updateManagedFields, type ManagedFieldsScope } from '../apply/index.ts';
-import { builtinDefinitions, goDecoding, schemaRef, type GoDecoding } from '../schema/index.ts';
+import { builtinDefinitions, goDecoding, goTypeError, prune, schemaRef, type GoDecoding } from '../schema/index.ts';
+import { strictDecodingErrors } from './field-validation.ts';
 import type { ScaleAccess } from './resource-type.ts';
 import type { AdmissionView, Store, WriteOptions } from './store.ts';
 
 const scaleGroupVersion = { group: 'autoscaling', version: 'v1' };
+const scaleSchema = { $ref: schemaRef('io.k8s.api.autoscaling.v1.Scale') };
 
 let scaleManagedFields: ManagedFieldsScope | undefined;
 
 /** The Scale's field manager scope (compiled on the first scale write): its managers are the object's owning replicas, as autoscaling/v1 names them. */
 function scaleScope(): ManagedFieldsScope {
   scaleManagedFields ??= {
-    topology: compileTopology({ $ref: schemaRef('io.k8s.api.autoscaling.v1.Scale') }, builtinDefinitions),
+    topology: compileTopology(scaleSchema, builtinDefinitions),
     apiVersion: scaleApiVersion,
     kind: 'Scale',
     subresource: 'scale',
@@ -60,8 +62,18 @@ let scaleGoDecoding: GoDecoding | undefined | null = null;
  * carried to its object: `replicas: 3000000000` names ScaleSpec, not the object's spec.
  */
 export function scaleDecodeError(scale: KubeObject): string | undefined {
-  if (scaleGoDecoding === null) scaleGoDecoding = goDecoding(builtinDefinitions, { $ref: schemaRef('io.k8s.api.autoscaling.v1.Scale') });
-  return objectMetaDecodeError(scale.metadata) ?? scaleGoDecoding?.(scale);
+  if (scaleGoDecoding === null) scaleGoDecoding = goDecoding(builtinDefinitions, scaleSchema);
+  return objectMetaDecodeError(scale.metadata) ?? scaleGoDecoding?.(scale) ?? goTypeError(builtinDefinitions, scaleSchema, scale);
+}
+
+/**
+ * What strict decoding of a Scale finds (fields given twice, then fields a Scale does not
+ * have), for `fieldValidation` to refuse or warn of as upstream's update handler and
+ * patcher do with the Scale's strict codec.
+ */
+export function scaleStrictErrors(scale: KubeObject, duplicateFields: readonly string[]): string[] {
+  const unknownFields = prune(builtinDefinitions, scaleSchema, clone(scale), { isResourceRoot: true, keepUnknown: true, goValue: true });
+  return strictDecodingErrors(duplicateFields, unknownFields);
 }
 
 function replicasOf(scale: KubeObject): unknown {

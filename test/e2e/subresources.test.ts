@@ -233,6 +233,48 @@ describe('deployments/scale', () => {
     assert.equal((await server.request('GET', scale)).json.spec.replicas, 2);
   });
 
+  test('replicas of the wrong kind fail decoding as a Scale: 400 in Go\'s words for a PUT, the patch\'s 422, and nothing changes', async () => {
+    const ns = await namespace();
+    await server.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, { body: deployment('web', 2) });
+    const scale = `/apis/apps/v1/namespaces/${ns}/deployments/web/scale`;
+    const message = 'json: cannot unmarshal string into Go struct field ScaleSpec.spec.replicas of type int32';
+    const put = await server.request('PUT', scale, { body: { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'web' }, spec: { replicas: '3' } } });
+    assert.equal(put.status, 400, put.text);
+    assert.equal(put.json.message, `Scale in version "v1" cannot be handled as a Scale: ${message}`);
+    const patched = await server.request('PATCH', scale, { raw: '{"spec":{"replicas":"3"}}', headers: merge });
+    assert.equal(patched.status, 422, patched.text);
+    assert.ok(patched.json.message.startsWith(' "" is invalid: patch: Invalid value: ') && patched.json.message.endsWith(message), patched.json.message);
+    assert.equal((await server.request('GET', scale)).json.spec.replicas, 2);
+  });
+
+  test('fieldValidation holds for a Scale: Strict refuses an unknown field (400 for a PUT, the patch\'s 422), Warn warns, Ignore is silent', async () => {
+    const ns = await namespace();
+    await server.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, { body: deployment('web', 2) });
+    const scale = `/apis/apps/v1/namespaces/${ns}/deployments/web/scale`;
+    const body = (replicas: number) => ({ apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'web' }, spec: { replicas, bogus: 1 } });
+    const strictPut = await server.request('PUT', `${scale}?fieldValidation=Strict`, { body: body(3) });
+    assert.equal(strictPut.status, 400, strictPut.text);
+    assert.equal(strictPut.json.message, 'Scale in version "v1" cannot be handled as a Scale: strict decoding error: unknown field "spec.bogus"');
+    const duplicate = await server.request('PUT', `${scale}?fieldValidation=Strict`, { raw: '{"metadata":{"name":"web"},"spec":{"replicas":3,"replicas":4}}', headers: { 'content-type': 'application/json' } });
+    assert.equal(duplicate.status, 400, duplicate.text);
+    assert.equal(duplicate.json.message, 'Scale in version "v1" cannot be handled as a Scale: strict decoding error: duplicate field "spec.replicas"');
+    const strictPatch = await server.request('PATCH', `${scale}?fieldValidation=Strict`, { raw: '{"spec":{"replicas":3,"bogus":1}}', headers: merge });
+    assert.equal(strictPatch.status, 422, strictPatch.text);
+    assert.ok(strictPatch.json.message.endsWith('strict decoding error: unknown field "spec.bogus"'), strictPatch.json.message);
+    assert.equal((await server.request('GET', scale)).json.spec.replicas, 2, 'nothing refused was written');
+
+    const warnPut = await server.request('PUT', `${scale}?fieldValidation=Warn`, { body: body(3) });
+    assert.equal(warnPut.status, 200, warnPut.text);
+    assert.equal(warnPut.headers.warning, '299 - "unknown field \\"spec.bogus\\""');
+    const warnPatch = await server.request('PATCH', `${scale}?fieldValidation=Warn`, { raw: '{"spec":{"replicas":4,"bogus":1}}', headers: merge });
+    assert.equal(warnPatch.status, 200, warnPatch.text);
+    assert.equal(warnPatch.headers.warning, '299 - "unknown field \\"spec.bogus\\""');
+    const ignored = await server.request('PUT', `${scale}?fieldValidation=Ignore`, { body: body(5) });
+    assert.equal(ignored.status, 200, ignored.text);
+    assert.equal(ignored.headers.warning, undefined);
+    assert.equal(ignored.json.spec.replicas, 5);
+  });
+
   test('a PUT without Content-Type is read as JSON, as client-go\'s scale client sends it', async () => {
     const ns = await namespace();
     await server.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, { body: deployment('web') });

@@ -2,7 +2,9 @@
 // itself), scale, eviction, binding, and the ones that would connect to a kubelet.
 import { badRequest, methodNotAllowed, notFoundPath, type KubeObject, type TableColumn } from '../../api/index.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
-import { applyScale, getScale, scaleDecodeError, updateScale } from '../../registry/scale.ts';
+import { applyScale, getScale, scaleDecodeError, scaleStrictErrors, updateScale } from '../../registry/scale.ts';
+import { strictDecodingMessage, type FieldValidationDirective } from '../../registry/field-validation.ts';
+import { addWarning } from '../../api/request-context.ts';
 import { column, nameColumn } from '../../registry/table-columns.ts';
 import { writeAnswer } from '../answer.ts';
 import { readBody } from '../http.ts';
@@ -132,13 +134,27 @@ async function updateObject(scope: RequestScope): Promise<void> {
 async function updateScaleObject(scope: RequestScope): Promise<void> {
   const { info, served } = scope;
   const dryRun = parseDryRun(scope.query, 'UpdateOptions');
-  parseFieldValidation(scope.query, 'UpdateOptions');
-  const body = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'Scale' })).object;
-  const decodeError = scaleDecodeError(body);
+  const directive = parseFieldValidation(scope.query, 'UpdateOptions');
+  const { object: body, duplicateFields } = await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { findDuplicates: directive !== 'Ignore', cbor: scope.cbor, kind: 'Scale' });
+  const decodeError = scaleDecodeError(body) ?? strictScaleError(body, directive, duplicateFields);
   if (decodeError !== undefined) throw badRequest(`Scale in version "v1" cannot be handled as a Scale: ${decodeError}`);
   checkIdentity(scope, body);
   const scale = await updateScale(served.store, info.namespace, info.name, body.metadata.resourceVersion, { dryRun, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'UpdateOptions') }, () => body);
   await writeAnswer(scope, 200, scale, { source: scaleTable });
+}
+
+/**
+ * Field validation of a Scale as written: under Strict, the strict decoding error its
+ * unknown and duplicate fields make (upstream decodes a Scale with the strict codec too);
+ * under Warn, a warning for each.
+ */
+function strictScaleError(scale: KubeObject, directive: FieldValidationDirective, duplicateFields: readonly string[]): string | undefined {
+  if (directive === 'Ignore') return undefined;
+  const errors = scaleStrictErrors(scale, duplicateFields);
+  if (errors.length === 0) return undefined;
+  if (directive === 'Strict') return strictDecodingMessage(errors);
+  for (const error of errors) addWarning(error);
+  return undefined;
 }
 
 async function patchScale(scope: RequestScope): Promise<void> {
@@ -160,7 +176,7 @@ async function patchScale(scope: RequestScope): Promise<void> {
     (current) => {
       const patched = patch.apply(current) as KubeObject;
       // The patched Scale is decoded as upstream's patcher decodes it: its errors are the patch's 422.
-      const decodeError = scaleDecodeError(patched);
+      const decodeError = scaleDecodeError(patched) ?? strictScaleError(patched, directive, patch.duplicateFields);
       if (decodeError !== undefined) throw strictPatchError(decodeError, patched);
       return patched;
     });
