@@ -1,8 +1,9 @@
 // The YAML library, loaded on first need: ~260 KB of code that every start would read and
-// run, for the few clients that send or ask for YAML (kubectl and client-go send JSON; a
-// server-side apply's body is YAML by its media type, so the first apply loads it). Code
-// that decodes or encodes YAML synchronously runs after loadYaml(). In api/ because
-// encoding/ (bodies, answers) and server/ (the audit policy and the bodies it logs) use it.
+// run, for the few clients that send YAML (kubectl and client-go send JSON; a server-side
+// apply's body is YAML by its media type, so the first apply loads it). Code that parses
+// YAML synchronously runs after loadYaml(); YAML answers are written without it
+// (encoding/yaml-write.ts). In api/ because encoding/ (bodies) and server/ (the audit
+// policy and the bodies it logs) use it.
 
 export type YamlModule = typeof import('yaml');
 

@@ -1,14 +1,15 @@
 // Request bodies: JSON, YAML, Protobuf and (with its gate) CBOR decoded by Content-Type, with duplicate fields found.
-import type { Document } from 'yaml';
 import { badRequest, firstTooDeep, isStatusError, mayNestTooDeep, tooDeepMessage, unsupportedMediaType, type StatusError } from '../api/index.ts';
 import { goJsonSyntaxError } from '../api/go-json-syntax.ts';
 import { goJsonKind } from '../api/json.ts';
 import { replaceLoneSurrogateEscapes } from '../api/lone-surrogates.ts';
 import { cborTypeAt, decodeCbor } from './cbor.ts';
-import { duplicateJsonFields, duplicateYamlFields } from './duplicate-fields.ts';
+import { duplicateJsonFields } from './duplicate-fields.ts';
 import { parseMediaType } from './media-type.ts';
 import { loadedProtobufCodec, loadProtobufCodec } from './protobuf-loader.ts';
-import { loadedYaml, loadYaml, requireYaml } from '../api/yaml.ts';
+import { loadedYaml, loadYaml } from '../api/yaml.ts';
+import { parseYamlBody, readYamlBody } from './yaml-read.ts';
+import { encodeYaml as writeYaml } from './yaml-write.ts';
 
 const protobufMediaType = 'application/vnd.kubernetes.protobuf';
 const cborMediaType = 'application/cbor';
@@ -36,9 +37,6 @@ export async function decodeBodyLoading(contentType: string | undefined, body: U
   }
   return decodeBody(contentType, body, opts);
 }
-
-/** Aliases a YAML body may expand, as the yaml package counts them (billion-laughs documents exceed it). */
-const maxYamlAliasCount = 100;
 
 export interface DecodedBody {
   value: unknown;
@@ -74,7 +72,8 @@ export function decodeBody(contentType: string | undefined, body: Uint8Array, op
   if (essence === 'application/yaml') {
     const text = utf8(body);
     // Most YAML bodies are JSON (kubectl sends apply configurations as JSON): JSON.parse
-    // reads them many times faster, with the same result, since JSON is YAML.
+    // reads them many times faster, with the same result: JSON text has no plain scalars
+    // YAML 1.1 reads otherwise, and its keys are strings.
     if (text.trimStart().startsWith('{')) {
       try {
         const value: unknown = JSON.parse(text);
@@ -84,9 +83,8 @@ export function decodeBody(contentType: string | undefined, body: Uint8Array, op
         // Not JSON after all (YAML flow style, comments...): the YAML parser decides.
       }
     }
-    const doc = parseYamlDocument(text);
-    const value = yamlToJs(doc);
-    return { value, duplicateFields: findDuplicates ? duplicateYamlFields(doc) : [] };
+    // As kube-apiserver reads YAML: go-yaml v2's YAML 1.1, first document only (yaml-read.ts).
+    return readYamlBody(parseYamlBody(text), findDuplicates);
   }
   if (essence === protobufMediaType) {
     // Messages nest at most 100 deep (the codec's own bound), but the JSON a RawExtension
@@ -184,95 +182,9 @@ export function refuseDeepNesting(value: unknown): void {
   if (opener !== undefined) throw badRequest(`couldn't get version/kind; json parse error: ${tooDeepMessage(opener)}`);
 }
 
-/**
- * A YAML document as plain data: an unresolved alias, more aliases than
- * `maxYamlAliasCount` expand, or nesting too deep (a circular alias included) answer
- * 400 as a body that does not decode; so do values JSON has no form for (`!!binary`
- * bytes, dates, sets), which upstream cannot convert from YAML to JSON either.
- */
-function yamlToJs(doc: Document): unknown {
-  const complexKey = firstCollectionKey(doc);
-  if (complexKey !== undefined) {
-    // sigs.k8s.io/yaml's conversion to JSON refuses such keys ("unsupported map key").
-    throw badRequest(`the body of the request could not be decoded as YAML: unsupported map key: ${complexKey}`);
-  }
-  let value: unknown;
-  try {
-    value = doc.toJS({ maxAliasCount: maxYamlAliasCount });
-  } catch (err) {
-    // ReferenceError for an unresolved or excessive alias; RangeError when the converter itself runs out of stack.
-    throw badRequest(`the body of the request could not be decoded as YAML: ${(err as Error).message}`);
-  }
-  refuseDeepNesting(value);
-  const foreign = firstNonJson(value);
-  if (foreign !== undefined) throw badRequest(`the body of the request could not be decoded as YAML: ${foreign} has no JSON form`);
-  return value;
-}
-
-/** The first mapping key of `doc` that is a mapping or a sequence, as YAML text. Iterative; aliases are not followed. */
-function firstCollectionKey(doc: Document): string | undefined {
-  const { isCollection, isMap, isSeq } = requireYaml();
-  const pending: unknown[] = [doc.contents];
-  while (pending.length > 0) {
-    const node = pending.pop();
-    if (isMap(node)) {
-      for (const pair of node.items) {
-        if (isCollection(pair.key)) return String(pair.key);
-        pending.push(pair.value);
-      }
-    } else if (isSeq(node)) {
-      for (const item of node.items) pending.push(item);
-    }
-  }
-  return undefined;
-}
-
-/** A description of the first value in `value` that is not plain JSON data (after refuseDeepNesting, so acyclic). */
-function firstNonJson(value: unknown): string | undefined {
-  const pending = [value];
-  while (pending.length > 0) {
-    const item = pending.pop();
-    if (item === null || typeof item === 'string' || typeof item === 'boolean') continue;
-    if (typeof item === 'number') {
-      if (!Number.isFinite(item)) return String(item);
-      continue;
-    }
-    if (Array.isArray(item) || (typeof item === 'object' && Object.getPrototypeOf(item) === Object.prototype)) {
-      for (const child of Object.values(item as object)) pending.push(child);
-      continue;
-    }
-    if (typeof item === 'object') return `a value of type ${(item as object).constructor?.name ?? 'object'}`;
-    return `a value of type ${typeof item}`;
-  }
-  return undefined;
-}
-
-/** A YAML document with duplicate keys allowed (field validation reports them). */
-function parseYamlDocument(text: string): Document {
-  let doc: Document;
-  try {
-    doc = requireYaml().parseDocument(text, { version: '1.2', uniqueKeys: false });
-  } catch (err) {
-    throw badRequest(`the body of the request could not be decoded as YAML: ${(err as Error).message}`);
-  }
-  if (doc.errors.length > 0) throw badRequest(`the body of the request could not be decoded as YAML: ${doc.errors[0]!.message}`);
-  return doc;
-}
-
-/**
- * A YAML answer. The yaml package's encoder recurses with large frames and runs out of
- * Node's default stack at a few hundred levels of nesting, well before the nesting
- * decoding admits and JSON.stringify handles; such a value is answered as JSON text,
- * which is YAML too (1.2 is a superset of JSON), rather than as a 500.
- */
+/** A YAML answer, written as kube-apiserver's YAML serializer writes it (yaml-write.ts). */
 export function encodeYaml(value: unknown): string {
-  const { stringify } = requireYaml();
-  try {
-    return stringify(value, { aliasDuplicateObjects: false, lineWidth: 0 });
-  } catch (err) {
-    if (!(err instanceof RangeError)) throw err;
-    return `${JSON.stringify(value)}\n`;
-  }
+  return writeYaml(value);
 }
 
 function utf8(body: Uint8Array): string {

@@ -1,9 +1,9 @@
-// Duplicate object keys in request bodies. JSON.parse and YAML's toJS keep the last of
-// two equal keys silently; upstream's strict decoding reports them as
+// Duplicate object keys in request bodies. JSON.parse and the YAML reading keep the last
+// of two equal keys silently; upstream's strict decoding reports them as
 // `duplicate field "spec.replicas"` (sigs.k8s.io/json), so we look for them ourselves.
 
 import type YAML from 'yaml';
-import { requireYaml, type YamlModule } from '../api/yaml.ts';
+import { readYamlBody } from './yaml-read.ts';
 import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../api/json-chars.ts';
 
 /** Objects with more keys than this look keys up in a Set rather than the key list. */
@@ -162,30 +162,11 @@ export function duplicateJsonFields(text: string): string[] {
   return duplicates;
 }
 
-/** The same for a YAML document parsed with `uniqueKeys: false`. Keys compare as the strings toJS makes of them. */
+/**
+ * The same for a YAML document parsed with `uniqueKeys: false`, as kube-apiserver's strict
+ * YAML decoding finds them: keys compare as the JSON names go-yaml's values become (`on`
+ * and `true` are one key), and keys a merge (`<<`) sets count too (yaml-read.ts).
+ */
 export function duplicateYamlFields(doc: YAML.Document): string[] {
-  const duplicates: string[] = [];
-  walkYaml(requireYaml(), doc.contents, '', duplicates);
-  return duplicates;
-}
-
-function yamlKey(yaml: YamlModule, node: unknown): string {
-  if (yaml.isScalar(node)) return String(node.value);
-  return String(node);
-}
-
-function walkYaml(yaml: YamlModule, node: unknown, path: string, duplicates: string[]): void {
-  if (yaml.isAlias(node)) return;
-  if (yaml.isMap(node)) {
-    const seen = new Set<string>();
-    for (const pair of node.items) {
-      const key = yamlKey(yaml, pair.key);
-      const keyPath = path === '' ? key : `${path}.${key}`;
-      if (seen.has(key)) duplicates.push(keyPath);
-      seen.add(key);
-      walkYaml(yaml, pair.value, keyPath, duplicates);
-    }
-  } else if (yaml.isSeq(node)) {
-    node.items.forEach((item, i) => walkYaml(yaml, item, `${path}[${i}]`, duplicates));
-  }
+  return readYamlBody(doc, true).duplicateFields;
 }

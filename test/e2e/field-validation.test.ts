@@ -106,7 +106,7 @@ describe('create', () => {
 
   test('YAML bodies: unknown and duplicate fields, every one listed under Strict', async () => {
     const ns = await newNamespace();
-    const body = ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: y', 'data:', '  a: "1"', '  a: "2"', 'extra: true', ''].join('\n');
+    const body = ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: yaml', 'data:', '  a: "1"', '  a: "2"', 'extra: true', ''].join('\n');
     const strict = await server.request('POST', `/api/v1/namespaces/${ns}/configmaps?fieldValidation=Strict`, { raw: body, headers: yaml });
     assert.equal(strict.status, 400, strict.text);
     assert.equal(strict.json.message, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "data.a", unknown field "extra"');
