@@ -30,6 +30,16 @@ export function goFieldTypeError(value: unknown, struct: string, path: string, g
 }
 
 /**
+ * Go names a number its numeric field cannot hold by the body's text (`number 1e400`), which
+ * a value read as Infinity no longer has: put back from the body (`numberText`) where the
+ * error has none.
+ */
+export function withNumberText(error: string, numberText: string | undefined): string {
+  if (numberText === undefined) return error;
+  return error.replace(/^json: cannot unmarshal number (into .* of type (?:float(?:32|64)|u?int(?:8|16|32|64)?))$/, `json: cannot unmarshal number ${numberText} $1`);
+}
+
+/**
  * How Go's decoder names a number an integer refuses: with the body's text, as the body
  * most likely wrote it (the exact integer below 1e21, JSON's exponent form above); only
  * "number" for one past a double's range (1e400, parsed as Infinity).

@@ -51,6 +51,11 @@ export interface DecodedBody {
    * a byte string from a text string, nor a float from an integer.
    */
   cborTypeAt?: (path: readonly (string | number)[]) => string | undefined;
+  /**
+   * A JSON body's first number no float64 holds (`1e400`, which JSON.parse makes Infinity
+   * and JSON.stringify null), as written: Go's decoding fails on it where it decodes it.
+   */
+  numberOverflow?: string;
 }
 
 /**
@@ -67,14 +72,18 @@ export function decodeBody(contentType: string | undefined, body: Uint8Array, op
     // Lone surrogates read as U+FFFD, as Go reads them; fields given twice are found in the text so read.
     const text = replaceLoneSurrogateEscapes(utf8(body));
     const value = parseJson(text);
-    return { value, duplicateFields: findDuplicates ? duplicateJsonFields(text) : [] };
+    const decoded: DecodedBody = { value, duplicateFields: findDuplicates ? duplicateJsonFields(text) : [] };
+    const overflow = overflowingNumber(text);
+    if (overflow !== undefined) decoded.numberOverflow = overflow;
+    return decoded;
   }
   if (essence === 'application/yaml') {
     const text = utf8(body);
     // Most YAML bodies are JSON (kubectl sends apply configurations as JSON): JSON.parse
     // reads them many times faster, with the same result: JSON text has no plain scalars
     // YAML 1.1 reads otherwise, and its keys are strings.
-    if (text.trimStart().startsWith('{')) {
+    // A number past a float64 is a string to go-yaml, not JSON's Infinity: the YAML reader's.
+    if (text.trimStart().startsWith('{') && overflowingNumber(text) === undefined) {
       try {
         const value: unknown = JSON.parse(text);
         if (mayNestTooDeep(text)) refuseDeepNesting(value);
@@ -185,6 +194,29 @@ export function refuseDeepNesting(value: unknown): void {
 /** A YAML answer, written as kube-apiserver's YAML serializer writes it (yaml-write.ts). */
 export function encodeYaml(value: unknown): string {
   return writeYaml(value);
+}
+
+/** What may hold a number past a float64's range: an exponent of three digits or more, or 309 digits in a row. */
+const mayOverflow = /\d(?:[eE]\+?\d{3}|\d{308})/;
+
+/** The first number literal of JSON `text` (valid JSON) that parses to an infinity, as written; undefined when there is none. */
+export function overflowingNumber(text: string): string | undefined {
+  if (!mayOverflow.test(text)) return undefined;
+  const literal = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: to its closing quote, escapes skipped.
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      literal.lastIndex = i;
+      const match = literal.exec(text);
+      if (match === null) continue;
+      if (!Number.isFinite(Number(match[0]))) return match[0];
+      i += match[0].length - 1;
+    }
+  }
+  return undefined;
 }
 
 function utf8(body: Uint8Array): string {

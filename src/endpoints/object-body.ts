@@ -1,6 +1,6 @@
 // Object request bodies (POST, PUT, subresources): decoded, with the metadata every later stage relies on well typed.
 import { badRequest, type KubeObject } from '../api/index.ts';
-import { isObject } from '../api/json.ts';
+import { isObject, withNumberText } from '../api/json.ts';
 import { objectMetaDecodeError, objectMetaTimeError } from '../api/go-object-meta.ts';
 import { currentRequest } from '../api/request-context.ts';
 import { decodeBodyLoading, notAnObjectBody, type DecodedBody, type DecodeOptions } from '../encoding/decode.ts';
@@ -37,6 +37,8 @@ export interface ObjectBody {
   duplicateFields: string[];
   /** A CBOR body's CBOR types of its items by path, which decoding errors name (decode.ts). */
   cborTypeAt?: DecodedBody['cborTypeAt'];
+  /** A JSON body's first number past a float64's range, as written (decode.ts). */
+  numberOverflow?: string;
 }
 
 /**
@@ -45,7 +47,7 @@ export interface ObjectBody {
  */
 export async function decodeObjectBody(contentType: string | undefined, body: Uint8Array, opts: ObjectBodyOptions = {}): Promise<ObjectBody> {
   if (body.byteLength === 0) throw badRequest('the body of the request was empty');
-  const { value, duplicateFields, cborTypeAt } = await decodeBodyLoading(contentType, body, opts);
+  const { value, duplicateFields, cborTypeAt, numberOverflow } = await decodeBodyLoading(contentType, body, opts);
   if (!isObject(value)) throw notAnObject(value);
   const meta = value.metadata ?? {};
   if (!isObject(meta)) throw badRequest('the body of the request could not be decoded: metadata must be an object');
@@ -55,7 +57,7 @@ export async function decodeObjectBody(contentType: string | undefined, body: Ui
     // A Store parses the times with the rest of its type's.
     const error = objectMetaDecodeError(meta) ?? (opts.metadataOfVersion === undefined ? undefined : objectMetaTimeError(meta));
     const kind = opts.kind ?? '';
-    if (error !== undefined) throw badRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${error}`);
+    if (error !== undefined) throw badRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${withNumberText(error, numberOverflow)}`);
   }
   // Go decodes a null label, annotation or finalizer as "".
   for (const field of ['labels', 'annotations']) {
@@ -83,7 +85,7 @@ export async function decodeObjectBody(contentType: string | undefined, body: Ui
   if (value.kind !== undefined && typeof value.kind !== 'string') throw badRequest('the body of the request could not be decoded: kind must be a string');
   value.metadata = meta;
   currentRequest()?.auditRequestObject?.(value);
-  return { object: value as KubeObject, duplicateFields, cborTypeAt };
+  return numberOverflow === undefined ? { object: value as KubeObject, duplicateFields, cborTypeAt } : { object: value as KubeObject, duplicateFields, cborTypeAt, numberOverflow };
 }
 
 /**

@@ -17,7 +17,7 @@ import { validateObjectMeta, validateObjectMetaUpdate } from './validation/objec
 import { addWarning, currentRequest, privilegedContainersAllowed, runInRequestContext } from '../api/request-context.ts';
 import type { ApplyOffload } from './apply-offload/client.ts';
 import type { OffloadedConfiguration } from './apply-offload/messages.ts';
-import { clone, deepEqual, isObject, setMember, type JsonObject } from '../api/json.ts';
+import { clone, deepEqual, isObject, setMember, withNumberText, type JsonObject } from '../api/json.ts';
 import { objectMetaDecodeError } from '../api/go-object-meta.ts';
 import {
   addGoZeroValues, applyDefaults, builtinDefinitions, builtinValidation, cborDecodeError, cborUnknownField, goDecoding, goTypeError, prune,
@@ -45,6 +45,8 @@ export interface WriteOptions {
   managedFieldsSet?: boolean;
   /** The body was CBOR: its items' CBOR types by path, which decoding errors name in fxamacker/cbor's words (go-type-errors.ts). */
   cborTypeAt?: (path: readonly (string | number)[]) => string | undefined;
+  /** The JSON body's first number past a float64's range, as written (`1e400`, Infinity here): Go's decoding refuses it. */
+  numberOverflow?: string;
   /**
    * For an update or apply that may create its object: authorizes `create` when it does,
    * once the object is prepared and validated, before validating admission (upstream's
@@ -1241,8 +1243,14 @@ export class Store {
   private decodeFields(obj: KubeObject, opts: WriteOptions, ownCauses: (probe: KubeObject) => StatusCause[]): void {
     const fieldValidation = opts.fieldValidation;
     // A value the Go type cannot hold fails decoding before strict field validation looks.
-    const decodeError = objectMetaDecodeError(obj.metadata) ?? this.goDecoding()?.(obj);
-    if (decodeError !== undefined) throw this.decodeFailure(this.cborDecodeError(obj, opts) ?? decodeError, obj, opts);
+    // A custom resource's numbers are all decoded, into float64 where not integers: one past its range fails.
+    if (opts.numberOverflow !== undefined && this.type.customResource === true) {
+      throw this.decodeFailure(`json: cannot unmarshal number ${opts.numberOverflow} into Go value of type float64`, obj, opts);
+    }
+    // A built-in type's field refuses such a number where its Go type is a number, or not a string's.
+    const overflowError = opts.numberOverflow === undefined ? undefined : goTypeError(this.definitions, this.schema, obj);
+    const decodeError = objectMetaDecodeError(obj.metadata) ?? this.goDecoding()?.(obj) ?? overflowError;
+    if (decodeError !== undefined) throw this.decodeFailure(this.cborDecodeError(obj, opts) ?? withNumberText(decodeError, opts.numberOverflow), obj, opts);
     // Strict refuses the object as it came (a patch's error shows it): nothing to remove then.
     const keepUnknown = fieldValidation?.directive === 'Strict';
     // Upstream validates a custom resource's apply result as merged: the nulls it holds are

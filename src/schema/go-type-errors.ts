@@ -113,7 +113,8 @@ function kindFits(shape: Shape, value: unknown): boolean {
     case 'integer':
       return typeof value === 'number' && Number.isInteger(value);
     case 'number':
-      return typeof value === 'number';
+      // Infinity is a number past a float64's range in the body (1e400), which Go refuses.
+      return typeof value === 'number' && Number.isFinite(value);
     case 'boolean':
       return typeof value === 'boolean';
     default:

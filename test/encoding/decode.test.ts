@@ -1,6 +1,6 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeBody, decodeBodyLoading, encodeYaml } from '../../src/encoding/decode.ts';
+import { decodeBody, decodeBodyLoading, encodeYaml, overflowingNumber } from '../../src/encoding/decode.ts';
 import { loadProtobufCodec } from '../../src/encoding/protobuf-loader.ts';
 import { mayNestTooDeep, maxNestingDepth } from '../../src/api/nesting.ts';
 import { loadYaml } from '../../src/api/yaml.ts';
@@ -201,4 +201,11 @@ test('a CBOR body: read with its gate, 415 without, refusals worded as upstream\
       return true;
     });
   }
+});
+
+test('overflowingNumber finds the first number literal past a float64, as written, outside strings', () => {
+  assert.equal(overflowingNumber('{"a":1e308,"b":"1e400","c":[2,-1E+999,1e400]}'), '-1E+999');
+  assert.equal(overflowingNumber(`{"a":${'9'.repeat(309)}}`), '9'.repeat(309));
+  assert.equal(overflowingNumber('{"a":1e308,"b":"x\\"1e400","c":1e-400}'), undefined);
+  assert.equal(overflowingNumber('{"a":1.5}'), undefined);
 });
