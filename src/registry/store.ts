@@ -473,7 +473,7 @@ export class Store {
       try {
         this.conversions = conversions;
         try {
-          obj = this.desiredUpdate(base, mutate, opts, mutateArgument);
+          obj = this.desiredUpdate(base, mutate, opts, mutateArgument, subresource);
           rules.prepare(obj, current);
           if (opts.fieldManager !== undefined && !opts.managedFieldsSet) this.fieldManager.recordUpdate(current, obj, opts.fieldManager, subresource);
         } finally {
@@ -565,7 +565,7 @@ export class Store {
    * checked as a precondition and the metadata only the server sets taken from `current`.
    */
   private desiredUpdate(
-    base: UpdateBase, mutate: (current: KubeObject | undefined) => KubeObject, opts: WriteOptions, how: MutateArgument,
+    base: UpdateBase, mutate: (current: KubeObject | undefined) => KubeObject, opts: WriteOptions, how: MutateArgument, subresource: string,
   ): KubeObject {
     const current = base.current;
     // mutate gets its own copy (decoded again: cheaper than cloning) and may return it or a new
@@ -574,7 +574,7 @@ export class Store {
     const obj = how === 'copies' ? mutate(current) : cloneSharingFieldsV1(mutate(how === 'reads' ? current : base.copy()));
     this.checkTypeMeta(obj);
     this.decodeFields(obj, opts, (probe) => {
-      this.preserveSystemMeta(probe, current);
+      this.preserveSystemMeta(probe, current, subresource);
       this.type.strategy.prepareForUpdate?.(probe, current);
       return this.updateCauses(probe, current);
     });
@@ -583,7 +583,7 @@ export class Store {
     if (uid !== undefined && uid !== '' && uid !== current.metadata.uid) {
       throw conflict(this.groupResource, current.metadata.name ?? '', `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid}`);
     }
-    this.preserveSystemMeta(obj, current);
+    this.preserveSystemMeta(obj, current, subresource);
     return obj;
   }
 
@@ -1209,7 +1209,7 @@ export class Store {
   }
 
   /** Fields of metadata only the server sets survive a client's update. */
-  private preserveSystemMeta(obj: KubeObject, current: KubeObject): void {
+  private preserveSystemMeta(obj: KubeObject, current: KubeObject, subresource: string): void {
     const meta = obj.metadata;
     const old = current.metadata;
     meta.name = old.name;
@@ -1217,10 +1217,16 @@ export class Store {
     else delete meta.namespace;
     meta.uid = old.uid;
     meta.creationTimestamp = old.creationTimestamp;
+    // An update never removes or changes a deletion timestamp, nor removes a grace period
+    // (upstream's BeforeUpdate); one the object lacks stays for validation to refuse as
+    // immutable. A subresource's write takes the object's (ResetObjectMetaForStatus).
     if (old.deletionTimestamp !== undefined) meta.deletionTimestamp = old.deletionTimestamp;
-    else delete meta.deletionTimestamp;
-    if (old.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
-    else delete meta.deletionGracePeriodSeconds;
+    else if (subresource !== '') delete meta.deletionTimestamp;
+    if (old.deletionGracePeriodSeconds !== undefined && (subresource !== '' || meta.deletionGracePeriodSeconds === undefined || meta.deletionGracePeriodSeconds === null)) {
+      meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
+    } else if (old.deletionGracePeriodSeconds === undefined && subresource !== '') {
+      delete meta.deletionGracePeriodSeconds;
+    }
     if (old.generation !== undefined) meta.generation = old.generation;
     else delete meta.generation;
     delete meta.selfLink;

@@ -167,3 +167,23 @@ for (const row of badNames) {
     assertStatus(await requestPath(row.method, row.path(ns)), 400, row.message);
   });
 }
+
+test('an update setting a deletion timestamp or grace period the object lacks is 422 (immutable); a status write keeps the object\'s', async () => {
+  const ns = await server.newNamespace('deletion-meta');
+  await configMap(ns, 'c');
+  const path = `/api/v1/namespaces/${ns}/configmaps/c`;
+  const merge = { 'content-type': 'application/merge-patch+json' };
+  const stamped = await server.request('PATCH', path, { body: { metadata: { deletionTimestamp: '2020-01-01T00:00:00Z' } }, headers: merge });
+  assert.equal(stamped.status, 422, stamped.text);
+  assert.deepEqual(stamped.json.details.causes.map((c: { field: string; message: string }) => [c.field, c.message.endsWith('field is immutable')]), [['metadata.deletionTimestamp', true]]);
+  const grace = await server.request('PATCH', path, { body: { metadata: { deletionGracePeriodSeconds: 30 } }, headers: merge });
+  assert.equal(grace.status, 422, grace.text);
+  assert.equal(grace.json.details.causes[0].field, 'metadata.deletionGracePeriodSeconds');
+  const current = (await server.request('GET', path)).json;
+  assert.equal(current.metadata.deletionTimestamp, undefined, 'nothing was written');
+  await pod(ns, 'p');
+  const status = await server.request('PATCH', `/api/v1/namespaces/${ns}/pods/p/status`, { body: { metadata: { deletionTimestamp: '2020-01-01T00:00:00Z' }, status: { message: 'x' } }, headers: merge });
+  assert.equal(status.status, 200, status.text);
+  assert.equal(status.json.metadata.deletionTimestamp, undefined);
+  assert.equal(status.json.status.message, 'x');
+});

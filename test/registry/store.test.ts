@@ -323,11 +323,13 @@ test('update: a uid other than the stored one is 409 (a precondition)', async ()
 test('update: server-set metadata in the body is ignored', async () => {
   const { store } = setup();
   const created = await store.create('ns', widget('w'));
-  const { object } = await store.update('ns', 'w', widget('w', { size: 2 }, { creationTimestamp: '2001-01-01T00:00:00Z', generation: 40, selfLink: '/x', deletionTimestamp: '2001-01-01T00:00:00Z' }));
+  const { object } = await store.update('ns', 'w', widget('w', { size: 2 }, { creationTimestamp: '2001-01-01T00:00:00Z', generation: 40, selfLink: '/x' }));
   assert.equal(object.metadata.creationTimestamp, created.metadata.creationTimestamp);
   assert.equal(object.metadata.generation, 2);
   assert.equal(object.metadata.selfLink, undefined);
-  assert.equal(object.metadata.deletionTimestamp, undefined);
+  // A deletion timestamp is not ignored but refused: only a delete sets one (upstream's BeforeUpdate and ObjectMeta validation).
+  const stamped = await failure(store.update('ns', 'w', widget('w', { size: 3 }, { deletionTimestamp: '2001-01-01T00:00:00Z' })));
+  assert.deepEqual([stamped.code, stamped.causes[0]?.field], [422, 'metadata.deletionTimestamp']);
 });
 
 test('update: the strategy\'s validation answers 422 and nothing is written', async () => {
