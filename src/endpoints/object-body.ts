@@ -4,6 +4,7 @@ import { isObject, withNumberText } from '../api/json.ts';
 import { objectMetaDecodeError, objectMetaTimeError } from '../api/go-object-meta.ts';
 import { currentRequest } from '../api/request-context.ts';
 import { decodeBodyLoading, notAnObjectBody, type DecodedBody, type DecodeOptions } from '../encoding/decode.ts';
+import { builtinDefinitions, cborObjectMetaDecodeError } from '../schema/index.ts';
 
 const stringMetaFields = ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'];
 
@@ -29,6 +30,8 @@ export interface ObjectBodyOptions extends DecodeOptions {
   metadataOfVersion?: string;
   /** The version of a body a Store decodes after: its metadata's members of the wrong type are refused here already, in Go's words. */
   version?: string;
+  /** The body is a custom resource's: decoded as unstructured data, whose errors are JSON's words in any encoding. */
+  customResource?: boolean;
 }
 
 export interface ObjectBody {
@@ -57,7 +60,11 @@ export async function decodeObjectBody(contentType: string | undefined, body: Ui
     // A Store parses the times with the rest of its type's.
     const error = objectMetaDecodeError(meta) ?? (opts.metadataOfVersion === undefined ? undefined : objectMetaTimeError(meta));
     const kind = opts.kind ?? '';
-    if (error !== undefined) throw badRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${withNumberText(error, numberOverflow)}`);
+    if (error !== undefined) {
+      // A CBOR body of a built-in type fails as fxamacker/cbor decodes it into the Go struct.
+      const words = cborTypeAt !== undefined && opts.customResource !== true ? cborObjectMetaDecodeError(builtinDefinitions, meta, cborTypeAt, `${version}.${kind}`) : undefined;
+      throw badRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${words ?? withNumberText(error, numberOverflow)}`);
+    }
   }
   // Go decodes a null label, annotation or finalizer as "".
   for (const field of ['labels', 'annotations']) {

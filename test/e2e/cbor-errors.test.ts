@@ -54,6 +54,15 @@ describe('decoding failures: fxamacker/cbor\'s words, the first in the body', ()
     assert.equal(updated.json.message, inSpec('negative integer of type int32 (-3000000000 overflows int32)'));
   });
 
+  test('metadata of the wrong type is named by the object\'s struct, in CBOR\'s words; a custom resource\'s keeps JSON\'s', async () => {
+    const ns = await server.newNamespace('cbor-errors');
+    const res = await send('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, deployment({}, { metadata: { name: 'd', labels: { app: 7 } } }));
+    assert.equal(res.status, 400, res.text);
+    assert.equal(res.json.message, handled('Deployment', 'cbor: cannot unmarshal positive integer into Go struct field v1.Deployment.metadata of type string'));
+    const cm = await send('POST', `/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 7 } });
+    assert.equal(cm.json.message, handled('ConfigMap', 'cbor: cannot unmarshal positive integer into Go struct field v1.ConfigMap.metadata of type string'));
+  });
+
   test('a float for an integer is a primitive', async () => {
     const ns = await server.newNamespace('cbor-errors');
     const res = await send('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, deployment({ replicas: 1.5 }));

@@ -123,7 +123,7 @@ async function updateObject(scope: RequestScope): Promise<void> {
   const { info, served } = scope;
   const dryRun = parseDryRun(scope.query, 'UpdateOptions');
   const directive = parseFieldValidation(scope.query, 'UpdateOptions');
-  const { object: obj, duplicateFields, cborTypeAt, numberOverflow } = await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { findDuplicates: directive !== 'Ignore', cbor: scope.cbor, kind: scope.served.type.kind, version: scope.served.type.version });
+  const { object: obj, duplicateFields, cborTypeAt, numberOverflow } = await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { findDuplicates: directive !== 'Ignore', cbor: scope.cbor, kind: scope.served.type.kind, version: scope.served.type.version, customResource: scope.served.type.customResource === true });
   checkIdentity(scope, obj);
   const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, obj.metadata.resourceVersion, {
     dryRun, fieldValidation: { directive, duplicateFields }, cborTypeAt, numberOverflow, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'UpdateOptions'),
