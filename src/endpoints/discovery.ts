@@ -6,7 +6,6 @@ import { encodeCborObject } from '../encoding/cbor-objects.ts';
 import { encodeYaml } from '../encoding/decode.ts';
 import { parseAccept } from '../encoding/media-type.ts';
 import { loadedProtobufCodec, loadProtobufCodec } from '../encoding/protobuf-loader.ts';
-import { loadYaml } from '../api/yaml.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import { notAcceptable } from '../api/index.ts';
@@ -375,8 +374,7 @@ function aggregatedResource(t: ResourceType) {
   return entry;
 }
 
-/** Loads what a form's encoding needs before serve() builds it: the Protobuf codec, the YAML library. */
+/** Loads what a form's encoding needs before serve() builds it: the Protobuf codec (YAML is written without a library). */
 export async function discoveryCodecs(form: DiscoveryForm): Promise<void> {
   if (form.mediaType === 'application/vnd.kubernetes.protobuf') await loadProtobufCodec();
-  else if (form.mediaType === 'application/yaml') await loadYaml();
 }

@@ -6,7 +6,6 @@ import { currentRequest } from '../api/request-context.ts';
 import { storageErrorStatus } from '../registry/storage-errors.ts';
 import { loadCborObjectCodec } from '../encoding/cbor-loader.ts';
 import { encodeYaml } from '../encoding/decode.ts';
-import { loadYaml } from '../api/yaml.ts';
 import type { Negotiated } from '../encoding/negotiate.ts';
 import { loadProtobufCodec } from '../encoding/protobuf-loader.ts';
 
@@ -270,7 +269,6 @@ export async function encodeAnswer(negotiated: Negotiated, value: unknown): Prom
     case 'json':
       return negotiated.pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value);
     case 'yaml':
-      await loadYaml();
       return encodeYaml(value);
     case 'protobuf':
       return (await loadProtobufCodec()).encodeProtobufObject(value as KubeObject);
