@@ -111,20 +111,42 @@ export function matchFields(selector: FieldSelector, fields: Record<string, stri
 }
 
 /**
- * Rejects terms on fields the type does not support, with upstream's 400 messages:
- * types with their own field labels answer `field label not supported: KEY`; the rest
- * (`supported` undefined) answer like DefaultMetaV1FieldSelectorConversion.
+ * A type's field label conversion (upstream's AddFieldLabelConversionFunc) where it is more
+ * than the list of labels it accepts.
  */
-export function checkFieldSelectorKeys(selector: FieldSelector, supported?: readonly string[]): void {
-  for (const term of selector.terms) {
+export interface FieldLabelConversion {
+  /** Labels accepted under an old name and selected under the new one (pods' `spec.host`). */
+  renamed?: Readonly<Record<string, string>>;
+  /** The error for a label it does not support, when not `field label not supported: LABEL`. */
+  notSupported?(label: string): string;
+}
+
+/**
+ * Rejects terms on fields the type does not support, with upstream's 400 messages:
+ * types with their own field labels answer `field label not supported: KEY` (or their
+ * conversion's words); the rest (`supported` undefined) answer like
+ * DefaultMetaV1FieldSelectorConversion. Answers the selector with renamed labels replaced,
+ * as upstream's Selector.Transform.
+ */
+export function convertFieldSelector(selector: FieldSelector, supported?: readonly string[], conversion: FieldLabelConversion = {}): FieldSelector {
+  const terms = selector.terms.map((term) => {
     if (supported === undefined) {
       if (!defaultFieldLabels.includes(term.field)) {
         throw badRequest(`"${term.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`);
       }
-    } else if (!supported.includes(term.field)) {
-      throw badRequest(`field label not supported: ${term.field}`);
+      return term;
     }
-  }
+    const renamed = conversion.renamed !== undefined && Object.hasOwn(conversion.renamed, term.field) ? conversion.renamed[term.field] : undefined;
+    if (renamed !== undefined) return { ...term, field: renamed };
+    if (!supported.includes(term.field)) throw badRequest(conversion.notSupported?.(term.field) ?? `field label not supported: ${term.field}`);
+    return term;
+  });
+  return { terms };
+}
+
+/** convertFieldSelector for its errors alone. */
+export function checkFieldSelectorKeys(selector: FieldSelector, supported?: readonly string[]): void {
+  convertFieldSelector(selector, supported);
 }
 
 /** The value a selector pins `field` to, when it has an `=` term for it (upstream's RequiresExactMatch). */

@@ -13,8 +13,7 @@ export function filterFromQuery(query: URLSearchParams, type: ResourceType): Obj
   const filter: ObjectFilter = {};
   if (labelText !== '') filter.labels = parseLabelSelector(labelText);
   if (fieldText !== '') {
-    filter.fields = parseFieldSelector(fieldText);
-    checkFieldSelector(type, filter.fields);
+    filter.fields = checkFieldSelector(type, parseFieldSelector(fieldText));
   }
   return filter;
 }

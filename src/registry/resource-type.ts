@@ -2,6 +2,7 @@
 import type { ValidateOptions } from '../schema/index.ts';
 import type { Backend } from '../storage/backend.ts';
 import type { KubeObject, StatusCause, TableColumn, TableRowCondition } from '../api/index.ts';
+import type { FieldLabelConversion } from '../api/fields.ts';
 
 /** The per-type behaviour the generic Store calls (upstream's "strategy"). */
 export interface Strategy {
@@ -34,9 +35,11 @@ export interface Strategy {
   /**
    * The field-selector keys this type accepts, all of them (upstream's field label
    * conversion func). Absent: metadata.name and metadata.namespace, with upstream's
-   * default-conversion error message (see checkFieldSelectorKeys in api/fields.ts).
+   * default-conversion error message (see convertFieldSelector in api/fields.ts).
    */
   fieldLabels?: readonly string[];
+  /** What the type's conversion does beyond accepting `fieldLabels`: renamed labels, its own error words. */
+  fieldLabelConversion?: FieldLabelConversion;
   /**
    * Behaviour of update-like subresources ("status", "finalize"): what a write through
    * the subresource may change, and how it is validated. A type serving "status"

@@ -2,7 +2,7 @@
 // selector may use (upstream's GetAttrs and field label conversion).
 
 import type { KubeObject } from '../api/index.ts';
-import { checkFieldSelectorKeys } from '../api/fields.ts';
+import { convertFieldSelector } from '../api/fields.ts';
 import type { FieldSelector } from '../api/fields.ts';
 import type { ResourceType } from './resource-type.ts';
 
@@ -23,7 +23,10 @@ export function metadataFieldSet(rt: ResourceType, obj: KubeObject): Record<stri
   return fields;
 }
 
-/** Throws 400 BadRequest for a term on a field the type cannot select on, worded like upstream. */
-export function checkFieldSelector(rt: ResourceType, selector: FieldSelector): void {
-  checkFieldSelectorKeys(selector, rt.strategy.fieldLabels);
+/**
+ * The selector as the type selects with it (renamed labels replaced); throws 400
+ * BadRequest for a term on a field the type cannot select on, worded like upstream.
+ */
+export function checkFieldSelector(rt: ResourceType, selector: FieldSelector): FieldSelector {
+  return convertFieldSelector(selector, rt.strategy.fieldLabels, rt.strategy.fieldLabelConversion);
 }

@@ -47,6 +47,10 @@ const jobStrategy = specStatusStrategy({
   },
   warningsOnCreate: (job) => [...podNamePrefixWarnings(job), ...jobSpecWarnings(objectAt(job, 'spec'), 'spec')],
   warningsOnUpdate: (job, old) => whenGenerationChanged(job, old, () => jobSpecWarnings(objectAt(job, 'spec'), 'spec')),
+  // Upstream's job SelectableFields and batch/v1 field label conversion, with its own words.
+  selectableFields: (job) => ({ 'status.successful': String(numberAt(objectAt(job, 'status'), 'succeeded') ?? 0) }),
+  fieldLabels: ['metadata.name', 'metadata.namespace', 'status.successful'],
+  fieldLabelConversion: { notSupported: (label) => `field label ${JSON.stringify(label)} not supported for Job` },
   subresources: {
     status: {
       prepareForUpdate(job, old) {

@@ -241,6 +241,10 @@ function populateConditionTimestamps(csr: KubeObject, old: KubeObject): void {
 }
 
 const csrStrategy: Strategy = {
+  // Upstream's SelectableFields and certificates/v1 field label conversion.
+  selectableFields: (csr) => ({ 'spec.signerName': stringAt(objectAt(csr, 'spec'), 'signerName') }),
+  fieldLabels: ['metadata.name', 'spec.signerName'],
+
   prepareForCreate(csr) {
     const spec = ensureObject(csr as JsonObject, 'spec');
     const user = currentRequest()?.user;

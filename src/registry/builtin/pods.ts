@@ -265,6 +265,8 @@ const podStrategy: Strategy = {
     'metadata.name', 'metadata.namespace', 'spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName',
     'spec.serviceAccountName', 'spec.hostNetwork', 'status.phase', 'status.podIP', 'status.podIPs', 'status.nominatedNodeName',
   ],
+  // Old v1 clients select on spec.host (upstream's pod field label conversion).
+  fieldLabelConversion: { renamed: { 'spec.host': 'spec.nodeName' } },
 
   subresources: {
     // registry/binding.ts sets spec.nodeName and the PodScheduled condition itself.

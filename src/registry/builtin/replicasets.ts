@@ -176,16 +176,22 @@ export const replicationControllerColumns: TableColumn[] = [
 
 export function replicationControllersType(): ResourceType {
   return builtinType('', 'v1', 'replicationcontrollers', {
-    strategy: replicatedStrategy({
-      defaults: defaultReplicationController,
-      validate: validateReplicationController,
-      validateUpdate: validateReplicationController,
-      // Upstream's rcStrategy passes the templates the wrong way round: an update is warned of the old one.
-      warningsOnUpdate: (rc, old) => whenGenerationChanged(rc, old, () => podTemplateWarnings(templateOf(old), 'spec.template')),
-      scale: replicasScale({ mapSelector: true }),
-      // core/v1 keeps a deleted ReplicationController's pods unless the client says otherwise (upstream, for compatibility).
-      defaultGarbageCollectionPolicy: 'OrphanDependents',
-    }),
+    strategy: {
+      ...replicatedStrategy({
+        defaults: defaultReplicationController,
+        validate: validateReplicationController,
+        validateUpdate: validateReplicationController,
+        // Upstream's rcStrategy passes the templates the wrong way round: an update is warned of the old one.
+        warningsOnUpdate: (rc, old) => whenGenerationChanged(rc, old, () => podTemplateWarnings(templateOf(old), 'spec.template')),
+        scale: replicasScale({ mapSelector: true }),
+        // core/v1 keeps a deleted ReplicationController's pods unless the client says otherwise (upstream, for compatibility).
+        defaultGarbageCollectionPolicy: 'OrphanDependents',
+      }),
+      // Upstream's ControllerToSelectableFields and core/v1 field label conversion (a
+      // ReplicaSet has no such conversion: apps/v1 accepts metadata labels only).
+      selectableFields: (rc) => ({ 'status.replicas': String(numberAt(objectAt(rc, 'status'), 'replicas') ?? 0) }),
+      fieldLabels: ['metadata.name', 'metadata.namespace', 'status.replicas'],
+    },
     tableColumns: replicationControllerColumns,
   });
 }

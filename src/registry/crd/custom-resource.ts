@@ -172,6 +172,7 @@ function selectableValue(value: unknown): string {
 }
 
 interface StrategyParams {
+  namespaced: boolean;
   statusEnabled: boolean;
   scale: CustomResourceSubresourceScale | undefined;
   selectableFields: string[];
@@ -210,7 +211,7 @@ function finalizerWarnings(obj: KubeObject, old?: KubeObject): string[] {
   return warnings;
 }
 
-function customResourceStrategy({ statusEnabled, scale, selectableFields, schemaName, rulesSchema, opts }: StrategyParams): Strategy {
+function customResourceStrategy({ namespaced, statusEnabled, scale, selectableFields, schemaName, rulesSchema, opts }: StrategyParams): Strategy {
   const strategy: Strategy = {
     prepareForCreate(obj) {
       if (opts.terminating()) throw methodNotAllowed('create not allowed while custom resource definition is terminating');
@@ -237,7 +238,8 @@ function customResourceStrategy({ statusEnabled, scale, selectableFields, schema
     warningsOnCreate: (obj) => finalizerWarnings(obj),
     warningsOnUpdate: (obj, old) => finalizerWarnings(obj, old),
 
-    fieldLabels: ['metadata.name', 'metadata.namespace', ...selectableFields.map((p) => p.slice(1))],
+    // Upstream's crConverter.ConvertFieldLabel: metadata.namespace only when namespaced.
+    fieldLabels: [...(namespaced ? ['metadata.name', 'metadata.namespace'] : ['metadata.name']), ...selectableFields.map((p) => p.slice(1))],
   };
   if (selectableFields.length > 0) {
     strategy.selectableFields = (obj) => {
@@ -334,7 +336,7 @@ export function customResourceVersions(crd: CustomResourceDefinition, opts: Cust
       verbs: allVerbs,
       subresources: subresourceNames,
       schemaName,
-      strategy: customResourceStrategy({ statusEnabled, scale, selectableFields, schemaName, rulesSchema: hasRules ? schema : undefined, opts }),
+      strategy: customResourceStrategy({ namespaced, statusEnabled, scale, selectableFields, schemaName, rulesSchema: hasRules ? schema : undefined, opts }),
       ...(hasRules ? { strategyUsesCel: true } : {}),
       // Upstream's customResourceStrategy: no create on update, no update without resourceVersion.
       allowCreateOnUpdate: false,
