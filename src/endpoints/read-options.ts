@@ -60,12 +60,26 @@ function requestedText(rv: string): { requested?: string } {
   return requested === undefined ? {} : { requested };
 }
 
-/** List options, validated like upstream's ValidateListOptions (422) and storage's continue rules (400). */
-export function listParams(query: URLSearchParams): ListParams {
+/**
+ * The resources kube-apiserver keeps no watch cache for (DefaultWatchCacheSizes in
+ * pkg/kubeapiserver/default_storage_factory_builder.go): their lists always go to etcd.
+ */
+const uncachedResources = new Set(['/events', 'events.k8s.io/events']);
+
+/** Whether upstream reads the resource's lists from etcd rather than its watch cache. */
+export function listsFromStorageUpstream(type: { group: string; resource: string }): boolean {
+  return uncachedResources.has(`${type.group}/${type.resource}`);
+}
+
+/**
+ * List options, validated like upstream's ValidateListOptions (422) and storage's continue
+ * rules (400). `fromStorage`: the resource has no watch cache upstream (see above).
+ */
+export function listParams(query: URLSearchParams, opts: { fromStorage?: boolean } = {}): ListParams {
   const rv = query.get('resourceVersion') ?? '';
   const match = query.get('resourceVersionMatch') ?? '';
   const cont = query.get('continue') ?? '';
-  const { limit } = listIntegers(query);
+  let { limit } = listIntegers(query);
   const causes: StatusCause[] = [];
   if (match !== '') {
     if (rv === '') causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
@@ -81,11 +95,17 @@ export function listParams(query: URLSearchParams): ListParams {
     // The token carries its revision; the Store decodes it.
     return { consistency: { kind: 'consistent' }, limit, continue: cont };
   }
+  const paged = limit !== undefined && limit > 0;
   let consistency: ReadConsistency;
   if (rv === '') consistency = { kind: 'consistent' };
-  else if (match === 'Exact') consistency = { kind: 'exact', revision: parseRevision(rv), ...requestedText(rv) };
-  else if (rv === '0') consistency = { kind: 'any' };
-  else consistency = { kind: 'notOlderThan', revision: parseRevision(rv), ...requestedText(rv) };
+  // A limit without resourceVersionMatch makes a resourceVersion exact: storage's "legacy
+  // exact match" (ValidateListOptions in apiserver pkg/storage, shouldDelegateList in the cacher).
+  else if (match === 'Exact' || (match === '' && paged && rv !== '0')) consistency = { kind: 'exact', revision: parseRevision(rv), ...requestedText(rv) };
+  else if (rv === '0') {
+    consistency = { kind: 'any' };
+    // The cacher's computeListLimit: a list at resourceVersion "0" is the whole list, unpaged.
+    if (opts.fromStorage !== true) limit = undefined;
+  } else consistency = { kind: 'notOlderThan', revision: parseRevision(rv), ...requestedText(rv) };
   return { consistency, limit, continue: undefined };
 }
 

@@ -100,6 +100,41 @@ describe('list semantics', () => {
     assert.equal(second.metadata.continue, undefined, 'c was created after n');
   });
 
+  // The cacher's computeListLimit ignores the limit at resourceVersion "0"; events have no
+  // watch cache upstream (DefaultWatchCacheSizes), so their lists page from etcd.
+  for (const match of ['', '&resourceVersionMatch=NotOlderThan']) {
+    test(`resourceVersion 0${match ? ' NotOlderThan' : ''} with limit: the whole list, unpaged`, async () => {
+      const ns = await namespace();
+      for (const name of ['a', 'b', 'c']) await createCm(ns, name);
+      const list = (await server.request('GET', `/api/v1/namespaces/${ns}/configmaps?resourceVersion=0&limit=1${match}`)).json;
+      assert.deepEqual(names(list), ['a', 'b', 'c']);
+      assert.equal(list.metadata.continue, undefined);
+      assert.equal(list.metadata.remainingItemCount, undefined);
+    });
+  }
+
+  test('resourceVersion 0 with limit pages events, which upstream lists from etcd', async () => {
+    const ns = await namespace();
+    for (const name of ['a', 'b']) {
+      const res = await server.request('POST', `/api/v1/namespaces/${ns}/events`, {
+        body: { metadata: { name }, involvedObject: { kind: 'ConfigMap', name: 'x', namespace: ns }, reason: 'R', message: 'm', type: 'Normal' },
+      });
+      assert.equal(res.status, 201, res.text);
+    }
+    const list = (await server.request('GET', `/api/v1/namespaces/${ns}/events?resourceVersion=0&limit=1`)).json;
+    assert.deepEqual(names(list), ['a']);
+    assert.equal(typeof list.metadata.continue, 'string');
+  });
+
+  test('resourceVersion n with limit and no resourceVersionMatch: exact at n (the legacy exact match)', async () => {
+    const ns = await namespace();
+    const rv = await createCm(ns, 'a');
+    await createCm(ns, 'b');
+    const list = (await server.request('GET', `/api/v1/namespaces/${ns}/configmaps?resourceVersion=${rv}&limit=5`)).json;
+    assert.deepEqual(names(list), ['a']);
+    assert.equal(list.metadata.resourceVersion, rv);
+  });
+
   test('a resourceVersion newer than the server has seen: 504 Timeout "Too large resource version" with Retry-After', async () => {
     const res = await server.request('GET', '/api/v1/namespaces/default/configmaps?resourceVersion=999999999');
     assert.equal(res.status, 504, res.text);

@@ -6,13 +6,13 @@ import { loadCborObjectCodec } from '../../encoding/cbor-loader.ts';
 import { loadProtobufCodec } from '../../encoding/protobuf-loader.ts';
 import { cborListOf } from '../cbor-answers.ts';
 import { protobufListOf } from '../protobuf-answers.ts';
-import { listParams } from '../read-options.ts';
+import { listParams, listsFromStorageUpstream } from '../read-options.ts';
 import { filterFromQuery } from '../selectors.ts';
 import type { RequestScope } from './scope.ts';
 
 export async function listHandler(scope: RequestScope): Promise<void> {
   const { query, served, negotiated } = scope;
-  const params = listParams(query);
+  const params = listParams(query, { fromStorage: listsFromStorageUpstream(served.type) });
   const list = await served.store.list(scope.info.namespace, { ...params, filter: filterFromQuery(query, served.type) });
   const { items, ...rest } = list;
   if (negotiated.table === undefined && negotiated.metadata === undefined) {
