@@ -1,5 +1,5 @@
 // PATCH bodies other than apply: media type and options checked, the body decoded and applied.
-import { badRequest, invalid, staleObject, unsupportedMediaType, type GroupResource } from '../api/index.ts';
+import { badRequest, invalid, staleObject, StatusError, unsupportedMediaType, type GroupResource } from '../api/index.ts';
 import { isObject } from '../api/json.ts';
 import { replaceLoneSurrogateEscapes } from '../api/lone-surrogates.ts';
 import { duplicateJsonFields } from '../encoding/duplicate-fields.ts';
@@ -37,6 +37,58 @@ export function patchTypesFor(strategic: boolean, cbor: boolean): string[] {
 }
 
 const kindsByMediaType = new Map<string, PatchKind>(Object.entries(patchMediaTypes).map(([kind, media]) => [media, kind as PatchKind]));
+
+/** What a PATCH's Content-Type asks for: a patch type, or server-side apply in YAML (JSON is YAML) or CBOR. */
+export type PatchMediaKind = PatchKind | 'apply-yaml' | 'apply-cbor';
+
+/** Where the PATCH goes: its headers, and which patch types its resource takes. */
+export interface PatchRoute {
+  contentType: string | undefined;
+  contentLength: string | undefined;
+  /** Served from a CustomResourceDefinition: no strategic merge, and no go-restful route in front (upstream's crdHandler). */
+  customResource: boolean;
+  /** The CBORServingAndStorage gate. */
+  cbor: boolean;
+}
+
+/**
+ * The patch type a PATCH's Content-Type names, refused as kube-apiserver refuses it, before
+ * anything else about the request (options, body, object) is looked at:
+ * - built-in types are routes of go-restful, which first matches the Content-Type against
+ *   the route's Consumes (the patch types): each comma-separated entry, cut at `;` and
+ *   trimmed of spaces, compared exactly; an empty one reads as application/octet-stream.
+ *   None matching is its bare 415 when the request has a Content-Length above 0, and
+ *   otherwise its 406 (no route left to produce anything), which kube-apiserver's
+ *   serviceErrorHandler passes through NewGenericServerResponse (go-restful's jsr311.go
+ *   detectRoute; apiserver/pkg/server/handler.go);
+ * - then PatchResource (handlers/patch.go) keeps the text before the first `;` (when not
+ *   at the start), untrimmed, and compares it exactly with the patch types: 415 listing them.
+ */
+export function patchMediaKindOf(route: PatchRoute): PatchMediaKind {
+  const supported = patchTypesFor(!route.customResource, route.cbor);
+  const header = route.contentType ?? '';
+  if (!route.customResource && !restfulConsumes(header, supported)) {
+    if (/^[0-9]+$/.test(route.contentLength ?? '') && Number(route.contentLength) > 0) {
+      throw new StatusError(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {});
+    }
+    throw new StatusError(406, 'NotAcceptable', '406: Not Acceptable\n\nAvailable representations: ', {});
+  }
+  const semicolon = header.indexOf(';');
+  const contentType = semicolon > 0 ? header.slice(0, semicolon) : header;
+  if (!supported.includes(contentType)) throw unsupportedMediaType('', supported);
+  if (contentType === 'application/apply-patch+yaml') return 'apply-yaml';
+  if (contentType === 'application/apply-patch+cbor') return 'apply-cbor';
+  return kindsByMediaType.get(contentType)!;
+}
+
+/** go-restful's Route.matchesContentType for a PATCH route. */
+function restfulConsumes(header: string, consumes: string[]): boolean {
+  const mimeTypes = header === '' ? 'application/octet-stream' : header;
+  return mimeTypes.split(',').some((entry) => {
+    const semicolon = entry.indexOf(';');
+    return consumes.includes((semicolon >= 0 ? entry.slice(0, semicolon) : entry).replace(/^ +| +$/g, ''));
+  });
+}
 
 interface PatchedMetadata { name?: unknown; namespace?: unknown; resourceVersion?: unknown }
 

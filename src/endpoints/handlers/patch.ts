@@ -2,13 +2,12 @@
 import { badRequest, invalid, isStatusError, type KubeObject, type StatusError } from '../../api/index.ts';
 import { decodeCborObject } from '../../encoding/cbor.ts';
 import { decodeBodyLoading, type DecodedBody } from '../../encoding/decode.ts';
-import { parseMediaType } from '../../encoding/media-type.ts';
 import { configurationTargetError } from '../../registry/apply-configuration.ts';
 import type { FieldValidationDirective } from '../../registry/field-validation.ts';
 import { goQuote } from '../../api/field-errors.ts';
 import { writeAnswer, writeStoredAnswer } from '../answer.ts';
 import { readBody } from '../http.ts';
-import { decodePatch } from '../patch-body.ts';
+import { decodePatch, patchMediaKindOf } from '../patch-body.ts';
 import { fieldManagerOf, parseDryRun, parseFieldValidation } from '../query.ts';
 import { queryBool } from '../request-info.ts';
 import type { RequestScope } from './scope.ts';
@@ -29,9 +28,10 @@ export async function patchHandler(scope: RequestScope): Promise<void> {
 /** PATCH of an object or of an update-like subresource (status, finalize): JSON, merge or strategic merge patch, or server-side apply. */
 export async function patchObject(scope: RequestScope, subresource = scope.info.subresource): Promise<void> {
   const { info, served } = scope;
+  // The Content-Type is checked first, as upstream (before the options, the body and the object).
+  const applying = applyPatchOf(scope);
   const dryRun = parseDryRun(scope.query, 'PatchOptions');
   const directive = parseFieldValidation(scope.query, 'PatchOptions');
-  const applying = applyPatchOf(scope);
   if (applying !== undefined) {
     await serverSideApply(scope, subresource, dryRun, directive, applying === 'cbor');
     return;
@@ -62,11 +62,18 @@ function decodeApplyCbor(body: Uint8Array): DecodedBody {
   }
 }
 
-/** Whether the PATCH is server-side apply: `application/apply-patch+yaml`, or `+cbor` with its gate. */
+/**
+ * Whether the PATCH is server-side apply: `application/apply-patch+yaml`, or `+cbor` with its
+ * gate. A Content-Type that names no patch type the resource takes is refused here (415, or
+ * go-restful's 406 for a built-in type's PATCH without a body), as upstream refuses it first.
+ */
 export function applyPatchOf(scope: RequestScope): 'yaml' | 'cbor' | undefined {
-  const media = parseMediaType(scope.req.headers['content-type'] ?? '');
-  if (media?.subtype === 'apply-patch+yaml') return 'yaml';
-  if (scope.cbor && media?.type === 'application' && media.subtype === 'apply-patch+cbor') return 'cbor';
+  const kind = patchMediaKindOf({
+    contentType: scope.req.headers['content-type'], contentLength: scope.req.headers['content-length'],
+    customResource: scope.served.type.customResource === true, cbor: scope.cbor,
+  });
+  if (kind === 'apply-yaml') return 'yaml';
+  if (kind === 'apply-cbor') return 'cbor';
   return undefined;
 }
 
