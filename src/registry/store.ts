@@ -138,6 +138,12 @@ export interface UpdateHow {
    * make): it gets the frozen copy, and its result is taken as it is.
    */
   mutateArgument?: MutateArgument;
+  /**
+   * A uid in the desired object is a precondition (409 when it is not the stored one's), as
+   * an update's body is upstream; a patch's result has none, so a uid it changes is refused
+   * by validation as immutable (422).
+   */
+  uidPrecondition?: boolean;
 }
 
 export type MutateArgument = 'changes' | 'reads' | 'copies';
@@ -403,7 +409,7 @@ export class Store {
     if ((expected === undefined || expected === '') && this.type.allowUnconditionalUpdate === false && (await this.findStored(namespace, name)) !== undefined) {
       throw invalid(this.type.kind, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }], this.type.group);
     }
-    return this.guaranteedUpdate(namespace, name, expected, opts, () => obj, { mutateArgument: 'reads' });
+    return this.guaranteedUpdate(namespace, name, expected, opts, () => obj, { mutateArgument: 'reads', uidPrecondition: true });
   }
 
   /**
@@ -434,7 +440,7 @@ export class Store {
     expectedResourceVersion: string | undefined,
     opts: WriteOptions,
     mutate: (current: KubeObject | undefined) => KubeObject,
-    { createIfMissing, subresource = '', admissionView, mutateArgument = 'changes' }: UpdateHow,
+    { createIfMissing, subresource = '', admissionView, mutateArgument = 'changes', uidPrecondition = false }: UpdateHow,
   ): Promise<UpdateResult> {
     const ready = this.writeReady();
     if (ready !== undefined) await ready;
@@ -473,7 +479,7 @@ export class Store {
       try {
         this.conversions = conversions;
         try {
-          obj = this.desiredUpdate(base, mutate, opts, mutateArgument, subresource);
+          obj = this.desiredUpdate(base, mutate, opts, mutateArgument, subresource, uidPrecondition);
           rules.prepare(obj, current);
           if (opts.fieldManager !== undefined && !opts.managedFieldsSet) this.fieldManager.recordUpdate(current, obj, opts.fieldManager, subresource);
         } finally {
@@ -552,6 +558,8 @@ export class Store {
   ): Promise<UpdateResult | typeof retry> {
     const desired = mutate(undefined);
     desired.metadata.name = name;
+    // Created through an update, as upstream's storage prepares it: a resourceVersion given is dropped.
+    delete desired.metadata.resourceVersion;
     try {
       return { object: await this.create(namespace, desired, opts), created: true };
     } catch (err) {
@@ -565,7 +573,7 @@ export class Store {
    * checked as a precondition and the metadata only the server sets taken from `current`.
    */
   private desiredUpdate(
-    base: UpdateBase, mutate: (current: KubeObject | undefined) => KubeObject, opts: WriteOptions, how: MutateArgument, subresource: string,
+    base: UpdateBase, mutate: (current: KubeObject | undefined) => KubeObject, opts: WriteOptions, how: MutateArgument, subresource: string, uidPrecondition: boolean,
   ): KubeObject {
     const current = base.current;
     // mutate gets its own copy (decoded again: cheaper than cloning) and may return it or a new
@@ -578,9 +586,9 @@ export class Store {
       this.type.strategy.prepareForUpdate?.(probe, current);
       return this.updateCauses(probe, current);
     });
-    // A uid in the body is a precondition, as upstream's Update.
+    // A uid in an update's body is a precondition, as upstream's Update.
     const uid = obj.metadata.uid;
-    if (uid !== undefined && uid !== '' && uid !== current.metadata.uid) {
+    if (uidPrecondition && uid !== undefined && uid !== '' && uid !== current.metadata.uid) {
       throw conflict(this.groupResource, current.metadata.name ?? '', `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid}`);
     }
     this.preserveSystemMeta(obj, current, subresource);
@@ -727,7 +735,15 @@ export class Store {
       if (done !== undefined) return done;
     }
     return this.guaranteedUpdate(namespace, name, undefined, { ...opts, managedFieldsSet: true },
-      (current) => this.fieldManager.apply(current, applied, opts.fieldManager, opts.force, subresource),
+      (current) => {
+        const obj = this.fieldManager.apply(current, applied, opts.fieldManager, opts.force, subresource);
+        // Upstream's patcher: an apply that would create its object may not name a uid.
+        const uid = obj.metadata.uid;
+        if (current === undefined && uid !== undefined && uid !== '') {
+          throw conflict(this.groupResource, name, `uid mismatch: the provided object specified uid ${uid}, and no existing object was found`);
+        }
+        return obj;
+      },
       { createIfMissing: subresource === '', subresource, mutateArgument: 'reads' });
   }
 
@@ -1215,7 +1231,8 @@ export class Store {
     meta.name = old.name;
     if (this.type.namespaced) meta.namespace = old.namespace;
     else delete meta.namespace;
-    meta.uid = old.uid;
+    // The existing uid unless one is given (upstream's BeforeUpdate): another is refused as immutable.
+    if (meta.uid === undefined || meta.uid === '') meta.uid = old.uid;
     meta.creationTimestamp = old.creationTimestamp;
     // An update never removes or changes a deletion timestamp, nor removes a grace period
     // (upstream's BeforeUpdate); one the object lacks stays for validation to refuse as

@@ -187,3 +187,32 @@ test('an update setting a deletion timestamp or grace period the object lacks is
   assert.equal(status.json.metadata.deletionTimestamp, undefined);
   assert.equal(status.json.status.message, 'x');
 });
+
+test('a uid in a patch is no precondition but immutable (422); in an update\'s body it is one (409)', async () => {
+  const ns = await server.newNamespace('uid-patch');
+  await configMap(ns, 'c');
+  const path = `/api/v1/namespaces/${ns}/configmaps/c`;
+  const patched = await server.request('PATCH', path, { body: { metadata: { uid: 'other' } }, headers: { 'content-type': 'application/merge-patch+json' } });
+  assert.equal(patched.status, 422, patched.text);
+  assert.deepEqual(patched.json.details.causes.map((c: { field: string }) => c.field), ['metadata.uid']);
+  const applied = await server.request('PATCH', `${path}?fieldManager=m`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', uid: 'other' } }, headers: { 'content-type': 'application/apply-patch+yaml' } });
+  assert.equal(applied.status, 422, applied.text);
+  const current = (await server.request('GET', path)).json;
+  const updated = await server.request('PUT', path, { body: { ...current, metadata: { ...current.metadata, uid: 'other' } } });
+  assert.equal(updated.status, 409, updated.text);
+  assert.match(updated.json.message, /Precondition failed: UID in precondition: other/);
+});
+
+test('an apply that creates its object drops a resourceVersion given, and refuses a uid given (409)', async () => {
+  const ns = await server.newNamespace('apply-create');
+  const apply = (name: string, metadata: Record<string, unknown>) => server.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/${name}?fieldManager=m`, {
+    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...metadata }, data: { a: '1' } }, headers: { 'content-type': 'application/apply-patch+yaml' },
+  });
+  const versioned = await apply('versioned', { resourceVersion: '12345' });
+  assert.equal(versioned.status, 201, versioned.text);
+  assert.notEqual(versioned.json.metadata.resourceVersion, '12345');
+  const withUid = await apply('with-uid', { uid: 'abc' });
+  assert.equal(withUid.status, 409, withUid.text);
+  assert.equal(withUid.json.message, 'Operation cannot be fulfilled on configmaps "with-uid": uid mismatch: the provided object specified uid abc, and no existing object was found');
+  assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/configmaps/with-uid`)).status, 404);
+});
