@@ -1,5 +1,5 @@
 // StatusError and its named constructors: every error a client sees, as a Kubernetes Status.
-import type { GroupResource, Status, StatusCause, StatusDetails } from './types.ts';
+import type { GroupResource, ListMeta, Status, StatusCause, StatusDetails } from './types.ts';
 import { groupResourceString } from './types.ts';
 
 /**
@@ -12,6 +12,8 @@ export class StatusError extends Error {
   readonly details: StatusDetails | undefined;
   /** Extra response headers (Retry-After). */
   readonly headers: Record<string, string>;
+  /** The Status's list metadata: an expired continue's token to go on with (upstream's inconsistent continue). */
+  listMeta: ListMeta | undefined;
 
   constructor(code: number, reason: string, message: string, details?: StatusDetails, headers: Record<string, string> = {}) {
     super(message);
@@ -20,13 +22,14 @@ export class StatusError extends Error {
     this.reason = reason;
     this.details = details;
     this.headers = headers;
+    this.listMeta = undefined;
   }
 
   toStatus(): Status {
     const status: Status = {
       kind: 'Status',
       apiVersion: 'v1',
-      metadata: {},
+      metadata: this.listMeta === undefined ? {} : { ...this.listMeta },
       status: 'Failure',
       message: this.message,
       code: this.code,

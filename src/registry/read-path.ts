@@ -76,6 +76,12 @@ function tooLarge(revision: number, current: number, requested?: string) {
  * served from the watch cache when there is one (consistent reads wait until it has
  * caught up with the backend) and from the backend's history otherwise.
  */
+/** The 410 of a continue whose revision was compacted: a new token goes with it (etcd3 store's handleCompactedErrorForPaging). */
+const inconsistentContinue = 'The provided continue parameter is too old to display a consistent list result. You can start a new list without '
+  + 'the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the '
+  + 'provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk '
+  + 'was returned and now may show up in the list.';
+
 export class ReadPath {
   private readonly type: ResourceType;
   private readonly backend: Backend;
@@ -222,7 +228,8 @@ export class ReadPath {
     let fromContinue = false;
     if (req.continue !== undefined && req.continue !== '') {
       const token = decodeContinue(req.continue);
-      consistency = { kind: 'exact', revision: token.revision };
+      // A negative revision (an expired token's successor) continues at the latest.
+      consistency = token.revision > 0 ? { kind: 'exact', revision: token.revision } : { kind: 'consistent' };
       startAfter = prefix + token.lastKey;
       fromContinue = true;
     }
@@ -298,9 +305,11 @@ export class ReadPath {
         page = await this.backend.list(prefix, { revision, limit: limit === 0 ? undefined : limit, startAfter });
       } catch (err) {
         if (!isStorageError(err, 'Compacted')) throw err;
-        throw gone(fromContinue
-          ? 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.'
-          : `The resourceVersion for the provided list is too old.`);
+        if (!fromContinue || startAfter === undefined) throw gone('The resourceVersion for the provided list is too old.');
+        // Upstream's etcd store answers an expired continue with a token to go on at the latest revision.
+        const expired = gone(inconsistentContinue);
+        expired.listMeta = { continue: encodeContinue({ revision: -1, lastKey: startAfter.slice(prefix.length) }) };
+        throw expired;
       }
       revision = page.revision;
       let index = 0;

@@ -400,3 +400,50 @@ describe('answers from the cache', () => {
     assert.equal(json.count, 0, 'GETs decoded the cached object');
   });
 });
+
+describe('continue tokens as upstream\'s storage reads them', () => {
+  const token = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  test('a token that does not read is 400 in DecodeContinue\'s words, under "invalid continue token"', async () => {
+    const ns = await namespace();
+    const cases: [string, string][] = [
+      ['a+b', 'continue key is not valid: illegal base64 data at input byte 1'],
+      [token({ v: 'meta.k8s.io/v2', rv: 5, start: 'a\u0000' }), 'continue key is not valid: server does not recognize this encoded version meta.k8s.io/v2'],
+      [token({ v: 'meta.k8s.io/v1', rv: 0, start: 'a\u0000' }), 'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)'],
+      [token({ v: 'meta.k8s.io/v1', rv: 5, start: '' }), 'continue key is not valid: encoded start key empty (version meta.k8s.io/v1)'],
+      [token({ v: 'meta.k8s.io/v1', rv: 5, start: '../x' }), 'continue key is not valid: ../x'],
+    ];
+    for (const [text, message] of cases) {
+      const res = await server.request('GET', `/api/v1/namespaces/${ns}/configmaps?limit=1&continue=${encodeURIComponent(text)}`);
+      assert.equal(res.status, 400, text);
+      assert.equal(res.json.message, `invalid continue token: ${message}`);
+    }
+  });
+
+  test('an expired continue is 410 with a token to go on at the latest revision, which lists the rest', async () => {
+    const short = await startServer({ etcdCompactionIntervalMs: 300 });
+    try {
+      for (const name of ['a', 'b', 'c']) {
+        assert.equal((await short.request('POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } } })).status, 201);
+      }
+      const first = (await short.request('GET', '/api/v1/namespaces/default/configmaps?limit=1')).json;
+      assert.deepEqual(first.items.map((i: { metadata: { name: string } }) => i.metadata.name), ['a']);
+      let expired;
+      for (let i = 0; i < 100; i++) {
+        await short.request('POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `later-${i}` } } });
+        expired = await short.request('GET', `/api/v1/namespaces/default/configmaps?limit=1&continue=${encodeURIComponent(first.metadata.continue)}`);
+        if (expired.status === 410) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(expired!.status, 410, expired!.text);
+      assert.equal(expired!.json.reason, 'Expired');
+      assert.match(expired!.json.message, /or use the continue token in this response to retrieve the remainder of the results/);
+      const next = expired!.json.metadata.continue as string;
+      assert.deepEqual(JSON.parse(Buffer.from(next, 'base64url').toString()), { v: 'meta.k8s.io/v1', rv: -1, start: 'a\u0000' });
+      const rest = await short.request('GET', `/api/v1/namespaces/default/configmaps?limit=2&continue=${encodeURIComponent(next)}`);
+      assert.equal(rest.status, 200, rest.text);
+      assert.deepEqual(rest.json.items.map((i: { metadata: { name: string } }) => i.metadata.name), ['b', 'c']);
+    } finally {
+      await short.stop();
+    }
+  });
+});

@@ -171,7 +171,7 @@ describe('deletecollection', () => {
     ['resourceVersion=1&resourceVersionMatch=Newest', 422, /Unsupported value: "Newest"/],
     ['sendInitialEvents=true', 422, /sendInitialEvents is forbidden for list/],
     ['resourceVersion=abc', 400, /^invalid resource version: strconv\.ParseUint: parsing "abc": invalid syntax$/],
-    ['continue=not-a-token', 400, /^continue key is not valid/],
+    ['continue=not-a-token', 400, /^invalid continue token: continue key is not valid: invalid character/],
     ['continue=abc&resourceVersion=5', 400, /^specifying resource version is not allowed when using continue$/],
     ['watch=true&sendInitialEvents=true', 422, /sendInitialEvents requires setting resourceVersionMatch to NotOlderThan/],
   ];
