@@ -77,3 +77,10 @@ test('a custom resource and its status and scale take no strategic merge patch, 
   assert.equal(merged.status, 200, merged.text);
   assert.equal(merged.json.spec.replicas, 3);
 });
+
+test('a /scale PATCH of another media type is refused before its options, as the object\'s', async () => {
+  const ns = await server.newNamespace('ct');
+  const res = await patch(`/apis/apps/v1/namespaces/${ns}/deployments/missing/scale?dryRun=Foo`, 'text/plain');
+  assert.equal(res.status, 415, res.text);
+  assert.equal(res.json.message, '415: Unsupported Media Type');
+});

@@ -159,9 +159,10 @@ function strictScaleError(scale: KubeObject, directive: FieldValidationDirective
 
 async function patchScale(scope: RequestScope): Promise<void> {
   const { info, served } = scope;
+  // The Content-Type first, as upstream (patchObject says why).
+  const applying = applyPatchOf(scope);
   const dryRun = parseDryRun(scope.query, 'PatchOptions');
   const directive = parseFieldValidation(scope.query, 'PatchOptions');
-  const applying = applyPatchOf(scope);
   if (applying !== undefined) {
     const { fieldManager, force, body } = await applyRequest(scope);
     const { value } = await decodeApplyConfiguration(scope, body, applying === 'cbor', directive);
