@@ -216,3 +216,18 @@ test('an apply that creates its object drops a resourceVersion given, and refuse
   assert.equal(withUid.json.message, 'Operation cannot be fulfilled on configmaps "with-uid": uid mismatch: the provided object specified uid abc, and no existing object was found');
   assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/configmaps/with-uid`)).status, 404);
 });
+
+test('a write\'s options are validated together, in upstream\'s order and words; a printable non-ASCII fieldManager is fine', async () => {
+  const ns = await server.newNamespace('write-options');
+  await configMap(ns, 'c');
+  const merge = { 'content-type': 'application/merge-patch+json' };
+  const patched = await server.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/c?force=true&dryRun=All&dryRun=Foo&fieldValidation=Bogus&fieldManager=a%01b`, { body: {}, headers: merge });
+  assert.equal(patched.status, 422, patched.text);
+  assert.equal(patched.json.message, 'PatchOptions.meta.k8s.io "" is invalid: [force: Forbidden: may not be specified for non-apply patch, '
+    + 'fieldManager: Invalid value: "a\\u0001b": invalid character U+0001 (at position 1), '
+    + 'dryRun: Unsupported value: []string{"All", "Foo"}: supported values: "All", '
+    + 'fieldValidation: Unsupported value: "Bogus": supported values: "", "Ignore", "Strict", "Warn"]');
+  const created = await server.request('POST', `/api/v1/namespaces/${ns}/configmaps?fieldManager=${encodeURIComponent('café-manager')}`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'accent' }, data: { a: '1' } } });
+  assert.equal(created.status, 201, created.text);
+  assert.equal(created.json.metadata.managedFields[0].manager, 'café-manager');
+});

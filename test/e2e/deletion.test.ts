@@ -120,7 +120,7 @@ const refusedCases: RefusedCase[] = [
     name: 'an unknown dryRun value is 422',
     body: { dryRun: ['Some'] },
     status: 422,
-    message: () => 'DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: "Some": supported values: "All"',
+    message: () => 'DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Some"}: supported values: "All"',
   },
   {
     name: 'a uid precondition that does not hold is 409',

@@ -122,7 +122,7 @@ describe('create', () => {
     assert.equal(res.status, 422, res.text);
     assert.equal(res.json.reason, 'Invalid');
     assert.deepEqual(res.json.details.causes, [{
-      reason: 'FieldValueNotSupported', field: 'fieldValidation', message: 'Unsupported value: "Bogus": supported values: "Ignore", "Strict", "Warn"',
+      reason: 'FieldValueNotSupported', field: 'fieldValidation', message: 'Unsupported value: "Bogus": supported values: "", "Ignore", "Strict", "Warn"',
     }]);
   });
 });

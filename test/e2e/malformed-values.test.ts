@@ -145,7 +145,7 @@ describe('DeleteOptions with values of the wrong type', () => {
     { name: 'a body that is a list', body: [1], status: 400, includes: ["couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct"] },
     { name: 'an unknown propagationPolicy', body: { propagationPolicy: 'x' }, status: 422, message: 'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "x": supported values: "Foreground", "Background", "Orphan", "nil"' },
     { name: 'an unknown propagationPolicy in the query', query: 'propagationPolicy=x', status: 422, message: 'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "x": supported values: "Foreground", "Background", "Orphan", "nil"' },
-    { name: 'an unknown dryRun in the query', query: 'dryRun=x', status: 422, message: 'DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: "x": supported values: "All"' },
+    { name: 'an unknown dryRun in the query', query: 'dryRun=x', status: 422, message: 'DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"x"}: supported values: "All"' },
     { name: 'a gracePeriodSeconds in the query that is not a number', query: 'gracePeriodSeconds=abc', status: 400 },
   ];
   for (const target of ['object', 'collection'] as const) {

@@ -8,7 +8,7 @@ import { goQuote } from '../../api/field-errors.ts';
 import { writeAnswer, writeStoredAnswer } from '../answer.ts';
 import { readBody } from '../http.ts';
 import { decodePatch, patchMediaKindOf } from '../patch-body.ts';
-import { fieldManagerOf, parseDryRun, parseFieldValidation } from '../query.ts';
+import { checkWriteOptions, fieldManagerOf, parseDryRun, parseFieldValidation } from '../query.ts';
 import { queryBool } from '../request-info.ts';
 import type { RequestScope } from './scope.ts';
 
@@ -30,6 +30,7 @@ export async function patchObject(scope: RequestScope, subresource = scope.info.
   const { info, served } = scope;
   // The Content-Type is checked first, as upstream (before the options, the body and the object).
   const applying = applyPatchOf(scope);
+  checkWriteOptions(scope.query, 'PatchOptions', { apply: applying !== undefined });
   const dryRun = parseDryRun(scope.query, 'PatchOptions');
   const directive = parseFieldValidation(scope.query, 'PatchOptions');
   if (applying !== undefined) {

@@ -9,7 +9,7 @@ import { column, nameColumn } from '../../registry/table-columns.ts';
 import { writeAnswer } from '../answer.ts';
 import { readBody } from '../http.ts';
 import { decodeObjectBody } from '../object-body.ts';
-import { fieldManagerOf, parseDryRun, parseFieldValidation } from '../query.ts';
+import { checkWriteOptions, fieldManagerOf, parseDryRun, parseFieldValidation } from '../query.ts';
 import { evictionHandler } from './eviction.ts';
 import { nodeProxyHandler, podConnectHandler } from './connect.ts';
 import { podProxyHandler, serviceProxyHandler } from './workload-proxy.ts';
@@ -161,6 +161,7 @@ async function patchScale(scope: RequestScope): Promise<void> {
   const { info, served } = scope;
   // The Content-Type first, as upstream (patchObject says why).
   const applying = applyPatchOf(scope);
+  checkWriteOptions(scope.query, 'PatchOptions', { apply: applying !== undefined });
   const dryRun = parseDryRun(scope.query, 'PatchOptions');
   const directive = parseFieldValidation(scope.query, 'PatchOptions');
   if (applying !== undefined) {
