@@ -1,6 +1,11 @@
 // NamespaceLifecycle admission: no new objects in a missing or terminating namespace.
 import { notFound, StatusError, type KubeObject } from '../api/index.ts';
+import { goQuote } from '../api/field-errors.ts';
 import { unless, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
+import { admissionForbidden } from './forbidden.ts';
+
+/** Upstream registers the plugin with these: they may not be deleted. */
+const immortalNamespaces: ReadonlySet<string> = new Set(['default', 'kube-system', 'kube-public']);
 
 /**
  * Upstream's NamespaceLifecycle plugin: no new content in a namespace that does not
@@ -9,30 +14,38 @@ import { unless, type AdmissionAttributes, type AdmissionPlugin } from './chain.
  * mutating phase, first of all plugins, as upstream's Admit does, so that its answer
  * comes before any other plugin's (a pod's missing ServiceAccount in a terminating
  * namespace is refused for the namespace). Access reviews are not refused: their
- * answer would tell whether the namespace exists.
+ * answer would tell whether the namespace exists. The immortal namespaces may not be
+ * deleted (403).
  */
 export function namespaceLifecycle(
   getNamespace: (name: string) => Promise<KubeObject | undefined>,
   /** The namespace at once, as consistently as getNamespace, when that can be had (null: none); undefined otherwise. */
   namespaceNow?: (name: string) => KubeObject | null | undefined,
 ): AdmissionPlugin {
+  const isNamespace = (attrs: AdmissionAttributes) => attrs.group === '' && attrs.resource === 'namespaces' && attrs.subresource === '';
   const notConcerned = (attrs: AdmissionAttributes) => attrs.operation !== 'CREATE' || !attrs.namespaced || attrs.namespace === ''
     || (attrs.group === 'authorization.k8s.io' && attrs.resource === 'localsubjectaccessreviews')
     // Creating a namespace-scoped object inside "namespaces" only happens for subresources.
     || attrs.resource === 'namespaces';
+  // Most creates land in a namespace known at once to be active: no promise for them.
+  const admitCreate = unless((attrs) => notConcerned(attrs) || isActive(namespaceNow?.(attrs.namespace)), async (attrs) => {
+    const namespace = await getNamespace(attrs.namespace);
+    if (namespace === undefined) throw notFound({ group: '', resource: 'namespaces' }, attrs.namespace);
+    if (isTerminating(namespace)) {
+      // admission.NewForbidden: the resource qualified by its group ("deployments.apps").
+      throw admissionForbidden(attrs, `unable to create new content in namespace ${attrs.namespace} because it is being terminated`, [
+        { reason: 'NamespaceTerminating', message: `namespace ${attrs.namespace} is being terminated`, field: 'metadata.namespace' },
+      ]);
+    }
+  });
   return {
     name: 'NamespaceLifecycle',
-    // Most creates land in a namespace known at once to be active: no promise for them.
-    admit: unless((attrs) => notConcerned(attrs) || isActive(namespaceNow?.(attrs.namespace)), async (attrs) => {
-      const namespace = await getNamespace(attrs.namespace);
-      if (namespace === undefined) throw notFound({ group: '', resource: 'namespaces' }, attrs.namespace);
-      if (isTerminating(namespace)) {
-        throw new StatusError(403, 'Forbidden', `${attrs.resource} "${attrs.name}" is forbidden: unable to create new content in namespace ${attrs.namespace} because it is being terminated`, {
-          ...(attrs.name === '' ? {} : { name: attrs.name }), ...(attrs.group === '' ? {} : { group: attrs.group }), kind: attrs.resource,
-          causes: [{ reason: 'NamespaceTerminating', message: `namespace ${attrs.namespace} is being terminated`, field: 'metadata.namespace' }],
-        });
+    admit(attrs) {
+      if (attrs.operation === 'DELETE' && isNamespace(attrs) && immortalNamespaces.has(attrs.name)) {
+        throw new StatusError(403, 'Forbidden', `namespaces ${goQuote(attrs.name)} is forbidden: this namespace may not be deleted`, { name: attrs.name, kind: 'namespaces' });
       }
-    }),
+      return admitCreate(attrs);
+    },
   };
 }
 
