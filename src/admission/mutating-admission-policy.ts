@@ -15,7 +15,7 @@ import { applyJsonPatch } from '../patch/index.ts';
 import { reinvocationOf, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
 import { takeMutation } from './equivalents.ts';
 import {
-  bindingApplies, boundPolicies, brokenVariableUsed, composeVariables, firstLine, objects, paramsFor, policyVariableTypes, requestVariables, specOf, text, type BoundPolicy, type PolicySources,
+  bindingApplies, boundPolicies, brokenVariableUsed, celErrorText, composeVariables, firstLine, objects, paramsFor, policyVariableTypes, requestVariables, specOf, text, type BoundPolicy, type PolicySources,
 } from './policy-common.ts';
 import { isExemptFromWebhooks } from './webhook-rules.ts';
 
@@ -59,7 +59,7 @@ export function mutatingAdmissionPolicy(sources: MutatingPolicySources): Admissi
         try {
           result = celToJson(await compiled.program(variables));
         } catch (err) {
-          throw new MutationFailure(`expression '${expression}' resulted in error: ${firstLine(err)}`);
+          throw new MutationFailure(`expression '${expression}' resulted in error: ${celErrorText(err)}`);
         }
         const obj = attrs.object!;
         let next: unknown;

@@ -184,7 +184,7 @@ export async function composeVariables(spec: Raw, variables: Record<string, unkn
     try {
       composed[name] = await compiled.program(variables);
     } catch (err) {
-      broken.set(name, `expression '${text(v.expression)}' resulted in error: ${firstLine(err)}`);
+      broken.set(name, `expression '${text(v.expression)}' resulted in error: ${celErrorText(err)}`);
     }
   }
   return broken;
@@ -198,6 +198,11 @@ export function brokenVariableUsed(expression: string, broken: ReadonlyMap<strin
 
 export function firstLine(err: unknown): string {
   return ((err as Error)?.message ?? String(err)).split('\n')[0]!;
+}
+
+/** An expression's evaluation error as cel-go words it where cel-js differs ("no such key: x"), first line only. */
+export function celErrorText(err: unknown): string {
+  return firstLine(err).replace(/^No such key: /, 'no such key: ');
 }
 
 /** A binding with the policy it names. */

@@ -99,6 +99,18 @@ describe('admission policies', needsKubectl, () => {
     ['a mutating policy matching DELETE without mutations', 'mutatingadmissionpolicies',
       { kind: 'MutatingAdmissionPolicy', metadata: { name: 'bad-mutating' }, spec: { matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['DELETE'], resources: ['pods'] }] } } },
       ['spec.matchConstraints.resourceRules.operations: Unsupported value: "DELETE": supported values: "*", "CONNECT", "CREATE", "UPDATE"', 'spec.mutations: Required value: mutations must contain at least one item']],
+    // Upstream declares params only with a paramKind, and no authorizer in a messageExpression.
+    ['a policy without paramKind naming params, and authorizer in a messageExpression', 'validatingadmissionpolicies',
+      { kind: 'ValidatingAdmissionPolicy', metadata: { name: 'no-params' }, spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }] },
+        matchConditions: [{ name: 'm', expression: 'params != null' }],
+        validations: [{ expression: 'params != null', messageExpression: "authorizer == null ? '' : 'x'" }],
+      } },
+      [
+        "spec.matchConditions[0].expression: Invalid value: \"params != null\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params != null\n | ^",
+        "spec.validations[0].expression: Invalid value: \"params != null\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params != null\n | ^",
+        "spec.validations[0].messageExpression: Invalid value: \"authorizer == null ? '' : 'x'\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'authorizer' (in container '')\n | authorizer == null ? '' : 'x'\n | ^",
+      ]],
   ];
   for (const [name, resource, body, expected] of invalid) {
     test(`${name}: 422 with upstream's messages`, async () => {

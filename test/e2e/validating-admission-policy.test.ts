@@ -157,7 +157,8 @@ describe('ValidatingAdmissionPolicy', () => {
       assert.equal(res.status, 422, res.text);
       return res;
     });
-    assert.match(failed.json.message, /denied request: expression 'object\.metadata\.labels\['team'\] != ''' resulted in error: /);
+    // cel-go's words for a missing key (cel-js says "No such key").
+    assert.match(failed.json.message, /denied request: expression 'object\.metadata\.labels\['team'\] != ''' resulted in error: no such key: team$/);
     const empty = await create(ns, configMap('empty-team', {}, { team: '' }));
     assert.equal(empty.status, 422, empty.text);
     assert.match(empty.json.message, /denied request: failed expression: object\.metadata\.labels\['team'\] != ''$/);

@@ -121,13 +121,28 @@ const celReserved = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'cons
 const policyVariables = { object: 'dyn', oldObject: 'dyn', request: 'dyn', params: 'dyn', namespaceObject: 'dyn', variables: 'dyn', authorizer: 'dyn' };
 
 /**
+ * What an expression may name, as upstream's OptionalVariableDeclarations: `params` only
+ * when the policy has a paramKind (else "undeclared reference to 'params'"), `authorizer`
+ * everywhere but in a messageExpression.
+ */
+interface Declared {
+  params: boolean;
+  authorizer?: boolean;
+}
+
+function variablesFor(declared: Declared): Partial<typeof policyVariables> {
+  const { params, authorizer, ...rest } = policyVariables;
+  return { ...rest, ...(declared.params ? { params } : {}), ...(declared.authorizer === false ? {} : { authorizer }) };
+}
+
+/**
  * An expression compiles, and when `returns` names the types it may have (by cel-js's names),
  * has one of them exactly, as upstream's compiler requires (a dyn result is none of them:
  * `must evaluate to bool`, `must evaluate to one of [string null_type]`). `shown` is the value
  * the error shows (an audit annotation's untrimmed expression).
  */
-function compiles(expression: string, path: string, opts: { objects?: boolean; returns?: readonly string[]; shown?: string } = {}): StatusCause[] {
-  const compiled = cel().compile(expression, policyVariables, { objects: opts.objects === true });
+function compiles(expression: string, path: string, opts: { objects?: boolean; returns?: readonly string[]; shown?: string; declared?: Declared } = {}): StatusCause[] {
+  const compiled = cel().compile(expression, opts.declared === undefined ? policyVariables : variablesFor(opts.declared), { objects: opts.objects === true });
   const shown = opts.shown ?? expression;
   if (compiled.error !== undefined) return [invalid(path, shown, `compilation failed: ${compiled.error}`)];
   const returns = opts.returns;
@@ -136,23 +151,23 @@ function compiles(expression: string, path: string, opts: { objects?: boolean; r
   return [invalid(path, shown, names.length === 1 ? `must evaluate to ${names[0]}` : `must evaluate to one of [${names.join(' ')}]`)];
 }
 
-function validateVariable(variable: JsonObject, path: string): StatusCause[] {
+function validateVariable(variable: JsonObject, path: string, declared: Declared): StatusCause[] {
   const causes: StatusCause[] = [];
   const name = stringAt(variable, 'name');
   if (name.trim() === '') causes.push(required(`${path}.name`, 'name is not specified'));
   else if (!celIdentifier.test(name) || celReserved.has(name)) causes.push(invalid(`${path}.name`, name, 'name is not a valid CEL identifier'));
   if (blank(variable.expression)) causes.push(required(`${path}.expression`, 'expression is not specified'));
-  else appendAll(causes, compiles(stringAt(variable, 'expression'), `${path}.expression`));
+  else appendAll(causes, compiles(stringAt(variable, 'expression'), `${path}.expression`, { declared }));
   return causes;
 }
 
-function validateValidation(validation: JsonObject, path: string): StatusCause[] {
+function validateValidation(validation: JsonObject, path: string, declared: Declared): StatusCause[] {
   const causes: StatusCause[] = [];
   if (blank(validation.expression)) causes.push(required(`${path}.expression`, 'expression is not specified'));
-  else appendAll(causes, compiles(stringAt(validation, 'expression'), `${path}.expression`, { returns: ['bool'] }));
+  else appendAll(causes, compiles(stringAt(validation, 'expression'), `${path}.expression`, { returns: ['bool'], declared }));
   const messageExpression = stringAt(validation, 'messageExpression');
   if (messageExpression !== '' && messageExpression.trim() === '') causes.push(invalid(`${path}.messageExpression`, messageExpression, 'must be non-empty if specified'));
-  else if (messageExpression !== '') appendAll(causes, compiles(messageExpression, `${path}.messageExpression`, { returns: ['string'] }));
+  else if (messageExpression !== '') appendAll(causes, compiles(messageExpression, `${path}.messageExpression`, { returns: ['string'], declared: { ...declared, authorizer: false } }));
   const message = stringAt(validation, 'message');
   if (message !== '' && message.trim() === '') causes.push(invalid(`${path}.message`, message, 'message must be non-empty if specified'));
   else if (/[\n\r]/.test(message.trim())) causes.push(invalid(`${path}.message`, message, 'message must not contain line breaks'));
@@ -160,7 +175,7 @@ function validateValidation(validation: JsonObject, path: string): StatusCause[]
   return causes;
 }
 
-function validateAuditAnnotation(policyName: string, annotation: JsonObject, path: string): StatusCause[] {
+function validateAuditAnnotation(policyName: string, annotation: JsonObject, path: string, declared: Declared): StatusCause[] {
   const causes: StatusCause[] = [];
   const key = stringAt(annotation, 'key');
   if (policyName === '') causes.push(invalid(`${path}.key`, key, 'requires metadata.name be non-empty'));
@@ -170,7 +185,7 @@ function validateAuditAnnotation(policyName: string, annotation: JsonObject, pat
   if (value === '') causes.push(required(`${path}.valueExpression`, 'valueExpression is not specified'));
   else if (Buffer.byteLength(value) > maxAuditAnnotationValueExpressionLength) {
     causes.push(required(`${path}.valueExpression`, `must not exceed ${maxAuditAnnotationValueExpressionLength} bytes in length`));
-  } else appendAll(causes, compiles(value, `${path}.valueExpression`, { returns: ['string', 'null'], shown: written }));
+  } else appendAll(causes, compiles(value, `${path}.valueExpression`, { returns: ['string', 'null'], shown: written, declared }));
   return causes;
 }
 
@@ -218,8 +233,10 @@ function validatePolicyCommon(spec: JsonObject, kind: PolicyKind): StatusCause[]
     if (objectsAt(match, 'resourceRules').length === 0) causes.push(required('spec.matchConstraints.resourceRules'));
     if (kind === 'mutating') appendAll(causes, validateMutatingOperations(match, 'spec.matchConstraints.resourceRules.operations'));
   }
-  appendAll(causes, validateMatchConditions(objectsAt(spec, 'matchConditions'), 'spec.matchConditions'));
-  objectsAt(spec, 'variables').forEach((v, i) => appendAll(causes, validateVariable(v, `spec.variables[${i}]`)));
+  // Mutating policies keep params declared everywhere (not checked against upstream).
+  const declared: Declared = { params: kind === 'mutating' || paramKind !== undefined };
+  appendAll(causes, validateMatchConditions(objectsAt(spec, 'matchConditions'), 'spec.matchConditions', declared));
+  objectsAt(spec, 'variables').forEach((v, i) => appendAll(causes, validateVariable(v, `spec.variables[${i}]`, declared)));
   return causes;
 }
 
@@ -233,13 +250,14 @@ export function validateValidatingPolicy(obj: KubeObject): StatusCause[] {
     const detail = 'validations or auditAnnotations must contain at least one item';
     return [...causes, required('spec.validations', detail), required('spec.auditAnnotations', detail)];
   }
-  validations.forEach((v, i) => appendAll(causes, validateValidation(v, `spec.validations[${i}]`)));
+  const declared: Declared = { params: objectAt(spec, 'paramKind') !== undefined };
+  validations.forEach((v, i) => appendAll(causes, validateValidation(v, `spec.validations[${i}]`, declared)));
   if (annotations.length > maxAuditAnnotations) {
     causes.push(invalid('spec.auditAnnotations', goAuditAnnotations(annotations), `must not have more than ${maxAuditAnnotations} auditAnnotations`));
   }
   const keys = new Set<string>();
   annotations.forEach((a, i) => {
-    appendAll(causes, validateAuditAnnotation(obj.metadata.name ?? '', a, `spec.auditAnnotations[${i}]`));
+    appendAll(causes, validateAuditAnnotation(obj.metadata.name ?? '', a, `spec.auditAnnotations[${i}]`, declared));
     const key = stringAt(a, 'key');
     if (keys.has(key)) causes.push(duplicate(`spec.auditAnnotations[${i}].key`, key));
     keys.add(key);

@@ -80,8 +80,11 @@ export function validateRule(rule: JsonObject, path: string): StatusCause[] {
   return causes;
 }
 
-/** validateMatchConditions, without compiling the CEL (Plinth has no CEL evaluator). */
-export function validateMatchConditions(conditions: JsonObject[], path: string): StatusCause[] {
+/**
+ * validateMatchConditions. `params` is declared only for a policy with a paramKind (upstream's
+ * allowParamsInMatchConditions); a webhook's conditions have none.
+ */
+export function validateMatchConditions(conditions: JsonObject[], path: string, declared: { params: boolean } = { params: false }): StatusCause[] {
   const causes: StatusCause[] = [];
   if (conditions.length > 64) causes.push(tooMany(path, conditions.length, 64));
   const names = new Set<string>();
@@ -90,7 +93,8 @@ export function validateMatchConditions(conditions: JsonObject[], path: string):
     if (expression.trim() === '') causes.push(required(`${path}[${i}].expression`));
     else {
       // Compiled as upstream does when the configuration is written: a broken expression is 422, not a failure at admission.
-      const compiled = cel().compile(expression, cel().matchConditionVariables);
+      const { params, ...withoutParams } = cel().matchConditionVariables;
+      const compiled = cel().compile(expression, declared.params ? { ...withoutParams, params } : withoutParams);
       if (compiled.error !== undefined) causes.push(invalid(`${path}[${i}].expression`, expression, `compilation failed: ${compiled.error}`));
       // Exactly bool, as upstream's compiler asks of a result type: a dynamically typed one is refused.
       else if (compiled.type !== 'bool') causes.push(invalid(`${path}[${i}].expression`, expression, 'must evaluate to bool'));
