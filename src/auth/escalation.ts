@@ -2,12 +2,12 @@
 // request may create or update a Role/ClusterRole only with rules its user already holds
 // (or with the `escalate` verb on it), and a binding only to a role whose rules its user
 // holds (or with the `bind` verb on that role). Runs as a validating admission step.
-import { StatusError } from '../api/index.ts';
+import { notFound, StatusError } from '../api/index.ts';
 import { deepEqualNullAsAbsent } from '../api/json.ts';
 import { currentRequest } from '../api/request-context.ts';
 import type { KubeObject } from '../api/index.ts';
 import type { AuthorizationAttributes, Authorizer } from './authorize.ts';
-import type { RbacAuthorizer } from './rbac.ts';
+import { aggregate, RoleNotFoundError, type RbacAuthorizer } from './rbac.ts';
 import { compactRules, compactString, covers, goQuoteList, type PolicyRule, type RoleRef } from './rbac-rules.ts';
 import { systemMasters, type UserInfo } from './user.ts';
 
@@ -99,6 +99,8 @@ async function checkBinding(attrs: EscalationAttributes, user: UserInfo, resolve
   try {
     rules = resolver.roleReferenceRules(roleRef, attrs.namespace);
   } catch (err) {
+    // Upstream's policy-based storages return GetRoleReferenceRules' error as it is: the store's 404 for a role that is not there.
+    if (err instanceof RoleNotFoundError) throw storeNotFound(err);
     throw forbidden(attrs.resource, attrs.name, (err as Error).message);
   }
   confirmNoEscalation(resolver, user, attrs.namespace, rules, attrs.resource, attrs.name);
@@ -111,8 +113,17 @@ function confirmNoEscalation(resolver: RbacAuthorizer, user: UserInfo, namespace
   if (covered) return;
   const descriptions = [...new Set(compactRules(missing).map(compactString))].sort();
   let message = `user ${JSON.stringify(user.name)} (groups=${goQuoteList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${descriptions.join('\n')}`;
-  if (held.errors.length > 0) message += `; resolution errors: [${held.errors.join(' ')}]`;
+  // Upstream prints its []error of one aggregate with %v: the store's words, in brackets.
+  if (held.errors.length > 0) message += `; resolution errors: [${aggregate(held.errors.map((err) => err instanceof RoleNotFoundError ? storeNotFound(err).message : err.message))}]`;
   throw forbidden(resource, name, message);
+}
+
+/**
+ * A missing role as the registry's rule resolver tells it: it reads the roles' stores,
+ * not the authorizer's listers, so the resource is plural (`roles.rbac.authorization.k8s.io "x" not found`).
+ */
+function storeNotFound(err: RoleNotFoundError): StatusError {
+  return notFound({ group, resource: err.resource }, err.roleName);
 }
 
 /** apierrors.NewForbidden(resource.rbac.authorization.k8s.io, name, err). */

@@ -83,7 +83,25 @@ interface RuleSource {
 }
 
 /** Called per rule (and per resolution error); answering false stops the visit. */
-type RuleVisitor = (source: RuleSource | undefined, rule: PolicyRule | undefined, error: string | undefined) => boolean;
+type RuleVisitor = (source: RuleSource | undefined, rule: PolicyRule | undefined, error: Error | undefined) => boolean;
+
+/**
+ * A binding's role that is not there. Its message is the authorizer's (upstream reads
+ * informers' listers: `role.rbac.authorization.k8s.io "x" not found`); the registry's
+ * escalation check reads the stores instead, and says `roles.rbac.authorization.k8s.io`
+ * (`resource` and `name` let it).
+ */
+export class RoleNotFoundError extends Error {
+  readonly resource: 'roles' | 'clusterroles';
+  readonly roleName: string;
+
+  constructor(resource: 'roles' | 'clusterroles', roleName: string) {
+    super(`${resource === 'roles' ? 'role' : 'clusterrole'}.rbac.authorization.k8s.io ${JSON.stringify(roleName)} not found`);
+    this.name = 'RoleNotFoundError';
+    this.resource = resource;
+    this.roleName = roleName;
+  }
+}
 
 /** Upstream's RBACAuthorizer together with its DefaultRuleResolver. */
 export class RbacAuthorizer implements Authorizer, RuleResolver {
@@ -102,7 +120,7 @@ export class RbacAuthorizer implements Authorizer, RuleResolver {
         allowedBy = source;
         return false;
       }
-      if (error !== undefined) errors.push(error);
+      if (error !== undefined) errors.push(error.message);
       return true;
     });
     if (allowedBy !== undefined) return { decision: 'Allow', reason: `RBAC: allowed by ${describe(allowedBy)}` };
@@ -110,9 +128,9 @@ export class RbacAuthorizer implements Authorizer, RuleResolver {
   }
 
   /** Every rule granted to `user` in `namespace` (cluster-wide ones included), and what could not be resolved. */
-  rulesAndErrors(user: UserInfo, namespace: string): { rules: PolicyRule[]; errors: string[] } {
+  rulesAndErrors(user: UserInfo, namespace: string): { rules: PolicyRule[]; errors: Error[] } {
     const rules: PolicyRule[] = [];
-    const errors: string[] = [];
+    const errors: Error[] = [];
     this.visitRulesFor(user, namespace, (_, rule, error) => {
       if (rule !== undefined) rules.push(rule);
       if (error !== undefined) errors.push(error);
@@ -134,20 +152,20 @@ export class RbacAuthorizer implements Authorizer, RuleResolver {
       }
       if ((rule.nonResourceURLs ?? []).length > 0) status.nonResourceRules.push({ verbs: [...rule.verbs], nonResourceURLs: [...rule.nonResourceURLs!] });
     }
-    if (errors.length > 0) status.evaluationError = aggregate(errors);
+    if (errors.length > 0) status.evaluationError = aggregate(errors.map((err) => err.message));
     return status;
   }
 
-  /** The rules a binding's roleRef names (upstream's GetRoleReferenceRules); throws the lister's not-found text. */
+  /** The rules a binding's roleRef names (upstream's GetRoleReferenceRules); throws RoleNotFoundError for a role that is not there. */
   roleReferenceRules(roleRef: RoleRef, bindingNamespace: string): PolicyRule[] {
     if (roleRef.kind === 'Role') {
       const role = bindingNamespace === '' ? undefined : this.#source.role(bindingNamespace, roleRef.name);
-      if (role === undefined) throw new Error(`role.rbac.authorization.k8s.io ${JSON.stringify(roleRef.name)} not found`);
+      if (role === undefined) throw new RoleNotFoundError('roles', roleRef.name);
       return rulesOf(role);
     }
     if (roleRef.kind === 'ClusterRole') {
       const role = this.#source.clusterRole(roleRef.name);
-      if (role === undefined) throw new Error(`clusterrole.rbac.authorization.k8s.io ${JSON.stringify(roleRef.name)} not found`);
+      if (role === undefined) throw new RoleNotFoundError('clusterroles', roleRef.name);
       return rulesOf(role);
     }
     throw new Error(`unsupported role reference kind: ${JSON.stringify(roleRef.kind)}`);
@@ -180,7 +198,7 @@ export class RbacAuthorizer implements Authorizer, RuleResolver {
     try {
       rules = this.roleReferenceRules(binding.roleRef as RoleRef, namespace);
     } catch (err) {
-      return visitor(undefined, undefined, (err as Error).message);
+      return visitor(undefined, undefined, err as Error);
     }
     const source = { binding, subject };
     for (const rule of rules) if (!visitor(source, rule, undefined)) return false;

@@ -122,6 +122,37 @@ test('escalation is refused: a Role with rules the user lacks, a binding to a ro
   assert.equal((await server.request('POST', `${rbacApi}/namespaces/${ns}/roles`, { body: beyond })).status, 201);
 });
 
+test('escalation checks read the stores: a binding to a missing role is 404, dangling bindings show as resolution errors', async () => {
+  const ns = await server.newNamespace('rbac-missing');
+  const bob = { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'bob' };
+  const writer = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'rbac-writer' }, rules: [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: ['create'] }] };
+  assert.equal((await server.request('POST', `${rbacApi}/namespaces/${ns}/roles`, { body: writer })).status, 201);
+  for (const binding of [roleBinding('bob-writer', 'Role', 'rbac-writer', bob), roleBinding('dangling-a', 'Role', 'gone', bob), roleBinding('dangling-b', 'ClusterRole', `gone-${ns}`, bob)]) {
+    assert.equal((await server.request('POST', `${rbacApi}/namespaces/${ns}/rolebindings`, { body: binding })).status, 201, binding.metadata.name);
+  }
+  await until(async () => (await server.request('POST', `${rbacApi}/namespaces/${ns}/rolebindings`, { token: tokens.bob, body: roleBinding('self', 'Role', 'rbac-writer', bob) })).status === 201, 'the binding to apply');
+
+  // Upstream's policy-based storage returns GetRoleReferenceRules' error as it is: the roles store's NotFound.
+  const cases: { roleKind: string; roleName: string; message: string; kind: string }[] = [
+    { roleKind: 'Role', roleName: 'missing', message: 'roles.rbac.authorization.k8s.io "missing" not found', kind: 'roles' },
+    { roleKind: 'ClusterRole', roleName: `missing-${ns}`, message: `clusterroles.rbac.authorization.k8s.io "missing-${ns}" not found`, kind: 'clusterroles' },
+  ];
+  for (const c of cases) {
+    const res = await server.request('POST', `${rbacApi}/namespaces/${ns}/rolebindings`, { token: tokens.bob, body: roleBinding(`to-${c.roleName}`, c.roleKind, c.roleName, bob) });
+    assert.equal(res.status, 404, `${c.roleKind}: ${res.text}`);
+    assert.equal(res.json.reason, 'NotFound');
+    assert.equal(res.json.message, c.message);
+    assert.deepEqual(res.json.details, { name: c.roleName, group: 'rbac.authorization.k8s.io', kind: c.kind });
+  }
+
+  // ConfirmNoEscalation appends the resolver's aggregate error, in the stores' words, with %v of a one-error slice.
+  const beyond = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'pods-reader' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] };
+  const refused = await server.request('POST', `${rbacApi}/namespaces/${ns}/roles`, { token: tokens.bob, body: beyond });
+  assert.equal(refused.status, 403);
+  assert.equal(refused.json.message, 'roles.rbac.authorization.k8s.io "pods-reader" is forbidden: user "bob" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n'
+    + `{APIGroups:[""], Resources:["pods"], Verbs:["get"]}; resolution errors: [[roles.rbac.authorization.k8s.io "gone" not found, clusterroles.rbac.authorization.k8s.io "gone-${ns}" not found]]`);
+});
+
 test('a ClusterRole labelled aggregate-to-view shows in view (and so in edit and admin)', async () => {
   const name = 'widgets-view';
   const res = await server.request('POST', `${rbacApi}/clusterroles`, {
