@@ -11,6 +11,7 @@ import { parseLabelSelector } from '../api/labels.ts';
 import { appendAll, goJson, type GoValue, invalid, required } from './validation/field.ts';
 import { objectMetaJson } from './validation/object-meta.ts';
 import { operatorValuesCauses } from './builtin/selector-validation.ts';
+import { isLabelValue, isQualifiedName } from './validation/names.ts';
 
 const group = 'authorization.k8s.io';
 
@@ -319,26 +320,44 @@ function validateMetadata(meta: KubeObject['metadata'], local: boolean): StatusC
 function validateResourceAttributes(attrs: ResourceAttributes | undefined): StatusCause[] {
   if (attrs === undefined) return [];
   return [
-    ...validateSelectorAttributes(attrs.fieldSelector, 'spec.resourceAttributes.fieldSelector'),
-    ...validateSelectorAttributes(attrs.labelSelector, 'spec.resourceAttributes.labelSelector'),
+    ...validateSelectorAttributes(attrs.fieldSelector, 'spec.resourceAttributes.fieldSelector', fieldRequirementCauses),
+    ...validateSelectorAttributes(attrs.labelSelector, 'spec.resourceAttributes.labelSelector', labelRequirementCauses),
   ];
 }
 
+/** metav1validation.ValidateFieldSelectorRequirement: a key, and values as the operator wants them. */
+function fieldRequirementCauses(req: SelectorRequirement, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if ((req.key ?? '') === '') causes.push(required(`${path}.key`, 'must be specified'));
+  appendAll(causes, operatorValuesCauses(req.operator, req.values ?? [], path) ?? []);
+  return causes;
+}
+
+/**
+ * metav1validation.ValidateLabelSelectorRequirement: values as the operator wants them, the
+ * key a label name (a qualified name), and each value a label value.
+ */
+function labelRequirementCauses(req: SelectorRequirement, path: string): StatusCause[] {
+  const values = req.values ?? [];
+  const causes = operatorValuesCauses(req.operator, values, path) ?? [];
+  const key = req.key ?? '';
+  for (const msg of isQualifiedName(key)) causes.push(invalid(`${path}.key`, key, msg));
+  values.forEach((value, i) => {
+    for (const msg of isLabelValue(value)) causes.push(invalid(`${path}.values[${i}]`, value, msg));
+  });
+  return causes;
+}
+
 /** Upstream's validateFieldSelectorAttributes and validateLabelSelectorAttributes (unknown operators allowed). */
-function validateSelectorAttributes(selector: SelectorAttributes | undefined, path: string): StatusCause[] {
+function validateSelectorAttributes(selector: SelectorAttributes | undefined, path: string, requirementCauses: (req: SelectorRequirement, path: string) => StatusCause[]): StatusCause[] {
   if (selector === undefined) return [];
   const causes: StatusCause[] = [];
   const raw = selector.rawSelector ?? '';
   const requirements = selector.requirements ?? [];
   if (raw !== '' && requirements.length > 0) causes.push(invalid(`${path}.rawSelector`, raw, 'may not specified at the same time as requirements'));
   if (raw === '' && requirements.length === 0) causes.push(required(`${path}.requirements`, `when ${path} is specified, requirements or rawSelector is required`));
-  requirements.forEach((req, i) => {
-    const p = `${path}.requirements[${i}]`;
-    const values = req.values ?? [];
-    if ((req.key ?? '') === '') causes.push(required(`${p}.key`, 'must be specified'));
-    // An operator this server does not know is allowed, as upstream: a newer client's requirement only narrows.
-    appendAll(causes, (operatorValuesCauses(req.operator, values, p) ?? []));
-  });
+  // An operator this server does not know is allowed, as upstream: a newer client's requirement only narrows.
+  requirements.forEach((req, i) => appendAll(causes, requirementCauses(req, `${path}.requirements[${i}]`)));
   return causes;
 }
 

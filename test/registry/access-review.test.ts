@@ -141,6 +141,27 @@ test('access reviews are validated as upstream\'s pkg/apis/authorization/validat
       message: 'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes.labelSelector.requirements[0].values: Required value: must be specified when `operator` is \'In\' or \'NotIn\'',
     },
     {
+      // metav1validation.ValidateLabelSelectorRequirement: the key is a label name, each value a label value.
+      name: 'a label requirement with an empty key and a bad value', resource: 'selfsubjectaccessreviews',
+      body: { spec: { resourceAttributes: { ...podsInDev, verb: 'list', labelSelector: { requirements: [{ key: '', operator: 'In', values: ['ok', 'not ok'] }] } } } }, code: 422,
+      message: 'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: [spec.resourceAttributes.labelSelector.requirements[0].key: Invalid value: "": name part must be non-empty, '
+        + 'spec.resourceAttributes.labelSelector.requirements[0].key: Invalid value: "": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character (e.g. \'MyName\',  or \'my.name\',  or \'123-abc\', regex used for validation is \'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\'), '
+        + 'spec.resourceAttributes.labelSelector.requirements[0].values[1]: Invalid value: "not ok": a valid label must be an empty string or consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character (e.g. \'MyValue\',  or \'my_value\',  or \'12345\', regex used for validation is \'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?\')]',
+    },
+    {
+      name: 'a label requirement whose key is not a label name, after its operator\'s values', resource: 'selfsubjectaccessreviews',
+      body: { spec: { resourceAttributes: { ...podsInDev, verb: 'list', labelSelector: { requirements: [{ key: 'a/b/c', operator: 'Exists', values: ['x'] }] } } } }, code: 422,
+      message: 'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: [spec.resourceAttributes.labelSelector.requirements[0].values: Forbidden: may not be specified when `operator` is \'Exists\' or \'DoesNotExist\', '
+        + 'spec.resourceAttributes.labelSelector.requirements[0].key: Invalid value: "a/b/c": a valid label key must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character (e.g. \'MyName\',  or \'my.name\',  or \'123-abc\', regex used for validation is \'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\') with an optional DNS subdomain prefix and \'/\' (e.g. \'example.com/MyName\')]',
+    },
+    {
+      // metav1validation.ValidateFieldSelectorRequirement: only that a key is there, before the values.
+      name: 'a field requirement with an empty key and no values', resource: 'selfsubjectaccessreviews',
+      body: { spec: { resourceAttributes: { ...podsInDev, verb: 'list', fieldSelector: { requirements: [{ key: '', operator: 'NotIn', values: ['not ok'] }, { key: 'spec.nodeName', operator: 'In' }] } } } }, code: 422,
+      message: 'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: [spec.resourceAttributes.fieldSelector.requirements[0].key: Required value: must be specified, '
+        + 'spec.resourceAttributes.fieldSelector.requirements[1].values: Required value: must be specified when `operator` is \'In\' or \'NotIn\']',
+    },
+    {
       name: 'a field of the wrong type', resource: 'subjectaccessreviews', body: { spec: { user: 5, resourceAttributes: podsInDev } }, code: 400,
       message: 'SubjectAccessReview in version "v1" cannot be handled as a SubjectAccessReview: json: cannot unmarshal number into Go struct field spec.user of type string',
     },
