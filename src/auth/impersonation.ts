@@ -1,5 +1,6 @@
 // Impersonation as upstream's endpoints/filters/impersonation.go: Impersonate-* headers, each allowed by the authorizer's `impersonate` verb, make the request act as another user.
-import { internalError } from '../api/index.ts';
+import { badRequest } from '../api/index.ts';
+import { goQuote } from '../api/field-errors.ts';
 import { forbiddenError, type AuthorizationAttributes, type Authorizer } from './authorize.ts';
 import { allServiceAccountsGroup, serviceAccountUsernamePrefix } from './service-account-token.ts';
 import { anonymousUser } from './authenticate.ts';
@@ -38,7 +39,7 @@ export function wantsImpersonation(rawHeaders: readonly string[]): boolean {
  * extra value must be allowed to `requestor` by the authorizer (verb `impersonate` on
  * users, serviceaccounts, groups in API group "", uids and userextras/<key> in
  * authentication.k8s.io), else 403 with upstream's message. Groups and extras without
- * a user are refused as upstream refuses them (500). Without groups named,
+ * a user are refused as upstream refuses them (400). Without groups named,
  * `system:authenticated` is added (or `system:unauthenticated` for system:anonymous),
  * and a service account gets its account groups.
  */
@@ -117,10 +118,22 @@ function impersonationRequests(rawHeaders: readonly string[]): ImpersonationRequ
   for (const group of groups) requests.push({ kind: 'Group', namespace: '', name: group, key: '' });
   for (const [key, value] of extras) requests.push({ kind: 'UserExtra', namespace: '', name: value, key });
   if (!hasUser && (groups.length > 0 || extras.length > 0 || hasUid)) {
-    const what = requests.map((r) => `{${r.kind} ${r.namespace} ${r.name}}`).join(' ');
-    throw internalError(`requested [${what}] without impersonating a user`);
+    // As v1.36's constrained impersonation filter (ConstrainedImpersonation, on by default)
+    // refuses it: 400, naming the user.DefaultInfo the headers asked for, with Go's %#v.
+    throw badRequest(`requested ${goDefaultInfo(user ?? '', uid ?? '', groups, extras)} without impersonating a user name`);
   }
   return requests;
+}
+
+/** A user.DefaultInfo as Go's %#v writes it: `&user.DefaultInfo{Name:"", UID:"", Groups:[]string{"g"}, Extra:map[string][]string(nil)}`. */
+function goDefaultInfo(name: string, uid: string, groups: readonly string[], extras: readonly (readonly [string, string])[]): string {
+  const list = (values: readonly string[]) => values.length === 0 ? '[]string(nil)' : `[]string{${values.map(goQuote).join(', ')}}`;
+  const extra = new Map<string, string[]>();
+  for (const [key, value] of extras) extra.set(key, [...(extra.get(key) ?? []), value]);
+  // fmt prints a map's keys sorted.
+  const keys = [...extra.keys()].sort();
+  const extraText = keys.length === 0 ? 'map[string][]string(nil)' : `map[string][]string{${keys.map((key) => `${goQuote(key)}:${list(extra.get(key)!)}`).join(', ')}}`;
+  return `&user.DefaultInfo{Name:${goQuote(name)}, UID:${goQuote(uid)}, Groups:${list(groups)}, Extra:${extraText}}`;
 }
 
 /** `system:serviceaccount:<ns>:<name>` split, as upstream's serviceaccount.SplitUsername; undefined for any other name. */
