@@ -12,6 +12,7 @@ import type { AdmissionAttributes } from './chain.ts';
 import { equivalentMatch, versionedAttributes, type EquivalentResource, type Equivalents } from './equivalents.ts';
 import { admissionReview } from './webhook-review.ts';
 import { ruleMatches, rulesOf, selectorOf, type WebhookRule } from './webhook-rules.ts';
+import { evaluationErrorText } from '../cel/errors.ts';
 
 export type Raw = Record<string, unknown>;
 
@@ -201,9 +202,7 @@ export function firstLine(err: unknown): string {
 }
 
 /** An expression's evaluation error as cel-go words it where cel-js differs ("no such key: x"), first line only. */
-export function celErrorText(err: unknown): string {
-  return firstLine(err).replace(/^No such key: /, 'no such key: ');
-}
+export const celErrorText = evaluationErrorText;
 
 /** A binding with the policy it names. */
 export interface BoundPolicy {

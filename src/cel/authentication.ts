@@ -9,6 +9,7 @@
 import { compile } from './environment.ts';
 import { undefinedFieldErrors } from './type-check.ts';
 import { celValue } from './validation-rules.ts';
+import { evaluationErrorText } from './errors.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -62,7 +63,7 @@ export function compileAuthorizationCondition(expression: string): Authenticatio
       try {
         return fromCel(program({ request: celValue({ user: '', groups: [], uid: '', extra: {}, ...input }, undefined) }));
       } catch (err) {
-        throw new Error(celErrorText(err));
+        throw new Error(evaluationErrorText(err));
       }
     },
   };
@@ -93,7 +94,7 @@ export function compileAuthenticationExpression(expression: string, variable: 'c
       try {
         return fromCel(program({ [variable]: celValue(input, undefined) }));
       } catch (err) {
-        throw new Error(celErrorText(err));
+        throw new Error(evaluationErrorText(err));
       }
     },
   };
@@ -107,11 +108,6 @@ function fromCel(value: unknown): unknown {
   return value;
 }
 
-/** cel-js's runtime error as cel-go words its common ones (`no such key: x`), first line only. */
-function celErrorText(err: unknown): string {
-  const line = ((err as Error)?.message ?? String(err)).split('\n')[0]!;
-  return line.startsWith('No such key') ? `n${line.slice(1)}` : line;
-}
 
 /**
  * Whether the expression reads `operand.field` (a select, `has()`, or an optional select

@@ -3,6 +3,12 @@
 
 export class CelEvalError extends Error {}
 
+/** An evaluation error's first line, in cel-go's words where cel-js's differ (`no such key: x`). */
+export function evaluationErrorText(err: unknown): string {
+  const line = ((err as Error)?.message ?? String(err)).split('\n')[0]!;
+  return line.replace(/^No such key: /, 'no such key: ');
+}
+
 /**
  * A checker error as cel-go prints it: `ERROR: <input>:L:C: message`, then the line and a
  * caret under the offset.

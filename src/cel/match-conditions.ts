@@ -4,6 +4,7 @@
 // does not compile) leave the decision to failurePolicy.
 
 import { compile } from './environment.ts';
+import { evaluationErrorText } from './errors.ts';
 
 export interface MatchCondition {
   name: string;
@@ -28,7 +29,7 @@ export async function evaluateMatchConditions(conditions: readonly MatchConditio
     try {
       result = await compiled.program(variables);
     } catch (err) {
-      errors.push(`expression '${condition.expression}' resulted in error: ${((err as Error).message ?? String(err)).split('\n')[0]}`);
+      errors.push(`expression '${condition.expression}' resulted in error: ${evaluationErrorText(err)}`);
       continue;
     }
     if (result === false) return { matches: false, failedCondition: condition.name };

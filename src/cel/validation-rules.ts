@@ -16,6 +16,7 @@ import { isObject } from '../api/json.ts';
 import { rulesOf as rulesIn } from './rules-present.ts';
 import { formattedString } from './schema-formats.ts';
 import { typeCheckRule } from './schema-types.ts';
+import { evaluationErrorText } from './errors.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -313,7 +314,7 @@ function runRules(schema: Raw, value: unknown, old: unknown, path: string, resou
       outcome = compiled.program(variables);
     } catch (err) {
       // Upstream names the schema's type as the bad value of errors that are not the rule's verdict.
-      result.causes.push(invalid(path, type, `${celErrorText(err)} evaluating rule: ${ruleText(rule)}`));
+      result.causes.push(invalid(path, type, `${evaluationErrorText(err)} evaluating rule: ${ruleText(rule)}`));
       continue;
     }
     if (outcome === true) continue;
@@ -364,11 +365,6 @@ function messageFromExpression(rule: Rule, variables: Record<string, unknown>): 
   }
 }
 
-/** An evaluation error in cel-go's words where they differ ("no such key: x"). */
-function celErrorText(err: unknown): string {
-  const message = ((err as Error).message ?? String(err)).split('\n')[0]!;
-  return message.replace(/^No such key: /, 'no such key: ');
-}
 
 /** The field error a failed value gets: objects and lists name no value, scalars their own. */
 function badValue(path: string, type: string, value: unknown, detail: string): StatusCause {
