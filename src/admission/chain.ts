@@ -105,7 +105,8 @@ export interface AdmissionPlugin {
   /**
    * Checks upstream's strategies make in their validation with a client or the authorizer at
    * hand (Plinth's strategies are pure): after mutating admission, their causes lead the
-   * object's own validation causes in one 422, as upstream's Validate lists them.
+   * object's own validation causes in one 422, as upstream's Validate lists them. One that
+   * throws refuses the write before validation (the RBAC storages' escalation check, 403).
    */
   strategyCauses?(attrs: AdmissionAttributes): Promise<StatusCause[]> | StatusCause[] | undefined;
 }

@@ -1,8 +1,9 @@
 // RBAC escalation prevention, as upstream's pkg/registry/rbac policy-based storages: a
 // request may create or update a Role/ClusterRole only with rules its user already holds
 // (or with the `escalate` verb on it), and a binding only to a role whose rules its user
-// holds (or with the `bind` verb on that role). Runs as a validating admission step.
-import { notFound, StatusError } from '../api/index.ts';
+// holds (or with the `bind` verb on that role). Runs as admission's strategy step, before
+// the type's validation, as upstream checks before the registry's create or update.
+import { notFound, StatusError, type StatusCause } from '../api/index.ts';
 import { deepEqualNullAsAbsent } from '../api/json.ts';
 import { currentRequest } from '../api/request-context.ts';
 import type { KubeObject } from '../api/index.ts';
@@ -38,33 +39,39 @@ const fullAuthority: PolicyRule[] = [
   { verbs: ['*'], nonResourceURLs: ['*'] },
 ];
 
-/** The escalation check as an admission plugin (validating phase). */
-export function rbacEscalationCheck(opts: EscalationCheckOptions): { name: string; validate(attrs: EscalationAttributes): Promise<void> } {
+/** The escalation check as an admission plugin: its strategy step, after mutating admission and before the type's validation. */
+export function rbacEscalationCheck(opts: EscalationCheckOptions): { name: string; strategyCauses(attrs: EscalationAttributes): Promise<StatusCause[]> | undefined } {
   return {
     name: 'RBACEscalation',
-    async validate(attrs) {
-      if (attrs.group !== group || attrs.subresource !== '' || (attrs.operation !== 'CREATE' && attrs.operation !== 'UPDATE')) return;
-      const user = currentRequest()?.user;
-      const resolver = opts.resolver();
-      const authorizer = opts.authorizer();
-      // In-process writers (bootstrap, controllers) have no request; RBAC off: nothing to hold.
-      if (user === undefined || resolver === undefined || authorizer === undefined) return;
-      // system:masters is how the server's own loopback clients act: they may do anything (upstream's EscalationAllowed).
-      if (user.groups.includes(systemMasters)) return;
-      const obj = attrs.object!;
-      if (attrs.operation === 'UPDATE' && onlyGCFieldsChange(obj, attrs.oldObject!)) return;
-      switch (attrs.resource) {
-        case 'roles':
-        case 'clusterroles':
-          await checkRole(attrs, user, resolver, authorizer);
-          return;
-        case 'rolebindings':
-        case 'clusterrolebindings':
-          await checkBinding(attrs, user, resolver, authorizer);
-          return;
-      }
+    // Upstream's policy-based storages check before the registry's create or update, so
+    // before the type's validation: a 403 thrown from admission's strategy step (no causes).
+    strategyCauses(attrs) {
+      if (attrs.group !== group || attrs.subresource !== '' || (attrs.operation !== 'CREATE' && attrs.operation !== 'UPDATE')) return undefined;
+      return checkEscalation(attrs, opts).then(() => []);
     },
   };
+}
+
+async function checkEscalation(attrs: EscalationAttributes, opts: EscalationCheckOptions): Promise<void> {
+  const user = currentRequest()?.user;
+  const resolver = opts.resolver();
+  const authorizer = opts.authorizer();
+  // In-process writers (bootstrap, controllers) have no request; RBAC off: nothing to hold.
+  if (user === undefined || resolver === undefined || authorizer === undefined) return;
+  // system:masters is how the server's own loopback clients act: they may do anything (upstream's EscalationAllowed).
+  if (user.groups.includes(systemMasters)) return;
+  const obj = attrs.object!;
+  if (attrs.operation === 'UPDATE' && onlyGCFieldsChange(obj, attrs.oldObject!)) return;
+  switch (attrs.resource) {
+    case 'roles':
+    case 'clusterroles':
+      await checkRole(attrs, user, resolver, authorizer);
+      return;
+    case 'rolebindings':
+    case 'clusterrolebindings':
+      await checkBinding(attrs, user, resolver, authorizer);
+      return;
+  }
 }
 
 async function checkRole(attrs: EscalationAttributes, user: UserInfo, resolver: RbacAuthorizer, authorizer: Authorizer): Promise<void> {

@@ -315,8 +315,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     // Admission policies' and webhooks' `authorizer` asks the server's own.
     authorize: (user, attributes) => authorization.authorizer?.authorize(user, attributes) ?? { decision: 'NoOpinion', reason: 'the authorizer is not ready' },
   });
-  // Escalation prevention comes first (upstream's strategies check it before admission);
-  // DRA's admin access and status authorization give causes to the type's validation.
+  // Escalation prevention, DRA's admin access and status authorization are admission's
+  // strategy step: after mutating admission, before (escalation) or with the type's validation.
   const admission = new AdmissionChain([
     rbacEscalationCheck({ resolver: () => authorization.rbac, authorizer: () => authorization.authorizer }),
     draAdminAccessCheck(async (name) => (await registry.lookup('', 'v1', 'namespaces')!.store.find('', name))),

@@ -107,6 +107,10 @@ test('escalation is refused: a Role with rules the user lacks, a binding to a ro
   assert.equal(refused.json.message, 'roles.rbac.authorization.k8s.io "nodes" is forbidden: user "alice" (groups=["dev" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n'
     + '{APIGroups:[""], Resources:["nodes"], Verbs:["get" "delete"]}\n{APIGroups:["apps"], Resources:["deployments"], Verbs:["escalate"]}');
   assert.deepEqual(refused.json.details, { name: 'nodes', group: 'rbac.authorization.k8s.io', kind: 'roles' });
+  // Checked before the type's validation, as upstream's policy-based storage: invalid besides, still the 403.
+  const invalidToo = { ...beyond, metadata: { name: 'nodes-invalid' }, rules: [...beyond.rules, { apiGroups: [''], resources: ['pods'], verbs: [] }] };
+  const refusedFirst = await server.request('POST', `${rbacApi}/namespaces/${ns}/roles`, { token: tokens.alice, body: invalidToo });
+  assert.equal(refusedFirst.status, 403, refusedFirst.text);
 
   // A binding to cluster-admin: alice holds admin only in this namespace.
   const bind = await server.request('POST', `${rbacApi}/namespaces/${ns}/rolebindings`, { token: tokens.alice, body: roleBinding('bob-root', 'ClusterRole', 'cluster-admin', { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'bob' }) });
