@@ -1,9 +1,8 @@
-// PATCH bodies other than apply: media type and options checked, the body decoded and applied.
-import { badRequest, invalid, staleObject, StatusError, unsupportedMediaType, type GroupResource } from '../api/index.ts';
+// PATCH bodies other than apply: the media type checked as upstream checks it, the body decoded and applied.
+import { badRequest, staleObject, StatusError, unsupportedMediaType, type GroupResource } from '../api/index.ts';
 import { isObject } from '../api/json.ts';
 import { replaceLoneSurrogateEscapes } from '../api/lone-surrogates.ts';
 import { duplicateJsonFields } from '../encoding/duplicate-fields.ts';
-import { parseMediaType } from '../encoding/media-type.ts';
 import { applyPatch, patchMediaTypes, type PatchKind } from '../patch/index.ts';
 import { builtinDefinitions, schemaRef } from '../schema/index.ts';
 
@@ -21,8 +20,6 @@ export interface PatchTarget {
   /** The definition the object's kind has among the built-in ones; strategic merge needs it. */
   schemaName: string;
   groupResource: GroupResource;
-  /** The CBORServingAndStorage gate: apply patches in CBOR are accepted, and listed in a 415. */
-  cbor?: boolean;
 }
 
 /**
@@ -99,20 +96,12 @@ function metadataOf(obj: Record<string, unknown>): PatchedMetadata {
 const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';
 
 /**
- * Checks a PATCH request of a subresource (media type, options) and decodes its body for
- * the shared patch functions (patch/): JSON merge patch, JSON Patch, and strategic merge
- * patch for types with a built-in schema (custom resources answer 415, as upstream); any
- * other type (the CBOR forms of these included) is 415 naming the accepted ones.
+ * Decodes a PATCH's body of the `kind` its Content-Type names (patchMediaKindOf checked it,
+ * and writeOptions the options) for the shared patch functions (patch/): JSON merge patch,
+ * JSON Patch, and strategic merge patch for types with a built-in schema.
  */
-export function decodePatch(contentType: string | undefined, query: URLSearchParams, body: Uint8Array, target: PatchTarget): DecodedPatch {
-  const media = parseMediaType(contentType ?? '');
-  const essence = media === undefined ? '' : `${media.type}/${media.subtype}`;
+export function decodePatch(kind: PatchKind, body: Uint8Array, target: PatchTarget): DecodedPatch {
   const strategic = builtinDefinitions[target.schemaName] !== undefined;
-  const kind = kindsByMediaType.get(essence);
-  if (kind === undefined || (kind === 'strategic' && !strategic)) throw unsupportedMediaType('', patchTypesFor(strategic, target.cbor ?? false));
-  if (query.has('force')) {
-    throw invalid('PatchOptions', '', [{ reason: 'FieldValueForbidden', field: 'force', message: 'Forbidden: may not be specified for non-apply patch' }], 'meta.k8s.io');
-  }
   const schema = strategic ? { $ref: schemaRef(target.schemaName) } : undefined;
   const context = { defs: builtinDefinitions, schema };
   // Lone surrogates read as U+FFFD, as Go reads them (and as applyPatch reads the patch).

@@ -1,16 +1,13 @@
 // Query parameters every write shares (dryRun, fieldManager, fieldValidation), and the
 // query string read as Go reads it.
 import { badRequest, invalid, type StatusCause } from '../api/index.ts';
+import { appendAll } from '../api/field-errors.ts';
 import { managerOrUserAgent } from '../registry/field-manager.ts';
 import type { FieldValidationDirective } from '../registry/field-validation.ts';
 import { goParseInt64Error } from './request-info.ts';
 
 /** The write options upstream validates as one list (ValidateCreateOptions, ValidateUpdateOptions, ValidatePatchOptions). */
-type WriteOptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions';
-
-function isWriteOptionsKind(kind: string): kind is WriteOptionsKind {
-  return kind === 'CreateOptions' || kind === 'UpdateOptions' || kind === 'PatchOptions';
-}
+export type WriteOptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions';
 
 /** Go's %#v of a []string, as a NotSupported error prints the dryRun list. */
 function goStringSlice(values: readonly string[]): string {
@@ -40,12 +37,18 @@ function fieldManagerCauses(fieldManager: string): StatusCause[] {
   return causes;
 }
 
+/** upstream's ValidateDryRun: one cause naming the whole list when any value is not "All". */
+function dryRunCauses(values: readonly string[]): StatusCause[] {
+  if (values.every((v) => v === 'All')) return [];
+  return [{ reason: 'FieldValueNotSupported', field: 'dryRun', message: `Unsupported value: ${goStringSlice(values)}: supported values: "All"` }];
+}
+
 /**
- * A write's options checked together, in upstream's order, all refusals in one 422 (its
- * Validate*Options): for a patch first `force` (only for apply) or a missing fieldManager
- * (apply needs one), then fieldManager, dryRun, fieldValidation.
+ * A write's dryRun and fieldValidation, its options checked together in upstream's order,
+ * all refusals in one 422 (its Validate*Options): for a patch first `force` (only for apply)
+ * or a missing fieldManager (apply needs one), then fieldManager, dryRun, fieldValidation.
  */
-export function checkWriteOptions(query: URLSearchParams, kind: WriteOptionsKind, patch?: { apply: boolean }): void {
+export function writeOptions(query: URLSearchParams, kind: WriteOptionsKind, patch?: { apply: boolean }): { dryRun: boolean; directive: FieldValidationDirective } {
   const causes: StatusCause[] = [];
   const fieldManager = query.get('fieldManager') ?? '';
   if (patch !== undefined && !patch.apply && query.has('force')) {
@@ -54,38 +57,23 @@ export function checkWriteOptions(query: URLSearchParams, kind: WriteOptionsKind
   if (patch?.apply === true && fieldManager === '') {
     causes.push({ reason: 'FieldValueRequired', field: 'fieldManager', message: 'Required value: is required for apply patch' });
   }
-  causes.push(...fieldManagerCauses(fieldManager));
+  appendAll(causes, fieldManagerCauses(fieldManager));
   const dryRun = query.getAll('dryRun');
-  if (dryRun.some((v) => v !== 'All')) {
-    causes.push({ reason: 'FieldValueNotSupported', field: 'dryRun', message: `Unsupported value: ${goStringSlice(dryRun)}: supported values: "All"` });
-  }
+  appendAll(causes, dryRunCauses(dryRun));
   const fieldValidation = query.get('fieldValidation') ?? '';
-  if (!['', 'Ignore', 'Warn', 'Strict'].includes(fieldValidation)) {
+  if (fieldValidation !== '' && fieldValidation !== 'Ignore' && fieldValidation !== 'Warn' && fieldValidation !== 'Strict') {
     causes.push({ reason: 'FieldValueNotSupported', field: 'fieldValidation', message: `Unsupported value: ${JSON.stringify(fieldValidation)}: supported values: "", "Ignore", "Strict", "Warn"` });
   }
   if (causes.length > 0) throw invalid(kind, '', causes, 'meta.k8s.io');
+  return { dryRun: dryRun.length > 0, directive: fieldValidation === '' ? 'Warn' : fieldValidation as FieldValidationDirective };
 }
 
-/** `dryRun`: only "All" exists; anything else is 422 like upstream (with the write's other options, checked together). */
+/** A delete's `dryRun` alone (its other options are checked with DeleteOptions): only "All" exists, anything else is 422. */
 export function parseDryRun(query: URLSearchParams, optionsKind: string): boolean {
-  if (isWriteOptionsKind(optionsKind)) checkWriteOptions(query, optionsKind);
   const values = query.getAll('dryRun');
-  if (values.some((v) => v !== 'All')) {
-    throw invalid(optionsKind, '', [{ reason: 'FieldValueNotSupported', field: 'dryRun', message: `Unsupported value: ${goStringSlice(values)}: supported values: "All"` }], 'meta.k8s.io');
-  }
+  const causes = dryRunCauses(values);
+  if (causes.length > 0) throw invalid(optionsKind, '', causes, 'meta.k8s.io');
   return values.length > 0;
-}
-
-/** `fieldValidation`: Ignore, Warn (default) or Strict; anything else is 422. */
-export function parseFieldValidation(query: URLSearchParams, optionsKind: string): FieldValidationDirective {
-  if (isWriteOptionsKind(optionsKind)) checkWriteOptions(query, optionsKind);
-  const value = query.get('fieldValidation');
-  if (value === null || value === '') return 'Warn';
-  if (value === 'Ignore' || value === 'Warn' || value === 'Strict') return value;
-  throw invalid(optionsKind, '', [{
-    reason: 'FieldValueNotSupported', field: 'fieldValidation',
-    message: `Unsupported value: ${JSON.stringify(value)}: supported values: "", "Ignore", "Strict", "Warn"`,
-  }], 'meta.k8s.io');
 }
 
 /**

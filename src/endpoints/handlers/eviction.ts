@@ -4,7 +4,7 @@ import type { ResourceRegistry } from '../../registry/registry.ts';
 import { writeAnswer } from '../answer.ts';
 import { readBody } from '../http.ts';
 import { decodeObjectBody } from '../object-body.ts';
-import { parseDryRun } from '../query.ts';
+import { writeOptions } from '../query.ts';
 import { decodeDeleteOptions, type DeleteOptionsBody } from './delete.ts';
 import type { RequestScope } from './scope.ts';
 
@@ -27,7 +27,7 @@ export async function evictionHandler(scope: RequestScope, registry: ResourceReg
   // The request's dryRun and the Eviction's deleteOptions.dryRun both make it a dry run
   // (upstream's propagateDryRun); a deleteOptions.dryRun of any value does, as
   // dryrun.IsDryRun reads it, since nothing on the eviction path validates it.
-  const dryRun = parseDryRun(scope.query, 'CreateOptions') || (deleteOptions?.dryRun ?? []).length > 0;
+  const dryRun = writeOptions(scope.query, 'CreateOptions').dryRun || (deleteOptions?.dryRun ?? []).length > 0;
   eviction.apiVersion ??= 'policy/v1';
   eviction.kind ??= 'Eviction';
 

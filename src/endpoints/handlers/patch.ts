@@ -7,8 +7,8 @@ import type { FieldValidationDirective } from '../../registry/field-validation.t
 import { goQuote } from '../../api/field-errors.ts';
 import { writeAnswer, writeStoredAnswer } from '../answer.ts';
 import { readBody } from '../http.ts';
-import { decodePatch, patchMediaKindOf } from '../patch-body.ts';
-import { checkWriteOptions, fieldManagerOf, parseDryRun, parseFieldValidation } from '../query.ts';
+import { decodePatch, patchMediaKindOf, type PatchMediaKind } from '../patch-body.ts';
+import { fieldManagerOf, writeOptions } from '../query.ts';
 import { queryBool } from '../request-info.ts';
 import type { RequestScope } from './scope.ts';
 
@@ -29,17 +29,15 @@ export async function patchHandler(scope: RequestScope): Promise<void> {
 export async function patchObject(scope: RequestScope, subresource = scope.info.subresource): Promise<void> {
   const { info, served } = scope;
   // The Content-Type is checked first, as upstream (before the options, the body and the object).
-  const applying = applyPatchOf(scope);
-  checkWriteOptions(scope.query, 'PatchOptions', { apply: applying !== undefined });
-  const dryRun = parseDryRun(scope.query, 'PatchOptions');
-  const directive = parseFieldValidation(scope.query, 'PatchOptions');
-  if (applying !== undefined) {
-    await serverSideApply(scope, subresource, dryRun, directive, applying === 'cbor');
+  const kind = patchKindOf(scope);
+  const { dryRun, directive } = writeOptions(scope.query, 'PatchOptions', { apply: isApply(kind) });
+  if (isApply(kind)) {
+    await serverSideApply(scope, subresource, dryRun, directive, kind === 'apply-cbor');
     return;
   }
   const fieldManager = fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'PatchOptions');
-  const patch = decodePatch(scope.req.headers['content-type'], scope.query, await readBody(scope.req), {
-    schemaName: served.type.schemaName, groupResource: served.store.groupResource, cbor: scope.cbor,
+  const patch = decodePatch(kind, await readBody(scope.req), {
+    schemaName: served.type.schemaName, groupResource: served.store.groupResource,
   });
   const fieldValidation = { directive, duplicateFields: directive === 'Ignore' ? [] : patch.duplicateFields, strictError: strictPatchError };
   const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, patch.resourceVersion, { dryRun, fieldValidation, fieldManager },
@@ -64,29 +62,25 @@ function decodeApplyCbor(body: Uint8Array): DecodedBody {
 }
 
 /**
- * Whether the PATCH is server-side apply: `application/apply-patch+yaml`, or `+cbor` with its
- * gate. A Content-Type that names no patch type the resource takes is refused here (415, or
- * go-restful's 406 for a built-in type's PATCH without a body), as upstream refuses it first.
+ * What the PATCH's Content-Type asks for: a patch type, or server-side apply in YAML or (with
+ * its gate) CBOR. A Content-Type that names no patch type the resource takes is refused here
+ * (415, or go-restful's 406 for a built-in type's PATCH without a body), as upstream refuses it first.
  */
-export function applyPatchOf(scope: RequestScope): 'yaml' | 'cbor' | undefined {
-  const kind = patchMediaKindOf({
+export function patchKindOf(scope: RequestScope): PatchMediaKind {
+  return patchMediaKindOf({
     contentType: scope.req.headers['content-type'], contentLength: scope.req.headers['content-length'],
     customResource: scope.served.type.customResource === true, cbor: scope.cbor,
   });
-  if (kind === 'apply-yaml') return 'yaml';
-  if (kind === 'apply-cbor') return 'cbor';
-  return undefined;
 }
 
-/** An apply request's manager (required: 422), `force` and body. */
+export function isApply(kind: PatchMediaKind): kind is 'apply-yaml' | 'apply-cbor' {
+  return kind === 'apply-yaml' || kind === 'apply-cbor';
+}
+
+/** An apply request's manager (writeOptions has required and checked it), `force` and body. */
 export async function applyRequest(scope: RequestScope): Promise<{ fieldManager: string; force: boolean; body: Uint8Array }> {
   const { query } = scope;
-  const fieldManager = query.get('fieldManager') ?? '';
-  if (fieldManager === '') {
-    throw invalid('PatchOptions', '', [{ reason: 'FieldValueRequired', field: 'fieldManager', message: 'Required value: is required for apply patch' }], 'meta.k8s.io');
-  }
-  fieldManagerOf(query, undefined, 'PatchOptions');
-  return { fieldManager, force: queryBool(query.get('force')) === true, body: await readBody(scope.req) };
+  return { fieldManager: query.get('fieldManager') ?? '', force: queryBool(query.get('force')) === true, body: await readBody(scope.req) };
 }
 
 /** An apply configuration decoded (JSON is YAML: kubectl sends JSON), naming the object the URL names (400 otherwise, as upstream's apply patcher checks). */

@@ -9,7 +9,7 @@ import { column, nameColumn } from '../../registry/table-columns.ts';
 import { writeAnswer } from '../answer.ts';
 import { readBody } from '../http.ts';
 import { decodeObjectBody } from '../object-body.ts';
-import { checkWriteOptions, fieldManagerOf, parseDryRun, parseFieldValidation } from '../query.ts';
+import { fieldManagerOf, writeOptions } from '../query.ts';
 import { evictionHandler } from './eviction.ts';
 import { nodeProxyHandler, podConnectHandler } from './connect.ts';
 import { podProxyHandler, serviceProxyHandler } from './workload-proxy.ts';
@@ -18,7 +18,7 @@ import { bindingHandler } from './virtual.ts';
 import type { RequestScope } from './scope.ts';
 import { tokenRequestHandler, type AuthenticationApi } from './authentication.ts';
 import { decodePatch } from '../patch-body.ts';
-import { applyPatchOf, applyRequest, decodeApplyConfiguration, patchObject, strictPatchError } from './patch.ts';
+import { applyRequest, decodeApplyConfiguration, isApply, patchKindOf, patchObject, strictPatchError } from './patch.ts';
 
 const scaleSchema = 'io.k8s.api.autoscaling.v1.Scale';
 
@@ -121,8 +121,7 @@ function checkIdentity(scope: RequestScope, obj: KubeObject): void {
 
 async function updateObject(scope: RequestScope): Promise<void> {
   const { info, served } = scope;
-  const dryRun = parseDryRun(scope.query, 'UpdateOptions');
-  const directive = parseFieldValidation(scope.query, 'UpdateOptions');
+  const { dryRun, directive } = writeOptions(scope.query, 'UpdateOptions');
   const { object: obj, duplicateFields, cborTypeAt, numberOverflow } = await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { findDuplicates: directive !== 'Ignore', cbor: scope.cbor, kind: scope.served.type.kind, version: scope.served.type.version, customResource: scope.served.type.customResource === true });
   checkIdentity(scope, obj);
   const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, obj.metadata.resourceVersion, {
@@ -133,8 +132,7 @@ async function updateObject(scope: RequestScope): Promise<void> {
 
 async function updateScaleObject(scope: RequestScope): Promise<void> {
   const { info, served } = scope;
-  const dryRun = parseDryRun(scope.query, 'UpdateOptions');
-  const directive = parseFieldValidation(scope.query, 'UpdateOptions');
+  const { dryRun, directive } = writeOptions(scope.query, 'UpdateOptions');
   const { object: body, duplicateFields } = await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { findDuplicates: directive !== 'Ignore', cbor: scope.cbor, kind: 'Scale' });
   const decodeError = scaleDecodeError(body) ?? strictScaleError(body, directive, duplicateFields);
   if (decodeError !== undefined) throw badRequest(`Scale in version "v1" cannot be handled as a Scale: ${decodeError}`);
@@ -160,19 +158,17 @@ function strictScaleError(scale: KubeObject, directive: FieldValidationDirective
 async function patchScale(scope: RequestScope): Promise<void> {
   const { info, served } = scope;
   // The Content-Type first, as upstream (patchObject says why).
-  const applying = applyPatchOf(scope);
-  checkWriteOptions(scope.query, 'PatchOptions', { apply: applying !== undefined });
-  const dryRun = parseDryRun(scope.query, 'PatchOptions');
-  const directive = parseFieldValidation(scope.query, 'PatchOptions');
-  if (applying !== undefined) {
+  const kind = patchKindOf(scope);
+  const { dryRun, directive } = writeOptions(scope.query, 'PatchOptions', { apply: isApply(kind) });
+  if (isApply(kind)) {
     const { fieldManager, force, body } = await applyRequest(scope);
-    const { value } = await decodeApplyConfiguration(scope, body, applying === 'cbor', directive);
+    const { value } = await decodeApplyConfiguration(scope, body, kind === 'apply-cbor', directive);
     const scale = await applyScale(served.store, info.namespace, info.name, value, { dryRun, fieldManager, force });
     await writeAnswer(scope, 200, scale, { source: scaleTable });
     return;
   }
-  const patch = decodePatch(scope.req.headers['content-type'], scope.query, await readBody(scope.req), {
-    schemaName: scaleSchema, groupResource: served.store.groupResource, cbor: scope.cbor,
+  const patch = decodePatch(kind, await readBody(scope.req), {
+    schemaName: scaleSchema, groupResource: served.store.groupResource,
   });
   const scale = await updateScale(served.store, info.namespace, info.name, patch.resourceVersion, { dryRun, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'PatchOptions') },
     (current) => {

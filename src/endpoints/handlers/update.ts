@@ -2,12 +2,11 @@
 import { writeAnswer } from '../answer.ts';
 import { readBody } from '../http.ts';
 import { decodeObjectBody } from '../object-body.ts';
-import { fieldManagerOf, parseDryRun, parseFieldValidation } from '../query.ts';
+import { fieldManagerOf, writeOptions } from '../query.ts';
 import type { RequestScope } from './scope.ts';
 
 export async function updateHandler(scope: RequestScope): Promise<void> {
-  const dryRun = parseDryRun(scope.query, 'UpdateOptions');
-  const directive = parseFieldValidation(scope.query, 'UpdateOptions');
+  const { dryRun, directive } = writeOptions(scope.query, 'UpdateOptions');
   const { object: obj, duplicateFields, cborTypeAt, numberOverflow } = await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { findDuplicates: directive !== 'Ignore', cbor: scope.cbor, kind: scope.served.type.kind, version: scope.served.type.version, customResource: scope.served.type.customResource === true });
   const { object, created } = await scope.served.store.update(scope.info.namespace, scope.info.name, obj, { dryRun, fieldValidation: { directive, duplicateFields }, cborTypeAt, numberOverflow, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'UpdateOptions'), authorizeCreate: scope.authorizeCreate });
   await writeAnswer(scope, created ? 201 : 200, object);

@@ -9,7 +9,7 @@ import { componentStatuses } from '../../registry/builtin/componentstatuses.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
 import { readBody, writeObject } from '../http.ts';
 import { decodeObjectBody, ensureRequestNamespace } from '../object-body.ts';
-import { parseDryRun } from '../query.ts';
+import { writeOptions } from '../query.ts';
 import { shapeList, writeAnswer } from '../answer.ts';
 import type { RequestScope } from './scope.ts';
 import { selfSubjectReviewHandler, tokenReviewHandler, type AuthenticationApi } from './authentication.ts';
@@ -43,7 +43,7 @@ export async function virtualHandler(scope: RequestScope, registry: ResourceRegi
 export async function bindingHandler(scope: RequestScope, registry: ResourceRegistry, binding: KubeObject, name: string, resource: 'bindings' | 'pods'): Promise<void> {
   const { info } = scope;
   const pods = registry.lookup('', 'v1', 'pods')!.store;
-  const dryRun = parseDryRun(scope.query, 'CreateOptions');
+  const dryRun = writeOptions(scope.query, 'CreateOptions').dryRun;
   binding.apiVersion ??= 'v1';
   binding.kind ??= 'Binding';
   ensureRequestNamespace(binding, info.namespace);
