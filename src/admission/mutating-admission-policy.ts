@@ -15,9 +15,10 @@ import { applyJsonPatch } from '../patch/index.ts';
 import { reinvocationOf, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
 import { takeMutation } from './equivalents.ts';
 import {
-  bindingApplies, boundPolicies, brokenVariableUsed, celErrorText, composeVariables, firstLine, objects, paramsFor, policyVariableTypes, requestVariables, specOf, text, type BoundPolicy, type PolicySources,
+  bindingApplies, boundPolicies, brokenVariableUsed, composeVariables, firstLine, objects, paramsFor, policyVariableTypes, requestVariables, specOf, text, type BoundPolicy, type PolicySources,
 } from './policy-common.ts';
 import { isExemptFromWebhooks } from './webhook-rules.ts';
+import { evaluationErrorText } from '../cel/errors.ts';
 
 export interface MutatingPolicySources extends PolicySources {
   /** An apply configuration merged into the request's object by its type's structure. */
@@ -59,7 +60,7 @@ export function mutatingAdmissionPolicy(sources: MutatingPolicySources): Admissi
         try {
           result = celToJson(await compiled.program(variables));
         } catch (err) {
-          throw new MutationFailure(`expression '${expression}' resulted in error: ${celErrorText(err)}`);
+          throw new MutationFailure(`expression '${expression}' resulted in error: ${evaluationErrorText(err)}`);
         }
         const obj = attrs.object!;
         let next: unknown;

@@ -185,7 +185,7 @@ export async function composeVariables(spec: Raw, variables: Record<string, unkn
     try {
       composed[name] = await compiled.program(variables);
     } catch (err) {
-      broken.set(name, `expression '${text(v.expression)}' resulted in error: ${celErrorText(err)}`);
+      broken.set(name, `expression '${text(v.expression)}' resulted in error: ${evaluationErrorText(err)}`);
     }
   }
   return broken;
@@ -201,8 +201,6 @@ export function firstLine(err: unknown): string {
   return ((err as Error)?.message ?? String(err)).split('\n')[0]!;
 }
 
-/** An expression's evaluation error as cel-go words it where cel-js differs ("no such key: x"), first line only. */
-export const celErrorText = evaluationErrorText;
 
 /** A binding with the policy it names. */
 export interface BoundPolicy {

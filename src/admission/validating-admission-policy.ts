@@ -13,9 +13,10 @@ import { cel, loadCel } from '../cel/lazy.ts';
 import type { MatchCondition } from '../cel/match-conditions.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
 import {
-  bindingApplies, boundPolicies, brokenVariableUsed, celErrorText, composeVariables, objects, paramsFor, policyVariableTypes, requestVariables, specOf, text, type BoundPolicy, type PolicySources, type Raw,
+  bindingApplies, boundPolicies, brokenVariableUsed, composeVariables, objects, paramsFor, policyVariableTypes, requestVariables, specOf, text, type BoundPolicy, type PolicySources, type Raw,
 } from './policy-common.ts';
 import { isExemptFromWebhooks } from './webhook-rules.ts';
+import { evaluationErrorText } from '../cel/errors.ts';
 
 export type { PolicySources } from './policy-common.ts';
 
@@ -66,7 +67,7 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
           const value = await compiled.program?.(variables);
           if (typeof value === 'string' && value !== '') addAuditAnnotation(`${policy.metadata.name}/${text(annotation.key)}`, value.slice(0, 10 * 1024));
         } catch (err) {
-          decisions.push(...failure(`expression '${text(annotation.valueExpression)}' resulted in error: ${celErrorText(err)}`));
+          decisions.push(...failure(`expression '${text(annotation.valueExpression)}' resulted in error: ${evaluationErrorText(err)}`));
         }
       }
       for (const [index, validation] of objects(spec.validations).entries()) {
@@ -85,7 +86,7 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
         try {
           result = await compiled.program(variables);
         } catch (err) {
-          decisions.push(...failure(`expression '${expression}' resulted in error: ${celErrorText(err)}`));
+          decisions.push(...failure(`expression '${expression}' resulted in error: ${evaluationErrorText(err)}`));
           continue;
         }
         if (result === true) continue;
