@@ -6,7 +6,17 @@ import type { FieldLabelConversion } from '../api/fields.ts';
 
 /** The per-type behaviour the generic Store calls (upstream's "strategy"). */
 export interface Strategy {
-  /** Set defaults and clear what a client may not set on create (e.g. status where upstream drops it). */
+  /**
+   * The type's defaults (upstream's SetDefaults_* functions), given to every object a
+   * write decodes, before admission sees it: a create's or update's body, a patch's or an
+   * apply's result, what a mutating webhook returned.
+   */
+  defaults?(obj: KubeObject): void;
+  /**
+   * What the server sets on a new object (upstream's PrepareForCreate): it clears what a
+   * client may not set (status where upstream drops it) and starts the generation. It runs
+   * after mutating admission, once the uid, creation time and a generated name are set.
+   */
   prepareForCreate?(obj: KubeObject): void;
   /** Same for update; `old` is the stored object. Bump generation here when the spec changed. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;

@@ -312,7 +312,6 @@ export class Store {
       return this.createCauses(probe);
     });
     const meta = obj.metadata;
-    const generated = this.prepareCreate(obj);
 
     // The writer's fields are recorded before mutating admission, as upstream's handlers do:
     // what a plugin adds (a service account's token volume, a webhook's sidecar) is no one's.
@@ -322,12 +321,19 @@ export class Store {
     }
     const attrs = this.attributes('CREATE', namespace, obj, undefined, opts);
     await this.admit(attrs, obj);
-    // Upstream decodes and prepares a new object after mutating admission: unknown fields a
-    // webhook added are dropped, defaults fill in the rest.
+    // What a webhook changed is decoded again: unknown fields it added dropped, defaults filled.
     if (attrs.mutated) {
-      this.decodeFields(obj, {}, (probe) => this.createCauses(probe));
-      this.type.strategy.prepareForCreate?.(obj);
+      this.decodeFields(obj, {}, (probe) => {
+        this.prepareCreate(probe);
+        return this.createCauses(probe);
+      });
     }
+    // Upstream's storage fills in the uid, the creation time and a generated name, then runs
+    // the strategy's preparation, after mutating admission: its plugins and webhooks see the
+    // object as the client sent it (no name yet when it asked for one to be generated), and
+    // validating admission sees it complete, by its generated name.
+    const generated = this.prepareCreate(obj);
+    attrs.name = meta.name!;
     const leading = this.admission.strategyCauses(attrs);
     this.validateCreate(obj, leading === undefined ? undefined : await leading);
     if (opts.authorizeCreate !== undefined) await opts.authorizeCreate();
@@ -1295,7 +1301,10 @@ export class Store {
     }
     applyDefaults(this.definitions, this.schema, obj);
     // Custom resources decode into plain data: their schema is checked with the rest of validation only.
-    if (this.type.schemaValidation !== undefined) return;
+    if (this.type.schemaValidation !== undefined) {
+      this.type.strategy.defaults?.(obj);
+      return;
+    }
     let typeCauses = validate(this.definitions, this.schema, obj, this.validation).filter((c) => c.reason === 'FieldValueTypeInvalid');
     if (typeCauses.length > 0) {
       // Decoded into the Go type, a value of another kind fails decoding (400, Go's words),
@@ -1311,7 +1320,11 @@ export class Store {
       try {
         // Upstream's decoding refuses such a body before its strategy runs: what the probe's
         // preparation warns of (a pod's AppArmor annotations) goes unsaid.
-        own = withoutWarnings(() => ownCauses(clone(obj)));
+        own = withoutWarnings(() => {
+          const probe = clone(obj);
+          this.type.strategy.defaults?.(probe);
+          return ownCauses(probe);
+        });
       } catch {
         // Hand-written validation may not cope with ill-typed data; the type errors say enough.
       }
@@ -1322,6 +1335,7 @@ export class Store {
     // admission and the type's validation see them, as upstream's do. The schema's `required`
     // does not (go-zero.ts).
     this.completeGoValue(obj);
+    this.type.strategy.defaults?.(obj);
   }
 
   /**

@@ -458,6 +458,64 @@ describe('mutating webhooks', () => {
     }
   });
 
+  test('a create reaches mutating webhooks as sent and defaulted, before the server names and prepares it; validating webhooks see it complete', async () => {
+    const ns = await namespace();
+    const seen: Record<string, any> = {};
+    hooks.handle('/see-mutating', (review) => {
+      seen.mutating = review.request;
+      return allow();
+    });
+    hooks.handle('/see-validating', (review) => {
+      seen.validating = review.request;
+      return allow();
+    });
+    const removeMutating = await configure('mutating', [webhook('see.example.com', ns, { path: '/see-mutating' })]);
+    const removeValidating = await configure('validating', [webhook('see.example.com', ns, { path: '/see-validating' })]);
+    try {
+      const body = { ...pod(''), metadata: { generateName: 'gen-' }, status: { phase: 'Running' } };
+      const res = await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body });
+      assert.equal(res.status, 201, res.text);
+      const mutating = seen.mutating;
+      assert.equal(mutating.name, undefined, 'no name yet (omitted when empty)');
+      assert.equal(mutating.object.metadata.name, undefined);
+      assert.equal(mutating.object.metadata.uid, undefined);
+      assert.equal(mutating.object.metadata.creationTimestamp ?? null, null);
+      assert.equal(mutating.object.metadata.generation, undefined);
+      assert.equal(mutating.object.spec.dnsPolicy, 'ClusterFirst', 'the defaults are there');
+      assert.deepEqual(mutating.object.status, { phase: 'Running' }, 'the status the client sent, not yet reset');
+      const validating = seen.validating;
+      assert.equal(validating.name, res.json.metadata.name);
+      assert.match(validating.name, /^gen-[a-z0-9]{5}$/);
+      assert.equal(validating.object.metadata.uid, res.json.metadata.uid);
+      assert.equal(validating.object.metadata.creationTimestamp, res.json.metadata.creationTimestamp);
+      assert.equal(validating.object.status.phase, 'Pending');
+    } finally {
+      await removeMutating();
+      await removeValidating();
+    }
+  });
+
+  test('a Job a webhook changed gets the selector of its uid, set after mutating admission', async () => {
+    const ns = await namespace();
+    hooks.handle('/label-job', (review) => {
+      assert.equal(review.request.object.metadata.uid, undefined);
+      return patch([{ op: 'add', path: '/metadata/annotations', value: { seen: 'yes' } }]);
+    });
+    const rules = [{ operations: ['CREATE'], apiGroups: ['batch'], apiVersions: ['v1'], resources: ['jobs'] }];
+    const remove = await configure('mutating', [webhook('label-job.example.com', ns, { path: '/label-job', rules })]);
+    try {
+      const job = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j' }, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } };
+      const res = await server.request('POST', `/apis/batch/v1/namespaces/${ns}/jobs`, { body: job });
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.json.metadata.annotations.seen, 'yes');
+      const uid = res.json.metadata.uid;
+      assert.equal(res.json.spec.selector.matchLabels['batch.kubernetes.io/controller-uid'], uid);
+      assert.equal(res.json.spec.template.metadata.labels['controller-uid'], uid);
+    } finally {
+      await remove();
+    }
+  });
+
   test('the writer\'s managed fields are recorded before mutating admission: the webhook sees them, and what it adds is no one\'s', async () => {
     const ns = await namespace();
     hooks.handle('/sidecar', (review) => patch([

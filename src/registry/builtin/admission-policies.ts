@@ -341,18 +341,18 @@ export function validateMutatingBinding(obj: KubeObject): StatusCause[] {
 /** ValidatingAdmissionPolicy: a status subresource; spec changes bump the generation. */
 export function validatingPolicyStrategy(): Strategy {
   const defaults = (obj: KubeObject) => defaultPolicy(obj, 'validating');
-  return specStatusStrategy({ prepareForCreate: defaults, prepareForUpdate: defaults, validate: validateValidatingPolicy });
+  return specStatusStrategy({ defaults, validate: validateValidatingPolicy });
 }
 
 export function mutatingPolicyStrategy(): Strategy {
   const defaults = (obj: KubeObject) => defaultPolicy(obj, 'mutating');
-  return generationStrategy({ prepareForCreate: defaults, prepareForUpdate: defaults, validate: validateMutatingPolicy });
+  return generationStrategy({ defaults, validate: validateMutatingPolicy });
 }
 
 export function validatingBindingStrategy(): Strategy {
-  return generationStrategy({ prepareForCreate: defaultBinding, prepareForUpdate: defaultBinding, validate: validateValidatingBinding });
+  return generationStrategy({ defaults: defaultBinding, validate: validateValidatingBinding });
 }
 
 export function mutatingBindingStrategy(): Strategy {
-  return generationStrategy({ prepareForCreate: defaultBinding, prepareForUpdate: defaultBinding, validate: validateMutatingBinding });
+  return generationStrategy({ defaults: defaultBinding, validate: validateMutatingBinding });
 }

@@ -209,17 +209,13 @@ function hpaStrategy(): Strategy {
   const base = specStatusStrategy({ validate: validateHPA });
   return {
     ...base,
-    // Defaults come first: upstream applies them when decoding, before the strategy compares specs.
+    defaults: defaultHPA,
     prepareForCreate(obj) {
-      defaultHPA(obj);
       base.prepareForCreate!(obj);
       // desiredReplicas has no omitempty in autoscaling/v2: a new object shows it as 0.
       obj.status = { desiredReplicas: 0 };
     },
-    prepareForUpdate(obj, old) {
-      defaultHPA(obj);
-      base.prepareForUpdate!(obj, old);
-    },
+    prepareForUpdate: base.prepareForUpdate!,
     subresources: {
       status: { ...base.subresources!.status!, validateUpdate: validateHPAStatus },
     },

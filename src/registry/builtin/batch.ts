@@ -21,24 +21,29 @@ import { formatSelector } from './table-columns.ts';
 
 // ---------- jobs ----------
 
-/** Defaults, then (on create) the generated selector; labels shared with the template follow it. */
-function prepareJob(job: KubeObject, generate: boolean): void {
-  const sharedLabels = defaultJob(job);
-  if (!generate) return;
+/**
+ * Marks a Job whose labels its defaults took from its template's. Upstream's defaults share
+ * the one map, so the labels its PrepareForCreate then generates into the template show on
+ * the Job too; a Job decoded again (a webhook's change) has labels of its own by then.
+ */
+const labelsFromTemplate = Symbol('labels from template');
+
+function defaultJobMarked(job: KubeObject): void {
+  if (defaultJob(job)) Object.defineProperty(job.metadata, labelsFromTemplate, { value: true, configurable: true });
+}
+
+/** The generated selector (it needs the uid: after the server set it); labels shared with the template follow it. */
+function prepareNewJob(job: KubeObject): void {
   generateSelector(job);
-  if (sharedLabels) job.metadata.labels = clone(objectAt(objectAt(objectAt(job, 'spec'), 'template'), 'metadata')?.labels ?? {}) as Record<string, string>;
+  if (labelsFromTemplate in job.metadata) job.metadata.labels = clone(objectAt(objectAt(objectAt(job, 'spec'), 'template'), 'metadata')?.labels ?? {}) as Record<string, string>;
 }
 
 const jobStrategy = specStatusStrategy({
   // batch/v1 keeps a deleted Job's pods unless the client says otherwise (upstream, for compatibility), and says so.
   defaultGarbageCollectionPolicy: 'OrphanDependents',
   orphanByDefaultWarning: 'child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning',
-  prepareForCreate(job) {
-    prepareJob(job, true);
-  },
-  prepareForUpdate(job) {
-    prepareJob(job, false);
-  },
+  defaults: defaultJobMarked,
+  prepareForCreate: prepareNewJob,
   validate(job, old) {
     return validateJob(job, old === undefined || hadPrefixedLabels(old), old);
   },
@@ -210,8 +215,7 @@ const maxCronJobNameLength = 63 - 11;
 const jobTemplateSpecOf = (cronJob: KubeObject) => objectAt(objectAt(objectAt(cronJob, 'spec'), 'jobTemplate'), 'spec');
 
 const cronJobStrategy = specStatusStrategy({
-  prepareForCreate: defaultCronJob,
-  prepareForUpdate: defaultCronJob,
+  defaults: defaultCronJob,
   validate(cronJob, old) {
     const causes = validateCronJobSpec(cronJob, old);
     // Only new CronJobs: older ones with longer names may still be updated and deleted.

@@ -18,6 +18,16 @@ function replaceContents(obj: KubeObject, next: KubeObject): void {
   Object.assign(obj, next, { apiVersion, kind, metadata });
 }
 
+/** `fn` run on the stored form of the object, which then takes the result, converted back. */
+function inStorage(conversion: Conversion, fn: ((obj: KubeObject) => void) | undefined) {
+  if (fn === undefined) return undefined;
+  return (obj: KubeObject) => {
+    const stored = conversion.toStorage(obj);
+    fn(stored);
+    replaceContents(obj, conversion.fromStorage(stored));
+  };
+}
+
 function prepared(conversion: Conversion, prepare: ((obj: KubeObject, old: KubeObject) => void) | undefined) {
   if (prepare === undefined) return undefined;
   return (obj: KubeObject, old: KubeObject) => {
@@ -40,13 +50,9 @@ export function strategyThroughStorage(strategy: Strategy, conversion: Conversio
       validateUpdate: sub.validateUpdate === undefined ? undefined : (obj, old) => sub.validateUpdate!(conversion.toStorage(obj), conversion.toStorage(old)),
     };
   }
-  const prepareForCreate = strategy.prepareForCreate;
   return {
-    prepareForCreate: prepareForCreate === undefined ? undefined : (obj) => {
-      const stored = conversion.toStorage(obj);
-      prepareForCreate(stored);
-      replaceContents(obj, conversion.fromStorage(stored));
-    },
+    defaults: inStorage(conversion, strategy.defaults),
+    prepareForCreate: inStorage(conversion, strategy.prepareForCreate),
     prepareForUpdate: prepared(conversion, strategy.prepareForUpdate),
     validate: strategy.validate === undefined ? undefined : (obj, old) => strategy.validate!(conversion.toStorage(obj), old === undefined ? undefined : conversion.toStorage(old)),
     validateCreate: strategy.validateCreate === undefined ? undefined : (obj) => strategy.validateCreate!(conversion.toStorage(obj)),

@@ -508,18 +508,15 @@ function defaultPersistentVolume(pv: KubeObject): void {
 
 /** SetDefaults_PersistentVolumeClaimSpec, then the strategy's data source steps (`old` on an update). */
 function preparePersistentVolumeClaim(pvc: KubeObject, old?: KubeObject): void {
-  const spec = ensureObject(pvc as unknown as JsonObject, 'spec');
-  if (!present(spec.volumeMode)) spec.volumeMode = 'Filesystem';
-  prepareDataSources(spec, old === undefined ? undefined : objectAt(old, 'spec') ?? {});
+  prepareDataSources(ensureObject(pvc as unknown as JsonObject, 'spec'), old === undefined ? undefined : objectAt(old, 'spec') ?? {});
 }
 
 const persistentVolumeStrategy: Strategy = {
+  defaults: defaultPersistentVolume,
   prepareForCreate(pv) {
-    defaultPersistentVolume(pv);
     pv.status = { phase: 'Pending', lastPhaseTransitionTime: nowTimestamp() };
   },
   prepareForUpdate(pv, old) {
-    defaultPersistentVolume(pv);
     keepOldStatus(pv, old);
   },
   validate: validatePersistentVolume,
@@ -545,6 +542,10 @@ const persistentVolumeStrategy: Strategy = {
 };
 
 const persistentVolumeClaimStrategy: Strategy = {
+  defaults(pvc) {
+    const spec = ensureObject(pvc as unknown as JsonObject, 'spec');
+    if (!present(spec.volumeMode)) spec.volumeMode = 'Filesystem';
+  },
   prepareForCreate(pvc) {
     preparePersistentVolumeClaim(pvc);
     pvc.status = { phase: 'Pending' };

@@ -150,13 +150,12 @@ export const daemonSetColumns: TableColumn[] = [
 export function daemonSetsType(): ResourceType {
   return builtinType('apps', 'v1', 'daemonsets', {
     strategy: specStatusStrategy({
+      defaults: defaultDaemonSet,
       prepareForCreate(ds) {
-        defaultDaemonSet(ds);
         setTemplateGeneration(ds, Math.max(templateGenerationOf(ds), 1));
         withZeroCounters(ds, alwaysSerialised);
       },
       prepareForUpdate(ds, old) {
-        defaultDaemonSet(ds);
         // A template change counts a template generation; clients cannot set it.
         const generation = templateGenerationOf(old);
         const templateChanged = !semanticEqual(objectAt(ds, 'spec')?.template, objectAt(old, 'spec')?.template);

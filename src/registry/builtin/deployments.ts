@@ -111,14 +111,14 @@ function validateDeploymentStatus(d: KubeObject): StatusCause[] {
 }
 
 const deploymentStrategy: Strategy = {
+  defaults: defaultDeployment,
+
   prepareForCreate(d) {
-    defaultDeployment(d);
     d.status = {};
     d.metadata.generation = 1;
   },
 
   prepareForUpdate(d, old) {
-    defaultDeployment(d);
     keepOldStatus(d, old);
     // Spec changes bump the generation; so do annotation changes, which are copied to replica sets.
     const generation = old.metadata.generation ?? 0;

@@ -98,10 +98,7 @@ function endpointsWarnings(ep: KubeObject): string[] {
 }
 
 const endpointsStrategy: Strategy = {
-  prepareForCreate: defaultEndpoints,
-  prepareForUpdate(ep) {
-    defaultEndpoints(ep);
-  },
+  defaults: defaultEndpoints,
   validate: validateEndpoints,
   warningsOnCreate: endpointsWarnings,
   warningsOnUpdate: endpointsWarnings,

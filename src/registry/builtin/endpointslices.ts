@@ -152,8 +152,7 @@ function badIPWarnings(slice: KubeObject): string[] {
 }
 
 const endpointSliceStrategy: Strategy = {
-  prepareForCreate: defaultEndpointSlice,
-  prepareForUpdate: defaultEndpointSlice,
+  defaults: defaultEndpointSlice,
   validate: validateEndpointSlice,
   validateUpdate(slice, old) {
     if (semanticEqual(slice.addressType, old.addressType)) return [];

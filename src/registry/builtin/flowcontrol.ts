@@ -318,8 +318,7 @@ const statusSubresource = {
 export function flowSchemasType(): ResourceType {
   return builtinType('flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas', {
     strategy: specStatusStrategy({
-      prepareForCreate: defaultFlowSchema,
-      prepareForUpdate: defaultFlowSchema,
+      defaults: defaultFlowSchema,
       validate: validateFlowSchema,
       subresources: statusSubresource,
     }),
@@ -330,8 +329,7 @@ export function flowSchemasType(): ResourceType {
 export function priorityLevelConfigurationsType(): ResourceType {
   return builtinType('flowcontrol.apiserver.k8s.io', 'v1', 'prioritylevelconfigurations', {
     strategy: specStatusStrategy({
-      prepareForCreate: defaultPriorityLevel,
-      prepareForUpdate: defaultPriorityLevel,
+      defaults: defaultPriorityLevel,
       validate: validatePriorityLevel,
       subresources: statusSubresource,
     }),

@@ -141,8 +141,7 @@ export function validateLimitRange(lr: KubeObject): StatusCause[] {
 }
 
 export const limitRangeStrategy: Strategy = {
-  prepareForCreate: defaultLimitRange,
-  prepareForUpdate: (lr) => defaultLimitRange(lr),
+  defaults: defaultLimitRange,
   validate: validateLimitRange,
 };
 

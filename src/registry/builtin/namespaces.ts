@@ -31,8 +31,9 @@ function validateSpecFinalizers(ns: KubeObject): StatusCause[] {
 }
 
 const namespaceStrategy: Strategy = {
+  defaults: setNameLabel,
+
   prepareForCreate(ns) {
-    setNameLabel(ns);
     ns.status = { phase: 'Active' };
     // The "kubernetes" finalizer is required on create; the namespace controller removes it.
     const spec = ensureObject(ns as JsonObject, 'spec');
@@ -41,7 +42,6 @@ const namespaceStrategy: Strategy = {
   },
 
   prepareForUpdate(ns, old) {
-    setNameLabel(ns);
     // spec.finalizers change only through the finalize subresource, status through status.
     const spec = ensureObject(ns as JsonObject, 'spec');
     const oldFinalizers = objectAt(old, 'spec')?.finalizers;

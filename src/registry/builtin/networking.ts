@@ -226,8 +226,7 @@ function defaultIngressClass(ic: KubeObject): void {
 export function ingressClassesType(): ResourceType {
   return builtinType('networking.k8s.io', 'v1', 'ingressclasses', {
     strategy: generationStrategy({
-      prepareForCreate: defaultIngressClass,
-      prepareForUpdate: defaultIngressClass,
+      defaults: defaultIngressClass,
       validate: validateIngressClass,
       validateUpdate(ic, old) {
         const causes: StatusCause[] = [];
@@ -378,8 +377,7 @@ export function networkPoliciesType(): ResourceType {
   return builtinType('networking.k8s.io', 'v1', 'networkpolicies', {
     // ValidateNetworkPolicyUpdate is the spec's rules again, with the stored CIDRs allowed: `validate` runs on update too.
     strategy: generationStrategy({
-      prepareForCreate: defaultNetworkPolicy,
-      prepareForUpdate: defaultNetworkPolicy,
+      defaults: defaultNetworkPolicy,
       validate: validateNetworkPolicy,
       warningsOnCreate: networkPolicyWarnings,
       warningsOnUpdate: networkPolicyWarnings,

@@ -184,15 +184,15 @@ function nodeWarnings(node: KubeObject): string[] {
 
 const nodeStrategy: Strategy = {
   // Nodes may set their status on create.
+  defaults: defaultNode,
+
   prepareForCreate(node) {
     dropRemovedConfig(node, undefined);
-    defaultNode(node);
   },
 
   prepareForUpdate(node, old) {
     keepOldStatus(node, old);
     dropRemovedConfig(node, old);
-    defaultNode(node);
   },
 
   validate(node) {

@@ -191,8 +191,9 @@ function keepOldObservedGenerations(status: JsonObject, oldStatus: JsonObject): 
 }
 
 const podStrategy: Strategy = {
+  defaults: defaultPod,
+
   prepareForCreate(pod) {
-    defaultPod(pod);
     pod.metadata.generation = 1;
     const spec = specOf(pod);
     const status: JsonObject = { phase: 'Pending', qosClass: podQOSClass(spec) };
@@ -207,7 +208,6 @@ const podStrategy: Strategy = {
   },
 
   prepareForUpdate(pod, old) {
-    defaultPod(pod);
     keepOldStatus(pod, old);
     const generation = old.metadata.generation;
     const changed = !semanticEqual(pod.spec, old.spec);

@@ -67,10 +67,7 @@ export function validatePriorityClassUpdate(obj: KubeObject, old: KubeObject): S
 export function priorityClassesType(): ResourceType {
   return builtinType('scheduling.k8s.io', 'v1', 'priorityclasses', {
     strategy: {
-      prepareForCreate(obj) {
-        (obj as PriorityClass).preemptionPolicy ??= 'PreemptLowerPriority';
-      },
-      prepareForUpdate(obj) {
+      defaults(obj) {
         (obj as PriorityClass).preemptionPolicy ??= 'PreemptLowerPriority';
       },
       validate: validatePriorityClass,

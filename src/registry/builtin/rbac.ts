@@ -108,8 +108,7 @@ function roleStrategy(namespaced: boolean): Strategy {
 
 function bindingStrategy(namespaced: boolean): Strategy {
   return {
-    prepareForCreate: defaultBinding,
-    prepareForUpdate: defaultBinding,
+    defaults: defaultBinding,
     validate: (binding) => validateBinding(binding, namespaced),
     validateUpdate(binding, old) {
       if (semanticEqual(binding.roleRef, old.roleRef)) return [];

@@ -40,12 +40,9 @@ function replicatedStrategy(opts: {
 }) {
   return specStatusStrategy({
     defaultGarbageCollectionPolicy: opts.defaultGarbageCollectionPolicy,
+    defaults: opts.defaults,
     prepareForCreate(obj) {
-      opts.defaults(obj);
       withZeroCounters(obj, alwaysSerialised);
-    },
-    prepareForUpdate(obj) {
-      opts.defaults(obj);
     },
     validate: opts.validate,
     validateUpdate: opts.validateUpdate,

@@ -464,10 +464,7 @@ function dropDeallocatedStatusDevices(claim: KubeObject, old: KubeObject): void 
 /** A ResourceClaim's strategy: spec and status apart, as every spec/status type's. */
 export function resourceClaimStrategy(): Strategy {
   return specStatusStrategy({
-    prepareForCreate(obj) {
-      defaultClaimSpec(objectAt(obj, 'spec'));
-    },
-    prepareForUpdate(obj) {
+    defaults(obj) {
       defaultClaimSpec(objectAt(obj, 'spec'));
     },
     // The spec is immutable: an update checks that alone (ValidateResourceClaimUpdate).
@@ -501,10 +498,7 @@ function validateTemplate(obj: KubeObject): StatusCause[] {
 /** A ResourceClaimTemplate's strategy. */
 export function resourceClaimTemplateStrategy(): Strategy {
   return {
-    prepareForCreate(obj) {
-      defaultClaimSpec(objectAt(objectAt(obj, 'spec'), 'spec'));
-    },
-    prepareForUpdate(obj) {
+    defaults(obj) {
       defaultClaimSpec(objectAt(objectAt(obj, 'spec'), 'spec'));
     },
     // An update is validated as a create, and then its spec must not have changed.

@@ -363,13 +363,16 @@ export function validateResourceSliceSpec(spec: JsonObject, old: JsonObject | un
  * Decoding's defaults and the strategy's dropping of fields whose feature gate is off in
  * v1.36 (DRANodeAllocatableResources, DRAListTypeAttributes), unless the stored slice uses them.
  */
+/** SetDefaults_DeviceTaint: a taint without a time was added now. */
+function defaultSlice(spec: JsonObject | undefined): void {
+  for (const device of itemsAt(spec, 'devices')) {
+    for (const taint of itemsAt(device, 'taints')) if (!present(taint.timeAdded)) taint.timeAdded = nowTimestamp();
+  }
+}
+
 function prepareSlice(spec: JsonObject | undefined, old: JsonObject | undefined): void {
   if (spec === undefined) return;
   const devices = itemsAt(spec, 'devices');
-  for (const device of devices) {
-    // SetDefaults_DeviceTaint: a taint without a time was added now.
-    for (const taint of itemsAt(device, 'taints')) if (!present(taint.timeAdded)) taint.timeAdded = nowTimestamp();
-  }
   const oldDevices = old === undefined ? [] : itemsAt(old, 'devices');
   if (!oldDevices.some((d) => entriesOf(d.nodeAllocatableResourceMappings).length > 0)) {
     for (const device of devices) delete device.nodeAllocatableResourceMappings;
@@ -384,6 +387,9 @@ function prepareSlice(spec: JsonObject | undefined, old: JsonObject | undefined)
 /** A ResourceSlice's strategy: defaults, dropped gated fields, validation; its generation moves with any change. */
 export function resourceSliceStrategy(): Strategy {
   return generationStrategy({
+    defaults(obj) {
+      defaultSlice(objectAt(obj, 'spec'));
+    },
     prepareForCreate(obj) {
       prepareSlice(objectAt(obj, 'spec'), undefined);
     },

@@ -97,12 +97,8 @@ function tlsWarnings(secret: KubeObject): string[] {
 }
 
 const secretStrategy: Strategy = {
-
-  prepareForCreate: prepareSecret,
-
-  prepareForUpdate(secret) {
-    prepareSecret(secret);
-  },
+  // The type's default and v1's conversion, which folds stringData into data.
+  defaults: prepareSecret,
 
   validate: validateSecret,
 

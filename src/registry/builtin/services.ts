@@ -468,8 +468,9 @@ function validateServiceUpdate(svc: KubeObject, old: KubeObject): StatusCause[] 
 
 function serviceStrategy(clusterFamilies: IPFamily[]): Strategy {
   return {
+    defaults: defaultService,
+
     prepareForCreate(svc) {
-      defaultService(svc);
       svc.status = { loadBalancer: {} };
       const spec = specOf(svc);
       normalizeClusterIPs(spec, undefined);
@@ -477,7 +478,6 @@ function serviceStrategy(clusterFamilies: IPFamily[]): Strategy {
     },
 
     prepareForUpdate(svc, old) {
-      defaultService(svc);
       keepOldStatus(svc, old);
       dropTypeDependentFields(svc, old);
       const spec = specOf(svc);

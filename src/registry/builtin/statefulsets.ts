@@ -187,12 +187,9 @@ export function statefulSetsType(): ResourceType {
     // Pods are named after the set, so its name must be a DNS label (ValidateStatefulSetName).
     nameRule: 'dns1123-label',
     strategy: specStatusStrategy({
+      defaults: defaultStatefulSet,
       prepareForCreate(sts) {
-        defaultStatefulSet(sts);
         withZeroCounters(sts, alwaysSerialised);
-      },
-      prepareForUpdate(sts, old) {
-        defaultStatefulSet(sts);
       },
       validate: validateStatefulSet,
       validateUpdate: validateStatefulSetUpdate,

@@ -95,8 +95,7 @@ function isDefaultClass(sc: KubeObject): boolean {
 export function storageClassesType(): ResourceType {
   return builtinType('storage.k8s.io', 'v1', 'storageclasses', {
     strategy: {
-      prepareForCreate: defaultStorageClass,
-      prepareForUpdate: defaultStorageClass,
+      defaults: defaultStorageClass,
       validate: validateStorageClass,
       validateUpdate: validateStorageClassUpdate,
       warningsOnCreate: storageClassWarnings,
@@ -207,7 +206,7 @@ const csiDriverColumns: TableColumn[] = [
 
 export function csiDriversType(): ResourceType {
   return builtinType('storage.k8s.io', 'v1', 'csidrivers', {
-    strategy: { prepareForCreate: defaultCSIDriver, prepareForUpdate: defaultCSIDriver, validate: validateCSIDriver, validateUpdate: validateCSIDriverUpdate },
+    strategy: { defaults: defaultCSIDriver, validate: validateCSIDriver, validateUpdate: validateCSIDriverUpdate },
     tableColumns: csiDriverColumns,
   });
 }

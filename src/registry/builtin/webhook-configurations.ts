@@ -108,12 +108,13 @@ const strict: ValidationOptions = { requireNoSideEffects: true, requireRecognize
 
 function strategy(kind: WebhookKind): Strategy {
   return {
-    prepareForCreate(obj) {
+    defaults(obj) {
       defaultConfiguration(obj, kind);
+    },
+    prepareForCreate(obj) {
       obj.metadata.generation = 1;
     },
     prepareForUpdate(obj, old) {
-      defaultConfiguration(obj, kind);
       const generation = old.metadata.generation ?? 0;
       obj.metadata.generation = semanticEqual(obj.webhooks, old.webhooks) ? generation : generation + 1;
     },

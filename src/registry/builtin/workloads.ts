@@ -32,12 +32,13 @@ export function podTemplatesType(): ResourceType {
   return builtinType('', 'v1', 'podtemplates', {
     strategy: {
       // The template gets a pod template's defaults; template changes count generations.
-      prepareForCreate(pt) {
+      defaults(pt) {
         defaultPodTemplate(ensureObject(pt as JsonObject, 'template'));
+      },
+      prepareForCreate(pt) {
         pt.metadata.generation = 1;
       },
       prepareForUpdate(pt, old) {
-        defaultPodTemplate(ensureObject(pt as JsonObject, 'template'));
         const generation = old.metadata.generation ?? 0;
         pt.metadata.generation = semanticEqual(objectAt(pt, 'template'), objectAt(old, 'template')) ? generation : generation + 1;
       },

@@ -35,9 +35,12 @@ function hasTypeErrors(obj: KubeObject): boolean {
 
 function customResourceDefinitionStrategy(): Strategy {
   return {
+    defaults(obj) {
+      setCustomResourceDefinitionDefaults(obj as CustomResourceDefinition);
+    },
+
     prepareForCreate(obj) {
       const crd = obj as CustomResourceDefinition;
-      setCustomResourceDefinitionDefaults(crd);
       // Status is the server's: acceptedNames and conditions come from the CRD controller.
       crd.status = { acceptedNames: { plural: '', kind: '' } };
       crd.metadata.generation = 1;
@@ -46,7 +49,6 @@ function customResourceDefinitionStrategy(): Strategy {
 
     prepareForUpdate(obj, old) {
       const crd = obj as CustomResourceDefinition;
-      setCustomResourceDefinitionDefaults(crd);
       keepOldStatus(crd, old);
       const generation = old.metadata.generation ?? 0;
       crd.metadata.generation = semanticEqual(crd.spec, old.spec) ? generation : generation + 1;

@@ -21,6 +21,7 @@ const csrs = certificateSigningRequestsType();
 /** What a create reports: the strategy's defaults, then its causes as "field: message". */
 function createErrors(type: ResourceType, obj: Record<string, unknown>): string[] {
   const o = structuredClone({ metadata: { name: 'x', namespace: 'ns' }, ...obj }) as KubeObject;
+  type.strategy.defaults?.(o);
   type.strategy.prepareForCreate?.(o);
   return (type.strategy.validate?.(o) ?? []).map((c: StatusCause) => `${c.field}: ${c.message}`);
 }
@@ -28,7 +29,9 @@ function createErrors(type: ResourceType, obj: Record<string, unknown>): string[
 function updateErrors(type: ResourceType, old: Record<string, unknown>, next: Record<string, unknown>): string[] {
   const o = structuredClone({ metadata: { name: 'x', namespace: 'ns' }, ...old }) as KubeObject;
   const n = structuredClone({ metadata: { name: 'x', namespace: 'ns' }, ...next }) as KubeObject;
+  type.strategy.defaults?.(o);
   type.strategy.prepareForCreate?.(o);
+  type.strategy.defaults?.(n);
   type.strategy.prepareForUpdate?.(n, o);
   return [...(type.strategy.validate?.(n) ?? []), ...(type.strategy.validateUpdate?.(n, o) ?? [])].map((c) => `${c.field}: ${c.message}`);
 }
@@ -100,7 +103,7 @@ describe('RBAC bindings', () => {
     const o = { metadata: { name: 'x', namespace: 'ns' }, roleRef: { kind: 'Role', name: 'r' }, subjects: [
       { kind: 'User', name: 'alice' }, { kind: 'Group', name: 'devs' }, { kind: 'ServiceAccount', name: 'sa' }, { kind: 'ServiceAccount', name: 'sb', apiGroup: '' },
     ] } as unknown as KubeObject;
-    roleBindings.strategy.prepareForCreate?.(o);
+    roleBindings.strategy.defaults?.(o);
     assert.deepEqual(o.roleRef, { kind: 'Role', name: 'r', apiGroup: 'rbac.authorization.k8s.io' });
     assert.deepEqual(o.subjects, [
       { kind: 'User', name: 'alice', apiGroup: 'rbac.authorization.k8s.io' }, { kind: 'Group', name: 'devs', apiGroup: 'rbac.authorization.k8s.io' },
@@ -159,7 +162,7 @@ describe('EndpointSlices', () => {
 
   test('ports default to TCP', () => {
     const o = { metadata: { name: 's' }, addressType: 'IPv4', ports: [{ port: 80 }] } as unknown as KubeObject;
-    slices.strategy.prepareForCreate!(o);
+    slices.strategy.defaults!(o);
     assert.deepEqual(o.ports, [{ port: 80, name: '', protocol: 'TCP' }]);
   });
 

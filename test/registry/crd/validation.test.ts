@@ -34,9 +34,10 @@ function crd(edit: (c: Json) => void = () => {}): KubeObject {
   return c as KubeObject;
 }
 
-/** prepareForCreate, then the causes the Store would collect (metadata, then the strategy's). */
+/** Defaults and prepareForCreate, then the causes the Store would collect (metadata, then the strategy's). */
 function create(input: KubeObject): { obj: Json; causes: string[] } {
   const obj = structuredClone(input);
+  crds.strategy.defaults?.(obj);
   crds.strategy.prepareForCreate!(obj);
   const causes = [...validateObjectMeta(obj, crds.nameRule, crds.namespaced), ...crds.strategy.validate!(obj)];
   return { obj, causes: causes.map((c) => `${c.field}: ${c.message}`) };
