@@ -10,7 +10,7 @@ export type { ServiceAccountKeys, SigningKey, VerificationKey } from './service-
 export { defaultSigningKeyPath, keyIdOf, lazyServiceAccountKeys, loadServiceAccountKeys, openIdConfiguration, publicJwks } from './service-account-keys.ts';
 export type { BoundObject, ObjectRef, ServiceAccountTokenGetter, TokenClaimsRequest } from './service-account-token.ts';
 export { extendedTokenExpirationSeconds, issueServiceAccountToken, legacyIssuer, legacyServiceAccountTokenAuthenticator, projectedTokenExpirationSeconds, serviceAccountTokenAuthenticator, serviceAccountTokenIssuer } from './service-account-token.ts';
-export { impersonate, wantsImpersonation } from './impersonation.ts';
+export { impersonate, resolveImpersonation, wantsImpersonation } from './impersonation.ts';
 export type { AuthorizationAttributes, AuthorizationDecision, Authorizer, Decision } from './authorize.ts';
 export { alwaysAllow, alwaysDeny, forbiddenError, unionAuthorizer } from './authorize.ts';
 export type { NonResourceRule, ResourceRule, RuleResolver, SubjectRules } from './rule-resolver.ts';

@@ -15,3 +15,6 @@ export interface UserInfo {
 export const systemMasters = 'system:masters';
 /** Added to every authenticated user, like kube-apiserver's authenticated group adder. */
 export const systemAuthenticated = 'system:authenticated';
+/** The user, and the group, of a request without credentials. */
+export const systemAnonymous = 'system:anonymous';
+export const systemUnauthenticated = 'system:unauthenticated';

@@ -251,6 +251,7 @@ const defaultFeatureGates: Record<string, boolean> = {
   CBORServingAndStorage: false,
   AllowUnsafeMalformedObjectDeletion: false,
   NodeDeclaredFeatures: true,
+  ConstrainedImpersonation: true,
 };
 
 export function defaultConfig(): Config {

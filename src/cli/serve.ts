@@ -565,6 +565,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     keyPem: material.keyPem,
     authenticator,
     authorizer,
+    constrainedImpersonation: config.featureGates.ConstrainedImpersonation ?? true,
     clientCaPem,
     ...(authn.requestHeader !== undefined ? { requestHeaderCaPem: authn.requestHeader.caPem } : {}),
     anonymousOnlyPublicPaths: authn.anonymousOnlyPublicPaths,

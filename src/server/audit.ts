@@ -460,8 +460,12 @@ export interface AuditHooks {
   requestObject?(object: Readonly<Record<string, unknown>>): void;
   /** Adds an annotation to the event. */
   annotate(key: string, value: string): void;
-  /** The user the request impersonates, once granted: named in the events from then on (not the RequestReceived one, as upstream's). */
-  impersonated(user: { name: string; uid: string; groups: readonly string[]; extra?: Readonly<Record<string, readonly string[]>> }): void;
+  /**
+   * The user the request impersonates, once granted: named in the events from then on (not
+   * the RequestReceived one, as upstream's), with the constrained impersonation verb that
+   * granted it ('' for the legacy `impersonate`) as authenticationMetadata.impersonationConstraint.
+   */
+  impersonated(user: { name: string; uid: string; groups: readonly string[]; extra?: Readonly<Record<string, readonly string[]>> }, constraint?: string): void;
   /** Whether the RequestReceived event was stored: false (a blocking-strict backend could not) refuses the request. */
   stored: boolean | Promise<boolean>;
 }
@@ -513,6 +517,7 @@ export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRe
   const reference = (meta?: Record<string, unknown>) => objectReference(request, meta);
   let objectRef = a.resourceRequest ? reference() : undefined;
   let impersonatedUser: AuditRequest['user'] | undefined;
+  let impersonationConstraint = '';
   // audit.k8s.io/v1's Event, its fields in order.
   const emit = (stage: AuditStage, extra: { responseStatus?: unknown; requestObject?: unknown; responseObject?: unknown }): boolean | Promise<boolean> => {
     if (decision.omitStages.includes(stage)) return true;
@@ -523,6 +528,7 @@ export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRe
       ...(request.userAgent !== undefined ? { userAgent: request.userAgent } : {}), ...(objectRef !== undefined ? { objectRef } : {}),
       ...extra, requestReceivedTimestamp: microTime(received), stageTimestamp: microTime(Date.now()),
       ...(Object.keys(annotations).length > 0 ? { annotations: { ...annotations } } : {}),
+      ...(impersonationConstraint !== '' ? { authenticationMetadata: { impersonationConstraint } } : {}),
     });
   };
   let requestObject: unknown;
@@ -564,8 +570,9 @@ export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRe
     });
   });
   const annotate = (key: string, value: string) => void (annotations[key] = value);
-  const impersonated = (user: AuditRequest['user']) => {
+  const impersonated = (user: AuditRequest['user'], constraint = '') => {
     impersonatedUser = user;
+    impersonationConstraint = constraint;
   };
   const completesReference = objectRef !== undefined && (request.verb === 'create' || request.verb === 'update');
   if (decision.level === 'Metadata' && !completesReference) return { annotate, impersonated, stored };

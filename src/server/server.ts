@@ -7,7 +7,7 @@ import { constants as cryptoConstants, X509Certificate } from 'node:crypto';
 import { createSecureContext, DEFAULT_CIPHERS, type DetailedPeerCertificate, type SecureContext, type SecureContextOptions, type SecureVersion, type TLSSocket } from 'node:tls';
 import { notFoundPath, StatusError, unauthorized } from '../api/index.ts';
 import type { Authenticated, Authenticator, AuthorizationAttributes, Authorizer, ClientCertificate, UserInfo } from '../auth/index.ts';
-import { AuthenticationFailure, anonymousUser, forbiddenError, impersonate, wantsImpersonation } from '../auth/index.ts';
+import { AuthenticationFailure, anonymousUser, forbiddenError, resolveImpersonation, wantsImpersonation } from '../auth/index.ts';
 import type { FlowClassifier } from '../auth/flow-schemas.ts';
 import type { ApiHandler } from '../endpoints/api-handler.ts';
 import type { HttpRequest, HttpResponse } from '../endpoints/http.ts';
@@ -55,6 +55,8 @@ export interface ApiServerOptions {
    * let anonymous clients do anything, as it does upstream).
    */
   anonymousOnlyPublicPaths?: boolean;
+  /** The ConstrainedImpersonation gate (on unless false): impersonation checks the constrained verbs before `impersonate`. */
+  constrainedImpersonation?: boolean;
   handler: ApiHandler;
   /** `--cors-allowed-origins`, compiled: a request whose Origin one of them matches gets CORS headers, its preflight a 204 before authentication. */
   corsAllowedOrigins?: ReadonlyArray<{ test(origin: string): boolean }>;
@@ -690,13 +692,22 @@ export class ApiServer {
       internalError(res, req.url ?? '/', 'failed to store audit event');
       return;
     }
-    // As upstream, impersonation comes after auditing and before authorization.
+    const attributes = info.isResourceRequest
+      ? {
+        verb: info.verb, group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name || info.selectedName, path: info.path,
+        version: info.version, fieldSelector: selectorTerms(info, query), labelSelector: rawLabelSelector(info, query),
+      }
+      : { verb: info.verb, group: '', resource: '', subresource: '', namespace: '', name: '', path: info.path };
+    // As upstream, impersonation comes after auditing and before authorization; constrained
+    // impersonation (v1.36) asks about the request's own attributes (impersonate-on:<mode>:<verb>).
     const rawHeaders = req.rawHeaders ?? [];
     if (wantsImpersonation(rawHeaders)) {
-      const impersonated = await impersonate(user, rawHeaders, this.opts.authorizer);
+      const impersonated = await resolveImpersonation(user, rawHeaders, this.opts.authorizer, {
+        request: attributes, constrainedImpersonation: this.opts.constrainedImpersonation !== false,
+      });
       if (impersonated !== undefined) {
-        user = impersonated;
-        audit?.impersonated(user);
+        user = impersonated.user;
+        audit?.impersonated(user, impersonated.constraint);
       }
     }
     // The limits come after impersonation, as upstream's priority and fairness filter: the
@@ -704,12 +715,6 @@ export class ApiServer {
     const admitted = await this.admitInflight(req.method ?? 'GET', info, query, user, res);
     if (admitted === false) return;
     if (admitted !== undefined) res.once('close', admitted.release);
-    const attributes = info.isResourceRequest
-      ? {
-        verb: info.verb, group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name || info.selectedName, path: info.path,
-        version: info.version, fieldSelector: selectorTerms(info, query), labelSelector: rawLabelSelector(info, query),
-      }
-      : { verb: info.verb, group: '', resource: '', subresource: '', namespace: '', name: '', path: info.path };
     const decision = await this.opts.authorizer.authorize(user, attributes);
     if (decision.decision !== 'Allow') {
       // A mode that failed (a webhook that could not be asked) is a server error, as upstream's filter answers it.

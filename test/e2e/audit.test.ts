@@ -129,7 +129,29 @@ describe('audit', () => {
     assert.equal(denied.user.username, 'dave');
     assert.equal((denied as { impersonatedUser?: unknown }).impersonatedUser, undefined);
     assert.deepEqual([denied.responseStatus!.code, denied.responseStatus!.reason], [403, 'Forbidden']);
-    assert.match(denied.responseStatus!.message!, /User "dave" cannot impersonate resource "users"/);
+    // v1.36's constrained impersonation answers the first mode's refusal, not the legacy verb's.
+    assert.equal(denied.responseStatus!.message!, 'configmaps is forbidden: User "dave" cannot impersonate-on:user-info:list resource "configmaps" in API group "" in the namespace "plain"');
+  });
+
+  test('an impersonation a constrained verb granted names it in authenticationMetadata; one the legacy verb granted does not', async () => {
+    // admin may do anything: as jane, the user-info mode grants first; with system:masters asked
+    // for, no constrained mode may, and the legacy `impersonate` does.
+    const constrained = await server.request('GET', '/api/v1/namespaces/plain/configmaps?limit=10', { token: 'admin-token', headers: { 'Impersonate-User': 'jane' } });
+    assert.equal(constrained.json.message, 'configmaps is forbidden: User "jane" cannot list resource "configmaps" in API group "" in the namespace "plain"', 'jane herself may not');
+    const legacy = await server.request('GET', '/api/v1/namespaces/plain/configmaps?limit=11', { token: 'admin-token', headers: { 'Impersonate-User': 'jane', 'Impersonate-Group': 'system:masters' } });
+    assert.equal(legacy.status, 200);
+    const completed = (limit: string) => eventually(() => {
+      const found = events().filter((e) => e.requestURI.endsWith(limit) && e.stage === 'ResponseComplete');
+      assert.equal(found.length, 1);
+      return found[0] as { impersonatedUser?: { username: string }; authenticationMetadata?: unknown };
+    });
+    const first = await completed('limit=10');
+    assert.equal(first.impersonatedUser?.username, 'jane');
+    assert.deepEqual(first.authenticationMetadata, { impersonationConstraint: 'impersonate:user-info' });
+    assert.deepEqual(Object.keys(first).slice(-1), ['authenticationMetadata'], 'the event\'s last field');
+    const second = await completed('limit=11');
+    assert.equal(second.impersonatedUser?.username, 'jane');
+    assert.equal(second.authenticationMetadata, undefined);
   });
 
   test('a request whose credentials name nobody is audited as upstream\'s failed-authentication audit logs it', async () => {

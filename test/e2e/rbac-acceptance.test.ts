@@ -114,7 +114,7 @@ describe('RBAC with kubectl 1.33', { skip: existsSync(kubectl133) ? false : `kub
     assert.match(await refused(admin('-n', ns, 'get', 'secrets', '--as', 'nobody')), /secrets is forbidden: User "nobody" cannot list resource "secrets"/);
     await admin('-n', ns, 'create', 'serviceaccount', 'plain');
     const plain = asToken((await admin('-n', ns, 'create', 'token', 'plain')).trim());
-    assert.match(await refused(plain('get', 'namespaces', '--as', 'admin')), /users "admin" is forbidden: User "system:serviceaccount:[^"]+" cannot impersonate resource "users" in API group ""/);
+    assert.match(await refused(plain('get', 'namespaces', '--as', 'admin')), /namespaces is forbidden: User "system:serviceaccount:[^"]+:plain" cannot impersonate-on:user-info:list resource "namespaces" in API group "" at the cluster scope/);
   });
 
   test('a SubjectAccessReview answers as upstream for allowed and denied cases', async () => {
