@@ -48,6 +48,9 @@ export const builtinValidation: ValidateOptions = { isResourceRoot: true };
 
 type JsonType = 'string' | 'boolean' | 'integer' | 'number' | 'array' | 'object' | 'null';
 
+/** 2^63: int64's bounds as doubles (its largest, 2^63 - 1, rounds to it). */
+const maxInt64Double = 2 ** 63;
+
 /**
  * The causes why `value` does not satisfy `schema` (empty when it does). `defs` resolves
  * `$ref`s. A null where the schema allows none is a type error with `nullsAreValues`
@@ -89,7 +92,10 @@ function jsonType(value: unknown): JsonType {
     case 'boolean':
       return 'boolean';
     case 'number':
-      return Number.isInteger(value) ? 'integer' : 'number';
+      // Go decodes an integer past int64 as a float64, which kube-openapi takes for an
+      // integer only up to 2^53: such a value is a number (2^63 itself is int64's largest
+      // too, rounded, and stays an integer).
+      return Number.isInteger(value) && Math.abs(value) <= maxInt64Double ? 'integer' : 'number';
     default:
       if (value === null) return 'null';
       return Array.isArray(value) ? 'array' : 'object';

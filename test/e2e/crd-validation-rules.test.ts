@@ -95,9 +95,10 @@ describe('CRD validation rules', () => {
     assert.equal(res.status, 422, res.text);
     const messages = res.json.details.causes.map((c: { field: string; message: string }) => `${c.field}: ${c.message.replace(/^Invalid value: \{"Rule":.*?"OptionalOldSelf":null\}: /, '')}`);
     assert.deepEqual(messages, [
-      "spec.validation.openAPIV3Schema.x-kubernetes-validations[1].rule: compilation failed: ERROR: <input>:1:19: undefined field 'labels'\n | size(self.metadata.labels) < 5\n | ..................^",
       "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: compilation failed: ERROR: <input>:1:5: undefined field 'minReplica'\n | self.minReplica <= self.maxReplicas\n | ....^",
       "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[1].rule: compilation failed: ERROR: <input>:1:28: undefined field 'metadata'\n | self.name != '' || has(self.metadata)\n | ...........................^",
+      // A node's rules are compiled after those of the nodes under it (upstream's schema walk).
+      "spec.validation.openAPIV3Schema.x-kubernetes-validations[1].rule: compilation failed: ERROR: <input>:1:19: undefined field 'labels'\n | size(self.metadata.labels) < 5\n | ..................^",
     ]);
   });
 

@@ -107,25 +107,75 @@ function nonMetadataEqual(a: KubeObject, b: KubeObject): boolean {
   return deepEqual(restA, restB);
 }
 
-/** unstructured.NestedInt64's error for a value of another type, as upstream words it. */
-function accessorError(path: string, value: unknown): string {
-  const goType = typeof value === 'string' ? 'string' : typeof value === 'boolean' ? 'bool'
-    : typeof value === 'number' ? 'float64' : Array.isArray(value) ? '[]interface {}' : 'map[string]interface {}';
-  const shown = typeof value === 'object' ? JSON.stringify(value) : String(value);
-  return `${path} accessor error: ${shown} is of the type ${goType}, expected int64`;
+/** Go's %v of a float64: strconv's shortest 'g', exponent form below 1e-4 and from 1e6. */
+function goFloat(n: number): string {
+  if (n === 0) return Object.is(n, -0) ? '-0' : '0';
+  const [mantissa, exponent] = n.toExponential().split('e');
+  const exp = Number(exponent);
+  if (exp < -4 || exp >= 6) return `${mantissa}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  return String(n);
 }
 
+/** 2^63: int64's bounds as doubles (its largest, 2^63 - 1, rounds to it). */
+const maxInt64Double = 2 ** 63;
+
+/** A JSON number as Go's unstructured decoding holds it: an int64 when integral and in range, else a float64. */
 function isInt64(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value);
+  return typeof value === 'number' && Number.isInteger(value) && Math.abs(value) <= maxInt64Double;
+}
+
+/** Go's %T of an unstructured value. */
+function goTypeName(value: unknown): string {
+  if (typeof value === 'string') return 'string';
+  if (typeof value === 'boolean') return 'bool';
+  if (typeof value === 'number') return isInt64(value) ? 'int64' : 'float64';
+  if (value === null || value === undefined) return '<nil>';
+  return Array.isArray(value) ? '[]interface {}' : 'map[string]interface {}';
+}
+
+/** Go's %v of an unstructured value: maps as map[k:v ...] with sorted keys, slices as [a b]. */
+function goPrinted(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return isInt64(value) ? String(value) : goFloat(value);
+  if (typeof value === 'boolean') return String(value);
+  if (value === null || value === undefined) return '<nil>';
+  if (Array.isArray(value)) return `[${value.map(goPrinted).join(' ')}]`;
+  const entries = Object.keys(value as Record<string, unknown>).sort().map((k) => `${k}:${goPrinted((value as Record<string, unknown>)[k])}`);
+  return `map[${entries.join(' ')}]`;
+}
+
+/** The value at a scale path as unstructured.NestedFieldNoCopy finds it, or its accessor error. */
+function nestedField(obj: KubeObject, path: string): { value: unknown; error?: string } {
+  const fields = path.replace(/^\./, '').split('.');
+  let value: unknown = obj;
+  for (let i = 0; i < fields.length; i++) {
+    if (value === null || value === undefined) return { value: undefined };
+    if (!isObject(value)) {
+      const at = `.${fields.slice(0, i + 1).join('.')}`;
+      return { value: undefined, error: `${at} accessor error: ${goPrinted(value)} is of the type ${goTypeName(value)}, expected map[string]interface{}` };
+    }
+    value = value[fields[i]!];
+  }
+  return { value };
+}
+
+/** unstructured.NestedInt64 or NestedString: the value, or the accessor error for a value of another type. */
+function nestedTyped(obj: KubeObject, path: string, type: 'int64' | 'string'): { value: unknown; error?: string } {
+  const found = nestedField(obj, path);
+  if (found.error !== undefined || found.value === undefined || found.value === null) return found;
+  const ok = type === 'int64' ? isInt64(found.value) : typeof found.value === 'string';
+  if (ok) return found;
+  const at = `.${path.replace(/^\./, '')}`;
+  return { value: undefined, error: `${at} accessor error: ${goPrinted(found.value)} is of the type ${goTypeName(found.value)}, expected ${type}` };
 }
 
 const maxInt32 = 2147483647;
 
 /** Upstream's ValidateScaleSpec / ValidateScaleStatus: a replicas path holds a non-negative int32 when set. */
 function validateReplicasAt(obj: KubeObject, path: string): StatusCause[] {
-  const value = valueAtSimplePath(obj, path);
-  if (value === undefined || value === null) return [];
-  if (!isInt64(value)) return [invalid(path, 0, accessorError(path, value))];
+  const { value, error } = nestedTyped(obj, path, 'int64');
+  if (error !== undefined) return [invalid(path, 0, error)];
+  if (!isInt64(value)) return [];
   if (value < 0) return [invalid(path, value, 'should be a non-negative integer')];
   if (value > maxInt32) return [invalid(path, value, `should be less than or equal to ${maxInt32}`)];
   return [];
@@ -135,10 +185,8 @@ function validateScaleStatus(obj: KubeObject, scale: CustomResourceSubresourceSc
   const causes = validateReplicasAt(obj, stringOf(scale.statusReplicasPath));
   const selectorPath = stringOf(scale.labelSelectorPath);
   if (selectorPath !== '') {
-    const selector = valueAtSimplePath(obj, selectorPath);
-    if (selector !== undefined && selector !== null && typeof selector !== 'string') {
-      causes.push(invalid(selectorPath, '', `${selectorPath} accessor error: ${JSON.stringify(selector)} is of the type ${typeof selector === 'number' ? 'float64' : typeof selector}, expected string`));
-    }
+    const { error } = nestedTyped(obj, selectorPath, 'string');
+    if (error !== undefined) causes.push(invalid(selectorPath, '', error));
   }
   return causes;
 }

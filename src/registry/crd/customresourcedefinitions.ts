@@ -55,8 +55,9 @@ function customResourceDefinitionStrategy(): Strategy {
       recordStorageVersion(crd);
     },
 
-    validate(obj) {
-      if (hasTypeErrors(obj)) return [];
+    // Upstream validates an update with ValidateCustomResourceDefinitionUpdate alone (validateUpdate).
+    validate(obj, old) {
+      if (old !== undefined || hasTypeErrors(obj)) return [];
       return validateCustomResourceDefinition(obj as CustomResourceDefinition);
     },
 

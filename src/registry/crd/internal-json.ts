@@ -6,7 +6,6 @@
 import { goJson, type GoValue } from '../../api/field-errors.ts';
 import { isObject } from '../../api/json.ts';
 import { internalValidationRule } from '../../cel/validation-rules.ts';
-import { semanticEqual } from '../builtin/object.ts';
 import type { CustomResourceDefinitionVersion } from './types.ts';
 
 type Raw = Record<string, unknown>;
@@ -70,6 +69,8 @@ export interface InternalLayout {
   schemaShared: boolean;
   subresourcesShared: boolean;
   columnsShared: boolean;
+  /** With the schema: selectable fields every version shares. */
+  selectableFieldsShared: boolean;
 }
 
 /**
@@ -78,7 +79,7 @@ export interface InternalLayout {
  */
 export function goVersions(versions: CustomResourceDefinitionVersion[], layout: InternalLayout): GoValue {
   // Selectable fields move up with the schema only (Convert_v1_CustomResourceDefinitionSpec_To_apiextensions_...).
-  const fieldsShared = layout.schemaShared && versions.every((v) => semanticEqual(v.selectableFields, versions[0]!.selectableFields));
+  const fieldsShared = layout.selectableFieldsShared;
   return goJson(versions.map((v) => {
     const scale = v.subresources?.scale;
     return {

@@ -1,17 +1,18 @@
 // Validation of a CustomResourceDefinition, after apiextensions-apiserver's
 // pkg/apis/apiextensions/validation/validation.go as it checks a v1 object. Upstream
 // validates the internal version, into which v1 converts by moving a schema,
-// subresources or printer columns shared by every version to the top level
-// (`spec.validation`, `spec.subresources`, `spec.additionalPrinterColumns`); error paths
-// follow that, as kubectl users see them ("spec.validation.openAPIV3Schema...").
-// Metadata (name syntax, labels, ...) is checked by the Store; here only the rule that
-// the name is `<plural>.<group>`.
+// subresources, printer columns (or a schema with its selectable fields) shared by every
+// version to the top level (`spec.validation`, `spec.subresources`,
+// `spec.additionalPrinterColumns`, `spec.selectableFields`), and by copying the first
+// version's name to `spec.version`; error paths follow that, as kubectl users see them
+// ("spec.validation.openAPIV3Schema..."). Metadata (name syntax, labels, ...) is checked by
+// the Store; here only the rule that the name is `<plural>.<group>`.
 
 import { cel } from '../../cel/lazy.ts';
 import { hasValidationRules } from '../../cel/rules-present.ts';
 import {
   appendAll,
-  child, duplicate, fieldImmutable, forbidden, goUnstructured, index, invalid, key, notSupported, required, tooLong, tooMany,
+  child, duplicate, fieldImmutable, forbidden, goUnstructured, index, invalid, key, notSupported, required, tooMany,
 } from '../../api/field-errors.ts';
 import type { StatusCause } from '../../api/index.ts';
 import { isDNS1123Subdomain } from '../../api/labels.ts';
@@ -23,8 +24,11 @@ import { clone, isObject } from '../../api/json.ts';
 import { semanticEqual } from '../builtin/object.ts';
 import { isDNS1035Label } from '../validation/names.ts';
 import { validateReviewVersionList, validateWebhookService, validateWebhookURL } from '../validation/webhook-client.ts';
+import { validFieldPath } from './field-path.ts';
 import { goVersions, type InternalLayout } from './internal-json.ts';
-import { openApiSchemaChecks, statusRootChecks } from './openapi-checks.ts';
+import {
+  hasInvalidMapListKeysMapSet, hasNonAtomicSetType, openApiSchemaChecks, schemaHas, statusRootChecks, type SchemaCheckOptions,
+} from './openapi-checks.ts';
 import {
   isConditionTrue, type CustomResourceColumnDefinition, type CustomResourceDefinition, type CustomResourceDefinitionNames,
   type CustomResourceDefinitionVersion, type CustomResourceSubresources,
@@ -60,10 +64,36 @@ function sharedByAll(versions: CustomResourceDefinitionVersion[], get: (v: Custo
 }
 
 function layoutOf(versions: CustomResourceDefinitionVersion[]): InternalLayout {
+  const schemaShared = sharedByAll(versions, (v) => v.schema);
   return {
-    schemaShared: sharedByAll(versions, (v) => v.schema),
+    schemaShared,
     subresourcesShared: sharedByAll(versions, (v) => v.subresources),
     columnsShared: sharedByAll(versions, (v) => v.additionalPrinterColumns),
+    // Selectable fields move up with the schema only.
+    selectableFieldsShared: schemaShared && sharedByAll(versions, (v) => v.selectableFields),
+  };
+}
+
+/** What upstream's validationOptions relax for an update of a CRD that already broke a rule. */
+interface SpecOptions extends SchemaCheckOptions {
+  /** Every version needs a schema (requireOpenAPISchema). */
+  requireOpenAPISchema: boolean;
+}
+
+const createOptions: SpecOptions = { requireOpenAPISchema: true, requireAtomicSetType: true, requireMapListKeysMapSetValidation: true };
+
+/** The schemas of a spec: the versions' (v1 has no top-level one). */
+function schemasOf(crd: CustomResourceDefinition): unknown[] {
+  return versionsOf(crd).map((v) => (isObject(v.schema) ? v.schema.openAPIV3Schema : undefined));
+}
+
+/** Upstream's ValidateCustomResourceDefinitionUpdate options: rules the old CRD broke are not tightened. */
+function updateOptions(old: CustomResourceDefinition): SpecOptions {
+  const schemas = schemasOf(old);
+  return {
+    requireOpenAPISchema: schemas.every(isObject),
+    requireAtomicSetType: !schemas.some((s) => schemaHas(s, hasNonAtomicSetType)),
+    requireMapListKeysMapSetValidation: !schemas.some((s) => schemaHas(s, hasInvalidMapListKeysMapSet)),
   };
 }
 
@@ -76,6 +106,8 @@ function hasStatus(subresources: CustomResourceSubresources | undefined): boolea
   return isObject(subresources) && isObject(subresources.status);
 }
 
+const nameRule = 'must be spec.names.plural+"."+spec.group';
+
 /**
  * Errors of a new CRD (upstream's ValidateCustomResourceDefinition, for a v1 request).
  * Assumes field types were checked against the CRD's own schema first.
@@ -84,26 +116,27 @@ export function validateCustomResourceDefinition(crd: CustomResourceDefinition):
   const causes: StatusCause[] = [];
   const spec = objectOf<NonNullable<CustomResourceDefinition['spec']>>(crd.spec);
   const names = objectOf<CustomResourceDefinitionNames>(spec.names);
+  // Upstream's name function adds this to the name's own errors (the Store's).
+  const requiredName = `${stringOf(names.plural)}.${stringOf(spec.group)}`;
+  const generateName = crd.metadata.generateName ?? '';
   const name = crd.metadata.name ?? '';
-  if (name !== '' && isDNS1123Subdomain(name).length === 0 && name !== `${stringOf(names.plural)}.${stringOf(spec.group)}`) {
-    causes.push(invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group'));
-  }
-  appendAll(causes, validateApiApproval(crd, undefined));
-  appendAll(causes, validateSpec(crd));
+  if (generateName !== '' && generateName !== requiredName) causes.push(invalid('metadata.generateName', generateName, nameRule));
+  if (name !== '' && name !== requiredName) causes.push(invalid('metadata.name', name, nameRule));
+  appendAll(causes, validateSpec(crd, createOptions));
   appendAll(causes, validateStatus(crd));
   appendAll(causes, validateStoredVersions(crd));
-  if (spec.preserveUnknownFields === true) {
-    causes.push(invalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in openAPIV3Schema instead'));
-  }
+  appendAll(causes, validateApiApproval(crd, undefined));
+  appendAll(causes, validatePreserveUnknownFields(crd, undefined));
   return causes;
 }
 
 /**
- * Errors only an update can have (upstream's ValidateCustomResourceDefinitionUpdate adds
- * these to the checks of a new CRD, which the Store runs on updates too).
+ * Errors of an update (upstream's ValidateCustomResourceDefinitionUpdate): the spec's as
+ * for a new CRD, with the rules the old CRD already broke relaxed, and what may not change.
+ * The name is not checked again (names never change).
  */
 export function validateCustomResourceDefinitionUpdate(crd: CustomResourceDefinition, old: CustomResourceDefinition): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = validateSpec(crd, updateOptions(old));
   const spec = objectOf<NonNullable<CustomResourceDefinition['spec']>>(crd.spec);
   const oldSpec = objectOf<NonNullable<CustomResourceDefinition['spec']>>(old.spec);
   const names = objectOf<CustomResourceDefinitionNames>(spec.names);
@@ -116,6 +149,10 @@ export function validateCustomResourceDefinitionUpdate(crd: CustomResourceDefini
   // They are the resource's name, which never changes.
   if (stringOf(spec.group) !== stringOf(oldSpec.group)) causes.push(invalid('spec.group', stringOf(spec.group), fieldImmutable));
   if (stringOf(names.plural) !== stringOf(oldNames.plural)) causes.push(invalid('spec.names.plural', stringOf(names.plural), fieldImmutable));
+  appendAll(causes, validateStatus(crd));
+  appendAll(causes, validateStoredVersions(crd));
+  appendAll(causes, validateApiApproval(crd, old));
+  appendAll(causes, validatePreserveUnknownFields(crd, old));
   return causes;
 }
 
@@ -124,7 +161,18 @@ export function validateCustomResourceDefinitionStatus(crd: CustomResourceDefini
   return validateStatus(crd);
 }
 
-function validateSpec(crd: CustomResourceDefinition): StatusCause[] {
+/** v1 takes no preserveUnknownFields: true, unless the CRD had it already (upstream's validatePreserveUnknownFields). */
+function validatePreserveUnknownFields(crd: CustomResourceDefinition, old: CustomResourceDefinition | undefined): StatusCause[] {
+  if (old?.spec?.preserveUnknownFields === true || crd.spec?.preserveUnknownFields !== true) return [];
+  return [invalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead')];
+}
+
+/** Upstream's SchemaHas(s, default != nil) over every version's schema. */
+function specHasDefaults(crd: CustomResourceDefinition): boolean {
+  return schemasOf(crd).some((s) => schemaHas(s, (node) => node.default !== undefined && node.default !== null));
+}
+
+function validateSpec(crd: CustomResourceDefinition, opts: SpecOptions): StatusCause[] {
   const causes: StatusCause[] = [];
   const spec = objectOf<NonNullable<CustomResourceDefinition['spec']>>(crd.spec);
   const group = stringOf(spec.group);
@@ -141,6 +189,23 @@ function validateSpec(crd: CustomResourceDefinition): StatusCause[] {
 
   const versions = versionsOf(crd);
   const layout = layoutOf(versions);
+  const first = versions[0];
+  const preserveUnknownFields = spec.preserveUnknownFields === true;
+
+  // A schema for every version (shared, or each its own).
+  const sharedSchema = layout.schemaShared && first !== undefined ? first.schema : undefined;
+  if (!(isObject(sharedSchema) && isObject(sharedSchema.openAPIV3Schema))) {
+    versions.forEach((version, i) => {
+      if (isObject(version.schema) && isObject(version.schema.openAPIV3Schema)) return;
+      const path = `${index('spec.versions', i)}.schema.openAPIV3Schema`;
+      if (opts.requireOpenAPISchema) causes.push(required(path, 'schemas are required'));
+      else if (!preserveUnknownFields && version.served === true) causes.push(required(path, 'because otherwise all fields are pruned'));
+    });
+  }
+  if (preserveUnknownFields && specHasDefaults(crd)) {
+    causes.push(invalid('spec.preserveUnknownFields', true, 'must be false in order to use defaults in the schema'));
+  }
+
   let storageCount = 0;
   const seen = new Set<string>();
   let unique = true;
@@ -152,10 +217,16 @@ function validateSpec(crd: CustomResourceDefinition): StatusCause[] {
     seen.add(versionName);
     const errs = isDNS1035Label(versionName);
     if (errs.length > 0) causes.push(invalid(child(path, 'name'), versionName, errs.join(',')));
-    appendAll(causes, validateVersion(version, path, layout));
+    appendAll(causes, validateVersion(version, path, layout, opts));
   });
   if (!unique) causes.push(invalid('spec.versions', goVersions(versions, layout), 'must contain unique version names'));
   if (storageCount !== 1) causes.push(invalid('spec.versions', goVersions(versions, layout), 'must have exactly one version marked as storage version'));
+  // The internal spec.version is the first version's name, checked again there.
+  const firstName = stringOf(first?.name);
+  if (firstName !== '') {
+    const errs = isDNS1035Label(firstName);
+    if (errs.length > 0) causes.push(invalid('spec.version', firstName, errs.join(',')));
+  }
 
   const names = objectOf<CustomResourceDefinitionNames>(spec.names);
   if (stringOf(names.plural) === '') causes.push(required('spec.names.plural'));
@@ -165,43 +236,66 @@ function validateSpec(crd: CustomResourceDefinition): StatusCause[] {
   appendAll(causes, validateNames(names, 'spec.names'));
 
   // What the versions share, at the top level.
-  const first = versions[0];
   if (first !== undefined) {
-    if (layout.schemaShared) appendAll(causes, validateSchema(first.schema, hasStatus(first.subresources) || versions.some((v) => hasStatus(v.subresources)), 'spec.validation'));
+    if (layout.schemaShared) appendAll(causes, validateSchema(first.schema, versions.some((v) => hasStatus(v.subresources)), 'spec.validation', opts));
     if (layout.subresourcesShared) appendAll(causes, validateSubresources(first.subresources, 'spec.subresources'));
     if (layout.columnsShared) {
       listOf<unknown>(first.additionalPrinterColumns).forEach((col, j) => {
         appendAll(causes, validateColumn(objectOf<CustomResourceColumnDefinition>(col), index('spec.additionalPrinterColumns', j)));
       });
     }
+    if (layout.selectableFieldsShared && listOf<unknown>(first.selectableFields).length > 0) {
+      appendAll(causes, validateSelectableFields(first.selectableFields, first.schema, 'spec', 'selectableFields may only be set when validations.schema is included'));
+    }
   }
 
-  appendAll(causes, validateConversion(spec.conversion));
-
-  // v1 requires a schema for every version.
-  const sharedSchema = layout.schemaShared && first !== undefined ? first.schema : undefined;
-  if (!(isObject(sharedSchema) && isObject(sharedSchema.openAPIV3Schema))) {
-    versions.forEach((version, i) => {
-      if (!(isObject(version.schema) && isObject(version.schema.openAPIV3Schema))) {
-        causes.push(required(`${index('spec.versions', i)}.schema.openAPIV3Schema`, 'schemas are required'));
-      }
-    });
+  const conversion = spec.conversion;
+  if (preserveUnknownFields && isObject(conversion) && conversion.strategy !== 'None') {
+    causes.push(invalid('spec.conversion.strategy', stringOf(conversion.strategy), 'must be None if spec.preserveUnknownFields is true'));
   }
+  appendAll(causes, validateConversion(conversion));
   return causes;
 }
 
-function validateVersion(version: CustomResourceDefinitionVersion, path: string, layout: InternalLayout): StatusCause[] {
+/** Printable as Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+/** Upstream's validateDeprecationWarning: set only on a deprecated version, 1 to 256 bytes of printable text. */
+function deprecationWarningErrors(deprecated: boolean, warning: string | undefined): string[] {
+  if (!deprecated && warning !== undefined) return ['can only be set for deprecated versions'];
+  if (warning === undefined) return [];
+  const errors: string[] = [];
+  if (Buffer.byteLength(warning, 'utf8') > 256) errors.push('must be <= 256 characters long');
+  if (warning.length === 0) errors.push('must not be an empty string');
+  let at = 0;
+  for (const ch of warning) {
+    if (!printable.test(ch)) {
+      errors.push(`must only contain printable UTF-8 characters; non-printable character found at index ${at}`);
+      break;
+    }
+    at += Buffer.byteLength(ch, 'utf8');
+  }
+  return errors;
+}
+
+function validateVersion(version: CustomResourceDefinitionVersion, path: string, layout: InternalLayout, opts: SpecOptions): StatusCause[] {
   const causes: StatusCause[] = [];
-  const warning = version.deprecationWarning;
-  if (typeof warning === 'string' && warning.length > 256) causes.push(tooLong(child(path, 'deprecationWarning'), 256));
-  if (!layout.schemaShared) appendAll(causes, validateSchema(version.schema, hasStatus(version.subresources), child(path, 'schema')));
+  const warning = typeof version.deprecationWarning === 'string' ? version.deprecationWarning : undefined;
+  for (const error of deprecationWarningErrors(version.deprecated === true, warning)) {
+    causes.push(invalid(child(path, 'deprecationWarning'), warning, error));
+  }
+  if (!layout.schemaShared) appendAll(causes, validateSchema(version.schema, hasStatus(version.subresources), child(path, 'schema'), opts));
   if (!layout.subresourcesShared) appendAll(causes, validateSubresources(version.subresources, child(path, 'subresources')));
   if (!layout.columnsShared) {
     listOf<unknown>(version.additionalPrinterColumns).forEach((col, j) => {
       appendAll(causes, validateColumn(objectOf<CustomResourceColumnDefinition>(col), index(child(path, 'additionalPrinterColumns'), j)));
     });
   }
-  appendAll(causes, validateSelectableFields(version, child(path, 'selectableFields')));
+  if (!layout.selectableFieldsShared && listOf<unknown>(version.selectableFields).length > 0) {
+    // A schema every version shares is no version's own in the internal version: upstream then refuses the version's fields.
+    const schema = layout.schemaShared ? undefined : version.schema;
+    appendAll(causes, validateSelectableFields(version.selectableFields, schema, path, 'selectableFields may only be set when version.schema.openAPIV3Schema is not included'));
+  }
   return causes;
 }
 
@@ -376,89 +470,147 @@ function validateSubresources(subresources: unknown, path: string): StatusCause[
   return causes;
 }
 
-/** The schema a simple dot path leads to, or undefined when the schema does not specify it. */
-function schemaAtPath(root: unknown, jsonPath: string): Raw | undefined {
-  let current: unknown = root;
-  for (const segment of jsonPath.slice(1).split('.')) {
-    if (!isObject(current)) return undefined;
-    const properties = current.properties;
-    if (isObject(properties) && isObject(properties[segment])) current = properties[segment];
-    else if (isObject(current.additionalProperties)) current = current.additionalProperties;
-    else return undefined;
-  }
-  return isObject(current) ? current : undefined;
-}
-
-/** selectableFields: scalar fields the schema specifies, at most 8, each once. */
-function validateSelectableFields(version: CustomResourceDefinitionVersion, path: string): StatusCause[] {
-  const fields = listOf<unknown>(version.selectableFields);
-  if (fields.length === 0) return [];
+/**
+ * selectableFields (upstream's ValidateCustomResourceSelectableFields): each a path to a
+ * string, boolean or integer field of the schema outside metadata, each once, at most 8.
+ * `base` is where they are ("spec", or a version's path), `noSchema` what is said when
+ * there is no schema to check them with.
+ */
+function validateSelectableFields(selectableFields: unknown, validation: unknown, base: string, noSchema: string): StatusCause[] {
+  const path = child(base, 'selectableFields');
+  const schema = isObject(validation) ? validation.openAPIV3Schema : undefined;
+  if (!isObject(schema)) return [invalid(path, '', noSchema)];
+  const unsupported = unsupportedStructuralField(schema);
+  if (unsupported !== undefined) return [invalid(child(base, 'schema.openAPIV3Schema'), '', unsupported)];
   const causes: StatusCause[] = [];
-  const schema = isObject(version.schema) ? version.schema.openAPIV3Schema : undefined;
   const seen = new Set<string>();
-  fields.forEach((field, i) => {
+  listOf<unknown>(selectableFields).forEach((field, i) => {
     const jsonPath = stringOf(objectOf<Raw>(field).jsonPath);
     const fieldPath = child(index(path, i), 'jsonPath');
     if (jsonPath === '') {
       causes.push(required(fieldPath));
       return;
     }
-    const errs = validateSimpleJsonPath(jsonPath, fieldPath);
-    if (errs.length > 0) {
-      appendAll(causes, errs);
+    const found = validFieldPath(jsonPath, schema, false);
+    if (!found.ok) {
+      causes.push(invalid(fieldPath, jsonPath, `is an invalid path: ${found.error}`));
       return;
     }
-    const target = schemaAtPath(schema, jsonPath);
-    if (target === undefined) causes.push(invalid(fieldPath, jsonPath, 'is an invalid path: does not refer to a valid field in the schema'));
-    else if (!['string', 'integer', 'boolean'].includes(stringOf(target.type))) {
+    if (found.root === 'metadata') causes.push(invalid(fieldPath, jsonPath, 'must not point to fields in metadata'));
+    if (!['string', 'integer', 'boolean'].includes(stringOf(found.schema?.type))) {
       causes.push(invalid(fieldPath, jsonPath, 'must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.'));
     }
-    if (seen.has(jsonPath)) causes.push(duplicate(fieldPath, jsonPath));
-    seen.add(jsonPath);
+    if (seen.has(found.path)) causes.push(duplicate(fieldPath, jsonPath));
+    seen.add(found.path);
   });
-  if (fields.length > maxSelectableFields) causes.push(tooMany(path, fields.length, maxSelectableFields));
+  if (seen.size > maxSelectableFields) causes.push(tooMany(path, seen.size, maxSelectableFields));
   return causes;
 }
 
 /**
- * A version's (or the shared) schema: OpenAPI checks, then, when they pass, the
- * structural checks, then, when those pass, its defaults (upstream's
- * validateCustomResourceDefinitionValidation with v1's options).
+ * A version's (or the shared) schema, as upstream's validateCustomResourceDefinitionValidation
+ * with v1's options: with the status subresource only some fields at the root, never
+ * nullable there; then the structural checks, and when they pass the defaults, and when
+ * those pass the rules' compilation; the OpenAPI checks after those. What NewStructural
+ * refuses is said only when nothing else is.
  */
-function validateSchema(validation: unknown, statusEnabled: boolean, path: string): StatusCause[] {
+function validateSchema(validation: unknown, statusEnabled: boolean, path: string, opts: SpecOptions): StatusCause[] {
   if (!isObject(validation)) return [];
   const schema = validation.openAPIV3Schema;
   if (!isObject(schema)) return [];
   const schemaPath = child(path, 'openAPIV3Schema');
   const causes: StatusCause[] = [];
   if (statusEnabled) appendAll(causes, statusRootChecks(schema, path));
-  appendAll(causes, openApiSchemaChecks(schema, schemaPath, true));
-  if (causes.length > 0) return causes;
+  if (schema.nullable === true) causes.push(forbidden(child(schemaPath, 'nullable'), 'nullable cannot be true at the root'));
   const unsupported = unsupportedStructuralField(schema);
-  if (unsupported !== undefined) return [invalid(schemaPath, '', unsupported)];
-  const structural = validateStructural(schema, schemaPath);
-  if (structural.length > 0) return structural;
-  return [...validateDefaults(schema, schemaPath, true), ...(hasValidationRules(schema) ? cel().validationRuleErrors(schema, schemaPath) : [])];
+  let compileRules = false;
+  if (unsupported === undefined) {
+    const structural = validateStructural(schema, schemaPath);
+    const defaults = structural.length > 0 ? [] : validateDefaults(schema, schemaPath, true);
+    appendAll(causes, structural, defaults);
+    compileRules = structural.length === 0 && defaults.length === 0;
+  }
+  const schemaErrors = openApiSchemaChecks(schema, schemaPath, true, opts);
+  appendAll(causes, schemaErrors);
+  if (compileRules && hasValidationRules(schema)) appendAll(causes, ruleCompilationErrors(schema, schemaPath, schemaErrors));
+  if (causes.length === 0 && unsupported !== undefined) causes.push(invalid(schemaPath, '', unsupported));
+  return causes;
+}
+
+/** Whether `field` is `node` or a path under it. */
+function isAtOrUnder(field: string | undefined, node: string): boolean {
+  return field !== undefined && field.startsWith(node) && (field.length === node.length || field[node.length] === '.' || field[node.length] === '[');
+}
+
+/** The nodes CEL rules apply to, as upstream's OpenAPI walk visits them: additionalProperties, properties, items, then the node. */
+function ruleNodes(s: Raw, path: string, visit: (node: Raw, path: string) => void): void {
+  if (isObject(s.additionalProperties)) ruleNodes(s.additionalProperties, child(path, 'additionalProperties'), visit);
+  if (isObject(s.properties)) {
+    for (const [name, property] of Object.entries(s.properties)) if (isObject(property)) ruleNodes(property, key(child(path, 'properties'), name), visit);
+  }
+  if (isObject(s.items)) ruleNodes(s.items, child(path, 'items'), visit);
+  visit(s, path);
 }
 
 /**
- * Defaults must survive pruning unchanged and validate against their own schema
- * (upstream's structuraldefaulting.ValidateDefaults). Defaults inside a resource's
- * metadata are refused earlier; additionalProperties are not followed, as upstream.
+ * The rules' compilation errors as upstream reports them: not compiled at a node with a
+ * schema error at or under it, and each node's after those of the nodes under it; the
+ * total cost last.
+ */
+function ruleCompilationErrors(schema: Raw, schemaPath: string, schemaErrors: StatusCause[]): StatusCause[] {
+  let compiled = schema;
+  if (schemaErrors.length > 0) {
+    compiled = clone(schema);
+    ruleNodes(compiled, schemaPath, (node, path) => {
+      if (schemaErrors.some((c) => isAtOrUnder(c.field, path))) delete node['x-kubernetes-validations'];
+    });
+    if (!hasValidationRules(compiled)) return [];
+  }
+  const errors = cel().validationRuleErrors(compiled, schemaPath);
+  const byNode = new Map<string, StatusCause[]>();
+  const rest: StatusCause[] = [];
+  for (const cause of errors) {
+    const at = cause.field?.indexOf('.x-kubernetes-validations[') ?? -1;
+    if (at < 0) {
+      rest.push(cause);
+      continue;
+    }
+    const node = cause.field!.slice(0, at);
+    byNode.set(node, [...(byNode.get(node) ?? []), cause]);
+  }
+  const ordered: StatusCause[] = [];
+  ruleNodes(compiled, schemaPath, (_node, path) => {
+    appendAll(ordered, byNode.get(path) ?? []);
+    byNode.delete(path);
+  });
+  for (const left of byNode.values()) appendAll(ordered, left);
+  appendAll(ordered, rest);
+  return ordered;
+}
+
+/**
+ * Defaults must survive pruning unchanged, validate against their own schema and pass its
+ * rules (upstream's structuraldefaulting.ValidateDefaults, the root taken for an embedded
+ * resource). Defaults inside a resource's metadata are refused earlier; additionalProperties
+ * are not followed, as upstream.
  */
 function validateDefaults(s: Raw, path: string, isRoot: boolean): StatusCause[] {
   const causes: StatusCause[] = [];
   const embedded = isRoot || s['x-kubernetes-embedded-resource'] === true;
-  if (s.default !== undefined && s.default !== null && !isRoot) {
+  if (s.default !== undefined && s.default !== null) {
     const schema = s as Schema;
     const copy = clone(s.default);
-    const dropped = typeof copy === 'object' && copy !== null ? prune({}, schema, copy, { isResourceRoot: embedded && !isRoot }) : [];
+    const dropped = typeof copy === 'object' && copy !== null ? prune({}, schema, copy, { isResourceRoot: embedded }) : [];
     const defaultPath = child(path, 'default');
     if (dropped.length > 0) causes.push(invalid(defaultPath, goUnstructured(s.default), 'must not have unknown fields'));
-    else {
-      // The default validates under its own path, as upstream names it in messages.
-      const holder: Schema = { type: 'object', properties: { [defaultPath]: schema } };
-      appendAll(causes, validate({}, holder, { [defaultPath]: s.default }, { enums: true, formats: true, listTypes: true }));
+    // The default validates under its own path, as upstream names it in messages.
+    const holder: Schema = { type: 'object', properties: { [defaultPath]: schema } };
+    const invalidDefault = validate({}, holder, { [defaultPath]: s.default }, { enums: true, formats: true, listTypes: true });
+    appendAll(causes, invalidDefault);
+    // Its rules (and those under it) run on it as on a created value. Rules that do not
+    // compile are left to the compilation's errors (upstream says "rule compile error" here).
+    if (invalidDefault.length === 0 && hasValidationRules(s) && cel().validationRuleErrors(s, path).every((c) => c.reason === 'FieldValueForbidden')) {
+      appendAll(causes, cel().evaluateValidationRules(s, s.default, undefined, defaultPath).causes);
     }
   }
   if (isObject(s.items)) appendAll(causes, validateDefaults(s.items, child(path, 'items'), false));

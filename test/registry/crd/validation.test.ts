@@ -182,7 +182,10 @@ const invalidCases: { name: string; edit: (c: Json) => void; expected: string[] 
         items: { type: 'object', properties: { name: { type: 'string' } } },
       };
     },
-    expected: ['spec.validation.openAPIV3Schema.properties[spec].properties[ports].x-kubernetes-list-map-keys: Invalid value: ["name","port"]: entries must all be names of item properties'],
+    expected: [
+      'spec.validation.openAPIV3Schema.properties[spec].properties[ports].x-kubernetes-list-map-keys: Invalid value: ["name","port"]: entries must all be names of item properties',
+      'spec.validation.openAPIV3Schema.properties[spec].properties[ports].items.properties[name].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property',
+    ],
   },
   {
     name: 'a list-type map key must be a scalar (upstream names the item type)',
@@ -248,7 +251,7 @@ const invalidCases: { name: string; edit: (c: Json) => void; expected: string[] 
   {
     name: 'no defaults in top-level metadata',
     edit: (c) => { c.spec.versions[0].schema.openAPIV3Schema.properties.metadata = { type: 'object', default: { name: 'x' } }; },
-    expected: ['spec.validation.openAPIV3Schema.properties[metadata].default: Forbidden: in top-level metadata'],
+    expected: ['spec.validation.openAPIV3Schema.properties[metadata].default: Forbidden: must not be set in top-level metadata'],
   },
   {
     name: 'printer columns need a known type and a JSONPath',
@@ -323,7 +326,10 @@ const invalidCases: { name: string; edit: (c: Json) => void; expected: string[] 
   {
     name: 'preserveUnknownFields cannot be true in v1',
     edit: (c) => { c.spec.preserveUnknownFields = true; },
-    expected: ['spec.preserveUnknownFields: Invalid value: true: cannot set to true, set x-kubernetes-preserve-unknown-fields to true in openAPIV3Schema instead'],
+    expected: [
+      'spec.preserveUnknownFields: Invalid value: true: must be false in order to use defaults in the schema',
+      'spec.preserveUnknownFields: Invalid value: true: cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead',
+    ],
   },
   {
     name: 'groups of the Kubernetes project need an API review',
@@ -428,4 +434,36 @@ test('deleting a CRD first marks it with the cleanup finalizer and a Terminating
   assert.equal(crds.strategy.deletionPending!(obj), true);
   obj.metadata.finalizers = [];
   assert.equal(crds.strategy.deletionPending!(obj), false);
+});
+
+test('an update does not tighten what the stored CRD already broke: map-list keys and set items (requireMapListKeysMapSetValidation, requireAtomicSetType)', () => {
+  const loose = (c: Json) => {
+    c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.ports = {
+      type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'],
+      items: { type: 'object', properties: { name: { type: 'string' } } },
+    };
+    c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.tags = {
+      type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'object', properties: { a: { type: 'string' } } },
+    };
+  };
+  const old = established(create(crd()).obj);
+  const tightened = crds.strategy.validateUpdate!(create(crd(loose)).obj as KubeObject, old).map((c) => `${c.field}: ${c.message}`);
+  assert.deepEqual(tightened, [
+    'spec.validation.openAPIV3Schema.properties[spec].properties[ports].items.properties[name].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property',
+    'spec.validation.openAPIV3Schema.properties[spec].properties[tags].items.x-kubernetes-map-type: Invalid value: null: must be atomic as item of a list with x-kubernetes-list-type=set',
+  ]);
+  const stored = established(create(crd(loose)).obj);
+  const next = structuredClone(stored) as Json;
+  next.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.color = { type: 'string' };
+  assert.deepEqual(crds.strategy.validateUpdate!(next as KubeObject, stored), []);
+});
+
+test('an update is validated by validateUpdate alone: the name rule of a new CRD is not applied', () => {
+  const old = established(create(crd()).obj);
+  const next = structuredClone(old) as Json;
+  next.spec.group = 'other.example.com';
+  assert.deepEqual(crds.strategy.validate!(next as KubeObject, old), []);
+  assert.deepEqual(crds.strategy.validateUpdate!(next as KubeObject, old).map((c) => `${c.field}: ${c.message}`), [
+    'spec.group: Invalid value: "other.example.com": field is immutable',
+  ]);
 });
