@@ -1,5 +1,6 @@
 // Request bodies: JSON, YAML, Protobuf and (with its gate) CBOR decoded by Content-Type, with duplicate fields found.
 import { badRequest, firstTooDeep, isStatusError, mayNestTooDeep, tooDeepMessage, unsupportedMediaType, type StatusError } from '../api/index.ts';
+import { goQuote } from '../api/field-errors.ts';
 import { goJsonSyntaxError } from '../api/go-json-syntax.ts';
 import { goJsonKind } from '../api/json.ts';
 import { replaceLoneSurrogateEscapes } from '../api/lone-surrogates.ts';
@@ -25,8 +26,15 @@ export interface DecodeOptions {
   findDuplicates?: boolean;
   /** The CBORServingAndStorage gate: application/cbor bodies are read (else 415). */
   cbor?: boolean;
-  /** The kind the body must be, named in the 400 for a body that is not CBOR (upstream's transformDecodeError). */
+  /** The kind the body must be, named in the 400 for a body that is not CBOR or Protobuf (upstream's transformDecodeError). */
   kind?: string;
+  /** The apiVersion the request's URL serves `kind` at, which a Protobuf envelope that names none decodes as (copyKindDefaults). */
+  apiVersion?: string;
+  /**
+   * The body is a custom resource's: decoded as unstructured data, whose errors are JSON's
+   * words in any encoding (and which upstream's Protobuf decoder cannot decode into).
+   */
+  customResource?: boolean;
 }
 
 /** decodeBody, first loading the Protobuf codec or the YAML library when the body's type needs it. */
@@ -96,11 +104,21 @@ export function decodeBody(contentType: string | undefined, body: Uint8Array, op
     return readYamlBody(parseYamlBody(text), findDuplicates);
   }
   if (essence === protobufMediaType) {
-    // Messages nest at most 100 deep (the codec's own bound), but the JSON a RawExtension
+    // Messages nest at most 300 deep (the codec's own bound), but the JSON a RawExtension
     // carries (a custom resource in a list, an admission review) is bounded only here.
     const codec = loadedProtobufCodec();
     if (codec === undefined) throw new Error('the Protobuf codec is not loaded: decode through decodeBodyLoading');
-    const value = codec.decodeProtobufObject(body);
+    let value: unknown;
+    try {
+      value = codec.decodeProtobufBody(body, opts.kind === undefined ? undefined : { kind: opts.kind, apiVersion: opts.apiVersion, unstructured: opts.customResource === true });
+    } catch (err) {
+      if (!(err instanceof codec.ProtobufDecodeError)) throw err;
+      // As upstream's transformDecodeError: after the kind the envelope named, once it was read.
+      if (err.kind !== undefined && opts.kind !== undefined) {
+        throw badRequest(`${err.kind} in version ${goQuote(err.version ?? '')} cannot be handled as a ${opts.kind}: ${err.message}`);
+      }
+      throw unrecognizedObject(opts.kind ?? '', err.message, body);
+    }
     refuseDeepNesting(value);
     return { value, duplicateFields: [] };
   }

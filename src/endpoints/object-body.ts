@@ -30,8 +30,6 @@ export interface ObjectBodyOptions extends DecodeOptions {
   metadataOfVersion?: string;
   /** The version of a body a Store decodes after: its metadata's members of the wrong type are refused here already, in Go's words. */
   version?: string;
-  /** The body is a custom resource's: decoded as unstructured data, whose errors are JSON's words in any encoding. */
-  customResource?: boolean;
 }
 
 export interface ObjectBody {
@@ -49,8 +47,10 @@ export interface ObjectBody {
  * rest belong to validation; here only what every later stage relies on.
  */
 export async function decodeObjectBody(contentType: string | undefined, body: Uint8Array, opts: ObjectBodyOptions = {}): Promise<ObjectBody> {
-  if (body.byteLength === 0) throw badRequest('the body of the request was empty');
-  const { value, duplicateFields, cborTypeAt, numberOverflow } = await decodeBodyLoading(contentType, body, opts);
+  const protobuf = contentType?.includes('protobuf') === true;
+  // Upstream's Protobuf decoder answers an empty body itself ("empty data").
+  if (body.byteLength === 0 && !protobuf) throw badRequest('the body of the request was empty');
+  const { value, duplicateFields, cborTypeAt, numberOverflow } = await decodeBodyLoading(contentType, body, protobuf ? withServedApiVersion(opts) : opts);
   if (!isObject(value)) throw notAnObject(value);
   const meta = value.metadata ?? {};
   if (!isObject(meta)) throw badRequest('the body of the request could not be decoded: metadata must be an object');
@@ -93,6 +93,17 @@ export async function decodeObjectBody(contentType: string | undefined, body: Ui
   value.metadata = meta;
   currentRequest()?.auditRequestObject?.(value);
   return numberOverflow === undefined ? { object: value as KubeObject, duplicateFields, cborTypeAt } : { object: value as KubeObject, duplicateFields, cborTypeAt, numberOverflow };
+}
+
+/**
+ * The options with the apiVersion the request's URL serves the body's kind at, for a
+ * Protobuf envelope that names no apiVersion: the request's group at the body's version.
+ */
+function withServedApiVersion(opts: ObjectBodyOptions): ObjectBodyOptions {
+  const version = opts.version ?? opts.metadataOfVersion;
+  if (version === undefined) return opts;
+  const group = currentRequest()?.group ?? '';
+  return { ...opts, apiVersion: group === '' ? version : `${group}/${version}` };
 }
 
 /**

@@ -39,8 +39,20 @@ export const specialMessages = [
   'resource.Quantity', 'intstr.IntOrString', 'runtime.RawExtension', 'apiextensions.v1.JSON',
 ];
 
-/** A field as messages.ts lists it: [number, JSON name, type, flags]. */
-export type GeneratedField = [number, string, string, string];
+/** A field as messages.ts lists it: [number, JSON name, type, flags], then its Go name where goFieldName does not give it. */
+export type GeneratedField = [number, string, string, string] | [number, string, string, string, string];
+
+/**
+ * The Go name of a field as upstream's decoding errors name it ("proto: wrong wireType = 0
+ * for field ObjectMeta") when messages.ts does not list it: its JSON name capitalised, an
+ * embedded `metadata` its type's name, and a named slice's one field (ExtraValue's) Items.
+ * Must agree with the codec's own rule (codec.ts).
+ */
+export function goFieldName(json: string, type: string): string {
+  if (json === 'metadata') return type.slice(type.lastIndexOf('.') + 1);
+  if (json === '') return 'Items';
+  return json.charAt(0).toUpperCase() + json.slice(1);
+}
 
 /** Go package paths of the API types and the Protobuf package names messages.ts uses for them. */
 export function shortPackage(pkg: string): string | undefined {
@@ -134,7 +146,7 @@ export function generateMessages(binary: Uint8Array, roots: readonly string[] = 
       }
       if (json.includes('inline')) flags += 'i';
       if (type.includes('.') && !specialMessages.includes(type) && !out.has(type)) queue.push(type);
-      fields.push([number, jsonName, type, flags]);
+      fields.push(f.name === goFieldName(jsonName, type) ? [number, jsonName, type, flags] : [number, jsonName, type, flags, f.name]);
     }
     out.set(name, fields.sort((a, b) => a[0] - b[0]));
   }
@@ -157,9 +169,11 @@ export function renderMessagesModule(generated: Generated, source: string): stri
     `// ${source}; test/encoding/protobuf-messages.test.ts checks it still matches.`,
     '// Do not edit by hand.',
     '//',
-    '// A field is [number, JSON name, type, flags]. The type is a scalar (string, bytes, bool,',
-    '// int32, int64, double) or a message name; special-types.ts and one-of-types.ts give some',
-    '// messages their JSON form.',
+    '// A field is [number, JSON name, type, flags], then its Go name, which decoding errors name,',
+    "// when it is not the JSON name capitalised (an embedded metadata: its type's name; a named",
+    "// slice's one field: Items).",
+    '// The type is a scalar (string, bytes, bool, int32, int64, double) or a message name;',
+    '// special-types.ts and one-of-types.ts give some messages their JSON form.',
     '// Flags: r repeated; m map from string keys (entries {1 key, 2 value}) to the type;',
     '// e with r or m: omitempty, so an empty list or map is absent in JSON; e on a message:',
     '// omitzero, so its zero value is absent in JSON (other Go value messages are always written);',
@@ -170,13 +184,13 @@ export function renderMessagesModule(generated: Generated, source: string): stri
     "// A message whose one field has no JSON name (ExtraValue) is a list in JSON.",
     '// Other scalars are Go value fields with omitempty: their zero value is absent in JSON.',
     '',
-    'export type FieldRow = readonly [number: number, jsonName: string, type: string, flags: string];',
+    'export type FieldRow = readonly [number: number, jsonName: string, type: string, flags: string, goName?: string];',
     '',
     'export const messages: Readonly<Record<string, readonly FieldRow[]>> = {',
   ];
   for (const [name, fields] of generated.messages) {
     lines.push(`  '${name}': [`);
-    for (const [n, json, type, flags] of fields) lines.push(`    [${n}, '${json}', '${type}', '${flags}'],`);
+    for (const [n, json, type, flags, goName] of fields) lines.push(`    [${n}, '${json}', '${type}', '${flags}'${goName === undefined ? '' : `, '${goName}'`}],`);
     lines.push('  ],');
   }
   lines.push('};', '');

@@ -21,8 +21,9 @@ import {
   badRequest, internalError, isStatusError, notAcceptable,
   type KubeList, type KubeObject, type Status, type WatchEvent, type WatchEventType,
 } from '../../api/index.ts';
+import { goQuote } from '../../api/field-errors.ts';
 import { isObject, setMember } from '../../api/json.ts';
-import { messageFor } from './kinds.ts';
+import { apiVersionServing, messageFor } from './kinds.ts';
 import { messages } from './messages.ts';
 import { type OneOfForm, oneOfTypes } from './one-of-types.ts';
 import { parseJsonBytes, specialTypes } from './special-types.ts';
@@ -45,6 +46,8 @@ interface Field {
   number: number;
   json: string;
   type: string;
+  /** The Go field's name, as decoding errors name it ("proto: wrong wireType = 0 for field ObjectMeta"). */
+  goName: string;
   repeated: boolean;
   map: boolean;
   inline: boolean;
@@ -58,6 +61,8 @@ interface Field {
 
 interface Message {
   name: string;
+  /** The Go type's name, as decoding errors name it ("proto: ConfigMap: illegal tag 0"). */
+  goName: string;
   fields: Field[];
   byNumber: Map<number, Field>;
   /** A named Go slice (ExtraValue): one repeated field without a JSON name; its JSON is that list. */
@@ -71,10 +76,11 @@ const scalarTypes = new Set(['string', 'bytes', 'bool', 'int32', 'int64', 'doubl
 const compiled: ReadonlyMap<string, Message> = new Map(
   Object.entries(messages).map(([name, rows]) => {
     const fields = rows
-      .map(([number, json, type, flags]): Field => ({
+      .map(([number, json, type, flags, goName]): Field => ({
         number,
         json,
         type,
+        goName: goName ?? goFieldName(json, type),
         repeated: flags.includes('r'),
         map: flags.includes('m'),
         inline: flags.includes('i'),
@@ -84,9 +90,21 @@ const compiled: ReadonlyMap<string, Message> = new Map(
       }))
       .sort((a, b) => a.number - b.number);
     const bareList = fields.length === 1 && fields[0]!.json === '';
-    return [name, { name, fields, byNumber: new Map(fields.map((f) => [f.number, f])), bareList, oneOf: oneOfTypes.get(name) }];
+    const goName = name.slice(name.lastIndexOf('.') + 1);
+    return [name, { name, goName, fields, byNumber: new Map(fields.map((f) => [f.number, f])), bareList, oneOf: oneOfTypes.get(name) }];
   }),
 );
+
+/**
+ * The Go name of a field messages.ts gives no name for: its JSON name capitalised, an
+ * embedded metadata its type's, a named slice's one field Items (as the generator's
+ * goFieldName, test/encoding/protobuf-descriptor-source.ts).
+ */
+function goFieldName(json: string, type: string): string {
+  if (json === 'metadata') return type.slice(type.lastIndexOf('.') + 1);
+  if (json === '') return 'Items';
+  return json.charAt(0).toUpperCase() + json.slice(1);
+}
 
 function messageNamed(name: string): Message {
   const message = compiled.get(name);
@@ -100,9 +118,57 @@ function hasMagic(bytes: Uint8Array): boolean {
 
 // ---------------------------------------------------------------------------------------
 // Decoding
+//
+// As gogo's generated Unmarshal methods decode, and failing as they fail, in their words:
+// the envelope (runtime.Unknown) first, then the object's message
+// (k8s.io/apimachinery/pkg/runtime/serializer/protobuf/protobuf.go, Decode).
+
+/**
+ * A Protobuf body that does not decode, in the words of upstream's decoding. `kind` and
+ * `version` once the envelope named them: upstream's create and update handlers word the 400
+ * after them (transformDecodeError), decode.ts.
+ */
+export class ProtobufDecodeError extends Error {
+  readonly kind: string | undefined;
+  readonly version: string | undefined;
+
+  constructor(message: string, gvk?: { kind: string; version: string }) {
+    super(message);
+    this.name = 'ProtobufDecodeError';
+    this.kind = gvk?.kind;
+    this.version = gvk?.version;
+  }
+}
+
+/** What a body of a request is decoded as when its envelope leaves it out (copyKindDefaults): the URL's kind and apiVersion. */
+export interface ProtobufDefaults {
+  kind: string;
+  apiVersion?: string;
+  /**
+   * The URL serves a custom resource: upstream's handler decodes into an empty Unstructured,
+   * which its typer cannot type, so that any Protobuf body fails once its envelope is read.
+   */
+  unstructured?: boolean;
+}
+
+function wrongWireType(wireType: number, goField: string): WireError {
+  return new WireError(`proto: wrong wireType = ${wireType} for field ${goField}`);
+}
 
 function expectWire(field: Field, actual: number, expected: number): void {
-  if (actual !== expected) throw new WireError(`field ${field.json} has wire type ${actual}, expected ${expected}`);
+  if (actual !== expected) throw wrongWireType(actual, field.goName);
+}
+
+/**
+ * The next tag of a message named `goName` in Go, refused as gogo refuses an end of group
+ * and a field number that is not positive (`wire` printed as the whole tag, as gogo does).
+ */
+function readTag(r: ProtoReader, goName: string): [field: number, wireType: number] {
+  const at = r.pos;
+  const tag = r.tag();
+  if (tag[1] === 4) throw new WireError(`proto: ${goName}: wiretype end group for non-group`);
+  if (tag[0] <= 0) throw new WireError(`proto: ${goName}: illegal tag ${tag[0]} (wire type ${r.tagText(at)})`);
+  return tag;
 }
 
 function decodeScalar(type: string, r: ProtoReader): unknown {
@@ -132,6 +198,11 @@ function wireTypeOf(type: string): number {
   return type === 'string' || type === 'bytes' ? WIRE_BYTES : type === 'double' ? WIRE_FIXED64 : WIRE_VARINT;
 }
 
+/** Numbers that a repeated field may also hold packed (gogo reads both forms of those). */
+function isPackable(type: string): boolean {
+  return type === 'int32' || type === 'int64' || type === 'bool' || type === 'double';
+}
+
 function isZero(value: unknown): boolean {
   return value === '' || value === 0 || value === false;
 }
@@ -143,7 +214,11 @@ function decodeValue(field: Field, type: string, wireType: number, r: ProtoReade
     return decodeScalar(type, r);
   }
   expectWire(field, wireType, WIRE_BYTES);
-  const sub = r.message();
+  return decodeEmbedded(type, r.message(), depth);
+}
+
+/** An embedded message of `type` as its JSON value; undefined when it marshals to null. */
+function decodeEmbedded(type: string, sub: ProtoReader, depth: number): unknown {
   if (type === rawExtension) return decodeRawExtension(sub, depth + 1);
   const special = specialTypes.get(type);
   if (special !== undefined) return special.decode(sub);
@@ -153,21 +228,28 @@ function decodeValue(field: Field, type: string, wireType: number, r: ProtoReade
   return message.bareList ? out[''] ?? [] : out;
 }
 
-/** A map entry {1 key, 2 value}; a missing key or value is the zero value, as in Go. */
+/**
+ * A map entry {1 key, 2 value}, its length next in `r`, as gogo reads one: by field number
+ * alone (no wire type checked, no tag refused), its key and value bounded by the map's
+ * message rather than the entry, and a missing key or value the zero value.
+ */
 function decodeMapEntry(field: Field, r: ProtoReader, depth: number): [string, unknown] {
+  const [start, end] = r.delimited();
+  const e = new ProtoReader(r.buf, r.start, r.end);
+  e.pos = start;
   let key = '';
   let value: unknown;
   let seen = false;
-  while (!r.done()) {
-    const [number, wireType] = r.tag();
-    if (number === 1) {
-      expectWire(field, wireType, WIRE_BYTES);
-      key = r.string();
-    } else if (number === 2) {
-      value = decodeValue(field, field.type, wireType, r, depth);
+  while (e.pos < end) {
+    const at = e.pos;
+    const [number] = e.tag();
+    if (number === 1) key = e.string();
+    else if (number === 2) {
+      value = scalarTypes.has(field.type) ? decodeScalar(field.type, e) : decodeEmbedded(field.type, e.message(), depth);
       seen = true;
-    } else r.skip(wireType);
+    } else e.skipFrom(at, end);
   }
+  r.pos = end;
   if (!seen) value = zeroOf(field.type);
   return [key, value ?? null];
 }
@@ -196,15 +278,16 @@ function zeroOf(type: string): unknown {
 function decodeMessage(message: Message, r: ProtoReader, out: Json, depth: number): Json {
   if (depth > maxDepth) throw new WireError('messages nested too deeply');
   while (!r.done()) {
-    const [number, wireType] = r.tag();
+    const at = r.pos;
+    const [number, wireType] = readTag(r, message.goName);
     const field = message.byNumber.get(number);
     if (field === undefined) {
-      r.skip(wireType);
+      r.skipFrom(at);
       continue;
     }
     if (field.map) {
       expectWire(field, wireType, WIRE_BYTES);
-      const [key, value] = decodeMapEntry(field, r.message(), depth + 1);
+      const [key, value] = decodeMapEntry(field, r, depth + 1);
       const existing = out[field.json];
       const map: Json = isObject(existing) ? existing : {};
       if (map !== existing) setMember(out, field.json, map);
@@ -213,10 +296,14 @@ function decodeMessage(message: Message, r: ProtoReader, out: Json, depth: numbe
       const existing = out[field.json];
       const list: unknown[] = Array.isArray(existing) ? existing : [];
       if (list !== existing) setMember(out, field.json, list);
-      if (wireType === WIRE_BYTES && field.type !== 'string' && field.type !== 'bytes' && scalarTypes.has(field.type)) {
+      if (wireType === WIRE_BYTES && isPackable(field.type)) {
         // Packed numbers: gogo's proto2 output never packs, but a proto3-minded client may.
-        const packed = r.message();
-        while (!packed.done()) list.push(decodeScalar(field.type, packed));
+        // gogo reads them bounded by the message, not the packed run, and goes on where they end.
+        const [start, end] = r.delimited();
+        const packed = new ProtoReader(r.buf, r.start, r.end);
+        packed.pos = start;
+        while (packed.pos < end) list.push(decodeScalar(field.type, packed));
+        r.pos = packed.pos;
       } else {
         list.push(decodeValue(field, field.type, wireType, r, depth) ?? null);
       }
@@ -242,64 +329,174 @@ function decodeMessage(message: Message, r: ProtoReader, out: Json, depth: numbe
 function decodeRawExtension(r: ProtoReader, depth: number): unknown {
   let raw: Uint8Array | undefined;
   while (!r.done()) {
-    const [number, wireType] = r.tag();
-    if (number === 1 && wireType === WIRE_BYTES) {
+    const at = r.pos;
+    const [number, wireType] = readTag(r, 'RawExtension');
+    if (number === 1) {
+      if (wireType !== WIRE_BYTES) throw wrongWireType(wireType, 'Raw');
       const [start, end] = r.delimited();
       raw = r.buf.subarray(start, end);
-    } else r.skip(wireType);
+    } else r.skipFrom(at);
   }
   if (raw === undefined || raw.length === 0) return undefined;
-  return hasMagic(raw) ? decodeEnvelope(raw, depth) : parseJsonBytes(raw, 'RawExtension');
+  if (!hasMagic(raw)) return parseJsonBytes(raw, 'RawExtension');
+  const envelope = readEnvelope(raw);
+  const type = resolveType(envelope, undefined);
+  return decodeObject(raw, envelope, type, depth);
 }
 
-function decodeEnvelope(bytes: Uint8Array, depth: number): Json {
-  if (!hasMagic(bytes)) {
-    throw new WireError('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
-  }
+/** runtime.Unknown's fields: TypeMeta's apiVersion and kind, and where raw is. */
+interface Envelope {
+  apiVersion: string;
+  kind: string;
+  raw: [start: number, end: number] | undefined;
+}
+
+/**
+ * The prefix and runtime.Unknown, as upstream's Decode reads them: contentEncoding and
+ * contentType are read and not looked at (raw is taken as Protobuf whatever they say).
+ */
+function readEnvelope(bytes: Uint8Array): Envelope {
+  if (bytes.length === 0) throw new WireError('empty data');
+  if (!hasMagic(bytes)) throw new WireError('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
+  if (bytes.length === magic.length) throw new WireError('empty body');
   const r = new ProtoReader(bytes, magic.length);
-  let apiVersion = '';
-  let kind = '';
-  let contentEncoding = '';
-  let raw: [number, number] | undefined;
+  const envelope: Envelope = { apiVersion: '', kind: '', raw: undefined };
   while (!r.done()) {
-    const [number, wireType] = r.tag();
-    if (number === 1 && wireType === WIRE_BYTES) {
-      const typeMeta = r.message();
-      while (!typeMeta.done()) {
-        const [n, w] = typeMeta.tag();
-        if (n === 1 && w === WIRE_BYTES) apiVersion = typeMeta.string();
-        else if (n === 2 && w === WIRE_BYTES) kind = typeMeta.string();
-        else typeMeta.skip(w);
-      }
-    } else if (number === 2 && wireType === WIRE_BYTES) raw = r.delimited();
-    else if (number === 3 && wireType === WIRE_BYTES) contentEncoding = r.string();
-    else r.skip(wireType);
+    const at = r.pos;
+    const [number, wireType] = readTag(r, 'Unknown');
+    if (number > 4) {
+      r.skipFrom(at);
+      continue;
+    }
+    if (wireType !== WIRE_BYTES) throw wrongWireType(wireType, unknownFields[number - 1]!);
+    if (number === 1) readTypeMeta(r.message(), envelope);
+    else if (number === 2) envelope.raw = r.delimited();
+    else r.delimited();
   }
-  if (kind === '') throw new WireError("Object 'Kind' is missing");
-  if (contentEncoding !== '') throw new WireError(`unsupported content encoding ${JSON.stringify(contentEncoding)}`);
-  const name = messageFor(apiVersion, kind);
-  if (name === undefined) throw badRequest(`no kind "${kind}" is registered for version "${apiVersion}"`);
-  const message = messageNamed(name);
-  const out: Json = { apiVersion, kind };
-  if (raw !== undefined) decodeMessage(message, new ProtoReader(bytes, raw[0], raw[1]), out, depth + 1);
+  return envelope;
+}
+
+const unknownFields = ['TypeMeta', 'Raw', 'ContentEncoding', 'ContentType'];
+
+/** runtime.TypeMeta {1 apiVersion, 2 kind}; seen twice, what the second holds wins. */
+function readTypeMeta(r: ProtoReader, envelope: Envelope): void {
+  while (!r.done()) {
+    const at = r.pos;
+    const [number, wireType] = readTag(r, 'TypeMeta');
+    if (number > 2) {
+      r.skipFrom(at);
+      continue;
+    }
+    if (wireType !== WIRE_BYTES) throw wrongWireType(wireType, number === 1 ? 'APIVersion' : 'Kind');
+    if (number === 1) envelope.apiVersion = r.string();
+    else envelope.kind = r.string();
+  }
+}
+
+/** The group version and kind an envelope decodes as, and its message. */
+interface ResolvedType {
+  apiVersion: string;
+  kind: string;
+  /** As transformDecodeError names the version: without the group. */
+  version: string;
+  message: string | undefined;
+}
+
+/** schema.ParseGroupVersion; undefined for more than one slash (which leaves the version to the defaults). */
+function parseGroupVersion(apiVersion: string): { group: string; version: string } | undefined {
+  if (apiVersion === '' || apiVersion === '/') return { group: '', version: '' };
+  const slash = apiVersion.indexOf('/');
+  if (slash < 0) return { group: '', version: apiVersion };
+  if (apiVersion.includes('/', slash + 1)) return undefined;
+  return { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+}
+
+/**
+ * The kind and group version of an envelope, what it leaves out taken from the request's
+ * (upstream's copyKindDefaults, with the URL's kind as default); its message, or undefined
+ * when upstream's scheme has no such kind.
+ */
+function resolveType(envelope: Envelope, defaults: ProtobufDefaults | undefined): ResolvedType {
+  let { group, version } = parseGroupVersion(envelope.apiVersion) ?? { group: '', version: '' };
+  let kind = envelope.kind;
+  if (defaults !== undefined) {
+    if (kind === '') kind = defaults.kind;
+    if (version === '') {
+      const fallback = parseGroupVersion(apiVersionServing(defaults.apiVersion, defaults.kind));
+      if (fallback !== undefined && fallback.version !== '') ({ group, version } = fallback);
+    }
+  }
+  const typeMeta = `runtime.TypeMeta{APIVersion:${goQuote(envelope.apiVersion)}, Kind:${goQuote(envelope.kind)}}`;
+  if (kind === '') throw new WireError(`Object 'Kind' is missing in '${typeMeta}'`);
+  if (version === '') throw new WireError(`Object 'apiVersion' is missing in '${typeMeta}'`);
+  const apiVersion = group === '' ? version : `${group}/${version}`;
+  return { apiVersion, kind, version, message: messageFor(apiVersion, kind) };
+}
+
+/**
+ * The name kube-apiserver's scheme has in runtime's not-registered errors: the file and line
+ * that made it (naming.GetNameFromCallsite), by the server that serves the request's group.
+ */
+function schemeName(defaults: ProtobufDefaults | undefined): string {
+  const group = parseGroupVersion(defaults?.apiVersion ?? '')?.group;
+  return group === 'apiregistration.k8s.io' ? 'k8s.io/kube-aggregator/pkg/apiserver/scheme/scheme.go:32' : legacyScheme;
+}
+
+const legacyScheme = 'pkg/api/legacyscheme/scheme.go:30';
+
+/**
+ * The object of an envelope as the kind it resolved to: 400 when upstream's scheme (its
+ * name, `scheme`) has no such kind, as runtime's NotRegisteredErr words it.
+ */
+function decodeObject(bytes: Uint8Array, envelope: Envelope, type: ResolvedType, depth: number, scheme = legacyScheme): Json {
+  if (type.message === undefined) {
+    throw new WireError(`no kind ${goQuote(type.kind)} is registered for version ${goQuote(type.apiVersion)} in scheme ${goQuote(scheme)}`);
+  }
+  const message = messageNamed(type.message);
+  const out: Json = { apiVersion: type.apiVersion, kind: type.kind };
+  if (envelope.raw !== undefined) decodeMessage(message, new ProtoReader(bytes, envelope.raw[0], envelope.raw[1]), out, depth + 1);
   if (out.metadata === undefined && message.fields.some((f) => f.json === 'metadata')) out.metadata = {};
   return out;
 }
 
-function decodeFailure(err: unknown): never {
-  if (err instanceof WireError) throw badRequest(`the body of the request could not be decoded as Protobuf: ${err.message}`);
-  throw err;
+/**
+ * A Protobuf request body (prefix and envelope) as JSON-shaped data with apiVersion and
+ * kind, decoded as kube-apiserver decodes it for a request whose URL serves `defaults`:
+ * what its envelope leaves out is the URL's. Malformed bytes, and kinds upstream's scheme
+ * does not have, throw a ProtobufDecodeError in upstream's words.
+ */
+export function decodeProtobufBody(bytes: Uint8Array, defaults?: ProtobufDefaults): KubeObject {
+  let envelope: Envelope;
+  let type: ResolvedType;
+  try {
+    envelope = readEnvelope(bytes);
+    type = resolveType(envelope, defaults);
+  } catch (err) {
+    if (err instanceof WireError) throw new ProtobufDecodeError(err.message);
+    throw err;
+  }
+  try {
+    // The versioning decoder hands the Protobuf one a fresh Unstructured (so that conversion
+    // runs), whose kind crdserverscheme's typer asks for first (protobuf.go, Decode).
+    if (defaults?.unstructured === true) throw new WireError("Object 'Kind' is missing in 'object has no kind field '");
+    return decodeObject(bytes, envelope, type, 0, schemeName(defaults)) as KubeObject;
+  } catch (err) {
+    if (err instanceof WireError) throw new ProtobufDecodeError(err.message, type);
+    throw err;
+  }
 }
 
 /**
- * A Protobuf-encoded object (request body) as JSON-shaped data with apiVersion and kind.
- * Malformed or truncated bytes and kinds without a descriptor are a 400.
+ * A Protobuf-encoded object (an answer, a fixture) as JSON-shaped data with apiVersion and
+ * kind. Malformed or truncated bytes and kinds without a descriptor are a 400 in the words
+ * of upstream's decoding.
  */
 export function decodeProtobufObject(bytes: Uint8Array): KubeObject {
   try {
-    return decodeEnvelope(bytes, 0) as KubeObject;
+    return decodeProtobufBody(bytes);
   } catch (err) {
-    return decodeFailure(err);
+    if (err instanceof ProtobufDecodeError) throw badRequest(err.message);
+    throw err;
   }
 }
 
@@ -310,7 +507,8 @@ export function decodeProtobufWatchEvent(bytes: Uint8Array): WatchEvent {
     if (!isObject(event.object)) throw new WireError('watch event without an object');
     return { type: (event.type ?? '') as WatchEventType, object: event.object as KubeObject };
   } catch (err) {
-    return decodeFailure(err);
+    if (err instanceof WireError) throw badRequest(err.message);
+    throw err;
   }
 }
 

@@ -1,6 +1,6 @@
 // What other folders import from encoding/protobuf/.
 export {
-  decodeProtobufObject, decodeProtobufWatchEvent, encodeProtobufObject, encodeProtobufRaw, encodeProtobufWatchEvent,
-  protobufEnvelope, protobufList, protobufMediaType, protobufWatchEvent,
+  decodeProtobufBody, decodeProtobufObject, decodeProtobufWatchEvent, encodeProtobufObject, encodeProtobufRaw, encodeProtobufWatchEvent,
+  ProtobufDecodeError, type ProtobufDefaults, protobufEnvelope, protobufList, protobufMediaType, protobufWatchEvent,
 } from './codec.ts';
 export { hasProtobufDescriptor } from './kinds.ts';

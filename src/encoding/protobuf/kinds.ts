@@ -45,3 +45,20 @@ export function messageFor(apiVersion: string, kind: string): string | undefined
 export function hasProtobufDescriptor(apiVersion: string, kind: string): boolean {
   return messageFor(apiVersion, kind) !== undefined;
 }
+
+/**
+ * The apiVersion a request's body of `kind` defaults to when its envelope names none
+ * (upstream's copyKindDefaults takes the URL's group version): `apiVersion`, the request's,
+ * when it has the kind; else the one served apiVersion of the same version that has it, as a
+ * subresource's kind lives in a group of its own (pods/eviction: policy/v1 Eviction). Only
+ * bodies without an apiVersion come here.
+ */
+export function apiVersionServing(apiVersion: string | undefined, kind: string): string {
+  if (apiVersion !== undefined && messageFor(apiVersion, kind) !== undefined) return apiVersion;
+  // A DELETE's options: meta.k8s.io's own (upstream's DeleteResource defaults to its MetaGroupVersion).
+  if (Object.hasOwn(inEveryVersion, kind)) return 'meta.k8s.io/v1';
+  const version = apiVersion?.slice(apiVersion.indexOf('/') + 1);
+  const serving = Object.keys(servedKinds).filter((candidate) =>
+    Object.hasOwn(servedKinds[candidate]!, kind) && (version === undefined || candidate.slice(candidate.indexOf('/') + 1) === version));
+  return serving.length === 1 ? serving[0]! : apiVersion ?? '';
+}

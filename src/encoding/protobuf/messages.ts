@@ -5,9 +5,11 @@
 // kube-controller-manager v1.36.2; test/encoding/protobuf-messages.test.ts checks it still matches.
 // Do not edit by hand.
 //
-// A field is [number, JSON name, type, flags]. The type is a scalar (string, bytes, bool,
-// int32, int64, double) or a message name; special-types.ts and one-of-types.ts give some
-// messages their JSON form.
+// A field is [number, JSON name, type, flags], then its Go name, which decoding errors name,
+// when it is not the JSON name capitalised (an embedded metadata: its type's name; a named
+// slice's one field: Items).
+// The type is a scalar (string, bytes, bool, int32, int64, double) or a message name;
+// special-types.ts and one-of-types.ts give some messages their JSON form.
 // Flags: r repeated; m map from string keys (entries {1 key, 2 value}) to the type;
 // e with r or m: omitempty, so an empty list or map is absent in JSON; e on a message:
 // omitzero, so its zero value is absent in JSON (other Go value messages are always written);
@@ -18,7 +20,7 @@
 // A message whose one field has no JSON name (ExtraValue) is a list in JSON.
 // Other scalars are Go value fields with omitempty: their zero value is absent in JSON.
 
-export type FieldRow = readonly [number: number, jsonName: string, type: string, flags: string];
+export type FieldRow = readonly [number: number, jsonName: string, type: string, flags: string, goName?: string];
 
 export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   'admissionregistration.v1.ApplyConfiguration': [
@@ -101,14 +103,14 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   'admissionregistration.v1.Mutation': [
     [2, 'patchType', 'string', 'z'],
     [3, 'applyConfiguration', 'admissionregistration.v1.ApplyConfiguration', 'p'],
-    [4, 'jsonPatch', 'admissionregistration.v1.JSONPatch', 'p'],
+    [4, 'jsonPatch', 'admissionregistration.v1.JSONPatch', 'p', 'JSONPatch'],
   ],
   'admissionregistration.v1.NamedRuleWithOperations': [
     [1, 'resourceNames', 'string', 're'],
     [2, 'ruleWithOperations', 'admissionregistration.v1.RuleWithOperations', 'i'],
   ],
   'admissionregistration.v1.ParamKind': [
-    [1, 'apiVersion', 'string', ''],
+    [1, 'apiVersion', 'string', '', 'APIVersion'],
     [2, 'kind', 'string', ''],
   ],
   'admissionregistration.v1.ParamRef': [
@@ -118,8 +120,8 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [4, 'parameterNotFoundAction', 'string', 'p'],
   ],
   'admissionregistration.v1.Rule': [
-    [1, 'apiGroups', 'string', 're'],
-    [2, 'apiVersions', 'string', 're'],
+    [1, 'apiGroups', 'string', 're', 'APIGroups'],
+    [2, 'apiVersions', 'string', 're', 'APIVersions'],
     [3, 'resources', 'string', 're'],
     [4, 'scope', 'string', 'p'],
   ],
@@ -206,8 +208,8 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'admissionregistration.v1.WebhookClientConfig': [
     [1, 'service', 'admissionregistration.v1.ServiceReference', 'p'],
-    [2, 'caBundle', 'bytes', ''],
-    [3, 'url', 'string', 'p'],
+    [2, 'caBundle', 'bytes', '', 'CABundle'],
+    [3, 'url', 'string', 'p', 'URL'],
   ],
   'apidiscovery.v2.APIGroupDiscovery': [
     [1, 'metadata', 'meta.v1.ObjectMeta', ''],
@@ -273,7 +275,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [3, 'format', 'string', ''],
     [4, 'description', 'string', ''],
     [5, 'priority', 'int32', ''],
-    [6, 'jsonPath', 'string', 'z'],
+    [6, 'jsonPath', 'string', 'z', 'JSONPath'],
   ],
   'apiextensions.v1.CustomResourceConversion': [
     [1, 'strategy', 'string', 'z'],
@@ -345,12 +347,12 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'apiextensions.v1.ExternalDocumentation': [
     [1, 'description', 'string', ''],
-    [2, 'url', 'string', ''],
+    [2, 'url', 'string', '', 'URL'],
   ],
   'apiextensions.v1.JSONSchemaProps': [
-    [1, 'id', 'string', ''],
-    [2, '$schema', 'string', ''],
-    [3, '$ref', 'string', 'p'],
+    [1, 'id', 'string', '', 'ID'],
+    [2, '$schema', 'string', '', 'Schema'],
+    [3, '$ref', 'string', 'p', 'Ref'],
     [4, 'description', 'string', ''],
     [5, 'type', 'string', ''],
     [6, 'format', 'string', ''],
@@ -385,13 +387,13 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [35, 'externalDocs', 'apiextensions.v1.ExternalDocumentation', 'p'],
     [36, 'example', 'apiextensions.v1.JSON', 'p'],
     [37, 'nullable', 'bool', ''],
-    [38, 'x-kubernetes-preserve-unknown-fields', 'bool', 'p'],
-    [39, 'x-kubernetes-embedded-resource', 'bool', ''],
-    [40, 'x-kubernetes-int-or-string', 'bool', ''],
-    [41, 'x-kubernetes-list-map-keys', 'string', 're'],
-    [42, 'x-kubernetes-list-type', 'string', 'p'],
-    [43, 'x-kubernetes-map-type', 'string', 'p'],
-    [44, 'x-kubernetes-validations', 'apiextensions.v1.ValidationRule', 're'],
+    [38, 'x-kubernetes-preserve-unknown-fields', 'bool', 'p', 'XPreserveUnknownFields'],
+    [39, 'x-kubernetes-embedded-resource', 'bool', '', 'XEmbeddedResource'],
+    [40, 'x-kubernetes-int-or-string', 'bool', '', 'XIntOrString'],
+    [41, 'x-kubernetes-list-map-keys', 'string', 're', 'XListMapKeys'],
+    [42, 'x-kubernetes-list-type', 'string', 'p', 'XListType'],
+    [43, 'x-kubernetes-map-type', 'string', 'p', 'XMapType'],
+    [44, 'x-kubernetes-validations', 'apiextensions.v1.ValidationRule', 're', 'XValidations'],
   ],
   'apiextensions.v1.JSONSchemaPropsOrArray': [
     [1, 'schema', 'apiextensions.v1.JSONSchemaProps', 'p'],
@@ -406,7 +408,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [2, 'property', 'string', 'r'],
   ],
   'apiextensions.v1.SelectableField': [
-    [1, 'jsonPath', 'string', 'z'],
+    [1, 'jsonPath', 'string', 'z', 'JSONPath'],
   ],
   'apiextensions.v1.ServiceReference': [
     [1, 'namespace', 'string', 'z'],
@@ -424,8 +426,8 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'apiextensions.v1.WebhookClientConfig': [
     [1, 'service', 'apiextensions.v1.ServiceReference', 'p'],
-    [2, 'caBundle', 'bytes', ''],
-    [3, 'url', 'string', 'p'],
+    [2, 'caBundle', 'bytes', '', 'CABundle'],
+    [3, 'url', 'string', 'p', 'URL'],
   ],
   'apiextensions.v1.WebhookConversion': [
     [2, 'clientConfig', 'apiextensions.v1.WebhookClientConfig', 'p'],
@@ -452,7 +454,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [2, 'group', 'string', ''],
     [3, 'version', 'string', ''],
     [4, 'insecureSkipTLSVerify', 'bool', ''],
-    [5, 'caBundle', 'bytes', ''],
+    [5, 'caBundle', 'bytes', '', 'CABundle'],
     [7, 'groupPriorityMinimum', 'int32', 'z'],
     [8, 'versionPriority', 'int32', 'z'],
   ],
@@ -651,9 +653,9 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'authentication.v1.BoundObjectReference': [
     [1, 'kind', 'string', ''],
-    [2, 'apiVersion', 'string', ''],
+    [2, 'apiVersion', 'string', '', 'APIVersion'],
     [3, 'name', 'string', ''],
-    [4, 'uid', 'string', ''],
+    [4, 'uid', 'string', '', 'UID'],
   ],
   'authentication.v1.ExtraValue': [
     [1, '', 'string', 'r'],
@@ -696,7 +698,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'authentication.v1.UserInfo': [
     [1, 'username', 'string', ''],
-    [2, 'uid', 'string', ''],
+    [2, 'uid', 'string', '', 'UID'],
     [3, 'groups', 'string', 're'],
     [4, 'extra', 'authentication.v1.ExtraValue', 'me'],
   ],
@@ -737,7 +739,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'authorization.v1.ResourceRule': [
     [1, 'verbs', 'string', 'r'],
-    [2, 'apiGroups', 'string', 're'],
+    [2, 'apiGroups', 'string', 're', 'APIGroups'],
     [3, 'resources', 'string', 're'],
     [4, 'resourceNames', 'string', 're'],
   ],
@@ -769,7 +771,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [3, 'user', 'string', ''],
     [4, 'groups', 'string', 're'],
     [5, 'extra', 'authorization.v1.ExtraValue', 'me'],
-    [6, 'uid', 'string', ''],
+    [6, 'uid', 'string', '', 'UID'],
   ],
   'authorization.v1.SubjectAccessReviewStatus': [
     [1, 'allowed', 'bool', 'z'],
@@ -786,7 +788,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   'autoscaling.v1.CrossVersionObjectReference': [
     [1, 'kind', 'string', 'z'],
     [2, 'name', 'string', 'z'],
-    [3, 'apiVersion', 'string', ''],
+    [3, 'apiVersion', 'string', '', 'APIVersion'],
   ],
   'autoscaling.v1.HorizontalPodAutoscaler': [
     [1, 'metadata', 'meta.v1.ObjectMeta', ''],
@@ -835,7 +837,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   'autoscaling.v2.CrossVersionObjectReference': [
     [1, 'kind', 'string', 'z'],
     [2, 'name', 'string', 'z'],
-    [3, 'apiVersion', 'string', ''],
+    [3, 'apiVersion', 'string', '', 'APIVersion'],
   ],
   'autoscaling.v2.ExternalMetricSource': [
     [1, 'metric', 'autoscaling.v2.MetricIdentifier', ''],
@@ -997,7 +999,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [5, 'manualSelector', 'bool', 'p'],
     [6, 'template', 'core.v1.PodTemplateSpec', ''],
     [7, 'backoffLimit', 'int32', 'p'],
-    [8, 'ttlSecondsAfterFinished', 'int32', 'p'],
+    [8, 'ttlSecondsAfterFinished', 'int32', 'p', 'TTLSecondsAfterFinished'],
     [9, 'completionMode', 'string', 'p'],
     [10, 'suspend', 'bool', 'p'],
     [11, 'podFailurePolicy', 'batch.v1.PodFailurePolicy', 'p'],
@@ -1072,7 +1074,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   'certificates.v1.CertificateSigningRequestSpec': [
     [1, 'request', 'bytes', ''],
     [2, 'username', 'string', ''],
-    [3, 'uid', 'string', ''],
+    [3, 'uid', 'string', '', 'UID'],
     [4, 'groups', 'string', 're'],
     [5, 'usages', 'string', 're'],
     [6, 'extra', 'certificates.v1.ExtraValue', 'me'],
@@ -1105,7 +1107,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'core.v1.AWSElasticBlockStoreVolumeSource': [
     [1, 'volumeID', 'string', 'z'],
-    [2, 'fsType', 'string', ''],
+    [2, 'fsType', 'string', '', 'FSType'],
     [3, 'partition', 'int32', ''],
     [4, 'readOnly', 'bool', ''],
   ],
@@ -1124,9 +1126,9 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'core.v1.AzureDiskVolumeSource': [
     [1, 'diskName', 'string', 'z'],
-    [2, 'diskURI', 'string', 'z'],
+    [2, 'diskURI', 'string', 'z', 'DataDiskURI'],
     [3, 'cachingMode', 'string', 'p'],
-    [4, 'fsType', 'string', 'p'],
+    [4, 'fsType', 'string', 'p', 'FSType'],
     [5, 'readOnly', 'bool', 'p'],
     [6, 'kind', 'string', 'p'],
   ],
@@ -1149,7 +1151,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [1, 'driver', 'string', 'z'],
     [2, 'volumeHandle', 'string', 'z'],
     [3, 'readOnly', 'bool', ''],
-    [4, 'fsType', 'string', ''],
+    [4, 'fsType', 'string', '', 'FSType'],
     [5, 'volumeAttributes', 'string', 'me'],
     [6, 'controllerPublishSecretRef', 'core.v1.SecretReference', 'p'],
     [7, 'nodeStageSecretRef', 'core.v1.SecretReference', 'p'],
@@ -1160,7 +1162,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   'core.v1.CSIVolumeSource': [
     [1, 'driver', 'string', 'z'],
     [2, 'readOnly', 'bool', 'p'],
-    [3, 'fsType', 'string', 'p'],
+    [3, 'fsType', 'string', 'p', 'FSType'],
     [4, 'volumeAttributes', 'string', 'me'],
     [5, 'nodePublishSecretRef', 'core.v1.LocalObjectReference', 'p'],
   ],
@@ -1186,13 +1188,13 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'core.v1.CinderPersistentVolumeSource': [
     [1, 'volumeID', 'string', 'z'],
-    [2, 'fsType', 'string', ''],
+    [2, 'fsType', 'string', '', 'FSType'],
     [3, 'readOnly', 'bool', ''],
     [4, 'secretRef', 'core.v1.SecretReference', 'p'],
   ],
   'core.v1.CinderVolumeSource': [
     [1, 'volumeID', 'string', 'z'],
-    [2, 'fsType', 'string', ''],
+    [2, 'fsType', 'string', '', 'FSType'],
     [3, 'readOnly', 'bool', ''],
     [4, 'secretRef', 'core.v1.LocalObjectReference', 'p'],
   ],
@@ -1242,7 +1244,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   'core.v1.ConfigMapNodeConfigSource': [
     [1, 'namespace', 'string', 'z'],
     [2, 'name', 'string', 'z'],
-    [3, 'uid', 'string', ''],
+    [3, 'uid', 'string', '', 'UID'],
     [4, 'resourceVersion', 'string', ''],
     [5, 'kubeletConfigKey', 'string', 'z'],
   ],
@@ -1275,7 +1277,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [15, 'securityContext', 'core.v1.SecurityContext', 'p'],
     [16, 'stdin', 'bool', ''],
     [17, 'stdinOnce', 'bool', ''],
-    [18, 'tty', 'bool', ''],
+    [18, 'tty', 'bool', '', 'TTY'],
     [19, 'envFrom', 'core.v1.EnvFromSource', 're'],
     [20, 'terminationMessagePolicy', 'string', ''],
     [21, 'volumeDevices', 'core.v1.VolumeDevice', 're'],
@@ -1336,7 +1338,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   'core.v1.ContainerStatus': [
     [1, 'name', 'string', 'z'],
     [2, 'state', 'core.v1.ContainerState', ''],
-    [3, 'lastState', 'core.v1.ContainerState', ''],
+    [3, 'lastState', 'core.v1.ContainerState', '', 'LastTerminationState'],
     [4, 'ready', 'bool', 'z'],
     [5, 'restartCount', 'int32', 'z'],
     [6, 'image', 'string', 'z'],
@@ -1374,7 +1376,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [2, 'sizeLimit', 'resource.Quantity', 'p'],
   ],
   'core.v1.EndpointAddress': [
-    [1, 'ip', 'string', 'z'],
+    [1, 'ip', 'string', 'z', 'IP'],
     [2, 'targetRef', 'core.v1.ObjectReference', 'p'],
     [3, 'hostname', 'string', ''],
     [4, 'nodeName', 'string', 'p'],
@@ -1437,7 +1439,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [15, 'securityContext', 'core.v1.SecurityContext', 'p'],
     [16, 'stdin', 'bool', ''],
     [17, 'stdinOnce', 'bool', ''],
-    [18, 'tty', 'bool', ''],
+    [18, 'tty', 'bool', '', 'TTY'],
     [19, 'envFrom', 'core.v1.EnvFromSource', 're'],
     [20, 'terminationMessagePolicy', 'string', ''],
     [21, 'volumeDevices', 'core.v1.VolumeDevice', 're'],
@@ -1463,7 +1465,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [11, 'series', 'core.v1.EventSeries', 'p'],
     [12, 'action', 'string', ''],
     [13, 'related', 'core.v1.ObjectReference', 'p'],
-    [14, 'reportingComponent', 'string', 'z'],
+    [14, 'reportingComponent', 'string', 'z', 'ReportingController'],
     [15, 'reportingInstance', 'string', 'z'],
   ],
   'core.v1.EventList': [
@@ -1484,9 +1486,9 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   'core.v1.FCVolumeSource': [
     [1, 'targetWWNs', 'string', 're'],
     [2, 'lun', 'int32', 'p'],
-    [3, 'fsType', 'string', ''],
+    [3, 'fsType', 'string', '', 'FSType'],
     [4, 'readOnly', 'bool', ''],
-    [5, 'wwids', 'string', 're'],
+    [5, 'wwids', 'string', 're', 'WWIDs'],
   ],
   'core.v1.FileKeySelector': [
     [1, 'volumeName', 'string', 'z'],
@@ -1496,14 +1498,14 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'core.v1.FlexPersistentVolumeSource': [
     [1, 'driver', 'string', 'z'],
-    [2, 'fsType', 'string', ''],
+    [2, 'fsType', 'string', '', 'FSType'],
     [3, 'secretRef', 'core.v1.SecretReference', 'p'],
     [4, 'readOnly', 'bool', ''],
     [5, 'options', 'string', 'me'],
   ],
   'core.v1.FlexVolumeSource': [
     [1, 'driver', 'string', 'z'],
-    [2, 'fsType', 'string', ''],
+    [2, 'fsType', 'string', '', 'FSType'],
     [3, 'secretRef', 'core.v1.LocalObjectReference', 'p'],
     [4, 'readOnly', 'bool', ''],
     [5, 'options', 'string', 'me'],
@@ -1513,8 +1515,8 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [2, 'datasetUUID', 'string', ''],
   ],
   'core.v1.GCEPersistentDiskVolumeSource': [
-    [1, 'pdName', 'string', 'z'],
-    [2, 'fsType', 'string', ''],
+    [1, 'pdName', 'string', 'z', 'PDName'],
+    [2, 'fsType', 'string', '', 'FSType'],
     [3, 'partition', 'int32', ''],
     [4, 'readOnly', 'bool', ''],
   ],
@@ -1528,13 +1530,13 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [3, 'directory', 'string', ''],
   ],
   'core.v1.GlusterfsPersistentVolumeSource': [
-    [1, 'endpoints', 'string', 'z'],
+    [1, 'endpoints', 'string', 'z', 'EndpointsName'],
     [2, 'path', 'string', 'z'],
     [3, 'readOnly', 'bool', ''],
     [4, 'endpointsNamespace', 'string', 'p'],
   ],
   'core.v1.GlusterfsVolumeSource': [
-    [1, 'endpoints', 'string', 'z'],
+    [1, 'endpoints', 'string', 'z', 'EndpointsName'],
     [2, 'path', 'string', 'z'],
     [3, 'readOnly', 'bool', ''],
   ],
@@ -1543,18 +1545,18 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [2, 'port', 'intstr.IntOrString', ''],
     [3, 'host', 'string', ''],
     [4, 'scheme', 'string', ''],
-    [5, 'httpHeaders', 'core.v1.HTTPHeader', 're'],
+    [5, 'httpHeaders', 'core.v1.HTTPHeader', 're', 'HTTPHeaders'],
   ],
   'core.v1.HTTPHeader': [
     [1, 'name', 'string', 'z'],
     [2, 'value', 'string', 'z'],
   ],
   'core.v1.HostAlias': [
-    [1, 'ip', 'string', 'z'],
+    [1, 'ip', 'string', 'z', 'IP'],
     [2, 'hostnames', 'string', 're'],
   ],
   'core.v1.HostIP': [
-    [1, 'ip', 'string', 'z'],
+    [1, 'ip', 'string', 'z', 'IP'],
   ],
   'core.v1.HostPathVolumeSource': [
     [1, 'path', 'string', 'z'],
@@ -1562,28 +1564,28 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'core.v1.ISCSIPersistentVolumeSource': [
     [1, 'targetPortal', 'string', 'z'],
-    [2, 'iqn', 'string', 'z'],
+    [2, 'iqn', 'string', 'z', 'IQN'],
     [3, 'lun', 'int32', 'z'],
-    [4, 'iscsiInterface', 'string', ''],
-    [5, 'fsType', 'string', ''],
+    [4, 'iscsiInterface', 'string', '', 'ISCSIInterface'],
+    [5, 'fsType', 'string', '', 'FSType'],
     [6, 'readOnly', 'bool', ''],
     [7, 'portals', 'string', 're'],
-    [8, 'chapAuthDiscovery', 'bool', ''],
+    [8, 'chapAuthDiscovery', 'bool', '', 'DiscoveryCHAPAuth'],
     [10, 'secretRef', 'core.v1.SecretReference', 'p'],
-    [11, 'chapAuthSession', 'bool', ''],
+    [11, 'chapAuthSession', 'bool', '', 'SessionCHAPAuth'],
     [12, 'initiatorName', 'string', 'p'],
   ],
   'core.v1.ISCSIVolumeSource': [
     [1, 'targetPortal', 'string', 'z'],
-    [2, 'iqn', 'string', 'z'],
+    [2, 'iqn', 'string', 'z', 'IQN'],
     [3, 'lun', 'int32', 'z'],
-    [4, 'iscsiInterface', 'string', ''],
-    [5, 'fsType', 'string', ''],
+    [4, 'iscsiInterface', 'string', '', 'ISCSIInterface'],
+    [5, 'fsType', 'string', '', 'FSType'],
     [6, 'readOnly', 'bool', ''],
     [7, 'portals', 'string', 're'],
-    [8, 'chapAuthDiscovery', 'bool', ''],
+    [8, 'chapAuthDiscovery', 'bool', '', 'DiscoveryCHAPAuth'],
     [10, 'secretRef', 'core.v1.LocalObjectReference', 'p'],
-    [11, 'chapAuthSession', 'bool', ''],
+    [11, 'chapAuthSession', 'bool', '', 'SessionCHAPAuth'],
     [12, 'initiatorName', 'string', 'p'],
   ],
   'core.v1.ImageVolumeSource': [
@@ -1605,8 +1607,8 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'core.v1.LifecycleHandler': [
     [1, 'exec', 'core.v1.ExecAction', 'p'],
-    [2, 'httpGet', 'core.v1.HTTPGetAction', 'p'],
-    [3, 'tcpSocket', 'core.v1.TCPSocketAction', 'p'],
+    [2, 'httpGet', 'core.v1.HTTPGetAction', 'p', 'HTTPGet'],
+    [3, 'tcpSocket', 'core.v1.TCPSocketAction', 'p', 'TCPSocket'],
     [4, 'sleep', 'core.v1.SleepAction', 'p'],
   ],
   'core.v1.LimitRange': [
@@ -1629,14 +1631,14 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [1, 'limits', 'core.v1.LimitRangeItem', 'r'],
   ],
   'core.v1.LinuxContainerUser': [
-    [1, 'uid', 'int64', 'z'],
-    [2, 'gid', 'int64', 'z'],
+    [1, 'uid', 'int64', 'z', 'UID'],
+    [2, 'gid', 'int64', 'z', 'GID'],
     [3, 'supplementalGroups', 'int64', 're'],
   ],
   'core.v1.LoadBalancerIngress': [
-    [1, 'ip', 'string', ''],
+    [1, 'ip', 'string', '', 'IP'],
     [2, 'hostname', 'string', ''],
-    [3, 'ipMode', 'string', 'p'],
+    [3, 'ipMode', 'string', 'p', 'IPMode'],
     [4, 'ports', 'core.v1.PortStatus', 're'],
   ],
   'core.v1.LoadBalancerStatus': [
@@ -1647,7 +1649,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'core.v1.LocalVolumeSource': [
     [1, 'path', 'string', 'z'],
-    [2, 'fsType', 'string', 'p'],
+    [2, 'fsType', 'string', 'p', 'FSType'],
   ],
   'core.v1.ModifyVolumeStatus': [
     [1, 'targetVolumeAttributesClassName', 'string', ''],
@@ -1748,7 +1750,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'core.v1.NodeSpec': [
     [1, 'podCIDR', 'string', ''],
-    [2, 'externalID', 'string', ''],
+    [2, 'externalID', 'string', '', 'DoNotUseExternalID'],
     [3, 'providerID', 'string', ''],
     [4, 'unschedulable', 'bool', ''],
     [5, 'taints', 'core.v1.Taint', 're'],
@@ -1779,7 +1781,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [2, 'systemUUID', 'string', 'z'],
     [3, 'bootID', 'string', 'z'],
     [4, 'kernelVersion', 'string', 'z'],
-    [5, 'osImage', 'string', 'z'],
+    [5, 'osImage', 'string', 'z', 'OSImage'],
     [6, 'containerRuntimeVersion', 'string', 'z'],
     [7, 'kubeletVersion', 'string', 'z'],
     [8, 'kubeProxyVersion', 'string', 'z'],
@@ -1788,15 +1790,15 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [11, 'swap', 'core.v1.NodeSwapStatus', 'p'],
   ],
   'core.v1.ObjectFieldSelector': [
-    [1, 'apiVersion', 'string', ''],
+    [1, 'apiVersion', 'string', '', 'APIVersion'],
     [2, 'fieldPath', 'string', 'z'],
   ],
   'core.v1.ObjectReference': [
     [1, 'kind', 'string', ''],
     [2, 'namespace', 'string', ''],
     [3, 'name', 'string', ''],
-    [4, 'uid', 'string', ''],
-    [5, 'apiVersion', 'string', ''],
+    [4, 'uid', 'string', '', 'UID'],
+    [5, 'apiVersion', 'string', '', 'APIVersion'],
     [6, 'resourceVersion', 'string', ''],
     [7, 'fieldPath', 'string', ''],
   ],
@@ -1856,16 +1858,16 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [2, 'items', 'core.v1.PersistentVolume', 'r'],
   ],
   'core.v1.PersistentVolumeSource': [
-    [1, 'gcePersistentDisk', 'core.v1.GCEPersistentDiskVolumeSource', 'p'],
-    [2, 'awsElasticBlockStore', 'core.v1.AWSElasticBlockStoreVolumeSource', 'p'],
+    [1, 'gcePersistentDisk', 'core.v1.GCEPersistentDiskVolumeSource', 'p', 'GCEPersistentDisk'],
+    [2, 'awsElasticBlockStore', 'core.v1.AWSElasticBlockStoreVolumeSource', 'p', 'AWSElasticBlockStore'],
     [3, 'hostPath', 'core.v1.HostPathVolumeSource', 'p'],
     [4, 'glusterfs', 'core.v1.GlusterfsPersistentVolumeSource', 'p'],
-    [5, 'nfs', 'core.v1.NFSVolumeSource', 'p'],
-    [6, 'rbd', 'core.v1.RBDPersistentVolumeSource', 'p'],
-    [7, 'iscsi', 'core.v1.ISCSIPersistentVolumeSource', 'p'],
+    [5, 'nfs', 'core.v1.NFSVolumeSource', 'p', 'NFS'],
+    [6, 'rbd', 'core.v1.RBDPersistentVolumeSource', 'p', 'RBD'],
+    [7, 'iscsi', 'core.v1.ISCSIPersistentVolumeSource', 'p', 'ISCSI'],
     [8, 'cinder', 'core.v1.CinderPersistentVolumeSource', 'p'],
-    [9, 'cephfs', 'core.v1.CephFSPersistentVolumeSource', 'p'],
-    [10, 'fc', 'core.v1.FCVolumeSource', 'p'],
+    [9, 'cephfs', 'core.v1.CephFSPersistentVolumeSource', 'p', 'CephFS'],
+    [10, 'fc', 'core.v1.FCVolumeSource', 'p', 'FC'],
     [11, 'flocker', 'core.v1.FlockerVolumeSource', 'p'],
     [12, 'flexVolume', 'core.v1.FlexPersistentVolumeSource', 'p'],
     [13, 'azureFile', 'core.v1.AzureFilePersistentVolumeSource', 'p'],
@@ -1876,8 +1878,8 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [18, 'portworxVolume', 'core.v1.PortworxVolumeSource', 'p'],
     [19, 'scaleIO', 'core.v1.ScaleIOPersistentVolumeSource', 'p'],
     [20, 'local', 'core.v1.LocalVolumeSource', 'p'],
-    [21, 'storageos', 'core.v1.StorageOSPersistentVolumeSource', 'p'],
-    [22, 'csi', 'core.v1.CSIPersistentVolumeSource', 'p'],
+    [21, 'storageos', 'core.v1.StorageOSPersistentVolumeSource', 'p', 'StorageOS'],
+    [22, 'csi', 'core.v1.CSIPersistentVolumeSource', 'p', 'CSI'],
   ],
   'core.v1.PersistentVolumeSpec': [
     [1, 'capacity', 'resource.Quantity', 'me'],
@@ -1899,7 +1901,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'core.v1.PhotonPersistentDiskVolumeSource': [
     [1, 'pdID', 'string', 'z'],
-    [2, 'fsType', 'string', ''],
+    [2, 'fsType', 'string', '', 'FSType'],
   ],
   'core.v1.Pod': [
     [1, 'metadata', 'meta.v1.ObjectMeta', ''],
@@ -1954,7 +1956,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [2, 'resourceClaimName', 'string', 'z'],
   ],
   'core.v1.PodIP': [
-    [1, 'ip', 'string', 'z'],
+    [1, 'ip', 'string', 'z', 'IP'],
   ],
   'core.v1.PodList': [
     [1, 'metadata', 'meta.v1.ListMeta', ''],
@@ -1982,19 +1984,19 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [1, 'podGroupName', 'string', 'p'],
   ],
   'core.v1.PodSecurityContext': [
-    [1, 'seLinuxOptions', 'core.v1.SELinuxOptions', 'p'],
+    [1, 'seLinuxOptions', 'core.v1.SELinuxOptions', 'p', 'SELinuxOptions'],
     [2, 'runAsUser', 'int64', 'p'],
     [3, 'runAsNonRoot', 'bool', 'p'],
     [4, 'supplementalGroups', 'int64', 're'],
-    [5, 'fsGroup', 'int64', 'p'],
+    [5, 'fsGroup', 'int64', 'p', 'FSGroup'],
     [6, 'runAsGroup', 'int64', 'p'],
     [7, 'sysctls', 'core.v1.Sysctl', 're'],
     [8, 'windowsOptions', 'core.v1.WindowsSecurityContextOptions', 'p'],
-    [9, 'fsGroupChangePolicy', 'string', 'p'],
+    [9, 'fsGroupChangePolicy', 'string', 'p', 'FSGroupChangePolicy'],
     [10, 'seccompProfile', 'core.v1.SeccompProfile', 'p'],
     [11, 'appArmorProfile', 'core.v1.AppArmorProfile', 'p'],
     [12, 'supplementalGroupsPolicy', 'string', 'p'],
-    [13, 'seLinuxChangePolicy', 'string', 'p'],
+    [13, 'seLinuxChangePolicy', 'string', 'p', 'SELinuxChangePolicy'],
   ],
   'core.v1.PodSpec': [
     [1, 'volumes', 'core.v1.Volume', 're'],
@@ -2002,10 +2004,10 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [3, 'restartPolicy', 'string', ''],
     [4, 'terminationGracePeriodSeconds', 'int64', 'p'],
     [5, 'activeDeadlineSeconds', 'int64', 'p'],
-    [6, 'dnsPolicy', 'string', ''],
+    [6, 'dnsPolicy', 'string', '', 'DNSPolicy'],
     [7, 'nodeSelector', 'string', 'me'],
     [8, 'serviceAccountName', 'string', ''],
-    [9, 'serviceAccount', 'string', ''],
+    [9, 'serviceAccount', 'string', '', 'DeprecatedServiceAccount'],
     [10, 'nodeName', 'string', ''],
     [11, 'hostNetwork', 'bool', ''],
     [12, 'hostPID', 'bool', ''],
@@ -2022,7 +2024,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [23, 'hostAliases', 'core.v1.HostAlias', 're'],
     [24, 'priorityClassName', 'string', ''],
     [25, 'priority', 'int32', 'p'],
-    [26, 'dnsConfig', 'core.v1.PodDNSConfig', 'p'],
+    [26, 'dnsConfig', 'core.v1.PodDNSConfig', 'p', 'DNSConfig'],
     [27, 'shareProcessNamespace', 'bool', 'p'],
     [28, 'readinessGates', 'core.v1.PodReadinessGate', 're'],
     [29, 'runtimeClassName', 'string', 'p'],
@@ -2032,7 +2034,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [33, 'topologySpreadConstraints', 'core.v1.TopologySpreadConstraint', 're'],
     [34, 'ephemeralContainers', 'core.v1.EphemeralContainer', 're'],
     [35, 'setHostnameAsFQDN', 'bool', 'p'],
-    [36, 'os', 'core.v1.PodOS', 'p'],
+    [36, 'os', 'core.v1.PodOS', 'p', 'OS'],
     [37, 'hostUsers', 'bool', 'p'],
     [38, 'schedulingGates', 'core.v1.PodSchedulingGate', 're'],
     [39, 'resourceClaims', 'core.v1.PodResourceClaim', 're'],
@@ -2049,7 +2051,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [6, 'podIP', 'string', ''],
     [7, 'startTime', 'meta.v1.Time', 'p'],
     [8, 'containerStatuses', 'core.v1.ContainerStatus', 're'],
-    [9, 'qosClass', 'string', ''],
+    [9, 'qosClass', 'string', '', 'QOSClass'],
     [10, 'initContainerStatuses', 'core.v1.ContainerStatus', 're'],
     [11, 'nominatedNodeName', 'string', ''],
     [12, 'podIPs', 'core.v1.PodIP', 're'],
@@ -2082,7 +2084,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'core.v1.PortworxVolumeSource': [
     [1, 'volumeID', 'string', 'z'],
-    [2, 'fsType', 'string', ''],
+    [2, 'fsType', 'string', '', 'FSType'],
     [3, 'readOnly', 'bool', ''],
   ],
   'core.v1.PreferredSchedulingTerm': [
@@ -2090,7 +2092,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [2, 'preference', 'core.v1.NodeSelectorTerm', ''],
   ],
   'core.v1.Probe': [
-    [1, 'handler', 'core.v1.ProbeHandler', 'i'],
+    [1, 'handler', 'core.v1.ProbeHandler', 'i', 'ProbeHandler'],
     [2, 'initialDelaySeconds', 'int32', ''],
     [3, 'timeoutSeconds', 'int32', ''],
     [4, 'periodSeconds', 'int32', ''],
@@ -2100,9 +2102,9 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'core.v1.ProbeHandler': [
     [1, 'exec', 'core.v1.ExecAction', 'p'],
-    [2, 'httpGet', 'core.v1.HTTPGetAction', 'p'],
-    [3, 'tcpSocket', 'core.v1.TCPSocketAction', 'p'],
-    [4, 'grpc', 'core.v1.GRPCAction', 'p'],
+    [2, 'httpGet', 'core.v1.HTTPGetAction', 'p', 'HTTPGet'],
+    [3, 'tcpSocket', 'core.v1.TCPSocketAction', 'p', 'TCPSocket'],
+    [4, 'grpc', 'core.v1.GRPCAction', 'p', 'GRPC'],
   ],
   'core.v1.ProjectedVolumeSource': [
     [1, 'sources', 'core.v1.VolumeProjection', 'r'],
@@ -2117,21 +2119,21 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [6, 'tenant', 'string', ''],
   ],
   'core.v1.RBDPersistentVolumeSource': [
-    [1, 'monitors', 'string', 'r'],
-    [2, 'image', 'string', 'z'],
-    [3, 'fsType', 'string', ''],
-    [4, 'pool', 'string', ''],
-    [5, 'user', 'string', ''],
+    [1, 'monitors', 'string', 'r', 'CephMonitors'],
+    [2, 'image', 'string', 'z', 'RBDImage'],
+    [3, 'fsType', 'string', '', 'FSType'],
+    [4, 'pool', 'string', '', 'RBDPool'],
+    [5, 'user', 'string', '', 'RadosUser'],
     [6, 'keyring', 'string', ''],
     [7, 'secretRef', 'core.v1.SecretReference', 'p'],
     [8, 'readOnly', 'bool', ''],
   ],
   'core.v1.RBDVolumeSource': [
-    [1, 'monitors', 'string', 'r'],
-    [2, 'image', 'string', 'z'],
-    [3, 'fsType', 'string', ''],
-    [4, 'pool', 'string', ''],
-    [5, 'user', 'string', ''],
+    [1, 'monitors', 'string', 'r', 'CephMonitors'],
+    [2, 'image', 'string', 'z', 'RBDImage'],
+    [3, 'fsType', 'string', '', 'FSType'],
+    [4, 'pool', 'string', '', 'RBDPool'],
+    [5, 'user', 'string', '', 'RadosUser'],
     [6, 'keyring', 'string', ''],
     [7, 'secretRef', 'core.v1.LocalObjectReference', 'p'],
     [8, 'readOnly', 'bool', ''],
@@ -2217,24 +2219,24 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [1, 'gateway', 'string', 'z'],
     [2, 'system', 'string', 'z'],
     [3, 'secretRef', 'core.v1.SecretReference', 'p'],
-    [4, 'sslEnabled', 'bool', ''],
+    [4, 'sslEnabled', 'bool', '', 'SSLEnabled'],
     [5, 'protectionDomain', 'string', ''],
     [6, 'storagePool', 'string', ''],
     [7, 'storageMode', 'string', ''],
     [8, 'volumeName', 'string', ''],
-    [9, 'fsType', 'string', ''],
+    [9, 'fsType', 'string', '', 'FSType'],
     [10, 'readOnly', 'bool', ''],
   ],
   'core.v1.ScaleIOVolumeSource': [
     [1, 'gateway', 'string', 'z'],
     [2, 'system', 'string', 'z'],
     [3, 'secretRef', 'core.v1.LocalObjectReference', 'p'],
-    [4, 'sslEnabled', 'bool', ''],
+    [4, 'sslEnabled', 'bool', '', 'SSLEnabled'],
     [5, 'protectionDomain', 'string', ''],
     [6, 'storagePool', 'string', ''],
     [7, 'storageMode', 'string', ''],
     [8, 'volumeName', 'string', ''],
-    [9, 'fsType', 'string', ''],
+    [9, 'fsType', 'string', '', 'FSType'],
     [10, 'readOnly', 'bool', ''],
   ],
   'core.v1.ScopeSelector': [
@@ -2287,7 +2289,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   'core.v1.SecurityContext': [
     [1, 'capabilities', 'core.v1.Capabilities', 'p'],
     [2, 'privileged', 'bool', 'p'],
-    [3, 'seLinuxOptions', 'core.v1.SELinuxOptions', 'p'],
+    [3, 'seLinuxOptions', 'core.v1.SELinuxOptions', 'p', 'SELinuxOptions'],
     [4, 'runAsUser', 'int64', 'p'],
     [5, 'runAsNonRoot', 'bool', 'p'],
     [6, 'readOnlyRootFilesystem', 'bool', 'p'],
@@ -2344,9 +2346,9 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [12, 'healthCheckNodePort', 'int32', ''],
     [13, 'publishNotReadyAddresses', 'bool', ''],
     [14, 'sessionAffinityConfig', 'core.v1.SessionAffinityConfig', 'p'],
-    [17, 'ipFamilyPolicy', 'string', 'p'],
+    [17, 'ipFamilyPolicy', 'string', 'p', 'IPFamilyPolicy'],
     [18, 'clusterIPs', 'string', 're'],
-    [19, 'ipFamilies', 'string', 're'],
+    [19, 'ipFamilies', 'string', 're', 'IPFamilies'],
     [20, 'allocateLoadBalancerNodePorts', 'bool', 'p'],
     [21, 'loadBalancerClass', 'string', 'p'],
     [22, 'internalTrafficPolicy', 'string', 'p'],
@@ -2365,14 +2367,14 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   'core.v1.StorageOSPersistentVolumeSource': [
     [1, 'volumeName', 'string', ''],
     [2, 'volumeNamespace', 'string', ''],
-    [3, 'fsType', 'string', ''],
+    [3, 'fsType', 'string', '', 'FSType'],
     [4, 'readOnly', 'bool', ''],
     [5, 'secretRef', 'core.v1.ObjectReference', 'p'],
   ],
   'core.v1.StorageOSVolumeSource': [
     [1, 'volumeName', 'string', ''],
     [2, 'volumeNamespace', 'string', ''],
-    [3, 'fsType', 'string', ''],
+    [3, 'fsType', 'string', '', 'FSType'],
     [4, 'readOnly', 'bool', ''],
     [5, 'secretRef', 'core.v1.LocalObjectReference', 'p'],
   ],
@@ -2415,12 +2417,12 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [8, 'matchLabelKeys', 'string', 're'],
   ],
   'core.v1.TypedLocalObjectReference': [
-    [1, 'apiGroup', 'string', 'p'],
+    [1, 'apiGroup', 'string', 'p', 'APIGroup'],
     [2, 'kind', 'string', 'z'],
     [3, 'name', 'string', 'z'],
   ],
   'core.v1.TypedObjectReference': [
-    [1, 'apiGroup', 'string', 'p'],
+    [1, 'apiGroup', 'string', 'p', 'APIGroup'],
     [2, 'kind', 'string', 'z'],
     [3, 'name', 'string', 'z'],
     [4, 'namespace', 'string', 'p'],
@@ -2467,21 +2469,21 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   'core.v1.VolumeSource': [
     [1, 'hostPath', 'core.v1.HostPathVolumeSource', 'p'],
     [2, 'emptyDir', 'core.v1.EmptyDirVolumeSource', 'p'],
-    [3, 'gcePersistentDisk', 'core.v1.GCEPersistentDiskVolumeSource', 'p'],
-    [4, 'awsElasticBlockStore', 'core.v1.AWSElasticBlockStoreVolumeSource', 'p'],
+    [3, 'gcePersistentDisk', 'core.v1.GCEPersistentDiskVolumeSource', 'p', 'GCEPersistentDisk'],
+    [4, 'awsElasticBlockStore', 'core.v1.AWSElasticBlockStoreVolumeSource', 'p', 'AWSElasticBlockStore'],
     [5, 'gitRepo', 'core.v1.GitRepoVolumeSource', 'p'],
     [6, 'secret', 'core.v1.SecretVolumeSource', 'p'],
-    [7, 'nfs', 'core.v1.NFSVolumeSource', 'p'],
-    [8, 'iscsi', 'core.v1.ISCSIVolumeSource', 'p'],
+    [7, 'nfs', 'core.v1.NFSVolumeSource', 'p', 'NFS'],
+    [8, 'iscsi', 'core.v1.ISCSIVolumeSource', 'p', 'ISCSI'],
     [9, 'glusterfs', 'core.v1.GlusterfsVolumeSource', 'p'],
     [10, 'persistentVolumeClaim', 'core.v1.PersistentVolumeClaimVolumeSource', 'p'],
-    [11, 'rbd', 'core.v1.RBDVolumeSource', 'p'],
+    [11, 'rbd', 'core.v1.RBDVolumeSource', 'p', 'RBD'],
     [12, 'flexVolume', 'core.v1.FlexVolumeSource', 'p'],
     [13, 'cinder', 'core.v1.CinderVolumeSource', 'p'],
-    [14, 'cephfs', 'core.v1.CephFSVolumeSource', 'p'],
+    [14, 'cephfs', 'core.v1.CephFSVolumeSource', 'p', 'CephFS'],
     [15, 'flocker', 'core.v1.FlockerVolumeSource', 'p'],
     [16, 'downwardAPI', 'core.v1.DownwardAPIVolumeSource', 'p'],
-    [17, 'fc', 'core.v1.FCVolumeSource', 'p'],
+    [17, 'fc', 'core.v1.FCVolumeSource', 'p', 'FC'],
     [18, 'azureFile', 'core.v1.AzureFileVolumeSource', 'p'],
     [19, 'configMap', 'core.v1.ConfigMapVolumeSource', 'p'],
     [20, 'vsphereVolume', 'core.v1.VsphereVirtualDiskVolumeSource', 'p'],
@@ -2491,8 +2493,8 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [24, 'portworxVolume', 'core.v1.PortworxVolumeSource', 'p'],
     [25, 'scaleIO', 'core.v1.ScaleIOVolumeSource', 'p'],
     [26, 'projected', 'core.v1.ProjectedVolumeSource', 'p'],
-    [27, 'storageos', 'core.v1.StorageOSVolumeSource', 'p'],
-    [28, 'csi', 'core.v1.CSIVolumeSource', 'p'],
+    [27, 'storageos', 'core.v1.StorageOSVolumeSource', 'p', 'StorageOS'],
+    [28, 'csi', 'core.v1.CSIVolumeSource', 'p', 'CSI'],
     [29, 'ephemeral', 'core.v1.EphemeralVolumeSource', 'p'],
     [30, 'image', 'core.v1.ImageVolumeSource', 'p'],
   ],
@@ -2501,7 +2503,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'core.v1.VsphereVirtualDiskVolumeSource': [
     [1, 'volumePath', 'string', 'z'],
-    [2, 'fsType', 'string', ''],
+    [2, 'fsType', 'string', '', 'FSType'],
     [3, 'storagePolicyName', 'string', ''],
     [4, 'storagePolicyID', 'string', ''],
   ],
@@ -2510,8 +2512,8 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [2, 'podAffinityTerm', 'core.v1.PodAffinityTerm', ''],
   ],
   'core.v1.WindowsSecurityContextOptions': [
-    [1, 'gmsaCredentialSpecName', 'string', 'p'],
-    [2, 'gmsaCredentialSpec', 'string', 'p'],
+    [1, 'gmsaCredentialSpecName', 'string', 'p', 'GMSACredentialSpecName'],
+    [2, 'gmsaCredentialSpec', 'string', 'p', 'GMSACredentialSpec'],
     [3, 'runAsUserName', 'string', 'p'],
     [4, 'hostProcess', 'bool', 'p'],
   ],
@@ -2669,7 +2671,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'flowcontrol.v1.ResourcePolicyRule': [
     [1, 'verbs', 'string', 'r'],
-    [2, 'apiGroups', 'string', 'r'],
+    [2, 'apiGroups', 'string', 'r', 'APIGroups'],
     [3, 'resources', 'string', 'r'],
     [4, 'clusterScope', 'bool', ''],
     [5, 'namespaces', 'string', 'r'],
@@ -2710,7 +2712,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'meta.v1.APIResourceList': [
     [1, 'groupVersion', 'string', 'z'],
-    [2, 'resources', 'meta.v1.APIResource', 'r'],
+    [2, 'resources', 'meta.v1.APIResource', 'r', 'APIResources'],
   ],
   'meta.v1.APIVersions': [
     [1, 'versions', 'string', 'r'],
@@ -2769,7 +2771,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   'meta.v1.ManagedFieldsEntry': [
     [1, 'manager', 'string', ''],
     [2, 'operation', 'string', ''],
-    [3, 'apiVersion', 'string', ''],
+    [3, 'apiVersion', 'string', '', 'APIVersion'],
     [4, 'time', 'meta.v1.Time', 'p'],
     [6, 'fieldsType', 'string', ''],
     [7, 'fieldsV1', 'meta.v1.FieldsV1', 'p'],
@@ -2780,7 +2782,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [2, 'generateName', 'string', ''],
     [3, 'namespace', 'string', ''],
     [4, 'selfLink', 'string', ''],
-    [5, 'uid', 'string', ''],
+    [5, 'uid', 'string', '', 'UID'],
     [6, 'resourceVersion', 'string', ''],
     [7, 'generation', 'int64', ''],
     [8, 'creationTimestamp', 'meta.v1.Time', 'e'],
@@ -2795,8 +2797,8 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   'meta.v1.OwnerReference': [
     [1, 'kind', 'string', 'z'],
     [3, 'name', 'string', 'z'],
-    [4, 'uid', 'string', 'z'],
-    [5, 'apiVersion', 'string', 'z'],
+    [4, 'uid', 'string', 'z', 'UID'],
+    [5, 'apiVersion', 'string', 'z', 'APIVersion'],
     [6, 'controller', 'bool', 'p'],
     [7, 'blockOwnerDeletion', 'bool', 'p'],
   ],
@@ -2808,7 +2810,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [2, 'items', 'meta.v1.PartialObjectMetadata', 'r'],
   ],
   'meta.v1.Preconditions': [
-    [1, 'uid', 'string', 'p'],
+    [1, 'uid', 'string', 'p', 'UID'],
     [2, 'resourceVersion', 'string', 'p'],
   ],
   'meta.v1.ServerAddressByClientCIDR': [
@@ -2827,7 +2829,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [6, 'code', 'int32', ''],
   ],
   'meta.v1.StatusCause': [
-    [1, 'reason', 'string', ''],
+    [1, 'reason', 'string', '', 'Type'],
     [2, 'message', 'string', ''],
     [3, 'field', 'string', ''],
   ],
@@ -2837,7 +2839,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [3, 'kind', 'string', ''],
     [4, 'causes', 'meta.v1.StatusCause', 're'],
     [5, 'retryAfterSeconds', 'int32', ''],
-    [6, 'uid', 'string', ''],
+    [6, 'uid', 'string', '', 'UID'],
   ],
   'meta.v1.Verbs': [
     [1, '', 'string', 'r'],
@@ -2870,7 +2872,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [1, 'parentRef', 'networking.v1.ParentReference', 'p'],
   ],
   'networking.v1.IPBlock': [
-    [1, 'cidr', 'string', 'z'],
+    [1, 'cidr', 'string', 'z', 'CIDR'],
     [2, 'except', 'string', 're'],
   ],
   'networking.v1.Ingress': [
@@ -2891,7 +2893,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [2, 'items', 'networking.v1.IngressClass', 'r'],
   ],
   'networking.v1.IngressClassParametersReference': [
-    [1, 'apiGroup', 'string', 'p'],
+    [1, 'apiGroup', 'string', 'p', 'APIGroup'],
     [2, 'kind', 'string', 'z'],
     [3, 'name', 'string', 'z'],
     [4, 'scope', 'string', 'p'],
@@ -2906,7 +2908,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [2, 'items', 'networking.v1.Ingress', 'r'],
   ],
   'networking.v1.IngressLoadBalancerIngress': [
-    [1, 'ip', 'string', ''],
+    [1, 'ip', 'string', '', 'IP'],
     [2, 'hostname', 'string', ''],
     [4, 'ports', 'networking.v1.IngressPortStatus', 're'],
   ],
@@ -2923,7 +2925,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [2, 'ingressRuleValue', 'networking.v1.IngressRuleValue', 'i'],
   ],
   'networking.v1.IngressRuleValue': [
-    [1, 'http', 'networking.v1.HTTPIngressRuleValue', 'p'],
+    [1, 'http', 'networking.v1.HTTPIngressRuleValue', 'p', 'HTTP'],
   ],
   'networking.v1.IngressServiceBackend': [
     [1, 'name', 'string', 'z'],
@@ -2931,7 +2933,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'networking.v1.IngressSpec': [
     [1, 'defaultBackend', 'networking.v1.IngressBackend', 'p'],
-    [2, 'tls', 'networking.v1.IngressTLS', 're'],
+    [2, 'tls', 'networking.v1.IngressTLS', 're', 'TLS'],
     [3, 'rules', 'networking.v1.IngressRule', 're'],
     [4, 'ingressClassName', 'string', 'p'],
   ],
@@ -2961,7 +2963,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   'networking.v1.NetworkPolicyPeer': [
     [1, 'podSelector', 'meta.v1.LabelSelector', 'p'],
     [2, 'namespaceSelector', 'meta.v1.LabelSelector', 'p'],
-    [3, 'ipBlock', 'networking.v1.IPBlock', 'p'],
+    [3, 'ipBlock', 'networking.v1.IPBlock', 'p', 'IPBlock'],
   ],
   'networking.v1.NetworkPolicyPort': [
     [1, 'protocol', 'string', 'p'],
@@ -2994,7 +2996,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [2, 'items', 'networking.v1.ServiceCIDR', 'r'],
   ],
   'networking.v1.ServiceCIDRSpec': [
-    [1, 'cidrs', 'string', 're'],
+    [1, 'cidrs', 'string', 're', 'CIDRs'],
   ],
   'networking.v1.ServiceCIDRStatus': [
     [1, 'conditions', 'meta.v1.Condition', 're'],
@@ -3067,7 +3069,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'rbac.v1.PolicyRule': [
     [1, 'verbs', 'string', 'r'],
-    [2, 'apiGroups', 'string', 're'],
+    [2, 'apiGroups', 'string', 're', 'APIGroups'],
     [3, 'resources', 'string', 're'],
     [4, 'resourceNames', 'string', 're'],
     [5, 'nonResourceURLs', 'string', 're'],
@@ -3090,13 +3092,13 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [2, 'items', 'rbac.v1.Role', 'r'],
   ],
   'rbac.v1.RoleRef': [
-    [1, 'apiGroup', 'string', 'z'],
+    [1, 'apiGroup', 'string', 'z', 'APIGroup'],
     [2, 'kind', 'string', 'z'],
     [3, 'name', 'string', 'z'],
   ],
   'rbac.v1.Subject': [
     [1, 'kind', 'string', 'z'],
-    [2, 'apiGroup', 'string', ''],
+    [2, 'apiGroup', 'string', '', 'APIGroup'],
     [3, 'name', 'string', 'z'],
     [4, 'namespace', 'string', ''],
   ],
@@ -3162,14 +3164,14 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [2, 'config', 'resource.v1.DeviceAllocationConfiguration', 're'],
   ],
   'resource.v1.DeviceAttribute': [
-    [2, 'int', 'int64', 'p'],
-    [3, 'bool', 'bool', 'p'],
-    [4, 'string', 'string', 'p'],
-    [5, 'version', 'string', 'p'],
-    [6, 'ints', 'int64', 're'],
-    [7, 'bools', 'bool', 're'],
-    [8, 'strings', 'string', 're'],
-    [9, 'versions', 'string', 're'],
+    [2, 'int', 'int64', 'p', 'IntValue'],
+    [3, 'bool', 'bool', 'p', 'BoolValue'],
+    [4, 'string', 'string', 'p', 'StringValue'],
+    [5, 'version', 'string', 'p', 'VersionValue'],
+    [6, 'ints', 'int64', 're', 'IntValues'],
+    [7, 'bools', 'bool', 're', 'BoolValues'],
+    [8, 'strings', 'string', 're', 'StringValues'],
+    [9, 'versions', 'string', 're', 'VersionValues'],
   ],
   'resource.v1.DeviceCapacity': [
     [1, 'value', 'resource.Quantity', ''],
@@ -3230,7 +3232,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [10, 'consumedCapacity', 'resource.Quantity', 'me'],
   ],
   'resource.v1.DeviceSelector': [
-    [1, 'cel', 'resource.v1.CELDeviceSelector', 'p'],
+    [1, 'cel', 'resource.v1.CELDeviceSelector', 'p', 'CEL'],
   ],
   'resource.v1.DeviceSubRequest': [
     [1, 'name', 'string', 'z'],
@@ -3265,7 +3267,7 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
   ],
   'resource.v1.NetworkDeviceData': [
     [1, 'interfaceName', 'string', ''],
-    [2, 'ips', 'string', 're'],
+    [2, 'ips', 'string', 're', 'IPs'],
     [3, 'hardwareAddress', 'string', ''],
   ],
   'resource.v1.NodeAllocatableResourceMapping': [
@@ -3282,10 +3284,10 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [3, 'status', 'resource.v1.ResourceClaimStatus', ''],
   ],
   'resource.v1.ResourceClaimConsumerReference': [
-    [1, 'apiGroup', 'string', ''],
+    [1, 'apiGroup', 'string', '', 'APIGroup'],
     [3, 'resource', 'string', 'z'],
     [4, 'name', 'string', 'z'],
-    [5, 'uid', 'string', 'z'],
+    [5, 'uid', 'string', 'z', 'UID'],
   ],
   'resource.v1.ResourceClaimList': [
     [1, 'metadata', 'meta.v1.ListMeta', ''],
@@ -3358,10 +3360,10 @@ export const messages: Readonly<Record<string, readonly FieldRow[]>> = {
     [2, 'podInfoOnMount', 'bool', 'p'],
     [3, 'volumeLifecycleModes', 'string', 're'],
     [4, 'storageCapacity', 'bool', 'p'],
-    [5, 'fsGroupPolicy', 'string', 'p'],
+    [5, 'fsGroupPolicy', 'string', 'p', 'FSGroupPolicy'],
     [6, 'tokenRequests', 'storage.v1.TokenRequest', 're'],
     [7, 'requiresRepublish', 'bool', 'p'],
-    [8, 'seLinuxMount', 'bool', 'p'],
+    [8, 'seLinuxMount', 'bool', 'p', 'SELinuxMount'],
     [9, 'nodeAllocatableUpdatePeriodSeconds', 'int64', 'p'],
     [10, 'serviceAccountTokenInSecrets', 'bool', 'p'],
     [11, 'preventPodSchedulingIfMissing', 'bool', 'p'],

@@ -10,6 +10,7 @@
 // the field is left out. Each encoder writes the fields of the message for a JSON value,
 // exactly as gogo-protobuf's Marshal does; undefined is the Go zero value.
 
+import { goJsonSyntaxError } from '../../api/go-json-syntax.ts';
 import { replaceLoneSurrogateEscapes } from '../../api/lone-surrogates.ts';
 import { canonicalQuantity, parseQuantity } from '../../api/quantity.ts';
 import { ProtoReader, ProtoWriter, WIRE_BYTES, WIRE_VARINT, WireError } from './wire.ts';
@@ -22,27 +23,35 @@ interface SpecialType {
   encode: Encoder;
 }
 
-/** Reads the scalar fields of a small message; unknown fields are skipped. */
-function readFields(r: ProtoReader, read: (field: number, wireType: number) => boolean): void {
+/**
+ * Reads the fields of a small message whose Go type is `goName`, as its gogo Unmarshal does:
+ * an end of group or a field number that is not positive refused, unknown fields skipped.
+ */
+function readFields(r: ProtoReader, goName: string, read: (field: number, wireType: number) => boolean): void {
   while (!r.done()) {
+    const at = r.pos;
     const [field, wireType] = r.tag();
-    if (!read(field, wireType)) r.skip(wireType);
+    if (wireType === 4) throw new WireError(`proto: ${goName}: wiretype end group for non-group`);
+    if (field <= 0) throw new WireError(`proto: ${goName}: illegal tag ${field} (wire type ${r.tagText(at)})`);
+    if (!read(field, wireType)) r.skipFrom(at);
   }
 }
 
-function expectWire(actual: number, expected: number): void {
-  if (actual !== expected) throw new WireError(`unexpected wire type ${actual}`);
+function expectWire(actual: number, expected: number, goField: string): void {
+  if (actual !== expected) throw new WireError(`proto: wrong wireType = ${actual} for field ${goField}`);
 }
 
-/** Seconds and nanoseconds of a Timestamp-shaped message (Time, MicroTime). */
+/**
+ * Seconds and nanoseconds of a Time or MicroTime: meta/v1's Unmarshal reads an empty message
+ * as the zero time, anything else as a Timestamp {1 seconds, 2 nanos}.
+ */
 function readTimestamp(r: ProtoReader): { seconds: number; nanos: number; empty: boolean } {
   let seconds = 0;
   let nanos = 0;
-  let empty = true;
-  readFields(r, (field, wireType) => {
+  const empty = r.done();
+  readFields(r, 'Timestamp', (field, wireType) => {
     if (field !== 1 && field !== 2) return false;
-    expectWire(wireType, WIRE_VARINT);
-    empty = false;
+    expectWire(wireType, WIRE_VARINT, field === 1 ? 'Seconds' : 'Nanos');
     if (field === 1) seconds = r.int64();
     else nanos = r.int32();
     return true;
@@ -83,7 +92,8 @@ function writeTimestamp(w: ProtoWriter, seconds: number, nanos: number): void {
 const time: SpecialType = {
   decode(r) {
     const { seconds, empty } = readTimestamp(r);
-    return empty ? undefined : formatSeconds(seconds);
+    // The first second of year 1 is Go's zero time, which marshals as null.
+    return empty || seconds === minSeconds ? undefined : formatSeconds(seconds);
   },
   encode(value, w) {
     if (value === undefined) return;
@@ -97,9 +107,10 @@ const time: SpecialType = {
 const microTime: SpecialType = {
   decode(r) {
     const { seconds, nanos, empty } = readTimestamp(r);
-    if (empty) return undefined;
+    // time.Unix normalises the nanoseconds into the seconds.
     const carry = Math.floor(nanos / 1e9);
     const rest = nanos - carry * 1e9;
+    if (empty || (seconds + carry === minSeconds && rest === 0)) return undefined;
     const base = formatSeconds(seconds + carry);
     return `${base.slice(0, 19)}.${String(Math.floor(rest / 1000)).padStart(6, '0')}Z`;
   },
@@ -154,9 +165,9 @@ export function parseDuration(value: string): number {
 const duration: SpecialType = {
   decode(r) {
     let ns = 0;
-    readFields(r, (field, wireType) => {
+    readFields(r, 'Duration', (field, wireType) => {
       if (field !== 1) return false;
-      expectWire(wireType, WIRE_VARINT);
+      expectWire(wireType, WIRE_VARINT, 'Duration');
       ns = r.int64();
       return true;
     });
@@ -169,12 +180,12 @@ const duration: SpecialType = {
   },
 };
 
-/** The one length-delimited field 1 of a message, as bytes, or undefined. */
-function readBytesField(r: ProtoReader): Uint8Array | undefined {
+/** The one length-delimited field 1 (Go's Raw) of a message whose Go type is `goName`, as bytes, or undefined. */
+function readRawField(r: ProtoReader, goName: string): Uint8Array | undefined {
   let bytes: Uint8Array | undefined;
-  readFields(r, (field, wireType) => {
+  readFields(r, goName, (field, wireType) => {
     if (field !== 1) return false;
-    expectWire(wireType, WIRE_BYTES);
+    expectWire(wireType, WIRE_BYTES, 'Raw');
     bytes = r.bytes();
     return true;
   });
@@ -196,7 +207,7 @@ export function parseJsonBytes(bytes: Uint8Array, what: string): unknown {
 /** meta/v1 FieldsV1 {1 Raw bytes}: the raw JSON of the field set. */
 const fieldsV1: SpecialType = {
   decode(r) {
-    const raw = readBytesField(r);
+    const raw = readRawField(r, 'FieldsV1');
     return raw === undefined || raw.length === 0 ? undefined : parseJsonBytes(raw, 'FieldsV1');
   },
   encode(value, w) {
@@ -211,21 +222,31 @@ const fieldsV1: SpecialType = {
  */
 const anyJson: SpecialType = {
   decode(r) {
-    const raw = readBytesField(r);
-    return raw === undefined || raw.length === 0 ? undefined : parseJsonBytes(raw, 'a JSON value');
+    const raw = readRawField(r, 'JSON');
+    if (raw === undefined || raw.length === 0) return undefined;
+    try {
+      return parseJsonBytes(raw, 'a JSON value');
+    } catch (err) {
+      // Converting to the internal type unmarshals the text: Go's words for text that is not JSON.
+      throw new WireError(goJsonSyntaxError(raw) ?? (err as Error).message);
+    }
   },
   encode(value, w) {
     if (value !== undefined) w.bytes(1, utf8Encoder.encode(JSON.stringify(value)));
   },
 };
 
-/** resource.Quantity {1 string}: the quantity's canonical form (Go's String()), "0" for the zero value. */
+/**
+ * resource.Quantity {1 string}: the quantity's text; without it the zero Quantity, "0" (an
+ * entry of a ResourceList without its value). The text is parsed with the rest of the
+ * object's quantities, as a JSON body's are.
+ */
 const quantity: SpecialType = {
   decode(r) {
-    let text = '';
-    readFields(r, (field, wireType) => {
+    let text = '0';
+    readFields(r, 'Quantity', (field, wireType) => {
       if (field !== 1) return false;
-      expectWire(wireType, WIRE_BYTES);
+      expectWire(wireType, WIRE_BYTES, 'String_');
       text = r.string();
       return true;
     });
@@ -245,15 +266,15 @@ const intOrString: SpecialType = {
     let type = 0;
     let intVal = 0;
     let strVal = '';
-    readFields(r, (field, wireType) => {
+    readFields(r, 'IntOrString', (field, wireType) => {
       if (field === 1) {
-        expectWire(wireType, WIRE_VARINT);
+        expectWire(wireType, WIRE_VARINT, 'Type');
         type = r.int64();
       } else if (field === 2) {
-        expectWire(wireType, WIRE_VARINT);
+        expectWire(wireType, WIRE_VARINT, 'IntVal');
         intVal = r.int32();
       } else if (field === 3) {
-        expectWire(wireType, WIRE_BYTES);
+        expectWire(wireType, WIRE_BYTES, 'StrVal');
         strVal = r.string();
       } else return false;
       return true;

@@ -2,14 +2,17 @@
 // that never reads past its end and a writer into a growable buffer. Only what Kubernetes'
 // gogo-generated messages use: varints (int32, int64, bool), length-delimited fields
 // (strings, bytes, messages, map entries, packed numbers), fixed64 doubles (a CRD
-// schema's maximum) and, to skip unknown fields, fixed32.
+// schema's maximum) and, to skip unknown fields, fixed32 and groups. Malformed input fails
+// as the gogo-generated Unmarshal methods of upstream's types fail, in their words.
 
 export const WIRE_VARINT = 0;
 export const WIRE_FIXED64 = 1;
 export const WIRE_BYTES = 2;
-const WIRE_FIXED32 = 5;
 
-/** Malformed input: the caller turns it into a 400. */
+/**
+ * Malformed input, in the words of upstream's gogo-generated Unmarshal methods
+ * (`unexpected EOF`, `proto: integer overflow`, ...): the caller turns it into a 400.
+ */
 export class WireError extends Error {
   constructor(message: string) {
     super(message);
@@ -17,18 +20,32 @@ export class WireError extends Error {
   }
 }
 
+// gogo's errors (k8s.io/api/core/v1/generated.pb.go: io.ErrUnexpectedEOF, ErrIntOverflowGenerated,
+// ErrInvalidLengthGenerated; skipGenerated's ErrUnexpectedEndOfGroupGenerated).
+export const unexpectedEOF = 'unexpected EOF';
+const integerOverflow = 'proto: integer overflow';
+const negativeLength = 'proto: negative length found during unmarshaling';
+
 const TWO_32 = 4294967296;
 // Invalid UTF-8 becomes U+FFFD, as Go's JSON encoder writes such strings.
 const utf8 = new TextDecoder('utf-8');
 
+/**
+ * Reads one message as gogo's generated Unmarshal does: a varint of ten bytes at most (bits
+ * past the 64th dropped, an eleventh byte an overflow), lengths as Go's signed int, and
+ * nothing read past the end of the message.
+ */
 export class ProtoReader {
   readonly buf: Uint8Array;
   pos: number;
+  /** Where the message starts: Go's offsets (and so its length overflow) count from there. */
+  readonly start: number;
   readonly end: number;
 
   constructor(buf: Uint8Array, start = 0, end = buf.length) {
     this.buf = buf;
     this.pos = start;
+    this.start = start;
     this.end = end;
   }
 
@@ -36,15 +53,12 @@ export class ProtoReader {
     return this.pos >= this.end;
   }
 
-  /**
-   * A varint as its low and high 32 bits (unsigned). Ten bytes at most; the tenth may
-   * only carry the 64th bit, as in upstream's decoders.
-   */
+  /** A varint as its low and high 32 bits (unsigned), as gogo reads it: past ten bytes, an overflow. */
   private varint64(): [lo: number, hi: number] {
     let lo = 0;
     let hi = 0;
     for (let i = 0; i < 10; i++) {
-      if (this.pos >= this.end) throw new WireError('unexpected end of data in a varint');
+      if (this.pos >= this.end) throw new WireError(unexpectedEOF);
       const b = this.buf[this.pos++]!;
       const bits = b & 0x7f;
       if (i < 4) lo |= bits << (7 * i);
@@ -52,22 +66,12 @@ export class ProtoReader {
         lo |= bits << 28;
         hi |= bits >>> 4;
       } else hi |= bits << (7 * i - 32);
-      if (b < 0x80) {
-        if (i === 9 && b > 1) throw new WireError('varint overflows 64 bits');
-        return [lo >>> 0, hi >>> 0];
-      }
+      if (b < 0x80) return [lo >>> 0, hi >>> 0];
     }
-    throw new WireError('varint longer than 10 bytes');
+    throw new WireError(integerOverflow);
   }
 
-  /** A tag, a length or another non-negative value that must fit in 32 bits. */
-  uint32(): number {
-    const [lo, hi] = this.varint64();
-    if (hi !== 0) throw new WireError('varint too large');
-    return lo;
-  }
-
-  /** int32: negative values are sign-extended to ten bytes on the wire. */
+  /** int32: the low 32 bits, as Go's `v |= int32(b&0x7F) << shift` keeps them. */
   int32(): number {
     return this.varint64()[0] | 0;
   }
@@ -79,11 +83,6 @@ export class ProtoReader {
     return hi * TWO_32 + lo;
   }
 
-  uint64(): number {
-    const [lo, hi] = this.varint64();
-    return hi * TWO_32 + lo;
-  }
-
   bool(): boolean {
     const [lo, hi] = this.varint64();
     return lo !== 0 || hi !== 0;
@@ -91,17 +90,19 @@ export class ProtoReader {
 
   /** A double: fixed64, little-endian. */
   double(): number {
-    this.advance(8);
+    if (8 > this.end - this.pos) throw new WireError(unexpectedEOF);
+    this.pos += 8;
     return new DataView(this.buf.buffer, this.buf.byteOffset).getFloat64(this.pos - 8, true);
   }
 
   /** The bounds of a length-delimited value; advances past it. */
   delimited(): [start: number, end: number] {
-    const length = this.uint32();
+    const [lo, hi] = this.varint64();
     const start = this.pos;
-    if (length > this.end - start) throw new WireError('length-delimited field runs past the end of its message');
-    this.pos = start + length;
-    return [start, start + length];
+    if (hi !== 0) throw new WireError(lengthError(start - this.start, lo, hi));
+    if (lo > this.end - start) throw new WireError(unexpectedEOF);
+    this.pos = start + lo;
+    return [start, start + lo];
   }
 
   bytes(): Uint8Array {
@@ -120,38 +121,91 @@ export class ProtoReader {
     return new ProtoReader(this.buf, start, end);
   }
 
-  /** Skips a field's value of the given wire type; groups (3, 4) are not used by Kubernetes. */
-  skip(wireType: number): void {
-    switch (wireType) {
-      case WIRE_VARINT:
-        this.varint64();
+  /**
+   * The field whose tag starts at `tagAt`, skipped as gogo's skipGenerated skips a field it
+   * does not know: groups (wire types 3 and 4) included, whose ends it finds; bounds checked
+   * once the field is passed. `limit`: the end the field must not pass (a map entry's).
+   */
+  skipFrom(tagAt: number, limit = this.end): void {
+    let p = tagAt;
+    let depth = 0;
+    while (p < this.end) {
+      this.pos = p;
+      const wireType = this.varint64()[0] & 7;
+      switch (wireType) {
+        case 0:
+          this.varint64();
+          p = this.pos;
+          break;
+        case 1:
+          p = this.pos + 8;
+          break;
+        case 2: {
+          const [lo, hi] = this.varint64();
+          // skipGenerated counts from the field's tag.
+          if (hi !== 0 && lengthError(this.pos - tagAt, lo, hi) === negativeLength) throw new WireError(negativeLength);
+          p = this.pos + hi * TWO_32 + lo;
+          break;
+        }
+        case 3:
+          depth++;
+          p = this.pos;
+          break;
+        case 4:
+          if (depth === 0) throw new WireError('proto: unexpected end of group');
+          depth--;
+          p = this.pos;
+          break;
+        case 5:
+          p = this.pos + 4;
+          break;
+        default:
+          throw new WireError(`proto: illegal wireType ${wireType}`);
+      }
+      if (depth === 0) {
+        if (p > limit) throw new WireError(unexpectedEOF);
+        this.pos = p;
         return;
-      case WIRE_FIXED64:
-        this.advance(8);
-        return;
-      case WIRE_BYTES:
-        this.delimited();
-        return;
-      case WIRE_FIXED32:
-        this.advance(4);
-        return;
-      default:
-        throw new WireError(`unsupported wire type ${wireType}`);
+      }
     }
+    throw new WireError(unexpectedEOF);
   }
 
-  private advance(n: number): void {
-    if (n > this.end - this.pos) throw new WireError('unexpected end of data in a fixed-size field');
-    this.pos += n;
-  }
-
-  /** The next tag as field number and wire type. */
+  /**
+   * The next tag as Go reads it: the field number as `int32(wire >> 3)` (zero or negative
+   * for a tag Go calls illegal) and the wire type.
+   */
   tag(): [field: number, wireType: number] {
-    const tag = this.uint32();
-    const field = tag >>> 3;
-    if (field === 0) throw new WireError('field number 0');
-    return [field, tag & 7];
+    if (this.pos < this.end) {
+      const b = this.buf[this.pos]!;
+      if (b < 0x80) {
+        this.pos++;
+        return [b >>> 3, b & 7];
+      }
+    }
+    const [lo, hi] = this.varint64();
+    return [((lo >>> 3) | (hi << 29)) | 0, lo & 7];
   }
+
+  /** The tag starting at `at` as the unsigned decimal Go prints it (illegal tag errors). */
+  tagText(at: number): string {
+    const saved = this.pos;
+    this.pos = at;
+    const [lo, hi] = this.varint64();
+    this.pos = saved;
+    return (BigInt(hi) * 4294967296n + BigInt(lo)).toString();
+  }
+}
+
+/**
+ * What gogo says of a length of 2^32 bytes or more at `offset` into its message: Go's int
+ * is 64 bits, so with the 64th bit set it is negative, and so is a sum past 2^63;
+ * otherwise it runs past the end.
+ */
+function lengthError(offset: number, lo: number, hi: number): string {
+  if (hi & 0x80000000) return negativeLength;
+  if (hi === 0x7fffffff && lo + offset >= TWO_32) return negativeLength;
+  return unexpectedEOF;
 }
 
 const utf8Encoder = new TextEncoder();
