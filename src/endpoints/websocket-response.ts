@@ -36,6 +36,11 @@ export class WebSocketResponse extends EventEmitter implements HttpResponse {
       this.emit('close');
     });
     ws.on('error', () => ws.terminate());
+    // x/net/websocket, upstream's, reads nothing of the client's close or of a message past
+    // its limit but that the watch is over: the server closes with a normal closure, no reason
+    // (where ws would echo the client's code and reason, or give its own, 1009).
+    const close = ws.close.bind(ws);
+    ws.close = (() => close(1000)) as WebSocket['close'];
     // The client sends nothing a watch reads; what it sends is dropped, as upstream ignores it.
     ws.on('message', () => {});
   }
@@ -85,33 +90,47 @@ export function wantsWebSocket(req: HttpRequest): boolean {
 /**
  * The WebSocket a watch request asks for (wantsWebSocket), its messages framed for
  * `contentType`; else the status the handshake was refused with, the connection answered and
- * closed (x/net/websocket's refusals, or the library's 400 for a malformed handshake).
+ * closed (x/net/websocket's refusals).
  */
 export async function watchOverWebSocket(req: HttpRequest, contentType: string): Promise<WebSocketResponse | number> {
   const connection = takeConnection(req);
   if (connection === undefined) return 400;
-  const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
-  const refusal = handshakeRefusal(req, offered);
+  const refusal = handshakeRefusal(req);
   if (refusal !== undefined) {
-    connection.socket.end(`HTTP/1.1 ${refusal === 403 ? '403 Forbidden' : '400 Bad Request'}\r\n\r\n`);
-    return refusal;
+    connection.socket.end(refusal.answer);
+    return refusal.code;
   }
   const { acceptWebSocket } = await import('./websockets.ts');
-  const ws = await acceptWebSocket({ req: req as unknown as IncomingMessage, ...connection }, offered[0]);
+  const ws = await acceptWebSocket({ req: req as unknown as IncomingMessage, ...connection }, protocolsOffered(req)[0], { anyKey: true });
   if (ws === undefined) return 400;
   return new WebSocketResponse(ws, connection.socket as Socket, contentType);
 }
 
 /**
- * What x/net/websocket's Handler, which upstream's watch server answers WebSockets with,
- * refuses before the switch, with only a status line: a request without an Origin, or with
- * one that is no URL (Go's ParseRequestURI: an absolute URI or path; a browser's `null`
- * is neither), 403; more than one protocol offered, 400 (it speaks the one a client names).
+ * The protocols a client offers as x/net/websocket reads them: the header trimmed, then
+ * split at commas and each trimmed (empty ones kept: `a,` offers two).
  */
-function handshakeRefusal(req: HttpRequest, offered: readonly string[]): 400 | 403 | undefined {
+function protocolsOffered(req: HttpRequest): string[] {
+  const header = String(req.headers['sec-websocket-protocol'] ?? '').trim();
+  return header === '' ? [] : header.split(',').map((p) => p.trim());
+}
+
+/**
+ * What x/net/websocket's Handler, which upstream's watch server answers WebSockets with,
+ * refuses before the switch, in its order and words (a status line, at most one header, the
+ * error's text): no Sec-WebSocket-Key (any other key is taken), a version other than 13, then
+ * a request without an Origin or with one that is no URL (Go's ParseRequestURI: an absolute
+ * URI or path; a browser's `null` is neither), then other than one protocol offered.
+ */
+function handshakeRefusal(req: HttpRequest): { code: 400 | 403; answer: string } | undefined {
+  if (String(req.headers['sec-websocket-key'] ?? '') === '') return { code: 400, answer: 'HTTP/1.1 400 Bad Request\r\n\r\nmismatch challenge/response' };
+  if (req.headers['sec-websocket-version'] !== '13') {
+    return { code: 400, answer: 'HTTP/1.1 400 Bad Request\r\nSec-WebSocket-Version: 13\r\n\r\nmissing or bad WebSocket Version' };
+  }
   const origin = req.headers.origin;
-  if (typeof origin !== 'string' || !isRequestUri(origin)) return 403;
-  if (offered.length > 1) return 400;
+  if (typeof origin !== 'string' || !isRequestUri(origin)) return { code: 403, answer: 'HTTP/1.1 403 Forbidden\r\n\r\n' };
+  const offered = protocolsOffered(req);
+  if (offered.length > 1) return { code: 400, answer: 'HTTP/1.1 400 Bad Request\r\n\r\n' };
   return undefined;
 }
 

@@ -143,7 +143,8 @@ describe('subresources that need a kubelet answer at once, or as soon as it refu
   const direct: [string, string, number, string][] = [
     ['a bound pod whose node does not exist', 'namespaces/NS/pods/p/exec?command=ls', 404, 'nodes "node-x" not found'],
     ['a pod proxy without a pod IP', 'namespaces/NS/pods/p/proxy/', 400, 'address not allowed'],
-    ['a service proxy without endpoints', 'namespaces/NS/services/s/proxy/path', 503, 'no endpoints available for service "s"'],
+    // A service without a selector has no Endpoints upstream (its endpoints controller makes none).
+    ['a service proxy without endpoints', 'namespaces/NS/services/s/proxy/path', 404, 'endpoints "s" not found'],
     ['a node proxy', 'nodes/node-x/proxy/metrics', 404, 'nodes "node-x" not found'],
   ];
   for (const [name, subpath, code, message] of direct) {

@@ -542,6 +542,8 @@ test('the kubelet\'s path and query as upstream\'s streamLocation builds them', 
   const q = (s: string) => new URLSearchParams(s);
   assert.equal(kubeletStreamTarget('exec', 'n', 'p', 'c', q('command=sh&command=-c&command=echo $HOME&stdin=true&tty=true&stdout=false')), '/exec/n/p/c?command=sh&command=-c&command=echo+%24HOME&input=1&tty=1');
   assert.equal(kubeletStreamTarget('attach', 'n', 'p', 'c', q('stdout=1&stderr=1&command=ignored')), '/attach/n/p/c?error=1&output=1');
-  assert.equal(kubeletStreamTarget('portforward', 'n', 'p', '', q('ports=8080,9090&ports=22')), '/portForward/n/p?port=8080&port=9090&port=22');
+  // One `port` listing them all, as upstream's streamParams joins them (url.Values escapes the commas).
+  assert.equal(kubeletStreamTarget('portforward', 'n', 'p', '', q('ports=8080,9090&ports=22')), '/portForward/n/p?port=8080%2C9090%2C22');
+  assert.equal(kubeletStreamTarget('portforward', 'n', 'p', '', q('ports=0')), '/portForward/n/p?port=0');
   assert.equal(kubeletStreamTarget('portforward', 'n', 'p', '', q('')), '/portForward/n/p');
 });

@@ -73,7 +73,8 @@ describe('/metrics', () => {
 
   test('requests to connect subresources (log, exec, attach, portforward, proxy) are counted as CONNECT, whatever their method, as upstream counts them', async () => {
     const ns = await server.newNamespace('connect-metrics');
-    const created = await server.request('POST', `/api/v1/namespaces/${ns}/services`, { body: { metadata: { name: 'web' }, spec: { ports: [{ port: 80 }] } }, token: tokens.admin });
+    // With a selector: its Endpoints (none ready) are upstream's 503; one without has none, a 404.
+    const created = await server.request('POST', `/api/v1/namespaces/${ns}/services`, { body: { metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } }, token: tokens.admin });
     assert.equal(created.status, 201, created.text);
     assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } }, token: tokens.admin })).status, 201);
     const before = await scrape();

@@ -9,12 +9,13 @@ import { badRequest, serviceUnavailable, unclassifiedError, type KubeObject } fr
 import { objectAt, objectsAt, stringAt } from '../../registry/builtin/object.ts';
 import { simulatedNodeAnnotation } from '../../registry/builtin/nodes.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
+import { goQuote } from '../../api/field-errors.ts';
 import { goPathJoin } from '../proxy-links.ts';
 import { forwardedHeaders } from '../proxy-stream.ts';
 import { connectionOffered, isUpgradeRequest } from '../upgrade.ts';
 import { kubeletStreamTarget, portForwardPorts, streamToKubelet, upgradeToKubelet } from './kubelet-streams.ts';
 import type { RequestScope } from './scope.ts';
-import { answerAsProxied } from './workload-proxy.ts';
+import { answerAsProxied, answerHandlerPanic, proxyLocation, proxyToPod, splitSchemeNamePort } from './workload-proxy.ts';
 
 /** Why Plinth answers in a kubelet's stead: a server without a kubelet client (a library's), or a simulated node's, which Plinth plays without running anything. */
 export const noKubeletClient = 'no kubelet is reachable: this server has no kubelet client';
@@ -22,7 +23,9 @@ const simulatedKubelet = 'no kubelet is reachable: the node is simulated';
 
 /**
  * The container a request names, as upstream's validateContainer: the only one when
- * none is named, 400 when several could be meant or the named one does not exist.
+ * none is named, 400 when several could be meant (every container named, init containers
+ * first, then the pod's, then its ephemeral ones, as VisitContainers walks them) or the
+ * named one does not exist.
  */
 export function containerOf(pod: KubeObject, name: string, requested: string): string {
   const containers = objectsAt(objectAt(pod, 'spec'), 'containers').map((c) => stringAt(c, 'name'));
@@ -31,13 +34,19 @@ export function containerOf(pod: KubeObject, name: string, requested: string): s
   if (requested === '') {
     if (containers.length === 1) return containers[0]!;
     if (containers.length === 0) throw badRequest(`a container name must be specified for pod ${name}`);
-    let message = `a container name must be specified for pod ${name}, choose one of: [${containers.join(' ')}]`;
-    if (init.length > 0) message += ` or one of the init containers: [${init.join(' ')}]`;
-    if (ephemeral.length > 0) message += ` or one of the ephemeral containers: [${ephemeral.join(' ')}]`;
-    throw badRequest(message);
+    // Go's %s of a []string: its elements between brackets, spaced.
+    throw badRequest(`a container name must be specified for pod ${name}, choose one of: [${[...init, ...containers, ...ephemeral].join(' ')}]`);
   }
   if (![...containers, ...init, ...ephemeral].includes(requested)) throw badRequest(`container ${requested} is not valid for pod ${name}`);
   return requested;
+}
+
+/**
+ * upstream's ConnectResource refuses a dry run before anything else it does (the options are
+ * not read yet): any `dryRun` parameter, whatever its value.
+ */
+export function refuseDryRun(query: URLSearchParams): void {
+  if (query.has('dryRun')) throw badRequest('dryRun is not supported');
 }
 
 /** Upstream's default `--kubelet-preferred-address-types`: the hostname, then internal DNS before IP, then external. */
@@ -45,12 +54,43 @@ export const defaultKubeletAddressTypes = ['Hostname', 'InternalDNS', 'InternalI
 
 /** Where upstream would reach the node's kubelet: its address of the first preferred type it has, and the kubelet port it reports. */
 export function kubeletAddress(node: KubeObject, nodeName: string, types: readonly string[] = defaultKubeletAddressTypes): string {
+  const { host, port } = kubeletEndpoint(node, types) ?? { host: nodeName, port: kubeletPortOf(node) };
+  return joinHostPort(host, port);
+}
+
+/**
+ * The kubelet's host and port as upstream's NodeConnectionInfoGetter finds them: the node's
+ * address of the first preferred type it has (GetPreferredNodeAddress), and the port its
+ * kubelet reports (10250 when none); undefined when it has no such address.
+ */
+export function kubeletEndpoint(node: KubeObject, types: readonly string[] = defaultKubeletAddressTypes): { host: string; port: string } | undefined {
   const addresses = objectsAt(objectAt(node, 'status'), 'addresses');
   const preferred = types.map((type) => addresses.find((a) => a.type === type)).find((a) => a !== undefined);
-  const host = preferred === undefined ? nodeName : stringAt(preferred, 'address');
+  return preferred === undefined ? undefined : { host: stringAt(preferred, 'address'), port: kubeletPortOf(node) };
+}
+
+function kubeletPortOf(node: KubeObject): string {
   const endpoint = objectAt(objectAt(objectAt(node, 'status'), 'daemonEndpoints'), 'kubeletEndpoint');
-  const port = typeof endpoint?.Port === 'number' && endpoint.Port > 0 ? endpoint.Port : 10250;
+  return String(typeof endpoint?.Port === 'number' && endpoint.Port > 0 ? endpoint.Port : 10250);
+}
+
+/** Go's net.JoinHostPort. */
+function joinHostPort(host: string, port: string): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/**
+ * The address of a node's kubelet that is not simulated: a node that reports no address of a
+ * preferred type is upstream's GetPreferredNodeAddress error, a plain error its handlers answer
+ * 500 without a reason (its addresses as Go's %v prints them).
+ */
+export function realKubeletAddress(node: KubeObject, types: readonly string[] = defaultKubeletAddressTypes): string {
+  const endpoint = kubeletEndpoint(node, types);
+  if (endpoint === undefined) {
+    const known = objectsAt(objectAt(node, 'status'), 'addresses').map((a) => `{${stringAt(a, 'type')} ${stringAt(a, 'address')}}`);
+    throw unclassifiedError(`no preferred addresses found; known addresses: [${known.join(' ')}]`);
+  }
+  return joinHostPort(endpoint.host, endpoint.port);
 }
 
 /** pods/{name}/exec, attach and portforward (log: pod-log.ts; proxy: workload-proxy.ts). */
@@ -63,10 +103,10 @@ export async function podConnectHandler(scope: RequestScope, registry: ResourceR
   const nodeName = stringAt(objectAt(pod, 'spec'), 'nodeName');
   if (nodeName === '') throw badRequest(`pod ${info.name} does not have a host assigned`);
   const node = await registry.lookup('', 'v1', 'nodes')!.store.get('', nodeName);
-  const address = kubeletAddress(node, nodeName, scope.kubeletAddressTypes);
+  const simulated = node.metadata.annotations?.[simulatedNodeAnnotation] === 'true';
+  const address = simulated ? kubeletAddress(node, nodeName, scope.kubeletAddressTypes) : realKubeletAddress(node, scope.kubeletAddressTypes);
   // Upstream's UpgradeAwareHandler, which these subresources require an upgrade of.
   if (!isUpgradeRequest(scope.req)) throw badRequest('Upgrade request required');
-  const simulated = node.metadata.annotations?.[simulatedNodeAnnotation] === 'true';
   if (scope.kubelet === undefined || simulated) {
     throw unclassifiedError(`error dialing backend: ${simulated ? simulatedKubelet : noKubeletClient} (node ${JSON.stringify(nodeName)} at ${address})`);
   }
@@ -74,25 +114,37 @@ export async function podConnectHandler(scope: RequestScope, registry: ResourceR
 }
 
 /**
- * nodes/{name}/proxy/{path}: the request passed to the node's kubelet as it came (method,
- * path after `proxy`, query, body, headers but the caller's credentials, with
- * X-Forwarded-Uri), its answer back as upstream's proxy transport passes it (redirects and
- * HTML links under the proxy, no CORS headers). A simulated node's kubelet, or one that
- * cannot be reached, is a 503.
+ * nodes/{id}/proxy/{path}, the id `name`, `name:port` or `scheme:name:port` (upstream's node
+ * ResourceLocation): without a port or with the kubelet's, the request passed to the node's
+ * kubelet as it came (method, path after `proxy`, query, body, headers but the caller's
+ * credentials, with X-Forwarded-Uri), its answer back as upstream's proxy transport passes it
+ * (redirects and HTML links under the proxy, no CORS headers); with another port, passed to
+ * that port of the node's address as pods/proxy passes a request to a pod. A simulated node's
+ * kubelet, or one that cannot be reached, is a 503.
  */
 export async function nodeProxyHandler(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
   const { info, req, res } = scope;
-  const node = await registry.lookup('', 'v1', 'nodes')!.store.get('', info.name);
-  const address = kubeletAddress(node, info.name, scope.kubeletAddressTypes);
+  const id = splitSchemeNamePort(info.name);
+  if (id === undefined) throw badRequest(`invalid node request ${goQuote(info.name)}`);
+  const node = await registry.lookup('', 'v1', 'nodes')!.store.get('', id.name);
   const kubelet = scope.kubelet;
   const simulated = node.metadata.annotations?.[simulatedNodeAnnotation] === 'true';
-  if (kubelet === undefined || simulated) {
-    throw serviceUnavailable(`error trying to reach service: ${simulated ? simulatedKubelet : noKubeletClient} (node ${JSON.stringify(info.name)} at ${address})`);
+  if (simulated) {
+    throw serviceUnavailable(`error trying to reach service: ${simulatedKubelet} (node ${JSON.stringify(id.name)} at ${kubeletAddress(node, id.name, scope.kubeletAddressTypes)})`);
   }
+  const address = realKubeletAddress(node, scope.kubeletAddressTypes);
+  if (kubelet === undefined) throw serviceUnavailable(`error trying to reach service: ${noKubeletClient} (node ${JSON.stringify(id.name)} at ${address})`);
   try {
     await kubelet.checkProxyable(address);
   } catch (err) {
     throw badRequest((err as Error).message);
+  }
+  const endpoint = kubeletEndpoint(node, scope.kubeletAddressTypes)!;
+  // Another port than the kubelet's (compared as written): through the proxy transport, as to a pod.
+  if (id.port !== '' && id.port !== endpoint.port) {
+    const location = proxyLocation(id.scheme, endpoint.host, id.port);
+    if (location === undefined) return answerHandlerPanic(scope);
+    return proxyToPod(scope, scope.podNetwork, location);
   }
   const marker = `/nodes/${info.name}/proxy`;
   const rest = info.path.slice(info.path.indexOf(marker) + marker.length);

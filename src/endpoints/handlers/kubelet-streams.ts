@@ -61,14 +61,16 @@ function goQueryEscape(value: string): string {
 /**
  * The kubelet's path and query for exec, attach and port-forward, as upstream's streamLocation
  * builds them: `/exec/<ns>/<pod>/<container>` with `input`, `output`, `error`, `tty` and each
- * `command`; `/portForward/<ns>/<pod>` with each `port`; the query in Go's url.Values order (by key).
+ * `command`; `/portForward/<ns>/<pod>` with one `port` listing the ports; the query in Go's url.Values order (by key).
  */
 export function kubeletStreamTarget(subresource: string, namespace: string, name: string, container: string, query: URLSearchParams): string {
   const params: Array<[string, string]> = [];
   let path: string;
   if (subresource === 'portforward') {
     path = `/portForward/${namespace}/${name}`;
-    for (const port of portForwardPorts(query)) params.push(['port', String(port)]);
+    // One `port`, the ports joined with commas (streamParams), when any is asked for.
+    const ports = portForwardPorts(query);
+    if (ports.length > 0) params.push(['port', ports.join(',')]);
   } else {
     path = `/${subresource}/${namespace}/${name}/${container}`;
     const options = streamOptions(query);

@@ -14,7 +14,7 @@ import { isCertificateRejected } from '../kubelet-client.ts';
 import { streamAnswer } from '../proxy-stream.ts';
 import { parseInteger } from '../query.ts';
 import { queryBool } from '../request-info.ts';
-import { containerOf, kubeletAddress, noKubeletClient } from './connect.ts';
+import { containerOf, noKubeletClient, realKubeletAddress } from './connect.ts';
 import type { RequestScope } from './scope.ts';
 
 /** What a log request asks (core/v1 PodLogOptions). */
@@ -31,6 +31,8 @@ export interface PodLogOptions {
   insecureSkipTLSVerifyBackend: boolean;
   /** The integer options in decimal, exactly as given (an int64 may not fit a number). */
   integers: Partial<Record<'sinceSeconds' | 'tailLines' | 'limitBytes', string>>;
+  /** `stream` as given (the first value, empty included), which only the PodLogsQuerySplitStreams gate lets through. */
+  stream?: string;
 }
 
 /**
@@ -60,6 +62,8 @@ export function decodePodLogOptions(query: URLSearchParams): PodLogOptions {
     // Passed on as Go's FormatInt writes the int64 it parsed: exact past 2^53, without a sign or leading zeros.
     options.integers[key] = BigInt(query.get(key)!).toString();
   }
+  const stream = query.get('stream');
+  if (stream !== null) options.stream = stream;
   const sinceTime = query.get('sinceTime');
   if (sinceTime !== null) {
     // metav1.Time's query form: empty or "null" is the zero time.
@@ -73,13 +77,18 @@ export function decodePodLogOptions(query: URLSearchParams): PodLogOptions {
   return options;
 }
 
-/** Upstream's ValidatePodLogOptions: 422 PodLogOptions with each field's error. */
+/**
+ * Upstream's ValidatePodLogOptions: 422 PodLogOptions with each field's error. A `stream` is
+ * refused whatever its value: stream selection is the PodLogsQuerySplitStreams gate's (alpha,
+ * off), and with it off upstream neither defaults nor accepts one.
+ */
 export function validatePodLogOptions(options: PodLogOptions, name: string): void {
   const causes: StatusCause[] = [];
   if (options.tailLines !== undefined && options.tailLines < 0) causes.push(invalidField('tailLines', options.tailLines, 'must be greater than or equal to 0'));
   if (options.limitBytes !== undefined && options.limitBytes < 1) causes.push(invalidField('limitBytes', options.limitBytes, 'must be greater than 0'));
   if (options.sinceSeconds !== undefined && options.sinceTime !== undefined) causes.push(forbidden('[]', 'at most one of `sinceTime` or `sinceSeconds` may be specified'));
   else if (options.sinceSeconds !== undefined && options.sinceSeconds < 1) causes.push(invalidField('sinceSeconds', options.sinceSeconds, 'must be greater than 0'));
+  if (options.stream !== undefined) causes.push(forbidden('stream', 'may not be specified'));
   if (causes.length > 0) throw invalid('PodLogOptions', name, causes);
 }
 
@@ -138,7 +147,7 @@ export async function podLogHandler(scope: RequestScope, registry: ResourceRegis
     writeBytes(res, 200, 'text/plain', simulatedLogLine(info.namespace, info.name, container, nodeName));
     return;
   }
-  const address = kubeletAddress(node, nodeName, scope.kubeletAddressTypes);
+  const address = realKubeletAddress(node, scope.kubeletAddressTypes);
   const target = `/containerLogs/${info.namespace}/${info.name}/${container}${kubeletLogQuery(options)}`;
   const url = `https://${address}${target}`;
   const kubelet = scope.kubelet;

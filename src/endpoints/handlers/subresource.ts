@@ -11,7 +11,7 @@ import { readBody } from '../http.ts';
 import { decodeObjectBody } from '../object-body.ts';
 import { fieldManagerOf, writeOptions } from '../query.ts';
 import { evictionHandler } from './eviction.ts';
-import { nodeProxyHandler, podConnectHandler } from './connect.ts';
+import { nodeProxyHandler, podConnectHandler, refuseDryRun } from './connect.ts';
 import { podProxyHandler, serviceProxyHandler } from './workload-proxy.ts';
 import { podLogHandler } from './pod-log.ts';
 import { bindingHandler } from './virtual.ts';
@@ -21,6 +21,9 @@ import { decodePatch } from '../patch-body.ts';
 import { applyRequest, decodeApplyConfiguration, isApply, patchKindOf, patchObject, strictPatchError } from './patch.ts';
 
 const scaleSchema = 'io.k8s.api.autoscaling.v1.Scale';
+
+/** The methods upstream's proxies (pods, services, nodes) route; any other is 405. */
+const proxyMethods = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 
 /**
  * Requests to `.../{name}/{subresource}`: status and finalize (the object itself, with
@@ -33,6 +36,7 @@ export async function subresourceHandler(scope: RequestScope, registry: Resource
   const sub = scope.info.subresource;
   if (!type.subresources.includes(sub)) throw notFoundPath();
   const verb = scope.info.verb;
+  const method = scope.req.method ?? 'GET';
   switch (sub) {
     case 'status':
       if (verb === 'get') return getObject(scope);
@@ -63,16 +67,19 @@ export async function subresourceHandler(scope: RequestScope, registry: Resource
       if (verb === 'update') return updateObject(scope);
       if (verb === 'patch') return patchObject(scope);
       break;
+    // Upstream routes each of these by method (go-restful): a GET route takes no HEAD.
     case 'log':
-      if (verb === 'get') return podLogHandler(scope, registry);
+      if (method === 'GET') return podLogHandler(scope, registry);
       break;
     case 'exec':
     case 'attach':
     case 'portforward':
-      if (verb === 'get' || verb === 'create') return podConnectHandler(scope, registry);
-      break;
+      if (method !== 'GET' && method !== 'POST') break;
+      refuseDryRun(scope.query);
+      return podConnectHandler(scope, registry);
     case 'proxy':
-      if (verb === 'list' || verb === 'watch' || verb === 'deletecollection') break;
+      if (!proxyMethods.has(method) || verb === 'list' || verb === 'watch' || verb === 'deletecollection') break;
+      refuseDryRun(scope.query);
       if (type.resource === 'pods') return podProxyHandler(scope, registry);
       if (type.resource === 'services') return serviceProxyHandler(scope, registry);
       return nodeProxyHandler(scope, registry);

@@ -7,10 +7,12 @@
 // X-Forwarded-Uri) and the answer streamed back without CORS headers and with a redirect to
 // the pod itself made a path under the proxy, and so the links of an HTML page
 // (proxy-links.ts); an upgrade is joined (upgrade.ts). A pod on a simulated node has no
-// network: 503 at once.
+// network: 503 at once. A port that is no number is upstream's panic (its handler cannot
+// parse the location back), one out of range its dialer's error. nodes/proxy to a port
+// other than the kubelet's comes here too (connect.ts).
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
-import { badRequest, serviceUnavailable, unclassifiedError, type KubeObject } from '../../api/index.ts';
+import { badRequest, notFound, serviceUnavailable, unclassifiedError, type KubeObject } from '../../api/index.ts';
 import { goQuote } from '../../api/field-errors.ts';
 import { objectAt, objectsAt, stringAt } from '../../registry/builtin/object.ts';
 import { simulatedNodeAnnotation } from '../../registry/builtin/nodes.ts';
@@ -44,8 +46,10 @@ export async function podProxyHandler(scope: RequestScope, registry: ResourceReg
   }
   const ip = stringAt(objectsAt(objectAt(pod, 'status'), 'podIPs')[0], 'ip');
   if (isIP(ip) === 0 || !(scope.podNetwork?.allows(ip) ?? isGlobalUnicast(ip))) throw badRequest('address not allowed');
+  const location = proxyLocation(id.scheme, ip, port);
+  if (location === undefined) return answerHandlerPanic(scope);
   await refuseSimulated(registry, pod);
-  await proxyToPod(scope, scope.podNetwork, target(id.scheme, ip, port));
+  await proxyToPod(scope, scope.podNetwork, location);
 }
 
 /** services/{id}/proxy (upstream's service ResourceLocation, then its proxy handler). */
@@ -53,17 +57,25 @@ export async function serviceProxyHandler(scope: RequestScope, registry: Resourc
   const { info } = scope;
   const id = splitSchemeNamePort(info.name);
   if (id === undefined) throw badRequest(`invalid service request ${goQuote(info.name)}`);
-  const service = await scope.served.store.get(info.namespace, id.name);
   let portName = id.port;
-  // A port number names the service port that has it.
-  if (/^[+-]?\d+$/.test(portName)) {
-    const number = Number(portName);
-    const servicePort = objectsAt(objectAt(service, 'spec'), 'ports').find((p) => p.port === number);
+  // A port number (what Go's ParseInt reads as an int64) names the service port that has it;
+  // only then is the service itself read.
+  const number = goParseInt64(portName);
+  if (number !== undefined) {
+    const service = await scope.served.store.get(info.namespace, id.name);
+    const servicePort = objectsAt(objectAt(service, 'spec'), 'ports').find((p) => typeof p.port === 'number' && BigInt(p.port) === number);
     if (servicePort === undefined) throw serviceUnavailable(`no service port ${number} found for service ${goQuote(id.name)}`);
     portName = stringAt(servicePort, 'name');
   }
-  // Without an endpoint controller (upstream always runs one) there may be no Endpoints: as none ready.
   const endpoints = await registry.lookup('', 'v1', 'endpoints')!.store.find(info.namespace, id.name);
+  if (endpoints === undefined) {
+    // Upstream reads the Endpoints, which its endpoints controller keeps for every service with a
+    // selector (none ready: no subsets) and for no other: without one (Plinth runs no such
+    // controller) a service with a selector has none ready, any other has no Endpoints at all.
+    const service = await scope.served.store.find(info.namespace, id.name);
+    if (service === undefined || !controllerKeepsEndpoints(service)) throw notFound({ group: '', resource: 'endpoints' }, id.name);
+    throw serviceUnavailable(`no endpoints available for service ${goQuote(id.name)}`);
+  }
   const subsets = objectsAt(endpoints, 'subsets');
   if (subsets.length === 0) throw serviceUnavailable(`no endpoints available for service ${goQuote(id.name)}`);
   const pods = registry.lookup('', 'v1', 'pods')!.store;
@@ -81,12 +93,29 @@ export async function serviceProxyHandler(scope: RequestScope, registry: Resourc
         const pod = await addressPod(pods, info.namespace, address);
         if (pod === undefined) continue;
         await refuseSimulated(registry, pod);
-        await proxyToPod(scope, scope.podNetwork, target(id.scheme, stringAt(address, 'ip'), String(port.port)));
+        await proxyToPod(scope, scope.podNetwork, proxyLocation(id.scheme, stringAt(address, 'ip'), String(port.port))!);
         return;
       }
     }
   }
   throw serviceUnavailable(`no endpoints available for service ${goQuote(info.name)}`);
+}
+
+/** Go's strconv.ParseInt(s, 10, 64) when it succeeds: an optional sign, decimal digits, within an int64. */
+function goParseInt64(text: string): bigint | undefined {
+  if (!/^[+-]?\d+$/.test(text)) return undefined;
+  const value = BigInt(text);
+  return value >= -(2n ** 63n) && value < 2n ** 63n ? value : undefined;
+}
+
+/**
+ * Whether upstream's endpoints controller keeps an Endpoints for the service: one with a
+ * selector that is not of type ExternalName (an empty selector is none: it is stored as none).
+ */
+function controllerKeepsEndpoints(service: KubeObject): boolean {
+  const spec = objectAt(service, 'spec');
+  if (stringAt(spec, 'type') === 'ExternalName') return false;
+  return Object.keys(objectAt(spec, 'selector') ?? {}).length > 0;
 }
 
 /** Upstream's isValidAddress: the address names a pod of the namespace, which still has its IP. */
@@ -108,16 +137,42 @@ async function refuseSimulated(registry: ResourceRegistry, pod: KubeObject): Pro
   }
 }
 
-/** `scheme://ip[:port]`, http without a scheme (upstream's normalizeLocation). */
-function target(scheme: string, ip: string, port: string): URL {
+/** Where a proxy sends the request, and the error Go's dialer gives for its port before any connection (Go's words, without the proxy's). */
+interface ProxyLocation {
+  url: URL;
+  dialError?: string;
+}
+
+/**
+ * `scheme://ip[:port]` as upstream's proxy handler holds it after normalizeLocation (http
+ * without a scheme). Undefined when Go's url.Parse refuses the port (not all digits):
+ * normalizeLocation then dereferences nil (answerHandlerPanic). A port past 65535, or 0, is
+ * dialed and fails as Go's dialer fails it.
+ */
+export function proxyLocation(scheme: string, ip: string, port: string): ProxyLocation | undefined {
   const host = ip.includes(':') ? `[${ip}]` : ip;
-  if (port !== '' && !/^\d+$/.test(port)) throw serviceUnavailable(`error trying to reach service: dial tcp: address ${host}:${port}: unknown port`);
-  return new URL(`${scheme === '' ? 'http' : scheme}://${host}${port === '' ? '' : `:${port}`}`);
+  const base = `${scheme === '' ? 'http' : scheme}://${host}`;
+  if (port === '') return { url: new URL(base) };
+  if (!/^\d+$/.test(port)) return undefined;
+  const number = Number(port);
+  if (number > 0xffff) return { url: new URL(base), dialError: `dial tcp: address ${port}: invalid port` };
+  // Port 0 is dialed: the connection is refused (Node would not even try).
+  if (number === 0) return { url: new URL(base), dialError: `dial tcp ${host}:0: connect: connection refused` };
+  return { url: new URL(`${base}:${number}`) };
+}
+
+/**
+ * What kube-apiserver answers when its handler panics, as for a proxy location it cannot
+ * parse: its panic filter (WithPanicRecovery) answers with Go's http.Error, plain text.
+ */
+export function answerHandlerPanic(scope: RequestScope): void {
+  scope.res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+  scope.res.end('This request caused apiserver to panic. Look in the logs for details.\n');
 }
 
 /** The request passed to the pod at `base` and its answer back (upstream's UpgradeAwareHandler with its rewriting transport). */
-async function proxyToPod(scope: RequestScope, podNetwork: PodNetworkClient | undefined, base: URL): Promise<void> {
-  if (podNetwork === undefined) throw serviceUnavailable('error trying to reach service: no pod network is reachable: this server has no pod network client');
+export async function proxyToPod(scope: RequestScope, podNetwork: PodNetworkClient | undefined, base: ProxyLocation): Promise<void> {
+  const noPodNetwork = 'no pod network is reachable: this server has no pod network client';
   const { req, res, info } = scope;
   const url = req.url ?? '';
   const mark = url.indexOf('?');
@@ -128,8 +183,11 @@ async function proxyToPod(scope: RequestScope, podNetwork: PodNetworkClient | un
   const rest = requestPath.slice(requestPath.indexOf(marker) + marker.length);
   let path = goPathJoin(rest);
   if (rest.endsWith('/') && !path.endsWith('/')) path += '/';
-  const location = new URL(`${path}${query}`, base);
+  const location = new URL(`${path}${query}`, base.url);
   if (isUpgradeRequest(req) && connectionOffered(req)) {
+    // Upstream dials for an upgrade itself: its failures are `error dialing backend`, 500.
+    if (base.dialError !== undefined) throw unclassifiedError(`error dialing backend: ${base.dialError}`);
+    if (podNetwork === undefined) throw serviceUnavailable(`error trying to reach service: ${noPodNetwork}`);
     let upgrade;
     try {
       upgrade = await podNetwork.upgrade({ url: location, method: req.method ?? 'GET', headers: passedOnHeaders(req, () => false) }, (outgoing) => abandonWithCaller(req, outgoing));
@@ -143,12 +201,15 @@ async function proxyToPod(scope: RequestScope, podNetwork: PodNetworkClient | un
     }
     return;
   }
-  // A request for the proxy's root without its slash is sent to it with one, as upstream's redirect hack.
+  // A request for the proxy's root without its slash is sent to it with one, as upstream's redirect hack (nothing is dialed).
   if (path === '' && (req.method === 'GET' || req.method === 'HEAD')) {
     res.writeHead(301, { location: `${requestPath}/${query}` });
     res.end();
     return;
   }
+  // Through upstream's proxy transport: what cannot be reached is its 503.
+  if (base.dialError !== undefined) throw serviceUnavailable(`error trying to reach service: ${base.dialError}`);
+  if (podNetwork === undefined) throw serviceUnavailable(`error trying to reach service: ${noPodNetwork}`);
   const prefix = requestPath.slice(0, requestPath.length - rest.length);
   // Go's reverse proxy drops the hop-by-hop headers.
   const headers = passedOnHeaders(req, notForwarded);
