@@ -1,4 +1,4 @@
-// NamespaceLifecycle admission: no new objects in a missing or terminating namespace.
+// NamespaceLifecycle admission: no writes in a missing namespace, no new objects in a terminating one.
 import { notFound, StatusError, type KubeObject } from '../api/index.ts';
 import { goQuote } from '../api/field-errors.ts';
 import { unless, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
@@ -10,7 +10,9 @@ const immortalNamespaces: ReadonlySet<string> = new Set(['default', 'kube-system
 /**
  * Upstream's NamespaceLifecycle plugin: no new content in a namespace that does not
  * exist (404) or is being terminated (403, with the NamespaceTerminating cause clients
- * look for: kube-controller-manager's controllers stop retrying on it). It runs in the
+ * look for: kube-controller-manager's controllers stop retrying on it), and no update of
+ * what is left in a namespace that no longer exists (404; an object outlives its namespace
+ * when the namespace's finalizers were removed by hand). It runs in the
  * mutating phase, first of all plugins, as upstream's Admit does, so that its answer
  * comes before any other plugin's (a pod's missing ServiceAccount in a terminating
  * namespace is refused for the namespace). Access reviews are not refused: their
@@ -23,15 +25,16 @@ export function namespaceLifecycle(
   namespaceNow?: (name: string) => KubeObject | null | undefined,
 ): AdmissionPlugin {
   const isNamespace = (attrs: AdmissionAttributes) => attrs.group === '' && attrs.resource === 'namespaces' && attrs.subresource === '';
-  const notConcerned = (attrs: AdmissionAttributes) => attrs.operation !== 'CREATE' || !attrs.namespaced || attrs.namespace === ''
+  const notConcerned = (attrs: AdmissionAttributes) => (attrs.operation !== 'CREATE' && attrs.operation !== 'UPDATE') || !attrs.namespaced || attrs.namespace === ''
     || (attrs.group === 'authorization.k8s.io' && attrs.resource === 'localsubjectaccessreviews')
     // Creating a namespace-scoped object inside "namespaces" only happens for subresources.
     || attrs.resource === 'namespaces';
-  // Most creates land in a namespace known at once to be active: no promise for them.
-  const admitCreate = unless((attrs) => notConcerned(attrs) || isActive(namespaceNow?.(attrs.namespace)), async (attrs) => {
+  // Most writes land in a namespace known at once to be active: no promise for them.
+  const admitWrite = unless((attrs) => notConcerned(attrs) || isActive(namespaceNow?.(attrs.namespace)), async (attrs) => {
     const namespace = await getNamespace(attrs.namespace);
     if (namespace === undefined) throw notFound({ group: '', resource: 'namespaces' }, attrs.namespace);
-    if (isTerminating(namespace)) {
+    // An update in a terminating namespace goes on: its controllers finish their work there.
+    if (attrs.operation === 'CREATE' && isTerminating(namespace)) {
       // admission.NewForbidden: the resource qualified by its group ("deployments.apps").
       throw admissionForbidden(attrs, `unable to create new content in namespace ${attrs.namespace} because it is being terminated`, [
         { reason: 'NamespaceTerminating', message: `namespace ${attrs.namespace} is being terminated`, field: 'metadata.namespace' },
@@ -44,7 +47,7 @@ export function namespaceLifecycle(
       if (attrs.operation === 'DELETE' && isNamespace(attrs) && immortalNamespaces.has(attrs.name)) {
         throw new StatusError(403, 'Forbidden', `namespaces ${goQuote(attrs.name)} is forbidden: this namespace may not be deleted`, { name: attrs.name, kind: 'namespaces' });
       }
-      return admitCreate(attrs);
+      return admitWrite(attrs);
     },
   };
 }

@@ -68,3 +68,15 @@ test('creating in a missing namespace answers the namespace 404', async () => {
   assert.equal(err?.code, 404);
   assert.equal(err?.message, 'namespaces "nope" not found');
 });
+
+test('an update in a namespace that no longer exists is 404 for the namespace; one in a terminating namespace goes on', async () => {
+  const update = (namespace: string, extra: Partial<AdmissionAttributes> = {}) => attrs({
+    operation: 'UPDATE', namespace, oldObject: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace } }, ...extra,
+  });
+  const err = await refusal(update('gone'));
+  assert.equal(err?.code, 404);
+  assert.equal(err?.message, 'namespaces "gone" not found');
+  assert.equal((await refusal(update('gone', { subresource: 'status', resource: 'pods', kind: 'Pod' })))?.code, 404, 'a subresource too');
+  assert.equal(await refusal(update('going')), undefined);
+  assert.equal(await refusal(attrs({ operation: 'DELETE', namespace: 'gone' })), undefined, 'deletes go on');
+});
