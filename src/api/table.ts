@@ -43,7 +43,8 @@ export interface Table {
   metadata: ListMeta;
   /** Null when headers are left out (after a watch's first event). */
   columnDefinitions: TableColumnDefinition[] | null;
-  rows: TableRow[];
+  /** Null for an empty list of a type upstream's default table convertor renders. */
+  rows: TableRow[] | null;
 }
 
 /** What a row carries of its object: `includeObject` (upstream's metav1.IncludeObjectPolicy). */

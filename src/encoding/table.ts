@@ -47,6 +47,11 @@ export function tableOptionsFromQuery(query: URLSearchParams): TableOptions {
 export interface TableSource {
   columns: readonly TableColumn[];
   rowConditions?: (obj: KubeObject) => TableRowCondition[] | undefined;
+  /**
+   * The type has no columns of its own: upstream's default table convertor makes its Table,
+   * appending rows to a nil slice, so an empty list's rows are null (a printer's are []).
+   */
+  defaultConvertor?: boolean;
 }
 
 export interface BuildTableOptions {
@@ -99,6 +104,6 @@ export function buildTable(source: TableSource, objects: readonly KubeObject[], 
     apiVersion: opts.apiVersion,
     metadata: opts.metadata,
     columnDefinitions: opts.noHeaders ? null : columnDefinitions(source.columns),
-    rows: objects.map((obj) => tableRow(source, obj, opts)),
+    rows: objects.length === 0 && source.defaultConvertor === true ? null : objects.map((obj) => tableRow(source, obj, opts)),
   };
 }

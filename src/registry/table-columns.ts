@@ -101,9 +101,12 @@ export function tableColumnsOf(type: ResourceType): readonly TableColumn[] {
 }
 
 /** What the Table builder (encoding/table.ts) needs of a type: its columns and row conditions. */
-export function tableSourceOf(type: ResourceType): { columns: readonly TableColumn[]; rowConditions?: (obj: KubeObject) => TableRowCondition[] | undefined } {
+export function tableSourceOf(type: ResourceType): { columns: readonly TableColumn[]; rowConditions?: (obj: KubeObject) => TableRowCondition[] | undefined; defaultConvertor: boolean } {
   const conditions = type.tableRowConditions;
-  return { columns: tableColumnsOf(type), rowConditions: conditions === undefined ? undefined : (obj) => conditions.call(type, obj) };
+  return {
+    columns: tableColumnsOf(type), rowConditions: conditions === undefined ? undefined : (obj) => conditions.call(type, obj),
+    defaultConvertor: type.tableColumns === undefined,
+  };
 }
 
 /** A column of the common shape: a cell function, type "string" unless told. */

@@ -96,6 +96,18 @@ describe('get', () => {
 });
 
 describe('list', () => {
+  test('an empty list of a type without a printer (the default convertor) has null rows; a printer\'s has [] even with the same columns', async () => {
+    const ns = await namespace();
+    const crds = await get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions?labelSelector=none%3Dhere', tableV1);
+    assert.equal(crds.status, 200, crds.text);
+    assert.deepEqual(columnNames(crds.json), ['Name', 'Created At']);
+    assert.equal(crds.json.rows, null);
+    const limits = await get(`/api/v1/namespaces/${ns}/limitranges`, tableV1);
+    assert.deepEqual(columnNames(limits.json), ['Name', 'Created At']);
+    assert.deepEqual(limits.json.rows, []);
+    assert.deepEqual((await get(`/api/v1/namespaces/${ns}/configmaps`, tableV1)).json.rows, []);
+  });
+
   test('one row per object, the list resourceVersion', async () => {
     const ns = await namespace();
     for (const name of ['a', 'b', 'c']) await createConfigMap(ns, name);

@@ -87,7 +87,7 @@ describe('building a Table', () => {
     assert.equal(table.kind, 'Table');
     assert.equal(table.apiVersion, 'meta.k8s.io/v1');
     assert.deepEqual(table.metadata, { resourceVersion: '9' });
-    assert.deepEqual(table.rows.map((r) => r.cells), [['a', 1, '42'], ['b', 0, '42']]);
+    assert.deepEqual(table.rows!.map((r) => r.cells), [['a', 1, '42'], ['b', 0, '42']]);
   });
 
   test('the JSON has upstream key order', () => {
@@ -99,18 +99,18 @@ describe('building a Table', () => {
   test('includeObject=Metadata: a PartialObjectMetadata of the Table\'s version', () => {
     for (const apiVersion of ['meta.k8s.io/v1', 'meta.k8s.io/v1beta1']) {
       const table = buildTable({ columns }, objects, { ...base, apiVersion });
-      assert.deepEqual(table.rows[0]!.object, { kind: 'PartialObjectMetadata', apiVersion, metadata: objects[0]!.metadata });
+      assert.deepEqual(table.rows![0]!.object, { kind: 'PartialObjectMetadata', apiVersion, metadata: objects[0]!.metadata });
     }
   });
 
   test('includeObject=Object: the whole object', () => {
     const table = buildTable({ columns }, objects, { ...base, includeObject: 'Object' });
-    assert.deepEqual(table.rows.map((r) => r.object), objects);
+    assert.deepEqual(table.rows!.map((r) => r.object), objects);
   });
 
   test('includeObject=None: object null, as upstream encodes an empty RawExtension', () => {
     const table = buildTable({ columns }, objects, { ...base, includeObject: 'None' });
-    assert.deepEqual(table.rows.map((r) => r.object), [null, null]);
+    assert.deepEqual(table.rows!.map((r) => r.object), [null, null]);
   });
 
   test('noHeaders leaves columnDefinitions null', () => {
@@ -123,12 +123,18 @@ describe('building a Table', () => {
     assert.deepEqual(table.metadata, { resourceVersion: '3', continue: 'abc', remainingItemCount: 2 });
   });
 
+  test('an empty list of a type the default convertor renders (no columns of its own) has null rows, as upstream', () => {
+    assert.equal(buildTable({ columns, defaultConvertor: true }, [], base).rows, null);
+    assert.match(JSON.stringify(buildTable({ columns, defaultConvertor: true }, [], base)), /"rows":null\}$/);
+    assert.equal(buildTable({ columns, defaultConvertor: true }, objects.slice(0, 1), base).rows!.length, 1);
+  });
+
   test('row conditions appear between cells and object, only when there are some', () => {
     const rowConditions = (o: KubeObject) => (o.metadata.name === 'a' ? [{ type: 'Completed', status: 'True' }] : undefined);
     const table = buildTable({ columns, rowConditions }, objects, base);
-    assert.deepEqual(Object.keys(table.rows[0]!), ['cells', 'conditions', 'object']);
-    assert.deepEqual(table.rows[0]!.conditions, [{ type: 'Completed', status: 'True' }]);
-    assert.deepEqual(Object.keys(table.rows[1]!), ['cells', 'object']);
+    assert.deepEqual(Object.keys(table.rows![0]!), ['cells', 'conditions', 'object']);
+    assert.deepEqual(table.rows![0]!.conditions, [{ type: 'Completed', status: 'True' }]);
+    assert.deepEqual(Object.keys(table.rows![1]!), ['cells', 'object']);
   });
 });
 
