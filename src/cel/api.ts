@@ -4,6 +4,7 @@ export { evaluateMatchConditions, matchConditionVariables } from './match-condit
 export { celToJson } from './objects.ts';
 export { undefinedFieldErrors } from './type-check.ts';
 export { policyTypeError } from './schema-types.ts';
+export { admissionFieldErrors } from './admission-types.ts';
 export { celValue, evaluateValidationRules, validationRuleErrors } from './validation-rules.ts';
 export { compileAuthenticationExpression, compileAuthorizationCondition, selectsField } from './authentication.ts';
 export { CelAuthorizer, type Authorize } from './authz.ts';

@@ -232,6 +232,24 @@ describe('ValidatingAdmissionPolicy', () => {
     ]);
   });
 
+  test('a field the AdmissionRequest type lacks refuses the policy: request is typed, object stays dyn', async () => {
+    const res = await server.request('POST', policiesPath, {
+      body: {
+        apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: 'untyped-request' },
+        spec: {
+          matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] },
+          matchConditions: [{ name: 'user', expression: "request.user == 'x'" }],
+          validations: [{ expression: "object.anything == 1 && request.userInfo.username != ''" }, { expression: "request.operation == 'CREATE'", messageExpression: 'request.verb' }],
+        },
+      },
+    });
+    assert.equal(res.status, 422, res.text);
+    assert.deepEqual(res.json.details.causes.map((c: { field: string; message: string }) => [c.field, c.message]), [
+      ['spec.matchConditions[0].expression', `Invalid value: "request.user == 'x'": compilation failed: ERROR: <input>:1:8: undefined field 'user'\n | request.user == 'x'\n | .......^`],
+      ['spec.validations[1].messageExpression', 'Invalid value: "request.verb": compilation failed: ERROR: <input>:1:8: undefined field \'verb\'\n | request.verb\n | .......^'],
+    ]);
+  });
+
   test('expressions of the wrong type refuse the policy as upstream\'s compiler words it', async () => {
     const res = await server.request('POST', policiesPath, {
       body: {

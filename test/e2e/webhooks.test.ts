@@ -286,6 +286,32 @@ describe('validating webhooks', () => {
     }
   });
 
+  test('a match condition reading a field the AdmissionRequest or Namespace type lacks refuses the configuration, in cel-go\'s words', async () => {
+    const cases: [string, string | undefined][] = [
+      ["request.userInfo.name == 'x'", "ERROR: <input>:1:17: undefined field 'name'\n | request.userInfo.name == 'x'\n | ................^"],
+      ["request.kind.plural == 'pods'", "ERROR: <input>:1:13: undefined field 'plural'\n | request.kind.plural == 'pods'\n | ............^"],
+      ["has(namespaceObject.metadata.uid)", "ERROR: <input>:1:29: undefined field 'uid'\n | has(namespaceObject.metadata.uid)\n | ............................^"],
+      ["request.userInfo.username == 'x' && request.options.anything == 1 && namespaceObject.metadata.UID != ''", undefined],
+      ["'x' in request.userInfo.extra && request.dryRun", undefined],
+    ];
+    for (const [expression, error] of cases) {
+      const res = await server.request('POST', `${validating}?dryRun=All`, {
+        body: {
+          apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'typed' },
+          webhooks: [webhook('typed.example.com', undefined, { path: '/x', matchConditions: [{ name: 'c', expression }] })],
+        },
+      });
+      if (error === undefined) {
+        assert.equal(res.status, 201, `${expression}: ${res.text}`);
+        continue;
+      }
+      assert.equal(res.status, 422, res.text);
+      assert.deepEqual(res.json.details.causes, [{
+        reason: 'FieldValueInvalid', field: 'webhooks[0].matchConditions[0].expression', message: `Invalid value: ${JSON.stringify(expression)}: compilation failed: ${error}`,
+      }], expression);
+    }
+  });
+
   test('a match condition that does not compile refuses the configuration', async () => {
     const res = await server.request('POST', validating, {
       body: {

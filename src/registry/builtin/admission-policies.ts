@@ -142,9 +142,11 @@ function variablesFor(declared: Declared): Partial<typeof policyVariables> {
  * the error shows (an audit annotation's untrimmed expression).
  */
 function compiles(expression: string, path: string, opts: { objects?: boolean; returns?: readonly string[]; shown?: string; declared?: Declared } = {}): StatusCause[] {
-  const compiled = cel().compile(expression, opts.declared === undefined ? policyVariables : variablesFor(opts.declared), { objects: opts.objects === true });
+  const variables = opts.declared === undefined ? policyVariables : variablesFor(opts.declared);
+  const compiled = cel().compile(expression, variables, { objects: opts.objects === true });
   const shown = opts.shown ?? expression;
-  if (compiled.error !== undefined) return [invalid(path, shown, `compilation failed: ${compiled.error}`)];
+  const error = compiled.error ?? cel().admissionFieldErrors(expression, variables, { objects: opts.objects === true }).join('\n');
+  if (error !== '') return [invalid(path, shown, `compilation failed: ${error}`)];
   const returns = opts.returns;
   if (returns === undefined || returns.includes(compiled.type ?? '')) return [];
   const names = returns.map((type) => (type === 'null' ? 'null_type' : type));

@@ -94,8 +94,10 @@ export function validateMatchConditions(conditions: JsonObject[], path: string, 
     else {
       // Compiled as upstream does when the configuration is written: a broken expression is 422, not a failure at admission.
       const { params, ...withoutParams } = cel().matchConditionVariables;
-      const compiled = cel().compile(expression, declared.params ? { ...withoutParams, params } : withoutParams);
-      if (compiled.error !== undefined) causes.push(invalid(`${path}[${i}].expression`, expression, `compilation failed: ${compiled.error}`));
+      const variables = declared.params ? { ...withoutParams, params } : withoutParams;
+      const compiled = cel().compile(expression, variables);
+      const error = compiled.error ?? cel().admissionFieldErrors(expression, variables).join('\n');
+      if (error !== '') causes.push(invalid(`${path}[${i}].expression`, expression, `compilation failed: ${error}`));
       // Exactly bool, as upstream's compiler asks of a result type: a dynamically typed one is refused.
       else if (compiled.type !== 'bool') causes.push(invalid(`${path}[${i}].expression`, expression, 'must evaluate to bool'));
     }
