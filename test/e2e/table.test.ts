@@ -96,7 +96,7 @@ describe('get', () => {
 });
 
 describe('list', () => {
-  test('an empty list of a type without a printer (the default convertor) has null rows; a printer\'s has [] even with the same columns', async () => {
+  test('an empty list of a type without a printer (the default convertor: CRDs, LimitRanges) has null rows; a printer\'s has []', async () => {
     const ns = await namespace();
     const crds = await get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions?labelSelector=none%3Dhere', tableV1);
     assert.equal(crds.status, 200, crds.text);
@@ -104,8 +104,9 @@ describe('list', () => {
     assert.equal(crds.json.rows, null);
     const limits = await get(`/api/v1/namespaces/${ns}/limitranges`, tableV1);
     assert.deepEqual(columnNames(limits.json), ['Name', 'Created At']);
-    assert.deepEqual(limits.json.rows, []);
+    assert.equal(limits.json.rows, null);
     assert.deepEqual((await get(`/api/v1/namespaces/${ns}/configmaps`, tableV1)).json.rows, []);
+    assert.deepEqual((await get(`/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, tableV1)).json.rows, [], 'roles print Name and Created At with a printer of their own');
   });
 
   test('one row per object, the list resourceVersion', async () => {
