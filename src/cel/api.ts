@@ -6,5 +6,6 @@ export { undefinedFieldErrors } from './type-check.ts';
 export { policyTypeError } from './schema-types.ts';
 export { admissionFieldErrors } from './admission-types.ts';
 export { celValue, evaluateValidationRules, validationRuleErrors } from './validation-rules.ts';
+export { totalCostContribution } from './cost.ts';
 export { compileAuthenticationExpression, compileAuthorizationCondition, selectsField } from './authentication.ts';
 export { CelAuthorizer, type Authorize } from './authz.ts';

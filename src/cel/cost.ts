@@ -190,9 +190,30 @@ export function estimateRuleCost(ast: unknown, schema: Raw): number {
   return estimate(ast as Ast, new Map([['self', schema], ['oldSelf', schema]])).cost;
 }
 
-/** cel-go's exceeds-budget wording, as apiextensions reports it. */
+/** The exceeds-budget wording of apiextensions' CRD validation (getCostErrorMessage): "try simplifying the rule". */
 export function costErrorMessage(costName: string, limit: number, actual: number): string {
   const factor = actual / limit;
   const shown = factor > 100 ? 'more than 100x' : factor < 1.5 ? `${factor.toFixed(6)}x` : `${factor.toFixed(1)}x`;
-  return `${costName} exceeds budget by factor of ${shown} (try simplifying the rule(s), or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
+  return `${costName} exceeds budget by factor of ${shown} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
+}
+
+/** What each of the dearest rules is told when a schema's rules together cost more than crdCostLimit. */
+export const totalCostContribution = 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema';
+
+/** A rule's estimated cost times how often it can run, at its field path (upstream's RuleCost). */
+export interface RuleCost {
+  path: string;
+  cost: number;
+}
+
+/**
+ * Upstream's TotalCost.ObserveExpressionCost: the dearest rules, dearest first, at most 4,
+ * of those costing at least 1% of crdCostLimit (equal costs in the order observed).
+ */
+export function observeRuleCost(mostExpensive: RuleCost[], observed: RuleCost): void {
+  if (observed.cost < crdCostLimit / 100) return;
+  let at = mostExpensive.length;
+  while (at > 0 && mostExpensive[at - 1]!.cost < observed.cost) at--;
+  mostExpensive.splice(at, 0, observed);
+  if (mostExpensive.length > 4) mostExpensive.length = 4;
 }

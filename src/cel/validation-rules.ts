@@ -9,7 +9,9 @@
 import { Optional } from '@marcbachmann/cel-js';
 import { child, forbidden, goJson, GoValue, index, invalid, invalidOmittingValue, key, required, duplicate } from '../api/field-errors.ts';
 import type { StatusCause } from '../api/index.ts';
-import { cardinality, costErrorMessage, crdCostLimit, estimateRuleCost, perCallLimit, staticCostLimit } from './cost.ts';
+import {
+  cardinality, costErrorMessage, crdCostLimit, estimateRuleCost, observeRuleCost, perCallLimit, staticCostLimit, totalCostContribution, type RuleCost,
+} from './cost.ts';
 import { compile, escapePropertyName, type Compiled } from './environment.ts';
 import { rewriteListSemantics } from './list-types.ts';
 import { isObject } from '../api/json.ts';
@@ -80,11 +82,14 @@ function goRule(rule: Rule): GoValue {
 
 /**
  * The compile errors of every rule in a CRD schema, at `path` (the schema's own field
- * path, e.g. `spec.versions[0].schema.openAPIV3Schema`).
+ * path, e.g. `spec.versions[0].schema.openAPIV3Schema`). A rule's estimated cost counts
+ * each time it can run (upstream's getExpressionCost), against one rule's limit and, summed,
+ * against the schema's: over that, the dearest rules are named, then the total.
  */
 export function validationRuleErrors(schema: unknown, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   let total = 0;
+  const mostExpensive: RuleCost[] = [];
   // `times`: how often a rule at this node can run in one object (the product of the cardinalities of its lists and maps).
   const walk = (s: unknown, at: string, times: number, resourceRoot: boolean) => {
     if (!isObject(s)) return;
@@ -98,9 +103,10 @@ export function validationRuleErrors(schema: unknown, path: string): StatusCause
       else if (![compiled.type, typed.type].every((t) => t === 'bool' || t === 'dyn')) {
         causes.push(invalid(child(rulePath, 'rule'), goRule(rule), 'compilation failed: cel expression must evaluate to a bool'));
       } else {
-        const cost = estimateRuleCost(compiled.ast, s);
+        const cost = estimateRuleCost(compiled.ast, s) * times;
         if (cost > staticCostLimit) causes.push(forbidden(child(rulePath, 'rule'), costErrorMessage('estimated rule cost', staticCostLimit, cost)));
-        total += cost * times;
+        total += cost;
+        observeRuleCost(mostExpensive, { path: child(rulePath, 'rule'), cost });
       }
       if (rule.optionalOldSelf === true && !usesOldSelf(text(rule.rule))) {
         causes.push(invalid(child(rulePath, 'optionalOldSelf'), true, 'may not be set if oldSelf is not used in rule'));
@@ -122,6 +128,7 @@ export function validationRuleErrors(schema: unknown, path: string): StatusCause
   };
   walk(schema, path, 1, true);
   if (total > crdCostLimit) {
+    for (const rule of mostExpensive) causes.push(forbidden(rule.path, totalCostContribution));
     causes.push(forbidden(path, costErrorMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', crdCostLimit, total)));
   }
   return causes;

@@ -1,6 +1,6 @@
 // Requests to subresources: status, finalize, approval, ephemeralcontainers and resize (the object
 // itself), scale, eviction, binding, and the ones that would connect to a kubelet.
-import { badRequest, methodNotAllowed, notFoundPath, type KubeObject, type TableColumn } from '../../api/index.ts';
+import { badRequest, methodNotAllowed, notFound, notFoundPath, StatusError, type KubeObject, type TableColumn } from '../../api/index.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
 import { applyScale, getScale, scaleDecodeError, scaleStrictErrors, updateScale } from '../../registry/scale.ts';
 import { strictDecodingMessage, type FieldValidationDirective } from '../../registry/field-validation.ts';
@@ -26,15 +26,27 @@ const scaleSchema = 'io.k8s.api.autoscaling.v1.Scale';
 const proxyMethods = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 
 /**
+ * Upstream's crdHandler answers a custom resource's subresource it does not serve with a
+ * NotFound naming the object, whatever the verb and whether the object exists; a verb its
+ * status or scale does not take with MethodNotSupported naming the resource.
+ */
+function customResourceRefusal(scope: RequestScope, served: boolean): StatusError {
+  const gr = scope.served.store.groupResource;
+  if (!served) return notFound(gr, scope.info.name);
+  const verb = scope.info.verb;
+  return new StatusError(405, 'MethodNotAllowed', `${verb} is not supported on resources of kind "${gr.resource}.${gr.group}"`, { group: gr.group, kind: gr.resource });
+}
+
+/**
  * Requests to `.../{name}/{subresource}`: status and finalize (the object itself, with
  * the subresource's write rules), scale (an autoscaling/v1 Scale) and eviction (POST of
  * a policy/v1 Eviction). A subresource the type does not serve is 404, a verb it does
- * not take 405, as upstream.
+ * not take 405, as upstream (with a custom resource's own words: customResourceRefusal).
  */
 export async function subresourceHandler(scope: RequestScope, registry: ResourceRegistry, authentication?: AuthenticationApi): Promise<void> {
   const { type } = scope.served;
   const sub = scope.info.subresource;
-  if (!type.subresources.includes(sub)) throw notFoundPath();
+  if (!type.subresources.includes(sub)) throw type.customResource === true ? customResourceRefusal(scope, false) : notFoundPath();
   const verb = scope.info.verb;
   const method = scope.req.method ?? 'GET';
   switch (sub) {
@@ -86,7 +98,7 @@ export async function subresourceHandler(scope: RequestScope, registry: Resource
     default:
       throw notFoundPath();
   }
-  throw methodNotAllowed();
+  throw type.customResource === true ? customResourceRefusal(scope, true) : methodNotAllowed();
 }
 
 /** POST pods/{name}/binding: the Binding names the pod (upstream's BindingREST). */

@@ -6,7 +6,8 @@
 // Defaults and pruning also apply on read, as upstream's storage codec applies them, so
 // a schema that gained a default shows it on objects stored before.
 
-import type { KubeObject } from '../../api/index.ts';
+import type { KubeObject, StatusCause } from '../../api/index.ts';
+import { appendAll } from '../../api/field-errors.ts';
 import { schemaRef } from '../../schema/builtin/index.ts';
 import { applyDefaults } from '../../schema/defaults.ts';
 import { prune } from '../../schema/prune.ts';
@@ -20,6 +21,8 @@ import { internalError } from '../../api/errors.ts';
 import { ConversionError } from './conversion-webhook.ts';
 import type { ConvertingBackend, ObjectConverter } from './converting-backend.ts';
 import { objectKey } from '../keys.ts';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta.ts';
+import { customResourceChecksOf, type CustomResourceChecks } from './custom-resource.ts';
 
 export interface CustomResourceStoreOptions {
   /** Where the version's schema is, under its schemaName. */
@@ -37,6 +40,7 @@ export class CustomResourceStore extends Store {
   readonly #schema: Schema;
   readonly #converter: ObjectConverter | undefined;
   readonly #converting: ConvertingBackend | undefined;
+  readonly #checks: CustomResourceChecks | undefined;
 
   constructor(type: ResourceType, backend: Backend, admission: AdmissionChain, cache: WatchCache | undefined, opts: CustomResourceStoreOptions) {
     super(type, backend, admission, cache, { definitions: opts.definitions, ...(opts.equivalents === undefined ? {} : { equivalents: opts.equivalents }) });
@@ -44,6 +48,28 @@ export class CustomResourceStore extends Store {
     this.#schema = { $ref: schemaRef(type.schemaName) };
     this.#converter = opts.converter;
     this.#converting = opts.converting;
+    this.#checks = customResourceChecksOf(type);
+  }
+
+  // A 422's causes in upstream's order (customResourceStrategy.Validate): metadata's, the
+  // schema's, then the version's checks (scale paths, rules), merged with nothing.
+  protected override createValidationCauses(obj: KubeObject): StatusCause[] {
+    if (this.#checks === undefined) return super.createValidationCauses(obj);
+    const causes = [...validateObjectMeta(obj, this.type.nameRule, this.type.namespaced)];
+    appendAll(causes, this.schemaCauses(obj));
+    return this.#checks.object(obj, undefined, causes);
+  }
+
+  protected override updateValidationCauses(obj: KubeObject, old: KubeObject): StatusCause[] {
+    if (this.#checks === undefined) return super.updateValidationCauses(obj, old);
+    const causes = [...validateObjectMetaUpdate(obj, old)];
+    appendAll(causes, this.schemaCauses(obj));
+    return this.#checks.object(obj, old, causes);
+  }
+
+  protected override subresourceValidationCauses(subresource: string, obj: KubeObject, old: KubeObject): StatusCause[] {
+    if (this.#checks === undefined || subresource !== 'status') return super.subresourceValidationCauses(subresource, obj, old);
+    return this.#checks.status(obj, old, [...validateObjectMetaUpdate(obj, old)]);
   }
 
   /**

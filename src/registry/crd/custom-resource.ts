@@ -2,9 +2,10 @@
 // version, after apiextensions-apiserver's crdHandler and pkg/registry/customresource
 // (strategy.go, status_strategy.go, validator.go). Validation, pruning and defaulting
 // with the version's schema are the generic Store's (schemaValidation), given the schema
-// among its definitions under the type's schemaName.
+// among its definitions under the type's schemaName; the scale paths, the rules and the
+// causes' order are the version's CustomResourceChecks, which its CustomResourceStore runs.
 
-import { methodNotAllowed, type KubeObject, type StatusCause } from '../../api/index.ts';
+import { StatusError, type GroupResource, type KubeObject, type StatusCause } from '../../api/index.ts';
 import { appendAll, invalid } from '../../api/field-errors.ts';
 import { addWarning } from '../../api/request-context.ts';
 import { cel } from '../../cel/lazy.ts';
@@ -220,22 +221,98 @@ function selectableValue(value: unknown): string {
 }
 
 interface StrategyParams {
+  groupResource: GroupResource;
   namespaced: boolean;
   statusEnabled: boolean;
   scale: CustomResourceSubresourceScale | undefined;
   selectableFields: string[];
-  schemaName: string;
-  /** The version's schema when it has x-kubernetes-validations rules. */
-  rulesSchema: Record<string, unknown> | undefined;
   opts: CustomResourceOptions;
 }
 
-/** The CEL rules' field errors; failures ratcheted on unchanged values go out as warnings. */
-function ruleCauses(schema: Record<string, unknown> | undefined, obj: KubeObject, old: KubeObject | undefined): StatusCause[] {
-  if (schema === undefined) return [];
-  const { causes, warnings } = cel().evaluateValidationRules(schema, obj, old);
+/**
+ * The field error types after which upstream does not run the rules (strategy.go's
+ * hasBlockingErr: a type, maxLength, maxItems, maxProperties, required or enum violation).
+ */
+const blockingReasons = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
+
+/**
+ * Appends the CEL rules' field errors to `causes` (those found before them); failures
+ * ratcheted on unchanged values go out as warnings. After a blocking error the rules are
+ * not run, and upstream's one cause at no field says so (field.Invalid(nil, nil, ...)).
+ */
+function appendRuleCauses(causes: StatusCause[], schema: Record<string, unknown> | undefined, obj: KubeObject, old: KubeObject | undefined): StatusCause[] {
+  if (schema === undefined) return causes;
+  if (causes.some((c) => blockingReasons.has(c.reason ?? ''))) {
+    causes.push(invalid('<nil>', 'null', 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation'));
+    return causes;
+  }
+  const { causes: failed, warnings } = cel().evaluateValidationRules(schema, obj, old);
   for (const warning of warnings) addWarning(warning);
+  appendAll(causes, failed);
   return causes;
+}
+
+/**
+ * What a custom resource version checks beyond metadata and, for the object, its schema:
+ * each takes the causes found so far (metadata's first) and appends its own in upstream's
+ * order. Its Store runs them (custom-resource-store.ts).
+ */
+export interface CustomResourceChecks {
+  /**
+   * A create or update of the object (or of its scale), `causes` holding metadata's and the
+   * schema's: the scale paths, then the rules (upstream's customResourceStrategy.Validate
+   * and ValidateUpdate).
+   */
+  object(obj: KubeObject, old: KubeObject | undefined, causes: StatusCause[]): StatusCause[];
+  /**
+   * A write through /status, `causes` holding metadata's: status against the status schema
+   * only, the scale status paths, then the rules (upstream's statusStrategy.ValidateUpdate).
+   */
+  status(obj: KubeObject, old: KubeObject, causes: StatusCause[]): StatusCause[];
+}
+
+/** A custom resource version's ResourceType: its Store finds the version's checks on it. */
+export interface CustomResourceType extends ResourceType {
+  customResourceChecks: CustomResourceChecks;
+}
+
+/** The checks of a type customResourceVersions built; undefined for any other. */
+export function customResourceChecksOf(type: ResourceType): CustomResourceChecks | undefined {
+  return (type as Partial<CustomResourceType>).customResourceChecks;
+}
+
+/**
+ * Status validated alone, under its own path, as upstream validates a status write against
+ * the status property's schema (no schema for status: nothing to check). The wrapper
+ * schema is kept while the version's definition stays the same, so it is compiled once.
+ */
+function statusSchemaChecker(definitions: Definitions, schemaName: string): (obj: KubeObject) => StatusCause[] {
+  let wrapped: { status: Schema; holder: Schema } | undefined;
+  return (obj) => {
+    const status = definitions[schemaName]?.properties?.status;
+    if (status === undefined || !('status' in obj)) return [];
+    if (wrapped?.status !== status) wrapped = { status, holder: { type: 'object', properties: { status } } };
+    return validate(definitions, wrapped.holder, { status: obj.status }, statusValidation);
+  };
+}
+
+/** A status subtree is no resource: its root has no metadata to leave to ObjectMeta validation. */
+const statusValidation = { ...customResourceValidation, isResourceRoot: false };
+
+function customResourceChecks(scale: CustomResourceSubresourceScale | undefined, rulesSchema: Record<string, unknown> | undefined, opts: CustomResourceOptions, schemaName: string): CustomResourceChecks {
+  const statusSchemaCauses = statusSchemaChecker(opts.definitions, schemaName);
+  return {
+    // Upstream's customResourceValidator checks both replica paths on every write.
+    object(obj, old, causes) {
+      if (scale !== undefined) appendAll(causes, validateReplicasAt(obj, stringOf(scale.specReplicasPath)), validateScaleStatus(obj, scale));
+      return appendRuleCauses(causes, rulesSchema, obj, old);
+    },
+    status(obj, old, causes) {
+      appendAll(causes, statusSchemaCauses(obj));
+      if (scale !== undefined) appendAll(causes, validateScaleStatus(obj, scale));
+      return appendRuleCauses(causes, rulesSchema, obj, old);
+    },
+  };
 }
 
 /** The finalizers whose names need no domain: the garbage collector's and namespaces'. */
@@ -259,10 +336,14 @@ function finalizerWarnings(obj: KubeObject, old?: KubeObject): string[] {
   return warnings;
 }
 
-function customResourceStrategy({ namespaced, statusEnabled, scale, selectableFields, schemaName, rulesSchema, opts }: StrategyParams): Strategy {
+/** The strategy of a version; its validation beyond metadata is its CustomResourceChecks, which its Store runs. */
+function customResourceStrategy({ groupResource, namespaced, statusEnabled, scale, selectableFields, opts }: StrategyParams): Strategy {
   const strategy: Strategy = {
     prepareForCreate(obj) {
-      if (opts.terminating()) throw methodNotAllowed('create not allowed while custom resource definition is terminating');
+      // Upstream's crdHandler: MethodNotSupported for the resource, in words of its own.
+      if (opts.terminating()) {
+        throw new StatusError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating', { group: groupResource.group, kind: groupResource.resource });
+      }
       // With the status subresource, status is written only through it.
       if (statusEnabled) delete obj.status;
       obj.metadata.generation = 1;
@@ -275,12 +356,6 @@ function customResourceStrategy({ namespaced, statusEnabled, scale, selectableFi
       }
       const generation = old.metadata.generation ?? 0;
       obj.metadata.generation = nonMetadataEqual(obj, old) ? generation : generation + 1;
-    },
-
-    // Upstream's customResourceValidator checks both replica paths on every write.
-    validate(obj, old) {
-      const causes = ruleCauses(rulesSchema, obj, old);
-      return scale === undefined ? causes : [...validateReplicasAt(obj, stringOf(scale.specReplicasPath)), ...validateScaleStatus(obj, scale), ...causes];
     },
 
     warningsOnCreate: (obj) => finalizerWarnings(obj),
@@ -310,13 +385,6 @@ function customResourceStrategy({ namespaced, statusEnabled, scale, selectableFi
           delete obj.metadata.resourceVersion;
           if (status !== undefined) obj.status = status;
           else delete obj.status;
-        },
-        validateUpdate(obj, old) {
-          const schema = opts.definitions[schemaName];
-          const causes = schema === undefined ? [] : validate(opts.definitions, { $ref: schemaRef(schemaName) }, obj, customResourceValidation);
-          if (scale !== undefined) appendAll(causes, validateScaleStatus(obj, scale));
-          appendAll(causes, ruleCauses(rulesSchema, obj, old));
-          return causes;
         },
       },
     };
@@ -370,8 +438,8 @@ export function customResourceVersions(crd: CustomResourceDefinition, opts: Cust
     const subresourceNames: string[] = [];
     if (statusEnabled) subresourceNames.push('status');
     if (scale !== undefined) subresourceNames.push('scale');
-    const hasRules = hasValidationRules(schema);
-    const type: ResourceType = {
+    const rulesSchema = hasValidationRules(schema) ? schema : undefined;
+    const type: CustomResourceType = {
       group,
       version: name,
       resource: names.plural,
@@ -384,8 +452,9 @@ export function customResourceVersions(crd: CustomResourceDefinition, opts: Cust
       verbs: allVerbs,
       subresources: subresourceNames,
       schemaName,
-      strategy: customResourceStrategy({ namespaced, statusEnabled, scale, selectableFields, schemaName, rulesSchema: hasRules ? schema : undefined, opts }),
-      ...(hasRules ? { strategyUsesCel: true } : {}),
+      strategy: customResourceStrategy({ groupResource: { group, resource: names.plural }, namespaced, statusEnabled, scale, selectableFields, opts }),
+      customResourceChecks: customResourceChecks(scale, rulesSchema, opts, schemaName),
+      ...(rulesSchema !== undefined ? { strategyUsesCel: true } : {}),
       // Upstream's customResourceStrategy: no create on update, no update without resourceVersion.
       allowCreateOnUpdate: false,
       allowUnconditionalUpdate: false,

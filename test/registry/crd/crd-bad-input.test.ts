@@ -12,6 +12,8 @@ type Json = Record<string, any>;
 const crdsPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const dns1035 = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 const dns1123 = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const costAdvice = '(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)';
+const contributed = 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema';
 const schemaPath = 'spec.validation.openAPIV3Schema';
 const specPath = `${schemaPath}.properties[spec]`;
 
@@ -304,6 +306,45 @@ const crdRows: CrdRow[] = [
     name: 'a default at the root is pruned as a resource\'s',
     edit: (c) => { root(c).default = { apiVersion: 'v1', junk: 1 }; },
     causes: [`${schemaPath}.default: Invalid value: {"apiVersion":"v1","junk":1}: must not have unknown fields`],
+  },
+  {
+    // Upstream's getExpressionCost: a rule's cost times how often it can run (here a million
+    // strings of up to 3 MiB); apiextensions words it "the rule", not "the rule(s)".
+    name: 'a rule on a list\'s items costs its cost times the list\'s size, against one rule\'s limit and then the schema\'s',
+    edit: (c) => { spec(c).properties.tags = { type: 'array', items: { type: 'string', 'x-kubernetes-validations': [{ rule: "self.matches('^[a-z]+$')" }] } }; },
+    causes: [
+      `${specPath}.properties[tags].items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x ${costAdvice}`,
+      `${specPath}.properties[tags].items.x-kubernetes-validations[0].rule: Forbidden: ${contributed}`,
+      `${schemaPath}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x ${costAdvice}`,
+    ],
+  },
+  {
+    // Upstream's TotalCost keeps the 4 dearest rules, dearest first.
+    name: 'over the schema\'s limit, the 4 dearest rules are named, dearest first, before the total',
+    edit: (c) => {
+      const rules = [1, 2, 3, 4, 5].map((n) => ({ rule: Array.from({ length: n }, (_, i) => `self.matches('^[a-z]{${i}}$')`).join(' && ') }));
+      spec(c).properties.tags = { type: 'array', items: { type: 'string', 'x-kubernetes-validations': rules } };
+    },
+    causes: [
+      ...[0, 1, 2, 3, 4].map((i) => `${specPath}.properties[tags].items.x-kubernetes-validations[${i}].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x ${costAdvice}`),
+      ...[4, 3, 2, 1].map((i) => `${specPath}.properties[tags].items.x-kubernetes-validations[${i}].rule: Forbidden: ${contributed}`),
+      `${schemaPath}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x ${costAdvice}`,
+    ],
+  },
+  {
+    // The dearest rules (names' two matches first) are named after every node's own causes, as upstream's walk adds them at its end.
+    name: 'costly rules on two nodes: each node\'s cost, then the dearest rules of both, then the total',
+    edit: (c) => {
+      spec(c).properties.tags = { type: 'array', items: { type: 'string', 'x-kubernetes-validations': [{ rule: "self.matches('^[a-z]+$')" }] } };
+      spec(c).properties.names = { type: 'array', items: { type: 'string', 'x-kubernetes-validations': [{ rule: "self.matches('^[a-z]+$') && self.matches('^[a-y]+$')" }] } };
+    },
+    causes: [
+      `${specPath}.properties[tags].items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x ${costAdvice}`,
+      `${specPath}.properties[names].items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x ${costAdvice}`,
+      `${specPath}.properties[names].items.x-kubernetes-validations[0].rule: Forbidden: ${contributed}`,
+      `${specPath}.properties[tags].items.x-kubernetes-validations[0].rule: Forbidden: ${contributed}`,
+      `${schemaPath}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x ${costAdvice}`,
+    ],
   },
   {
     name: 'schemas under definitions are checked too',
