@@ -2,26 +2,36 @@
 // the StatusCause a 422 carries: `reason` is the error type, `field` the path and
 // `message` the error body ("Invalid value: \"x\": detail").
 
+import { goIsPrint } from './go-print.ts';
 import type { StatusCause } from './types.ts';
 
 /**
- * Go's strconv.Quote, close enough for the values that appear in error messages. One
- * replace: a string grown a character at a time held some 30 times its length until
- * flattened, ~90 MB for a client's 3 MB value.
+ * Go's strconv.Quote: `"` and `\\` escaped; printable runes (strconv.IsPrint, Unicode 15)
+ * as they are; `\a \b \f \n \r \t \v`; other control characters as `\xNN`; other
+ * runes as `\uNNNN` or `\UNNNNNNNN`. A lone surrogate, which no Go string holds, is
+ * quoted as the U+FFFD Go reads in its place. One replace over the runes that may need a
+ * look: a string grown a character at a time held some 30 times its length until flattened,
+ * ~90 MB for a client's 3 MB value.
  */
 export function goQuote(s: string): string {
-  return `"${s.replace(/[\x00-\x1f\x7f"\\]/g, goEscape)}"`;
+  return `"${s.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e\xa1-\xac\xae-\xff]/gu, goEscape)}"`;
 }
 
 function goEscape(ch: string): string {
-  switch (ch) {
-    case '"': return '\\"';
-    case '\\': return '\\\\';
-    case '\n': return '\\n';
-    case '\t': return '\\t';
-    case '\r': return '\\r';
-    default: return `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`;
+  const r = ch.codePointAt(0)!;
+  if (goIsPrint(r)) return ch === '"' || ch === '\\' ? `\\${ch}` : ch;
+  switch (r) {
+    case 0x07: return '\\a';
+    case 0x08: return '\\b';
+    case 0x0c: return '\\f';
+    case 0x0a: return '\\n';
+    case 0x0d: return '\\r';
+    case 0x09: return '\\t';
+    case 0x0b: return '\\v';
   }
+  if (r < 0x20 || r === 0x7f) return `\\x${r.toString(16).padStart(2, '0')}`;
+  if (r >= 0xd800 && r <= 0xdfff) return '\\ufffd';
+  return r < 0x10000 ? `\\u${r.toString(16).padStart(4, '0')}` : `\\U${r.toString(16).padStart(8, '0')}`;
 }
 
 /**

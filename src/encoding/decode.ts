@@ -2,7 +2,7 @@
 import { badRequest, firstTooDeep, isStatusError, mayNestTooDeep, tooDeepMessage, unsupportedMediaType, type StatusError } from '../api/index.ts';
 import { goQuote } from '../api/field-errors.ts';
 import { goJsonSyntaxError } from '../api/go-json-syntax.ts';
-import { goJsonKind } from '../api/json.ts';
+import { goFieldTypeError, goJsonKind } from '../api/json.ts';
 import { replaceLoneSurrogateEscapes } from '../api/lone-surrogates.ts';
 import { cborTypeAt, decodeCbor } from './cbor.ts';
 import { duplicateJsonFields } from './duplicate-fields.ts';
@@ -26,8 +26,16 @@ export interface DecodeOptions {
   findDuplicates?: boolean;
   /** The CBORServingAndStorage gate: application/cbor bodies are read (else 415). */
   cbor?: boolean;
-  /** The kind the body must be, named in the 400 for a body that is not CBOR or Protobuf (upstream's transformDecodeError). */
+  /**
+   * The kind the body must be: an object body's (a Protobuf envelope that names none decodes
+   * as it), named in the 400 for a body whose kind cannot be read (upstream's transformDecodeError).
+   */
   kind?: string;
+  /**
+   * Errors in the decoder's own words, not wrapped as the create and update handlers wrap
+   * them: upstream's delete handler answers its decoding errors so (as 400s since 1.35).
+   */
+  unwrappedErrors?: boolean;
   /** The apiVersion the request's URL serves `kind` at, which a Protobuf envelope that names none decodes as (copyKindDefaults). */
   apiVersion?: string;
   /**
@@ -76,32 +84,9 @@ export function decodeBody(contentType: string | undefined, body: Uint8Array, op
   const media = parseMediaType(contentType === undefined || contentType === '' ? 'application/json' : contentType);
   const essence = media === undefined ? '' : `${media.type}/${media.subtype}`;
   const findDuplicates = opts.findDuplicates ?? false;
-  if (essence === 'application/json') {
-    // Lone surrogates read as U+FFFD, as Go reads them; fields given twice are found in the text so read.
-    const text = replaceLoneSurrogateEscapes(utf8(body));
-    const value = parseJson(text);
-    const decoded: DecodedBody = { value, duplicateFields: findDuplicates ? duplicateJsonFields(text) : [] };
-    const overflow = overflowingNumber(text);
-    if (overflow !== undefined) decoded.numberOverflow = overflow;
-    return decoded;
-  }
-  if (essence === 'application/yaml') {
-    const text = utf8(body);
-    // Most YAML bodies are JSON (kubectl sends apply configurations as JSON): JSON.parse
-    // reads them many times faster, with the same result: JSON text has no plain scalars
-    // YAML 1.1 reads otherwise, and its keys are strings.
-    // A number past a float64 is a string to go-yaml, not JSON's Infinity: the YAML reader's.
-    if (text.trimStart().startsWith('{') && overflowingNumber(text) === undefined) {
-      try {
-        const value: unknown = JSON.parse(text);
-        if (mayNestTooDeep(text)) refuseDeepNesting(value);
-        return { value, duplicateFields: findDuplicates ? duplicateJsonFields(text) : [] };
-      } catch {
-        // Not JSON after all (YAML flow style, comments...): the YAML parser decides.
-      }
-    }
-    // As kube-apiserver reads YAML: go-yaml v2's YAML 1.1, first document only (yaml-read.ts).
-    return readYamlBody(parseYamlBody(text), findDuplicates);
+  if (essence === 'application/json' || essence === 'application/yaml') {
+    if (opts.kind === undefined) return decodeText(essence, body, findDuplicates);
+    return decodeObjectText(essence, body, findDuplicates, opts.kind, opts.unwrappedErrors === true);
   }
   if (essence === protobufMediaType) {
     // Messages nest at most 300 deep (the codec's own bound), but the JSON a RawExtension
@@ -113,6 +98,7 @@ export function decodeBody(contentType: string | undefined, body: Uint8Array, op
       value = codec.decodeProtobufBody(body, opts.kind === undefined ? undefined : { kind: opts.kind, apiVersion: opts.apiVersion, unstructured: opts.customResource === true });
     } catch (err) {
       if (!(err instanceof codec.ProtobufDecodeError)) throw err;
+      if (opts.unwrappedErrors === true) throw badRequest(err.message);
       // As upstream's transformDecodeError: after the kind the envelope named, once it was read.
       if (err.kind !== undefined && opts.kind !== undefined) {
         throw badRequest(`${err.kind} in version ${goQuote(err.version ?? '')} cannot be handled as a ${opts.kind}: ${err.message}`);
@@ -123,10 +109,88 @@ export function decodeBody(contentType: string | undefined, body: Uint8Array, op
     return { value, duplicateFields: [] };
   }
   if (essence === cborMediaType && opts.cbor === true) {
-    return { value: decodeCborBody(body, opts.kind ?? ''), duplicateFields: [], cborTypeAt: (path) => cborTypeAt(body, path) };
+    const kind = opts.unwrappedErrors === true ? '' : opts.kind ?? '';
+    return { value: decodeCborBody(body, kind), duplicateFields: [], cborTypeAt: (path) => cborTypeAt(body, path) };
   }
   // Upstream's answer names the types, not the one sent.
   throw unsupportedMediaType('', bodyMediaTypes(opts.cbor ?? false));
+}
+
+/** A JSON or YAML body as it reads, with its fields given twice when asked for. */
+function decodeText(essence: 'application/json' | 'application/yaml', body: Uint8Array, findDuplicates: boolean): DecodedBody {
+  if (essence === 'application/json') {
+    // Lone surrogates read as U+FFFD, as Go reads them; fields given twice are found in the text so read.
+    const text = replaceLoneSurrogateEscapes(utf8(body));
+    const value = parseJson(text);
+    const decoded: DecodedBody = { value, duplicateFields: findDuplicates ? duplicateJsonFields(text) : [] };
+    const overflow = overflowingNumber(text);
+    if (overflow !== undefined) decoded.numberOverflow = overflow;
+    return decoded;
+  }
+  const text = utf8(body);
+  // Most YAML bodies are JSON (kubectl sends apply configurations as JSON): JSON.parse
+  // reads them many times faster, with the same result: JSON text has no plain scalars
+  // YAML 1.1 reads otherwise, and its keys are strings.
+  // A number past a float64 is a string to go-yaml, not JSON's Infinity: the YAML reader's.
+  if (text.trimStart().startsWith('{') && overflowingNumber(text) === undefined) {
+    try {
+      const value: unknown = JSON.parse(text);
+      if (mayNestTooDeep(text)) refuseDeepNesting(value);
+      return { value, duplicateFields: findDuplicates ? duplicateJsonFields(text) : [] };
+    } catch {
+      // Not JSON after all (YAML flow style, comments...): the YAML parser decides.
+    }
+  }
+  // As kube-apiserver reads YAML: go-yaml v2's YAML 1.1, first document only (yaml-read.ts).
+  return readYamlBody(parseYamlBody(text), findDuplicates);
+}
+
+/** What apimachinery's kind sniffing prefixes its JSON errors with (json.SimpleMetaFactory.Interpret). */
+const kindSniffing = "couldn't get version/kind; json parse error: ";
+
+/**
+ * A JSON or YAML object body of `kind`. What keeps its kind from being read (text that is
+ * not JSON or too deep, a value that is not an object, an apiVersion or kind that is not a
+ * string, an apiVersion with more than one slash) fails before anything else, as upstream's
+ * serializer reads the kind first (json.go, Decode); with no kind read, the create and update
+ * handlers name the kind expected and summarise the body (transformDecodeError).
+ */
+function decodeObjectText(essence: 'application/json' | 'application/yaml', body: Uint8Array, findDuplicates: boolean, kind: string, unwrapped: boolean): DecodedBody {
+  const refuse = (cause: string) => (unwrapped ? badRequest(cause) : unrecognizedObject(kind, cause, body));
+  let decoded: DecodedBody;
+  try {
+    decoded = decodeText(essence, body, findDuplicates);
+  } catch (err) {
+    if (isStatusError(err) && err.message.startsWith(kindSniffing)) throw refuse(err.message);
+    throw err;
+  }
+  const cause = typeMetaError(decoded.value);
+  if (cause !== undefined) throw refuse(cause);
+  return decoded;
+}
+
+/**
+ * The error apimachinery's kind sniffing meets in a decoded JSON or YAML body, in its words:
+ * Go decodes the body into a struct of apiVersion and kind (null leaves both empty), then
+ * parses the apiVersion (schema.ParseGroupVersion). Of an apiVersion and a kind both of the
+ * wrong type, Go names the first in the body.
+ */
+export function typeMetaError(value: unknown): string | undefined {
+  if (value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) return notAnObjectBody(value).message;
+  const { apiVersion, kind } = value as { apiVersion?: unknown; kind?: unknown };
+  const wrongApiVersion = apiVersion !== undefined && apiVersion !== null && typeof apiVersion !== 'string';
+  const wrongKind = kind !== undefined && kind !== null && typeof kind !== 'string';
+  if (wrongApiVersion || wrongKind) {
+    const keys = wrongApiVersion && wrongKind ? Object.keys(value) : [];
+    const field = wrongApiVersion && (!wrongKind || keys.indexOf('apiVersion') < keys.indexOf('kind')) ? 'apiVersion' : 'kind';
+    return `${kindSniffing}${goFieldTypeError(field === 'apiVersion' ? apiVersion : kind, '', field, 'string')}`;
+  }
+  if (typeof apiVersion === 'string') {
+    const slash = apiVersion.indexOf('/');
+    if (slash >= 0 && apiVersion.includes('/', slash + 1)) return `unexpected GroupVersion string: ${apiVersion}`;
+  }
+  return undefined;
 }
 
 /**
@@ -177,7 +241,7 @@ function summarizeBody(body: Uint8Array): string {
  * kind sniffing, which meets it first: it decodes the body into a struct of apiVersion and kind.
  */
 export function notAnObjectBody(value: unknown): StatusError {
-  return badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonKind(value)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
+  return badRequest(`${kindSniffing}json: cannot unmarshal ${goJsonKind(value)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
 }
 
 /**
@@ -191,7 +255,7 @@ export function parseJson(text: string): unknown {
     value = JSON.parse(text);
   } catch (err) {
     const syntax = goJsonSyntaxError(Buffer.from(text, 'utf8')) ?? (err as Error).message;
-    throw badRequest(`couldn't get version/kind; json parse error: ${syntax}`);
+    throw badRequest(`${kindSniffing}${syntax}`);
   }
   if (mayNestTooDeep(text)) refuseDeepNesting(value);
   return value;
@@ -206,7 +270,7 @@ export function parseJson(text: string): unknown {
  */
 export function refuseDeepNesting(value: unknown): void {
   const opener = firstTooDeep(value);
-  if (opener !== undefined) throw badRequest(`couldn't get version/kind; json parse error: ${tooDeepMessage(opener)}`);
+  if (opener !== undefined) throw badRequest(`${kindSniffing}${tooDeepMessage(opener)}`);
 }
 
 /** A YAML answer, written as kube-apiserver's YAML serializer writes it (yaml-write.ts). */

@@ -1,5 +1,6 @@
 // Object request bodies (POST, PUT, subresources): decoded, with the metadata every later stage relies on well typed.
 import { badRequest, type KubeObject } from '../api/index.ts';
+import { goQuote } from '../api/field-errors.ts';
 import { isObject, withNumberText } from '../api/json.ts';
 import { objectMetaDecodeError, objectMetaTimeError } from '../api/go-object-meta.ts';
 import { currentRequest } from '../api/request-context.ts';
@@ -13,13 +14,17 @@ function cannotDecode(field: string, want: string): never {
 }
 
 /**
- * 400 for a body that decodes to something other than an object (a scalar, a list, an
- * empty YAML document), in the words of apimachinery's kind sniffing, which meets it first.
+ * A body that decodes to null (JSON's null; an empty, blank or comment-only YAML document;
+ * CBOR's null): Go decodes null into the kind's struct without error, so that a built-in
+ * kind's body is an empty object of the URL's kind. A custom resource's is decoded as
+ * unstructured data, which must name its kind (UnstructuredJSONScheme): upstream's
+ * transformDecodeError then names the URL's kind and version.
  */
-function notAnObject(value: unknown): never {
-  // Go decodes null into a struct without error; the kind is then what is missing.
-  if (value === null) throw badRequest("Object 'Kind' is missing in 'null'");
-  throw notAnObjectBody(value);
+function nullBody(opts: ObjectBodyOptions, cbor: boolean): Record<string, unknown> {
+  if (opts.customResource !== true) return {};
+  if (cbor) throw badRequest("Object 'Kind' is missing in 'null'");
+  const kind = opts.kind ?? '';
+  throw badRequest(`${kind} in version ${goQuote(opts.version ?? '')} cannot be handled as a ${kind}: Object 'Kind' is missing in 'null'`);
 }
 
 export interface ObjectBodyOptions extends DecodeOptions {
@@ -48,10 +53,13 @@ export interface ObjectBody {
  */
 export async function decodeObjectBody(contentType: string | undefined, body: Uint8Array, opts: ObjectBodyOptions = {}): Promise<ObjectBody> {
   const protobuf = contentType?.includes('protobuf') === true;
-  // Upstream's Protobuf decoder answers an empty body itself ("empty data").
-  if (body.byteLength === 0 && !protobuf) throw badRequest('the body of the request was empty');
-  const { value, duplicateFields, cborTypeAt, numberOverflow } = await decodeBodyLoading(contentType, body, protobuf ? withServedApiVersion(opts) : opts);
-  if (!isObject(value)) throw notAnObject(value);
+  // An empty body is decoded like any other (upstream has no check of its own): JSON's
+  // "unexpected end of JSON input", an empty YAML document's null, Protobuf's "empty data".
+  const decoded = await decodeBodyLoading(contentType, body, protobuf ? withServedApiVersion(opts) : opts);
+  const { duplicateFields, cborTypeAt, numberOverflow } = decoded;
+  const value = decoded.value === null ? nullBody(opts, cborTypeAt !== undefined) : decoded.value;
+  // Bodies that are not objects were refused in decoding (decode.ts), in each encoding's words.
+  if (!isObject(value)) throw notAnObjectBody(value);
   const meta = value.metadata ?? {};
   if (!isObject(meta)) throw badRequest('the body of the request could not be decoded: metadata must be an object');
   // Before the checks below, whose words are Plinth's: this body's are Go's.

@@ -1,5 +1,6 @@
 // DELETE of an object and of a collection, answered as upstream's delete handler.
 import { badRequest, invalid, isStatusError, type Status, type StatusCause } from '../../api/index.ts';
+import { goQuote } from '../../api/field-errors.ts';
 import { goFieldTypeError, isGoInt64, isObject } from '../../api/json.ts';
 import { decodeBodyLoading, notAnObjectBody } from '../../encoding/decode.ts';
 import type { DeleteOptions } from '../../registry/store.ts';
@@ -104,6 +105,69 @@ export function decodeDeleteOptions(parsed: unknown, within?: DeleteOptionsMembe
 }
 
 /**
+ * The scheme upstream's delete handler decodes a body with (meta.k8s.io's internal one,
+ * metainternalversionscheme), by the name runtime's errors give it (naming.GetNameFromCallsite).
+ */
+const metaSchemeName = 'k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme/register.go:27';
+
+/**
+ * The Go types of the kinds that scheme knows besides DeleteOptions, by group version:
+ * metav1's unversioned kinds (any group version), its options and its views.
+ */
+const unversionedKinds: Readonly<Record<string, string>> = {
+  CreateOptions: 'v1.CreateOptions', UpdateOptions: 'v1.UpdateOptions', Status: 'v1.Status',
+  APIVersions: 'v1.APIVersions', APIGroupList: 'v1.APIGroupList', APIGroup: 'v1.APIGroup', APIResourceList: 'v1.APIResourceList',
+};
+const metaKinds: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  'meta.k8s.io/v1': {
+    ListOptions: 'v1.ListOptions', GetOptions: 'v1.GetOptions', PatchOptions: 'v1.PatchOptions', WatchEvent: 'v1.WatchEvent',
+    Table: 'v1.Table', TableOptions: 'v1.TableOptions', PartialObjectMetadata: 'v1.PartialObjectMetadata', PartialObjectMetadataList: 'v1.PartialObjectMetadataList',
+  },
+  // v1beta1's views are v1's types, but for its list.
+  'meta.k8s.io/v1beta1': {
+    Table: 'v1.Table', TableOptions: 'v1.TableOptions', PartialObjectMetadata: 'v1.PartialObjectMetadata', PartialObjectMetadataList: 'v1beta1.PartialObjectMetadataList',
+  },
+  'meta.k8s.io/__internal': {
+    ListOptions: 'internalversion.ListOptions', GetOptions: 'v1.GetOptions', WatchEvent: 'v1.InternalEvent',
+    Table: 'v1.Table', TableOptions: 'v1.TableOptions', PartialObjectMetadata: 'v1.PartialObjectMetadata', PartialObjectMetadataList: 'v1beta1.PartialObjectMetadataList',
+  },
+};
+
+/**
+ * Why a DELETE body of another kind than DeleteOptions does not decode, in the words of
+ * upstream's decoding into a DeleteOptions: what the body leaves out is meta.k8s.io/v1's
+ * DeleteOptions (json.go's gvkWithDefaults from the handler's MetaGroupVersion); any group
+ * version's DeleteOptions converts (the kind is unversioned); a kind the scheme knows decodes
+ * and then has no conversion; any other is not registered. Undefined for a DeleteOptions.
+ */
+function deleteOptionsKindError(value: unknown, body: Uint8Array): string | undefined {
+  if (!isObject(value)) return undefined;
+  const apiVersion = typeof value.apiVersion === 'string' && value.apiVersion !== '/' ? value.apiVersion : '';
+  const kind = typeof value.kind === 'string' && value.kind !== '' ? value.kind : 'DeleteOptions';
+  const slash = apiVersion.indexOf('/');
+  let group = slash < 0 ? '' : apiVersion.slice(0, slash);
+  let version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+  if (version === '' && (group === '' || group === 'meta.k8s.io')) [group, version] = ['meta.k8s.io', 'v1'];
+  if (version === '') return `Object 'apiVersion' is missing in '${Buffer.from(body).toString('utf8')}'`;
+  if (kind === 'DeleteOptions') return undefined;
+  const groupVersion = group === '' ? version : `${group}/${version}`;
+  const goType = Object.hasOwn(unversionedKinds, kind) ? unversionedKinds[kind]
+    : Object.hasOwn(metaKinds, groupVersion) && Object.hasOwn(metaKinds[groupVersion]!, kind) ? metaKinds[groupVersion]![kind] : undefined;
+  if (goType !== undefined) return `converting (${goType}) to (v1.DeleteOptions): unknown conversion`;
+  if (version === '__internal') return `no kind ${goQuote(kind)} is registered for the internal version of group ${goQuote(group)} in scheme ${goQuote(metaSchemeName)}`;
+  return `no kind ${goQuote(kind)} is registered for version ${goQuote(groupVersion)} in scheme ${goQuote(metaSchemeName)}`;
+}
+
+/**
+ * A Protobuf body's envelope of a kind the codec has no message for is refused in the name of
+ * the scheme built-in objects decode with; a DELETE body decodes with meta.k8s.io's.
+ */
+function inMetaScheme(err: unknown): unknown {
+  if (!isStatusError(err) || !err.message.startsWith('no kind ')) return err;
+  return badRequest(err.message.replace(/in scheme "[^"]*"$/, `in scheme ${goQuote(metaSchemeName)}`));
+}
+
+/**
  * DeleteOptions as upstream's delete handler reads them: from the body when there is one
  * (JSON, YAML or Protobuf by its Content-Type; kubectl and client-go send one, of kind
  * DeleteOptions in any group version), else from the query; then validated (422).
@@ -112,7 +176,11 @@ async function deleteOptions(scope: RequestScope, collection: boolean): Promise<
   const body = await readBody(scope.req);
   let fromBody: DeleteOptionsBody | undefined;
   if (body.byteLength > 0) {
-    const { value } = await decodeBodyLoading(scope.req.headers['content-type'], body, { cbor: scope.cbor, kind: 'DeleteOptions' });
+    // Errors as 400s in the decoder's words, as upstream's handler answers them since 1.35.
+    const { value } = await decodeBodyLoading(scope.req.headers['content-type'], body, { cbor: scope.cbor, kind: 'DeleteOptions', unwrappedErrors: true })
+      .catch((err: unknown) => { throw inMetaScheme(err); });
+    const kindError = deleteOptionsKindError(value, body);
+    if (kindError !== undefined) throw badRequest(kindError);
     fromBody = decodeDeleteOptions(value);
   }
   // The query counts only without a body, as upstream.
