@@ -26,17 +26,18 @@ export class StatusError extends Error {
   }
 
   toStatus(): Status {
-    const status: Status = {
+    // In metav1.Status's field order, which its JSON keeps: reason and details before code.
+    // Upstream leaves reason out when it has none (kubectl then prints "Error from server: <message>").
+    const status = {
       kind: 'Status',
       apiVersion: 'v1',
       metadata: this.listMeta === undefined ? {} : { ...this.listMeta },
       status: 'Failure',
       message: this.message,
-      code: this.code,
-    };
-    // Upstream leaves reason out when it has none (kubectl then prints "Error from server: <message>").
+    } as Status;
     if (this.reason !== '') status.reason = this.reason;
     if (this.details !== undefined) status.details = this.details;
+    status.code = this.code;
     return status;
   }
 }
@@ -102,8 +103,13 @@ export function forbidden(message: string): StatusError {
   return new StatusError(403, 'Forbidden', message);
 }
 
-export function methodNotAllowed(message = 'the server does not allow this method on the requested resource'): StatusError {
-  return new StatusError(405, 'MethodNotAllowed', message);
+/**
+ * 405. Without arguments, go-restful's answer for a path it routes but not with that method,
+ * as kube-apiserver's service error handler writes it (NewGenericServerResponse: that message,
+ * empty details, no Allow header).
+ */
+export function methodNotAllowed(message = 'the server does not allow this method on the requested resource', details: StatusDetails = {}): StatusError {
+  return new StatusError(405, 'MethodNotAllowed', message, details);
 }
 
 export function notAcceptable(message: string): StatusError {

@@ -252,6 +252,7 @@ const defaultFeatureGates: Record<string, boolean> = {
   AllowUnsafeMalformedObjectDeletion: false,
   NodeDeclaredFeatures: true,
   ConstrainedImpersonation: true,
+  AuthorizePodWebsocketUpgradeCreatePermission: true,
 };
 
 export function defaultConfig(): Config {

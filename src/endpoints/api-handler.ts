@@ -1,5 +1,5 @@
 // Routes a resource request to its verb handler, after request info has named it.
-import { badRequest, methodNotAllowed, notFoundPath } from '../api/index.ts';
+import { badRequest, methodNotAllowed, notFoundPath, StatusError, unclassifiedError } from '../api/index.ts';
 import { negotiateObject, negotiateStatus, wantsPretty, type NegotiateOptions } from '../encoding/negotiate.ts';
 import type { ReviewAuthorizer } from '../registry/access-review.ts';
 import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
@@ -77,7 +77,12 @@ const handlers: Record<ResourceRequestInfo['verb'], ((scope: RequestScope) => Pr
   patch: patchHandler,
   delete: deleteHandler,
   deletecollection: deleteCollectionHandler,
+  // A method no verb stands for (OPTIONS, TRACE, CONNECT): routed nowhere.
+  '': undefined,
 };
+
+/** The pods' subresources upstream authorizes `create` on too (AuthorizePodWebsocketUpgradeCreatePermission). */
+const podStreams: ReadonlySet<string> = new Set(['exec', 'attach', 'portforward']);
 
 /** Routes an authenticated, authorized request to discovery, health, OpenAPI or a verb handler. */
 export class ApiHandler {
@@ -155,6 +160,12 @@ export class ApiHandler {
 
   private async handleNonResource(req: HttpRequest, res: HttpResponse, info: NonResourceRequestInfo, query: URLSearchParams): Promise<void> {
     const [root, ...rest] = info.parts;
+    // A CONNECT's authority (no path) is no path any of upstream's muxes serves: the end of its
+    // delegation chain answers it, in v1.36 with net/http's NotFound, whatever the method.
+    if (info.path === '') {
+      writeBytes(res, 404, 'text/plain; charset=utf-8', '404 page not found\n', { 'X-Content-Type-Options': 'nosniff' });
+      return;
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
     switch (root) {
       case 'api':
@@ -228,6 +239,16 @@ export class ApiHandler {
       // custom resource handler passes any path it does not serve on, to a 404.
       throw info.name === '' && !(served.store instanceof CustomResourceStore) ? methodNotAllowed() : notFoundPath();
     }
+    const custom = served.store instanceof CustomResourceStore;
+    const routed = info.subresource === '' || type.subresources.includes(info.subresource);
+    // go-restful routes a built-in's reads by GET alone: HEAD, and a legacy /watch/ path with
+    // any other method, are its 405 (a proxy routes HEAD too). Upstream's custom resource
+    // handler goes by the verb instead: HEAD is a get, /watch/ a watch, and a method no verb
+    // stands for is its NewMethodNotSupported (on a subresource: subresource.ts).
+    if (routed && req.method !== 'GET' && !custom && info.subresource !== 'proxy' && (info.verb === 'get' || info.verb === 'list' || info.verb === 'watch')) throw methodNotAllowed();
+    if (info.subresource === '' && info.verb === '' && custom) {
+      throw methodNotAllowed(` is not supported on resources of kind ${JSON.stringify(`${info.resource}.${info.group}`)}`, { group: info.group, kind: info.resource });
+    }
     // Table columns, subresources' rules and field selectors are the type's behaviour.
     if (type.load !== undefined) await type.load();
     // Every answer may be a Table or a metadata view (upstream's transformResponseObject);
@@ -248,11 +269,12 @@ export class ApiHandler {
         ...(this.opts.kubeletPreferredAddressTypes !== undefined ? { kubeletAddressTypes: this.opts.kubeletPreferredAddressTypes } : {}),
         ...(this.opts.kubelet !== undefined ? { kubelet: this.opts.kubelet } : {}),
         ...(this.opts.podNetwork !== undefined ? { podNetwork: this.opts.podNetwork } : {}),
+        ...(this.connectCreateChecked(info) ? { authorizeConnectCreate: () => this.authorizeConnectCreate(info) } : {}),
       }, this.opts.registry, this.opts.authentication);
       return;
     }
     const handler = handlers[info.verb];
-    if (handler === undefined || !type.verbs.includes(info.verb)) throw methodNotAllowed();
+    if (handler === undefined || info.verb === '' || !type.verbs.includes(info.verb)) throw methodNotAllowed();
     if (type.virtual) {
       await virtualHandler({
         req, res, info, query, served, negotiated: negotiateObject(req.headers.accept, media),
@@ -278,6 +300,35 @@ export class ApiHandler {
       }),
       log: this.opts.log,
     });
+  }
+
+  /**
+   * Whether a request to pods/exec, attach or portforward is authorized for `create` too
+   * before it connects: with the AuthorizePodWebsocketUpgradeCreatePermission gate (beta, on
+   * since v1.35), a request whose verb is not create already (a GET, which WebSockets use).
+   */
+  private connectCreateChecked(info: ResourceRequestInfo): boolean {
+    return info.verb !== 'create' && info.group === '' && info.resource === 'pods' && podStreams.has(info.subresource)
+      && this.opts.authorizer !== undefined && (this.opts.featureGates.AuthorizePodWebsocketUpgradeCreatePermission ?? true);
+  }
+
+  /**
+   * Upstream's ensureAuthorizedForVerb (pkg/registry/core/pod/rest/authorize.go), which the
+   * pods' Connect runs first: the request's own attributes asked again with the verb
+   * `create`; a denial is NewForbidden of the pod, the authorizer's reason its words (none
+   * from RBAC); a mode that failed is its plain error, a 500 without reason.
+   */
+  private async authorizeConnectCreate(info: ResourceRequestInfo): Promise<void> {
+    const user = currentRequest()?.user;
+    if (user === undefined) return;
+    const decision = await this.opts.authorizer!.authorize(user, {
+      verb: 'create', group: info.group, resource: info.resource, subresource: info.subresource,
+      namespace: info.namespace, name: info.name, path: info.path, version: info.version,
+    });
+    if (decision.error !== undefined) throw unclassifiedError(decision.error);
+    if (decision.decision === 'Allow') return;
+    // NewForbidden(pods, name, reason): StatusDetails in their field order (name, then kind; the core group is empty).
+    throw new StatusError(403, 'Forbidden', `pods ${JSON.stringify(info.name)} is forbidden: ${decision.reason ?? ''}`, { name: info.name, kind: 'pods' });
   }
 }
 

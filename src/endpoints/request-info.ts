@@ -5,7 +5,8 @@ import { parseLabelSelector } from '../api/labels.ts';
 
 export interface ResourceRequestInfo {
   isResourceRequest: true;
-  verb: 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+  /** Empty for a method that is none of GET, HEAD, POST, PUT, PATCH and DELETE (OPTIONS, TRACE, CONNECT), as upstream's. */
+  verb: 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | '';
   /** "api" for the core group, "apis" otherwise. */
   prefix: 'api' | 'apis';
   group: string;
@@ -26,6 +27,7 @@ export interface ResourceRequestInfo {
 
 export interface NonResourceRequestInfo {
   isResourceRequest: false;
+  /** The method in lower case (`get`, `head`, `post`, `connect`), as upstream's. */
   verb: string;
   path: string;
   /** Path segments, e.g. ["apis", "apps", "v1"] for a discovery request. */
@@ -37,6 +39,7 @@ export type RequestInfo = ResourceRequestInfo | NonResourceRequestInfo;
 /** Subresources of a namespace itself, so `/api/v1/namespaces/x/status` is not a resource "status" in "x". */
 const namespaceSubresources = new Set(['status', 'finalize']);
 
+/** A resource request's verb by its method; any other method's is "" (upstream's NewRequestInfo). */
 const methodVerbs: Record<string, string> = {
   GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete',
 };
@@ -71,7 +74,8 @@ function pathParts(path: string): string[] {
 
 export function requestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
   const parts = pathParts(path);
-  const methodVerb = methodVerbs[method] ?? method.toLowerCase();
+  // Upstream starts every request as a non-resource one whose verb is the method in lower case.
+  const methodVerb = method.toLowerCase();
   let decoded: string[];
   try {
     // Most paths have no escapes: their parts are already decoded.
@@ -97,10 +101,10 @@ export function requestInfo(method: string, path: string, query: URLSearchParams
     return nonResource;
   }
 
-  let verb = methodVerb;
-  // The legacy /watch/ path prefix, still honoured upstream.
+  let verb = methodVerbs[method] ?? '';
+  // The legacy /watch/ path prefix, still honoured upstream: the verb whatever the method
+  // (its routes take GET only: api-handler.ts answers the others).
   if (rest[0] === 'watch') {
-    if (method !== 'GET') return nonResource;
     verb = 'watch';
     rest = rest.slice(1);
     if (rest.length === 0) return nonResource;

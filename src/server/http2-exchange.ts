@@ -21,7 +21,8 @@ export class Http2Request {
     this.headers = headers;
     this.rawHeaders = rawHeaders;
     this.method = headers[':method'] ?? 'GET';
-    this.url = headers[':path'] ?? '/';
+    // A CONNECT names an authority and no path: its target, as Go's server takes it (its RequestURI).
+    this.url = this.method === 'CONNECT' ? headers[':authority'] ?? '' : headers[':path'] ?? '/';
   }
 
   /** The connection's TLS socket, as the compatibility layer's request proxies it (remoteAddress, the peer certificate). */
@@ -199,17 +200,14 @@ function streamEvent(event: 'close' | 'drain' | 'finish'): 'close' | 'drain' {
 }
 
 /**
- * What the compatibility layer answers before a request reaches the handlers: CONNECT
- * is 405, an expectation other than 100-continue is 417, and 100-continue gets its
- * interim answer at once. Answers whether the request goes on to the handlers.
+ * What the compatibility layer answers before a request reaches the handlers: an
+ * expectation other than 100-continue is 417, and 100-continue gets its interim answer at
+ * once. Answers whether the request goes on to the handlers. A CONNECT goes on, as Go's
+ * server hands it to the handler (the compatibility layer would answer it 405).
  */
 export function admitHttp2Request(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): boolean {
   // Reset already: nothing to answer (respond would throw).
   if (stream.destroyed || stream.closed) return false;
-  if (headers[':method'] === 'CONNECT') {
-    stream.respond({ ':status': http2.constants.HTTP_STATUS_METHOD_NOT_ALLOWED }, { endStream: true });
-    return false;
-  }
   const expect = headers.expect;
   if (expect === undefined) return true;
   if (expect === '100-continue') {

@@ -32,6 +32,20 @@ export function parseRequestTarget(target: string): RequestTarget {
   return { path, query: goQuery(mark < 0 ? '' : rest.slice(mark + 1)) };
 }
 
+/**
+ * A request's target by its method: CONNECT's is in authority form (`host:port`), which Go's
+ * server reads as `http://` before it, then drops the scheme: a URL without path (its path
+ * ""), unless a path follows the authority; a CONNECT target that begins with "/" is any
+ * request's. Every other method's is parseRequestTarget's.
+ */
+export function requestTarget(method: string, target: string): RequestTarget {
+  if (method !== 'CONNECT' || target.startsWith('/')) return parseRequestTarget(target);
+  const authority = /^[^/?#]*/.exec(target)![0];
+  const rest = target.slice(authority.length);
+  if (rest === '' || rest.startsWith('?')) return { path: '', query: goQuery(rest.slice(1)) };
+  return parseRequestTarget(rest);
+}
+
 function invalidTarget(target: string): StatusError {
   return badRequest(`invalid request URI ${JSON.stringify(target.length > 200 ? `${target.slice(0, 200)}...` : target)}`);
 }

@@ -23,7 +23,7 @@ import { PriorityLevels, type QueuedRequest } from './priority-levels.ts';
 import { RequestConcurrency } from './request-concurrency.ts';
 import { estimateWork, maxSeatsOf, oneSeat, WatchTracker, type EstimateSources } from './work-estimate.ts';
 import { auditFailedAuthentication, beginAudit, type AuditPolicy, type AuditSink } from './audit.ts';
-import { parseRequestTarget } from './request-target.ts';
+import { parseRequestTarget, requestTarget } from './request-target.ts';
 import { TurnLimiter } from './turns.ts';
 import { releaseUnreadBody } from './unread-body.ts';
 import { admitHttp2Request, Http2Request, Http2Response } from './http2-exchange.ts';
@@ -386,6 +386,9 @@ export class ApiServer {
       }
     };
     this.server.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) => this.acceptUpgrade(req, socket, head));
+    // Node hands a CONNECT over with its connection, and drops it when nothing listens; Go's
+    // server passes it to the handler as any request (kube-apiserver answers it through its filters).
+    this.server.on('connect', (req: http.IncomingMessage, socket: Socket) => this.acceptConnect(req, socket));
     // A 'request' listener makes Node add its compatibility layer as a second 'stream' listener: not for us.
     for (const listener of this.server.listeners('stream')) if (listener !== onStream) this.server.removeListener('stream', listener as (...args: unknown[]) => void);
     this.server.on('secureConnection', (socket: TLSSocket) => {
@@ -481,6 +484,20 @@ export class ApiServer {
     res.once('finish', () => {
       if (!connectionTaken(req)) socket.end();
     });
+    this.accept(req, res);
+  }
+
+  /**
+   * A CONNECT request, answered as any request through a response of our own on its
+   * connection (no handler may take it: nothing is tunnelled); the connection ends after the
+   * answer, as Node's parser has let go of it.
+   */
+  private acceptConnect(req: http.IncomingMessage, socket: Socket): void {
+    socket.on('error', ignoreStreamError);
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket);
+    res.once('finish', () => socket.end());
     this.accept(req, res);
   }
 
@@ -598,7 +615,7 @@ export class ApiServer {
 
   /** The request through the filter chain, counted and timed for /metrics once its target parsed. */
   private async measured(req: Request, res: Response): Promise<void> {
-    const { path, query } = parseRequestTarget(req.url ?? '/');
+    const { path, query } = requestTarget(req.method ?? 'GET', req.url ?? '/');
     if (this.refusing && !exemptFromRefusal(req, path)) {
       refuseWhileShuttingDown(res as unknown as HttpResponse);
       return;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { invalid, notFound, staleObject, StatusError } from '../../src/api/index.ts';
+import { invalid, methodNotAllowed, notFound, staleObject, StatusError } from '../../src/api/index.ts';
 
 test('notFound names the group-qualified resource like upstream', () => {
   const status = notFound({ group: 'apps', resource: 'deployments' }, 'web').toStatus();
@@ -30,4 +30,14 @@ test('a Status without a reason leaves the field out, as upstream', () => {
   const status = new StatusError(500, '', 'boom').toStatus();
   assert.equal('reason' in status, false);
   assert.equal(status.code, 500);
+});
+
+test('a Status\'s fields come in metav1.Status\'s order: reason and details before code', () => {
+  assert.deepEqual(Object.keys(notFound({ group: '', resource: 'pods' }, 'p').toStatus()), ['kind', 'apiVersion', 'metadata', 'status', 'message', 'reason', 'details', 'code']);
+  assert.deepEqual(Object.keys(new StatusError(500, '', 'boom').toStatus()), ['kind', 'apiVersion', 'metadata', 'status', 'message', 'code']);
+});
+
+test('methodNotAllowed is go-restful\'s 405 as kube-apiserver writes it: its message, empty details', () => {
+  assert.equal(JSON.stringify(methodNotAllowed().toStatus()),
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server does not allow this method on the requested resource","reason":"MethodNotAllowed","details":{},"code":405}');
 });

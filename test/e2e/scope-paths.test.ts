@@ -138,7 +138,7 @@ describe('a namespaced resource without a namespace', () => {
 });
 
 describe('verbs a path does not take', () => {
-  const notAllowed = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server does not allow this method on the requested resource', reason: 'MethodNotAllowed', code: 405 };
+  const notAllowed = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server does not allow this method on the requested resource', reason: 'MethodNotAllowed', details: {}, code: 405 };
   const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
   const cases: Array<{ name: string; method: string; path: () => string; body?: unknown; headers?: Record<string, string> }> = [
     { name: 'POST to a built-in object\'s path', method: 'POST', path: () => `/api/v1/namespaces/${ns}/configmaps/posted`, body: cm('posted') },

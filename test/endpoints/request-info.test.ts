@@ -46,6 +46,15 @@ const cases: { name: string; method: string; path: string; query?: string; want:
   { name: 'DELETE of a collection is deletecollection', method: 'DELETE', path: '/api/v1/namespaces/a/configmaps',
     want: { verb: 'deletecollection' } },
   { name: 'POST is create', method: 'POST', path: '/api/v1/namespaces/a/configmaps', want: { verb: 'create' } },
+  // Upstream's NewRequestInfo: a method that no verb stands for leaves the verb empty.
+  { name: 'OPTIONS has no verb', method: 'OPTIONS', path: '/api/v1/namespaces/a/configmaps', want: { verb: '', resource: 'configmaps' } },
+  { name: 'CONNECT to a resource path has no verb', method: 'CONNECT', path: '/api/v1/namespaces/a/pods/p/exec', want: { verb: '', subresource: 'exec' } },
+  { name: 'TRACE on an object has no verb', method: 'TRACE', path: '/api/v1/namespaces/a/configmaps/c', want: { verb: '', name: 'c' } },
+  { name: 'HEAD is get', method: 'HEAD', path: '/api/v1/namespaces/a/configmaps/c', want: { verb: 'get' } },
+  { name: 'HEAD of a collection is list', method: 'HEAD', path: '/api/v1/namespaces/a/configmaps', want: { verb: 'list' } },
+  { name: 'the legacy watch prefix is a watch whatever the method', method: 'POST', path: '/api/v1/watch/namespaces/a/configmaps',
+    want: { verb: 'watch', namespace: 'a', resource: 'configmaps' } },
+  { name: 'the legacy watch prefix with DELETE is a watch too', method: 'DELETE', path: '/apis/apps/v1/watch/deployments', want: { verb: 'watch' } },
 ];
 
 for (const c of cases) {
@@ -71,4 +80,21 @@ test('path segments: empty ones are skipped, escaped ones decoded, a bad escape 
   const bad = requestInfo('GET', '/api/v1/namespaces/%E0%A4%A', new URLSearchParams());
   assert.equal(bad.isResourceRequest, false);
   assert.deepEqual(bad.isResourceRequest === false && bad.parts, ['api', 'v1', 'namespaces', '%E0%A4%A']);
+});
+
+test('a non-resource request\'s verb is its method in lower case, as upstream\'s', () => {
+  const cases: Array<[method: string, path: string, verb: string]> = [
+    ['GET', '/healthz', 'get'],
+    ['HEAD', '/healthz', 'head'],
+    ['POST', '/version', 'post'],
+    ['PUT', '/apis', 'put'],
+    ['DELETE', '/api', 'delete'],
+    ['OPTIONS', '*', 'options'],
+    ['CONNECT', '', 'connect'],
+    ['PROPFIND', '/api/v1/namespaces/%E0%A4%A', 'propfind'],
+  ];
+  for (const [method, path, verb] of cases) {
+    const info = requestInfo(method, path, new URLSearchParams());
+    assert.deepEqual([info.isResourceRequest, info.verb, info.path], [false, verb, path], `${method} ${path}`);
+  }
 });

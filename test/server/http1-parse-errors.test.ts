@@ -33,7 +33,7 @@ describe('methods over HTTP/1.1', () => {
     assert.match(text, /\r\nContent-Type: application\/json\r\n/);
     assert.deepEqual(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)), {
       kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
-      message: 'the server does not allow this method on the requested resource', reason: 'MethodNotAllowed', code: 405,
+      message: 'the server does not allow this method on the requested resource', reason: 'MethodNotAllowed', details: {}, code: 405,
     });
     // A known one the API does not serve takes the API's own path to the same answer.
     assert.match(await raw(`PROPFIND /api/v1/namespaces/default/pods HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nConnection: close\r\n\r\n`), /^HTTP\/1\.1 405 /);

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http2 from 'node:http2';
 import https from 'node:https';
-import { parseRequestTarget } from '../../src/server/request-target.ts';
+import { parseRequestTarget, requestTarget } from '../../src/server/request-target.ts';
 import { isStatusError } from '../../src/api/index.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
@@ -36,6 +36,28 @@ describe('parseRequestTarget', () => {
       assert.throws(() => parseRequestTarget(target), (err) => isStatusError(err) && err.code === 400);
     });
   }
+});
+
+describe('requestTarget', () => {
+  // Go's readRequest: a CONNECT target not starting with "/" is an authority, parsed after "http://".
+  const cases: { name: string; method: string; target: string; path: string; query?: Record<string, string> }[] = [
+    { name: 'CONNECT to an authority has the path ""', method: 'CONNECT', target: 'example.com:443', path: '' },
+    { name: 'CONNECT to a bare host', method: 'CONNECT', target: 'example.com', path: '' },
+    { name: 'CONNECT to an authority with a query', method: 'CONNECT', target: 'example.com:443?a=b', path: '', query: { a: 'b' } },
+    { name: 'CONNECT to an authority and a path', method: 'CONNECT', target: 'example.com:443/api/v1/pods', path: '/api/v1/pods' },
+    { name: 'CONNECT in origin form is any request\'s', method: 'CONNECT', target: '/api/v1/namespaces?limit=1', path: '/api/v1/namespaces', query: { limit: '1' } },
+    { name: 'another method is parseRequestTarget\'s', method: 'GET', target: '/version', path: '/version' },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      const parsed = requestTarget(c.method, c.target);
+      assert.equal(parsed.path, c.path);
+      assert.deepEqual(Object.fromEntries(parsed.query), c.query ?? {});
+    });
+  }
+  test('an authority-form target is a 400 for any other method', () => {
+    assert.throws(() => requestTarget('GET', 'example.com:443'), (err) => isStatusError(err) && err.code === 400);
+  });
 });
 
 describe('odd request paths over HTTPS', () => {

@@ -98,6 +98,8 @@ export async function podConnectHandler(scope: RequestScope, registry: ResourceR
   const { info, query } = scope;
   // The options decode first, as upstream's connect handler reads them before anything else.
   if (info.subresource === 'portforward') portForwardPorts(query);
+  // Then the pod registry's Connect authorizes `create` (a GET's), before it reads the pod.
+  await scope.authorizeConnectCreate?.();
   const pod = await scope.served.store.get(info.namespace, info.name);
   const container = info.subresource === 'portforward' ? '' : containerOf(pod, info.name, query.get('container') ?? '');
   const nodeName = stringAt(objectAt(pod, 'spec'), 'nodeName');

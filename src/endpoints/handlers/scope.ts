@@ -31,6 +31,12 @@ export interface RequestScope {
   authorizeCreate?(): Promise<void>;
   /** Authorizes another verb on the request's resource (403 when denied); absent: allowed. */
   authorizeVerb?(verb: string): Promise<void>;
+  /**
+   * pods/exec, attach and portforward asked with another verb than create (a WebSocket's GET):
+   * authorizes `create` too, as the AuthorizePodWebsocketUpgradeCreatePermission gate has
+   * upstream's pod registry do (throws its 403); absent: the gate is off, or no check is due.
+   */
+  authorizeConnectCreate?(): Promise<void>;
   /** `--kubelet-preferred-address-types`: which of a node's addresses its kubelet is named by (subresources that would reach it). */
   kubeletAddressTypes?: readonly string[];
   /** Reaches nodes' kubelets (pods/log, nodes/proxy); absent: none is reached. */
