@@ -8,7 +8,7 @@ import { parseAccept } from '../encoding/media-type.ts';
 import { loadedProtobufCodec, loadProtobufCodec } from '../encoding/protobuf-loader.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
-import { notAcceptable } from '../api/index.ts';
+import { notAcceptable, notFoundPath, StatusError } from '../api/index.ts';
 
 type SubresourceInfo = { group?: string; version?: string; kind?: string; verbs: string[] };
 
@@ -40,13 +40,13 @@ type DiscoveryMediaType = (typeof mediaTypes)[number];
 
 /**
  * A discovery answer in its media type (the Protobuf codec and the YAML library already
- * loaded: discoveryCodecs), `params` after it. Its ETag is its JSON's hash whatever the
- * encoding, as upstream's. `protobufValue`: what the Protobuf envelope names, when the JSON
- * differs.
+ * loaded: discoveryCodecs), `params` after it. Its ETag is the upper-case hex SHA-512 of
+ * `etagValue`'s JSON whatever the encoding, as upstream's calculateETag (aggregated/etag.go).
+ * `protobufValue`: what the Protobuf envelope names, when the JSON differs.
  */
-function document(value: Record<string, unknown>, mediaType: DiscoveryMediaType, params = '', protobufValue = value): DiscoveryDocument {
+function document(value: Record<string, unknown>, mediaType: DiscoveryMediaType, params = '', protobufValue = value, etagValue = value): DiscoveryDocument {
   const json = JSON.stringify(value);
-  const etag = `"${createHash('sha512').update(json).digest('hex').slice(0, 64).toUpperCase()}"`;
+  const etag = `"${createHash('sha512').update(etagValue === value ? json : JSON.stringify(etagValue)).digest('hex').toUpperCase()}"`;
   const body = mediaType === 'application/json' ? json
     : mediaType === 'application/yaml' ? encodeYaml(value)
       : mediaType === 'application/cbor' ? encodeCborObject(value as unknown as KubeObject)
@@ -54,20 +54,31 @@ function document(value: Record<string, unknown>, mediaType: DiscoveryMediaType,
   return { body, contentType: `${mediaType}${params}`, etag };
 }
 
-const aggregatedVersions = ['v2', 'v2beta1'] as const;
+/**
+ * The aggregated forms served: v2 only. v2beta1 is no longer served since
+ * AggregatedDiscoveryRemoveBetaType was locked on (1.35): an Accept entry asking for it is
+ * passed over like any conversion the legacy handler cannot make.
+ */
+const aggregatedVersions = ['v2'] as const;
 type AggregatedVersion = (typeof aggregatedVersions)[number];
 
 /** The form a client asked for: an aggregated APIGroupDiscoveryList or the legacy documents, and the media type. */
 export interface DiscoveryForm {
   version: AggregatedVersion | 'legacy';
   mediaType: DiscoveryMediaType;
+  /**
+   * Nothing in the Accept header can be served. Which 406 that is depends on the path (and
+   * a missing path is 404 first), so Discovery.serve answers it: the header and the media
+   * types the server has.
+   */
+  refused?: { accept: string | undefined; served: DiscoveryMediaType[] };
 }
 
 /**
- * Which discovery form the client asked for: an aggregated APIGroupDiscoveryList (v2 for
- * kubectl 1.30+, v2beta1 before; only `/api` and `/apis` have one, `aggregated`) or the
- * legacy documents, each in JSON, YAML, Protobuf or, with the CBORServingAndStorage gate,
- * CBOR. Entries are taken in the client's order of preference, as upstream does.
+ * Which discovery form the client asked for: an aggregated APIGroupDiscoveryList (v2; only
+ * `/api` and `/apis` have one, `aggregated`) or the legacy documents, each in JSON, YAML,
+ * Protobuf or, with the CBORServingAndStorage gate, CBOR. Entries are taken in the
+ * client's order of preference, as upstream does. Nothing acceptable: a `refused` form.
  */
 export function negotiateDiscovery(accept: string | undefined, cbor = false, aggregated = true): DiscoveryForm {
   const served = (essence: string): essence is DiscoveryMediaType => (mediaTypes as readonly string[]).includes(essence) && (cbor || essence !== 'application/cbor');
@@ -83,7 +94,29 @@ export function negotiateDiscovery(accept: string | undefined, cbor = false, agg
     if (mediaType !== undefined) return { version: 'legacy', mediaType };
     if (essence === '*/*') return { version: 'legacy', mediaType: 'application/json' };
   }
-  throw notAcceptable(`only the following media types are accepted: ${mediaTypes.filter(served).join(', ')}`);
+  return { version: 'legacy', mediaType: 'application/json', refused: { accept, served: mediaTypes.filter(served) } };
+}
+
+/**
+ * go-restful's route matching (jsr311.go matchesAccept), in front of the discovery
+ * documents kube-apiserver serves as go-restful routes: an Accept entry, cut at `;` and
+ * trimmed, must be one the route produces or `*\/*`; parameters and q are not looked at.
+ */
+function restfulAccepts(accept: string | undefined, produces: readonly string[]): boolean {
+  const header = accept === undefined || accept === '' ? '*/*' : accept;
+  return header.split(',').some((entry) => {
+    const semicolon = entry.indexOf(';');
+    const essence = (semicolon >= 0 ? entry.slice(0, semicolon) : entry).trim();
+    return essence === '*/*' || produces.includes(essence);
+  });
+}
+
+/**
+ * The 404 of a path no handler serves: kube-apiserver's notfoundhandler at the end of the
+ * delegation chain answers it with no details (go-restful's own 404 has empty ones).
+ */
+function notFoundAtChainEnd(): StatusError {
+  return new StatusError(404, 'NotFound', 'the server could not find the requested resource');
 }
 
 /** A group and version an extension API server answers (an APIService naming a service). */
@@ -119,16 +152,53 @@ export class Discovery {
 
   /**
    * The document for a discovery path (`/api`, `/apis`, `/apis/{g}`, `/api/v1`, `/apis/{g}/{v}`),
-   * or undefined; the form's codec loaded (discoveryCodecs).
+   * or undefined for a path kube-apiserver answers with go-restful's 404; the form's codec
+   * loaded (discoveryCodecs). Throws the 404 of a path that reaches the end of upstream's
+   * delegation chain, and a refused form's 406.
    */
   serve(parts: string[], form: DiscoveryForm): DiscoveryDocument | undefined {
+    if (form.refused !== undefined) return this.refuse(parts, form.refused);
     const key = `${parts.join('/')}|${form.version}|${form.mediaType}`;
     let doc = this.cache.get(key);
     if (doc === undefined) {
       doc = this.build(parts, form);
-      if (doc !== undefined) this.cache.set(key, doc);
+      if (doc === undefined) {
+        if (this.route(parts) === 'handler') throw notFoundAtChainEnd();
+        return undefined;
+      }
+      this.cache.set(key, doc);
     }
     return doc;
+  }
+
+  /**
+   * Who answers a discovery path in kube-apiserver: a go-restful route (`/api`, `/api/{v}`,
+   * and `/apis/{g}/{v}` of a group with built-in types, whose web service `/apis/{g}`
+   * catches its unknown versions) or a plain handler (the aggregator's `/apis` and
+   * `/apis/{g}`, apiextensions' custom resource versions; unknown groups end at the
+   * notfoundhandler).
+   */
+  private route(parts: string[]): 'restful' | 'handler' {
+    if (parts[0] === 'api') return 'restful';
+    if (parts.length !== 3) return 'handler';
+    const group = parts[1];
+    return this.registry.served().some(({ type }) => type.group === group && type.customResource !== true) ? 'restful' : 'handler';
+  }
+
+  /**
+   * A refused Accept header, as upstream answers it: 404 first for a path that does not
+   * exist; go-restful's own 406 when no entry names a type the route produces; else the
+   * handler's negotiation 406 listing the types it serves.
+   */
+  private refuse(parts: string[], refused: NonNullable<DiscoveryForm['refused']>): never {
+    // A missing handler path throws its own 404 from serve; a go-restful one is its 404 with empty details.
+    if (this.serve(parts, { version: 'legacy', mediaType: 'application/json' }) === undefined) throw notFoundPath();
+    // `/api`'s route produces what the aggregated-discovery wrapper's own codecs serve: no CBOR.
+    const produces = parts.length === 1 ? refused.served.filter((t) => t !== 'application/cbor') : refused.served;
+    if (this.route(parts) === 'restful' && !restfulAccepts(refused.accept, produces)) {
+      throw new StatusError(406, 'NotAcceptable', `406: Not Acceptable\n\nAvailable representations: ${produces.join(', ')}`, {});
+    }
+    throw notAcceptable(`only the following media types are accepted: ${refused.served.join(', ')}`);
   }
 
   private build(parts: string[], form: DiscoveryForm): DiscoveryDocument | undefined {
@@ -202,11 +272,13 @@ export class Discovery {
   }
 
   private aggregated(groups: GroupVersions[], version: AggregatedVersion, mediaType: DiscoveryMediaType, remote: RemoteGroup[] = []): DiscoveryDocument {
-    const remoteVersions = (r: RemoteGroup | undefined) => (r?.versions ?? []).map((v) => (v.discovery !== undefined ? ownDiscovery(v.version, v.discovery) : {
-      version: v.version,
-      resources: v.resources === undefined ? [] : aggregatedRemoteResources(v.resources),
-      freshness: v.resources === undefined ? 'Stale' : 'Current',
-    }));
+    // An extension server not (yet) read is listed Stale with no resources, as kube-aggregator's
+    // discovery manager adds it; resources are omitempty there, so an empty list is left out.
+    const remoteVersions = (r: RemoteGroup | undefined) => (r?.versions ?? []).map((v) => {
+      if (v.discovery !== undefined) return ownDiscovery(v.version, v.discovery);
+      const resources = v.resources === undefined ? [] : aggregatedRemoteResources(v.resources);
+      return { version: v.version, ...(resources.length > 0 ? { resources } : {}), freshness: v.resources === undefined ? 'Stale' : 'Current' };
+    });
     const items = [
       ...groups.map((g) => ({
         metadata: g.group === '' ? { creationTimestamp: null } : { name: g.group, creationTimestamp: null },
@@ -222,7 +294,8 @@ export class Discovery {
       ...remote.filter((r) => !r.local).map((r) => ({ metadata: { name: r.group, creationTimestamp: null }, versions: remoteVersions(r) })),
     ];
     const list = { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items };
-    return document(list, mediaType, `;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`);
+    // Upstream hashes the list it keeps, whose TypeMeta is empty (handler.go fetchFromCache).
+    return document(list, mediaType, `;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`, list, { metadata: {}, items });
   }
 }
 

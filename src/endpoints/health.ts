@@ -1,4 +1,6 @@
 // /healthz, /livez and /readyz with their named checks.
+import { StatusError } from '../api/index.ts';
+import { goQuote } from '../api/field-errors.ts';
 import { writeBytes, type HttpResponse } from './http.ts';
 
 /** A named health check; it throws (or rejects) when unhealthy. */
@@ -8,22 +10,36 @@ export interface HealthCheck {
 }
 
 /**
- * `/healthz`, `/livez`, `/readyz` like upstream's healthz package: `ok`, or with
- * `?verbose` one `[+]name ok` line per check then `<endpoint> check passed`;
- * `?exclude=name` skips a check; a failing check answers 500 listing `[-]name failed`.
+ * `/healthz`, `/livez`, `/readyz` like upstream's healthz package (InstallPathHandler):
+ * the endpoint itself answers `ok`, or with `?verbose` one `[+]name ok` line per check then
+ * `<endpoint> check passed`; `?exclude=name` skips a check; a failing check answers 500
+ * listing `[-]name failed`. `/<endpoint>/<check>` is that check's own handler: `ok`, or 500
+ * `internal server error: <its error>`, whatever the query. Any other path under it (a
+ * trailing slash, an unknown check, more segments) is registered by nothing: the 404 of
+ * upstream's notfoundhandler, a Status without details.
  */
 export async function serveHealth(res: HttpResponse, endpoint: string, checks: HealthCheck[], query: URLSearchParams, path: string): Promise<void> {
-  const excluded = new Set(query.getAll('exclude'));
-  // `/readyz/<check>` runs that check alone.
-  const single = path.split('/').filter((p) => p !== '')[1];
-  const selected = single === undefined ? checks : checks.filter((c) => c.name === single);
-  if (selected.length === 0) {
-    writeBytes(res, 404, 'text/plain; charset=utf-8', '404 page not found\n');
+  const rest = path.slice(path.indexOf(endpoint) + endpoint.length);
+  if (rest === '') return serveRoot(res, endpoint, checks, query);
+  const name = rest.slice(1);
+  const check = rest.startsWith('/') ? checks.find((c) => c.name === name) : undefined;
+  if (check === undefined) throw new StatusError(404, 'NotFound', 'the server could not find the requested resource');
+  try {
+    await check.check();
+  } catch (err) {
+    // Go's http.Error: its text, a newline, and nosniff.
+    writeBytes(res, 500, 'text/plain; charset=utf-8', `internal server error: ${(err as Error).message}\n`, { 'X-Content-Type-Options': 'nosniff' });
     return;
   }
+  // fmt.Fprint(w, "ok") with no type set: net/http sniffs text.
+  writeBytes(res, 200, 'text/plain; charset=utf-8', 'ok');
+}
+
+async function serveRoot(res: HttpResponse, endpoint: string, checks: HealthCheck[], query: URLSearchParams): Promise<void> {
+  const excluded = new Set(query.getAll('exclude'));
   // The checks run together (the storage's health and readiness checks each wait up to their
   // timeout for an unreachable etcd); their lines keep the checks' order.
-  const outcomes = await Promise.all(selected.map(async (c) => {
+  const outcomes = await Promise.all(checks.map(async (c) => {
     if (excluded.has(c.name)) return { line: `[+]${c.name} excluded: ok`, ok: true };
     try {
       await c.check();
@@ -34,8 +50,9 @@ export async function serveHealth(res: HttpResponse, endpoint: string, checks: H
   }));
   const lines = outcomes.map((o) => o.line);
   const failed = outcomes.some((o) => !o.ok);
-  const unmatched = [...excluded].filter((name) => !checks.some((c) => c.name === name));
-  if (unmatched.length > 0) lines.push(`warn: some health checks cannot be excluded: no matches for ${unmatched.map((n) => `"${n}"`).join(',')}`);
+  // What is left of the set once the checks took theirs, sorted (sets.String's List) and %q-quoted.
+  const unmatched = [...excluded].filter((name) => !checks.some((c) => c.name === name)).sort();
+  if (unmatched.length > 0) lines.push(`warn: some health checks cannot be excluded: no matches for ${unmatched.map(goQuote).join(',')}`);
   const verbose = query.has('verbose') || failed;
   const headers = { 'X-Content-Type-Options': 'nosniff' };
   if (!verbose) {

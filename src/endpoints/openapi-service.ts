@@ -1,9 +1,10 @@
-// Serves /openapi/v2 and /openapi/v3 documents, with ETags.
-import { notAcceptable, notFoundPath } from '../api/index.ts';
-import { parseAccept } from '../encoding/media-type.ts';
+// Serves /openapi/v2 and /openapi/v3 documents as kube-apiserver's handlers do: kube-openapi's
+// (handler, handler3) behind kube-aggregator's v3 proxy.
+import { StatusError } from '../api/index.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { Definitions } from '../schema/types.ts';
-import { writeBytes, type HttpRequest, type HttpResponse } from './http.ts';
+import type { HttpRequest, HttpResponse } from './http.ts';
+import { goautonegClauses, pickOffered, rfc1123, serveContent, writeEmpty } from './openapi-http.ts';
 import { buildOpenApiV2, buildOpenApiV3, swaggerForms, type OpenApiV2 } from './openapi.ts';
 import { aggregateSwagger, type AggregatedSwagger } from './openapi-v2-merge.ts';
 
@@ -13,9 +14,31 @@ const v2Protobuf = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 const v2ProtobufContentType = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 
 interface Built {
-  v3Index: string;
+  v3Index: Record<string, { serverRelativeURL: string }>;
+  /** The index's JSON when no extension server adds to it. */
+  v3IndexJson: string;
   v3: Map<string, { json: string; hash: string }>;
   v2: OpenApiV2;
+  /** When they were made: their Last-Modified. */
+  at: Date;
+}
+
+/** What handler3 offers for a group-version document, in its order. */
+const v3Offered = ['application/json', 'application/com.github.proto-openapi.spec.v3.v1.0+protobuf', 'application/com.github.proto-openapi.spec.v3@v1.0+protobuf'] as const;
+
+/** What handler offers for /openapi/v2, in its order; both Protobuf spellings answer the one without "@". */
+const v2Offered = ['application/json', v2Protobuf, v2ProtobufContentType] as const;
+
+/** The 404 of a path no handler serves (upstream's notfoundhandler: a Status without details). */
+function notFoundAtChainEnd(): StatusError {
+  return new StatusError(404, 'NotFound', 'the server could not find the requested resource');
+}
+
+/** Go's json.Marshal of a map: keys sorted. */
+function sortedIndex(paths: Record<string, { serverRelativeURL: string }>): string {
+  const sorted: Record<string, { serverRelativeURL: string }> = {};
+  for (const key of Object.keys(paths).sort()) sorted[key] = paths[key]!;
+  return JSON.stringify({ paths: sorted });
 }
 
 /**
@@ -31,8 +54,8 @@ export class OpenApiService {
   remote: () => Array<{ path: string; serverRelativeURL: string }> = () => [];
   /** The extension servers' OpenAPI v2 documents, each cut to its APIService's group and version, merged into /openapi/v2. */
   remoteV2: () => AggregatedSwagger[] = () => [];
-  /** The last aggregated v2 document and what it was made of. */
-  private aggregated: { served: OpenApiV2; from: readonly AggregatedSwagger[]; v2: OpenApiV2 } | undefined;
+  /** The last aggregated v2 document, what it was made of and when. */
+  private aggregated: { served: OpenApiV2; from: readonly AggregatedSwagger[]; v2: OpenApiV2; at: Date } | undefined;
 
   constructor(registry: ResourceRegistry, definitions: Definitions) {
     this.registry = registry;
@@ -46,75 +69,113 @@ export class OpenApiService {
     if (this.built === undefined) {
       const types = this.registry.served().map((r) => r.type);
       const v3 = buildOpenApiV3(types, this.definitions);
-      this.built = { v3Index: JSON.stringify(v3.index), v3: v3.documents, v2: buildOpenApiV2(types, this.definitions) };
+      this.built = { v3Index: v3.index.paths, v3IndexJson: sortedIndex(v3.index.paths), v3: v3.documents, v2: buildOpenApiV2(types, this.definitions), at: new Date() };
     }
     return this.built;
   }
 
   /** /openapi/v2: the served document, with the extension servers' merged in when there are any (made again when either changes). */
-  private swagger(): OpenApiV2 {
-    const served = this.documents().v2;
+  private swagger(): { v2: OpenApiV2; at: Date } {
+    const built = this.documents();
+    const served = built.v2;
     const remote = this.remoteV2();
-    if (remote.length === 0) return served;
+    if (remote.length === 0) return { v2: served, at: built.at };
     const last = this.aggregated;
     const same = last !== undefined && last.served === served && last.from.length === remote.length && last.from.every((r, i) => {
       const now = remote[i]!;
       return r.document === now.document && r.name === now.name && r.group === now.group && r.version === now.version &&
         r.groupPriorityMinimum === now.groupPriorityMinimum && r.versionPriority === now.versionPriority;
     });
-    if (same) return last.v2;
+    if (same) return last;
     const v2 = swaggerForms(aggregateSwagger(served.document, remote));
-    this.aggregated = { served, from: remote, v2 };
-    return v2;
+    this.aggregated = { served, from: remote, v2, at: new Date() };
+    return this.aggregated;
   }
 
-  async serve(req: HttpRequest, res: HttpResponse, parts: string[], query: URLSearchParams): Promise<void> {
-    const [version, ...rest] = parts;
-    const built = this.documents();
-    if (version === 'v2' && rest.length === 0) {
-      const v2 = this.swagger();
-      const etag = `"${v2.etag}"`;
-      const headers = { ETag: etag, Vary: 'Accept' };
-      if (req.headers['if-none-match'] === etag) {
-        res.writeHead(304, headers);
-        res.end();
-        return;
-      }
-      for (const m of parseAccept(req.headers.accept)) {
-        if (m.q <= 0) continue;
-        const essence = `${m.type}/${m.subtype}`;
-        if (essence === v2Protobuf || essence === v2ProtobufContentType) return writeBytes(res, 200, v2ProtobufContentType, v2.protobuf, headers);
-        if (essence === 'application/json' || essence === '*/*') return writeBytes(res, 200, 'application/json', v2.json, headers);
-      }
-      throw notAcceptable(`only the following media types are accepted: application/json, ${v2Protobuf}`);
+  /**
+   * `/openapi/v2`, `/openapi/v3` and `/openapi/v3/<path>`, matched on the request's own path
+   * as upstream's mux does (a trailing slash is another path); `parts` and `query` as the
+   * request info split them.
+   */
+  async serve(req: HttpRequest, res: HttpResponse, _parts: string[], query: URLSearchParams): Promise<void> {
+    const raw = (req.url ?? '').split('?')[0]!;
+    let path: string;
+    try {
+      path = decodeURIComponent(raw);
+    } catch {
+      path = raw;
     }
-    if (version === 'v3' && rest.length === 0) {
-      const remote = this.remote();
-      if (remote.length === 0) {
-        writeBytes(res, 200, 'application/json', built.v3Index);
-        return;
-      }
-      // The extension servers' documents are listed beside the served ones (and proxied to them).
-      const index = JSON.parse(built.v3Index) as { paths: Record<string, { serverRelativeURL: string }> };
-      for (const r of remote) index.paths[r.path] ??= { serverRelativeURL: r.serverRelativeURL };
-      writeBytes(res, 200, 'application/json', JSON.stringify(index));
-      return;
-    }
-    if (version === 'v3') {
-      const doc = built.v3.get(rest.join('/'));
-      if (doc === undefined) throw notFoundPath();
-      const etag = `"${doc.hash}"`;
-      const requested = query.get('hash');
-      // A hash that matches the current document may be cached for good; a stale one must not be.
-      const cacheControl = requested === doc.hash ? 'public, immutable' : 'no-cache, private';
-      if (req.headers['if-none-match'] === etag) {
-        res.writeHead(304, { ETag: etag, 'Cache-Control': cacheControl });
-        res.end();
-        return;
-      }
-      writeBytes(res, 200, 'application/json', doc.json, { ETag: etag, 'Cache-Control': cacheControl, Vary: 'Accept' });
-      return;
-    }
-    throw notFoundPath();
+    if (path === '/openapi/v2') return this.serveV2(req, res);
+    if (path === '/openapi/v3') return this.serveV3Index(req, res);
+    if (path.startsWith('/openapi/v3/')) return this.serveV3Document(req, res, path.slice('/openapi/v3/'.length), query);
+    throw notFoundAtChainEnd();
   }
+
+  /**
+   * kube-openapi's handler: the first Accept clause naming JSON or gnostic Protobuf (`*`
+   * matching any), its ETag and Last-Modified through ServeContent; no clause matching is a
+   * bare 406.
+   */
+  private serveV2(req: HttpRequest, res: HttpResponse): void {
+    const { v2, at } = this.swagger();
+    const headers = { Vary: 'Accept' };
+    const picked = pickOffered(goautonegClauses(acceptOf(req) || '*/*'), v2Offered);
+    if (picked === undefined) return writeEmpty(res, 406, headers);
+    const json = picked === 'application/json';
+    serveContent(req, res, json ? v2.json : v2.protobuf, { ...headers, 'Content-Type': json ? 'application/json' : v2ProtobufContentType, ETag: `"${v2.etag}"` }, at);
+  }
+
+  /**
+   * kube-aggregator's merged v3 discovery: made at each request (its Last-Modified is now)
+   * and served through ServeContent with no type set, which Go sniffs as text; no ETag.
+   */
+  private serveV3Index(req: HttpRequest, res: HttpResponse): void {
+    const built = this.documents();
+    const remote = this.remote();
+    let body = built.v3IndexJson;
+    if (remote.length > 0) {
+      // The extension servers' documents are listed beside the served ones (and proxied to them).
+      const paths = { ...built.v3Index };
+      for (const r of remote) paths[r.path] ??= { serverRelativeURL: r.serverRelativeURL };
+      body = sortedIndex(paths);
+    }
+    serveContent(req, res, body, { 'Content-Type': 'text/plain; charset=utf-8' }, new Date());
+  }
+
+  /**
+   * One group-version document: kube-aggregator's proxy answers a path no document has with
+   * a bare 404; handler3 then negotiates (no clause at all: an empty 200; none matching: a
+   * bare 406), redirects a stale `?hash=` to the current one (301), marks a matching one
+   * immutable for a year, and serves through ServeContent. Documents are served in JSON
+   * (Plinth has no gnostic OpenAPI v3 encoder yet).
+   */
+  private serveV3Document(req: HttpRequest, res: HttpResponse, key: string, query: URLSearchParams): void {
+    const built = this.documents();
+    const doc = built.v3.get(key);
+    if (doc === undefined) return writeEmpty(res, 404);
+    const clauses = goautonegClauses(acceptOf(req) || '*/*');
+    const headers: Record<string, string> = { Vary: 'Accept' };
+    if (clauses.length === 0) return writeEmpty(res, 200, headers);
+    if (pickOffered(clauses, v3Offered) === undefined) return writeEmpty(res, 406, headers);
+    headers['Content-Type'] = 'application/json';
+    headers.ETag = `"${doc.hash}"`;
+    const hash = query.get('hash') ?? '';
+    if (hash !== '' && hash !== doc.hash) {
+      // http.Redirect after the type was set: no body.
+      return writeEmpty(res, 301, { ...headers, Location: `/openapi/v3/${key}?hash=${doc.hash}` });
+    }
+    if (hash !== '') {
+      headers['Cache-Control'] = 'public, immutable';
+      const expires = new Date();
+      expires.setUTCFullYear(expires.getUTCFullYear() + 1);
+      headers.Expires = rfc1123(expires);
+    }
+    serveContent(req, res, doc.json, headers, built.at);
+  }
+}
+
+/** The Accept header as Go's Header.Get reads it: the first one. */
+function acceptOf(req: HttpRequest): string {
+  const accept = req.headers.accept;
+  return (Array.isArray(accept) ? accept[0] : accept) ?? '';
 }

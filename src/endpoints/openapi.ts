@@ -11,6 +11,7 @@ import type { Definitions, Schema } from '../schema/types.ts';
 import { operationModel } from './openapi-operations.ts';
 import type { ApiDocumentModel, Operation, OperationOptions, Param, PathItem, ResponseForm } from './openapi-operations.ts';
 import { encodeSwaggerProtobuf } from './openapi-v2-protobuf.ts';
+import { kubernetesMinor } from './version.ts';
 
 export interface OpenApiOptions extends OperationOptions {
   /** info.version of the documents. */
@@ -42,7 +43,8 @@ export interface OpenApiV2 {
 
 type Json = Record<string, unknown>;
 
-const defaultVersion = 'v1.33.0';
+/** info.version: the Kubernetes release whose API is served, as upstream writes its own (without a suffix). */
+const defaultVersion = `v1.${kubernetesMinor}.0`;
 
 const objectMedia = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 const streamMedia = [...objectMedia, 'application/json;stream=watch', 'application/vnd.kubernetes.protobuf;stream=watch'];

@@ -1,6 +1,6 @@
 // /version.
 /** `/version`: a Kubernetes version clients can compare against, naming Plinth in gitVersion. */
-const kubernetesMinor = 36;
+export const kubernetesMinor = 36;
 
 export function versionInfo(plinthVersion: string): Record<string, string> {
   return {

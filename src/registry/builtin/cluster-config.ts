@@ -9,10 +9,9 @@ import { isObject, type JsonObject } from '../../api/json.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { appendAll, fieldImmutable, invalid } from '../validation/field.ts';
-import { isDNS1123Label, validateName } from '../validation/names.ts';
+import { isDNS1123Label } from '../validation/names.ts';
 import { validateLabels } from '../validation/object-meta.ts';
 import { mutatingBindingStrategy, mutatingPolicyStrategy, validatingBindingStrategy, validatingPolicyStrategy } from './admission-policies.ts';
-import { specStatusStrategy } from './common.ts';
 import { arrayAt, objectAt, objectsAt, stringAt } from './object.ts';
 import { validateTolerations } from './pod-scheduling.ts';
 import { resourceClaimStrategy, resourceClaimTemplateStrategy } from './resource-claims.ts';
@@ -21,6 +20,7 @@ import { builtinType } from './skeleton.ts';
 
 export { priorityClassesType } from './priorityclasses.ts';
 export { flowSchemasType, priorityLevelConfigurationsType } from './flowcontrol.ts';
+export { apiServicesType } from './apiservices.ts';
 
 const runtimeClassColumns: TableColumn[] = [
   nameColumn,
@@ -122,40 +122,6 @@ export function admissionPolicyTypes(): ResourceType[] {
     }),
     builtinType(group, 'v1', 'mutatingadmissionpolicybindings', { strategy: mutatingBindingStrategy(), tableColumns: policyBindingColumns }),
   ];
-}
-
-/** kube-aggregator's ValidateAPIService name rule: a path segment, and exactly spec.version + "." + spec.group ("v1." for the core group). */
-function validateAPIServiceName(obj: KubeObject): StatusCause[] {
-  const name = obj.metadata.name ?? '';
-  const spec = objectAt(obj, 'spec');
-  const requiredName = `${stringAt(spec, 'version')}.${stringAt(spec, 'group')}`;
-  if (validateName(name, 'path-segment').length > 0 || name === requiredName) return [];
-  return [invalid('metadata.name', name, `must be \`spec.version+"."+spec.group\`: ${JSON.stringify(requiredName)}`)];
-}
-
-/** kube-aggregator's APIService columns: Local without a service, the Available condition. */
-const apiServiceColumns: TableColumn[] = [
-  nameColumn,
-  column('Service', (svc) => {
-    const ref = objectAt(objectAt(svc, 'spec'), 'service');
-    return ref === undefined ? 'Local' : `${stringAt(ref, 'namespace')}/${stringAt(ref, 'name')}`;
-  }, { description: 'The reference to the service that hosts this API endpoint.' }),
-  column('Available', (svc) => {
-    const available = objectsAt(objectAt(svc, 'status'), 'conditions').find((c) => c.type === 'Available');
-    if (available === undefined) return 'Unknown';
-    const status = stringAt(available, 'status');
-    const reason = stringAt(available, 'reason');
-    return status === 'True' || reason === '' ? status : `${status} (${reason})`;
-  }, { description: 'Whether this service is available.' }),
-  ageColumn,
-];
-
-export function apiServicesType(): ResourceType {
-  return builtinType('apiregistration.k8s.io', 'v1', 'apiservices', {
-    strategy: specStatusStrategy({ validate: validateAPIServiceName }),
-    nameRule: 'path-segment',
-    tableColumns: apiServiceColumns,
-  });
 }
 
 /** printers.go's resourceClaimState: deleted, pending (unallocated), allocated and reserved, comma-joined. */
