@@ -14,12 +14,16 @@ export interface DecodedPatch {
   resourceVersion: string | undefined;
   /** Fields the patch itself gives twice (for strict field validation). */
   duplicateFields: string[];
+  /** The patch as parsed (undefined when it is not JSON: applying it answers the 400). */
+  value: unknown;
 }
 
 export interface PatchTarget {
   /** The definition the object's kind has among the built-in ones; strategic merge needs it. */
   schemaName: string;
   groupResource: GroupResource;
+  /** The request's field validation: it words a body that is not JSON (patch/apply-patch.ts). */
+  fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
 }
 
 /**
@@ -103,7 +107,7 @@ const nonEmpty = (value: unknown): value is string => typeof value === 'string' 
 export function decodePatch(kind: PatchKind, body: Uint8Array, target: PatchTarget): DecodedPatch {
   const strategic = builtinDefinitions[target.schemaName] !== undefined;
   const schema = strategic ? { $ref: schemaRef(target.schemaName) } : undefined;
-  const context = { defs: builtinDefinitions, schema };
+  const context = { defs: builtinDefinitions, schema, fieldValidation: target.fieldValidation };
   // Lone surrogates read as U+FFFD, as Go reads them (and as applyPatch reads the patch).
   const text = replaceLoneSurrogateEscapes(Buffer.from(body).toString('utf8'));
   let parsed: unknown;
@@ -116,6 +120,7 @@ export function decodePatch(kind: PatchKind, body: Uint8Array, target: PatchTarg
   return {
     resourceVersion: typeof meta.resourceVersion === 'string' ? meta.resourceVersion : undefined,
     duplicateFields: kind === 'json' || parsed === undefined ? [] : duplicateJsonFields(text),
+    value: parsed,
     apply(current) {
       const patched = applyPatch(kind, current, body, context) as Record<string, unknown>;
       // Upstream's patcher checks the result is the object of the URL: its namespace

@@ -4,6 +4,7 @@
 
 import { StatusError, unsupportedMediaType } from '../api/errors.ts';
 import { resolve } from '../schema/resolve.ts';
+import { goJsonSyntaxError } from '../api/go-json-syntax.ts';
 import { firstTooDeep, mayNestTooDeep, tooDeepMessage } from '../api/nesting.ts';
 import type { Definitions, Schema } from '../schema/types.ts';
 import { goTypeName, goValue } from './go-format.ts';
@@ -31,6 +32,11 @@ export interface PatchContext {
    * undefined for custom resources, which do not support it.
    */
   schema: Schema | undefined;
+  /**
+   * The request's field validation (the server's default, Warn, when absent): it picks
+   * the decoder upstream reads the patch with, and so the words of a syntax error.
+   */
+  fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
 }
 
 /**
@@ -56,7 +62,7 @@ export function applyPatch(kind: PatchKind, current: object, patchBytes: Uint8Ar
   if (kind === 'strategic' && ctx.schema === undefined) {
     throw unsupportedMediaType('', [patchMediaTypes.json, patchMediaTypes.merge, 'application/apply-patch+yaml']);
   }
-  const patch = parsePatch(patchBytes);
+  const patch = parsePatch(patchBytes, kind, ctx.fieldValidation ?? 'Warn');
   let result: unknown;
   try {
     switch (kind) {
@@ -167,19 +173,32 @@ function undecodable(kind: PatchKind, result: unknown, patch: unknown, fault: Ty
   });
 }
 
-function parsePatch(bytes: Uint8Array): unknown {
+function parsePatch(bytes: Uint8Array, kind: PatchKind, fieldValidation: 'Ignore' | 'Warn' | 'Strict'): unknown {
   // Lone surrogates read as U+FFFD, as Go's encoding/json reads them.
   const text = replaceLoneSurrogateEscapes(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
   let patch: unknown;
   try {
     patch = JSON.parse(text);
   } catch (err) {
-    throw new StatusError(400, 'BadRequest', `error decoding patch: ${(err as Error).message}`);
+    throw undecodablePatch(kind, fieldValidation, goJsonSyntaxError(bytes) ?? (err as Error).message);
   }
   // Nested deeper than decoding admits (api/nesting.ts): 400 as upstream's JSON decoder.
   const opener = mayNestTooDeep(text) ? firstTooDeep(patch) : undefined;
-  if (opener !== undefined) throw new StatusError(400, 'BadRequest', `error decoding patch: ${tooDeepMessage(opener)}`);
+  if (opener !== undefined) throw undecodablePatch(kind, fieldValidation, tooDeepMessage(opener));
   return patch;
+}
+
+/**
+ * 400 for a patch body Go's JSON decoder refuses, worded as upstream's patcher words it
+ * (handlers/patch.go): with Warn or Strict a JSON or merge patch is first read strictly,
+ * `error decoding patch: <Go's error>`; with Ignore a JSON patch fails in DecodePatch with
+ * Go's error alone and a merge patch in MergePatch with ErrBadJSONPatch; a strategic merge
+ * patch answers Go's error alone either way (strategicPatchObject).
+ */
+function undecodablePatch(kind: PatchKind, fieldValidation: 'Ignore' | 'Warn' | 'Strict', goError: string): StatusError {
+  if (kind === 'strategic') return new StatusError(400, 'BadRequest', goError);
+  if (fieldValidation !== 'Ignore') return new StatusError(400, 'BadRequest', `error decoding patch: ${goError}`);
+  return new StatusError(400, 'BadRequest', kind === 'merge' ? 'Invalid JSON Patch' : goError);
 }
 
 /**

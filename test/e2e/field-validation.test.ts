@@ -219,6 +219,33 @@ describe('merge patch', () => {
   });
 });
 
+describe('strategic merge patch', () => {
+  const strategicPatch = { 'content-type': 'application/strategic-merge-patch+json' };
+
+  test('Strict refuses with 422 naming the patch as Go prints the decoded map, as upstream\'s applyPatchToObject', async () => {
+    const ns = await newNamespace();
+    await server.request('POST', deploymentsPath(ns), { body: deployment('d') });
+    const res = await server.request('PATCH', `${deploymentsPath(ns)}/d?fieldValidation=Strict`, { raw: '{"spec":{"replicas":4,"foo":"x y"}}', headers: strategicPatch });
+    assert.equal(res.status, 422, res.text);
+    assert.equal(res.json.message, ' "" is invalid: patch: Invalid value: "map[spec:map[foo:x y replicas:4]]": strict decoding error: unknown field "spec.foo"');
+    assert.deepEqual(res.json.details.causes, [{
+      reason: 'FieldValueInvalid', field: 'patch', message: 'Invalid value: "map[spec:map[foo:x y replicas:4]]": strict decoding error: unknown field "spec.foo"',
+    }]);
+  });
+
+  test('a body that is not JSON is 400 in Go\'s words, without the "error decoding patch" of the other types', async () => {
+    const ns = await newNamespace();
+    await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'c' } } });
+    const strategic = await server.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/c`, { raw: '{bad json', headers: strategicPatch });
+    assert.equal(strategic.status, 400, strategic.text);
+    assert.equal(strategic.json.message, "invalid character 'b' looking for beginning of object key string");
+    const merge = await server.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/c`, { raw: '{bad json', headers: mergePatch });
+    assert.equal(merge.json.message, "error decoding patch: invalid character 'b' looking for beginning of object key string");
+    const ignored = await server.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/c?fieldValidation=Ignore`, { raw: '{bad json', headers: mergePatch });
+    assert.equal(ignored.json.message, 'Invalid JSON Patch');
+  });
+});
+
 describe('type validation', () => {
   // Decoding into the Go type fails on a value of another kind, before anything validates
   // it: 400 in the decoder's words, its first error in the body's order (upstream's

@@ -115,6 +115,30 @@ describe('applyPatch', () => {
     }
   });
 
+  // handlers/patch.go: Warn (the default) and Strict read JSON and merge patches strictly first;
+  // Ignore leaves them to DecodePatch and MergePatch; strategicPatchObject answers Go's error alone.
+  const notJsonCases: { kind: PatchKind; fieldValidation?: 'Ignore' | 'Warn' | 'Strict'; message: string }[] = [
+    { kind: 'merge', message: "error decoding patch: invalid character 'b' looking for beginning of object key string" },
+    { kind: 'merge', fieldValidation: 'Strict', message: "error decoding patch: invalid character 'b' looking for beginning of object key string" },
+    { kind: 'merge', fieldValidation: 'Ignore', message: 'Invalid JSON Patch' },
+    { kind: 'json', message: "error decoding patch: invalid character 'b' looking for beginning of object key string" },
+    { kind: 'json', fieldValidation: 'Ignore', message: "invalid character 'b' looking for beginning of object key string" },
+    { kind: 'strategic', message: "invalid character 'b' looking for beginning of object key string" },
+    { kind: 'strategic', fieldValidation: 'Ignore', message: "invalid character 'b' looking for beginning of object key string" },
+  ];
+  for (const { kind, fieldValidation, message } of notJsonCases) {
+    test(`a ${kind} patch that is not JSON, field validation ${fieldValidation ?? 'unset'}, answers 400 in Go's words`, () => {
+      const s = status(kind, '{bad json', { ...builtin, fieldValidation });
+      assert.equal(s.code, 400);
+      assert.equal(s.reason, 'BadRequest');
+      assert.equal(s.message, message);
+    });
+  }
+
+  test('a truncated patch answers Go\'s unexpected end of JSON input', () => {
+    assert.equal(status('merge', '{"data":').message, 'error decoding patch: unexpected end of JSON input');
+  });
+
   test('a body nested deeper than maxNestingDepth answers 400 with the Go decoder message', () => {
     const deep = `${'['.repeat(maxNestingDepth + 1)}${']'.repeat(maxNestingDepth + 1)}`;
     const s = status('json', deep);

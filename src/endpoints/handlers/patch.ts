@@ -5,6 +5,7 @@ import { decodeBodyLoading, type DecodedBody } from '../../encoding/decode.ts';
 import { configurationTargetError } from '../../registry/apply-configuration.ts';
 import type { FieldValidationDirective } from '../../registry/field-validation.ts';
 import { goQuote } from '../../api/field-errors.ts';
+import { goValue } from '../../patch/go-format.ts';
 import { writeAnswer, writeStoredAnswer } from '../answer.ts';
 import { readBody } from '../http.ts';
 import { decodePatch, patchMediaKindOf, type PatchMediaKind } from '../patch-body.ts';
@@ -19,6 +20,15 @@ import type { RequestScope } from './scope.ts';
  */
 export function strictPatchError(message: string, patched: KubeObject): StatusError {
   return invalid('', '', [{ reason: 'FieldValueInvalid', field: 'patch', message: `Invalid value: ${goQuote(JSON.stringify(patched))}: ${message}` }]);
+}
+
+/**
+ * A strategic merge patch names the patch itself, as Go's `%+v` prints the decoded map,
+ * where the other types name the patched object (handlers/patch.go's applyPatchToObject:
+ * `field.Invalid(field.NewPath("patch"), fmt.Sprintf("%+v", patchMap), ...)`).
+ */
+export function strictStrategicPatchError(patch: unknown): (message: string) => StatusError {
+  return (message) => invalid('', '', [{ reason: 'FieldValueInvalid', field: 'patch', message: `Invalid value: ${goQuote(goValue(patch))}: ${message}` }]);
 }
 
 export async function patchHandler(scope: RequestScope): Promise<void> {
@@ -37,9 +47,10 @@ export async function patchObject(scope: RequestScope, subresource = scope.info.
   }
   const fieldManager = fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'PatchOptions');
   const patch = decodePatch(kind, await readBody(scope.req), {
-    schemaName: served.type.schemaName, groupResource: served.store.groupResource,
+    schemaName: served.type.schemaName, groupResource: served.store.groupResource, fieldValidation: directive,
   });
-  const fieldValidation = { directive, duplicateFields: directive === 'Ignore' ? [] : patch.duplicateFields, strictError: strictPatchError };
+  const strictError = kind === 'strategic' ? strictStrategicPatchError(patch.value) : strictPatchError;
+  const fieldValidation = { directive, duplicateFields: directive === 'Ignore' ? [] : patch.duplicateFields, strictError };
   const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, patch.resourceVersion, { dryRun, fieldValidation, fieldManager },
     (current) => patch.apply(current!) as KubeObject,
     // The patch functions copy what they patch and never change it (patch/apply-patch.ts).
