@@ -244,6 +244,18 @@ describe('strategic merge patch', () => {
     const ignored = await server.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/c?fieldValidation=Ignore`, { raw: '{bad json', headers: mergePatch });
     assert.equal(ignored.json.message, 'Invalid JSON Patch');
   });
+
+  test('through /scale the same: the directive words a body that is not JSON, Strict names the strategic patch', async () => {
+    const ns = await newNamespace();
+    await server.request('POST', deploymentsPath(ns), { body: deployment('d') });
+    const scale = `${deploymentsPath(ns)}/d/scale`;
+    const ignored = await server.request('PATCH', `${scale}?fieldValidation=Ignore`, { raw: '{bad json', headers: mergePatch });
+    assert.equal(ignored.status, 400, ignored.text);
+    assert.equal(ignored.json.message, 'Invalid JSON Patch');
+    const strict = await server.request('PATCH', `${scale}?fieldValidation=Strict`, { raw: '{"spec":{"replicas":2,"foo":1}}', headers: strategicPatch });
+    assert.equal(strict.status, 422, strict.text);
+    assert.equal(strict.json.details.causes[0].message, 'Invalid value: "map[spec:map[foo:1 replicas:2]]": strict decoding error: unknown field "spec.foo"');
+  });
 });
 
 describe('type validation', () => {

@@ -18,7 +18,7 @@ import { bindingHandler } from './virtual.ts';
 import type { RequestScope } from './scope.ts';
 import { tokenRequestHandler, type AuthenticationApi } from './authentication.ts';
 import { decodePatch } from '../patch-body.ts';
-import { applyRequest, decodeApplyConfiguration, isApply, patchKindOf, patchObject, strictPatchError } from './patch.ts';
+import { applyRequest, decodeApplyConfiguration, isApply, patchKindOf, patchObject, strictPatchError, strictStrategicPatchError } from './patch.ts';
 
 const scaleSchema = 'io.k8s.api.autoscaling.v1.Scale';
 
@@ -187,14 +187,15 @@ async function patchScale(scope: RequestScope): Promise<void> {
     return;
   }
   const patch = decodePatch(kind, await readBody(scope.req), {
-    schemaName: scaleSchema, groupResource: served.store.groupResource,
+    schemaName: scaleSchema, groupResource: served.store.groupResource, fieldValidation: directive,
   });
+  const strictError = kind === 'strategic' ? strictStrategicPatchError(patch.value) : (message: string, patched: KubeObject) => strictPatchError(message, patched);
   const scale = await updateScale(served.store, info.namespace, info.name, patch.resourceVersion, { dryRun, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'PatchOptions') },
     (current) => {
       const patched = patch.apply(current) as KubeObject;
       // The patched Scale is decoded as upstream's patcher decodes it: its errors are the patch's 422.
       const decodeError = scaleDecodeError(patched) ?? strictScaleError(patched, directive, patch.duplicateFields);
-      if (decodeError !== undefined) throw strictPatchError(decodeError, patched);
+      if (decodeError !== undefined) throw strictError(decodeError, patched);
       return patched;
     });
   await writeAnswer(scope, 200, scale, { source: scaleTable });
