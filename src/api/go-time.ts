@@ -229,3 +229,38 @@ export function canonicalGoMicroTime(text: string): { value: string | null; erro
   if (parsed.seconds === zeroSeconds && parsed.nanos === 0) return { value: null };
   return { value: `${formatYearAndRest(parsed.seconds)}.${String(Math.floor(parsed.nanos / 1000)).padStart(6, '0')}Z` };
 }
+
+const durationUnitNanos: Readonly<Record<string, number>> = { ns: 1, us: 1e3, 'µs': 1e3, 'μs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+
+/**
+ * Why Go's time.ParseDuration refuses `text`, in its words (`time: invalid duration "x"`,
+ * `time: missing unit in duration "5"`, `time: unknown unit "d" in duration "5d"`), or
+ * undefined when it parses: signed sequences of decimal numbers, each with a unit, within
+ * an int64 of nanoseconds.
+ */
+export function goDurationError(text: string): string | undefined {
+  // time.quote works on the text's UTF-8 bytes.
+  const quoted = (t: string) => goQuote(Buffer.from(t, 'utf8').toString('latin1'));
+  const invalid = `time: invalid duration ${quoted(text)}`;
+  const negative = text.startsWith('-');
+  let s = negative || text.startsWith('+') ? text.slice(1) : text;
+  if (s === '0') return undefined;
+  if (s === '') return invalid;
+  let total = 0;
+  while (s !== '') {
+    const number = /^([0-9]*)(\.([0-9]*))?/.exec(s)!;
+    const hasInt = number[1] !== '';
+    const hasFraction = number[3] !== undefined && number[3] !== '';
+    if (!hasInt && !hasFraction) return invalid;
+    s = s.slice(number[0].length);
+    const unit = /^[^0-9.]*/.exec(s)![0];
+    if (unit === '') return `time: missing unit in duration ${quoted(text)}`;
+    const nanos = durationUnitNanos[unit];
+    if (nanos === undefined) return `time: unknown unit ${quoted(unit)} in duration ${quoted(text)}`;
+    s = s.slice(unit.length);
+    total += Number(number[0]) * nanos;
+    // Go's sum is an int64 of nanoseconds: one past it (-2^63 alone allowed) is invalid.
+    if (total > 2 ** 63 || (!negative && total >= 2 ** 63)) return invalid;
+  }
+  return undefined;
+}

@@ -5,7 +5,8 @@ import http2 from 'node:http2';
 import net, { type AddressInfo, type Socket } from 'node:net';
 import { constants as cryptoConstants, X509Certificate } from 'node:crypto';
 import { createSecureContext, DEFAULT_CIPHERS, type DetailedPeerCertificate, type SecureContext, type SecureContextOptions, type SecureVersion, type TLSSocket } from 'node:tls';
-import { notFoundPath, StatusError, unauthorized } from '../api/index.ts';
+import { badRequest, notFoundPath, StatusError, unauthorized } from '../api/index.ts';
+import { goDurationError } from '../api/go-time.ts';
 import type { Authenticated, Authenticator, AuthorizationAttributes, Authorizer, ClientCertificate, UserInfo } from '../auth/index.ts';
 import { AuthenticationFailure, anonymousUser, forbiddenError, resolveImpersonation, wantsImpersonation } from '../auth/index.ts';
 import type { FlowClassifier } from '../auth/flow-schemas.ts';
@@ -116,6 +117,14 @@ export interface ApiServerOptions {
 }
 
 /** Long-running requests (upstream's BasicLongRunningRequestCheck): watches and streaming subresources. */
+/** A `timeout` parameter Go's time.ParseDuration refuses: upstream's 400 (filters/request_deadline.go). */
+function refuseBadTimeout(query: URLSearchParams): void {
+  const timeout = query.get('timeout');
+  if (timeout === null || timeout === '') return;
+  const error = goDurationError(timeout);
+  if (error !== undefined) throw badRequest(`invalid timeout specified in the request URL - ${error}`);
+}
+
 function isLongRunning(info: RequestInfo): boolean {
   return info.isResourceRequest && (info.verb === 'watch' || ['proxy', 'attach', 'exec', 'log', 'portforward'].includes(info.subresource));
 }
@@ -671,6 +680,9 @@ export class ApiServer {
 
   private async filterChain(req: HttpRequest, res: HttpResponse, path: string, query: URLSearchParams, info: RequestInfo): Promise<void> {
     if (this.stopping) res.setHeader('Connection', 'close');
+    // Upstream's request deadline filter, before CORS and authentication: a short request's
+    // `timeout` must be a Go duration.
+    if (!isLongRunning(info)) refuseBadTimeout(query);
     if (this.opts.corsAllowedOrigins !== undefined && answeredCors(req, res, this.opts.corsAllowedOrigins)) return;
     const auditRequest = (who: UserInfo) => ({
       url: req.url ?? '/', verb: info.verb,

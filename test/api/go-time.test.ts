@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { canonicalGoMicroTime, canonicalGoTime } from '../../src/api/go-time.ts';
+import { canonicalGoMicroTime, canonicalGoTime, goDurationError } from '../../src/api/go-time.ts';
 
 const timeLayout = '"2006-01-02T15:04:05Z07:00"';
 const microLayout = '"2006-01-02T15:04:05.000000Z07:00"';
@@ -83,4 +83,22 @@ test('a client\'s megabyte time is quoted flat: five errors for 3 MB strings hol
   assert.ok(held < 100_000_000, `the errors hold ${Math.round(held / 1e6)} MB`);
   assert.ok(took < 2_000, `${Math.round(took)} ms`);
   assert.match((errors[4] as { error: string }).error, /^parsing time "4x{3000000}\\xc3\\xa9" as "2006-01-02T15:04:05Z07:00": cannot parse "4x+\\xc3\\xa9" as "2006"$/);
+});
+
+test('goDurationError: what Go\'s time.ParseDuration accepts, and its words for what it refuses', () => {
+  const cases: [string, string | undefined][] = [
+    ['32s', undefined], ['1m0s', undefined], ['1h2m3.5s', undefined], ['-1.5h', undefined], ['+3ms', undefined], ['0', undefined], ['.5us', undefined], ['5.µs', undefined],
+    ['-9223372036854775808ns', undefined],
+    ['', 'time: invalid duration ""'],
+    ['garbage', 'time: invalid duration "garbage"'],
+    ['5', 'time: missing unit in duration "5"'],
+    ['5d', 'time: unknown unit "d" in duration "5d"'],
+    ['1s5', 'time: missing unit in duration "1s5"'],
+    ['.s', 'time: invalid duration ".s"'],
+    ['-', 'time: invalid duration "-"'],
+    ['9223372036854775808ns', 'time: invalid duration "9223372036854775808ns"'],
+    ['3000000h', 'time: invalid duration "3000000h"'],
+    ['1\u00e9', 'time: unknown unit "\\xc3\\xa9" in duration "1\\xc3\\xa9"'],
+  ];
+  for (const [text, error] of cases) assert.equal(goDurationError(text), error, text);
 });

@@ -171,3 +171,20 @@ test('CONNECT over HTTP/2 reaches the handlers too, as Go\'s server passes it: 4
     session.destroy();
   }
 });
+
+test('a short request\'s timeout parameter must be a Go duration: upstream\'s 400 before authentication; a watch\'s is not read', async () => {
+  const cases: [string, number, string | undefined][] = [
+    ['/api/v1/namespaces/default/configmaps?timeout=garbage', 400, 'invalid timeout specified in the request URL - time: invalid duration "garbage"'],
+    ['/version?timeout=5', 400, 'invalid timeout specified in the request URL - time: missing unit in duration "5"'],
+    ['/apis?timeout=5d', 400, 'invalid timeout specified in the request URL - time: unknown unit "d" in duration "5d"'],
+    ['/api/v1/namespaces/default/configmaps?timeout=32s', 200, undefined],
+    ['/api/v1/namespaces/default/configmaps?timeout=', 200, undefined],
+  ];
+  for (const [url, status, message] of cases) {
+    const res = await server.request('GET', url, { token: tokens.admin });
+    assert.equal(res.status, status, `${url}: ${res.text}`);
+    if (message !== undefined) assert.deepEqual([res.json.reason, res.json.message], ['BadRequest', message], url);
+  }
+  const anonymous = await server.request('GET', '/api/v1/namespaces?timeout=x', { token: 'no-such-token' });
+  assert.equal(anonymous.status, 400, 'the deadline filter runs before authentication');
+});

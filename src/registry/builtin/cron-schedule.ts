@@ -3,6 +3,7 @@
 // tz database (Go's time.LoadLocation), looked up through Node's Intl.
 
 import { goQuote } from '../validation/field.ts';
+import { goDurationError } from '../../api/go-time.ts';
 
 interface Bounds {
   min: number;
@@ -80,35 +81,11 @@ function checkRange(expr: string, bounds: Bounds): void {
   if (step === 0) throw new CronError(`step of range should be a positive number: ${expr}`);
 }
 
-const durationUnits = new Set(['ns', 'us', 'µs', 'μs', 'ms', 's', 'm', 'h']);
-
-/** Go's time.ParseDuration, for its errors only. */
-function checkDuration(orig: string): void {
-  const invalidDuration = new CronError(`time: invalid duration ${goQuote(orig)}`);
-  let s = orig.startsWith('-') || orig.startsWith('+') ? orig.slice(1) : orig;
-  if (s === '0') return;
-  if (s === '') throw invalidDuration;
-  while (s !== '') {
-    const number = /^([0-9]*)(\.([0-9]*))?/.exec(s)!;
-    const hasInt = number[1] !== '';
-    const hasFraction = number[3] !== undefined && number[3] !== '';
-    if (!/^[0-9.]/.test(s) || (!hasInt && !hasFraction)) throw invalidDuration;
-    s = s.slice(number[0].length);
-    const unit = /^[^0-9.]*/.exec(s)![0];
-    if (unit === '') throw new CronError(`time: missing unit in duration ${goQuote(orig)}`);
-    if (!durationUnits.has(unit)) throw new CronError(`time: unknown unit ${goQuote(unit)} in duration ${goQuote(orig)}`);
-    s = s.slice(unit.length);
-  }
-}
-
 function checkDescriptor(spec: string): void {
   if (descriptors.has(spec)) return;
   if (spec.startsWith('@every ')) {
-    try {
-      checkDuration(spec.slice('@every '.length));
-    } catch (err) {
-      throw new CronError(`failed to parse duration ${spec}: ${(err as Error).message}`);
-    }
+    const error = goDurationError(spec.slice('@every '.length));
+    if (error !== undefined) throw new CronError(`failed to parse duration ${spec}: ${error}`);
     return;
   }
   throw new CronError(`unrecognized descriptor: ${spec}`);
