@@ -2,7 +2,7 @@
 // to the URL with `?timeout=Ns`, the configuration's CA bundle (or the system roots), and
 // errors worded like Go's ("Post \"URL\": context deadline exceeded").
 
-import { goDialError } from '../api/go-dial-error.ts';
+import { goDialError, joinHostPort } from '../api/go-dial-error.ts';
 import { goJsonSyntaxError } from '../api/go-json-syntax.ts';
 import { genericServerResponse } from '../api/index.ts';
 import type https from 'node:https';
@@ -125,8 +125,7 @@ export function callURL(base: string, timeoutSeconds: number): string {
 /** `host:port` of the URL dialed (443 by default), as Go's errors name it. */
 function addressOf(url: URL): string {
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  const port = url.port === '' ? '443' : url.port;
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  return joinHostPort(host, url.port === '' ? '443' : url.port);
 }
 
 /**

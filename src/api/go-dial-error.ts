@@ -2,6 +2,11 @@
 // crypto/tls packages word it, which is what upstream's answers and logs carry.
 import { isIP } from 'node:net';
 
+/** Go's net.JoinHostPort: `host:port`, an IPv6 address in brackets. */
+export function joinHostPort(host: string, port: string | number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
 /** The host of `host:port` or `[v6]:port`. */
 export function hostOf(address: string): string {
   return address.startsWith('[') ? address.slice(1, address.indexOf(']')) : address.slice(0, address.lastIndexOf(':'));

@@ -16,11 +16,12 @@
 
 import type { KubeObject, StatusCause } from '../api/index.ts';
 import { deepEqualNullAsAbsent, isObject, type JsonObject } from '../api/json.ts';
-import { isDNS1123Label, isDNS1123Subdomain } from '../api/labels.ts';
+import { isDNS1123Subdomain } from '../api/labels.ts';
 import { currentRequest } from '../api/request-context.ts';
 import { forbiddenError, type AuthorizationAttributes, type Authorizer } from './authorize.ts';
 import type { EscalationAttributes } from './escalation.ts';
 import type { UserInfo } from './user.ts';
+import { splitServiceAccountName } from './service-account-token.ts';
 
 const group = 'resource.k8s.io';
 const nodeNameKey = 'authentication.kubernetes.io/node-name';
@@ -71,9 +72,7 @@ export function allocatedNode(status: JsonObject): string {
 /** A service account's user whose one node-name extra is `node` (a valid node name). */
 function serviceAccountOnNode(user: UserInfo, node: string): boolean {
   if (node === '') return false;
-  const parts = user.name.split(':');
-  if (parts.length !== 4 || parts[0] !== 'system' || parts[1] !== 'serviceaccount') return false;
-  if (isDNS1123Label(parts[2]!).length > 0 || isDNS1123Subdomain(parts[3]!).length > 0) return false;
+  if (splitServiceAccountName(user.name) === undefined) return false;
   const nodes = user.extra?.[nodeNameKey] ?? [];
   return nodes.length === 1 && isDNS1123Subdomain(nodes[0]!).length === 0 && nodes[0] === node;
 }

@@ -10,11 +10,11 @@
 // The first mode that grants wins; when none does, the first refusal is the answer.
 // Upstream's caches (the last mode that worked for a requestor, the decisions per request
 // and per wanted user) only save authorizer calls, and are left out.
-import { isDomainPrefixedPath, isDNS1123Label, isDNS1123Subdomain } from '../api/labels.ts';
+import { isDomainPrefixedPath, isDNS1123Subdomain } from '../api/labels.ts';
 import { StatusError } from '../api/index.ts';
 import { goQuote } from '../api/field-errors.ts';
 import { forbiddenError, type AuthorizationAttributes, type Authorizer } from './authorize.ts';
-import { allServiceAccountsGroup, serviceAccountUsernamePrefix } from './service-account-token.ts';
+import { allServiceAccountsGroup, splitServiceAccountName } from './service-account-token.ts';
 import { systemAnonymous, systemAuthenticated, systemMasters, systemUnauthenticated, type UserInfo } from './user.ts';
 
 /** The user the Impersonate-* headers ask for, as they give it (upstream's wanted user.DefaultInfo). */
@@ -219,17 +219,4 @@ function associatedWithNode(requestor: UserInfo, wantedName: string): boolean {
   if (node === undefined || splitServiceAccountName(requestor.name) === undefined) return false;
   const values = requestor.extra?.[nodeNameKey];
   return values !== undefined && values.length === 1 && values[0] === node;
-}
-
-/**
- * `system:serviceaccount:<namespace>:<name>` split as upstream's serviceaccount.SplitUsername:
- * the namespace a DNS label, the name a DNS subdomain; undefined for any other user name.
- */
-export function splitServiceAccountName(username: string): { namespace: string; name: string } | undefined {
-  if (!username.startsWith(serviceAccountUsernamePrefix)) return undefined;
-  const parts = username.slice(serviceAccountUsernamePrefix.length).split(':');
-  if (parts.length !== 2) return undefined;
-  const [namespace, name] = parts as [string, string];
-  if (isDNS1123Label(namespace).length > 0 || isDNS1123Subdomain(name).length > 0) return undefined;
-  return { namespace, name };
 }

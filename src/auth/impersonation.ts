@@ -5,8 +5,8 @@
 import { badRequest } from '../api/index.ts';
 import { goQuote } from '../api/field-errors.ts';
 import { forbiddenError, type AuthorizationAttributes, type Authorizer } from './authorize.ts';
-import { impersonateByModes, splitServiceAccountName, type Impersonated, type WantedUser } from './impersonation-modes.ts';
-import { allServiceAccountsGroup, serviceAccountUsernamePrefix } from './service-account-token.ts';
+import { impersonateByModes, type Impersonated, type WantedUser } from './impersonation-modes.ts';
+import { allServiceAccountsGroup, serviceAccountUsernamePrefix, splitServiceAccountName } from './service-account-token.ts';
 import { systemAnonymous, systemAuthenticated, systemUnauthenticated, type UserInfo } from './user.ts';
 
 export type { Impersonated } from './impersonation-modes.ts';

@@ -4,6 +4,7 @@ import { CompactSign, compactVerify } from 'jose';
 import { AuthenticationFailure, type TokenAuthenticator } from './authenticate.ts';
 import type { ServiceAccountKeys, SigningKey, VerificationKey } from './service-account-keys.ts';
 import type { UserInfo } from './user.ts';
+import { isDNS1123Label, isDNS1123Subdomain } from '../api/labels.ts';
 import { credentialIdKey } from './x509.ts';
 
 /** What a bound token names: an object's name and uid. */
@@ -29,6 +30,19 @@ export interface TokenClaimsRequest {
 const leewaySeconds = 60;
 
 export const serviceAccountUsernamePrefix = 'system:serviceaccount:';
+
+/**
+ * `system:serviceaccount:<namespace>:<name>` split as upstream's serviceaccount.SplitUsername:
+ * the namespace a DNS label, the name a DNS subdomain; undefined for any other user name.
+ */
+export function splitServiceAccountName(username: string): { namespace: string; name: string } | undefined {
+  if (!username.startsWith(serviceAccountUsernamePrefix)) return undefined;
+  const parts = username.slice(serviceAccountUsernamePrefix.length).split(':');
+  if (parts.length !== 2) return undefined;
+  const [namespace, name] = parts as [string, string];
+  if (isDNS1123Label(namespace).length > 0 || isDNS1123Subdomain(name).length > 0) return undefined;
+  return { namespace, name };
+}
 export const allServiceAccountsGroup = 'system:serviceaccounts';
 
 /**

@@ -76,6 +76,7 @@ import { ApiAggregation } from '../controllers/api-aggregation.ts';
 import { NodeAuthorization } from './node-authorization.ts';
 import { authenticationSetup, authenticationTrustOf } from './authentication.ts';
 import { podSecurityConfiguration } from './admission-config.ts';
+import { joinHostPort } from '../api/go-dial-error.ts';
 
 export const plinthVersion = '0.1.0';
 
@@ -855,10 +856,6 @@ function warnOfTokenExpirations(config: Config, log: (message: string) => void):
   }
 }
 
-/** Go's net.JoinHostPort: an IPv6 address in brackets. */
-function joinHostPort(host: string, port: number): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-}
 
 /** An allowed CORS origin compiled (the flag's were checked when read; a library caller's are here). */
 function corsOrigin(pattern: string): GoRegexp {

@@ -16,6 +16,7 @@ import { connectionOffered, isUpgradeRequest } from '../upgrade.ts';
 import { kubeletStreamTarget, portForwardPorts, streamToKubelet, upgradeToKubelet } from './kubelet-streams.ts';
 import type { RequestScope } from './scope.ts';
 import { answerAsProxied, answerHandlerPanic, proxyLocation, proxyToPod, splitSchemeNamePort } from './workload-proxy.ts';
+import { joinHostPort } from '../../api/go-dial-error.ts';
 
 /** Why Plinth answers in a kubelet's stead: a server without a kubelet client (a library's), or a simulated node's, which Plinth plays without running anything. */
 export const noKubeletClient = 'no kubelet is reachable: this server has no kubelet client';
@@ -74,10 +75,6 @@ function kubeletPortOf(node: KubeObject): string {
   return String(typeof endpoint?.Port === 'number' && endpoint.Port > 0 ? endpoint.Port : 10250);
 }
 
-/** Go's net.JoinHostPort. */
-function joinHostPort(host: string, port: string): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-}
 
 /**
  * The address of a node's kubelet that is not simulated: a node that reports no address of a

@@ -7,6 +7,7 @@ import { labelSelectorFromObject, labelSelectorString, type LabelSelectorObject 
 import { ageColumn, column, humanDuration, nameColumn, timestampMs, translateTimestampSince } from '../table-columns.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { arrayAt, numberAt, objectAt, objectsAt, stringAt } from './object.ts';
+import { joinHostPort } from '../../api/go-dial-error.ts';
 
 export const containersColumn = (containersOf: (obj: KubeObject) => JsonObject[]) =>
   column('Containers', (obj) => containersOf(obj).map((c) => stringAt(c, 'name')).join(','), {
@@ -450,9 +451,6 @@ export const eventColumns: TableColumn[] = [
 
 // ---- endpoints ----
 
-function hostPort(ip: string, port: number): string {
-  return ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`;
-}
 
 /** Upstream's formatEndpoints: at most three `ip:port` entries, then "+ N more...". */
 function formatEndpoints(endpoints: KubeObject): string {
@@ -477,7 +475,7 @@ function formatEndpoints(endpoints: KubeObject): string {
     }
     for (const port of ports) {
       total += addresses.length;
-      for (const ip of addresses) add(hostPort(ip, count(port.port)));
+      for (const ip of addresses) add(joinHostPort(ip, count(port.port)));
     }
   }
   const text = list.join(',');
