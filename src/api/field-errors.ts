@@ -17,6 +17,11 @@ export function goQuote(s: string): string {
   return `"${s.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e\xa1-\xac\xae-\xff]/gu, goEscape)}"`;
 }
 
+/** Go's %q of a []string: `["a" "b"]`. */
+export function goQuoteList(values: readonly string[]): string {
+  return `[${values.map(goQuote).join(' ')}]`;
+}
+
 function goEscape(ch: string): string {
   const r = ch.codePointAt(0)!;
   if (goIsPrint(r)) return ch === '"' || ch === '\\' ? `\\${ch}` : ch;

@@ -1,7 +1,7 @@
 // Authorization: what a request wants to do, the Authorizer hook, the modes every server has (AlwaysAllow, AlwaysDeny, a union of several), and the 403 for a denial.
 import { StatusError, type StatusDetails } from '../api/index.ts';
 import type { FieldSelector } from '../api/fields.ts';
-import { appendAll } from '../api/field-errors.ts';
+import { appendAll, goQuote } from '../api/field-errors.ts';
 import { isRuleResolver, type RuleResolver, type SubjectRules } from './rule-resolver.ts';
 import type { UserInfo } from './user.ts';
 
@@ -145,9 +145,4 @@ export function forbiddenError(user: UserInfo, attributes: AuthorizationAttribut
   if (group !== '') details.group = group;
   if (name !== '') details.name = name;
   return new StatusError(403, 'Forbidden', message, details);
-}
-
-// Go's %q for the plain strings that appear here.
-function goQuote(value: string): string {
-  return JSON.stringify(value);
 }

@@ -9,7 +9,8 @@ import { currentRequest } from '../api/request-context.ts';
 import type { KubeObject } from '../api/index.ts';
 import type { AuthorizationAttributes, Authorizer } from './authorize.ts';
 import { aggregate, RoleNotFoundError, type RbacAuthorizer } from './rbac.ts';
-import { compactRules, compactString, covers, goQuoteList, type PolicyRule, type RoleRef } from './rbac-rules.ts';
+import { compactRules, compactString, covers, type PolicyRule, type RoleRef } from './rbac-rules.ts';
+import { goQuoteList } from '../api/field-errors.ts';
 import { systemMasters, type UserInfo } from './user.ts';
 
 const group = 'rbac.authorization.k8s.io';

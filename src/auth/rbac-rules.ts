@@ -2,7 +2,7 @@
 // pkg/apis/rbac/v1 evaluation helpers) and whether some rules cover others (component-
 // helpers' rbac/validation Covers, used by escalation checks).
 import type { AuthorizationAttributes } from './authorize.ts';
-import { appendAll } from '../api/field-errors.ts';
+import { appendAll, goQuoteList } from '../api/field-errors.ts';
 
 /** rbac.authorization.k8s.io/v1 PolicyRule. */
 export interface PolicyRule {
@@ -167,10 +167,6 @@ export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
   return [...compacted, ...simple.values()];
 }
 
-/** Go's %q of a []string: `["a" "b"]`. */
-export function goQuoteList(values: readonly string[]): string {
-  return `[${values.map((v) => JSON.stringify(v)).join(' ')}]`;
-}
 
 /** Upstream's CompactString, as escalation messages show a rule: `{APIGroups:[""], Resources:["pods"], Verbs:["get"]}`. */
 export function compactString(rule: PolicyRule): string {

@@ -5,6 +5,7 @@ import { AuthenticationFailure, type TokenAuthenticator } from './authenticate.t
 import type { ServiceAccountKeys, SigningKey, VerificationKey } from './service-account-keys.ts';
 import type { UserInfo } from './user.ts';
 import { isDNS1123Label, isDNS1123Subdomain } from '../api/labels.ts';
+import { goQuote, goQuoteList } from '../api/field-errors.ts';
 import { credentialIdKey } from './x509.ts';
 
 /** What a bound token names: an object's name and uid. */
@@ -421,11 +422,3 @@ function audiencesOf(aud: unknown): string[] {
   return Array.isArray(aud) ? aud.filter((a): a is string => typeof a === 'string') : [];
 }
 
-// Go's %q of a string, and of a []string (`["a" "b"]`).
-function goQuote(value: string): string {
-  return JSON.stringify(value);
-}
-
-function goQuoteList(values: readonly string[]): string {
-  return `[${values.map(goQuote).join(' ')}]`;
-}
