@@ -191,6 +191,12 @@ export function timeout(message: string, retryAfterSeconds?: number): StatusErro
   return new StatusError(504, 'Timeout', message, details, headers);
 }
 
+/** 404 for a path a route takes but serves nothing at (go-restful's own: empty details). */
 export function notFoundPath(): StatusError {
   return new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+}
+
+/** 404 for a path no route takes, at the end of the delegation chain: the same Status without details. */
+export function notFoundAtChainEnd(): StatusError {
+  return new StatusError(404, 'NotFound', 'the server could not find the requested resource');
 }

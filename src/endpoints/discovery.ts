@@ -8,7 +8,7 @@ import { parseAccept } from '../encoding/media-type.ts';
 import { loadedProtobufCodec, loadProtobufCodec } from '../encoding/protobuf-loader.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
-import { notAcceptable, notFoundPath, StatusError } from '../api/index.ts';
+import { notAcceptable, notFoundAtChainEnd, notFoundPath, StatusError } from '../api/index.ts';
 
 type SubresourceInfo = { group?: string; version?: string; kind?: string; verbs: string[] };
 
@@ -111,13 +111,6 @@ function restfulAccepts(accept: string | undefined, produces: readonly string[])
   });
 }
 
-/**
- * The 404 of a path no handler serves: kube-apiserver's notfoundhandler at the end of the
- * delegation chain answers it with no details (go-restful's own 404 has empty ones).
- */
-function notFoundAtChainEnd(): StatusError {
-  return new StatusError(404, 'NotFound', 'the server could not find the requested resource');
-}
 
 /** A group and version an extension API server answers (an APIService naming a service). */
 export interface RemoteGroupVersion {

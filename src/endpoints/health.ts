@@ -1,5 +1,5 @@
 // /healthz, /livez and /readyz with their named checks.
-import { StatusError } from '../api/index.ts';
+import { notFoundAtChainEnd } from '../api/index.ts';
 import { goQuote } from '../api/field-errors.ts';
 import { writeBytes, type HttpResponse } from './http.ts';
 
@@ -23,7 +23,7 @@ export async function serveHealth(res: HttpResponse, endpoint: string, checks: H
   if (rest === '') return serveRoot(res, endpoint, checks, query);
   const name = rest.slice(1);
   const check = rest.startsWith('/') ? checks.find((c) => c.name === name) : undefined;
-  if (check === undefined) throw new StatusError(404, 'NotFound', 'the server could not find the requested resource');
+  if (check === undefined) throw notFoundAtChainEnd();
   try {
     await check.check();
   } catch (err) {

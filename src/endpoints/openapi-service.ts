@@ -1,6 +1,6 @@
 // Serves /openapi/v2 and /openapi/v3 documents as kube-apiserver's handlers do: kube-openapi's
 // (handler, handler3) behind kube-aggregator's v3 proxy.
-import { StatusError } from '../api/index.ts';
+import { notFoundAtChainEnd } from '../api/index.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { Definitions } from '../schema/types.ts';
 import type { HttpRequest, HttpResponse } from './http.ts';
@@ -29,10 +29,6 @@ const v3Offered = ['application/json', 'application/com.github.proto-openapi.spe
 /** What handler offers for /openapi/v2, in its order; both Protobuf spellings answer the one without "@". */
 const v2Offered = ['application/json', v2Protobuf, v2ProtobufContentType] as const;
 
-/** The 404 of a path no handler serves (upstream's notfoundhandler: a Status without details). */
-function notFoundAtChainEnd(): StatusError {
-  return new StatusError(404, 'NotFound', 'the server could not find the requested resource');
-}
 
 /** Go's json.Marshal of a map: keys sorted. */
 function sortedIndex(paths: Record<string, { serverRelativeURL: string }>): string {
