@@ -100,6 +100,14 @@ export interface AdmissionPlugin {
   name: string;
   /** Mutating phase, before validation. */
   admit?(attrs: AdmissionAttributes): Promise<void> | void;
+  /**
+   * Plugins whose mutating phase a client can observe (webhooks, admission policies):
+   * whether it may see this write's object (`attrs.object` not consulted). Upstream's
+   * mutating phase sees an update before the server prepares it; an apply on the worker
+   * thread is prepared there first, so such a write is applied on the main thread instead.
+   * Built-in plugins leave it out: none changes the objects the worker applies.
+   */
+  observesMutating?(attrs: AdmissionAttributes): boolean;
   /** Validating phase, after the object is final. */
   validate?(attrs: AdmissionAttributes): Promise<void> | void;
   /**
@@ -135,6 +143,11 @@ export class AdmissionChain {
       if (causes !== undefined) (found ??= []).push(causes);
     }
     return found === undefined ? undefined : Promise.all(found).then((lists) => lists.flat());
+  }
+
+  /** Whether a plugin of the mutating phase that a client can observe may see this write's object (AdmissionPlugin.observesMutating). */
+  observedMutating(attrs: AdmissionAttributes): boolean {
+    return this.plugins.some((plugin) => plugin.observesMutating?.(attrs) === true);
   }
 
   /** The mutating phase, and once more when a plugin asked for it (see Reinvocation). */

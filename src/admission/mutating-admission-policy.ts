@@ -100,6 +100,9 @@ export function mutatingAdmissionPolicy(sources: MutatingPolicySources): Admissi
       if (bound === undefined || attrs.object === undefined) return undefined;
       return admitWith(attrs, bound);
     },
+    observesMutating(attrs) {
+      return !isExemptFromWebhooks(attrs) && (attrs.operation === 'CREATE' || attrs.operation === 'UPDATE') && boundPolicies(sources) !== undefined;
+    },
   };
 
   async function admitWith(attrs: AdmissionAttributes, pending: BoundPolicy[] | Promise<BoundPolicy[]>): Promise<void> {

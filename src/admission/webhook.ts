@@ -77,6 +77,7 @@ export class WebhookAdmission {
         const configs = configurations(attrs, opts.mutating);
         return configs === undefined ? undefined : this.admit(attrs, match, configs);
       },
+      observesMutating: (attrs) => configurations(attrs, opts.mutating) !== undefined,
     };
     this.validating = {
       name: 'ValidatingAdmissionWebhook',

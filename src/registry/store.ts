@@ -424,8 +424,8 @@ export class Store {
    * resourceVersion. A missing object is created when the type allows it.
    *
    * Each attempt: read the stored object → check the pinned resourceVersion → build the
-   * desired object (mutate, decode, uid precondition, server-set metadata) → the
-   * strategy's preparation → mutating admission → managed fields → validation and
+   * desired object (mutate, decode, uid precondition) → managed fields → mutating
+   * admission → server-set metadata and the strategy's preparation → validation and
    * validating admission → then delete it (last finalizer gone), skip the write (no-op),
    * or write it at the revision read; a concurrent write in between starts a new attempt.
    */
@@ -486,13 +486,16 @@ export class Store {
         this.conversions = conversions;
         try {
           obj = this.desiredUpdate(base, mutate, opts, mutateArgument, subresource, uidPrecondition);
-          rules.prepare(obj, current);
           if (opts.fieldManager !== undefined && !opts.managedFieldsSet) this.fieldManager.recordUpdate(current, obj, opts.fieldManager, subresource);
         } finally {
           this.conversions = undefined;
         }
         const attrs = this.updateAttributes(namespace, obj, current, opts, subresource, admissionView);
-        await this.admitUpdate(attrs, obj, current, rules, admissionView);
+        await this.admitUpdate(attrs, obj, current, admissionView);
+        // Upstream's BeforeUpdate, after the mutating phase: plugins and webhooks see the
+        // object as the client sent it (decoded, defaulted), validation sees it prepared.
+        this.preserveSystemMeta(obj, current, subresource);
+        rules.prepare(obj, current);
         const leading = this.admission.strategyCauses(attrs);
         rules.validate(obj, current, leading === undefined ? undefined : await leading);
         if (admissionView !== undefined) attrs.object = admissionView.toView(obj);
@@ -576,7 +579,8 @@ export class Store {
 
   /**
    * What `mutate` makes of the stored object, decoded as a request body is, with the uid
-   * checked as a precondition and the metadata only the server sets taken from `current`.
+   * checked as a precondition. The metadata only the server sets is taken from `current`
+   * later, after the mutating phase (preserveSystemMeta).
    */
   private desiredUpdate(
     base: UpdateBase, mutate: (current: KubeObject | undefined) => KubeObject, opts: WriteOptions, how: MutateArgument, subresource: string, uidPrecondition: boolean,
@@ -587,17 +591,12 @@ export class Store {
     // unless it is a copy of its own.
     const obj = how === 'copies' ? mutate(current) : cloneSharingFieldsV1(mutate(how === 'reads' ? current : base.copy()));
     this.checkTypeMeta(obj);
-    this.decodeFields(obj, opts, (probe) => {
-      this.preserveSystemMeta(probe, current, subresource);
-      this.type.strategy.prepareForUpdate?.(probe, current);
-      return this.updateCauses(probe, current);
-    });
+    this.decodeFields(obj, opts, (probe) => this.preparedUpdateCauses(probe, current, subresource));
     // A uid in an update's body is a precondition, as upstream's Update.
     const uid = obj.metadata.uid;
     if (uidPrecondition && uid !== undefined && uid !== '' && uid !== current.metadata.uid) {
       throw conflict(this.groupResource, current.metadata.name ?? '', `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid}`);
     }
-    this.preserveSystemMeta(obj, current, subresource);
     return obj;
   }
 
@@ -638,14 +637,11 @@ export class Store {
     this.fieldManager.keepReadableAfterAdmission(obj, managedFields);
   }
 
-  /** Mutating admission; what a webhook changed is decoded and prepared (defaulted, kept to the subresource's fields) again, as on create. */
-  private async admitUpdate(attrs: AdmissionAttributes, obj: KubeObject, current: KubeObject, rules: UpdateRules, admissionView: AdmissionView | undefined): Promise<void> {
+  /** Mutating admission; what a webhook changed is decoded (unknown fields dropped, defaults filled) again, as on create. */
+  private async admitUpdate(attrs: AdmissionAttributes, obj: KubeObject, current: KubeObject, admissionView: AdmissionView | undefined): Promise<void> {
     await this.admit(attrs, obj);
     if (admissionView !== undefined) admissionView.fromView(attrs.object!, obj);
-    if (attrs.mutated) {
-      this.decodeFields(obj, {}, (probe) => this.updateCauses(probe, current));
-      rules.prepare(obj, current);
-    }
+    if (attrs.mutated) this.decodeFields(obj, {}, (probe) => this.preparedUpdateCauses(probe, current, attrs.subresource));
   }
 
   /**
@@ -784,7 +780,9 @@ export class Store {
    * someone needs it: an admission plugin that reads it (what one changes is prepared and
    * validated here, and stored as this thread encodes it), or an answer in another form
    * than the stored JSON. Undefined when the worker did not finish it (no cached copy, an
-   * error, nothing to change) or a write came first: the caller applies from the start.
+   * error, nothing to change), when a webhook or admission policy would see the object
+   * (it must see it before the preparation the worker does), or a write came first: the
+   * caller applies from the start.
    */
   private async applyOffloaded(namespace: string, name: string, configuration: OffloadedConfiguration, opts: WriteOptions & { fieldManager: string; force: boolean }): Promise<UpdateResult | undefined> {
     const ready = this.writeReady();
@@ -792,6 +790,10 @@ export class Store {
     const key = this.key(namespace, name);
     const cached = this.reads.cachedState(key);
     if (cached === undefined) return undefined;
+    const attrs = this.attributes('UPDATE', namespace, undefined, undefined, opts);
+    attrs.name = name;
+    // The worker prepares what it merges; a webhook or policy sees it before (upstream's order).
+    if (this.admission.observedMutating(attrs)) return undefined;
     const revision = cached.revision;
     const request = {
       resource: `${this.type.group}/${this.type.resource}`, namespace, name, configuration,
@@ -819,8 +821,6 @@ export class Store {
       }
       return obj;
     };
-    const attrs = this.attributes('UPDATE', namespace, undefined, undefined, opts);
-    attrs.name = name;
     Object.defineProperties(attrs, {
       // A plugin that replaces the object: the managed fields it had are kept to compare with.
       object: { get: written, set: (value: KubeObject) => { written(); obj = value; }, enumerable: true, configurable: true },
@@ -1374,6 +1374,13 @@ export class Store {
       ...(this.type.strategy.validate?.(obj) ?? []),
       ...(this.type.strategy.validateCreate?.(obj) ?? []),
     ];
+  }
+
+  /** The update's own causes of `probe` once prepared as the write would be (it is changed). */
+  private preparedUpdateCauses(probe: KubeObject, current: KubeObject, subresource: string): StatusCause[] {
+    this.preserveSystemMeta(probe, current, subresource);
+    this.type.strategy.prepareForUpdate?.(probe, current);
+    return this.updateCauses(probe, current);
   }
 
   private updateCauses(obj: KubeObject, old: KubeObject): StatusCause[] {

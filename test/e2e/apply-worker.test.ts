@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/eventually.ts';
 import { startServer, type Response, type TestServer } from '../helpers/server.ts';
+import { allow, startWebhookServer } from '../helpers/webhook-server.ts';
 
 const applyType = 'application/apply-patch+yaml';
 
@@ -247,5 +248,55 @@ describe('applies on the worker thread', () => {
     assert.equal((await applyBoth('after', deployment('after', 1), 'fieldManager=m1&force=true')).status, 200);
     assert.equal(offloading.applyWorker!.applied, applied);
     await sameStored('after');
+  });
+});
+
+describe('applies a mutating webhook would see', () => {
+  test('go to the main thread, where the webhook sees the object before the server prepares it (the generation not yet bumped)', async () => {
+    const [server, hooks] = await Promise.all([startServer({ applyWorkerAfter: 0 }), startWebhookServer()]);
+    try {
+      assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'w' } } })).status, 201);
+      const apply = async (manager: number) => {
+        const res = await server.request('PATCH', `/apis/apps/v1/namespaces/w/deployments/seen?fieldManager=m${manager}&force=true`, {
+          raw: JSON.stringify(deployment('seen', manager)), headers: { 'content-type': applyType },
+        });
+        assert.ok(res.status === 200 || res.status === 201, res.text);
+        return res;
+      };
+      await apply(0);
+      assert.equal(await server.applyWorker!.whenReady(), true, 'the worker started');
+      const generations: number[] = [];
+      hooks.handle('/see', (review) => {
+        generations.push(review.request.object.metadata.generation);
+        return allow();
+      });
+      const configurations = '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
+      const configured = await server.request('POST', configurations, {
+        body: {
+          metadata: { name: 'see' },
+          webhooks: [{
+            name: 'see.example.com', clientConfig: { url: `${hooks.url}/see`, caBundle: hooks.caBundle },
+            rules: [{ operations: ['UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'] }],
+            sideEffects: 'None', admissionReviewVersions: ['v1'],
+          }],
+        },
+      });
+      assert.equal(configured.status, 201, configured.text);
+      // The webhook plugin reads configurations from the watch cache.
+      const cached = async () => (await server.request('GET', `${configurations}?resourceVersion=0`)).json.items.length > 0;
+      await eventually(async () => assert.ok(await cached()), { what: 'the configuration in the cache' });
+      const applied = server.applyWorker!.applied;
+      const res = await apply(1);
+      assert.deepEqual(generations, [1], 'the generation as stored, bumped only after the mutating phase');
+      assert.equal(res.json.metadata.generation, 2);
+      assert.equal(server.applyWorker!.applied, applied, 'no apply ran on the worker');
+
+      assert.equal((await server.request('DELETE', `${configurations}/see`)).status, 200);
+      await eventually(async () => assert.ok(!(await cached())), { what: 'the configuration gone from the cache' });
+      await apply(2);
+      assert.equal(server.applyWorker!.applied, applied + 1, 'the worker applies again');
+    } finally {
+      await Promise.all([server.stop(), hooks.close()]);
+    }
   });
 });

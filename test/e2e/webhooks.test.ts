@@ -521,6 +521,60 @@ describe('mutating webhooks', () => {
     }
   });
 
+  test('an update reaches mutating webhooks as sent and defaulted, before the server keeps its metadata and prepares it; validating webhooks see it prepared', async () => {
+    const ns = await namespace();
+    const seen: Record<string, any[]> = { mutating: [], validating: [] };
+    hooks.handle('/see-update-mutating', (review) => {
+      seen.mutating!.push(review.request);
+      return allow();
+    });
+    hooks.handle('/see-update-validating', (review) => {
+      seen.validating!.push(review.request);
+      return allow();
+    });
+    const rules = [{ operations: ['UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'] }];
+    const removeMutating = await configure('mutating', [webhook('see-update.example.com', ns, { path: '/see-update-mutating', rules })]);
+    const removeValidating = await configure('validating', [webhook('see-update.example.com', ns, { path: '/see-update-validating', rules })]);
+    try {
+      const labels = { app: 'd' };
+      const deployment = (image: string) => ({
+        apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' },
+        spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image }] } } },
+      });
+      const created = await server.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, { body: deployment('nginx:1') });
+      assert.equal(created.status, 201, created.text);
+      // A PUT without uid or creation time, the spec changed, a status of its own.
+      const put = await server.request('PUT', `/apis/apps/v1/namespaces/${ns}/deployments/d`, { body: { ...deployment('nginx:2'), status: { replicas: 7 } } });
+      assert.equal(put.status, 200, put.text);
+      const mutating = seen.mutating![0];
+      assert.equal(mutating.object.metadata.uid, undefined, 'the uid is not filled in yet');
+      assert.equal(mutating.object.metadata.creationTimestamp ?? null, null);
+      assert.equal(mutating.object.metadata.generation, undefined, 'the generation is not kept nor bumped yet');
+      assert.deepEqual(mutating.object.status, { replicas: 7 }, 'the status the client sent, not yet reset');
+      assert.equal(mutating.object.spec.strategy.type, 'RollingUpdate', 'the defaults are there');
+      assert.equal(mutating.oldObject.metadata.generation, 1);
+      const validating = seen.validating![0];
+      assert.equal(validating.object.metadata.uid, created.json.metadata.uid);
+      assert.equal(validating.object.metadata.creationTimestamp, created.json.metadata.creationTimestamp);
+      assert.equal(validating.object.metadata.generation, 2);
+      assert.equal(validating.object.status?.replicas, undefined, 'the status reset to the stored one');
+      assert.equal(put.json.metadata.generation, 2);
+      assert.equal(put.json.status?.replicas, undefined);
+
+      // A merge patch is built on the stored object: the webhook sees its metadata, the generation not yet bumped.
+      const patched = await server.request('PATCH', `/apis/apps/v1/namespaces/${ns}/deployments/d`, {
+        raw: JSON.stringify({ spec: { template: { spec: { containers: [{ name: 'c', image: 'nginx:3' }] } } } }),
+        headers: { 'content-type': 'application/merge-patch+json' },
+      });
+      assert.equal(patched.status, 200, patched.text);
+      assert.equal(seen.mutating![1].object.metadata.generation, 2);
+      assert.equal(seen.validating![1].object.metadata.generation, 3);
+    } finally {
+      await removeMutating();
+      await removeValidating();
+    }
+  });
+
   test('a Job a webhook changed gets the selector of its uid, set after mutating admission', async () => {
     const ns = await namespace();
     hooks.handle('/label-job', (review) => {
