@@ -106,6 +106,15 @@ export interface GroupResource {
   resource: string;
 }
 
+/** schema.ParseGroupVersion; undefined for more than one slash (which leaves the version to a decoder's defaults). */
+export function parseGroupVersion(apiVersion: string): { group: string; version: string } | undefined {
+  if (apiVersion === '' || apiVersion === '/') return { group: '', version: '' };
+  const slash = apiVersion.indexOf('/');
+  if (slash < 0) return { group: '', version: apiVersion };
+  if (apiVersion.includes('/', slash + 1)) return undefined;
+  return { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+}
+
 export function apiVersionOf(group: string, version: string): string {
   return group === '' ? version : `${group}/${version}`;
 }

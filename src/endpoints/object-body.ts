@@ -1,6 +1,6 @@
 // Object request bodies (POST, PUT, subresources): decoded, with the metadata every later stage relies on well typed.
-import { badRequest, type KubeObject } from '../api/index.ts';
-import { goQuote } from '../api/field-errors.ts';
+import { badRequest, parseGroupVersion, type KubeObject, type StatusError } from '../api/index.ts';
+import { goJson, goQuote } from '../api/field-errors.ts';
 import { isObject, withNumberText } from '../api/json.ts';
 import { objectMetaDecodeError, objectMetaTimeError } from '../api/go-object-meta.ts';
 import { currentRequest } from '../api/request-context.ts';
@@ -25,6 +25,20 @@ function nullBody(opts: ObjectBodyOptions, cbor: boolean): Record<string, unknow
   if (cbor) throw badRequest("Object 'Kind' is missing in 'null'");
   const kind = opts.kind ?? '';
   throw badRequest(`${kind} in version ${goQuote(opts.version ?? '')} cannot be handled as a ${kind}: Object 'Kind' is missing in 'null'`);
+}
+
+/**
+ * A custom resource's JSON or YAML body that names no kind: unstructured decoding refuses
+ * it (UnstructuredJSONScheme's missing kind, the data as JSON: a YAML body converted, its
+ * keys sorted), and transformDecodeError names the URL's kind at the version the body
+ * gives, else the URL's (the decoder's defaults).
+ */
+function missingCustomResourceKind(value: Record<string, unknown>, opts: ObjectBodyOptions, json: string): StatusError {
+  const kind = opts.kind ?? '';
+  const { group, version } = (typeof value.apiVersion === 'string' ? parseGroupVersion(value.apiVersion) : undefined) ?? { group: '', version: '' };
+  const urlGroup = currentRequest()?.group ?? '';
+  const defaulted = version !== '' ? version : group === '' || group === urlGroup ? opts.version ?? '' : '';
+  return badRequest(`${kind} in version ${goQuote(defaulted)} cannot be handled as a ${kind}: Object 'Kind' is missing in '${json}'`);
 }
 
 export interface ObjectBodyOptions extends DecodeOptions {
@@ -60,6 +74,9 @@ export async function decodeObjectBody(contentType: string | undefined, body: Ui
   const value = decoded.value === null ? nullBody(opts, cborTypeAt !== undefined) : decoded.value;
   // Bodies that are not objects were refused in decoding (decode.ts), in each encoding's words.
   if (!isObject(value)) throw notAnObjectBody(value);
+  if (opts.customResource === true && cborTypeAt === undefined && (value.kind === undefined || value.kind === '')) {
+    throw missingCustomResourceKind(value, opts, contentType?.includes('yaml') === true ? goJson(value, true).text : Buffer.from(body).toString('utf8'));
+  }
   const meta = value.metadata ?? {};
   if (!isObject(meta)) throw badRequest('the body of the request could not be decoded: metadata must be an object');
   // Before the checks below, whose words are Plinth's: this body's are Go's.

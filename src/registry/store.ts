@@ -1206,15 +1206,21 @@ export class Store {
     };
   }
 
-  /** kind and apiVersion may be omitted (the URL says them) but must not contradict it: 400 as upstream. */
+  /**
+   * kind and apiVersion may be omitted or empty (the URL says them: the decoder's defaults)
+   * but must not contradict it: 400 as upstream. A custom resource's kind is data, checked
+   * with its validation (422, upstream's ValidateTypeMeta); a body without one was refused
+   * at decoding.
+   */
   private checkTypeMeta(obj: KubeObject): void {
-    if (obj.apiVersion !== undefined && obj.apiVersion !== this.apiVersion) {
+    if (obj.apiVersion !== undefined && obj.apiVersion !== '' && obj.apiVersion !== this.apiVersion) {
       throw badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${this.apiVersion})`);
     }
-    if (obj.kind !== undefined && obj.kind !== this.type.kind) {
+    obj.apiVersion = this.apiVersion;
+    if (obj.kind !== undefined && obj.kind !== '' && obj.kind !== this.type.kind) {
+      if (this.type.customResource === true) return;
       throw badRequest(`the kind in the data (${obj.kind}) does not match the expected kind (${this.type.kind})`);
     }
-    obj.apiVersion = this.apiVersion;
     obj.kind = this.type.kind;
   }
 
@@ -1429,7 +1435,8 @@ export class Store {
 
   private throwIfInvalid(obj: KubeObject, causes: StatusCause[], leading?: StatusCause[]): void {
     if (leading !== undefined && leading.length > 0) causes = leading.concat(causes);
-    if (causes.length > 0) throw invalid(this.type.kind, obj.metadata.name ?? obj.metadata.generateName ?? '', causes, this.type.group);
+    // Named by the object's kind, as upstream's ObjectKinds (a custom resource's may be another: its first cause says so).
+    if (causes.length > 0) throw invalid(obj.kind || this.type.kind, obj.metadata.name ?? obj.metadata.generateName ?? '', causes, this.type.group);
   }
 }
 

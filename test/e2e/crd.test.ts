@@ -216,8 +216,8 @@ describe('creating a CRD', () => {
     await establish(crd);
     const ns = await namespace();
     const base = `/apis/${groupOf(crd)}/v1/namespaces/${ns}/crontabs`;
-    assert.equal((await server.request('POST', base, { body: { metadata: { name: 'upper' }, spec: { strategy: 'WARN' } } })).status, 201);
-    const bad = await server.request('POST', base, { body: { metadata: { name: 'other' }, spec: { strategy: 'stop' } } });
+    assert.equal((await server.request('POST', base, { body: { kind: 'CronTab', metadata: { name: 'upper' }, spec: { strategy: 'WARN' } } })).status, 201);
+    const bad = await server.request('POST', base, { body: { kind: 'CronTab', metadata: { name: 'other' }, spec: { strategy: 'stop' } } });
     assert.equal(bad.status, 422, bad.text);
     assert.deepEqual(bad.json.details.causes.map((c: Json) => c.message), [`Invalid value: "stop": spec.strategy in body should match '^(?i)(abort|warn)?$'`]);
 
@@ -229,6 +229,42 @@ describe('creating a CRD', () => {
     assert.deepEqual(refused.json.details.causes.map((c: Json) => `${c.field}: ${c.message}`), [
       'spec.validation.openAPIV3Schema.properties[spec].properties[strategy].pattern: Invalid value: "^(?=a)": must be a valid regular expression, but isn\'t: error parsing regexp: invalid or unsupported Perl syntax: `(?=`',
     ]);
+  });
+
+  test('a body names its kind: none is a decoding error, another is invalid; a built-in kind may leave both empty', async () => {
+    const crd = crontabCrd();
+    await establish(crd);
+    const group = groupOf(crd);
+    const ns = await namespace();
+    const base = `/apis/${group}/v1/namespaces/${ns}/crontabs`;
+    // Unstructured decoding needs a kind: upstream's transformDecodeError names the URL's, the data as sent.
+    const raw = `{"apiVersion":"${group}/v1", "metadata":{"name":"a"}}`;
+    const missing = await server.request('POST', base, { raw, headers: { 'content-type': 'application/json' } });
+    assert.equal(missing.status, 400, missing.text);
+    assert.equal(missing.json.message, `CronTab in version "v1" cannot be handled as a CronTab: Object 'Kind' is missing in '${raw}'`);
+    // An empty kind is none; the version the body gives is named (the URL's when it gives none).
+    const empty = await server.request('POST', base, { body: { apiVersion: 'v9', kind: '', metadata: { name: 'a' } } });
+    assert.equal(empty.status, 400, empty.text);
+    assert.match(empty.json.message, /^CronTab in version "v9" cannot be handled as a CronTab: Object 'Kind' is missing in '\{"apiVersion":"v9","kind":"","metadata":\{"name":"a"\}\}'$/);
+    // YAML is converted to JSON first: its keys sorted, as Go's encoder writes a map.
+    const yaml = await server.request('POST', base, { raw: 'metadata:\n  name: a\napiVersion: x/v1\n', headers: { 'content-type': 'application/yaml' } });
+    assert.equal(yaml.status, 400, yaml.text);
+    assert.equal(yaml.json.message, `CronTab in version "v1" cannot be handled as a CronTab: Object 'Kind' is missing in '{"apiVersion":"x/v1","metadata":{"name":"a"}}'`);
+    // Another kind decodes, and validation refuses it, named by that kind (ValidateTypeMeta).
+    const other = await server.request('POST', base, { body: { apiVersion: `${group}/v1`, kind: 'Other', metadata: { name: 'a' }, spec: {} } });
+    assert.equal(other.status, 422, other.text);
+    assert.equal(other.json.message, `Other.${group} "a" is invalid: kind: Invalid value: "Other": must be CronTab`);
+    assert.deepEqual(other.json.details, { name: 'a', group, kind: 'Other', causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: "Other": must be CronTab', field: 'kind' }] });
+    const put = await server.request('POST', base, { body: { kind: 'CronTab', metadata: { name: 'b' }, spec: {} } });
+    assert.equal(put.status, 201, put.text);
+    const renamed = await server.request('PUT', `${base}/b`, { body: { ...put.json, kind: 'Other' } });
+    assert.equal(renamed.status, 422, renamed.text);
+    assert.equal(renamed.json.details.causes[0].message, 'Invalid value: "Other": must be CronTab');
+    // A built-in kind's empty apiVersion and kind are the decoder's defaults: the URL's.
+    const cm = await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: '', kind: '', metadata: { name: 'c' } } });
+    assert.equal(cm.status, 201, cm.text);
+    assert.equal(cm.json.apiVersion, 'v1');
+    assert.equal(cm.json.kind, 'ConfigMap');
   });
 
   test('a name another CRD of the group took is not accepted', async () => {
@@ -518,7 +554,7 @@ test('a version added by an update is served at once; every version reads the sa
   const stored = await establish(crd);
   const group = groupOf(crd);
   const ns = await namespace();
-  assert.equal((await server.request('POST', `/apis/${group}/v1/namespaces/${ns}/crontabs`, { body: { metadata: { name: 'shared' }, spec: { replicas: 2 } } })).status, 201);
+  assert.equal((await server.request('POST', `/apis/${group}/v1/namespaces/${ns}/crontabs`, { body: { kind: 'CronTab', metadata: { name: 'shared' }, spec: { replicas: 2 } } })).status, 201);
   const updated = structuredClone(stored);
   updated.spec.versions.push({ ...structuredClone(updated.spec.versions[0]), name: 'v1beta1', storage: false });
   const put = await server.request('PUT', `${crdsPath}/${crd.metadata.name}`, { body: updated });
@@ -572,7 +608,7 @@ describe('deleting a CRD', () => {
     const ns = await namespace();
     const base = `/apis/${groupOf(crd)}/v1/namespaces/${ns}/crontabs`;
     for (const name of ['a', 'b']) {
-      assert.equal((await server.request('POST', base, { body: { metadata: { name }, spec: {} } })).status, 201);
+      assert.equal((await server.request('POST', base, { body: { kind: 'CronTab', metadata: { name }, spec: {} } })).status, 201);
     }
     const del = await server.request('DELETE', `${crdsPath}/${crd.metadata.name}`);
     assert.ok(del.status === 200 || del.status === 202, del.text);
@@ -593,7 +629,7 @@ describe('deleting a CRD', () => {
     await establish(crd);
     const ns = await namespace();
     const base = `/apis/${groupOf(crd)}/v1/namespaces/${ns}/crontabs`;
-    await server.request('POST', base, { body: { metadata: { name: 'held', finalizers: ['example.com/hold'] }, spec: {} } });
+    await server.request('POST', base, { body: { kind: 'CronTab', metadata: { name: 'held', finalizers: ['example.com/hold'] }, spec: {} } });
     await server.request('DELETE', `${crdsPath}/${crd.metadata.name}`);
     const terminating = await eventually(async () => {
       const got = await server.request('GET', `${crdsPath}/${crd.metadata.name}`);
@@ -602,7 +638,7 @@ describe('deleting a CRD', () => {
       return c;
     });
     assert.equal(terminating.status, 'True');
-    const refused = await server.request('POST', base, { body: { metadata: { name: 'late' }, spec: {} } });
+    const refused = await server.request('POST', base, { body: { kind: 'CronTab', metadata: { name: 'late' }, spec: {} } });
     assert.equal(refused.status, 405, refused.text);
     assert.equal(refused.json.message, 'create not allowed while custom resource definition is terminating');
     const held = await server.request('GET', `${base}/held`);
@@ -619,7 +655,7 @@ test('after a restart, stored CRDs are served before the server answers', async 
     const crd = crontabCrd();
     try {
       await establish(crd, first);
-      const res = await first.request('POST', `/apis/${groupOf(crd)}/v1/namespaces/default/crontabs`, { body: { metadata: { name: 'kept' }, spec: { cronSpec: '* * * * *' } } });
+      const res = await first.request('POST', `/apis/${groupOf(crd)}/v1/namespaces/default/crontabs`, { body: { kind: 'CronTab', metadata: { name: 'kept' }, spec: { cronSpec: '* * * * *' } } });
       assert.equal(res.status, 201, res.text);
     } finally {
       await first.stop();
@@ -745,7 +781,7 @@ spec:
     const crd = crontabCrd((c) => { delete c.spec.versions[0].additionalPrinterColumns; });
     await establish(crd);
     const ns = await namespace();
-    await server.request('POST', `/apis/${groupOf(crd)}/v1/namespaces/${ns}/crontabs`, { body: { metadata: { name: 'plain' }, spec: {} } });
+    await server.request('POST', `/apis/${groupOf(crd)}/v1/namespaces/${ns}/crontabs`, { body: { kind: 'CronTab', metadata: { name: 'plain' }, spec: {} } });
     const out = await kubectl('-n', ns, 'get', `crontabs.${groupOf(crd)}`);
     const [header, row] = out.trim().split('\n');
     assert.match(header!, /^NAME\s+AGE$/);

@@ -18,7 +18,7 @@
 // fields the codec reads and writes as any message's, one-of-types.ts choosing the form.
 
 import {
-  badRequest, internalError, isStatusError, notAcceptable,
+  badRequest, internalError, isStatusError, notAcceptable, parseGroupVersion,
   type KubeList, type KubeObject, type Status, type WatchEvent, type WatchEventType,
 } from '../../api/index.ts';
 import { goQuote } from '../../api/field-errors.ts';
@@ -400,15 +400,6 @@ interface ResolvedType {
   /** As transformDecodeError names the version: without the group. */
   version: string;
   message: string | undefined;
-}
-
-/** schema.ParseGroupVersion; undefined for more than one slash (which leaves the version to the defaults). */
-function parseGroupVersion(apiVersion: string): { group: string; version: string } | undefined {
-  if (apiVersion === '' || apiVersion === '/') return { group: '', version: '' };
-  const slash = apiVersion.indexOf('/');
-  if (slash < 0) return { group: '', version: apiVersion };
-  if (apiVersion.includes('/', slash + 1)) return undefined;
-  return { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
 /**

@@ -7,7 +7,7 @@
 // a schema that gained a default shows it on objects stored before.
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
-import { appendAll } from '../../api/field-errors.ts';
+import { appendAll, goQuote } from '../../api/field-errors.ts';
 import { schemaRef } from '../../schema/builtin/index.ts';
 import { applyDefaults } from '../../schema/defaults.ts';
 import { prune } from '../../schema/prune.ts';
@@ -54,6 +54,8 @@ export class CustomResourceStore extends Store {
   // A 422's causes in upstream's order (customResourceStrategy.Validate): metadata's, the
   // schema's, then the version's checks (scale paths, rules), merged with nothing.
   protected override createValidationCauses(obj: KubeObject): StatusCause[] {
+    const typeMeta = this.#typeMetaCauses(obj);
+    if (typeMeta !== undefined) return typeMeta;
     if (this.#checks === undefined) return super.createValidationCauses(obj);
     const causes = [...validateObjectMeta(obj, this.type.nameRule, this.type.namespaced)];
     appendAll(causes, this.schemaCauses(obj));
@@ -61,10 +63,18 @@ export class CustomResourceStore extends Store {
   }
 
   protected override updateValidationCauses(obj: KubeObject, old: KubeObject): StatusCause[] {
+    const typeMeta = this.#typeMetaCauses(obj);
+    if (typeMeta !== undefined) return typeMeta;
     if (this.#checks === undefined) return super.updateValidationCauses(obj, old);
     const causes = [...validateObjectMetaUpdate(obj, old)];
     appendAll(causes, this.schemaCauses(obj));
     return this.#checks.object(obj, old, causes);
+  }
+
+  /** Upstream's ValidateTypeMeta: a body of another kind is refused with that alone (the store checked the apiVersion). */
+  #typeMetaCauses(obj: KubeObject): StatusCause[] | undefined {
+    if (obj.kind === this.type.kind) return undefined;
+    return [{ reason: 'FieldValueInvalid', field: 'kind', message: `Invalid value: ${goQuote(obj.kind ?? '')}: must be ${this.type.kind}` }];
   }
 
   protected override subresourceValidationCauses(subresource: string, obj: KubeObject, old: KubeObject): StatusCause[] {
