@@ -14,6 +14,11 @@ export class StatusError extends Error {
   readonly headers: Record<string, string>;
   /** The Status's list metadata: an expired continue's token to go on with (upstream's inconsistent continue). */
   listMeta: ListMeta | undefined;
+  /**
+   * Answered as this text instead of a Status, as Go's http.Error writes it (text/plain,
+   * nosniff): for answers upstream gives from net/http rather than from its Status writer.
+   */
+  plainText: string | undefined;
 
   constructor(code: number, reason: string, message: string, details?: StatusDetails, headers: Record<string, string> = {}) {
     super(message);
@@ -23,6 +28,7 @@ export class StatusError extends Error {
     this.details = details;
     this.headers = headers;
     this.listMeta = undefined;
+    this.plainText = undefined;
   }
 
   toStatus(): Status {
@@ -191,12 +197,18 @@ export function timeout(message: string, retryAfterSeconds?: number): StatusErro
   return new StatusError(504, 'Timeout', message, details, headers);
 }
 
-/** 404 for a path a route takes but serves nothing at (go-restful's own: empty details). */
+/** 404 for a path under one of go-restful's web services that no route of it matches: its Status, empty details. */
 export function notFoundPath(): StatusError {
   return new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
 }
 
-/** 404 for a path no route takes, at the end of the delegation chain: the same Status without details. */
+/**
+ * 404 for a path no handler of the delegation chain takes (aggregator, kube-apiserver,
+ * apiextensions): in v1.36 its notfoundhandler calls net/http's NotFound, a plain-text
+ * `404 page not found` whatever the method, never negotiated nor compressed.
+ */
 export function notFoundAtChainEnd(): StatusError {
-  return new StatusError(404, 'NotFound', 'the server could not find the requested resource');
+  const err = new StatusError(404, 'NotFound', '404 page not found');
+  err.plainText = '404 page not found\n';
+  return err;
 }

@@ -1,5 +1,5 @@
 // Routes a resource request to its verb handler, after request info has named it.
-import { badRequest, methodNotAllowed, notFoundPath, StatusError, unclassifiedError } from '../api/index.ts';
+import { badRequest, methodNotAllowed, notFoundAtChainEnd, notFoundPath, StatusError, unclassifiedError } from '../api/index.ts';
 import { negotiateObject, negotiateStatus, wantsPretty, type NegotiateOptions } from '../encoding/negotiate.ts';
 import type { ReviewAuthorizer } from '../registry/access-review.ts';
 import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
@@ -143,6 +143,8 @@ export class ApiHandler {
   }
 
   async handle(req: HttpRequest, res: HttpResponse, info: RequestInfo, query: URLSearchParams): Promise<void> {
+    // An empty path segment (`//x/api/...`, `/api/v1//pods`) matches no route upstream: 404, never served as the path without it.
+    if (info.path.includes('//')) throw this.unrouted(info.path);
     const aggregation = this.opts.aggregation;
     if (aggregation !== undefined) {
       // A group and version an APIService gives to a service: the extension server answers,
@@ -158,18 +160,25 @@ export class ApiHandler {
     return this.handleNonResource(req, res, info, query);
   }
 
+  /**
+   * Paths other than resources'. One no handler takes is answered by the end of upstream's
+   * delegation chain whatever the method (notFoundAtChainEnd), or by go-restful's 404 under
+   * its web services; the paths served take GET and HEAD, other methods 405.
+   */
   private async handleNonResource(req: HttpRequest, res: HttpResponse, info: NonResourceRequestInfo, query: URLSearchParams): Promise<void> {
     const [root, ...rest] = info.parts;
-    // A CONNECT's authority (no path) is no path any of upstream's muxes serves: the end of its
-    // delegation chain answers it, in v1.36 with net/http's NotFound, whatever the method.
-    if (info.path === '') {
-      writeBytes(res, 404, 'text/plain; charset=utf-8', '404 page not found\n', { 'X-Content-Type-Options': 'nosniff' });
-      return;
-    }
-    if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
+    // A CONNECT's authority (no path) is no path any of upstream's muxes serves.
+    if (info.path === '') throw notFoundAtChainEnd();
+    const method = req.method ?? 'GET';
+    const reads = method === 'GET' || method === 'HEAD';
     switch (root) {
       case 'api':
       case 'apis': {
+        if (!reads) {
+          // The path decides first: a missing document is its 404 (Discovery.serve throws the chain end's).
+          if (this.opts.discovery.serve(info.parts, { version: 'legacy', mediaType: 'application/json' }) === undefined) throw notFoundPath();
+          throw methodNotAllowed();
+        }
         // A group's or version's document has no aggregated form: upstream's handler for it passes those entries over.
         const form = negotiateDiscovery(req.headers.accept, this.cbor, info.parts.length === 1);
         await discoveryCodecs(form);
@@ -184,60 +193,80 @@ export class ApiHandler {
         writeBytes(res, 200, doc.contentType, doc.body, headers);
         return;
       }
+      // go-restful's web service /version: a path under it that its one route does not match is its 404.
       case 'version':
         if (rest.length > 0) throw notFoundPath();
+        if (!reads) throw methodNotAllowed();
         writeBytes(res, 200, 'application/json', JSON.stringify(versionInfo(this.opts.plinthVersion), null, 2));
         return;
       case 'healthz':
       case 'livez':
-        return serveHealth(res, root, this.opts.healthChecks, query, info.path);
+        return serveHealth(res, root, this.opts.healthChecks, query, info.path, method);
       case 'readyz':
-        return serveHealth(res, root, [...this.opts.healthChecks, ...this.opts.readyChecks], query, info.path);
+        return serveHealth(res, root, [...this.opts.healthChecks, ...this.opts.readyChecks], query, info.path, method);
       case 'openapi':
         return this.opts.openapi.serve(req, res, rest, query);
       case 'metrics':
-        if (rest.length > 0 || this.opts.metrics === undefined) throw notFoundPath();
+        if (rest.length > 0 || this.opts.metrics === undefined) throw notFoundAtChainEnd();
+        if (!reads) throw methodNotAllowed();
         writeBytes(res, 200, this.opts.metrics.contentType, await this.opts.metrics.text());
         return;
       case 'debug': {
         const dump = rest.length === 2 && rest[0] === 'api_priority_and_fairness' ? this.opts.flowControlDump?.(rest[1]!, query) : undefined;
-        if (dump === undefined) throw notFoundPath();
+        if (dump === undefined) throw notFoundAtChainEnd();
+        if (!reads) throw methodNotAllowed();
         // Go's handler sets no type: net/http sniffs the text.
         writeBytes(res, 200, 'text/plain; charset=utf-8', dump);
         return;
       }
       // The service-account issuer's OpenID discovery, as upstream's routes.OpenIDMetadataServer.
       case '.well-known':
-        if (rest.length !== 1 || rest[0] !== 'openid-configuration' || this.opts.authentication === undefined) throw notFoundPath();
+        if (rest.length !== 1 || rest[0] !== 'openid-configuration' || this.opts.authentication === undefined) throw notFoundAtChainEnd();
+        if (!reads) throw methodNotAllowed();
         writeBytes(res, 200, 'application/json', JSON.stringify(await this.opts.authentication.openIdConfiguration()), { 'Cache-Control': 'public, max-age=3600' });
         return;
       case 'openid':
-        if (rest.length !== 2 || rest[0] !== 'v1' || rest[1] !== 'jwks' || this.opts.authentication === undefined) throw notFoundPath();
+        if (rest.length !== 2 || rest[0] !== 'v1' || rest[1] !== 'jwks' || this.opts.authentication === undefined) throw notFoundAtChainEnd();
+        if (!reads) throw methodNotAllowed();
         writeBytes(res, 200, 'application/jwk-set+json', JSON.stringify(await this.opts.authentication.jwks()), { 'Cache-Control': 'public, max-age=3600' });
         return;
       default:
-        throw notFoundPath();
+        throw notFoundAtChainEnd();
     }
+  }
+
+  /**
+   * The 404 of a path nothing serves, as the handler upstream's director picks for it
+   * answers: a path under one of kube-apiserver's go-restful web services (a root followed
+   * by the path's end or a `/`: `/api`, `/version`, `/apis/<group>` of a group with built-in
+   * types) is go-restful's Status; any other reaches the end of the delegation chain
+   * (apiextensions' handler passes unknown groups, versions and custom resources on).
+   */
+  private unrouted(path: string): StatusError {
+    const [, root, group = ''] = path.split('/');
+    const restful = root === 'api' || root === 'version'
+      || (root === 'apis' && group !== '' && this.opts.registry.served().some(({ type }) => type.group === group && type.customResource !== true));
+    return restful ? notFoundPath() : notFoundAtChainEnd();
   }
 
   private async handleResource(req: HttpRequest, res: HttpResponse, info: ResourceRequestInfo, query: URLSearchParams): Promise<void> {
     const served = this.opts.registry.lookup(info.group, info.version, info.resource);
-    if (served === undefined || served.disabled === true) throw notFoundPath();
+    if (served === undefined || served.disabled === true) throw this.unrouted(info.path);
     const { type } = served;
+    // Paths that do not exist for the type's scope: a namespaced object needs its namespace
+    // (except for lists and watches across namespaces), a cluster-scoped one has none: upstream
+    // serves no such route, whatever the verb (only a namespace's own path names one).
+    if (!type.namespaced && info.namespace !== '' && !isNamespaceOwnPath(info)) throw this.unrouted(info.path);
+    if (type.namespaced && info.namespace === '' && info.verb !== 'list' && info.verb !== 'watch') {
+      // A built-in's collection path exists (for list), so another verb there is 405; upstream's
+      // custom resource handler passes any path it does not serve on, to the chain's end.
+      throw info.name === '' && !(served.store instanceof CustomResourceStore) ? methodNotAllowed() : this.unrouted(info.path);
+    }
     // Upstream's installer warns of a deprecated API on every route it serves, errors included,
     // and its metrics count the request and mark its audit event.
     if (type.deprecationWarning !== undefined) {
       addWarning(type.deprecationWarning);
       deprecatedApiRequested();
-    }
-    // Paths that do not exist for the type's scope: a namespaced object needs its namespace
-    // (except for lists and watches across namespaces), a cluster-scoped one has none: upstream
-    // serves no such route, whatever the verb (only a namespace's own path names one).
-    if (!type.namespaced && info.namespace !== '' && !isNamespaceOwnPath(info)) throw notFoundPath();
-    if (type.namespaced && info.namespace === '' && info.verb !== 'list' && info.verb !== 'watch') {
-      // A built-in's collection path exists (for list), so another verb there is 405; upstream's
-      // custom resource handler passes any path it does not serve on, to a 404.
-      throw info.name === '' && !(served.store instanceof CustomResourceStore) ? methodNotAllowed() : notFoundPath();
     }
     const custom = served.store instanceof CustomResourceStore;
     const routed = info.subresource === '' || type.subresources.includes(info.subresource);

@@ -1,5 +1,5 @@
 // /healthz, /livez and /readyz with their named checks.
-import { notFoundAtChainEnd } from '../api/index.ts';
+import { methodNotAllowed, notFoundAtChainEnd } from '../api/index.ts';
 import { goQuote } from '../api/field-errors.ts';
 import { writeBytes, type HttpResponse } from './http.ts';
 
@@ -15,15 +15,17 @@ export interface HealthCheck {
  * `<endpoint> check passed`; `?exclude=name` skips a check; a failing check answers 500
  * listing `[-]name failed`. `/<endpoint>/<check>` is that check's own handler: `ok`, or 500
  * `internal server error: <its error>`, whatever the query. Any other path under it (a
- * trailing slash, an unknown check, more segments) is registered by nothing: the 404 of
- * upstream's notfoundhandler, a Status without details.
+ * trailing slash, an unknown check, more segments) is registered by nothing: upstream's
+ * notfoundhandler answers it, net/http's plain-text 404, whatever the method. The paths
+ * registered take GET and HEAD (Plinth's rule: upstream's handlers answer any method).
  */
-export async function serveHealth(res: HttpResponse, endpoint: string, checks: HealthCheck[], query: URLSearchParams, path: string): Promise<void> {
+export async function serveHealth(res: HttpResponse, endpoint: string, checks: HealthCheck[], query: URLSearchParams, path: string, method = 'GET'): Promise<void> {
   const rest = path.slice(path.indexOf(endpoint) + endpoint.length);
-  if (rest === '') return serveRoot(res, endpoint, checks, query);
   const name = rest.slice(1);
   const check = rest.startsWith('/') ? checks.find((c) => c.name === name) : undefined;
-  if (check === undefined) throw notFoundAtChainEnd();
+  if (rest !== '' && check === undefined) throw notFoundAtChainEnd();
+  if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed();
+  if (check === undefined) return serveRoot(res, endpoint, checks, query);
   try {
     await check.check();
   } catch (err) {

@@ -283,13 +283,18 @@ export async function writeObject(res: HttpResponse, status: number, negotiated:
 
 /**
  * Any error as a Status answer, in the serializer negotiated for errors (JSON when none
- * is given or the Status cannot be encoded); errors that are not StatusErrors are bugs:
- * 500, cause logged.
+ * is given or the Status cannot be encoded), or as its plain text when it has one (Go's
+ * http.Error); errors that are not StatusErrors are bugs: 500, cause logged.
  */
 export async function writeError(res: HttpResponse, err: unknown, log: (message: string) => void = console.error, negotiated?: Negotiated): Promise<void> {
   const statusError = toStatusError(err, log);
   if (res.headersSent) {
     res.end();
+    return;
+  }
+  if (statusError.plainText !== undefined) {
+    // Go's http.Error: the text as it is, whatever the Accept or Accept-Encoding.
+    writeBytes(res, statusError.code, 'text/plain; charset=utf-8', statusError.plainText, { ...statusError.headers, 'X-Content-Type-Options': 'nosniff' });
     return;
   }
   const status: Status = statusError.toStatus();

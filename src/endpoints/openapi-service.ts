@@ -1,6 +1,6 @@
 // Serves /openapi/v2 and /openapi/v3 documents as kube-apiserver's handlers do: kube-openapi's
 // (handler, handler3) behind kube-aggregator's v3 proxy.
-import { notFoundAtChainEnd } from '../api/index.ts';
+import { methodNotAllowed, notFoundAtChainEnd } from '../api/index.ts';
 import type { ResourceRegistry } from '../registry/registry.ts';
 import type { Definitions } from '../schema/types.ts';
 import type { HttpRequest, HttpResponse } from './http.ts';
@@ -91,7 +91,8 @@ export class OpenApiService {
   /**
    * `/openapi/v2`, `/openapi/v3` and `/openapi/v3/<path>`, matched on the request's own path
    * as upstream's mux does (a trailing slash is another path); `parts` and `query` as the
-   * request info split them.
+   * request info split them. Any other path is registered by nothing: the notfoundhandler's
+   * plain-text 404, whatever the method. The documents take GET and HEAD (Plinth's rule).
    */
   async serve(req: HttpRequest, res: HttpResponse, _parts: string[], query: URLSearchParams): Promise<void> {
     const raw = (req.url ?? '').split('?')[0]!;
@@ -101,10 +102,11 @@ export class OpenApiService {
     } catch {
       path = raw;
     }
-    if (path === '/openapi/v2') return this.serveV2(req, res);
-    if (path === '/openapi/v3') return this.serveV3Index(req, res);
     if (path.startsWith('/openapi/v3/')) return this.serveV3Document(req, res, path.slice('/openapi/v3/'.length), query);
-    throw notFoundAtChainEnd();
+    if (path !== '/openapi/v2' && path !== '/openapi/v3') throw notFoundAtChainEnd();
+    onlyReads(req);
+    if (path === '/openapi/v2') return this.serveV2(req, res);
+    return this.serveV3Index(req, res);
   }
 
   /**
@@ -149,6 +151,7 @@ export class OpenApiService {
     const built = this.documents();
     const doc = built.v3.get(key);
     if (doc === undefined) return writeEmpty(res, 404);
+    onlyReads(req);
     const clauses = goautonegClauses(acceptOf(req) || '*/*');
     const headers: Record<string, string> = { Vary: 'Accept' };
     if (clauses.length === 0) return writeEmpty(res, 200, headers);
@@ -168,6 +171,11 @@ export class OpenApiService {
     }
     serveContent(req, res, doc.json, headers, built.at);
   }
+}
+
+/** A served document's methods: GET and HEAD, others 405. */
+function onlyReads(req: HttpRequest): void {
+  if (req.method !== undefined && req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
 }
 
 /** The Accept header as Go's Header.Get reads it: the first one. */

@@ -5,7 +5,7 @@ import http2 from 'node:http2';
 import net, { type AddressInfo, type Socket } from 'node:net';
 import { constants as cryptoConstants, X509Certificate } from 'node:crypto';
 import { createSecureContext, DEFAULT_CIPHERS, type DetailedPeerCertificate, type SecureContext, type SecureContextOptions, type SecureVersion, type TLSSocket } from 'node:tls';
-import { badRequest, notFoundPath, StatusError, unauthorized } from '../api/index.ts';
+import { badRequest, StatusError, unauthorized } from '../api/index.ts';
 import { goDurationError } from '../api/go-time.ts';
 import type { Authenticated, Authenticator, AuthorizationAttributes, Authorizer, ClientCertificate, UserInfo } from '../auth/index.ts';
 import { AuthenticationFailure, anonymousUser, forbiddenError, resolveImpersonation, wantsImpersonation } from '../auth/index.ts';
@@ -753,8 +753,6 @@ export class ApiServer {
       }
       throw forbiddenError(user, attributes, decision.reason);
     }
-    // An empty path segment (`//x/api/...`, `/api/v1//pods`) matches no route upstream: 404, never served as the path without it.
-    if (path.includes('//')) throw notFoundPath();
     // Admission and the Store learn the user, and add warnings, through the request context.
     const context = {
       user, addWarning,

@@ -250,7 +250,7 @@ describe('bad input answers a Status and changes nothing', () => {
     { name: 'malformed JSON is 400', method: 'POST', path: (ns) => `/api/v1/namespaces/${ns}/configmaps`, opts: { raw: '{"metadata": ', headers: { 'content-type': 'application/json' } }, status: 400, reason: 'BadRequest' },
     { name: 'a body over 3 MiB is 413', method: 'POST', path: (ns) => `/api/v1/namespaces/${ns}/configmaps`, opts: { raw: JSON.stringify(configMap('big', { a: 'x'.repeat(3.5 * 1024 * 1024) })), headers: { 'content-type': 'application/json' } }, status: 413, reason: 'RequestEntityTooLarge' },
     { name: 'an unknown resource is 404', method: 'GET', path: (ns) => `/api/v1/namespaces/${ns}/widgets`, status: 404, reason: 'NotFound' },
-    { name: 'an unknown group is 404', method: 'GET', path: () => '/apis/nope.example.com/v1/things', status: 404, reason: 'NotFound' },
+    { name: 'an unknown resource of a built-in group is 404', method: 'GET', path: () => '/apis/apps/v1/things', status: 404, reason: 'NotFound' },
     { name: 'an unsupported verb is 405', method: 'POST', path: () => '/api/v1/configmaps', opts: { body: configMap('x') }, status: 405, reason: 'MethodNotAllowed' },
     { name: 'an unsupported Content-Type is 415', method: 'POST', path: (ns) => `/api/v1/namespaces/${ns}/configmaps`, opts: { raw: 'a=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, status: 415, reason: 'UnsupportedMediaType' },
     { name: 'no credentials is system:anonymous, whom RBAC refuses: 403', method: 'GET', path: (ns) => `/api/v1/namespaces/${ns}/configmaps`, opts: { anonymous: true }, status: 403, reason: 'Forbidden' },

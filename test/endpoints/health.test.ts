@@ -12,7 +12,7 @@ interface Answer {
   body: string;
 }
 
-async function get(path: string, checks: HealthCheck[]): Promise<Answer | { thrown: unknown }> {
+async function get(path: string, checks: HealthCheck[], method = 'GET'): Promise<Answer | { thrown: unknown }> {
   const answer: Answer = { status: 0, headers: {}, body: '' };
   const res = {
     writeHead(status: number, h: Record<string, unknown> = {}) {
@@ -26,7 +26,7 @@ async function get(path: string, checks: HealthCheck[]): Promise<Answer | { thro
   const [pathname, search = ''] = path.split('?');
   const endpoint = pathname!.split('/')[1]!;
   try {
-    await serveHealth(res, endpoint, checks, new URLSearchParams(search), pathname!);
+    await serveHealth(res, endpoint, checks, new URLSearchParams(search), pathname!, method);
   } catch (err) {
     return { thrown: err };
   }
@@ -57,9 +57,19 @@ for (const c of cases) {
 }
 
 for (const path of ['/readyz/', '/readyz/nope', '/readyz/ping/x']) {
-  test(`${path} is registered by nothing: a NotFound Status without details`, async () => {
-    const { thrown } = await get(path, checks) as { thrown: unknown };
+  for (const method of ['GET', 'POST', 'DELETE']) {
+    test(`${method} ${path} is registered by nothing: the notfoundhandler's plain-text 404`, async () => {
+      const { thrown } = await get(path, checks, method) as { thrown: unknown };
+      assert.ok(isStatusError(thrown));
+      assert.deepEqual([thrown.code, thrown.plainText], [404, '404 page not found\n']);
+    });
+  }
+}
+
+for (const path of ['/readyz', '/readyz/ping']) {
+  test(`POST ${path} is a registered path's 405`, async () => {
+    const { thrown } = await get(path, checks, 'POST') as { thrown: unknown };
     assert.ok(isStatusError(thrown));
-    assert.deepEqual([thrown.code, thrown.reason, thrown.message, thrown.details], [404, 'NotFound', 'the server could not find the requested resource', undefined]);
+    assert.deepEqual([thrown.code, thrown.reason, thrown.plainText], [405, 'MethodNotAllowed', undefined]);
   });
 }
