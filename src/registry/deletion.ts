@@ -102,26 +102,17 @@ export interface GracefulDecision {
 
 /**
  * Upstream's rest.BeforeDelete after its validation: the preconditions (409 in its words,
- * on the kind), then graceful deletion for the types that have it, which sets
- * deletionTimestamp and deletionGracePeriodSeconds on `obj` (a copy the caller may write).
- * A grace period can only shorten; an object already deleting with grace 0 (or none)
- * is deleted at once.
+ * on the kind; namespaces and CRDs in their registries' words), then graceful deletion for
+ * the types that have it, which sets deletionTimestamp and deletionGracePeriodSeconds on
+ * `obj` (a copy the caller may write). A grace period can only shorten, and not into the
+ * past; an object already deleting with grace 0 (or none) is deleted at once.
  */
 export function beforeDelete(
   type: ResourceType, obj: KubeObject,
   opts: { gracePeriodSeconds?: number; preconditions?: { uid?: string; resourceVersion?: string } }, now: number,
 ): GracefulDecision {
   const meta = obj.metadata;
-  const pre = opts.preconditions;
-  if (pre !== undefined && pre !== null) {
-    const onKind = { group: type.group, resource: type.kind };
-    if (pre.uid !== undefined && pre.uid !== null && pre.uid !== meta.uid) {
-      throw conflict(onKind, meta.name ?? '', `the UID in the precondition (${pre.uid}) does not match the UID in record (${meta.uid ?? ''}). The object might have been deleted and then recreated`);
-    }
-    if (pre.resourceVersion !== undefined && pre.resourceVersion !== null && pre.resourceVersion !== meta.resourceVersion) {
-      throw conflict(onKind, meta.name ?? '', `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${meta.resourceVersion ?? ''}). The object might have been modified`);
-    }
-  }
+  checkPreconditions(type, meta, opts.preconditions);
   // A negative grace period counts as 1 second, the one asked for and the one recorded.
   let grace = opts.gracePeriodSeconds;
   if (grace !== undefined && grace < 0) grace = 1;
@@ -134,8 +125,17 @@ export function beforeDelete(
     // Marked with no grace left (or a delete that failed after marking): delete now.
     if (recorded === undefined || recorded === 0) return { graceful: false, pending: false };
     if (grace === undefined || grace >= recorded) return { graceful: false, pending: true, gracePeriodSeconds: recorded };
-    meta.deletionTimestamp = timestamp(afterSeconds(afterSeconds(Date.parse(meta.deletionTimestamp), -recorded), grace));
-    meta.deletionGracePeriodSeconds = grace;
+    let shortened = afterSeconds(afterSeconds(Date.parse(meta.deletionTimestamp), -recorded), grace);
+    let period = grace;
+    // Never into the past (upstream since 1.33): a grace that has run out already leaves
+    // now, and 1 second for whoever finishes it, unless the delete asked for none.
+    if (shortened < now) {
+      shortened = now;
+      if (period !== 0) period = 1;
+    }
+    meta.deletionTimestamp = timestamp(shortened);
+    meta.deletionGracePeriodSeconds = period;
+    // The request's grace still decides whether the object goes now (upstream's lastGraceful).
     return { graceful: true, pending: false, gracePeriodSeconds: grace };
   }
   const period = check(obj, grace);
@@ -144,4 +144,23 @@ export function beforeDelete(
   meta.deletionGracePeriodSeconds = period;
   if ((meta.generation ?? 0) > 0) meta.generation = meta.generation! + 1;
   return { graceful: true, pending: false, gracePeriodSeconds: period };
+}
+
+/** The delete's preconditions against the object read: 409 in upstream's words when one does not hold. */
+function checkPreconditions(type: ResourceType, meta: KubeObject['metadata'], pre: { uid?: string; resourceVersion?: string } | undefined): void {
+  if (pre === undefined || pre === null) return;
+  const uidMismatch = pre.uid !== undefined && pre.uid !== null && pre.uid !== meta.uid;
+  const versionMismatch = pre.resourceVersion !== undefined && pre.resourceVersion !== null && pre.resourceVersion !== meta.resourceVersion;
+  if (!uidMismatch && !versionMismatch) return;
+  const name = meta.name ?? '';
+  if (type.strategy.ownDeletePreconditions === true) {
+    const onResource = { group: type.group, resource: type.resource };
+    if (uidMismatch) throw conflict(onResource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`);
+    throw conflict(onResource, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`);
+  }
+  const onKind = { group: type.group, resource: type.kind };
+  if (uidMismatch) {
+    throw conflict(onKind, name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${meta.uid ?? ''}). The object might have been deleted and then recreated`);
+  }
+  throw conflict(onKind, name, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${meta.resourceVersion ?? ''}). The object might have been modified`);
 }

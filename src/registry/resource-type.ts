@@ -80,6 +80,12 @@ export interface Strategy {
    */
   deletionFinalizers?(obj: KubeObject, opts: PropagationOptions): string[];
   /**
+   * The registry's own Delete checks a delete's preconditions first, in its words and on
+   * its resource (upstream's namespace and CustomResourceDefinition storages), where the
+   * generic store's rest.BeforeDelete names the kind.
+   */
+  ownDeletePreconditions?: boolean;
+  /**
    * Graceful deletion (upstream's RESTGracefulDeleteStrategy.CheckGracefulDelete): the grace
    * period in seconds a first delete gives the object, from the one the client asked for
    * (undefined: none given); undefined when the object is not deleted gracefully.

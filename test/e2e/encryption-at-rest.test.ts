@@ -108,21 +108,24 @@ test('Secrets are encrypted at rest, keys rotate by rewriting, and a Secret whos
     // The server keeps serving.
     assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/configmaps/cm`)).status, 200);
 
-    // 4. Gate off: the option is ignored (a normal delete, which fails on the corrupt value); its conflicts are still refused.
+    // 4. Gate off: the option is dropped before validation, as upstream (a normal delete, which fails on the corrupt value).
     const unsafe = '?ignoreStoreReadErrorWithClusterBreakingPotential=true';
     const gateOff = await server.request('DELETE', `/api/v1/namespaces/${ns}/secrets/c${unsafe}`);
     assert.equal(gateOff.status, 500);
     assert.match(gateOff.json.message, /corrupt object/);
-    // With a body, the options are the body's alone (the query counts only without one, as upstream).
-    const conflicting = await server.request('DELETE', `/api/v1/namespaces/${ns}/secrets/c`, withBody({
-      ignoreStoreReadErrorWithClusterBreakingPotential: true, gracePeriodSeconds: 0, dryRun: ['All'], preconditions: { uid: 'x' },
-    }));
-    assert.equal(conflicting.status, 422, conflicting.text);
-    assert.equal(conflicting.json.message, 'DeleteOptions.meta.k8s.io "" is invalid: [ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: cannot be set together with .dryRun, ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: cannot be set together with .gracePeriodSeconds, ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: cannot be set together with .preconditions]');
+    // Its conflicts with other options are not refused either (they are with the gate on, below).
+    const conflictingBody = withBody({ ignoreStoreReadErrorWithClusterBreakingPotential: true, gracePeriodSeconds: 0, dryRun: ['All'], preconditions: { uid: 'x' } });
+    const notRefused = await server.request('DELETE', `/api/v1/namespaces/${ns}/secrets/c`, conflictingBody);
+    assert.equal(notRefused.status, 500, notRefused.text);
+    assert.match(notRefused.json.message, /corrupt object/);
     await server.stop();
 
-    // 5. Gate on: refused on a healthy Secret, removes the corrupt one; watchers see DELETED.
+    // 5. Gate on: conflicting options refused; refused on a healthy Secret, removes the corrupt one; watchers see DELETED.
     server = await start(withoutKey1, { AllowUnsafeMalformedObjectDeletion: true });
+    // With a body, the options are the body's alone (the query counts only without one, as upstream).
+    const conflicting = await server.request('DELETE', `/api/v1/namespaces/${ns}/secrets/c`, conflictingBody);
+    assert.equal(conflicting.status, 422, conflicting.text);
+    assert.equal(conflicting.json.message, 'DeleteOptions.meta.k8s.io "" is invalid: [ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: cannot be set together with .dryRun, ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: cannot be set together with .gracePeriodSeconds, ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: cannot be set together with .preconditions]');
     const healthy = await server.request('DELETE', `/api/v1/namespaces/${ns}/secrets/a${unsafe}`);
     assert.equal(healthy.status, 422);
     assert.equal(healthy.json.message, 'secrets "a" is invalid: ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: is exclusively used to delete corrupt object(s), try again by removing this option');

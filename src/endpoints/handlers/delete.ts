@@ -188,23 +188,25 @@ async function deleteOptions(scope: RequestScope, collection: boolean): Promise<
   for (const value of fromBody?.dryRun ?? []) query.append('dryRun', value);
   const propagationPolicy = fromBody === undefined ? query.get('propagationPolicy') ?? undefined : fromBody.propagationPolicy;
   const orphanDependents = fromBody === undefined ? queryBool(query.get('orphanDependents')) : fromBody.orphanDependents;
-  const ignoreStoreReadError = fromBody === undefined ? queryBool(query.get('ignoreStoreReadErrorWithClusterBreakingPotential')) : fromBody.ignoreStoreReadErrorWithClusterBreakingPotential;
+  // Without the AllowUnsafeMalformedObjectDeletion gate the option is dropped before validation, as upstream.
+  const ignoreStoreReadError = !scope.unsafeMalformedObjectDeletion ? undefined
+    : fromBody === undefined ? queryBool(query.get('ignoreStoreReadErrorWithClusterBreakingPotential')) : fromBody.ignoreStoreReadErrorWithClusterBreakingPotential;
   const gracePeriodSeconds = fromBody === undefined ? parseInteger(query, 'gracePeriodSeconds') : fromBody.gracePeriodSeconds;
   // Without a body, `uid` and `resourceVersion` in the query are one object's preconditions
   // (upstream's url.Values conversion); a collection's `resourceVersion` is its list's.
   const preconditions = fromBody === undefined ? (collection ? undefined : queryPreconditions(query)) : fromBody.preconditions;
-  // Upstream's ValidateDeleteOptions, its causes in its order.
+  // Upstream's ValidateDeleteOptions, its causes in its order; the policy quoted as Go's %#v does.
   const causes: StatusCause[] = [];
   if (orphanDependents !== undefined && propagationPolicy !== undefined) {
     causes.push({
       reason: 'FieldValueInvalid', field: 'propagationPolicy',
-      message: `Invalid value: "${propagationPolicy}": orphanDependents and deletionPropagation cannot be both set`,
+      message: `Invalid value: ${goQuote(propagationPolicy)}: orphanDependents and deletionPropagation cannot be both set`,
     });
   }
   if (propagationPolicy !== undefined && !propagationPolicies.includes(propagationPolicy)) {
     causes.push({
       reason: 'FieldValueNotSupported', field: 'propagationPolicy',
-      message: `Unsupported value: ${JSON.stringify(propagationPolicy)}: supported values: "Foreground", "Background", "Orphan", "nil"`,
+      message: `Unsupported value: ${goQuote(propagationPolicy)}: supported values: "Foreground", "Background", "Orphan", "nil"`,
     });
   }
   let dryRun = false;
@@ -218,6 +220,13 @@ async function deleteOptions(scope: RequestScope, collection: boolean): Promise<
     causes.push(...unsafeDeleteConflicts(query.getAll('dryRun').length > 0, propagationPolicy, orphanDependents, gracePeriodSeconds, preconditions));
   }
   if (causes.length > 0) throw invalid('DeleteOptions', '', causes, 'meta.k8s.io');
+  // The unsafe deletion is of one object only (upstream's DeleteCollection handler, with the gate on).
+  if (collection && ignoreStoreReadError === true) {
+    throw invalid('DeleteOptions', '', [{
+      reason: 'FieldValueInvalid', field: 'ignoreStoreReadErrorWithClusterBreakingPotential',
+      message: 'Invalid value: true: is not allowed with DELETECOLLECTION, try again after removing the option',
+    }], 'meta.k8s.io');
+  }
   return { orphanDependents, ignoreStoreReadError, dryRun, preconditions, gracePeriodSeconds, propagationPolicy };
 }
 
@@ -248,8 +257,7 @@ function unsafeDeleteConflicts(dryRun: boolean, propagationPolicy: unknown, orph
 export async function deleteHandler(scope: RequestScope): Promise<void> {
   const { served, info } = scope;
   const { ignoreStoreReadError, ...opts } = await deleteOptions(scope, false);
-  // Without the AllowUnsafeMalformedObjectDeletion gate the option is ignored, as upstream.
-  if (ignoreStoreReadError === true && scope.unsafeMalformedObjectDeletion) {
+  if (ignoreStoreReadError === true) {
     // Upstream asks for this verb besides delete before anything else is tried.
     await scope.authorizeVerb?.('unsafe-delete-ignore-read-errors');
     await deleteCorrupt(scope, opts);

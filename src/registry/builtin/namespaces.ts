@@ -32,6 +32,7 @@ function validateSpecFinalizers(ns: KubeObject): StatusCause[] {
 
 const namespaceStrategy: Strategy = {
   defaults: setNameLabel,
+  ownDeletePreconditions: true,
 
   prepareForCreate(ns) {
     ns.status = { phase: 'Active' };

@@ -35,6 +35,8 @@ function hasTypeErrors(obj: KubeObject): boolean {
 
 function customResourceDefinitionStrategy(): Strategy {
   return {
+    ownDeletePreconditions: true,
+
     defaults(obj) {
       setCustomResourceDefinitionDefaults(obj as CustomResourceDefinition);
     },
