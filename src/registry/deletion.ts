@@ -153,7 +153,7 @@ function checkPreconditions(type: ResourceType, meta: KubeObject['metadata'], pr
   const versionMismatch = pre.resourceVersion !== undefined && pre.resourceVersion !== null && pre.resourceVersion !== meta.resourceVersion;
   if (!uidMismatch && !versionMismatch) return;
   const name = meta.name ?? '';
-  if (type.strategy.ownDeletePreconditions === true) {
+  if (type.strategy.ownDelete === true) {
     const onResource = { group: type.group, resource: type.resource };
     if (uidMismatch) throw conflict(onResource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`);
     throw conflict(onResource, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`);

@@ -80,11 +80,18 @@ export interface Strategy {
    */
   deletionFinalizers?(obj: KubeObject, opts: PropagationOptions): string[];
   /**
-   * The registry's own Delete checks a delete's preconditions first, in its words and on
-   * its resource (upstream's namespace and CustomResourceDefinition storages), where the
-   * generic store's rest.BeforeDelete names the kind.
+   * The registry has its own Delete (upstream's namespace and CustomResourceDefinition
+   * storages): it checks a delete's preconditions first, in its words and on its resource
+   * (the generic store's rest.BeforeDelete names the kind), and a first delete only marks
+   * the object (a deletionTimestamp, then markDeleting): no grace period recorded, the
+   * generation kept.
    */
-  ownDeletePreconditions?: boolean;
+  ownDelete?: boolean;
+  /**
+   * A delete of an object already being deleted that deletionPending still keeps answers it
+   * as it is, with no admission (upstream's namespace Delete while spec.finalizers remain).
+   */
+  answersPendingDelete?: boolean;
   /**
    * Graceful deletion (upstream's RESTGracefulDeleteStrategy.CheckGracefulDelete): the grace
    * period in seconds a first delete gives the object, from the one the client asked for

@@ -10,7 +10,7 @@ import { decodeFromStorage, encodeForStorage, isCorruptObjectError, markEncodedH
 import { objectKey } from './keys.ts';
 import { interpretUnreachable } from './storage-errors.ts';
 import type { Allocator, PropagationOptions, ResourceType } from './resource-type.ts';
-import { beforeDelete, deletionFinalizers, markAsDeleting, sameSet } from './deletion.ts';
+import { beforeDelete, deletionFinalizers, markAsDeleting, sameSet, timestamp } from './deletion.ts';
 import { freshCopy, ReadPath, type ListItem, type ListPage, type ListRequest, type ReadConsistency, type WatchRequest } from './read-path.ts';
 import type { CacheWatcher, WatchCache } from '../cache/index.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.ts';
@@ -910,6 +910,9 @@ export class Store {
       const decision = beforeDelete(this.type, marked, { gracePeriodSeconds: opts.gracePeriodSeconds, preconditions }, now);
       // Already going, no sooner than asked: finalizers cannot change any more either.
       if (decision.pending) return { object: current, deleted: false };
+      if (strategy.answersPendingDelete === true && current.metadata.deletionTimestamp !== undefined && strategy.deletionPending?.(current) === true) {
+        return { object: current, deleted: false };
+      }
       // Upstream runs both admission phases on DELETE; mutating plugins see no object to change.
       const attrs = this.attributes('DELETE', namespace, undefined, current, opts);
       await this.admission.admit(attrs);
@@ -926,7 +929,8 @@ export class Store {
       if (decision.graceful || kept) {
         if (!decision.graceful) {
           const firstMark = marked.metadata.deletionTimestamp === undefined;
-          markAsDeleting(marked, now);
+          if (firstMark && strategy.ownDelete === true) marked.metadata.deletionTimestamp = timestamp(now);
+          else markAsDeleting(marked, now);
           if (firstMark) strategy.markDeleting?.(marked);
         }
         const written = await this.writeDeleting(kv, current, marked, opts, mayRetry);

@@ -151,6 +151,41 @@ describe('refused delete options', () => {
   }
 });
 
+describe('registries with a Delete of their own', () => {
+  test('a namespace\'s first delete marks it only (no grace period recorded); a later one while its finalizers remain answers it unchanged', async () => {
+    const name = `own-delete-${Date.now()}`;
+    // A finalizer of its own keeps it terminating: the namespace controller removes only `kubernetes`.
+    await create('/api/v1/namespaces', { metadata: { name }, spec: { finalizers: ['example.com/hold'] } });
+    const first = await del(`/api/v1/namespaces/${name}`);
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.json.status.phase, 'Terminating');
+    assert.ok(first.json.metadata.deletionTimestamp);
+    assert.equal(first.json.metadata.deletionGracePeriodSeconds, undefined);
+    const again = await del(`/api/v1/namespaces/${name}?propagationPolicy=Orphan`);
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.json.metadata.deletionGracePeriodSeconds, undefined, 'not marked as the generic store marks');
+    assert.equal(again.json.metadata.finalizers, undefined, 'no orphan finalizer: the first delete alone sets them');
+  });
+
+  test('a CRD\'s first delete adds its cleanup finalizer, not the garbage collector\'s, and keeps its generation', async () => {
+    const group = `own${Date.now()}.example.com`;
+    const crd = await create('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      metadata: { name: `widgets.${group}` },
+      spec: {
+        group, scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    });
+    assert.equal(crd.metadata.generation, 1);
+    const deleting = await del(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${group}?propagationPolicy=Orphan`);
+    assert.equal(deleting.status, 200, deleting.text);
+    assert.ok(deleting.json.metadata.deletionTimestamp);
+    assert.equal(deleting.json.metadata.deletionGracePeriodSeconds, undefined);
+    assert.equal(deleting.json.metadata.generation, 1);
+    assert.deepEqual(deleting.json.metadata.finalizers, ['customresourcecleanup.apiextensions.k8s.io']);
+  });
+});
+
 describe('graceful pod deletion', () => {
   const boundPod = (name: string) => ({ metadata: { name }, spec: { nodeName: 'node-1', terminationGracePeriodSeconds: 20, containers: [{ name: 'c', image: 'busybox' }] } });
 

@@ -32,7 +32,8 @@ function validateSpecFinalizers(ns: KubeObject): StatusCause[] {
 
 const namespaceStrategy: Strategy = {
   defaults: setNameLabel,
-  ownDeletePreconditions: true,
+  ownDelete: true,
+  answersPendingDelete: true,
 
   prepareForCreate(ns) {
     ns.status = { phase: 'Active' };

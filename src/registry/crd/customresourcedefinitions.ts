@@ -15,6 +15,7 @@ import type { ResourceType, Strategy } from '../resource-type.ts';
 import { recordStorageVersion, setCustomResourceDefinitionDefaults } from './defaults.ts';
 import { setCondition } from './conditions.ts';
 import { formatWarningsOnCreate, formatWarningsOnUpdate } from './format-warnings.ts';
+import { garbageCollectionFinalizers } from '../deletion.ts';
 import {
   cleanupFinalizer, crdGroup, crdVersion, type CustomResourceDefinition,
 } from './types.ts';
@@ -35,7 +36,7 @@ function hasTypeErrors(obj: KubeObject): boolean {
 
 function customResourceDefinitionStrategy(): Strategy {
   return {
-    ownDeletePreconditions: true,
+    ownDelete: true,
 
     defaults(obj) {
       setCustomResourceDefinitionDefaults(obj as CustomResourceDefinition);
@@ -75,6 +76,13 @@ function customResourceDefinitionStrategy(): Strategy {
     // removes this finalizer once they are gone (upstream adds it in the REST Delete).
     deletionPending(obj) {
       return obj.metadata.deletionTimestamp === undefined || (obj.metadata.finalizers ?? []).includes(cleanupFinalizer);
+    },
+
+    // Upstream's CRD Delete: the first delete adds its cleanup finalizer (markDeleting), not
+    // the garbage collector's; a later one is the generic store's.
+    deletionFinalizers(obj, opts) {
+      if (obj.metadata.deletionTimestamp === undefined) return obj.metadata.finalizers ?? [];
+      return garbageCollectionFinalizers(obj, opts, 'DeleteDependents');
     },
 
     markDeleting(obj) {
