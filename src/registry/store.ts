@@ -1020,13 +1020,14 @@ export class Store {
     }
   }
 
-  /** Deletes every object matching the filter; answers the list of what was deleted, as upstream. */
   /**
    * Deletes what a list selects, as upstream's registry: the list is read in pages of
    * `deleteCollectionPageSize` and each page's objects deleted before the next is read.
    * A request with a limit deletes one page and answers it with its continue token; one
    * without answers every object it listed (before its deletion), under the first page's
-   * metadata. NotFound (deleted meanwhile) is skipped; another failure ends it.
+   * metadata. Each delete has the request's options, preconditions too (a uid or
+   * resourceVersion that does not hold refuses the first object it does not hold for, 409).
+   * NotFound (deleted meanwhile) is skipped; another failure ends it.
    */
   async deleteCollection(namespace: string, req: ListRequest = {}, opts: DeleteOptions = {}): Promise<KubeList> {
     const ready = this.writeReady();
@@ -1040,7 +1041,7 @@ export class Store {
       for (const { object } of list.items) {
         items.push(object);
         try {
-          await this.delete(object.metadata.namespace ?? '', object.metadata.name!, { ...opts, preconditions: undefined });
+          await this.delete(object.metadata.namespace ?? '', object.metadata.name!, opts);
         } catch (err) {
           if (isStatusError(err) && err.reason === 'NotFound') continue;
           throw err;

@@ -253,9 +253,15 @@ describe('options in the query, read as upstream\'s query conversion reads them'
     assert.equal(list.status, 400);
     assert.equal(list.json.message, 'strconv.ParseInt: parsing "ten": invalid syntax');
     assert.equal((await server.request('GET', `/api/v1/namespaces/${ns}/configmaps?limit=%2B5`)).status, 200, 'a sign is Go syntax');
-    // A collection's resourceVersion is its list's, no precondition on each object.
-    await create(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'other' } });
-    const collection = await del(`/api/v1/namespaces/${ns}/configmaps?resourceVersion=0&fieldSelector=metadata.name%3Dother`);
+    // Without a body, a collection's resourceVersion is its list's and, as upstream decodes the
+    // query into DeleteOptions too, a precondition on each object it deletes.
+    const other = await create(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'other' } });
+    const collectionPath = `/api/v1/namespaces/${ns}/configmaps?resourceVersion=0&fieldSelector=metadata.name%3Dother`;
+    const refused = await del(collectionPath);
+    assert.equal(refused.status, 409, refused.text);
+    assert.equal(refused.json.message, `Operation cannot be fulfilled on ConfigMap "other": the ResourceVersion in the precondition (0) does not match the ResourceVersion in record (${other.object.metadata.resourceVersion}). The object might have been modified`);
+    // With a body (client-go sends one), the options are the body's: the query's resourceVersion is the list's alone.
+    const collection = await del(collectionPath, {});
     assert.equal(collection.status, 200, collection.text);
     assert.deepEqual(collection.json.items.map((item: Json) => item.metadata.name), ['other']);
   });

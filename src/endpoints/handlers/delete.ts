@@ -192,9 +192,9 @@ async function deleteOptions(scope: RequestScope, collection: boolean): Promise<
   const ignoreStoreReadError = !scope.unsafeMalformedObjectDeletion ? undefined
     : fromBody === undefined ? queryBool(query.get('ignoreStoreReadErrorWithClusterBreakingPotential')) : fromBody.ignoreStoreReadErrorWithClusterBreakingPotential;
   const gracePeriodSeconds = fromBody === undefined ? parseInteger(query, 'gracePeriodSeconds') : fromBody.gracePeriodSeconds;
-  // Without a body, `uid` and `resourceVersion` in the query are one object's preconditions
-  // (upstream's url.Values conversion); a collection's `resourceVersion` is its list's.
-  const preconditions = fromBody === undefined ? (collection ? undefined : queryPreconditions(query)) : fromBody.preconditions;
+  // Without a body, `uid` and `resourceVersion` in the query are preconditions (upstream's
+  // url.Values conversion), a collection's too: its `resourceVersion` is then also its list's.
+  const preconditions = fromBody === undefined ? queryPreconditions(query) : fromBody.preconditions;
   // Upstream's ValidateDeleteOptions, its causes in its order; the policy quoted as Go's %#v does.
   const causes: StatusCause[] = [];
   if (orphanDependents !== undefined && propagationPolicy !== undefined) {
