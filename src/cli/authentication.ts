@@ -13,6 +13,7 @@ import { InvalidConfiguration, loadAuthenticationConfiguration, parseAuthenticat
 import { UsageError, type Config, type RequestHeaderFlags } from './config.ts';
 import { JwtAuthenticators, type JwtMetrics } from './jwt-authenticators.ts';
 import { watchFile } from './watch-file.ts';
+import { readCaBundle } from './client-ca.ts';
 import { webhookCaller } from './webhook-caller.ts';
 import { loadWebhookKubeconfig } from './webhook-kubeconfig.ts';
 
@@ -131,7 +132,10 @@ export async function authenticationSetup(
     };
   }
   const oidc = config.oidc;
-  const ca = oidc?.caFile === undefined ? undefined : await readFile(oidc.caFile, 'utf8');
+  // Read and checked now, as upstream's dynamic CA content from file: a bundle with no certificate fails the start.
+  const ca = oidc?.caFile === undefined ? undefined : await readCaBundle(oidc.caFile).catch((err: unknown) => {
+    throw new UsageError(`--oidc-ca-file: ${(err as Error).message}`);
+  });
   // With a configuration file every algorithm upstream knows is allowed; the flags name theirs.
   const jwt = new JwtAuthenticators({ apiAudiences, signingAlgs: loaded !== undefined || oidc === undefined ? allSigningAlgs : oidc.signingAlgs, log, ...(metrics !== undefined ? { metrics } : {}) });
   let following: { close(): void } | undefined;

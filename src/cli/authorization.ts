@@ -37,8 +37,14 @@ export interface ChainParts {
 /** The ABAC mode's policy file, read and parsed once at start as upstream's NewFromFile; a file that does not load fails the start. */
 async function abacOf(file: string, log: (message: string) => void): Promise<ChainAuthorizer> {
   let loaded;
+  let text: string;
   try {
-    loaded = parseAbacPolicies(await readFile(file, 'utf8'), file);
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--authorization-policy-file: ${(err as Error).message}`);
+  }
+  try {
+    loaded = parseAbacPolicies(text, file);
   } catch (err) {
     throw new UsageError((err as Error).message);
   }

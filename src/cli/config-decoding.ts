@@ -5,7 +5,7 @@
 // zero value, durations as Go's time.ParseDuration reads them.
 import type { StatusCause } from '../api/types.ts';
 import { loadYaml } from '../api/yaml.ts';
-import { parseDuration } from './config.ts';
+import { goParseDuration } from './flag-parsing.ts';
 
 /** A field's Go type; `*bool` and `*string` stay undefined when left out, the others become their zero. */
 export type FieldType = 'string' | '*string' | 'bool' | '*bool' | 'duration' | '[]string' | { struct: string; pointer?: true } | { list: string };
@@ -65,9 +65,9 @@ function decodeStruct(value: unknown, name: string, at: string, goPath: string, 
       // metav1.Duration: a string Go's time.ParseDuration reads.
       if (typeof v !== 'string') throw wrong('string');
       try {
-        out[field] = parseDuration(v);
-      } catch {
-        throw new DecodeError(`time: invalid duration ${JSON.stringify(v)}`);
+        out[field] = goParseDuration(v);
+      } catch (err) {
+        throw new DecodeError((err as Error).message);
       }
     } else if (type === '[]string') {
       if (!Array.isArray(v)) throw wrong('[]string');

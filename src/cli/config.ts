@@ -1,14 +1,18 @@
 // `plinth serve` flags, parsed into the Config the composition root builds from.
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { parseArgs } from 'node:util';
 import { compileGoRegexp } from '../schema/regexp.ts';
+import { goQuote } from '../api/field-errors.ts';
 import { parseTlsCipherSuites, parseTlsMinVersion } from './tls-flags.ts';
 import { parseRuntimeConfig } from './runtime-config.ts';
 import { parseControllers } from './controllers-flag.ts';
 import { defaultLeaderElectionTimings, leaderElectionTimingsProblem } from '../controllers/runtime/index.ts';
 import type { OidcFlags } from '../auth/oidc.ts';
 import type { AuditTruncation } from '../server/audit.ts';
+import { parsePortRange, parseServiceCIDRs } from '../registry/builtin/service-ranges.ts';
+import { boolFlag, durationFlag, goParseBool, goParseDuration, intFlag, invalidFlagValue, parseFlags, UsageError, type FlagKind, type FlagSpec } from './flag-parsing.ts';
+
+export { UsageError };
 
 export interface Config {
   dataDir: string;
@@ -345,8 +349,6 @@ export function defaultConfig(): Config {
   };
 }
 
-export class UsageError extends Error {}
-
 /** The `--oidc-*` flags, as kube-apiserver takes them: the authenticator's settings and the issuer's CA. */
 export type OidcConfig = OidcFlags & { caFile?: string };
 
@@ -446,7 +448,7 @@ function parseAuditBatchFlags(
   const duration = (flag: string, fallback: number): number => durationFlag(name(flag), text(flag)) ?? fallback;
   const batch = {
     bufferSize: int('batch-buffer-size', 10_000), maxBatchSize: int('batch-max-size', defaults.maxBatchSize), maxWaitMs: duration('batch-max-wait', defaults.maxWaitMs),
-    throttleEnabled: booleanFlag(name('batch-throttle-enable'), text('batch-throttle-enable'), defaults.throttle),
+    throttleEnabled: boolFlag(name('batch-throttle-enable'), text('batch-throttle-enable'), defaults.throttle),
     qps: float('batch-throttle-qps', defaults.qps), burst: int('batch-throttle-burst', defaults.burst),
   };
   const mode = text('mode') ?? defaults.mode;
@@ -478,7 +480,7 @@ function parseAuditWebhookFlags(values: FlagValues): AuditWebhookFlags | undefin
   const truncate = parseAuditTruncateFlags(values, 'webhook');
   return {
     configFile: file, mode, ...(batch !== undefined ? { batch } : {}), version, ...(truncate !== undefined ? { truncate } : {}),
-    initialBackoffMs: text('initial-backoff') === undefined ? 10_000 : parseDuration(text('initial-backoff')!),
+    initialBackoffMs: nonNegativeDurationFlag('audit-webhook-initial-backoff', text('initial-backoff')) ?? 10_000,
   };
 }
 
@@ -496,7 +498,7 @@ function parseAuditTruncateFlags(values: Record<string, string | string[] | bool
   const maxBatchSize = int64('max-batch-size', 10 * 1024 * 1024);
   if (maxEventSize <= 0) throw new UsageError(`invalid audit truncate ${backend} max event size ${maxEventSize}, must be a positive number`);
   if (maxBatchSize < maxEventSize) throw new UsageError(`invalid audit truncate ${backend} max batch size ${maxBatchSize}, must be greater than max event size (${maxEventSize})`);
-  return booleanFlag(`audit-${backend}-truncate-enabled`, flag('enabled'), false) ? { maxEventSize, maxBatchSize } : undefined;
+  return boolFlag(`audit-${backend}-truncate-enabled`, flag('enabled'), false) ? { maxEventSize, maxBatchSize } : undefined;
 }
 
 /**
@@ -580,7 +582,7 @@ function parseAuthorizationFlags(values: Record<string, string | string[] | bool
   if (webhookFile === '') return;
   const version = text('authorization-webhook-version') ?? 'v1beta1';
   if (version !== 'v1' && version !== 'v1beta1') throw new UsageError(`unsupported webhook authorizer version ${JSON.stringify(version)}, supported versions are "v1", "v1beta1"`);
-  const ttl = (name: string, fallback: number) => (text(name) === undefined ? fallback : parseDuration(text(name)!));
+  const ttl = (name: string, fallback: number) => nonNegativeDurationFlag(name, text(name)) ?? fallback;
   config.authorizationWebhook = {
     configFile: webhookFile, version,
     authorizedTtlMs: ttl('authorization-webhook-cache-authorized-ttl', 300_000), unauthorizedTtlMs: ttl('authorization-webhook-cache-unauthorized-ttl', 30_000),
@@ -594,8 +596,8 @@ function parseTokenWebhookFlags(values: Record<string, string | string[] | boole
   if (file === '') return undefined;
   const version = text('authentication-token-webhook-version') ?? 'v1beta1';
   if (version !== 'v1' && version !== 'v1beta1') throw new UsageError(`unsupported authentication webhook version ${JSON.stringify(version)}, supported versions are "v1", "v1beta1"`);
-  const ttl = text('authentication-token-webhook-cache-ttl');
-  return { configFile: file, version, cacheTtlMs: ttl === undefined ? 120_000 : parseDuration(ttl) };
+  const ttl = nonNegativeDurationFlag('authentication-token-webhook-cache-ttl', text('authentication-token-webhook-cache-ttl'));
+  return { configFile: file, version, cacheTtlMs: ttl ?? 120_000 };
 }
 
 /** An `--authorization-mode` this server has. */
@@ -693,9 +695,17 @@ function parseServerRunFlags(values: Record<string, string | string[] | boolean 
     errors.push(...corsErrors);
     config.corsAllowedOrigins = origins;
   }
-  if (text('shutdown-delay-duration') !== undefined) config.shutdownDelayMs = parseDuration(text('shutdown-delay-duration')!);
-  config.shutdownSendRetryAfter = booleanFlag('shutdown-send-retry-after', text('shutdown-send-retry-after'), config.shutdownSendRetryAfter);
-  if (text('shutdown-watch-termination-grace-period') !== undefined) config.shutdownWatchTerminationGraceMs = parseDuration(text('shutdown-watch-termination-grace-period')!);
+  const delay = durationFlag('shutdown-delay-duration', text('shutdown-delay-duration'));
+  if (delay !== undefined) {
+    if (delay < 0) errors.push('--shutdown-delay-duration can not be negative value');
+    config.shutdownDelayMs = delay;
+  }
+  config.shutdownSendRetryAfter = boolFlag('shutdown-send-retry-after', text('shutdown-send-retry-after'), config.shutdownSendRetryAfter);
+  const watchGrace = durationFlag('shutdown-watch-termination-grace-period', text('shutdown-watch-termination-grace-period'));
+  if (watchGrace !== undefined) {
+    if (watchGrace < 0) errors.push('shutdown-watch-termination-grace-period, if provided, can not be a negative value');
+    config.shutdownWatchTerminationGraceMs = watchGrace;
+  }
   if (errors.length > 0) throw new UsageError(aggregate(errors));
 }
 
@@ -715,13 +725,13 @@ function parseServiceAccountFlags(values: Record<string, string | string[] | boo
   }
   const max = text('service-account-max-token-expiration');
   if (max !== undefined) {
-    const ms = parseDuration(max);
+    const ms = durationFlag('service-account-max-token-expiration', max)!;
     if (ms !== 0) {
       if (ms < 3_600_000 || ms > 2 ** 32 * 1000) throw new UsageError('the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
       config.serviceAccountMaxTokenExpirationSeconds = Math.trunc(ms / 1000);
     }
   }
-  config.serviceAccountExtendTokenExpiration = booleanFlag('service-account-extend-token-expiration', text('service-account-extend-token-expiration'), config.serviceAccountExtendTokenExpiration);
+  config.serviceAccountExtendTokenExpiration = boolFlag('service-account-extend-token-expiration', text('service-account-extend-token-expiration'), config.serviceAccountExtendTokenExpiration);
   const external = text('external-hostname');
   if (external !== undefined && external !== '') config.externalHostname = external;
 }
@@ -732,65 +742,16 @@ function aggregate(errors: string[]): string {
   return messages.length === 1 ? messages[0]! : `[${messages.join(', ')}]`;
 }
 
-/** Go-style durations as kube-apiserver's flags take them ("5m", "90s", "1h30m", "250ms", "0"), in milliseconds. */
-export function parseDuration(text: string): number {
-  const units: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, µs: 0.001, ns: 0.000001 };
-  if (text === '0') return 0;
-  const re = /(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)/gy;
-  let total = 0;
-  let consumed = 0;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    total += Number(m[1]) * units[m[2]!]!;
-    consumed = re.lastIndex;
-  }
-  if (consumed !== text.length || text === '') throw new UsageError(`invalid duration "${text}"`);
-  return total;
-}
-
-/** pflag's error for a value its flag's type refuses: `invalid argument "x" for "--name" flag: <Go's error>`. */
-function invalidFlagValue(flag: string, given: string, reason: string): UsageError {
-  return new UsageError(`invalid argument ${JSON.stringify(given)} for "--${flag}" flag: ${reason}`);
-}
-
-/** Go's strconv.ParseBool; undefined for what it refuses. */
-function goParseBool(text: string): boolean | undefined {
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(text)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(text)) return false;
-  return undefined;
-}
-
-/** A pflag bool: Go's ParseBool, `otherwise` when not given. */
-function boolFlag(flag: string, given: string | undefined, otherwise: boolean): boolean {
-  if (given === undefined) return otherwise;
-  const value = goParseBool(given);
-  if (value === undefined) throw invalidFlagValue(flag, given, `strconv.ParseBool: parsing ${JSON.stringify(given)}: invalid syntax`);
-  return value;
-}
-
-/** A pflag int: Go's ParseInt, undefined when not given. */
-function intFlag(flag: string, given: string | undefined): number | undefined {
-  if (given === undefined) return undefined;
-  if (!/^[+-]?\d+$/.test(given)) throw invalidFlagValue(flag, given, `strconv.ParseInt: parsing ${JSON.stringify(given)}: invalid syntax`);
-  return Number(given);
-}
-
 /** Go's time.ParseDuration in milliseconds, a sign allowed; throws its error (`time: invalid duration "x"`). */
 export function parseSignedDuration(text: string): number {
-  try {
-    return (text.startsWith('-') ? -1 : 1) * parseDuration(text.replace(/^[-+]/, ''));
-  } catch {
-    throw new Error(`time: invalid duration ${JSON.stringify(text)}`);
-  }
+  return goParseDuration(text);
 }
 
-/** A pflag duration, undefined when not given. */
-function durationFlag(flag: string, given: string | undefined): number | undefined {
-  if (given === undefined) return undefined;
-  try {
-    return parseSignedDuration(given);
-  } catch (err) {
-    throw invalidFlagValue(flag, given, (err as Error).message);
-  }
+/** A pflag duration that may not be negative, in upstream's words (`--x can not be negative value`); undefined when not given. */
+function nonNegativeDurationFlag(flag: string, given: string | undefined): number | undefined {
+  const ms = durationFlag(flag, given);
+  if (ms !== undefined && ms < 0) throw new UsageError(`--${flag} can not be negative value`);
+  return ms;
 }
 
 /** A duration in milliseconds as Go's time.Duration String() prints it (`30s`, `1m0s`, `1h30m0s`, `500ms`, `-3s`). */
@@ -1054,23 +1015,22 @@ Flags (kube-apiserver's names where one exists):
   --etcd-count-metric-poll-period, --etcd-db-metric-poll-interval, --enable-logs-handler
 `;
 
-/** Flags that may be given bare (`--leader-elect`), meaning true, as pflag reads them. */
-
-/** A boolean flag's value: true or false, as pflag takes them; the default when not given. */
-/** kube-apiserver's operational flags Plinth takes: booleans, and those given more than once (string slices). */
-const operationalBooleans = ['profiling', 'contention-profiling', 'enable-aggregator-routing', 'watch-cache', 'permit-port-sharing', 'permit-address-sharing', 'enable-logs-handler', 'log-text-split-stream', 'log-json-split-stream'];
-const operationalSlices = ['watch-cache-sizes', 'disabled-metrics', 'allow-metric-labels', 'vmodule', 'etcd-servers-overrides'];
+/** kube-apiserver's operational flags Plinth takes: booleans, strings, and those given more than once (string slices, maps). */
+const operationalBooleans = ['profiling', 'contention-profiling', 'enable-aggregator-routing', 'watch-cache', 'permit-port-sharing', 'permit-address-sharing', 'enable-logs-handler', 'log-text-split-stream', 'log-json-split-stream'] as const;
+const operationalSlices = ['watch-cache-sizes', 'disabled-metrics', 'allow-metric-labels', 'vmodule', 'etcd-servers-overrides'] as const;
 const operationalStrings = [
   'debug-socket-path', 'default-watch-cache-size', 'storage-media-type', 'delete-collection-workers', 'storage-initialization-timeout', 'livez-grace-period',
   'logging-format', 'log-flush-frequency', 'log-text-info-buffer-size', 'log-json-info-buffer-size', 'kubelet-timeout', 'kubelet-port', 'max-connection-bytes-per-sec',
   'allow-metric-labels-manifest', 'show-hidden-metrics-for-version', 'etcd-count-metric-poll-period', 'etcd-db-metric-poll-interval', 'storage-backend',
-];
-const operationalFlagOptions: Record<string, { type: 'string'; multiple?: true }> = Object.fromEntries([
-  ...[...operationalBooleans, ...operationalStrings].map((name) => [name, { type: 'string' as const }]),
-  ...operationalSlices.map((name) => [name, { type: 'string' as const, multiple: true as const }]),
-]);
+] as const;
 
-const bareBooleanFlags = new Set([...operationalBooleans.map((name) => `--${name}`), '--anonymous-auth', '--service-account-lookup', '--aggregator-reject-forwarding-redirect', '--leader-elect', '--release-idle-memory', '--audit-webhook-batch-throttle-enable', '--audit-log-batch-throttle-enable', '--enable-bootstrap-token-auth', '--shutdown-send-retry-after', '--service-account-extend-token-expiration', '--allow-privileged', '--encryption-provider-config-automatic-reload', '--audit-log-compress', '--enable-priority-and-fairness', '--audit-log-truncate-enabled', '--audit-webhook-truncate-enabled']);
+function flagsOfKind<N extends string, K extends FlagKind>(names: readonly N[], kind: K): Record<N, { kind: K }> {
+  return Object.fromEntries(names.map((name) => [name, { kind }])) as Record<N, { kind: K }>;
+}
+
+const operationalFlagOptions = {
+  ...flagsOfKind(operationalBooleans, 'bool'), ...flagsOfKind(operationalStrings, 'string'), ...flagsOfKind(operationalSlices, 'array'),
+};
 
 /**
  * kube-apiserver's operational flags, read and checked as upstream's options read them (pflag's
@@ -1175,172 +1135,193 @@ function parseOperationalFlags(values: Record<string, string | string[] | boolea
   }
 }
 
-/** The flags read before boolFlag: only `true`/`false`, stricter than pflag's ParseBool (their tests hold that message). */
-function booleanFlag(name: string, value: string | undefined, otherwise: boolean): boolean {
-  if (value === undefined) return otherwise;
-  if (value !== 'true' && value !== 'false') throw new UsageError(`invalid argument "${value}" for "--${name}" flag: must be true or false`);
-  return value === 'true';
+/**
+ * pflag's IP flag: Go's net.ParseIP of the value trimmed (no zone, no brackets), in its
+ * words; an empty value leaves the default. Undefined when not given or empty.
+ */
+function ipFlag(flag: string, given: string | undefined): string | undefined {
+  if (given === undefined || given === '') return undefined;
+  const ip = given.trim();
+  if (isIP(ip) === 0 || ip.includes('%')) throw invalidFlagValue(flag, given, `failed to parse IP: ${goQuote(given)}`);
+  return ip;
 }
 
-export function parseServeFlags(args: string[]): Config {
-  const { values } = parseArgs({
-    // A bare boolean flag means true, as pflag reads it; parseArgs wants a value.
-    args: args.map((arg) => (bareBooleanFlags.has(arg) ? `${arg}=true` : arg)),
-    strict: true,
-    allowPositionals: false,
-    options: {
-      'data-dir': { type: 'string' },
-      'bind-address': { type: 'string' },
-      'advertise-address': { type: 'string' },
-      'secure-port': { type: 'string' },
-      storage: { type: 'string' },
-      'etcd-servers': { type: 'string' },
-      'etcd-prefix': { type: 'string' },
-      'etcd-cafile': { type: 'string' },
-      'etcd-certfile': { type: 'string' },
-      'etcd-keyfile': { type: 'string' },
-      'feature-gates': { type: 'string', multiple: true },
-      'token-auth-file': { type: 'string' },
-      'authorization-mode': { type: 'string' },
-      'authorization-config': { type: 'string' },
-      'authorization-policy-file': { type: 'string' },
-      'authorization-webhook-config-file': { type: 'string' },
-      'authorization-webhook-version': { type: 'string' },
-      'authorization-webhook-cache-authorized-ttl': { type: 'string' },
-      'authorization-webhook-cache-unauthorized-ttl': { type: 'string' },
-      'authentication-token-webhook-config-file': { type: 'string' },
-      'requestheader-client-ca-file': { type: 'string' },
-      'proxy-client-cert-file': { type: 'string' },
-      'request-timeout': { type: 'string' },
-      'proxy-client-key-file': { type: 'string' },
-      'requestheader-allowed-names': { type: 'string', multiple: true },
-      'requestheader-username-headers': { type: 'string', multiple: true },
-      'requestheader-uid-headers': { type: 'string', multiple: true },
-      'requestheader-group-headers': { type: 'string', multiple: true },
-      'requestheader-extra-headers-prefix': { type: 'string', multiple: true },
-      'authentication-token-webhook-version': { type: 'string' },
-      'authentication-token-webhook-cache-ttl': { type: 'string' },
-      'enable-admission-plugins': { type: 'string' },
-      'disable-admission-plugins': { type: 'string' },
-      'admission-control-config-file': { type: 'string' },
-      'client-ca-file': { type: 'string' },
-      'tls-cert-file': { type: 'string' },
-      'tls-sni-cert-key': { type: 'string', multiple: true },
-      'tls-private-key-file': { type: 'string' },
-      'tls-min-version': { type: 'string' },
-      'tls-cipher-suites': { type: 'string' },
-      'anonymous-auth': { type: 'string' },
-      'enable-bootstrap-token-auth': { type: 'string' },
-      'service-account-signing-key-file': { type: 'string' },
-      'service-account-key-file': { type: 'string', multiple: true },
-      'service-account-issuer': { type: 'string', multiple: true },
-      'service-account-jwks-uri': { type: 'string' },
-      'service-account-max-token-expiration': { type: 'string' },
-      'service-account-extend-token-expiration': { type: 'string' },
-      'external-hostname': { type: 'string' },
-      'api-audiences': { type: 'string' },
-      'authentication-config': { type: 'string' },
-      'oidc-issuer-url': { type: 'string' },
-      'oidc-client-id': { type: 'string' },
-      'oidc-username-claim': { type: 'string' },
-      'oidc-username-prefix': { type: 'string' },
-      'oidc-groups-claim': { type: 'string' },
-      'oidc-groups-prefix': { type: 'string' },
-      'oidc-required-claim': { type: 'string', multiple: true },
-      'oidc-ca-file': { type: 'string' },
-      'oidc-signing-algs': { type: 'string' },
-      'service-cluster-ip-range': { type: 'string' },
-      'service-node-port-range': { type: 'string' },
-      'etcd-compaction-interval': { type: 'string' },
-      'etcd-healthcheck-timeout': { type: 'string' },
-      'etcd-readycheck-timeout': { type: 'string' },
-      'lease-reuse-duration-seconds': { type: 'string' },
-      'watch-cache-window-bytes': { type: 'string' },
-      'event-ttl': { type: 'string' },
-      kubeconfig: { type: 'string' },
-      'encryption-provider-config': { type: 'string' },
-      'encryption-provider-config-automatic-reload': { type: 'string' },
-      controllers: { type: 'string' },
-      'simulated-nodes': { type: 'string' },
-      'max-requests-inflight': { type: 'string' },
-      'enable-priority-and-fairness': { type: 'string' },
-      'min-request-timeout': { type: 'string' },
-      'cors-allowed-origins': { type: 'string' },
-      'runtime-config': { type: 'string', multiple: true },
-      'allow-privileged': { type: 'string' },
-      'endpoint-reconciler-type': { type: 'string' },
-      'identity-lease-duration-seconds': { type: 'string' },
-      'service-account-lookup': { type: 'string' },
-      'aggregator-reject-forwarding-redirect': { type: 'string' },
-      'identity-lease-renew-interval-seconds': { type: 'string' },
-      'kubelet-preferred-address-types': { type: 'string' },
-      'kubelet-client-certificate': { type: 'string' },
-      'kubelet-client-key': { type: 'string' },
-      'kubelet-certificate-authority': { type: 'string' },
-      'default-not-ready-toleration-seconds': { type: 'string' },
-      'default-unreachable-toleration-seconds': { type: 'string' },
-      'strict-transport-security-directives': { type: 'string' },
-      'goaway-chance': { type: 'string' },
-      'shutdown-delay-duration': { type: 'string' },
-      'shutdown-send-retry-after': { type: 'string' },
-      'shutdown-watch-termination-grace-period': { type: 'string' },
-      'max-mutating-requests-inflight': { type: 'string' },
-      'http2-max-streams-per-connection': { type: 'string' },
-      'audit-policy-file': { type: 'string' },
-      'log-format': { type: 'string' },
-      ...operationalFlagOptions,
-      'audit-log-path': { type: 'string' },
-      'audit-log-maxsize': { type: 'string' },
-      'audit-log-maxbackup': { type: 'string' },
-      'audit-log-maxage': { type: 'string' },
-      'audit-log-compress': { type: 'string' },
-      'audit-log-format': { type: 'string' },
-      'audit-log-mode': { type: 'string' },
-      'audit-log-batch-buffer-size': { type: 'string' },
-      'audit-log-batch-max-size': { type: 'string' },
-      'audit-log-batch-max-wait': { type: 'string' },
-      'audit-log-batch-throttle-enable': { type: 'string' },
-      'audit-log-batch-throttle-qps': { type: 'string' },
-      'audit-log-batch-throttle-burst': { type: 'string' },
-      'audit-log-version': { type: 'string' },
-      'audit-log-truncate-enabled': { type: 'string' },
-      'audit-log-truncate-max-batch-size': { type: 'string' },
-      'audit-log-truncate-max-event-size': { type: 'string' },
-      'audit-webhook-truncate-enabled': { type: 'string' },
-      'audit-webhook-truncate-max-batch-size': { type: 'string' },
-      'audit-webhook-truncate-max-event-size': { type: 'string' },
-      'audit-webhook-config-file': { type: 'string' },
-      'audit-webhook-mode': { type: 'string' },
-      'audit-webhook-version': { type: 'string' },
-      'audit-webhook-initial-backoff': { type: 'string' },
-      'audit-webhook-batch-buffer-size': { type: 'string' },
-      'audit-webhook-batch-max-size': { type: 'string' },
-      'audit-webhook-batch-max-wait': { type: 'string' },
-      'audit-webhook-batch-throttle-enable': { type: 'string' },
-      'audit-webhook-batch-throttle-qps': { type: 'string' },
-      'audit-webhook-batch-throttle-burst': { type: 'string' },
-      'simulated-pod-run-time': { type: 'string' },
-      'simulated-max-grace-period': { type: 'string' },
-      'leader-elect': { type: 'string' },
-      'leader-elect-lease-duration': { type: 'string' },
-      'leader-elect-renew-deadline': { type: 'string' },
-      'leader-elect-retry-period': { type: 'string' },
-      'release-idle-memory': { type: 'string' },
-      v: { type: 'string', short: 'v' },
-    },
-  });
-  const config = defaultConfig();
-  if (values['data-dir'] !== undefined) config.dataDir = values['data-dir'];
-  if (values['bind-address'] !== undefined) config.bindAddress = values['bind-address'];
-  const advertise = values['advertise-address'];
-  if (advertise !== undefined && advertise !== '') {
-    // pflag's IP flag: Go's net.ParseIP (no zone, no brackets), and its words.
-    if (isIP(advertise) === 0) throw new UsageError(`invalid argument ${JSON.stringify(advertise)} for "--advertise-address" flag: failed to parse IP: ${JSON.stringify(advertise)}`);
-    config.advertiseAddress = advertise;
+/**
+ * Files named by flags whose empty value means "none", as upstream's string flags read
+ * it: here the default (the data dir's), as if not given.
+ */
+const pathFlags = [
+  'token-auth-file', 'client-ca-file', 'kubeconfig', 'encryption-provider-config', 'admission-control-config-file', 'audit-policy-file', 'audit-log-path',
+  'service-account-signing-key-file', 'etcd-cafile', 'etcd-certfile', 'etcd-keyfile', 'oidc-ca-file', 'authentication-config', 'authorization-config',
+] as const;
+
+function withoutEmptyPaths<V extends Partial<Record<(typeof pathFlags)[number], string>> & { 'service-account-key-file'?: string[] }>(values: V): V {
+  for (const flag of pathFlags) if (values[flag] === '') delete values[flag];
+  if (values['service-account-key-file'] !== undefined) {
+    const files = values['service-account-key-file'].filter((file) => file !== '');
+    if (files.length === 0) delete values['service-account-key-file'];
+    else values['service-account-key-file'] = files;
   }
-  if (values['secure-port'] !== undefined) {
-    const port = Number(values['secure-port']);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid --secure-port "${values['secure-port']}"`);
+  return values;
+}
+
+/** Every flag `plinth serve` takes, and how it takes its values (flag-parsing.ts). */
+const serveFlags = {
+  'data-dir': { kind: 'string' },
+  'bind-address': { kind: 'string' },
+  'advertise-address': { kind: 'string' },
+  'secure-port': { kind: 'string' },
+  storage: { kind: 'string' },
+  'etcd-servers': { kind: 'slice' },
+  'etcd-prefix': { kind: 'string' },
+  'etcd-cafile': { kind: 'string' },
+  'etcd-certfile': { kind: 'string' },
+  'etcd-keyfile': { kind: 'string' },
+  'feature-gates': { kind: 'array' },
+  'token-auth-file': { kind: 'string' },
+  'authorization-mode': { kind: 'slice' },
+  'authorization-config': { kind: 'string' },
+  'authorization-policy-file': { kind: 'string' },
+  'authorization-webhook-config-file': { kind: 'string' },
+  'authorization-webhook-version': { kind: 'string' },
+  'authorization-webhook-cache-authorized-ttl': { kind: 'string' },
+  'authorization-webhook-cache-unauthorized-ttl': { kind: 'string' },
+  'authentication-token-webhook-config-file': { kind: 'string' },
+  'requestheader-client-ca-file': { kind: 'string' },
+  'proxy-client-cert-file': { kind: 'string' },
+  'request-timeout': { kind: 'string' },
+  'proxy-client-key-file': { kind: 'string' },
+  'requestheader-allowed-names': { kind: 'array' },
+  'requestheader-username-headers': { kind: 'array' },
+  'requestheader-uid-headers': { kind: 'array' },
+  'requestheader-group-headers': { kind: 'array' },
+  'requestheader-extra-headers-prefix': { kind: 'array' },
+  'authentication-token-webhook-version': { kind: 'string' },
+  'authentication-token-webhook-cache-ttl': { kind: 'string' },
+  'enable-admission-plugins': { kind: 'slice' },
+  'disable-admission-plugins': { kind: 'slice' },
+  'admission-control-config-file': { kind: 'string' },
+  'client-ca-file': { kind: 'string' },
+  'tls-cert-file': { kind: 'string' },
+  'tls-sni-cert-key': { kind: 'array' },
+  'tls-private-key-file': { kind: 'string' },
+  'tls-min-version': { kind: 'string' },
+  'tls-cipher-suites': { kind: 'slice' },
+  'anonymous-auth': { kind: 'bool' },
+  'enable-bootstrap-token-auth': { kind: 'bool' },
+  'service-account-signing-key-file': { kind: 'string' },
+  'service-account-key-file': { kind: 'array' },
+  'service-account-issuer': { kind: 'array' },
+  'service-account-jwks-uri': { kind: 'string' },
+  'service-account-max-token-expiration': { kind: 'string' },
+  'service-account-extend-token-expiration': { kind: 'bool' },
+  'external-hostname': { kind: 'string' },
+  'api-audiences': { kind: 'slice' },
+  'authentication-config': { kind: 'string' },
+  'oidc-issuer-url': { kind: 'string' },
+  'oidc-client-id': { kind: 'string' },
+  'oidc-username-claim': { kind: 'string' },
+  'oidc-username-prefix': { kind: 'string' },
+  'oidc-groups-claim': { kind: 'string' },
+  'oidc-groups-prefix': { kind: 'string' },
+  'oidc-required-claim': { kind: 'array' },
+  'oidc-ca-file': { kind: 'string' },
+  'oidc-signing-algs': { kind: 'slice' },
+  'service-cluster-ip-range': { kind: 'string' },
+  'service-node-port-range': { kind: 'string' },
+  'etcd-compaction-interval': { kind: 'string' },
+  'etcd-healthcheck-timeout': { kind: 'string' },
+  'etcd-readycheck-timeout': { kind: 'string' },
+  'lease-reuse-duration-seconds': { kind: 'string' },
+  'watch-cache-window-bytes': { kind: 'string' },
+  'event-ttl': { kind: 'string' },
+  kubeconfig: { kind: 'string' },
+  'encryption-provider-config': { kind: 'string' },
+  'encryption-provider-config-automatic-reload': { kind: 'bool' },
+  controllers: { kind: 'string' },
+  'simulated-nodes': { kind: 'string' },
+  'max-requests-inflight': { kind: 'string' },
+  'enable-priority-and-fairness': { kind: 'bool' },
+  'min-request-timeout': { kind: 'string' },
+  'cors-allowed-origins': { kind: 'slice' },
+  'runtime-config': { kind: 'array' },
+  'allow-privileged': { kind: 'bool' },
+  'endpoint-reconciler-type': { kind: 'string' },
+  'identity-lease-duration-seconds': { kind: 'string' },
+  'service-account-lookup': { kind: 'bool' },
+  'aggregator-reject-forwarding-redirect': { kind: 'bool' },
+  'identity-lease-renew-interval-seconds': { kind: 'string' },
+  'kubelet-preferred-address-types': { kind: 'slice' },
+  'kubelet-client-certificate': { kind: 'string' },
+  'kubelet-client-key': { kind: 'string' },
+  'kubelet-certificate-authority': { kind: 'string' },
+  'default-not-ready-toleration-seconds': { kind: 'string' },
+  'default-unreachable-toleration-seconds': { kind: 'string' },
+  'strict-transport-security-directives': { kind: 'slice' },
+  'goaway-chance': { kind: 'string' },
+  'shutdown-delay-duration': { kind: 'string' },
+  'shutdown-send-retry-after': { kind: 'bool' },
+  'shutdown-watch-termination-grace-period': { kind: 'string' },
+  'max-mutating-requests-inflight': { kind: 'string' },
+  'http2-max-streams-per-connection': { kind: 'string' },
+  'audit-policy-file': { kind: 'string' },
+  'log-format': { kind: 'string' },
+  ...operationalFlagOptions,
+  'audit-log-path': { kind: 'string' },
+  'audit-log-maxsize': { kind: 'string' },
+  'audit-log-maxbackup': { kind: 'string' },
+  'audit-log-maxage': { kind: 'string' },
+  'audit-log-compress': { kind: 'bool' },
+  'audit-log-format': { kind: 'string' },
+  'audit-log-mode': { kind: 'string' },
+  'audit-log-batch-buffer-size': { kind: 'string' },
+  'audit-log-batch-max-size': { kind: 'string' },
+  'audit-log-batch-max-wait': { kind: 'string' },
+  'audit-log-batch-throttle-enable': { kind: 'bool' },
+  'audit-log-batch-throttle-qps': { kind: 'string' },
+  'audit-log-batch-throttle-burst': { kind: 'string' },
+  'audit-log-version': { kind: 'string' },
+  'audit-log-truncate-enabled': { kind: 'bool' },
+  'audit-log-truncate-max-batch-size': { kind: 'string' },
+  'audit-log-truncate-max-event-size': { kind: 'string' },
+  'audit-webhook-truncate-enabled': { kind: 'bool' },
+  'audit-webhook-truncate-max-batch-size': { kind: 'string' },
+  'audit-webhook-truncate-max-event-size': { kind: 'string' },
+  'audit-webhook-config-file': { kind: 'string' },
+  'audit-webhook-mode': { kind: 'string' },
+  'audit-webhook-version': { kind: 'string' },
+  'audit-webhook-initial-backoff': { kind: 'string' },
+  'audit-webhook-batch-buffer-size': { kind: 'string' },
+  'audit-webhook-batch-max-size': { kind: 'string' },
+  'audit-webhook-batch-max-wait': { kind: 'string' },
+  'audit-webhook-batch-throttle-enable': { kind: 'bool' },
+  'audit-webhook-batch-throttle-qps': { kind: 'string' },
+  'audit-webhook-batch-throttle-burst': { kind: 'string' },
+  'simulated-pod-run-time': { kind: 'string' },
+  'simulated-max-grace-period': { kind: 'string' },
+  'leader-elect': { kind: 'bool' },
+  'leader-elect-lease-duration': { kind: 'string' },
+  'leader-elect-renew-deadline': { kind: 'string' },
+  'leader-elect-retry-period': { kind: 'string' },
+  'release-idle-memory': { kind: 'bool' },
+  v: { kind: 'string', short: 'v' },
+} as const satisfies Record<string, FlagSpec>;
+
+export function parseServeFlags(args: string[]): Config {
+  const values = withoutEmptyPaths(parseFlags(args, serveFlags, 'plinth serve'));
+  const config = defaultConfig();
+  if (values['data-dir'] !== undefined) {
+    // Not upstream's: an empty one would be the working directory.
+    if (values['data-dir'].trim() === '') throw new UsageError('--data-dir must name a directory (default "./data")');
+    config.dataDir = values['data-dir'];
+  }
+  config.bindAddress = ipFlag('bind-address', values['bind-address']) ?? config.bindAddress;
+  const advertise = ipFlag('advertise-address', values['advertise-address']);
+  if (advertise !== undefined) config.advertiseAddress = advertise;
+  const port = intFlag('secure-port', values['secure-port']);
+  if (port !== undefined) {
+    // Upstream's SecureServingOptions.Validate, but for what 0 means here.
+    if (port < 0 || port > 65535) throw new UsageError(`--secure-port ${port} must be between 0 and 65535, inclusive. 0 picks a free port`);
     config.securePort = port;
   }
   if (values.storage !== undefined) {
@@ -1371,8 +1352,9 @@ export function parseServeFlags(args: string[]): Config {
   const requestHeader = parseRequestHeaderFlags(values);
   if (requestHeader !== undefined) config.requestHeader = requestHeader;
   if (values['request-timeout'] !== undefined) {
-    const ms = parseDuration(values['request-timeout']);
-    if (ms <= 0) throw new UsageError('--request-timeout can not be zero: a duration such as 1m0s');
+    const ms = durationFlag('request-timeout', values['request-timeout'])!;
+    if (ms < 0) throw new UsageError('--request-timeout can not be negative value');
+    if (ms === 0) throw new UsageError('--request-timeout can not be zero: a duration such as 1m0s');
     config.requestTimeoutMs = ms;
     // Upstream's priority and fairness lets a request wait a quarter of its deadline, at most a minute.
     config.inflightQueueWaitMs = Math.min(ms / 4, 60_000);
@@ -1417,9 +1399,9 @@ export function parseServeFlags(args: string[]): Config {
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  config.anonymousAuth = booleanFlag('anonymous-auth', values['anonymous-auth'], config.anonymousAuth);
+  config.anonymousAuth = boolFlag('anonymous-auth', values['anonymous-auth'], config.anonymousAuth);
   if (values['anonymous-auth'] !== undefined) config.anonymousAuthFlagSet = true;
-  if (booleanFlag('enable-bootstrap-token-auth', values['enable-bootstrap-token-auth'], false)) config.enableBootstrapTokenAuth = true;
+  if (boolFlag('enable-bootstrap-token-auth', values['enable-bootstrap-token-auth'], false)) config.enableBootstrapTokenAuth = true;
   if (values['service-account-signing-key-file'] !== undefined) config.serviceAccountSigningKeyFile = values['service-account-signing-key-file'];
   if (values['service-account-key-file'] !== undefined) config.serviceAccountKeyFiles = values['service-account-key-file'];
   if (values['service-account-issuer'] !== undefined) {
@@ -1437,12 +1419,27 @@ export function parseServeFlags(args: string[]): Config {
   }
   const oidc = parseOidcFlags(values);
   if (oidc !== undefined) config.oidc = oidc;
-  if (values['service-cluster-ip-range'] !== undefined) config.serviceClusterIPRange = values['service-cluster-ip-range'];
-  if (values['service-node-port-range'] !== undefined) config.serviceNodePortRange = values['service-node-port-range'];
-  if (values['etcd-compaction-interval'] !== undefined) config.etcdCompactionIntervalMs = parseDuration(values['etcd-compaction-interval']);
+  // Checked now, as the registry reads them, so that a bad range is a usage error before anything starts.
+  if (values['service-cluster-ip-range'] !== undefined) {
+    try {
+      parseServiceCIDRs(values['service-cluster-ip-range']);
+    } catch (err) {
+      throw new UsageError(`--service-cluster-ip-range: ${(err as Error).message}`);
+    }
+    config.serviceClusterIPRange = values['service-cluster-ip-range'];
+  }
+  if (values['service-node-port-range'] !== undefined) {
+    try {
+      parsePortRange(values['service-node-port-range']);
+    } catch (err) {
+      throw invalidFlagValue('service-node-port-range', values['service-node-port-range'], (err as Error).message);
+    }
+    config.serviceNodePortRange = values['service-node-port-range'];
+  }
+  config.etcdCompactionIntervalMs = nonNegativeDurationFlag('etcd-compaction-interval', values['etcd-compaction-interval']) ?? config.etcdCompactionIntervalMs;
   for (const [flag, field] of [['etcd-healthcheck-timeout', 'etcdHealthcheckTimeoutMs'], ['etcd-readycheck-timeout', 'etcdReadycheckTimeoutMs']] as const) {
     if (values[flag] === undefined) continue;
-    const ms = parseDuration(values[flag]);
+    const ms = durationFlag(flag, values[flag])!;
     if (ms <= 0) throw new UsageError(`--${flag} must be a positive duration, such as 2s`);
     config[field] = ms;
   }
@@ -1453,10 +1450,11 @@ export function parseServeFlags(args: string[]): Config {
   }
   if (values['watch-cache-window-bytes'] !== undefined) config.watchCacheWindowBytes = parseBytes('--watch-cache-window-bytes', values['watch-cache-window-bytes']);
   // Whole seconds, as upstream converts the duration for its storage: under a second is none.
-  if (values['event-ttl'] !== undefined) config.eventTtlSeconds = Math.trunc(parseDuration(values['event-ttl']) / 1000);
+  const eventTtl = nonNegativeDurationFlag('event-ttl', values['event-ttl']);
+  if (eventTtl !== undefined) config.eventTtlSeconds = Math.trunc(eventTtl / 1000);
   if (values.kubeconfig !== undefined) config.kubeconfigPath = values.kubeconfig;
   if (values['encryption-provider-config'] !== undefined) config.encryptionProviderConfig = values['encryption-provider-config'];
-  config.encryptionProviderConfigAutomaticReload = booleanFlag('encryption-provider-config-automatic-reload', values['encryption-provider-config-automatic-reload'], false);
+  config.encryptionProviderConfigAutomaticReload = boolFlag('encryption-provider-config-automatic-reload', values['encryption-provider-config-automatic-reload'], false);
   if (config.encryptionProviderConfigAutomaticReload && config.encryptionProviderConfig === undefined) {
     throw new UsageError('--encryption-provider-config-automatic-reload must be set with --encryption-provider-config');
   }
@@ -1475,19 +1473,19 @@ export function parseServeFlags(args: string[]): Config {
   if (values['audit-log-path'] !== undefined) config.auditLogPath = values['audit-log-path'];
   parseAuditLogFlags(values, config);
   parseOperationalFlags(values, config);
-  config.auditLogCompress = booleanFlag('audit-log-compress', values['audit-log-compress'], false);
+  config.auditLogCompress = boolFlag('audit-log-compress', values['audit-log-compress'], false);
   const auditWebhook = parseAuditWebhookFlags(values);
   if (auditWebhook !== undefined) config.auditWebhook = auditWebhook;
   if (values['runtime-config'] !== undefined) config.runtimeConfig = parseRuntimeConfig(values['runtime-config']);
   parseServerRunFlags(values, config);
-  config.enablePriorityAndFairness = booleanFlag('enable-priority-and-fairness', values['enable-priority-and-fairness'], true);
+  config.enablePriorityAndFairness = boolFlag('enable-priority-and-fairness', values['enable-priority-and-fairness'], true);
   // Upstream's check: priority and fairness needs its API.
   if (config.enablePriorityAndFairness) {
     for (const key of ['flowcontrol.apiserver.k8s.io/v1', 'api/ga', 'api/all']) {
       if (config.runtimeConfig.get(key) === 'false') throw new UsageError(`--runtime-config=${key}=false conflicts with --enable-priority-and-fairness=true`);
     }
   }
-  config.allowPrivileged = booleanFlag('allow-privileged', values['allow-privileged'], config.allowPrivileged);
+  config.allowPrivileged = boolFlag('allow-privileged', values['allow-privileged'], config.allowPrivileged);
   for (const [flag, field] of [['default-not-ready-toleration-seconds', 'defaultNotReadyTolerationSeconds'], ['default-unreachable-toleration-seconds', 'defaultUnreachableTolerationSeconds']] as const) {
     const seconds = intFlag(flag, values[flag]);
     if (seconds !== undefined) config[field] = seconds;
@@ -1508,8 +1506,8 @@ export function parseServeFlags(args: string[]): Config {
     config.kubeletClientKey = kubeletKey;
   }
   if (values['kubelet-certificate-authority'] !== undefined && values['kubelet-certificate-authority'] !== '') config.kubeletCertificateAuthority = values['kubelet-certificate-authority'];
-  config.serviceAccountLookup = booleanFlag('service-account-lookup', values['service-account-lookup'], true);
-  config.aggregatorRejectForwardingRedirect = booleanFlag('aggregator-reject-forwarding-redirect', values['aggregator-reject-forwarding-redirect'], true);
+  config.serviceAccountLookup = boolFlag('service-account-lookup', values['service-account-lookup'], true);
+  config.aggregatorRejectForwardingRedirect = boolFlag('aggregator-reject-forwarding-redirect', values['aggregator-reject-forwarding-redirect'], true);
   // As upstream's validateAPIServerIdentity: both positive, each error in its words (collected).
   const identityErrors: string[] = [];
   for (const [flag, field] of [['identity-lease-duration-seconds', 'identityLeaseDurationSeconds'], ['identity-lease-renew-interval-seconds', 'identityLeaseRenewIntervalSeconds']] as const) {
@@ -1535,32 +1533,35 @@ export function parseServeFlags(args: string[]): Config {
     ['audit-log-maxbackup', 'auditLogMaxBackups', 'no limit', Infinity],
     ['audit-log-maxage', 'auditLogMaxAgeDays', 'no limit', Infinity],
   ] as const) {
-    const text = values[flag];
-    if (text === undefined) continue;
-    const n = Number(text);
-    if (text.trim() === '' || !Number.isInteger(n) || n < 0 || n > max) throw new UsageError(`invalid --${flag} "${text}": a count, 0 for ${zero}`);
+    const n = intFlag(flag, values[flag]);
+    if (n === undefined) continue;
+    // Upstream's words for negative in-flight limits and audit log rotation; the others are Plinth's.
+    if (n < 0 && flag.endsWith('-inflight')) throw new UsageError(`--${flag} can not be negative value`);
+    if (n < 0 && flag.startsWith('audit-log-')) throw new UsageError(`--${flag} ${n} can't be a negative number`);
+    if (n < 0 || n > max) throw new UsageError(`invalid --${flag} "${values[flag]}": a count, 0 for ${zero}`);
     config[field] = n;
   }
-  if (values['simulated-nodes'] !== undefined) {
-    const count = Number(values['simulated-nodes']);
-    if (!Number.isInteger(count) || count < 0 || count > 2000) throw new UsageError(`invalid --simulated-nodes "${values['simulated-nodes']}": a count from 0 to 2000`);
-    config.simulatedNodes = count;
+  const simulatedNodes = intFlag('simulated-nodes', values['simulated-nodes']);
+  if (simulatedNodes !== undefined) {
+    if (simulatedNodes < 0 || simulatedNodes > 2000) throw new UsageError(`invalid --simulated-nodes "${values['simulated-nodes']}": a count from 0 to 2000`);
+    config.simulatedNodes = simulatedNodes;
   }
-  if (values['simulated-pod-run-time'] !== undefined) config.simulatedPodRunMs = parseDuration(values['simulated-pod-run-time']);
-  if (values['simulated-max-grace-period'] !== undefined) config.simulatedMaxGracePeriodMs = parseDuration(values['simulated-max-grace-period']);
-  config.leaderElect = booleanFlag('leader-elect', values['leader-elect'], config.leaderElect);
-  config.releaseIdleMemory = booleanFlag('release-idle-memory', values['release-idle-memory'], config.releaseIdleMemory);
-  if (values['leader-elect-lease-duration'] !== undefined) config.leaderElectLeaseDurationMs = parseDuration(values['leader-elect-lease-duration']);
-  if (values['leader-elect-renew-deadline'] !== undefined) config.leaderElectRenewDeadlineMs = parseDuration(values['leader-elect-renew-deadline']);
-  if (values['leader-elect-retry-period'] !== undefined) config.leaderElectRetryPeriodMs = parseDuration(values['leader-elect-retry-period']);
+  config.simulatedPodRunMs = nonNegativeDurationFlag('simulated-pod-run-time', values['simulated-pod-run-time']) ?? config.simulatedPodRunMs;
+  config.simulatedMaxGracePeriodMs = nonNegativeDurationFlag('simulated-max-grace-period', values['simulated-max-grace-period']) ?? config.simulatedMaxGracePeriodMs;
+  config.leaderElect = boolFlag('leader-elect', values['leader-elect'], config.leaderElect);
+  config.releaseIdleMemory = boolFlag('release-idle-memory', values['release-idle-memory'], config.releaseIdleMemory);
+  config.leaderElectLeaseDurationMs = durationFlag('leader-elect-lease-duration', values['leader-elect-lease-duration']) ?? config.leaderElectLeaseDurationMs;
+  config.leaderElectRenewDeadlineMs = durationFlag('leader-elect-renew-deadline', values['leader-elect-renew-deadline']) ?? config.leaderElectRenewDeadlineMs;
+  config.leaderElectRetryPeriodMs = durationFlag('leader-elect-retry-period', values['leader-elect-retry-period']) ?? config.leaderElectRetryPeriodMs;
   const electionProblem = leaderElectionTimingsProblem({
     leaseDurationMs: config.leaderElectLeaseDurationMs, renewDeadlineMs: config.leaderElectRenewDeadlineMs, retryPeriodMs: config.leaderElectRetryPeriodMs,
   });
   if (config.leaderElect && electionProblem !== undefined) throw new UsageError(`invalid leader election timings: ${electionProblem}`);
   if (values.v !== undefined) {
-    // `-v=4` reaches here as "=4" (a short flag takes the rest of its word); pflag reads it as 4.
-    const level = values.v.replace(/^=/, '');
-    if (!/^\d+$/.test(level)) throw new UsageError(`invalid argument "${values.v}" for "-v, --v" flag`);
+    // klog's Level: strconv.Atoi; a negative level is refused here.
+    const level = values.v;
+    if (!/^[+-]?\d+$/.test(level)) throw invalidFlagValue('-v, --v', level, `strconv.Atoi: parsing ${goQuote(level)}: invalid syntax`);
+    if (Number(level) < 0) throw invalidFlagValue('-v, --v', level, 'a verbosity is not negative');
     config.verbosity = Number(level);
   }
   return config;

@@ -1,6 +1,6 @@
 // The composition root: builds storage, caches, registry, controllers and the server from a Config.
-import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { access, mkdir, open, readFile, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { AdmissionChain } from '../admission/chain.ts';
@@ -67,6 +67,7 @@ import { admissionPlugins } from './admission-plugins.ts';
 import { controllersLease, electedControllers, LeaderControllers } from './leader-controllers.ts';
 import { controllerEnabled } from './controllers-flag.ts';
 import { UsageError, type AuditWebhookFlags, type Config } from './config.ts';
+import { failureOfFlags } from './flag-parsing.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { RbacInformers, rbacStores, reconcileBootstrapPolicy } from './rbac.ts';
 import { FlowControlInformers } from './flow-control.ts';
@@ -127,11 +128,12 @@ async function allKeys(backend: Backend): Promise<KeyValue[]> {
  */
 async function frontProxyMaterial(config: Config, dataDir: string): Promise<{ client: { certPem: string; keyPem: string }; defaultCaFile?: string }> {
   if (config.proxyClientCertFile !== undefined) {
+    // Read and checked as upstream's aggregator-proxy-cert content: both files, a certificate and its key.
     try {
-      const [certPem, keyPem] = await Promise.all([readFile(config.proxyClientCertFile, 'utf8'), readFile(config.proxyClientKeyFile!, 'utf8')]);
+      const { certPem, keyPem } = await readServingFiles(config.proxyClientCertFile, config.proxyClientKeyFile!);
       return { client: { certPem, keyPem } };
     } catch (err) {
-      throw new UsageError(`--proxy-client-cert-file: ${(err as Error).message}`);
+      throw new UsageError(`--proxy-client-cert-file, --proxy-client-key-file: ${(err as Error).message}`);
     }
   }
   const material = await ensureFrontProxyMaterial(dataDir, { sync: config.syncDataDirFiles });
@@ -206,23 +208,30 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   // prom-client loads while the certificates and storage are read.
   const metricsModule = import('../server/metrics.ts');
   const dataDir = path.resolve(config.dataDir);
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await makeDataDir(dataDir);
 
   const [material, tokens, clientMaterial, frontProxy] = await Promise.all([
     config.tlsCertFile === undefined
       ? ensureServingMaterial(dataDir, { hosts: extraHosts(config.bindAddress, config.advertiseAddress), sync: config.syncDataDirFiles })
-      : readServingFiles(config.tlsCertFile, config.tlsPrivateKeyFile!),
+      : readServingFiles(config.tlsCertFile, config.tlsPrivateKeyFile!).catch((err: unknown) => {
+        throw failureOfFlags(err, '--tls-cert-file, --tls-private-key-file');
+      }),
     loadTokens(config, dataDir),
     config.clientCaFile === undefined ? ensureClientMaterial(dataDir, { sync: config.syncDataDirFiles }) : undefined,
     frontProxyMaterial(config, dataDir),
   ]);
-  const clientCaPem = clientMaterial?.clientCaPem ?? await readFile(config.clientCaFile!, 'utf8');
+  // Checked now, as upstream's dynamic CA content from file: a bundle with no certificate fails the start.
+  const clientCaPem = clientMaterial?.clientCaPem ?? await readCaBundle(config.clientCaFile!).catch((err: unknown) => {
+    throw new UsageError(`--client-ca-file: ${(err as Error).message}`);
+  });
   warnOfTokenExpirations(config, log);
   const kubeletTls = await kubeletClientTls(config);
   // Keys named by flags are read now, so that a wrong path fails the start; the default one is made on first use.
   const keyOptions = { dataDir, ...(config.serviceAccountSigningKeyFile !== undefined ? { signingKeyFile: config.serviceAccountSigningKeyFile } : {}), keyFiles: config.serviceAccountKeyFiles, sync: config.syncDataDirFiles };
   const serviceAccountKeys = lazyServiceAccountKeys(keyOptions);
-  if (config.serviceAccountSigningKeyFile !== undefined || config.serviceAccountKeyFiles.length > 0) await serviceAccountKeys();
+  if (config.serviceAccountSigningKeyFile !== undefined || config.serviceAccountKeyFiles.length > 0) await serviceAccountKeys().catch((err: unknown) => {
+    throw new UsageError(serviceAccountKeyProblem(config, err as Error));
+  });
 
   // --tls-sni-cert-key: each pair read and checked now, as upstream fails its start on one that does not load.
   const sniCertificates = await Promise.all(config.tlsSniCertKeys.map(async ({ certFile, keyFile, names }) => {
@@ -235,6 +244,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   }));
   // Auditing needs a policy and a backend (the log, a webhook or both), as upstream; a policy or
   // a webhook kubeconfig that does not load fails the start.
+  if (config.auditPolicyFile !== undefined && config.auditLogPath !== undefined) await ensureAuditLogFile(config.auditLogPath);
   const auditWebhook = config.auditPolicyFile === undefined || config.auditWebhook === undefined ? undefined : await auditWebhookSink(config.auditWebhook, log);
   const auditBackends = [
     ...(config.auditLogPath !== undefined ? [truncated(auditLogSink(config, log), config.auditLogTruncate, log)] : []),
@@ -249,7 +259,12 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const builtinTypes = builtinResourceTypes({ serviceClusterIPRange: config.serviceClusterIPRange, serviceNodePortRange: config.serviceNodePortRange });
   // --runtime-config: what is turned off stays registered for the server's own use, unserved.
   const crdType = customResourceDefinitionsType();
-  const runtimeDisabled = runtimeConfigDisabled(config.runtimeConfig, [...builtinTypes, crdType]);
+  let runtimeDisabled: ReturnType<typeof runtimeConfigDisabled>;
+  try {
+    runtimeDisabled = runtimeConfigDisabled(config.runtimeConfig, [...builtinTypes, crdType]);
+  } catch (err) {
+    throw new UsageError(`--runtime-config: ${(err as Error).message}`);
+  }
   const corsOrigins = config.corsAllowedOrigins.map(corsOrigin);
   // /metrics: watchers and objects are read from the watch caches when scraped; every
   // storage call is timed (etcd_request_duration_seconds, whatever the backend), and the
@@ -264,8 +279,19 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   metrics.disable(config.disabledMetrics);
   const kubelet = new KubeletClient(kubeletTls, deps.proxyableAddress, metrics.kubelet);
   const podNetwork = new PodNetworkClient(deps.podAddressAllowed);
+  const podSecurity = await podSecurityConfiguration(config.admissionControlConfigFile);
+  const apiAudiences = config.apiAudiences.length > 0 ? config.apiAudiences : config.serviceAccountIssuers;
+  // A configuration file that does not load fails the start, before storage is opened.
+  // Without --requestheader-*, authenticating proxies are the data dir's front-proxy CA's, with kubeadm's headers.
+  const requestHeader = config.requestHeader ?? (frontProxy.defaultCaFile === undefined ? undefined : {
+    clientCaFile: frontProxy.defaultCaFile, allowedNames: [frontProxyClientName], usernameHeaders: ['X-Remote-User'], uidHeaders: ['X-Remote-Uid'],
+    groupHeaders: ['X-Remote-Group'], extraHeadersPrefix: ['X-Remote-Extra-'],
+  });
+  const authn = await authenticationSetup({ ...config, ...(requestHeader !== undefined ? { requestHeader } : {}) }, apiAudiences, log, clientCaPem, metrics);
+  const authz = await authorizationSetup(config, log, metrics);
   // Applies of built-in workloads may run on a worker thread; the storage syncs off the loop while they do.
   const applyOffload = config.applyWorkerAfter >= 0 ? new ApplyOffload(config.applyWorkerAfter, applyWorkerEntry) : undefined;
+  if (deps.backend === undefined && config.storage === 'etcd') await checkEtcdTlsFiles(config);
   const stored = deps.backend ?? await openBackend(config.storage, {
     dataDir, etcdServers: config.etcdServers, etcdPrefix: config.etcdPrefix,
     etcdCaFile: config.etcdCaFile, etcdCertFile: config.etcdCertFile, etcdKeyFile: config.etcdKeyFile, leaseReuseSeconds: config.leaseReuseDurationSeconds, log,
@@ -283,16 +309,6 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const namespaces: { store?: Store } = {};
   // Set once the Stores exist: the RBAC rules (when RBAC is a mode) and the authorizer in use.
   const authorization: { rbac?: RbacAuthorizer; authorizer?: Authorizer } = {};
-  const podSecurity = await podSecurityConfiguration(config.admissionControlConfigFile);
-  const apiAudiences = config.apiAudiences.length > 0 ? config.apiAudiences : config.serviceAccountIssuers;
-  // A configuration file that does not load fails the start, before storage is opened.
-  // Without --requestheader-*, authenticating proxies are the data dir's front-proxy CA's, with kubeadm's headers.
-  const requestHeader = config.requestHeader ?? (frontProxy.defaultCaFile === undefined ? undefined : {
-    clientCaFile: frontProxy.defaultCaFile, allowedNames: [frontProxyClientName], usernameHeaders: ['X-Remote-User'], uidHeaders: ['X-Remote-Uid'],
-    groupHeaders: ['X-Remote-Group'], extraHeadersPrefix: ['X-Remote-Extra-'],
-  });
-  const authn = await authenticationSetup({ ...config, ...(requestHeader !== undefined ? { requestHeader } : {}) }, apiAudiences, log, clientCaPem, metrics);
-  const authz = await authorizationSetup(config, log, metrics);
   // Webhooks named by a service (admission and conversion) are called at an endpoint of it.
   const resolveService = serviceEndpointResolver(() => ({
     services: registry.lookup('', 'v1', 'services')!.store,
@@ -648,7 +664,12 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   try {
     port = await server.start();
     serving = true;
-    writeKubeconfig(kubeconfigPath, { server: serverUrl(), caPem: material.caPem, token: tokens.admin });
+    try {
+      writeKubeconfig(kubeconfigPath, { server: serverUrl(), caPem: material.caPem, token: tokens.admin });
+    } catch (err) {
+      // Its code kept, for callers that tell file system errors apart.
+      throw Object.assign(new UsageError(`${config.kubeconfigPath !== undefined ? '--kubeconfig' : 'the kubeconfig'} ${kubeconfigPath}: ${(err as Error).message}`), { code: (err as NodeJS.ErrnoException).code });
+    }
     // The kubernetes Service's targetPort is the port just bound.
     ({ reconciled } = await bootstrapObjects(registry, {
       serviceClusterIPRange: config.serviceClusterIPRange, address, port, authenticationTrust: authn.authenticationTrust, endpointReconciler: config.endpointReconcilerType,
@@ -830,17 +851,23 @@ async function loadInBackground(caches: WatchCache[], stopped: () => boolean): P
  * the start: what pods/log and nodes/proxy present to kubelets and check them against.
  */
 async function kubeletClientTls(config: Config): Promise<KubeletTls> {
-  try {
-    const tls: KubeletTls = {};
-    if (config.kubeletClientCertificate !== undefined) {
+  const tls: KubeletTls = {};
+  if (config.kubeletClientCertificate !== undefined) {
+    try {
       const { certPem, keyPem } = await readServingFiles(config.kubeletClientCertificate, config.kubeletClientKey!);
       Object.assign(tls, { certPem, keyPem });
+    } catch (err) {
+      throw failureOfFlags(new Error(`kubelet client: ${(err as Error).message}`), '--kubelet-client-certificate, --kubelet-client-key');
     }
-    if (config.kubeletCertificateAuthority !== undefined) tls.caPem = await readCaBundle(config.kubeletCertificateAuthority);
-    return tls;
-  } catch (err) {
-    throw new Error(`kubelet client: ${(err as Error).message}`);
   }
+  if (config.kubeletCertificateAuthority !== undefined) {
+    try {
+      tls.caPem = await readCaBundle(config.kubeletCertificateAuthority);
+    } catch (err) {
+      throw failureOfFlags(new Error(`kubelet client: ${(err as Error).message}`), '--kubelet-certificate-authority');
+    }
+  }
+  return tls;
 }
 
 /** Upstream's start-up warnings when extended projected tokens outlive --service-account-max-token-expiration. */
@@ -864,6 +891,62 @@ function corsOrigin(pattern: string): GoRegexp {
   return compiled.regexp;
 }
 
+/**
+ * The data dir, made when missing (only its owner may read it); one that is not a directory
+ * or cannot be made is a usage error naming the flag.
+ */
+async function makeDataDir(dataDir: string): Promise<void> {
+  const found = await stat(dataDir).catch(() => undefined);
+  if (found !== undefined && !found.isDirectory()) throw new UsageError(`--data-dir ${dataDir}: not a directory`);
+  try {
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    // Read and written from here on: a directory this user may not use is refused now, before anything is half written.
+    await access(dataDir, constants.R_OK | constants.W_OK | constants.X_OK);
+  } catch (err) {
+    throw new UsageError(`--data-dir ${dataDir}: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * The audit log checked as upstream's ensureLogFile checks it at start: its directory made,
+ * the file opened for appending (a directory, or a path under a file, refused).
+ */
+async function ensureAuditLogFile(file: string): Promise<void> {
+  if (file === '-') return;
+  try {
+    await mkdir(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
+    await (await open(file, 'a', 0o600)).close();
+  } catch (err) {
+    throw new UsageError(`--audit-log-path: ensureLogFile: ${(err as Error).message}`);
+  }
+}
+
+/** `--etcd-cafile`, `--etcd-certfile` and `--etcd-keyfile` read and checked before etcd is dialed: a CA bundle, a certificate and its key. */
+async function checkEtcdTlsFiles(config: Config): Promise<void> {
+  if (config.etcdCaFile !== undefined) {
+    await readCaBundle(config.etcdCaFile).catch((err: unknown) => {
+      throw new UsageError(`--etcd-cafile: ${(err as Error).message}`);
+    });
+  }
+  if (config.etcdCertFile !== undefined) {
+    await readServingFiles(config.etcdCertFile, config.etcdKeyFile!).catch((err: unknown) => {
+      throw new UsageError(`--etcd-certfile, --etcd-keyfile: ${(err as Error).message}`);
+    });
+  }
+}
+
+/** Which of the service-account key flags names the file that did not load, and why. */
+function serviceAccountKeyProblem(config: Config, err: Error): string {
+  if (err.message.startsWith('--')) return err.message;
+  const about = `${(err as NodeJS.ErrnoException).path ?? ''} ${err.message}`;
+  const signing = config.serviceAccountSigningKeyFile;
+  const named = config.serviceAccountKeyFiles.some((file) => about.includes(file));
+  const flag = signing === undefined || named ? '--service-account-key-file'
+    : config.serviceAccountKeyFiles.length === 0 || about.includes(signing) ? '--service-account-signing-key-file'
+      : '--service-account-signing-key-file, --service-account-key-file';
+  return `${flag}: ${err.message}`;
+}
+
 function extraHosts(bindAddress: string, advertiseAddress: string | undefined): string[] {
   return [bindAddress, advertiseAddress ?? ''].filter((address) => address !== '' && address !== '127.0.0.1' && address !== '0.0.0.0' && address !== '::');
 }
@@ -873,9 +956,14 @@ async function loadTokens(config: Config, dataDir: string) {
     const { token, path: file } = await ensureAdminToken(dataDir, { sync: config.syncDataDirFiles });
     return { admin: token, users: parseTokenFile(await readFile(file, 'utf8')) };
   }
-  const users = parseTokenFile(await readFile(config.tokenAuthFile, 'utf8'));
+  let users: ReturnType<typeof parseTokenFile>;
+  try {
+    users = parseTokenFile(await readFile(config.tokenAuthFile, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`--token-auth-file: ${(err as Error).message}`);
+  }
   const admin = [...users.entries()].find(([, user]) => user.groups.includes('system:masters'))?.[0] ?? [...users.keys()][0];
-  if (admin === undefined) throw new UsageError(`${config.tokenAuthFile} holds no token`);
+  if (admin === undefined) throw new UsageError(`--token-auth-file: ${config.tokenAuthFile} holds no token`);
   return { admin, users };
 }
 

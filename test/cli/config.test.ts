@@ -89,8 +89,10 @@ test('the shutdown flags: a delay, Retry-After answers while draining, and the w
   const set = parseServeFlags(['--shutdown-delay-duration', '15s', '--shutdown-send-retry-after', '--shutdown-watch-termination-grace-period=1m']);
   assert.deepEqual([set.shutdownDelayMs, set.shutdownSendRetryAfter, set.shutdownWatchTerminationGraceMs], [15_000, true, 60_000]);
   assert.equal(parseServeFlags(['--shutdown-send-retry-after=false']).shutdownSendRetryAfter, false);
-  assert.throws(() => parseServeFlags(['--shutdown-send-retry-after=maybe']), (err) => err instanceof UsageError && /must be true or false/.test(err.message));
-  assert.throws(() => parseServeFlags(['--shutdown-delay-duration', 'soon']), (err) => err instanceof UsageError && /invalid duration "soon"/.test(err.message));
+  assert.throws(() => parseServeFlags(['--shutdown-send-retry-after=maybe']), (err) => err instanceof UsageError && err.message === 'invalid argument "maybe" for "--shutdown-send-retry-after" flag: strconv.ParseBool: parsing "maybe": invalid syntax');
+  assert.throws(() => parseServeFlags(['--shutdown-delay-duration', 'soon']), (err) => err instanceof UsageError && err.message === 'invalid argument "soon" for "--shutdown-delay-duration" flag: time: invalid duration "soon"');
+  assert.throws(() => parseServeFlags(['--shutdown-delay-duration=-1s', '--shutdown-watch-termination-grace-period=-1s']), (err) => err instanceof UsageError
+    && err.message === '[--shutdown-delay-duration can not be negative value, shutdown-watch-termination-grace-period, if provided, can not be a negative value]');
 });
 
 test('the service-account token flags: an https key set URL, a maximum of 1 hour to 2^32 s, extension on by default', () => {
@@ -123,7 +125,8 @@ test('--allow-privileged is off by default, as upstream; the bare flag turns it 
   assert.equal(parseServeFlags([]).allowPrivileged, false);
   assert.equal(parseServeFlags(['--allow-privileged']).allowPrivileged, true);
   assert.equal(parseServeFlags(['--allow-privileged=true']).allowPrivileged, true);
-  assert.throws(() => parseServeFlags(['--allow-privileged=yes']), (err) => err instanceof UsageError && /must be true or false/.test(err.message));
+  assert.equal(parseServeFlags(['--allow-privileged=1']).allowPrivileged, true);
+  assert.throws(() => parseServeFlags(['--allow-privileged=yes']), (err) => err instanceof UsageError && err.message === 'invalid argument "yes" for "--allow-privileged" flag: strconv.ParseBool: parsing "yes": invalid syntax');
 });
 
 test('--encryption-provider-config-automatic-reload needs --encryption-provider-config', () => {
@@ -383,7 +386,7 @@ test('--release-idle-memory is on unless set to false, bare meaning true', () =>
   assert.equal(parseServeFlags([]).releaseIdleMemory, true);
   assert.equal(parseServeFlags(['--release-idle-memory']).releaseIdleMemory, true);
   assert.equal(parseServeFlags(['--release-idle-memory=false']).releaseIdleMemory, false);
-  assert.throws(() => parseServeFlags(['--release-idle-memory=off']), /invalid argument "off" for "--release-idle-memory" flag: must be true or false/);
+  assert.throws(() => parseServeFlags(['--release-idle-memory=off']), /invalid argument "off" for "--release-idle-memory" flag: strconv.ParseBool: parsing "off": invalid syntax/);
   assert.match(serveUsage, /--release-idle-memory/);
 });
 
@@ -392,9 +395,14 @@ test('--http2-max-streams-per-connection takes a count, 0 (the default) for kube
   assert.equal(parseServeFlags(['--http2-max-streams-per-connection', '250']).http2MaxStreamsPerConnection, 250);
   assert.equal(parseServeFlags(['--http2-max-streams-per-connection=0']).http2MaxStreamsPerConnection, 0);
   assert.match(serveUsage, /--http2-max-streams-per-connection/);
-  for (const flag of ['', '-1', '1.5', 'many', String(2 ** 31)]) {
+  for (const flag of ['-1', String(2 ** 31)]) {
     assert.throws(() => parseServeFlags([`--http2-max-streams-per-connection=${flag}`]),
       (err) => err instanceof UsageError && err.message === `invalid --http2-max-streams-per-connection "${flag}": a count, 0 for the default (100)`, flag);
+  }
+  // What is not an integer, in pflag's words.
+  for (const flag of ['', '1.5', 'many']) {
+    assert.throws(() => parseServeFlags([`--http2-max-streams-per-connection=${flag}`]),
+      (err) => err instanceof UsageError && err.message === `invalid argument "${flag}" for "--http2-max-streams-per-connection" flag: strconv.ParseInt: parsing "${flag}": invalid syntax`, flag);
   }
 });
 
@@ -479,4 +487,94 @@ test('--request-timeout sets how long a request may wait for its priority level\
   assert.equal(parseServeFlags([]).inflightQueueWaitMs, 15_000);
   assert.equal(parseServeFlags(['--request-timeout', '2m']).inflightQueueWaitMs, 30_000);
   assert.equal(parseServeFlags(['--request-timeout', '10m']).inflightQueueWaitMs, 60_000);
+});
+
+test('--secure-port is a Go integer from 0 to 65535, in pflag\'s and upstream\'s words', () => {
+  assert.equal(parseServeFlags(['--secure-port=0x1F90']).securePort, 8080, 'pflag\'s base prefixes');
+  assert.equal(parseServeFlags(['--secure-port', '65535']).securePort, 65535);
+  const refused: Array<[string[], string]> = [
+    [['--secure-port='], 'invalid argument "" for "--secure-port" flag: strconv.ParseInt: parsing "": invalid syntax'],
+    [['--secure-port=abc'], 'invalid argument "abc" for "--secure-port" flag: strconv.ParseInt: parsing "abc": invalid syntax'],
+    [['--secure-port=1.5'], 'invalid argument "1.5" for "--secure-port" flag: strconv.ParseInt: parsing "1.5": invalid syntax'],
+    [['--secure-port=-1'], '--secure-port -1 must be between 0 and 65535, inclusive. 0 picks a free port'],
+    [['--secure-port=65536'], '--secure-port 65536 must be between 0 and 65535, inclusive. 0 picks a free port'],
+    [['--secure-port'], 'flag needs an argument: --secure-port'],
+  ];
+  for (const [args, message] of refused) assert.throws(() => parseServeFlags(args), (err: Error) => err instanceof UsageError && err.message === message, args.join(' '));
+});
+
+test('--bind-address is an IP address as pflag reads one: trimmed, an empty value the default, anything else refused', () => {
+  assert.equal(parseServeFlags(['--bind-address=']).bindAddress, '127.0.0.1', 'not every interface');
+  assert.equal(parseServeFlags(['--bind-address', ' ::1 ']).bindAddress, '::1');
+  assert.equal(parseServeFlags(['--advertise-address=']).advertiseAddress, undefined);
+  for (const given of ['nope', '999.1.1.1', 'fe80::1%eth0', '[::1]', 'localhost']) {
+    assert.throws(() => parseServeFlags([`--bind-address=${given}`]), (err: Error) => err instanceof UsageError
+      && err.message === `invalid argument "${given}" for "--bind-address" flag: failed to parse IP: "${given}"`, given);
+  }
+});
+
+test('the command line as kube-apiserver\'s pflag reads it: unknown flags, missing values, arguments, repeated flags, _ for -', () => {
+  const refused: Array<[string[], string]> = [
+    [['--nope'], 'unknown flag: --nope'],
+    [['--data-dir'], 'flag needs an argument: --data-dir'],
+    [['-x'], 'unknown shorthand flag: \'x\' in -x'],
+    [['serve'], '"plinth serve" does not take any arguments, got ["serve"]'],
+    [['--anonymous-auth', 'false'], '"plinth serve" does not take any arguments, got ["false"]'],
+    [['--data-dir='], '--data-dir must name a directory (default "./data")'],
+  ];
+  for (const [args, message] of refused) assert.throws(() => parseServeFlags(args), (err: Error) => err instanceof UsageError && err.message === message, args.join(' '));
+  // String slices add up, as pflag's; other flags keep the last value.
+  assert.deepEqual(parseServeFlags(['--authorization-mode=Node', '--authorization-mode', 'RBAC']).authorizationModes, ['Node', 'RBAC']);
+  assert.deepEqual(parseServeFlags(['--etcd-servers=http://a:2379', '--etcd-servers=http://b:2379']).etcdServers, ['http://a:2379', 'http://b:2379']);
+  assert.equal(parseServeFlags(['--secure-port=1', '--secure-port=2']).securePort, 2);
+  // component-base's WordSepNormalizeFunc: kube-apiserver takes --secure_port for --secure-port.
+  assert.equal(parseServeFlags(['--secure_port=7443']).securePort, 7443);
+  // A value that starts with a dash is the flag's, as pflag takes it.
+  assert.throws(() => parseServeFlags(['--min-request-timeout', '-1']), (err: Error) => err instanceof UsageError && err.message === '--min-request-timeout can not be negative value');
+});
+
+test('durations are Go\'s, refused in pflag\'s words with the flag named; negative ones where upstream refuses them', () => {
+  assert.equal(parseServeFlags(['--event-ttl=.5h']).eventTtlSeconds, 1800, 'Go takes .5h');
+  assert.equal(parseServeFlags(['--request-timeout=1m30s']).requestTimeoutMs, 90_000);
+  const refused: Array<[string[], string]> = [
+    [['--event-ttl=1x'], 'invalid argument "1x" for "--event-ttl" flag: time: unknown unit "x" in duration "1x"'],
+    [['--event-ttl=5'], 'invalid argument "5" for "--event-ttl" flag: time: missing unit in duration "5"'],
+    [['--event-ttl=-1s'], '--event-ttl can not be negative value'],
+    [['--request-timeout=-1s'], '--request-timeout can not be negative value'],
+    [['--etcd-compaction-interval=soon'], 'invalid argument "soon" for "--etcd-compaction-interval" flag: time: invalid duration "soon"'],
+    [['--leader-elect-retry-period=2'], 'invalid argument "2" for "--leader-elect-retry-period" flag: time: missing unit in duration "2"'],
+    [['--authorization-mode=Webhook', '--authorization-webhook-config-file=k', '--authorization-webhook-cache-authorized-ttl=x'],
+      'invalid argument "x" for "--authorization-webhook-cache-authorized-ttl" flag: time: invalid duration "x"'],
+    [['--authentication-token-webhook-config-file=k', '--authentication-token-webhook-cache-ttl=-2m'], '--authentication-token-webhook-cache-ttl can not be negative value'],
+    [['--audit-webhook-config-file=k', '--audit-webhook-initial-backoff=1'], 'invalid argument "1" for "--audit-webhook-initial-backoff" flag: time: missing unit in duration "1"'],
+    [['--service-account-max-token-expiration=1y'], 'invalid argument "1y" for "--service-account-max-token-expiration" flag: time: unknown unit "y" in duration "1y"'],
+    [['--simulated-pod-run-time=-1s'], '--simulated-pod-run-time can not be negative value'],
+  ];
+  for (const [args, message] of refused) assert.throws(() => parseServeFlags(args), (err: Error) => err instanceof UsageError && err.message === message, args.join(' '));
+});
+
+test('counts: Go integers, negatives refused in upstream\'s words', () => {
+  const refused: Array<[string[], string]> = [
+    [['--max-requests-inflight=-1'], '--max-requests-inflight can not be negative value'],
+    [['--max-mutating-requests-inflight=x'], 'invalid argument "x" for "--max-mutating-requests-inflight" flag: strconv.ParseInt: parsing "x": invalid syntax'],
+    [['--audit-log-maxage=-1'], '--audit-log-maxage -1 can\'t be a negative number'],
+    [['--simulated-nodes=many'], 'invalid argument "many" for "--simulated-nodes" flag: strconv.ParseInt: parsing "many": invalid syntax'],
+    [['--v=x'], 'invalid argument "x" for "-v, --v" flag: strconv.Atoi: parsing "x": invalid syntax'],
+    [['-v'], 'flag needs an argument: \'v\' in -v'],
+  ];
+  for (const [args, message] of refused) assert.throws(() => parseServeFlags(args), (err: Error) => err instanceof UsageError && err.message === message, args.join(' '));
+});
+
+test('a file flag given empty means none, as upstream\'s: the data dir\'s default', () => {
+  const config = parseServeFlags(['--token-auth-file=', '--client-ca-file=', '--kubeconfig=', '--encryption-provider-config=', '--admission-control-config-file=',
+    '--audit-policy-file=', '--audit-log-path=', '--service-account-signing-key-file=', '--service-account-key-file=', '--oidc-ca-file=']);
+  assert.deepEqual([config.tokenAuthFile, config.clientCaFile, config.kubeconfigPath, config.encryptionProviderConfig, config.admissionControlConfigFile, config.auditPolicyFile,
+    config.auditLogPath, config.serviceAccountSigningKeyFile, config.serviceAccountKeyFiles], [undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, []]);
+});
+
+test('--service-cluster-ip-range and --service-node-port-range are checked when read, naming the flag', () => {
+  assert.throws(() => parseServeFlags(['--service-cluster-ip-range=foo']), (err: Error) => err instanceof UsageError && err.message === '--service-cluster-ip-range: invalid service cluster IP range "foo"');
+  assert.throws(() => parseServeFlags(['--service-node-port-range=30000-20000']), (err: Error) => err instanceof UsageError
+    && err.message === 'invalid argument "30000-20000" for "--service-node-port-range" flag: invalid service node port range "30000-20000"');
+  assert.equal(parseServeFlags(['--service-node-port-range=30000+99']).serviceNodePortRange, '30000+99');
 });
