@@ -42,10 +42,35 @@ export class StatusError extends Error {
       message: this.message,
     } as Status;
     if (this.reason !== '') status.reason = this.reason;
-    if (this.details !== undefined) status.details = this.details;
+    if (this.details !== undefined) status.details = detailsInFieldOrder(this.details);
     status.code = this.code;
     return status;
   }
+}
+
+/**
+ * Status details in metav1.StatusDetails' field order, which its JSON keeps (name, group,
+ * kind, uid, causes, retryAfterSeconds), each cause in StatusCause's (reason, message, field):
+ * the places that make them build them in whatever order reads best.
+ */
+export function detailsInFieldOrder(details: StatusDetails): StatusDetails {
+  const { name, group, kind, uid, causes, retryAfterSeconds, ...rest } = details;
+  const ordered: StatusDetails = {};
+  if (name !== undefined) ordered.name = name;
+  if (group !== undefined) ordered.group = group;
+  if (kind !== undefined) ordered.kind = kind;
+  if (uid !== undefined) ordered.uid = uid;
+  if (causes !== undefined) {
+    ordered.causes = causes.map(({ reason, message, field, ...others }) => {
+      const cause: StatusCause = {};
+      if (reason !== undefined) cause.reason = reason;
+      if (message !== undefined) cause.message = message;
+      if (field !== undefined) cause.field = field;
+      return Object.assign(cause, others);
+    });
+  }
+  if (retryAfterSeconds !== undefined) ordered.retryAfterSeconds = retryAfterSeconds;
+  return Object.assign(ordered, rest);
 }
 
 export function isStatusError(err: unknown): err is StatusError {

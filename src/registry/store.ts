@@ -1057,8 +1057,10 @@ export class Store {
 
   /** The Success Status most types answer a DELETE with. */
   deletedStatus(obj: KubeObject): Status {
-    const details: Status['details'] = { name: obj.metadata.name ?? '', kind: this.type.resource, uid: obj.metadata.uid ?? '' };
+    const details: Status['details'] = { name: obj.metadata.name ?? '' };
     if (this.type.group !== '') details.group = this.type.group;
+    details.kind = this.type.resource;
+    details.uid = obj.metadata.uid ?? '';
     // No code: upstream's registry leaves it unset on this Status.
     return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details } as Status;
   }

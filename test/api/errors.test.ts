@@ -41,3 +41,11 @@ test('methodNotAllowed is go-restful\'s 405 as kube-apiserver writes it: its mes
   assert.equal(JSON.stringify(methodNotAllowed().toStatus()),
     '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server does not allow this method on the requested resource","reason":"MethodNotAllowed","details":{},"code":405}');
 });
+
+test('details and their causes are written in metav1\'s field order, whatever order they were made in', () => {
+  assert.equal(JSON.stringify(notFound({ group: 'apps', resource: 'deployments' }, 'web').toStatus().details), '{"name":"web","group":"apps","kind":"deployments"}');
+  const status = invalid('Deployment', 'web', [{ field: 'spec.replicas', reason: 'FieldValueInvalid', message: 'Invalid value: -1' }], 'apps').toStatus();
+  assert.equal(JSON.stringify(status.details), '{"name":"web","group":"apps","kind":"Deployment","causes":[{"reason":"FieldValueInvalid","message":"Invalid value: -1","field":"spec.replicas"}]}');
+  assert.equal(JSON.stringify(new StatusError(429, 'TooManyRequests', 'slow down', { retryAfterSeconds: 1, kind: 'pods', name: 'p' }).toStatus().details), '{"name":"p","kind":"pods","retryAfterSeconds":1}');
+  assert.equal(JSON.stringify(new StatusError(405, 'MethodNotAllowed', 'no', {}).toStatus().details), '{}');
+});

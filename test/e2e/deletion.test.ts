@@ -151,6 +151,19 @@ describe('refused delete options', () => {
   }
 });
 
+test('a delete\'s Success Status and a 404 write their details in metav1\'s field order', async () => {
+  const ns = await server.newNamespace('details-order');
+  const created = await create(`/apis/apps/v1/namespaces/${ns}/deployments`, {
+    metadata: { name: 'd' },
+    spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
+  });
+  const deleted = await del(`/apis/apps/v1/namespaces/${ns}/deployments/d`);
+  assert.equal(deleted.status, 200, deleted.text);
+  assert.ok(deleted.text.includes(`"details":{"name":"d","group":"apps","kind":"deployments","uid":"${created.metadata.uid}"}`), deleted.text);
+  const missing = await server.request('GET', `/apis/apps/v1/namespaces/${ns}/deployments/d`);
+  assert.ok(missing.text.includes('"details":{"name":"d","group":"apps","kind":"deployments"}'), missing.text);
+});
+
 describe('registries with a Delete of their own', () => {
   test('a namespace\'s first delete marks it only (no grace period recorded); a later one while its finalizers remain answers it unchanged', async () => {
     const name = `own-delete-${Date.now()}`;
