@@ -150,7 +150,7 @@ export function formatQuantity(q: Quantity): string {
       mantissa /= 1024n;
       exponent += 10;
     }
-    return `${mantissa}${binarySuffixOf.get(exponent)!}`;
+    return `${mantissa}${binarySuffixOf.get(exponent) ?? ''}`;
   }
   // The trailing zeros are counted in the digits: dividing by ten once per zero took
   // quadratic time, seconds of blocked event loop for a quantity of 100k digits.

@@ -31,6 +31,10 @@ const canonical: [input: string, expected: string][] = [
   ['1e30', '1e30'],
   [`1${'0'.repeat(30)}`, '1e30'],
   ['0.000000001', '1n'],
+  // Binary, no whole number of Ki: the digits alone (the 2^0 suffix is none).
+  ['1.5Ki', '1536'],
+  ['1025Mi', '1025Mi'],
+  ['1Gi', '1Gi'],
 ];
 
 for (const [input, expected] of canonical) {
