@@ -1,10 +1,11 @@
 // LimitRanger admission: default container requests and limits from the namespace's
 // LimitRanges, then enforce their min, max and limit/request ratio on pods and claims.
 
-import { forbidden, type KubeObject } from '../api/index.ts';
+import type { KubeObject } from '../api/index.ts';
 import { isObject, type JsonObject } from '../api/json.ts';
 import { formatQuantity, integerValue, milliValue, type Quantity } from '../api/quantity.ts';
 import { unless, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
+import { admissionForbidden } from './forbidden.ts';
 import { containerResources, containersOf, podLimits, podRequests, resourceList, type ResourceList } from './pod-resources.ts';
 
 export const limitRangerAnnotation = 'kubernetes.io/limit-ranger';
@@ -135,6 +136,21 @@ export function aggregateMessage(errors: string[]): string {
   return unique.length === 1 ? unique[0]! : `[${unique.join(', ')}]`;
 }
 
+/**
+ * The limit ranger's podRequests/podLimits: the containers' aggregate (no overhead), with
+ * the pod-level cpu and memory (spec.resources) in its place where the pod sets them.
+ */
+function podTotals(pod: KubeObject, which: 'requests' | 'limits'): ResourceList {
+  const total = which === 'requests' ? podRequests(pod) : podLimits(pod);
+  const spec = isObject(pod.spec) ? pod.spec : {};
+  const podLevel = resourceList(isObject(spec.resources) ? spec.resources[which] : undefined);
+  for (const name of ['cpu', 'memory']) {
+    const q = podLevel.get(name);
+    if (q !== undefined) total.set(name, q);
+  }
+  return total;
+}
+
 /** PodValidateLimitFunc: the violations of one LimitRange by a pod. */
 export function podLimitViolations(lr: KubeObject, pod: KubeObject): string[] {
   const errors: string[] = [];
@@ -145,7 +161,7 @@ export function podLimitViolations(lr: KubeObject, pod: KubeObject): string[] {
         checkItem(item, 'Container', containerResources(c, 'requests'), containerResources(c, 'limits'), errors);
       }
     } else if (item.type === 'Pod') {
-      checkItem(item, 'Pod', podRequests(pod), podLimits(pod), errors);
+      checkItem(item, 'Pod', podTotals(pod, 'requests'), podTotals(pod, 'limits'), errors);
     }
   }
   return errors;
@@ -204,7 +220,7 @@ export function limitRanger(ranges: LimitRangeLookup): AdmissionPlugin {
       const kind = kindOf(attrs);
       for (const lr of await ranges.list(attrs.namespace)) {
         const errors = kind === 'pod' ? podLimitViolations(lr, attrs.object!) : claimLimitViolations(lr, attrs.object!);
-        if (errors.length > 0) throw forbidden(`${attrs.resource} "${attrs.name}" is forbidden: ${aggregateMessage(errors)}`);
+        if (errors.length > 0) throw admissionForbidden(attrs, aggregateMessage(errors));
       }
     }),
   };

@@ -4,7 +4,7 @@
 
 import type { KubeObject } from '../api/index.ts';
 import { isObject } from '../api/json.ts';
-import { addQuantity, compareQuantity, formatQuantity, isNegative, isZero, quantityOf, subtractQuantity, zeroQuantity } from '../api/quantity.ts';
+import { addQuantity, compareQuantity, formatQuantity, isNegative, isZero, quantityOf, subtractQuantity, zeroQuantity, type Quantity } from '../api/quantity.ts';
 import { containerResources, containersOf, podLimits, podRequests, resourceList, type ResourceList } from './pod-resources.ts';
 
 export interface GroupResource {
@@ -76,6 +76,13 @@ const mustSpecify = new Set(['cpu', 'memory', 'requests.cpu', 'requests.memory',
 const isNative = (name: string) => !name.includes('/') || name.includes('kubernetes.io/');
 const isExtended = (name: string) => !isNative(name) && !name.startsWith('requests.');
 
+/** Dynamic resource allocation's implicit extended resources: deviceclass.resource.kubernetes.io/<class> (resourceapi.ResourceDeviceClassPrefix). */
+const deviceClassPrefix = 'deviceclass.resource.kubernetes.io/';
+/** schedutil.IsDRAExtendedResourceName: what a container may request and a quota count as requests.<name>. */
+const isRequestableExtended = (name: string) => isExtended(name) || name.startsWith(deviceClassPrefix);
+/** isExtendedResourceNameForQuota: requests.<extended resource>, the implicit DRA ones included. */
+const isExtendedQuotaName = (name: string) => name.startsWith('requests.') && (!isNative(name) || name.startsWith(`requests.${deviceClassPrefix}`));
+
 /** podComputeUsageHelper: a container's or pod's requests and limits as quota resources. */
 function computeUsage(requests: ResourceList, limits: ResourceList): ResourceList {
   const out: ResourceList = new Map([['pods', one()]]);
@@ -93,7 +100,7 @@ function computeUsage(requests: ResourceList, limits: ResourceList): ResourceLis
       out.set(name, q);
       out.set(`requests.${name}`, q);
     }
-    if (isExtended(name)) out.set(`requests.${name}`, q);
+    if (isRequestableExtended(name)) out.set(`requests.${name}`, q);
   }
   return out;
 }
@@ -112,6 +119,41 @@ function podCharged(pod: KubeObject, now: number): boolean {
 
 function podSpec(pod: KubeObject): Record<string, unknown> {
   return isObject(pod.spec) ? pod.spec : {};
+}
+
+/** What pod-level resources may set (component-helpers' IsSupportedPodLevelResource). */
+const isSupportedPodLevel = (name: string) => name === 'cpu' || name === 'memory' || name.startsWith('hugepages-');
+
+/** The pod-level requests or limits (spec.resources) of the resources they may set. */
+function podLevel(pod: KubeObject, which: 'requests' | 'limits'): ResourceList {
+  const resources = podSpec(pod).resources;
+  const list = resourceList(isObject(resources) ? resources[which] : undefined);
+  return new Map([...list].filter(([name]) => isSupportedPodLevel(name)));
+}
+
+/** IsPodLevelResourcesSet: spec.resources requests or limits name a resource pod-level resources may set. */
+function hasPodLevelResources(pod: KubeObject): boolean {
+  return podLevel(pod, 'requests').size > 0 || podLevel(pod, 'limits').size > 0;
+}
+
+/**
+ * PodRequests and PodLimits as PodUsageFunc asks for them (PodLevelResources on): the
+ * containers' aggregate, the pod-level values in place of it where the pod sets them,
+ * then the overhead (all of it on requests, on limits only where one is set and not zero).
+ */
+function podRequestsAndLimits(pod: KubeObject): { requests: ResourceList; limits: ResourceList } {
+  const requests = podRequests(pod);
+  const limits = podLimits(pod);
+  const levelRequests = podLevel(pod, 'requests');
+  for (const [name, q] of levelRequests) requests.set(name, q);
+  if (hasPodLevelResources(pod)) for (const [name, q] of podLevel(pod, 'limits')) limits.set(name, q);
+  for (const [name, q] of resourceList(podSpec(pod).overhead)) {
+    const have = requests.get(name);
+    requests.set(name, have === undefined ? q : addQuantity(have, q));
+    const limit = limits.get(name);
+    if (limit !== undefined && !isZero(limit)) limits.set(name, addQuantity(limit, q));
+  }
+  return { requests, limits };
 }
 
 function isTerminating(pod: KubeObject): boolean {
@@ -138,22 +180,27 @@ function usesCrossNamespaceAffinity(pod: KubeObject): boolean {
   return false;
 }
 
-/** A scope selector requirement on the pod's priority class ("PriorityClass" In/NotIn/Exists/DoesNotExist). */
-function matchesPriorityClass(scope: ScopeRequirement, pod: KubeObject): boolean {
-  const name = typeof podSpec(pod).priorityClassName === 'string' ? podSpec(pod).priorityClassName as string : '';
+/** A scope selector requirement on a label's value, as labels.Selector matches it (value undefined: no such label). */
+function selectorMatches(scope: ScopeRequirement, value: string | undefined): boolean {
   switch (scope.operator) {
-    case 'Exists': return name !== '';
-    case 'DoesNotExist': return name === '';
-    case 'In': return name !== '' && scope.values.includes(name);
-    case 'NotIn': return name === '' || !scope.values.includes(name);
+    case 'Exists': return value !== undefined;
+    case 'DoesNotExist': return value === undefined;
+    case 'In': return value !== undefined && scope.values.includes(value);
+    case 'NotIn': return value === undefined || !scope.values.includes(value);
     default: return false;
   }
+}
+
+/** A scope selector requirement on the pod's priority class ("PriorityClass" In/NotIn/Exists/DoesNotExist). */
+function matchesPriorityClass(scope: ScopeRequirement, pod: KubeObject): boolean {
+  const name = podSpec(pod).priorityClassName;
+  return selectorMatches(scope, typeof name === 'string' && name !== '' ? name : undefined);
 }
 
 const podEvaluator: Evaluator = {
   groupResource: { group: '', resource: 'pods' },
   matchingResources: (input) => input.filter((n) =>
-    podResources.includes(n) || n.startsWith('hugepages-') || n.startsWith('requests.hugepages-') || (!isNative(n) && n.startsWith('requests.'))),
+    podResources.includes(n) || n.startsWith('hugepages-') || n.startsWith('requests.hugepages-') || isExtendedQuotaName(n)),
   matchesScope(scope, pod) {
     switch (scope.scopeName) {
       case 'Terminating': return isTerminating(pod);
@@ -170,10 +217,13 @@ const podEvaluator: Evaluator = {
   usage(pod, now) {
     const out: ResourceList = new Map([['count/pods', one()]]);
     if (!podCharged(pod, now)) return out;
-    for (const [name, q] of computeUsage(podRequests(pod, { withOverhead: true }), podLimits(pod, { withOverhead: true }))) out.set(name, q);
+    const { requests, limits } = podRequestsAndLimits(pod);
+    for (const [name, q] of computeUsage(requests, limits)) out.set(name, q);
     return out;
   },
   constraints(required, pod) {
+    // Pod-level resources make container requests optional: nothing is required then (PodLevelResources).
+    if (hasPodLevelResources(pod)) return undefined;
     const wanted = required.filter((r) => mustSpecify.has(r));
     if (wanted.length === 0) return undefined;
     const missing = new Map<string, Set<string>>();
@@ -220,6 +270,43 @@ const serviceEvaluator: Evaluator = {
 
 const storageClassSuffix = '.storageclass.storage.k8s.io/';
 
+/** RoundUp(0), away from zero: storage is counted in whole bytes (quota validation wants integers, issue 94313). */
+function wholeBytes(q: Quantity): Quantity {
+  if (q.den === 1n || q.num % q.den === 0n) return q;
+  const up = q.num / q.den + (q.num > 0n ? 1n : -1n);
+  return { num: up, den: 1n, ...(q.format ? { format: q.format } : {}) };
+}
+
+/** getStorageUsage: the requested storage, or what status.allocatedResources holds when it is more. */
+function claimStorage(pvc: KubeObject): Quantity | undefined {
+  const spec = isObject(pvc.spec) ? pvc.spec : {};
+  const requested = resourceList(isObject(spec.resources) ? spec.resources.requests : undefined).get('storage');
+  if (requested === undefined) return undefined;
+  const status = isObject(pvc.status) ? pvc.status : {};
+  const allocated = resourceList(status.allocatedResources).get('storage');
+  return wholeBytes(allocated !== undefined && compareQuantity(allocated, requested) > 0 ? allocated : requested);
+}
+
+/** getReferencedVolumeAttributesClassNames: the classes the claim asks for, has, or is being modified to. */
+function volumeAttributesClasses(pvc: KubeObject): Set<string> {
+  const names = new Set<string>();
+  const spec = isObject(pvc.spec) ? pvc.spec : {};
+  const status = isObject(pvc.status) ? pvc.status : {};
+  const modify = isObject(status.modifyVolumeStatus) ? status.modifyVolumeStatus : {};
+  for (const name of [spec.volumeAttributesClassName, status.currentVolumeAttributesClassName, modify.targetVolumeAttributesClassName]) {
+    if (typeof name === 'string' && name !== '') names.add(name);
+  }
+  return names;
+}
+
+/** pvcMatchesScopeFunc: the VolumeAttributesClass scope, matched by any class the claim refers to. */
+function claimMatchesScope(scope: ScopeRequirement, pvc: KubeObject): boolean {
+  if (scope.scopeName !== 'VolumeAttributesClass') return false;
+  const names = [...volumeAttributesClasses(pvc)];
+  if (names.length === 0) return selectorMatches(scope, undefined);
+  return names.some((name) => selectorMatches(scope, name));
+}
+
 function claimStorageClass(pvc: KubeObject): string {
   const beta = pvc.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'];
   if (beta !== undefined) return beta;
@@ -232,13 +319,13 @@ const claimEvaluator: Evaluator = {
   matchingResources: (input) => input.filter((n) =>
     ['count/persistentvolumeclaims', 'persistentvolumeclaims', 'requests.storage'].includes(n)
     || n.endsWith(`${storageClassSuffix}requests.storage`) || n.endsWith(`${storageClassSuffix}persistentvolumeclaims`)),
-  matchesScope: () => false,
-  // A bound claim's storage request can grow.
-  handlesUpdate: (subresource) => subresource === '',
+  matchesScope: claimMatchesScope,
+  // A bound claim's storage request can grow, and so can its status.allocatedResources (upstream's
+  // RequiresQuotaReplenish compares two fresh pointers: every status update is handled).
+  handlesUpdate: (subresource) => subresource === '' || subresource === 'status',
   usage(pvc) {
     const out: ResourceList = new Map([['persistentvolumeclaims', one()], ['count/persistentvolumeclaims', one()]]);
-    const spec = isObject(pvc.spec) ? pvc.spec : {};
-    const storage = resourceList(isObject(spec.resources) ? spec.resources.requests : undefined).get('storage');
+    const storage = claimStorage(pvc);
     const cls = claimStorageClass(pvc);
     if (cls !== '') out.set(`${cls}${storageClassSuffix}persistentvolumeclaims`, one());
     if (storage !== undefined) {

@@ -2,9 +2,10 @@
 // counts it, and so must an update's growth (a pod's resize, a service's new type, a
 // claim's larger request); the quotas' status.used is charged before the object is stored.
 
-import { forbidden, isStatusError, type KubeObject } from '../api/index.ts';
+import { isStatusError, type KubeObject } from '../api/index.ts';
 import { clone } from '../api/json.ts';
 import { unless, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
+import { admissionForbidden } from './forbidden.ts';
 import { resourceList, type ResourceList } from './pod-resources.ts';
 import {
   addLists, computeQuotaStatus, evaluatorFor, exceeding, maskList, negativeNames, prettyPrint, quotaMatches, scopesOf, specOf, statusOf,
@@ -25,8 +26,16 @@ export interface QuotaAccess {
   objects(gr: GroupResource, namespace: string): Promise<KubeObject[]>;
 }
 
-/** Resources quota admission never looks at (upstream's default ignored resources). */
-const ignored = new Set(['/events', 'events.k8s.io/events']);
+/**
+ * Resources quota admission never looks at (pkg/quota/v1/install's ignoredResources): virtual
+ * resources that are not stored, and events.
+ */
+const ignored = new Set([
+  '/bindings', '/componentstatuses', 'authentication.k8s.io/tokenreviews', 'authentication.k8s.io/selfsubjectreviews',
+  'authorization.k8s.io/subjectaccessreviews', 'authorization.k8s.io/selfsubjectaccessreviews',
+  'authorization.k8s.io/localsubjectaccessreviews', 'authorization.k8s.io/selfsubjectrulesreviews',
+  '/events', 'events.k8s.io/events',
+]);
 
 /** How many times the quota check reads the quotas again after a concurrent status change. */
 const maxAttempts = 10;
@@ -48,14 +57,15 @@ function quotaState(quota: KubeObject): { hard: ResourceList; used: ResourceList
  * or throws the 403 upstream answers.
  */
 export function checkRequest(
-  attrs: { resource: string; name: string },
+  attrs: Pick<AdmissionAttributes, 'resource' | 'name'> & Partial<Pick<AdmissionAttributes, 'group' | 'subresource'>>,
   evaluator: Evaluator,
   quotas: { name: string; hard: ResourceList; used: ResourceList; quota: KubeObject }[],
   obj: KubeObject,
   old: KubeObject | undefined,
   now: number,
 ): Map<string, ResourceList> {
-  const deny = (message: string) => forbidden(`${attrs.resource} "${attrs.name}" is forbidden: ${message}`);
+  // admission.NewForbidden: the group-qualified resource, the object's name, details naming both.
+  const deny = (message: string) => admissionForbidden({ ...attrs, group: attrs.group ?? '', object: obj } as AdmissionAttributes, message);
   const interesting: typeof quotas = [];
   for (const q of quotas) {
     const hardNames = [...q.hard.keys()];
@@ -78,7 +88,8 @@ export function checkRequest(
     if (delta.size === 0) continue;
     const requested = maskList(delta, q.hard.keys());
     const newUsage = addLists(q.used, requested);
-    const over = exceeding(maskList(newUsage, requested.keys()), q.hard);
+    // A status update is charged, never refused: what a controller records has happened already.
+    const over = attrs.subresource === 'status' ? [] : exceeding(maskList(newUsage, requested.keys()), q.hard);
     if (over.length > 0) {
       throw deny(`exceeded quota: ${q.name}, requested: ${prettyPrint(maskList(requested, over))}, used: ${prettyPrint(maskList(q.used, over))}, limited: ${prettyPrint(maskList(q.hard, over))}`);
     }

@@ -44,6 +44,20 @@ function podUsageMayHaveChanged(old: KubeObject, current: KubeObject): boolean {
 }
 
 /**
+ * A claim's usage follows its status too (allocatedResources, the volume attributes classes):
+ * upstream's RequiresQuotaReplenish answers true for every update of a claim.
+ */
+function claimUsageMayHaveChanged(old: KubeObject, current: KubeObject): boolean {
+  return specChanged(old, current) || !deepEqual(old.status, current.status);
+}
+
+/** The core resources whose usage can change other than through their spec. */
+const usageChecks = new Map([
+  ['pods', podUsageMayHaveChanged],
+  ['persistentvolumeclaims', claimUsageMayHaveChanged],
+]);
+
+/**
  * Upstream's resource quota controller, in-process, keyed by namespace: a namespace is
  * counted again when a quota appears or its spec changes, and when a counted object
  * is deleted or changes what it uses (creates are charged by quota admission, which
@@ -115,12 +129,12 @@ export class ResourceQuotaController {
     // Objects counted by number alone are followed by their metadata, which the cache reads without decoding them.
     return opts.counted.map((store) => {
       const informer = new Informer({ source: store, resource: store.type.resource, log: opts.log, metadataOnly: opts.countsOnly?.(store) === true });
-      const isPods = store.type.resource === 'pods';
+      const usageMayHaveChanged = (store.type.group === '' ? usageChecks.get(store.type.resource) : undefined) ?? specChanged;
       informer.addHandlers({
         delete: (object) => this.enqueue(object),
         update: (old, current) => {
           if (old.metadata.resourceVersion === current.metadata.resourceVersion) return;
-          if (isPods ? podUsageMayHaveChanged(old, current) : specChanged(old, current)) this.enqueue(current);
+          if (usageMayHaveChanged(old, current)) this.enqueue(current);
         },
       });
       return informer;
