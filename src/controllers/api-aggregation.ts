@@ -5,8 +5,9 @@
 // discovery request over the front-proxy client certificate; its Available condition says
 // how that went, with upstream's reasons and words. The proxy routes its group and version
 // to the endpoint while it is available, and discovery lists the resources it answered.
-import { createHash } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import type https from 'node:https';
+import { goDialError } from '../api/go-dial-error.ts';
 import { isStatusError, type KubeObject } from '../api/index.ts';
 import type { Store } from '../registry/store.ts';
 import { Controller, Informer } from './runtime/index.ts';
@@ -19,6 +20,10 @@ export interface AggregationTarget {
   agent: https.Agent;
   /** How long a proxied request that is not a watch may wait for an answer. */
   timeoutMs: number;
+  /** `<service>.<namespace>.svc`, the name its certificate is checked for. */
+  serverName?: string;
+  /** Why no transport can be built for it (client-go's words): the proxy answers it with a 500. */
+  transportError?: string;
 }
 
 /** An aggregated group and version, for discovery and OpenAPI. */
@@ -75,7 +80,17 @@ interface Entry {
   openapiV2?: DownloadedSwagger;
 }
 
+/** The discovery check's client timeout (its http.Client's Timeout). */
 const checkTimeoutMs = 5000;
+
+/** An extension server's answer to the aggregator: its bytes undefined when the body did not all come. */
+interface ExtensionAnswer {
+  url: string;
+  status: number;
+  etag: string | undefined;
+  contentType: string | undefined;
+  bytes: Buffer | undefined;
+}
 /** Who the aggregator checks and asks extension servers as. */
 const aggregatorHeaders = { 'x-remote-user': 'system:kube-aggregator', 'x-remote-group': 'system:masters' };
 /** What kube-aggregator's discovery manager asks an extension server's `/apis` for. */
@@ -102,8 +117,13 @@ export class ApiAggregation {
     this.#apiServices = new Informer({ source: opts.apiServices, resource: 'apiservices', log: opts.log });
     this.#services = new Informer({ source: opts.services, resource: 'services', log: opts.log });
     this.#slices = new Informer({ source: opts.endpointSlices, resource: 'endpointslices', log: opts.log });
+    // Five workers, as kube-aggregator runs its availability controller: an extension server
+    // that hangs holds up its own check only. A failed check is retried after its queue's
+    // backoff (5 ms doubling to 30 s), as upstream's sync returns it as an error; the rest
+    // are looked at again every 30 s (its informer's resync).
     this.#controller = new Controller({
-      name: 'apiservice-availability', informers: [this.#apiServices, this.#services, this.#slices], reconcile: (name) => this.#sync(name), log: opts.log,
+      name: 'apiservice-availability', informers: [this.#apiServices, this.#services, this.#slices], reconcile: (name) => this.#sync(name), log: opts.log, workers: 5,
+      backoff: { baseMs: 5, maxMs: 30_000 }, shouldLog: (err) => !(err instanceof CheckFailed),
     });
     const enqueue = (o: KubeObject) => this.#controller.queue.add(o.metadata.name!);
     this.#apiServices.addHandlers({ add: enqueue, update: (_, o) => enqueue(o), delete: enqueue });
@@ -175,7 +195,7 @@ export class ApiAggregation {
     if (servicePort === undefined) return { reason: 'ServicePortError', message: `service/${name} in ${JSON.stringify(namespace)} is not listening on port ${port}` };
     const portName = text(servicePort.name);
     const slices = this.#slices.store.list().filter((s) => s.metadata.namespace === namespace && s.metadata.labels?.['kubernetes.io/service-name'] === name);
-    if (slices.length === 0) return { reason: 'EndpointsNotFound', message: `cannot find endpoints for service/${name} in ${JSON.stringify(namespace)}` };
+    if (slices.length === 0) return { reason: 'EndpointsNotFound', message: `cannot find endpointslices for service/${name} in ${JSON.stringify(namespace)}` };
     for (const slice of slices) {
       const slicePort = ((slice as Raw).ports as Raw[] | undefined)?.find((p) => text(p.name) === portName);
       if (slicePort === undefined || typeof slicePort.port !== 'number') continue;
@@ -186,7 +206,7 @@ export class ApiAggregation {
         return { origin: `https://${address.includes(':') ? `[${address}]` : address}:${slicePort.port}` };
       }
     }
-    return { reason: 'MissingEndpoints', message: `endpoints for service/${name} in ${JSON.stringify(namespace)} have no addresses with port name ${JSON.stringify(portName)}` };
+    return { reason: 'MissingEndpoints', message: `endpointslices for service/${name} in ${JSON.stringify(namespace)} have no addresses with port name ${JSON.stringify(portName)}` };
   }
 
   /** Where the extension server lists the group and version's OpenAPI v3 document (its /openapi/v3 index), if it does. */
@@ -196,38 +216,45 @@ export class ApiAggregation {
     return typeof entry?.serverRelativeURL === 'string' ? entry.serverRelativeURL : undefined;
   }
 
-  /** GET of the group and version's discovery document from the extension server. */
-  async #check(target: AggregationTarget, group: string, version: string): Promise<{ resources: Raw[] } | { error: string }> {
-    const answer = await this.#get(target, `/apis/${group}/${version}`);
+  /**
+   * kube-aggregator's discovery check: a GET of the group and version's discovery document,
+   * passed by any 2xx answer. Its resources, for discovery, when it answered 200 with what
+   * upstream's discovery manager decodes as an APIResourceList (undefined otherwise: the
+   * version is listed Stale).
+   */
+  async #check(target: AggregationTarget, group: string, version: string): Promise<{ resources: Raw[] | undefined } | { error: string }> {
+    const answer = await this.#request(target, `/apis/${group}/${version}`, { ...aggregatorHeaders, accept: 'application/json' });
     if ('error' in answer) return { error: answer.error };
-    const resources = (answer.body as { resources?: unknown } | undefined)?.resources;
-    return { resources: Array.isArray(resources) ? (resources as Raw[]) : [] };
+    if (answer.status < 200 || answer.status > 299) return { error: `failing or missing response from ${answer.url}: bad status from ${answer.url}: ${answer.status}` };
+    return { resources: answer.status === 200 && answer.bytes !== undefined ? apiResources(answer.bytes) : undefined };
   }
 
   /**
-   * The extension server's own aggregated discovery entry for the group and version, as
-   * kube-aggregator's discovery manager asks `/apis` for it (v2, else v2beta1); undefined
-   * when it answers the legacy form or nothing for this group and version (its legacy
-   * APIResourceList is converted then).
+   * What kube-aggregator's discovery manager makes of the extension server's `/apis` asked
+   * for aggregated discovery (v2, else v2beta1): its entry for the group and version (an
+   * empty one when a list it gave does not have it); `stale` when it answered 503 (as the
+   * proxy answers a server it cannot reach) or a list that does not decode; `legacy` when it
+   * answered anything else, the version's APIResourceList then converted.
    */
-  async #aggregatedDiscovery(target: AggregationTarget, group: string, version: string): Promise<Raw | undefined> {
+  async #aggregatedDiscovery(target: AggregationTarget, group: string, version: string): Promise<{ entry: Raw } | 'stale' | 'legacy'> {
     const answer = await this.#request(target, '/apis', { ...aggregatorHeaders, accept: aggregatedDiscoveryAccept });
-    if ('error' in answer || answer.status !== 200) return undefined;
+    if ('error' in answer || answer.status === 503) return 'stale';
     const contentType = String(answer.contentType ?? '');
-    if (!/;\s*g=apidiscovery\.k8s\.io/.test(contentType) || !/as=APIGroupDiscoveryList/.test(contentType)) return undefined;
+    if (answer.status !== 200 || !/;\s*g=apidiscovery\.k8s\.io/.test(contentType) || !/as=APIGroupDiscoveryList/.test(contentType)) return 'legacy';
+    if (answer.bytes === undefined) return 'stale';
     let list: unknown;
     try {
       list = JSON.parse(answer.bytes.toString('utf8'));
     } catch {
-      return undefined;
+      return 'stale';
     }
-    const items = (list as { items?: unknown } | null)?.items;
-    if (!Array.isArray(items)) return undefined;
-    const item = items.find((i: Raw) => ((i?.metadata ?? {}) as Raw).name === group) as Raw | undefined;
-    const versions = item?.versions;
-    if (!Array.isArray(versions)) return undefined;
-    const found = versions.find((v: Raw) => v?.version === version) as Raw | undefined;
-    return found !== undefined && typeof found === 'object' ? found : undefined;
+    if (!isObject(list)) return 'stale';
+    const items = list.items ?? [];
+    if (!Array.isArray(items) || !items.every(isObject)) return 'stale';
+    const item = items.find((i) => isObject(i.metadata) && i.metadata.name === group);
+    const versions = item?.versions ?? [];
+    if (!Array.isArray(versions) || !versions.every(isObject)) return 'stale';
+    return { entry: versions.find((v) => v.version === version) ?? { version } };
   }
 
   /**
@@ -239,7 +266,7 @@ export class ApiAggregation {
     const headers: Record<string, string> = { accept: 'application/json', 'x-remote-user': openapiUser };
     if (last?.etag !== undefined) headers['if-none-match'] = last.etag;
     const answer = await this.#request(target, '/openapi/v2', headers);
-    if ('error' in answer || answer.status === 304) return last;
+    if ('error' in answer || answer.status === 304 || answer.bytes === undefined) return last;
     if (answer.status === 404) return undefined;
     if (answer.status < 200 || answer.status > 299) return last;
     const hash = createHash('sha256').update(answer.bytes).digest('hex');
@@ -260,27 +287,49 @@ export class ApiAggregation {
     if ('error' in answer) return answer;
     if (answer.status < 200 || answer.status > 299) return { error: `failing or missing response from ${answer.url}: bad status from ${answer.url}: ${answer.status}` };
     try {
-      return { body: JSON.parse(answer.bytes.toString('utf8')) };
+      return { body: answer.bytes === undefined ? undefined : JSON.parse(answer.bytes.toString('utf8')) };
     } catch {
       return { body: undefined };
     }
   }
 
-  /** A GET of the extension server: its status, ETag and bytes, or why there are none in upstream's words. */
-  #request(target: AggregationTarget, path: string, headers: Record<string, string>): Promise<{ url: string; status: number; etag: string | undefined; contentType: string | undefined; bytes: Buffer } | { error: string }> {
+  /**
+   * A GET of the extension server within the check's client timeout: its status, ETag and
+   * bytes (undefined when the body did not all come), or why there was no answer in the
+   * words of Go's HTTP client (`Get "<url>": <error>`).
+   */
+  #request(target: AggregationTarget, path: string, headers: Record<string, string>): Promise<ExtensionAnswer | { error: string }> {
     const url = `${target.origin}${path}`;
+    const address = new URL(target.origin).host;
     return new Promise((resolve) => {
-      const req = process.getBuiltinModule('node:https').get(url, { agent: target.agent, timeout: checkTimeoutMs, headers }, (res) => {
+      let timedOut = false;
+      let settled = false;
+      const settle = (value: ExtensionAnswer | { error: string }) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(value);
+      };
+      const req = process.getBuiltinModule('node:https').get(url, { agent: target.agent, headers }, (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const etag = res.headers.etag;
-          resolve({ url, status: res.statusCode ?? 0, etag: typeof etag === 'string' && etag !== '' ? etag : undefined, contentType: res.headers['content-type'], bytes: Buffer.concat(chunks) });
+        const etag = res.headers.etag;
+        const answered = (bytes: Buffer | undefined) => settle({
+          url, status: res.statusCode ?? 0, etag: typeof etag === 'string' && etag !== '' ? etag : undefined, contentType: res.headers['content-type'], bytes,
         });
-        res.on('error', (err) => resolve({ error: `failing or missing response from ${url}: ${err.message}` }));
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => answered(Buffer.concat(chunks)));
+        res.on('error', () => answered(undefined));
+        res.on('close', () => answered(res.complete ? Buffer.concat(chunks) : undefined));
       });
-      req.on('timeout', () => req.destroy(new Error(`Get "${url}": context deadline exceeded`)));
-      req.on('error', (err) => resolve({ error: `failing or missing response from ${url}: ${err.message}` }));
+      // The whole exchange has the client's 5 s, as http.Client's Timeout.
+      const timer = setTimeout(() => {
+        timedOut = true;
+        req.destroy();
+      }, checkTimeoutMs);
+      req.on('error', (err) => {
+        const why = timedOut ? 'context deadline exceeded (Client.Timeout exceeded while awaiting headers)' : goDialError(err as NodeJS.ErrnoException, address, target.serverName);
+        settle({ error: `failing or missing response from ${url}: Get "${url}": ${why}` });
+      });
     });
   }
 
@@ -304,22 +353,37 @@ export class ApiAggregation {
       versionPriority: typeof spec.versionPriority === 'number' ? spec.versionPriority : 0,
     };
     const resolved = this.#resolve(namespace, serviceName, typeof service.port === 'number' ? service.port : 443);
-    let condition: { status: 'True' | 'False'; reason: string; message: string };
+    const serverName = `${serviceName}.${namespace}.svc`;
+    const caBundle = typeof spec.caBundle === 'string' && spec.caBundle !== '' ? Buffer.from(spec.caBundle, 'base64') : undefined;
+    const caError = caBundle === undefined ? undefined : caBundleError(caBundle);
+    let condition: { status: 'True' | 'False'; reason: string; message: string } | undefined;
     if ('reason' in resolved) {
       condition = { status: 'False', ...resolved };
-    } else {
-      const caPem = typeof spec.caBundle === 'string' && spec.caBundle !== '' ? Buffer.from(spec.caBundle, 'base64').toString('utf8') : undefined;
+    } else if (caError !== undefined) {
+      // client-go builds no transport: upstream's sync fails before its check and leaves the
+      // condition as it was, and its proxy answers the error while that says Available.
+      const stored = ((((apiService as Raw).status as Raw | undefined)?.conditions ?? []) as Raw[]).find((c) => c.type === 'Available');
+      entry.available = stored?.status === 'True';
       entry.target = {
-        origin: resolved.origin, agent: this.#agentFor(caPem, spec.insecureSkipTLSVerify === true, `${serviceName}.${namespace}.svc`), timeoutMs: this.#opts.requestTimeoutMs ?? 60_000,
+        origin: resolved.origin, agent: this.#agentFor(undefined, false, serverName), timeoutMs: this.#opts.requestTimeoutMs ?? 60_000, serverName,
+        transportError: `unable to load root certificates: ${caError}`,
+      };
+    } else {
+      entry.target = {
+        origin: resolved.origin, agent: this.#agentFor(caBundle?.toString('utf8'), spec.insecureSkipTLSVerify === true, serverName), timeoutMs: this.#opts.requestTimeoutMs ?? 60_000, serverName,
       };
       const checked = await this.#check(entry.target, entry.group, entry.version);
       if ('error' in checked) condition = { status: 'False', reason: 'FailedDiscoveryCheck', message: checked.error };
       else {
         condition = { status: 'True', reason: 'Passed', message: 'all checks passed' };
         entry.available = true;
-        entry.resources = checked.resources;
+        // The discovery manager's freshness is its own: Current once it read the server, whatever the server said.
         const discovery = await this.#aggregatedDiscovery(entry.target, entry.group, entry.version);
-        if (discovery !== undefined) entry.discovery = discovery;
+        if (discovery === 'legacy') entry.resources = checked.resources;
+        else if (discovery !== 'stale') {
+          entry.resources = checked.resources;
+          entry.discovery = { ...discovery.entry, freshness: 'Current' };
+        }
         // Its OpenAPI document is listed in /openapi/v3 when it serves one (not a condition of availability).
         const openapi = await this.#openapiPath(entry.target, entry.group, entry.version);
         if (openapi !== undefined) entry.openapi = openapi;
@@ -327,7 +391,7 @@ export class ApiAggregation {
     }
     // Its OpenAPI v2 document goes into /openapi/v2; the last one downloaded stays while it cannot be had.
     const lastV2 = before !== undefined && before.group === entry.group && before.version === entry.version ? before.openapiV2 : undefined;
-    const openapiV2 = entry.available && entry.target !== undefined ? await this.#openapiV2(entry.target, lastV2) : lastV2;
+    const openapiV2 = entry.available && entry.target !== undefined && entry.target.transportError === undefined ? await this.#openapiV2(entry.target, lastV2) : lastV2;
     if (openapiV2 !== undefined) entry.openapiV2 = openapiV2;
     // The entry in use is replaced once checked: a recheck leaves the proxy routing meanwhile.
     if (before !== undefined) this.#entries.delete(`${before.group}/${before.version}`);
@@ -336,7 +400,8 @@ export class ApiAggregation {
       before === undefined || before.available !== entry.available || before.openapi !== entry.openapi || before.openapiV2 !== entry.openapiV2 ||
       JSON.stringify(before.resources) !== JSON.stringify(entry.resources) || JSON.stringify(before.discovery) !== JSON.stringify(entry.discovery)
     ) this.#opts.onChange();
-    await this.#writeCondition(apiService, condition);
+    if (condition !== undefined) await this.#writeCondition(apiService, condition);
+    if (caError !== undefined || condition?.reason === 'FailedDiscoveryCheck') throw new CheckFailed();
     return { requeueAfterMs: this.#opts.recheckMs ?? 30_000 };
   }
 
@@ -365,3 +430,75 @@ export class ApiAggregation {
 }
 
 class Gone extends Error {}
+
+/** A discovery check failed (or no transport could be built): retried after the key's backoff, said in the condition rather than the log. */
+class CheckFailed extends Error {}
+
+function isObject(value: unknown): value is Raw {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The resources of an APIResourceList as upstream's discovery manager decodes and converts
+ * one: undefined for what is not JSON, another kind, fields of the wrong types, or a
+ * subresource whose scope is not its resource's (ConvertGroupVersionIntoToDiscovery's error).
+ */
+function apiResources(bytes: Buffer): Raw[] | undefined {
+  let list: unknown;
+  try {
+    list = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!isObject(list) || (list.kind !== undefined && list.kind !== '' && list.kind !== 'APIResourceList')) return undefined;
+  const resources = list.resources ?? [];
+  if (!Array.isArray(resources) || !resources.every(isObject)) return undefined;
+  const optional = (r: Raw, field: string, type: 'string' | 'boolean') => r[field] === undefined || r[field] === null || typeof r[field] === type;
+  const strings = (r: Raw, field: string) => r[field] === undefined || r[field] === null || (Array.isArray(r[field]) && (r[field] as unknown[]).every((v) => typeof v === 'string'));
+  const wellTyped = (r: Raw) => ['name', 'singularName', 'group', 'version', 'kind', 'storageVersionHash'].every((f) => optional(r, f, 'string')) && optional(r, 'namespaced', 'boolean') &&
+    ['verbs', 'shortNames', 'categories'].every((f) => strings(r, f));
+  if (!resources.every(wellTyped)) return undefined;
+  const scopes = new Map(resources.filter((r) => !String(r.name ?? '').includes('/')).map((r) => [String(r.name ?? ''), r.namespaced === true]));
+  for (const r of resources) {
+    const [parent, sub] = String(r.name ?? '').split('/', 2);
+    if (sub === undefined) continue;
+    if (!scopes.has(parent!)) scopes.set(parent!, r.namespaced === true);
+    else if (scopes.get(parent!) !== (r.namespaced === true)) return undefined;
+  }
+  return resources;
+}
+
+/**
+ * Why client-go cannot make a root pool of a caBundle (rootCertPool, createErrorParsingCAData):
+ * undefined when a PEM CERTIFICATE block in it parses, as crypto/x509's AppendCertsFromPEM
+ * takes it.
+ */
+function caBundleError(bundle: Buffer): string | undefined {
+  const text = bundle.toString('latin1');
+  const block = /(?<=^|\n)-----BEGIN ([^\n]*?)-----[ \t\r]*\n([\s\S]*?)(?:^|\n)-----END \1-----[ \t\r]*(?:\n|$)/g;
+  const blocks: { type: string; headers: boolean; der: Buffer | undefined; end: number }[] = [];
+  for (let match = block.exec(text); match !== null; match = block.exec(text)) {
+    const lines = match[2]!.split('\n');
+    const headers = lines.length > 0 && lines[0]!.includes(':');
+    const body = lines.slice(headers ? lines.findIndex((l) => l.trim() === '') + 1 : 0).join('').replace(/\s/g, '');
+    blocks.push({ type: match[1]!, headers, der: /^[A-Za-z0-9+/]*={0,2}$/.test(body) && body.length % 4 === 0 ? Buffer.from(body, 'base64') : undefined, end: block.lastIndex });
+  }
+  const parses = (der: Buffer) => {
+    try {
+      new X509Certificate(der);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (blocks.some((b) => b.type === 'CERTIFICATE' && !b.headers && b.der !== undefined && parses(b.der))) return undefined;
+  // In Go's order: a block that does not decode is skipped as text; what is left after the last one does not decode.
+  let consumed = 0;
+  for (const b of blocks) {
+    if (b.der === undefined) continue;
+    consumed = b.end;
+    if (b.type !== 'CERTIFICATE' || b.headers) continue;
+    return 'failed to parse certificate: x509: malformed certificate';
+  }
+  return consumed < text.length || blocks.length === 0 ? 'unable to parse bytes as PEM block' : 'no valid certificate authority data seen';
+}

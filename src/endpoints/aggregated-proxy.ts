@@ -1,15 +1,26 @@
 // The aggregation layer's proxy: a request for a group and version an APIService names a
 // service for is passed, already authenticated and authorized here, to the extension API
-// server behind that service, as kube-aggregator's proxy handler passes it: the path and
-// query as they came, the body and the answer streamed (watches too), the user told in
+// server behind that service, as kube-aggregator's proxy handler passes it: the body and
+// the answer streamed (watches too), the user told in
 // X-Remote-User, X-Remote-Uid, X-Remote-Group and X-Remote-Extra-* headers over the
 // front-proxy client certificate, the caller's own credentials and impersonation headers
 // removed. An APIService not available, or a service that cannot be reached, is a plain-text 503.
 // An HTTP/1.1 upgrade (a WebSocket, SPDY: a console or an exec an extension server serves)
 // is passed on with the user's headers and, once the extension server switches, both
 // connections joined, as upstream's proxy passes it.
+//
+// What is sent is what Go sends: the path unescaped and escaped again and the query
+// re-encoded (handler_proxy.go builds a new url.URL from the request's Path and
+// Query().Encode()); Go's reverse proxy's hop-by-hop headers dropped and X-Forwarded-For
+// appended; apimachinery's proxy transport's X-Forwarded-Uri, -Host and -Proto; the audit
+// ID (NewRequestForProxy). What comes back loses the hop-by-hop headers and the CORS ones
+// (corsRemovingTransport). A failed round trip is that transport's "error trying to reach
+// service: …" in Go's words, answered 503 by the aggregator's responder.
+import type { IncomingMessage } from 'node:http';
 import type https from 'node:https';
+import path from 'node:path';
 import { goDialError } from '../api/go-dial-error.ts';
+import { goEscape, goUnescape, percentEncoded } from '../api/go-url.ts';
 import { switchOf } from './backend-request.ts';
 import type { RequestUser } from '../api/request-context.ts';
 import type { HttpRequest, HttpResponse } from './http.ts';
@@ -24,6 +35,14 @@ export interface AggregationTarget {
   agent: https.Agent;
   /** How long a request that is not a watch may wait for the extension server's answer (`--request-timeout`). */
   timeoutMs: number;
+  /** The name the extension server's certificate must hold (`<service>.<namespace>.svc`): in the words of a failed check. */
+  serverName?: string;
+  /**
+   * Why no transport to the extension server can be built (a caBundle that is no PEM), in
+   * client-go's words: the answer, a 500, to an available APIService's requests
+   * (handler_proxy.go's transportBuildingError).
+   */
+  transportError?: string;
 }
 
 /** Upstream's timeout filter's answer for a request that did not complete in time. */
@@ -31,6 +50,9 @@ const timeoutStatus = JSON.stringify({
   kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Timeout: request did not complete within requested timeout - context deadline exceeded',
   reason: 'Timeout', details: {}, code: 504,
 });
+
+/** kube-aggregator's aggregatedDiscoveryTimeout: a discovery request (`/apis/<group>/<version>`) proxied is cut after 5 s. */
+const discoveryTimeoutMs = 5000;
 
 /** A watch is long-running: no timeout (upstream's BasicLongRunningRequestCheck, as far as a proxy can tell). */
 function isWatch(url: string): boolean {
@@ -42,14 +64,103 @@ function isWatch(url: string): boolean {
 /** What the handler asks of the aggregation layer: undefined for a group and version served here. */
 export type AggregationLookup = (group: string, version: string) => { target?: AggregationTarget } | undefined;
 
-/** Headers the aggregator does not pass on: besides a proxy's usual ones, proxy headers and what it sets itself (the user's). */
-function dropped(name: string): boolean {
-  return notForwarded(name) || name.startsWith('proxy-') || name.startsWith('x-remote-');
+/** What client-go's SetAuthProxyHeaders replaces: the user's headers, never the caller's. */
+function isRemoteUserHeader(name: string): boolean {
+  return name === 'x-remote-user' || name === 'x-remote-uid' || name === 'x-remote-group' || name.startsWith('x-remote-extra-');
 }
 
-/** Extra keys escaped as client-go's transport escapes them into header names. */
+/** Go's reverse proxy's hop-by-hop headers (httputil's hopHeaders), removed both ways. */
+const goHopByHop: ReadonlySet<string> = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+/** The headers a Connection header names (Go's reverse proxy removes them too). */
+function connectionNamed(value: string | string[] | undefined): Set<string> {
+  return new Set([value ?? []].flat().flatMap((v) => v.split(',')).map((t) => t.trim().toLowerCase()).filter((t) => t !== ''));
+}
+
+/** The CORS headers apimachinery's corsRemovingTransport strips from an extension server's answer. */
+const corsHeaders: ReadonlySet<string> = new Set(['access-control-allow-credentials', 'access-control-allow-headers', 'access-control-allow-methods', 'access-control-allow-origin']);
+
+/** RFC 7230's token characters, which client-go's headerKeyEscape leaves as they are (but `%`). */
+function isTokenByte(b: number): boolean {
+  return (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || "!#$&'*+-.^_`|~".includes(String.fromCharCode(b));
+}
+
+/** Extra keys escaped as client-go's transport escapes them into header names (headerKeyEscape: every byte but a token's, and `%`). */
 function extraHeader(key: string): string {
-  return `X-Remote-Extra-${encodeURIComponent(key).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
+  let escaped = '';
+  for (const b of Buffer.from(key, 'utf8')) escaped += isTokenByte(b) ? String.fromCharCode(b) : percentEncoded(b);
+  return `X-Remote-Extra-${escaped}`;
+}
+
+/**
+ * The request target kube-aggregator sends the extension server: the path unescaped and
+ * escaped again (url.URL.EscapedPath of the request's Path: `%2F` a slash, `(` `%28`), the
+ * query as url.Values.Encode writes what url.ParseQuery read (keys sorted, a key without a
+ * value given `=`, pairs with a `;` or a malformed escape dropped); `escapedPath` also for
+ * X-Forwarded-Uri, `endsWithSlash` of the unescaped path.
+ */
+export function extensionTarget(url: string): { target: string; escapedPath: string; endsWithSlash: boolean } {
+  const mark = url.indexOf('?');
+  const rawPath = mark < 0 ? url : url.slice(0, mark);
+  const unescaped = goUnescape(rawPath, false);
+  const escapedPath = unescaped === undefined ? rawPath : goEscape(unescaped, false);
+  const values = new Map<string, Buffer[]>();
+  for (const pair of mark < 0 ? [] : url.slice(mark + 1).split('&')) {
+    if (pair.includes(';') || pair === '') continue;
+    const equals = pair.indexOf('=');
+    const key = goUnescape(equals < 0 ? pair : pair.slice(0, equals), true);
+    const value = goUnescape(equals < 0 ? '' : pair.slice(equals + 1), true);
+    if (key === undefined || value === undefined) continue;
+    // Latin-1 keeps the bytes one to a character: the keys sort as Go sorts its byte strings.
+    const name = key.toString('latin1');
+    values.set(name, [...(values.get(name) ?? []), value]);
+  }
+  const query = [...values.keys()].sort().flatMap((name) => values.get(name)!.map((v) => `${goEscape(Buffer.from(name, 'latin1'), true)}=${goEscape(v, true)}`)).join('&');
+  return { target: query === '' ? escapedPath : `${escapedPath}?${query}`, escapedPath, endsWithSlash: (unescaped ?? Buffer.from(rawPath)).at(-1) === 0x2f };
+}
+
+/** The caller's address as Go prints a RemoteAddr's host (an IPv4-mapped address as IPv4). */
+function clientAddress(req: HttpRequest): string | undefined {
+  const address = (req as { socket?: { remoteAddress?: string } }).socket?.remoteAddress;
+  return address?.replace(/^::ffff:(?=\d+\.)/, '');
+}
+
+/** The request's audit ID, which kube-aggregator passes on in Audit-ID (NewRequestForProxy). */
+function auditIdOf(res: HttpResponse): string | undefined {
+  const id = res.getHeader?.('audit-id');
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/**
+ * The headers of a request passed on (not an upgrade): the caller's but its credentials,
+ * impersonation, the user's X-Remote-* and Go's reverse proxy's hop-by-hop ones (`TE:
+ * trailers` kept); X-Forwarded-For appended, apimachinery's proxy transport's
+ * X-Forwarded-Uri, -Host (the extension server's) and -Proto; the audit ID; the user's X-Remote-*.
+ */
+function requestHeaders(req: HttpRequest, res: HttpResponse, target: AggregationTarget, forwarded: { escapedPath: string; endsWithSlash: boolean }, user: RequestUser): Record<string, string | string[]> {
+  const named = connectionNamed(req.headers.connection);
+  const headers = forwardedHeaders(req, (name) => notForwarded(name) || goHopByHop.has(name) || named.has(name) || isRemoteUserHeader(name));
+  if ([req.headers.te ?? []].flat().some((v) => v.split(',').some((t) => t.trim().toLowerCase() === 'trailers'))) headers.te = 'trailers';
+  const client = clientAddress(req);
+  if (client !== undefined) {
+    const prior = headers['x-forwarded-for'];
+    headers['x-forwarded-for'] = prior === undefined ? client : `${[prior].flat().join(', ')}, ${client}`;
+  }
+  const cleaned = path.posix.normalize(forwarded.escapedPath).replace(/(.)\/+$/, '$1');
+  headers['x-forwarded-uri'] = forwarded.endsWithSlash ? `${cleaned}/` : cleaned;
+  headers['x-forwarded-host'] = new URL(target.origin).host;
+  headers['x-forwarded-proto'] = 'https';
+  const auditId = auditIdOf(res);
+  if (auditId !== undefined) headers['audit-id'] = auditId;
+  return { ...headers, ...remoteUserHeaders(user) };
+}
+
+/** The extension server's answer's headers passed back: not its connection's (Go's reverse proxy), nor CORS ones (apimachinery's proxy transport). */
+function responseHeaders(answer: IncomingMessage): Record<string, string | string[]> {
+  const named = connectionNamed(answer.headers.connection);
+  const headers = answeredHeaders(answer);
+  for (const name of Object.keys(headers)) if (goHopByHop.has(name) || named.has(name) || corsHeaders.has(name)) delete headers[name];
+  return headers;
 }
 
 /** Upstream's proxyError: http.Error's plain text. */
@@ -84,19 +195,23 @@ function remoteUserHeaders(user: RequestUser): Record<string, string | string[]>
 }
 
 /**
- * An upgrade passed to the extension server as upstream's aggregator passes it: the caller's
- * headers (Connection and Upgrade among them, but its credentials, impersonation and any
- * X-Remote-* it sent), the user's X-Remote-* headers, X-Forwarded-For; then the extension
+ * An upgrade passed to the extension server as upstream's aggregator passes it, at the same
+ * re-encoded path and query: the caller's headers (Connection and Upgrade among them, but its
+ * credentials, impersonation and the user's X-Remote-* it sent), the user's X-Remote-*
+ * headers, X-Forwarded-For, the audit ID; then the extension
  * server's 101 and both connections joined, or its refusal passed back. One that cannot be
  * reached, or answers neither, is upstream's plain-text 503.
  */
 async function upgradeToExtension(req: HttpRequest, res: HttpResponse, target: AggregationTarget, user: RequestUser, track: (stop: () => void) => () => void): Promise<void> {
-  const headers = { ...passedOnHeaders(req, (name) => name === 'host' || name.startsWith('x-remote-') || name.startsWith('proxy-')), ...remoteUserHeaders(user) };
+  const passed = passedOnHeaders(req, (name) => name === 'host' || isRemoteUserHeader(name));
+  const auditId = auditIdOf(res);
+  if (auditId !== undefined) passed['audit-id'] = auditId;
+  const headers = { ...passed, ...remoteUserHeaders(user) };
   let upgrade: BackendUpgrade;
   try {
-    upgrade = await dialUpgrade(req, `${target.origin}${req.url ?? '/'}`, headers, target.agent);
+    upgrade = await dialUpgrade(req, `${target.origin}${extensionTarget(req.url ?? '/').target}`, headers, target.agent);
   } catch (err) {
-    proxyError(res, `error dialing backend: ${goDialError(err as NodeJS.ErrnoException, new URL(target.origin).host)}`, 503);
+    proxyError(res, `error dialing backend: ${goDialError(err as NodeJS.ErrnoException, new URL(target.origin).host, target.serverName)}`, 503);
     return;
   }
   try {
@@ -123,17 +238,25 @@ export async function proxyToExtension(req: HttpRequest, res: HttpResponse, targ
     proxyError(res, 'service unavailable', 503);
     return;
   }
+  if (target.transportError !== undefined) {
+    proxyError(res, target.transportError, 500);
+    return;
+  }
   if (isUpgradeRequest(req) && connectionOffered(req)) return upgradeToExtension(req, res, target, user, opts.track);
   const { forwardRedirects } = opts;
-  const headers = { ...forwardedHeaders(req, dropped), ...remoteUserHeaders(user) };
+  const forwarded = extensionTarget(req.url ?? '/');
+  const headers = requestHeaders(req, res, target, forwarded, user);
+  const address = new URL(target.origin).host;
   const https = process.getBuiltinModule('node:https');
   await new Promise<void>((resolve) => {
     let timer: NodeJS.Timeout | undefined;
-    const upstream = https.request(`${target.origin}${req.url ?? '/'}`, { method: req.method ?? 'GET', headers, agent: target.agent }, (answer) => {
+    let discoveryTimer: NodeJS.Timeout | undefined;
+    const upstream = https.request(`${target.origin}${forwarded.target}`, { method: req.method ?? 'GET', headers, agent: target.agent }, (answer) => {
       clearTimeout(timer);
       const code = answer.statusCode ?? 502;
       const location = answer.headers.location;
       if (!forwardRedirects && code >= 300 && code <= 399 && location !== undefined && location !== '') {
+        clearTimeout(discoveryTimer);
         answer.resume();
         if (!gone) {
           res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(redirectRejected)) });
@@ -143,20 +266,25 @@ export async function proxyToExtension(req: HttpRequest, res: HttpResponse, targ
         return;
       }
       // Connection-level headers stay with their hop (an HTTP/2 answer may not carry them at all).
-      res.writeHead(code, answeredHeaders(answer));
+      res.writeHead(code, responseHeaders(answer));
       res.flushHeaders?.();
-      void streamAnswer(answer, res).then(resolve);
+      void streamAnswer(answer, res).then(() => {
+        clearTimeout(discoveryTimer);
+        resolve();
+      });
     });
     let gone = false;
     upstream.on('error', (err) => {
       clearTimeout(timer);
+      clearTimeout(discoveryTimer);
       // The caller went away (and the call with it): nobody to answer.
-      if (!gone && !res.headersSent) proxyError(res, err.message, 503);
+      if (!gone && !res.headersSent) proxyError(res, `error trying to reach service: ${goDialError(err as NodeJS.ErrnoException, address, target.serverName)}`, 503);
       resolve();
     });
     // Upstream's request timeout (non-long-running requests): a 504 Status when the extension server has not answered.
     if (!isWatch(req.url ?? '/')) {
       timer = setTimeout(() => {
+        clearTimeout(discoveryTimer);
         if (!gone && !res.headersSent) {
           res.statusCode = 504;
           res.setHeader('Content-Type', 'application/json');
@@ -166,13 +294,28 @@ export async function proxyToExtension(req: HttpRequest, res: HttpResponse, targ
         resolve();
       }, target.timeoutMs);
     }
+    // A discovery request's context ends after 5 s, its answer or not (the round trip's error then, as the transport words a deadline).
+    if (isDiscoveryPath(forwarded.escapedPath)) {
+      discoveryTimer = setTimeout(() => {
+        clearTimeout(timer);
+        if (!gone && !res.headersSent) proxyError(res, 'error trying to reach service: context deadline exceeded', 503);
+        upstream.destroy();
+        resolve();
+      }, discoveryTimeoutMs);
+    }
     // The caller going away ends the call (a watch, most often).
     res.once('close', () => {
       gone = true;
       clearTimeout(timer);
+      clearTimeout(discoveryTimer);
       upstream.destroy();
       resolve();
     });
     sendBody(req, upstream);
   });
+}
+
+/** kube-aggregator's test for a discovery request: a path of three segments once its slashes are trimmed (`/apis/<group>/<version>`). */
+function isDiscoveryPath(path: string): boolean {
+  return path.replace(/^\/+|\/+$/g, '').split('/').length === 3;
 }

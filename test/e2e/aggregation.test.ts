@@ -408,7 +408,7 @@ test('a service without endpoints, or none at all, makes the APIService unavaila
     assert.equal(found?.reason, 'EndpointsNotFound');
     return found;
   });
-  assert.equal(condition.message, 'cannot find endpoints for service/metrics-server in "kube-system"');
+  assert.equal(condition.message, 'cannot find endpointslices for service/metrics-server in "kube-system"');
   const res = await server.request('GET', '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods');
   assert.equal(res.status, 503);
   assert.equal(res.text, 'service unavailable\n');

@@ -7,6 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import { badRequest, unclassifiedError } from '../../api/index.ts';
 import { goQuote } from '../../api/field-errors.ts';
+import { goEscape } from '../../api/go-url.ts';
 import type { KubeletClient } from '../kubelet-client.ts';
 import { queryBool } from '../request-info.ts';
 import {
@@ -55,7 +56,7 @@ export function portForwardPorts(query: URLSearchParams): number[] {
 
 /** Go's url.QueryEscape: all but letters, digits and `-_.~` escaped, spaces as `+`. */
 function goQueryEscape(value: string): string {
-  return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, '+');
+  return goEscape(Buffer.from(value, 'utf8'), true);
 }
 
 /**
