@@ -44,6 +44,7 @@ import { IdentityLeaseController } from '../registry/identity-lease.ts';
 import { compileGoRegexp, type GoRegexp } from '../schema/regexp.ts';
 import { runtimeConfigDisabled } from './runtime-config.ts';
 import { formatDuration } from '../encoding/protobuf/special-types.ts';
+import { loadedProtobufCodec } from '../encoding/protobuf-loader.ts';
 import { customResourceDefinitionsType } from '../registry/crd/customresourcedefinitions.ts';
 import { CustomResourceStore } from '../registry/crd/custom-resource-store.ts';
 import { WebhookConverter } from '../registry/crd/conversion-webhook.ts';
@@ -251,10 +252,12 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     ...(auditWebhook !== undefined ? [truncated(auditWebhook.sink, config.auditWebhook?.truncate, log)] : []),
   ];
   const audit = config.auditPolicyFile === undefined || auditBackends.length === 0 ? undefined : {
-    policy: await loadAuditPolicy(config.auditPolicyFile).catch((err: unknown) => {
+    policy: await loadAuditPolicy(config.auditPolicyFile, log).catch((err: unknown) => {
       throw new UsageError(`--audit-policy-file: ${(err as Error).message}`);
     }),
     log: auditSinks(auditBackends),
+    // An answer written as Protobuf is audited as the object it is (the codec loads at its first use).
+    decodeProtobuf: (bytes: Uint8Array) => loadedProtobufCodec()?.decodeProtobufObject(bytes),
   };
   const builtinTypes = builtinResourceTypes({ serviceClusterIPRange: config.serviceClusterIPRange, serviceNodePortRange: config.serviceNodePortRange });
   // --runtime-config: what is turned off stays registered for the server's own use, unserved.

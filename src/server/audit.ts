@@ -7,8 +7,11 @@
 
 import { appendFileSync, createReadStream, createWriteStream, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { readFile, unlink } from 'node:fs/promises';
+import { isIPv4, isIPv6 } from 'node:net';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { child, goQuote, index, invalid, notSupported, required } from '../api/field-errors.ts';
+import { goFieldTypeError, goJsonKind, isObject } from '../api/json.ts';
 import { isDNS1123Subdomain } from '../api/labels.ts';
 import type { StatusCause } from '../api/types.ts';
 import { replaceLoneSurrogateEscapes } from '../api/lone-surrogates.ts';
@@ -57,7 +60,8 @@ export interface AuditDecision {
   omitManagedFields: boolean;
 }
 
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
+/** A list of strings as Go decodes it (null elements are ""). */
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map((x) => (x === null ? '' : String(x))) : []);
 
 /** validateOmitStages: each stage one of upstream's, in its words. */
 function omitStagesCauses(stages: string[], path: string): StatusCause[] {
@@ -93,19 +97,127 @@ function ruleCauses(raw: Record<string, unknown>, path: string): StatusCause[] {
   return causes;
 }
 
+/** The scheme upstream's policy decoder names in its errors (k8s.io/apiserver/pkg/audit/scheme.go). */
+const auditScheme = 'pkg/audit/scheme.go:31';
+
+/** The fields of audit.k8s.io/v1's Policy, PolicyRule and GroupResources, with the Go types its decoder names. */
+type FieldType = 'string' | 'bool' | 'strings' | 'stages' | 'level' | 'rules' | 'resources' | 'object';
+const policyFields: Record<string, FieldType> = { apiVersion: 'string', kind: 'string', metadata: 'object', rules: 'rules', omitStages: 'stages', omitManagedFields: 'bool' };
+const ruleFields: Record<string, FieldType> = {
+  level: 'level', users: 'strings', userGroups: 'strings', verbs: 'strings', resources: 'resources', namespaces: 'strings', nonResourceURLs: 'strings',
+  omitStages: 'stages', omitManagedFields: 'bool',
+};
+const groupResourcesFields: Record<string, FieldType> = { group: 'string', resources: 'strings', resourceNames: 'strings' };
+
+/**
+ * What upstream's strict decoding says of a policy: the first value its field cannot hold
+ * (a json error: the policy does not load), and the fields it does not know (the policy
+ * loads leniently, with a warning), as sigs.k8s.io/json names them.
+ */
+function decodeProblems(doc: Record<string, unknown>): { typeError?: string; unknown: string[] } {
+  const unknown: string[] = [];
+  let typeError: string | undefined;
+  const fail = (value: unknown, struct: string, path: string, goType: string) => void (typeError ??= goFieldTypeError(value, struct, path, goType));
+  const walk = (obj: Record<string, unknown>, fields: Record<string, FieldType>, struct: string, goPath: string, jsonPath: string) => {
+    for (const [key, value] of Object.entries(obj)) {
+      const type = fields[key];
+      const at = goPath === '' ? key : `${goPath}.${key}`;
+      if (type === undefined) {
+        unknown.push(`unknown field ${JSON.stringify(jsonPath === '' ? key : `${jsonPath}.${key}`)}`);
+        continue;
+      }
+      // null leaves any field as it is.
+      if (value === null) continue;
+      const list = (elementType: string, each?: (element: Record<string, unknown>, i: number) => void) => {
+        if (!Array.isArray(value)) return fail(value, struct, at, `[]${elementType}`);
+        value.forEach((element, i) => {
+          if (element === null) return;
+          if (each === undefined) {
+            if (typeof element !== 'string') fail(element, struct, at, elementType);
+          } else if (!isObject(element)) fail(element, struct, at, elementType);
+          else each(element, i);
+        });
+      };
+      switch (type) {
+        case 'string': if (typeof value !== 'string') fail(value, struct, at, 'string'); break;
+        case 'level': if (typeof value !== 'string') fail(value, struct, at, 'v1.Level'); break;
+        case 'bool': if (typeof value !== 'boolean') fail(value, struct, at, 'bool'); break;
+        case 'object': if (!isObject(value)) fail(value, struct, at, 'v1.ObjectMeta'); break;
+        case 'strings': list('string'); break;
+        case 'stages': list('v1.Stage'); break;
+        case 'rules': list('v1.PolicyRule', (rule, i) => walk(rule, ruleFields, 'PolicyRule', at, `rules[${i}]`)); break;
+        case 'resources': list('v1.GroupResources', (gr, i) => walk(gr, groupResourcesFields, 'GroupResources', at, `${jsonPath}.resources[${i}]`)); break;
+      }
+    }
+  };
+  walk(doc, policyFields, 'Policy', '', '');
+  return { ...(typeError !== undefined ? { typeError } : {}), unknown };
+}
+
+/**
+ * The group, version and kind upstream's decoder reads a policy as: the document's, what it
+ * leaves out defaulted from the internal Policy it decodes into (json serializer's
+ * gvkWithDefaults); an error in its words when the document cannot be one.
+ */
+function policyKind(doc: unknown): { group: string; version: string; kind: string } {
+  const goStruct = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+  if (doc !== null && doc !== undefined && !isObject(doc)) throw new Error(`couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonKind(doc)} into Go value of type ${goStruct}`);
+  const meta = (doc ?? {}) as Record<string, unknown>;
+  for (const field of ['apiVersion', 'kind']) {
+    const value = meta[field];
+    if (value !== undefined && value !== null && typeof value !== 'string') {
+      throw new Error(`couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonKind(value)} into Go struct field .${field} of type string`);
+    }
+  }
+  const apiVersion = typeof meta.apiVersion === 'string' ? meta.apiVersion : '';
+  let kind = typeof meta.kind === 'string' ? meta.kind : '';
+  // schema.ParseGroupVersion: "v1" is the core group's; more than one slash parses as nothing.
+  const slashes = apiVersion.split('/').length - 1;
+  let [group, version] = slashes === 0 ? ['', apiVersion] : slashes === 1 ? apiVersion.split('/') as [string, string] : ['', ''];
+  if (kind === '') kind = 'Policy';
+  if (version === '' && group === '') [group, version] = ['audit.k8s.io', '__internal'];
+  if (version === '' && group === 'audit.k8s.io') version = '__internal';
+  return { group, version, kind };
+}
+
 /**
  * Reads and checks a policy file (YAML or JSON) as upstream's LoadPolicyFromFile: an
- * audit.k8s.io/v1 Policy, validated with upstream's field paths and words (several errors
- * as apimachinery's aggregate shows them), at least one rule.
+ * audit.k8s.io/v1 Policy (its kind may be left out, not its apiVersion), validated with
+ * upstream's field paths and words (several errors as apimachinery's aggregate shows
+ * them), at least one rule. Fields it does not know are dropped, and `warn` told of them in
+ * upstream's words (its strict decoding failed, the lenient one did not).
  */
-export async function loadAuditPolicy(file: string): Promise<AuditPolicy> {
-  const doc = (await loadYaml()).parse(await readFile(file, 'utf8')) as Record<string, unknown> | null;
+export async function loadAuditPolicy(file: string, warn?: (message: string) => void): Promise<AuditPolicy> {
+  const text = await readFile(file, 'utf8');
   const fail = (message: string) => new Error(`${message}: from file ${file}`);
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw fail('failed decoding: not an audit Policy object');
-  if (doc.apiVersion !== 'audit.k8s.io/v1' || doc.kind !== 'Policy') {
-    throw fail(`failed decoding: no kind ${JSON.stringify(String(doc.kind ?? ''))} is registered for version ${JSON.stringify(String(doc.apiVersion ?? ''))}`);
+  let parsed: unknown;
+  try {
+    // Keys given twice: the last one, as sigs.k8s.io/yaml reads them.
+    parsed = (await loadYaml()).parse(text, { uniqueKeys: false });
+  } catch (err) {
+    throw fail(`failed decoding: error converting YAML to JSON: yaml: ${String((err as Error).message).split('\n')[0]}`);
   }
-  const rawRules = (Array.isArray(doc.rules) ? doc.rules : []).map((r) => (r !== null && typeof r === 'object' ? r as Record<string, unknown> : {}));
+  let gvk: { group: string; version: string; kind: string };
+  try {
+    gvk = policyKind(parsed);
+  } catch (err) {
+    throw fail(`failed decoding: ${(err as Error).message}`);
+  }
+  // Registered in upstream's audit scheme: Event, EventList, Policy and PolicyList of v1 and the internal version.
+  const registered = gvk.group === 'audit.k8s.io' && (gvk.version === 'v1' || gvk.version === '__internal') && ['Event', 'EventList', 'Policy', 'PolicyList'].includes(gvk.kind);
+  if (!registered) {
+    const words = gvk.version === '__internal'
+      ? `no kind ${goQuote(gvk.kind)} is registered for the internal version of group ${goQuote(gvk.group)}`
+      : `no kind ${goQuote(gvk.kind)} is registered for version ${goQuote(gvk.group === '' ? gvk.version : `${gvk.group}/${gvk.version}`)}`;
+    throw fail(`failed decoding: ${words} in scheme ${goQuote(auditScheme)}`);
+  }
+  if (gvk.kind !== 'Policy') throw fail(`failed decoding: converting (${gvk.version === 'v1' ? 'v1' : 'audit'}.${gvk.kind}) to (audit.Policy): unknown conversion`);
+  const doc = (isObject(parsed) ? parsed : {}) as Record<string, unknown>;
+  const problems = decodeProblems(doc);
+  if (problems.typeError !== undefined) throw fail(`failed decoding: ${problems.typeError}`);
+  if (problems.unknown.length > 0) warn?.(`Audit policy contains errors, falling back to lenient decoding: strict decoding error: ${problems.unknown.join(', ')}`);
+  if (gvk.version !== 'v1') throw fail(`unknown group version field ${gvk.group}/${gvk.version}, Kind=${gvk.kind} in policy`);
+  const rawRules = (Array.isArray(doc.rules) ? doc.rules : []).map((r) => (isObject(r) ? r : {}));
   const causes = [...omitStagesCauses(strings(doc.omitStages), 'omitStages'), ...rawRules.flatMap((raw, i) => ruleCauses(raw, index('rules', i)))];
   if (causes.length > 0) {
     const messages = causes.map((c) => `${c.field}: ${c.message}`);
@@ -114,7 +226,7 @@ export async function loadAuditPolicy(file: string): Promise<AuditPolicy> {
   if (rawRules.length === 0) throw fail('loaded illegal policy with 0 rules');
   const rules = rawRules.map((raw): PolicyRule => ({
     level: raw.level as AuditLevel, users: strings(raw.users), userGroups: strings(raw.userGroups), verbs: strings(raw.verbs),
-    resources: (Array.isArray(raw.resources) ? raw.resources : []).map((r: Record<string, unknown>) => ({
+    resources: (Array.isArray(raw.resources) ? raw.resources : []).map((r: Record<string, unknown> | null) => ({
       group: typeof r?.group === 'string' ? r.group : '', resources: strings(r?.resources), resourceNames: strings(r?.resourceNames),
     })),
     namespaces: strings(raw.namespaces), nonResourceURLs: strings(raw.nonResourceURLs), omitStages: strings(raw.omitStages) as AuditStage[],
@@ -226,6 +338,17 @@ export function legacyEventString(event: object): string {
     + `uri=${q(e.requestURI)} response="${response}"`;
 }
 
+const goEscapes: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+
+/**
+ * An event's JSON as upstream's log backend writes it (runtime.Encode, Go's json.Encoder):
+ * compact, with Go's HTML escapes of `<`, `>` and `&` (and U+2028, U+2029), which occur in
+ * JSON text only inside strings.
+ */
+export function eventJson(event: object): string {
+  return JSON.stringify(event).replace(/[<>&\u2028\u2029]/g, (c) => goEscapes[c]!);
+}
+
 /** `--audit-<backend>-truncate-*`: events over the size limit lose their objects (upstream's truncate backend). */
 export interface AuditTruncation {
   /** Bytes of an event's JSON. */
@@ -240,13 +363,17 @@ export interface AuditTruncation {
  * levels only); one still too large is dropped with upstream's plugin error.
  */
 export function truncatingSink(delegate: AuditSink, truncation: AuditTruncation, log: (message: string) => void): AuditSink {
-  const size = (event: object) => Buffer.byteLength(JSON.stringify(event)) + 1;
+  const size = (event: object) => Buffer.byteLength(eventJson(event)) + 1;
   return {
     write(event) {
       let e = event as Record<string, unknown>;
       if (size(e) > truncation.maxEventSize && (e.level === 'Request' || e.level === 'RequestResponse')) {
-        const { requestObject: _request, responseObject: _response, ...rest } = e;
-        e = { ...rest, annotations: { ...(e.annotations as Record<string, string> | undefined), 'audit.k8s.io/truncated': 'true' } };
+        const { requestObject: _request, responseObject: _response, annotations, authenticationMetadata, ...rest } = e;
+        // The annotations in their place in the Event, their keys in order.
+        e = {
+          ...rest, annotations: sortedMap({ ...(annotations as Record<string, string> | undefined), 'audit.k8s.io/truncated': 'true' }),
+          ...(authenticationMetadata !== undefined ? { authenticationMetadata } : {}),
+        };
       }
       if (size(e) > truncation.maxEventSize) {
         log(`Error in audit plugin 'truncate' affecting 1 audit events: event is too large even after truncating\nImpacted events:\n${legacyEventString(e)}`);
@@ -287,7 +414,7 @@ export class AuditLog implements AuditSink {
    * Blocking-strict (`strict`): written at once, answering whether it was.
    */
   write(event: object): boolean {
-    this.#pending.push(`${this.#opts.format === 'legacy' ? legacyEventString(event) : JSON.stringify(event)}\n`);
+    this.#pending.push(`${this.#opts.format === 'legacy' ? legacyEventString(event) : eventJson(event)}\n`);
     this.#pendingEvents.push(event);
     if (this.#opts.strict === true) return this.flush();
     if (!this.#scheduled) {
@@ -389,8 +516,11 @@ async function compressBackup(file: string): Promise<void> {
 /** What an audited request needs of the response: its status, headers, and the bytes written. */
 export interface AuditedResponse {
   statusCode: number;
+  readonly headersSent?: boolean;
   setHeader(name: string, value: string): unknown;
   getHeader(name: string): unknown;
+  writeHead?(...args: any[]): unknown;
+  flushHeaders?(): void;
   write(...args: any[]): boolean;
   end(...args: any[]): unknown;
   once(event: 'close', listener: () => void): unknown;
@@ -400,11 +530,19 @@ export interface AuditRequest {
   url: string;
   verb: string;
   userAgent: string | undefined;
+  /** The connection's remote address. */
   sourceIP: string | undefined;
+  /**
+   * The request's headers as they came (name, value, name, value…): X-Forwarded-For and
+   * X-Real-Ip name source IPs before the connection's, Audit-ID the event's ID.
+   */
+  rawHeaders?: readonly string[];
   /** The authenticated user: the event's, and the one the policy's rules match (before any impersonation, as upstream's filter runs). */
   user: { name: string; uid: string; groups: readonly string[]; extra?: Readonly<Record<string, readonly string[]>> };
   attributes: AuditAttributes;
   apiVersion: string;
+  /** What annotates the event from its first stage: what authentication noted, before the audit filter ran. */
+  annotations?: Readonly<Record<string, string>>;
 }
 
 /** Bytes of an answer kept for its event (its Status on failure, its object at RequestResponse). */
@@ -415,17 +553,94 @@ function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
+/** A Go map's keys as encoding/json writes them: sorted. */
+function sortedMap<T>(map: Readonly<Record<string, T>>): Record<string, T> {
+  const sorted: Record<string, T> = {};
+  for (const key of Object.keys(map).sort()) sorted[key] = map[key]!;
+  return sorted;
+}
+
 function userInfo(user: { name: string; uid: string; groups: readonly string[]; extra?: Readonly<Record<string, readonly string[]>> }): Record<string, unknown> {
   return {
-    username: user.name, ...(user.uid !== '' ? { uid: user.uid } : {}), ...(user.groups.length > 0 ? { groups: [...user.groups] } : {}),
-    ...(user.extra !== undefined && Object.keys(user.extra).length > 0 ? { extra: user.extra } : {}),
+    ...(user.name !== '' ? { username: user.name } : {}), ...(user.uid !== '' ? { uid: user.uid } : {}), ...(user.groups.length > 0 ? { groups: [...user.groups] } : {}),
+    ...(user.extra !== undefined && Object.keys(user.extra).length > 0 ? { extra: sortedMap(user.extra) } : {}),
   };
+}
+
+/** The first value of a header (Go's Header.Get), from Node's raw headers. */
+function headerValue(rawHeaders: readonly string[] | undefined, name: string): string {
+  for (let i = 0; i + 1 < (rawHeaders?.length ?? 0); i += 2) if (rawHeaders![i]!.toLowerCase() === name) return rawHeaders![i + 1]!;
+  return '';
+}
+
+/** An IP address as Go's net.ParseIP reads it and net.IP's String writes it (an IPv4-mapped one as IPv4); undefined when it is none. */
+function canonicalIP(text: string): string | undefined {
+  if (isIPv4(text)) return text;
+  if (!isIPv6(text) || text.includes('%')) return undefined;
+  const canonical = new URL(`http://[${text}]/`).hostname.slice(1, -1);
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
+  if (mapped === null) return canonical;
+  const [high, low] = [parseInt(mapped[1]!, 16), parseInt(mapped[2]!, 16)];
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+}
+
+/**
+ * The event's source IPs as upstream's utilnet.SourceIPs lists them: X-Forwarded-For's valid
+ * IPs, then X-Real-Ip's unless already there, then the connection's address unless it is
+ * the last one already.
+ */
+function sourceIPs(request: Pick<AuditRequest, 'sourceIP' | 'rawHeaders'>): string[] {
+  const ips: string[] = [];
+  const forwardedFor = headerValue(request.rawHeaders, 'x-forwarded-for');
+  if (forwardedFor !== '') {
+    for (const part of forwardedFor.split(',')) {
+      const ip = canonicalIP(part.trim());
+      if (ip !== undefined) ips.push(ip);
+    }
+  }
+  const realIP = canonicalIP(headerValue(request.rawHeaders, 'x-real-ip'));
+  if (realIP !== undefined && !ips.includes(realIP)) ips.push(realIP);
+  const remote = request.sourceIP === undefined ? undefined : canonicalIP(request.sourceIP);
+  if (remote !== undefined && ips.at(-1) !== remote) ips.push(remote);
+  return ips;
+}
+
+/** Upstream's maybeTruncateUserAgent: at most 1024 bytes, then `...TRUNCATED`. */
+const maxUserAgentLength = 1024;
+
+/** The User-Agent as the event records it: its bytes read as UTF-8 (Node reads a header's bytes as Latin-1), cut as upstream cuts it. */
+function eventUserAgent(agent: string | undefined): string | undefined {
+  if (agent === undefined) return undefined;
+  // ASCII is alike either way; a character past Latin-1 means the text was decoded already.
+  const bytes = /^[\x00-\x7f]*$/.test(agent) || /[^\x00-\xff]/.test(agent) ? undefined : Buffer.from(agent, 'latin1');
+  if (bytes === undefined) return agent.length > maxUserAgentLength ? `${agent.slice(0, maxUserAgentLength)}...TRUNCATED` : agent;
+  const cut = bytes.length > maxUserAgentLength;
+  return `${new TextDecoder().decode(cut ? bytes.subarray(0, maxUserAgentLength) : bytes)}${cut ? '...TRUNCATED' : ''}`;
+}
+
+/** The fields every event of a request starts with, in audit.k8s.io/v1 Event's order up to its user. */
+function requestFields(request: Omit<AuditRequest, 'user'>): { sourceIPs?: string[]; userAgent?: string } {
+  const ips = sourceIPs(request);
+  const agent = eventUserAgent(request.userAgent);
+  return { ...(ips.length > 0 ? { sourceIPs: ips } : {}), ...(agent !== undefined && agent !== '' ? { userAgent: agent } : {}) };
+}
+
+/** The request's audit ID: the one its Audit-ID header gives (as upstream's WithAuditInit takes it), else a new one; sent back as the Audit-Id header. */
+function auditIdOf(request: Pick<AuditRequest, 'rawHeaders'>, res: Pick<AuditedResponse, 'setHeader'>): string {
+  const given = headerValue(request.rawHeaders, 'audit-id');
+  const auditID = given !== '' ? given : crypto.randomUUID();
+  res.setHeader('Audit-Id', auditID);
+  return auditID;
 }
 
 function withoutManagedFields(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   const o = value as Record<string, unknown>;
   if (Array.isArray(o.items)) return { ...o, items: (o.items as unknown[]).map(withoutManagedFields) };
+  // A Table's rows carry their objects (includeObject=Object), as upstream's copyWithoutManagedFields strips them.
+  if (o.kind === 'Table' && Array.isArray(o.rows)) {
+    return { ...o, rows: (o.rows as unknown[]).map((row) => (isObject(row) && row.object !== undefined ? { ...row, object: withoutManagedFields(row.object) } : row)) };
+  }
   const meta = o.metadata as Record<string, unknown> | undefined;
   if (meta === undefined || meta === null || typeof meta !== 'object' || !('managedFields' in meta)) return value;
   const { managedFields: _omitted, ...rest } = meta;
@@ -445,6 +660,55 @@ function decodeJsonBody(bytes: Uint8Array, contentType: string | undefined): unk
   }
 }
 
+/** What reads a Protobuf answer back into its object (the composition root hands the codec in). */
+export type ProtobufDecoder = (bytes: Uint8Array) => unknown;
+
+/**
+ * An answer's object, as upstream's LogResponseObject has it before it is encoded: JSON and
+ * YAML read, a Protobuf one decoded when a decoder is given, gzip undone; a stream of watch
+ * events is none.
+ */
+function decodeAnswer(bytes: Buffer, contentType: string, contentEncoding: unknown, decodeProtobuf: ProtobufDecoder | undefined): unknown {
+  if (/;\s*stream=watch/i.test(contentType)) return undefined;
+  let body = bytes;
+  if (contentEncoding !== undefined) {
+    if (String(contentEncoding).toLowerCase() !== 'gzip') return undefined;
+    try {
+      body = gunzipSync(bytes, { maxOutputLength: 16 * responseCaptureLimit });
+    } catch {
+      return undefined;
+    }
+  }
+  if (contentType.split(';')[0]!.trim().toLowerCase() === protobufType) {
+    try {
+      return decodeProtobuf?.(body);
+    } catch {
+      return undefined;
+    }
+  }
+  return decodeJsonBody(body, contentType);
+}
+
+const protobufType = 'application/vnd.kubernetes.protobuf';
+
+/**
+ * The event's responseStatus as upstream's filter and LogResponseObject make it: the code
+ * written, and from an answer that is a Status its status, message, reason and details.
+ */
+function responseStatusOf(code: number, answer: unknown): Record<string, unknown> {
+  const status = isObject(answer) && answer.kind === 'Status' ? answer : undefined;
+  const text = (field: string) => (typeof status?.[field] === 'string' && status[field] !== '' ? { [field]: status[field] } : {});
+  return { metadata: {}, ...text('status'), ...text('message'), ...text('reason'), ...(isObject(status?.details) ? { details: status.details } : {}), code };
+}
+
+/** A request answered with nothing (the client gone first): upstream's filter fakes its status. */
+const closedEarly = { metadata: {}, status: 'Success', message: 'Connection closed early', code: 200 };
+
+/** Upstream's BasicLongRunningRequestCheck as kube-apiserver configures it: watch and proxy, and the streaming subresources. */
+function isLongRunning(a: AuditAttributes): boolean {
+  return a.verb === 'watch' || a.verb === 'proxy' || (a.resourceRequest && ['attach', 'exec', 'proxy', 'log', 'portforward'].includes(a.subresource));
+}
+
 /**
  * Begins auditing a request: the RequestReceived event now (unless omitted), the
  * ResponseComplete event when the answer is done. Answers the hook that hands it the
@@ -458,7 +722,7 @@ export interface AuditHooks {
    * it names the object reference and, at the Request levels, is the event's request object.
    */
   requestObject?(object: Readonly<Record<string, unknown>>): void;
-  /** Adds an annotation to the event. */
+  /** Adds an annotation to the event (a key already set keeps its first value, as upstream's). */
   annotate(key: string, value: string): void;
   /**
    * The user the request impersonates, once granted: named in the events from then on (not
@@ -493,41 +757,43 @@ export function auditFailedAuthentication(
 ): void {
   const decision = auditDecision(policy, request.attributes);
   if (decision.level === 'None' || decision.omitStages.includes('ResponseStarted')) return;
-  const auditID = crypto.randomUUID();
-  res.setHeader('Audit-Id', auditID);
+  const auditID = auditIdOf(request, res);
   const now = microTime(Date.now());
   void log.write({
     kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: decision.level, auditID, stage: 'ResponseStarted', requestURI: request.url, verb: request.verb,
-    user: {}, sourceIPs: request.sourceIP === undefined ? [] : [request.sourceIP.replace(/^::ffff:/, '')],
-    ...(request.userAgent !== undefined ? { userAgent: request.userAgent } : {}), ...(request.attributes.resourceRequest ? { objectRef: objectReference(request) } : {}),
+    user: {}, ...requestFields(request), ...(request.attributes.resourceRequest ? { objectRef: objectReference(request) } : {}),
     responseStatus: { metadata: {}, message: methods.length > 0 ? `Authentication failed, attempted: ${methods.join(', ')}` : 'Authentication failed, no credentials provided', code: 401 },
     requestReceivedTimestamp: now, stageTimestamp: now,
-    ...(annotations !== undefined && Object.keys(annotations).length > 0 ? { annotations: { ...annotations } } : {}),
+    ...(annotations !== undefined && Object.keys(annotations).length > 0 ? { annotations: sortedMap(annotations) } : {}),
   });
 }
 
-export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRequest, res: AuditedResponse): AuditHooks | undefined {
+/**
+ * `decodeProtobuf` reads an answer written as Protobuf, for its Status and object (without
+ * it such an event has its code alone).
+ */
+export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRequest, res: AuditedResponse, decodeProtobuf?: ProtobufDecoder): AuditHooks | undefined {
   const decision = auditDecision(policy, request.attributes);
   if (decision.level === 'None') return undefined;
-  const annotations: Record<string, string> = {};
-  const received = Date.now();
-  const auditID = crypto.randomUUID();
-  res.setHeader('Audit-Id', auditID);
+  const annotations: Record<string, string> = { ...request.annotations };
+  const received = microTime(Date.now());
+  const auditID = auditIdOf(request, res);
   const a = request.attributes;
   const reference = (meta?: Record<string, unknown>) => objectReference(request, meta);
   let objectRef = a.resourceRequest ? reference() : undefined;
   let impersonatedUser: AuditRequest['user'] | undefined;
   let impersonationConstraint = '';
+  const fromRequest = requestFields(request);
   // audit.k8s.io/v1's Event, its fields in order.
   const emit = (stage: AuditStage, extra: { responseStatus?: unknown; requestObject?: unknown; responseObject?: unknown }): boolean | Promise<boolean> => {
     if (decision.omitStages.includes(stage)) return true;
     return log.write({
       kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: decision.level, auditID, stage, requestURI: request.url, verb: request.verb,
       user: userInfo(request.user), ...(impersonatedUser !== undefined ? { impersonatedUser: userInfo(impersonatedUser) } : {}),
-      sourceIPs: request.sourceIP === undefined ? [] : [request.sourceIP.replace(/^::ffff:/, '')],
-      ...(request.userAgent !== undefined ? { userAgent: request.userAgent } : {}), ...(objectRef !== undefined ? { objectRef } : {}),
-      ...extra, requestReceivedTimestamp: microTime(received), stageTimestamp: microTime(Date.now()),
-      ...(Object.keys(annotations).length > 0 ? { annotations: { ...annotations } } : {}),
+      ...fromRequest, ...(objectRef !== undefined ? { objectRef } : {}),
+      // A RequestReceived event's stage time is the request's (upstream's processAuditEvent).
+      ...extra, requestReceivedTimestamp: received, stageTimestamp: stage === 'RequestReceived' ? received : microTime(Date.now()),
+      ...(Object.keys(annotations).length > 0 ? { annotations: sortedMap(annotations) } : {}),
       ...(impersonationConstraint !== '' ? { authenticationMetadata: { impersonationConstraint } } : {}),
     });
   };
@@ -541,35 +807,73 @@ export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRe
     captured += buf.length;
     if (captured <= responseCaptureLimit) chunks.push(buf);
   };
+  const decodedAnswer = () => (captured > responseCaptureLimit ? undefined
+    : decodeAnswer(Buffer.concat(chunks), String(res.getHeader('content-type') ?? ''), res.getHeader('content-encoding'), decodeProtobuf));
+  // Upstream's auditResponseWriter: the code is taken when the answer starts (its headers
+  // written, or its first bytes), and a long-running request's ResponseStarted event sent
+  // then, with the Status of an answer written whole at once.
+  const longRunning = isLongRunning(a);
+  let code: number | undefined;
+  let started = false;
+  const start = (written: number, whole?: () => unknown) => {
+    if (started) return;
+    started = true;
+    code = written;
+    if (longRunning) void emit('ResponseStarted', { responseStatus: responseStatusOf(written, whole?.()) });
+  };
+  const writeHead = res.writeHead?.bind(res);
+  if (writeHead !== undefined) {
+    res.writeHead = (...args: any[]) => {
+      // The code is the one the headers are written with; its event waits for the body, which may be a Status.
+      if (!started && typeof args[0] === 'number') code = args[0];
+      return writeHead(...args);
+    };
+  }
+  const flushHeaders = res.flushHeaders?.bind(res);
+  if (flushHeaders !== undefined) {
+    res.flushHeaders = () => {
+      start(code ?? res.statusCode);
+      flushHeaders();
+    };
+  }
   const write = res.write.bind(res);
   const end = res.end.bind(res);
   res.write = (...args: any[]) => {
     capture(args[0]);
+    start(code ?? res.statusCode);
     return write(...args);
   };
   res.end = (...args: any[]) => {
+    const first = chunks.length === 0 && captured === 0;
     capture(args[0]);
+    start(code ?? res.statusCode, first ? decodedAnswer : undefined);
     return end(...args);
   };
   const stored = emit('RequestReceived', {});
   res.once('close', () => {
-    const code = res.statusCode;
-    const encoded = res.getHeader('content-encoding') !== undefined;
-    // The answer is read for a failure's Status, or for the response object at RequestResponse.
-    const wanted = code >= 400 || decision.level === 'RequestResponse';
-    const answer = !wanted || encoded || captured > responseCaptureLimit ? undefined : decodeJsonBody(Buffer.concat(chunks), String(res.getHeader('content-type') ?? ''));
-    const status = answer !== null && typeof answer === 'object' && (answer as Record<string, unknown>).kind === 'Status' ? answer as Record<string, unknown> : undefined;
-    const responseStatus = {
-      metadata: {}, ...(status?.status === 'Failure' ? { status: 'Failure', message: status.message, reason: status.reason } : {}), code,
-    };
+    // Nothing written: the client went away first (or the answer went out another way).
+    const answered = started || code !== undefined || res.headersSent === true || res.statusCode !== 200;
+    if (!answered) {
+      if (longRunning) void emit('ResponseStarted', { responseStatus: closedEarly });
+      void emit('ResponseComplete', { responseStatus: closedEarly });
+      return;
+    }
+    if (!started) start(res.statusCode);
+    // The answer is read for a Status, and for the response object at RequestResponse.
+    const answer = decodedAnswer();
     const trim = (v: unknown) => (decision.omitManagedFields ? withoutManagedFields(v) : v);
+    // Upstream logs a response object where it writes an API object (WriteObjectNegotiated): a
+    // resource's, or a non-resource request's Status or discovery document; not a watch's events.
+    const responseObject = decision.level === 'RequestResponse' && answer !== undefined && a.verb !== 'watch'
+      && (a.resourceRequest || (isObject(answer) && typeof answer.kind === 'string'));
     void emit('ResponseComplete', {
-      responseStatus,
+      responseStatus: responseStatusOf(code ?? res.statusCode, answer),
       ...(decision.level !== 'Metadata' && requestObject !== undefined ? { requestObject: trim(requestObject) } : {}),
-      ...(decision.level === 'RequestResponse' && answer !== undefined ? { responseObject: trim(answer) } : {}),
+      ...(responseObject ? { responseObject: trim(answer) } : {}),
     });
   });
-  const annotate = (key: string, value: string) => void (annotations[key] = value);
+  // Upstream keeps an annotation's first value (and warns of a different second one).
+  const annotate = (key: string, value: string) => void (annotations[key] ??= value);
   const impersonated = (user: AuditRequest['user'], constraint = '') => {
     impersonatedUser = user;
     impersonationConstraint = constraint;

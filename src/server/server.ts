@@ -23,7 +23,7 @@ import { flowControlDump } from './flow-control-dump.ts';
 import { PriorityLevels, type QueuedRequest } from './priority-levels.ts';
 import { RequestConcurrency } from './request-concurrency.ts';
 import { estimateWork, maxSeatsOf, oneSeat, WatchTracker, type EstimateSources } from './work-estimate.ts';
-import { auditFailedAuthentication, beginAudit, type AuditPolicy, type AuditSink } from './audit.ts';
+import { auditFailedAuthentication, beginAudit, type AuditPolicy, type AuditSink, type ProtobufDecoder } from './audit.ts';
 import { parseRequestTarget, requestTarget } from './request-target.ts';
 import { TurnLimiter } from './turns.ts';
 import { releaseUnreadBody } from './unread-body.ts';
@@ -112,8 +112,11 @@ export interface ApiServerOptions {
   /** Requests (not long-running) slower than `slowRequestMs` (1 s), logged whatever the verbosity. */
   slowRequestLog?: (line: string) => void;
   slowRequestMs?: number;
-  /** `--audit-policy-file` and `--audit-log-path`: requests audited as the policy says. */
-  audit?: { policy: AuditPolicy; log: AuditSink };
+  /**
+   * `--audit-policy-file` and `--audit-log-path`: requests audited as the policy says;
+   * `decodeProtobuf` reads answers written as Protobuf back for their events.
+   */
+  audit?: { policy: AuditPolicy; log: AuditSink; decodeProtobuf?: ProtobufDecoder };
 }
 
 /** Long-running requests (upstream's BasicLongRunningRequestCheck): watches and streaming subresources. */
@@ -688,6 +691,7 @@ export class ApiServer {
       url: req.url ?? '/', verb: info.verb,
       userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : undefined,
       sourceIP: (req as unknown as { socket?: { remoteAddress?: string } }).socket?.remoteAddress,
+      rawHeaders: req.rawHeaders ?? [],
       user: who,
       apiVersion: info.isResourceRequest ? info.version : '',
       attributes: {
@@ -711,11 +715,11 @@ export class ApiServer {
     }
     // Audited from here, as upstream's filter comes after authentication: what impersonation
     // and authorization refuse is in the log too, and the policy matches the authenticated user.
-    const audit = this.opts.audit === undefined ? undefined : beginAudit(this.opts.audit.policy, this.opts.audit.log, auditRequest(user), res as unknown as Parameters<typeof beginAudit>[3]);
-    // What the authenticator noted: the event's annotations, the caller's warnings.
+    // What the authenticator noted: annotations of every event (RequestReceived's too, as upstream's), the caller's warnings.
+    const audit = this.opts.audit === undefined ? undefined
+      : beginAudit(this.opts.audit.policy, this.opts.audit.log, { ...auditRequest(user), annotations: authenticated.auditAnnotations ?? {} }, res as unknown as Parameters<typeof beginAudit>[3], this.opts.audit.decodeProtobuf);
     const addWarning = warningRecorder(res);
     for (const warning of authenticated.warnings ?? []) addWarning(warning);
-    if (audit !== undefined) for (const [key, value] of Object.entries(authenticated.auditAnnotations ?? {})) audit.annotate(key, value);
     // A blocking-strict backend that did not store the request's first event: refused, as upstream's audit filter.
     if (audit !== undefined && audit.stored !== true && !(await audit.stored)) {
       internalError(res, req.url ?? '/', 'failed to store audit event');
@@ -745,12 +749,19 @@ export class ApiServer {
     if (admitted === false) return;
     if (admitted !== undefined) res.once('close', admitted.release);
     const decision = await this.opts.authorizer.authorize(user, attributes);
-    if (decision.decision !== 'Allow') {
+    // The decision and its reason annotate the audit event, as upstream's authorization filter does.
+    if (decision.decision === 'Allow') {
+      audit?.annotate('authorization.k8s.io/decision', 'allow');
+      audit?.annotate('authorization.k8s.io/reason', decision.reason ?? '');
+    } else {
       // A mode that failed (a webhook that could not be asked) is a server error, as upstream's filter answers it.
       if (decision.error !== undefined) {
+        audit?.annotate('authorization.k8s.io/reason', 'internal error');
         internalError(res, req.url ?? '/', decision.error);
         return;
       }
+      audit?.annotate('authorization.k8s.io/decision', 'forbid');
+      audit?.annotate('authorization.k8s.io/reason', decision.reason ?? '');
       throw forbiddenError(user, attributes, decision.reason);
     }
     // Admission and the Store learn the user, and add warnings, through the request context.

@@ -256,7 +256,7 @@ test('a policy file that is not an audit Policy, or not a valid one, fails the s
   const dir = tempDir('plinth-audit-bad-');
   const file = path.join(dir, 'policy.yaml');
   for (const [text, message] of [
-    ['kind: Nope\n', /failed decoding: no kind "Nope" is registered for version "": from file /],
+    ['kind: Nope\n', /failed decoding: no kind "Nope" is registered for the internal version of group "audit\.k8s\.io" in scheme "pkg\/audit\/scheme\.go:31": from file /],
     ['apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Loud\n', /rules\[0\]\.level: Unsupported value: "Loud": supported values: "None", "Metadata", "Request", "RequestResponse": from file /],
     ['apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n  omitStages: [Later]\n', /rules\[0\]\.omitStages\[0\]: Invalid value: "Later": allowed stages are RequestReceived,ResponseStarted,ResponseComplete,Panic: from file/],
     ['apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [Never]\nrules:\n- nonResourceURLs: ["healthz", "/a*b"]\n  namespaces: [x]\n  resources: [{group: "Bad_Group", resourceNames: [n]}]\n',

@@ -52,7 +52,11 @@ test('a Secret\'s legacy token authenticates as upstream\'s legacy validator all
       assert.ok(found !== undefined);
       return found;
     });
-    assert.deepEqual(event.annotations, { 'authentication.k8s.io/legacy-token': `system:serviceaccount:${ns}:robot`, 'authentication.k8s.io/legacy-token-manual-secret': 'robot-token' });
+    assert.deepEqual(event.annotations, {
+      'authentication.k8s.io/legacy-token': `system:serviceaccount:${ns}:robot`, 'authentication.k8s.io/legacy-token-manual-secret': 'robot-token',
+      'authorization.k8s.io/decision': 'allow',
+      'authorization.k8s.io/reason': 'RBAC: allowed by ClusterRoleBinding "system:basic-user" of ClusterRole "system:basic-user" to Group "system:authenticated"',
+    });
     const scrape = (await server.request('GET', '/metrics')).text;
     assert.deepEqual([sample(scrape, 'serviceaccount_legacy_tokens_total'), sample(scrape, 'serviceaccount_legacy_manual_token_uses_total')], [1, 1], 'upstream\'s counters');
     // The account naming the Secret in its secrets: a token generated for it, which upstream warns of.

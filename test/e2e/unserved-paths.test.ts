@@ -180,7 +180,7 @@ describe('the plain-text 404 is recorded with its code', () => {
     await eventually(() => assert.ok(event('/api/v1/nopes?audit=restful')));
     assert.deepEqual(event('/apis/nope/v1/things?audit=plain').responseStatus, { metadata: {}, code: 404 });
     assert.deepEqual(event('/api/v1/nopes?audit=restful').responseStatus, {
-      metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', code: 404,
+      metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404,
     });
   });
 });
