@@ -9,10 +9,10 @@ import { generateKeyPairSync } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { SignJWT } from 'jose';
 import { beginAudit, loadAuditPolicy, truncatingSink, type AuditPolicy, type AuditRequest } from '../../src/server/audit.ts';
 import { decodeProtobufObject, encodeProtobufObject } from '../../src/encoding/protobuf/index.ts';
 import { eventually } from '../helpers/eventually.ts';
+import { legacyRobotToken } from '../helpers/legacy-token.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 
 const policy = `
@@ -218,18 +218,7 @@ test('what authentication noted annotates the RequestReceived event too, as upst
   });
   try {
     const ns = await server.newNamespace('authn');
-    const account = await server.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot' } } });
-    assert.equal(account.status, 201, account.text);
-    const token = await new SignJWT({
-      iss: 'kubernetes/serviceaccount', sub: `system:serviceaccount:${ns}:robot`,
-      'kubernetes.io/serviceaccount/namespace': ns, 'kubernetes.io/serviceaccount/secret.name': 'robot-token',
-      'kubernetes.io/serviceaccount/service-account.name': 'robot', 'kubernetes.io/serviceaccount/service-account.uid': account.json.metadata.uid,
-    }).setProtectedHeader({ alg: 'RS256' }).sign(privateKey);
-    const secret = await server.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: {
-      apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/service-account-token',
-      metadata: { name: 'robot-token', annotations: { 'kubernetes.io/service-account.name': 'robot' } }, data: { token: Buffer.from(token).toString('base64') },
-    } });
-    assert.equal(secret.status, 201, secret.text);
+    const { token } = await legacyRobotToken(server, privateKey, ns);
     const review = await server.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { token, body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } });
     assert.equal(review.status, 201, review.text);
     const received = await eventually(() => {

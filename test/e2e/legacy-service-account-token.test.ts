@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { SignJWT } from 'jose';
 import { eventually } from '../helpers/eventually.ts';
+import { legacyRobotToken } from '../helpers/legacy-token.ts';
 import { sample } from '../helpers/metrics.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 
@@ -28,23 +28,12 @@ test('a Secret\'s legacy token authenticates as upstream\'s legacy validator all
   try {
     server = await start(true);
     const ns = await server.newNamespace('legacy');
-    const account = await server.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot' } } });
-    assert.equal(account.status, 201, account.text);
-    const token = await new SignJWT({
-      iss: 'kubernetes/serviceaccount', sub: `system:serviceaccount:${ns}:robot`,
-      'kubernetes.io/serviceaccount/namespace': ns, 'kubernetes.io/serviceaccount/secret.name': 'robot-token',
-      'kubernetes.io/serviceaccount/service-account.name': 'robot', 'kubernetes.io/serviceaccount/service-account.uid': account.json.metadata.uid,
-    }).setProtectedHeader({ alg: 'RS256' }).sign(privateKey);
-    const secret = await server.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: {
-      apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/service-account-token',
-      metadata: { name: 'robot-token', annotations: { 'kubernetes.io/service-account.name': 'robot' } }, data: { token: Buffer.from(token).toString('base64') },
-    } });
-    assert.equal(secret.status, 201, secret.text);
+    const { token, uid } = await legacyRobotToken(server, privateKey, ns);
 
     const whoAmI = () => server!.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { token, body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } });
     const review = await whoAmI();
     assert.equal(review.status, 201, review.text);
-    assert.deepEqual(review.json.status.userInfo, { username: `system:serviceaccount:${ns}:robot`, uid: account.json.metadata.uid, groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'] });
+    assert.deepEqual(review.json.status.userInfo, { username: `system:serviceaccount:${ns}:robot`, uid, groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'] });
     assert.equal(review.headers.warning, undefined, 'a Secret made by hand: no warning');
     // The authenticator's notes reach the request's audit event.
     const event = await eventually(() => {

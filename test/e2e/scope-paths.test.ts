@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { eventually } from '../helpers/eventually.ts';
+import { serveOpenCrds } from '../helpers/crds.ts';
 
 let server: TestServer;
 let ns: string;
@@ -14,22 +14,7 @@ const group = 'scope-paths.example.com';
 before(async () => {
   server = await startServer();
   ns = await server.newNamespace('scope');
-  const crd = (scope: string, plural: string, kind: string) => ({
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.${group}` },
-    spec: {
-      group, scope, names: { plural, singular: kind.toLowerCase(), kind },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-    },
-  });
-  for (const body of [crd('Cluster', 'globals', 'Global'), crd('Namespaced', 'locals', 'Local')]) {
-    assert.equal((await server.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body })).status, 201);
-  }
-  // Served within moments of creation; wait until both answer.
-  for (const path of [`/apis/${group}/v1/globals`, `/apis/${group}/v1/locals`]) {
-    await eventually(async () => assert.equal((await server.request('GET', path)).status, 200), { what: `${path} to be served` });
-  }
+  await serveOpenCrds(server, group, [['Cluster', 'globals', 'Global'], ['Namespaced', 'locals', 'Local']]);
   assert.equal((await server.request('POST', `/apis/${group}/v1/globals`, { body: { apiVersion: `${group}/v1`, kind: 'Global', metadata: { name: 'g' } } })).status, 201);
   assert.equal((await server.request('POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'scope-node' } } })).status, 201);
 });

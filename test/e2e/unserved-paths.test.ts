@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { eventually } from '../helpers/eventually.ts';
+import { serveOpenCrds } from '../helpers/crds.ts';
 import { sample } from '../helpers/metrics.ts';
 import { startServer, tempDir, type Response, type TestServer } from '../helpers/server.ts';
 
@@ -19,21 +20,7 @@ let server: TestServer;
 before(async () => {
   writeFileSync(path.join(dir, 'policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n');
   server = await startServer({ auditPolicyFile: path.join(dir, 'policy.yaml'), auditLogPath: auditLog });
-  const crd = (scope: string, plural: string, kind: string) => ({
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.${group}` },
-    spec: {
-      group, scope, names: { plural, singular: kind.toLowerCase(), kind },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-    },
-  });
-  for (const body of [crd('Namespaced', 'widgets', 'Widget'), crd('Cluster', 'globals', 'Global')]) {
-    assert.equal((await server.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body })).status, 201);
-  }
-  for (const served of [`/apis/${group}/v1/widgets`, `/apis/${group}/v1/globals`]) {
-    await eventually(async () => assert.equal((await server.request('GET', served)).status, 200), { what: `${served} to be served` });
-  }
+  await serveOpenCrds(server, group, [['Namespaced', 'widgets', 'Widget'], ['Cluster', 'globals', 'Global']]);
 });
 after(async () => {
   await server.stop();
