@@ -264,3 +264,14 @@ export function goDurationError(text: string): string | undefined {
   }
   return undefined;
 }
+
+const durationUnitMs: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Go's time.ParseDuration, in milliseconds; throws its error (`time: invalid duration "x"`, `time: unknown unit "d" in duration "5d"`). */
+export function goParseDuration(text: string): number {
+  const error = goDurationError(text);
+  if (error !== undefined) throw new Error(error);
+  let total = 0;
+  for (const [, number, unit] of text.replace(/^[-+]/, '').matchAll(/([0-9]*(?:\.[0-9]*)?)([^0-9.]+)/g)) total += Number(number) * durationUnitMs[unit!]!;
+  return text.startsWith('-') ? -total : total;
+}

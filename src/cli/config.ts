@@ -80,7 +80,7 @@ export interface Config {
    * `--requestheader-client-ca-file`, the data dir's front-proxy CA with kubeadm's headers.
    */
   requestHeader?: RequestHeaderFlags;
-  /** `--request-timeout`: how long a request proxied to an extension API server (not a watch) may take; default 60 s. */
+  /** `--request-timeout`: how long a request that is not long-running may take (a shorter `timeout` parameter shortens it), proxied ones too; default 60 s. */
   requestTimeoutMs?: number;
   /** `--proxy-client-cert-file` and `--proxy-client-key-file`: how Plinth proxies to extension API servers; default the data dir's front-proxy client. */
   proxyClientCertFile?: string;
@@ -855,7 +855,7 @@ Flags (kube-apiserver's names where one exists):
   --requestheader-client-ca-file string       CA of authenticating proxies, whose client certificates may name the user in headers (default: the data dir's front-proxy CA)
   --proxy-client-cert-file string             client certificate Plinth proxies to extension API servers with (default: the data dir's front-proxy client)
   --proxy-client-key-file string              its key
-  --request-timeout duration                  how long a request proxied to an extension API server (not a watch) may wait for its answer (default 1m0s)
+  --request-timeout duration                  how long a request that is not long-running (a watch, logs, exec, a proxy) may take before it is answered 504; a request's shorter timeout parameter shortens it (default 1m0s)
   --requestheader-allowed-names strings       common names those certificates may have (default: any)
   --requestheader-username-headers strings    headers naming the user, the first non-empty one wins (e.g. X-Remote-User)
   --requestheader-uid-headers strings         headers naming the user's uid (e.g. X-Remote-Uid)

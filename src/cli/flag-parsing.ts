@@ -2,7 +2,9 @@
 // them, with both their words for what they refuse: `unknown flag: --nope`, `flag needs an
 // argument: --secure-port`, `invalid argument "x" for "--flag" flag: strconv.ParseInt: …`.
 import { goQuote, goQuoteList } from '../api/field-errors.ts';
-import { goDurationError } from '../api/go-time.ts';
+import { goParseDuration } from '../api/go-time.ts';
+
+export { goParseDuration };
 
 /** A command line (or flag value) refused: the command answers it with its usage exit code. */
 export class UsageError extends Error {}
@@ -157,17 +159,6 @@ export function intFlag(flag: string, given: string | undefined): number | undef
   } catch (err) {
     throw invalidFlagValue(flag, given, (err as Error).message);
   }
-}
-
-const durationUnitMs: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** Go's time.ParseDuration, in milliseconds; throws its error (`time: invalid duration "x"`, `time: unknown unit "d" in duration "5d"`). */
-export function goParseDuration(text: string): number {
-  const error = goDurationError(text);
-  if (error !== undefined) throw new Error(error);
-  let total = 0;
-  for (const [, number, unit] of text.replace(/^[-+]/, '').matchAll(/([0-9]*(?:\.[0-9]*)?)([^0-9.]+)/g)) total += Number(number) * durationUnitMs[unit!]!;
-  return text.startsWith('-') ? -total : total;
 }
 
 /** A pflag duration, undefined when not given. */

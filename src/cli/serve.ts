@@ -485,7 +485,6 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const aggregation = new ApiAggregation({
     apiServices: storeFor(registry, 'apiregistration.k8s.io', 'v1', 'apiservices'), services: storeFor(registry, '', 'v1', 'services'),
     endpointSlices: storeFor(registry, 'discovery.k8s.io', 'v1', 'endpointslices'), proxyClient: frontProxy.client, onChange: () => discovery.invalidate(), log,
-    ...(config.requestTimeoutMs !== undefined ? { requestTimeoutMs: config.requestTimeoutMs } : {}),
   });
   discovery.remote = () => aggregation.remote();
   // Its informers load in the background: an APIService is proxied only once checked anyway.
@@ -601,6 +600,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     maxRequestsInflight: config.maxRequestsInflight,
     maxMutatingRequestsInflight: config.maxMutatingRequestsInflight,
     inflightQueueWaitMs: config.inflightQueueWaitMs,
+    ...(config.requestTimeoutMs !== undefined ? { requestTimeoutMs: config.requestTimeoutMs } : {}),
     fairQueuing: config.enablePriorityAndFairness,
     ...(flowControl !== undefined ? { flowControl: flowControl.classifier } : {}),
     objectCount: (group, resource) => cachesByResource.get(`${group}/${resource}`)?.size,

@@ -18,8 +18,6 @@ type Raw = Record<string, unknown>;
 export interface AggregationTarget {
   origin: string;
   agent: https.Agent;
-  /** How long a proxied request that is not a watch may wait for an answer. */
-  timeoutMs: number;
   /** `<service>.<namespace>.svc`, the name its certificate is checked for. */
   serverName?: string;
   /** Why no transport can be built for it (client-go's words): the proxy answers it with a 500. */
@@ -62,8 +60,6 @@ export interface ApiAggregationOptions {
   log: (message: string) => void;
   /** How often an available APIService is checked again (default 30 s). */
   recheckMs?: number;
-  /** `--request-timeout`: how long a proxied request that is not a watch may wait (default 60 s). */
-  requestTimeoutMs?: number;
 }
 
 interface Entry {
@@ -365,12 +361,12 @@ export class ApiAggregation {
       const stored = ((((apiService as Raw).status as Raw | undefined)?.conditions ?? []) as Raw[]).find((c) => c.type === 'Available');
       entry.available = stored?.status === 'True';
       entry.target = {
-        origin: resolved.origin, agent: this.#agentFor(undefined, false, serverName), timeoutMs: this.#opts.requestTimeoutMs ?? 60_000, serverName,
+        origin: resolved.origin, agent: this.#agentFor(undefined, false, serverName), serverName,
         transportError: `unable to load root certificates: ${caError}`,
       };
     } else {
       entry.target = {
-        origin: resolved.origin, agent: this.#agentFor(caBundle?.toString('utf8'), spec.insecureSkipTLSVerify === true, serverName), timeoutMs: this.#opts.requestTimeoutMs ?? 60_000, serverName,
+        origin: resolved.origin, agent: this.#agentFor(caBundle?.toString('utf8'), spec.insecureSkipTLSVerify === true, serverName), serverName,
       };
       const checked = await this.#check(entry.target, entry.group, entry.version);
       if ('error' in checked) condition = { status: 'False', reason: 'FailedDiscoveryCheck', message: checked.error };

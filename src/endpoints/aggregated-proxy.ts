@@ -33,8 +33,6 @@ export interface AggregationTarget {
   origin: string;
   /** Keeps connections, with the front-proxy client certificate and the APIService's CA (or no verification). */
   agent: https.Agent;
-  /** How long a request that is not a watch may wait for the extension server's answer (`--request-timeout`). */
-  timeoutMs: number;
   /** The name the extension server's certificate must hold (`<service>.<namespace>.svc`): in the words of a failed check. */
   serverName?: string;
   /**
@@ -45,21 +43,8 @@ export interface AggregationTarget {
   transportError?: string;
 }
 
-/** Upstream's timeout filter's answer for a request that did not complete in time. */
-const timeoutStatus = JSON.stringify({
-  kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Timeout: request did not complete within requested timeout - context deadline exceeded',
-  reason: 'Timeout', details: {}, code: 504,
-});
-
 /** kube-aggregator's aggregatedDiscoveryTimeout: a discovery request (`/apis/<group>/<version>`) proxied is cut after 5 s. */
 const discoveryTimeoutMs = 5000;
-
-/** A watch is long-running: no timeout (upstream's BasicLongRunningRequestCheck, as far as a proxy can tell). */
-function isWatch(url: string): boolean {
-  const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
-  const watch = query.get('watch');
-  return (watch !== null && watch !== '0' && watch !== 'false') || /\/watch\//.test(url.split('?')[0]!);
-}
 
 /** What the handler asks of the aggregation layer: undefined for a group and version served here. */
 export type AggregationLookup = (group: string, version: string) => { target?: AggregationTarget } | undefined;
@@ -249,10 +234,8 @@ export async function proxyToExtension(req: HttpRequest, res: HttpResponse, targ
   const address = new URL(target.origin).host;
   const https = process.getBuiltinModule('node:https');
   await new Promise<void>((resolve) => {
-    let timer: NodeJS.Timeout | undefined;
     let discoveryTimer: NodeJS.Timeout | undefined;
     const upstream = https.request(`${target.origin}${forwarded.target}`, { method: req.method ?? 'GET', headers, agent: target.agent }, (answer) => {
-      clearTimeout(timer);
       const code = answer.statusCode ?? 502;
       const location = answer.headers.location;
       if (!forwardRedirects && code >= 300 && code <= 399 && location !== undefined && location !== '') {
@@ -275,38 +258,23 @@ export async function proxyToExtension(req: HttpRequest, res: HttpResponse, targ
     });
     let gone = false;
     upstream.on('error', (err) => {
-      clearTimeout(timer);
       clearTimeout(discoveryTimer);
       // The caller went away (and the call with it): nobody to answer.
       if (!gone && !res.headersSent) proxyError(res, `error trying to reach service: ${goDialError(err as NodeJS.ErrnoException, address, target.serverName)}`, 503);
       resolve();
     });
-    // Upstream's request timeout (non-long-running requests): a 504 Status when the extension server has not answered.
-    if (!isWatch(req.url ?? '/')) {
-      timer = setTimeout(() => {
-        clearTimeout(discoveryTimer);
-        if (!gone && !res.headersSent) {
-          res.statusCode = 504;
-          res.setHeader('Content-Type', 'application/json');
-          res.end(timeoutStatus);
-        }
-        upstream.destroy();
-        resolve();
-      }, target.timeoutMs);
-    }
     // A discovery request's context ends after 5 s, its answer or not (the round trip's error then, as the transport words a deadline).
     if (isDiscoveryPath(forwarded.escapedPath)) {
       discoveryTimer = setTimeout(() => {
-        clearTimeout(timer);
         if (!gone && !res.headersSent) proxyError(res, 'error trying to reach service: context deadline exceeded', 503);
         upstream.destroy();
         resolve();
       }, discoveryTimeoutMs);
     }
-    // The caller going away ends the call (a watch, most often).
+    // The caller going away ends the call (a watch, most often), as does the request's deadline
+    // (the server's, server/request-deadlines.ts), which answers and closes the response.
     res.once('close', () => {
       gone = true;
-      clearTimeout(timer);
       clearTimeout(discoveryTimer);
       upstream.destroy();
       resolve();

@@ -115,6 +115,15 @@ export class Http2Response {
     return this.#headers[name.toLowerCase()];
   }
 
+  getHeaderNames(): string[] {
+    return Object.keys(this.#headers);
+  }
+
+  removeHeader(name: string): void {
+    if (this.stream.headersSent) throw Object.assign(new Error('Response has already been initiated.'), { code: 'ERR_HTTP2_HEADERS_SENT' });
+    delete this.#headers[name.toLowerCase()];
+  }
+
   writeHead(status: number, headers?: Record<string, HeaderValue>): this {
     if (this.#gone()) return this;
     if (headers !== undefined) for (const name in headers) this.setHeader(name, headers[name]!);

@@ -27,6 +27,7 @@ import { auditFailedAuthentication, beginAudit, type AuditPolicy, type AuditSink
 import { parseRequestTarget, requestTarget } from './request-target.ts';
 import { TurnLimiter } from './turns.ts';
 import { releaseUnreadBody } from './unread-body.ts';
+import { RequestDeadlines } from './request-deadlines.ts';
 import { admitHttp2Request, Http2Request, Http2Response } from './http2-exchange.ts';
 import { answerParseError } from './http1-parse-errors.ts';
 
@@ -107,6 +108,11 @@ export interface ApiServerOptions {
    * another connection (Go's HTTP/2 transport does).
    */
   http2MaxStreamsPerConnection?: number;
+  /**
+   * `--request-timeout` (60 s): how long a request that is not long-running may take, from its
+   * arrival; its `timeout` parameter may shorten it. Past it, upstream's 504.
+   */
+  requestTimeoutMs?: number;
   /** Every request, once answered, as upstream's httplog writes it at -v 3 and up. */
   requestLog?: (line: string) => void;
   /** Requests (not long-running) slower than `slowRequestMs` (1 s), logged whatever the verbosity. */
@@ -298,6 +304,7 @@ export class ApiServer {
   private inFlight = 0;
   /** Starts at most a few requests per turn of the event loop (turns.ts says why). */
   private readonly turns = new TurnLimiter();
+  private readonly deadlines: RequestDeadlines;
   /** The in-flight limits of reads and writes, when set: what limits requests priority and fairness has not classified. */
   private readonly limiters: { readOnly?: FairLimiter; mutating?: FairLimiter } = {};
   /** Priority and fairness' levels, sharing both limits' seats, for the requests it classified. */
@@ -329,6 +336,7 @@ export class ApiServer {
 
   constructor(opts: ApiServerOptions) {
     this.opts = opts;
+    this.deadlines = new RequestDeadlines(opts.requestTimeoutMs ?? 60_000);
     // Without fair queuing (--enable-priority-and-fairness=false) a request past the limit is refused at once, as upstream's max-in-flight filter refuses it.
     const queueLength = opts.fairQueuing === false ? 0 : 50;
     const limiter = (limit: number | undefined) => (limit === undefined || limit <= 0 ? undefined : new FairLimiter({ limit, queueLength, maxWaitMs: opts.inflightQueueWaitMs ?? 15_000 }));
@@ -575,6 +583,7 @@ export class ApiServer {
     if (this.stopping) return;
     this.stopping = true;
     this.priorityLevels?.stop();
+    this.deadlines.stop();
     const graceMs = opts.graceMs ?? 10_000;
     if (opts.sendRetryAfter === true) {
       this.refusing = true;
@@ -666,7 +675,19 @@ export class ApiServer {
         (requestLog ?? slowLog!)(`${slow ? '"Slow request" ' : ''}"HTTP" verb=${JSON.stringify(method)} URI=${JSON.stringify(req.url ?? '/')} latency=${JSON.stringify(latency)} userAgent=${JSON.stringify(agent)}${auditId !== undefined ? ` audit-ID=${JSON.stringify(String(auditId))}` : ''} srcIP=${JSON.stringify(source)} resp=${res.statusCode}`);
       });
     }
-    await this.filterChain(req as HttpRequest, res as unknown as HttpResponse, path, query, info);
+    if (isLongRunning(info)) {
+      await this.filterChain(req as HttpRequest, res as unknown as HttpResponse, path, query, info);
+      return;
+    }
+    const deadline = this.deadlines.start(res as unknown as HttpResponse, query.get('timeout'));
+    try {
+      await this.filterChain(req as HttpRequest, res as unknown as HttpResponse, path, query, info);
+    } catch (err) {
+      // Answered 504 already: what the handler ran into after that has no one to go to.
+      if (!deadline.timedOut) throw err;
+    } finally {
+      this.deadlines.end(deadline);
+    }
   }
 
   /** Logs, at debug level, a request whose client left before the whole answer was written. */

@@ -33,7 +33,7 @@ test('an upgrade to an extension server that cannot be reached is upstream\'s pl
   const res = recordingResponse();
   const agent = new https.Agent();
   try {
-    await proxyToExtension(req, res, { origin: `https://127.0.0.1:${port}`, agent, timeoutMs: 1_000 }, { name: 'alice', uid: '', groups: [] }, { forwardRedirects: false, track: () => () => {} });
+    await proxyToExtension(req, res, { origin: `https://127.0.0.1:${port}`, agent }, { name: 'alice', uid: '', groups: [] }, { forwardRedirects: false, track: () => () => {} });
   } finally {
     agent.destroy();
   }

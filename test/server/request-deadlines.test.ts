@@ -1,0 +1,190 @@
+// Short requests' deadlines: `--request-timeout` and the `timeout` parameter, answered 504 as
+// upstream's timeout filter answers them; long-running requests are not cut.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http2 from 'node:http2';
+import https from 'node:https';
+import { RequestDeadlines } from '../../src/server/request-deadlines.ts';
+import type { HttpResponse } from '../../src/endpoints/http.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+const timedOut = '{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}\n';
+
+/** A create whose body never ends: its handler waits until the client gives up. */
+function stalledCreate(server: TestServer, query: string): Promise<{ status: number; headers: Record<string, unknown>; body: string; ms: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = https.request(new URL(`/api/v1/namespaces/default/configmaps${query}`, server.url), {
+      method: 'POST', ca: server.caPem, agent: false,
+      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', 'content-length': 1000 },
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started });
+        req.destroy();
+      });
+    });
+    req.on('error', reject);
+    req.write('{"apiVersion":"v1","kind":"ConfigMap",');
+  });
+}
+
+describe('a server with a 600 ms --request-timeout', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer({ requestTimeoutMs: 600 });
+  });
+  after(() => server.stop());
+
+  test('a request still running at its deadline is answered 504 as upstream\'s timeout filter answers', async () => {
+    const answer = await stalledCreate(server, '');
+    assert.equal(answer.status, 504);
+    assert.equal(answer.body, timedOut);
+    assert.equal(answer.headers['content-type'], 'text/plain; charset=utf-8');
+    assert.equal(answer.headers['cache-control'], 'no-cache, private');
+    // The body still coming, the connection ends after the answer.
+    assert.equal(answer.headers.connection, 'close');
+    // What the filters after the timeout filter set goes with the handler's answer.
+    assert.equal(answer.headers['x-kubernetes-pf-flowschema-uid'], undefined);
+    assert.ok(answer.ms >= 550, `answered after ${answer.ms} ms`);
+    // The server goes on serving.
+    assert.equal((await server.request('GET', '/api/v1/namespaces/default')).status, 200);
+  });
+
+  test('a shorter `timeout` parameter shortens it; zero, a longer one or one not above zero leave it', async () => {
+    const short = await stalledCreate(server, '?timeout=150ms');
+    assert.equal(short.status, 504);
+    assert.ok(short.ms < 550, `answered after ${short.ms} ms`);
+    for (const timeout of ['0s', '1h', '-1s']) {
+      const answer = await stalledCreate(server, `?timeout=${timeout}`);
+      assert.equal(answer.status, 504, timeout);
+      assert.ok(answer.ms >= 550, `${timeout}: answered after ${answer.ms} ms`);
+    }
+  });
+
+  test('a malformed `timeout` is still refused 400 before anything runs', async () => {
+    const answer = await server.request('GET', '/api/v1/namespaces?timeout=5');
+    assert.equal(answer.status, 400);
+    assert.equal(answer.json.message, 'invalid timeout specified in the request URL - time: missing unit in duration "5"');
+  });
+
+  test('over HTTP/2 too', async () => {
+    const session = http2.connect(server.url, { ca: server.caPem });
+    try {
+      const stream = session.request({ ':method': 'POST', ':path': '/api/v1/namespaces/default/configmaps?timeout=200ms', authorization: `Bearer ${server.token}`, 'content-type': 'application/json' });
+      stream.write('{"apiVersion":"v1",');
+      const [headers, body] = await new Promise<[http2.IncomingHttpHeaders, string]>((resolve, reject) => {
+        let headers: http2.IncomingHttpHeaders = {};
+        const chunks: Buffer[] = [];
+        stream.on('response', (h) => (headers = h));
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => resolve([headers, Buffer.concat(chunks).toString('utf8')]));
+        stream.on('error', reject);
+      });
+      assert.equal(headers[':status'], 504);
+      assert.equal(headers['content-type'], 'text/plain; charset=utf-8');
+      assert.equal(body, timedOut);
+      stream.close();
+    } finally {
+      session.close();
+    }
+  });
+
+  test('watches are long-running: not cut at the deadline', async () => {
+    const url = new URL('/api/v1/namespaces/default/configmaps?watch=1', server.url);
+    const req = https.request(url, { ca: server.caPem, agent: false, headers: { authorization: `Bearer ${server.token}` } });
+    const response = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+      req.on('response', resolve);
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(response.statusCode, 200);
+    let ended = false;
+    response.on('end', () => (ended = true));
+    response.resume();
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    assert.equal(ended, false);
+    req.destroy();
+  });
+});
+
+test('a handler still reading a body at its deadline is let go: the server stops without waiting for it', async () => {
+  const server = await startServer({ requestTimeoutMs: 200 });
+  try {
+    assert.equal((await stalledCreate(server, '')).status, 504);
+  } finally {
+    // Stopping waits for the requests in flight, up to its 10 s grace: the stalled create was one, for good.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stopped = await Promise.race([server.stop().then(() => 'stopped'), new Promise((resolve) => (timer = setTimeout(resolve, 5000, 'still waiting')))]);
+    clearTimeout(timer);
+    assert.equal(stopped, 'stopped');
+  }
+});
+
+/** A response as the deadlines see it, recording what is done to it. */
+function fakeResponse(opts: { headersSent?: boolean; http2?: boolean } = {}) {
+  const calls: string[] = [];
+  const headers = new Map<string, unknown>([['audit-id', 'a'], ['x-kubernetes-pf-flowschema-uid', 'u'], ['warning', 'w']]);
+  const res = {
+    statusCode: 200, headersSent: opts.headersSent ?? false, writableEnded: false,
+    setHeader: (name: string, value: unknown) => headers.set(name.toLowerCase(), value),
+    getHeader: (name: string) => headers.get(name.toLowerCase()),
+    getHeaderNames: () => [...headers.keys()],
+    removeHeader: (name: string) => headers.delete(name.toLowerCase()),
+    writeHead: (status: number) => calls.push(`writeHead ${status}`),
+    write: () => { calls.push('write'); return true; },
+    end: (body?: string) => { calls.push(`end ${body === undefined ? '' : 'body'}`); res.writableEnded = true; },
+    once: () => undefined,
+    destroy: () => calls.push('destroy'),
+    ...(opts.http2 === true ? { stream: { cork() {}, close: (code: number) => calls.push(`close ${code}`) } } : {}),
+  };
+  return { res: res as unknown as HttpResponse & { writableEnded: boolean }, calls, headers };
+}
+
+test('a request ended before its deadline is not answered again', async () => {
+  const deadlines = new RequestDeadlines(30);
+  const { res, calls } = fakeResponse();
+  const deadline = deadlines.start(res, null);
+  deadlines.end(deadline);
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  assert.deepEqual(calls, []);
+  assert.equal(deadline.timedOut, false);
+  deadlines.stop();
+});
+
+test('at its deadline a response keeps only the outer filters\' headers, and takes no more writes', async () => {
+  const deadlines = new RequestDeadlines(20);
+  const { res, calls, headers } = fakeResponse();
+  const deadline = deadlines.start(res, null);
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  assert.equal(deadline.timedOut, true);
+  assert.deepEqual(calls, ['writeHead 504', 'end body']);
+  assert.deepEqual([...headers.keys()], ['audit-id']);
+  // The handler, still running, writes nothing more (nor throws for its headers being sent).
+  res.setHeader('Warning', 'late');
+  res.writeHead(201);
+  assert.equal(res.write('x'), true);
+  res.end('late');
+  assert.deepEqual(calls, ['writeHead 504', 'end body']);
+  deadlines.stop();
+});
+
+test('an answer under way at its deadline is cut off: the HTTP/2 stream reset, the HTTP/1.1 connection closed', async () => {
+  const deadlines = new RequestDeadlines(20);
+  const h2 = fakeResponse({ headersSent: true, http2: true });
+  const h1 = fakeResponse({ headersSent: true });
+  deadlines.start(h2.res, null);
+  deadlines.start(h1.res, null);
+  // A shorter deadline after a longer one re-arms the timer for it.
+  const short = fakeResponse();
+  const started = performance.now();
+  deadlines.start(short.res, '5ms');
+  await new Promise((resolve) => setTimeout(resolve, 12));
+  assert.deepEqual(short.calls, ['writeHead 504', 'end body'], `after ${performance.now() - started} ms`);
+  assert.deepEqual(h2.calls, []);
+  await new Promise((resolve) => setTimeout(resolve, 40));
+  assert.deepEqual(h2.calls, ['close 2']);
+  assert.deepEqual(h1.calls, ['destroy']);
+  deadlines.stop();
+});
