@@ -590,7 +590,8 @@ export class Store {
     // object; one that only reads its argument gets `current` itself. Its result is cloned,
     // unless it is a copy of its own.
     const obj = how === 'copies' ? mutate(current) : cloneSharingFieldsV1(mutate(how === 'reads' ? current : base.copy()));
-    this.checkTypeMeta(obj);
+    // A patched object, not a body: what its patch left of apiVersion and kind defaults to the URL's.
+    this.checkTypeMeta(obj, false);
     this.decodeFields(obj, opts, (probe) => this.preparedUpdateCauses(probe, current, subresource));
     // A uid in an update's body is a precondition, as upstream's Update.
     const uid = obj.metadata.uid;
@@ -1214,18 +1215,22 @@ export class Store {
   }
 
   /**
-   * kind and apiVersion may be omitted or empty (the URL says them: the decoder's defaults)
-   * but must not contradict it: 400 as upstream. A custom resource's kind is data, checked
-   * with its validation (422, upstream's ValidateTypeMeta); a body without one was refused
-   * at decoding.
+   * A built-in kind's kind and apiVersion may be omitted or empty (the URL says them: the
+   * decoder's defaults) but must not contradict it: 400 as upstream. A custom resource's are
+   * data. In a body its apiVersion must be the URL's, given: unstructured decoding has no
+   * defaults, so the handler's check of the decoded version refuses an empty one too. A
+   * patched object's apiVersion, and any kind, are checked with its validation (422,
+   * upstream's ValidateTypeMeta); a body without a kind was refused at decoding.
    */
-  private checkTypeMeta(obj: KubeObject): void {
-    if (obj.apiVersion !== undefined && obj.apiVersion !== '' && obj.apiVersion !== this.apiVersion) {
-      throw badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${this.apiVersion})`);
+  private checkTypeMeta(obj: KubeObject, body = true): void {
+    if (this.type.customResource === true) {
+      if (body && obj.apiVersion !== this.apiVersion) throw apiVersionMismatch(obj.apiVersion ?? '', this.apiVersion);
+      if (obj.kind === undefined || obj.kind === '') obj.kind = this.type.kind;
+      return;
     }
+    if (obj.apiVersion !== undefined && obj.apiVersion !== '' && obj.apiVersion !== this.apiVersion) throw apiVersionMismatch(obj.apiVersion, this.apiVersion);
     obj.apiVersion = this.apiVersion;
     if (obj.kind !== undefined && obj.kind !== '' && obj.kind !== this.type.kind) {
-      if (this.type.customResource === true) return;
       throw badRequest(`the kind in the data (${obj.kind}) does not match the expected kind (${this.type.kind})`);
     }
     obj.kind = this.type.kind;
@@ -1596,4 +1601,9 @@ function sameContent(a: KubeObject, b: KubeObject): boolean {
   const { resourceVersion: _a, ...metaA } = a.metadata;
   const { resourceVersion: _b, ...metaB } = b.metadata;
   return deepEqual({ ...a, metadata: metaA }, { ...b, metadata: metaB });
+}
+
+/** The handler's refusal of a body whose apiVersion is not the URL's. */
+function apiVersionMismatch(given: string, expected: string): StatusError {
+  return badRequest(`the API version in the data (${given}) does not match the expected API version (${expected})`);
 }

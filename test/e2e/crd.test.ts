@@ -216,8 +216,8 @@ describe('creating a CRD', () => {
     await establish(crd);
     const ns = await namespace();
     const base = `/apis/${groupOf(crd)}/v1/namespaces/${ns}/crontabs`;
-    assert.equal((await server.request('POST', base, { body: { kind: 'CronTab', metadata: { name: 'upper' }, spec: { strategy: 'WARN' } } })).status, 201);
-    const bad = await server.request('POST', base, { body: { kind: 'CronTab', metadata: { name: 'other' }, spec: { strategy: 'stop' } } });
+    assert.equal((await server.request('POST', base, { body: { apiVersion: `${groupOf(crd)}/v1`, kind: 'CronTab', metadata: { name: 'upper' }, spec: { strategy: 'WARN' } } })).status, 201);
+    const bad = await server.request('POST', base, { body: { apiVersion: `${groupOf(crd)}/v1`, kind: 'CronTab', metadata: { name: 'other' }, spec: { strategy: 'stop' } } });
     assert.equal(bad.status, 422, bad.text);
     assert.deepEqual(bad.json.details.causes.map((c: Json) => c.message), [`Invalid value: "stop": spec.strategy in body should match '^(?i)(abort|warn)?$'`]);
 
@@ -255,11 +255,28 @@ describe('creating a CRD', () => {
     assert.equal(other.status, 422, other.text);
     assert.equal(other.json.message, `Other.${group} "a" is invalid: kind: Invalid value: "Other": must be CronTab`);
     assert.deepEqual(other.json.details, { name: 'a', group, kind: 'Other', causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: "Other": must be CronTab', field: 'kind' }] });
-    const put = await server.request('POST', base, { body: { kind: 'CronTab', metadata: { name: 'b' }, spec: {} } });
+    const put = await server.request('POST', base, { body: { apiVersion: `${group}/v1`, kind: 'CronTab', metadata: { name: 'b' }, spec: {} } });
     assert.equal(put.status, 201, put.text);
     const renamed = await server.request('PUT', `${base}/b`, { body: { ...put.json, kind: 'Other' } });
     assert.equal(renamed.status, 422, renamed.text);
     assert.equal(renamed.json.details.causes[0].message, 'Invalid value: "Other": must be CronTab');
+    // A custom resource's apiVersion has no default (unstructured decoding gives none): an
+    // absent or empty one, or another version of the group, is not the URL's: the handler's 400.
+    for (const [apiVersion, named] of [[undefined, ''], ['', ''], [`${group}/v2`, `${group}/v2`]] as const) {
+      const body = { ...(apiVersion !== undefined ? { apiVersion } : {}), kind: 'CronTab', metadata: { name: 'no-version' }, spec: {} };
+      const refused = await server.request('POST', base, { body });
+      assert.equal(refused.status, 400, refused.text);
+      assert.equal(refused.json.message, `the API version in the data (${named}) does not match the expected API version (${group}/v1)`);
+      const replaced = await server.request('PUT', `${base}/b`, { body: { ...body, metadata: { ...put.json.metadata } } });
+      assert.equal(replaced.status, 400, replaced.text);
+      assert.equal(replaced.json.message, refused.json.message);
+    }
+    // A patch that takes it away leaves an object validation refuses (ValidateTypeMeta).
+    const patched = await server.request('PATCH', `${base}/b`, { body: { apiVersion: null }, headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(patched.status, 422, patched.text);
+    assert.equal(patched.json.message, `CronTab.${group} "b" is invalid: apiVersion: Invalid value: "": must be ${group}/v1`);
+    const relabelled = await server.request('PATCH', `${base}/b`, { body: { metadata: { labels: { patched: 'yes' } } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(relabelled.status, 200, relabelled.text);
     // A built-in kind's empty apiVersion and kind are the decoder's defaults: the URL's.
     const cm = await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: '', kind: '', metadata: { name: 'c' } } });
     assert.equal(cm.status, 201, cm.text);
@@ -554,7 +571,7 @@ test('a version added by an update is served at once; every version reads the sa
   const stored = await establish(crd);
   const group = groupOf(crd);
   const ns = await namespace();
-  assert.equal((await server.request('POST', `/apis/${group}/v1/namespaces/${ns}/crontabs`, { body: { kind: 'CronTab', metadata: { name: 'shared' }, spec: { replicas: 2 } } })).status, 201);
+  assert.equal((await server.request('POST', `/apis/${group}/v1/namespaces/${ns}/crontabs`, { body: { apiVersion: `${group}/v1`, kind: 'CronTab', metadata: { name: 'shared' }, spec: { replicas: 2 } } })).status, 201);
   const updated = structuredClone(stored);
   updated.spec.versions.push({ ...structuredClone(updated.spec.versions[0]), name: 'v1beta1', storage: false });
   const put = await server.request('PUT', `${crdsPath}/${crd.metadata.name}`, { body: updated });
@@ -608,7 +625,7 @@ describe('deleting a CRD', () => {
     const ns = await namespace();
     const base = `/apis/${groupOf(crd)}/v1/namespaces/${ns}/crontabs`;
     for (const name of ['a', 'b']) {
-      assert.equal((await server.request('POST', base, { body: { kind: 'CronTab', metadata: { name }, spec: {} } })).status, 201);
+      assert.equal((await server.request('POST', base, { body: { apiVersion: `${groupOf(crd)}/v1`, kind: 'CronTab', metadata: { name }, spec: {} } })).status, 201);
     }
     const del = await server.request('DELETE', `${crdsPath}/${crd.metadata.name}`);
     assert.ok(del.status === 200 || del.status === 202, del.text);
@@ -629,7 +646,7 @@ describe('deleting a CRD', () => {
     await establish(crd);
     const ns = await namespace();
     const base = `/apis/${groupOf(crd)}/v1/namespaces/${ns}/crontabs`;
-    await server.request('POST', base, { body: { kind: 'CronTab', metadata: { name: 'held', finalizers: ['example.com/hold'] }, spec: {} } });
+    await server.request('POST', base, { body: { apiVersion: `${groupOf(crd)}/v1`, kind: 'CronTab', metadata: { name: 'held', finalizers: ['example.com/hold'] }, spec: {} } });
     await server.request('DELETE', `${crdsPath}/${crd.metadata.name}`);
     const terminating = await eventually(async () => {
       const got = await server.request('GET', `${crdsPath}/${crd.metadata.name}`);
@@ -638,7 +655,7 @@ describe('deleting a CRD', () => {
       return c;
     });
     assert.equal(terminating.status, 'True');
-    const refused = await server.request('POST', base, { body: { kind: 'CronTab', metadata: { name: 'late' }, spec: {} } });
+    const refused = await server.request('POST', base, { body: { apiVersion: `${groupOf(crd)}/v1`, kind: 'CronTab', metadata: { name: 'late' }, spec: {} } });
     assert.equal(refused.status, 405, refused.text);
     assert.equal(refused.json.message, 'create not allowed while custom resource definition is terminating');
     const held = await server.request('GET', `${base}/held`);
@@ -655,7 +672,7 @@ test('after a restart, stored CRDs are served before the server answers', async 
     const crd = crontabCrd();
     try {
       await establish(crd, first);
-      const res = await first.request('POST', `/apis/${groupOf(crd)}/v1/namespaces/default/crontabs`, { body: { kind: 'CronTab', metadata: { name: 'kept' }, spec: { cronSpec: '* * * * *' } } });
+      const res = await first.request('POST', `/apis/${groupOf(crd)}/v1/namespaces/default/crontabs`, { body: { apiVersion: `${groupOf(crd)}/v1`, kind: 'CronTab', metadata: { name: 'kept' }, spec: { cronSpec: '* * * * *' } } });
       assert.equal(res.status, 201, res.text);
     } finally {
       await first.stop();
@@ -781,7 +798,7 @@ spec:
     const crd = crontabCrd((c) => { delete c.spec.versions[0].additionalPrinterColumns; });
     await establish(crd);
     const ns = await namespace();
-    await server.request('POST', `/apis/${groupOf(crd)}/v1/namespaces/${ns}/crontabs`, { body: { kind: 'CronTab', metadata: { name: 'plain' }, spec: {} } });
+    await server.request('POST', `/apis/${groupOf(crd)}/v1/namespaces/${ns}/crontabs`, { body: { apiVersion: `${groupOf(crd)}/v1`, kind: 'CronTab', metadata: { name: 'plain' }, spec: {} } });
     const out = await kubectl('-n', ns, 'get', `crontabs.${groupOf(crd)}`);
     const [header, row] = out.trim().split('\n');
     assert.match(header!, /^NAME\s+AGE$/);

@@ -71,10 +71,16 @@ export class CustomResourceStore extends Store {
     return this.#checks.object(obj, old, causes);
   }
 
-  /** Upstream's ValidateTypeMeta: a body of another kind is refused with that alone (the store checked the apiVersion). */
+  /**
+   * Upstream's ValidateTypeMeta: an object of another kind or apiVersion is refused with that
+   * alone (a body's apiVersion the store checked; a patch may have changed it).
+   */
   #typeMetaCauses(obj: KubeObject): StatusCause[] | undefined {
-    if (obj.kind === this.type.kind) return undefined;
-    return [{ reason: 'FieldValueInvalid', field: 'kind', message: `Invalid value: ${goQuote(obj.kind ?? '')}: must be ${this.type.kind}` }];
+    if (obj.kind === this.type.kind && obj.apiVersion === this.apiVersion) return undefined;
+    const causes: StatusCause[] = [];
+    if (obj.kind !== this.type.kind) causes.push({ reason: 'FieldValueInvalid', field: 'kind', message: `Invalid value: ${goQuote(obj.kind ?? '')}: must be ${this.type.kind}` });
+    if (obj.apiVersion !== this.apiVersion) causes.push({ reason: 'FieldValueInvalid', field: 'apiVersion', message: `Invalid value: ${goQuote(obj.apiVersion ?? '')}: must be ${this.apiVersion}` });
+    return causes;
   }
 
   protected override subresourceValidationCauses(subresource: string, obj: KubeObject, old: KubeObject): StatusCause[] {
