@@ -23,6 +23,13 @@ export const ipFamilyLabel = 'ipaddress.kubernetes.io/ip-family';
 /** Where IPAddress objects are stored: the ipaddresses Store reads (and watches) them there. */
 export const ipAddressesPrefix = resourcePrefix({ group: 'networking.k8s.io', resource: 'ipaddresses' });
 
+/**
+ * upstream's ErrMismatchedNetwork: what its allocator answers for a requested address no
+ * served range holds (the network address and, for IPv4, the broadcast address count as
+ * outside, as servicecidr's PrefixContainsIP has them).
+ */
+export const mismatchedNetwork = 'the provided network does not match the current range';
+
 /** The Service an address is for. */
 export interface ServiceRef {
   namespace: string;
@@ -106,9 +113,7 @@ export class IPAddressPool {
 
   /** What refuses a requested address before storage is asked: outside the range, or kept for another Service. */
   private checkRequested(value: bigint, parent: ServiceRef): void {
-    if (!this.contains(value)) {
-      throw new AllocationError(`the provided IP (${this.text(value)}) is not in the valid range. The range of valid IPs is ${this.cidr.text}`);
-    }
+    if (!this.contains(value)) throw new AllocationError(mismatchedNetwork);
     if (value === this.first && this.firstFor !== undefined && (this.firstFor.namespace !== parent.namespace || this.firstFor.name !== parent.name)) {
       throw new AllocationError('provided IP is already allocated');
     }

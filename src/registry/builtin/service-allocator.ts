@@ -15,7 +15,7 @@ import { appendAll, invalid as invalidField } from '../validation/field.ts';
 import { formatIP, parseIP } from './ip.ts';
 import type { IP, IPFamily } from './ip.ts';
 import {
-  IPAddressPool, ipAddressObject, ipAddressesPrefix, ipAllocatorName, isParent, managedByLabel, type ServiceRef,
+  IPAddressPool, ipAddressObject, ipAddressesPrefix, ipAllocatorName, isParent, managedByLabel, mismatchedNetwork, type ServiceRef,
 } from './ip-address-allocator.ts';
 import { NodePortAllocator, type PortDraft } from './node-port-allocator.ts';
 import { ensureObject, numberAt, stringAt } from './object.ts';
@@ -112,17 +112,19 @@ export class ServiceAllocator implements Allocator {
   /**
    * What the updated object needs and the old one did not hold is taken now; what the old
    * one held and the updated one does not is released on commit, once the update is
-   * stored, so that no other Service takes it while the update may still fail.
+   * stored, so that no other Service takes it while the update may still fail. With
+   * `dryRun` the values are filled in and checked, and nothing is taken or released.
    */
-  async reallocate(obj: KubeObject, old: KubeObject): Promise<Allocation> {
+  async reallocate(obj: KubeObject, old: KubeObject, opts: { dryRun?: boolean } = {}): Promise<Allocation> {
     const held = this.holdingsOf(old);
     const taken: Taken = { ips: [], ports: [] };
     try {
-      await this.assign(obj, held, taken, false);
+      await this.assign(obj, old, taken, opts.dryRun === true);
     } catch (err) {
       await this.giveBack(taken);
       throw err;
     }
+    if (opts.dryRun) return nothingToDo;
     const dropped = difference(held, this.holdingsOf(obj));
     return { commit: () => this.releaseHoldings(dropped, parentOf(old)), revert: () => this.giveBack(taken) };
   }
@@ -238,15 +240,19 @@ export class ServiceAllocator implements Allocator {
   }
 
   /**
-   * Fills in and takes what `obj` needs. Values `held` (by the same object before an
-   * update) are kept without taking them again. Each value taken is recorded in `taken`.
-   * With `dryRun` the values are filled in and checked, and nothing is taken.
+   * Fills in and takes what `obj` needs: on create (no `old`) as upstream's allocateCreate,
+   * on update as its allocateUpdate, where what `old` holds is kept without taking it again.
+   * Each value taken is recorded in `taken`. With `dryRun` the values are filled in and
+   * checked, and nothing is taken.
    */
-  private async assign(obj: KubeObject, held: Holdings | undefined, taken: Taken, dryRun: boolean): Promise<void> {
+  private async assign(obj: KubeObject, old: KubeObject | undefined, taken: Taken, dryRun: boolean): Promise<void> {
     const spec = ensureObject(obj as JsonObject, 'spec');
     const parent = parentOf(obj);
+    const held = old === undefined ? undefined : this.holdingsOf(old);
     if (needsClusterIP(spec) && !isHeadless(spec)) await this.assignClusterIPs(spec, parent, held, taken, dryRun);
-    if (usesNodePorts(spec) || needsHealthCheckNodePort(spec)) await this.assignNodePorts(spec, parent.name, held, taken, dryRun);
+    if (usesNodePorts(spec) || needsHealthCheckNodePort(spec)) {
+      await this.assignNodePorts(spec, parent.name, old === undefined ? undefined : serviceSpec(old), taken, dryRun);
+    }
   }
 
   private async assignClusterIPs(spec: JsonObject, parent: ServiceRef, held: Holdings | undefined, taken: Taken, dryRun: boolean): Promise<void> {
@@ -267,7 +273,8 @@ export class ServiceAllocator implements Allocator {
         if (ip === undefined) throw internalError(`failed to parse service IP ${JSON.stringify(want)}`);
         if (!heldIP(ip)) {
           try {
-            if (ip.family !== family) throw new AllocationError(`the provided IP (${want}) is not in the valid range. The range of valid IPs is ${pool.cidr.text}`);
+            // Upstream's allocator for an address no served range holds (ErrMismatchedNetwork).
+            if (ip.family !== family) throw new AllocationError(mismatchedNetwork);
             if (dryRun) await pool.check(ip.value, parent);
             else taken.ips.push({ ...ip, revision: await pool.reserve(ip.value, parent) });
           } catch (err) {
@@ -302,25 +309,18 @@ export class ServiceAllocator implements Allocator {
    * Node ports and the health check node port, in one transaction over the stored record.
    * The transaction may run more than once: each run works on its own copy of the ports.
    */
-  private async assignNodePorts(spec: JsonObject, name: string, held: Holdings | undefined, taken: Taken, dryRun: boolean): Promise<void> {
-    const heldPort = (port: number) => held?.ports.includes(port) ?? false;
+  private async assignNodePorts(spec: JsonObject, name: string, oldSpec: JsonObject | undefined, taken: Taken, dryRun: boolean): Promise<void> {
     const outcome = await this.nodePorts.transact((draft) => {
       const draftSpec: JsonObject = { ...spec, ports: structuredClone(spec.ports) };
       const newlyTaken: number[] = [];
-      if (usesNodePorts(draftSpec)) portsOf(draftSpec, needsNodePort(draftSpec), name, heldPort, draft, newlyTaken);
-      if (needsHealthCheckNodePort(draftSpec)) {
-        const want = numberAt(draftSpec, 'healthCheckNodePort') ?? 0;
-        if (want === 0) {
-          draftSpec.healthCheckNodePort = nextNodePort(draft, newlyTaken);
-        } else if (!heldPort(want) && !newlyTaken.includes(want)) {
-          try {
-            draft.reserve(want);
-            newlyTaken.push(want);
-          } catch (err) {
-            if (!(err instanceof AllocationError)) throw err;
-            throw invalid('Service', name, [invalidField('spec.healthCheckNodePort', want, err.message)]);
-          }
-        }
+      const ops = portOps(draft, newlyTaken, name);
+      if (usesNodePorts(draftSpec)) {
+        if (oldSpec === undefined) createNodePorts(draftSpec, ops);
+        else updateNodePorts(draftSpec, oldSpec, ops);
+      }
+      // A health check node port the old service needed is its already (validation keeps it).
+      if (needsHealthCheckNodePort(draftSpec) && (oldSpec === undefined || !needsHealthCheckNodePort(oldSpec))) {
+        draftSpec.healthCheckNodePort = ops.healthCheck(numberAt(draftSpec, 'healthCheckNodePort') ?? 0);
       }
       return { ports: draftSpec.ports, healthCheckNodePort: draftSpec.healthCheckNodePort, newlyTaken };
     }, { dryRun });
@@ -346,59 +346,103 @@ function difference(a: Holdings, b: Holdings): Holdings {
   };
 }
 
+/** What upstream's port allocation operation does, over one draft of the record, worded as its errors are. */
+interface PortOps {
+  /** Takes a requested node port of `spec.ports[i]`; 422 when out of range or taken, by this service too. */
+  reserve(port: number, i: number): void;
+  /** Takes the next free node port; 500 when the range is full. */
+  next(): number;
+  /** Takes the requested health check node port, or the next free one when 0; 500 when it cannot. */
+  healthCheck(port: number): number;
+}
+
+function portOps(draft: PortDraft, newlyTaken: number[], name: string): PortOps {
+  return {
+    reserve(port, i) {
+      try {
+        draft.reserve(port);
+        newlyTaken.push(port);
+      } catch (err) {
+        if (!(err instanceof AllocationError)) throw err;
+        throw invalid('Service', name, [invalidField(`spec.ports[${i}].nodePort`, port, err.message)]);
+      }
+    },
+    next() {
+      try {
+        const port = draft.next();
+        newlyTaken.push(port);
+        return port;
+      } catch (err) {
+        if (!(err instanceof AllocationError)) throw err;
+        throw internalError(`failed to allocate a nodePort: ${err.message}`);
+      }
+    },
+    // allocHealthCheckNodePort: its failures are 500s, the requested value in the message.
+    healthCheck(port) {
+      try {
+        if (port === 0) {
+          const next = draft.next();
+          newlyTaken.push(next);
+          return next;
+        }
+        draft.reserve(port);
+        newlyTaken.push(port);
+        return port;
+      } catch (err) {
+        if (!(err instanceof AllocationError)) throw err;
+        const what = port === 0 ? 'a HealthCheck NodePort 0' : `requested HealthCheck NodePort ${port}`;
+        throw internalError(`failed to allocate ${what}: ${err.message}`);
+      }
+    },
+  };
+}
+
+const servicePortOf = (port: JsonObject) => (typeof port.port === 'number' ? port.port : 0);
+
 /**
- * The node ports of a Service's ports. Ports with the same port number (e.g. TCP and UDP
- * 53) share one node port; requested values are honoured even when the type allocates
- * none itself (upstream's initNodePorts).
+ * upstream's initNodePorts, on create: ports with the same port number (e.g. TCP and UDP 53)
+ * share one node port, the one any of them asks for; requested values are honoured even when
+ * the type allocates none itself. A node port asked for twice under different port numbers
+ * is refused as taken, as upstream's second Allocate of it is.
  */
-function portsOf(
-  spec: JsonObject, allocateMissing: boolean, name: string, heldPort: (p: number) => boolean, draft: PortDraft, newlyTaken: number[],
-): void {
+function createNodePorts(spec: JsonObject, ops: PortOps): void {
+  const allocateMissing = needsNodePort(spec);
   const ports = servicePorts(spec);
   const byServicePort = new Map<number, number>();
-  const servicePortOf = (port: JsonObject) => (typeof port.port === 'number' ? port.port : 0);
   ports.forEach((port, i) => {
     const want = nodePortOf(port);
     if (want === 0 && !allocateMissing) return;
     const servicePort = servicePortOf(port);
     const already = byServicePort.get(servicePort);
     if (already === undefined) {
-      // Any port with the same number may carry the requested value.
-      const requested = ports.find((p) => servicePortOf(p) === servicePort && nodePortOf(p) !== 0);
-      if (requested !== undefined) {
-        const requestedPort = nodePortOf(requested);
-        reserveNodePort(requestedPort, i, name, heldPort, draft, newlyTaken);
-        port.nodePort = requestedPort;
-        byServicePort.set(servicePort, requestedPort);
-      } else {
-        port.nodePort = nextNodePort(draft, newlyTaken);
-        byServicePort.set(servicePort, port.nodePort as number);
-      }
+      const requested = nodePortOf(ports.find((p) => servicePortOf(p) === servicePort && nodePortOf(p) !== 0));
+      if (requested !== 0) ops.reserve(requested, i);
+      port.nodePort = requested !== 0 ? requested : ops.next();
+      byServicePort.set(servicePort, port.nodePort as number);
     } else if (want !== already) {
       if (want === 0) port.nodePort = already;
-      else reserveNodePort(want, i, name, heldPort, draft, newlyTaken);
+      else ops.reserve(want, i);
     }
   });
 }
 
-function reserveNodePort(port: number, i: number, name: string, heldPort: (p: number) => boolean, draft: PortDraft, newlyTaken: number[]): void {
-  if (heldPort(port) || newlyTaken.includes(port)) return;
-  try {
-    draft.reserve(port);
-    newlyTaken.push(port);
-  } catch (err) {
-    if (!(err instanceof AllocationError)) throw err;
-    throw invalid('Service', name, [invalidField(`spec.ports[${i}].nodePort`, port, err.message)]);
-  }
-}
-
-function nextNodePort(draft: PortDraft, newlyTaken: number[]): number {
-  try {
-    const port = draft.next();
-    newlyTaken.push(port);
-    return port;
-  } catch (err) {
-    if (!(err instanceof AllocationError)) throw err;
-    throw internalError(`failed to allocate a nodePort: ${err.message}`);
-  }
+/**
+ * upstream's updateNodePorts: a requested node port the old service's ports did not hold is
+ * taken (once, however many ports ask for it); a port lacking one gets a new one, not shared
+ * with its namesakes as on create. What is no longer held is released on commit.
+ */
+function updateNodePorts(spec: JsonObject, oldSpec: JsonObject, ops: PortOps): void {
+  const allocateMissing = needsNodePort(spec);
+  const oldNodePorts = new Set(servicePorts(oldSpec).map(nodePortOf).filter((port) => port !== 0));
+  const requestedHere = new Set<number>();
+  servicePorts(spec).forEach((port, i) => {
+    const want = nodePortOf(port);
+    if (want === 0 && !allocateMissing) return;
+    if (want === 0) {
+      port.nodePort = ops.next();
+    } else if (!oldNodePorts.has(want) && !requestedHere.has(want)) {
+      ops.reserve(want, i);
+      requestedHere.add(want);
+    }
+  });
 }

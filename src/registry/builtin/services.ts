@@ -11,7 +11,7 @@ import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortName, i
 import { validateKubeFinalizerNames, validateLabels } from '../validation/object-meta.ts';
 import { keepOldSpec, keepOldStatus } from './common.ts';
 import type { IPFamily } from './ip.ts';
-import { ipFamilyOf } from './ip.ts';
+import { ipFamilyOf, isDualStackIPs } from './ip.ts';
 import { endpointIPCauses, legacyCIDRCauses, legacyIPCauses } from './legacy-ip-fields.ts';
 import { loadBalancerIngressCauses, loadBalancerIngressPath, loadBalancerIngresses, loadBalancerIngressWarnings } from './load-balancer-status.ts';
 import { clone, isObject, type JsonObject } from '../../api/json.ts';
@@ -22,7 +22,7 @@ import {
   defaultServiceClusterIPRange, defaultServiceNodePortRange, parsePortRange, parseServiceCIDRs, type ServiceRanges,
 } from './service-ranges.ts';
 import {
-  clusterIPsOf, externallyAccessible, isHeadless, needsClusterIP, needsHealthCheckNodePort, needsNodePort, servicePorts, serviceType, usesNodePorts,
+  clusterIPsOf, externallyAccessible, isHeadless, needsClusterIP, needsHealthCheckNodePort, servicePorts, serviceType, usesNodePorts,
 } from './service-spec.ts';
 import { serviceWarnings } from './service-warnings.ts';
 import { serviceColumns } from './table-columns.ts';
@@ -136,7 +136,8 @@ function patchAllocatedValues(svc: KubeObject, old: KubeObject): void {
     if (stringAt(spec, 'clusterIP') === '' && oldSpec.clusterIP !== undefined) spec.clusterIP = oldSpec.clusterIP;
     if (clusterIPsOf(spec).length === 0 && clusterIPsOf(oldSpec).length > 0) spec.clusterIPs = clone(oldSpec.clusterIPs);
   }
-  if (needsNodePort(oldSpec) && needsNodePort(spec)) {
+  // Upstream's needsNodePort here is the type alone: a LoadBalancer that allocates none keeps those it holds.
+  if (usesNodePorts(oldSpec) && usesNodePorts(spec)) {
     const used = (s: JsonObject) => new Set(servicePorts(s).map((p) => p.nodePort).filter((n) => typeof n === 'number' && n !== 0));
     const newUsed = used(spec);
     const inBoth = new Set([...used(oldSpec)].filter((n) => newUsed.has(n)));
@@ -154,42 +155,128 @@ function patchAllocatedValues(svc: KubeObject, old: KubeObject): void {
   }
 }
 
+const otherFamily = (family: IPFamily): IPFamily => (family === 'IPv4' ? 'IPv6' : 'IPv4');
+
+function sameStrings(a: unknown, b: unknown): boolean {
+  const left = Array.isArray(a) ? a : [];
+  const right = Array.isArray(b) ? b : [];
+  return left.length === right.length && left.every((value, i) => value === right[i]);
+}
+
+/** A selectorless service: no selector, or an empty one. */
+function selectorless(spec: JsonObject): boolean {
+  const selector = spec.selector;
+  return !isObject(selector) || Object.keys(selector).length === 0;
+}
+
 /**
- * initIPFamilyFields, without the errors (validate reports those): ipFamilyPolicy and
- * ipFamilies from what the client asked for and what the cluster serves.
+ * isMatchingPreferDualStackClusterIPFields: an update of a PreferDualStack service that
+ * keeps its type, cluster IPs and families is neither upgraded nor downgraded, whatever
+ * the cluster serves now.
  */
-function defaultIPFamilies(spec: JsonObject, clusterFamilies: IPFamily[]): void {
-  if (!needsClusterIP(spec)) return;
-  const dualStack = clusterFamilies.length === 2;
-  const families = arrayAt(spec, 'ipFamilies').filter((f): f is IPFamily => f === 'IPv4' || f === 'IPv6');
-  if (isHeadless(spec)) {
-    if (families.length === 0) spec.ipFamilies = [clusterFamilies[0]!];
-    if (!spec.ipFamilyPolicy) {
-      // A headless service without a selector serves both families where the cluster does.
-      spec.ipFamilyPolicy = dualStack && !isObject(spec.selector) ? 'RequireDualStack' : 'SingleStack';
+function unchangedPreferDualStack(spec: JsonObject, oldSpec: JsonObject | undefined): boolean {
+  if (oldSpec === undefined || spec.ipFamilyPolicy === undefined || spec.ipFamilyPolicy === null) return false;
+  const type = serviceType(spec);
+  if (serviceType(oldSpec) !== type || type === 'ExternalName') return false;
+  if (spec.ipFamilyPolicy !== 'PreferDualStack') return false;
+  if (oldSpec.ipFamilyPolicy !== undefined && oldSpec.ipFamilyPolicy !== null && oldSpec.ipFamilyPolicy !== 'PreferDualStack') return false;
+  return sameStrings(oldSpec.clusterIPs, spec.clusterIPs) && sameStrings(oldSpec.ipFamilies, spec.ipFamilies);
+}
+
+/**
+ * initIPFamilyFields (pkg/registry/core/service/storage/alloc.go): ipFamilyPolicy and
+ * ipFamilies from what the client asked for, what the stored service had (`oldSpec`, on
+ * update) and what the cluster serves, primary first. It changes `spec` and answers the
+ * errors upstream's REST layer answers before the strategy validates anything (so they
+ * come alone).
+ */
+function initIPFamilyFields(spec: JsonObject, oldSpec: JsonObject | undefined, clusterFamilies: IPFamily[]): StatusCause[] {
+  if (serviceType(spec) === 'ExternalName') return [];
+  if (unchangedPreferDualStack(spec, oldSpec)) return [];
+  const headlessSelectorless = stringAt(spec, 'clusterIP') === 'None' && selectorless(spec);
+  if (spec.ipFamilyPolicy === undefined || spec.ipFamilyPolicy === null) {
+    if (oldSpec !== undefined && oldSpec.ipFamilyPolicy !== undefined && oldSpec.ipFamilyPolicy !== null) spec.ipFamilyPolicy = oldSpec.ipFamilyPolicy;
+    else spec.ipFamilyPolicy = headlessSelectorless ? 'RequireDualStack' : 'SingleStack';
+  }
+  const related = clusterIPsRelatedCauses(spec, oldSpec === undefined ? [] : clusterIPsOf(oldSpec));
+  if (related.length > 0) return related;
+
+  const causes: StatusCause[] = [];
+  const policy = spec.ipFamilyPolicy;
+  if (oldSpec !== undefined) {
+    if (policy === 'SingleStack') {
+      // Asking for SingleStack without touching the IPs or families releases the secondary.
+      if (sameStrings(oldSpec.clusterIPs, spec.clusterIPs) && clusterIPsOf(spec).length > 1) spec.clusterIPs = clusterIPsOf(spec).slice(0, 1);
+      if (sameStrings(oldSpec.ipFamilies, spec.ipFamilies) && arrayAt(spec, 'ipFamilies').length > 1) spec.ipFamilies = arrayAt(spec, 'ipFamilies').slice(0, 1);
+    } else {
+      const reduced = (field: string) => {
+        const now = arrayAt(spec, field).length;
+        return now > 0 && now < arrayAt(oldSpec, field).length;
+      };
+      if (reduced('clusterIPs')) causes.push(invalid('spec.ipFamilyPolicy', policy, "must be 'SingleStack' to release the secondary cluster IP"));
+      if (reduced('ipFamilies')) causes.push(invalid('spec.ipFamilyPolicy', policy, "must be 'SingleStack' to release the secondary IP family"));
     }
-    if (spec.ipFamilyPolicy !== 'SingleStack' && dualStack && arrayAt(spec, 'ipFamilies').length === 1) {
-      spec.ipFamilies = [...(spec.ipFamilies as IPFamily[]), clusterFamilies.find((f) => f !== (spec.ipFamilies as IPFamily[])[0])!];
-    }
-    return;
   }
-  if (!spec.ipFamilyPolicy) spec.ipFamilyPolicy = families.length === 2 || clusterIPsOf(spec).length === 2 ? 'RequireDualStack' : 'SingleStack';
-  if (families.length === 0) {
-    const fromIPs = clusterIPsOf(spec).map(ipFamilyOf).filter((f): f is IPFamily => f !== undefined);
-    spec.ipFamilies = fromIPs.length > 0 ? fromIPs.slice(0, 2) : [clusterFamilies[0]!];
+  const clusterIPs = clusterIPsOf(spec);
+  if (policy === 'SingleStack') {
+    if (clusterIPs.length === 2) causes.push(invalid('spec.ipFamilyPolicy', policy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified"));
+    if (arrayAt(spec, 'ipFamilies').length === 2) causes.push(invalid('spec.ipFamilyPolicy', policy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified"));
   }
-  const current = spec.ipFamilies as IPFamily[];
-  if (spec.ipFamilyPolicy !== 'SingleStack' && dualStack && current.length === 1) {
-    spec.ipFamilies = [current[0]!, clusterFamilies.find((f) => f !== current[0])!];
+  // Families the client left out follow its IPs.
+  const families = arrayAt(spec, 'ipFamilies').slice() as IPFamily[];
+  for (const [i, ip] of clusterIPs.entries()) {
+    if (ip === 'None') break;
+    if (i < families.length) continue;
+    const family = ipFamilyOf(ip);
+    if (family === undefined) continue;
+    if (clusterFamilies.includes(family)) families.push(family);
+    else causes.push(invalid(index('spec.clusterIPs', i), clusterIPs, `${family} is not configured on this cluster`));
   }
-  // PreferDualStack on a single-stack cluster settles for the one family there is.
-  if (spec.ipFamilyPolicy === 'PreferDualStack' && !dualStack && current.length === 2 && clusterFamilies.includes(current[0]!)) {
-    spec.ipFamilies = [current[0]!];
+  if (families.length > arrayAt(spec, 'ipFamilies').length) spec.ipFamilies = families;
+  if (causes.length > 0) return causes;
+
+  const primary = clusterFamilies[0]!;
+  // A headless service without a selector may serve both families, whatever the cluster serves.
+  if (headlessSelectorless) {
+    if (families.length === 0) families.push(primary);
+    if (families.length < 2 && policy !== 'SingleStack') families.push(otherFamily(families[0]!));
+    spec.ipFamilies = families;
+    return [];
+  }
+  if (policy === 'RequireDualStack' && clusterFamilies.length < 2) {
+    causes.push(invalid('spec.ipFamilyPolicy', policy, 'this cluster is not configured for dual-stack services'));
+  }
+  families.forEach((family, i) => {
+    if (!clusterFamilies.includes(family)) causes.push(invalid(index('spec.ipFamilies', i), family, 'not configured on this cluster'));
+  });
+  if (causes.length > 0) return causes;
+  if (families.length === 0) families.push(primary);
+  if (policy !== 'SingleStack' && families.length === 1 && clusterFamilies.length === 2) families.push(otherFamily(families[0]!));
+  spec.ipFamilies = families;
+  return [];
+}
+
+/** The errors initIPFamilyFields would answer for `spec`, leaving it as it is. */
+function ipFamilyInitCauses(spec: JsonObject, oldSpec: JsonObject | undefined, clusterFamilies: IPFamily[]): StatusCause[] {
+  return initIPFamilyFields(clone(spec), oldSpec, clusterFamilies);
+}
+
+/**
+ * initIPFamilyFields's changes, made only when it finds nothing wrong: a refused request is
+ * left as it came, so that validate, running it again, finds the same errors.
+ */
+function applyIPFamilyInit(spec: JsonObject, oldSpec: JsonObject | undefined, clusterFamilies: IPFamily[]): void {
+  const draft = clone(spec);
+  if (initIPFamilyFields(draft, oldSpec, clusterFamilies).length > 0) return;
+  for (const field of ['ipFamilyPolicy', 'ipFamilies', 'clusterIPs']) {
+    if (draft[field] === undefined) delete spec[field];
+    else spec[field] = draft[field];
   }
 }
 
 const serviceTypes = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
-const ipFamilyPolicies = ['SingleStack', 'PreferDualStack', 'RequireDualStack'];
+// Listed sorted, as upstream's sets.List names them in NotSupported errors.
+const ipFamilyPolicies = ['PreferDualStack', 'RequireDualStack', 'SingleStack'];
 const kubeletPort = 10250;
 
 function validateServicePort(port: JsonObject, requireName: boolean, names: Set<string>, path: string): StatusCause[] {
@@ -214,31 +301,42 @@ function validateServicePort(port: JsonObject, requireName: boolean, names: Set<
   return causes;
 }
 
-/** ValidateServiceClusterIPsRelatedFields, and what the cluster serves; the stored service's cluster IPs are kept as they are. */
-function validateClusterIPFields(spec: JsonObject, clusterFamilies: IPFamily[], oldSpec: JsonObject | undefined): StatusCause[] {
+/** ValidateService's rules for ExternalName services' cluster IP fields: they have none. */
+function externalNameIPCauses(spec: JsonObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (clusterIPsOf(spec).length > 0) causes.push(forbidden('spec.clusterIPs', 'may not be set for ExternalName services'));
+  if (arrayAt(spec, 'ipFamilies').length > 0) causes.push(forbidden('spec.ipFamilies', 'may not be set for ExternalName services'));
+  if (spec.ipFamilyPolicy !== undefined && spec.ipFamilyPolicy !== null) causes.push(forbidden('spec.ipFamilyPolicy', 'may not be set for ExternalName services'));
+  return causes;
+}
+
+/**
+ * ValidateServiceClusterIPsRelatedFields: clusterIP and clusterIPs in step, families and
+ * policy among the supported ones, at most one address per family, each matching its
+ * family. The stored service's cluster IPs (`existingClusterIPs`) are kept as they are.
+ */
+function clusterIPsRelatedCauses(spec: JsonObject, existingClusterIPs: string[] = []): StatusCause[] {
+  if (serviceType(spec) === 'ExternalName') return [];
   const causes: StatusCause[] = [];
   const clusterIPs = clusterIPsOf(spec);
-  const existingClusterIPs = oldSpec === undefined ? [] : clusterIPsOf(oldSpec);
-  if (serviceType(spec) === 'ExternalName') {
-    if (clusterIPs.length > 0) causes.push(forbidden('spec.clusterIPs', 'may not be set for ExternalName services'));
-    if (arrayAt(spec, 'ipFamilies').length > 0) causes.push(forbidden('spec.ipFamilies', 'may not be set for ExternalName services'));
-    if (spec.ipFamilyPolicy !== undefined && spec.ipFamilyPolicy !== null) causes.push(forbidden('spec.ipFamilyPolicy', 'may not be set for ExternalName services'));
-    return causes;
-  }
-  const policy = spec.ipFamilyPolicy;
-  if (policy === undefined || policy === null || policy === '') causes.push(required('spec.ipFamilyPolicy'));
-  else if (!ipFamilyPolicies.includes(String(policy))) causes.push(notSupported('spec.ipFamilyPolicy', policy, ipFamilyPolicies));
-  if (clusterIPs.length > 0 && stringAt(spec, 'clusterIP') !== clusterIPs[0]) {
-    causes.push(invalid('spec.clusterIPs', clusterIPs, 'first value must match `clusterIP`'));
+  const clusterIP = stringAt(spec, 'clusterIP');
+  if (clusterIP !== '') {
+    if (clusterIPs.length === 0) causes.push(required('spec.clusterIPs'));
+    else if (clusterIPs[0] !== clusterIP) causes.push(invalid('spec.clusterIPs', clusterIPs, 'first value must match `clusterIP`'));
+  } else if (clusterIPs.length > 0) {
+    causes.push(invalid('spec.clusterIPs', clusterIPs, 'must be empty when `clusterIP` is not specified'));
   }
   const families = arrayAt(spec, 'ipFamilies');
   const seen = new Set<unknown>();
   families.forEach((family, i) => {
+    if (family !== 'IPv4' && family !== 'IPv6') causes.push(notSupported(`spec.ipFamilies[${i}]`, family, ['IPv4', 'IPv6']));
     if (seen.has(family)) causes.push(duplicate(`spec.ipFamilies[${i}]`, family));
     seen.add(family);
-    if (family !== 'IPv4' && family !== 'IPv6') causes.push(notSupported(`spec.ipFamilies[${i}]`, family, ['IPv4', 'IPv6']));
   });
-  if (families.length > 2) causes.push(invalid('spec.ipFamilies', families, 'may only hold up to 2 values'));
+  const policy = spec.ipFamilyPolicy;
+  if (policy !== undefined && policy !== null && !ipFamilyPolicies.includes(String(policy))) {
+    causes.push(notSupported('spec.ipFamilyPolicy', policy, ipFamilyPolicies));
+  }
   let badIPs = false;
   clusterIPs.forEach((ip, i) => {
     if (i === 0 && ip === 'None') {
@@ -254,29 +352,17 @@ function validateClusterIPFields(spec: JsonObject, clusterFamilies: IPFamily[], 
   });
   if (clusterIPs.length > 2) causes.push(invalid('spec.clusterIPs', clusterIPs, 'may only hold up to 2 values'));
   if (badIPs) return causes;
-  if (clusterIPs.length === 2 && ipFamilyOf(clusterIPs[0]!) === ipFamilyOf(clusterIPs[1]!)) {
+  if (clusterIPs.length > 1 && isDualStackIPs(clusterIPs) !== true) {
     causes.push(invalid('spec.clusterIPs', clusterIPs, 'may specify no more than one IP for each IP family'));
   }
-  if (!isHeadless(spec)) {
+  // upstream's isHeadlessService: clusterIPs is exactly ["None"].
+  if (!(clusterIPs.length === 1 && clusterIPs[0] === 'None')) {
     clusterIPs.forEach((ip, i) => {
       const family = families[i];
       if (family === 'IPv4' && ipFamilyOf(ip) === 'IPv6') causes.push(invalid(`spec.clusterIPs[${i}]`, ip, `expected an IPv4 value as indicated by \`ipFamilies[${i}]\``));
       if (family === 'IPv6' && ipFamilyOf(ip) === 'IPv4') causes.push(invalid(`spec.clusterIPs[${i}]`, ip, `expected an IPv6 value as indicated by \`ipFamilies[${i}]\``));
     });
   }
-  // What the cluster serves (upstream reports these from its REST layer, before validation).
-  if (policy === 'RequireDualStack' && clusterFamilies.length < 2) {
-    causes.push(invalid('spec.ipFamilyPolicy', policy, 'this cluster is not configured for dual-stack services'));
-  }
-  if (policy === 'SingleStack' && (families.length > 1 || (clusterIPs.length > 1 && !isHeadless(spec)))) {
-    const what = families.length > 1 ? 'IP families' : "'clusterIPs'";
-    causes.push(invalid('spec.ipFamilyPolicy', policy, `must be RequireDualStack or PreferDualStack when multiple ${what} are specified`));
-  }
-  families.forEach((family, i) => {
-    if ((family === 'IPv4' || family === 'IPv6') && !clusterFamilies.includes(family)) {
-      causes.push(invalid(`spec.ipFamilies[${i}]`, family, 'not configured on this cluster'));
-    }
-  });
   return causes;
 }
 
@@ -284,6 +370,9 @@ function validateClusterIPFields(spec: JsonObject, clusterFamilies: IPFamily[], 
 function validateService(svc: KubeObject, clusterFamilies: IPFamily[], old: KubeObject | undefined): StatusCause[] {
   const spec = objectAt(svc, 'spec') ?? {};
   const oldSpec = old === undefined ? undefined : objectAt(old, 'spec') ?? {};
+  // Upstream's REST layer refuses these while allocating, before the strategy validates: they come alone.
+  const initCauses = ipFamilyInitCauses(spec, oldSpec, clusterFamilies);
+  if (initCauses.length > 0) return initCauses;
   const causes = validateKubeFinalizerNames(svc.metadata.finalizers, 'metadata.finalizers');
   const type = serviceType(spec);
   const ports = servicePorts(spec);
@@ -299,6 +388,7 @@ function validateService(svc: KubeObject, clusterFamilies: IPFamily[], old: Kube
     causes.push(invalid('spec.clusterIPs[0]', clusterIPs[0] ?? 'None', `may not be set to 'None' for ${type} services`));
   }
   if (type === 'ExternalName') {
+    appendAll(causes, externalNameIPCauses(spec));
     const cname = stringAt(spec, 'externalName').replace(/\.$/, '');
     if (cname === '') causes.push(required('spec.externalName'));
     else for (const msg of isDNS1123Subdomain(cname)) causes.push(invalid('spec.externalName', cname, msg));
@@ -319,7 +409,7 @@ function validateService(svc: KubeObject, clusterFamilies: IPFamily[], old: Kube
     causes.push(forbidden('spec.sessionAffinityConfig', 'must not be set when session affinity is None'));
   }
 
-  appendAll(causes, validateClusterIPFields(spec, clusterFamilies, oldSpec));
+  appendAll(causes, clusterIPsRelatedCauses(spec, oldSpec === undefined ? [] : clusterIPsOf(oldSpec)));
 
   // For historical reasons a valid external IP is also one ValidateEndpointIP accepts.
   const existingExternalIPs = stringsAt(oldSpec, 'externalIPs');
@@ -366,6 +456,10 @@ function validateService(svc: KubeObject, clusterFamilies: IPFamily[], old: Kube
 
   appendAll(causes, validateSourceRanges(svc, type, old));
 
+  if (spec.allocateLoadBalancerNodePorts !== undefined && spec.allocateLoadBalancerNodePorts !== null && type !== 'LoadBalancer') {
+    causes.push(forbidden('spec.allocateLoadBalancerNodePorts', "may only be used when `type` is 'LoadBalancer'"));
+  }
+  appendAll(causes, loadBalancerClassCauses(spec));
   const etp = spec.externalTrafficPolicy;
   if (!externallyAccessible(spec)) {
     if (etp !== undefined && etp !== null && etp !== '') {
@@ -376,11 +470,11 @@ function validateService(svc: KubeObject, clusterFamilies: IPFamily[], old: Kube
   } else if (etp !== 'Cluster' && etp !== 'Local') {
     causes.push(notSupported('spec.externalTrafficPolicy', etp, ['Cluster', 'Local']));
   }
+  // A health check node port it needs was allocated before validation (upstream answers a bad
+  // one with the allocator's 500); one it does not need must be left unset.
   const hc = numberAt(spec, 'healthCheckNodePort') ?? 0;
-  if (hc > 0 && type !== 'LoadBalancer') {
-    causes.push(invalid('spec.healthCheckNodePort', hc, "may only be set when `type` is 'LoadBalancer'"));
-  } else if (hc > 0 && etp !== 'Local') {
-    causes.push(invalid('spec.healthCheckNodePort', hc, "may only be set when `externalTrafficPolicy` is 'Local'"));
+  if (hc !== 0 && !needsHealthCheckNodePort(spec)) {
+    causes.push(invalid('spec.healthCheckNodePort', hc, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"));
   }
   const itp = spec.internalTrafficPolicy;
   if ((itp === undefined || itp === null) && (type === 'NodePort' || type === 'LoadBalancer' || type === 'ClusterIP')) {
@@ -389,10 +483,16 @@ function validateService(svc: KubeObject, clusterFamilies: IPFamily[], old: Kube
   if (itp !== undefined && itp !== null && itp !== 'Cluster' && itp !== 'Local') {
     causes.push(notSupported('spec.internalTrafficPolicy', itp, ['Cluster', 'Local']));
   }
-  if (spec.allocateLoadBalancerNodePorts !== undefined && spec.allocateLoadBalancerNodePorts !== null && type !== 'LoadBalancer') {
-    causes.push(forbidden('spec.allocateLoadBalancerNodePorts', "may only be used when `type` is 'LoadBalancer'"));
-  }
   return causes;
+}
+
+/** validateLoadBalancerClassField on the service alone: a qualified name, only on LoadBalancer services. */
+function loadBalancerClassCauses(spec: JsonObject): StatusCause[] {
+  const value = spec.loadBalancerClass;
+  if (serviceType(spec) === 'LoadBalancer') {
+    return typeof value === 'string' ? isQualifiedName(value).map((msg) => invalid('spec.loadBalancerClass', value, msg)) : [];
+  }
+  return value === undefined || value === null ? [] : [forbidden('spec.loadBalancerClass', "may only be used when `type` is 'LoadBalancer'")];
 }
 
 const sourceRangesAnnotation = 'service.beta.kubernetes.io/load-balancer-source-ranges';
@@ -439,29 +539,86 @@ function validateLoadBalancerStatus(svc: KubeObject, old: KubeObject): StatusCau
   });
 }
 
-/** ValidateServiceUpdate's own rules: the primary cluster IP and IP family never change. */
+/** upstream's isHeadlessService: clusterIPs is exactly ["None"]. */
+function headlessByClusterIPs(spec: JsonObject): boolean {
+  const ips = clusterIPsOf(spec);
+  return ips.length === 1 && ips[0] === 'None';
+}
+
+/** The policy as a field error shows it: null when unset. */
+function policyValue(spec: JsonObject): unknown {
+  return spec.ipFamilyPolicy ?? null;
+}
+
+/** validateUpgradeDowngradeClusterIPs: the primary cluster IP never changes; releasing the secondary needs SingleStack. */
+function clusterIPsUpdateCauses(spec: JsonObject, oldSpec: JsonObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (headlessByClusterIPs(spec) && headlessByClusterIPs(oldSpec)) return causes;
+  const ips = clusterIPsOf(spec);
+  const oldIPs = clusterIPsOf(oldSpec);
+  const value = spec.clusterIPs ?? null;
+  if (oldIPs.length === ips.length) {
+    oldIPs.forEach((ip, i) => {
+      if (ip !== ips[i]) causes.push(invalid(`spec.clusterIPs[${i}]`, value, 'may not change once set'));
+    });
+  } else if (oldIPs.length > ips.length) {
+    if (ips.length === 0) causes.push(invalid('spec.clusterIPs[0]', value, 'primary clusterIP can not be unset'));
+    if (ips.length > 0 && ips[0] !== oldIPs[0]) causes.push(invalid('spec.clusterIPs[0]', value, 'may not change once set'));
+    if (ips.length === 1 && spec.ipFamilyPolicy !== 'SingleStack') {
+      causes.push(invalid('spec.ipFamilyPolicy', policyValue(spec), "must be set to 'SingleStack' when releasing the secondary clusterIP"));
+    }
+  } else if (oldIPs.length > 0 && ips[0] !== oldIPs[0]) {
+    causes.push(invalid('spec.clusterIPs[0]', value, 'may not change once set'));
+  }
+  return causes;
+}
+
+/**
+ * validateUpgradeDowngradeIPFamilies: the primary family never changes; releasing the
+ * secondary needs SingleStack. Every error names ipFamilies[0], and some show the
+ * clusterIPs as their value, as upstream's do.
+ */
+function ipFamiliesUpdateCauses(spec: JsonObject, oldSpec: JsonObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (headlessByClusterIPs(spec) || headlessByClusterIPs(oldSpec)) return causes;
+  const families = arrayAt(spec, 'ipFamilies');
+  const oldFamilies = arrayAt(oldSpec, 'ipFamilies');
+  const value = spec.ipFamilies ?? null;
+  const clusterIPsValue = spec.clusterIPs ?? null;
+  if (oldFamilies.length === families.length) {
+    oldFamilies.forEach((family, i) => {
+      if (family !== families[i]) causes.push(invalid('spec.ipFamilies[0]', value, 'may not change once set'));
+    });
+  } else if (oldFamilies.length > families.length) {
+    if (clusterIPsOf(spec).length === 0) causes.push(invalid('spec.ipFamilies[0]', value, 'primary ipFamily can not be unset'));
+    if (families.length > 0 && families[0] !== oldFamilies[0]) causes.push(invalid('spec.ipFamilies[0]', clusterIPsValue, 'may not change once set'));
+    if (families.length === 1 && spec.ipFamilyPolicy !== 'SingleStack') {
+      causes.push(invalid('spec.ipFamilyPolicy', policyValue(spec), "must be set to 'SingleStack' when releasing the secondary ipFamily"));
+    }
+  } else if (oldFamilies.length > 0 && families.length > 0 && families[0] !== oldFamilies[0]) {
+    causes.push(invalid('spec.ipFamilies[0]', clusterIPsValue, 'may not change once set'));
+  }
+  return causes;
+}
+
+/**
+ * ValidateServiceUpdate's own rules: cluster IPs and families upgrade or downgrade but keep
+ * their primary (unless the service is or becomes ExternalName), the load balancer class and
+ * a needed health check node port stay as they are.
+ */
 function validateServiceUpdate(svc: KubeObject, old: KubeObject): StatusCause[] {
   const spec = objectAt(svc, 'spec') ?? {};
   const oldSpec = objectAt(old, 'spec') ?? {};
   const causes: StatusCause[] = [];
-  if (serviceType(spec) === 'ExternalName' || serviceType(oldSpec) === 'ExternalName') return causes;
-  if (isHeadless(spec) && isHeadless(oldSpec)) return causes;
-  const ips = clusterIPsOf(spec);
-  const oldIPs = clusterIPsOf(oldSpec);
-  if (oldIPs.length === ips.length) {
-    oldIPs.forEach((ip, i) => {
-      if (ip !== ips[i]) causes.push(invalid(`spec.clusterIPs[${i}]`, ips, 'may not change once set'));
-    });
-  } else if (oldIPs.length > ips.length) {
-    if (ips.length === 0) causes.push(invalid('spec.clusterIPs[0]', spec.clusterIPs ?? null, 'primary clusterIP can not be unset'));
-    else if (ips[0] !== oldIPs[0]) causes.push(invalid('spec.clusterIPs[0]', ips, 'may not change once set'));
-  } else if (oldIPs.length > 0 && ips[0] !== oldIPs[0]) {
-    causes.push(invalid('spec.clusterIPs[0]', ips, 'may not change once set'));
+  if (serviceType(spec) !== 'ExternalName' && serviceType(oldSpec) !== 'ExternalName') {
+    appendAll(causes, clusterIPsUpdateCauses(spec, oldSpec));
+    appendAll(causes, ipFamiliesUpdateCauses(spec, oldSpec));
   }
-  const families = arrayAt(spec, 'ipFamilies');
-  const oldFamilies = arrayAt(oldSpec, 'ipFamilies');
-  if (oldFamilies.length > 0 && families.length > 0 && families[0] !== oldFamilies[0]) {
-    causes.push(invalid('spec.ipFamilies[0]', families, 'may not change once set'));
+  if (serviceType(spec) === 'LoadBalancer' && serviceType(oldSpec) === 'LoadBalancer' && (spec.loadBalancerClass ?? null) !== (oldSpec.loadBalancerClass ?? null)) {
+    causes.push(invalid('spec.loadBalancerClass', spec.loadBalancerClass ?? null, 'may not change once set'));
+  }
+  if (needsHealthCheckNodePort(spec) && needsHealthCheckNodePort(oldSpec) && (spec.healthCheckNodePort ?? 0) !== (oldSpec.healthCheckNodePort ?? 0)) {
+    causes.push(forbidden('spec.healthCheckNodePort', 'field is immutable'));
   }
   return causes;
 }
@@ -474,7 +631,7 @@ function serviceStrategy(clusterFamilies: IPFamily[]): Strategy {
       svc.status = { loadBalancer: {} };
       const spec = specOf(svc);
       normalizeClusterIPs(spec, undefined);
-      defaultIPFamilies(spec, clusterFamilies);
+      applyIPFamilyInit(spec, undefined, clusterFamilies);
     },
 
     prepareForUpdate(svc, old) {
@@ -483,8 +640,7 @@ function serviceStrategy(clusterFamilies: IPFamily[]): Strategy {
       const spec = specOf(svc);
       normalizeClusterIPs(spec, objectAt(old, 'spec'));
       patchAllocatedValues(svc, old);
-      // An ExternalName service turning into another type gets its families now.
-      defaultIPFamilies(spec, clusterFamilies);
+      applyIPFamilyInit(spec, objectAt(old, 'spec') ?? {}, clusterFamilies);
       setClusterIPs(spec, clusterIPsOf(spec));
     },
 
@@ -493,6 +649,8 @@ function serviceStrategy(clusterFamilies: IPFamily[]): Strategy {
     },
 
     validateUpdate(svc, old) {
+      // What initIPFamilyFields refuses comes alone (validate answers it).
+      if (ipFamilyInitCauses(objectAt(svc, 'spec') ?? {}, objectAt(old, 'spec') ?? {}, clusterFamilies).length > 0) return [];
       return validateServiceUpdate(svc, old);
     },
 

@@ -109,18 +109,18 @@ test('a requested address already taken is refused with 422', async () => {
   );
 });
 
-test('a requested address outside the range is refused with 422', async () => {
+test('a requested address outside the range is refused with 422, in the words of upstream\'s ServiceCIDR allocator', async () => {
   const alloc = allocator({ serviceClusterIPRange: '10.96.0.0/12' });
   const serviceA = await svc('a', { clusterIP: '192.168.0.1' });
   await rejects(
     alloc.allocate(serviceA),
     422,
-    'Service "a" is invalid: spec.clusterIPs: Invalid value: ["192.168.0.1"]: failed to allocate IP 192.168.0.1: the provided IP (192.168.0.1) is not in the valid range. The range of valid IPs is 10.96.0.0/12',
+    'Service "a" is invalid: spec.clusterIPs: Invalid value: ["192.168.0.1"]: failed to allocate IP 192.168.0.1: the provided network does not match the current range',
   );
   // The network and broadcast addresses are not in the range either.
   const tiny = allocator({ serviceClusterIPRange: '10.0.0.0/29' });
-  await rejects(tiny.allocate(await svc('n', { clusterIP: '10.0.0.0' })), 422, /not in the valid range/);
-  await rejects(tiny.allocate(await svc('b', { clusterIP: '10.0.0.7' })), 422, /not in the valid range/);
+  await rejects(tiny.allocate(await svc('n', { clusterIP: '10.0.0.0' })), 422, /does not match the current range/);
+  await rejects(tiny.allocate(await svc('b', { clusterIP: '10.0.0.7' })), 422, /does not match the current range/);
 });
 
 test('headless and ExternalName services get no address', async () => {
