@@ -5,6 +5,7 @@
 // A signer is authorized as the `signers` resource of certificates.k8s.io named by the
 // signer, or by its domain with `/*` (`kubernetes.io/*`). In-process writes are not checked.
 import type { KubeObject } from '../api/index.ts';
+import { goQuote } from '../api/field-errors.ts';
 import { deepEqual, isObject } from '../api/json.ts';
 import { currentRequest, type RequestUser } from '../api/request-context.ts';
 import { unless, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
@@ -34,9 +35,10 @@ export function certificateApproval(authorize: SignerAuthorizer): AdmissionPlugi
   return {
     name: 'CertificateApproval',
     validate: unless((attrs) => attrs.operation !== 'UPDATE' || !isCsrWrite(attrs, 'approval') || currentRequest() === undefined, async (attrs) => {
-      const signer = signerOf(attrs.object!);
+      // The stored object's signer, as upstream: the body's is not the one the approval is for.
+      const signer = signerOf(attrs.oldObject ?? attrs.object!);
       if (!(await authorizedFor(authorize, currentRequest()!.user, 'approve', signer))) {
-        throw admissionForbidden(attrs, `user not permitted to approve requests with signerName ${JSON.stringify(signer)}`);
+        throw admissionForbidden(attrs, `user not permitted to approve requests with signerName ${goQuote(signer)}`);
       }
     }),
   };
@@ -53,7 +55,7 @@ export function certificateSigning(authorize: SignerAuthorizer): AdmissionPlugin
     validate: unless((attrs) => attrs.operation !== 'UPDATE' || !isCsrWrite(attrs, 'status') || attrs.oldObject === undefined || currentRequest() === undefined || unchanged(attrs), async (attrs) => {
       const signer = signerOf(attrs.oldObject!);
       if (!(await authorizedFor(authorize, currentRequest()!.user, 'sign', signer))) {
-        throw admissionForbidden(attrs, `user not permitted to sign requests with signerName ${JSON.stringify(signer)}`);
+        throw admissionForbidden(attrs, `user not permitted to sign requests with signerName ${goQuote(signer)}`);
       }
     }),
   };
