@@ -1,7 +1,9 @@
 // POST pods/{name}/eviction: delete a pod unless a PodDisruptionBudget forbids it, after
 // upstream's pkg/registry/core/pod/storage/eviction.go.
 
-import { badRequest, isStatusError, notFound, StatusError, type KubeObject, type Status } from '../api/index.ts';
+import { badRequest, conflict, invalid, isStatusError, notFound, StatusError, unclassifiedError, type KubeObject, type Status, type StatusCause } from '../api/index.ts';
+import { goQuote } from '../api/field-errors.ts';
+import { isObject, type JsonObject } from '../api/json.ts';
 import { budgetCovers, budgetSelector, disruptionStatus, withDisruptionAllowedCondition, rfc3339, isPodReady } from './disruption.ts';
 import type { ResourceRegistry } from './registry.ts';
 import type { DeleteOptions, Store } from './store.ts';
@@ -11,17 +13,14 @@ const maxDisruptedPodSize = 2000;
 /** Retries of a conflicting pod read-delete or budget update (upstream's EvictionsRetry has 20 steps). */
 const maxAttempts = 20;
 
-export interface EvictionOptions {
-  /** The request's dryRun, merged with the Eviction's deleteOptions.dryRun. */
-  dryRun: boolean;
-}
-
 /** The Eviction's deleteOptions, their types checked as they were decoded (endpoints/handlers/eviction.ts). */
-interface EvictionDeleteOptions {
+export interface EvictionDeleteOptions {
   gracePeriodSeconds?: number;
   preconditions?: { uid?: string; resourceVersion?: string };
   propagationPolicy?: string;
+  orphanDependents?: boolean;
   dryRun?: string[];
+  ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
 }
 
 function tooManyRequests(message: string, retryAfterSeconds: number, cause: string): StatusError {
@@ -61,51 +60,164 @@ function isConflict(err: unknown): boolean {
   return isStatusError(err) && err.code === 409 && err.reason === 'Conflict';
 }
 
-/** The deletion the Eviction asks for, as the Store takes it. */
-function deleteOptionsOf(eviction: KubeObject, opts: EvictionOptions): DeleteOptions {
-  const raw = (eviction as { deleteOptions?: EvictionDeleteOptions }).deleteOptions ?? {};
-  const bodyDryRun = raw.dryRun ?? [];
-  return {
-    // Any value makes it a dry run, as upstream's dryrun.IsDryRun reads the list (nothing validates it here).
-    dryRun: opts.dryRun || bodyDryRun.length > 0,
-    gracePeriodSeconds: raw.gracePeriodSeconds,
-    preconditions: raw.preconditions,
-    propagationPolicy: raw.propagationPolicy,
-  };
+/** resourceVersionIsUnset: the client pinned no resourceVersion. */
+function resourceVersionUnset(options: EvictionDeleteOptions): boolean {
+  return options.preconditions?.resourceVersion === undefined || options.preconditions.resourceVersion === null;
 }
 
-const evictionKinds = new Set(['policy/v1', 'policy/v1beta1']);
+function withResourceVersion(options: EvictionDeleteOptions, resourceVersion: string | undefined): EvictionDeleteOptions {
+  return { ...options, preconditions: { ...options.preconditions, ...(resourceVersion !== undefined ? { resourceVersion } : {}) } };
+}
 
 /**
- * Checks an Eviction body against the pod it is posted to: 400 as upstream when it does
- * not fit, in upstream's order: the version and kind (decoding), the namespace (the create
- * handler's EnsureObjectNamespaceMatchesRequestNamespace; none means the pod's), the name
- * (EvictionREST).
+ * Checks the Eviction's namespace against the request's, as upstream's create handler does
+ * for every create (EnsureObjectNamespaceMatchesRequestNamespace): 400 when it names another;
+ * none means the request's.
  */
-export function checkEviction(eviction: KubeObject, podName: string, podNamespace: string): void {
-  if (eviction.apiVersion !== undefined && !evictionKinds.has(eviction.apiVersion)) {
-    throw badRequest(`the API version in the data (${eviction.apiVersion}) does not match the expected API version (policy/v1)`);
-  }
-  if (eviction.kind !== undefined && eviction.kind !== 'Eviction') {
-    throw badRequest(`the kind in the data (${eviction.kind}) does not match the expected kind (Eviction)`);
-  }
+export function checkEvictionNamespace(eviction: KubeObject, podNamespace: string): void {
   const namespace = eviction.metadata.namespace;
   if (namespace !== undefined && namespace !== '' && namespace !== podNamespace) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
   eviction.metadata.namespace = podNamespace;
+}
+
+/** EvictionREST's first check, after mutating admission: the Eviction names the pod of the URL (none is no match). */
+export function checkEvictionName(eviction: KubeObject, podName: string): void {
   if ((eviction.metadata.name ?? '') !== podName) throw badRequest('name in URL does not match name in Eviction object');
+}
+
+/** Go's %v of a []string. */
+function goList(values: readonly string[]): string {
+  return `[${values.join(' ')}]`;
+}
+
+/**
+ * Upstream's propagateDryRun: the request's dryRun goes into the Eviction's deleteOptions
+ * when they name none (the Eviction admission validates sees it there); both given must be
+ * the same list, else the plain error upstream answers with a bare 500. Answers the
+ * options of the deletion.
+ */
+export function propagateDryRun(eviction: KubeObject, requestDryRun: readonly string[]): EvictionDeleteOptions {
+  const body = (eviction as { deleteOptions?: EvictionDeleteOptions }).deleteOptions;
+  if (body === undefined || body === null) return requestDryRun.length > 0 ? { dryRun: [...requestDryRun] } : {};
+  const own = body.dryRun ?? [];
+  if (own.length === 0) {
+    if (requestDryRun.length > 0) body.dryRun = [...requestDryRun];
+    return body;
+  }
+  if (requestDryRun.length === 0) return body;
+  if (own.length !== requestDryRun.length || own.some((v, i) => v !== requestDryRun[i])) {
+    throw unclassifiedError(`Non-matching dry-run options in request and content: ${goList(requestDryRun)} and ${goList(own)}`);
+  }
+  return body;
+}
+
+/** Go's %#v of a []string, as a NotSupported error prints the dryRun list. */
+function goStringSlice(values: readonly string[]): string {
+  return `[]string{${values.map(goQuote).join(', ')}}`;
+}
+
+/**
+ * ValidateDeleteOptions, which the store's BeforeDelete runs on the eviction's deletion
+ * (no handler validated them before): 422 DeleteOptions. Upstream's ValidateIgnoreStoreReadError too.
+ */
+function validateDeleteOptions(options: EvictionDeleteOptions): void {
+  const causes: StatusCause[] = [];
+  const { propagationPolicy, orphanDependents, dryRun = [] } = options;
+  if (orphanDependents !== undefined && propagationPolicy !== undefined) {
+    causes.push({ reason: 'FieldValueInvalid', field: 'propagationPolicy', message: `Invalid value: ${goQuote(propagationPolicy)}: orphanDependents and deletionPropagation cannot be both set` });
+  }
+  if (propagationPolicy !== undefined && !['Foreground', 'Background', 'Orphan'].includes(propagationPolicy)) {
+    causes.push({ reason: 'FieldValueNotSupported', field: 'propagationPolicy', message: `Unsupported value: ${goQuote(propagationPolicy)}: supported values: "Foreground", "Background", "Orphan", "nil"` });
+  }
+  if (!dryRun.every((v) => v === 'All')) {
+    causes.push({ reason: 'FieldValueNotSupported', field: 'dryRun', message: `Unsupported value: ${goStringSlice(dryRun)}: supported values: "All"` });
+  }
+  if (options.ignoreStoreReadErrorWithClusterBreakingPotential === true) {
+    const set: Array<[string, boolean]> = [
+      ['dryRun', dryRun.length > 0], ['propagationPolicy', propagationPolicy !== undefined], ['orphanDependents', orphanDependents !== undefined],
+      ['gracePeriodSeconds', options.gracePeriodSeconds !== undefined], ['preconditions', options.preconditions !== undefined],
+    ];
+    for (const [name, isSet] of set) {
+      if (isSet) causes.push({ reason: 'FieldValueInvalid', field: 'ignoreStoreReadErrorWithClusterBreakingPotential', message: `Invalid value: true: cannot be set together with .${name}` });
+    }
+  }
+  if (causes.length > 0) throw invalid('DeleteOptions', '', causes, 'meta.k8s.io');
+}
+
+/** The deletion the options ask for, as the Store takes it. */
+function storeDeleteOptions(options: EvictionDeleteOptions): DeleteOptions {
+  const out: DeleteOptions = { dryRun: (options.dryRun ?? []).length > 0 };
+  if (options.gracePeriodSeconds !== undefined) out.gracePeriodSeconds = options.gracePeriodSeconds;
+  if (options.preconditions !== undefined) out.preconditions = options.preconditions;
+  if (options.propagationPolicy !== undefined) out.propagationPolicy = options.propagationPolicy;
+  if (options.orphanDependents !== undefined) out.orphanDependents = options.orphanDependents;
+  return out;
+}
+
+/** The pod's group resource as upstream's eviction names it in its precondition conflicts (the kind, as a resource). */
+const podKind = { group: '', resource: 'Pod' };
+
+/**
+ * podutil.UpdatePodCondition with the DisruptionTarget condition an eviction sets: its
+ * transition time kept while its status stays True.
+ */
+function markDisruptionTarget(pod: KubeObject): void {
+  const status = (isObject(pod.status) ? pod.status : (pod.status = {})) as JsonObject;
+  const conditions = Array.isArray(status.conditions) ? status.conditions : [];
+  const at = conditions.findIndex((c) => isObject(c) && c.type === 'DisruptionTarget');
+  const previous = at >= 0 ? conditions[at] as JsonObject : undefined;
+  const condition: JsonObject = {
+    type: 'DisruptionTarget',
+    status: 'True',
+    lastProbeTime: null,
+    lastTransitionTime: previous?.status === 'True' && typeof previous.lastTransitionTime === 'string' ? previous.lastTransitionTime : rfc3339(Date.now()),
+    reason: 'EvictionByEvictionAPI',
+    message: 'Eviction API: evicting',
+  };
+  if (at >= 0) conditions[at] = condition;
+  else conditions.push(condition);
+  status.conditions = conditions;
+}
+
+/**
+ * Upstream's addConditionAndDeletePod: unless a dry run, the pod's status first gets the
+ * DisruptionTarget condition (through pods/status, the options' preconditions checked
+ * against the pod as stored, a resourceVersion precondition then moved to the written
+ * pod's), then the pod is deleted, its options validated as the store's BeforeDelete does.
+ */
+async function markAndDelete(pods: Store, namespace: string, name: string, options: EvictionDeleteOptions): Promise<void> {
+  let deletion = options;
+  if ((options.dryRun ?? []).length === 0) {
+    const { uid, resourceVersion } = options.preconditions ?? {};
+    const { object } = await pods.guaranteedUpdate(namespace, name, undefined, {}, (current) => {
+      const pod = current!;
+      if (uid !== undefined && uid !== '' && uid !== pod.metadata.uid) {
+        throw conflict(podKind, name, `the UID in the precondition (${uid}) does not match the UID in record (${pod.metadata.uid ?? ''}). The object might have been deleted and then recreated`);
+      }
+      if (resourceVersion !== undefined && resourceVersion !== '' && resourceVersion !== pod.metadata.resourceVersion) {
+        throw conflict(podKind, name, `the ResourceVersion in the precondition (${resourceVersion}) does not match the ResourceVersion in record (${pod.metadata.resourceVersion ?? ''}). The object might have been modified`);
+      }
+      markDisruptionTarget(pod);
+      return pod;
+    }, { createIfMissing: false, subresource: 'status' });
+    if (!resourceVersionUnset(options)) deletion = withResourceVersion(options, object.metadata.resourceVersion);
+  }
+  validateDeleteOptions(deletion);
+  await pods.delete(namespace, name, storeDeleteOptions(deletion));
 }
 
 /**
  * Evicts a pod: deletes it, unless the one PodDisruptionBudget covering it allows no
  * disruption now (429) or several budgets cover it (500). The budget's status is computed
  * from its pods and written with the eviction counted, as upstream's eviction path
- * decrements disruptionsAllowed and records the pod in disruptedPods.
+ * decrements disruptionsAllowed and records the pod in disruptedPods. `options` are the
+ * Eviction's deleteOptions with the request's dryRun in them (propagateDryRun).
  */
-export async function evictPod(registry: ResourceRegistry, pods: Store, namespace: string, name: string, eviction: KubeObject, opts: EvictionOptions): Promise<Status> {
-  const original = deleteOptionsOf(eviction, opts);
-  const rvPinned = original.preconditions?.resourceVersion !== undefined && original.preconditions.resourceVersion !== null;
+export async function evictPod(registry: ResourceRegistry, pods: Store, namespace: string, name: string, options: EvictionDeleteOptions): Promise<Status> {
+  const rvPinned = !resourceVersionUnset(options);
+  const dryRun = (options.dryRun ?? []).length > 0;
   const success: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 } as Status;
 
   // Pods the budget need not be asked about are deleted straight away; conflicts are retried.
@@ -114,14 +226,12 @@ export async function evictPod(registry: ResourceRegistry, pods: Store, namespac
     pod = await pods.find(namespace, name);
     if (pod === undefined) throw notFound(pods.groupResource, name);
     if (!canIgnoreBudget(pod)) break;
-    const options = shouldEnforceResourceVersion(pod) && !rvPinned
-      ? { ...original, preconditions: { ...original.preconditions, resourceVersion: pod.metadata.resourceVersion } }
-      : original;
+    const deletion = shouldEnforceResourceVersion(pod) && !rvPinned ? withResourceVersion(options, pod.metadata.resourceVersion) : options;
     try {
-      await pods.delete(namespace, name, options);
+      await markAndDelete(pods, namespace, name, deletion);
       return success;
     } catch (err) {
-      if (isConflict(err) && !rvPinned && attempt < maxAttempts) continue;
+      if (isConflict(err) && !rvPinned && attempt < maxAttempts - 1) continue;
       throw err;
     }
   }
@@ -129,19 +239,17 @@ export async function evictPod(registry: ResourceRegistry, pods: Store, namespac
   const budgets = registry.lookup('policy', 'v1', 'poddisruptionbudgets')?.store;
   const covering = budgets === undefined ? [] : (await budgets.list(namespace)).items.map((i) => i.object).filter((pdb) => budgetCovers(pdb, pod));
   if (covering.length > 1) {
-    throw new StatusError(500, '', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
+    throw unclassifiedError('This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
   }
 
   let pinToPod = false;
   if (covering.length === 1) {
-    pinToPod = await checkAndDecrement(budgets!, pods, covering[0]!, pod, original.dryRun ?? false);
+    pinToPod = await checkAndDecrement(budgets!, pods, covering[0]!, pod, dryRun);
   }
 
-  const options = pinToPod
-    ? { ...original, preconditions: { ...original.preconditions, resourceVersion: pod.metadata.resourceVersion } }
-    : original;
+  const deletion = pinToPod ? withResourceVersion(options, pod.metadata.resourceVersion) : options;
   try {
-    await pods.delete(namespace, name, options);
+    await markAndDelete(pods, namespace, name, deletion);
   } catch (err) {
     // The pod changed since it was judged unready: the client should try again.
     if (isConflict(err) && pinToPod && !rvPinned) throw budgetBusy(covering[0]!.metadata.name ?? '');
@@ -152,8 +260,10 @@ export async function evictPod(registry: ResourceRegistry, pods: Store, namespac
 
 /**
  * Brings the budget's status up to date and takes one disruption from it. Answers true
- * when the pod goes without taking one (it is not ready and the budget is met), in which
- * case the deletion must be pinned to the pod's resourceVersion.
+ * when the pod goes without taking one (it is not ready and the budget is met, or its
+ * unhealthy pods may always go), in which case the deletion must be pinned to the pod's
+ * resourceVersion. A budget write that keeps conflicting fails with the last conflict
+ * (upstream's retry.RetryOnConflict answers it, not a timeout).
  */
 async function checkAndDecrement(budgets: Store, pods: Store, initial: KubeObject, pod: KubeObject, dryRun: boolean): Promise<boolean> {
   const namespace = initial.metadata.namespace ?? '';
@@ -198,13 +308,12 @@ async function checkAndDecrement(budgets: Store, pods: Store, initial: KubeObjec
         subresource: 'status',
       });
     } catch (err) {
-      if (isConflict(err) && attempt < maxAttempts) {
+      if (isConflict(err) && attempt < maxAttempts - 1) {
         const fresh = await budgets.find(namespace, pdbName);
-        if (fresh === undefined) throw budgetBusy(pdbName);
+        if (fresh === undefined) throw notFound(budgets.groupResource, pdbName);
         pdb = fresh;
         continue;
       }
-      if (isConflict(err)) throw new StatusError(504, 'Timeout', `couldn't update PodDisruptionBudget "${pdbName}" due to conflicts`, { retryAfterSeconds: 10 }, { 'Retry-After': '10' });
       throw err;
     }
     if (refusal !== undefined) throw refusal;

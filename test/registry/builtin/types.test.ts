@@ -18,7 +18,7 @@ const expected = [
   { resource: 'endpoints', group: '', kind: 'Endpoints', singular: 'endpoints', namespaced: true, shortNames: ['ep'], categories: [], subresources: [], verbs: all, schemaName: 'io.k8s.api.core.v1.Endpoints', allowCreateOnUpdate: true, deleteReturnsObject: false, nameRule: 'dns1123-subdomain', deprecationWarning: 'v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice' },
   { resource: 'leases', group: 'coordination.k8s.io', kind: 'Lease', singular: 'lease', namespaced: true, shortNames: [], categories: [], subresources: [], verbs: all, schemaName: 'io.k8s.api.coordination.v1.Lease', allowCreateOnUpdate: true, deleteReturnsObject: false, nameRule: 'dns1123-subdomain' },
   { resource: 'deployments', group: 'apps', kind: 'Deployment', singular: 'deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: ['status', 'scale'], verbs: all, schemaName: 'io.k8s.api.apps.v1.Deployment', allowCreateOnUpdate: false, deleteReturnsObject: false, nameRule: 'dns1123-subdomain' },
-  { resource: 'poddisruptionbudgets', group: 'policy', kind: 'PodDisruptionBudget', singular: 'poddisruptionbudget', namespaced: true, shortNames: ['pdb'], categories: [], subresources: ['status'], verbs: all, schemaName: 'io.k8s.api.policy.v1.PodDisruptionBudget', allowCreateOnUpdate: false, deleteReturnsObject: false, nameRule: 'dns1123-subdomain' },
+  { resource: 'poddisruptionbudgets', group: 'policy', kind: 'PodDisruptionBudget', singular: 'poddisruptionbudget', namespaced: true, shortNames: ['pdb'], categories: [], subresources: ['status'], verbs: all, schemaName: 'io.k8s.api.policy.v1.PodDisruptionBudget', allowCreateOnUpdate: false, deleteReturnsObject: false, nameRule: 'path-segment' },
   { resource: 'mutatingwebhookconfigurations', group: 'admissionregistration.k8s.io', kind: 'MutatingWebhookConfiguration', singular: 'mutatingwebhookconfiguration', namespaced: false, shortNames: [], categories: ['api-extensions'], subresources: [], verbs: all, schemaName: 'io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration', allowCreateOnUpdate: false, deleteReturnsObject: false, nameRule: 'dns1123-subdomain' },
   { resource: 'validatingwebhookconfigurations', group: 'admissionregistration.k8s.io', kind: 'ValidatingWebhookConfiguration', singular: 'validatingwebhookconfiguration', namespaced: false, shortNames: [], categories: ['api-extensions'], subresources: [], verbs: all, schemaName: 'io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration', allowCreateOnUpdate: false, deleteReturnsObject: false, nameRule: 'dns1123-subdomain' },
 ];
@@ -50,8 +50,8 @@ test('every built-in type has the names, scope, verbs and schema upstream serves
   }
 });
 
-test('only leases refuse an update without resourceVersion', () => {
-  assert.deepEqual(types.filter((t) => t.allowUnconditionalUpdate === false).map((t) => t.resource), ['leases']);
+test('only leases and PodDisruptionBudgets refuse an update without resourceVersion', () => {
+  assert.deepEqual(types.filter((t) => t.allowUnconditionalUpdate === false).map((t) => t.resource), ['leases', 'poddisruptionbudgets']);
 });
 
 test('only services carry an allocator', () => {
