@@ -1,6 +1,8 @@
 // The admission chain: mutating then validating plugins, called by the Store on every write.
 import type { KubeObject, StatusCause } from '../api/index.ts';
 import { clone, deepEqual } from '../api/json.ts';
+import { isLabelKey } from '../api/labels.ts';
+import { addAuditAnnotation, type AnnotationLevel } from '../api/request-context.ts';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE';
 
@@ -174,4 +176,22 @@ export class AdmissionChain {
       if (pending !== undefined) await pending;
     }
   }
+}
+
+/**
+ * Upstream's Attributes.AddAnnotationWithLevel: an annotation an admission plugin makes
+ * for the request's audit event, kept from `level` up (a key already set keeps its first
+ * value). Its key must be a qualified name with a prefix, `prefix/name` (checkKeyFormat):
+ * one that is not is refused, and the answer is upstream's words for why (the caller logs them).
+ */
+export function addAdmissionAnnotation(key: string, value: string, level?: AnnotationLevel): string | undefined {
+  if (key.split('/').length !== 2) {
+    return "annotation key has invalid format, the right format is a DNS subdomain prefix and '/' and key name. (e.g. 'podsecuritypolicy.admission.k8s.io/admit-policy')";
+  }
+  const problems = isLabelKey(key);
+  if (problems.length > 0) {
+    return `annotation key has invalid format ${problems.join(',')}. A qualified name like 'podsecuritypolicy.admission.k8s.io/admit-policy' is required.`;
+  }
+  addAuditAnnotation(key, value, level);
+  return undefined;
 }

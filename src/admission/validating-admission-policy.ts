@@ -5,10 +5,12 @@
 // once per parameter object its paramRef selects. A failed validation is denied, warned
 // about or audited as the binding's validationActions say; an expression that cannot be
 // evaluated, or a binding that cannot be applied (no params, a missing param kind),
-// denies under failurePolicy Fail and is passed over under Ignore.
+// denies under failurePolicy Fail and is passed over under Ignore. The policy's
+// auditAnnotations, and the Audit action's failure, annotate the request's audit event.
 
 import { StatusError, type KubeObject } from '../api/index.ts';
-import { addAuditAnnotation, addWarning } from '../api/request-context.ts';
+import { goJson } from '../api/field-errors.ts';
+import { addAuditAnnotation, addWarning, auditedRequest } from '../api/request-context.ts';
 import { cel, loadCel } from '../cel/lazy.ts';
 import type { MatchCondition } from '../cel/match-conditions.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
@@ -24,8 +26,49 @@ interface Decision {
   action: 'deny' | 'admit';
   message: string;
   reason: string;
-  /** Which validation failed (absent for failures of the binding itself). */
+  /** Which validation failed (absent for failures of the binding itself; the audit annotation then says 0, as upstream's). */
   expressionIndex?: number;
+  /** Denied whatever the binding's validationActions (an audit annotation that failed), as upstream's dispatcher does. */
+  always?: boolean;
+}
+
+/** What one policy under one binding decided, and the audit annotations it publishes (key, value). */
+interface Outcome {
+  decisions: Decision[];
+  annotations: Array<[string, string]>;
+}
+
+/** Upstream's maxAuditAnnotationValueLength: a value's bytes past it are cut off. */
+const maxAuditAnnotationValueBytes = 10 * 1024;
+
+/** Go's strings.TrimSpace (unicode.IsSpace: U+0085 is a space to Go, U+FEFF is not, unlike String.prototype.trim). */
+const goSpaceEnds = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+
+/**
+ * A Go string's first `max` bytes (`value[:max]`), as its JSON encoder then writes it: the
+ * bytes of a character cut in two each become U+FFFD.
+ */
+function firstBytes(value: string, max: number): string {
+  const bytes = Buffer.from(value, 'utf8');
+  if (bytes.length <= max) return value;
+  let lead = max - 1;
+  while (lead > max - 4 && (bytes[lead]! & 0xc0) === 0x80) lead--;
+  const first = bytes[lead]!;
+  const length = first >= 0xf0 ? 4 : first >= 0xe0 ? 3 : first >= 0xc0 ? 2 : 1;
+  const whole = lead + length > max ? lead : max;
+  return bytes.subarray(0, whole).toString('utf8') + '\ufffd'.repeat(max - whole);
+}
+
+/** The CEL type of an evaluated value, as cel-go's ref.Type prints it. */
+function celTypeName(value: unknown): string {
+  if (typeof value === 'bigint') return 'int';
+  if (typeof value === 'number') return 'double';
+  if (typeof value === 'boolean') return 'bool';
+  if (Array.isArray(value)) return 'list';
+  if (value instanceof Uint8Array) return 'bytes';
+  if (value instanceof Date) return 'google.protobuf.Timestamp';
+  const name = (value as object).constructor?.name;
+  return name === 'UnsignedInt' ? 'uint' : name === 'Duration' ? 'google.protobuf.Duration' : name === 'Optional' ? 'optional_type' : 'map';
 }
 
 /** Upstream's reasonToCode. */
@@ -34,19 +77,22 @@ function codeFor(reason: string): number {
 }
 
 export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlugin {
-  /** The decisions of one policy under one binding. */
-  async function decide(policy: KubeObject, binding: KubeObject, attrs: AdmissionAttributes): Promise<Decision[]> {
+  /** The decisions of one policy under one binding, and the audit annotations it publishes. */
+  async function decide(policy: KubeObject, binding: KubeObject, attrs: AdmissionAttributes): Promise<Outcome> {
     const { compile, evaluateMatchConditions, celValue } = await loadCel();
     const spec = specOf(policy);
     const failClosed = text(spec.failurePolicy) !== 'Ignore';
-    const failure = (message: string): Decision[] => (failClosed ? [{ action: 'deny', message, reason: 'Invalid' }] : []);
+    // A failure to evaluate names the validation it concerns (upstream's decision index: 0 for the policy's own).
+    const failure = (message: string, expressionIndex = 0): Decision[] => (failClosed ? [{ action: 'deny', message, reason: 'Invalid', expressionIndex }] : []);
     const params = await paramsFor(policy, binding, attrs, sources);
-    if ('error' in params) return failure(params.error);
+    if ('error' in params) return { decisions: failure(params.error), annotations: [] };
     if ('missing' in params) {
-      return params.missing === 'Deny' ? [{ action: 'deny', message: 'no params found for policy binding with `Deny` parameterNotFoundAction', reason: 'Invalid' }] : [];
+      const decisions: Decision[] = params.missing === 'Deny' ? [{ action: 'deny', message: 'no params found for policy binding with `Deny` parameterNotFoundAction', reason: 'Invalid' }] : [];
+      return { decisions, annotations: [] };
     }
     const base = await requestVariables(attrs, sources);
     const decisions: Decision[] = [];
+    const annotations: Array<[string, string]> = [];
     for (const param of params.params) {
       const variables: Record<string, unknown> = { ...base, params: param === null ? null : celValue(param, undefined) };
       const conditions: MatchCondition[] = objects(spec.matchConditions).map((c) => ({ name: text(c.name), expression: text(c.expression) }));
@@ -60,44 +106,57 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
       }
       // Variables in order, each able to use those before it; one that fails fails what uses it.
       const broken = await composeVariables(spec, variables);
-      // auditAnnotations: each value expression's string (null: none) under `<policy>/<key>`.
-      for (const annotation of objects(spec.auditAnnotations)) {
-        const compiled = compile(text(annotation.valueExpression), policyVariableTypes);
-        try {
-          const value = await compiled.program?.(variables);
-          if (typeof value === 'string' && value !== '') addAuditAnnotation(`${policy.metadata.name}/${text(annotation.key)}`, value.slice(0, 10 * 1024));
-        } catch (err) {
-          decisions.push(...failure(`expression '${text(annotation.valueExpression)}' resulted in error: ${evaluationErrorText(err)}`));
-        }
-      }
       for (const [index, validation] of objects(spec.validations).entries()) {
         const expression = text(validation.expression);
         const usesBroken = brokenVariableUsed(expression, broken);
         if (usesBroken !== undefined) {
-          decisions.push(...failure(usesBroken));
+          decisions.push(...failure(usesBroken, index));
           continue;
         }
         const compiled = compile(expression, policyVariableTypes);
         if (compiled.program === undefined) {
-          decisions.push(...failure(`compilation error: ${compiled.error}`));
+          decisions.push(...failure(`compilation error: ${compiled.error}`, index));
           continue;
         }
         let result: unknown;
         try {
           result = await compiled.program(variables);
         } catch (err) {
-          decisions.push(...failure(`expression '${expression}' resulted in error: ${evaluationErrorText(err)}`));
+          decisions.push(...failure(`expression '${expression}' resulted in error: ${evaluationErrorText(err)}`, index));
           continue;
         }
         if (result === true) continue;
         if (result !== false) {
-          decisions.push(...failure(`expression '${expression}' resulted in an unexpected type: want bool`));
+          decisions.push(...failure(`expression '${expression}' resulted in an unexpected type: want bool`, index));
           continue;
         }
         decisions.push({ action: 'deny', message: await messageOf(validation, variables), reason: text(validation.reason) || 'Invalid', expressionIndex: index });
       }
+      // auditAnnotations after the validations, as upstream's validator: each value expression's
+      // string, trimmed (empty, or null: none), published under `<policy>/<key>`. One that fails
+      // denies under failurePolicy Fail, and one of another type always, whatever the binding's actions.
+      for (const annotation of objects(spec.auditAnnotations)) {
+        const valueExpression = text(annotation.valueExpression);
+        const compiled = compile(valueExpression, policyVariableTypes);
+        let value: unknown;
+        try {
+          if (compiled.program === undefined) throw new Error(`compilation error: ${compiled.error}`);
+          value = await compiled.program(variables);
+        } catch (err) {
+          if (failClosed) decisions.push({ action: 'deny', message: `expression '${valueExpression}' resulted in error: ${evaluationErrorText(err)}`, reason: 'Invalid', always: true });
+          continue;
+        }
+        if (value === null) continue;
+        if (typeof value !== 'string') {
+          const message = `valueExpression '${valueExpression}' resulted in unsupported return type: ${celTypeName(value)}. Return type must be either string or null.`;
+          decisions.push({ action: 'deny', message, reason: 'Invalid', always: true });
+          continue;
+        }
+        const trimmed = value.replace(goSpaceEnds, '');
+        if (trimmed !== '') annotations.push([text(annotation.key), firstBytes(trimmed, maxAuditAnnotationValueBytes)]);
+      }
     }
-    return decisions;
+    return { decisions, annotations };
   }
 
   return {
@@ -111,24 +170,45 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
 
   async function validateWith(attrs: AdmissionAttributes, pending: BoundPolicy[] | Promise<BoundPolicy[]>): Promise<void> {
     let denied: { policy: string; binding: string; decision: Decision } | undefined;
-    const audited: Array<Record<string, unknown>> = [];
+    const audited = auditedRequest();
+    // Each policy's audit annotations over its bindings and their params: a value once,
+    // distinct values of a key joined with ", " (upstream's auditAnnotationCollector).
+    let published: Map<string, Map<string, string[]>> | undefined;
     for (const { policy, binding } of await pending) {
       const bindingSpec = specOf(binding);
       const sent = await bindingApplies(policy, binding, attrs, sources);
       if (sent === undefined) continue;
       const actions = Array.isArray(bindingSpec.validationActions) ? bindingSpec.validationActions.map(String) : [];
-      for (const decision of await decide(policy, binding, sent)) {
+      const [policyName, bindingName] = [policy.metadata.name ?? '', binding.metadata.name ?? ''];
+      const outcome = await decide(policy, binding, sent);
+      for (const decision of outcome.decisions) {
         if (decision.action !== 'deny') continue;
-        const [policyName, bindingName] = [policy.metadata.name ?? '', binding.metadata.name ?? ''];
+        if (decision.always === true) {
+          denied ??= { policy: policyName, binding: bindingName, decision };
+          continue;
+        }
         if (actions.includes('Warn')) addWarning(`Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${decision.message}`);
         if (actions.includes('Deny')) denied ??= { policy: policyName, binding: bindingName, decision };
-        if (actions.includes('Audit')) {
-          audited.push({ message: decision.message, policy: policyName, binding: bindingName, ...(decision.expressionIndex !== undefined ? { expressionIndex: decision.expressionIndex } : {}), validationActions: actions });
+        // Audit: upstream's annotation, a list of this one failure (ValidationFailureValue's fields in
+        // order): the event keeps the request's first, as upstream's admission attributes refuse to overwrite it.
+        if (actions.includes('Audit') && audited) {
+          const failure = { message: decision.message, policy: text(bindingSpec.policyName), binding: bindingName, expressionIndex: decision.expressionIndex ?? 0, validationActions: bindingSpec.validationActions ?? null };
+          addAuditAnnotation('validation.policy.admission.k8s.io/validation_failure', goJson([failure]).text);
         }
       }
+      if (outcome.annotations.length === 0 || !audited) continue;
+      published ??= new Map();
+      let keys = published.get(policyName);
+      if (keys === undefined) published.set(policyName, (keys = new Map()));
+      for (const [key, value] of outcome.annotations) {
+        const values = keys.get(key);
+        if (values === undefined) keys.set(key, [value]);
+        else if (!values.includes(value)) values.push(value);
+      }
     }
-    // Audit: the failures go into the request's audit event, as upstream's annotation.
-    if (audited.length > 0) addAuditAnnotation('validation.policy.admission.k8s.io/validation_failure', JSON.stringify(audited));
+    for (const [policyName, keys] of published ?? []) {
+      for (const [key, values] of keys) addAuditAnnotation(`${policyName}/${key}`, values.join(', '));
+    }
     if (denied === undefined) return;
     const message = `ValidatingAdmissionPolicy '${denied.policy}' with binding '${denied.binding}' denied request: ${denied.decision.message}`;
     const resource = attrs.group === '' ? attrs.resource : `${attrs.resource}.${attrs.group}`;

@@ -54,8 +54,12 @@ export interface AdmissionResult {
   allowed: boolean;
   /** Decoded JSON Patch operations, when a mutating webhook sent some. */
   patch?: unknown;
+  /** The patch's JSON text as sent, for its audit annotation. */
+  patchText?: string;
   result?: Record<string, unknown>;
   warnings: string[];
+  /** response.auditAnnotations: what the webhook asks to be noted in the request's audit event, under `<webhook>/<key>`. */
+  auditAnnotations: Record<string, string>;
 }
 
 /** A response that breaks the protocol: the call counts as failed (failurePolicy decides). */
@@ -80,7 +84,7 @@ export function verifyResponse(version: string, uid: string, mutating: boolean, 
   if (!isObject(body)) throw invalidResponse('webhook response was absent');
   const response = body.response;
   if (!isObject(response)) throw invalidResponse('webhook response was absent');
-  let patch: unknown;
+  let patch: { ops: unknown; text: string } | undefined;
   if (version === 'v1') {
     if (response.uid !== uid) throw invalidResponse(`expected response.uid="${uid}", got "${typeof response.uid === 'string' ? response.uid : ''}"`);
     if (body.apiVersion !== 'admission.k8s.io/v1' || body.kind !== 'AdmissionReview') {
@@ -106,19 +110,111 @@ export function verifyResponse(version: string, uid: string, mutating: boolean, 
   const warnings = Array.isArray(response.warnings) ? response.warnings.filter((w): w is string => typeof w === 'string') : [];
   return {
     allowed: response.allowed === true,
-    patch,
+    ...(patch !== undefined ? { patch: patch.ops, patchText: patch.text } : {}),
     result: isObject(response.status) ? response.status : undefined,
     warnings,
+    auditAnnotations: auditAnnotationsOf(response.auditAnnotations),
   };
 }
 
-function decodePatch(base64: string): unknown {
+/** A map[string]string as Go decodes it: a null value is "" (values of other types are left out here). */
+function auditAnnotationsOf(raw: unknown): Record<string, string> {
+  const annotations: Record<string, string> = {};
+  if (!isObject(raw)) return annotations;
+  for (const [key, value] of Object.entries(raw)) {
+    if (typeof value === 'string' || value === null) annotations[key] = value ?? '';
+  }
+  return annotations;
+}
+
+function decodePatch(base64: string): { ops: unknown; text: string } {
   const text = Buffer.from(base64, 'base64').toString('utf8');
   try {
-    return JSON.parse(text);
+    return { ops: JSON.parse(text), text };
   } catch (err) {
     throw new InvalidResponseError(`received undecodable patch in webhook response: ${(err as Error).message}`);
   }
+}
+
+const jsonSpace = new Set([' ', '\t', '\n', '\r']);
+const goHtmlEscapes: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+
+/** Where the JSON value starting at `i` of valid JSON `text` ends. */
+function valueEnd(text: string, i: number): number {
+  let depth = 0;
+  let j = i;
+  do {
+    const c = text[j]!;
+    if (c === '"') {
+      j++;
+      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+    } else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') depth--;
+    else if (depth === 0 && !jsonSpace.has(c)) {
+      // A number or a literal: up to the next delimiter.
+      while (j + 1 < text.length && !jsonSpace.has(text[j + 1]!) && !',]}'.includes(text[j + 1]!)) j++;
+    }
+    j++;
+  } while (depth > 0);
+  return j;
+}
+
+/** A JSON text as Go's json.Marshal writes a json.RawMessage: compacted, with Go's HTML escapes. */
+function goRawMessage(raw: string): string {
+  let out = '';
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i]!;
+    if (c === '"') {
+      const end = valueEnd(raw, i);
+      out += raw.slice(i, end);
+      i = end - 1;
+    } else if (!jsonSpace.has(c)) out += c;
+  }
+  return out.replace(/[<>&\u2028\u2029]/g, (c) => goHtmlEscapes[c]!);
+}
+
+function skipSpace(text: string, i: number): number {
+  while (i < text.length && jsonSpace.has(text[i]!)) i++;
+  return i;
+}
+
+/**
+ * A webhook's JSON Patch (valid JSON text) as upstream's patch audit annotation writes it:
+ * json.Marshal of the jsonpatch.Patch it decoded, a list of operations that are Go maps of
+ * json.RawMessage, so each operation's keys are sorted (a key given twice: its last value)
+ * and each value is written as the webhook sent it, compacted, with Go's HTML escapes.
+ */
+export function patchAnnotationJson(text: string): string {
+  const ops: string[] = [];
+  let i = skipSpace(text, 0);
+  if (text[i] !== '[') return goRawMessage(text);
+  i = skipSpace(text, i + 1);
+  while (text[i] !== ']') {
+    if (text[i] !== '{') {
+      const end = valueEnd(text, i);
+      ops.push(goRawMessage(text.slice(i, end)));
+      i = end;
+    } else {
+      const members = new Map<string, string>();
+      i = skipSpace(text, i + 1);
+      while (text[i] !== '}') {
+        const keyEnd = valueEnd(text, i);
+        const key = JSON.parse(text.slice(i, keyEnd)) as string;
+        const start = skipSpace(text, skipSpace(text, keyEnd) + 1);
+        const end = valueEnd(text, start);
+        members.set(key, goRawMessage(text.slice(start, end)));
+        i = skipSpace(text, end);
+        if (text[i] === ',') i = skipSpace(text, i + 1);
+      }
+      i++;
+      // Go sorts a map's keys by their bytes.
+      const keys = [...members.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+      ops.push(`{${keys.map((k) => `${goRawMessage(JSON.stringify(k))}:${members.get(k)!}`).join(',')}}`);
+    }
+    i = skipSpace(text, i);
+    if (text[i] === ',') i = skipSpace(text, i + 1);
+  }
+  return `[${ops.join(',')}]`;
 }
 
 /** webhookerrors.ToStatusErr: a webhook's refusal as the error the client gets. */

@@ -1,17 +1,19 @@
 // The MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins: call the webhooks
-// of admissionregistration.k8s.io/v1 configurations with AdmissionReviews, after
+// of admissionregistration.k8s.io/v1 configurations with AdmissionReviews, and note the
+// calls in the request's audit event, after
 // apiserver/pkg/admission/plugin/webhook/{mutating,validating}/dispatcher.go.
 
 import { randomUUID } from 'node:crypto';
 import { badRequest, forbidden, internalError, type KubeObject } from '../api/index.ts';
-import { addWarning, currentRequest, type RequestUser } from '../api/request-context.ts';
+import { addWarning, auditedRequest, currentRequest, type RequestUser } from '../api/request-context.ts';
+import { goJson } from '../api/field-errors.ts';
 import { deepEqual, isObject } from '../api/json.ts';
 import { noAuthorizer, type Authorize } from '../cel/authz.ts';
 import { loadCel } from '../cel/lazy.ts';
 import { applyJsonPatch } from '../patch/index.ts';
-import { reinvocationOf, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
+import { addAdmissionAnnotation, reinvocationOf, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
 import { AgentPool, callWebhook, WebhookCallError, type ServiceResolver } from './webhook-client.ts';
-import { admissionReview, InvalidResponseError, refusal, reviewVersionFor, verifyResponse } from './webhook-review.ts';
+import { admissionReview, InvalidResponseError, patchAnnotationJson, refusal, reviewVersionFor, verifyResponse } from './webhook-review.ts';
 import { isExemptFromWebhooks, orderedWebhooks, shouldCall, type MatchContext, type Webhook, type WebhookKind } from './webhook-rules.ts';
 import { takeMutation, versionedAttributes, type Equivalents } from './equivalents.ts';
 
@@ -39,6 +41,22 @@ export interface WebhookAdmissionOptions {
 const apiserverUser: RequestUser = { name: 'system:apiserver', uid: '', groups: ['system:authenticated', 'system:masters'] };
 
 const noSideEffects = ['None', 'NoneOnDryRun'];
+
+/**
+ * Where a call stands in its phase, as its audit annotations' keys name it
+ * (`round_<round>_index_<index>`): a mutating webhook's round is 1 when the phase runs
+ * again (reinvocation) and its index its place among all mutating webhooks; a validating
+ * webhook's round is 0 and its index its place among those the request is sent to.
+ */
+interface CallPosition {
+  round: number;
+  index: number;
+}
+
+/** Upstream's annotation prefixes (mutating/dispatcher.go, validating/dispatcher.go). */
+const mutationAnnotationPrefix = 'mutation.webhook.admission.k8s.io/';
+const patchAnnotationPrefix = 'patch.webhook.admission.k8s.io/';
+const failedOpenPrefix = { mutating: `failed-open.${mutationAnnotationPrefix}`, validating: 'failed-open.validating.webhook.admission.k8s.io/' };
 
 /** A failure to get a usable answer from a webhook (ErrCallingWebhook): failurePolicy decides what it does. */
 class CallingWebhookError extends Error {
@@ -115,12 +133,13 @@ export class WebhookAdmission {
     const reinvocation = reinvocationOf(attrs);
     const record = reinvocation.record('MutatingAdmissionWebhook');
     if (reinvocation.again && record.changedSince(attrs.object)) record.changed();
-    for (const hook of hooks) {
+    const round = reinvocation.again ? 1 : 0;
+    for (const [index, hook] of hooks.entries()) {
       const key = `${hook.configurationName}\0${hook.name}`;
       if (reinvocation.again && !record.runsAgain(key)) continue;
       const sent = await this.shouldSend(hook, attrs, match);
       if (sent === undefined) continue;
-      if (await this.callFailingPerPolicy(hook, sent, true)) {
+      if (await this.callFailingPerPolicy(hook, sent, true, { round, index })) {
         if (sent !== attrs) await takeMutation(sent, attrs, this.opts.equivalents!);
         record.changed();
         reinvocation.requested = true;
@@ -139,7 +158,7 @@ export class WebhookAdmission {
       if (sent !== undefined) relevant.push({ hook, sent });
     }
     // Validating webhooks run in parallel; the first error (in calling order) is the answer.
-    const results = await Promise.allSettled(relevant.map(({ hook, sent }) => this.callFailingPerPolicy(hook, sent, false)));
+    const results = await Promise.allSettled(relevant.map(({ hook, sent }, index) => this.callFailingPerPolicy(hook, sent, false, { round: 0, index })));
     for (const r of results) if (r.status === 'rejected') throw r.reason;
   }
 
@@ -177,25 +196,46 @@ export class WebhookAdmission {
    * Calls one webhook. A refusal, or a dry run the webhook cannot take, fails the request;
    * a failed call fails it with 500 under failurePolicy Fail and is logged and skipped
    * under Ignore. Answers whether a mutating webhook changed the object.
+   *
+   * An audited request's event notes, as upstream's dispatchers do, every call of a mutating
+   * webhook (whether it changed the object), a call that failed open, and (call) the patch
+   * applied and the webhook's own auditAnnotations.
    */
-  private async callFailingPerPolicy(hook: Webhook, attrs: AdmissionAttributes, mutating: boolean): Promise<boolean> {
-    if (attrs.dryRun && !noSideEffects.includes(hook.sideEffects)) {
-      throw badRequest(`admission webhook "${hook.name}" does not support dry run`);
-    }
+  private async callFailingPerPolicy(hook: Webhook, attrs: AdmissionAttributes, mutating: boolean, position: CallPosition): Promise<boolean> {
+    const audited = auditedRequest();
+    const at = `round_${position.round}_index_${position.index}`;
+    let mutated = false;
     try {
-      return await this.call(hook, attrs, mutating);
+      if (attrs.dryRun && !noSideEffects.includes(hook.sideEffects)) {
+        throw badRequest(`admission webhook "${hook.name}" does not support dry run`);
+      }
+      mutated = await this.call(hook, attrs, mutating, audited ? at : undefined);
+      return mutated;
     } catch (err) {
       if (!(err instanceof CallingWebhookError)) throw err;
       if (hook.failurePolicy === 'Ignore') {
         this.opts.log(`Failed calling webhook, failing open ${hook.name}: ${err.message}`);
+        if (audited) this.annotate(hook, `${failedOpenPrefix[mutating ? 'mutating' : 'validating']}${at}`, hook.name);
         return false;
       }
       this.opts.log(`Failed calling webhook, failing closed ${hook.name}: ${err.message}`);
       throw internalError(err.message);
+    } finally {
+      // Upstream's MutationAuditAnnotation, its fields in order; mutated is false for a call that failed.
+      if (audited && mutating) {
+        this.annotate(hook, `${mutationAnnotationPrefix}${at}`, goJson({ configuration: hook.configurationName, webhook: hook.name, mutated }).text);
+      }
     }
   }
 
-  private async call(hook: Webhook, attrs: AdmissionAttributes, mutating: boolean): Promise<boolean> {
+  /** Adds an admission annotation to the request's audit event; one refused (a bad key) is logged, as upstream's dispatchers do. */
+  private annotate(hook: Webhook, key: string, value: string, level?: 'Request'): void {
+    const refused = addAdmissionAnnotation(key, value, level);
+    if (refused !== undefined) this.opts.log(`Failed to set admission audit annotation ${key} to ${value} for ${hook.kind} webhook ${hook.name}: ${refused}`);
+  }
+
+  /** `annotated`: the key suffix of the call's audit annotations, when the request is audited. */
+  private async call(hook: Webhook, attrs: AdmissionAttributes, mutating: boolean, annotated: string | undefined): Promise<boolean> {
     const version = reviewVersionFor(hook.admissionReviewVersions);
     if (version === undefined) throw new CallingWebhookError(hook.name, 'webhook does not accept known AdmissionReview versions (v1, v1beta1)');
     const uid = randomUUID();
@@ -214,10 +254,21 @@ export class WebhookAdmission {
       if (err instanceof InvalidResponseError) throw new CallingWebhookError(hook.name, err.message);
       throw err;
     }
+    // The webhook's own annotations, whether it allowed the request or not.
+    if (annotated !== undefined) {
+      for (const [key, value] of Object.entries(result.auditAnnotations)) this.annotate(hook, `${hook.name}/${key}`, value);
+    }
     for (const warning of result.warnings) addWarning(warning);
     if (!result.allowed) throw refusal(hook.name, result.result);
     if (!mutating || result.patch === undefined || (Array.isArray(result.patch) && result.patch.length === 0)) return false;
-    return applyPatch(hook, attrs, result.patch);
+    const changed = applyPatch(hook, attrs, result.patch);
+    // Upstream's PatchAuditAnnotation for a patch applied (whether or not it changed the object),
+    // kept by events of the Request levels only: it shows what the request's body became.
+    if (annotated !== undefined) {
+      const value = `{"configuration":${goJson(hook.configurationName).text},"webhook":${goJson(hook.name).text},"patch":${patchAnnotationJson(result.patchText!)},"patchType":"JSONPatch"}`;
+      this.annotate(hook, `${patchAnnotationPrefix}${annotated}`, value, 'Request');
+    }
+    return changed;
   }
 }
 

@@ -14,12 +14,22 @@ export interface RequestUser {
   extra?: Readonly<Record<string, readonly string[]>>;
 }
 
+/**
+ * The lowest audit level whose events keep an admission plugin's annotation (upstream's
+ * AddAnnotationWithLevel): Metadata, every audited request's; Request, those audited at
+ * level Request or RequestResponse (a mutating webhook's patch, which shows the request's body).
+ */
+export type AnnotationLevel = 'Metadata' | 'Request';
+
 export interface RequestContext {
   user: RequestUser;
   /** Adds a `Warning: 299 - "text"` header to the answer (deduplicated). */
   addWarning(text: string): void;
-  /** Adds an annotation to the request's audit event (a no-op when the request is not audited). */
-  addAuditAnnotation?(key: string, value: string): void;
+  /**
+   * Adds an annotation to the request's audit event, kept at `level` (Metadata when not
+   * given) and above; a key already set keeps its first value. Absent when the request is not audited.
+   */
+  addAuditAnnotation?(key: string, value: string, level?: AnnotationLevel): void;
   /** Told the request's body once read, when the request is audited at level Request or above. */
   auditRequestBody?(body: Uint8Array, contentType: string | undefined): void;
   /** Told an object body once decoded (JSON, YAML, Protobuf or CBOR), as upstream's LogRequestObject is, when the request is audited. */
@@ -92,8 +102,13 @@ export function deprecatedApiRequested(removedRelease = ''): void {
 }
 
 /** Upstream's audit.AddAuditAnnotation: a no-op outside an audited request. */
-export function addAuditAnnotation(key: string, value: string): void {
-  storage.getStore()?.addAuditAnnotation?.(key, value);
+export function addAuditAnnotation(key: string, value: string, level?: AnnotationLevel): void {
+  storage.getStore()?.addAuditAnnotation?.(key, value, level);
+}
+
+/** Whether the request being served is audited: what only its audit event would show need not be composed otherwise. */
+export function auditedRequest(): boolean {
+  return storage.getStore()?.addAuditAnnotation !== undefined;
 }
 
 /** Upstream's flowcontrol.WatchInitialized: the request's watch is established; a no-op outside a watch. */

@@ -14,6 +14,7 @@ import { child, goQuote, index, invalid, notSupported, required } from '../api/f
 import { goFieldTypeError, goJsonKind, isObject } from '../api/json.ts';
 import { isDNS1123Subdomain } from '../api/labels.ts';
 import type { StatusCause } from '../api/types.ts';
+import type { AnnotationLevel } from '../api/request-context.ts';
 import { replaceLoneSurrogateEscapes } from '../api/lone-surrogates.ts';
 import { loadedYaml, loadYaml } from '../api/yaml.ts';
 import type { AuthorizationAttributes } from '../auth/authorize.ts';
@@ -722,8 +723,12 @@ export interface AuditHooks {
    * it names the object reference and, at the Request levels, is the event's request object.
    */
   requestObject?(object: Readonly<Record<string, unknown>>): void;
-  /** Adds an annotation to the event (a key already set keeps its first value, as upstream's). */
-  annotate(key: string, value: string): void;
+  /**
+   * Adds an annotation to the event (a key already set keeps its first value, as upstream's).
+   * One given level Request (an admission webhook's patch) is kept only by events of the
+   * Request levels, as upstream's admission annotations are logged up to the event's level.
+   */
+  annotate(key: string, value: string, level?: AnnotationLevel): void;
   /**
    * The user the request impersonates, once granted: named in the events from then on (not
    * the RequestReceived one, as upstream's), with the constrained impersonation verb that
@@ -873,7 +878,10 @@ export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRe
     });
   });
   // Upstream keeps an annotation's first value (and warns of a different second one).
-  const annotate = (key: string, value: string) => void (annotations[key] ??= value);
+  const annotate = (key: string, value: string, level?: AnnotationLevel) => {
+    if (level === 'Request' && decision.level === 'Metadata') return;
+    annotations[key] ??= value;
+  };
   const impersonated = (user: AuditRequest['user'], constraint = '') => {
     impersonatedUser = user;
     impersonationConstraint = constraint;
