@@ -191,7 +191,9 @@ async function markAndDelete(pods: Store, namespace: string, name: string, optio
   let deletion = options;
   if ((options.dryRun ?? []).length === 0) {
     const { uid, resourceVersion } = options.preconditions ?? {};
-    const { object } = await pods.guaranteedUpdate(namespace, name, undefined, {}, (current) => {
+    // Written and deleted as upstream's eviction calls its pod store: no admission (the
+    // eviction's own CREATE went through it).
+    const { object } = await pods.guaranteedUpdate(namespace, name, undefined, { withoutAdmission: true }, (current) => {
       const pod = current!;
       if (uid !== undefined && uid !== '' && uid !== pod.metadata.uid) {
         throw conflict(podKind, name, `the UID in the precondition (${uid}) does not match the UID in record (${pod.metadata.uid ?? ''}). The object might have been deleted and then recreated`);
@@ -205,7 +207,7 @@ async function markAndDelete(pods: Store, namespace: string, name: string, optio
     if (!resourceVersionUnset(options)) deletion = withResourceVersion(options, object.metadata.resourceVersion);
   }
   validateDeleteOptions(deletion);
-  await pods.delete(namespace, name, storeDeleteOptions(deletion));
+  await pods.delete(namespace, name, { ...storeDeleteOptions(deletion), withoutAdmission: true });
 }
 
 /**

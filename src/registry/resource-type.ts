@@ -149,8 +149,8 @@ export interface Allocator {
    * (upstream answers a dry-run create with the IPs and ports it would allocate).
    */
   allocate(obj: KubeObject, opts?: { dryRun?: boolean }): Promise<Allocation>;
-  /** Adjust what is taken for an update of `old` into `obj`; throws like allocate. */
-  reallocate(obj: KubeObject, old: KubeObject): Promise<Allocation>;
+  /** Adjust what is taken for an update of `old` into `obj`; throws like allocate. With `dryRun`, as allocate's. */
+  reallocate(obj: KubeObject, old: KubeObject, opts?: { dryRun?: boolean }): Promise<Allocation>;
   /** Release what the object holds (after its delete). */
   release(obj: KubeObject): Promise<void>;
   /** At start-up, from the stored objects: repair what storage records as taken. */

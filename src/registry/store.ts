@@ -53,6 +53,11 @@ export interface WriteOptions {
    * withAuthorization around the create validation). Throws a 403.
    */
   authorizeCreate?: () => Promise<void>;
+  /**
+   * The server's own write no admission plugin sees, as upstream's registry code calls its
+   * store directly (an eviction's pod status and deletion): neither phase runs.
+   */
+  withoutAdmission?: boolean;
 }
 
 export interface StoreOptions {
@@ -144,6 +149,12 @@ export interface UpdateHow {
    * by validation as immutable (422).
    */
   uidPrecondition?: boolean;
+  /**
+   * `expectedResourceVersion` is the body's (a PUT of the resource or a subresource): a type
+   * that refuses unconditional updates (upstream's AllowUnconditionalUpdate false) refuses one
+   * without it, once the object is found (422, named by the resource as upstream's store names it).
+   */
+  resourceVersionFromBody?: boolean;
 }
 
 export type MutateArgument = 'changes' | 'reads' | 'copies';
@@ -411,11 +422,7 @@ export class Store {
     }
     obj.metadata.name = name;
     const expected = obj.metadata.resourceVersion;
-    // Types like leases refuse a PUT without a resourceVersion of an existing object (upstream's AllowUnconditionalUpdate).
-    if ((expected === undefined || expected === '') && this.type.allowUnconditionalUpdate === false && (await this.findStored(namespace, name)) !== undefined) {
-      throw invalid(this.type.kind, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }], this.type.group);
-    }
-    return this.guaranteedUpdate(namespace, name, expected, opts, () => obj, { mutateArgument: 'reads', uidPrecondition: true });
+    return this.guaranteedUpdate(namespace, name, expected, opts, () => obj, { mutateArgument: 'reads', uidPrecondition: true, resourceVersionFromBody: true });
   }
 
   /**
@@ -446,7 +453,7 @@ export class Store {
     expectedResourceVersion: string | undefined,
     opts: WriteOptions,
     mutate: (current: KubeObject | undefined) => KubeObject,
-    { createIfMissing, subresource = '', admissionView, mutateArgument = 'changes', uidPrecondition = false }: UpdateHow,
+    { createIfMissing, subresource = '', admissionView, mutateArgument = 'changes', uidPrecondition = false, resourceVersionFromBody = false }: UpdateHow,
   ): Promise<UpdateResult> {
     const ready = this.writeReady();
     if (ready !== undefined) await ready;
@@ -477,6 +484,10 @@ export class Store {
         return result;
       }
       const current = base.current;
+      // Types like leases refuse a PUT without a resourceVersion of an existing object.
+      if (resourceVersionFromBody && !pinned && this.type.allowUnconditionalUpdate === false) {
+        throw invalid(this.type.resource, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }], this.type.group);
+      }
       if (pinned && expectedResourceVersion !== current.metadata.resourceVersion) {
         if (await this.movedPast(base)) continue;
         throw staleObject(this.groupResource, name);
@@ -491,7 +502,7 @@ export class Store {
           this.conversions = undefined;
         }
         const attrs = this.updateAttributes(namespace, obj, current, opts, subresource, admissionView);
-        await this.admitUpdate(attrs, obj, current, admissionView);
+        if (opts.withoutAdmission !== true) await this.admitUpdate(attrs, obj, current, admissionView);
         // Upstream's BeforeUpdate, after the mutating phase: plugins and webhooks see the
         // object as the client sent it (decoded, defaulted), validation sees it prepared.
         this.preserveSystemMeta(obj, current, subresource);
@@ -499,7 +510,7 @@ export class Store {
         const leading = this.admission.strategyCauses(attrs);
         rules.validate(obj, current, leading === undefined ? undefined : await leading);
         if (admissionView !== undefined) attrs.object = admissionView.toView(obj);
-        await this.admission.validate(attrs);
+        if (opts.withoutAdmission !== true) await this.admission.validate(attrs);
         this.completeGoValue(obj);
       } catch (err) {
         // Managed fields that wait for a webhook's conversion: made, then the attempt again.
@@ -678,7 +689,9 @@ export class Store {
   private async writeUpdate(base: UpdateBase, obj: KubeObject, opts: WriteOptions, mayRetry: boolean, encoded?: Uint8Array): Promise<UpdateResult | typeof retry> {
     const current = base.current;
     if (opts.dryRun) {
-      // What upstream's dry run answers: the updated object at the stored version.
+      // What upstream's dry run answers: the updated object at the stored version, with what
+      // the update would allocate filled in (a new node port), nothing taken.
+      await this.allocator?.reallocate(obj, current, { dryRun: true });
       obj.metadata.resourceVersion = current.metadata.resourceVersion;
       return { object: obj, created: false };
     }
@@ -915,9 +928,11 @@ export class Store {
         return { object: current, deleted: false };
       }
       // Upstream runs both admission phases on DELETE; mutating plugins see no object to change.
-      const attrs = this.attributes('DELETE', namespace, undefined, current, opts);
-      await this.admission.admit(attrs);
-      await this.admission.validate(attrs);
+      if (opts.withoutAdmission !== true) {
+        const attrs = this.attributes('DELETE', namespace, undefined, current, opts);
+        await this.admission.admit(attrs);
+        await this.admission.validate(attrs);
+      }
 
       const finalizers = deletionFinalizers(this.type, marked, opts);
       const finalizersChange = !sameSet(marked.metadata.finalizers ?? [], finalizers);

@@ -211,7 +211,7 @@ describe('the deletion\'s options are validated as the store\'s BeforeDelete doe
       delete: async (_ns: string, _name: string, opts: unknown) => void deletions.push(opts),
     } as unknown as Store;
     await evictPod({ lookup: () => undefined } as unknown as ResourceRegistry, pods, 'ns', 'p', { orphanDependents: true, gracePeriodSeconds: 3 });
-    assert.deepEqual(deletions, [{ dryRun: false, gracePeriodSeconds: 3, preconditions: { resourceVersion: '6' }, orphanDependents: true }]);
+    assert.deepEqual(deletions, [{ dryRun: false, gracePeriodSeconds: 3, preconditions: { resourceVersion: '6' }, orphanDependents: true, withoutAdmission: true }]);
   });
 });
 
@@ -239,6 +239,42 @@ describe('the DisruptionTarget condition an eviction sets before the deletion', 
     const res = await evict(ns, 'p', { deleteOptions: { preconditions: { resourceVersion } } });
     assert.equal(res.status, 201, res.text);
     assert.ok((await getPod(ns, 'p')).json.metadata.deletionTimestamp);
+  });
+});
+
+describe('the eviction\'s own writes', () => {
+  test('its pod status and deletion pass no admission, as upstream\'s eviction calls its pod store: a policy refusing both does not stop it', async () => {
+    const ns = await namespace();
+    await server.request('PATCH', `/api/v1/namespaces/${ns}`, { raw: JSON.stringify({ metadata: { labels: { sweep: ns } } }), headers: { 'content-type': 'application/merge-patch+json' } });
+    await pod(ns, 'kept', { node: true });
+    await pod(ns, 'evicted', { node: true });
+    const name = `no-pod-writes-${ns}`;
+    const policy = await server.request('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', { body: {
+      metadata: { name },
+      spec: {
+        matchConstraints: {
+          resourceRules: [
+            { apiGroups: [''], apiVersions: ['v1'], operations: ['DELETE'], resources: ['pods'] },
+            { apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['pods/status'] },
+          ],
+          namespaceSelector: { matchLabels: { sweep: ns } },
+        },
+        validations: [{ expression: 'false', message: 'pods stay as they are' }],
+      },
+    } });
+    assert.equal(policy.status, 201, policy.text);
+    const binding = await server.request('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', { body: {
+      metadata: { name }, spec: { policyName: name, validationActions: ['Deny'] },
+    } });
+    assert.equal(binding.status, 201, binding.text);
+    // The policy refuses a client's delete...
+    await eventually(async () => assert.equal((await server.request('DELETE', `/api/v1/namespaces/${ns}/pods/kept`)).status, 422));
+    // ...not the eviction's.
+    const res = await evict(ns, 'evicted');
+    assert.equal(res.status, 201, res.text);
+    const evicted = await getPod(ns, 'evicted');
+    assert.ok(evicted.json.metadata.deletionTimestamp !== undefined, evicted.text);
+    assert.ok(evicted.json.status.conditions.some((c: { type: string }) => c.type === 'DisruptionTarget'), evicted.text);
   });
 });
 

@@ -281,7 +281,17 @@ test('update: a type without unconditional update refuses a PUT without resource
   const { store } = setup({ allowUnconditionalUpdate: false });
   await store.create('ns', widget('w'));
   const got = await failure(store.update('ns', 'w', widget('w', { size: 2 })));
-  assert.deepEqual([got.code, got.message], [422, 'Widget.example.com "w" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update']);
+  // Named by the resource, as upstream's store names it (its error has no field for one).
+  assert.deepEqual([got.code, got.message], [422, 'widgets.example.com "w" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update']);
+  const details = await store.update('ns', 'w', widget('w', { size: 2 })).catch((err: { details?: Record<string, unknown> }) => err.details);
+  assert.deepEqual({ ...details, causes: undefined }, { name: 'w', group: 'example.com', kind: 'widgets', causes: undefined });
+  // A subresource's PUT body too; a patch, which carries none, is not refused.
+  const status = await failure(store.guaranteedUpdate('ns', 'w', undefined, {}, (current) => ({ ...current!, status: { ready: true } }), { subresource: 'status', resourceVersionFromBody: true }));
+  assert.equal(status.code, 422);
+  const patched = await store.guaranteedUpdate('ns', 'w', undefined, {}, (current) => ({ ...current!, spec: { size: 5 } }));
+  assert.deepEqual(patched.object.spec, { size: 5 });
+  // A missing object is still not found first.
+  assert.equal((await failure(store.update('ns', 'gone', widget('gone')))).code, 404);
 });
 
 const missingCases: { name: string; allowCreateOnUpdate: boolean; resourceVersion?: string; created: boolean }[] = [

@@ -145,7 +145,7 @@ async function updateObject(scope: RequestScope): Promise<void> {
   checkIdentity(scope, obj);
   const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, obj.metadata.resourceVersion, {
     dryRun, fieldValidation: { directive, duplicateFields }, cborTypeAt, numberOverflow, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'UpdateOptions'),
-  }, () => obj, { createIfMissing: false, subresource: info.subresource, mutateArgument: 'reads', uidPrecondition: true });
+  }, () => obj, { createIfMissing: false, subresource: info.subresource, mutateArgument: 'reads', uidPrecondition: true, resourceVersionFromBody: true });
   await writeAnswer(scope, 200, object);
 }
 

@@ -252,6 +252,17 @@ describe('on a single-stack cluster', () => {
     assert.equal((await api.ipAddresses())['10.96.0.77'], undefined);
     created(await api.create('dry-again', { type: 'NodePort', clusterIP: '10.96.0.77', ports: [{ port: 80, nodePort: 30077 }] }));
   });
+
+  test('a dry-run update answers the node ports it would allocate, and takes none', async () => {
+    created(await api.create('dry-update', { ports: [{ port: 80 }] }));
+    const dry = created(await api.patch('dry-update', { spec: { type: 'NodePort', ports: [{ port: 80, nodePort: 30078 }] } }, '?dryRun=All'));
+    assert.equal(dry.ports[0].nodePort, 30078);
+    const asked = created(await api.patch('dry-update', { spec: { type: 'NodePort' } }, '?dryRun=All'));
+    assert.equal(typeof asked.ports[0].nodePort, 'number');
+    assert.equal((await api.get('dry-update')).json.spec.type, 'ClusterIP');
+    // Nothing was taken: another Service may have that port.
+    created(await api.create('dry-update-other', { type: 'NodePort', ports: [{ port: 80, nodePort: 30078 }] }));
+  });
 });
 
 describe('on a dual-stack cluster', () => {
