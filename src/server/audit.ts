@@ -544,6 +544,8 @@ export interface AuditRequest {
   apiVersion: string;
   /** What annotates the event from its first stage: what authentication noted, before the audit filter ran. */
   annotations?: Readonly<Record<string, string>>;
+  /** The ID the server gave the request on arrival (auditId); absent, the event takes one as auditId would. */
+  auditID?: string;
 }
 
 /** Bytes of an answer kept for its event (its Status on failure, its object at RequestResponse). */
@@ -626,12 +628,20 @@ function requestFields(request: Omit<AuditRequest, 'user'>): { sourceIPs?: strin
   return { ...(ips.length > 0 ? { sourceIPs: ips } : {}), ...(agent !== undefined && agent !== '' ? { userAgent: agent } : {}) };
 }
 
-/** The request's audit ID: the one its Audit-ID header gives (as upstream's WithAuditInit takes it), else a new one; sent back as the Audit-Id header. */
-function auditIdOf(request: Pick<AuditRequest, 'rawHeaders'>, res: Pick<AuditedResponse, 'setHeader'>): string {
-  const given = headerValue(request.rawHeaders, 'audit-id');
+/**
+ * A request's audit ID, as upstream's WithAuditInit gives every request one, audited or not:
+ * the one its Audit-ID header gives, else a new one; sent back as the Audit-Id header (and
+ * named in the request's log line).
+ */
+export function auditId(rawHeaders: readonly string[] | undefined, res: Pick<AuditedResponse, 'setHeader'>): string {
+  const given = headerValue(rawHeaders, 'audit-id');
   const auditID = given !== '' ? given : crypto.randomUUID();
   res.setHeader('Audit-Id', auditID);
   return auditID;
+}
+
+function auditIdOf(request: Pick<AuditRequest, 'rawHeaders' | 'auditID'>, res: Pick<AuditedResponse, 'setHeader'>): string {
+  return request.auditID ?? auditId(request.rawHeaders, res);
 }
 
 function withoutManagedFields(value: unknown): unknown {

@@ -23,7 +23,7 @@ import { flowControlDump } from './flow-control-dump.ts';
 import { PriorityLevels, type QueuedRequest } from './priority-levels.ts';
 import { RequestConcurrency } from './request-concurrency.ts';
 import { estimateWork, maxSeatsOf, oneSeat, WatchTracker, type EstimateSources } from './work-estimate.ts';
-import { auditFailedAuthentication, beginAudit, type AuditPolicy, type AuditSink, type ProtobufDecoder } from './audit.ts';
+import { auditFailedAuthentication, auditId, beginAudit, type AuditPolicy, type AuditSink, type ProtobufDecoder } from './audit.ts';
 import { parseRequestTarget, requestTarget } from './request-target.ts';
 import { TurnLimiter } from './turns.ts';
 import { releaseUnreadBody } from './unread-body.ts';
@@ -637,6 +637,8 @@ export class ApiServer {
   /** The request through the filter chain, counted and timed for /metrics once its target parsed. */
   private async measured(req: Request, res: Response): Promise<void> {
     const { path, query } = requestTarget(req.method ?? 'GET', req.url ?? '/');
+    // Every request has its audit ID from the start (upstream's WithAuditInit), audited or not.
+    const auditID = auditId(req.rawHeaders, res as unknown as HttpResponse);
     if (this.refusing && !exemptFromRefusal(req, path)) {
       refuseWhileShuttingDown(res as unknown as HttpResponse);
       return;
@@ -670,18 +672,17 @@ export class ApiServer {
         if (requestLog === undefined && !slow) return;
         const latency = `${(ms / 1000).toFixed(6).replace(/\.?0+$/, '')}s`;
         const agent = req.headers['user-agent'] ?? '';
-        const auditId = res.getHeader('audit-id');
         const source = (req as unknown as { socket?: { remoteAddress?: string } }).socket?.remoteAddress ?? '';
-        (requestLog ?? slowLog!)(`${slow ? '"Slow request" ' : ''}"HTTP" verb=${JSON.stringify(method)} URI=${JSON.stringify(req.url ?? '/')} latency=${JSON.stringify(latency)} userAgent=${JSON.stringify(agent)}${auditId !== undefined ? ` audit-ID=${JSON.stringify(String(auditId))}` : ''} srcIP=${JSON.stringify(source)} resp=${res.statusCode}`);
+        (requestLog ?? slowLog!)(`${slow ? '"Slow request" ' : ''}"HTTP" verb=${JSON.stringify(method)} URI=${JSON.stringify(req.url ?? '/')} latency=${JSON.stringify(latency)} userAgent=${JSON.stringify(agent)} audit-ID=${JSON.stringify(auditID)} srcIP=${JSON.stringify(source)} resp=${res.statusCode}`);
       });
     }
     if (isLongRunning(info)) {
-      await this.filterChain(req as HttpRequest, res as unknown as HttpResponse, path, query, info);
+      await this.filterChain(req as HttpRequest, res as unknown as HttpResponse, path, query, info, auditID);
       return;
     }
     const deadline = this.deadlines.start(res as unknown as HttpResponse, query.get('timeout'));
     try {
-      await this.filterChain(req as HttpRequest, res as unknown as HttpResponse, path, query, info);
+      await this.filterChain(req as HttpRequest, res as unknown as HttpResponse, path, query, info, auditID);
     } catch (err) {
       // Answered 504 already: what the handler ran into after that has no one to go to.
       if (!deadline.timedOut) throw err;
@@ -702,7 +703,7 @@ export class ApiServer {
     else (res as http.ServerResponse).once('close', () => closed((res as http.ServerResponse).writableFinished));
   }
 
-  private async filterChain(req: HttpRequest, res: HttpResponse, path: string, query: URLSearchParams, info: RequestInfo): Promise<void> {
+  private async filterChain(req: HttpRequest, res: HttpResponse, path: string, query: URLSearchParams, info: RequestInfo, auditID: string): Promise<void> {
     if (this.stopping) res.setHeader('Connection', 'close');
     // Upstream's request deadline filter, before CORS and authentication: a short request's
     // `timeout` must be a Go duration.
@@ -713,6 +714,7 @@ export class ApiServer {
       userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : undefined,
       sourceIP: (req as unknown as { socket?: { remoteAddress?: string } }).socket?.remoteAddress,
       rawHeaders: req.rawHeaders ?? [],
+      auditID,
       user: who,
       apiVersion: info.isResourceRequest ? info.version : '',
       attributes: {

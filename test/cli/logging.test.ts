@@ -48,7 +48,8 @@ test('plinth serve --log-format json -v 3: JSON lines, one per request, and star
       assert.ok(found, log);
       return found;
     });
-    assert.match(line.msg, /^"HTTP" verb="GET" URI="\/api\/v1\/namespaces\/default" latency="[\d.]+s" userAgent="logging-test\/1\.0" srcIP="[^"]+" resp=200$/);
+    // Every request has an audit ID, audited or not (upstream's WithAuditInit), which its line names.
+    assert.match(line.msg, /^"HTTP" verb="GET" URI="\/api\/v1\/namespaces\/default" latency="[\d.]+s" userAgent="logging-test\/1\.0" audit-ID="[0-9a-f-]{36}" srcIP="[^"]+" resp=200$/);
   } finally {
     assert.equal(await server.stop(), 0);
   }
