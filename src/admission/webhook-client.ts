@@ -81,14 +81,14 @@ export interface WebhookClientConfig {
 export async function callWebhook(
   cc: WebhookClientConfig,
   body: unknown,
-  opts: { timeoutSeconds: number; maxResponseBytes?: number; resolveService: ServiceResolver | undefined },
+  opts: { timeoutSeconds: number; timeoutMs?: number; maxResponseBytes?: number; resolveService: ServiceResolver | undefined },
   agents: AgentPool,
 ): Promise<unknown> {
   const { url: configured, service, caPem } = cc;
   const url = configured !== undefined ? callURL(configured, opts.timeoutSeconds) : serviceURL(service!, opts.timeoutSeconds);
   const route = configured !== undefined ? {} : await serviceCall(service!, url, opts.resolveService);
   return postJSON(url, body, {
-    timeoutMs: opts.timeoutSeconds * 1000,
+    timeoutMs: opts.timeoutMs ?? opts.timeoutSeconds * 1000,
     ...(caPem === undefined ? {} : { caPem }),
     ...(opts.maxResponseBytes === undefined ? {} : { maxResponseBytes: opts.maxResponseBytes }),
     ...route,

@@ -5,7 +5,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { badRequest, forbidden, internalError, type KubeObject } from '../api/index.ts';
-import { addWarning, auditedRequest, currentRequest, type RequestUser } from '../api/request-context.ts';
+import { addWarning, auditedRequest, currentRequest, requestTimeLeft, type RequestUser } from '../api/request-context.ts';
 import { goJson } from '../api/field-errors.ts';
 import { deepEqual, isObject } from '../api/json.ts';
 import { noAuthorizer, type Authorize } from '../cel/authz.ts';
@@ -242,7 +242,7 @@ export class WebhookAdmission {
     const review = admissionReview(version, uid, attrs, currentRequest()?.user ?? apiserverUser);
     let body: unknown;
     try {
-      body = await callWebhook(hook.clientConfig, review, { timeoutSeconds: hook.timeoutSeconds, resolveService: this.opts.resolveService }, this.agents);
+      body = await callWebhook(hook.clientConfig, review, { ...callTimeout(hook.timeoutSeconds), resolveService: this.opts.resolveService }, this.agents);
     } catch (err) {
       if (err instanceof WebhookCallError) throw new CallingWebhookError(hook.name, `failed to call webhook: ${err.message}`);
       throw err;
@@ -299,4 +299,16 @@ function applyPatch(hook: Webhook, attrs: AdmissionAttributes, patch: unknown): 
   Object.assign(obj, next);
   attrs.mutated = true;
   return true;
+}
+
+/**
+ * How long a call may take: the webhook's timeoutSeconds, or what is left of the request's
+ * deadline when that is sooner, as upstream's call runs in the request's context; the
+ * `timeout` the webhook is told is that, rounded up to whole seconds (client-go's).
+ */
+function callTimeout(timeoutSeconds: number): { timeoutSeconds: number; timeoutMs: number } {
+  const left = requestTimeLeft();
+  if (left === undefined || left >= timeoutSeconds * 1000) return { timeoutSeconds, timeoutMs: timeoutSeconds * 1000 };
+  const ms = Math.max(0, Math.ceil(left));
+  return { timeoutSeconds: Math.ceil(ms / 1000), timeoutMs: ms };
 }

@@ -23,6 +23,11 @@ export type AnnotationLevel = 'Metadata' | 'Request';
 
 export interface RequestContext {
   user: RequestUser;
+  /**
+   * When the request's deadline passes (performance.now() time; `--request-timeout` or its
+   * `timeout` parameter): it has been answered 504 by then, and what it would still do goes nowhere.
+   */
+  deadline?: number;
   /** Adds a `Warning: 299 - "text"` header to the answer (deduplicated). */
   addWarning(text: string): void;
   /**
@@ -64,6 +69,12 @@ export function runInRequestContext<T>(context: RequestContext, fn: () => T): T 
  */
 export function outsideRequest<T>(fn: () => T): T {
   return storage.exit(fn);
+}
+
+/** Milliseconds until the request's deadline (none left: 0 or less); undefined outside a request or for one without a deadline (a watch). */
+export function requestTimeLeft(): number | undefined {
+  const deadline = storage.getStore()?.deadline;
+  return deadline === undefined ? undefined : deadline - performance.now();
 }
 
 /** The context of the request being served, or undefined outside a request. */

@@ -1,7 +1,7 @@
 // The generic Store: one resource's object lifecycle (create, update, delete, dry run, managed fields) over a storage Backend.
 import { randomUUID } from 'node:crypto';
 import {
-  alreadyExists, apiVersionOf, badRequest, conflict, generateNameConflict, internalError, invalid, isStatusError, notFound, staleObject,
+  alreadyExists, apiVersionOf, badRequest, conflict, generateNameConflict, internalError, invalid, isStatusError, notFound, staleObject, timeout,
   unclassifiedError, type GroupResource, type KubeList, type KubeObject, type Status, type StatusCause, type StatusError,
 } from '../api/index.ts';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/chain.ts';
@@ -14,7 +14,7 @@ import { beforeDelete, deletionFinalizers, markAsDeleting, sameSet, timestamp } 
 import { freshCopy, ReadPath, type ListItem, type ListPage, type ListRequest, type ReadConsistency, type WatchRequest } from './read-path.ts';
 import type { CacheWatcher, WatchCache } from '../cache/index.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.ts';
-import { addWarning, currentRequest, privilegedContainersAllowed, runInRequestContext } from '../api/request-context.ts';
+import { addWarning, currentRequest, privilegedContainersAllowed, requestTimeLeft, runInRequestContext } from '../api/request-context.ts';
 import type { ApplyOffload } from './apply-offload/client.ts';
 import type { OffloadedConfiguration } from './apply-offload/messages.ts';
 import { clone, deepEqual, isObject, setMember, withNumberText, type JsonObject } from '../api/json.ts';
@@ -363,6 +363,7 @@ export class Store {
     if (isResourceVersionSet(input.metadata?.resourceVersion)) throw unclassifiedError('resourceVersion should not be set on objects to be created');
 
     for (let attempt = 0; ; attempt++) {
+      refuseLateWrite();
       const allocation = await this.allocator?.allocate(obj);
       let revision: number;
       const key = this.key(namespace, meta.name!);
@@ -672,6 +673,7 @@ export class Store {
   private async deleteFinalized(base: UpdateBase, obj: KubeObject, opts: WriteOptions, mayRetry: boolean): Promise<UpdateResult | typeof retry> {
     if (opts.dryRun) return { object: obj, created: false };
     const current = base.current;
+    refuseLateWrite();
     try {
       await this.backend.delete(base.key, base.revision);
     } catch (err) {
@@ -695,6 +697,7 @@ export class Store {
       obj.metadata.resourceVersion = current.metadata.resourceVersion;
       return { object: obj, created: false };
     }
+    refuseLateWrite();
     // Encoded after reallocation: what it assigns (a new node port) is part of the stored object.
     const allocation = await this.allocator?.reallocate(obj, current);
     let revision: number;
@@ -875,6 +878,7 @@ export class Store {
     markEncodedHere(answer.written);
     if (answer.metadataView !== undefined) offerWrittenView(answer.written, answer.metadataView);
     let stored: number;
+    refuseLateWrite();
     try {
       stored = await this.backend.update(key, answer.written, revision);
     } catch (err) {
@@ -960,6 +964,7 @@ export class Store {
         toDelete = written;
       }
       if (opts.dryRun) return { object: current, deleted: true };
+      refuseLateWrite();
       try {
         await this.backend.delete(toDelete.kv.key, toDelete.kv.modRevision);
       } catch (err) {
@@ -982,6 +987,7 @@ export class Store {
   ): Promise<{ kv: KeyValue; object: KubeObject } | typeof retry> {
     if (sameContent(marked, current)) return { kv, object: current };
     if (opts.dryRun) return { kv, object: marked };
+    refuseLateWrite();
     const value = this.encode(marked);
     try {
       const revision = await this.backend.update(kv.key, value, kv.modRevision);
@@ -1621,4 +1627,14 @@ function sameContent(a: KubeObject, b: KubeObject): boolean {
 /** The handler's refusal of a body whose apiVersion is not the URL's. */
 function apiVersionMismatch(given: string, expected: string): StatusError {
   return badRequest(`the API version in the data (${given}) does not match the expected API version (${expected})`);
+}
+
+/**
+ * A request past its deadline writes nothing: it was answered 504 (server/request-deadlines.ts),
+ * and upstream's storage refuses a write whose context is done. The finisher's words, for
+ * whoever hears of it.
+ */
+function refuseLateWrite(): void {
+  const left = requestTimeLeft();
+  if (left !== undefined && left <= 0) throw timeout('request did not complete within requested timeout - context deadline exceeded');
 }

@@ -682,7 +682,7 @@ export class ApiServer {
     }
     const deadline = this.deadlines.start(res as unknown as HttpResponse, query.get('timeout'));
     try {
-      await this.filterChain(req as HttpRequest, res as unknown as HttpResponse, path, query, info, auditID);
+      await this.filterChain(req as HttpRequest, res as unknown as HttpResponse, path, query, info, auditID, deadline.at);
     } catch (err) {
       // Answered 504 already: what the handler ran into after that has no one to go to.
       if (!deadline.timedOut) throw err;
@@ -703,7 +703,7 @@ export class ApiServer {
     else (res as http.ServerResponse).once('close', () => closed((res as http.ServerResponse).writableFinished));
   }
 
-  private async filterChain(req: HttpRequest, res: HttpResponse, path: string, query: URLSearchParams, info: RequestInfo, auditID: string): Promise<void> {
+  private async filterChain(req: HttpRequest, res: HttpResponse, path: string, query: URLSearchParams, info: RequestInfo, auditID: string, deadline?: number): Promise<void> {
     if (this.stopping) res.setHeader('Connection', 'close');
     // Upstream's request deadline filter, before CORS and authentication: a short request's
     // `timeout` must be a Go duration.
@@ -790,6 +790,7 @@ export class ApiServer {
     // Admission and the Store learn the user, and add warnings, through the request context.
     const context = {
       user, addWarning,
+      ...(deadline !== undefined ? { deadline } : {}),
       group: info.isResourceRequest ? info.group : '', resource: info.isResourceRequest ? info.resource : '', verb: info.verb,
       ...(this.opts.allowPrivileged === false ? { allowPrivileged: false } : {}),
       ...(audit !== undefined ? { addAuditAnnotation: audit.annotate } : {}),
