@@ -49,14 +49,53 @@ export function containerResources(container: JsonObject, which: 'requests' | 'l
   return resourceList(resources[which]);
 }
 
-function aggregate(pod: KubeObject, which: 'requests' | 'limits', withOverhead: boolean): ResourceList {
+/** The containers' statuses by name (init containers' too) when they report resources. */
+function statusesWithResources(pod: KubeObject): Map<string, JsonObject> {
+  const status = isObject(pod.status) ? pod.status : {};
+  const byName = new Map<string, JsonObject>();
+  for (const cs of [...objectsIn(status, 'containerStatuses'), ...objectsIn(status, 'initContainerStatuses')]) {
+    if (typeof cs.name === 'string') byName.set(cs.name, cs);
+  }
+  return byName;
+}
+
+/** A resize the kubelet found it cannot do (PodResizePending, reason Infeasible): only what the container runs with counts. */
+function resizeInfeasible(pod: KubeObject): boolean {
+  const status = isObject(pod.status) ? pod.status : {};
+  const pending = objectsIn(status, 'conditions').find((c) => c.type === 'PodResizePending');
+  return pending?.reason === 'Infeasible';
+}
+
+/**
+ * A container's requests or limits with its status's (component-helpers' determineContainerReqs
+ * and determineContainerLimits): during an in-place resize what it asks for, what it runs
+ * with and what is allocated to it, the largest of each; a resize found infeasible, what it
+ * runs with (and, for requests, what is allocated).
+ */
+function withStatusResources(pod: KubeObject, container: JsonObject, cs: JsonObject, which: 'requests' | 'limits'): ResourceList {
+  const running = resourceList((cs.resources as JsonObject)[which]);
+  const infeasible = resizeInfeasible(pod);
+  const out: ResourceList = infeasible ? running : containerResources(container, which);
+  if (!infeasible) maxInto(out, running);
+  if (which === 'requests') maxInto(out, resourceList(cs.allocatedResources));
+  return out;
+}
+
+function aggregate(pod: KubeObject, which: 'requests' | 'limits', withOverhead: boolean, useStatus = false): ResourceList {
   const { containers, initContainers } = containersOf(pod);
+  const statuses = useStatus ? statusesWithResources(pod) : undefined;
+  /** What a container counts for: its spec's, or with its status's when asked and it reports resources. */
+  const counted = (c: JsonObject): ResourceList => {
+    const cs = statuses?.get(typeof c.name === 'string' ? c.name : '');
+    return cs !== undefined && isObject(cs.resources) ? withStatusResources(pod, c, cs, which) : containerResources(c, which);
+  };
   const total: ResourceList = new Map();
-  for (const c of containers) addInto(total, containerResources(c, which));
+  for (const c of containers) addInto(total, counted(c));
   const sidecars: ResourceList = new Map();
   const init: ResourceList = new Map();
   for (const c of initContainers) {
-    const own = containerResources(c, which);
+    // Of init containers, only sidecars (restartable) are resized in place.
+    const own = c.restartPolicy === 'Always' ? counted(c) : containerResources(c, which);
     let needs: ResourceList;
     if (c.restartPolicy === 'Always') {
       addInto(total, own);
@@ -79,10 +118,11 @@ function aggregate(pod: KubeObject, which: 'requests' | 'limits', withOverhead: 
   return total;
 }
 
-export function podRequests(pod: KubeObject, opts: { withOverhead?: boolean } = {}): ResourceList {
-  return aggregate(pod, 'requests', opts.withOverhead ?? false);
+/** `useStatus`: PodResourcesOptions' UseStatusResources (what quota counts of a pod resized in place). */
+export function podRequests(pod: KubeObject, opts: { withOverhead?: boolean; useStatus?: boolean } = {}): ResourceList {
+  return aggregate(pod, 'requests', opts.withOverhead ?? false, opts.useStatus);
 }
 
-export function podLimits(pod: KubeObject, opts: { withOverhead?: boolean } = {}): ResourceList {
-  return aggregate(pod, 'limits', opts.withOverhead ?? false);
+export function podLimits(pod: KubeObject, opts: { withOverhead?: boolean; useStatus?: boolean } = {}): ResourceList {
+  return aggregate(pod, 'limits', opts.withOverhead ?? false, opts.useStatus);
 }

@@ -137,13 +137,15 @@ function hasPodLevelResources(pod: KubeObject): boolean {
 }
 
 /**
- * PodRequests and PodLimits as PodUsageFunc asks for them (PodLevelResources on): the
- * containers' aggregate, the pod-level values in place of it where the pod sets them,
- * then the overhead (all of it on requests, on limits only where one is set and not zero).
+ * PodRequests and PodLimits as PodUsageFunc asks for them (PodLevelResources on, and
+ * UseStatusResources as InPlacePodVerticalScaling is): the containers' aggregate, each
+ * container's counted with what its status reports during a resize, the pod-level values in
+ * place of it where the pod sets them, then the overhead (all of it on requests, on limits
+ * only where one is set and not zero).
  */
 function podRequestsAndLimits(pod: KubeObject): { requests: ResourceList; limits: ResourceList } {
-  const requests = podRequests(pod);
-  const limits = podLimits(pod);
+  const requests = podRequests(pod, { useStatus: true });
+  const limits = podLimits(pod, { useStatus: true });
   const levelRequests = podLevel(pod, 'requests');
   for (const [name, q] of levelRequests) requests.set(name, q);
   if (hasPodLevelResources(pod)) for (const [name, q] of podLevel(pod, 'limits')) limits.set(name, q);

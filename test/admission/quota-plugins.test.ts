@@ -161,3 +161,42 @@ test('a quota\'s usage counted from the namespace\'s objects', async () => {
     used: { 'count/deployments.apps': '1', 'count/pods': '2', pods: '1', 'requests.cpu': '250m', secrets: '0', 'services.loadbalancers': '1', 'services.nodeports': '3' },
   });
 });
+
+test('a pod resized in place counts, in quota, the larger of what it asks for, runs with and was allocated; an infeasible resize what it runs with', () => {
+  const pods = evaluatorFor({ group: '', resource: 'pods' });
+  const pod = (conditions: unknown[] = []) => ({
+    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns' },
+    spec: {
+      containers: [{ name: 'app', resources: { requests: { cpu: '900m', memory: '1Gi' }, limits: { cpu: '3', memory: '1Gi' } } }],
+      initContainers: [
+        { name: 'sidecar', restartPolicy: 'Always', resources: { requests: { cpu: '100m' } } },
+        { name: 'setup', resources: { requests: { cpu: '50m' } } },
+      ],
+    },
+    status: {
+      phase: 'Running',
+      conditions,
+      // Growing the app: the kubelet runs it with less than it asks for, and was allocated more memory.
+      containerStatuses: [{ name: 'app', allocatedResources: { cpu: '500m', memory: '2Gi' }, resources: { requests: { cpu: '800m', memory: '1Gi' }, limits: { cpu: '2', memory: '1Gi' } } }],
+      initContainerStatuses: [
+        { name: 'sidecar', resources: { requests: { cpu: '300m' } } },
+        { name: 'setup', resources: { requests: { cpu: '2' } } },
+      ],
+    },
+  } as unknown as KubeObject);
+  const usage = (p: KubeObject) => toWire(pods.usage(p, Date.now()));
+  const resizing = usage(pod());
+  // app max(900m, 800m, 500m) + the sidecar's max(100m, 300m); a plain init container's status does not count.
+  assert.equal(resizing['requests.cpu'], '1200m');
+  assert.equal(resizing['requests.memory'], '2Gi');
+  assert.equal(resizing['limits.cpu'], '3');
+  // The kubelet found the resize infeasible: what the app runs with (and was allocated), not what it asks for.
+  const infeasible = usage(pod([{ type: 'PodResizePending', status: 'True', reason: 'Infeasible' }]));
+  assert.equal(infeasible['requests.cpu'], '1100m');
+  assert.equal(infeasible['limits.cpu'], '2');
+  assert.equal(infeasible['limits.memory'], '1Gi');
+  // Without statuses, the spec's.
+  const plain = usage({ ...pod(), status: { phase: 'Running' } } as KubeObject);
+  assert.equal(plain['requests.cpu'], '1');
+  assert.equal(plain['requests.memory'], '1Gi');
+});
