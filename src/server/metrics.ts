@@ -107,6 +107,8 @@ export class ApiMetrics {
   readonly #requests: PlainCounter;
   readonly #durations: PlainHistogram;
   readonly #longRunning: PlainGauge;
+  readonly #terminations: PlainCounter;
+  readonly #dropped: PlainCounter;
   readonly #watchEvents: PlainCounter;
   readonly #terminatedWatchers: PlainCounter;
   readonly #storage: PlainHistogram;
@@ -182,6 +184,8 @@ export class ApiMetrics {
     this.#requests = new PlainCounter(list, 'apiserver_request_total', 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.');
     this.#durations = new PlainHistogram(list, 'apiserver_request_duration_seconds', 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', requestBuckets);
     this.#longRunning = new PlainGauge(list, 'apiserver_longrunning_requests', 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.');
+    this.#terminations = new PlainCounter(list, 'apiserver_request_terminations_total', 'Number of requests which apiserver terminated in self-defense.');
+    this.#dropped = new PlainCounter(list, 'apiserver_dropped_requests_total', "Number of requests dropped with 'Try again later' response");
     const watermarks = (phase: RequestPhase) => () => (this.#concurrency?.watermarks(phase) ?? []).map(({ kind, value }) => ({ labels: { request_kind: kind }, value }));
     new CollectedGauge(list, 'apiserver_current_inflight_requests', 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', watermarks('executing'));
     new CollectedGauge(list, 'apiserver_current_inqueue_requests', 'Maximal number of queued requests in this apiserver per request kind in last second.', watermarks('waiting'));
@@ -382,6 +386,25 @@ export class ApiMetrics {
       // Every request is timed, watches and connections too, as upstream's MonitorRequest times them (their verbs, WATCH and CONNECT, keep them apart).
       series.durations.observe((performance.now() - started) / 1000);
     };
+  }
+
+  /**
+   * A request the server ended in self-defense (upstream's RecordRequestTermination): 504 at
+   * its deadline, 429 refused by the limits. A non-resource request's path is its subresource
+   * label, as upstream labels it there.
+   */
+  requestTerminated(labels: Omit<RequestLabels, 'dryRun'>, code: number): void {
+    const key = `${labels.verb}\0${labels.group}\0${labels.version}\0${labels.resource}\0${labels.subresource}\0${labels.scope}\0${code}`;
+    this.#terminations.series(key, () => ({
+      verb: labels.verb, group: labels.group, version: labels.version, resource: labels.resource, subresource: labels.subresource, scope: labels.scope,
+      component: 'apiserver', code: String(code),
+    })).value++;
+  }
+
+  /** A request refused with 429 by the in-flight limits or priority and fairness (upstream's RecordDroppedRequest). */
+  requestDropped(mutating: boolean): void {
+    const kind = mutating ? 'mutating' : 'readOnly';
+    this.#dropped.series(kind, () => ({ request_kind: kind })).value++;
   }
 
   /** The series of one set of request labels, found once per request. */

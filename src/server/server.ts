@@ -27,7 +27,7 @@ import { auditFailedAuthentication, auditId, beginAudit, type AuditPolicy, type 
 import { parseRequestTarget, requestTarget } from './request-target.ts';
 import { TurnLimiter } from './turns.ts';
 import { releaseUnreadBody } from './unread-body.ts';
-import { RequestDeadlines } from './request-deadlines.ts';
+import { RequestDeadlines, type Deadline } from './request-deadlines.ts';
 import { admitHttp2Request, Http2Request, Http2Response } from './http2-exchange.ts';
 import { answerParseError } from './http1-parse-errors.ts';
 
@@ -652,7 +652,7 @@ export class ApiServer {
         if (this.waiters.size > 0) this.requestEnded();
       });
     }
-    const finished = this.opts.metrics?.startRequest({
+    const labels = {
       verb: metricVerb(method, info.verb, info.isResourceRequest, req.headers['content-type'], info.isResourceRequest ? info.subresource : ''),
       dryRun: query.has('dryRun'),
       group: info.isResourceRequest ? info.group : '',
@@ -660,8 +660,18 @@ export class ApiServer {
       resource: info.isResourceRequest ? info.resource : '',
       subresource: info.isResourceRequest ? info.subresource : '',
       scope: !info.isResourceRequest ? '' : info.name !== '' ? 'resource' : info.namespace !== '' ? 'namespace' : 'cluster',
-    }, isLongRunning(info));
-    if (finished !== undefined) res.once('close', () => finished(res.statusCode));
+    };
+    const metrics = this.opts.metrics;
+    const finished = metrics?.startRequest(labels, isLongRunning(info));
+    let deadline: Deadline | undefined;
+    if (finished !== undefined) {
+      res.once('close', () => {
+        finished(res.statusCode);
+        // Ended in self-defense: at its deadline, or refused by the limits (upstream's terminations).
+        const terminated = deadline?.timedOut === true ? 504 : refusedByLimits.has(res) ? 429 : 0;
+        if (terminated !== 0) metrics!.requestTerminated({ ...labels, subresource: info.isResourceRequest ? info.subresource : info.path }, terminated);
+      });
+    }
     const requestLog = this.opts.requestLog;
     const slowLog = isLongRunning(info) ? undefined : this.opts.slowRequestLog;
     if (requestLog !== undefined || slowLog !== undefined) {
@@ -680,7 +690,7 @@ export class ApiServer {
       await this.filterChain(req as HttpRequest, res as unknown as HttpResponse, path, query, info, auditID);
       return;
     }
-    const deadline = this.deadlines.start(res as unknown as HttpResponse, query.get('timeout'));
+    deadline = this.deadlines.start(res as unknown as HttpResponse, query.get('timeout'));
     try {
       await this.filterChain(req as HttpRequest, res as unknown as HttpResponse, path, query, info, auditID, deadline.at);
     } catch (err) {
@@ -880,6 +890,7 @@ export class ApiServer {
       if (typeof seat !== 'object') {
         forgetWatch?.();
         flow?.rejected(seat);
+        this.opts.metrics?.requestDropped(mutating);
         tooManyRequests(res, levels!.retryAfter(classified.level.name));
         return false;
       }
@@ -916,6 +927,7 @@ export class ApiServer {
     if (release !== undefined) {
       return { release: this.executing(mutating, release) };
     }
+    this.opts.metrics?.requestDropped(mutating);
     tooManyRequests(res, 1);
     return false;
   }
@@ -993,8 +1005,12 @@ function queuedRequest(user: UserInfo, info: RequestInfo): QueuedRequest {
     : { user: user.name, verb: info.verb, path: info.path, namespace: '', name: '', group: '', version: '', resource: '', subresource: '' };
 }
 
+/** Answers refused by the limits, for the metrics of requests ended in self-defense. */
+const refusedByLimits = new WeakSet<object>();
+
 /** Upstream's refusal past the limits: 429, plain text (Go's http.Error), try again after `retryAfter` seconds. */
 function tooManyRequests(res: HttpResponse, retryAfter: number): void {
+  refusedByLimits.add(res);
   res.statusCode = 429;
   res.setHeader('Retry-After', String(retryAfter));
   res.setHeader('Content-Type', 'text/plain; charset=utf-8');

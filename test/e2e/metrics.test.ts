@@ -225,6 +225,12 @@ describe('in-flight limits', () => {
     const text = (await server.request('GET', '/metrics', { token: tokens.admin })).text;
     const global = { flow_schema: 'global-default', priority_level: 'global-default' };
     assert.equal(sample(text, 'apiserver_flowcontrol_rejected_requests_total', { ...global, reason: 'time-out' }), 2);
+    // Both refusals are requests ended in self-defense (upstream's RecordRequestTermination and RecordDroppedRequest).
+    const terminated = { group: '', version: 'v1', resource: 'configmaps', subresource: '', scope: 'namespace', component: 'apiserver', code: '429' };
+    assert.equal(sample(text, 'apiserver_request_terminations_total', { ...terminated, verb: 'POST' }), 1);
+    assert.equal(sample(text, 'apiserver_request_terminations_total', { ...terminated, verb: 'LIST' }), 1);
+    assert.equal(sample(text, 'apiserver_dropped_requests_total', { request_kind: 'mutating' }), 1);
+    assert.equal(sample(text, 'apiserver_dropped_requests_total', { request_kind: 'readOnly' }), 1);
     // carol's held write and the one after it.
     assert.equal(sample(text, 'apiserver_flowcontrol_dispatched_requests_total', global), 2);
     assert.ok(sample(text, 'apiserver_flowcontrol_dispatched_requests_total', { flow_schema: 'exempt', priority_level: 'exempt' }) >= 2);

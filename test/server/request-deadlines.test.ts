@@ -9,6 +9,7 @@ import type { HttpResponse } from '../../src/endpoints/http.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { allow, startWebhookServer } from '../helpers/webhook-server.ts';
 import { eventually } from '../helpers/eventually.ts';
+import { sample } from '../helpers/metrics.ts';
 
 const timedOut = '{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}\n';
 
@@ -52,6 +53,11 @@ describe('a server with a 600 ms --request-timeout', () => {
     assert.ok(answer.ms >= 550, `answered after ${answer.ms} ms`);
     // The server goes on serving.
     assert.equal((await server.request('GET', '/api/v1/namespaces/default')).status, 200);
+    // Counted as a request ended in self-defense, beside its 504 in the request counter.
+    const metrics = (await server.request('GET', '/metrics')).text;
+    const labels = { verb: 'POST', group: '', version: 'v1', resource: 'configmaps', subresource: '', scope: 'namespace', component: 'apiserver', code: '504' };
+    assert.ok(sample(metrics, 'apiserver_request_terminations_total', labels) >= 1, metrics.split('\n').filter((l) => l.includes('terminations')).join('\n'));
+    assert.ok(sample(metrics, 'apiserver_request_total', { ...labels, dry_run: '' }) >= 1);
   });
 
   test('a shorter `timeout` parameter shortens it; zero, a longer one or one not above zero leave it', async () => {
