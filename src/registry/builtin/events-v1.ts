@@ -6,7 +6,7 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { clone, deepEqual, isObject, type JsonObject } from '../../api/json.ts';
 import type { ResourceType, StorageConversion, Strategy } from '../resource-type.ts';
-import { appendAll, fieldImmutable, invalid, required } from '../validation/field.ts';
+import { appendAll, fieldImmutable, goJson, type GoValue, invalid, required } from '../validation/field.ts';
 import { validateEvent } from './events.ts';
 import { objectAt, stringAt } from './object.ts';
 import { builtinType } from './skeleton.ts';
@@ -16,12 +16,20 @@ function set(out: JsonObject, key: string, value: unknown): void {
   if (value !== undefined && value !== null && value !== '' && value !== 0) out[key] = clone(value);
 }
 
-/** A core/v1 Event as events.k8s.io/v1 shows it (Convert_core_Event_To_v1_Event). */
+/** A time field as Go holds it: the zero time (JSON null) when absent or empty. */
+function timeOrNull(value: unknown): unknown {
+  return value === undefined || value === '' ? null : clone(value);
+}
+
+/**
+ * A core/v1 Event as events.k8s.io/v1 shows it (Convert_core_Event_To_v1_Event), with the
+ * fields Go's encoder writes at their zero values: eventTime and the deprecated timestamps
+ * (metav1 times, null), regarding and deprecatedSource (structs, {}).
+ */
 export function eventFromCore(core: KubeObject): KubeObject {
   const c = core as JsonObject;
   const out: JsonObject = { kind: 'Event', apiVersion: 'events.k8s.io/v1', metadata: clone(core.metadata) };
-  // eventTime has no omitempty in events.k8s.io/v1: an old-style event shows null.
-  out.eventTime = c.eventTime ?? null;
+  out.eventTime = timeOrNull(c.eventTime);
   set(out, 'series', c.series);
   set(out, 'reportingController', c.reportingComponent);
   set(out, 'reportingInstance', c.reportingInstance);
@@ -32,13 +40,17 @@ export function eventFromCore(core: KubeObject): KubeObject {
   set(out, 'note', c.message);
   set(out, 'type', c.type);
   out.deprecatedSource = clone(isObject(c.source) ? c.source : {});
-  set(out, 'deprecatedFirstTimestamp', c.firstTimestamp);
-  set(out, 'deprecatedLastTimestamp', c.lastTimestamp);
+  out.deprecatedFirstTimestamp = timeOrNull(c.firstTimestamp);
+  out.deprecatedLastTimestamp = timeOrNull(c.lastTimestamp);
   set(out, 'deprecatedCount', c.count);
   return out as KubeObject;
 }
 
-/** An events.k8s.io/v1 Event as core/v1 stores it (Convert_v1_Event_To_core_Event). */
+/**
+ * An events.k8s.io/v1 Event as core/v1 stores it (Convert_v1_Event_To_core_Event), with the
+ * fields core/v1's Go type always writes: the times (null when zero), involvedObject and
+ * source ({}), reportingComponent and reportingInstance ("": no omitempty there).
+ */
 export function eventToCore(event: KubeObject): KubeObject {
   const e = event as JsonObject;
   const out: JsonObject = { kind: 'Event', apiVersion: 'v1', metadata: clone(event.metadata) };
@@ -46,16 +58,16 @@ export function eventToCore(event: KubeObject): KubeObject {
   set(out, 'reason', e.reason);
   set(out, 'message', e.note);
   out.source = clone(isObject(e.deprecatedSource) ? e.deprecatedSource : {});
-  set(out, 'firstTimestamp', e.deprecatedFirstTimestamp);
-  set(out, 'lastTimestamp', e.deprecatedLastTimestamp);
+  out.firstTimestamp = timeOrNull(e.deprecatedFirstTimestamp);
+  out.lastTimestamp = timeOrNull(e.deprecatedLastTimestamp);
   set(out, 'count', e.deprecatedCount);
   set(out, 'type', e.type);
-  set(out, 'eventTime', e.eventTime);
+  out.eventTime = timeOrNull(e.eventTime);
   set(out, 'series', e.series);
   set(out, 'action', e.action);
   set(out, 'related', e.related);
-  set(out, 'reportingComponent', e.reportingController);
-  set(out, 'reportingInstance', e.reportingInstance);
+  out.reportingComponent = clone(e.reportingController ?? '');
+  out.reportingInstance = clone(e.reportingInstance ?? '');
   return out as KubeObject;
 }
 
@@ -88,17 +100,47 @@ function validateCreate(event: KubeObject): StatusCause[] {
   return causes;
 }
 
+/** An internal core.ObjectReference as upstream's field errors print it (Go field names, declaration order). */
+function goObjectReference(ref: unknown): GoValue | null {
+  if (!isObject(ref)) return null;
+  return goJson({
+    Kind: stringAt(ref, 'kind'), Namespace: stringAt(ref, 'namespace'), Name: stringAt(ref, 'name'), UID: stringAt(ref, 'uid'),
+    APIVersion: stringAt(ref, 'apiVersion'), ResourceVersion: stringAt(ref, 'resourceVersion'), FieldPath: stringAt(ref, 'fieldPath'),
+  });
+}
+
+/** A core Event field's value as upstream's "field is immutable" error prints it: Go's value, zero when unset. */
+function immutableValue(core: JsonObject, field: string): unknown {
+  const value = core[field];
+  switch (field) {
+    case 'involvedObject': return goObjectReference(isObject(value) ? value : {});
+    case 'related': return goObjectReference(value);
+    case 'source': return goJson({ Component: stringAt(value, 'component'), Host: stringAt(value, 'host') });
+    case 'count': return typeof value === 'number' ? value : 0;
+    case 'firstTimestamp': case 'lastTimestamp': case 'eventTime': return value ?? null;
+    default: return typeof value === 'string' ? value : '';
+  }
+}
+
+/**
+ * ValidateEventUpdate's immutable fields, in its order; `reason` is checked twice there, so a
+ * changed reason has two causes (the message, an aggregate, says it once).
+ */
+const immutableFields = [
+  'involvedObject', 'reason', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count', 'reason', 'type', 'eventTime',
+  'action', 'related', 'reportingComponent', 'reportingInstance',
+];
+
 /** ValidateEventUpdate for requests through events.k8s.io/v1: what was reported stays. */
 function validateUpdate(event: KubeObject, old: KubeObject): StatusCause[] {
   const core = eventToCore(event) as JsonObject;
   const before = eventToCore(old) as JsonObject;
   const causes: StatusCause[] = [];
   if (!deepEqual(core.series, before.series)) appendAll(causes, validateSeries(core));
-  const immutable = ['involvedObject', 'reason', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count', 'type', 'eventTime', 'action', 'related', 'reportingComponent', 'reportingInstance'];
-  for (const field of immutable) {
+  for (const field of immutableFields) {
     if (!deepEqual(core[field] ?? null, before[field] ?? null)) {
       const path = field === 'reportingComponent' ? 'reportingController' : field;
-      causes.push(invalid(path, core[field] ?? '', fieldImmutable));
+      causes.push(invalid(path, immutableValue(core, field), fieldImmutable));
     }
   }
   return causes;

@@ -14,6 +14,11 @@ const actionLengthLimit = 128;
 const reasonLengthLimit = 128;
 const noteLengthLimit = 1024;
 
+/** Go's len() of a string: its UTF-8 bytes, which upstream's limits count (the messages say "characters"). */
+function byteLength(value: string): number {
+  return Buffer.byteLength(value, 'utf8');
+}
+
 /**
  * legacyValidateEvent, on the core/v1 form; `reportingField` names reportingComponent in
  * causes (events.k8s.io requests name it reportingController, upstream's internal field).
@@ -41,9 +46,9 @@ export function validateEvent(event: KubeObject, reportingField = 'reportingComp
     for (const [field, limit] of limited) {
       const value = stringAt(event, field);
       if (value === '') causes.push(required(field));
-      if (value.length > limit) causes.push(invalid(field, '', `can have at most ${limit} characters`));
+      if (byteLength(value) > limit) causes.push(invalid(field, '', `can have at most ${limit} characters`));
     }
-    if (stringAt(event, 'message').length > noteLengthLimit) causes.push(invalid('message', '', `can have at most ${noteLengthLimit} characters`));
+    if (byteLength(stringAt(event, 'message')) > noteLengthLimit) causes.push(invalid('message', '', `can have at most ${noteLengthLimit} characters`));
   }
   for (const msg of isDNS1123Subdomain(namespace)) causes.push(invalid('namespace', namespace, msg));
   return causes;

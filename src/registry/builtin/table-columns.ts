@@ -422,10 +422,10 @@ function eventObject(event: KubeObject): string {
   return name !== '' ? `${kind}/${name}` : kind;
 }
 
-/** formatEventSource: component (or reportingController), then ", host" (or reportingInstance) when there is one. */
+/** formatEventSource: component (or reportingComponent: the core form of reportingController), then ", host" (or reportingInstance) when there is one. */
 function eventSource(event: KubeObject): string {
   const source = objectAt(event, 'source');
-  const component = stringAt(source, 'component') || stringAt(event, 'reportingController');
+  const component = stringAt(source, 'component') || stringAt(event, 'reportingComponent');
   const host = stringAt(source, 'host') || stringAt(event, 'reportingInstance');
   return host === '' ? component : `${component}, ${host}`;
 }

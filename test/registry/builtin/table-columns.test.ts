@@ -328,7 +328,7 @@ describe('cells of the other types', () => {
     },
     {
       name: 'an events.k8s.io-style event: eventTime, reporting controller, count 1',
-      event: { type: 'Normal', reason: 'Scheduled', eventTime: '2024-05-01T11:58:00.000000Z', involvedObject: { kind: 'Pod' }, reportingController: 'default-scheduler' },
+      event: { type: 'Normal', reason: 'Scheduled', eventTime: '2024-05-01T11:58:00.000000Z', involvedObject: { kind: 'Pod' }, reportingComponent: 'default-scheduler' },
       cells: { 'Last Seen': '2m', 'First Seen': '2m', Object: 'pod', Source: 'default-scheduler', Count: 1 },
     },
     {
