@@ -4,14 +4,13 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { builtinType } from './skeleton.ts';
-import { appendAll, child, index, invalid, required } from '../validation/field.ts';
+import { appendAll, child, goJson, index, invalid, notSupported, required } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { ipWarnings } from './ip.ts';
 import { endpointIPCauses, legacyIPCauses } from './legacy-ip-fields.ts';
 import { isObject } from '../../api/json.ts';
 import { arrayAt, objectsAt, semanticEqual, stringAt } from './object.ts';
-import { validateProtocol } from './pod-spec.ts';
 import { endpointsColumns } from './table-columns.ts';
 
 function defaultEndpoints(ep: KubeObject): void {
@@ -53,6 +52,15 @@ function validateEndpoints(ep: KubeObject, old?: KubeObject): StatusCause[] {
   const subsetCauses = validateSubsets(ep);
   if (subsetCauses.length > 0 && old !== undefined && semanticEqual(old.subsets, ep.subsets)) return causes;
   return [...causes, ...subsetCauses];
+}
+
+const protocols = ['SCTP', 'TCP', 'UDP'];
+
+/** validateEndpointPort's protocol: required, and one of three (a typed string: json.Marshal writes it, not %q). */
+function validateProtocol(protocol: unknown, path: string): StatusCause[] {
+  if (protocol === undefined || protocol === null || protocol === '') return [required(path)];
+  if (!protocols.includes(String(protocol))) return [notSupported(path, goJson(protocol), protocols)];
+  return [];
 }
 
 function validateSubsets(ep: KubeObject): StatusCause[] {

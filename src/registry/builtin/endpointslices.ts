@@ -1,15 +1,16 @@
 // discovery.k8s.io/v1 endpointslices, after kubernetes pkg/registry/discovery/endpointslice
-// (strategy, its warnings) and pkg/apis/discovery/validation: the address type required and
-// immutable, addresses checked by it, ports' names and protocols, at most 1000 endpoints;
-// and the printer's columns.
+// (strategy: generation, v1's dropped deprecatedTopology, warnings) and
+// pkg/apis/discovery/validation: the address type required and immutable, addresses checked
+// by it, ports' names and protocols, at most 1000 endpoints, zone and node hints; and the
+// printer's columns.
 
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { fullyQualifiedDomainNameError } from '../../api/labels.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { appendAll, duplicate, fieldImmutable, index, invalid, notSupported, required, tooMany } from '../validation/field.ts';
-import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum } from '../validation/names.ts';
+import { appendAll, duplicate, fieldImmutable, goJson, index, invalid, notSupported, required, tooMany } from '../validation/field.ts';
+import { isDNS1123Label, isDNS1123Subdomain, isLabelValue, isQualifiedName } from '../validation/names.ts';
 import { validateLabels } from '../validation/object-meta.ts';
 import { isKubernetesEndpoints } from './endpoints.ts';
 import { ipFamilyOf, ipWarnings } from './ip.ts';
@@ -24,6 +25,7 @@ const maxAddresses = 100;
 const maxPorts = 20000;
 const maxTopologyLabels = 16;
 const maxZoneHints = 8;
+const maxNodeHints = 8;
 
 /** IsFullyQualifiedDomainName: a DNS subdomain of at least two labels, a trailing dot allowed. */
 function validateFQDN(name: string, path: string): StatusCause[] {
@@ -48,19 +50,33 @@ function validateAddress(address: unknown, addressType: string, addressesPath: s
   return causes;
 }
 
-function validateHints(hints: JsonObject, path: string): StatusCause[] {
+/**
+ * One list of an endpoint's hints: at most `max` entries (more stops the hints' checks),
+ * each name once and of the right form (zones: label values; nodes: node names).
+ */
+function validateHintNames(entries: JsonObject[], path: string, max: number, nameErrors: (name: string) => string[]): StatusCause[] | 'too many' {
+  if (entries.length > max) return 'too many';
   const causes: StatusCause[] = [];
-  const zones = objectsAt(hints, 'forZones');
-  if (zones.length > maxZoneHints) return [tooMany(`${path}.forZones`, zones.length, maxZoneHints)];
   const seen = new Set<string>();
-  zones.forEach((zone, i) => {
-    const name = stringAt(zone, 'name');
-    const p = `${index(`${path}.forZones`, i)}.name`;
+  entries.forEach((entry, i) => {
+    const name = stringAt(entry, 'name');
+    const p = `${index(path, i)}.name`;
     if (seen.has(name)) causes.push(duplicate(p, name));
-    else for (const msg of isQualifiedName(name)) causes.push(invalid(p, name, msg));
     seen.add(name);
+    for (const msg of nameErrors(name)) causes.push(invalid(p, name, msg));
   });
   return causes;
+}
+
+/** validateHints: forZones, then forNodes; too many of either ends the checks there. */
+function validateHints(hints: JsonObject, path: string): StatusCause[] {
+  const zones = objectsAt(hints, 'forZones');
+  const zoneCauses = validateHintNames(zones, `${path}.forZones`, maxZoneHints, isLabelValue);
+  if (zoneCauses === 'too many') return [tooMany(`${path}.forZones`, zones.length, maxZoneHints)];
+  const nodes = objectsAt(hints, 'forNodes');
+  const nodeCauses = validateHintNames(nodes, `${path}.forNodes`, maxNodeHints, isDNS1123Subdomain);
+  if (nodeCauses === 'too many') return [...zoneCauses, tooMany(`${path}.forNodes`, nodes.length, maxNodeHints)];
+  return [...zoneCauses, ...nodeCauses];
 }
 
 function validateEndpoints(slice: KubeObject, addressType: string): StatusCause[] {
@@ -83,7 +99,7 @@ function validateEndpoints(slice: KubeObject, addressType: string): StatusCause[
       if (Object.keys(topology).length > maxTopologyLabels) causes.push(tooMany(`${p}.deprecatedTopology`, Object.keys(topology).length, maxTopologyLabels));
       appendAll(causes, validateLabels(topology, `${p}.deprecatedTopology`));
       if ('topology.kubernetes.io/zone' in topology) {
-        causes.push({ reason: 'InternalError', field: `${p}.deprecatedTopology[topology.kubernetes.io/zone]`, message: 'Internal error: reserved key, use zone instead' });
+        causes.push({ reason: 'InternalError', field: `${p}.deprecatedTopology[topology.kubernetes.io/zone]`, message: 'Internal error: reserved key was not removed in conversion' });
       }
     }
     if (typeof endpoint.hostname === 'string') {
@@ -108,9 +124,9 @@ function validatePorts(slice: KubeObject): StatusCause[] {
     if (names.has(name)) causes.push(duplicate(`${p}.name`, name));
     names.add(name);
     const protocol = port.protocol;
+    // A typed string (Protocol): json.Marshal writes it. The port number itself is not checked upstream.
     if (protocol === undefined || protocol === null) causes.push(required(`${p}.protocol`));
-    else if (!protocols.includes(String(protocol))) causes.push(notSupported(`${p}.protocol`, protocol, protocols));
-    if (typeof port.port === 'number') for (const msg of isValidPortNum(port.port)) causes.push(invalid(`${p}.port`, port.port, msg));
+    else if (!protocols.includes(String(protocol))) causes.push(notSupported(`${p}.protocol`, goJson(protocol), protocols));
     if (typeof port.appProtocol === 'string') for (const msg of isQualifiedName(port.appProtocol)) causes.push(invalid(`${p}.appProtocol`, port.appProtocol, msg));
   });
   return causes;
@@ -125,7 +141,7 @@ export function validateEndpointSlice(slice: KubeObject, old?: KubeObject): Stat
   const causes: StatusCause[] = [];
   const addressType = stringAt(slice, 'addressType');
   if (addressType === '') causes.push(required('addressType'));
-  else if (!addressTypes.includes(addressType)) causes.push(notSupported('addressType', addressType, addressTypes));
+  else if (!addressTypes.includes(addressType)) causes.push(notSupported('addressType', goJson(addressType), addressTypes));
   appendAll(causes, validatePorts(slice));
   const endpointCauses = validateEndpoints(slice, addressType);
   if (endpointCauses.length > 0 && old !== undefined && semanticEqual(old.endpoints, slice.endpoints)) return causes;
@@ -151,8 +167,47 @@ function badIPWarnings(slice: KubeObject): string[] {
     stringsAt(endpoint, 'addresses').flatMap((address, j) => ipWarnings(index(`${index('endpoints', i)}.addresses`, j), address)));
 }
 
+/** The label upstream's EndpointSlice controller wrote a node's name under in deprecatedTopology (v1beta1's topology). */
+const hostnameLabel = 'kubernetes.io/hostname';
+
+/**
+ * dropTopologyOnV1: v1 does not take deprecatedTopology from clients. Every endpoint's is
+ * dropped unless the write leaves the endpoints as they were; a node name the stored slice
+ * held there moves to nodeName when the endpoint has none.
+ */
+function dropDeprecatedTopology(slice: KubeObject, old?: KubeObject): void {
+  if (old !== undefined && semanticEqual(old.endpoints, slice.endpoints)) return;
+  const storedNodeNames = new Set(objectsAt(old, 'endpoints').map((e) => stringAt(objectAt(e, 'deprecatedTopology'), hostnameLabel)).filter((n) => n !== ''));
+  for (const endpoint of objectsAt(slice, 'endpoints')) {
+    const topology = objectAt(endpoint, 'deprecatedTopology');
+    const nodeName = topology?.[hostnameLabel];
+    if ((endpoint.nodeName === undefined || endpoint.nodeName === null) && typeof nodeName === 'string' && storedNodeNames.has(nodeName) && isDNS1123Subdomain(nodeName).length === 0) {
+      endpoint.nodeName = nodeName;
+    }
+    delete endpoint.deprecatedTopology;
+  }
+}
+
+/** What a slice holds besides its metadata (upstream compares the whole object with ObjectMeta emptied). */
+function contentOf(slice: KubeObject): Record<string, unknown> {
+  const { metadata: _metadata, apiVersion: _apiVersion, kind: _kind, ...content } = slice;
+  return content;
+}
+
 const endpointSliceStrategy: Strategy = {
   defaults: defaultEndpointSlice,
+  prepareForCreate(slice) {
+    slice.metadata.generation = 1;
+    dropDeprecatedTopology(slice);
+  },
+  prepareForUpdate(slice, old) {
+    // The generation counts any change but metadata's, labels' too; then v1 drops deprecatedTopology.
+    const changed = !semanticEqual(contentOf(slice), contentOf(old)) || !semanticEqual(slice.metadata.labels, old.metadata.labels);
+    const generation = (old.metadata.generation ?? 0) + (changed ? 1 : 0);
+    if (generation === 0) delete slice.metadata.generation;
+    else slice.metadata.generation = generation;
+    dropDeprecatedTopology(slice, old);
+  },
   validate: validateEndpointSlice,
   validateUpdate(slice, old) {
     if (semanticEqual(slice.addressType, old.addressType)) return [];

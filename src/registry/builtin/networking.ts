@@ -50,13 +50,31 @@ function validateTypedReference(ref: JsonObject, path: string): StatusCause[] {
   if (present(ref.apiGroup)) for (const msg of isDNS1123Subdomain(String(ref.apiGroup))) causes.push(invalid(`${path}.apiGroup`, ref.apiGroup, msg));
   for (const key of ['kind', 'name']) {
     const value = stringAt(ref, key);
-    if (value === '') causes.push(required(`${path}.${key}`, `${key} is required`));
+    if (value === '') causes.push(required(`${path}.${key}`));
     else for (const msg of validateName(value, 'path-segment')) causes.push(invalid(`${path}.${key}`, value, msg));
   }
   return causes;
 }
 
-function validateBackend(backend: JsonObject, path: string): StatusCause[] {
+/**
+ * The ingress's own options of upstream's IngressValidationOptions: what an update keeps
+ * accepting because the stored object already held it. Service names are always checked as
+ * DNS-1123 labels (AllowRelaxedServiceNameValidation): the RelaxedServiceNameValidation gate
+ * is on by default in v1.36.
+ */
+interface IngressOptions {
+  allowInvalidSecretName: boolean;
+  allowInvalidWildcardHostRule: boolean;
+}
+
+const strictIngressOptions: IngressOptions = { allowInvalidSecretName: false, allowInvalidWildcardHostRule: false };
+
+/** A backend's service name: a DNS-1123 label, as the gate allows (DNS-1035 when `strictServiceName`, as allowInvalidWildcardHostRule checks). */
+function serviceNameErrors(name: string, strictServiceName: boolean): string[] {
+  return strictServiceName ? isDNS1035Label(name) : isDNS1123Label(name);
+}
+
+function validateBackend(backend: JsonObject, path: string, strictServiceName = false): StatusCause[] {
   const resource = objectAt(backend, 'resource');
   const service = objectAt(backend, 'service');
   if (resource !== undefined && service !== undefined) return [invalid(path, '', 'cannot set both resource and service backends')];
@@ -65,7 +83,7 @@ function validateBackend(backend: JsonObject, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const name = stringAt(service, 'name');
   if (name === '') causes.push(required(`${path}.service.name`));
-  else for (const msg of isDNS1035Label(name)) causes.push(invalid(`${path}.service.name`, name, msg));
+  else for (const msg of serviceNameErrors(name, strictServiceName)) causes.push(invalid(`${path}.service.name`, name, msg));
   const port = objectAt(service, 'port') ?? {};
   const portName = stringAt(port, 'name');
   const portNumber = typeof port.number === 'number' ? port.number : 0;
@@ -76,7 +94,7 @@ function validateBackend(backend: JsonObject, path: string): StatusCause[] {
   return causes;
 }
 
-function validateHTTPPath(p: JsonObject, path: string): StatusCause[] {
+function validateHTTPPath(p: JsonObject, path: string, strictServiceName: boolean): StatusCause[] {
   if (!present(p.pathType)) return [required(`${path}.pathType`, 'pathType must be specified')];
   const causes: StatusCause[] = [];
   const value = stringAt(p, 'path');
@@ -93,14 +111,26 @@ function validateHTTPPath(p: JsonObject, path: string): StatusCause[] {
       if (value !== '' && !value.startsWith('/')) causes.push(invalid(`${path}.path`, value, 'must be an absolute path'));
       break;
     default:
-      causes.push(notSupported(`${path}.pathType`, p.pathType, pathTypes));
+      // A typed string (PathType): json.Marshal writes it (`<`, `>`, `&` escaped), not %q.
+      causes.push(notSupported(`${path}.pathType`, goJson(p.pathType), pathTypes));
   }
-  appendAll(causes, validateBackend(objectAt(p, 'backend') ?? {}, `${path}.backend`));
+  appendAll(causes, validateBackend(objectAt(p, 'backend') ?? {}, `${path}.backend`, strictServiceName));
+  return causes;
+}
+
+/** validateIngressRuleValue: a rule's HTTP paths. */
+function validateRuleValue(rule: JsonObject, path: string, strictServiceName = false): StatusCause[] {
+  const http = objectAt(rule, 'http');
+  if (http === undefined) return [];
+  const causes: StatusCause[] = [];
+  const paths = objectsAt(http, 'paths');
+  if (paths.length === 0) causes.push(required(`${path}.http.paths`));
+  paths.forEach((p, j) => appendAll(causes, validateHTTPPath(p, `${path}.http.paths[${j}]`, strictServiceName)));
   return causes;
 }
 
 /** ValidateIngressSpec. */
-export function validateIngress(ingress: KubeObject): StatusCause[] {
+function validateIngressSpec(ingress: KubeObject, opts: IngressOptions): StatusCause[] {
   const spec = objectAt(ingress, 'spec') ?? {};
   const causes: StatusCause[] = [];
   const rules = objectsAt(spec, 'rules');
@@ -116,12 +146,7 @@ export function validateIngress(ingress: KubeObject): StatusCause[] {
       if (parseIP(host) !== undefined) causes.push(invalid(`${path}.host`, host, 'must be a DNS name, not an IP address'));
       for (const msg of hostErrors(host)) causes.push(invalid(`${path}.host`, host, msg));
     }
-    const http = objectAt(rule, 'http');
-    if (http !== undefined) {
-      const paths = objectsAt(http, 'paths');
-      if (paths.length === 0) causes.push(required(`${path}.http.paths`));
-      paths.forEach((p, j) => appendAll(causes, validateHTTPPath(p, `${path}.http.paths[${j}]`)));
-    }
+    if (!host.includes('*') || !opts.allowInvalidWildcardHostRule) appendAll(causes, validateRuleValue(rule, path));
   });
   objectsAt(spec, 'tls').forEach((tls, i) => {
     const hosts = Array.isArray(tls.hosts) ? tls.hosts : [];
@@ -129,7 +154,7 @@ export function validateIngress(ingress: KubeObject): StatusCause[] {
       for (const msg of hostErrors(String(host))) causes.push(invalid(`spec.tls[${i}].hosts[${j}]`, host, msg));
     });
     const secret = stringAt(tls, 'secretName');
-    if (secret !== '') for (const msg of isDNS1123Subdomain(secret)) causes.push(invalid(`spec.tls[${i}].secretName`, secret, msg));
+    if (!opts.allowInvalidSecretName) for (const msg of tlsSecretNameErrors(secret)) causes.push(invalid(`spec.tls[${i}].secretName`, secret, msg));
   });
   if (present(spec.ingressClassName)) {
     for (const msg of isDNS1123Subdomain(String(spec.ingressClassName))) causes.push(invalid('spec.ingressClassName', spec.ingressClassName, msg));
@@ -137,22 +162,66 @@ export function validateIngress(ingress: KubeObject): StatusCause[] {
   return causes;
 }
 
-/** printIngress's Hosts: up to three, "*" for none. */
-function hostsCell(ingress: KubeObject): string {
-  const hosts = objectsAt(objectAt(ingress, 'spec'), 'rules').map((r) => stringAt(r, 'host')).filter((h) => h !== '');
-  if (hosts.length === 0) return '*';
-  const shown = hosts.slice(0, 3).join(',');
-  return hosts.length > 3 ? `${shown} + ${hosts.length - 3} more...` : shown;
+function tlsSecretNameErrors(name: string): string[] {
+  return name === '' ? [] : isDNS1123Subdomain(name);
 }
 
-function addressCell(ingress: KubeObject): string {
-  return objectsAt(objectAt(objectAt(ingress, 'status'), 'loadBalancer'), 'ingress')
-    .map((i) => stringAt(i, 'ip') || stringAt(i, 'hostname'))
-    .filter((a) => a !== '')
-    .join(',');
+/**
+ * What an update keeps accepting of the stored ingress (upstream's allowInvalidSecretName and
+ * allowInvalidWildcardHostRule, backwards compatibility with persisted data): any invalid TLS
+ * secret name there spares the new ones; a wildcard-host rule whose paths fail the strict
+ * checks spares the paths of every wildcard-host rule.
+ */
+function ingressUpdateOptions(old: KubeObject): IngressOptions {
+  const spec = objectAt(old, 'spec');
+  return {
+    allowInvalidSecretName: objectsAt(spec, 'tls').some((tls) => tlsSecretNameErrors(stringAt(tls, 'secretName')).length > 0),
+    allowInvalidWildcardHostRule: objectsAt(spec, 'rules').some((rule) => stringAt(rule, 'host').includes('*') && validateRuleValue(rule, '', true).length > 0),
+  };
 }
 
 const ingressClassAnnotation = 'kubernetes.io/ingress.class';
+
+/**
+ * ValidateIngressCreate and ValidateIngressUpdate's spec rules; a create also refuses an
+ * ingress.class annotation that names another class than spec.ingressClassName.
+ */
+export function validateIngress(ingress: KubeObject, old?: KubeObject): StatusCause[] {
+  const causes = validateIngressSpec(ingress, old === undefined ? strictIngressOptions : ingressUpdateOptions(old));
+  if (old !== undefined) return causes;
+  const annotation = ingress.metadata.annotations?.[ingressClassAnnotation];
+  const className = objectAt(ingress, 'spec')?.ingressClassName;
+  if (annotation !== undefined && present(className) && annotation !== className) {
+    causes.push(invalid(`annotations.${ingressClassAnnotation}`, annotation, 'must match `ingressClassName` when both are specified'));
+  }
+  return causes;
+}
+
+/**
+ * printIngress's Hosts: the first three rules' hosts (rules without one skipped), and
+ * "+ N more..." once a rule follows them, N counting every other rule, hostless ones too.
+ */
+function hostsCell(ingress: KubeObject): string {
+  const rules = objectsAt(objectAt(ingress, 'spec'), 'rules');
+  const max = 3;
+  const hosts: string[] = [];
+  let more = false;
+  for (const rule of rules) {
+    if (hosts.length === max) more = true;
+    const host = stringAt(rule, 'host');
+    if (!more && host !== '') hosts.push(host);
+  }
+  if (hosts.length === 0) return '*';
+  return more ? `${hosts.join(',')} + ${rules.length - max} more...` : hosts.join(',');
+}
+
+/** ingressLoadBalancerStatusStringer, wide as the server prints: each entry's IP or else hostname, unique and sorted. */
+function addressCell(ingress: KubeObject): string {
+  const addresses = objectsAt(objectAt(objectAt(ingress, 'status'), 'loadBalancer'), 'ingress')
+    .map((i) => stringAt(i, 'ip') || stringAt(i, 'hostname'))
+    .filter((a) => a !== '');
+  return [...new Set(addresses)].sort().join(',');
+}
 
 /** The ingress strategy's WarningsOnCreate (it warns of nothing on update). */
 function ingressWarningsOnCreate(ingress: KubeObject): string[] {
@@ -162,7 +231,7 @@ function ingressWarningsOnCreate(ingress: KubeObject): string[] {
 
 export function ingressesType(): ResourceType {
   return builtinType('networking.k8s.io', 'v1', 'ingresses', {
-    // ValidateIngressUpdate is ValidateIngressCreate's spec rules again: `validate` runs on update too.
+    // `validate` runs on update too, with the stored ingress (ValidateIngressUpdate's options).
     strategy: specStatusStrategy({
       validate: validateIngress,
       warningsOnCreate: ingressWarningsOnCreate,
@@ -178,7 +247,8 @@ export function ingressesType(): ResourceType {
     // pkg/printers/internalversion: printIngress.
     tableColumns: [
       nameColumn,
-      column('Class', (ing) => stringAt(objectAt(ing, 'spec'), 'ingressClassName') || ing.metadata.annotations?.['kubernetes.io/ingress.class'] || '<none>', { description: 'The name of the IngressClass resource that should be used for additional configuration' }),
+      // spec.ingressClassName only: the deprecated annotation is not shown.
+      column('Class', (ing) => (present(objectAt(ing, 'spec')?.ingressClassName) ? stringAt(objectAt(ing, 'spec'), 'ingressClassName') : '<none>'), { description: 'The name of the IngressClass resource that should be used for additional configuration' }),
       column('Hosts', hostsCell, { description: 'Hosts that incoming requests are matched against before the ingress rule' }),
       column('Address', addressCell, { description: 'Address is a list containing ingress points for the load-balancer' }),
       column('Ports', (ing) => (objectsAt(objectAt(ing, 'spec'), 'tls').length > 0 ? '80, 443' : '80'), { description: 'Ports of TLS configurations that open' }),
@@ -223,21 +293,29 @@ function defaultIngressClass(ic: KubeObject): void {
   if (params !== undefined && !present(params.scope)) params.scope = 'Cluster';
 }
 
+/** ValidateIngressClassUpdate: the controller immutable, then the class's own rules (once). */
+function validateIngressClassWrite(ic: KubeObject, old?: KubeObject): StatusCause[] {
+  if (old === undefined) return validateIngressClass(ic);
+  const causes: StatusCause[] = [];
+  const controller = stringAt(objectAt(ic, 'spec'), 'controller');
+  if (controller !== stringAt(objectAt(old, 'spec'), 'controller')) causes.push(invalid('spec.controller', controller, fieldImmutable));
+  appendAll(causes, validateIngressClass(ic));
+  return causes;
+}
+
+/** The annotation naming the default class (networking/v1 AnnotationIsDefaultIngressClass). */
+const defaultIngressClassAnnotation = 'ingressclass.kubernetes.io/is-default-class';
+
 export function ingressClassesType(): ResourceType {
   return builtinType('networking.k8s.io', 'v1', 'ingressclasses', {
     strategy: generationStrategy({
       defaults: defaultIngressClass,
-      validate: validateIngressClass,
-      validateUpdate(ic, old) {
-        const causes: StatusCause[] = [];
-        const controller = stringAt(objectAt(ic, 'spec'), 'controller');
-        if (controller !== stringAt(objectAt(old, 'spec'), 'controller')) causes.push(invalid('spec.controller', controller, fieldImmutable));
-        return [...causes, ...validateIngressClass(ic)];
-      },
+      validate: validateIngressClassWrite,
     }),
     // pkg/printers/internalversion: printIngressClass.
     tableColumns: [
-      nameColumn,
+      // The default class is marked as printers.go does since v1.35, like a default StorageClass.
+      { ...nameColumn, cell: (ic) => `${ic.metadata.name ?? ''}${ic.metadata.annotations?.[defaultIngressClassAnnotation] === 'true' ? ' (default)' : ''}` },
       column('Controller', (ic) => stringAt(objectAt(ic, 'spec'), 'controller'), { description: 'Controller that is responsible for handling this class' }),
       column('Parameters', (ic) => {
         const params = objectAt(objectAt(ic, 'spec'), 'parameters');
@@ -269,6 +347,7 @@ function validatePort(port: JsonObject, path: string): StatusCause[] {
   if (typeof port.port === 'number') {
     for (const msg of isValidPortNum(port.port)) causes.push(invalid(`${path}.port`, port.port, msg));
     if (typeof endPort === 'number') {
+      // v1.36 names `port`'s value here (kubernetes#137960 names endPort's from v1.37).
       if (endPort < port.port) causes.push(invalid(`${path}.endPort`, port.port, 'must be greater than or equal to `port`'));
       for (const msg of isValidPortNum(endPort)) causes.push(invalid(`${path}.endPort`, endPort, msg));
     }

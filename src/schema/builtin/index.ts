@@ -112,6 +112,9 @@ const decidedByValidation: Readonly<Record<string, readonly string[]>> = {
   'io.k8s.api.core.v1.ScaleIOVolumeSource': ['secretRef'],
   'io.k8s.api.core.v1.ScaleIOPersistentVolumeSource': ['secretRef'],
   'io.k8s.api.core.v1.GCEPersistentDiskVolumeSource': ['pdName'],
+  // A zone hint without a name is a valid (empty) label value; a path without a backend is told by its pathType alone.
+  'io.k8s.api.discovery.v1.ForZone': ['name'],
+  'io.k8s.api.networking.v1.HTTPIngressPath': ['backend'],
 };
 const notRequiredBySchema = new WeakMap<Schema, ReadonlySet<string>>();
 
