@@ -688,7 +688,8 @@ export function servicesType(ranges: ServiceRanges): ResourceType {
     allowCreateOnUpdate: true,
     allowUnconditionalUpdate: true,
     deleteReturnsObject: true, // upstream's registry sets ReturnDeletedObject
-    nameRule: 'dns1035-label',
+    // DNS labels, as RelaxedServiceNameValidation (on in v1.36) has ValidateServiceCreate take them: a leading digit is fine.
+    nameRule: 'dns1123-label',
     tableColumns: serviceColumns,
   });
 }

@@ -172,10 +172,11 @@ for (const c of invalidCases) {
   });
 }
 
-test('service names are DNS-1035 labels: they start with a letter', async () => {
-  const { causes } = await storeCreate(services, service({ ports: [{ port: 80 }] }, '1web'));
+test('service names are DNS labels (RelaxedServiceNameValidation, on in v1.36): a leading digit is taken, upper case is not', async () => {
+  assert.deepEqual((await storeCreate(services, service({ ports: [{ port: 80 }] }, '1web'))).causes, []);
+  const { causes } = await storeCreate(services, service({ ports: [{ port: 80 }] }, 'Web'));
   assert.deepEqual(fields(causes), [
-    "metadata.name: Invalid value: \"1web\": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+    "metadata.name: Invalid value: \"Web\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
   ]);
 });
 
