@@ -134,7 +134,10 @@ function publicKeysIn(text: string, source: string): KeyObject[] {
   return keys;
 }
 
-/** The issuer's public keys as a JWK Set (`/openid/v1/jwks`), as upstream publishes them: use sig, kty, kid, alg and the key. */
+/**
+ * The issuer's public keys as a JWK Set (`/openid/v1/jwks`), as upstream publishes them: use
+ * sig, kty, kid, alg and the key, in go-jose's order (an EC key's crv before alg).
+ */
 export function publicJwks(keys: readonly VerificationKey[]): { keys: Record<string, unknown>[] } {
   const seen = new Set<string>();
   const out: Record<string, unknown>[] = [];
@@ -142,7 +145,9 @@ export function publicJwks(keys: readonly VerificationKey[]): { keys: Record<str
     if (seen.has(keyId)) continue;
     seen.add(keyId);
     const jwk = key.export({ format: 'jwk' }) as Record<string, unknown>;
-    out.push({ use: 'sig', kty: jwk.kty, kid: keyId, alg: algorithm, ...(jwk.kty === 'RSA' ? { n: jwk.n, e: jwk.e } : { crv: jwk.crv, x: jwk.x, y: jwk.y }) });
+    out.push(jwk.kty === 'RSA'
+      ? { use: 'sig', kty: jwk.kty, kid: keyId, alg: algorithm, n: jwk.n, e: jwk.e }
+      : { use: 'sig', kty: jwk.kty, kid: keyId, crv: jwk.crv, alg: algorithm, x: jwk.x, y: jwk.y });
   }
   return { keys: out };
 }

@@ -54,15 +54,14 @@ export const allServiceAccountsGroup = 'system:serviceaccounts';
 export async function issueServiceAccountToken(key: SigningKey, issuer: string, request: TokenClaimsRequest, nowMs = Date.now()): Promise<{ token: string; expiration: Date; jti: string }> {
   const now = Math.floor(nowMs / 1000);
   const jti = randomUUID();
-  const kubernetes: Record<string, unknown> = {
-    namespace: request.namespace,
-    serviceaccount: { name: request.serviceAccount.name, uid: request.serviceAccount.uid },
-  };
-  if (request.node !== undefined) kubernetes.node = { name: request.node.name, uid: request.node.uid };
-  if (request.pod !== undefined) kubernetes.pod = { name: request.pod.name, uid: request.pod.uid };
-  if (request.secret !== undefined) kubernetes.secret = { name: request.secret.name, uid: request.secret.uid };
+  // go-jose normalises the claims into maps before writing them, so every level's keys are
+  // sorted: namespace, node, pod, secret, serviceaccount, warnafter; a ref's name, uid.
+  const kubernetes: Record<string, unknown> = { namespace: request.namespace };
+  if (request.node !== undefined) kubernetes.node = objectRef(request.node);
+  if (request.pod !== undefined) kubernetes.pod = objectRef(request.pod);
+  if (request.secret !== undefined) kubernetes.secret = objectRef(request.secret);
+  kubernetes.serviceaccount = objectRef(request.serviceAccount);
   if (request.warnAfterSeconds !== undefined) kubernetes.warnafter = now + request.warnAfterSeconds;
-  // The keys in the order go-jose writes its claims map (sorted).
   const claims = {
     aud: [...request.audiences],
     exp: now + request.expirationSeconds,
@@ -77,6 +76,11 @@ export async function issueServiceAccountToken(key: SigningKey, issuer: string, 
     .setProtectedHeader({ alg: key.algorithm, kid: key.keyId })
     .sign(key.privateKey);
   return { token, expiration: new Date((now + request.expirationSeconds) * 1000), jti };
+}
+
+/** A claim's reference to an object, its empty members left out (upstream's ref has omitempty). */
+function objectRef(ref: ObjectRef): Record<string, string> {
+  return { ...(ref.name !== '' ? { name: ref.name } : {}), ...(ref.uid !== '' ? { uid: ref.uid } : {}) };
 }
 
 /** Upstream's WarnOnlyBoundTokenExpirationSeconds: what a kubelet asks for projected volumes (an hour and 7 seconds). */
@@ -180,8 +184,9 @@ export function serviceAccountTokenAuthenticator(opts: ServiceAccountTokenAuthen
     const { claims, audiences } = await verifiedToken(token, opts, requestedAudiences, (iss) => issuers.has(iss));
 
     const nowSeconds = now() / 1000;
-    if (typeof claims.exp === 'number' && nowSeconds > claims.exp + leewaySeconds) throw new AuthenticationFailure('service account token has expired');
+    // go-jose's order: not before, then expiry, then issued at.
     if (typeof claims.nbf === 'number' && nowSeconds < claims.nbf - leewaySeconds) throw new AuthenticationFailure('service account token is not valid yet');
+    if (typeof claims.exp === 'number' && nowSeconds > claims.exp + leewaySeconds) throw new AuthenticationFailure('service account token has expired');
     if (typeof claims.iat === 'number' && nowSeconds < claims.iat - leewaySeconds) throw new AuthenticationFailure('service account token is issued in the future');
 
     const user = await boundUser(claims, opts.getter, nowSeconds);
@@ -350,26 +355,36 @@ async function boundUser(claims: Claims, getter: ServiceAccountTokenGetter, nowS
   if (deleted(account)) throw new AuthenticationFailure(`service account ${namespace}/${sa.name} has been deleted`);
 
   const extra: Record<string, string[]> = {};
+  // Each bound object: gone, then another object (uid), then deleted, as upstream's validator checks them.
   if (k8s.secret !== undefined) {
     const secret = await getter.secret(namespace, k8s.secret.name ?? '');
-    if (secret === undefined || deleted(secret)) throw new AuthenticationFailure('service account token has been invalidated');
-    if (secret.uid !== k8s.secret.uid) throw new AuthenticationFailure(`secret UID (${secret.uid}) does not match service account secret ref claim (${k8s.secret.uid})`);
+    if (secret === undefined) throw new AuthenticationFailure('service account token has been invalidated');
+    if (secret.uid !== (k8s.secret.uid ?? '')) throw new AuthenticationFailure(`secret UID (${secret.uid}) does not match service account secret ref claim (${k8s.secret.uid ?? ''})`);
+    if (deleted(secret)) throw new AuthenticationFailure('service account token has been invalidated');
   }
   if (k8s.pod !== undefined) {
     const pod = await getter.pod(namespace, k8s.pod.name ?? '');
-    if (pod === undefined || deleted(pod)) throw new AuthenticationFailure('service account token has been invalidated');
-    if (pod.uid !== k8s.pod.uid) throw new AuthenticationFailure(`pod UID (${pod.uid}) does not match service account pod ref claim (${k8s.pod.uid})`);
-    extra['authentication.kubernetes.io/pod-name'] = [k8s.pod.name ?? ''];
-    extra['authentication.kubernetes.io/pod-uid'] = [k8s.pod.uid ?? ''];
+    if (pod === undefined) throw new AuthenticationFailure('service account token has been invalidated');
+    if (pod.uid !== (k8s.pod.uid ?? '')) throw new AuthenticationFailure(`pod UID (${pod.uid}) does not match service account pod ref claim (${k8s.pod.uid ?? ''})`);
+    if (deleted(pod)) throw new AuthenticationFailure('service account token has been invalidated');
+    // ServiceAccountInfo.UserInfo: the pod only when both its name and uid are known.
+    if (k8s.pod.name && k8s.pod.uid) {
+      extra['authentication.kubernetes.io/pod-name'] = [k8s.pod.name];
+      extra['authentication.kubernetes.io/pod-uid'] = [k8s.pod.uid];
+    }
   }
   if (k8s.node !== undefined) {
     if (k8s.pod === undefined) {
       const node = await getter.node(k8s.node.name ?? '');
-      if (node === undefined || deleted(node)) throw new AuthenticationFailure('service account token has been invalidated');
-      if (node.uid !== k8s.node.uid) throw new AuthenticationFailure(`node UID (${node.uid}) does not match service account node ref claim (${k8s.node.uid})`);
+      if (node === undefined) throw new AuthenticationFailure('service account token has been invalidated');
+      if (node.uid !== (k8s.node.uid ?? '')) throw new AuthenticationFailure(`node UID (${node.uid}) does not match service account node ref claim (${k8s.node.uid ?? ''})`);
+      if (deleted(node)) throw new AuthenticationFailure('service account token has been invalidated');
     }
-    if (k8s.node.name) extra['authentication.kubernetes.io/node-name'] = [k8s.node.name];
-    if (k8s.node.uid) extra['authentication.kubernetes.io/node-uid'] = [k8s.node.uid];
+    // The node's uid only with its name (a pod-bound token names just the name of a node that was gone).
+    if (k8s.node.name) {
+      extra['authentication.kubernetes.io/node-name'] = [k8s.node.name];
+      if (k8s.node.uid) extra['authentication.kubernetes.io/node-uid'] = [k8s.node.uid];
+    }
   }
   if (typeof claims.jti === 'string' && claims.jti !== '') extra[credentialIdKey] = [`JTI=${claims.jti}`];
   return {
