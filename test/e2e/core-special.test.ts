@@ -225,6 +225,22 @@ describe('pods/ephemeralcontainers', () => {
     assert.equal(invalid.status, 422, invalid.text);
     assert.match(invalid.json.message, /spec\.ephemeralContainers\[\d\]\.name: Duplicate value: "c"/);
     assert.match(invalid.json.message, /spec\.ephemeralContainers\[\d\]\.ports: Forbidden: cannot be set for an Ephemeral Container/);
+
+    // The pod, with its ephemeral container, is updated as any other (only its create may not set one).
+    const labelled = await server.request('PATCH', `/api/v1/namespaces/${ns}/pods/p`, {
+      body: { metadata: { labels: { debugged: 'yes' } } }, headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    assert.equal(labelled.status, 200, labelled.text);
+    const replaced = await server.request('PUT', `/api/v1/namespaces/${ns}/pods/p`, { body: { ...labelled.json, metadata: { ...labelled.json.metadata, annotations: { a: 'b' } } } });
+    assert.equal(replaced.status, 200, replaced.text);
+  });
+
+  test('a bound pod with scheduling gates is refused on create only', async () => {
+    const ns = await server.newNamespace('gated');
+    const gated = { ...pod('g'), spec: { ...pod('g').spec, nodeName: 'n1', schedulingGates: [{ name: 'example.com/wait' }] } };
+    const refused = await server.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: gated });
+    assert.equal(refused.status, 422, refused.text);
+    assert.match(refused.json.message, /spec\.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared/);
   });
 });
 

@@ -220,9 +220,13 @@ const podStrategy: Strategy = {
     // An update checks them with what it may not change (validatePodUpdate).
     if (old === undefined) appendAll(causes, validatePodSpecificAnnotations(pod.metadata.annotations ?? {}, spec, 'metadata.annotations'));
     appendAll(causes, validatePodSpec(spec, 'spec', { isPod: true, podName: pod.metadata.name ?? '' }));
-    if (arrayAt(spec, 'ephemeralContainers').length > 0) causes.push(forbidden('spec.ephemeralContainers', 'cannot be set on create'));
-    if (stringAt(spec, 'nodeName') !== '' && arrayAt(spec, 'schedulingGates').length > 0) {
-      causes.push(forbidden('spec.nodeName', 'cannot be set until all schedulingGates have been cleared'));
+    // ValidatePodCreate's alone: a pod that has ephemeral containers (added through their
+    // subresource) or was bound is updated as any other.
+    if (old === undefined) {
+      if (arrayAt(spec, 'ephemeralContainers').length > 0) causes.push(forbidden('spec.ephemeralContainers', 'cannot be set on create'));
+      if (stringAt(spec, 'nodeName') !== '' && arrayAt(spec, 'schedulingGates').length > 0) {
+        causes.push(forbidden('spec.nodeName', 'cannot be set until all schedulingGates have been cleared'));
+      }
     }
     if (old === undefined) appendAll(causes, validateSecurityAnnotationsMatchFields(pod.metadata.annotations ?? {}, spec, 'spec'));
     return causes;
