@@ -4,7 +4,8 @@
 // without leading zeros and within bounds, `-` only to append, a `value` required for
 // add/replace/test, `from` not a proper prefix of `path` for move. Upstream's library
 // (evanphx/json-patch v4) is laxer in places (negative indices, a missing value adds
-// null); where the RFC and it differ, the RFC wins and the request fails.
+// null); where the RFC and it differ, the RFC wins and the request fails, but for what
+// clients rely on: a `replace` of a member its object lacks sets it, as upstream's does.
 //
 // Failures are classified as kube-apiserver classifies them (PatchError codes):
 // - 400: the body is not a JSON array of operation objects (upstream's DecodePatch);
@@ -237,7 +238,10 @@ function replace(doc: unknown, pointer: Pointer, value: unknown): unknown {
     parent[index] = value;
     return doc;
   }
-  if (isObject(parent) && hasMember(parent, key)) {
+  // A member an object lacks is set, as upstream's library (evanphx/json-patch v4) replaces it:
+  // kubectl's rollout undo replaces a Deployment's annotations whether it has any or not. The
+  // RFC would refuse it; no conformance case asks that.
+  if (isObject(parent)) {
     setMember(parent, key, value);
     return doc;
   }

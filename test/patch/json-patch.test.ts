@@ -131,3 +131,10 @@ describe('JSON Patch beyond the suite', () => {
     assert.equal(level, depth - 1);
   });
 });
+
+test('a replace of a member its object lacks sets it, as upstream\'s evanphx/json-patch v4 does; a missing parent or array index still fails', () => {
+  const doc = { metadata: { name: 'web' } };
+  assert.deepEqual(applyJsonPatch(doc, [{ op: 'replace', path: '/metadata/annotations', value: { a: 'b' } }]), { metadata: { name: 'web', annotations: { a: 'b' } } });
+  assert.throws(() => applyJsonPatch(doc, [{ op: 'replace', path: '/spec/replicas', value: 2 }]), PatchError);
+  assert.throws(() => applyJsonPatch({ items: [] }, [{ op: 'replace', path: '/items/0', value: 1 }]), PatchError);
+});
