@@ -185,7 +185,39 @@ function parsePatch(bytes: Uint8Array, kind: PatchKind, fieldValidation: 'Ignore
   // Nested deeper than decoding admits (api/nesting.ts): 400 as upstream's JSON decoder.
   const opener = mayNestTooDeep(text) ? firstTooDeep(patch) : undefined;
   if (opener !== undefined) throw undecodablePatch(kind, fieldValidation, tooDeepMessage(opener));
+  if (fieldValidation !== 'Ignore') {
+    const shape = kind === 'merge' ? mergePatchShapeError(patch) : kind === 'json' ? jsonPatchShapeError(patch) : undefined;
+    if (shape !== undefined) throw undecodablePatch(kind, fieldValidation, shape);
+  }
   return patch;
+}
+
+/**
+ * With Warn or Strict upstream first decodes a merge patch strictly into a
+ * map[string]interface{}: anything but an object (or null) is Go's type error.
+ */
+function mergePatchShapeError(patch: unknown): string | undefined {
+  if (patch === null || isObject(patch)) return undefined;
+  return `json: cannot unmarshal ${goJsonKind(patch)} into Go value of type map[string]interface {}`;
+}
+
+/**
+ * …and a JSON patch into its []jsonPatchOp (op, path and from strings; value anything): the
+ * first of Go's type errors, in the order of the body, as encoding/json keeps it.
+ */
+function jsonPatchShapeError(patch: unknown): string | undefined {
+  if (patch === null) return undefined;
+  if (!Array.isArray(patch)) return `json: cannot unmarshal ${goJsonKind(patch)} into Go value of type []handlers.jsonPatchOp`;
+  for (const op of patch) {
+    if (op === null) continue;
+    if (!isObject(op)) return `json: cannot unmarshal ${goJsonKind(op)} into Go value of type handlers.jsonPatchOp`;
+    for (const [field, value] of Object.entries(op)) {
+      if ((field === 'op' || field === 'path' || field === 'from') && value !== null && typeof value !== 'string') {
+        return `json: cannot unmarshal ${goJsonKind(value)} into Go struct field jsonPatchOp.${field} of type string`;
+      }
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -154,10 +154,29 @@ describe('applyPatch', () => {
     assert.equal(typeof patched.a, 'object');
   });
 
-  test('a JSON patch that is not an array answers 400 with the decoder message', () => {
+  test('a JSON patch that is not an array answers 400 with the decoder message: the strict one under Warn and Strict, DecodePatch\'s under Ignore', () => {
     const s = status('json', '{"op":"add"}');
     assert.equal(s.code, 400);
-    assert.equal(s.message, 'json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+    assert.equal(s.message, 'error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp');
+    const ignored = status('json', '{"op":"add"}', { ...builtin, fieldValidation: 'Ignore' });
+    assert.equal(ignored.message, 'json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+  });
+
+  test('patch bodies of the wrong shape are upstream\'s strict decoding errors under Warn and Strict (400)', () => {
+    const cases: [PatchKind, string, string][] = [
+      ['merge', '[]', 'json: cannot unmarshal array into Go value of type map[string]interface {}'],
+      ['merge', '1', 'json: cannot unmarshal number into Go value of type map[string]interface {}'],
+      ['merge', '"x"', 'json: cannot unmarshal string into Go value of type map[string]interface {}'],
+      ['json', '[1]', 'json: cannot unmarshal number into Go value of type handlers.jsonPatchOp'],
+      ['json', '[{"op":1,"path":2}]', 'json: cannot unmarshal number into Go struct field jsonPatchOp.op of type string'],
+      ['json', '[{"op":"add","path":"/a","value":1},{"op":"add","from":[],"path":"/b"}]', 'json: cannot unmarshal array into Go struct field jsonPatchOp.from of type string'],
+    ];
+    for (const [kind, body, message] of cases) {
+      for (const fieldValidation of ['Warn', 'Strict'] as const) {
+        const s = status(kind, body, { ...builtin, fieldValidation });
+        assert.deepEqual([s.code, s.reason, s.message], [400, 'BadRequest', `error decoding patch: ${message}`], `${kind} ${body} ${fieldValidation}`);
+      }
+    }
   });
 
   test('a JSON patch of more than 10,000 operations answers 413', () => {
@@ -187,17 +206,18 @@ describe('applyPatch', () => {
     }
   });
 
-  test('a merge patch that is null or a scalar answers 400 Invalid JSON Patch', () => {
-    for (const body of ['null', '"x"', '42']) {
-      const s = status('merge', body);
+  test('a merge patch that is null (or, with field validation Ignore, a scalar) answers 400 Invalid JSON Patch', () => {
+    for (const [body, fieldValidation] of [['null', 'Warn'], ['null', 'Ignore'], ['"x"', 'Ignore'], ['42', 'Ignore']] as const) {
+      const s = status('merge', body, { ...builtin, fieldValidation });
       assert.equal(s.code, 400, body);
       assert.equal(s.message, 'Invalid JSON Patch');
     }
   });
 
   test('a patch whose result is not an object answers 422 on the field "patch"', () => {
-    for (const [kind, body] of [['merge', '[1]'], ['json', '[{"op":"replace","path":"","value":"x"}]']] as const) {
-      const s = status(kind, body);
+    // A merge patch that is an array gets that far only when not first decoded strictly.
+    for (const [kind, body, fieldValidation] of [['merge', '[1]', 'Ignore'], ['json', '[{"op":"replace","path":"","value":"x"}]', 'Warn']] as const) {
+      const s = status(kind, body, { ...builtin, fieldValidation });
       assert.equal(s.code, 422, kind);
       assert.equal(s.reason, 'Invalid');
       assert.equal(s.details?.causes?.[0]?.field, 'patch');
