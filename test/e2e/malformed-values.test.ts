@@ -198,11 +198,13 @@ describe('patches and apply configurations with malformed values', () => {
     { name: 'merge: metadata null', target: 'deployment', contentType: merge, body: { metadata: null }, status: 400, message: undeterminable },
     { name: 'merge: finalizers a string', target: 'deployment', contentType: merge, body: { metadata: { finalizers: 'x' } }, status: 422, includes: ['json: cannot unmarshal string into Go struct field ObjectMeta.metadata.finalizers of type []string'] },
     { name: 'merge: spec a list', target: 'deployment', contentType: merge, body: { spec: [] }, status: 422, includes: ['spec'] },
-    // JSON Patch: operations that do not apply are 422 with upstream's generic message.
-    { name: 'json: path a number', target: 'deployment', contentType: jsonPatch, body: [{ op: 'add', path: 1, value: 1 }], status: 422, message: generic422 },
-    { name: 'json: op a number', target: 'deployment', contentType: jsonPatch, body: [{ op: 1, path: '/spec/replicas', value: 1 }], status: 422, message: generic422 },
+    // JSON Patch: under the default field validation (Warn) the body is first decoded strictly
+    // into upstream's operations, whose op, path and from are strings: 400 in Go's words.
+    { name: 'json: path a number', target: 'deployment', contentType: jsonPatch, body: [{ op: 'add', path: 1, value: 1 }], status: 400, message: 'error decoding patch: json: cannot unmarshal number into Go struct field jsonPatchOp.path of type string' },
+    { name: 'json: op a number', target: 'deployment', contentType: jsonPatch, body: [{ op: 1, path: '/spec/replicas', value: 1 }], status: 400, message: 'error decoding patch: json: cannot unmarshal number into Go struct field jsonPatchOp.op of type string' },
+    // Operations that do not apply are 422 with upstream's generic message.
     { name: 'json: add without value', target: 'deployment', contentType: jsonPatch, body: [{ op: 'add', path: '/spec/replicas' }], status: 422, message: generic422 },
-    { name: 'json: an operation that is not an object', target: 'deployment', contentType: jsonPatch, body: [1], status: 400, message: 'json: cannot unmarshal number into Go value of type jsonpatch.Operation' },
+    { name: 'json: an operation that is not an object', target: 'deployment', contentType: jsonPatch, body: [1], status: 400, message: 'error decoding patch: json: cannot unmarshal number into Go value of type handlers.jsonPatchOp' },
     { name: 'json: metadata replaced by a string', target: 'deployment', contentType: jsonPatch, body: [{ op: 'replace', path: '/metadata', value: 'x' }], status: 422, includes: ['json: cannot unmarshal string into Go struct field Deployment.metadata of type v1.ObjectMeta'] },
     { name: 'json: metadata removed', target: 'deployment', contentType: jsonPatch, body: [{ op: 'remove', path: '/metadata' }], status: 400, message: undeterminable },
     // Server-side apply: structured-merge-diff refuses the configuration as a typed value (500 upstream).
