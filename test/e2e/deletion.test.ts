@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { encodeProtobufObject } from '../../src/encoding/protobuf/index.ts';
 import type { KubeObject } from '../../src/api/index.ts';
 import { kubectlAt } from '../helpers/kubectl.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { openStream, startServer, type TestServer } from '../helpers/server.ts';
 
 type Json = Record<string, any>;
@@ -178,6 +179,29 @@ describe('registries with a Delete of their own', () => {
     assert.equal(again.status, 200, again.text);
     assert.equal(again.json.metadata.deletionGracePeriodSeconds, undefined, 'not marked as the generic store marks');
     assert.equal(again.json.metadata.finalizers, undefined, 'no orphan finalizer: the first delete alone sets them');
+  });
+
+  test('a terminating namespace\'s status says what keeps it, as upstream\'s namespace deleter writes it; once emptied, it goes', async () => {
+    const name = `held-content-${Date.now()}`;
+    await create('/api/v1/namespaces', { metadata: { name } });
+    await create(`/api/v1/namespaces/${name}/configmaps`, { metadata: { name: 'kept', finalizers: ['example.com/keep'] } });
+    assert.equal((await del(`/api/v1/namespaces/${name}`)).status, 200);
+    const conditions = await eventually(async () => {
+      const found = (await server.request('GET', `/api/v1/namespaces/${name}`)).json.status.conditions as Json[] | undefined;
+      assert.equal(found?.find((c) => c.type === 'NamespaceContentRemaining')?.status, 'True');
+      return found!;
+    }, { what: 'the conditions of the namespace' });
+    assert.deepEqual(conditions.map((c) => [c.type, c.status, c.reason, c.message]), [
+      ['NamespaceDeletionDiscoveryFailure', 'False', 'ResourcesDiscovered', 'All resources successfully discovered'],
+      ['NamespaceDeletionGroupVersionParsingFailure', 'False', 'ParsedGroupVersions', 'All legacy kube types successfully parsed'],
+      ['NamespaceDeletionContentFailure', 'False', 'ContentDeleted', 'All content successfully deleted, may be waiting on finalization'],
+      ['NamespaceContentRemaining', 'True', 'SomeResourcesRemain', 'Some resources are remaining: configmaps. has 1 resource instances'],
+      ['NamespaceFinalizersRemaining', 'True', 'SomeFinalizersRemain', 'Some content in the namespace has finalizers remaining: example.com/keep in 1 resource instances'],
+    ]);
+    assert.match(String(conditions[0]!.lastTransitionTime), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    const patched = await server.request('PATCH', `/api/v1/namespaces/${name}/configmaps/kept`, { body: { metadata: { finalizers: null } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(patched.status, 200, patched.text);
+    await eventually(async () => assert.equal((await server.request('GET', `/api/v1/namespaces/${name}`)).status, 404), { what: 'the namespace to go' });
   });
 
   test('a CRD\'s first delete adds its cleanup finalizer, not the garbage collector\'s, and keeps its generation', async () => {
