@@ -2,6 +2,7 @@
 // apiserver/pkg/admission/plugin/webhook/request/admissionreview.go and errors/statuserror.go.
 
 import { StatusError, type StatusDetails } from '../api/index.ts';
+import { goEscaped } from '../api/field-errors.ts';
 import { isObject } from '../api/json.ts';
 import type { RequestUser } from '../api/request-context.ts';
 import type { AdmissionAttributes } from './chain.ts';
@@ -137,7 +138,6 @@ function decodePatch(base64: string): { ops: unknown; text: string } {
 }
 
 const jsonSpace = new Set([' ', '\t', '\n', '\r']);
-const goHtmlEscapes: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
 
 /** Where the JSON value starting at `i` of valid JSON `text` ends. */
 function valueEnd(text: string, i: number): number {
@@ -170,7 +170,7 @@ function goRawMessage(raw: string): string {
       i = end - 1;
     } else if (!jsonSpace.has(c)) out += c;
   }
-  return out.replace(/[<>&\u2028\u2029]/g, (c) => goHtmlEscapes[c]!);
+  return goEscaped(out);
 }
 
 function skipSpace(text: string, i: number): number {

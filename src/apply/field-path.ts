@@ -5,6 +5,7 @@
 // keys, which Kubernetes schemas never declare, so it only appears in foreign data).
 // Ordering and display follow sigs.k8s.io/structured-merge-diff fieldpath/element.go.
 
+import { goEscaped } from '../api/field-errors.ts';
 import { isObject } from '../api/json.ts';
 
 export type PathElement = string;
@@ -40,20 +41,12 @@ export function keyElement(names: readonly string[], values: readonly unknown[],
 /** Characters JSON or Go's encoder escapes in strings. */
 const needsEscape = /["\\\u0000-\u001f<>&\u2028\u2029\ud800-\udfff]/;
 const htmlUnsafe = /[<>&\u2028\u2029]/;
-const htmlUnsafeGlobal = /[<>&\u2028\u2029]/g;
-const htmlEscapes: Record<string, string> = {
-  '<': '\\u003c',
-  '>': '\\u003e',
-  '&': '\\u0026',
-  '\u2028': '\\u2028',
-  '\u2029': '\\u2029',
-};
 
 /** A JSON string as Go's encoding/json writes it (HTML-sensitive characters escaped). */
 export function goString(s: string): string {
   if (!needsEscape.test(s)) return '"' + s + '"';
   const json = JSON.stringify(s);
-  return htmlUnsafe.test(json) ? json.replace(htmlUnsafeGlobal, (c) => htmlEscapes[c]!) : json;
+  return htmlUnsafe.test(json) ? goEscaped(json) : json;
 }
 
 /** JSON as Go's encoding/json writes it: map keys sorted, HTML-sensitive characters escaped. */

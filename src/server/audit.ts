@@ -10,7 +10,7 @@ import { readFile, unlink } from 'node:fs/promises';
 import { isIPv4, isIPv6 } from 'node:net';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { child, goQuote, index, invalid, notSupported, required } from '../api/field-errors.ts';
+import { child, goEscaped, goQuote, index, invalid, notSupported, required } from '../api/field-errors.ts';
 import { goFieldTypeError, goJsonKind, isObject } from '../api/json.ts';
 import { isDNS1123Subdomain } from '../api/labels.ts';
 import type { StatusCause } from '../api/types.ts';
@@ -339,15 +339,13 @@ export function legacyEventString(event: object): string {
     + `uri=${q(e.requestURI)} response="${response}"`;
 }
 
-const goEscapes: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
-
 /**
  * An event's JSON as upstream's log backend writes it (runtime.Encode, Go's json.Encoder):
  * compact, with Go's HTML escapes of `<`, `>` and `&` (and U+2028, U+2029), which occur in
  * JSON text only inside strings.
  */
 export function eventJson(event: object): string {
-  return JSON.stringify(event).replace(/[<>&\u2028\u2029]/g, (c) => goEscapes[c]!);
+  return goEscaped(JSON.stringify(event));
 }
 
 /** `--audit-<backend>-truncate-*`: events over the size limit lose their objects (upstream's truncate backend). */
