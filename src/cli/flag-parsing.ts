@@ -153,19 +153,19 @@ export function goParseInt(text: string): number {
 
 /** A pflag int (int, int64), undefined when not given. */
 export function intFlag(flag: string, given: string | undefined): number | undefined {
-  if (given === undefined) return undefined;
-  try {
-    return goParseInt(given);
-  } catch (err) {
-    throw invalidFlagValue(flag, given, (err as Error).message);
-  }
+  return parsedFlag(flag, given, goParseInt);
 }
 
 /** A pflag duration, undefined when not given. */
 export function durationFlag(flag: string, given: string | undefined): number | undefined {
+  return parsedFlag(flag, given, goParseDuration);
+}
+
+/** A flag's value read by `parse`, whose error (Go's words) becomes pflag's invalid argument. */
+function parsedFlag(flag: string, given: string | undefined, parse: (text: string) => number): number | undefined {
   if (given === undefined) return undefined;
   try {
-    return goParseDuration(given);
+    return parse(given);
   } catch (err) {
     throw invalidFlagValue(flag, given, (err as Error).message);
   }
