@@ -7,7 +7,7 @@ import { constants as cryptoConstants, createPublicKey, verify as verifySignatur
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import { clone, isObject, type JsonObject } from '../../api/json.ts';
 import { currentRequest } from '../../api/request-context.ts';
-import { pemDecode } from '../../admission/csr-subject.ts';
+import { pemDecode } from '../../api/go-pem.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { ageColumn, column, humanDuration, nameColumn } from '../table-columns.ts';
 import { appendAll, duplicate, forbidden, goQuote, index, invalid, notSupported, required, tooLong } from '../validation/field.ts';

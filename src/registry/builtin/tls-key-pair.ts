@@ -3,37 +3,7 @@
 // read as Go's pem.Decode reads them, the first certificate's public key compared with the
 // private key (RSA modulus, EC curve and point, Ed25519 key).
 import { createPrivateKey, createPublicKey, X509Certificate, type KeyObject } from 'node:crypto';
-
-interface PemBlock {
-  type: string;
-  der: Buffer;
-}
-
-const beginLine = /(?:^|\n)-----BEGIN ([^\n]*?)-----[ \t\r]*\n/g;
-
-/** The PEM blocks of `text` in order; a block Go could not decode is passed over, as pem.Decode does. */
-function pemBlocks(text: string): PemBlock[] {
-  const blocks: PemBlock[] = [];
-  beginLine.lastIndex = 0;
-  for (let m = beginLine.exec(text); m !== null; m = beginLine.exec(text)) {
-    const type = m[1]!;
-    const bodyStart = m.index + m[0].length;
-    const end = text.indexOf(`-----END ${type}-----`, bodyStart);
-    if (end < 0) continue;
-    let body = text.slice(bodyStart, end);
-    // Headers ("Proc-Type: 4,ENCRYPTED") end at the first blank line.
-    const lines = body.split('\n');
-    if (lines[0]?.includes(':')) {
-      const blank = lines.findIndex((l) => l.trim() === '');
-      body = blank < 0 ? '' : lines.slice(blank + 1).join('\n');
-    }
-    const base64 = body.replace(/[ \t\r\n]/g, '');
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64) || base64.length % 4 !== 0) continue;
-    blocks.push({ type, der: Buffer.from(base64, 'base64') });
-    beginLine.lastIndex = end;
-  }
-  return blocks;
-}
+import { pemBlocks, type PemBlock } from '../../api/go-pem.ts';
 
 /** Go's %v of a []string. */
 const goList = (items: string[]) => `[${items.join(' ')}]`;

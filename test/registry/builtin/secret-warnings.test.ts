@@ -95,3 +95,10 @@ test("a ServiceAccount's secret references keep only their names", async () => {
   const updated = await store.update('ns', 'sa', { ...created, secrets: [{ name: 'other', apiVersion: 'v1', fieldPath: 'x' }] });
   assert.deepEqual(updated.object.secrets, [{ name: 'other' }]);
 });
+
+test('a certificate of a megabyte of BEGIN lines is no PEM data, found in linear time (it took seconds, blocking the server)', { timeout: 30_000 }, () => {
+  const e = ec();
+  const lines = '-----BEGIN CERTIFICATE-----\n'.repeat(37_000);
+  assert.equal(pair(lines, keyPem(e.privateKey)), 'tls: failed to find any PEM data in certificate input');
+  assert.equal(pair(certificatePem(e.publicKey), lines), 'tls: failed to find any PEM data in key input');
+});
