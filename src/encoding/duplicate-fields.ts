@@ -4,6 +4,7 @@
 
 import type YAML from 'yaml';
 import { readYamlBody } from './yaml-read.ts';
+import { goQuote } from '../api/field-errors.ts';
 import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../api/json-chars.ts';
 
 /** Objects with more keys than this look keys up in a Set rather than the key list. */
@@ -119,6 +120,43 @@ function remember(text: string, frame: Frame, start: number, end: number): boole
  */
 export function duplicateJsonFields(text: string): string[] {
   const duplicates: string[] = [];
+  scanKeys(text, (path) => duplicates.push(path));
+  return duplicates;
+}
+
+/** The members of a JSON Patch operation as upstream's patcher decodes it (its jsonPatchOp), matched case-sensitively. */
+const jsonPatchOpFields = new Set(['op', 'path', 'from', 'value']);
+
+/** How many strict errors one decoding keeps (sigs.k8s.io/json). */
+const strictErrorLimit = 100;
+
+/**
+ * A JSON patch's strict decoding errors, as upstream's patcher finds them when it decodes the
+ * patch into its []jsonPatchOp under Warn or Strict (sigs.k8s.io/json's UnmarshalStrict): an
+ * operation's member other than op, path, from and value is an unknown field; one of those
+ * four given twice, or a key given twice in an object of a value, a duplicate. In document
+ * order, each message once and at most 100, as `unknown field "[0].foo"` (the patcher adds
+ * its `json patch ` before each). `text` must be valid JSON.
+ */
+export function jsonPatchStrictErrors(text: string): string[] {
+  const errors = new Set<string>();
+  scanKeys(text, (path) => {
+    if (errors.size < strictErrorLimit) errors.add(`duplicate field ${goQuote(path)}`);
+  }, (key, path) => {
+    if (jsonPatchOpFields.has(key)) return true;
+    if (errors.size < strictErrorLimit) errors.add(`unknown field ${goQuote(path())}`);
+    return false;
+  });
+  return [...errors];
+}
+
+/**
+ * Walks the keys of `text`'s objects, telling `duplicate` the path of each key its object
+ * already had. `known`, when given, first sees each key of an object that is an element of
+ * the top-level array: one it answers false for is not looked at further (an unknown
+ * member of a struct, which the decoder does not check for duplicates).
+ */
+function scanKeys(text: string, duplicate: (path: string) => void, known?: (key: string, path: () => string) => boolean): void {
   const stack: Frame[] = [];
   let depth = -1;
   const length = text.length;
@@ -128,7 +166,9 @@ export function duplicateJsonFields(text: string): string[] {
       const end = stringEnd(text, i);
       const frame = depth >= 0 ? stack[depth]! : undefined;
       if (frame !== undefined && !frame.array && frame.expectKey) {
-        if (!remember(text, frame, i + 1, end)) duplicates.push(pathOf(text, stack, depth, keyText(text, i + 1, end)));
+        const checked = known === undefined || depth !== 1 || !stack[0]!.array
+          || known(keyText(text, i + 1, end), () => pathOf(text, stack, depth, keyText(text, i + 1, end)));
+        if (checked && !remember(text, frame, i + 1, end)) duplicate(pathOf(text, stack, depth, keyText(text, i + 1, end)));
         frame.currentStart = i + 1;
         frame.currentEnd = end;
         frame.expectKey = false;
@@ -159,7 +199,6 @@ export function duplicateJsonFields(text: string): string[] {
       else frame.expectKey = true;
     }
   }
-  return duplicates;
 }
 
 /**

@@ -2,7 +2,7 @@
 import { badRequest, staleObject, StatusError, unsupportedMediaType, type GroupResource } from '../api/index.ts';
 import { isObject } from '../api/json.ts';
 import { replaceLoneSurrogateEscapes } from '../api/lone-surrogates.ts';
-import { duplicateJsonFields } from '../encoding/duplicate-fields.ts';
+import { duplicateJsonFields, jsonPatchStrictErrors } from '../encoding/duplicate-fields.ts';
 import { applyPatch, patchMediaTypes, type PatchKind } from '../patch/index.ts';
 import { builtinDefinitions, schemaRef } from '../schema/index.ts';
 
@@ -14,6 +14,8 @@ export interface DecodedPatch {
   resourceVersion: string | undefined;
   /** Fields the patch itself gives twice (for strict field validation). */
   duplicateFields: string[];
+  /** A JSON patch's own strict decoding errors (`json patch unknown field "[0].foo"`), under Warn and Strict. */
+  patchErrors: string[];
   /** The patch as parsed (undefined when it is not JSON: applying it answers the 400). */
   value: unknown;
 }
@@ -120,6 +122,7 @@ export function decodePatch(kind: PatchKind, body: Uint8Array, target: PatchTarg
   return {
     resourceVersion: typeof meta.resourceVersion === 'string' ? meta.resourceVersion : undefined,
     duplicateFields: kind === 'json' || parsed === undefined ? [] : duplicateJsonFields(text),
+    patchErrors: kind !== 'json' || parsed === undefined || target.fieldValidation === 'Ignore' ? [] : jsonPatchStrictErrors(text).map((error) => `json patch ${error}`),
     value: parsed,
     apply(current) {
       const patched = applyPatch(kind, current, body, context) as Record<string, unknown>;

@@ -15,6 +15,11 @@ export interface FieldValidation {
   /** Fields the decoder found twice in one object of the body (`spec.replicas`). */
   duplicateFields?: readonly string[];
   /**
+   * The strict decoding errors of the patch itself, said before the object's: a JSON patch's
+   * operations decoded strictly (`json patch unknown field "[0].foo"`), as upstream's patcher.
+   */
+  patchErrors?: readonly string[];
+  /**
    * The error for Strict, given upstream's `strict decoding error: ...` text and the
    * object as decoded (or patched). Absent: 400 BadRequest, as creates and updates
    * answer; patch handlers answer 422 and say so here.

@@ -1328,8 +1328,9 @@ export class Store {
     const cborUnknown = fieldValidation !== undefined && fieldValidation.directive !== 'Ignore' ? this.cborUnknownField(obj, opts) : undefined;
     const unknownFields = prune(this.definitions, this.schema, obj, { isResourceRoot: true, keepUnknown, keepNulls, goValue: this.type.customResource !== true });
     const duplicateFields = fieldValidation?.duplicateFields ?? [];
-    if (fieldValidation !== undefined && fieldValidation.directive !== 'Ignore' && (unknownFields.length > 0 || duplicateFields.length > 0)) {
-      const errors = cborUnknown !== undefined ? [cborUnknown] : strictDecodingErrors(duplicateFields, unknownFields);
+    const patchErrors = fieldValidation?.patchErrors ?? [];
+    if (fieldValidation !== undefined && fieldValidation.directive !== 'Ignore' && (unknownFields.length > 0 || duplicateFields.length > 0 || patchErrors.length > 0)) {
+      const errors = cborUnknown !== undefined ? [cborUnknown] : [...patchErrors, ...strictDecodingErrors(duplicateFields, unknownFields)];
       if (fieldValidation.directive === 'Strict') {
         // Go's decoding fails on a value of the wrong type before strictness is looked at.
         const typeError = this.type.customResource === true ? undefined : this.cborDecodeError(obj, opts) ?? goTypeError(this.definitions, this.schema, obj, opts.cborTypeAt);

@@ -1,4 +1,4 @@
-// fieldValidation on POST, PUT and merge PATCH (Ignore, Warn, Strict) with JSON and YAML
+// fieldValidation on POST, PUT, merge and JSON PATCH (Ignore, Warn, Strict) with JSON and YAML
 // bodies, duplicate fields, Warning headers, and schema type errors, through real HTTPS
 // and kubectl 1.33.
 import { after, before, describe, test } from 'node:test';
@@ -216,6 +216,78 @@ describe('merge patch', () => {
     const res = await server.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/c?fieldValidation=Loud`, { raw: '{}', headers: mergePatch });
     assert.equal(res.status, 422, res.text);
     assert.equal(res.json.details.kind, 'PatchOptions');
+  });
+});
+
+describe('JSON patch', () => {
+  const jsonPatch = { 'content-type': 'application/json-patch+json' };
+  // Upstream's field validation integration test's JSON patch: an unknown member in the
+  // first operation, a duplicate path in the second, then unknown fields in the result.
+  const ops = `[
+    {"op": "add", "path": "/spec/unknown1", "value": "val1", "foo":"bar"},
+    {"op": "add", "path": "/spec/unknown2", "path": "/spec/unknown3", "value": "val1"},
+    {"op": "add", "path": "/spec/unknownDupe", "value": "valDupe"},
+    {"op": "add", "path": "/spec/unknownDupe", "value": "valDupe2"},
+    {"op": "add", "path": "/spec/paused", "value": true},
+    {"op": "add", "path": "/spec/paused", "value": false},
+    {"op": "add", "path": "/spec/template/spec/containers/0/unknownNested", "value": "val1"},
+    {"op": "add", "path": "/spec/template/spec/containers/0/imagePullPolicy", "value": "Always"},
+    {"op": "add", "path": "/spec/template/spec/containers/0/imagePullPolicy", "value": "Never"}
+  ]`;
+  const expected = [
+    'json patch unknown field "[0].foo"',
+    'json patch duplicate field "[1].path"',
+    'unknown field "spec.template.spec.containers[0].unknownNested"',
+    'unknown field "spec.unknown1"',
+    'unknown field "spec.unknown3"',
+    'unknown field "spec.unknownDupe"',
+  ];
+
+  test('the operations\' own unknown and duplicate members are warned of first, under Warn and by default', async () => {
+    const ns = await newNamespace();
+    await server.request('POST', deploymentsPath(ns), { body: deployment('d') });
+    for (const query of ['', '?fieldValidation=Warn']) {
+      const res = await server.request('PATCH', `${deploymentsPath(ns)}/d${query}`, { raw: ops, headers: jsonPatch });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(warnings(res), expected);
+      assert.equal(res.json.spec.paused, undefined); // false, omitted as Go omits it
+      assert.equal(res.json.spec.template.spec.containers[0].imagePullPolicy, 'Never');
+    }
+    const ignored = await server.request('PATCH', `${deploymentsPath(ns)}/d?fieldValidation=Ignore`, { raw: ops, headers: jsonPatch });
+    assert.equal(ignored.status, 200, ignored.text);
+    assert.deepEqual(warnings(ignored), []);
+  });
+
+  test('Strict refuses with 422 on the patch, the operations\' errors before the object\'s', async () => {
+    const ns = await newNamespace();
+    await server.request('POST', deploymentsPath(ns), { body: deployment('d') });
+    const res = await server.request('PATCH', `${deploymentsPath(ns)}/d?fieldValidation=Strict`, { raw: ops, headers: jsonPatch });
+    assert.equal(res.status, 422, res.text);
+    assert.equal(res.json.details.causes[0].field, 'patch');
+    assert.ok(res.json.details.causes[0].message.endsWith(`: strict decoding error: ${expected.join(', ')}`), res.json.details.causes[0].message);
+    assert.equal((await server.request('GET', `${deploymentsPath(ns)}/d`)).json.spec.paused, undefined);
+  });
+
+  test('an operation\'s members are matched case-sensitively; keys twice in a value are duplicates, an unknown member twice is said once', async () => {
+    const ns = await newNamespace();
+    await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'c' } } });
+    const raw = '[{"op":"add","path":"/data","value":{"k":"1","k":"2"},"Op":"x","extra":1,"extra":2}]';
+    const warned = await server.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/c`, { raw, headers: jsonPatch });
+    assert.equal(warned.status, 200, warned.text);
+    assert.deepEqual(warnings(warned), ['json patch duplicate field "[0].value.k"', 'json patch unknown field "[0].Op"', 'json patch unknown field "[0].extra"']);
+    assert.deepEqual(warned.json.data, { k: '2' });
+  });
+
+  test('through /scale the same', async () => {
+    const ns = await newNamespace();
+    await server.request('POST', deploymentsPath(ns), { body: deployment('d') });
+    const raw = '[{"op":"replace","path":"/spec/replicas","value":3,"foo":1}]';
+    const warned = await server.request('PATCH', `${deploymentsPath(ns)}/d/scale`, { raw, headers: jsonPatch });
+    assert.equal(warned.status, 200, warned.text);
+    assert.deepEqual(warnings(warned), ['json patch unknown field "[0].foo"']);
+    const strict = await server.request('PATCH', `${deploymentsPath(ns)}/d/scale?fieldValidation=Strict`, { raw, headers: jsonPatch });
+    assert.equal(strict.status, 422, strict.text);
+    assert.match(strict.json.details.causes[0].message, /strict decoding error: json patch unknown field "\[0\]\.foo"$/);
   });
 });
 

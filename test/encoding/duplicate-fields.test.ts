@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import YAML from 'yaml';
 import { decodeBody } from '../../src/encoding/decode.ts';
-import { duplicateJsonFields, duplicateYamlFields } from '../../src/encoding/duplicate-fields.ts';
+import { duplicateJsonFields, duplicateYamlFields, jsonPatchStrictErrors } from '../../src/encoding/duplicate-fields.ts';
 import { loadYaml } from '../../src/api/yaml.ts';
 
 // The YAML library loads on first need; these tests decode and encode YAML synchronously.
@@ -79,6 +79,29 @@ describe('duplicate fields in YAML', () => {
   for (const [name, text, want] of cases) {
     test(name, () => assert.deepEqual(duplicateYamlFields(YAML.parseDocument(text, { uniqueKeys: false })), want));
   }
+});
+
+describe('a JSON patch decoded strictly into its operations', () => {
+  const cases: [name: string, text: string, want: string[]][] = [
+    ['a clean patch', '[{"op":"add","path":"/a","value":{"b":[{"c":1}]}},{"op":"move","from":"/a","path":"/b"}]', []],
+    ['unknown and duplicate members in document order', '[{"op":"add","x":1,"path":"/a","op":"add"},{"path":"/b","y":2}]',
+      ['unknown field "[0].x"', 'duplicate field "[0].op"', 'unknown field "[1].y"']],
+    ['members match case-sensitively', '[{"OP":"add","Path":"/a"}]', ['unknown field "[0].OP"', 'unknown field "[0].Path"']],
+    ['an unknown member twice is said once, not as a duplicate', '[{"z":1,"z":2}]', ['unknown field "[0].z"']],
+    ['keys twice within a value, at any depth', '[{"value":{"k":1,"k":2,"l":[{"m":1,"m":2}]}}]', ['duplicate field "[0].value.k"', 'duplicate field "[0].value.l[0].m"']],
+    ['a value\'s own keys are not operation members', '[{"value":{"foo":1}}]', []],
+    ['not a list: nothing to say here (the shape check refuses it)', '{"op":"add","foo":1}', []],
+  ];
+  for (const [name, text, want] of cases) {
+    test(name, () => assert.deepEqual(jsonPatchStrictErrors(text), want));
+  }
+
+  test('at most 100 errors, as the decoder keeps', () => {
+    const ops = Array.from({ length: 150 }, (_, i) => `{"op":"add","path":"/a","u${i}":1}`);
+    const errors = jsonPatchStrictErrors(`[${ops.join(',')}]`);
+    assert.equal(errors.length, 100);
+    assert.equal(errors[99], 'unknown field "[99].u99"');
+  });
 });
 
 describe('decodeBody', () => {

@@ -50,7 +50,7 @@ export async function patchObject(scope: RequestScope, subresource = scope.info.
     schemaName: served.type.schemaName, groupResource: served.store.groupResource, fieldValidation: directive,
   });
   const strictError = kind === 'strategic' ? strictStrategicPatchError(patch.value) : strictPatchError;
-  const fieldValidation = { directive, duplicateFields: directive === 'Ignore' ? [] : patch.duplicateFields, strictError };
+  const fieldValidation = { directive, duplicateFields: directive === 'Ignore' ? [] : patch.duplicateFields, patchErrors: patch.patchErrors, strictError };
   const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, patch.resourceVersion, { dryRun, fieldValidation, fieldManager },
     (current) => patch.apply(current!) as KubeObject,
     // The patch functions copy what they patch and never change it (patch/apply-patch.ts).

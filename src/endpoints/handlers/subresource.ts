@@ -163,11 +163,11 @@ async function updateScaleObject(scope: RequestScope): Promise<void> {
 /**
  * Field validation of a Scale as written: under Strict, the strict decoding error its
  * unknown and duplicate fields make (upstream decodes a Scale with the strict codec too);
- * under Warn, a warning for each.
+ * under Warn, a warning for each. A JSON patch's own errors (its operations') come first.
  */
-function strictScaleError(scale: KubeObject, directive: FieldValidationDirective, duplicateFields: readonly string[]): string | undefined {
+function strictScaleError(scale: KubeObject, directive: FieldValidationDirective, duplicateFields: readonly string[], patchErrors: readonly string[] = []): string | undefined {
   if (directive === 'Ignore') return undefined;
-  const errors = scaleStrictErrors(scale, duplicateFields);
+  const errors = [...patchErrors, ...scaleStrictErrors(scale, duplicateFields)];
   if (errors.length === 0) return undefined;
   if (directive === 'Strict') return strictDecodingMessage(errors);
   for (const error of errors) addWarning(error);
@@ -194,7 +194,7 @@ async function patchScale(scope: RequestScope): Promise<void> {
     (current) => {
       const patched = patch.apply(current) as KubeObject;
       // The patched Scale is decoded as upstream's patcher decodes it: its errors are the patch's 422.
-      const decodeError = scaleDecodeError(patched) ?? strictScaleError(patched, directive, patch.duplicateFields);
+      const decodeError = scaleDecodeError(patched) ?? strictScaleError(patched, directive, patch.duplicateFields, patch.patchErrors);
       if (decodeError !== undefined) throw strictError(decodeError, patched);
       return patched;
     });
