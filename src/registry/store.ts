@@ -322,6 +322,7 @@ export class Store {
       this.prepareCreate(probe);
       return this.createCauses(probe);
     });
+    this.auditDecodedBody('create', obj);
     const meta = obj.metadata;
 
     // The writer's fields are recorded before mutating admission, as upstream's handlers do:
@@ -605,6 +606,8 @@ export class Store {
     // A patched object, not a body: what its patch left of apiVersion and kind defaults to the URL's.
     this.checkTypeMeta(obj, false);
     this.decodeFields(obj, opts, (probe) => this.preparedUpdateCauses(probe, current, subresource));
+    // An update of the request's body (its uid a precondition), not a patch's result.
+    if (uidPrecondition) this.auditDecodedBody('update', obj);
     // A uid in an update's body is a precondition, as upstream's Update.
     const uid = obj.metadata.uid;
     if (uidPrecondition && uid !== undefined && uid !== '' && uid !== current.metadata.uid) {
@@ -1391,6 +1394,20 @@ export class Store {
   private cborUnknownField(obj: KubeObject, opts: WriteOptions): string | undefined {
     if (opts.cborTypeAt === undefined || this.type.customResource === true) return undefined;
     return cborUnknownField(this.definitions, this.schema, obj);
+  }
+
+  /**
+   * The request's own body once decoded (unknown fields dropped, defaults filled) is its audit
+   * event's request object and names its reference, as upstream's handlers log it after
+   * decoding (LogRequestObject). Told only for the request's resource and verb: a write the
+   * request makes to another resource on its way is not its body. The audit hook copies what
+   * it keeps.
+   */
+  private auditDecodedBody(verb: 'create' | 'update', obj: KubeObject): void {
+    const request = currentRequest();
+    const audit = request?.auditRequestObject;
+    if (audit === undefined || request!.verb !== verb || request!.resource !== this.groupResource.resource || request!.group !== this.groupResource.group) return;
+    audit(obj);
   }
 
   /** Decoding's failure: 400 in the decoder's words (upstream's create and update handlers' transformDecodeError), or what a patch makes of it. */

@@ -93,6 +93,32 @@ describe('audit events as upstream writes them', () => {
     assert.equal('userAgent' in failed!, false, 'an empty user agent is left out (omitempty)');
   });
 
+  test('a create\'s and an update\'s request object is the body as decoded: unknown fields dropped, defaults filled (upstream logs it after decoding)', async () => {
+    const deployment = {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'decoded' },
+      spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } }, unknownField: 1 },
+    };
+    const created = await server.request('POST', '/apis/apps/v1/namespaces/sweep/deployments', { ...admin, body: deployment });
+    assert.equal(created.status, 201, created.text);
+    const createEvent = await completed(created.headers['audit-id']);
+    const spec = createEvent.requestObject.spec;
+    assert.equal(spec.unknownField, undefined);
+    assert.equal(spec.replicas, 1);
+    assert.deepEqual(spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } });
+    assert.equal(spec.template.spec.restartPolicy, 'Always');
+    assert.equal(spec.template.spec.containers[0].terminationMessagePath, '/dev/termination-log');
+    // The server's metadata is not set yet when the body is logged.
+    assert.equal(createEvent.requestObject.metadata.uid, undefined);
+    const body = { ...created.json, spec: { ...created.json.spec, replicas: 2, unknownField: 2 } };
+    delete body.spec.strategy;
+    const updated = await server.request('PUT', '/apis/apps/v1/namespaces/sweep/deployments/decoded', { ...admin, body });
+    assert.equal(updated.status, 200, updated.text);
+    const updateEvent = await completed(updated.headers['audit-id']);
+    assert.equal(updateEvent.requestObject.spec.replicas, 2);
+    assert.equal(updateEvent.requestObject.spec.unknownField, undefined);
+    assert.deepEqual(updateEvent.requestObject.spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } });
+  });
+
   test('a client\'s Audit-ID header names the request\'s events and is sent back, as upstream\'s WithAuditInit takes it', async () => {
     const res = await server.request('GET', '/api/v1/namespaces/sweep/configmaps?limit=6', { ...admin, headers: { 'Audit-ID': 'client-chosen-id' } });
     assert.equal(res.headers['audit-id'], 'client-chosen-id');

@@ -94,7 +94,9 @@ describe('audit', () => {
     // Request for secret writes: the request, not the answer.
     const secret = all.find((e) => e.objectRef?.resource === 'secrets' && e.verb === 'create')!;
     assert.equal(secret.level, 'Request');
-    assert.deepEqual(secret.requestObject.stringData, { k: 'v' });
+    // As decoded: v1's conversion folds stringData into data (upstream logs the decoded object).
+    assert.equal(secret.requestObject.stringData, undefined);
+    assert.deepEqual(secret.requestObject.data, { k: 'dg==' });
     assert.equal(secret.responseObject, undefined);
     // Metadata for the rest: no bodies, but a create's reference still named from its body.
     const namespace = all.find((e) => e.objectRef?.resource === 'namespaces' && e.verb === 'create' && e.stage === 'ResponseComplete')!;
