@@ -596,6 +596,6 @@ export function isDomainPrefixedPath(value: string, path: string): StatusCause[]
   const rest = slash < 0 ? '' : value.slice(slash + 1);
   if (slash < 0 || host === '' || rest === '') return [invalid(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')];
   const causes = isDNS1123Subdomain(host).map((msg) => invalid(path, host, msg));
-  if (!httpPathRegexp.test(rest)) causes.push(invalid(path, rest, regexError('must be a valid path', httpPathFmt)));
+  if (!httpPathRegexp.test(rest)) causes.push(invalid(path, rest, regexError('Invalid path', httpPathFmt)));
   return causes;
 }

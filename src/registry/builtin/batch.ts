@@ -12,7 +12,7 @@ import { specStatusStrategy } from './common.ts';
 import { scheduleError, timeZoneError } from './cron-schedule.ts';
 import {
   defaultJob, defaultJobTemplateSpec, generateSelector, hadPrefixedLabels, jobSpecWarnings,
-  validateJob, validateJobSpecCommon, validateJobStatus, validateJobUpdate,
+  validateJob, validateJobSpecCommon, validateJobStatusUpdate, validateJobUpdate,
 } from './job-spec.ts';
 import { podNamePrefixWarnings, whenGenerationChanged } from './pod-warnings.ts';
 import { arrayAt, ensureObject, numberAt, objectAt, objectsAt, stringAt } from './object.ts';
@@ -61,8 +61,8 @@ const jobStrategy = specStatusStrategy({
       prepareForUpdate(job, old) {
         job.spec = clone(old.spec);
       },
-      validateUpdate(job) {
-        return validateJobStatus(job);
+      validateUpdate(job, old) {
+        return validateJobStatusUpdate(job, old);
       },
     },
   },

@@ -129,6 +129,8 @@ export function scheduleError(spec: string): string | undefined {
  */
 export function timeZoneError(name: string): string | undefined {
   if (name === '' || name === 'UTC' || name === 'Local') return undefined;
+  // Intl also takes UTC offsets ("+05", "+0500"), which name no zoneinfo file.
+  if (name.startsWith('+') || name.startsWith('-')) return `unknown time zone ${name}`;
   let canonical: string;
   try {
     canonical = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;

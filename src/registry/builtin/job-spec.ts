@@ -5,11 +5,11 @@
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { isStatusError } from '../../api/index.ts';
-import { labelSelectorFromObject, labelSelectorJson, matchLabels, type LabelSelector, type LabelSelectorObject } from '../../api/labels.ts';
+import { byteLength, isDomainPrefixedPath, labelSelectorFromObject, labelSelectorJson, matchLabels, type LabelSelector, type LabelSelectorObject } from '../../api/labels.ts';
 import { clone, isObject, type JsonObject } from '../../api/json.ts';
-import { appendAll, child, duplicate, fieldImmutable, GoValue, goJson, index, invalid, notSupported, required, tooLong, tooMany, validateNonnegative } from '../validation/field.ts';
+import { appendAll, child, duplicate, fieldImmutable, GoValue, goJson, index, invalid, invalidOmittingValue, notSupported, required, tooLong, tooMany, validateNonnegative } from '../validation/field.ts';
 import type { FieldPath } from '../validation/field.ts';
-import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
+import { isDNS1123Label, isQualifiedName } from '../validation/names.ts';
 import { arrayAt, ensureObject, numberAt, objectAt, objectsAt, present, semanticEqual, stringAt } from './object.ts';
 import { defaultPodTemplate, validatePodTemplateSpec } from './pod-spec.ts';
 import { podTemplateWarnings } from './pod-warnings.ts';
@@ -278,16 +278,8 @@ export function validateJobSpecCommon(spec: JsonObject, path: FieldPath, oldTemp
     causes.push(required(child(path, 'backoffLimitPerIndex'), 'when maxFailedIndexes is specified'));
   }
   if (typeof spec.managedBy === 'string') {
-    // IsDomainPrefixedPath.
-    const managedBy = spec.managedBy;
-    const slash = managedBy.indexOf('/');
-    if (slash <= 0 || slash === managedBy.length - 1) {
-      causes.push(invalid(child(path, 'managedBy'), managedBy, 'must be a domain-prefixed path (such as "acme.io/foo")'));
-    } else {
-      const host = managedBy.slice(0, slash);
-      for (const msg of isDNS1123Subdomain(host)) causes.push(invalid(child(path, 'managedBy'), host, msg));
-    }
-    if (managedBy.length > 63) causes.push(tooLong(child(path, 'managedBy'), 63));
+    appendAll(causes, isDomainPrefixedPath(spec.managedBy, child(path, 'managedBy')));
+    if (byteLength(spec.managedBy) > 63) causes.push(tooLong(child(path, 'managedBy'), 63));
   }
   const mode = spec.completionMode;
   if (present(mode)) {
@@ -438,9 +430,74 @@ export function hadPrefixedLabels(old: KubeObject): boolean {
   return jobNameLabel in labels && controllerUidLabel in labels;
 }
 
-/** validateJobStatus's rules for any status write: counters not negative, uncounted pods unique. */
-export function validateJobStatus(job: KubeObject): StatusCause[] {
+/** IsConditionTrue: any condition of the type with status True. */
+function hasTrueCondition(job: KubeObject, type: string): boolean {
+  return objectsAt(objectAt(job, 'status'), 'conditions').some((c) => c.type === type && c.status === 'True');
+}
+
+const isComplete = (job: KubeObject) => hasTrueCondition(job, 'Complete');
+const isFailed = (job: KubeObject) => hasTrueCondition(job, 'Failed');
+const isFailureTarget = (job: KubeObject) => hasTrueCondition(job, 'FailureTarget');
+const isSuccessCriteriaMet = (job: KubeObject) => hasTrueCondition(job, 'SuccessCriteriaMet');
+const isFinished = (job: KubeObject) => isComplete(job) || isFailed(job);
+
+/** A metav1.Time as an instant (ms), undefined when unset or unreadable. */
+function instantAt(status: JsonObject, field: string): number | undefined {
+  const value = status[field];
+  if (typeof value !== 'string') return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** Whether two optional times differ (ptr.Equal on metav1.Time: unset vs set, or another instant). */
+function timeChanged(status: JsonObject, oldStatus: JsonObject, field: string): boolean {
+  return present(status[field]) !== present(oldStatus[field]) || instantAt(status, field) !== instantAt(oldStatus, field);
+}
+
+/** The uncountedTerminatedPods value upstream names: its internal struct, Go field names, nil lists null. */
+function uncountedValue(uncounted: JsonObject): GoValue {
+  return goJson({ Succeeded: uncounted.succeeded ?? null, Failed: uncounted.failed ?? null });
+}
+
+/** parseIndexInterval over one "x" or "x-y" of completed or failed indexes. */
+function indexInterval(text: string, completions: number): [number, number] | undefined {
+  const parsed = indexesError(text, completions);
+  if (parsed.error !== undefined || text === '') return undefined;
+  const [x, y = x] = text.split('-').map(Number) as [number, number?];
+  return [x, y!];
+}
+
+/** validateFailedIndexesNotOverlapCompleted: the first index both lists hold, intervals that do not parse skipped. */
+function overlapError(completed: string, failed: string, completions: number): string | undefined {
+  if (completed === '' || failed === '') return undefined;
+  const c = completed.split(',').map((t) => indexInterval(t, completions));
+  const f = failed.split(',').map((t) => indexInterval(t, completions));
+  let ci = 0;
+  let fi = 0;
+  while (ci < c.length && fi < f.length) {
+    const ci0 = c[ci];
+    const fi0 = f[fi];
+    if (ci0 === undefined) ci++;
+    else if (fi0 === undefined) fi++;
+    else {
+      if (ci0[0] <= fi0[1] && fi0[0] <= ci0[1]) return `failedIndexes and completedIndexes overlap at index: ${Math.max(ci0[0], fi0[0])}`;
+      if (ci0[0] <= fi0[0]) ci++;
+      else fi++;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * ValidateJobUpdateStatus with the options upstream's job status strategy sets (JobManagedBy,
+ * GA since 1.35): counters and uncounted pods always; rules on conditions, times and indexes
+ * when what they judge changed (so a bad status already stored does not block other
+ * writes); then the transitions from `old` a status may not make.
+ */
+export function validateJobStatusUpdate(job: KubeObject, old: KubeObject): StatusCause[] {
   const status = objectAt(job, 'status') ?? {};
+  const oldStatus = objectAt(old, 'status') ?? {};
+  const spec = objectAt(job, 'spec') ?? {};
   const causes: StatusCause[] = [];
   for (const field of ['active', 'succeeded', 'failed', 'ready', 'terminating']) {
     const value = numberAt(status, field);
@@ -456,8 +513,112 @@ export function validateJobStatus(job: KubeObject): StatusCause[] {
       else seen.add(String(uid));
     });
   }
+
+  const complete = isComplete(job);
+  const failed = isFailed(job);
+  const finished = isFinished(job);
+  const completeChanged = complete !== isComplete(old);
+  const failedChanged = failed !== isFailed(old);
+  const failureTargetChanged = isFailureTarget(job) !== isFailureTarget(old);
+  const finishedChanged = finished !== isFinished(old);
+  const completedIndexes = stringAt(status, 'completedIndexes');
+  const completedIndexesChanged = completedIndexes !== stringAt(oldStatus, 'completedIndexes');
+  const failedIndexes = typeof status.failedIndexes === 'string' ? status.failedIndexes : undefined;
+  const failedIndexesChanged = failedIndexes !== (typeof oldStatus.failedIndexes === 'string' ? oldStatus.failedIndexes : undefined);
+  const active = numberAt(status, 'active') ?? 0;
+  const activeChanged = active !== (numberAt(oldStatus, 'active') ?? 0);
+  const startTimeChanged = timeChanged(status, oldStatus, 'startTime');
+  const completionTimeChanged = timeChanged(status, oldStatus, 'completionTime');
+  const uncountedChanged = !semanticEqual(status.uncountedTerminatedPods ?? null, oldStatus.uncountedTerminatedPods ?? null);
+  const conditions = 'status.conditions';
+
+  if ((completeChanged || failedChanged) && complete && failed) {
+    causes.push(invalidOmittingValue(conditions, 'cannot set Complete=True and Failed=true conditions'));
+  }
+  if ((completeChanged || failureTargetChanged) && complete && isFailureTarget(job)) {
+    causes.push(invalidOmittingValue(conditions, 'cannot set Complete=True and FailureTarget=true conditions'));
+  }
+  if (completeChanged || completionTimeChanged) {
+    if (present(status.completionTime) && !complete) {
+      causes.push(invalid('status.completionTime', status.completionTime, 'cannot set completionTime when there is no Complete=True condition'));
+    }
+    if (!present(status.completionTime) && complete) causes.push(required('status.completionTime', 'completionTime is required for Complete jobs'));
+  }
+  if (startTimeChanged || completionTimeChanged) {
+    const start = instantAt(status, 'startTime');
+    const completion = instantAt(status, 'completionTime');
+    if (start !== undefined && completion !== undefined && completion < start) {
+      causes.push(invalid('status.completionTime', status.completionTime, 'completionTime cannot be set before startTime'));
+    }
+  }
+  if ((finishedChanged || activeChanged) && active > 0 && finished) {
+    causes.push(invalid('status.active', active, 'active>0 is invalid for finished job'));
+  }
+  if ((finishedChanged || startTimeChanged) && !present(status.startTime) && finished) {
+    causes.push(required('status.startTime', 'startTime is required for finished job'));
+  }
+  if ((finishedChanged || uncountedChanged) && finished && uncounted !== undefined
+    && arrayAt(uncounted, 'succeeded').length + arrayAt(uncounted, 'failed').length > 0) {
+    causes.push(invalid('status.uncountedTerminatedPods', uncountedValue(uncounted), 'uncountedTerminatedPods needs to be empty for finished job'));
+  }
+  const completions = numberAt(spec, 'completions');
+  const backoffLimitPerIndex = present(spec.backoffLimitPerIndex);
+  if (completedIndexesChanged && completions !== undefined) {
+    const { error } = indexesError(completedIndexes, completions);
+    if (error !== undefined) causes.push(invalid('status.completedIndexes', completedIndexes, `error parsing completedIndexes: ${error}`));
+  }
+  if (failedIndexesChanged && completions !== undefined && backoffLimitPerIndex && failedIndexes !== undefined) {
+    const { error } = indexesError(failedIndexes, completions);
+    if (error !== undefined) causes.push(invalid('status.failedIndexes', failedIndexes, `error parsing failedIndexes: ${error}`));
+  }
+  const indexed = spec.completionMode === 'Indexed';
+  if (completedIndexesChanged && completedIndexes !== '' && !indexed) {
+    causes.push(invalid('status.completedIndexes', completedIndexes, 'cannot set non-empty completedIndexes when non-indexed completion mode'));
+  }
+  if (failedIndexesChanged && !backoffLimitPerIndex && failedIndexes !== undefined) {
+    causes.push(invalid('status.failedIndexes', failedIndexes, 'cannot set non-null failedIndexes when backoffLimitPerIndex is null'));
+  }
+  if ((failedIndexesChanged || completedIndexesChanged) && completions !== undefined && failedIndexes !== undefined) {
+    const error = overlapError(completedIndexes, failedIndexes, completions);
+    if (error !== undefined) causes.push(invalid('status.failedIndexes', failedIndexes, error));
+  }
   const ready = numberAt(status, 'ready');
-  if (ready !== undefined && ready > (numberAt(status, 'active') ?? 0)) causes.push(invalid('status.ready', ready, 'cannot set more ready pods than active'));
+  if (ready !== undefined && ready > active) causes.push(invalid('status.ready', ready, 'cannot set more ready pods than active'));
+  const successCriteriaMet = isSuccessCriteriaMet(job);
+  if (successCriteriaMet && failed) causes.push(invalidOmittingValue(conditions, 'cannot set SuccessCriteriaMet=True and Failed=true conditions'));
+  if (successCriteriaMet && isFailureTarget(job)) {
+    causes.push(invalidOmittingValue(conditions, 'cannot set SuccessCriteriaMet=True and FailureTarget=true conditions'));
+  }
+  if (present(spec.successPolicy) && !successCriteriaMet && complete) {
+    causes.push(invalidOmittingValue(conditions, 'cannot set Complete=True for Job with SuccessPolicy unless SuccessCriteriaMet=True'));
+  }
+
+  // ValidateJobStatusUpdate: transitions from the stored status.
+  for (const type of ['Failed', 'Complete', 'FailureTarget']) {
+    if (hasTrueCondition(old, type) && !hasTrueCondition(job, type)) {
+      causes.push(invalidOmittingValue(conditions, `cannot disable the terminal ${type}=True condition`));
+    }
+  }
+  const failedCount = numberAt(status, 'failed') ?? 0;
+  if (failedCount < (numberAt(oldStatus, 'failed') ?? 0)) causes.push(invalid('status.failed', failedCount, 'cannot decrease the failed counter'));
+  // An Indexed Job whose completions follow its parallelism may be scaled down, and its count with it.
+  const succeeded = numberAt(status, 'succeeded') ?? 0;
+  const scalable = indexed && (spec.completions ?? null) === (spec.parallelism ?? null);
+  if (!scalable && succeeded < (numberAt(oldStatus, 'succeeded') ?? 0)) {
+    causes.push(invalid('status.succeeded', succeeded, 'cannot decrease the succeeded counter'));
+  }
+  if (present(status.completionTime) && present(oldStatus.completionTime) && completionTimeChanged) {
+    causes.push(invalid('status.completionTime', status.completionTime, 'completionTime cannot be mutated'));
+  }
+  if (startTimeChanged && present(oldStatus.startTime) && spec.suspend !== true) {
+    causes.push(required('status.startTime', 'startTime cannot be removed for unsuspended job'));
+  }
+  if (isSuccessCriteriaMet(old) && !successCriteriaMet) {
+    causes.push(invalidOmittingValue(conditions, 'cannot disable the SuccessCriteriaMet=True condition'));
+  }
+  if (isComplete(old) && !isSuccessCriteriaMet(old) && successCriteriaMet) {
+    causes.push(invalidOmittingValue(conditions, 'cannot set SuccessCriteriaMet=True for Job already has Complete=true conditions'));
+  }
   return causes;
 }
 

@@ -312,6 +312,9 @@ test('status is written through /status only, with its counters checked', async 
   assert.deepEqual(fields(bad.causes), [
     'status.failed: Invalid value: -1: must be greater than or equal to 0',
     'status.ready: Invalid value: 2: cannot set more ready pods than active',
+    // The transitions upstream's status strategy refuses (JobManagedBy's rules, GA since 1.35).
+    'status.failed: Invalid value: -1: cannot decrease the failed counter',
+    'status.startTime: Required value: startTime cannot be removed for unsuspended job',
   ]);
 });
 
