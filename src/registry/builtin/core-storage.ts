@@ -423,7 +423,8 @@ function namedAPIGroup(spec: JsonObject | undefined): boolean {
 const storageRequest = (spec: JsonObject | undefined): Quantity => parseQuantity(objectAt(objectAt(spec, 'resources'), 'requests')?.storage) ?? { num: 0n, den: 1n };
 
 /**
- * ValidatePersistentVolumeClaimUpdate beyond the create rules: the spec stays as created,
+ * ValidatePersistentVolumeClaimUpdate beyond the create rules: the beta storage-class
+ * annotation stays, and the spec as created,
  * but for volumeName (set once), a storage class set where none was, and, on bound claims,
  * the storage request and volumeAttributesClassName; the request may shrink only down to
  * what status.capacity records (RecoverVolumeExpansionFailure, on by default).
@@ -439,6 +440,15 @@ export function validatePersistentVolumeClaimUpdate(pvc: KubeObject, old: KubeOb
     else delete oldSpec.volumeName;
   }
   const oldAnnotation = old.metadata.annotations?.[betaStorageClassAnnotation];
+  const newAnnotation = pvc.metadata.annotations?.[betaStorageClassAnnotation];
+  // A class named by the beta annotation may move to spec.storageClassName, the annotation
+  // kept or dropped (validateStorageClassUpgradeFromAnnotation); otherwise the annotation,
+  // absent as "", never changes.
+  const fromAnnotation = oldAnnotation !== undefined && !present(oldSpec.storageClassName) && spec.storageClassName === oldAnnotation
+    && (newAnnotation === undefined || newAnnotation === oldAnnotation);
+  if (!fromAnnotation && (newAnnotation ?? '') !== (oldAnnotation ?? '')) {
+    causes.push(invalid(child('metadata', 'annotations', betaStorageClassAnnotation), newAnnotation ?? '', fieldImmutable));
+  }
   if (!present(oldSpec.storageClassName) && present(spec.storageClassName) && (oldAnnotation === undefined || oldAnnotation === spec.storageClassName)) {
     oldSpec.storageClassName = spec.storageClassName!;
   }

@@ -1,13 +1,14 @@
 // Warnings for storage objects and the volumes pods use, after kubernetes
 // pkg/api/persistentvolumeclaim/util.go (GetWarningsForPersistentVolumeClaim[Spec]),
 // pkg/api/persistentvolume/util.go (GetWarningsForPersistentVolume), pkg/api/storage/util.go
-// (GetWarningsForStorageClass), and the deprecated volume plugins pkg/api/pod/warnings.go
-// names in the same words.
+// (GetWarningsForStorageClass, GetWarningsForCSIStorageCapacity), and the deprecated volume
+// plugins pkg/api/pod/warnings.go names in the same words.
 
 import type { KubeObject } from '../../api/index.ts';
 import { formatQuantity, milliValue, parseQuantity } from '../../api/quantity.ts';
 import { appendAll, child, goQuote, index, key, type FieldPath } from '../validation/field.ts';
 import { nodeLabelDeprecatedMessage, nodeSelectorTermWarnings } from './node-label-warnings.ts';
+import { isObject } from '../../api/json.ts';
 import { itemsAt, objectAt, stringAt } from './object.ts';
 
 /** Volume plugins gone or going, by their v1 field: the name upstream's message path gives it, and why. */
@@ -94,4 +95,24 @@ export function storageClassWarnings(sc: KubeObject): string[] {
     const deprecated = nodeLabelDeprecatedMessage(stringAt(expression, 'key'));
     return deprecated === undefined ? [] : [`allowedTopologies[${i}].matchLabelExpressions[${j}].key: ${deprecated}`];
   }));
+}
+
+/**
+ * Upstream's GetWarningsForCSIStorageCapacity (pkg/api/node's GetWarningsForNodeSelector on
+ * nodeTopology): deprecated node labels its match expressions key on, then its match labels.
+ */
+export function csiStorageCapacityWarnings(capacity: KubeObject): string[] {
+  const topology = objectAt(capacity, 'nodeTopology');
+  const warnings = itemsAt(topology, 'matchExpressions').flatMap((expression, i) => {
+    const label = stringAt(expression, 'key');
+    const deprecated = nodeLabelDeprecatedMessage(label);
+    return deprecated === undefined ? [] : [`${child(index('nodeTopology.matchExpressions', i), 'key')}: ${label} is ${deprecated}`];
+  });
+  const matchLabels = topology?.matchLabels;
+  for (const label of isObject(matchLabels) ? Object.keys(matchLabels) : []) {
+    const deprecated = nodeLabelDeprecatedMessage(label);
+    // A child path, not a key: upstream names the label after a dot.
+    if (deprecated !== undefined) warnings.push(`${child('nodeTopology.matchLabels', label)}: ${deprecated}`);
+  }
+  return warnings;
 }

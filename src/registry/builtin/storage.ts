@@ -1,7 +1,7 @@
 // storage.k8s.io/v1 storageclasses, csidrivers, csinodes, csistoragecapacities,
 // volumeattachments and volumeattributesclasses. StorageClass, CSIDriver, CSINode and
-// VolumeAttachment behaviour after kubernetes pkg/apis/storage/v1/defaults.go and
-// pkg/apis/storage/validation.
+// VolumeAttachment behaviour after kubernetes pkg/apis/storage/v1/defaults.go,
+// pkg/apis/storage/validation and pkg/registry/storage/*/strategy.go.
 
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
@@ -9,12 +9,12 @@ import { canonicalQuantity, isNegative, parseQuantity } from '../../api/quantity
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { byteLength, labelSelectorJson } from '../../api/labels.ts';
-import { appendAll, duplicate, fieldImmutable, forbidden, goJson, GoValue, invalid, notSupported, required, tooLong, validateNonnegative, type FieldPath } from '../validation/field.ts';
+import { appendAll, child, duplicate, fieldImmutable, forbidden, goJson, GoValue, index, invalid, notSupported, required, tooLong, validateNonnegative, type FieldPath } from '../validation/field.ts';
 import { inclusiveRangeError, isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
-import { keepOldSpec, specStatusStrategy } from './common.ts';
-import { storageClassWarnings } from './storage-warnings.ts';
+import { keepOldSpec, keepOldStatus } from './common.ts';
+import { csiStorageCapacityWarnings, storageClassWarnings } from './storage-warnings.ts';
 import { validatePersistentVolumeSpec } from './core-storage.ts';
-import { arrayAt, objectAt, objectsAt, present, semanticEqual, stringAt, stringsAt } from './object.ts';
+import { arrayAt, itemsAt, objectAt, objectsAt, present, semanticEqual, stringAt, stringsAt } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 import { builtinType } from './skeleton.ts';
 import { validateCSIDriverName } from './pod-volume-sources.ts';
@@ -60,7 +60,64 @@ function validateProvisioner(provisioner: string, path: FieldPath): StatusCause[
   return isQualifiedName(provisioner.toLowerCase()).map((msg) => invalid(path, provisioner.toLowerCase(), msg));
 }
 
-/** ValidateStorageClass beyond metadata (allowed topologies are not checked). */
+/** A topology term as upstream compares terms: each key with the set of its values. */
+type TopologyTerm = Map<string, Set<string>>;
+
+/**
+ * ValidateTopologySelectorTerm with validateTopologySelectorLabelRequirement: each
+ * requirement has values, none twice, and a label name for a key; no key comes twice.
+ */
+function validateTopologySelectorTerm(term: JsonObject, path: FieldPath): { raw: TopologyTerm; causes: StatusCause[] } {
+  const raw: TopologyTerm = new Map();
+  const causes: StatusCause[] = [];
+  itemsAt(term, 'matchLabelExpressions').forEach((requirement, i) => {
+    const at = index(child(path, 'matchLabelExpressions'), i);
+    const values = new Set<string>();
+    const list = arrayAt(requirement, 'values');
+    if (list.length === 0) causes.push(required(child(at, 'values')));
+    list.forEach((value, j) => {
+      const text = String(value);
+      if (values.has(text)) causes.push(duplicate(index(child(at, 'values'), j), text));
+      values.add(text);
+    });
+    const key = stringAt(requirement, 'key');
+    for (const msg of isQualifiedName(key)) causes.push(invalid(child(at, 'key'), key, msg));
+    if (raw.has(key)) causes.push(duplicate(child(at, 'key'), key));
+    raw.set(key, values);
+  });
+  return { raw, causes };
+}
+
+/** Semantic equality of two terms' raw forms, where an empty map or set equals a missing one. */
+function sameTopologyTerm(a: TopologyTerm, b: TopologyTerm): boolean {
+  if (a.size !== b.size) return false;
+  for (const [key, values] of a) {
+    const other = b.get(key);
+    if (other === undefined || other.size !== values.size || [...values].some((v) => !other.has(v))) return false;
+  }
+  return true;
+}
+
+/**
+ * validateAllowedTopologies: each term valid, and none the same as another. Upstream's list
+ * of terms seen starts with one nil map per term, so a term without requirements is also
+ * reported once per term given.
+ */
+function validateAllowedTopologies(sc: JsonObject): StatusCause[] {
+  const terms = itemsAt(sc, 'allowedTopologies');
+  const seen: TopologyTerm[] = terms.map(() => new Map());
+  const causes: StatusCause[] = [];
+  terms.forEach((term, i) => {
+    const path = index('allowedTopologies', i);
+    const { raw, causes: termCauses } = validateTopologySelectorTerm(term, path);
+    appendAll(causes, termCauses);
+    for (const earlier of seen) if (sameTopologyTerm(raw, earlier)) causes.push(duplicate(child(path, 'matchLabelExpressions'), ''));
+    seen.push(raw);
+  });
+  return causes;
+}
+
+/** ValidateStorageClass beyond metadata. */
 export function validateStorageClass(sc: KubeObject): StatusCause[] {
   const obj = sc as unknown as JsonObject;
   const causes: StatusCause[] = [];
@@ -71,14 +128,18 @@ export function validateStorageClass(sc: KubeObject): StatusCause[] {
   if (policy !== '' && !classReclaimPolicies.includes(policy)) causes.push(notSupported('reclaimPolicy', goJson(policy), classReclaimPolicies));
   if (!present(obj.volumeBindingMode)) causes.push(required('volumeBindingMode'));
   else if (!volumeBindingModes.includes(String(obj.volumeBindingMode))) causes.push(notSupported('volumeBindingMode', goJson(obj.volumeBindingMode), volumeBindingModes));
+  appendAll(causes, validateAllowedTopologies(obj));
   return causes;
 }
 
-/** ValidateStorageClassUpdate beyond the create rules: what provisions volumes never changes. */
+/**
+ * ValidateStorageClassUpdate beyond the create rules (which the Store runs first, once, as
+ * upstream's strategy does): what provisions volumes never changes.
+ */
 export function validateStorageClassUpdate(sc: KubeObject, old: KubeObject): StatusCause[] {
   const obj = sc as unknown as JsonObject;
   const before = old as unknown as JsonObject;
-  const causes = validateStorageClass(sc);
+  const causes: StatusCause[] = [];
   if (!sameParameters(obj.parameters, before.parameters)) causes.push(forbidden('parameters', 'updates to parameters are forbidden.'));
   if (stringAt(obj, 'provisioner') !== stringAt(before, 'provisioner')) causes.push(forbidden('provisioner', 'updates to provisioner are forbidden.'));
   if (stringAt(obj, 'reclaimPolicy') !== stringAt(before, 'reclaimPolicy')) causes.push(forbidden('reclaimPolicy', 'updates to reclaimPolicy are forbidden.'));
@@ -206,7 +267,16 @@ const csiDriverColumns: TableColumn[] = [
 
 export function csiDriversType(): ResourceType {
   return builtinType('storage.k8s.io', 'v1', 'csidrivers', {
-    strategy: { defaults: defaultCSIDriver, validate: validateCSIDriver, validateUpdate: validateCSIDriverUpdate },
+    strategy: {
+      defaults: defaultCSIDriver,
+      // A new driver has no generation; a change of its spec counts one more.
+      prepareForUpdate(driver, old) {
+        if (!semanticEqual(driver.spec, old.spec)) driver.metadata.generation = (old.metadata.generation ?? 0) + 1;
+      },
+      validate: validateCSIDriver,
+      validateUpdate: validateCSIDriverUpdate,
+    },
+    allowUnconditionalUpdate: false,
     tableColumns: csiDriverColumns,
   });
 }
@@ -266,6 +336,7 @@ function validateCSINodeUpdate(node: KubeObject, old: KubeObject): StatusCause[]
 export function csiNodesType(): ResourceType {
   return builtinType('storage.k8s.io', 'v1', 'csinodes', {
     strategy: { validate: validateCSINode, validateUpdate: validateCSINodeUpdate },
+    allowUnconditionalUpdate: false,
     // printers.go's printCSINode.
     tableColumns: [
       nameColumn,
@@ -305,7 +376,13 @@ function validateCSIStorageCapacityUpdate(capacity: KubeObject, old: KubeObject)
 
 export function csiStorageCapacitiesType(): ResourceType {
   return builtinType('storage.k8s.io', 'v1', 'csistoragecapacities', {
-    strategy: { validate: validateCSIStorageCapacity, validateUpdate: validateCSIStorageCapacityUpdate },
+    strategy: {
+      validate: validateCSIStorageCapacity,
+      validateUpdate: validateCSIStorageCapacityUpdate,
+      warningsOnCreate: csiStorageCapacityWarnings,
+      warningsOnUpdate: csiStorageCapacityWarnings,
+    },
+    allowUnconditionalUpdate: false,
     // printers.go's printCSIStorageCapacity: no Age column upstream.
     tableColumns: [
       nameColumn,
@@ -381,12 +458,19 @@ function validateVolumeAttachmentUpdate(va: KubeObject, old: KubeObject): Status
 
 export function volumeAttachmentsType(): ResourceType {
   return builtinType('storage.k8s.io', 'v1', 'volumeattachments', {
-    strategy: specStatusStrategy({
+    // The status is the attacher's: a create starts without one, a PUT keeps the stored one.
+    // Upstream keeps no generation, as the spec never changes.
+    strategy: {
+      prepareForCreate(va) {
+        va.status = {};
+      },
+      prepareForUpdate: keepOldStatus,
       validate: validateVolumeAttachment,
       validateUpdate: validateVolumeAttachmentUpdate,
       // A status write is checked as a whole write (the spec is the stored one).
       subresources: { status: { prepareForUpdate: keepOldSpec, validateUpdate: validateVolumeAttachment } },
-    }),
+    },
+    allowUnconditionalUpdate: false,
     // printers.go's printVolumeAttachment; upstream marks Attacher with the name format too.
     tableColumns: [
       nameColumn,
