@@ -5,6 +5,7 @@ import { isObject, withNumberText } from '../api/json.ts';
 import { objectMetaDecodeError, objectMetaTimeError } from '../api/go-object-meta.ts';
 import { currentRequest } from '../api/request-context.ts';
 import { decodeBodyLoading, notAnObjectBody, type DecodedBody, type DecodeOptions } from '../encoding/decode.ts';
+import { bodyTypeRefusal, inLegacyScheme, type BodyTypeRefusal } from '../encoding/legacy-scheme.ts';
 import { builtinDefinitions, cborObjectMetaDecodeError } from '../schema/index.ts';
 
 const stringMetaFields = ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'];
@@ -77,6 +78,8 @@ export async function decodeObjectBody(contentType: string | undefined, body: Ui
   if (opts.customResource === true && cborTypeAt === undefined && (value.kind === undefined || value.kind === '')) {
     throw missingCustomResourceKind(value, opts, contentType?.includes('yaml') === true ? goJson(value, true).text : Buffer.from(body).toString('utf8'));
   }
+  const typeRefusal = builtinTypeRefusal(value, opts, body, protobuf || cborTypeAt !== undefined);
+  if (typeRefusal?.beforeFields === true) throw badRequest(typeRefusal.message);
   const meta = value.metadata ?? {};
   if (!isObject(meta)) throw badRequest('the body of the request could not be decoded: metadata must be an object');
   // Before the checks below, whose words are Plinth's: this body's are Go's.
@@ -86,11 +89,15 @@ export async function decodeObjectBody(contentType: string | undefined, body: Ui
     const error = objectMetaDecodeError(meta) ?? (opts.metadataOfVersion === undefined ? undefined : objectMetaTimeError(meta));
     const kind = opts.kind ?? '';
     if (error !== undefined) {
+      // The body's own kind and version when it names others (still to be refused in conversion).
+      const named = typeRefusal ?? { kind, version };
       // A CBOR body of a built-in type fails as fxamacker/cbor decodes it into the Go struct.
-      const words = cborTypeAt !== undefined && opts.customResource !== true ? cborObjectMetaDecodeError(builtinDefinitions, meta, cborTypeAt, `${version}.${kind}`) : undefined;
-      throw badRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${words ?? withNumberText(error, numberOverflow)}`);
+      const words = cborTypeAt !== undefined && opts.customResource !== true ? cborObjectMetaDecodeError(builtinDefinitions, meta, cborTypeAt, `${named.version}.${named.kind}`) : undefined;
+      throw badRequest(`${named.kind} in version ${JSON.stringify(named.version)} cannot be handled as a ${kind}: ${words ?? withNumberText(error, numberOverflow)}`);
     }
   }
+  // Conversion into the URL's type follows the decoding of the fields.
+  if (typeRefusal !== undefined) throw badRequest(typeRefusal.message);
   // Go decodes a null label, annotation or finalizer as "".
   for (const field of ['labels', 'annotations']) {
     const map = meta[field];
@@ -118,6 +125,19 @@ export async function decodeObjectBody(contentType: string | undefined, body: Ui
   value.metadata = meta;
   currentRequest()?.auditRequestObject?.(value);
   return numberOverflow === undefined ? { object: value as KubeObject, duplicateFields, cborTypeAt } : { object: value as KubeObject, duplicateFields, cborTypeAt, numberOverflow };
+}
+
+/**
+ * A built-in type's body (one a Store decodes after) of another kind or version than the
+ * URL's, refused as the create and update handlers' decoding refuses it (legacy-scheme.ts);
+ * the types other servers' schemes decode keep the Store's check. A CBOR or Protobuf body's
+ * missing apiVersion is not put in upstream's words here: it is left to the Store.
+ */
+function builtinTypeRefusal(value: Record<string, unknown>, opts: ObjectBodyOptions, body: Uint8Array, binary: boolean): BodyTypeRefusal | undefined {
+  if (opts.version === undefined || opts.metadataOfVersion !== undefined || opts.customResource === true || opts.kind === undefined) return undefined;
+  const group = currentRequest()?.group ?? '';
+  if (!inLegacyScheme(group)) return undefined;
+  return bodyTypeRefusal(value.apiVersion, value.kind, { group, version: opts.version, kind: opts.kind }, () => (binary ? undefined : Buffer.from(body).toString('utf8')));
 }
 
 /**

@@ -1244,7 +1244,9 @@ export class Store {
    * data. In a body its apiVersion must be the URL's, given: unstructured decoding has no
    * defaults, so the handler's check of the decoded version refuses an empty one too. A
    * patched object's apiVersion, and any kind, are checked with its validation (422,
-   * upstream's ValidateTypeMeta); a body without a kind was refused at decoding.
+   * upstream's ValidateTypeMeta); a body without a kind was refused at decoding. The endpoints
+   * refuse a built-in body of another kind or version in upstream's words first
+   * (encoding/legacy-scheme.ts); these are the words for other callers.
    */
   private checkTypeMeta(obj: KubeObject, body = true): void {
     if (this.type.customResource === true) {
@@ -1252,7 +1254,12 @@ export class Store {
       if (obj.kind === undefined || obj.kind === '') obj.kind = this.type.kind;
       return;
     }
-    if (obj.apiVersion !== undefined && obj.apiVersion !== '' && obj.apiVersion !== this.apiVersion) throw apiVersionMismatch(obj.apiVersion, this.apiVersion);
+    // An apiVersion without its version ("/", "<group>/") is this one, as the decoder defaults it.
+    // (A patched object's apiVersion may be of any JSON type.)
+    const given = obj.apiVersion ?? '';
+    const slash = typeof given === 'string' ? given.indexOf('/') : -1;
+    const versionless = slash >= 0 && slash === given.length - 1 && (slash === 0 || given.slice(0, slash) === this.type.group);
+    if (given !== '' && given !== this.apiVersion && !versionless) throw apiVersionMismatch(given, this.apiVersion);
     obj.apiVersion = this.apiVersion;
     if (obj.kind !== undefined && obj.kind !== '' && obj.kind !== this.type.kind) {
       throw badRequest(`the kind in the data (${obj.kind}) does not match the expected kind (${this.type.kind})`);

@@ -1,9 +1,9 @@
 // POST of an Eviction to pods/eviction, decoded and checked in the order of upstream's create handler and EvictionREST.
-import { badRequest, parseGroupVersion, type KubeObject } from '../../api/index.ts';
+import { badRequest, type KubeObject } from '../../api/index.ts';
 import { goQuote } from '../../api/field-errors.ts';
 import { addWarning } from '../../api/request-context.ts';
 import { clone } from '../../api/json.ts';
-import { servedKinds } from '../../encoding/protobuf/roots.ts';
+import { bodyTypeRefusal } from '../../encoding/legacy-scheme.ts';
 import { checkEvictionName, checkEvictionNamespace, evictPod, propagateDryRun } from '../../registry/eviction.ts';
 import { strictDecodingErrors, strictDecodingMessage } from '../../registry/field-validation.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
@@ -15,64 +15,8 @@ import { writeOptions } from '../query.ts';
 import { decodeDeleteOptions } from './delete.ts';
 import type { RequestScope } from './scope.ts';
 
-/** The scheme kube-apiserver decodes built-in bodies with, as its decoding errors name it. */
-const legacyScheme = 'pkg/api/legacyscheme/scheme.go:30';
-
-/** metav1's unversioned kinds: registered whatever the group version says (their Go types). */
-const unversionedKinds: Readonly<Record<string, string>> = {
-  Status: 'v1.Status', APIVersions: 'v1.APIVersions', APIGroupList: 'v1.APIGroupList', APIGroup: 'v1.APIGroup', APIResourceList: 'v1.APIResourceList',
-};
-
-/** What metav1.AddToGroupVersion registers in each group version of the scheme. */
-const groupVersionKinds: Readonly<Record<string, string>> = {
-  WatchEvent: 'v1.WatchEvent', ListOptions: 'v1.ListOptions', GetOptions: 'v1.GetOptions', DeleteOptions: 'v1.DeleteOptions',
-  CreateOptions: 'v1.CreateOptions', UpdateOptions: 'v1.UpdateOptions', PatchOptions: 'v1.PatchOptions',
-};
-
-/** Group versions the legacy scheme holds besides the served ones: policy/v1beta1, whose Eviction pods/eviction takes. */
-const unservedKinds: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  'policy/v1beta1': { Eviction: 'v1beta1.Eviction', PodDisruptionBudget: 'v1beta1.PodDisruptionBudget', PodDisruptionBudgetList: 'v1beta1.PodDisruptionBudgetList' },
-};
-
-/** Groups served from other schemes than kube-apiserver's (apiextensions-apiserver's, kube-aggregator's). */
-const otherSchemes = new Set(['apiextensions.k8s.io', 'apiregistration.k8s.io']);
-
-/** The Go type the legacy scheme decodes (group version, kind) into; undefined when it has none. */
-function schemeType(group: string, version: string, kind: string): string | undefined {
-  if (Object.hasOwn(unversionedKinds, kind)) return unversionedKinds[kind];
-  if (otherSchemes.has(group)) return undefined;
-  const groupVersion = group === '' ? version : `${group}/${version}`;
-  const kinds = Object.hasOwn(servedKinds, groupVersion) ? servedKinds[groupVersion]! : Object.hasOwn(unservedKinds, groupVersion) ? unservedKinds[groupVersion]! : undefined;
-  if (kinds === undefined) return undefined;
-  if (Object.hasOwn(groupVersionKinds, kind)) return groupVersionKinds[kind];
-  // The message names are <group>.<version>.<Kind>; the Go type is <package (the version)>.<Kind>.
-  return Object.hasOwn(kinds, kind) ? kinds[kind]!.split('.').slice(-2).join('.') : undefined;
-}
-
-/**
- * A body of another version or kind than policy/v1 or v1beta1 Eviction, refused as the
- * create handler's decoding into an Eviction refuses it (400): what the body leaves out is
- * the URL's policy/v1 Eviction (json.go's gvkWithDefaults); a group without a version is
- * missing its apiVersion; a kind the scheme knows decodes and has no conversion; any other
- * is not registered. policy/__internal decodes into the Eviction itself, and then is not an
- * accepted version.
- */
-function evictionTypeError(eviction: KubeObject, body: Uint8Array): string | undefined {
-  const kind = eviction.kind !== undefined && eviction.kind !== '' ? eviction.kind : 'Eviction';
-  // An apiVersion of more than one '/' was refused in decoding already.
-  let { group, version } = parseGroupVersion(eviction.apiVersion ?? '') ?? { group: '', version: '' };
-  if (version === '' && (group === '' || group === 'policy')) [group, version] = ['policy', 'v1'];
-  const cannotHandle = (why: string) => `${kind} in version ${goQuote(version)} cannot be handled as a Eviction: ${why}`;
-  if (version === '') return cannotHandle(`Object 'apiVersion' is missing in '${Buffer.from(body).toString('utf8')}'`);
-  if (group === 'policy' && kind === 'Eviction') {
-    if (version === 'v1' || version === 'v1beta1') return undefined;
-    if (version === '__internal') return 'the API version in the data (policy/__internal) does not match the expected API version (policy/v1)';
-  }
-  const goType = schemeType(group, version, kind);
-  if (goType !== undefined) return cannotHandle(`converting (${goType}) to (policy.Eviction): unknown conversion`);
-  if (version === '__internal') return cannotHandle(`no kind ${goQuote(kind)} is registered for the internal version of group ${goQuote(group)} in scheme ${goQuote(legacyScheme)}`);
-  return cannotHandle(`no kind ${goQuote(kind)} is registered for version ${goQuote(group === '' ? version : `${group}/${version}`)} in scheme ${goQuote(legacyScheme)}`);
-}
+/** pods/eviction takes a policy/v1 Eviction, and policy/v1beta1's (its AcceptsGroupVersion). */
+const evictionTarget = { group: 'policy', version: 'v1', kind: 'Eviction', accepts: ['policy/v1beta1'] };
 
 const evictionSchema = { $ref: schemaRef('io.k8s.api.policy.v1.Eviction') };
 
@@ -106,8 +50,9 @@ export async function evictionHandler(scope: RequestScope, registry: ResourceReg
   const { object: eviction, duplicateFields } = await decodeObjectBody(scope.req.headers['content-type'], body, {
     cbor: scope.cbor, kind: 'Eviction', metadataOfVersion: 'v1', findDuplicates: directive !== 'Ignore',
   });
-  const typeError = evictionTypeError(eviction, body);
-  if (typeError !== undefined) throw badRequest(typeError);
+  // A body of another version or kind is refused as the create handler's decoding into an Eviction refuses it.
+  const typeError = bodyTypeRefusal(eviction.apiVersion, eviction.kind, evictionTarget, () => Buffer.from(body).toString('utf8'));
+  if (typeError !== undefined) throw badRequest(typeError.message);
   const version = eviction.apiVersion?.split('/')[1] || 'v1';
   // The fields as sent, for field validation: decoding drops what DeleteOptions does not know.
   const asSent = directive === 'Ignore' ? eviction : clone(eviction);
