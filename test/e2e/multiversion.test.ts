@@ -77,10 +77,10 @@ test('a v2 HPA with metrics v1 cannot hold keeps them through a v1 read-modify-w
 test('HPA validation answers 422 in either version with the v2 field paths', async () => {
   const ns = await server.newNamespace('mv-hpa');
   const cases: [string, unknown, string[]][] = [
-    ['v1', hpaV1('low', { minReplicas: 0 }), ['spec.minReplicas']],
+    ['v1', hpaV1('low', { minReplicas: 0 }), ['spec.minReplicas', 'spec.metrics']],
     ['v1', hpaV1('inverted', { minReplicas: 6 }), ['spec.maxReplicas']],
-    ['v1', { metadata: { name: 'noref' }, spec: { scaleTargetRef: { kind: '', name: '' }, maxReplicas: 1 } }, ['spec.scaleTargetRef.kind', 'spec.scaleTargetRef.name']],
-    ['v2', { metadata: { name: 'badmetric' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'web' }, maxReplicas: 1, metrics: [{ type: 'Pods' }] } }, ['spec.metrics[0].pods']],
+    ['v1', { metadata: { name: 'noref' }, spec: { scaleTargetRef: { kind: '', name: '' }, maxReplicas: 1 } }, ['spec.scaleTargetRef.kind', 'spec.scaleTargetRef.name', 'spec.scaleTargetRef.apiVersion']],
+    ['v2', { metadata: { name: 'badmetric' }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, maxReplicas: 1, metrics: [{ type: 'Pods' }] } }, ['spec.metrics[0].pods']],
   ];
   for (const [version, body, fields] of cases) {
     const res = await server.request('POST', hpas(version, ns), { body });

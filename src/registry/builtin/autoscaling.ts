@@ -13,7 +13,8 @@ import { specStatusStrategy } from './common.ts';
 import { strategyThroughStorage } from './converted-strategy.ts';
 import { defaultCPUUtilization, hpaV1ToV2, hpaV2ToV1 } from './hpa-conversion.ts';
 import { objectAt, objectsAt, stringAt } from './object.ts';
-import { isPositive, parseQuantity } from '../../api/quantity.ts';
+import { canonicalQuantity, isNegative, isPositive, parseQuantity } from '../../api/quantity.ts';
+import { validateContainerResourceName } from './resource-names.ts';
 import { builtinType } from './skeleton.ts';
 
 /** Upstream's HPA behavior defaults (autoscaling/v2 defaults.go). */
@@ -69,13 +70,32 @@ function quantityCauses(target: JsonObject, key: string, path: string): StatusCa
   return q !== undefined && isPositive(q) ? [] : [invalid(child(path, key), target[key], 'must be positive')];
 }
 
-function validateCrossVersionObjectReference(ref: JsonObject, path: string): StatusCause[] {
+/** Upstream's CrossVersionObjectReferenceValidationOptions: how strictly an apiVersion is checked. */
+interface RefOptions {
+  allowEmptyGroup: boolean;
+  allowInvalidAPIVersion: boolean;
+}
+
+/** ValidateAPIVersion: why `ref`'s apiVersion is refused (schema.ParseGroupVersion, then the group), or undefined. */
+function apiVersionError(ref: JsonObject, opts: RefOptions): string | undefined {
+  if (opts.allowInvalidAPIVersion) return undefined;
+  const apiVersion = stringAt(ref, 'apiVersion');
+  if (apiVersion === '' || apiVersion === '/') return opts.allowEmptyGroup ? undefined : 'apiVersion must specify API group';
+  const slashes = apiVersion.split('/').length - 1;
+  if (slashes > 1) return `unexpected GroupVersion string: ${apiVersion}`;
+  const group = slashes === 0 ? '' : apiVersion.slice(0, apiVersion.indexOf('/'));
+  return group === '' && !opts.allowEmptyGroup ? 'apiVersion must specify API group' : undefined;
+}
+
+function validateCrossVersionObjectReference(ref: JsonObject, path: string, opts: RefOptions): StatusCause[] {
   const causes: StatusCause[] = [];
   for (const key of ['kind', 'name']) {
     const value = stringAt(ref, key);
     if (value === '') causes.push(required(child(path, key)));
     else for (const msg of validateName(value, 'path-segment')) causes.push(invalid(child(path, key), value, msg));
   }
+  const apiVersionMsg = apiVersionError(ref, opts);
+  if (apiVersionMsg !== undefined) causes.push(invalid(child(path, 'apiVersion'), stringAt(ref, 'apiVersion'), apiVersionMsg));
   return causes;
 }
 
@@ -98,13 +118,13 @@ function validateMetricIdentifier(metric: JsonObject, path: string): StatusCause
   return validateName(name, 'path-segment').map((msg) => invalid(child(path, 'name'), name, msg));
 }
 
-function validateSource(kind: string, src: JsonObject, path: string): StatusCause[] {
+function validateSource(kind: string, src: JsonObject, path: string, objectRefs: RefOptions): StatusCause[] {
   const target = objectAt(src, 'target') ?? {};
   const targetPath = child(path, 'target');
   const causes: StatusCause[] = [];
   switch (kind) {
     case 'object':
-      appendAll(causes, validateCrossVersionObjectReference(objectAt(src, 'describedObject') ?? {}, child(path, 'describedObject')));
+      appendAll(causes, validateCrossVersionObjectReference(objectAt(src, 'describedObject') ?? {}, child(path, 'describedObject'), objectRefs));
       appendAll(causes, validateMetricIdentifier(objectAt(src, 'metric') ?? {}, child(path, 'metric')), validateMetricTarget(target, targetPath));
       if (!has(target, 'value') && !has(target, 'averageValue')) causes.push(required(child(targetPath, 'averageValue'), 'must set either a target value or averageValue'));
       break;
@@ -119,7 +139,10 @@ function validateSource(kind: string, src: JsonObject, path: string): StatusCaus
       break;
     case 'resource':
     case 'containerResource': {
-      if (stringAt(src, 'name') === '') causes.push(required(child(path, 'name'), 'must specify a resource name'));
+      const name = stringAt(src, 'name');
+      if (name === '') causes.push(required(child(path, 'name'), 'must specify a resource name'));
+      // Only a container resource's name is checked further (core/v1 ValidateContainerResourceName).
+      else if (kind === 'containerResource') appendAll(causes, validateContainerResourceName(name, child(path, 'name')));
       if (kind === 'containerResource') {
         const container = stringAt(src, 'container');
         if (container === '') causes.push(required(child(path, 'container'), 'must specify a container'));
@@ -138,16 +161,18 @@ function validateSource(kind: string, src: JsonObject, path: string): StatusCaus
   return causes;
 }
 
-function validateMetricSpec(metric: JsonObject, path: string): StatusCause[] {
+function validateMetricSpec(metric: JsonObject, path: string, objectRefs: RefOptions): StatusCause[] {
   const causes: StatusCause[] = [];
   const type = stringAt(metric, 'type');
   if (type === '') causes.push(required(child(path, 'type'), 'must specify a metric source type'));
   if (!metricSourceTypes.includes(type)) causes.push(notSupported(child(path, 'type'), type, metricSourceTypes));
   // Only the first source present is validated, as upstream.
   const present = Object.values(sourceFields).filter((key) => isObject(metric[key]));
-  if (present.length > 0) appendAll(causes, validateSource(present[0]!, metric[present[0]!] as JsonObject, child(path, present[0]!)));
+  if (present.length > 0) appendAll(causes, validateSource(present[0]!, metric[present[0]!] as JsonObject, child(path, present[0]!), objectRefs));
   const expected = sourceFields[type];
   if (expected !== undefined && !present.includes(expected)) causes.push(required(child(path, expected), 'must populate information for the given metric source'));
+  // Upstream's switch over the type refuses an unknown one a second time (the message lists it once).
+  if (expected === undefined) causes.push(notSupported(child(path, 'type'), type, metricSourceTypes));
   if (present.length !== 1) {
     for (const key of present) if (key !== expected) causes.push(forbidden(child(path, key), 'must populate the given metric source only'));
   }
@@ -177,21 +202,51 @@ function validateScalingRules(rules: unknown, path: string): StatusCause[] {
     if (period <= 0) causes.push(invalid(child(p, 'periodSeconds'), period, 'must be greater than zero'));
     if (period > maxPeriodSeconds) causes.push(invalid(child(p, 'periodSeconds'), period, `must be less than or equal to ${maxPeriodSeconds}`));
   });
+  // ValidateNonnegativeQuantity: the value as Quantity.String() writes it.
+  const tolerance = has(rules, 'tolerance') ? parseQuantity(rules.tolerance) : undefined;
+  if (tolerance !== undefined && isNegative(tolerance)) {
+    causes.push(invalid(child(path, 'tolerance'), canonicalQuantity(rules.tolerance), 'must be greater than or equal to 0'));
+  }
   return causes;
 }
 
-/** validateHorizontalPodAutoscalerSpec, on the autoscaling/v2 form. */
-export function validateHPA(hpa: KubeObject): StatusCause[] {
+/**
+ * The strategy's validationOptionsForHorizontalPodAutoscaler: a scaleTargetRef's apiVersion
+ * needs a group (but a ReplicationController's) and is not checked again on an update that
+ * keeps it and the kind; an Object metric's may be core, and is not checked when the stored
+ * object already had an invalid one.
+ */
+function refOptions(spec: JsonObject, oldSpec: JsonObject | undefined): { target: RefOptions; objects: RefOptions } {
+  const ref = objectAt(spec, 'scaleTargetRef') ?? {};
+  const oldRef = objectAt(oldSpec, 'scaleTargetRef');
+  const unchanged = oldRef !== undefined && stringAt(oldRef, 'apiVersion') === stringAt(ref, 'apiVersion') && stringAt(oldRef, 'kind') === stringAt(ref, 'kind');
+  const target = { allowInvalidAPIVersion: unchanged, allowEmptyGroup: !unchanged && stringAt(ref, 'kind') === 'ReplicationController' };
+  const objects = { allowInvalidAPIVersion: false, allowEmptyGroup: true };
+  const oldMetrics = objectsAt(oldSpec, 'metrics').filter((m) => m.type === 'Object' && isObject(m.object));
+  objects.allowInvalidAPIVersion = oldMetrics.some((m) => apiVersionError(objectAt(m.object, 'describedObject') ?? {}, objects) !== undefined);
+  return { target, objects };
+}
+
+/** validateHorizontalPodAutoscalerSpec, on the autoscaling/v2 form; `old` is the stored object of an update. */
+export function validateHPA(hpa: KubeObject, old?: KubeObject): StatusCause[] {
   const spec = objectAt(hpa, 'spec') ?? {};
+  const oldSpec = old === undefined ? undefined : objectAt(old, 'spec') ?? {};
   const causes: StatusCause[] = [];
   const min = spec.minReplicas;
   const max = typeof spec.maxReplicas === 'number' ? spec.maxReplicas : 0;
-  // HPAScaleToZero is off: the lower bound is 1.
-  if (typeof min === 'number' && min < 1) causes.push(invalid('spec.minReplicas', min, 'must be greater than or equal to 1'));
+  // HPAScaleToZero is off: the lower bound is 1, unless the stored object already has 0.
+  const lowerBound = oldSpec?.minReplicas === 0 ? 0 : 1;
+  if (typeof min === 'number' && min < lowerBound) causes.push(invalid('spec.minReplicas', min, `must be greater than or equal to ${lowerBound}`));
   if (max < 1) causes.push(invalid('spec.maxReplicas', max, 'must be greater than 0'));
   if (typeof min === 'number' && max < min) causes.push(invalid('spec.maxReplicas', max, 'must be greater than or equal to `minReplicas`'));
-  appendAll(causes, validateCrossVersionObjectReference(objectAt(spec, 'scaleTargetRef') ?? {}, 'spec.scaleTargetRef'));
-  objectsAt(spec, 'metrics').forEach((metric, i) => appendAll(causes, validateMetricSpec(metric, index('spec.metrics', i))));
+  const refs = refOptions(spec, oldSpec);
+  appendAll(causes, validateCrossVersionObjectReference(objectAt(spec, 'scaleTargetRef') ?? {}, 'spec.scaleTargetRef', refs.target));
+  const metrics = objectsAt(spec, 'metrics');
+  metrics.forEach((metric, i) => appendAll(causes, validateMetricSpec(metric, index('spec.metrics', i), refs.objects)));
+  // validateMetrics: scaling to zero needs a metric that does not come from the pods.
+  if (min === 0 && !metrics.some((m) => m.type === 'Object' || m.type === 'External')) {
+    causes.push(forbidden('spec.metrics', 'must specify at least one Object or External metric to support scaling to zero replicas'));
+  }
   const behavior = objectAt(spec, 'behavior');
   if (behavior !== undefined) {
     appendAll(causes, validateScalingRules(behavior.scaleUp, 'spec.behavior.scaleUp'), validateScalingRules(behavior.scaleDown, 'spec.behavior.scaleDown'));

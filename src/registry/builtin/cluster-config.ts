@@ -8,7 +8,10 @@ import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { appendAll, fieldImmutable, invalid } from '../validation/field.ts';
+import { appendAll, duplicate, fieldImmutable, goJson, index, invalid, key } from '../validation/field.ts';
+import { canonicalQuantity, isNegative, milliValue, parseQuantity } from '../../api/quantity.ts';
+import { isIntegerResourceName, validateContainerResourceName } from './resource-names.ts';
+import { nodeLabelDeprecatedMessage } from './node-label-warnings.ts';
 import { isDNS1123Label } from '../validation/names.ts';
 import { validateLabels } from '../validation/object-meta.ts';
 import { mutatingBindingStrategy, mutatingPolicyStrategy, validatingBindingStrategy, validatingPolicyStrategy } from './admission-policies.ts';
@@ -28,21 +31,71 @@ const runtimeClassColumns: TableColumn[] = [
   ageColumn,
 ];
 
-/** Upstream's ValidateRuntimeClass: a handler that is a DNS label, scheduling's node selector and tolerations. */
+/**
+ * A RuntimeClass's overhead, checked as upstream checks it: as a container's resource limits
+ * (ValidateContainerResourceRequirements), so the paths read `overhead.limits[cpu]`.
+ */
+function validateOverhead(overhead: JsonObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  for (const [name, raw] of Object.entries(objectAt(overhead, 'podFixed') ?? {})) {
+    const path = key('overhead.limits', name);
+    appendAll(causes, validateContainerResourceName(name, path));
+    const q = parseQuantity(raw);
+    if (q === undefined) continue;
+    // The bad value is the Quantity, written canonically.
+    if (isNegative(q)) causes.push(invalid(path, canonicalQuantity(raw), 'must be greater than or equal to 0'));
+    if (isIntegerResourceName(name) && milliValue(q) % 1000n !== 0n) causes.push(invalid(path, canonicalQuantity(raw), 'must be an integer'));
+  }
+  return causes;
+}
+
+/** Tolerations as pods have them, and no two alike in key, operator, value and effect. */
+function validateRuntimeClassTolerations(tolerations: unknown[], path: string): StatusCause[] {
+  const causes = validateTolerations(tolerations, path);
+  const seen = new Set<string>();
+  tolerations.forEach((raw, i) => {
+    const t = isObject(raw) ? raw : {};
+    const listKey = JSON.stringify(['key', 'operator', 'value', 'effect'].map((k) => stringAt(t, k)));
+    if (!seen.has(listKey)) {
+      seen.add(listKey);
+      return;
+    }
+    // The internal core.Toleration as json.Marshal writes it: Go field names, in order.
+    const seconds = typeof t.tolerationSeconds === 'number' ? t.tolerationSeconds : null;
+    const rendered = goJson({ Key: stringAt(t, 'key'), Operator: stringAt(t, 'operator'), Value: stringAt(t, 'value'), Effect: stringAt(t, 'effect'), TolerationSeconds: seconds });
+    causes.push(duplicate(index(path, i), rendered));
+  });
+  return causes;
+}
+
+/** Upstream's ValidateRuntimeClass: a handler that is a DNS label, the overhead, scheduling's node selector and tolerations. */
 function validateRuntimeClass(rc: KubeObject): StatusCause[] {
   const handler = stringAt(rc, 'handler');
   const causes = isDNS1123Label(handler).map((msg) => invalid('handler', handler, msg));
+  const overhead = objectAt(rc, 'overhead');
+  if (overhead !== undefined) appendAll(causes, validateOverhead(overhead));
   const scheduling = objectAt(rc, 'scheduling');
   if (scheduling !== undefined) {
     appendAll(causes, validateLabels(scheduling.nodeSelector, 'scheduling.nodeSelector'));
-    appendAll(causes, validateTolerations(arrayAt(scheduling, 'tolerations'), 'scheduling.tolerations'));
+    appendAll(causes, validateRuntimeClassTolerations(arrayAt(scheduling, 'tolerations'), 'scheduling.tolerations'));
   }
   return causes;
+}
+
+/** Upstream's GetWarningsForRuntimeClass: each deprecated node label the node selector names (the label itself unsaid). */
+function runtimeClassWarnings(rc: KubeObject): string[] {
+  const selector = objectAt(objectAt(rc, 'scheduling'), 'nodeSelector') ?? {};
+  return Object.keys(selector).flatMap((label) => {
+    const deprecated = nodeLabelDeprecatedMessage(label);
+    return deprecated === undefined ? [] : [`scheduling.nodeSelector: ${deprecated}`];
+  });
 }
 
 export function runtimeClassesType(): ResourceType {
   return builtinType('node.k8s.io', 'v1', 'runtimeclasses', {
     strategy: {
+      warningsOnCreate: runtimeClassWarnings,
+      warningsOnUpdate: runtimeClassWarnings,
       validate: validateRuntimeClass,
       validateUpdate(rc, old) {
         const handler = stringAt(rc, 'handler');

@@ -70,8 +70,10 @@ export function priorityClassesType(): ResourceType {
       defaults(obj) {
         (obj as PriorityClass).preemptionPolicy ??= 'PreemptLowerPriority';
       },
-      validate: validatePriorityClass,
-      validateUpdate: (obj, old) => [...validatePriorityClass(obj), ...validatePriorityClassUpdate(obj, old)],
+      // Upstream's ValidateUpdate checks only what may not change: an update is not refused
+      // for a value, name or preemptionPolicy a create would refuse, nor told so twice.
+      validate: (obj, old) => (old === undefined ? validatePriorityClass(obj) : []),
+      validateUpdate: validatePriorityClassUpdate,
     },
     // pkg/printers/internalversion: printPriorityClass.
     tableColumns: [
