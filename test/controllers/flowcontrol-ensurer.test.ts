@@ -42,9 +42,9 @@ test('a deleted object is made again, by the producer', async () => {
   assert.equal((await get('prioritylevelconfigurations/workload-low')).spec.limited.nominalConcurrencyShares, 100);
 });
 
-test('a mandatory spec is always brought back, but the exempt level\'s shares and lendable percent are the operator\'s', async () => {
+// A mandatory object's spec cannot be changed through the API (its validation refuses it, as upstream's).
+test('a mandatory object is always annotated for update again, but the exempt level\'s shares and lendable percent are the operator\'s', async () => {
   await put('flowschemas/catch-all', (o) => {
-    o.spec.matchingPrecedence = 9000;
     o.metadata.annotations = { 'apf.kubernetes.io/autoupdate-spec': 'false' };
   });
   await put('prioritylevelconfigurations/exempt', (o) => void (o.spec.exempt = { nominalConcurrencyShares: 10, lendablePercent: 20 }));

@@ -4,10 +4,11 @@
 // suggested objects are made at start-up (../bootstrap.ts, ../flowcontrol-config.ts).
 
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
-import type { JsonObject } from '../../api/json.ts';
+import { clone, isObject, type JsonObject } from '../../api/json.ts';
+import { mandatoryFlowSchemas, mandatoryPriorityLevels } from '../flowcontrol-config.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { appendAll, child, duplicate, forbidden, goJson, index, invalid, notSupported, required, type FieldPath } from '../validation/field.ts';
+import { appendAll, child, duplicate, forbidden, goJson, type GoValue, index, invalid, notSupported, required, type FieldPath } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain } from '../validation/names.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
 import { numberAt, objectAt, objectsAt, stringAt, stringsAt } from './object.ts';
@@ -206,6 +207,118 @@ function checkConditions(status: JsonObject | undefined): StatusCause[] {
   return causes;
 }
 
+// ---- the mandatory objects' fixed specs ----
+
+/** Fields of the internal types that are pointers: there, absent differs from a zero value. */
+const pointerFields = new Set(['distinguisherMethod', 'user', 'group', 'serviceAccount', 'limited', 'exempt', 'queuing', 'nominalConcurrencyShares', 'lendablePercent', 'borrowingLimitPercent']);
+
+/** Whether a decoded value is its Go type's zero value (a pointer inside only when nil). */
+function isGoZero(value: unknown): boolean {
+  if (value === undefined || value === null || value === '' || value === 0 || value === false) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (isObject(value)) return Object.entries(value).every(([key, v]) => (pointerFields.has(key) ? v === undefined || v === null : isGoZero(v)));
+  return false;
+}
+
+/**
+ * apiequality.Semantic.DeepEqual of two decoded, defaulted specs: an absent value equals the
+ * zero value of a field that is not a pointer (an empty list a missing one), never a
+ * pointer's value.
+ */
+function goSpecEqual(a: unknown, b: unknown, pointer = false): boolean {
+  const absentA = a === undefined || a === null;
+  const absentB = b === undefined || b === null;
+  if (absentA || absentB) return absentA && absentB ? true : !pointer && isGoZero(absentA ? b : a);
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => goSpecEqual(v, b[i]));
+  if (isObject(a) && isObject(b)) {
+    for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) if (!goSpecEqual(a[key], b[key], pointerFields.has(key))) return false;
+    return true;
+  }
+  return a === b;
+}
+
+/** The list at `key` as json.Marshal writes the Go slice it decodes to: null when absent. */
+function goList<T>(parent: unknown, key: string, item: (value: JsonObject) => T): T[] | null {
+  const value = isObject(parent) ? parent[key] : undefined;
+  return Array.isArray(value) ? value.map((v) => item(isObject(v) ? v : {})) : null;
+}
+
+function goStrings(parent: unknown, key: string): string[] | null {
+  return isObject(parent) && Array.isArray(parent[key]) ? stringsAt(parent, key) : null;
+}
+
+function goNamed(parent: unknown, key: string): { Name: string } | null {
+  const value = objectAt(parent, key);
+  return value === undefined ? null : { Name: stringAt(value, 'name') };
+}
+
+/** A FlowSchema's spec as upstream's field error shows its internal FlowSchemaSpec: Go's field names, in their order. */
+function goFlowSchemaSpec(spec: JsonObject | undefined): GoValue {
+  const method = objectAt(spec, 'distinguisherMethod');
+  return goJson({
+    PriorityLevelConfiguration: { Name: stringAt(objectAt(spec, 'priorityLevelConfiguration'), 'name') },
+    MatchingPrecedence: numberAt(spec, 'matchingPrecedence') ?? 0,
+    DistinguisherMethod: method === undefined ? null : { Type: stringAt(method, 'type') },
+    Rules: goList(spec, 'rules', (rule) => ({
+      Subjects: goList(rule, 'subjects', (subject) => {
+        const account = objectAt(subject, 'serviceAccount');
+        return {
+          Kind: stringAt(subject, 'kind'),
+          User: goNamed(subject, 'user'),
+          Group: goNamed(subject, 'group'),
+          ServiceAccount: account === undefined ? null : { Namespace: stringAt(account, 'namespace'), Name: stringAt(account, 'name') },
+        };
+      }),
+      ResourceRules: goList(rule, 'resourceRules', (r) => ({
+        Verbs: goStrings(r, 'verbs'), APIGroups: goStrings(r, 'apiGroups'), Resources: goStrings(r, 'resources'), ClusterScope: r.clusterScope === true, Namespaces: goStrings(r, 'namespaces'),
+      })),
+      NonResourceRules: goList(rule, 'nonResourceRules', (r) => ({ Verbs: goStrings(r, 'verbs'), NonResourceURLs: goStrings(r, 'nonResourceURLs') })),
+    })),
+  });
+}
+
+/** A PriorityLevelConfiguration's spec as upstream's field error shows its internal spec. */
+function goPriorityLevelSpec(spec: JsonObject | undefined): GoValue {
+  const limited = objectAt(spec, 'limited');
+  const exempt = objectAt(spec, 'exempt');
+  const response = objectAt(limited, 'limitResponse');
+  const queuing = objectAt(response, 'queuing');
+  return goJson({
+    Type: stringAt(spec, 'type'),
+    Limited: limited === undefined ? null : {
+      NominalConcurrencyShares: numberAt(limited, 'nominalConcurrencyShares') ?? 0,
+      LimitResponse: {
+        Type: stringAt(response, 'type'),
+        Queuing: queuing === undefined ? null : { Queues: numberAt(queuing, 'queues') ?? 0, HandSize: numberAt(queuing, 'handSize') ?? 0, QueueLengthLimit: numberAt(queuing, 'queueLengthLimit') ?? 0 },
+      },
+      LendablePercent: numberAt(limited, 'lendablePercent') ?? null,
+      BorrowingLimitPercent: numberAt(limited, 'borrowingLimitPercent') ?? null,
+    },
+    Exempt: exempt === undefined ? null : { NominalConcurrencyShares: numberAt(exempt, 'nominalConcurrencyShares') ?? null, LendablePercent: numberAt(exempt, 'lendablePercent') ?? null },
+  });
+}
+
+/** ValidateFlowSchema's rule for the mandatory schemas ('exempt', 'catch-all'): their spec is the fixed one. */
+function checkMandatoryFlowSchema(fs: KubeObject): StatusCause[] {
+  const name = fs.metadata.name ?? '';
+  const fixed = mandatoryFlowSchemas.find((m) => m.metadata.name === name);
+  if (fixed === undefined || goSpecEqual(fs.spec, fixed.spec)) return [];
+  return [invalid('spec', goFlowSchemaSpec(objectAt(fs, 'spec')), `spec of '${name}' must equal the fixed value`)];
+}
+
+/** ValidateIfMandatoryPriorityLevelConfigurationObject: 'catch-all' is fixed, and so is 'exempt' but for its spec.exempt. */
+function checkMandatoryPriorityLevel(plc: KubeObject): StatusCause[] {
+  const name = plc.metadata.name ?? '';
+  const fixed = objectAt(mandatoryPriorityLevels.find((m) => m.metadata.name === name), 'spec');
+  if (fixed === undefined) return [];
+  const spec = objectAt(plc, 'spec');
+  if (name === exemptName) {
+    if (goSpecEqual({ ...spec, exempt: fixed.exempt }, fixed)) return [];
+    return [invalid('spec', goPriorityLevelSpec(spec), `spec of '${name}' except the 'spec.exempt' field must equal the fixed value`)];
+  }
+  return goSpecEqual(spec, fixed) ? [] : [invalid('spec', goPriorityLevelSpec(spec), `spec of '${name}' must equal the fixed value`)];
+}
+
 /** Upstream's ValidateFlowSchema beyond metadata (an update is checked the same). */
 export function validateFlowSchema(fs: KubeObject): StatusCause[] {
   const spec = objectAt(fs, 'spec');
@@ -233,6 +346,7 @@ export function validateFlowSchema(fs: KubeObject): StatusCause[] {
     resourceRules.forEach((r, j) => appendAll(causes, checkResourceRule(r, index(child(path, 'resourceRules'), j))));
     nonResourceRules.forEach((r, j) => appendAll(causes, checkNonResourceRule(r, index(child(path, 'nonResourceRules'), j))));
   });
+  appendAll(causes, checkMandatoryFlowSchema(fs));
   appendAll(causes, checkConditions(objectAt(fs, 'status')));
   return causes;
 }
@@ -293,7 +407,7 @@ export function validatePriorityLevel(plc: KubeObject): StatusCause[] {
     if (limited !== undefined) causes.push(forbidden('spec.limited', 'must be nil if the type is not Limited'));
     if (exempt !== undefined) {
       const shares = exempt.nominalConcurrencyShares;
-      if (typeof shares === 'number' && shares < 0) causes.push(invalid('spec.exempt.nominalConcurrencyShares', shares, 'must be a non-negative number'));
+      if (typeof shares === 'number' && shares < 0) causes.push(invalid('spec.exempt.nominalConcurrencyShares', shares, 'must be a non-negative integer'));
       appendAll(causes, checkPercent(exempt, 'lendablePercent', 'spec.exempt'));
     }
   } else if (type === 'Limited') {
@@ -303,14 +417,27 @@ export function validatePriorityLevel(plc: KubeObject): StatusCause[] {
   } else {
     causes.push(notSupported('spec.type', type, levelTypes));
   }
+  appendAll(causes, checkMandatoryPriorityLevel(plc));
   appendAll(causes, checkConditions(objectAt(plc, 'status')));
   return causes;
+}
+
+/**
+ * A status write changes the status alone: the stored spec and metadata stay, but for the
+ * managed fields the write recorded (both types' status strategies reset the whole ObjectMeta).
+ */
+function keepAllButStatus(obj: KubeObject, old: KubeObject): void {
+  keepOldSpec(obj, old);
+  const meta = obj.metadata as unknown as JsonObject;
+  const oldMeta = old.metadata as unknown as JsonObject;
+  for (const key of Object.keys(meta)) if (key !== 'managedFields' && !(key in oldMeta)) delete meta[key];
+  for (const [key, value] of Object.entries(oldMeta)) if (key !== 'managedFields' && key !== 'resourceVersion') meta[key] = clone(value);
 }
 
 /** A status write is checked for its conditions only (upstream's ValidateFlowSchemaStatusUpdate and the priority levels' alike). */
 const statusSubresource = {
   status: {
-    prepareForUpdate: keepOldSpec,
+    prepareForUpdate: keepAllButStatus,
     validateUpdate: (obj: KubeObject) => checkConditions(objectAt(obj, 'status')),
   },
 };

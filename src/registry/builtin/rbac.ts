@@ -36,14 +36,31 @@ function validateRules(obj: KubeObject, namespaced: boolean): StatusCause[] {
   return arrayAt(obj, 'rules').flatMap((rule, i) => validatePolicyRule(rule, namespaced, index('rules', i)));
 }
 
-/** ClusterRole's aggregationRule: at least one selector, each a valid label selector. */
+/**
+ * ClusterRole's aggregationRule: at least one selector, each a valid label selector. A
+ * selector that is not also fails its conversion to a labels.Selector, which upstream
+ * reports once more on the selector itself, with the nil selector as the value.
+ */
 function validateAggregationRule(role: KubeObject): StatusCause[] {
   const rule = role.aggregationRule;
   if (rule === undefined || rule === null) return [];
   const selectors = arrayAt(rule, 'clusterRoleSelectors');
   const path = 'aggregationRule.clusterRoleSelectors';
   if (selectors.length === 0) return [required(path, 'at least one clusterRoleSelector required if aggregationRule is non-nil')];
-  return selectors.flatMap((selector, i) => validateLabelSelector(isObject(selector) ? selector : {}, index(path, i)));
+  return selectors.flatMap((selector, i) => {
+    const causes = validateLabelSelector(isObject(selector) ? selector : {}, index(path, i));
+    if (causes.length > 0) causes.push(invalid(index(path, i), null, 'invalid label selector.'));
+    return causes;
+  });
+}
+
+/**
+ * Upstream's ValidateRBACName ignores that a generateName is a prefix: "." and ".." are
+ * refused there too (the generic name rule checks a path segment's prefix for "/" and "%" only).
+ */
+function validateGenerateName(obj: KubeObject): StatusCause[] {
+  const generateName = obj.metadata.generateName ?? '';
+  return generateName === '.' || generateName === '..' ? [invalid('metadata.generateName', generateName, `may not be '${generateName}'`)] : [];
 }
 
 /** Upstream's ValidateRoleBindingSubject. */
@@ -102,14 +119,14 @@ function defaultBinding(binding: KubeObject): void {
 
 function roleStrategy(namespaced: boolean): Strategy {
   return {
-    validate: (role) => [...validateRules(role, namespaced), ...(namespaced ? [] : validateAggregationRule(role))],
+    validate: (role) => [...validateGenerateName(role), ...validateRules(role, namespaced), ...(namespaced ? [] : validateAggregationRule(role))],
   };
 }
 
 function bindingStrategy(namespaced: boolean): Strategy {
   return {
     defaults: defaultBinding,
-    validate: (binding) => validateBinding(binding, namespaced),
+    validate: (binding) => [...validateGenerateName(binding), ...validateBinding(binding, namespaced)],
     validateUpdate(binding, old) {
       if (semanticEqual(binding.roleRef, old.roleRef)) return [];
       return [invalid('roleRef', goRoleRef(binding.roleRef), 'cannot change roleRef')];

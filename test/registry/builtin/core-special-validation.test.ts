@@ -61,7 +61,10 @@ describe('RBAC roles: policy rules', () => {
       'aggregationRule.clusterRoleSelectors: Required value: at least one clusterRoleSelector required if aggregationRule is non-nil',
     ]);
     assert.deepEqual(createErrors(clusterRoles, { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'rbac.example.com/aggregate': 'true' } }] } }), []);
-    assert.equal(createErrors(clusterRoles, { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'bad key!': 'x' } }] } }).length, 1);
+    // The selector's own error, then upstream's LabelSelectorAsSelector failing on it.
+    const bad = createErrors(clusterRoles, { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'bad key!': 'x' } }] } });
+    assert.equal(bad.length, 2);
+    assert.equal(bad[1], 'aggregationRule.clusterRoleSelectors[0]: Invalid value: null: invalid label selector.');
   });
 });
 

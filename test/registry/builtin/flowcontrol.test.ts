@@ -94,6 +94,7 @@ test('a PriorityLevelConfiguration is validated as upstream validates it', async
     'spec.limited.limitResponse.queuing: Forbidden: must be nil if limited.limitResponse.type is not Limited',
     'spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive',
     'spec.limited.borrowingLimitPercent: Invalid value: -5: if specified, must be a non-negative integer',
+    'spec: Invalid value: {"Type":"Limited","Limited":{"NominalConcurrencyShares":-1,"LimitResponse":{"Type":"Reject","Queuing":{"Queues":1,"HandSize":8,"QueueLengthLimit":50}},"LendablePercent":101,"BorrowingLimitPercent":-5},"Exempt":{"NominalConcurrencyShares":0,"LendablePercent":0}}: spec of \'exempt\' except the \'spec.exempt\' field must equal the fixed value',
   ]);
   assert.deepEqual(await check('workload', { type: 'Limited' }), ['spec.limited: Required value: must not be empty when type is Limited']);
   assert.deepEqual(await check('workload', { type: 'Limited', limited: { limitResponse: { type: 'Queue' } } }), [
@@ -118,7 +119,7 @@ test('a PriorityLevelConfiguration is validated as upstream validates it', async
   assert.deepEqual(await check('workload', { type: 'Exempt', limited: {}, exempt: { nominalConcurrencyShares: -1, lendablePercent: -1 } }), [
     "spec.type: Invalid value: \"Exempt\": type must be 'Exempt' if and only if name is 'exempt'",
     'spec.limited: Forbidden: must be nil if the type is not Limited',
-    'spec.exempt.nominalConcurrencyShares: Invalid value: -1: must be a non-negative number',
+    'spec.exempt.nominalConcurrencyShares: Invalid value: -1: must be a non-negative integer',
     'spec.exempt.lendablePercent: Invalid value: -1: must be between 0 and 100, inclusive',
   ]);
   assert.deepEqual(await check('workload', { type: 'Sometimes' }), ['spec.type: Unsupported value: "Sometimes": supported values: "Exempt", "Limited"']);
