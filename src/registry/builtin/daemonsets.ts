@@ -171,6 +171,8 @@ export function daemonSetsType(): ResourceType {
         status: {
           prepareForUpdate(ds, old) {
             keepOldSpec(ds, old);
+            // The template generation is part of upstream's internal spec, which /status restores.
+            setTemplateGeneration(ds, templateGenerationOf(old));
             withZeroCounters(ds, alwaysSerialised);
           },
           validateUpdate: validateDaemonSetStatus,

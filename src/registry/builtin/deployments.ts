@@ -75,6 +75,21 @@ function validateStrategy(strategy: unknown, path: string): StatusCause[] {
   return causes;
 }
 
+/**
+ * apps/v1 keeps the internal spec.rollbackTo of older versions in this annotation: the v1
+ * conversion reads it as an int64 (ValidateRollback then checks it), and writes it back.
+ */
+const rollbackAnnotation = 'deprecated.deployment.rollback.to';
+
+/** The annotation's revision when it parses as Go's strconv.ParseInt would (a conversion error otherwise, left to the annotation). */
+function rollbackRevision(d: KubeObject): number | undefined {
+  const value = d.metadata.annotations?.[rollbackAnnotation];
+  if (value === undefined || !/^[+-]?[0-9]+$/.test(value)) return undefined;
+  const revision = BigInt(value);
+  if (revision > 2n ** 63n - 1n || revision < -(2n ** 63n)) return undefined;
+  return Number(revision);
+}
+
 /** ValidateDeploymentSpec; `old` on update. */
 function validateDeploymentSpec(d: KubeObject, old: KubeObject | undefined): StatusCause[] {
   const spec = objectAt(d, 'spec') ?? {};
@@ -91,6 +106,8 @@ function validateDeploymentSpec(d: KubeObject, old: KubeObject | undefined): Sta
   appendAll(causes, validateNonnegative(minReadySeconds, 'spec.minReadySeconds'));
   const revisionHistoryLimit = numberAt(spec, 'revisionHistoryLimit');
   if (revisionHistoryLimit !== undefined) appendAll(causes, validateNonnegative(revisionHistoryLimit, 'spec.revisionHistoryLimit'));
+  const rollbackTo = rollbackRevision(d);
+  if (rollbackTo !== undefined) appendAll(causes, validateNonnegative(rollbackTo, 'spec.rollback.version'));
   const progressDeadlineSeconds = numberAt(spec, 'progressDeadlineSeconds');
   if (progressDeadlineSeconds !== undefined) {
     appendAll(causes, validateNonnegative(progressDeadlineSeconds, 'spec.progressDeadlineSeconds'));
@@ -101,10 +118,10 @@ function validateDeploymentSpec(d: KubeObject, old: KubeObject | undefined): Sta
   return causes;
 }
 
-/** ValidateDeploymentStatus. */
+/** ValidateDeploymentStatus (terminatingReplicas: DeploymentReplicaSetTerminatingReplicas, beta and on since 1.35). */
 function validateDeploymentStatus(d: KubeObject): StatusCause[] {
   return validateReplicaCounts(d, {
-    counters: ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas', 'collisionCount'],
+    counters: ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas', 'terminatingReplicas', 'collisionCount'],
     atMostReplicas: ['updatedReplicas', 'readyReplicas', 'availableReplicas'],
     availableOverReady: 'cannot be greater than readyReplicas',
   });

@@ -12,8 +12,8 @@ import { clone, type JsonObject } from '../../api/json.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
 import { ensureObject, numberAt, objectAt } from './object.ts';
 import {
-  defaultReplicas, replicatedWarningsOnCreate, templateOf, templateWarningsOnUpdate, validateImmutableSelector, validateReplicaSetStatus,
-  validateReplicatedTemplate, validateSelectorAndTemplate, withZeroCounters,
+  defaultReplicas, replicatedWarningsOnCreate, templateOf, templateWarningsOnUpdate, validateImmutableSelector, validateReplicaCounts,
+  validateReplicaSetStatus, validateReplicatedTemplate, validateSelectorAndTemplate, withZeroCounters,
 } from './pod-controllers.ts';
 import { podTemplateWarnings, whenGenerationChanged } from './pod-warnings.ts';
 import { defaultPodTemplate } from './pod-spec.ts';
@@ -34,6 +34,7 @@ function replicatedStrategy(opts: {
   defaults(obj: KubeObject): void;
   validate(obj: KubeObject, old?: KubeObject): StatusCause[];
   validateUpdate(obj: KubeObject, old: KubeObject): StatusCause[];
+  validateStatus(obj: KubeObject): StatusCause[];
   warningsOnUpdate(obj: KubeObject, old: KubeObject): string[];
   scale: ScaleAccess;
   defaultGarbageCollectionPolicy?: GarbageCollectionPolicy;
@@ -54,7 +55,7 @@ function replicatedStrategy(opts: {
           keepOldSpec(obj, old);
           withZeroCounters(obj, alwaysSerialised);
         },
-        validateUpdate: validateReplicaSetStatus,
+        validateUpdate: opts.validateStatus,
       },
     },
     scale: opts.scale,
@@ -89,6 +90,15 @@ function validateReplicaSet(rs: KubeObject, old?: KubeObject): StatusCause[] {
   ];
 }
 
+/** ValidateReplicaSetStatus, with terminatingReplicas (DeploymentReplicaSetTerminatingReplicas, beta and on since 1.35). */
+function validateReplicaSetStatusCounts(rs: KubeObject): StatusCause[] {
+  return validateReplicaCounts(rs, {
+    counters: ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration', 'terminatingReplicas'],
+    atMostReplicas: ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'],
+    availableOverReady: 'cannot be greater than readyReplicas',
+  });
+}
+
 const specReplicas = (obj: KubeObject) => count(objectAt(obj, 'spec')?.replicas);
 const status = (field: string) => (obj: KubeObject) => count(objectAt(obj, 'status')?.[field]);
 
@@ -118,6 +128,7 @@ export function replicaSetsType(): ResourceType {
       defaults: defaultReplicaSet,
       validate: validateReplicaSet,
       validateUpdate: (rs, old) => [...validateReplicaSet(rs, old), ...validateImmutableSelector(rs, old)],
+      validateStatus: validateReplicaSetStatusCounts,
       warningsOnUpdate: templateWarningsOnUpdate,
       scale: replicasScale(),
     }),
@@ -178,6 +189,7 @@ export function replicationControllersType(): ResourceType {
         defaults: defaultReplicationController,
         validate: validateReplicationController,
         validateUpdate: validateReplicationController,
+        validateStatus: validateReplicaSetStatus,
         // Upstream's rcStrategy passes the templates the wrong way round: an update is warned of the old one.
         warningsOnUpdate: (rc, old) => whenGenerationChanged(rc, old, () => podTemplateWarnings(templateOf(old), 'spec.template')),
         scale: replicasScale({ mapSelector: true }),

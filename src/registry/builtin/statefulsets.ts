@@ -20,6 +20,7 @@ import { goIntOrString, intOrPercentValue, validatePositiveIntOrPercent } from '
 import { defaultPodTemplate } from './pod-spec.ts';
 import { replicasScale } from './scale-access.ts';
 import { builtinType } from './skeleton.ts';
+import { isDNS1123Label } from '../validation/names.ts';
 import { containersColumn, count, imagesColumn, templateContainers } from './table-columns.ts';
 
 /** StatefulSetStatus serialises these even when 0. */
@@ -114,6 +115,12 @@ function validateStatefulSet(sts: KubeObject, old?: KubeObject): StatusCause[] {
   appendAll(causes, validateNonnegative(numberAt(spec, 'minReadySeconds') ?? 0, 'spec.minReadySeconds'));
   const ordinals = objectAt(spec, 'ordinals');
   if (ordinals !== undefined) appendAll(causes, validateNonnegative(numberAt(ordinals, 'start') ?? 0, 'spec.ordinals.start'));
+  // Pods take serviceName as their subdomain, a DNS label. Upstream checks it on create only
+  // (AllowInvalidServiceName on update, kubernetes#130233): a stored StatefulSet stays updatable.
+  const serviceName = typeof spec.serviceName === 'string' ? spec.serviceName : '';
+  if (old === undefined && serviceName !== '') {
+    for (const msg of isDNS1123Label(serviceName)) causes.push(invalid('spec.serviceName', serviceName, msg));
+  }
   appendAll(causes, validateSelectorAndTemplate(spec, {
     workload: 'statefulset',
     invalidDetail: '',

@@ -115,6 +115,15 @@ const decidedByValidation: Readonly<Record<string, readonly string[]>> = {
   // A zone hint without a name is a valid (empty) label value; a path without a backend is told by its pathType alone.
   'io.k8s.api.discovery.v1.ForZone': ['name'],
   'io.k8s.api.networking.v1.HTTPIngressPath': ['backend'],
+  // A node's status as kubelets of every age write it: ValidateNode checks none of these.
+  'io.k8s.api.core.v1.NodeSystemInfo': ['machineID', 'systemUUID', 'bootID', 'kernelVersion', 'osImage', 'containerRuntimeVersion', 'kubeletVersion', 'kubeProxyVersion', 'operatingSystem', 'architecture'],
+  'io.k8s.api.core.v1.NodeAddress': ['type', 'address'],
+  'io.k8s.api.core.v1.NodeCondition': ['type', 'status'],
+  'io.k8s.api.core.v1.AttachedVolume': ['name', 'devicePath'],
+  'io.k8s.api.core.v1.DaemonEndpoint': ['Port'],
+  // A revision decodes as 0 (only a negative one is refused); a DaemonSet without a selector is told its template's labels do not match.
+  'io.k8s.api.apps.v1.ControllerRevision': ['revision'],
+  'io.k8s.api.apps.v1.DaemonSetSpec': ['selector'],
 };
 const notRequiredBySchema = new WeakMap<Schema, ReadonlySet<string>>();
 
