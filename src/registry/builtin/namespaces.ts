@@ -3,7 +3,7 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { builtinType } from './skeleton.ts';
-import { appendAll, invalid } from '../validation/field.ts';
+import { appendAll, index, invalid } from '../validation/field.ts';
 import { isQualifiedName } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { keepOldStatus } from './common.ts';
@@ -20,13 +20,19 @@ function setNameLabel(ns: KubeObject): void {
   ns.metadata.labels = { ...(ns.metadata.labels ?? {}), [namespaceNameLabel]: name };
 }
 
-function validateSpecFinalizers(ns: KubeObject): StatusCause[] {
+/**
+ * spec.finalizers, each name a qualified one and, without a domain, a standard one
+ * (upstream's validateFinalizerName), reported entry by entry: at spec.finalizers by
+ * ValidateNamespace, at each entry's index by ValidateNamespaceFinalizeUpdate.
+ */
+function validateSpecFinalizers(ns: KubeObject, indexed: boolean): StatusCause[] {
   const causes: StatusCause[] = [];
-  for (const f of arrayAt(objectAt(ns, 'spec'), 'finalizers')) {
+  arrayAt(objectAt(ns, 'spec'), 'finalizers').forEach((f, i) => {
     const name = String(f);
-    for (const msg of isQualifiedName(name)) causes.push(invalid('spec.finalizers', name, msg));
-  }
-  appendAll(causes, validateKubeFinalizerNames(arrayAt(objectAt(ns, 'spec'), 'finalizers'), 'spec.finalizers'));
+    const path = indexed ? index('spec.finalizers', i) : 'spec.finalizers';
+    for (const msg of isQualifiedName(name)) causes.push(invalid(path, name, msg));
+    appendAll(causes, validateKubeFinalizerNames([name], path));
+  });
   return causes;
 }
 
@@ -36,6 +42,8 @@ const namespaceStrategy: Strategy = {
   answersPendingDelete: true,
 
   prepareForCreate(ns) {
+    // Upstream's Canonicalize: a name generated after defaulting gets its label too.
+    setNameLabel(ns);
     ns.status = { phase: 'Active' };
     // The "kubernetes" finalizer is required on create; the namespace controller removes it.
     const spec = ensureObject(ns as JsonObject, 'spec');
@@ -54,7 +62,7 @@ const namespaceStrategy: Strategy = {
 
   validate(ns) {
     const causes = validateKubeFinalizerNames(ns.metadata.finalizers, 'metadata.finalizers');
-    appendAll(causes, validateSpecFinalizers(ns));
+    appendAll(causes, validateSpecFinalizers(ns, false));
     return causes;
   },
 
@@ -112,7 +120,7 @@ const namespaceStrategy: Strategy = {
         keepOldStatus(ns, old);
       },
       validateUpdate(ns) {
-        return validateSpecFinalizers(ns);
+        return validateSpecFinalizers(ns, true);
       },
     },
   },

@@ -7,13 +7,15 @@ import { builtinType } from './skeleton.ts';
 import { appendAll, child, duplicate, forbidden, goJson, goQuote, index, invalid, notSupported, required } from '../validation/field.ts';
 import { isLabelValue, isQualifiedName } from '../validation/names.ts';
 import { byteLength, maxLenError } from '../../api/labels.ts';
+import { canonicalQuantity, isNegative, milliValue, parseQuantity } from '../../api/quantity.ts';
 import { compareStrings } from '../../apply/field-path.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { keepOldSpec, keepOldStatus } from './common.ts';
 import type { JsonObject } from '../../api/json.ts';
 import { cidrForLegacyFieldErrors, cidrWarnings, invalidCIDRMessage, ipFamilyOf } from './ip.ts';
 import { legacyCIDRCauses } from './legacy-ip-fields.ts';
-import { arrayAt, defaultEmptyObject, ensureObject, objectAt, present, stringAt, stringsAt } from './object.ts';
+import { arrayAt, defaultEmptyObject, ensureObject, numberAt, objectAt, present, stringAt, stringsAt } from './object.ts';
+import { isIntegerResourceName } from './resource-names.ts';
 import { nodeColumns } from './table-columns.ts';
 
 /**
@@ -33,12 +35,26 @@ const nodeInfoFields = [
 ];
 
 /**
+ * What v1's NodeSpec conversion to the internal type and back makes of the two pod CIDR
+ * fields: the internal type holds the list only, taken from podCIDR where that is set and
+ * is not the list's first entry (the list is dropped then), and podCIDR is written back as
+ * the list's first entry. A client that sets either field reads both.
+ */
+function convertPodCIDRs(spec: JsonObject): void {
+  const single = stringAt(spec, 'podCIDR');
+  const cidrs = stringsAt(spec, 'podCIDRs');
+  if (single !== '' && cidrs[0] !== single) spec.podCIDRs = [single];
+  else if (single === '' && cidrs.length > 0) spec.podCIDR = cidrs[0];
+}
+
+/**
  * SetDefaults_NodeStatus (allocatable defaults to capacity), plus the empty structs Go
  * always emits for a node (spec, daemonEndpoints, nodeInfo).
  */
 function defaultNode(node: KubeObject): void {
   const n = node as JsonObject;
   defaultEmptyObject(n, 'spec');
+  convertPodCIDRs(objectAt(n, 'spec')!);
   const status = ensureObject(n, 'status');
   if (status.allocatable === undefined && objectAt(status, 'capacity') !== undefined) status.allocatable = { ...objectAt(status, 'capacity') };
   const endpoints = ensureObject(status, 'daemonEndpoints');
@@ -76,6 +92,52 @@ function validateTaints(node: KubeObject): StatusCause[] {
   return causes;
 }
 
+/** A resource map's entry path as upstream builds it: field.NewPath("status", "capacity", name). */
+function resourcePath(base: string, name: string): string {
+  return name === '' ? `${base}[]` : `${base}.${name}`;
+}
+
+/**
+ * upstream's ValidateNodeResources: each quantity of status.capacity and status.allocatable
+ * not negative, and whole for a resource counted in units (pods, extended resources).
+ */
+function validateNodeResources(node: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const status = objectAt(node, 'status');
+  for (const field of ['capacity', 'allocatable']) {
+    for (const [name, raw] of Object.entries(objectAt(status, field) ?? {})) {
+      const q = parseQuantity(raw);
+      if (q === undefined) continue;
+      const path = resourcePath(`status.${field}`, name);
+      if (isNegative(q)) causes.push(invalid(path, canonicalQuantity(raw), 'must be greater than or equal to 0'));
+      if (isIntegerResourceName(name) && milliValue(q) % 1000n !== 0n) causes.push(invalid(path, canonicalQuantity(raw), 'must be an integer'));
+    }
+  }
+  return causes;
+}
+
+/** upstream's validateNodeSwapStatus, at the path it gives (under "metadata", ValidateNode's fldPath). */
+function validateSwapStatus(node: KubeObject): StatusCause[] {
+  const capacity = numberAt(objectAt(objectAt(objectAt(node, 'status'), 'nodeInfo'), 'swap'), 'capacity');
+  if (capacity === undefined || capacity > 0) return [];
+  return [invalid('metadata.nodeSwapStatus.capacity', capacity, 'must be greater than zero')];
+}
+
+/** ValidateNodeUpdate's check that no address is listed twice (type and address alike). */
+function validateAddresses(node: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const seen = new Set<string>();
+  arrayAt(objectAt(node, 'status'), 'addresses').forEach((address, i) => {
+    const type = stringAt(address, 'type');
+    const value = stringAt(address, 'address');
+    const k = `${type}\u0000${value}`;
+    // The internal core.NodeAddress, as json.Marshal writes it (Go field names).
+    if (seen.has(k)) causes.push(duplicate(index('status.addresses', i), goJson({ Type: type, Address: value })));
+    seen.add(k);
+  });
+  return causes;
+}
+
 // A declared feature's name: an UpperCamelCase segment, then '/'-separated segments of either case.
 const declaredFeatureName = /^[A-Z][a-zA-Z0-9]*(\/[a-zA-Z][a-zA-Z0-9]*)*$/;
 
@@ -107,15 +169,14 @@ function validateDeclaredFeatures(node: KubeObject): StatusCause[] {
 }
 
 /**
- * The pod CIDRs as upstream's internal Node holds them: spec.podCIDRs, or else the single
- * spec.podCIDR (v1's conversion), at spec.podCIDRs' paths either way.
+ * The pod CIDRs as upstream's internal Node holds them (convertPodCIDRs), at spec.podCIDRs'
+ * paths; a stored node may predate that conversion.
  */
 function podCIDRsOf(node: KubeObject): string[] {
   const spec = objectAt(node, 'spec');
   const cidrs = stringsAt(spec, 'podCIDRs');
-  if (cidrs.length > 0) return cidrs;
   const single = stringAt(spec, 'podCIDR');
-  return single === '' ? [] : [single];
+  return single !== '' && cidrs[0] !== single ? [single] : cidrs;
 }
 
 /**
@@ -140,10 +201,13 @@ function validatePodCIDRs(node: KubeObject): StatusCause[] {
 
 /**
  * upstream's ValidateNodeUpdate, what of it Plinth checks; nodes/status runs it alone, a
- * PUT after `validate` (ValidateNode), so a bad stored list is reported twice there as upstream does.
+ * PUT after `validate` (ValidateNode), so what both check (taints, resources, declared
+ * features) is reported twice there as upstream does.
  */
 function validateNodeUpdate(node: KubeObject, old: KubeObject): StatusCause[] {
-  const causes = validateDeclaredFeatures(node);
+  const causes = validateNodeResources(node);
+  appendAll(causes, validateDeclaredFeatures(node));
+  appendAll(causes, validateAddresses(node));
   const spec = objectAt(node, 'spec') ?? {};
   const oldSpec = objectAt(old, 'spec') ?? {};
   // podCIDR(s) and providerID may only go from unset to set.
@@ -158,6 +222,8 @@ function validateNodeUpdate(node: KubeObject, old: KubeObject): StatusCause[] {
   if (oldProvider !== '' && oldProvider !== stringAt(spec, 'providerID')) {
     causes.push(forbidden('spec.providerID', 'node updates may not change providerID except from "" to valid'));
   }
+  appendAll(causes, validateTaints(node));
+  if (stringAt(spec, 'externalID') !== stringAt(oldSpec, 'externalID')) causes.push(forbidden('spec.externalID', 'may not be updated'));
   return causes;
 }
 
@@ -198,6 +264,8 @@ const nodeStrategy: Strategy = {
   validate(node) {
     const causes = validateKubeFinalizerNames(node.metadata.finalizers, 'metadata.finalizers');
     appendAll(causes, validateTaints(node));
+    appendAll(causes, validateNodeResources(node));
+    appendAll(causes, validateSwapStatus(node));
     appendAll(causes, validateDeclaredFeatures(node));
     appendAll(causes, validatePodCIDRs(node));
     return causes;
