@@ -5,7 +5,7 @@ import { isObject, withNumberText } from '../api/json.ts';
 import { objectMetaDecodeError, objectMetaTimeError } from '../api/go-object-meta.ts';
 import { currentRequest } from '../api/request-context.ts';
 import { decodeBodyLoading, notAnObjectBody, type DecodedBody, type DecodeOptions } from '../encoding/decode.ts';
-import { bodyTypeRefusal, inLegacyScheme, type BodyTypeRefusal } from '../encoding/legacy-scheme.ts';
+import { bodyTypeRefusal, inLegacyScheme, type BodyTypeRefusal, type SchemeTarget } from '../encoding/legacy-scheme.ts';
 import { builtinDefinitions, cborObjectMetaDecodeError } from '../schema/index.ts';
 
 const stringMetaFields = ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'];
@@ -48,6 +48,11 @@ export interface ObjectBodyOptions extends DecodeOptions {
    * kind's version, to decode its metadata as ObjectMeta here and name them in the 400.
    */
   metadataOfVersion?: string;
+  /**
+   * For such a body: the type its URL takes, which a body of another kind or version is
+   * refused for as upstream's decoding into it refuses it (legacy-scheme.ts).
+   */
+  schemeType?: SchemeTarget;
   /** The version of a body a Store decodes after: its metadata's members of the wrong type are refused here already, in Go's words. */
   version?: string;
 }
@@ -128,16 +133,18 @@ export async function decodeObjectBody(contentType: string | undefined, body: Ui
 }
 
 /**
- * A built-in type's body (one a Store decodes after) of another kind or version than the
- * URL's, refused as the create and update handlers' decoding refuses it (legacy-scheme.ts);
+ * A built-in type's body (one a Store decodes after, or one naming its schemeType) of another
+ * kind or version than the URL's, refused as the create and update handlers' decoding refuses it (legacy-scheme.ts);
  * the types other servers' schemes decode keep the Store's check. A CBOR or Protobuf body's
  * missing apiVersion is not put in upstream's words here: it is left to the Store.
  */
 function builtinTypeRefusal(value: Record<string, unknown>, opts: ObjectBodyOptions, body: Uint8Array, binary: boolean): BodyTypeRefusal | undefined {
+  const bodyText = () => (binary ? undefined : Buffer.from(body).toString('utf8'));
+  if (opts.schemeType !== undefined) return bodyTypeRefusal(value.apiVersion, value.kind, opts.schemeType, bodyText);
   if (opts.version === undefined || opts.metadataOfVersion !== undefined || opts.customResource === true || opts.kind === undefined) return undefined;
   const group = currentRequest()?.group ?? '';
   if (!inLegacyScheme(group)) return undefined;
-  return bodyTypeRefusal(value.apiVersion, value.kind, { group, version: opts.version, kind: opts.kind }, () => (binary ? undefined : Buffer.from(body).toString('utf8')));
+  return bodyTypeRefusal(value.apiVersion, value.kind, { group, version: opts.version, kind: opts.kind }, bodyText);
 }
 
 /**

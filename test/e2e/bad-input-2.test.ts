@@ -141,7 +141,7 @@ test('a TokenRequest naming another namespace or of another API version is 400',
   assert.equal((await server.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa' } } })).status, 201);
   const path = `/api/v1/namespaces/${ns}/serviceaccounts/sa/token`;
   assertStatus(await server.request('POST', path, { body: { metadata: { namespace: 'other' } } }), 400, otherNamespace);
-  assertStatus(await server.request('POST', path, { body: { apiVersion: 'v1', kind: 'Pod' } }), 400, 'the API version in the data (v1) does not match the expected API version (authentication.k8s.io/v1)');
+  assertStatus(await server.request('POST', path, { body: { apiVersion: 'v1', kind: 'Pod' } }), 400, 'Pod in version "v1" cannot be handled as a TokenRequest: converting (v1.Pod) to (authentication.TokenRequest): unknown conversion');
   assert.equal((await server.request('POST', path, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', metadata: { namespace: ns } } })).status, 201);
 });
 

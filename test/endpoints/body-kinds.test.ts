@@ -121,3 +121,41 @@ describe('pods/eviction through the same scheme', () => {
     assert.equal(res.json.message, cannot('PodDisruptionBudget', '__internal', 'Eviction', 'converting (policy.PodDisruptionBudget) to (policy.Eviction): unknown conversion'));
   });
 });
+
+describe('bodies no Store decodes after, through the same scheme', () => {
+  const cases: { name: string; path: (ns: string) => string; body: Record<string, unknown>; message: string }[] = [
+    {
+      name: 'an access review of another kind', path: () => '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: {} },
+      message: cannot('SelfSubjectAccessReview', 'v1', 'SubjectAccessReview', 'converting (v1.SelfSubjectAccessReview) to (authorization.SubjectAccessReview): unknown conversion'),
+    },
+    {
+      name: 'a TokenReview of a version the scheme lacks', path: () => '/apis/authentication.k8s.io/v1/tokenreviews',
+      body: { apiVersion: 'authentication.k8s.io/v9', kind: 'TokenReview', spec: { token: 't' } },
+      message: cannot('TokenReview', 'v9', 'TokenReview', notRegistered('TokenReview', 'authentication.k8s.io/v9')),
+    },
+    {
+      name: 'a SelfSubjectReview of another kind', path: () => '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+      body: { apiVersion: 'v1', kind: 'ConfigMap' },
+      message: cannot('ConfigMap', 'v1', 'SelfSubjectReview', 'converting (v1.ConfigMap) to (authentication.SelfSubjectReview): unknown conversion'),
+    },
+    {
+      name: 'a Binding of another kind to pods/binding', path: (ns) => `/api/v1/namespaces/${ns}/pods/p/binding`,
+      body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } },
+      message: cannot('Pod', 'v1', 'Binding', 'converting (v1.Pod) to (core.Binding): unknown conversion'),
+    },
+    {
+      name: 'a Binding of another kind to bindings', path: (ns) => `/api/v1/namespaces/${ns}/bindings`,
+      body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } },
+      message: cannot('Pod', 'v1', 'Binding', 'converting (v1.Pod) to (core.Binding): unknown conversion'),
+    },
+  ];
+  for (const c of cases) {
+    test(c.name, async () => {
+      const ns = await server.newNamespace('kinds');
+      const res = await server.request('POST', c.path(ns), { body: c.body });
+      assert.equal(res.status, 400, res.text);
+      assert.equal(res.json.message, c.message);
+    });
+  }
+});

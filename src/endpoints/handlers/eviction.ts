@@ -3,7 +3,6 @@ import { badRequest, type KubeObject } from '../../api/index.ts';
 import { goQuote } from '../../api/field-errors.ts';
 import { addWarning } from '../../api/request-context.ts';
 import { clone } from '../../api/json.ts';
-import { bodyTypeRefusal } from '../../encoding/legacy-scheme.ts';
 import { checkEvictionName, checkEvictionNamespace, evictPod, propagateDryRun } from '../../registry/eviction.ts';
 import { strictDecodingErrors, strictDecodingMessage } from '../../registry/field-validation.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
@@ -48,11 +47,9 @@ export async function evictionHandler(scope: RequestScope, registry: ResourceReg
   const { dryRun: requestDryRun, directive } = writeOptions(scope.query, 'CreateOptions');
   const body = await readBody(scope.req);
   const { object: eviction, duplicateFields } = await decodeObjectBody(scope.req.headers['content-type'], body, {
-    cbor: scope.cbor, kind: 'Eviction', metadataOfVersion: 'v1', findDuplicates: directive !== 'Ignore',
+    // A body of another version or kind is refused as the create handler's decoding into an Eviction refuses it.
+    cbor: scope.cbor, kind: 'Eviction', metadataOfVersion: 'v1', schemeType: evictionTarget, findDuplicates: directive !== 'Ignore',
   });
-  // A body of another version or kind is refused as the create handler's decoding into an Eviction refuses it.
-  const typeError = bodyTypeRefusal(eviction.apiVersion, eviction.kind, evictionTarget, () => Buffer.from(body).toString('utf8'));
-  if (typeError !== undefined) throw badRequest(typeError.message);
   const version = eviction.apiVersion?.split('/')[1] || 'v1';
   // The fields as sent, for field validation: decoding drops what DeleteOptions does not know.
   const asSent = directive === 'Ignore' ? eviction : clone(eviction);

@@ -14,7 +14,7 @@ import { evictionHandler } from './eviction.ts';
 import { nodeProxyHandler, podConnectHandler, refuseDryRun } from './connect.ts';
 import { podProxyHandler, serviceProxyHandler } from './workload-proxy.ts';
 import { podLogHandler } from './pod-log.ts';
-import { bindingHandler } from './virtual.ts';
+import { bindingHandler, bindingType } from './virtual.ts';
 import type { RequestScope } from './scope.ts';
 import { tokenRequestHandler, type AuthenticationApi } from './authentication.ts';
 import { decodePatch } from '../patch-body.ts';
@@ -103,7 +103,7 @@ export async function subresourceHandler(scope: RequestScope, registry: Resource
 
 /** POST pods/{name}/binding: the Binding names the pod (upstream's BindingREST). */
 async function podBinding(scope: RequestScope, registry: ResourceRegistry): Promise<void> {
-  const binding = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'Binding', metadataOfVersion: 'v1' })).object;
+  const binding = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'Binding', metadataOfVersion: 'v1', schemeType: bindingType })).object;
   await bindingHandler(scope, registry, binding, scope.info.name, 'pods');
 }
 

@@ -14,16 +14,21 @@ import { shapeList, writeAnswer } from '../answer.ts';
 import type { RequestScope } from './scope.ts';
 import { selfSubjectReviewHandler, tokenReviewHandler, type AuthenticationApi } from './authentication.ts';
 
+/** What a Binding body decodes into (pods/binding's too). */
+export const bindingType = { group: '', version: 'v1', kind: 'Binding' };
+
 export async function virtualHandler(scope: RequestScope, registry: ResourceRegistry, authorizer: ReviewAuthorizer | undefined, authentication?: AuthenticationApi): Promise<void> {
   const { type } = scope.served;
   const verb = scope.info.verb;
   if (type.group === 'authorization.k8s.io' && isReviewResource(type.resource) && verb === 'create' && authorizer !== undefined) {
-    const body = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: type.kind, metadataOfVersion: type.version })).object;
+    const body = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), {
+      cbor: scope.cbor, kind: type.kind, metadataOfVersion: type.version, schemeType: { group: type.group, version: type.version, kind: type.kind },
+    })).object;
     const answer = await review(type.resource, body, { namespace: scope.info.namespace, requester: currentRequest()?.user, authorizer });
     return writeAnswer(scope, 201, answer);
   }
   if (type.group === '' && type.resource === 'bindings' && verb === 'create') {
-    const binding = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'Binding', metadataOfVersion: 'v1' })).object;
+    const binding = (await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { cbor: scope.cbor, kind: 'Binding', metadataOfVersion: 'v1', schemeType: bindingType })).object;
     return bindingHandler(scope, registry, binding, binding.metadata.name ?? '', 'bindings');
   }
   if (type.group === '' && type.resource === 'componentstatuses' && (verb === 'get' || verb === 'list')) {
