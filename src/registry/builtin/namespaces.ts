@@ -5,7 +5,7 @@ import type { ResourceType, Strategy } from '../resource-type.ts';
 import { builtinType } from './skeleton.ts';
 import { appendAll, index, invalid } from '../validation/field.ts';
 import { isQualifiedName } from '../validation/names.ts';
-import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
+import { validateKubeFinalizerName, validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { keepOldStatus } from './common.ts';
 import { clone, type JsonObject } from '../../api/json.ts';
 import { arrayAt, ensureObject, objectAt, stringAt } from './object.ts';
@@ -31,7 +31,7 @@ function validateSpecFinalizers(ns: KubeObject, indexed: boolean): StatusCause[]
     const name = String(f);
     const path = indexed ? index('spec.finalizers', i) : 'spec.finalizers';
     for (const msg of isQualifiedName(name)) causes.push(invalid(path, name, msg));
-    appendAll(causes, validateKubeFinalizerNames([name], path));
+    appendAll(causes, validateKubeFinalizerName(name, path));
   });
   return causes;
 }

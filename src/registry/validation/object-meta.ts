@@ -130,18 +130,20 @@ const standardFinalizers = new Set(['kubernetes', 'orphan', 'foregroundDeletion'
 
 /**
  * Built-in (core, apps) types also refuse finalizer names without a '/' that are not
- * one of the standard ones (upstream's validateKubeFinalizerName).
+ * one of the standard ones (upstream's validateKubeFinalizerName), each at its index
+ * (`metadata.finalizers[1]`), as core's ValidateObjectMeta reports them.
  */
 export function validateKubeFinalizerNames(finalizers: unknown, path: FieldPath): StatusCause[] {
   const causes: StatusCause[] = [];
   if (!Array.isArray(finalizers)) return causes;
-  for (const f of finalizers) {
-    const name = String(f);
-    if (!name.includes('/') && !standardFinalizers.has(name)) {
-      causes.push(invalid(path, name, 'name is neither a standard finalizer name nor is it fully qualified'));
-    }
-  }
+  finalizers.forEach((f, i) => appendAll(causes, validateKubeFinalizerName(String(f), index(path, i))));
   return causes;
+}
+
+/** validateKubeFinalizerName of one name, at `path`. */
+export function validateKubeFinalizerName(name: string, path: FieldPath): StatusCause[] {
+  if (name.includes('/') || standardFinalizers.has(name)) return [];
+  return [invalid(path, name, 'name is neither a standard finalizer name nor is it fully qualified')];
 }
 
 function validateManagedFields(entries: unknown, path: FieldPath): StatusCause[] {

@@ -226,9 +226,9 @@ test('a Pod without containers answers FieldValueRequired on spec.containers', a
   assert.deepEqual(causes, [{ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.containers' }]);
 });
 
-test('a non-standard finalizer name without a slash is refused on built-in types', async () => {
-  const { causes } = await storeCreate(pods, pod({ containers: [{ name: 'a', image: 'x' }] }, { finalizers: ['custom'] }));
-  assert.deepEqual(fields(causes), ['metadata.finalizers: Invalid value: "custom": name is neither a standard finalizer name nor is it fully qualified']);
+test('a non-standard finalizer name without a slash is refused on built-in types, at its index', async () => {
+  const { causes } = await storeCreate(pods, pod({ containers: [{ name: 'a', image: 'x' }] }, { finalizers: ['example.com/ok', 'custom'] }));
+  assert.deepEqual(fields(causes), ['metadata.finalizers[1]: Invalid value: "custom": name is neither a standard finalizer name nor is it fully qualified']);
 });
 
 async function storedPod(): Promise<KubeObject> {
