@@ -12,6 +12,10 @@ import type { ResourceType } from './resource-type.ts';
 
 const statusFields = fieldSetOf(['status']);
 const specFields = fieldSetOf(['spec']);
+const specAndMetadata = fieldSetOf(['spec'], ['metadata']);
+
+/** Types whose /status writes own no metadata either (their status strategies' GetResetFields, which keep the stored metadata). */
+const statusResetsMetadata = new Set(['flowcontrol.apiserver.k8s.io/flowschemas', 'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations', 'apiextensions.k8s.io/customresourcedefinitions']);
 
 /**
  * metadata.managedFields for one resource (upstream's fieldmanager): records who owns
@@ -46,7 +50,7 @@ export class FieldManager {
 
   /** Upstream's ResetFieldsStrategy: the main resource does not own status when /status exists, and /status does not own spec. */
   private resetFields(subresource: string): FieldSet | undefined {
-    if (subresource === 'status') return specFields;
+    if (subresource === 'status') return statusResetsMetadata.has(`${this.type.group}/${this.type.resource}`) ? specAndMetadata : specFields;
     if (subresource === '' && this.type.subresources.includes('status')) return statusFields;
     return undefined;
   }

@@ -129,9 +129,12 @@ test('a status write changes neither the labels nor the annotations of a FlowSch
     // Read just before writing: the Dangling condition may have been written meanwhile.
     const current = (await server.request('GET', `${flowcontrol}/${resource}/status-meta`)).json;
     const body = { ...current, metadata: { ...current.metadata, labels: { team: 'b' }, annotations: { note: 'x' } }, status: { conditions: [{ type: 'Seen', status: 'True' }] } };
-    const res = await server.request('PUT', `${flowcontrol}/${resource}/status-meta/status`, { body });
+    const res = await server.request('PUT', `${flowcontrol}/${resource}/status-meta/status?fieldManager=status-writer`, { body });
     assert.equal(res.status, 200, `${resource}: ${res.text}`);
     assert.deepEqual(res.json.metadata.labels, { team: 'a' }, resource);
+    // Nor does the writer own what it sent of metadata (the status strategy's GetResetFields).
+    const entry = res.json.metadata.managedFields.find((f: { manager: string }) => f.manager === 'status-writer');
+    assert.deepEqual(Object.keys(entry.fieldsV1), ['f:status'], resource);
     assert.equal(res.json.metadata.annotations, undefined, resource);
     assert.equal(res.json.status.conditions[0].type, 'Seen', resource);
     const stored = (await server.request('GET', `${flowcontrol}/${resource}/status-meta`)).json;
