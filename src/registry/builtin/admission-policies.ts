@@ -5,13 +5,13 @@
 // does not compile is 422.
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
-import { isObject, type JsonObject } from '../../api/json.ts';
+import { clone, isObject, type JsonObject } from '../../api/json.ts';
 import { cel } from '../../cel/lazy.ts';
 import type { Strategy } from '../resource-type.ts';
 import { appendAll, duplicate, forbidden, goJson, type GoValue, invalid, notSupported, required } from '../validation/field.ts';
 import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, validateName } from '../validation/names.ts';
-import { checkEnum, failurePolicies, matchPolicies, reinvocationPolicies, strings, validateMatchConditions, validateRule } from './admission-rules.ts';
-import { generationStrategy, specStatusStrategy } from './common.ts';
+import { checkEnum, defaultPointer, failurePolicies, matchPolicies, reinvocationPolicies, staticSuffixWarnings, strings, validateMatchConditions, validateRule } from './admission-rules.ts';
+import { generationStrategy, keepOldSpec, specStatusStrategy } from './common.ts';
 import { objectAt, objectsAt, setDefault, stringAt } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 
@@ -25,19 +25,23 @@ const maxAuditAnnotationValueExpressionLength = 5 * 1024;
 
 type PolicyKind = 'mutating' | 'validating';
 
-/** SetDefaults_MatchResources and SetDefaults_Rule of each rule. */
+/**
+ * SetDefaults_MatchResources and SetDefaults_Rule of each rule. matchPolicy, scope,
+ * failurePolicy and parameterNotFoundAction are pointers in Go: an explicit "" is kept, and
+ * refused by validation.
+ */
 function defaultMatchResources(match: JsonObject | undefined): void {
   if (match === undefined) return;
-  setDefault(match, 'matchPolicy', 'Equivalent');
+  defaultPointer(match, 'matchPolicy', 'Equivalent');
   if (!isObject(match.namespaceSelector)) match.namespaceSelector = {};
   if (!isObject(match.objectSelector)) match.objectSelector = {};
-  for (const rule of [...objectsAt(match, 'resourceRules'), ...objectsAt(match, 'excludeResourceRules')]) setDefault(rule, 'scope', '*');
+  for (const rule of [...objectsAt(match, 'resourceRules'), ...objectsAt(match, 'excludeResourceRules')]) defaultPointer(rule, 'scope', '*');
 }
 
 function defaultPolicy(obj: KubeObject, kind: PolicyKind): void {
   const spec = objectAt(obj, 'spec');
   if (spec === undefined) return;
-  setDefault(spec, 'failurePolicy', 'Fail');
+  defaultPointer(spec, 'failurePolicy', 'Fail');
   if (kind === 'mutating') setDefault(spec, 'reinvocationPolicy', 'Never');
   defaultMatchResources(objectAt(spec, 'matchConstraints'));
 }
@@ -46,11 +50,13 @@ function defaultBinding(obj: KubeObject): void {
   const spec = objectAt(obj, 'spec');
   if (spec === undefined) return;
   const paramRef = objectAt(spec, 'paramRef');
-  if (paramRef !== undefined) setDefault(paramRef, 'parameterNotFoundAction', 'Deny');
+  if (paramRef !== undefined) defaultPointer(paramRef, 'parameterNotFoundAction', 'Deny');
   defaultMatchResources(objectAt(spec, 'matchResources'));
 }
 
 const blank = (v: unknown) => typeof v !== 'string' || v.trim() === '';
+/** A pointer field left nil (upstream's Required for it); "" is a value, checked against the enumeration. */
+const unset = (v: unknown) => v === undefined || v === null;
 
 /** validateParamKind: apiVersion as group/version, kind a mixed-case DNS-1035 label. */
 function validateParamKind(kind: JsonObject, path: string): StatusCause[] {
@@ -98,7 +104,7 @@ function validateSelector(selector: unknown, path: string): StatusCause[] {
 /** validateMatchResources. */
 function validateMatchResources(match: JsonObject, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  if (blank(match.matchPolicy)) causes.push(required(`${path}.matchPolicy`));
+  if (unset(match.matchPolicy)) causes.push(required(`${path}.matchPolicy`));
   else appendAll(causes, checkEnum(match.matchPolicy, matchPolicies, `${path}.matchPolicy`));
   appendAll(causes, validateSelector(match.namespaceSelector, `${path}.namespaceSelector`));
   appendAll(causes, validateSelector(match.objectSelector, `${path}.objectSelector`));
@@ -224,7 +230,7 @@ function validateMutation(mutation: JsonObject, path: string): StatusCause[] {
 /** What both kinds of policy spec validate first: failurePolicy, paramKind, matchConstraints, matchConditions, variables. */
 function validatePolicyCommon(spec: JsonObject, kind: PolicyKind): StatusCause[] {
   const causes: StatusCause[] = [];
-  if (blank(spec.failurePolicy)) causes.push(required('spec.failurePolicy'));
+  if (unset(spec.failurePolicy)) causes.push(required('spec.failurePolicy'));
   else appendAll(causes, checkEnum(spec.failurePolicy, failurePolicies, 'spec.failurePolicy'));
   const paramKind = objectAt(spec, 'paramKind');
   if (paramKind !== undefined) appendAll(causes, validateParamKind(paramKind, 'spec.paramKind'));
@@ -340,21 +346,54 @@ export function validateMutatingBinding(obj: KubeObject): StatusCause[] {
   return validateBindingCommon(objectAt(obj, 'spec') ?? {}, 'mutating');
 }
 
+/** Every kind warns of a name with the reserved static suffix, on create and update. */
+const staticSuffix = { warningsOnCreate: staticSuffixWarnings, warningsOnUpdate: staticSuffixWarnings };
+
+/** What a write through status keeps of the stored metadata besides what the store keeps (metav1.ResetObjectMetaForStatus). */
+const metadataKeptByStatus = ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const;
+
+/** ValidateValidatingAdmissionPolicyStatusUpdate's type checking: each expression warning names its warning and field. */
+function validatePolicyStatus(obj: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  objectsAt(objectAt(objectAt(obj, 'status'), 'typeChecking'), 'expressionWarnings').forEach((w, i) => {
+    const path = `status.typeChecking.expressionWarnings[${i}]`;
+    if (stringAt(w, 'warning') === '') causes.push(required(`${path}.warning`));
+    if (stringAt(w, 'fieldRef').trim() === '') causes.push(required(`${path}.fieldRef`));
+  });
+  return causes;
+}
+
 /** ValidatingAdmissionPolicy: a status subresource; spec changes bump the generation. */
 export function validatingPolicyStrategy(): Strategy {
   const defaults = (obj: KubeObject) => defaultPolicy(obj, 'validating');
-  return specStatusStrategy({ defaults, validate: validateValidatingPolicy });
+  return specStatusStrategy({
+    defaults, validate: validateValidatingPolicy, ...staticSuffix,
+    subresources: {
+      status: {
+        prepareForUpdate(obj, old) {
+          keepOldSpec(obj, old);
+          const meta = obj.metadata as JsonObject;
+          const oldMeta = old.metadata as JsonObject;
+          for (const key of metadataKeptByStatus) {
+            if (oldMeta[key] === undefined) delete meta[key];
+            else meta[key] = clone(oldMeta[key]);
+          }
+        },
+        validateUpdate: validatePolicyStatus,
+      },
+    },
+  });
 }
 
 export function mutatingPolicyStrategy(): Strategy {
   const defaults = (obj: KubeObject) => defaultPolicy(obj, 'mutating');
-  return generationStrategy({ defaults, validate: validateMutatingPolicy });
+  return generationStrategy({ defaults, validate: validateMutatingPolicy, ...staticSuffix });
 }
 
 export function validatingBindingStrategy(): Strategy {
-  return generationStrategy({ defaults: defaultBinding, validate: validateValidatingBinding });
+  return generationStrategy({ defaults: defaultBinding, validate: validateValidatingBinding, ...staticSuffix });
 }
 
 export function mutatingBindingStrategy(): Strategy {
-  return generationStrategy({ defaults: defaultBinding, validate: validateMutatingBinding });
+  return generationStrategy({ defaults: defaultBinding, validate: validateMutatingBinding, ...staticSuffix });
 }

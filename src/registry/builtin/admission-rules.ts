@@ -1,9 +1,9 @@
 // What admissionregistration.k8s.io's webhook configurations and admission policies validate
 // alike (upstream's pkg/apis/admissionregistration/validation): rules with operations,
-// match conditions and the values their enumerations accept.
+// match conditions, the values their enumerations accept and the reserved static name suffix.
 
 import { cel } from '../../cel/lazy.ts';
-import type { StatusCause } from '../../api/index.ts';
+import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { JsonObject } from '../../api/json.ts';
 import { appendAll, duplicate, invalid, notSupported, required, tooMany } from '../validation/field.ts';
 import { isQualifiedName } from '../validation/names.ts';
@@ -14,6 +14,26 @@ export const matchPolicies = ['Equivalent', 'Exact'];
 export const reinvocationPolicies = ['IfNeeded', 'Never'];
 const operations = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
 const scopes = ['*', 'Cluster', 'Namespaced'];
+
+/**
+ * The name suffix kube-apiserver v1.36 reserves for configurations loaded from manifest files
+ * (ManifestBasedAdmissionControlConfig, alpha and off): with the gate off, a write through the
+ * API is only warned (upstream's WarningsForStaticSuffix, on create and update of every kind).
+ */
+const staticConfigSuffix = '.static.k8s.io';
+
+export function staticSuffixWarnings(obj: KubeObject): string[] {
+  if (!(obj.metadata.name ?? '').endsWith(staticConfigSuffix)) return [];
+  return [`metadata.name: names ending with "${staticConfigSuffix}" are reserved for static manifest-based configurations and cannot be managed via the API`];
+}
+
+/**
+ * A default for a field Go decodes into a pointer: only a missing or null value is unset, so
+ * an explicit "" stays and fails validation as upstream's does.
+ */
+export function defaultPointer(parent: JsonObject, key: string, value: unknown): void {
+  if (parent[key] === undefined || parent[key] === null) parent[key] = value;
+}
 
 /** A list of strings as decoded into a Go []string (anything else: empty). */
 export function strings(v: unknown): string[] {

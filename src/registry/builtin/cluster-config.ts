@@ -148,8 +148,10 @@ const policyBindingColumns: TableColumn[] = [
 export function admissionPolicyTypes(): ResourceType[] {
   const group = 'admissionregistration.k8s.io';
   return [
+    // Policies and bindings alike: a PUT must name the resourceVersion it replaces (AllowUnconditionalUpdate false).
     builtinType(group, 'v1', 'validatingadmissionpolicies', {
       strategy: validatingPolicyStrategy(),
+      allowUnconditionalUpdate: false,
       strategyUsesCel: true,
       tableColumns: [
         nameColumn,
@@ -160,9 +162,10 @@ export function admissionPolicyTypes(): ResourceType[] {
         ageColumn,
       ],
     }),
-    builtinType(group, 'v1', 'validatingadmissionpolicybindings', { strategy: validatingBindingStrategy(), tableColumns: policyBindingColumns }),
+    builtinType(group, 'v1', 'validatingadmissionpolicybindings', { strategy: validatingBindingStrategy(), allowUnconditionalUpdate: false, tableColumns: policyBindingColumns }),
     builtinType(group, 'v1', 'mutatingadmissionpolicies', {
       strategy: mutatingPolicyStrategy(),
+      allowUnconditionalUpdate: false,
       strategyUsesCel: true,
       tableColumns: [
         nameColumn,
@@ -173,7 +176,7 @@ export function admissionPolicyTypes(): ResourceType[] {
         ageColumn,
       ],
     }),
-    builtinType(group, 'v1', 'mutatingadmissionpolicybindings', { strategy: mutatingBindingStrategy(), tableColumns: policyBindingColumns }),
+    builtinType(group, 'v1', 'mutatingadmissionpolicybindings', { strategy: mutatingBindingStrategy(), allowUnconditionalUpdate: false, tableColumns: policyBindingColumns }),
   ];
 }
 

@@ -9,8 +9,8 @@ import { appendAll, duplicate, invalid, notSupported, required } from '../valida
 import { isDNS1123Subdomain } from '../validation/names.ts';
 import { validateReviewVersionList, validateWebhookService, validateWebhookURL } from '../validation/webhook-client.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
-import { checkEnum, failurePolicies, matchPolicies, reinvocationPolicies, strings, validateMatchConditions, validateRule } from './admission-rules.ts';
-import { arrayAt, objectAt, objectsAt, semanticEqual, setDefault, stringAt } from './object.ts';
+import { checkEnum, defaultPointer, failurePolicies, matchPolicies, reinvocationPolicies, staticSuffixWarnings, strings, validateMatchConditions, validateRule } from './admission-rules.ts';
+import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 import { builtinType } from './skeleton.ts';
 
@@ -22,15 +22,16 @@ const noSideEffectClasses = ['None', 'NoneOnDryRun'];
 
 /** SetDefaults_MutatingWebhook / SetDefaults_ValidatingWebhook, SetDefaults_Rule, SetDefaults_ServiceReference. */
 function defaultWebhook(hook: JsonObject, kind: WebhookKind): void {
-  setDefault(hook, 'failurePolicy', 'Fail');
-  setDefault(hook, 'matchPolicy', 'Equivalent');
+  // All pointers in Go: an explicit "" is kept, and refused by validation.
+  defaultPointer(hook, 'failurePolicy', 'Fail');
+  defaultPointer(hook, 'matchPolicy', 'Equivalent');
   if (!isObject(hook.namespaceSelector)) hook.namespaceSelector = {};
   if (!isObject(hook.objectSelector)) hook.objectSelector = {};
-  setDefault(hook, 'timeoutSeconds', 10);
-  if (kind === 'mutating') setDefault(hook, 'reinvocationPolicy', 'Never');
-  for (const rule of objectsAt(hook, 'rules')) setDefault(rule, 'scope', '*');
+  defaultPointer(hook, 'timeoutSeconds', 10);
+  if (kind === 'mutating') defaultPointer(hook, 'reinvocationPolicy', 'Never');
+  for (const rule of objectsAt(hook, 'rules')) defaultPointer(rule, 'scope', '*');
   const service = objectAt(objectAt(hook, 'clientConfig'), 'service');
-  if (service !== undefined) setDefault(service, 'port', 443);
+  if (service !== undefined) defaultPointer(service, 'port', 443);
 }
 
 function defaultConfiguration(obj: KubeObject, kind: WebhookKind): void {
@@ -121,6 +122,8 @@ function strategy(kind: WebhookKind): Strategy {
     validate(obj) {
       return validateConfiguration(obj, kind, strict);
     },
+    warningsOnCreate: staticSuffixWarnings,
+    warningsOnUpdate: staticSuffixWarnings,
   };
 }
 
@@ -134,7 +137,8 @@ function configurationType(kind: WebhookKind): ResourceType {
     // Match conditions are compiled when a configuration is written (admission-rules.ts).
     strategyUsesCel: true,
     allowCreateOnUpdate: false,
-    allowUnconditionalUpdate: true,
+    // A PUT must name the resourceVersion it replaces (upstream's strategies: AllowUnconditionalUpdate false).
+    allowUnconditionalUpdate: false,
     deleteReturnsObject: false,
     nameRule: 'dns1123-subdomain',
     // pkg/printers/internalversion: printMutatingWebhook / printValidatingWebhook.

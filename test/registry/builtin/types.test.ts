@@ -50,8 +50,9 @@ test('every built-in type has the names, scope, verbs and schema upstream serves
   }
 });
 
-test('only leases and PodDisruptionBudgets refuse an update without resourceVersion', () => {
-  assert.deepEqual(types.filter((t) => t.allowUnconditionalUpdate === false).map((t) => t.resource), ['leases', 'poddisruptionbudgets']);
+// Of the types described at start; those loaded on first use (storage, admission policies) say so once loaded.
+test('leases, PodDisruptionBudgets and webhook configurations refuse an update without resourceVersion', () => {
+  assert.deepEqual(types.filter((t) => t.allowUnconditionalUpdate === false).map((t) => t.resource), ['leases', 'poddisruptionbudgets', 'mutatingwebhookconfigurations', 'validatingwebhookconfigurations']);
 });
 
 test('only services carry an allocator', () => {
