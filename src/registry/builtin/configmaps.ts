@@ -22,8 +22,13 @@ export function base64Length(text: string): number {
   return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
 }
 
-function validateConfigMap(cm: KubeObject): StatusCause[] {
-  const causes = validateKubeFinalizerNames(cm.metadata.finalizers, 'metadata.finalizers');
+/** ValidateObjectMeta's finalizer rule of core types, which their update validation repeats. */
+export function finalizerCauses(obj: KubeObject): StatusCause[] {
+  return validateKubeFinalizerNames(obj.metadata.finalizers, 'metadata.finalizers');
+}
+
+/** ValidateConfigMap past its metadata, added to `causes`: the keys, a key in both maps, the size. */
+function validateConfigMapData(cm: KubeObject, causes: StatusCause[]): StatusCause[] {
   const data = objectAt(cm, 'data') ?? {};
   const binaryData = objectAt(cm, 'binaryData') ?? {};
   let total = 0;
@@ -43,16 +48,18 @@ function validateConfigMap(cm: KubeObject): StatusCause[] {
 
 const configMapStrategy: Strategy = {
 
-  validate: validateConfigMap,
+  // An update is checked in validateUpdate, in upstream's order.
+  validate: (cm, old) => (old === undefined ? validateConfigMapData(cm, finalizerCauses(cm)) : []),
 
+  // ValidateConfigMapUpdate: the immutability rules come before the new object's own errors.
   validateUpdate(cm, old) {
-    const causes: StatusCause[] = [];
+    const causes = finalizerCauses(cm);
     if (isImmutable(old)) {
       if (!isImmutable(cm)) causes.push(forbidden('immutable', immutableMessage));
       if (!mapsEqual(cm.data, old.data)) causes.push(forbidden('data', immutableMessage));
       if (!mapsEqual(cm.binaryData, old.binaryData)) causes.push(forbidden('binaryData', immutableMessage));
     }
-    return causes;
+    return validateConfigMapData(cm, causes);
   },
 };
 

@@ -6,9 +6,9 @@ import type { ResourceType, Strategy } from '../resource-type.ts';
 import { builtinType } from './skeleton.ts';
 import { fieldImmutable, forbidden, goJson, invalid, key, required, tooLong } from '../validation/field.ts';
 import { isConfigMapKey } from '../validation/names.ts';
-import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { isImmutable } from './common.ts';
-import { base64Length, immutableMessage, maxDataSize } from './configmaps.ts';
+import { base64Length, finalizerCauses, immutableMessage, maxDataSize } from './configmaps.ts';
+import { goJsonSyntaxError } from '../../api/go-json-syntax.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { ensureObject, mapsEqual, objectAt, stringAt } from './object.ts';
 import { secretColumns } from './table-columns.ts';
@@ -34,8 +34,23 @@ function decoded(data: JsonObject, k: string): Buffer | undefined {
   return typeof v === 'string' ? Buffer.from(v, 'base64') : undefined;
 }
 
-function validateSecret(secret: KubeObject): StatusCause[] {
-  const causes = validateKubeFinalizerNames(secret.metadata.finalizers, 'metadata.finalizers');
+/**
+ * What Go's json.Unmarshal into a map[string]interface{} says of `bytes`, in its words: a
+ * syntax error first (Go checks the whole text before decoding), then a value that is no
+ * object; null is no error (it leaves the map nil).
+ */
+function goMapUnmarshalError(bytes: Buffer): string | undefined {
+  const syntax = goJsonSyntaxError(bytes);
+  if (syntax !== undefined) return syntax;
+  const value: unknown = JSON.parse(bytes.toString('utf8'));
+  if (value === null || isObject(value)) return undefined;
+  const kind = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
+  return `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`;
+}
+
+/** ValidateSecret past its metadata: the keys, the size, each type's required keys. */
+function validateSecretData(secret: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
   const data = objectAt(secret, 'data') ?? {};
   let total = 0;
   for (const [k, v] of Object.entries(data)) {
@@ -51,12 +66,8 @@ function validateSecret(secret: KubeObject): StatusCause[] {
       causes.push(required(key('data', k)));
       return;
     }
-    try {
-      const parsed: unknown = JSON.parse(bytes.toString('utf8'));
-      if (!isObject(parsed)) throw new Error('json: cannot unmarshal into Go value of type map[string]interface {}');
-    } catch (err) {
-      causes.push(invalid(key('data', k), '<secret contents redacted>', (err as Error).message));
-    }
+    const error = goMapUnmarshalError(bytes);
+    if (error !== undefined) causes.push(invalid(key('data', k), '<secret contents redacted>', error));
   };
   switch (stringAt(secret, 'type')) {
     case 'kubernetes.io/service-account-token':
@@ -100,10 +111,12 @@ const secretStrategy: Strategy = {
   // The type's default and v1's conversion, which folds stringData into data.
   defaults: prepareSecret,
 
-  validate: validateSecret,
+  // An update is checked in validateUpdate, in upstream's order.
+  validate: (secret, old) => (old === undefined ? [...finalizerCauses(secret), ...validateSecretData(secret)] : []),
 
+  // ValidateSecretUpdate: the type and immutability rules come before the new object's own errors.
   validateUpdate(secret, old) {
-    const causes: StatusCause[] = [];
+    const causes = finalizerCauses(secret);
     const type = stringAt(secret, 'type');
     // core.SecretType is a typed string: json.Marshal writes it, not %q.
     if (type !== stringAt(old, 'type')) causes.push(invalid('type', goJson(type), fieldImmutable));
@@ -111,7 +124,7 @@ const secretStrategy: Strategy = {
       if (!isImmutable(secret)) causes.push(forbidden('immutable', immutableMessage));
       if (!mapsEqual(secret.data, old.data)) causes.push(forbidden('data', immutableMessage));
     }
-    return causes;
+    return [...causes, ...validateSecretData(secret)];
   },
 
   warningsOnCreate: tlsWarnings,
