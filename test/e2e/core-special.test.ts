@@ -172,6 +172,18 @@ describe('componentstatuses', { skip: noKubectl }, () => {
     assert.match(res.stderr, /v1 ComponentStatus is deprecated in v1\.19\+/);
   });
 
+  test('a list is filtered by label and field selectors, as upstream\'s componentstatus List', async () => {
+    const names = async (query: string) => {
+      const res = await server.request('GET', `/api/v1/componentstatuses?${query}`);
+      assert.equal(res.status, 200, res.text);
+      return res.json.items.map((c: { metadata: { name: string } }) => c.metadata.name);
+    };
+    assert.deepEqual(await names('fieldSelector=metadata.name%3Detcd-0'), ['etcd-0']);
+    assert.deepEqual((await names('fieldSelector=metadata.namespace%3D')).length, 3);
+    assert.deepEqual(await names('labelSelector=a%3Db'), []);
+    assert.equal((await server.request('GET', '/api/v1/componentstatuses?fieldSelector=foo%3Dbar')).status, 400);
+  });
+
   test('get by name, and a name that is no component', async () => {
     const one = await server.request('GET', '/api/v1/componentstatuses/etcd-0');
     assert.equal(one.status, 200);

@@ -6,6 +6,9 @@ import { methodNotAllowed, notFound, type KubeObject } from '../../api/index.ts'
 import { isReviewResource, review, type ReviewAuthorizer } from '../../registry/access-review.ts';
 import { bindPod } from '../../registry/binding.ts';
 import { componentStatuses } from '../../registry/builtin/componentstatuses.ts';
+import { matchFields } from '../../api/fields.ts';
+import { matchLabels } from '../../api/labels.ts';
+import { filterFromQuery } from '../selectors.ts';
 import type { ResourceRegistry } from '../../registry/registry.ts';
 import { readBody, writeObject } from '../http.ts';
 import { decodeObjectBody, ensureRequestNamespace } from '../object-body.ts';
@@ -85,5 +88,10 @@ async function componentStatusesHandler(scope: RequestScope): Promise<void> {
     await writeAnswer(scope, 200, item);
     return;
   }
-  await writeObject(scope.res, 200, scope.negotiated, shapeList(scope, { kind: 'ComponentStatusList', apiVersion: 'v1', metadata: {} }, items));
+  // Selectors filter as upstream's List: on labels (none) and the metadata fields, an empty namespace among them.
+  const filter = filterFromQuery(scope.query, scope.served.type);
+  const selected = filter === undefined ? items : items.filter((c) =>
+    (filter.labels === undefined || matchLabels(filter.labels, c.metadata.labels))
+    && (filter.fields === undefined || matchFields(filter.fields, { 'metadata.name': c.metadata.name ?? '', 'metadata.namespace': '' })));
+  await writeObject(scope.res, 200, scope.negotiated, shapeList(scope, { kind: 'ComponentStatusList', apiVersion: 'v1', metadata: {} }, selected));
 }
