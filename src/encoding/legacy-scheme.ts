@@ -125,6 +125,8 @@ export interface BodyTypeRefusal {
  * or the URL's type is not in the tables.
  */
 export function bodyTypeRefusal(apiVersion: unknown, kind: unknown, target: SchemeTarget, bodyText: () => string | undefined): BodyTypeRefusal | undefined {
+  // The body of the URL's own type (nearly every one): nothing to look up.
+  if (kind === target.kind && apiVersion === apiVersionOf(target.group, target.version)) return undefined;
   // A type the tables do not know (none served today) is left to the Store's check.
   if (schemeType(target.group, target.version, target.kind) === undefined) return undefined;
   const bodyKind = typeof kind === 'string' && kind !== '' ? kind : target.kind;
