@@ -155,8 +155,11 @@ async function writeScale(
   return scaleOf(access, object);
 }
 
-function checkScale(scale: KubeObject, name: string): void {
+function checkScale(scale: KubeObject, name: string, store: Store): void {
   checkScaleTypeMeta(scale);
+  // A custom resource's Scale is not validated as one (upstream's ScaleREST for custom
+  // resources): its own checks of the replicas path decide, in its words.
+  if (store.type.customResource === true && Number.isInteger(replicasOf(scale))) return;
   const causes = validateScale(scale);
   if (causes.length > 0) throw invalid('Scale', name, causes, 'autoscaling');
 }
@@ -176,7 +179,7 @@ export async function updateScale(
 ): Promise<KubeObject> {
   return writeScale(store, namespace, name, expectedResourceVersion, opts, (live) => {
     const scale = desired(live);
-    checkScale(scale, name);
+    checkScale(scale, name, store);
     const managedFields = opts.fieldManager === undefined ? live.metadata.managedFields : updateManagedFields(scaleScope(), live, scale, opts.fieldManager);
     const metadata = { ...scale.metadata };
     if (managedFields === undefined) delete metadata.managedFields;
@@ -200,7 +203,7 @@ export async function applyScale(
   return writeScale(store, namespace, name, undefined, opts, (live) => {
     const result = apply(scaleScope(), live, applied, opts.fieldManager, { force: opts.force });
     if (!result.ok) throw applyConflictError(result.conflicts);
-    checkScale(result.object, name);
+    checkScale(result.object, name, store);
     return result.object;
   });
 }

@@ -19,7 +19,9 @@ import { clone, deepEqual, isObject } from '../../api/json.ts';
 import type { ResourceType, ScaleAccess, Strategy } from '../resource-type.ts';
 import { conversionWebhookOf, type ConversionWebhookConfig } from './conversion-webhook.ts';
 import { normalizeSchema } from './defaults.ts';
+import { embeddedResourceCauses, embedsResources } from './embedded-resources.ts';
 import { setAtSimplePath, valueAtSimplePath } from './jsonpath.ts';
+import { hasListTypes, listTypeCauses } from './list-types.ts';
 import { printerColumnsOf } from './printer-columns.ts';
 import type {
   CustomResourceDefinition, CustomResourceDefinitionNames, CustomResourceDefinitionVersion, CustomResourceSubresourceScale,
@@ -296,20 +298,39 @@ function statusSchemaChecker(definitions: Definitions, schemaName: string): (obj
   };
 }
 
-/** A status subtree is no resource: its root has no metadata to leave to ObjectMeta validation. */
-const statusValidation = { ...customResourceValidation, isResourceRoot: false };
+/**
+ * The schema validation of a custom resource: list types aside, as their uniqueness is
+ * checked after the scale paths and embedded objects, and ratcheted (list-types.ts).
+ */
+const schemaValidation = { ...customResourceValidation, listTypes: false };
 
-function customResourceChecks(scale: CustomResourceSubresourceScale | undefined, rulesSchema: Record<string, unknown> | undefined, opts: CustomResourceOptions, schemaName: string): CustomResourceChecks {
+/** A status subtree is no resource: its root has no metadata to leave to ObjectMeta validation. */
+const statusValidation = { ...schemaValidation, isResourceRoot: false };
+
+function customResourceChecks(scale: CustomResourceSubresourceScale | undefined, schema: Record<string, unknown>, rulesSchema: Record<string, unknown> | undefined, opts: CustomResourceOptions, schemaName: string): CustomResourceChecks {
   const statusSchemaCauses = statusSchemaChecker(opts.definitions, schemaName);
+  const embeds = embedsResources(schema);
+  const listTyped = hasListTypes(schema);
+  // An update reports repeated list items only when the object before had none.
+  const listCauses = (obj: KubeObject, old: KubeObject | undefined): StatusCause[] => {
+    if (!listTyped) return [];
+    if (old !== undefined && listTypeCauses(schema, old).length > 0) return [];
+    return listTypeCauses(schema, obj);
+  };
   return {
-    // Upstream's customResourceValidator checks both replica paths on every write.
+    // Upstream's customResourceStrategy.Validate(Update): the validator (metadata, schema,
+    // both replica paths), embedded objects, list types, then the rules.
     object(obj, old, causes) {
       if (scale !== undefined) appendAll(causes, validateReplicasAt(obj, stringOf(scale.specReplicasPath)), validateScaleStatus(obj, scale));
+      if (embeds) appendAll(causes, embeddedResourceCauses(schema, obj));
+      appendAll(causes, listCauses(obj, old));
       return appendRuleCauses(causes, rulesSchema, obj, old);
     },
+    // statusStrategy.ValidateUpdate: no embedded objects checked; list types over the whole object.
     status(obj, old, causes) {
       appendAll(causes, statusSchemaCauses(obj));
       if (scale !== undefined) appendAll(causes, validateScaleStatus(obj, scale));
+      appendAll(causes, listCauses(obj, old));
       return appendRuleCauses(causes, rulesSchema, obj, old);
     },
   };
@@ -453,14 +474,14 @@ export function customResourceVersions(crd: CustomResourceDefinition, opts: Cust
       subresources: subresourceNames,
       schemaName,
       strategy: customResourceStrategy({ groupResource: { group, resource: names.plural }, namespaced, statusEnabled, scale, selectableFields, opts }),
-      customResourceChecks: customResourceChecks(scale, rulesSchema, opts, schemaName),
+      customResourceChecks: customResourceChecks(scale, schema, rulesSchema, opts, schemaName),
       ...(rulesSchema !== undefined ? { strategyUsesCel: true } : {}),
       // Upstream's customResourceStrategy: no create on update, no update without resourceVersion.
       allowCreateOnUpdate: false,
       allowUnconditionalUpdate: false,
       deleteReturnsObject: false,
       nameRule: 'dns1123-subdomain',
-      schemaValidation: customResourceValidation,
+      schemaValidation,
       tableColumns: printerColumnsOf(version.additionalPrinterColumns),
       customResource: true,
       storageVersion,

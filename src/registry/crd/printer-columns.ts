@@ -4,6 +4,8 @@
 // serveDefaultColumnsIfEmpty, applied when serving, not stored in the CRD).
 
 import type { TableCell, TableColumn } from '../../api/index.ts';
+import { goEscaped } from '../../api/field-errors.ts';
+import { canonicalGoTime } from '../../api/go-time.ts';
 import { isObject } from '../../api/json.ts';
 import { creationTimestampDescription, humanDuration, nameColumn } from '../table-columns.ts';
 import { compileJsonPath } from './jsonpath.ts';
@@ -14,34 +16,50 @@ const defaultPrinterColumns: CustomResourceColumnDefinition[] = [
   { name: 'Age', type: 'date', description: creationTimestampDescription, jsonPath: '.metadata.creationTimestamp' },
 ];
 
-/** Go's %v of a float64 (strconv 'g', shortest, %e beyond 21 digits or below 1e-4). */
-function goFloat(n: number): string {
-  if (Number.isInteger(n) && Math.abs(n) < 1e21) return String(n);
-  const abs = Math.abs(n);
-  if (abs !== 0 && (abs < 1e-4 || abs >= 1e21)) {
-    const [mantissa, exponent] = n.toExponential().split('e');
-    const sign = exponent!.startsWith('-') ? '-' : '+';
-    const digits = exponent!.replace(/^[-+]/, '').padStart(2, '0');
-    return `${mantissa}e${sign}${digits}`;
-  }
+/** 2^63: int64's bounds as doubles; an integral JSON number within them decodes to an int64. */
+const maxInt64Double = 2 ** 63;
+
+/**
+ * fmt.Fprint of a decoded JSON number: an int64 in decimal; a float64 as %v (strconv 'g',
+ * shortest, in exponent form below 1e-4 and from 1e6: 1234567.5 is "1.2345675e+06").
+ */
+function goNumber(n: number): string {
+  if (Number.isInteger(n) && Math.abs(n) <= maxInt64Double) return String(n);
+  const [mantissa, exponent] = n.toExponential().split('e');
+  const exp = Number(exponent);
+  if (exp < -4 || exp >= 6) return `${mantissa}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
   return String(n);
 }
 
-/** JSON with object keys sorted, as Go's json.Marshal writes maps. */
+/** JSON with object keys sorted and Go's escapes, as Go's json.Marshal writes maps. */
 function sortedJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
   if (isObject(value)) {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${sortedJson(value[k])}`).join(',')}}`;
+    return `{${Object.keys(value).sort().map((k) => `${goEscaped(JSON.stringify(k))}:${sortedJson(value[k])}`).join(',')}}`;
   }
-  return JSON.stringify(value ?? null);
+  return goEscaped(JSON.stringify(value ?? null));
 }
 
-/** What jsonpath's PrintResults writes for one value: JSON for maps and lists, %v otherwise. */
+/**
+ * What jsonpath's PrintResults writes for one value: JSON for maps and lists, else the
+ * value as fmt.Fprint prints it; a null is no value to its template printer ("<no value>").
+ */
 function printed(value: unknown): string {
-  if (value === null || value === undefined) return '<nil>';
+  if (value === null || value === undefined) return '<no value>';
   if (typeof value === 'object') return sortedJson(value);
-  if (typeof value === 'number') return goFloat(value);
+  if (typeof value === 'number') return goNumber(value);
   return String(value);
+}
+
+/**
+ * A date cell: the string read as metav1.Time reads a query parameter (RFC 3339, Go's
+ * parser; empty or "null" is the zero time), then its age, "<unknown>" for the zero time.
+ */
+function dateCell(text: string, now: number): string {
+  if (text === '' || text === 'null') return '<unknown>';
+  const parsed = canonicalGoTime(text);
+  if (parsed.error !== undefined) return '<invalid>';
+  return parsed.value === null ? '<unknown>' : humanDuration(now - Date.parse(parsed.value));
 }
 
 /** Upstream's cellForJSONValue: the cell of a non-string column, or null when the value does not fit. */
@@ -53,11 +71,8 @@ function typedCell(type: string, value: unknown, now: number): TableCell {
       return typeof value === 'number' ? value : null;
     case 'boolean':
       return typeof value === 'boolean' ? value : null;
-    case 'date': {
-      if (typeof value !== 'string') return null;
-      const ms = Date.parse(value);
-      return Number.isNaN(ms) ? '<invalid>' : humanDuration(now - ms);
-    }
+    case 'date':
+      return typeof value === 'string' ? dateCell(value, now) : null;
     default:
       return null;
   }
