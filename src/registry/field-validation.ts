@@ -25,6 +25,12 @@ export interface FieldValidation {
    * answer; patch handlers answer 422 and say so here.
    */
   strictError?: (message: string, obj: KubeObject) => StatusError;
+  /**
+   * The error for a decoded object its conversion to the internal type refuses (Go's text).
+   * Absent: decoding's error (strictError's form for patches). A strategic merge patch's is
+   * upstream's bare 500: its patcher returns the converter's error as it is.
+   */
+  conversionFailure?: (message: string) => StatusError;
 }
 
 /** Upstream's strict decoding errors: duplicates as the decoder met them, then unknown fields. */

@@ -18,6 +18,12 @@ export interface Strategy {
    * after mutating admission, once the uid, creation time and a generated name are set.
    */
   prepareForCreate?(obj: KubeObject): void;
+  /**
+   * What converting a decoded object from its version to upstream's internal type refuses
+   * (Go's error text): apps/v1 parses annotations that hold internal fields (a DaemonSet's
+   * template generation) as int64s. Checked right after a write's body is decoded.
+   */
+  conversionError?(obj: KubeObject): string | undefined;
   /** Same for update; `old` is the stored object. Bump generation here when the spec changed. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   /**

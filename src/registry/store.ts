@@ -1329,6 +1329,9 @@ export class Store {
     const overflowError = opts.numberOverflow === undefined ? undefined : goTypeError(this.definitions, this.schema, obj);
     const decodeError = objectMetaDecodeError(obj.metadata) ?? this.goDecoding()?.(obj) ?? overflowError;
     if (decodeError !== undefined) throw this.decodeFailure(this.cborDecodeError(obj, opts) ?? withNumberText(decodeError, opts.numberOverflow), obj, opts);
+    // Conversion to the internal type follows decoding; its error is said instead of strict decoding's.
+    const conversionError = this.type.strategy.conversionError?.(obj);
+    if (conversionError !== undefined) throw fieldValidation?.conversionFailure?.(conversionError) ?? this.decodeFailure(conversionError, obj, opts);
     // Strict refuses the object as it came (a patch's error shows it): nothing to remove then.
     const keepUnknown = fieldValidation?.directive === 'Strict';
     // Upstream validates a custom resource's apply result as merged: the nulls it holds are

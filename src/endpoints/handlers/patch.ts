@@ -1,5 +1,5 @@
 // PATCH: JSON, merge, strategic merge and apply patches.
-import { badRequest, invalid, isStatusError, type KubeObject, type StatusError } from '../../api/index.ts';
+import { badRequest, invalid, isStatusError, unclassifiedError, type KubeObject, type StatusError } from '../../api/index.ts';
 import { decodeCborObject } from '../../encoding/cbor.ts';
 import { decodeBodyLoading, type DecodedBody } from '../../encoding/decode.ts';
 import { configurationTargetError } from '../../registry/apply-configuration.ts';
@@ -50,7 +50,10 @@ export async function patchObject(scope: RequestScope, subresource = scope.info.
     schemaName: served.type.schemaName, groupResource: served.store.groupResource, fieldValidation: directive,
   });
   const strictError = kind === 'strategic' ? strictStrategicPatchError(patch.value) : strictPatchError;
-  const fieldValidation = { directive, duplicateFields: directive === 'Ignore' ? [] : patch.duplicateFields, patchErrors: patch.patchErrors, strictError };
+  const fieldValidation = {
+    directive, duplicateFields: directive === 'Ignore' ? [] : patch.duplicateFields, patchErrors: patch.patchErrors, strictError,
+    ...(kind === 'strategic' ? { conversionFailure: unclassifiedError } : {}),
+  };
   const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, patch.resourceVersion, { dryRun, fieldValidation, fieldManager },
     (current) => patch.apply(current!) as KubeObject,
     // The patch functions copy what they patch and never change it (patch/apply-patch.ts).

@@ -8,7 +8,7 @@ import { appendAll, goJson, invalid, notSupported, required, validateNonnegative
 import { type JsonObject } from '../../api/json.ts';
 import { labelSelectorJson } from '../../api/labels.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
-import { ensureObject, numberAt, objectAt, semanticEqual, setDefault } from './object.ts';
+import { ensureObject, goParseInt64, numberAt, objectAt, semanticEqual, setDefault } from './object.ts';
 import {
   podSelectorOf, selectorCount, templateOf, validateAlwaysRestarts, validateCollisionCount, validateCounters, validateImmutableSelector, validateTemplateMatches,
   withZeroCounters,
@@ -45,6 +45,14 @@ function defaultDaemonSet(ds: KubeObject): void {
 function templateGenerationOf(ds: KubeObject): number {
   const value = Number(ds.metadata.annotations?.[templateGenerationAnnotation]);
   return Number.isInteger(value) ? value : 0;
+}
+
+/** Convert_v1_DaemonSet_To_apps_DaemonSet: the annotation, when present, must parse as an int64. */
+function templateGenerationConversionError(ds: KubeObject): string | undefined {
+  const value = ds.metadata.annotations?.[templateGenerationAnnotation];
+  if (value === undefined) return undefined;
+  const parsed = goParseInt64(value);
+  return 'error' in parsed ? parsed.error : undefined;
 }
 
 function setTemplateGeneration(ds: KubeObject, generation: number): void {
@@ -151,6 +159,7 @@ export function daemonSetsType(): ResourceType {
   return builtinType('apps', 'v1', 'daemonsets', {
     strategy: specStatusStrategy({
       defaults: defaultDaemonSet,
+      conversionError: templateGenerationConversionError,
       prepareForCreate(ds) {
         setTemplateGeneration(ds, Math.max(templateGenerationOf(ds), 1));
         withZeroCounters(ds, alwaysSerialised);

@@ -8,7 +8,7 @@ import { appendAll, forbidden, goJson, invalid, notSupported, required, validate
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { keepOldSpec, keepOldStatus } from './common.ts';
 import { clone, isObject, type JsonObject } from '../../api/json.ts';
-import { ensureObject, numberAt, objectAt, semanticEqual } from './object.ts';
+import { ensureObject, goParseInt64, numberAt, objectAt, semanticEqual } from './object.ts';
 import { defaultPodTemplate } from './pod-spec.ts';
 import {
   defaultReplicas, replicatedWarningsOnCreate, templateOf, templateWarningsOnUpdate, validateImmutableSelector, validateReplicaCounts, validateReplicatedTemplate,
@@ -81,13 +81,32 @@ function validateStrategy(strategy: unknown, path: string): StatusCause[] {
  */
 const rollbackAnnotation = 'deprecated.deployment.rollback.to';
 
-/** The annotation's revision when it parses as Go's strconv.ParseInt would (a conversion error otherwise, left to the annotation). */
-function rollbackRevision(d: KubeObject): number | undefined {
-  const value = d.metadata.annotations?.[rollbackAnnotation];
-  if (value === undefined || !/^[+-]?[0-9]+$/.test(value)) return undefined;
-  const revision = BigInt(value);
-  if (revision > 2n ** 63n - 1n || revision < -(2n ** 63n)) return undefined;
-  return Number(revision);
+/** The annotation's revision; an empty one is none (Convert_v1_Deployment_To_apps_Deployment). */
+function rollbackRevision(d: KubeObject): { value: bigint } | { error: string } | undefined {
+  const revision = d.metadata.annotations?.[rollbackAnnotation];
+  return revision === undefined || revision === '' ? undefined : goParseInt64(revision);
+}
+
+/**
+ * The annotation as the v1 conversion writes it back from the internal rollbackTo: the
+ * revision's decimal form ("+07" is "7"), gone when empty.
+ */
+function normalizeRollbackAnnotation(d: KubeObject): void {
+  const revision = rollbackRevision(d);
+  const annotations = d.metadata.annotations;
+  if (annotations === undefined || !Object.hasOwn(annotations, rollbackAnnotation)) return;
+  if (revision === undefined) {
+    delete annotations[rollbackAnnotation];
+    if (Object.keys(annotations).length === 0) delete d.metadata.annotations;
+  } else if ('value' in revision) {
+    annotations[rollbackAnnotation] = revision.value.toString();
+  }
+}
+
+/** The conversion refuses a revision that is not an int64, in its own words. */
+function rollbackConversionError(d: KubeObject): string | undefined {
+  const revision = rollbackRevision(d);
+  return revision !== undefined && 'error' in revision ? `failed to parse annotation[${rollbackAnnotation}]=${d.metadata.annotations![rollbackAnnotation]} as int64: ${revision.error}` : undefined;
 }
 
 /** ValidateDeploymentSpec; `old` on update. */
@@ -107,7 +126,7 @@ function validateDeploymentSpec(d: KubeObject, old: KubeObject | undefined): Sta
   const revisionHistoryLimit = numberAt(spec, 'revisionHistoryLimit');
   if (revisionHistoryLimit !== undefined) appendAll(causes, validateNonnegative(revisionHistoryLimit, 'spec.revisionHistoryLimit'));
   const rollbackTo = rollbackRevision(d);
-  if (rollbackTo !== undefined) appendAll(causes, validateNonnegative(rollbackTo, 'spec.rollback.version'));
+  if (rollbackTo !== undefined && 'value' in rollbackTo) appendAll(causes, validateNonnegative(Number(rollbackTo.value), 'spec.rollback.version'));
   const progressDeadlineSeconds = numberAt(spec, 'progressDeadlineSeconds');
   if (progressDeadlineSeconds !== undefined) {
     appendAll(causes, validateNonnegative(progressDeadlineSeconds, 'spec.progressDeadlineSeconds'));
@@ -128,7 +147,11 @@ function validateDeploymentStatus(d: KubeObject): StatusCause[] {
 }
 
 const deploymentStrategy: Strategy = {
-  defaults: defaultDeployment,
+  defaults(d) {
+    normalizeRollbackAnnotation(d);
+    defaultDeployment(d);
+  },
+  conversionError: rollbackConversionError,
 
   prepareForCreate(d) {
     d.status = {};

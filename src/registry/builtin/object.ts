@@ -1,6 +1,7 @@
 // Small helpers for reading and defaulting plain JSON objects whose shape the client
 // controls: nothing here trusts a field to have the expected type.
 
+import { goQuote } from '../../api/field-errors.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 
 /** The object at `parent[key]`, created (or replaced, if not an object) when missing. */
@@ -104,4 +105,16 @@ export function mapsEqual(a: unknown, b: unknown): boolean {
   const right = isObject(b) ? b : {};
   const keys = Object.keys(left);
   return keys.length === Object.keys(right).length && keys.every((k) => Object.hasOwn(right, k) && left[k] === right[k]);
+}
+
+/**
+ * Go's strconv.ParseInt(text, 10, 64): the value, or its error's text
+ * (`strconv.ParseInt: parsing "x": invalid syntax`, `… value out of range`).
+ */
+export function goParseInt64(text: string): { value: bigint } | { error: string } {
+  const fail = (why: string) => ({ error: `strconv.ParseInt: parsing ${goQuote(text)}: ${why}` });
+  if (!/^[+-]?[0-9]+$/.test(text)) return fail('invalid syntax');
+  const value = BigInt(text);
+  if (value > 2n ** 63n - 1n || value < -(2n ** 63n)) return fail('value out of range');
+  return { value };
 }

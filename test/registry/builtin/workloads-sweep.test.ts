@@ -165,9 +165,72 @@ describe('apps/v1 workloads sweep', () => {
       assert.deepEqual(causesOf(res.json), ['spec.rollback.version: Invalid value: -2: must be greater than or equal to 0']);
     });
 
-    test('zero and an empty value are accepted', async () => {
-      await created('deployments', deployment('rollback-zero', '0'));
-      await created('deployments', deployment('rollback-empty', ''));
+    test('zero and an empty value are accepted, an empty one dropped as the conversion drops it', async () => {
+      const zero = await created('deployments', deployment('rollback-zero', '0'));
+      assert.equal(zero.metadata.annotations['deprecated.deployment.rollback.to'], '0');
+      const empty = await created('deployments', deployment('rollback-empty', ''));
+      assert.equal(empty.metadata.annotations, undefined);
+    });
+
+    test('a revision is stored as the conversion writes it back: "+07" is "7"', async () => {
+      const d = await created('deployments', deployment('rollback-signed', '+07'));
+      assert.equal(d.metadata.annotations['deprecated.deployment.rollback.to'], '7');
+    });
+
+    test('a revision that is no int64 is a conversion error: 400 on create, the patch\'s 422 on a merge patch', async () => {
+      const res = await create('deployments', deployment('rollback-word', 'x'));
+      assert.equal(res.status, 400, res.text);
+      assert.equal(res.json.message,
+        'Deployment in version "v1" cannot be handled as a Deployment: failed to parse annotation[deprecated.deployment.rollback.to]=x as int64: strconv.ParseInt: parsing "x": invalid syntax');
+      await created('deployments', deployment('rollback-patched', '1'));
+      const patched = await server.request('PATCH', url('deployments', 'rollback-patched'), {
+        body: { metadata: { annotations: { 'deprecated.deployment.rollback.to': '99999999999999999999' } } },
+        headers: { 'content-type': 'application/merge-patch+json' },
+      });
+      assert.equal(patched.status, 422, patched.text);
+      assert.match(patched.json.message, /strconv\.ParseInt: parsing "99999999999999999999": value out of range$/);
+    });
+  });
+
+  describe('a DaemonSet\'s template generation annotation must parse as an int64 (Convert_v1_DaemonSet_To_apps_DaemonSet)', () => {
+    const daemonSet = (name: string, generation: string, extra: Record<string, unknown> = {}) => ({
+      apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name, annotations: { [templateGeneration]: generation } }, spec: { selector, template }, ...extra,
+    });
+
+    const refused = [
+      { value: 'abc', why: 'invalid syntax' },
+      { value: '', why: 'invalid syntax' },
+      { value: '9223372036854775808', why: 'value out of range' },
+    ];
+    for (const [i, c] of refused.entries()) {
+      test(`create refuses ${JSON.stringify(c.value)} with 400`, async () => {
+        const res = await create('daemonsets', daemonSet(`ds-generation-${i}`, c.value));
+        assert.equal(res.status, 400, res.text);
+        assert.equal(res.json.reason, 'BadRequest');
+        assert.equal(res.json.message, `DaemonSet in version "v1" cannot be handled as a DaemonSet: strconv.ParseInt: parsing ${JSON.stringify(c.value)}: ${c.why}`);
+      });
+    }
+
+    test('the conversion error is said before strict decoding\'s unknown fields', async () => {
+      const res = await server.request('POST', `${url('daemonsets')}?fieldValidation=Strict`, { body: daemonSet('ds-generation-strict', 'abc', { bogus: 1 }) });
+      assert.equal(res.status, 400, res.text);
+      assert.match(res.json.message, /strconv\.ParseInt: parsing "abc": invalid syntax$/);
+    });
+
+    test('an update answers 400, a strategic merge patch upstream\'s bare 500', async () => {
+      const ds = await created('daemonsets', daemonSet('ds-generation-update', '3'));
+      ds.metadata.annotations[templateGeneration] = 'x';
+      const put = await server.request('PUT', url('daemonsets', 'ds-generation-update'), { body: ds });
+      assert.equal(put.status, 400, put.text);
+      const patch = await server.request('PATCH', url('daemonsets', 'ds-generation-update'), {
+        body: { metadata: { annotations: { [templateGeneration]: 'y' } } },
+        headers: { 'content-type': 'application/strategic-merge-patch+json' },
+      });
+      assert.equal(patch.status, 500, patch.text);
+      assert.equal(patch.json.message, 'strconv.ParseInt: parsing "y": invalid syntax');
+      assert.equal(patch.json.reason, undefined);
+      const stored = (await server.request('GET', url('daemonsets', 'ds-generation-update'))).json;
+      assert.equal(stored.metadata.annotations[templateGeneration], '3');
     });
   });
 });
