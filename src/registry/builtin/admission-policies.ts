@@ -5,13 +5,13 @@
 // does not compile is 422.
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
-import { clone, isObject, type JsonObject } from '../../api/json.ts';
+import { isObject, type JsonObject } from '../../api/json.ts';
 import { cel } from '../../cel/lazy.ts';
 import type { Strategy } from '../resource-type.ts';
 import { appendAll, duplicate, forbidden, goJson, type GoValue, invalid, notSupported, required } from '../validation/field.ts';
 import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, validateName } from '../validation/names.ts';
 import { checkEnum, defaultPointer, failurePolicies, matchPolicies, reinvocationPolicies, staticSuffixWarnings, strings, validateMatchConditions, validateRule } from './admission-rules.ts';
-import { generationStrategy, keepOldSpec, specStatusStrategy } from './common.ts';
+import { generationStrategy, keepOldMetadata, keepOldSpec, specStatusStrategy } from './common.ts';
 import { objectAt, objectsAt, setDefault, stringAt } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 
@@ -349,9 +349,6 @@ export function validateMutatingBinding(obj: KubeObject): StatusCause[] {
 /** Every kind warns of a name with the reserved static suffix, on create and update. */
 const staticSuffix = { warningsOnCreate: staticSuffixWarnings, warningsOnUpdate: staticSuffixWarnings };
 
-/** What a write through status keeps of the stored metadata besides what the store keeps (metav1.ResetObjectMetaForStatus). */
-const metadataKeptByStatus = ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const;
-
 /** ValidateValidatingAdmissionPolicyStatusUpdate's type checking: each expression warning names its warning and field. */
 function validatePolicyStatus(obj: KubeObject): StatusCause[] {
   const causes: StatusCause[] = [];
@@ -372,12 +369,7 @@ export function validatingPolicyStrategy(): Strategy {
       status: {
         prepareForUpdate(obj, old) {
           keepOldSpec(obj, old);
-          const meta = obj.metadata as JsonObject;
-          const oldMeta = old.metadata as JsonObject;
-          for (const key of metadataKeptByStatus) {
-            if (oldMeta[key] === undefined) delete meta[key];
-            else meta[key] = clone(oldMeta[key]);
-          }
+          keepOldMetadata(obj, old);
         },
         validateUpdate: validatePolicyStatus,
       },

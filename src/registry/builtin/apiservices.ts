@@ -8,7 +8,7 @@ import type { ResourceType, Strategy } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { invalid, notSupported, required } from '../validation/field.ts';
 import { isDNS1035Label, isDNS1123Subdomain, isValidPortNum, validateName } from '../validation/names.ts';
-import { keepOldSpec, keepOldStatus, nowTimestamp } from './common.ts';
+import { keepOldMetadata, keepOldSpec, keepOldStatus, nowTimestamp } from './common.ts';
 import { numberAt, objectAt, objectsAt, stringAt } from './object.ts';
 import { builtinType } from './skeleton.ts';
 
@@ -90,10 +90,7 @@ const apiServiceStrategy: Strategy = {
       // The status strategy keeps the spec and the metadata a status write may not change.
       prepareForUpdate(obj, old) {
         keepOldSpec(obj, old);
-        for (const field of ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const) {
-          if (old.metadata[field] === undefined) delete obj.metadata[field];
-          else (obj.metadata as Record<string, unknown>)[field] = structuredClone(old.metadata[field]);
-        }
+        keepOldMetadata(obj, old);
       },
       validateUpdate: validateStatus,
     },

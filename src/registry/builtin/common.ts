@@ -26,6 +26,18 @@ export function keepOldSpec(obj: KubeObject, old: KubeObject): void {
   else obj.spec = clone(old.spec);
 }
 
+/**
+ * What a write through a status-like subresource keeps of the stored metadata beyond what
+ * the store keeps (metav1.ResetObjectMetaForStatus): labels, annotations, finalizers and
+ * owner references.
+ */
+export function keepOldMetadata(obj: KubeObject, old: KubeObject): void {
+  for (const field of ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const) {
+    if (old.metadata[field] === undefined) delete obj.metadata[field];
+    else (obj.metadata as Record<string, unknown>)[field] = clone(old.metadata[field]);
+  }
+}
+
 /** The immutable flag of a ConfigMap or Secret. */
 export function isImmutable(obj: KubeObject): boolean {
   return (obj as { immutable?: unknown }).immutable === true;

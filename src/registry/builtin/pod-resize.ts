@@ -8,6 +8,7 @@ import { clone, isObject, type JsonObject } from '../../api/json.ts';
 import { sameResourceRequirements } from '../../api/quantity.ts';
 import type { SubresourceStrategy } from '../resource-type.ts';
 import { appendAll, forbidden, invalid } from '../validation/field.ts';
+import { keepOldMetadata } from './common.ts';
 import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
 import { podQOSClass, validatePodSpec } from './pod-spec.ts';
 
@@ -56,10 +57,7 @@ function keepOnlyResize(pod: KubeObject, old: KubeObject, defaultPod: (pod: Kube
   pod.spec = merged;
   if (old.status === undefined) delete pod.status;
   else pod.status = clone(old.status);
-  for (const field of ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const) {
-    if (old.metadata[field] === undefined) delete pod.metadata[field];
-    else (pod.metadata as Record<string, unknown>)[field] = clone(old.metadata[field]);
-  }
+  keepOldMetadata(pod, old);
   defaultPod(pod);
   if (!semanticEqual(pod.spec, old.spec)) pod.metadata.generation = (old.metadata.generation ?? 0) + 1;
 }

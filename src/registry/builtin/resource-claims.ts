@@ -17,12 +17,12 @@ import {
 } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelValue, isQualifiedName } from '../validation/names.ts';
 import { objectMetaJson, validateTemplateObjectMeta } from '../validation/object-meta.ts';
-import { keepOldSpec, specStatusStrategy } from './common.ts';
+import { keepOldMetadata, keepOldSpec, keepOldStatus } from './common.ts';
 import { formatIP, parseCIDR, parseIP } from './ip.ts';
 import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
 import {
   deviceConfigMaxSize, deviceTaintEffects, validateDeviceBindingParameters, validateDeviceConfiguration, validateDeviceName, validateDeviceSelectors,
-  validateDriverName, validateFullyQualifiedName, validatePoolName, validateRawExtension, validateSet, validateSlice, type Validate,
+  validateDriverName, validateFullyQualifiedName, validateNodeSelector, validatePoolName, validateRawExtension, validateSet, validateSlice, type Validate,
 } from './resource-devices.ts';
 
 // Limits of pkg/apis/resource (types.go).
@@ -366,13 +366,15 @@ function validateAllocationConfiguration(names: RequestNames): Validate<JsonObje
   };
 }
 
-/** validateAllocationResult, for a new allocation. Its node selector is not checked here. */
+/** validateAllocationResult, for a new allocation: its devices, then the nodes it is for. */
 function validateAllocationResult(allocation: JsonObject, path: FieldPath, names: RequestNames): StatusCause[] {
   const devices = objectAt(allocation, 'devices');
   const devicesPath = child(path, 'devices');
+  const nodeSelector = objectAt(allocation, 'nodeSelector');
   return [
     ...validateSlice(objectsAt(devices, 'results'), allocationResultsMaxSize, validateAllocationResultEntry(names), child(devicesPath, 'results')),
     ...validateSlice(objectsAt(devices, 'config'), 2 * deviceConfigMaxSize, validateAllocationConfiguration(names), child(devicesPath, 'config')),
+    ...(nodeSelector === undefined ? [] : validateNodeSelector(nodeSelector, child(path, 'nodeSelector'))),
   ];
 }
 
@@ -461,12 +463,19 @@ function dropDeallocatedStatusDevices(claim: KubeObject, old: KubeObject): void 
   else status.devices = devices;
 }
 
-/** A ResourceClaim's strategy: spec and status apart, as every spec/status type's. */
+/**
+ * A ResourceClaim's strategy: spec and status apart. Unlike most spec/status types, upstream's
+ * never sets a generation (its PrepareForCreate only clears the status): a claim has none.
+ */
 export function resourceClaimStrategy(): Strategy {
-  return specStatusStrategy({
+  return {
     defaults(obj) {
       defaultClaimSpec(objectAt(obj, 'spec'));
     },
+    prepareForCreate(obj) {
+      obj.status = {};
+    },
+    prepareForUpdate: keepOldStatus,
     // The spec is immutable: an update checks that alone (ValidateResourceClaimUpdate).
     validate: (obj, old) => (old === undefined ? validateResourceClaimSpec(objectAt(obj, 'spec'), 'spec') : []),
     validateUpdate(obj, old) {
@@ -477,13 +486,14 @@ export function resourceClaimStrategy(): Strategy {
       status: {
         prepareForUpdate(obj, old) {
           keepOldSpec(obj, old);
+          keepOldMetadata(obj, old);
           defaultClaimStatus(objectAt(obj, 'status'));
           dropDeallocatedStatusDevices(obj, old);
         },
         validateUpdate: validateClaimStatusUpdate,
       },
     },
-  });
+  };
 }
 
 /** validateResourceClaimTemplateSpec: the claim's metadata (labels and annotations only) and spec. */

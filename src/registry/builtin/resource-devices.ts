@@ -8,7 +8,8 @@ import { byteLength } from '../../api/labels.ts';
 import { cel } from '../../cel/lazy.ts';
 import { appendAll, child, duplicate, goJson, GoValue, index, invalid, required, tooLong, tooMany, type FieldPath } from '../validation/field.ts';
 import { isCIdentifier, isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
-import { arrayAt, objectAt, stringAt } from './object.ts';
+import { arrayAt, itemsAt, objectAt, stringAt } from './object.ts';
+import { validateNodeSelectorTerm } from './pod-scheduling.ts';
 import { validateCSIDriverName } from './pod-volume-sources.ts';
 
 // Limits of pkg/apis/resource (types.go).
@@ -62,6 +63,14 @@ export function validatePoolName(name: string, path: FieldPath): StatusCause[] {
   if (byteLength(name) > poolNameMaxLength) causes.push(tooLong(path, poolNameMaxLength));
   for (const part of name.split('/')) appendAll(causes, isDNS1123Subdomain(part).map((msg) => invalid(path, part, msg)));
   return causes;
+}
+
+/** Core validation's ValidateNodeSelector (a slice's, a device's, an allocation's): at least one term, each with strict label values. */
+export function validateNodeSelector(selector: JsonObject, path: FieldPath): StatusCause[] {
+  const termsPath = child(path, 'nodeSelectorTerms');
+  const terms = itemsAt(selector, 'nodeSelectorTerms');
+  if (terms.length === 0) return [required(termsPath, 'must have at least one node selector term')];
+  return terms.flatMap((term, i) => validateNodeSelectorTerm(term, true, index(termsPath, i)));
 }
 
 /** A device's name in its pool: a DNS label. */

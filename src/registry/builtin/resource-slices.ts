@@ -2,7 +2,7 @@
 // (pkg/registry/resource/resourceslice, deviceclass and pkg/apis/resource/validation):
 // their defaults, validation and update rules.
 
-import type { StatusCause } from '../../api/index.ts';
+import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { byteLength } from '../../api/labels.ts';
 import { addQuantity, compareQuantity, formatQuantity, integerValue, isPositive, parseQuantity, type Quantity } from '../../api/quantity.ts';
@@ -14,10 +14,9 @@ import {
 import { isDNS1123Label, isDNS1123Subdomain, isLabelValue } from '../validation/names.ts';
 import { generationStrategy, nowTimestamp } from './common.ts';
 import { arrayAt, itemsAt, objectAt, present, semanticEqual, stringAt } from './object.ts';
-import { validateNodeSelectorTerm } from './pod-scheduling.ts';
 import {
   deviceConfigMaxSize, deviceMaxIDLength, deviceTaintEffects, validateDeviceBindingParameters, validateDeviceConfiguration, validateDeviceName,
-  validateDeviceSelectors, validateDriverName, validatePoolName, validateQualifiedName, validateSet, validateSlice,
+  validateDeviceSelectors, validateDriverName, validateNodeSelector, validatePoolName, validateQualifiedName, validateSet, validateSlice,
 } from './resource-devices.ts';
 import { isExtendedResourceName, isQualifiedName } from './resource-names.ts';
 
@@ -179,14 +178,6 @@ function validateRequestPolicy(capacity: Quantity, policy: JsonObject, path: Fie
     return validateValidRange(defaultValue, capacity, range, child(path, 'validRange'));
   }
   return [];
-}
-
-/** Core validation's ValidateNodeSelector: at least one term, each with strict label values. */
-function validateNodeSelector(selector: JsonObject, path: FieldPath): StatusCause[] {
-  const termsPath = child(path, 'nodeSelectorTerms');
-  const terms = itemsAt(selector, 'nodeSelectorTerms');
-  if (terms.length === 0) return [required(termsPath, 'must have at least one node selector term')];
-  return terms.flatMap((term, i) => validateNodeSelectorTerm(term, true, index(termsPath, i)));
 }
 
 /** A core NodeSelectorTerm list as json.Marshal writes it in an error. */
@@ -384,9 +375,17 @@ function prepareSlice(spec: JsonObject | undefined, old: JsonObject | undefined)
   }
 }
 
+/** A driver's name is compared as written: upstream's WarningsOnCreate and WarningsOnUpdate warn of capitals, which validation allows. */
+function driverCaseWarnings(slice: KubeObject): string[] {
+  const driver = stringAt(objectAt(slice, 'spec'), 'driver');
+  return driver === driver.toLowerCase() ? [] : [`spec.driver: driver names should be lowercase; ${JSON.stringify(driver)} contains uppercase characters`];
+}
+
 /** A ResourceSlice's strategy: defaults, dropped gated fields, validation; its generation moves with any change. */
 export function resourceSliceStrategy(): Strategy {
   return generationStrategy({
+    warningsOnCreate: driverCaseWarnings,
+    warningsOnUpdate: driverCaseWarnings,
     defaults(obj) {
       defaultSlice(objectAt(obj, 'spec'));
     },
