@@ -5,9 +5,9 @@
 
 import type { StatusCause } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
-import { appendAll, child, duplicate, forbidden, index, invalid, notSupported, required, type FieldPath } from '../validation/field.ts';
+import { appendAll, child, duplicate, forbidden, goJson, index, invalid, notSupported, required, type FieldPath } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelValue, isQualifiedName } from '../validation/names.ts';
-import { arrayAt, itemsAt, numberAt, objectAt, stringAt } from './object.ts';
+import { arrayAt, itemsAt, numberAt, objectAt, present, semanticEqual, stringAt } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 
 /** Upstream's ValidateLabelName (a qualified name) on a key. */
@@ -247,4 +247,86 @@ export function validateTolerations(tolerations: unknown[], path: FieldPath): St
     if (effect !== '' && !taintEffects.includes(effect)) causes.push(notSupported(child(p, 'effect'), effect, taintEffects));
   });
   return causes;
+}
+
+/** A node selector term as the internal core.NodeSelectorTerm marshals: Go field names, nil lists `null`. */
+function goNodeSelectorTerm(term: unknown): unknown {
+  const requirements = (list: unknown) => (Array.isArray(list)
+    ? list.map((r) => ({ Key: stringAt(r, 'key'), Operator: stringAt(r, 'operator'), Values: Array.isArray(isObject(r) ? r.values : undefined) ? (r as JsonObject).values : null }))
+    : null);
+  return { MatchExpressions: requirements(isObject(term) ? term.matchExpressions : undefined), MatchFields: requirements(isObject(term) ? term.matchFields : undefined) };
+}
+
+/** A list whose old entries are still its first ones, unchanged. */
+function onlyAppended(next: unknown[], prev: unknown[]): boolean {
+  return prev.length === 0 || (next.length >= prev.length && semanticEqual(next.slice(0, prev.length), prev));
+}
+
+/** validateNodeSelectorTermHasOnlyAdditions: requirements may be appended to a term's lists, none changed or removed. */
+function termHasOnlyAdditions(next: unknown, prev: JsonObject): boolean {
+  const expressions = arrayAt(next, 'matchExpressions');
+  const fields = arrayAt(next, 'matchFields');
+  const oldExpressions = arrayAt(prev, 'matchExpressions');
+  const oldFields = arrayAt(prev, 'matchFields');
+  if (oldExpressions.length === 0 && oldFields.length === 0 && (expressions.length > 0 || fields.length > 0)) return false;
+  return onlyAppended(expressions, oldExpressions) && onlyAppended(fields, oldFields);
+}
+
+/** validateNodeAffinityMutation: a gated pod's required node selector terms may only gain requirements. */
+function validateNodeAffinityMutation(next: JsonObject | undefined, prev: JsonObject | undefined, path: FieldPath): StatusCause[] {
+  const oldRequired = objectAt(prev, 'requiredDuringSchedulingIgnoredDuringExecution');
+  if (oldRequired === undefined) return [];
+  const termsPath = child(path, 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms');
+  const oldTerms = arrayAt(oldRequired, 'nodeSelectorTerms');
+  const newRequired = objectAt(next, 'requiredDuringSchedulingIgnoredDuringExecution');
+  const newTerms = arrayAt(newRequired, 'nodeSelectorTerms');
+  const rendered = (terms: unknown) => goJson(Array.isArray(terms) ? terms.map(goNodeSelectorTerm) : null);
+  if (oldTerms.length > 0 && oldTerms.length !== newTerms.length) {
+    return [invalid(termsPath, rendered(newRequired?.nodeSelectorTerms), 'no additions/deletions to non-empty NodeSelectorTerms list are allowed')];
+  }
+  const causes: StatusCause[] = [];
+  oldTerms.forEach((old, i) => {
+    if (!termHasOnlyAdditions(newTerms[i], isObject(old) ? old : {})) {
+      causes.push(invalid(index(termsPath, i), goJson(goNodeSelectorTerm(newTerms[i])), 'only additions are allowed (no mutations or deletions)'));
+    }
+  });
+  return causes;
+}
+
+/**
+ * What ValidatePodUpdate lets a pod that still has scheduling gates change: entries added
+ * to spec.nodeSelector (validateNodeSelectorMutation) and requirements added to its
+ * required node affinity (validateNodeAffinityMutation). Either, once judged, is put back
+ * in `munged` (the new spec being compared with the old) as the old spec had it.
+ */
+export function validateGatedPodSchedulingUpdate(munged: JsonObject, oldSpec: JsonObject, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const oldSelector = objectAt(oldSpec, 'nodeSelector') ?? {};
+  if (!semanticEqual(munged.nodeSelector, oldSpec.nodeSelector)) {
+    const selector = objectAt(munged, 'nodeSelector') ?? {};
+    if (Object.entries(oldSelector).some(([k, v]) => !Object.hasOwn(selector, k) || selector[k] !== v)) {
+      causes.push(invalid(child(path, 'nodeSelector'), munged.nodeSelector ?? null, 'only additions to spec.nodeSelector are allowed (no mutations or deletions)'));
+    }
+    setOrDelete(munged, 'nodeSelector', oldSpec.nodeSelector);
+  }
+  const oldAffinity = objectAt(oldSpec, 'affinity');
+  const oldNodeAffinity = objectAt(oldAffinity, 'nodeAffinity');
+  const affinity = objectAt(munged, 'affinity');
+  const nodeAffinity = objectAt(affinity, 'nodeAffinity');
+  if (!semanticEqual(nodeAffinity, oldNodeAffinity)) {
+    appendAll(causes, validateNodeAffinityMutation(nodeAffinity, oldNodeAffinity, child(path, 'affinity', 'nodeAffinity')));
+    if (affinity === undefined) {
+      if (oldNodeAffinity !== undefined) munged.affinity = { nodeAffinity: oldNodeAffinity };
+    } else if (oldAffinity === undefined && !present(affinity.podAffinity) && !present(affinity.podAntiAffinity)) {
+      delete munged.affinity;
+    } else {
+      setOrDelete(affinity, 'nodeAffinity', oldNodeAffinity);
+    }
+  }
+  return causes;
+}
+
+function setOrDelete(target: JsonObject, field: string, value: unknown): void {
+  if (value === undefined) delete target[field];
+  else target[field] = value as JsonObject[string];
 }

@@ -475,6 +475,50 @@ function validateResizePolicy(policies: unknown[], path: FieldPath, podRestartPo
   return causes;
 }
 
+/** What an ephemeral container may not set, in the order of upstream's EphemeralContainerCommon (its allowedEphemeralContainerFields, inverted). */
+const ephemeralForbiddenFields = ['ports', 'resources', 'resizePolicy', 'restartPolicy', 'restartPolicyRules', 'livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle'];
+
+/** Whether a decoded field differs from Go's zero value (validateFieldAllowList): a list or pointer even when empty, resources when any of its lists or maps is there. */
+function setInGo(field: string, value: unknown): boolean {
+  if (!present(value)) return false;
+  return field !== 'resources' || (isObject(value) && Object.values(value).some(present));
+}
+
+/**
+ * Upstream's validateEphemeralContainers: each checked as any container
+ * (validateContainerCommon and the pod's image rule), its name unique among all
+ * containers, its target one of the pod's other containers, nothing set that
+ * ephemeral containers may not have, no subPath mounts.
+ */
+function validateEphemeralContainers(s: JsonObject, volumes: PodVolumes, hostUsers: boolean, path: FieldPath): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const others = new Set([...objectsAt(s, 'containers'), ...objectsAt(s, 'initContainers')].map((c) => stringAt(c, 'name')));
+  const names = new Set(others);
+  arrayAt(s, 'ephemeralContainers').forEach((raw, i) => {
+    const container = isObject(raw) ? raw : {};
+    const p = index(path, i);
+    appendAll(causes, validateContainer(container, volumes, p));
+    appendAll(causes, validateResizePolicy(arrayAt(container, 'resizePolicy'), child(p, 'resizePolicy'), s.restartPolicy));
+    appendAll(causes, validateContainerSecurityContext(container, hostUsers, child(p, 'securityContext')));
+    const image = stringAt(container, 'image');
+    if (image.trim().length !== image.length) causes.push(invalid(child(p, 'image'), image, 'must not have leading or trailing whitespace'));
+    const name = stringAt(container, 'name');
+    if (names.has(name)) causes.push(duplicate(child(p, 'name'), name));
+    else names.add(name);
+    const target = stringAt(container, 'targetContainerName');
+    if (target !== '' && !others.has(target)) causes.push(notFound(child(p, 'targetContainerName'), target));
+    for (const field of ephemeralForbiddenFields) {
+      if (setInGo(field, container[field])) causes.push(forbidden(child(p, field), 'cannot be set for an Ephemeral Container'));
+    }
+    objectsAt(container, 'volumeMounts').forEach((mount, j) => {
+      for (const field of ['subPath', 'subPathExpr']) {
+        if (stringAt(mount, field) !== '') causes.push(forbidden(child(index(child(p, 'volumeMounts'), j), field), 'cannot be set for an Ephemeral Container'));
+      }
+    });
+  });
+  return causes;
+}
+
 /** Upstream's ValidatePodSpec, for the rules clients observe; `path` is "spec" or "spec.template.spec". */
 export function validatePodSpec(spec: unknown, path: FieldPath, opts: PodSpecOptions): StatusCause[] {
   const s = isObject(spec) ? spec : {};
@@ -514,6 +558,7 @@ export function validatePodSpec(spec: unknown, path: FieldPath, opts: PodSpecOpt
   };
   checkContainers(containers, containersPath, false);
   checkContainers(arrayAt(s, 'initContainers'), child(path, 'initContainers'), true);
+  appendAll(causes, validateEphemeralContainers(s, volumes, s.hostUsers !== false, child(path, 'ephemeralContainers')));
 
   const restartPolicy = s.restartPolicy;
   const restartPolicies = ['Always', 'OnFailure', 'Never'];

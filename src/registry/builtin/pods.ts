@@ -3,12 +3,13 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { builtinType } from './skeleton.ts';
-import { appendAll, duplicate, forbidden, invalid, notFound, required } from '../validation/field.ts';
-import { inclusiveRangeError, isDNS1123Label } from '../validation/names.ts';
+import { appendAll, forbidden, invalid, required } from '../validation/field.ts';
+import { inclusiveRangeError } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { keepOldStatus, nowTimestamp } from './common.ts';
 import { clone, isObject, type JsonObject } from '../../api/json.ts';
 import { arrayAt, ensureObject, numberAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
+import { validateGatedPodSchedulingUpdate, validateTolerations } from './pod-scheduling.ts';
 import { defaultPodOnly, defaultPodSpec, podQOSClass, validatePodSpec } from './pod-spec.ts';
 import { podColumns, podRowConditions } from './table-columns.ts';
 import { resizeStrategy } from './pod-resize.ts';
@@ -42,19 +43,36 @@ function specDiff(oldSpec: JsonObject, newSpec: JsonObject): string {
   return lines.join('\n');
 }
 
-/** Containers may not come or go (their images are checked by validate). */
+/** Upstream's ValidateContainerUpdates: containers may not come or go; each keeps an image, without surrounding whitespace. */
 function validateContainerUpdates(next: unknown[], prev: unknown[], path: string): { causes: StatusCause[]; stop: boolean } {
   if (next.length !== prev.length) return { causes: [forbidden(path, 'pod updates may not add or remove containers')], stop: true };
-  return { causes: [], stop: false };
+  const causes: StatusCause[] = [];
+  next.forEach((container, i) => {
+    const image = stringAt(container, 'image');
+    if (image === '') causes.push(required(`${path}[${i}].image`));
+    if (image.trim() !== image) causes.push(invalid(`${path}[${i}].image`, image, 'must not have leading or trailing whitespace'));
+  });
+  return { causes, stop: false };
 }
 
-function onlyAddedTolerations(next: unknown[], prev: unknown[]): boolean {
-  return prev.every((old) =>
+/** Upstream's validateOnlyAddedTolerations: none of the old ones changed but for its tolerationSeconds; then the new ones validated (again). */
+function validateOnlyAddedTolerations(next: unknown[], prev: unknown[]): StatusCause[] {
+  const kept = prev.every((old) =>
     next.some((t) => isObject(old) && isObject(t) && semanticEqual({ ...old, tolerationSeconds: t.tolerationSeconds }, t)),
   );
+  if (!kept) return [forbidden('spec.tolerations', 'existing toleration can not be modified except its tolerationSeconds')];
+  return validateTolerations(next, 'spec.tolerations');
 }
 
-/** Upstream's ValidatePodUpdate: only images, activeDeadlineSeconds, added tolerations and a few more may change. */
+/** Upstream's validateOnlyDeletedSchedulingGates: a gate the old spec lacks is refused at its (last) index. */
+function validateOnlyDeletedSchedulingGates(next: unknown[], prev: unknown[]): StatusCause[] {
+  const added = new Map<string, number>();
+  next.forEach((gate, i) => added.set(stringAt(gate, 'name'), i));
+  for (const gate of prev) added.delete(stringAt(gate, 'name'));
+  return [...added].map(([name, i]) => forbidden(`spec.schedulingGates[${i}].name`, `only deletion is allowed, but found new scheduling gate '${name}'`));
+}
+
+/** Upstream's ValidatePodUpdate: only images, activeDeadlineSeconds, added tolerations, removed scheduling gates and a few more may change. */
 function validatePodUpdate(pod: KubeObject, old: KubeObject): StatusCause[] {
   const spec = specOf(pod);
   const oldSpec = objectAt(old, 'spec') ?? {};
@@ -78,9 +96,9 @@ function validatePodUpdate(pod: KubeObject, old: KubeObject): StatusCause[] {
   } else if (oldDeadline !== undefined) {
     causes.push(invalid('spec.activeDeadlineSeconds', null, 'must not update from a positive integer to nil value'));
   }
-  if (!onlyAddedTolerations(arrayAt(spec, 'tolerations'), arrayAt(oldSpec, 'tolerations'))) {
-    causes.push(forbidden('spec.tolerations', 'existing toleration can not be modified except its tolerationSeconds'));
-  }
+  appendAll(causes, validateOnlyAddedTolerations(arrayAt(spec, 'tolerations'), arrayAt(oldSpec, 'tolerations')));
+  appendAll(causes, validateOnlyDeletedSchedulingGates(arrayAt(spec, 'schedulingGates'), arrayAt(oldSpec, 'schedulingGates')));
+  if (semanticEqual(spec, oldSpec)) return causes;
 
   // Compare the spec with the updatable fields taken from the old one.
   const munged = clone(spec);
@@ -91,14 +109,13 @@ function validatePodUpdate(pod: KubeObject, old: KubeObject): StatusCause[] {
     });
   }
   munged.activeDeadlineSeconds = oldSpec.activeDeadlineSeconds;
+  munged.schedulingGates = oldSpec.schedulingGates;
   munged.tolerations = oldSpec.tolerations;
   const oldGrace = numberAt(oldSpec, 'terminationGracePeriodSeconds');
   if (oldGrace !== undefined && oldGrace < 0 && numberAt(spec, 'terminationGracePeriodSeconds') === 1) {
     munged.terminationGracePeriodSeconds = oldGrace;
   }
-  // Scheduling gates may only be removed.
-  const oldGates = arrayAt(oldSpec, 'schedulingGates');
-  if (arrayAt(spec, 'schedulingGates').every((g) => oldGates.some((o) => semanticEqual(o, g)))) munged.schedulingGates = oldSpec.schedulingGates;
+  if (arrayAt(oldSpec, 'schedulingGates').length > 0) appendAll(causes, validateGatedPodSchedulingUpdate(munged, oldSpec, 'spec'));
   for (const k of Object.keys(munged)) if (munged[k] === undefined) delete munged[k];
   if (!semanticEqual(munged, oldSpec)) {
     causes.push(forbidden('spec', `pod updates may not change fields other than ${updatableFields}\n${specDiff(oldSpec, munged)}`));
@@ -120,48 +137,13 @@ function keepOnlyEphemeralContainers(pod: KubeObject, old: KubeObject): void {
   if (!semanticEqual(pod.spec, old.spec)) pod.metadata.generation = (old.metadata.generation ?? 0) + 1;
 }
 
-/** Fields an ephemeral container may not set (upstream's allow list, inverted), with their messages. */
-const ephemeralForbiddenFields = ['lifecycle', 'livenessProbe', 'ports', 'readinessProbe', 'resizePolicy', 'resources', 'startupProbe'];
-
-/** Upstream's validateEphemeralContainers: names unique across all containers, image required, no ports/probes/resources, a valid target. */
-function validateEphemeralContainers(spec: JsonObject): StatusCause[] {
-  const causes: StatusCause[] = [];
-  const regular = new Set([...objectsAt(spec, 'containers'), ...objectsAt(spec, 'initContainers')].map((c) => stringAt(c, 'name')));
-  const seen = new Set<string>();
-  arrayAt(spec, 'ephemeralContainers').forEach((raw, i) => {
-    const c = isObject(raw) ? raw : {};
-    const p = `spec.ephemeralContainers[${i}]`;
-    const name = stringAt(c, 'name');
-    if (name === '') causes.push(required(`${p}.name`));
-    else {
-      for (const msg of isDNS1123Label(name)) causes.push(invalid(`${p}.name`, name, msg));
-      if (regular.has(name) || seen.has(name)) causes.push(duplicate(`${p}.name`, name));
-      seen.add(name);
-    }
-    const image = stringAt(c, 'image');
-    if (image === '') causes.push(required(`${p}.image`));
-    else if (image.trim() !== image) causes.push(invalid(`${p}.image`, image, 'must not have leading or trailing whitespace'));
-    for (const field of ephemeralForbiddenFields) {
-      const value = c[field];
-      const empty = value === undefined || value === null || (Array.isArray(value) && value.length === 0) || (isObject(value) && Object.keys(value).length === 0);
-      if (!empty) {
-        causes.push(forbidden(`${p}.${field}`, 'cannot be set for an Ephemeral Container'));
-      }
-    }
-    if (c.restartPolicy !== undefined && c.restartPolicy !== null) causes.push(forbidden(`${p}.restartPolicy`, 'cannot be set for an Ephemeral Container'));
-    const target = stringAt(c, 'targetContainerName');
-    if (target !== '' && !regular.has(target)) causes.push(notFound(`${p}.targetContainerName`, target));
-  });
-  return causes;
-}
-
 /** Upstream's ValidatePodEphemeralContainersUpdate: valid containers; existing ones neither removed nor changed. */
 function validateEphemeralContainersUpdate(pod: KubeObject, old: KubeObject): StatusCause[] {
   if (old.metadata.annotations?.['kubernetes.io/config.mirror'] !== undefined) {
     return [forbidden('', 'static pods do not support ephemeral containers')];
   }
   const spec = specOf(pod);
-  const causes = [...validatePodSpec(spec, 'spec', { isPod: true, podName: pod.metadata.name ?? '' }), ...validateEphemeralContainers(spec)];
+  const causes = validatePodSpec(spec, 'spec', { isPod: true, podName: pod.metadata.name ?? '' });
   const next = new Map(objectsAt(spec, 'ephemeralContainers').map((c) => [stringAt(c, 'name'), c]));
   for (const previous of objectsAt(objectAt(old, 'spec'), 'ephemeralContainers')) {
     const name = stringAt(previous, 'name');
