@@ -7,16 +7,18 @@ import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { appendAll, child, fieldImmutable, forbidden, goJson, type FieldPath, type GoValue, invalid, notSupported, required } from '../validation/field.ts';
-import { isDNS1123Label, isDNS1123Subdomain } from '../validation/names.ts';
+import { appendAll, child, fieldImmutable, forbidden, goJson, type FieldPath, GoValue, index, invalid, key, notSupported, required } from '../validation/field.ts';
+import { isDNS1123Label, isDNS1123Subdomain, isLabelValue, isQualifiedName } from '../validation/names.ts';
 import { keepOldSpec, keepOldStatus, nowTimestamp } from './common.ts';
-import { ensureObject, objectAt, present, semanticEqual, stringAt } from './object.ts';
-import { canonicalQuantity, compareQuantity, isPositive, parseQuantity, type Quantity } from '../../api/quantity.ts';
+import { arrayAt, ensureObject, itemsAt, objectAt, present, semanticEqual, stringAt } from './object.ts';
+import { canonicalQuantity, compareQuantity, integerValue, isNegative, isPositive, parseQuantity, type Quantity } from '../../api/quantity.ts';
 import {
   iscsiPortalTooLong, pathWithoutBacksteps, requireStrings, secretRefFields, validateCSIDriverName, validateHostPathBeyondPath,
   validateISCSIInitiator, validateISCSITarget, validateStorageOS, validateVolumeSource,
 } from './pod-volume-sources.ts';
+import { validateNodeSelectorTerm } from './pod-scheduling.ts';
 import { validateLabelSelector } from './selector-validation.ts';
+import { isNativeResource } from './resource-names.ts';
 import { builtinType } from './skeleton.ts';
 import { betaStorageClassAnnotation, persistentVolumeClaimWarnings, persistentVolumeWarnings } from './storage-warnings.ts';
 
@@ -179,10 +181,33 @@ function withGALabels(updated: unknown, old: unknown): unknown {
   return out;
 }
 
-/** ValidatePersistentVolume beyond metadata, then the volume plugins' own check of the mount-options annotation. */
-export function validatePersistentVolume(pv: KubeObject): StatusCause[] {
+/**
+ * ValidatePersistentVolume beyond metadata, then the volume plugins' own check of the
+ * mount-options annotation; `old`, on update, is the stored volume.
+ */
+export function validatePersistentVolume(pv: KubeObject, old?: KubeObject): StatusCause[] {
   const spec = objectAt(pv, 'spec') ?? {};
-  return [...validatePersistentVolumeSpec(spec, 'spec', false, pv.metadata.name ?? ''), ...validateMountOptionsAnnotation(pv, spec)];
+  return [...validatePersistentVolumeSpec(spec, 'spec', false, pv.metadata.name ?? '', lenientNodeAffinity(old)), ...validateMountOptionsAnnotation(pv, spec)];
+}
+
+/**
+ * ValidationOptionsForPersistentVolume's AllowInvalidLabelValueInRequiredNodeAffinity: the
+ * stored volume's required node affinity already held a value that is no label value
+ * (helper.HasInvalidLabelValueInNodeSelectorTerms).
+ */
+function lenientNodeAffinity(old: KubeObject | undefined): boolean {
+  const terms = itemsAt(objectAt(objectAt(objectAt(old, 'spec'), 'nodeAffinity'), 'required'), 'nodeSelectorTerms');
+  return terms.some((term) => itemsAt(term, 'matchExpressions').some((req) => arrayAt(req, 'values').some((v) => isLabelValue(String(v)).length > 0)));
+}
+
+/** validateVolumeNodeAffinity: a required node selector of at least one term. */
+function validateVolumeNodeAffinity(affinity: unknown, path: FieldPath, lenientValues: boolean): StatusCause[] {
+  const requiredSelector = objectAt(affinity, 'required');
+  if (requiredSelector === undefined) return [required(child(path, 'required'), 'must specify required node constraints')];
+  const termsPath = child(path, 'required', 'nodeSelectorTerms');
+  const terms = itemsAt(requiredSelector, 'nodeSelectorTerms');
+  if (terms.length === 0) return [required(termsPath, 'must have at least one node selector term')];
+  return terms.flatMap((term, i) => validateNodeSelectorTerm(term, !lenientValues, index(termsPath, i)));
 }
 
 /** The annotation that gave a volume's mount options before spec.mountOptions. */
@@ -212,9 +237,10 @@ const inlineOnly = 'may not be specified in the context of inline volumes';
  * VolumeAttachment's inline volume spec (a CSI volume with no capacity, claim, class or
  * node affinity of its own, kept on Retain and Filesystem; upstream does not check its
  * volumeAttributesClassName there). `pvName` is the PersistentVolume's name (an inline
- * spec has none), which an iSCSI source's initiator name limits.
+ * spec has none), which an iSCSI source's initiator name limits; `lenientNodeAffinityValues`
+ * when the stored volume's node affinity already held values that are no label values.
  */
-export function validatePersistentVolumeSpec(spec: JsonObject, path: string, inline: boolean, pvName = ''): StatusCause[] {
+export function validatePersistentVolumeSpec(spec: JsonObject, path: string, inline: boolean, pvName = '', lenientNodeAffinityValues = false): StatusCause[] {
   const causes: StatusCause[] = [];
   const capacity = objectAt(spec, 'capacity');
   const capacityKeys = capacity === undefined ? [] : Object.keys(capacity);
@@ -229,7 +255,10 @@ export function validatePersistentVolumeSpec(spec: JsonObject, path: string, inl
   if (!inline) {
     if (capacityKeys.length === 0) causes.push(required(`${path}.capacity`));
     if (!capacityKeys.includes('storage') || capacityKeys.length > 1) causes.push(notSupported(`${path}.capacity`, goResourceList(capacity), ['storage']));
-    for (const k of capacityKeys) appendAll(causes, validatePositiveQuantity(capacity![k], `${path}.capacity[${k}]`));
+    for (const k of capacityKeys) {
+      appendAll(causes, basicResourceCauses(capacity![k], `${path}.capacity[${k}]`));
+      appendAll(causes, validatePositiveQuantity(capacity![k], `${path}.capacity[${k}]`));
+    }
   }
   const policy = stringAt(spec, 'persistentVolumeReclaimPolicy');
   if (policy !== '') {
@@ -239,7 +268,10 @@ export function validatePersistentVolumeSpec(spec: JsonObject, path: string, inl
       causes.push(notSupported(`${path}.persistentVolumeReclaimPolicy`, goJson(policy), reclaimPolicies));
     }
   }
-  if (inline && present(spec.nodeAffinity)) causes.push(forbidden(`${path}.nodeAffinity`, inlineOnly));
+  if (present(spec.nodeAffinity)) {
+    if (inline) causes.push(forbidden(`${path}.nodeAffinity`, inlineOnly));
+    else appendAll(causes, validateVolumeNodeAffinity(spec.nodeAffinity, `${path}.nodeAffinity`, lenientNodeAffinityValues));
+  }
   let count = 0;
   for (const [key, fieldName, check] of volumeSources) {
     const source = spec[key];
@@ -288,7 +320,7 @@ export function validatePersistentVolumeUpdate(pv: KubeObject, old: KubeObject):
   const spec = objectAt(pv, 'spec');
   const oldSpec = objectAt(old, 'spec');
   // Upstream's ValidatePersistentVolumeUpdate checks the spec again, but not the mount-options annotation.
-  const causes = validatePersistentVolumeSpec(spec ?? {}, 'spec', false, pv.metadata.name ?? '');
+  const causes = validatePersistentVolumeSpec(spec ?? {}, 'spec', false, pv.metadata.name ?? '', lenientNodeAffinity(old));
   const source = volumeSourceOf(spec);
   const oldSource = volumeSourceOf(oldSpec);
   // A CSI volume may gain a controllerExpandSecretRef it did not have.
@@ -509,6 +541,48 @@ function quantityKey(q: Quantity): string {
   return `${q.num / g}/${q.den / g}`;
 }
 
+/** validatePersistentVolumeClaimResourceKey: a qualified name, and of the native resources only storage. */
+function claimResourceKeyCauses(name: string, path: FieldPath): StatusCause[] {
+  const causes = isQualifiedName(name).map((msg) => invalid(path, name, msg));
+  if (causes.length === 0 && isNativeResource(name) && name !== 'storage') causes.push(notSupported(path, name, ['storage']));
+  return causes;
+}
+
+/** validateBasicResource: a quantity below zero, shown as its int64 Value() (rounded away from zero). */
+function basicResourceCauses(value: unknown, path: FieldPath): StatusCause[] {
+  const q = parseQuantity(value);
+  if (q === undefined || !isNegative(q)) return [];
+  return [invalid(path, new GoValue(String(-integerValue({ ...q, num: -q.num }))), 'must be a valid resource quantity')];
+}
+
+/** Upstream's resizeStatusSet, sorted as sets.List names it. */
+const resizeStatuses = ['ControllerResizeInProgress', 'ControllerResizeInfeasible', 'NodeResizeInProgress', 'NodeResizeInfeasible', 'NodeResizePending'];
+
+/**
+ * ValidatePersistentVolumeClaimStatusUpdate beyond metadata (RecoverVolumeExpansionFailure
+ * on): access modes in the kept spec, no negative capacity, and of allocatedResourceStatuses
+ * and allocatedResources, keys that name storage or a domain's resource, known resize states
+ * and no negative sizes. Upstream names a bad state by its key, at the map's path.
+ */
+function validatePersistentVolumeClaimStatus(pvc: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const modes = objectAt(pvc, 'spec')?.accessModes;
+  if (!Array.isArray(modes) || modes.length === 0) causes.push(required('Spec.accessModes'));
+  const status = objectAt(pvc, 'status');
+  for (const [name, value] of Object.entries(objectAt(status, 'capacity') ?? {})) appendAll(causes, basicResourceCauses(value, key('status.capacity', name)));
+  const statusesPath = 'status.allocatedResourceStatuses';
+  for (const [name, state] of Object.entries(objectAt(status, 'allocatedResourceStatuses') ?? {})) {
+    appendAll(causes, claimResourceKeyCauses(name, statusesPath));
+    if (!resizeStatuses.includes(String(state))) causes.push(notSupported(statusesPath, name, resizeStatuses));
+  }
+  const allocatedPath = 'status.allocatedResources';
+  for (const [name, value] of Object.entries(objectAt(status, 'allocatedResources') ?? {})) {
+    const keyCauses = claimResourceKeyCauses(name, allocatedPath);
+    appendAll(causes, keyCauses.length > 0 ? keyCauses : basicResourceCauses(value, key(allocatedPath, name)));
+  }
+  return causes;
+}
+
 /** SetDefaults_PersistentVolume's spec part. */
 function defaultPersistentVolume(pv: KubeObject): void {
   const spec = ensureObject(pv as unknown as JsonObject, 'spec');
@@ -575,6 +649,7 @@ const persistentVolumeClaimStrategy: Strategy = {
         const status = ensureObject(pvc as unknown as JsonObject, 'status');
         if (stringAt(status, 'phase') === '') status.phase = 'Pending';
       },
+      validateUpdate: validatePersistentVolumeClaimStatus,
     },
   },
 };

@@ -9,8 +9,8 @@ import { cidrWarnings, ipWarnings } from './ip.ts';
 import { stringAt, stringsAt } from './object.ts';
 import { clusterIPsOf, serviceSpec, serviceType } from './service-spec.ts';
 
-const topologyAwareHintsAnnotation = 'service.kubernetes.io/topology-aware-hints';
-const topologyModeAnnotation = 'service.kubernetes.io/topology-mode';
+export const topologyAwareHintsAnnotation = 'service.kubernetes.io/topology-aware-hints';
+export const topologyModeAnnotation = 'service.kubernetes.io/topology-mode';
 
 export function serviceWarnings(svc: KubeObject): string[] {
   const spec = serviceSpec(svc);

@@ -24,7 +24,7 @@ import {
 import {
   clusterIPsOf, externallyAccessible, isHeadless, needsClusterIP, needsHealthCheckNodePort, servicePorts, serviceType, usesNodePorts,
 } from './service-spec.ts';
-import { serviceWarnings } from './service-warnings.ts';
+import { serviceWarnings, topologyAwareHintsAnnotation, topologyModeAnnotation } from './service-warnings.ts';
 import { serviceColumns } from './table-columns.ts';
 
 const defaultClientIPTimeoutSeconds = 10800;
@@ -277,7 +277,8 @@ function applyIPFamilyInit(spec: JsonObject, oldSpec: JsonObject | undefined, cl
 const serviceTypes = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
 // Listed sorted, as upstream's sets.List names them in NotSupported errors.
 const ipFamilyPolicies = ['PreferDualStack', 'RequireDualStack', 'SingleStack'];
-const kubeletPort = 10250;
+// In upstream's order (PreferSameTrafficDistribution, GA in v1.35, adds the last two).
+const trafficDistributions = ['PreferClose', 'PreferSameZone', 'PreferSameNode'];
 
 function validateServicePort(port: JsonObject, requireName: boolean, names: Set<string>, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
@@ -366,24 +367,26 @@ function clusterIPsRelatedCauses(spec: JsonObject, existingClusterIPs: string[] 
   return causes;
 }
 
-/** ValidateService, for the rules clients observe; `old` is the stored service on update. */
-function validateService(svc: KubeObject, clusterFamilies: IPFamily[], old: KubeObject | undefined): StatusCause[] {
+/**
+ * ValidateService, for the rules clients observe; `old` is the stored service on update.
+ * A LoadBalancer may expose port 10250: upstream dropped the kubelet port rule in v1.33
+ * (kubernetes#129174).
+ */
+function validateService(svc: KubeObject, old: KubeObject | undefined): StatusCause[] {
   const spec = objectAt(svc, 'spec') ?? {};
   const oldSpec = old === undefined ? undefined : objectAt(old, 'spec') ?? {};
-  // Upstream's REST layer refuses these while allocating, before the strategy validates: they come alone.
-  const initCauses = ipFamilyInitCauses(spec, oldSpec, clusterFamilies);
-  if (initCauses.length > 0) return initCauses;
   const causes = validateKubeFinalizerNames(svc.metadata.finalizers, 'metadata.finalizers');
+  const annotations = svc.metadata.annotations ?? {};
+  const topologyMode = annotations[topologyModeAnnotation];
+  const topologyHints = annotations[topologyAwareHintsAnnotation];
+  if (topologyMode !== undefined && topologyHints !== undefined && topologyMode !== topologyHints) {
+    causes.push(invalid(key('metadata.annotations', topologyModeAnnotation), topologyMode, `must match annotations[${topologyAwareHintsAnnotation}] when both are specified`));
+  }
   const type = serviceType(spec);
   const ports = servicePorts(spec);
   const headless = isHeadless(spec);
   const clusterIPs = clusterIPsOf(spec);
   if (ports.length === 0 && !headless && type !== 'ExternalName') causes.push(required('spec.ports'));
-  if (type === 'LoadBalancer') {
-    ports.forEach((port, i) => {
-      if (port.port === kubeletPort) causes.push(invalid(index('spec.ports', i), kubeletPort, `may not expose port ${kubeletPort} externally since it is used by kubelet`));
-    });
-  }
   if ((type === 'LoadBalancer' || type === 'NodePort') && headless) {
     causes.push(invalid('spec.clusterIPs[0]', clusterIPs[0] ?? 'None', `may not be set to 'None' for ${type} services`));
   }
@@ -482,6 +485,10 @@ function validateService(svc: KubeObject, clusterFamilies: IPFamily[], old: Kube
   }
   if (itp !== undefined && itp !== null && itp !== 'Cluster' && itp !== 'Local') {
     causes.push(notSupported('spec.internalTrafficPolicy', itp, ['Cluster', 'Local']));
+  }
+  const distribution = spec.trafficDistribution;
+  if (distribution !== undefined && distribution !== null && !trafficDistributions.includes(String(distribution))) {
+    causes.push(notSupported('spec.trafficDistribution', distribution, trafficDistributions));
   }
   return causes;
 }
@@ -602,9 +609,10 @@ function ipFamiliesUpdateCauses(spec: JsonObject, oldSpec: JsonObject): StatusCa
 }
 
 /**
- * ValidateServiceUpdate's own rules: cluster IPs and families upgrade or downgrade but keep
- * their primary (unless the service is or becomes ExternalName), the load balancer class and
- * a needed health check node port stay as they are.
+ * ValidateServiceUpdate: its own rules first (cluster IPs and families upgrade or downgrade
+ * but keep their primary, unless the service is or becomes ExternalName; the load balancer
+ * class stays, and is checked here as well as by ValidateService, so a bad one is reported
+ * twice; a needed health check node port stays), then ValidateService.
  */
 function validateServiceUpdate(svc: KubeObject, old: KubeObject): StatusCause[] {
   const spec = objectAt(svc, 'spec') ?? {};
@@ -617,9 +625,11 @@ function validateServiceUpdate(svc: KubeObject, old: KubeObject): StatusCause[] 
   if (serviceType(spec) === 'LoadBalancer' && serviceType(oldSpec) === 'LoadBalancer' && (spec.loadBalancerClass ?? null) !== (oldSpec.loadBalancerClass ?? null)) {
     causes.push(invalid('spec.loadBalancerClass', spec.loadBalancerClass ?? null, 'may not change once set'));
   }
+  appendAll(causes, loadBalancerClassCauses(spec));
   if (needsHealthCheckNodePort(spec) && needsHealthCheckNodePort(oldSpec) && (spec.healthCheckNodePort ?? 0) !== (oldSpec.healthCheckNodePort ?? 0)) {
     causes.push(forbidden('spec.healthCheckNodePort', 'field is immutable'));
   }
+  appendAll(causes, validateService(svc, old));
   return causes;
 }
 
@@ -644,14 +654,17 @@ function serviceStrategy(clusterFamilies: IPFamily[]): Strategy {
       setClusterIPs(spec, clusterIPsOf(spec));
     },
 
+    // Upstream's REST layer refuses what initIPFamilyFields does while allocating, before the
+    // strategy validates: those errors come alone. An update is validated by validateUpdate alone.
     validate(svc, old) {
-      return validateService(svc, clusterFamilies, old);
+      if (old !== undefined) return [];
+      const initCauses = ipFamilyInitCauses(objectAt(svc, 'spec') ?? {}, undefined, clusterFamilies);
+      return initCauses.length > 0 ? initCauses : validateService(svc, undefined);
     },
 
     validateUpdate(svc, old) {
-      // What initIPFamilyFields refuses comes alone (validate answers it).
-      if (ipFamilyInitCauses(objectAt(svc, 'spec') ?? {}, objectAt(old, 'spec') ?? {}, clusterFamilies).length > 0) return [];
-      return validateServiceUpdate(svc, old);
+      const initCauses = ipFamilyInitCauses(objectAt(svc, 'spec') ?? {}, objectAt(old, 'spec') ?? {}, clusterFamilies);
+      return initCauses.length > 0 ? initCauses : validateServiceUpdate(svc, old);
     },
 
     warningsOnCreate: serviceWarnings,

@@ -207,8 +207,10 @@ test('the cluster IP may not change', async () => {
 
 test('an unset cluster IP is refused, the missing clusterIPs reported as null', () => {
   // Not reachable through the store (a PUT without them keeps the allocated ones), so the rule itself.
-  const old = service({ clusterIP: '10.96.0.1', clusterIPs: ['10.96.0.1'], ports: [{ port: 80 }] });
-  const next = service({ ports: [{ port: 80 }] });
+  // Both as defaulted: the update's own ValidateService then finds nothing else to say.
+  const defaulted = { type: 'ClusterIP', sessionAffinity: 'None', internalTrafficPolicy: 'Cluster', ports: [{ port: 80, protocol: 'TCP' }] };
+  const old = service({ ...defaulted, clusterIP: '10.96.0.1', clusterIPs: ['10.96.0.1'] });
+  const next = service(defaulted);
   assert.deepEqual(fields(services.strategy.validateUpdate!(next, old)), ['spec.clusterIPs[0]: Invalid value: null: primary clusterIP can not be unset']);
 });
 
