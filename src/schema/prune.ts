@@ -126,6 +126,7 @@ function pruneValue(ctx: Context, node: SchemaNode | undefined, value: unknown, 
       if (item === null) {
         if (ctx.dropNulls && !property.nullable && property.defaultValue === undefined) delete obj[key];
       } else if (omitted !== undefined && leftOutWhenEmpty(omitted, key, item, property.schema.type)) {
+        if (Array.isArray(item)) noteEmptyList(obj, key);
         delete obj[key];
       } else if (typeof item === 'object') {
         segments.push(key);
@@ -146,6 +147,25 @@ function pruneValue(ctx: Context, node: SchemaNode | undefined, value: unknown, 
       drop(ctx, obj, key);
     }
   }
+}
+
+/**
+ * The empty `omitempty` lists pruning left out, by the object that held them. Go decodes `[]`
+ * into an empty slice that is not nil: a type's defaulting that fills only a nil one
+ * (autoscaling/v2's copyHPAScalingRules) leaves it empty, for validation to judge, though
+ * encoding leaves it out like an absent one.
+ */
+const emptyListsLeftOut = new WeakMap<object, Set<string>>();
+
+function noteEmptyList(obj: object, key: string): void {
+  const keys = emptyListsLeftOut.get(obj);
+  if (keys === undefined) emptyListsLeftOut.set(obj, new Set([key]));
+  else keys.add(key);
+}
+
+/** Whether `obj` held an empty list at `key` that pruning left out (the client sent `[]`). */
+export function sentEmptyList(obj: object, key: string): boolean {
+  return emptyListsLeftOut.get(obj)?.has(key) ?? false;
 }
 
 /** The zero value of a scalar schema type. */

@@ -98,7 +98,7 @@ describe('admission policies', needsKubectl, () => {
       ['spec.validationActions: Invalid value: ["Deny","Warn"]: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)']],
     ['a mutating policy matching DELETE without mutations', 'mutatingadmissionpolicies',
       { kind: 'MutatingAdmissionPolicy', metadata: { name: 'bad-mutating' }, spec: { matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['DELETE'], resources: ['pods'] }] } } },
-      ['spec.matchConstraints.resourceRules.operations: Unsupported value: "DELETE": supported values: "*", "CONNECT", "CREATE", "UPDATE"', 'spec.mutations: Required value: mutations must contain at least one item']],
+      ['spec.matchConstraints.resourceRules.operations: Unsupported value: "DELETE": supported values: "*", "CONNECT", "CREATE", "UPDATE"', 'spec.mutations: Required value: mutations must contain at least one item', 'spec.reinvocationPolicy: Required value']],
     // Upstream declares params only with a paramKind, and no authorizer in a messageExpression.
     ['a policy without paramKind naming params, and authorizer in a messageExpression', 'validatingadmissionpolicies',
       { kind: 'ValidatingAdmissionPolicy', metadata: { name: 'no-params' }, spec: {

@@ -188,7 +188,10 @@ describe('componentstatuses', { skip: noKubectl }, () => {
     const one = await server.request('GET', '/api/v1/componentstatuses/etcd-0');
     assert.equal(one.status, 200);
     assert.deepEqual(one.json.conditions, [{ type: 'Healthy', status: 'True', message: 'ok' }]);
-    assert.equal((await server.request('GET', '/api/v1/componentstatuses/nope')).status, 404);
+    const missing = await server.request('GET', '/api/v1/componentstatuses/nope');
+    assert.equal(missing.status, 404);
+    assert.equal(missing.json.message, 'componentstatus "nope" not found');
+    assert.deepEqual(missing.json.details, { name: 'nope', kind: 'componentstatus' });
     assert.equal((await server.request('POST', '/api/v1/componentstatuses', { body: { apiVersion: 'v1', kind: 'ComponentStatus', metadata: { name: 'x' } } })).status, 405);
   });
 });

@@ -84,7 +84,8 @@ async function componentStatusesHandler(scope: RequestScope): Promise<void> {
   const items = componentStatuses(storageError);
   if (scope.info.verb === 'get') {
     const item = items.find((c) => c.metadata.name === scope.info.name);
-    if (item === undefined) throw notFound(scope.served.store.groupResource, scope.info.name);
+    // Upstream's REST names the resource in the singular here (kubernetes#129870).
+    if (item === undefined) throw notFound({ group: '', resource: 'componentstatus' }, scope.info.name);
     await writeAnswer(scope, 200, item);
     return;
   }

@@ -12,7 +12,7 @@ import { appendAll, duplicate, forbidden, goJson, type GoValue, invalid, notSupp
 import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, validateName } from '../validation/names.ts';
 import { checkEnum, defaultPointer, failurePolicies, matchPolicies, reinvocationPolicies, staticSuffixWarnings, strings, validateMatchConditions, validateRule } from './admission-rules.ts';
 import { generationStrategy, keepOldMetadata, keepOldSpec, specStatusStrategy } from './common.ts';
-import { objectAt, objectsAt, setDefault, stringAt } from './object.ts';
+import { objectAt, objectsAt, stringAt } from './object.ts';
 import { validateLabelSelector } from './selector-validation.ts';
 
 const validationReasons = ['Forbidden', 'Invalid', 'RequestEntityTooLarge'];
@@ -38,11 +38,15 @@ function defaultMatchResources(match: JsonObject | undefined): void {
   for (const rule of [...objectsAt(match, 'resourceRules'), ...objectsAt(match, 'excludeResourceRules')]) defaultPointer(rule, 'scope', '*');
 }
 
-function defaultPolicy(obj: KubeObject, kind: PolicyKind): void {
+/**
+ * SetDefaults_ValidatingAdmissionPolicySpec and SetDefaults_MutatingAdmissionPolicySpec:
+ * failurePolicy only. A mutating policy's reinvocationPolicy has no default (unlike a mutating
+ * webhook's): left out, validation answers Required.
+ */
+function defaultPolicy(obj: KubeObject): void {
   const spec = objectAt(obj, 'spec');
   if (spec === undefined) return;
   defaultPointer(spec, 'failurePolicy', 'Fail');
-  if (kind === 'mutating') setDefault(spec, 'reinvocationPolicy', 'Never');
   defaultMatchResources(objectAt(spec, 'matchConstraints'));
 }
 
@@ -362,9 +366,8 @@ function validatePolicyStatus(obj: KubeObject): StatusCause[] {
 
 /** ValidatingAdmissionPolicy: a status subresource; spec changes bump the generation. */
 export function validatingPolicyStrategy(): Strategy {
-  const defaults = (obj: KubeObject) => defaultPolicy(obj, 'validating');
   return specStatusStrategy({
-    defaults, validate: validateValidatingPolicy, ...staticSuffix,
+    defaults: defaultPolicy, validate: validateValidatingPolicy, ...staticSuffix,
     subresources: {
       status: {
         prepareForUpdate(obj, old) {
@@ -378,8 +381,7 @@ export function validatingPolicyStrategy(): Strategy {
 }
 
 export function mutatingPolicyStrategy(): Strategy {
-  const defaults = (obj: KubeObject) => defaultPolicy(obj, 'mutating');
-  return generationStrategy({ defaults, validate: validateMutatingPolicy, ...staticSuffix });
+  return generationStrategy({ defaults: defaultPolicy, validate: validateMutatingPolicy, ...staticSuffix });
 }
 
 export function validatingBindingStrategy(): Strategy {

@@ -14,6 +14,7 @@ import { strategyThroughStorage } from './converted-strategy.ts';
 import { defaultCPUUtilization, hpaV1ToV2, hpaV2ToV1 } from './hpa-conversion.ts';
 import { objectAt, objectsAt, stringAt } from './object.ts';
 import { canonicalQuantity, isNegative, isPositive, parseQuantity } from '../../api/quantity.ts';
+import { sentEmptyList } from '../../schema/prune.ts';
 import { validateContainerResourceName } from './resource-names.ts';
 import { builtinType } from './skeleton.ts';
 
@@ -30,12 +31,17 @@ function defaultScaleDown(): JsonObject {
   return { selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] };
 }
 
-/** What the client set wins; unset fields come from the defaults (copyHPAScalingRules). */
+/**
+ * What the client set wins; unset fields come from the defaults (copyHPAScalingRules). Policies
+ * sent as `[]` are set in Go (an empty slice is not nil): none are defaulted, and validation
+ * refuses the rules, as upstream's.
+ */
 function withDefaults(rules: unknown, defaults: JsonObject): JsonObject {
   if (!isObject(rules)) return defaults;
   const out = defaults;
   for (const key of ['selectPolicy', 'stabilizationWindowSeconds', 'policies', 'tolerance']) {
     if (rules[key] !== undefined && rules[key] !== null) out[key] = clone(rules[key]);
+    else if (sentEmptyList(rules, key)) delete out[key];
   }
   return out;
 }

@@ -25,6 +25,7 @@ function map(extra: Record<string, unknown> = {}): KubeObject {
   return object('MutatingAdmissionPolicy', {
     matchConstraints: { resourceRules: [podRule] },
     mutations: [{ patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'Object{}' } }],
+    reinvocationPolicy: 'Never',
     ...extra,
   });
 }
@@ -47,7 +48,7 @@ describe('defaults', () => {
     assert.equal(obj.metadata.generation, 1);
   });
 
-  test('mutating policy: also reinvocationPolicy Never', async () => {
+  test('mutating policy: reinvocationPolicy kept as sent (it has no default)', async () => {
     const { obj, causes } = await storeCreate(maps, map());
     assert.deepEqual(causes, []);
     assert.deepEqual(obj.spec, {
