@@ -40,6 +40,21 @@ export interface ValidateOptions {
   nullsAreValues?: boolean;
 }
 
+/**
+ * The stored value an update's value is compared with, for CRD validation ratcheting:
+ * what fails at a value equal to its old one does not fail the update (dropped, as upstream
+ * drops the errors its ratchetingValueValidator turns into warnings). Built by
+ * registry/crd/ratcheting.ts after upstream's CorrelatedObject.
+ */
+export interface CorrelatedOld {
+  /** The old value of the value's property or map entry `key`, when one correlates. */
+  key(key: string): CorrelatedOld | undefined;
+  /** The old value of the value's item `i`, when one correlates. */
+  index(i: number): CorrelatedOld | undefined;
+  /** Whether the value is unchanged from its old one. */
+  unchanged(): boolean;
+}
+
 /** What a custom resource's schema enforces: everything. */
 export const customResourceValidation: ValidateOptions = { enums: true, formats: true, listTypes: true, isResourceRoot: true, nullsAreValues: true };
 
@@ -54,11 +69,13 @@ const maxInt64Double = 2 ** 63;
 /**
  * The causes why `value` does not satisfy `schema` (empty when it does). `defs` resolves
  * `$ref`s. A null where the schema allows none is a type error with `nullsAreValues`
- * (custom resources), else it counts as absent.
+ * (custom resources), else it counts as absent. With `old` (an update of a custom
+ * resource), what fails at a value the update left unchanged is ratcheted.
  */
-export function validate(defs: Definitions, schema: Schema, value: unknown, opts: ValidateOptions = {}): StatusCause[] {
+export function validate(defs: Definitions, schema: Schema, value: unknown, opts: ValidateOptions = {}, old?: CorrelatedOld): StatusCause[] {
   const ctx: Context = { opts, skipRootMetadata: opts.isResourceRoot ?? false, skipAddedZeros: hasAddedZeros(value), segments: [], out: [] };
-  validateValue(ctx, compileSchema(defs, schema), value);
+  if (old !== undefined) ctx.unratcheted = new Set();
+  validateValue(ctx, compileSchema(defs, schema), value, old);
   return ctx.out;
 }
 
@@ -72,6 +89,11 @@ interface Context {
   segments: (string | number)[];
   /** Where causes go (composition collects each branch's apart). */
   out: StatusCause[];
+  /**
+   * Causes an update's ratcheting keeps (set when it ratchets): an embedded resource's
+   * apiVersion and kind, which upstream checks apart from the schema (schemaobjectmeta).
+   */
+  unratcheted?: Set<StatusCause>;
 }
 
 /** The current path as upstream writes it: `spec.containers[0].name`. */
@@ -120,7 +142,19 @@ function compositeError(message: string): StatusCause {
   return { reason: 'FieldValueInvalid', field: '<nil>', message: `Invalid value: "": ${message}` };
 }
 
-function validateValue(ctx: Context, node: SchemaNode, value: unknown): void {
+function validateValue(ctx: Context, node: SchemaNode, value: unknown, old: CorrelatedOld | undefined): void {
+  const mark = ctx.out.length;
+  validateNode(ctx, node, value, old);
+  // Ratcheting (upstream's ratchetingValueValidator.Validate): a value unchanged from its
+  // old one fails nothing, whatever it and its children fail.
+  if (old !== undefined && ctx.out.length > mark && old.unchanged()) {
+    const found = ctx.out.splice(mark);
+    for (const cause of found) if (ctx.unratcheted?.has(cause) === true) ctx.out.push(cause);
+  }
+}
+
+/** One value's checks, its children's included (each ratcheted on its own). */
+function validateNode(ctx: Context, node: SchemaNode, value: unknown, old: CorrelatedOld | undefined): void {
   const types = node.types;
   if (value === null) {
     if (types !== undefined && !node.nullable) ctx.out.push(typeError(pathOf(ctx.segments), node.typeLabel, 'null'));
@@ -142,7 +176,7 @@ function validateValue(ctx: Context, node: SchemaNode, value: unknown): void {
     return;
   }
 
-  if (node.hasComposition) validateComposition(ctx, node, value);
+  if (node.hasComposition) validateComposition(ctx, node, value, old);
   switch (actual) {
     case 'string':
       if (node.hasStringChecks) validateString(ctx, node, value as string);
@@ -152,22 +186,24 @@ function validateValue(ctx: Context, node: SchemaNode, value: unknown): void {
       if (node.hasNumberChecks) validateNumber(ctx, node.schema, value as number);
       break;
     case 'array':
-      validateArray(ctx, node, value as unknown[]);
+      validateArray(ctx, node, value as unknown[], old);
       break;
     default:
       break;
   }
   if (ctx.opts.enums && node.schema.enum !== undefined) validateEnum(ctx, node.schema.enum, value);
-  if (actual === 'object') validateObject(ctx, node, value as Record<string, unknown>);
+  if (actual === 'object') validateObject(ctx, node, value as Record<string, unknown>, old);
 }
 
-function validateComposition(ctx: Context, node: SchemaNode, value: unknown): void {
+function validateComposition(ctx: Context, node: SchemaNode, value: unknown, old: CorrelatedOld | undefined): void {
   const s = node.schema;
   const defs = node.defs;
   const outer = ctx.out;
+  // A branch is no value of its own: its failures are ratcheted with the value's, its
+  // properties' with theirs (kube-openapi hands branches the same validator options).
   const run = (branch: Schema): StatusCause[] => {
     ctx.out = [];
-    validateValue(ctx, compileSchema(defs, branch), value);
+    validateNode(ctx, compileSchema(defs, branch), value, old);
     const causes = ctx.out;
     ctx.out = outer;
     return causes;
@@ -266,13 +302,13 @@ function validateNumber(ctx: Context, s: Schema, value: number): void {
   }
 }
 
-function validateArray(ctx: Context, node: SchemaNode, value: unknown[]): void {
+function validateArray(ctx: Context, node: SchemaNode, value: unknown[], old: CorrelatedOld | undefined): void {
   const items = node.items;
   if (items !== undefined) {
     const segments = ctx.segments;
     for (let i = 0; i < value.length; i++) {
       segments.push(i);
-      validateValue(ctx, items, value[i]);
+      validateValue(ctx, items, value[i], old?.index(i));
       segments.pop();
     }
   }
@@ -342,7 +378,7 @@ function validateEnum(ctx: Context, allowed: readonly unknown[], value: unknown)
   ctx.out.push(notSupported(pathOf(ctx.segments), typeof value === 'object' ? goUnstructured(value) : value, supported));
 }
 
-function validateObject(ctx: Context, node: SchemaNode, value: Record<string, unknown>): void {
+function validateObject(ctx: Context, node: SchemaNode, value: Record<string, unknown>, old: CorrelatedOld | undefined): void {
   const s = node.schema;
   if (node.hasObjectCounts) {
     const count = Object.keys(value).length;
@@ -372,11 +408,11 @@ function validateObject(ctx: Context, node: SchemaNode, value: Record<string, un
         // resource keeps them) is refused with its type. A built-in type's null is its zero value.
         if (item === null && !property.nullable && ctx.opts.nullsAreValues !== true) continue;
         segments.push(key);
-        validateValue(ctx, property, item);
+        validateValue(ctx, property, item, old?.key(key));
         segments.pop();
       } else if (additional !== undefined) {
         segments.push(key);
-        validateValue(ctx, additional, item);
+        validateValue(ctx, additional, item, old?.key(key));
         segments.pop();
       }
     }
@@ -402,8 +438,12 @@ function validateEmbeddedTypeMeta(ctx: Context, value: Record<string, unknown>):
   for (const field of ['apiVersion', 'kind']) {
     const v = value[field];
     const fieldPath = pathOf(ctx.segments, field);
-    if (v === undefined || v === null) ctx.out.push(required(fieldPath, 'must not be empty'));
-    else if (typeof v !== 'string') ctx.out.push(invalid(fieldPath, goUnstructured(v), 'must be a string'));
-    else if (v === '') ctx.out.push(invalid(fieldPath, v, 'must not be empty'));
+    let cause: StatusCause | undefined;
+    if (v === undefined || v === null) cause = required(fieldPath, 'must not be empty');
+    else if (typeof v !== 'string') cause = invalid(fieldPath, goUnstructured(v), 'must be a string');
+    else if (v === '') cause = invalid(fieldPath, v, 'must not be empty');
+    if (cause === undefined) continue;
+    ctx.out.push(cause);
+    ctx.unratcheted?.add(cause);
   }
 }

@@ -67,7 +67,7 @@ export class CustomResourceStore extends Store {
     if (typeMeta !== undefined) return typeMeta;
     if (this.#checks === undefined) return super.updateValidationCauses(obj, old);
     const causes = [...validateObjectMetaUpdate(obj, old)];
-    appendAll(causes, this.schemaCauses(obj));
+    appendAll(causes, this.#checks.updateSchema(obj, old));
     return this.#checks.object(obj, old, causes);
   }
 

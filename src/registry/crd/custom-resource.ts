@@ -23,6 +23,7 @@ import { embeddedResourceCauses, embedsResources } from './embedded-resources.ts
 import { setAtSimplePath, valueAtSimplePath } from './jsonpath.ts';
 import { hasListTypes, listTypeCauses } from './list-types.ts';
 import { printerColumnsOf } from './printer-columns.ts';
+import { correlate } from './ratcheting.ts';
 import type {
   CustomResourceDefinition, CustomResourceDefinitionNames, CustomResourceDefinitionVersion, CustomResourceSubresourceScale,
 } from './types.ts';
@@ -261,6 +262,12 @@ function appendRuleCauses(causes: StatusCause[], schema: Record<string, unknown>
  */
 export interface CustomResourceChecks {
   /**
+   * The schema's causes for an update of the object, ratcheted: what fails at a value the
+   * update left as it was is not reported (upstream's RatchetingSchemaValidator, with
+   * CRDValidationRatcheting on). Its Store puts them where a create has the schema's.
+   */
+  updateSchema(obj: KubeObject, old: KubeObject): StatusCause[];
+  /**
    * A create or update of the object (or of its scale), `causes` holding metadata's and the
    * schema's: the scale paths, then the rules (upstream's customResourceStrategy.Validate
    * and ValidateUpdate).
@@ -285,16 +292,19 @@ export function customResourceChecksOf(type: ResourceType): CustomResourceChecks
 
 /**
  * Status validated alone, under its own path, as upstream validates a status write against
- * the status property's schema (no schema for status: nothing to check). The wrapper
- * schema is kept while the version's definition stays the same, so it is compiled once.
+ * the status property's schema (no schema for status: nothing to check), ratcheted against
+ * the stored status when there is one. The wrapper schema is kept while the version's
+ * definition stays the same, so it is compiled once.
  */
-function statusSchemaChecker(definitions: Definitions, schemaName: string): (obj: KubeObject) => StatusCause[] {
+function statusSchemaChecker(definitions: Definitions, schemaName: string): (obj: KubeObject, old: KubeObject) => StatusCause[] {
   let wrapped: { status: Schema; holder: Schema } | undefined;
-  return (obj) => {
+  return (obj, old) => {
     const status = definitions[schemaName]?.properties?.status;
     if (status === undefined || !('status' in obj)) return [];
     if (wrapped?.status !== status) wrapped = { status, holder: { type: 'object', properties: { status } } };
-    return validate(definitions, wrapped.holder, { status: obj.status }, statusValidation);
+    const value = { status: obj.status };
+    const correlated = 'status' in old ? correlate(definitions, wrapped.holder, value, { status: old.status }, false) : undefined;
+    return validate(definitions, wrapped.holder, value, statusValidation, correlated);
   };
 }
 
@@ -309,6 +319,7 @@ const statusValidation = { ...schemaValidation, isResourceRoot: false };
 
 function customResourceChecks(scale: CustomResourceSubresourceScale | undefined, schema: Record<string, unknown>, rulesSchema: Record<string, unknown> | undefined, opts: CustomResourceOptions, schemaName: string): CustomResourceChecks {
   const statusSchemaCauses = statusSchemaChecker(opts.definitions, schemaName);
+  const objectSchema: Schema = { $ref: schemaRef(schemaName) };
   const embeds = embedsResources(schema);
   const listTyped = hasListTypes(schema);
   // An update reports repeated list items only when the object before had none.
@@ -318,6 +329,9 @@ function customResourceChecks(scale: CustomResourceSubresourceScale | undefined,
     return listTypeCauses(schema, obj);
   };
   return {
+    updateSchema(obj, old) {
+      return validate(opts.definitions, objectSchema, obj, schemaValidation, correlate(opts.definitions, objectSchema, obj, old, true));
+    },
     // Upstream's customResourceStrategy.Validate(Update): the validator (metadata, schema,
     // both replica paths), embedded objects, list types, then the rules.
     object(obj, old, causes) {
@@ -328,7 +342,7 @@ function customResourceChecks(scale: CustomResourceSubresourceScale | undefined,
     },
     // statusStrategy.ValidateUpdate: no embedded objects checked; list types over the whole object.
     status(obj, old, causes) {
-      appendAll(causes, statusSchemaCauses(obj));
+      appendAll(causes, statusSchemaCauses(obj, old));
       if (scale !== undefined) appendAll(causes, validateScaleStatus(obj, scale));
       appendAll(causes, listCauses(obj, old));
       return appendRuleCauses(causes, rulesSchema, obj, old);
