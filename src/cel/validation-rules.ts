@@ -4,7 +4,8 @@
 // each rule sees its node as `self` (and, for transition rules, the stored value as
 // `oldSelf` where one correlates), rules of absent or null values do not run, failures
 // are field errors with the rule's message, messageExpression, reason and fieldPath, and
-// with validation ratcheting a rule that fails on a value left unchanged only warns.
+// with validation ratcheting a rule that fails on a value left unchanged only warns
+// (unchanged as the update's correlation of old and new values says).
 
 import { Optional } from '@marcbachmann/cel-js';
 import { child, forbidden, goJson, GoValue, index, invalid, invalidOmittingValue, key, required, duplicate } from '../api/field-errors.ts';
@@ -172,6 +173,46 @@ export const runtimeCostBudget = 10_000_000;
 /** Rules estimated cheaper than this are charged their static estimate; dearer ones what the value's actual sizes allow. */
 const exactChargeAbove = 100;
 
+/**
+ * An update's old value correlated with the new one (upstream's CorrelatedObject): what
+ * registry/crd/ratcheting.ts's correlate() builds for the schema's checks too. Its type
+ * (CorrelatedOld) lives in schema/, which cel/ may not import, so this says what the rules need.
+ */
+export interface Correlation {
+  /** The correlation of the value's property or map entry `key`, when its old value correlates. */
+  key(key: string): Correlation | undefined;
+  /** The correlation of the value's item `i`, when its old value correlates. */
+  index(i: number): Correlation | undefined;
+  /** Whether the value is unchanged from its old one. */
+  unchanged(): boolean;
+}
+
+/**
+ * Where the walk is, for ratcheting (upstream's ratchetingOptions): the value's own
+ * correlation, else that of its nearest ancestor which has one.
+ */
+interface Ratcheting {
+  current?: Correlation;
+  nearest?: Correlation;
+}
+
+function ratchetingAtKey(r: Ratcheting, name: string): Ratcheting {
+  return r.current === undefined ? r : { current: r.current.key(name), nearest: r.current };
+}
+
+function ratchetingAtIndex(r: Ratcheting, i: number): Ratcheting {
+  return r.current === undefined ? r : { current: r.current.index(i), nearest: r.current };
+}
+
+/**
+ * Whether a failure at the value only warns (upstream's shouldRatchetError): its value is
+ * unchanged, or, when its old value does not correlate (an item of a list other than a map
+ * list), its nearest correlated ancestor is.
+ */
+function ratchets(r: Ratcheting): boolean {
+  return (r.current ?? r.nearest)?.unchanged() === true;
+}
+
 export interface RuleResult {
   causes: StatusCause[];
   /** Failures of rules on values the update left unchanged (ratcheting): warnings, not errors. */
@@ -181,10 +222,11 @@ export interface RuleResult {
 /**
  * Evaluates the schema's rules on `value` (a custom resource, or its status) and, on an
  * update, its stored form `old`. `path` is the field path of `value` ('' for the root).
+ * With `correlation` (of `value` with `old`), failures on unchanged values are ratcheted.
  */
-export function evaluateValidationRules(schema: unknown, value: unknown, old: unknown, path = ''): RuleResult {
+export function evaluateValidationRules(schema: unknown, value: unknown, old: unknown, path = '', correlation?: Correlation): RuleResult {
   const result: Evaluation = { causes: [], warnings: [], remaining: runtimeCostBudget };
-  walk(schema, value, old, path, true, result);
+  walk(schema, value, old, { current: correlation }, path, true, result);
   return { causes: result.causes, warnings: result.warnings };
 }
 
@@ -257,33 +299,37 @@ function sameJson(a: unknown, b: unknown): boolean {
   return false;
 }
 
-function walk(schema: unknown, value: unknown, old: unknown, path: string, resourceRoot: boolean, result: Evaluation): void {
+/**
+ * The rules of the value and its children. `old` is what their oldSelf sees: properties and
+ * map entries by name (atomic maps too, upstream's MapIsCorrelatable), map list items by
+ * their keys, items of other lists nothing.
+ */
+function walk(schema: unknown, value: unknown, old: unknown, ratcheting: Ratcheting, path: string, resourceRoot: boolean, result: Evaluation): void {
   if (!isObject(schema) || value === undefined || value === null || result.remaining < 0) return;
-  runRules(schema, value, old, path, resourceRoot, result);
+  runRules(schema, value, old, ratcheting, path, resourceRoot, result);
   if (Array.isArray(value)) {
     const items = schema.items;
     if (!isObject(items)) return;
     const oldItems = Array.isArray(old) ? old : [];
     const keys = schema['x-kubernetes-list-type'] === 'map' && Array.isArray(schema['x-kubernetes-list-map-keys']) ? schema['x-kubernetes-list-map-keys'].map(String) : undefined;
     value.forEach((item, i) => {
-      // Only map lists correlate an item with its old self (by its keys).
       const oldItem = keys === undefined || !isObject(item) ? undefined : oldItems.find((o) => isObject(o) && keys.every((k) => sameJson(o[k], item[k])));
-      walk(items, item, oldItem, index(path, i), items['x-kubernetes-embedded-resource'] === true, result);
+      walk(items, item, oldItem, ratchetingAtIndex(ratcheting, i), index(path, i), items['x-kubernetes-embedded-resource'] === true, result);
     });
     return;
   }
   if (!isObject(value)) return;
-  const oldObject = isObject(old) && schema['x-kubernetes-map-type'] !== 'atomic' ? old : undefined;
+  const oldObject = isObject(old) ? old : undefined;
   const properties = isObject(schema.properties) ? schema.properties : undefined;
   const additional = isObject(schema.additionalProperties) ? schema.additionalProperties : undefined;
   for (const [name, v] of Object.entries(value)) {
     const sub = properties?.[name];
-    if (isObject(sub)) walk(sub, v, oldObject?.[name], child(path, name), sub['x-kubernetes-embedded-resource'] === true, result);
-    else if (additional !== undefined) walk(additional, v, oldObject?.[name], key(path, name), additional['x-kubernetes-embedded-resource'] === true, result);
+    if (isObject(sub)) walk(sub, v, oldObject?.[name], ratchetingAtKey(ratcheting, name), child(path, name), sub['x-kubernetes-embedded-resource'] === true, result);
+    else if (additional !== undefined) walk(additional, v, oldObject?.[name], ratchetingAtKey(ratcheting, name), key(path, name), additional['x-kubernetes-embedded-resource'] === true, result);
   }
 }
 
-function runRules(schema: Raw, value: unknown, old: unknown, path: string, resourceRoot: boolean, result: Evaluation): void {
+function runRules(schema: Raw, value: unknown, old: unknown, ratcheting: Ratcheting, path: string, resourceRoot: boolean, result: Evaluation): void {
   const rules = rulesOf(schema);
   if (rules.length === 0) return;
   const type = text(schema.type);
@@ -329,8 +375,9 @@ function runRules(schema: Raw, value: unknown, old: unknown, path: string, resou
     const at = fieldPath === '' ? path : joinFieldPath(path, fieldPath, schema);
     const detail = messageFromExpression(rule, variables) ?? (text(rule.message) === '' ? `failed rule: ${ruleText(rule)}` : text(rule.message).trim());
     const cause = causeForReason(text(rule.reason), at, type, value, detail);
-    // Ratcheting: a value the update left as it was does not fail the update (transition rules excepted).
-    if (!transition && old !== undefined && sameJson(value, old)) result.warnings.push(`${at}: ${cause.message}`);
+    // Ratcheting (upstream's validateExpressions): a value the update left as it was does not
+    // fail the update, but warns as its field error reads; transition rules are never ratcheted.
+    if (!transition && ratchets(ratcheting)) result.warnings.push(`${at}: ${cause.message}`);
     else result.causes.push(cause);
   }
 }

@@ -11,7 +11,7 @@ import { addWarning } from '../../api/request-context.ts';
 import { cel } from '../../cel/lazy.ts';
 import { hasValidationRules } from '../../cel/rules-present.ts';
 import { schemaRef } from '../../schema/builtin/index.ts';
-import { customResourceValidation, validate } from '../../schema/validate.ts';
+import { customResourceValidation, validate, type CorrelatedOld } from '../../schema/validate.ts';
 import type { Definitions, Schema } from '../../schema/types.ts';
 import { allVerbs } from '../builtin/common.ts';
 import { isQualifiedName } from '../validation/names.ts';
@@ -239,17 +239,18 @@ interface StrategyParams {
 const blockingReasons = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
 
 /**
- * Appends the CEL rules' field errors to `causes` (those found before them); failures
- * ratcheted on unchanged values go out as warnings. After a blocking error the rules are
- * not run, and upstream's one cause at no field says so (field.Invalid(nil, nil, ...)).
+ * Appends the CEL rules' field errors to `causes` (those found before them); on an update,
+ * failures at values it left unchanged (`old` correlated with `obj` as for the schema's
+ * checks, upstream's cel.WithRatcheting) go out as warnings. After a blocking error the
+ * rules are not run, and upstream's one cause at no field says so (field.Invalid(nil, nil, ...)).
  */
-function appendRuleCauses(causes: StatusCause[], schema: Record<string, unknown> | undefined, obj: KubeObject, old: KubeObject | undefined): StatusCause[] {
+function appendRuleCauses(causes: StatusCause[], schema: Record<string, unknown> | undefined, obj: KubeObject, old: KubeObject | undefined, correlation: CorrelatedOld | undefined): StatusCause[] {
   if (schema === undefined) return causes;
   if (causes.some((c) => blockingReasons.has(c.reason ?? ''))) {
     causes.push(invalid('<nil>', 'null', 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation'));
     return causes;
   }
-  const { causes: failed, warnings } = cel().evaluateValidationRules(schema, obj, old);
+  const { causes: failed, warnings } = cel().evaluateValidationRules(schema, obj, old, '', correlation);
   for (const warning of warnings) addWarning(warning);
   appendAll(causes, failed);
   return causes;
@@ -338,14 +339,14 @@ function customResourceChecks(scale: CustomResourceSubresourceScale | undefined,
       if (scale !== undefined) appendAll(causes, validateReplicasAt(obj, stringOf(scale.specReplicasPath)), validateScaleStatus(obj, scale));
       if (embeds) appendAll(causes, embeddedResourceCauses(schema, obj));
       appendAll(causes, listCauses(obj, old));
-      return appendRuleCauses(causes, rulesSchema, obj, old);
+      return appendRuleCauses(causes, rulesSchema, obj, old, old === undefined ? undefined : correlate(opts.definitions, objectSchema, obj, old, true));
     },
     // statusStrategy.ValidateUpdate: no embedded objects checked; list types over the whole object.
     status(obj, old, causes) {
       appendAll(causes, statusSchemaCauses(obj, old));
       if (scale !== undefined) appendAll(causes, validateScaleStatus(obj, scale));
       appendAll(causes, listCauses(obj, old));
-      return appendRuleCauses(causes, rulesSchema, obj, old);
+      return appendRuleCauses(causes, rulesSchema, obj, old, correlate(opts.definitions, objectSchema, obj, old, true));
     },
   };
 }

@@ -1,10 +1,12 @@
 // CRD validation ratcheting (feature CRDValidationRatcheting, GA): an update of a custom
 // resource is not refused for what its schema says of a value the update left as it was,
 // so that tightening a schema does not block writes of objects stored under the looser
-// one. The old object is correlated with the new one as upstream's CorrelatedObject
-// (apiserver/pkg/cel/common/equality.go) does: properties and map entries by name when
-// both have them and the schema describes them, items of map lists by their keys (the
-// first old item with the same keys), items of other lists not at all.
+// one; its x-kubernetes-validations rules ratchet on the same correlation, as upstream
+// gives both the one CorrelatedObject. The old object is correlated with the new one as
+// upstream's CorrelatedObject (apiserver/pkg/cel/common/equality.go) does: properties and
+// map entries by name when both have them and the schema describes them, items of map
+// lists by their keys (the first old item with the same keys), items of other lists not
+// at all; scalars are equal when they are the same JSON value.
 
 import { deepEqual, isObject } from '../../api/json.ts';
 import { compileSchema, type SchemaNode } from '../../schema/compiled.ts';
