@@ -5,12 +5,12 @@ import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { ResourceType, Strategy } from '../resource-type.ts';
 import { builtinType } from './skeleton.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { appendAll, duplicate, goJson, GoValue, invalid, notSupported, required, tooLong, validateNonnegative } from '../validation/field.ts';
-import { isQualifiedName } from '../validation/names.ts';
-import { labelSelectorJson, regexError } from '../../api/labels.ts';
+import { appendAll, goJson, GoValue, invalid, notSupported, validateNonnegative } from '../validation/field.ts';
+import { validateConditions } from '../validation/conditions.ts';
+import { labelSelectorJson } from '../../api/labels.ts';
 import { keepOldSpec, keepOldStatus } from './common.ts';
-import { isObject, type JsonObject } from '../../api/json.ts';
-import { numberAt, objectAt, objectsAt, semanticEqual } from './object.ts';
+import { isObject } from '../../api/json.ts';
+import { itemsAt, numberAt, objectAt, semanticEqual } from './object.ts';
 import { goIntOrString, intOrPercentValue, validateLabelSelector, validatePositiveIntOrPercent } from './selector-validation.ts';
 
 const unhealthyPodEvictionPolicies = ['AlwaysAllow', 'IfHealthyBudget'];
@@ -50,43 +50,10 @@ function validateSpec(pdb: KubeObject): StatusCause[] {
   return causes;
 }
 
-const conditionReasonFmt = '[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?';
-const conditionReasonRegexp = new RegExp(`^${conditionReasonFmt}$`);
-const conditionReasonErrMsg =
-  "a condition reason must start with alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'";
-
-/** metav1 ValidateConditions: each type once and a qualified name, a known status, a transition time, a reason. */
-function validateConditions(conditions: JsonObject[], path: string): StatusCause[] {
-  const causes: StatusCause[] = [];
-  const seen = new Set<string>();
-  conditions.forEach((c, i) => {
-    const at = `${path}[${i}]`;
-    const type = typeof c.type === 'string' ? c.type : '';
-    if (seen.has(type)) causes.push(duplicate(`${at}.type`, type));
-    else seen.add(type);
-    for (const msg of isQualifiedName(type)) causes.push(invalid(`${at}.type`, type, msg));
-    const status = typeof c.status === 'string' ? c.status : '';
-    if (!['True', 'False', 'Unknown'].includes(status)) causes.push(notSupported(`${at}.status`, status, ['False', 'True', 'Unknown']));
-    const generation = numberAt(c, 'observedGeneration') ?? 0;
-    if (generation < 0) causes.push(invalid(`${at}.observedGeneration`, generation, 'must be greater than or equal to zero'));
-    if (typeof c.lastTransitionTime !== 'string' || c.lastTransitionTime === '') causes.push(required(`${at}.lastTransitionTime`, 'must be set'));
-    const reason = typeof c.reason === 'string' ? c.reason : '';
-    if (reason === '') causes.push(required(`${at}.reason`, 'must be set'));
-    else {
-      if (!conditionReasonRegexp.test(reason)) {
-        causes.push(invalid(`${at}.reason`, reason, regexError(conditionReasonErrMsg, conditionReasonFmt, 'my_name', 'MY_NAME', 'MyName', 'ReasonA,ReasonB', 'ReasonA:ReasonB')));
-      }
-      if (Buffer.byteLength(reason) > 1024) causes.push(tooLong(`${at}.reason`, 1024));
-    }
-    if (typeof c.message === 'string' && Buffer.byteLength(c.message) > 32 * 1024) causes.push(tooLong(`${at}.message`, 32 * 1024));
-  });
-  return causes;
-}
-
 /** ValidatePodDisruptionBudgetStatusUpdate for policy/v1: the conditions, then the counters not negative. */
 function validateStatus(pdb: KubeObject): StatusCause[] {
   const status = objectAt(pdb, 'status') ?? {};
-  const causes = validateConditions(objectsAt(status, 'conditions'), 'status.conditions');
+  const causes = validateConditions(itemsAt(status, 'conditions'), 'status.conditions');
   for (const k of ['disruptionsAllowed', 'currentHealthy', 'desiredHealthy', 'expectedPods']) {
     appendAll(causes, validateNonnegative(numberAt(status, k) ?? 0, `status.${k}`));
   }

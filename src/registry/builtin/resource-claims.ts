@@ -16,10 +16,11 @@ import {
   appendAll, child, fieldImmutable, forbidden, goJson, GoValue, index, invalid, notSupported, required, tooLong, tooMany, type FieldPath,
 } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelValue, isQualifiedName } from '../validation/names.ts';
+import { validateConditions } from '../validation/conditions.ts';
 import { objectMetaJson, validateTemplateObjectMeta } from '../validation/object-meta.ts';
 import { keepOldMetadata, keepOldSpec, keepOldStatus } from './common.ts';
 import { formatIP, parseCIDR, parseIP } from './ip.ts';
-import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
+import { itemsAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
 import {
   deviceConfigMaxSize, deviceTaintEffects, validateDeviceBindingParameters, validateDeviceConfiguration, validateDeviceName, validateDeviceSelectors,
   validateDriverName, validateFullyQualifiedName, validateNodeSelector, validatePoolName, validateRawExtension, validateSet, validateSlice, type Validate,
@@ -407,8 +408,9 @@ function validateDeviceStatus(allocated: Set<string>): Validate<JsonObject> {
     ];
     const id = sharedDeviceID(device);
     if (!allocated.has(id)) causes.push(invalid(path, new GoValue(id), 'must be an allocated device in the claim'));
-    const conditions = arrayAt(device, 'conditions');
+    const conditions = itemsAt(device, 'conditions');
     if (conditions.length > deviceStatusMaxConditions) causes.push(tooMany(child(path, 'conditions'), conditions.length, deviceStatusMaxConditions));
+    causes.push(...validateConditions(conditions, child(path, 'conditions')));
     if (has(device.data)) {
       causes.push(...validateRawExtension(device.data, child(path, 'data'), false, deviceStatusDataMaxLength));
     }
