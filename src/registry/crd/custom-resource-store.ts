@@ -59,16 +59,14 @@ export class CustomResourceStore extends Store {
     if (this.#checks === undefined) return super.createValidationCauses(obj);
     const causes = [...validateObjectMeta(obj, this.type.nameRule, this.type.namespaced)];
     appendAll(causes, this.schemaCauses(obj));
-    return this.#checks.object(obj, undefined, causes);
+    return this.#checks.create(obj, causes);
   }
 
   protected override updateValidationCauses(obj: KubeObject, old: KubeObject): StatusCause[] {
     const typeMeta = this.#typeMetaCauses(obj);
     if (typeMeta !== undefined) return typeMeta;
     if (this.#checks === undefined) return super.updateValidationCauses(obj, old);
-    const causes = [...validateObjectMetaUpdate(obj, old)];
-    appendAll(causes, this.#checks.updateSchema(obj, old));
-    return this.#checks.object(obj, old, causes);
+    return this.#checks.update(obj, old, [...validateObjectMetaUpdate(obj, old)]);
   }
 
   /**

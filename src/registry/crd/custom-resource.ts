@@ -263,17 +263,17 @@ function appendRuleCauses(causes: StatusCause[], schema: Record<string, unknown>
  */
 export interface CustomResourceChecks {
   /**
-   * The schema's causes for an update of the object, ratcheted: what fails at a value the
-   * update left as it was is not reported (upstream's RatchetingSchemaValidator, with
-   * CRDValidationRatcheting on). Its Store puts them where a create has the schema's.
+   * A create of the object, `causes` holding metadata's and the schema's: the scale paths,
+   * embedded objects, list types, then the rules (upstream's customResourceStrategy.Validate).
    */
-  updateSchema(obj: KubeObject, old: KubeObject): StatusCause[];
+  create(obj: KubeObject, causes: StatusCause[]): StatusCause[];
   /**
-   * A create or update of the object (or of its scale), `causes` holding metadata's and the
-   * schema's: the scale paths, then the rules (upstream's customResourceStrategy.Validate
-   * and ValidateUpdate).
+   * An update of the object (or of its scale), `causes` holding metadata's: the schema's
+   * causes, then a create's, both ratcheted on one correlation of the object with its old
+   * self (upstream's ValidateUpdate with CRDValidationRatcheting: what fails at a value the
+   * update left as it was is not reported, or only warned of).
    */
-  object(obj: KubeObject, old: KubeObject | undefined, causes: StatusCause[]): StatusCause[];
+  update(obj: KubeObject, old: KubeObject, causes: StatusCause[]): StatusCause[];
   /**
    * A write through /status, `causes` holding metadata's: status against the status schema
    * only, the scale status paths, then the rules (upstream's statusStrategy.ValidateUpdate).
@@ -329,17 +329,21 @@ function customResourceChecks(scale: CustomResourceSubresourceScale | undefined,
     if (old !== undefined && listTypeCauses(schema, old).length > 0) return [];
     return listTypeCauses(schema, obj);
   };
+  // Upstream's customResourceStrategy.Validate(Update): the validator (metadata, schema,
+  // both replica paths), embedded objects, list types, then the rules.
+  const objectCauses = (obj: KubeObject, old: KubeObject | undefined, causes: StatusCause[], correlation: CorrelatedOld | undefined): StatusCause[] => {
+    if (scale !== undefined) appendAll(causes, validateReplicasAt(obj, stringOf(scale.specReplicasPath)), validateScaleStatus(obj, scale));
+    if (embeds) appendAll(causes, embeddedResourceCauses(schema, obj));
+    appendAll(causes, listCauses(obj, old));
+    return appendRuleCauses(causes, rulesSchema, obj, old, correlation);
+  };
   return {
-    updateSchema(obj, old) {
-      return validate(opts.definitions, objectSchema, obj, schemaValidation, correlate(opts.definitions, objectSchema, obj, old, true));
-    },
-    // Upstream's customResourceStrategy.Validate(Update): the validator (metadata, schema,
-    // both replica paths), embedded objects, list types, then the rules.
-    object(obj, old, causes) {
-      if (scale !== undefined) appendAll(causes, validateReplicasAt(obj, stringOf(scale.specReplicasPath)), validateScaleStatus(obj, scale));
-      if (embeds) appendAll(causes, embeddedResourceCauses(schema, obj));
-      appendAll(causes, listCauses(obj, old));
-      return appendRuleCauses(causes, rulesSchema, obj, old, old === undefined ? undefined : correlate(opts.definitions, objectSchema, obj, old, true));
+    create: (obj, causes) => objectCauses(obj, undefined, causes, undefined),
+    // One correlation for the schema's checks and the rules, as upstream's one CorrelatedObject.
+    update(obj, old, causes) {
+      const correlation = correlate(opts.definitions, objectSchema, obj, old, true);
+      appendAll(causes, validate(opts.definitions, objectSchema, obj, schemaValidation, correlation));
+      return objectCauses(obj, old, causes, correlation);
     },
     // statusStrategy.ValidateUpdate: no embedded objects checked; list types over the whole object.
     status(obj, old, causes) {
