@@ -63,6 +63,9 @@ export const builtinValidation: ValidateOptions = { isResourceRoot: true };
 
 type JsonType = 'string' | 'boolean' | 'integer' | 'number' | 'array' | 'object' | 'null';
 
+/** The definition of an embedded object, whose schema says `type: object`. */
+const rawExtension = 'io.k8s.apimachinery.pkg.runtime.RawExtension';
+
 /** 2^63: int64's bounds as doubles (its largest, 2^63 - 1, rounds to it). */
 const maxInt64Double = 2 ** 63;
 
@@ -162,6 +165,9 @@ function validateNode(ctx: Context, node: SchemaNode, value: unknown, old: Corre
   }
   const actual = jsonType(value);
   if (types !== undefined && !admits(types, actual)) {
+    // A built-in runtime.RawExtension decodes any JSON value (its UnmarshalJSON keeps the
+    // bytes): what it may hold is for the type's own validation to say.
+    if (node.schema === node.defs[rawExtension]) return;
     const path = pathOf(ctx.segments);
     // kube-openapi names an integer or number format instead when a non-string value misses it.
     const s = node.schema;

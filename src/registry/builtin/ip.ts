@@ -243,6 +243,30 @@ export function cidrWarnings(path: string, value: string): string[] {
   return warnings;
 }
 
+/** The address with the leading zeros of its parts dropped: Go's sloppy parsers read past any number of them. */
+function withoutLeadingZeros(address: string): string {
+  return address.replace(/(^|[:.])0+(?=[0-9a-fA-F])/g, '$1');
+}
+
+/**
+ * Upstream's IsValidInterfaceAddress: an address with its prefix length ("192.168.1.5/24"),
+ * as ParseCIDRSloppy reads it, must be written as Go writes it back. An IPv4-mapped IPv6
+ * address is written in IPv4 form, a prefix length past 32 less the 96 bits before it
+ * (which may leave it negative: "::ffff:10.0.0.1/33" is "10.0.0.1/-63").
+ */
+export function interfaceAddressErrors(value: string): string[] {
+  const slash = value.indexOf('/');
+  const address = value.slice(0, slash);
+  const prefixText = value.slice(slash + 1);
+  const ip = slash < 0 ? undefined : parseIP(withoutLeadingZeros(address));
+  const prefix = Number(prefixText);
+  if (ip === undefined || !/^\d+$/.test(prefixText) || prefix > (address.includes(':') ? 128 : 32)) {
+    return ['must be a valid address in CIDR form, (e.g. 10.9.8.7/24 or 2001:db8::1/64)'];
+  }
+  const canonical = `${formatIP(ip)}/${ip.family === 'IPv4' && prefix > 32 ? prefix - 96 : prefix}`;
+  return value === canonical ? [] : [`must be in canonical form (${JSON.stringify(canonical)})`];
+}
+
 /** netutils.IsDualStackIPStrings: at least one address of each family; undefined when one does not parse. */
 export function isDualStackIPs(ips: readonly string[]): boolean | undefined {
   const families = new Set<IPFamily>();

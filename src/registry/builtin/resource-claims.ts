@@ -19,7 +19,7 @@ import { isDNS1123Label, isDNS1123Subdomain, isLabelValue, isQualifiedName } fro
 import { validateConditions } from '../validation/conditions.ts';
 import { objectMetaJson, validateTemplateObjectMeta } from '../validation/object-meta.ts';
 import { keepOldMetadata, keepOldSpec, keepOldStatus } from './common.ts';
-import { formatIP, parseCIDR, parseIP } from './ip.ts';
+import { interfaceAddressErrors } from './ip.ts';
 import { itemsAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
 import {
   deviceConfigMaxSize, deviceTaintEffects, validateDeviceBindingParameters, validateDeviceConfiguration, validateDeviceName, validateDeviceSelectors,
@@ -381,11 +381,7 @@ function validateAllocationResult(allocation: JsonObject, path: FieldPath, names
 
 /** IsValidInterfaceAddress: an address with its prefix length, as Go writes it. */
 function validateInterfaceAddress(address: string, path: FieldPath): StatusCause[] {
-  const cidr = parseCIDR(address);
-  const ip = parseIP(address.slice(0, address.indexOf('/')));
-  if (cidr === undefined || ip === undefined) return [invalid(path, address, 'must be a valid address in CIDR form, (e.g. 10.9.8.7/24 or 2001:db8::1/64)')];
-  const canonical = `${formatIP(ip)}/${cidr.prefix}`;
-  return address === canonical ? [] : [invalid(path, address, `must be in canonical form (${JSON.stringify(canonical)})`)];
+  return interfaceAddressErrors(address).map((msg) => invalid(path, address, msg));
 }
 
 function validateNetworkData(data: JsonObject | undefined, path: FieldPath): StatusCause[] {
