@@ -1,17 +1,18 @@
-// networking.k8s.io/v1 ingresses, ingressclasses, networkpolicies, ipaddresses and servicecidrs.
-// Ingresses, IngressClasses and NetworkPolicies after kubernetes
-// pkg/apis/networking/v1/defaults.go, pkg/apis/networking/validation, printers.go and the
-// warnings of pkg/registry/networking (IngressClasses, IPAddresses and ServiceCIDRs give none).
+// networking.k8s.io/v1 ingresses, ingressclasses, networkpolicies, ipaddresses and servicecidrs,
+// after kubernetes pkg/apis/networking/v1/defaults.go, pkg/apis/networking/validation,
+// printers.go and the strategies and warnings of pkg/registry/networking (IngressClasses,
+// IPAddresses and ServiceCIDRs give none).
 
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { JsonObject } from '../../api/json.ts';
 import { isDomainPrefixedPath, regexError } from '../../api/labels.ts';
+import { sentEmptyList } from '../../schema/prune.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { appendAll, fieldImmutable, forbidden, goJson, goQuote, invalid, notSupported, required, tooLong } from '../validation/field.ts';
+import { appendAll, fieldImmutable, forbidden, GoValue, goJson, goQuote, index, invalid, notSupported, required, tooLong } from '../validation/field.ts';
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isValidPortName, isValidPortNum, validateName } from '../validation/names.ts';
-import { generationStrategy, keepOldSpec, specStatusStrategy } from './common.ts';
-import { cidrWarnings, parseCIDR, parseIP } from './ip.ts';
+import { generationStrategy, keepOldMetadata, keepOldSpec, specStatusStrategy } from './common.ts';
+import { cidrForLegacyFieldErrors, cidrWarnings, formatIP, ipForLegacyFieldErrors, parseCIDR, parseIP } from './ip.ts';
 import { legacyCIDRCauses } from './legacy-ip-fields.ts';
 import { loadBalancerIngressCauses, loadBalancerIngressWarnings } from './load-balancer-status.ts';
 import { arrayAt, ensureObject, objectAt, objectsAt, present, stringAt } from './object.ts';
@@ -136,7 +137,8 @@ function validateIngressSpec(ingress: KubeObject, opts: IngressOptions): StatusC
   const rules = objectsAt(spec, 'rules');
   const defaultBackend = objectAt(spec, 'defaultBackend');
   if (rules.length === 0 && defaultBackend === undefined) {
-    causes.push(invalid('spec', Array.isArray(spec.rules) ? spec.rules : null, 'either `defaultBackend` or `rules` must be specified'));
+    // The bad value is the rules list: `[]` when the client sent an empty one (a non-nil slice), else null.
+    causes.push(invalid('spec', Array.isArray(spec.rules) || sentEmptyList(spec, 'rules') ? [] : null, 'either `defaultBackend` or `rules` must be specified'));
   }
   if (defaultBackend !== undefined) appendAll(causes, validateBackend(defaultBackend, 'spec.defaultBackend'));
   rules.forEach((rule, i) => {
@@ -482,8 +484,63 @@ function ipAddressParent(ip: KubeObject): string {
   return `${text}/${stringAt(ref, 'name')}`;
 }
 
+/**
+ * IsValidIP as current apimachinery has it: what a legacy field refuses with strict
+ * validation, then any form but the canonical one (what net.IP's String writes).
+ */
+function ipErrors(value: string): string[] {
+  const errs = ipForLegacyFieldErrors(value);
+  if (errs.length > 0) return errs;
+  const canonical = formatIP(parseIP(value)!);
+  return canonical === value ? [] : [`must be in canonical form (${JSON.stringify(canonical)})`];
+}
+
+/** validateIPAddressParentReference. */
+function validateParentReference(ref: JsonObject | undefined): StatusCause[] {
+  const path = 'spec.parentRef';
+  if (ref === undefined) return [required(path)];
+  const causes: StatusCause[] = [];
+  const group = stringAt(ref, 'group');
+  if (group !== '') for (const msg of isDNS1123Subdomain(group)) causes.push(invalid(`${path}.group`, group, msg));
+  for (const key of ['resource', 'name']) {
+    const value = stringAt(ref, key);
+    if (value === '') causes.push(required(`${path}.${key}`));
+    else for (const msg of validateName(value, 'path-segment')) causes.push(invalid(`${path}.${key}`, value, msg));
+  }
+  const namespace = stringAt(ref, 'namespace');
+  if (namespace !== '') for (const msg of validateName(namespace, 'path-segment')) causes.push(invalid(`${path}.namespace`, namespace, msg));
+  return causes;
+}
+
+/** The internal networking.ParentReference as json.Marshal writes it (Go field names, declaration order). */
+function goParentReference(ref: JsonObject | undefined): GoValue {
+  if (ref === undefined) return new GoValue('null');
+  return goJson({ Group: stringAt(ref, 'group'), Resource: stringAt(ref, 'resource'), Namespace: stringAt(ref, 'namespace'), Name: stringAt(ref, 'name') });
+}
+
+/**
+ * ValidateIPAddress: the name an IP address in canonical form (ValidateIPAddressName; the
+ * Store's path-segment rule refuses no IP address), and the parent reference; an update
+ * also keeps the parent (ValidateIPAddressUpdate).
+ */
+export function validateIPAddress(ip: KubeObject, old?: KubeObject): StatusCause[] {
+  const name = ip.metadata.name ?? '';
+  const causes = name === '' ? [] : ipErrors(name).map((msg) => invalid('metadata.name', name, msg));
+  const ref = objectAt(objectAt(ip, 'spec'), 'parentRef');
+  appendAll(causes, validateParentReference(ref));
+  if (old !== undefined) {
+    const oldRef = objectAt(objectAt(old, 'spec'), 'parentRef');
+    const value = goParentReference(ref);
+    if (value.text !== goParentReference(oldRef).text) causes.push(invalid('spec.parentRef', value, fieldImmutable));
+  }
+  return causes;
+}
+
 export function ipAddressesType(): ResourceType {
   return builtinType('networking.k8s.io', 'v1', 'ipaddresses', {
+    // Names are IP addresses, which a DNS subdomain rule would refuse (IPv6): validateIPAddress checks them.
+    nameRule: 'path-segment',
+    strategy: { validate: validateIPAddress },
     // Upstream defines no Age column here (its rows carry a third cell kubectl drops).
     tableColumns: [
       nameColumn,
@@ -492,9 +549,64 @@ export function ipAddressesType(): ResourceType {
   });
 }
 
+/** IsValidCIDR as current apimachinery has it: what a legacy field refuses with strict validation, then any form but the canonical one. */
+function cidrErrors(value: string): string[] {
+  const errs = cidrForLegacyFieldErrors(value);
+  if (errs.length > 0) return errs;
+  const canonical = parseCIDR(value)!.text;
+  return canonical === value ? [] : [`must be in canonical form (${JSON.stringify(canonical)})`];
+}
+
+/** validateServiceCIDRSpec: one or two CIDRs, valid, of different families. */
+function validateServiceCIDRSpec(sc: KubeObject): StatusCause[] {
+  const path = 'spec.cidrs';
+  const cidrs = arrayAt(objectAt(sc, 'spec'), 'cidrs').map(String);
+  if (cidrs.length === 0) return [required(path, 'at least one CIDR required')];
+  // The bad value is the internal ServiceCIDRSpec, marshalled by its Go field name.
+  if (cidrs.length > 2) return [invalid(path, goJson({ CIDRs: cidrs }), 'may only hold up to 2 values')];
+  const causes = cidrs.flatMap((cidr, i) => cidrErrors(cidr).map((msg) => invalid(index(path, i), cidr, msg)));
+  const families = cidrs.map((cidr) => parseCIDR(cidr)?.family);
+  if (cidrs.length === 2 && families[0] !== undefined && families[0] === families[1]) {
+    causes.push(invalid(path, cidrs, 'may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64'));
+  }
+  return causes;
+}
+
+/**
+ * ValidateServiceCIDR on create; ValidateServiceCIDRUpdate on update, which checks only that
+ * the CIDRs stay, but for a single-stack range that gains its second family.
+ */
+export function validateServiceCIDR(sc: KubeObject, old?: KubeObject): StatusCause[] {
+  if (old === undefined) return validateServiceCIDRSpec(sc);
+  const path = 'spec.cidrs';
+  const cidrs = arrayAt(objectAt(sc, 'spec'), 'cidrs');
+  const oldCIDRs = arrayAt(objectAt(old, 'spec'), 'cidrs');
+  if (cidrs.length === oldCIDRs.length) {
+    return oldCIDRs.flatMap((cidr, i) => (cidr === cidrs[i] ? [] : [invalid(index(path, i), cidrs[i], fieldImmutable)]));
+  }
+  if (oldCIDRs.length === 1 && cidrs.length === 2) {
+    const causes = cidrs[0] === oldCIDRs[0] ? [] : [invalid(index(path, 0), cidrs[0], fieldImmutable)];
+    return [...causes, ...validateServiceCIDRSpec(sc)];
+  }
+  const spec = objectAt(sc, 'spec') ?? {};
+  return [invalid(path, Array.isArray(spec.cidrs) || sentEmptyList(spec, 'cidrs') ? cidrs : null, fieldImmutable)];
+}
+
 export function serviceCIDRsType(): ResourceType {
   return builtinType('networking.k8s.io', 'v1', 'servicecidrs', {
-    strategy: specStatusStrategy(),
+    // Upstream's strategy keeps what the client sent, status too, and counts no generation;
+    // only its status subresource keeps the spec, and the stored metadata (ResetObjectMetaForStatus).
+    strategy: {
+      validate: validateServiceCIDR,
+      subresources: {
+        status: {
+          prepareForUpdate(obj, old) {
+            keepOldSpec(obj, old);
+            keepOldMetadata(obj, old);
+          },
+        },
+      },
+    },
     // printers.go's printServiceCIDR.
     tableColumns: [
       nameColumn,
