@@ -95,6 +95,12 @@ export interface RunningServer {
   /** The admin's client certificate and key (CN=kubernetes-admin, O=system:masters), when the data dir's client CA signs them. */
   adminCertificate?: { certPem: string; keyPem: string };
   registry: ResourceRegistry;
+  /**
+   * Settles once the start-up steps that run after the server serves have finished (the
+   * aggregator's informers, the identity lease, the admission policies' informers): what
+   * /readyz's post-start hooks and informer-sync wait for.
+   */
+  started: Promise<void>;
   /** Open watchers across all watch caches (to check that watches are released). */
   watcherCount(): number;
   /** The apply worker thread, when the server may start one (tests): whether it is ready, and how many applies it finished. */
@@ -385,14 +391,25 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     registry.add({ type, store, ...(runtimeDisabled.has(`${type.group}/${type.version}/${type.resource}`) ? { disabled: true } : {}) });
     if (type.group === '' && type.resource === 'namespaces') namespaces.store = store;
   }
+  // The start-up steps done, by the names of upstream's post-start hooks that do them (postStartHookChecks).
+  const finished = new Set<string>();
+  const finish = (...steps: string[]) => {
+    for (const step of steps) finished.add(step);
+  };
+  // The admission policies' informers, the last of the server's own to start (once it serves):
+  // /readyz's informer-sync fails until their watches are open.
+  let policiesStarted = false;
   // Caches load lazily: what start-up needs below (webhook configurations, Services
   // for the allocator, namespaces and ServiceAccounts for the controllers, CRDs) loads
   // now, on first use; every other cache loads in the background once the server
   // serves, or earlier when a request needs it (registry/read-path.ts).
   await admissionSetup.start();
   for (const { store } of registry.all()) if (store.allocator) await store.allocator.restore(await store.listAll());
+  finish('start-service-ip-repair-controllers');
   await ensureNamespaces(namespaces.store!);
+  finish('start-system-namespaces-controller');
   await ensureSystemPriorityClasses(registry.lookup('scheduling.k8s.io', 'v1', 'priorityclasses')!.store);
+  finish('scheduling/bootstrap-system-priority-classes');
   // Served CRDs add their schemas here, for OpenAPI and for their Stores.
   const definitions: Definitions = builtinDefinitionsCopy();
   const crdController = new CrdController({
@@ -433,11 +450,13 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   });
   // Stored CRDs are served again before the server answers.
   await crdController.start();
+  finish('start-apiextensions-informers', 'crd-informer-synced');
 
   // RBAC: the bootstrap policy is in place, aggregated roles have their rules and the
   // authorizer's informers hold every role and binding before the server answers.
   const rbac = rbacStores(registry);
   await reconcileBootstrapPolicy(rbac, log);
+  finish('rbac/bootstrap-roles');
   // The in-process controllers run on the replica holding their Lease (on storage of
   // its own, this one at once); --controllers turns them off one by one.
   let markServing!: () => void;
@@ -468,6 +487,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   // Priority and fairness classifies each request against the stored FlowSchemas.
   const flowControl = config.enablePriorityAndFairness ? new FlowControlInformers(registry, log) : undefined;
   await flowControl?.start();
+  // The server's own informers (admission webhooks', RBAC's, the node authorizer's, flow control's) run.
+  finish('generic-apiserver-start-informers', 'priority-and-fairness-config-consumer');
   const authorizer = await authz.start({
     ...(authorization.rbac !== undefined ? { rbac: authorization.rbac } : {}),
     ...(nodeAuthorization !== undefined ? { node: nodeAuthorization.authorizer } : {}),
@@ -488,7 +509,10 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   });
   discovery.remote = () => aggregation.remote();
   // Its informers load in the background: an APIService is proxied only once checked anyway.
-  const aggregationStarted = aggregation.start().catch((err: unknown) => log(`aggregation: ${(err as Error).message}`));
+  const aggregationStarted = aggregation.start().then(
+    () => finish('start-kube-aggregator-informers', 'apiservice-registration-controller'),
+    (err: unknown) => log(`aggregation: ${(err as Error).message}`),
+  );
   const openapi = new OpenApiService(registry, definitions);
   openapi.remote = () => aggregation.remote().flatMap((r) => (r.openapi !== undefined ? [{ path: `apis/${r.group}/${r.version}`, serverRelativeURL: r.openapi }] : []));
   openapi.remoteV2 = () => aggregation.remote().flatMap((r) => (r.openapiV2 !== undefined ? [{ ...r, document: r.openapiV2 }] : []));
@@ -550,12 +574,14 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       { name: 'etcd', check: () => withDeadline(backend.currentRevision(), config.etcdHealthcheckTimeoutMs, 'the storage did not answer') },
       // Upstream adds its encryption providers' check to /healthz, /livez and /readyz alike.
       ...(encryption.healthCheck === undefined ? [] : [encryption.healthCheck]),
+      ...postStartHookChecks(finished, flowControl !== undefined),
     ],
     readyChecks: [
       // Upstream's readiness check of its storage, apart from the health check, with its own timeout.
       { name: 'etcd-readiness', check: () => withDeadline(backend.currentRevision(), config.etcdReadycheckTimeoutMs, 'the storage did not answer') },
-      // Fails from the moment a shutdown begins, through its delay (--shutdown-delay-duration), as upstream's.
-      { name: 'shutdown', check: () => { if (closing !== undefined || server?.isStopping) throw new Error('shutting down'); } },
+      { name: 'informer-sync', check: () => { if (!policiesStarted) throw new Error('admission policy informers not started yet'); } },
+      // Fails from the moment a shutdown begins, through its delay (--shutdown-delay-duration), as upstream's shutdownCheck.
+      { name: 'shutdown', check: () => { if (closing !== undefined || server?.isStopping) throw new Error('process is shutting down'); } },
     ],
     plinthVersion,
     featureGates: config.featureGates,
@@ -633,6 +659,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   let reconciled: Promise<void> | undefined;
   let endpointReconciler: LeaseEndpointReconciler | undefined;
   let identityLease: IdentityLeaseController | undefined;
+  let identityLeaseStarted: Promise<void> = Promise.resolve();
   // Everything opened above, closed in order: by close(), or when the server cannot listen or finish starting.
   const shutdown = async () => {
     // Out of the kubernetes endpoints first, as upstream's pre-shutdown hook takes it out, then
@@ -677,6 +704,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     ({ reconciled } = await bootstrapObjects(registry, {
       serviceClusterIPRange: config.serviceClusterIPRange, address, port, authenticationTrust: authn.authenticationTrust, endpointReconciler: config.endpointReconcilerType,
     }, log));
+    finish('start-cluster-authentication-info-controller', 'start-legacy-token-tracking-controller', 'priority-and-fairness-config-producer',
+      'bootstrap-controller', 'start-kubernetes-service-cidr-controller', 'kube-apiserver-autoregistration');
     if (config.endpointReconcilerType === 'lease') {
       endpointReconciler = new LeaseEndpointReconciler({
         registry, backend, address, port, leaseTtlSeconds: config.endpointLeaseTtlSeconds, intervalMs: config.endpointReconcileIntervalMs, log,
@@ -688,7 +717,10 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     identityLease = new IdentityLeaseController({
       registry, hostname: hostname(), durationSeconds: config.identityLeaseDurationSeconds, renewIntervalSeconds: config.identityLeaseRenewIntervalSeconds, log,
     });
-    void reconciled.then(() => identityLease?.start());
+    identityLeaseStarted = reconciled.then(() => {
+      identityLease?.start();
+      finish('start-kube-apiserver-identity-lease-controller', 'start-kube-apiserver-identity-lease-garbage-collector');
+    });
   } catch (err) {
     closing = shutdown();
     await closing.catch(() => {});
@@ -697,13 +729,14 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const url = serverUrl();
   // Controllers that wait for the server to serve (their caches do not hold up start-up), or for every cache to load.
   markServing();
-  admissionSetup.startPolicies().catch((err: unknown) => log(`admission policies: ${(err as Error).message}`));
+  const policiesStart = admissionSetup.startPolicies().then(() => { policiesStarted = true; }, (err: unknown) => log(`admission policies: ${(err as Error).message}`));
+  const started = Promise.all([aggregationStarted, identityLeaseStarted, policiesStart]).then(() => {}, () => {});
   setImmediate(() => void loadInBackground([...caches], () => closing !== undefined).then(() => {
     if (closing === undefined) markLoaded();
   }).catch((err: unknown) => log(`loading caches: ${(err as Error).message}`)));
 
   return {
-    url, port, kubeconfigPath, token: tokens.admin, caPem: material.caPem, registry,
+    url, port, kubeconfigPath, token: tokens.admin, caPem: material.caPem, registry, started,
     ...(clientMaterial !== undefined ? { adminCertificate: { certPem: clientMaterial.adminCertPem, keyPem: clientMaterial.adminKeyPem } } : {}),
     watcherCount: () => caches.reduce((sum, cache) => sum + cache.watcherCount, 0),
     applyWorker: applyOffload,
@@ -1078,6 +1111,42 @@ async function ensureNamespaces(store: Store): Promise<void> {
   }
 }
 
+
+/**
+ * The start-up steps Plinth shares with kube-apiserver, each its `poststarthook/<name>` check on
+ * /healthz, /livez and /readyz, in the order upstream registers their hooks (AddPostStartHook adds
+ * the check through AddBootSequenceHealthChecks); each fails with upstream's "not finished"
+ * (hooks.go's postStartHookHealthz) until `finished` has its step. `flowControl`: priority and
+ * fairness is on, whose config consumer upstream registers only then.
+ */
+function postStartHookChecks(finished: ReadonlySet<string>, flowControl: boolean): HealthCheck[] {
+  const steps = [
+    'generic-apiserver-start-informers',
+    ...(flowControl ? ['priority-and-fairness-config-consumer'] : []),
+    'start-apiextensions-informers',
+    'crd-informer-synced',
+    'start-system-namespaces-controller',
+    'start-cluster-authentication-info-controller',
+    'start-kube-apiserver-identity-lease-controller',
+    'start-kube-apiserver-identity-lease-garbage-collector',
+    'start-legacy-token-tracking-controller',
+    'start-service-ip-repair-controllers',
+    'rbac/bootstrap-roles',
+    'scheduling/bootstrap-system-priority-classes',
+    'priority-and-fairness-config-producer',
+    'bootstrap-controller',
+    'start-kubernetes-service-cidr-controller',
+    'start-kube-aggregator-informers',
+    'apiservice-registration-controller',
+    'kube-apiserver-autoregistration',
+  ];
+  return steps.map((step) => ({
+    name: `poststarthook/${step}`,
+    check: () => {
+      if (!finished.has(step)) throw new Error('not finished');
+    },
+  }));
+}
 
 /** The storage checks' deadline (--etcd-healthcheck-timeout, --etcd-readycheck-timeout): an unreachable etcd fails the check rather than holding it. */
 async function withDeadline(work: Promise<unknown>, ms: number, message: string): Promise<void> {

@@ -48,9 +48,12 @@ export interface Response {
  * publisher unless asked: its kube-root-ca.crt ConfigMap in every namespace would show up
  * in the lists and watches of ConfigMaps that most tests use as their plain type.
  */
-export async function startServer(overrides: Partial<Config> = {}, deps: ServeDependencies = {}): Promise<TestServer> {
+/** `awaitStarted: false` answers as soon as the server serves, before its later start-up steps finish. */
+export async function startServer(overrides: Partial<Config> = {}, deps: ServeDependencies = {}, { awaitStarted = true } = {}): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? tempDir();
   const running = await serve({ ...defaultConfig(), storage: 'memory', securePort: 0, enableRootCaPublisher: false, ...overrides, dataDir }, () => {}, deps);
+  // Ready as /readyz says it: the steps after serving (the policies' informers among them) done.
+  if (awaitStarted) await running.started;
   const agent = new https.Agent({ ca: running.caPem, keepAlive: true });
   const request = (method: string, urlPath: string, opts: RequestOptions = {}) => httpsRequest(agent, running.url, running.token, method, urlPath, opts);
   let namespaces = 0;
