@@ -1,6 +1,7 @@
-// core/v1 LimitRange: upstream's defaults (SetDefaults_LimitRangeItem) and validation
-// (pkg/apis/core/validation ValidateLimitRange).
+// core/v1 LimitRange: upstream's defaults (SetDefaults_LimitRangeItem), validation
+// (pkg/apis/core/validation ValidateLimitRange) and strategy (pkg/registry/core/limitrange).
 
+import { randomUUID } from 'node:crypto';
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { compareQuantity, formatQuantity, integerValue, milliValue, quantityOf, type Quantity } from '../../api/quantity.ts';
@@ -142,6 +143,11 @@ export function validateLimitRange(lr: KubeObject): StatusCause[] {
 
 export const limitRangeStrategy: Strategy = {
   defaults: defaultLimitRange,
+  // Upstream's limitrangeStrategy.PrepareForCreate: a LimitRange created with neither a name
+  // nor a generateName is named with a new UUID rather than refused.
+  prepareForCreate(lr) {
+    if (lr.metadata.name === undefined || lr.metadata.name === '') lr.metadata.name = randomUUID();
+  },
   validate: validateLimitRange,
 };
 

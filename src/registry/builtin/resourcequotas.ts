@@ -1,16 +1,17 @@
 // core/v1 ResourceQuota: upstream's validation (pkg/apis/core/validation
-// ValidateResourceQuota and its update rules) and kubectl's table (printResourceQuota).
+// ValidateResourceQuota and its update rules), strategy (pkg/registry/core/resourcequota)
+// and kubectl's table (printResourceQuota).
 
 import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import { appendAll, goJson, type GoValue } from '../../api/field-errors.ts';
 import { isObject } from '../../api/json.ts';
-import { canonicalQuantity, isNegative, milliValue, parseQuantity } from '../../api/quantity.ts';
+import { canonicalQuantity, compareQuantity, formatQuantity, isNegative, milliValue, parseQuantity } from '../../api/quantity.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import type { Strategy } from '../resource-type.ts';
 import { child, fieldImmutable, invalid, key, required, type FieldPath } from '../validation/field.ts';
 import { arrayAt, objectAt, objectsAt, stringAt } from './object.ts';
 import { isIntegerResourceName, isStandardQuotaResourceName, validateQuotaResourceName } from './resource-names.ts';
-import { keepOldSpec, specStatusStrategy } from './common.ts';
+import { keepOldSpec, keepOldStatus } from './common.ts';
 
 const standardScopes = ['Terminating', 'NotTerminating', 'BestEffort', 'NotBestEffort', 'PriorityClass', 'CrossNamespacePodAffinity', 'VolumeAttributesClass'];
 /** Scopes that only say whether a pod has a property: their selector operator must be Exists. */
@@ -131,7 +132,36 @@ export function validateResourceQuota(rq: KubeObject): StatusCause[] {
   ];
 }
 
-export const resourceQuotaStrategy: Strategy = specStatusStrategy({
+/**
+ * Upstream's WarningsOnCreate: a request quota above the limit quota of the same resource
+ * (the bare cpu or memory stands for its request when requests.<name> is not given).
+ */
+function requestAboveLimitWarnings(rq: KubeObject): string[] {
+  const hard = objectAt(objectAt(rq, 'spec'), 'hard') ?? {};
+  const warnings: string[] = [];
+  for (const resource of ['cpu', 'memory', 'storage', 'ephemeral-storage']) {
+    let requestName = `requests.${resource}`;
+    if (!(requestName in hard) && (resource === 'cpu' || resource === 'memory') && resource in hard) requestName = resource;
+    const limitName = `limits.${resource}`;
+    const request = parseQuantity(hard[requestName]);
+    const limit = parseQuantity(hard[limitName]);
+    if (request !== undefined && limit !== undefined && compareQuantity(request, limit) > 0) {
+      warnings.push(`ResourceQuota ${requestName} (${formatQuantity(request)}) should be less than ${limitName} (${formatQuantity(limit)})`);
+    }
+  }
+  return warnings;
+}
+
+/**
+ * Upstream's resourcequotaStrategy: a create starts with an empty status, a write keeps the
+ * stored status and a status write the stored spec. Unlike most types with a status, a
+ * quota never gets a metadata.generation.
+ */
+export const resourceQuotaStrategy: Strategy = {
+  prepareForCreate(rq) {
+    rq.status = {};
+  },
+  prepareForUpdate: keepOldStatus,
   validate: validateResourceQuota,
   validateUpdate(rq, old) {
     const causes: StatusCause[] = [];
@@ -141,13 +171,14 @@ export const resourceQuotaStrategy: Strategy = specStatusStrategy({
     if (scopes.size !== oldScopes.size || [...scopes].some((s) => !oldScopes.has(s))) causes.push(invalid('spec.scopes', goList(objectAt(rq, 'spec')?.scopes), fieldImmutable));
     return causes;
   },
+  warningsOnCreate: requestAboveLimitWarnings,
   subresources: {
     status: {
       prepareForUpdate: keepOldSpec,
       validateUpdate: (rq) => validateStatus(rq.status),
     },
   },
-});
+};
 
 /** kubectl's "resource: used/hard" list of one column, sorted by resource name. */
 function usageCell(rq: KubeObject, limits: boolean): string {
