@@ -129,7 +129,8 @@ async function within(resources: Resources, attrs: AdmissionAttributes, emptyMat
 }
 
 
-export type ParamOutcome = { params: Array<KubeObject | null> } | { error: string } | { missing: 'Deny' | 'Allow' };
+/** `ofPolicy`: the error is the policy's own (its paramKind not served), not its binding's. */
+export type ParamOutcome = { params: Array<KubeObject | null> } | { error: string; ofPolicy?: boolean } | { missing: 'Deny' | 'Allow' };
 
 /** The parameter objects a binding selects: one null when the policy takes none. */
 export async function paramsFor(policy: KubeObject, binding: KubeObject, attrs: AdmissionAttributes, sources: PolicySources): Promise<ParamOutcome> {
@@ -143,7 +144,7 @@ export async function paramsFor(policy: KubeObject, binding: KubeObject, attrs: 
   if (selector instanceof Error) return { error: `failed to configure binding: ${selector.message}` };
   const namespace = text(paramRef.namespace) !== '' ? text(paramRef.namespace) : attrs.namespace;
   const found = await sources.params(text(paramKind.apiVersion), text(paramKind.kind), namespace, text(paramRef.name) || undefined, selector);
-  if (found === undefined) return { error: `failed to configure policy: failed to find resource referenced by paramKind: '${text(paramKind.apiVersion)}, Kind=${text(paramKind.kind)}'` };
+  if (found === undefined) return { error: `failed to configure policy: failed to find resource referenced by paramKind: '${text(paramKind.apiVersion)}, Kind=${text(paramKind.kind)}'`, ofPolicy: true };
   if (found.length === 0) return { missing: text(paramRef.parameterNotFoundAction) === 'Deny' ? 'Deny' : 'Allow' };
   return { params: found };
 }

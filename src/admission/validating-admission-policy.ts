@@ -3,10 +3,11 @@
 // matchConstraints and the binding's matchResources) evaluates the policy's CEL
 // validations over object, oldObject, request, params, namespaceObject and variables,
 // once per parameter object its paramRef selects. A failed validation is denied, warned
-// about or audited as the binding's validationActions say; an expression that cannot be
-// evaluated, or a binding that cannot be applied (no params, a missing param kind),
-// denies under failurePolicy Fail and is passed over under Ignore. The policy's
-// auditAnnotations, and the Audit action's failure, annotate the request's audit event.
+// about or audited as the binding's validationActions say, and so is an expression that
+// cannot be evaluated under failurePolicy Fail; a binding that cannot be applied (no params
+// under `Deny`, a param kind not served) denies under Fail whatever its validationActions.
+// Under Ignore both are passed over. The policy's auditAnnotations, and the Audit action's
+// failure, annotate the request's audit event.
 
 import { StatusError, type KubeObject } from '../api/index.ts';
 import { goJson } from '../api/field-errors.ts';
@@ -28,8 +29,13 @@ interface Decision {
   reason: string;
   /** Which validation failed (absent for failures of the binding itself; the audit annotation then says 0, as upstream's). */
   expressionIndex?: number;
-  /** Denied whatever the binding's validationActions (an audit annotation that failed), as upstream's dispatcher does. */
+  /**
+   * Denied whatever the binding's validationActions, as upstream's dispatcher does: an audit
+   * annotation that failed, or a policy or binding that could not be configured for the request.
+   */
   always?: boolean;
+  /** A failure of the policy itself (its paramKind not served): the message names no binding. */
+  ofPolicy?: boolean;
 }
 
 /** What one policy under one binding decided, and the audit annotations it publishes (key, value). */
@@ -40,9 +46,12 @@ interface Outcome {
 
 /** Upstream's maxAuditAnnotationValueLength: a value's bytes past it are cut off. */
 const maxAuditAnnotationValueBytes = 10 * 1024;
+/** Upstream's MaxEvaluatedMessageExpressionSizeBytes: a longer message is not used. */
+const maxMessageExpressionBytes = 5 * 1024;
 
 /** Go's strings.TrimSpace (unicode.IsSpace: U+0085 is a space to Go, U+FEFF is not, unlike String.prototype.trim). */
 const goSpaceEnds = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+const goTrimSpace = (value: string): string => value.replace(goSpaceEnds, '');
 
 /**
  * A Go string's first `max` bytes (`value[:max]`), as its JSON encoder then writes it: the
@@ -84,11 +93,16 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
     const failClosed = text(spec.failurePolicy) !== 'Ignore';
     // A failure to evaluate names the validation it concerns (upstream's decision index: 0 for the policy's own).
     const failure = (message: string, expressionIndex = 0): Decision[] => (failClosed ? [{ action: 'deny', message, reason: 'Invalid', expressionIndex }] : []);
+    // A policy or binding that cannot be configured denies under failurePolicy Fail, whatever
+    // the binding's validationActions (upstream's addConfigError); no params under `Deny` is one.
+    const configurationError = (message: string, ofPolicy = false): Outcome => ({
+      decisions: failClosed ? [{ action: 'deny', message, reason: 'Invalid', always: true, ...(ofPolicy ? { ofPolicy } : {}) }] : [],
+      annotations: [],
+    });
     const params = await paramsFor(policy, binding, attrs, sources);
-    if ('error' in params) return { decisions: failure(params.error), annotations: [] };
+    if ('error' in params) return configurationError(params.error, params.ofPolicy);
     if ('missing' in params) {
-      const decisions: Decision[] = params.missing === 'Deny' ? [{ action: 'deny', message: 'no params found for policy binding with `Deny` parameterNotFoundAction', reason: 'Invalid' }] : [];
-      return { decisions, annotations: [] };
+      return params.missing === 'Deny' ? configurationError('failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction') : { decisions: [], annotations: [] };
     }
     const base = await requestVariables(attrs, sources);
     const decisions: Decision[] = [];
@@ -152,7 +166,7 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
           decisions.push({ action: 'deny', message, reason: 'Invalid', always: true });
           continue;
         }
-        const trimmed = value.replace(goSpaceEnds, '');
+        const trimmed = goTrimSpace(value);
         if (trimmed !== '') annotations.push([text(annotation.key), firstBytes(trimmed, maxAuditAnnotationValueBytes)]);
       }
     }
@@ -210,7 +224,8 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
       for (const [key, values] of keys) addAuditAnnotation(`${policyName}/${key}`, values.join(', '));
     }
     if (denied === undefined) return;
-    const message = `ValidatingAdmissionPolicy '${denied.policy}' with binding '${denied.binding}' denied request: ${denied.decision.message}`;
+    const policyText = denied.decision.ofPolicy === true ? `ValidatingAdmissionPolicy '${denied.policy}'` : `ValidatingAdmissionPolicy '${denied.policy}' with binding '${denied.binding}'`;
+    const message = `${policyText} denied request: ${denied.decision.message}`;
     const resource = attrs.group === '' ? attrs.resource : `${attrs.resource}.${attrs.group}`;
     const reason = denied.decision.reason;
     throw new StatusError(codeFor(reason), reason, `${resource} "${attrs.name}" is forbidden: ${message}`, {
@@ -219,17 +234,22 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
   }
 }
 
-/** A failed validation's message: its message, else its messageExpression's answer, else upstream's default. */
+/**
+ * A failed validation's message, as upstream's validator picks it: its messageExpression's
+ * string, trimmed, unless that fails, is empty, longer than 5 KiB or has a line break; else
+ * its message, trimmed; else `failed expression: ` and the expression.
+ */
 async function messageOf(validation: Raw, variables: Record<string, unknown>): Promise<string> {
-  if (text(validation.message) !== '') return text(validation.message);
   if (text(validation.messageExpression) !== '') {
     const compiled = cel().compile(text(validation.messageExpression), policyVariableTypes);
     try {
-      const message = await compiled.program?.(variables);
-      if (typeof message === 'string' && message.trim() !== '' && !message.includes('\n')) return message.trim();
+      const evaluated = await compiled.program?.(variables);
+      const message = typeof evaluated === 'string' ? goTrimSpace(evaluated) : '';
+      if (message !== '' && Buffer.byteLength(message) <= maxMessageExpressionBytes && !message.includes('\n')) return message;
     } catch {
-      // As upstream: a messageExpression that fails falls back to the default message.
+      // As upstream: a messageExpression that fails falls back to the message.
     }
   }
-  return `failed expression: ${text(validation.expression).trim()}`;
+  const message = goTrimSpace(text(validation.message));
+  return message !== '' ? message : `failed expression: ${goTrimSpace(text(validation.expression))}`;
 }
