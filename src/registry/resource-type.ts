@@ -3,6 +3,7 @@ import type { ValidateOptions } from '../schema/index.ts';
 import type { Backend } from '../storage/backend.ts';
 import type { KubeObject, StatusCause, TableColumn, TableRowCondition } from '../api/index.ts';
 import type { FieldLabelConversion } from '../api/fields.ts';
+import type { NameRule } from './validation/names.ts';
 
 /** The per-type behaviour the generic Store calls (upstream's "strategy"). */
 export interface Strategy {
@@ -222,10 +223,10 @@ export interface ResourceType {
   deleteReturnsObject: boolean;
   /**
    * Name rule: "dns1123-subdomain" (most types), "dns1123-label" (namespaces),
-   * "dns1035-label" (services: a label starting with a letter), or "path-segment".
-   * Checked with validateObjectMeta (registry/validation/).
+   * "dns1035-label" (services: a label starting with a letter), "ip-address"
+   * (IPAddresses), or "path-segment". Checked with validateObjectMeta (registry/validation/).
    */
-  nameRule: 'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label' | 'path-segment';
+  nameRule: NameRule;
   /**
    * What the schema enforces on this type's objects (schema/validate.ts). Absent: a
    * built-in type's rules: types and required fields, with type errors refused before

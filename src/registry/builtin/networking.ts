@@ -12,7 +12,7 @@ import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { appendAll, fieldImmutable, forbidden, GoValue, goJson, goQuote, index, invalid, notSupported, required, tooLong } from '../validation/field.ts';
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isValidPortName, isValidPortNum, validateName } from '../validation/names.ts';
 import { generationStrategy, keepOldMetadata, keepOldSpec, specStatusStrategy } from './common.ts';
-import { cidrForLegacyFieldErrors, cidrWarnings, formatIP, ipForLegacyFieldErrors, parseCIDR, parseIP } from './ip.ts';
+import { cidrForLegacyFieldErrors, cidrWarnings, parseCIDR, parseIP } from './ip.ts';
 import { legacyCIDRCauses } from './legacy-ip-fields.ts';
 import { loadBalancerIngressCauses, loadBalancerIngressWarnings } from './load-balancer-status.ts';
 import { arrayAt, ensureObject, objectAt, objectsAt, present, stringAt } from './object.ts';
@@ -484,17 +484,6 @@ function ipAddressParent(ip: KubeObject): string {
   return `${text}/${stringAt(ref, 'name')}`;
 }
 
-/**
- * IsValidIP as current apimachinery has it: what a legacy field refuses with strict
- * validation, then any form but the canonical one (what net.IP's String writes).
- */
-function ipErrors(value: string): string[] {
-  const errs = ipForLegacyFieldErrors(value);
-  if (errs.length > 0) return errs;
-  const canonical = formatIP(parseIP(value)!);
-  return canonical === value ? [] : [`must be in canonical form (${JSON.stringify(canonical)})`];
-}
-
 /** validateIPAddressParentReference. */
 function validateParentReference(ref: JsonObject | undefined): StatusCause[] {
   const path = 'spec.parentRef';
@@ -519,13 +508,17 @@ function goParentReference(ref: JsonObject | undefined): GoValue {
 }
 
 /**
- * ValidateIPAddress: the name an IP address in canonical form (ValidateIPAddressName; the
- * Store's path-segment rule refuses no IP address), and the parent reference; an update
- * also keeps the parent (ValidateIPAddressUpdate).
+ * ValidateIPAddress past the metadata a create's Store checks by the "ip-address" name rule:
+ * the parent reference; an update also keeps the parent (ValidateIPAddressUpdate).
  */
 export function validateIPAddress(ip: KubeObject, old?: KubeObject): StatusCause[] {
-  const name = ip.metadata.name ?? '';
-  const causes = name === '' ? [] : ipErrors(name).map((msg) => invalid('metadata.name', name, msg));
+  const causes: StatusCause[] = [];
+  // ValidateUpdate runs ValidateIPAddress, metadata and all: of the name rule's fields only
+  // generateName can fail there, the name staying what was created.
+  const generateName = ip.metadata.generateName ?? '';
+  if (old !== undefined && generateName !== '') {
+    for (const msg of validateName(generateName, 'ip-address', true)) causes.push(invalid('metadata.generateName', generateName, msg));
+  }
   const ref = objectAt(objectAt(ip, 'spec'), 'parentRef');
   appendAll(causes, validateParentReference(ref));
   if (old !== undefined) {
@@ -538,8 +531,7 @@ export function validateIPAddress(ip: KubeObject, old?: KubeObject): StatusCause
 
 export function ipAddressesType(): ResourceType {
   return builtinType('networking.k8s.io', 'v1', 'ipaddresses', {
-    // Names are IP addresses, which a DNS subdomain rule would refuse (IPv6): validateIPAddress checks them.
-    nameRule: 'path-segment',
+    nameRule: 'ip-address',
     strategy: { validate: validateIPAddress },
     // Upstream defines no Age column here (its rows carry a third cell kubectl drops).
     tableColumns: [

@@ -48,6 +48,42 @@ describe('networking sweep, second pass', () => {
       });
     }
 
+    // The name rule is ValidateObjectMeta's (ValidateIPAddressName): its causes come before
+    // the labels', and the path-segment check BeforeCreate runs after a valid strategy adds
+    // none, since no IP address fails it.
+    const notAnIP = (field: string, value: string) => `${field}: Invalid value: ${JSON.stringify(value)}: must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`;
+    const metaCases: [string, object, string[]][] = [
+      ["a name '.'", { name: '.' }, [notAnIP('metadata.name', '.')]],
+      ["a name '..'", { name: '..' }, [notAnIP('metadata.name', '..')]],
+      ["a name with '/' and '%'", { name: '10.0.0.1/8%x' }, [notAnIP('metadata.name', '10.0.0.1/8%x')]],
+      ['a bad name and a bad label', { name: 'foo', labels: { 'a b': 'x' } }, [
+        notAnIP('metadata.name', 'foo'),
+        "metadata.labels: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+      ]],
+    ];
+    for (const [name, metadata, want] of metaCases) {
+      test(`POST with ${name} answers 422 with ValidateObjectMeta's causes`, async () => {
+        const body = { ...ipAddress('', { parentRef: ref }), metadata };
+        const res = await server.request('POST', `${networking}/ipaddresses`, { body });
+        assert.equal(res.status, 422, res.text);
+        assert.deepEqual(causes(res), want);
+      });
+    }
+
+    test('a generateName is checked as a whole IP address, on create and on update', async () => {
+      const generated = await server.request('POST', `${networking}/ipaddresses`, { body: { ...ipAddress('', { parentRef: ref }), metadata: { generateName: 'ip-' } } });
+      assert.equal(generated.status, 422, generated.text);
+      assert.equal(causes(generated)[0], notAnIP('metadata.generateName', 'ip-'));
+      assert.deepEqual(generated.json.details.causes.map((c: { field: string }) => c.field), ['metadata.generateName', 'metadata.name']);
+
+      const created = await server.request('POST', `${networking}/ipaddresses`, { body: ipAddress('10.0.0.8', { parentRef: ref }) });
+      assert.equal(created.status, 201, created.text);
+      const renamed = { ...created.json, metadata: { ...created.json.metadata, generateName: 'ip-' } };
+      const updated = await server.request('PUT', `${networking}/ipaddresses/10.0.0.8`, { body: renamed });
+      assert.equal(updated.status, 422, updated.text);
+      assert.deepEqual(causes(updated), [notAnIP('metadata.generateName', 'ip-')]);
+    });
+
     test('an IPv6 address in canonical form is a valid name; its parent stays', async () => {
       const created = await server.request('POST', `${networking}/ipaddresses`, { body: ipAddress('2001:db8::7', { parentRef: ref }) });
       assert.equal(created.status, 201, created.text);
