@@ -6,7 +6,7 @@
 
 import { isStatusError, type KubeObject } from '../api/index.ts';
 import { semanticEqual } from './builtin/object.ts';
-import { formatIP, parseCIDR } from './builtin/ip.ts';
+import { formatIP, parseCIDR } from './validation/ip.ts';
 import type { ResourceRegistry } from './registry.ts';
 import type { Store } from './store.ts';
 import { kubernetesEndpoints } from './endpoint-reconciler.ts';

@@ -7,7 +7,7 @@ import { builtinType } from './skeleton.ts';
 import { appendAll, child, goJson, index, invalid, notSupported, required } from '../validation/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum } from '../validation/names.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
-import { ipWarnings } from './ip.ts';
+import { ipWarnings } from '../validation/ip.ts';
 import { endpointIPCauses, legacyIPCauses } from './legacy-ip-fields.ts';
 import { isObject } from '../../api/json.ts';
 import { arrayAt, objectsAt, semanticEqual, stringAt } from './object.ts';

@@ -13,7 +13,7 @@ import { appendAll, duplicate, fieldImmutable, goJson, index, invalid, notSuppor
 import { isDNS1123Label, isDNS1123Subdomain, isLabelValue, isQualifiedName } from '../validation/names.ts';
 import { validateLabels } from '../validation/object-meta.ts';
 import { isKubernetesEndpoints } from './endpoints.ts';
-import { ipFamilyOf, ipWarnings } from './ip.ts';
+import { ipFamilyOf, ipWarnings } from '../validation/ip.ts';
 import { endpointIPCauses, legacyIPCauses } from './legacy-ip-fields.ts';
 import { arrayAt, objectAt, objectsAt, semanticEqual, stringAt, stringsAt } from './object.ts';
 import { builtinType } from './skeleton.ts';

@@ -10,8 +10,8 @@ import type { KubeObject } from '../../api/index.ts';
 import { isStorageError, type Backend, type KeyValue } from '../../storage/backend.ts';
 import { decodeFromStorage, encodeForStorage } from '../codec.ts';
 import { resourcePrefix } from '../keys.ts';
-import { formatIP, parseIP } from './ip.ts';
-import type { CIDR, IP } from './ip.ts';
+import { formatIP, parseIP } from '../validation/ip.ts';
+import type { CIDR, IP } from '../validation/ip.ts';
 import { objectAt, stringAt } from './object.ts';
 import { AllocationError, nowTimestamp, rangeOffset } from './service-ranges.ts';
 

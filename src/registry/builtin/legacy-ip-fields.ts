@@ -5,7 +5,7 @@
 
 import type { StatusCause } from '../../api/index.ts';
 import { invalid } from '../validation/field.ts';
-import { cidrForLegacyFieldErrors, ipForLegacyFieldErrors, parseIP } from './ip.ts';
+import { cidrForLegacyFieldErrors, ipForLegacyFieldErrors, parseIP } from '../validation/ip.ts';
 
 export function legacyIPCauses(path: string, value: string, validOldIPs: readonly string[] = []): StatusCause[] {
   return ipForLegacyFieldErrors(value, validOldIPs).map((msg) => invalid(path, value, msg));

@@ -6,7 +6,7 @@
 import type { KubeObject, StatusCause } from '../../api/index.ts';
 import { appendAll, child, index, invalid } from '../validation/field.ts';
 import { isDNS1123Subdomain } from '../validation/names.ts';
-import { ipWarnings, parseIP } from './ip.ts';
+import { ipWarnings, parseIP } from '../validation/ip.ts';
 import { legacyIPCauses } from './legacy-ip-fields.ts';
 import { arrayAt, objectAt, stringAt } from './object.ts';
 

@@ -12,7 +12,7 @@ import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { appendAll, fieldImmutable, forbidden, GoValue, goJson, goQuote, index, invalid, notSupported, required, tooLong } from '../validation/field.ts';
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isValidPortName, isValidPortNum, validateName } from '../validation/names.ts';
 import { generationStrategy, keepOldMetadata, keepOldSpec, specStatusStrategy } from './common.ts';
-import { cidrForLegacyFieldErrors, cidrWarnings, parseCIDR, parseIP } from './ip.ts';
+import { cidrForLegacyFieldErrors, cidrWarnings, parseCIDR, parseIP } from '../validation/ip.ts';
 import { legacyCIDRCauses } from './legacy-ip-fields.ts';
 import { loadBalancerIngressCauses, loadBalancerIngressWarnings } from './load-balancer-status.ts';
 import { arrayAt, ensureObject, objectAt, objectsAt, present, stringAt } from './object.ts';

@@ -12,7 +12,7 @@ import { compareStrings } from '../../apply/field-path.ts';
 import { validateKubeFinalizerNames } from '../validation/object-meta.ts';
 import { keepOldSpec, keepOldStatus } from './common.ts';
 import type { JsonObject } from '../../api/json.ts';
-import { cidrForLegacyFieldErrors, cidrWarnings, invalidCIDRMessage, ipFamilyOf } from './ip.ts';
+import { cidrForLegacyFieldErrors, cidrWarnings, invalidCIDRMessage, ipFamilyOf } from '../validation/ip.ts';
 import { legacyCIDRCauses } from './legacy-ip-fields.ts';
 import { arrayAt, defaultEmptyObject, ensureObject, numberAt, objectAt, present, stringAt, stringsAt } from './object.ts';
 import { isIntegerResourceName } from './resource-names.ts';

@@ -12,7 +12,7 @@ import type { KubeObject, StatusCause } from '../../api/index.ts';
 import type { JsonObject } from '../../api/json.ts';
 import { appendAll, child, duplicate, fieldImmutable, forbidden, goJson, index, invalid, notSupported, required, type FieldPath } from '../validation/field.ts';
 import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../validation/names.ts';
-import { ipWarnings, isDualStackIPs } from './ip.ts';
+import { ipWarnings, isDualStackIPs } from '../validation/ip.ts';
 import { legacyIPCauses } from './legacy-ip-fields.ts';
 import { arrayAt, itemsAt, numberAt, objectAt, objectsAt, stringAt } from './object.ts';
 import { validatePodSpecificAnnotationUpdates } from './pod-annotations.ts';

@@ -8,7 +8,7 @@ import type { KubeObject } from '../../api/index.ts';
 import { isObject, type JsonObject } from '../../api/json.ts';
 import { appendAll, child, goQuote, index, key, type FieldPath } from '../validation/field.ts';
 import { isDNS1123Label } from '../validation/names.ts';
-import { ipWarnings } from './ip.ts';
+import { ipWarnings } from '../validation/ip.ts';
 import { nodeLabelDeprecatedMessage, nodeSelectorTermWarnings } from './node-label-warnings.ts';
 import { arrayAt, itemsAt, numberAt, objectAt, present, stringAt } from './object.ts';
 import { deprecatedVolumePluginWarnings, fractionalBytesWarnings, isWholeBytes, persistentVolumeClaimSpecWarnings } from './storage-warnings.ts';

@@ -19,7 +19,7 @@ import { isDNS1123Label, isDNS1123Subdomain, isLabelValue, isQualifiedName } fro
 import { validateConditions } from '../validation/conditions.ts';
 import { objectMetaJson, validateTemplateObjectMeta } from '../validation/object-meta.ts';
 import { keepOldMetadata, keepOldSpec, keepOldStatus } from './common.ts';
-import { interfaceAddressErrors } from './ip.ts';
+import { interfaceAddressErrors } from '../validation/ip.ts';
 import { itemsAt, objectAt, objectsAt, semanticEqual, stringAt } from './object.ts';
 import {
   deviceConfigMaxSize, deviceTaintEffects, validateDeviceBindingParameters, validateDeviceConfiguration, validateDeviceName, validateDeviceSelectors,

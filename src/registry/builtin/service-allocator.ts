@@ -12,8 +12,8 @@ import { isStorageError, type Backend } from '../../storage/backend.ts';
 import { decodeFromStorage, encodeForStorage } from '../codec.ts';
 import type { Allocation, Allocator } from '../resource-type.ts';
 import { appendAll, invalid as invalidField } from '../validation/field.ts';
-import { formatIP, parseIP } from './ip.ts';
-import type { IP, IPFamily } from './ip.ts';
+import { formatIP, parseIP } from '../validation/ip.ts';
+import type { IP, IPFamily } from '../validation/ip.ts';
 import {
   IPAddressPool, ipAddressObject, ipAddressesPrefix, ipAllocatorName, isParent, managedByLabel, mismatchedNetwork, type ServiceRef,
 } from './ip-address-allocator.ts';

@@ -1,8 +1,8 @@
 // The configured Service ranges (--service-cluster-ip-range, --service-node-port-range)
 // and what the ClusterIP and NodePort allocators share.
 
-import { parseCIDR } from './ip.ts';
-import type { CIDR } from './ip.ts';
+import { parseCIDR } from '../validation/ip.ts';
+import type { CIDR } from '../validation/ip.ts';
 import { rfc3339Seconds } from '../../api/time.ts';
 
 export const defaultServiceClusterIPRange = '10.96.0.0/12';

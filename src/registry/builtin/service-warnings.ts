@@ -5,7 +5,7 @@
 
 import type { KubeObject } from '../../api/index.ts';
 import { appendAll, index } from '../validation/field.ts';
-import { cidrWarnings, ipWarnings } from './ip.ts';
+import { cidrWarnings, ipWarnings } from '../validation/ip.ts';
 import { stringAt, stringsAt } from './object.ts';
 import { clusterIPsOf, serviceSpec, serviceType } from './service-spec.ts';
 

@@ -10,8 +10,8 @@ import { appendAll, child, duplicate, forbidden, goJson, type GoValue, index, in
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortName, isValidPortNum } from '../validation/names.ts';
 import { validateKubeFinalizerNames, validateLabels } from '../validation/object-meta.ts';
 import { keepOldSpec, keepOldStatus } from './common.ts';
-import type { IPFamily } from './ip.ts';
-import { ipFamilyOf, isDualStackIPs } from './ip.ts';
+import type { IPFamily } from '../validation/ip.ts';
+import { ipFamilyOf, isDualStackIPs } from '../validation/ip.ts';
 import { endpointIPCauses, legacyCIDRCauses, legacyIPCauses } from './legacy-ip-fields.ts';
 import { loadBalancerIngressCauses, loadBalancerIngressPath, loadBalancerIngresses, loadBalancerIngressWarnings } from './load-balancer-status.ts';
 import { clone, isObject, type JsonObject } from '../../api/json.ts';

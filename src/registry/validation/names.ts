@@ -2,7 +2,7 @@
 // with upstream's messages.
 
 import { byteLength, isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isLabelKey, isLabelValue, maxLenError, regexError } from '../../api/labels.ts';
-import { formatIP, ipForLegacyFieldErrors, parseIP } from '../builtin/ip.ts';
+import { formatIP, ipForLegacyFieldErrors, parseIP } from './ip.ts';
 
 export { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isLabelKey as isQualifiedName, isLabelValue };
 

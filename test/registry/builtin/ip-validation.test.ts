@@ -3,7 +3,7 @@
 // ambiguous forms; and the warnings upstream's GetWarningsForIP and GetWarningsForCIDR give.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cidrForLegacyFieldErrors, cidrWarnings, ipForLegacyFieldErrors, ipWarnings } from '../../../src/registry/builtin/ip.ts';
+import { cidrForLegacyFieldErrors, cidrWarnings, ipForLegacyFieldErrors, ipWarnings } from '../../../src/registry/validation/ip.ts';
 
 test('a legacy field IP: leading zeros and IPv4-mapped addresses refused, unless the object held them', () => {
   assert.deepEqual(ipForLegacyFieldErrors('10.0.0.1'), []);

@@ -1,4 +1,4 @@
-// IPv4 and IPv6 addresses and CIDRs as integers, for Service ClusterIP ranges.
+// IPv4 and IPv6 addresses and CIDRs as integers (Service ClusterIP ranges), and their validation as apimachinery's IP and CIDR checks.
 
 export type IPFamily = 'IPv4' | 'IPv6';
 
