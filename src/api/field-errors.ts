@@ -175,8 +175,9 @@ export function duplicate(field: FieldPath, value: unknown): StatusCause {
   return cause('FieldValueDuplicate', field, `Duplicate value: ${formatBadValue(value)}`, '');
 }
 
-export function notFound(field: FieldPath, value: unknown): StatusCause {
-  return cause('FieldValueNotFound', field, `Not found: ${formatBadValue(value)}`, '');
+/** field.NotFound, or with a detail the error a caller builds itself (a *field.Error of type NotFound). */
+export function notFound(field: FieldPath, value: unknown, detail = ''): StatusCause {
+  return cause('FieldValueNotFound', field, `Not found: ${formatBadValue(value)}`, detail);
 }
 
 export function notSupported(field: FieldPath, value: unknown, validValues: readonly string[]): StatusCause {

@@ -7,10 +7,10 @@ import type { KubeObject, StatusCause, TableColumn } from '../../api/index.ts';
 import { labelSelectorFromSet } from '../../api/labels.ts';
 import type { GarbageCollectionPolicy, ResourceType, ScaleAccess } from '../resource-type.ts';
 import { ageColumn, column, nameColumn } from '../table-columns.ts';
-import { appendAll, required, validateNonnegative } from '../validation/field.ts';
+import { appendAll, invalid, notFound, required, validateNonnegative } from '../validation/field.ts';
 import { clone, type JsonObject } from '../../api/json.ts';
 import { keepOldSpec, specStatusStrategy } from './common.ts';
-import { ensureObject, numberAt, objectAt } from './object.ts';
+import { ensureObject, mapsEqual, numberAt, objectAt } from './object.ts';
 import {
   defaultReplicas, replicatedWarningsOnCreate, templateOf, templateWarningsOnUpdate, validateImmutableSelector, validateReplicaCounts,
   validateReplicaSetStatus, validateReplicatedTemplate, validateSelectorAndTemplate, withZeroCounters,
@@ -162,6 +162,33 @@ function validateReplicationController(rc: KubeObject, old?: KubeObject): Status
   return causes;
 }
 
+/** core.NonConvertibleAnnotationPrefix: what a conversion from a ReplicaSet could not express, noted on the object. */
+const nonConvertiblePrefix = 'non-convertible.kubernetes.io';
+
+/**
+ * rcStrategy.ValidateUpdate's last causes, from the stored object's non-convertible
+ * annotations: a selector named there may not change; any other field named there
+ * refuses every update (upstream names it as the cause's field, the annotation's value
+ * as its bad value).
+ */
+function validateNonConvertibleFields(rc: KubeObject, old: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  for (const [key, value] of Object.entries(old.metadata.annotations ?? {})) {
+    if (!key.startsWith(nonConvertiblePrefix)) continue;
+    const parts = key.split('/');
+    if (parts.length !== 2) continue;
+    const brokenField = parts[1]!;
+    if (brokenField.includes('selector')) {
+      const selector = objectAt(rc, 'spec')?.selector;
+      if (!mapsEqual(selector, objectAt(old, 'spec')?.selector)) causes.push(invalid('spec.selector', selector, 'cannot update non-convertible selector'));
+    } else {
+      // A NotFound with a detail, which field.NotFound does not take: upstream builds the error itself.
+      causes.push(notFound(brokenField, value, 'unknown non-convertible field'));
+    }
+  }
+  return causes;
+}
+
 export const replicationControllerColumns: TableColumn[] = [
   nameColumn,
   column('Desired', specReplicas, {
@@ -188,7 +215,7 @@ export function replicationControllersType(): ResourceType {
       ...replicatedStrategy({
         defaults: defaultReplicationController,
         validate: validateReplicationController,
-        validateUpdate: validateReplicationController,
+        validateUpdate: (rc, old) => [...validateReplicationController(rc, old), ...validateNonConvertibleFields(rc, old)],
         validateStatus: validateReplicaSetStatus,
         // Upstream's rcStrategy passes the templates the wrong way round: an update is warned of the old one.
         warningsOnUpdate: (rc, old) => whenGenerationChanged(rc, old, () => podTemplateWarnings(templateOf(old), 'spec.template')),

@@ -124,6 +124,10 @@ const decidedByValidation: Readonly<Record<string, readonly string[]>> = {
   // A revision decodes as 0 (only a negative one is refused); a DaemonSet without a selector is told its template's labels do not match.
   'io.k8s.api.apps.v1.ControllerRevision': ['revision'],
   'io.k8s.api.apps.v1.DaemonSetSpec': ['selector'],
+  // ValidateLimitRange accepts a LimitRange without limits; a quota's match expression is
+  // refused at `matchExpressions.scopeName` and `.operator`, without its index.
+  'io.k8s.api.core.v1.LimitRangeSpec': ['limits'],
+  'io.k8s.api.core.v1.ScopedResourceSelectorRequirement': ['scopeName', 'operator'],
 };
 const notRequiredBySchema = new WeakMap<Schema, ReadonlySet<string>>();
 
