@@ -1222,6 +1222,8 @@ export class Store {
   }
 
   private attributes(operation: Operation, namespace: string, object: KubeObject | undefined, oldObject: KubeObject | undefined, opts: WriteOptions): AdmissionAttributes {
+    const name = object?.metadata.name ?? oldObject?.metadata.name ?? '';
+    const ownNamespace = this.type.group === '' && this.type.resource === 'namespaces';
     return {
       operation,
       group: this.type.group,
@@ -1229,8 +1231,11 @@ export class Store {
       resource: this.type.resource,
       subresource: '',
       kind: this.type.kind,
-      namespace,
-      name: object?.metadata.name ?? oldObject?.metadata.name ?? '',
+      // A namespace's own requests are in it, as upstream's: its request info reads
+      // /api/v1/namespaces/{name} so, and its createHandler (create.go) sets a new one's name,
+      // as sent (none yet when it is to be generated). Where it is stored does not change.
+      namespace: ownNamespace && namespace === '' ? name : namespace,
+      name,
       object,
       oldObject,
       dryRun: opts.dryRun ?? false,
