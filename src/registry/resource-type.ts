@@ -20,6 +20,11 @@ export interface Strategy {
    */
   prepareForCreate?(obj: KubeObject): void;
   /**
+   * The name a create with `generateName` gets (upstream's NameGenerator): by default the
+   * prefix and five random characters; tried again, up to eight times, while the name is taken.
+   */
+  generateName?(base: string): string;
+  /**
    * What converting a decoded object from its version to upstream's internal type refuses
    * (Go's error text): apps/v1 parses annotations that hold internal fields (a DaemonSet's
    * template generation) as int64s. Checked right after a write's body is decoded.

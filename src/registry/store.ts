@@ -377,7 +377,7 @@ export class Store {
         if (!isStorageError(err, 'KeyExists')) throw err;
         // Upstream retries a generated name that happened to be taken.
         if (generated && attempt < 7) {
-          meta.name = meta.generateName + randomSuffix();
+          meta.name = this.generatedName(meta.generateName!);
           continue;
         }
         throw generated ? generateNameConflict(this.groupResource, meta.name!, 1) : alreadyExists(this.groupResource, meta.name!);
@@ -389,11 +389,15 @@ export class Store {
     }
   }
 
+  private generatedName(base: string): string {
+    return this.type.strategy.generateName?.(base) ?? base + randomSuffix();
+  }
+
   /** Server-set metadata of a new object, then the strategy's preparation; answers whether the name was generated. */
   private prepareCreate(obj: KubeObject): boolean {
     const meta = obj.metadata;
     const generated = (meta.name === undefined || meta.name === '') && meta.generateName !== undefined && meta.generateName !== '';
-    if (generated) meta.name = meta.generateName + randomSuffix();
+    if (generated) meta.name = this.generatedName(meta.generateName!);
     delete meta.resourceVersion;
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;

@@ -532,7 +532,8 @@ export function validateIPAddress(ip: KubeObject, old?: KubeObject): StatusCause
 export function ipAddressesType(): ResourceType {
   return builtinType('networking.k8s.io', 'v1', 'ipaddresses', {
     nameRule: 'ip-address',
-    strategy: { validate: validateIPAddress },
+    // Upstream's noopNameGenerator: a generateName is the name itself, an IP address.
+    strategy: { validate: validateIPAddress, generateName: (base) => base },
     // Upstream defines no Age column here (its rows carry a third cell kubectl drops).
     tableColumns: [
       nameColumn,

@@ -75,6 +75,14 @@ describe('networking sweep, second pass', () => {
       assert.equal(generated.status, 422, generated.text);
       assert.equal(causes(generated)[0], notAnIP('metadata.generateName', 'ip-'));
       assert.deepEqual(generated.json.details.causes.map((c: { field: string }) => c.field), ['metadata.generateName', 'metadata.name']);
+      // The name generated is the generateName itself (upstream's noopNameGenerator), not it and a suffix.
+      assert.match(generated.json.details.causes[1].message, /^Invalid value: "ip-": /);
+      const fromPrefix = await server.request('POST', `${networking}/ipaddresses`, { body: { ...ipAddress('', { parentRef: ref }), metadata: { generateName: '10.0.0.9' } } });
+      assert.equal(fromPrefix.status, 201, fromPrefix.text);
+      assert.equal(fromPrefix.json.metadata.name, '10.0.0.9');
+      const again = await server.request('POST', `${networking}/ipaddresses`, { body: { ...ipAddress('', { parentRef: ref }), metadata: { generateName: '10.0.0.9' } } });
+      assert.equal(again.status, 409, again.text);
+      assert.match(again.json.message, /the server was not able to generate a unique name for the object/);
 
       const created = await server.request('POST', `${networking}/ipaddresses`, { body: ipAddress('10.0.0.8', { parentRef: ref }) });
       assert.equal(created.status, 201, created.text);
