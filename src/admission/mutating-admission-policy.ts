@@ -15,7 +15,7 @@ import { applyJsonPatch } from '../patch/index.ts';
 import { reinvocationOf, type AdmissionAttributes, type AdmissionPlugin } from './chain.ts';
 import { takeMutation } from './equivalents.ts';
 import {
-  bindingApplies, boundPolicies, brokenVariableUsed, composeVariables, firstLine, objects, paramsFor, policyVariableTypes, requestVariables, specOf, text, type BoundPolicy, type PolicySources,
+  bindingApplies, boundPolicies, composeVariables, firstLine, objects, paramsFor, policyVariableTypes, requestVariables, specOf, text, type BoundPolicy, type PolicySources,
 } from './policy-common.ts';
 import { isExemptFromWebhooks } from './webhook-rules.ts';
 import { evaluationErrorText } from '../cel/errors.ts';
@@ -47,18 +47,17 @@ export function mutatingAdmissionPolicy(sources: MutatingPolicySources): Admissi
         if ('error' in outcome) throw new MutationFailure(outcome.error);
         if (!outcome.matches) continue;
       }
-      const broken = await composeVariables(spec, variables);
       for (const mutation of objects(spec.mutations)) {
         const patchType = text(mutation.patchType);
         const holder = patchType === 'JSONPatch' ? mutation.jsonPatch : mutation.applyConfiguration;
         const expression = isObject(holder) ? text(holder.expression) : '';
-        const usesBroken = brokenVariableUsed(expression, broken);
-        if (usesBroken !== undefined) throw new MutationFailure(usesBroken);
+        // Variables evaluated afresh for each mutation (as upstream's), over the object as the ones before left it.
+        const run = composeVariables(spec, variables);
         const compiled = compile(expression, policyVariableTypes, { objects: true });
         if (compiled.program === undefined) throw new MutationFailure(`compilation error: ${compiled.error}`);
         let result: unknown;
         try {
-          result = celToJson(await compiled.program(variables));
+          result = celToJson(await run(compiled.program));
         } catch (err) {
           throw new MutationFailure(`expression '${expression}' resulted in error: ${evaluationErrorText(err)}`);
         }

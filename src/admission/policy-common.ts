@@ -8,6 +8,7 @@ import { isEverything, matchLabels, type LabelSelector } from '../api/labels.ts'
 import { currentRequest, type RequestUser } from '../api/request-context.ts';
 import { noAuthorizer, type Authorize } from '../cel/authz.ts';
 import { cel, loadCel } from '../cel/lazy.ts';
+import type { CelProgram } from '../cel/environment.ts';
 import type { AdmissionAttributes } from './chain.ts';
 import { equivalentMatch, versionedAttributes, type EquivalentResource, type Equivalents } from './equivalents.ts';
 import { admissionReview } from './webhook-review.ts';
@@ -35,6 +36,8 @@ export interface PolicySources {
   bindings(): KubeObject[] | Promise<KubeObject[]>;
   /** A namespace, or undefined when it does not exist. */
   namespace(name: string): Promise<KubeObject | undefined>;
+  /** A kind's scope, undefined when it is not served; without it (tests) params() alone tells what is served, and no scope is checked. */
+  paramScope?(apiVersion: string, kind: string): 'Namespaced' | 'Cluster' | undefined;
   /**
    * The parameter objects of a kind (`apiVersion`, `kind`) in a namespace ('' for all or
    * cluster-scoped), by name or label selector; undefined when the kind is not served.
@@ -132,19 +135,30 @@ async function within(resources: Resources, attrs: AdmissionAttributes, emptyMat
 /** `ofPolicy`: the error is the policy's own (its paramKind not served), not its binding's. */
 export type ParamOutcome = { params: Array<KubeObject | null> } | { error: string; ofPolicy?: boolean } | { missing: 'Deny' | 'Allow' };
 
-/** The parameter objects a binding selects: one null when the policy takes none. */
+/**
+ * The parameter objects a binding selects, as upstream's CollectParams: one null when the
+ * policy takes none or the binding names none. A namespaced kind's are read in the paramRef's
+ * namespace, else the request's; a cluster-scoped kind's paramRef may name no namespace.
+ */
 export async function paramsFor(policy: KubeObject, binding: KubeObject, attrs: AdmissionAttributes, sources: PolicySources): Promise<ParamOutcome> {
   const spec = specOf(policy);
   const bindingSpec = specOf(binding);
   const paramKind = isObject(spec.paramKind) ? spec.paramKind : undefined;
   if (paramKind === undefined) return { params: [null] };
+  const [apiVersion, kind] = [text(paramKind.apiVersion), text(paramKind.kind)];
+  // The kind as GroupVersionKind.String() writes it: `/v1, Kind=X` for the core group.
+  const notServed = { error: `failed to configure policy: failed to find resource referenced by paramKind: '${apiVersion.includes('/') ? '' : '/'}${apiVersion}, Kind=${kind}'`, ofPolicy: true };
+  const scope = sources.paramScope?.(apiVersion, kind);
+  if (sources.paramScope !== undefined && scope === undefined) return notServed;
   const paramRef = isObject(bindingSpec.paramRef) ? bindingSpec.paramRef : undefined;
-  if (paramRef === undefined) return { error: 'failed to configure binding: paramRef is required when paramKind is set' };
+  if (paramRef === undefined) return { params: [null] };
+  const namespace = text(paramRef.namespace) || attrs.namespace;
+  if (scope === 'Namespaced' && namespace === '') return { error: 'failed to configure binding: cannot use namespaced paramRef in policy binding that matches cluster-scoped resources' };
+  if (scope === 'Cluster' && text(paramRef.namespace) !== '') return { error: 'failed to configure binding: paramRef.namespace must not be provided for a cluster-scoped `paramKind`' };
   const selector = isObject(paramRef.selector) ? selectorOf(paramRef.selector) : undefined;
   if (selector instanceof Error) return { error: `failed to configure binding: ${selector.message}` };
-  const namespace = text(paramRef.namespace) !== '' ? text(paramRef.namespace) : attrs.namespace;
-  const found = await sources.params(text(paramKind.apiVersion), text(paramKind.kind), namespace, text(paramRef.name) || undefined, selector);
-  if (found === undefined) return { error: `failed to configure policy: failed to find resource referenced by paramKind: '${text(paramKind.apiVersion)}, Kind=${text(paramKind.kind)}'`, ofPolicy: true };
+  const found = await sources.params(apiVersion, kind, namespace, text(paramRef.name) || undefined, selector);
+  if (found === undefined) return notServed;
   if (found.length === 0) return { missing: text(paramRef.parameterNotFoundAction) === 'Deny' ? 'Deny' : 'Allow' };
   return { params: found };
 }
@@ -155,7 +169,10 @@ export async function requestVariables(attrs: AdmissionAttributes, sources: Pick
   const { celValue, CelAuthorizer } = await loadCel();
   const user = currentRequest()?.user ?? apiserverUser;
   const request = (admissionReview('v1', '', attrs, user) as { request: unknown }).request;
-  const namespaceObject = attrs.namespace === '' ? undefined : await sources.namespace(attrs.namespace);
+  // None for a request of a Namespace (its own name is its namespace), as upstream's dispatchers.
+  const kindOf = attrs.kindGroupVersion ?? attrs;
+  const ofNamespace = attrs.kind === 'Namespace' && kindOf.group === '' && kindOf.version === 'v1';
+  const namespaceObject = attrs.namespace === '' || ofNamespace ? undefined : await sources.namespace(attrs.namespace);
   return {
     object: attrs.object === undefined ? null : celValue(attrs.object, undefined),
     oldObject: attrs.oldObject === undefined ? null : celValue(attrs.oldObject, undefined),
@@ -168,34 +185,90 @@ export async function requestVariables(attrs: AdmissionAttributes, sources: Pick
 }
 
 
-/**
- * Sets `variables.variables` to the policy's variables, each evaluated in order (able to
- * use those before it); answers the errors of those that failed, by name.
- */
-export async function composeVariables(spec: Raw, variables: Record<string, unknown>): Promise<Map<string, string>> {
-  const composed: Record<string, unknown> = {};
-  const broken = new Map<string, string>();
-  variables.variables = composed;
-  for (const v of objects(spec.variables)) {
-    const name = text(v.name);
-    const compiled = cel().compile(text(v.expression), policyVariableTypes);
-    if (compiled.program === undefined) {
-      broken.set(name, `compilation failed: ${compiled.error}`);
-      continue;
-    }
-    try {
-      composed[name] = await compiled.program(variables);
-    } catch (err) {
-      broken.set(name, `expression '${text(v.expression)}' resulted in error: ${evaluationErrorText(err)}`);
-    }
-  }
-  return broken;
-}
+/** Thrown by a variable read while its value is awaited (an authorizer's answer): the expression runs again once it is there. */
+class Awaited extends Error {}
 
-/** The error of a broken variable the expression uses, if any. */
-export function brokenVariableUsed(expression: string, broken: ReadonlyMap<string, string>): string | undefined {
-  for (const [name, error] of broken) if (new RegExp(`variables\\.${name}\\b`).test(expression)) return error;
-  return undefined;
+/** Runs an expression's program over what the policy's expressions see, its variables included. */
+export type RunExpression = (program: CelProgram) => Promise<unknown>;
+
+/**
+ * Sets `activation.variables` to the policy's variables as upstream's composition gives them
+ * (a lazy map): each evaluated when an expression first reads it, over the same activation,
+ * and kept. One that fails fails only the expressions that read it, in upstream's words
+ * (`composited variable "x" fails to evaluate: …`); one an expression does not need
+ * (`true || variables.x`) does not fail it. Answers how to run an expression over them.
+ */
+export function composeVariables(spec: Raw, activation: Record<string, unknown>): RunExpression {
+  const known = new Map<string, { value: unknown } | { error: Error }>();
+  const awaited = new Map<string, Promise<void>>();
+  let interrupted = false;
+  const declared = objects(spec.variables).map((v) => [text(v.name), text(v.expression)] as const);
+  // What the variable at `count` sees: those declared before it, as upstream declares each
+  // variable after them, so that none reads itself or a later one (no cycle).
+  const scopes: Record<string, unknown>[] = [];
+  const scope = (count: number): Record<string, unknown> => {
+    if (scopes[count] !== undefined) return scopes[count];
+    const variables = {};
+    declared.slice(0, count).forEach(([name, expression], i) => {
+      Object.defineProperty(variables, name, { enumerable: true, configurable: true, get: () => read(name, expression, i) });
+    });
+    return (scopes[count] = variables);
+  };
+  activation.variables = scope(declared.length);
+
+  function read(name: string, expression: string, at: number): unknown {
+    const outcome = known.get(name);
+    if (outcome !== undefined) {
+      if ('error' in outcome) throw outcome.error;
+      return outcome.value;
+    }
+    if (awaited.has(name)) {
+      interrupted = true;
+      throw new Awaited();
+    }
+    const failed = (err: unknown) => ({ error: new Error(`composited variable "${name}" fails to evaluate: ${evaluationErrorText(err)}`) });
+    const compiled = cel().compile(expression, policyVariableTypes);
+    if (compiled.program === undefined) return settle(name, { error: new Error(`composited variable "${name}" fails to compile: compilation failed: ${compiled.error}`) });
+    let value: unknown;
+    try {
+      value = compiled.program({ ...activation, variables: scope(at) });
+    } catch (err) {
+      if (err instanceof Awaited) throw err;
+      return settle(name, failed(err));
+    }
+    if (!(value instanceof Promise)) return settle(name, { value });
+    // Known once it settles; one that waited on another variable is evaluated again.
+    awaited.set(name, value.then(
+      (settled) => void known.set(name, { value: settled }),
+      (err) => void (err instanceof Awaited || known.set(name, failed(err))),
+    ).finally(() => awaited.delete(name)));
+    interrupted = true;
+    throw new Awaited();
+  }
+
+  function settle(name: string, outcome: { value: unknown } | { error: Error }): unknown {
+    known.set(name, outcome);
+    if ('error' in outcome) throw outcome.error;
+    return outcome.value;
+  }
+
+  return async (program) => {
+    for (;;) {
+      interrupted = false;
+      let outcome: { value: unknown } | { error: unknown };
+      try {
+        outcome = { value: await program(activation) };
+      } catch (error) {
+        outcome = { error };
+      }
+      // A run that read a variable still awaited may have decided nothing: again once it is known.
+      if (!interrupted) {
+        if ('error' in outcome) throw outcome.error;
+        return outcome.value;
+      }
+      while (awaited.size > 0) await Promise.all(awaited.values());
+    }
+  };
 }
 
 export function firstLine(err: unknown): string {

@@ -16,7 +16,7 @@ import { cel, loadCel } from '../cel/lazy.ts';
 import type { MatchCondition } from '../cel/match-conditions.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from './chain.ts';
 import {
-  bindingApplies, boundPolicies, brokenVariableUsed, composeVariables, objects, paramsFor, policyVariableTypes, requestVariables, specOf, text, type BoundPolicy, type PolicySources, type Raw,
+  bindingApplies, boundPolicies, composeVariables, objects, paramsFor, policyVariableTypes, requestVariables, specOf, text, type BoundPolicy, type PolicySources, type Raw, type RunExpression,
 } from './policy-common.ts';
 import { isExemptFromWebhooks } from './webhook-rules.ts';
 import { evaluationErrorText } from '../cel/errors.ts';
@@ -118,15 +118,10 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
         }
         if (!outcome.matches) continue;
       }
-      // Variables in order, each able to use those before it; one that fails fails what uses it.
-      const broken = await composeVariables(spec, variables);
+      // Each variable evaluated when an expression first reads it; one that fails fails what needs it.
+      const run = composeVariables(spec, variables);
       for (const [index, validation] of objects(spec.validations).entries()) {
         const expression = text(validation.expression);
-        const usesBroken = brokenVariableUsed(expression, broken);
-        if (usesBroken !== undefined) {
-          decisions.push(...failure(usesBroken, index));
-          continue;
-        }
         const compiled = compile(expression, policyVariableTypes);
         if (compiled.program === undefined) {
           decisions.push(...failure(`compilation error: ${compiled.error}`, index));
@@ -134,7 +129,7 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
         }
         let result: unknown;
         try {
-          result = await compiled.program(variables);
+          result = await run(compiled.program);
         } catch (err) {
           decisions.push(...failure(`expression '${expression}' resulted in error: ${evaluationErrorText(err)}`, index));
           continue;
@@ -144,7 +139,7 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
           decisions.push(...failure(`expression '${expression}' resulted in an unexpected type: want bool`, index));
           continue;
         }
-        decisions.push({ action: 'deny', message: await messageOf(validation, variables), reason: text(validation.reason) || 'Invalid', expressionIndex: index });
+        decisions.push({ action: 'deny', message: await messageOf(validation, run), reason: text(validation.reason) || 'Invalid', expressionIndex: index });
       }
       // auditAnnotations after the validations, as upstream's validator: each value expression's
       // string, trimmed (empty, or null: none), published under `<policy>/<key>`. One that fails
@@ -155,7 +150,7 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
         let value: unknown;
         try {
           if (compiled.program === undefined) throw new Error(`compilation error: ${compiled.error}`);
-          value = await compiled.program(variables);
+          value = await run(compiled.program);
         } catch (err) {
           if (failClosed) decisions.push({ action: 'deny', message: `expression '${valueExpression}' resulted in error: ${evaluationErrorText(err)}`, reason: 'Invalid', always: true });
           continue;
@@ -239,11 +234,11 @@ export function validatingAdmissionPolicy(sources: PolicySources): AdmissionPlug
  * string, trimmed, unless that fails, is empty, longer than 5 KiB or has a line break; else
  * its message, trimmed; else `failed expression: ` and the expression.
  */
-async function messageOf(validation: Raw, variables: Record<string, unknown>): Promise<string> {
+async function messageOf(validation: Raw, run: RunExpression): Promise<string> {
   if (text(validation.messageExpression) !== '') {
     const compiled = cel().compile(text(validation.messageExpression), policyVariableTypes);
     try {
-      const evaluated = await compiled.program?.(variables);
+      const evaluated = compiled.program === undefined ? undefined : await run(compiled.program);
       const message = typeof evaluated === 'string' ? goTrimSpace(evaluated) : '';
       if (message !== '' && Buffer.byteLength(message) <= maxMessageExpressionBytes && !message.includes('\n')) return message;
     } catch {

@@ -189,12 +189,20 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
       return target.store.convertFrom(obj, source.store);
     },
   };
+  // The resource serving an admission policy's paramKind.
+  const paramResource = (apiVersion: string, kind: string) => {
+    const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') as [string, string] : ['', apiVersion];
+    return registry.all().find(({ type }) => type.group === group && type.version === version && type.kind === kind);
+  };
   const policySources = {
     equivalents,
     namespace,
+    paramScope(apiVersion: string, kind: string) {
+      const served = paramResource(apiVersion, kind);
+      return served === undefined ? undefined : served.type.namespaced ? 'Namespaced' as const : 'Cluster' as const;
+    },
     async params(apiVersion: string, kind: string, namespace: string, name: string | undefined, selector: LabelSelector | undefined) {
-      const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') as [string, string] : ['', apiVersion];
-      const served = registry.all().find(({ type }) => type.group === group && type.version === version && type.kind === kind);
+      const served = paramResource(apiVersion, kind);
       if (served === undefined) return undefined;
       const scope = served.type.namespaced ? namespace : '';
       if (name !== undefined) {

@@ -138,6 +138,8 @@ const policyVariables = { object: 'dyn', oldObject: 'dyn', request: 'dyn', param
 interface Declared {
   params: boolean;
   authorizer?: boolean;
+  /** The policy's variables' types, by name (variableTypes). */
+  variables?: ReadonlyMap<string, string>;
 }
 
 function variablesFor(declared: Declared): Partial<typeof policyVariables> {
@@ -158,9 +160,32 @@ function compiles(expression: string, path: string, opts: { objects?: boolean; r
   const error = compiled.error ?? cel().admissionFieldErrors(expression, variables, { objects: opts.objects === true }).join('\n');
   if (error !== '') return [invalid(path, shown, `compilation failed: ${error}`)];
   const returns = opts.returns;
-  if (returns === undefined || returns.includes(compiled.type ?? '')) return [];
+  const type = compiled.type === 'dyn' ? selectedVariableType(expression, opts.declared?.variables) ?? 'dyn' : compiled.type ?? '';
+  if (returns === undefined || returns.includes(type)) return [];
   const names = returns.map((type) => (type === 'null' ? 'null_type' : type));
   return [invalid(path, shown, names.length === 1 ? `must evaluate to ${names[0]}` : `must evaluate to one of [${names.join(' ')}]`)];
+}
+
+/**
+ * The type of the variable an expression only selects (`variables.b`, perhaps in
+ * parentheses). Upstream's composition declares each variable with its expression's type;
+ * Plinth's checker types `variables` dyn, so a bare selection is where it can give one.
+ */
+function selectedVariableType(expression: string, types: ReadonlyMap<string, string> | undefined): string | undefined {
+  const selection = /^[\s(]*variables\s*\.\s*([_a-zA-Z][_a-zA-Z0-9]*)[\s)]*$/.exec(expression);
+  if (selection === null || expression.split('(').length !== expression.split(')').length) return undefined;
+  return types?.get(selection[1]!);
+}
+
+/** Each variable's type, as its expression has it (one selecting an earlier variable, that one's), for the expressions that read it. */
+function variableTypes(spec: JsonObject, declared: Declared): Map<string, string> {
+  const types = new Map<string, string>();
+  for (const variable of objectsAt(spec, 'variables')) {
+    const expression = stringAt(variable, 'expression');
+    const type = cel().compile(expression, variablesFor(declared)).type ?? 'dyn';
+    types.set(stringAt(variable, 'name'), type === 'dyn' ? selectedVariableType(expression, types) ?? 'dyn' : type);
+  }
+  return types;
 }
 
 function validateVariable(variable: JsonObject, path: string, declared: Declared): StatusCause[] {
@@ -262,7 +287,8 @@ export function validateValidatingPolicy(obj: KubeObject): StatusCause[] {
     const detail = 'validations or auditAnnotations must contain at least one item';
     return [...causes, required('spec.validations', detail), required('spec.auditAnnotations', detail)];
   }
-  const declared: Declared = { params: objectAt(spec, 'paramKind') !== undefined };
+  const params = objectAt(spec, 'paramKind') !== undefined;
+  const declared: Declared = { params, variables: variableTypes(spec, { params }) };
   validations.forEach((v, i) => appendAll(causes, validateValidation(v, `spec.validations[${i}]`, declared)));
   if (annotations.length > maxAuditAnnotations) {
     causes.push(invalid('spec.auditAnnotations', goAuditAnnotations(annotations), `must not have more than ${maxAuditAnnotations} auditAnnotations`));
