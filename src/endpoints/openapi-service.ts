@@ -7,6 +7,7 @@ import type { HttpRequest, HttpResponse } from './http.ts';
 import { goautonegClauses, pickOffered, rfc1123, serveContent, writeEmpty } from './openapi-http.ts';
 import { buildOpenApiV2, buildOpenApiV3, swaggerForms, type OpenApiV2 } from './openapi.ts';
 import { aggregateSwagger, type AggregatedSwagger } from './openapi-v2-merge.ts';
+import { encodeOpenApiV3Protobuf } from './openapi-v3-protobuf.ts';
 
 const v2Protobuf = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 // What upstream answers for both Accept spellings: "@" is not a valid media type
@@ -18,13 +19,18 @@ interface Built {
   /** The index's JSON when no extension server adds to it. */
   v3IndexJson: string;
   v3: Map<string, { json: string; hash: string }>;
+  /** The v3 documents' gnostic Protobuf encodings, made when first asked for (handler3's pbCache). */
+  v3Protobuf: Map<string, Uint8Array>;
   v2: OpenApiV2;
   /** When they were made: their Last-Modified. */
   at: Date;
 }
 
+// handler3 answers both Protobuf spellings with the one without "@", as for v2.
+const v3ProtobufContentType = 'application/com.github.proto-openapi.spec.v3.v1.0+protobuf';
+
 /** What handler3 offers for a group-version document, in its order. */
-const v3Offered = ['application/json', 'application/com.github.proto-openapi.spec.v3.v1.0+protobuf', 'application/com.github.proto-openapi.spec.v3@v1.0+protobuf'] as const;
+const v3Offered = ['application/json', v3ProtobufContentType, 'application/com.github.proto-openapi.spec.v3@v1.0+protobuf'] as const;
 
 /** What handler offers for /openapi/v2, in its order; both Protobuf spellings answer the one without "@". */
 const v2Offered = ['application/json', v2Protobuf, v2ProtobufContentType] as const;
@@ -65,7 +71,7 @@ export class OpenApiService {
     if (this.built === undefined) {
       const types = this.registry.served().map((r) => r.type);
       const v3 = buildOpenApiV3(types, this.definitions);
-      this.built = { v3Index: v3.index.paths, v3IndexJson: sortedIndex(v3.index.paths), v3: v3.documents, v2: buildOpenApiV2(types, this.definitions), at: new Date() };
+      this.built = { v3Index: v3.index.paths, v3IndexJson: sortedIndex(v3.index.paths), v3: v3.documents, v3Protobuf: new Map(), v2: buildOpenApiV2(types, this.definitions), at: new Date() };
     }
     return this.built;
   }
@@ -144,8 +150,9 @@ export class OpenApiService {
    * One group-version document: kube-aggregator's proxy answers a path no document has with
    * a bare 404; handler3 then negotiates (no clause at all: an empty 200; none matching: a
    * bare 406), redirects a stale `?hash=` to the current one (301), marks a matching one
-   * immutable for a year, and serves through ServeContent. Documents are served in JSON
-   * (Plinth has no gnostic OpenAPI v3 encoder yet).
+   * immutable for a year, and serves through ServeContent: in JSON, or for either gnostic
+   * Protobuf spelling as the `openapi.v3.Document` gnostic's compiler makes of that JSON,
+   * under the JSON's hash (HandleGroupVersion, getSingleGroupBytes).
    */
   private serveV3Document(req: HttpRequest, res: HttpResponse, key: string, query: URLSearchParams): void {
     const built = this.documents();
@@ -155,8 +162,10 @@ export class OpenApiService {
     const clauses = goautonegClauses(acceptOf(req) || '*/*');
     const headers: Record<string, string> = { Vary: 'Accept' };
     if (clauses.length === 0) return writeEmpty(res, 200, headers);
-    if (pickOffered(clauses, v3Offered) === undefined) return writeEmpty(res, 406, headers);
-    headers['Content-Type'] = 'application/json';
+    const picked = pickOffered(clauses, v3Offered);
+    if (picked === undefined) return writeEmpty(res, 406, headers);
+    const json = picked === 'application/json';
+    headers['Content-Type'] = json ? 'application/json' : v3ProtobufContentType;
     headers.ETag = `"${doc.hash}"`;
     const hash = query.get('hash') ?? '';
     if (hash !== '' && hash !== doc.hash) {
@@ -169,7 +178,16 @@ export class OpenApiService {
       expires.setUTCFullYear(expires.getUTCFullYear() + 1);
       headers.Expires = rfc1123(expires);
     }
-    serveContent(req, res, doc.json, headers, built.at);
+    serveContent(req, res, json ? doc.json : this.v3Protobuf(built, key, doc.json), headers, built.at);
+  }
+
+  private v3Protobuf(built: Built, key: string, json: string): Uint8Array {
+    let protobuf = built.v3Protobuf.get(key);
+    if (protobuf === undefined) {
+      protobuf = encodeOpenApiV3Protobuf(JSON.parse(json));
+      built.v3Protobuf.set(key, protobuf);
+    }
+    return protobuf;
   }
 }
 

@@ -13,10 +13,11 @@ import { ProtoWriter } from '../encoding/protobuf/wire.ts';
 type Json = Record<string, unknown>;
 
 /**
- * The shared Protobuf writer with gnostic's conventions: proto3 scalars equal to their
- * default are left out unless `always` (oneof and repeated members).
+ * The Protobuf writer with gnostic's conventions (shared with the OpenAPI v3 encoder):
+ * proto3 scalars equal to their default are left out unless `always` (oneof and
+ * repeated members).
  */
-class GnosticWriter {
+export class GnosticWriter {
   private readonly w = new ProtoWriter();
 
   string(field: number, value: unknown, always = false): void {
@@ -39,8 +40,8 @@ class GnosticWriter {
     this.w.int(field, value);
   }
 
-  double(field: number, value: unknown): void {
-    if (typeof value !== 'number' || value === 0) return;
+  double(field: number, value: unknown, always = false): void {
+    if (typeof value !== 'number' || (value === 0 && !always)) return;
     this.w.double(field, value);
   }
 
@@ -99,12 +100,12 @@ export function toYaml(value: unknown): string {
 
 // Messages. Each function writes the fields of one message into `w`.
 
-function anyMessage(w: GnosticWriter, value: unknown): void {
+export function anyMessage(w: GnosticWriter, value: unknown): void {
   w.string(2, toYaml(value), true); // Any.yaml
 }
 
 /** `repeated NamedAny vendor_extension` for the `x-` keys of an object. */
-function extensions(w: GnosticWriter, field: number, obj: Json): void {
+export function extensions(w: GnosticWriter, field: number, obj: Json): void {
   for (const [key, value] of Object.entries(obj)) {
     if (!key.startsWith('x-')) continue;
     w.message(field, () => {
@@ -115,7 +116,7 @@ function extensions(w: GnosticWriter, field: number, obj: Json): void {
 }
 
 /** A Named* pair: name = 1, value = 2. */
-function named(w: GnosticWriter, field: number, name: string, value: () => void): void {
+export function named(w: GnosticWriter, field: number, name: string, value: () => void): void {
   w.message(field, () => {
     w.string(1, name, true);
     w.message(2, value);
