@@ -273,7 +273,7 @@ const zeroableScalars = new Set(['string', 'int32', 'int64', 'bool', 'double']);
  * what it leaves out (an omitempty scalar's zero, an empty omitempty list or map) and what
  * it writes though the object did not hold it (`written`: a value scalar without
  * omitempty as "", 0 or false; a value struct as `{}`, or its type's zero JSON: a Time
- * null, a Quantity "0").
+ * null, a Quantity "0"; a list or map without omitempty as null).
  */
 export interface GoEncoding {
   zero?: string[];
@@ -315,8 +315,9 @@ function goZeroJson(type: string): Json {
  * Per definition, from the Protobuf message table (messages.ts, from the Go types): value
  * scalars with neither p (a pointer: a zero is kept) nor z (no omitempty), whose "", 0 or
  * false is left out; repeated and map fields marked e (omitempty), whose empty list or map
- * is left out; and what is written when absent: value scalars marked z, and value
- * messages (neither p, nor e: omitzero), which omitempty does not leave out.
+ * is left out; and what is written when absent: value scalars marked z, value messages
+ * (neither p, nor e: omitzero), which omitempty does not leave out, and repeated and map
+ * fields not marked e.
  */
 export function goEncoding(defs: Record<string, JsonObject>): Record<string, GoEncoding> {
   const out: Record<string, GoEncoding> = {};
@@ -338,6 +339,8 @@ export function goEncoding(defs: Record<string, JsonObject>): Record<string, GoE
     const written: Record<string, Json> = {};
     for (const [, jsonName, type, flags] of fields) {
       if (flags === 'z' || (flags === '' && !zeroableScalars.has(type) && type !== 'bytes')) written[jsonName] = goZeroJson(type);
+      // A nil slice or map without omitempty: encoding/json writes null (a Role without rules).
+      else if (flags === 'r' || flags === 'm') written[jsonName] = null;
     }
     if (zero.length > 0) entry.zero = zero;
     if (emptyList.length > 0) entry.emptyList = emptyList;

@@ -45,6 +45,13 @@ export interface ManagedFieldsScope {
    */
   keepsNulls?: boolean;
   /**
+   * A new object of the type, what a create and the first apply to an object without managed
+   * fields are compared with, as upstream's handlers make a new Go object (Creater.New): the
+   * zero values decoding gave what the writer left out (`source: {}`, `rules: null`) are then
+   * no one's. Only read. Absent: `{}`.
+   */
+  emptyObject?: JsonObject;
+  /**
    * The API versions the object is served at: managers that wrote through another version
    * own fields as that version names them, and lose them by what a write changed there;
    * managers of a version the object is not served at are dropped. Absent: every manager's
@@ -178,7 +185,7 @@ export function updateManagedFields(scope: ManagedFieldsScope, live: KubeObject 
   // Upstream's skipNonAppliedManager: an existing object without managed fields stays so.
   if (managed.fields.size === 0 && uidOf(live) !== '') return undefined;
   try {
-    const after = recordUpdate(scope, withoutManagedFields(live ?? {}), withoutManagedFields(obj), managed, manager);
+    const after = recordUpdate(scope, withoutManagedFields(live ?? scope.emptyObject ?? {}), withoutManagedFields(obj), managed, manager);
     return encodedInLine(scope, after);
   } catch (err) {
     if (err instanceof ConversionPending) throw err;
@@ -315,7 +322,7 @@ export function apply(
   const force = opts.force ?? false;
   let result: AppliedOnce;
   try {
-    if (managed.fields.size === 0) managed = recordUpdate(scope, {}, liveObj, managed, beforeFirstApply);
+    if (managed.fields.size === 0) managed = recordUpdate(scope, scope.emptyObject ?? {}, liveObj, managed, beforeFirstApply);
     result = applyOnce(scope, liveObj, applied, managed, manager, force);
     if (result.conflicts !== undefined && manager === upgradingManager) {
       const allowed = fieldsFromLastApplied(liveObj, scope.topology, scope.apiVersion);

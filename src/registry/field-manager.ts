@@ -1,13 +1,13 @@
 // The Store's side of managed fields: a type's topology, and apply and update recorded.
 import { apiVersionOf, type KubeObject, type ManagedFieldsEntry } from '../api/index.ts';
 import { addWarning } from '../api/request-context.ts';
-import { deepEqual } from '../api/json.ts';
+import { deepEqual, type JsonObject } from '../api/json.ts';
 import { apply, applyConflictError, compileTopology, fieldSetOf, managedFieldsProblem, merge, updateManagedFields, type FieldSet, type ManagedFieldsScope, type Topology, type Versions } from '../apply/index.ts';
 
 /** Endpoints name a write's manager with this (fieldManager, else the User-Agent). */
 export { managerOrUserAgent } from '../apply/index.ts';
 import type { Definitions } from '../schema/index.ts';
-import { schemaRef } from '../schema/index.ts';
+import { addGoZeroValues, schemaRef } from '../schema/index.ts';
 import type { ResourceType } from './resource-type.ts';
 
 const statusFields = fieldSetOf(['status']);
@@ -27,6 +27,8 @@ export class FieldManager {
   private readonly definitions: Definitions;
   private compiled: Topology | undefined;
   private readonly versions: Versions;
+  /** newObject's, made once: shared, and only read, as a stored object is. */
+  private emptyObject: JsonObject | undefined;
 
   /** `versions`: those the type's objects are served at, this one among them. */
   constructor(type: ResourceType, definitions: Definitions, versions: Versions) {
@@ -42,10 +44,22 @@ export class FieldManager {
   private scope(subresource: string): ManagedFieldsScope {
     const scope: ManagedFieldsScope = { topology: this.topology(), apiVersion: apiVersionOf(this.type.group, this.type.version), kind: this.type.kind, versions: this.versions };
     if (this.type.customResource === true) scope.keepsNulls = true;
+    else scope.emptyObject = this.emptyObject ??= this.newObject();
     if (subresource !== '') scope.subresource = subresource;
     const reset = this.resetFields(subresource);
     if (reset !== undefined) scope.resetFields = reset;
     return scope;
+  }
+
+  /**
+   * A new object of the type, as upstream's handlers make one (Creater.New) for a create and
+   * the first apply to compare with: its kind and apiVersion, and its Go value fields at their
+   * zero values (go-zero.ts).
+   */
+  private newObject(): JsonObject {
+    const empty: JsonObject = { apiVersion: apiVersionOf(this.type.group, this.type.version), kind: this.type.kind };
+    addGoZeroValues(this.definitions, { $ref: schemaRef(this.type.schemaName) }, empty);
+    return empty;
   }
 
   /** Upstream's ResetFieldsStrategy: the main resource does not own status when /status exists, and /status does not own spec. */

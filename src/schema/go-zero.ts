@@ -2,8 +2,9 @@
 // value field the object did not hold, at its zero value. kube-apiserver stores and
 // answers its Go objects, so a Service it created has `status: {loadBalancer: {}}`, a new
 // CRD `status.acceptedNames: {kind: "", plural: ""}`, a Pod's condition `lastProbeTime:
-// null`, an Event `reportingComponent: ""`, whatever the client sent. Pruning (prune.ts)
-// does the other half: what Go's omitempty leaves out is dropped.
+// null`, an Event `reportingComponent: ""`, a Role without rules `rules: null` (a nil slice
+// or map without omitempty), whatever the client sent. Pruning (prune.ts) does the other
+// half: what Go's omitempty leaves out is dropped.
 
 import { goEncodingOf } from './builtin/index.ts';
 import { compileSchema, type SchemaNode } from './compiled.ts';
@@ -54,8 +55,9 @@ const completed = new WeakSet<object>();
 /**
  * Writes into `value` (in place) the zero value of every Go value field it does not hold,
  * for a built-in type's schema, as Go's JSON encoding writes them: value scalars without
- * omitempty ("", 0, false), value structs (`{}`, themselves completed), and types with a
- * JSON form of their own (a zero Time `null`). Nothing for custom resources' schemas.
+ * omitempty ("", 0, false), value structs (`{}`, themselves completed), types with a
+ * JSON form of their own (a zero Time `null`), and slices and maps without omitempty
+ * (`null`). Nothing for custom resources' schemas.
  */
 export function addGoZeroValues(defs: Definitions, schema: Schema, value: unknown): void {
   const plan = planOf(compileSchema(defs, schema));

@@ -611,7 +611,7 @@ describe('mutating webhooks', () => {
       assert.deepEqual(created.json.spec.containers.map((c: any) => c.name), ['c', 'sidecar']);
       const [entry] = created.json.metadata.managedFields;
       assert.equal(entry.manager, 'writer');
-      assert.deepEqual(Object.keys(entry.fieldsV1['f:spec']['f:containers']), ['k:{"name":"c"}', '.'], 'the sidecar is not the writer\'s');
+      assert.deepEqual(Object.keys(entry.fieldsV1['f:spec']['f:containers']), ['k:{"name":"c"}'], 'the sidecar is not the writer\'s');
       assert.equal(entry.fieldsV1['f:metadata'], undefined, 'nor the annotation');
       const patched = await server.request('PATCH', `/api/v1/namespaces/${ns}/pods/p?fieldManager=labeler`, {
         raw: '{"metadata":{"labels":{"team":"a"}}}', headers: { 'content-type': 'application/merge-patch+json' },

@@ -228,8 +228,9 @@ describe('Protobuf messages assembled by hand from generated.proto', () => {
       // CustomResourceDefinitionStatus {1 conditions, 2 acceptedNames, 3 storedVersions, 4 observedGeneration}
       msg(3, msg(2, str(1, ''), str(2, ''), str(4, ''), str(5, '')), int(4, 0)));
     assert.equal(hex(encodeProtobufObject(crd)), hex(expected));
-    // Back as Go would answer it: the empty status's names are Go values without omitempty.
-    assert.deepEqual(decodeProtobufObject(Uint8Array.from(expected)), { ...crd, status: { acceptedNames: { plural: '', kind: '' } } });
+    // Back as Go would answer it: the empty status's names are Go values without omitempty,
+    // its lists without omitempty nil, written null.
+    assert.deepEqual(decodeProtobufObject(Uint8Array.from(expected)), { ...crd, status: { acceptedNames: { plural: '', kind: '' }, conditions: null, storedVersions: null } });
   });
 
   test('a WatchEvent ADDED of a ConfigMap (WatchEvent {1 type, 2 object RawExtension {1 raw: the envelope}})', () => {

@@ -224,7 +224,7 @@ describe('decoding hand-built objects', () => {
   test('packed repeated numbers are read like unpacked ones', () => {
     const groups = [1000, 2000, 3000].flatMap((n) => varint(n));
     const bytes = envelope('v1', 'Pod', msg(1, str(1, 'p')), msg(2, msg(14, bytesField(4, groups), int(4, 4000))));
-    assert.deepEqual(decodeProtobufObject(bytes).spec, { securityContext: { supplementalGroups: [1000, 2000, 3000, 4000] } });
+    assert.deepEqual(decodeProtobufObject(bytes).spec, { containers: null, securityContext: { supplementalGroups: [1000, 2000, 3000, 4000] } });
   });
 
   test('a map key "__proto__" is an own property, not a prototype', () => {

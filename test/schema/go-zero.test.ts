@@ -69,10 +69,20 @@ describe('Go zero values of a built-in object', () => {
 
   test('a CronJob\'s job template gets its metadata; a CRD its accepted names', () => {
     const cronJob = completed('batch.v1.CronJob', { metadata: { name: 'c' }, spec: { schedule: '* * * * *', jobTemplate: { spec: { template: { spec: {} } } } } });
-    assert.deepEqual(cronJob.spec, { schedule: '* * * * *', jobTemplate: { metadata: {}, spec: { template: { metadata: {}, spec: {} } } } });
+    assert.deepEqual(cronJob.spec, { schedule: '* * * * *', jobTemplate: { metadata: {}, spec: { template: { metadata: {}, spec: { containers: null } } } } });
     const crd: Record<string, unknown> = { metadata: { name: 'ws.example.com' }, spec: { group: 'example.com', names: { plural: 'ws', kind: 'W' }, scope: 'Namespaced', versions: [] } };
     addGoZeroValues(builtinDefinitions, { $ref: schemaRef('io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition') }, crd);
-    assert.deepEqual(crd.status, { acceptedNames: { plural: '', kind: '' } });
+    assert.deepEqual(crd.status, { acceptedNames: { plural: '', kind: '' }, conditions: null, storedVersions: null });
+  });
+
+  test('a slice or map without omitempty that is not there is nil, written null (a Role without rules, a CSINode driver without topologyKeys)', () => {
+    assert.deepEqual(completed('rbac.v1.Role', { metadata: { name: 'r' } }), { metadata: { name: 'r' }, rules: null });
+    assert.deepEqual(completed('rbac.v1.Role', { metadata: { name: 'r' }, rules: [] }), { metadata: { name: 'r' }, rules: [] });
+    assert.deepEqual(completed('core.v1.LimitRange', { metadata: { name: 'l' }, spec: {} }).spec, { limits: null });
+    const csiNode = completed('storage.v1.CSINode', { metadata: { name: 'n' }, spec: { drivers: [{ name: 'a', nodeID: 'x' }] } });
+    assert.deepEqual(csiNode.spec, { drivers: [{ name: 'a', nodeID: 'x', topologyKeys: null }] });
+    // An omitempty one is left out (a ConfigMap's data).
+    assert.deepEqual(completed('core.v1.ConfigMap', { metadata: { name: 'c' } }), { metadata: { name: 'c' } });
   });
 
   test('a schema that is not a built-in definition gets nothing', () => {
@@ -90,7 +100,7 @@ describe('Go zero values of a built-in object', () => {
   });
 
   test('what was added is known, and the schema\'s validation does not see it: its `required` still names what was left out', () => {
-    const csiNode = { metadata: { name: 'n' }, spec: { drivers: [{ nodeID: 'x' }, { name: 'b', nodeID: 'y' }] } };
+    const csiNode = { metadata: { name: 'n' }, spec: { drivers: [{ nodeID: 'x', topologyKeys: ['k'] }, { name: 'b', nodeID: 'y', topologyKeys: [] }] } };
     assert.deepEqual(validate(builtinDefinitions, definition('storage.v1.CSINode'), csiNode, builtinValidation).map((c) => c.field), ['spec.drivers[0].name']);
     assert.equal(hasAddedZeros(csiNode), false);
     completed('storage.v1.CSINode', csiNode);

@@ -69,6 +69,8 @@ interface Message {
   bareList: boolean;
   /** Its JSON is one of its fields (one-of-types.ts). */
   oneOf: OneOfForm | undefined;
+  /** Its slices and maps without omitempty: nil when not on the wire, which Go's JSON writes as null (a Role's rules). */
+  nilAsNull: readonly string[];
 }
 
 const scalarTypes = new Set(['string', 'bytes', 'bool', 'int32', 'int64', 'double']);
@@ -91,7 +93,10 @@ const compiled: ReadonlyMap<string, Message> = new Map(
       .sort((a, b) => a.number - b.number);
     const bareList = fields.length === 1 && fields[0]!.json === '';
     const goName = name.slice(name.lastIndexOf('.') + 1);
-    return [name, { name, goName, fields, byNumber: new Map(fields.map((f) => [f.number, f])), bareList, oneOf: oneOfTypes.get(name) }];
+    const oneOf = oneOfTypes.get(name);
+    // A one-of type's JSON is not its fields.
+    const nilAsNull = oneOf !== undefined ? [] : rows.filter(([, json, , flags]) => json !== '' && (flags === 'r' || flags === 'm')).map(([, json]) => json);
+    return [name, { name, goName, fields, byNumber: new Map(fields.map((f) => [f.number, f])), bareList, oneOf, nilAsNull }];
   }),
 );
 
@@ -322,6 +327,7 @@ function decodeMessage(message: Message, r: ProtoReader, out: Json, depth: numbe
       else setMember(out, field.json, value);
     }
   }
+  for (const json of message.nilAsNull) if (!(json in out)) setMember(out, json, null);
   return out;
 }
 
