@@ -559,6 +559,14 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     extendExpiration: config.serviceAccountExtendTokenExpiration,
     maxExpirationSeconds: config.serviceAccountMaxTokenExpirationSeconds,
   });
+  const storageChecks: HealthCheck[] = [
+    { name: 'ping', check: () => {} },
+    { name: 'log', check: () => {} },
+    { name: 'etcd', check: () => withDeadline(backend.currentRevision(), config.etcdHealthcheckTimeoutMs, 'the storage did not answer') },
+  ];
+  // Upstream adds its encryption providers' check to /healthz, /livez and /readyz alike.
+  const encryptionChecks = encryption.healthCheck === undefined ? [] : [encryption.healthCheck];
+  const hookChecks = postStartHookChecks(finished, flowControl !== undefined);
   const handler = new ApiHandler({
     registry,
     ...(config.kubeletPreferredAddressTypes !== undefined ? { kubeletPreferredAddressTypes: config.kubeletPreferredAddressTypes } : {}),
@@ -568,18 +576,17 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     aggregation: aggregation.lookup,
     aggregatorRejectForwardingRedirect: config.aggregatorRejectForwardingRedirect,
     openapi,
-    healthChecks: [
-      { name: 'ping', check: () => {} },
-      { name: 'log', check: () => {} },
-      { name: 'etcd', check: () => withDeadline(backend.currentRevision(), config.etcdHealthcheckTimeoutMs, 'the storage did not answer') },
-      // Upstream adds its encryption providers' check to /healthz, /livez and /readyz alike.
-      ...(encryption.healthCheck === undefined ? [] : [encryption.healthCheck]),
-      ...postStartHookChecks(finished, flowControl !== undefined),
-    ],
+    // In upstream's orders: /healthz and /livez ping, log, etcd, the encryption providers'
+    // check and the post-start hooks; /readyz etcd-readiness after etcd, informer-sync after
+    // the encryption providers, and shutdown last (a v1.36 server's ?verbose lists).
+    healthChecks: [...storageChecks, ...encryptionChecks, ...hookChecks],
     readyChecks: [
+      ...storageChecks,
       // Upstream's readiness check of its storage, apart from the health check, with its own timeout.
       { name: 'etcd-readiness', check: () => withDeadline(backend.currentRevision(), config.etcdReadycheckTimeoutMs, 'the storage did not answer') },
+      ...encryptionChecks,
       { name: 'informer-sync', check: () => { if (!policiesStarted) throw new Error('admission policy informers not started yet'); } },
+      ...hookChecks,
       // Fails from the moment a shutdown begins, through its delay (--shutdown-delay-duration), as upstream's shutdownCheck.
       { name: 'shutdown', check: () => { if (closing !== undefined || server?.isStopping) throw new Error('process is shutting down'); } },
     ],

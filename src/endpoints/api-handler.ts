@@ -43,10 +43,11 @@ export interface ApiHandlerOptions {
   /** The aggregation layer: which groups and versions extension API servers answer. */
   aggregation?: AggregationLookup;
   openapi: OpenApiService;
+  /** /healthz's and /livez's checks. */
   healthChecks: HealthCheck[];
   /** `--aggregator-reject-forwarding-redirect` (true): an extension server's redirects answered 502, not forwarded. */
   aggregatorRejectForwardingRedirect?: boolean;
-  /** Readiness adds checks that pass only once the server serves (e.g. not shutting down). */
+  /** /readyz's checks, the health checks among them in their place (and some passing only while not shutting down). */
   readyChecks: HealthCheck[];
   plinthVersion: string;
   featureGates: Record<string, boolean>;
@@ -203,7 +204,7 @@ export class ApiHandler {
       case 'livez':
         return serveHealth(res, root, this.opts.healthChecks, query, info.path, method);
       case 'readyz':
-        return serveHealth(res, root, [...this.opts.healthChecks, ...this.opts.readyChecks], query, info.path, method);
+        return serveHealth(res, root, this.opts.readyChecks, query, info.path, method);
       case 'openapi':
         return this.opts.openapi.serve(req, res, rest, query);
       case 'metrics':

@@ -39,7 +39,8 @@ test('?verbose lists the checks of each endpoint, the post-start hooks on all th
     assert.equal(res.status, 200, res.text);
     return res;
   });
-  assert.equal(ready.text, lines('[+]ping ok', '[+]log ok', '[+]etcd ok', ...hooks, '[+]etcd-readiness ok', '[+]informer-sync ok', '[+]shutdown ok', 'readyz check passed'));
+  // Upstream's order: etcd-readiness after etcd, informer-sync before the post-start hooks, shutdown last.
+  assert.equal(ready.text, lines('[+]ping ok', '[+]log ok', '[+]etcd ok', '[+]etcd-readiness ok', '[+]informer-sync ok', ...hooks, '[+]shutdown ok', 'readyz check passed'));
   for (const endpoint of ['healthz', 'livez']) {
     const res = await server.request('GET', `/${endpoint}?verbose`);
     assert.equal(res.status, 200);
