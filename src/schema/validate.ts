@@ -7,12 +7,13 @@
 
 import {
   appendAll,
-  duplicate, goQuote, goUnstructured, invalid, notSupported, required, tooLong, tooMany, typeInvalid,
+  goQuote, goUnstructured, invalid, notSupported, required, tooLong, tooMany, typeInvalid,
 } from '../api/field-errors.ts';
-import { deepEqual, isObject } from '../api/json.ts';
+import { deepEqual } from '../api/json.ts';
 import type { StatusCause } from '../api/types.ts';
 import { compileSchema, type SchemaNode } from './compiled.ts';
 import { checkStringFormat } from './formats.ts';
+import { checkListMap, checkListSet, firstRepeats } from './list-types.ts';
 import { requiredDecidedElsewhere } from './builtin/index.ts';
 import { addedZerosIn, hasAddedZeros, isStillAddedZero } from './go-zero.ts';
 import type { Definitions, Schema } from './types.ts';
@@ -332,49 +333,11 @@ function validateArray(ctx: Context, node: SchemaNode, value: unknown[], old: Co
   if (ctx.opts.listTypes) {
     const listType = s['x-kubernetes-list-type'];
     if (listType === 'set') {
-      for (const i of firstRepeats(value)) out.push(duplicate(`${path}[${i}]`, goUnstructured(value[i])));
+      checkListSet(value, path, out);
     } else if (listType === 'map') {
-      validateListMap(s['x-kubernetes-list-map-keys'] ?? [], value, path, out);
+      checkListMap(s['x-kubernetes-list-map-keys'] ?? [], value, path, out);
     }
   }
-}
-
-/** A comparable form of a JSON value: scalars by type and value, compounds by their JSON. */
-function identity(value: unknown): string {
-  if (typeof value === 'object' && value !== null) return `j${JSON.stringify(value)}`;
-  return `${typeof value}:${String(value)}`;
-}
-
-/** Indices of the second occurrence of each repeated item, as upstream's validateListSet reports them. */
-function firstRepeats(items: readonly unknown[]): number[] {
-  if (items.length <= 1) return [];
-  const seen = new Map<string, number>();
-  const repeats: number[] = [];
-  for (let i = 0; i < items.length; i++) {
-    const id = identity(items[i]);
-    const times = seen.get(id) ?? 0;
-    if (times === 1) repeats.push(i);
-    seen.set(id, times + 1);
-  }
-  return repeats;
-}
-
-/** Upstream's validateListMap: items must be objects, unique by their key fields. */
-function validateListMap(keys: readonly string[], items: unknown[], path: string, out: StatusCause[]): void {
-  for (let i = 0; i < items.length; i++) {
-    const item = items[i];
-    if (item !== null && !isObject(item)) {
-      out.push(invalid(`${path}[${i}]`, goUnstructured(item), 'must be an object for an array of list-type map'));
-      return;
-    }
-  }
-  if (items.length <= 1) return;
-  const keyValues = items.map((item) => {
-    const key: Record<string, unknown> = {};
-    if (isObject(item)) for (const k of keys) if (k in item) key[k] = item[k];
-    return key;
-  });
-  for (const i of firstRepeats(keyValues)) out.push(duplicate(`${path}[${i}]`, goUnstructured(keyValues[i])));
 }
 
 function validateEnum(ctx: Context, allowed: readonly unknown[], value: unknown): void {
