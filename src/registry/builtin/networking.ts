@@ -12,7 +12,7 @@ import { ageColumn, column, nameColumn } from '../table-columns.ts';
 import { appendAll, fieldImmutable, forbidden, GoValue, goJson, goQuote, index, invalid, notSupported, required, tooLong } from '../validation/field.ts';
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isValidPortName, isValidPortNum, validateName } from '../validation/names.ts';
 import { generationStrategy, keepOldMetadata, keepOldSpec, specStatusStrategy } from './common.ts';
-import { cidrForLegacyFieldErrors, cidrWarnings, parseCIDR, parseIP } from '../validation/ip.ts';
+import { cidrErrors, cidrWarnings, parseCIDR, parseIP } from '../validation/ip.ts';
 import { legacyCIDRCauses } from './legacy-ip-fields.ts';
 import { loadBalancerIngressCauses, loadBalancerIngressWarnings } from './load-balancer-status.ts';
 import { arrayAt, ensureObject, objectAt, objectsAt, present, stringAt } from './object.ts';
@@ -540,14 +540,6 @@ export function ipAddressesType(): ResourceType {
       column('ParentRef', ipAddressParent, { description: 'ParentRef references the resource that an IPAddress is attached to. An IPAddress must reference a parent object.' }),
     ],
   });
-}
-
-/** IsValidCIDR as current apimachinery has it: what a legacy field refuses with strict validation, then any form but the canonical one. */
-function cidrErrors(value: string): string[] {
-  const errs = cidrForLegacyFieldErrors(value);
-  if (errs.length > 0) return errs;
-  const canonical = parseCIDR(value)!.text;
-  return canonical === value ? [] : [`must be in canonical form (${JSON.stringify(canonical)})`];
 }
 
 /** validateServiceCIDRSpec: one or two CIDRs, valid, of different families. */

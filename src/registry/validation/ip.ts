@@ -75,10 +75,10 @@ function parseIPv6(s: string): bigint | undefined {
 
 const v4MappedPrefix = 0xffffn << 32n;
 
-/** Parses an IP address; IPv4-mapped IPv6 addresses count as IPv4, as in Go. */
 /** Upstream's IsValidIP message for a value that is not an IP address. */
 export const invalidIPMessage = 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)';
 
+/** Parses an IP address; IPv4-mapped IPv6 addresses count as IPv4, as in Go. */
 export function parseIP(s: string): IP | undefined {
   if (s.includes(':')) {
     const value = parseIPv6(s);
@@ -153,6 +153,17 @@ export function ipForLegacyFieldErrors(value: string, validOldIPs: readonly stri
   return errs;
 }
 
+/**
+ * Upstream's IsValidIP as current apimachinery has it (for fields without legacy values: an
+ * IPAddress's name): what a legacy field refuses, then any form but the canonical one.
+ */
+export function ipErrors(value: string): string[] {
+  const errs = ipForLegacyFieldErrors(value);
+  if (errs.length > 0) return errs;
+  const canonical = formatIP(parseIP(value)!);
+  return canonical === value ? [] : [`must be in canonical form (${JSON.stringify(canonical)})`];
+}
+
 /** Whether Go's netip.ParseAddr would refuse what the sloppy parser read: IPv4 parts with leading zeros. */
 function hasLeadingZeros(value: string): boolean {
   const v4Part = value.slice(value.lastIndexOf(':') + 1);
@@ -214,6 +225,14 @@ export function cidrForLegacyFieldErrors(value: string, validOldCIDRs: readonly 
   if (cidr.mapped) return ['must not have an IPv4-mapped IPv6 address'];
   if (cidr.network.value !== cidr.ip.value) return ['must not have bits set beyond the prefix length'];
   return [];
+}
+
+/** Upstream's IsValidCIDR, as ipErrors for IPs (a ServiceCIDR's ranges). */
+export function cidrErrors(value: string): string[] {
+  const errs = cidrForLegacyFieldErrors(value);
+  if (errs.length > 0) return errs;
+  const canonical = parseCIDR(value)!.text;
+  return canonical === value ? [] : [`must be in canonical form (${JSON.stringify(canonical)})`];
 }
 
 /**

@@ -2,7 +2,7 @@
 // with upstream's messages.
 
 import { byteLength, isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isLabelKey, isLabelValue, maxLenError, regexError } from '../../api/labels.ts';
-import { formatIP, ipForLegacyFieldErrors, parseIP } from './ip.ts';
+import { ipErrors } from './ip.ts';
 
 export { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isLabelKey as isQualifiedName, isLabelValue };
 
@@ -16,17 +16,6 @@ function isValidPathSegmentName(name: string, prefix = false): string[] {
   const errs: string[] = [];
   for (const illegal of ['/', '%']) if (name.includes(illegal)) errs.push(`may not contain '${illegal}'`);
   return errs;
-}
-
-/**
- * Upstream's IsValidIP as current apimachinery has it: what a legacy field refuses with
- * strict validation, then any form but the canonical one (what net.IP's String writes).
- */
-function isValidIP(value: string): string[] {
-  const errs = ipForLegacyFieldErrors(value);
-  if (errs.length > 0) return errs;
-  const canonical = formatIP(parseIP(value)!);
-  return canonical === value ? [] : [`must be in canonical form (${JSON.stringify(canonical)})`];
 }
 
 /**
@@ -51,7 +40,7 @@ export function validateName(name: string, rule: NameRule, prefix = false): stri
     case 'ip-address':
       // ValidateIPAddressName ignores `prefix`: the IPAddress strategy's name generator
       // answers the generateName unchanged, so it must be a whole IP address too.
-      return isValidIP(name);
+      return ipErrors(name);
   }
 }
 
