@@ -391,14 +391,11 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     registry.add({ type, store, ...(runtimeDisabled.has(`${type.group}/${type.version}/${type.resource}`) ? { disabled: true } : {}) });
     if (type.group === '' && type.resource === 'namespaces') namespaces.store = store;
   }
-  // The start-up steps done, by the names of upstream's post-start hooks that do them (postStartHookChecks).
+  // The start-up steps done, by the names of upstream's post-start hooks that do them (postStartHookChecks), and informer-sync.
   const finished = new Set<string>();
   const finish = (...steps: string[]) => {
     for (const step of steps) finished.add(step);
   };
-  // The admission policies' informers, the last of the server's own to start (once it serves):
-  // /readyz's informer-sync fails until their watches are open.
-  let policiesStarted = false;
   // Caches load lazily: what start-up needs below (webhook configurations, Services
   // for the allocator, namespaces and ServiceAccounts for the controllers, CRDs) loads
   // now, on first use; every other cache loads in the background once the server
@@ -585,7 +582,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       // Upstream's readiness check of its storage, apart from the health check, with its own timeout.
       { name: 'etcd-readiness', check: () => withDeadline(backend.currentRevision(), config.etcdReadycheckTimeoutMs, 'the storage did not answer') },
       ...encryptionChecks,
-      { name: 'informer-sync', check: () => { if (!policiesStarted) throw new Error('admission policy informers not started yet'); } },
+      // The admission policies' informers, the last of the server's own to start (once it serves).
+      { name: 'informer-sync', check: () => { if (!finished.has('informer-sync')) throw new Error('admission policy informers not started yet'); } },
       ...hookChecks,
       // Fails from the moment a shutdown begins, through its delay (--shutdown-delay-duration), as upstream's shutdownCheck.
       { name: 'shutdown', check: () => { if (closing !== undefined || server?.isStopping) throw new Error('process is shutting down'); } },
@@ -736,7 +734,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   const url = serverUrl();
   // Controllers that wait for the server to serve (their caches do not hold up start-up), or for every cache to load.
   markServing();
-  const policiesStart = admissionSetup.startPolicies().then(() => { policiesStarted = true; }, (err: unknown) => log(`admission policies: ${(err as Error).message}`));
+  const policiesStart = admissionSetup.startPolicies().then(() => finish('informer-sync'), (err: unknown) => log(`admission policies: ${(err as Error).message}`));
   const started = Promise.all([aggregationStarted, identityLeaseStarted, policiesStart]).then(() => {}, () => {});
   setImmediate(() => void loadInBackground([...caches], () => closing !== undefined).then(() => {
     if (closing === undefined) markLoaded();
