@@ -98,6 +98,12 @@ export interface UpdateResult {
 
 /** How many times a write without a client precondition is retried on a concurrent change. */
 const maxRetries = 10;
+
+/**
+ * The built-in groups upstream stores as JSON (its apiextensions and aggregator servers set
+ * a LegacyCodec for their storage); every other built-in type is stored as Protobuf.
+ */
+const jsonStoredGroups: ReadonlySet<string> = new Set(['apiextensions.k8s.io', 'apiregistration.k8s.io']);
 /** The most webhook conversions one write's managed fields wait for (each a retry of the attempt). */
 const maxPendingConversions = 16;
 /** The page a deletecollection without a limit lists and deletes at a time (upstream's). */
@@ -350,7 +356,7 @@ export class Store {
     this.validateCreate(obj, leading === undefined ? undefined : await leading);
     if (opts.authorizeCreate !== undefined) await opts.authorizeCreate();
     await this.admission.validate(attrs);
-    this.completeGoValue(obj);
+    this.completeGoValue(obj, true);
     if (opts.dryRun) {
       // A dry run fails as the real create would on a taken name (upstream's DryRunnableStorage.Create);
       // a resourceVersion set in the body is no error there, as upstream.
@@ -517,7 +523,7 @@ export class Store {
         rules.validate(obj, current, leading === undefined ? undefined : await leading);
         if (admissionView !== undefined) attrs.object = admissionView.toView(obj);
         if (opts.withoutAdmission !== true) await this.admission.validate(attrs);
-        this.completeGoValue(obj);
+        this.completeGoValue(obj, true);
       } catch (err) {
         // Managed fields that wait for a webhook's conversion: made, then the attempt again.
         if (err instanceof ConversionPending) {
@@ -868,7 +874,7 @@ export class Store {
       await this.admission.validate(attrs);
       if (obj !== undefined) {
         if (attrs.mutated) {
-          this.completeGoValue(obj);
+          this.completeGoValue(obj, true);
           if (sameContent(obj, base.current)) return (await this.movedPast(base)) ? undefined : { object: base.current, created: false };
         }
         const stored = attrs.mutated === true ? undefined : answer.written;
@@ -1439,9 +1445,11 @@ export class Store {
    * A built-in object's value fields it does not hold, at their zero values: after decoding,
    * and again before it is stored, for what a strategy took away (upstream's PrepareForCreate
    * resets an Ingress's status to the Go zero, which still writes `status.loadBalancer: {}`).
+   * Before it is stored, also its empty slices and maps without omitempty as nil, as
+   * upstream's Protobuf storage reads them back; the groups whose storage is JSON keep them.
    */
-  private completeGoValue(obj: KubeObject): void {
-    if (this.type.customResource !== true) addGoZeroValues(this.definitions, this.schema, obj);
+  private completeGoValue(obj: KubeObject, stored = false): void {
+    if (this.type.customResource !== true) addGoZeroValues(this.definitions, this.schema, obj, stored && !jsonStoredGroups.has(this.type.group));
   }
 
   private createCauses(obj: KubeObject): StatusCause[] {

@@ -4,7 +4,9 @@
 // CRD `status.acceptedNames: {kind: "", plural: ""}`, a Pod's condition `lastProbeTime:
 // null`, an Event `reportingComponent: ""`, a Role without rules `rules: null` (a nil slice
 // or map without omitempty), whatever the client sent. Pruning (prune.ts) does the other
-// half: what Go's omitempty leaves out is dropped.
+// half: what Go's omitempty leaves out is dropped. And what upstream's Protobuf storage
+// reads back: an empty slice or map without omitempty is nil there (`rules: []` is stored
+// and answered as `rules: null`).
 
 import { goEncodingOf } from './builtin/index.ts';
 import { compileSchema, type SchemaNode } from './compiled.ts';
@@ -13,6 +15,8 @@ import type { Definitions, Schema } from './types.ts';
 /** What to do at one schema node: the zero values to write, and the children to look into. */
 interface Plan {
   written: readonly (readonly [string, unknown])[];
+  /** Of `written`, the slices and maps (not a Time's null): empty ones are nil once stored as Protobuf. */
+  containers: readonly string[];
   properties: Map<string, Plan>;
   items: Plan | undefined;
   additional: Plan | undefined;
@@ -24,7 +28,9 @@ const plans = new WeakMap<SchemaNode, Plan | null>();
 function planOf(node: SchemaNode): Plan | null {
   const known = plans.get(node);
   if (known !== undefined) return known;
-  const plan: Plan = { written: goEncodingOf(node.schema)?.written ?? [], properties: new Map(), items: undefined, additional: undefined };
+  const written = goEncodingOf(node.schema)?.written ?? [];
+  const containers = written.filter(([key, zero]) => zero === null && isContainer(node.property(key))).map(([key]) => key);
+  const plan: Plan = { written, containers, properties: new Map(), items: undefined, additional: undefined };
   // Known before its children are planned: a recursive schema (a CRD's JSONSchemaProps)
   // finds it there. Should it turn out empty, what holds it finds nothing to do.
   plans.set(node, plan);
@@ -59,9 +65,14 @@ const completed = new WeakSet<object>();
  * JSON form of their own (a zero Time `null`), and slices and maps without omitempty
  * (`null`). Nothing for custom resources' schemas.
  */
-export function addGoZeroValues(defs: Definitions, schema: Schema, value: unknown): void {
+export function addGoZeroValues(defs: Definitions, schema: Schema, value: unknown, stored = false): void {
   const plan = planOf(compileSchema(defs, schema));
-  if (plan !== null && addAt(plan, value)) completed.add(value as object);
+  if (plan !== null && addAt(plan, value, stored)) completed.add(value as object);
+}
+
+function isContainer(node: SchemaNode | undefined): boolean {
+  const type = node?.schema.type;
+  return type === 'array' || (type === 'object' && node!.schema.properties === undefined);
 }
 
 /** What addGoZeroValues added to `obj` (one object of a value with `hasAddedZeros`), by key. */
@@ -89,14 +100,20 @@ export function hasAddedZeros(value: unknown): boolean {
   return typeof value === 'object' && value !== null && completed.has(value);
 }
 
-function addAt(plan: Plan, value: unknown): boolean {
+function addAt(plan: Plan, value: unknown, stored: boolean): boolean {
   if (typeof value !== 'object' || value === null) return false;
   let any = false;
   if (Array.isArray(value)) {
-    if (plan.items !== undefined) for (const item of value) any = addAt(plan.items, item) || any;
+    if (plan.items !== undefined) for (const item of value) any = addAt(plan.items, item, stored) || any;
     return any;
   }
   const obj = value as Record<string, unknown>;
+  if (stored) {
+    for (const key of plan.containers) {
+      const item = obj[key];
+      if (typeof item === 'object' && item !== null && isEmpty(item)) obj[key] = null;
+    }
+  }
   let added: Map<string, unknown> | undefined;
   for (const [key, zero] of plan.written) {
     if (Object.hasOwn(obj, key)) continue;
@@ -114,7 +131,13 @@ function addAt(plan: Plan, value: unknown): boolean {
     const item = obj[key];
     if (typeof item !== 'object' || item === null) continue;
     const child = properties.get(key) ?? additional;
-    if (child !== undefined) any = addAt(child, item) || any;
+    if (child !== undefined) any = addAt(child, item, stored) || any;
   }
   return any;
+}
+
+function isEmpty(item: object): boolean {
+  if (Array.isArray(item)) return item.length === 0;
+  for (const _ in item) return false;
+  return true;
 }

@@ -153,3 +153,60 @@ test('the zero values decoding adds to an Event (eventTime: null, source: {}) ar
   assert.deepEqual(created.json.source, {});
   assert.deepEqual(created.json.metadata.managedFields.map((e: { fieldsV1: unknown }) => e.fieldsV1), [{ 'f:involvedObject': {}, 'f:message': {}, 'f:reason': {} }]);
 });
+
+test('an empty list without omitempty is stored as Protobuf stores it: rules: [] and endpoints: [] are answered null, their writer owning them', async () => {
+  const ns = await server.newNamespace('empty-rules');
+  const roles = `/apis/${rbac}/namespaces/${ns}/roles`;
+  const created = await server.request('POST', `${roles}?fieldManager=creator`, { body: { apiVersion: rbac, kind: 'Role', metadata: { name: 'r' }, rules: [] } });
+  assert.equal(created.status, 201, created.text);
+  assert.ok(Object.hasOwn(created.json, 'rules'), created.text);
+  assert.equal(created.json.rules, null);
+  // The handler's object held the empty slice when the field manager saw it.
+  assert.deepEqual(created.json.metadata.managedFields.map((e: { fieldsV1: unknown }) => e.fieldsV1), [{ 'f:rules': {} }]);
+  assert.equal((await server.request('GET', `${roles}/r`)).json.rules, null);
+  const dryRun = await server.request('POST', `${roles}?dryRun=All`, { body: { apiVersion: rbac, kind: 'Role', metadata: { name: 'd' }, rules: [] } });
+  assert.equal(dryRun.status, 201, dryRun.text);
+  assert.equal(dryRun.json.rules, null);
+
+  // An update to [] changes nothing stored: the same bytes, no new resourceVersion.
+  const rule = { apiGroups: [''], resources: ['pods'], verbs: ['get'] };
+  const merged = await server.request('PATCH', `${roles}/r`, { raw: JSON.stringify({ rules: [rule] }), headers: { 'content-type': 'application/merge-patch+json' } });
+  assert.deepEqual(merged.json.rules, [rule]);
+  const emptied = await server.request('PATCH', `${roles}/r`, { raw: JSON.stringify({ rules: [] }), headers: { 'content-type': 'application/merge-patch+json' } });
+  assert.equal(emptied.status, 200, emptied.text);
+  assert.equal(emptied.json.rules, null);
+  const again = await server.request('PUT', `${roles}/r`, { body: { ...emptied.json, rules: [] } });
+  assert.equal(again.status, 200, again.text);
+  assert.equal(again.json.rules, null);
+  assert.equal(again.json.metadata.resourceVersion, emptied.json.metadata.resourceVersion);
+
+  const slice = await server.request('POST', `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`, {
+    body: { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 's' }, addressType: 'IPv4', endpoints: [], ports: [] },
+  });
+  assert.equal(slice.status, 201, slice.text);
+  assert.equal(slice.json.endpoints, null);
+  assert.equal(slice.json.ports, null);
+});
+
+test('the groups upstream stores as JSON keep an empty list without omitempty: a CRD\'s status.conditions: [] stays []', async () => {
+  const group = 'empty-lists.example.com';
+  const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${group}`;
+  const created = await server.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+    body: {
+      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `widgets.${group}` },
+      spec: {
+        group, scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
+      },
+    },
+  });
+  assert.equal(created.status, 201, created.text);
+  try {
+    const current = await server.request('GET', path);
+    const written = await server.request('PUT', `${path}/status?dryRun=All`, { body: { ...current.json, status: { ...current.json.status, conditions: [] } } });
+    assert.equal(written.status, 200, written.text);
+    assert.deepEqual(written.json.status.conditions, []);
+  } finally {
+    await server.request('DELETE', path);
+  }
+});
