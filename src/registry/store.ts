@@ -1469,7 +1469,7 @@ export class Store {
 
   private updateCauses(obj: KubeObject, old: KubeObject): StatusCause[] {
     return [
-      ...validateObjectMetaUpdate(obj, old),
+      ...validateObjectMetaUpdate(obj, old, this.type.namespaced, this.type.nameRule),
       ...(this.type.strategy.validate?.(obj, old) ?? []),
       ...(this.type.strategy.validateUpdate?.(obj, old) ?? []),
     ];
@@ -1496,7 +1496,7 @@ export class Store {
 
   /** The same for a write through an update-like subresource (status, finalize): metadata's, then the subresource's rules. */
   protected subresourceValidationCauses(subresource: string, obj: KubeObject, old: KubeObject): StatusCause[] {
-    return [...validateObjectMetaUpdate(obj, old), ...(this.type.strategy.subresources?.[subresource]?.validateUpdate?.(obj, old) ?? [])];
+    return [...validateObjectMetaUpdate(obj, old, this.type.namespaced), ...(this.type.strategy.subresources?.[subresource]?.validateUpdate?.(obj, old) ?? [])];
   }
 
   // A valid write's warnings follow its validation, as upstream's BeforeCreate and BeforeUpdate

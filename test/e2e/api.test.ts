@@ -180,6 +180,20 @@ describe('verbs', () => {
     assert.equal(res.status, 201, res.text);
     assert.match(res.json.metadata.name, /^gen-[a-z0-9]{5}$/);
   });
+
+  test('an update that sets generateName has it checked, by the path-segment rule and then the type\'s', async () => {
+    const ns = await newNamespace();
+    const created = (await server.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: configMap('g') })).json;
+    const res = await server.request('PUT', `/api/v1/namespaces/${ns}/configmaps/g`, { body: { ...created, metadata: { ...created.metadata, generateName: 'a/B-' } } });
+    assert.equal(res.status, 422, res.text);
+    assert.deepEqual(res.json.details.causes.map((c: { field: string; message: string }) => `${c.field}: ${c.message.split(':')[1]}`), [
+      'metadata.generateName:  "a/B-"', 'metadata.generateName:  "a/B-"',
+    ]);
+    assert.match(res.json.message, /^ConfigMap "g" is invalid: \[metadata\.generateName: Invalid value: "a\/B-": may not contain '\/', metadata\.generateName: Invalid value: "a\/B-": a lowercase RFC 1123 subdomain/);
+    const fine = await server.request('PUT', `/api/v1/namespaces/${ns}/configmaps/g`, { body: { ...created, metadata: { ...created.metadata, generateName: 'g-' } } });
+    assert.equal(fine.status, 200, fine.text);
+    assert.equal(fine.json.metadata.generateName, 'g-');
+  });
 });
 
 describe('object rules', () => {

@@ -64,9 +64,10 @@ export class CustomResourceStore extends Store {
 
   protected override updateValidationCauses(obj: KubeObject, old: KubeObject): StatusCause[] {
     const typeMeta = this.#typeMetaCauses(obj);
-    if (typeMeta !== undefined) return typeMeta;
+    // Upstream's BeforeUpdate checks the metadata before the strategy, whose type meta check stops it.
+    if (typeMeta !== undefined) return [...validateObjectMetaUpdate(obj, old, this.type.namespaced), ...typeMeta];
     if (this.#checks === undefined) return super.updateValidationCauses(obj, old);
-    return this.#checks.update(obj, old, [...validateObjectMetaUpdate(obj, old)]);
+    return this.#checks.update(obj, old, validateObjectMetaUpdate(obj, old, this.type.namespaced));
   }
 
   /**
@@ -83,7 +84,7 @@ export class CustomResourceStore extends Store {
 
   protected override subresourceValidationCauses(subresource: string, obj: KubeObject, old: KubeObject): StatusCause[] {
     if (this.#checks === undefined || subresource !== 'status') return super.subresourceValidationCauses(subresource, obj, old);
-    return this.#checks.status(obj, old, [...validateObjectMetaUpdate(obj, old)]);
+    return this.#checks.status(obj, old, validateObjectMetaUpdate(obj, old, this.type.namespaced));
   }
 
   /**

@@ -213,16 +213,21 @@ function sameValue(a: unknown, b: unknown): boolean {
 }
 
 /**
- * Metadata errors of an update, as upstream's ValidateObjectMetaAccessorUpdate: no new
- * finalizers once deleting, generation never decremented, identity and lifecycle fields
- * immutable, and the create rules for labels, annotations, owner references,
- * finalizers and managed fields. (The missing-resourceVersion rule is the Store's: it
- * depends on whether the type allows unconditional updates.)
+ * Metadata errors of an update, as upstream's rest.BeforeUpdate finds them: first its
+ * validateCommonFields, which checks the new metadata as a create's (ValidateObjectMetaAccessor,
+ * names and generateName by the path-segment rule) and then as an update
+ * (ValidateObjectMetaAccessorUpdate: no new finalizers once deleting, generation never
+ * decremented, identity and lifecycle fields immutable); then the type's own ValidateObjectMeta,
+ * most built-in types' update validation checking generateName by `nameRule` again (none for
+ * custom resources). Each cause is listed once where upstream repeats the checks (labels up
+ * to four times); the message, which upstream's aggregate dedupes, is the same. (The
+ * missing-resourceVersion rule is the Store's: it depends on whether the type allows
+ * unconditional updates.)
  */
-export function validateObjectMetaUpdate(obj: KubeObject, old: KubeObject): StatusCause[] {
+export function validateObjectMetaUpdate(obj: KubeObject, old: KubeObject, namespaced: boolean, nameRule?: NameRule): StatusCause[] {
   const meta = metaOf(obj);
   const oldMeta = metaOf(old);
-  const causes: StatusCause[] = [];
+  const causes = validateObjectMeta(obj, 'path-segment', namespaced);
   if (oldMeta.deletionTimestamp) {
     const oldFinalizers = new Set(oldMeta.finalizers ?? []);
     const extra = [...new Set(meta.finalizers ?? [])].filter((f) => !oldFinalizers.has(f)).sort();
@@ -237,11 +242,10 @@ export function validateObjectMetaUpdate(obj: KubeObject, old: KubeObject): Stat
   for (const field of immutable) {
     if (!sameValue(meta[field], oldMeta[field])) causes.push(invalid(`metadata.${field}`, meta[field] ?? null, fieldImmutable));
   }
-  appendAll(causes, validateLabels(meta.labels, 'metadata.labels'));
-  appendAll(causes, validateAnnotations(meta.annotations, 'metadata.annotations'));
-  appendAll(causes, validateOwnerReferences(meta.ownerReferences, 'metadata.ownerReferences'));
-  appendAll(causes, validateFinalizers(meta.finalizers, 'metadata.finalizers'));
-  appendAll(causes, validateManagedFields(meta.managedFields, 'metadata.managedFields'));
+  const generateName = meta.generateName ?? '';
+  if (nameRule !== undefined && nameRule !== 'path-segment' && generateName !== '') {
+    for (const msg of validateName(generateName, nameRule, true)) causes.push(invalid('metadata.generateName', generateName, msg));
+  }
   return causes;
 }
 

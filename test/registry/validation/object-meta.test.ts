@@ -179,9 +179,25 @@ const updateCases: { name: string; meta: ObjectMeta; old?: ObjectMeta; causes: S
 
 for (const c of updateCases) {
   test(`validateObjectMetaUpdate: ${c.name}`, () => {
-    assert.deepEqual(validateObjectMetaUpdate(obj(c.meta), obj(c.old ?? stored)), c.causes);
+    assert.deepEqual(validateObjectMetaUpdate(obj(c.meta), obj(c.old ?? stored), true, 'dns1123-subdomain'), c.causes);
   });
 }
+
+test('validateObjectMetaUpdate: a generateName set by an update is checked by the path-segment rule, then by the type\'s', () => {
+  const meta = { ...stored, generateName: 'a/B-' };
+  assert.deepEqual(validateObjectMetaUpdate(obj(meta), obj(stored), true, 'dns1123-subdomain'), [
+    { reason: 'FieldValueInvalid', field: 'metadata.generateName', message: 'Invalid value: "a/B-": may not contain \'/\'' },
+    { reason: 'FieldValueInvalid', field: 'metadata.generateName', message: `Invalid value: "a/B-": ${subdomainRule}` },
+  ]);
+  // A custom resource's update checks it by the path-segment rule alone; so does a status write.
+  assert.deepEqual(validateObjectMetaUpdate(obj({ ...stored, generateName: 'B-' }), obj(stored), true), []);
+});
+
+test('validateObjectMetaUpdate: the new metadata\'s checks come before the update\'s, as upstream\'s validateCommonFields runs them', () => {
+  const causes = validateObjectMetaUpdate(obj({ ...stored, uid: 'u2', labels: { 'a b': 'c' } }), obj(stored), true, 'dns1123-subdomain');
+  assert.deepEqual(causes.map((c) => c.field), ['metadata.labels', 'metadata.uid']);
+  assert.match(invalidError('ConfigMap', 'web', causes).message, /^ConfigMap "web" is invalid: \[metadata\.labels: Invalid value: "a b": .*, metadata\.uid: Invalid value: "u2": field is immutable\]$/);
+});
 
 const metaJsonCases: { name: string; meta: ObjectMeta; json: object }[] = [
   { name: 'an empty ObjectMeta still has its creationTimestamp', meta: {}, json: { creationTimestamp: null } },
