@@ -26,6 +26,8 @@ test('every replica\'s address is in the kubernetes endpoints; one that stops is
   const a = await startServer({ ...fast, advertiseAddress: '10.0.0.1' }, { backend: forA! });
   t.after(() => a.stop());
   const b = await startServer({ ...fast, advertiseAddress: '10.0.0.2' }, { backend: forB! });
+  // Stopped below; here too should an assertion fail first (a second stop is a no-op).
+  t.after(() => b.stop());
   await eventually(async () => assert.deepEqual(await addresses(a), { endpoints: ['10.0.0.1', '10.0.0.2'], slice: ['10.0.0.1', '10.0.0.2'] }));
   await b.stop();
   assert.deepEqual(await addresses(a), { endpoints: ['10.0.0.1'], slice: ['10.0.0.1'] });
