@@ -48,7 +48,8 @@ export interface AdmissionPlugins {
   /**
    * Starts following the admission policies and their bindings; called once the server
    * serves (their types load on first use, which start-up need not wait for; until then
-   * the plugins read them from storage).
+   * the plugins read them from storage). Settles once every followed configuration's watch
+   * has delivered its initial state: /readyz's informer-sync.
    */
   startPolicies(): Promise<void>;
   close(): void;
@@ -83,10 +84,14 @@ class WatchedConfigurations implements WebhookConfigurationSource {
   private watcher: CacheWatcher | undefined;
   private synced = false;
   private closed = false;
+  /** Settled the first time the watch's initial state is complete (upstream's informer HasSynced, for /readyz's informer-sync). */
+  readonly firstSync: Promise<void>;
+  private markSynced!: () => void;
 
   constructor(store: () => Store, log: (message: string) => void) {
     this.store = store;
     this.log = log;
+    this.firstSync = new Promise((resolve) => { this.markSynced = resolve; });
   }
 
   /** Once synced, the objects at once (admission plugins then skip the write without a promise when there are none). */
@@ -110,7 +115,10 @@ class WatchedConfigurations implements WebhookConfigurationSource {
         for await (const event of watcher) {
           if (event.type === 'BOOKMARK') {
             // The initial state is complete once the bookmark announcing its end arrives (WatchList).
-            if (event.object.metadata.annotations?.['k8s.io/initial-events-end'] === 'true') this.synced = true;
+            if (event.object.metadata.annotations?.['k8s.io/initial-events-end'] === 'true') {
+              this.synced = true;
+              this.markSynced();
+            }
             continue;
           }
           const name = event.object.metadata.name ?? '';
@@ -284,7 +292,9 @@ export function admissionPlugins(registry: ResourceRegistry, log: (message: stri
       await Promise.all([mutating.start(), validating.start()]);
     },
     async startPolicies() {
-      await Promise.all([policies.start(), bindings.start(), mutatingPolicies.start(), mutatingBindings.start()]);
+      const sources = [policies, bindings, mutatingPolicies, mutatingBindings];
+      await Promise.all(sources.map((source) => source.start()));
+      await Promise.all([mutating, validating, ...sources].map((source) => source.firstSync));
     },
     close() {
       mutating.close();

@@ -582,8 +582,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
       // Upstream's readiness check of its storage, apart from the health check, with its own timeout.
       { name: 'etcd-readiness', check: () => withDeadline(backend.currentRevision(), config.etcdReadycheckTimeoutMs, 'the storage did not answer') },
       ...encryptionChecks,
-      // The admission policies' informers, the last of the server's own to start (once it serves).
-      { name: 'informer-sync', check: () => { if (!finished.has('informer-sync')) throw new Error('admission policy informers not started yet'); } },
+      // The admission configurations' informers synced, the policies' the last of the server's own to start (once it serves).
+      { name: 'informer-sync', check: () => { if (!finished.has('informer-sync')) throw new Error('admission informers not synced yet'); } },
       ...hookChecks,
       // Fails from the moment a shutdown begins, through its delay (--shutdown-delay-duration), as upstream's shutdownCheck.
       { name: 'shutdown', check: () => { if (closing !== undefined || server?.isStopping) throw new Error('process is shutting down'); } },
