@@ -280,6 +280,8 @@ export interface GoEncoding {
   emptyList?: string[];
   emptyMap?: string[];
   written?: Record<string, Json>;
+  /** Lists and maps without omitempty: empty, they are nil once read back from Protobuf (JSON null). */
+  nilWhenEmpty?: string[];
 }
 
 /** A message's fields as its JSON has them: an inlined message's fields in its place. */
@@ -317,7 +319,7 @@ function goZeroJson(type: string): Json {
  * false is left out; repeated and map fields marked e (omitempty), whose empty list or map
  * is left out; and what is written when absent: value scalars marked z, value messages
  * (neither p, nor e: omitzero), which omitempty does not leave out, and repeated and map
- * fields not marked e.
+ * fields not marked e, which are also `nilWhenEmpty`.
  */
 export function goEncoding(defs: Record<string, JsonObject>): Record<string, GoEncoding> {
   const out: Record<string, GoEncoding> = {};
@@ -337,15 +339,20 @@ export function goEncoding(defs: Record<string, JsonObject>): Record<string, GoE
     const emptyList = named((_, flags) => flags.includes('r') && flags.includes('e'));
     const emptyMap = named((_, flags) => flags.includes('m') && flags.includes('e'));
     const written: Record<string, Json> = {};
+    const nilWhenEmpty: string[] = [];
     for (const [, jsonName, type, flags] of fields) {
       if (flags === 'z' || (flags === '' && !zeroableScalars.has(type) && type !== 'bytes')) written[jsonName] = goZeroJson(type);
       // A nil slice or map without omitempty: encoding/json writes null (a Role without rules).
-      else if (flags === 'r' || flags === 'm') written[jsonName] = null;
+      else if (flags === 'r' || flags === 'm') {
+        written[jsonName] = null;
+        nilWhenEmpty.push(jsonName);
+      }
     }
     if (zero.length > 0) entry.zero = zero;
     if (emptyList.length > 0) entry.emptyList = emptyList;
     if (emptyMap.length > 0) entry.emptyMap = emptyMap;
     if (Object.keys(written).length > 0) entry.written = written;
+    if (nilWhenEmpty.length > 0) entry.nilWhenEmpty = nilWhenEmpty;
     if (Object.keys(entry).length > 0) out[name] = entry;
   }
   return out;

@@ -15,7 +15,7 @@ import type { Definitions, Schema } from './types.ts';
 /** What to do at one schema node: the zero values to write, and the children to look into. */
 interface Plan {
   written: readonly (readonly [string, unknown])[];
-  /** Of `written`, the slices and maps (not a Time's null): empty ones are nil once stored as Protobuf. */
+  /** Of `written`, the slices and maps (not a Time's or a RawExtension's null): empty, they are nil once stored as Protobuf. */
   containers: readonly string[];
   properties: Map<string, Plan>;
   items: Plan | undefined;
@@ -28,9 +28,8 @@ const plans = new WeakMap<SchemaNode, Plan | null>();
 function planOf(node: SchemaNode): Plan | null {
   const known = plans.get(node);
   if (known !== undefined) return known;
-  const written = goEncodingOf(node.schema)?.written ?? [];
-  const containers = written.filter(([key, zero]) => zero === null && isContainer(node.property(key))).map(([key]) => key);
-  const plan: Plan = { written, containers, properties: new Map(), items: undefined, additional: undefined };
+  const encoding = goEncodingOf(node.schema);
+  const plan: Plan = { written: encoding?.written ?? [], containers: encoding?.nilWhenEmpty ?? [], properties: new Map(), items: undefined, additional: undefined };
   // Known before its children are planned: a recursive schema (a CRD's JSONSchemaProps)
   // finds it there. Should it turn out empty, what holds it finds nothing to do.
   plans.set(node, plan);
@@ -68,11 +67,6 @@ const completed = new WeakSet<object>();
 export function addGoZeroValues(defs: Definitions, schema: Schema, value: unknown, stored = false): void {
   const plan = planOf(compileSchema(defs, schema));
   if (plan !== null && addAt(plan, value, stored)) completed.add(value as object);
-}
-
-function isContainer(node: SchemaNode | undefined): boolean {
-  const type = node?.schema.type;
-  return type === 'array' || (type === 'object' && node!.schema.properties === undefined);
 }
 
 /** What addGoZeroValues added to `obj` (one object of a value with `hasAddedZeros`), by key. */

@@ -46,7 +46,7 @@ const objectMetaFields: ReadonlySet<string> = new Set(Object.keys(objectMeta.pro
 const objectMetaOmitted: GoEncoding | undefined = (() => {
   const omitted = goEncodingOf(objectMeta);
   if (omitted === undefined) return undefined;
-  return { zero: new Set(), emptyList: new Set([...omitted.emptyList].filter((f) => f !== 'managedFields')), emptyMap: omitted.emptyMap, written: [] };
+  return { zero: new Set(), emptyList: new Set([...omitted.emptyList].filter((f) => f !== 'managedFields')), emptyMap: omitted.emptyMap, written: [], nilWhenEmpty: [] };
 })();
 
 /**

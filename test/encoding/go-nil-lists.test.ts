@@ -210,3 +210,12 @@ test('the groups upstream stores as JSON keep an empty list without omitempty: a
     await server.request('DELETE', path);
   }
 });
+
+test('a value with a JSON form of its own keeps its empty object: a ControllerRevision\'s data: {} (a RawExtension) stays {}', async () => {
+  const ns = await server.newNamespace('raw-extension');
+  const created = await server.request('POST', `/apis/apps/v1/namespaces/${ns}/controllerrevisions`, {
+    body: { apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: { name: 'r' }, data: {}, revision: 1 },
+  });
+  assert.equal(created.status, 201, created.text);
+  assert.deepEqual(created.json.data, {});
+});

@@ -94,11 +94,13 @@ export interface GoEncoding {
   readonly emptyMap: ReadonlySet<string>;
   /** Properties written when absent, with the JSON written (shared: copy before changing). */
   readonly written: readonly (readonly [string, unknown])[];
+  /** Lists and maps without omitempty: nil once read back from upstream's Protobuf storage when empty. */
+  readonly nilWhenEmpty: readonly string[];
 }
 
 const encodingBySchema = new WeakMap<Schema, GoEncoding>();
 const none: ReadonlySet<string> = new Set();
-type GoEncodingEntry = { zero?: string[]; emptyList?: string[]; emptyMap?: string[]; written?: Record<string, unknown> };
+type GoEncodingEntry = { zero?: string[]; emptyList?: string[]; emptyMap?: string[]; written?: Record<string, unknown>; nilWhenEmpty?: string[] };
 let goEncodingEntries: Record<string, GoEncodingEntry> | undefined;
 
 // Properties the published schema requires (Go fields without omitempty) whose absence the
@@ -146,6 +148,7 @@ function withGoEncoding(name: string, definition: Schema): Schema {
   const set = (names: string[] | undefined) => (names === undefined ? none : new Set(names));
   encodingBySchema.set(definition, {
     zero: set(entry.zero), emptyList: set(entry.emptyList), emptyMap: set(entry.emptyMap), written: Object.entries(entry.written ?? {}),
+    nilWhenEmpty: entry.nilWhenEmpty ?? [],
   });
   return definition;
 }
