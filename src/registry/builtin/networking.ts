@@ -508,17 +508,12 @@ function goParentReference(ref: JsonObject | undefined): GoValue {
 }
 
 /**
- * ValidateIPAddress past the metadata a create's Store checks by the "ip-address" name rule:
- * the parent reference; an update also keeps the parent (ValidateIPAddressUpdate).
+ * ValidateIPAddress past the metadata the Store checks by the "ip-address" name rule (an
+ * update's generateName too): the parent reference; an update also keeps the parent
+ * (ValidateIPAddressUpdate).
  */
 export function validateIPAddress(ip: KubeObject, old?: KubeObject): StatusCause[] {
   const causes: StatusCause[] = [];
-  // ValidateUpdate runs ValidateIPAddress, metadata and all: of the name rule's fields only
-  // generateName can fail there, the name staying what was created.
-  const generateName = ip.metadata.generateName ?? '';
-  if (old !== undefined && generateName !== '') {
-    for (const msg of validateName(generateName, 'ip-address', true)) causes.push(invalid('metadata.generateName', generateName, msg));
-  }
   const ref = objectAt(objectAt(ip, 'spec'), 'parentRef');
   appendAll(causes, validateParentReference(ref));
   if (old !== undefined) {
