@@ -8,7 +8,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startServer, type Response, type TestServer } from '../helpers/server.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+import { warningsOf as warnings } from '../helpers/answers.ts';
 
 let server: TestServer;
 before(async () => {
@@ -19,13 +20,6 @@ after(async () => {
 });
 
 const newNamespace = () => server.newNamespace('fv');
-
-/** The texts of the Warning headers (`299 - "text"`, one header value each). */
-function warnings(res: Response): string[] {
-  const header = res.headers.warning;
-  const joined = Array.isArray(header) ? header.join(', ') : header ?? '';
-  return [...joined.matchAll(/299 - "((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!.replace(/\\(.)/g, '$1'));
-}
 
 function deployment(name: string, extra: { spec?: Record<string, unknown>; container?: Record<string, unknown> } = {}) {
   return {

@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../../helpers/eventually.ts';
 import { startServer, type TestServer } from '../../helpers/server.ts';
+import { causesOf } from '../../helpers/answers.ts';
 
 type Json = Record<string, any>;
 
@@ -78,10 +79,6 @@ const gadgets = crd('gadgets', 'Gadget', {
 });
 
 const path = (plural: string, name = '') => `/apis/${group}/v1/namespaces/default/${plural}${name === '' ? '' : `/${name}`}`;
-
-function causesOf(res: { json: any }): string[] {
-  return (res.json?.details?.causes ?? []).map((c: Json) => `${c.field}: ${c.message}`);
-}
 
 /** The 422's message: each distinct cause once, bracketed when more than one (field.ErrorList.ToAggregate). */
 function messageOf(kind: string, name: string, causes: string[]): string {

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../../helpers/eventually.ts';
 import { startServer, type TestServer } from '../../helpers/server.ts';
+import { causesOf } from '../../helpers/answers.ts';
 
 type Json = Record<string, any>;
 
@@ -64,10 +65,6 @@ function addV2(c: Json): Json {
   const v2 = { ...structuredClone(c.spec.versions[0]), name: 'v2', storage: false };
   c.spec.versions.push(v2);
   return v2;
-}
-
-function causesOf(res: { json: any }): string[] {
-  return (res.json?.details?.causes ?? []).map((c: Json) => `${c.field}: ${c.message}`);
 }
 
 interface CrdRow {

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../../helpers/eventually.ts';
 import { startServer, type TestServer } from '../../helpers/server.ts';
+import { causesOf } from '../../helpers/answers.ts';
 
 type Json = Record<string, any>;
 
@@ -72,10 +73,6 @@ const boards = crd('boards', 'Board', {
 });
 
 const path = (plural: string, name = '') => `/apis/${group}/v1/namespaces/default/${plural}${name === '' ? '' : `/${name}`}`;
-
-function causesOf(res: { json: any }): string[] {
-  return (res.json?.details?.causes ?? []).map((c: Json) => `${c.field}: ${c.message}`);
-}
 
 before(async () => {
   server = await startServer();

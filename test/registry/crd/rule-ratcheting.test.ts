@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../../helpers/eventually.ts';
 import { startServer, type TestServer } from '../../helpers/server.ts';
+import { causesOf, warningsOf } from '../../helpers/answers.ts';
 
 type Json = Record<string, any>;
 
@@ -80,16 +81,6 @@ const legacySpec = {
 
 /** The Gadgets stored before the rules tightened, one per test. */
 const names = ['reordered', 'tags', 'atomic', 'owner', 'transition', 'status'];
-
-function causesOf(res: { json: any }): string[] {
-  return (res.json?.details?.causes ?? []).map((c: Json) => `${c.field}: ${c.message}`);
-}
-
-function warningsOf(res: { headers: Record<string, string | string[] | undefined> }): string[] {
-  const header = res.headers.warning;
-  const values = header === undefined ? [] : Array.isArray(header) ? header : [header];
-  return values.flatMap((v) => [...v.matchAll(/299 - "((?:[^"\\]|\\.)*)"/g)].map((m) => (m[1] ?? '').replace(/\\(.)/g, '$1')));
-}
 
 /** Replaces the stored object's spec with what `change` makes of it. */
 async function updateSpec(name: string, change: (spec: Json) => void) {

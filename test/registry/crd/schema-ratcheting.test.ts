@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../../helpers/eventually.ts';
 import { startServer, type TestServer } from '../../helpers/server.ts';
+import { causesOf } from '../../helpers/answers.ts';
 
 type Json = Record<string, any>;
 
@@ -55,10 +56,6 @@ const crd = {
 };
 
 const path = (name = '') => `/apis/${group}/v1/namespaces/${namespace}/widgets${name === '' ? '' : `/${name}`}`;
-
-function causesOf(res: { json: any }): string[] {
-  return (res.json?.details?.causes ?? []).map((c: Json) => `${c.field}: ${c.message}`);
-}
 
 const legacySpec = {
   a: 'abcdef',
