@@ -183,7 +183,7 @@ function validateNode(ctx: Context, node: SchemaNode, value: unknown, old: Corre
     return;
   }
 
-  if (node.hasComposition) validateComposition(ctx, node, value, old);
+  if (node.hasComposition) validateComposition(ctx, node, value);
   switch (actual) {
     case 'string':
       if (node.hasStringChecks) validateString(ctx, node, value as string);
@@ -202,15 +202,16 @@ function validateNode(ctx: Context, node: SchemaNode, value: unknown, old: Corre
   if (actual === 'object') validateObject(ctx, node, value as Record<string, unknown>, old);
 }
 
-function validateComposition(ctx: Context, node: SchemaNode, value: unknown, old: CorrelatedOld | undefined): void {
+function validateComposition(ctx: Context, node: SchemaNode, value: unknown): void {
   const s = node.schema;
   const defs = node.defs;
   const outer = ctx.out;
-  // A branch is no value of its own: its failures are ratcheted with the value's, its
-  // properties' with theirs (kube-openapi hands branches the same validator options).
+  // A branch's failures, its properties' and items' included, ratchet only with the value's:
+  // kube-openapi builds branches as plain validators (SchemaValidatorOptions.Options() hands
+  // them no ratcheting NewValidatorForField), so nothing in a branch is correlated.
   const run = (branch: Schema): StatusCause[] => {
     ctx.out = [];
-    validateNode(ctx, compileSchema(defs, branch), value, old);
+    validateNode(ctx, compileSchema(defs, branch), value, undefined);
     const causes = ctx.out;
     ctx.out = outer;
     return causes;

@@ -6,7 +6,9 @@
 // upstream's CorrelatedObject (apiserver/pkg/cel/common/equality.go) does: properties and
 // map entries by name when both have them and the schema describes them, items of map
 // lists by their keys (the first old item with the same keys), items of other lists not
-// at all; scalars are equal when they are the same JSON value.
+// at all; scalars are equal when they are the same JSON value. Upstream's reflect.DeepEqual
+// also tells a JSON body's `1.0` (a float64) from a stored `1` (an int64); decoded numbers
+// here keep no such form, so that update counts as unchanged.
 
 import { deepEqual, isObject } from '../../api/json.ts';
 import { compileSchema, type SchemaNode } from '../../schema/compiled.ts';
