@@ -2,11 +2,13 @@
 // libraries of library.ts, and programs compiled once and kept per expression and
 // variable set. Values reach CEL as upstream's unstructured-to-CEL conversion gives them:
 // integers as int, other numbers as double, objects of a schema with properties with
-// their names escaped.
+// their names escaped. Variables may be declared with object types, to check expressions
+// as upstream types them (admission's request, a policy's variables).
 
 import { Environment, serialize, type ASTNode } from '@marcbachmann/cel-js';
+import { admissionTypes } from './admission-types.ts';
 import { checkFailure } from './checker-errors.ts';
-import { registerKubernetesLibraries } from './library.ts';
+import { comparableWithNull, registerKubernetesLibraries } from './library.ts';
 import { rewriteObjectConstruction } from './objects.ts';
 import { WeighedCache } from '../api/weighed-cache.ts';
 
@@ -25,6 +27,9 @@ export interface Compiled {
 
 /** Names and types of the variables an expression sees. */
 export type Variables = Readonly<Record<string, string>>;
+
+/** Object types by name, each with its fields' types (which may name object types declared before it). */
+export type ObjectTypes = Readonly<Record<string, Readonly<Record<string, string>>>>;
 
 // Built on first use: a server without CEL rules or policies does not pay for it at start-up.
 let base: Environment | undefined;
@@ -46,27 +51,42 @@ export function typedEnvironment(): Environment {
 const environments = new WeighedCache<Environment>(1000, 1 << 20);
 const compiled = new WeighedCache<Compiled>(10_000, 4 << 20);
 
-function environmentFor(variables: Variables): Environment {
-  const id = JSON.stringify(variables);
+function environmentFor(variables: Variables, types: ObjectTypes | undefined, id: string): Environment {
   let env = environments.get(id);
   if (env === undefined) {
     env = baseEnvironment().clone();
+    // Upstream's admission types where a variable has one (not in every environment: each adds overloads of ==).
+    if (Object.values(variables).some((type) => Object.hasOwn(admissionTypes, type))) declareObjectTypes(env, admissionTypes);
+    if (types !== undefined) declareObjectTypes(env, types);
     for (const [name, type] of Object.entries(variables)) env.registerVariable(name, type);
     environments.set(id, env);
   }
   return env;
 }
 
+/** Declares object types (in order): each compares with its own type and with null, as cel-go's objects do. */
+function declareObjectTypes(env: Environment, types: ObjectTypes): void {
+  for (const [name, fields] of Object.entries(types)) {
+    env.registerType(name, { fields: { ...fields } });
+    env.registerOperator(`${name} == ${name}`, () => false);
+    comparableWithNull(env, name);
+  }
+}
+
 /**
  * Parses and type-checks an expression for the variables (kept: rules are compiled once
  * per schema). `objects`: the expression may construct `Object{…}` and `JSONPatch{…}`
- * values (mutating admission policies).
+ * values (mutating admission policies). `types`: object types the variables' types may
+ * name besides upstream's admission types (admission-types.ts), which are declared where
+ * a variable has one. Such types are for checking what upstream refuses: Plinth runs its
+ * programs with dyn variables, where no value is of them.
  */
-export function compile(expression: string, variables: Variables, opts: { objects?: boolean } = {}): Compiled {
-  const id = `${JSON.stringify(variables)}\u0000${opts.objects === true ? 'objects\u0000' : ''}${expression}`;
+export function compile(expression: string, variables: Variables, opts: { objects?: boolean; types?: ObjectTypes } = {}): Compiled {
+  const environmentId = opts.types === undefined ? JSON.stringify(variables) : JSON.stringify([variables, opts.types]);
+  const id = `${environmentId}\u0000${opts.objects === true ? 'objects\u0000' : ''}${expression}`;
   const known = compiled.get(id);
   if (known !== undefined) return known;
-  const env = environmentFor(variables);
+  const env = environmentFor(variables, opts.types, environmentId);
   const source = rewriteHasOperands(opts.objects === true ? rewriteObjectConstruction(expression) : expression);
   let result: Compiled;
   try {

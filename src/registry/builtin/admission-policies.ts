@@ -127,8 +127,17 @@ const celIdentifier = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
 const celReserved = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import',
   'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
 
-/** What a policy's expressions see (all dynamically typed). */
-const policyVariables = { object: 'dyn', oldObject: 'dyn', request: 'dyn', params: 'dyn', namespaceObject: 'dyn', variables: 'dyn', authorizer: 'dyn' };
+/** The object type a policy's variables have, as upstream's composition names it. */
+const variablesType = 'kubernetes.variables';
+
+/**
+ * What a policy's expressions see when it is written, as upstream's policy validation
+ * declares them (plugin/cel's createEnvForOpts and its composition): `request` and
+ * `namespaceObject` of upstream's types, `variables` of an object type of the policy's own.
+ */
+const policyVariables = {
+  object: 'dyn', oldObject: 'dyn', request: 'kubernetes.AdmissionRequest', params: 'dyn', namespaceObject: 'kubernetes.Namespace', variables: variablesType, authorizer: 'dyn',
+};
 
 /**
  * What an expression may name, as upstream's OptionalVariableDeclarations: `params` only
@@ -138,73 +147,87 @@ const policyVariables = { object: 'dyn', oldObject: 'dyn', request: 'dyn', param
 interface Declared {
   params: boolean;
   authorizer?: boolean;
-  /** The policy's variables' types, by name (variableTypes). */
+  /**
+   * The policy's variables declared so far, each with the type it is declared with
+   * (declaredType), as upstream's composition gives them to the expressions after them;
+   * undefined without composition (no `variables` at all).
+   */
   variables?: ReadonlyMap<string, string>;
 }
 
 function variablesFor(declared: Declared): Partial<typeof policyVariables> {
-  const { params, authorizer, ...rest } = policyVariables;
-  return { ...rest, ...(declared.params ? { params } : {}), ...(declared.authorizer === false ? {} : { authorizer }) };
+  const { params, authorizer, variables, ...rest } = policyVariables;
+  return {
+    ...rest, ...(declared.params ? { params } : {}), ...(declared.authorizer === false ? {} : { authorizer }), ...(declared.variables === undefined ? {} : { variables }),
+  };
 }
 
 /**
  * An expression compiles, and when `returns` names the types it may have (by cel-js's names),
  * has one of them exactly, as upstream's compiler requires (a dyn result is none of them:
  * `must evaluate to bool`, `must evaluate to one of [string null_type]`). `shown` is the value
- * the error shows (an audit annotation's untrimmed expression).
+ * the error shows (an audit annotation's untrimmed expression). Also answers the
+ * expression's type (dyn when it does not compile).
  */
-function compiles(expression: string, path: string, opts: { objects?: boolean; returns?: readonly string[]; shown?: string; declared?: Declared } = {}): StatusCause[] {
-  const variables = opts.declared === undefined ? policyVariables : variablesFor(opts.declared);
-  const compiled = cel().compile(expression, variables, { objects: opts.objects === true });
+function compiles(expression: string, path: string, opts: { objects?: boolean; returns?: readonly string[]; shown?: string; declared: Declared }): { causes: StatusCause[]; type: string } {
+  const variables = variablesFor(opts.declared);
+  const fields = opts.declared.variables;
+  const celOpts = { objects: opts.objects === true, ...(fields === undefined ? {} : { types: { [variablesType]: Object.fromEntries(fields) } }) };
+  const compiled = cel().compile(expression, variables, celOpts);
   const shown = opts.shown ?? expression;
-  const error = compiled.error ?? cel().admissionFieldErrors(expression, variables, { objects: opts.objects === true }).join('\n');
-  if (error !== '') return [invalid(path, shown, `compilation failed: ${error}`)];
+  // Every field the expression reads that its type lacks, as cel-go lists them, before other errors.
+  const error = cel().admissionFieldErrors(expression, variables, celOpts).join('\n') || compiled.error;
+  if (error !== undefined) return { causes: [invalid(path, shown, `compilation failed: ${error}`)], type: 'dyn' };
+  const type = compiled.type ?? 'dyn';
   const returns = opts.returns;
-  const type = compiled.type === 'dyn' ? selectedVariableType(expression, opts.declared?.variables) ?? 'dyn' : compiled.type ?? '';
-  if (returns === undefined || returns.includes(type)) return [];
+  if (returns === undefined || returns.includes(type)) return { causes: [], type };
   const names = returns.map((type) => (type === 'null' ? 'null_type' : type));
-  return [invalid(path, shown, names.length === 1 ? `must evaluate to ${names[0]}` : `must evaluate to one of [${names.join(' ')}]`)];
+  return { causes: [invalid(path, shown, names.length === 1 ? `must evaluate to ${names[0]}` : `must evaluate to one of [${names.join(' ')}]`)], type };
+}
+
+/** The types a variable keeps for the expressions after it (upstream's convertCelTypeToDeclType), lists' and maps' besides. */
+const declarableTypes = new Set(['bool', 'bytes', 'double', 'dyn', 'google.protobuf.Duration', 'google.protobuf.Timestamp', 'int', 'null', 'string', 'uint']);
+
+/**
+ * The type a variable is declared with for the expressions after it, as upstream's
+ * composition converts its expression's: scalars, null, timestamps, durations, and lists
+ * and maps of them keep theirs; objects, optionals and library types are dyn.
+ */
+function declaredType(type: string): string {
+  // cel-js's `list` and `map` are of dyn.
+  const list = /^list(?:<(.+)>)?$/.exec(type);
+  if (list !== null) return `list<${declaredType(list[1] ?? 'dyn')}>`;
+  const map = /^map(?:<([^<>,]+), (.+)>)?$/.exec(type);
+  if (map !== null) return `map<${declaredType(map[1] ?? 'dyn')}, ${declaredType(map[2] ?? 'dyn')}>`;
+  return declarableTypes.has(type) ? type : 'dyn';
 }
 
 /**
- * The type of the variable an expression only selects (`variables.b`, perhaps in
- * parentheses). Upstream's composition declares each variable with its expression's type;
- * Plinth's checker types `variables` dyn, so a bare selection is where it can give one.
+ * Validates a variable, compiled with those declared before it in `fields`, and declares it
+ * there (when it has an expression and a name CEL can select) for those after it.
  */
-function selectedVariableType(expression: string, types: ReadonlyMap<string, string> | undefined): string | undefined {
-  const selection = /^[\s(]*variables\s*\.\s*([_a-zA-Z][_a-zA-Z0-9]*)[\s)]*$/.exec(expression);
-  if (selection === null || expression.split('(').length !== expression.split(')').length) return undefined;
-  return types?.get(selection[1]!);
-}
-
-/** Each variable's type, as its expression has it (one selecting an earlier variable, that one's), for the expressions that read it. */
-function variableTypes(spec: JsonObject, declared: Declared): Map<string, string> {
-  const types = new Map<string, string>();
-  for (const variable of objectsAt(spec, 'variables')) {
-    const expression = stringAt(variable, 'expression');
-    const type = cel().compile(expression, variablesFor(declared)).type ?? 'dyn';
-    types.set(stringAt(variable, 'name'), type === 'dyn' ? selectedVariableType(expression, types) ?? 'dyn' : type);
-  }
-  return types;
-}
-
-function validateVariable(variable: JsonObject, path: string, declared: Declared): StatusCause[] {
+function validateVariable(variable: JsonObject, path: string, params: boolean, fields: Map<string, string>): StatusCause[] {
   const causes: StatusCause[] = [];
   const name = stringAt(variable, 'name');
+  const selectable = celIdentifier.test(name) && !celReserved.has(name);
   if (name.trim() === '') causes.push(required(`${path}.name`, 'name is not specified'));
-  else if (!celIdentifier.test(name) || celReserved.has(name)) causes.push(invalid(`${path}.name`, name, 'name is not a valid CEL identifier'));
+  else if (!selectable) causes.push(invalid(`${path}.name`, name, 'name is not a valid CEL identifier'));
   if (blank(variable.expression)) causes.push(required(`${path}.expression`, 'expression is not specified'));
-  else appendAll(causes, compiles(stringAt(variable, 'expression'), `${path}.expression`, { declared }));
+  else {
+    const { causes: compiled, type } = compiles(stringAt(variable, 'expression'), `${path}.expression`, { declared: { params, variables: fields } });
+    appendAll(causes, compiled);
+    if (selectable) fields.set(name, declaredType(type));
+  }
   return causes;
 }
 
 function validateValidation(validation: JsonObject, path: string, declared: Declared): StatusCause[] {
   const causes: StatusCause[] = [];
   if (blank(validation.expression)) causes.push(required(`${path}.expression`, 'expression is not specified'));
-  else appendAll(causes, compiles(stringAt(validation, 'expression'), `${path}.expression`, { returns: ['bool'], declared }));
+  else appendAll(causes, compiles(stringAt(validation, 'expression'), `${path}.expression`, { returns: ['bool'], declared }).causes);
   const messageExpression = stringAt(validation, 'messageExpression');
   if (messageExpression !== '' && messageExpression.trim() === '') causes.push(invalid(`${path}.messageExpression`, messageExpression, 'must be non-empty if specified'));
-  else if (messageExpression !== '') appendAll(causes, compiles(messageExpression, `${path}.messageExpression`, { returns: ['string'], declared: { ...declared, authorizer: false } }));
+  else if (messageExpression !== '') appendAll(causes, compiles(messageExpression, `${path}.messageExpression`, { returns: ['string'], declared: { ...declared, authorizer: false } }).causes);
   const message = stringAt(validation, 'message');
   if (message !== '' && message.trim() === '') causes.push(invalid(`${path}.message`, message, 'message must be non-empty if specified'));
   else if (/[\n\r]/.test(message.trim())) causes.push(invalid(`${path}.message`, message, 'message must not contain line breaks'));
@@ -222,7 +245,7 @@ function validateAuditAnnotation(policyName: string, annotation: JsonObject, pat
   if (value === '') causes.push(required(`${path}.valueExpression`, 'valueExpression is not specified'));
   else if (Buffer.byteLength(value) > maxAuditAnnotationValueExpressionLength) {
     causes.push(required(`${path}.valueExpression`, `must not exceed ${maxAuditAnnotationValueExpressionLength} bytes in length`));
-  } else appendAll(causes, compiles(value, `${path}.valueExpression`, { returns: ['string', 'null'], shown: written, declared }));
+  } else appendAll(causes, compiles(value, `${path}.valueExpression`, { returns: ['string', 'null'], shown: written, declared }).causes);
   return causes;
 }
 
@@ -231,7 +254,7 @@ function goAuditAnnotations(annotations: JsonObject[]): GoValue {
   return goJson(annotations.map((a) => ({ Key: stringAt(a, 'key'), ValueExpression: stringAt(a, 'valueExpression') })));
 }
 
-function validateMutation(mutation: JsonObject, path: string): StatusCause[] {
+function validateMutation(mutation: JsonObject, path: string, declared: Declared): StatusCause[] {
   const patchType = stringAt(mutation, 'patchType');
   const jsonPatch = objectAt(mutation, 'jsonPatch');
   const applyConfiguration = objectAt(mutation, 'applyConfiguration');
@@ -242,13 +265,13 @@ function validateMutation(mutation: JsonObject, path: string): StatusCause[] {
     case 'JSONPatch':
       if (jsonPatch === undefined) causes.push(required(`${path}.jsonPatch`, 'must be specified when patchType is JSONPatch'));
       else if (blank(jsonPatch.expression)) causes.push(required(`${path}.jsonPatch.expression`));
-      else appendAll(causes, compiles(stringAt(jsonPatch, 'expression'), `${path}.jsonPatch.expression`, { objects: true }));
+      else appendAll(causes, compiles(stringAt(jsonPatch, 'expression'), `${path}.jsonPatch.expression`, { objects: true, declared }).causes);
       if (applyConfiguration !== undefined) causes.push(invalid(`${path}.applyConfiguration`, '{applyConfiguration}', 'must not be specified when patchType is JSONPatch'));
       return causes;
     case 'ApplyConfiguration':
       if (applyConfiguration === undefined) causes.push(required(`${path}.applyConfiguration`, 'must be specified when patchType is ApplyConfiguration'));
       else if (blank(applyConfiguration.expression)) causes.push(required(`${path}.applyConfiguration.expression`));
-      else appendAll(causes, compiles(stringAt(applyConfiguration, 'expression'), `${path}.applyConfiguration.expression`, { objects: true }));
+      else appendAll(causes, compiles(stringAt(applyConfiguration, 'expression'), `${path}.applyConfiguration.expression`, { objects: true, declared }).causes);
       if (jsonPatch !== undefined) causes.push(invalid(`${path}.jsonPatch`, '{jsonPatch}', 'must not be specified when patchType is ApplyConfiguration'));
       return causes;
     default:
@@ -256,8 +279,11 @@ function validateMutation(mutation: JsonObject, path: string): StatusCause[] {
   }
 }
 
-/** What both kinds of policy spec validate first: failurePolicy, paramKind, matchConstraints, matchConditions, variables. */
-function validatePolicyCommon(spec: JsonObject, kind: PolicyKind): StatusCause[] {
+/**
+ * What both kinds of policy spec validate first: failurePolicy, paramKind, matchConstraints,
+ * matchConditions, variables; and what the expressions after them may name.
+ */
+function validatePolicyCommon(spec: JsonObject, kind: PolicyKind): { causes: StatusCause[]; declared: Declared } {
   const causes: StatusCause[] = [];
   if (unset(spec.failurePolicy)) causes.push(required('spec.failurePolicy'));
   else appendAll(causes, checkEnum(spec.failurePolicy, failurePolicies, 'spec.failurePolicy'));
@@ -271,24 +297,26 @@ function validatePolicyCommon(spec: JsonObject, kind: PolicyKind): StatusCause[]
     if (kind === 'mutating') appendAll(causes, validateMutatingOperations(match, 'spec.matchConstraints.resourceRules.operations'));
   }
   // Mutating policies keep params declared everywhere (not checked against upstream).
-  const declared: Declared = { params: kind === 'mutating' || paramKind !== undefined };
-  appendAll(causes, validateMatchConditions(objectsAt(spec, 'matchConditions'), 'spec.matchConditions', declared));
-  objectsAt(spec, 'variables').forEach((v, i) => appendAll(causes, validateVariable(v, `spec.variables[${i}]`, declared)));
-  return causes;
+  const params = kind === 'mutating' || paramKind !== undefined;
+  appendAll(causes, validateMatchConditions(objectsAt(spec, 'matchConditions'), 'spec.matchConditions', { params }));
+  // Upstream compiles a validating policy through its composition only when it has variables
+  // (without, `variables` is undeclared); a mutating policy's expressions always see them.
+  const variables = objectsAt(spec, 'variables');
+  const fields = kind === 'mutating' || variables.length > 0 ? new Map<string, string>() : undefined;
+  if (fields !== undefined) variables.forEach((v, i) => appendAll(causes, validateVariable(v, `spec.variables[${i}]`, params, fields)));
+  return { causes, declared: { params, ...(fields === undefined ? {} : { variables: fields }) } };
 }
 
 /** ValidateValidatingAdmissionPolicy (its update variant relaxes only CEL compilation, which Plinth does not do). */
 export function validateValidatingPolicy(obj: KubeObject): StatusCause[] {
   const spec = objectAt(obj, 'spec') ?? {};
-  const causes = validatePolicyCommon(spec, 'validating');
+  const { causes, declared } = validatePolicyCommon(spec, 'validating');
   const validations = objectsAt(spec, 'validations');
   const annotations = objectsAt(spec, 'auditAnnotations');
   if (validations.length === 0 && annotations.length === 0) {
     const detail = 'validations or auditAnnotations must contain at least one item';
     return [...causes, required('spec.validations', detail), required('spec.auditAnnotations', detail)];
   }
-  const params = objectAt(spec, 'paramKind') !== undefined;
-  const declared: Declared = { params, variables: variableTypes(spec, { params }) };
   validations.forEach((v, i) => appendAll(causes, validateValidation(v, `spec.validations[${i}]`, declared)));
   if (annotations.length > maxAuditAnnotations) {
     causes.push(invalid('spec.auditAnnotations', goAuditAnnotations(annotations), `must not have more than ${maxAuditAnnotations} auditAnnotations`));
@@ -306,10 +334,10 @@ export function validateValidatingPolicy(obj: KubeObject): StatusCause[] {
 /** ValidateMutatingAdmissionPolicy. */
 export function validateMutatingPolicy(obj: KubeObject): StatusCause[] {
   const spec = objectAt(obj, 'spec') ?? {};
-  const causes = validatePolicyCommon(spec, 'mutating');
+  const { causes, declared } = validatePolicyCommon(spec, 'mutating');
   const mutations = objectsAt(spec, 'mutations');
   if (mutations.length === 0) causes.push(required('spec.mutations', 'mutations must contain at least one item'));
-  mutations.forEach((m, i) => appendAll(causes, validateMutation(m, `spec.mutations[${i}]`)));
+  mutations.forEach((m, i) => appendAll(causes, validateMutation(m, `spec.mutations[${i}]`, declared)));
   if (blank(spec.reinvocationPolicy)) causes.push(required('spec.reinvocationPolicy'));
   else appendAll(causes, checkEnum(spec.reinvocationPolicy, reinvocationPolicies, 'spec.reinvocationPolicy'));
   return causes;
