@@ -50,6 +50,13 @@ export interface Strategy {
   /** The same for an update; `old` is the stored object (upstream's WarningsOnUpdate). */
   warningsOnUpdate?(obj: KubeObject, old: KubeObject): string[];
   /**
+   * Puts a valid object in its canonical form (upstream's Canonicalize: Endpoints' subsets
+   * repacked). It runs on every create and update once validation passed and the warnings are
+   * given, before validating admission: webhooks and policies, the stored object, a dry run's
+   * answer all see the canonical form.
+   */
+  canonicalize?(obj: KubeObject): void;
+  /**
    * Field-selector values of an object, beyond metadata.name and metadata.namespace
    * which every type has (upstream's selectable fields / GetAttrs).
    */

@@ -641,6 +641,7 @@ export class Store {
       validate: (obj, current, leading) => {
         this.throwIfInvalid(obj, this.subresourceValidationCauses(subresource, obj, current), leading);
         warn(strategy?.warningsOnUpdate?.(obj, current));
+        this.type.strategy.canonicalize?.(obj);
       },
     };
   }
@@ -1499,16 +1500,19 @@ export class Store {
     return [...validateObjectMetaUpdate(obj, old, this.type.namespaced), ...(this.type.strategy.subresources?.[subresource]?.validateUpdate?.(obj, old) ?? [])];
   }
 
-  // A valid write's warnings follow its validation, as upstream's BeforeCreate and BeforeUpdate
-  // add them: after mutating admission, before validating admission (a dry run gets them too).
+  // A valid write's warnings follow its validation, then its canonical form, as upstream's
+  // BeforeCreate and BeforeUpdate add and make them: after mutating admission, before
+  // validating admission (a dry run gets them too).
   private validateCreate(obj: KubeObject, leading?: StatusCause[]): void {
     this.throwIfInvalid(obj, this.createValidationCauses(obj), leading);
     warn(this.type.strategy.warningsOnCreate?.(obj));
+    this.type.strategy.canonicalize?.(obj);
   }
 
   private validateUpdate(obj: KubeObject, old: KubeObject, leading?: StatusCause[]): void {
     this.throwIfInvalid(obj, this.updateValidationCauses(obj, old), leading);
     warn(this.type.strategy.warningsOnUpdate?.(obj, old));
+    this.type.strategy.canonicalize?.(obj);
   }
 
   private throwIfInvalid(obj: KubeObject, causes: StatusCause[], leading?: StatusCause[]): void {

@@ -12,6 +12,7 @@ import { endpointIPCauses, legacyIPCauses } from './legacy-ip-fields.ts';
 import { isObject } from '../../api/json.ts';
 import { arrayAt, objectsAt, semanticEqual, stringAt } from './object.ts';
 import { endpointsColumns } from './table-columns.ts';
+import { repackSubsets } from './endpoints-repack.ts';
 
 function defaultEndpoints(ep: KubeObject): void {
   for (const subset of objectsAt(ep, 'subsets')) {
@@ -105,11 +106,19 @@ function endpointsWarnings(ep: KubeObject): string[] {
   return warnings;
 }
 
+/** endpointsStrategy.Canonicalize: the subsets as RepackSubsets leaves them (none: no subsets). */
+function canonicalizeEndpoints(ep: KubeObject): void {
+  const subsets = repackSubsets(arrayAt(ep, 'subsets'));
+  if (subsets.length > 0) ep.subsets = subsets;
+  else delete ep.subsets;
+}
+
 const endpointsStrategy: Strategy = {
   defaults: defaultEndpoints,
   validate: validateEndpoints,
   warningsOnCreate: endpointsWarnings,
   warningsOnUpdate: endpointsWarnings,
+  canonicalize: canonicalizeEndpoints,
 };
 
 export function endpointsType(): ResourceType {
