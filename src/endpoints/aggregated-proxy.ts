@@ -16,7 +16,7 @@
 // ID (NewRequestForProxy). What comes back loses the hop-by-hop headers and the CORS ones
 // (corsRemovingTransport). A failed round trip is that transport's "error trying to reach
 // service: …" in Go's words, answered 503 by the aggregator's responder.
-import type { IncomingMessage } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import type https from 'node:https';
 import path from 'node:path';
 import { goDialError } from '../api/go-dial-error.ts';
@@ -233,36 +233,51 @@ export async function proxyToExtension(req: HttpRequest, res: HttpResponse, targ
   const headers = requestHeaders(req, res, target, forwarded, user);
   const address = new URL(target.origin).host;
   const https = process.getBuiltinModule('node:https');
+  const replayable = isReplayable(req);
   await new Promise<void>((resolve) => {
     let discoveryTimer: NodeJS.Timeout | undefined;
-    const upstream = https.request(`${target.origin}${forwarded.target}`, { method: req.method ?? 'GET', headers, agent: target.agent }, (answer) => {
-      const code = answer.statusCode ?? 502;
-      const location = answer.headers.location;
-      if (!forwardRedirects && code >= 300 && code <= 399 && location !== undefined && location !== '') {
-        clearTimeout(discoveryTimer);
-        answer.resume();
-        if (!gone) {
-          res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(redirectRejected)) });
-          res.end(redirectRejected);
+    let gone = false;
+    let upstream: ClientRequest;
+    const send = (retry: boolean): void => {
+      upstream = https.request(`${target.origin}${forwarded.target}`, { method: req.method ?? 'GET', headers, agent: target.agent }, (answer) => {
+        const code = answer.statusCode ?? 502;
+        const location = answer.headers.location;
+        if (!forwardRedirects && code >= 300 && code <= 399 && location !== undefined && location !== '') {
+          clearTimeout(discoveryTimer);
+          answer.resume();
+          if (!gone) {
+            res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(redirectRejected)) });
+            res.end(redirectRejected);
+          }
+          resolve();
+          return;
         }
-        resolve();
-        return;
-      }
-      // Connection-level headers stay with their hop (an HTTP/2 answer may not carry them at all).
-      res.writeHead(code, responseHeaders(answer));
-      res.flushHeaders?.();
-      void streamAnswer(answer, res).then(() => {
+        // Connection-level headers stay with their hop (an HTTP/2 answer may not carry them at all).
+        res.writeHead(code, responseHeaders(answer));
+        res.flushHeaders?.();
+        void streamAnswer(answer, res).then(() => {
+          clearTimeout(discoveryTimer);
+          resolve();
+        });
+      });
+      const sent = upstream;
+      sent.on('error', (err) => {
+        // A kept-alive connection the extension server closed while idle: Go's transport sends
+        // a request without a body again on a new one (shouldRetryRequest), so the caller sees
+        // what the server's state gives (a refused dial, say), not the stale connection's reset.
+        if (!gone && !retry && replayable && sent.reusedSocket && (err as NodeJS.ErrnoException).code === 'ECONNRESET') {
+          send(true);
+          return;
+        }
         clearTimeout(discoveryTimer);
+        // The caller went away (and the call with it): nobody to answer.
+        if (!gone && !res.headersSent) proxyError(res, `error trying to reach service: ${goDialError(err as NodeJS.ErrnoException, address, target.serverName)}`, 503);
         resolve();
       });
-    });
-    let gone = false;
-    upstream.on('error', (err) => {
-      clearTimeout(discoveryTimer);
-      // The caller went away (and the call with it): nobody to answer.
-      if (!gone && !res.headersSent) proxyError(res, `error trying to reach service: ${goDialError(err as NodeJS.ErrnoException, address, target.serverName)}`, 503);
-      resolve();
-    });
+      if (retry) sent.end();
+      else sendBody(req, sent);
+    };
+    send(false);
     // A discovery request's context ends after 5 s, its answer or not (the round trip's error then, as the transport words a deadline).
     if (isDiscoveryPath(forwarded.escapedPath)) {
       discoveryTimer = setTimeout(() => {
@@ -279,8 +294,15 @@ export async function proxyToExtension(req: HttpRequest, res: HttpResponse, targ
       upstream.destroy();
       resolve();
     });
-    sendBody(req, upstream);
   });
+}
+
+/** Go's Request.isReplayable for a proxied request: no body, and a method that may be sent twice. */
+function isReplayable(req: HttpRequest): boolean {
+  const method = req.method ?? 'GET';
+  if (!['GET', 'HEAD', 'OPTIONS', 'TRACE'].includes(method)) return false;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
 }
 
 /** kube-aggregator's test for a discovery request: a path of three segments once its slashes are trimmed (`/apis/<group>/<version>`). */

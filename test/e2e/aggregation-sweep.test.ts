@@ -31,7 +31,7 @@ const held: ServerResponse[] = [];
 const seen: { url: string; method: string; headers: IncomingHttpHeaders }[] = [];
 
 /** The service names the extension servers' certificate is for (`<name>.sweep.svc`). */
-const certifiedServices = ['good', 'hang', 'stuck', 'failing', 'plain', 'gone', 'swap', 'pem', 'disco', 'insecure', 'stuck-neighbour'];
+const certifiedServices = ['good', 'hang', 'stuck', 'failing', 'plain', 'gone', 'swap', 'pem', 'disco', 'insecure', 'stuck-neighbour', 'dropping'];
 
 const resourceList = (group: string) => ({
   kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/v1`,
@@ -369,6 +369,47 @@ test('once available, an extension server gone answers 503 "error trying to reac
   assert.match(upgrade.head, /^HTTP\/1\.1 503 /);
   assert.equal(upgrade.body, `error dialing backend: dial tcp 127.0.0.1:${gone.port}: connect: connection refused\n`);
   upgrade.socket.destroy();
+});
+
+test('a kept-alive connection the extension server drops as a request arrives on it is no error of the caller\'s: a request without a body is sent again on a new one, as Go\'s transport does', async () => {
+  // The server drops the next request that arrives on a connection it has answered on before.
+  const served = new WeakSet<Socket>();
+  let dropNext = false;
+  let dropped = 0;
+  const dropping = await extensionServer((req, res) => {
+    const things = (req.url ?? '').startsWith('/apis/dropping.sweep.example/v1/namespaces/default/things');
+    if (things && dropNext && served.has(req.socket)) {
+      dropNext = false;
+      dropped++;
+      req.socket.destroy();
+      return;
+    }
+    served.add(req.socket);
+    answer(req, res);
+  });
+  await externalService('dropping');
+  await apiService('dropping.sweep.example', 'dropping', dropping.port);
+  await conditionWith('dropping.sweep.example', 'Passed');
+  const things = '/apis/dropping.sweep.example/v1/namespaces/default/things';
+  for (let i = 0; i < 20 && dropped === 0; i++) {
+    dropNext = true;
+    const res = await server.request('GET', things);
+    assert.equal(res.status, 200, res.text);
+  }
+  assert.equal(dropped, 1, 'a request arrived on a kept-alive connection');
+  // A request with a body is not sent twice: the caller hears of the reset.
+  let refused = false;
+  for (let i = 0; i < 20 && !refused; i++) {
+    dropNext = true;
+    const before = dropped;
+    const res = await server.request('POST', things, { body: { kind: 'Thing' } });
+    if (dropped > before) {
+      assert.equal(res.status, 503, res.text);
+      assert.match(res.text, /^error trying to reach service: /);
+      refused = true;
+    }
+  }
+  assert.ok(refused, 'a POST arrived on a kept-alive connection');
 });
 
 test('once available, an extension server whose certificate no longer verifies answers 503 "error trying to reach service" in crypto/tls\'s words', async () => {
