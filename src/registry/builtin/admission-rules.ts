@@ -115,9 +115,11 @@ export function validateMatchConditions(conditions: JsonObject[], path: string, 
       // Compiled as upstream does when the configuration is written: a broken expression is 422, not a failure at admission.
       const { params, ...withoutParams } = cel().matchConditionVariables;
       const variables = declared.params ? { ...withoutParams, params } : withoutParams;
-      const compiled = cel().compile(expression, variables);
-      const error = compiled.error ?? cel().admissionFieldErrors(expression, variables).join('\n');
-      if (error !== '') causes.push(invalid(`${path}[${i}].expression`, expression, `compilation failed: ${error}`));
+      // `request` and `namespaceObject` typed as upstream declares them: `request.dryRun` is a bool.
+      const compiled = cel().compile(expression, { ...variables, request: 'kubernetes.AdmissionRequest', namespaceObject: 'kubernetes.Namespace' });
+      // Every field read that the types lack, as cel-go lists them, before other errors.
+      const error = cel().admissionFieldErrors(expression, variables).join('\n') || compiled.error;
+      if (error !== undefined) causes.push(invalid(`${path}[${i}].expression`, expression, `compilation failed: ${error}`));
       // Exactly bool, as upstream's compiler asks of a result type: a dynamically typed one is refused.
       else if (compiled.type !== 'bool') causes.push(invalid(`${path}[${i}].expression`, expression, 'must evaluate to bool'));
     }

@@ -171,11 +171,11 @@ const validatingPolicyCases: Case[] = [
     `spec.matchConditions[2].name: Invalid value: "-x-": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
     'spec.matchConditions[3].name: Required value',
   ]],
-  ['match conditions and validations that are not exactly bool (a dynamically typed result is not)', vap({
-    matchConditions: [{ name: 'dyn', expression: 'request.dryRun' }, { name: 'negated', expression: '!request.dryRun' }],
-    validations: [{ expression: 'object.spec.enabled' }, { expression: 'object.spec.enabled == true' }],
+  ['match conditions and validations that are not exactly bool (a dynamically typed result is not; request.dryRun, typed, is)', vap({
+    matchConditions: [{ name: 'dyn', expression: 'object.spec.enabled' }, { name: 'negated', expression: '!request.dryRun' }, { name: 'typed', expression: 'request.dryRun' }],
+    validations: [{ expression: 'object.spec.enabled' }, { expression: 'object.spec.enabled == true' }, { expression: 'request.dryRun' }],
   }), [
-    'spec.matchConditions[0].expression: Invalid value: "request.dryRun": must evaluate to bool',
+    'spec.matchConditions[0].expression: Invalid value: "object.spec.enabled": must evaluate to bool',
     'spec.validations[0].expression: Invalid value: "object.spec.enabled": must evaluate to bool',
   ]],
   ['variables: not an identifier, reserved, no name, no expression', vap({ variables: [{ name: '1x', expression: '1' }, { name: 'in', expression: '1' }, { name: '', expression: '1' }, { name: 'ok', expression: ' ' }] }), [

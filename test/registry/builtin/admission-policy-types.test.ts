@@ -124,6 +124,10 @@ describe('webhook configurations', () => {
     ['an unknown scope', [webhook({ rules: [{ operations: ['*'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], scope: 'Global' }] })], ['webhooks[0].rules[0].scope: Unsupported value: "Global": supported values: "*", "Cluster", "Namespaced"']],
     ['an invalid namespaceSelector', [webhook({ namespaceSelector: { matchExpressions: [{ key: 'a', operator: 'In' }] } })], ["webhooks[0].namespaceSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'"]],
     ['matchConditions without an expression', [webhook({ matchConditions: [{ name: 'c' }] })], ['webhooks[0].matchConditions[0].expression: Required value']],
+    // request is upstream's kubernetes.AdmissionRequest: its dryRun is a bool, not a string.
+    ['matchConditions over request\'s typed fields', [webhook({ matchConditions: [{ name: 'a', expression: 'request.dryRun' }, { name: 'b', expression: "request.dryRun == 'x'" }] })], [
+      "webhooks[0].matchConditions[1].expression: Invalid value: \"request.dryRun == 'x'\": compilation failed: ERROR: <input>:1:16: found no matching overload for '_==_' applied to '(bool, string)'\n | request.dryRun == 'x'\n | ...............^",
+    ]],
   ];
   for (const [name, hooks, expected] of cases) {
     test(name, async () => assert.deepEqual(fields((await storeCreate(validating, configuration('Validating', hooks))).causes), expected));
