@@ -22,7 +22,7 @@ import type { RequestScope } from './handlers/scope.ts';
 import type { AuthenticationApi } from './handlers/authentication.ts';
 import { updateHandler } from './handlers/update.ts';
 import { watchHandler } from './handlers/watch.ts';
-import { serveHealth, type HealthCheck } from './health.ts';
+import { serveHealth, type HealthCheck, type HealthObserver } from './health.ts';
 import { acceptsGzip, writeBytes, writeError, type HttpRequest, type HttpResponse } from './http.ts';
 import type { OpenApiService } from './openapi-service.ts';
 import { versionInfo } from './version.ts';
@@ -30,6 +30,12 @@ import type { KubeletClient } from './kubelet-client.ts';
 import type { PodNetworkClient } from './pod-network-client.ts';
 import { WatchStreams } from './watch-streams.ts';
 import { mayUpgrade as upgrades } from './upgrade.ts';
+
+/** A registry served in Prometheus text format. */
+interface MetricsText {
+  text(): Promise<string>;
+  readonly contentType: string;
+}
 
 export interface ApiHandlerOptions {
   registry: ResourceRegistry;
@@ -62,8 +68,8 @@ export interface ApiHandlerOptions {
   authorizeVerb?(info: ResourceRequestInfo, verb: string): Promise<void>;
   /** Service-account tokens, token reviews and the issuer's discovery documents. */
   authentication?: AuthenticationApi;
-  /** /metrics, in Prometheus text format. */
-  metrics?: { text(): Promise<string>; readonly contentType: string };
+  /** /metrics, in Prometheus text format, and /metrics/slis, which the health endpoints' checks feed. */
+  metrics?: MetricsText & { reset(): void; readonly slis: MetricsText & HealthObserver & { reset(): void } };
   /** /debug/api_priority_and_fairness/<name>: the dump the name asks for, undefined for none (or with priority and fairness off). */
   flowControlDump?: (name: string, query: URLSearchParams) => string | undefined;
   log: (message: string) => void;
@@ -164,7 +170,8 @@ export class ApiHandler {
   /**
    * Paths other than resources'. One no handler takes is answered by the end of upstream's
    * delegation chain whatever the method (notFoundAtChainEnd), or by go-restful's 404 under
-   * its web services; the paths served take GET and HEAD, other methods 405.
+   * its web services; the paths served take GET and HEAD, other methods 405 (/metrics
+   * answers any method, as upstream's promhttp handlers).
    */
   private async handleNonResource(req: HttpRequest, res: HttpResponse, info: NonResourceRequestInfo, query: URLSearchParams): Promise<void> {
     const [root, ...rest] = info.parts;
@@ -202,16 +209,28 @@ export class ApiHandler {
         return;
       case 'healthz':
       case 'livez':
-        return serveHealth(res, root, this.opts.healthChecks, query, info.path, method);
+        return serveHealth(res, root, this.opts.healthChecks, query, info.path, method, this.opts.metrics?.slis);
       case 'readyz':
-        return serveHealth(res, root, this.opts.readyChecks, query, info.path, method);
+        return serveHealth(res, root, this.opts.readyChecks, query, info.path, method, this.opts.metrics?.slis);
       case 'openapi':
         return this.opts.openapi.serve(req, res, rest, query);
-      case 'metrics':
-        if (rest.length > 0 || this.opts.metrics === undefined) throw notFoundAtChainEnd();
-        if (!reads) throw methodNotAllowed();
-        writeBytes(res, 200, this.opts.metrics.contentType, await this.opts.metrics.text());
+      // promhttp's handlers, which answer any method with the metrics; DELETE resets them
+      // (upstream's MetricsWithReset and SLIMetricsWithReset, as profiling is on by default).
+      case 'metrics': {
+        // Registered at exactly these paths: no other under them, a trailing slash included.
+        const metrics = this.opts.metrics;
+        const slis = info.path === '/metrics/slis';
+        if (metrics === undefined || (info.path !== '/metrics' && !slis)) throw notFoundAtChainEnd();
+        const served = slis ? metrics.slis : metrics;
+        if (method === 'DELETE') {
+          served.reset();
+          // io.WriteString with no type set: net/http sniffs text.
+          writeBytes(res, 200, 'text/plain; charset=utf-8', 'metrics reset\n');
+          return;
+        }
+        writeBytes(res, 200, served.contentType, await served.text());
         return;
+      }
       case 'debug': {
         const dump = rest.length === 2 && rest[0] === 'api_priority_and_fairness' ? this.opts.flowControlDump?.(rest[1]!, query) : undefined;
         if (dump === undefined) throw notFoundAtChainEnd();

@@ -9,6 +9,11 @@ export interface HealthCheck {
   check(): Promise<void> | void;
 }
 
+/** Where the outcomes of the checks an endpoint runs go (upstream's SLI metrics, /metrics/slis). */
+export interface HealthObserver {
+  observe(endpoint: string, check: string, passed: boolean): void;
+}
+
 /**
  * `/healthz`, `/livez`, `/readyz` like upstream's healthz package (InstallPathHandler):
  * the endpoint itself answers `ok`, or with `?verbose` one `[+]name ok` line per check then
@@ -18,14 +23,16 @@ export interface HealthCheck {
  * trailing slash, an unknown check, more segments) is registered by nothing: upstream's
  * notfoundhandler answers it, net/http's plain-text 404, whatever the method. The paths
  * registered take GET and HEAD (Plinth's rule: upstream's handlers answer any method).
+ * The endpoint itself tells `observer` how each check it ran went (not the excluded ones),
+ * as upstream's handleRootHealth records its SLI metrics; a check's own handler does not.
  */
-export async function serveHealth(res: HttpResponse, endpoint: string, checks: HealthCheck[], query: URLSearchParams, path: string, method = 'GET'): Promise<void> {
+export async function serveHealth(res: HttpResponse, endpoint: string, checks: HealthCheck[], query: URLSearchParams, path: string, method = 'GET', observer?: HealthObserver): Promise<void> {
   const rest = path.slice(path.indexOf(endpoint) + endpoint.length);
   const name = rest.slice(1);
   const check = rest.startsWith('/') ? checks.find((c) => c.name === name) : undefined;
   if (rest !== '' && check === undefined) throw notFoundAtChainEnd();
   if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed();
-  if (check === undefined) return serveRoot(res, endpoint, checks, query);
+  if (check === undefined) return serveRoot(res, endpoint, checks, query, observer);
   try {
     await check.check();
   } catch (err) {
@@ -37,18 +44,20 @@ export async function serveHealth(res: HttpResponse, endpoint: string, checks: H
   writeBytes(res, 200, 'text/plain; charset=utf-8', 'ok');
 }
 
-async function serveRoot(res: HttpResponse, endpoint: string, checks: HealthCheck[], query: URLSearchParams): Promise<void> {
+async function serveRoot(res: HttpResponse, endpoint: string, checks: HealthCheck[], query: URLSearchParams, observer: HealthObserver | undefined): Promise<void> {
   const excluded = new Set(query.getAll('exclude'));
   // The checks run together (the storage's health and readiness checks each wait up to their
   // timeout for an unreachable etcd); their lines keep the checks' order.
   const outcomes = await Promise.all(checks.map(async (c) => {
     if (excluded.has(c.name)) return { line: `[+]${c.name} excluded: ok`, ok: true };
+    let ok = true;
     try {
       await c.check();
-      return { line: `[+]${c.name} ok`, ok: true };
     } catch {
-      return { line: `[-]${c.name} failed: reason withheld`, ok: false };
+      ok = false;
     }
+    observer?.observe(endpoint, c.name, ok);
+    return ok ? { line: `[+]${c.name} ok`, ok } : { line: `[-]${c.name} failed: reason withheld`, ok };
   }));
   const lines = outcomes.map((o) => o.line);
   const failed = outcomes.some((o) => !o.ok);

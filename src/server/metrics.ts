@@ -6,7 +6,8 @@
 // on the first scrape: with the OpenTelemetry API it requires, it took ~10–20 ms of every
 // start. Node's default metrics (process_*, nodejs_*) are collected from then on: the
 // process's CPU, memory and start time are as ever, the GC and event-loop histograms
-// cover the time since the first scrape.
+// cover the time since the first scrape. /metrics/slis is the health checks' own registry
+// (SliMetrics), as upstream's.
 
 import { createHash, randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
@@ -177,6 +178,8 @@ export class ApiMetrics {
   #authzConfigHash: string | undefined;
   /** sha256 of the server's identity, as upstream labels its authentication metrics. */
   readonly #serverIdHash: string;
+  /** /metrics/slis. */
+  readonly slis = new SliMetrics(this.#disabled);
 
   constructor(sources: MetricsSources, serverId = `apiserver-${randomUUID()}`) {
     const list = this.#list;
@@ -627,6 +630,15 @@ export class ApiMetrics {
     for (const name of names) this.#disabled.add(name);
   }
 
+  /**
+   * DELETE /metrics: upstream's MetricsWithReset (profiling is on by default) resets the
+   * registry's vectors and counters; what is read from the server's state when scraped (the
+   * collected gauges and histograms) and Node's own metrics are not, as upstream's collectors are not.
+   */
+  reset(): void {
+    for (const metric of this.#list) metric.reset?.();
+  }
+
   async text(): Promise<string> {
     return (await this.#promRegistry()).metrics();
   }
@@ -637,20 +649,98 @@ export class ApiMetrics {
 
   /** prom-client's registry of these metrics and Node's default ones, made on the first scrape. */
   #promRegistry(): Promise<Registry> {
-    this.#registry ??= import('prom-client').then((loaded) => {
-      // A CommonJS module: Node's loader gives its exports by name and as the default
-      // export, the start-up bundle (npm start) only as the default export.
-      const { collectDefaultMetrics, Registry } = loaded.default;
-      const registry = new Registry();
-      for (const metric of this.#list) {
-        if (!this.#disabled.has(metric.name)) registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
-      }
-      collectDefaultMetrics({ register: registry });
+    this.#registry ??= promClient().then((client) => {
+      const registry = registryOf(client, this.#list, this.#disabled);
+      client.collectDefaultMetrics({ register: registry });
       for (const name of this.#disabled) registry.removeSingleMetric(name);
       return registry;
     });
     return this.#registry;
   }
+}
+
+/** The series of one check on one endpoint, found once: a probe sets and counts them in place. */
+interface CheckSeries {
+  result: { value: number };
+  success?: { value: number };
+  error?: { value: number };
+}
+
+/**
+ * /metrics/slis: component-base's SLI registry (metrics/prometheus/slis), apart from
+ * /metrics. Each check /healthz, /livez or /readyz runs sets kubernetes_healthcheck{name,type}
+ * (1 passed, 0 failed) and counts kubernetes_healthchecks_total{name,status,type}, the type
+ * being the endpoint, as upstream's handleRootHealth calls ObserveHealthcheck; a series
+ * appears with its first observation and a reset drops them all (upstream's vectors' Reset).
+ */
+export class SliMetrics {
+  readonly #list: MetricList = [];
+  readonly #disabled: ReadonlySet<string>;
+  readonly #healthcheck: PlainGauge;
+  readonly #healthchecks: PlainCounter;
+  /** By endpoint, then check. */
+  readonly #checks = new Map<string, Map<string, CheckSeries>>();
+  #registry: Promise<Registry> | undefined;
+
+  /** `disabled`: `--disabled-metrics`, which upstream applies to every registry. */
+  constructor(disabled: ReadonlySet<string> = new Set()) {
+    this.#disabled = disabled;
+    // Help as component-base writes it for a STABLE metric.
+    this.#healthcheck = new PlainGauge(this.#list, 'kubernetes_healthcheck', '[STABLE] This metric records the result of a single healthcheck.');
+    this.#healthchecks = new PlainCounter(this.#list, 'kubernetes_healthchecks_total', '[STABLE] This metric records the results of all healthcheck.');
+  }
+
+  /** `check` passed or failed when `endpoint` (healthz, livez, readyz) ran it. */
+  observe(endpoint: string, check: string, passed: boolean): void {
+    let checks = this.#checks.get(endpoint);
+    if (checks === undefined) this.#checks.set(endpoint, (checks = new Map()));
+    let series = checks.get(check);
+    if (series === undefined) {
+      series = { result: this.#healthcheck.series(`${check}\0${endpoint}`, () => ({ name: check, type: endpoint })) };
+      checks.set(check, series);
+    }
+    series.result.value = passed ? 1 : 0;
+    // Labels sorted by name, as Prometheus' Go client writes them.
+    if (passed) (series.success ??= this.#healthchecks.series(`${check}\0${endpoint}\0success`, () => ({ name: check, status: 'success', type: endpoint }))).value++;
+    else (series.error ??= this.#healthchecks.series(`${check}\0${endpoint}\0error`, () => ({ name: check, status: 'error', type: endpoint }))).value++;
+  }
+
+  /** DELETE /metrics/slis: every series goes until observed again. */
+  reset(): void {
+    for (const [endpoint, checks] of this.#checks) {
+      for (const check of checks.keys()) {
+        this.#healthcheck.delete(`${check}\0${endpoint}`);
+        this.#healthchecks.delete(`${check}\0${endpoint}\0success`);
+        this.#healthchecks.delete(`${check}\0${endpoint}\0error`);
+      }
+    }
+    this.#checks.clear();
+  }
+
+  async text(): Promise<string> {
+    this.#registry ??= promClient().then((client) => registryOf(client, this.#list, this.#disabled));
+    return (await this.#registry).metrics();
+  }
+
+  get contentType(): string {
+    return prometheusContentType;
+  }
+}
+
+/** prom-client, loaded with the first scrape. */
+async function promClient(): Promise<typeof import('prom-client')> {
+  // A CommonJS module: Node's loader gives its exports by name and as the default
+  // export, the start-up bundle (npm start) only as the default export.
+  return (await import('prom-client')).default;
+}
+
+/** A prom-client registry rendering the metrics of `list` but the disabled ones. */
+function registryOf(client: typeof import('prom-client'), list: MetricList, disabled: ReadonlySet<string>): Registry {
+  const registry = new client.Registry();
+  for (const metric of list) {
+    if (!disabled.has(metric.name)) registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
+  }
+  return registry;
 }
 
 /** The subresources upstream's metrics count as CONNECT, whatever the method (metrics' validConnectRequests). */

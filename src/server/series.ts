@@ -15,13 +15,20 @@ export interface Exported {
   values: Array<{ value: number; labels: Labels; metricName?: string; sharedLabels?: Labels }>;
 }
 
-/** The metrics a registry renders, in the order they were made. */
-export type MetricList = Array<{ readonly name: string; get(): Exported }>;
+/** The metrics a registry renders, in the order they were made; those with `reset` are resettable (DELETE /metrics). */
+export type MetricList = Array<{ readonly name: string; get(): Exported; reset?(): void }>;
+
+/** A label set's series; `reset` until it is recorded again after a reset. */
+interface Entry<S> {
+  labels: Labels;
+  series: S;
+  reset: boolean;
+}
 
 abstract class PlainMetric<S> {
   readonly name: string;
   readonly help: string;
-  readonly #series = new Map<string, { labels: Labels; series: S }>();
+  readonly #series = new Map<string, Entry<S>>();
 
   constructor(list: MetricList, name: string, help: string) {
     this.name = name;
@@ -33,7 +40,7 @@ abstract class PlainMetric<S> {
   series(key: string, labels: () => Labels): S {
     let found = this.#series.get(key);
     if (found === undefined) {
-      found = { labels: labels(), series: this.create() };
+      found = { labels: labels(), series: this.create(), reset: false };
       this.#series.set(key, found);
     }
     return found.series;
@@ -44,10 +51,41 @@ abstract class PlainMetric<S> {
     this.#series.delete(key);
   }
 
+  /**
+   * DELETE /metrics, as upstream's registry resets its vectors: every labelled series is
+   * gone until it is recorded again. Callers keep their series and record into them in place,
+   * so a series is zeroed and left out while still zero (a gauge set to 0 after a reset stays
+   * out until it moves). An unlabelled one is not a vector: `resetUnlabelled` says whether
+   * it goes back to zero (a counter's Reset) or is left as it is (gauges and histograms have none).
+   */
+  reset(): void {
+    for (const entry of this.#series.values()) {
+      if (Object.keys(entry.labels).length === 0) {
+        if (this.resetUnlabelled) this.zero(entry.series);
+        continue;
+      }
+      this.zero(entry.series);
+      entry.reset = true;
+    }
+  }
+
+  protected readonly resetUnlabelled: boolean = false;
+
   protected abstract create(): S;
 
-  protected entries(): IterableIterator<{ labels: Labels; series: S }> {
-    return this.#series.values();
+  protected abstract zero(series: S): void;
+
+  protected abstract isZero(series: S): boolean;
+
+  /** The series shown: not those reset and not recorded since. */
+  protected *entries(): IterableIterator<Entry<S>> {
+    for (const entry of this.#series.values()) {
+      if (entry.reset) {
+        if (this.isZero(entry.series)) continue;
+        entry.reset = false;
+      }
+      yield entry;
+    }
   }
 
   /** prom-client's registry calls this when scraped. */
@@ -67,12 +105,22 @@ class PlainValue extends PlainMetric<{ value: number }> {
     return { value: 0 };
   }
 
+  protected zero(series: { value: number }): void {
+    series.value = 0;
+  }
+
+  protected isZero(series: { value: number }): boolean {
+    return series.value === 0;
+  }
+
   get(): Exported {
     return { name: this.name, help: this.help, type: this.#type, aggregator: 'sum', values: [...this.entries()].map(({ labels, series }) => ({ value: series.value, labels })) };
   }
 }
 
 export class PlainCounter extends PlainValue {
+  protected override readonly resetUnlabelled = true;
+
   constructor(list: MetricList, name: string, help: string) {
     super(list, name, help, 'counter');
   }
@@ -169,6 +217,16 @@ export class PlainHistogram extends PlainMetric<HistogramSeries> {
 
   protected create(): HistogramSeries {
     return new HistogramSeries(this.#bounds);
+  }
+
+  protected zero(series: HistogramSeries): void {
+    series.counts.fill(0);
+    series.sum = 0;
+    series.count = 0;
+  }
+
+  protected isZero(series: HistogramSeries): boolean {
+    return series.count === 0;
   }
 
   /** As prom-client writes a histogram: cumulative buckets with `le` first, then +Inf, _sum and _count. */

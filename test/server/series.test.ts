@@ -88,3 +88,34 @@ test('KMS metrics: key ids hashed, the last ten key id label sets kept as upstre
   assert.equal(sample(text, 'apiserver_envelope_encryption_invalid_key_id_from_status_total', { provider_name: 'vault', error: 'empty' }), 1);
   assert.equal(sample(text, 'apiserver_storage_envelope_transformation_cache_misses_total'), 1);
 });
+
+test('a reset leaves labelled series out until recorded again, zeroes an unlabelled counter and leaves unlabelled gauges and histograms as they are', () => {
+  const list: MetricList = [];
+  const counter = new PlainCounter(list, 'requests_total', 'Requests.');
+  const gauge = new PlainGauge(list, 'inflight', 'In flight.');
+  const histogram = new PlainHistogram(list, 'latency_seconds', 'Latency.', [1]);
+  const shown = () => Object.fromEntries(list.map((m) => [m.name, m.get().values.map((v) => [v.sharedLabels ?? v.labels, v.value])]));
+  const get = counter.series('GET', () => ({ verb: 'GET' }));
+  get.value = 3;
+  counter.series('', () => ({})).value = 5;
+  const pods = gauge.series('pods', () => ({ kind: 'Pod' }));
+  pods.value = 2;
+  gauge.series('', () => ({})).value = 7;
+  histogram.series('GET', () => ({ verb: 'GET' })).observe(0.5);
+  histogram.series('', () => ({})).observe(2);
+
+  for (const metric of list) metric.reset?.();
+  assert.deepEqual(shown(), {
+    requests_total: [[{}, 0]],
+    inflight: [[{}, 7]],
+    latency_seconds: [[{}, 0], [{}, 1], [{}, 2], [{}, 1]],
+  });
+  // Recorded again through the series the caller kept: shown from then on, even back at zero.
+  get.value++;
+  pods.value = 0;
+  pods.value = 1;
+  assert.deepEqual(shown().requests_total, [[{ verb: 'GET' }, 1], [{}, 0]]);
+  assert.deepEqual(shown().inflight, [[{ kind: 'Pod' }, 1], [{}, 7]]);
+  pods.value = 0;
+  assert.deepEqual(shown().inflight, [[{ kind: 'Pod' }, 0], [{}, 7]]);
+});
