@@ -102,12 +102,7 @@ function addAt(plan: Plan, value: unknown, stored: boolean): boolean {
     return any;
   }
   const obj = value as Record<string, unknown>;
-  if (stored) {
-    for (const key of plan.containers) {
-      const item = obj[key];
-      if (typeof item === 'object' && item !== null && isEmpty(item)) obj[key] = null;
-    }
-  }
+  if (stored && plan.containers.length > 0) nilEmptyContainers(obj, plan.containers);
   let added: Map<string, unknown> | undefined;
   for (const [key, zero] of plan.written) {
     if (Object.hasOwn(obj, key)) continue;
@@ -128,6 +123,17 @@ function addAt(plan: Plan, value: unknown, stored: boolean): boolean {
     if (child !== undefined) any = addAt(child, item, stored) || any;
   }
   return any;
+}
+
+/**
+ * Its own function: in addAt, which sees every plan's names, the keyed reads of these names
+ * (made only for a write about to be stored) were deoptimized at every new name.
+ */
+function nilEmptyContainers(obj: Record<string, unknown>, keys: readonly string[]): void {
+  for (const key of keys) {
+    const item = obj[key];
+    if (typeof item === 'object' && item !== null && isEmpty(item)) obj[key] = null;
+  }
 }
 
 function isEmpty(item: object): boolean {
