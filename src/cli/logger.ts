@@ -4,6 +4,11 @@
 
 export type LogFormat = 'text' | 'json';
 
+/** klog's `-v` while serving: PUT /debug/flags/v changes it, and what it governs reads it at once. */
+export interface Verbosity {
+  level: number;
+}
+
 export interface Logger {
   /** An informational line at verbosity `v` (written when -v is at least that). */
   info(message: string, v?: number): void;
@@ -11,6 +16,8 @@ export interface Logger {
   error(message: string): void;
   /** Whether lines at verbosity `v` are written. */
   enabled(v: number): boolean;
+  /** The verbosity the lines are filtered by, starting at the one given. */
+  readonly verbosity: Verbosity;
 }
 
 function klogTime(now: Date): string {
@@ -20,6 +27,9 @@ function klogTime(now: Date): string {
 
 export function createLogger(opts: { format: LogFormat; verbosity: number; write?: (line: string) => void }): Logger {
   const write = opts.write ?? ((line: string) => void process.stderr.write(line));
+  const verbosity: Verbosity = { level: opts.verbosity };
+  // Lines at 0 are klog.Info's, written whatever the verbosity (a negative one set at run time too).
+  const enabled = (v: number) => v <= 0 || v <= verbosity.level;
   const line = (severity: 'I' | 'E', message: string, v: number) => {
     const now = new Date();
     if (opts.format === 'json') {
@@ -34,11 +44,12 @@ export function createLogger(opts: { format: LogFormat; verbosity: number; write
   };
   return {
     info(message, v = 0) {
-      if (v <= opts.verbosity) write(line('I', message, v));
+      if (enabled(v)) write(line('I', message, v));
     },
     error(message) {
       write(line('E', message, 0));
     },
-    enabled: (v) => v <= opts.verbosity,
+    enabled,
+    verbosity,
   };
 }

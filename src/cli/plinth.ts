@@ -84,7 +84,7 @@ async function startServing(config: Config, logger: Logger): Promise<RunningServ
   const present = made === undefined ? await entriesOf(dataDir) : undefined;
   const holdOpen = setInterval(() => {}, 2 ** 30);
   try {
-    return await serve(config, (message) => logger.info(message));
+    return await serve(config, (message) => logger.info(message), { verbosity: logger.verbosity });
   } catch (err) {
     logger.info(`start failed: ${(err as Error)?.stack ?? String(err)}`, 4);
     if (made !== undefined) await rm(made, { recursive: true, force: true }).catch(() => {});

@@ -61,6 +61,7 @@ import { certificateNames, readServingFiles } from '../server/serving-files.ts';
 import { followServingFiles } from './serving-certificate.ts';
 import { followClientCas, readCaBundle } from './client-ca.ts';
 import { watchFile } from './watch-file.ts';
+import type { Verbosity } from './logger.ts';
 import { compactorFor, EncryptingBackend, grpcKmsService, openBackend, transformationStatus, withTimeToLive, type TransformationObserver } from '../storage/index.ts';
 import { keyResourceResolver, loadEncryptionConfig, resourceTransformers, startKmsProviders, type KmsProviders } from './encryption-config.ts';
 import { ensureSystemPriorityClasses } from '../registry/builtin/priorityclasses.ts';
@@ -208,6 +209,8 @@ export interface ServeDependencies {
   proxyableAddress?: (ip: string) => boolean;
   /** Which pod IPs pods/proxy may reach; upstream's rule (global unicast) by default. Tests' pods listen on loopback. */
   podAddressAllowed?: (ip: string) => boolean;
+  /** The verbosity the process's logger reads, so that PUT /debug/flags/v changes both; by default one of its own at `config.verbosity`. */
+  verbosity?: Verbosity;
 }
 
 /** Builds the object graph from a Config and starts serving (the composition root). */
@@ -564,6 +567,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
   // Upstream adds its encryption providers' check to /healthz, /livez and /readyz alike.
   const encryptionChecks = encryption.healthCheck === undefined ? [] : [encryption.healthCheck];
   const hookChecks = postStartHookChecks(finished, flowControl !== undefined);
+  const verbosity = deps.verbosity ?? { level: config.verbosity };
   const handler = new ApiHandler({
     registry,
     ...(config.kubeletPreferredAddressTypes !== undefined ? { kubeletPreferredAddressTypes: config.kubeletPreferredAddressTypes } : {}),
@@ -605,6 +609,7 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     authentication,
     metrics,
     flowControlDump: (name, query) => server?.flowControlDump(name, query),
+    verbosity,
     log,
   });
   server = new ApiServer({
@@ -621,8 +626,9 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     anonymousOnlyPublicPaths: authn.anonymousOnlyPublicPaths,
     handler,
     log,
-    ...(config.verbosity >= 4 ? { debug: log } : {}),
-    ...(config.verbosity >= 3 ? { requestLog: log } : {}),
+    verbosity,
+    debug: log,
+    requestLog: log,
     slowRequestLog: log,
     slowRequestMs: config.slowRequestMs,
     unreadBodyGraceMs: config.unreadBodyGraceMs,

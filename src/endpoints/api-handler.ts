@@ -23,7 +23,7 @@ import type { AuthenticationApi } from './handlers/authentication.ts';
 import { updateHandler } from './handlers/update.ts';
 import { watchHandler } from './handlers/watch.ts';
 import { serveHealth, type HealthCheck, type HealthObserver } from './health.ts';
-import { acceptsGzip, writeBytes, writeError, type HttpRequest, type HttpResponse } from './http.ts';
+import { acceptsGzip, readBody, writeBytes, writeError, type HttpRequest, type HttpResponse } from './http.ts';
 import type { OpenApiService } from './openapi-service.ts';
 import { versionInfo } from './version.ts';
 import type { KubeletClient } from './kubelet-client.ts';
@@ -72,6 +72,8 @@ export interface ApiHandlerOptions {
   metrics?: MetricsText & { reset(): void; readonly slis: MetricsText & HealthObserver & { reset(): void } };
   /** /debug/api_priority_and_fairness/<name>: the dump the name asks for, undefined for none (or with priority and fairness off). */
   flowControlDump?: (name: string, query: URLSearchParams) => string | undefined;
+  /** klog's -v while serving, which PUT /debug/flags/v sets; absent: /debug/flags is not served. */
+  verbosity?: { level: number };
   log: (message: string) => void;
 }
 
@@ -87,6 +89,50 @@ const handlers: Record<ResourceRequestInfo['verb'], ((scope: RequestScope) => Pr
   // A method no verb stands for (OPTIONS, TRACE, CONNECT): routed nowhere.
   '': undefined,
 };
+
+/** Upstream's /debug/flags page: routes.DebugFlags' template over its one flag, `v`, as Go's template writes it. */
+const debugFlagsIndex = '<html>\n<head>\n<title>/debug/flags/</title>\n</head>\n<body>\n/debug/flags/<br>\n<br>\nflags:<br>\n<table>\n\n<tr>v<br>\n\n</table>\n<br>\nfull flags configurable<br>\n</body>\n</html>\n';
+
+/**
+ * /debug/flags, as upstream installs it with profiling on (its default), for any method:
+ * /debug/flags/v takes a PUT of klog's verbosity (StringFlagPutHandler over logs.GlogSetter),
+ * other methods there are its 406; any other path is the index page.
+ */
+async function serveDebugFlags(req: HttpRequest, res: HttpResponse, setter: boolean, verbosity: { level: number }): Promise<void> {
+  if (!setter) {
+    // Go's handler sets no type: net/http sniffs HTML.
+    writeBytes(res, 200, 'text/html; charset=utf-8', debugFlagsIndex);
+    return;
+  }
+  // Upstream's writePlainText: the text and a newline, not to be sniffed.
+  const plain = (status: number, text: string) => writeBytes(res, status, 'text/plain', `${text}\n`, { 'X-Content-Type-Options': 'nosniff' });
+  if (req.method !== 'PUT') return plain(406, 'unsupported http method');
+  const value = (await readBody(req)).toString();
+  const parsed = klogLevel(value);
+  if ('error' in parsed) return plain(400, `failed set klog.logging.verbosity ${value}: ${parsed.error}`);
+  verbosity.level = parsed.level;
+  plain(200, `successfully set klog.logging.verbosity to ${value}`);
+}
+
+/**
+ * klog's Level.Set: Go's strconv.ParseInt(text, 10, 32), a negative level too, or its error
+ * (`strconv.ParseInt: parsing "x": invalid syntax`, `… value out of range`). Go reads the
+ * digits in order: past 2^32 - 1 is out of range before a later character that is no digit.
+ */
+function klogLevel(text: string): { level: number } | { error: string } {
+  const fail = (why: string) => ({ error: `strconv.ParseInt: parsing ${goQuote(text)}: ${why}` });
+  const negative = text.startsWith('-');
+  const digits = negative || text.startsWith('+') ? text.slice(1) : text;
+  if (digits === '') return fail('invalid syntax');
+  let magnitude = 0;
+  for (const digit of digits) {
+    if (digit < '0' || digit > '9') return fail('invalid syntax');
+    magnitude = magnitude * 10 + Number(digit);
+    if (magnitude > 2 ** 32 - 1) return fail('value out of range');
+  }
+  if (magnitude > (negative ? 2 ** 31 : 2 ** 31 - 1)) return fail('value out of range');
+  return { level: negative ? -magnitude : magnitude };
+}
 
 /** The pods' subresources upstream authorizes `create` on too (AuthorizePodWebsocketUpgradeCreatePermission). */
 const podStreams: ReadonlySet<string> = new Set(['exec', 'attach', 'portforward']);
@@ -171,7 +217,7 @@ export class ApiHandler {
    * Paths other than resources'. One no handler takes is answered by the end of upstream's
    * delegation chain whatever the method (notFoundAtChainEnd), or by go-restful's 404 under
    * its web services; the paths served take GET and HEAD, other methods 405 (/metrics
-   * answers any method, as upstream's promhttp handlers).
+   * answers any method, as upstream's promhttp handlers, and /debug/flags as its DebugFlags).
    */
   private async handleNonResource(req: HttpRequest, res: HttpResponse, info: NonResourceRequestInfo, query: URLSearchParams): Promise<void> {
     const [root, ...rest] = info.parts;
@@ -232,6 +278,11 @@ export class ApiHandler {
         return;
       }
       case 'debug': {
+        if (rest[0] === 'flags' && this.opts.verbosity !== undefined) {
+          // The mux's exact path /debug/flags/v sets the flag; /debug/flags and every other path under it are the index.
+          const setter = rest.length === 2 && rest[1] === 'v' && !info.path.endsWith('/');
+          return serveDebugFlags(req, res, setter, this.opts.verbosity);
+        }
         const dump = rest.length === 2 && rest[0] === 'api_priority_and_fairness' ? this.opts.flowControlDump?.(rest[1]!, query) : undefined;
         if (dump === undefined) throw notFoundAtChainEnd();
         if (!reads) throw methodNotAllowed();

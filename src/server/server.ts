@@ -115,6 +115,8 @@ export interface ApiServerOptions {
   requestTimeoutMs?: number;
   /** Every request, once answered, as upstream's httplog writes it at -v 3 and up. */
   requestLog?: (line: string) => void;
+  /** klog's -v, read as each request arrives (PUT /debug/flags/v changes it): `requestLog` at 3 and up, `debug` at 4 and up; absent: 0. */
+  verbosity?: { readonly level: number };
   /** Requests (not long-running) slower than `slowRequestMs` (1 s), logged whatever the verbosity. */
   slowRequestLog?: (line: string) => void;
   slowRequestMs?: number;
@@ -672,7 +674,7 @@ export class ApiServer {
         if (terminated !== 0) metrics!.requestTerminated({ ...labels, subresource: info.isResourceRequest ? info.subresource : info.path }, terminated);
       });
     }
-    const requestLog = this.opts.requestLog;
+    const requestLog = (this.opts.verbosity?.level ?? 0) >= 3 ? this.opts.requestLog : undefined;
     const slowLog = isLongRunning(info) ? undefined : this.opts.slowRequestLog;
     if (requestLog !== undefined || slowLog !== undefined) {
       const started = performance.now();
@@ -703,7 +705,7 @@ export class ApiServer {
 
   /** Logs, at debug level, a request whose client left before the whole answer was written. */
   private noteDisconnect(req: Request, res: Response): void {
-    const debug = this.opts.debug;
+    const debug = (this.opts.verbosity?.level ?? 0) >= 4 ? this.opts.debug : undefined;
     if (debug === undefined) return;
     const closed = (finished: boolean) => {
       if (!finished) debug(`client went away before the answer was complete: ${req.method} ${req.url}`);
