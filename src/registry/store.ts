@@ -104,6 +104,7 @@ const maxRetries = 10;
  * a LegacyCodec for their storage); every other built-in type is stored as Protobuf.
  */
 const jsonStoredGroups: ReadonlySet<string> = new Set(['apiextensions.k8s.io', 'apiregistration.k8s.io']);
+
 /** The most webhook conversions one write's managed fields wait for (each a retry of the attempt). */
 const maxPendingConversions = 16;
 /** The page a deletecollection without a limit lists and deletes at a time (upstream's). */
