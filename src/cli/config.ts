@@ -169,6 +169,11 @@ export interface Config {
   storageInitializationTimeoutMs: number;
   /** `--permit-port-sharing`: the port bound with SO_REUSEPORT, so that several servers may share it. */
   permitPortSharing: boolean;
+  /**
+   * `--profiling` (true): what upstream installs with it that Plinth has, /debug/flags and the
+   * metrics' resets on DELETE (Go's pprof endpoints: none here).
+   */
+  profiling: boolean;
   /** `--disabled-metrics`: metric names left out of `/metrics`. */
   disabledMetrics: string[];
   /** What the flags given say of themselves (deprecated flags), as pflag prints it at start. */
@@ -316,6 +321,7 @@ export function defaultConfig(): Config {
     aggregatorRejectForwardingRedirect: true,
     storageInitializationTimeoutMs: 60_000,
     permitPortSharing: false,
+    profiling: true,
     disabledMetrics: [],
     flagWarnings: [],
     tlsSniCertKeys: [],
@@ -1007,7 +1013,9 @@ Flags (kube-apiserver's names where one exists):
   --storage-initialization-timeout duration  how long a request waits for its type's cache to load (default 1m0s)
   --permit-port-sharing              bind the port with SO_REUSEPORT, so that several servers share it (default false)
   --disabled-metrics strings         metrics left out of /metrics, by name
-  Accepted as kube-apiserver takes them (checked, no work of their own here): --profiling, --contention-profiling,
+  --profiling[=false]                serve /debug/flags and reset /metrics and /metrics/slis on DELETE, as kube-apiserver
+                                     with profiling on (no Go profiling endpoints here) (default true)
+  Accepted as kube-apiserver takes them (checked, no work of their own here): --contention-profiling,
   --debug-socket-path, --enable-aggregator-routing, --watch-cache, --watch-cache-sizes, --default-watch-cache-size,
   --storage-media-type, --storage-backend, --delete-collection-workers, --livez-grace-period, --vmodule,
   --log-flush-frequency, --kubelet-timeout, --kubelet-port, --max-connection-bytes-per-sec, --permit-address-sharing,
@@ -1036,7 +1044,7 @@ const operationalFlagOptions = {
  * kube-apiserver's operational flags, read and checked as upstream's options read them (pflag's
  * words for a value of the wrong type, upstream's for one it refuses). Those whose work Plinth
  * does act; the others are accepted for a command line to carry over, and say so in the README:
- * profiling (Go's pprof: none here), the watch cache's switch and sizes (caches are always on
+ * contention profiling (Go's pprof: none here), the watch cache's switch and sizes (caches are always on
  * and sized by their window), the storage media type (JSON is stored), the logs handler, the
  * kubelet's timeout and port (no kubelet is dialed).
  */
@@ -1049,7 +1057,8 @@ function parseOperationalFlags(values: Record<string, string | string[] | boolea
   const deprecated = (name: string, message: string) => {
     if (values[name] !== undefined) config.flagWarnings.push(`Flag --${name} has been deprecated, ${message}`);
   };
-  for (const name of ['profiling', 'contention-profiling', 'enable-aggregator-routing', 'permit-address-sharing', 'enable-logs-handler']) bool(name, false);
+  for (const name of ['contention-profiling', 'enable-aggregator-routing', 'permit-address-sharing', 'enable-logs-handler']) bool(name, false);
+  config.profiling = bool('profiling', true);
   for (const name of ['delete-collection-workers', 'max-connection-bytes-per-sec']) int(name);
   for (const name of ['livez-grace-period', 'log-flush-frequency', 'kubelet-timeout', 'etcd-count-metric-poll-period', 'etcd-db-metric-poll-interval']) duration(name);
   deprecated('enable-logs-handler', 'Log handler functionality is deprecated');

@@ -609,7 +609,8 @@ export async function serve(config: Config, log: (message: string) => void = (m)
     authentication,
     metrics,
     flowControlDump: (name, query) => server?.flowControlDump(name, query),
-    verbosity,
+    // What upstream installs with --profiling: /debug/flags and the metrics' resets.
+    ...(config.profiling ? { verbosity, resetsMetrics: true } : {}),
     log,
   });
   server = new ApiServer({

@@ -74,6 +74,8 @@ export interface ApiHandlerOptions {
   flowControlDump?: (name: string, query: URLSearchParams) => string | undefined;
   /** klog's -v while serving, which PUT /debug/flags/v sets; absent: /debug/flags is not served. */
   verbosity?: { level: number };
+  /** DELETE on /metrics and /metrics/slis resets them (upstream's handlers with profiling on); otherwise it answers the metrics. */
+  resetsMetrics?: boolean;
   log: (message: string) => void;
 }
 
@@ -260,15 +262,15 @@ export class ApiHandler {
         return serveHealth(res, root, this.opts.readyChecks, query, info.path, method, this.opts.metrics?.slis);
       case 'openapi':
         return this.opts.openapi.serve(req, res, rest, query);
-      // promhttp's handlers, which answer any method with the metrics; DELETE resets them
-      // (upstream's MetricsWithReset and SLIMetricsWithReset, as profiling is on by default).
+      // promhttp's handlers, which answer any method with the metrics; with profiling on (the
+      // default) DELETE resets them (upstream's MetricsWithReset and SLIMetricsWithReset).
       case 'metrics': {
         // Registered at exactly these paths: no other under them, a trailing slash included.
         const metrics = this.opts.metrics;
         const slis = info.path === '/metrics/slis';
         if (metrics === undefined || (info.path !== '/metrics' && !slis)) throw notFoundAtChainEnd();
         const served = slis ? metrics.slis : metrics;
-        if (method === 'DELETE') {
+        if (method === 'DELETE' && this.opts.resetsMetrics === true) {
           served.reset();
           // io.WriteString with no type set: net/http sniffs text.
           writeBytes(res, 200, 'text/plain; charset=utf-8', 'metrics reset\n');

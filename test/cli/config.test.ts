@@ -429,6 +429,8 @@ test('kube-apiserver\'s operational flags are taken and checked with upstream\'s
   assert.equal(taken.storageInitializationTimeoutMs, 30_000);
   assert.equal(taken.logFormat, 'json', 'upstream\'s --logging-format');
   assert.equal(taken.permitPortSharing, true);
+  assert.equal(taken.profiling, false);
+  assert.equal(parseServeFlags([]).profiling, true, 'on by default, as kube-apiserver\'s');
   assert.deepEqual(taken.disabledMetrics, ['apiserver_request_total', 'etcd_request_duration_seconds']);
   assert.deepEqual(taken.flagWarnings, [
     'Flag --enable-logs-handler has been deprecated, Log handler functionality is deprecated',

@@ -140,3 +140,19 @@ test('plinth serve: PUT /debug/flags/v 4 logs every request from then on, 0 stop
     await server.stop();
   }
 });
+
+test('--profiling=false: no /debug/flags, and DELETE on /metrics and /metrics/slis answers the metrics, as upstream\'s handlers without profiling', async (t) => {
+  const server = await startServer({ profiling: false });
+  t.after(() => server.stop());
+  assert.equal((await server.request('PUT', '/debug/flags/v', { raw: '4', headers: { 'content-type': 'text/plain' } })).status, 404);
+  assert.equal((await server.request('GET', '/debug/flags')).status, 404);
+  assert.equal((await server.request('GET', '/readyz')).status, 200);
+  for (const pathname of ['/metrics', '/metrics/slis']) {
+    const res = await server.request('DELETE', pathname);
+    assert.equal(res.status, 200, res.text);
+    assert.notEqual(res.text, 'metrics reset\n');
+    assert.match(res.text, /^# HELP /m, pathname);
+  }
+  // Nothing was reset: the readiness probe's series is still there.
+  assert.match((await server.request('GET', '/metrics/slis')).text, /^kubernetes_healthchecks_total\{name="etcd",status="success",type="readyz"\} [1-9]/m);
+});
