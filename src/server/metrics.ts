@@ -184,135 +184,138 @@ export class ApiMetrics {
   constructor(sources: MetricsSources, serverId = `apiserver-${randomUUID()}`) {
     const list = this.#list;
     this.#serverIdHash = sha256Label(serverId);
-    this.#requests = new PlainCounter(list, 'apiserver_request_total', 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.');
-    this.#durations = new PlainHistogram(list, 'apiserver_request_duration_seconds', 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', requestBuckets);
-    this.#longRunning = new PlainGauge(list, 'apiserver_longrunning_requests', 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.');
-    this.#terminations = new PlainCounter(list, 'apiserver_request_terminations_total', 'Number of requests which apiserver terminated in self-defense.');
+    // Help as component-base writes it (annotateStabilityLevel, markDeprecated): the metric's
+    // stability level in brackets, then `(Deprecated since X)` for a deprecated one, then
+    // upstream's text. Those with no upstream definition in v1.36 keep bare text.
+    this.#requests = new PlainCounter(list, 'apiserver_request_total', '[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.');
+    this.#durations = new PlainHistogram(list, 'apiserver_request_duration_seconds', '[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', requestBuckets);
+    this.#longRunning = new PlainGauge(list, 'apiserver_longrunning_requests', '[STABLE] Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.');
+    this.#terminations = new PlainCounter(list, 'apiserver_request_terminations_total', '[ALPHA] Number of requests which apiserver terminated in self-defense.');
     this.#dropped = new PlainCounter(list, 'apiserver_dropped_requests_total', "Number of requests dropped with 'Try again later' response");
     const watermarks = (phase: RequestPhase) => () => (this.#concurrency?.watermarks(phase) ?? []).map(({ kind, value }) => ({ labels: { request_kind: kind }, value }));
-    new CollectedGauge(list, 'apiserver_current_inflight_requests', 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', watermarks('executing'));
-    new CollectedGauge(list, 'apiserver_current_inqueue_requests', 'Maximal number of queued requests in this apiserver per request kind in last second.', watermarks('waiting'));
-    new CollectedHistogram(list, 'apiserver_flowcontrol_read_vs_write_current_requests', 'Observations, at the end of every nanosecond, of the number of requests (as a fraction of the relevant limit) waiting or in regular stage of execution', readWriteBounds,
+    new CollectedGauge(list, 'apiserver_current_inflight_requests', '[STABLE] Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', watermarks('executing'));
+    new CollectedGauge(list, 'apiserver_current_inqueue_requests', '[ALPHA] Maximal number of queued requests in this apiserver per request kind in last second.', watermarks('waiting'));
+    new CollectedHistogram(list, 'apiserver_flowcontrol_read_vs_write_current_requests', '[ALPHA] Observations, at the end of every nanosecond, of the number of requests (as a fraction of the relevant limit) waiting or in regular stage of execution', readWriteBounds,
       () => (this.#concurrency?.readings() ?? []).map(({ phase, kind, reading }) => ({ labels: { phase, request_kind: kind }, counts: reading.nanos, sum: reading.sum, count: reading.count })));
-    this.#watchEvents = new PlainCounter(list, 'apiserver_watch_events_total', 'Number of events sent in watch clients');
-    this.#terminatedWatchers = new PlainCounter(list, 'apiserver_terminated_watchers_total', 'Counter of watchers closed due to unresponsiveness broken by resource type.');
-    this.#storage = new PlainHistogram(list, 'etcd_request_duration_seconds', 'Etcd request latency in seconds for each operation and object type.', storageBuckets);
+    this.#watchEvents = new PlainCounter(list, 'apiserver_watch_events_total', '[ALPHA] Number of events sent in watch clients');
+    this.#terminatedWatchers = new PlainCounter(list, 'apiserver_terminated_watchers_total', '[ALPHA] Counter of watchers closed due to unresponsiveness broken by resource type.');
+    this.#storage = new PlainHistogram(list, 'etcd_request_duration_seconds', '[ALPHA] Etcd request latency in seconds for each operation and object type.', storageBuckets);
     this.#walSyncs = new PlainHistogram(list, 'plinth_storage_wal_sync_duration_seconds', 'Time to make a commit of the embedded storage durable (fdatasync of its write-ahead log), by where it ran: the event loop, or the thread pool while the disk is slow.', walSyncBuckets);
-    this.#jwtLatency = new PlainHistogram(list, 'apiserver_authentication_jwt_authenticator_latency_seconds', 'Latency of jwt authentication operations in seconds. This is the time spent authenticating a token for cache miss only (i.e. when the token is not found in the cache).', jwtLatencyBuckets);
-    this.#jwksFetched = new PlainGauge(list, 'apiserver_authentication_jwt_authenticator_jwks_fetch_last_timestamp_seconds', 'Timestamp of the last successful or failed JWKS fetch split by result, api server identity and jwt issuer for the JWT authenticator.');
-    new CollectedGauge(list, 'apiserver_authentication_jwt_authenticator_jwks_fetch_last_key_set_info', 'Information about the last JWKS fetched by the JWT authenticator with hash as label, split by api server identity and jwt issuer.',
+    this.#jwtLatency = new PlainHistogram(list, 'apiserver_authentication_jwt_authenticator_latency_seconds', '[ALPHA] Latency of jwt authentication operations in seconds. This is the time spent authenticating a token for cache miss only (i.e. when the token is not found in the cache).', jwtLatencyBuckets);
+    this.#jwksFetched = new PlainGauge(list, 'apiserver_authentication_jwt_authenticator_jwks_fetch_last_timestamp_seconds', '[ALPHA] Timestamp of the last successful or failed JWKS fetch split by result, api server identity and jwt issuer for the JWT authenticator.');
+    new CollectedGauge(list, 'apiserver_authentication_jwt_authenticator_jwks_fetch_last_key_set_info', '[ALPHA] Information about the last JWKS fetched by the JWT authenticator with hash as label, split by api server identity and jwt issuer.',
       () => [...this.#jwksKeySets].map(([issuerHash, hash]) => ({ labels: { jwt_issuer_hash: issuerHash, apiserver_id_hash: this.#serverIdHash, hash }, value: 1 })));
-    this.#authnReloads = new PlainCounter(list, 'apiserver_authentication_config_controller_automatic_reloads_total', 'Total number of automatic reloads of authentication configuration split by status and apiserver identity.');
-    this.#authnReloadTimes = new PlainGauge(list, 'apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds', 'Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.');
-    new CollectedGauge(list, 'apiserver_authentication_config_controller_last_config_info', 'Information about the last applied authentication configuration with hash as label, split by apiserver identity.',
+    this.#authnReloads = new PlainCounter(list, 'apiserver_authentication_config_controller_automatic_reloads_total', '[BETA] Total number of automatic reloads of authentication configuration split by status and apiserver identity.');
+    this.#authnReloadTimes = new PlainGauge(list, 'apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds', '[BETA] Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.');
+    new CollectedGauge(list, 'apiserver_authentication_config_controller_last_config_info', '[ALPHA] Information about the last applied authentication configuration with hash as label, split by apiserver identity.',
       () => (this.#authnConfigHash === undefined ? [] : [{ labels: { apiserver_id_hash: this.#serverIdHash, hash: this.#authnConfigHash }, value: 1 }]));
-    this.#authzDecisions = new PlainCounter(list, 'apiserver_authorization_decisions_total', 'Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.');
-    this.#authzWebhookEvaluations = new PlainCounter(list, 'apiserver_authorization_webhook_evaluations_total', 'Round-trips to authorization webhooks.');
-    this.#authzWebhookDurations = new PlainHistogram(list, 'apiserver_authorization_webhook_duration_seconds', 'Request latency in seconds.', defaultBuckets);
-    this.#conversionRequests = new PlainCounter(list, 'apiserver_conversion_webhook_request_total', 'Counter for conversion webhook requests with success/failure and failure error type');
-    this.#conversionDurations = new PlainHistogram(list, 'apiserver_conversion_webhook_duration_seconds', 'Conversion webhook request latency', conversionBuckets);
-    this.#crdConversionDurations = new PlainHistogram(list, 'apiserver_crd_conversion_webhook_duration_seconds', 'CRD webhook conversion duration in seconds', crdConversionBuckets);
-    this.#authzWebhookFailOpen = new PlainCounter(list, 'apiserver_authorization_webhook_evaluations_fail_open_total', 'NoOpinion results due to webhook timeout or error.');
-    this.#authzMatchErrors = new PlainCounter(list, 'apiserver_authorization_match_condition_evaluation_errors_total', 'Total number of errors when an authorization webhook encounters a match condition error split by authorizer type and name.');
-    this.#authzMatchExclusions = new PlainCounter(list, 'apiserver_authorization_match_condition_exclusions_total', 'Total number of exclusions when an authorization webhook is skipped because match conditions exclude it.');
-    this.#authzMatchSeconds = new PlainHistogram(list, 'apiserver_authorization_match_condition_evaluation_seconds', 'Authorization match condition evaluation time in seconds, split by authorizer type and name.', matchConditionBuckets);
-    this.#authzReloads = new PlainCounter(list, 'apiserver_authorization_config_controller_automatic_reloads_total', 'Total number of automatic reloads of authorization configuration split by status and apiserver identity.');
-    this.#authzReloadTimes = new PlainGauge(list, 'apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds', 'Timestamp of the last automatic reload of authorization configuration split by status and apiserver identity.');
-    new CollectedGauge(list, 'apiserver_authorization_config_controller_last_config_info', 'Information about the last applied authorization configuration with hash as label, split by apiserver identity.',
+    this.#authzDecisions = new PlainCounter(list, 'apiserver_authorization_decisions_total', '[ALPHA] Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.');
+    this.#authzWebhookEvaluations = new PlainCounter(list, 'apiserver_authorization_webhook_evaluations_total', '[ALPHA] Round-trips to authorization webhooks.');
+    this.#authzWebhookDurations = new PlainHistogram(list, 'apiserver_authorization_webhook_duration_seconds', '[ALPHA] Request latency in seconds.', defaultBuckets);
+    this.#conversionRequests = new PlainCounter(list, 'apiserver_conversion_webhook_request_total', '[ALPHA] Counter for conversion webhook requests with success/failure and failure error type');
+    this.#conversionDurations = new PlainHistogram(list, 'apiserver_conversion_webhook_duration_seconds', '[ALPHA] Conversion webhook request latency', conversionBuckets);
+    this.#crdConversionDurations = new PlainHistogram(list, 'apiserver_crd_conversion_webhook_duration_seconds', '[ALPHA] CRD webhook conversion duration in seconds', crdConversionBuckets);
+    this.#authzWebhookFailOpen = new PlainCounter(list, 'apiserver_authorization_webhook_evaluations_fail_open_total', '[ALPHA] NoOpinion results due to webhook timeout or error.');
+    this.#authzMatchErrors = new PlainCounter(list, 'apiserver_authorization_match_condition_evaluation_errors_total', '[ALPHA] Total number of errors when an authorization webhook encounters a match condition error split by authorizer type and name.');
+    this.#authzMatchExclusions = new PlainCounter(list, 'apiserver_authorization_match_condition_exclusions_total', '[ALPHA] Total number of exclusions when an authorization webhook is skipped because match conditions exclude it.');
+    this.#authzMatchSeconds = new PlainHistogram(list, 'apiserver_authorization_match_condition_evaluation_seconds', '[ALPHA] Authorization match condition evaluation time in seconds, split by authorizer type and name.', matchConditionBuckets);
+    this.#authzReloads = new PlainCounter(list, 'apiserver_authorization_config_controller_automatic_reloads_total', '[BETA] Total number of automatic reloads of authorization configuration split by status and apiserver identity.');
+    this.#authzReloadTimes = new PlainGauge(list, 'apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds', '[BETA] Timestamp of the last automatic reload of authorization configuration split by status and apiserver identity.');
+    new CollectedGauge(list, 'apiserver_authorization_config_controller_last_config_info', '[ALPHA] Information about the last applied authorization configuration with hash as label, split by apiserver identity.',
       () => (this.#authzConfigHash === undefined ? [] : [{ labels: { apiserver_id_hash: this.#serverIdHash, hash: this.#authzConfigHash }, value: 1 }]));
-    this.#encryptionReloads = new PlainCounter(list, 'apiserver_encryption_config_controller_automatic_reloads_total', 'Total number of reload successes and failures of encryption configuration split by apiserver identity.');
-    this.#encryptionReloadTimes = new PlainGauge(list, 'apiserver_encryption_config_controller_automatic_reload_last_timestamp_seconds', 'Timestamp of the last successful or failed automatic reload of encryption configuration split by apiserver identity.');
-    new CollectedGauge(list, 'apiserver_encryption_config_controller_last_config_info', 'Information about the last applied encryption configuration with hash as label, split by apiserver identity.',
+    this.#encryptionReloads = new PlainCounter(list, 'apiserver_encryption_config_controller_automatic_reloads_total', '[ALPHA] Total number of reload successes and failures of encryption configuration split by apiserver identity.');
+    this.#encryptionReloadTimes = new PlainGauge(list, 'apiserver_encryption_config_controller_automatic_reload_last_timestamp_seconds', '[ALPHA] Timestamp of the last successful or failed automatic reload of encryption configuration split by apiserver identity.');
+    new CollectedGauge(list, 'apiserver_encryption_config_controller_last_config_info', '[ALPHA] Information about the last applied encryption configuration with hash as label, split by apiserver identity.',
       () => (this.#encryptionConfigHash === undefined ? [] : [{ labels: { apiserver_id_hash: this.#serverIdHash, hash: this.#encryptionConfigHash }, value: 1 }]));
-    this.#kmsKeyIdTotal = new PlainCounter(list, 'apiserver_envelope_encryption_key_id_hash_total', 'Number of times a keyID is used split by transformation type, provider, and apiserver identity.');
-    this.#kmsKeyIdLast = new PlainGauge(list, 'apiserver_envelope_encryption_key_id_hash_last_timestamp_seconds', 'The last time in seconds when a keyID was used.');
-    this.#kmsStatusKeyIdLast = new PlainGauge(list, 'apiserver_envelope_encryption_key_id_hash_status_last_timestamp_seconds', 'The last time in seconds when a keyID was returned by the Status RPC call.');
-    this.#kmsInvalidStatusKeyId = new PlainCounter(list, 'apiserver_envelope_encryption_invalid_key_id_from_status_total', 'Number of times an invalid keyID is returned by the Status RPC call split by error.');
-    this.#kmsOperations = new PlainHistogram(list, 'apiserver_envelope_encryption_kms_operations_latency_seconds', 'KMS operation duration with gRPC error code status total.', kmsOperationBuckets);
-    this.#kmsSeedCacheSize = new PlainGauge(list, 'apiserver_envelope_encryption_dek_source_cache_size', 'Number of records in data encryption key (DEK) source cache. On a restart, this value is an approximation of the number of decrypt RPC calls the server will make to the KMS plugin.');
-    this.#kmsCacheMisses = new PlainCounter(list, 'apiserver_storage_envelope_transformation_cache_misses_total', 'Total number of cache misses while accessing key decryption key(KEK).').series('', () => ({}));
-    this.#dataKeyGenerations = new PlainHistogram(list, 'apiserver_storage_data_key_generation_duration_seconds', 'Latencies in seconds of data encryption key(DEK) generation operations.', dataKeyGenerationBuckets).series('', () => ({}));
-    this.#dataKeyGenerationFailures = new PlainCounter(list, 'apiserver_storage_data_key_generation_failures_total', 'Total number of failed data encryption key(DEK) generation operations.').series('', () => ({}));
-    this.#transformations = new PlainCounter(list, 'apiserver_storage_transformation_operations_total', "Total number of transformations. Successful transformation will have a status 'OK' and a varied status string when the transformation fails. This status and transformation_type fields may be used for alerting on encryption/decryption failure using transformation_type from_storage for decryption and to_storage for encryption");
-    this.#transformationDurations = new PlainHistogram(list, 'apiserver_storage_transformation_duration_seconds', 'Latencies in seconds of value transformation operations.', transformationBuckets);
-    this.#podSecurityEvaluations = new PlainCounter(list, 'pod_security_evaluations_total', 'Number of policy evaluations that occurred, not counting ignored or exempt requests.');
-    this.#podSecurityExemptions = new PlainCounter(list, 'pod_security_exemptions_total', 'Number of exempt requests, not counting ignored or out of scope requests.');
-    this.#podSecurityErrors = new PlainCounter(list, 'pod_security_errors_total', 'Number of errors prevent normal evaluation. Non-fatal errors are evaluated against a default policy.');
-    this.#podLogsUsage = new PlainCounter(list, 'kube_apiserver_pod_logs_insecure_backend_total', 'Total number of requests for pods/logs sliced by usage type: enforce_tls, skip_tls_allowed, skip_tls_denied');
-    this.#podLogsTlsFailures = new PlainCounter(list, 'kube_apiserver_pod_logs_backend_tls_failure_total', 'Total number of requests for pods/logs that failed due to kubelet server TLS verification').series('', () => ({}));
-    this.#streamTranslations = new PlainCounter(list, 'apiserver_stream_translator_requests_total', 'Total number of requests that were handled by the StreamTranslatorProxy, which processes streaming RemoteCommand/V5');
-    this.#streamTunnels = new PlainCounter(list, 'apiserver_stream_tunnel_requests_total', 'Total number of requests that were handled by the StreamTunnelProxy, which processes streaming PortForward/V2');
-    this.#deprecatedApis = new PlainGauge(list, 'apiserver_requested_deprecated_apis', 'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.');
+    this.#kmsKeyIdTotal = new PlainCounter(list, 'apiserver_envelope_encryption_key_id_hash_total', '[ALPHA] Number of times a keyID is used split by transformation type, provider, and apiserver identity.');
+    this.#kmsKeyIdLast = new PlainGauge(list, 'apiserver_envelope_encryption_key_id_hash_last_timestamp_seconds', '[ALPHA] The last time in seconds when a keyID was used.');
+    this.#kmsStatusKeyIdLast = new PlainGauge(list, 'apiserver_envelope_encryption_key_id_hash_status_last_timestamp_seconds', '[ALPHA] The last time in seconds when a keyID was returned by the Status RPC call.');
+    this.#kmsInvalidStatusKeyId = new PlainCounter(list, 'apiserver_envelope_encryption_invalid_key_id_from_status_total', '[ALPHA] Number of times an invalid keyID is returned by the Status RPC call split by error.');
+    this.#kmsOperations = new PlainHistogram(list, 'apiserver_envelope_encryption_kms_operations_latency_seconds', '[ALPHA] KMS operation duration with gRPC error code status total.', kmsOperationBuckets);
+    this.#kmsSeedCacheSize = new PlainGauge(list, 'apiserver_envelope_encryption_dek_source_cache_size', '[ALPHA] Number of records in data encryption key (DEK) source cache. On a restart, this value is an approximation of the number of decrypt RPC calls the server will make to the KMS plugin.');
+    this.#kmsCacheMisses = new PlainCounter(list, 'apiserver_storage_envelope_transformation_cache_misses_total', '[ALPHA] Total number of cache misses while accessing key decryption key(KEK).').series('', () => ({}));
+    this.#dataKeyGenerations = new PlainHistogram(list, 'apiserver_storage_data_key_generation_duration_seconds', '[ALPHA] Latencies in seconds of data encryption key(DEK) generation operations.', dataKeyGenerationBuckets).series('', () => ({}));
+    this.#dataKeyGenerationFailures = new PlainCounter(list, 'apiserver_storage_data_key_generation_failures_total', '[ALPHA] Total number of failed data encryption key(DEK) generation operations.').series('', () => ({}));
+    this.#transformations = new PlainCounter(list, 'apiserver_storage_transformation_operations_total', "[ALPHA] Total number of transformations. Successful transformation will have a status 'OK' and a varied status string when the transformation fails. The status, resource, and transformation_type fields can be used for alerting purposes. For example, you can monitor for encryption/decryption failures using the transformation_type (e.g., from_storage for decryption and to_storage for encryption). Additionally, these fields can be used to ensure that the correct transformers are applied to each resource.");
+    this.#transformationDurations = new PlainHistogram(list, 'apiserver_storage_transformation_duration_seconds', '[ALPHA] Latencies in seconds of value transformation operations.', transformationBuckets);
+    this.#podSecurityEvaluations = new PlainCounter(list, 'pod_security_evaluations_total', '[ALPHA] Number of policy evaluations that occurred, not counting ignored or exempt requests.');
+    this.#podSecurityExemptions = new PlainCounter(list, 'pod_security_exemptions_total', '[ALPHA] Number of exempt requests, not counting ignored or out of scope requests.');
+    this.#podSecurityErrors = new PlainCounter(list, 'pod_security_errors_total', '[ALPHA] Number of errors preventing normal evaluation. Non-fatal errors may result in the latest restricted profile being used for evaluation.');
+    this.#podLogsUsage = new PlainCounter(list, 'kube_apiserver_pod_logs_insecure_backend_total', '[ALPHA] Total number of requests for pods/logs sliced by usage type: enforce_tls, skip_tls_allowed, skip_tls_denied');
+    this.#podLogsTlsFailures = new PlainCounter(list, 'kube_apiserver_pod_logs_backend_tls_failure_total', '[ALPHA] Total number of requests for pods/logs that failed due to kubelet server TLS verification').series('', () => ({}));
+    this.#streamTranslations = new PlainCounter(list, 'apiserver_stream_translator_requests_total', '[ALPHA] Total number of requests that were handled by the StreamTranslatorProxy, which processes streaming RemoteCommand/V5');
+    this.#streamTunnels = new PlainCounter(list, 'apiserver_stream_tunnel_requests_total', '[ALPHA] Total number of requests that were handled by the StreamTunnelProxy, which processes streaming PortForward/V2');
+    this.#deprecatedApis = new PlainGauge(list, 'apiserver_requested_deprecated_apis', '[STABLE] Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.');
     for (const [use, help] of [
-      ['legacy', 'Cumulative legacy service account tokens used'],
-      ['stale', 'Cumulative stale projected service account tokens used'],
-      ['valid', 'Cumulative valid projected service account tokens used'],
-      ['legacy_manual', 'Cumulative manually created legacy tokens used'],
-      ['legacy_auto', 'Cumulative auto-generated legacy tokens used'],
-      ['invalid_legacy_auto', 'Cumulative invalid auto-generated legacy tokens used'],
+      ['legacy', '[ALPHA] Cumulative legacy service account tokens used'],
+      ['stale', '[ALPHA] Cumulative stale projected service account tokens used'],
+      ['valid', '[ALPHA] Cumulative valid projected service account tokens used'],
+      ['legacy_manual', '[ALPHA] Cumulative manually created legacy tokens used'],
+      ['legacy_auto', '[ALPHA] Cumulative auto-generated legacy tokens used'],
+      ['invalid_legacy_auto', '[ALPHA] Cumulative invalid auto-generated legacy tokens used'],
     ] as const) {
       const name = use === 'legacy' || use === 'stale' || use === 'valid' ? `serviceaccount_${use}_tokens_total` : `serviceaccount_${use}_token_uses_total`;
       this.#serviceAccountTokenUses.set(use, new PlainCounter(list, name, help).series('', () => ({})));
     }
     // API Priority and Fairness, by upstream's names and labels (apiserver_flowcontrol_*).
-    this.#flowDispatched = new PlainCounter(list, 'apiserver_flowcontrol_dispatched_requests_total', 'Number of requests executed by API Priority and Fairness subsystem');
-    this.#flowRejected = new PlainCounter(list, 'apiserver_flowcontrol_rejected_requests_total', 'Number of requests rejected by API Priority and Fairness subsystem');
-    this.#flowInQueue = new PlainGauge(list, 'apiserver_flowcontrol_current_inqueue_requests', 'Number of requests currently pending in queues of the API Priority and Fairness subsystem');
-    this.#flowExecuting = new PlainGauge(list, 'apiserver_flowcontrol_current_executing_requests', 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem');
-    this.#flowInQueueSeats = new PlainGauge(list, 'apiserver_flowcontrol_current_inqueue_seats', 'Number of seats currently pending in queues of the API Priority and Fairness subsystem');
-    this.#flowExecutingSeats = new PlainGauge(list, 'apiserver_flowcontrol_current_executing_seats', 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem');
-    this.#flowEstimatedSeats = new PlainHistogram(list, 'apiserver_flowcontrol_work_estimated_seats', 'Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness', [1, 2, 4, 10]);
-    this.#flowWatchCounts = new PlainHistogram(list, 'apiserver_flowcontrol_watch_count_samples', 'count of watchers for mutating requests in API Priority and Fairness', [0, 1, 10, 100, 1000, 10000]);
+    this.#flowDispatched = new PlainCounter(list, 'apiserver_flowcontrol_dispatched_requests_total', '[BETA] Number of requests executed by API Priority and Fairness subsystem');
+    this.#flowRejected = new PlainCounter(list, 'apiserver_flowcontrol_rejected_requests_total', '[BETA] Number of requests rejected by API Priority and Fairness subsystem');
+    this.#flowInQueue = new PlainGauge(list, 'apiserver_flowcontrol_current_inqueue_requests', '[BETA] Number of requests currently pending in queues of the API Priority and Fairness subsystem');
+    this.#flowExecuting = new PlainGauge(list, 'apiserver_flowcontrol_current_executing_requests', '[BETA] Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem');
+    this.#flowInQueueSeats = new PlainGauge(list, 'apiserver_flowcontrol_current_inqueue_seats', '[ALPHA] Number of seats currently pending in queues of the API Priority and Fairness subsystem');
+    this.#flowExecutingSeats = new PlainGauge(list, 'apiserver_flowcontrol_current_executing_seats', '[BETA] Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem');
+    this.#flowEstimatedSeats = new PlainHistogram(list, 'apiserver_flowcontrol_work_estimated_seats', '[ALPHA] Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness', [1, 2, 4, 10]);
+    this.#flowWatchCounts = new PlainHistogram(list, 'apiserver_flowcontrol_watch_count_samples', '[ALPHA] count of watchers for mutating requests in API Priority and Fairness', [0, 1, 10, 100, 1000, 10000]);
     const flowDurations = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30];
-    this.#flowWaits = new PlainHistogram(list, 'apiserver_flowcontrol_request_wait_duration_seconds', 'Length of time a request spent waiting in its queue', flowDurations);
-    this.#flowExecutions = new PlainHistogram(list, 'apiserver_flowcontrol_request_execution_seconds', 'Duration of initial stage (for a WATCH) or any (for a non-WATCH) stage of request execution in the API Priority and Fairness subsystem', flowDurations);
-    this.#flowNoAccommodation = new PlainCounter(list, 'apiserver_flowcontrol_request_dispatch_no_accommodation_total', 'Number of times a dispatch attempt resulted in a non accommodation due to lack of available seats');
-    this.#flowQueueLengths = new PlainHistogram(list, 'apiserver_flowcontrol_request_queue_length_after_enqueue', 'Length of queue in the API Priority and Fairness subsystem, as seen by each request after it is enqueued', [0, 10, 25, 50, 100, 250, 500, 1000]);
+    this.#flowWaits = new PlainHistogram(list, 'apiserver_flowcontrol_request_wait_duration_seconds', '[BETA] Length of time a request spent waiting in its queue', flowDurations);
+    this.#flowExecutions = new PlainHistogram(list, 'apiserver_flowcontrol_request_execution_seconds', '[ALPHA] Duration of initial stage (for a WATCH) or any (for a non-WATCH) stage of request execution in the API Priority and Fairness subsystem', flowDurations);
+    this.#flowNoAccommodation = new PlainCounter(list, 'apiserver_flowcontrol_request_dispatch_no_accommodation_total', '[ALPHA] Number of times a dispatch attempt resulted in a non accommodation due to lack of available seats');
+    this.#flowQueueLengths = new PlainHistogram(list, 'apiserver_flowcontrol_request_queue_length_after_enqueue', '[ALPHA] Length of queue in the API Priority and Fairness subsystem, as seen by each request after it is enqueued', [0, 10, 25, 50, 100, 250, 500, 1000]);
     const levelGauge = (name: string, help: string, value: (seats: LevelSeats) => number) =>
       new CollectedGauge(list, `apiserver_flowcontrol_${name}`, help, () => this.#levelSeats().levels.map((seats) => ({ labels: { priority_level: seats.level }, value: value(seats) })));
-    levelGauge('nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', (seats) => seats.nominal);
-    levelGauge('lower_limit_seats', 'Configured lower bound on number of execution seats available to each priority level', (seats) => seats.lower);
-    levelGauge('upper_limit_seats', 'Configured upper bound on number of execution seats available to each priority level', (seats) => seats.upper);
-    levelGauge('current_limit_seats', 'current derived number of execution seats available to each priority level', (seats) => seats.current);
-    levelGauge('demand_seats_high_watermark', 'High watermark, over last adjustment period, of demand_seats', (seats) => seats.demand.highWatermark);
-    levelGauge('demand_seats_average', 'Time-weighted average, over last adjustment period, of demand_seats', (seats) => seats.demand.average);
-    levelGauge('demand_seats_stdev', 'Time-weighted standard deviation, over last adjustment period, of demand_seats', (seats) => seats.demand.deviation);
-    levelGauge('demand_seats_smoothed', 'Smoothed seat demands', (seats) => seats.demand.smoothed);
-    levelGauge('target_seats', 'Seat allocation targets', (seats) => seats.target);
+    levelGauge('nominal_limit_seats', '[BETA] Nominal number of execution seats configured for each priority level', (seats) => seats.nominal);
+    levelGauge('lower_limit_seats', '[ALPHA] Configured lower bound on number of execution seats available to each priority level', (seats) => seats.lower);
+    levelGauge('upper_limit_seats', '[ALPHA] Configured upper bound on number of execution seats available to each priority level', (seats) => seats.upper);
+    levelGauge('current_limit_seats', '[ALPHA] current derived number of execution seats available to each priority level', (seats) => seats.current);
+    levelGauge('demand_seats_high_watermark', '[ALPHA] High watermark, over last adjustment period, of demand_seats', (seats) => seats.demand.highWatermark);
+    levelGauge('demand_seats_average', '[ALPHA] Time-weighted average, over last adjustment period, of demand_seats', (seats) => seats.demand.average);
+    levelGauge('demand_seats_stdev', '[ALPHA] Time-weighted standard deviation, over last adjustment period, of demand_seats', (seats) => seats.demand.deviation);
+    levelGauge('demand_seats_smoothed', '[ALPHA] Smoothed seat demands', (seats) => seats.demand.smoothed);
+    levelGauge('target_seats', '[ALPHA] Seat allocation targets', (seats) => seats.target);
     // The levels' virtual clocks (what a dispatch from a queue sets once there was one).
     const clockGauge = (name: string, help: string, value: (clock: LevelClock) => number | undefined) =>
       new CollectedGauge(list, `apiserver_flowcontrol_${name}`, help, () => this.#levelSeats().levels.flatMap((seats) => {
         const v = seats.clock === undefined ? undefined : value(seats.clock);
         return v === undefined ? [] : [{ labels: { priority_level: seats.level }, value: v }];
       }));
-    clockGauge('current_r', 'R(time of last change)', (clock) => clock.currentR);
-    clockGauge('dispatch_r', 'R(time of last dispatch)', (clock) => clock.dispatch?.r);
-    clockGauge('latest_s', 'S(most recently dispatched request)', (clock) => clock.dispatch?.s);
+    clockGauge('current_r', '[ALPHA] R(time of last change)', (clock) => clock.currentR);
+    clockGauge('dispatch_r', '[ALPHA] R(time of last dispatch)', (clock) => clock.dispatch?.r);
+    clockGauge('latest_s', '[ALPHA] S(most recently dispatched request)', (clock) => clock.dispatch?.s);
     const boundsGauge = (name: string, help: string, min: (d: NonNullable<LevelClock['dispatch']>) => number, max: (d: NonNullable<LevelClock['dispatch']>) => number) =>
       new CollectedGauge(list, `apiserver_flowcontrol_${name}`, help, () => this.#levelSeats().levels.flatMap((seats) => {
         const d = seats.clock?.dispatch;
         return d === undefined ? [] : [{ labels: { priority_level: seats.level, bound: 'min' }, value: min(d) }, { labels: { priority_level: seats.level, bound: 'max' }, value: max(d) }];
       }));
-    boundsGauge('next_s_bounds', 'min and max, over queues, of S(oldest waiting request in queue)', (d) => d.sMin, (d) => d.sMax);
-    boundsGauge('next_discounted_s_bounds', 'min and max, over queues, of S(oldest waiting request in queue) - estimated work in progress', (d) => d.dsMin, (d) => d.dsMax);
+    boundsGauge('next_s_bounds', '[ALPHA] min and max, over queues, of S(oldest waiting request in queue)', (d) => d.sMin, (d) => d.sMax);
+    boundsGauge('next_discounted_s_bounds', '[ALPHA] min and max, over queues, of S(oldest waiting request in queue) - estimated work in progress', (d) => d.dsMin, (d) => d.dsMax);
     // Upstream's timing ratio histograms: nanoseconds spent at each ratio.
     const utilization = (name: string, help: string, bounds: readonly number[], readings: (u: NonNullable<LevelSeats['utilization']>, level: string) => Array<{ labels: Record<string, string>; reading: TimingReading }>) =>
       new CollectedHistogram(list, `apiserver_flowcontrol_${name}`, help, bounds, () => this.#levelSeats().levels.flatMap((seats) =>
         seats.utilization === undefined ? [] : readings(seats.utilization, seats.level).map(({ labels, reading }) => ({ labels, counts: reading.nanos, sum: reading.sum, count: reading.count }))));
-    utilization('priority_level_seat_utilization', 'Observations, at the end of every nanosecond, of utilization of seats for any stage of execution (but only initial stage for WATCHes); denominator is current seat limit or max(1, round(server seat limit/10))',
+    utilization('priority_level_seat_utilization', '[ALPHA] Observations, at the end of every nanosecond, of utilization of seats for any stage of execution (but only initial stage for WATCHes)',
       seatUtilizationBounds, (u, level) => [{ labels: { phase: 'executing', priority_level: level }, reading: u.seats }]);
-    utilization('priority_level_request_utilization', 'Observations, at the end of every nanosecond, of number of requests (as a fraction of the relevant limit) waiting or in any stage of execution (but only initial stage for WATCHes)',
+    utilization('priority_level_request_utilization', '[ALPHA] Observations, at the end of every nanosecond, of number of requests (as a fraction of the relevant limit) waiting or in any stage of execution (but only initial stage for WATCHes)',
       requestUtilizationBounds, (u, level) => [{ labels: { phase: 'waiting', priority_level: level }, reading: u.waiting }, { labels: { phase: 'executing', priority_level: level }, reading: u.executing }]);
-    utilization('demand_seats', 'Observations, at the end of every nanosecond, of (the number of seats each priority level could use) / (current seat limit for that level if that is not zero otherwise max(1, round(server seat limit/10)))',
+    utilization('demand_seats', '[ALPHA] Observations, at the end of every nanosecond, of (the number of seats each priority level could use) / (nominal number of seats for that level)',
       seatDemandBounds, (u, level) => [{ labels: { priority_level: level }, reading: u.demand }]);
-    new CollectedGauge(list, 'apiserver_flowcontrol_seat_fair_frac', "Fair fraction of server's concurrency to allocate to each priority level that can use it",
+    new CollectedGauge(list, 'apiserver_flowcontrol_seat_fair_frac', "[ALPHA] Fair fraction of server's concurrency to allocate to each priority level that can use it",
       () => {
         const { levels, fairFraction } = this.#levelSeats();
         return levels.length === 0 ? [] : [{ labels: {}, value: fairFraction }];
       });
     new CollectedGauge(list, 'apiserver_registered_watchers', 'Number of currently registered watchers for a given resources',
       () => sources.registeredWatchers().map((w) => ({ labels: { group: w.group, version: w.version, kind: w.kind }, value: w.count })));
-    new CollectedGauge(list, 'apiserver_storage_objects', 'Number of stored objects at the time of last check split by kind.',
+    new CollectedGauge(list, 'apiserver_storage_objects', '[STABLE] (Deprecated since 1.34.0) [DEPRECATED, consider using apiserver_resource_objects instead] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.',
       () => sources.storageObjects().map((o) => ({ labels: { resource: o.resource }, value: o.count })));
   }
 
