@@ -62,7 +62,9 @@ const completed = new WeakSet<object>();
  * for a built-in type's schema, as Go's JSON encoding writes them: value scalars without
  * omitempty ("", 0, false), value structs (`{}`, themselves completed), types with a
  * JSON form of their own (a zero Time `null`), and slices and maps without omitempty
- * (`null`). Nothing for custom resources' schemas.
+ * (`null`). `stored` (a write about to be stored as Protobuf): also its empty slices and
+ * maps without omitempty as `null`, as upstream's storage reads them back. Nothing for
+ * custom resources' schemas.
  */
 export function addGoZeroValues(defs: Definitions, schema: Schema, value: unknown, stored = false): void {
   const plan = planOf(compileSchema(defs, schema));
