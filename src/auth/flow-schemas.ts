@@ -84,9 +84,12 @@ function levelFrom(object: KubeObject): Level {
 
 const serviceAccountPrefix = 'system:serviceaccount:';
 
-/** Upstream's containsString: the wildcard counts only as the list's one member (validation sees to it). */
-function contains(value: string, list: readonly string[] | undefined, wildcard: string): boolean {
-  if (list === undefined) return false;
+/**
+ * Upstream's containsString: the wildcard counts only as the list's one member (validation sees
+ * to it). A list left out or stored empty is Go's nil (`null`): it holds nothing.
+ */
+function contains(value: string, list: readonly string[] | null | undefined, wildcard: string): boolean {
+  if (list === undefined || list === null) return false;
   if (list.length === 1 && list[0] === wildcard) return true;
   return list.includes(value);
 }

@@ -101,3 +101,24 @@ test('a request no schema takes goes to catch-all; without catch-all stored ther
   c.setSchemas([]);
   assert.equal(c.classify(user('proxy-user'), resource('get', '', 'pods', 'web')), undefined);
 });
+
+test('a rule\'s lists stored as null (Go\'s nil, as an empty list reads back from storage) match nothing, and classifying does not throw', () => {
+  const c = bootstrapped();
+  const nulls: KubeObject = withUid({
+    apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name: 'nulls' },
+    spec: {
+      matchingPrecedence: 100, priorityLevelConfiguration: { name: 'workload-low' },
+      rules: [{
+        subjects: [{ kind: 'User', user: { name: 'alice' } }],
+        resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: null }, { verbs: null, apiGroups: null, resources: null, clusterScope: true, namespaces: null }],
+        nonResourceRules: [{ verbs: null, nonResourceURLs: null }],
+      }],
+    },
+  } as unknown as KubeObject);
+  c.setSchemas([...mandatoryFlowSchemas, ...suggestedFlowSchemas, nulls].map(withUid));
+  const alice = authenticated('alice');
+  // Cluster-scoped requests match by its first rule; namespaced ones and URLs match none of its rules.
+  assert.deepEqual(classify(c, alice, resource('list', '', 'nodes')), ['nulls', 'workload-low', '']);
+  assert.deepEqual(classify(c, alice, resource('get', '', 'configmaps', 'default')), ['global-default', 'global-default', 'alice']);
+  assert.deepEqual(classify(c, alice, url('/version')), ['global-default', 'global-default', 'alice']);
+});
