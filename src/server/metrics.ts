@@ -16,8 +16,11 @@ import { requestUtilizationBounds, seatDemandBounds, seatUtilizationBounds, type
 import { readWriteBounds, type RequestConcurrency, type RequestPhase } from './request-concurrency.ts';
 import type { TimingReading } from './timing-ratio.ts';
 
-/** prom-client's Prometheus text content type (its Registry.contentType), known before prom-client loads. */
-const prometheusContentType = 'text/plain; version=0.0.4; charset=utf-8';
+/**
+ * The Prometheus text format's content type as upstream's promhttp handler answers it (client_golang
+ * with prometheus/common 0.62 and later names the name escaping it applies), known before prom-client loads.
+ */
+const prometheusContentType = 'text/plain; version=0.0.4; charset=utf-8; escaping=underscores';
 
 /** Upstream's apiserver_request_duration_seconds buckets. */
 const requestBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];

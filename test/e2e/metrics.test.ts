@@ -29,7 +29,7 @@ describe('/metrics', () => {
   const scrape = async () => {
     const res = await server.request('GET', '/metrics', { token: tokens.admin });
     assert.equal(res.status, 200, res.text);
-    assert.match(String(res.headers['content-type']), /^text\/plain; version=0\.0\.4/);
+    assert.equal(res.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8; escaping=underscores');
     return res.text;
   };
 

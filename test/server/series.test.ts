@@ -53,7 +53,8 @@ test('the API metrics render through prom-client made on the first scrape, with 
   metrics.watcherTerminated('apps', 'deployments');
   metrics.watcherTerminated('apps', 'deployments');
   metrics.startRequest({ verb: 'GET', dryRun: false, group: '', version: 'v1', resource: 'pods', subresource: '', scope: 'namespace' }, false)(200);
-  assert.equal(metrics.contentType, Registry.PROMETHEUS_CONTENT_TYPE);
+  // prom-client's text format with promhttp's escaping parameter, as kube-apiserver answers it.
+  assert.equal(metrics.contentType, `${Registry.PROMETHEUS_CONTENT_TYPE}; escaping=underscores`);
   const text = await metrics.text();
   assert.match(text, /^apiserver_terminated_watchers_total\{group="apps",resource="deployments"\} 2$/m);
   assert.match(text, /^# TYPE apiserver_terminated_watchers_total counter$/m);
