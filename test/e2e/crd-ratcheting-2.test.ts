@@ -11,6 +11,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/eventually.ts';
+import { putChangedSpec, replaceCrdSchema } from '../helpers/crds.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { causesOf, warningsOf } from '../helpers/answers.ts';
 
@@ -70,10 +71,8 @@ const legacySpec = { b: 'one', count: 1, level: 1, all: legacyBox, any: legacyBo
 const names = ['count-json', 'count-yaml', 'level-json', 'level-yaml', 'all', 'all-kept', 'any', 'one', 'not'];
 
 /** Replaces the stored object's spec with what `change` makes of it. */
-async function updateSpec(name: string, change: (spec: Json) => void) {
-  const stored = (await server.request('GET', path(name))).json;
-  change(stored.spec);
-  return server.request('PUT', path(name), { body: stored });
+function updateSpec(name: string, change: (spec: Json) => void) {
+  return putChangedSpec(server, path(name), change);
 }
 
 /** PUTs the stored object, spec.b changed, as JSON text whose spec.`field` is written `literal`. */
@@ -106,14 +105,7 @@ before(async () => {
     res = await server.request('POST', path(), { body: { apiVersion, kind: 'Gauge', metadata: { name }, spec: structuredClone(legacySpec) } });
     assert.equal(res.status, 201, res.text);
   }
-  const current = (await server.request('GET', `${crdsPath}/gauges.${group}`)).json;
-  current.spec.versions[0].schema = gaugeSchema(true);
-  res = await server.request('PUT', `${crdsPath}/gauges.${group}`, { body: current });
-  assert.equal(res.status, 200, res.text);
-  await eventually(async () => {
-    const r = await server.request('POST', path(), { body: { apiVersion, kind: 'Gauge', metadata: { name: 'probe' }, spec: { count: 1 } } });
-    assert.equal(r.status, 422, r.text);
-  }, { what: 'the tightened schema to be served' });
+  await replaceCrdSchema(server, `gauges.${group}`, gaugeSchema(true), { path: path(), body: { apiVersion, kind: 'Gauge', metadata: { name: 'probe' }, spec: { count: 1 } } });
 });
 after(async () => {
   await server?.stop();

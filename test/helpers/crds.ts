@@ -22,3 +22,27 @@ export async function serveOpenCrds(server: TestServer, group: string, kinds: Re
     await eventually(async () => assert.equal((await server.request('GET', served)).status, 200), { what: `${served} to be served` });
   }
 }
+
+/**
+ * Replaces the schema of CRD `name`'s first version (objects stored before stay as they were)
+ * and waits until the create `probe` sends to `path` is refused by the new one.
+ */
+export async function replaceCrdSchema(server: TestServer, name: string, schema: unknown, probe: { path: string; body: unknown }): Promise<void> {
+  const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`;
+  const current = (await server.request('GET', crdPath)).json;
+  current.spec.versions[0].schema = schema;
+  const res = await server.request('PUT', crdPath, { body: current });
+  assert.equal(res.status, 200, res.text);
+  await eventually(async () => {
+    const refused = await server.request('POST', probe.path, { body: probe.body });
+    assert.equal(refused.status, 422, refused.text);
+  }, { what: `${name}'s new schema to be served` });
+}
+
+/** PUTs the object at `path` back with its spec as `change` leaves it (and `labels`, when given). */
+export async function putChangedSpec(server: TestServer, path: string, change: (spec: Record<string, any>) => void, labels?: Record<string, string>) {
+  const stored = (await server.request('GET', path)).json;
+  change(stored.spec);
+  if (labels !== undefined) stored.metadata.labels = labels;
+  return server.request('PUT', path, { body: stored });
+}

@@ -9,6 +9,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../../helpers/eventually.ts';
+import { putChangedSpec, replaceCrdSchema } from '../../helpers/crds.ts';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { causesOf, warningsOf } from '../../helpers/answers.ts';
 
@@ -83,10 +84,8 @@ const legacySpec = {
 const names = ['reordered', 'tags', 'atomic', 'owner', 'transition', 'status'];
 
 /** Replaces the stored object's spec with what `change` makes of it. */
-async function updateSpec(name: string, change: (spec: Json) => void) {
-  const stored = (await server.request('GET', path(name))).json;
-  change(stored.spec);
-  return server.request('PUT', path(name), { body: stored });
+function updateSpec(name: string, change: (spec: Json) => void) {
+  return putChangedSpec(server, path(name), change);
 }
 
 before(async () => {
@@ -102,14 +101,7 @@ before(async () => {
     res = await server.request('PUT', `${path(name)}/status`, { body: { ...res.json, status: { count: 1, history: ['abcdef'] } } });
     assert.equal(res.status, 200, res.text);
   }
-  const current = (await server.request('GET', `${crdsPath}/gadgets.${group}`)).json;
-  current.spec.versions[0].schema = gadgetSchema(true);
-  res = await server.request('PUT', `${crdsPath}/gadgets.${group}`, { body: current });
-  assert.equal(res.status, 200, res.text);
-  await eventually(async () => {
-    const r = await server.request('POST', path(), { body: { apiVersion, kind: 'Gadget', metadata: { name: 'probe' }, spec: { tags: ['abcd'] } } });
-    assert.equal(r.status, 422, r.text);
-  }, { what: 'the tightened rules to be served' });
+  await replaceCrdSchema(server, `gadgets.${group}`, gadgetSchema(true), { path: path(), body: { apiVersion, kind: 'Gadget', metadata: { name: 'probe' }, spec: { tags: ['abcd'] } } });
 });
 after(async () => {
   await server?.stop();

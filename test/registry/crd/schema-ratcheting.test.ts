@@ -8,6 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../../helpers/eventually.ts';
+import { putChangedSpec, replaceCrdSchema } from '../../helpers/crds.ts';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { causesOf } from '../../helpers/answers.ts';
 
@@ -68,11 +69,8 @@ const legacySpec = {
 const names = ['scalar', 'entries', 'tags', 'required', 'status'];
 
 /** Replaces the stored object's spec (and labels) with what `change` makes of them. */
-async function updateSpec(name: string, change: (spec: Json) => void, labels?: Record<string, string>) {
-  const stored = (await server.request('GET', path(name))).json;
-  change(stored.spec);
-  if (labels !== undefined) stored.metadata.labels = labels;
-  return server.request('PUT', path(name), { body: stored });
+function updateSpec(name: string, change: (spec: Json) => void, labels?: Record<string, string>) {
+  return putChangedSpec(server, path(name), change, labels);
 }
 
 before(async () => {
@@ -89,14 +87,7 @@ before(async () => {
     assert.equal(res.status, 200, res.text);
   }
   // The schema tightens: strings at most 3 characters, spec.c required.
-  const current = (await server.request('GET', `${crdsPath}/widgets.${group}`)).json;
-  current.spec.versions[0].schema = widgetSchema(3, true);
-  res = await server.request('PUT', `${crdsPath}/widgets.${group}`, { body: current });
-  assert.equal(res.status, 200, res.text);
-  await eventually(async () => {
-    const r = await server.request('POST', path(), { body: { apiVersion, kind: 'Widget', metadata: { name: 'probe' }, spec: { c: 'c', a: 'abcd' } } });
-    assert.equal(r.status, 422, r.text);
-  }, { what: 'the tightened schema to be served' });
+  await replaceCrdSchema(server, `widgets.${group}`, widgetSchema(3, true), { path: path(), body: { apiVersion, kind: 'Widget', metadata: { name: 'probe' }, spec: { c: 'c', a: 'abcd' } } });
 });
 after(async () => {
   await server?.stop();
