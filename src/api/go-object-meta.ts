@@ -8,6 +8,7 @@
 
 import { canonicalGoTime } from './go-time.ts';
 import { goFieldTypeError, goJsonKind, isGoInt64, isObject } from './json.ts';
+import type { NumberTexts } from './number-forms.ts';
 
 type GoType = 'string' | 'types.UID' | 'int64' | 'bool' | 'time' | 'fieldsV1' | 'v1.ManagedFieldsOperationType';
 
@@ -22,8 +23,11 @@ const managedFieldsEntryFields: Record<string, GoType> = {
   manager: 'string', operation: 'v1.ManagedFieldsOperationType', apiVersion: 'string', time: 'time', fieldsType: 'string', fieldsV1: 'fieldsV1', subresource: 'string',
 };
 
-/** Go's error for one member of a struct, or undefined when it decodes. */
-function memberError(value: unknown, type: GoType, struct: string, path: string): string | undefined {
+/**
+ * Go's error for one member of a struct, or undefined when it decodes. `text`: the member's
+ * number as the body wrote it, with a fraction or an exponent (which no int64 takes).
+ */
+function memberError(value: unknown, type: GoType, struct: string, path: string, text?: string): string | undefined {
   if (value === undefined || value === null) return undefined;
   switch (type) {
     case 'string':
@@ -33,7 +37,7 @@ function memberError(value: unknown, type: GoType, struct: string, path: string)
     case 'bool':
       return typeof value === 'boolean' ? undefined : goFieldTypeError(value, struct, path, type);
     case 'int64':
-      return isGoInt64(value) ? undefined : goFieldTypeError(value, struct, path, type);
+      return isGoInt64(value) && text === undefined ? undefined : goFieldTypeError(value, struct, path, type, text);
     case 'time':
       // Time decodes itself: a value that is not a string fails its decoding of one, out of context.
       return typeof value === 'string' ? undefined : `json: cannot unmarshal ${goJsonKind(value)} into Go value of type string`;
@@ -43,16 +47,16 @@ function memberError(value: unknown, type: GoType, struct: string, path: string)
 }
 
 /** The first error of the members of a struct held at `path`. */
-function structError(value: Record<string, unknown>, fields: Record<string, GoType>, struct: string, path: string): string | undefined {
+function structError(value: Record<string, unknown>, fields: Record<string, GoType>, struct: string, path: string, texts: NumberTexts | undefined): string | undefined {
   for (const key in fields) {
-    const error = memberError(value[key], fields[key]!, struct, `${path}.${key}`);
+    const error = memberError(value[key], fields[key]!, struct, `${path}.${key}`, texts?.(value, key));
     if (error !== undefined) return error;
   }
   return undefined;
 }
 
 /** A list of structs or strings held by ObjectMeta. */
-function listError(value: unknown, path: string, element: string, fields?: Record<string, GoType>, elementStruct?: string): string | undefined {
+function listError(value: unknown, path: string, element: string, fields?: Record<string, GoType>, elementStruct?: string, texts?: NumberTexts): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value)) return goFieldTypeError(value, 'ObjectMeta', path, `[]${element}`);
   for (const item of value) {
@@ -62,7 +66,7 @@ function listError(value: unknown, path: string, element: string, fields?: Recor
       continue;
     }
     if (!isObject(item)) return goFieldTypeError(item, 'ObjectMeta', path, element);
-    const error = structError(item, fields, elementStruct!, path);
+    const error = structError(item, fields, elementStruct!, path, texts);
     if (error !== undefined) return error;
   }
   return undefined;
@@ -86,19 +90,21 @@ function timesOf(meta: Record<string, unknown>): unknown[] {
 /**
  * Go's decoding error for an object's metadata, or undefined when it decodes. A time that
  * is not a string stops Go's decoder wherever it is, so those come first; of the others,
- * the first in ObjectMeta's order.
+ * the first in ObjectMeta's order. `texts`: the body's numbers written with a fraction or an
+ * exponent, for a built-in type's body (a custom resource's metadata is written back as
+ * JSON before it is decoded into ObjectMeta: `1.0` is `1` by then).
  */
-export function objectMetaDecodeError(meta: unknown): string | undefined {
+export function objectMetaDecodeError(meta: unknown, texts?: NumberTexts): string | undefined {
   if (!isObject(meta)) return undefined;
   const times = timesOf(meta);
   for (const time of times) {
     const error = memberError(time, 'time', '', '');
     if (error !== undefined) return error;
   }
-  return structError(meta, objectMetaFields, 'ObjectMeta', 'metadata')
+  return structError(meta, objectMetaFields, 'ObjectMeta', 'metadata', texts)
     ?? stringMapError(meta.labels, 'metadata.labels')
     ?? stringMapError(meta.annotations, 'metadata.annotations')
-    ?? listError(meta.ownerReferences, 'metadata.ownerReferences', 'v1.OwnerReference', ownerReferenceFields, 'OwnerReference')
+    ?? listError(meta.ownerReferences, 'metadata.ownerReferences', 'v1.OwnerReference', ownerReferenceFields, 'OwnerReference', texts)
     ?? listError(meta.finalizers, 'metadata.finalizers', 'string')
     ?? listError(meta.managedFields, 'metadata.managedFields', 'v1.ManagedFieldsEntry', managedFieldsEntryFields, 'ManagedFieldsEntry');
 }

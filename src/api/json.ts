@@ -22,10 +22,12 @@ export function goJsonKind(value: unknown): string {
  * `struct` is the Go struct holding the field, `path` the field's JSON path from the
  * document's root. A number refused by an integer field is named with its text ("number
  * 1.5"), which is gone by now: JSON writes it back alike but for one past a double's
- * range (1e400 parsed as Infinity), named "number" alone.
+ * range (1e400 parsed as Infinity), named "number" alone; `numberText`, where the body's
+ * text is known (a number written with a fraction or an exponent, api/number-forms.ts).
  */
-export function goFieldTypeError(value: unknown, struct: string, path: string, goType: string): string {
-  const kind = typeof value === 'number' && (goType === 'int64' || goType === 'int32') ? goNumberKind(value) : goJsonKind(value);
+export function goFieldTypeError(value: unknown, struct: string, path: string, goType: string, numberText?: string): string {
+  const kind = numberText !== undefined ? `number ${numberText}`
+    : typeof value === 'number' && (goType === 'int64' || goType === 'int32') ? goNumberKind(value) : goJsonKind(value);
   return `json: cannot unmarshal ${kind} into Go struct field ${struct}.${path} of type ${goType}`;
 }
 

@@ -6,6 +6,8 @@ import { goFieldTypeError, goJsonKind } from '../api/json.ts';
 import { replaceLoneSurrogateEscapes } from '../api/lone-surrogates.ts';
 import { cborTypeAt, decodeCbor } from './cbor.ts';
 import { duplicateJsonFields } from './duplicate-fields.ts';
+import { floatFormNumbers } from './json-number-forms.ts';
+import type { NumberForms } from '../api/number-forms.ts';
 import { parseMediaType } from './media-type.ts';
 import { loadedProtobufCodec, loadProtobufCodec } from './protobuf-loader.ts';
 import { loadedYaml, loadYaml } from '../api/yaml.ts';
@@ -72,6 +74,8 @@ export interface DecodedBody {
    * and JSON.stringify null), as written: Go's decoding fails on it where it decodes it.
    */
   numberOverflow?: string;
+  /** A JSON body's numbers written with a fraction or an exponent (`1.0`), which Go's decoding tells from integers. */
+  floatNumbers?: NumberForms;
 }
 
 /**
@@ -125,6 +129,8 @@ function decodeText(essence: 'application/json' | 'application/yaml', body: Uint
     const decoded: DecodedBody = { value, duplicateFields: findDuplicates ? duplicateJsonFields(text) : [] };
     const overflow = overflowingNumber(text);
     if (overflow !== undefined) decoded.numberOverflow = overflow;
+    const floatNumbers = floatFormNumbers(text);
+    if (floatNumbers !== undefined) decoded.floatNumbers = floatNumbers;
     return decoded;
   }
   const text = utf8(body);

@@ -5,7 +5,7 @@
 import type YAML from 'yaml';
 import { readYamlBody } from './yaml-read.ts';
 import { goQuote } from '../api/field-errors.ts';
-import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../api/json-chars.ts';
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE, stringEnd } from '../api/json-chars.ts';
 
 /** Objects with more keys than this look keys up in a Set rather than the key list. */
 const linearLimit = 12;
@@ -36,17 +36,6 @@ interface Frame {
   /** Objects: the extent of the key whose value comes next. */
   currentStart: number;
   currentEnd: number;
-}
-
-/** The end (index of the closing quote) of the string starting at `start` (its opening quote). */
-function stringEnd(text: string, start: number): number {
-  let end = text.indexOf('"', start + 1);
-  for (;;) {
-    let backslashes = 0;
-    for (let b = end - 1; text.charCodeAt(b) === BACKSLASH; b--) backslashes++;
-    if ((backslashes & 1) === 0) return end;
-    end = text.indexOf('"', end + 1);
-  }
 }
 
 /** A key's value from its extent (between the quotes). */

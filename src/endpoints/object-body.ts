@@ -65,6 +65,8 @@ export interface ObjectBody {
   cborTypeAt?: DecodedBody['cborTypeAt'];
   /** A JSON body's first number past a float64's range, as written (decode.ts). */
   numberOverflow?: string;
+  /** A JSON body's numbers written with a fraction or an exponent (decode.ts). */
+  floatNumbers?: DecodedBody['floatNumbers'];
 }
 
 /**
@@ -76,7 +78,7 @@ export async function decodeObjectBody(contentType: string | undefined, body: Ui
   // An empty body is decoded like any other (upstream has no check of its own): JSON's
   // "unexpected end of JSON input", an empty YAML document's null, Protobuf's "empty data".
   const decoded = await decodeBodyLoading(contentType, body, protobuf ? withServedApiVersion(opts) : opts);
-  const { duplicateFields, cborTypeAt, numberOverflow } = decoded;
+  const { duplicateFields, cborTypeAt, numberOverflow, floatNumbers } = decoded;
   const value = decoded.value === null ? nullBody(opts, cborTypeAt !== undefined) : decoded.value;
   // Bodies that are not objects were refused in decoding (decode.ts), in each encoding's words.
   if (!isObject(value)) throw notAnObjectBody(value);
@@ -91,7 +93,8 @@ export async function decodeObjectBody(contentType: string | undefined, body: Ui
   const version = opts.metadataOfVersion ?? opts.version;
   if (version !== undefined) {
     // A Store parses the times with the rest of its type's.
-    const error = objectMetaDecodeError(meta) ?? (opts.metadataOfVersion === undefined ? undefined : objectMetaTimeError(meta));
+    const texts = floatNumbers === undefined || opts.customResource === true ? undefined : floatNumbers.textsIn(value);
+    const error = objectMetaDecodeError(meta, texts) ?? (opts.metadataOfVersion === undefined ? undefined : objectMetaTimeError(meta));
     const kind = opts.kind ?? '';
     if (error !== undefined) {
       // The body's own kind and version when it names others (still to be refused in conversion).
@@ -129,7 +132,10 @@ export async function decodeObjectBody(contentType: string | undefined, body: Ui
   if (value.kind !== undefined && typeof value.kind !== 'string') throw badRequest('the body of the request could not be decoded: kind must be a string');
   value.metadata = meta;
   currentRequest()?.auditRequestObject?.(value);
-  return numberOverflow === undefined ? { object: value as KubeObject, duplicateFields, cborTypeAt } : { object: value as KubeObject, duplicateFields, cborTypeAt, numberOverflow };
+  const answer: ObjectBody = { object: value as KubeObject, duplicateFields, cborTypeAt };
+  if (numberOverflow !== undefined) answer.numberOverflow = numberOverflow;
+  if (floatNumbers !== undefined) answer.floatNumbers = floatNumbers;
+  return answer;
 }
 
 /**

@@ -3,7 +3,9 @@ import { badRequest, staleObject, StatusError, unsupportedMediaType, type GroupR
 import { isObject } from '../api/json.ts';
 import { replaceLoneSurrogateEscapes } from '../api/lone-surrogates.ts';
 import { duplicateJsonFields, jsonPatchStrictErrors } from '../encoding/duplicate-fields.ts';
-import { applyPatch, patchMediaTypes, type PatchKind } from '../patch/index.ts';
+import { applyPatch, patchedNumberForms, patchMediaTypes, type PatchKind } from '../patch/index.ts';
+import type { NumberForms } from '../api/number-forms.ts';
+import { floatFormNumbers } from '../encoding/json-number-forms.ts';
 import { builtinDefinitions, schemaRef } from '../schema/index.ts';
 
 /** A decoded PATCH body and how to apply it to the object (in JSON form) it patches. */
@@ -18,6 +20,12 @@ export interface DecodedPatch {
   patchErrors: string[];
   /** The patch as parsed (undefined when it is not JSON: applying it answers the 400). */
   value: unknown;
+  /**
+   * Where the patched object holds numbers the patch wrote with a fraction or an exponent
+   * (`1.0`): a JSON or merge patch keeps their text upstream, and decoding the result tells
+   * them from integers; a strategic merge patch's map writes them back as `1`.
+   */
+  floatNumbers?: NumberForms;
 }
 
 export interface PatchTarget {
@@ -119,7 +127,10 @@ export function decodePatch(kind: PatchKind, body: Uint8Array, target: PatchTarg
     parsed = undefined; // applyPatch answers the 400.
   }
   const meta = kind !== 'json' && isObject(parsed) ? metadataOf(parsed) : {};
+  const written = kind === 'strategic' || parsed === undefined ? undefined : floatFormNumbers(text);
+  const floatNumbers = written === undefined || kind === 'merge' ? written : patchedNumberForms(parsed, written);
   return {
+    ...(floatNumbers === undefined ? {} : { floatNumbers }),
     resourceVersion: typeof meta.resourceVersion === 'string' ? meta.resourceVersion : undefined,
     duplicateFields: kind === 'json' || parsed === undefined ? [] : duplicateJsonFields(text),
     patchErrors: kind !== 'json' || parsed === undefined || target.fieldValidation === 'Ignore' ? [] : jsonPatchStrictErrors(text).map((error) => `json patch ${error}`),

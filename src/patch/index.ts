@@ -2,4 +2,4 @@
 // a JSON Patch for admission webhooks.
 
 export { applyPatch, patchMediaTypes, type PatchContext, type PatchKind } from './apply-patch.ts';
-export { applyJsonPatch } from './json-patch.ts';
+export { applyJsonPatch, patchedNumberForms } from './json-patch.ts';

@@ -17,6 +17,7 @@
 import { PatchError } from './patch-error.ts';
 import { clone, deepEqual, isObject, setMember, type JsonObject } from '../api/json.ts';
 import { encodedSizeUpTo, hasMember } from './json-value.ts';
+import { NumberForms, type WrittenNumber } from '../api/number-forms.ts';
 
 /** kube-apiserver's maxJSONPatchOperations (apiserver/pkg/endpoints/handlers/patch.go). */
 export const maxJSONPatchOperations = 10_000;
@@ -59,6 +60,29 @@ export function applyJsonPatch(document: unknown, patch: unknown, opts: JsonPatc
   let doc = clone(document);
   for (const op of ops) doc = applyOperation(doc, op, state);
   return doc;
+}
+
+/**
+ * Where the numbers a JSON Patch's values write with a fraction or an exponent (`forms`, by
+ * their places in the patch) land in the patched document: at the path of the `add` or
+ * `replace` carrying them, as upstream's patch library keeps each value's text. A number a
+ * later operation moves or replaces no longer counts (NumberForms looks each up).
+ */
+export function patchedNumberForms(patch: unknown, forms: NumberForms): NumberForms | undefined {
+  if (!Array.isArray(patch)) return undefined;
+  const written: WrittenNumber[] = [];
+  for (const { path, text } of forms.written) {
+    const op: unknown = patch[path[0] as number];
+    if (path[1] !== 'value' || !isObject(op) || (op.op !== 'add' && op.op !== 'replace') || typeof op.path !== 'string') continue;
+    let tokens: string[];
+    try {
+      tokens = parsePointer(op.path).tokens;
+    } catch {
+      continue; // Applying the patch fails on it.
+    }
+    written.push({ path: [...tokens, ...path.slice(2)], text });
+  }
+  return written.length === 0 ? undefined : new NumberForms(written);
 }
 
 interface ApplyState {

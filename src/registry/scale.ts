@@ -4,6 +4,7 @@
 
 import { badRequest, conflict, invalid, notFound, type KubeObject, type StatusCause } from '../api/index.ts';
 import { objectMetaDecodeError } from '../api/go-object-meta.ts';
+import type { NumberForms } from '../api/number-forms.ts';
 import { clone } from '../api/json.ts';
 import { apply, applyConflictError, compileTopology, parentEntriesOf, scaleApiVersion, scaleEntriesOf, updateManagedFields, type ManagedFieldsScope } from '../apply/index.ts';
 import { builtinDefinitions, goDecoding, goTypeError, prune, schemaRef, type GoDecoding } from '../schema/index.ts';
@@ -60,10 +61,12 @@ let scaleGoDecoding: GoDecoding | undefined | null = null;
 /**
  * Go's error decoding a Scale as written (a PUT's body, a patch's result), before it is
  * carried to its object: `replicas: 3000000000` names ScaleSpec, not the object's spec.
+ * `floatNumbers`: a JSON body's numbers written with a fraction or an exponent.
  */
-export function scaleDecodeError(scale: KubeObject): string | undefined {
+export function scaleDecodeError(scale: KubeObject, floatNumbers?: NumberForms): string | undefined {
   if (scaleGoDecoding === null) scaleGoDecoding = goDecoding(builtinDefinitions, scaleSchema);
-  return objectMetaDecodeError(scale.metadata) ?? scaleGoDecoding?.(scale) ?? goTypeError(builtinDefinitions, scaleSchema, scale);
+  const texts = floatNumbers?.textsIn(scale);
+  return objectMetaDecodeError(scale.metadata, texts) ?? scaleGoDecoding?.(scale, texts) ?? goTypeError(builtinDefinitions, scaleSchema, scale);
 }
 
 /**

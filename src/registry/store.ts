@@ -19,6 +19,7 @@ import type { ApplyOffload } from './apply-offload/client.ts';
 import type { OffloadedConfiguration } from './apply-offload/messages.ts';
 import { clone, deepEqual, isObject, setMember, withNumberText, type JsonObject } from '../api/json.ts';
 import { objectMetaDecodeError } from '../api/go-object-meta.ts';
+import type { NumberForms } from '../api/number-forms.ts';
 import {
   addGoZeroValues, applyDefaults, builtinDefinitions, builtinValidation, cborDecodeError, cborUnknownField, goDecoding, goTypeError, prune,
   schemaRef, validate, zeroNullElements, type Definitions, type GoDecoding, type Schema, type ValidateOptions,
@@ -47,6 +48,11 @@ export interface WriteOptions {
   cborTypeAt?: (path: readonly (string | number)[]) => string | undefined;
   /** The JSON body's first number past a float64's range, as written (`1e400`, Infinity here): Go's decoding refuses it. */
   numberOverflow?: string;
+  /**
+   * The JSON body's numbers written with a fraction or an exponent (`1.0`), which Go's
+   * decoding tells from integers: a built-in type's integer refuses them.
+   */
+  floatNumbers?: NumberForms;
   /**
    * For an update or apply that may create its object: authorizes `create` when it does,
    * once the object is prepared and validated, before validating admission (upstream's
@@ -1344,7 +1350,8 @@ export class Store {
     }
     // A built-in type's field refuses such a number where its Go type is a number, or not a string's.
     const overflowError = opts.numberOverflow === undefined ? undefined : goTypeError(this.definitions, this.schema, obj);
-    const decodeError = objectMetaDecodeError(obj.metadata) ?? this.goDecoding()?.(obj) ?? overflowError;
+    const texts = opts.floatNumbers === undefined || this.type.customResource === true ? undefined : opts.floatNumbers.textsIn(obj);
+    const decodeError = objectMetaDecodeError(obj.metadata, texts) ?? this.goDecoding()?.(obj, texts) ?? overflowError;
     if (decodeError !== undefined) throw this.decodeFailure(this.cborDecodeError(obj, opts) ?? withNumberText(decodeError, opts.numberOverflow), obj, opts);
     // Conversion to the internal type follows decoding; its error is said instead of strict decoding's.
     const conversionError = this.type.strategy.conversionError?.(obj);

@@ -9,9 +9,13 @@ import { integerDecodeError, integerSites, intOrStringDecodeError, intOrStringSi
 import { canonicalizeQuantities, quantitySites } from './quantities.ts';
 import { canonicalizeTimes, timeSites } from './times.ts';
 import type { Definitions, Schema } from './types.ts';
+import type { NumberTexts } from '../api/number-forms.ts';
 
-/** Rewrites an object as its Go type holds it and answers the decoder's error, if any. */
-export type GoDecoding = (obj: unknown) => string | undefined;
+/**
+ * Rewrites an object as its Go type holds it and answers the decoder's error, if any.
+ * `texts`: the body's numbers written with a fraction or an exponent (api/number-forms.ts).
+ */
+export type GoDecoding = (obj: unknown, texts?: NumberTexts) => string | undefined;
 
 export function goDecoding(defs: Definitions, schema: Schema): GoDecoding | undefined {
   const quantities = quantitySites(defs, schema);
@@ -23,9 +27,9 @@ export function goDecoding(defs: Definitions, schema: Schema): GoDecoding | unde
   // Go's decoder stops at a value whose own decoding fails (a quantity, a time, an
   // IntOrString), and only notes one of the wrong form (base64, an integer out of range),
   // answering the first noted when nothing stops it: the stopping kinds are looked at first.
-  return (obj) => (quantities !== undefined && !canonicalizeQuantities(quantities, obj) ? quantityFormatError : undefined)
+  return (obj, texts) => (quantities !== undefined && !canonicalizeQuantities(quantities, obj) ? quantityFormatError : undefined)
     ?? (times === undefined ? undefined : canonicalizeTimes(times, obj))
-    ?? (intOrStrings === undefined ? undefined : intOrStringDecodeError(intOrStrings, obj))
+    ?? (intOrStrings === undefined ? undefined : intOrStringDecodeError(intOrStrings, obj, texts))
     ?? (bytes === undefined ? undefined : canonicalizeBytes(bytes, obj))
-    ?? (integers === undefined ? undefined : integerDecodeError(integers, obj));
+    ?? (integers === undefined ? undefined : integerDecodeError(integers, obj, texts));
 }

@@ -4,6 +4,7 @@
 // 3000000000 was stored, and no Go client could read it back).
 
 import { goFieldTypeError, goJsonKind, goNumberKind } from '../api/json.ts';
+import type { NumberTexts } from '../api/number-forms.ts';
 import { compileKinds, compileSites, type SiteKind, type Sites } from './go-sites.ts';
 import { refName } from './resolve.ts';
 import type { Definitions, Schema } from './types.ts';
@@ -28,13 +29,20 @@ export function integerSites(defs: Definitions, schema: Schema): IntegerSites | 
   return compileKinds(defs, schema, [[int32Kind, int32], [int64Kind, int64]]);
 }
 
-/** Go's decoding error for the first integer at a site out of its type's range (Go's UnmarshalTypeError), or undefined. */
-export function integerDecodeError(sites: IntegerSites, value: unknown): string | undefined {
+/**
+ * Go's decoding error for the first integer at a site out of its type's range, or number
+ * written with a fraction or an exponent (`texts`: `1.0` and `1.5`, which Go's integers
+ * refuse, named as written), as Go's UnmarshalTypeError; undefined when there is none.
+ */
+export function integerDecodeError(sites: IntegerSites, value: unknown, texts?: NumberTexts): string | undefined {
   let error: string | undefined;
   for (const [walk, { type, min, above }] of sites) {
-    walk(value, (_holder, _key, v, where) => {
-      if (error !== undefined || typeof v !== 'number' || !Number.isInteger(v) || (v < above && v >= min)) return;
-      error = goFieldTypeError(v, where.struct, where.path.join('.'), type);
+    walk(value, (holder, key, v, where) => {
+      if (error !== undefined || typeof v !== 'number') return;
+      // Of a number not an integer, the type error's walk says the same without its text.
+      const text = texts?.(holder, key);
+      if (text === undefined && (!Number.isInteger(v) || (v < above && v >= min))) return;
+      error = goFieldTypeError(v, where.struct, where.path.join('.'), type, text);
     });
     if (error !== undefined) return error;
   }
@@ -54,14 +62,15 @@ export function intOrStringSites(defs: Definitions, schema: Schema): Sites | und
 /**
  * IntOrString's own decoding of the first value it refuses: what is not a string is
  * decoded alone as an int32, so Go's error names no field ("… into Go value of type
- * int32") and decoding stops there.
+ * int32") and decoding stops there. `texts`: numbers written with a fraction or an exponent.
  */
-export function intOrStringDecodeError(sites: Sites, value: unknown): string | undefined {
+export function intOrStringDecodeError(sites: Sites, value: unknown, texts?: NumberTexts): string | undefined {
   let error: string | undefined;
-  sites(value, (_holder, _key, v) => {
+  sites(value, (holder, key, v) => {
     if (error !== undefined || typeof v === 'string') return;
-    if (typeof v === 'number' && Number.isInteger(v) && v >= int32.min && v < int32.above) return;
-    error = `json: cannot unmarshal ${typeof v === 'number' ? goNumberKind(v) : goJsonKind(v)} into Go value of type int32`;
+    const text = typeof v === 'number' ? texts?.(holder, key) : undefined;
+    if (text === undefined && typeof v === 'number' && Number.isInteger(v) && v >= int32.min && v < int32.above) return;
+    error = `json: cannot unmarshal ${text !== undefined ? `number ${text}` : typeof v === 'number' ? goNumberKind(v) : goJsonKind(v)} into Go value of type int32`;
   });
   return error;
 }

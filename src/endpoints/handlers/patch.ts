@@ -54,7 +54,7 @@ export async function patchObject(scope: RequestScope, subresource = scope.info.
     directive, duplicateFields: directive === 'Ignore' ? [] : patch.duplicateFields, patchErrors: patch.patchErrors, strictError,
     ...(kind === 'strategic' ? { conversionFailure: unclassifiedError } : {}),
   };
-  const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, patch.resourceVersion, { dryRun, fieldValidation, fieldManager },
+  const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, patch.resourceVersion, { dryRun, fieldValidation, fieldManager, floatNumbers: patch.floatNumbers },
     (current) => patch.apply(current!) as KubeObject,
     // The patch functions copy what they patch and never change it (patch/apply-patch.ts).
     { createIfMissing: false, subresource, mutateArgument: 'copies' });

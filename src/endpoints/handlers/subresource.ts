@@ -141,10 +141,10 @@ function checkIdentity(scope: RequestScope, obj: KubeObject): void {
 async function updateObject(scope: RequestScope): Promise<void> {
   const { info, served } = scope;
   const { dryRun, directive } = writeOptions(scope.query, 'UpdateOptions');
-  const { object: obj, duplicateFields, cborTypeAt, numberOverflow } = await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { findDuplicates: directive !== 'Ignore', cbor: scope.cbor, kind: scope.served.type.kind, version: scope.served.type.version, customResource: scope.served.type.customResource === true });
+  const { object: obj, duplicateFields, cborTypeAt, numberOverflow, floatNumbers } = await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { findDuplicates: directive !== 'Ignore', cbor: scope.cbor, kind: scope.served.type.kind, version: scope.served.type.version, customResource: scope.served.type.customResource === true });
   checkIdentity(scope, obj);
   const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, obj.metadata.resourceVersion, {
-    dryRun, fieldValidation: { directive, duplicateFields }, cborTypeAt, numberOverflow, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'UpdateOptions'),
+    dryRun, fieldValidation: { directive, duplicateFields }, cborTypeAt, numberOverflow, floatNumbers, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'UpdateOptions'),
   }, () => obj, { createIfMissing: false, subresource: info.subresource, mutateArgument: 'reads', uidPrecondition: true, resourceVersionFromBody: true });
   await writeAnswer(scope, 200, object);
 }
@@ -152,8 +152,8 @@ async function updateObject(scope: RequestScope): Promise<void> {
 async function updateScaleObject(scope: RequestScope): Promise<void> {
   const { info, served } = scope;
   const { dryRun, directive } = writeOptions(scope.query, 'UpdateOptions');
-  const { object: body, duplicateFields } = await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { findDuplicates: directive !== 'Ignore', cbor: scope.cbor, kind: 'Scale' });
-  const decodeError = scaleDecodeError(body) ?? strictScaleError(body, directive, duplicateFields);
+  const { object: body, duplicateFields, floatNumbers } = await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { findDuplicates: directive !== 'Ignore', cbor: scope.cbor, kind: 'Scale' });
+  const decodeError = scaleDecodeError(body, floatNumbers) ?? strictScaleError(body, directive, duplicateFields);
   if (decodeError !== undefined) throw badRequest(`Scale in version "v1" cannot be handled as a Scale: ${decodeError}`);
   checkIdentity(scope, body);
   const scale = await updateScale(served.store, info.namespace, info.name, body.metadata.resourceVersion, { dryRun, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'UpdateOptions') }, () => body);
@@ -194,7 +194,7 @@ async function patchScale(scope: RequestScope): Promise<void> {
     (current) => {
       const patched = patch.apply(current) as KubeObject;
       // The patched Scale is decoded as upstream's patcher decodes it: its errors are the patch's 422.
-      const decodeError = scaleDecodeError(patched) ?? strictScaleError(patched, directive, patch.duplicateFields, patch.patchErrors);
+      const decodeError = scaleDecodeError(patched, patch.floatNumbers) ?? strictScaleError(patched, directive, patch.duplicateFields, patch.patchErrors);
       if (decodeError !== undefined) throw strictError(decodeError, patched);
       return patched;
     });

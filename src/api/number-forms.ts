@@ -1,0 +1,77 @@
+// Numbers a JSON body wrote with a fraction or an exponent (`1.0`, `2e0`, `1.5`). JSON.parse
+// gives `1.0` and `1` alike, but upstream's decoding tells them apart: into an interface{}
+// (a custom resource) `1` is an int64 and `1.0` a float64, and into a Go integer field
+// `1.0` fails ("json: cannot unmarshal number 1.0 into ..."). The decoder notes where such
+// numbers were written; this is what it notes, looked up as the value holds them now.
+
+export type ValuePath = readonly (string | number)[];
+
+/** A number written with a fraction or an exponent: where it was, and its text. */
+export interface WrittenNumber {
+  path: ValuePath;
+  text: string;
+}
+
+/** The text a value's member was written as, when written with a fraction or an exponent. */
+export type NumberTexts = (holder: object, key: string | number) => string | undefined;
+
+/**
+ * The numbers of a body written with a fraction or an exponent, in the body's order. A
+ * number counts where the value still holds it at its path (a patch or an admission plugin
+ * may have moved or replaced it since).
+ */
+export class NumberForms {
+  readonly written: readonly WrittenNumber[];
+
+  constructor(written: readonly WrittenNumber[]) {
+    this.written = written;
+  }
+
+  /** Those of the numbers `root` still holds where they were written, by the object and key holding each. */
+  textsIn(root: unknown): NumberTexts {
+    const byHolder = new Map<object, Map<string | number, string>>();
+    for (const { path, text } of this.written) {
+      const at = holderAt(root, path);
+      if (at === undefined || at.holder[at.key as never] !== Number(text)) continue;
+      let texts = byHolder.get(at.holder);
+      if (texts === undefined) byHolder.set(at.holder, (texts = new Map()));
+      texts.set(at.key, text);
+    }
+    return (holder, key) => byHolder.get(holder)?.get(key);
+  }
+
+  /** The text of the number `root` holds at `path` as written there, or undefined. */
+  textAt(root: unknown, path: ValuePath): string | undefined {
+    for (const written of this.written) {
+      if (!samePath(written.path, path)) continue;
+      const at = holderAt(root, path);
+      return at !== undefined && at.holder[at.key as never] === Number(written.text) ? written.text : undefined;
+    }
+    return undefined;
+  }
+}
+
+/** The object or array holding the value at `path`, and its key there (an array's index a number, whichever a path gives). */
+function holderAt(root: unknown, path: ValuePath): { holder: object; key: string | number } | undefined {
+  let holder: unknown = root;
+  for (let i = 0; i < path.length; i++) {
+    if (typeof holder !== 'object' || holder === null) return undefined;
+    const key = memberKey(holder, path[i]!);
+    if (key === undefined) return undefined;
+    if (i === path.length - 1) return { holder, key };
+    holder = (holder as Record<string | number, unknown>)[key];
+  }
+  return undefined;
+}
+
+function memberKey(holder: object, segment: string | number): string | number | undefined {
+  if (!Array.isArray(holder)) return typeof segment === 'string' && Object.hasOwn(holder, segment) ? segment : undefined;
+  const index = typeof segment === 'number' ? segment : /^(0|[1-9][0-9]*)$/.test(segment) ? Number(segment) : -1;
+  return index >= 0 && index < holder.length ? index : undefined;
+}
+
+function samePath(a: ValuePath, b: ValuePath): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
