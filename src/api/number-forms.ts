@@ -40,6 +40,24 @@ export class NumberForms {
     return (holder, key) => byHolder.get(holder)?.get(key);
   }
 
+  /**
+   * Notes the integers of `root` written with a fraction or an exponent where it still holds
+   * them, as a custom resource's decoding into interface{} makes them float64s
+   * (isFloatMember, holdsFloatMember). The note goes with the objects holding them: a copy
+   * of them (as a patch or a webhook's change makes) holds plain numbers again, as Go's
+   * JSON round trip writes `1`.
+   */
+  note(root: object): void {
+    for (const { path, text } of this.written) {
+      const at = holderAt(root, path);
+      const value = Number(text);
+      if (at === undefined || !Number.isInteger(value) || at.holder[at.key as never] !== value) continue;
+      let members = floatMembers.get(at.holder);
+      if (members === undefined) floatMembers.set(at.holder, (members = new Map()));
+      members.set(at.key, value);
+    }
+  }
+
   /** The text of the number `root` holds at `path` as written there, or undefined. */
   textAt(root: unknown, path: ValuePath): string | undefined {
     for (const written of this.written) {
@@ -49,6 +67,41 @@ export class NumberForms {
     }
     return undefined;
   }
+}
+
+/** Integers noted as written with a fraction or an exponent, by the object or array holding each: key → the number. */
+const floatMembers = new WeakMap<object, Map<string | number, number>>();
+
+/**
+ * Whether `holder[key]` is an integer noted as written with a fraction or an exponent (a
+ * float64 to upstream's decoding of a custom resource, where `1` is an int64): not since
+ * set to another number.
+ */
+export function isFloatMember(holder: object, key: string | number): boolean {
+  const value = floatMembers.get(holder)?.get(key);
+  return value !== undefined && (holder as Record<string | number, unknown>)[key] === value;
+}
+
+/**
+ * Whether `value` holds, at any depth, an integer noted as written with a fraction or an
+ * exponent (but in its member `skip`): what upstream's Semantic.DeepEqual tells from the
+ * same integer stored (an int64 when read back).
+ */
+export function holdsFloatMember(value: unknown, skip?: string): boolean {
+  // Iterative: a value may nest as deep as decoding admits.
+  const pending: unknown[] = [value];
+  for (let top = true; pending.length > 0; top = false) {
+    const holder = pending.pop();
+    if (typeof holder !== 'object' || holder === null) continue;
+    const members = floatMembers.get(holder);
+    for (const key of Object.keys(holder)) {
+      if (top && key === skip) continue;
+      const member = (holder as Record<string, unknown>)[key];
+      if (typeof member !== 'number') pending.push(member);
+      else if (members !== undefined && isFloatMember(holder, Array.isArray(holder) ? Number(key) : key)) return true;
+    }
+  }
+  return false;
 }
 
 /** The object or array holding the value at `path`, and its key there (an array's index a number, whichever a path gives). */

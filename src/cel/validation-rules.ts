@@ -16,10 +16,11 @@ import {
 import { compile, escapePropertyName, type Compiled } from './environment.ts';
 import { rewriteListSemantics } from './list-types.ts';
 import { isObject } from '../api/json.ts';
+import { isFloatMember } from '../api/number-forms.ts';
 import { rulesOf as rulesIn } from './rules-present.ts';
 import { formattedString } from './schema-formats.ts';
 import { typeCheckRule } from './schema-types.ts';
-import { evaluationErrorText } from './errors.ts';
+import { CelEvalError, evaluationErrorText } from './errors.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -139,13 +140,19 @@ export function validationRuleErrors(schema: unknown, path: string): StatusCause
  * A JSON value as CEL sees it under its schema: integers as int (BigInt), other numbers
  * as double, strings of the date, date-time, duration and byte formats as timestamps,
  * durations and bytes, properties under their escaped names (unescapable ones left out),
- * a resource root with apiVersion, kind and metadata.name/generateName only.
+ * a resource root with apiVersion, kind and metadata.name/generateName only. An integer the
+ * body wrote `1.0` under an integer schema is upstream's conversion error, met where a
+ * rule reads it (floatMemberError).
  */
 export function celValue(value: unknown, schema: unknown, resourceRoot = false): unknown {
   const s = isObject(schema) ? schema : {};
   if (typeof value === 'number') return s.type === 'number' || !Number.isInteger(value) ? value : BigInt(value);
   if (typeof value === 'string') return s.type === 'string' && s.format !== undefined ? formattedString(value, s.format) : value;
-  if (Array.isArray(value)) return value.map((item) => celValue(item, s.items));
+  if (Array.isArray(value)) {
+    const out = value.map((item) => celValue(item, s.items));
+    for (let i = 0; i < value.length; i++) if (isFloatMember(value, i)) failOnRead(out, i, s.items);
+    return out;
+  }
   if (!isObject(value)) return value;
   const out: Raw = {};
   const properties = isObject(s.properties) ? s.properties : undefined;
@@ -163,9 +170,30 @@ export function celValue(value: unknown, schema: unknown, resourceRoot = false):
       const escaped = escapePropertyName(name);
       if (escaped === undefined) continue;
       out[escaped] = celValue(v, properties[name]);
-    } else out[name] = celValue(v, s.additionalProperties);
+      if (isFloatMember(value, name)) failOnRead(out, escaped, properties[name]);
+    } else {
+      out[name] = celValue(v, s.additionalProperties);
+      if (isFloatMember(value, name)) failOnRead(out, name, s.additionalProperties);
+    }
   }
   return out;
+}
+
+/**
+ * What upstream's conversion of a float64 (an integer the body wrote `1.0`) gives under
+ * an integer or int-or-string schema: an error value (UnstructuredToVal); undefined under others.
+ */
+function floatMemberError(schema: unknown): string | undefined {
+  if (!isObject(schema)) return undefined;
+  if (schema['x-kubernetes-int-or-string'] === true) return 'invalid data, expected XIntOrString value to be either a string or integer';
+  return schema.type === 'integer' ? 'invalid data, expected int, got float64' : undefined;
+}
+
+/** Makes reading `holder[key]` fail with floatMemberError when the schema has one: upstream's error value fails whatever reads it. */
+function failOnRead(holder: object, key: string | number, schema: unknown): void {
+  const error = floatMemberError(schema);
+  if (error === undefined) return;
+  Object.defineProperty(holder, key, { enumerable: true, configurable: true, get: () => { throw new CelEvalError(error); } });
 }
 
 /** Upstream's RuntimeCELCostBudget: what one write's rules may cost in all. */
@@ -304,9 +332,9 @@ function sameJson(a: unknown, b: unknown): boolean {
  * map entries by name (atomic maps too, upstream's MapIsCorrelatable), map list items by
  * their keys, items of other lists nothing.
  */
-function walk(schema: unknown, value: unknown, old: unknown, ratcheting: Ratcheting, path: string, resourceRoot: boolean, result: Evaluation): void {
+function walk(schema: unknown, value: unknown, old: unknown, ratcheting: Ratcheting, path: string, resourceRoot: boolean, result: Evaluation, floatForm = false): void {
   if (!isObject(schema) || value === undefined || value === null || result.remaining < 0) return;
-  runRules(schema, value, old, ratcheting, path, resourceRoot, result);
+  runRules(schema, value, old, ratcheting, path, resourceRoot, result, floatForm);
   if (Array.isArray(value)) {
     const items = schema.items;
     if (!isObject(items)) return;
@@ -314,7 +342,7 @@ function walk(schema: unknown, value: unknown, old: unknown, ratcheting: Ratchet
     const keys = schema['x-kubernetes-list-type'] === 'map' && Array.isArray(schema['x-kubernetes-list-map-keys']) ? schema['x-kubernetes-list-map-keys'].map(String) : undefined;
     value.forEach((item, i) => {
       const oldItem = keys === undefined || !isObject(item) ? undefined : oldItems.find((o) => isObject(o) && keys.every((k) => sameJson(o[k], item[k])));
-      walk(items, item, oldItem, ratchetingAtIndex(ratcheting, i), index(path, i), items['x-kubernetes-embedded-resource'] === true, result);
+      walk(items, item, oldItem, ratchetingAtIndex(ratcheting, i), index(path, i), items['x-kubernetes-embedded-resource'] === true, result, isFloatMember(value, i));
     });
     return;
   }
@@ -324,12 +352,14 @@ function walk(schema: unknown, value: unknown, old: unknown, ratcheting: Ratchet
   const additional = isObject(schema.additionalProperties) ? schema.additionalProperties : undefined;
   for (const [name, v] of Object.entries(value)) {
     const sub = properties?.[name];
-    if (isObject(sub)) walk(sub, v, oldObject?.[name], ratchetingAtKey(ratcheting, name), child(path, name), sub['x-kubernetes-embedded-resource'] === true, result);
-    else if (additional !== undefined) walk(additional, v, oldObject?.[name], ratchetingAtKey(ratcheting, name), key(path, name), additional['x-kubernetes-embedded-resource'] === true, result);
+    const floatForm = isFloatMember(value, name);
+    if (isObject(sub)) walk(sub, v, oldObject?.[name], ratchetingAtKey(ratcheting, name), child(path, name), sub['x-kubernetes-embedded-resource'] === true, result, floatForm);
+    else if (additional !== undefined) walk(additional, v, oldObject?.[name], ratchetingAtKey(ratcheting, name), key(path, name), additional['x-kubernetes-embedded-resource'] === true, result, floatForm);
   }
 }
 
-function runRules(schema: Raw, value: unknown, old: unknown, ratcheting: Ratcheting, path: string, resourceRoot: boolean, result: Evaluation): void {
+/** `floatForm`: `value` is an integer the body wrote with a fraction or an exponent (api/number-forms.ts). */
+function runRules(schema: Raw, value: unknown, old: unknown, ratcheting: Ratcheting, path: string, resourceRoot: boolean, result: Evaluation, floatForm: boolean): void {
   const rules = rulesOf(schema);
   if (rules.length === 0) return;
   const type = text(schema.type);
@@ -362,6 +392,7 @@ function runRules(schema: Raw, value: unknown, old: unknown, ratcheting: Ratchet
     }
     if (transition && old !== undefined && oldSelf === undefined) oldSelf = celValue(old, schema, resourceRoot);
     const variables = { self, oldSelf: optional ? (old === undefined ? Optional.none() : Optional.of(oldSelf)) : oldSelf };
+    if (floatForm) failOnRead(variables, 'self', schema);
     let outcome: unknown;
     try {
       outcome = compiled.program(variables);

@@ -1350,6 +1350,8 @@ export class Store {
     }
     // A built-in type's field refuses such a number where its Go type is a number, or not a string's.
     const overflowError = opts.numberOverflow === undefined ? undefined : goTypeError(this.definitions, this.schema, obj);
+    // A custom resource's integer written `1.0` is a float64 to its rules, ratcheting and generation.
+    if (this.type.customResource === true) opts.floatNumbers?.note(obj);
     const texts = opts.floatNumbers === undefined || this.type.customResource === true ? undefined : opts.floatNumbers.textsIn(obj);
     const decodeError = objectMetaDecodeError(obj.metadata, texts) ?? this.goDecoding()?.(obj, texts) ?? overflowError;
     if (decodeError !== undefined) throw this.decodeFailure(this.cborDecodeError(obj, opts) ?? withNumberText(decodeError, opts.numberOverflow), obj, opts);

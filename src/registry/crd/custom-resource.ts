@@ -16,6 +16,7 @@ import type { Definitions, Schema } from '../../schema/types.ts';
 import { allVerbs } from '../builtin/common.ts';
 import { isQualifiedName } from '../validation/names.ts';
 import { clone, deepEqual, isObject } from '../../api/json.ts';
+import { holdsFloatMember } from '../../api/number-forms.ts';
 import type { ResourceType, ScaleAccess, Strategy } from '../resource-type.ts';
 import { conversionWebhookOf, type ConversionWebhookConfig } from './conversion-webhook.ts';
 import { normalizeSchema } from './defaults.ts';
@@ -104,11 +105,15 @@ export function servedNames(crd: CustomResourceDefinition): Required<CustomResou
   };
 }
 
-/** Everything but metadata: a change there bumps the generation (upstream's copyNonMetadata). */
+/**
+ * Everything but metadata: a change there bumps the generation (upstream's copyNonMetadata,
+ * compared by Semantic.DeepEqual, to which the body's `1.0` is a float64 and the stored `1`
+ * an int64).
+ */
 function nonMetadataEqual(a: KubeObject, b: KubeObject): boolean {
   const { metadata: _a, ...restA } = a;
   const { metadata: _b, ...restB } = b;
-  return deepEqual(restA, restB);
+  return deepEqual(restA, restB) && !holdsFloatMember(a, 'metadata');
 }
 
 /** Go's %v of a float64: strconv's shortest 'g', exponent form below 1e-4 and from 1e6. */

@@ -6,11 +6,11 @@
 // upstream's CorrelatedObject (apiserver/pkg/cel/common/equality.go) does: properties and
 // map entries by name when both have them and the schema describes them, items of map
 // lists by their keys (the first old item with the same keys), items of other lists not
-// at all; scalars are equal when they are the same JSON value. Upstream's reflect.DeepEqual
-// also tells a JSON body's `1.0` (a float64) from a stored `1` (an int64); decoded numbers
-// here keep no such form, so that update counts as unchanged.
+// at all; scalars are equal when they are the same JSON value, but for an integer the body
+// wrote `1.0`: a float64 to upstream's reflect.DeepEqual, where the stored `1` is an int64.
 
 import { deepEqual, isObject } from '../../api/json.ts';
+import { holdsFloatMember, isFloatMember } from '../../api/number-forms.ts';
 import { compileSchema, type SchemaNode } from '../../schema/compiled.ts';
 import type { CorrelatedOld } from '../../schema/validate.ts';
 import type { Definitions, Schema } from '../../schema/types.ts';
@@ -31,7 +31,8 @@ export function correlate(defs: Definitions, schema: Schema, value: unknown, old
   return correlated(compileSchema(defs, schema), value, old, resourceRoot);
 }
 
-function correlated(node: SchemaNode, value: unknown, old: unknown, resourceRoot: boolean): CorrelatedOld {
+/** `floatForm`: `value` is an integer the body wrote with a fraction or an exponent (api/number-forms.ts). */
+function correlated(node: SchemaNode, value: unknown, old: unknown, resourceRoot: boolean, floatForm = false): CorrelatedOld {
   const children = new Map<string | number, CorrelatedOld | undefined>();
   const mapKeys = node.schema['x-kubernetes-list-type'] === 'map' ? node.schema['x-kubernetes-list-map-keys'] ?? [] : undefined;
   let oldItems: Map<string, unknown> | undefined;
@@ -43,7 +44,7 @@ function correlated(node: SchemaNode, value: unknown, old: unknown, resourceRoot
       let child: CorrelatedOld | undefined;
       if (isObject(value) && isObject(old) && Object.hasOwn(value, key) && Object.hasOwn(old, key) && !(resourceRoot && typeAndObjectMeta.has(key))) {
         const schema = node.property(key) ?? node.additional;
-        if (schema !== undefined) child = correlated(schema, value[key], old[key], false);
+        if (schema !== undefined) child = correlated(schema, value[key], old[key], false, isFloatMember(value, key));
       }
       children.set(key, child);
       return child;
@@ -55,7 +56,7 @@ function correlated(node: SchemaNode, value: unknown, old: unknown, resourceRoot
         oldItems ??= itemsByKey(mapKeys, old);
         const key = itemKey(mapKeys, value[i]);
         const oldItem = key === undefined ? undefined : oldItems.get(key);
-        if (oldItem !== undefined) child = correlated(node.items, value[i], oldItem, false);
+        if (oldItem !== undefined) child = correlated(node.items, value[i], oldItem, false, isFloatMember(value, i));
       }
       children.set(i, child);
       return child;
@@ -75,7 +76,7 @@ function correlated(node: SchemaNode, value: unknown, old: unknown, resourceRoot
       if (!Array.isArray(value) || !Array.isArray(old) || value.length !== old.length) return false;
       for (let i = 0; i < value.length; i++) {
         const child = self.index(i);
-        if (child === undefined) return mapKeys === undefined && deepEqual(value, old);
+        if (child === undefined) return mapKeys === undefined && deepEqual(value, old) && !holdsFloatMember(value);
         if (!child.unchanged()) return false;
       }
       return true;
@@ -86,7 +87,8 @@ function correlated(node: SchemaNode, value: unknown, old: unknown, resourceRoot
       if (keys.length !== Object.keys(old).length) return false;
       return keys.every((key) => self.key(key)?.unchanged() === true);
     }
-    return value === old;
+    // A stored integer reads back as an int64.
+    return value === old && !(floatForm && Number.isInteger(old));
   }
 
   return self;
