@@ -18,6 +18,7 @@ import type { AnnotationLevel } from '../api/request-context.ts';
 import { replaceLoneSurrogateEscapes } from '../api/lone-surrogates.ts';
 import { loadedYaml, loadYaml } from '../api/yaml.ts';
 import type { AuthorizationAttributes } from '../auth/authorize.ts';
+import { guardResponse, type Deadline } from './request-deadlines.ts';
 
 export type AuditLevel = 'None' | 'Metadata' | 'Request' | 'RequestResponse';
 export type AuditStage = 'RequestReceived' | 'ResponseStarted' | 'ResponseComplete' | 'Panic';
@@ -783,11 +784,17 @@ export function auditFailedAuthentication(
 
 /**
  * `decodeProtobuf` reads an answer written as Protobuf, for its Status and object (without
- * it such an event has its code alone).
+ * it such an event has its code alone). A short request's `deadline` puts the recorder above
+ * the deadline's guard, as upstream's audit filter is inside its timeout filter: a request cut
+ * off at its deadline is audited with what its handler went on to write, never the 504, its
+ * ResponseComplete event once the handler returns.
  */
-export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRequest, res: AuditedResponse, decodeProtobuf?: ProtobufDecoder): AuditHooks | undefined {
+export function beginAudit(
+  policy: AuditPolicy, log: AuditSink, request: AuditRequest, res: AuditedResponse, decodeProtobuf?: ProtobufDecoder, deadline?: Deadline,
+): AuditHooks | undefined {
   const decision = auditDecision(policy, request.attributes);
   if (decision.level === 'None') return undefined;
+  if (deadline !== undefined) guardResponse(deadline);
   const annotations: Record<string, string> = { ...request.annotations };
   const received = microTime(Date.now());
   const auditID = auditIdOf(request, res);
@@ -863,15 +870,17 @@ export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRe
     return end(...args);
   };
   const stored = emit('RequestReceived', {});
-  res.once('close', () => {
-    // Nothing written: the client went away first (or the answer went out another way).
-    const answered = started || code !== undefined || res.headersSent === true || res.statusCode !== 200;
+  const complete = () => {
+    // Nothing written: the client went away first (or the answer went out another way). Past
+    // its deadline only what the handler wrote counts: the response itself carries the 504.
+    const cutOff = deadline?.timedOut === true;
+    const answered = started || code !== undefined || (!cutOff && (res.headersSent === true || res.statusCode !== 200));
     if (!answered) {
       if (longRunning) void emit('ResponseStarted', { responseStatus: closedEarly });
       void emit('ResponseComplete', { responseStatus: closedEarly });
       return;
     }
-    if (!started) start(res.statusCode);
+    if (!started) start(code ?? res.statusCode);
     // The answer is read for a Status, and for the response object at RequestResponse.
     const answer = decodedAnswer();
     const trim = (v: unknown) => (decision.omitManagedFields ? withoutManagedFields(v) : v);
@@ -884,6 +893,11 @@ export function beginAudit(policy: AuditPolicy, log: AuditSink, request: AuditRe
       ...(decision.level !== 'Metadata' && requestObject !== undefined ? { requestObject: trim(requestObject) } : {}),
       ...(responseObject ? { responseObject: trim(answer) } : {}),
     });
+  };
+  // Answered 504 at its deadline, the event waits for the handler still running.
+  res.once('close', () => {
+    if (deadline?.timedOut === true && !deadline.ended) deadline.onEnd = complete;
+    else complete();
   });
   // Upstream keeps an annotation's first value (and warns of a different second one).
   const annotate = (key: string, value: string, level?: AnnotationLevel) => {

@@ -627,13 +627,18 @@ export class ApiServer {
     try {
       await this.measured(req, res);
     } catch (err) {
-      // A client that went away mid-request is no server error, and there is no one to answer (noteDisconnect logs it).
-      if (isDisconnectError(err) && connectionGone(req)) return;
-      await this.opts.handler.writeError(req as HttpRequest, res as unknown as HttpResponse, err);
+      await this.answerError(req, res, err);
     } finally {
       this.inFlight--;
       if (this.waiters.size > 0) this.requestEnded();
     }
+  }
+
+  /** An error as its Status answer. */
+  private async answerError(req: Request, res: Response, err: unknown): Promise<void> {
+    // A client that went away mid-request is no server error, and there is no one to answer (noteDisconnect logs it).
+    if (isDisconnectError(err) && connectionGone(req)) return;
+    await this.opts.handler.writeError(req as HttpRequest, res as unknown as HttpResponse, err);
   }
 
   /** The request through the filter chain, counted and timed for /metrics once its target parsed. */
@@ -694,10 +699,13 @@ export class ApiServer {
     }
     deadline = this.deadlines.start(res as unknown as HttpResponse, query.get('timeout'));
     try {
-      await this.filterChain(req as HttpRequest, res as unknown as HttpResponse, path, query, info, auditID, deadline.at);
+      await this.filterChain(req as HttpRequest, res as unknown as HttpResponse, path, query, info, auditID, deadline);
     } catch (err) {
-      // Answered 504 already: what the handler ran into after that has no one to go to.
       if (!deadline.timedOut) throw err;
+      // Answered 504 already: what the handler ran into after that is answered past the
+      // deadline's guard, to no one, before the handler counts as returned: its audit event
+      // records it, as upstream's handler writes its error inside the timeout filter.
+      await this.answerError(req, res, err);
     } finally {
       this.deadlines.end(deadline);
     }
@@ -715,7 +723,7 @@ export class ApiServer {
     else (res as http.ServerResponse).once('close', () => closed((res as http.ServerResponse).writableFinished));
   }
 
-  private async filterChain(req: HttpRequest, res: HttpResponse, path: string, query: URLSearchParams, info: RequestInfo, auditID: string, deadline?: number): Promise<void> {
+  private async filterChain(req: HttpRequest, res: HttpResponse, path: string, query: URLSearchParams, info: RequestInfo, auditID: string, deadline?: Deadline): Promise<void> {
     if (this.stopping) res.setHeader('Connection', 'close');
     // Upstream's request deadline filter, before CORS and authentication: a short request's
     // `timeout` must be a Go duration.
@@ -752,7 +760,7 @@ export class ApiServer {
     // and authorization refuse is in the log too, and the policy matches the authenticated user.
     // What the authenticator noted: annotations of every event (RequestReceived's too, as upstream's), the caller's warnings.
     const audit = this.opts.audit === undefined ? undefined
-      : beginAudit(this.opts.audit.policy, this.opts.audit.log, { ...auditRequest(user), annotations: authenticated.auditAnnotations ?? {} }, res as unknown as Parameters<typeof beginAudit>[3], this.opts.audit.decodeProtobuf);
+      : beginAudit(this.opts.audit.policy, this.opts.audit.log, { ...auditRequest(user), annotations: authenticated.auditAnnotations ?? {} }, res as unknown as Parameters<typeof beginAudit>[3], this.opts.audit.decodeProtobuf, deadline);
     const addWarning = warningRecorder(res);
     for (const warning of authenticated.warnings ?? []) addWarning(warning);
     // A blocking-strict backend that did not store the request's first event: refused, as upstream's audit filter.
@@ -802,7 +810,7 @@ export class ApiServer {
     // Admission and the Store learn the user, and add warnings, through the request context.
     const context = {
       user, addWarning,
-      ...(deadline !== undefined ? { deadline } : {}),
+      ...(deadline !== undefined ? { deadline: deadline.at } : {}),
       group: info.isResourceRequest ? info.group : '', resource: info.isResourceRequest ? info.resource : '', verb: info.verb,
       ...(this.opts.allowPrivileged === false ? { allowPrivileged: false } : {}),
       ...(audit !== undefined ? { addAuditAnnotation: audit.annotate } : {}),

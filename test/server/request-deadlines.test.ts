@@ -1,12 +1,15 @@
 // Short requests' deadlines: `--request-timeout` and the `timeout` parameter, answered 504 as
-// upstream's timeout filter answers them; long-running requests are not cut.
+// upstream's timeout filter answers them, audited with what the handler went on to write;
+// long-running requests are not cut.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import https from 'node:https';
+import path from 'node:path';
 import { RequestDeadlines } from '../../src/server/request-deadlines.ts';
 import type { HttpResponse } from '../../src/endpoints/http.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { allow, startWebhookServer } from '../helpers/webhook-server.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { sample } from '../helpers/metrics.ts';
@@ -178,6 +181,103 @@ test('a body that arrives after the deadline\'s 504 is not created', async () =>
     session.close();
     await server.stop();
   }
+});
+
+describe('an audited request cut off at its deadline', () => {
+  // What the audit records of it: upstream's audit filter is inside its timeout filter, so its
+  // event has what the handler went on to write (the timeout filter refusing it), never the
+  // 504 the client got, and its ResponseComplete stage comes when the handler returns.
+  interface AuditEvent { auditID: string; stage: string; responseStatus?: Record<string, unknown>; responseObject?: Record<string, unknown> }
+  const dir = tempDir('plinth-deadline-audit-');
+  const logPath = path.join(dir, 'audit.log');
+  const events = (auditID: unknown): AuditEvent[] => readFileSync(logPath, 'utf8').split('\n').filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as AuditEvent).filter((e) => e.auditID === auditID);
+  let server: TestServer;
+  let hooks: Awaited<ReturnType<typeof startWebhookServer>>;
+  before(async () => {
+    writeFileSync(path.join(dir, 'policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: RequestResponse\n  resources: [{group: "", resources: [configmaps]}]\n- level: None\n');
+    [server, hooks] = await Promise.all([startServer({ auditPolicyFile: path.join(dir, 'policy.yaml'), auditLogPath: logPath }), startWebhookServer()]);
+  });
+  after(async () => {
+    await Promise.all([server?.stop(), hooks?.close()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A webhook slower than the requests may take, on creates of configmaps in a new namespace. */
+  async function slowWebhookNamespace(failurePolicy: 'Fail' | 'Ignore'): Promise<string> {
+    const ns = await server.newNamespace(`slow-${failurePolicy.toLowerCase()}`);
+    hooks.handle(`/${ns}`, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      return allow();
+    });
+    const configured = await server.request('POST', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', { body: {
+      metadata: { name: ns },
+      webhooks: [{
+        name: `${ns}.example.com`, clientConfig: { url: `${hooks.url}/${ns}`, caBundle: hooks.caBundle }, failurePolicy, timeoutSeconds: 10,
+        rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } }, sideEffects: 'None', admissionReviewVersions: ['v1'],
+      }],
+    } });
+    assert.equal(configured.status, 201, configured.text);
+    return ns;
+  }
+
+  /** A create answered by the timeout filter's 504 (once the webhook is called), and its audit events. */
+  async function cutOffCreate(ns: string): Promise<AuditEvent[]> {
+    const answer = await eventually(async () => {
+      const res = await server.request('POST', `/api/v1/namespaces/${ns}/configmaps?timeout=400ms`, { body: { metadata: { name: `late-${Math.random().toString(36).slice(2)}` } } });
+      assert.equal(res.text, timedOut, `${res.status} ${res.text}`);
+      return res;
+    }, { what: 'the webhook to be called' });
+    const auditID = answer.headers['audit-id'];
+    await eventually(() => assert.ok(events(auditID).some((e) => e.stage === 'ResponseComplete')), { what: 'the event' });
+    // Its webhook call and the handler were cut at the deadline: nothing comes after the one event.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const all = events(auditID);
+    assert.deepEqual(all.map((e) => e.stage), ['RequestReceived', 'ResponseComplete']);
+    return all;
+  }
+
+  test('the handler\'s error after the deadline is what the event records: a webhook failing closed, 500', async () => {
+    const [, complete] = await cutOffCreate(await slowWebhookNamespace('Fail'));
+    const status = complete!.responseStatus!;
+    assert.equal(status.code, 500);
+    assert.equal(status.status, 'Failure');
+    assert.equal(status.reason, 'InternalError');
+    assert.match(String(status.message), /^Internal error occurred: failed calling webhook "slow-fail-\d+\.example\.com": .*context deadline exceeded$/);
+    // At RequestResponse, the Status the handler wrote.
+    assert.equal(complete!.responseObject?.kind, 'Status');
+    assert.equal(complete!.responseObject?.code, 500);
+  });
+
+  test('failing open, the handler goes on and its refused write is recorded, in its words rather than the timeout filter\'s', async () => {
+    const [, complete] = await cutOffCreate(await slowWebhookNamespace('Ignore'));
+    const status = complete!.responseStatus!;
+    assert.equal(status.code, 504);
+    assert.equal(status.reason, 'Timeout');
+    assert.match(String(status.message), /request did not complete within requested timeout/);
+    assert.equal(complete!.responseObject?.kind, 'Status');
+  });
+
+  test('its ResponseComplete event waits for the handler: a body still coming past the 504', async () => {
+    const session = http2.connect(server.url, { ca: server.caPem });
+    try {
+      const ns = await server.newNamespace('stalled');
+      const stream = session.request({ ':method': 'POST', ':path': `/api/v1/namespaces/${ns}/configmaps?timeout=200ms`, authorization: `Bearer ${server.token}`, 'content-type': 'application/json' });
+      stream.write('{"apiVersion":"v1","kind":"ConfigMap",');
+      const headers = await new Promise<http2.IncomingHttpHeaders>((resolve) => stream.once('response', resolve));
+      assert.equal(headers[':status'], 504);
+      const auditID = headers['audit-id'];
+      // The handler still waits for the body: no ResponseComplete event yet.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(events(auditID).map((e) => e.stage), ['RequestReceived']);
+      stream.end('"metadata":{"name":"late"}}');
+      // Its write refused past the deadline, as the handler answered it.
+      await eventually(() => assert.equal(events(auditID).find((e) => e.stage === 'ResponseComplete')?.responseStatus?.reason, 'Timeout'), { what: 'the event' });
+    } finally {
+      session.close();
+    }
+  });
 });
 
 /** A response as the deadlines see it, recording what is done to it. */
