@@ -31,10 +31,9 @@ import type { PodNetworkClient } from './pod-network-client.ts';
 import { WatchStreams } from './watch-streams.ts';
 import { mayUpgrade as upgrades } from './upgrade.ts';
 
-/** A registry served in Prometheus text format. */
+/** A registry served as promhttp serves it, in the format the Accept header negotiates. */
 interface MetricsText {
-  text(): Promise<string>;
-  readonly contentType: string;
+  scrape(accept: string | undefined): Promise<{ contentType: string; body: string | Uint8Array }>;
 }
 
 export interface ApiHandlerOptions {
@@ -68,7 +67,7 @@ export interface ApiHandlerOptions {
   authorizeVerb?(info: ResourceRequestInfo, verb: string): Promise<void>;
   /** Service-account tokens, token reviews and the issuer's discovery documents. */
   authentication?: AuthenticationApi;
-  /** /metrics, in Prometheus text format, and /metrics/slis, which the health endpoints' checks feed. */
+  /** /metrics, in Prometheus text or Protobuf, and /metrics/slis, which the health endpoints' checks feed. */
   metrics?: MetricsText & { reset(): void; readonly slis: MetricsText & HealthObserver & { reset(): void } };
   /** /debug/api_priority_and_fairness/<name>: the dump the name asks for, undefined for none (or with priority and fairness off). */
   flowControlDump?: (name: string, query: URLSearchParams) => string | undefined;
@@ -276,7 +275,8 @@ export class ApiHandler {
           writeBytes(res, 200, 'text/plain; charset=utf-8', 'metrics reset\n');
           return;
         }
-        writeBytes(res, 200, served.contentType, await served.text());
+        const { contentType, body } = await served.scrape(req.headers.accept);
+        writeBytes(res, 200, contentType, body);
         return;
       }
       case 'debug': {

@@ -7,20 +7,35 @@
 // start. Node's default metrics (process_*, nodejs_*) are collected from then on: the
 // process's CPU, memory and start time are as ever, the GC and event-loop histograms
 // cover the time since the first scrape. /metrics/slis is the health checks' own registry
-// (SliMetrics), as upstream's.
+// (SliMetrics), as upstream's. A scrape answers what promhttp answers: the families with
+// series, in text or (asked for) Protobuf (metrics-protobuf.ts).
 
 import { createHash, randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
+import { encodeMetricFamilies, type ExportedFamily } from './metrics-protobuf.ts';
 import { CollectedGauge, CollectedHistogram, HistogramSeries, PlainCounter, PlainGauge, PlainHistogram, type MetricList } from './series.ts';
 import { requestUtilizationBounds, seatDemandBounds, seatUtilizationBounds, type LevelClock, type LevelSeats } from './priority-levels.ts';
 import { readWriteBounds, type RequestConcurrency, type RequestPhase } from './request-concurrency.ts';
 import type { TimingReading } from './timing-ratio.ts';
 
+/** expfmt's FmtText and FmtProtoDelim. */
+const textFormat = 'text/plain; version=0.0.4; charset=utf-8';
+const protobufFormat = 'application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited';
+/** The escaping schemes a scraper may name (prometheus/common's model.EscapingKey values); without one, model.NameEscapingScheme. */
+const escapingSchemes: ReadonlySet<string> = new Set(['allow-utf-8', 'underscores', 'dots', 'values']);
+const defaultEscaping = 'underscores';
+
 /**
  * The Prometheus text format's content type as upstream's promhttp handler answers it (client_golang
  * with prometheus/common 0.62 and later names the name escaping it applies), known before prom-client loads.
  */
-const prometheusContentType = 'text/plain; version=0.0.4; charset=utf-8; escaping=underscores';
+const prometheusContentType = `${textFormat}; escaping=${defaultEscaping}`;
+
+/** What a scrape answers. */
+export interface Exposition {
+  contentType: string;
+  body: string | Uint8Array;
+}
 
 /** Upstream's apiserver_request_duration_seconds buckets. */
 const requestBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
@@ -645,12 +660,18 @@ export class ApiMetrics {
     for (const metric of this.#list) metric.reset?.();
   }
 
+  /** The text format, as answered without an Accept header. */
   async text(): Promise<string> {
-    return (await this.#promRegistry()).metrics();
+    return textOf(await this.#promRegistry());
   }
 
   get contentType(): string {
     return prometheusContentType;
+  }
+
+  /** A scrape with `accept` as its Accept header. */
+  async scrape(accept: string | undefined): Promise<Exposition> {
+    return expose(await this.#promRegistry(), accept);
   }
 
   /** prom-client's registry of these metrics and Node's default ones, made on the first scrape. */
@@ -723,13 +744,23 @@ export class SliMetrics {
     this.#checks.clear();
   }
 
+  /** The text format, as answered without an Accept header. */
   async text(): Promise<string> {
-    this.#registry ??= promClient().then((client) => registryOf(client, this.#list, this.#disabled));
-    return (await this.#registry).metrics();
+    return textOf(await this.#promRegistry());
   }
 
   get contentType(): string {
     return prometheusContentType;
+  }
+
+  /** A scrape with `accept` as its Accept header. */
+  async scrape(accept: string | undefined): Promise<Exposition> {
+    return expose(await this.#promRegistry(), accept);
+  }
+
+  #promRegistry(): Promise<Registry> {
+    this.#registry ??= promClient().then((client) => registryOf(client, this.#list, this.#disabled));
+    return this.#registry;
   }
 }
 
@@ -747,6 +778,84 @@ function registryOf(client: typeof import('prom-client'), list: MetricList, disa
     if (!disabled.has(metric.name)) registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
   }
   return registry;
+}
+
+/**
+ * A scrape as promhttp answers it (expfmt.Negotiate without OpenMetrics): the Accept
+ * header's clauses in goautoneg's order, the first asking for the delimited Protobuf format
+ * or for text/plain (version 0.0.4 or none) choosing it, else text; the content type names
+ * the last escaping scheme a clause named up to there.
+ */
+async function expose(registry: Registry, accept: string | undefined): Promise<Exposition> {
+  let escaping = defaultEscaping;
+  let protobuf = false;
+  for (const { type, params } of acceptClauses(accept ?? '')) {
+    const scheme = params.get('escaping');
+    if (scheme !== undefined && escapingSchemes.has(scheme)) escaping = scheme;
+    // Protobuf's text encodings, which expfmt also offers, are not written here: such a clause is passed over.
+    if (type === 'application/vnd.google.protobuf' && params.get('proto') === 'io.prometheus.client.MetricFamily' && params.get('encoding') === 'delimited') {
+      protobuf = true;
+      break;
+    }
+    if (type === 'text/plain' && (params.get('version') ?? '0.0.4') === '0.0.4') break;
+  }
+  const families = await familiesWithSeries(registry);
+  return protobuf
+    ? { contentType: `${protobufFormat}; escaping=${escaping}`, body: encodeMetricFamilies(families) }
+    : { contentType: `${textFormat}; escaping=${escaping}`, body: await textOf(registry, families) };
+}
+
+/**
+ * goautoneg's ParseAccept, which expfmt uses (not encoding/'s parseAccept: names and values
+ * are compared as sent): clauses by q, a specific type before `*`, a specific subtype before
+ * `*` (its comparison, by insertion sort as Go sorts a short slice), else in header order.
+ */
+function acceptClauses(header: string): Array<{ type: string; params: Map<string, string> }> {
+  const clauses: Array<{ type: string; subtype: string; q: number; params: Map<string, string> }> = [];
+  for (const part of header.split(',')) {
+    const [range = '', ...params] = part.trim().split(';');
+    const [type = '', subtype, ...rest] = range.split('/').map((s) => s.trim());
+    if (rest.length > 0 || (subtype === undefined && type !== '*')) continue;
+    const clause = { type, subtype: subtype ?? '*', q: 1, params: new Map<string, string>() };
+    for (const param of params) {
+      const eq = param.indexOf('=');
+      if (eq < 0) continue;
+      const name = param.slice(0, eq).trim();
+      // q as Go's ParseFloat reads it: what it cannot read is 0.
+      if (name === 'q') clause.q = Number(param.slice(eq + 1)) || 0;
+      else clause.params.set(name, param.slice(eq + 1).trim());
+    }
+    clauses.push(clause);
+  }
+  const less = (a: typeof clauses[number], b: typeof clauses[number]) =>
+    a.q > b.q || (a.type !== '*' && b.type === '*') || (a.subtype !== '*' && b.subtype === '*');
+  for (let i = 1; i < clauses.length; i++) {
+    for (let j = i; j > 0 && less(clauses[j]!, clauses[j - 1]!); j--) [clauses[j], clauses[j - 1]] = [clauses[j - 1]!, clauses[j]!];
+  }
+  return clauses.map(({ type, subtype, params }) => ({ type: `${type}/${subtype}`, params }));
+}
+
+/** A metric as prom-client's registry holds it: its typings leave out what the registry calls. */
+interface RegisteredMetric {
+  get(): ExportedFamily | Promise<ExportedFamily>;
+  getForPromString?(): Promise<ExportedFamily>;
+}
+
+/**
+ * The registry's families that have series: Go's registry leaves the others out of a scrape
+ * (NormalizeMetricFamilies), where prom-client would write their HELP and TYPE. Read as
+ * prom-client's text writer reads them (a histogram's labels apart from `le`).
+ */
+async function familiesWithSeries(registry: Registry): Promise<ExportedFamily[]> {
+  const families = await Promise.all((registry.getMetricsAsArray() as unknown as RegisteredMetric[]).map((metric) => metric.getForPromString?.() ?? metric.get()));
+  return families.filter((family) => family.values.length > 0);
+}
+
+/** The text format of `families` (by default the registry's with series), each written by prom-client's registry. */
+async function textOf(registry: Registry, families?: readonly ExportedFamily[]): Promise<string> {
+  const writer = registry as unknown as { getMetricsAsString(metric: { get(): ExportedFamily }): Promise<string> };
+  const texts = await Promise.all((families ?? await familiesWithSeries(registry)).map((family) => writer.getMetricsAsString({ get: () => family })));
+  return texts.length === 0 ? '' : `${texts.join('\n\n')}\n`;
 }
 
 /** The subresources upstream's metrics count as CONNECT, whatever the method (metrics' validConnectRequests). */
