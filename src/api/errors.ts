@@ -216,10 +216,15 @@ export function serverTimeout(gr: GroupResource, operation: string, retryAfterSe
   );
 }
 
-export function timeout(message: string, retryAfterSeconds?: number): StatusError {
-  const details = retryAfterSeconds !== undefined ? { retryAfterSeconds } : undefined;
-  const headers: Record<string, string> = retryAfterSeconds !== undefined ? { 'Retry-After': String(retryAfterSeconds) } : {};
-  return new StatusError(504, 'Timeout', message, details, headers);
+/**
+ * upstream's NewTimeoutError: 504 Timeout, the message after `Timeout: `, details always, a
+ * retry after (when above zero) in them and as Retry-After (responsewriters' ErrorNegotiated).
+ */
+export function timeout(message: string, retryAfterSeconds = 0, causes?: StatusCause[]): StatusError {
+  const details: StatusDetails = {};
+  if (causes !== undefined) details.causes = causes;
+  if (retryAfterSeconds > 0) details.retryAfterSeconds = retryAfterSeconds;
+  return new StatusError(504, 'Timeout', `Timeout: ${message}`, details, retryAfterSeconds > 0 ? { 'Retry-After': String(retryAfterSeconds) } : {});
 }
 
 /** 404 for a path under one of go-restful's web services that no route of it matches: its Status, empty details. */

@@ -1,21 +1,15 @@
 // The errors the watch cache answers with, worded like kube-apiserver's cacher so
 // that clients recognise them (client-go matches both messages).
 
-import { gone, StatusError } from '../api/index.ts';
+import { gone, timeout, StatusError } from '../api/index.ts';
 
 /**
- * 504 for a resourceVersion the cache has not reached within its wait, like
- * upstream's storage.NewTooLargeResourceVersionError: reason Timeout, the cause
- * ResourceVersionTooLarge, and Retry-After 1.
+ * 504 for a resourceVersion not reached, as upstream's storage.NewTooLargeResourceVersionError:
+ * reason Timeout, the cause ResourceVersionTooLarge, and Retry-After 1 as the cacher's
+ * (etcd3's store passes 0).
  */
-export function tooLargeResourceVersion(requested: number | string, current: number): StatusError {
-  return new StatusError(
-    504,
-    'Timeout',
-    `Timeout: Too large resource version: ${requested}, current: ${current}`,
-    { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
-    { 'Retry-After': '1' },
-  );
+export function tooLargeResourceVersion(requested: number | string, current: number, retryAfterSeconds = 1): StatusError {
+  return timeout(`Too large resource version: ${requested}, current: ${current}`, retryAfterSeconds, [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }]);
 }
 
 /** 410 Expired for a watch from before the cache's history, as upstream's watch cache words it. */

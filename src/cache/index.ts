@@ -7,3 +7,4 @@ export {
 } from './watch-cache.ts';
 export type { CachedObject, ObjectPredicate } from './types.ts';
 export { watchFrame } from './states.ts';
+export { tooLargeResourceVersion } from './errors.ts';

@@ -1,6 +1,6 @@
 // Reads: get, list and watch through the watch cache, with upstream's resourceVersion rules.
-import { apiVersionOf, gone, notFound, timeout, type GroupResource, type KubeObject, type ListMeta } from '../api/index.ts';
-import type { CachedObject, CacheWatcher, WatchCache } from '../cache/index.ts';
+import { apiVersionOf, gone, notFound, type GroupResource, type KubeObject, type ListMeta } from '../api/index.ts';
+import { tooLargeResourceVersion, type CachedObject, type CacheWatcher, type WatchCache } from '../cache/index.ts';
 import { isStorageError, type Backend, type KeyValue } from '../storage/backend.ts';
 import { corruptListError, isCorruptObjectError, type CorruptObjectError } from './codec.ts';
 import { decodeContinue, encodeContinue } from './continue-token.ts';
@@ -68,7 +68,7 @@ export function unsafeRevisionText(text: string): string | undefined {
 }
 
 function tooLarge(revision: number, current: number, requested?: string) {
-  return timeout(`Too large resource version: ${requested ?? revision}, current: ${current}`, 1);
+  return tooLargeResourceVersion(requested ?? revision, current);
 }
 
 /**

@@ -255,7 +255,7 @@ describe('an audited request cut off at its deadline', () => {
     const status = complete!.responseStatus!;
     assert.equal(status.code, 504);
     assert.equal(status.reason, 'Timeout');
-    assert.match(String(status.message), /request did not complete within requested timeout/);
+    assert.match(String(status.message), /^Timeout: request did not complete within requested timeout - context deadline exceeded$/);
     assert.equal(complete!.responseObject?.kind, 'Status');
   });
 
