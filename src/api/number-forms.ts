@@ -57,16 +57,6 @@ export class NumberForms {
       members.set(at.key, value);
     }
   }
-
-  /** The text of the number `root` holds at `path` as written there, or undefined. */
-  textAt(root: unknown, path: ValuePath): string | undefined {
-    for (const written of this.written) {
-      if (!samePath(written.path, path)) continue;
-      const at = holderAt(root, path);
-      return at !== undefined && at.holder[at.key as never] === Number(written.text) ? written.text : undefined;
-    }
-    return undefined;
-  }
 }
 
 /** Integers noted as written with a fraction or an exponent, by the object or array holding each: key → the number. */
@@ -121,10 +111,4 @@ function memberKey(holder: object, segment: string | number): string | number | 
   if (!Array.isArray(holder)) return typeof segment === 'string' && Object.hasOwn(holder, segment) ? segment : undefined;
   const index = typeof segment === 'number' ? segment : /^(0|[1-9][0-9]*)$/.test(segment) ? Number(segment) : -1;
   return index >= 0 && index < holder.length ? index : undefined;
-}
-
-function samePath(a: ValuePath, b: ValuePath): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
