@@ -50,7 +50,8 @@ export interface WriteOptions {
   numberOverflow?: string;
   /**
    * The JSON body's numbers written with a fraction or an exponent (`1.0`), which Go's
-   * decoding tells from integers: a built-in type's integer refuses them.
+   * decoding tells from integers: a built-in type's integer refuses them, and a custom
+   * resource holds them as float64s (api/number-forms.ts).
    */
   floatNumbers?: NumberForms;
   /**
