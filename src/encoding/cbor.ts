@@ -365,6 +365,8 @@ class Reader {
   readonly view: DataView;
   readonly limits: CborLimits;
   pos = 0;
+  /** A float holding an integer (`2.0`) was read: no Go integer field takes it (fxamacker's fillFloat). */
+  integralFloat = false;
 
   constructor(data: Uint8Array, limits: CborLimits) {
     this.data = data;
@@ -631,19 +633,19 @@ function readSimple(r: Reader, info: number): unknown {
       r.need(2);
       const v = float16(r.view.getUint16(r.pos));
       r.pos += 2;
-      return checkFloat(v);
+      return checkFloat(r, v);
     }
     case 26: {
       r.need(4);
       const v = r.view.getFloat32(r.pos);
       r.pos += 4;
-      return checkFloat(v);
+      return checkFloat(r, v);
     }
     case 27: {
       r.need(8);
       const v = r.view.getFloat64(r.pos);
       r.pos += 8;
-      return checkFloat(v);
+      return checkFloat(r, v);
     }
     case 28:
     case 29:
@@ -656,9 +658,10 @@ function readSimple(r: Reader, info: number): unknown {
   }
 }
 
-function checkFloat(v: number): number {
+function checkFloat(r: Reader, v: number): number {
   if (Number.isNaN(v)) throw refused('floating-point NaN');
   if (!Number.isFinite(v)) throw refused('floating-point infinity');
+  if (Number.isInteger(v)) r.integralFloat = true;
   return v;
 }
 
@@ -668,13 +671,13 @@ function asBadRequest(err: unknown): StatusError {
   throw err;
 }
 
-/** One item from `pos`; returns the value and where the next item starts. */
-function readOne(data: Uint8Array, pos: number, opts: CborDecodeOptions): [unknown, number] {
+/** One item from `pos`; returns the value, where the next item starts, and whether a float held an integer. */
+function readOne(data: Uint8Array, pos: number, opts: CborDecodeOptions): [unknown, number, boolean] {
   const r = new Reader(data, { ...cborLimits, ...opts.limits });
   r.pos = pos;
   if (pos >= data.length) throw new CborError('EOF');
   const value = readItem(r, 0);
-  return [value, r.pos];
+  return [value, r.pos, r.integralFloat];
 }
 
 /**
@@ -688,10 +691,18 @@ function readOne(data: Uint8Array, pos: number, opts: CborDecodeOptions): [unkno
  * are accepted. Throws a 400 StatusError with fxamacker/cbor's wording of the problem.
  */
 export function decodeCbor(data: Uint8Array, opts: CborDecodeOptions = {}): unknown {
+  return decodeCborNotingFloats(data, opts).value;
+}
+
+/**
+ * decodeCbor, telling also whether a float item held an integer (`2.0`): a value no Go
+ * integer field takes, where JSON-shaped data cannot tell it from `2`.
+ */
+export function decodeCborNotingFloats(data: Uint8Array, opts: CborDecodeOptions = {}): { value: unknown; integralFloat: boolean } {
   try {
-    const [value, end] = readOne(data, 0, opts);
+    const [value, end, integralFloat] = readOne(data, 0, opts);
     if (end !== data.length) throw new CborError(`cbor: ${data.length - end} bytes of extraneous data starting at index ${end}`);
-    return value;
+    return { value, integralFloat };
   } catch (err) {
     throw asBadRequest(err);
   }

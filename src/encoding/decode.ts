@@ -4,7 +4,7 @@ import { goQuote } from '../api/field-errors.ts';
 import { goJsonSyntaxError } from '../api/go-json-syntax.ts';
 import { goFieldTypeError, goJsonKind } from '../api/json.ts';
 import { replaceLoneSurrogateEscapes } from '../api/lone-surrogates.ts';
-import { cborTypeAt, decodeCbor } from './cbor.ts';
+import { cborTypeAt, decodeCborNotingFloats } from './cbor.ts';
 import { duplicateJsonFields } from './duplicate-fields.ts';
 import { floatFormNumbers } from './json-number-forms.ts';
 import type { NumberForms } from '../api/number-forms.ts';
@@ -76,6 +76,8 @@ export interface DecodedBody {
   numberOverflow?: string;
   /** A JSON body's numbers written with a fraction or an exponent (`1.0`), which Go's decoding tells from integers. */
   floatNumbers?: NumberForms;
+  /** A CBOR body has a float item holding an integer (`2.0`), which no Go integer field takes. */
+  cborIntegralFloat?: true;
 }
 
 /**
@@ -114,7 +116,10 @@ export function decodeBody(contentType: string | undefined, body: Uint8Array, op
   }
   if (essence === cborMediaType && opts.cbor === true) {
     const kind = opts.unwrappedErrors === true ? '' : opts.kind ?? '';
-    return { value: decodeCborBody(body, kind), duplicateFields: [], cborTypeAt: (path) => cborTypeAt(body, path) };
+    const { value, integralFloat } = decodeCborBody(body, kind);
+    const decoded: DecodedBody = { value, duplicateFields: [], cborTypeAt: (path) => cborTypeAt(body, path) };
+    if (integralFloat) decoded.cborIntegralFloat = true;
+    return decoded;
   }
   // Upstream's answer names the types, not the one sent.
   throw unsupportedMediaType('', bodyMediaTypes(opts.cbor ?? false));
@@ -206,10 +211,11 @@ export function typeMetaError(value: unknown): string | undefined {
  * refused as Go refuses it when reading the kind into a TypeMeta; null is left to the
  * caller, which answers it as JSON's null.
  */
-function decodeCborBody(body: Uint8Array, kind: string): unknown {
+function decodeCborBody(body: Uint8Array, kind: string): { value: unknown; integralFloat: boolean } {
   let value: unknown;
+  let integralFloat: boolean;
   try {
-    value = decodeCbor(body);
+    ({ value, integralFloat } = decodeCborNotingFloats(body));
   } catch (err) {
     if (!isStatusError(err)) throw err;
     throw unrecognizedObject(kind, `unable to determine group/version/kind: ${err.message}`, body);
@@ -217,7 +223,7 @@ function decodeCborBody(body: Uint8Array, kind: string): unknown {
   if (value !== null && (typeof value !== 'object' || Array.isArray(value))) {
     throw unrecognizedObject(kind, `unable to determine group/version/kind: cbor: cannot unmarshal ${cborKind(value)} into Go value of type v1.TypeMeta`, body);
   }
-  return value;
+  return { value, integralFloat };
 }
 
 /** The CBOR major type fxamacker/cbor names for a decoded value that is not a map. */

@@ -67,6 +67,8 @@ export interface ObjectBody {
   numberOverflow?: string;
   /** A JSON body's numbers written with a fraction or an exponent (decode.ts). */
   floatNumbers?: DecodedBody['floatNumbers'];
+  /** A CBOR body's float item holding an integer (decode.ts). */
+  cborIntegralFloat?: true;
 }
 
 /**
@@ -78,7 +80,7 @@ export async function decodeObjectBody(contentType: string | undefined, body: Ui
   // An empty body is decoded like any other (upstream has no check of its own): JSON's
   // "unexpected end of JSON input", an empty YAML document's null, Protobuf's "empty data".
   const decoded = await decodeBodyLoading(contentType, body, protobuf ? withServedApiVersion(opts) : opts);
-  const { duplicateFields, cborTypeAt, numberOverflow, floatNumbers } = decoded;
+  const { duplicateFields, cborTypeAt, numberOverflow, floatNumbers, cborIntegralFloat } = decoded;
   const value = decoded.value === null ? nullBody(opts, cborTypeAt !== undefined) : decoded.value;
   // Bodies that are not objects were refused in decoding (decode.ts), in each encoding's words.
   if (!isObject(value)) throw notAnObjectBody(value);
@@ -135,6 +137,7 @@ export async function decodeObjectBody(contentType: string | undefined, body: Ui
   const answer: ObjectBody = { object: value as KubeObject, duplicateFields, cborTypeAt };
   if (numberOverflow !== undefined) answer.numberOverflow = numberOverflow;
   if (floatNumbers !== undefined) answer.floatNumbers = floatNumbers;
+  if (cborIntegralFloat === true) answer.cborIntegralFloat = true;
   return answer;
 }
 

@@ -54,6 +54,8 @@ export interface WriteOptions {
    * resource holds them as float64s (api/number-forms.ts).
    */
   floatNumbers?: NumberForms;
+  /** The CBOR body has a float item holding an integer (`2.0`): a built-in type's integer field refuses it. */
+  cborIntegralFloat?: true;
   /**
    * For an update or apply that may create its object: authorizes `create` when it does,
    * once the object is prepared and validated, before validating admission (upstream's
@@ -1354,7 +1356,8 @@ export class Store {
     // A custom resource's integer written `1.0` is a float64 to its rules, ratcheting and generation.
     if (this.type.customResource === true) opts.floatNumbers?.note(obj);
     const texts = opts.floatNumbers === undefined || this.type.customResource === true ? undefined : opts.floatNumbers.textsIn(obj);
-    const decodeError = objectMetaDecodeError(obj.metadata, texts) ?? this.goDecoding()?.(obj, texts) ?? overflowError;
+    const decodeError = objectMetaDecodeError(obj.metadata, texts) ?? this.goDecoding()?.(obj, texts) ?? overflowError
+      ?? (opts.cborIntegralFloat === true ? this.cborDecodeError(obj, opts) : undefined);
     if (decodeError !== undefined) throw this.decodeFailure(this.cborDecodeError(obj, opts) ?? withNumberText(decodeError, opts.numberOverflow), obj, opts);
     // Conversion to the internal type follows decoding; its error is said instead of strict decoding's.
     const conversionError = this.type.strategy.conversionError?.(obj);

@@ -54,6 +54,20 @@ describe('decoding failures: fxamacker/cbor\'s words, the first in the body', ()
     assert.equal(updated.json.message, inSpec('negative integer of type int32 (-3000000000 overflows int32)'));
   });
 
+  test('a float item holding an integer (2.0) is no int32: fillFloat\'s refusal, where JSON-shaped data reads 2', async () => {
+    const ns = await server.newNamespace('cbor-errors');
+    const path = `/apis/apps/v1/namespaces/${ns}/deployments`;
+    // encodeCbor writes 2 as an integer: 1.5 is written as a half float (f9 3e 00), made 2.0 (f9 40 00).
+    const bytes = Buffer.from(encodeCbor(deployment({ replicas: 1.5 })));
+    const at = bytes.indexOf(Buffer.from([0xf9, 0x3e, 0x00]));
+    assert.ok(at > 0);
+    bytes[at + 1] = 0x40;
+    const res = await server.request('POST', path, { raw: bytes, headers: { 'content-type': cbor } });
+    assert.equal(res.status, 400, res.text);
+    assert.equal(res.json.message, inSpec('primitives of type int32'));
+    assert.equal((await send('POST', path, deployment({ replicas: 2 }))).status, 201, 'an integer item is taken');
+  });
+
   test('metadata of the wrong type is named by the object\'s struct, in CBOR\'s words; a custom resource\'s keeps JSON\'s', async () => {
     const ns = await server.newNamespace('cbor-errors');
     const res = await send('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, deployment({}, { metadata: { name: 'd', labels: { app: 7 } } }));

@@ -141,10 +141,10 @@ function checkIdentity(scope: RequestScope, obj: KubeObject): void {
 async function updateObject(scope: RequestScope): Promise<void> {
   const { info, served } = scope;
   const { dryRun, directive } = writeOptions(scope.query, 'UpdateOptions');
-  const { object: obj, duplicateFields, cborTypeAt, numberOverflow, floatNumbers } = await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { findDuplicates: directive !== 'Ignore', cbor: scope.cbor, kind: scope.served.type.kind, version: scope.served.type.version, customResource: scope.served.type.customResource === true });
+  const { object: obj, duplicateFields, cborTypeAt, numberOverflow, floatNumbers, cborIntegralFloat } = await decodeObjectBody(scope.req.headers['content-type'], await readBody(scope.req), { findDuplicates: directive !== 'Ignore', cbor: scope.cbor, kind: scope.served.type.kind, version: scope.served.type.version, customResource: scope.served.type.customResource === true });
   checkIdentity(scope, obj);
   const { object } = await served.store.guaranteedUpdate(info.namespace, info.name, obj.metadata.resourceVersion, {
-    dryRun, fieldValidation: { directive, duplicateFields }, cborTypeAt, numberOverflow, floatNumbers, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'UpdateOptions'),
+    dryRun, fieldValidation: { directive, duplicateFields }, cborTypeAt, numberOverflow, floatNumbers, cborIntegralFloat, fieldManager: fieldManagerOf(scope.query, scope.req.headers['user-agent'], 'UpdateOptions'),
   }, () => obj, { createIfMissing: false, subresource: info.subresource, mutateArgument: 'reads', uidPrecondition: true, resourceVersionFromBody: true });
   await writeAnswer(scope, 200, object);
 }
