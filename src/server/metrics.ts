@@ -25,12 +25,6 @@ const protobufFormat = 'application/vnd.google.protobuf; proto=io.prometheus.cli
 const escapingSchemes: ReadonlySet<string> = new Set(['allow-utf-8', 'underscores', 'dots', 'values']);
 const defaultEscaping = 'underscores';
 
-/**
- * The Prometheus text format's content type as upstream's promhttp handler answers it (client_golang
- * with prometheus/common 0.62 and later names the name escaping it applies), known before prom-client loads.
- */
-const prometheusContentType = `${textFormat}; escaping=${defaultEscaping}`;
-
 /** What a scrape answers. */
 export interface Exposition {
   contentType: string;
@@ -660,15 +654,6 @@ export class ApiMetrics {
     for (const metric of this.#list) metric.reset?.();
   }
 
-  /** The text format, as answered without an Accept header. */
-  async text(): Promise<string> {
-    return textOf(await this.#promRegistry());
-  }
-
-  get contentType(): string {
-    return prometheusContentType;
-  }
-
   /** A scrape with `accept` as its Accept header. */
   async scrape(accept: string | undefined): Promise<Exposition> {
     return expose(await this.#promRegistry(), accept);
@@ -742,15 +727,6 @@ export class SliMetrics {
       }
     }
     this.#checks.clear();
-  }
-
-  /** The text format, as answered without an Accept header. */
-  async text(): Promise<string> {
-    return textOf(await this.#promRegistry());
-  }
-
-  get contentType(): string {
-    return prometheusContentType;
   }
 
   /** A scrape with `accept` as its Accept header. */
@@ -851,10 +827,10 @@ async function familiesWithSeries(registry: Registry): Promise<ExportedFamily[]>
   return families.filter((family) => family.values.length > 0);
 }
 
-/** The text format of `families` (by default the registry's with series), each written by prom-client's registry. */
-async function textOf(registry: Registry, families?: readonly ExportedFamily[]): Promise<string> {
+/** The text format of `families`, each written by prom-client's registry. */
+async function textOf(registry: Registry, families: readonly ExportedFamily[]): Promise<string> {
   const writer = registry as unknown as { getMetricsAsString(metric: { get(): ExportedFamily }): Promise<string> };
-  const texts = await Promise.all((families ?? await familiesWithSeries(registry)).map((family) => writer.getMetricsAsString({ get: () => family })));
+  const texts = await Promise.all(families.map((family) => writer.getMetricsAsString({ get: () => family })));
   return texts.length === 0 ? '' : `${texts.join('\n\n')}\n`;
 }
 

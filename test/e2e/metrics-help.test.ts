@@ -48,7 +48,7 @@ describe('/metrics HELP lines', () => {
     metrics.flowControl('global-default', 'global-default').rejected('queue-full');
     metrics.authenticationConfig('{}', 'success');
     metrics.podSecurity.error({ fatal: 'false', request_operation: 'create', resource: 'pod', subresource: '' });
-    return metrics.text();
+    return (await metrics.scrape(undefined)).body as string;
   })());
 
   for (const { name, help } of cases) {

@@ -54,15 +54,16 @@ test('the API metrics render through prom-client made on the first scrape, with 
   metrics.watcherTerminated('apps', 'deployments');
   metrics.startRequest({ verb: 'GET', dryRun: false, group: '', version: 'v1', resource: 'pods', subresource: '', scope: 'namespace' }, false)(200);
   // prom-client's text format with promhttp's escaping parameter, as kube-apiserver answers it.
-  assert.equal(metrics.contentType, `${Registry.PROMETHEUS_CONTENT_TYPE}; escaping=underscores`);
-  const text = await metrics.text();
+  const { contentType, body } = await metrics.scrape(undefined);
+  assert.equal(contentType, `${Registry.PROMETHEUS_CONTENT_TYPE}; escaping=underscores`);
+  const text = body as string;
   assert.match(text, /^apiserver_terminated_watchers_total\{group="apps",resource="deployments"\} 2$/m);
   assert.match(text, /^# TYPE apiserver_terminated_watchers_total counter$/m);
   assert.match(text, /^apiserver_registered_watchers\{group="apps",version="v1",kind="Deployment"\} 3$/m);
   assert.match(text, /^apiserver_storage_objects\{resource="deployments.apps"\} 7$/m);
   assert.match(text, /^apiserver_request_total\{verb="GET",dry_run="",group="",version="v1",resource="pods",subresource="",scope="namespace",component="apiserver",code="200"\} 1$/m);
   assert.match(text, /^process_resident_memory_bytes \d+/m);
-  assert.equal(await metrics.text() !== '', true, 'a second scrape uses the same registry');
+  assert.equal((await metrics.scrape(undefined)).body !== '', true, 'a second scrape uses the same registry');
 });
 
 test('KMS metrics: key ids hashed, the last ten key id label sets kept as upstream\'s, call latencies by gRPC code', async () => {
@@ -75,7 +76,7 @@ test('KMS metrics: key ids hashed, the last ten key id label sets kept as upstre
   metrics.kmsOperation('vault', '/v2.KeyManagementService/Decrypt', 'Unavailable', 1.5);
   metrics.kmsInvalidStatusKeyId('vault', 'empty');
   metrics.kmsCacheMiss();
-  const text = await metrics.text();
+  const text = (await metrics.scrape(undefined)).body as string;
   const server = hash('apiserver-test');
   const used = (keyId: string) => sample(text, 'apiserver_envelope_encryption_key_id_hash_total', {
     transformation_type: 'to_storage', provider_name: 'vault', key_id_hash: hash(keyId), apiserver_id_hash: server,
